@@ -1,0 +1,115 @@
+"""Loads transcripts, runs them step by step, and checks every ``expect*`` field.
+
+A transcript that cannot be executed (unknown field, bad value) raises ``TranscriptError``
+naming the file, the step and the field — it never passes silently.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from winviz.conformance.errors import TranscriptError
+from winviz.conformance.kinds import DRIVERS
+
+TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Parse and validate one transcript file (the file name is kept as ``_file``)."""
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise TranscriptError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(doc, dict):
+        raise TranscriptError(f"{path}: a transcript is a mapping with name, operator, steps")
+    unknown = set(doc) - TOP_LEVEL
+    if unknown:
+        raise TranscriptError(f"{path}: unknown top-level field(s) {sorted(unknown)}")
+    for required in ("name", "operator", "steps"):
+        if required not in doc:
+            raise TranscriptError(f"{path}: missing field {required!r}")
+    kind = (doc["operator"] or {}).get("kind")
+    if kind not in DRIVERS:
+        raise TranscriptError(f"{path}: operator.kind {kind!r} is not one of {sorted(DRIVERS)}")
+    if not isinstance(doc["steps"], list):
+        raise TranscriptError(f"{path}: steps must be a list")
+    doc["_file"] = str(path)
+    return doc
+
+
+def run_transcript(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """What every step caused, one STEP_RESULT per step (FORMAT.md's ``--json``)."""
+    driver_cls = DRIVERS[doc["operator"]["kind"]]
+    where = doc.get("_file", doc["name"])
+    driver = driver_cls(doc["operator"], where)
+    results = []
+    for index, step in enumerate(doc["steps"]):
+        if not isinstance(step, dict):
+            raise TranscriptError(f"{where}: step {index}: a step is a mapping")
+        driver.validate(step, index)
+        results.append(driver.step(step, index))
+    return results
+
+
+def public(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Step results without the runner's private keys (those starting with ``_``)."""
+    return [{k: v for k, v in r.items() if not k.startswith("_")} for r in results]
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _norm(value: Any) -> Any:
+    """Expected values: "MIN"/"MAX" → ints, tuples → lists, recursively."""
+    from winviz.conformance.kinds import parse_int_like
+
+    if isinstance(value, str) and value in ("MIN", "MAX"):
+        return parse_int_like(value, "")
+    if isinstance(value, (list, tuple)):
+        return [_norm(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _norm(v) for k, v in value.items()}
+    return value
+
+
+def check_transcript(doc: dict[str, Any]) -> str | None:
+    """None when every expectation holds, else the first failure ``step N: ...``."""
+    driver_cls = DRIVERS[doc["operator"]["kind"]]
+    results = run_transcript(doc)
+    for index, (step, result) in enumerate(zip(doc["steps"], results, strict=True)):
+        for output, expect_key, mode in driver_cls.OUTPUTS:
+            actual = result.get(output)
+            if expect_key in step:
+                expected = _norm(step[expect_key])
+            elif mode.endswith("strict"):
+                expected = [] if isinstance(actual, list) or actual is None else actual
+            else:
+                continue
+            if not _same(expected, actual, mode):
+                return (
+                    f"step {index}: {expect_key}: expected {_canon(expected)}, got {_canon(actual)}"
+                )
+        for expect_key, checker in driver_cls.CHECKS.items():
+            if expect_key in step:
+                problem = checker(step[expect_key], result)
+                if problem:
+                    return f"step {index}: {expect_key}: {problem}"
+    return None
+
+
+def _same(expected: Any, actual: Any, mode: str) -> bool:
+    if mode.startswith("multiset"):
+        actual = [] if actual is None else actual
+        if not isinstance(expected, list):
+            return False
+        return sorted(map(_canon, expected)) == sorted(map(_canon, actual))
+    return _canon(expected) == _canon(actual)
+
+
+__all__ = ["TranscriptError", "check_transcript", "load", "public", "run_transcript"]

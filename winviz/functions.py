@@ -1,0 +1,145 @@
+"""The user functions a pipeline is built from, named as Flink names them.
+
+* ``ReduceFunction`` — ``reduce(a, b)``: incremental, state holds one value per window.
+* ``AggregateFunction`` — ``create_accumulator / add / get_result / merge``: incremental,
+  state holds one accumulator per window.
+* ``ProcessWindowFunction`` — ``process(key, context, elements, out)``: sees every element
+  (state holds the full list), or, combined with a reduce/aggregate, the single pre-aggregate.
+* ``KeyedProcessFunction`` — ``process_element(value, ctx, out)`` and
+  ``on_timer(timestamp, ctx, out)``: per-key logic with timers.
+
+Plain Python callables are accepted where Flink accepts a lambda (a reduce function, a key
+selector, a map function).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+IN = TypeVar("IN")
+ACC = TypeVar("ACC")
+OUT = TypeVar("OUT")
+
+
+@dataclass(frozen=True)
+class OutputTag:
+    """Names a side output (Flink's ``OutputTag``); tags with the same id are the same."""
+
+    id: str
+
+    def __repr__(self) -> str:
+        return f"OutputTag({self.id!r})"
+
+
+class Collector:
+    """Where a function emits its results (``out.collect(value)``)."""
+
+    __slots__ = ("_emit", "timestamp")
+
+    def __init__(self, emit: Any) -> None:
+        self._emit = emit
+        self.timestamp: int | None = None
+
+    def collect(self, value: Any) -> None:
+        self._emit(value, self.timestamp)
+
+
+class ReduceFunction(Generic[IN]):
+    """Combines two values into one of the same type."""
+
+    def reduce(self, a: IN, b: IN) -> IN:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def __call__(self, a: IN, b: IN) -> IN:
+        return self.reduce(a, b)
+
+
+class AggregateFunction(Generic[IN, ACC, OUT]):
+    """Flink's ``AggregateFunction``: an accumulator per window, merged for sessions."""
+
+    def create_accumulator(self) -> ACC:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def add(self, value: IN, accumulator: ACC) -> ACC:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def get_result(self, accumulator: ACC) -> OUT:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def merge(self, a: ACC, b: ACC) -> ACC:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class ProcessWindowFunction(Generic[IN, OUT]):
+    """Flink's ``ProcessWindowFunction``. ``context`` offers ``window()``,
+    ``current_watermark()``, ``current_processing_time()``, ``output(tag, value)``,
+    ``window_state()`` and ``global_state()``."""
+
+    def process(
+        self, key: Any, context: Any, elements: list[IN], out: Collector
+    ) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def clear(self, context: Any) -> None:
+        """Called when the window is cleaned up (to clear per-window state)."""
+
+
+class KeyedProcessFunction(Generic[IN, OUT]):
+    """Flink's ``KeyedProcessFunction``: per-element logic plus timers."""
+
+    def open(self, ctx: Any) -> None:
+        """Called once before the first element."""
+
+    def process_element(
+        self, value: IN, ctx: Any, out: Collector
+    ) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def on_timer(self, timestamp: int, ctx: Any, out: Collector) -> None:
+        """Called when a timer registered through ``ctx.timer_service()`` fires."""
+
+
+class TimeDomain:
+    """Which clock fired a timer (Flink's ``TimeDomain``)."""
+
+    EVENT_TIME = "EVENT_TIME"
+    PROCESSING_TIME = "PROCESSING_TIME"
+
+
+# -- ready-made aggregate functions used by lessons and the conformance runner ------------
+
+
+class SumAggregate(AggregateFunction[Any, Any, Any]):
+    """Sums ``field(value)`` (the value itself by default)."""
+
+    def __init__(self, field: Any = None) -> None:
+        self.field = field
+
+    def create_accumulator(self) -> Any:
+        return 0
+
+    def add(self, value: Any, accumulator: Any) -> Any:
+        return accumulator + (value if self.field is None else self.field(value))
+
+    def get_result(self, accumulator: Any) -> Any:
+        return accumulator
+
+    def merge(self, a: Any, b: Any) -> Any:
+        return a + b
+
+
+class CountAggregate(AggregateFunction[Any, int, int]):
+    """Counts elements."""
+
+    def create_accumulator(self) -> int:
+        return 0
+
+    def add(self, value: Any, accumulator: int) -> int:
+        return accumulator + 1
+
+    def get_result(self, accumulator: int) -> int:
+        return accumulator
+
+    def merge(self, a: int, b: int) -> int:
+        return a + b

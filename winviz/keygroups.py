@@ -1,0 +1,117 @@
+"""Key → key group → subtask, exactly as Flink assigns them (KeyGroupRangeAssignment).
+
+Flink never hashes a key straight onto a subtask. It hashes the key's Java ``hashCode()`` with
+murmur hash onto one of ``max_parallelism`` *key groups*, and each subtask owns a contiguous
+range of key groups. State and timers move between subtasks by whole key groups, which is why
+the maximum parallelism cannot change after a job starts.
+
+Java ``hashCode`` rules used here: ``str`` → ``String.hashCode`` (UTF-16 code units);
+``int`` → ``Integer.hashCode`` when it fits 32 bits, else ``Long.hashCode``; ``bool`` →
+``Boolean.hashCode``; ``tuple`` → Flink's ``TupleN.hashCode``; ``None`` → 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.errors import InputError
+
+DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 128
+UPPER_BOUND_MAX_PARALLELISM = 32768
+
+_M32 = 0xFFFFFFFF
+
+
+def _int32(x: int) -> int:
+    x &= _M32
+    return x - (1 << 32) if x & 0x80000000 else x
+
+
+def _rotl32(x: int, r: int) -> int:
+    x &= _M32
+    return ((x << r) | (x >> (32 - r))) & _M32
+
+
+def java_hash_code(key: Any) -> int:
+    """The Java ``hashCode()`` the key would have in Flink (see the module docstring)."""
+    if key is None:
+        return 0
+    if isinstance(key, bool):
+        return 1231 if key else 1237
+    if isinstance(key, int):
+        if -(2**31) <= key < 2**31:
+            return key
+        if not -(2**63) <= key < 2**63:
+            raise InputError("an int key must fit Java's long", value=key)
+        unsigned = key & 0xFFFFFFFFFFFFFFFF
+        return _int32(unsigned ^ (unsigned >> 32))
+    if isinstance(key, str):
+        h = 0
+        data = key.encode("utf-16-be")
+        for i in range(0, len(data), 2):
+            h = (31 * h + ((data[i] << 8) | data[i + 1])) & _M32
+        return _int32(h)
+    if isinstance(key, tuple):
+        h = 0
+        for item in key:
+            h = (31 * h + java_hash_code(item)) & _M32
+        return _int32(h)
+    raise InputError(
+        f"no Java hashCode rule for key type {type(key).__name__}",
+        value=key,
+        expected="str, int, bool, None or a tuple of those",
+    )
+
+
+def _bit_mix(x: int) -> int:
+    x &= _M32
+    x ^= x >> 16
+    x = (x * 0x85EBCA6B) & _M32
+    x ^= x >> 13
+    x = (x * 0xC2B2AE35) & _M32
+    x ^= x >> 16
+    return x
+
+
+def murmur_hash(code: int) -> int:
+    """Flink's ``MathUtils.murmurHash(int)``: a non-negative int."""
+    c = (code * 0xCC9E2D51) & _M32
+    c = _rotl32(c, 15)
+    c = (c * 0x1B873593) & _M32
+    c = _rotl32(c, 13)
+    c = (c * 5 + 0xE6546B64) & _M32
+    c ^= 4
+    c = _int32(_bit_mix(c))
+    if c >= 0:
+        return c
+    return -c if c != -(2**31) else 0
+
+
+def compute_default_max_parallelism(parallelism: int) -> int:
+    """``KeyGroupRangeAssignment.computeDefaultMaxParallelism``: 1.5 × parallelism rounded up
+    to a power of two, at least 128 and at most 32768."""
+    target = parallelism + parallelism // 2
+    power = 1
+    while power < target:
+        power <<= 1
+    return min(max(power, DEFAULT_LOWER_BOUND_MAX_PARALLELISM), UPPER_BOUND_MAX_PARALLELISM)
+
+
+def assign_to_key_group(key: Any, max_parallelism: int) -> int:
+    """``KeyGroupRangeAssignment.assignToKeyGroup``: ``murmur(hashCode) % max_parallelism``."""
+    return murmur_hash(java_hash_code(key)) % max_parallelism
+
+
+def operator_index_for_key_group(max_parallelism: int, parallelism: int, key_group: int) -> int:
+    """``computeOperatorIndexForKeyGroup``: the subtask that owns a key group."""
+    return key_group * parallelism // max_parallelism
+
+
+def assign_key_to_subtask(key: Any, parallelism: int, max_parallelism: int | None = None) -> int:
+    """The subtask index that processes ``key`` (``assignKeyToParallelOperator``)."""
+    if parallelism < 1:
+        raise InputError("parallelism must be >= 1", value=parallelism)
+    mp = max_parallelism or compute_default_max_parallelism(parallelism)
+    if mp < parallelism:
+        raise InputError("max parallelism must be >= parallelism", value=mp)
+    return operator_index_for_key_group(mp, parallelism, assign_to_key_group(key, mp))

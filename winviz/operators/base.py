@@ -1,0 +1,183 @@
+"""What every operator shares: an output, a watermark, the job context (Flink's
+``AbstractStreamOperator`` and ``Output``).
+
+Operators are chained the way Flink chains them: ``output.collect(value, ts)`` calls the next
+operator's ``process_element`` directly, and a watermark travels the same way *after* the
+records the operator emitted because of it. Each operator traces its own watermark advances.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from winviz.errors import UserFunctionError, WinvizError
+from winviz.functions import OutputTag
+from winviz.time import MIN
+from winviz.trace import Trace
+
+
+@dataclass
+class JobContext:
+    """Run-wide facts operators read: the trace (None when off), the index of the source
+    record being processed (for error messages) and the simulated processing clock."""
+
+    trace: Trace | None = None
+    record_index: int | None = None
+    now: int = 0
+    metrics: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+class Output:
+    """Where an operator sends records, side outputs and watermarks."""
+
+    def collect(self, value: Any, ts: int | None) -> None:
+        raise NotImplementedError
+
+    def collect_side(self, tag: OutputTag, value: Any, ts: int | None) -> None:
+        raise NotImplementedError
+
+    def emit_watermark(self, watermark: int) -> None:
+        raise NotImplementedError
+
+
+class CollectingOutput(Output):
+    """Keeps everything (used by the conformance harness and tests)."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[Any, int | None]] = []
+        self.side: dict[str, list[tuple[Any, int | None]]] = {}
+        self.watermarks: list[int] = []
+
+    def collect(self, value, ts):
+        self.records.append((value, ts))
+
+    def collect_side(self, tag, value, ts):
+        self.side.setdefault(tag.id, []).append((value, ts))
+
+    def emit_watermark(self, watermark):
+        self.watermarks.append(watermark)
+
+
+class StreamOperator:
+    """Base operator: forwards watermarks, keeps per-operator metrics."""
+
+    is_keyed = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.output: Output = CollectingOutput()
+        self.job = JobContext()
+        self.trace: Trace | None = None
+        self.current_key: Any = None
+        self._watermark = MIN
+        self._processing_time = MIN
+        self.metrics: dict[str, int] = {"num_records_in": 0, "num_records_out": 0}
+
+    # -- life cycle -----------------------------------------------------------------------
+
+    def open(self, job: JobContext) -> None:
+        self.job = job
+        self.trace = job.trace
+        job.metrics[self.name] = self.metrics
+
+    def finish(self) -> None:
+        """End of input (after the final watermark)."""
+
+    # -- time -----------------------------------------------------------------------------
+
+    def current_watermark(self) -> int:
+        return self._watermark
+
+    def current_processing_time(self) -> int:
+        return self._processing_time
+
+    def process_watermark(self, watermark: int) -> None:
+        """Advance this operator's watermark (only forward: an older one is ignored), fire
+        what it makes due, then pass it downstream."""
+        if watermark <= self._watermark:
+            return
+        self._watermark = watermark
+        if self.trace is not None:
+            self.trace.emit(
+                "watermark",
+                self._processing_time,
+                watermark,
+                self.name,
+                None,
+                None,
+                watermark,
+                "input",
+            )
+        self.on_watermark(watermark)
+        self.output.emit_watermark(watermark)
+
+    def on_watermark(self, watermark: int) -> None:
+        """Hook: what the watermark makes happen here (keyed operators fire timers)."""
+
+    def advance_processing_time(self, now: int) -> None:
+        """Move this operator's processing clock to ``now`` (firing due timers)."""
+        if now > self._processing_time:
+            self._processing_time = now
+
+    def next_processing_timer(self) -> int | None:
+        return None
+
+    # -- processing -----------------------------------------------------------------------
+
+    def process_element(self, value: Any, ts: int | None) -> None:
+        raise NotImplementedError
+
+    def emit(self, value: Any, ts: int | None) -> None:
+        self.metrics["num_records_out"] += 1
+        if self.trace is not None:
+            self.trace.emit(
+                "emitted",
+                self._processing_time,
+                self._watermark,
+                self.name,
+                self.current_key,
+                None,
+                ts,
+                value,
+            )
+        self.output.collect(value, ts)
+
+    def call_user(
+        self,
+        what: str,
+        fn: Any,
+        *args: Any,
+        key: Any = None,
+        window: Any = None,
+        record: Any = None,
+    ) -> Any:
+        """Call a user function; re-raise its exception with operator, key, window, record."""
+        try:
+            return fn(*args)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise UserFunctionError(
+                function=what,
+                operator=self.name,
+                key=key,
+                window=window,
+                record=record,
+                index=self.job.record_index,
+                cause=exc,
+            ) from exc
+
+    # -- checkpoints ----------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "watermark": self._watermark,
+            "processing_time": self._processing_time,
+            "metrics": dict(self.metrics),
+        }
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        self._watermark = snap["watermark"]
+        self._processing_time = snap["processing_time"]
+        self.metrics.update(snap["metrics"])

@@ -1,0 +1,100 @@
+"""The keyed part every keyed operator shares: a key selector, keyed state, and one
+InternalTimerService whose callbacks come back to the operator (Flink's
+``AbstractStreamOperator`` with a keyed state backend and ``InternalTimeServiceManager``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from winviz.operators.base import JobContext, StreamOperator
+from winviz.state import KeyedStateBackend
+from winviz.time import MIN
+from winviz.timers import InternalTimer, InternalTimerService
+
+
+class KeyedStreamOperator(StreamOperator):
+    """A keyed operator: sets the current key per record; owns timers and keyed state."""
+
+    is_keyed = True
+    timer_service_name = "user-timers"
+
+    def __init__(self, name: str, key_selector: Callable[[Any], Any]) -> None:
+        super().__init__(name)
+        self.key_selector = key_selector
+        self.state = KeyedStateBackend()
+        self.timers = InternalTimerService(self.timer_service_name, self, self)
+
+    def open(self, job: JobContext) -> None:
+        super().open(job)
+        self.timers.on_change = self._trace_timer if self.trace is not None else None
+
+    def _trace_timer(
+        self, kind: str, domain: str, key: Any, namespace: Any, ts: int, flag: bool
+    ) -> None:
+        self.trace.emit(
+            kind,
+            self.timers.current_processing_time,
+            self.timers.current_watermark,
+            self.name,
+            key,
+            namespace,
+            ts,
+            (domain, namespace, flag),
+        )
+
+    # -- time: the timer service holds this operator's clocks ------------------------------
+
+    def current_watermark(self) -> int:
+        return self.timers.current_watermark
+
+    def current_processing_time(self) -> int:
+        return self.timers.current_processing_time
+
+    def process_watermark(self, watermark: int) -> None:
+        if watermark <= self.timers.current_watermark:
+            return
+        self._watermark = watermark
+        if self.trace is not None:
+            self.trace.emit(
+                "watermark",
+                self.timers.current_processing_time,
+                watermark,
+                self.name,
+                None,
+                None,
+                watermark,
+                "input",
+            )
+        self.timers.advance_watermark(watermark)
+        self.output.emit_watermark(watermark)
+
+    def advance_processing_time(self, now: int) -> None:
+        self._processing_time = max(self._processing_time, now)
+        self.timers.advance_processing_time(now)
+
+    def next_processing_timer(self) -> int | None:
+        return self.timers.next_processing_timer()
+
+    # -- timer callbacks (Flink's Triggerable) ---------------------------------------------
+
+    def on_event_time(self, timer: InternalTimer) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def on_processing_time(self, timer: InternalTimer) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    # -- checkpoints ----------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        snap = super().snapshot()
+        snap["state"] = self.state.snapshot()
+        snap["timers"] = self.timers.snapshot()
+        snap["processing_time"] = self.timers.current_processing_time
+        return snap
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        super().restore(snap)
+        self.state.restore(snap["state"])
+        self.timers.restore(snap["timers"])
+        self.timers.current_processing_time = snap.get("processing_time", MIN)

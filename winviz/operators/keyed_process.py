@@ -1,0 +1,142 @@
+"""Flink's ``KeyedProcessOperator``: runs a KeyedProcessFunction with a timer service.
+
+``process_element(value, ctx, out)`` sees each record with its key set as current key;
+``ctx.timer_service()`` registers event- or processing-time timers for that key; when a timer
+fires, ``on_timer(ts, ctx, out)`` runs with the timer's key as current key. Output of
+``on_timer`` carries the timer's timestamp for event-time timers and no timestamp for
+processing-time timers (Flink's ``collector.eraseTimestamp()``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from winviz.errors import UserFunctionError, WinvizError
+from winviz.functions import Collector, KeyedProcessFunction, OutputTag, TimeDomain
+from winviz.operators.keyed import KeyedStreamOperator
+from winviz.timers import InternalTimer, TimerService
+
+
+class ProcessContext:
+    """The ``ctx`` of ``process_element`` and (with ``time_domain``) of ``on_timer``."""
+
+    def __init__(self, op: KeyedProcessOperator) -> None:
+        self._op = op
+        self._timer_service = TimerService(op.timers)
+        self._timestamp: int | None = None
+        self._domain: str | None = None
+
+    def timestamp(self) -> int | None:
+        """The element's timestamp (in ``on_timer``: the timer's)."""
+        return self._timestamp
+
+    def timer_service(self) -> TimerService:
+        return self._timer_service
+
+    def get_current_key(self) -> Any:
+        return self._op.current_key
+
+    def time_domain(self) -> str | None:
+        """In ``on_timer``: ``TimeDomain.EVENT_TIME`` or ``TimeDomain.PROCESSING_TIME``."""
+        return self._domain
+
+    def output(self, tag: OutputTag, value: Any) -> None:
+        self._op.side_output(tag, value, self._timestamp)
+
+    def state(self, name: str) -> Any:
+        """The current key's value of a simple named state (None when empty)."""
+        return self._op.state.get(name, self._op.current_key, None)
+
+    def update_state(self, name: str, value: Any) -> None:
+        if value is None:
+            self._op.state.clear(name, self._op.current_key, None)
+        else:
+            self._op.state.put(name, self._op.current_key, None, value)
+
+
+class KeyedProcessOperator(KeyedStreamOperator):
+    """Runs a ``KeyedProcessFunction`` (or anything with its methods)."""
+
+    def __init__(
+        self, name: str, key_selector: Callable[[Any], Any], function: KeyedProcessFunction
+    ) -> None:
+        super().__init__(name, key_selector)
+        self.function = function
+        self.ctx = ProcessContext(self)
+        self.collector = Collector(self.emit)
+
+    def open(self, job) -> None:
+        super().open(job)
+        opener = getattr(self.function, "open", None)
+        if opener is not None:
+            opener(self.ctx)
+
+    def process_element(self, value: Any, ts: int | None) -> None:
+        self.metrics["num_records_in"] += 1
+        try:
+            key = self.key_selector(value)
+            self.current_key = key
+            if self.trace is not None:
+                self.trace.emit(
+                    "element",
+                    self.timers.current_processing_time,
+                    self.timers.current_watermark,
+                    self.name,
+                    key,
+                    None,
+                    ts,
+                    value,
+                )
+            self.ctx._timestamp = ts
+            self.ctx._domain = None
+            self.collector.timestamp = ts
+            self.function.process_element(value, self.ctx, self.collector)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise UserFunctionError(
+                function="process_element",
+                operator=self.name,
+                key=self.current_key,
+                record=value,
+                index=self.job.record_index,
+                cause=exc,
+            ) from exc
+
+    def _on_timer(self, timer: InternalTimer, domain: str, out_ts: int | None) -> None:
+        self.ctx._timestamp = timer.timestamp
+        self.ctx._domain = domain
+        self.collector.timestamp = out_ts
+        try:
+            self.function.on_timer(timer.timestamp, self.ctx, self.collector)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise UserFunctionError(
+                function="on_timer",
+                operator=self.name,
+                key=timer.key,
+                record=timer.timestamp,
+                cause=exc,
+            ) from exc
+
+    def on_event_time(self, timer: InternalTimer) -> None:
+        self._on_timer(timer, TimeDomain.EVENT_TIME, timer.timestamp)
+
+    def on_processing_time(self, timer: InternalTimer) -> None:
+        self._on_timer(timer, TimeDomain.PROCESSING_TIME, None)
+
+    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
+        if self.trace is not None:
+            self.trace.emit(
+                "side_output",
+                self.timers.current_processing_time,
+                self.timers.current_watermark,
+                self.name,
+                self.current_key,
+                None,
+                ts,
+                (tag.id, value),
+            )
+        self.output.collect_side(tag, value, ts)

@@ -1,0 +1,590 @@
+"""Flink's ``WindowOperator`` (and ``EvictingWindowOperator``), step by step.
+
+For every element: ask the **assigner** for its windows; skip windows that are already
+**late** (``cleanup_time(window) <= watermark``); add the element to the window's **state**;
+ask the **trigger** (``on_element``); FIRE emits the contents stamped ``window.max_timestamp()``,
+PURGE clears them; register a **cleanup timer** at ``cleanup_time``. An element that landed
+in no window *and* is itself late (``ts + allowed_lateness <= watermark``) goes to the late
+**side output**, or is counted in ``num_late_records_dropped``.
+
+When the **timer service** calls back (``on_event_time`` / ``on_processing_time``), the
+trigger decides again, and if the timer is the window's cleanup timer all its state —
+contents, trigger state, merging bookkeeping — is cleared.
+
+Session windows go through a ``MergingWindowSet`` per key: the new window is added, merged
+windows have their trigger state merged (``on_merge``) and cleared, their cleanup timers
+deleted and their contents folded into one state window. Flink refuses a merge whose result
+would already be late (``UnsupportedOperationError``).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from winviz.errors import (
+    IllegalStateError,
+    UnsupportedOperationError,
+    UserFunctionError,
+    WinvizError,
+)
+from winviz.functions import Collector, OutputTag
+from winviz.operators.keyed import KeyedStreamOperator
+from winviz.operators.window_functions import InternalWindowFunction
+from winviz.state import ListStateDescriptor
+from winviz.time import MAX, wrap_long
+from winviz.timers import InternalTimer
+from winviz.windows.assigners import WindowAssigner
+from winviz.windows.evictors import Evictor, TimestampedValue
+from winviz.windows.merging import MergingWindowSet
+from winviz.windows.triggers import Trigger, TriggerResult
+
+
+class TriggerContext:
+    """What a trigger sees (Flink's ``WindowOperator.Context``): the current key and window,
+    the clocks, timers and per-window partitioned state."""
+
+    __slots__ = ("key", "merged_windows", "op", "window")
+
+    def __init__(self, op: WindowOperator) -> None:
+        self.op = op
+        self.key: Any = None
+        self.window: Any = None
+        self.merged_windows: list[Any] | None = None
+
+    def get_current_watermark(self) -> int:
+        return self.op.timers.current_watermark
+
+    def get_current_processing_time(self) -> int:
+        return self.op.timers.current_processing_time
+
+    def register_event_time_timer(self, time: int) -> None:
+        self.op.timers.register_event_time_timer(self.window, time)
+
+    def delete_event_time_timer(self, time: int) -> None:
+        self.op.timers.delete_event_time_timer(self.window, time)
+
+    def register_processing_time_timer(self, time: int) -> None:
+        self.op.timers.register_processing_time_timer(self.window, time)
+
+    def delete_processing_time_timer(self, time: int) -> None:
+        self.op.timers.delete_processing_time_timer(self.window, time)
+
+    def get_partitioned_state(self, desc: Any) -> PartitionedState:
+        return PartitionedState(self.op, desc, self.key, self.window)
+
+    def merge_partitioned_state(self, desc: Any) -> None:
+        if self.merged_windows:
+            self.op.state.merge_namespaces(desc, self.key, self.window, self.merged_windows)
+
+
+class PartitionedState:
+    """A (key, window)-scoped state handle: ``get/add/clear`` and ``value/update``."""
+
+    __slots__ = ("desc", "key", "namespace", "op")
+
+    def __init__(self, op: Any, desc: Any, key: Any, namespace: Any) -> None:
+        self.op, self.desc, self.key, self.namespace = op, desc, key, namespace
+
+    def get(self) -> Any:
+        return self.op.state.get(self.desc.name, self.key, self.namespace)
+
+    value = get
+
+    def add(self, value: Any) -> None:
+        self.op.state.add(self.desc, self.key, self.namespace, value)
+
+    def update(self, value: Any) -> None:
+        if value is None:
+            self.clear()
+        else:
+            self.op.state.put(self.desc.name, self.key, self.namespace, value)
+
+    def clear(self) -> None:
+        self.op.state.clear(self.desc.name, self.key, self.namespace)
+
+
+class WindowContext:
+    """The ``context`` of a ProcessWindowFunction."""
+
+    __slots__ = ("_window", "op")
+
+    def __init__(self, op: WindowOperator) -> None:
+        self.op = op
+        self._window: Any = None
+
+    def window(self) -> Any:
+        return self._window
+
+    def current_watermark(self) -> int:
+        return self.op.timers.current_watermark
+
+    def current_processing_time(self) -> int:
+        return self.op.timers.current_processing_time
+
+    def output(self, tag: OutputTag, value: Any) -> None:
+        self.op.side_output(tag, value, self._window.max_timestamp())
+
+    def window_state(self) -> PartitionedState:
+        """Per-key, per-window state (cleared with the window)."""
+        return PartitionedState(self.op, _USER_WINDOW_STATE, self.op.current_key, self._window)
+
+    def global_state(self) -> PartitionedState:
+        """Per-key state shared by all windows of the key."""
+        return PartitionedState(self.op, _USER_GLOBAL_STATE, self.op.current_key, None)
+
+
+_USER_WINDOW_STATE = ListStateDescriptor("user-window-state")
+_USER_GLOBAL_STATE = ListStateDescriptor("user-global-state")
+
+
+class WindowOperator(KeyedStreamOperator):
+    """Flink's WindowOperator; with an ``evictor`` it is the EvictingWindowOperator."""
+
+    timer_service_name = "window-timers"
+
+    def __init__(
+        self,
+        name: str,
+        key_selector: Callable[[Any], Any],
+        assigner: WindowAssigner,
+        function: InternalWindowFunction,
+        trigger: Trigger | None = None,
+        allowed_lateness: int = 0,
+        late_data_tag: OutputTag | None = None,
+        evictor: Evictor | None = None,
+    ) -> None:
+        super().__init__(name, key_selector)
+        if allowed_lateness < 0:
+            raise ValueError("The allowed lateness cannot be negative.")
+        self.assigner = assigner
+        self.trigger = trigger if trigger is not None else assigner.default_trigger()
+        if assigner.is_merging and not self.trigger.can_merge():
+            raise ValueError(
+                f"A merging window assigner cannot be used with a trigger that does not support "
+                f"merging ({self.trigger!r})"
+            )
+        self.function = function
+        self.allowed_lateness = allowed_lateness
+        self.late_data_tag = late_data_tag
+        self.evictor = evictor
+        self.contents = (
+            ListStateDescriptor("window-contents")
+            if evictor is not None
+            else function.state_descriptor()
+        )
+        self.is_event_time = assigner.is_event_time
+        self.merging_sets: dict[Any, MergingWindowSet] = {}
+        self.ctx = TriggerContext(self)
+        self.window_ctx = WindowContext(self)
+        self.collector = Collector(self._collect_result)
+        self._fired_values: list[Any] | None = None
+        self.panes: dict[tuple[Any, Any], tuple[int, bool]] = {}
+        self.metrics["num_late_records_dropped"] = 0
+
+    # -- Flink's small helpers, verbatim in spirit -----------------------------------------
+
+    def cleanup_time(self, window: Any) -> int:
+        """``max_timestamp + allowed_lateness`` for event time (MAX if that overflows);
+        ``max_timestamp`` for processing time."""
+        if self.is_event_time:
+            max_ts = window.max_timestamp()
+            t = wrap_long(max_ts + self.allowed_lateness)
+            return t if t >= max_ts else MAX
+        return window.max_timestamp()
+
+    def is_window_late(self, window: Any) -> bool:
+        return self.is_event_time and self.cleanup_time(window) <= self.timers.current_watermark
+
+    def is_element_late(self, ts: int | None) -> bool:
+        return (
+            self.is_event_time
+            and ts is not None
+            and wrap_long(ts + self.allowed_lateness) <= self.timers.current_watermark
+        )
+
+    def register_cleanup_timer(self, window: Any) -> None:
+        t = self.cleanup_time(window)
+        if t == MAX:
+            return  # no cleanup for the global window (or an overflowing one)
+        if self.is_event_time:
+            self.ctx.register_event_time_timer(t)
+        else:
+            self.ctx.register_processing_time_timer(t)
+
+    def delete_cleanup_timer(self, window: Any) -> None:
+        t = self.cleanup_time(window)
+        if t == MAX:
+            return
+        if self.is_event_time:
+            self.ctx.delete_event_time_timer(t)
+        else:
+            self.ctx.delete_processing_time_timer(t)
+
+    # -- elements ---------------------------------------------------------------------------
+
+    def process_element(self, value: Any, ts: int | None) -> None:
+        self.metrics["num_records_in"] += 1
+        key = None
+        try:
+            key = self.key_selector(value)
+            self.current_key = key
+            trace = self.trace
+            if trace is not None:
+                trace.emit(
+                    "element",
+                    self.timers.current_processing_time,
+                    self.timers.current_watermark,
+                    self.name,
+                    key,
+                    None,
+                    ts,
+                    value,
+                )
+            windows = self.assigner.assign_windows(value, ts, self.timers.current_processing_time)
+            if self.assigner.is_merging:
+                skipped = self._process_merging(key, value, ts, windows)
+            else:
+                skipped = self._process_windows(key, value, ts, windows)
+            if skipped and self.is_element_late(ts):
+                self._late(key, value, ts)
+        except WinvizError as exc:
+            if exc.__cause__ is None and not isinstance(exc, UserFunctionError):
+                exc.args = (
+                    (
+                        f"{exc.args[0]} [operator {self.name!r}, record "
+                        f"{self.job.record_index}, key {key!r}]",
+                    )
+                    if exc.args
+                    else exc.args
+                )
+            raise
+        except Exception as exc:
+            raise self._user_error(exc, key, value) from exc
+
+    def _process_windows(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
+        skipped = True
+        trace = self.trace
+        evicting = self.evictor is not None
+        for window in windows:
+            if self.is_window_late(window):
+                if trace is not None:
+                    self._emit_trace("skipped_late_window", key, window, ts, value)
+                continue
+            skipped = False
+            self.state.add(
+                self.contents, key, window, TimestampedValue(value, ts) if evicting else value
+            )
+            if trace is not None:
+                self._emit_trace("assigned", key, window, ts, value)
+            ctx = self.ctx
+            ctx.key, ctx.window = key, window
+            result = self._check(
+                self.trigger.on_element(value, ts, window, ctx), "on_element", key, window
+            )
+            if result.is_fire:
+                contents = self.state.get(self.contents.name, key, window)
+                if contents is None:
+                    continue
+                self._emit_window_contents(key, window, window, contents)
+            if result.is_purge:
+                self._purge(key, window, window, "trigger")
+            self.register_cleanup_timer(window)
+        return skipped
+
+    def _process_merging(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
+        skipped = True
+        trace = self.trace
+        merging = self.merging_sets.get(key)
+        if merging is None:
+            merging = self.merging_sets[key] = MergingWindowSet(self.assigner)
+        for window in windows:
+            actual = merging.add_window(window, self._merge_function(key))
+            if self.is_window_late(actual):
+                merging.retire_window(actual)
+                if trace is not None:
+                    self._emit_trace("skipped_late_window", key, actual, ts, value)
+                continue
+            skipped = False
+            state_window = merging.get_state_window(actual)
+            if state_window is None:
+                raise IllegalStateError(f"Window {window} is not in in-flight window set.")
+            self.state.add(
+                self.contents,
+                key,
+                state_window,
+                TimestampedValue(value, ts) if self.evictor is not None else value,
+            )
+            if trace is not None:
+                self._emit_trace("assigned", key, actual, ts, value)
+            ctx = self.ctx
+            ctx.key, ctx.window = key, actual
+            result = self._check(
+                self.trigger.on_element(value, ts, actual, ctx), "on_element", key, actual
+            )
+            if result.is_fire:
+                contents = self.state.get(self.contents.name, key, state_window)
+                if contents is None:
+                    continue
+                self._emit_window_contents(key, actual, state_window, contents)
+            if result.is_purge:
+                self._purge(key, actual, state_window, "trigger")
+            self.register_cleanup_timer(actual)
+        self._persist(key, merging)
+        return skipped
+
+    def _merge_function(self, key: Any) -> Callable[..., None]:
+        def merge(merge_result, merged_windows, state_window_result, merged_state_windows):
+            if self.is_event_time:
+                wm = self.timers.current_watermark
+                if wrap_long(merge_result.max_timestamp() + self.allowed_lateness) <= wm:
+                    raise UnsupportedOperationError(
+                        "The end timestamp of an event-time window cannot become earlier than "
+                        f"the current watermark by merging. Current watermark: {wm} window: "
+                        f"{merge_result}"
+                    )
+            else:
+                now = self.timers.current_processing_time
+                if merge_result.max_timestamp() <= now:
+                    raise UnsupportedOperationError(
+                        "The end timestamp of a processing-time window cannot become earlier "
+                        f"than the current processing time by merging. Current processing time: "
+                        f"{now} window: {merge_result}"
+                    )
+            if self.trace is not None:
+                self._emit_trace(
+                    "merged", key, merge_result, None, (list(merged_windows), state_window_result)
+                )
+            ctx = self.ctx
+            ctx.key, ctx.window, ctx.merged_windows = key, merge_result, merged_windows
+            self.trigger.on_merge(merge_result, ctx)
+            ctx.merged_windows = None
+            for m in merged_windows:
+                ctx.window = m
+                self.trigger.clear(m, ctx)
+                self.delete_cleanup_timer(m)
+                self.panes.pop((key, m), None)
+            self.state.merge_namespaces(
+                self.contents, key, state_window_result, merged_state_windows
+            )
+
+        return merge
+
+    def _persist(self, key: Any, merging: MergingWindowSet) -> None:
+        merging.persist()
+        if not merging.mapping:
+            self.merging_sets.pop(key, None)
+
+    def _late(self, key: Any, value: Any, ts: int | None) -> None:
+        if self.late_data_tag is not None:
+            self.side_output(self.late_data_tag, value, ts)
+        else:
+            self.metrics["num_late_records_dropped"] += 1
+            if self.trace is not None:
+                self._emit_trace("late_dropped", key, None, ts, value)
+
+    # -- timers -----------------------------------------------------------------------------
+
+    def on_event_time(self, timer: InternalTimer) -> None:
+        self._on_timer(timer, True)
+
+    def on_processing_time(self, timer: InternalTimer) -> None:
+        self._on_timer(timer, False)
+
+    def _on_timer(self, timer: InternalTimer, event_time: bool) -> None:
+        key, window, time = timer.key, timer.namespace, timer.timestamp
+        self.current_key = key
+        ctx = self.ctx
+        ctx.key, ctx.window = key, window
+        merging = None
+        try:
+            if self.assigner.is_merging:
+                merging = self.merging_sets.get(key)
+                state_window = merging.get_state_window(window) if merging else None
+                if state_window is None:
+                    return  # the window is gone (a trigger left a timer behind): nothing to do
+            else:
+                state_window = window
+            if event_time:
+                result = self.trigger.on_event_time(time, window, ctx)
+            else:
+                result = self.trigger.on_processing_time(time, window, ctx)
+            result = self._check(
+                result, "on_event_time" if event_time else "on_processing_time", key, window
+            )
+            if result.is_fire:
+                contents = self.state.get(self.contents.name, key, state_window)
+                if contents is not None:
+                    self._emit_window_contents(key, window, state_window, contents)
+            if result.is_purge:
+                self._purge(key, window, state_window, "trigger")
+            if self.is_event_time == event_time and time == self.cleanup_time(window):
+                self._clear_all_state(key, window, state_window, merging)
+            if merging is not None:
+                self._persist(key, merging)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise self._user_error(exc, key, None, window) from exc
+
+    def _clear_all_state(
+        self, key: Any, window: Any, state_window: Any, merging: MergingWindowSet | None
+    ) -> None:
+        """Flink's ``clearAllState``: contents, trigger state, per-window user state and the
+        merging bookkeeping of a window whose cleanup time has come."""
+        self.state.clear(self.contents.name, key, state_window)
+        self.ctx.key, self.ctx.window = key, window
+        self.trigger.clear(window, self.ctx)
+        self.window_ctx._window = window
+        self.state.clear(_USER_WINDOW_STATE.name, key, window)
+        self.function.clear(self.window_ctx)
+        if merging is not None:
+            merging.retire_window(window)
+        self.panes.pop((key, window), None)
+        if self.trace is not None:
+            self._emit_trace(
+                "cleanup", key, window, window.max_timestamp(), self.cleanup_time(window)
+            )
+
+    def _purge(self, key: Any, window: Any, state_window: Any, reason: str) -> None:
+        self.state.clear(self.contents.name, key, state_window)
+        if self.trace is not None:
+            self._emit_trace("purged", key, window, None, reason)
+
+    # -- emitting ---------------------------------------------------------------------------
+
+    def _emit_window_contents(
+        self, key: Any, window: Any, state_window: Any, contents: Any
+    ) -> None:
+        """Run the window function on the contents; results are stamped max_timestamp."""
+        self.collector.timestamp = window.max_timestamp()
+        self.window_ctx._window = window
+        tracing = self.trace is not None
+        if tracing:
+            self._fired_values = []
+        if self.evictor is None:
+            self.function.process(key, window, self.window_ctx, contents, self.collector)
+            count = len(contents) if isinstance(contents, list) else None
+        else:
+            count = self._emit_evicting(key, window, state_window, contents)
+        if tracing:
+            self._trace_fire(key, window, count)
+
+    def _emit_evicting(
+        self, key: Any, window: Any, state_window: Any, records: list[TimestampedValue]
+    ) -> int:
+        evictor = self.evictor
+        before = list(records)
+        evictor.evict_before(records, len(records), window, self.window_ctx)
+        self._trace_evicted(key, window, before, records, "before")
+        values = [r.value for r in records]
+        self.function.process(
+            key, window, self.window_ctx, self.function.from_elements(values), self.collector
+        )
+        before = list(records)
+        evictor.evict_after(records, len(records), window, self.window_ctx)
+        self._trace_evicted(key, window, before, records, "after")
+        if records:
+            self.state.put(self.contents.name, key, state_window, records)
+        else:
+            self.state.clear(self.contents.name, key, state_window)
+        return len(values)
+
+    def _trace_evicted(
+        self,
+        key: Any,
+        window: Any,
+        before: list[TimestampedValue],
+        after: list[TimestampedValue],
+        when: str,
+    ) -> None:
+        if self.trace is not None and len(after) != len(before):
+            kept = {id(r) for r in after}
+            gone = [r.value for r in before if id(r) not in kept]
+            self._emit_trace("evicted", key, window, None, (when, gone))
+
+    def _collect_result(self, value: Any, ts: int | None) -> None:
+        if self._fired_values is not None:
+            self._fired_values.append(value)
+        self.emit(value, ts)
+
+    def _trace_fire(self, key: Any, window: Any, count: int | None) -> None:
+        """Trace a firing with its pane index and timing (early / on_time / late)."""
+        now = (
+            self.timers.current_watermark
+            if self.is_event_time
+            else self.timers.current_processing_time
+        )
+        pane, had_on_time = self.panes.get((key, window), (0, False))
+        if now < window.max_timestamp():
+            timing = "early"
+        elif not had_on_time:
+            timing, had_on_time = "on_time", True
+        else:
+            timing = "late"
+        self.panes[(key, window)] = (pane + 1, had_on_time)
+        values = self._fired_values
+        self._fired_values = None
+        result = values[0] if values is not None and len(values) == 1 else values
+        self._emit_trace(
+            "fired", key, window, window.max_timestamp(), (result, pane, timing, count)
+        )
+
+    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
+        if self.trace is not None:
+            self._emit_trace("side_output", self.current_key, None, ts, (tag.id, value))
+        self.output.collect_side(tag, value, ts)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _emit_trace(self, kind: str, key: Any, window: Any, ts: int | None, detail: Any) -> None:
+        self.trace.emit(
+            kind,
+            self.timers.current_processing_time,
+            self.timers.current_watermark,
+            self.name,
+            key,
+            window,
+            ts,
+            detail,
+        )
+
+    def _check(self, result: Any, call: str, key: Any, window: Any) -> TriggerResult:
+        if result.__class__ is not TriggerResult:
+            raise IllegalStateError(
+                f"trigger {self.trigger!r}.{call} returned {result!r} for key {key!r}, window "
+                f"{window}; expected a TriggerResult (CONTINUE, FIRE, PURGE or FIRE_AND_PURGE)"
+            )
+        if self.trace is not None:
+            self._emit_trace("trigger", key, window, None, (call, result.name))
+        return result
+
+    def _user_error(
+        self, exc: Exception, key: Any, value: Any, window: Any = None
+    ) -> UserFunctionError:
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        return UserFunctionError(
+            function=f"{frame.name} ({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})",
+            operator=self.name,
+            key=key,
+            window=window if window is not None else self.ctx.window,
+            record=value,
+            index=self.job.record_index,
+            cause=exc,
+        )
+
+    # -- checkpoints ------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        snap = super().snapshot()
+        snap["merging"] = {k: dict(m.mapping) for k, m in self.merging_sets.items()}
+        snap["panes"] = dict(self.panes)
+        return snap
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        super().restore(snap)
+        self.merging_sets = {
+            k: MergingWindowSet(self.assigner, list(m.items())) for k, m in snap["merging"].items()
+        }
+        self.panes = dict(snap["panes"])

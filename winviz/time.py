@@ -1,0 +1,204 @@
+"""Time as Flink sees it: integer milliseconds in Java's ``long`` range.
+
+Flink stamps every record with a ``long`` millisecond timestamp; ``Long.MIN_VALUE`` means
+"no timestamp" (and is the initial watermark), ``Long.MAX_VALUE`` is the end-of-input
+watermark. This module holds those sentinels, Java's wrapping ``long`` arithmetic (Flink's
+formulas overflow the way Java does, and the kit reproduces that), and the normalisation of
+user timestamps.
+
+Time-zone rules (explicit, so a lesson never depends on the machine's zone):
+
+* ``int`` — already epoch milliseconds (``bool`` is rejected).
+* aware ``datetime`` / ``pandas.Timestamp`` — converted exactly to epoch milliseconds
+  (sub-millisecond parts are floored, as ``Instant.toEpochMilli`` does).
+* naive ``datetime`` / ``Timestamp`` / ISO string without an offset — read as wall-clock time in
+  the ``tz`` given (an IANA name such as ``"Asia/Shanghai"``), **UTC when none is given**.
+* ISO strings with an offset or ``Z`` — exact.
+* A stream must not mix naive and aware values (``TimestampNormalizer`` checks it).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from dataclasses import dataclass, field
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from winviz.errors import InputError
+
+MIN: int = -(2**63)
+"""Java's ``Long.MIN_VALUE``: no timestamp, and the watermark before any watermark."""
+MAX: int = 2**63 - 1
+"""Java's ``Long.MAX_VALUE``: the watermark that ends a bounded input."""
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+_ONE_MS = _dt.timedelta(milliseconds=1)
+
+
+def wrap_long(value: int) -> int:
+    """Wrap an unbounded Python int to Java's two's-complement 64-bit ``long``."""
+    return ((value + 2**63) % 2**64) - 2**63
+
+
+def java_rem(a: int, b: int) -> int:
+    """Java's ``%``: the remainder truncates toward zero (Python's ``%`` floors)."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def in_long_range(value: int) -> bool:
+    return MIN <= value <= MAX
+
+
+def duration_ms(value: Any, *, what: str = "duration") -> int:
+    """A duration given as int milliseconds or ``timedelta`` (also pandas ``Timedelta``)."""
+    if isinstance(value, bool):
+        raise InputError(f"{what} must be milliseconds (int) or a timedelta, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, _dt.timedelta):
+        return value // _ONE_MS
+    to_py = getattr(value, "to_pytimedelta", None)
+    if to_py is not None:
+        return to_py() // _ONE_MS
+    raise InputError(f"{what} must be milliseconds (int) or a timedelta, got {value!r}")
+
+
+def seconds(n: float) -> int:
+    """``n`` seconds in milliseconds (Flink: ``Duration.ofSeconds``)."""
+    return round(n * 1000)
+
+
+def minutes(n: float) -> int:
+    """``n`` minutes in milliseconds (Flink: ``Duration.ofMinutes``)."""
+    return round(n * 60_000)
+
+
+def hours(n: float) -> int:
+    """``n`` hours in milliseconds (Flink: ``Duration.ofHours``)."""
+    return round(n * 3_600_000)
+
+
+def _aware_to_ms(value: _dt.datetime) -> int:
+    return (value - _EPOCH) // _ONE_MS
+
+
+@dataclass
+class TimestampNormalizer:
+    """Turns user timestamps into epoch milliseconds with the module's time-zone rules.
+
+    One normalizer serves one stream, so it can refuse a stream that mixes naive and aware
+    values (``first_kind`` remembers which kind came first).
+    """
+
+    tz: str | None = None
+    first_kind: str | None = field(default=None, init=False)
+
+    def __call__(
+        self, value: Any, *, index: int | None = None, field_name: str = "timestamp"
+    ) -> int:
+        ms, kind = self._convert(value, index, field_name)
+        if kind is not None:
+            if self.first_kind is None:
+                self.first_kind = kind
+            elif kind != self.first_kind:
+                raise InputError(
+                    f"mixed naive and aware timestamps: this one is {kind}, earlier ones were "
+                    f"{self.first_kind}; give all timestamps with an offset or none",
+                    index=index,
+                    field=field_name,
+                    value=value,
+                )
+        if not in_long_range(ms):
+            raise InputError(
+                "timestamp outside Java's long range [-2**63, 2**63-1] ms",
+                index=index,
+                field=field_name,
+                value=value,
+            )
+        return ms
+
+    def _zone(self) -> _dt.tzinfo:
+        return ZoneInfo(self.tz) if self.tz else _dt.UTC
+
+    def _convert(self, value: Any, index: int | None, field_name: str) -> tuple[int, str | None]:
+        if value is None:
+            raise InputError("missing timestamp (None)", index=index, field=field_name, value=value)
+        if isinstance(value, bool):
+            raise InputError(
+                "a bool is not a timestamp; expected int ms, datetime, pandas Timestamp or ISO "
+                "string",
+                index=index,
+                field=field_name,
+                value=value,
+            )
+        if isinstance(value, int):
+            return value, None
+        if isinstance(value, float):
+            if math.isnan(value) or math.isinf(value):
+                raise InputError(
+                    "timestamp is NaN or infinite", index=index, field=field_name, value=value
+                )
+            if not value.is_integer():
+                raise InputError(
+                    "timestamp must be whole milliseconds",
+                    index=index,
+                    field=field_name,
+                    value=value,
+                )
+            return int(value), None
+        if isinstance(value, str):
+            text = value.strip()
+            try:
+                parsed = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                raise InputError(
+                    "unparseable timestamp string; expected ISO 8601 such as "
+                    "'2019-08-24 17:51:44.152' or '2019-08-24T09:51:44.152Z'",
+                    index=index,
+                    field=field_name,
+                    value=value,
+                ) from None
+            return self._convert(parsed, index, field_name)
+        to_pydatetime = getattr(value, "to_pydatetime", None)
+        if to_pydatetime is not None and not isinstance(value, _dt.datetime):
+            value = to_pydatetime()
+        if type(value).__name__ == "NaTType" or value != value:  # pandas NaT
+            raise InputError("timestamp is NaT", index=index, field=field_name, value=value)
+        if isinstance(value, _dt.datetime):
+            nanos = getattr(value, "nanosecond", 0)  # pandas Timestamps below the microsecond
+            del nanos
+            if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+                return _aware_to_ms(value.replace(tzinfo=self._zone())), "naive"
+            return _aware_to_ms(value), "aware"
+        if isinstance(value, _dt.date):
+            raise InputError(
+                "a date has no time of day; give a datetime",
+                index=index,
+                field=field_name,
+                value=value,
+            )
+        raise InputError(
+            f"unsupported timestamp type {type(value).__name__}; expected int ms, datetime, "
+            "pandas Timestamp or ISO string",
+            index=index,
+            field=field_name,
+            value=value,
+        )
+
+
+def to_millis(value: Any, tz: str | None = None) -> int:
+    """Normalise one timestamp to epoch milliseconds (see the module's time-zone rules)."""
+    return TimestampNormalizer(tz)(value)
+
+
+def format_ms(ms: int | None) -> str:
+    """A readable form of a millisecond timestamp, with the sentinels named."""
+    if ms is None:
+        return "-"
+    if ms == MIN:
+        return "MIN"
+    if ms == MAX:
+        return "MAX"
+    return str(ms)

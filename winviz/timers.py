@@ -1,0 +1,250 @@
+"""Flink's InternalTimerService: two priority queues of timers per operator.
+
+A timer is (key, namespace, timestamp). An operator has named timer services; each keeps an
+event-time queue and a processing-time queue. Registering a timer that already exists does
+nothing (de-duplication: "at most one timer per key, namespace and timestamp"), deleting one
+removes it, and advancing time fires every timer at or before the new time, earliest first,
+with the timer's key set as the current key. A timer registered at or below the current time
+fires at the next advance, not at once.
+
+``advance_watermark`` is Flink's ``InternalTimerServiceImpl.advanceWatermark``: it pops one
+timer at a time and calls the target back, so a timer registered *during* a callback at or
+below the watermark fires in the same advance.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from winviz.time import MIN
+
+EVENT = "event"
+PROCESSING = "processing"
+
+
+@dataclass(frozen=True, slots=True)
+class InternalTimer:
+    """A fired timer, handed to ``on_event_time`` / ``on_processing_time``."""
+
+    timestamp: int
+    key: Any
+    namespace: Any
+
+
+class TimerQueue:
+    """A heap with set semantics on (key, namespace, timestamp) and deletion.
+
+    Deleted entries stay in the heap and are skipped when popped (``live`` maps each timer to
+    the registration number of its current heap entry); ties on timestamp fire in registration
+    order, which keeps runs deterministic.
+    """
+
+    __slots__ = ("_counter", "heap", "live")
+
+    def __init__(self) -> None:
+        self.heap: list[tuple[int, int, Any, Any]] = []
+        self.live: dict[tuple[Any, Any, int], int] = {}
+        self._counter = 0
+
+    def add(self, key: Any, namespace: Any, ts: int) -> bool:
+        """Register; False when the same timer already exists (de-duplicated)."""
+        ident = (key, namespace, ts)
+        if ident in self.live:
+            return False
+        self._counter += 1
+        self.live[ident] = self._counter
+        heapq.heappush(self.heap, (ts, self._counter, key, namespace))
+        return True
+
+    def remove(self, key: Any, namespace: Any, ts: int) -> bool:
+        return self.live.pop((key, namespace, ts), None) is not None
+
+    def peek_ts(self) -> int | None:
+        heap, live = self.heap, self.live
+        while heap:
+            ts, n, key, ns = heap[0]
+            if live.get((key, ns, ts)) == n:
+                return ts
+            heapq.heappop(heap)
+        return None
+
+    def poll(self) -> InternalTimer:
+        ts, _, key, ns = heapq.heappop(self.heap)
+        del self.live[(key, ns, ts)]
+        return InternalTimer(ts, key, ns)
+
+    def __len__(self) -> int:
+        return len(self.live)
+
+    def timers(self) -> list[tuple[int, Any, Any]]:
+        """All live timers as (ts, key, namespace), in firing order."""
+        return sorted(
+            ((ts, k, ns) for (k, ns, ts), n in self.live.items()),
+            key=lambda t: (t[0], self.live[(t[1], t[2], t[0])]),
+        )
+
+    def snapshot(self) -> list[tuple[int, Any, Any]]:
+        return self.timers()
+
+    def restore(self, timers: list[tuple[int, Any, Any]]) -> None:
+        self.heap, self.live, self._counter = [], {}, 0
+        for ts, key, ns in timers:
+            self.add(key, ns, ts)
+
+
+class Triggerable:
+    """What a timer service calls back (Flink's ``Triggerable``)."""
+
+    def on_event_time(self, timer: InternalTimer) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def on_processing_time(self, timer: InternalTimer) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+TraceHook = Callable[[str, str, Any, Any, int, bool], None]
+
+
+class InternalTimerService:
+    """Event- and processing-time timers of one operator, scoped to the current key.
+
+    ``key_context`` is the operator: the service reads ``key_context.current_key`` when a timer
+    is registered and sets it before calling the target back. ``on_change`` (optional) is told
+    of every registration, deletion and firing, for the trace.
+    """
+
+    def __init__(
+        self, name: str, key_context: Any, target: Triggerable, on_change: TraceHook | None = None
+    ) -> None:
+        self.name = name
+        self.key_context = key_context
+        self.target = target
+        self.on_change = on_change
+        self.event_queue = TimerQueue()
+        self.processing_queue = TimerQueue()
+        self.current_watermark = MIN
+        self.current_processing_time = MIN
+
+    # -- registration (scoped to the current key) -----------------------------------------
+
+    def register_event_time_timer(self, namespace: Any, ts: int) -> None:
+        added = self.event_queue.add(self.key_context.current_key, namespace, ts)
+        if self.on_change is not None:
+            self.on_change(
+                "timer_registered", "event", self.key_context.current_key, namespace, ts, not added
+            )
+
+    def delete_event_time_timer(self, namespace: Any, ts: int) -> None:
+        existed = self.event_queue.remove(self.key_context.current_key, namespace, ts)
+        if self.on_change is not None:
+            self.on_change(
+                "timer_deleted", "event", self.key_context.current_key, namespace, ts, existed
+            )
+
+    def register_processing_time_timer(self, namespace: Any, ts: int) -> None:
+        added = self.processing_queue.add(self.key_context.current_key, namespace, ts)
+        if self.on_change is not None:
+            self.on_change(
+                "timer_registered",
+                "processing",
+                self.key_context.current_key,
+                namespace,
+                ts,
+                not added,
+            )
+
+    def delete_processing_time_timer(self, namespace: Any, ts: int) -> None:
+        existed = self.processing_queue.remove(self.key_context.current_key, namespace, ts)
+        if self.on_change is not None:
+            self.on_change(
+                "timer_deleted", "processing", self.key_context.current_key, namespace, ts, existed
+            )
+
+    # -- time advances --------------------------------------------------------------------
+
+    def advance_watermark(self, watermark: int) -> None:
+        """Set the watermark and fire every event-time timer at or before it, in order."""
+        self.current_watermark = watermark
+        queue = self.event_queue
+        while True:
+            ts = queue.peek_ts()
+            if ts is None or ts > watermark:
+                return
+            timer = queue.poll()
+            self.key_context.current_key = timer.key
+            if self.on_change is not None:
+                self.on_change("timer_fired", "event", timer.key, timer.namespace, ts, False)
+            self.target.on_event_time(timer)
+
+    def next_processing_timer(self) -> int | None:
+        return self.processing_queue.peek_ts()
+
+    def advance_processing_time(self, now: int) -> None:
+        """Fire every processing-time timer at or before ``now``, in order."""
+        if now > self.current_processing_time:
+            self.current_processing_time = now
+        queue = self.processing_queue
+        while True:
+            ts = queue.peek_ts()
+            if ts is None or ts > now:
+                return
+            timer = queue.poll()
+            self.key_context.current_key = timer.key
+            if self.on_change is not None:
+                self.on_change("timer_fired", "processing", timer.key, timer.namespace, ts, False)
+            self.target.on_processing_time(timer)
+
+    # -- inspection -----------------------------------------------------------------------
+
+    def num_event_time_timers(self, namespace: Any = ...) -> int:
+        if namespace is ...:
+            return len(self.event_queue)
+        return sum(1 for (_, ns, _) in self.event_queue.live if ns == namespace)
+
+    def num_processing_time_timers(self, namespace: Any = ...) -> int:
+        if namespace is ...:
+            return len(self.processing_queue)
+        return sum(1 for (_, ns, _) in self.processing_queue.live if ns == namespace)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "event": self.event_queue.snapshot(),
+            "processing": self.processing_queue.snapshot(),
+            "watermark": self.current_watermark,
+        }
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        self.event_queue.restore(snap["event"])
+        self.processing_queue.restore(snap["processing"])
+        self.current_watermark = snap["watermark"]
+
+
+class TimerService:
+    """The user-facing timer service of a KeyedProcessFunction (Flink's SimpleTimerService):
+    the internal service with the namespace fixed to ``VOID_NAMESPACE``."""
+
+    VOID_NAMESPACE = None
+
+    def __init__(self, internal: InternalTimerService) -> None:
+        self._internal = internal
+
+    def current_watermark(self) -> int:
+        return self._internal.current_watermark
+
+    def current_processing_time(self) -> int:
+        return self._internal.current_processing_time
+
+    def register_event_time_timer(self, ts: int) -> None:
+        self._internal.register_event_time_timer(self.VOID_NAMESPACE, ts)
+
+    def delete_event_time_timer(self, ts: int) -> None:
+        self._internal.delete_event_time_timer(self.VOID_NAMESPACE, ts)
+
+    def register_processing_time_timer(self, ts: int) -> None:
+        self._internal.register_processing_time_timer(self.VOID_NAMESPACE, ts)
+
+    def delete_processing_time_timer(self, ts: int) -> None:
+        self._internal.delete_processing_time_timer(self.VOID_NAMESPACE, ts)

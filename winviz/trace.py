@@ -1,0 +1,236 @@
+"""The trace: one typed record per thing that happens inside a run.
+
+Every chart, lesson and comparison reads the trace, never the engine's internals. A record
+carries a sequence number, the simulated processing time, the current watermark of the operator
+that wrote it, the operator, the key, the window, a timestamp and a per-kind ``detail``.
+
+Storage is columnar (one Python list per field, values shared with the engine rather than
+copied), which keeps a record at well under 200 bytes and appending cheap; ``TraceRecord``
+objects are made only when someone reads. The same run always gives the same trace, byte for
+byte: ``to_json()`` is canonical.
+
+Kinds and their ``detail`` fields (``DETAIL_FIELDS``) form the documented schema, version
+``SCHEMA_VERSION``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+# kind -> names of the fields in its detail tuple (a single name: detail is that value itself)
+DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
+    "element": ("value",),  # a record arrived at the operator
+    "arrival": ("value", "index"),  # a source record entered the job (input index)
+    "watermark": ("input",),  # the operator's watermark advanced (input name)
+    "watermark_generated": ("generator",),  # a watermark generator emitted a watermark
+    "watermark_dropped": ("reason",),  # a non-increasing watermark was ignored
+    "idle": ("input",),  # a source/channel was marked idle
+    "active": ("input",),  # ... and active again
+    "assigned": ("value",),  # element put into a window
+    "skipped_late_window": ("value",),  # element not added: the window is late
+    "timer_registered": ("domain", "namespace", "deduplicated"),
+    "timer_deleted": ("domain", "namespace", "existed"),
+    "timer_fired": ("domain", "namespace"),
+    "trigger": ("call", "result"),  # a trigger call and its TriggerResult
+    "fired": ("result", "pane", "timing", "count"),  # window contents emitted
+    "purged": ("reason",),
+    "merged": ("merged_windows", "state_window"),
+    "cleanup": ("cleanup_time",),
+    "late_dropped": ("value",),  # counted in num_late_records_dropped
+    "side_output": ("tag", "value"),
+    "evicted": ("when", "values"),
+    "emitted": ("value",),  # a record left the operator (main output)
+    "sink": ("sink", "value"),  # a record reached a named sink
+    "clock": ("reason",),  # the simulated processing clock moved
+    "error": ("message",),
+}
+
+_MULTI = {k for k, v in DETAIL_FIELDS.items() if len(v) > 1}
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRecord:
+    """One thing that happened. ``window`` is a TimeWindow, GlobalWindow or None."""
+
+    seq: int
+    kind: str
+    proc_time: int | None
+    watermark: int | None
+    operator: str
+    key: Any
+    window: Any
+    ts: int | None
+    detail: Any
+
+    def details(self) -> dict[str, Any]:
+        """The detail as a dict named by ``DETAIL_FIELDS``."""
+        names = DETAIL_FIELDS.get(self.kind, ("detail",))
+        if len(names) == 1:
+            return {names[0]: self.detail}
+        return dict(zip(names, self.detail, strict=True))
+
+
+class Trace:
+    """An append-only, columnar list of TraceRecords."""
+
+    __slots__ = ("_detail", "_key", "_kind", "_op", "_proc", "_ts", "_window", "_wm")
+
+    schema_version = SCHEMA_VERSION
+
+    def __init__(self) -> None:
+        self._kind: list[str] = []
+        self._proc: list[int | None] = []
+        self._wm: list[int | None] = []
+        self._op: list[str] = []
+        self._key: list[Any] = []
+        self._window: list[Any] = []
+        self._ts: list[int | None] = []
+        self._detail: list[Any] = []
+
+    def emit(
+        self,
+        kind: str,
+        proc: int | None,
+        wm: int | None,
+        op: str,
+        key: Any,
+        window: Any,
+        ts: int | None,
+        detail: Any = None,
+    ) -> None:
+        """Append one record (the engine's hot path: keep it to plain appends)."""
+        self._kind.append(kind)
+        self._proc.append(proc)
+        self._wm.append(wm)
+        self._op.append(op)
+        self._key.append(key)
+        self._window.append(window)
+        self._ts.append(ts)
+        self._detail.append(detail)
+
+    def __len__(self) -> int:
+        return len(self._kind)
+
+    def __getitem__(self, seq: int) -> TraceRecord:
+        if seq < 0:
+            seq += len(self)
+        return TraceRecord(
+            seq,
+            self._kind[seq],
+            self._proc[seq],
+            self._wm[seq],
+            self._op[seq],
+            self._key[seq],
+            self._window[seq],
+            self._ts[seq],
+            self._detail[seq],
+        )
+
+    def __iter__(self) -> Iterator[TraceRecord]:
+        for seq in range(len(self._kind)):
+            yield self[seq]
+
+    def records(self, *kinds: str, operator: str | None = None) -> list[TraceRecord]:
+        """The records of the given kinds (all when none given), optionally of one operator."""
+        want = set(kinds)
+        return [
+            r
+            for r in self
+            if (not want or r.kind in want) and (operator is None or r.operator == operator)
+        ]
+
+    def kinds(self) -> dict[str, int]:
+        """How many records of each kind."""
+        counts: dict[str, int] = {}
+        for k in self._kind:
+            counts[k] = counts.get(k, 0) + 1
+        return counts
+
+    # -- export ---------------------------------------------------------------------------
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """Plain dict rows with JSON-ready values (windows as start/end)."""
+        rows = []
+        for r in self:
+            start, end = window_bounds(r.window)
+            row = {
+                "seq": r.seq,
+                "kind": r.kind,
+                "proc_time": r.proc_time,
+                "watermark": r.watermark,
+                "operator": r.operator,
+                "key": jsonable(r.key),
+                "window_start": start,
+                "window_end": end,
+                "ts": r.ts,
+            }
+            row.update({k: jsonable(v) for k, v in r.details().items()})
+            rows.append(row)
+        return rows
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """Canonical JSON (sorted keys, no NaN): the same run gives the same bytes."""
+        doc = {"schema_version": SCHEMA_VERSION, "records": self.to_rows()}
+        return json.dumps(
+            doc,
+            sort_keys=True,
+            indent=indent,
+            allow_nan=False,
+            separators=(",", ":") if indent is None else None,
+        )
+
+    def to_pandas(self):  # -> pandas.DataFrame (pandas imported lazily: the core needs no I/O)
+        """One row per record; detail fields become columns (absent ones are None)."""
+        import pandas as pd
+
+        columns = [
+            "seq",
+            "kind",
+            "proc_time",
+            "watermark",
+            "operator",
+            "key",
+            "window_start",
+            "window_end",
+            "ts",
+        ]
+        extra: list[str] = []
+        for names in DETAIL_FIELDS.values():
+            for n in names:
+                if n not in extra:
+                    extra.append(n)
+        frame = pd.DataFrame(self.to_rows(), columns=columns + extra)
+        frame.attrs["schema_version"] = SCHEMA_VERSION
+        return frame
+
+
+def window_bounds(window: Any) -> tuple[int | None, int | None]:
+    """(start, end) of a TimeWindow; (None, None) for the global window or no window."""
+    start = getattr(window, "start", None)
+    end = getattr(window, "end", None)
+    return start, end
+
+
+def jsonable(value: Any) -> Any:
+    """A deterministic JSON-ready form of any value the engine carries."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return (
+            value if value == value and value not in (float("inf"), float("-inf")) else repr(value)
+        )
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if hasattr(value, "start") and hasattr(value, "end"):
+        return [value.start, value.end]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable(dataclasses.asdict(value))
+    return repr(value)

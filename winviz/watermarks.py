@@ -1,0 +1,239 @@
+"""Watermark strategies and generators (Flink's ``WatermarkStrategy`` / ``WatermarkGenerator``).
+
+A watermark ``W`` says "no more elements with timestamp <= W are expected". Generators see
+every event (``on_event``) and are asked periodically (``on_periodic_emit``, every
+``auto_watermark_interval`` ms of processing time, 200 by default):
+
+* bounded out-of-orderness ``B``: ``max_ts - B - 1``, starting at ``Long.MIN_VALUE``;
+* monotonous timestamps: the same with ``B = 0`` (``max_ts - 1``);
+* punctuated: a user function turns an event into a watermark (or None) immediately;
+* ``with_idleness(timeout)``: after ``timeout`` ms of processing time without events the
+  output is marked idle, so downstream operators stop waiting for it.
+
+The operator that runs a generator (``TimestampsAndWatermarksOperator``) drops every
+watermark that does not increase: watermarks never go backwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from winviz.errors import InputError
+from winviz.time import MIN, duration_ms
+
+
+class WatermarkOutput:
+    """Where a generator emits (Flink's ``WatermarkOutput``)."""
+
+    def emit_watermark(self, watermark: int) -> None:
+        raise NotImplementedError
+
+    def mark_idle(self) -> None:
+        raise NotImplementedError
+
+    def mark_active(self) -> None:
+        raise NotImplementedError
+
+
+class WatermarkGenerator:
+    """Base generator: subclasses override ``on_event`` and/or ``on_periodic_emit``."""
+
+    def on_event(self, event: Any, timestamp: int, output: WatermarkOutput) -> None:
+        pass
+
+    def on_periodic_emit(self, output: WatermarkOutput) -> None:
+        pass
+
+    def snapshot(self) -> Any:
+        return dict(self.__dict__)
+
+    def restore(self, snap: Any) -> None:
+        self.__dict__.update(snap)
+
+
+class BoundedOutOfOrdernessWatermarks(WatermarkGenerator):
+    """``max_ts - bound - 1`` on every periodic emit (``Long.MIN_VALUE`` before any event)."""
+
+    def __init__(self, max_out_of_orderness: Any) -> None:
+        bound = duration_ms(max_out_of_orderness, what="max out-of-orderness")
+        if bound < 0:
+            raise InputError(
+                "maxOutOfOrderness cannot be negative",
+                field="max_out_of_orderness",
+                value=bound,
+                expected=">= 0",
+            )
+        self.bound = bound
+        # start so that the first watermark is exactly Long.MIN_VALUE
+        self.max_timestamp = MIN + bound + 1
+
+    def on_event(self, event, timestamp, output):
+        if timestamp > self.max_timestamp:
+            self.max_timestamp = timestamp
+
+    def on_periodic_emit(self, output):
+        output.emit_watermark(self.max_timestamp - self.bound - 1)
+
+
+class AscendingTimestampsWatermarks(BoundedOutOfOrdernessWatermarks):
+    """Monotonous timestamps: bounded out-of-orderness with bound 0."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+
+class PunctuatedWatermarks(WatermarkGenerator):
+    """Emits ``fn(event, timestamp)`` on every event where it is not None."""
+
+    def __init__(self, fn: Callable[[Any, int], int | None]) -> None:
+        self.fn = fn
+
+    def on_event(self, event, timestamp, output):
+        wm = self.fn(event, timestamp)
+        if wm is not None:
+            output.emit_watermark(wm)
+
+    def snapshot(self) -> Any:
+        return {}
+
+
+class NoWatermarksGenerator(WatermarkGenerator):
+    """Emits nothing (``WatermarkStrategy.no_watermarks()``): event-time windows never fire
+    until the end of a bounded input."""
+
+
+class WatermarksWithIdleness(WatermarkGenerator):
+    """Wraps a generator; marks the output idle after ``timeout`` ms without events.
+
+    Flink's ``IdlenessTimer``: every periodic emit checks for activity since the last check.
+    With activity the timer resets; without, the first check starts the timer and later checks
+    report idle once ``now - start > timeout``. While idle, the wrapped generator is not asked.
+    """
+
+    def __init__(
+        self, watermarks: WatermarkGenerator, timeout: Any, clock: Callable[[], int]
+    ) -> None:
+        self.watermarks = watermarks
+        self.timeout = duration_ms(timeout, what="idleness timeout")
+        if self.timeout <= 0:
+            raise InputError(
+                "idleness timeout must be > 0",
+                field="idle_timeout",
+                value=self.timeout,
+                expected="> 0",
+            )
+        self.clock = clock
+        self.counter = 0
+        self.last_counter = 0
+        self.start_of_inactivity: int | None = None
+        self.is_idle_now = False
+
+    def on_event(self, event, timestamp, output):
+        self.watermarks.on_event(event, timestamp, output)
+        self.counter += 1
+        self.is_idle_now = False
+
+    def check_if_idle(self) -> bool:
+        if self.counter != self.last_counter:
+            self.last_counter = self.counter
+            self.start_of_inactivity = None
+            return False
+        if self.start_of_inactivity is None:
+            self.start_of_inactivity = self.clock()
+            return False
+        return self.clock() - self.start_of_inactivity > self.timeout
+
+    def on_periodic_emit(self, output):
+        if self.check_if_idle():
+            if not self.is_idle_now:  # mark idle once per idle period
+                output.mark_idle()
+                self.is_idle_now = True
+        else:
+            self.watermarks.on_periodic_emit(output)
+
+    def snapshot(self) -> Any:
+        return {
+            "inner": self.watermarks.snapshot(),
+            "counter": self.counter,
+            "last_counter": self.last_counter,
+            "start": self.start_of_inactivity,
+            "idle": self.is_idle_now,
+        }
+
+    def restore(self, snap: Any) -> None:
+        self.watermarks.restore(snap["inner"])
+        self.counter, self.last_counter = snap["counter"], snap["last_counter"]
+        self.start_of_inactivity = snap["start"]
+        self.is_idle_now = snap["idle"]
+
+
+class IngestionTimeAssigner:
+    """Stamps each record with its arrival (processing) time: ingestion time."""
+
+
+TimestampAssigner = Callable[[Any, int | None], Any]
+
+
+@dataclass(frozen=True)
+class WatermarkStrategy:
+    """How a stream gets timestamps and watermarks (Flink's ``WatermarkStrategy``).
+
+    Build one with a ``for_*`` class method, then refine it with ``with_timestamp_assigner``
+    and ``with_idleness``; ``assign_timestamps_and_watermarks`` applies it to a stream.
+    """
+
+    generator_factory: Callable[[], WatermarkGenerator]
+    timestamp_assigner: Any = None
+    idle_timeout: int | None = None
+    name: str = "custom"
+
+    @classmethod
+    def for_bounded_out_of_orderness(cls, max_out_of_orderness: Any) -> WatermarkStrategy:
+        bound = duration_ms(max_out_of_orderness, what="max out-of-orderness")
+        BoundedOutOfOrdernessWatermarks(bound)  # validate now, not at run time
+        return cls(
+            lambda: BoundedOutOfOrdernessWatermarks(bound),
+            name=f"bounded_out_of_orderness({bound})",
+        )
+
+    @classmethod
+    def for_monotonous_timestamps(cls) -> WatermarkStrategy:
+        return cls(AscendingTimestampsWatermarks, name="monotonous")
+
+    @classmethod
+    def for_punctuated(cls, fn: Callable[[Any, int], int | None]) -> WatermarkStrategy:
+        """A punctuated generator: ``fn(event, timestamp)`` returns a watermark or None."""
+        return cls(lambda: PunctuatedWatermarks(fn), name="punctuated")
+
+    @classmethod
+    def for_generator(cls, factory: Callable[[], WatermarkGenerator]) -> WatermarkStrategy:
+        return cls(factory, name=getattr(factory, "__name__", "generator"))
+
+    @classmethod
+    def no_watermarks(cls) -> WatermarkStrategy:
+        return cls(NoWatermarksGenerator, name="no_watermarks")
+
+    @classmethod
+    def ingestion_time(cls) -> WatermarkStrategy:
+        """Ingestion time: timestamps are arrival times, watermarks follow them."""
+        return cls(AscendingTimestampsWatermarks, IngestionTimeAssigner(), name="ingestion_time")
+
+    def with_timestamp_assigner(self, assigner: TimestampAssigner) -> WatermarkStrategy:
+        """``assigner(element, record_timestamp) -> timestamp`` (int ms, datetime, ISO…)."""
+        return replace(self, timestamp_assigner=assigner)
+
+    def with_idleness(self, timeout: Any) -> WatermarkStrategy:
+        t = duration_ms(timeout, what="idleness timeout")
+        if t <= 0:
+            raise InputError(
+                "idleness timeout must be > 0", field="idle_timeout", value=t, expected="> 0"
+            )
+        return replace(self, idle_timeout=t)
+
+    def create_generator(self, clock: Callable[[], int]) -> WatermarkGenerator:
+        gen = self.generator_factory()
+        if self.idle_timeout is not None:
+            gen = WatermarksWithIdleness(gen, self.idle_timeout, clock)
+        return gen

@@ -1,0 +1,122 @@
+"""Evictors remove elements from a window before and/or after the window function runs
+(Flink's ``Evictor``; used by the EvictingWindowOperator, which keeps every element).
+
+Elements are ``TimestampedValue``s in arrival order; an evictor removes from that list in
+place. ``do_evict_after=False`` (the default) evicts before the function sees the contents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from winviz.time import MIN, duration_ms
+from winviz.windows.triggers import value_delta
+
+
+@dataclass(slots=True)
+class TimestampedValue:
+    """An element with its timestamp (None when it has none)."""
+
+    value: Any
+    timestamp: int | None
+
+
+class Evictor:
+    """Base class: ``evict_before`` / ``evict_after`` receive the list and its size."""
+
+    do_evict_after: bool = False
+
+    def evict_before(
+        self, elements: list[TimestampedValue], size: int, window: Any, ctx: Any
+    ) -> None:
+        if not self.do_evict_after:
+            self.evict(elements, size, ctx)
+
+    def evict_after(
+        self, elements: list[TimestampedValue], size: int, window: Any, ctx: Any
+    ) -> None:
+        if self.do_evict_after:
+            self.evict(elements, size, ctx)
+
+    def evict(self, elements: list[TimestampedValue], size: int, ctx: Any) -> None:
+        raise NotImplementedError
+
+
+class CountEvictor(Evictor):
+    """Keeps at most ``max_count`` elements: removes the oldest ``size - max_count``."""
+
+    def __init__(self, max_count: int, do_evict_after: bool = False) -> None:
+        if max_count < 0:
+            raise ValueError("CountEvictor needs max_count >= 0")
+        self.max_count = max_count
+        self.do_evict_after = do_evict_after
+
+    @classmethod
+    def of(cls, max_count: int, do_evict_after: bool = False) -> CountEvictor:
+        return cls(max_count, do_evict_after)
+
+    def evict(self, elements, size, ctx):
+        if size <= self.max_count:
+            return
+        del elements[: size - self.max_count]
+
+    def __repr__(self) -> str:
+        return f"CountEvictor({self.max_count}, after={self.do_evict_after})"
+
+
+class TimeEvictor(Evictor):
+    """Keeps elements newer than ``max timestamp in the window - window_size``."""
+
+    def __init__(self, window_size: Any, do_evict_after: bool = False) -> None:
+        self.window_size = duration_ms(window_size, what="evictor window size")
+        self.do_evict_after = do_evict_after
+
+    @classmethod
+    def of(cls, window_size: Any, do_evict_after: bool = False) -> TimeEvictor:
+        return cls(window_size, do_evict_after)
+
+    def evict(self, elements, size, ctx):
+        if not elements or elements[0].timestamp is None:
+            return  # Flink: only elements with timestamps can be evicted by time
+        current = max((e.timestamp for e in elements if e.timestamp is not None), default=MIN)
+        cutoff = current - self.window_size
+        elements[:] = [
+            e for e in elements if not (e.timestamp is not None and e.timestamp <= cutoff)
+        ]
+
+    def __repr__(self) -> str:
+        return f"TimeEvictor({self.window_size}, after={self.do_evict_after})"
+
+
+class DeltaEvictor(Evictor):
+    """Removes elements whose ``delta(element, last element) >= threshold``."""
+
+    def __init__(
+        self,
+        threshold: float,
+        delta_function: Callable[[Any, Any], float] = value_delta,
+        do_evict_after: bool = False,
+    ) -> None:
+        self.threshold = threshold
+        self.delta_function = delta_function
+        self.do_evict_after = do_evict_after
+
+    @classmethod
+    def of(
+        cls,
+        threshold: float,
+        delta_function: Callable[[Any, Any], float] = value_delta,
+        do_evict_after: bool = False,
+    ) -> DeltaEvictor:
+        return cls(threshold, delta_function, do_evict_after)
+
+    def evict(self, elements, size, ctx):
+        if not elements:
+            return
+        last = elements[-1].value
+        elements[:] = [e for e in elements if self.delta_function(e.value, last) < self.threshold]
+
+    def __repr__(self) -> str:
+        return f"DeltaEvictor({self.threshold}, after={self.do_evict_after})"

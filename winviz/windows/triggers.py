@@ -1,0 +1,381 @@
+"""Triggers decide when a window's contents are emitted (Flink's ``Trigger``).
+
+The WindowOperator calls its trigger for every element (``on_element``), for every event-time
+or processing-time timer of the window (``on_event_time`` / ``on_processing_time``), when
+session windows merge (``on_merge``) and when a window is cleaned up (``clear``). Each call
+returns a ``TriggerResult``: CONTINUE, FIRE (emit, keep contents), PURGE (drop contents) or
+FIRE_AND_PURGE. A trigger keeps per-window state through ``ctx.get_partitioned_state`` and
+registers timers through the context; everything it registers it must delete in ``clear``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any
+
+from winviz.state import ReducingStateDescriptor, ValueStateDescriptor
+from winviz.time import duration_ms
+
+
+class TriggerResult(enum.Enum):
+    """What the WindowOperator does after a trigger call (Flink's ``TriggerResult``)."""
+
+    CONTINUE = (False, False)
+    FIRE_AND_PURGE = (True, True)
+    FIRE = (True, False)
+    PURGE = (False, True)
+
+    @property
+    def is_fire(self) -> bool:
+        return self.value[0]
+
+    @property
+    def is_purge(self) -> bool:
+        return self.value[1]
+
+
+CONTINUE = TriggerResult.CONTINUE
+FIRE = TriggerResult.FIRE
+PURGE = TriggerResult.PURGE
+FIRE_AND_PURGE = TriggerResult.FIRE_AND_PURGE
+
+
+class Trigger:
+    """Base class. Subclasses override the calls they care about."""
+
+    def on_element(
+        self, element: Any, timestamp: int | None, window: Any, ctx: Any
+    ) -> TriggerResult:
+        return CONTINUE
+
+    def on_event_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
+        return CONTINUE
+
+    def on_processing_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
+        return CONTINUE
+
+    def can_merge(self) -> bool:
+        return False
+
+    def on_merge(self, window: Any, ctx: Any) -> None:
+        raise NotImplementedError(f"{type(self).__name__} does not support merging")
+
+    def clear(self, window: Any, ctx: Any) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class EventTimeTrigger(Trigger):
+    """Fires once the watermark passes the window's end (the default for event time).
+
+    ``on_element`` fires at once if the watermark is already past ``max_timestamp`` — that is
+    how a late element re-fires a window during allowed lateness — otherwise it registers an
+    event-time timer at ``max_timestamp``.
+    """
+
+    def on_element(self, element, timestamp, window, ctx):
+        if window.max_timestamp() <= ctx.get_current_watermark():
+            return FIRE
+        ctx.register_event_time_timer(window.max_timestamp())
+        return CONTINUE
+
+    def on_event_time(self, time, window, ctx):
+        return FIRE if time == window.max_timestamp() else CONTINUE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx):
+        # Only register if the watermark is not yet past the merged window's end; otherwise
+        # on_element fires it and a timer here would fire it twice.
+        if window.max_timestamp() > ctx.get_current_watermark():
+            ctx.register_event_time_timer(window.max_timestamp())
+
+    def clear(self, window, ctx):
+        ctx.delete_event_time_timer(window.max_timestamp())
+
+    @classmethod
+    def create(cls) -> EventTimeTrigger:
+        return cls()
+
+
+class ProcessingTimeTrigger(Trigger):
+    """Fires when processing time reaches the window's end (default for processing time)."""
+
+    def on_element(self, element, timestamp, window, ctx):
+        ctx.register_processing_time_timer(window.max_timestamp())
+        return CONTINUE
+
+    def on_processing_time(self, time, window, ctx):
+        return FIRE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx):
+        if window.max_timestamp() > ctx.get_current_processing_time():
+            ctx.register_processing_time_timer(window.max_timestamp())
+
+    def clear(self, window, ctx):
+        ctx.delete_processing_time_timer(window.max_timestamp())
+
+    @classmethod
+    def create(cls) -> ProcessingTimeTrigger:
+        return cls()
+
+
+def _sum(a: int, b: int) -> int:
+    return a + b
+
+
+class CountTrigger(Trigger):
+    """Fires every ``max_count`` elements of a window (keeps a ``count`` state)."""
+
+    def __init__(self, max_count: int) -> None:
+        if max_count <= 0:
+            raise ValueError("CountTrigger needs max_count > 0")
+        self.max_count = max_count
+        self.state_desc = ReducingStateDescriptor("count", _sum)
+
+    @classmethod
+    def of(cls, max_count: int) -> CountTrigger:
+        return cls(max_count)
+
+    def on_element(self, element, timestamp, window, ctx):
+        count = ctx.get_partitioned_state(self.state_desc)
+        count.add(1)
+        if count.get() >= self.max_count:
+            count.clear()
+            return FIRE
+        return CONTINUE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx):
+        ctx.merge_partitioned_state(self.state_desc)
+
+    def clear(self, window, ctx):
+        ctx.get_partitioned_state(self.state_desc).clear()
+
+    def __repr__(self) -> str:
+        return f"CountTrigger({self.max_count})"
+
+
+class ContinuousEventTimeTrigger(Trigger):
+    """Fires every ``interval`` of event time, and at the window's end.
+
+    Keeps the next fire time in a ``fire-time`` state (minimum on merge); the first fire time
+    is the element's interval boundary plus ``interval``, capped at ``max_timestamp``.
+    """
+
+    def __init__(self, interval: Any) -> None:
+        self.interval = duration_ms(interval, what="interval")
+        if self.interval <= 0:
+            raise ValueError("ContinuousEventTimeTrigger needs interval > 0")
+        self.state_desc = ReducingStateDescriptor("fire-time", min)
+
+    @classmethod
+    def of(cls, interval: Any) -> ContinuousEventTimeTrigger:
+        return cls(interval)
+
+    def on_element(self, element, timestamp, window, ctx):
+        if window.max_timestamp() <= ctx.get_current_watermark():
+            return FIRE  # the watermark is already past the window: fire immediately
+        ctx.register_event_time_timer(window.max_timestamp())
+        fire_time = ctx.get_partitioned_state(self.state_desc)
+        if fire_time.get() is None:
+            start = timestamp - _java_rem(timestamp, self.interval)
+            self._register_next(start, window, ctx, fire_time)
+        return CONTINUE
+
+    def on_event_time(self, time, window, ctx):
+        if time == window.max_timestamp():
+            return FIRE
+        fire_time = ctx.get_partitioned_state(self.state_desc)
+        if fire_time.get() == time:
+            fire_time.clear()
+            self._register_next(time, window, ctx, fire_time)
+            return FIRE
+        return CONTINUE
+
+    def _register_next(self, time, window, ctx, fire_time) -> None:
+        next_fire = min(time + self.interval, window.max_timestamp())
+        fire_time.add(next_fire)
+        ctx.register_event_time_timer(next_fire)
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx):
+        ctx.merge_partitioned_state(self.state_desc)
+        next_fire = ctx.get_partitioned_state(self.state_desc).get()
+        if next_fire is not None:
+            ctx.register_event_time_timer(next_fire)
+
+    def clear(self, window, ctx):
+        fire_time = ctx.get_partitioned_state(self.state_desc)
+        ts = fire_time.get()
+        if ts is not None:
+            ctx.delete_event_time_timer(ts)
+            fire_time.clear()
+
+    def __repr__(self) -> str:
+        return f"ContinuousEventTimeTrigger({self.interval})"
+
+
+class ContinuousProcessingTimeTrigger(Trigger):
+    """Fires every ``interval`` of processing time (next fire time kept in ``fire-time``)."""
+
+    def __init__(self, interval: Any) -> None:
+        self.interval = duration_ms(interval, what="interval")
+        if self.interval <= 0:
+            raise ValueError("ContinuousProcessingTimeTrigger needs interval > 0")
+        self.state_desc = ReducingStateDescriptor("fire-time", min)
+
+    @classmethod
+    def of(cls, interval: Any) -> ContinuousProcessingTimeTrigger:
+        return cls(interval)
+
+    def on_element(self, element, timestamp, window, ctx):
+        fire_time = ctx.get_partitioned_state(self.state_desc)
+        now = ctx.get_current_processing_time()
+        if fire_time.get() is None:
+            self._register_next(now - _java_rem(now, self.interval), window, ctx, fire_time)
+        return CONTINUE
+
+    def on_processing_time(self, time, window, ctx):
+        fire_time = ctx.get_partitioned_state(self.state_desc)
+        if fire_time.get() == time:
+            fire_time.clear()
+            self._register_next(time, window, ctx, fire_time)
+            return FIRE
+        return CONTINUE
+
+    def _register_next(self, time, window, ctx, fire_time) -> None:
+        next_fire = min(time + self.interval, window.max_timestamp())
+        fire_time.add(next_fire)
+        ctx.register_processing_time_timer(next_fire)
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx):
+        ctx.merge_partitioned_state(self.state_desc)
+        next_fire = ctx.get_partitioned_state(self.state_desc).get()
+        if next_fire is not None:
+            ctx.register_processing_time_timer(next_fire)
+
+    def clear(self, window, ctx):
+        fire_time = ctx.get_partitioned_state(self.state_desc)
+        ts = fire_time.get()
+        if ts is not None:
+            ctx.delete_processing_time_timer(ts)
+            fire_time.clear()
+
+    def __repr__(self) -> str:
+        return f"ContinuousProcessingTimeTrigger({self.interval})"
+
+
+def value_delta(old: Any, new: Any) -> float:
+    """The default delta function: ``abs(new - old)`` of numeric values."""
+    return abs(new - old)
+
+
+class DeltaTrigger(Trigger):
+    """Fires when ``delta(last fired element, element) > threshold`` (keeps ``last-element``)."""
+
+    def __init__(
+        self, threshold: float, delta_function: Callable[[Any, Any], float] = value_delta
+    ) -> None:
+        self.threshold = threshold
+        self.delta_function = delta_function
+        self.state_desc = ValueStateDescriptor("last-element")
+
+    @classmethod
+    def of(
+        cls, threshold: float, delta_function: Callable[[Any, Any], float] = value_delta
+    ) -> DeltaTrigger:
+        return cls(threshold, delta_function)
+
+    def on_element(self, element, timestamp, window, ctx):
+        last = ctx.get_partitioned_state(self.state_desc)
+        if last.value() is None:
+            last.update(element)
+            return CONTINUE
+        if self.delta_function(last.value(), element) > self.threshold:
+            last.update(element)
+            return FIRE
+        return CONTINUE
+
+    def clear(self, window, ctx):
+        ctx.get_partitioned_state(self.state_desc).clear()
+
+    def __repr__(self) -> str:
+        return f"DeltaTrigger({self.threshold})"
+
+
+class NeverTrigger(Trigger):
+    """Never fires (the default trigger of GlobalWindows)."""
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx):
+        pass
+
+
+class EndOfStreamTrigger(Trigger):
+    """Fires once, when the watermark reaches MAX at the end of a bounded input
+    (GlobalWindows.createWithEndOfStreamTrigger)."""
+
+    def on_element(self, element, timestamp, window, ctx):
+        ctx.register_event_time_timer(window.max_timestamp())
+        return CONTINUE
+
+    def on_event_time(self, time, window, ctx):
+        return FIRE if time == window.max_timestamp() else CONTINUE
+
+
+class PurgingTrigger(Trigger):
+    """Turns every FIRE of the nested trigger into FIRE_AND_PURGE."""
+
+    def __init__(self, nested: Trigger) -> None:
+        self.nested = nested
+
+    @classmethod
+    def of(cls, nested: Trigger) -> PurgingTrigger:
+        return cls(nested)
+
+    @staticmethod
+    def _purging(result: TriggerResult) -> TriggerResult:
+        return FIRE_AND_PURGE if result.is_fire else result
+
+    def on_element(self, element, timestamp, window, ctx):
+        return self._purging(self.nested.on_element(element, timestamp, window, ctx))
+
+    def on_event_time(self, time, window, ctx):
+        return self._purging(self.nested.on_event_time(time, window, ctx))
+
+    def on_processing_time(self, time, window, ctx):
+        return self._purging(self.nested.on_processing_time(time, window, ctx))
+
+    def can_merge(self) -> bool:
+        return self.nested.can_merge()
+
+    def on_merge(self, window, ctx):
+        self.nested.on_merge(window, ctx)
+
+    def clear(self, window, ctx):
+        self.nested.clear(window, ctx)
+
+    def __repr__(self) -> str:
+        return f"PurgingTrigger({self.nested!r})"
+
+
+def _java_rem(a: int, b: int) -> int:
+    r = abs(a) % b
+    return -r if a < 0 else r

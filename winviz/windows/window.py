@@ -1,0 +1,75 @@
+"""Windows: the namespaces that the WindowOperator keeps state and timers in.
+
+``TimeWindow`` is Flink's half-open ``[start, end)`` interval; its ``max_timestamp()`` is
+``end - 1``, the timestamp of every result it emits and the time its event-time trigger fires.
+``GlobalWindow`` is the single window of ``GlobalWindows``; its ``max_timestamp()`` is
+``Long.MAX_VALUE``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from winviz.time import MAX
+
+
+class TimeWindow(NamedTuple):
+    """Flink's ``TimeWindow``: ``[start, end)`` in milliseconds."""
+
+    start: int
+    end: int
+
+    def max_timestamp(self) -> int:
+        """The largest timestamp that belongs to the window: ``end - 1``."""
+        return self.end - 1
+
+    def intersects(self, other: TimeWindow) -> bool:
+        """True when the windows overlap *or touch* (Flink merges touching sessions)."""
+        return self.start <= other.end and self.end >= other.start
+
+    def cover(self, other: TimeWindow) -> TimeWindow:
+        """The smallest window that contains both."""
+        return TimeWindow(min(self.start, other.start), max(self.end, other.end))
+
+    def __repr__(self) -> str:
+        return f"[{self.start}, {self.end})"
+
+
+class GlobalWindow:
+    """Flink's ``GlobalWindow``: the one window of ``GlobalWindows`` (a singleton)."""
+
+    _instance: GlobalWindow | None = None
+    start = None
+    end = None
+
+    def __new__(cls) -> GlobalWindow:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def max_timestamp(self) -> int:
+        return MAX
+
+    def __repr__(self) -> str:
+        return "GlobalWindow"
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+
+GLOBAL_WINDOW = GlobalWindow()
+
+
+def java_time_window_hash(window: TimeWindow) -> int:
+    """``TimeWindow.hashCode()``: ``MathUtils.longToIntWithBitMixing(start + end)``.
+
+    Needed only to reproduce the iteration order of the Java ``HashSet`` in which Flink's
+    ``MergingWindowSet`` looks for the state window to keep when sessions merge.
+    """
+    m64 = 0xFFFFFFFFFFFFFFFF
+    x = (window.start + window.end) & m64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m64
+    x ^= x >> 31
+    x &= 0xFFFFFFFF
+    return x - (1 << 32) if x & 0x80000000 else x
