@@ -35,7 +35,7 @@ test-flink: setup
 	$(MAKE) -C tests/flink run PY=$(abspath $(PY))
 
 bench: setup
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .ruff_cache

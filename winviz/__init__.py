@@ -1,1 +1,76 @@
-"""winviz."""
+"""winviz — Flink's time semantics, exactly, in a small Python engine with a full trace.
+
+``import winviz as wv`` gives the whole public API: the environment and streams, watermark
+strategies, window assigners, triggers, evictors, functions, the trace, time helpers and the
+key-group rules.
+"""
+
+from winviz.datastream import DataStream, KeyedStream, StreamExecutionEnvironment, WindowedStream
+from winviz.errors import (
+    IllegalStateError,
+    InputError,
+    UnsupportedOperationError,
+    UserFunctionError,
+    WinvizError,
+)
+from winviz.functions import (
+    AggregateFunction,
+    Collector,
+    CountAggregate,
+    KeyedProcessFunction,
+    OutputTag,
+    ProcessWindowFunction,
+    ReduceFunction,
+    SumAggregate,
+    TimeDomain,
+)
+from winviz.keygroups import (
+    assign_key_to_subtask,
+    assign_to_key_group,
+    compute_default_max_parallelism,
+    java_hash_code,
+    murmur_hash,
+)
+from winviz.operators.simple import Record
+from winviz.runtime import JobExecutionResult
+from winviz.time import MAX, MIN, TimestampNormalizer, hours, minutes, seconds, to_millis
+from winviz.trace import SCHEMA_VERSION, Trace, TraceRecord
+from winviz.valve import StatusWatermarkValve
+from winviz.watermarks import (
+    BoundedOutOfOrdernessWatermarks,
+    PunctuatedWatermarks,
+    WatermarkGenerator,
+    WatermarkOutput,
+    WatermarkStrategy,
+)
+from winviz.windows import (
+    GLOBAL_WINDOW,
+    ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger,
+    CountEvictor,
+    CountTrigger,
+    DeltaEvictor,
+    DeltaTrigger,
+    EndOfStreamTrigger,
+    EventTimeSessionWindows,
+    EventTimeTrigger,
+    Evictor,
+    GlobalWindow,
+    GlobalWindows,
+    NeverTrigger,
+    ProcessingTimeSessionWindows,
+    ProcessingTimeTrigger,
+    PurgingTrigger,
+    SlidingEventTimeWindows,
+    SlidingProcessingTimeWindows,
+    TimeEvictor,
+    TimeWindow,
+    Trigger,
+    TriggerResult,
+    TumblingEventTimeWindows,
+    TumblingProcessingTimeWindows,
+    WindowAssigner,
+)
+
+__all__ = [name for name in dir() if not name.startswith("_")]
+__version__ = "0.1.0"

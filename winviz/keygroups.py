@@ -7,7 +7,8 @@ the maximum parallelism cannot change after a job starts.
 
 Java ``hashCode`` rules used here: ``str`` → ``String.hashCode`` (UTF-16 code units);
 ``int`` → ``Integer.hashCode`` when it fits 32 bits, else ``Long.hashCode``; ``bool`` →
-``Boolean.hashCode``; ``tuple`` → Flink's ``TupleN.hashCode``; ``None`` → 0.
+``Boolean.hashCode``; ``tuple`` → Flink's ``TupleN.hashCode`` (a None field → 0). A None key
+is refused, as Flink refuses a null key.
 """
 
 from __future__ import annotations
@@ -34,8 +35,6 @@ def _rotl32(x: int, r: int) -> int:
 
 def java_hash_code(key: Any) -> int:
     """The Java ``hashCode()`` the key would have in Flink (see the module docstring)."""
-    if key is None:
-        return 0
     if isinstance(key, bool):
         return 1231 if key else 1237
     if isinstance(key, int):
@@ -53,8 +52,8 @@ def java_hash_code(key: Any) -> int:
         return _int32(h)
     if isinstance(key, tuple):
         h = 0
-        for item in key:
-            h = (31 * h + java_hash_code(item)) & _M32
+        for item in key:  # a None field hashes to 0 (Flink's TupleN.hashCode)
+            h = (31 * h + (0 if item is None else java_hash_code(item))) & _M32
         return _int32(h)
     raise InputError(
         f"no Java hashCode rule for key type {type(key).__name__}",
@@ -90,6 +89,7 @@ def murmur_hash(code: int) -> int:
 def compute_default_max_parallelism(parallelism: int) -> int:
     """``KeyGroupRangeAssignment.computeDefaultMaxParallelism``: 1.5 × parallelism rounded up
     to a power of two, at least 128 and at most 32768."""
+    _check_parallelism(parallelism)
     target = parallelism + parallelism // 2
     power = 1
     while power < target:
@@ -97,8 +97,21 @@ def compute_default_max_parallelism(parallelism: int) -> int:
     return min(max(power, DEFAULT_LOWER_BOUND_MAX_PARALLELISM), UPPER_BOUND_MAX_PARALLELISM)
 
 
+def _check_parallelism(parallelism: int) -> None:
+    if not 0 < parallelism <= UPPER_BOUND_MAX_PARALLELISM:
+        raise InputError(
+            "Operator parallelism not within bounds",
+            field="parallelism",
+            value=parallelism,
+            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
+        )
+
+
 def assign_to_key_group(key: Any, max_parallelism: int) -> int:
     """``KeyGroupRangeAssignment.assignToKeyGroup``: ``murmur(hashCode) % max_parallelism``."""
+    if key is None:
+        raise InputError("Assigned key must not be null!", field="key", value=None)
+    _check_parallelism(max_parallelism)
     return murmur_hash(java_hash_code(key)) % max_parallelism
 
 
@@ -109,9 +122,11 @@ def operator_index_for_key_group(max_parallelism: int, parallelism: int, key_gro
 
 def assign_key_to_subtask(key: Any, parallelism: int, max_parallelism: int | None = None) -> int:
     """The subtask index that processes ``key`` (``assignKeyToParallelOperator``)."""
-    if parallelism < 1:
-        raise InputError("parallelism must be >= 1", value=parallelism)
-    mp = max_parallelism or compute_default_max_parallelism(parallelism)
+    _check_parallelism(parallelism)
+    mp = (
+        compute_default_max_parallelism(parallelism) if max_parallelism is None else max_parallelism
+    )
+    _check_parallelism(mp)
     if mp < parallelism:
         raise InputError("max parallelism must be >= parallelism", value=mp)
     return operator_index_for_key_group(mp, parallelism, assign_to_key_group(key, mp))

@@ -23,7 +23,7 @@ import datetime as _dt
 import math
 from dataclasses import dataclass, field
 from typing import Any
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from winviz.errors import InputError
 
@@ -120,7 +120,17 @@ class TimestampNormalizer:
         return ms
 
     def _zone(self) -> _dt.tzinfo:
-        return ZoneInfo(self.tz) if self.tz else _dt.UTC
+        if not self.tz:
+            return _dt.UTC
+        try:
+            return ZoneInfo(self.tz)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise InputError(
+                "unknown time zone",
+                field="tz",
+                value=self.tz,
+                expected="an IANA name such as 'UTC' or 'Asia/Shanghai'",
+            ) from None
 
     def _convert(self, value: Any, index: int | None, field_name: str) -> tuple[int, str | None]:
         if value is None:
@@ -167,8 +177,6 @@ class TimestampNormalizer:
         if type(value).__name__ == "NaTType" or value != value:  # pandas NaT
             raise InputError("timestamp is NaT", index=index, field=field_name, value=value)
         if isinstance(value, _dt.datetime):
-            nanos = getattr(value, "nanosecond", 0)  # pandas Timestamps below the microsecond
-            del nanos
             if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
                 return _aware_to_ms(value.replace(tzinfo=self._zone())), "naive"
             return _aware_to_ms(value), "aware"

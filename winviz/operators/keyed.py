@@ -40,7 +40,7 @@ class KeyedStreamOperator(StreamOperator):
             key,
             namespace,
             ts,
-            (domain, namespace, flag),
+            (domain, namespace) if kind == "timer_fired" else (domain, namespace, flag),
         )
 
     # -- time: the timer service holds this operator's clocks ------------------------------

@@ -1,0 +1,317 @@
+"""The fluent API end to end: pipelines that read like Flink code, their outputs, side
+outputs, metrics and trace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import winviz as wv
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def _clicks_job(bound: int = 500):
+    env = wv.StreamExecutionEnvironment()
+    late = wv.OutputTag("late")
+    clicks = env.from_collection(
+        [("alice", 1_000), ("bob", 2_500), ("alice", 4_999), ("alice", 900), ("bob", 100)],
+        arrival_times=[0, 100, 200, 900, 5_000],
+    )
+    counts = (
+        clicks.assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(wv.seconds(5)))
+        .side_output_late_data(late)
+        .aggregate(wv.CountAggregate())
+    )
+    counts.sink_to("counts")
+    return env, late
+
+
+def test_readme_pipeline_counts_per_key_and_window() -> None:
+    env, _ = _clicks_job()
+    result = env.execute()
+    # The periodic watermark at 200 ms is 4999 - 500 - 1 = 4498: nothing fires until the end
+    # of input (watermark MAX), when both windows [0, 5000) fire, stamped 4999.
+    assert sorted((r.value, r.timestamp, r.processing_time) for r in result.outputs["counts"]) == [
+        (2, 4999, 5_000),
+        (3, 4999, 5_000),
+    ]
+    assert result.side_outputs == {}
+
+
+def test_late_element_goes_to_side_output_once_the_window_is_gone() -> None:
+    env, _ = _clicks_job(bound=0)
+    result = env.execute()
+    # bound 0: watermark 4998 after alice@4999 (periodic at 400 ms) — alice@900 arrives at
+    # 900 ms: window [0,5000) not late yet (4999 > 4998), so it is counted; bob@100 arrives at
+    # 5000 ms: still not late. Nothing is late here.
+    assert sorted(r.value for r in result.outputs["counts"]) == [2, 3]
+
+
+def test_seed_002_records_891_and_892_with_punctuated_watermarks() -> None:
+    """Seed 002: watermark = each element's own timestamp (punctuated); 1-minute windows;
+    record 892 (17:51:54.152) arrives after record 893 pushed the watermark to 21:10:24.102."""
+    rows = [
+        json.loads(line) for line in (DATA / "seed_002_late_data.jsonl").read_text().splitlines()
+    ]
+    env = wv.StreamExecutionEnvironment(tz="Asia/Shanghai")
+    late = wv.OutputTag("late")
+    norm = wv.TimestampNormalizer("Asia/Shanghai")
+    windows = (
+        env.from_collection(rows, arrival_interval=1)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_punctuated(lambda e, ts: ts).with_timestamp_assigner(
+                lambda e, _: norm(e["createTime"])
+            )
+        )
+        .key_by(lambda e: "key")
+        .window(wv.TumblingEventTimeWindows.of(wv.minutes(1)))
+        .side_output_late_data(late)
+        .process(
+            lambda key, ctx, elements, out: out.collect(
+                (
+                    ctx.window().start,
+                    ctx.window().end,
+                    ctx.current_watermark(),
+                    [e["id"] for e in elements],
+                )
+            )
+        )
+    )
+    windows.sink_to("apply")
+    result = env.execute()
+    assert norm("2019-08-24 17:51:44.152") == 1566640304152
+    fired = result.outputs["apply"][0].value
+    assert fired == (1566640260000, 1566640320000, 1566652224102, [890, 891])
+    assert [r.value["id"] for r in result.side_outputs["late"]] == [892]
+    assert result.side_outputs["late"][0].timestamp == 1566640314152
+
+
+def test_allowed_lateness_refires_accumulating_and_cleans_up_at_max_ts_plus_lateness() -> None:
+    """Seed 003: window [0, 5000), allowed lateness 1000 → kept until watermark 5999."""
+    env = wv.StreamExecutionEnvironment()
+    events = [("A", 0), ("A", 4999), ("A", 5000), ("A", 1), ("A", 2), ("A", 3)]
+    wms = {0: None, 4999: 5000, 5000: None, 1: 5998, 2: 5999, 3: None}
+    late = wv.OutputTag("late")
+    (
+        env.from_collection(events, arrival_interval=10)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_punctuated(lambda e, ts: wms[e[1]]).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .allowed_lateness(1000)
+        .side_output_late_data(late)
+        .process(lambda k, ctx, els, out: out.collect(sorted(t for _, t in els)))
+        .sink_to("out")
+    )
+    result = env.execute()
+    values = [r.value for r in result.outputs["out"]]
+    # A punctuated watermark follows its element. wm 5000 fires [0, 4999]; element 1 (wm 5000)
+    # re-fires at once, accumulating; element 2 (wm 5998) re-fires again; then watermark 5999
+    # reaches cleanup time 4999 + 1000, so element 3 finds the window gone: side output.
+    assert values[:3] == [[0, 4999], [0, 1, 4999], [0, 1, 2, 4999]]
+    assert [r.value for r in result.side_outputs["late"]] == [("A", 3)]
+    fired = result.trace.records("fired")
+    assert [(f.details()["pane"], f.details()["timing"]) for f in fired[:3]] == [
+        (0, "on_time"),
+        (1, "late"),
+        (2, "late"),
+    ]
+    cleanup = result.trace.records("cleanup")[0]
+    assert (cleanup.window, cleanup.watermark, cleanup.detail) == (
+        wv.TimeWindow(0, 5000),
+        5999,
+        5999,
+    )
+
+
+def test_trace_is_byte_for_byte_deterministic() -> None:
+    a = _clicks_job()[0].execute().trace.to_json()
+    b = _clicks_job()[0].execute().trace.to_json()
+    assert a == b
+    doc = json.loads(a)
+    assert doc["schema_version"] == wv.SCHEMA_VERSION
+    assert doc["records"][0]["kind"] == "arrival"
+
+
+def test_trace_off_gives_same_outputs() -> None:
+    env, _ = _clicks_job()
+    env.trace_enabled = False
+    result = env.execute()
+    assert result.trace is None
+    assert sorted(r.value for r in result.outputs["counts"]) == [2, 3]
+
+
+def test_bad_timestamp_names_record_field_value_and_keeps_trace() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([{"ts": 1}, {"ts": 2}, {"ts": "yesterday"}])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e["ts"]
+            )
+        )
+        .sink_to("out")
+    )
+    with pytest.raises(
+        wv.InputError, match=r"record 2, field 'timestamp', value 'yesterday'"
+    ) as err:
+        env.execute()
+    assert len(err.value.trace.records("arrival")) == 3
+    assert [r.value for r in err.value.partial_result.outputs["out"]] == [{"ts": 1}, {"ts": 2}]
+
+
+def test_user_function_error_names_operator_key_window_and_record() -> None:
+    env = wv.StreamExecutionEnvironment()
+
+    def boom(a, b):
+        raise ZeroDivisionError("no")
+
+    (
+        env.from_collection([("k", 1), ("k", 2)], timestamps=[1, 2])
+        .assign_timestamps_and_watermarks(wv.WatermarkStrategy.for_monotonous_timestamps())
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(10))
+        .reduce(boom)
+        .sink_to("out")
+    )
+    with pytest.raises(wv.UserFunctionError) as err:
+        env.execute()
+    e = err.value
+    assert (e.operator, e.key, e.window, e.record, e.index) == (
+        "window",
+        "k",
+        wv.TimeWindow(0, 10),
+        ("k", 2),
+        1,
+    )
+    assert "boom" in str(e) and "ZeroDivisionError" in str(e)
+    assert isinstance(e.__cause__, ZeroDivisionError)
+
+
+def test_trigger_returning_garbage_is_an_illegal_state() -> None:
+    class Bad(wv.Trigger):
+        def on_element(self, element, timestamp, window, ctx):
+            return "FIRE"
+
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([1], timestamps=[5])
+        .key_by(lambda e: e)
+        .window(wv.TumblingEventTimeWindows.of(10))
+        .trigger(Bad())
+        .reduce(lambda a, b: a + b)
+        .sink_to("out")
+    )
+    with pytest.raises(wv.IllegalStateError, match=r"returned 'FIRE'.*expected a TriggerResult"):
+        env.execute()
+
+
+@pytest.mark.parametrize(
+    ("make", "field"),
+    [
+        (lambda: wv.TumblingEventTimeWindows.of(0), "size"),
+        (lambda: wv.TumblingEventTimeWindows.of(10, 10), "offset"),
+        (lambda: wv.SlidingEventTimeWindows.of(10, 0), "slide"),
+        (lambda: wv.SlidingEventTimeWindows.of(-1, 5), "size"),
+        (lambda: wv.SlidingEventTimeWindows.of(100_001, 10), "slide"),
+        (lambda: wv.EventTimeSessionWindows.with_gap(0), "gap"),
+        (lambda: wv.WatermarkStrategy.for_bounded_out_of_orderness(-1), "max_out_of_orderness"),
+    ],
+)
+def test_bad_window_parameters_name_the_field(make, field) -> None:
+    with pytest.raises(wv.InputError, match=f"field '{field}'"):
+        make()
+
+
+def test_negative_lateness_is_refused() -> None:
+    env = wv.StreamExecutionEnvironment()
+    ws = env.from_collection([1]).key_by(lambda e: e).window(wv.TumblingEventTimeWindows.of(5))
+    with pytest.raises(wv.InputError, match="allowed lateness cannot be negative"):
+        ws.allowed_lateness(-1)
+
+
+def test_periodic_watermarks_follow_the_simulated_clock() -> None:
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
+    (
+        env.from_collection([10, 20, 3000, 3001], arrival_times=[0, 50, 1000, 1500])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(5).with_timestamp_assigner(
+                lambda e, _: e
+            )
+        )
+        .sink_to("out")
+    )
+    result = env.execute()
+    generated = [(r.proc_time, r.ts) for r in result.trace.records("watermark_generated")]
+    # first periodic emit at 200 ms: max 20 - 5 - 1 = 14 (the emits at 400..1000 repeat it and
+    # are dropped); 3000 arrives at 1000 ms and the 1200 ms emit gives 2994; 3001 arrives at
+    # 1500 ms and the end of input emits once more (2995), then MAX
+    assert generated == [(200, 14), (1200, 2994), (1500, 2995), (1500, wv.MAX)]
+
+
+def test_ingestion_time_stamps_arrival_time() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(["a", "b"], arrival_times=[100, 250])
+        .assign_timestamps_and_watermarks(wv.WatermarkStrategy.ingestion_time())
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert [r.timestamp for r in result.outputs["out"]] == [100, 250]
+
+
+def test_keyed_process_function_with_event_time_timer_and_side_output() -> None:
+    alerts = wv.OutputTag("alerts")
+
+    class Timeout(wv.KeyedProcessFunction):
+        def process_element(self, value, ctx, out):
+            ctx.timer_service().register_event_time_timer(ctx.timestamp() + 100)
+            if value[1] > 5:
+                ctx.output(alerts, value)
+
+        def on_timer(self, ts, ctx, out):
+            out.collect((ctx.get_current_key(), ts, ctx.time_domain()))
+
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("x", 1), ("x", 9), ("y", 2)], timestamps=[0, 0, 50])
+        .assign_timestamps_and_watermarks(wv.WatermarkStrategy.for_monotonous_timestamps())
+        .key_by(lambda e: e[0])
+        .process(Timeout())
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert [r.value for r in result.outputs["out"]] == [
+        ("x", 100, "EVENT_TIME"),
+        ("y", 150, "EVENT_TIME"),
+    ]
+    assert [r.value for r in result.side_outputs["alerts"]] == [("x", 9)]
+    regs = result.trace.records("timer_registered")
+    assert [r.details()["deduplicated"] for r in regs] == [False, True, False]
+
+
+def test_window_all_and_session_merge_in_trace() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([1, 2, 10, 4], timestamps=[1, 2, 10, 4])
+        .assign_timestamps_and_watermarks(wv.WatermarkStrategy.no_watermarks())
+        .window_all(wv.EventTimeSessionWindows.with_gap(3))
+        .reduce(lambda a, b: a + b)
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert sorted((r.value, r.timestamp) for r in result.outputs["out"]) == [(7, 6), (10, 12)]
+    merged = result.trace.records("merged")
+    assert [m.window for m in merged] == [wv.TimeWindow(1, 5), wv.TimeWindow(1, 7)]

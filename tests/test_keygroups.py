@@ -1,0 +1,266 @@
+"""winviz.keygroups against real Flink: every expected number below was printed by Flink.
+
+The tables were produced by a one-off Java program (kept out of the repo) that called Flink
+2.3.0's ``KeyGroupRangeAssignment``, ``MathUtils.murmurHash`` and the keys' own ``hashCode()``
+from ``flink-dist-2.3.0.jar`` (the jar from ``apache-flink-libraries==2.3.0``) on JDK 17.
+Python ↔ Java key mapping: ``str`` ↔ ``String``; ``int`` inside 32 bits ↔ ``Integer``; ``int``
+outside 32 bits ↔ ``Long``; ``bool`` ↔ ``Boolean``; tuple of 2/3 ↔ ``Tuple2``/``Tuple3``;
+``None`` inside a tuple ↔ a ``null`` field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from winviz.errors import InputError
+from winviz.keygroups import (
+    assign_key_to_subtask,
+    assign_to_key_group,
+    compute_default_max_parallelism,
+    java_hash_code,
+    murmur_hash,
+    operator_index_for_key_group,
+)
+
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+
+# From Flink 2.3.0's KeyGroupRangeAssignment via a one-off Java program. Columns:
+# key, key.hashCode(), MathUtils.murmurHash(hashCode), assignToKeyGroup(key, 128),
+# assignToKeyGroup(key, 32768), assignKeyToParallelOperator(key, 128, p) for p = 1, 2, 3, 4, 7,
+# assignKeyToParallelOperator(key, computeDefaultMaxParallelism(p), p) for p = 100, 200.
+FLINK_KEYS: list[tuple[Any, int, int, int, int, tuple[int, ...], tuple[int, int]]] = [
+    # String
+    ("", 0, 593689054, 94, 31198, (0, 1, 2, 2, 5), (86, 186)),
+    ("a", 97, 1455541201, 81, 19409, (0, 1, 1, 2, 4), (81, 181)),
+    ("hello", 99162322, 1715862179, 35, 31395, (0, 0, 0, 1, 1), (63, 63)),
+    ("user-42", -147182656, 1600933524, 20, 20116, (0, 0, 0, 0, 1), (57, 57)),
+    ("sensor_1", 1262115052, 1770583113, 73, 29769, (0, 1, 1, 2, 3), (28, 28)),
+    ("Hello, World!", 1498789909, 741723222, 86, 19542, (0, 1, 2, 2, 4), (33, 33)),
+    ("é", 233, 1107437598, 30, 10270, (0, 0, 0, 0, 1), (11, 11)),
+    ("日本", 835047, 1762503263, 95, 10847, (0, 1, 2, 2, 5), (37, 37)),
+    ("\U0001f600", 1772899, 1934073014, 54, 7350, (0, 0, 1, 1, 2), (71, 71)),  # surrogate pair
+    ("a\U0001f680b", 57853662, 1037511140, 100, 10724, (0, 1, 2, 3, 5), (89, 189)),
+    ("naïve café", 824164310, 1918400269, 13, 30477, (0, 0, 0, 0, 0), (5, 105)),
+    # Integer
+    (0, 0, 593689054, 94, 31198, (0, 1, 2, 2, 5), (86, 186)),
+    (1, 1, 68075478, 86, 16342, (0, 1, 2, 2, 4), (83, 183)),
+    (-1, -1, 1982413648, 80, 15184, (0, 1, 1, 2, 4), (31, 131)),
+    (42, 42, 1134849565, 29, 28189, (0, 0, 0, 0, 1), (11, 11)),
+    (1000, 1000, 3506311, 7, 135, (0, 0, 0, 0, 0), (52, 52)),
+    (INT_MIN, INT_MIN, 1718298732, 108, 10348, (0, 1, 2, 3, 5), (42, 42)),
+    (INT_MAX, INT_MAX, 1653689534, 62, 19646, (0, 0, 1, 1, 3), (74, 74)),
+    # Long (outside the int range)
+    (2147483648, INT_MIN, 1718298732, 108, 10348, (0, 1, 2, 3, 5), (42, 42)),
+    (-2147483649, INT_MIN, 1718298732, 108, 10348, (0, 1, 2, 3, 5), (42, 42)),
+    (4294967296, 1, 68075478, 86, 16342, (0, 1, 2, 2, 4), (83, 183)),
+    (1566640304152, -1022758540, 1163117036, 108, 16876, (0, 1, 2, 3, 5), (92, 192)),
+    (-1566640304152, -1022758533, 527639920, 112, 9584, (0, 1, 2, 3, 6), (43, 143)),
+    (LONG_MAX, INT_MIN, 1718298732, 108, 10348, (0, 1, 2, 3, 5), (42, 42)),
+    (LONG_MIN, INT_MIN, 1718298732, 108, 10348, (0, 1, 2, 3, 5), (42, 42)),
+    # Boolean
+    (True, 1231, 1090530765, 77, 11725, (0, 1, 1, 2, 4), (80, 180)),
+    (False, 1237, 1530821891, 3, 32003, (0, 0, 0, 0, 0), (1, 101)),
+    # Tuple2 / Tuple3
+    (("a", 1), 3008, 1123382429, 29, 29853, (0, 0, 0, 0, 1), (61, 61)),
+    ((1, "a"), 128, 132521001, 41, 7209, (0, 0, 0, 1, 2), (16, 16)),
+    (("user", 1566640304152), -911180023, 1242591414, 54, 28854, (0, 0, 1, 1, 2), (71, 71)),
+    ((True, False), 39398, 1339127584, 32, 30496, (0, 0, 0, 1, 1), (12, 112)),
+    (("日本", -1), 25886456, 369973610, 106, 22890, (0, 1, 2, 3, 5), (41, 141)),
+    (("", 0), 0, 593689054, 94, 31198, (0, 1, 2, 2, 5), (86, 186)),
+    ((("a", 1), "b"), 93346, 1407891368, 40, 14248, (0, 0, 0, 1, 2), (65, 165)),
+    ((None, "a"), 97, 1455541201, 81, 19409, (0, 1, 1, 2, 4), (81, 181)),
+    (("x", -1, INT_MIN), -2147368359, 238471035, 123, 18299, (0, 1, 2, 3, 6), (48, 148)),
+    (("sensor_1", True, LONG_MAX), -435657987, 366751914, 42, 12458, (0, 0, 0, 1, 2), (66, 66)),
+    (("\U0001f600", "é", 2147483648), -443720486, 111463662, 110, 19694, (0, 1, 2, 3, 6), (92, 92)),
+]
+
+# MathUtils.murmurHash(code), from the same Java program.
+FLINK_MURMUR = [
+    (0, 593689054),
+    (1, 68075478),
+    (-1, 1982413648),
+    (2, 1085422463),
+    (42, 1134849565),
+    (INT_MIN, 1718298732),
+    (INT_MAX, 1653689534),
+    (1231, 1090530765),
+    (1237, 1530821891),
+    (123456789, 1088346449),
+    (-123456789, 1470798557),
+]
+
+# KeyGroupRangeAssignment.computeDefaultMaxParallelism(p), from the same Java program.
+FLINK_DEFAULT_MAX_PARALLELISM = [
+    (1, 128),
+    (2, 128),
+    (3, 128),
+    (4, 128),
+    (10, 128),
+    (85, 128),
+    (86, 256),
+    (100, 256),
+    (128, 256),
+    (1000, 2048),
+    (21845, 32768),
+    (21846, 32768),
+    (30000, 32768),
+    (32768, 32768),
+]
+
+# computeOperatorIndexForKeyGroup(maxParallelism, parallelism, keyGroup) -> subtask.
+FLINK_OPERATOR_INDEX = [
+    (128, 1, 0, 0),
+    (128, 1, 127, 0),
+    (128, 2, 63, 0),
+    (128, 2, 64, 1),
+    (128, 3, 42, 0),
+    (128, 3, 43, 1),
+    (128, 3, 85, 1),
+    (128, 3, 86, 2),
+    (128, 7, 127, 6),
+    (32768, 10, 32767, 9),
+    (32768, 32768, 32767, 32767),
+    (256, 100, 255, 99),
+]
+
+KEY_IDS = [repr(row[0]) for row in FLINK_KEYS]
+
+
+@pytest.mark.parametrize("key, hash_code", [row[:2] for row in FLINK_KEYS], ids=KEY_IDS)
+def test_java_hash_code(key: Any, hash_code: int) -> None:
+    """The key's hashCode() is the one Java computes for the mapped Java object."""
+    assert java_hash_code(key) == hash_code
+
+
+@pytest.mark.parametrize("key, hash_code, murmur", [row[:3] for row in FLINK_KEYS], ids=KEY_IDS)
+def test_murmur_of_key_hash(key: Any, hash_code: int, murmur: int) -> None:
+    """murmurHash(hashCode) matches Flink for every key's hash."""
+    assert murmur_hash(java_hash_code(key)) == murmur
+
+
+@pytest.mark.parametrize("code, murmur", FLINK_MURMUR)
+def test_murmur_hash(code: int, murmur: int) -> None:
+    """MathUtils.murmurHash on chosen codes, including Integer.MIN/MAX."""
+    assert murmur_hash(code) == murmur
+    assert murmur >= 0
+
+
+@pytest.mark.parametrize(
+    "key, kg128, kg32768", [(r[0], r[3], r[4]) for r in FLINK_KEYS], ids=KEY_IDS
+)
+def test_assign_to_key_group(key: Any, kg128: int, kg32768: int) -> None:
+    """assignToKeyGroup with the smallest and the largest default max parallelism."""
+    assert assign_to_key_group(key, 128) == kg128
+    assert assign_to_key_group(key, 32768) == kg32768
+
+
+@pytest.mark.parametrize("key, subtasks", [(r[0], r[5]) for r in FLINK_KEYS], ids=KEY_IDS)
+def test_assign_key_to_subtask_mp128(key: Any, subtasks: tuple[int, ...]) -> None:
+    """assignKeyToParallelOperator(key, 128, p) for p = 1, 2, 3, 4, 7."""
+    got = tuple(assign_key_to_subtask(key, p, 128) for p in (1, 2, 3, 4, 7))
+    assert got == subtasks
+
+
+@pytest.mark.parametrize("key, subtasks", [(r[0], r[6]) for r in FLINK_KEYS], ids=KEY_IDS)
+def test_assign_key_to_subtask_default_max_parallelism(key: Any, subtasks: tuple[int, int]) -> None:
+    """Without max_parallelism the default is used (256 for p=100, 512 for p=200)."""
+    got = (assign_key_to_subtask(key, 100), assign_key_to_subtask(key, 200))
+    assert got == subtasks
+
+
+@pytest.mark.parametrize("key", [r[0] for r in FLINK_KEYS], ids=KEY_IDS)
+def test_default_max_parallelism_is_128_for_small_parallelism(key: Any) -> None:
+    """For p <= 85 the default max parallelism is 128, so omitting it changes nothing."""
+    for p in (1, 2, 3, 4, 7):
+        assert assign_key_to_subtask(key, p) == assign_key_to_subtask(key, p, 128)
+
+
+@pytest.mark.parametrize("parallelism, expected", FLINK_DEFAULT_MAX_PARALLELISM)
+def test_compute_default_max_parallelism(parallelism: int, expected: int) -> None:
+    """1.5 × p rounded up to a power of two, clamped to [128, 32768]."""
+    assert compute_default_max_parallelism(parallelism) == expected
+
+
+@pytest.mark.parametrize("max_parallelism, parallelism, key_group, expected", FLINK_OPERATOR_INDEX)
+def test_operator_index_for_key_group(
+    max_parallelism: int, parallelism: int, key_group: int, expected: int
+) -> None:
+    """computeOperatorIndexForKeyGroup: keyGroup * parallelism / maxParallelism."""
+    assert operator_index_for_key_group(max_parallelism, parallelism, key_group) == expected
+
+
+def test_every_subtask_owns_a_contiguous_key_group_range() -> None:
+    """With 128 key groups and p=3 the ranges are [0, 42], [43, 85], [86, 127]."""
+    owners = [operator_index_for_key_group(128, 3, kg) for kg in range(128)]
+    assert owners == [0] * 43 + [1] * 43 + [2] * 42
+
+
+def test_long_and_int_with_same_hash_share_a_key_group() -> None:
+    """Long 2**32 hashes like Integer 1 (Long.hashCode folds the halves)."""
+    assert java_hash_code(2**32) == java_hash_code(1) == 1
+    assert assign_to_key_group(2**32, 128) == assign_to_key_group(1, 128) == 86
+
+
+@pytest.mark.parametrize(
+    "key, shown",
+    [
+        (1.5, "1.5"),
+        ({"a": 1}, "{'a': 1}"),
+        (b"a", "b'a'"),
+        (["a", 1], "['a', 1]"),
+        (("a", 1.5), "1.5"),  # inside a tuple: the offending field is named
+        (2**63, "9223372036854775808"),  # does not fit Java's long
+        (-(2**63) - 1, "-9223372036854775809"),
+    ],
+    ids=["float", "dict", "bytes", "list", "float-in-tuple", "long-overflow", "long-underflow"],
+)
+def test_unsupported_key_raises_input_error(key: Any, shown: str) -> None:
+    """A key without a Java hashCode rule is an InputError that names the value."""
+    with pytest.raises(InputError) as info:
+        java_hash_code(key)
+    assert shown in str(info.value)
+    with pytest.raises(InputError, match="value"):
+        assign_to_key_group(key, 128)
+    with pytest.raises(InputError):
+        assign_key_to_subtask(key, 2)
+
+
+def test_none_key_rejected_like_flink() -> None:
+    """Flink: assignToKeyGroup(null, 128) throws NPE "Assigned key must not be null!".
+
+    A null *field* of a tuple is fine (hash 0, see FLINK_KEYS), a null key is not.
+    """
+    with pytest.raises(InputError):
+        assign_to_key_group(None, 128)
+    with pytest.raises(InputError):
+        assign_key_to_subtask(None, 2, 128)
+
+
+@pytest.mark.parametrize("parallelism", [0, -1, 32769])
+def test_default_max_parallelism_rejects_out_of_bounds(parallelism: int) -> None:
+    """Flink: IllegalArgumentException "Operator parallelism not within bounds: <p>"."""
+    with pytest.raises(InputError):
+        compute_default_max_parallelism(parallelism)
+
+
+@pytest.mark.parametrize("parallelism", [0, -3])
+def test_assign_key_to_subtask_rejects_bad_parallelism(parallelism: int) -> None:
+    """Parallelism below 1 is an InputError naming the value."""
+    with pytest.raises(InputError, match=f"value {parallelism}"):
+        assign_key_to_subtask("a", parallelism, 128)
+
+
+def test_assign_key_to_subtask_rejects_max_parallelism_below_parallelism() -> None:
+    """max_parallelism < parallelism would leave subtasks without key groups."""
+    with pytest.raises(InputError, match="value 2"):
+        assign_key_to_subtask("a", 4, 2)
+
+
+def test_assign_key_to_subtask_rejects_zero_max_parallelism() -> None:
+    """An explicit max_parallelism of 0 is invalid in Flink (assignToKeyGroup divides by it);
+    it must not silently fall back to the default."""
+    with pytest.raises(InputError):
+        assign_key_to_subtask("a", 2, 0)

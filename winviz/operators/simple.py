@@ -1,0 +1,77 @@
+"""Stateless one-input operators (Flink's ``StreamMap``, ``StreamFilter``,
+``StreamFlatMap``) and the sink that collects a job's results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from winviz.operators.base import StreamOperator
+
+
+class Record(NamedTuple):
+    """A record that reached a sink or side output: its value, its timestamp (None when it
+    has none) and the processing time at which it arrived."""
+
+    value: Any
+    timestamp: int | None
+    processing_time: int
+
+
+class MapOperator(StreamOperator):
+    def __init__(self, name: str, fn: Callable[[Any], Any]) -> None:
+        super().__init__(name)
+        self.fn = fn
+
+    def process_element(self, value, ts):
+        self.metrics["num_records_in"] += 1
+        self.emit(self.call_user("map", self.fn, value, record=value), ts)
+
+
+class FilterOperator(StreamOperator):
+    def __init__(self, name: str, fn: Callable[[Any], bool]) -> None:
+        super().__init__(name)
+        self.fn = fn
+
+    def process_element(self, value, ts):
+        self.metrics["num_records_in"] += 1
+        if self.call_user("filter", self.fn, value, record=value):
+            self.emit(value, ts)
+
+
+class FlatMapOperator(StreamOperator):
+    def __init__(self, name: str, fn: Callable[[Any], Any]) -> None:
+        super().__init__(name)
+        self.fn = fn
+
+    def process_element(self, value, ts):
+        self.metrics["num_records_in"] += 1
+        for out in self.call_user("flat_map", self.fn, value, record=value) or ():
+            self.emit(out, ts)
+
+
+class SinkOperator(StreamOperator):
+    """Collects every record it receives into ``records`` (a job result's output)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.records: list[Record] = []
+
+    def process_element(self, value, ts):
+        self.metrics["num_records_in"] += 1
+        if self.trace is not None:
+            self.trace.emit(
+                "sink",
+                self._processing_time,
+                self._watermark,
+                self.name,
+                None,
+                None,
+                ts,
+                (self.name, value),
+            )
+        self.records.append(Record(value, ts, self._processing_time))
+
+    def process_watermark(self, watermark):
+        if watermark > self._watermark:
+            self._watermark = watermark

@@ -1,0 +1,188 @@
+"""Sources and the operator that gives records timestamps and watermarks.
+
+``SourceOperator`` replays a bounded collection: each record has an arrival (processing)
+time, and the runtime hands it over when the simulated clock reaches it.
+``TimestampsAndWatermarksOperator`` is Flink's operator of the same name: it extracts each
+record's timestamp with the strategy's assigner, passes the record on, shows it to the
+watermark generator (``on_event``) and asks the generator for a watermark every
+``auto_watermark_interval`` ms of processing time (``on_periodic_emit``). Watermarks that do
+not increase are dropped; the end of the input is the watermark MAX.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.errors import InputError, UserFunctionError, WinvizError
+from winviz.operators.base import StreamOperator
+from winviz.time import MAX, MIN, TimestampNormalizer
+from winviz.watermarks import IngestionTimeAssigner, WatermarkOutput, WatermarkStrategy
+
+
+class SourceOperator(StreamOperator):
+    """A bounded source: ``records`` are (arrival_time, value, source timestamp or None)."""
+
+    def __init__(self, name: str, records: list[tuple[int, Any, int | None]]) -> None:
+        super().__init__(name)
+        self.records = records
+        self.position = 0  # how many records were emitted (a checkpoint's source offset)
+
+    def process_element(self, value, ts):
+        self.metrics["num_records_in"] += 1
+        self.position += 1
+        if self.trace is not None:
+            self.trace.emit(
+                "arrival",
+                self._processing_time,
+                self._watermark,
+                self.name,
+                None,
+                None,
+                ts,
+                (value, self.position - 1),
+            )
+        self.emit_record(value, ts)
+
+    def emit_record(self, value, ts):
+        self.metrics["num_records_out"] += 1
+        self.output.collect(value, ts)
+
+    def end_of_input(self) -> None:
+        """A bounded source ends with the watermark MAX."""
+        self.process_watermark(MAX)
+
+
+class _Emitter(WatermarkOutput):
+    """Flink's ``WatermarkEmitter``: forwards only increasing watermarks; tracks idleness."""
+
+    def __init__(self, op: TimestampsAndWatermarksOperator) -> None:
+        self.op = op
+        self.idle = False
+
+    def emit_watermark(self, watermark: int) -> None:
+        op = self.op
+        if watermark <= op._watermark:
+            if watermark < op._watermark and op.trace is not None:
+                op.trace.emit(
+                    "watermark_dropped",
+                    op._processing_time,
+                    op._watermark,
+                    op.name,
+                    None,
+                    None,
+                    watermark,
+                    "not increasing",
+                )
+            return
+        self.mark_active()
+        if op.trace is not None:
+            op.trace.emit(
+                "watermark_generated",
+                op._processing_time,
+                watermark,
+                op.name,
+                None,
+                None,
+                watermark,
+                op.strategy.name,
+            )
+        StreamOperator.process_watermark(op, watermark)
+
+    def mark_idle(self) -> None:
+        if not self.idle:
+            self.idle = True
+            op = self.op
+            if op.trace is not None:
+                op.trace.emit(
+                    "idle", op._processing_time, op._watermark, op.name, None, None, None, op.name
+                )
+
+    def mark_active(self) -> None:
+        if self.idle:
+            self.idle = False
+            op = self.op
+            if op.trace is not None:
+                op.trace.emit(
+                    "active", op._processing_time, op._watermark, op.name, None, None, None, op.name
+                )
+
+
+class TimestampsAndWatermarksOperator(StreamOperator):
+    """Assigns timestamps and generates watermarks with a ``WatermarkStrategy``."""
+
+    def __init__(
+        self, name: str, strategy: WatermarkStrategy, interval: int, tz: str | None = None
+    ) -> None:
+        super().__init__(name)
+        self.strategy = strategy
+        self.interval = interval
+        self.normalizer = TimestampNormalizer(tz)
+        self.generator = strategy.create_generator(lambda: self._processing_time)
+        self.emitter = _Emitter(self)
+        self.next_periodic: int | None = None
+        self.events_since_emit = True
+        self.ingestion = isinstance(strategy.timestamp_assigner, IngestionTimeAssigner)
+
+    def start(self, now: int) -> None:
+        self._processing_time = now
+        if self.interval > 0:
+            self.next_periodic = now + self.interval
+
+    def process_element(self, value, ts):
+        self.metrics["num_records_in"] += 1
+        assigner = self.strategy.timestamp_assigner
+        index = self.job.record_index
+        if self.ingestion:
+            new_ts = self._processing_time
+        elif assigner is None:
+            if ts is None:
+                raise InputError(
+                    "record has no timestamp; give the strategy a timestamp assigner "
+                    "(with_timestamp_assigner) or the source timestamps",
+                    index=index,
+                    field="timestamp",
+                    value=None,
+                )
+            new_ts = ts
+        else:
+            try:
+                raw = assigner(value, MIN if ts is None else ts)
+            except WinvizError:
+                raise
+            except Exception as exc:
+                raise UserFunctionError(
+                    function="timestamp assigner",
+                    operator=self.name,
+                    record=value,
+                    index=index,
+                    cause=exc,
+                ) from exc
+            new_ts = self.normalizer(raw, index=index, field_name="timestamp")
+        self.events_since_emit = True
+        self.metrics["num_records_out"] += 1
+        self.output.collect(value, new_ts)
+        self.generator.on_event(value, new_ts, self.emitter)
+
+    def periodic_emit(self) -> None:
+        self.generator.on_periodic_emit(self.emitter)
+        self.events_since_emit = False
+
+    def process_watermark(self, watermark):
+        # Upstream watermarks are swallowed, except the end of input (Flink does the same).
+        if watermark == MAX and self._watermark != MAX:
+            if self.interval > 0:
+                self.periodic_emit()
+            self.emitter.emit_watermark(MAX)
+
+    def snapshot(self) -> dict[str, Any]:
+        snap = super().snapshot()
+        snap["generator"] = self.generator.snapshot()
+        snap["next_periodic"] = self.next_periodic
+        snap["idle"] = self.emitter.idle
+        return snap
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        super().restore(snap)
+        self.generator.restore(snap["generator"])
+        self.next_periodic = snap["next_periodic"]
+        self.emitter.idle = snap["idle"]

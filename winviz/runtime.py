@@ -1,0 +1,283 @@
+"""The simulated-clock executor: builds operators from the job graph, replays the sources'
+records in arrival order and writes the trace.
+
+The processing clock is simulated and deterministic. Before a record is handed over at its
+arrival time, the clock steps through every earlier moment at which something was due — a
+periodic watermark emission of a ``TimestampsAndWatermarksOperator`` or a processing-time
+timer of an operator — in time order (at equal times: sources' emissions first, then operators
+upstream to downstream). At the end of the input every source emits the watermark MAX.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from winviz.datastream import Node, StreamExecutionEnvironment
+from winviz.errors import InputError
+from winviz.functions import OutputTag
+from winviz.operators.base import JobContext, Output, StreamOperator
+from winviz.operators.keyed_process import KeyedProcessOperator
+from winviz.operators.simple import (
+    FilterOperator,
+    FlatMapOperator,
+    MapOperator,
+    Record,
+    SinkOperator,
+)
+from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
+from winviz.operators.window_functions import (
+    AggregateWindowFunction,
+    ApplyWindowFunction,
+    ListWindowFunction,
+    ReduceWindowFunction,
+)
+from winviz.operators.window_operator import WindowOperator
+from winviz.trace import Trace
+
+
+@dataclass
+class JobExecutionResult:
+    """What a run produced: each sink's records, each side output's records, per-operator
+    metrics and the trace."""
+
+    job_name: str
+    outputs: dict[str, list[Record]] = field(default_factory=dict)
+    side_outputs: dict[str, list[Record]] = field(default_factory=dict)
+    metrics: dict[str, dict[str, int]] = field(default_factory=dict)
+    trace: Trace | None = None
+
+    def output_frame(self, name: str):
+        """A sink's records as a pandas DataFrame (dict values become columns)."""
+        return _frame(self.outputs[name])
+
+    def side_output_frame(self, tag: str | OutputTag):
+        key = tag.id if isinstance(tag, OutputTag) else tag
+        return _frame(self.side_outputs.get(key, []))
+
+    @property
+    def num_late_records_dropped(self) -> int:
+        return sum(m.get("num_late_records_dropped", 0) for m in self.metrics.values())
+
+
+def _frame(records: list[Record]):
+    import pandas as pd
+
+    rows = []
+    for r in records:
+        row = dict(r.value) if isinstance(r.value, dict) else {"value": r.value}
+        row["timestamp"] = r.timestamp
+        row["processing_time"] = r.processing_time
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+class _FanOut(Output):
+    """Sends records and watermarks to every downstream operator; side outputs to the
+    consumers of that tag and to the result."""
+
+    def __init__(self, runtime: JobRuntime, node: Node) -> None:
+        self.runtime = runtime
+        self.targets: list[StreamOperator] = []
+        self.side_targets: dict[str, list[StreamOperator]] = defaultdict(list)
+        self.node = node
+
+    def collect(self, value, ts):
+        for t in self.targets:
+            t.process_element(value, ts)
+
+    def collect_side(self, tag, value, ts):
+        self.runtime.result.side_outputs.setdefault(tag.id, []).append(
+            Record(value, ts, self.runtime.job.now)
+        )
+        for t in self.side_targets.get(tag.id, ()):
+            t.process_element(value, ts)
+
+    def emit_watermark(self, watermark):
+        for t in self.targets:
+            t.process_watermark(watermark)
+        for targets in self.side_targets.values():
+            for t in targets:
+                t.process_watermark(watermark)
+
+
+class _Passthrough(StreamOperator):
+    """The node of ``get_side_output``: forwards what its side channel receives."""
+
+    def process_element(self, value, ts):
+        self.metrics["num_records_in"] += 1
+        self.output.collect(value, ts)
+
+
+class _RollingReduce:
+    """KeyedStream.reduce: emits the running reduction per key."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def process_element(self, value, ctx, out):
+        current = ctx.state("rolling")
+        current = value if current is None else self.fn(current, value)
+        ctx.update_state("rolling", current)
+        out.collect(current)
+
+
+def _window_function(p: dict[str, Any]):
+    kind = p["function_kind"]
+    if kind == "reduce":
+        return ReduceWindowFunction(p["fn"], p["process_function"])
+    if kind == "aggregate":
+        return AggregateWindowFunction(p["fn"], p["process_function"])
+    if kind == "apply":
+        return ApplyWindowFunction(p["process_function"])
+    return ListWindowFunction(p["process_function"])
+
+
+class JobRuntime:
+    """Builds and runs one execution of a job graph."""
+
+    def __init__(self, env: StreamExecutionEnvironment, job_name: str) -> None:
+        self.env = env
+        self.trace = Trace() if env.trace_enabled else None
+        self.job = JobContext(trace=self.trace)
+        self.result = JobExecutionResult(job_name, trace=self.trace, metrics=self.job.metrics)
+        self.operators: dict[Node, StreamOperator] = {}
+        self.order: list[StreamOperator] = []
+        self.sources: list[SourceOperator] = []
+        self.generators: list[TimestampsAndWatermarksOperator] = []
+        self.sinks: list[SinkOperator] = []
+        self._build()
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _make(self, node: Node) -> StreamOperator:
+        p, name = node.params, node.name
+        if node.kind == "source":
+            return SourceOperator(name, p["records"])
+        if node.kind == "watermarks":
+            return TimestampsAndWatermarksOperator(
+                name, p["strategy"], self.env.auto_watermark_interval, self.env.tz
+            )
+        if node.kind == "map":
+            return MapOperator(name, p["fn"])
+        if node.kind == "filter":
+            return FilterOperator(name, p["fn"])
+        if node.kind == "flat_map":
+            return FlatMapOperator(name, p["fn"])
+        if node.kind == "process":
+            return KeyedProcessOperator(name, p["key_selector"], p["function"])
+        if node.kind == "rolling_reduce":
+            return KeyedProcessOperator(name, p["key_selector"], _RollingReduce(p["fn"]))
+        if node.kind == "window":
+            return WindowOperator(
+                name,
+                p["key_selector"],
+                p["assigner"],
+                _window_function(p),
+                p["trigger"],
+                p["allowed_lateness"],
+                p["late_data_tag"],
+                p["evictor"],
+            )
+        if node.kind == "side":
+            return _Passthrough(name)
+        if node.kind == "sink":
+            return SinkOperator(name)
+        raise InputError(f"unknown node kind {node.kind!r}")  # pragma: no cover
+
+    def _build(self) -> None:
+        outputs: dict[Node, _FanOut] = {}
+        for node in self.env.nodes:  # nodes are created after their inputs: a topological order
+            op = self._make(node)
+            self.operators[node] = op
+            self.order.append(op)
+            outputs[node] = _FanOut(self, node)
+            op.output = outputs[node]
+            for parent in node.inputs:
+                if node.side_of is not None:
+                    outputs[parent].side_targets[node.side_of.id].append(op)
+                else:
+                    outputs[parent].targets.append(op)
+            if isinstance(op, SourceOperator):
+                self.sources.append(op)
+            elif isinstance(op, TimestampsAndWatermarksOperator):
+                self.generators.append(op)
+            elif isinstance(op, SinkOperator):
+                self.sinks.append(op)
+                self.result.outputs[op.name] = op.records
+        if not self.sources:
+            raise InputError("the job has no source (use env.from_collection or from_pandas)")
+
+    # -- the clock --------------------------------------------------------------------------
+
+    def _next_due(self) -> int | None:
+        times = [g.next_periodic for g in self.generators if g.next_periodic is not None]
+        times += [t for op in self.order if (t := op.next_processing_timer()) is not None]
+        return min(times) if times else None
+
+    def advance_clock(self, target: int) -> None:
+        """Step the clock to ``target`` through everything due before or at it."""
+        while (due := self._next_due()) is not None and due <= target:
+            self._set_time(max(due, self.job.now))
+            for g in self.generators:
+                if g.next_periodic is not None and g.next_periodic <= self.job.now:
+                    g.next_periodic = self.job.now + g.interval
+                    g.periodic_emit()
+                    self._skip_quiet_periods(g, target)
+        self._set_time(max(target, self.job.now))
+
+    def _skip_quiet_periods(self, g: TimestampsAndWatermarksOperator, target: int) -> None:
+        """A generator without idleness that saw no event emits the same watermark again
+        (and it is dropped): jump over such periods up to the next thing that is due."""
+        if g.strategy.idle_timeout is not None or g.events_since_emit:
+            return
+        timers = [t for op in self.order if (t := op.next_processing_timer()) is not None]
+        limit = min([target, *timers])
+        if g.next_periodic is not None and g.next_periodic < limit:
+            steps = (limit - g.next_periodic) // g.interval
+            g.next_periodic += steps * g.interval
+
+    def _set_time(self, now: int) -> None:
+        self.job.now = now
+        for op in self.order:
+            op.advance_processing_time(now)
+
+    # -- running ----------------------------------------------------------------------------
+
+    def run(self, until: int | None = None) -> JobExecutionResult:
+        arrivals = sorted(
+            (
+                (arrival, s, i, value, ts)
+                for s, src in enumerate(self.sources)
+                for i, (arrival, value, ts) in enumerate(src.records)
+            ),
+            key=lambda r: (r[0], r[1], r[2]),
+        )
+        start = arrivals[0][0] if arrivals else 0
+        try:
+            for op in self.order:
+                op.open(self.job)
+            self.job.now = start
+            for op in self.order:
+                op.advance_processing_time(start)
+            for g in self.generators:
+                g.start(start)
+            for arrival, s, i, value, ts in arrivals:
+                self.advance_clock(arrival)
+                self.job.record_index = i
+                self.sources[s].process_element(value, ts)
+            self.job.record_index = None
+            if until is not None:
+                self.advance_clock(until)
+            for src in self.sources:
+                src.end_of_input()
+            for op in self.order:
+                op.finish()
+        except Exception as exc:
+            if self.trace is not None:
+                self.trace.emit("error", self.job.now, None, "job", None, None, None, str(exc))
+            exc.trace = self.trace  # type: ignore[attr-defined]
+            exc.partial_result = self.result  # type: ignore[attr-defined]
+            raise
+        return self.result
