@@ -30,8 +30,14 @@ def make_events(n: int, seed: int = 7) -> list[tuple[str, int, int]]:
     """(key, timestamp, value); timestamps advance 10 ms per event with up to 400 ms of
     disorder (some events beyond the bound arrive late)."""
     rnd = random.Random(seed)
-    return [(KEYS[rnd.randrange(100)], i * 10 - rnd.randrange(0, 400) if i % 50 else i * 10 - 700,
-             rnd.randrange(1, 10)) for i in range(n)]
+    return [
+        (
+            KEYS[rnd.randrange(100)],
+            i * 10 - rnd.randrange(0, 400) if i % 50 else i * 10 - 700,
+            rnd.randrange(1, 10),
+        )
+        for i in range(n)
+    ]
 
 
 def minimal_loop(events: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
@@ -70,14 +76,18 @@ def minimal_loop(events: list[tuple[str, int, int]]) -> list[tuple[str, int, int
 
 def engine(events: list[tuple[str, int, int]], trace: bool):
     env = wv.StreamExecutionEnvironment(trace=trace)
-    (env.from_collection(events, arrival_interval=1)
+    (
+        env.from_collection(events, arrival_interval=1)
         .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(BOUND)
-            .with_timestamp_assigner(lambda e, _: e[1]))
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(BOUND).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(SIZE))
         .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("sums"))
+        .sink_to("sums")
+    )
     return env.execute()
 
 
@@ -97,8 +107,14 @@ def throughput(n: int) -> dict[str, float]:
     for result in (off, on):
         got = sorted((r.value[0], r.value[2], r.timestamp) for r in result.outputs["sums"])
         assert got == want, "engine and minimal loop disagree"
-    return {"n": n, "minimal": n / t_min, "off": n / t_off, "on": n / t_on,
-            "records": len(on.trace), "windows": len(want)}
+    return {
+        "n": n,
+        "minimal": n / t_min,
+        "off": n / t_off,
+        "on": n / t_on,
+        "records": len(on.trace),
+        "windows": len(want),
+    }
 
 
 def trace_memory(n: int) -> tuple[float, int]:
@@ -120,16 +136,21 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--memory-size", type=int, default=100_000)
     args = parser.parse_args()
-    print("events    minimal ev/s   engine(off) ev/s  ratio   engine(on) ev/s  ratio   "
-          "trace records")
+    print(
+        "events    minimal ev/s   engine(off) ev/s  ratio   engine(on) ev/s  ratio   trace records"
+    )
     for n in (int(s) for s in args.sizes.split(",")):
         r = throughput(n)
-        print(f"{r['n']:>9,} {r['minimal']:>14,.0f} {r['off']:>18,.0f} "
-              f"{r['off'] / r['minimal']:>6.3f} {r['on']:>16,.0f} {r['on'] / r['minimal']:>6.3f}"
-              f" {r['records']:>14,}")
+        print(
+            f"{r['n']:>9,} {r['minimal']:>14,.0f} {r['off']:>18,.0f} "
+            f"{r['off'] / r['minimal']:>6.3f} {r['on']:>16,.0f} {r['on'] / r['minimal']:>6.3f}"
+            f" {r['records']:>14,}"
+        )
     per_record, records = trace_memory(args.memory_size)
-    print(f"trace memory: {per_record:.1f} bytes per record ({records:,} records, "
-          f"{args.memory_size:,} events)")
+    print(
+        f"trace memory: {per_record:.1f} bytes per record ({records:,} records, "
+        f"{args.memory_size:,} events)"
+    )
 
 
 if __name__ == "__main__":
