@@ -95,6 +95,14 @@ class TimerQueue:
             self.add(key, ns, ts)
 
 
+class ProcessingClock:
+    """A processing clock on its own (a job shares one: ``JobContext``); starts at MIN, as
+    Flink's TestProcessingTimeService does."""
+
+    def __init__(self) -> None:
+        self.now = MIN
+
+
 class Triggerable:
     """What a timer service calls back (Flink's ``Triggerable``)."""
 
@@ -117,7 +125,12 @@ class InternalTimerService:
     """
 
     def __init__(
-        self, name: str, key_context: Any, target: Triggerable, on_change: TraceHook | None = None
+        self,
+        name: str,
+        key_context: Any,
+        target: Triggerable,
+        on_change: TraceHook | None = None,
+        clock: Any = None,
     ) -> None:
         self.name = name
         self.key_context = key_context
@@ -126,7 +139,16 @@ class InternalTimerService:
         self.event_queue = TimerQueue()
         self.processing_queue = TimerQueue()
         self.current_watermark = MIN
-        self.current_processing_time = MIN
+        self.clock = clock if clock is not None else ProcessingClock()
+
+    @property
+    def current_processing_time(self) -> int:
+        """The processing clock this service reads (the job's, shared by all operators)."""
+        return self.clock.now
+
+    @current_processing_time.setter
+    def current_processing_time(self, now: int) -> None:
+        self.clock.now = now
 
     # -- registration (scoped to the current key) -----------------------------------------
 
@@ -184,8 +206,8 @@ class InternalTimerService:
 
     def advance_processing_time(self, now: int) -> None:
         """Fire every processing-time timer at or before ``now``, in order."""
-        if now > self.current_processing_time:
-            self.current_processing_time = now
+        if now > self.clock.now:
+            self.clock.now = now
         queue = self.processing_queue
         while True:
             ts = queue.peek_ts()

@@ -24,12 +24,21 @@ class JobContext:
 
     trace: Trace | None = None
     record_index: int | None = None
-    now: int = 0
+    now: int = MIN
     metrics: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+# A batch item: (arrival time, source record index, value, timestamp or None).
+BatchItem = tuple[int, int | None, Any, int | None]
 
 
 class Output:
     """Where an operator sends records, side outputs and watermarks."""
+
+    def collect_batch(self, batch: list[BatchItem]) -> None:
+        """Several records at once (see ``StreamOperator.process_batch``)."""
+        for _, _, value, ts in batch:
+            self.collect(value, ts)
 
     def collect(self, value: Any, ts: int | None) -> None:
         raise NotImplementedError
@@ -63,6 +72,9 @@ class StreamOperator:
     """Base operator: forwards watermarks, keeps per-operator metrics."""
 
     is_keyed = False
+    batch_safe = True
+    """True when the operator never registers processing-time timers, so the runtime may
+    hand it a batch of records that arrive before the next thing on the processing clock."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -71,7 +83,6 @@ class StreamOperator:
         self.trace: Trace | None = None
         self.current_key: Any = None
         self._watermark = MIN
-        self._processing_time = MIN
         self.metrics: dict[str, int] = {"num_records_in": 0, "num_records_out": 0}
 
     # -- life cycle -----------------------------------------------------------------------
@@ -89,8 +100,13 @@ class StreamOperator:
     def current_watermark(self) -> int:
         return self._watermark
 
+    @property
+    def _processing_time(self) -> int:
+        """The job's one simulated processing clock (``JobContext.now``)."""
+        return self.job.now
+
     def current_processing_time(self) -> int:
-        return self._processing_time
+        return self.job.now
 
     def process_watermark(self, watermark: int) -> None:
         """Advance this operator's watermark (only forward: an older one is ignored), fire
@@ -117,8 +133,8 @@ class StreamOperator:
 
     def advance_processing_time(self, now: int) -> None:
         """Move this operator's processing clock to ``now`` (firing due timers)."""
-        if now > self._processing_time:
-            self._processing_time = now
+        if now > self.job.now:
+            self.job.now = now
 
     def next_processing_timer(self) -> int | None:
         return None
@@ -127,6 +143,17 @@ class StreamOperator:
 
     def process_element(self, value: Any, ts: int | None) -> None:
         raise NotImplementedError
+
+    def process_batch(self, batch: list[BatchItem]) -> None:
+        """Process records that arrive one after another while nothing on the processing
+        clock is due in between: the same as one ``process_element`` per record, with the
+        clock and record index set as the runtime would. Operators may override it with a
+        tighter loop of exactly the same semantics."""
+        job = self.job
+        for arrival, index, value, ts in batch:
+            job.now = arrival
+            job.record_index = index
+            self.process_element(value, ts)
 
     def emit(self, value: Any, ts: int | None) -> None:
         self.metrics["num_records_out"] += 1
@@ -179,5 +206,5 @@ class StreamOperator:
 
     def restore(self, snap: dict[str, Any]) -> None:
         self._watermark = snap["watermark"]
-        self._processing_time = snap["processing_time"]
+        self.job.now = snap["processing_time"]
         self.metrics.update(snap["metrics"])

@@ -23,10 +23,11 @@ class KeyedStreamOperator(StreamOperator):
         super().__init__(name)
         self.key_selector = key_selector
         self.state = KeyedStateBackend()
-        self.timers = InternalTimerService(self.timer_service_name, self, self)
+        self.timers = InternalTimerService(self.timer_service_name, self, self, clock=self.job)
 
     def open(self, job: JobContext) -> None:
         super().open(job)
+        self.timers.clock = job
         self.timers.on_change = self._trace_timer if self.trace is not None else None
 
     def _trace_timer(
@@ -70,7 +71,6 @@ class KeyedStreamOperator(StreamOperator):
         self.output.emit_watermark(watermark)
 
     def advance_processing_time(self, now: int) -> None:
-        self._processing_time = max(self._processing_time, now)
         self.timers.advance_processing_time(now)
 
     def next_processing_timer(self) -> int | None:

@@ -58,6 +58,8 @@ class ProcessContext:
 class KeyedProcessOperator(KeyedStreamOperator):
     """Runs a ``KeyedProcessFunction`` (or anything with its methods)."""
 
+    batch_safe = False  # user code may register processing-time timers
+
     def __init__(
         self, name: str, key_selector: Callable[[Any], Any], function: KeyedProcessFunction
     ) -> None:

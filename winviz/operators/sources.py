@@ -16,7 +16,29 @@ from typing import Any
 from winviz.errors import InputError, UserFunctionError, WinvizError
 from winviz.operators.base import StreamOperator
 from winviz.time import MAX, MIN, TimestampNormalizer
-from winviz.watermarks import IngestionTimeAssigner, WatermarkOutput, WatermarkStrategy
+from winviz.watermarks import (
+    AscendingTimestampsWatermarks,
+    BoundedOutOfOrdernessWatermarks,
+    IngestionTimeAssigner,
+    NoWatermarksGenerator,
+    WatermarkGenerator,
+    WatermarkOutput,
+    WatermarkStrategy,
+    WatermarksWithIdleness,
+)
+
+_PERIODIC_ONLY = (
+    BoundedOutOfOrdernessWatermarks,
+    AscendingTimestampsWatermarks,
+    NoWatermarksGenerator,
+)
+
+
+def emits_only_periodically(generator: WatermarkGenerator) -> bool:
+    """True for the built-in generators whose ``on_event`` never emits a watermark."""
+    if isinstance(generator, WatermarksWithIdleness):
+        generator = generator.watermarks
+    return type(generator) in _PERIODIC_ONLY
 
 
 class SourceOperator(StreamOperator):
@@ -46,6 +68,16 @@ class SourceOperator(StreamOperator):
     def emit_record(self, value, ts):
         self.metrics["num_records_out"] += 1
         self.output.collect(value, ts)
+
+    def process_batch(self, batch):
+        if self.trace is not None:
+            super().process_batch(batch)
+            return
+        n = len(batch)
+        self.metrics["num_records_in"] += n
+        self.metrics["num_records_out"] += n
+        self.position += n
+        self.output.collect_batch(batch)
 
     def end_of_input(self) -> None:
         """A bounded source ends with the watermark MAX."""
@@ -117,14 +149,15 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.strategy = strategy
         self.interval = interval
         self.normalizer = TimestampNormalizer(tz)
-        self.generator = strategy.create_generator(lambda: self._processing_time)
+        self.generator = strategy.create_generator(lambda: self.job.now)
         self.emitter = _Emitter(self)
         self.next_periodic: int | None = None
         self.events_since_emit = True
         self.ingestion = isinstance(strategy.timestamp_assigner, IngestionTimeAssigner)
+        # a punctuated (or custom) generator may emit on any event: records go one by one
+        self.batch_safe = emits_only_periodically(self.generator)
 
     def start(self, now: int) -> None:
-        self._processing_time = now
         if self.interval > 0:
             self.next_periodic = now + self.interval
 
@@ -162,6 +195,42 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.metrics["num_records_out"] += 1
         self.output.collect(value, new_ts)
         self.generator.on_event(value, new_ts, self.emitter)
+
+    def process_batch(self, batch):
+        """The per-record loop of ``process_element`` for a batch: timestamps are assigned
+        to every record, the generator sees every event, then the batch goes downstream."""
+        assigner = self.strategy.timestamp_assigner
+        if self.trace is not None or self.ingestion or assigner is None:
+            super().process_batch(batch)
+            return
+        out: list = []
+        append = out.append
+        on_event, emitter, norm = self.generator.on_event, self.emitter, self.normalizer
+        index = None
+        try:
+            for arrival, index, value, ts in batch:
+                raw = assigner(value, MIN if ts is None else ts)
+                if raw.__class__ is not int or not MIN <= raw <= MAX:
+                    raw = norm(raw, index=index, field_name="timestamp")
+                append((arrival, index, value, raw))
+                on_event(value, raw, emitter)
+        except Exception as exc:
+            self.output.collect_batch(out)  # what came before the bad record goes on first
+            self.job.record_index = index
+            if isinstance(exc, WinvizError):
+                raise
+            raise UserFunctionError(
+                function="timestamp assigner",
+                operator=self.name,
+                record=batch[len(out)][2],
+                index=index,
+                cause=exc,
+            ) from exc
+        finally:
+            self.metrics["num_records_in"] += len(out)
+            self.metrics["num_records_out"] += len(out)
+            self.events_since_emit = True
+        self.output.collect_batch(out)
 
     def periodic_emit(self) -> None:
         self.generator.on_periodic_emit(self.emitter)

@@ -32,13 +32,13 @@ from winviz.errors import (
 from winviz.functions import Collector, OutputTag
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.operators.window_functions import InternalWindowFunction
-from winviz.state import ListStateDescriptor
+from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, wrap_long
 from winviz.timers import InternalTimer
-from winviz.windows.assigners import WindowAssigner
+from winviz.windows.assigners import GlobalWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
 from winviz.windows.merging import MergingWindowSet
-from winviz.windows.triggers import Trigger, TriggerResult
+from winviz.windows.triggers import EventTimeTrigger, Trigger, TriggerResult
 
 
 class TriggerContext:
@@ -182,6 +182,18 @@ class WindowOperator(KeyedStreamOperator):
         self._fired_values: list[Any] | None = None
         self.panes: dict[tuple[Any, Any], tuple[int, bool]] = {}
         self.metrics["num_late_records_dropped"] = 0
+        # Records may come in batches when nothing here uses processing time.
+        self.batch_safe = not self.trigger.uses_processing_time and (
+            self.is_event_time or isinstance(assigner, GlobalWindows)
+        )
+        # The common case gets a tight loop with the same semantics (see process_batch).
+        self.fast_path = (
+            not assigner.is_merging
+            and evictor is None
+            and self.is_event_time
+            and type(self.trigger) is EventTimeTrigger
+            and not isinstance(self.contents, ListStateDescriptor)
+        )
 
     # -- Flink's small helpers, verbatim in spirit -----------------------------------------
 
@@ -250,18 +262,77 @@ class WindowOperator(KeyedStreamOperator):
             if skipped and self.is_element_late(ts):
                 self._late(key, value, ts)
         except WinvizError as exc:
-            if exc.__cause__ is None and not isinstance(exc, UserFunctionError):
-                exc.args = (
-                    (
-                        f"{exc.args[0]} [operator {self.name!r}, record "
-                        f"{self.job.record_index}, key {key!r}]",
-                    )
-                    if exc.args
-                    else exc.args
-                )
+            self._annotate(exc, key)
             raise
         except Exception as exc:
             raise self._user_error(exc, key, value) from exc
+
+    def process_batch(self, batch) -> None:
+        """``process_element`` for each record; for a non-merging event-time window with
+        Flink's EventTimeTrigger, no evictor, incremental state and no trace, the same steps
+        inlined in one loop: skip late windows, add to state, fire at once if the watermark
+        is already past the window's end (else an event-time timer at ``max_timestamp``),
+        register the cleanup timer, side-output or count a late element. The watermark cannot
+        change inside a batch, and ``tests/test_batching.py`` checks this loop against the
+        step-by-step path."""
+        if self.trace is not None or not self.fast_path:
+            super().process_batch(batch)
+            return
+        job, key_selector, assign = self.job, self.key_selector, self.assigner.assign_windows
+        table, name, desc = self.state.table, self.contents.name, self.contents
+        reducing = isinstance(desc, ReducingStateDescriptor)
+        reduce = desc.reduce if reducing else None
+        agg = None if reducing else desc.function
+        add_timer = self.timers.event_queue.add
+        wm, lateness = self.timers.current_watermark, self.allowed_lateness
+        key = value = index = None
+        done = 0
+        try:
+            for arrival, index, value, ts in batch:
+                job.now = arrival
+                key = key_selector(value)
+                skipped = True
+                for window in assign(value, ts, arrival):
+                    max_ts = window.end - 1
+                    cleanup = self.cleanup_time(window) if lateness else max_ts
+                    if cleanup <= wm:
+                        continue  # the window is late: Flink skips it
+                    skipped = False
+                    k = (name, key, window)
+                    current = table.get(k)
+                    if reducing:
+                        table[k] = value if current is None else reduce(current, value)
+                    else:
+                        acc = agg.create_accumulator() if current is None else current
+                        table[k] = agg.add(value, acc)
+                    if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
+                        job.record_index, self.current_key = index, key
+                        self._emit_window_contents(key, window, window, table[k])
+                    else:
+                        add_timer(key, window, max_ts)
+                    if cleanup != max_ts and cleanup != MAX:
+                        add_timer(key, window, cleanup)
+                if skipped and self.is_element_late(ts):
+                    job.record_index, self.current_key = index, key
+                    self._late(key, value, ts)
+                done += 1
+        except WinvizError as exc:
+            job.record_index = index
+            self._annotate(exc, key)
+            raise
+        except Exception as exc:
+            job.record_index = index
+            raise self._user_error(exc, key, value) from exc
+        finally:
+            self.metrics["num_records_in"] += done + (done < len(batch))
+
+    def _annotate(self, exc: WinvizError, key: Any) -> None:
+        """Add operator, record and key to an engine error raised while processing."""
+        if exc.__cause__ is None and not isinstance(exc, UserFunctionError) and exc.args:
+            exc.args = (
+                f"{exc.args[0]} [operator {self.name!r}, record "
+                f"{self.job.record_index}, key {key!r}]",
+            )
 
     def _process_windows(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
         skipped = True

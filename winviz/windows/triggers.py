@@ -44,6 +44,10 @@ FIRE_AND_PURGE = TriggerResult.FIRE_AND_PURGE
 class Trigger:
     """Base class. Subclasses override the calls they care about."""
 
+    uses_processing_time = True
+    """Whether the trigger may register processing-time timers (assumed for user triggers;
+    the event-time triggers below say False, which lets the runtime batch records)."""
+
     def on_element(
         self, element: Any, timestamp: int | None, window: Any, ctx: Any
     ) -> TriggerResult:
@@ -75,6 +79,8 @@ class EventTimeTrigger(Trigger):
     how a late element re-fires a window during allowed lateness — otherwise it registers an
     event-time timer at ``max_timestamp``.
     """
+
+    uses_processing_time = False
 
     def on_element(self, element, timestamp, window, ctx):
         if window.max_timestamp() <= ctx.get_current_watermark():
@@ -134,6 +140,8 @@ def _sum(a: int, b: int) -> int:
 class CountTrigger(Trigger):
     """Fires every ``max_count`` elements of a window (keeps a ``count`` state)."""
 
+    uses_processing_time = False
+
     def __init__(self, max_count: int) -> None:
         if max_count <= 0:
             raise ValueError("CountTrigger needs max_count > 0")
@@ -171,6 +179,8 @@ class ContinuousEventTimeTrigger(Trigger):
     Keeps the next fire time in a ``fire-time`` state (minimum on merge); the first fire time
     is the element's interval boundary plus ``interval``, capped at ``max_timestamp``.
     """
+
+    uses_processing_time = False
 
     def __init__(self, interval: Any) -> None:
         self.interval = duration_ms(interval, what="interval")
@@ -288,6 +298,8 @@ def value_delta(old: Any, new: Any) -> float:
 class DeltaTrigger(Trigger):
     """Fires when ``delta(last fired element, element) > threshold`` (keeps ``last-element``)."""
 
+    uses_processing_time = False
+
     def __init__(
         self, threshold: float, delta_function: Callable[[Any, Any], float] = value_delta
     ) -> None:
@@ -321,6 +333,8 @@ class DeltaTrigger(Trigger):
 class NeverTrigger(Trigger):
     """Never fires (the default trigger of GlobalWindows)."""
 
+    uses_processing_time = False
+
     def can_merge(self) -> bool:
         return True
 
@@ -331,6 +345,8 @@ class NeverTrigger(Trigger):
 class EndOfStreamTrigger(Trigger):
     """Fires once, when the watermark reaches MAX at the end of a bounded input
     (GlobalWindows.createWithEndOfStreamTrigger)."""
+
+    uses_processing_time = False
 
     def on_element(self, element, timestamp, window, ctx):
         ctx.register_event_time_timer(window.max_timestamp())
@@ -345,6 +361,7 @@ class PurgingTrigger(Trigger):
 
     def __init__(self, nested: Trigger) -> None:
         self.nested = nested
+        self.uses_processing_time = nested.uses_processing_time
 
     @classmethod
     def of(cls, nested: Trigger) -> PurgingTrigger:

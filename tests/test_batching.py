@@ -1,0 +1,113 @@
+"""Without a trace the runtime may hand operators batches of records (and the window operator
+then runs its inlined loop); with a trace every record goes one by one. Both must give the
+same outputs, side outputs, processing times and metrics, for any pipeline."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import winviz as wv
+
+ASSIGNERS = {
+    "tumbling": lambda: wv.TumblingEventTimeWindows.of(50),
+    "tumbling_offset": lambda: wv.TumblingEventTimeWindows.of(40, -15),
+    "sliding": lambda: wv.SlidingEventTimeWindows.of(60, 20),
+    "session": lambda: wv.EventTimeSessionWindows.with_gap(15),
+}
+TRIGGERS = {
+    "default": lambda: None,
+    "count": lambda: wv.CountTrigger.of(3),
+    "continuous": lambda: wv.ContinuousEventTimeTrigger.of(20),
+    "purging_event": lambda: wv.PurgingTrigger.of(wv.EventTimeTrigger()),
+}
+
+
+@st.composite
+def jobs(draw):
+    n = draw(st.integers(0, 60))
+    keys = draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n))
+    ts = draw(st.lists(st.integers(-50, 400), min_size=n, max_size=n))
+    gaps = draw(st.lists(st.integers(0, 60), min_size=n, max_size=n))
+    arrivals, t = [], 0
+    for g in gaps:
+        t += g
+        arrivals.append(t)
+    return {
+        "events": [(k, x, i) for i, (k, x) in enumerate(zip(keys, ts, strict=True))],
+        "arrivals": arrivals,
+        "assigner": draw(st.sampled_from(sorted(ASSIGNERS))),
+        "trigger": draw(st.sampled_from(sorted(TRIGGERS))),
+        "lateness": draw(st.sampled_from([0, 0, 25, 100])),
+        "side": draw(st.booleans()),
+        "function": draw(st.sampled_from(["reduce", "aggregate", "process"])),
+        "bound": draw(st.sampled_from([0, 10, 40])),
+        "interval": draw(st.sampled_from([0, 7, 50, 200])),
+    }
+
+
+def run(job, trace: bool):
+    env = wv.StreamExecutionEnvironment(trace=trace, auto_watermark_interval=job["interval"])
+    late = wv.OutputTag("late")
+    windowed = (
+        env.from_collection(job["events"], arrival_times=job["arrivals"])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(job["bound"]).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(ASSIGNERS[job["assigner"]]())
+    )
+    trigger = TRIGGERS[job["trigger"]]()
+    if trigger is not None and not (job["assigner"] == "session" and job["trigger"] == "never"):
+        windowed.trigger(trigger)
+    windowed.allowed_lateness(job["lateness"])
+    if job["side"]:
+        windowed.side_output_late_data(late)
+    if job["function"] == "reduce":
+        out = windowed.reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+    elif job["function"] == "aggregate":
+        out = windowed.aggregate(wv.SumAggregate(lambda e: e[2]))
+    else:
+        out = windowed.process(
+            lambda k, ctx, els, o: o.collect((k, ctx.window(), sorted(e[2] for e in els)))
+        )
+    out.sink_to("out")
+    return env.execute()
+
+
+@settings(max_examples=300, deadline=None)
+@given(jobs())
+def test_batched_and_one_by_one_runs_agree(job) -> None:
+    fast, slow = run(job, trace=False), run(job, trace=True)
+    assert fast.outputs == slow.outputs
+    assert fast.side_outputs == slow.side_outputs
+    assert fast.metrics == slow.metrics
+
+
+def test_the_benchmark_pipeline_really_takes_the_batched_fast_path() -> None:
+    from winviz.operators.window_operator import WindowOperator
+    from winviz.runtime import JobRuntime
+
+    env = wv.StreamExecutionEnvironment(trace=False)
+    (
+        env.from_collection([("a", 1, 1)] * 5, arrival_interval=1)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(5).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(10))
+        .reduce(lambda a, b: a)
+        .sink_to("out")
+    )
+    runtime = JobRuntime(env, "check")
+    window = next(op for op in runtime.order if isinstance(op, WindowOperator))
+    assert window.fast_path and all(op.batch_safe for op in runtime.order)
+    calls = []
+    original = window.process_batch
+    window.process_batch = lambda batch: (calls.append(len(batch)), original(batch))
+    runtime.run()
+    assert calls == [5]
