@@ -315,3 +315,62 @@ def test_window_all_and_session_merge_in_trace() -> None:
     assert sorted((r.value, r.timestamp) for r in result.outputs["out"]) == [(7, 6), (10, 12)]
     merged = result.trace.records("merged")
     assert [m.window for m in merged] == [wv.TimeWindow(1, 5), wv.TimeWindow(1, 7)]
+
+
+def test_named_timer_services_share_the_clocks_but_not_their_timers() -> None:
+    from winviz.operators.base import JobContext
+    from winviz.operators.keyed_process import KeyedProcessOperator
+
+    fired = []
+
+    class Target:
+        def on_event_time(self, timer):
+            fired.append(("cleanup", timer.key, timer.timestamp))
+
+        def on_processing_time(self, timer):
+            fired.append(("cleanup-proc", timer.key, timer.timestamp))
+
+    op = KeyedProcessOperator("p", lambda e: e, wv.KeyedProcessFunction())
+    op.open(JobContext())
+    other = op.get_internal_timer_service("cleanup", Target())
+    assert op.get_internal_timer_service("cleanup") is other
+    op.current_key = "k"
+    other.register_event_time_timer(None, 10)
+    op.timers.register_event_time_timer(None, 10)
+    assert (other.num_event_time_timers(), op.timers.num_event_time_timers()) == (1, 1)
+    op.process_watermark(10)
+    assert fired == [("cleanup", "k", 10)]
+    assert other.current_watermark == op.timers.current_watermark == 10
+
+
+def test_from_pandas_rows_with_arrival_column() -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"user": ["a", "b", "a"], "ts": [1, 2, 12], "arrival": [0, 5, 9]})
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_pandas(frame, arrival_column="arrival")
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e["ts"]
+            )
+        )
+        .key_by(lambda e: e["user"])
+        .window(wv.TumblingEventTimeWindows.of(10))
+        .aggregate(
+            wv.CountAggregate(),
+            lambda k, ctx, els, out: out.collect(
+                {"user": k, "start": ctx.window().start, "n": els[0]}
+            ),
+        )
+        .sink_to("counts")
+    )
+    result = env.execute()
+    frame_out = result.output_frame("counts").sort_values(["start", "user"])
+    assert frame_out[["user", "start", "n", "timestamp"]].values.tolist() == [
+        ["a", 0, 1, 9],
+        ["b", 0, 1, 9],
+        ["a", 10, 1, 19],
+    ]
+    with pytest.raises(wv.InputError, match="no column 'when'"):
+        env.from_pandas(frame, arrival_column="when")

@@ -24,11 +24,13 @@ class KeyedStreamOperator(StreamOperator):
         self.key_selector = key_selector
         self.state = KeyedStateBackend()
         self.timers = InternalTimerService(self.timer_service_name, self, self, clock=self.job)
+        self.timer_services = {self.timer_service_name: self.timers}
 
     def open(self, job: JobContext) -> None:
         super().open(job)
-        self.timers.clock = job
-        self.timers.on_change = self._trace_timer if self.trace is not None else None
+        for service in self.timer_services.values():
+            service.clock = job
+            service.on_change = self._trace_timer if self.trace is not None else None
 
     def _trace_timer(
         self, kind: str, domain: str, key: Any, namespace: Any, ts: int, flag: bool
@@ -43,6 +45,19 @@ class KeyedStreamOperator(StreamOperator):
             ts,
             (domain, namespace) if kind == "timer_fired" else (domain, namespace, flag),
         )
+
+    def get_internal_timer_service(self, name: str, target: Any = None) -> InternalTimerService:
+        """Flink's ``getInternalTimerService(name, ...)``: a named timer service of this
+        operator, created on first use; its callbacks go to ``target`` (the operator itself by
+        default). Every named service sees the same watermark and processing clock."""
+        service = self.timer_services.get(name)
+        if service is None:
+            service = InternalTimerService(name, self, target or self, clock=self.job)
+            service.current_watermark = self.timers.current_watermark
+            if self.trace is not None:
+                service.on_change = self._trace_timer
+            self.timer_services[name] = service
+        return service
 
     # -- time: the timer service holds this operator's clocks ------------------------------
 
@@ -67,14 +82,19 @@ class KeyedStreamOperator(StreamOperator):
                 watermark,
                 "input",
             )
-        self.timers.advance_watermark(watermark)
+        for service in self.timer_services.values():
+            service.advance_watermark(watermark)
         self.output.emit_watermark(watermark)
 
     def advance_processing_time(self, now: int) -> None:
-        self.timers.advance_processing_time(now)
+        for service in self.timer_services.values():
+            service.advance_processing_time(now)
 
     def next_processing_timer(self) -> int | None:
-        return self.timers.next_processing_timer()
+        times = [
+            t for s in self.timer_services.values() if (t := s.next_processing_timer()) is not None
+        ]
+        return min(times) if times else None
 
     # -- timer callbacks (Flink's Triggerable) ---------------------------------------------
 
