@@ -293,7 +293,7 @@ class WindowOperator(KeyedStreamOperator):
                 key = key_selector(value)
                 skipped = True
                 for window in assign(value, ts, arrival):
-                    max_ts = window.end - 1
+                    max_ts = window.max_timestamp()
                     cleanup = self.cleanup_time(window) if lateness else max_ts
                     if cleanup <= wm:
                         continue  # the window is late: Flink skips it

@@ -163,9 +163,9 @@ class SlidingEventTimeWindows(WindowAssigner):
         size, slide = self.size, self.slide
         windows = []
         start = get_window_start_with_offset(t, self.offset, slide)
-        while start > t - size:
-            windows.append(TimeWindow(start, start + size))
-            start -= slide
+        while start > wrap_long(t - size):  # Java's long arithmetic, overflow included
+            windows.append(TimeWindow(start, wrap_long(start + size)))
+            start = wrap_long(start - slide)
         return windows
 
     def assign_windows(self, element, timestamp, current_processing_time):
@@ -276,7 +276,7 @@ class ProcessingTimeSessionWindows(EventTimeSessionWindows):
 
     def assign_windows(self, element, timestamp, current_processing_time):
         now = current_processing_time
-        return [TimeWindow(now, now + self._gap_for(element))]
+        return [TimeWindow(now, wrap_long(now + self._gap_for(element)))]
 
     def default_trigger(self) -> Trigger:
         return ProcessingTimeTrigger()

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from winviz.time import MIN, duration_ms
+from winviz.time import MIN, duration_ms, wrap_long
 from winviz.windows.triggers import value_delta
 
 
@@ -81,7 +81,7 @@ class TimeEvictor(Evictor):
         if not elements or elements[0].timestamp is None:
             return  # Flink: only elements with timestamps can be evicted by time
         current = max((e.timestamp for e in elements if e.timestamp is not None), default=MIN)
-        cutoff = current - self.window_size
+        cutoff = wrap_long(current - self.window_size)  # Java overflow included
         elements[:] = [
             e for e in elements if not (e.timestamp is not None and e.timestamp <= cutoff)
         ]

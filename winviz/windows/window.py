@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from winviz.time import MAX
+from winviz.time import MAX, MIN
 
 
 class TimeWindow(NamedTuple):
@@ -20,8 +20,10 @@ class TimeWindow(NamedTuple):
     end: int
 
     def max_timestamp(self) -> int:
-        """The largest timestamp that belongs to the window: ``end - 1``."""
-        return self.end - 1
+        """The largest timestamp that belongs to the window: ``end - 1`` (Java arithmetic:
+        an end that overflowed to ``Long.MIN_VALUE`` gives ``Long.MAX_VALUE``)."""
+        end = self.end
+        return end - 1 if end != MIN else MAX
 
     def intersects(self, other: TimeWindow) -> bool:
         """True when the windows overlap *or touch* (Flink merges touching sessions)."""
