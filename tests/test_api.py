@@ -374,3 +374,55 @@ def test_from_pandas_rows_with_arrival_column() -> None:
     ]
     with pytest.raises(wv.InputError, match="no column 'when'"):
         env.from_pandas(frame, arrival_column="when")
+
+
+def test_processing_time_windows_fire_as_the_simulated_clock_passes_their_end() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(["a", "b", "c", "d"], arrival_times=[100, 900, 1_100, 2_500])
+        .key_by(lambda e: "all")
+        .window(wv.TumblingProcessingTimeWindows.of(1_000))
+        .process(lambda k, ctx, els, out: out.collect((ctx.window().start, sorted(els))))
+        .sink_to("out")
+    )
+    result = env.execute(until_processing_time=3_000)
+    # [0,1000) fires when the clock passes 999 (before "c" arrives at 1100); [2000,3000) fires
+    # at 2999 only because the clock is moved on to 3000 before the end of input
+    assert [(r.value, r.processing_time) for r in result.outputs["out"]] == [
+        ((0, ["a", "b"]), 999),
+        ((1_000, ["c"]), 1_999),
+        ((2_000, ["d"]), 2_999),
+    ]
+    assert all(r.timestamp == r.value[0] + 999 for r in result.outputs["out"])
+
+
+def test_pending_processing_time_timers_do_not_fire_at_the_end_of_a_bounded_input() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(["a"], arrival_times=[100])
+        .key_by(lambda e: e)
+        .window(wv.TumblingProcessingTimeWindows.of(1_000))
+        .process(lambda k, ctx, els, out: out.collect(els))
+        .sink_to("out")
+    )
+    assert env.execute().outputs["out"] == []
+
+
+def test_idleness_marks_a_quiet_source_idle_on_the_processing_clock() -> None:
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=100)
+    (
+        env.from_collection([1, 2], arrival_times=[0, 1_000])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps()
+            .with_timestamp_assigner(lambda e, _: e)
+            .with_idleness(250)
+        )
+        .sink_to("out")
+    )
+    result = env.execute()
+    status = [(r.kind, r.proc_time) for r in result.trace.records("idle", "active")]
+    # emits at 100 (activity seen), 200 (starts the countdown), 300, 400 (400-200 = 200 ≤ 250),
+    # 500 (300 > 250: idle). The emit due at 1000 comes before the record that arrives then
+    # (still idle); the record is activity, and the final emit at the end of input (still at
+    # 1000) emits watermark 1, which makes the output active again.
+    assert status == [("idle", 500), ("active", 1_000)]
