@@ -18,8 +18,8 @@ lab: setup
 	$(VENV)/bin/jupyter lab notebooks/
 
 lint: setup
-	$(VENV)/bin/ruff check winviz tests bench --extend-exclude tests/flink
-	$(VENV)/bin/ruff format --check winviz tests bench --extend-exclude tests/flink
+	$(VENV)/bin/ruff check winviz tests bench
+	$(VENV)/bin/ruff format --check winviz tests bench
 
 conformance: setup
 	$(PY) -m winviz.conformance run tests/conformance

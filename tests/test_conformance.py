@@ -82,3 +82,31 @@ def test_cli_prints_summary_and_json() -> None:
     assert all(set(s) == {"emitted", "late"} for s in steps)
     fired = [r for s in steps for r in s["emitted"]]
     assert {"key", "value", "ts", "window"} == set(fired[0])
+
+
+def test_expect_error_passes_only_when_the_operator_raises_there(tmp_path: Path) -> None:
+    text = (DIR / "flinkdiff_merge_check_does_not_saturate.yaml").read_text()
+    assert check_transcript(load(DIR / "flinkdiff_merge_check_does_not_saturate.yaml")) is None
+    calm = tmp_path / "calm.yaml"
+    calm.write_text(text.replace('allowed_lateness: "MAX"', "allowed_lateness: 0"))
+    assert "nothing was raised" in check_transcript(load(calm))
+    other = tmp_path / "other.yaml"
+    other.write_text(text.replace("cannot become earlier", "some other message"))
+    assert check_transcript(load(other)).startswith("step 2: raised UnsupportedOperationError")
+
+
+def test_json_reports_an_operator_failure_and_keeps_going() -> None:
+    files = [
+        DIR / "flinkdiff_merge_check_does_not_saturate.yaml",
+        DIR / "seed_003_tumbling_5s_fires.yaml",
+    ]
+    out = subprocess.run(
+        [sys.executable, "-m", "winviz.conformance", "run", *map(str, files), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    first, second = json.loads(out.stdout)["transcripts"]
+    assert first["error"].startswith("UnsupportedOperationError: The end timestamp")
+    assert len(first["steps"]) == 2
+    assert "error" not in second and len(second["steps"]) == 5

@@ -81,7 +81,7 @@ class Driver:
             raise TranscriptError(f"{where}: operator: unknown field(s) {sorted(unknown)}")
 
     def validate(self, step: dict[str, Any], index: int) -> None:
-        unknown = set(step) - self.STEP_KEYS
+        unknown = set(step) - self.STEP_KEYS - {"expect_error"}
         if unknown:
             raise TranscriptError(f"{self.where}: step {index}: unknown field(s) {sorted(unknown)}")
 

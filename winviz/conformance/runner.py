@@ -7,6 +7,7 @@ naming the file, the step and the field — it never passes silently.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import yaml
 
 from winviz.conformance.errors import TranscriptError
 from winviz.conformance.kinds import DRIVERS
+from winviz.errors import WinvizError
 
 TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
 
@@ -42,18 +44,21 @@ def load(path: str | Path) -> dict[str, Any]:
     return doc
 
 
-def run_transcript(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """What every step caused, one STEP_RESULT per step (FORMAT.md's ``--json``)."""
+def iter_steps(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Run the transcript, yielding what each step caused as soon as it has run."""
     driver_cls = DRIVERS[doc["operator"]["kind"]]
     where = doc.get("_file", doc["name"])
     driver = driver_cls(doc["operator"], where)
-    results = []
     for index, step in enumerate(doc["steps"]):
         if not isinstance(step, dict):
             raise TranscriptError(f"{where}: step {index}: a step is a mapping")
         driver.validate(step, index)
-        results.append(driver.step(step, index))
-    return results
+        yield driver.step(step, index)
+
+
+def run_transcript(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """What every step caused, one STEP_RESULT per step (FORMAT.md's ``--json``)."""
+    return list(iter_steps(doc))
 
 
 def public(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -79,27 +84,55 @@ def _norm(value: Any) -> Any:
 
 
 def check_transcript(doc: dict[str, Any]) -> str | None:
-    """None when every expectation holds, else the first failure ``step N: ...``."""
+    """None when every expectation holds, else the first failure ``step N: ...``.
+
+    A step may say ``expect_error: "text"``: the operator must raise there (as Flink does),
+    with ``text`` in the message; it must be the last step.
+    """
     driver_cls = DRIVERS[doc["operator"]["kind"]]
-    results = run_transcript(doc)
-    for index, (step, result) in enumerate(zip(doc["steps"], results, strict=True)):
-        for output, expect_key, mode in driver_cls.OUTPUTS:
-            actual = result.get(output)
-            if expect_key in step:
-                expected = _norm(step[expect_key])
-            elif mode.endswith("strict"):
-                expected = [] if isinstance(actual, list) or actual is None else actual
-            else:
-                continue
-            if not _same(expected, actual, mode):
+    steps = doc["steps"]
+    results = iter_steps(doc)
+    for index, step in enumerate(steps):
+        try:
+            result = next(results)
+        except TranscriptError:
+            raise
+        except WinvizError as exc:
+            wanted = step.get("expect_error") if isinstance(step, dict) else None
+            if wanted is not None and str(wanted) in str(exc):
                 return (
-                    f"step {index}: {expect_key}: expected {_canon(expected)}, got {_canon(actual)}"
+                    None
+                    if index == len(steps) - 1
+                    else (f"step {index}: expect_error must be on the last step")
                 )
-        for expect_key, checker in driver_cls.CHECKS.items():
-            if expect_key in step:
-                problem = checker(step[expect_key], result)
-                if problem:
-                    return f"step {index}: {expect_key}: {problem}"
+            return f"step {index}: raised {type(exc).__name__}: {exc}"
+        if "expect_error" in step:
+            return (
+                f"step {index}: expect_error: expected an error containing "
+                f"{step['expect_error']!r}, nothing was raised"
+            )
+        problem = _check_step(driver_cls, step, result)
+        if problem:
+            return f"step {index}: {problem}"
+    return None
+
+
+def _check_step(driver_cls: Any, step: dict[str, Any], result: dict[str, Any]) -> str | None:
+    for output, expect_key, mode in driver_cls.OUTPUTS:
+        actual = result.get(output)
+        if expect_key in step:
+            expected = _norm(step[expect_key])
+        elif mode.endswith("strict"):
+            expected = [] if isinstance(actual, list) or actual is None else actual
+        else:
+            continue
+        if not _same(expected, actual, mode):
+            return f"{expect_key}: expected {_canon(expected)}, got {_canon(actual)}"
+    for expect_key, checker in driver_cls.CHECKS.items():
+        if expect_key in step:
+            problem = checker(step[expect_key], result)
+            if problem:
+                return f"{expect_key}: {problem}"
     return None
 
 
@@ -112,4 +145,4 @@ def _same(expected: Any, actual: Any, mode: str) -> bool:
     return _canon(expected) == _canon(actual)
 
 
-__all__ = ["TranscriptError", "check_transcript", "load", "public", "run_transcript"]
+__all__ = ["TranscriptError", "check_transcript", "iter_steps", "load", "public", "run_transcript"]
