@@ -134,7 +134,8 @@ class StreamExecutionEnvironment:
                     expected="one timestamp per record",
                 )
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
-        records = list(zip(arrivals, values, stamps, strict=True))
+        # (arrival, index, value, timestamp): the form the runtime hands to operators
+        records = list(zip(arrivals, range(len(values)), values, stamps, strict=True))
         return DataStream(self, self._add("source", name, [], records=records))
 
     def from_pandas(

@@ -10,7 +10,9 @@ upstream to downstream). At the end of the input every source emits the watermar
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -258,41 +260,62 @@ class JobRuntime:
 
     # -- running ----------------------------------------------------------------------------
 
-    def run(self, until: int | None = None) -> JobExecutionResult:
-        arrivals = sorted(
-            (
-                (arrival, s, i, value, ts)
+    def _segments(self) -> Iterator[tuple[SourceOperator, int, int]]:
+        """Runs ``(source, start, end)`` of consecutive records of one source, in arrival
+        order over all sources (equal arrival times: the source defined first goes first)."""
+        if len(self.sources) == 1:
+            src = self.sources[0]
+            yield src, 0, len(src.records)
+            return
+        merged = heapq.merge(
+            *(
+                ((rec[0], s, k) for k, rec in enumerate(src.records))
                 for s, src in enumerate(self.sources)
-                for i, (arrival, value, ts) in enumerate(src.records)
-            ),
-            key=lambda r: (r[0], r[1], r[2]),
+            )
         )
-        start = arrivals[0][0] if arrivals else 0
+        current, start, end = None, 0, 0
+        for _, s, k in merged:
+            if s != current:
+                if current is not None:
+                    yield self.sources[current], start, end
+                current, start = s, k
+            end = k + 1
+        if current is not None:
+            yield self.sources[current], start, end
+
+    def run(self, until: int | None = None) -> JobExecutionResult:
+        firsts = [src.records[0][0] for src in self.sources if src.records]
+        start = min(firsts) if firsts else 0
         # Without a trace, records that arrive before the next thing on the processing clock
         # may go through in batches (same results; the trace keeps the one-by-one order).
         batching = self.trace is None and all(op.batch_safe for op in self.order)
+        job = self.job
         try:
             for op in self.order:
-                op.open(self.job)
-            self.job.now = start
+                op.open(job)
+            job.now = start
             for g in self.generators:
                 g.start(start)
-            i, n = 0, len(arrivals)
-            while i < n:
-                arrival, s, index, value, ts = arrivals[i]
-                self.advance_clock(arrival)
-                if not batching:
-                    self.job.record_index = index
-                    self.sources[s].process_element(value, ts)
-                    i += 1
-                    continue
-                due = self._next_due()
-                j = i
-                while j < n and arrivals[j][1] == s and (due is None or arrivals[j][0] < due):
-                    j += 1
-                self.sources[s].process_batch([(a, x, v, t) for a, _, x, v, t in arrivals[i:j]])
-                self.job.now = arrivals[j - 1][0]
-                i = j
+            for src, i, end in self._segments():
+                records = src.records
+                while i < end:
+                    arrival, index, value, ts = records[i]
+                    self.advance_clock(arrival)
+                    if not batching:
+                        job.record_index = index
+                        src.process_element(value, ts)
+                        i += 1
+                        continue
+                    due = self._next_due()
+                    j = i + 1
+                    if due is None:
+                        j = end
+                    else:
+                        while j < end and records[j][0] < due:
+                            j += 1
+                    src.process_batch(records[i:j])
+                    job.now = records[j - 1][0]
+                    i = j
             self.job.record_index = None
             if until is not None:
                 self.advance_clock(until)

@@ -42,9 +42,10 @@ def emits_only_periodically(generator: WatermarkGenerator) -> bool:
 
 
 class SourceOperator(StreamOperator):
-    """A bounded source: ``records`` are (arrival_time, value, source timestamp or None)."""
+    """A bounded source: ``records`` are (arrival time, index, value, source timestamp or
+    None), in arrival order."""
 
-    def __init__(self, name: str, records: list[tuple[int, Any, int | None]]) -> None:
+    def __init__(self, name: str, records: list[tuple[int, int, Any, int | None]]) -> None:
         super().__init__(name)
         self.records = records
         self.position = 0  # how many records were emitted (a checkpoint's source offset)

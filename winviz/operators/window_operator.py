@@ -128,6 +128,7 @@ class WindowContext:
 
     def window_state(self) -> PartitionedState:
         """Per-key, per-window state (cleared with the window)."""
+        self.op.uses_window_state = True
         return PartitionedState(self.op, _USER_WINDOW_STATE, self.op.current_key, self._window)
 
     def global_state(self) -> PartitionedState:
@@ -182,6 +183,7 @@ class WindowOperator(KeyedStreamOperator):
         self._fired_values: list[Any] | None = None
         self.panes: dict[tuple[Any, Any], tuple[int, bool]] = {}
         self.metrics["num_late_records_dropped"] = 0
+        self.uses_window_state = False  # set once a function asks for per-window state
         # Records may come in batches when nothing here uses processing time.
         self.batch_safe = not self.trigger.uses_processing_time and (
             self.is_event_time or isinstance(assigner, GlobalWindows)
@@ -508,11 +510,13 @@ class WindowOperator(KeyedStreamOperator):
         self.ctx.key, self.ctx.window = key, window
         self.trigger.clear(window, self.ctx)
         self.window_ctx._window = window
-        self.state.clear(_USER_WINDOW_STATE.name, key, window)
+        if self.uses_window_state:
+            self.state.clear(_USER_WINDOW_STATE.name, key, window)
         self.function.clear(self.window_ctx)
         if merging is not None:
             merging.retire_window(window)
-        self.panes.pop((key, window), None)
+        if self.panes:
+            self.panes.pop((key, window), None)
         if self.trace is not None:
             self._emit_trace(
                 "cleanup", key, window, window.max_timestamp(), self.cleanup_time(window)
