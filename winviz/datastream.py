@@ -228,8 +228,6 @@ class DataStream:
         self.env._add("sink", name, [self.node])
         return self
 
-    print = sink_to
-
 
 class KeyedStream:
     """A stream partitioned by key (Flink's ``KeyedStream``)."""
