@@ -462,7 +462,32 @@ class WindowOperator(KeyedStreamOperator):
     # -- timers -----------------------------------------------------------------------------
 
     def on_event_time(self, timer: InternalTimer) -> None:
-        self._on_timer(timer, True)
+        if self.fast_path and self.trace is None:
+            self._on_event_time_fast(timer)
+        else:
+            self._on_timer(timer, True)
+
+    def _on_event_time_fast(self, timer: InternalTimer) -> None:
+        """``_on_timer`` for the fast-path configuration (see ``process_batch``), inlined:
+        EventTimeTrigger fires when the timer is the window's ``max_timestamp``; the cleanup
+        timer clears the window. Checked against the general path by tests/test_batching.py."""
+        key, window, time = timer.key, timer.namespace, timer.timestamp
+        self.current_key = key
+        end = window[1]
+        max_ts = end - 1 if end != MIN else MAX
+        try:
+            if time == max_ts:
+                contents = self.state.table.get((self.contents.name, key, window))
+                if contents is not None:
+                    self.collector.timestamp = max_ts
+                    self.window_ctx._window = window
+                    self.function.process(key, window, self.window_ctx, contents, self.collector)
+            if time == self.cleanup_time(window):
+                self._clear_all_state(key, window, window, None)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise self._user_error(exc, key, None, window) from exc
 
     def on_processing_time(self, timer: InternalTimer) -> None:
         self._on_timer(timer, False)
