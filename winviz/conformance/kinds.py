@@ -52,6 +52,17 @@ def parse_int_like(value: Any, where: str) -> int:
     return value
 
 
+def normalise_expected(value: Any) -> Any:
+    """Expected values: "MIN"/"MAX" → ints, tuples → lists, recursively."""
+    if isinstance(value, str) and value in ("MIN", "MAX"):
+        return parse_int_like(value, "")
+    if isinstance(value, (list, tuple)):
+        return [normalise_expected(v) for v in value]
+    if isinstance(value, dict):
+        return {k: normalise_expected(v) for k, v in value.items()}
+    return value
+
+
 def window_json(window: Any) -> list[int | None]:
     if window is GLOBAL_WINDOW:
         return [None, None]
@@ -616,9 +627,7 @@ def _merges_equal(expected: list[dict[str, Any]], result: dict[str, Any]) -> str
             sorted(m["merged_state_windows"]),
         )
 
-    from winviz.conformance.runner import _norm
-
-    exp = [canon(_norm(m)) for m in expected]
+    exp = [canon(normalise_expected(m)) for m in expected]
     act = [canon(m) for m in actual]
     return None if exp == act else f"expected {exp}, got {act}"
 

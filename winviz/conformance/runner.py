@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from winviz.conformance.errors import TranscriptError
-from winviz.conformance.kinds import DRIVERS
+from winviz.conformance.kinds import DRIVERS, normalise_expected
 from winviz.errors import WinvizError
 
 TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
@@ -70,19 +70,6 @@ def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def _norm(value: Any) -> Any:
-    """Expected values: "MIN"/"MAX" → ints, tuples → lists, recursively."""
-    from winviz.conformance.kinds import parse_int_like
-
-    if isinstance(value, str) and value in ("MIN", "MAX"):
-        return parse_int_like(value, "")
-    if isinstance(value, (list, tuple)):
-        return [_norm(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _norm(v) for k, v in value.items()}
-    return value
-
-
 def check_transcript(doc: dict[str, Any]) -> str | None:
     """None when every expectation holds, else the first failure ``step N: ...``.
 
@@ -121,7 +108,7 @@ def _check_step(driver_cls: Any, step: dict[str, Any], result: dict[str, Any]) -
     for output, expect_key, mode in driver_cls.OUTPUTS:
         actual = result.get(output)
         if expect_key in step:
-            expected = _norm(step[expect_key])
+            expected = normalise_expected(step[expect_key])
         elif mode.endswith("strict"):
             expected = [] if isinstance(actual, list) or actual is None else actual
         else:
