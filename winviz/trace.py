@@ -48,6 +48,7 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "emitted": ("value",),  # a record left the operator (main output)
     "sink": ("sink", "value"),  # a record reached a named sink
     "clock": ("reason",),  # the simulated processing clock moved
+    "batch": ("batch_id", "input_rows", "late_watermark", "max_event_time", "dropped"),
     "error": ("message",),
 }
 

@@ -43,6 +43,8 @@ SESSION_CONF: dict[str, str] = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
+    # readback uses query.recentProgress: keep one report per batch of long inputs
+    "spark.sql.streaming.numRecentProgressUpdates": "10000",
 }
 JVM_OPTIONS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
 

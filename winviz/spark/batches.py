@@ -1,0 +1,166 @@
+"""Deterministic micro-batches: the input records cut by arrival time, fed to Spark's file source.
+
+**Forming batches.** The records carry arrival times (processing time, ms), as for
+``env.from_collection(values, arrival_times=...)``. With a trigger interval ``I``, interval
+``k`` holds the records whose arrival falls in ``[k*I, (k+1)*I)``, in input order; its batch runs
+at processing time ``(k+1)*I`` (when a ``Trigger.ProcessingTime(I)`` would fire). Empty
+intervals are *skipped*: Spark's ``MicroBatchExecution`` runs no batch when no new data arrived
+and no watermark is pending (a pending watermark is handled by the drive, see ``twins``).
+
+**Feeding Spark.** Each batch becomes one JSON-lines file in the watched directory. Spark's
+``FileStreamSource`` picks new files ordered by modification time only, so every file gets a
+strictly increasing mtime (``os.utime``); with ``maxFilesPerTrigger=1`` each micro-batch reads
+exactly one file. A file is written in a staging directory and renamed into the watched one,
+so Spark never sees it half written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from winviz.errors import InputError
+from winviz.spark.spec import TwinSpec
+from winviz.time import TimestampNormalizer
+
+# Spark's column names for the three fields of a row (the JSON files use them).
+KEY, TS, VALUE = "key", "ts", "value"
+BASE_MTIME = 1_000_000_000  # seconds; file k gets BASE_MTIME + k
+# Spark's TimestampType covers 0001-01-01 .. 9999-12-31 (microseconds in a long).
+MIN_SPARK_MS, MAX_SPARK_MS = -62_135_596_800_000, 253_402_300_799_999
+
+
+class BatchInputError(InputError):
+    """A record that cannot go to Spark; names the micro-batch, the row in it and the input
+    index."""
+
+    def __init__(self, message: str, *, batch: int, row: int, index: int, **kw: Any) -> None:
+        super().__init__(message, index=index, **kw)
+        self.batch = batch
+        self.row = row
+        self.args = (f"micro-batch {batch}, row {row}: {self.args[0]}",)
+
+
+@dataclass(frozen=True)
+class InputBatch:
+    """One micro-batch of input: trigger interval ``interval`` (its batch runs at
+    ``proc_time``), the normalised rows (``key``, ``ts``, ``value``), their input indexes and
+    arrival times."""
+
+    seq: int  # position among the non-empty batches (0, 1, ...)
+    interval: int
+    proc_time: int
+    rows: tuple[dict[str, Any], ...]
+    indexes: tuple[int, ...]
+    arrivals: tuple[int, ...]
+
+    @property
+    def max_event_time(self) -> int | None:
+        return max((r[TS] for r in self.rows), default=None)
+
+
+def form_batches(
+    records: Sequence[Any], arrival_times: Sequence[int], spec: TwinSpec
+) -> list[InputBatch]:
+    """Cut ``records`` into micro-batches by arrival time (empty intervals skipped) and check
+    every row; a bad row raises ``BatchInputError`` naming its batch and row."""
+    if len(arrival_times) != len(records):
+        raise InputError(
+            f"{len(arrival_times)} arrival times for {len(records)} records",
+            field="arrival_times",
+            expected="one arrival time per record",
+        )
+    by_interval: dict[int, list[int]] = {}
+    for i, arrival in enumerate(arrival_times):
+        if not isinstance(arrival, int) or isinstance(arrival, bool):
+            raise InputError("must be an int (ms)", index=i, field="arrival_time", value=arrival)
+        by_interval.setdefault(arrival // spec.trigger_interval, []).append(i)
+    norm = TimestampNormalizer(None)
+    batches = []
+    for seq, k in enumerate(sorted(by_interval)):
+        idx = by_interval[k]
+        rows = tuple(_row(records[i], spec, norm, seq, j, i) for j, i in enumerate(idx))
+        proc_time = (k + 1) * spec.trigger_interval
+        arrivals = tuple(arrival_times[i] for i in idx)
+        batches.append(InputBatch(seq, k, proc_time, rows, tuple(idx), arrivals))
+    return batches
+
+
+def _field(record: Any, name: str | int) -> Any:
+    if isinstance(record, Mapping):
+        return record[name]
+    if isinstance(name, int) and isinstance(record, Sequence) and not isinstance(record, str):
+        return record[name]
+    raise KeyError(name)
+
+
+def _row(
+    record: Any, spec: TwinSpec, norm: TimestampNormalizer, batch: int, row: int, index: int
+) -> dict[str, Any]:
+    """``{key, ts, value}`` of one record, checked."""
+    where = {"batch": batch, "row": row, "index": index}
+    out: dict[str, Any] = {}
+    fields = [(KEY, spec.key_field), (TS, spec.ts_field)]
+    if spec.value_field is not None:
+        fields.append((VALUE, spec.value_field))
+    for column, name in fields:
+        try:
+            out[column] = _field(record, name)
+        except (KeyError, IndexError, TypeError):
+            raise BatchInputError(
+                f"no field {name!r} in {record!r}", field=str(name), **where
+            ) from None
+    key = out[KEY]
+    if not isinstance(key, (str, int)) or isinstance(key, bool):
+        raise BatchInputError(
+            "a key must be a str or an int", field=str(spec.key_field), value=key, **where
+        )
+    try:
+        out[TS] = norm(out[TS], field_name=str(spec.ts_field))
+    except InputError as exc:
+        raise BatchInputError(f"bad event time: {exc}", **where) from None
+    if not MIN_SPARK_MS <= out[TS] <= MAX_SPARK_MS:
+        raise BatchInputError(
+            "event time outside Spark's TimestampType range (years 0001-9999)",
+            field=str(spec.ts_field),
+            value=out[TS],
+            **where,
+        )
+    if VALUE in out:
+        value = out[VALUE]
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
+            raise BatchInputError(
+                "a value must be an int or a float (not NaN)",
+                field=str(spec.value_field),
+                value=value,
+                **where,
+            )
+    return out
+
+
+def value_type(batches: Iterable[InputBatch]) -> str:
+    """``"long"`` when every value is an int, else ``"double"`` (the Spark column type)."""
+    for b in batches:
+        for r in b.rows:
+            if isinstance(r.get(VALUE), float):
+                return "double"
+    return "long"
+
+
+def write_batch_file(batch: InputBatch, watched: Path, staging: Path) -> Path:
+    """Write ``batch`` as JSON lines into ``watched`` atomically, with mtime
+    ``BASE_MTIME + batch.seq`` (the file source's only ordering)."""
+    name = f"batch-{batch.seq:06d}.json"
+    tmp = staging / name
+    with tmp.open("w") as f:
+        for r in batch.rows:
+            f.write(json.dumps(r) + "\n")
+    mtime = BASE_MTIME + batch.seq
+    os.utime(tmp, (mtime, mtime))
+    final = watched / name
+    os.replace(tmp, final)
+    return final

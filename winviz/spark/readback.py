@@ -1,0 +1,94 @@
+"""Reading a finished query back: ``StreamingQueryProgress`` + captured rows -> ``BatchOutcome``s.
+
+Spark reports each executed micro-batch in a ``StreamingQueryProgress`` (``query.recentProgress``,
+JSON): ``batchId``, ``numInputRows``, ``eventTime`` (``watermark`` — the batch's eviction
+watermark — and, when it had input, ``min``/``max``/``avg`` event time, as ISO-8601 UTC strings)
+and ``stateOperators[*].numRowsDroppedByWatermark``. A stream that is idle also reports progress
+events; they repeat a ``batchId`` no batch ran for, and are skipped (only batches that reached
+``foreachBatch`` count).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from winviz.spark.batches import InputBatch
+from winviz.spark.results import BatchOutcome, OutputRow
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+_MS = _dt.timedelta(milliseconds=1)
+
+
+class ReadbackError(RuntimeError):
+    """Spark's progress reports do not match the batches that ran."""
+
+
+def iso_to_ms(text: str) -> int:
+    """``"1970-01-01T00:00:06.000Z"`` -> 6000 (exact integer ms)."""
+    return (_dt.datetime.fromisoformat(text) - _EPOCH) // _MS
+
+
+def executed_progress(
+    progress: Sequence[Mapping[str, Any]], batch_ids: Sequence[int]
+) -> dict[int, Mapping[str, Any]]:
+    """The last progress report of each batch in ``batch_ids`` (idle reports skipped)."""
+    wanted = set(batch_ids)
+    found = {p["batchId"]: p for p in progress if p["batchId"] in wanted}
+    missing = sorted(wanted - set(found))
+    if missing:
+        raise ReadbackError(
+            f"no progress report for batches {missing}; raise "
+            "spark.sql.streaming.numRecentProgressUpdates"
+        )
+    return found
+
+
+def dropped_by_watermark(progress: Mapping[str, Any]) -> int:
+    """``numRowsDroppedByWatermark`` summed over the batch's stateful operators."""
+    return sum(op.get("numRowsDroppedByWatermark", 0) for op in progress.get("stateOperators", []))
+
+
+def to_outcomes(
+    progress: Sequence[Mapping[str, Any]],
+    captured: Mapping[int, list[OutputRow]],
+    inputs: Sequence[InputBatch],
+) -> list[BatchOutcome]:
+    """One ``BatchOutcome`` per batch that ran, in ``batchId`` order. Data batches are matched
+    to ``inputs`` in order (one file per batch); each must have read exactly its file's rows."""
+    ids = sorted(captured)
+    reports = executed_progress(progress, ids)
+    data = iter(inputs)
+    outcomes = []
+    previous_wm = 0
+    last_proc = inputs[0].proc_time if inputs else 0
+    for batch_id in ids:
+        p = reports[batch_id]
+        n = p["numInputRows"]
+        batch = next(data, None) if n else None
+        if n and (batch is None or len(batch.rows) != n):
+            expected = None if batch is None else len(batch.rows)
+            raise ReadbackError(f"batch {batch_id} read {n} rows; its file has {expected}")
+        event_time = p.get("eventTime", {})
+        watermark = iso_to_ms(event_time["watermark"]) if "watermark" in event_time else 0
+        max_et = iso_to_ms(event_time["max"]) if "max" in event_time else None
+        last_proc = batch.proc_time if batch is not None else last_proc
+        outcomes.append(
+            BatchOutcome(
+                batch_id=batch_id,
+                interval=batch.interval if batch is not None else None,
+                proc_time=last_proc,
+                input_rows=n,
+                max_event_time=max_et,
+                watermark=watermark,
+                late_watermark=previous_wm,
+                dropped=dropped_by_watermark(p),
+                rows=tuple(captured[batch_id]),
+            )
+        )
+        previous_wm = watermark
+    leftover = list(data)
+    if leftover:
+        raise ReadbackError(f"{len(leftover)} input batches were never read by Spark")
+    return outcomes

@@ -1,0 +1,124 @@
+"""What a Spark twin (or the model of one) produced, micro-batch by micro-batch.
+
+A ``BatchOutcome`` is one executed micro-batch of Spark's ``MicroBatchExecution``: its
+``batchId``, its input, the two watermarks it ran with and what it output. Spark keeps two
+watermarks per batch since 3.4 (``spark.sql.streaming.statefulOperator.allowMultiple``, see
+``OffsetSeqMetadata`` / ``WatermarkPropagator``): the *eviction* watermark that decides which
+windows are final (emitted in append mode, removed from state) — the value progress reports as
+``eventTime.watermark`` — and the *late-events* watermark, the eviction watermark of the batch
+before, that decides which input rows are too late (``numRowsDroppedByWatermark``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from winviz.spark.spec import TwinSpec
+from winviz.trace import Trace
+
+
+class OutputRow(NamedTuple):
+    """One row a batch output: a window ``[window_start, window_end)`` of ``key`` with the
+    number of rows and the sum of their values (None without a value field)."""
+
+    window_start: int
+    window_end: int
+    key: Any
+    count: int
+    sum: int | float | None
+
+
+def row_order(r: OutputRow) -> tuple:
+    """The order of a batch's rows: by window, then key (Spark's row order is not defined)."""
+    return (r.window_start, r.window_end, str(type(r.key)), r.key)
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """One executed micro-batch.
+
+    ``interval`` is the trigger interval its input came from (None for a no-data batch),
+    ``proc_time`` when it ran on the simulated processing clock, ``watermark`` the eviction
+    watermark (progress ``eventTime.watermark``), ``late_watermark`` the late-events watermark
+    (the previous batch's ``watermark``; 0 for the first), ``max_event_time`` the largest event
+    time of its input (progress ``eventTime.max``), ``dropped`` the state operator's
+    ``numRowsDroppedByWatermark`` and ``rows`` its output, sorted."""
+
+    batch_id: int
+    interval: int | None
+    proc_time: int
+    input_rows: int
+    max_event_time: int | None
+    watermark: int
+    late_watermark: int
+    dropped: int
+    rows: tuple[OutputRow, ...]
+
+    @property
+    def is_no_data(self) -> bool:
+        return self.input_rows == 0
+
+
+@dataclass
+class TwinResult:
+    """Every micro-batch of one run, the spec it ran and its trace (``winviz.trace.Trace``)."""
+
+    spec: TwinSpec
+    batches: list[BatchOutcome]
+    trace: Trace = field(repr=False)
+    source: str = "spark"  # "spark" (a real run) or "model" (winviz.spark.model)
+
+    @property
+    def watermarks(self) -> list[int]:
+        """The eviction watermark of each batch, in batch order."""
+        return [b.watermark for b in self.batches]
+
+    @property
+    def dropped(self) -> list[int]:
+        return [b.dropped for b in self.batches]
+
+    def outputs(self) -> list[list[OutputRow]]:
+        """Each batch's output rows."""
+        return [list(b.rows) for b in self.batches]
+
+    def summary(self) -> list[tuple[int, int, int, int, tuple[OutputRow, ...]]]:
+        """``(batch_id, input_rows, watermark, dropped, rows)`` per batch: what Spark reports,
+        the thing to compare between a run and the model."""
+        return [(b.batch_id, b.input_rows, b.watermark, b.dropped, b.rows) for b in self.batches]
+
+    def to_pandas(self):  # -> pandas.DataFrame
+        """The per-batch table: one row per micro-batch (``rows`` holds its output rows)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [
+                {
+                    "batch_id": b.batch_id,
+                    "interval": b.interval,
+                    "proc_time": b.proc_time,
+                    "input_rows": b.input_rows,
+                    "max_event_time": b.max_event_time,
+                    "watermark": b.watermark,
+                    "late_watermark": b.late_watermark,
+                    "dropped": b.dropped,
+                    "output_rows": len(b.rows),
+                    "rows": [r._asdict() for r in b.rows],
+                }
+                for b in self.batches
+            ]
+        )
+
+    def rows_frame(self):  # -> pandas.DataFrame
+        """One row per output row, with the batch that output it and that batch's watermark."""
+        import pandas as pd
+
+        columns = ["batch_id", "watermark", *OutputRow._fields]
+        return pd.DataFrame(
+            [
+                {"batch_id": b.batch_id, "watermark": b.watermark, **r._asdict()}
+                for b in self.batches
+                for r in b.rows
+            ],
+            columns=columns,
+        )

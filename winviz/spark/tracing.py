@@ -1,0 +1,84 @@
+"""A Spark run as a ``winviz.trace.Trace``, so the engine's charts can draw Spark beside Flink.
+
+The records use the engine's schema (``winviz.trace``) and one new kind:
+
+``batch`` — a micro-batch ran (Spark's ``MicroBatchExecution`` executing one ``batchId``).
+``proc_time`` is when it ran, ``watermark`` its eviction watermark; detail fields are
+``BATCH_DETAIL_FIELDS``. Per batch, in this order:
+
+- ``arrival`` (value, index) for each input row, at its arrival time;
+- ``batch``;
+- ``watermark`` (input = ``"batch <id>"``) when the batch's eviction watermark is higher than
+  the previous batch's;
+- ``late_dropped`` (value None) once per row counted in ``numRowsDroppedByWatermark`` (Spark
+  counts the state operator's input rows — partial aggregates of one window and key — not
+  source rows, and does not say which they were);
+- ``fired`` (result, pane, timing, count) and ``emitted`` (value = the row as a dict) for each
+  output row, with the row's key and window; ``timing`` is ``early`` when the window's end is
+  above the batch's watermark, else ``on_time`` for the window's first output and ``late`` for
+  later ones (Flink's ``fired`` timings); ``pane`` counts earlier outputs of the same window and
+  key.
+
+Operator name: ``OPERATOR``. ``ts`` of ``fired``/``emitted`` is the window's max timestamp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from winviz.spark.batches import InputBatch
+from winviz.spark.results import BatchOutcome
+from winviz.spark.spec import TwinSpec
+from winviz.trace import DETAIL_FIELDS, Trace
+from winviz.windows import TimeWindow
+
+OPERATOR = "spark"
+BATCH_DETAIL_FIELDS = DETAIL_FIELDS["batch"]
+
+
+def build_trace(
+    spec: TwinSpec, inputs: Sequence[InputBatch], outcomes: Sequence[BatchOutcome]
+) -> Trace:
+    """The trace of a run: ``outcomes`` in batch order; data batches take their input rows
+    from ``inputs`` in order."""
+    trace = Trace()
+    data = iter(inputs)
+    panes: dict[tuple, int] = {}
+    previous_wm = 0
+    arrivals = _arrival_times(inputs)
+    for b in outcomes:
+        if not b.is_no_data:
+            batch = next(data)
+            for row, index in zip(batch.rows, batch.indexes, strict=True):
+                trace.emit(
+                    "arrival", arrivals[index], previous_wm, OPERATOR, row["key"], None,
+                    row["ts"], (row, index),
+                )  # fmt: skip
+        detail = (b.batch_id, b.input_rows, b.late_watermark, b.max_event_time, b.dropped)
+        trace.emit("batch", b.proc_time, b.watermark, OPERATOR, None, None, None, detail)
+        if b.watermark > previous_wm:
+            trace.emit(
+                "watermark", b.proc_time, b.watermark, OPERATOR, None, None, None,
+                f"batch {b.batch_id}",
+            )  # fmt: skip
+        previous_wm = b.watermark
+        for _ in range(b.dropped):
+            trace.emit("late_dropped", b.proc_time, b.watermark, OPERATOR, None, None, None, None)
+        for r in b.rows:
+            window = TimeWindow(r.window_start, r.window_end)
+            pane = panes.get((r.key, window), 0)
+            panes[(r.key, window)] = pane + 1
+            timing = "early" if r.window_end > b.watermark else ("on_time" if pane == 0 else "late")
+            result = r.count if spec.aggregate == "count" else r.sum
+            ts = window.max_timestamp()
+            detail = (result, pane, timing, r.count)
+            trace.emit("fired", b.proc_time, b.watermark, OPERATOR, r.key, window, ts, detail)
+            trace.emit(
+                "emitted", b.proc_time, b.watermark, OPERATOR, r.key, window, ts, r._asdict()
+            )
+    return trace
+
+
+def _arrival_times(inputs: Sequence[InputBatch]) -> dict[int, int]:
+    """Input index -> arrival time, as kept by the batches (``InputBatch.arrivals``)."""
+    return {i: t for b in inputs for i, t in zip(b.indexes, b.arrivals, strict=True)}
