@@ -36,6 +36,7 @@ test-flink: setup
 
 bench: setup
 	$(PY) bench/run.py $(BENCH_ARGS)
+	$(PY) bench/viz_bench.py
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .ruff_cache

@@ -426,3 +426,14 @@ def test_idleness_marks_a_quiet_source_idle_on_the_processing_clock() -> None:
     # (still idle); the record is activity, and the final emit at the end of input (still at
     # 1000) emits watermark 1, which makes the output active again.
     assert status == [("idle", 500), ("active", 1_000)]
+
+
+def test_trace_columns_and_flat_layout() -> None:
+    env, _ = _clicks_job()
+    trace = env.execute().trace
+    kinds = trace.column("kind")
+    assert kinds == [r.kind for r in trace]
+    flat = trace.flat()
+    assert len(flat) == 8 * len(trace)
+    i = kinds.index("fired")
+    assert flat[8 * i + wv.Trace.FIELDS.index("window")] == trace[i].window

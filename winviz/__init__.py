@@ -72,5 +72,18 @@ from winviz.windows import (
     WindowAssigner,
 )
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+_VIZ = ("timeline", "window_lanes", "save_html", "save_svg", "save_png", "setup_rendering")
+
+
+def __getattr__(name: str):
+    """``wv.timeline``, ``wv.save_html``… come from ``winviz.viz``, imported only when asked
+    for, so the engine itself never imports Altair."""
+    if name in _VIZ:
+        from winviz import viz
+
+        return getattr(viz, name)
+    raise AttributeError(f"module 'winviz' has no attribute {name!r}")
+
+
+__all__ = [name for name in dir() if not name.startswith("_")] + list(_VIZ)
 __version__ = "0.1.0"

@@ -87,6 +87,7 @@ class Trace:
 
     schema_version = SCHEMA_VERSION
     WIDTH = 8
+    FIELDS = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")
 
     def __init__(self) -> None:
         self._data: list[Any] = []
@@ -107,6 +108,15 @@ class Trace:
 
     def __len__(self) -> int:
         return len(self._data) // 8
+
+    def flat(self) -> list[Any]:
+        """The storage itself, for fast columnar readers (read it, never change it): field
+        ``f`` of record ``i`` is at ``8 * i + Trace.FIELDS.index(f)``."""
+        return self._data
+
+    def column(self, field: str) -> list[Any]:
+        """One field of every record, in seq order (a C-speed slice of the storage)."""
+        return self._data[self.FIELDS.index(field) :: 8]
 
     def __getitem__(self, seq: int) -> TraceRecord:
         if seq < 0:

@@ -1,0 +1,108 @@
+"""winviz.viz.window_lanes: bars per (key, window), firings, purges, evictions and session
+merges, with the exact data each mark gets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import winviz as wv
+from winviz import viz
+
+
+def marks(spec: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    return [(lay["mark"]["type"], spec["datasets"][lay["data"]["name"]]) for lay in spec["layer"]]
+
+
+def run(assigner, events, arrivals, **window_options) -> wv.Trace:
+    env = wv.StreamExecutionEnvironment()
+    windowed = (
+        env.from_collection(events, arrival_times=arrivals)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(assigner)
+    )
+    if "trigger" in window_options:
+        windowed = windowed.trigger(window_options["trigger"])
+    if "evictor" in window_options:
+        windowed = windowed.evictor(window_options["evictor"])
+    windowed.process(lambda k, ctx, els, out: out.collect(len(list(els)))).sink_to("out")
+    return env.execute().trace
+
+
+def test_session_merges_are_drawn() -> None:
+    trace = run(
+        wv.EventTimeSessionWindows.with_gap(1500),
+        [("a", 1000), ("a", 3500), ("a", 2200), ("b", 1000), ("b", 9000)],
+        [0, 10, 20, 30, 40],
+    )
+    spec = viz.window_lanes(trace).to_dict()
+    (bar, bars), (_, fired), (_, merged) = marks(spec)
+    assert bar == "bar"
+    assert [(b["key"], b["x"], b["x2"], b["slot"], b["status"], b["closed"]) for b in bars] == [
+        ("a", 1000, 2500, 0, "merged away", "merged into [1000, 5000)"),
+        ("a", 1000, 5000, 1, "fired", "40"),
+        ("a", 3500, 5000, 0, "merged away", "merged into [1000, 5000)"),
+        ("b", 1000, 2500, 0, "fired", "40"),
+        ("b", 9000, 10500, 0, "fired", "40"),
+    ]
+    assert [(f["key"], f["x"], f["what"], f["detail"]) for f in fired] == [
+        ("b", 2500.0, "fired on time", "1"),
+        ("a", 5000.0, "fired on time", "3"),
+        ("b", 10500.0, "fired on time", "1"),
+    ]
+    # merges sit 8 px left of the merged window's start: 8 * (10785 - 715) / 640 ms
+    assert [(m["key"], m["x"], m["slot"], m["detail"]) for m in merged] == [
+        ("a", 874.125, 1, "merged [3500, 5000), [1000, 2500)")
+    ]
+    enc = spec["layer"][0]["encoding"]
+    assert enc["y"]["field"] == "key" and enc["yOffset"]["field"] == "slot"
+    assert enc["fill"]["scale"] == {
+        "domain": ["fired", "not fired", "merged away"],
+        "range": ["#56B4E9", "#D9D9D9", "#FFFFFF"],
+    }
+
+
+def test_purges_and_evictions_are_drawn() -> None:
+    trace = run(
+        wv.TumblingEventTimeWindows.of(10),
+        [("a", 1), ("a", 2), ("a", 3), ("a", 4)],
+        [0, 10, 20, 30],
+        trigger=wv.PurgingTrigger.of(wv.CountTrigger.of(2)),
+        evictor=wv.CountEvictor.of(1),
+    )
+    spec = viz.window_lanes(trace).to_dict()
+    layers = marks(spec)
+    assert [m for m, _ in layers] == ["bar", "point", "text", "point", "point"]
+    (_, bars), (_, fired), (_, labels), (_, purged), (_, evicted) = layers
+    assert [(b["x"], b["x2"], b["elements"], b["firings"]) for b in bars] == [(0, 10, 4, 2)]
+    assert [(f["what"], f["n"], f["label"], f["seq"]) for f in fired] == [
+        ("fired early", 2, "×2", "12, 27")
+    ]
+    assert labels == fired
+    assert [(p["x"], p["detail"], p["proc_time"]) for p in purged] == [
+        (10.45, "reason: trigger", "10"),
+        (10.45, "reason: trigger", "30"),
+    ]
+    assert [(e["x"], e["detail"]) for e in evicted] == [
+        (0.15, 'before: [["a",1]]'),
+        (0.15, 'before: [["a",3]]'),
+    ]
+
+
+def test_global_window_has_no_lanes() -> None:
+    trace = run(
+        wv.GlobalWindows.create(),
+        [("a", 1)],
+        [0],
+        trigger=wv.CountTrigger.of(1),
+    )
+    spec = viz.window_lanes(trace).to_dict()
+    assert spec["usermeta"]["winviz"] == {
+        "chart": "window_lanes",
+        "status": "message",
+        "message": "Operator 'window' has no time windows.",
+    }

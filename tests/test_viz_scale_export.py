@@ -1,0 +1,132 @@
+"""The 5,000-row rule on a 100k-event trace, and offline export (HTML, SVG, PNG)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+import winviz as wv
+from winviz import viz
+from winviz.viz.export import external_urls
+
+
+def big_trace(n: int) -> wv.Trace:
+    """n events, 20 keys, 10 ms apart, up to 3 s of disorder; bounded out-of-orderness 1 s,
+    tumbling 5 s windows, allowed lateness 1 s, late data to a side output."""
+    rnd = random.Random(7)
+    events = [(f"k{i % 20}", i * 10 - rnd.randrange(0, 3000)) for i in range(n)]
+    env = wv.StreamExecutionEnvironment(trace=True)
+    (
+        env.from_collection(events, arrival_interval=10)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(1000).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .allowed_lateness(1000)
+        .side_output_late_data(wv.OutputTag("late"))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute().trace
+
+
+@pytest.fixture(scope="module")
+def trace_100k() -> wv.Trace:
+    return big_trace(100_000)
+
+
+def test_100k_events_stay_under_the_row_limit(trace_100k) -> None:
+    import altair as alt
+
+    assert alt.data_transformers.options.get("max_rows", 5000) == 5000  # never disabled
+    spec = viz.timeline(trace_100k).to_dict()  # would raise MaxRowsError above 5,000 rows
+    sizes = {name: len(rows) for name, rows in spec["datasets"].items()}
+    assert max(sizes.values()) <= 5000
+    subtitle = spec["title"]["subtitle"]
+    binned = [s for s in subtitle if "elements binned on a" in s]
+    assert binned == [
+        "100,000 elements binned on a 120 × 80 grid: a mark is a cell's elements of one fate, "
+        "at their mean position, sized by count"
+    ]
+    element = next(
+        lay for lay in spec["layer"]
+        if spec["datasets"][lay["data"]["name"]][0].get("kind") == "elements (binned)"
+    )  # fmt: skip
+    counts = spec["datasets"][element["data"]["name"]]
+    assert sum(r["count"] for r in counts) == 100_000
+    assert element["encoding"]["size"]["field"] == "count"
+    assert subtitle == [
+        "operator 'window': 100,000 elements, 4,020 (key, window) pairs, 12,143 firings",
+        "watermark: 1,667 of 8,577 records drawn (the last per processing-time bucket)",
+        "elements: 90,281 on time, 8,123 late, accepted, 1,596 side output",
+        binned[0],
+        "12,143 firings drawn as one mark per window and timing (at the first firing's "
+        "processing time)",
+        "4,020 cleanups drawn as one mark per window (its last)",
+    ]
+
+    lanes = viz.window_lanes(trace_100k).to_dict()
+    assert max(len(rows) for rows in lanes["datasets"].values()) <= 5000
+
+
+def test_binned_fates_add_up(trace_100k) -> None:
+    spec = viz.timeline(trace_100k).to_dict()
+    rows = [r for d in spec["datasets"].values() for r in d if r.get("kind") == "elements (binned)"]
+    by_fate: dict[str, int] = {}
+    for r in rows:
+        by_fate[r["what"]] = by_fate.get(r["what"], 0) + r["count"]
+    kinds = trace_100k.kinds()
+    assert by_fate["side output"] == kinds["side_output"]
+    assert sum(by_fate.values()) == kinds["element"]
+
+
+def small_chart():
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1000), ("b", 2000), ("a", 6000)], arrival_times=[0, 300, 600])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(1000).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return viz.timeline(env.execute().trace)
+
+
+def test_save_html_is_self_contained(tmp_path) -> None:
+    path = viz.save_html(small_chart(), tmp_path / "t.html")
+    page = path.read_text(encoding="utf-8")
+    assert external_urls(page) == []
+    assert not re.search(r"<script[^>]*src=", page)
+    assert '"$schema"' not in page
+    assert "vegaEmbed" in page and "fired on time" in page
+
+
+def test_external_urls_finds_cdn_scripts() -> None:
+    page = '<script src="https://cdn.jsdelivr.net/npm/vega@6"></script><link href="//x/y.css">'
+    assert len(external_urls(page)) == 2
+
+
+def test_svg_and_png_render_marks(tmp_path) -> None:
+    svg = viz.save_svg(small_chart(), tmp_path / "t.svg").read_text(encoding="utf-8")
+    assert svg.startswith("<svg")
+    assert 'class="mark-symbol role-mark' in svg  # elements, firings
+    assert 'class="mark-rect role-mark' in svg  # window bands
+    assert 'class="mark-line role-mark' in svg  # watermark
+    assert "Timeline" in svg
+    png = viz.save_png(small_chart(), tmp_path / "t.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_message_card_exports_too(tmp_path) -> None:
+    svg = viz.save_svg(viz.timeline(wv.Trace()), tmp_path / "m.svg").read_text()
+    assert "The trace is empty." in svg

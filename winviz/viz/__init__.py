@@ -1,0 +1,38 @@
+"""winviz.viz — charts of a winviz trace, with Altair.
+
+    import winviz as wv
+    from winviz import viz
+    result = env.execute()
+    viz.timeline(result.trace)          # event time × processing time, watermark, firings
+    viz.window_lanes(result.trace)      # one lane per key: windows, firings, merges
+    viz.save_html(chart, "t.html")      # self-contained page, no external URL
+    viz.save_svg(chart, "t.svg"); viz.save_png(chart, "t.png")   # offline, for slides
+
+Charts read only the trace (a ``Trace``, its ``to_pandas()`` frame or a result with
+``.trace``). Policy for input that cannot be drawn — an empty trace, no elements, a frame of
+another schema version, no trace at all: the chart functions return a **message card** (an
+``alt.Chart`` with a text mark saying why and what to do; ``chart.to_dict()["usermeta"]
+["winviz"]["status"] == "message"``) instead of raising. Wrong *arguments* (e.g.
+``max_points=0``) raise ``ValueError``. Every layer holds at most 5,000 rows (Altair's limit,
+never disabled): larger traces are binned or sampled and the subtitle says so.
+
+Importing this package changes no global Altair setting. In a notebook, call
+``setup_rendering()`` once.
+"""
+
+from __future__ import annotations
+
+from winviz.viz.export import save_html, save_png, save_svg, setup_rendering
+from winviz.viz.frames import TraceInputError
+from winviz.viz.lanes import window_lanes
+from winviz.viz.timeline import timeline
+
+__all__ = [
+    "TraceInputError",
+    "save_html",
+    "save_png",
+    "save_svg",
+    "setup_rendering",
+    "timeline",
+    "window_lanes",
+]

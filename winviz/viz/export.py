@@ -1,0 +1,116 @@
+"""Saving charts without the network, and notebook rendering set-up.
+
+* ``save_html`` — one self-contained page: Vega, Vega-Lite and vega-embed are inlined
+  (Altair's ``chart.save(path, inline=True)``, via vl-convert), the spec's ``$schema`` URL is
+  dropped, and the page is checked to load nothing from elsewhere (``external_urls``);
+* ``save_svg`` / ``save_png`` — static images for slides, rendered by vl-convert (offline);
+* ``setup_rendering`` — for notebooks: Altair's default renderer loads Vega from a CDN and its
+  ``mimetype`` renderer emits Vega-Lite 6, which JupyterLab 4 does not render; this switches to
+  the offline ``jupyter`` renderer (needs ``anywidget``) or, without it, to an offline renderer
+  that embeds the same self-contained page in an iframe. Nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import vl_convert as vlc
+
+_EXTERNAL = re.compile(
+    r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""",
+    re.IGNORECASE,
+)
+
+
+def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    spec = chart.to_dict()
+    spec.pop("$schema", None)
+    return spec
+
+
+def _vl_version() -> str:
+    """The Vega-Lite version of the installed Altair, as vl-convert names it ("6.4")."""
+    major, minor = alt.SCHEMA_VERSION.lstrip("v").split(".")[:2]
+    return f"{major}.{minor}"
+
+
+def external_urls(page: str) -> list[str]:
+    """Tags of an HTML page that would fetch something from another host."""
+    return [m.group(0) for m in _EXTERNAL.finditer(page)]
+
+
+def html_page(chart: alt.TopLevelMixin) -> str:
+    """A self-contained HTML page showing the chart (interactive: tooltips work)."""
+    page = vlc.vegalite_to_html(_spec(chart), vl_version=_vl_version(), bundle=True)
+    bad = external_urls(page)
+    if bad:  # pragma: no cover - guards a vl-convert change
+        raise RuntimeError(f"the exported page would load external resources: {bad[:3]}")
+    return page
+
+
+def save_html(chart: alt.TopLevelMixin, path: str | Path) -> Path:
+    """Write the chart as one self-contained HTML page (no external URL); returns the path."""
+    path = Path(path)
+    path.write_text(html_page(chart), encoding="utf-8")
+    return path
+
+
+def save_svg(chart: alt.TopLevelMixin, path: str | Path) -> Path:
+    """Write the chart as SVG (rendered offline by vl-convert); returns the path."""
+    path = Path(path)
+    path.write_text(svg_text(chart), encoding="utf-8")
+    return path
+
+
+def svg_text(chart: alt.TopLevelMixin) -> str:
+    """The chart rendered to SVG text."""
+    return vlc.vegalite_to_svg(_spec(chart), vl_version=_vl_version())
+
+
+def save_png(chart: alt.TopLevelMixin, path: str | Path, *, scale: float = 2.0) -> Path:
+    """Write the chart as PNG (``scale`` × the chart's pixel size; 2 for slides)."""
+    path = Path(path)
+    path.write_bytes(vlc.vegalite_to_png(_spec(chart), vl_version=_vl_version(), scale=scale))
+    return path
+
+
+def _iframe_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
+    spec = dict(spec)
+    spec.pop("$schema", None)
+    page = vlc.vegalite_to_html(spec, vl_version=_vl_version(), bundle=True)
+    width = int(spec.get("width", 640)) if isinstance(spec.get("width"), int) else 640
+    height = int(spec.get("height", 400)) if isinstance(spec.get("height"), int) else 400
+    return {
+        "text/html": (
+            f'<iframe srcdoc="{html.escape(page, quote=True)}" '
+            f'style="border:none;width:{width + 260}px;height:{height + 160}px" '
+            'sandbox="allow-scripts"></iframe>'
+        )
+    }
+
+
+def setup_rendering() -> str:
+    """Make charts render offline in JupyterLab; returns the renderer enabled.
+
+    Call once at the top of a notebook. Uses ``alt.renderers.enable("jupyter",
+    offline=True)`` when anywidget is installed, else registers and enables "winviz-offline",
+    which shows each chart as a self-contained page in a sandboxed iframe (no network)."""
+    try:
+        import anywidget  # noqa: F401
+    except ImportError:
+        if "winviz-offline" not in alt.renderers.names():
+            alt.renderers.register("winviz-offline", _iframe_renderer)
+        alt.renderers.enable("winviz-offline")
+        return "winviz-offline"
+    alt.renderers.enable("jupyter", offline=True)
+    return "jupyter"
+
+
+def spec_json(chart: alt.TopLevelMixin) -> str:
+    """The Vega-Lite spec as canonical JSON (sorted keys) — for diffs and tests."""
+    return json.dumps(_spec(chart), sort_keys=True)

@@ -1,0 +1,487 @@
+"""Tidy frames derived from a trace — the only place ``winviz.viz`` reads trace records.
+
+Input is a ``wv.Trace``, its ``to_pandas()`` DataFrame, or anything with a ``.trace``
+(a ``JobExecutionResult``). ``open_trace`` checks it and returns a ``TraceView``, a columnar
+read-only view; an input that cannot be drawn raises ``TraceInputError``, whose message the
+charts show in place of a plot.
+
+How an element's fate is derived (``element_fates``). The engine writes, for one input record
+reaching a window operator, an ``element`` record followed — before that operator's next
+``element`` record — by its ``assigned`` / ``skipped_late_window`` records (one per window)
+and at most one ``late_dropped`` or ``side_output`` record. Records of *other* operators may
+interleave (a firing's output travelling downstream), so the grouping is per operator: each
+record of kind assigned / skipped_late_window / late_dropped / side_output belongs to the
+latest ``element`` record of its operator in ``seq`` order. Then, per element:
+
+* ``dropped`` — it has a ``late_dropped`` record;
+* ``side output`` — it has a ``side_output`` record;
+* ``late, accepted`` — it was assigned to a window whose end had already passed:
+  ``window_end - 1 <= watermark`` of the ``assigned`` record (the window had fired on time, or
+  could have, and is kept for the allowed lateness);
+* ``on time`` — otherwise (assigned only to windows not yet due, or to the global window).
+
+``source_index`` is the ``index`` of the nearest earlier ``arrival`` record when its value
+equals the element's value (the record that caused it; elements made by a firing upstream get
+none).
+"""
+
+from __future__ import annotations
+
+import json
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from winviz.trace import DETAIL_FIELDS, SCHEMA_VERSION, Trace, jsonable
+
+BASE = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")
+FRAME_COLUMNS = (
+    "seq",
+    "kind",
+    "proc_time",
+    "watermark",
+    "operator",
+    "key",
+    "window_start",
+    "window_end",
+    "ts",
+)
+WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
+FATE_KINDS = ("element", "assigned", "skipped_late_window", "late_dropped", "side_output")
+
+
+class TraceInputError(ValueError):
+    """The input is not a trace winviz.viz can draw; the message says why and what to do."""
+
+
+class TraceView:
+    """Columnar access to a trace's records, by seq, from a Trace or a DataFrame.
+
+    Reading a Trace goes through its documented flat layout (record ``i`` is the eight values
+    at ``8 * i``) rather than one ``TraceRecord`` per record: a 1M-event trace has ~6M records,
+    and this keeps reading it well under a second."""
+
+    def __init__(self, source: Trace | pd.DataFrame) -> None:
+        self.source = source
+        if isinstance(source, Trace):
+            data = source.flat()
+            self._data = data
+            self.kinds = np.asarray(data[0::8], dtype=object)
+        else:
+            self._frame = source.reset_index(drop=True)
+            self.kinds = self._frame["kind"].to_numpy(dtype=object)
+        self._codes, uniques = pd.factorize(self.kinds)
+        self._code_of = {k: i for i, k in enumerate(uniques)}
+        self._op_codes: np.ndarray | None = None
+        self._op_of: dict[str, int] = {}
+
+    def _operator_codes(self) -> np.ndarray:
+        """Operator of every record as an integer code (computed once)."""
+        if self._op_codes is None:
+            if isinstance(self.source, Trace):
+                ops = np.asarray(self._data[3::8], dtype=object)
+            else:
+                ops = self._frame["operator"].to_numpy(dtype=object)
+            self._op_codes, uniques = pd.factorize(ops)
+            self._op_of = {k: i for i, k in enumerate(uniques)}
+        return self._op_codes
+
+    def operators(self, *kinds: str) -> list[str]:
+        """Operators that wrote records of these kinds, in order of first appearance."""
+        codes = self._operator_codes()[self.select(*kinds)]
+        if not len(codes):
+            return []
+        uniq, first = np.unique(codes, return_index=True)
+        names = {i: k for k, i in self._op_of.items()}
+        return [names[int(c)] for c in uniq[np.argsort(first)]]
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def counts(self) -> dict[str, int]:
+        """How many records of each kind."""
+        n = np.bincount(self._codes, minlength=len(self._code_of))
+        return {k: int(n[i]) for k, i in self._code_of.items()}
+
+    def select(self, *kinds: str, operator: str | None = None) -> np.ndarray:
+        """The seqs (row positions) of records of these kinds, in seq order."""
+        codes = [self._code_of[k] for k in kinds if k in self._code_of]
+        rows = np.flatnonzero(np.isin(self._codes, codes))
+        if operator is not None and len(rows):
+            codes = self._operator_codes()
+            rows = rows[codes[rows] == self._op_of.get(operator, -1)]
+        return rows
+
+    def column(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """A base column (kind, proc_time, watermark, operator, key, window, ts) for rows, as
+        an object array; ``window`` gives (start, end) pairs or None."""
+        if not isinstance(self.source, Trace):
+            return self._frame_column(name, rows)
+        offset = BASE.index(name)
+        values = _gather(self._data, rows * 8 + offset)
+        if name == "window":
+            out = np.empty(len(values), dtype=object)
+            out[:] = [
+                None if (e := getattr(w, "end", None)) is None else (w.start, e) for w in values
+            ]
+            return out
+        return values
+
+    def detail(self, kind: str, name: str, rows: np.ndarray) -> np.ndarray:
+        """A detail field of records that are all of ``kind`` (JSON-ready values)."""
+        if not isinstance(self.source, Trace):
+            values = self._frame[name].to_numpy(dtype=object)[rows]
+            out = np.empty(len(values), dtype=object)
+            out[:] = [None if _missing(v) else _cell(v) for v in values]
+            return out
+        names = DETAIL_FIELDS.get(kind, ("detail",))
+        raw = _gather(self._data, rows * 8 + 7)
+        if len(names) == 1:
+            return raw
+        i = names.index(name)
+        out = np.empty(len(raw), dtype=object)
+        out[:] = [d[i] for d in raw]
+        return out
+
+    def _frame_column(self, name: str, rows: np.ndarray) -> np.ndarray:
+        f = self._frame
+        if name == "window":
+            starts = f["window_start"].to_numpy(dtype=object)[rows]
+            ends = f["window_end"].to_numpy(dtype=object)[rows]
+            out = np.empty(len(rows), dtype=object)
+            out[:] = [
+                None if _missing(s) or _missing(e) else (_int(s), _int(e))
+                for s, e in zip(starts, ends, strict=True)
+            ]
+            return out
+        values = f[name].to_numpy(dtype=object)[rows]
+        if name in ("proc_time", "watermark", "ts"):
+            out = np.empty(len(values), dtype=object)
+            out[:] = [None if _missing(v) else _int(v) for v in values]
+            return out
+        return values
+
+    def numbers(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """A time column as float64 (NaN where absent) — for vectorised arithmetic only;
+        values beyond 2**53 are approximate (they are drawn clipped anyway)."""
+        values = self.column(name, rows)
+        try:
+            return np.asarray(values.tolist(), dtype=np.int64).astype(float)
+        except (TypeError, OverflowError, ValueError):
+            pass
+        return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
+
+
+def _gather(data: list[Any], positions: np.ndarray) -> np.ndarray:
+    out = np.empty(len(positions), dtype=object)
+    if len(positions) == 1:
+        out[0] = data[int(positions[0])]
+    elif len(positions):
+        out[:] = itemgetter(*positions.tolist())(data)
+    return out
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or v is pd.NA
+
+
+def _cell(v: Any) -> Any:
+    """A detail cell from a DataFrame: whole floats (pandas widened an int column) back to
+    int."""
+    return _int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _int(v: Any) -> int:
+    """An int from a DataFrame cell; floats at the ends of the long range (MIN / MAX made
+    float64 by pandas) snap back to MIN / MAX."""
+    if isinstance(v, float) and abs(v) >= 2.0**63:
+        return 2**63 - 1 if v > 0 else -(2**63)
+    return int(v)
+
+
+def open_trace(source: Any) -> TraceView:
+    """A TraceView of a Trace, a trace DataFrame or a result with ``.trace``; raises
+    TraceInputError with a readable reason when the input cannot be drawn."""
+    if source is not None and not isinstance(source, (Trace, pd.DataFrame)):
+        inner = getattr(source, "trace", None)
+        if isinstance(inner, Trace):
+            source = inner
+    if source is None:
+        raise TraceInputError(
+            "There is no trace: the job ran with trace=False. Run it with "
+            "StreamExecutionEnvironment(trace=True) (the default) and pass result.trace."
+        )
+    if isinstance(source, Trace):
+        return TraceView(source)
+    if isinstance(source, pd.DataFrame):
+        _check_frame(source)
+        return TraceView(source)
+    raise TraceInputError(
+        f"Expected a winviz Trace or its to_pandas() DataFrame, got {type(source).__name__}. "
+        "Pass result.trace or result.trace.to_pandas()."
+    )
+
+
+def _check_frame(frame: pd.DataFrame) -> None:
+    version = frame.attrs.get("schema_version")
+    if version != SCHEMA_VERSION:
+        found = "no schema_version" if version is None else f"schema version {version!r}"
+        raise TraceInputError(
+            f"This DataFrame has {found} (frame.attrs['schema_version']); winviz.viz reads "
+            f"trace schema version {SCHEMA_VERSION}. Pass the Trace itself, or a frame made by "
+            f"Trace.to_pandas() of this winviz version."
+        )
+    missing = [c for c in FRAME_COLUMNS if c not in frame.columns]
+    if missing:
+        raise TraceInputError(
+            f"This DataFrame lacks the trace column(s) {', '.join(missing)}; it does not look "
+            "like Trace.to_pandas() output."
+        )
+
+
+# -- tidy frames ------------------------------------------------------------------------------
+
+
+def window_operators(view: TraceView) -> list[str]:
+    """Operators that wrote window records, in order of first appearance."""
+    return view.operators(*WINDOW_KINDS)
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """A compact text of a value for tooltips and labels: strings as they are, anything else
+    as compact JSON; cut to ``limit`` characters."""
+    text = (
+        value
+        if isinstance(value, str)
+        else json.dumps(jsonable(value), ensure_ascii=False, separators=(",", ":"), default=str)
+    )
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
+    """One row per element reaching ``operator``: seq, proc_time, ts, watermark, fate,
+    windows (how many it was assigned to). See the module docstring for the rules."""
+    rows = view.select(*FATE_KINDS, operator=operator)
+    kinds = view.kinds[rows]
+    is_element = kinds == "element"
+    group = np.cumsum(is_element) - 1
+    keep = group >= 0
+    rows, kinds, group = rows[keep], kinds[keep], group[keep]
+    is_element = is_element[keep]
+
+    assigned = kinds == "assigned"
+    arows = rows[assigned]
+    # exact integer comparison: near MIN / MAX float64 would round
+    late_window = np.array(
+        [
+            w is not None and wm is not None and w[1] - 1 <= wm
+            for w, wm in zip(
+                view.column("window", arows), view.column("watermark", arows), strict=True
+            )
+        ],
+        dtype=bool,
+    )
+    n = int(is_element.sum())
+    late_accepted = np.zeros(n, dtype=bool)
+    late_accepted[group[assigned][late_window]] = True
+    n_windows = np.bincount(group[assigned], minlength=n)
+    dropped = np.zeros(n, dtype=bool)
+    dropped[group[kinds == "late_dropped"]] = True
+    side = np.zeros(n, dtype=bool)
+    side[group[kinds == "side_output"]] = True
+
+    fate = np.where(
+        dropped,
+        "dropped",
+        np.where(side, "side output", np.where(late_accepted, "late, accepted", "on time")),
+    )
+    erows = rows[is_element]
+    return pd.DataFrame(
+        {
+            "seq": erows,
+            "proc_time": view.numbers("proc_time", erows),
+            "ts": view.numbers("ts", erows),
+            "fate": fate,
+            "windows": n_windows,
+        }
+    )
+
+
+def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:
+    """Tooltip fields of some element records: operator, key, value, watermark, ts (exact
+    ints), source_index (see the module docstring)."""
+    arrivals = view.select("arrival")
+    values = view.detail("element", "value", seqs)
+    pos = np.searchsorted(arrivals, seqs) - 1
+    has = pos >= 0
+    src_rows = arrivals[np.where(has, pos, 0)] if len(arrivals) else np.zeros(0, dtype=int)
+    src_vals = view.detail("arrival", "value", src_rows) if len(arrivals) else []
+    src_idx = view.detail("arrival", "index", src_rows) if len(arrivals) else []
+    source_index: list[Any] = []
+    for i, v in enumerate(values):
+        ok = len(arrivals) and has[i] and jsonable(src_vals[i]) == jsonable(v)
+        source_index.append(int(src_idx[i]) if ok else None)
+    return pd.DataFrame(
+        {
+            "seq": seqs,
+            "operator": view.column("operator", seqs),
+            "key": [short(k, 30) for k in view.column("key", seqs)],
+            "value": [short(v) for v in values],
+            "watermark": view.column("watermark", seqs),
+            "ts": view.column("ts", seqs),
+            "source_index": source_index,
+        }
+    )
+
+
+def watermark_steps(view: TraceView) -> pd.DataFrame:
+    """The ``watermark`` records: seq, operator, proc_time, watermark (ints; MIN/MAX kept)."""
+    rows = view.select("watermark")
+    return pd.DataFrame(
+        {
+            "seq": rows,
+            "operator": view.column("operator", rows),
+            "proc_time": view.column("proc_time", rows),
+            "watermark": view.column("watermark", rows),
+        }
+    )
+
+
+def window_records(
+    view: TraceView,
+    operator: str,
+    *kinds: str,
+    fields: tuple[str, ...] = ("key", "proc_time", "watermark", "ts"),
+) -> pd.DataFrame:
+    """Records of these kinds at ``operator`` with window bounds: seq, kind, the ``fields``
+    asked for (key, proc_time, watermark, ts), window_start, window_end (None for the global
+    window)."""
+    rows = view.select(*kinds, operator=operator)
+    windows = view.column("window", rows)
+    frame = pd.DataFrame({"seq": rows, "kind": view.kinds[rows]})
+    for name in fields:
+        frame[name] = view.column(name, rows)
+    frame["window_start"] = [None if w is None else w[0] for w in windows]
+    frame["window_end"] = [None if w is None else w[1] for w in windows]
+    return frame
+
+
+def firings(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``fired`` records: window_records columns plus result (the value), pane, timing,
+    count."""
+    frame = window_records(view, operator, "fired")
+    rows = frame["seq"].to_numpy()
+    frame["result"] = view.detail("fired", "result", rows)  # raw values: short() them to show
+    frame["pane"] = view.detail("fired", "pane", rows)
+    frame["timing"] = view.detail("fired", "timing", rows)
+    frame["count"] = view.detail("fired", "count", rows)
+    return frame
+
+
+def cleanups(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``cleanup`` records: window_records columns plus cleanup_time."""
+    frame = window_records(view, operator, "cleanup")
+    frame["cleanup_time"] = view.detail("cleanup", "cleanup_time", frame["seq"].to_numpy())
+    return frame
+
+
+LIFE_COLUMNS = [
+    "key",
+    "window_start",
+    "window_end",
+    "opened",
+    "closed",
+    "elements",
+    "firings",
+    "merged_into",
+]
+
+
+def key_texts(keys: Any) -> list[str]:
+    """``short`` of each key, computed once per distinct key."""
+    keys = (
+        keys.to_numpy(dtype=object)
+        if isinstance(keys, pd.Series)
+        else np.asarray(list(keys), dtype=object)
+    )
+    if not len(keys):
+        return []
+    codes, uniques = pd.factorize(keys, use_na_sentinel=False)
+    texts = [short(k, 30) for k in uniques]
+    return [texts[c] for c in codes]
+
+
+def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
+    """Row positions per distinct value of ``by``, in order of first appearance (a plain dict:
+    much faster than iterating a pandas groupby over thousands of small groups)."""
+    out: dict[tuple, list[int]] = {}
+    for i, k in enumerate(zip(*(frame[c].tolist() for c in by), strict=True)):
+        out.setdefault(k, []).append(i)
+    return out
+
+
+def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
+    """One row per (key, window): opened (first assigned proc_time), closed (cleanup
+    proc_time; None while still open at the end of the trace), elements assigned, firings,
+    merged_into ("[s, e)" when a session merge absorbed it, else None)."""
+    recs = window_records(
+        view, operator, "assigned", "fired", "cleanup", fields=("key", "proc_time")
+    )
+    recs = recs[recs["window_start"].notna()]
+    if recs.empty:
+        return pd.DataFrame(columns=LIFE_COLUMNS)
+    recs = recs.assign(
+        key=key_texts(recs["key"]),
+        window_start=recs["window_start"].astype("int64"),
+        window_end=recs["window_end"].astype("int64"),
+        proc_time=recs["proc_time"].astype("int64"),
+    )
+    by = ["key", "window_start", "window_end"]
+    first = recs.groupby(by, sort=False)["proc_time"].min().rename("first")
+    assigned = recs[recs["kind"] == "assigned"].groupby(by, sort=False)["proc_time"]
+    lives = pd.concat(
+        [
+            first,
+            assigned.min().rename("opened"),
+            assigned.size().rename("elements"),
+            recs[recs["kind"] == "fired"].groupby(by, sort=False).size().rename("firings"),
+            recs[recs["kind"] == "cleanup"]
+            .groupby(by, sort=False)["proc_time"]
+            .max()
+            .rename("closed"),
+        ],
+        axis=1,
+    ).reset_index()
+    lives["opened"] = lives["opened"].fillna(lives["first"]).astype("int64")
+    lives["elements"] = lives["elements"].fillna(0).astype("int64")
+    lives["firings"] = lives["firings"].fillna(0).astype("int64")
+    lives["closed"] = [None if pd.isna(c) else int(c) for c in lives["closed"]]
+    absorbed: dict[tuple[Any, int, int], str] = {}
+    for row in merged(view, operator).itertuples():
+        for s, e in row.merged_windows:
+            if (s, e) != (row.window_start, row.window_end):
+                absorbed[(row.key_text, s, e)] = f"[{row.window_start}, {row.window_end})"
+    lives["merged_into"] = [
+        absorbed.get((k, s, e))
+        for k, s, e in zip(lives["key"], lives["window_start"], lives["window_end"], strict=True)
+    ]
+    return lives[LIFE_COLUMNS]
+
+
+def merged(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``merged`` records: window_records columns plus key_text and merged_windows
+    (list of (start, end))."""
+    frame = window_records(view, operator, "merged")
+    rows = frame["seq"].to_numpy()
+    mw = view.detail("merged", "merged_windows", rows)
+    frame["merged_windows"] = [[_bounds(w) for w in ws] for ws in mw]
+    frame["key_text"] = key_texts(frame["key"])
+    return frame
+
+
+def _bounds(w: Any) -> tuple[int, int]:
+    if hasattr(w, "start"):
+        return (w.start, w.end)
+    return (int(w[0]), int(w[1]))

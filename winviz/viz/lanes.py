@@ -1,0 +1,350 @@
+"""``window_lanes``: one lane per key, its windows as bars over event time.
+
+A bar is one (key, window) pair: filled when it fired, grey when it never fired, outlined
+with dashes when a session merge absorbed it (``merged`` records; windows that were merged
+away before receiving an element are drawn too). Overlapping windows of one key (sliding
+windows, sessions before a merge) stack in sub-lanes. On each bar, at the window's end:
+its firings (early ◂ on time ▸ late, one mark per timing with the count) and purges; at its
+start: evictions and session merges. Tooltips give the trace records' fields.
+
+Scale: at most ``max_keys`` lanes (the keys with most elements) and at most 5,000 bars (the
+earliest windows in event time); the subtitle says what was left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from winviz.viz import frames, palette, scale
+from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.palette import TimeAxis
+from winviz.viz.timeline import pick_operator
+
+STATUS = ("fired", "not fired", "merged away")
+STATUS_FILL = (palette.SKY_BLUE, palette.LIGHT_GREY, "#FFFFFF")
+# window event -> pixel offset from its anchor (window end, or start for evicted / merged)
+EVENT_DX = {
+    "fired early": -12,
+    "fired on time": 0,
+    "fired late": 12,
+    "purged": 24,
+    "evicted": 8,
+    "merged": -8,
+}
+
+
+def window_lanes(
+    trace: Any,
+    *,
+    operator: str | None = None,
+    max_keys: int = 30,
+    max_bars: int = scale.ROW_LIMIT,
+    width: int = palette.WIDTH,
+) -> alt.TopLevelMixin:
+    """Lanes of windows per key (see the module docstring). Bad input gives a message card,
+    like ``timeline``."""
+    if max_keys < 1 or not 1 <= max_bars <= scale.ROW_LIMIT:
+        raise ValueError(f"max_keys must be >= 1 and max_bars in 1..{scale.ROW_LIMIT}")
+    try:
+        view = frames.open_trace(trace)
+        return _lanes(view, operator, max_keys, max_bars, width)
+    except TraceInputError as exc:
+        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="window_lanes")
+
+
+def _lanes(
+    view: TraceView, operator: str | None, max_keys: int, max_bars: int, width: int
+) -> alt.TopLevelMixin:
+    op = pick_operator(view, operator)
+    bars = _bars(view, op)
+    if bars.empty:
+        raise TraceInputError(
+            f"Operator {op!r} has no time windows. Window lanes draw windows with a start and "
+            "an end; the global window has neither (try timeline())."
+        )
+    notes = [f"operator {op!r}: {bars['key'].nunique():,} keys, {len(bars):,} windows"]
+    keys = _lane_keys(bars, max_keys, notes)
+    bars = bars[bars["key"].isin(keys)]
+    if len(bars) > max_bars:
+        bars = bars.sort_values(["window_start", "window_end"], kind="stable")
+        cutoff = int(bars["window_start"].iloc[max_bars])
+        bars = bars[bars["window_start"] < cutoff].iloc[:max_bars]
+        notes.append(f"bars: the {len(bars):,} earliest windows (starting before {cutoff:,})")
+    bars = _stack(bars)
+    x = palette.time_axis("event time", [*bars["window_start"], *bars["window_end"]])
+    events = _events(view, op, bars, x, width)
+    lanes = len(keys)
+    slots = int(bars["slot"].max()) + 1
+    height = max(60, min(900, lanes * max(24, 14 * slots)))
+    layers = [_bar_layer(bars, x), *_event_layers(events, x)]
+    chart = alt.layer(*layers).properties(
+        width=width, height=height, title=palette.title("Window lanes", notes)
+    )
+    chart = chart.resolve_scale(fill="independent")
+    return palette.finish(chart, name="window_lanes", notes=notes)
+
+
+def _bars(view: TraceView, op: str) -> pd.DataFrame:
+    lives = frames.window_lives(view, op)
+    merges = frames.merged(view, op)
+    known = {
+        (k, s, e)
+        for k, s, e in zip(lives["key"], lives["window_start"], lives["window_end"], strict=True)
+    }
+    extra = []
+    for m in merges.itertuples():
+        for s, e in m.merged_windows:
+            if (m.key_text, s, e) not in known and (s, e) != (m.window_start, m.window_end):
+                known.add((m.key_text, s, e))
+                extra.append(
+                    {
+                        "key": m.key_text,
+                        "window_start": int(s),
+                        "window_end": int(e),
+                        "opened": int(m.proc_time),
+                        "closed": int(m.proc_time),
+                        "elements": 0,
+                        "firings": 0,
+                        "merged_into": f"[{m.window_start}, {m.window_end})",
+                    }
+                )
+    frame = pd.concat([lives, pd.DataFrame(extra, columns=lives.columns)], ignore_index=True)
+    frame["status"] = [
+        "merged away" if isinstance(m, str) else ("fired" if f else "not fired")
+        for m, f in zip(frame["merged_into"], frame["firings"], strict=True)
+    ]
+    return frame
+
+
+def _lane_keys(bars: pd.DataFrame, max_keys: int, notes: list[str]) -> list[str]:
+    order = list(dict.fromkeys(bars["key"]))
+    if len(order) <= max_keys:
+        return order
+    busiest = set(bars.groupby("key")["elements"].sum().nlargest(max_keys, keep="first").index)
+    notes.append(f"lanes: the {max_keys} keys with most elements of {len(order):,}")
+    return [k for k in order if k in busiest]
+
+
+def _stack(bars: pd.DataFrame) -> pd.DataFrame:
+    """Sub-lane (slot) per bar so overlapping windows of one key do not hide each other."""
+    bars = bars.sort_values(["key", "window_start", "window_end"], kind="stable").copy()
+    slots = []
+    ends: dict[str, list[int]] = {}
+    for key, start, end in zip(bars["key"], bars["window_start"], bars["window_end"], strict=True):
+        free = ends.setdefault(key, [])
+        for i, last in enumerate(free):
+            if last <= start:
+                free[i] = end
+                slots.append(i)
+                break
+        else:
+            free.append(end)
+            slots.append(len(free) - 1)
+    bars["slot"] = slots
+    return bars
+
+
+def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
+    rows = []
+    for b in bars.itertuples():
+        rows.append(
+            {
+                "x": x.clip(b.window_start)[0],
+                "x2": x.clip(b.window_end)[0],
+                "key": b.key,
+                "slot": int(b.slot),
+                "status": b.status,
+                "kind": "window",
+                "window": f"[{x.fmt(b.window_start)}, {x.fmt(b.window_end)})",
+                "elements": int(b.elements),
+                "firings": int(b.firings),
+                "opened": f"{int(b.opened):,}",
+                "closed": _closed(b.closed, b.merged_into),
+                "merged_into": b.merged_into if isinstance(b.merged_into, str) else "",
+            }
+        )
+    data = pd.DataFrame(rows)
+    keys = list(dict.fromkeys(bars["key"]))
+    return (
+        alt.Chart(data)
+        .mark_bar(stroke=palette.BLUE, strokeWidth=1, cornerRadius=2, opacity=0.9)
+        .encode(
+            x=x.x("x"),
+            x2="x2",
+            y=alt.Y("key:N", sort=keys, title="key", axis=alt.Axis(labelLimit=160)),
+            yOffset=alt.YOffset("slot:N", scale=alt.Scale(paddingInner=0.15)),
+            fill=alt.Fill(
+                "status:N",
+                title="window",
+                scale=alt.Scale(domain=list(STATUS), range=list(STATUS_FILL)),
+            ),
+            strokeDash=alt.condition(
+                "datum.status == 'merged away'", alt.value([4, 3]), alt.value([1, 0])
+            ),
+            tooltip=[
+                alt.Tooltip(f"{c}:N")
+                for c in [
+                    "kind",
+                    "key",
+                    "window",
+                    "status",
+                    "elements",
+                    "firings",
+                    "opened",
+                    "closed",
+                    "merged_into",
+                ]
+            ],
+        )
+    )
+
+
+def _closed(closed: Any, merged_into: Any) -> str:
+    if isinstance(merged_into, str):
+        return f"merged into {merged_into}"
+    return "open at the end" if pd.isna(closed) else f"{int(closed):,}"
+
+
+def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: int) -> pd.DataFrame:
+    """One row per drawn window event: firings per (key, window, timing), purges, evictions
+    and merges, with the slot of their bar. Events sharing an anchor are set apart by
+    ``EVENT_DX`` pixels, converted to event time for this chart's width (Vega offsets only
+    text marks by pixels)."""
+    slot = {
+        (k, s, e): int(i)
+        for k, s, e, i in zip(
+            bars["key"], bars["window_start"], bars["window_end"], bars["slot"], strict=True
+        )
+    }
+    rows: list[dict[str, Any]] = []
+    fired = frames.firings(view, op)
+    fired = fired[fired["window_start"].notna()]
+    fired = fired.assign(key_text=frames.key_texts(fired["key"]))
+    results = fired["result"].tolist()  # raw values; short() only those shown
+    by = ["key_text", "window_start", "window_end", "timing"]
+    for (key, s, e, timing), idx in frames.groups(fired, by).items():
+        what = palette.TIMING_EVENT.get(timing, "fired on time")
+        g = fired.iloc[idx[-1:]] if len(idx) > 50 else fired.iloc[idx]
+        text = ", ".join(frames.short(results[i], 40) for i in idx[:50]) + (
+            " …" if len(idx) > 50 else ""
+        )
+        rows.append(_event(slot, x, key, s, e, what, e, g, result=text, n=len(idx)))
+    other = frames.window_records(view, op, "purged", "evicted")
+    other = other[other["window_start"].notna()]
+    if not other.empty:
+        rows += _purges_and_evictions(view, other, slot, x)
+    for m in frames.merged(view, op).itertuples():
+        merged_text = ", ".join(f"[{s}, {e})" for s, e in m.merged_windows)
+        g = pd.DataFrame({"seq": [m.seq], "proc_time": [m.proc_time], "watermark": [m.watermark]})
+        rows.append(
+            _event(
+                slot, x, m.key_text, m.window_start, m.window_end, "merged",
+                m.window_start, g, result=f"merged {merged_text}", n=1,
+            )
+        )  # fmt: skip
+    frame = pd.DataFrame([r for r in rows if r is not None])
+    if not frame.empty:
+        ms_per_px = (x.hi - x.lo) / width
+        shift = frame["what"].map(EVENT_DX) * ms_per_px
+        frame["x"] = (frame["x"] + shift).clip(x.lo, x.hi).round(3)
+    return frame
+
+
+def _purges_and_evictions(
+    view: TraceView, other: pd.DataFrame, slot: dict, x: TimeAxis
+) -> list[dict[str, Any]]:
+    rows = []
+    other = other.assign(key_text=frames.key_texts(other["key"]))
+    for kind in ("purged", "evicted"):
+        part = other[other["kind"] == kind]
+        if part.empty:
+            continue
+        seqs = part["seq"].to_numpy()
+        if kind == "purged":
+            info = [f"reason: {r}" for r in view.detail("purged", "reason", seqs)]
+        else:
+            whens = view.detail("evicted", "when", seqs)
+            values = view.detail("evicted", "values", seqs)
+            info = [f"{w}: {frames.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
+        for (_, r), text in zip(part.iterrows(), info, strict=True):
+            g = pd.DataFrame([r])
+            anchor = r["window_end"] if kind == "purged" else r["window_start"]
+            rows.append(
+                _event(
+                    slot, x, r["key_text"], r["window_start"], r["window_end"], kind,
+                    anchor, g, result=text, n=1,
+                )
+            )  # fmt: skip
+    return rows
+
+
+def _event(
+    slot: dict,
+    x: TimeAxis,
+    key: str,
+    start: Any,
+    end: Any,
+    what: str,
+    anchor: Any,
+    g: pd.DataFrame,
+    *,
+    result: str,
+    n: int,
+) -> dict[str, Any] | None:
+    s = slot.get((key, int(start), int(end)))
+    if s is None:
+        return None
+    return {
+        "x": x.clip(anchor)[0],
+        "key": key,
+        "slot": s,
+        "what": what,
+        "n": n,
+        "label": f"×{n}" if n > 1 else "",
+        "seq": ", ".join(str(int(v)) for v in g["seq"]),
+        "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+        "detail": result,
+        "proc_time": ", ".join(f"{int(v):,}" for v in g["proc_time"]),
+        "watermark": x.fmt(g["watermark"].iloc[-1]),
+    }
+
+
+def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
+    if events.empty:
+        return []
+    present = [w for w in palette.WINDOW_EVENTS if w in set(events["what"])]
+    colors = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
+    shapes = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
+    color = alt.Color(
+        "what:N",
+        title="what happened",
+        scale=alt.Scale(domain=present, range=[colors[w] for w in present]),
+    )
+    shape = alt.Shape(
+        "what:N",
+        title="what happened",
+        scale=alt.Scale(domain=present, range=[shapes[w] for w in present]),
+    )
+    tips = [
+        alt.Tooltip(f"{c}:N")
+        for c in ["what", "key", "window", "detail", "n", "seq", "proc_time", "watermark"]
+    ]
+    layers = []
+    for what in present:
+        part = events[events["what"] == what]
+        base = alt.Chart(part).encode(x=x.x("x"), y=alt.Y("key:N"), yOffset=alt.YOffset("slot:N"))
+        layers.append(
+            base.mark_point(filled=True, size=70, stroke=palette.BLACK, strokeWidth=0.5).encode(
+                color=color, shape=shape, tooltip=tips
+            )
+        )
+        if (part["n"] > 1).any():
+            layers.append(
+                base.mark_text(align="left", dx=6, dy=-6, fontSize=9, font="sans-serif").encode(
+                    text="label:N"
+                )
+            )
+    return layers

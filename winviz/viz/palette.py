@@ -1,0 +1,249 @@
+"""Shared look: the colour-blind-safe palette, mark shapes, time axes, titles and the message
+card every chart returns when there is nothing it can honestly draw.
+
+Colours are Okabe & Ito's eight (safe for the common colour-vision deficiencies). Every
+categorical colour is paired with a distinct shape, so no meaning rests on colour alone.
+
+Time axes. Trace times are integer milliseconds. An axis is drawn as **dates** (UTC) when
+every time on it lies in 2000-01-01 .. 2100-01-01 as epoch milliseconds, otherwise as **plain
+milliseconds** with thousands separators ("12,000"). Times whose magnitude exceeds 2**53
+(Long.MIN_VALUE / Long.MAX_VALUE, the end-of-input watermark, cleanup times that overflowed)
+cannot be held exactly by JavaScript numbers and would squash every other mark into one pixel:
+they are clipped to the edge of the axis and labelled (see ``TimeAxis.clip``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import altair as alt
+import pandas as pd
+
+# Okabe–Ito
+BLACK = "#000000"
+ORANGE = "#E69F00"
+SKY_BLUE = "#56B4E9"
+GREEN = "#009E73"
+YELLOW = "#F0E442"
+BLUE = "#0072B2"
+VERMILLION = "#D55E00"
+PURPLE = "#CC79A7"
+GREY = "#7F7F7F"
+LIGHT_GREY = "#D9D9D9"
+
+# An element's fate at a window operator (see frames.element_fates).
+FATES: tuple[str, ...] = ("on time", "late, accepted", "dropped", "side output")
+FATE_COLORS: tuple[str, ...] = (BLUE, ORANGE, VERMILLION, PURPLE)
+FATE_SHAPES: tuple[str, ...] = ("circle", "diamond", "cross", "triangle-up")
+
+# What happened to a window (timeline / lanes "window event" legend).
+WINDOW_EVENTS: tuple[str, ...] = (
+    "fired early",
+    "fired on time",
+    "fired late",
+    "purged",
+    "evicted",
+    "merged",
+    "cleanup",
+)
+WINDOW_EVENT_COLORS: tuple[str, ...] = (SKY_BLUE, GREEN, ORANGE, VERMILLION, PURPLE, BLUE, GREY)
+WINDOW_EVENT_SHAPES: tuple[str, ...] = (
+    "square",
+    "square",
+    "square",
+    "triangle-left",
+    "triangle-right",
+    "wedge",
+    "triangle-down",
+)
+TIMING_EVENT = {"early": "fired early", "on_time": "fired on time", "late": "fired late"}
+
+WATERMARK_DASHES: tuple[list[int], ...] = ([1, 0], [6, 3], [2, 2], [8, 2, 2, 2], [1, 3])
+
+WINDOW_FILL = SKY_BLUE
+WINDOW_OPACITY = 0.12
+
+EPOCH_LO = 946_684_800_000  # 2000-01-01T00:00:00Z in ms
+EPOCH_HI = 4_102_444_800_000  # 2100-01-01T00:00:00Z in ms
+EXACT = 2**53  # beyond this magnitude a time is "off the chart"
+LONG_MIN = -(2**63)
+LONG_MAX = 2**63 - 1
+
+WIDTH = 640
+HEIGHT = 400
+
+
+def fate_scale() -> alt.Scale:
+    return alt.Scale(domain=list(FATES), range=list(FATE_COLORS))
+
+
+def fate_shape_scale() -> alt.Scale:
+    return alt.Scale(domain=list(FATES), range=list(FATE_SHAPES))
+
+
+def event_scale() -> alt.Scale:
+    return alt.Scale(domain=list(WINDOW_EVENTS), range=list(WINDOW_EVENT_COLORS))
+
+
+def event_shape_scale() -> alt.Scale:
+    return alt.Scale(domain=list(WINDOW_EVENTS), range=list(WINDOW_EVENT_SHAPES))
+
+
+def is_off_chart(value: float | int | None) -> bool:
+    """A time too large in magnitude to draw (|v| > 2**53, e.g. wv.MIN / wv.MAX)."""
+    return value is not None and not _nan(value) and abs(value) > EXACT
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def format_time(value: Any, kind: Literal["epoch", "ms"] = "ms") -> str:
+    """A time for a tooltip: "12,000 ms", "2019-08-24 09:51:44.152 UTC", "MAX (Long.MAX_VALUE)".
+
+    Values from a DataFrame may be floats (pandas turns int columns with gaps into float64):
+    beyond 2**53 they are approximate, and MAX read as a float rounds up past Long.MAX_VALUE,
+    so it still shows as MAX."""
+    if value is None or _nan(value):
+        return ""
+    v = int(value)
+    if v >= LONG_MAX:
+        return "MAX (Long.MAX_VALUE)"
+    if v <= LONG_MIN:
+        return "MIN (Long.MIN_VALUE)"
+    if is_off_chart(v):
+        return f"{v:,} ms (off the chart)"
+    if kind == "epoch":
+        stamp = datetime.fromtimestamp(v / 1000, tz=UTC)
+        return stamp.strftime("%Y-%m-%d %H:%M:%S.") + f"{v % 1000:03d} UTC"
+    return f"{v:,} ms"
+
+
+@dataclass(frozen=True)
+class TimeAxis:
+    """One time axis: its title, how values are shown and the visible domain [lo, hi]."""
+
+    title: str
+    kind: Literal["epoch", "ms"]
+    lo: int
+    hi: int
+
+    def clip(self, value: Any) -> tuple[float | None, str]:
+        """(position, note): a value inside the domain is itself with note ""; one outside is
+        put on the nearer edge with note "MAX ▶" / "◀ MIN" (off-chart) or "▶" / "◀"."""
+        if value is None or _nan(value):
+            return None, ""
+        if value > self.hi:
+            return self.hi, "MAX ▶" if is_off_chart(value) else "▶"
+        if value < self.lo:
+            return self.lo, "◀ MIN" if is_off_chart(value) else "◀"
+        return int(value), ""
+
+    def encoding_type(self) -> str:
+        return "temporal" if self.kind == "epoch" else "quantitative"
+
+    def scale(self) -> alt.Scale:
+        if self.kind == "epoch":
+            return alt.Scale(type="utc", domain=[self.lo, self.hi], nice=False)
+        return alt.Scale(domain=[self.lo, self.hi], nice=False, zero=False)
+
+    def axis(self) -> alt.Axis:
+        if self.kind == "epoch":
+            return alt.Axis(title=self.title + " (UTC)", labelOverlap=True)
+        return alt.Axis(title=self.title + " (ms)", format=",d", labelOverlap=True)
+
+    def x(self, field: str, **kwargs: Any) -> alt.X:
+        return alt.X(
+            field, type=self.encoding_type(), scale=self.scale(), axis=self.axis(), **kwargs
+        )
+
+    def y(self, field: str, **kwargs: Any) -> alt.Y:
+        return alt.Y(
+            field, type=self.encoding_type(), scale=self.scale(), axis=self.axis(), **kwargs
+        )
+
+    def x2(self, field: str) -> alt.X2:
+        return alt.X2(field)
+
+    def y2(self, field: str) -> alt.Y2:
+        return alt.Y2(field)
+
+    def fmt(self, value: Any) -> str:
+        return format_time(value, self.kind)
+
+
+def time_axis(title: str, values: list[int]) -> TimeAxis:
+    """The axis for these times (off-chart values ignored), padded by 3 % each side
+    (1 s each side when all values are equal; 0..1000 when there are none)."""
+    nums = pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce")
+    nums = nums[nums.abs() <= EXACT]
+    if nums.empty:
+        return TimeAxis(title, "ms", 0, 1000)
+    lo, hi = int(nums.min()), int(nums.max())
+    kind: Literal["epoch", "ms"] = "epoch" if lo >= EPOCH_LO and hi <= EPOCH_HI else "ms"
+    pad = max(1, round((hi - lo) * 0.03)) if hi > lo else 1000
+    return TimeAxis(title, kind, lo - pad, hi + pad)
+
+
+def title(text: str, subtitle: list[str]) -> alt.TitleParams:
+    """A left-aligned title; the subtitle lines say what was reduced or clipped."""
+    return alt.TitleParams(
+        text=text,
+        subtitle=subtitle or alt.Undefined,
+        anchor="start",
+        fontSize=15,
+        subtitleFontSize=11,
+        subtitleColor="#444444",
+    )
+
+
+def message_chart(headline: str, detail: str, *, chart: str) -> alt.Chart:
+    """The chart returned in place of a plot: a text card saying why nothing is drawn.
+
+    The headline is the title; the detail (what is wrong and what to do) the text.
+    ``usermeta.winviz`` carries ``{"chart": chart, "status": "message", "message": headline}``
+    so code can tell a message card from a plot without parsing text."""
+    lines = _wrap(detail, 90)
+    data = alt.Data(values=[{"line": line, "row": i} for i, line in enumerate(lines)])
+    return (
+        alt.Chart(data, width=WIDTH, height=20 * len(lines))
+        .mark_text(align="left", baseline="top", fontSize=13, color=BLACK)
+        .encode(x=alt.value(0), y=alt.Y("row:O", axis=None), text=alt.Text("line:N"))
+        .properties(
+            title=alt.TitleParams(
+                text=headline,
+                subtitle=f"winviz.viz.{chart}: nothing to draw",
+                anchor="start",
+                fontSize=15,
+                subtitleColor="#444444",
+            ),
+            usermeta={"winviz": {"chart": chart, "status": "message", "message": headline}},
+        )
+        .configure_view(stroke=None)
+    )
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}" if line else w
+    if line:
+        lines.append(line)
+    return lines
+
+
+def finish(chart: alt.TopLevelMixin, *, name: str, notes: list[str]) -> alt.TopLevelMixin:
+    """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``)."""
+    return (
+        chart.properties(usermeta={"winviz": {"chart": name, "status": "ok", "notes": notes}})
+        .configure_legend(orient="right", titleFontSize=12, labelFontSize=11, symbolSize=80)
+        .configure_axis(labelFontSize=11, titleFontSize=12, grid=True, gridColor="#EEEEEE")
+        .configure_view(stroke=LIGHT_GREY)
+    )

@@ -1,0 +1,99 @@
+"""Keeping every mark's data under Altair's inline-data limit, by design.
+
+Altair refuses to embed more than 5,000 rows per dataset (``MaxRowsError``); the limit stays
+on. Every layer a winviz chart builds is reduced to at most ``ROW_LIMIT`` rows *before* it is
+handed to Altair, and each reduction adds a sentence to the chart's subtitle saying what was
+done. The reductions:
+
+* ``bin_points`` — points become grid cells (count per cell and category), drawn at the
+  cell's mean position with size by count;
+* ``thin_steps`` — a monotone step line keeps the last vertex per time bucket (exact to the
+  bucket width);
+* ``every_kth`` — a regular sample (window bands: neighbours look alike).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+ROW_LIMIT = 5000  # Altair's default max_rows
+
+
+def bin_points(
+    frame: pd.DataFrame,
+    x: str,
+    y: str,
+    by: str,
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    limit: int,
+) -> tuple[pd.DataFrame, int, int]:
+    """Count points per grid cell and ``by`` value; returns (cells, nx, ny).
+
+    The grid starts at 120 × 80 cells and is coarsened by √2 per side until the non-empty
+    cells fit ``limit``. Cells carry count, mean x / y (where they are drawn) and the cell's
+    bounds x_lo, x_hi, y_lo, y_hi."""
+    nx, ny = 120, 80
+    while True:
+        cells = _bin(frame, x, y, by, x_range, y_range, nx, ny)
+        if len(cells) <= limit or (nx == 1 and ny == 1):
+            return cells, nx, ny
+        nx, ny = max(1, int(nx / math.sqrt(2))), max(1, int(ny / math.sqrt(2)))
+
+
+def _bin(
+    frame: pd.DataFrame,
+    x: str,
+    y: str,
+    by: str,
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    nx: int,
+    ny: int,
+) -> pd.DataFrame:
+    (x0, x1), (y0, y1) = x_range, y_range
+    wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
+    ix = np.clip(((frame[x].to_numpy(float) - x0) // wx), 0, nx - 1).astype(np.int64)
+    iy = np.clip(((frame[y].to_numpy(float) - y0) // wy), 0, ny - 1).astype(np.int64)
+    work = pd.DataFrame(
+        {"ix": ix, "iy": iy, by: frame[by].to_numpy(), "x": frame[x], "y": frame[y]}
+    )
+    cells = (
+        work.groupby(["ix", "iy", by], sort=True)
+        .agg(count=("x", "size"), x=("x", "mean"), y=("y", "mean"))
+        .reset_index()
+    )
+    cells["x_lo"] = x0 + cells["ix"] * wx
+    cells["x_hi"] = cells["x_lo"] + wx
+    cells["y_lo"] = y0 + cells["iy"] * wy
+    cells["y_hi"] = cells["y_lo"] + wy
+    return cells.drop(columns=["ix", "iy"])
+
+
+def thin_steps(frame: pd.DataFrame, time: str, group: str, limit: int) -> pd.DataFrame:
+    """Keep, per group, the last row of each of ``limit // groups`` equal time buckets (rows
+    must be in seq order; values are monotone in time, so the step shape survives at the
+    bucket width)."""
+    if len(frame) <= limit:
+        return frame
+    groups = max(1, frame[group].nunique())
+    buckets = max(1, limit // groups)
+    t = frame[time].astype(float)
+    lo, hi = float(t.min()), float(t.max())
+    width = max((hi - lo) / buckets, 1e-9)
+    bucket = np.minimum(((t - lo) // width).astype(np.int64), buckets - 1)
+    keep = ~pd.DataFrame({"g": frame[group].to_numpy(), "b": bucket.to_numpy()}).duplicated(
+        keep="last"
+    )
+    return frame[keep.to_numpy()]
+
+
+def every_kth(frame: pd.DataFrame, limit: int) -> tuple[pd.DataFrame, int]:
+    """A regular sample of at most ``limit`` rows; returns (sample, k)."""
+    if len(frame) <= limit:
+        return frame, 1
+    k = math.ceil(len(frame) / limit)
+    return frame.iloc[::k], k

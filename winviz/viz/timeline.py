@@ -1,0 +1,704 @@
+"""``timeline``: event time (x) against processing time (y) for one window operator.
+
+Layers, back to front:
+
+1. **window bands** — one rectangle per window: its event-time extent [start, end) across,
+   its life in processing time (first element assigned → state cleaned up) down; a window
+   still open at the end of the trace reaches the top edge;
+2. **ideal diagonal** — event time = processing time (only where it makes sense, see
+   ``_wants_diagonal``);
+3. **watermark** — one step line per operator with ``watermark`` records: at processing time
+   t the watermark is w until it advances (points carry the records' tooltips); the
+   end-of-input watermark MAX is drawn on the right edge and labelled;
+4. **elements** — coloured and shaped by fate (frames.element_fates);
+5. **firings** — at (window end, firing processing time), labelled "result · timing";
+   firings of several keys at the same point are one mark ("3 keys · on time");
+6. **cleanups** — at (cleanup time, processing time).
+
+Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
+traces are reduced per layer (scale.py) and the subtitle says how.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from winviz.viz import frames, palette, scale
+from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.palette import TimeAxis
+
+LABEL_LIMIT = 60  # firing labels drawn when there are at most this many firing marks
+DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
+
+
+def timeline(
+    trace: Any,
+    *,
+    operator: str | None = None,
+    max_points: int = scale.ROW_LIMIT,
+    labels: bool | None = None,
+    diagonal: bool | None = None,
+    width: int = palette.WIDTH,
+    height: int = palette.HEIGHT,
+) -> alt.TopLevelMixin:
+    """The event-time × processing-time chart of a trace (see the module docstring).
+
+    ``trace``: a Trace, its ``to_pandas()`` frame, or a JobExecutionResult. ``operator``: the
+    window operator to show (default: the first one in the trace). ``max_points``: elements
+    drawn one by one up to this many, binned above (≤ 5,000). ``labels``: firing labels
+    (default: when there are at most 60 firing marks). ``diagonal``: draw event time =
+    processing time (default: automatic).
+
+    Input that cannot be drawn (empty trace, no elements, another schema version, ...) gives a
+    message card instead of a plot (``usermeta.winviz.status == "message"``); nothing raises
+    for bad data."""
+    if not 1 <= max_points <= scale.ROW_LIMIT:
+        raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
+    try:
+        view = frames.open_trace(trace)
+        return _timeline(view, operator, max_points, labels, diagonal, width, height)
+    except TraceInputError as exc:
+        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="timeline")
+
+
+def pick_operator(view: TraceView, operator: str | None) -> str:
+    """The window operator to draw; raises TraceInputError naming the choices."""
+    if len(view) == 0:
+        raise TraceInputError("The trace is empty. The job recorded no records at all.")
+    candidates = frames.window_operators(view) or view.operators("element")
+    if not candidates:
+        raise TraceInputError(
+            "No element reached a keyed operator. The timeline places elements by event time "
+            "at a window (or keyed) operator; this trace has none "
+            f"(kinds: {', '.join(sorted(view.counts()))})."
+        )
+    if operator is None:
+        return candidates[0]
+    if operator not in candidates:
+        raise TraceInputError(
+            f"No window operator named {operator!r}. Choose one of: "
+            f"{', '.join(map(repr, candidates))}."
+        )
+    return operator
+
+
+def _timeline(
+    view: TraceView,
+    operator: str | None,
+    max_points: int,
+    labels: bool | None,
+    diagonal: bool | None,
+    width: int,
+    height: int,
+) -> alt.TopLevelMixin:
+    op = pick_operator(view, operator)
+    elements = frames.element_fates(view, op)
+    untimed = int(elements["ts"].isna().sum())
+    elements = elements[elements["ts"].notna()]
+    steps = frames.watermark_steps(view)
+    fired = frames.firings(view, op)
+    fired = fired[fired["window_end"].notna()]
+    cleaned = frames.cleanups(view, op)
+    cleaned = cleaned[cleaned["window_end"].notna()]
+    lives = frames.window_lives(view, op)
+
+    x_values = [
+        *elements["ts"].tolist(),
+        *lives["window_start"].tolist(),
+        *lives["window_end"].tolist(),
+        *cleaned["cleanup_time"].tolist(),
+    ]
+    if not x_values:
+        x_values = steps["watermark"].tolist()
+    y_values = [
+        *elements["proc_time"].tolist(),
+        *steps["proc_time"].tolist(),
+        *fired["proc_time"].tolist(),
+        *cleaned["proc_time"].tolist(),
+        *lives["opened"].tolist(),
+    ]
+    x = palette.time_axis("event time", x_values)
+    y = palette.time_axis("processing time", y_values)
+
+    notes: list[str] = [
+        f"operator {op!r}: {len(elements):,} elements, {len(lives):,} (key, window) pairs, "
+        f"{len(fired):,} firings"
+    ]
+    if untimed:
+        notes.append(f"{untimed:,} elements without a timestamp are not drawn")
+    if steps.empty:
+        notes.append("no watermark in this trace: no watermark line, nothing is late")
+
+    layers = [
+        _bands(lives, x, y, notes),
+        *_diagonal(elements, x, y, diagonal),
+        *_watermarks(steps, x, y, notes),
+        _elements(view, elements, x, y, max_points, notes),
+        *_firings(fired, x, y, labels, notes),
+        _cleanups(cleaned, x, y, notes),
+    ]
+    layers = [layer for layer in layers if layer is not None]
+    present = _present_categories(layers)
+    chart = (
+        alt.layer(*layers)
+        .properties(width=width, height=height, title=palette.title("Timeline", notes))
+        .resolve_scale(color="shared", shape="shared")
+    )
+    chart = _with_category_scales(chart, present)
+    return palette.finish(chart, name="timeline", notes=notes)
+
+
+# -- layers -------------------------------------------------------------------------------------
+
+
+def _bands(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> alt.Chart | None:
+    if lives.empty:
+        return None
+    per_window = (
+        lives.assign(closed=pd.to_numeric(lives["closed"]))
+        .groupby(["window_start", "window_end"], sort=True)
+        .agg(
+            keys=("key", "nunique"),
+            elements=("elements", "sum"),
+            firings=("firings", "sum"),
+            opened=("opened", "min"),
+            closed=("closed", "max"),
+            cleaned=("closed", "count"),
+            pairs=("key", "size"),
+        )
+        .reset_index()
+    )
+    # a window is closed once every key's pane of it is cleaned up
+    per_window.loc[per_window["cleaned"] < per_window["pairs"], "closed"] = None
+    wrapped = per_window["window_start"] >= per_window["window_end"]
+    if wrapped.any():
+        notes.append(
+            f"{int(wrapped.sum())} window(s) whose end overflowed the long range (start >= end)"
+            " have no band"
+        )
+        per_window = per_window[~wrapped]
+    per_window, k = scale.every_kth(per_window, scale.ROW_LIMIT)
+    if k > 1:
+        notes.append(f"window bands: every {k}th of {len(per_window) * k:,} windows drawn")
+    rows = []
+    for w in per_window.itertuples():
+        x0, n0 = x.clip(w.window_start)
+        x1, n1 = x.clip(w.window_end)
+        y0, _ = y.clip(w.opened)
+        closed = None if pd.isna(w.closed) else int(w.closed)
+        y1 = y.hi if closed is None else y.clip(closed)[0]
+        rows.append(
+            {
+                "x": x0,
+                "x2": x1,
+                "y": y0,
+                "y2": y1,
+                "kind": "window",
+                "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
+                "keys": int(w.keys),
+                "elements": int(w.elements),
+                "firings": int(w.firings),
+                "opened": y.fmt(w.opened),
+                "closed": "still open at the end" if closed is None else y.fmt(closed),
+                "note": (n0 + " " + n1).strip(),
+            }
+        )
+    data = pd.DataFrame(rows)
+    return (
+        alt.Chart(data)
+        .mark_rect(
+            fill=palette.WINDOW_FILL,
+            fillOpacity=palette.WINDOW_OPACITY,
+            stroke=palette.SKY_BLUE,
+            strokeWidth=1,
+        )
+        .encode(
+            x=x.x("x"),
+            x2="x2",
+            y=y.y("y"),
+            y2="y2",
+            tooltip=_tips(data, ["x", "x2", "y", "y2"]),
+        )
+    )
+
+
+def _wants_diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | None) -> bool:
+    """Event time = processing time is drawn when asked, or — by default — when both axes are
+    the same kind (both dates or both plain ms), their domains overlap, and at least half the
+    elements arrive at or after their timestamp (so processing time reads like a real clock
+    for these timestamps; simulated arrivals 0, 100, ... against timestamps in the thousands
+    would make the line meaningless)."""
+    if want is False or x.kind != y.kind:
+        return False
+    if max(x.lo, y.lo) >= min(x.hi, y.hi):
+        return False
+    if want:
+        return True
+    return bool(len(elements)) and bool((elements["proc_time"] >= elements["ts"]).mean() >= 0.5)
+
+
+def _diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | None) -> list:
+    if not _wants_diagonal(elements, x, y, want):
+        return []
+    lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
+    data = pd.DataFrame(
+        {"x": [lo, hi], "y": [lo, hi], "kind": ["event time = processing time"] * 2}
+    )
+    return [
+        alt.Chart(data)
+        .mark_line(color=palette.GREY, strokeDash=[4, 4], strokeWidth=1)
+        .encode(x=x.x("x"), y=y.y("y"), tooltip=[alt.Tooltip("kind:N")])
+    ]
+
+
+def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list:
+    """Step vertices (w_i, t_i), (w_i, t_{i+1}), (w_{i+1}, t_{i+1}), ... per operator, the last
+    one held to the top edge; plus one point per record (tooltips)."""
+    if steps.empty:
+        return []
+    thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
+    if len(thinned) < len(steps):
+        notes.append(
+            f"watermark: {len(thinned):,} of {len(steps):,} records drawn (the last per "
+            "processing-time bucket)"
+        )
+    vertices, points, edges = [], [], []
+    for op, g in thinned.groupby("operator", sort=False):
+        recs = list(g.itertuples())
+        for i, r in enumerate(recs):
+            wx, note = x.clip(r.watermark)
+            t0 = y.clip(r.proc_time)[0]
+            t1 = y.clip(recs[i + 1].proc_time)[0] if i + 1 < len(recs) else y.hi
+            vertices += [
+                {"operator": op, "i": 2 * i, "x": wx, "y": t0},
+                {"operator": op, "i": 2 * i + 1, "x": wx, "y": t1},
+            ]
+            points.append(
+                {
+                    "operator": op,
+                    "x": wx,
+                    "y": t0,
+                    "kind": "watermark",
+                    "seq": int(r.seq),
+                    "proc_time": y.fmt(r.proc_time),
+                    "watermark": x.fmt(r.watermark),
+                    "note": note,
+                }
+            )
+            if note:
+                edges.append({"x": wx, "y": t0, "text": _edge_text(note)})
+    ops = list(dict.fromkeys(thinned["operator"]))
+    dash = alt.StrokeDash(
+        "operator:N",
+        title="watermark of",
+        scale=alt.Scale(domain=ops, range=list(palette.WATERMARK_DASHES[: len(ops)])),
+    )
+    line = (
+        alt.Chart(pd.DataFrame(vertices))
+        .mark_line(color=palette.BLACK, strokeWidth=1.5)
+        .encode(x=x.x("x"), y=y.y("y"), order=alt.Order("i:Q"), strokeDash=dash)
+    )
+    pdata = pd.DataFrame(points)
+    dots = (
+        alt.Chart(pdata)
+        .mark_point(color=palette.BLACK, size=14, filled=True, opacity=0.6)
+        .encode(x=x.x("x"), y=y.y("y"), tooltip=_tips(pdata, ["x", "y"]))
+    )
+    layers = [line, dots]
+    if edges:
+        edata = pd.DataFrame(edges).drop_duplicates()
+        layers.append(
+            alt.Chart(edata)
+            .mark_text(align="right", baseline="top", dx=-4, dy=4, fontSize=11, font="sans-serif")
+            .encode(x=x.x("x"), y=y.y("y"), text="text:N")
+        )
+    return layers
+
+
+def _edge_text(note: str) -> str:
+    if note == "MAX ▶":
+        return "watermark = MAX (end of input) →"
+    if note == "◀ MIN":
+        return "← watermark = MIN"
+    return "watermark beyond the axis"
+
+
+def _elements(
+    view: TraceView,
+    elements: pd.DataFrame,
+    x: TimeAxis,
+    y: TimeAxis,
+    max_points: int,
+    notes: list[str],
+) -> alt.Chart | None:
+    if elements.empty:
+        return None
+    counts = elements["fate"].value_counts()
+    notes.append(
+        "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts.index)
+    )
+    if len(elements) > max_points:
+        return _binned_elements(elements, x, y, max_points, notes)
+    off = int(((elements["ts"] < x.lo) | (elements["ts"] > x.hi)).sum())
+    if off:
+        notes.append(f"{off:,} element(s) beyond the event-time axis drawn on its edge")
+    d = frames.element_details(view, elements["seq"].to_numpy())
+    operators, keys, values = d["operator"].tolist(), d["key"].tolist(), d["value"].tolist()
+    marks, stamps, sources = d["watermark"].tolist(), d["ts"].tolist(), d["source_index"].tolist()
+    rows = []
+    for i, (seq, proc, fate, windows) in enumerate(
+        zip(
+            elements["seq"].tolist(),
+            elements["proc_time"].tolist(),
+            elements["fate"].tolist(),
+            elements["windows"].tolist(),
+            strict=True,
+        )
+    ):
+        ex, note = x.clip(stamps[i])
+        rows.append(
+            {
+                "x": ex,
+                "y": y.clip(proc)[0],
+                "what": fate,
+                "kind": "element",
+                "seq": seq,
+                "operator": operators[i],
+                "key": keys[i],
+                "value": values[i],
+                "ts": x.fmt(stamps[i]),
+                "proc_time": y.fmt(proc),
+                "watermark": x.fmt(marks[i]),
+                "windows": windows,
+                "source_index": None if _missing(sources[i]) else int(sources[i]),
+                "note": note,
+            }
+        )
+    data = pd.DataFrame(rows)
+    return (
+        alt.Chart(data)
+        .mark_point(filled=True, size=70, opacity=0.9)
+        .encode(
+            x=x.x("x"),
+            y=y.y("y"),
+            color=_what_color(),
+            shape=_what_shape(),
+            tooltip=_tips(data, ["x", "y"]),
+        )
+    )
+
+
+def _binned_elements(
+    elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
+) -> alt.Chart:
+    clipped = elements.assign(
+        ts=elements["ts"].clip(x.lo, x.hi), proc_time=elements["proc_time"].clip(y.lo, y.hi)
+    )
+    cells, nx, ny = scale.bin_points(
+        clipped, "ts", "proc_time", "fate", (x.lo, x.hi), (y.lo, y.hi), max_points
+    )
+    notes.append(
+        f"{len(elements):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
+        "of one fate, at their mean position, sized by count"
+    )
+    # on-time cells first, so the rarer fates (the point of the lesson) are drawn on top
+    cells = cells.assign(common=cells["fate"] == "on time").sort_values(
+        ["common", "count"], ascending=False, kind="stable"
+    )
+    data = pd.DataFrame(
+        {
+            "x": cells["x"].round().astype("int64"),
+            "y": cells["y"].round().astype("int64"),
+            "what": cells["fate"],
+            "count": cells["count"].astype("int64"),
+            "kind": "elements (binned)",
+            "ts": [
+                f"{x.fmt(a)} .. {x.fmt(b)}"
+                for a, b in zip(cells["x_lo"].round(), cells["x_hi"].round(), strict=True)
+            ],
+            "proc_time": [
+                f"{y.fmt(a)} .. {y.fmt(b)}"
+                for a, b in zip(cells["y_lo"].round(), cells["y_hi"].round(), strict=True)
+            ],
+        }
+    )
+    return (
+        alt.Chart(data)
+        .mark_point(filled=True, opacity=0.75)
+        .encode(
+            x=x.x("x"),
+            y=y.y("y"),
+            color=_what_color(),
+            shape=_what_shape(),
+            size=alt.Size(
+                "count:Q", scale=alt.Scale(type="sqrt", range=[8, 160]), title="elements"
+            ),
+            tooltip=_tips(data, ["x", "y"]),
+        )
+    )
+
+
+def _firings(
+    fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, labels: bool | None, notes: list[str]
+) -> list:
+    if fired.empty:
+        return []
+    if len(fired) > DETAIL_LIMIT:
+        return [_firings_aggregated(fired, x, y, notes)]
+    cols = {
+        c: fired[c].tolist()
+        for c in ["seq", "result", "pane", "timing", "count", "watermark", "proc_time"]
+    }
+    cols["key"] = frames.key_texts(fired["key"])
+    rows = []
+    by = ["window_start", "window_end", "proc_time", "timing"]
+    for (start, end, proc, timing), idx in frames.groups(fired, by).items():
+        fx, note = x.clip(end)
+        shown = timing.replace("_", " ")
+        keys = [cols["key"][i] for i in idx]
+        results = [frames.short(cols["result"][i], 40) for i in idx]
+        if len(idx) == 1:
+            label = f"{results[0]} · {shown}"
+        elif len(idx) <= 3:
+            label = ", ".join(f"{k}={r}" for k, r in zip(keys, results, strict=True))
+            label += f" · {shown}"
+        else:
+            label = f"{len(idx)} keys · {shown}"
+        rows.append(
+            {
+                "x": fx,
+                "y": y.clip(proc)[0],
+                "what": palette.TIMING_EVENT.get(timing, "fired on time"),
+                "label": label,
+                "kind": "fired",
+                "seq": _join(cols["seq"], idx),
+                "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+                "key": ", ".join(keys),
+                "result": ", ".join(results),
+                "pane": _join(cols["pane"], idx),
+                "timing": timing,
+                "count": _join(cols["count"], idx),
+                "proc_time": y.fmt(proc),
+                "watermark": x.fmt(cols["watermark"][idx[0]]),
+                "note": note,
+            }
+        )
+    data = pd.DataFrame(rows)
+    if len(data) > scale.ROW_LIMIT:
+        data, k = scale.every_kth(data, scale.ROW_LIMIT)
+        notes.append(f"firings: every {k}th firing mark drawn")
+    marks = (
+        alt.Chart(data)
+        .mark_point(filled=True, size=90, strokeWidth=1, stroke=palette.BLACK)
+        .encode(
+            x=x.x("x"),
+            y=y.y("y"),
+            color=_what_color(),
+            shape=_what_shape(),
+            tooltip=_tips(data, ["x", "y", "what", "label"]),
+        )
+    )
+    show = labels if labels is not None else len(data) <= LABEL_LIMIT
+    if not show:
+        if labels is None:
+            notes.append(f"firing labels hidden ({len(data):,} firing marks; hover for details)")
+        return [marks]
+    text = (
+        alt.Chart(data)
+        .mark_text(align="left", dx=7, dy=-8, fontSize=10, color=palette.BLACK, font="sans-serif")
+        .encode(x=x.x("x"), y=y.y("y"), text="label:N")
+    )
+    return [marks, text]
+
+
+def _cleanups(
+    cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
+) -> alt.Chart | None:
+    if cleaned.empty:
+        return None
+    if len(cleaned) > DETAIL_LIMIT:
+        return _cleanups_aggregated(cleaned, x, y, notes)
+    seqs, marks = cleaned["seq"].tolist(), cleaned["watermark"].tolist()
+    keys = frames.key_texts(cleaned["key"])
+    rows = []
+    by = ["window_start", "window_end", "proc_time", "cleanup_time"]
+    for (start, end, proc, ctime), idx in frames.groups(cleaned, by).items():
+        cx, note = x.clip(ctime)
+        rows.append(
+            {
+                "x": cx,
+                "y": y.clip(proc)[0],
+                "what": "cleanup",
+                "kind": "cleanup",
+                "seq": _join(seqs, idx),
+                "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+                "key": ", ".join(keys[i] for i in idx),
+                "cleanup_time": x.fmt(ctime),
+                "proc_time": y.fmt(proc),
+                "watermark": x.fmt(marks[idx[0]]),
+                "note": note,
+            }
+        )
+    data = pd.DataFrame(rows)
+    if len(data) > scale.ROW_LIMIT:
+        data, k = scale.every_kth(data, scale.ROW_LIMIT)
+        notes.append(f"cleanups: every {k}th cleanup mark drawn")
+    return (
+        alt.Chart(data)
+        .mark_point(filled=True, size=50)
+        .encode(
+            x=x.x("x"),
+            y=y.y("y"),
+            color=_what_color(),
+            shape=_what_shape(),
+            tooltip=_tips(data, ["x", "y", "what"]),
+        )
+    )
+
+
+def _firings_aggregated(
+    fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
+) -> alt.Chart:
+    """One mark per (window, timing) at the first such firing's processing time."""
+    agg = (
+        fired.groupby(["window_start", "window_end", "timing"], sort=True)
+        .agg(n=("seq", "size"), first=("proc_time", "min"), last=("proc_time", "max"))
+        .reset_index()
+    )
+    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
+    notes.append(
+        f"{len(fired):,} firings drawn as one mark per window and timing (at the first "
+        "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
+    )
+    data = pd.DataFrame(
+        {
+            "x": [x.clip(e)[0] for e in agg["window_end"]],
+            "y": [y.clip(t)[0] for t in agg["first"]],
+            "what": [palette.TIMING_EVENT.get(t, "fired on time") for t in agg["timing"]],
+            "kind": "fired (aggregated)",
+            "window": [
+                f"[{x.fmt(a)}, {x.fmt(b)})"
+                for a, b in zip(agg["window_start"], agg["window_end"], strict=True)
+            ],
+            "timing": agg["timing"],
+            "firings": agg["n"].astype("int64"),
+            "proc_time": [
+                f"{y.fmt(a)} .. {y.fmt(b)}" for a, b in zip(agg["first"], agg["last"], strict=True)
+            ],
+        }
+    )
+    return (
+        alt.Chart(data)
+        .mark_point(filled=True, size=40, strokeWidth=0.5, stroke=palette.BLACK)
+        .encode(
+            x=x.x("x"),
+            y=y.y("y"),
+            color=_what_color(),
+            shape=_what_shape(),
+            tooltip=_tips(data, ["x", "y"]),
+        )
+    )
+
+
+def _cleanups_aggregated(
+    cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
+) -> alt.Chart:
+    """One mark per window at its last cleanup."""
+    agg = (
+        cleaned.groupby(["window_start", "window_end"], sort=True)
+        .agg(keys=("seq", "size"), proc=("proc_time", "max"), at=("cleanup_time", "max"))
+        .reset_index()
+    )
+    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
+    notes.append(
+        f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
+        + (f"; every {k}th mark" if k > 1 else "")
+    )
+    data = pd.DataFrame(
+        {
+            "x": [x.clip(t)[0] for t in agg["at"]],
+            "y": [y.clip(t)[0] for t in agg["proc"]],
+            "what": "cleanup",
+            "kind": "cleanup (aggregated)",
+            "window": [
+                f"[{x.fmt(a)}, {x.fmt(b)})"
+                for a, b in zip(agg["window_start"], agg["window_end"], strict=True)
+            ],
+            "keys": agg["keys"].astype("int64"),
+            "cleanup_time": [x.fmt(t) for t in agg["at"]],
+            "proc_time": [y.fmt(t) for t in agg["proc"]],
+        }
+    )
+    return (
+        alt.Chart(data)
+        .mark_point(filled=True, size=30)
+        .encode(
+            x=x.x("x"),
+            y=y.y("y"),
+            color=_what_color(),
+            shape=_what_shape(),
+            tooltip=_tips(data, ["x", "y"]),
+        )
+    )
+
+
+def _join(values: list[Any], idx: list[int]) -> str:
+    """The values at idx as "1, 2, 3" (ints as ints, missing as empty)."""
+    return ", ".join("" if _missing(values[i]) else str(int(values[i])) for i in idx)
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
+# -- shared encodings -------------------------------------------------------------------------
+
+
+def _what_color() -> alt.Color:
+    return alt.Color("what:N", title="what happened")
+
+
+def _what_shape() -> alt.Shape:
+    return alt.Shape("what:N", title="what happened")
+
+
+def _tips(data: pd.DataFrame, skip: list[str]) -> list[alt.Tooltip]:
+    """Tooltips for every column but the positional ones; empty notes are left out."""
+    cols = [c for c in data.columns if c not in skip]
+    if "note" in cols and not data["note"].astype(bool).any():
+        cols.remove("note")
+    return [alt.Tooltip(f"{c}:{_type(data[c])}") for c in cols]
+
+
+def _type(column: pd.Series) -> str:
+    return "Q" if pd.api.types.is_numeric_dtype(column) and column.dtype != bool else "N"
+
+
+def _present_categories(layers: list[alt.Chart]) -> list[str]:
+    seen: set[str] = set()
+    for layer in layers:
+        data = layer.data
+        if isinstance(data, pd.DataFrame) and "what" in data.columns:
+            seen.update(data["what"].tolist())
+    order = list(palette.FATES) + list(palette.WINDOW_EVENTS)
+    return [c for c in order if c in seen]
+
+
+def _with_category_scales(chart: alt.LayerChart, present: list[str]) -> alt.LayerChart:
+    """One legend, "what happened", with only the categories present, each with its fixed
+    colour and shape."""
+    colors = dict(zip(palette.FATES, palette.FATE_COLORS, strict=True)) | dict(
+        zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True)
+    )
+    shapes = dict(zip(palette.FATES, palette.FATE_SHAPES, strict=True)) | dict(
+        zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True)
+    )
+    for layer in chart.layer:
+        enc = layer.encoding
+        if enc is not alt.Undefined and enc.color is not alt.Undefined:
+            enc.color.scale = alt.Scale(domain=present, range=[colors[c] for c in present])
+            enc.shape.scale = alt.Scale(domain=present, range=[shapes[c] for c in present])
+    return chart
