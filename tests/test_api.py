@@ -56,45 +56,6 @@ def test_late_element_goes_to_side_output_once_the_window_is_gone() -> None:
     assert sorted(r.value for r in result.outputs["counts"]) == [2, 3]
 
 
-def test_seed_002_records_891_and_892_with_punctuated_watermarks() -> None:
-    """Seed 002: watermark = each element's own timestamp (punctuated); 1-minute windows;
-    record 892 (17:51:54.152) arrives after record 893 pushed the watermark to 21:10:24.102."""
-    rows = [
-        json.loads(line) for line in (DATA / "seed_002_late_data.jsonl").read_text().splitlines()
-    ]
-    env = wv.StreamExecutionEnvironment(tz="Asia/Shanghai")
-    late = wv.OutputTag("late")
-    norm = wv.TimestampNormalizer("Asia/Shanghai")
-    windows = (
-        env.from_collection(rows, arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_punctuated(lambda e, ts: ts).with_timestamp_assigner(
-                lambda e, _: norm(e["createTime"])
-            )
-        )
-        .key_by(lambda e: "key")
-        .window(wv.TumblingEventTimeWindows.of(wv.minutes(1)))
-        .side_output_late_data(late)
-        .process(
-            lambda key, ctx, elements, out: out.collect(
-                (
-                    ctx.window().start,
-                    ctx.window().end,
-                    ctx.current_watermark(),
-                    [e["id"] for e in elements],
-                )
-            )
-        )
-    )
-    windows.sink_to("apply")
-    result = env.execute()
-    assert norm("2019-08-24 17:51:44.152") == 1566640304152
-    fired = result.outputs["apply"][0].value
-    assert fired == (1566640260000, 1566640320000, 1566652224102, [890, 891])
-    assert [r.value["id"] for r in result.side_outputs["late"]] == [892]
-    assert result.side_outputs["late"][0].timestamp == 1566640314152
-
-
 def test_allowed_lateness_refires_accumulating_and_cleans_up_at_max_ts_plus_lateness() -> None:
     """Seed 003: window [0, 5000), allowed lateness 1000 → kept until watermark 5999."""
     env = wv.StreamExecutionEnvironment()

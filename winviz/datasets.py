@@ -1,0 +1,157 @@
+"""The lessons' datasets, loaded with validation.
+
+Every loader checks each row and raises ``DatasetError`` naming the file, the line and the field
+of a malformed one. Times come back as epoch milliseconds (``winviz.time`` rules):
+
+* ``late_data()`` — seed 002's records; ``createTime`` is China time (Asia/Shanghai).
+* ``clickstream()`` — the seeded clickstream of ``data/generate_clickstream.py``.
+* ``seattle_temps()`` — hourly Seattle temperatures of 2010 from the ``vega_datasets``
+  package (public-domain NOAA data), read as Seattle wall-clock time, with seeded arrival
+  delays so it can be replayed as a stream.
+
+Loading files is I/O: this module is outside the engine core, which never imports it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from winviz.errors import InputError
+from winviz.time import TimestampNormalizer
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+class DatasetError(InputError):
+    """A malformed row: names the file, the line and the field."""
+
+    def __init__(self, path: str | Path, line: int, field: str, value: Any, expected: str) -> None:
+        self.path, self.line = str(path), line
+        super().__init__(
+            f"{Path(path).name}, line {line}: field {field!r} = {value!r} is not {expected}",
+            field=field,
+            expected=None,
+        )
+
+
+def _path(name: str, data_dir: str | Path | None) -> Path:
+    return Path(data_dir or DATA_DIR) / name
+
+
+def late_data(data_dir: str | Path | None = None) -> list[dict[str, Any]]:
+    """Seed 002's records: ``{"id": int, "createTime": str, "amt": float, "ts": ms}``."""
+    path = _path("seed_002_late_data.jsonl", data_dir)
+    to_ms = TimestampNormalizer("Asia/Shanghai")
+    rows = []
+    for line_no, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError:
+            raise DatasetError(path, line_no, "<json>", line, "a JSON object") from None
+        rid = raw.get("id")
+        if not isinstance(rid, int) or isinstance(rid, bool):
+            raise DatasetError(path, line_no, "id", rid, "an integer")
+        try:
+            ts = to_ms(raw.get("createTime"), index=line_no, field_name="createTime")
+        except InputError:
+            raise DatasetError(
+                path,
+                line_no,
+                "createTime",
+                raw.get("createTime"),
+                "a time like '2019-08-24 17:51:44.152'",
+            ) from None
+        try:
+            amt = float(raw.get("amt"))
+        except (TypeError, ValueError):
+            raise DatasetError(path, line_no, "amt", raw.get("amt"), "a decimal number") from None
+        rows.append({"id": rid, "createTime": raw["createTime"], "amt": amt, "ts": ts})
+    return rows
+
+
+@dataclass(frozen=True)
+class Click:
+    """One click of the clickstream."""
+
+    user: str
+    page: str
+    event_time: int
+    arrival_time: int
+    partition: int
+
+
+def clickstream(data_dir: str | Path | None = None) -> list[Click]:
+    """The clicks in arrival order (see ``data/generate_clickstream.py``)."""
+    path = _path("clickstream.csv", data_dir)
+    clicks = []
+    with path.open(newline="") as f:
+        reader = csv.DictReader(f)
+        expected = ["user", "page", "event_time", "arrival_time", "partition"]
+        if reader.fieldnames != expected:
+            raise DatasetError(path, 1, "<header>", reader.fieldnames, f"the columns {expected}")
+        for line_no, row in enumerate(reader, start=2):
+            values = {}
+            for field in ("event_time", "arrival_time", "partition"):
+                try:
+                    values[field] = int(row[field])
+                except (TypeError, ValueError):
+                    raise DatasetError(path, line_no, field, row[field], "an integer") from None
+            if values["partition"] not in (0, 1):
+                raise DatasetError(path, line_no, "partition", row["partition"], "0 or 1")
+            if not row["user"]:
+                raise DatasetError(path, line_no, "user", row["user"], "a user id")
+            clicks.append(Click(row["user"], row["page"], **values))
+    for i in range(1, len(clicks)):
+        if clicks[i].arrival_time < clicks[i - 1].arrival_time:
+            raise DatasetError(
+                path,
+                i + 2,
+                "arrival_time",
+                clicks[i].arrival_time,
+                "in arrival order (not before the previous row's)",
+            )
+    return clicks
+
+
+def seattle_temps(
+    *, mean_delay: int = 2_000, seed: int = 7, limit: int | None = None
+) -> list[dict[str, Any]]:
+    """Hourly readings ``{"ts": ms, "temp": °F, "arrival_time": ms}``: each reading arrives
+    after a seeded random delay (exponential, ``mean_delay`` ms), in arrival order."""
+    source = resources.files("vega_datasets") / "_data" / "seattle-temps.csv"
+    to_ms = TimestampNormalizer("America/Los_Angeles")
+    rnd = random.Random(seed)
+    rows = []
+    with source.open() as f:
+        reader = csv.DictReader(f)
+        for line_no, row in enumerate(reader, start=2):
+            try:
+                ts = to_ms(row["date"].replace("/", "-"), index=line_no, field_name="date")
+            except InputError:
+                raise DatasetError(
+                    "seattle-temps.csv",
+                    line_no,
+                    "date",
+                    row["date"],
+                    "a time like '2010/01/01 00:00'",
+                ) from None
+            try:
+                temp = float(row["temp"])
+            except (TypeError, ValueError):
+                raise DatasetError(
+                    "seattle-temps.csv", line_no, "temp", row["temp"], "a number"
+                ) from None
+            delay = round(rnd.expovariate(1 / mean_delay)) if mean_delay > 0 else 0
+            rows.append({"ts": ts, "temp": temp, "arrival_time": ts + delay})
+            if limit is not None and len(rows) >= limit:
+                break
+    rows.sort(key=lambda r: r["arrival_time"])
+    return rows
