@@ -25,7 +25,7 @@ conformance: setup
 	$(PY) -m winviz.conformance run tests/conformance
 
 test: setup lint conformance
-	$(PY) -m pytest -n 2 --dist loadfile tests
+	$(PY) -m pytest -n 2 --dist loadfile --nbval-lax tests notebooks
 
 test-fast: setup
 	$(PY) -m pytest -x -q tests
