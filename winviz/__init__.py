@@ -72,7 +72,16 @@ from winviz.windows import (
     WindowAssigner,
 )
 
-_VIZ = ("timeline", "window_lanes", "save_html", "save_svg", "save_png", "setup_rendering")
+_VIZ = (
+    "timeline",
+    "window_lanes",
+    "timers_chart",
+    "scrubber",
+    "save_html",
+    "save_svg",
+    "save_png",
+    "setup_rendering",
+)
 
 
 def __getattr__(name: str):

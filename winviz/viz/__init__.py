@@ -5,6 +5,8 @@
     result = env.execute()
     viz.timeline(result.trace)          # event time × processing time, watermark, firings
     viz.window_lanes(result.trace)      # one lane per key: windows, firings, merges
+    viz.timers_chart(result.trace)      # timers: registration → firing/deletion, queue size
+    viz.scrubber(result.trace)          # the timeline at processing time t (slider)
     viz.save_html(chart, "t.html")      # self-contained page, no external URL
     viz.save_svg(chart, "t.svg"); viz.save_png(chart, "t.png")   # offline, for slides
 
@@ -25,14 +27,18 @@ from __future__ import annotations
 from winviz.viz.export import save_html, save_png, save_svg, setup_rendering
 from winviz.viz.frames import TraceInputError
 from winviz.viz.lanes import window_lanes
+from winviz.viz.scrubber import scrubber
 from winviz.viz.timeline import timeline
+from winviz.viz.timers import timers_chart
 
 __all__ = [
     "TraceInputError",
     "save_html",
     "save_png",
     "save_svg",
+    "scrubber",
     "setup_rendering",
     "timeline",
+    "timers_chart",
     "window_lanes",
 ]

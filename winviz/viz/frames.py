@@ -485,3 +485,145 @@ def _bounds(w: Any) -> tuple[int, int]:
     if hasattr(w, "start"):
         return (w.start, w.end)
     return (int(w[0]), int(w[1]))
+
+
+# -- timers -------------------------------------------------------------------------------------
+
+TIMER_KINDS = ("timer_registered", "timer_deleted", "timer_fired")
+TIMER_COLUMNS = [
+    "key",
+    "namespace",
+    "domain",
+    "timestamp",
+    "registered",
+    "ended",
+    "end",
+    "reg_seq",
+    "end_seq",
+    "watermark",
+]
+
+
+def timer_operators(view: TraceView) -> list[str]:
+    """Operators that wrote timer records, in order of first appearance."""
+    return view.operators(*TIMER_KINDS)
+
+
+def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
+    """The timer records of ``operator``: seq, kind, proc_time, watermark, key, namespace (text),
+    ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a deletion, False for
+    a firing)."""
+    rows = view.select(*TIMER_KINDS, operator=operator)
+    kinds = view.kinds[rows]
+    frame = pd.DataFrame({"seq": rows, "kind": kinds})
+    for name in ("proc_time", "watermark", "key", "ts"):
+        frame[name] = view.column(name, rows)
+    # detail is (domain, namespace[, flag]) for every timer kind
+    if isinstance(view.source, Trace):
+        details = _gather(view.source.flat(), rows * 8 + 7).tolist()
+        frame["namespace"] = namespace_texts([d[1] for d in details])
+        frame["domain"] = [d[0] for d in details]
+        frame["flag"] = [len(d) > 2 and bool(d[2]) for d in details]
+    else:
+        f = view._frame
+        frame["namespace"] = namespace_texts(
+            [None if _missing(v) else v for v in f["namespace"].to_numpy(dtype=object)[rows]]
+        )
+        frame["domain"] = f["domain"].to_numpy(dtype=object)[rows]
+        flags = np.where(
+            kinds == "timer_registered",
+            f["deduplicated"].to_numpy(dtype=object)[rows],
+            f["existed"].to_numpy(dtype=object)[rows],
+        )
+        frame["flag"] = [not _missing(v) and bool(v) for v in flags]
+    return frame
+
+
+def namespace_texts(values: list[Any]) -> list[str]:
+    """A timer namespace as text: a window as "[start, end)" (from a TimeWindow or the
+    [start, end] pair of a DataFrame), anything else as ``short``."""
+    cache: dict[Any, str] = {}
+    out = []
+    for v in values:
+        ident = _identity(v)
+        text = cache.get(ident)
+        if text is None:
+            if hasattr(v, "start") and hasattr(v, "end"):
+                text = f"[{v.start}, {v.end})"
+            elif (
+                isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(b, int) for b in v)
+            ):
+                text = f"[{v[0]}, {v[1]})"
+            else:
+                text = short(v, 30)
+            cache[ident] = text
+        out.append(text)
+    return out
+
+
+def _identity(v: Any) -> Any:
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return short(v, 200)
+
+
+def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
+    """One row per timer that existed (a registration that was not de-duplicated): key and
+    namespace (texts), domain, timestamp, registered (proc_time), ended (proc_time of its
+    firing or deletion; None while pending at the end), end ("fired" / "deleted" / "pending"),
+    reg_seq, end_seq, watermark (at registration). A timer is (key, namespace, domain,
+    timestamp), as in Flink's timer queues."""
+    live: dict[tuple, int] = {}
+    out: list[list[Any]] = []
+    for seq, kind, proc, wm, key, ts, ns, dom, flag in zip(
+        records["seq"].tolist(),
+        records["kind"].tolist(),
+        records["proc_time"].tolist(),
+        records["watermark"].tolist(),
+        records["key"].tolist(),
+        records["ts"].tolist(),
+        records["namespace"].tolist(),
+        records["domain"].tolist(),
+        records["flag"].tolist(),
+        strict=True,
+    ):
+        ident = (_identity(key), _identity(ns), dom, ts)
+        if kind == "timer_registered":
+            if not flag and ident not in live:
+                live[ident] = len(out)
+                out.append([key, ns, dom, ts, proc, None, "pending", seq, None, wm])
+        else:
+            i = live.pop(ident, None)
+            if i is not None:
+                out[i][5:7] = [proc, "fired" if kind == "timer_fired" else "deleted"]
+                out[i][8] = seq
+    frame = pd.DataFrame(out, columns=TIMER_COLUMNS)
+    if len(frame):
+        frame["key"] = key_texts(frame["key"])
+    return frame
+
+
+def timer_queue(records: pd.DataFrame) -> pd.DataFrame:
+    """Live timers per domain after each timer record: seq, proc_time, domain, size
+    (registrations that were not de-duplicated add one, firings and deletions of an existing
+    timer take one away)."""
+    kinds = records["kind"].to_numpy(dtype=object)
+    flag = records["flag"].to_numpy(dtype=bool)
+    delta = np.where(
+        kinds == "timer_registered",
+        np.where(flag, 0, 1),
+        np.where(kinds == "timer_fired", -1, np.where(flag, -1, 0)),
+    )
+    frame = pd.DataFrame(
+        {
+            "seq": records["seq"].to_numpy(),
+            "proc_time": records["proc_time"].to_numpy(dtype=object),
+            "domain": records["domain"].to_numpy(dtype=object),
+            "delta": delta,
+        }
+    )
+    frame = frame[frame["delta"] != 0]
+    frame["size"] = frame.groupby("domain", sort=False)["delta"].cumsum()
+    return frame.drop(columns="delta").reset_index(drop=True)

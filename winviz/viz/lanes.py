@@ -173,7 +173,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
         .mark_bar(stroke=palette.BLUE, strokeWidth=1, cornerRadius=2, opacity=0.9)
         .encode(
             x=x.x("x"),
-            x2="x2",
+            x2=alt.X2("x2"),
             y=alt.Y("key:N", sort=keys, title="key", axis=alt.Axis(labelLimit=160)),
             yOffset=alt.YOffset("slot:N", scale=alt.Scale(paddingInner=0.15)),
             fill=alt.Fill(
@@ -344,7 +344,7 @@ def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
         if (part["n"] > 1).any():
             layers.append(
                 base.mark_text(align="left", dx=6, dy=-6, fontSize=9, font="sans-serif").encode(
-                    text="label:N"
+                    text=alt.Text("label:N")
                 )
             )
     return layers

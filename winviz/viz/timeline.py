@@ -217,9 +217,9 @@ def _bands(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> a
         )
         .encode(
             x=x.x("x"),
-            x2="x2",
+            x2=alt.X2("x2"),
             y=y.y("y"),
-            y2="y2",
+            y2=alt.Y2("y2"),
             tooltip=_tips(data, ["x", "x2", "y", "y2"]),
         )
     )
@@ -313,7 +313,7 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
         layers.append(
             alt.Chart(edata)
             .mark_text(align="right", baseline="top", dx=-4, dy=4, fontSize=11, font="sans-serif")
-            .encode(x=x.x("x"), y=y.y("y"), text="text:N")
+            .encode(x=x.x("x"), y=y.y("y"), text=alt.Text("text:N"))
         )
     return layers
 
@@ -509,7 +509,7 @@ def _firings(
     text = (
         alt.Chart(data)
         .mark_text(align="left", dx=7, dy=-8, fontSize=10, color=palette.BLACK, font="sans-serif")
-        .encode(x=x.x("x"), y=y.y("y"), text="label:N")
+        .encode(x=x.x("x"), y=y.y("y"), text=alt.Text("label:N"))
     )
     return [marks, text]
 

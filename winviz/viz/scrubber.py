@@ -1,0 +1,352 @@
+"""``scrubber``: the timeline as it stood at processing time *t*, with *t* on a slider.
+
+The slider is a Vega-Lite parameter ``t`` bound to a range input (``alt.binding_range``): it
+runs in the browser with no kernel, so it also works in a page saved by ``save_html``. Axes
+as in ``timeline`` (event time across, processing time down). Layers, back to front:
+
+1. **windows** — one band per window from its first element to ``min(t, cleanup)``, coloured
+   by its state at *t*: ``open`` (no firing yet), ``fired`` (fired at least once, state still
+   kept), ``gone`` (cleaned up); windows not yet opened at *t* are not drawn;
+2. **now** — a horizontal rule at processing time *t*;
+3. **watermark at t** — a vertical rule at the window operator's watermark in effect at *t*
+   (its last ``watermark`` record at or before *t*), labelled; none before the first one;
+4. **future elements** — elements arriving after *t*, faint grey (``future="hide"`` leaves
+   them out);
+5. **elements arrived by t** — coloured and shaped by fate, as in ``timeline``.
+
+All of this is computed in the browser from the same data: ``t`` only drives filters and
+colours. Over 5,000 elements they are binned as in ``timeline`` (a cell shows once its
+earliest element has arrived) and the subtitle says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from winviz.viz import frames, palette, scale
+from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.palette import TimeAxis
+from winviz.viz.timeline import pick_operator
+
+PARAM = "t"
+STATES = ("open", "fired", "gone")
+STATE_COLORS = (palette.SKY_BLUE, palette.GREEN, palette.LIGHT_GREY)
+FUTURE_COLOR = palette.GREY
+
+
+def scrubber(
+    trace: Any,
+    *,
+    operator: str | None = None,
+    at: int | None = None,
+    future: Literal["fade", "hide"] = "fade",
+    max_points: int = scale.ROW_LIMIT,
+    width: int = palette.WIDTH,
+    height: int = palette.HEIGHT,
+) -> alt.TopLevelMixin:
+    """The timeline at processing time ``t``, with a slider for ``t`` (see the module
+    docstring). ``at``: the slider's start value (default: the last processing time, i.e. the
+    whole run). ``future``: elements not yet arrived at ``t`` are drawn faint ("fade") or not
+    at all ("hide"). Bad input gives a message card, like ``timeline``."""
+    if future not in ("fade", "hide"):
+        raise ValueError(f"future must be 'fade' or 'hide', got {future!r}")
+    if not 1 <= max_points <= scale.ROW_LIMIT:
+        raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
+    try:
+        view = frames.open_trace(trace)
+        return _scrubber(view, operator, at, future, max_points, width, height)
+    except TraceInputError as exc:
+        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="scrubber")
+
+
+def _scrubber(
+    view: TraceView,
+    operator: str | None,
+    at: int | None,
+    future: str,
+    max_points: int,
+    width: int,
+    height: int,
+) -> alt.TopLevelMixin:
+    op = pick_operator(view, operator)
+    elements = frames.element_fates(view, op)
+    elements = elements[elements["ts"].notna() & elements["proc_time"].notna()]
+    steps = frames.watermark_steps(view)
+    steps = steps[steps["operator"] == op]
+    windows = _windows(view, op)
+
+    x = palette.time_axis(
+        "event time",
+        [
+            *elements["ts"].tolist(),
+            *windows["window_start"].tolist(),
+            *windows["window_end"].tolist(),
+        ]
+        or steps["watermark"].tolist(),
+    )
+    procs = [
+        *elements["proc_time"].tolist(),
+        *steps["proc_time"].tolist(),
+        *windows["opened"].tolist(),
+        *windows["closed"].dropna().tolist(),
+    ]
+    y = palette.time_axis("processing time", procs)
+    finite = [int(p) for p in procs if not palette.is_off_chart(p)]
+    t_lo, t_hi = (min(finite), max(finite)) if finite else (y.lo, y.hi)
+    start = t_hi if at is None else int(min(max(at, t_lo), t_hi))
+    span = max(1, t_hi - t_lo)
+    step = 1 if span <= 2000 else 10 ** max(0, len(str(span // 1000)) - 1)
+    t = alt.param(
+        name=PARAM,
+        value=start,
+        bind=alt.binding_range(min=t_lo, max=t_hi, step=step, name="processing time t (ms) "),
+    )
+
+    notes = [
+        f"operator {op!r}: {len(elements):,} elements, {len(windows):,} windows; move the "
+        "slider to see the run at processing time t"
+    ]
+    layers = [
+        _window_layer(windows, x, y),
+        _now_layer(x, y),
+        *_watermark_layers(steps, x, y),
+        *_element_layers(view, elements, x, y, future, max_points, notes),
+    ]
+    layers = [layer for layer in layers if layer is not None]
+    chart = (
+        alt.layer(*layers)
+        .add_params(t)
+        .properties(width=width, height=height, title=palette.title("Scrubber", notes))
+        .resolve_scale(color="independent", shape="independent")
+    )
+    return palette.finish(chart, name="scrubber", notes=notes)
+
+
+# -- data ---------------------------------------------------------------------------------------
+
+
+def _windows(view: TraceView, op: str) -> pd.DataFrame:
+    """One row per window (all keys): window_start, window_end, keys, opened (first element),
+    fired (first firing; NaN if none), closed (last cleanup; NaN while any key's pane is
+    kept)."""
+    lives = frames.window_lives(view, op)
+    if lives.empty:
+        return pd.DataFrame(
+            columns=["window_start", "window_end", "keys", "opened", "fired", "closed"]
+        )
+    fired = frames.firings(view, op)
+    fired = fired[fired["window_end"].notna()]
+    first = (
+        fired.assign(proc_time=pd.to_numeric(fired["proc_time"]))
+        .groupby(["window_start", "window_end"])["proc_time"]
+        .min()
+        .rename("fired")
+    )
+    per = (
+        lives.assign(closed=pd.to_numeric(lives["closed"]))
+        .groupby(["window_start", "window_end"], sort=True)
+        .agg(
+            keys=("key", "nunique"),
+            opened=("opened", "min"),
+            closed=("closed", "max"),
+            cleaned=("closed", "count"),
+            pairs=("key", "size"),
+        )
+    )
+    per.loc[per["cleaned"] < per["pairs"], "closed"] = np.nan
+    per = per.join(first, how="left").reset_index()
+    per = per[per["window_start"] < per["window_end"]]
+    return per[["window_start", "window_end", "keys", "opened", "fired", "closed"]]
+
+
+# -- layers -------------------------------------------------------------------------------------
+
+
+def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart | None:
+    if windows.empty:
+        return None
+    windows, _ = scale.every_kth(windows, scale.ROW_LIMIT)
+    data = pd.DataFrame(
+        {
+            "x": [x.clip(v)[0] for v in windows["window_start"]],
+            "x2": [x.clip(v)[0] for v in windows["window_end"]],
+            "opened": [y.clip(v)[0] for v in windows["opened"]],
+            # NaN (never) → None: JSON null; the expressions below test for it
+            "fired": [None if pd.isna(v) else y.clip(v)[0] for v in windows["fired"]],
+            "closed": [None if pd.isna(v) else y.clip(v)[0] for v in windows["closed"]],
+            "kind": "window",
+            "window": [
+                f"[{x.fmt(a)}, {x.fmt(b)})"
+                for a, b in zip(windows["window_start"], windows["window_end"], strict=True)
+            ],
+            "keys": windows["keys"].astype("int64"),
+        }
+    )
+    state = (
+        f"{PARAM} < datum.opened ? 'not yet' : "
+        f"(datum.closed != null && {PARAM} >= datum.closed) ? 'gone' : "
+        f"(datum.fired != null && {PARAM} >= datum.fired) ? 'fired' : 'open'"
+    )
+    return (
+        alt.Chart(data)
+        .transform_calculate(state=state)
+        .transform_filter("datum.state != 'not yet'")
+        .transform_calculate(
+            y2=f"datum.closed != null && datum.closed < {PARAM} ? datum.closed : {PARAM}"
+        )
+        .mark_rect(fillOpacity=0.35, strokeWidth=1)
+        .encode(
+            x=x.x("x"),
+            x2=alt.X2("x2"),
+            y=y.y("opened"),
+            y2=alt.Y2("y2"),
+            color=alt.Color(
+                "state:N",
+                title="window at t",
+                scale=alt.Scale(domain=list(STATES), range=list(STATE_COLORS)),
+            ),
+            stroke=alt.value(palette.SKY_BLUE),
+            tooltip=[
+                alt.Tooltip("window:N"),
+                alt.Tooltip("state:N", title="state at t"),
+                alt.Tooltip("keys:Q"),
+            ],
+        )
+    )
+
+
+def _now_layer(x: TimeAxis, y: TimeAxis) -> alt.Chart:
+    data = pd.DataFrame({"kind": ["now"]})
+    return (
+        alt.Chart(data)
+        .transform_calculate(y=PARAM)
+        .mark_rule(color=palette.BLACK, strokeWidth=1, strokeDash=[2, 2])
+        .encode(y=y.y("y"), tooltip=[alt.Tooltip("y:Q", title="t (processing time)")])
+    )
+
+
+def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
+    if steps.empty:
+        return []
+    thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT)
+    data = pd.DataFrame(
+        {
+            "proc": [y.clip(v)[0] for v in thinned["proc_time"]],
+            "x": [x.clip(v)[0] for v in thinned["watermark"]],
+            "seq": thinned["seq"].astype("int64").to_numpy(),
+            "kind": "watermark at t",
+            "watermark": [x.fmt(v) for v in thinned["watermark"]],
+        }
+    )
+    base = (
+        alt.Chart(data)
+        .transform_filter(f"datum.proc <= {PARAM}")
+        .transform_window(rank="row_number()", sort=[alt.SortField("seq", order="descending")])
+        .transform_filter("datum.rank == 1")
+    )
+    rule = base.mark_rule(color=palette.BLACK, strokeWidth=2).encode(
+        x=x.x("x"), tooltip=[alt.Tooltip("kind:N"), alt.Tooltip("watermark:N")]
+    )
+    label = base.mark_text(
+        align="left", baseline="top", dx=4, dy=4, fontSize=11, font="sans-serif"
+    ).encode(
+        x=x.x("x"),
+        y=alt.value(0),
+        text=alt.Text("label:N"),
+    )
+    label = label.transform_calculate(label="'watermark ' + datum.watermark")
+    return [rule, label]
+
+
+def _element_layers(
+    view: TraceView,
+    elements: pd.DataFrame,
+    x: TimeAxis,
+    y: TimeAxis,
+    future: str,
+    max_points: int,
+    notes: list[str],
+) -> list:
+    if elements.empty:
+        return []
+    if len(elements) > max_points:
+        data = _binned(elements, x, y, max_points, notes)
+    else:
+        d = frames.element_details(view, elements["seq"].to_numpy())
+        data = pd.DataFrame(
+            {
+                "x": [x.clip(v)[0] for v in d["ts"]],
+                "y": [y.clip(v)[0] for v in elements["proc_time"]],
+                "arrived": [y.clip(v)[0] for v in elements["proc_time"]],
+                "fate": elements["fate"].to_numpy(),
+                "kind": "element",
+                "seq": elements["seq"].astype("int64").to_numpy(),
+                "key": d["key"].to_numpy(),
+                "value": d["value"].to_numpy(),
+                "ts": [x.fmt(v) for v in d["ts"]],
+                "proc_time": [y.fmt(v) for v in elements["proc_time"]],
+            }
+        )
+    tips = [
+        alt.Tooltip(f"{c}:{'Q' if pd.api.types.is_integer_dtype(data[c]) else 'N'}")
+        for c in data.columns
+        if c not in ("x", "y", "arrived")
+    ]
+    layers = []
+    if future == "fade":
+        layers.append(
+            alt.Chart(data)
+            .transform_filter(f"datum.arrived > {PARAM}")
+            .mark_point(filled=True, size=40, opacity=0.35, color=FUTURE_COLOR)
+            .encode(x=x.x("x"), y=y.y("y"), tooltip=tips)
+        )
+    size: Any = alt.value(70)
+    if "count" in data.columns:
+        size = alt.Size("count:Q", scale=alt.Scale(type="sqrt", range=[8, 160]), title="elements")
+    layers.append(
+        alt.Chart(data)
+        .transform_filter(f"datum.arrived <= {PARAM}")
+        .mark_point(filled=True, opacity=0.9)
+        .encode(
+            x=x.x("x"),
+            y=y.y("y"),
+            color=alt.Color("fate:N", title="element", scale=palette.fate_scale()),
+            shape=alt.Shape("fate:N", title="element", scale=palette.fate_shape_scale()),
+            size=size,
+            tooltip=tips,
+        )
+    )
+    return layers
+
+
+def _binned(
+    elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
+) -> pd.DataFrame:
+    clipped = elements.assign(
+        ts=elements["ts"].clip(x.lo, x.hi), proc_time=elements["proc_time"].clip(y.lo, y.hi)
+    )
+    cells, nx, ny = scale.bin_points(
+        clipped, "ts", "proc_time", "fate", (x.lo, x.hi), (y.lo, y.hi), max_points
+    )
+    notes.append(
+        f"{len(elements):,} elements binned on a {nx} × {ny} grid (a cell shows once its "
+        "processing-time bin has begun)"
+    )
+    return pd.DataFrame(
+        {
+            "x": cells["x"].round().astype("int64"),
+            "y": cells["y"].round().astype("int64"),
+            "arrived": cells["y_lo"].round().astype("int64"),
+            "fate": cells["fate"],
+            "count": cells["count"].astype("int64"),
+            "kind": "elements (binned)",
+            "proc_time": [
+                f"{y.fmt(a)} .. {y.fmt(b)}"
+                for a, b in zip(cells["y_lo"].round(), cells["y_hi"].round(), strict=True)
+            ],
+        }
+    )
