@@ -1,6 +1,8 @@
 """Without a trace the runtime may hand operators batches of records (and the window operator
 then runs its inlined loop); with a trace every record goes one by one. Both must give the
-same outputs, side outputs, processing times and metrics, for any pipeline."""
+same outputs, side outputs, processing times and metrics, for any pipeline — with one source,
+a partitioned source (per-partition watermarks: batches never span two partitions) or a union
+of two sources (the window gets two input channels)."""
 
 from __future__ import annotations
 
@@ -43,22 +45,46 @@ def jobs(draw):
         "function": draw(st.sampled_from(["reduce", "aggregate", "process"])),
         "bound": draw(st.sampled_from([0, 10, 40])),
         "interval": draw(st.sampled_from([0, 7, 50, 200])),
+        "layout": draw(st.sampled_from(["single", "partitions", "union"])),
+        "parts": draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
+        "idle": draw(st.sampled_from([None, 30, 100])),
     }
 
 
 def run(job, trace: bool):
     env = wv.StreamExecutionEnvironment(trace=trace, auto_watermark_interval=job["interval"])
     late = wv.OutputTag("late")
-    windowed = (
-        env.from_collection(job["events"], arrival_times=job["arrivals"])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(job["bound"]).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
+    strategy = wv.WatermarkStrategy.for_bounded_out_of_orderness(
+        job["bound"]
+    ).with_timestamp_assigner(lambda e, _: e[1])
+    if job["idle"] is not None:
+        strategy = strategy.with_idleness(job["idle"])
+    split = [
+        [
+            (e, a)
+            for e, a, p in zip(job["events"], job["arrivals"], job["parts"], strict=True)
+            if p == q
+        ]
+        for q in (0, 1)
+    ]
+    if job["layout"] == "single":
+        stream = env.from_collection(
+            job["events"], arrival_times=job["arrivals"]
+        ).assign_timestamps_and_watermarks(strategy)
+    elif job["layout"] == "partitions":
+        stream = env.from_partitions(
+            [[e for e, _ in part] for part in split],
+            arrival_times=[[a for _, a in part] for part in split],
+        ).assign_timestamps_and_watermarks(strategy)
+    else:
+        a, b = (
+            env.from_collection(
+                [e for e, _ in part], arrival_times=[a for _, a in part]
+            ).assign_timestamps_and_watermarks(strategy)
+            for part in split
         )
-        .key_by(lambda e: e[0])
-        .window(ASSIGNERS[job["assigner"]]())
-    )
+        stream = a.union(b)
+    windowed = stream.key_by(lambda e: e[0]).window(ASSIGNERS[job["assigner"]]())
     trigger = TRIGGERS[job["trigger"]]()
     if trigger is not None and not (job["assigner"] == "session" and job["trigger"] == "never"):
         windowed.trigger(trigger)
@@ -111,3 +137,34 @@ def test_the_benchmark_pipeline_really_takes_the_batched_fast_path() -> None:
     window.process_batch = lambda batch: (calls.append(len(batch)), original(batch))
     runtime.run()
     assert calls == [5]
+
+
+def test_batches_of_a_partitioned_source_never_span_two_partitions() -> None:
+    from winviz.operators.window_operator import WindowOperator
+    from winviz.runtime import JobRuntime
+
+    env = wv.StreamExecutionEnvironment(trace=False)
+    (
+        env.from_partitions(
+            [[("a", 1, 1)] * 3, [("a", 2, 1)] * 2], arrival_times=[[0, 1, 4], [2, 3]]
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(5).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(10))
+        .reduce(lambda a, b: a)
+        .sink_to("out")
+    )
+    runtime = JobRuntime(env, "check")
+    window = next(op for op in runtime.order if isinstance(op, WindowOperator))
+    calls = []
+    original = window.process_batch
+    window.process_batch = lambda batch: (
+        calls.append([e[1] for _, _, e, _ in batch]),
+        original(batch),
+    )
+    runtime.run()
+    assert calls == [[1, 1], [2, 2], [1]]

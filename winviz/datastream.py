@@ -102,18 +102,31 @@ class StreamExecutionEnvironment:
         """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (processing time,
         non-decreasing), or at ``i * arrival_interval`` when no arrival times are given.
         ``timestamps`` optionally gives each record a source timestamp (like Kafka's)."""
-        values = list(data)
+        records = self._records(list(data), arrival_times, arrival_interval, timestamps)
+        return DataStream(self, self._add("source", name, [], records=records))
+
+    def _records(
+        self,
+        values: list[Any],
+        arrival_times: Sequence[Any] | None,
+        arrival_interval: int,
+        timestamps: Sequence[Any] | None,
+        where: str = "",
+    ) -> list[tuple[int, int, Any, int | None]]:
+        """Validated (arrival, index, value, timestamp) tuples: the form the runtime hands to
+        operators. ``where`` (e.g. ``[1]``) names the partition in error fields."""
         norm = TimestampNormalizer(self.tz)
         if arrival_times is None:
             arrivals = [i * arrival_interval for i in range(len(values))]
         else:
             arrivals = [
-                norm(a, index=i, field_name="arrival_time") for i, a in enumerate(arrival_times)
+                norm(a, index=i, field_name=f"arrival_time{where}")
+                for i, a in enumerate(arrival_times)
             ]
             if len(arrivals) != len(values):
                 raise InputError(
                     f"{len(arrivals)} arrival times for {len(values)} records",
-                    field="arrival_times",
+                    field=f"arrival_times{where}",
                     expected="one arrival time per record",
                 )
         for i in range(1, len(arrivals)):
@@ -122,7 +135,7 @@ class StreamExecutionEnvironment:
                     "arrival times must not decrease (processing time only moves "
                     f"forward); the previous record arrived at {arrivals[i - 1]}",
                     index=i,
-                    field="arrival_time",
+                    field=f"arrival_time{where}",
                     value=arrivals[i],
                 )
         stamps: list[int | None] = [None] * len(values)
@@ -130,13 +143,70 @@ class StreamExecutionEnvironment:
             if len(timestamps) != len(values):
                 raise InputError(
                     f"{len(timestamps)} timestamps for {len(values)} records",
-                    field="timestamps",
+                    field=f"timestamps{where}",
                     expected="one timestamp per record",
                 )
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
-        # (arrival, index, value, timestamp): the form the runtime hands to operators
-        records = list(zip(arrivals, range(len(values)), values, stamps, strict=True))
-        return DataStream(self, self._add("source", name, [], records=records))
+        return list(zip(arrivals, range(len(values)), values, stamps, strict=True))
+
+    def from_partitions(
+        self,
+        partitions: Sequence[Iterable[Any]],
+        *,
+        arrival_times: Sequence[Sequence[Any]] | None = None,
+        arrival_interval: int = 0,
+        timestamps: Sequence[Sequence[Any]] | None = None,
+        name: str = "source",
+    ) -> DataStream:
+        """A bounded source with several partitions (Flink's source splits, e.g. the
+        partitions of a Kafka topic). ``partitions[p]`` holds partition ``p``'s records;
+        ``arrival_times[p]`` / ``timestamps[p]`` are given per partition as in
+        ``from_collection`` (record ``i`` of a partition arrives at ``i * arrival_interval``
+        when no arrival times are given). Records of all partitions enter the job in arrival
+        order (equal arrival times: the lower partition first).
+
+        ``assign_timestamps_and_watermarks`` applied right after this source generates
+        watermarks **per partition** (like ``env.fromSource(kafkaSource, strategy, name)``):
+        each partition has its own generator, and the source's watermark is the minimum over
+        the partitions that are not idle (see ``winviz.operators.split_watermarks``). A
+        partition that goes quiet holds the watermark back until ``with_idleness`` marks it
+        idle. Applied after any other operator, the strategy runs once for the whole stream.
+        A partition never finishes before the end of the whole input."""
+        parts = [list(p) for p in partitions]
+        if not parts:
+            raise InputError(
+                "a partitioned source needs at least one partition", field="partitions"
+            )
+        for what, given in (("arrival_times", arrival_times), ("timestamps", timestamps)):
+            if given is not None and len(given) != len(parts):
+                raise InputError(
+                    f"{len(given)} {what} lists for {len(parts)} partitions",
+                    field=what,
+                    expected="one list per partition",
+                )
+        per_partition = [
+            self._records(
+                values,
+                None if arrival_times is None else arrival_times[p],
+                arrival_interval,
+                None if timestamps is None else timestamps[p],
+                f"[{p}]",
+            )
+            for p, values in enumerate(parts)
+        ]
+        order = sorted(
+            (rec[0], p, i) for p, recs in enumerate(per_partition) for i, rec in enumerate(recs)
+        )
+        records = [per_partition[p][i] for _, p, i in order]
+        node = self._add(
+            "source",
+            name,
+            [],
+            records=records,
+            partitions=[p for _, p, _ in order],
+            num_partitions=len(parts),
+        )
+        return DataStream(self, node)
 
     def from_pandas(
         self,
@@ -207,9 +277,30 @@ class DataStream:
         return self._then("flat_map", "flat_map", fn=fn)
 
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
+        """Timestamps and watermarks from ``strategy``; right after a partitioned source
+        (``env.from_partitions``) one generator per partition (Flink's per-split
+        watermarks)."""
         if not isinstance(strategy, WatermarkStrategy):
             raise InputError("expected a WatermarkStrategy", field="strategy", value=strategy)
+        if self.node.kind == "source" and "num_partitions" in self.node.params:
+            return self._then("split_watermarks", "watermarks", strategy=strategy)
         return self._then("watermarks", "watermarks", strategy=strategy)
+
+    def union(self, *others: DataStream) -> DataStream:
+        """Flink's ``DataStream.union``: one stream of the records of all of them. Not an
+        operator: the next operator gets one input channel per stream (a stream united with
+        itself gives two channels, so every record twice) and combines the channels'
+        watermarks with a ``StatusWatermarkValve`` — its watermark is the minimum over the
+        channels that are not idle (see ``winviz.operators.inputs``)."""
+        for other in others:
+            if not isinstance(other, DataStream) or other.env is not self.env:
+                raise InputError(
+                    "union needs DataStreams of the same environment",
+                    field="others",
+                    value=other,
+                )
+        inputs = [self.node, *(o.node for o in others)]
+        return DataStream(self.env, self.env._add("union", "union", inputs))
 
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
         return KeyedStream(self, key_selector)
@@ -219,6 +310,8 @@ class DataStream:
         return WindowedStream(self, lambda _: None, assigner)
 
     def get_side_output(self, tag: OutputTag) -> DataStream:
+        if self.node.kind == "union":
+            raise InputError("a union has no side outputs", field="tag", value=tag)
         node = self.env._add("side", f"side:{tag.id}", [self.node], tag=tag)
         node.side_of = tag
         return DataStream(self.env, node)

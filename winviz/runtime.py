@@ -14,12 +14,14 @@ import heapq
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import count, repeat
 from typing import Any
 
 from winviz.datastream import Node, StreamExecutionEnvironment
 from winviz.errors import InputError
 from winviz.functions import OutputTag
 from winviz.operators.base import JobContext, Output, StreamOperator
+from winviz.operators.inputs import InputGate
 from winviz.operators.keyed_process import KeyedProcessOperator
 from winviz.operators.simple import (
     FilterOperator,
@@ -29,6 +31,7 @@ from winviz.operators.simple import (
     SinkOperator,
 )
 from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
+from winviz.operators.split_watermarks import SplitWatermarksOperator
 from winviz.operators.window_functions import (
     AggregateWindowFunction,
     ApplyWindowFunction,
@@ -76,13 +79,14 @@ def _frame(records: list[Record]):
 
 
 class _FanOut(Output):
-    """Sends records and watermarks to every downstream operator; side outputs to the
-    consumers of that tag and to the result."""
+    """Sends records, watermarks and watermark statuses to every downstream operator (or its
+    input channel, when it has several inputs); side outputs to the consumers of that tag and
+    to the result."""
 
     def __init__(self, runtime: JobRuntime, node: Node) -> None:
         self.runtime = runtime
-        self.targets: list[StreamOperator] = []
-        self.side_targets: dict[str, list[StreamOperator]] = defaultdict(list)
+        self.targets: list[Any] = []  # StreamOperators and InputChannels
+        self.side_targets: dict[str, list[Any]] = defaultdict(list)
         self.node = node
 
     def collect(self, value, ts):
@@ -106,6 +110,13 @@ class _FanOut(Output):
         for targets in self.side_targets.values():
             for t in targets:
                 t.process_watermark(watermark)
+
+    def emit_watermark_status(self, idle):
+        for t in self.targets:
+            t.process_watermark_status(idle)
+        for targets in self.side_targets.values():
+            for t in targets:
+                t.process_watermark_status(idle)
 
 
 class _Passthrough(StreamOperator):
@@ -153,6 +164,7 @@ class JobRuntime:
         self.sources: list[SourceOperator] = []
         self.generators: list[TimestampsAndWatermarksOperator] = []
         self.sinks: list[SinkOperator] = []
+        self.gates: dict[str, InputGate] = {}
         self._build()
         self.keyed = [op for op in self.order if op.is_keyed]
 
@@ -161,7 +173,19 @@ class JobRuntime:
     def _make(self, node: Node) -> StreamOperator:
         p, name = node.params, node.name
         if node.kind == "source":
-            return SourceOperator(name, p["records"])
+            return SourceOperator(
+                name, p["records"], p.get("partitions"), p.get("num_partitions", 1)
+            )
+        if node.kind == "split_watermarks":
+            source = node.inputs[0]
+            return SplitWatermarksOperator(
+                name,
+                p["strategy"],
+                self.env.auto_watermark_interval,
+                self.env.tz,
+                source.name,
+                source.params["num_partitions"],
+            )
         if node.kind == "watermarks":
             return TimestampsAndWatermarksOperator(
                 name, p["strategy"], self.env.auto_watermark_interval, self.env.tz
@@ -193,19 +217,35 @@ class JobRuntime:
             return SinkOperator(name)
         raise InputError(f"unknown node kind {node.kind!r}")  # pragma: no cover
 
+    @staticmethod
+    def _channels(node: Node) -> list[Node]:
+        """The operators that feed ``node``, one per input channel: a union is no operator,
+        its inputs feed the union's consumer directly."""
+        if node.kind != "union":
+            return [node]
+        return [c for parent in node.inputs for c in JobRuntime._channels(parent)]
+
     def _build(self) -> None:
         outputs: dict[Node, _FanOut] = {}
         for node in self.env.nodes:  # nodes are created after their inputs: a topological order
+            if node.kind == "union":
+                continue
             op = self._make(node)
             self.operators[node] = op
             self.order.append(op)
             outputs[node] = _FanOut(self, node)
             op.output = outputs[node]
-            for parent in node.inputs:
-                if node.side_of is not None:
+            parents = [c for parent in node.inputs for c in self._channels(parent)]
+            if node.side_of is not None:
+                for parent in parents:
                     outputs[parent].side_targets[node.side_of.id].append(op)
-                else:
-                    outputs[parent].targets.append(op)
+            elif len(parents) == 1:  # one input: the upstream calls the operator directly
+                outputs[parents[0]].targets.append(op)
+            elif parents:  # several: through an input gate and its watermark valve
+                gate = InputGate(op, [parent.name for parent in parents])
+                self.gates[op.name] = gate
+                for parent, channel in zip(parents, gate.channels, strict=True):
+                    outputs[parent].targets.append(channel)
             if isinstance(op, SourceOperator):
                 self.sources.append(op)
             elif isinstance(op, TimestampsAndWatermarksOperator):
@@ -261,15 +301,31 @@ class JobRuntime:
     # -- running ----------------------------------------------------------------------------
 
     def _segments(self) -> Iterator[tuple[SourceOperator, int, int]]:
-        """Runs ``(source, start, end)`` of consecutive records of one source, in arrival
-        order over all sources (equal arrival times: the source defined first goes first)."""
+        """Runs ``(source, start, end)`` of consecutive records of one source (and of one of
+        its partitions), in arrival order over all sources (equal arrival times: the source
+        defined first goes first)."""
+        for src, start, end in self._source_runs():
+            parts = src.partitions
+            if parts is None:
+                yield src, start, end
+                continue
+            # a batch never spans two partitions
+            for k in range(start + 1, end):
+                if parts[k] != parts[k - 1]:
+                    yield src, start, k
+                    start = k
+            yield src, start, end
+
+    def _source_runs(self) -> Iterator[tuple[SourceOperator, int, int]]:
         if len(self.sources) == 1:
             src = self.sources[0]
             yield src, 0, len(src.records)
             return
+        # one (arrival, source, index) iterator per source; each binds its own source number
+        # (a nested generator expression would see only the last one: late binding)
         merged = heapq.merge(
             *(
-                ((rec[0], s, k) for k, rec in enumerate(src.records))
+                zip((rec[0] for rec in src.records), repeat(s), count())
                 for s, src in enumerate(self.sources)
             )
         )
@@ -317,6 +373,7 @@ class JobRuntime:
                     job.now = records[j - 1][0]
                     i = j
             self.job.record_index = None
+            self.job.partition = None
             if until is not None:
                 self.advance_clock(until)
             for src in self.sources:

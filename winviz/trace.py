@@ -32,6 +32,9 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "watermark_dropped": ("reason",),  # a non-increasing watermark was ignored
     "idle": ("input",),  # a source/channel was marked idle
     "active": ("input",),  # ... and active again
+    "channel_watermark": ("channel", "input"),  # a watermark of one input channel / partition
+    "channel_idle": ("channel", "input"),  # one input channel / partition became idle
+    "channel_active": ("channel", "input"),  # ... and active again
     "assigned": ("value",),  # element put into a window
     "skipped_late_window": ("value",),  # element not added: the window is late
     "timer_registered": ("domain", "namespace", "deduplicated"),

@@ -20,10 +20,12 @@ from winviz.trace import Trace
 @dataclass
 class JobContext:
     """Run-wide facts operators read: the trace (None when off), the index of the source
-    record being processed (for error messages) and the simulated processing clock."""
+    record being processed (for error messages), the partition it came from (partitioned
+    sources only) and the simulated processing clock."""
 
     trace: Trace | None = None
     record_index: int | None = None
+    partition: int | None = None
     now: int = MIN
     metrics: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -49,6 +51,9 @@ class Output:
     def emit_watermark(self, watermark: int) -> None:
         raise NotImplementedError
 
+    def emit_watermark_status(self, idle: bool) -> None:
+        """Flink's ``Output.emitWatermarkStatus``: the stream became idle / active."""
+
 
 class CollectingOutput(Output):
     """Keeps everything (used by the conformance harness and tests)."""
@@ -57,6 +62,7 @@ class CollectingOutput(Output):
         self.records: list[tuple[Any, int | None]] = []
         self.side: dict[str, list[tuple[Any, int | None]]] = {}
         self.watermarks: list[int] = []
+        self.statuses: list[str] = []
 
     def collect(self, value, ts):
         self.records.append((value, ts))
@@ -66,6 +72,9 @@ class CollectingOutput(Output):
 
     def emit_watermark(self, watermark):
         self.watermarks.append(watermark)
+
+    def emit_watermark_status(self, idle):
+        self.statuses.append("idle" if idle else "active")
 
 
 class StreamOperator:
@@ -127,6 +136,11 @@ class StreamOperator:
             )
         self.on_watermark(watermark)
         self.output.emit_watermark(watermark)
+
+    def process_watermark_status(self, idle: bool) -> None:
+        """Flink's ``processWatermarkStatus`` of a one-input operator: pass the status on
+        (an operator with several inputs gets it through its ``InputGate``'s valve)."""
+        self.output.emit_watermark_status(idle)
 
     def on_watermark(self, watermark: int) -> None:
         """Hook: what the watermark makes happen here (keyed operators fire timers)."""

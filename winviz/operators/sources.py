@@ -43,15 +43,32 @@ def emits_only_periodically(generator: WatermarkGenerator) -> bool:
 
 class SourceOperator(StreamOperator):
     """A bounded source: ``records`` are (arrival time, index, value, source timestamp or
-    None), in arrival order."""
+    None), in arrival order.
 
-    def __init__(self, name: str, records: list[tuple[int, int, Any, int | None]]) -> None:
+    A partitioned source (``env.from_partitions``, Flink's source splits such as Kafka
+    partitions) also has ``partitions``: the partition of each record. While a record goes
+    downstream, ``job.partition`` says which partition it came from, so a
+    ``SplitWatermarksOperator`` right after the source can run one watermark generator per
+    partition. The runtime never batches records of different partitions together.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        records: list[tuple[int, int, Any, int | None]],
+        partitions: list[int] | None = None,
+        num_partitions: int = 1,
+    ) -> None:
         super().__init__(name)
         self.records = records
+        self.partitions = partitions
+        self.num_partitions = num_partitions
         self.position = 0  # how many records were emitted (a checkpoint's source offset)
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
+        if self.partitions is not None:
+            self.job.partition = self.partitions[self.position]
         self.position += 1
         if self.trace is not None:
             self.trace.emit(
@@ -74,6 +91,8 @@ class SourceOperator(StreamOperator):
         if self.trace is not None:
             super().process_batch(batch)
             return
+        if self.partitions is not None:  # a batch never spans two partitions
+            self.job.partition = self.partitions[self.position]
         n = len(batch)
         self.metrics["num_records_in"] += n
         self.metrics["num_records_out"] += n
@@ -86,7 +105,8 @@ class SourceOperator(StreamOperator):
 
 
 class _Emitter(WatermarkOutput):
-    """Flink's ``WatermarkEmitter``: forwards only increasing watermarks; tracks idleness."""
+    """Flink's ``WatermarkEmitter``: forwards only increasing watermarks; tracks idleness and
+    sends idle / active downstream (``emitWatermarkStatus``)."""
 
     def __init__(self, op: TimestampsAndWatermarksOperator) -> None:
         self.op = op
@@ -129,6 +149,7 @@ class _Emitter(WatermarkOutput):
                 op.trace.emit(
                     "idle", op._processing_time, op._watermark, op.name, None, None, None, op.name
                 )
+            op.output.emit_watermark_status(True)
 
     def mark_active(self) -> None:
         if self.idle:
@@ -138,6 +159,7 @@ class _Emitter(WatermarkOutput):
                 op.trace.emit(
                     "active", op._processing_time, op._watermark, op.name, None, None, None, op.name
                 )
+            op.output.emit_watermark_status(False)
 
 
 class TimestampsAndWatermarksOperator(StreamOperator):
@@ -243,6 +265,10 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             if self.interval > 0:
                 self.periodic_emit()
             self.emitter.emit_watermark(MAX)
+
+    def process_watermark_status(self, idle):
+        # This operator generates its own watermarks and statuses: upstream ones stop here.
+        pass
 
     def snapshot(self) -> dict[str, Any]:
         snap = super().snapshot()

@@ -1,0 +1,86 @@
+"""The input side of an operator with several input channels (Flink's ``StreamTaskNetworkInput``
+/ ``StreamMultipleInputProcessor`` feeding a ``StatusWatermarkValve``).
+
+Records of every channel go straight to the operator. Watermarks and idle/active statuses of a
+channel go into the operator's ``StatusWatermarkValve``; only what the valve emits — the minimum
+over the active, aligned channels, when it increases, and the valve's own idle/active status —
+reaches the operator's ``process_watermark`` / ``process_watermark_status``. An operator with a
+single input has no gate: its upstream calls it directly (the fast path stays as it is).
+
+Trace: ``channel_watermark`` for every watermark a channel delivers (``ts`` is the channel's
+watermark, the record's ``watermark`` the operator's current one), ``channel_idle`` /
+``channel_active`` when a channel's status changes, then the operator's own ``watermark`` when
+the valve emits one and ``idle`` / ``active`` when the valve's status changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.operators.base import StreamOperator
+from winviz.valve import StatusWatermarkValve
+
+
+class InputChannel:
+    """One input channel of a gate: what an upstream ``Output`` calls."""
+
+    __slots__ = ("gate", "index", "process_batch", "process_element")
+
+    def __init__(self, gate: InputGate, index: int) -> None:
+        self.gate = gate
+        self.index = index
+        # records are not combined: bind the operator's methods (no extra call per record)
+        self.process_element = gate.op.process_element
+        self.process_batch = gate.op.process_batch
+
+    def process_watermark(self, watermark: int) -> None:
+        self.gate.channel_watermark(self.index, watermark)
+
+    def process_watermark_status(self, idle: bool) -> None:
+        self.gate.channel_status(self.index, idle)
+
+
+class InputGate:
+    """The channels of one operator and the valve that combines their watermarks.
+
+    ``inputs`` names the upstream operator of each channel (the ``input`` of trace records).
+    """
+
+    def __init__(self, op: StreamOperator, inputs: list[str]) -> None:
+        self.op = op
+        self.inputs = inputs
+        self.valve = StatusWatermarkValve(len(inputs))
+        self.channels = [InputChannel(self, i) for i in range(len(inputs))]
+
+    def _trace(self, kind: str, ts: int | None, detail: Any) -> None:
+        op = self.op
+        if op.trace is not None:
+            op.trace.emit(kind, op.job.now, op.current_watermark(), op.name, None, None, ts, detail)
+
+    def channel_watermark(self, channel: int, watermark: int) -> None:
+        self._trace("channel_watermark", watermark, (channel, self.inputs[channel]))
+        self.valve.input_watermark(watermark, channel)
+        self._forward()
+
+    def channel_status(self, channel: int, idle: bool) -> None:
+        status = self.valve.channels[channel]
+        if status.active != idle:  # no change
+            return
+        self._trace(
+            "channel_idle" if idle else "channel_active", None, (channel, self.inputs[channel])
+        )
+        if idle:
+            self.valve.input_idle(channel)
+        else:
+            self.valve.input_active(channel)
+        self._forward()
+
+    def _forward(self) -> None:
+        """Hand what the valve emitted to the operator, in order."""
+        for what, value in self.valve.drain():
+            if what == "watermark":
+                self.op.process_watermark(value)  # type: ignore[arg-type]
+            else:
+                idle = value == "idle"
+                self._trace("idle" if idle else "active", None, self.op.name)
+                self.op.process_watermark_status(idle)

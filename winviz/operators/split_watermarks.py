@@ -1,0 +1,153 @@
+"""Per-partition watermarks: one watermark generator per source partition (Flink's per-split
+watermarks — ``ProgressiveTimestampsAndWatermarks`` with a split-local output per split, what
+``env.fromSource(kafkaSource, strategy, name)`` does for Kafka partitions).
+
+``assign_timestamps_and_watermarks`` applied right after a partitioned source
+(``env.from_partitions``) builds this operator instead of a plain
+``TimestampsAndWatermarksOperator``. Each partition gets its own generator instance from the
+strategy (and its own idleness timer with ``with_idleness``); a record updates only its own
+partition's generator. The partition watermarks are combined by a ``StatusWatermarkValve``:
+the source's watermark is the minimum over the partitions that are not idle, emitted when it
+increases; when every partition is idle the valve flushes the largest partition watermark and
+the source becomes idle. So one partition that stops sending records holds the watermark back
+(the window that "never fires") until it is marked idle — or until the end of the input, when
+the source emits the watermark MAX.
+
+(Flink combines split watermarks with a ``WatermarkOutputMultiplexer``, which differs from the
+valve in two corners: it does not flush the largest watermark when every split is idle, and a
+split that comes back holds the combined watermark at once instead of rejoining once it has
+caught up. The valve is used here so that sources and multi-input operators combine alike.)
+
+Trace: ``channel_watermark`` (channel = partition, input = ``source[p]``) when a partition's
+watermark increases, ``watermark_dropped`` for a lower one, ``channel_idle`` /
+``channel_active`` when a partition's idleness changes; then the operator's ``watermark`` and
+``idle`` / ``active`` when the valve emits them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.operators.base import StreamOperator
+from winviz.operators.sources import TimestampsAndWatermarksOperator, emits_only_periodically
+from winviz.time import MAX, MIN
+from winviz.valve import StatusWatermarkValve
+from winviz.watermarks import WatermarkOutput, WatermarkStrategy
+
+
+class _PartitionOutput(WatermarkOutput):
+    """The split-local ``WatermarkOutput`` of one partition: forwards only increasing
+    watermarks and idleness changes into the operator's valve."""
+
+    def __init__(self, op: SplitWatermarksOperator, partition: int, input_name: str) -> None:
+        self.op = op
+        self.partition = partition
+        self.input_name = input_name
+        self.watermark = MIN
+        self.idle = False
+
+    def emit_watermark(self, watermark: int) -> None:
+        op = self.op
+        if watermark <= self.watermark:
+            if watermark < self.watermark:
+                op.trace_event("watermark_dropped", watermark, "not increasing")
+            return
+        self.mark_active()
+        self.watermark = watermark
+        op.trace_event("channel_watermark", watermark, (self.partition, self.input_name))
+        op.valve.input_watermark(watermark, self.partition)
+        op.forward_valve_output()
+
+    def mark_idle(self) -> None:
+        if not self.idle:
+            self.idle = True
+            op = self.op
+            op.trace_event("channel_idle", None, (self.partition, self.input_name))
+            op.valve.input_idle(self.partition)
+            op.forward_valve_output()
+
+    def mark_active(self) -> None:
+        if self.idle:
+            self.idle = False
+            op = self.op
+            op.trace_event("channel_active", None, (self.partition, self.input_name))
+            op.valve.input_active(self.partition)
+            op.forward_valve_output()
+
+
+class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
+    """Assigns timestamps and generates watermarks per partition of the source before it."""
+
+    def __init__(
+        self,
+        name: str,
+        strategy: WatermarkStrategy,
+        interval: int,
+        tz: str | None,
+        source_name: str,
+        num_partitions: int,
+    ) -> None:
+        super().__init__(name, strategy, interval, tz)
+        self.generators = [self.generator]  # the one the base class made is partition 0's
+        self.generators += [
+            strategy.create_generator(lambda: self.job.now) for _ in range(num_partitions - 1)
+        ]
+        self.outputs = [
+            _PartitionOutput(self, p, f"{source_name}[{p}]") for p in range(num_partitions)
+        ]
+        self.valve = StatusWatermarkValve(num_partitions)
+        self.batch_safe = emits_only_periodically(self.generator)
+
+    def trace_event(self, kind: str, ts: int | None, detail: Any) -> None:
+        if self.trace is not None:
+            self.trace.emit(kind, self.job.now, self._watermark, self.name, None, None, ts, detail)
+
+    def forward_valve_output(self) -> None:
+        """The valve's new watermark / status goes on as this operator's own."""
+        for what, value in self.valve.drain():
+            if what == "watermark":
+                StreamOperator.process_watermark(self, value)  # type: ignore[arg-type]
+            else:
+                idle = value == "idle"
+                self.trace_event("idle" if idle else "active", None, self.name)
+                self.output.emit_watermark_status(idle)
+
+    def _select(self) -> None:
+        """Point ``generator`` / ``emitter`` at the current record's partition."""
+        p = self.job.partition or 0
+        self.generator = self.generators[p]
+        self.emitter = self.outputs[p]  # type: ignore[assignment]
+
+    def process_element(self, value, ts):
+        self._select()
+        super().process_element(value, ts)
+
+    def process_batch(self, batch):
+        self._select()  # the runtime never batches records of two partitions together
+        super().process_batch(batch)
+
+    def periodic_emit(self) -> None:
+        for generator, output in zip(self.generators, self.outputs, strict=True):
+            generator.on_periodic_emit(output)
+        self.events_since_emit = False
+
+    def process_watermark(self, watermark):
+        # Upstream watermarks are swallowed; at the end of input every partition emits once
+        # more, then the source's watermark is MAX (Flink's source emits MAX_WATERMARK).
+        if watermark == MAX and self._watermark != MAX:
+            if self.interval > 0:
+                self.periodic_emit()
+            if not self.valve.active:
+                self.trace_event("active", None, self.name)
+                self.output.emit_watermark_status(False)
+            StreamOperator.process_watermark(self, MAX)
+
+    def snapshot(self) -> dict[str, Any]:
+        snap = super().snapshot()
+        snap["generators"] = [g.snapshot() for g in self.generators]
+        return snap
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        super().restore(snap)
+        for g, s in zip(self.generators, snap["generators"], strict=True):
+            g.restore(s)
