@@ -69,8 +69,8 @@ def test_a_quiet_partition_stalls_the_window_until_the_end_of_input() -> None:
         ("channel_watermark", 200, 99, (0, "kafka[0]")),
         ("channel_watermark", 200, 199, (1, "kafka[1]")),
         ("watermark", 200, 99, "input"),
+        # Flink's multiplexer combines once per periodic emit, after every partition:
         ("channel_watermark", 600, 599, (0, "kafka[0]")),
-        ("watermark", 600, 199, "input"),
         ("channel_watermark", 600, 699, (1, "kafka[1]")),
         ("watermark", 600, 599, "input"),
         ("channel_watermark", 1200, 1199, (0, "kafka[0]")),
@@ -90,9 +90,10 @@ def test_a_quiet_partition_stalls_the_window_until_the_end_of_input() -> None:
 def test_idleness_fires_the_window_once_the_quiet_partition_is_idle() -> None:
     result = partitioned(idle=500)
     # partition 1's last record at 400; its idleness timer starts at the emit at 800 and
-    # reports idle at 1400 (1400 - 800 > 500): the valve drops it and outputs partition 0's 1199
+    # reports idle at 1400 (1400 - 800 > 500): the multiplexer leaves it out of the minimum
+    # and partition 0's 1199 goes on
     assert fired(result) == [((0, [100, 200, 600, 700]), 1400), *ALL_LATER]
-    assert events(result, "watermarks")[7:] == [
+    assert events(result, "watermarks")[6:] == [
         ("channel_watermark", 1200, 1199, (0, "kafka[0]")),
         ("watermark", 1200, 699, "input"),
         ("channel_idle", 1400, None, (1, "kafka[1]")),
@@ -113,14 +114,23 @@ def test_aggressive_idleness_turns_a_returning_partitions_record_late() -> None:
     # ts 900, which arrives at 1300 on partition 1 and is late
     assert fired(result) == [((0, [100, 200, 600, 700]), 1200), *ALL_LATER]
     assert result.side_outputs["late"] == [wv.Record(("p1", 900), 900, 1300)]
-    assert events(result, "watermarks")[7:13] == [
+    assert events(result, "watermarks")[6:] == [
+        # one periodic emit: partition 0 moves to 1199 and partition 1 goes idle, then the
+        # multiplexer combines once
         ("channel_watermark", 1200, 1199, (0, "kafka[0]")),
-        ("watermark", 1200, 699, "input"),
         ("channel_idle", 1200, None, (1, "kafka[1]")),
         ("watermark", 1200, 1199, "input"),
-        # back with watermark 899: active, but it only rejoins the minimum once caught up
-        ("channel_active", 1400, None, (1, "kafka[1]")),
+        # back with watermark 899 it counts in the minimum at once (Flink's
+        # WatermarkOutputMultiplexer): it holds the source at 1199 — never backwards — ...
         ("channel_watermark", 1400, 899, (1, "kafka[1]")),
+        ("channel_active", 1400, None, (1, "kafka[1]")),
+        ("channel_watermark", 1600, 1799, (0, "kafka[0]")),
+        # ... until it is idle again
+        ("channel_idle", 2000, None, (1, "kafka[1]")),
+        ("watermark", 2000, 1799, "input"),
+        ("channel_watermark", 2000, 2499, (0, "kafka[0]")),
+        ("watermark", 2000, 2499, "input"),
+        ("watermark", 2000, wv.MAX, "input"),
     ]
 
 

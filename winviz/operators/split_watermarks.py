@@ -6,73 +6,73 @@ watermarks — ``ProgressiveTimestampsAndWatermarks`` with a split-local output 
 (``env.from_partitions``) builds this operator instead of a plain
 ``TimestampsAndWatermarksOperator``. Each partition gets its own generator instance from the
 strategy (and its own idleness timer with ``with_idleness``); a record updates only its own
-partition's generator. The partition watermarks are combined by a ``StatusWatermarkValve``:
-the source's watermark is the minimum over the partitions that are not idle, emitted when it
-increases; when every partition is idle the valve flushes the largest partition watermark and
-the source becomes idle. So one partition that stops sending records holds the watermark back
-(the window that "never fires") until it is marked idle — or until the end of the input, when
-the source emits the watermark MAX.
-
-(Flink combines split watermarks with a ``WatermarkOutputMultiplexer``, which differs from the
-valve in two corners: it does not flush the largest watermark when every split is idle, and a
-split that comes back holds the combined watermark at once instead of rejoining once it has
-caught up. The valve is used here so that sources and multi-input operators combine alike.)
+partition's generator. The partition watermarks are combined as Flink combines split
+watermarks, by a ``WatermarkOutputMultiplexer`` (``winviz.multiplexer``): the source's
+watermark is the minimum over the partitions that are not idle, emitted when it increases;
+when every partition is idle the source becomes idle. So one partition that stops sending
+records holds the watermark back (the window that "never fires") until it is marked idle — or
+until the end of the input, when the source emits the watermark MAX. A partition that comes
+back counts in the minimum at once (it cannot move the watermark backwards, but it holds it).
 
 Trace: ``channel_watermark`` (channel = partition, input = ``source[p]``) when a partition's
 watermark increases, ``watermark_dropped`` for a lower one, ``channel_idle`` /
 ``channel_active`` when a partition's idleness changes; then the operator's ``watermark`` and
-``idle`` / ``active`` when the valve emits them.
+``idle`` / ``active`` when the combined watermark or status changes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from winviz.multiplexer import WatermarkOutputMultiplexer
 from winviz.operators.base import StreamOperator
 from winviz.operators.sources import TimestampsAndWatermarksOperator, emits_only_periodically
-from winviz.time import MAX, MIN
-from winviz.valve import StatusWatermarkValve
+from winviz.time import MAX
 from winviz.watermarks import WatermarkOutput, WatermarkStrategy
 
 
 class _PartitionOutput(WatermarkOutput):
-    """The split-local ``WatermarkOutput`` of one partition: forwards only increasing
-    watermarks and idleness changes into the operator's valve."""
+    """The split-local ``WatermarkOutput`` of one partition. ``immediate`` outputs (used by
+    ``on_event``) recompute the combined watermark at once; deferred ones (periodic emits)
+    leave that to ``SplitWatermarksOperator.periodic_emit``."""
 
-    def __init__(self, op: SplitWatermarksOperator, partition: int, input_name: str) -> None:
+    def __init__(
+        self, op: SplitWatermarksOperator, partition: int, input_name: str, immediate: bool
+    ) -> None:
         self.op = op
         self.partition = partition
         self.input_name = input_name
-        self.watermark = MIN
-        self.idle = False
+        self.immediate = immediate
+
+    @property
+    def partial(self):
+        return self.op.multiplexer.partials[self.partition]
 
     def emit_watermark(self, watermark: int) -> None:
-        op = self.op
-        if watermark <= self.watermark:
-            if watermark < self.watermark:
-                op.trace_event("watermark_dropped", watermark, "not increasing")
-            return
-        self.mark_active()
-        self.watermark = watermark
-        op.trace_event("channel_watermark", watermark, (self.partition, self.input_name))
-        op.valve.input_watermark(watermark, self.partition)
-        op.forward_valve_output()
+        op, partial = self.op, self.partial
+        was_idle = partial.idle
+        if partial.set_watermark(watermark):
+            op.trace_event("channel_watermark", watermark, (self.partition, self.input_name))
+        elif watermark < partial.watermark:
+            op.trace_event("watermark_dropped", watermark, "not increasing")
+        if was_idle:
+            op.trace_event("channel_active", None, (self.partition, self.input_name))
+        if self.immediate:
+            op.combine()
 
     def mark_idle(self) -> None:
-        if not self.idle:
-            self.idle = True
-            op = self.op
-            op.trace_event("channel_idle", None, (self.partition, self.input_name))
-            op.valve.input_idle(self.partition)
-            op.forward_valve_output()
+        if not self.partial.idle:
+            self.partial.idle = True
+            self.op.trace_event("channel_idle", None, (self.partition, self.input_name))
+        if self.immediate:
+            self.op.combine()
 
     def mark_active(self) -> None:
-        if self.idle:
-            self.idle = False
-            op = self.op
-            op.trace_event("channel_active", None, (self.partition, self.input_name))
-            op.valve.input_active(self.partition)
-            op.forward_valve_output()
+        if self.partial.idle:
+            self.partial.idle = False
+            self.op.trace_event("channel_active", None, (self.partition, self.input_name))
+        if self.immediate:
+            self.op.combine()
 
 
 class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
@@ -92,25 +92,33 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         self.generators += [
             strategy.create_generator(lambda: self.job.now) for _ in range(num_partitions - 1)
         ]
-        self.outputs = [
-            _PartitionOutput(self, p, f"{source_name}[{p}]") for p in range(num_partitions)
-        ]
-        self.valve = StatusWatermarkValve(num_partitions)
+        names = [f"{source_name}[{p}]" for p in range(num_partitions)]
+        self.outputs = [_PartitionOutput(self, p, names[p], True) for p in range(num_partitions)]
+        self.deferred = [_PartitionOutput(self, p, names[p], False) for p in range(num_partitions)]
+        self.multiplexer = WatermarkOutputMultiplexer.of(num_partitions)
+        self.idle = False
         self.batch_safe = emits_only_periodically(self.generator)
 
     def trace_event(self, kind: str, ts: int | None, detail: Any) -> None:
         if self.trace is not None:
             self.trace.emit(kind, self.job.now, self._watermark, self.name, None, None, ts, detail)
 
-    def forward_valve_output(self) -> None:
-        """The valve's new watermark / status goes on as this operator's own."""
-        for what, value in self.valve.drain():
+    def combine(self) -> None:
+        """Recompute the combined watermark; an increase goes on as this operator's own
+        watermark (making it active), all partitions idle makes it idle."""
+        self.multiplexer.update_combined()
+        for what, value in self.multiplexer.drain():
             if what == "watermark":
+                self._set_idle(False)
                 StreamOperator.process_watermark(self, value)  # type: ignore[arg-type]
             else:
-                idle = value == "idle"
-                self.trace_event("idle" if idle else "active", None, self.name)
-                self.output.emit_watermark_status(idle)
+                self._set_idle(True)
+
+    def _set_idle(self, idle: bool) -> None:
+        if idle != self.idle:
+            self.idle = idle
+            self.trace_event("idle" if idle else "active", None, self.name)
+            self.output.emit_watermark_status(idle)
 
     def _select(self) -> None:
         """Point ``generator`` / ``emitter`` at the current record's partition."""
@@ -127,9 +135,20 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         super().process_batch(batch)
 
     def periodic_emit(self) -> None:
-        for generator, output in zip(self.generators, self.outputs, strict=True):
+        for generator, output in zip(self.generators, self.deferred, strict=True):
             generator.on_periodic_emit(output)
+        self.multiplexer.on_periodic_emit()  # Flink: combine once, after every split
+        self.combine_emitted()
         self.events_since_emit = False
+
+    def combine_emitted(self) -> None:
+        """Forward what the multiplexer's periodic combination emitted."""
+        for what, value in self.multiplexer.drain():
+            if what == "watermark":
+                self._set_idle(False)
+                StreamOperator.process_watermark(self, value)  # type: ignore[arg-type]
+            else:
+                self._set_idle(True)
 
     def process_watermark(self, watermark):
         # Upstream watermarks are swallowed; at the end of input every partition emits once
@@ -137,9 +156,7 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         if watermark == MAX and self._watermark != MAX:
             if self.interval > 0:
                 self.periodic_emit()
-            if not self.valve.active:
-                self.trace_event("active", None, self.name)
-                self.output.emit_watermark_status(False)
+            self._set_idle(False)
             StreamOperator.process_watermark(self, MAX)
 
     def snapshot(self) -> dict[str, Any]:
