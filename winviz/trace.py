@@ -55,7 +55,19 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "error": ("message",),
 }
 
-_MULTI = {k for k, v in DETAIL_FIELDS.items() if len(v) > 1}
+
+# the columns every row of to_pandas() starts with (detail fields follow)
+FRAME_COLUMNS = (
+    "seq",
+    "kind",
+    "proc_time",
+    "watermark",
+    "operator",
+    "key",
+    "window_start",
+    "window_end",
+    "ts",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,17 +198,7 @@ class Trace:
         """One row per record; detail fields become columns (absent ones are None)."""
         import pandas as pd
 
-        columns = [
-            "seq",
-            "kind",
-            "proc_time",
-            "watermark",
-            "operator",
-            "key",
-            "window_start",
-            "window_end",
-            "ts",
-        ]
+        columns = list(FRAME_COLUMNS)
         extra: list[str] = []
         for names in DETAIL_FIELDS.values():
             for n in names:

@@ -34,20 +34,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.trace import DETAIL_FIELDS, SCHEMA_VERSION, Trace, jsonable
+from winviz.trace import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, Trace, jsonable
 
-BASE = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")
-FRAME_COLUMNS = (
-    "seq",
-    "kind",
-    "proc_time",
-    "watermark",
-    "operator",
-    "key",
-    "window_start",
-    "window_end",
-    "ts",
-)
+BASE = Trace.FIELDS
 WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
 FATE_KINDS = ("element", "assigned", "skipped_late_window", "late_dropped", "side_output")
 
