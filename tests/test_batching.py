@@ -52,6 +52,12 @@ def jobs(draw):
 
 
 def run(job, trace: bool):
+    return build(job, trace).execute()
+
+
+def build(job, trace: bool, extra=None) -> wv.StreamExecutionEnvironment:
+    """The job's pipeline (not run yet); ``extra(stream)`` may add a branch on the
+    timestamped stream (tests/test_checkpoints.py adds a KeyedProcessFunction)."""
     env = wv.StreamExecutionEnvironment(trace=trace, auto_watermark_interval=job["interval"])
     late = wv.OutputTag("late")
     strategy = wv.WatermarkStrategy.for_bounded_out_of_orderness(
@@ -84,6 +90,8 @@ def run(job, trace: bool):
             for part in split
         )
         stream = a.union(b)
+    if extra is not None:
+        extra(stream)
     windowed = stream.key_by(lambda e: e[0]).window(ASSIGNERS[job["assigner"]]())
     trigger = TRIGGERS[job["trigger"]]()
     if trigger is not None and not (job["assigner"] == "session" and job["trigger"] == "never"):
@@ -100,7 +108,7 @@ def run(job, trace: bool):
             lambda k, ctx, els, o: o.collect((k, ctx.window(), sorted(e[2] for e in els)))
         )
     out.sink_to("out")
-    return env.execute()
+    return env
 
 
 @settings(max_examples=300, deadline=None)

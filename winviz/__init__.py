@@ -5,6 +5,7 @@ strategies, window assigners, triggers, evictors, functions, the trace, time hel
 key-group rules.
 """
 
+from winviz.checkpoints import CheckpointConfig, CompletedCheckpoint, Restore
 from winviz.datastream import DataStream, KeyedStream, StreamExecutionEnvironment, WindowedStream
 from winviz.errors import (
     IllegalStateError,

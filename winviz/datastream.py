@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from winviz.checkpoints import CheckpointConfig
 from winviz.errors import InputError
 from winviz.functions import AggregateFunction, KeyedProcessFunction, OutputTag
 from winviz.time import TimestampNormalizer, duration_ms, in_long_range
@@ -71,6 +72,7 @@ class StreamExecutionEnvironment:
         self.tz = tz
         self.nodes: list[Node] = []
         self._names: dict[str, int] = {}
+        self.checkpoint_config: CheckpointConfig | None = None
 
     # -- naming ---------------------------------------------------------------------------
 
@@ -83,6 +85,20 @@ class StreamExecutionEnvironment:
         node = Node(kind, self._unique(base), inputs, params)
         self.nodes.append(node)
         return node
+
+    def enable_checkpointing(
+        self, interval: Any = None, *, at_records: Iterable[int] = ()
+    ) -> StreamExecutionEnvironment:
+        """Take checkpoints of the whole job (Flink's ``enableCheckpointing(interval)``, on
+        the simulated clock): every ``interval`` ms of processing time — the barrier goes in
+        before the first record arriving at or after each trigger time — and/or at the cuts
+        ``at_records`` (after that many source records, in arrival order). Together with
+        ``execute(fail_at=...)``, see ``winviz.checkpoints``."""
+        ms = None if interval is None else duration_ms(interval, what="checkpoint interval")
+        if ms is not None and ms <= 0:
+            raise InputError("checkpoint interval must be > 0", field="interval", value=ms)
+        self.checkpoint_config = CheckpointConfig(ms, tuple(sorted(set(at_records))))
+        return self
 
     def set_auto_watermark_interval(self, interval: Any) -> StreamExecutionEnvironment:
         self.auto_watermark_interval = duration_ms(interval, what="auto_watermark_interval")
@@ -234,12 +250,23 @@ class StreamExecutionEnvironment:
 
     # -- run ------------------------------------------------------------------------------
 
-    def execute(self, job_name: str = "winviz job", *, until_processing_time: Any = None):
+    def execute(
+        self,
+        job_name: str = "winviz job",
+        *,
+        until_processing_time: Any = None,
+        fail_at: int | Iterable[int] | None = None,
+    ):
         """Run the job to the end of its bounded input; returns a ``JobExecutionResult``.
 
         ``until_processing_time`` moves the simulated clock on to that time before the end of
         input (processing-time timers due by then fire; Flink never fires processing-time
-        timers that are still pending when a bounded job ends)."""
+        timers that are still pending when a bounded job ends).
+
+        ``fail_at`` injects a failure after that many source records (or one after each of
+        several counts): the job restarts from the latest completed checkpoint
+        (``enable_checkpointing``), or from the beginning without one, and replays the input
+        from the saved source positions. The outputs are those of a run without failures."""
         from winviz.runtime import JobRuntime
 
         until = None
@@ -249,7 +276,8 @@ class StreamExecutionEnvironment:
             )
             if not in_long_range(until):
                 raise InputError("out of range", value=until)
-        return JobRuntime(self, job_name).run(until)
+        failures = () if fail_at is None else (fail_at,) if isinstance(fail_at, int) else fail_at
+        return JobRuntime(self, job_name, fail_at=failures).run(until)
 
 
 class DataStream:

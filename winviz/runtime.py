@@ -6,17 +6,28 @@ arrival time, the clock steps through every earlier moment at which something wa
 periodic watermark emission of a ``TimestampsAndWatermarksOperator`` or a processing-time
 timer of an operator — in time order (at equal times: sources' emissions first, then operators
 upstream to downstream). At the end of the input every source emits the watermark MAX.
+
+With checkpointing (``env.enable_checkpointing``) the ``CheckpointCoordinator``
+(``winviz.checkpoints``) is asked at every cut between two source records; a planned failure
+(``env.execute(fail_at=...)``) makes the runtime rebuild every operator, restore the latest
+checkpoint and replay the sources from their saved positions.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import count, repeat
 from typing import Any
 
+from winviz.checkpoints import (
+    CheckpointCoordinator,
+    CompletedCheckpoint,
+    Restore,
+    SimulatedFailure,
+)
 from winviz.datastream import Node, StreamExecutionEnvironment
 from winviz.errors import InputError
 from winviz.functions import OutputTag
@@ -45,13 +56,16 @@ from winviz.trace import Trace
 @dataclass
 class JobExecutionResult:
     """What a run produced: each sink's records, each side output's records, per-operator
-    metrics and the trace."""
+    metrics and the trace; with checkpointing, the completed checkpoints and the restores
+    after failures."""
 
     job_name: str
     outputs: dict[str, list[Record]] = field(default_factory=dict)
     side_outputs: dict[str, list[Record]] = field(default_factory=dict)
     metrics: dict[str, dict[str, int]] = field(default_factory=dict)
     trace: Trace | None = None
+    checkpoints: list[CompletedCheckpoint] = field(default_factory=list)
+    restores: list[Restore] = field(default_factory=list)
 
     def output_frame(self, name: str):
         """A sink's records as a pandas DataFrame (dict values become columns)."""
@@ -154,19 +168,40 @@ def _window_function(p: dict[str, Any]):
 class JobRuntime:
     """Builds and runs one execution of a job graph."""
 
-    def __init__(self, env: StreamExecutionEnvironment, job_name: str) -> None:
+    def __init__(
+        self, env: StreamExecutionEnvironment, job_name: str, fail_at: Iterable[int] = ()
+    ) -> None:
         self.env = env
         self.trace = Trace() if env.trace_enabled else None
         self.job = JobContext(trace=self.trace)
         self.result = JobExecutionResult(job_name, trace=self.trace, metrics=self.job.metrics)
+        self.coordinator = CheckpointCoordinator(self, env.checkpoint_config, fail_at)
+        self.result.checkpoints = self.coordinator.completed
+        self.result.restores = self.coordinator.restores
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Build every operator from the job graph (again, after a failure: Flink restarts
+        the tasks with fresh operators and then loads their state)."""
         self.operators: dict[Node, StreamOperator] = {}
         self.order: list[StreamOperator] = []
         self.sources: list[SourceOperator] = []
         self.generators: list[TimestampsAndWatermarksOperator] = []
         self.sinks: list[SinkOperator] = []
         self.gates: dict[str, InputGate] = {}
+        self.result.outputs.clear()
+        self.result.side_outputs.clear()
+        self.job.metrics.clear()  # the result's metrics: every operator registers on open
         self._build()
         self.keyed = [op for op in self.order if op.is_keyed]
+
+    def start(self, start: int) -> None:
+        """Open every operator and start the clock and the periodic watermark emission."""
+        for op in self.order:
+            op.open(self.job)
+        self.job.now = start
+        for g in self.generators:
+            g.start(start)
 
     # -- building ---------------------------------------------------------------------------
 
@@ -300,11 +335,13 @@ class JobRuntime:
 
     # -- running ----------------------------------------------------------------------------
 
-    def _segments(self) -> Iterator[tuple[SourceOperator, int, int]]:
+    def _segments(
+        self, positions: dict[str, int] | None = None
+    ) -> Iterator[tuple[SourceOperator, int, int]]:
         """Runs ``(source, start, end)`` of consecutive records of one source (and of one of
         its partitions), in arrival order over all sources (equal arrival times: the source
-        defined first goes first)."""
-        for src, start, end in self._source_runs():
+        defined first goes first), from each source's ``positions`` (a replay) or the start."""
+        for src, start, end in self._source_runs(positions or {}):
             parts = src.partitions
             if parts is None:
                 yield src, start, end
@@ -316,10 +353,12 @@ class JobRuntime:
                     start = k
             yield src, start, end
 
-    def _source_runs(self) -> Iterator[tuple[SourceOperator, int, int]]:
+    def _source_runs(self, positions: dict[str, int]) -> Iterator[tuple[SourceOperator, int, int]]:
+        skip = [positions.get(src.name, 0) for src in self.sources]
         if len(self.sources) == 1:
             src = self.sources[0]
-            yield src, 0, len(src.records)
+            if skip[0] < len(src.records):
+                yield src, skip[0], len(src.records)
             return
         # one (arrival, source, index) iterator per source; each binds its own source number
         # (a nested generator expression would see only the last one: late binding)
@@ -331,6 +370,8 @@ class JobRuntime:
         )
         current, start, end = None, 0, 0
         for _, s, k in merged:
+            if k < skip[s]:  # read before the checkpoint: not replayed
+                continue
             if s != current:
                 if current is not None:
                     yield self.sources[current], start, end
@@ -347,33 +388,17 @@ class JobRuntime:
         batching = self.trace is None and all(op.batch_safe for op in self.order)
         job = self.job
         try:
-            for op in self.order:
-                op.open(job)
-            job.now = start
-            for g in self.generators:
-                g.start(start)
-            for src, i, end in self._segments():
-                records = src.records
-                while i < end:
-                    arrival, index, value, ts = records[i]
-                    self.advance_clock(arrival)
-                    if not batching:
-                        job.record_index = index
-                        src.process_element(value, ts)
-                        i += 1
-                        continue
-                    due = self._next_due()
-                    j = i + 1
-                    if due is None:
-                        j = end
-                    else:
-                        while j < end and records[j][0] < due:
-                            j += 1
-                    src.process_batch(records[i:j])
-                    job.now = records[j - 1][0]
-                    i = j
-            self.job.record_index = None
-            self.job.partition = None
+            self.coordinator.start(start, sum(len(src.records) for src in self.sources))
+            self.start(start)
+            positions = None
+            while True:
+                try:
+                    self._read_input(positions, batching)
+                    break
+                except SimulatedFailure as failure:
+                    positions = self.coordinator.recover(failure)
+            job.record_index = None
+            job.partition = None
             if until is not None:
                 self.advance_clock(until)
             for src in self.sources:
@@ -387,3 +412,42 @@ class JobRuntime:
             exc.partial_result = self.result  # type: ignore[attr-defined]
             raise
         return self.result
+
+    def _read_input(self, positions: dict[str, int] | None, batching: bool) -> None:
+        """Hand every source record over at its arrival time (from ``positions`` on, after a
+        restore). With checkpointing the coordinator sees every cut between two records, and
+        a batch never runs past a cut where it has something to do."""
+        job = self.job
+        coordinator = self.coordinator
+        checkpointing = coordinator.active
+        consumed = sum(src.position for src in self.sources)
+        for src, i, end in self._segments(positions):
+            records = src.records
+            while i < end:
+                arrival, index, value, ts = records[i]
+                if checkpointing:
+                    coordinator.at_cut(consumed, arrival)
+                self.advance_clock(arrival)
+                if not batching:
+                    job.record_index = index
+                    src.process_element(value, ts)
+                    i += 1
+                    consumed += 1
+                    continue
+                due = self._next_due()
+                if checkpointing and (t := coordinator.next_trigger_time) is not None:
+                    due = t if due is None else min(due, t)
+                j = i + 1
+                if due is None:
+                    j = end
+                else:
+                    while j < end and records[j][0] < due:
+                        j += 1
+                if checkpointing and (cut := coordinator.next_cut(consumed)) is not None:
+                    j = min(j, i + cut - consumed)
+                src.process_batch(records[i:j])
+                job.now = records[j - 1][0]
+                consumed += j - i
+                i = j
+        if checkpointing:
+            coordinator.at_cut(consumed, None)

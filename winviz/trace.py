@@ -52,6 +52,8 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "sink": ("sink", "value"),  # a record reached a named sink
     "clock": ("reason",),  # the simulated processing clock moved
     "batch": ("batch_id", "input_rows", "late_watermark", "max_event_time", "dropped"),
+    "checkpoint": ("checkpoint_id", "source_records", "positions"),  # a completed checkpoint
+    "restore": ("checkpoint_id", "source_records", "positions", "failed_at"),  # after a failure
     "error": ("message",),
 }
 

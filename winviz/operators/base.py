@@ -212,13 +212,18 @@ class StreamOperator:
     # -- checkpoints ----------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
+        """This operator's part of a checkpoint (Flink's ``snapshotState``): plain data that
+        ``winviz.checkpoints`` deep-copies. The simulated clock is the job's, not the
+        operator's: the checkpoint keeps it once (``CompletedCheckpoint.processing_time``)."""
         return {
             "watermark": self._watermark,
-            "processing_time": self._processing_time,
             "metrics": dict(self.metrics),
+            "current_key": self.current_key,
         }
 
     def restore(self, snap: dict[str, Any]) -> None:
+        """Load a snapshot into a freshly built operator (Flink's ``initializeState``)."""
         self._watermark = snap["watermark"]
-        self.job.now = snap["processing_time"]
+        self.metrics.clear()  # the same dict object: the job's metrics table points at it
         self.metrics.update(snap["metrics"])
+        self.current_key = snap.get("current_key")

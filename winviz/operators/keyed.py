@@ -9,7 +9,6 @@ from typing import Any
 
 from winviz.operators.base import JobContext, StreamOperator
 from winviz.state import KeyedStateBackend
-from winviz.time import MIN
 from winviz.timers import InternalTimer, InternalTimerService
 
 
@@ -107,14 +106,15 @@ class KeyedStreamOperator(StreamOperator):
     # -- checkpoints ----------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
+        """Keyed state plus both timer queues of every named timer service (Flink writes
+        timers into the keyed state snapshot: ``InternalTimerServiceSerializationProxy``)."""
         snap = super().snapshot()
         snap["state"] = self.state.snapshot()
-        snap["timers"] = self.timers.snapshot()
-        snap["processing_time"] = self.timers.current_processing_time
+        snap["timers"] = {name: s.snapshot() for name, s in self.timer_services.items()}
         return snap
 
     def restore(self, snap: dict[str, Any]) -> None:
         super().restore(snap)
         self.state.restore(snap["state"])
-        self.timers.restore(snap["timers"])
-        self.timers.current_processing_time = snap.get("processing_time", MIN)
+        for name, timers in snap["timers"].items():
+            self.get_internal_timer_service(name).restore(timers)

@@ -75,3 +75,15 @@ class SinkOperator(StreamOperator):
     def process_watermark(self, watermark):
         if watermark > self._watermark:
             self._watermark = watermark
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the sink holds so far: on a restore its output rolls back to the checkpoint
+        (an exactly-once sink: Flink's two-phase-commit sinks commit only what a completed
+        checkpoint covers)."""
+        snap = super().snapshot()
+        snap["records"] = list(self.records)
+        return snap
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        super().restore(snap)
+        self.records[:] = snap["records"]  # the result's outputs point at this list

@@ -83,6 +83,24 @@ class SourceOperator(StreamOperator):
             )
         self.emit_record(value, ts)
 
+    def snapshot(self) -> dict[str, Any]:
+        """The source's offset: how many of its records went downstream (Flink's split
+        state, e.g. a Kafka partition's offset). ``partition_positions`` breaks it down."""
+        snap = super().snapshot()
+        snap["position"] = self.position
+        return snap
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        super().restore(snap)
+        self.position = snap["position"]
+
+    def partition_positions(self) -> list[int]:
+        """The offset in each partition (a partitioned source) — what replay starts from."""
+        counts = [0] * self.num_partitions
+        for p in (self.partitions or [])[: self.position]:
+            counts[p] += 1
+        return counts
+
     def emit_record(self, value, ts):
         self.metrics["num_records_out"] += 1
         self.output.collect(value, ts)
@@ -271,9 +289,11 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         pass
 
     def snapshot(self) -> dict[str, Any]:
+        """The generator's state, its idleness and the periodic-emit schedule."""
         snap = super().snapshot()
         snap["generator"] = self.generator.snapshot()
         snap["next_periodic"] = self.next_periodic
+        snap["events_since_emit"] = self.events_since_emit
         snap["idle"] = self.emitter.idle
         return snap
 
@@ -281,4 +301,5 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         super().restore(snap)
         self.generator.restore(snap["generator"])
         self.next_periodic = snap["next_periodic"]
+        self.events_since_emit = snap["events_since_emit"]
         self.emitter.idle = snap["idle"]

@@ -160,11 +160,24 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
             StreamOperator.process_watermark(self, MAX)
 
     def snapshot(self) -> dict[str, Any]:
-        snap = super().snapshot()
+        """Every partition's generator, the multiplexer's partial and combined watermarks,
+        the source's idleness and the periodic-emit schedule."""
+        snap = StreamOperator.snapshot(self)
         snap["generators"] = [g.snapshot() for g in self.generators]
+        snap["partials"] = [(p.watermark, p.idle) for p in self.multiplexer.partials]
+        snap["combined"] = self.multiplexer.combined
+        snap["next_periodic"] = self.next_periodic
+        snap["events_since_emit"] = self.events_since_emit
+        snap["idle"] = self.idle
         return snap
 
     def restore(self, snap: dict[str, Any]) -> None:
-        super().restore(snap)
+        StreamOperator.restore(self, snap)
         for g, s in zip(self.generators, snap["generators"], strict=True):
             g.restore(s)
+        for p, (watermark, idle) in zip(self.multiplexer.partials, snap["partials"], strict=True):
+            p.watermark, p.idle = watermark, idle
+        self.multiplexer.combined = snap["combined"]
+        self.next_periodic = snap["next_periodic"]
+        self.events_since_emit = snap["events_since_emit"]
+        self.idle = snap["idle"]

@@ -682,6 +682,7 @@ class WindowOperator(KeyedStreamOperator):
         snap = super().snapshot()
         snap["merging"] = {k: dict(m.mapping) for k, m in self.merging_sets.items()}
         snap["panes"] = dict(self.panes)
+        snap["uses_window_state"] = self.uses_window_state
         return snap
 
     def restore(self, snap: dict[str, Any]) -> None:
@@ -690,3 +691,4 @@ class WindowOperator(KeyedStreamOperator):
             k: MergingWindowSet(self.assigner, list(m.items())) for k, m in snap["merging"].items()
         }
         self.panes = dict(snap["panes"])
+        self.uses_window_state = snap["uses_window_state"]

@@ -1,0 +1,258 @@
+"""Timers survive failures (Flink's fourth promise about timers): a checkpoint snapshots the
+whole job — source positions, watermark generators, every operator's watermark, keyed state,
+merging-window sets, both timer queues, the clock, metrics and the outputs so far — and a
+failure after it, restored from it with the input replayed from the saved positions, gives
+exactly the outputs, side outputs and metrics of an uninterrupted run.
+
+The property test reuses tests/test_batching.py's random jobs (tumbling / sliding / session
+windows, triggers, lateness, side output, reduce / aggregate / process, bounded
+out-of-orderness, periodic intervals, one source / partitions / a union) and may add a
+KeyedProcessFunction with event- and processing-time timers on the same stream.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_batching import build, jobs
+
+import winviz as wv
+from winviz.errors import InputError
+from winviz.functions import KeyedProcessFunction, OutputTag
+
+ECHO = OutputTag("echo")
+
+
+class Timers(KeyedProcessFunction):
+    """Counts per key; every element sets an event-time timer 30 ms after it (and, with
+    ``processing``, a processing-time timer 45 ms from now); a firing emits the count and
+    sometimes sets one more timer from ``on_timer`` (at an odd time: no endless chain at the
+    final watermark MAX)."""
+
+    def __init__(self, processing: bool) -> None:
+        self.processing = processing
+
+    def process_element(self, value, ctx, out):
+        n = (ctx.state("n") or 0) + 1
+        ctx.update_state("n", n)
+        timers = ctx.timer_service()
+        timers.register_event_time_timer(ctx.timestamp() + 30)
+        if self.processing:
+            timers.register_processing_time_timer(timers.current_processing_time() + 45)
+        if n % 4 == 0:
+            ctx.output(ECHO, (ctx.get_current_key(), n))
+
+    def on_timer(self, timestamp, ctx, out):
+        n = ctx.state("n") or 0
+        out.collect((ctx.get_current_key(), timestamp, ctx.time_domain(), n))
+        if ctx.time_domain() == wv.TimeDomain.EVENT_TIME and n % 3 == 0 and timestamp % 2 == 0:
+            ctx.timer_service().register_event_time_timer(timestamp + 7)
+
+
+def pipeline(job, trace: bool, timers: str | None) -> wv.StreamExecutionEnvironment:
+    def extra(stream):
+        stream.key_by(lambda e: e[0]).process(Timers(timers == "processing")).sink_to("timers")
+
+    return build(job, trace, extra if timers else None)
+
+
+def same_run(a: wv.JobExecutionResult, b: wv.JobExecutionResult) -> None:
+    assert a.outputs == b.outputs
+    assert a.side_outputs == b.side_outputs
+    assert a.metrics == b.metrics
+
+
+@st.composite
+def failures(draw):
+    job = draw(jobs())
+    n = len(job["events"])
+    mode = draw(st.sampled_from(["cut", "cut", "interval", "none"]))
+    cut = draw(st.integers(0, n))
+    first = draw(st.integers(cut if mode == "cut" else 0, n))
+    more = draw(st.lists(st.integers(first, n), max_size=2))
+    return {
+        "job": job,
+        "trace": draw(st.booleans()),
+        "timers": draw(st.sampled_from([None, None, "event", "processing"])),
+        "mode": mode,
+        "cut": cut,
+        "interval": draw(st.sampled_from([25, 70, 300])),
+        "fail_at": [first, *more],
+    }
+
+
+@settings(max_examples=1000, deadline=None)
+@given(failures())
+def test_a_failure_after_a_checkpoint_changes_nothing(case) -> None:
+    job, trace, timers = case["job"], case["trace"], case["timers"]
+    expected = pipeline(job, trace, timers).execute()
+    env = pipeline(job, trace, timers)
+    if case["mode"] == "cut":
+        env.enable_checkpointing(at_records=[case["cut"]])
+    elif case["mode"] == "interval":
+        env.enable_checkpointing(case["interval"])
+    result = env.execute(fail_at=case["fail_at"])
+    same_run(result, expected)
+    assert len(result.restores) == len(set(case["fail_at"]))
+    if case["mode"] == "cut":
+        assert all(r.checkpoint_id is not None for r in result.restores)
+        assert {r.source_records for r in result.restores} == {case["cut"]}
+    if case["mode"] == "none":
+        assert all(r.checkpoint_id is None for r in result.restores)
+
+
+def test_a_failure_at_every_cut_after_the_checkpoint() -> None:
+    """One small job, every cut: both kinds of timers, a session window, a late record."""
+    job = {
+        "events": [("a", 5, 0), ("b", 12, 1), ("a", 18, 2), ("a", 60, 3), ("b", 2, 4)],
+        "arrivals": [0, 10, 20, 30, 90],
+        "assigner": "session",
+        "trigger": "default",
+        "lateness": 0,
+        "side": True,
+        "function": "process",
+        "bound": 10,
+        "interval": 7,
+        "layout": "single",
+        "parts": [0] * 5,
+        "idle": None,
+    }
+    expected = pipeline(job, True, "processing").execute()
+    for cut in range(6):
+        for fail in range(cut, 6):
+            env = pipeline(job, True, "processing").enable_checkpointing(at_records=[cut])
+            same_run(env.execute(fail_at=fail), expected)
+
+
+def tumbling(trace: bool = True) -> wv.StreamExecutionEnvironment:
+    env = wv.StreamExecutionEnvironment(trace=trace)
+    (
+        env.from_collection(
+            [("a", 100), ("a", 400), ("b", 700), ("a", 1_200)], arrival_times=[0, 300, 600, 1_300]
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1_000))
+        .process(lambda k, ctx, els, out: out.collect((k, sorted(e[1] for e in els))))
+        .sink_to("out")
+    )
+    return env
+
+
+def test_a_timer_registered_before_the_checkpoint_fires_after_the_restore() -> None:
+    """Window [0, 1000) of key "a" registers its timer (999) with its first record. The
+    checkpoint after two records keeps it; the job fails after three; the restore brings the
+    timer back and the end of the input (watermark MAX at 1300 ms) fires it — with the
+    contents from before the checkpoint, exactly once."""
+    expected = tumbling().execute()
+    result = tumbling().enable_checkpointing(at_records=[2]).execute(fail_at=3)
+    same_run(result, expected)
+    assert result.outputs["out"][:2] == [
+        wv.Record(("a", [100, 400]), 999, 1_300),
+        wv.Record(("b", [700]), 999, 1_300),
+    ]
+
+    checkpoint = result.checkpoints[0]
+    assert (checkpoint.checkpoint_id, checkpoint.source_records) == (1, 2)
+    assert dict(checkpoint.positions) == {"source": 2}
+    window = wv.TimeWindow(0, 1_000)
+    timers = checkpoint.operator_states["window"]["timers"]["window-timers"]
+    assert timers["event"] == [(999, "a", window)]
+    assert checkpoint.operator_states["window"]["state"] == {
+        ("window-contents", "a", window): [("a", 100), ("a", 400)]
+    }
+    assert result.restores == [wv.Restore(failed_at=3, checkpoint_id=1, source_records=2)]
+
+    trace = result.trace
+    kinds = [r.kind for r in trace.records("checkpoint", "restore")]
+    assert kinds == ["checkpoint", "restore"]
+    restore = trace.records("restore")[0]
+    assert restore.details() == {
+        "checkpoint_id": 1,
+        "source_records": 2,
+        "positions": {"source": 2},
+        "failed_at": 3,
+    }
+    assert restore.proc_time == 300  # the clock went back to the checkpoint's
+    registered = trace.records("timer_registered", operator="window")[0]
+    fired = trace.records("timer_fired", operator="window")[0]
+    checkpoint_seq = trace.records("checkpoint")[0].seq
+    assert registered.seq < checkpoint_seq < restore.seq < fired.seq
+    assert (registered.ts, fired.ts, fired.key) == (999, 999, "a")
+
+
+def test_a_checkpoint_is_a_deep_copy_that_running_on_never_changes() -> None:
+    result = tumbling().enable_checkpointing(at_records=[1, 2]).execute()
+    first, second = result.checkpoints
+    window = wv.TimeWindow(0, 1_000)
+    assert first.operator_states["window"]["state"] == {
+        ("window-contents", "a", window): [("a", 100)]
+    }  # the live list went on to hold both records
+    assert second.operator_states["window"]["state"][("window-contents", "a", window)] == [
+        ("a", 100),
+        ("a", 400),
+    ]
+    assert first.operator_states["out"]["records"] == []
+    with pytest.raises(TypeError):
+        first.operator_states["window"] = {}  # type: ignore[index]
+
+
+def test_one_checkpoint_restored_twice_and_checkpoints_after_a_restore() -> None:
+    expected = tumbling(trace=False).execute()
+    twice = tumbling(trace=False).enable_checkpointing(at_records=[1]).execute(fail_at=[2, 3])
+    same_run(twice, expected)
+    assert [(r.failed_at, r.checkpoint_id) for r in twice.restores] == [(2, 1), (3, 1)]
+    assert len(twice.checkpoints) == 1  # the restored cut is not checkpointed again
+
+    env = tumbling(trace=False).enable_checkpointing(at_records=[1, 3])
+    later = env.execute(fail_at=[2, 4])
+    same_run(later, expected)
+    assert [(r.failed_at, r.checkpoint_id) for r in later.restores] == [(2, 1), (4, 2)]
+    assert [c.source_records for c in later.checkpoints] == [1, 3]
+
+
+def test_periodic_checkpoints_on_the_simulated_clock() -> None:
+    """Every 500 ms from the start (0): triggered at 500 and 1000, the barriers go in before
+    the records arriving at 600 and 1300 (cuts 2 and 3)."""
+    result = tumbling().enable_checkpointing(500).execute(fail_at=4)
+    assert [(c.source_records, c.processing_time) for c in result.checkpoints] == [
+        (2, 300),
+        (3, 600),
+    ]
+    assert result.restores == [wv.Restore(failed_at=4, checkpoint_id=2, source_records=3)]
+    same_run(result, tumbling().execute())
+
+
+def test_a_partitioned_source_keeps_the_offset_of_each_partition() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions(
+            [[("p0", 100), ("p0", 600)], [("p1", 200), ("p1", 700)]],
+            arrival_times=[[0, 500], [100, 400]],
+            name="kafka",
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .map(lambda e: e[1])
+        .sink_to("out")
+    )
+    result = env.enable_checkpointing(at_records=[3]).execute(fail_at=4)
+    assert dict(result.checkpoints[0].positions) == {"kafka": 3, "kafka[0]": 1, "kafka[1]": 2}
+    assert [r.value for r in result.outputs["out"]] == [100, 200, 700, 600]
+
+
+def test_failures_and_checkpoints_must_be_cuts_of_the_input() -> None:
+    with pytest.raises(InputError, match="fail_at"):
+        tumbling().execute(fail_at=5)
+    with pytest.raises(InputError, match="at_records"):
+        tumbling().enable_checkpointing(at_records=[-1]).execute()
+    with pytest.raises(InputError, match="interval"):
+        tumbling().enable_checkpointing(0)
