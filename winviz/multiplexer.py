@@ -9,7 +9,7 @@ watermark back, though never move it backwards.
 
 Generators write either *immediately* (``on_event`` of a punctuated generator: the combined
 watermark is recomputed at once) or *deferred* (``on_periodic_emit``: all splits are asked
-first, then ``on_periodic_emit()`` recomputes once).
+first, then ``update_combined()`` recomputes once, as Flink's ``onPeriodicEmit()`` does).
 """
 
 from __future__ import annotations
@@ -57,9 +57,6 @@ class WatermarkOutputMultiplexer:
         elif min(active) > self.combined:
             self.combined = min(active)
             self.emitted.append(("watermark", self.combined))
-
-    def on_periodic_emit(self) -> None:
-        self.update_combined()
 
     def drain(self) -> list[tuple[str, int | None]]:
         out, self.emitted = self.emitted, []

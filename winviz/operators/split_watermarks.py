@@ -137,18 +137,8 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
     def periodic_emit(self) -> None:
         for generator, output in zip(self.generators, self.deferred, strict=True):
             generator.on_periodic_emit(output)
-        self.multiplexer.on_periodic_emit()  # Flink: combine once, after every split
-        self.combine_emitted()
+        self.combine()  # Flink's multiplexer.onPeriodicEmit(): combine once, after every split
         self.events_since_emit = False
-
-    def combine_emitted(self) -> None:
-        """Forward what the multiplexer's periodic combination emitted."""
-        for what, value in self.multiplexer.drain():
-            if what == "watermark":
-                self._set_idle(False)
-                StreamOperator.process_watermark(self, value)  # type: ignore[arg-type]
-            else:
-                self._set_idle(True)
 
     def process_watermark(self, watermark):
         # Upstream watermarks are swallowed; at the end of input every partition emits once

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.state import ReducingStateDescriptor, ValueStateDescriptor
-from winviz.time import duration_ms
+from winviz.time import duration_ms, java_rem
 
 
 class TriggerResult(enum.Enum):
@@ -198,7 +198,7 @@ class ContinuousEventTimeTrigger(Trigger):
         ctx.register_event_time_timer(window.max_timestamp())
         fire_time = ctx.get_partitioned_state(self.state_desc)
         if fire_time.get() is None:
-            start = timestamp - _java_rem(timestamp, self.interval)
+            start = timestamp - java_rem(timestamp, self.interval)
             self._register_next(start, window, ctx, fire_time)
         return CONTINUE
 
@@ -254,7 +254,7 @@ class ContinuousProcessingTimeTrigger(Trigger):
         fire_time = ctx.get_partitioned_state(self.state_desc)
         now = ctx.get_current_processing_time()
         if fire_time.get() is None:
-            self._register_next(now - _java_rem(now, self.interval), window, ctx, fire_time)
+            self._register_next(now - java_rem(now, self.interval), window, ctx, fire_time)
         return CONTINUE
 
     def on_processing_time(self, time, window, ctx):
@@ -391,8 +391,3 @@ class PurgingTrigger(Trigger):
 
     def __repr__(self) -> str:
         return f"PurgingTrigger({self.nested!r})"
-
-
-def _java_rem(a: int, b: int) -> int:
-    r = abs(a) % b
-    return -r if a < 0 else r
