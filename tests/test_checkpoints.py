@@ -256,3 +256,21 @@ def test_failures_and_checkpoints_must_be_cuts_of_the_input() -> None:
         tumbling().enable_checkpointing(at_records=[-1]).execute()
     with pytest.raises(InputError, match="interval"):
         tumbling().enable_checkpointing(0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(failures(), st.integers(2, 4))
+def test_a_failure_of_a_parallel_job_changes_nothing(case, parallelism) -> None:
+    """The same property for the job run with 2–4 subtasks per operator: every subtask's
+    keyed state and timers, every subtask's valve and the round robin of every rebalance
+    exchange are part of the checkpoint."""
+    job, trace, timers = case["job"], case["trace"], case["timers"]
+    expected = pipeline(job, trace, timers).set_parallelism(parallelism).execute()
+    env = pipeline(job, trace, timers).set_parallelism(parallelism)
+    if case["mode"] == "cut":
+        env.enable_checkpointing(at_records=[case["cut"]])
+    elif case["mode"] == "interval":
+        env.enable_checkpointing(case["interval"])
+    result = env.execute(fail_at=case["fail_at"])
+    same_run(result, expected)
+    assert len(result.restores) == len(set(case["fail_at"]))

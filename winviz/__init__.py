@@ -6,7 +6,13 @@ key-group rules.
 """
 
 from winviz.checkpoints import CheckpointConfig, CompletedCheckpoint, Restore
-from winviz.datastream import DataStream, KeyedStream, StreamExecutionEnvironment, WindowedStream
+from winviz.datastream import (
+    ConnectedStreams,
+    DataStream,
+    KeyedStream,
+    StreamExecutionEnvironment,
+    WindowedStream,
+)
 from winviz.errors import (
     IllegalStateError,
     InputError,
@@ -17,7 +23,9 @@ from winviz.errors import (
 from winviz.functions import (
     AggregateFunction,
     Collector,
+    CoProcessFunction,
     CountAggregate,
+    KeyedCoProcessFunction,
     KeyedProcessFunction,
     OutputTag,
     ProcessWindowFunction,

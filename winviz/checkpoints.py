@@ -17,11 +17,13 @@ between two source records reaches every operator at once: a checkpoint is a sna
 operator taken at a **cut** — "after the first ``n`` source records, in arrival order, went in".
 It holds:
 
-* the source positions (per source; per partition of a partitioned source),
+* the source positions (per source subtask; per partition of a partitioned source),
 * every operator's watermark, metrics and own state: watermark generators (per partition), the
   multiplexer's partial watermarks, idleness, the periodic-emit schedule, each input gate's
   valve, keyed state (window contents, trigger state), merging-window sets, pane counters,
-  both timer queues of every timer service,
+  both timer queues of every timer service — for every parallel subtask (a keyed subtask holds
+  the state and timers of the key groups it owns),
+* the position of every rebalance exchange (Flink does not keep it: see below),
 * the simulated processing clock,
 * what the sinks and side outputs received so far. Sinks are part of the consistent state: on a
   restore their contents roll back to the checkpoint, as with Flink's exactly-once
@@ -34,7 +36,8 @@ Deliberate difference from Flink: Flink does **not** checkpoint watermarks — a
 its operators start again at ``Long.MIN_VALUE`` and the watermark generators are created anew,
 so a record that was late before the failure may be on time in the replay. winviz snapshots the
 watermarks (and generator state) too, so the replay is exact and the lesson can compare the two
-runs record for record.
+runs record for record. Likewise a ``rebalance`` exchange resumes its round robin where it
+was (Flink's ``RebalancePartitioner`` starts at a random channel after a restore).
 
 The API (``StreamExecutionEnvironment.enable_checkpointing`` and ``execute(fail_at=...)``)::
 
@@ -55,7 +58,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -80,8 +83,10 @@ class CompletedCheckpoint:
 
     ``source_records`` is the cut (how many source records went in before the barrier);
     ``positions`` the offset of every source (and ``"name[p]"`` of every partition);
-    ``operator_states`` each operator's snapshot by operator name, ``gate_states`` the watermark
-    valve of each operator with several inputs; ``side_outputs`` what each side output received.
+    ``operator_states`` each operator's (each subtask's) snapshot by name, ``gate_states`` the
+    watermark valve of each operator with several input channels (``name/inputK`` for an input
+    of a two-input operator); ``side_outputs`` what each side output received;
+    ``exchange_states`` the round-robin position of every rebalance exchange.
     Everything is a deep copy behind read-only mappings: running on never changes it, and a
     restore copies it again, so one checkpoint can be restored any number of times.
     """
@@ -93,6 +98,7 @@ class CompletedCheckpoint:
     operator_states: Mapping[str, Mapping[str, Any]]
     gate_states: Mapping[str, Any]
     side_outputs: Mapping[str, tuple[Any, ...]]
+    exchange_states: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -196,8 +202,8 @@ class CheckpointCoordinator:
         for src in rt.sources:
             positions[src.name] = src.position
             if src.partitions is not None:
-                for p, n in enumerate(src.partition_positions()):
-                    positions[f"{src.name}[{p}]"] = n
+                for p, n in src.partition_positions().items():
+                    positions[f"{src.logical_name}[{p}]"] = n
         checkpoint = CompletedCheckpoint(
             checkpoint_id=len(self.completed) + 1,
             source_records=consumed,
@@ -210,6 +216,7 @@ class CheckpointCoordinator:
             side_outputs=MappingProxyType(
                 {tag: tuple(copy.deepcopy(recs)) for tag, recs in rt.result.side_outputs.items()}
             ),
+            exchange_states=_read_only({name: x.snapshot() for name, x in rt.exchanges.items()}),
         )
         self.completed.append(checkpoint)
         if rt.trace is not None:
@@ -245,6 +252,8 @@ class CheckpointCoordinator:
                 op.restore(copy.deepcopy(dict(checkpoint.operator_states[op.name])))
             for name, gate in rt.gates.items():
                 gate.restore(copy.deepcopy(checkpoint.gate_states[name]))
+            for name, exchange in rt.exchanges.items():
+                exchange.restore(checkpoint.exchange_states[name])
             rt.result.side_outputs.update(
                 {tag: list(copy.deepcopy(recs)) for tag, recs in checkpoint.side_outputs.items()}
             )

@@ -15,6 +15,10 @@ and hands them to the runtime::
         .reduce(lambda a, b: {**a, "n": a["n"] + b["n"]})
         .sink_to("totals"))
     result = env.execute()
+
+Parallelism (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``,
+``set_max_parallelism``), the exchanges ``key_by`` / ``rebalance()`` / ``forward()`` and
+``a.connect(b).process(...)`` build parallel jobs; ``winviz.runtime`` says how they run.
 """
 
 from __future__ import annotations
@@ -25,7 +29,14 @@ from typing import Any
 
 from winviz.checkpoints import CheckpointConfig
 from winviz.errors import InputError
-from winviz.functions import AggregateFunction, KeyedProcessFunction, OutputTag
+from winviz.functions import (
+    AggregateFunction,
+    CoProcessFunction,
+    KeyedProcessFunction,
+    OutputTag,
+)
+from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
+from winviz.partitioners import FORWARD, REBALANCE
 from winviz.time import TimestampNormalizer, duration_ms, in_long_range
 from winviz.watermarks import WatermarkStrategy
 from winviz.windows.assigners import WindowAssigner
@@ -42,6 +53,9 @@ class Node:
     inputs: list[Node]
     params: dict[str, Any] = field(default_factory=dict)
     side_of: OutputTag | None = None  # a side-output stream of its input node
+    parallelism: int | None = None  # None: the environment's default
+    max_parallelism: int | None = None  # None: the environment's, else Flink's default rule
+    non_parallel: bool = False  # Flink's non-parallel operators (fromCollection, windowAll)
 
     def __hash__(self) -> int:
         return id(self)
@@ -56,6 +70,10 @@ class StreamExecutionEnvironment:
     ``auto_watermark_interval`` — ms of simulated processing time between periodic watermark
     emissions (0 turns periodic emission off). ``trace`` — record a trace (on by default).
     ``tz`` — the time zone naive timestamps are read in (UTC when None).
+
+    ``set_parallelism(n)`` is the default number of parallel subtasks of every operator (1 by
+    default), ``set_max_parallelism(m)`` the default number of key groups; see
+    ``winviz.runtime`` for how subtasks, exchanges and valves are built.
     """
 
     def __init__(
@@ -73,6 +91,27 @@ class StreamExecutionEnvironment:
         self.nodes: list[Node] = []
         self._names: dict[str, int] = {}
         self.checkpoint_config: CheckpointConfig | None = None
+        self.parallelism = 1
+        self.max_parallelism: int | None = None
+
+    def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
+        """Flink's ``env.setParallelism``: the parallelism of every operator that sets none
+        (non-parallel sources such as ``from_collection`` stay at 1, as in Flink)."""
+        self.parallelism = check_parallelism(parallelism)
+        return self
+
+    def get_parallelism(self) -> int:
+        return self.parallelism
+
+    def set_max_parallelism(self, max_parallelism: int) -> StreamExecutionEnvironment:
+        """Flink's ``env.setMaxParallelism``: the number of key groups of every keyed operator
+        that sets none (1..32768). Without it each operator uses Flink's default:
+        ``compute_default_max_parallelism(parallelism)``."""
+        self.max_parallelism = check_max_parallelism(max_parallelism)
+        return self
+
+    def get_max_parallelism(self) -> int | None:
+        return self.max_parallelism
 
     # -- naming ---------------------------------------------------------------------------
 
@@ -119,7 +158,9 @@ class StreamExecutionEnvironment:
         non-decreasing), or at ``i * arrival_interval`` when no arrival times are given.
         ``timestamps`` optionally gives each record a source timestamp (like Kafka's)."""
         records = self._records(list(data), arrival_times, arrival_interval, timestamps)
-        return DataStream(self, self._add("source", name, [], records=records))
+        node = self._add("source", name, [], records=records)
+        node.non_parallel = True  # Flink's fromCollection is a non-parallel source
+        return DataStream(self, node)
 
     def _records(
         self,
@@ -187,7 +228,15 @@ class StreamExecutionEnvironment:
         the partitions that are not idle (see ``winviz.operators.split_watermarks``). A
         partition that goes quiet holds the watermark back until ``with_idleness`` marks it
         idle. Applied after any other operator, the strategy runs once for the whole stream.
-        A partition never finishes before the end of the whole input."""
+        A partition never finishes before the end of the whole input.
+
+        With a parallelism above 1 (``set_parallelism`` on this stream or on its watermark
+        assignment, or the environment's) the source has that many reader subtasks and
+        partition ``p`` is read by subtask ``p % parallelism`` (Flink's Kafka enumerator
+        assigns ``(start + p) % parallelism`` with ``start`` from the topic name's hash;
+        winviz uses ``start = 0``). A reader without partitions never emits a watermark: it
+        holds back everything downstream unless the strategy has ``with_idleness``, which marks
+        it idle (as Flink's Kafka source docs warn)."""
         parts = [list(p) for p in partitions]
         if not parts:
             raise InputError(
@@ -295,6 +344,69 @@ class DataStream:
     def _then(self, kind: str, base: str, **params: Any) -> DataStream:
         return DataStream(self.env, self.env._add(kind, base, [self.node], **params))
 
+    def _operator_node(self, what: str) -> Node:
+        """The node whose parallelism ``set_parallelism`` / ``set_max_parallelism`` sets."""
+        node = self.node
+        if node.kind in ("union", "partition") or node.side_of is not None:
+            raise InputError(
+                f"{what}: this stream is no operator (a union, a partitioning or a side "
+                "output); set it on the operator that produces or consumes it",
+                field=what,
+                value=node.name,
+            )
+        if node.kind == "split_watermarks":  # per-split watermarks run inside the source
+            return node.inputs[0]
+        return node
+
+    def set_parallelism(self, parallelism: int) -> DataStream:
+        """Flink's ``setParallelism``: how many parallel subtasks run this operator. On
+        ``assign_timestamps_and_watermarks`` right after a partitioned source it sets the
+        source's (the watermarks are generated inside the source reader, as Flink's
+        ``env.fromSource(source, strategy, name).setParallelism(n)``)."""
+        node = self._operator_node("parallelism")
+        n = check_parallelism(parallelism)
+        if node.non_parallel and n != 1:
+            raise InputError(
+                "The parallelism of non parallel operator must be 1.",
+                field="parallelism",
+                value=n,
+                expected=f"1 for {node.name!r} (from_collection and window_all are not parallel)",
+            )
+        node.parallelism = n
+        return self
+
+    def set_max_parallelism(self, max_parallelism: int) -> DataStream:
+        """Flink's ``setMaxParallelism``: the number of key groups of this operator (1..32768,
+        at least its parallelism); ``key_by`` routes by the consuming operator's."""
+        self._operator_node("max_parallelism").max_parallelism = check_max_parallelism(
+            max_parallelism
+        )
+        return self
+
+    def rebalance(self) -> DataStream:
+        """Flink's ``rebalance()``: records go round-robin to the subtasks of the next
+        operator (see ``winviz.partitioners``); watermarks go to all of them."""
+        return DataStream(
+            self.env, self.env._add("partition", REBALANCE, [self.node], partitioner=REBALANCE)
+        )
+
+    def forward(self) -> DataStream:
+        """Flink's ``forward()``: subtask ``i`` feeds subtask ``i`` of the next operator; the
+        two parallelisms must be equal (checked when the job is built)."""
+        return DataStream(
+            self.env, self.env._add("partition", FORWARD, [self.node], partitioner=FORWARD)
+        )
+
+    def connect(self, other: DataStream) -> ConnectedStreams:
+        """Flink's ``connect``: two streams (of possibly different types) into one two-input
+        operator, ``.process(CoProcessFunction)`` — or ``.key_by(k1, k2).process(
+        KeyedCoProcessFunction)``. Its watermark is the minimum of the two inputs'."""
+        if not isinstance(other, DataStream) or other.env is not self.env:
+            raise InputError(
+                "connect needs a DataStream of the same environment", field="other", value=other
+            )
+        return ConnectedStreams(self, other)
+
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
         return self._then("map", "map", fn=fn)
 
@@ -334,12 +446,19 @@ class DataStream:
         return KeyedStream(self, key_selector)
 
     def window_all(self, assigner: WindowAssigner) -> WindowedStream:
-        """Windows over the whole (non-keyed) stream: every record has the same key (None)."""
-        return WindowedStream(self, lambda _: None, assigner)
+        """Windows over the whole (non-keyed) stream: every record has the same key (None).
+        Not parallel (Flink's ``windowAll`` runs in one subtask)."""
+        windowed = WindowedStream(self, lambda _: None, assigner)
+        windowed.non_parallel = True
+        return windowed
 
     def get_side_output(self, tag: OutputTag) -> DataStream:
-        if self.node.kind == "union":
-            raise InputError("a union has no side outputs", field="tag", value=tag)
+        if self.node.kind in ("union", "partition"):
+            raise InputError(
+                f"a {self.node.kind} has no side outputs (it is no operator)",
+                field="tag",
+                value=tag,
+            )
         node = self.env._add("side", f"side:{tag.id}", [self.node], tag=tag)
         node.side_of = tag
         return DataStream(self.env, node)
@@ -379,6 +498,7 @@ class WindowedStream:
         if not isinstance(assigner, WindowAssigner):
             raise InputError("expected a WindowAssigner", field="assigner", value=assigner)
         self.stream = stream
+        self.non_parallel = False
         self.params: dict[str, Any] = {
             "key_selector": key_selector,
             "assigner": assigner,
@@ -417,7 +537,11 @@ class WindowedStream:
         return self
 
     def _function(self, kind: str, **fn: Any) -> DataStream:
-        return self.stream._then("window", "window", function_kind=kind, **fn, **self.params)
+        out = self.stream._then("window", "window", function_kind=kind, **fn, **self.params)
+        if self.non_parallel:
+            out.node.non_parallel = True
+            out.node.parallelism = 1
+        return out
 
     def reduce(self, fn: Callable[[Any, Any], Any], process_function: Any = None) -> DataStream:
         return self._function("reduce", fn=fn, process_function=process_function)
@@ -430,3 +554,86 @@ class WindowedStream:
 
     def apply(self, fn: Callable[[Any, Any, list[Any], Any], None]) -> DataStream:
         return self._function("apply", fn=None, process_function=fn)
+
+
+class ConnectedStreams:
+    """Two connected streams (Flink's ``ConnectedStreams``), keyed after ``key_by``."""
+
+    def __init__(
+        self,
+        first: DataStream,
+        second: DataStream,
+        key_selectors: tuple[Callable[[Any], Any], Callable[[Any], Any]] | None = None,
+    ) -> None:
+        self.first = first
+        self.second = second
+        self.key_selectors = key_selectors
+
+    def key_by(
+        self, key_selector1: Callable[[Any], Any], key_selector2: Callable[[Any], Any]
+    ) -> ConnectedStreams:
+        """Key both inputs (records of equal keys meet in the same subtask and share keyed
+        state and timers)."""
+        for i, ks in enumerate((key_selector1, key_selector2), start=1):
+            if not callable(ks):
+                raise InputError("expected a key selector", field=f"key_selector{i}", value=ks)
+        return ConnectedStreams(self.first, self.second, (key_selector1, key_selector2))
+
+    def process(self, function: CoProcessFunction) -> DataStream:
+        """Run a ``CoProcessFunction`` (a ``KeyedCoProcessFunction`` after ``key_by``)."""
+        keyed = self.key_selectors is not None
+        for method in ("process_element1", "process_element2"):
+            if not callable(getattr(function, method, None)):
+                raise InputError(
+                    f"a co-process function needs {method}(value, ctx, out)",
+                    field="function",
+                    value=function,
+                    expected="a CoProcessFunction" + (" / KeyedCoProcessFunction" if keyed else ""),
+                )
+        env = self.first.env
+        node = env._add(
+            "co_process",
+            "co_process",
+            [self.first.node, self.second.node],
+            function=function,
+            key_selectors=self.key_selectors,
+        )
+        return DataStream(env, node)
+
+
+def check_parallelism(parallelism: Any) -> int:
+    """A parallelism: an int in 1..32768 (Flink: "The parallelism of an operator must be at
+    least 1", and no more than the largest max parallelism)."""
+    if isinstance(parallelism, bool) or not isinstance(parallelism, int):
+        raise InputError("a parallelism must be an int", field="parallelism", value=parallelism)
+    if not 1 <= parallelism <= UPPER_BOUND_MAX_PARALLELISM:
+        raise InputError(
+            "The parallelism of an operator must be at least 1 and at most the largest "
+            "maximum parallelism",
+            field="parallelism",
+            value=parallelism,
+            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
+        )
+    return parallelism
+
+
+def check_max_parallelism(max_parallelism: Any) -> int:
+    """A maximum parallelism (number of key groups): an int in 1..32768 (Flink's
+    ``OperatorValidationUtils.validateMaxParallelism``)."""
+    if isinstance(max_parallelism, bool) or not isinstance(max_parallelism, int):
+        raise InputError(
+            "a maximum parallelism must be an int", field="max_parallelism", value=max_parallelism
+        )
+    if not 1 <= max_parallelism <= UPPER_BOUND_MAX_PARALLELISM:
+        message = (
+            "The maximum parallelism must be greater than 0."
+            if max_parallelism < 1
+            else f"Maximum parallelism must be between 1 and {UPPER_BOUND_MAX_PARALLELISM}"
+        )
+        raise InputError(
+            message,
+            field="max_parallelism",
+            value=max_parallelism,
+            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
+        )
+    return max_parallelism

@@ -7,6 +7,8 @@
   (state holds the full list), or, combined with a reduce/aggregate, the single pre-aggregate.
 * ``KeyedProcessFunction`` — ``process_element(value, ctx, out)`` and
   ``on_timer(timestamp, ctx, out)``: per-key logic with timers.
+* ``CoProcessFunction`` / ``KeyedCoProcessFunction`` — ``process_element1`` /
+  ``process_element2`` for the two inputs of ``a.connect(b)`` (plus ``on_timer`` when keyed).
 
 Plain Python callables are accepted where Flink accepts a lambda (a reduce function, a key
 selector, a map function).
@@ -95,6 +97,33 @@ class KeyedProcessFunction(Generic[IN, OUT]):
         self, value: IN, ctx: Any, out: Collector
     ) -> None:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def on_timer(self, timestamp: int, ctx: Any, out: Collector) -> None:
+        """Called when a timer registered through ``ctx.timer_service()`` fires."""
+
+
+class CoProcessFunction(Generic[IN, OUT]):
+    """Flink's ``CoProcessFunction``: one function for the two inputs of
+    ``a.connect(b).process(...)``. ``ctx`` offers ``timestamp()``, ``timer_service()`` (its
+    clocks only: setting timers needs keyed streams, as in Flink) and ``output(tag, value)``."""
+
+    def open(self, ctx: Any) -> None:
+        """Called once before the first element."""
+
+    def process_element1(
+        self, value: Any, ctx: Any, out: Collector
+    ) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def process_element2(
+        self, value: Any, ctx: Any, out: Collector
+    ) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class KeyedCoProcessFunction(CoProcessFunction[IN, OUT]):
+    """Flink's ``KeyedCoProcessFunction``: the two inputs of ``a.connect(b).key_by(k1, k2)``
+    share keyed state and timers by key; ``ctx`` is that of a ``KeyedProcessFunction``."""
 
     def on_timer(self, timestamp: int, ctx: Any, out: Collector) -> None:
         """Called when a timer registered through ``ctx.timer_service()`` fires."""

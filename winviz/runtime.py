@@ -7,6 +7,29 @@ periodic watermark emission of a ``TimestampsAndWatermarksOperator`` or a proces
 timer of an operator — in time order (at equal times: sources' emissions first, then operators
 upstream to downstream). At the end of the input every source emits the watermark MAX.
 
+Parallel operators (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``): every
+operator runs as ``n`` subtasks (``op#0`` … ``op#n-1``; with ``n = 1`` just ``op``), each a
+separate operator instance with its own state, timers and watermark. Between two operators
+records cross an exchange (``winviz.operators.exchange``): ``key_by`` routes by key group
+(the consuming operator's max parallelism), ``rebalance()`` round-robin, ``forward()`` (the
+default for equal parallelisms) subtask ``i`` to subtask ``i``; watermarks and idle/active
+statuses are broadcast to every downstream subtask. A subtask with more than one input
+channel (one per upstream subtask that can send to it, per input stream) combines them with
+an ``InputGate`` and its ``StatusWatermarkValve``; a two-input operator (``connect``) has one
+per input and takes the minimum of the two. A partitioned source with ``n`` subtasks has
+``n`` readers; partition ``p`` is read by reader ``p % n``.
+
+The simulation's interleaving rule (Flink runs subtasks concurrently; winviz runs them one
+event at a time, so that the same input always gives the same trace): source records are
+handed over one at a time in arrival order (equal arrival times: sources in definition order,
+a partitioned source's records by partition), and each record travels depth-first through the
+job — through every exchange and every operator it reaches — before the next one starts. A
+watermark or status goes to the downstream subtasks in subtask order, each one processing it
+(and passing on what it causes) before the next subtask gets it. Periodic emissions and
+timers due at the same time go sources first, then operators upstream to downstream, subtasks
+in order. So the records of a parallel sink arrive in a fixed order, and that is the order of
+``result.outputs[name]`` (all subtasks of a sink append to one list).
+
 With checkpointing (``env.enable_checkpointing``) the ``CheckpointCoordinator``
 (``winviz.checkpoints``) is asked at every cut between two source records; a planned failure
 (``env.execute(fail_at=...)``) makes the runtime rebuild every operator, restore the latest
@@ -31,7 +54,15 @@ from winviz.checkpoints import (
 from winviz.datastream import Node, StreamExecutionEnvironment
 from winviz.errors import InputError
 from winviz.functions import OutputTag
+from winviz.keygroups import compute_default_max_parallelism
 from winviz.operators.base import JobContext, Output, StreamOperator
+from winviz.operators.co_process import (
+    CoInput,
+    CoInputGate,
+    CoProcessOperator,
+    KeyedCoProcessOperator,
+)
+from winviz.operators.exchange import Exchange
 from winviz.operators.inputs import InputGate
 from winviz.operators.keyed_process import KeyedProcessOperator
 from winviz.operators.simple import (
@@ -50,6 +81,14 @@ from winviz.operators.window_functions import (
     ReduceWindowFunction,
 )
 from winviz.operators.window_operator import WindowOperator
+from winviz.partitioners import (
+    FORWARD,
+    HASH,
+    KeyGroupStreamPartitioner,
+    RebalancePartitioner,
+    check_forward,
+    default_partitioner,
+)
 from winviz.trace import Trace
 
 
@@ -165,6 +204,12 @@ def _window_function(p: dict[str, Any]):
     return ListWindowFunction(p["process_function"])
 
 
+def _null_byte_key(_: Any) -> int:
+    """Flink's ``NullByteKeySelector`` (``windowAll`` routes every record by the key
+    ``(byte) 0``, whose Java hash code is 0)."""
+    return 0
+
+
 class JobRuntime:
     """Builds and runs one execution of a job graph."""
 
@@ -194,6 +239,8 @@ class JobRuntime:
         self.job.metrics.clear()  # the result's metrics: every operator registers on open
         self._build()
         self.keyed = [op for op in self.order if op.is_keyed]
+        # the only ones that can have processing-time timers (batch_safe promises none)
+        self.timer_owners = [op for op in self.keyed if not op.batch_safe]
 
     def start(self, start: int) -> None:
         """Open every operator and start the clock and the periodic watermark emission."""
@@ -205,21 +252,60 @@ class JobRuntime:
 
     # -- building ---------------------------------------------------------------------------
 
-    def _make(self, node: Node) -> StreamOperator:
-        p, name = node.params, node.name
+    def _parallelism(self, node: Node) -> int:
+        """How many subtasks run ``node``: its own parallelism, else the environment's;
+        non-parallel operators 1; per-split watermarks and side outputs as their input."""
+        if node.kind == "split_watermarks" or node.side_of is not None:
+            return self._parallelism(node.inputs[0])
+        if node.non_parallel:
+            return 1
+        return node.parallelism or self.env.parallelism
+
+    def _max_parallelism(self, node: Node, parallelism: int) -> int:
+        """The operator's number of key groups: its own, else the environment's, else Flink's
+        default rule; never below its parallelism (``StreamingJobGraphGenerator``'s check)."""
+        mp = node.max_parallelism or self.env.max_parallelism
+        if mp is None:
+            return compute_default_max_parallelism(parallelism)
+        if parallelism > mp:
+            raise InputError(
+                f"The parallelism ({parallelism}) of operator {node.name!r} is higher than its "
+                f"maximum parallelism ({mp}). Please lower the parallelism or increase the "
+                "maximum parallelism.",
+                field="parallelism",
+                value=parallelism,
+                expected=f"<= {mp}",
+            )
+        return mp
+
+    def _make(self, node: Node, subtask: int, parallelism: int, name: str) -> StreamOperator:
+        p = node.params
         if node.kind == "source":
+            parts = p.get("partitions")
+            if parts is None:
+                return SourceOperator(name, p["records"])
+            records = p["records"]
+            n = p["num_partitions"]
+            mine = [k for k in range(len(records)) if parts[k] % parallelism == subtask]
             return SourceOperator(
-                name, p["records"], p.get("partitions"), p.get("num_partitions", 1)
+                name,
+                [records[k] for k in mine],
+                [parts[k] for k in mine],
+                n,
+                partition_ids=[q for q in range(n) if q % parallelism == subtask],
+                order=mine,
             )
         if node.kind == "split_watermarks":
             source = node.inputs[0]
+            n = source.params["num_partitions"]
             return SplitWatermarksOperator(
                 name,
                 p["strategy"],
                 self.env.auto_watermark_interval,
                 self.env.tz,
                 source.name,
-                source.params["num_partitions"],
+                n,
+                partition_ids=[q for q in range(n) if q % parallelism == subtask],
             )
         if node.kind == "watermarks":
             return TimestampsAndWatermarksOperator(
@@ -235,6 +321,10 @@ class JobRuntime:
             return KeyedProcessOperator(name, p["key_selector"], p["function"])
         if node.kind == "rolling_reduce":
             return KeyedProcessOperator(name, p["key_selector"], _RollingReduce(p["fn"]))
+        if node.kind == "co_process":
+            if p["key_selectors"] is None:
+                return CoProcessOperator(name, p["function"])
+            return KeyedCoProcessOperator(name, *p["key_selectors"], p["function"])
         if node.kind == "window":
             return WindowOperator(
                 name,
@@ -249,47 +339,144 @@ class JobRuntime:
         if node.kind == "side":
             return _Passthrough(name)
         if node.kind == "sink":
-            return SinkOperator(name)
+            shared = self.result.outputs.setdefault(node.name, [])
+            return SinkOperator(name, shared, owner=subtask == 0)
         raise InputError(f"unknown node kind {node.kind!r}")  # pragma: no cover
 
     @staticmethod
-    def _channels(node: Node) -> list[Node]:
-        """The operators that feed ``node``, one per input channel: a union is no operator,
-        its inputs feed the union's consumer directly."""
-        if node.kind != "union":
-            return [node]
-        return [c for parent in node.inputs for c in JobRuntime._channels(parent)]
+    def _resolve(node: Node, partitioner: str | None = None) -> list[tuple[Node, str | None]]:
+        """The operators that feed ``node``'s consumer, one per input edge, with the
+        partitioner asked for on the way (``rebalance()`` / ``forward()``; the one nearest to
+        the consumer wins): unions and partitionings are no operators."""
+        if node.kind == "union":
+            return [e for parent in node.inputs for e in JobRuntime._resolve(parent, partitioner)]
+        if node.kind == "partition":
+            inner = node.params["partitioner"] if partitioner is None else partitioner
+            return JobRuntime._resolve(node.inputs[0], inner)
+        return [(node, partitioner)]
+
+    def _edges(
+        self, node: Node, inputs: list[Node], key_selector: Any
+    ) -> list[tuple[Node, str, Any]]:
+        """``(upstream node, partitioner, key selector)`` of each edge of one input of
+        ``node``: ``key_by`` (a key selector) always hashes; otherwise the partitioner asked
+        for, else Flink's default (forward for equal parallelisms, else rebalance)."""
+        down = self.parallelism[node]
+        edges = []
+        for parent, asked in (e for i in inputs for e in self._resolve(i)):
+            up = self.parallelism[parent]
+            if key_selector is not None:
+                kind = HASH
+            elif asked is None:
+                kind = default_partitioner(up, down)
+            else:
+                kind = asked
+            if kind == FORWARD:
+                check_forward(parent.name, up, node.name, down)
+            edges.append((parent, kind, key_selector))
+        return edges
 
     def _build(self) -> None:
-        outputs: dict[Node, _FanOut] = {}
+        """Expand the job graph into subtasks and wire them (Flink's ``ExecutionGraph``):
+        operator ``op`` with parallelism ``n > 1`` runs as subtasks ``op#0`` … ``op#n-1``;
+        an operator with parallelism 1 keeps its name. Each subtask has one input channel per
+        upstream subtask that can send to it (forward: one; rebalance / key_by: every
+        upstream subtask); with more than one channel an ``InputGate`` and its valve combine
+        them, with one the upstream calls the subtask directly."""
+        self.parallelism: dict[Node, int] = {}
+        self.subtasks: dict[Node, list[StreamOperator]] = {}
+        self.exchanges: dict[str, Exchange] = {}
+        outputs: dict[StreamOperator, _FanOut] = {}
+        logical = 0
         for node in self.env.nodes:  # nodes are created after their inputs: a topological order
-            if node.kind == "union":
+            if node.kind in ("union", "partition"):
                 continue
-            op = self._make(node)
-            self.operators[node] = op
-            self.order.append(op)
-            outputs[node] = _FanOut(self, node)
-            op.output = outputs[node]
-            parents = [c for parent in node.inputs for c in self._channels(parent)]
-            if node.side_of is not None:
-                for parent in parents:
-                    outputs[parent].side_targets[node.side_of.id].append(op)
-            elif len(parents) == 1:  # one input: the upstream calls the operator directly
-                outputs[parents[0]].targets.append(op)
-            elif parents:  # several: through an input gate and its watermark valve
-                gate = InputGate(op, [parent.name for parent in parents])
-                self.gates[op.name] = gate
-                for parent, channel in zip(parents, gate.channels, strict=True):
-                    outputs[parent].targets.append(channel)
-            if isinstance(op, SourceOperator):
-                self.sources.append(op)
-            elif isinstance(op, TimestampsAndWatermarksOperator):
-                self.generators.append(op)
-            elif isinstance(op, SinkOperator):
-                self.sinks.append(op)
-                self.result.outputs[op.name] = op.records
+            par = self.parallelism[node] = self._parallelism(node)
+            max_par = self._max_parallelism(node, par)
+            names = [node.name] if par == 1 else [f"{node.name}#{i}" for i in range(par)]
+            subs = [self._make(node, i, par, name) for i, name in enumerate(names)]
+            self.subtasks[node] = subs
+            for i, op in enumerate(subs):
+                op.logical_name, op.subtask, op.parallelism = node.name, i, par
+                self.operators.setdefault(node, op)
+                self.order.append(op)
+                outputs[op] = op.output = _FanOut(self, node)  # type: ignore[assignment]
+                if isinstance(op, SourceOperator):
+                    op.logical_index = logical  # type: ignore[attr-defined]
+                    self.sources.append(op)
+                elif isinstance(op, TimestampsAndWatermarksOperator):
+                    self.generators.append(op)
+                elif isinstance(op, SinkOperator):
+                    self.sinks.append(op)
+            if node.kind == "source":
+                logical += 1
+            if node.side_of is not None:  # a side output: subtask i of its producer feeds i
+                parent = node.inputs[0]
+                for up, op in zip(self.subtasks[parent], subs, strict=True):
+                    outputs[up].side_targets[node.side_of.id].append(op)
+                continue
+            if node.kind == "co_process":
+                selectors = node.params["key_selectors"] or (None, None)
+                inputs = [(k, [node.inputs[k]], selectors[k]) for k in (0, 1)]
+            else:
+                inputs = [(0, node.inputs, node.params.get("key_selector"))] if node.inputs else []
+            for k, parents, selector in inputs:
+                if node.kind == "window" and node.non_parallel:
+                    selector = _null_byte_key  # windowAll: Flink's NullByteKeySelector
+                edges = self._edges(node, parents, selector)
+                self._wire(node, k, subs, edges, outputs, max_par)
         if not self.sources:
             raise InputError("the job has no source (use env.from_collection or from_pandas)")
+
+    def _wire(
+        self,
+        node: Node,
+        k: int,
+        subs: list[StreamOperator],
+        edges: list[tuple[Node, str, Any]],
+        outputs: dict[StreamOperator, _FanOut],
+        max_par: int,
+    ) -> None:
+        """Connect input ``k`` of every subtask of ``node`` to its upstream subtasks."""
+        two_inputs = node.kind == "co_process"
+        par = len(subs)
+        # the channels of each downstream subtask: (edge number, upstream subtask), in order
+        channels: list[list[tuple[int, StreamOperator]]] = [[] for _ in range(par)]
+        for e, (parent, kind, _) in enumerate(edges):
+            ups = self.subtasks[parent]
+            for j in range(par):
+                senders = [ups[j]] if kind == FORWARD else ups
+                channels[j].extend((e, up) for up in senders)
+        # what each (edge, upstream subtask) sends to in downstream subtask j
+        receivers: list[dict[tuple[int, StreamOperator], Any]] = []
+        for j, op in enumerate(subs):
+            receiver: Any = CoInput(op, k) if two_inputs else op
+            if len(channels[j]) == 1:
+                receivers.append({channels[j][0]: receiver})
+                continue
+            names = [up.name for _, up in channels[j]]
+            gate = CoInputGate(receiver, names) if two_inputs else InputGate(op, names)
+            self.gates[f"{op.name}/input{k + 1}" if two_inputs else op.name] = gate
+            receivers.append(dict(zip(channels[j], gate.channels, strict=True)))
+        for e, (parent, kind, selector) in enumerate(edges):
+            ups = self.subtasks[parent]
+            for i, up in enumerate(ups):
+                if kind == FORWARD:
+                    outputs[up].targets.append(receivers[i][(e, up)])
+                    continue
+                targets = [receivers[j][(e, up)] for j in range(par)]
+                if len(ups) == 1 and par == 1:  # one sender, one receiver: a plain hand-over
+                    outputs[up].targets.append(targets[0])
+                    continue
+                if kind == HASH:
+                    partitioner: Any = KeyGroupStreamPartitioner(selector, par, max_par)
+                else:
+                    partitioner = RebalancePartitioner(par, first=i % par)
+                exchange = Exchange(
+                    up, targets, [s.name for s in subs], partitioner, self.trace is not None
+                )
+                self.exchanges[f"{up.name}->{node.name}/{k + 1}.{e}"] = exchange
+                outputs[up].targets.append(exchange)
 
     # -- the clock --------------------------------------------------------------------------
 
@@ -300,7 +487,7 @@ class JobRuntime:
             t = g.next_periodic
             if t is not None and (due is None or t < due):
                 due = t
-        for op in self.keyed:
+        for op in self.timer_owners:
             t = op.next_processing_timer()
             if t is not None and (due is None or t < due):
                 due = t
@@ -327,7 +514,7 @@ class JobRuntime:
         (and it is dropped): jump over such periods up to the next thing that is due."""
         if g.strategy.idle_timeout is not None or g.events_since_emit:
             return
-        timers = [t for op in self.keyed if (t := op.next_processing_timer()) is not None]
+        timers = [t for op in self.timer_owners if (t := op.next_processing_timer()) is not None]
         limit = min([target, *timers])
         if g.next_periodic is not None and g.next_periodic < limit:
             steps = (limit - g.next_periodic) // g.interval
@@ -362,14 +549,22 @@ class JobRuntime:
             return
         # one (arrival, source, index) iterator per source; each binds its own source number
         # (a nested generator expression would see only the last one: late binding)
+        # (arrival, source, place in the source's order, subtask, index): the subtasks of a
+        # parallel source are read in the order of the whole source (arrival, then partition)
         merged = heapq.merge(
             *(
-                zip((rec[0] for rec in src.records), repeat(s), count())
+                zip(
+                    (rec[0] for rec in src.records),
+                    repeat(src.logical_index),  # type: ignore[attr-defined]
+                    count() if src.order is None else src.order,
+                    repeat(s),
+                    count(),
+                )
                 for s, src in enumerate(self.sources)
             )
         )
         current, start, end = None, 0, 0
-        for _, s, k in merged:
+        for _, _, _, s, k in merged:
             if k < skip[s]:  # read before the checkpoint: not replayed
                 continue
             if s != current:

@@ -11,6 +11,13 @@ byte: ``to_json()`` is canonical.
 
 Kinds and their ``detail`` fields (``DETAIL_FIELDS``) form the documented schema, version
 ``SCHEMA_VERSION``.
+
+Parallel subtasks: an operator ``op`` with parallelism ``n > 1`` runs as subtasks ``op#0`` …
+``op#n-1`` and each writes under its own name (``split_subtask`` splits it again); with
+parallelism 1 the name stays ``op``. Kinds added for parallel jobs (schema v1, additive):
+``exchange`` (a record crossing a rebalance / key_by exchange). Two-input operators
+(``connect``) write ``channel_watermark`` / ``channel_idle`` / ``channel_active`` with channel
+0 / 1 and input ``"input1"`` / ``"input2"``.
 """
 
 from __future__ import annotations
@@ -49,6 +56,10 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "side_output": ("tag", "value"),
     "evicted": ("when", "values"),
     "emitted": ("value",),  # a record left the operator (main output)
+    # a record crossed a rebalance / key_by exchange (written by the sending subtask; only
+    # when one side has parallelism > 1): partitioner "rebalance" / "hash", the receiving
+    # subtask, its channel index, the key group (hash only) and the record
+    "exchange": ("partitioner", "target", "channel", "key_group", "value"),
     "sink": ("sink", "value"),  # a record reached a named sink
     "clock": ("reason",),  # the simulated processing clock moved
     "batch": ("batch_id", "input_rows", "late_watermark", "max_event_time", "dropped"),
@@ -209,6 +220,14 @@ class Trace:
         frame = pd.DataFrame(self.to_rows(), columns=columns + extra)
         frame.attrs["schema_version"] = SCHEMA_VERSION
         return frame
+
+
+def split_subtask(operator: str) -> tuple[str, int | None]:
+    """``"window#2"`` -> ``("window", 2)``; an operator with parallelism 1 -> ``(name, None)``."""
+    name, sep, index = operator.rpartition("#")
+    if sep and index.isdigit():
+        return name, int(index)
+    return operator, None
 
 
 def window_bounds(window: Any) -> tuple[int | None, int | None]:

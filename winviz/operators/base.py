@@ -87,6 +87,10 @@ class StreamOperator:
 
     def __init__(self, name: str) -> None:
         self.name = name
+        # parallel subtasks: the runtime names subtask i of operator "op" "op#i" and sets these
+        self.logical_name = name
+        self.subtask = 0
+        self.parallelism = 1
         self.output: Output = CollectingOutput()
         self.job = JobContext()
         self.trace: Trace | None = None

@@ -51,11 +51,16 @@ class FlatMapOperator(StreamOperator):
 
 
 class SinkOperator(StreamOperator):
-    """Collects every record it receives into ``records`` (a job result's output)."""
+    """Collects every record it receives into ``records`` (a job result's output).
 
-    def __init__(self, name: str) -> None:
+    The subtasks of a parallel sink append to one shared list, in the order the records reach
+    them (the runtime hands over one record at a time, so that order is deterministic); the
+    ``owner`` subtask (subtask 0) checkpoints and restores it."""
+
+    def __init__(self, name: str, records: list[Record] | None = None, owner: bool = True) -> None:
         super().__init__(name)
-        self.records: list[Record] = []
+        self.records: list[Record] = [] if records is None else records
+        self.owner = owner
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
@@ -81,9 +86,11 @@ class SinkOperator(StreamOperator):
         (an exactly-once sink: Flink's two-phase-commit sinks commit only what a completed
         checkpoint covers)."""
         snap = super().snapshot()
-        snap["records"] = list(self.records)
+        if self.owner:
+            snap["records"] = list(self.records)
         return snap
 
     def restore(self, snap: dict[str, Any]) -> None:
         super().restore(snap)
-        self.records[:] = snap["records"]  # the result's outputs point at this list
+        if self.owner:
+            self.records[:] = snap["records"]  # the result's outputs point at this list

@@ -58,11 +58,18 @@ class SourceOperator(StreamOperator):
         records: list[tuple[int, int, Any, int | None]],
         partitions: list[int] | None = None,
         num_partitions: int = 1,
+        partition_ids: list[int] | None = None,
+        order: list[int] | None = None,
     ) -> None:
         super().__init__(name)
         self.records = records
         self.partitions = partitions
         self.num_partitions = num_partitions
+        # the partitions this reader subtask owns (all of them without parallelism)
+        self.partition_ids = list(range(num_partitions)) if partition_ids is None else partition_ids
+        # each record's place in the whole source's arrival order (a parallel source's
+        # subtasks are read in that order), None: its own index
+        self.order = order
         self.position = 0  # how many records were emitted (a checkpoint's source offset)
 
     def process_element(self, value, ts):
@@ -94,9 +101,10 @@ class SourceOperator(StreamOperator):
         super().restore(snap)
         self.position = snap["position"]
 
-    def partition_positions(self) -> list[int]:
-        """The offset in each partition (a partitioned source) — what replay starts from."""
-        counts = [0] * self.num_partitions
+    def partition_positions(self) -> dict[int, int]:
+        """The offset in each partition this subtask reads (a partitioned source) — what
+        replay starts from."""
+        counts = dict.fromkeys(self.partition_ids, 0)
         for p in (self.partitions or [])[: self.position]:
             counts[p] += 1
         return counts

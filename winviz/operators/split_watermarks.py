@@ -46,7 +46,7 @@ class _PartitionOutput(WatermarkOutput):
 
     @property
     def partial(self):
-        return self.op.multiplexer.partials[self.partition]
+        return self.op.multiplexer.partials[self.op.local[self.partition]]
 
     def emit_watermark(self, watermark: int) -> None:
         op, partial = self.op, self.partial
@@ -75,6 +75,29 @@ class _PartitionOutput(WatermarkOutput):
             self.op.combine()
 
 
+class _MainOutput(WatermarkOutput):
+    """The reader's main output (Flink's ``IdlenessManager.getMainOutput()``), used here only
+    by a reader subtask without partitions: its generator never sees an event, so without
+    idleness it emits nothing above ``MIN`` and the reader holds back every downstream
+    watermark; with ``with_idleness`` it marks the reader idle once the timeout has passed
+    (the split-local side, with no split, counts as idle)."""
+
+    def __init__(self, op: SplitWatermarksOperator) -> None:
+        self.op = op
+
+    def emit_watermark(self, watermark: int) -> None:
+        op = self.op
+        if watermark > op._watermark:
+            op._set_idle(False)
+            StreamOperator.process_watermark(op, watermark)
+
+    def mark_idle(self) -> None:
+        self.op._set_idle(True)
+
+    def mark_active(self) -> None:
+        self.op._set_idle(False)
+
+
 class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
     """Assigns timestamps and generates watermarks per partition of the source before it."""
 
@@ -86,16 +109,24 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         tz: str | None,
         source_name: str,
         num_partitions: int,
+        partition_ids: list[int] | None = None,
     ) -> None:
         super().__init__(name, strategy, interval, tz)
-        self.generators = [self.generator]  # the one the base class made is partition 0's
-        self.generators += [
-            strategy.create_generator(lambda: self.job.now) for _ in range(num_partitions - 1)
+        # the partitions of this reader subtask (all of them without parallelism)
+        ids = list(range(num_partitions)) if partition_ids is None else list(partition_ids)
+        self.partition_ids = ids
+        self.local = {p: i for i, p in enumerate(ids)}  # partition -> index of its generator
+        # Flink's main output has a generator of its own; it never sees a record (they all
+        # come from partitions) and matters only for a reader without partitions
+        self.main_generator = self.generator
+        self.generators = [strategy.create_generator(lambda: self.job.now) for _ in ids]
+        names = [f"{source_name}[{p}]" for p in ids]
+        self.outputs = [_PartitionOutput(self, p, n, True) for p, n in zip(ids, names, strict=True)]
+        self.deferred = [
+            _PartitionOutput(self, p, n, False) for p, n in zip(ids, names, strict=True)
         ]
-        names = [f"{source_name}[{p}]" for p in range(num_partitions)]
-        self.outputs = [_PartitionOutput(self, p, names[p], True) for p in range(num_partitions)]
-        self.deferred = [_PartitionOutput(self, p, names[p], False) for p in range(num_partitions)]
-        self.multiplexer = WatermarkOutputMultiplexer.of(num_partitions)
+        self.multiplexer = WatermarkOutputMultiplexer.of(len(ids))
+        self.main_output = _MainOutput(self)
         self.idle = False
         self.batch_safe = emits_only_periodically(self.generator)
 
@@ -105,7 +136,11 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
 
     def combine(self) -> None:
         """Recompute the combined watermark; an increase goes on as this operator's own
-        watermark (making it active), all partitions idle makes it idle."""
+        watermark (making it active), all partitions idle makes it idle. Without partitions
+        there is nothing to combine (Flink's ``CombinedWatermarkStatus`` with no partial
+        watermarks neither emits nor marks idle)."""
+        if not self.partition_ids:
+            return
         self.multiplexer.update_combined()
         for what, value in self.multiplexer.drain():
             if what == "watermark":
@@ -122,7 +157,7 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
 
     def _select(self) -> None:
         """Point ``generator`` / ``emitter`` at the current record's partition."""
-        p = self.job.partition or 0
+        p = self.local[self.job.partition or 0]
         self.generator = self.generators[p]
         self.emitter = self.outputs[p]  # type: ignore[assignment]
 
@@ -138,6 +173,8 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         for generator, output in zip(self.generators, self.deferred, strict=True):
             generator.on_periodic_emit(output)
         self.combine()  # Flink's multiplexer.onPeriodicEmit(): combine once, after every split
+        if not self.partition_ids:  # a reader without partitions: only its main output
+            self.main_generator.on_periodic_emit(self.main_output)
         self.events_since_emit = False
 
     def process_watermark(self, watermark):
@@ -154,6 +191,7 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         the source's idleness and the periodic-emit schedule."""
         snap = StreamOperator.snapshot(self)
         snap["generators"] = [g.snapshot() for g in self.generators]
+        snap["main_generator"] = self.main_generator.snapshot()
         snap["partials"] = [(p.watermark, p.idle) for p in self.multiplexer.partials]
         snap["combined"] = self.multiplexer.combined
         snap["next_periodic"] = self.next_periodic
@@ -165,6 +203,7 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         StreamOperator.restore(self, snap)
         for g, s in zip(self.generators, snap["generators"], strict=True):
             g.restore(s)
+        self.main_generator.restore(snap["main_generator"])
         for p, (watermark, idle) in zip(self.multiplexer.partials, snap["partials"], strict=True):
             p.watermark, p.idle = watermark, idle
         self.multiplexer.combined = snap["combined"]

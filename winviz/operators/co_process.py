@@ -1,0 +1,352 @@
+"""Two-input operators: ``a.connect(b).process(...)`` (Flink's ``CoProcessOperator``) and
+``a.connect(b).key_by(k1, k2).process(...)`` (``KeyedCoProcessOperator``).
+
+Records of input 1 go to ``process_element1``, records of input 2 to ``process_element2``.
+Each input first combines its own channels with a ``StatusWatermarkValve`` (Flink's
+``StreamTwoInputProcessor`` has one input gate and valve per input); the operator then combines
+the two inputs as Flink's ``AbstractStreamOperator.processWatermark1/2`` and
+``processWatermarkStatus1/2`` do, with an ``IndexedCombinedWatermarkStatus``:
+
+* its watermark is the **minimum of the two inputs' watermarks**, over the inputs that are not
+  idle, emitted when it increases (an input that sends a watermark counts as active again);
+* when both inputs are idle the operator is idle (no watermark is flushed, unlike a valve);
+  the first input to become active again makes it active. The status goes downstream when the
+  operator's idleness changes (Flink 2.x).
+
+Trace: ``channel_watermark`` / ``channel_idle`` / ``channel_active`` with ``channel`` 0 or 1
+and ``input`` ``"input1"`` / ``"input2"`` when an input's watermark or status reaches the
+operator; then the operator's own ``watermark`` and ``idle`` / ``active``. (An input with
+several channels also has its gate's ``channel_watermark`` records, whose ``input`` names the
+upstream subtask.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from winviz.errors import UnsupportedOperationError, UserFunctionError, WinvizError
+from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
+from winviz.operators.base import BatchItem, StreamOperator
+from winviz.operators.inputs import InputGate
+from winviz.operators.keyed_process import KeyedProcessOperator
+from winviz.time import MIN
+
+INPUT_NAMES = ("input1", "input2")
+
+
+class IndexedCombinedWatermarkStatus:
+    """Flink's ``IndexedCombinedWatermarkStatus`` for two inputs: per-input watermark and
+    idleness; the combined watermark is the minimum over the inputs that are not idle."""
+
+    def __init__(self, inputs: int = 2) -> None:
+        self.watermarks = [MIN] * inputs
+        self.idle = [False] * inputs
+        self.combined = MIN
+        self.all_idle = False
+
+    def update_watermark(self, index: int, watermark: int) -> bool:
+        """``PartialWatermark.setWatermark`` makes the input active; True: combined rose."""
+        self.idle[index] = False
+        self.watermarks[index] = watermark
+        return self._update()
+
+    def update_status(self, index: int, idle: bool) -> bool:
+        self.idle[index] = idle
+        return self._update()
+
+    def _update(self) -> bool:
+        """``CombinedWatermarkStatus.updateCombinedWatermark``."""
+        active = [w for w, idle in zip(self.watermarks, self.idle, strict=True) if not idle]
+        self.all_idle = not active
+        if active and min(active) > self.combined:
+            self.combined = min(active)
+            return True
+        return False
+
+    def snapshot(self) -> Any:
+        return [list(self.watermarks), list(self.idle), self.combined, self.all_idle]
+
+    def restore(self, snap: Any) -> None:
+        watermarks, idle, self.combined, self.all_idle = snap
+        self.watermarks, self.idle = list(watermarks), list(idle)
+
+
+class _TwoInputs:
+    """What both two-input operators share: the combination of the inputs' watermarks and
+    statuses. Mixed into a ``StreamOperator``."""
+
+    combined_status: IndexedCombinedWatermarkStatus
+
+    def _trace_input(self, kind: str, index: int, ts: int | None) -> None:
+        op: Any = self
+        if op.trace is not None:
+            op.trace.emit(
+                kind,
+                op.job.now,
+                op.current_watermark(),
+                op.name,
+                None,
+                None,
+                ts,
+                (index, INPUT_NAMES[index]),
+            )
+
+    def input_watermark(self, index: int, watermark: int) -> None:
+        """``processWatermark1`` / ``processWatermark2``."""
+        self._trace_input("channel_watermark", index, watermark)
+        status = self.combined_status
+        if status.update_watermark(index, watermark):
+            self.process_watermark(status.combined)  # type: ignore[attr-defined]
+
+    def input_status(self, index: int, idle: bool) -> None:
+        """``processWatermarkStatus1`` / ``processWatermarkStatus2``."""
+        status = self.combined_status
+        if status.idle[index] == idle:
+            return
+        self._trace_input("channel_idle" if idle else "channel_active", index, None)
+        was_idle = status.all_idle
+        if status.update_status(index, idle):
+            self.process_watermark(status.combined)  # type: ignore[attr-defined]
+        self._status_changed(was_idle)
+
+    def _status_changed(self, was_idle: bool) -> None:
+        op: Any = self
+        idle = self.combined_status.all_idle
+        if idle != was_idle:
+            if op.trace is not None:
+                op.trace.emit(
+                    "idle" if idle else "active",
+                    op.job.now,
+                    op.current_watermark(),
+                    op.name,
+                    None,
+                    None,
+                    None,
+                    op.name,
+                )
+            op.output.emit_watermark_status(idle)
+
+
+class CoInput:
+    """One input of a two-input operator, as its upstream (or its input gate) sees it: records
+    go to ``process_element1``/``2``, watermarks and statuses to the combination."""
+
+    def __init__(self, op: Any, index: int) -> None:
+        self.op = op
+        self.index = index
+        self.process_element = op.process_element1 if index == 0 else op.process_element2
+
+    # what an InputGate reads from the operator behind it
+    @property
+    def name(self) -> str:
+        return self.op.name
+
+    @property
+    def trace(self):
+        return self.op.trace
+
+    @property
+    def job(self):
+        return self.op.job
+
+    def current_watermark(self) -> int:
+        return self.op.current_watermark()
+
+    def process_batch(self, batch: list[BatchItem]) -> None:
+        job = self.op.job
+        for arrival, index, value, ts in batch:
+            job.now = arrival
+            job.record_index = index
+            self.process_element(value, ts)
+
+    def process_watermark(self, watermark: int) -> None:
+        self.op.input_watermark(self.index, watermark)
+
+    def process_watermark_status(self, idle: bool) -> None:
+        self.op.input_status(self.index, idle)
+
+
+class CoInputGate(InputGate):
+    """The valve of one input of a two-input operator: it hands what it emits to that input
+    (the operator traces the input's idle / active, so the gate does not)."""
+
+    def _forward(self) -> None:
+        for what, value in self.valve.drain():
+            if what == "watermark":
+                self.op.process_watermark(value)  # type: ignore[arg-type]
+            else:
+                self.op.process_watermark_status(value == "idle")
+
+
+class _NoTimers:
+    """The timer service of a non-keyed ``CoProcessFunction``: clocks only (Flink's
+    ``CoProcessOperator.ContextImpl``)."""
+
+    def __init__(self, op: StreamOperator) -> None:
+        self._op = op
+
+    def current_watermark(self) -> int:
+        return self._op.current_watermark()
+
+    def current_processing_time(self) -> int:
+        return self._op.job.now
+
+    def _refuse_set(self, *_: Any) -> None:
+        raise UnsupportedOperationError("Setting timers is only supported on a keyed streams.")
+
+    def _refuse_delete(self, *_: Any) -> None:
+        raise UnsupportedOperationError("Deleting timers is only supported on a keyed streams.")
+
+    register_event_time_timer = _refuse_set
+    register_processing_time_timer = _refuse_set
+    delete_event_time_timer = _refuse_delete
+    delete_processing_time_timer = _refuse_delete
+
+
+class _CoContext:
+    """The ``ctx`` of a non-keyed ``CoProcessFunction``."""
+
+    def __init__(self, op: CoProcessOperator) -> None:
+        self._op = op
+        self._timers = _NoTimers(op)
+        self._timestamp: int | None = None
+
+    def timestamp(self) -> int | None:
+        return self._timestamp
+
+    def timer_service(self) -> _NoTimers:
+        return self._timers
+
+    def output(self, tag: OutputTag, value: Any) -> None:
+        self._op.side_output(tag, value, self._timestamp)
+
+
+class CoProcessOperator(_TwoInputs, StreamOperator):
+    """Flink's ``CoProcessOperator``: a ``CoProcessFunction`` over two non-keyed inputs.
+    Output carries the input record's timestamp."""
+
+    def __init__(self, name: str, function: CoProcessFunction) -> None:
+        super().__init__(name)
+        self.function = function
+        self.combined_status = IndexedCombinedWatermarkStatus()
+        self.ctx = _CoContext(self)
+        self.collector = Collector(self.emit)
+
+    def open(self, job) -> None:
+        super().open(job)
+        opener = getattr(self.function, "open", None)
+        if opener is not None:
+            opener(self.ctx)
+
+    def _process(self, method: str, value: Any, ts: int | None) -> None:
+        self.metrics["num_records_in"] += 1
+        if self.trace is not None:
+            self.trace.emit(
+                "element", self.job.now, self._watermark, self.name, None, None, ts, value
+            )
+        self.ctx._timestamp = ts
+        self.collector.timestamp = ts
+        self.call_user(
+            method, getattr(self.function, method), value, self.ctx, self.collector, record=value
+        )
+
+    def process_element1(self, value: Any, ts: int | None) -> None:
+        self._process("process_element1", value, ts)
+
+    def process_element2(self, value: Any, ts: int | None) -> None:
+        self._process("process_element2", value, ts)
+
+    def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
+        raise UnsupportedOperationError("a two-input operator takes records through an input")
+
+    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
+        if self.trace is not None:
+            self.trace.emit(
+                "side_output",
+                self.job.now,
+                self._watermark,
+                self.name,
+                None,
+                None,
+                ts,
+                (tag.id, value),
+            )
+        self.output.collect_side(tag, value, ts)
+
+    def snapshot(self) -> dict[str, Any]:
+        snap = super().snapshot()
+        snap["inputs"] = self.combined_status.snapshot()
+        return snap
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        super().restore(snap)
+        self.combined_status.restore(snap["inputs"])
+
+
+class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):
+    """Flink's ``KeyedCoProcessOperator``: a ``KeyedCoProcessFunction`` over two inputs keyed
+    by ``key_selector1`` / ``key_selector2``; both inputs share the keyed state and timers of a
+    key (``ctx`` as in a ``KeyedProcessFunction``; ``on_timer`` when a timer fires)."""
+
+    def __init__(
+        self,
+        name: str,
+        key_selector1: Callable[[Any], Any],
+        key_selector2: Callable[[Any], Any],
+        function: KeyedCoProcessFunction,
+    ) -> None:
+        super().__init__(name, key_selector1, function)  # type: ignore[arg-type]
+        self.key_selectors = (key_selector1, key_selector2)
+        self.combined_status = IndexedCombinedWatermarkStatus()
+
+    def _process(self, index: int, value: Any, ts: int | None) -> None:
+        self.metrics["num_records_in"] += 1
+        method = ("process_element1", "process_element2")[index]
+        try:
+            key = self.key_selectors[index](value)
+            self.current_key = key
+            if self.trace is not None:
+                self.trace.emit(
+                    "element",
+                    self.timers.current_processing_time,
+                    self.timers.current_watermark,
+                    self.name,
+                    key,
+                    None,
+                    ts,
+                    value,
+                )
+            self.ctx._timestamp = ts
+            self.ctx._domain = None
+            self.collector.timestamp = ts
+            getattr(self.function, method)(value, self.ctx, self.collector)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise UserFunctionError(
+                function=method,
+                operator=self.name,
+                key=self.current_key,
+                record=value,
+                index=self.job.record_index,
+                cause=exc,
+            ) from exc
+
+    def process_element1(self, value: Any, ts: int | None) -> None:
+        self._process(0, value, ts)
+
+    def process_element2(self, value: Any, ts: int | None) -> None:
+        self._process(1, value, ts)
+
+    def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
+        raise UnsupportedOperationError("a two-input operator takes records through an input")
+
+    def snapshot(self) -> dict[str, Any]:
+        snap = super().snapshot()
+        snap["inputs"] = self.combined_status.snapshot()
+        return snap
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        super().restore(snap)
+        self.combined_status.restore(snap["inputs"])

@@ -1,0 +1,142 @@
+"""The sending side of an exchange between two parallel operators (Flink's ``RecordWriter``
+with its ``StreamPartitioner`` and ``RecordWriterOutput``).
+
+One ``Exchange`` sits behind every upstream subtask for every downstream operator it feeds
+through a ``rebalance`` or ``key_by`` edge (a ``forward`` edge needs none: the upstream calls
+its one downstream channel directly). A record goes to the one channel its partitioner picks;
+watermarks and idle/active statuses are broadcast to every channel, in subtask order.
+
+Trace: ``exchange`` for every record sent, written by the upstream subtask — ``key`` the
+record's key (``key_by``), ``ts`` its timestamp, detail ``partitioner``, ``target`` (the
+downstream subtask), ``channel`` (its index), ``key_group`` (``key_by`` only) and ``value``.
+Exchanges between two operators of parallelism 1 are plain hand-overs and write nothing, so
+traces of jobs without parallelism stay as they were.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.errors import InputError, UserFunctionError, WinvizError
+from winviz.operators.base import BatchItem, StreamOperator
+from winviz.partitioners import HASH, KeyGroupStreamPartitioner, RebalancePartitioner
+
+
+class Exchange:
+    """Routes the records of one upstream subtask to the subtasks of one downstream operator.
+
+    ``targets[j]`` is what downstream subtask ``j`` receives on (the operator itself or one
+    channel of its input gate); ``names[j]`` its name for the trace."""
+
+    def __init__(
+        self,
+        upstream: StreamOperator,
+        targets: list[Any],
+        names: list[str],
+        partitioner: RebalancePartitioner | KeyGroupStreamPartitioner,
+        traced: bool,
+    ) -> None:
+        self.upstream = upstream
+        self.targets = targets
+        self.names = names
+        self.partitioner = partitioner
+        self.kind = HASH if isinstance(partitioner, KeyGroupStreamPartitioner) else "rebalance"
+        self.traced = traced
+
+    def _route(self, value: Any) -> tuple[Any, int, int | None]:
+        """(key, channel, key group) of one record."""
+        p = self.partitioner
+        if isinstance(p, RebalancePartitioner):
+            return None, p.select_channel(value), None
+        job = self.upstream.job
+        try:
+            key = p.key_selector(value)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise UserFunctionError(
+                function="key selector",
+                operator=self.upstream.name,
+                record=value,
+                index=job.record_index,
+                cause=exc,
+            ) from exc
+        if key is None:  # Flink: "Assigned key must not be null!"
+            raise InputError(
+                "Assigned key must not be null! (the key selector returned None for a "
+                "key_by into a parallel operator)",
+                index=job.record_index,
+                field="key",
+                value=value,
+                expected="a key that is not None",
+            )
+        try:
+            group, channel = p.route(key)
+        except InputError as exc:
+            raise InputError(
+                str(exc), index=job.record_index, field="key", value=key, expected=None
+            ) from exc
+        return key, channel, group
+
+    def process_element(self, value: Any, ts: int | None) -> None:
+        key, channel, group = self._route(value)
+        if self.traced:
+            self._trace(key, channel, group, value, ts)
+        self.targets[channel].process_element(value, ts)
+
+    def _trace(self, key: Any, channel: int, group: int | None, value: Any, ts: int | None):
+        up = self.upstream
+        if up.trace is not None:
+            up.trace.emit(
+                "exchange",
+                up.job.now,
+                up.current_watermark(),
+                up.name,
+                key,
+                None,
+                ts,
+                (self.kind, self.names[channel], channel, group, value),
+            )
+
+    def process_batch(self, batch: list[BatchItem]) -> None:
+        """Consecutive records for the same channel go on as one batch, in their order (so
+        the downstream subtasks see exactly what one-by-one routing would give them)."""
+        run: list[BatchItem] = []
+        current = -1
+        targets = self.targets
+        job = self.upstream.job
+        for item in batch:
+            job.record_index = item[1]  # an error names this record
+            try:
+                _, channel, _ = self._route(item[2])
+            except WinvizError:
+                if run:  # what came before the bad record goes on first
+                    targets[current].process_batch(run)
+                job.record_index = item[1]
+                raise
+            if channel != current and run:
+                targets[current].process_batch(run)
+                run = []
+            current = channel
+            run.append(item)
+        if run:
+            targets[current].process_batch(run)
+
+    def process_watermark(self, watermark: int) -> None:
+        for t in self.targets:  # broadcast, in subtask order
+            t.process_watermark(watermark)
+
+    def process_watermark_status(self, idle: bool) -> None:
+        for t in self.targets:
+            t.process_watermark_status(idle)
+
+    def snapshot(self) -> Any:
+        """The round-robin position (Flink does not checkpoint it: it starts at a random
+        channel after a restore; winviz keeps it so that a replay is exact)."""
+        p = self.partitioner
+        return p.snapshot() if isinstance(p, RebalancePartitioner) else None
+
+    def restore(self, snap: Any) -> None:
+        p = self.partitioner
+        if isinstance(p, RebalancePartitioner):
+            p.restore(snap)

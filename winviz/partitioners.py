@@ -1,0 +1,103 @@
+"""Stream partitioners: which downstream subtask (channel) a record goes to when it crosses an
+exchange between two operators (Flink's ``StreamPartitioner`` and its subclasses in
+``org.apache.flink.streaming.runtime.partitioner``).
+
+* ``ForwardPartitioner`` — upstream subtask ``i`` sends everything to downstream subtask ``i``
+  (a POINTWISE edge with one channel). Flink refuses it when the two parallelisms differ:
+  "Forward partitioning does not allow change of parallelism".
+* ``RebalancePartitioner`` — round-robin over all downstream subtasks. Flink starts each
+  upstream subtask at a *random* channel (``ThreadLocalRandom.nextInt(n)`` in ``setup``, the
+  first record going to the channel after it); winviz starts deterministically: upstream
+  subtask ``i`` sends its first record to channel ``i mod n``, then ``i+1``, ``i+2``, …
+  (the same rotation, a fixed start).
+* ``KeyGroupStreamPartitioner`` — ``key_by``: the key's key group
+  (``murmur(hashCode(key)) % max_parallelism``) decides the subtask
+  (``key_group * parallelism // max_parallelism``), where ``max_parallelism`` is the
+  *downstream* operator's (``KeyGroupRangeAssignment.assignKeyToParallelOperator``).
+
+Watermarks and watermark statuses are not partitioned: Flink's ``RecordWriterOutput``
+broadcasts them to every channel (``broadcastEmit``).
+
+When neither side names a partitioner, Flink's ``StreamGraph.addEdgeInternal`` picks
+``forward`` for equal parallelisms and ``rebalance`` otherwise; ``default_partitioner`` does
+the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from winviz.errors import InputError
+from winviz.keygroups import assign_to_key_group, operator_index_for_key_group
+
+FORWARD = "forward"
+REBALANCE = "rebalance"
+HASH = "hash"
+PARTITIONERS = (FORWARD, REBALANCE, HASH)
+
+
+def default_partitioner(upstream_parallelism: int, downstream_parallelism: int) -> str:
+    """Flink's choice when none is given: forward for equal parallelisms, else rebalance."""
+    return FORWARD if upstream_parallelism == downstream_parallelism else REBALANCE
+
+
+def check_forward(upstream: str, up: int, downstream: str, down: int) -> None:
+    """Flink's ``StreamGraph`` check for a forward edge (same message, same rule)."""
+    if up != down:
+        raise InputError(
+            "Forward partitioning does not allow change of parallelism. Upstream operation: "
+            f"{upstream} parallelism: {up}, downstream operation: {downstream} parallelism: "
+            f"{down} You must use another partitioning strategy, such as broadcast, "
+            "rebalance, shuffle or global.",
+            field="parallelism",
+            value=down,
+            expected=f"{up} (the upstream's parallelism) for a forward exchange",
+        )
+
+
+@dataclass
+class RebalancePartitioner:
+    """Round-robin over ``num_channels`` channels, starting at ``first`` (see the module)."""
+
+    num_channels: int
+    first: int = 0
+    next_channel: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.next_channel = (self.first - 1) % self.num_channels  # Flink's nextChannelToSendTo
+
+    def select_channel(self, value: Any) -> int:
+        self.next_channel = (self.next_channel + 1) % self.num_channels
+        return self.next_channel
+
+    def snapshot(self) -> int:
+        return self.next_channel
+
+    def restore(self, snap: int) -> None:
+        self.next_channel = snap
+
+
+@dataclass
+class KeyGroupStreamPartitioner:
+    """``key_by``: key → key group (with the downstream's ``max_parallelism``) → subtask.
+    Key groups of keys already seen are cached (the hash is pure)."""
+
+    key_selector: Callable[[Any], Any]
+    num_channels: int
+    max_parallelism: int
+    _cache: dict[Any, tuple[int, int]] = field(default_factory=dict, repr=False)
+
+    def route(self, key: Any) -> tuple[int, int]:
+        """``(key_group, channel)`` of a key."""
+        try:
+            hit = self._cache.get(key)
+        except TypeError:  # unhashable: assign_to_key_group names the value it cannot hash
+            hit = None
+        if hit is None:
+            group = assign_to_key_group(key, self.max_parallelism)
+            channel = operator_index_for_key_group(self.max_parallelism, self.num_channels, group)
+            hit = (group, channel)
+            self._cache[key] = hit
+        return hit
