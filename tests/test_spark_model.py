@@ -153,3 +153,42 @@ def test_importing_winviz_spark_does_not_import_pyspark() -> None:
     code = "import sys, winviz.spark; print('pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@settings(max_examples=100, deadline=None)
+@given(records_strategy, st.sampled_from(["per_batch", "available_now"]))
+def test_session_model_invariants(rows, drive: str) -> None:
+    rows = sorted(rows, key=lambda r: r[2])
+    records = [rec(k, ts) for k, ts, _ in rows]
+    spec = TwinSpec(session_gap=1500, watermark_delay=1000, drive=drive)
+    result = predict(records, [r[2] for r in rows], spec)
+    emitted = [(r.key, r.window_start) for b in result.batches for r in b.rows]
+    assert len(emitted) == len(set(emitted))
+    for b in result.batches:
+        assert all(r.window_end <= b.watermark for r in b.rows)
+        assert all(r.window_end - r.window_start >= 1500 for r in b.rows)
+    kept = sum(r.count for b in result.batches for r in b.rows)
+    assert kept <= len(records)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1), st.integers(0, 20000), st.integers(0, 3000)),
+        min_size=1,
+        max_size=20,
+    ),
+    st.sampled_from(["min", "max"]),
+)
+def test_union_watermark_is_the_policy_over_the_streams(rows, policy: str) -> None:
+    rows = sorted(rows, key=lambda r: r[2])
+    records = [{"key": "k", "ts": ts, "stream": s} for s, ts, _ in rows]
+    spec = TwinSpec(
+        size=2000, watermark_delay=(500, 1500), stream_field="stream", watermark_policy=policy
+    )
+    result = predict(records, [r[2] for r in rows], spec)
+    per_stream = [
+        max((ts - d for s, ts, _ in rows if s == i), default=0) for i, d in enumerate((500, 1500))
+    ]
+    pick = min if policy == "min" else max
+    assert result.watermarks[-1] == max(0, pick(per_stream))

@@ -81,27 +81,31 @@ from winviz.windows import (
     WindowAssigner,
 )
 
-_VIZ = (
-    "timeline",
-    "window_lanes",
-    "timers_chart",
-    "scrubber",
-    "save_html",
-    "save_svg",
-    "save_png",
-    "setup_rendering",
-)
+_LAZY = {
+    # charts (winviz.viz imports Altair)
+    "timeline": "winviz.viz",
+    "window_lanes": "winviz.viz",
+    "timers_chart": "winviz.viz",
+    "scrubber": "winviz.viz",
+    "save_html": "winviz.viz",
+    "save_svg": "winviz.viz",
+    "save_png": "winviz.viz",
+    "setup_rendering": "winviz.viz",
+    # the Spark twin (winviz.spark imports PySpark only when a session starts)
+    "build_twin": "winviz.spark",
+    "compare": "winviz.spark",
+}
 
 
 def __getattr__(name: str):
-    """``wv.timeline``, ``wv.save_html``… come from ``winviz.viz``, imported only when asked
-    for, so the engine itself never imports Altair."""
-    if name in _VIZ:
-        from winviz import viz
+    """``wv.timeline``, ``wv.compare``… come from ``winviz.viz`` / ``winviz.spark``, imported
+    only when asked for, so the engine itself never imports Altair or Spark."""
+    if name in _LAZY:
+        import importlib
 
-        return getattr(viz, name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'winviz' has no attribute {name!r}")
 
 
-__all__ = [name for name in dir() if not name.startswith("_")] + list(_VIZ)
+__all__ = [name for name in dir() if not name.startswith("_")] + list(_LAZY)
 __version__ = "0.1.0"

@@ -9,32 +9,53 @@ pure-Python model of Spark's semantics, both read back as a ``winviz.trace.Trace
     model_run = predict(records, arrival_times, spec)      # no JVM
     spark_run.to_pandas()                                  # one row per micro-batch
 
-Modules: ``spec`` (what runs), ``session`` (the one SparkSession), ``batches`` (input ->
-micro-batches -> files), ``twins`` (the Spark query and its drive), ``readback`` (progress ->
-outcomes), ``results`` (outcomes), ``tracing`` (outcomes -> trace), ``model`` (Spark's rules in
-Python). The engine core never imports this package; PySpark is imported only when a session
+    plan = build_twin(env, "counts")                       # the twin of an engine pipeline
+    compare(env.execute(), plan.run())                     # per (key, window): who, when, why
+
+Modules: ``spec`` (what runs: ``TwinSpec`` for windows — tumbling, sliding, sessions, a union
+of streams — and ``StateSpec``), ``session`` (the one SparkSession), ``batches`` (input ->
+micro-batches -> files), ``twins`` (the Spark query and its drive), ``state_twins`` (the
+KeyedProcessFunction analogue on transformWithStateInPandas / applyInPandasWithState, and its
+model), ``readback`` (progress -> outcomes), ``failures`` (a query failing mid-run),
+``results`` (outcomes), ``tracing`` (outcomes -> trace), ``model`` (Spark's rules in Python),
+``builder`` (engine pipeline -> twin, or why not), ``compare`` (engine vs Spark).
+The engine core never imports this package; PySpark is imported only when a session
 starts.
 """
 
 from winviz.spark.batches import BatchInputError, InputBatch, form_batches
+from winviz.spark.builder import NoTwinError, TwinPlan, build_twin
+from winviz.spark.compare import compare
+from winviz.spark.failures import SparkQueryError
 from winviz.spark.model import SparkModel, predict, spark_windows
-from winviz.spark.results import BatchOutcome, OutputRow, TwinResult
+from winviz.spark.results import BatchOutcome, OutputRow, TimerRow, TwinResult
 from winviz.spark.session import SparkUnavailableError, get_spark, stop_spark
-from winviz.spark.spec import TwinSpec
+from winviz.spark.spec import StateSpec, TwinSpec
+from winviz.spark.state_twins import predict_state, run_processing_time_probe, run_state_twin
 from winviz.spark.twins import run_twin
 
 __all__ = [
     "BatchInputError",
     "BatchOutcome",
     "InputBatch",
+    "NoTwinError",
     "OutputRow",
     "SparkModel",
+    "SparkQueryError",
     "SparkUnavailableError",
+    "StateSpec",
+    "TimerRow",
+    "TwinPlan",
     "TwinResult",
     "TwinSpec",
+    "build_twin",
+    "compare",
     "form_batches",
     "get_spark",
     "predict",
+    "predict_state",
+    "run_processing_time_probe",
+    "run_state_twin",
     "run_twin",
     "spark_windows",
     "stop_spark",

@@ -28,7 +28,8 @@ from winviz.spark.spec import TwinSpec
 from winviz.time import TimestampNormalizer
 
 # Spark's column names for the three fields of a row (the JSON files use them).
-KEY, TS, VALUE = "key", "ts", "value"
+KEY, TS, VALUE, STREAM = "key", "ts", "value", "stream"
+INDEX = "index"  # the record's input index, written to the files too (errors name it)
 BASE_MTIME = 1_000_000_000  # seconds; file k gets BASE_MTIME + k
 # Spark's TimestampType covers 0001-01-01 .. 9999-12-31 (microseconds in a long).
 MIN_SPARK_MS, MAX_SPARK_MS = -62_135_596_800_000, 253_402_300_799_999
@@ -107,6 +108,8 @@ def _row(
     fields = [(KEY, spec.key_field), (TS, spec.ts_field)]
     if spec.value_field is not None:
         fields.append((VALUE, spec.value_field))
+    if spec.stream_field is not None:
+        fields.append((STREAM, spec.stream_field))
     for column, name in fields:
         try:
             out[column] = _field(record, name)
@@ -130,6 +133,20 @@ def _row(
             value=out[TS],
             **where,
         )
+    if STREAM in out:
+        stream = out[STREAM]
+        if (
+            not isinstance(stream, int)
+            or isinstance(stream, bool)
+            or not (0 <= stream < len(spec.delays))
+        ):
+            raise BatchInputError(
+                "a stream must be the index of one of the union's streams",
+                field=str(spec.stream_field),
+                value=stream,
+                expected=f"an int in 0..{len(spec.delays) - 1}",
+                **where,
+            )
     if VALUE in out:
         value = out[VALUE]
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
@@ -152,13 +169,14 @@ def value_type(batches: Iterable[InputBatch]) -> str:
 
 
 def write_batch_file(batch: InputBatch, watched: Path, staging: Path) -> Path:
-    """Write ``batch`` as JSON lines into ``watched`` atomically, with mtime
+    """Write ``batch`` as JSON lines (each row with its input ``index``; queries that do not
+    read it ignore it) into ``watched`` atomically, with mtime
     ``BASE_MTIME + batch.seq`` (the file source's only ordering)."""
     name = f"batch-{batch.seq:06d}.json"
     tmp = staging / name
     with tmp.open("w") as f:
-        for r in batch.rows:
-            f.write(json.dumps(r) + "\n")
+        for r, index in zip(batch.rows, batch.indexes, strict=True):
+            f.write(json.dumps({**r, INDEX: index}) + "\n")
     mtime = BASE_MTIME + batch.seq
     os.utime(tmp, (mtime, mtime))
     final = watched / name

@@ -23,7 +23,21 @@ checked against real local Spark 4.x (``tests/test_spark_twin.py`` pins the evid
    waiting, Spark runs an extra batch with no input. With the ``per_batch`` drive that happens
    after every batch that raised the watermark; with ``available_now`` only after the last one
    (the other batches find the next file waiting).
-6. **Windows** (``TimeWindowing``, ``startTime`` 0): the last start is ``ts - floorMod(ts,
+6. **Multiple watermarks** (``WatermarkTracker.updateWatermark``, ``MultipleWatermarkPolicy``):
+   with a union of streams each ``withWatermark`` keeps its own value — set to ``max event time
+   of its rows in the batch - its delay`` the first time it sees rows (even below 0), raised
+   when a later batch gives more, and 0 while it has seen none. The global watermark is the
+   ``min`` (or ``max``) over the streams, and only ever rises (from 0). Progress reports
+   ``eventTime.max`` of the first stream with rows only (``reported_max_event_time``).
+7. **Sessions** (``session_window``: ``SessionWindowStateStoreRestoreExec`` /
+   ``MergingSessionsExec`` / ``SessionWindowStateStoreSaveExec``): each row opens
+   ``[ts, ts + gap)``; the batch's rows are first partially aggregated per (key, session of
+   the row), i.e. per distinct (key, ts);
+   a partial group with ``ts + gap <= late watermark`` is dropped and counted once. The rest
+   merge with the key's sessions in state: sessions that overlap or touch (``start <= end`` of
+   the one before, checked on Spark) become one. Append mode outputs and removes the sessions
+   with ``end <= eviction watermark``.
+8. **Windows** (``TimeWindowing``, ``startTime`` 0): the last start is ``ts - floorMod(ts,
    slide)`` (correct for negative times too: Spark 4 no longer uses Java's ``%`` there); the
    candidates are it and the ``ceil(size / slide) - 1`` starts before it, kept when
    ``start <= ts < start + size``: every window that contains ``ts``.
@@ -34,7 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from winviz.spark.batches import KEY, TS, VALUE, InputBatch, form_batches
+from winviz.spark.batches import KEY, STREAM, TS, VALUE, InputBatch, form_batches
 from winviz.spark.results import BatchOutcome, OutputRow, TwinResult, row_order
 from winviz.spark.spec import TwinSpec
 from winviz.spark.tracing import build_trace
@@ -51,21 +65,103 @@ def spark_windows(ts: int, size: int, slide: int) -> list[tuple[int, int]]:
     return [(s, s + size) for s in reversed(starts) if s <= ts < s + size]
 
 
+def merge_sessions(sessions: Sequence[list[Any]]) -> list[list[Any]]:
+    """Rule 7: ``[start, end, count, sum]`` sessions of one key merged where they overlap or
+    touch, earliest first."""
+    merged: list[list[Any]] = []
+    for start, end, n, total in sorted(sessions, key=lambda x: (x[0], x[1])):
+        if merged and start <= merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], end)
+            last[2] += n
+            last[3] = _add(last[3], total)
+        else:
+            merged.append([start, end, n, total])
+    return merged
+
+
+def reported_max_event_time(rows: Sequence[dict[str, Any]], streams: int) -> int | None:
+    """Progress ``eventTime.max``: ``ProgressReporter`` shows the event-time statistics of the
+    *first* ``withWatermark`` (in plan order: stream 0, 1, ...) that saw rows in the batch, so
+    for a union it is the largest event time of one stream only (checked on Spark)."""
+    for i in range(streams):
+        times = [r[TS] for r in rows if r.get(STREAM, 0) == i]
+        if times:
+            return max(times)
+    return None
+
+
+class WatermarkTracker:
+    """Rule 6 (and 1): Spark's ``WatermarkTracker`` — one watermark per ``withWatermark``
+    (stream), combined by the policy into the global watermark, which never falls."""
+
+    def __init__(self, delays: Sequence[int], policy: str) -> None:
+        self.delays = tuple(delays)
+        self.policy = policy
+        self.per_stream: dict[int, int] = {}
+        self.global_watermark = 0
+
+    def update(self, rows: Sequence[dict[str, Any]]) -> None:
+        """After a batch: raise each stream's watermark from the batch's rows, then the
+        global one."""
+        for i, delay in enumerate(self.delays):
+            times = [r[TS] for r in rows if r.get(STREAM, 0) == i]
+            if times:
+                new = max(times) - delay
+                if i not in self.per_stream or new > self.per_stream[i]:
+                    self.per_stream[i] = new
+            else:
+                self.per_stream.setdefault(i, 0)
+        values = list(self.per_stream.values())
+        chosen = min(values) if self.policy == "min" else max(values)
+        self.global_watermark = max(self.global_watermark, chosen)
+
+
 class SparkModel:
-    """The state of one modelled query: the watermark, the previous batch's watermark and the
-    aggregation state (window, key) -> [count, sum]."""
+    """The state of one modelled query: the watermark(s), the previous batch's watermark and
+    the aggregation state (window, key) -> [count, sum] (sessions: key -> sessions)."""
 
     def __init__(self, spec: TwinSpec) -> None:
         self.spec = spec
-        self.watermark = 0  # the next batch's eviction watermark
+        self.tracker = WatermarkTracker(spec.delays, spec.watermark_policy)
         self.previous = 0  # the last executed batch's eviction watermark
         self.state: dict[Group, list[Any]] = {}
+        self.sessions: dict[Any, list[list[Any]]] = {}
         self.outcomes: list[BatchOutcome] = []
+
+    @property
+    def watermark(self) -> int:
+        """The next batch's eviction watermark."""
+        return self.tracker.global_watermark
 
     def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
         """Execute one micro-batch (``None``: a no-data batch) and advance the watermark."""
         evict, late = self.watermark, self.previous
         rows = batch.rows if batch is not None else ()
+        if self.spec.is_session:
+            n_dropped, out = self._session_batch(rows, late, evict)
+        else:
+            n_dropped, out = self._window_batch(rows, late, evict)
+        outcome = BatchOutcome(
+            batch_id=len(self.outcomes),
+            interval=batch.interval if batch is not None else None,
+            proc_time=proc_time,
+            input_rows=len(rows),
+            max_event_time=reported_max_event_time(rows, len(self.spec.delays)),
+            watermark=evict,
+            late_watermark=late,
+            dropped=n_dropped,
+            rows=tuple(sorted(out, key=row_order)),
+        )
+        self.outcomes.append(outcome)
+        self.previous = evict
+        self.tracker.update(rows)
+        return outcome
+
+    def _window_batch(
+        self, rows: Sequence[dict[str, Any]], late: int, evict: int
+    ) -> tuple[int, list[OutputRow]]:
+        """Rules 2-4 for time windows: (rows dropped, output)."""
         partial = self._partial_aggregate(rows)
         dropped = [g for g in partial if g[1] <= late]
         changed = [g for g in partial if g[1] > late]
@@ -73,23 +169,38 @@ class SparkModel:
             acc = self.state.setdefault(g, [0, None])
             acc[0] += partial[g][0]
             acc[1] = _add(acc[1], partial[g][1])
-        out = self._output(changed, evict)
-        outcome = BatchOutcome(
-            batch_id=len(self.outcomes),
-            interval=batch.interval if batch is not None else None,
-            proc_time=proc_time,
-            input_rows=len(rows),
-            max_event_time=batch.max_event_time if batch is not None else None,
-            watermark=evict,
-            late_watermark=late,
-            dropped=len(dropped),
-            rows=tuple(sorted(out, key=row_order)),
-        )
-        self.outcomes.append(outcome)
-        self.previous = evict
-        if batch is not None and rows:
-            self.watermark = max(self.watermark, batch.max_event_time - self.spec.watermark_delay)
-        return outcome
+        return len(dropped), self._output(changed, evict)
+
+    def _session_batch(
+        self, rows: Sequence[dict[str, Any]], late: int, evict: int
+    ) -> tuple[int, list[OutputRow]]:
+        """Rule 7: (partial groups dropped, sessions output)."""
+        gap = self.spec.session_gap
+        assert gap is not None
+        partial: dict[tuple[Any, int], list[Any]] = {}
+        for r in rows:
+            acc = partial.setdefault((r[KEY], r[TS]), [r[TS], r[TS] + gap, 0, None])
+            acc[2] += 1
+            acc[3] = _add(acc[3], r.get(VALUE))
+        dropped = 0
+        for (key, _), acc in partial.items():
+            if acc[1] <= late:
+                dropped += 1
+            else:
+                self.sessions[key] = merge_sessions([*self.sessions.get(key, []), acc])
+        out = []
+        for key in list(self.sessions):
+            keep = []
+            for start, end, n, total in self.sessions[key]:
+                if end <= evict:
+                    out.append(OutputRow(start, end, key, n, total))
+                else:
+                    keep.append([start, end, n, total])
+            if keep:
+                self.sessions[key] = keep
+            else:
+                del self.sessions[key]
+        return dropped, out
 
     @property
     def needs_no_data_batch(self) -> bool:

@@ -54,10 +54,17 @@ def to_outcomes(
     progress: Sequence[Mapping[str, Any]],
     captured: Mapping[int, list[OutputRow]],
     inputs: Sequence[InputBatch],
+    *,
+    complete: bool = True,
 ) -> list[BatchOutcome]:
     """One ``BatchOutcome`` per batch that ran, in ``batchId`` order. Data batches are matched
-    to ``inputs`` in order (one file per batch); each must have read exactly its file's rows."""
+    to ``inputs`` in order (one file per batch); each must have read exactly its file's rows.
+    ``complete=False`` (a failed query): only the batches that reported progress, and inputs
+    may be left unread."""
     ids = sorted(captured)
+    if not complete:
+        reported = {p["batchId"] for p in progress}
+        ids = [i for i in ids if i in reported]
     reports = executed_progress(progress, ids)
     data = iter(inputs)
     outcomes = []
@@ -89,6 +96,6 @@ def to_outcomes(
         )
         previous_wm = watermark
     leftover = list(data)
-    if leftover:
+    if leftover and complete:
         raise ReadbackError(f"{len(leftover)} input batches were never read by Spark")
     return outcomes

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from winviz.spark.spec import TwinSpec
+from winviz.spark.spec import StateSpec, TwinSpec
 from winviz.trace import Trace
 
 
@@ -29,9 +29,24 @@ class OutputRow(NamedTuple):
     sum: int | float | None
 
 
+class TimerRow(NamedTuple):
+    """One row a state twin output (``winviz.spark.state_twins``): the event-time ``timer``
+    of ``key`` fired with ``count`` rows (and their ``sum``) since the key's state was new."""
+
+    key: Any
+    timer: int
+    count: int
+    sum: int | float | None
+
+
 def row_order(r: OutputRow) -> tuple:
     """The order of a batch's rows: by window, then key (Spark's row order is not defined)."""
     return (r.window_start, r.window_end, str(type(r.key)), r.key)
+
+
+def timer_row_order(r: TimerRow) -> tuple:
+    """The order of a state twin's rows in a batch: by timer, then key."""
+    return (r.timer, str(type(r.key)), r.key)
 
 
 @dataclass(frozen=True)
@@ -42,8 +57,9 @@ class BatchOutcome:
     ``proc_time`` when it ran on the simulated processing clock, ``watermark`` the eviction
     watermark (progress ``eventTime.watermark``), ``late_watermark`` the late-events watermark
     (the previous batch's ``watermark``; 0 for the first), ``max_event_time`` the largest event
-    time of its input (progress ``eventTime.max``), ``dropped`` the state operator's
-    ``numRowsDroppedByWatermark`` and ``rows`` its output, sorted."""
+    time of its input (progress ``eventTime.max``; for a union, of the first stream with rows),
+    ``dropped`` the state operator's ``numRowsDroppedByWatermark`` and ``rows`` its output,
+    sorted (``OutputRow``s, or ``TimerRow``s for a state twin)."""
 
     batch_id: int
     interval: int | None
@@ -53,7 +69,7 @@ class BatchOutcome:
     watermark: int
     late_watermark: int
     dropped: int
-    rows: tuple[OutputRow, ...]
+    rows: tuple[Any, ...]  # OutputRow (window twins) or TimerRow (state twins)
 
     @property
     def is_no_data(self) -> bool:
@@ -64,7 +80,7 @@ class BatchOutcome:
 class TwinResult:
     """Every micro-batch of one run, the spec it ran and its trace (``winviz.trace.Trace``)."""
 
-    spec: TwinSpec
+    spec: TwinSpec | StateSpec
     batches: list[BatchOutcome]
     trace: Trace = field(repr=False)
     source: str = "spark"  # "spark" (a real run) or "model" (winviz.spark.model)
@@ -113,7 +129,8 @@ class TwinResult:
         """One row per output row, with the batch that output it and that batch's watermark."""
         import pandas as pd
 
-        columns = ["batch_id", "watermark", *OutputRow._fields]
+        row_type = TimerRow if isinstance(self.spec, StateSpec) else OutputRow
+        columns = ["batch_id", "watermark", *row_type._fields]
         return pd.DataFrame(
             [
                 {"batch_id": b.batch_id, "watermark": b.watermark, **r._asdict()}

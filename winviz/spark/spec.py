@@ -10,7 +10,15 @@ The Spark pipeline a ``TwinSpec`` stands for::
         .writeStream.outputMode(output_mode).foreachBatch(...))
 
 ``window()`` is Spark's ``TimeWindow`` expression (tumbling when ``slide == size``), and
-``withWatermark`` is ``EventTimeWatermark``. Output modes (``OutputMode.Append`` /
+``withWatermark`` is ``EventTimeWatermark``. With ``session_gap`` instead of ``size`` the
+grouping is ``session_window("event_time", f"{gap} milliseconds")`` (``SessionWindow``; each row
+opens ``[ts, ts + gap)`` and overlapping sessions of a key merge), append mode only.
+
+With a tuple of delays, ``watermark_delay=(d0, d1)``, the input is a *union of streams*: each
+record names its stream (0, 1, ... in ``stream_field``) and each stream gets its own
+``withWatermark`` before the ``union``; Spark combines their watermarks with
+``spark.sql.streaming.multipleWatermarkPolicy`` = ``watermark_policy`` (``"min"``, the
+default, or ``"max"``; ``MultipleWatermarkPolicy``). Output modes (``OutputMode.Append`` /
 ``OutputMode.Update``): *append* emits a window once, when the watermark has passed its end;
 *update* emits every window whose aggregate changed in the batch.
 
@@ -36,6 +44,7 @@ from winviz.errors import InputError
 DRIVES = ("per_batch", "available_now")
 OUTPUT_MODES = ("append", "update")
 AGGREGATES = ("count", "sum")
+WATERMARK_POLICIES = ("min", "max")
 
 Drive = Literal["per_batch", "available_now"]
 OutputMode = Literal["append", "update"]
@@ -45,6 +54,11 @@ OutputMode = Literal["append", "update"]
 class TwinSpec:
     """A windowed count/sum per key with a watermark; all times in milliseconds.
 
+    Exactly one of ``size`` (time windows, ``slide`` optional) and ``session_gap`` (session
+    windows) is given. ``watermark_delay`` is one delay, or one per stream of a union (then
+    ``stream_field`` names the field holding each record's stream index and
+    ``watermark_policy`` says how Spark combines the streams' watermarks).
+
     ``key_field`` / ``ts_field`` / ``value_field`` name the record fields (dict keys, or indexes
     into tuples); ``value_field`` is needed for ``aggregate="sum"``. ``ts_field`` holds event
     time (int ms, or anything ``winviz.time.TimestampNormalizer`` accepts). ``slide`` defaults
@@ -52,9 +66,12 @@ class TwinSpec:
     time (``winviz.spark.batches``). ``aggregate`` picks the ``result`` of each output row.
     """
 
-    size: int
-    watermark_delay: int
+    size: int | None = None
+    watermark_delay: int | tuple[int, ...] = 0
     slide: int | None = None
+    session_gap: int | None = None
+    stream_field: str | int | None = None
+    watermark_policy: Literal["min", "max"] = "min"
     key_field: str | int = "key"
     ts_field: str | int = "ts"
     value_field: str | int | None = None
@@ -64,17 +81,58 @@ class TwinSpec:
     drive: Drive = "per_batch"
 
     def __post_init__(self) -> None:
-        _positive(self.size, "size")
-        _positive(self.window_slide, "slide")
+        if (self.size is None) == (self.session_gap is None):
+            raise InputError(
+                "give exactly one of size (time windows) and session_gap (session windows)",
+                field="size",
+                value=self.size,
+            )
+        if self.is_session:
+            _positive(self.session_gap, "session_gap")
+            if self.slide is not None:
+                raise InputError("session windows have no slide", field="slide", value=self.slide)
+            if self.output_mode != "append":
+                raise InputError(
+                    "the session-window twin runs in append mode only",
+                    field="output_mode",
+                    value=self.output_mode,
+                    expected="'append'",
+                )
+        else:
+            _positive(self.size, "size")
+            _positive(self.window_slide, "slide")
+            if self.window_slide > self.size:
+                raise InputError(
+                    "a slide larger than the window leaves gaps", field="slide", value=self.slide
+                )
         _positive(self.trigger_interval, "trigger_interval")
-        if self.window_slide > self.size:
+        for delay in self.delays:
+            if not isinstance(delay, int) or isinstance(delay, bool) or delay < 0:
+                raise InputError(
+                    "must be an int >= 0 (or a tuple of them, one per stream)",
+                    field="watermark_delay",
+                    value=self.watermark_delay,
+                )
+        if isinstance(self.watermark_delay, tuple):
+            if len(self.watermark_delay) < 2:
+                raise InputError(
+                    "a union needs one delay per stream, at least two",
+                    field="watermark_delay",
+                    value=self.watermark_delay,
+                )
+            if self.stream_field is None:
+                raise InputError(
+                    "a union of streams needs a stream_field naming each record's stream",
+                    field="stream_field",
+                    value=None,
+                )
+        elif self.stream_field is not None:
             raise InputError(
-                "a slide larger than the window leaves gaps", field="slide", value=self.slide
+                "stream_field needs one watermark delay per stream (a tuple)",
+                field="watermark_delay",
+                value=self.watermark_delay,
             )
-        if not isinstance(self.watermark_delay, int) or self.watermark_delay < 0:
-            raise InputError(
-                "must be an int >= 0", field="watermark_delay", value=self.watermark_delay
-            )
+        _one_of(self.watermark_policy, WATERMARK_POLICIES, "watermark_policy")
         _one_of(self.output_mode, OUTPUT_MODES, "output_mode")
         _one_of(self.drive, DRIVES, "drive")
         _one_of(self.aggregate, AGGREGATES, "aggregate")
@@ -83,12 +141,28 @@ class TwinSpec:
 
     @property
     def window_slide(self) -> int:
-        """The slide in ms (``size`` for tumbling windows)."""
+        """The slide in ms (``size`` for tumbling windows; 0 for session windows)."""
+        if self.size is None:
+            return 0
         return self.size if self.slide is None else self.slide
 
     @property
     def is_tumbling(self) -> bool:
-        return self.window_slide == self.size
+        return self.size is not None and self.window_slide == self.size
+
+    @property
+    def is_session(self) -> bool:
+        return self.session_gap is not None
+
+    @property
+    def delays(self) -> tuple[int, ...]:
+        """The watermark delay of each input stream (one for a single stream)."""
+        d = self.watermark_delay
+        return d if isinstance(d, tuple) else (d,)
+
+    @property
+    def is_union(self) -> bool:
+        return len(self.delays) > 1
 
 
 def _positive(value: object, name: str) -> None:
@@ -99,3 +173,56 @@ def _positive(value: object, name: str) -> None:
 def _one_of(value: object, allowed: tuple[str, ...], name: str) -> None:
     if value not in allowed:
         raise InputError("unknown option", field=name, value=value, expected=f"one of {allowed}")
+
+
+STATE_APIS = ("transform_with_state", "apply_in_pandas_with_state")
+
+
+@dataclass(frozen=True)
+class StateSpec:
+    """The ``KeyedProcessFunction`` analogue run through one of Spark's arbitrary-state APIs:
+    per key, count (and sum) the rows, and keep one event-time timer at *the largest event time
+    seen for the key + ``timeout``* (moved on every new row); when it fires, output
+    ``(key, timer, count, sum)`` and clear the key's state. All times in ms.
+
+    ``api`` picks the Spark API (``winviz.spark.state_twins``):
+
+    - ``"transform_with_state"`` — ``groupBy(key).transformWithStateInPandas(processor,
+      timeMode="EventTime")``: a ``StatefulProcessor`` whose ``handleInputRows(self, key,
+      rows, timerValues)`` moves the timer (``deleteTimer`` / ``registerTimer``) and whose
+      ``handleExpiredTimer(self, key, timerValues, expiredTimerInfo)`` outputs;
+    - ``"apply_in_pandas_with_state"`` — ``groupBy(key).applyInPandasWithState(func, ...,
+      "append", GroupStateTimeout.EventTimeTimeout)`` with ``state.setTimeoutTimestamp``.
+
+    The other fields mean what they mean in ``TwinSpec``.
+    """
+
+    timeout: int
+    watermark_delay: int = 0
+    api: Literal["transform_with_state", "apply_in_pandas_with_state"] = "transform_with_state"
+    key_field: str | int = "key"
+    ts_field: str | int = "ts"
+    value_field: str | int | None = None
+    trigger_interval: int = 1000
+    drive: Drive = "per_batch"
+
+    # TwinSpec's answers for the parts a state twin does not have (batches, model, trace)
+    stream_field = None
+    watermark_policy = "min"
+    output_mode = "append"
+    aggregate = "count"
+    is_session = False
+    is_union = False
+
+    def __post_init__(self) -> None:
+        _positive(self.timeout, "timeout")
+        _positive(self.trigger_interval, "trigger_interval")
+        d = self.watermark_delay
+        if not isinstance(d, int) or isinstance(d, bool) or d < 0:
+            raise InputError("must be an int >= 0", field="watermark_delay", value=d)
+        _one_of(self.api, STATE_APIS, "api")
+        _one_of(self.drive, DRIVES, "drive")
+
+    @property
+    def delays(self) -> tuple[int, ...]:
+        return (self.watermark_delay,)

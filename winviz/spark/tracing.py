@@ -18,6 +18,8 @@ The records use the engine's schema (``winviz.trace``) and one new kind:
   above the batch's watermark, else ``on_time`` for the window's first output and ``late`` for
   later ones (Flink's ``fired`` timings); ``pane`` counts earlier outputs of the same window and
   key.
+- state twins (``TimerRow`` rows): ``timer_fired`` (domain ``EVENT_TIME``, namespace None) at the
+  timer's time as ``ts``, then ``emitted`` (value = the row as a dict).
 
 Operator name: ``OPERATOR``. ``ts`` of ``fired``/``emitted`` is the window's max timestamp.
 """
@@ -27,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from winviz.spark.batches import InputBatch
-from winviz.spark.results import BatchOutcome
-from winviz.spark.spec import TwinSpec
+from winviz.spark.results import BatchOutcome, TimerRow
+from winviz.spark.spec import StateSpec, TwinSpec
 from winviz.trace import DETAIL_FIELDS, Trace
 from winviz.windows import TimeWindow
 
@@ -37,7 +39,7 @@ BATCH_DETAIL_FIELDS = DETAIL_FIELDS["batch"]
 
 
 def build_trace(
-    spec: TwinSpec, inputs: Sequence[InputBatch], outcomes: Sequence[BatchOutcome]
+    spec: TwinSpec | StateSpec, inputs: Sequence[InputBatch], outcomes: Sequence[BatchOutcome]
 ) -> Trace:
     """The trace of a run: ``outcomes`` in batch order; data batches take their input rows
     from ``inputs`` in order."""
@@ -65,6 +67,9 @@ def build_trace(
         for _ in range(b.dropped):
             trace.emit("late_dropped", b.proc_time, b.watermark, OPERATOR, None, None, None, None)
         for r in b.rows:
+            if isinstance(r, TimerRow):
+                _timer_output(trace, b, r)
+                continue
             window = TimeWindow(r.window_start, r.window_end)
             pane = panes.get((r.key, window), 0)
             panes[(r.key, window)] = pane + 1
@@ -77,6 +82,15 @@ def build_trace(
                 "emitted", b.proc_time, b.watermark, OPERATOR, r.key, window, ts, r._asdict()
             )
     return trace
+
+
+def _timer_output(trace: Trace, b: BatchOutcome, r: TimerRow) -> None:
+    """A state twin's timer firing and its output row."""
+    trace.emit(
+        "timer_fired", b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer,
+        ("EVENT_TIME", None),
+    )  # fmt: skip
+    trace.emit("emitted", b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, r._asdict())
 
 
 def _arrival_times(inputs: Sequence[InputBatch]) -> dict[int, int]:

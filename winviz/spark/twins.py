@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from winviz.spark.batches import (
     KEY,
+    STREAM,
     TS,
     VALUE,
     InputBatch,
@@ -37,6 +38,7 @@ from winviz.spark.batches import (
     value_type,
     write_batch_file,
 )
+from winviz.spark.failures import SparkQueryError, failing_input, marked_record
 from winviz.spark.readback import to_outcomes
 from winviz.spark.results import OutputRow, TwinResult, row_order
 from winviz.spark.session import get_spark
@@ -54,16 +56,66 @@ def run_twin(
     spark: Any = None,
 ) -> TwinResult:
     """Run ``spec`` on Spark over ``records`` arriving at ``arrival_times`` (ms); the result
-    holds every executed micro-batch and a trace. ``spark`` defaults to ``get_spark()``."""
+    holds every executed micro-batch and a trace. ``spark`` defaults to ``get_spark()``. A
+    failure mid-query raises ``SparkQueryError`` (the completed batches on ``.outcomes``)."""
     inputs = form_batches(records, arrival_times, spec)
     spark = spark if spark is not None else get_spark()
+    conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
+
+    def build(watched: Path) -> Any:
+        return build_query(spark, spec, inputs, watched)
+
+    return execute(spark, spec, inputs, build, lambda r: OutputRow(*r), row_order, conf)
+
+
+def execute(
+    spark: Any,
+    spec: Any,
+    inputs: Sequence[InputBatch],
+    build: Callable[[Path], Any],
+    make_row: Callable[[Any], Any],
+    order: Callable[[Any], Any],
+    conf: dict[str, str],
+) -> TwinResult:
+    """Run the streaming DataFrame ``build(watched_dir)`` over ``inputs`` with session
+    settings ``conf`` set while it starts (restored after); ``make_row`` turns a collected row
+    into the result's row type, ``order`` sorts a batch's rows."""
     root = Path(tempfile.mkdtemp(prefix="winviz-twin-"))
+    run = _Run()
     try:
-        progress, captured = _run_query(spark, spec, inputs, root)
+        _run_query(spark, spec, inputs, root, build, run, make_row, order, conf)
+    except Exception as exc:
+        if not _is_query_failure(exc):
+            raise
+        done = to_outcomes(run.progress, run.captured, inputs, complete=False)
+        data_done = sum(1 for b in done if not b.is_no_data)
+        message = str(exc)
+        raise SparkQueryError(
+            batch_id=len(done),
+            input_batch=failing_input(inputs, run.files_written, data_done),
+            index=marked_record(message),
+            outcomes=done,
+            spark_message=message,
+        ) from exc
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    outcomes = to_outcomes(progress, captured, inputs)
+    outcomes = to_outcomes(run.progress, run.captured, inputs)
     return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), source="spark")
+
+
+def _is_query_failure(exc: BaseException) -> bool:
+    from pyspark.errors import StreamingQueryException
+
+    return isinstance(exc, StreamingQueryException)
+
+
+class _Run:
+    """What a query run collected so far (kept when it fails)."""
+
+    def __init__(self) -> None:
+        self.progress: list[dict[str, Any]] = []
+        self.captured: dict[int, list[Any]] = {}
+        self.files_written = 0
 
 
 def build_query(spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], watched: Path) -> Any:
@@ -72,11 +124,13 @@ def build_query(spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], watche
     from pyspark.sql import functions as F
 
     schema = input_schema(spec, inputs)
-    stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(watched))
-    stream = stream.withColumn(EVENT_TIME, F.timestamp_millis(TS)).withWatermark(
-        EVENT_TIME, f"{spec.watermark_delay} milliseconds"
-    )
-    window = F.window(EVENT_TIME, f"{spec.size} milliseconds", f"{spec.window_slide} milliseconds")
+    source = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(watched))
+    stream = watermarked(source, spec)
+    if spec.is_session:
+        window = F.session_window(EVENT_TIME, f"{spec.session_gap} milliseconds")
+    else:
+        size, slide = f"{spec.size} milliseconds", f"{spec.window_slide} milliseconds"
+        window = F.window(EVENT_TIME, size, slide)
     aggregates = [F.count(F.lit(1)).alias("count")]
     if spec.value_field is not None:
         aggregates.append(F.sum(VALUE).alias("sum"))
@@ -89,6 +143,27 @@ def build_query(spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], watche
         F.col("count"),
         total.alias("sum"),
     )
+
+
+def watermarked(source: Any, spec: TwinSpec) -> Any:
+    """``source`` with its event-time column and watermark. A union (one delay per stream):
+    each stream is the source's rows with that ``stream`` index, gets its own
+    ``withWatermark``, and the streams are ``unionByName``-ed. All streams come from one file,
+    so one micro-batch reads every stream's rows of a trigger interval (two file sources could
+    split them over two batches)."""
+    from pyspark.sql import functions as F
+
+    with_time = source.withColumn(EVENT_TIME, F.timestamp_millis(TS))
+    if not spec.is_union:
+        return with_time.withWatermark(EVENT_TIME, f"{spec.delays[0]} milliseconds")
+    parts = [
+        with_time.where(F.col(STREAM) == i).withWatermark(EVENT_TIME, f"{delay} milliseconds")
+        for i, delay in enumerate(spec.delays)
+    ]
+    union = parts[0]
+    for part in parts[1:]:
+        union = union.unionByName(part)
+    return union
 
 
 def input_schema(spec: TwinSpec, inputs: Sequence[InputBatch]) -> Any:
@@ -104,50 +179,68 @@ def input_schema(spec: TwinSpec, inputs: Sequence[InputBatch]) -> Any:
     if spec.value_field is not None:
         vtype = DoubleType() if value_type(inputs) == "double" else LongType()
         fields.append(StructField(VALUE, vtype))
+    if spec.stream_field is not None:
+        fields.append(StructField(STREAM, LongType()))
     return StructType(fields)
 
 
 def _run_query(
-    spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], root: Path
-) -> tuple[list[dict[str, Any]], dict[int, list[OutputRow]]]:
-    """Run the query to the end of the input; returns the progress reports (as dicts) and
-    each batch's captured output rows."""
+    spark: Any,
+    spec: Any,
+    inputs: Sequence[InputBatch],
+    root: Path,
+    build: Callable[[Path], Any],
+    run: _Run,
+    make_row: Callable[[Any], Any],
+    order: Callable[[Any], Any],
+    conf: dict[str, str],
+) -> None:
+    """Run the query to the end of the input, filling ``run`` with the progress reports (as
+    dicts) and each batch's captured output rows."""
     watched, staging, checkpoint = root / "input", root / "staging", root / "checkpoint"
     watched.mkdir()
     staging.mkdir()
-    captured: dict[int, list[OutputRow]] = {}
 
     def capture(frame: Any, batch_id: int) -> None:
-        rows = [OutputRow(*row) for row in frame.collect()]
-        captured[batch_id] = sorted(rows, key=row_order)
+        rows = [make_row(row) for row in frame.collect()]
+        run.captured[batch_id] = sorted(rows, key=order)
 
     writer = (
-        build_query(spark, spec, inputs, watched)
+        build(watched)
         .writeStream.outputMode(spec.output_mode)
         .foreachBatch(capture)
         .option("checkpointLocation", str(checkpoint))
     )
     query = None
+    previous = {k: spark.conf.get(k, None) for k in conf}
+    for k, v in conf.items():
+        spark.conf.set(k, v)  # read when the query starts
     try:
         if spec.drive == "per_batch":
             query = writer.start()
             written = 0
             for batch in inputs:
                 write_batch_file(batch, watched, staging)
+                run.files_written += 1
                 written += len(batch.rows)
                 _process_all(query, written)
         else:
             for batch in inputs:
                 write_batch_file(batch, watched, staging)
+                run.files_written += 1
             query = writer.trigger(availableNow=True).start()
             query.awaitTermination()
         if query.exception() is not None:
             raise query.exception()
-        progress = [json.loads(p.json) for p in query.recentProgress]
     finally:
+        for k, v in previous.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)
         if query is not None:
+            run.progress = [json.loads(p.json) for p in query.recentProgress]
             query.stop()
-    return progress, captured
 
 
 def _process_all(query: Any, rows_written: int) -> None:

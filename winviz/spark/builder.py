@@ -1,0 +1,298 @@
+"""The Spark twin of an engine pipeline: ``build_twin(env, sink)`` reads the job graph that
+``winviz.datastream`` built and, where Spark has an equivalent, returns the ``TwinSpec`` and
+the rows to feed it; where it has none, it says precisely why.
+
+What translates (the engine side -> the Spark side):
+
+- ``env.from_collection(values, arrival_times=...)`` -> the rows, cut into micro-batches by
+  arrival time; ``map`` / ``filter`` / ``flat_map`` before the windows run here, in Python;
+- ``assign_timestamps_and_watermarks(for_bounded_out_of_orderness(B))`` (or
+  ``for_monotonous_timestamps()``, B = 0) -> ``withWatermark(ts, B)``: Flink's watermark is
+  ``max_ts - B - 1`` and fires a window when it reaches ``end - 1``; Spark's is ``max_ts - B``
+  and closes a window when it reaches ``end``: the same condition on the event times seen;
+- ``a.union(b)`` of two such streams -> a union with one delay per stream and policy ``min``
+  (Flink's ``StatusWatermarkValve`` takes the minimum too);
+- ``key_by(f)`` -> the key column ``f(value)`` (a str or an int);
+- ``TumblingEventTimeWindows.of(size)`` / ``SlidingEventTimeWindows.of(size, slide)`` (offset
+  0) -> ``window(ts, size, slide)``; ``EventTimeSessionWindows.with_gap(gap)`` ->
+  ``session_window(ts, gap)``;
+- ``aggregate(CountAggregate())`` -> ``count(*)``; ``aggregate(SumAggregate(field))`` ->
+  ``sum(value)``; the default ``EventTimeTrigger`` -> output mode ``append``.
+
+Everything else is refused with its reason (``NO_TWIN``): allowed lateness (late re-firing),
+late-data side outputs, evictors, custom triggers, other functions, processing-time or global
+windows, window offsets, other watermark generators, idleness, partitioned sources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from winviz.errors import InputError, WinvizError
+from winviz.spark.spec import Drive, TwinSpec
+
+NO_TWIN = {
+    "allowed_lateness": (
+        "late re-fire (allowed lateness) has no Spark equivalent: Spark emits a window once "
+        "in append mode and drops every later row for it (there is no lateness after the "
+        "watermark)"
+    ),
+    "side_output": (
+        "side output of late data has no Spark equivalent: Spark drops late rows and only "
+        "counts them (numRowsDroppedByWatermark); it cannot route them to another stream"
+    ),
+    "evictor": (
+        "evictors have no Spark equivalent: a Spark window aggregation keeps only the running "
+        "aggregate, not the elements to evict from"
+    ),
+    "trigger": (
+        "custom triggers have no Spark equivalent: Spark outputs a window when the watermark "
+        "passes its end (append) or at every micro-batch that changed it (update), nothing else"
+    ),
+    "function": (
+        "only CountAggregate and SumAggregate have Spark twins (count(*) and sum(value)); "
+        "reduce, process and other aggregate functions are arbitrary Python code"
+    ),
+    "process": (
+        "a KeyedProcessFunction is arbitrary code; the state twin (winviz.spark.state_twins, "
+        "StateSpec) covers the count-until-event-time-timeout program only"
+    ),
+    "assigner": (
+        "only event-time tumbling, sliding and (fixed-gap) session windows have Spark twins "
+        "(window() / session_window()); processing-time and global windows do not"
+    ),
+    "offset": "window offsets are not part of the twin (Spark's window() startTime is not used)",
+    "watermarks": (
+        "only bounded-out-of-orderness and monotonous watermarks have a Spark twin "
+        "(withWatermark(ts, delay)); punctuated, custom and no watermarks do not"
+    ),
+    "idleness": (
+        "idleness has no Spark equivalent: a Spark stream without data holds its watermark "
+        "(multipleWatermarkPolicy='max' is the nearest thing)"
+    ),
+    "partitions": (
+        "partitioned sources have no twin: Spark has no per-partition watermarks "
+        "(one watermark per withWatermark)"
+    ),
+    "shape": (
+        "the twin covers source(s) -> [map/filter/flat_map] -> assign_timestamps_and_watermarks "
+        "-> [union] -> key_by -> window -> aggregate -> sink"
+    ),
+}
+
+
+class NoTwinError(WinvizError, ValueError):
+    """The pipeline has no Spark twin; ``reasons`` says why (one entry per obstacle)."""
+
+    def __init__(self, sink: str, reasons: Sequence[str]) -> None:
+        self.reasons = tuple(reasons)
+        super().__init__(f"no Spark twin for sink {sink!r}: " + "; ".join(self.reasons))
+
+
+@dataclass(frozen=True)
+class TwinPlan:
+    """The Spark twin of one sink: ``spec`` and the rows (``{"key", "ts", "value"[,
+    "stream"]}``) with their arrival times, or ``spec`` None and ``reasons``."""
+
+    sink: str
+    spec: TwinSpec | None
+    records: tuple[dict[str, Any], ...] = ()
+    arrival_times: tuple[int, ...] = ()
+    reasons: tuple[str, ...] = field(default=())
+    caveats: tuple[str, ...] = field(default=())  # what an approximate twin leaves out
+
+    @property
+    def possible(self) -> bool:
+        return self.spec is not None
+
+    def run(self, **kw: Any) -> Any:
+        """Run the twin on Spark (``winviz.spark.run_twin``)."""
+        from winviz.spark.twins import run_twin
+
+        return run_twin(list(self.records), list(self.arrival_times), self._spec(), **kw)
+
+    def predict(self) -> Any:
+        """The model's answer (``winviz.spark.predict``), no JVM."""
+        from winviz.spark.model import predict
+
+        return predict(list(self.records), list(self.arrival_times), self._spec())
+
+    def _spec(self) -> TwinSpec:
+        if self.spec is None:
+            raise NoTwinError(self.sink, self.reasons)
+        return self.spec
+
+
+def build_twin(
+    env: Any,
+    sink: str,
+    *,
+    trigger_interval: int = 1000,
+    drive: Drive = "per_batch",
+    approximate: bool = False,
+) -> TwinPlan:
+    """The Spark twin of the pipeline that ends in ``sink_to(sink)`` (``TwinPlan.reasons``
+    says why when there is none). ``approximate=True`` builds the nearest twin of a pipeline
+    with allowed lateness or a late-data side output anyway — Spark drops those late rows —
+    and lists what it leaves out in ``TwinPlan.caveats`` (for ``winviz.spark.compare``)."""
+    sinks = [n for n in env.nodes if n.kind == "sink" and n.name == sink]
+    if not sinks:
+        names = sorted(n.name for n in env.nodes if n.kind == "sink")
+        raise InputError("no such sink", field="sink", value=sink, expected=f"one of {names}")
+    window = sinks[0].inputs[0]
+    if window.kind == "process":
+        return TwinPlan(sink, None, reasons=(NO_TWIN["process"],))
+    if window.kind != "window" or window.side_of is not None:
+        return TwinPlan(sink, None, reasons=(NO_TWIN["shape"],))
+    p = window.params
+    reasons: list[str] = []
+    shape = _window_shape(p["assigner"], reasons)
+    caveats: list[str] = []
+    if p["allowed_lateness"]:
+        caveats.append(NO_TWIN["allowed_lateness"])
+    if p["late_data_tag"] is not None:
+        caveats.append(NO_TWIN["side_output"])
+    if not approximate:
+        reasons.extend(caveats)
+    if p["evictor"] is not None:
+        reasons.append(NO_TWIN["evictor"])
+    if p["trigger"] is not None:
+        reasons.append(NO_TWIN["trigger"])
+    aggregate, value_of = _function(p, reasons)
+    streams = _streams(window.inputs[0], reasons)
+    if reasons:
+        return TwinPlan(sink, None, reasons=tuple(dict.fromkeys(reasons)))
+    records, arrivals = _rows(streams, p["key_selector"], value_of)
+    delays = tuple(s[1] for s in streams)
+    spec = TwinSpec(
+        **shape,
+        watermark_delay=delays[0] if len(delays) == 1 else delays,
+        stream_field="stream" if len(delays) > 1 else None,
+        value_field="value" if aggregate == "sum" else None,
+        aggregate=aggregate,
+        output_mode="append",
+        trigger_interval=trigger_interval,
+        drive=drive,
+    )
+    return TwinPlan(sink, spec, tuple(records), tuple(arrivals), caveats=tuple(caveats))
+
+
+def _window_shape(assigner: Any, reasons: list[str]) -> dict[str, Any]:
+    from winviz.windows.assigners import (
+        EventTimeSessionWindows,
+        ProcessingTimeSessionWindows,
+        SlidingEventTimeWindows,
+        SlidingProcessingTimeWindows,
+        TumblingEventTimeWindows,
+        TumblingProcessingTimeWindows,
+    )
+
+    processing = (
+        TumblingProcessingTimeWindows,
+        SlidingProcessingTimeWindows,
+        ProcessingTimeSessionWindows,
+    )
+    if isinstance(assigner, processing):
+        reasons.append(NO_TWIN["assigner"])
+    elif isinstance(assigner, SlidingEventTimeWindows):
+        if assigner.offset:
+            reasons.append(NO_TWIN["offset"])
+        return {"size": assigner.size, "slide": assigner.slide}
+    elif isinstance(assigner, TumblingEventTimeWindows):
+        if assigner.offset:
+            reasons.append(NO_TWIN["offset"])
+        return {"size": assigner.size}
+    elif isinstance(assigner, EventTimeSessionWindows) and assigner.gap is not None:
+        return {"session_gap": assigner.gap}
+    else:
+        reasons.append(NO_TWIN["assigner"])
+    return {}
+
+
+def _function(params: dict[str, Any], reasons: list[str]) -> tuple[str, Any]:
+    from winviz.functions import CountAggregate, SumAggregate
+
+    fn = params.get("fn")
+    plain = params.get("function_kind") == "aggregate" and params.get("process_function") is None
+    if plain and isinstance(fn, CountAggregate):
+        return "count", None
+    if plain and isinstance(fn, SumAggregate):
+        return "sum", (lambda v: v) if fn.field is None else fn.field
+    reasons.append(NO_TWIN["function"])
+    return "count", None
+
+
+Row = tuple[int, Any, Any]  # (arrival, value, source timestamp)
+Stream = tuple[list[Row], int, Any]  # rows, watermark delay, timestamp assigner
+
+
+def _streams(node: Any, reasons: list[str]) -> list[Stream]:
+    """Each input stream of the window: its rows after map/filter/flat_map,
+    its watermark delay and timestamp assigner."""
+    if node.kind == "union":
+        return [s for n in node.inputs for s in _streams(n, reasons)]
+    if node.kind == "split_watermarks":
+        reasons.append(NO_TWIN["partitions"])
+        return []
+    if node.kind != "watermarks":
+        reasons.append(NO_TWIN["shape"])
+        return []
+    strategy = node.params["strategy"]
+    delay = _delay(strategy, reasons)
+    rows = _source_rows(node.inputs[0], reasons)
+    return [(rows, delay, strategy.timestamp_assigner)]
+
+
+def _delay(strategy: Any, reasons: list[str]) -> int:
+    from winviz.watermarks import BoundedOutOfOrdernessWatermarks
+
+    if strategy.idle_timeout is not None:
+        reasons.append(NO_TWIN["idleness"])
+    generator = strategy.generator_factory()
+    if not isinstance(generator, BoundedOutOfOrdernessWatermarks) or (
+        strategy.timestamp_assigner is None
+    ):
+        reasons.append(NO_TWIN["watermarks"])
+        return 0
+    return generator.bound
+
+
+def _source_rows(node: Any, reasons: list[str]) -> list[Row]:
+    if node.kind in ("map", "filter", "flat_map"):
+        out = []
+        fn = node.params["fn"]
+        for arrival, value, ts in _source_rows(node.inputs[0], reasons):
+            if node.kind == "map":
+                out.append((arrival, fn(value), ts))
+            elif node.kind == "filter":
+                if fn(value):
+                    out.append((arrival, value, ts))
+            else:
+                out.extend((arrival, v, ts) for v in fn(value))
+        return out
+    if node.kind != "source":
+        reasons.append(NO_TWIN["shape"])
+        return []
+    if "num_partitions" in node.params:
+        reasons.append(NO_TWIN["partitions"])
+        return []
+    return [(arrival, value, ts) for arrival, _, value, ts in node.params["records"]]
+
+
+def _rows(
+    streams: list[Stream], key_selector: Any, value_of: Any
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """The twin's rows in arrival order (stable: stream order, then input order)."""
+    tagged = []
+    for i, (rows, _, assigner) in enumerate(streams):
+        for arrival, value, source_ts in rows:
+            row: dict[str, Any] = {"key": key_selector(value), "ts": assigner(value, source_ts)}
+            if value_of is not None:
+                row["value"] = value_of(value)
+            if len(streams) > 1:
+                row["stream"] = i
+            tagged.append((arrival, row))
+    tagged.sort(key=lambda t: t[0])
+    return [r for _, r in tagged], [a for a, _ in tagged]

@@ -1,0 +1,214 @@
+"""``compare(engine_result, spark_result)``: what the Flink engine and its Spark twin produced
+for each (key, window), when, and a reason for every difference.
+
+The engine side is read from its trace (the window operator's ``fired``,
+``skipped_late_window``, ``side_output`` and ``late_dropped`` records), the Spark side from a
+``TwinResult`` (a real run or the model): its output rows per micro-batch and, recomputed from
+its ``arrival`` and ``batch`` records, the rows its late filter dropped (a window copy with
+``end <= late watermark``, a session row with ``ts + gap <= late watermark``; the late
+watermark is the previous batch's watermark, see ``winviz.spark.results``).
+
+Reasons (several may apply to one row, joined with ``"; "``):
+
+- ``Spark emits in append mode only once the watermark passes the window end, one batch
+  later``: the same result, later — Spark's watermark moves after a batch, and the window is
+  output by the next (often no-data) batch, while Flink fires at the periodic watermark;
+- ``fired by Flink's end-of-input watermark (MAX); Spark's watermark stayed at W < window
+  end E, the window is still open in Spark's state``: a bounded Flink job ends with
+  ``Long.MAX_VALUE``, a streaming query has no end (``fired by Flink at watermark W'`` when
+  Flink's watermark got there otherwise — e.g. one input of a union ended with MAX);
+- ``late re-fire (allowed lateness) has no Spark equivalent``: Flink fired again (``late``);
+- ``side output 'tag': Flink routed late row ts T there; Spark drops late rows``;
+- ``dropped by Flink as late: ts T (watermark W)``;
+- ``dropped by Spark's late filter: ts T (window end E) <= watermark of previous batch W
+  (batch N)`` (sessions: ``ts T + gap G <= ...``);
+- ``Spark emitted nothing yet`` / ``Flink emitted nothing`` when one side has no output and
+  none of the above says why.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from winviz.spark.model import spark_windows
+from winviz.spark.results import TwinResult
+from winviz.time import MAX
+
+COLUMNS = [
+    "key",
+    "window_start",
+    "window_end",
+    "flink_result",
+    "flink_time",
+    "flink_firings",
+    "spark_result",
+    "spark_batch",
+    "spark_time",
+    "same_result",
+    "reason",
+]
+APPEND_LATER = (
+    "Spark emits in append mode only once the watermark passes the window end, one batch later"
+)
+LATE_REFIRE = "late re-fire (allowed lateness) has no Spark equivalent"
+
+
+def compare(engine_result: Any, spark_result: TwinResult, operator: str | None = None) -> Any:
+    """A pandas DataFrame, one row per (key, window) either side produced or dropped rows
+    for, sorted by key then window (columns ``COLUMNS``): Flink's last (final) result, when it
+    fired it and how many times it fired; Spark's last output, its batch and that batch's
+    processing time; whether the final results agree and why not (or why they came at
+    different times). ``operator`` names the engine's window operator (default: the one
+    operator that fired windows)."""
+    import pandas as pd
+
+    flink = _flink_side(engine_result.trace, operator)
+    spark = _spark_side(spark_result)
+    groups = sorted(set(flink) | set(spark), key=lambda g: (str(type(g[0])), g[0], g[1], g[2]))
+    final_wm = spark_result.batches[-1].watermark if spark_result.batches else 0
+    rows = []
+    for g in groups:
+        f, s = flink.get(g, _Flink()), spark.get(g, _Spark())
+        last = f.firings[-1] if f.firings else None
+        out = s.outputs[-1] if s.outputs else None
+        flink_result = last[1] if last else None
+        spark_result_value = out[2] if out else None
+        same = flink_result == spark_result_value
+        rows.append(
+            {
+                "key": g[0],
+                "window_start": g[1],
+                "window_end": g[2],
+                "flink_result": flink_result,
+                "flink_time": last[0] if last else None,
+                "flink_firings": len(f.firings),
+                "spark_result": spark_result_value,
+                "spark_batch": out[0] if out else None,
+                "spark_time": out[1] if out else None,
+                "same_result": same,
+                "reason": "; ".join(_reasons(g, f, s, same, final_wm)),
+            }
+        )
+    frame = pd.DataFrame(rows, columns=COLUMNS, dtype=object)
+    ints = ["window_start", "window_end", "flink_time", "flink_firings"]
+    ints += ["spark_batch", "spark_time"]
+    return frame.astype({c: "Int64" for c in ints} | {"same_result": bool, "reason": str})
+
+
+class _Flink:
+    def __init__(self) -> None:
+        self.firings: list[tuple[int, Any, str, int]] = []  # proc_time, result, timing, wm
+        self.late: list[str] = []
+
+
+class _Spark:
+    def __init__(self) -> None:
+        self.outputs: list[tuple[int, int, Any]] = []  # batch_id, proc_time, result
+        self.dropped: list[str] = []
+
+
+def _flink_side(trace: Any, operator: str | None) -> dict[tuple, _Flink]:
+    records = list(trace.records())
+    if operator is None:
+        fired_ops = sorted({r.operator for r in records if r.kind == "fired"})
+        skipped_ops = sorted({r.operator for r in records if r.kind == "skipped_late_window"})
+        ops = fired_ops or skipped_ops
+        if len(ops) > 1:
+            raise ValueError(f"several window operators fired ({ops}); pass operator=")
+        operator = ops[0] if ops else None
+    side: dict[tuple, _Flink] = defaultdict(_Flink)
+    pending: list[tuple[tuple, Any]] = []  # skipped windows of the element being handled
+    for r in records:
+        if r.operator != operator:
+            continue
+        if r.kind == "fired" and r.window is not None:
+            g = (r.key, r.window.start, r.window.end)
+            side[g].firings.append((r.proc_time, r.detail[0], r.detail[2], r.watermark))
+        elif r.kind == "skipped_late_window":
+            pending.append(((r.key, r.window.start, r.window.end), r))
+        elif r.kind in ("side_output", "late_dropped", "element", "arrival"):
+            for g, skipped in pending:
+                if r.kind == "side_output" and r.ts == skipped.ts and r.key == skipped.key:
+                    side[g].late.append(
+                        f"side output {r.detail[0]!r}: Flink routed late row ts {r.ts} there "
+                        f"(watermark {skipped.watermark}); Spark drops late rows"
+                    )
+                else:
+                    side[g].late.append(
+                        f"dropped by Flink as late: ts {skipped.ts} (watermark {skipped.watermark})"
+                    )
+            pending = []
+    for g, skipped in pending:
+        side[g].late.append(
+            f"dropped by Flink as late: ts {skipped.ts} (watermark {skipped.watermark})"
+        )
+    return side
+
+
+def _spark_side(result: TwinResult) -> dict[tuple, _Spark]:
+    spec = result.spec
+    side: dict[tuple, _Spark] = defaultdict(_Spark)
+    for b in result.batches:
+        for r in b.rows:
+            value = r.count if spec.aggregate == "count" else r.sum
+            side[(r.key, r.window_start, r.window_end)].outputs.append(
+                (b.batch_id, b.proc_time, value)
+            )
+    # late rows: the arrival records before each batch record are its input
+    arrivals: list[Any] = []
+    for rec in result.trace.records():
+        if rec.kind == "arrival":
+            arrivals.append(rec)
+            continue
+        if rec.kind != "batch":
+            continue
+        batch_id, _, late, _, _ = rec.detail
+        for a in arrivals:
+            ts = a.ts
+            if spec.is_session:
+                gap = spec.session_gap
+                if ts + gap <= late:
+                    side[(a.key, ts, ts + gap)].dropped.append(
+                        f"dropped by Spark's late filter: ts {ts} + gap {gap} <= watermark of "
+                        f"previous batch {late} (batch {batch_id})"
+                    )
+                continue
+            for start, end in spark_windows(ts, spec.size, spec.window_slide):
+                if end <= late:
+                    side[(a.key, start, end)].dropped.append(
+                        f"dropped by Spark's late filter: ts {ts} (window end {end}) <= "
+                        f"watermark of previous batch {late} (batch {batch_id})"
+                    )
+        arrivals = []
+    return side
+
+
+def _reasons(g: tuple, f: _Flink, s: _Spark, same: bool, final_wm: int) -> list[str]:
+    reasons: list[str] = []
+    if any(timing == "late" for _, _, timing, _ in f.firings):
+        reasons.append(LATE_REFIRE)
+    reasons.extend(dict.fromkeys(f.late))
+    reasons.extend(dict.fromkeys(s.dropped))
+    if f.firings and not s.outputs:
+        end = g[2]
+        fired_wm = f.firings[0][3]
+        if final_wm < end:
+            by = (
+                "fired by Flink's end-of-input watermark (MAX)"
+                if fired_wm == MAX
+                else f"fired by Flink at watermark {fired_wm}"
+            )
+            reasons.append(
+                f"{by}; Spark's watermark stayed at {final_wm} < window end {end}, the window "
+                "is still open in Spark's state"
+            )
+        elif not reasons:
+            reasons.append("Spark emitted nothing")
+    elif s.outputs and not f.firings and not reasons:
+        reasons.append("Flink emitted nothing")
+    elif f.firings and s.outputs and same and s.outputs[-1][1] > f.firings[-1][0]:
+        reasons.append(APPEND_LATER)
+    if not reasons and not same:
+        reasons.append("the results differ")
+    return reasons

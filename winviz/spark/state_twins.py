@@ -1,0 +1,417 @@
+"""The Spark twin of a ``KeyedProcessFunction`` with event-time timers (``StateSpec``).
+
+The program (the same for both of Spark's arbitrary-state APIs): per key, count (and sum) the
+rows and keep one event-time timer at *largest event time seen + timeout*, moved by each new
+row; when the timer fires, output ``TimerRow(key, timer, count, sum)`` and clear the key. In
+Flink terms: ``processElement`` deletes the old timer and registers the new one through
+``ctx.timerService()``, ``onTimer`` collects and clears.
+
+- ``"transform_with_state"``: ``groupBy("key").transformWithStateInPandas(processor,
+  outputStructType, "Append", "EventTime")`` (``TransformWithStateInPandasExec``). The
+  processor's ``handleInputRows(self, key, rows, timerValues)`` keeps a ``ValueState`` and
+  moves the timer with ``getHandle().deleteTimer`` / ``registerTimer``;
+  ``handleExpiredTimer(self, key, timerValues, expiredTimerInfo)`` outputs. Needs the RocksDB
+  state store (``RocksDBStateStoreProvider``, set for the query) and ``protobuf``.
+- ``"apply_in_pandas_with_state"``: ``groupBy("key").applyInPandasWithState(func, ...,
+  "append", "EventTimeTimeout")`` (``FlatMapGroupsWithStateExec``); the timer is
+  ``state.setTimeoutTimestamp``, a timeout calls ``func`` with ``state.hasTimedOut``. Spark
+  refuses a timeout below the batch's watermark (``INVALID_TIMEOUT_TIMESTAMP``): the query
+  fails, and ``SparkQueryError`` names the batch and the row.
+
+Processing-time timers (``timeMode="ProcessingTime"`` / ``ProcessingTimeTimeout``) are not
+twinned: with them ``shouldRunAnotherBatch`` is always true, Spark runs no-data batches for
+ever and ``processAllAvailable()`` never returns; ``run_processing_time_probe`` shows it with a
+wall-clock bound.
+
+The model of both (``StateModel``, no JVM) follows these rules, checked against Spark:
+
+1. watermarks, batches and no-data batches as for windows (``winviz.spark.model`` rules 1, 5);
+2. a row with ``ts <= late watermark`` (the previous batch's) is dropped and counted
+   (``numRowsDroppedByWatermark``: rows, there is no partial aggregation);
+3. a batch first handles its input, key by key, then fires the timers that are due against
+   its eviction watermark ``wm``: ``transformWithState`` fires ``t <= wm``,
+   ``applyInPandasWithState`` times out ``t < wm`` (``timeoutTimestamp < watermark``);
+4. ``applyInPandasWithState`` fails when a new timeout is below ``wm``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from winviz.spark.batches import (
+    INDEX,
+    KEY,
+    TS,
+    VALUE,
+    InputBatch,
+    form_batches,
+    write_batch_file,
+)
+from winviz.spark.failures import SparkQueryError, record_marker
+from winviz.spark.model import WatermarkTracker, _add
+from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_order
+from winviz.spark.session import get_spark
+from winviz.spark.spec import StateSpec
+from winviz.spark.tracing import build_trace
+from winviz.spark.twins import EVENT_TIME, execute, input_schema
+
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+STATE_CONF = {"spark.sql.streaming.stateStore.providerClass": ROCKSDB}
+
+
+def run_state_twin(
+    records: Sequence[Any],
+    arrival_times: Sequence[int],
+    spec: StateSpec,
+    *,
+    spark: Any = None,
+) -> TwinResult:
+    """Run the state twin of ``spec`` on Spark; rows are ``TimerRow``s. A failure mid-query
+    raises ``SparkQueryError`` naming the batch and row (completed batches kept)."""
+    inputs = form_batches(records, arrival_times, spec)
+    spark = spark if spark is not None else get_spark()
+
+    def build(watched: Path) -> Any:
+        return build_state_query(spark, spec, inputs, watched)
+
+    return execute(spark, spec, inputs, build, lambda r: TimerRow(*r), timer_row_order, STATE_CONF)
+
+
+def output_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
+    """``key``, ``timer``, ``count``, ``sum`` as a DDL string (types as the input's)."""
+    schema = input_schema(spec, inputs)
+    key_type = schema[KEY].dataType.simpleString()
+    sum_type = schema[VALUE].dataType.simpleString() if spec.value_field is not None else "long"
+    return f"key {key_type}, timer long, count long, sum {sum_type}"
+
+
+def state_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
+    """The per-key state: ``count``, ``sum``, largest event time, the timer."""
+    sum_type = output_schema(spec, inputs).rsplit(" ", 1)[1]
+    return f"count long, sum {sum_type}, max_ts long, timer long"
+
+
+def build_state_query(
+    spark: Any, spec: StateSpec, inputs: Sequence[InputBatch], watched: Path
+) -> Any:
+    """file source -> event time -> watermark -> groupBy(key) -> the chosen state API."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import LongType, StructField
+
+    schema = input_schema(spec, inputs)
+    schema = schema.add(StructField(INDEX, LongType()))
+    stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(watched))
+    stream = stream.withColumn(EVENT_TIME, F.timestamp_millis(TS)).withWatermark(
+        EVENT_TIME, f"{spec.watermark_delay} milliseconds"
+    )
+    columns = [KEY, TS, INDEX, EVENT_TIME] + ([VALUE] if spec.value_field is not None else [])
+    grouped = stream.select(*columns).groupBy(KEY)
+    out = output_schema(spec, inputs)
+    if spec.api == "transform_with_state":
+        processor = make_processor(spec.timeout, state_schema(spec, inputs))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+            return grouped.transformWithStateInPandas(processor, out, "Append", "EventTime")
+    func = make_timeout_function(spec.timeout)
+    with warnings.catch_warnings():  # PySpark 4.x: "does not yet fully support pandas >= 3"
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+        return grouped.applyInPandasWithState(
+            func, out, state_schema(spec, inputs), "append", "EventTimeTimeout"
+        )
+
+
+def _fold(state: tuple | None, frames: Any) -> tuple[int, Any, int, int]:
+    """(count, sum, max_ts, input index of the max_ts row) after adding ``frames``' rows."""
+    count, total, max_ts = (0, None, None) if state is None else state[:3]
+    at = -1
+    for frame in frames:
+        count += len(frame)
+        if VALUE in frame.columns:
+            s = frame[VALUE].sum().item()
+            total = s if total is None else total + s
+        i = int(frame[TS].idxmax())
+        ts = int(frame[TS].loc[i])
+        if max_ts is None or ts > max_ts:
+            max_ts, at = ts, int(frame[INDEX].loc[i])
+    return count, total, max_ts, at
+
+
+def make_processor(timeout: int, state_ddl: str, processing_time: bool = False) -> Any:
+    """A ``StatefulProcessor`` for ``transformWithStateInPandas`` (defined here so that
+    importing ``winviz.spark`` does not import PySpark; cloudpickle ships it by value). With
+    ``processing_time`` the timer is the batch's processing time + timeout."""
+    import pandas as pd
+    from pyspark.sql.streaming import StatefulProcessor
+
+    class TimeoutCounter(StatefulProcessor):
+        """Count per key; one event-time timer at max event time + timeout."""
+
+        def init(self, handle: Any) -> None:
+            self.handle = handle
+            self.acc = handle.getValueState("acc", state_ddl)
+
+        def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Any:
+            old = self.acc.get() if self.acc.exists() else None
+            count, total, max_ts, _ = _fold(old, rows)
+            timer = max_ts + timeout
+            if processing_time:
+                timer = timerValues.getCurrentProcessingTimeInMs() + timeout
+            if old is not None and old[3] != timer:
+                self.handle.deleteTimer(old[3])
+            if old is None or old[3] != timer:
+                self.handle.registerTimer(timer)
+            self.acc.update((count, total, max_ts, timer))
+            yield from ()
+
+        def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any) -> Any:
+            count, total, _, timer = self.acc.get()
+            self.acc.clear()
+            yield pd.DataFrame(
+                {"key": [key[0]], "timer": [timer], "count": [count], "sum": [total]}
+            )
+
+        def close(self) -> None:
+            pass
+
+    return TimeoutCounter()
+
+
+def make_timeout_function(timeout: int) -> Any:
+    """The ``applyInPandasWithState`` function: the same program with a ``GroupState`` and
+    ``EventTimeTimeout``. A timeout Spark refuses raises with the record's ``record_marker``."""
+    import pandas as pd
+
+    def func(key: tuple, frames: Any, state: Any) -> Any:
+        if state.hasTimedOut:
+            count, total, _, timer = state.get
+            state.remove()
+            yield pd.DataFrame(
+                {"key": [key[0]], "timer": [timer], "count": [count], "sum": [total]}
+            )
+            return
+        count, total, max_ts, at = _fold(state.getOption, frames)
+        timer = max_ts + timeout
+        state.update((count, total, max_ts, timer))
+        try:
+            state.setTimeoutTimestamp(timer)
+        except Exception as exc:
+            raise ValueError(
+                f"{record_marker(at)} key {key[0]!r}: timeout {timer} (event time {max_ts} + "
+                f"{timeout}) refused by Spark: {exc}"
+            ) from exc
+
+    return func
+
+
+class StateTimeoutRefused(ValueError):
+    """The model's ``INVALID_TIMEOUT_TIMESTAMP``: rule 4."""
+
+
+class StateModel:
+    """Rules 1-4 of this module for one query: watermark, per-key state and timers."""
+
+    def __init__(self, spec: StateSpec) -> None:
+        self.spec = spec
+        self.tracker = WatermarkTracker(spec.delays, "min")
+        self.previous = 0
+        self.keys: dict[Any, list[Any]] = {}  # key -> [count, sum, max_ts, timer]
+        self.outcomes: list[BatchOutcome] = []
+
+    @property
+    def watermark(self) -> int:
+        return self.tracker.global_watermark
+
+    @property
+    def needs_no_data_batch(self) -> bool:
+        return self.watermark > self.previous
+
+    def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
+        evict, late = self.watermark, self.previous
+        rows = batch.rows if batch is not None else ()
+        indexes = batch.indexes if batch is not None else ()
+        kept = [(r, i) for r, i in zip(rows, indexes, strict=True) if r[TS] > late]
+        for r, i in kept:
+            acc = self.keys.setdefault(r[KEY], [0, None, None, None, i])
+            acc[0] += 1
+            acc[1] = _add(acc[1], r.get(VALUE))
+            if acc[2] is None or r[TS] > acc[2]:
+                acc[2], acc[4] = r[TS], i
+            acc[3] = acc[2] + self.spec.timeout
+        if self.spec.api == "apply_in_pandas_with_state":
+            # FlatMapGroupsWithStateExec sorts its input by key: the first refused key fails
+            for key in sorted({r[KEY] for r, _ in kept}):
+                acc = self.keys[key]
+                if acc[3] < evict:
+                    raise StateTimeoutRefused(
+                        f"{record_marker(acc[4])} key {key!r}: timeout {acc[3]} below the "
+                        f"watermark {evict} (batch {len(self.outcomes)})"
+                    )
+        strict = self.spec.api == "apply_in_pandas_with_state"
+        out = []
+        for key, acc in list(self.keys.items()):
+            if acc[3] < evict or (not strict and acc[3] == evict):
+                out.append(TimerRow(key, acc[3], acc[0], acc[1]))
+                del self.keys[key]
+        outcome = BatchOutcome(
+            batch_id=len(self.outcomes),
+            interval=batch.interval if batch is not None else None,
+            proc_time=proc_time,
+            input_rows=len(rows),
+            max_event_time=max((r[TS] for r in rows), default=None),
+            watermark=evict,
+            late_watermark=late,
+            dropped=len(rows) - len(kept),
+            rows=tuple(sorted(out, key=timer_row_order)),
+        )
+        self.outcomes.append(outcome)
+        self.previous = evict
+        self.tracker.update(rows)
+        return outcome
+
+
+def predict_state(
+    records: Sequence[Any], arrival_times: Sequence[int], spec: StateSpec
+) -> TwinResult:
+    """The model's answer for ``run_state_twin``. When Spark would fail (rule 4) it raises
+    ``SparkQueryError`` naming the batch and row, as ``run_state_twin`` does."""
+    inputs = form_batches(records, arrival_times, spec)
+    model = StateModel(spec)
+    current: InputBatch | None = None
+    try:
+        for batch in inputs:
+            current = batch
+            model.run_batch(batch, batch.proc_time)
+            current = None
+            if spec.drive == "per_batch" and model.needs_no_data_batch:
+                model.run_batch(None, batch.proc_time)
+        if spec.drive == "available_now" and inputs and model.needs_no_data_batch:
+            model.run_batch(None, inputs[-1].proc_time)
+    except StateTimeoutRefused as exc:
+        from winviz.spark.failures import marked_record
+
+        raise SparkQueryError(
+            batch_id=len(model.outcomes),
+            input_batch=current,
+            index=marked_record(str(exc)),
+            outcomes=model.outcomes,
+            spark_message=f"StateTimeoutRefused: {exc}",
+        ) from None
+    trace = build_trace(spec, inputs, model.outcomes)
+    return TwinResult(spec, model.outcomes, trace, source="model")
+
+
+@dataclass(frozen=True)
+class ProcessingTimeProbe:
+    """What ``run_processing_time_probe`` saw within its wall-clock bound."""
+
+    bound_seconds: float
+    returned: bool  # did processAllAvailable() return within the bound?
+    batches: int  # micro-batches Spark ran
+    no_data_batches: int
+
+
+def run_processing_time_probe(
+    records: Sequence[Any],
+    arrival_times: Sequence[int],
+    spec: StateSpec,
+    *,
+    bound_seconds: float = 3.0,
+    spark: Any = None,
+) -> ProcessingTimeProbe:
+    """The state twin with *processing-time* timers (``timeMode="ProcessingTime"``), run for
+    at most ``bound_seconds`` of wall-clock time, then stopped. ``TransformWithStateExec``'s
+    ``shouldRunAnotherBatch`` is always true in processing time, so Spark keeps running
+    no-data batches and ``processAllAvailable()`` never returns: this is why processing-time
+    timers have no deterministic twin. Every file is written before the query starts; the
+    bound starts once Spark has read them all (``processAllAvailable()`` is then called in a
+    thread, and ``query.stop()`` ends it)."""
+    inputs = form_batches(records, arrival_times, spec)
+    spark = spark if spark is not None else get_spark()
+    root = Path(tempfile.mkdtemp(prefix="winviz-probe-"))
+    watched, staging = root / "input", root / "staging"
+    watched.mkdir()
+    staging.mkdir()
+    batches: list[int] = []
+    previous = spark.conf.get(_PROVIDER, None)
+    query = None
+    try:
+        for batch in inputs:
+            write_batch_file(batch, watched, staging)
+        frame = _processing_time_query(spark, spec, inputs, watched)
+        spark.conf.set(_PROVIDER, ROCKSDB)
+        query = (
+            frame.writeStream.outputMode("append")
+            .foreachBatch(lambda df, batch_id: batches.append(batch_id) or df.collect())
+            .option("checkpointLocation", str(root / "checkpoint"))
+            .start()
+        )
+        _await_rows(query, sum(len(b.rows) for b in inputs), limit_seconds=300)
+        waiter = threading.Thread(target=_swallow_stop, args=(query,), daemon=True)
+        waiter.start()
+        waiter.join(bound_seconds)
+        returned = not waiter.is_alive()
+        query.stop()
+        waiter.join(30)
+        progress = [json.loads(p.json) for p in query.recentProgress]
+        ran = {p["batchId"]: p["numInputRows"] for p in progress if p["batchId"] in batches}
+    finally:
+        if previous is None:
+            spark.conf.unset(_PROVIDER)
+        else:
+            spark.conf.set(_PROVIDER, previous)
+        if query is not None:
+            query.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    no_data = sum(1 for n in ran.values() if n == 0)
+    return ProcessingTimeProbe(bound_seconds, returned, len(ran), no_data)
+
+
+_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
+
+
+def _await_rows(query: Any, rows: int, limit_seconds: float) -> None:
+    """Wait (polling the progress reports) until Spark has read ``rows`` input rows."""
+    deadline = time.monotonic() + limit_seconds
+    while sum(p.numInputRows for p in query.recentProgress) < rows:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"Spark read fewer than {rows} rows in {limit_seconds} s")
+        time.sleep(0.05)
+
+
+def _swallow_stop(query: Any) -> None:
+    """``processAllAvailable()`` in a thread; ``query.stop()`` ends it with an exception that
+    only says the query was stopped."""
+    from pyspark.errors import StreamingQueryException
+
+    with contextlib.suppress(StreamingQueryException):
+        query.processAllAvailable()
+
+
+def _processing_time_query(
+    spark: Any, spec: StateSpec, inputs: Sequence[InputBatch], watched: Path
+) -> Any:
+    from pyspark.sql.types import LongType, StructField
+
+    schema = input_schema(spec, inputs).add(StructField(INDEX, LongType()))
+    stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(watched))
+    columns = [KEY, TS, INDEX] + ([VALUE] if spec.value_field is not None else [])
+    processor = make_processor(spec.timeout, state_schema(spec, inputs), processing_time=True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+        return (
+            stream.select(*columns)
+            .groupBy(KEY)
+            .transformWithStateInPandas(
+                processor, output_schema(spec, inputs), "Append", "ProcessingTime"
+            )
+        )
