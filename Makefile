@@ -3,8 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# The browser tests (tests/browser) drive Debian's Chromium with Playwright; never a browser
+# downloaded by `playwright install`.
+WINVIZ_CHROMIUM ?= /usr/bin/chromium
+export WINVIZ_CHROMIUM
 
-.PHONY: setup lab test test-fast test-flink lint bench conformance clean
+.PHONY: setup lab test test-fast test-flink lint bench conformance clean browser lessons
 
 setup: $(STAMP)
 
@@ -24,10 +28,27 @@ lint: setup
 conformance: setup
 	$(PY) -m winviz.conformance run tests/conformance
 
-test: setup lint conformance
+# Installs Debian's chromium when it is missing and we are root. If it cannot, the browser
+# tests fail (they are not skipped) and say how to get it.
+browser:
+	@if [ -x "$(WINVIZ_CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  ( apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ) \
+	    || echo "warning: apt-get could not install chromium; the browser tests will fail"; \
+	else \
+	  echo "warning: $(WINVIZ_CHROMIUM) is missing and this user cannot install it: the" \
+	    "browser tests will fail. As root: apt-get install chromium (or set WINVIZ_CHROMIUM)"; \
+	fi
+
+# Every lesson as a self-contained page (no external URL): build/lessons/index.html
+lessons: setup
+	$(PY) -m winviz.viz.lessons notebooks build/lessons --jobs 2
+
+test: setup lint conformance browser
 	$(PY) -m pytest -n 2 --dist loadfile --nbval-lax tests notebooks
 
-test-fast: setup
+test-fast: setup browser
 	$(PY) -m pytest -x -q tests
 
 # The differential tier against real Flink (needs a JDK; downloads apache-flink-libraries).

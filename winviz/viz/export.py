@@ -7,13 +7,18 @@
 * ``setup_rendering`` — for notebooks: Altair's default renderer loads Vega from a CDN and its
   ``mimetype`` renderer emits Vega-Lite 6, which JupyterLab 4 does not render; this switches to
   the offline ``jupyter`` renderer (needs ``anywidget``) or, without it, to an offline renderer
-  that embeds the same self-contained page in an iframe. Nothing here runs at import time.
+  that embeds the same self-contained page in an iframe. With the environment variable
+  ``WINVIZ_RENDERER=export`` (set by ``winviz.viz.lessons`` when it executes a lesson for
+  ``make lessons``) it enables the "winviz-export" renderer instead: each chart becomes its
+  plain Vega-Lite spec under ``EXPORT_MIMETYPE``, which the lesson page writer embeds with one
+  inlined copy of Vega. Nothing here runs at import time.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -94,12 +99,38 @@ def _iframe_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
     }
 
 
+RENDERER_ENV = "WINVIZ_RENDERER"
+"""Environment variable read by ``setup_rendering``; ``export`` selects "winviz-export"."""
+EXPORT_MIMETYPE = "application/vnd.winviz.vegalite+json"
+"""The output type of the "winviz-export" renderer: the chart's Vega-Lite spec (a dict)."""
+
+
+def _export_renderer(spec: dict[str, Any], **_: Any) -> dict[str, Any]:
+    spec = dict(spec)
+    spec.pop("$schema", None)
+    return {
+        EXPORT_MIMETYPE: spec,
+        "text/plain": "<Vega-Lite chart: drawn when the lesson page is built (make lessons)>",
+    }
+
+
 def setup_rendering() -> str:
     """Make charts render offline in JupyterLab; returns the renderer enabled.
 
     Call once at the top of a notebook. Uses ``alt.renderers.enable("jupyter",
     offline=True)`` when anywidget is installed, else registers and enables "winviz-offline",
-    which shows each chart as a self-contained page in a sandboxed iframe (no network)."""
+    which shows each chart as a self-contained page in a sandboxed iframe (no network).
+    When the environment variable ``WINVIZ_RENDERER`` is ``export`` (``make lessons``), it
+    enables "winviz-export": each chart's output is its Vega-Lite spec under
+    ``EXPORT_MIMETYPE``, for ``winviz.viz.lessons`` to embed in a static page."""
+    mode = os.environ.get(RENDERER_ENV, "")
+    if mode not in ("", "export"):
+        raise ValueError(f"{RENDERER_ENV} must be 'export' or unset, got {mode!r}")
+    if mode == "export":
+        if "winviz-export" not in alt.renderers.names():
+            alt.renderers.register("winviz-export", _export_renderer)
+        alt.renderers.enable("winviz-export")
+        return "winviz-export"
     try:
         import anywidget  # noqa: F401
     except ImportError:

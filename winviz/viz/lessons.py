@@ -1,0 +1,398 @@
+"""Lessons as static pages: ``make lessons`` → ``build/lessons/NN_*.html`` and an index.
+
+``python -m winviz.viz.lessons [notebooks] [build/lessons]`` executes every lesson notebook
+(``NN_*.ipynb``) on a clean kernel (nbclient, the notebook's folder as working directory) with
+``WINVIZ_RENDERER=export``, so that ``wv.setup_rendering()`` makes each chart output its plain
+Vega-Lite spec (``export.EXPORT_MIMETYPE``) instead of a widget. Then each notebook becomes one
+self-contained HTML page:
+
+* nbconvert's ``lab`` template (JupyterLab's look, its CSS inlined) with every block that
+  would load something from a CDN emptied: require.js, MathJax, mermaid, the widget manager;
+* one inlined copy of Vega, Vega-Lite and vega-embed (``vl_convert.javascript_bundle``) per
+  page, which draws every chart as SVG: tooltips work, and Vega parameters bound to inputs
+  (the scrubber's processing-time slider) run in the browser with no kernel;
+* ipywidgets outputs (they need a running kernel) become a short static note naming the
+  widget and saying how to use it (open the lesson in JupyterLab: ``make lab``);
+* a hard check (``external_resources``): a page that would fetch anything from another host —
+  a ``src``/``href``/``srcset``/``data``/``poster`` attribute, a CSS ``@import`` or ``url()``,
+  or a Vega-Lite ``data.url`` — fails the build, naming the lesson and the reference.
+
+A lesson cell that raises fails the build: ``LessonBuildError`` names the lesson and shows
+the cell and its traceback (nbclient's ``CellExecutionError``). ``--jobs N`` builds N lessons
+at once, each in its own process (``make lessons`` uses 2).
+No Flink class is mirrored here: this is the kit's publishing step (``jupyter nbconvert
+--execute --to html`` with the network taken out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import nbformat
+import vl_convert as vlc
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+from nbconvert import HTMLExporter
+
+from winviz.viz.export import EXPORT_MIMETYPE, RENDERER_ENV, _vl_version
+
+LESSON_GLOB = "[0-9][0-9]_*.ipynb"
+"""Lesson notebooks: two digits, an underscore, a name (``00_tour.ipynb``)."""
+WIDGET_MIMETYPE = "application/vnd.jupyter.widget-view+json"
+EMBED_OPTIONS: dict[str, Any] = {
+    "renderer": "svg",
+    "actions": {"export": True, "source": True, "compiled": False, "editor": False},
+}
+"""vega-embed options for every chart: SVG, and no "Open in Vega Editor" (a remote site)."""
+
+# Resource references that make a browser fetch: tag attributes, CSS, Vega-Lite data URLs.
+# A plain link (<a href>) fetches nothing until clicked, so it is not one; nor is an XML
+# namespace or a string inside a script.
+_ATTR = re.compile(
+    r"""<(?!a\b)[a-z][a-z0-9-]*\b[^>]*?\b(?:src|href|srcset|data|poster|background|action)"""
+    r"""\s*=\s*["']?\s*((?:https?:|ftp:|wss?:)?//[^"'\s>]*)""",
+    re.IGNORECASE,
+)
+_CSS = re.compile(
+    r"""(?:@import\s+(?:url\()?\s*["']?|url\(\s*["']?)\s*((?:https?:|ftp:)?//[^"')\s]*)""",
+    re.IGNORECASE,
+)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_META_REFRESH = re.compile(r"""<meta\b[^>]*http-equiv\s*=\s*["']?refresh""", re.IGNORECASE)
+
+_TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block extra_css -%}
+<style type="text/css">
+.winviz-chart { margin: 4px 0; overflow-x: auto; }
+.winviz-chart-error { color: #b00; white-space: pre-wrap; }
+.winviz-widget-note { border-left: 4px solid #999; background: #f4f4f4; padding: 6px 10px; }
+#vg-tooltip-element { font-family: sans-serif; font-size: 12px; }
+</style>
+{%- endblock extra_css -%}
+{%- block footer_js -%}
+<script>{{ resources.winviz_bundle }}</script>
+<script>{{ resources.winviz_embed }}</script>
+{%- endblock footer_js -%}
+"""
+
+# Draws every chart; window.winvizCharts = {done, charts, errors} once all have rendered.
+_EMBED_JS = """(function () {
+  const options = %(options)s;
+  const boxes = Array.from(document.querySelectorAll("div.winviz-chart"));
+  window.winvizCharts = {done: false, charts: boxes.length, errors: []};
+  Promise.all(boxes.map(function (box, i) {
+    return Promise.resolve().then(function () {
+      const spec = JSON.parse(box.querySelector("script.winviz-spec").textContent);
+      return vegaEmbed(box.querySelector("div.winviz-view"), spec, options);
+    }).catch(function (e) {
+      const msg = "chart " + i + " could not be drawn: " + e;
+      window.winvizCharts.errors.push(msg);
+      const p = document.createElement("pre");
+      p.className = "winviz-chart-error";
+      p.textContent = msg;
+      box.appendChild(p);
+      console.error(msg);
+    });
+  })).then(function () { window.winvizCharts.done = true; });
+})();
+"""
+
+
+class LessonBuildError(RuntimeError):
+    """A lesson could not be built into a page (names the lesson and the reason)."""
+
+
+@dataclass(frozen=True)
+class LessonPage:
+    """One built page: its lesson, file, size, the time it took, its charts and widgets."""
+
+    lesson: str
+    path: Path
+    size: int
+    seconds: float
+    charts: int
+    widgets: int
+    title: str
+
+
+def find_lessons(folder: str | Path) -> list[Path]:
+    """The lesson notebooks of ``folder`` (``NN_*.ipynb``), sorted by name."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise LessonBuildError(f"lesson folder {str(folder)!r} does not exist")
+    return sorted(folder.glob(LESSON_GLOB))
+
+
+def execute(path: str | Path, *, timeout: int = 600) -> nbformat.NotebookNode:
+    """Run the notebook on a clean kernel in its own folder, charts in export mode."""
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent.resolve())}},
+    )
+    client.execute(env={**os.environ, RENDERER_ENV: "export"})
+    return nb
+
+
+def external_resources(page: str) -> list[str]:
+    """Every reference in an HTML page that would make a browser fetch from another host:
+    tag attributes (``src``, ``href`` of ``<link>``, ``srcset``, ``data``…), CSS
+    ``@import`` / ``url()``, ``<meta http-equiv=refresh>`` and Vega-Lite ``"url"`` data
+    sources inside the chart specs. Empty for a self-contained page."""
+    found = [m.group(0) for m in _ATTR.finditer(page)]
+    found += [m.group(0) for m in _CSS.finditer(page)]
+    found += [m.group(0) for m in _META_REFRESH.finditer(page)]
+    for spec in re.findall(
+        r'<script type="application/json" class="winviz-spec">(.*?)</script>', page, re.S
+    ):
+        found += [f"Vega-Lite data url {u!r}" for u in _data_urls(json.loads(spec))]
+    return found
+
+
+def _data_urls(node: Any) -> list[str]:
+    """The ``url`` of every data source in a Vega-Lite spec that points to another host."""
+    if isinstance(node, list):
+        return [u for item in node for u in _data_urls(item)]
+    if not isinstance(node, dict):
+        return []
+    urls = []
+    url = node.get("url")
+    if isinstance(url, str) and re.match(r"(?:[a-z][a-z0-9+.-]*:)?//", url, re.I):
+        urls.append(url)
+    for value in node.values():
+        urls += _data_urls(value)
+    return urls
+
+
+def _chart_html(spec: dict[str, Any]) -> str:
+    """A chart's place in the page: an empty view and its spec as JSON (``<`` escaped)."""
+    text = json.dumps(spec, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
+    return (
+        '<div class="winviz-chart"><div class="winviz-view"></div>'
+        f'<script type="application/json" class="winviz-spec">{text}</script></div>'
+    )
+
+
+def _widget_html(data: dict[str, Any]) -> str:
+    """The static note standing in for an ipywidgets output."""
+    shown = str(data.get("text/plain", "a widget")).strip().splitlines()[0][:120]
+    return (
+        '<div class="winviz-widget-note"><b>Interactive widget</b> '
+        f"(<code>{html.escape(shown)}</code>): it needs a running Python kernel, so it is "
+        "not part of this static page. Open the lesson in JupyterLab (<code>make lab</code>) "
+        "to use it.</div>"
+    )
+
+
+def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, int]:
+    """The executed notebook made ready for a static page: chart specs become chart
+    placeholders, widget outputs a note, widget state is dropped. Returns (notebook, number
+    of charts, number of widgets); the input is not changed."""
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    charts = widgets = 0
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data")
+            if not data:
+                continue
+            if EXPORT_MIMETYPE in data:
+                output["data"] = {"text/html": _chart_html(data[EXPORT_MIMETYPE])}
+                charts += 1
+            elif WIDGET_MIMETYPE in data:
+                output["data"] = {"text/html": _widget_html(data)}
+                widgets += 1
+    nb.metadata.pop("widgets", None)
+    return nb, charts, widgets
+
+
+def javascript_bundle() -> str:
+    """Vega, Vega-Lite (the version Altair writes) and vega-embed as one script that sets
+    ``window.vega``, ``window.vegaLite`` and ``window.vegaEmbed`` (built offline)."""
+    return vlc.javascript_bundle(vl_version=_vl_version()).replace("</script", "<\\/script")
+
+
+def _exporter() -> HTMLExporter:
+    return HTMLExporter(
+        template_name="lab",
+        template_file="winviz_lesson.html.j2",
+        extra_loaders=[jinja2.DictLoader({"winviz_lesson.html.j2": _TEMPLATE})],
+        exclude_anchor_links=True,
+    )
+
+
+def render_page(nb: nbformat.NotebookNode, title: str, bundle: str) -> str:
+    """The HTML page of an executed, staticized notebook (see the module docstring)."""
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    nb.metadata["title"] = title
+    embed = _EMBED_JS % {"options": json.dumps(EMBED_OPTIONS, sort_keys=True)}
+    body, _ = _exporter().from_notebook_node(
+        nb, resources={"winviz_bundle": bundle, "winviz_embed": embed}
+    )
+    return body
+
+
+def lesson_title(nb: nbformat.NotebookNode, fallback: str) -> str:
+    """The first Markdown heading of the notebook, else ``fallback``."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            m = re.search(r"^#+\s+(.+?)\s*$", cell.source, re.M)
+            if m:
+                return re.sub(r"[*_`]", "", m.group(1))
+    return fallback
+
+
+def build_lesson(
+    path: str | Path, out: str | Path, bundle: str, *, timeout: int = 600
+) -> LessonPage:
+    """Execute one lesson and write ``out/<lesson>.html``; raises ``LessonBuildError`` if the
+    page would load anything from another host."""
+    path, out = Path(path), Path(out)
+    start = time.perf_counter()
+    try:
+        executed = execute(path, timeout=timeout)
+    except CellExecutionError as exc:
+        raise LessonBuildError(
+            f"lesson {path.name}: a cell failed on a clean kernel:\n{exc}"
+        ) from exc
+    nb, charts, widgets = staticize(executed)
+    title = lesson_title(nb, path.stem)
+    page = render_page(nb, title, bundle)
+    bad = external_resources(page)
+    if bad:
+        raise LessonBuildError(
+            f"lesson {path.name}: the page would load {len(bad)} external resource(s), "
+            f"expected none; first: {bad[:3]}"
+        )
+    target = out / f"{path.stem}.html"
+    out.mkdir(parents=True, exist_ok=True)
+    target.write_text(page, encoding="utf-8")
+    return LessonPage(
+        lesson=path.stem,
+        path=target,
+        size=len(page.encode("utf-8")),
+        seconds=time.perf_counter() - start,
+        charts=charts,
+        widgets=widgets,
+        title=title,
+    )
+
+
+def index_page(pages: Sequence[LessonPage]) -> str:
+    """The index: one link per lesson page (relative links; no script, no external URL)."""
+    items = "\n".join(
+        f'<li><a href="{html.escape(p.path.name)}">{html.escape(p.lesson)}</a> — '
+        f"{html.escape(p.title)} <small>({p.charts} charts)</small></li>"
+        for p in pages
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        "<title>winviz lessons</title>\n<style>body{font-family:sans-serif;max-width:50em;"
+        "margin:2em auto;line-height:1.5}</style>\n</head>\n<body>\n<h1>winviz lessons</h1>\n"
+        "<p>Flink's time semantics, one lesson per page. Charts are interactive (tooltips, "
+        "sliders) and need no network; widgets need a kernel: open the notebooks in "
+        "JupyterLab (<code>make lab</code>).</p>\n"
+        f"<ol>\n{items}\n</ol>\n</body>\n</html>\n"
+    )
+
+
+def _report(page: LessonPage, log: Any) -> None:
+    if log:
+        log(
+            f"{page.path}  {page.size / 1e6:.2f} MB  {page.charts} charts  "
+            f"{page.widgets} widgets  {page.seconds:.1f} s"
+        )
+
+
+def build_lessons(
+    src: str | Path,
+    out: str | Path,
+    *,
+    only: Sequence[str] = (),
+    timeout: int = 600,
+    jobs: int = 1,
+    log: Any = None,
+) -> list[LessonPage]:
+    """Build every lesson of ``src`` (or those whose stem is in ``only``) into ``out``, with
+    ``out/index.html``; ``jobs`` lessons at a time (each on its own kernel, in its own
+    process). ``log``: a callable given one line per page built, in lesson order."""
+    lessons = find_lessons(src)
+    if only:
+        unknown = sorted(set(only) - {p.stem for p in lessons})
+        if unknown:
+            raise LessonBuildError(
+                f"no lesson named {unknown} in {str(src)!r}; lessons: {[p.stem for p in lessons]}"
+            )
+        lessons = [p for p in lessons if p.stem in only]
+    if not lessons:
+        raise LessonBuildError(f"no lesson notebook ({LESSON_GLOB}) in {str(src)!r}")
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    bundle = javascript_bundle()
+    build = partial(build_lesson, out=out, bundle=bundle, timeout=timeout)
+    pages = []
+    if jobs == 1:
+        for path in lessons:
+            pages.append(build(path))
+            _report(pages[-1], log)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for page in pool.map(build, lessons):
+                pages.append(page)
+                _report(page, log)
+    index = index_page(pages)
+    bad = external_resources(index)
+    if bad:  # pragma: no cover - the index is ours
+        raise LessonBuildError(f"index.html would load external resources: {bad[:3]}")
+    (Path(out) / "index.html").write_text(index, encoding="utf-8")
+    return pages
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m winviz.viz.lessons",
+        description="Build the lesson notebooks into self-contained HTML pages.",
+    )
+    parser.add_argument("src", nargs="?", default="notebooks", help="lesson folder")
+    parser.add_argument("out", nargs="?", default="build/lessons", help="output folder")
+    parser.add_argument("--only", action="append", default=[], help="lesson stem (repeat)")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    parser.add_argument("--jobs", type=int, default=1, help="lessons built at once")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        pages = build_lessons(
+            args.src, args.out, only=args.only, timeout=args.timeout, jobs=args.jobs, log=print
+        )
+    except LessonBuildError as exc:
+        print(f"make lessons: {exc}", file=sys.stderr)
+        return 1
+    total = sum(p.size for p in pages)
+    print(
+        f"{len(pages)} lessons → {Path(args.out) / 'index.html'}  {total / 1e6:.1f} MB  "
+        f"{time.perf_counter() - start:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
