@@ -57,7 +57,10 @@ test-flink: setup
 
 bench: setup
 	$(PY) bench/run.py $(BENCH_ARGS)
+	$(PY) bench/parallel_bench.py $(PARALLEL_BENCH_ARGS)
 	$(PY) bench/viz_bench.py
+	$(PY) bench/explore_bench.py
+	$(PY) bench/spark_bench.py
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .ruff_cache

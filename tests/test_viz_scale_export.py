@@ -130,3 +130,101 @@ def test_svg_and_png_render_marks(tmp_path) -> None:
 def test_message_card_exports_too(tmp_path) -> None:
     svg = viz.save_svg(viz.timeline(wv.Trace()), tmp_path / "m.svg").read_text()
     assert "The trace is empty." in svg
+
+
+# -- the cheap building blocks behind the charts (spec.py, scale.bin_points, TraceView) --------
+
+
+def test_rows_data_keeps_altairs_row_limit() -> None:
+    import altair as alt
+
+    from winviz.viz import spec
+
+    rows = [{"x": i} for i in range(5001)]
+    with pytest.raises(alt.MaxRowsError):
+        spec.rows_data(rows)
+    layer = spec.layer(
+        rows[:5000], {"type": "point"}, {"x": {"field": "x", "type": "quantitative"}}
+    )
+    out = layer.to_dict()
+    assert out["datasets"][out["data"]["name"]] == rows[:5000]
+    # the user's own setting is honoured (here: a lower limit)
+    with alt.data_transformers.enable("default", max_rows=10), pytest.raises(alt.MaxRowsError):
+        spec.rows_data(rows[:11])
+
+
+def test_layer_rows_are_shared_by_copies_and_serialise_as_a_dataframe_would() -> None:
+    import altair as alt
+    import pandas as pd
+
+    from winviz.viz import spec
+
+    rows = [{"x": 1, "what": "a"}, {"x": 2, "what": "b"}]
+    layer = spec.layer(rows, {"type": "point"}, {"x": {"field": "x", "type": "quantitative"}})
+    other = spec.layer(rows[:1], {"type": "point"}, {"x": {"field": "x", "type": "quantitative"}})
+    chart = alt.LayerChart(layer=[layer, other])
+    assert chart.layer[0].data is layer.data  # shared, not deep-copied
+    via_frames = alt.layer(
+        alt.Chart(pd.DataFrame(rows)).mark_point().encode(x="x:Q"),
+        alt.Chart(pd.DataFrame(rows[:1])).mark_point().encode(x="x:Q"),
+    ).to_dict()
+    assert chart.to_dict() == via_frames
+    assert spec.tooltips(rows, ["x"]) == [{"field": "what", "type": "nominal"}]
+
+
+def test_bin_points_exact_cells() -> None:
+    import pandas as pd
+
+    from winviz.viz import scale
+
+    frame = pd.DataFrame(
+        {
+            "ts": [0.0, 1.0, 9.0, 9.0, 5.0],
+            "proc": [0.0, 1.0, 9.0, 9.0, 5.0],
+            "fate": ["on time", "on time", "on time", "dropped", None],
+        }
+    )
+    cells, nx, ny = scale.bin_points(frame, "ts", "proc", "fate", (0, 10), (0, 10), 100)
+    assert (nx, ny) == (120, 80)
+    # sorted by (x cell, y cell, fate); the row without a fate forms no cell (as groupby)
+    assert cells[["fate", "count", "x", "y"]].values.tolist() == [
+        ["on time", 1, 0.0, 0.0],
+        ["on time", 1, 1.0, 1.0],
+        ["dropped", 1, 9.0, 9.0],
+        ["on time", 1, 9.0, 9.0],
+    ]
+    assert cells["x_hi"].iloc[0] == pytest.approx(10 / 120)
+    assert cells["y_lo"].iloc[2] == pytest.approx(9.0 // (10 / 80) * (10 / 80))
+
+
+def test_trace_view_windows_global_and_none() -> None:
+    import numpy as np
+
+    from winviz.viz import frames
+
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1), ("a", 2)], arrival_times=[0, 1])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.GlobalWindows.create())
+        .trigger(wv.CountTrigger.of(2))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    for source in (trace, trace.to_pandas()):
+        view = frames.open_trace(source)
+        rows = view.select("assigned", "element")
+        start, end, present = view.bounds(rows)
+        assert present.tolist() == [False] * len(rows)  # global window / no window
+        assert start.tolist() == end.tolist() == [0] * len(rows)
+        ints, has = view.ints("ts", rows)
+        assert has.all() and sorted(set(ints.tolist())) == [1, 2]
+        assert view.operators("assigned") == ["window"]
+        assert frames.element_fates(view, "window")["fate"].tolist() == ["on time", "on time"]
+        assert np.array_equal(view.kinds_of(rows), view.kinds[rows])

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from winviz.errors import UnsupportedOperationError, UserFunctionError, WinvizError
+from winviz.errors import UnsupportedOperationError
 from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
 from winviz.operators.base import BatchItem, StreamOperator
 from winviz.operators.inputs import InputGate
@@ -109,6 +109,15 @@ class _TwoInputs:
         if status.update_status(index, idle):
             self.process_watermark(status.combined)  # type: ignore[attr-defined]
         self._status_changed(was_idle)
+
+    def snapshot(self) -> dict[str, Any]:
+        snap = super().snapshot()  # type: ignore[misc]
+        snap["inputs"] = self.combined_status.snapshot()
+        return snap
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        super().restore(snap)  # type: ignore[misc]
+        self.combined_status.restore(snap["inputs"])
 
     def _status_changed(self, was_idle: bool) -> None:
         op: Any = self
@@ -274,15 +283,6 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
             )
         self.output.collect_side(tag, value, ts)
 
-    def snapshot(self) -> dict[str, Any]:
-        snap = super().snapshot()
-        snap["inputs"] = self.combined_status.snapshot()
-        return snap
-
-    def restore(self, snap: dict[str, Any]) -> None:
-        super().restore(snap)
-        self.combined_status.restore(snap["inputs"])
-
 
 class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):
     """Flink's ``KeyedCoProcessOperator``: a ``KeyedCoProcessFunction`` over two inputs keyed
@@ -301,37 +301,8 @@ class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):
         self.combined_status = IndexedCombinedWatermarkStatus()
 
     def _process(self, index: int, value: Any, ts: int | None) -> None:
-        self.metrics["num_records_in"] += 1
         method = ("process_element1", "process_element2")[index]
-        try:
-            key = self.key_selectors[index](value)
-            self.current_key = key
-            if self.trace is not None:
-                self.trace.emit(
-                    "element",
-                    self.timers.current_processing_time,
-                    self.timers.current_watermark,
-                    self.name,
-                    key,
-                    None,
-                    ts,
-                    value,
-                )
-            self.ctx._timestamp = ts
-            self.ctx._domain = None
-            self.collector.timestamp = ts
-            getattr(self.function, method)(value, self.ctx, self.collector)
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise UserFunctionError(
-                function=method,
-                operator=self.name,
-                key=self.current_key,
-                record=value,
-                index=self.job.record_index,
-                cause=exc,
-            ) from exc
+        self._process_keyed(self.key_selectors[index], method, value, ts)
 
     def process_element1(self, value: Any, ts: int | None) -> None:
         self._process(0, value, ts)
@@ -341,12 +312,3 @@ class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):
 
     def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
         raise UnsupportedOperationError("a two-input operator takes records through an input")
-
-    def snapshot(self) -> dict[str, Any]:
-        snap = super().snapshot()
-        snap["inputs"] = self.combined_status.snapshot()
-        return snap
-
-    def restore(self, snap: dict[str, Any]) -> None:
-        super().restore(snap)
-        self.combined_status.restore(snap["inputs"])

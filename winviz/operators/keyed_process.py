@@ -75,9 +75,16 @@ class KeyedProcessOperator(KeyedStreamOperator):
             opener(self.ctx)
 
     def process_element(self, value: Any, ts: int | None) -> None:
+        self._process_keyed(self.key_selector, "process_element", value, ts)
+
+    def _process_keyed(
+        self, key_selector: Callable[[Any], Any], method: str, value: Any, ts: int | None
+    ) -> None:
+        """Set the current key from ``key_selector``, trace the element and call the function's
+        ``method`` (``process_element``, or ``process_element1/2`` of a co-process function)."""
         self.metrics["num_records_in"] += 1
         try:
-            key = self.key_selector(value)
+            key = key_selector(value)
             self.current_key = key
             if self.trace is not None:
                 self.trace.emit(
@@ -93,12 +100,12 @@ class KeyedProcessOperator(KeyedStreamOperator):
             self.ctx._timestamp = ts
             self.ctx._domain = None
             self.collector.timestamp = ts
-            self.function.process_element(value, self.ctx, self.collector)
+            getattr(self.function, method)(value, self.ctx, self.collector)
         except WinvizError:
             raise
         except Exception as exc:
             raise UserFunctionError(
-                function="process_element",
+                function=method,
                 operator=self.name,
                 key=self.current_key,
                 record=value,

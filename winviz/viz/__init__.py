@@ -7,6 +7,8 @@
     viz.window_lanes(result.trace)      # one lane per key: windows, firings, merges
     viz.timers_chart(result.trace)      # timers: registration → firing/deletion, queue size
     viz.scrubber(result.trace)          # the timeline at processing time t (slider)
+    viz.propagation_chart(result.trace) # per-channel watermarks, the minimum, idle periods
+    viz.explore(pipeline, records, bound=(0, 5000, 500), size=[1000, 5000])   # sliders
     viz.save_html(chart, "t.html")      # self-contained page, no external URL
     viz.save_svg(chart, "t.svg"); viz.save_png(chart, "t.png")   # offline, for slides
 
@@ -24,15 +26,20 @@ Importing this package changes no global Altair setting. In a notebook, call
 
 from __future__ import annotations
 
+from winviz.viz.explore import Explorer, explore
 from winviz.viz.export import save_html, save_png, save_svg, setup_rendering
 from winviz.viz.frames import TraceInputError
 from winviz.viz.lanes import window_lanes
+from winviz.viz.propagation import propagation_chart
 from winviz.viz.scrubber import scrubber
 from winviz.viz.timeline import timeline
 from winviz.viz.timers import timers_chart
 
 __all__ = [
+    "Explorer",
     "TraceInputError",
+    "explore",
+    "propagation_chart",
     "save_html",
     "save_png",
     "save_svg",

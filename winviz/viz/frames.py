@@ -28,6 +28,7 @@ none).
 from __future__ import annotations
 
 import json
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
@@ -37,6 +38,8 @@ import pandas as pd
 from winviz.trace import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, Trace, jsonable
 
 BASE = Trace.FIELDS
+LONG_MIN = -(2**63)
+_FATE_NAMES = np.array(["on time", "late, accepted", "dropped", "side output"], dtype=object)
 WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
 FATE_KINDS = ("element", "assigned", "skipped_late_window", "late_dropped", "side_output")
 
@@ -50,44 +53,58 @@ class TraceView:
 
     Reading a Trace goes through its documented flat layout (record ``i`` is the eight values
     at ``8 * i``) rather than one ``TraceRecord`` per record: a 1M-event trace has ~6M records,
-    and this keeps reading it well under a second."""
+    and this keeps reading it well under a second. Kinds are coded once; the operator column
+    and the windows read are kept for the view's later questions (a view is made per chart,
+    so these caches live as long as one chart's construction)."""
 
     def __init__(self, source: Trace | pd.DataFrame) -> None:
         self.source = source
+        self._kinds: np.ndarray | None = None
         if isinstance(source, Trace):
             data = source.flat()
             self._data = data
-            self.kinds = np.asarray(data[0::8], dtype=object)
+            self._codes, uniques = _codes(data[0::8])
         else:
             self._frame = source.reset_index(drop=True)
-            self.kinds = self._frame["kind"].to_numpy(dtype=object)
-        self._codes, uniques = pd.factorize(self.kinds)
+            self._kinds = self._frame["kind"].to_numpy(dtype=object)
+            self._codes, uniques = pd.factorize(self._kinds)
         self._code_of = {k: i for i, k in enumerate(uniques)}
-        self._op_codes: np.ndarray | None = None
-        self._op_of: dict[str, int] = {}
+        self._kind_names = np.empty(len(uniques), dtype=object)
+        self._kind_names[:] = list(uniques)
+        self._ops: np.ndarray | None = None
+        self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def _operator_codes(self) -> np.ndarray:
-        """Operator of every record as an integer code (computed once)."""
-        if self._op_codes is None:
+    @property
+    def kinds(self) -> np.ndarray:
+        """The kind of every record (an object array, made on first use)."""
+        if self._kinds is None:
+            self._kinds = self._kind_names[self._codes]
+        return self._kinds
+
+    def kinds_of(self, rows: np.ndarray) -> np.ndarray:
+        """The kinds of some records (object array) — cheaper than ``kinds[rows]``."""
+        return self._kind_names[self._codes[rows]]
+
+    def is_kind(self, rows: np.ndarray, kind: str) -> np.ndarray:
+        """Boolean mask: which of these records are of ``kind``."""
+        return self._codes[rows] == self._code_of.get(kind, -1)
+
+    def _operator_column(self) -> np.ndarray:
+        """The operator of every record, as an object array (made once; comparing its
+        strings is cheaper than coding them: an operator's records share one string)."""
+        if self._ops is None:
             if isinstance(self.source, Trace):
-                ops = np.asarray(self._data[3::8], dtype=object)
+                self._ops = np.asarray(self._data[3::8], dtype=object)
             else:
-                ops = self._frame["operator"].to_numpy(dtype=object)
-            self._op_codes, uniques = pd.factorize(ops)
-            self._op_of = {k: i for i, k in enumerate(uniques)}
-        return self._op_codes
+                self._ops = self._frame["operator"].to_numpy(dtype=object)
+        return self._ops
 
     def operators(self, *kinds: str) -> list[str]:
         """Operators that wrote records of these kinds, in order of first appearance."""
-        codes = self._operator_codes()[self.select(*kinds)]
-        if not len(codes):
-            return []
-        uniq, first = np.unique(codes, return_index=True)
-        names = {i: k for k, i in self._op_of.items()}
-        return [names[int(c)] for c in uniq[np.argsort(first)]]
+        return list(dict.fromkeys(self._operator_column()[self.select(*kinds)].tolist()))
 
     def __len__(self) -> int:
-        return len(self.kinds)
+        return len(self._codes)
 
     def counts(self) -> dict[str, int]:
         """How many records of each kind."""
@@ -96,11 +113,11 @@ class TraceView:
 
     def select(self, *kinds: str, operator: str | None = None) -> np.ndarray:
         """The seqs (row positions) of records of these kinds, in seq order."""
-        codes = [self._code_of[k] for k in kinds if k in self._code_of]
-        rows = np.flatnonzero(np.isin(self._codes, codes))
+        wanted = np.zeros(len(self._code_of) + 1, dtype=bool)
+        wanted[[self._code_of[k] for k in kinds if k in self._code_of]] = True
+        rows = np.flatnonzero(wanted[self._codes])
         if operator is not None and len(rows):
-            codes = self._operator_codes()
-            rows = rows[codes[rows] == self._op_of.get(operator, -1)]
+            rows = rows[self._operator_column()[rows] == operator]
         return rows
 
     def column(self, name: str, rows: np.ndarray) -> np.ndarray:
@@ -155,12 +172,107 @@ class TraceView:
     def numbers(self, name: str, rows: np.ndarray) -> np.ndarray:
         """A time column as float64 (NaN where absent) — for vectorised arithmetic only;
         values beyond 2**53 are approximate (they are drawn clipped anyway)."""
-        values = self.column(name, rows)
+        ints, present = self.ints(name, rows)
+        out = ints.astype(float)
+        out[~present] = np.nan
+        return out
+
+    def codes(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+        """A base column of some records as integer codes and the distinct values (in order
+        of first appearance; unhashable values, e.g. list keys, are told apart by ``short``)."""
+        values: Any = (
+            _gather_raw(self._data, rows * 8 + BASE.index(name))
+            if isinstance(self.source, Trace)
+            else self.column(name, rows)
+        )
         try:
-            return np.asarray(values.tolist(), dtype=np.int64).astype(float)
-        except (TypeError, OverflowError, ValueError):
+            return _codes(values)
+        except TypeError:
             pass
-        return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
+        codes, uniques = pd.factorize(
+            np.asarray([_identity(v) for v in values], dtype=object), use_na_sentinel=False
+        )
+        first = {c: v for c, v in zip(codes.tolist(), values, strict=True)}
+        return codes, [first[i] for i in range(len(uniques))]
+
+    def ints(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A time column (proc_time, watermark, ts) as exact int64 values and a mask of where
+        a value is present (absent values are 0 in the first array)."""
+        if isinstance(self.source, Trace):
+            positions = (rows * 8 + BASE.index(name)).tolist()
+            try:  # one C-speed pass when every value is an int (the usual case)
+                ints = np.fromiter(
+                    map(self._data.__getitem__, positions), dtype=np.int64, count=len(positions)
+                )
+                return ints, np.ones(len(rows), dtype=bool)
+            except (TypeError, OverflowError, ValueError):
+                pass
+        values = self.column(name, rows)
+        present = np.array([v is not None for v in values], dtype=bool)
+        out = np.zeros(len(rows), dtype=np.int64)
+        out[present] = [int(v) for v, p in zip(values, present, strict=True) if p]
+        return out, present
+
+    def bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The windows of some records as (start, end, present): int64 arrays and a mask of
+        the records that have a time window (False for none and for the global window).
+
+        Read once per record and remembered (several frames read the same windows)."""
+        n_all = len(self)
+        if self._bounds is None:
+            self._bounds = (
+                np.zeros(n_all, dtype=np.int64),
+                np.zeros(n_all, dtype=np.int64),
+                np.zeros(n_all, dtype=bool),
+                np.zeros(n_all, dtype=bool),
+            )
+        starts, ends, present, known = self._bounds
+        missing = rows[~known[rows]]
+        if len(missing):
+            starts[missing], ends[missing], present[missing] = self._read_bounds(missing)
+            known[missing] = True
+        return starts[rows], ends[rows], present[rows]
+
+    def _read_bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = len(rows)
+        if isinstance(self.source, Trace) and n:
+            positions = (rows * 8 + BASE.index("window")).tolist()
+            first, last = self._data[positions[0]], self._data[positions[-1]]
+            if all(isinstance(w, tuple) and hasattr(w, "end") for w in (first, last)):
+                # a TimeWindow is a (start, end) named tuple: one C-speed pass; anything else
+                # (the global window, None) makes it fail and takes the general path
+                flat = chain.from_iterable(map(self._data.__getitem__, positions))
+                try:
+                    pairs = np.fromiter(flat, dtype=np.int64, count=2 * n)
+                    if next(flat, None) is None:
+                        return pairs[0::2], pairs[1::2], np.ones(n, dtype=bool)
+                except (TypeError, OverflowError, ValueError):
+                    pass
+        windows = self.column("window", rows)
+        present = np.array([w is not None for w in windows], dtype=bool)
+        start = np.zeros(n, dtype=np.int64)
+        end = np.zeros(n, dtype=np.int64)
+        if present.any():
+            start[present] = [w[0] for w in windows[present]]
+            end[present] = [w[1] for w in windows[present]]
+        return start, end, present
+
+
+def _codes(values: list[Any] | tuple[Any, ...]) -> tuple[np.ndarray, list[Any]]:
+    """Integer codes of a column of hashable values with few distinct ones, numbered in order
+    of first appearance (as ``pd.factorize``; a dict pass is faster for few distinct values)."""
+    code_of = {v: i for i, v in enumerate(dict.fromkeys(values))}
+    codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=len(values))
+    return codes, list(code_of)
+
+
+def _gather_raw(data: list[Any], positions: np.ndarray) -> tuple[Any, ...]:
+    """The values at these positions of the flat storage, as a tuple."""
+    if len(positions) == 1:
+        return (data[int(positions[0])],)
+    if not len(positions):
+        return ()
+    return itemgetter(*positions.tolist())(data)
 
 
 def _gather(data: list[Any], positions: np.ndarray) -> np.ndarray:
@@ -253,46 +365,35 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     """One row per element reaching ``operator``: seq, proc_time, ts, watermark, fate,
     windows (how many it was assigned to). See the module docstring for the rules."""
     rows = view.select(*FATE_KINDS, operator=operator)
-    kinds = view.kinds[rows]
-    is_element = kinds == "element"
+    is_element = view.is_kind(rows, "element")
     group = np.cumsum(is_element) - 1
     keep = group >= 0
-    rows, kinds, group = rows[keep], kinds[keep], group[keep]
-    is_element = is_element[keep]
+    rows, group, is_element = rows[keep], group[keep], is_element[keep]
 
-    assigned = kinds == "assigned"
+    assigned = view.is_kind(rows, "assigned")
     arows = rows[assigned]
-    # exact integer comparison: near MIN / MAX float64 would round
-    late_window = np.array(
-        [
-            w is not None and wm is not None and w[1] - 1 <= wm
-            for w, wm in zip(
-                view.column("window", arows), view.column("watermark", arows), strict=True
-            )
-        ],
-        dtype=bool,
-    )
+    # exact integer comparison (int64, not float64, which would round near MIN / MAX);
+    # an end that overflowed to MIN has end - 1 below every watermark
+    _, ends, has_window = view.bounds(arows)
+    marks, has_mark = view.ints("watermark", arows)
+    late_window = has_window & has_mark & ((ends == LONG_MIN) | (ends - 1 <= marks))
     n = int(is_element.sum())
     late_accepted = np.zeros(n, dtype=bool)
     late_accepted[group[assigned][late_window]] = True
     n_windows = np.bincount(group[assigned], minlength=n)
     dropped = np.zeros(n, dtype=bool)
-    dropped[group[kinds == "late_dropped"]] = True
+    dropped[group[view.is_kind(rows, "late_dropped")]] = True
     side = np.zeros(n, dtype=bool)
-    side[group[kinds == "side_output"]] = True
+    side[group[view.is_kind(rows, "side_output")]] = True
 
-    fate = np.where(
-        dropped,
-        "dropped",
-        np.where(side, "side output", np.where(late_accepted, "late, accepted", "on time")),
-    )
+    fate = np.where(dropped, 2, np.where(side, 3, np.where(late_accepted, 1, 0)))
     erows = rows[is_element]
     return pd.DataFrame(
         {
             "seq": erows,
             "proc_time": view.numbers("proc_time", erows),
             "ts": view.numbers("ts", erows),
-            "fate": fate,
+            "fate": _FATE_NAMES[fate],
             "windows": n_windows,
         }
     )
@@ -348,13 +449,16 @@ def window_records(
     asked for (key, proc_time, watermark, ts), window_start, window_end (None for the global
     window)."""
     rows = view.select(*kinds, operator=operator)
-    windows = view.column("window", rows)
-    frame = pd.DataFrame({"seq": rows, "kind": view.kinds[rows]})
+    columns: dict[str, Any] = {"seq": rows, "kind": view.kinds_of(rows)}
     for name in fields:
-        frame[name] = view.column(name, rows)
-    frame["window_start"] = [None if w is None else w[0] for w in windows]
-    frame["window_end"] = [None if w is None else w[1] for w in windows]
-    return frame
+        columns[name] = view.column(name, rows)
+    start, end, present = view.bounds(rows)
+    if present.all():
+        columns["window_start"], columns["window_end"] = start, end
+    else:
+        for name, values in (("window_start", start), ("window_end", end)):
+            columns[name] = [int(v) if p else None for v, p in zip(values, present, strict=True)]
+    return pd.DataFrame(columns)
 
 
 def firings(view: TraceView, operator: str) -> pd.DataFrame:
@@ -415,48 +519,75 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     """One row per (key, window): opened (first assigned proc_time), closed (cleanup
     proc_time; None while still open at the end of the trace), elements assigned, firings,
     merged_into ("[s, e)" when a session merge absorbed it, else None)."""
-    recs = window_records(
-        view, operator, "assigned", "fired", "cleanup", fields=("key", "proc_time")
-    )
-    recs = recs[recs["window_start"].notna()]
-    if recs.empty:
+    rows = view.select("assigned", "fired", "cleanup", operator=operator)
+    start, end, present = view.bounds(rows)
+    rows, start, end = rows[present], start[present], end[present]
+    if not len(rows):
         return pd.DataFrame(columns=LIFE_COLUMNS)
-    recs = recs.assign(
-        key=key_texts(recs["key"]),
-        window_start=recs["window_start"].astype("int64"),
-        window_end=recs["window_end"].astype("int64"),
-        proc_time=recs["proc_time"].astype("int64"),
+    proc, _ = view.ints("proc_time", rows)
+    # group by the key's text (as the lanes show it), then the window
+    key_codes, key_uniques = view.codes("key", rows)
+    text_codes, texts = pd.factorize(
+        np.array([short(k, 30) for k in key_uniques], dtype=object), use_na_sentinel=False
     )
-    by = ["key", "window_start", "window_end"]
-    first = recs.groupby(by, sort=False)["proc_time"].min().rename("first")
-    assigned = recs[recs["kind"] == "assigned"].groupby(by, sort=False)["proc_time"]
-    lives = pd.concat(
-        [
-            first,
-            assigned.min().rename("opened"),
-            assigned.size().rename("elements"),
-            recs[recs["kind"] == "fired"].groupby(by, sort=False).size().rename("firings"),
-            recs[recs["kind"] == "cleanup"]
-            .groupby(by, sort=False)["proc_time"]
-            .max()
-            .rename("closed"),
-        ],
-        axis=1,
-    ).reset_index()
-    lives["opened"] = lives["opened"].fillna(lives["first"]).astype("int64")
-    lives["elements"] = lives["elements"].fillna(0).astype("int64")
-    lives["firings"] = lives["firings"].fillna(0).astype("int64")
-    lives["closed"] = [None if pd.isna(c) else int(c) for c in lives["closed"]]
+    t = text_codes[key_codes] if len(key_uniques) else key_codes
+    group = _group_ids(t, start, end)  # numbered in order of first appearance
+    n_groups = int(group.max()) + 1
+    assigned = view.is_kind(rows, "assigned")
+    fired = view.is_kind(rows, "fired")
+    cleanup = view.is_kind(rows, "cleanup")
+    first_row = np.full(n_groups, len(rows), dtype=np.int64)
+    np.minimum.at(first_row, group, np.arange(len(rows), dtype=np.int64))
+    first = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, group, proc)
+    opened = first.copy()
+    np.minimum.at(opened, group[assigned], proc[assigned])  # the first assigned, if any
+    elements = np.bincount(group[assigned], minlength=n_groups)
+    last_cleanup = np.full(n_groups, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(last_cleanup, group[cleanup], proc[cleanup])
+    cleanups = np.bincount(group[cleanup], minlength=n_groups)
+    lives = pd.DataFrame(
+        {
+            "key": np.asarray(texts, dtype=object)[t[first_row]].tolist(),
+            "window_start": start[first_row],
+            "window_end": end[first_row],
+            "opened": np.where(elements > 0, opened, first),
+            "elements": elements.astype(np.int64),
+            "firings": np.bincount(group[fired], minlength=n_groups).astype(np.int64),
+        }
+    )
+    lives["closed"] = [
+        int(c) if n else None for c, n in zip(last_cleanup.tolist(), cleanups.tolist(), strict=True)
+    ]
     absorbed: dict[tuple[Any, int, int], str] = {}
     for row in merged(view, operator).itertuples():
         for s, e in row.merged_windows:
             if (s, e) != (row.window_start, row.window_end):
                 absorbed[(row.key_text, s, e)] = f"[{row.window_start}, {row.window_end})"
-    lives["merged_into"] = [
-        absorbed.get((k, s, e))
-        for k, s, e in zip(lives["key"], lives["window_start"], lives["window_end"], strict=True)
-    ]
+    if absorbed:
+        lives["merged_into"] = [
+            absorbed.get((k, s, e))
+            for k, s, e in zip(
+                lives["key"].tolist(),
+                lives["window_start"].tolist(),
+                lives["window_end"].tolist(),
+                strict=True,
+            )
+        ]
+    else:
+        lives["merged_into"] = [None] * len(lives)
     return lives[LIFE_COLUMNS]
+
+
+def _group_ids(*columns: np.ndarray) -> np.ndarray:
+    """One id per distinct tuple of these integer columns, numbered in order of first
+    appearance (as ``groupby(sort=False).ngroup()``), combining two columns at a time so the
+    intermediate ids stay far below the int64 range."""
+    ids, _ = pd.factorize(columns[0])
+    for column in columns[1:]:
+        codes, uniques = pd.factorize(column)
+        ids, _ = pd.factorize(ids.astype(np.int64) * len(uniques) + codes)
+    return ids
 
 
 def merged(view: TraceView, operator: str) -> pd.DataFrame:

@@ -13,6 +13,7 @@ earliest windows in event time); the subtitle says what was left out.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
@@ -224,10 +225,13 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
     fired = fired[fired["window_start"].notna()]
     fired = fired.assign(key_text=frames.key_texts(fired["key"]))
     results = fired["result"].tolist()  # raw values; short() only those shown
+    seqs, procs = fired["seq"].tolist(), fired["proc_time"].tolist()
+    marks = fired["watermark"].tolist()
     by = ["key_text", "window_start", "window_end", "timing"]
     for (key, s, e, timing), idx in frames.groups(fired, by).items():
         what = palette.TIMING_EVENT.get(timing, "fired on time")
-        g = fired.iloc[idx[-1:]] if len(idx) > 50 else fired.iloc[idx]
+        shown = idx[-1:] if len(idx) > 50 else idx
+        g = _Records([seqs[i] for i in shown], [procs[i] for i in shown], marks[shown[-1]])
         text = ", ".join(frames.short(results[i], 40) for i in idx[:50]) + (
             " …" if len(idx) > 50 else ""
         )
@@ -238,7 +242,7 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
         rows += _purges_and_evictions(view, other, slot, x)
     for m in frames.merged(view, op).itertuples():
         merged_text = ", ".join(f"[{s}, {e})" for s, e in m.merged_windows)
-        g = pd.DataFrame({"seq": [m.seq], "proc_time": [m.proc_time], "watermark": [m.watermark]})
+        g = _Records([m.seq], [m.proc_time], m.watermark)
         rows.append(
             _event(
                 slot, x, m.key_text, m.window_start, m.window_end, "merged",
@@ -270,7 +274,7 @@ def _purges_and_evictions(
             values = view.detail("evicted", "values", seqs)
             info = [f"{w}: {frames.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
         for (_, r), text in zip(part.iterrows(), info, strict=True):
-            g = pd.DataFrame([r])
+            g = _Records([r["seq"]], [r["proc_time"]], r["watermark"])
             anchor = r["window_end"] if kind == "purged" else r["window_start"]
             rows.append(
                 _event(
@@ -281,6 +285,16 @@ def _purges_and_evictions(
     return rows
 
 
+@dataclass(frozen=True)
+class _Records:
+    """The records behind one event mark: their seqs and processing times, and the watermark
+    of the last one."""
+
+    seqs: list[Any]
+    proc_times: list[Any]
+    watermark: Any
+
+
 def _event(
     slot: dict,
     x: TimeAxis,
@@ -289,7 +303,7 @@ def _event(
     end: Any,
     what: str,
     anchor: Any,
-    g: pd.DataFrame,
+    g: _Records,
     *,
     result: str,
     n: int,
@@ -304,11 +318,11 @@ def _event(
         "what": what,
         "n": n,
         "label": f"×{n}" if n > 1 else "",
-        "seq": ", ".join(str(int(v)) for v in g["seq"]),
+        "seq": ", ".join(str(int(v)) for v in g.seqs),
         "window": f"[{x.fmt(start)}, {x.fmt(end)})",
         "detail": result,
-        "proc_time": ", ".join(f"{int(v):,}" for v in g["proc_time"]),
-        "watermark": x.fmt(g["watermark"].iloc[-1]),
+        "proc_time": ", ".join(f"{int(v):,}" for v in g.proc_times),
+        "watermark": x.fmt(g.watermark),
     }
 
 

@@ -107,9 +107,14 @@ def format_time(value: Any, kind: Literal["epoch", "ms"] = "ms") -> str:
     Values from a DataFrame may be floats (pandas turns int columns with gaps into float64):
     beyond 2**53 they are approximate, and MAX read as a float rounds up past Long.MAX_VALUE,
     so it still shows as MAX."""
-    if value is None or _nan(value):
+    if value is None or value != value:  # None or NaN
         return ""
     v = int(value)
+    if -EXACT <= v <= EXACT:  # the usual case first
+        if kind == "epoch":
+            stamp = datetime.fromtimestamp(v / 1000, tz=UTC)
+            return stamp.strftime("%Y-%m-%d %H:%M:%S.") + f"{v % 1000:03d} UTC"
+        return f"{v:,} ms"
     if v >= LONG_MAX:
         return "MAX (Long.MAX_VALUE)"
     if v <= LONG_MIN:
@@ -164,6 +169,17 @@ class TimeAxis:
         return alt.Y(
             field, type=self.encoding_type(), scale=self.scale(), axis=self.axis(), **kwargs
         )
+
+    def channel(self, field: str) -> dict[str, Any]:
+        """The x or y channel of ``field`` on this axis as a Vega-Lite dict — exactly what
+        ``x(field)`` / ``y(field)`` serialise to, without building Altair objects."""
+        if self.kind == "epoch":
+            scale: dict[str, Any] = {"type": "utc", "domain": [self.lo, self.hi], "nice": False}
+            axis: dict[str, Any] = {"title": self.title + " (UTC)", "labelOverlap": True}
+        else:
+            scale = {"domain": [self.lo, self.hi], "nice": False, "zero": False}
+            axis = {"title": self.title + " (ms)", "format": ",d", "labelOverlap": True}
+        return {"field": field, "type": self.encoding_type(), "scale": scale, "axis": axis}
 
     def x2(self, field: str) -> alt.X2:
         return alt.X2(field)
@@ -239,11 +255,24 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
+LEGEND_CONFIG = {"orient": "right", "titleFontSize": 12, "labelFontSize": 11, "symbolSize": 80}
+AXIS_CONFIG = {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColor": "#EEEEEE"}
+VIEW_CONFIG = {"stroke": LIGHT_GREY}
+
+
 def finish(chart: alt.TopLevelMixin, *, name: str, notes: list[str]) -> alt.TopLevelMixin:
-    """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``)."""
-    return (
-        chart.properties(usermeta={"winviz": {"chart": name, "status": "ok", "notes": notes}})
-        .configure_legend(orient="right", titleFontSize=12, labelFontSize=11, symbolSize=80)
-        .configure_axis(labelFontSize=11, titleFontSize=12, grid=True, gridColor="#EEEEEE")
-        .configure_view(stroke=LIGHT_GREY)
-    )
+    """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``).
+
+    The same spec as ``chart.properties(usermeta=...).configure_legend(...)
+    .configure_axis(...).configure_view(...)``, made with one shallow copy of the chart
+    instead of four deep ones (the config's legend / axis / view entries are replaced, other
+    config entries kept)."""
+    out = chart.copy(deep=False)
+    out.usermeta = {"winviz": {"chart": name, "status": "ok", "notes": notes}}
+    config = out._get("config")
+    config = alt.Config() if config is alt.Undefined else config.copy(deep=False)
+    config["legend"] = dict(LEGEND_CONFIG)
+    config["axis"] = dict(AXIS_CONFIG)
+    config["view"] = dict(VIEW_CONFIG)
+    out.config = config
+    return out

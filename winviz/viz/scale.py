@@ -56,21 +56,34 @@ def _bin(
 ) -> pd.DataFrame:
     (x0, x1), (y0, y1) = x_range, y_range
     wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
-    ix = np.clip(((frame[x].to_numpy(float) - x0) // wx), 0, nx - 1).astype(np.int64)
-    iy = np.clip(((frame[y].to_numpy(float) - y0) // wy), 0, ny - 1).astype(np.int64)
-    work = pd.DataFrame(
-        {"ix": ix, "iy": iy, by: frame[by].to_numpy(), "x": frame[x], "y": frame[y]}
+    xs, ys = frame[x].to_numpy(float), frame[y].to_numpy(float)
+    ix = np.clip(((xs - x0) // wx), 0, nx - 1).astype(np.int64)
+    iy = np.clip(((ys - y0) // wy), 0, ny - 1).astype(np.int64)
+    # one integer per (ix, iy, by value), ordered as the sorted (ix, iy, by) triples
+    codes, labels = pd.factorize(frame[by], sort=True)
+    if (codes < 0).any():  # like groupby: rows whose ``by`` is missing form no cell
+        keep = codes >= 0
+        xs, ys, ix, iy, codes = xs[keep], ys[keep], ix[keep], iy[keep], codes[keep]
+    cell = (ix * ny + iy) * len(labels) + codes
+    ids, inverse, count = np.unique(cell, return_inverse=True, return_counts=True)
+    mean_x = np.bincount(inverse, weights=xs, minlength=len(ids)) / count
+    mean_y = np.bincount(inverse, weights=ys, minlength=len(ids)) / count
+    cx, rest = np.divmod(ids, ny * len(labels))
+    cy, cb = np.divmod(rest, len(labels))
+    x_lo = x0 + cx * wx
+    y_lo = y0 + cy * wy
+    return pd.DataFrame(
+        {
+            by: np.asarray(labels, dtype=object)[cb],
+            "count": count.astype(np.int64),
+            "x": mean_x,
+            "y": mean_y,
+            "x_lo": x_lo,
+            "x_hi": x_lo + wx,
+            "y_lo": y_lo,
+            "y_hi": y_lo + wy,
+        }
     )
-    cells = (
-        work.groupby(["ix", "iy", by], sort=True)
-        .agg(count=("x", "size"), x=("x", "mean"), y=("y", "mean"))
-        .reset_index()
-    )
-    cells["x_lo"] = x0 + cells["ix"] * wx
-    cells["x_hi"] = cells["x_lo"] + wx
-    cells["y_lo"] = y0 + cells["iy"] * wy
-    cells["y_hi"] = cells["y_lo"] + wy
-    return cells.drop(columns=["ix", "iy"])
 
 
 def thin_steps(frame: pd.DataFrame, time: str, group: str, limit: int) -> pd.DataFrame:

@@ -16,17 +16,20 @@ Layers, back to front:
 6. **cleanups** — at (cleanup time, processing time).
 
 Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
-traces are reduced per layer (scale.py) and the subtitle says how.
+traces are reduced per layer (scale.py) and the subtitle says how. Layers are written as
+Vega-Lite dicts over plain rows (spec.py): the spec Altair's chart API would build, without
+its per-object validation and deep copies (``bench/viz_bench.py`` times it).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import altair as alt
 import pandas as pd
 
-from winviz.viz import frames, palette, scale
+from winviz.viz import frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 
@@ -105,21 +108,18 @@ def _timeline(
     cleaned = cleaned[cleaned["window_end"].notna()]
     lives = frames.window_lives(view, op)
 
-    x_values = [
-        *elements["ts"].tolist(),
-        *lives["window_start"].tolist(),
-        *lives["window_end"].tolist(),
-        *cleaned["cleanup_time"].tolist(),
-    ]
+    x_values = _extent(
+        elements["ts"], lives["window_start"], lives["window_end"], cleaned["cleanup_time"]
+    )
     if not x_values:
-        x_values = steps["watermark"].tolist()
-    y_values = [
-        *elements["proc_time"].tolist(),
-        *steps["proc_time"].tolist(),
-        *fired["proc_time"].tolist(),
-        *cleaned["proc_time"].tolist(),
-        *lives["opened"].tolist(),
-    ]
+        x_values = _extent(steps["watermark"])
+    y_values = _extent(
+        elements["proc_time"],
+        steps["proc_time"],
+        fired["proc_time"],
+        cleaned["proc_time"],
+        lives["opened"],
+    )
     x = palette.time_axis("event time", x_values)
     y = palette.time_axis("processing time", y_values)
 
@@ -141,14 +141,30 @@ def _timeline(
         _cleanups(cleaned, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
-    present = _present_categories(layers)
-    chart = (
-        alt.layer(*layers)
-        .properties(width=width, height=height, title=palette.title("Timeline", notes))
-        .resolve_scale(color="shared", shape="shared")
+    _with_category_scales(layers, _present_categories(layers))
+    chart = alt.LayerChart(
+        layer=layers,
+        width=width,
+        height=height,
+        title=palette.title("Timeline", notes),
+        resolve={"scale": {"color": "shared", "shape": "shared"}},
     )
-    chart = _with_category_scales(chart, present)
     return palette.finish(chart, name="timeline", notes=notes)
+
+
+def _extent(*columns: pd.Series) -> list[int]:
+    """The smallest and largest drawable time (|t| <= 2**53) of each column — all that
+    palette.time_axis needs of them, without listing every value."""
+    out: list[int] = []
+    for column in columns:
+        values = pd.to_numeric(column, errors="coerce").dropna()
+        if values.dtype.kind == "f":
+            values = values[values.abs() <= palette.EXACT]
+        elif len(values):  # exact ints (possibly MIN / MAX)
+            values = values[(values >= -palette.EXACT) & (values <= palette.EXACT)]
+        if len(values):
+            out += [int(values.min()), int(values.max())]
+    return out
 
 
 # -- layers -------------------------------------------------------------------------------------
@@ -206,22 +222,23 @@ def _bands(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> a
                 "note": (n0 + " " + n1).strip(),
             }
         )
-    data = pd.DataFrame(rows)
-    return (
-        alt.Chart(data)
-        .mark_rect(
-            fill=palette.WINDOW_FILL,
-            fillOpacity=palette.WINDOW_OPACITY,
-            stroke=palette.SKY_BLUE,
-            strokeWidth=1,
-        )
-        .encode(
-            x=x.x("x"),
-            x2=alt.X2("x2"),
-            y=y.y("y"),
-            y2=alt.Y2("y2"),
-            tooltip=_tips(data, ["x", "x2", "y", "y2"]),
-        )
+    mark = {
+        "type": "rect",
+        "fill": palette.WINDOW_FILL,
+        "fillOpacity": palette.WINDOW_OPACITY,
+        "stroke": palette.SKY_BLUE,
+        "strokeWidth": 1,
+    }
+    return spec.layer(
+        rows,
+        mark,
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
+            "y": y.channel("y"),
+            "y2": {"field": "y2"},
+            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
+        },
     )
 
 
@@ -244,14 +261,14 @@ def _diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | Non
     if not _wants_diagonal(elements, x, y, want):
         return []
     lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
-    data = pd.DataFrame(
-        {"x": [lo, hi], "y": [lo, hi], "kind": ["event time = processing time"] * 2}
-    )
-    return [
-        alt.Chart(data)
-        .mark_line(color=palette.GREY, strokeDash=[4, 4], strokeWidth=1)
-        .encode(x=x.x("x"), y=y.y("y"), tooltip=[alt.Tooltip("kind:N")])
-    ]
+    rows = [{"x": v, "y": v, "kind": "event time = processing time"} for v in (lo, hi)]
+    mark = {"type": "line", "color": palette.GREY, "strokeDash": [4, 4], "strokeWidth": 1}
+    encoding = {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "tooltip": [{"field": "kind", "type": "nominal"}],
+    }
+    return [spec.layer(rows, mark, encoding)]
 
 
 def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list:
@@ -291,29 +308,45 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
             if note:
                 edges.append({"x": wx, "y": t0, "text": _edge_text(note)})
     ops = list(dict.fromkeys(thinned["operator"]))
-    dash = alt.StrokeDash(
-        "operator:N",
-        title="watermark of",
-        scale=alt.Scale(domain=ops, range=list(palette.WATERMARK_DASHES[: len(ops)])),
+    dash = {
+        "field": "operator",
+        "type": "nominal",
+        "title": "watermark of",
+        "scale": {"domain": ops, "range": list(palette.WATERMARK_DASHES[: len(ops)])},
+    }
+    line = spec.layer(
+        vertices,
+        {"type": "line", "color": palette.BLACK, "strokeWidth": 1.5},
+        {
+            "x": x.channel("x"),
+            "y": y.channel("y"),
+            "order": {"field": "i", "type": "quantitative"},
+            "strokeDash": dash,
+        },
     )
-    line = (
-        alt.Chart(pd.DataFrame(vertices))
-        .mark_line(color=palette.BLACK, strokeWidth=1.5)
-        .encode(x=x.x("x"), y=y.y("y"), order=alt.Order("i:Q"), strokeDash=dash)
-    )
-    pdata = pd.DataFrame(points)
-    dots = (
-        alt.Chart(pdata)
-        .mark_point(color=palette.BLACK, size=14, filled=True, opacity=0.6)
-        .encode(x=x.x("x"), y=y.y("y"), tooltip=_tips(pdata, ["x", "y"]))
+    dots = spec.layer(
+        points,
+        {"type": "point", "color": palette.BLACK, "size": 14, "filled": True, "opacity": 0.6},
+        {"x": x.channel("x"), "y": y.channel("y"), "tooltip": spec.tooltips(points, ["x", "y"])},
     )
     layers = [line, dots]
     if edges:
-        edata = pd.DataFrame(edges).drop_duplicates()
+        mark = {
+            "type": "text",
+            "align": "right",
+            "baseline": "top",
+            "dx": -4,
+            "dy": 4,
+            "fontSize": 11,
+            "font": "sans-serif",
+        }
+        encoding = {
+            "x": x.channel("x"),
+            "y": y.channel("y"),
+            "text": {"field": "text", "type": "nominal"},
+        }
         layers.append(
-            alt.Chart(edata)
-            .mark_text(align="right", baseline="top", dx=-4, dy=4, fontSize=11, font="sans-serif")
-            .encode(x=x.x("x"), y=y.y("y"), text=alt.Text("text:N"))
+            spec.layer(list({tuple(e.items()): e for e in edges}.values()), mark, encoding)
         )
     return layers
 
@@ -377,17 +410,10 @@ def _elements(
                 "note": note,
             }
         )
-    data = pd.DataFrame(rows)
-    return (
-        alt.Chart(data)
-        .mark_point(filled=True, size=70, opacity=0.9)
-        .encode(
-            x=x.x("x"),
-            y=y.y("y"),
-            color=_what_color(),
-            shape=_what_shape(),
-            tooltip=_tips(data, ["x", "y"]),
-        )
+    return spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 70, "opacity": 0.9},
+        _what_encoding(rows, x, y, ["x", "y"]),
     )
 
 
@@ -408,37 +434,36 @@ def _binned_elements(
     cells = cells.assign(common=cells["fate"] == "on time").sort_values(
         ["common", "count"], ascending=False, kind="stable"
     )
-    data = pd.DataFrame(
+    rows = [
         {
-            "x": cells["x"].round().astype("int64"),
-            "y": cells["y"].round().astype("int64"),
-            "what": cells["fate"],
-            "count": cells["count"].astype("int64"),
+            "x": cx,
+            "y": cy,
+            "what": fate,
+            "count": count,
             "kind": "elements (binned)",
-            "ts": [
-                f"{x.fmt(a)} .. {x.fmt(b)}"
-                for a, b in zip(cells["x_lo"].round(), cells["x_hi"].round(), strict=True)
-            ],
-            "proc_time": [
-                f"{y.fmt(a)} .. {y.fmt(b)}"
-                for a, b in zip(cells["y_lo"].round(), cells["y_hi"].round(), strict=True)
-            ],
+            "ts": f"{x.fmt(xa)} .. {x.fmt(xb)}",
+            "proc_time": f"{y.fmt(ya)} .. {y.fmt(yb)}",
         }
-    )
-    return (
-        alt.Chart(data)
-        .mark_point(filled=True, opacity=0.75)
-        .encode(
-            x=x.x("x"),
-            y=y.y("y"),
-            color=_what_color(),
-            shape=_what_shape(),
-            size=alt.Size(
-                "count:Q", scale=alt.Scale(type="sqrt", range=[8, 160]), title="elements"
-            ),
-            tooltip=_tips(data, ["x", "y"]),
+        for cx, cy, fate, count, xa, xb, ya, yb in zip(
+            cells["x"].round().astype("int64").tolist(),
+            cells["y"].round().astype("int64").tolist(),
+            cells["fate"].tolist(),
+            cells["count"].astype("int64").tolist(),
+            cells["x_lo"].round().tolist(),
+            cells["x_hi"].round().tolist(),
+            cells["y_lo"].round().tolist(),
+            cells["y_hi"].round().tolist(),
+            strict=True,
         )
-    )
+    ]
+    encoding = _what_encoding(rows, x, y, ["x", "y"])
+    encoding["size"] = {
+        "field": "count",
+        "type": "quantitative",
+        "scale": {"type": "sqrt", "range": [8, 160]},
+        "title": "elements",
+    }
+    return spec.layer(rows, {"type": "point", "filled": True, "opacity": 0.75}, encoding)
 
 
 def _firings(
@@ -486,32 +511,34 @@ def _firings(
                 "note": note,
             }
         )
-    data = pd.DataFrame(rows)
-    if len(data) > scale.ROW_LIMIT:
-        data, k = scale.every_kth(data, scale.ROW_LIMIT)
+    rows, k = _every_kth(rows)
+    if k > 1:
         notes.append(f"firings: every {k}th firing mark drawn")
-    marks = (
-        alt.Chart(data)
-        .mark_point(filled=True, size=90, strokeWidth=1, stroke=palette.BLACK)
-        .encode(
-            x=x.x("x"),
-            y=y.y("y"),
-            color=_what_color(),
-            shape=_what_shape(),
-            tooltip=_tips(data, ["x", "y", "what", "label"]),
-        )
+    marks = spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.BLACK},
+        _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
     )
-    show = labels if labels is not None else len(data) <= LABEL_LIMIT
+    show = labels if labels is not None else len(rows) <= LABEL_LIMIT
     if not show:
         if labels is None:
-            notes.append(f"firing labels hidden ({len(data):,} firing marks; hover for details)")
+            notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
         return [marks]
-    text = (
-        alt.Chart(data)
-        .mark_text(align="left", dx=7, dy=-8, fontSize=10, color=palette.BLACK, font="sans-serif")
-        .encode(x=x.x("x"), y=y.y("y"), text=alt.Text("label:N"))
-    )
-    return [marks, text]
+    mark = {
+        "type": "text",
+        "align": "left",
+        "dx": 7,
+        "dy": -8,
+        "fontSize": 10,
+        "color": palette.BLACK,
+        "font": "sans-serif",
+    }
+    encoding = {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "text": {"field": "label", "type": "nominal"},
+    }
+    return [marks, spec.layer(rows, mark, encoding)]
 
 
 def _cleanups(
@@ -542,20 +569,13 @@ def _cleanups(
                 "note": note,
             }
         )
-    data = pd.DataFrame(rows)
-    if len(data) > scale.ROW_LIMIT:
-        data, k = scale.every_kth(data, scale.ROW_LIMIT)
+    rows, k = _every_kth(rows)
+    if k > 1:
         notes.append(f"cleanups: every {k}th cleanup mark drawn")
-    return (
-        alt.Chart(data)
-        .mark_point(filled=True, size=50)
-        .encode(
-            x=x.x("x"),
-            y=y.y("y"),
-            color=_what_color(),
-            shape=_what_shape(),
-            tooltip=_tips(data, ["x", "y", "what"]),
-        )
+    return spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 50},
+        _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
 
 
@@ -564,7 +584,8 @@ def _firings_aggregated(
 ) -> alt.Chart:
     """One mark per (window, timing) at the first such firing's processing time."""
     agg = (
-        fired.groupby(["window_start", "window_end", "timing"], sort=True)
+        fired.assign(proc_time=pd.to_numeric(fired["proc_time"]))
+        .groupby(["window_start", "window_end", "timing"], sort=True)
         .agg(n=("seq", "size"), first=("proc_time", "min"), last=("proc_time", "max"))
         .reset_index()
     )
@@ -573,33 +594,31 @@ def _firings_aggregated(
         f"{len(fired):,} firings drawn as one mark per window and timing (at the first "
         "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
     )
-    data = pd.DataFrame(
+    rows = [
         {
-            "x": [x.clip(e)[0] for e in agg["window_end"]],
-            "y": [y.clip(t)[0] for t in agg["first"]],
-            "what": [palette.TIMING_EVENT.get(t, "fired on time") for t in agg["timing"]],
+            "x": x.clip(end)[0],
+            "y": y.clip(first)[0],
+            "what": palette.TIMING_EVENT.get(timing, "fired on time"),
             "kind": "fired (aggregated)",
-            "window": [
-                f"[{x.fmt(a)}, {x.fmt(b)})"
-                for a, b in zip(agg["window_start"], agg["window_end"], strict=True)
-            ],
-            "timing": agg["timing"],
-            "firings": agg["n"].astype("int64"),
-            "proc_time": [
-                f"{y.fmt(a)} .. {y.fmt(b)}" for a, b in zip(agg["first"], agg["last"], strict=True)
-            ],
+            "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+            "timing": timing,
+            "firings": int(n),
+            "proc_time": f"{y.fmt(first)} .. {y.fmt(last)}",
         }
-    )
-    return (
-        alt.Chart(data)
-        .mark_point(filled=True, size=40, strokeWidth=0.5, stroke=palette.BLACK)
-        .encode(
-            x=x.x("x"),
-            y=y.y("y"),
-            color=_what_color(),
-            shape=_what_shape(),
-            tooltip=_tips(data, ["x", "y"]),
+        for start, end, timing, n, first, last in zip(
+            agg["window_start"].tolist(),
+            agg["window_end"].tolist(),
+            agg["timing"].tolist(),
+            agg["n"].tolist(),
+            agg["first"].tolist(),
+            agg["last"].tolist(),
+            strict=True,
         )
+    ]
+    return spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.BLACK},
+        _what_encoding(rows, x, y, ["x", "y"]),
     )
 
 
@@ -608,7 +627,11 @@ def _cleanups_aggregated(
 ) -> alt.Chart:
     """One mark per window at its last cleanup."""
     agg = (
-        cleaned.groupby(["window_start", "window_end"], sort=True)
+        cleaned.assign(
+            proc_time=pd.to_numeric(cleaned["proc_time"]),
+            cleanup_time=pd.to_numeric(cleaned["cleanup_time"]),
+        )
+        .groupby(["window_start", "window_end"], sort=True)
         .agg(keys=("seq", "size"), proc=("proc_time", "max"), at=("cleanup_time", "max"))
         .reset_index()
     )
@@ -617,31 +640,28 @@ def _cleanups_aggregated(
         f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
         + (f"; every {k}th mark" if k > 1 else "")
     )
-    data = pd.DataFrame(
+    rows = [
         {
-            "x": [x.clip(t)[0] for t in agg["at"]],
-            "y": [y.clip(t)[0] for t in agg["proc"]],
+            "x": x.clip(at)[0],
+            "y": y.clip(proc)[0],
             "what": "cleanup",
             "kind": "cleanup (aggregated)",
-            "window": [
-                f"[{x.fmt(a)}, {x.fmt(b)})"
-                for a, b in zip(agg["window_start"], agg["window_end"], strict=True)
-            ],
-            "keys": agg["keys"].astype("int64"),
-            "cleanup_time": [x.fmt(t) for t in agg["at"]],
-            "proc_time": [y.fmt(t) for t in agg["proc"]],
+            "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+            "keys": int(keys),
+            "cleanup_time": x.fmt(at),
+            "proc_time": y.fmt(proc),
         }
-    )
-    return (
-        alt.Chart(data)
-        .mark_point(filled=True, size=30)
-        .encode(
-            x=x.x("x"),
-            y=y.y("y"),
-            color=_what_color(),
-            shape=_what_shape(),
-            tooltip=_tips(data, ["x", "y"]),
+        for start, end, keys, at, proc in zip(
+            agg["window_start"].tolist(),
+            agg["window_end"].tolist(),
+            agg["keys"].tolist(),
+            agg["at"].tolist(),
+            agg["proc"].tolist(),
+            strict=True,
         )
+    ]
+    return spec.layer(
+        rows, {"type": "point", "filled": True, "size": 30}, _what_encoding(rows, x, y, ["x", "y"])
     )
 
 
@@ -657,48 +677,48 @@ def _missing(v: Any) -> bool:
 # -- shared encodings -------------------------------------------------------------------------
 
 
-def _what_color() -> alt.Color:
-    return alt.Color("what:N", title="what happened")
+def _what_encoding(
+    rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, skip: list[str]
+) -> dict[str, Any]:
+    """Position, colour and shape by "what happened" (scales set by _with_category_scales),
+    tooltips for the other columns."""
+    return {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "color": {"field": "what", "type": "nominal", "title": "what happened"},
+        "shape": {"field": "what", "type": "nominal", "title": "what happened"},
+        "tooltip": spec.tooltips(rows, skip),
+    }
 
 
-def _what_shape() -> alt.Shape:
-    return alt.Shape("what:N", title="what happened")
-
-
-def _tips(data: pd.DataFrame, skip: list[str]) -> list[alt.Tooltip]:
-    """Tooltips for every column but the positional ones; empty notes are left out."""
-    cols = [c for c in data.columns if c not in skip]
-    if "note" in cols and not data["note"].astype(bool).any():
-        cols.remove("note")
-    return [alt.Tooltip(f"{c}:{_type(data[c])}") for c in cols]
-
-
-def _type(column: pd.Series) -> str:
-    return "Q" if pd.api.types.is_numeric_dtype(column) and column.dtype != bool else "N"
+def _every_kth(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """scale.every_kth for a list of rows."""
+    if len(rows) <= scale.ROW_LIMIT:
+        return rows, 1
+    k = math.ceil(len(rows) / scale.ROW_LIMIT)
+    return rows[::k], k
 
 
 def _present_categories(layers: list[alt.Chart]) -> list[str]:
+    """The "what happened" categories drawn, in legend order."""
     seen: set[str] = set()
     for layer in layers:
-        data = layer.data
-        if isinstance(data, pd.DataFrame) and "what" in data.columns:
-            seen.update(data["what"].tolist())
+        seen.update(r["what"] for r in layer.data.values if "what" in r)
     order = list(palette.FATES) + list(palette.WINDOW_EVENTS)
     return [c for c in order if c in seen]
 
 
-def _with_category_scales(chart: alt.LayerChart, present: list[str]) -> alt.LayerChart:
+def _with_category_scales(layers: list[alt.Chart], present: list[str]) -> None:
     """One legend, "what happened", with only the categories present, each with its fixed
-    colour and shape."""
+    colour and shape (set on every layer coloured by it)."""
     colors = dict(zip(palette.FATES, palette.FATE_COLORS, strict=True)) | dict(
         zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True)
     )
     shapes = dict(zip(palette.FATES, palette.FATE_SHAPES, strict=True)) | dict(
         zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True)
     )
-    for layer in chart.layer:
+    for layer in layers:
         enc = layer.encoding
-        if enc is not alt.Undefined and enc.color is not alt.Undefined:
-            enc.color.scale = alt.Scale(domain=present, range=[colors[c] for c in present])
-            enc.shape.scale = alt.Scale(domain=present, range=[shapes[c] for c in present])
-    return chart
+        if enc._get("color") is not alt.Undefined:
+            enc["color"]["scale"] = {"domain": present, "range": [colors[c] for c in present]}
+            enc["shape"]["scale"] = {"domain": present, "range": [shapes[c] for c in present]}

@@ -1,0 +1,86 @@
+"""Timing of winviz.viz.explore (``python bench/explore_bench.py``).
+
+Measures the time from a control's value change to the updated chart spec(s) on the existing
+``alt.JupyterChart`` — the engine re-run, the summary and every chart's ``to_dict()`` — for a
+2,000-event input (no browser: rendering in the page is not counted). Each change moves the
+out-of-orderness bound slider to a new value, so every measurement is a real re-run.
+
+Job: 20 keys, one event per 10 ms of processing time with up to 3 s of disorder, bounded
+out-of-orderness (the slider), tumbling windows (a dropdown), allowed lateness 1 s, late data
+to a side output — the same shape as bench/viz_bench.py.
+
+    python bench/explore_bench.py [--events 2000] [--changes 10] [--charts timeline,scrubber]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import winviz as wv
+from winviz.viz.explore import explore
+
+
+def make_events(n: int) -> list[tuple[str, int]]:
+    rnd = random.Random(7)
+    return [(f"k{i % 20}", i * 10 - rnd.randrange(0, 3000)) for i in range(n)]
+
+
+def pipeline(events: list[tuple[str, int]], bound: int = 1000, size: int = 5000):
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(events, arrival_interval=10)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(size))
+        .allowed_lateness(1000)
+        .side_output_late_data(wv.OutputTag("late"))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=2_000)
+    parser.add_argument("--changes", type=int, default=10)
+    parser.add_argument("--charts", default="timeline")
+    args = parser.parse_args()
+    events = make_events(args.events)
+    charts = tuple(args.charts.split(","))
+
+    t0 = time.perf_counter()
+    ex = explore(pipeline, events, bound=(0, 3000, 100), size=[2000, 5000, 10000], charts=charts)
+    build = time.perf_counter() - t0  # includes bundling the widget's JavaScript once
+
+    t0 = time.perf_counter()
+    pipeline(events)
+    engine = time.perf_counter() - t0
+
+    seconds = []
+    for i in range(args.changes):
+        t0 = time.perf_counter()
+        ex.controls["bound"].value = 100 * ((i % 29) + 1)  # never 1000: always a real change
+        seconds.append(time.perf_counter() - t0)
+        assert ex.error is None, ex.error
+    assert ex.runs == args.changes + 1
+    print(f"explore: {args.events:,} events, charts {', '.join(charts)}")
+    print(f"  first build (incl. the offline widget bundle): {build * 1000:8.1f} ms")
+    print(f"  engine run alone:                              {engine * 1000:8.1f} ms")
+    print(
+        f"  value change → updated spec: median {statistics.median(seconds) * 1000:.1f} ms, "
+        f"min {min(seconds) * 1000:.1f} ms, max {max(seconds) * 1000:.1f} ms "
+        f"({args.changes} changes)"
+    )
+    print(f"  summary after the last change: {ex.last_summary.text()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,298 @@
+"""winviz.viz.explore without a browser: controls are set programmatically (``widget.value``),
+and the tests check that the explorer re-ran the engine with those values, replaced the specs
+on the same ``alt.JupyterChart`` objects with the charts of the new run (exact data), updated
+the summary line, read a Vega parameter back (the scrubber's t, as the browser would sync it)
+and shows a pipeline's exception in place.
+
+The job: six records of key "a" arriving every 100 ms, bounded out-of-orderness ``bound``,
+tumbling windows of ``size``, allowed lateness ``lateness``, late data to a side output.
+Periodic watermarks every 200 ms (a record arriving at an emit time is not yet in it):
+
+* bound 1000: watermarks 1499 (200 ms), 4999 (400 ms: [0, 5000) fires with 1000, 2500,
+  4000), 10999 and MAX at the end of input (500 ms); ts 3000 arriving at 500 ms is late →
+  side output;
+* bound 0: 2499, 5999, 11999, MAX — ts 3000 is late again;
+* bound 0, lateness 2000: [0, 5000) is kept until 6999 > 5999, so ts 3000 is accepted late
+  and fires the window again (count 4, a late pane);
+* bound 3000: 2999 at 400 ms fires nothing; ts 3000 is on time; everything fires at the end.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+import altair as alt
+import ipywidgets as widgets
+import pytest
+import traitlets
+
+import winviz as wv
+from winviz.errors import InputError
+from winviz.viz import propagation_chart, timeline
+from winviz.viz.explore import AtTime, Explorer, Summary, explore, summarize
+
+RECORDS = [("a", 1000), ("a", 2500), ("a", 6000), ("a", 4000), ("a", 12000), ("a", 3000)]
+ARRIVALS = [0, 100, 200, 300, 400, 500]
+MAX = wv.MAX
+
+
+def counts(records, bound=1000, lateness=0, size=5000):
+    env = wv.StreamExecutionEnvironment()
+    late = wv.OutputTag("late")
+    (
+        env.from_collection(records, arrival_times=ARRIVALS)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(size))
+        .allowed_lateness(lateness)
+        .side_output_late_data(late)
+        .aggregate(wv.CountAggregate())
+        .sink_to("counts")
+    )
+    return env.execute()
+
+
+class Recorder:
+    """The pipeline, recording the values of every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict] = []
+
+    def __call__(self, records, bound=1000, lateness=0, size=5000):
+        self.calls.append({"bound": bound, "lateness": lateness, "size": size})
+        return counts(records, bound, lateness, size)
+
+
+def window_watermarks(spec: dict) -> list[tuple[int, int]]:
+    """The window operator's watermark points in a propagation chart (processing time,
+    watermark; MAX is drawn at the top edge)."""
+    points = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "point")
+    return [
+        (p["x"], MAX if p["note"] else p["y"])
+        for p in spec["datasets"][points["data"]["name"]]
+        if p["line"] == "window"
+    ]
+
+
+def same(a: dict, b: dict) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+@pytest.fixture
+def explorer() -> tuple[Explorer, Recorder]:
+    run = Recorder()
+    ex = explore(
+        run,
+        RECORDS,
+        bound=(0, 5000, 500),
+        lateness=(0, 10000, 1000),
+        size=[2000, 5000, 10000],
+        charts=("propagation_chart", "timeline"),
+    )
+    return ex, run
+
+
+def test_controls_start_at_the_pipelines_defaults(explorer) -> None:
+    ex, run = explorer
+    bound, lateness, size = ex.controls.values()
+    assert isinstance(bound, widgets.IntSlider)
+    assert (bound.min, bound.max, bound.step, bound.value) == (0, 5000, 500, 1000)
+    assert bound.description == "out-of-orderness bound (ms)"
+    assert bound.continuous_update is False  # every change re-runs the engine: on release
+    assert (lateness.value, lateness.description) == (0, "allowed lateness (ms)")
+    assert isinstance(size, widgets.Dropdown)
+    assert (size.options, size.value) == ((("2000", 2000), ("5000", 5000), ("10000", 10000)), 5000)
+    assert run.calls == [{"bound": 1000, "lateness": 0, "size": 5000}]
+    assert ex.runs == 1 and ex.error is None
+    assert ex.summary.value == (
+        "fired 3 (early 0 · on time 3 · late 0) · elements 6: late, accepted 0 · dropped 0 · "
+        "side output 1"
+    )
+    assert all(isinstance(jc, alt.JupyterChart) for jc in ex.charts)
+    prop, tl = ex.specs()
+    assert window_watermarks(prop) == [(200, 1499), (400, 4999), (500, 10999), (500, MAX)]
+    assert same(tl, timeline(counts(RECORDS)).to_dict())
+    assert ex.charts[0] in ex.widget.children and bound in ex.widget.children[0].children
+
+
+def test_a_slider_change_reruns_the_engine_and_updates_the_charts_in_place(explorer) -> None:
+    ex, run = explorer
+    before = list(ex.charts)
+    ex.controls["bound"].value = 0
+    assert run.calls[-1] == {"bound": 0, "lateness": 0, "size": 5000}
+    assert ex.runs == 2 and ex.last_values == {"bound": 0, "lateness": 0, "size": 5000}
+    assert ex.charts == before  # the same widgets, new specs
+    prop, tl = ex.specs()
+    assert window_watermarks(prop) == [(200, 2499), (400, 5999), (500, 11999), (500, MAX)]
+    assert same(tl, timeline(counts(RECORDS, bound=0)).to_dict())
+    assert ex.result.outputs["counts"] == counts(RECORDS, bound=0).outputs["counts"]
+
+    ex.controls["lateness"].value = 2000  # ts 3000 is now accepted late: a late pane
+    assert run.calls[-1] == {"bound": 0, "lateness": 2000, "size": 5000}
+    assert ex.last_summary == Summary(
+        fired=4,
+        early=0,
+        on_time=3,
+        late=1,
+        elements=6,
+        late_accepted=1,
+        dropped=0,
+        side_output=0,
+    )
+    assert ex.summary.value.startswith("fired 4 (early 0 · on time 3 · late 1)")
+    assert [(r.value, r.timestamp, r.processing_time) for r in ex.result.outputs["counts"]] == [
+        (3, 4999, 400),
+        (4, 4999, 500),
+        (1, 9999, 500),
+        (1, 14999, 500),
+    ]
+
+    ex.controls["bound"].value = 3000  # nothing fires before the end of input
+    assert window_watermarks(ex.specs()[0]) == [(200, -501), (400, 2999), (500, 8999), (500, MAX)]
+    assert ex.last_summary.side_output == 0 and ex.last_summary.late == 0
+
+
+def test_set_changes_several_controls_with_one_run(explorer) -> None:
+    ex, run = explorer
+    ex.set(bound=0, lateness=2000)
+    assert run.calls[1:] == [{"bound": 0, "lateness": 2000, "size": 5000}]
+    assert ex.summary.value.startswith("fired 4 (early 0 · on time 3 · late 1)")
+    with pytest.raises(KeyError, match="no control named 'gap'"):
+        ex.set(gap=1)
+    with pytest.raises(traitlets.TraitError, match="Invalid selection"):
+        ex.set(size=1234)  # not an option: ipywidgets refuses it, nothing re-runs
+    assert len(run.calls) == 2
+
+
+def test_a_dropdown_change_reruns_with_the_option_value(explorer) -> None:
+    ex, run = explorer
+    ex.controls["size"].value = 2000
+    assert run.calls[-1] == {"bound": 1000, "lateness": 0, "size": 2000}
+    assert [(r.value, r.timestamp) for r in ex.result.outputs["counts"]] == [
+        (1, 1999),
+        (1, 3999),
+        (1, 5999),
+        (1, 7999),
+        (1, 13999),
+    ]
+    assert ex.summary.value.startswith("fired 5 ")
+    assert same(ex.specs()[1], timeline(counts(RECORDS, size=2000)).to_dict())
+
+
+def test_the_scrubbers_t_is_read_back_and_kept_across_runs() -> None:
+    ex = explore(counts, RECORDS, bound=(0, 5000, 500), size=[5000, 0], charts=("scrubber",))
+    (jc,) = ex.charts
+    assert ex.param("t") == 500  # the scrubber starts at the last processing time
+    assert ex.at_t.value == (
+        "at t = 500 ms: watermark MAX (Long.MAX_VALUE) · 3 window(s) fired · 6 element(s) arrived"
+    )
+    jc._params = {"t": 300}  # what the browser sends when the learner drags the slider
+    assert ex.param("t") == 300
+    # Python follows: bound 1000, at 300 ms the watermark is 1,499 (emitted at 200 ms)
+    assert ex.last_at == AtTime(t=300, operator="window", watermark=1499, fired=0, elements=4)
+    assert ex.at_t.value == (
+        "at t = 300 ms: watermark 1,499 ms · 0 window(s) fired · 4 element(s) arrived"
+    )
+    ex.controls["bound"].value = 3000
+    spec = ex.specs()[0]
+    assert [p["value"] for p in spec["params"] if p["name"] == "t"] == [300]
+    assert ex.param("t") == 300
+    assert ex.last_at == AtTime(t=300, operator="window", watermark=-501, fired=0, elements=4)
+    jc._params = {"t": 150}  # the new chart's t is followed too
+    assert ex.last_at == AtTime(t=150, operator="window", watermark=None, fired=0, elements=2)
+    assert ex.at_t.value.startswith("at t = 150 ms: watermark none yet · ")
+    # a failed run shows a message card (no t) and forgets nothing: the next scrubber is at 150
+    ex.controls["size"].value = 0
+    assert ex.error is not None and ex.at_t.value == ""
+    ex.controls["size"].value = 5000
+    assert ex.param("t") == 150 and ex.last_at.t == 150
+    with pytest.raises(KeyError, match="no chart has a Vega parameter 'nope'"):
+        ex.param("nope")
+
+
+def test_a_failing_pipeline_shows_the_error_in_place_and_recovers() -> None:
+    def fragile(records, size=5000):
+        return counts(records, size=size)
+
+    ex = explore(fragile, RECORDS, size=[5000, 0], charts=("propagation_chart",))
+    ex.controls["size"].value = 0  # TumblingEventTimeWindows.of(0): the engine refuses it
+    assert isinstance(ex.error, InputError)
+    assert ex.result is None and ex.last_summary is None and ex.summary.value == ""
+    assert "fragile(data, size=0) raised InputError" in ex.status.value
+    assert str(ex.error) in html.unescape(ex.status.value)
+    card = ex.specs()[0]
+    assert card["usermeta"]["winviz"] == {
+        "chart": "explore",
+        "status": "message",
+        "message": "The pipeline failed for these values.",
+    }
+    ex.controls["size"].value = 5000
+    assert ex.error is None and ex.status.value == ""
+    assert window_watermarks(ex.specs()[0]) == [(200, 1499), (400, 4999), (500, 10999), (500, MAX)]
+
+
+def test_a_pipeline_returning_nothing_is_an_error_too() -> None:
+    ex = explore(lambda records, bound=0: None, RECORDS, bound=(0, 10, 1))
+    assert isinstance(ex.error, TypeError)
+    assert "returned None" in str(ex.error)
+
+
+def test_no_data_custom_charts_and_widgets() -> None:
+    seen = []
+
+    def job(bound=500):
+        return counts(RECORDS, bound=bound).trace
+
+    def chart(result):
+        seen.append(len(result))
+        return propagation_chart(result, operator="window")
+
+    custom = widgets.IntText(value=0)
+    ex = explore(job, bound=custom, charts=[chart])
+    assert ex.controls["bound"] is custom and ex.values == {"bound": 0}
+    custom.value = 1000
+    assert len(seen) == 2 and ex.runs == 2
+    assert window_watermarks(ex.specs()[0]) == []  # one panel of operator 'window':
+    assert ex.specs()[0]["usermeta"]["winviz"]["notes"][1].startswith("operator 'window'")
+
+
+def test_dict_options_and_float_sliders() -> None:
+    triggers = {"event time": None, "count 2": wv.CountTrigger.of(2)}
+
+    def job(records, trigger=None, ratio=0.5):
+        return counts(records)
+
+    ex = explore(job, RECORDS, trigger=triggers, ratio=(0.0, 1.0, 0.1))
+    assert [label for label, _ in ex.controls["trigger"].options] == ["event time", "count 2"]
+    assert ex.controls["trigger"].value is None
+    assert isinstance(ex.controls["ratio"], widgets.FloatSlider)
+    assert ex.controls["ratio"].value == 0.5
+
+
+def test_bad_controls_raise_at_once() -> None:
+    with pytest.raises(ValueError, match="counts has no parameter 'speed'"):
+        explore(counts, RECORDS, speed=(0, 10, 1))
+    with pytest.raises(ValueError, match=r"control 'bound': expected min <= max and step > 0"):
+        explore(counts, RECORDS, bound=(10, 0, 1))
+    with pytest.raises(ValueError, match=r"a slider is \(min, max, step\)"):
+        explore(counts, RECORDS, bound=(0, 10))
+    with pytest.raises(ValueError, match="control 'bound': value 20 is outside"):
+        explore(counts, RECORDS, bound=(0, 10, 1, 20))
+    with pytest.raises(ValueError, match="at least one option"):
+        explore(counts, RECORDS, size=[])
+    with pytest.raises(ValueError, match="unknown chart 'pie'"):
+        explore(counts, RECORDS, charts=("pie",))
+
+
+def test_summarize_reads_the_trace() -> None:
+    result = counts(RECORDS, bound=0, lateness=2000)
+    assert summarize(result) == summarize(result.trace.to_pandas())
+    assert summarize(result).text() == (
+        "fired 4 (early 0 · on time 3 · late 1) · elements 6: late, accepted 1 · dropped 0 · "
+        "side output 0"
+    )

@@ -1,0 +1,363 @@
+"""winviz.viz.propagation_chart: layers, encodings and the exact data each mark gets for the
+jobs of tests/test_parallel_inputs.py (a partitioned source with and without idleness, a union
+whose inputs both go idle), the fallback for a job without several inputs, subtasks, message
+cards, the row limit, and an SVG render (vl-convert, no browser)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import vl_convert as vlc
+
+import winviz as wv
+from winviz.viz import scale
+from winviz.viz.export import spec_json
+from winviz.viz.propagation import CHANNEL_COLORS, idle_spans, propagation_chart
+
+P0 = [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800), ("p0", 2500)]
+A0 = [0, 500, 1000, 1500, 2000]
+P1 = [("p1", 200), ("p1", 700)]
+A1 = [100, 400]
+OP = "watermark of 'watermarks'"
+
+
+def strategy(idle: int | None = None) -> wv.WatermarkStrategy:
+    s = wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+        lambda e, _: e[1]
+    )
+    return s if idle is None else s.with_idleness(idle)
+
+
+def partitioned(idle: int | None = None) -> wv.JobExecutionResult:
+    """Partition 1 goes quiet after 400 ms (see test_parallel_inputs.py): without idleness the
+    source's watermark stays at partition 1's 699; with idleness 500 partition 1 is idle at
+    1400 ms and the watermark follows partition 0."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions([P0, P1], arrival_times=[A0, A1], name="kafka")
+        .assign_timestamps_and_watermarks(strategy(idle))
+        .key_by(lambda e: 0)
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+def union_all_idle() -> wv.JobExecutionResult:
+    """Two streams into map "m": a idle at 800 ms, b at 1000 ms, then m itself is idle until
+    the end of input at 3000 ms (test_parallel_inputs.py, last test)."""
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([1_000], arrival_times=[0], name="a")
+    b = env.from_collection([5_000, 6_000], arrival_times=[0, 3_000], name="b")
+    s = wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e)
+    a = a.assign_timestamps_and_watermarks(s.with_idleness(300))
+    b = b.assign_timestamps_and_watermarks(s.with_idleness(500))
+    a.union(b).map(lambda e: e).name("m").sink_to("out")
+    return env.execute()
+
+
+@pytest.fixture(scope="module")
+def fixed() -> wv.JobExecutionResult:
+    return partitioned(idle=500)
+
+
+def data(spec: dict[str, Any], lay: dict[str, Any]) -> list[dict[str, Any]]:
+    return spec["datasets"][lay["data"]["name"]]
+
+
+def steps(spec: dict[str, Any], lay: dict[str, Any]) -> dict[str, list[tuple[int, int]]]:
+    """Each line's vertices (x, y) in drawing order."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for v in sorted(data(spec, lay), key=lambda v: (v["line"], v["i"])):
+        out.setdefault(v["line"], []).append((v["x"], v["y"]))
+    return out
+
+
+def test_layers_and_encodings(fixed) -> None:
+    spec = propagation_chart(fixed).to_dict()
+    meta = spec["usermeta"]["winviz"]
+    assert meta["status"] == "ok" and meta["chart"] == "propagation_chart"
+    assert meta["notes"] == [
+        "the operator's watermark (thick black) is the minimum over its active input channels "
+        "(coloured); shaded: idle",
+        "operator 'watermarks': 2 input channel(s), 1 channel idle period(s)",
+    ]
+    idle, op_line, ch_lines, points = spec["layer"]
+    assert [lay["mark"]["type"] for lay in spec["layer"]] == ["rect", "line", "line", "point"]
+    assert idle["mark"]["opacity"] == 0.15
+    assert "y" not in idle["encoding"]  # full height
+    assert op_line["mark"]["strokeWidth"] == 3.5 and ch_lines["mark"]["strokeWidth"] == 1.8
+    color = op_line["encoding"]["color"]
+    assert color["field"] == "line"
+    assert color["scale"] == {
+        "domain": [OP, "kafka[0]", "kafka[1]"],
+        "range": ["#000000", CHANNEL_COLORS[0], CHANNEL_COLORS[1]],
+    }
+    # no meaning on colour alone: every channel has its own dash
+    assert op_line["encoding"]["strokeDash"]["scale"]["range"] == [[1, 0], [6, 3], [2, 2]]
+    assert idle["encoding"]["color"] == color  # the shade is the channel's colour
+    assert op_line["encoding"]["x"]["scale"] == {
+        "domain": [146, 2054],
+        "nice": False,
+        "zero": False,
+    }
+    assert op_line["encoding"]["x"]["axis"]["title"] == "processing time (ms)"
+    assert op_line["encoding"]["y"]["axis"]["title"] == "watermark (event time) (ms)"
+    assert op_line["encoding"]["y"]["scale"]["domain"] == [27, 2571]
+    assert op_line["encoding"]["order"] == {"field": "i", "type": "quantitative"}
+    assert [t["field"] for t in points["encoding"]["tooltip"]] == [
+        "line",
+        "seq",
+        "proc_time",
+        "watermark",
+        "note",
+    ]
+
+
+def test_lines_idle_and_points_data(fixed) -> None:
+    spec = propagation_chart(fixed).to_dict()
+    idle, op_line, ch_lines, points = spec["layer"]
+    # partition 1 is idle from 1400 ms to the end of the trace (2000 ms)
+    assert data(spec, idle) == [
+        {
+            "x": 1400,
+            "x2": 2000,
+            "line": "kafka[1]",
+            "kind": "idle",
+            "idle from": "1,400 ms",
+            "idle until": "end of trace",
+        }
+    ]
+    assert steps(spec, ch_lines) == {
+        "kafka[0]": [
+            (200, 99), (600, 99), (600, 599), (1200, 599), (1200, 1199),
+            (1600, 1199), (1600, 1799), (2000, 1799), (2000, 2499), (2000, 2499),
+        ],
+        # its last watermark held flat to the end of the trace
+        "kafka[1]": [(200, 199), (600, 199), (600, 699), (2000, 699)],
+    }  # fmt: skip
+    # the minimum: 699 (partition 1's) until partition 1 is idle at 1400, then partition 0's;
+    # MAX at the end of input is drawn on the top edge (2571)
+    assert steps(spec, op_line) == {
+        OP: [
+            (200, 99), (600, 99), (600, 599), (1200, 599), (1200, 699), (1400, 699),
+            (1400, 1199), (1600, 1199), (1600, 1799), (2000, 1799), (2000, 2499),
+            (2000, 2499), (2000, 2571), (2000, 2571),
+        ]
+    }  # fmt: skip
+    pts = [(p["line"], p["x"], p["y"], p["watermark"], p["note"]) for p in data(spec, points)]
+    assert pts[-1] == (
+        OP,
+        2000,
+        2571,
+        "MAX (Long.MAX_VALUE)",
+        "end of input (MAX), drawn on the top edge",
+    )
+    assert [p[1:4] for p in pts if p[0] == "kafka[1]"] == [
+        (200, 199, "199 ms"),
+        (600, 699, "699 ms"),
+    ]
+    assert len(pts) == 5 + 2 + 7
+
+
+def test_the_stall_without_idleness() -> None:
+    spec = propagation_chart(partitioned()).to_dict()
+    assert [lay["mark"]["type"] for lay in spec["layer"]] == ["line", "line", "point"]
+    _, ch_lines, _ = spec["layer"]
+    # the source's watermark stays at partition 1's 699 until the end of input
+    assert steps(spec, spec["layer"][0])[OP][4:] == [
+        (1200, 699), (2000, 699), (2000, 2571), (2000, 2571)
+    ]  # fmt: skip
+    assert steps(spec, ch_lines)["kafka[1]"][-1] == (2000, 699)
+    assert spec["usermeta"]["winviz"]["notes"][1] == (
+        "operator 'watermarks': 2 input channel(s), 0 channel idle period(s)"
+    )
+
+
+def test_union_channels_and_operator_idle() -> None:
+    spec = propagation_chart(union_all_idle()).to_dict()
+    marks = [lay["mark"]["type"] for lay in spec["layer"]]
+    assert marks == ["rect", "rect", "text", "line", "line", "point"]
+    chan, strip, label = spec["layer"][:3]
+    assert [(d["line"], d["x"], d["x2"], d["idle until"]) for d in data(spec, chan)] == [
+        ("watermarks", 800, 3000, "3,000 ms"),
+        ("watermarks_2", 1000, 3000, "3,000 ms"),
+    ]
+    # the operator's own idle span: a grey strip along the top
+    assert [(d["line"], d["x"], d["x2"]) for d in data(spec, strip)] == [
+        ("watermark of 'm'", 1000, 3000)
+    ]
+    assert strip["encoding"]["y"] == {"value": 0} and strip["encoding"]["y2"] == {"value": 8}
+    assert label["encoding"]["text"] == {"value": "operator idle"}
+    lines = steps(spec, spec["layer"][3])
+    assert lines["watermark of 'm'"][:4] == [(200, 999), (800, 999), (800, 4999), (3000, 4999)]
+    assert (
+        spec["usermeta"]["winviz"]["notes"][1]
+        == "operator 'm': 2 input channel(s), 2 channel idle period(s), idle itself 1 time(s)"
+    )
+
+
+def test_idle_spans_pairs_idle_with_next_active() -> None:
+    import pandas as pd
+
+    records = pd.DataFrame(
+        {
+            "kind": ["idle", "idle", "idle", "active", "active", "idle"],
+            "proc_time": [10, 20, 30, 40, 50, 60],
+            "line": ["a", "b", "a", "a", "b", "b"],
+        }
+    )
+    assert idle_spans(records, "idle", "active", 99) == [
+        {"line": "a", "start": 10, "end": 40, "open": False},
+        {"line": "b", "start": 20, "end": 50, "open": False},
+        {"line": "b", "start": 60, "end": 99, "open": True},
+    ]
+
+
+def test_frame_input_and_determinism(fixed) -> None:
+    from_trace = spec_json(propagation_chart(fixed.trace))
+    assert spec_json(propagation_chart(fixed.trace.to_pandas())) == from_trace
+    assert spec_json(propagation_chart(partitioned(idle=500))) == from_trace
+
+
+def test_parallel_subtasks_get_a_panel_each() -> None:
+    """Parallelism 2: each source subtask reads one partition; each window subtask has one
+    channel per source subtask and takes its own minimum (subtask i is ``op#i``)."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions([P0, P1], arrival_times=[A0, A1], name="kafka")
+        .assign_timestamps_and_watermarks(strategy(500))
+        .set_parallelism(2)
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .set_parallelism(2)
+        .sink_to("out")
+    )
+    result = env.execute()
+    spec = propagation_chart(result, operator="window").to_dict()
+    assert [p["title"]["text"] for p in spec["vconcat"]] == [
+        "subtask 0 of 'window': 2 input channel(s), 1 channel idle period(s)",
+        "subtask 1 of 'window': 2 input channel(s), 1 channel idle period(s)",
+    ]
+    panel = spec["vconcat"][0]
+    idle, op_line, ch_lines, _ = panel["layer"]
+    assert [(d["line"], d["x"], d["x2"]) for d in data(spec, idle)] == [
+        ("watermarks#1", 1400, 2000)
+    ]
+    assert steps(spec, ch_lines)["watermarks#1"][:4] == [
+        (200, 199),
+        (600, 199),
+        (600, 699),
+        (2000, 699),
+    ]
+    # the subtask's minimum: 699 until source subtask 1 is idle at 1400
+    assert steps(spec, op_line)["watermark of 'window#0'"][6:9] == [
+        (1200, 699),
+        (1400, 699),
+        (1400, 1199),
+    ]
+    default = propagation_chart(result).to_dict()
+    assert [p["title"]["text"].split(":")[0] for p in default["vconcat"]] == [
+        "subtask 0 of 'watermarks'",
+        "subtask 1 of 'watermarks'",
+        "subtask 0 of 'window'",
+        "subtask 1 of 'window'",
+        "operator 'out'",
+    ]
+
+
+def test_chain_fallback_without_several_inputs() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1000), ("a", 3000)], arrival_times=[0, 500])
+        .assign_timestamps_and_watermarks(strategy())
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    spec = propagation_chart(env.execute()).to_dict()
+    assert spec["usermeta"]["winviz"]["notes"][:2] == [
+        "no operator with several inputs: one line per operator's watermark; shaded: idle",
+        "2 operator(s), 0 idle period(s)",
+    ]
+    lines = steps(spec, spec["layer"][0])
+    assert list(lines) == ["watermarks", "window"]
+    assert lines["watermarks"] == lines["window"]  # one input: the window takes it directly
+    assert lines["window"][:4] == [(200, 999), (500, 999), (500, 2999), (500, 2999)]
+
+
+def test_operator_choice_and_several_panels() -> None:
+    result = union_all_idle()
+    spec = propagation_chart(result, operator=["m", "watermarks"]).to_dict()
+    assert len(spec["vconcat"]) == 2
+    assert [p["title"]["text"] for p in spec["vconcat"]] == [
+        "operator 'm': 2 input channel(s), 2 channel idle period(s), idle itself 1 time(s)",
+        "operator 'watermarks': 0 input channel(s), 0 channel idle period(s), "
+        "idle itself 1 time(s)",
+    ]
+    card = propagation_chart(result, operator="nope").to_dict()["usermeta"]["winviz"]
+    assert card["status"] == "message"
+    assert card["message"] == "No operator named 'nope' wrote watermark records."
+
+
+def test_message_cards() -> None:
+    env = wv.StreamExecutionEnvironment()
+    env.from_collection([1, 2]).sink_to("s")
+    card = propagation_chart(env.execute()).to_dict()["usermeta"]["winviz"]
+    assert (card["status"], card["message"]) == (
+        "message",
+        "No watermark in this trace (at most the end-of-input MAX).",
+    )
+    assert propagation_chart(wv.Trace()).to_dict()["usermeta"]["winviz"]["message"] == (
+        "The trace is empty."
+    )
+    assert propagation_chart(None).to_dict()["usermeta"]["winviz"]["status"] == "message"
+    frame = partitioned().trace.to_pandas()
+    frame.attrs["schema_version"] = 99
+    assert propagation_chart(frame).to_dict()["usermeta"]["winviz"]["status"] == "message"
+    with pytest.raises(ValueError, match="max_points"):
+        propagation_chart(wv.Trace(), max_points=0)
+
+
+def test_large_trace_respects_row_limit() -> None:
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=1)
+    n = 4000
+    parts = [[("p", 2 * i + p) for i in range(n)] for p in (0, 1)]
+    times = [[2 * i + p for i in range(n)] for p in (0, 1)]
+    (
+        env.from_partitions(parts, arrival_times=times, name="k")
+        .assign_timestamps_and_watermarks(strategy())
+        .key_by(lambda e: 0)
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("o")
+    )
+    spec = propagation_chart(env.execute()).to_dict()
+    assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
+    notes = spec["usermeta"]["winviz"]["notes"]
+    assert any("watermark records drawn (the last per processing-time bucket)" in n for n in notes)
+
+
+def test_svg_render_shows_idle_span_and_minimum(fixed) -> None:
+    svg = vlc.vegalite_to_svg(spec_json(propagation_chart(fixed)))
+    labels = re.findall(r'aria-label="([^"]*)"', svg)
+    idle = [s for s in labels if "idle: kafka[1]" in s]
+    assert idle == [
+        "x: 1,400; x2: 2000; watermark line: kafka[1]; idle: kafka[1]; idle from: 1,400 ms; "
+        "idle until: end of trace"
+    ]
+    # the shade spans the full panel height (260 px) from 1,400 to 2,000 ms
+    rect = re.search(r'aria-label="x: 1,400; x2: 2000[^"]*"[^>]*d="M([\d.]+),0h([\d.]+)v260', svg)
+    assert rect is not None
+    assert round(float(rect.group(2)), 2) == round(600 / (2054 - 146) * 640, 2)
+    # the operator's watermark point at 1,400 ms: partition 0's 1,199 once partition 1 is idle
+    assert [s for s in labels if f"line: {OP}; seq: 42;" in s] == [
+        f"x: 1,400; y: 1,199; watermark line: {OP}; line: {OP}; seq: 42; "
+        "processing time: 1,400 ms; watermark: 1,199 ms; note: "
+    ]
+    assert len([s for s in labels if "; line: kafka[0]; seq: " in s]) == 5

@@ -1,0 +1,516 @@
+"""``explore``: sliders and dropdowns that re-run a pipeline and redraw its charts in place.
+
+    def clicks(records, bound=1000, lateness=0, size=5000):
+        env = wv.StreamExecutionEnvironment()
+        ...                                   # build the job from the slider values
+        return env.execute()                  # a JobExecutionResult (or a Trace)
+
+    wv.explore(clicks, records,
+               bound=(0, 5000, 500),          # (min, max, step): an integer slider
+               lateness=(0, 10000, 1000),
+               size=[1000, 5000, 10000],      # a list: a dropdown
+               charts=("timeline", "scrubber"))
+
+Two kinds of control, by where they can be evaluated:
+
+* **engine controls** — everything that changes what the engine computes (out-of-orderness
+  bound, allowed lateness, window size / slide / gap, trigger, idleness timeout …) is an
+  ipywidgets slider or dropdown. Each change calls the pipeline function again with all the
+  current values as keyword arguments and replaces each chart's spec on its existing
+  ``alt.JupyterChart`` (the same output, updated in place; no new cell output);
+* **browser controls** — what only filters or re-colours an existing run (the scrubber's
+  processing time *t*) is a Vega parameter of the chart, evaluated in the browser with no
+  kernel round trip. ``JupyterChart`` syncs Vega parameters back to Python:
+  ``explorer.param("t")`` reads the scrubber's current *t*, a line under the charts follows it
+  (the watermark, firings and elements at *t*, computed in Python from the trace), and a
+  re-run keeps it (the new scrubber starts at the *t* the learner had scrubbed to).
+
+A control's initial value is the pipeline function's default for that parameter when it has
+one (and it is in range / among the options), else the first. A summary line (windows fired
+by timing, elements by fate) is updated with every run. When the pipeline raises for some
+values, the explorer shows the error in place of the charts — no traceback — and keeps the
+exception (``explorer.error``); the next good values bring the charts back.
+
+Charts are named ("timeline", "window_lanes", "timers_chart", "scrubber",
+"propagation_chart") or given as functions of the pipeline's result. Everything runs offline
+(``JupyterChart.enable_offline``: the widget's JavaScript is bundled by vl-convert).
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import ipywidgets as widgets
+
+from winviz.viz import frames, palette
+
+NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only
+
+# readable labels of the usual engine parameters (any other name is shown as it is)
+LABELS: dict[str, str] = {
+    "bound": "out-of-orderness bound (ms)",
+    "out_of_orderness": "out-of-orderness bound (ms)",
+    "lateness": "allowed lateness (ms)",
+    "allowed_lateness": "allowed lateness (ms)",
+    "size": "window size (ms)",
+    "slide": "window slide (ms)",
+    "gap": "session gap (ms)",
+    "trigger": "trigger",
+    "idleness": "idleness timeout (ms)",
+    "interval": "watermark interval (ms)",
+}
+
+CHART_NAMES = ("timeline", "window_lanes", "timers_chart", "scrubber", "propagation_chart")
+SCRUB_PARAM = "t"  # the scrubber's Vega parameter (winviz.viz.scrubber.PARAM)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a run did, from its trace: window firings by timing (Flink's early / on-time /
+    late panes) and elements reaching window operators by fate (frames.element_fates)."""
+
+    fired: int
+    early: int
+    on_time: int
+    late: int
+    elements: int
+    late_accepted: int
+    dropped: int
+    side_output: int
+
+    def text(self) -> str:
+        return (
+            f"fired {self.fired} (early {self.early} · on time {self.on_time} · late "
+            f"{self.late}) · elements {self.elements}: late, accepted {self.late_accepted} · "
+            f"dropped {self.dropped} · side output {self.side_output}"
+        )
+
+
+def summarize(trace: Any) -> Summary:
+    """The ``Summary`` of a trace (a Trace, its frame or a result with ``.trace``); raises
+    TraceInputError when it cannot be read."""
+    view = frames.open_trace(trace)
+    rows = view.select("fired")
+    timing = view.detail("fired", "timing", rows).tolist() if len(rows) else []
+    fates: list[str] = []
+    for op in frames.window_operators(view):
+        fates += frames.element_fates(view, op)["fate"].tolist()
+    return Summary(
+        fired=len(timing),
+        early=timing.count("early"),
+        on_time=timing.count("on_time"),
+        late=timing.count("late"),
+        elements=len(fates),
+        late_accepted=fates.count("late, accepted"),
+        dropped=fates.count("dropped"),
+        side_output=fates.count("side output"),
+    )
+
+
+@dataclass(frozen=True)
+class AtTime:
+    """The run as it stood at processing time ``t`` (what the scrubber shows there): the
+    window operator's watermark in effect (its last ``watermark`` record at or before t;
+    None before the first), windows fired and elements arrived by t."""
+
+    t: int
+    operator: str | None
+    watermark: int | None
+    fired: int
+    elements: int
+
+    def text(self) -> str:
+        wm = "none yet" if self.watermark is None else palette.format_time(self.watermark)
+        return (
+            f"at t = {palette.format_time(self.t)}: watermark {wm} · {self.fired} window(s) "
+            f"fired · {self.elements} element(s) arrived"
+        )
+
+
+def state_at(trace: Any, t: int) -> AtTime:
+    """``AtTime`` of a trace at processing time ``t`` (the first window operator; elements
+    are those reaching it)."""
+    view = frames.open_trace(trace)
+    ops = frames.window_operators(view) or view.operators("element")
+    op = ops[0] if ops else None
+    watermark = None
+    fired = elements = 0
+    if op is not None:
+        rows = view.select("watermark", operator=op)
+        procs = view.numbers("proc_time", rows)
+        before = rows[procs <= t]
+        if len(before):
+            watermark = view.column("watermark", before[-1:])[0]
+        fired = int((view.numbers("proc_time", view.select("fired", operator=op)) <= t).sum())
+        elements = int((view.numbers("proc_time", view.select("element", operator=op)) <= t).sum())
+    return AtTime(t=int(t), operator=op, watermark=watermark, fired=fired, elements=elements)
+
+
+# -- controls -----------------------------------------------------------------------------------
+
+
+def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -> widgets.Widget:
+    """The widget for one control: ``(min, max, step)`` or ``(min, max, step, value)`` → an
+    integer slider (a float slider if any of them is a float); a list of values or of
+    ``(label, value)`` pairs, or a dict label → value → a dropdown; an ipywidgets widget is
+    used as it is. ``default``: the pipeline's default for this parameter (the initial value
+    when it is in range / among the options). Sliders update on release, not while dragged:
+    every change re-runs the engine."""
+    label = LABELS.get(name, name)
+    style = {"description_width": "initial"}
+    layout = widgets.Layout(width="420px")
+    if isinstance(spec, widgets.Widget):
+        if not hasattr(spec, "value"):
+            raise ValueError(f"control {name!r}: a widget without a value ({type(spec).__name__})")
+        return spec
+    if isinstance(spec, tuple):
+        if len(spec) not in (3, 4) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in spec
+        ):
+            raise ValueError(
+                f"control {name!r}: a slider is (min, max, step) or (min, max, step, value) "
+                f"of numbers, got {spec!r}"
+            )
+        lo, hi, step = spec[:3]
+        if not lo <= hi or step <= 0:
+            raise ValueError(f"control {name!r}: expected min <= max and step > 0, got {spec!r}")
+        value = spec[3] if len(spec) == 4 else default
+        if value is inspect.Parameter.empty or not isinstance(value, (int, float)):
+            value = lo
+        if not lo <= value <= hi:
+            raise ValueError(f"control {name!r}: value {value!r} is outside [{lo}, {hi}]")
+        cls = widgets.FloatSlider if any(isinstance(v, float) for v in spec) else widgets.IntSlider
+        return cls(
+            min=lo,
+            max=hi,
+            step=step,
+            value=value,
+            description=label,
+            continuous_update=False,
+            style=style,
+            layout=layout,
+        )
+    if isinstance(spec, Mapping):
+        options = [(str(k), v) for k, v in spec.items()]
+    elif isinstance(spec, list):
+        options = [
+            (str(o[0]), o[1])
+            if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], str)
+            else (_option_label(o), o)
+            for o in spec
+        ]
+    else:
+        raise ValueError(
+            f"control {name!r}: expected (min, max, step) for a slider, a list or dict of "
+            f"options for a dropdown, or an ipywidgets widget; got {type(spec).__name__} "
+            f"{spec!r}"
+        )
+    if not options:
+        raise ValueError(f"control {name!r}: a dropdown needs at least one option")
+    values = [v for _, v in options]
+    value = default if _among(default, values) else values[0]
+    return widgets.Dropdown(
+        options=options, value=value, description=label, style=style, layout=layout
+    )
+
+
+def _among(value: Any, values: list[Any]) -> bool:
+    return value is not inspect.Parameter.empty and any(value is v or _eq(value, v) for v in values)
+
+
+def _eq(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # == gives no plain bool (arrays...): not equal
+        return False
+
+
+def _option_label(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    return frames.short(getattr(value, "__name__", None) or repr(value), 50)
+
+
+# -- the explorer -------------------------------------------------------------------------------
+
+
+class Explorer:
+    """Controls, summary line and charts of one ``explore(...)`` call (see the module
+    docstring). Display it as the last expression of a cell (or ``display(explorer)``).
+
+    ``controls`` (name → widget), ``charts`` (one ``alt.JupyterChart`` each), ``summary`` and
+    ``status`` (ipywidgets.HTML) are the live widgets; ``values`` the controls' current
+    values; after each run ``result`` (what the pipeline returned), ``error`` (the exception
+    of a failed run, else None), ``runs`` (how many times the pipeline ran), ``last_values``
+    and ``last_seconds`` (the time from the change to the updated chart specs). With a
+    scrubber, ``at_t`` (ipywidgets.HTML) and ``last_at`` follow the browser's t
+    (``state_at``)."""
+
+    def __init__(
+        self,
+        pipeline: Callable[..., Any],
+        data: Any,
+        controls: Mapping[str, Any],
+        charts: Sequence[str | Callable[[Any], alt.TopLevelMixin]],
+    ) -> None:
+        if not callable(pipeline):
+            raise TypeError(f"explore: the pipeline must be a function, got {pipeline!r}")
+        self.pipeline = pipeline
+        self.data = data
+        self._chart_fns = [_chart_function(c) for c in charts]
+        if not self._chart_fns:
+            raise ValueError("explore: charts must name at least one chart")
+        defaults = _defaults(pipeline, list(controls), data is not NO_DATA)
+        self.controls: dict[str, widgets.Widget] = {
+            name: make_control(name, spec, defaults.get(name, inspect.Parameter.empty))
+            for name, spec in controls.items()
+        }
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.runs = 0
+        self.last_values: dict[str, Any] = {}
+        self.last_seconds = 0.0
+        self.last_summary: Summary | None = None
+        self.last_at: AtTime | None = None
+        self._kept_t: list[int | None] = [None] * len(self._chart_fns)
+        self._holding = False
+        self.summary = widgets.HTML()
+        self.status = widgets.HTML()
+        self.at_t = widgets.HTML()  # the scrubber's t, read back from the browser
+        alt.JupyterChart.enable_offline()  # the widget's JavaScript from vl-convert, no CDN
+        first = self._run()
+        self.charts = [alt.JupyterChart(c) for c in first]
+        for widget in self.controls.values():
+            widget.observe(self._on_change, names="value")
+        self._watch_scrubbers()
+        self.widget = widgets.VBox(
+            [
+                widgets.VBox(list(self.controls.values())),
+                self.summary,
+                self.status,
+                *self.charts,
+                self.at_t,
+            ]
+        )
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The controls' current values (the keyword arguments of the next run)."""
+        return {name: w.value for name, w in self.controls.items()}
+
+    def param(self, name: str, chart: int | None = None) -> Any:
+        """The browser's current value of the Vega parameter ``name`` (synced back by
+        ``JupyterChart``), from chart number ``chart`` or the first chart that has it; e.g.
+        ``explorer.param("t")``: the processing time the scrubber is at."""
+        pool = self.charts if chart is None else [self.charts[chart]]
+        for jc in pool:
+            if name in jc.params.trait_names():
+                return getattr(jc.params, name)
+        raise KeyError(f"no chart has a Vega parameter {name!r}")
+
+    def specs(self) -> list[dict[str, Any]]:
+        """The current Vega-Lite spec of every chart (what the browser shows)."""
+        return [jc.spec for jc in self.charts]
+
+    # -- running ----------------------------------------------------------------------------
+
+    def _on_change(self, change: dict[str, Any]) -> None:
+        if not self._holding:
+            self.update()
+
+    def set(self, **values: Any) -> None:
+        """Set several controls at once and re-run the pipeline once (setting each widget's
+        ``value`` re-runs it per change)."""
+        unknown = [n for n in values if n not in self.controls]
+        if unknown:
+            raise KeyError(
+                f"no control named {unknown[0]!r}; the controls are {', '.join(self.controls)}"
+            )
+        self._holding = True
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._holding = False
+        self.update()
+
+    def update(self) -> None:
+        """Re-run the pipeline with the current values and replace every chart's spec in
+        place (what a control change does)."""
+        start = time.perf_counter()
+        # the scrubbers' t as the learner left it (kept through a failed run's message card)
+        self._kept_t = [
+            t if t is not None else old
+            for t, old in zip(map(self._scrub_time, self.charts), self._kept_t, strict=True)
+        ]
+        new = self._run(self._kept_t)
+        for jc, chart in zip(self.charts, new, strict=True):
+            jc.chart = chart  # JupyterChart recomputes .spec and re-renders the same output
+        self._watch_scrubbers()
+        self.last_seconds = time.perf_counter() - start
+
+    def _watch_scrubbers(self) -> None:
+        """Follow the scrubber's t as the browser moves it (JupyterChart makes a new
+        ``params`` object for every new chart, so this runs after each update)."""
+        for jc in self.charts:
+            if SCRUB_PARAM in jc.params.trait_names():
+                jc.params.observe(self._on_scrub, names=SCRUB_PARAM)
+                self._on_scrub({"new": getattr(jc.params, SCRUB_PARAM)})
+
+    def _on_scrub(self, change: dict[str, Any]) -> None:
+        t = change["new"]
+        if self.result is None or not isinstance(t, (int, float)) or t != t:
+            self.at_t.value = ""
+            return
+        self.last_at = state_at(self.result, int(t))
+        self.at_t.value = html.escape(self.last_at.text())
+
+    def _scrub_time(self, jc: alt.JupyterChart) -> int | None:
+        if SCRUB_PARAM in jc.params.trait_names():
+            t = getattr(jc.params, SCRUB_PARAM)
+            if isinstance(t, (int, float)) and t == t:
+                return int(t)
+        return None
+
+    def _run(self, keep: list[int | None] | None = None) -> list[alt.TopLevelMixin]:
+        """Call the pipeline and build every chart; on an exception keep it in ``error`` and
+        return message cards saying what failed."""
+        values = self.values
+        self.last_values = values
+        self.runs += 1
+        keep = keep or [None] * len(self._chart_fns)
+        try:
+            result = (
+                self.pipeline(**values)
+                if self.data is NO_DATA
+                else self.pipeline(self.data, **values)
+            )
+            if result is None:
+                raise TypeError(
+                    f"the pipeline {_name(self.pipeline)} returned None; it must return the "
+                    "result of env.execute() (or its trace)"
+                )
+            charts = [fn(result, at) for fn, at in zip(self._chart_fns, keep, strict=True)]
+            summary = summarize(result)
+        except Exception as exc:  # shown in place, kept on the explorer: not swallowed
+            self.error, self.result, self.last_summary = exc, None, None
+            call = _call_text(self.pipeline, values, self.data is not NO_DATA)
+            headline = f"{type(exc).__name__}: {exc}"
+            self.status.value = (
+                '<div style="color:#D55E00"><b>'
+                + html.escape(call)
+                + " raised "
+                + html.escape(type(exc).__name__)
+                + "</b>: "
+                + html.escape(str(exc))
+                + "</div>"
+            )
+            self.summary.value = ""
+            self.at_t.value, self.last_at = "", None
+            card = palette.message_chart(
+                "The pipeline failed for these values.",
+                f"{call} raised {headline}. Change a control to try other values; the "
+                "exception is kept in explorer.error.",
+                chart="explore",
+            )
+            return [card for _ in self._chart_fns]
+        self.error, self.result, self.last_summary = None, result, summary
+        self.status.value = ""
+        self.summary.value = html.escape(summary.text())
+        return charts
+
+    # -- display ----------------------------------------------------------------------------
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
+        return f"<Explorer {_name(self.pipeline)}({values}): {self.runs} run(s)>"
+
+
+def explore(
+    pipeline: Callable[..., Any],
+    data: Any = NO_DATA,
+    *,
+    charts: Sequence[str | Callable[[Any], alt.TopLevelMixin]] = ("timeline",),
+    **controls: Any,
+) -> Explorer:
+    """Controls for a pipeline's parameters, re-running it and redrawing its charts on every
+    change (see the module docstring).
+
+    ``pipeline``: a function called as ``pipeline(data, **values)`` (``pipeline(**values)``
+    when no ``data`` is given) that returns ``env.execute()``'s result or a Trace.
+    ``charts``: chart names (``"timeline"``, ``"window_lanes"``, ``"timers_chart"``,
+    ``"scrubber"``, ``"propagation_chart"``) or functions result → chart. ``controls``: one
+    keyword per pipeline parameter — ``(min, max, step)`` (or ``(min, max, step, value)``) for
+    a slider, a list or dict of options for a dropdown, or an ipywidgets widget.
+
+    Bad controls (a name the pipeline does not take, an empty option list, min > max) raise
+    ValueError at once; an exception *inside* the pipeline for some values is shown in place
+    and kept in ``explorer.error``."""
+    return Explorer(pipeline, data, controls, charts)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _defaults(pipeline: Callable[..., Any], names: list[str], with_data: bool) -> dict[str, Any]:
+    """The pipeline's default for each control; raises ValueError for a control the pipeline
+    cannot take."""
+    try:
+        sig = inspect.signature(pipeline)
+    except (TypeError, ValueError):  # a builtin without a signature: take it on trust
+        return {}
+    params = list(sig.parameters.values())
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    by_name = {
+        p.name: p
+        for p in params[1 if with_data else 0 :]
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    }
+    unknown = [n for n in names if n not in by_name and not takes_any]
+    if unknown:
+        raise ValueError(
+            f"explore: {_name(pipeline)} has no parameter {unknown[0]!r} for the control of "
+            f"that name; its parameters are {', '.join(by_name) or '(none)'}"
+        )
+    return {n: by_name[n].default for n in names if n in by_name}
+
+
+def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, int | None], Any]:
+    """A function (result, scrub time) → chart for a chart name or a user's function."""
+    if callable(chart):
+        return lambda result, at: chart(result)
+    if chart not in CHART_NAMES:
+        raise ValueError(
+            f"explore: unknown chart {chart!r}; choose from {', '.join(CHART_NAMES)} or pass "
+            "a function result → chart"
+        )
+    from winviz import viz
+
+    fn = getattr(viz, chart)
+    if chart == "scrubber":
+        return lambda result, at: fn(result, at=at)
+    return lambda result, at: fn(result)
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+def _call_text(fn: Callable[..., Any], values: dict[str, Any], with_data: bool) -> str:
+    args = (["data"] if with_data else []) + [
+        f"{k}={_option_label(v) if not isinstance(v, str) else repr(v)}" for k, v in values.items()
+    ]
+    return f"{_name(fn)}({', '.join(args)})"

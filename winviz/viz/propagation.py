@@ -1,0 +1,549 @@
+"""``propagation_chart``: how watermarks travel through an operator with several inputs.
+
+An operator with several input channels — a partitioned source's watermark operator (Flink's
+``WatermarkOutputMultiplexer`` over the per-split watermarks) or the operator after a
+``union`` (Flink's ``StatusWatermarkValve`` in its input gate) — can only promise what all of
+its active inputs promise: its watermark is the **minimum** over the channels that are not
+idle. This chart shows that minimum being taken. Processing time runs across, event time (the
+watermark) up; one panel per such operator, layers back to front:
+
+1. **idle periods** — a shaded band over the processing-time span in which a channel was idle
+   (``channel_idle`` → the next ``channel_active`` of that channel, or the end of the trace),
+   in the channel's colour; the operator's own idle spans (``idle`` → ``active``) in grey;
+2. **channel watermarks** — one step line per input channel (its ``channel_watermark``
+   records; ``ts`` is the channel's watermark), coloured *and* dashed per channel;
+3. **the operator's watermark** — its ``watermark`` records, a thick black step line: the
+   minimum while every channel is active, the active ones' minimum otherwise;
+4. **points** — one per record, carrying the tooltips (seq, processing time, watermark).
+
+Every line is held flat to the end of the trace: a channel that stopped advancing — the
+partition that "never lets the window fire" — shows as a flat line under everything else.
+The end-of-input watermark MAX is drawn on the top edge (``palette.TimeAxis.clip``).
+
+Parallel subtasks: an operator with parallelism n > 1 runs as subtasks ``op#0`` … ``op#n-1``
+(the trace's naming), each with its own input gate and valve — each takes its own minimum, so
+each gets its own panel ("subtask 1 of 'window'"), and ``operator="window"`` selects all of
+them. Traces of jobs with parallelism 1 have no ``#``: one panel per operator.
+
+A trace without any operator with several inputs gets one panel with one line per operator
+that wrote ``watermark`` records (the watermark travelling down a chain). Over 5,000 records a
+line keeps the last vertex per processing-time bucket (``scale.thin_steps``) and the subtitle
+says so. Bad input gives the message card (``palette.message_chart``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from winviz.trace import split_subtask
+from winviz.viz import frames, palette, scale
+from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.palette import TimeAxis
+
+CHART = "propagation_chart"
+CHANNEL_KINDS = ("channel_watermark", "channel_idle", "channel_active")
+STATUS_KINDS = ("idle", "active")
+# channel colours in order (black is the operator's own line)
+CHANNEL_COLORS: tuple[str, ...] = (
+    palette.ORANGE,
+    palette.SKY_BLUE,
+    palette.GREEN,
+    palette.VERMILLION,
+    palette.PURPLE,
+    palette.BLUE,
+    palette.YELLOW,
+)
+CHANNEL_DASHES: tuple[list[int], ...] = (*palette.WATERMARK_DASHES[1:], [4, 1, 1, 1, 1, 1])
+OPERATOR_COLOR = palette.BLACK
+IDLE_OPACITY = 0.15
+OPERATOR_STRIP = 8  # px: the operator-idle strip along the top of a panel
+
+
+def propagation_chart(
+    trace: Any,
+    *,
+    operator: str | list[str] | None = None,
+    max_points: int = scale.ROW_LIMIT,
+    width: int = palette.WIDTH,
+    height: int = 260,
+) -> alt.TopLevelMixin:
+    """Per-channel watermarks, the operator's minimum and idle periods (see the module
+    docstring).
+
+    ``trace``: a Trace, its ``to_pandas()`` frame, or a JobExecutionResult. ``operator``: the
+    operator(s) to draw, one panel each (default: every operator with several input channels,
+    in order of appearance). ``max_points``: rows per layer (≤ 5,000); longer lines are thinned.
+    ``height``: of each panel.
+
+    Input that cannot be drawn (empty trace, no watermarks, another schema version, an unknown
+    operator) gives a message card (``usermeta.winviz.status == "message"``)."""
+    if not 1 <= max_points <= scale.ROW_LIMIT:
+        raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
+    if operator is not None and not isinstance(operator, str) and not list(operator):
+        raise ValueError("operator must be a name, a non-empty list of names, or None")
+    try:
+        view = frames.open_trace(trace)
+        return _propagation(view, operator, max_points, width, height)
+    except TraceInputError as exc:
+        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
+
+
+# -- data ---------------------------------------------------------------------------------------
+
+
+def channel_operators(view: TraceView) -> list[str]:
+    """Operators with several input channels (they wrote channel records), in order of first
+    appearance."""
+    return view.operators(*CHANNEL_KINDS)
+
+
+def watermark_operators(view: TraceView) -> list[str]:
+    """Operators that wrote ``watermark`` records, in order of first appearance."""
+    return view.operators("watermark")
+
+
+def finite_watermark_operators(view: TraceView) -> set[str]:
+    """Operators with a watermark (their own or a channel's) other than MIN / MAX — the
+    end-of-input MAX alone says nothing about how the watermark moved."""
+    out: set[str] = set()
+    for kind, field in (("watermark", "watermark"), ("channel_watermark", "ts")):
+        rows = view.select(kind)
+        for op, v in zip(view.column("operator", rows), view.column(field, rows), strict=True):
+            if v is not None and not palette.is_off_chart(v):
+                out.add(op)
+    return out
+
+
+def pick_operators(
+    view: TraceView, operator: str | list[str] | None, notes: list[str]
+) -> tuple[list[str], bool]:
+    """(operators to draw, whether they have channels); raises TraceInputError naming the
+    choices. Operators left out of the default choice are named in ``notes``."""
+    if len(view) == 0:
+        raise TraceInputError("The trace is empty. The job recorded no records at all.")
+    with_channels = channel_operators(view)
+    with_watermarks = watermark_operators(view)
+    finite = finite_watermark_operators(view)
+    if not finite:
+        raise TraceInputError(
+            "No watermark in this trace (at most the end-of-input MAX). Watermarks come from "
+            "assign_timestamps_and_watermarks(...) on an event-time job; this trace has "
+            f"none before the end of input (kinds: {', '.join(sorted(view.counts()))})."
+        )
+    if operator is None:
+        if with_channels:
+            return grouped(with_channels), True
+        shown = [o for o in with_watermarks if o in finite]
+        hidden = [o for o in with_watermarks if o not in finite]
+        if hidden:
+            notes.append(
+                "not drawn (their only watermark is the end-of-input MAX): "
+                + ", ".join(map(repr, hidden))
+            )
+        return grouped(shown), False
+    known = list(dict.fromkeys([*with_channels, *with_watermarks]))
+    chosen: list[str] = []
+    for name in [operator] if isinstance(operator, str) else operator:
+        # a logical operator's name selects all its subtasks (name#0, name#1, ...)
+        match = [o for o in known if split_subtask(o)[0] == name or o == name]
+        if not match:
+            raise TraceInputError(
+                f"No operator named {name!r} wrote watermark records. "
+                f"Choose one of: {', '.join(map(repr, known))}."
+            )
+        chosen += [o for o in match if o not in chosen]
+    return grouped(chosen), True
+
+
+def grouped(operators: list[str]) -> list[str]:
+    """The subtasks of one operator next to each other, in subtask order; operators in order
+    of first appearance (of any of their subtasks)."""
+    first: dict[str, int] = {}
+    for i, op in enumerate(operators):
+        first.setdefault(split_subtask(op)[0], i)
+
+    def place(op: str) -> tuple[int, int]:
+        name, subtask = split_subtask(op)
+        return first[name], -1 if subtask is None else subtask
+
+    return sorted(operators, key=place)
+
+
+def describe(op: str) -> str:
+    """A panel's name: "operator 'm'" or "subtask 1 of 'window'"."""
+    name, subtask = split_subtask(op)
+    return f"operator {op!r}" if subtask is None else f"subtask {subtask} of {name!r}"
+
+
+def channel_records(view: TraceView, op: str) -> pd.DataFrame:
+    """The channel records of ``op``: seq, kind, proc_time, watermark (the channel's, from
+    ``ts``; None for idle/active), channel, input, line (the legend label: the input's name,
+    with the channel index when two channels share a name)."""
+    cols = ["seq", "kind", "proc_time", "watermark", "channel", "input", "line"]
+    rows = view.select(*CHANNEL_KINDS, operator=op)
+    if not len(rows):
+        return pd.DataFrame(columns=cols)
+    kinds = view.kinds[rows]
+    channel, inputs = [], []
+    for kind in CHANNEL_KINDS:
+        sel = rows[kinds == kind]
+        channel += view.detail(kind, "channel", sel).tolist()
+        inputs += view.detail(kind, "input", sel).tolist()
+    order = np.concatenate([np.flatnonzero(kinds == k) for k in CHANNEL_KINDS])
+    frame = pd.DataFrame(
+        {
+            "seq": rows[order],
+            "kind": kinds[order],
+            "proc_time": view.column("proc_time", rows[order]),
+            "watermark": view.column("ts", rows[order]),
+            "channel": [int(c) for c in channel],
+            "input": [str(i) for i in inputs],
+        }
+    )
+    frame = frame.sort_values("seq", kind="stable").reset_index(drop=True)
+    names = frame.groupby("input")["channel"].nunique()
+    shared = set(names[names > 1].index)
+    frame["line"] = [
+        f"{i} (channel {c})" if i in shared else i
+        for i, c in zip(frame["input"], frame["channel"], strict=True)
+    ]
+    return frame[cols]
+
+
+def _of_operators(view: TraceView, kinds: tuple[str, ...], ops: list[str]) -> np.ndarray:
+    rows = view.select(*kinds)
+    if not len(rows):
+        return rows
+    return rows[np.isin(view.column("operator", rows).astype(str), ops)]
+
+
+def _line_name(op: str, per_operator: bool) -> str:
+    return op if per_operator else f"watermark of {op!r}"
+
+
+def operator_watermarks(view: TraceView, ops: list[str], per_operator: bool) -> pd.DataFrame:
+    """The ``watermark`` records of ``ops``: seq, operator, proc_time, watermark, line
+    ("watermark of 'op'"; with ``per_operator`` the operator's name)."""
+    rows = _of_operators(view, ("watermark",), ops)
+    frame = pd.DataFrame(
+        {
+            "seq": rows,
+            "operator": view.column("operator", rows),
+            "proc_time": view.column("proc_time", rows),
+            "watermark": view.column("watermark", rows),
+        }
+    )
+    frame["line"] = [_line_name(op, per_operator) for op in frame["operator"]]
+    return frame
+
+
+def idle_spans(records: pd.DataFrame, idle: str, active: str, t_end: int) -> list[dict[str, Any]]:
+    """Idle periods from status records in seq order (columns kind, proc_time, line): one
+    ``{"line", "start", "end", "open"}`` per ``idle`` record up to the next ``active`` of the
+    same line; still idle at the end of the trace: ``end = t_end`` and ``open = True``."""
+    spans: list[dict[str, Any]] = []
+    since: dict[str, int] = {}
+    for kind, proc, line in zip(
+        records["kind"], records["proc_time"], records["line"], strict=True
+    ):
+        if kind == idle and line not in since:
+            since[line] = int(proc)
+        elif kind == active and line in since:
+            spans.append({"line": line, "start": since.pop(line), "end": int(proc), "open": False})
+    for line, start in since.items():
+        spans.append({"line": line, "start": start, "end": t_end, "open": True})
+    return spans
+
+
+def operator_status(view: TraceView, ops: list[str], per_operator: bool) -> pd.DataFrame:
+    """The ``idle`` / ``active`` records of ``ops``: seq, kind, proc_time, line (as in
+    ``operator_watermarks``)."""
+    rows = _of_operators(view, STATUS_KINDS, ops)
+    frame = pd.DataFrame(
+        {
+            "seq": rows,
+            "kind": view.kinds[rows],
+            "proc_time": view.column("proc_time", rows),
+            "operator": view.column("operator", rows),
+        }
+    )
+    frame["line"] = [_line_name(op, per_operator) for op in frame["operator"]]
+    return frame
+
+
+# -- chart --------------------------------------------------------------------------------------
+
+
+def _propagation(
+    view: TraceView,
+    operator: str | list[str] | None,
+    max_points: int,
+    width: int,
+    height: int,
+) -> alt.TopLevelMixin:
+    notes: list[str] = []
+    ops, with_channels = pick_operators(view, operator, notes)
+    panels_data = (
+        [_panel_data(view, [op], False) for op in ops]
+        if with_channels
+        else [_panel_data(view, ops, True)]
+    )
+    procs = [
+        int(p)
+        for d in panels_data
+        for p in [*d["lines"]["proc_time"], *d["status"]["proc_time"]]
+        if p is not None and not palette.is_off_chart(p)
+    ]
+    last = view.column("proc_time", np.array([len(view) - 1]))[0]
+    t_end = max([*procs, *([int(last)] if last is not None else [])], default=0)
+    x = palette.time_axis("processing time", [*procs, t_end])
+
+    drawn = [_panel(d, x, t_end, max_points, width, height, notes) for d in panels_data]
+    head = (
+        "the operator's watermark (thick black) is the minimum over its active input channels "
+        "(coloured); shaded: idle"
+        if with_channels
+        else "no operator with several inputs: one line per operator's watermark; shaded: idle"
+    )
+    notes.insert(0, head)
+    if len(drawn) == 1:
+        panel, sub = drawn[0]
+        notes.insert(1, sub)
+        chart = panel.properties(title=palette.title("Watermark propagation", notes))
+    else:
+        panels = [
+            p.properties(title=alt.TitleParams(s, anchor="start", fontSize=12)) for p, s in drawn
+        ]
+        chart = alt.vconcat(*panels, spacing=16).properties(
+            title=palette.title("Watermark propagation", notes)
+        )
+    return palette.finish(chart, name=CHART, notes=notes)
+
+
+def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str, Any]:
+    """Everything one panel draws, as frames: lines (channel and operator watermark records,
+    columns seq, proc_time, watermark, line, role), status (idle/active records: seq, kind,
+    proc_time, line)."""
+    parts, status = [], []
+    if not per_operator:
+        ch = channel_records(view, ops[0])
+        parts.append(ch[ch["kind"] == "channel_watermark"].assign(role="channel"))
+        status.append(
+            ch[ch["kind"] != "channel_watermark"]
+            .replace({"kind": {"channel_idle": "idle", "channel_active": "active"}})
+            .assign(role="channel")
+        )
+    wm = operator_watermarks(view, ops, per_operator)
+    parts.append(wm.assign(role="channel" if per_operator else "operator"))
+    st = operator_status(view, ops, per_operator)
+    status.append(st.assign(role="channel" if per_operator else "operator"))
+    cols = ["seq", "proc_time", "watermark", "line", "role"]
+    lines = _concat([p[cols] for p in parts], cols)
+    scols = ["seq", "kind", "proc_time", "line", "role"]
+    stat = _concat([s[scols] for s in status], scols)
+    name = describe(ops[0]) if not per_operator else "operators"
+    return {"name": name, "ops": ops, "per_operator": per_operator, "lines": lines, "status": stat}
+
+
+def _concat(parts: list[pd.DataFrame], cols: list[str]) -> pd.DataFrame:
+    """The non-empty parts, one frame in seq order (an empty frame with ``cols`` if none)."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.sort_values("seq", kind="stable").reset_index(drop=True)
+
+
+def _panel(
+    d: dict[str, Any],
+    x: TimeAxis,
+    t_end: int,
+    max_points: int,
+    width: int,
+    height: int,
+    notes: list[str],
+) -> tuple[alt.LayerChart, str]:
+    """One panel and its one-line description."""
+    lines: pd.DataFrame = d["lines"]
+    status: pd.DataFrame = d["status"]
+    channels = list(dict.fromkeys(lines.loc[lines["role"] == "channel", "line"]))
+    channels += [
+        c
+        for c in dict.fromkeys(status.loc[status["role"] == "channel", "line"])
+        if c not in channels
+    ]
+    operator_lines = list(dict.fromkeys(lines.loc[lines["role"] == "operator", "line"]))
+    domain = [*operator_lines, *channels]
+    colors = [OPERATOR_COLOR] * len(operator_lines) + [
+        CHANNEL_COLORS[i % len(CHANNEL_COLORS)] for i in range(len(channels))
+    ]
+    dashes = [[1, 0]] * len(operator_lines) + [
+        CHANNEL_DASHES[i % len(CHANNEL_DASHES)] for i in range(len(channels))
+    ]
+    color = alt.Color(
+        "line:N",
+        title="watermark line",
+        scale=alt.Scale(domain=domain, range=colors),
+        legend=alt.Legend(
+            labelLimit=260, symbolType="stroke", symbolStrokeWidth=3, symbolOpacity=1
+        ),
+    )
+    dash = alt.StrokeDash(
+        "line:N", title="watermark line", scale=alt.Scale(domain=domain, range=dashes)
+    )
+
+    y = palette.time_axis("watermark (event time)", lines["watermark"].tolist())
+
+    thinned = scale.thin_steps(lines, "proc_time", "line", max_points // 2)
+    if len(thinned) < len(lines):
+        notes.append(
+            f"{d['name']}: {len(thinned):,} of {len(lines):,} watermark records drawn (the last "
+            "per processing-time bucket)"
+        )
+    vertices, points = _vertices(thinned, x, y, t_end)
+    spans = idle_spans(status, "idle", "active", t_end)
+    if len(spans) > max_points:
+        kept, k = scale.every_kth(pd.DataFrame(spans), max_points)
+        notes.append(f"{d['name']}: every {k}th of {len(spans):,} idle periods shaded")
+        spans = kept.to_dict("records")
+
+    n_channels = len(channels)
+    chan_spans = [s for s in spans if s["line"] not in operator_lines]
+    op_spans = [s for s in spans if s["line"] in operator_lines]
+    if d["per_operator"]:
+        sub = f"{n_channels} operator(s), {len(chan_spans)} idle period(s)"
+    else:
+        sub = (
+            f"{d['name']}: {n_channels} input channel(s), {len(chan_spans)} channel idle period(s)"
+        )
+        if op_spans:
+            sub += f", idle itself {len(op_spans)} time(s)"
+    layers: list[alt.Chart] = []
+    if chan_spans:
+        # a channel's idle span: full height, in the channel's colour
+        layers.append(
+            alt.Chart(_span_data(chan_spans, x))
+            .mark_rect(opacity=IDLE_OPACITY)
+            .encode(x=x.x("x"), x2=alt.X2("x2"), color=color, tooltip=_span_tips())
+        )
+    if op_spans:
+        # the operator's own idle span: a grey strip along the top, labelled
+        odata = _span_data(op_spans, x)
+        strip = alt.Chart(odata).encode(x=x.x("x"), x2=alt.X2("x2"), tooltip=_span_tips())
+        layers.append(
+            strip.mark_rect(color=palette.GREY, opacity=0.5).encode(
+                y=alt.value(0), y2=alt.value(OPERATOR_STRIP)
+            )
+        )
+        # labelled where the strip is wide enough to hold the words (≥ 10 % of the axis)
+        wide = odata[(odata["x2"] - odata["x"]) >= (x.hi - x.lo) / 10]
+        if not wide.empty:
+            layers.append(
+                alt.Chart(wide)
+                .mark_text(align="left", baseline="top", dx=3, dy=OPERATOR_STRIP + 2, fontSize=10)
+                .encode(x=x.x("x"), y=alt.value(0), text=alt.value("operator idle"))
+            )
+    vdata = pd.DataFrame(vertices, columns=["line", "role", "i", "x", "y"])
+    for role, width_px in (("operator", 3.5), ("channel", 1.8)):
+        part = vdata[vdata["role"] == role].drop(columns="role")
+        if part.empty:
+            continue
+        layers.append(
+            alt.Chart(part)
+            .mark_line(strokeWidth=width_px, interpolate="linear")
+            .encode(
+                x=x.x("x"),
+                y=y.y("y"),
+                order=alt.Order("i:Q"),
+                color=color,
+                strokeDash=dash,
+            )
+        )
+    pdata = pd.DataFrame(
+        points, columns=["x", "y", "line", "seq", "proc_time", "watermark", "note"]
+    )
+    if not pdata.empty:
+        layers.append(
+            alt.Chart(pdata)
+            .mark_point(filled=True, **_point_style(len(pdata)))
+            .encode(
+                x=x.x("x"),
+                y=y.y("y"),
+                color=color,
+                tooltip=[
+                    alt.Tooltip("line:N"),
+                    alt.Tooltip("seq:Q"),
+                    alt.Tooltip("proc_time:N", title="processing time"),
+                    alt.Tooltip("watermark:N"),
+                    alt.Tooltip("note:N"),
+                ],
+            )
+        )
+    return alt.layer(*layers).properties(width=width, height=height), sub
+
+
+def _point_style(n: int) -> dict[str, float]:
+    """Points carry tooltips; when there are many they are small and faint so the step lines
+    stay readable."""
+    return {"size": 18, "opacity": 0.8} if n <= 300 else {"size": 8, "opacity": 0.35}
+
+
+def _span_data(spans: list[dict[str, Any]], x: TimeAxis) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "x": [x.clip(s["start"])[0] for s in spans],
+            "x2": [x.clip(s["end"])[0] for s in spans],
+            "line": [s["line"] for s in spans],
+            "kind": "idle",
+            "idle from": [x.fmt(s["start"]) for s in spans],
+            "idle until": ["end of trace" if s["open"] else x.fmt(s["end"]) for s in spans],
+        }
+    )
+
+
+def _span_tips() -> list[alt.Tooltip]:
+    return [
+        alt.Tooltip("line:N", title="idle"),
+        alt.Tooltip("idle from:N"),
+        alt.Tooltip("idle until:N"),
+    ]
+
+
+def _vertices(
+    lines: pd.DataFrame, x: TimeAxis, y: TimeAxis, t_end: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Step vertices per line — (t_i, w_i), (t_{i+1}, w_i), (t_{i+1}, w_{i+1}), …, the last
+    watermark held to ``t_end`` — and one point per record (tooltips)."""
+    vertices: list[dict[str, Any]] = []
+    points: list[dict[str, Any]] = []
+    end_x = x.clip(t_end)[0]
+    for (line, role), g in lines.groupby(["line", "role"], sort=False):
+        recs = list(
+            zip(g["seq"].tolist(), g["proc_time"].tolist(), g["watermark"].tolist(), strict=True)
+        )
+        i = 0
+        for j, (seq, proc, wm) in enumerate(recs):
+            px = x.clip(proc)[0]
+            wy, note = y.clip(wm)
+            nxt = x.clip(recs[j + 1][1])[0] if j + 1 < len(recs) else end_x
+            vertices.append({"line": line, "role": role, "i": i, "x": px, "y": wy})
+            vertices.append({"line": line, "role": role, "i": i + 1, "x": nxt, "y": wy})
+            i += 2
+            points.append(
+                {
+                    "x": px,
+                    "y": wy,
+                    "line": line,
+                    "seq": int(seq),
+                    "proc_time": x.fmt(proc),
+                    "watermark": y.fmt(wm),
+                    "note": "end of input (MAX), drawn on the top edge"
+                    if note == "MAX ▶"
+                    else note,
+                }
+            )
+    return vertices, points
