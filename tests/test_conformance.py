@@ -27,8 +27,10 @@ def test_there_are_transcripts_of_every_kind() -> None:
         "valve",
         "bounded_out_of_orderness",
         "watermark_generator",
+        "partitioner",
+        "two_input",
     }
-    assert len(TRANSCRIPTS) >= 130
+    assert len(TRANSCRIPTS) >= 140
 
 
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.stem)
@@ -110,3 +112,62 @@ def test_json_reports_an_operator_failure_and_keeps_going() -> None:
     assert first["error"].startswith("UnsupportedOperationError: The end timestamp")
     assert len(first["steps"]) == 2
     assert "error" not in second and len(second["steps"]) == 5
+
+
+# -- kinds partitioner and two_input ---------------------------------------------------------
+
+
+def test_partitioner_and_two_input_wrong_expectations_fail(tmp_path: Path) -> None:
+    hashed = DIR / "flinkdiff_partitioner_hash_p3_m128.yaml"
+    bad = tmp_path / "hash.yaml"
+    bad.write_text(hashed.read_text().replace("expect_key_group: 116", "expect_key_group: 117"))
+    assert check_transcript(load(bad)) == "step 0: expect_key_group: expected 117, got 116"
+    co = DIR / "two_input_KeyedCoProcessOperatorTest_testGetCurrentKeyFromTimers.yaml"
+    late = tmp_path / "co.yaml"
+    late.write_text(co.read_text().replace("{input: 1, watermark: 5}", "{input: 1, watermark: 4}"))
+    problem = check_transcript(load(late))
+    assert problem.startswith("step 3: expect_timers: expected"), problem
+
+
+def test_two_input_json_names_what_each_step_caused() -> None:
+    path = DIR / "two_input_KeyedCoProcessOperatorTest_testGetCurrentKeyFromTimers.yaml"
+    out = subprocess.run(
+        [sys.executable, "-m", "winviz.conformance", "run", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    steps = json.loads(out.stdout)["transcripts"][0]["steps"]
+    assert steps[0] == {"timers": [], "watermarks": [], "status": [], "watermark": -(2**63)}
+    assert steps[3] == {
+        "timers": [{"key": "17", "ts": 5, "watermark": 5}],
+        "watermarks": [5],
+        "status": [],
+    }
+
+
+@pytest.mark.parametrize(
+    ("operator", "step", "message"),
+    [
+        ("{kind: two_input}", "{input: 3, watermark: 1}", "step 0: input is 1 or 2, got 3"),
+        ("{kind: two_input}", "{input: 1, watermark: 1, idle: true}", "one of element"),
+        ("{kind: two_input}", "{input: 2, channel: 1, idle: true}", "channel 1 of input 2"),
+        ("{kind: two_input}", "{input: 1, register_event_time: [5], idle: true}", "timers are"),
+        ("{kind: two_input, channels: [2]}", "{input: 1, idle: true}", "channels is [n1, n2]"),
+        ("{kind: partitioner, partitioner: shuffle, parallelism: 2}", "{key: a}", "shuffle"),
+        (
+            "{kind: partitioner, partitioner: hash, parallelism: 4, max_parallelism: 2}",
+            "{key: a}",
+            "max_parallelism 2 is below the parallelism 4",
+        ),
+        ("{kind: partitioner, partitioner: hash, parallelism: 2, max_parallelism: 8}", "{}", "key"),
+    ],
+)
+def test_new_kinds_name_the_bad_field(
+    tmp_path: Path, operator: str, step: str, message: str
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(f"name: bad\noperator: {operator}\nsteps:\n  - {step}\n")
+    with pytest.raises(TranscriptError, match=r"bad\.yaml") as info:
+        check_transcript(load(bad))
+    assert message in str(info.value)

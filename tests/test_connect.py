@@ -77,7 +77,7 @@ def test_the_watermark_of_a_connected_stream_is_the_minimum_of_both_inputs() -> 
     ]
 
 
-def test_idle_inputs_drop_out_and_both_idle_make_the_operator_idle_without_a_flush() -> None:
+def test_idle_inputs_drop_out_and_both_idle_make_the_operator_idle() -> None:
     result = tagged(
         [("a", 100), ("a", 500), ("a", 900), ("a", 1000)],
         [0, 200, 400, 1500],
@@ -91,7 +91,7 @@ def test_idle_inputs_drop_out_and_both_idle_make_the_operator_idle_without_a_flu
         (800, "channel_idle", None, (1, "input2")),  # B: no record since 0, idle after 300 ms
         (800, "watermark", 899, "input"),  # now A alone counts
         (1400, "channel_idle", None, (0, "input1")),
-        (1400, "idle", None, "co_process"),  # both idle: idle, the watermark stays at 899
+        (1400, "idle", None, "co_process"),  # both idle: max(899, 49) = 899 is already out
         (1500, "channel_active", None, (0, "input1")),  # A's record at 1500
         (1500, "active", None, "co_process"),
         (1500, "watermark", 999, "input"),
@@ -109,7 +109,7 @@ def test_the_combined_status_is_flinks_indexed_combined_watermark_status() -> No
     assert status.update_watermark(1, 5) is True and status.combined == 5
     assert status.update_status(1, True) is True and status.combined == 10
     assert status.update_status(0, True) is False and status.all_idle
-    assert status.combined == 10  # no flush of the largest watermark
+    assert status.combined == 10  # all idle: the maximum, 10, was already the combined one
     assert status.update_watermark(1, 7) is False  # active again, but below 10
     assert not status.all_idle and status.combined == 10
 
@@ -223,3 +223,14 @@ def test_one_subtask_gives_the_same_results() -> None:
     two = payments(2).execute()
     assert sorted(map(repr, one.outputs["out"])) == sorted(map(repr, two.outputs["out"]))
     assert one.trace.kinds().get("exchange") is None
+
+
+def test_both_inputs_idle_flush_the_larger_watermark_first() -> None:
+    """Flink 2.3's CombinedWatermarkStatus: with every input idle the combined watermark is the
+    maximum over all inputs (tests/flink found it: input 1 at 2, input 2 at 5 and idle, then
+    input 1 idle -> watermark 5, then IDLE)."""
+    status = IndexedCombinedWatermarkStatus()
+    assert status.update_watermark(0, 2) is False
+    assert status.update_watermark(1, 5) is True and status.combined == 2
+    assert status.update_status(1, True) is False and status.combined == 2
+    assert status.update_status(0, True) is True and status.combined == 5 and status.all_idle

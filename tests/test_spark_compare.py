@@ -89,14 +89,14 @@ def test_side_output_table() -> None:
     assert [r["same_result"] for r in rows] == [True, True, False, True]
     assert [r["reason"] for r in rows] == [
         APPEND_LATER,
-        "side output 'late': Flink routed late row ts 6000 there (watermark 11499); Spark drops "
-        "late rows; dropped by Spark's late filter: ts 6000 (window end 10000) <= watermark of "
-        "previous batch 11500 (batch 4)",
+        "side output 'late': Flink routed late row ts 6000 there (watermark 11499); dropped by "
+        "Spark's late filter: ts 6000 (window end 10000) <= watermark of previous batch 11500 "
+        "(batch 4)",
         "fired by Flink's end-of-input watermark (MAX); Spark's watermark stayed at 11500 < "
         "window end 15000, the window is still open in Spark's state",
-        "side output 'late': Flink routed late row ts 3000 there (watermark 11499); Spark drops "
-        "late rows; dropped by Spark's late filter: ts 3000 (window end 5000) <= watermark of "
-        f"previous batch 11500 (batch 4); {APPEND_LATER}",
+        "side output 'late': Flink routed late row ts 3000 there (watermark 11499); dropped by "
+        "Spark's late filter: ts 3000 (window end 5000) <= watermark of previous batch 11500 "
+        f"(batch 4); {APPEND_LATER}",
     ]
 
 
@@ -165,3 +165,24 @@ def test_sessions_over_a_union_table() -> None:
         f"fired by Flink's end-of-input watermark (MAX); {still_open.format(13500)} in "
         "Spark's state",
     ]
+
+
+def test_a_row_flink_calls_late_but_spark_counts() -> None:
+    """Spark's late filter uses the previous batch's watermark: a row that Flink's periodic
+    watermark already made late can still be counted by Spark, and the table says so."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1000), ("a", 8000), ("a", 3000)], arrival_times=[0, 100, 900])
+        .assign_timestamps_and_watermarks(strategy(500))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .side_output_late_data(wv.OutputTag("late"))
+        .aggregate(wv.CountAggregate())
+        .sink_to("counts")
+    )
+    first = table(env).to_dict("records")[0]
+    assert (first["window_start"], first["flink_result"], first["spark_result"]) == (0, 1, 2)
+    assert first["reason"] == (
+        "side output 'late': Flink routed late row ts 3000 there (watermark 7499); counted by "
+        "Spark: ts 3000 (window end 5000) > watermark of previous batch 0 (batch 0)"
+    )

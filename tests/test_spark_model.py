@@ -120,8 +120,16 @@ def test_trace_kinds_and_new_detail_fields() -> None:
     records = [rec("a", 1000), rec("a", 8000), rec("a", 2000)]
     spec = TwinSpec(size=5000, watermark_delay=2000)
     trace = predict(records, [0, 1000, 2000], spec).trace
-    assert trace.kinds() == {"arrival": 3, "batch": 4, "watermark": 1, "fired": 1,
-                             "emitted": 1, "late_dropped": 1}  # fmt: skip
+    assert trace.kinds() == {"arrival": 3, "batch": 4, "watermark": 1, "element": 3,
+                             "fired": 1, "emitted": 1, "late_dropped": 1}  # fmt: skip
+    # the dropped row is named: ts 2000, window [0, 5000) ends <= the late watermark 6000
+    (dropped,) = trace.records("late_dropped")
+    assert (dropped.key, dropped.ts, dropped.watermark, dropped.details()["value"]["ts"]) == (
+        "a",
+        2000,
+        6000,
+        2000,
+    )
     batch = trace.records("batch")[2]
     assert batch.details() == {
         "batch_id": 2,
@@ -192,3 +200,19 @@ def test_union_watermark_is_the_policy_over_the_streams(rows, policy: str) -> No
     ]
     pick = min if policy == "min" else max
     assert result.watermarks[-1] == max(0, pick(per_stream))
+
+
+def test_the_timeline_draws_spark_rows_with_their_fate() -> None:
+    """Each input row is an ``element`` of operator ``spark`` at its batch's time, and the row
+    the late filter drops is ``late_dropped``: the engine's timeline draws a Spark run as is."""
+    import winviz as wv
+
+    records = [rec("a", 1000), rec("a", 8000), rec("a", 2000)]
+    trace = predict(records, [0, 1000, 2000], TwinSpec(size=5000, watermark_delay=2000)).trace
+    elements = [(r.proc_time, r.ts, r.watermark) for r in trace.records("element")]
+    assert elements == [(1000, 1000, 0), (2000, 8000, 0), (3000, 2000, 6000)]
+    subtitle = wv.timeline(trace).to_dict()["title"]["subtitle"]
+    assert subtitle == [
+        "operator 'spark': 3 elements, 1 (key, window) pairs, 1 firings",
+        "elements: 2 on time, 1 dropped",
+    ]

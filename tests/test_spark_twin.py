@@ -157,10 +157,14 @@ def test_trace_of_a_spark_run(spark) -> None:
         "arrival": 5,
         "batch": 6,
         "watermark": 2,
+        "element": 5,
         "late_dropped": 1,
         "fired": 3,
         "emitted": 3,
     }
+    # Spark only counts the drop; the trace names the row: ts 2000, window end 5000 <= 6000
+    (dropped,) = ran.trace.records("late_dropped")
+    assert (dropped.key, dropped.ts, dropped.watermark) == ("a", 2000, 6000)
     fired = [(r.key, r.window, r.detail) for r in ran.trace.records("fired")]
     assert fired == [
         ("a", (0, 5000), (1, 0, "on_time", 1)),

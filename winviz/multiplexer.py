@@ -3,7 +3,9 @@ combines the watermarks of its splits (Kafka partitions) into one.
 
 Each split has its own watermark generator writing to its own *partial* output. The combined
 watermark is the minimum over the splits that are not idle, and it is emitted only when it
-increases. When every split is idle, the source is marked idle (no watermark is flushed).
+increases. When every split is idle, the combined watermark is the maximum over all splits
+(flushed if it increased) and then the source is marked idle (Flink 2.3's
+``CombinedWatermarkStatus``; checked against the Flink jar by ``tests/flink``).
 A split that becomes active again counts in the minimum at once — it can hold the combined
 watermark back, though never move it backwards.
 
@@ -50,13 +52,16 @@ class WatermarkOutputMultiplexer:
 
     def update_combined(self) -> None:
         """``CombinedWatermarkStatus.updateCombinedWatermark`` and what the multiplexer does
-        with its result: emit an increased watermark unless all are idle; mark idle if so."""
+        with its result: the combined watermark is the minimum over the active splits — the
+        maximum over all of them when every split is idle — emitted when it increased; then,
+        if every split is idle, the source is marked idle."""
         active = [p.watermark for p in self.partials if not p.idle]
+        candidate = min(active) if active else max(p.watermark for p in self.partials)
+        if candidate > self.combined:
+            self.combined = candidate
+            self.emitted.append(("watermark", self.combined))
         if not active:
             self.emitted.append(("idle", None))
-        elif min(active) > self.combined:
-            self.combined = min(active)
-            self.emitted.append(("watermark", self.combined))
 
     def drain(self) -> list[tuple[str, int | None]]:
         out, self.emitted = self.emitted, []

@@ -37,7 +37,8 @@ INPUT_NAMES = ("input1", "input2")
 
 class IndexedCombinedWatermarkStatus:
     """Flink's ``IndexedCombinedWatermarkStatus`` for two inputs: per-input watermark and
-    idleness; the combined watermark is the minimum over the inputs that are not idle."""
+    idleness; the combined watermark is the minimum over the inputs that are not idle (all
+    idle: the maximum over all, flushed before the operator goes idle)."""
 
     def __init__(self, inputs: int = 2) -> None:
         self.watermarks = [MIN] * inputs
@@ -56,11 +57,14 @@ class IndexedCombinedWatermarkStatus:
         return self._update()
 
     def _update(self) -> bool:
-        """``CombinedWatermarkStatus.updateCombinedWatermark``."""
+        """``CombinedWatermarkStatus.updateCombinedWatermark`` (Flink 2.3): the minimum over
+        the active inputs — or, when every input is idle, the maximum over all of them, so the
+        operator first advances to the largest watermark it has seen and then goes idle."""
         active = [w for w, idle in zip(self.watermarks, self.idle, strict=True) if not idle]
         self.all_idle = not active
-        if active and min(active) > self.combined:
-            self.combined = min(active)
+        candidate = max(self.watermarks) if self.all_idle else min(active)
+        if candidate > self.combined:
+            self.combined = candidate
             return True
         return False
 

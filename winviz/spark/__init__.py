@@ -27,12 +27,13 @@ from winviz.spark.batches import BatchInputError, InputBatch, form_batches
 from winviz.spark.builder import NoTwinError, TwinPlan, build_twin
 from winviz.spark.compare import compare
 from winviz.spark.failures import SparkQueryError
-from winviz.spark.model import SparkModel, predict, spark_windows
+from winviz.spark.model import SparkModel, predict
 from winviz.spark.results import BatchOutcome, OutputRow, TimerRow, TwinResult
 from winviz.spark.session import SparkUnavailableError, get_spark, stop_spark
 from winviz.spark.spec import StateSpec, TwinSpec
 from winviz.spark.state_twins import predict_state, run_processing_time_probe, run_state_twin
 from winviz.spark.twins import run_twin
+from winviz.spark.windowing import spark_windows
 
 __all__ = [
     "BatchInputError",

@@ -18,7 +18,9 @@ Reasons (several may apply to one row, joined with ``"; "``):
   ``Long.MAX_VALUE``, a streaming query has no end (``fired by Flink at watermark W'`` when
   Flink's watermark got there otherwise — e.g. one input of a union ended with MAX);
 - ``late re-fire (allowed lateness) has no Spark equivalent``: Flink fired again (``late``);
-- ``side output 'tag': Flink routed late row ts T there; Spark drops late rows``;
+- ``side output 'tag': Flink routed late row ts T there (watermark W)``, followed by what Spark
+  did with that row: dropped (below) or ``counted by Spark: ts T (window end E) > watermark of
+  previous batch L (batch N)`` (Spark's late filter lags a batch behind Flink's watermark);
 - ``dropped by Flink as late: ts T (watermark W)``;
 - ``dropped by Spark's late filter: ts T (window end E) <= watermark of previous batch W
   (batch N)`` (sessions: ``ts T + gap G <= ...``);
@@ -31,8 +33,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from winviz.spark.model import spark_windows
+from winviz.spark.late_filter import late_copies
 from winviz.spark.results import TwinResult
+from winviz.spark.windowing import spark_windows
 from winviz.time import MAX
 
 COLUMNS = [
@@ -100,12 +103,14 @@ class _Flink:
     def __init__(self) -> None:
         self.firings: list[tuple[int, Any, str, int]] = []  # proc_time, result, timing, wm
         self.late: list[str] = []
+        self.late_ts: list[int] = []  # the timestamps of those late rows
 
 
 class _Spark:
     def __init__(self) -> None:
         self.outputs: list[tuple[int, int, Any]] = []  # batch_id, proc_time, result
         self.dropped: list[str] = []
+        self.counted: dict[int, str] = {}  # ts -> why Spark's late filter let the row in
 
 
 def _flink_side(trace: Any, operator: str | None) -> dict[tuple, _Flink]:
@@ -132,17 +137,19 @@ def _flink_side(trace: Any, operator: str | None) -> dict[tuple, _Flink]:
                 if r.kind == "side_output" and r.ts == skipped.ts and r.key == skipped.key:
                     side[g].late.append(
                         f"side output {r.detail[0]!r}: Flink routed late row ts {r.ts} there "
-                        f"(watermark {skipped.watermark}); Spark drops late rows"
+                        f"(watermark {skipped.watermark})"
                     )
                 else:
                     side[g].late.append(
                         f"dropped by Flink as late: ts {skipped.ts} (watermark {skipped.watermark})"
                     )
+                side[g].late_ts.append(skipped.ts)
             pending = []
     for g, skipped in pending:
         side[g].late.append(
             f"dropped by Flink as late: ts {skipped.ts} (watermark {skipped.watermark})"
         )
+        side[g].late_ts.append(skipped.ts)
     return side
 
 
@@ -166,20 +173,22 @@ def _spark_side(result: TwinResult) -> dict[tuple, _Spark]:
         batch_id, _, late, _, _ = rec.detail
         for a in arrivals:
             ts = a.ts
-            if spec.is_session:
-                gap = spec.session_gap
-                if ts + gap <= late:
-                    side[(a.key, ts, ts + gap)].dropped.append(
-                        f"dropped by Spark's late filter: ts {ts} + gap {gap} <= watermark of "
-                        f"previous batch {late} (batch {batch_id})"
-                    )
-                continue
-            for start, end in spark_windows(ts, spec.size, spec.window_slide):
-                if end <= late:
-                    side[(a.key, start, end)].dropped.append(
-                        f"dropped by Spark's late filter: ts {ts} (window end {end}) <= "
-                        f"watermark of previous batch {late} (batch {batch_id})"
-                    )
+            if not spec.is_session:
+                for start, end in spark_windows(ts, spec.size, spec.window_slide):
+                    if end > late:
+                        side[(a.key, start, end)].counted[ts] = (
+                            f"counted by Spark: ts {ts} (window end {end}) > watermark of "
+                            f"previous batch {late} (batch {batch_id})"
+                        )
+            for start, end in late_copies(spec, ts, late):
+                if spec.is_session:
+                    why = f"ts {ts} + gap {spec.session_gap}"
+                else:
+                    why = f"ts {ts} (window end {end})"
+                side[(a.key, start, end)].dropped.append(
+                    f"dropped by Spark's late filter: {why} <= watermark of previous batch "
+                    f"{late} (batch {batch_id})"
+                )
         arrivals = []
     return side
 
@@ -189,6 +198,7 @@ def _reasons(g: tuple, f: _Flink, s: _Spark, same: bool, final_wm: int) -> list[
     if any(timing == "late" for _, _, timing, _ in f.firings):
         reasons.append(LATE_REFIRE)
     reasons.extend(dict.fromkeys(f.late))
+    reasons.extend(dict.fromkeys(s.counted[ts] for ts in f.late_ts if ts in s.counted))
     reasons.extend(dict.fromkeys(s.dropped))
     if f.firings and not s.outputs:
         end = g[2]

@@ -52,17 +52,9 @@ from winviz.spark.batches import KEY, STREAM, TS, VALUE, InputBatch, form_batche
 from winviz.spark.results import BatchOutcome, OutputRow, TwinResult, row_order
 from winviz.spark.spec import TwinSpec
 from winviz.spark.tracing import build_trace
+from winviz.spark.windowing import spark_windows
 
 Group = tuple[int, int, Any]  # (window_start, window_end, key)
-
-
-def spark_windows(ts: int, size: int, slide: int) -> list[tuple[int, int]]:
-    """The windows ``[start, end)`` Spark's ``window()`` puts event time ``ts`` in, earliest
-    first (rule 6)."""
-    last_start = ts - ts % slide  # Python's % is floorMod
-    overlapping = -(-size // slide)
-    starts = [last_start - i * slide for i in range(overlapping)]
-    return [(s, s + size) for s in reversed(starts) if s <= ts < s + size]
 
 
 def merge_sessions(sessions: Sequence[list[Any]]) -> list[list[Any]]:

@@ -10,9 +10,11 @@ The records use the engine's schema (``winviz.trace``) and one new kind:
 - ``batch``;
 - ``watermark`` (input = ``"batch <id>"``) when the batch's eviction watermark is higher than
   the previous batch's;
-- ``late_dropped`` (value None) once per row counted in ``numRowsDroppedByWatermark`` (Spark
-  counts the state operator's input rows — partial aggregates of one window and key — not
-  source rows, and does not say which they were);
+- ``element`` (value = the row) for each input row as the batch processes it (``watermark`` =
+  the batch's late-events watermark), followed by ``late_dropped`` (value = the row) when
+  Spark's late filter drops the whole row (``winviz.spark.late_filter``: Spark only counts
+  ``numRowsDroppedByWatermark``, per partial aggregate, in the ``batch`` record's ``dropped``;
+  which rows they were is derived from its rules);
 - ``fired`` (result, pane, timing, count) and ``emitted`` (value = the row as a dict) for each
   output row, with the row's key and window; ``timing`` is ``early`` when the window's end is
   above the batch's watermark, else ``on_time`` for the window's first output and ``late`` for
@@ -29,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from winviz.spark.batches import InputBatch
+from winviz.spark.late_filter import is_dropped
 from winviz.spark.results import BatchOutcome, TimerRow
 from winviz.spark.spec import StateSpec, TwinSpec
 from winviz.trace import DETAIL_FIELDS, Trace
@@ -49,9 +52,11 @@ def build_trace(
     previous_wm = 0
     arrivals = _arrival_times(inputs)
     for b in outcomes:
+        rows: Sequence[dict] = ()
         if not b.is_no_data:
             batch = next(data)
-            for row, index in zip(batch.rows, batch.indexes, strict=True):
+            rows = batch.rows
+            for row, index in zip(rows, batch.indexes, strict=True):
                 trace.emit(
                     "arrival", arrivals[index], previous_wm, OPERATOR, row["key"], None,
                     row["ts"], (row, index),
@@ -64,8 +69,13 @@ def build_trace(
                 f"batch {b.batch_id}",
             )  # fmt: skip
         previous_wm = b.watermark
-        for _ in range(b.dropped):
-            trace.emit("late_dropped", b.proc_time, b.watermark, OPERATOR, None, None, None, None)
+        for row in rows:
+            key, ts = row["key"], row["ts"]
+            trace.emit("element", b.proc_time, b.late_watermark, OPERATOR, key, None, ts, row)
+            if is_dropped(spec, ts, b.late_watermark):
+                trace.emit(
+                    "late_dropped", b.proc_time, b.late_watermark, OPERATOR, key, None, ts, row
+                )
         for r in b.rows:
             if isinstance(r, TimerRow):
                 _timer_output(trace, b, r)

@@ -38,6 +38,7 @@ Charts are named ("timeline", "window_lanes", "timers_chart", "scrubber",
 
 from __future__ import annotations
 
+import functools
 import html
 import inspect
 import time
@@ -242,6 +243,19 @@ def _option_label(value: Any) -> str:
 # -- the explorer -------------------------------------------------------------------------------
 
 
+def _without_revalidation(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """The chart, with ``to_dict`` skipping Altair's JSON-schema validation.
+
+    A slider move rebuilds a chart of the same shape as the first one, which ``JupyterChart``
+    validated (and the chart tests validate every layout); validating again costs about as
+    much as building the chart (~40 ms for 2,000 events), so updates skip it."""
+    # Altair schema objects keep attributes set normally as spec properties: go around that
+    object.__setattr__(
+        chart, "to_dict", functools.partial(type(chart).to_dict, chart, validate=False)
+    )
+    return chart
+
+
 class Explorer:
     """Controls, summary line and charts of one ``explore(...)`` call (see the module
     docstring). Display it as the last expression of a cell (or ``display(explorer)``).
@@ -355,7 +369,7 @@ class Explorer:
         ]
         new = self._run(self._kept_t)
         for jc, chart in zip(self.charts, new, strict=True):
-            jc.chart = chart  # JupyterChart recomputes .spec and re-renders the same output
+            jc.chart = _without_revalidation(chart)  # JupyterChart recomputes .spec in place
         self._watch_scrubbers()
         self.last_seconds = time.perf_counter() - start
 

@@ -1,0 +1,47 @@
+"""Spark's late-row filter: which input rows a micro-batch drops as late.
+
+Spark (``spark.sql.streaming.statefulOperator.allowMultiple``, default since 3.4) filters the
+input of a stateful operator with the *late-events watermark*: the eviction watermark of the
+previous batch (0 for the first). What counts as late depends on the operator:
+
+- window aggregation (``TimeWindowing`` then ``StateStoreSaveExec``): each row is expanded into
+  its windows, and a copy whose ``window end <= late watermark`` is dropped — a row of a
+  sliding window can lose some copies and keep others;
+- session windows (``SessionWindowStateStoreSaveExec``): a row whose session ``[ts, ts + gap)``
+  has ``ts + gap <= late watermark``;
+- the arbitrary-state APIs (``transformWithStateInPandas``, ``applyInPandasWithState``): a row
+  with ``ts <= late watermark``.
+
+Spark's ``numRowsDroppedByWatermark`` counts the state operator's input after partial
+aggregation (one per dropped (window, key) group), not source rows, and does not say which they
+were; these functions derive the rows from the rules above (``winviz.spark.model`` checks them
+against real Spark batch by batch).
+"""
+
+from __future__ import annotations
+
+from winviz.spark.spec import StateSpec, TwinSpec
+from winviz.spark.windowing import spark_windows
+
+
+def late_copies(spec: TwinSpec | StateSpec, ts: int, late_watermark: int) -> list[tuple[int, int]]:
+    """The copies of a row at ``ts`` that the late filter drops, as ``(start, end)``: windows
+    with ``end <= late_watermark``; a session ``(ts, ts + gap)`` when ``ts + gap <=
+    late_watermark``; for a state twin ``(ts, ts)`` when ``ts <= late_watermark``."""
+    if isinstance(spec, StateSpec):
+        return [(ts, ts)] if ts <= late_watermark else []
+    if spec.is_session:
+        end = ts + spec.session_gap
+        return [(ts, end)] if end <= late_watermark else []
+    return [
+        (s, e) for s, e in spark_windows(ts, spec.size, spec.window_slide) if e <= late_watermark
+    ]
+
+
+def is_dropped(spec: TwinSpec | StateSpec, ts: int, late_watermark: int) -> bool:
+    """Whether the late filter drops the whole row (every copy of it is late)."""
+    if isinstance(spec, StateSpec) or spec.is_session:
+        return bool(late_copies(spec, ts, late_watermark))
+    return len(late_copies(spec, ts, late_watermark)) == len(
+        spark_windows(ts, spec.size, spec.window_slide)
+    )
