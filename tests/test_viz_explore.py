@@ -31,6 +31,7 @@ import winviz as wv
 from winviz.errors import InputError
 from winviz.viz import propagation_chart, timeline
 from winviz.viz.explore import AtTime, Explorer, Summary, explore, summarize
+from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, _export_renderer, _spec
 
 RECORDS = [("a", 1000), ("a", 2500), ("a", 6000), ("a", 4000), ("a", 12000), ("a", 3000)]
 ARRIVALS = [0, 100, 200, 300, 400, 500]
@@ -296,3 +297,24 @@ def test_summarize_reads_the_trace() -> None:
         "fired 4 (early 0 · on time 3 · late 1) · elements 6: late, accepted 1 · dropped 0 · "
         "side output 0"
     )
+
+
+def test_for_a_lesson_page_the_explorer_shows_its_charts_as_they_are(explorer) -> None:
+    """With the export renderer (``make lessons``) an explorer displays its current charts'
+    specs (the page cannot run the engine), not a widget."""
+    ex, _ = explorer
+    ex.set(bound=500)
+    active = alt.renderers.active
+    if EXPORT_RENDERER not in alt.renderers.names():
+        alt.renderers.register(EXPORT_RENDERER, _export_renderer)
+    alt.renderers.enable(EXPORT_RENDERER)
+    try:
+        bundle = ex._repr_mimebundle_()
+    finally:
+        alt.renderers.enable(active)
+    specs = bundle[EXPORT_MIMETYPE]
+    assert len(specs) == 2 and "$schema" not in specs[1]
+    assert same(specs[1], _spec(timeline(ex.result)))
+    assert bundle["text/plain"].startswith(repr(ex))
+    assert "widget" not in json.dumps(bundle)
+    assert ex._repr_mimebundle_() != bundle  # back to the widget

@@ -150,3 +150,16 @@ def test_build_lessons_needs_at_least_one_job(tmp_path) -> None:
     (tmp_path / "00_a.ipynb").write_text("{}")
     with pytest.raises(ValueError, match="jobs must be at least 1, got 0"):
         lessons.build_lessons(tmp_path, tmp_path / "out", jobs=0)
+
+
+def test_staticize_draws_an_explorers_charts_as_they_were() -> None:
+    nb = nbformat.v4.new_notebook()
+    specs = [{"mark": "point"}, {"mark": "line"}]
+    data = {export.EXPORT_MIMETYPE: specs, "text/plain": "Explorer(counts, bound=1000): 3 fired"}
+    nb.cells = [nbformat.v4.new_code_cell("ex", outputs=[nbformat.v4.new_output(
+        "display_data", data=data)])]  # fmt: skip
+    out, charts, widgets = lessons.staticize(nb)
+    assert (charts, widgets) == (2, 0)
+    page = out.cells[0].outputs[0].data["text/html"]
+    assert "<code>Explorer(counts, bound=1000): 3 fired</code>" in page
+    assert page.endswith(lessons._chart_html(specs[0]) + lessons._chart_html(specs[1]))

@@ -260,6 +260,8 @@ def test_parallel_subtasks_get_a_panel_each() -> None:
         (1400, 699),
         (1400, 1199),
     ]
+    # every panel has its own colours and legend: subtask 1's minimum is drawn black too
+    assert spec["resolve"] == {"scale": {"color": "independent", "strokeDash": "independent"}}
     default = propagation_chart(result).to_dict()
     assert [p["title"]["text"].split(":")[0] for p in default["vconcat"]] == [
         "subtask 0 of 'watermarks'",

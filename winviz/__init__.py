@@ -16,6 +16,7 @@ from winviz.datastream import (
 from winviz.errors import (
     IllegalStateError,
     InputError,
+    TimerLoopError,
     UnsupportedOperationError,
     UserFunctionError,
     WinvizError,

@@ -82,6 +82,30 @@ class IllegalStateError(WinvizError, RuntimeError):
     returned something that is not a TriggerResult."""
 
 
+class TimerLoopError(IllegalStateError):
+    """A timer that re-registers itself at the time it fires, with nothing changing: the run
+    could never end (``winviz.timers`` gives the exact criterion; Flink hangs, see
+    FLINK-35069). ``key``, ``namespace`` (the window), ``timestamp``, ``domain`` and
+    ``operator`` say which timer."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        operator: str,
+        domain: str,
+        key: Any,
+        namespace: Any,
+        timestamp: int,
+    ) -> None:
+        super().__init__(message)
+        self.operator = operator
+        self.domain = domain
+        self.key = key
+        self.namespace = namespace
+        self.timestamp = timestamp
+
+
 class UnsupportedOperationError(WinvizError, RuntimeError):
     """Flink's UnsupportedOperationException, e.g. a session merge that would end a window
     before the current watermark."""

@@ -10,6 +10,22 @@ fires at the next advance, not at once.
 ``advance_watermark`` is Flink's ``InternalTimerServiceImpl.advanceWatermark``: it pops one
 timer at a time and calls the target back, so a timer registered *during* a callback at or
 below the watermark fires in the same advance.
+
+**The timer-loop guard.** That rule lets a callback that re-registers its own timer at the
+time it fires run for ever: the clock (or the watermark) cannot move on until the queue has
+nothing due, and real Flink hangs the same way (FLINK-35069: ``ContinuousProcessingTimeTrigger``
+on an event-time window, at the window's max timestamp). A service with ``loop_guard`` set
+raises ``TimerLoopError`` instead. During one advance (one processing time ``now``, or one
+watermark) the clocks stand still, and what happens to a key depends only on that key's
+**configuration**: its state (``key_context.key_state(key)``) and its due timers (at or before
+``now``) in firing order — other keys' callbacks cannot touch either. So the guard records the
+key's configuration whenever a callback re-registered its own timer at the time it fired, and
+raises when a key's configuration comes back within the advance: from there the key's
+callbacks repeat the same steps for ever. The argument needs callbacks that decide from their
+timer, the key's state and the clocks only (Flink's ``Trigger`` contract): the WindowOperator
+turns the guard on for its built-in triggers (``decides_from_state_only``), never for user
+code, which may keep Python attributes the guard cannot see. A job that finishes never meets
+the criterion, since meeting it proves the advance never ends.
 """
 
 from __future__ import annotations
@@ -140,6 +156,10 @@ class InternalTimerService:
         self.processing_queue = TimerQueue()
         self.current_watermark = MIN
         self.clock = clock if clock is not None else ProcessingClock()
+        self.loop_guard = False
+        """Raise ``TimerLoopError`` on a provable timer loop (see the module docstring);
+        ``key_context`` then provides ``key_state(key)`` and
+        ``timer_loop_error(timer, domain, now)``."""
 
     @property
     def current_processing_time(self) -> int:
@@ -191,6 +211,9 @@ class InternalTimerService:
         """Set the watermark and fire every event-time timer at or before it, in order."""
         self.current_watermark = watermark
         queue = self.event_queue
+        live = queue.live
+        guard = self.loop_guard
+        seen: dict[Any, list[Any]] = {}
         while True:
             ts = queue.peek_ts()
             if ts is None or ts > watermark:
@@ -200,6 +223,8 @@ class InternalTimerService:
             if self.on_change is not None:
                 self.on_change("timer_fired", "event", timer.key, timer.namespace, ts, False)
             self.target.on_event_time(timer)
+            if guard and (timer.key, timer.namespace, ts) in live:
+                self._check_loop(queue, timer, EVENT, watermark, seen)
 
     def next_processing_timer(self) -> int | None:
         return self.processing_queue.peek_ts()
@@ -209,6 +234,9 @@ class InternalTimerService:
         if now > self.clock.now:
             self.clock.now = now
         queue = self.processing_queue
+        live = queue.live
+        guard = self.loop_guard
+        seen: dict[Any, list[Any]] = {}
         while True:
             ts = queue.peek_ts()
             if ts is None or ts > now:
@@ -218,6 +246,27 @@ class InternalTimerService:
             if self.on_change is not None:
                 self.on_change("timer_fired", "processing", timer.key, timer.namespace, ts, False)
             self.target.on_processing_time(timer)
+            if guard and (timer.key, timer.namespace, ts) in live:
+                self._check_loop(queue, timer, PROCESSING, now, seen)
+
+    def _check_loop(
+        self,
+        queue: TimerQueue,
+        timer: InternalTimer,
+        domain: str,
+        now: int,
+        seen: dict[Any, list[Any]],
+    ) -> None:
+        """Called after ``timer``'s callback registered ``timer`` again: raise
+        ``TimerLoopError`` if its key's configuration (state, due timers in firing order) is
+        one already recorded in this advance (``seen``), else record it."""
+        key = timer.key
+        due = sorted((ts, n, ns) for (k, ns, ts), n in queue.live.items() if ts <= now and k == key)
+        config = ([(ts, ns) for ts, _, ns in due], self.key_context.key_state(key))
+        past = seen.setdefault(key, [])
+        if config in past:
+            raise self.key_context.timer_loop_error(timer, domain, now)
+        past.append(config)
 
     # -- inspection -----------------------------------------------------------------------
 

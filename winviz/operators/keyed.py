@@ -4,9 +4,11 @@ InternalTimerService whose callbacks come back to the operator (Flink's
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
+from winviz.errors import TimerLoopError
 from winviz.operators.base import JobContext, StreamOperator
 from winviz.state import KeyedStateBackend
 from winviz.timers import InternalTimer, InternalTimerService
@@ -102,6 +104,31 @@ class KeyedStreamOperator(StreamOperator):
 
     def on_processing_time(self, timer: InternalTimer) -> None:  # pragma: no cover - interface
         raise NotImplementedError
+
+    # -- the timer-loop guard (winviz.timers) ------------------------------------------------
+
+    def key_state(self, key: Any) -> dict[tuple[str, Any], Any]:
+        """A deep copy of everything this operator keeps for ``key``: its keyed state by
+        (state name, namespace). The timer-loop guard compares two of them."""
+        return {
+            (name, ns): copy.deepcopy(value)
+            for (name, k, ns), value in self.state.table.items()
+            if k == key
+        }
+
+    def timer_loop_error(self, timer: InternalTimer, domain: str, now: int) -> TimerLoopError:
+        """The error of a timer that re-registers itself for ever (``winviz.timers``)."""
+        return TimerLoopError(
+            f"operator {self.name!r}: the {domain}-time timer at {timer.timestamp} of key "
+            f"{timer.key!r} (namespace {timer.namespace!r}) registers itself again every time "
+            f"it fires at {domain} time {now}, and nothing else changes: the run would never "
+            "end",
+            operator=self.name,
+            domain=domain,
+            key=timer.key,
+            namespace=timer.namespace,
+            timestamp=timer.timestamp,
+        )
 
     # -- checkpoints ----------------------------------------------------------------------
 

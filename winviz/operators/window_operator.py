@@ -15,30 +15,50 @@ Session windows go through a ``MergingWindowSet`` per key: the new window is add
 windows have their trigger state merged (``on_merge``) and cleared, their cleanup timers
 deleted and their contents folded into one state window. Flink refuses a merge whose result
 would already be late (``UnsupportedOperationError``).
+
+Speed: the most common configuration (``fast_path``: a non-merging event-time window with
+EventTimeTrigger, no evictor, a reduce or aggregate) runs the same steps inlined — a batch
+loop without a trace (``process_batch``), an element loop with one (``_process_traced``) and
+one timer loop for both (``_fire_event_timers``). They give the same results and the same
+trace, byte for byte (``tests/test_batching.py``, ``tests/test_perf_paths.py``).
 """
 
 from __future__ import annotations
 
+import copy
+import heapq
 import traceback
 from collections.abc import Callable
 from typing import Any
 
 from winviz.errors import (
     IllegalStateError,
+    TimerLoopError,
     UnsupportedOperationError,
     UserFunctionError,
     WinvizError,
 )
 from winviz.functions import Collector, OutputTag
 from winviz.operators.keyed import KeyedStreamOperator
-from winviz.operators.window_functions import InternalWindowFunction
+from winviz.operators.window_functions import (
+    AggregateWindowFunction,
+    InternalWindowFunction,
+    ReduceWindowFunction,
+)
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, MIN, wrap_long
 from winviz.timers import InternalTimer
-from winviz.windows.assigners import GlobalWindows, WindowAssigner
+from winviz.windows.assigners import GlobalWindows, TumblingEventTimeWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
 from winviz.windows.merging import MergingWindowSet
-from winviz.windows.triggers import EventTimeTrigger, Trigger, TriggerResult
+from winviz.windows.triggers import (
+    ContinuousProcessingTimeTrigger,
+    EventTimeTrigger,
+    Trigger,
+    TriggerResult,
+    decides_from_state_only,
+    involves,
+)
 
 
 class TriggerContext:
@@ -136,6 +156,13 @@ class WindowContext:
         return PartitionedState(self.op, _USER_GLOBAL_STATE, self.op.current_key, None)
 
 
+_UNSET: Any = object()
+_SIMPLE_FUNCTIONS = (ReduceWindowFunction, AggregateWindowFunction)
+_ON_ELEMENT_CONTINUE = ("on_element", "CONTINUE")  # trigger records' details (shared)
+_ON_ELEMENT_FIRE = ("on_element", "FIRE")
+_ON_EVENT_TIME_FIRE = ("on_event_time", "FIRE")
+_ON_EVENT_TIME_CONTINUE = ("on_event_time", "CONTINUE")
+
 _USER_WINDOW_STATE = ListStateDescriptor("user-window-state")
 _USER_GLOBAL_STATE = ListStateDescriptor("user-global-state")
 
@@ -144,6 +171,9 @@ class WindowOperator(KeyedStreamOperator):
     """Flink's WindowOperator; with an ``evictor`` it is the EvictingWindowOperator."""
 
     timer_service_name = "window-timers"
+    use_fast_paths = True
+    """Whether the fast-path configuration (see ``fast_path``) takes the inlined loops; tests
+    turn it off to check them against the step-by-step path."""
 
     def __init__(
         self,
@@ -190,12 +220,22 @@ class WindowOperator(KeyedStreamOperator):
         )
         # The common case gets a tight loop with the same semantics (see process_batch).
         self.fast_path = (
-            not assigner.is_merging
+            self.use_fast_paths
+            and not assigner.is_merging
             and evictor is None
             and self.is_event_time
             and type(self.trigger) is EventTimeTrigger
             and not isinstance(self.contents, ListStateDescriptor)
         )
+        self._tumbling = type(assigner) is TumblingEventTimeWindows
+        # the traced fast path shares each window's two timer_registered details (fewer
+        # objects for the trace to hold and the garbage collector to visit); dropped at cleanup
+        self._timer_details: dict[Any, tuple[tuple[str, Any, bool], ...]] = {}
+        # the traced fast path's last tumbling window: (start, end, (window,)); empty at first
+        self._window_cache: tuple[int, int, tuple[Any, ...]] = (0, 0, ())
+        # A built-in trigger decides from its arguments and state only: the timer-loop guard
+        # (winviz.timers) can prove that a timer re-registering itself loops for ever.
+        self.timers.loop_guard = decides_from_state_only(self.trigger)
 
     # -- Flink's small helpers, verbatim in spirit -----------------------------------------
 
@@ -239,6 +279,9 @@ class WindowOperator(KeyedStreamOperator):
     # -- elements ---------------------------------------------------------------------------
 
     def process_element(self, value: Any, ts: int | None) -> None:
+        if self.fast_path and self.trace is not None:
+            self._process_traced(value, ts)
+            return
         self.metrics["num_records_in"] += 1
         key = None
         try:
@@ -275,8 +318,13 @@ class WindowOperator(KeyedStreamOperator):
         inlined in one loop: skip late windows, add to state, fire at once if the watermark
         is already past the window's end (else an event-time timer at ``max_timestamp``),
         register the cleanup timer, side-output or count a late element. The watermark cannot
-        change inside a batch, and ``tests/test_batching.py`` checks this loop against the
-        step-by-step path."""
+        change inside a batch. A window that already has contents already has both timers
+        (they were registered with its first element, and neither can have fired or been
+        deleted while its time is after the watermark), so only a window's first element
+        registers them. The processing clock (``job.now``) is read only where a record leaves
+        (a firing, a late element, an error), so it is set there and at the end.
+        ``tests/test_batching.py`` and ``tests/test_perf_paths.py`` check this loop against
+        the step-by-step path."""
         if self.trace is not None or not self.fast_path:
             super().process_batch(batch)
             return
@@ -285,17 +333,32 @@ class WindowOperator(KeyedStreamOperator):
         reducing = isinstance(desc, ReducingStateDescriptor)
         reduce = desc.reduce if reducing else None
         agg = None if reducing else desc.function
-        queue = self.timers.event_queue
-        live, add_timer = queue.live, queue.add
+        add_timer = self.timers.event_queue.add
         wm, lateness = self.timers.current_watermark, self.allowed_lateness
+        # a tumbling assigner gives one window per element: reuse the last one while it fits
+        tumbling = self._tumbling
+        last_start = last_end = 0  # an empty range until a window is cached
+        cached: Any = None
         key = value = index = None
+        arrival = job.now
+        last_key: Any = _UNSET  # the last key computed (the general path's current key)
+        ctx = self.ctx
+        ctx_key, ctx_window = ctx.key, ctx.window  # set on the way out, as the general path
         done = 0
         try:
             for arrival, index, value, ts in batch:
-                job.now = arrival
-                key = key_selector(value)
+                key = None
+                key = last_key = key_selector(value)
+                if ts is not None and last_start <= ts < last_end:
+                    windows: Any = cached
+                else:
+                    windows = assign(value, ts, arrival)
+                    # cached only above MIN, so that MIN (refused by the assigner) never hits
+                    if tumbling and windows[0][0] > MIN:
+                        cached = (windows[0],)
+                        last_start, last_end = windows[0]
                 skipped = True
-                for window in assign(value, ts, arrival):
+                for window in windows:
                     end = window[1]
                     max_ts = end - 1 if end != MIN else MAX  # TimeWindow.max_timestamp()
                     cleanup = self.cleanup_time(window) if lateness else max_ts
@@ -309,26 +372,145 @@ class WindowOperator(KeyedStreamOperator):
                     else:
                         acc = agg.create_accumulator() if current is None else current
                         table[k] = agg.add(value, acc)
+                    ctx_key, ctx_window = key, window
                     if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                        job.record_index, self.current_key = index, key
-                        self._emit_window_contents(key, window, window, table[k])
-                    elif (key, window, max_ts) not in live:  # else: de-duplicated
+                        contents = table[k]
+                        if contents is None:
+                            continue  # nothing to emit (and, as in Flink, no cleanup timer)
+                        job.now, job.record_index, self.current_key = arrival, index, key
+                        ctx.key, ctx.window = key, window
+                        self._emit_window_contents(key, window, window, contents)
+                        if cleanup != MAX:
+                            add_timer(key, window, cleanup)
+                    elif current is None:  # the window's first element: its two timers
                         add_timer(key, window, max_ts)
-                    if cleanup != max_ts and cleanup != MAX:
-                        add_timer(key, window, cleanup)
+                        if cleanup != max_ts and cleanup != MAX:
+                            add_timer(key, window, cleanup)
                 if skipped and self.is_element_late(ts):
-                    job.record_index, self.current_key = index, key
+                    job.now, job.record_index, self.current_key = arrival, index, key
                     self._late(key, value, ts)
                 done += 1
         except WinvizError as exc:
-            job.record_index = index
+            job.now, job.record_index = arrival, index
+            ctx.key, ctx.window = ctx_key, ctx_window
             self._annotate(exc, key)
             raise
         except Exception as exc:
-            job.record_index = index
+            job.now, job.record_index = arrival, index
+            ctx.key, ctx.window = ctx_key, ctx_window
             raise self._user_error(exc, key, value) from exc
         finally:
             self.metrics["num_records_in"] += done + (done < len(batch))
+            ctx.key, ctx.window = ctx_key, ctx_window
+            if last_key is not _UNSET:
+                self.current_key = last_key
+        if batch:
+            job.now = batch[-1][0]
+
+    def _process_traced(self, value: Any, ts: int | None) -> None:
+        """``process_element`` for the fast-path configuration with a trace: the same steps
+        and the same trace records as ``_process_windows`` with EventTimeTrigger, each
+        window's records written with one ``extend`` (the trace's storage is flat). A window
+        whose watermark is already past its end fires through the general code.
+        ``tests/test_perf_paths.py`` checks the trace byte for byte against the general
+        path."""
+        self.metrics["num_records_in"] += 1
+        key = None
+        try:
+            key = self.key_selector(value)
+            self.current_key = key
+            timers = self.timers
+            now, wm, name = timers.clock.now, timers.current_watermark, self.name
+            data = self.trace._data  # type: ignore[union-attr]
+            data.extend(("element", now, wm, name, key, None, ts, value))
+            queue = timers.event_queue
+            add_timer, live = queue.add, queue.live
+            table, cname, desc = self.state.table, self.contents.name, self.contents
+            lateness = self.allowed_lateness
+            timer_details = self._timer_details
+            skipped = True
+            start, end, cached = self._window_cache
+            if ts is not None and start <= ts < end:
+                windows = cached  # a tumbling window, as the assigner would give it again
+            else:
+                windows = self.assigner.assign_windows(value, ts, now)
+                if self._tumbling and windows[0][0] > MIN:  # MIN (refused) never hits
+                    self._window_cache = (windows[0][0], windows[0][1], (windows[0],))
+            for window in windows:
+                end = window[1]
+                max_ts = end - 1 if end != MIN else MAX
+                cleanup = self.cleanup_time(window) if lateness else max_ts
+                if cleanup <= wm:
+                    data.extend(("skipped_late_window", now, wm, name, key, window, ts, value))
+                    continue
+                skipped = False
+                k = (cname, key, window)
+                current = table.get(k)
+                if desc.__class__ is ReducingStateDescriptor:
+                    table[k] = value if current is None else desc.reduce(current, value)
+                else:
+                    agg = desc.function  # type: ignore[union-attr]
+                    table[k] = agg.add(
+                        value, agg.create_accumulator() if current is None else current
+                    )
+                ctx = self.ctx
+                ctx.key, ctx.window = key, window
+                if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
+                    data.extend(
+                        (
+                            "assigned", now, wm, name, key, window, ts, value,
+                            "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
+                        )
+                    )  # fmt: skip
+                    contents = table.get(k)
+                    if contents is None:
+                        continue
+                    self._emit_window_contents(key, window, window, contents)
+                    if cleanup != MAX:
+                        dedup = not add_timer(key, window, cleanup)
+                        data.extend(
+                            (
+                                "timer_registered", now, wm, name, key, window, cleanup,
+                                ("event", window, dedup),
+                            )
+                        )  # fmt: skip
+                    continue
+                details = timer_details.get(window)
+                if details is None:
+                    details = timer_details[window] = (
+                        ("event", window, False),
+                        ("event", window, True),
+                    )
+                dedup = (key, window, max_ts) in live or not add_timer(key, window, max_ts)
+                if cleanup == MAX:
+                    data.extend(
+                        (
+                            "assigned", now, wm, name, key, window, ts, value,
+                            "timer_registered", now, wm, name, key, window, max_ts,
+                            details[dedup],
+                            "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE,
+                        )
+                    )  # fmt: skip
+                    continue
+                # (without lateness the cleanup timer is the trigger's: de-duplicated)
+                dedup_cleanup = cleanup == max_ts or not add_timer(key, window, cleanup)
+                data.extend(
+                    (
+                        "assigned", now, wm, name, key, window, ts, value,
+                        "timer_registered", now, wm, name, key, window, max_ts,
+                        details[dedup],
+                        "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE,
+                        "timer_registered", now, wm, name, key, window, cleanup,
+                        details[dedup_cleanup],
+                    )
+                )  # fmt: skip
+            if skipped and self.is_element_late(ts):
+                self._late(key, value, ts)
+        except WinvizError as exc:
+            self._annotate(exc, key)
+            raise
+        except Exception as exc:
+            raise self._user_error(exc, key, value) from exc
 
     def _annotate(self, exc: WinvizError, key: Any) -> None:
         """Add operator, record and key to an engine error raised while processing."""
@@ -461,33 +643,122 @@ class WindowOperator(KeyedStreamOperator):
 
     # -- timers -----------------------------------------------------------------------------
 
-    def on_event_time(self, timer: InternalTimer) -> None:
-        if self.fast_path and self.trace is None:
-            self._on_event_time_fast(timer)
-        else:
-            self._on_timer(timer, True)
+    def process_watermark(self, watermark: int) -> None:
+        """``KeyedStreamOperator.process_watermark``; in the fast-path configuration the
+        event-time timers fire through ``_fire_event_timers``."""
+        if not self.fast_path or len(self.timer_services) != 1:
+            super().process_watermark(watermark)
+            return
+        timers = self.timers
+        if watermark <= timers.current_watermark:
+            return
+        self._watermark = watermark
+        if self.trace is not None:
+            self.trace.emit(
+                "watermark", timers.clock.now, watermark, self.name, None, None, watermark, "input"
+            )
+        self._fire_event_timers(watermark)
+        self.output.emit_watermark(watermark)
 
-    def _on_event_time_fast(self, timer: InternalTimer) -> None:
-        """``_on_timer`` for the fast-path configuration (see ``process_batch``), inlined:
-        EventTimeTrigger fires when the timer is the window's ``max_timestamp``; the cleanup
-        timer clears the window. Checked against the general path by tests/test_batching.py."""
-        key, window, time = timer.key, timer.namespace, timer.timestamp
-        self.current_key = key
-        end = window[1]
-        max_ts = end - 1 if end != MIN else MAX
+    def _fire_event_timers(self, watermark: int) -> None:
+        """``InternalTimerService.advance_watermark`` and ``_on_timer`` for the fast-path
+        configuration, in one loop: pop every live event-time timer at or before the
+        watermark in (time, registration) order; EventTimeTrigger fires when the timer is the
+        window's ``max_timestamp``; the cleanup timer clears the window's contents and deletes
+        the trigger's timer (``EventTimeTrigger.clear``). With a trace, the same records as
+        the general path (timer_fired, trigger, the firing's records, timer_deleted,
+        cleanup); ``tests/test_perf_paths.py`` checks them byte for byte. EventTimeTrigger
+        never registers a timer here, so no timer loop can form (``winviz.timers``)."""
+        timers = self.timers
+        timers.current_watermark = watermark
+        queue = timers.event_queue
+        heap, live = queue.heap, queue.live
+        table, cname = self.state.table, self.contents.name
+        lateness = self.allowed_lateness
+        trace = self.trace
+        data = trace._data if trace is not None else None
+        name, ctx, window_ctx = self.name, self.ctx, self.window_ctx
+        fn = self.function
+        # what a reduce / aggregate without a ProcessWindowFunction emits, inlined
+        simple = fn.process_function is None and type(fn) in _SIMPLE_FUNCTIONS
+        get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
+        metrics, collect = self.metrics, self.output.collect
+        timer_details = self._timer_details
+        pop = heapq.heappop
+        key = window = None
         try:
-            if time == max_ts:
-                contents = self.state.table.get((self.contents.name, key, window))
-                if contents is not None:
-                    self.collector.timestamp = max_ts
-                    self.window_ctx._window = window
-                    self.function.process(key, window, self.window_ctx, contents, self.collector)
-            if time == self.cleanup_time(window):
-                self._clear_all_state(key, window, window, None)
+            while heap:
+                ts, n, key, window = heap[0]
+                ident = (key, window, ts)
+                if live.get(ident) != n:
+                    pop(heap)  # deleted (or registered again later): skip it
+                    continue
+                if ts > watermark:
+                    return
+                pop(heap)
+                del live[ident]
+                self.current_key = key
+                ctx.key, ctx.window = key, window
+                end = window[1]
+                max_ts = end - 1 if end != MIN else MAX
+                fire = ts == max_ts
+                if data is not None:
+                    now = timers.clock.now
+                    data.extend(
+                        (
+                            "timer_fired", now, watermark, name, key, window, ts,
+                            ("event", window),
+                            "trigger", now, watermark, name, key, window, None,
+                            _ON_EVENT_TIME_FIRE if fire else _ON_EVENT_TIME_CONTINUE,
+                        )
+                    )  # fmt: skip
+                if fire:
+                    contents = table.get((cname, key, window))
+                    if contents is not None:
+                        if data is None and simple:
+                            self.collector.timestamp = max_ts
+                            window_ctx._window = window
+                            metrics["num_records_out"] += 1
+                            collect(
+                                contents if get_result is None else get_result(contents), max_ts
+                            )
+                        else:
+                            self._emit_window_contents(key, window, window, contents)
+                cleanup = self.cleanup_time(window) if lateness else max_ts
+                if ts == cleanup:
+                    # _clear_all_state, inlined: EventTimeTrigger.clear deletes the timer at
+                    # max_timestamp (traced as timer_deleted), then the function's clear
+                    table.pop((cname, key, window), None)
+                    existed = live.pop((key, window, max_ts), None) is not None
+                    if data is not None:
+                        data.extend(
+                            (
+                                "timer_deleted", timers.clock.now, watermark, name, key, window,
+                                max_ts, ("event", window, existed),
+                            )
+                        )  # fmt: skip
+                    window_ctx._window = window
+                    if self.uses_window_state:
+                        self.state.clear(_USER_WINDOW_STATE.name, key, window)
+                    fn.clear(window_ctx)
+                    if self.panes:
+                        self.panes.pop((key, window), None)
+                    if data is not None:
+                        data.extend(
+                            (
+                                "cleanup", timers.clock.now, watermark, name, key, window,
+                                max_ts, cleanup,
+                            )
+                        )  # fmt: skip
+                        if timer_details:
+                            timer_details.pop(window, None)
         except WinvizError:
             raise
         except Exception as exc:
             raise self._user_error(exc, key, None, window) from exc
+
+    def on_event_time(self, timer: InternalTimer) -> None:
+        self._on_timer(timer, True)
 
     def on_processing_time(self, timer: InternalTimer) -> None:
         self._on_timer(timer, False)
@@ -674,6 +945,43 @@ class WindowOperator(KeyedStreamOperator):
             record=value,
             index=self.job.record_index,
             cause=exc,
+        )
+
+    # -- the timer-loop guard (winviz.timers) ------------------------------------------------
+
+    def key_state(self, key: Any) -> dict[tuple[str, Any], Any]:
+        """The key's keyed state (contents, trigger state) and its merging bookkeeping."""
+        state = super().key_state(key)
+        merging = self.merging_sets.get(key)
+        if merging is not None:
+            state[("merging-window-set", None)] = copy.deepcopy(merging.mapping)
+        return state
+
+    def timer_loop_error(self, timer: InternalTimer, domain: str, now: int) -> TimerLoopError:
+        """Name the trigger, key, window and time; cite FLINK-35069 for the known case."""
+        window, time = timer.namespace, timer.timestamp
+        message = (
+            f"timer loop in operator {self.name!r}: trigger {self.trigger!r} registers its "
+            f"{domain}-time timer at {time} again each time it fires, for key {timer.key!r}, "
+            f"window {window}, at {domain} time {now}, and nothing else changes, so it would "
+            "fire for ever and the clock could never move on."
+        )
+        if involves(self.trigger, ContinuousProcessingTimeTrigger) and domain == "processing":
+            message += (
+                " Real Flink hangs here too (FLINK-35069): at the window's max timestamp "
+                f"({window.max_timestamp()}) ContinuousProcessingTimeTrigger registers its next "
+                "fire time min(time + interval, max timestamp), the same time again; the window "
+                "is cleaned up only when the watermark passes it, which cannot happen while the "
+                "timer keeps firing. Use ContinuousEventTimeTrigger on event-time windows, or "
+                "processing-time windows (their cleanup timer removes the trigger's timer)."
+            )
+        return TimerLoopError(
+            message,
+            operator=self.name,
+            domain=domain,
+            key=timer.key,
+            namespace=window,
+            timestamp=time,
         )
 
     # -- checkpoints ------------------------------------------------------------------------

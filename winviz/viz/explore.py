@@ -50,6 +50,7 @@ import altair as alt
 import ipywidgets as widgets
 
 from winviz.viz import frames, palette
+from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, _spec
 
 NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only
 
@@ -446,6 +447,11 @@ class Explorer:
     # -- display ----------------------------------------------------------------------------
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        if alt.renderers.active == EXPORT_RENDERER:  # make lessons: the charts as they are now
+            return {
+                EXPORT_MIMETYPE: [_spec(jc.chart) for jc in self.charts],
+                "text/plain": f"{self!r}: {self.summary.value}",
+            }
         return self.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:

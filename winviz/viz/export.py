@@ -102,7 +102,9 @@ def _iframe_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
 RENDERER_ENV = "WINVIZ_RENDERER"
 """Environment variable read by ``setup_rendering``; ``export`` selects "winviz-export"."""
 EXPORT_MIMETYPE = "application/vnd.winviz.vegalite+json"
-"""The output type of the "winviz-export" renderer: the chart's Vega-Lite spec (a dict)."""
+"""The output type of the "winviz-export" renderer: the chart's Vega-Lite spec (a dict), or a
+list of specs (an explorer's current charts)."""
+EXPORT_RENDERER = "winviz-export"
 
 
 def _export_renderer(spec: dict[str, Any], **_: Any) -> dict[str, Any]:
@@ -127,10 +129,10 @@ def setup_rendering() -> str:
     if mode not in ("", "export"):
         raise ValueError(f"{RENDERER_ENV} must be 'export' or unset, got {mode!r}")
     if mode == "export":
-        if "winviz-export" not in alt.renderers.names():
-            alt.renderers.register("winviz-export", _export_renderer)
-        alt.renderers.enable("winviz-export")
-        return "winviz-export"
+        if EXPORT_RENDERER not in alt.renderers.names():
+            alt.renderers.register(EXPORT_RENDERER, _export_renderer)
+        alt.renderers.enable(EXPORT_RENDERER)
+        return EXPORT_RENDERER
     try:
         import anywidget  # noqa: F401
     except ImportError:

@@ -204,6 +204,18 @@ def _widget_html(data: dict[str, Any]) -> str:
     )
 
 
+def _explorer_html(data: dict[str, Any], specs: list[dict[str, Any]]) -> str:
+    """An explorer (``wv.explore``) on a static page: a note, then its charts as they were."""
+    shown = str(data.get("text/plain", "an explorer")).strip().splitlines()[0][:300]
+    note = (
+        '<div class="winviz-widget-note"><b>Explorer</b> at the values the lesson set '
+        f"(<code>{html.escape(shown)}</code>): its sliders re-run the engine in a Python kernel, "
+        "so here they are fixed. Open the lesson in JupyterLab (<code>make lab</code>) to move "
+        "them.</div>"
+    )
+    return note + "".join(_chart_html(spec) for spec in specs)
+
+
 def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, int]:
     """The executed notebook made ready for a static page: chart specs become chart
     placeholders, widget outputs a note, widget state is dropped. Returns (notebook, number
@@ -215,7 +227,11 @@ def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, in
             data = output.get("data")
             if not data:
                 continue
-            if EXPORT_MIMETYPE in data:
+            if EXPORT_MIMETYPE in data and isinstance(data[EXPORT_MIMETYPE], list):
+                specs = data[EXPORT_MIMETYPE]  # an explorer: its charts at their current values
+                output["data"] = {"text/html": _explorer_html(data, specs)}
+                charts += len(specs)
+            elif EXPORT_MIMETYPE in data:
                 output["data"] = {"text/html": _chart_html(data[EXPORT_MIMETYPE])}
                 charts += 1
             elif WIDGET_MIMETYPE in data:

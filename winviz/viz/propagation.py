@@ -318,8 +318,10 @@ def _propagation(
         panels = [
             p.properties(title=alt.TitleParams(s, anchor="start", fontSize=12)) for p, s in drawn
         ]
-        chart = alt.vconcat(*panels, spacing=16).properties(
-            title=palette.title("Watermark propagation", notes)
+        chart = (
+            alt.vconcat(*panels, spacing=16)
+            .resolve_scale(color="independent", strokeDash="independent")  # a legend per panel
+            .properties(title=palette.title("Watermark propagation", notes))
         )
     return palette.finish(chart, name=CHART, notes=notes)
 

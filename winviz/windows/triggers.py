@@ -391,3 +391,33 @@ class PurgingTrigger(Trigger):
 
     def __repr__(self) -> str:
         return f"PurgingTrigger({self.nested!r})"
+
+
+_BUILT_IN = (
+    EventTimeTrigger,
+    ProcessingTimeTrigger,
+    CountTrigger,
+    ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger,
+    DeltaTrigger,
+    NeverTrigger,
+    EndOfStreamTrigger,
+)
+
+
+def decides_from_state_only(trigger: Trigger) -> bool:
+    """True for the triggers above (exactly these classes; ``PurgingTrigger`` when its
+    nested trigger is one): every decision they make depends only on the call's arguments,
+    the clocks and the trigger's partitioned state — never on Python attributes that change.
+    Flink's ``Trigger`` contract asks this of every trigger; winviz relies on it only for the
+    built-in ones (the timer-loop guard, ``winviz.timers``)."""
+    if type(trigger) is PurgingTrigger:
+        return decides_from_state_only(trigger.nested)
+    return type(trigger) in _BUILT_IN
+
+
+def involves(trigger: Trigger, cls: type[Trigger]) -> bool:
+    """Whether ``trigger`` is a ``cls`` or a ``PurgingTrigger`` around one."""
+    if isinstance(trigger, PurgingTrigger):
+        return involves(trigger.nested, cls)
+    return isinstance(trigger, cls)

@@ -1,0 +1,156 @@
+"""The WindowOperator's fast paths (``fast_path``: a non-merging event-time window with
+Flink's EventTimeTrigger, no evictor, a reduce or aggregate) must be invisible: with the
+trace on, the inlined element loop and timer loop write the same trace, byte for byte
+(``to_json()``), as the step-by-step path; with it off, the batched loop gives the same
+outputs, side outputs, metrics and errors. ``WindowOperator.use_fast_paths = False`` forces
+the step-by-step path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_batching import build, jobs
+
+import winviz as wv
+from winviz.errors import UserFunctionError
+from winviz.operators.window_operator import WindowOperator
+
+
+@contextmanager
+def fast_paths(on: bool) -> Iterator[None]:
+    before = WindowOperator.use_fast_paths
+    WindowOperator.use_fast_paths = on
+    try:
+        yield
+    finally:
+        WindowOperator.use_fast_paths = before
+
+
+def run(job, trace: bool, fast: bool):
+    with fast_paths(fast):
+        return build(job, trace).execute()
+
+
+@st.composite
+def fast_path_jobs(draw):
+    """Random jobs in the fast-path configuration (tumbling, offset or sliding windows, the
+    default trigger, reduce or aggregate, with or without lateness and a late side output)."""
+    job = draw(jobs())
+    job["assigner"] = draw(st.sampled_from(["tumbling", "tumbling_offset", "sliding"]))
+    job["trigger"] = "default"
+    job["function"] = draw(st.sampled_from(["reduce", "aggregate"]))
+    return job
+
+
+@settings(max_examples=200, deadline=None)
+@given(fast_path_jobs())
+def test_the_traced_fast_path_writes_the_same_trace_byte_for_byte(job) -> None:
+    fast, slow = run(job, True, True), run(job, True, False)
+    assert fast.trace.to_json() == slow.trace.to_json()
+    assert fast.outputs == slow.outputs
+    assert fast.side_outputs == slow.side_outputs
+    assert fast.metrics == slow.metrics
+
+
+@settings(max_examples=200, deadline=None)
+@given(fast_path_jobs())
+def test_the_untraced_fast_path_gives_the_same_results(job) -> None:
+    fast, slow = run(job, False, True), run(job, False, False)
+    assert fast.outputs == slow.outputs
+    assert fast.side_outputs == slow.side_outputs
+    assert fast.metrics == slow.metrics
+
+
+def test_the_fast_paths_are_taken() -> None:
+    job = {
+        "events": [("a", 5, 1), ("b", 7, 2), ("a", 60, 3)],
+        "arrivals": [0, 1, 2],
+        "assigner": "tumbling",
+        "trigger": "default",
+        "lateness": 25,
+        "side": True,
+        "function": "reduce",
+        "bound": 0,
+        "interval": 0,
+        "layout": "single",
+        "parts": [0, 0, 0],
+        "idle": None,
+    }
+    calls: list[str] = []
+    traced, fire = WindowOperator._process_traced, WindowOperator._fire_event_timers
+
+    def spy_traced(self, value, ts):
+        calls.append("element")
+        traced(self, value, ts)
+
+    def spy_fire(self, watermark):
+        calls.append("timers")
+        fire(self, watermark)
+
+    WindowOperator._process_traced, WindowOperator._fire_event_timers = spy_traced, spy_fire
+    try:
+        result = run(job, True, True)
+    finally:
+        WindowOperator._process_traced, WindowOperator._fire_event_timers = traced, fire
+    assert calls == ["element", "element", "element", "timers"]
+    assert [(r.value, r.timestamp) for r in result.outputs["out"]] == [
+        (("a", 5, 1), 49),
+        (("b", 7, 2), 49),
+        (("a", 60, 3), 99),
+    ]
+
+
+def _failing_job(trace: bool, fast: bool, where: str):
+    """A reduce that raises on the element with value 3 (``where="reduce"``), a key selector
+    that raises on it (``where="key"``), or an aggregate whose result raises when the window
+    of key "b" fires (``where="fire"``)."""
+
+    class Agg(wv.SumAggregate):
+        def get_result(self, accumulator):
+            if accumulator == 2:
+                raise ZeroDivisionError("result")
+            return accumulator
+
+    def reduce(a, b):
+        if b[2] == 3:
+            raise ValueError("reduce")
+        return (a[0], a[1], a[2] + b[2])
+
+    env = wv.StreamExecutionEnvironment(trace=trace)
+    windowed = (
+        env.from_collection(
+            [("a", 5, 1), ("b", 7, 2), ("a", 9, 3), ("a", 60, 4)], arrival_interval=1
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0] if where != "key" or e[2] != 3 else e[99])
+        .window(wv.TumblingEventTimeWindows.of(50))
+    )
+    out = windowed.reduce(reduce) if where == "reduce" else windowed.aggregate(Agg(lambda e: e[2]))
+    out.sink_to("out")
+    with fast_paths(fast), pytest.raises(UserFunctionError) as info:
+        env.execute()
+    return info.value
+
+
+@pytest.mark.parametrize("where", ["reduce", "key", "fire"])
+@pytest.mark.parametrize("trace", [True, False])
+def test_errors_are_the_same_on_both_paths(trace: bool, where: str) -> None:
+    fast, slow = _failing_job(trace, True, where), _failing_job(trace, False, where)
+    assert str(fast) == str(slow)
+    assert fast.partial_result.outputs == slow.partial_result.outputs
+    if trace:
+        assert fast.trace.to_json() == slow.trace.to_json()
+    if where == "reduce":
+        assert "record 2" in str(fast) and "key 'a'" in str(fast)
+    elif where == "key":
+        assert "record 2" in str(fast) and "IndexError" in str(fast) and "key '" not in str(fast)
+    else:
+        assert "key 'b'" in str(fast) and "window [0, 50)" in str(fast)
