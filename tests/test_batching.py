@@ -1,15 +1,22 @@
-"""Without a trace the runtime may hand operators batches of records (and the window operator
-then runs its inlined loop); with a trace every record goes one by one. Both must give the
-same outputs, side outputs, processing times and metrics, for any pipeline — with one source,
-a partitioned source (per-partition watermarks: batches never span two partitions) or a union
-of two sources (the window gets two input channels)."""
+"""The runtime may hand operators batches of records that arrive while nothing on the
+processing clock is due (and the window operator then runs its inlined loop); with a trace
+the source still sends each record of a batch downstream before the next one. Batched and
+one-by-one runs (``JobRuntime.use_batches``) must give the same outputs, side outputs,
+processing times and metrics — and with a trace the same trace, byte for byte — for any
+pipeline: one source, a partitioned source (per-partition watermarks: batches never span two
+partitions) or a union of two sources (the window gets two input channels), on one subtask or
+several, with checkpoints and failures."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import winviz as wv
+from winviz.runtime import JobRuntime
 
 ASSIGNERS = {
     "tumbling": lambda: wv.TumblingEventTimeWindows.of(50),
@@ -109,6 +116,103 @@ def build(job, trace: bool, extra=None) -> wv.StreamExecutionEnvironment:
         )
     out.sink_to("out")
     return env
+
+
+@contextmanager
+def batches(on: bool) -> Iterator[None]:
+    before = JobRuntime.use_batches
+    JobRuntime.use_batches = on
+    try:
+        yield
+    finally:
+        JobRuntime.use_batches = before
+
+
+def same_run(a: wv.JobExecutionResult, b: wv.JobExecutionResult) -> None:
+    """Same outputs, side outputs, metrics, checkpoints, restores and trace (byte for byte)."""
+    assert a.outputs == b.outputs
+    assert a.side_outputs == b.side_outputs
+    assert a.metrics == b.metrics
+    assert [c.source_records for c in a.checkpoints] == [c.source_records for c in b.checkpoints]
+    assert a.restores == b.restores
+    assert (a.trace is None) == (b.trace is None)
+    if a.trace is not None:
+        assert a.trace.to_json() == b.trace.to_json()
+
+
+def batched_and_one_by_one(make) -> None:
+    """``make()`` gives a fresh environment; run it with batches and without."""
+    with batches(True):
+        batched = make()
+    with batches(False):
+        one_by_one = make()
+    same_run(batched, one_by_one)
+
+
+@settings(max_examples=300, deadline=None)
+@given(jobs(), st.booleans())
+def test_a_batched_run_writes_the_same_trace_as_a_one_by_one_run(job, trace) -> None:
+    batched_and_one_by_one(lambda: run(job, trace))
+
+
+@settings(max_examples=150, deadline=None)
+@given(jobs(), st.integers(2, 4), st.booleans())
+def test_a_batched_parallel_run_writes_the_same_trace(job, parallelism, trace) -> None:
+    batched_and_one_by_one(lambda: build(job, trace).set_parallelism(parallelism).execute())
+
+
+class _Timers(wv.KeyedProcessFunction):
+    """Counts per key; an event-time timer 20 ms after each element (and with
+    ``processing`` a processing-time timer 35 ms from now, so no batches); a firing emits."""
+
+    def __init__(self, processing: bool) -> None:
+        self.processing = processing
+
+    def process_element(self, value, ctx, out):
+        ctx.update_state("n", (ctx.state("n") or 0) + 1)
+        ctx.timer_service().register_event_time_timer(ctx.timestamp() + 20)
+        if self.processing:
+            now = ctx.timer_service().current_processing_time()
+            ctx.timer_service().register_processing_time_timer(now + 35)
+
+    def on_timer(self, timestamp, ctx, out):
+        out.collect((ctx.get_current_key(), timestamp, ctx.state("n")))
+
+
+def _timers_branch(timers: str | None):
+    if timers is None:
+        return None
+    return lambda stream: (
+        stream.key_by(lambda e: e[0]).process(_Timers(timers == "processing")).sink_to("timers")
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    jobs(),
+    st.sampled_from([1, 1, 3]),
+    st.sampled_from(["cut", "interval", "none"]),
+    st.data(),
+)
+def test_a_batched_run_with_checkpoints_and_failures_writes_the_same_trace(
+    job, parallelism, mode, data
+) -> None:
+    n = len(job["events"])
+    cut = data.draw(st.integers(0, n))
+    fail_at = data.draw(st.lists(st.integers(cut if mode == "cut" else 0, n), max_size=2))
+    interval = data.draw(st.sampled_from([25, 70, 300]))
+    # a KeyedProcessFunction branch with event-time (batch-safe) or processing-time timers
+    timers = data.draw(st.sampled_from([None, "event", "processing"]))
+
+    def make() -> wv.JobExecutionResult:
+        env = build(job, True, _timers_branch(timers)).set_parallelism(parallelism)
+        if mode == "cut":
+            env.enable_checkpointing(at_records=[cut])
+        elif mode == "interval":
+            env.enable_checkpointing(interval)
+        return env.execute(fail_at=fail_at)
+
+    batched_and_one_by_one(make)
 
 
 @settings(max_examples=300, deadline=None)

@@ -186,3 +186,27 @@ def test_a_row_flink_calls_late_but_spark_counts() -> None:
         "side output 'late': Flink routed late row ts 3000 there (watermark 7499); counted by "
         "Spark: ts 3000 (window end 5000) > watermark of previous batch 0 (batch 0)"
     )
+
+
+def test_a_session_flink_fired_inside_a_bigger_open_spark_session() -> None:
+    """Flink fires [0, 1500) before a@1200 arrives; in Spark all three rows share a batch and
+    merge into [0, 4000), still open: compare reads Spark's state by replaying the model."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 0), ("a", 2500), ("a", 1200)], arrival_times=[0, 100, 300])
+        .assign_timestamps_and_watermarks(strategy(0))
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(1500))
+        .aggregate(wv.CountAggregate())
+        .sink_to("counts")
+    )
+    rows = table(env).to_dict("records")
+    assert [(r["window_start"], r["window_end"], r["flink_result"]) for r in rows] == [
+        (0, 1500, 1),
+        (1200, 4000, 2),
+    ]
+    assert rows[0]["reason"] == (
+        "Spark's session for this key is [0, 4000) with 3 rows, still open (its end is past "
+        "Spark's watermark 2500): it grew past Flink's session through rows Flink did not add "
+        "to it"
+    )

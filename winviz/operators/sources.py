@@ -16,6 +16,7 @@ from typing import Any
 from winviz.errors import InputError, UserFunctionError, WinvizError
 from winviz.operators.base import StreamOperator
 from winviz.time import MAX, MIN, TimestampNormalizer
+from winviz.trace import Trace
 from winviz.watermarks import (
     AscendingTimestampsWatermarks,
     BoundedOutOfOrdernessWatermarks,
@@ -27,6 +28,9 @@ from winviz.watermarks import (
     WatermarksWithIdleness,
 )
 
+# generators whose on_event only keeps the largest timestamp (inlined by the loops below;
+# the generator is looked up each time: SplitWatermarksOperator switches it per partition)
+_BOUNDED = (BoundedOutOfOrdernessWatermarks, AscendingTimestampsWatermarks)
 _PERIODIC_ONLY = (
     BoundedOutOfOrdernessWatermarks,
     AscendingTimestampsWatermarks,
@@ -114,8 +118,14 @@ class SourceOperator(StreamOperator):
         self.output.collect(value, ts)
 
     def process_batch(self, batch):
-        if self.trace is not None:
-            super().process_batch(batch)
+        """``process_element`` for records that arrive while nothing on the processing clock
+        is due. Without a trace the batch goes downstream whole; with one, each record goes
+        downstream before the next one is read (the trace's one-by-one order): the loop sets
+        the clock and record index, writes the ``arrival`` record and hands the record over,
+        exactly as the runtime and ``process_element`` do for one record."""
+        trace = self.trace
+        if trace is not None:
+            self._process_batch_traced(batch, trace)
             return
         if self.partitions is not None:  # a batch never spans two partitions
             self.job.partition = self.partitions[self.position]
@@ -124,6 +134,90 @@ class SourceOperator(StreamOperator):
         self.metrics["num_records_out"] += n
         self.position += n
         self.output.collect_batch(batch)
+
+    def _process_batch_traced(self, batch, trace: Trace) -> None:
+        job = self.job
+        if self.partitions is not None:  # a batch never spans two partitions
+            job.partition = self.partitions[self.position]
+        data, name, wm = trace._data, self.name, self._watermark
+        metrics, collect = self.metrics, self.output.collect
+        chained = getattr(collect, "__self__", None)
+        if (
+            chained.__class__ is TimestampsAndWatermarksOperator
+            and getattr(collect, "__func__", None)
+            is TimestampsAndWatermarksOperator.process_element
+            and chained.fusable
+        ):
+            self._process_batch_chained(batch, data, chained)
+            return
+        position = self.position
+        done = 0
+        try:
+            for arrival, index, value, ts in batch:
+                job.now = arrival
+                job.record_index = index
+                data.extend(("arrival", arrival, wm, name, None, None, ts, (value, position)))
+                position += 1
+                done += 1
+                collect(value, ts)
+        finally:
+            # as process_element counts them: a record counts in and out before it goes on
+            self.position = position
+            metrics["num_records_in"] += done
+            metrics["num_records_out"] += done
+
+    def _process_batch_chained(
+        self, batch, data: list[Any], op: TimestampsAndWatermarksOperator
+    ) -> None:
+        """``_process_batch_traced`` when the one operator downstream is a
+        ``TimestampsAndWatermarksOperator`` with a timestamp assigner and a bounded
+        out-of-orderness generator (``fusable``): its ``process_element`` inlined, the two
+        operators chained as Flink chains them. Per record, the same steps in the same order:
+        the ``arrival`` record, the timestamp (a user error is reported by that operator), the
+        record downstream, then the generator's largest timestamp. Counters and the
+        generator's state are written back at the end, also when something fails."""
+        job = self.job
+        name, wm = self.name, self._watermark
+        assigner, norm = op.strategy.timestamp_assigner, op.normalizer
+        bounded = op.generator
+        max_ts = bounded.max_timestamp  # type: ignore[union-attr]
+        collect = op.output.collect
+        position = self.position
+        done = stamped = 0
+        try:
+            for arrival, index, value, ts in batch:
+                job.now = arrival
+                job.record_index = index
+                data.extend(("arrival", arrival, wm, name, None, None, ts, (value, position)))
+                position += 1
+                done += 1
+                try:
+                    raw = assigner(value, MIN if ts is None else ts)
+                except WinvizError:
+                    raise
+                except Exception as exc:
+                    raise UserFunctionError(
+                        function="timestamp assigner",
+                        operator=op.name,
+                        record=value,
+                        index=index,
+                        cause=exc,
+                    ) from exc
+                if raw.__class__ is not int or not MIN <= raw <= MAX:
+                    raw = norm(raw, index=index, field_name="timestamp")
+                stamped += 1
+                collect(value, raw)
+                if raw > max_ts:  # BoundedOutOfOrdernessWatermarks.on_event
+                    max_ts = raw
+        finally:
+            self.position = position
+            self.metrics["num_records_in"] += done
+            self.metrics["num_records_out"] += done
+            op.metrics["num_records_in"] += done
+            op.metrics["num_records_out"] += stamped
+            if stamped:
+                op.events_since_emit = True
+            bounded.max_timestamp = max_ts  # type: ignore[union-attr]
 
     def end_of_input(self) -> None:
         """A bounded source ends with the watermark MAX."""
@@ -206,6 +300,17 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         # a punctuated (or custom) generator may emit on any event: records go one by one
         self.batch_safe = emits_only_periodically(self.generator)
 
+    @property
+    def fusable(self) -> bool:
+        """True with a timestamp assigner and a bounded out-of-orderness (or monotonous)
+        generator without idleness: a traced source batch then runs this operator's
+        ``process_element`` inlined (``SourceOperator._process_batch_chained``)."""
+        return (
+            self.strategy.timestamp_assigner is not None
+            and not self.ingestion
+            and self.generator.__class__ in _BOUNDED
+        )
+
     def start(self, now: int) -> None:
         if self.interval > 0:
             self.next_periodic = now + self.interval
@@ -239,11 +344,18 @@ class TimestampsAndWatermarksOperator(StreamOperator):
                     index=index,
                     cause=exc,
                 ) from exc
-            new_ts = self.normalizer(raw, index=index, field_name="timestamp")
+            if raw.__class__ is int and MIN <= raw <= MAX:
+                new_ts = raw  # what the normalizer returns for an int in the long range
+            else:
+                new_ts = self.normalizer(raw, index=index, field_name="timestamp")
         self.events_since_emit = True
         self.metrics["num_records_out"] += 1
         self.output.collect(value, new_ts)
-        self.generator.on_event(value, new_ts, self.emitter)
+        bounded = self.generator if self.generator.__class__ in _BOUNDED else None
+        if bounded is None:
+            self.generator.on_event(value, new_ts, self.emitter)
+        elif new_ts > bounded.max_timestamp:  # BoundedOutOfOrdernessWatermarks.on_event
+            bounded.max_timestamp = new_ts
 
     def process_batch(self, batch):
         """The per-record loop of ``process_element`` for a batch: timestamps are assigned
@@ -255,14 +367,28 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         out: list = []
         append = out.append
         on_event, emitter, norm = self.generator.on_event, self.emitter, self.normalizer
+        bounded = self.generator if self.generator.__class__ in _BOUNDED else None
         index = None
         try:
-            for arrival, index, value, ts in batch:
-                raw = assigner(value, MIN if ts is None else ts)
-                if raw.__class__ is not int or not MIN <= raw <= MAX:
-                    raw = norm(raw, index=index, field_name="timestamp")
-                append((arrival, index, value, raw))
-                on_event(value, raw, emitter)
+            if bounded is not None:  # on_event inlined: the largest timestamp, set at the end
+                max_ts = bounded.max_timestamp
+                try:
+                    for arrival, index, value, ts in batch:
+                        raw = assigner(value, MIN if ts is None else ts)
+                        if raw.__class__ is not int or not MIN <= raw <= MAX:
+                            raw = norm(raw, index=index, field_name="timestamp")
+                        append((arrival, index, value, raw))
+                        if raw > max_ts:
+                            max_ts = raw
+                finally:
+                    bounded.max_timestamp = max_ts
+            else:
+                for arrival, index, value, ts in batch:
+                    raw = assigner(value, MIN if ts is None else ts)
+                    if raw.__class__ is not int or not MIN <= raw <= MAX:
+                        raw = norm(raw, index=index, field_name="timestamp")
+                    append((arrival, index, value, raw))
+                    on_event(value, raw, emitter)
         except Exception as exc:
             self.output.collect_batch(out)  # what came before the bad record goes on first
             self.job.record_index = index

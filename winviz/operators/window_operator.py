@@ -167,6 +167,12 @@ _USER_WINDOW_STATE = ListStateDescriptor("user-window-state")
 _USER_GLOBAL_STATE = ListStateDescriptor("user-global-state")
 
 
+def _timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
+    """A window's shared timer details: ``(domain, namespace, flag)`` with flag False and
+    True (timer_registered's deduplicated, timer_deleted's existed), then timer_fired's."""
+    return (("event", window, False), ("event", window, True), ("event", window))
+
+
 class WindowOperator(KeyedStreamOperator):
     """Flink's WindowOperator; with an ``evictor`` it is the EvictingWindowOperator."""
 
@@ -228,14 +234,24 @@ class WindowOperator(KeyedStreamOperator):
             and not isinstance(self.contents, ListStateDescriptor)
         )
         self._tumbling = type(assigner) is TumblingEventTimeWindows
-        # the traced fast path shares each window's two timer_registered details (fewer
-        # objects for the trace to hold and the garbage collector to visit); dropped at cleanup
-        self._timer_details: dict[Any, tuple[tuple[str, Any, bool], ...]] = {}
+        # the traced fast path shares each window's timer details: timer_registered /
+        # timer_deleted with False and True, and timer_fired (fewer objects for the trace to
+        # hold and the garbage collector to visit; a window holds one TimeWindow, which the
+        # collector never untracks); dropped once the window is cleaned up
+        self._timer_details: dict[Any, tuple[tuple[Any, ...], ...]] = {}
         # the traced fast path's last tumbling window: (start, end, (window,)); empty at first
         self._window_cache: tuple[int, int, tuple[Any, ...]] = (0, 0, ())
         # A built-in trigger decides from its arguments and state only: the timer-loop guard
         # (winviz.timers) can prove that a timer re-registering itself loops for ever.
         self.timers.loop_guard = decides_from_state_only(self.trigger)
+
+    def open(self, job: Any) -> None:
+        """``KeyedStreamOperator.open``; in the fast-path configuration with a trace,
+        ``process_element`` is ``_process_traced`` itself (one call less per record: the
+        runtime binds its outputs to ``process_element`` after opening)."""
+        super().open(job)
+        if self.fast_path and self.trace is not None:
+            self.process_element = self._process_traced  # type: ignore[method-assign]
 
     # -- Flink's small helpers, verbatim in spirit -----------------------------------------
 
@@ -477,10 +493,7 @@ class WindowOperator(KeyedStreamOperator):
                     continue
                 details = timer_details.get(window)
                 if details is None:
-                    details = timer_details[window] = (
-                        ("event", window, False),
-                        ("event", window, True),
-                    )
+                    details = timer_details[window] = _timer_details(window)
                 dedup = (key, window, max_ts) in live or not add_timer(key, window, max_ts)
                 if cleanup == MAX:
                     data.extend(
@@ -684,6 +697,8 @@ class WindowOperator(KeyedStreamOperator):
         get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
         metrics, collect = self.metrics, self.output.collect
         timer_details = self._timer_details
+        details: Any = None
+        cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
         pop = heapq.heappop
         key = window = None
         try:
@@ -704,10 +719,13 @@ class WindowOperator(KeyedStreamOperator):
                 fire = ts == max_ts
                 if data is not None:
                     now = timers.clock.now
+                    details = timer_details.get(window)
+                    if details is None:
+                        details = timer_details[window] = _timer_details(window)
                     data.extend(
                         (
                             "timer_fired", now, watermark, name, key, window, ts,
-                            ("event", window),
+                            details[2],
                             "trigger", now, watermark, name, key, window, None,
                             _ON_EVENT_TIME_FIRE if fire else _ON_EVENT_TIME_CONTINUE,
                         )
@@ -734,7 +752,7 @@ class WindowOperator(KeyedStreamOperator):
                         data.extend(
                             (
                                 "timer_deleted", timers.clock.now, watermark, name, key, window,
-                                max_ts, ("event", window, existed),
+                                max_ts, details[existed],
                             )
                         )  # fmt: skip
                     window_ctx._window = window
@@ -750,12 +768,14 @@ class WindowOperator(KeyedStreamOperator):
                                 max_ts, cleanup,
                             )
                         )  # fmt: skip
-                        if timer_details:
-                            timer_details.pop(window, None)
+                        cleaned.append(window)
         except WinvizError:
             raise
         except Exception as exc:
             raise self._user_error(exc, key, None, window) from exc
+        finally:
+            for done in cleaned:
+                timer_details.pop(done, None)
 
     def on_event_time(self, timer: InternalTimer) -> None:
         self._on_timer(timer, True)

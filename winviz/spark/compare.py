@@ -24,6 +24,8 @@ Reasons (several may apply to one row, joined with ``"; "``):
 - ``dropped by Flink as late: ts T (watermark W)``;
 - ``dropped by Spark's late filter: ts T (window end E) <= watermark of previous batch W
   (batch N)`` (sessions: ``ts T + gap G <= ...``);
+- ``Spark's session for this key is [S, E) with N rows, still open ...``: a session Flink fired
+  lies inside a bigger Spark session that is still in Spark's state (``_open_sessions``);
 - ``Spark emitted nothing yet`` / ``Flink emitted nothing`` when one side has no output and
   none of the above says why.
 """
@@ -33,7 +35,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from winviz.spark.batches import InputBatch
 from winviz.spark.late_filter import late_copies
+from winviz.spark.model import SparkModel
 from winviz.spark.results import TwinResult
 from winviz.spark.windowing import spark_windows
 from winviz.time import MAX
@@ -70,6 +74,7 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
     spark = _spark_side(spark_result)
     groups = sorted(set(flink) | set(spark), key=lambda g: (str(type(g[0])), g[0], g[1], g[2]))
     final_wm = spark_result.batches[-1].watermark if spark_result.batches else 0
+    open_sessions = _open_sessions(spark_result) if spark_result.spec.is_session else {}
     rows = []
     for g in groups:
         f, s = flink.get(g, _Flink()), spark.get(g, _Spark())
@@ -90,7 +95,7 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
                 "spark_batch": out[0] if out else None,
                 "spark_time": out[1] if out else None,
                 "same_result": same,
-                "reason": "; ".join(_reasons(g, f, s, same, final_wm)),
+                "reason": "; ".join(_reasons(g, f, s, same, final_wm, open_sessions)),
             }
         )
     frame = pd.DataFrame(rows, columns=COLUMNS, dtype=object)
@@ -193,7 +198,30 @@ def _spark_side(result: TwinResult) -> dict[tuple, _Spark]:
     return side
 
 
-def _reasons(g: tuple, f: _Flink, s: _Spark, same: bool, final_wm: int) -> list[str]:
+def _open_sessions(result: TwinResult) -> dict[Any, list[list[Any]]]:
+    """The sessions still in Spark's state after the last batch, per key (``[start, end,
+    count, sum]``): the batches of ``result`` replayed through ``SparkModel``, which the tests
+    check against real Spark batch by batch (a streaming query never shows its state)."""
+    model = SparkModel(result.spec)
+    rows: list[dict[str, Any]] = []
+    for rec in result.trace.records():
+        if rec.kind == "arrival":
+            rows.append(rec.detail[0])
+        elif rec.kind == "batch":
+            batch = InputBatch(0, 0, rec.proc_time, tuple(rows), (), ()) if rows else None
+            model.run_batch(batch, rec.proc_time)
+            rows = []
+    return model.sessions
+
+
+def _reasons(
+    g: tuple,
+    f: _Flink,
+    s: _Spark,
+    same: bool,
+    final_wm: int,
+    open_sessions: dict[Any, list[list[Any]]],
+) -> list[str]:
     reasons: list[str] = []
     if any(timing == "late" for _, _, timing, _ in f.firings):
         reasons.append(LATE_REFIRE)
@@ -214,7 +242,17 @@ def _reasons(g: tuple, f: _Flink, s: _Spark, same: bool, final_wm: int) -> list[
                 "is still open in Spark's state"
             )
         elif not reasons:
-            reasons.append("Spark emitted nothing")
+            key, start, end = g
+            holding = [o for o in open_sessions.get(key, []) if o[0] <= start and end <= o[1]]
+            if holding:
+                o_start, o_end, o_count = holding[0][:3]
+                reasons.append(
+                    f"Spark's session for this key is [{o_start}, {o_end}) with {o_count} "
+                    f"rows, still open (its end is past Spark's watermark {final_wm}): it grew "
+                    "past Flink's session through rows Flink did not add to it"
+                )
+            else:
+                reasons.append("Spark emitted nothing")
     elif s.outputs and not f.firings and not reasons:
         reasons.append("Flink emitted nothing")
     elif f.firings and s.outputs and same and s.outputs[-1][1] > f.firings[-1][0]:
