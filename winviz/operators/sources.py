@@ -196,13 +196,7 @@ class SourceOperator(StreamOperator):
                 except WinvizError:
                     raise
                 except Exception as exc:
-                    raise UserFunctionError(
-                        function="timestamp assigner",
-                        operator=op.name,
-                        record=value,
-                        index=index,
-                        cause=exc,
-                    ) from exc
+                    raise op.assigner_error(exc, value, index) from exc
                 if raw.__class__ is not int or not MIN <= raw <= MAX:
                     raw = norm(raw, index=index, field_name="timestamp")
                 stamped += 1
@@ -315,6 +309,12 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         if self.interval > 0:
             self.next_periodic = now + self.interval
 
+    def assigner_error(self, exc: Exception, value: Any, index: int) -> UserFunctionError:
+        """The error to raise when the timestamp assigner fails on record ``index``."""
+        return UserFunctionError(
+            function="timestamp assigner", operator=self.name, record=value, index=index, cause=exc
+        )
+
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
         assigner = self.strategy.timestamp_assigner
@@ -337,13 +337,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             except WinvizError:
                 raise
             except Exception as exc:
-                raise UserFunctionError(
-                    function="timestamp assigner",
-                    operator=self.name,
-                    record=value,
-                    index=index,
-                    cause=exc,
-                ) from exc
+                raise self.assigner_error(exc, value, index) from exc
             if raw.__class__ is int and MIN <= raw <= MAX:
                 new_ts = raw  # what the normalizer returns for an int in the long range
             else:
@@ -394,13 +388,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             self.job.record_index = index
             if isinstance(exc, WinvizError):
                 raise
-            raise UserFunctionError(
-                function="timestamp assigner",
-                operator=self.name,
-                record=batch[len(out)][2],
-                index=index,
-                cause=exc,
-            ) from exc
+            raise self.assigner_error(exc, batch[len(out)][2], index) from exc
         finally:
             self.metrics["num_records_in"] += len(out)
             self.metrics["num_records_out"] += len(out)
