@@ -33,7 +33,7 @@ from winviz.viz import frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 
-LABEL_LIMIT = 60  # firing labels drawn when there are at most this many firing marks
+LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
 DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
 
 
