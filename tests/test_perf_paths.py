@@ -236,3 +236,104 @@ def test_a_run_raises_the_full_collection_threshold_and_puts_it_back() -> None:
         assert seen == [500] and gc.get_threshold()[2] == 500
     finally:
         gc.set_threshold(*before)
+
+
+def _cached_window_job(trace: bool, function: str) -> wv.StreamExecutionEnvironment:
+    """One batch (arrivals 101-107, before the periodic emission at 200; the watermark is
+    119) that hits the untraced loop's cached tumbling window in each of its three states:
+    open (the short way), fires at once (max_timestamp 99 <= 119 < cleanup 129) and late
+    (cleanup 79 <= 119), each window entered twice in a row."""
+    env = wv.StreamExecutionEnvironment(trace=trace, auto_watermark_interval=100)
+    late = wv.OutputTag("late")
+    events = [
+        ("a", 120, 1),  # arrival 0; at 100 the watermark becomes 119
+        ("a", 130, 2),  # arrivals 101...: [100, 150), open
+        ("b", 140, 3),
+        ("a", 60, 5),  # [50, 100): fires at once
+        ("b", 70, 6),
+        ("a", 10, 7),  # [0, 50): late
+        ("b", 20, 8),
+        ("b", 145, 10),  # [100, 150) again
+    ]
+    windowed = (
+        env.from_collection(events, arrival_times=[0, 101, 102, 103, 104, 105, 106, 107])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(50))
+        .allowed_lateness(30)
+        .side_output_late_data(late)
+    )
+    if function == "reduce":
+        out = windowed.reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+    else:
+        out = windowed.aggregate(wv.SumAggregate(lambda e: e[2]))
+    out.sink_to("out")
+    return env
+
+
+@pytest.mark.parametrize("function", ["reduce", "aggregate"])
+def test_the_cached_window_in_each_state_gives_the_step_by_step_results(function: str) -> None:
+    from winviz.runtime import JobRuntime
+
+    runtime = JobRuntime(_cached_window_job(False, function), "check")
+    window = next(op for op in runtime.order if isinstance(op, WindowOperator))
+    assert window.fast_path
+    calls: list[int] = []
+    original = window.process_batch
+    window.process_batch = lambda batch: (calls.append(len(batch)), original(batch))
+    fast = runtime.run()
+    assert calls == [1, 7]
+    with fast_paths(False), batches(False):
+        slow = _cached_window_job(False, function).execute()
+    traced = _cached_window_job(True, function).execute()
+    for other in (slow, traced):
+        assert fast.outputs == other.outputs
+        assert fast.side_outputs == other.side_outputs
+        assert fast.metrics == other.metrics
+    values = [(r.value, r.timestamp) for r in fast.outputs["out"]]
+    if function == "reduce":
+        assert values == [
+            (("a", 60, 5), 99),
+            (("b", 70, 6), 99),
+            (("a", 120, 3), 149),
+            (("b", 140, 13), 149),
+        ]
+    else:
+        assert values == [(5, 99), (6, 99), (3, 149), (13, 149)]
+    assert [r.value for r in fast.side_outputs["late"]] == [("a", 10, 7), ("b", 20, 8)]
+
+
+@st.composite
+def dense_fast_path_jobs(draw):
+    """``fast_path_jobs`` with many records per batch in few windows: records close in
+    arrival and event time, so that the untraced loop's cached tumbling window is hit while
+    open, firing at once and late."""
+    job = draw(fast_path_jobs())
+    n = draw(st.integers(20, 120))
+    keys = draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n))
+    ts = draw(st.lists(st.integers(0, 250), min_size=n, max_size=n))
+    gaps = draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    arrivals, t = [], 0
+    for g in gaps:
+        t += g
+        arrivals.append(t)
+    job["events"] = [(k, x, i) for i, (k, x) in enumerate(zip(keys, ts, strict=True))]
+    job["arrivals"] = arrivals
+    job["parts"] = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    job["interval"] = draw(st.sampled_from([7, 50, 200]))
+    return job
+
+
+@settings(max_examples=200, deadline=None)
+@given(dense_fast_path_jobs())
+def test_the_untraced_fast_path_with_dense_batches_gives_the_same_results(job) -> None:
+    fast = run(job, False, True)
+    with batches(False):
+        slow = run(job, False, False)
+    assert fast.outputs == slow.outputs
+    assert fast.side_outputs == slow.side_outputs
+    assert fast.metrics == slow.metrics

@@ -177,14 +177,21 @@ class StreamExecutionEnvironment:
         norm = TimestampNormalizer(self.tz)
         n = len(values)
         arrivals: Sequence[int]
+        indices: Sequence[int] = range(n)
+        increasing = False  # known to be non-decreasing without a check
         if arrival_times is None:
             # i * arrival_interval, without a Python loop for an int step (0: all at 0)
             if arrival_interval.__class__ is not int:
                 arrivals = [i * arrival_interval for i in range(n)]
+            elif arrival_interval == 1:  # record i arrives at i: one int object for both
+                arrivals = indices = list(indices)
+                increasing = True
             elif arrival_interval:
                 arrivals = range(0, n * arrival_interval, arrival_interval)
+                increasing = arrival_interval > 0
             else:
                 arrivals = [0] * n
+                increasing = True
         else:
             arrivals = [
                 a
@@ -199,7 +206,7 @@ class StreamExecutionEnvironment:
                     expected="one arrival time per record",
                 )
         # non-decreasing, checked at C speed; the first decrease is then looked for
-        if not all(map(le, arrivals, islice(arrivals, 1, None))):
+        if not increasing and not all(map(le, arrivals, islice(arrivals, 1, None))):
             for i in range(1, len(arrivals)):
                 if arrivals[i] < arrivals[i - 1]:
                     raise InputError(
@@ -218,7 +225,7 @@ class StreamExecutionEnvironment:
                     expected="one timestamp per record",
                 )
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
-        return list(zip(arrivals, range(n), values, stamps, strict=True))
+        return list(zip(arrivals, indices, values, stamps, strict=True))
 
     def from_partitions(
         self,

@@ -44,11 +44,13 @@ from __future__ import annotations
 
 import gc
 import heapq
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count, repeat
+from operator import itemgetter
 from typing import Any
 
 from winviz.checkpoints import (
@@ -152,6 +154,9 @@ def _fewer_full_collections(threshold: int | None) -> Iterator[None]:
     finally:
         if gc.get_threshold() == raised:
             gc.set_threshold(*before)
+
+
+_arrival = itemgetter(0)  # a source record's arrival time
 
 
 class _FanOut(Output):
@@ -699,12 +704,8 @@ class JobRuntime:
                 due = self._next_due()
                 if checkpointing and (t := coordinator.next_trigger_time) is not None:
                     due = t if due is None else min(due, t)
-                j = i + 1
-                if due is None:
-                    j = end
-                else:
-                    while j < end and records[j][0] < due:
-                        j += 1
+                # up to the first record from ``due`` on (a source's arrivals never decrease)
+                j = end if due is None else bisect_left(records, due, i + 1, end, key=_arrival)
                 if checkpointing and (cut := coordinator.next_cut(consumed)) is not None:
                     j = min(j, i + cut - consumed)
                 src.process_batch(records[i:j])

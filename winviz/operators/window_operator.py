@@ -338,9 +338,11 @@ class WindowOperator(KeyedStreamOperator):
         (they were registered with its first element, and neither can have fired or been
         deleted while its time is after the watermark), so only a window's first element
         registers them. The processing clock (``job.now``) is read only where a record leaves
-        (a firing, a late element, an error), so it is set there and at the end.
-        ``tests/test_batching.py`` and ``tests/test_perf_paths.py`` check this loop against
-        the step-by-step path."""
+        (a firing, a late element, an error), so it is set there and at the end. A tumbling
+        window is cached with its timer times and whether it is open (neither late nor past
+        its end): an element in an open cached window takes the short way, the same steps
+        without the per-window checks. ``tests/test_batching.py`` and
+        ``tests/test_perf_paths.py`` check this loop against the step-by-step path."""
         if self.trace is not None or not self.fast_path:
             super().process_batch(batch)
             return
@@ -355,6 +357,12 @@ class WindowOperator(KeyedStreamOperator):
         tumbling = self._tumbling
         last_start = last_end = 0  # an empty range until a window is cached
         cached: Any = None
+        # the cached window's max_timestamp and cleanup time, whether the cleanup timer is a
+        # second timer, and whether an element in it takes the short way: the window is not
+        # late and does not fire at once (the watermark cannot change inside a batch)
+        c_window: Any = None
+        c_max_ts = c_cleanup = 0
+        c_second = c_open = False
         key = value = index = None
         arrival = job.now
         last_key: Any = _UNSET  # the last key computed (the general path's current key)
@@ -366,13 +374,34 @@ class WindowOperator(KeyedStreamOperator):
                 key = None
                 key = last_key = key_selector(value)
                 if ts is not None and last_start <= ts < last_end:
+                    if c_open:  # the loop below for one open window that does not fire
+                        k = (name, key, c_window)
+                        current = table.get(k)
+                        if reducing:
+                            table[k] = value if current is None else reduce(current, value)
+                        else:
+                            table[k] = agg.add(
+                                value, agg.create_accumulator() if current is None else current
+                            )
+                        ctx_key, ctx_window = key, c_window
+                        if current is None:  # the window's first element: its two timers
+                            add_timer(key, c_window, c_max_ts)
+                            if c_second:
+                                add_timer(key, c_window, c_cleanup)
+                        done += 1
+                        continue
                     windows: Any = cached
                 else:
                     windows = assign(value, ts, arrival)
                     # cached only above MIN, so that MIN (refused by the assigner) never hits
                     if tumbling and windows[0][0] > MIN:
-                        cached = (windows[0],)
-                        last_start, last_end = windows[0]
+                        c_window = windows[0]
+                        cached = (c_window,)
+                        last_start, last_end = c_window
+                        c_max_ts = last_end - 1 if last_end != MIN else MAX
+                        c_cleanup = self.cleanup_time(c_window) if lateness else c_max_ts
+                        c_second = c_cleanup != c_max_ts and c_cleanup != MAX
+                        c_open = c_cleanup > wm and c_max_ts > wm
                 skipped = True
                 for window in windows:
                     end = window[1]
