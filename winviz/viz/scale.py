@@ -44,6 +44,17 @@ def bin_points(
         nx, ny = max(1, int(nx / math.sqrt(2))), max(1, int(ny / math.sqrt(2)))
 
 
+def bin_elements(
+    elements: pd.DataFrame, x_domain: tuple[int, int], y_domain: tuple[int, int], max_points: int
+) -> tuple[pd.DataFrame, int, int]:
+    """Elements (``ts``, ``proc_time``, ``fate``) clipped to the visible domains and binned per
+    fate with ``bin_points``: (cells, nx, ny)."""
+    clipped = elements.assign(
+        ts=elements["ts"].clip(*x_domain), proc_time=elements["proc_time"].clip(*y_domain)
+    )
+    return bin_points(clipped, "ts", "proc_time", "fate", x_domain, y_domain, max_points)
+
+
 def _bin(
     frame: pd.DataFrame,
     x: str,

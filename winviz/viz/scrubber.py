@@ -326,12 +326,7 @@ def _element_layers(
 def _binned(
     elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
 ) -> pd.DataFrame:
-    clipped = elements.assign(
-        ts=elements["ts"].clip(x.lo, x.hi), proc_time=elements["proc_time"].clip(y.lo, y.hi)
-    )
-    cells, nx, ny = scale.bin_points(
-        clipped, "ts", "proc_time", "fate", (x.lo, x.hi), (y.lo, y.hi), max_points
-    )
+    cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid (a cell shows once its "
         "processing-time bin has begun)"

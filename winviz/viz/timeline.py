@@ -420,12 +420,7 @@ def _elements(
 def _binned_elements(
     elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
 ) -> alt.Chart:
-    clipped = elements.assign(
-        ts=elements["ts"].clip(x.lo, x.hi), proc_time=elements["proc_time"].clip(y.lo, y.hi)
-    )
-    cells, nx, ny = scale.bin_points(
-        clipped, "ts", "proc_time", "fate", (x.lo, x.hi), (y.lo, y.hi), max_points
-    )
+    cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
         "of one fate, at their mean position, sized by count"
