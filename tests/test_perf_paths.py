@@ -105,6 +105,11 @@ def test_the_fast_paths_are_taken() -> None:
     }
     calls: list[str] = []
     traced, fire = WindowOperator._process_traced, WindowOperator._fire_event_timers
+    batch = WindowOperator.process_source_batch
+
+    def spy_batch(self, records, stamps, arrival):
+        calls.append(f"batch of {len(stamps)}")
+        batch(self, records, stamps, arrival)
 
     def spy_traced(self, value, ts):
         calls.append("element")
@@ -115,11 +120,20 @@ def test_the_fast_paths_are_taken() -> None:
         fire(self, watermark)
 
     WindowOperator._process_traced, WindowOperator._fire_event_timers = spy_traced, spy_fire
+    WindowOperator.process_source_batch = spy_batch
     try:
         result = run(job, True, True)
     finally:
         WindowOperator._process_traced, WindowOperator._fire_event_timers = traced, fire
-    assert calls == ["element", "element", "element", "timers"]
+        WindowOperator.process_source_batch = batch
+    # the source batch goes into the window whole; ("b", 7) lands in the open window cached
+    # for ("a", 5) and is written as one packed entry (no _process_traced call)
+    assert calls == ["batch of 3", "element", "element", "timers"]
+    assert [r.kind for r in result.trace.records(operator="window")][:12] == [
+        "element", "assigned", "timer_registered", "trigger", "timer_registered",
+        "element", "assigned", "timer_registered", "trigger", "timer_registered",
+        "element", "assigned",
+    ]  # fmt: skip
     assert [(r.value, r.timestamp) for r in result.outputs["out"]] == [
         (("a", 5, 1), 49),
         (("b", 7, 2), 49),

@@ -38,6 +38,7 @@ from winviz.functions import (
     OutputTag,
 )
 from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
+from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
 from winviz.time import MAX, MIN, TimestampNormalizer, duration_ms, in_long_range
 from winviz.watermarks import WatermarkStrategy
@@ -171,9 +172,10 @@ class StreamExecutionEnvironment:
         arrival_interval: int,
         timestamps: Sequence[Any] | None,
         where: str = "",
-    ) -> list[tuple[int, int, Any, int | None]]:
-        """Validated (arrival, index, value, timestamp) tuples: the form the runtime hands to
-        operators. ``where`` (e.g. ``[1]``) names the partition in error fields."""
+    ) -> Batch:
+        """The validated records as one ``Batch`` (arrival times, indices, values,
+        timestamps): the form the runtime hands to operators. ``where`` (e.g. ``[1]``) names
+        the partition in error fields."""
         norm = TimestampNormalizer(self.tz)
         n = len(values)
         arrivals: Sequence[int]
@@ -183,9 +185,6 @@ class StreamExecutionEnvironment:
             # i * arrival_interval, without a Python loop for an int step (0: all at 0)
             if arrival_interval.__class__ is not int:
                 arrivals = [i * arrival_interval for i in range(n)]
-            elif arrival_interval == 1:  # record i arrives at i: one int object for both
-                arrivals = indices = list(indices)
-                increasing = True
             elif arrival_interval:
                 arrivals = range(0, n * arrival_interval, arrival_interval)
                 increasing = arrival_interval > 0
@@ -225,7 +224,7 @@ class StreamExecutionEnvironment:
                     expected="one timestamp per record",
                 )
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
-        return list(zip(arrivals, indices, values, stamps, strict=True))
+        return Batch(arrivals, indices, values, stamps)
 
     def from_partitions(
         self,
@@ -281,9 +280,11 @@ class StreamExecutionEnvironment:
             for p, values in enumerate(parts)
         ]
         order = sorted(
-            (rec[0], p, i) for p, recs in enumerate(per_partition) for i, rec in enumerate(recs)
+            (arrival, p, i)
+            for p, recs in enumerate(per_partition)
+            for i, arrival in enumerate(recs.arrivals)
         )
-        records = [per_partition[p][i] for _, p, i in order]
+        records = Batch.of(per_partition[p][i] for _, p, i in order)
         node = self._add(
             "source",
             name,

@@ -50,7 +50,6 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count, repeat
-from operator import itemgetter
 from typing import Any
 
 from winviz.checkpoints import (
@@ -154,9 +153,6 @@ def _fewer_full_collections(threshold: int | None) -> Iterator[None]:
     finally:
         if gc.get_threshold() == raised:
             gc.set_threshold(*before)
-
-
-_arrival = itemgetter(0)  # a source record's arrival time
 
 
 class _FanOut(Output):
@@ -342,7 +338,7 @@ class JobRuntime:
             mine = [k for k in range(len(records)) if parts[k] % parallelism == subtask]
             return SourceOperator(
                 name,
-                [records[k] for k in mine],
+                records.take(mine),
                 [parts[k] for k in mine],
                 n,
                 partition_ids=[q for q in range(n) if q % parallelism == subtask],
@@ -609,7 +605,7 @@ class JobRuntime:
         merged = heapq.merge(
             *(
                 zip(
-                    (rec[0] for rec in src.records),
+                    src.records.arrivals,
                     repeat(src.logical_index),  # type: ignore[attr-defined]
                     count() if src.order is None else src.order,
                     repeat(s),
@@ -637,7 +633,7 @@ class JobRuntime:
             return self._run(until)
 
     def _run(self, until: int | None) -> JobExecutionResult:
-        firsts = [src.records[0][0] for src in self.sources if src.records]
+        firsts = [src.records.arrivals[0] for src in self.sources if src.records]
         start = min(firsts) if firsts else 0
         # Records that arrive before the next thing on the processing clock may go through
         # in batches (same results). With a trace, the source still hands each record of a
@@ -684,6 +680,7 @@ class JobRuntime:
         due_at = self._next_due() if steady else None
         for src, i, end in self._segments(positions):
             records = src.records
+            arrivals = records.arrivals
             while i < end:
                 arrival, index, value, ts = records[i]
                 if checkpointing:
@@ -705,11 +702,11 @@ class JobRuntime:
                 if checkpointing and (t := coordinator.next_trigger_time) is not None:
                     due = t if due is None else min(due, t)
                 # up to the first record from ``due`` on (a source's arrivals never decrease)
-                j = end if due is None else bisect_left(records, due, i + 1, end, key=_arrival)
+                j = end if due is None else bisect_left(arrivals, due, i + 1, end)
                 if checkpointing and (cut := coordinator.next_cut(consumed)) is not None:
                     j = min(j, i + cut - consumed)
                 src.process_batch(records[i:j])
-                job.now = records[j - 1][0]
+                job.now = arrivals[j - 1]
                 consumed += j - i
                 i = j
         if checkpointing:

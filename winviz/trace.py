@@ -6,8 +6,12 @@ that wrote it, the operator, the key, the window, a timestamp and a per-kind ``d
 
 Storage is one flat list (eight slots per record, values shared with the engine rather than
 copied), which keeps a record at well under 200 bytes and appending cheap; ``TraceRecord``
-objects are made only when someone reads. The same run always gives the same trace, byte for
-byte: ``to_json()`` is canonical.
+objects are made only when someone reads. The engine's hottest paths may write a *packed*
+entry instead: a ``Packed`` marker followed by its ``width`` values, standing for several
+records at once (an element's arrival, assignment, timers and trigger call are one entry).
+The first read unpacks every entry into plain records, in place and in order, so readers only
+ever see records; ``len()`` counts records without unpacking. The same run always gives the
+same trace, byte for byte: ``to_json()`` is canonical.
 
 Kinds and their ``detail`` fields (``DETAIL_FIELDS``) form the documented schema, version
 ``SCHEMA_VERSION``.
@@ -105,13 +109,31 @@ class TraceRecord:
         return dict(zip(names, self.detail, strict=True))
 
 
+class Packed:
+    """A marker for a packed entry: the ``width`` values that follow it in the storage stand
+    for ``count`` records, which ``unpack`` writes out (eight values per record, exactly as
+    separate ``emit`` calls would have). Subclasses live next to the code that writes them."""
+
+    width: int = 0
+    count: int = 0
+
+    def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
+        """Append the records of the entry whose values start at ``values[at]`` to ``out``."""
+        raise NotImplementedError
+
+
 class Trace:
     """An append-only list of TraceRecords, stored flat: record ``i`` is the eight values at
     ``_data[8 * i : 8 * i + 8]`` (kind, proc_time, watermark, operator, key, window, ts,
     detail). One ``extend`` per record is the cheapest append CPython has, and eight list
-    slots (64 bytes) plus shared values keep a record well under 200 bytes."""
+    slots (64 bytes) plus shared values keep a record well under 200 bytes.
 
-    __slots__ = ("_data",)
+    A writer that appends a packed entry (a ``Packed`` marker and its values) calls
+    ``packed(marker, n)`` for the ``n`` entries it wrote; every reader goes through
+    ``_unpack`` first, which replaces them by their records (the list object stays the same:
+    writers hold it)."""
+
+    __slots__ = ("_data", "_packed_records", "_packed_slots", "_plain")
 
     schema_version = SCHEMA_VERSION
     WIDTH = 8
@@ -119,6 +141,9 @@ class Trace:
 
     def __init__(self) -> None:
         self._data: list[Any] = []
+        self._plain = 0  # the storage holds only plain records up to this slot
+        self._packed_slots = 0  # slots of the packed entries not yet unpacked ...
+        self._packed_records = 0  # ... and how many records they stand for
 
     def emit(
         self,
@@ -134,19 +159,45 @@ class Trace:
         """Append one record (the engine's hot path)."""
         self._data.extend((kind, proc, wm, op, key, window, ts, detail))
 
+    def packed(self, marker: Packed, entries: int) -> None:
+        """Note that ``entries`` packed entries of ``marker`` were appended."""
+        self._packed_slots += entries * (1 + marker.width)
+        self._packed_records += entries * marker.count
+
+    def _unpack(self) -> list[Any]:
+        """The storage with every packed entry replaced by its records."""
+        data = self._data
+        if not self._packed_slots:
+            return data
+        out: list[Any] = []
+        i, end = self._plain, len(data)
+        while i < end:
+            kind = data[i]
+            if kind.__class__ is str:
+                out.extend(data[i : i + 8])
+                i += 8
+            else:
+                kind.unpack(data, i + 1, out)
+                i += 1 + kind.width
+        data[self._plain :] = out
+        self._plain = len(data)
+        self._packed_slots = self._packed_records = 0
+        return data
+
     def __len__(self) -> int:
-        return len(self._data) // 8
+        return (len(self._data) - self._packed_slots) // 8 + self._packed_records
 
     def flat(self) -> list[Any]:
         """The storage itself, for fast columnar readers (read it, never change it): field
         ``f`` of record ``i`` is at ``8 * i + Trace.FIELDS.index(f)``."""
-        return self._data
+        return self._unpack()
 
     def column(self, field: str) -> list[Any]:
         """One field of every record, in seq order (a C-speed slice of the storage)."""
-        return self._data[self.FIELDS.index(field) :: 8]
+        return self._unpack()[self.FIELDS.index(field) :: 8]
 
     def __getitem__(self, seq: int) -> TraceRecord:
+        self._unpack()
         if seq < 0:
             seq += len(self)
         if not 0 <= seq < len(self):
@@ -154,7 +205,7 @@ class Trace:
         return TraceRecord(seq, *self._data[8 * seq : 8 * seq + 8])
 
     def __iter__(self) -> Iterator[TraceRecord]:
-        data = self._data
+        data = self._unpack()
         for seq in range(len(data) // 8):
             yield TraceRecord(seq, *data[8 * seq : 8 * seq + 8])
 
@@ -170,7 +221,7 @@ class Trace:
     def kinds(self) -> dict[str, int]:
         """How many records of each kind."""
         counts: dict[str, int] = {}
-        for k in self._data[::8]:
+        for k in self._unpack()[::8]:
             counts[k] = counts.get(k, 0) + 1
         return counts
 

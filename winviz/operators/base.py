@@ -13,6 +13,7 @@ from typing import Any
 
 from winviz.errors import UserFunctionError, WinvizError
 from winviz.functions import OutputTag
+from winviz.operators.batch import Batch
 from winviz.time import MIN
 from winviz.trace import Trace
 
@@ -30,14 +31,10 @@ class JobContext:
     metrics: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-# A batch item: (arrival time, source record index, value, timestamp or None).
-BatchItem = tuple[int, int | None, Any, int | None]
-
-
 class Output:
     """Where an operator sends records, side outputs and watermarks."""
 
-    def collect_batch(self, batch: list[BatchItem]) -> None:
+    def collect_batch(self, batch: Batch) -> None:
         """Several records at once (see ``StreamOperator.process_batch``)."""
         for _, _, value, ts in batch:
             self.collect(value, ts)
@@ -162,7 +159,7 @@ class StreamOperator:
     def process_element(self, value: Any, ts: int | None) -> None:
         raise NotImplementedError
 
-    def process_batch(self, batch: list[BatchItem]) -> None:
+    def process_batch(self, batch: Batch) -> None:
         """Process records that arrive one after another while nothing on the processing
         clock is due in between: the same as one ``process_element`` per record, with the
         clock and record index set as the runtime would. Operators may override it with a

@@ -27,7 +27,8 @@ from typing import Any
 
 from winviz.errors import UnsupportedOperationError
 from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
-from winviz.operators.base import BatchItem, StreamOperator
+from winviz.operators.base import StreamOperator
+from winviz.operators.batch import Batch
 from winviz.operators.inputs import InputGate
 from winviz.operators.keyed_process import KeyedProcessOperator
 from winviz.time import MIN
@@ -166,7 +167,7 @@ class CoInput:
     def current_watermark(self) -> int:
         return self.op.current_watermark()
 
-    def process_batch(self, batch: list[BatchItem]) -> None:
+    def process_batch(self, batch: Batch) -> None:
         job = self.op.job
         for arrival, index, value, ts in batch:
             job.now = arrival

@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from winviz.errors import InputError, UserFunctionError, WinvizError
-from winviz.operators.base import BatchItem, StreamOperator
+from winviz.operators.base import StreamOperator
+from winviz.operators.batch import Batch
 from winviz.partitioners import HASH, KeyGroupStreamPartitioner, RebalancePartitioner
 
 
@@ -98,29 +99,28 @@ class Exchange:
                 (self.kind, self.names[channel], channel, group, value),
             )
 
-    def process_batch(self, batch: list[BatchItem]) -> None:
-        """Consecutive records for the same channel go on as one batch, in their order (so
-        the downstream subtasks see exactly what one-by-one routing would give them)."""
-        run: list[BatchItem] = []
-        current = -1
+    def process_batch(self, batch: Batch) -> None:
+        """Consecutive records for the same channel go on as one batch (a slice), in their
+        order (so the downstream subtasks see exactly what one-by-one routing would give
+        them)."""
         targets = self.targets
         job = self.upstream.job
-        for item in batch:
-            job.record_index = item[1]  # an error names this record
+        current, start = -1, 0
+        for i, (_, index, value, _) in enumerate(batch):
+            job.record_index = index  # an error names this record
             try:
-                _, channel, _ = self._route(item[2])
+                _, channel, _ = self._route(value)
             except WinvizError:
-                if run:  # what came before the bad record goes on first
-                    targets[current].process_batch(run)
-                job.record_index = item[1]
+                if i > start:  # what came before the bad record goes on first
+                    targets[current].process_batch(batch[start:i])
+                job.record_index = index
                 raise
-            if channel != current and run:
-                targets[current].process_batch(run)
-                run = []
+            if channel != current and i > start:
+                targets[current].process_batch(batch[start:i])
+                start = i
             current = channel
-            run.append(item)
-        if run:
-            targets[current].process_batch(run)
+        if len(batch) > start:
+            targets[current].process_batch(batch[start:])
 
     def process_watermark(self, watermark: int) -> None:
         for t in self.targets:  # broadcast, in subtask order

@@ -11,10 +11,13 @@ not increase are dropped; the end of the input is the watermark MAX.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 from winviz.errors import InputError, UserFunctionError, WinvizError
 from winviz.operators.base import StreamOperator
+from winviz.operators.batch import Batch
+from winviz.operators.window_operator import SourceArrival
 from winviz.time import MAX, MIN, TimestampNormalizer
 from winviz.trace import Trace
 from winviz.watermarks import (
@@ -46,8 +49,8 @@ def emits_only_periodically(generator: WatermarkGenerator) -> bool:
 
 
 class SourceOperator(StreamOperator):
-    """A bounded source: ``records`` are (arrival time, index, value, source timestamp or
-    None), in arrival order.
+    """A bounded source: ``records`` is a ``Batch`` of its whole input (arrival times,
+    indices, values, source timestamps or None), in arrival order.
 
     A partitioned source (``env.from_partitions``, Flink's source splits such as Kafka
     partitions) also has ``partitions``: the partition of each record. While a record goes
@@ -59,7 +62,7 @@ class SourceOperator(StreamOperator):
     def __init__(
         self,
         name: str,
-        records: list[tuple[int, int, Any, int | None]],
+        records: Batch,
         partitions: list[int] | None = None,
         num_partitions: int = 1,
         partition_ids: list[int] | None = None,
@@ -176,6 +179,10 @@ class SourceOperator(StreamOperator):
         the ``arrival`` record, the timestamp (a user error is reported by that operator), the
         record downstream, then the generator's largest timestamp. Counters and the
         generator's state are written back at the end, also when something fails."""
+        window = getattr(op.output.collect, "__self__", None)
+        if getattr(window, "takes_source_batches", False):
+            self._process_batch_into_window(batch, data, op, window)
+            return
         job = self.job
         name, wm = self.name, self._watermark
         assigner, norm = op.strategy.timestamp_assigner, op.normalizer
@@ -212,6 +219,49 @@ class SourceOperator(StreamOperator):
             if stamped:
                 op.events_since_emit = True
             bounded.max_timestamp = max_ts  # type: ignore[union-attr]
+
+    def _process_batch_into_window(
+        self, batch: Batch, data: list[Any], op: TimestampsAndWatermarksOperator, window: Any
+    ) -> None:
+        """``_process_batch_chained`` when the timestamps go straight into a window operator
+        that takes whole source batches (``WindowOperator.process_source_batch``, traced):
+        the batch's timestamps are assigned first (``_assign_column``), then the window
+        takes the records that got one, writing each one's ``arrival`` record before its
+        own. A record whose timestamp failed gets its arrival record, then the error. Same
+        records, order, counters and generator state as ``_process_batch_chained``."""
+        stamps: list[int] = []
+        failure: Exception | None = None
+        try:
+            op._assign_column(batch, op.strategy.timestamp_assigner, op.generator, stamps)
+        except Exception as exc:  # the records before it go through first
+            failure = exc
+        arrival = SourceArrival(self.name, self._watermark, self.position)
+        try:
+            if stamps:
+                window.process_source_batch(batch, stamps, arrival)
+        finally:
+            taken = arrival.taken[0]
+            self.position += taken
+            for m in (self.metrics, op.metrics):
+                m["num_records_in"] += taken
+                m["num_records_out"] += taken
+            if taken:
+                op.events_since_emit = True
+        if failure is None:
+            return
+        done = len(stamps)
+        arrival_time, index, value, ts = batch[done]
+        job = self.job
+        job.now, job.record_index = arrival_time, index
+        data.extend(("arrival", arrival_time, self._watermark, self.name, None, None, ts,
+                     (value, self.position)))  # fmt: skip
+        self.position += 1
+        self.metrics["num_records_in"] += 1
+        self.metrics["num_records_out"] += 1
+        op.metrics["num_records_in"] += 1
+        if isinstance(failure, WinvizError):
+            raise failure
+        raise op.assigner_error(failure, value, index) from failure
 
     def end_of_input(self) -> None:
         """A bounded source ends with the watermark MAX."""
@@ -353,47 +403,83 @@ class TimestampsAndWatermarksOperator(StreamOperator):
 
     def process_batch(self, batch):
         """The per-record loop of ``process_element`` for a batch: timestamps are assigned
-        to every record, the generator sees every event, then the batch goes downstream."""
+        to every record, the generator sees every event, then the batch goes downstream as
+        the same records with a new timestamp column. With a bounded out-of-orderness (or
+        monotonous) generator the assigner runs over the whole batch at C speed
+        (``_assign_column``) and ``on_event`` comes down to the batch's largest timestamp."""
         assigner = self.strategy.timestamp_assigner
         if self.trace is not None or self.ingestion or assigner is None:
             super().process_batch(batch)
             return
-        out: list = []
-        append = out.append
-        on_event, emitter, norm = self.generator.on_event, self.emitter, self.normalizer
-        bounded = self.generator if self.generator.__class__ in _BOUNDED else None
+        generator = self.generator
+        bounded = generator if generator.__class__ in _BOUNDED else None
+        stamps: list[int] = []  # the new timestamp column
         index = None
         try:
-            if bounded is not None:  # on_event inlined: the largest timestamp, set at the end
-                max_ts = bounded.max_timestamp
-                try:
-                    for arrival, index, value, ts in batch:
-                        raw = assigner(value, MIN if ts is None else ts)
-                        if raw.__class__ is not int or not MIN <= raw <= MAX:
-                            raw = norm(raw, index=index, field_name="timestamp")
-                        append((arrival, index, value, raw))
-                        if raw > max_ts:
-                            max_ts = raw
-                finally:
-                    bounded.max_timestamp = max_ts
+            if bounded is not None:
+                self._assign_column(batch, assigner, bounded, stamps)
             else:
-                for arrival, index, value, ts in batch:
+                on_event, emitter, norm = generator.on_event, self.emitter, self.normalizer
+                for index, value, ts in zip(batch.indices, batch.values, batch.stamps, strict=True):
                     raw = assigner(value, MIN if ts is None else ts)
                     if raw.__class__ is not int or not MIN <= raw <= MAX:
                         raw = norm(raw, index=index, field_name="timestamp")
-                    append((arrival, index, value, raw))
+                    stamps.append(raw)
                     on_event(value, raw, emitter)
         except Exception as exc:
-            self.output.collect_batch(out)  # what came before the bad record goes on first
+            done = len(stamps)
+            if done:  # what came before the bad record goes on first
+                self.output.collect_batch(batch.restamped(stamps))
+            index = batch.indices[done]
             self.job.record_index = index
             if isinstance(exc, WinvizError):
                 raise
-            raise self.assigner_error(exc, batch[len(out)][2], index) from exc
+            raise self.assigner_error(exc, batch.values[done], index) from exc
         finally:
-            self.metrics["num_records_in"] += len(out)
-            self.metrics["num_records_out"] += len(out)
+            self.metrics["num_records_in"] += len(stamps)
+            self.metrics["num_records_out"] += len(stamps)
             self.events_since_emit = True
-        self.output.collect_batch(out)
+        self.output.collect_batch(batch.restamped(stamps))
+
+    def _assign_column(self, batch: Batch, assigner: Any, bounded: Any, stamps: list[int]) -> None:
+        """Fill ``stamps`` with the batch's timestamps and raise the bounded generator's
+        largest timestamp. The assigner is called once per record by ``map`` (no Python
+        loop); ``list.extend`` keeps the results that came before a failing call, so a
+        failure belongs to record ``len(results)``. When every result is a plain int in the
+        long range they are the timestamps as they are; otherwise each is normalised in
+        order (the first bad one raises with its record index). ``stamps`` holds exactly
+        the records that got a timestamp when this raises."""
+        source = batch.stamps
+        second = (
+            repeat(MIN, len(source))
+            if source.count(None) == len(source)
+            else [MIN if t is None else t for t in source]
+        )
+        raws: list[Any] = []
+        failure: Exception | None = None
+        try:
+            raws.extend(map(assigner, batch.values, second))
+        except Exception as exc:
+            failure = exc
+        if failure is None and raws and set(map(type, raws)) == {int}:
+            low, high = min(raws), max(raws)
+            if low >= MIN and high <= MAX:
+                stamps.extend(raws)
+                if high > bounded.max_timestamp:
+                    bounded.max_timestamp = high
+                return
+        norm, max_ts = self.normalizer, bounded.max_timestamp
+        try:
+            for index, raw in zip(batch.indices, raws, strict=False):  # raws may stop early
+                if raw.__class__ is not int or not MIN <= raw <= MAX:
+                    raw = norm(raw, index=index, field_name="timestamp")
+                stamps.append(raw)
+                if raw > max_ts:
+                    max_ts = raw
+        finally:
+            bounded.max_timestamp = max_ts
+        if failure is not None:
+            raise failure
 
     def periodic_emit(self) -> None:
         self.generator.on_periodic_emit(self.emitter)

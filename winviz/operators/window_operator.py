@@ -29,6 +29,7 @@ import copy
 import heapq
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from winviz.errors import (
@@ -48,6 +49,7 @@ from winviz.operators.window_functions import (
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, MIN, wrap_long
 from winviz.timers import InternalTimer
+from winviz.trace import Packed
 from winviz.windows.assigners import GlobalWindows, TumblingEventTimeWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
 from winviz.windows.merging import MergingWindowSet
@@ -171,6 +173,65 @@ def _timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
     """A window's shared timer details: ``(domain, namespace, flag)`` with flag False and
     True (timer_registered's deduplicated, timer_deleted's existed), then timer_fired's."""
     return (("event", window, False), ("event", window, True), ("event", window))
+
+
+@dataclass(frozen=True, eq=False)
+class SourceArrival:
+    """Where the records of a source batch come from, for ``process_source_batch``: the
+    source's name and watermark (its ``arrival`` records carry them) and the source offset
+    of the batch's first record. ``taken`` is set to how many records the window took,
+    including one that failed."""
+
+    source: str
+    watermark: int
+    position: int
+    taken: list[int] = field(default_factory=lambda: [0])
+
+
+class _ElementEntry(Packed):
+    """A packed trace entry (``winviz.trace.Packed``) for a source record that goes into an
+    open window the common way: its ``arrival``, then the window's ``element``,
+    ``assigned``, ``timer_registered`` (``max_timestamp``), ``trigger`` (on_element
+    CONTINUE) and, unless the window has no cleanup timer, ``timer_registered`` (cleanup
+    time) — the records ``_process_traced`` writes after the source's. Values: processing
+    time, watermark, key, window, timestamp, value, source offset, source timestamp and the
+    two timers' de-duplicated flags (bit 0: max_timestamp, bit 1: cleanup)."""
+
+    width = 9
+
+    def __init__(self, op: WindowOperator, arrival: SourceArrival, second_timer: bool) -> None:
+        self.source, self.source_watermark = arrival.source, arrival.watermark
+        self.name = op.name
+        self.cleanup_time = op.cleanup_time
+        self.second_timer = second_timer
+        self.count = 6 if second_timer else 5
+        self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
+
+    def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
+        now, wm, key, window, ts, value, position, source_ts, flags = values[at : at + 9]
+        name = self.name
+        details = self._details.get(window)
+        if details is None:
+            details = self._details[window] = _timer_details(window)
+        end = window[1]
+        max_ts = end - 1 if end != MIN else MAX
+        out.extend(
+            (
+                "arrival", now, self.source_watermark, self.source, None, None, source_ts,
+                (value, position),
+                "element", now, wm, name, key, None, ts, value,
+                "assigned", now, wm, name, key, window, ts, value,
+                "timer_registered", now, wm, name, key, window, max_ts, details[flags & 1],
+                "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE,
+            )
+        )  # fmt: skip
+        if self.second_timer:
+            out.extend(
+                (
+                    "timer_registered", now, wm, name, key, window, self.cleanup_time(window),
+                    details[flags >> 1],
+                )
+            )  # fmt: skip
 
 
 class WindowOperator(KeyedStreamOperator):
@@ -553,6 +614,135 @@ class WindowOperator(KeyedStreamOperator):
             raise
         except Exception as exc:
             raise self._user_error(exc, key, value) from exc
+
+    @property
+    def takes_source_batches(self) -> bool:
+        """True when a traced source batch may come in whole (``process_source_batch``):
+        the fast-path configuration with a trace."""
+        return self.fast_path and self.trace is not None
+
+    def process_source_batch(self, batch: Any, stamps: list[int], arrival: SourceArrival) -> None:
+        """A traced source batch, record by record in one loop: the first ``len(stamps)``
+        records of ``batch`` (their timestamps already assigned) as the source would hand
+        them over one by one — its ``arrival`` record, then ``process_element``. A record
+        that lands in the open cached tumbling window (not late, not past its end) is written
+        as one packed entry (``_ElementEntry``); any other record gets its arrival record and
+        goes through ``_process_traced``. Same records, same order, same state, timers, clock
+        and counters as one by one; a failing record's arrival (and element) record comes
+        before the error, as there. ``tests/test_perf_paths.py`` compares the traces."""
+        job, timers, trace = self.job, self.timers, self.trace
+        data = trace._data  # type: ignore[union-attr]
+        wm, name = timers.current_watermark, self.name
+        key_selector = self.key_selector
+        table, cname, desc = self.state.table, self.contents.name, self.contents
+        reducing = desc.__class__ is ReducingStateDescriptor
+        reduce = desc.reduce if reducing else None  # type: ignore[union-attr]
+        agg = None if reducing else desc.function  # type: ignore[union-attr]
+        add_timer = timers.event_queue.add
+        ctx = self.ctx
+        src, src_wm, position = arrival.source, arrival.watermark, arrival.position
+        markers: dict[bool, _ElementEntry] = {}
+        written: dict[_ElementEntry, int] = {}
+        # the open cached window: [c_start, c_end), its timers and this batch's marker
+        c_start = c_end = c_max_ts = c_cleanup = 0
+        c_window: Any = None
+        c_second = False
+        marker: Any = None
+        packed = 0  # entries written with ``marker`` since it was chosen
+
+        def open_window() -> None:
+            nonlocal c_start, c_end, c_window, c_max_ts, c_cleanup, c_second, marker, packed
+            start, end, cached = self._window_cache
+            c_start = c_end = 0
+            if not cached:
+                return
+            window = cached[0]
+            max_ts = end - 1 if end != MIN else MAX
+            cleanup = self.cleanup_time(window) if self.allowed_lateness else max_ts
+            if cleanup <= wm or max_ts <= wm:
+                return  # late or firing at once: the general steps
+            if marker is not None:
+                written[marker] = written.get(marker, 0) + packed
+            second = cleanup != MAX
+            marker = markers.get(second)
+            if marker is None:
+                marker = markers[second] = _ElementEntry(self, arrival, second)
+            packed = 0
+            c_start, c_end, c_window, c_max_ts, c_cleanup = start, end, window, max_ts, cleanup
+            c_second = second and cleanup != max_ts
+
+        open_window()
+        last_key, ctx_key, ctx_window = self.current_key, ctx.key, ctx.window
+        done = 0
+        now = index = value = key = source_ts = None
+        # how far a record taken the short way got when it failed: 0 (its entry written or
+        # not taken that way), 1 (before its key), 2 (after its key)
+        step = 0
+        try:
+            for now, index, value, source_ts, ts in zip(
+                batch.arrivals, batch.indices, batch.values, batch.stamps, stamps, strict=False
+            ):  # (the first len(stamps) records)
+                done += 1
+                if c_start <= ts < c_end:
+                    step = 1
+                    key = key_selector(value)
+                    step = 2
+                    k = (cname, key, c_window)
+                    current = table.get(k)
+                    if reducing:
+                        table[k] = value if current is None else reduce(current, value)
+                    else:
+                        table[k] = agg.add(
+                            value, agg.create_accumulator() if current is None else current
+                        )
+                    if current is None:  # the window's first element for this key
+                        flags = not add_timer(key, c_window, c_max_ts)
+                        if not c_second or not add_timer(key, c_window, c_cleanup):
+                            flags += 2
+                    else:  # both timers exist since its first element
+                        flags = 3
+                    data.extend(
+                        (marker, now, wm, key, c_window, ts, value, position, source_ts, flags)
+                    )
+                    packed += 1
+                    step = 0
+                    position += 1
+                    last_key, ctx_key, ctx_window = key, key, c_window
+                    continue
+                job.now, job.record_index = now, index
+                data.extend(("arrival", now, src_wm, src, None, None, source_ts, (value, position)))
+                position += 1
+                self._process_traced(value, ts)
+                last_key, ctx_key, ctx_window = self.current_key, ctx.key, ctx.window
+                open_window()
+        except Exception as exc:
+            job.now, job.record_index = now, index
+            if not step:
+                raise  # _process_traced reported it
+            # as _process_traced: the record counts in, its arrival (and, once it has a key,
+            # its element) record comes before the error
+            ctx.key, ctx.window = ctx_key, ctx_window
+            self.metrics["num_records_in"] += 1
+            data.extend(("arrival", now, src_wm, src, None, None, source_ts, (value, position)))
+            if step == 1:
+                key = None
+            else:
+                last_key = key
+                data.extend(("element", now, wm, name, key, None, ts, value))
+            if isinstance(exc, WinvizError):
+                self._annotate(exc, key)
+                raise
+            raise self._user_error(exc, key, value) from exc
+        finally:
+            if marker is not None:
+                written[marker] = written.get(marker, 0) + packed
+            for m, n in written.items():
+                trace.packed(m, n)  # type: ignore[union-attr]
+            self.metrics["num_records_in"] += sum(written.values())
+            self.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
+            arrival.taken[0] = done
+        if done:
+            job.now, job.record_index = now, index
 
     def _annotate(self, exc: WinvizError, key: Any) -> None:
         """Add operator, record and key to an engine error raised while processing."""

@@ -1,0 +1,97 @@
+"""The two storage devices of the hot paths: ``Batch`` (records as columns) and packed trace
+entries (``winviz.trace.Packed``), which the first read unpacks in place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import winviz as wv
+from winviz.operators.batch import Batch
+from winviz.trace import Packed, Trace
+
+
+def test_a_batch_is_four_columns_that_iterate_slice_and_restamp_as_records() -> None:
+    batch = Batch(range(10, 14), range(4), ["a", "b", "c", "d"], [None, 5, None, 7])
+    assert len(batch) == 4
+    assert list(batch) == [(10, 0, "a", None), (11, 1, "b", 5), (12, 2, "c", None), (13, 3, "d", 7)]
+    assert batch[1] == (11, 1, "b", 5)
+    assert batch[-1] == (13, 3, "d", 7)
+    part = batch[1:3]
+    assert isinstance(part, Batch) and list(part) == [(11, 1, "b", 5), (12, 2, "c", None)]
+    assert list(batch.restamped([1, 2])) == [(10, 0, "a", 1), (11, 1, "b", 2)]
+    assert list(batch.restamped([1, 2, 3, 4]).stamps) == [1, 2, 3, 4]
+    assert list(batch.take([3, 0])) == [(13, 3, "d", 7), (10, 0, "a", None)]
+    assert Batch.of(batch) == Batch(
+        [10, 11, 12, 13], [0, 1, 2, 3], list("abcd"), [None, 5, None, 7]
+    )
+
+
+class _Pair(Packed):
+    """Two records per entry: ("x", value) then ("y", value + 1)."""
+
+    width = 2
+    count = 2
+
+    def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
+        now, value = values[at], values[at + 1]
+        out.extend(("x", now, 0, "op", None, None, None, value))
+        out.extend(("y", now, 0, "op", None, None, None, value + 1))
+
+
+def test_packed_entries_count_before_the_first_read_and_unpack_in_order() -> None:
+    trace, pair = Trace(), _Pair()
+    trace.emit("first", 0, 0, "op", None, None, None, None)
+    trace._data.extend((pair, 1, 10, pair, 2, 20))
+    trace.packed(pair, 2)
+    trace.emit("between", 3, 0, "op", None, None, None, None)
+    trace._data.extend((pair, 4, 40))
+    trace.packed(pair, 1)
+    assert len(trace) == 8  # counted without unpacking
+    storage = trace._data
+    assert [(r.seq, r.kind, r.proc_time, r.detail) for r in trace] == [
+        (0, "first", 0, None),
+        (1, "x", 1, 10),
+        (2, "y", 1, 11),
+        (3, "x", 2, 20),
+        (4, "y", 2, 21),
+        (5, "between", 3, None),
+        (6, "x", 4, 40),
+        (7, "y", 4, 41),
+    ]
+    assert trace._data is storage and len(storage) == 8 * 8  # unpacked in place
+    assert len(trace) == 8
+    trace._data.extend((pair, 5, 50))  # more after a read: unpacked by the next read
+    trace.packed(pair, 1)
+    assert len(trace) == 10
+    assert trace.column("detail")[-2:] == [50, 51]
+    assert trace[9].kind == "y" and trace.kinds() == {"first": 1, "x": 4, "y": 4, "between": 1}
+
+
+def test_a_traced_job_reads_the_same_before_and_after_unpacking() -> None:
+    env = wv.StreamExecutionEnvironment(trace=True)
+    (
+        env.from_collection([("a", 1), ("b", 2), ("a", 3), ("a", 12)], arrival_interval=1)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(10))
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    n = len(trace)
+    kinds = [r.kind for r in trace]
+    assert len(kinds) == n == len(trace)
+    # ("b", 2) and ("a", 3) land in the open window [0, 10) cached for ("a", 1)
+    assert kinds[:18] == [
+        *("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
+        *("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
+        *("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
+    ]
+    second = trace.records("timer_registered")[2]
+    assert (second.key, second.ts, second.detail) == ("b", 9, ("event", second.window, False))
+    again = trace.records("timer_registered")[5]
+    assert (again.key, again.detail[2]) == ("a", True)  # ("a", 3): the timer exists
