@@ -903,6 +903,16 @@ class WindowOperator(KeyedStreamOperator):
         never registers a timer here, so no timer loop can form (``winviz.timers``)."""
         timers = self.timers
         timers.current_watermark = watermark
+        fn = self.function
+        if (
+            self.trace is None
+            and fn.process_function is None
+            and type(fn) in _SIMPLE_FUNCTIONS
+            and not self.uses_window_state
+            and not self.panes
+        ):
+            self._fire_untraced(watermark)
+            return
         queue = timers.event_queue
         heap, live = queue.heap, queue.live
         table, cname = self.state.table, self.contents.name
@@ -995,6 +1005,61 @@ class WindowOperator(KeyedStreamOperator):
         finally:
             for done in cleaned:
                 timer_details.pop(done, None)
+
+    def _fire_untraced(self, watermark: int) -> None:
+        """``_fire_event_timers`` without a trace for a reduce / aggregate without a
+        ProcessWindowFunction (whose ``clear`` does nothing) and no per-window user state:
+        the timer at ``max_timestamp`` emits the contents; the cleanup timer (the same one
+        without allowed lateness) drops them and the trigger's timer. The current key, the
+        trigger context's key and window and the window context's window are left as the
+        last timer sets them, as the general loop leaves them."""
+        queue = self.timers.event_queue
+        heap, live = queue.heap, queue.live
+        table, cname = self.state.table, self.contents.name
+        lateness = self.allowed_lateness
+        fn = self.function
+        get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
+        metrics, collect = self.metrics, self.output.collect
+        pop = heapq.heappop
+        key = window = last = None
+        emitted = 0
+        try:
+            while heap:
+                ts, n, key, window = heap[0]
+                ident = (key, window, ts)
+                if live.get(ident) != n:
+                    pop(heap)  # deleted (or registered again later): skip it
+                    continue
+                if ts > watermark:
+                    return
+                pop(heap)
+                del live[ident]
+                last = window
+                end = window[1]
+                max_ts = end - 1 if end != MIN else MAX
+                cleanup = self.cleanup_time(window) if lateness else max_ts
+                k = (cname, key, window)
+                if ts == max_ts:  # EventTimeTrigger.on_event_time: FIRE
+                    # contents dropped at once when this is also the cleanup timer
+                    contents = table.pop(k, None) if ts == cleanup else table.get(k)
+                    if contents is not None:
+                        emitted += 1
+                        collect(contents if get_result is None else get_result(contents), max_ts)
+                    continue
+                if ts == cleanup:  # the cleanup timer: contents and the trigger's timer go
+                    table.pop(k, None)
+                    live.pop((key, window, max_ts), None)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise self._user_error(exc, key, None, window) from exc
+        finally:
+            metrics["num_records_out"] += emitted
+            if last is not None:  # the last timer taken (key is still its key)
+                self.current_key = key = k[1]
+                self.ctx.key, self.ctx.window = key, last
+                self.window_ctx._window = last
+                self.collector.timestamp = last.max_timestamp()
 
     def on_event_time(self, timer: InternalTimer) -> None:
         self._on_timer(timer, True)
