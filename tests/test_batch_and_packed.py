@@ -95,3 +95,40 @@ def test_a_traced_job_reads_the_same_before_and_after_unpacking() -> None:
     assert (second.key, second.ts, second.detail) == ("b", 9, ("event", second.window, False))
     again = trace.records("timer_registered")[5]
     assert (again.key, again.detail[2]) == ("a", True)  # ("a", 3): the timer exists
+
+
+def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> None:
+    """``_ElementEntry.unpack_run`` (column by column) against ``unpack`` (entry by entry),
+    with and without a cleanup timer of its own (allowed lateness)."""
+    from winviz.operators.window_operator import _ElementEntry
+
+    for lateness in (0, 7):
+        env = wv.StreamExecutionEnvironment(trace=True)
+        events = [(f"k{i % 3}", i * 3 % 40, i) for i in range(60)]
+        (
+            env.from_collection(events, arrival_interval=1)
+            .assign_timestamps_and_watermarks(
+                wv.WatermarkStrategy.for_bounded_out_of_orderness(5).with_timestamp_assigner(
+                    lambda e, _: e[1]
+                )
+            )
+            .key_by(lambda e: e[0])
+            .window(wv.TumblingEventTimeWindows.of(10))
+            .allowed_lateness(lateness)
+            .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+            .sink_to("out")
+        )
+        trace = env.execute().trace
+        raw = list(trace._data)
+        markers = [v for v in raw if isinstance(v, _ElementEntry)]
+        assert len(markers) > 20  # most elements were packed
+        by_entry: list = []
+        i = 0
+        while i < len(raw):
+            if isinstance(raw[i], str):
+                by_entry.extend(raw[i : i + 8])
+                i += 8
+            else:
+                raw[i].unpack(raw, i + 1, by_entry)
+                i += 1 + raw[i].width
+        assert trace.flat() == by_entry

@@ -121,6 +121,13 @@ class Packed:
         """Append the records of the entry whose values start at ``values[at]`` to ``out``."""
         raise NotImplementedError
 
+    def unpack_run(self, values: list[Any], start: int, n: int, out: list[Any]) -> None:
+        """Append the records of ``n`` consecutive entries of this marker, the first one's
+        marker at ``values[start]`` (a subclass may do it column by column)."""
+        step = 1 + self.width
+        for at in range(start + 1, start + n * step, step):
+            self.unpack(values, at, out)
+
 
 class Trace:
     """An append-only list of TraceRecords, stored flat: record ``i`` is the eight values at
@@ -176,9 +183,12 @@ class Trace:
             if kind.__class__ is str:
                 out.extend(data[i : i + 8])
                 i += 8
-            else:
-                kind.unpack(data, i + 1, out)
-                i += 1 + kind.width
+            else:  # a run of entries of this marker
+                step, j = 1 + kind.width, i + 1 + kind.width
+                while j < end and data[j] is kind:
+                    j += step
+                kind.unpack_run(data, i, (j - i) // step, out)
+                i = j
         data[self._plain :] = out
         self._plain = len(data)
         self._packed_slots = self._packed_records = 0

@@ -233,6 +233,48 @@ class _ElementEntry(Packed):
                 )
             )  # fmt: skip
 
+    def unpack_run(self, values: list[Any], start: int, n: int, out: list[Any]) -> None:
+        """``unpack`` for ``n`` consecutive entries, column by column: each value is a slice
+        of the storage, and each field of the run's records is filled with one slice
+        assignment (what ``unpack`` writes entry by entry, a few times faster)."""
+        step, end = 1 + self.width, start + n * (1 + self.width)
+        now, wm, key, window, ts, value, position, source_ts, flags = (
+            values[start + f : end : step] for f in range(1, 10)
+        )
+        windows = set(window)
+        for w in windows:
+            if w not in self._details:
+                self._details[w] = _timer_details(w)
+        low = {(w, b): self._details[w][b] for w in windows for b in (0, 1)}
+        max_ts = {w: w[1] - 1 if w[1] != MIN else MAX for w in windows}
+        width = 8 * self.count
+        run: list[Any] = [None] * (n * width)
+
+        def fill(record: int, *fields: Any) -> None:
+            for f, column in enumerate(fields):
+                if column is not None:
+                    run[8 * record + f :: width] = (
+                        column if isinstance(column, list) else [column] * n
+                    )
+
+        name = self.name
+        fill(0, "arrival", now, self.source_watermark, self.source, None, None, source_ts,
+             list(zip(value, position, strict=True)))  # fmt: skip
+        fill(1, "element", now, wm, name, key, None, ts, value)
+        fill(2, "assigned", now, wm, name, key, window, ts, value)
+        bits = map((0, 1, 0, 1).__getitem__, flags)  # bit 0: max_timestamp's flag
+        first = list(map(low.__getitem__, zip(window, bits, strict=True)))
+        fill(3, "timer_registered", now, wm, name, key, window,
+             list(map(max_ts.__getitem__, window)), first)  # fmt: skip
+        fill(4, "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE)
+        if self.second_timer:
+            cleanup = {w: self.cleanup_time(w) for w in windows}
+            bits = map((0, 0, 1, 1).__getitem__, flags)  # bit 1: the cleanup timer's flag
+            second = list(map(low.__getitem__, zip(window, bits, strict=True)))
+            fill(5, "timer_registered", now, wm, name, key, window,
+                 list(map(cleanup.__getitem__, window)), second)  # fmt: skip
+        out.extend(run)
+
 
 class WindowOperator(KeyedStreamOperator):
     """Flink's WindowOperator; with an ``evictor`` it is the EvictingWindowOperator."""
