@@ -31,7 +31,7 @@ the criterion, since meeting it proves the advance never ends.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +86,23 @@ class TimerQueue:
                 return ts
             heapq.heappop(heap)
         return None
+
+    def pop_due(self, time: int) -> Iterator[tuple[int, Any, Any]]:
+        """Pop the live timers at or before ``time`` one after another, in firing order, as
+        (timestamp, key, namespace); deleted entries are dropped on the way. Lazy: a timer
+        registered meanwhile is seen if it is due."""
+        heap, live, pop = self.heap, self.live, heapq.heappop
+        while heap:
+            ts, n, key, ns = heap[0]
+            ident = (key, ns, ts)
+            if live.get(ident) != n:
+                pop(heap)  # deleted (or registered again later): skip it
+                continue
+            if ts > time:
+                return
+            pop(heap)
+            del live[ident]
+            yield ts, key, ns
 
     def poll(self) -> InternalTimer:
         ts, _, key, ns = heapq.heappop(self.heap)

@@ -26,7 +26,6 @@ trace, byte for byte (``tests/test_batching.py``, ``tests/test_perf_paths.py``).
 from __future__ import annotations
 
 import copy
-import heapq
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -956,7 +955,7 @@ class WindowOperator(KeyedStreamOperator):
             self._fire_untraced(watermark)
             return
         queue = timers.event_queue
-        heap, live = queue.heap, queue.live
+        live = queue.live
         table, cname = self.state.table, self.contents.name
         lateness = self.allowed_lateness
         trace = self.trace
@@ -970,19 +969,9 @@ class WindowOperator(KeyedStreamOperator):
         timer_details = self._timer_details
         details: Any = None
         cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
-        pop = heapq.heappop
         key = window = None
         try:
-            while heap:
-                ts, n, key, window = heap[0]
-                ident = (key, window, ts)
-                if live.get(ident) != n:
-                    pop(heap)  # deleted (or registered again later): skip it
-                    continue
-                if ts > watermark:
-                    return
-                pop(heap)
-                del live[ident]
+            for ts, key, window in queue.pop_due(watermark):
                 self.current_key = key
                 ctx.key, ctx.window = key, window
                 end = window[1]
@@ -1056,26 +1045,16 @@ class WindowOperator(KeyedStreamOperator):
         trigger context's key and window and the window context's window are left as the
         last timer sets them, as the general loop leaves them."""
         queue = self.timers.event_queue
-        heap, live = queue.heap, queue.live
+        live = queue.live
         table, cname = self.state.table, self.contents.name
         lateness = self.allowed_lateness
         fn = self.function
         get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
         metrics, collect = self.metrics, self.output.collect
-        pop = heapq.heappop
         key = window = last = None
         emitted = 0
         try:
-            while heap:
-                ts, n, key, window = heap[0]
-                ident = (key, window, ts)
-                if live.get(ident) != n:
-                    pop(heap)  # deleted (or registered again later): skip it
-                    continue
-                if ts > watermark:
-                    return
-                pop(heap)
-                del live[ident]
+            for ts, key, window in queue.pop_due(watermark):
                 last = window
                 end = window[1]
                 max_ts = end - 1 if end != MIN else MAX
