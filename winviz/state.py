@@ -9,7 +9,7 @@ session windows merge.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,35 +55,61 @@ StateDescriptor = (
 
 
 class KeyedStateBackend:
-    """A dict of (state name, key, namespace) → value; ``None`` means empty."""
+    """Keyed, namespaced state (Flink's heap keyed state backend): the value of state
+    ``name`` for ``key`` in ``namespace`` (a window); ``None`` means empty.
+
+    Stored per (state name, namespace) as a dict key → value (``slots``), so that all the
+    keys' state of one window is one dict: the window operator's hot loops look it up once
+    per window, not once per element. A slot that becomes empty is removed."""
 
     def __init__(self) -> None:
-        self.table: dict[StateKey, Any] = {}
+        self.slots: dict[tuple[str, Any], dict[Any, Any]] = {}
+
+    def slot(self, name: str, namespace: Any) -> dict[Any, Any]:
+        """The dict key → value of ``name`` in ``namespace``, created if missing (a hot
+        loop writes into it; ``clear`` removes it again once empty)."""
+        slot = self.slots.get((name, namespace))
+        if slot is None:
+            slot = self.slots[(name, namespace)] = {}
+        return slot
 
     def get(self, name: str, key: Any, namespace: Any) -> Any:
-        return self.table.get((name, key, namespace))
+        slot = self.slots.get((name, namespace))
+        return None if slot is None else slot.get(key)
 
     def put(self, name: str, key: Any, namespace: Any, value: Any) -> None:
-        self.table[(name, key, namespace)] = value
+        self.slot(name, namespace)[key] = value
 
     def clear(self, name: str, key: Any, namespace: Any) -> None:
-        self.table.pop((name, key, namespace), None)
+        slot = self.slots.get((name, namespace))
+        if slot is not None:
+            slot.pop(key, None)
+            if not slot:
+                del self.slots[(name, namespace)]
+
+    def pop(self, name: str, key: Any, namespace: Any) -> Any:
+        """The value (None when empty), cleared."""
+        value = self.get(name, key, namespace)
+        self.clear(name, key, namespace)
+        return value
 
     def add(self, desc: StateDescriptor, key: Any, namespace: Any, value: Any) -> None:
         """``AppendingState.add`` for reducing, list and aggregating state."""
-        k = (desc.name, key, namespace)
-        current = self.table.get(k)
+        slot = self.slot(desc.name, namespace)
+        current = slot.get(key)
         if isinstance(desc, ReducingStateDescriptor):
-            self.table[k] = value if current is None else desc.reduce(current, value)
+            slot[key] = value if current is None else desc.reduce(current, value)
         elif isinstance(desc, ListStateDescriptor):
             if current is None:
-                self.table[k] = [value]
+                slot[key] = [value]
             else:
                 current.append(value)
         elif isinstance(desc, AggregatingStateDescriptor):
             acc = desc.function.create_accumulator() if current is None else current
-            self.table[k] = desc.function.add(value, acc)
+            slot[key] = desc.function.add(value, acc)
         else:
+            if not slot:
+                del self.slots[(desc.name, namespace)]
             raise TypeError(f"state {desc.name!r} does not support add")
 
     def merge_namespaces(
@@ -93,29 +119,38 @@ class KeyedStateBackend:
         ``InternalMergingState.mergeNamespaces``: sources first, then into the target)."""
         merged = None
         for source in sources:
-            state = self.table.pop((desc.name, key, source), None)
+            state = self.pop(desc.name, key, source)
             if state is None:
                 continue
             merged = state if merged is None else _merge(desc, merged, state)
         if merged is None:
             return
-        k = (desc.name, key, target)
-        current = self.table.get(k)
-        self.table[k] = merged if current is None else _merge(desc, current, merged)
+        current = self.get(desc.name, key, target)
+        self.put(
+            desc.name, key, target, merged if current is None else _merge(desc, current, merged)
+        )
+
+    def items(self) -> Iterator[tuple[StateKey, Any]]:
+        """Every entry as ((state name, key, namespace), value)."""
+        for (name, namespace), slot in self.slots.items():
+            for key, value in slot.items():
+                yield (name, key, namespace), value
 
     def count(self, key: Any = ..., namespace: Any = ...) -> int:
         """Number of non-empty state entries, optionally for one key / namespace."""
         return sum(
             1
-            for (_, k, ns), v in self.table.items()
+            for (_, k, ns), v in self.items()
             if v is not None and (key is ... or k == key) and (namespace is ... or ns == namespace)
         )
 
     def snapshot(self) -> dict[StateKey, Any]:
-        return {k: (list(v) if isinstance(v, list) else v) for k, v in self.table.items()}
+        return {k: (list(v) if isinstance(v, list) else v) for k, v in self.items()}
 
     def restore(self, snap: dict[StateKey, Any]) -> None:
-        self.table = {k: (list(v) if isinstance(v, list) else v) for k, v in snap.items()}
+        self.slots = {}
+        for (name, key, namespace), v in snap.items():
+            self.put(name, key, namespace, list(v) if isinstance(v, list) else v)
 
 
 def _merge(desc: StateDescriptor, a: Any, b: Any) -> Any:

@@ -112,7 +112,7 @@ class KeyedStreamOperator(StreamOperator):
         (state name, namespace). The timer-loop guard compares two of them."""
         return {
             (name, ns): copy.deepcopy(value)
-            for (name, k, ns), value in self.state.table.items()
+            for (name, k, ns), value in self.state.items()
             if k == key
         }
 

@@ -449,7 +449,7 @@ class WindowOperator(KeyedStreamOperator):
             super().process_batch(batch)
             return
         job, key_selector, assign = self.job, self.key_selector, self.assigner.assign_windows
-        table, name, desc = self.state.table, self.contents.name, self.contents
+        slot_of, name, desc = self.state.slot, self.contents.name, self.contents
         reducing = isinstance(desc, ReducingStateDescriptor)
         reduce = desc.reduce if reducing else None
         agg = None if reducing else desc.function
@@ -463,6 +463,7 @@ class WindowOperator(KeyedStreamOperator):
         # second timer, and whether an element in it takes the short way: the window is not
         # late and does not fire at once (the watermark cannot change inside a batch)
         c_window: Any = None
+        c_slot: dict[Any, Any] = {}  # the cached window's state: key -> contents
         c_max_ts = c_cleanup = 0
         c_second = c_open = False
         key = value = index = None
@@ -477,12 +478,11 @@ class WindowOperator(KeyedStreamOperator):
                 key = last_key = key_selector(value)
                 if ts is not None and last_start <= ts < last_end:
                     if c_open:  # the loop below for one open window that does not fire
-                        k = (name, key, c_window)
-                        current = table.get(k)
+                        current = c_slot.get(key)
                         if reducing:
-                            table[k] = value if current is None else reduce(current, value)
+                            c_slot[key] = value if current is None else reduce(current, value)
                         else:
-                            table[k] = agg.add(
+                            c_slot[key] = agg.add(
                                 value, agg.create_accumulator() if current is None else current
                             )
                         ctx_key, ctx_window = key, c_window
@@ -504,6 +504,8 @@ class WindowOperator(KeyedStreamOperator):
                         c_cleanup = self.cleanup_time(c_window) if lateness else c_max_ts
                         c_second = c_cleanup != c_max_ts and c_cleanup != MAX
                         c_open = c_cleanup > wm and c_max_ts > wm
+                        if c_open:  # (it gets this element below)
+                            c_slot = slot_of(name, c_window)
                 skipped = True
                 for window in windows:
                     end = window[1]
@@ -512,16 +514,16 @@ class WindowOperator(KeyedStreamOperator):
                     if cleanup <= wm:
                         continue  # the window is late: Flink skips it
                     skipped = False
-                    k = (name, key, window)
-                    current = table.get(k)
+                    slot = slot_of(name, window)
+                    current = slot.get(key)
                     if reducing:
-                        table[k] = value if current is None else reduce(current, value)
+                        slot[key] = value if current is None else reduce(current, value)
                     else:
                         acc = agg.create_accumulator() if current is None else current
-                        table[k] = agg.add(value, acc)
+                        slot[key] = agg.add(value, acc)
                     ctx_key, ctx_window = key, window
                     if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                        contents = table[k]
+                        contents = slot[key]
                         if contents is None:
                             continue  # nothing to emit (and, as in Flink, no cleanup timer)
                         job.now, job.record_index, self.current_key = arrival, index, key
@@ -572,7 +574,7 @@ class WindowOperator(KeyedStreamOperator):
             data.extend(("element", now, wm, name, key, None, ts, value))
             queue = timers.event_queue
             add_timer, live = queue.add, queue.live
-            table, cname, desc = self.state.table, self.contents.name, self.contents
+            slot_of, cname, desc = self.state.slot, self.contents.name, self.contents
             lateness = self.allowed_lateness
             timer_details = self._timer_details
             skipped = True
@@ -591,13 +593,13 @@ class WindowOperator(KeyedStreamOperator):
                     data.extend(("skipped_late_window", now, wm, name, key, window, ts, value))
                     continue
                 skipped = False
-                k = (cname, key, window)
-                current = table.get(k)
+                slot = slot_of(cname, window)
+                current = slot.get(key)
                 if desc.__class__ is ReducingStateDescriptor:
-                    table[k] = value if current is None else desc.reduce(current, value)
+                    slot[key] = value if current is None else desc.reduce(current, value)
                 else:
                     agg = desc.function  # type: ignore[union-attr]
-                    table[k] = agg.add(
+                    slot[key] = agg.add(
                         value, agg.create_accumulator() if current is None else current
                     )
                 ctx = self.ctx
@@ -609,7 +611,7 @@ class WindowOperator(KeyedStreamOperator):
                             "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
                         )
                     )  # fmt: skip
-                    contents = table.get(k)
+                    contents = slot.get(key)
                     if contents is None:
                         continue
                     self._emit_window_contents(key, window, window, contents)
@@ -675,7 +677,7 @@ class WindowOperator(KeyedStreamOperator):
         data = trace._data  # type: ignore[union-attr]
         wm, name = timers.current_watermark, self.name
         key_selector = self.key_selector
-        table, cname, desc = self.state.table, self.contents.name, self.contents
+        cname, desc = self.contents.name, self.contents
         reducing = desc.__class__ is ReducingStateDescriptor
         reduce = desc.reduce if reducing else None  # type: ignore[union-attr]
         agg = None if reducing else desc.function  # type: ignore[union-attr]
@@ -687,12 +689,14 @@ class WindowOperator(KeyedStreamOperator):
         # the open cached window: [c_start, c_end), its timers and this batch's marker
         c_start = c_end = c_max_ts = c_cleanup = 0
         c_window: Any = None
+        c_slot: dict[Any, Any] = {}  # its state: key -> contents
         c_second = False
         marker: Any = None
         packed = 0  # entries written with ``marker`` since it was chosen
 
         def open_window() -> None:
-            nonlocal c_start, c_end, c_window, c_max_ts, c_cleanup, c_second, marker, packed
+            nonlocal c_start, c_end, c_window, c_slot, c_max_ts, c_cleanup, c_second
+            nonlocal marker, packed
             start, end, cached = self._window_cache
             c_start = c_end = 0
             if not cached:
@@ -711,6 +715,7 @@ class WindowOperator(KeyedStreamOperator):
             packed = 0
             c_start, c_end, c_window, c_max_ts, c_cleanup = start, end, window, max_ts, cleanup
             c_second = second and cleanup != max_ts
+            c_slot = self.state.slot(cname, window)
 
         open_window()
         last_key, ctx_key, ctx_window = self.current_key, ctx.key, ctx.window
@@ -728,12 +733,11 @@ class WindowOperator(KeyedStreamOperator):
                     step = 1
                     key = key_selector(value)
                     step = 2
-                    k = (cname, key, c_window)
-                    current = table.get(k)
+                    current = c_slot.get(key)
                     if reducing:
-                        table[k] = value if current is None else reduce(current, value)
+                        c_slot[key] = value if current is None else reduce(current, value)
                     else:
-                        table[k] = agg.add(
+                        c_slot[key] = agg.add(
                             value, agg.create_accumulator() if current is None else current
                         )
                     if current is None:  # the window's first element for this key
@@ -956,7 +960,7 @@ class WindowOperator(KeyedStreamOperator):
             return
         queue = timers.event_queue
         live = queue.live
-        table, cname = self.state.table, self.contents.name
+        state, cname = self.state, self.contents.name
         lateness = self.allowed_lateness
         trace = self.trace
         data = trace._data if trace is not None else None
@@ -991,7 +995,7 @@ class WindowOperator(KeyedStreamOperator):
                         )
                     )  # fmt: skip
                 if fire:
-                    contents = table.get((cname, key, window))
+                    contents = state.get(cname, key, window)
                     if contents is not None:
                         if data is None and simple:
                             self.collector.timestamp = max_ts
@@ -1006,7 +1010,7 @@ class WindowOperator(KeyedStreamOperator):
                 if ts == cleanup:
                     # _clear_all_state, inlined: EventTimeTrigger.clear deletes the timer at
                     # max_timestamp (traced as timer_deleted), then the function's clear
-                    table.pop((cname, key, window), None)
+                    state.clear(cname, key, window)
                     existed = live.pop((key, window, max_ts), None) is not None
                     if data is not None:
                         data.extend(
@@ -1046,29 +1050,35 @@ class WindowOperator(KeyedStreamOperator):
         last timer sets them, as the general loop leaves them."""
         queue = self.timers.event_queue
         live = queue.live
-        table, cname = self.state.table, self.contents.name
+        slots, cname = self.state.slots, self.contents.name
         lateness = self.allowed_lateness
         fn = self.function
         get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
         metrics, collect = self.metrics, self.output.collect
-        key = window = last = None
+        key = window = last = last_key = None
+        slot_window: Any = None  # the window whose state ``slot`` is (timers come by window)
+        slot: dict[Any, Any] | None = None
         emitted = 0
         try:
             for ts, key, window in queue.pop_due(watermark):
-                last = window
+                last, last_key = window, key
+                if window is not slot_window:
+                    slot_window, slot = window, slots.get((cname, window))
                 end = window[1]
                 max_ts = end - 1 if end != MIN else MAX
                 cleanup = self.cleanup_time(window) if lateness else max_ts
-                k = (cname, key, window)
+                if ts == cleanup and slot is not None:  # contents go (after firing, below)
+                    contents = slot.pop(key, None)
+                    if not slot:  # (KeyedStateBackend.clear: no empty slot stays)
+                        del slots[(cname, window)]
+                        slot_window = slot = None
+                else:
+                    contents = None if slot is None else slot.get(key)
                 if ts == max_ts:  # EventTimeTrigger.on_event_time: FIRE
-                    # contents dropped at once when this is also the cleanup timer
-                    contents = table.pop(k, None) if ts == cleanup else table.get(k)
                     if contents is not None:
                         emitted += 1
                         collect(contents if get_result is None else get_result(contents), max_ts)
-                    continue
-                if ts == cleanup:  # the cleanup timer: contents and the trigger's timer go
-                    table.pop(k, None)
+                elif ts == cleanup:  # the cleanup timer also deletes the trigger's timer
                     live.pop((key, window, max_ts), None)
         except WinvizError:
             raise
@@ -1076,9 +1086,9 @@ class WindowOperator(KeyedStreamOperator):
             raise self._user_error(exc, key, None, window) from exc
         finally:
             metrics["num_records_out"] += emitted
-            if last is not None:  # the last timer taken (key is still its key)
-                self.current_key = key = k[1]
-                self.ctx.key, self.ctx.window = key, last
+            if last is not None:  # the last timer taken
+                self.current_key = last_key
+                self.ctx.key, self.ctx.window = last_key, last
                 self.window_ctx._window = last
                 self.collector.timestamp = last.max_timestamp()
 
