@@ -18,6 +18,10 @@ class Record(NamedTuple):
     processing_time: int
 
 
+# ``Record(value, ts, now)`` without NamedTuple's Python-level ``__new__`` (a sink's hot path)
+_new_record = tuple.__new__
+
+
 class MapOperator(StreamOperator):
     def __init__(self, name: str, fn: Callable[[Any], Any]) -> None:
         super().__init__(name)
@@ -75,7 +79,7 @@ class SinkOperator(StreamOperator):
                 ts,
                 (self.name, value),
             )
-        self.records.append(Record(value, ts, self._processing_time))
+        self.records.append(_new_record(Record, (value, ts, self.job.now)))
 
     def process_watermark(self, watermark):
         if watermark > self._watermark:
