@@ -95,6 +95,10 @@ class KeyedStateBackend:
 
     def add(self, desc: StateDescriptor, key: Any, namespace: Any, value: Any) -> None:
         """``AppendingState.add`` for reducing, list and aggregating state."""
+        if not isinstance(
+            desc, ReducingStateDescriptor | ListStateDescriptor | AggregatingStateDescriptor
+        ):
+            raise TypeError(f"state {desc.name!r} does not support add")
         slot = self.slot(desc.name, namespace)
         current = slot.get(key)
         if isinstance(desc, ReducingStateDescriptor):
@@ -104,13 +108,9 @@ class KeyedStateBackend:
                 slot[key] = [value]
             else:
                 current.append(value)
-        elif isinstance(desc, AggregatingStateDescriptor):
+        else:  # AggregatingStateDescriptor
             acc = desc.function.create_accumulator() if current is None else current
             slot[key] = desc.function.add(value, acc)
-        else:
-            if not slot:
-                del self.slots[(desc.name, namespace)]
-            raise TypeError(f"state {desc.name!r} does not support add")
 
     def merge_namespaces(
         self, desc: StateDescriptor, key: Any, target: Any, sources: Iterable[Any]

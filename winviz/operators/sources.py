@@ -240,7 +240,7 @@ class SourceOperator(StreamOperator):
             if stamps:
                 window.process_source_batch(batch, stamps, arrival)
         finally:
-            taken = arrival.taken[0]
+            taken = arrival.taken
             self.position += taken
             for m in (self.metrics, op.metrics):
                 m["num_records_in"] += taken
@@ -253,8 +253,7 @@ class SourceOperator(StreamOperator):
         arrival_time, index, value, ts = batch[done]
         job = self.job
         job.now, job.record_index = arrival_time, index
-        data.extend(("arrival", arrival_time, self._watermark, self.name, None, None, ts,
-                     (value, self.position)))  # fmt: skip
+        data.extend(arrival.record(arrival_time, value, ts, self.position))
         self.position += 1
         self.metrics["num_records_in"] += 1
         self.metrics["num_records_out"] += 1

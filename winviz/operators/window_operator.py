@@ -28,7 +28,7 @@ from __future__ import annotations
 import copy
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from winviz.errors import (
@@ -174,7 +174,7 @@ def _timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
     return (("event", window, False), ("event", window, True), ("event", window))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class SourceArrival:
     """Where the records of a source batch come from, for ``process_source_batch``: the
     source's name and watermark (its ``arrival`` records carry them) and the source offset
@@ -184,7 +184,12 @@ class SourceArrival:
     source: str
     watermark: int
     position: int
-    taken: list[int] = field(default_factory=lambda: [0])
+    taken: int = 0
+
+    def record(self, now: int, value: Any, source_ts: int | None, position: int) -> tuple:
+        """The source's ``arrival`` trace record (eight values) of one of its records."""
+        return ("arrival", now, self.watermark, self.source, None, None, source_ts,
+                (value, position))  # fmt: skip
 
 
 class _ElementEntry(Packed):
@@ -683,7 +688,7 @@ class WindowOperator(KeyedStreamOperator):
         agg = None if reducing else desc.function  # type: ignore[union-attr]
         add_timer = timers.event_queue.add
         ctx = self.ctx
-        src, src_wm, position = arrival.source, arrival.watermark, arrival.position
+        position = arrival.position
         markers: dict[bool, _ElementEntry] = {}
         written: dict[_ElementEntry, int] = {}
         # the open cached window: [c_start, c_end), its timers and this batch's marker
@@ -755,7 +760,7 @@ class WindowOperator(KeyedStreamOperator):
                     last_key, ctx_key, ctx_window = key, key, c_window
                     continue
                 job.now, job.record_index = now, index
-                data.extend(("arrival", now, src_wm, src, None, None, source_ts, (value, position)))
+                data.extend(arrival.record(now, value, source_ts, position))
                 position += 1
                 self._process_traced(value, ts)
                 last_key, ctx_key, ctx_window = self.current_key, ctx.key, ctx.window
@@ -768,7 +773,7 @@ class WindowOperator(KeyedStreamOperator):
             # its element) record comes before the error
             ctx.key, ctx.window = ctx_key, ctx_window
             self.metrics["num_records_in"] += 1
-            data.extend(("arrival", now, src_wm, src, None, None, source_ts, (value, position)))
+            data.extend(arrival.record(now, value, source_ts, position))
             if step == 1:
                 key = None
             else:
@@ -785,7 +790,7 @@ class WindowOperator(KeyedStreamOperator):
                 trace.packed(m, n)  # type: ignore[union-attr]
             self.metrics["num_records_in"] += sum(written.values())
             self.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
-            arrival.taken[0] = done
+            arrival.taken = done
         if done:
             job.now, job.record_index = now, index
 
@@ -965,11 +970,6 @@ class WindowOperator(KeyedStreamOperator):
         trace = self.trace
         data = trace._data if trace is not None else None
         name, ctx, window_ctx = self.name, self.ctx, self.window_ctx
-        fn = self.function
-        # what a reduce / aggregate without a ProcessWindowFunction emits, inlined
-        simple = fn.process_function is None and type(fn) in _SIMPLE_FUNCTIONS
-        get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
-        metrics, collect = self.metrics, self.output.collect
         timer_details = self._timer_details
         details: Any = None
         cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
@@ -997,15 +997,7 @@ class WindowOperator(KeyedStreamOperator):
                 if fire:
                     contents = state.get(cname, key, window)
                     if contents is not None:
-                        if data is None and simple:
-                            self.collector.timestamp = max_ts
-                            window_ctx._window = window
-                            metrics["num_records_out"] += 1
-                            collect(
-                                contents if get_result is None else get_result(contents), max_ts
-                            )
-                        else:
-                            self._emit_window_contents(key, window, window, contents)
+                        self._emit_window_contents(key, window, window, contents)
                 cleanup = self.cleanup_time(window) if lateness else max_ts
                 if ts == cleanup:
                     # _clear_all_state, inlined: EventTimeTrigger.clear deletes the timer at
