@@ -49,6 +49,7 @@ from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, MIN, wrap_long
 from winviz.timers import InternalTimer
 from winviz.trace import Packed
+from winviz.trace.columns import entry_grid
 from winviz.windows.assigners import GlobalWindows, TumblingEventTimeWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
 from winviz.windows.merging import MergingWindowSet
@@ -237,47 +238,40 @@ class _ElementEntry(Packed):
                 )
             )  # fmt: skip
 
-    def unpack_run(self, values: list[Any], start: int, n: int, out: list[Any]) -> None:
-        """``unpack`` for ``n`` consecutive entries, column by column: each value is a slice
-        of the storage, and each field of the run's records is filled with one slice
-        assignment (what ``unpack`` writes entry by entry, a few times faster)."""
-        step, end = 1 + self.width, start + n * (1 + self.width)
-        now, wm, key, window, ts, value, position, source_ts, flags = (
-            values[start + f : end : step] for f in range(1, 10)
-        )
+    def columns(self, slots: list[list[Any]]) -> list[Any]:
+        """``unpack`` for many entries at once, field by field (``Packed.columns``): each
+        field of the entries' records is a grid of entries × records, filled a record at a
+        time from the entries' slots, then read entry by entry."""
+        now, wm, key, window, ts, value, position, source_ts, flags = slots
+        n, count = len(now), self.count
         windows = set(window)
         for w in windows:
             if w not in self._details:
                 self._details[w] = _timer_details(w)
         low = {(w, b): self._details[w][b] for w in windows for b in (0, 1)}
         max_ts = {w: w[1] - 1 if w[1] != MIN else MAX for w in windows}
-        width = 8 * self.count
-        run: list[Any] = [None] * (n * width)
-
-        def fill(record: int, *fields: Any) -> None:
-            for f, column in enumerate(fields):
-                if column is not None:
-                    run[8 * record + f :: width] = (
-                        column if isinstance(column, list) else [column] * n
-                    )
-
-        name = self.name
-        fill(0, "arrival", now, self.source_watermark, self.source, None, None, source_ts,
-             list(zip(value, position, strict=True)))  # fmt: skip
-        fill(1, "element", now, wm, name, key, None, ts, value)
-        fill(2, "assigned", now, wm, name, key, window, ts, value)
         bits = map((0, 1, 0, 1).__getitem__, flags)  # bit 0: max_timestamp's flag
         first = list(map(low.__getitem__, zip(window, bits, strict=True)))
-        fill(3, "timer_registered", now, wm, name, key, window,
-             list(map(max_ts.__getitem__, window)), first)  # fmt: skip
-        fill(4, "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE)
+        timer_ts = list(map(max_ts.__getitem__, window))
+        arrival = list(zip(value, position, strict=True))
+        name, source = self.name, self.source
+        # one tuple per field: the values of the entry's records, in order
+        fields = [
+            ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
+            (now, now, now, now, now, now),
+            (self.source_watermark, wm, wm, wm, wm, wm),
+            (source, name, name, name, name, name),
+            (None, key, key, key, key, key),
+            (None, None, window, window, window, window),
+            (source_ts, ts, ts, timer_ts, None, None),
+            (arrival, value, value, first, _ON_ELEMENT_CONTINUE, None),
+        ]
         if self.second_timer:
             cleanup = {w: self.cleanup_time(w) for w in windows}
+            fields[6] = (*fields[6][:5], list(map(cleanup.__getitem__, window)))
             bits = map((0, 0, 1, 1).__getitem__, flags)  # bit 1: the cleanup timer's flag
-            second = list(map(low.__getitem__, zip(window, bits, strict=True)))
-            fill(5, "timer_registered", now, wm, name, key, window,
-                 list(map(cleanup.__getitem__, window)), second)  # fmt: skip
-        out.extend(run)
+            fields[7] = (*fields[7][:5], list(map(low.__getitem__, zip(window, bits, strict=True))))
+        return [entry_grid(n, per_record[:count]) for per_record in fields]
 
 
 class WindowOperator(KeyedStreamOperator):
@@ -575,8 +569,8 @@ class WindowOperator(KeyedStreamOperator):
             self.current_key = key
             timers = self.timers
             now, wm, name = timers.clock.now, timers.current_watermark, self.name
-            data = self.trace._data  # type: ignore[union-attr]
-            data.extend(("element", now, wm, name, key, None, ts, value))
+            write = self.trace.extend  # type: ignore[union-attr]
+            write(("element", now, wm, name, key, None, ts, value))
             queue = timers.event_queue
             add_timer, live = queue.add, queue.live
             slot_of, cname, desc = self.state.slot, self.contents.name, self.contents
@@ -595,7 +589,7 @@ class WindowOperator(KeyedStreamOperator):
                 max_ts = end - 1 if end != MIN else MAX
                 cleanup = self.cleanup_time(window) if lateness else max_ts
                 if cleanup <= wm:
-                    data.extend(("skipped_late_window", now, wm, name, key, window, ts, value))
+                    write(("skipped_late_window", now, wm, name, key, window, ts, value))
                     continue
                 skipped = False
                 slot = slot_of(cname, window)
@@ -610,7 +604,7 @@ class WindowOperator(KeyedStreamOperator):
                 ctx = self.ctx
                 ctx.key, ctx.window = key, window
                 if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                    data.extend(
+                    write(
                         (
                             "assigned", now, wm, name, key, window, ts, value,
                             "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
@@ -622,7 +616,7 @@ class WindowOperator(KeyedStreamOperator):
                     self._emit_window_contents(key, window, window, contents)
                     if cleanup != MAX:
                         dedup = not add_timer(key, window, cleanup)
-                        data.extend(
+                        write(
                             (
                                 "timer_registered", now, wm, name, key, window, cleanup,
                                 ("event", window, dedup),
@@ -634,7 +628,7 @@ class WindowOperator(KeyedStreamOperator):
                     details = timer_details[window] = _timer_details(window)
                 dedup = (key, window, max_ts) in live or not add_timer(key, window, max_ts)
                 if cleanup == MAX:
-                    data.extend(
+                    write(
                         (
                             "assigned", now, wm, name, key, window, ts, value,
                             "timer_registered", now, wm, name, key, window, max_ts,
@@ -645,7 +639,7 @@ class WindowOperator(KeyedStreamOperator):
                     continue
                 # (without lateness the cleanup timer is the trigger's: de-duplicated)
                 dedup_cleanup = cleanup == max_ts or not add_timer(key, window, cleanup)
-                data.extend(
+                write(
                     (
                         "assigned", now, wm, name, key, window, ts, value,
                         "timer_registered", now, wm, name, key, window, max_ts,
@@ -679,7 +673,7 @@ class WindowOperator(KeyedStreamOperator):
         and counters as one by one; a failing record's arrival (and element) record comes
         before the error, as there. ``tests/test_perf_paths.py`` compares the traces."""
         job, timers, trace = self.job, self.timers, self.trace
-        data = trace._data  # type: ignore[union-attr]
+        write = trace.extend  # type: ignore[union-attr]
         wm, name = timers.current_watermark, self.name
         key_selector = self.key_selector
         cname, desc = self.contents.name, self.contents
@@ -751,16 +745,14 @@ class WindowOperator(KeyedStreamOperator):
                             flags += 2
                     else:  # both timers exist since its first element
                         flags = 3
-                    data.extend(
-                        (marker, now, wm, key, c_window, ts, value, position, source_ts, flags)
-                    )
+                    write((marker, now, wm, key, c_window, ts, value, position, source_ts, flags))
                     packed += 1
                     step = 0
                     position += 1
                     last_key, ctx_key, ctx_window = key, key, c_window
                     continue
                 job.now, job.record_index = now, index
-                data.extend(arrival.record(now, value, source_ts, position))
+                write(arrival.record(now, value, source_ts, position))
                 position += 1
                 self._process_traced(value, ts)
                 last_key, ctx_key, ctx_window = self.current_key, ctx.key, ctx.window
@@ -773,12 +765,12 @@ class WindowOperator(KeyedStreamOperator):
             # its element) record comes before the error
             ctx.key, ctx.window = ctx_key, ctx_window
             self.metrics["num_records_in"] += 1
-            data.extend(arrival.record(now, value, source_ts, position))
+            write(arrival.record(now, value, source_ts, position))
             if step == 1:
                 key = None
             else:
                 last_key = key
-                data.extend(("element", now, wm, name, key, None, ts, value))
+                write(("element", now, wm, name, key, None, ts, value))
             if isinstance(exc, WinvizError):
                 self._annotate(exc, key)
                 raise
@@ -968,7 +960,7 @@ class WindowOperator(KeyedStreamOperator):
         state, cname = self.state, self.contents.name
         lateness = self.allowed_lateness
         trace = self.trace
-        data = trace._data if trace is not None else None
+        write = trace.extend if trace is not None else None
         name, ctx, window_ctx = self.name, self.ctx, self.window_ctx
         timer_details = self._timer_details
         details: Any = None
@@ -981,12 +973,12 @@ class WindowOperator(KeyedStreamOperator):
                 end = window[1]
                 max_ts = end - 1 if end != MIN else MAX
                 fire = ts == max_ts
-                if data is not None:
+                if write is not None:
                     now = timers.clock.now
                     details = timer_details.get(window)
                     if details is None:
                         details = timer_details[window] = _timer_details(window)
-                    data.extend(
+                    write(
                         (
                             "timer_fired", now, watermark, name, key, window, ts,
                             details[2],
@@ -1004,8 +996,8 @@ class WindowOperator(KeyedStreamOperator):
                     # max_timestamp (traced as timer_deleted), then the function's clear
                     state.clear(cname, key, window)
                     existed = live.pop((key, window, max_ts), None) is not None
-                    if data is not None:
-                        data.extend(
+                    if write is not None:
+                        write(
                             (
                                 "timer_deleted", timers.clock.now, watermark, name, key, window,
                                 max_ts, details[existed],
@@ -1017,8 +1009,8 @@ class WindowOperator(KeyedStreamOperator):
                     fn.clear(window_ctx)
                     if self.panes:
                         self.panes.pop((key, window), None)
-                    if data is not None:
-                        data.extend(
+                    if write is not None:
+                        write(
                             (
                                 "cleanup", timers.clock.now, watermark, name, key, window,
                                 max_ts, cleanup,
