@@ -175,7 +175,7 @@ def from_fields(fields: list[Any], first_seq: int = 0) -> TraceColumns:
         time_column(wm),
         encode(op, fast=True),
         encode(key),
-        encode(window),
+        encode(window, fast=True),
         time_column(ts),
         fields[7] if isinstance(fields[7], np.ndarray) else object_array(detail),
     )
@@ -217,7 +217,8 @@ def time_column(values: list[Any]) -> TimeColumn:
 
 
 def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
-    """Dictionary-encode a column. ``fast``: the values are known to be strings."""
+    """Dictionary-encode a column. ``fast``: the values are known to be told apart by
+    equality alone (strings; windows, whose bounds the engine made ints)."""
     n = len(values)
     if fast or _plain_dictionary_is_exact(values):
         try:
@@ -243,20 +244,32 @@ _FAMILIES = (numbers.Number, tuple, str, bytes, frozenset)
 def _plain_dictionary_is_exact(values: list[Any]) -> bool:
     """True when a plain dict tells the values apart exactly: no two of their types belong to
     one family whose members compare equal across types (``1 == True == 1.0``, a namedtuple and
-    a tuple, ...), and no tuple holds such mixtures (checked on the distinct values only)."""
+    a tuple, ...), and no tuple holds such mixtures."""
     try:
         distinct = dict.fromkeys(values)
     except TypeError:
         return False
-    types = set(map(type, distinct))
-    if tuple in types or any(issubclass(t, tuple) for t in types):
+    types = set(map(type, values))  # of every value: the dict above already merged 1 and True
+    if any(issubclass(t, tuple) for t in types):
         # tuples compare element by element: (1,) == (True,); be exact only when every
-        # element of every tuple key is a str or None (composite string keys, windows)
+        # element of every tuple is a str, an int or None (composite keys, windows)
         for v in distinct:
             if isinstance(v, tuple) and not all(
                 e is None or e.__class__ is str or e.__class__ is int for e in v
             ):
                 return False
+        if sum(1 for t in types if issubclass(t, tuple)) > 1:
+            return False
+        # equal tuples of other element types were merged: check every tuple, not the distinct
+        return all(
+            all(e is None or e.__class__ is str or e.__class__ is int for e in v)
+            for v in values
+            if isinstance(v, tuple)
+        ) and _one_per_family(types)
+    return _one_per_family(types)
+
+
+def _one_per_family(types: set[type]) -> bool:
     return all(sum(1 for t in types if issubclass(t, family)) <= 1 for family in _FAMILIES)
 
 

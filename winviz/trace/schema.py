@@ -123,6 +123,20 @@ class TraceRecord:
         return dict(zip(names, self.detail, strict=True))
 
 
+@dataclass(frozen=True, slots=True)
+class OpaqueValue:
+    """A value read from a trace file that was not plain data when it was saved (a dataclass,
+    an enum, an object): its ``repr`` text, its type's name, and the JSON form ``jsonable``
+    gave it then. Never turned back into the object (no code runs when a file is read)."""
+
+    text: str
+    type_name: str
+    json: Any
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def split_subtask(operator: str) -> tuple[str, int | None]:
     """``"window#2"`` -> ``("window", 2)``; an operator with parallelism 1 -> ``(name, None)``."""
     name, sep, index = operator.rpartition("#")
@@ -142,6 +156,8 @@ def jsonable(value: Any) -> Any:
     """A deterministic JSON-ready form of any value the engine carries."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
+    if isinstance(value, OpaqueValue):
+        return value.json
     if isinstance(value, float):
         return (
             value if value == value and value not in (float("inf"), float("-inf")) else repr(value)

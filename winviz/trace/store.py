@@ -256,6 +256,14 @@ class Trace:
             self.columns().take(self.rows_where(kind, operator, key, window)), view=True
         )
 
+    def until(self, proc_time: int) -> Trace:
+        """A read-only trace of the records written up to processing time ``proc_time`` (the
+        run as it stood then: the simulated clock never goes back)."""
+        c = self.columns()
+        later = np.flatnonzero(c.proc_time.present & (c.proc_time.values > proc_time))
+        end = int(later[0]) if len(later) else len(c)
+        return Trace.from_columns(c.take(np.arange(end)), view=True)
+
     def records(
         self,
         *kinds: str,
@@ -267,6 +275,17 @@ class Trace:
         key or window, as ``TraceRecord`` objects."""
         rows = self.rows_where(kinds or None, operator, key, window)
         return list(self._records(rows))
+
+    def records_at(self, rows: np.ndarray | list[int]) -> list[TraceRecord]:
+        """The records at these positions (``rows_where`` gives them), as ``TraceRecord``s."""
+        return list(self._records(np.asarray(rows, dtype=np.int64)))
+
+    def operators(self, *kinds: str) -> list[str]:
+        """The operators that wrote records of these kinds (any kind when none given), in
+        order of first appearance."""
+        c = self.columns()
+        codes = c.operator.codes[self.rows_where(kinds or None)]
+        return [c.operator.values[i] for i in dict.fromkeys(codes.tolist())]
 
     def kinds(self) -> dict[str, int]:
         """How many records of each kind (in order of first appearance)."""
