@@ -124,7 +124,9 @@ def _lane_keys(bars: pd.DataFrame, max_keys: int, notes: list[str]) -> list[str]
     order = list(dict.fromkeys(bars["key"]))
     if len(order) <= max_keys:
         return order
-    busiest = set(bars.groupby("key")["elements"].sum().nlargest(max_keys, keep="first").index)
+    # (the concat with the extra rows leaves ``elements`` an object column: count as ints)
+    totals = bars["elements"].astype("int64").groupby(bars["key"], sort=False).sum()
+    busiest = set(totals.nlargest(max_keys, keep="first").index)
     notes.append(f"lanes: the {max_keys} keys with most elements of {len(order):,}")
     return [k for k in order if k in busiest]
 
