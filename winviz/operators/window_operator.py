@@ -49,7 +49,6 @@ from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, MIN, wrap_long
 from winviz.timers import InternalTimer
 from winviz.trace import Packed
-from winviz.trace.columns import entry_grid
 from winviz.windows.assigners import GlobalWindows, TumblingEventTimeWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
 from winviz.windows.merging import MergingWindowSet
@@ -199,13 +198,15 @@ class _ElementEntry(Packed):
     ``assigned``, ``timer_registered`` (``max_timestamp``), ``trigger`` (on_element
     CONTINUE) and, unless the window has no cleanup timer, ``timer_registered`` (cleanup
     time) — the records ``_process_traced`` writes after the source's. Values: processing
-    time, watermark, key, window, timestamp, value, source offset, source timestamp and the
-    two timers' de-duplicated flags (bit 0: max_timestamp, bit 1: cleanup)."""
+    time, watermark, key, window, timestamp, value, source offset, source timestamp, the
+    two timers' de-duplicated flags (bit 0: max_timestamp, bit 1: cleanup) and the source's
+    watermark. One marker per operator, source and second timer: the entries of a whole run
+    are built together when the trace is read."""
 
-    width = 9
+    width = 10
 
-    def __init__(self, op: WindowOperator, arrival: SourceArrival, second_timer: bool) -> None:
-        self.source, self.source_watermark = arrival.source, arrival.watermark
+    def __init__(self, op: WindowOperator, source: str, second_timer: bool) -> None:
+        self.source = source
         self.name = op.name
         self.cleanup_time = op.cleanup_time
         self.second_timer = second_timer
@@ -213,7 +214,9 @@ class _ElementEntry(Packed):
         self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
 
     def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
-        now, wm, key, window, ts, value, position, source_ts, flags = values[at : at + 9]
+        now, wm, key, window, ts, value, position, source_ts, flags, source_wm = values[
+            at : at + 10
+        ]
         name = self.name
         details = self._details.get(window)
         if details is None:
@@ -222,7 +225,7 @@ class _ElementEntry(Packed):
         max_ts = end - 1 if end != MIN else MAX
         out.extend(
             (
-                "arrival", now, self.source_watermark, self.source, None, None, source_ts,
+                "arrival", now, source_wm, self.source, None, None, source_ts,
                 (value, position),
                 "element", now, wm, name, key, None, ts, value,
                 "assigned", now, wm, name, key, window, ts, value,
@@ -238,12 +241,11 @@ class _ElementEntry(Packed):
                 )
             )  # fmt: skip
 
-    def columns(self, slots: list[list[Any]]) -> list[Any]:
-        """``unpack`` for many entries at once, field by field (``Packed.columns``): each
-        field of the entries' records is a grid of entries × records, filled a record at a
-        time from the entries' slots, then read entry by entry."""
-        now, wm, key, window, ts, value, position, source_ts, flags = slots
-        n, count = len(now), self.count
+    def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
+        """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
+        each record's value for all entries, or its values (a list, one per entry)."""
+        now, wm, key, window, ts, value, position, source_ts, flags, source_wm = slots
+        count = self.count
         windows = set(window)
         for w in windows:
             if w not in self._details:
@@ -259,7 +261,7 @@ class _ElementEntry(Packed):
         fields = [
             ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
             (now, now, now, now, now, now),
-            (self.source_watermark, wm, wm, wm, wm, wm),
+            (source_wm, wm, wm, wm, wm, wm),
             (source, name, name, name, name, name),
             (None, key, key, key, key, key),
             (None, None, window, window, window, window),
@@ -271,7 +273,7 @@ class _ElementEntry(Packed):
             fields[6] = (*fields[6][:5], list(map(cleanup.__getitem__, window)))
             bits = map((0, 0, 1, 1).__getitem__, flags)  # bit 1: the cleanup timer's flag
             fields[7] = (*fields[7][:5], list(map(low.__getitem__, zip(window, bits, strict=True))))
-        return [entry_grid(n, per_record[:count]) for per_record in fields]
+        return [per_record[:count] for per_record in fields]
 
 
 class WindowOperator(KeyedStreamOperator):
@@ -342,6 +344,8 @@ class WindowOperator(KeyedStreamOperator):
         self._timer_details: dict[Any, tuple[tuple[Any, ...], ...]] = {}
         # the traced fast path's last tumbling window: (start, end, (window,)); empty at first
         self._window_cache: tuple[int, int, tuple[Any, ...]] = (0, 0, ())
+        # packed trace entries: one marker per (source, whether a cleanup timer of its own)
+        self._entry_markers: dict[tuple[str, bool], _ElementEntry] = {}
         # A built-in trigger decides from its arguments and state only: the timer-loop guard
         # (winviz.timers) can prove that a timer re-registering itself loops for ever.
         self.timers.loop_guard = decides_from_state_only(self.trigger)
@@ -683,7 +687,8 @@ class WindowOperator(KeyedStreamOperator):
         add_timer = timers.event_queue.add
         ctx = self.ctx
         position = arrival.position
-        markers: dict[bool, _ElementEntry] = {}
+        markers = self._entry_markers
+        source_wm = arrival.watermark
         written: dict[_ElementEntry, int] = {}
         # the open cached window: [c_start, c_end), its timers and this batch's marker
         c_start = c_end = c_max_ts = c_cleanup = 0
@@ -708,9 +713,11 @@ class WindowOperator(KeyedStreamOperator):
             if marker is not None:
                 written[marker] = written.get(marker, 0) + packed
             second = cleanup != MAX
-            marker = markers.get(second)
+            marker = markers.get((arrival.source, second))
             if marker is None:
-                marker = markers[second] = _ElementEntry(self, arrival, second)
+                marker = markers[arrival.source, second] = _ElementEntry(
+                    self, arrival.source, second
+                )
             packed = 0
             c_start, c_end, c_window, c_max_ts, c_cleanup = start, end, window, max_ts, cleanup
             c_second = second and cleanup != max_ts
@@ -745,7 +752,12 @@ class WindowOperator(KeyedStreamOperator):
                             flags += 2
                     else:  # both timers exist since its first element
                         flags = 3
-                    write((marker, now, wm, key, c_window, ts, value, position, source_ts, flags))
+                    write(
+                        (
+                            marker, now, wm, key, c_window, ts, value, position, source_ts,
+                            flags, source_wm,
+                        )
+                    )  # fmt: skip
                     packed += 1
                     step = 0
                     position += 1

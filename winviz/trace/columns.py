@@ -330,3 +330,114 @@ def _concat_coded(columns: list[CodedColumn]) -> CodedColumn:
 def empty() -> TraceColumns:
     """The columns of a trace with no record."""
     return from_flat([])
+
+
+class NotExact(Exception):
+    """A time value that is not an int in the long range: the builder's caller takes the
+    general path (object columns) instead."""
+
+
+CODED = ("kind", "operator", "key", "window")
+TIMES = ("proc_time", "watermark", "ts")
+
+
+class ColumnsBuilder:
+    """Builds the columns of ``n`` records from pieces placed at record positions: columns of
+    plain records (``put_columns``) and the grids of packed entries (``put_grid``), each field
+    written straight into its typed array (codes, int64 times), never through Python objects
+    per record except the details."""
+
+    def __init__(self, n: int, first_seq: int) -> None:
+        self.n, self.first_seq = n, first_seq
+        self.codes = {f: np.zeros(n, dtype=np.int32) for f in CODED}
+        self.dicts: dict[str, tuple[dict[Any, int], list[Any]]] = {f: ({}, []) for f in CODED}
+        self.times = {f: (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)) for f in TIMES}
+        self.detail = np.empty(n, dtype=object)
+
+    def _code(self, field: str, value: Any) -> int:
+        index, values = self.dicts[field]
+        ident = identity(value)
+        code = index.get(ident)
+        if code is None:
+            code = index[ident] = len(values)
+            values.append(value)
+        return code
+
+    def _remap(self, field: str, column: CodedColumn) -> np.ndarray:
+        remap = np.fromiter(
+            (self._code(field, v) for v in column.values), dtype=np.int32, count=len(column.values)
+        )
+        return remap[column.codes] if len(column.codes) else column.codes
+
+    def put_columns(self, at: np.ndarray, c: TraceColumns) -> None:
+        """Plain records' columns at positions ``at``."""
+        for f in CODED:
+            self.codes[f][at] = self._remap(f, getattr(c, f))
+        for f in TIMES:
+            column: TimeColumn = getattr(c, f)
+            if not column.exact:
+                raise NotExact(f)
+            values, present = self.times[f]
+            values[at], present[at] = column.values, column.present
+        self.detail[at] = c.detail
+
+    def put_grid(self, at: np.ndarray, n: int, fields: list[tuple[Any, ...]]) -> None:
+        """The records of ``n`` packed entries at positions ``at`` (entry by entry), given per
+        field as ``Packed.fields`` describes: per record of an entry, one value for all
+        entries or a list of ``n`` values."""
+        count = len(fields[0])
+        done: dict[tuple[str, int], Any] = {}  # a list used by several records: converted once
+        for f, per_record in zip(BASE_NAMES, fields, strict=True):
+            if f in self.codes:
+                grid = np.empty((n, count), dtype=np.int32)
+                for r, item in enumerate(per_record):
+                    if isinstance(item, list):
+                        codes = done.get((f, id(item)))
+                        if codes is None:
+                            codes = self._remap(f, encode(item, fast=f != "key"))
+                            done[f, id(item)] = codes
+                        grid[:, r] = codes
+                    else:
+                        grid[:, r] = self._code(f, item)
+                self.codes[f][at] = grid.ravel()
+            elif f in self.times:
+                vals = np.zeros((n, count), dtype=np.int64)
+                pres = np.zeros((n, count), dtype=bool)
+                for r, item in enumerate(per_record):
+                    if isinstance(item, list):
+                        column = done.get(("time", id(item)))
+                        if column is None:
+                            column = done["time", id(item)] = time_column(item)
+                        if not column.exact:
+                            raise NotExact(f)
+                        vals[:, r], pres[:, r] = column.values, column.present
+                    elif item is not None:
+                        if item.__class__ is not int or not LONG_MIN <= item <= LONG_MAX:
+                            raise NotExact(f)
+                        vals[:, r], pres[:, r] = item, True
+                values, present = self.times[f]
+                values[at], present[at] = vals.ravel(), pres.ravel()
+            else:
+                self.detail[at] = entry_grid(n, per_record)
+
+    def build(self) -> TraceColumns:
+        def coded(f: str) -> CodedColumn:
+            return CodedColumn(self.codes[f], self.dicts[f][1])
+
+        def times(f: str) -> TimeColumn:
+            return TimeColumn(*self.times[f])
+
+        return TraceColumns(
+            np.arange(self.first_seq, self.first_seq + self.n, dtype=np.int64),
+            coded("kind"),
+            times("proc_time"),
+            times("watermark"),
+            coded("operator"),
+            coded("key"),
+            coded("window"),
+            times("ts"),
+            self.detail,
+        )
+
+
+BASE_NAMES = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")

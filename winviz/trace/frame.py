@@ -46,10 +46,7 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
         "window_end": pd.arrays.IntegerArray(ends, ~has),
         "ts": nullable_ints(c.ts),
     }
-    columns.update(
-        (name, pd.Series(values, dtype=object, copy=False))
-        for name, values in detail_columns(c).items()
-    )
+    columns.update(detail_columns(c))
     frame = pd.DataFrame(columns, copy=False)
     frame.attrs["schema_version"] = SCHEMA_VERSION
     return frame
@@ -94,8 +91,10 @@ def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
     }
 
 
-def detail_columns(c: TraceColumns) -> dict[str, np.ndarray]:
-    """One object column per detail field of the kinds present (None on other rows)."""
+def detail_columns(c: TraceColumns) -> dict[str, Any]:
+    """One column per detail field of the kinds present, missing on the rows of other kinds:
+    a Categorical when every value is a string (a domain, a trigger call, an input name),
+    else objects (None where missing)."""
     per_kind = kind_rows(c)
     names: list[str] = []
     for kind, fields in DETAIL_FIELDS.items():
@@ -103,17 +102,56 @@ def detail_columns(c: TraceColumns) -> dict[str, np.ndarray]:
             names.extend(f for f in fields if f not in names)
     if any(kind not in DETAIL_FIELDS for kind in per_kind):
         names.append("detail")
-    n = len(c)
-    out = {name: np.empty(n, dtype=object) for name in names}  # empty object arrays hold None
+    parts: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {name: [] for name in names}
     for kind, rows in per_kind.items():
         fields = detail_names(kind)
         details = c.detail[rows]
         if len(fields) == 1:
-            out[fields[0]][rows] = details
+            parts[fields[0]].append((rows, details))
             continue
-        for name, values in zip(fields, zip(*details.tolist(), strict=True), strict=True):
-            out[name][rows] = object_array(values)
-    return out
+        # details are often shared objects (a window's timer details): split each once
+        ids = np.fromiter(map(id, details.tolist()), dtype=np.uint64, count=len(details))
+        codes, first = _first_of_each(ids)
+        distinct = details[first].tolist()
+        for i, name in enumerate(fields):
+            parts[name].append((rows, object_array([d[i] for d in distinct])[codes]))
+    return {name: _column(len(c), pieces) for name, pieces in parts.items()}
+
+
+def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``values`` (numbered in order of first appearance) and the position of each
+    code's first value."""
+    codes, uniques = pd.factorize(values)
+    first = np.zeros(len(uniques), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return codes, first
+
+
+def _column(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> Any:
+    """A detail field's column from its (rows, values) pieces."""
+    if all(
+        all(v.__class__ is str for v in dict.fromkeys(_distinct(values))) for _, values in pieces
+    ):
+        categories: dict[str, int] = {}
+        codes = np.full(n, -1, dtype=np.int32)
+        for rows, values in pieces:
+            local = values.tolist()
+            for v in dict.fromkeys(local):
+                categories.setdefault(v, len(categories))
+            codes[rows] = np.fromiter(map(categories.__getitem__, local), np.int32, len(local))
+        return pd.Categorical.from_codes(codes, categories=list(categories))
+    out = np.empty(n, dtype=object)  # an empty object array holds None
+    for rows, values in pieces:
+        out[rows] = values
+    return pd.Series(out, dtype=object, copy=False)
+
+
+def _distinct(values: np.ndarray) -> list[Any]:
+    """The distinct values of a column piece, or a non-string marker when one is unhashable."""
+    try:
+        return list(dict.fromkeys(values.tolist()))
+    except TypeError:
+        return [None]
 
 
 def from_pandas(frame: pd.DataFrame) -> TraceColumns:

@@ -32,7 +32,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from winviz.trace.columns import TraceColumns, concat, empty, from_fields, from_flat
+from winviz.trace.columns import (
+    ColumnsBuilder,
+    NotExact,
+    TraceColumns,
+    concat,
+    empty,
+    entry_grid,
+    from_fields,
+    from_flat,
+)
 from winviz.trace.schema import (
     BASE_FIELDS,
     SCHEMA_VERSION,
@@ -63,16 +72,19 @@ class Packed:
         """Append the records of the entry whose values start at ``values[at]`` to ``out``."""
         raise NotImplementedError
 
-    def columns(self, slots: list[list[Any]]) -> list[Any]:
-        """The eight fields (``BASE_FIELDS`` order) of the records of ``n`` entries, whose
-        values are given slot by slot (``slots[f][e]``: value ``f`` of entry ``e``); record
-        ``r`` of entry ``e`` is at ``e * count + r``. This default unpacks entry by entry;
-        a subclass may build the columns directly."""
+    def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
+        """The records of ``n`` entries, whose values are given slot by slot (``slots[f][e]``:
+        value ``f`` of entry ``e``), field by field: for each of the eight fields
+        (``BASE_FIELDS`` order) a tuple with one item per record of an entry — the value
+        every entry's record has, or a list of the ``n`` entries' values. This default
+        unpacks entry by entry; a subclass may say it directly."""
         rows: list[Any] = []
         for values in zip(*slots, strict=True):
             self.unpack(list(values), 0, rows)
-        width = len(BASE_FIELDS)
-        return [rows[f::width] for f in range(width)]
+        width, count = len(BASE_FIELDS), self.count
+        return [
+            tuple(rows[f + width * r :: width * count] for r in range(count)) for f in range(width)
+        ]
 
 
 class Trace:
@@ -146,9 +158,10 @@ class Trace:
         return self._chunks[0] if self._chunks else empty()
 
     def _buffer_columns(self, first: int) -> TraceColumns:
-        """The write buffer as columns: runs of plain records sliced field by field, the
-        entries of each packed marker gathered slot by slot and built by its ``columns``,
-        then each field's values put in record order."""
+        """The write buffer as columns: the runs of plain records gathered and converted
+        field by field, the entries of each packed marker gathered slot by slot and written
+        into the typed columns from its ``fields`` (``ColumnsBuilder``); each piece at its
+        records' positions."""
         data, width = self._buffer, self.WIDTH
         if not self._packed_slots:
             return from_flat(data, first)
@@ -171,14 +184,11 @@ class Trace:
                 runs.setdefault(head, []).append((i, (j - i) // step, out))
                 out += (j - i) // step * head.count
             i = j
-        fields = [np.empty(out, dtype=object) for _ in range(width)]
-        if plain:
-            values: list[Any] = []
-            for i, j, _ in plain:
-                values.extend(data[i:j])
-            at = _positions([o for _, _, o in plain], [(j - i) // width for i, j, _ in plain])
-            for f in range(width):
-                fields[f][at] = np.fromiter(values[f::width], dtype=object, count=len(at))
+        values: list[Any] = []
+        for i, j, _ in plain:
+            values.extend(data[i:j])
+        plain_at = _positions([o for _, _, o in plain], [(j - i) // width for i, j, _ in plain])
+        gathered = []
         for marker, entries in runs.items():
             step = 1 + marker.width
             slots: list[list[Any]] = [[] for _ in range(marker.width)]
@@ -187,9 +197,25 @@ class Trace:
                 for f, slot in enumerate(slots):
                     slot.extend(data[i + 1 + f : stop : step])
             at = _positions([o for _, _, o in entries], [n * marker.count for _, n, _ in entries])
-            for f, column in enumerate(marker.columns(slots)):
-                fields[f][at] = column
-        return from_fields(fields, first)
+            gathered.append((marker, slots, at))
+        try:
+            builder = ColumnsBuilder(out, first)
+            if plain:
+                builder.put_columns(plain_at, from_flat(values))
+            for marker, slots, at in gathered:
+                builder.put_grid(at, len(slots[0]), marker.fields(slots))
+            return builder.build()
+        except NotExact:  # a time value that is not a long: object columns, field by field
+            fields = [np.empty(out, dtype=object) for _ in range(width)]
+            for f in range(width):
+                fields[f][plain_at] = np.fromiter(
+                    values[f::width], dtype=object, count=len(plain_at)
+                )
+            for marker, slots, at in gathered:
+                n = len(slots[0])
+                for f, per_record in enumerate(marker.fields(slots)):
+                    fields[f][at] = entry_grid(n, per_record)
+            return from_fields(fields, first)
 
     def __getitem__(self, i: int) -> TraceRecord:
         """The ``i``-th record (its ``seq`` for a whole trace)."""
