@@ -24,7 +24,7 @@ KEYS = (SCRIPT, IMG, QUOTES, EXPR)
 """Keys (LONG is an element payload, not a key: 11k-character lane labels are no test)."""
 SOURCE = "src " + SCRIPT
 WINDOW_OP = "win " + IMG
-PROCESS_OP = "timers " + SCRIPT
+PROCESS_OP = "timers " + SCRIPT + " " + LONG  # the timers chart's subtitle holds all of it
 SINK = "sink " + QUOTES
 LATE_TAG = wv.OutputTag("late " + IMG)
 
