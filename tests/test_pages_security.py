@@ -328,3 +328,18 @@ def test_the_guard_catches_a_sort_array() -> None:
     }
     vega = vlc.vegalite_to_vega(spec, vl_version=pages._vl_version())
     assert any("<img" in e for e in _expressions(vega))
+
+
+def test_svg_exports_hold_hostile_text_as_text(hostile) -> None:
+    """A browser runs scripts in an SVG file too: vl-convert's SVG holds the payloads as
+    escaped text — well-formed XML with no element but SVG's own."""
+    import xml.etree.ElementTree as ET
+
+    svg_ns = "{http://www.w3.org/2000/svg}"
+    for name, chart in hostile.items():
+        root = ET.fromstring(export.svg_text(chart))
+        tags = {el.tag for el in root.iter()}
+        assert all(t.startswith(svg_ns) for t in tags), name
+        assert not {f"{svg_ns}script", f"{svg_ns}foreignObject"} & tags, name
+        shown = "".join(root.itertext())
+        assert hj.SCRIPT in shown or hj.IMG in shown, name
