@@ -177,7 +177,15 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
         .encode(
             x=x.x("x"),
             x2=alt.X2("x2"),
-            y=alt.Y("key:N", sort=keys, title="key", axis=alt.Axis(labelLimit=160)),
+            # lane order as a scale domain (data), never a sort array: Vega-Lite turns a sort
+            # array into an expression holding the keys, which a key can break (U+2028)
+            y=alt.Y(
+                "key:N",
+                sort=None,
+                scale=alt.Scale(domain=keys),
+                title="key",
+                axis=alt.Axis(labelLimit=160),
+            ),
             yOffset=alt.YOffset("slot:N", scale=alt.Scale(paddingInner=0.15)),
             fill=alt.Fill(
                 "status:N",
