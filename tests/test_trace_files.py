@@ -164,3 +164,19 @@ def test_a_crafted_detail_is_data_never_code(tmp_path: Path) -> None:
             with pytest.raises(wv.TraceFileError, match=r"damaged trace file.*unknown tag"):
                 wv.load_trace(path)
     assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
+
+
+def test_a_hostile_trace_round_trips_and_charts_the_same(tmp_path: Path) -> None:
+    """Issue 16: a trace file is untrusted input. The hostile job's trace (markup, script and
+    quote payloads as keys, values, operator and sink names and tag ids) saves and loads back
+    exactly, and the loaded trace draws the very same chart as the original."""
+    import hostile_job as hj  # tests/hostile_job.py (tests/conftest.py puts it on the path)
+
+    from winviz import viz
+
+    trace = hj.run().trace
+    back = wv.load_trace(trace.save(tmp_path / "hostile.parquet"))
+    assert back.to_json() == trace.to_json()
+    assert set(back.operators()) == set(trace.operators())
+    assert any(hj.SCRIPT in op for op in back.operators())
+    assert viz.timeline(back).to_dict() == viz.timeline(trace).to_dict()
