@@ -103,7 +103,11 @@ def test_a_saved_file_opens_without_winviz(tmp_path: Path) -> None:
     assert frame["kind"].astype(str).tolist() == [r.kind for r in trace]
     fired = frame[frame["kind"] == "fired"]
     assert fired["window_start"].tolist() == [r.window.start for r in trace.records("fired")]
-    assert json.loads(fired["detail"].iloc[0])["timing"] == "on_time"
+    assert fired["timing"].tolist() == [r.detail[2] for r in trace.records("fired")]
+    assert frame["deduplicated"].dropna().isin([True, False]).all()  # typed: bool
+    arrival = frame[frame["kind"] == "arrival"].iloc[0]
+    assert json.loads(arrival["value"]) == {"$tuple": ["a", 1_000]}  # tagged JSON text
+    assert arrival["index"] == 0
     assert table.schema.metadata[b"winviz.schema_version"] == str(wv.SCHEMA_VERSION).encode()
 
 
@@ -142,19 +146,20 @@ def test_files_that_are_not_traces_are_refused_naming_the_file(tmp_path: Path) -
 def test_a_crafted_detail_is_data_never_code(tmp_path: Path) -> None:
     good = _session_job().save(tmp_path / "good.parquet")
     table = pq.read_table(good)
-    details = table.column("detail").combine_chunks()
+    values = table.column("value").combine_chunks()
     hostile = [
-        '{"value":{"$text":"__import__(\'os\').system(\'touch pwned\')","$type":"os.system",'
-        '"$json":"\\"x\\""}}',
-        '{"value":{"$reduce":["os.system","touch pwned"]}}',
+        '{"$text":"__import__(\'os\').system(\'touch pwned\')","$type":"os.system",'
+        '"$json":"\\"x\\""}',
+        '{"$reduce":["os.system","touch pwned"]}',
     ]
     for i, text in enumerate(hostile):
-        dictionary = details.dictionary.to_pylist()
-        dictionary[details.indices[1].as_py()] = text  # the first element record's detail
+        dictionary = values.dictionary.to_pylist()
+        dictionary[values.indices[1].as_py()] = text  # the first element record's value
+        column = table.column_names.index("value")
         crafted = table.set_column(
-            table.column_names.index("detail"),
-            "detail",
-            pa.DictionaryArray.from_arrays(details.indices, pa.array(dictionary)),
+            column,
+            table.schema.field(column),
+            pa.DictionaryArray.from_arrays(values.indices, pa.array(dictionary)),
         )
         path = _rewrite(tmp_path / f"crafted{i}.parquet", crafted)
         if i == 0:  # a tagged text stays text

@@ -31,11 +31,12 @@ from winviz.trace.schema import OpaqueValue, jsonable
 from winviz.windows.window import GLOBAL_WINDOW, GlobalWindow, TimeWindow
 
 _PLAIN = (type(None), bool, int, str)
+_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 
 
 def to_text(value: Any) -> str:
     """One value as compact JSON text (see the module docstring)."""
-    return json.dumps(encode(value), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _JSON(encode(value))
 
 
 def from_text(text: str) -> Any:

@@ -14,10 +14,14 @@ Columns (one row per record, in ``seq`` order):
 | ``key`` | dictionary of strings | the key as tagged JSON text (``winviz.trace.codec``) |
 | ``window_start``, ``window_end`` | int64, null unless a time window | ``[start, end)`` |
 | ``window`` | dictionary of strings | ``"time"``, ``"global"`` or null (no window) |
-| ``detail`` | dictionary of strings | the kind's detail fields as a JSON object of tagged values |
+| ``value``, ``index``, ``domain``, … | see below | one per detail field of the kinds present |
 
-Values are dictionary-encoded by identity, so a value shared by several records (an element's
-payload in its ``element`` and ``assigned`` records, a window's timer details) is written once.
+A detail field's column is null on the rows of kinds without that field. It is typed when
+its values allow: ``bool``, ``int64`` or a dictionary of strings; otherwise each value is
+tagged JSON text (``winviz.trace.codec``), dictionary-encoded by identity, so a value shared
+by several records (an element's payload in its ``arrival``, ``element`` and ``assigned``
+records, a window's timer namespace) is written once. The column's field metadata
+``winviz.encoding`` says which (``plain`` or ``json``).
 """
 
 from __future__ import annotations
@@ -32,7 +36,15 @@ import pyarrow.parquet as pq
 
 from winviz.errors import TraceFileError
 from winviz.trace import codec
-from winviz.trace.columns import CodedColumn, TimeColumn, TraceColumns, object_array
+from winviz.trace.columns import (
+    LONG_MAX,
+    LONG_MIN,
+    CodedColumn,
+    TimeColumn,
+    TraceColumns,
+    object_array,
+)
+from winviz.trace.frame import detail_pieces, first_of_each
 from winviz.trace.schema import SCHEMA_VERSION, detail_names
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
@@ -50,8 +62,8 @@ COLUMNS = {
     "window_end": pa.int64(),
     "window": pa.string(),
     "ts": pa.int64(),
-    "detail": pa.string(),
 }
+ENCODING = b"winviz.encoding"
 
 
 def to_arrow(c: TraceColumns) -> pa.Table:
@@ -61,26 +73,27 @@ def to_arrow(c: TraceColumns) -> pa.Table:
         None if w is None else ("time" if getattr(w, "end", None) is not None else "global")
         for w in c.window.values
     ]
-    kinds = c.kind.values
-    details = _by_identity(c.kind.codes, c.detail, lambda k, d: _detail_text(kinds[k], d))
-    table = pa.table(
-        {
-            "seq": pa.array(c.seq, pa.int64()),
-            "kind": _dictionary(c.kind.codes, c.kind.values),
-            "proc_time": _times(c.proc_time),
-            "watermark": _times(c.watermark),
-            "operator": _dictionary(c.operator.codes, c.operator.values),
-            "key": _dictionary(c.key.codes, [codec.to_text(k) for k in c.key.values]),
-            "window_start": pa.array(starts, pa.int64(), mask=~has),
-            "window_end": pa.array(ends, pa.int64(), mask=~has),
-            "window": _dictionary(c.window.codes, window_kind),
-            "ts": _times(c.ts),
-            "detail": details,
-        }
+    columns: dict[str, Any] = {
+        "seq": pa.array(c.seq, pa.int64()),
+        "kind": _dictionary(c.kind.codes, c.kind.values),
+        "proc_time": _times(c.proc_time),
+        "watermark": _times(c.watermark),
+        "operator": _dictionary(c.operator.codes, c.operator.values),
+        "key": _dictionary(c.key.codes, [codec.to_text(k) for k in c.key.values]),
+        "window_start": pa.array(starts, pa.int64(), mask=~has),
+        "window_end": pa.array(ends, pa.int64(), mask=~has),
+        "window": _dictionary(c.window.codes, window_kind),
+        "ts": _times(c.ts),
+    }
+    fields = [pa.field(name, array.type) for name, array in columns.items()]
+    for name, pieces in detail_pieces(c).items():
+        array, encoding = _detail_array(len(c), pieces)
+        columns[name] = array
+        fields.append(pa.field(name, array.type, metadata={ENCODING: encoding}))
+    schema = pa.schema(
+        fields, metadata={META_FORMAT: FORMAT.encode(), META_VERSION: str(SCHEMA_VERSION).encode()}
     )
-    return table.replace_schema_metadata(
-        {META_FORMAT: FORMAT.encode(), META_VERSION: str(SCHEMA_VERSION).encode()}
-    )
+    return pa.Table.from_arrays(list(columns.values()), schema=schema)
 
 
 def save(c: TraceColumns, path: Path) -> Path:
@@ -106,32 +119,40 @@ def _dictionary(codes: np.ndarray, values: list[Any]) -> pa.DictionaryArray:
     )
 
 
-def _by_identity(kinds: np.ndarray, values: np.ndarray, text: Any) -> pa.DictionaryArray:
-    """A dictionary array of ``text(kind, value)`` per record, computed once per kind and
-    distinct object (the same object in several records of a kind is one entry)."""
-    # ``values`` keeps every object alive while their ids are used
+def _detail_array(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[pa.Array, bytes]:
+    """A detail field's column (null where absent) and its encoding: typed when every value
+    is a bool, an int in the long range or a string; else tagged JSON text, one text per
+    distinct object."""
+    rows = np.concatenate([r for r, _ in pieces])
+    values = np.concatenate([v for _, v in pieces])
     ids = np.fromiter(map(id, values.tolist()), dtype=np.uint64, count=len(values))
-    id_codes, _ = pd.factorize(ids)
-    codes, firsts = pd.factorize(id_codes.astype(np.int64) * 256 + kinds)
-    rows = np.zeros(len(firsts), dtype=np.int64)
-    rows[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the first record of each entry
-    texts = [text(k, v) for k, v in zip(kinds[rows].tolist(), values[rows].tolist(), strict=True)]
-    # equal texts (one payload in its element and assigned records) are one entry
-    text_codes, distinct = pd.factorize(np.asarray(texts, dtype=object))
-    codes, texts = text_codes[codes], distinct.tolist()
-    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(texts, pa.string()))
-
-
-def _detail_text(kind: str, detail: Any) -> str:
-    names = detail_names(kind)
-    fields = (
-        {names[0]: detail}
-        if len(names) == 1
-        else dict(zip(names, detail, strict=True))
-        if isinstance(detail, tuple) and len(detail) == len(names)
-        else {"detail": detail}
+    codes, first = first_of_each(ids)
+    distinct = values[first].tolist()
+    types = set(map(type, distinct)) - {type(None)}
+    out_codes = np.full(n, -1, dtype=np.int64)
+    out_codes[rows] = codes
+    valid = out_codes >= 0
+    if types == {bool} or (
+        types == {int} and all(LONG_MIN <= v <= LONG_MAX for v in distinct if v is not None)
+    ):
+        table = np.array([0 if v is None else v for v in distinct], dtype=np.int64)
+        missing = np.array([v is None for v in distinct], dtype=bool)
+        data = table[np.where(valid, out_codes, 0)]
+        mask = ~valid | missing[np.where(valid, out_codes, 0)]
+        kind = pa.bool_() if types == {bool} else pa.int64()
+        return pa.array(data.astype(bool) if types == {bool} else data, kind, mask=mask), b"plain"
+    if types <= {str}:
+        texts, encoding = distinct, b"plain"
+    else:
+        texts, encoding = [codec.to_text(v) for v in distinct], b"json"
+    nulls = [i for i, v in enumerate(distinct) if v is None and encoding == b"plain"]
+    indices = pa.array(
+        np.where(valid, out_codes, 0).astype(np.int32),
+        pa.int32(),
+        mask=~valid | np.isin(out_codes, nulls) if nulls else ~valid,
     )
-    return codec.to_text(fields)
+    dictionary = pa.array(["" if t is None else t for t in texts], pa.string())
+    return pa.DictionaryArray.from_arrays(indices, dictionary), encoding
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -177,25 +198,29 @@ def load(path: str | Path) -> TraceColumns:
 
 def _columns(table: pa.Table) -> TraceColumns:
     kinds = _coded(table, "kind")
-    detail_col = _coded(table, "detail")
-    if any(t is None for t in detail_col.values):
-        raise ValueError("a record without a detail")
-    detail_values = codec.from_texts(detail_col.values)
-    # one value per (kind, detail text): records sharing one share the decoded object
-    pair_codes, pairs = pd.factorize(
-        detail_col.codes.astype(np.int64) * 256 + kinds.codes.astype(np.int64)
-    )
-    rows = np.zeros(len(pairs), dtype=np.int64)
-    rows[pair_codes[::-1]] = np.arange(len(pair_codes) - 1, -1, -1)
-    decoded = object_array(
-        _detail_value(kinds.values[p % 256], detail_values[p // 256], int(r))
-        for p, r in zip(pairs.tolist(), rows.tolist(), strict=True)
-    )
-    details = decoded[pair_codes]
+    n = len(kinds.codes)
+    details = np.empty(n, dtype=object)
+    columns: dict[str, np.ndarray] = {}
+    per_kind = {k: np.flatnonzero(kinds.codes == i) for i, k in enumerate(kinds.values)}
+    for kind, rows in per_kind.items():
+        if not len(rows):
+            continue
+        if kind is None:
+            raise ValueError(f"record {int(rows[0])} has no kind")
+        names = detail_names(kind)
+        for name in names:
+            if name not in columns:
+                if name not in table.column_names:
+                    raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
+                columns[name] = _detail_values(table, name)
+        if len(names) == 1:
+            details[rows] = columns[names[0]][rows]
+        else:
+            parts = [columns[name][rows].tolist() for name in names]
+            details[rows] = object_array(list(zip(*parts, strict=True)))
     window_kind = _coded(table, "window")
     starts = table.column("window_start").to_numpy(zero_copy_only=False)
     ends = table.column("window_end").to_numpy(zero_copy_only=False)
-    windows = _windows(window_kind, starts, ends)
     key_col = _coded(table, "key")
     return TraceColumns(
         table.column("seq").to_numpy().astype(np.int64),
@@ -204,10 +229,35 @@ def _columns(table: pa.Table) -> TraceColumns:
         _time(table, "watermark"),
         _coded(table, "operator"),
         CodedColumn(key_col.codes, codec.from_texts(key_col.values)),
-        windows,
+        _windows(window_kind, starts, ends),
         _time(table, "ts"),
         details,
     )
+
+
+def _detail_values(table: pa.Table, name: str) -> np.ndarray:
+    """A detail field's column as an object array (None where null)."""
+    field = table.schema.field(name)
+    encoding = (field.metadata or {}).get(ENCODING)
+    column = table.column(name).combine_chunks()
+    if encoding not in (b"plain", b"json"):
+        raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
+    if pa.types.is_dictionary(column.type):
+        if not pa.types.is_string(column.type.value_type):
+            raise ValueError(f"detail column {name!r} is {column.type}; expected strings")
+        texts = column.dictionary.to_pylist()
+        table_values = object_array(codec.from_texts(texts) if encoding == b"json" else texts)
+        codes = column.indices.fill_null(0).to_numpy(zero_copy_only=False)
+        out = table_values[codes] if len(table_values) else np.empty(len(codes), dtype=object)
+    elif pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
+        if encoding != b"plain":
+            raise ValueError(f"detail column {name!r} is {column.type} but marked json")
+        filler = False if pa.types.is_boolean(column.type) else 0
+        out = object_array(column.fill_null(filler).to_pylist())
+    else:
+        raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
+    out[column.is_null().to_numpy(zero_copy_only=False)] = None
+    return out
 
 
 def _coded(table: pa.Table, name: str) -> CodedColumn:
@@ -266,19 +316,6 @@ def _windows(kind: CodedColumn, starts: np.ndarray, ends: np.ndarray) -> CodedCo
             row = int(np.flatnonzero(codes == i)[0])
             raise ValueError(f"record {row}: window {name!r}; expected 'time', 'global' or null")
     return CodedColumn(codes.astype(np.int32), values)
-
-
-def _detail_value(kind: str, fields: Any, row: int) -> Any:
-    names = detail_names(kind)
-    if not isinstance(fields, dict):
-        raise ValueError(f"record {row}: detail {fields!r}; expected a JSON object")
-    if set(fields) == {"detail"} and names != ("detail",):
-        return fields["detail"]
-    if set(fields) != set(names):
-        raise ValueError(
-            f"record {row} ({kind}): detail fields {sorted(fields)}; expected {list(names)}"
-        )
-    return fields[names[0]] if len(names) == 1 else tuple(fields[n] for n in names)
 
 
 __all__ = ["TraceFileError", "load", "save", "to_arrow"]

@@ -91,10 +91,9 @@ def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
     }
 
 
-def detail_columns(c: TraceColumns) -> dict[str, Any]:
-    """One column per detail field of the kinds present, missing on the rows of other kinds:
-    a Categorical when every value is a string (a domain, a trigger call, an input name),
-    else objects (None where missing)."""
+def detail_pieces(c: TraceColumns) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
+    """Each detail field of the kinds present (in ``DETAIL_FIELDS`` order; ``detail`` for a
+    kind the schema lacks) as (rows, values) pieces, one per kind that has the field."""
     per_kind = kind_rows(c)
     names: list[str] = []
     for kind, fields in DETAIL_FIELDS.items():
@@ -111,14 +110,21 @@ def detail_columns(c: TraceColumns) -> dict[str, Any]:
             continue
         # details are often shared objects (a window's timer details): split each once
         ids = np.fromiter(map(id, details.tolist()), dtype=np.uint64, count=len(details))
-        codes, first = _first_of_each(ids)
+        codes, first = first_of_each(ids)
         distinct = details[first].tolist()
         for i, name in enumerate(fields):
             parts[name].append((rows, object_array([d[i] for d in distinct])[codes]))
-    return {name: _column(len(c), pieces) for name, pieces in parts.items()}
+    return parts
 
 
-def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def detail_columns(c: TraceColumns) -> dict[str, Any]:
+    """One column per detail field of the kinds present, missing on the rows of other kinds:
+    a Categorical when every value is a string (a domain, a trigger call, an input name),
+    else objects (None where missing)."""
+    return {name: _column(len(c), pieces) for name, pieces in detail_pieces(c).items()}
+
+
+def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes of ``values`` (numbered in order of first appearance) and the position of each
     code's first value."""
     codes, uniques = pd.factorize(values)
