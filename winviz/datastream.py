@@ -41,6 +41,7 @@ from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
 from winviz.time import MAX, MIN, TimestampNormalizer, duration_ms, in_long_range
+from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
@@ -96,6 +97,7 @@ class StreamExecutionEnvironment:
         self.checkpoint_config: CheckpointConfig | None = None
         self.parallelism = 1
         self.max_parallelism: int | None = None
+        self.timer_firing_budget = DEFAULT_FIRING_BUDGET
 
     def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
         """Flink's ``env.setParallelism``: the parallelism of every operator that sets none
@@ -115,6 +117,21 @@ class StreamExecutionEnvironment:
 
     def get_max_parallelism(self) -> int | None:
         return self.max_parallelism
+
+    def set_timer_firing_budget(self, budget: int) -> StreamExecutionEnvironment:
+        """How many timers of one key and window (or namespace), each registered by an
+        earlier firing of the same advance, one advance of the watermark or processing time
+        may fire before the run ends with ``TimerLoopError`` (``winviz.timers``; default
+        ``DEFAULT_FIRING_BUDGET``). Not a Flink setting: Flink would keep firing."""
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise InputError(
+                "a timer firing budget must be a positive int",
+                field="timer_firing_budget",
+                value=budget,
+                expected="an int >= 1",
+            )
+        self.timer_firing_budget = budget
+        return self
 
     # -- naming ---------------------------------------------------------------------------
 

@@ -264,7 +264,7 @@ class JobRuntime:
     ) -> None:
         self.env = env
         self.trace = Trace() if env.trace_enabled else None
-        self.job = JobContext(trace=self.trace)
+        self.job = JobContext(trace=self.trace, timer_firing_budget=env.timer_firing_budget)
         self.result = JobExecutionResult(job_name, trace=self.trace, metrics=self.job.metrics)
         self.coordinator = CheckpointCoordinator(self, env.checkpoint_config, fail_at)
         self.result.checkpoints = self.coordinator.completed

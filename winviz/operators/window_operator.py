@@ -46,20 +46,30 @@ from winviz.operators.window_functions import (
     ReduceWindowFunction,
 )
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
-from winviz.time import MAX, MIN, wrap_long
+from winviz.time import MAX, MIN, format_ms, wrap_long
 from winviz.timers import InternalTimer
 from winviz.trace import Packed
 from winviz.windows.assigners import GlobalWindows, TumblingEventTimeWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
 from winviz.windows.merging import MergingWindowSet
 from winviz.windows.triggers import (
+    ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
     EventTimeTrigger,
+    PurgingTrigger,
     Trigger,
     TriggerResult,
     decides_from_state_only,
     involves,
 )
+
+
+def _about(n: int) -> str:
+    """``n`` rounded to two digits, as ``9.2·10^15`` (plainly when below a million)."""
+    if n < 1_000_000:
+        return str(n)
+    mantissa, exponent = f"{n:.1e}".split("e")
+    return f"{mantissa}·10^{int(exponent)}"
 
 
 class TriggerContext:
@@ -351,6 +361,10 @@ class WindowOperator(KeyedStreamOperator):
         # A built-in trigger decides from its arguments and state only: the timer-loop guard
         # (winviz.timers) can prove that a timer re-registering itself loops for ever.
         self.timers.loop_guard = decides_from_state_only(self.trigger)
+        # a ContinuousEventTimeTrigger (or one in a PurgingTrigger): its chains of firings
+        # in one watermark advance are counted in advance (_check_chain)
+        nested = self.trigger.nested if type(self.trigger) is PurgingTrigger else self.trigger
+        self._continuous = nested if type(nested) is ContinuousEventTimeTrigger else None
 
     def open(self, job: Any) -> None:
         """``KeyedStreamOperator.open``; in the fast-path configuration with a trace,
@@ -1121,6 +1135,8 @@ class WindowOperator(KeyedStreamOperator):
                 self._clear_all_state(key, window, state_window, merging)
             if merging is not None:
                 self._persist(key, merging)
+            if event_time and self._continuous is not None:
+                self._check_chain(key, window, time)
         except WinvizError:
             raise
         except Exception as exc:
@@ -1309,6 +1325,73 @@ class WindowOperator(KeyedStreamOperator):
             key=timer.key,
             namespace=window,
             timestamp=time,
+        )
+
+    def _check_chain(self, key: Any, window: Any, time: int) -> None:
+        """After a ContinuousEventTimeTrigger's timer at ``time`` fired: if its next fire
+        time is due at the current watermark already, each firing registers the next one
+        ``interval`` later, up to ``min(watermark, max_timestamp)``; raise
+        ``TimerLoopError`` at once when that chain is longer than the firing budget (the
+        timer service would raise once it went past it: ``winviz.timers``)."""
+        trigger = self._continuous
+        watermark = self.timers.current_watermark
+        next_fire = self.state.get(trigger.state_desc.name, key, window)
+        if next_fire is None or next_fire > watermark:
+            return
+        max_ts = window.max_timestamp()
+        to_come = (min(watermark, max_ts) - next_fire) // trigger.interval + 1
+        budget = self.timers.firing_budget
+        if to_come <= budget:
+            return
+        purging = type(self.trigger) is PurgingTrigger
+        each = (
+            "emitting its contents once and nothing after the purge"
+            if purging
+            else ("emitting its contents")
+        )
+        raise TimerLoopError(
+            f"timer loop in operator {self.name!r}: trigger {self.trigger!r} would fire key "
+            f"{key!r}, window {window} at least {to_come} more times at the watermark "
+            f"{format_ms(watermark)}: its next fire time {next_fire} is already due, and each "
+            f"firing registers the next one {trigger.interval} ms later, up to "
+            f"min(watermark, the window's max timestamp {format_ms(max_ts)}) — more than the "
+            f"budget of {budget} timer firings per key and window in one advance "
+            "(env.set_timer_firing_budget(n)). Real Flink does the same: its timer service "
+            "fires every timer at or before the watermark, including the ones these firings "
+            f"register, so it would fire this window about {_about(to_come)} times ({each} "
+            "each time) before the watermark could move on, and the job does not finish in "
+            "practice. A window whose max timestamp is MAX (GlobalWindows) never stops "
+            "re-arming at the end-of-input watermark MAX; give the window an end (e.g. "
+            "TumblingEventTimeWindows), or fire on a count or once at the end of input "
+            "(GlobalWindows.create_with_end_of_stream_trigger()).",
+            operator=self.name,
+            domain="event",
+            key=key,
+            namespace=window,
+            timestamp=next_fire,
+        )
+
+    def timer_budget_error(
+        self, timer: InternalTimer, domain: str, now: int, budget: int
+    ) -> TimerLoopError:
+        """Name the trigger, key and window of a chain of firings past the firing budget."""
+        clock = "watermark" if domain == "event" else "processing time"
+        return TimerLoopError(
+            f"timer loop in operator {self.name!r}: trigger {self.trigger!r} fired {budget} "
+            f"{domain}-time timers of key {timer.key!r}, window {timer.namespace} in one "
+            f"advance of the {clock} to {format_ms(now)}, each registered by an earlier firing "
+            f"of the same advance, and the next one (at {format_ms(timer.timestamp)}) is due "
+            f"too: the chain may never end, and the {clock} cannot move on until it does. "
+            "Real Flink keeps firing the same way (its timer service fires every timer at or "
+            "before the new time, including ones the firings register), so the job would hang "
+            "there. If the chain is meant to be this long, raise the budget: "
+            f"env.set_timer_firing_budget(n) (now {budget} firings per key and window in one "
+            "advance).",
+            operator=self.name,
+            domain=domain,
+            key=timer.key,
+            namespace=timer.namespace,
+            timestamp=timer.timestamp,
         )
 
     # -- checkpoints ------------------------------------------------------------------------
