@@ -30,7 +30,7 @@ from operator import le
 from typing import Any
 
 from winviz.checkpoints import CheckpointConfig
-from winviz.errors import InputError
+from winviz.errors import ArgumentTypeError, InputError
 from winviz.functions import (
     AggregateFunction,
     CoProcessFunction,
@@ -40,7 +40,7 @@ from winviz.functions import (
 from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
-from winviz.time import MAX, MIN, TimestampNormalizer, duration_ms, in_long_range
+from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, in_long_range
 from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
 from winviz.windows.assigners import WindowAssigner
@@ -83,13 +83,7 @@ class StreamExecutionEnvironment:
     def __init__(
         self, *, auto_watermark_interval: int = 200, trace: bool = True, tz: str | None = None
     ) -> None:
-        if auto_watermark_interval < 0:
-            raise InputError(
-                "auto_watermark_interval must be >= 0",
-                field="auto_watermark_interval",
-                value=auto_watermark_interval,
-            )
-        self.auto_watermark_interval = auto_watermark_interval
+        self.auto_watermark_interval = _watermark_interval(auto_watermark_interval)
         self.trace_enabled = trace
         self.tz = tz
         self.nodes: list[Node] = []
@@ -160,7 +154,9 @@ class StreamExecutionEnvironment:
         return self
 
     def set_auto_watermark_interval(self, interval: Any) -> StreamExecutionEnvironment:
-        self.auto_watermark_interval = duration_ms(interval, what="auto_watermark_interval")
+        """Flink's ``ExecutionConfig.setAutoWatermarkInterval``: ms (or a timedelta) of
+        processing time between periodic watermarks, >= 0 (0 turns them off)."""
+        self.auto_watermark_interval = _watermark_interval(interval)
         return self
 
     # -- sources --------------------------------------------------------------------------
@@ -194,6 +190,7 @@ class StreamExecutionEnvironment:
         timestamps): the form the runtime hands to operators. ``where`` (e.g. ``[1]``) names
         the partition in error fields."""
         norm = TimestampNormalizer(self.tz)
+        arrival_interval = duration_ms(arrival_interval, what="arrival_interval")
         n = len(values)
         arrivals: Sequence[int]
         indices: Sequence[int] = range(n)
@@ -368,6 +365,15 @@ class StreamExecutionEnvironment:
             if not in_long_range(until):
                 raise InputError("out of range", value=until)
         failures = () if fail_at is None else (fail_at,) if isinstance(fail_at, int) else fail_at
+        try:
+            failures = [count_arg(n, what="fail_at", minimum=0) for n in failures]
+        except TypeError:
+            raise ArgumentTypeError(
+                "fail_at must be a record count or several",
+                field="fail_at",
+                value=fail_at,
+                expected="an int >= 0 or a list of them",
+            ) from None
         return JobRuntime(self, job_name, fail_at=failures).run(until)
 
 
@@ -641,6 +647,18 @@ class ConnectedStreams:
             key_selectors=self.key_selectors,
         )
         return DataStream(env, node)
+
+
+def _watermark_interval(interval: Any) -> int:
+    ms = duration_ms(interval, what="auto_watermark_interval")
+    if ms < 0:
+        raise InputError(
+            "auto_watermark_interval must be >= 0",
+            field="auto_watermark_interval",
+            value=interval,
+            expected=">= 0 ms (0 turns periodic watermarks off)",
+        )
+    return ms
 
 
 def check_parallelism(parallelism: Any) -> int:

@@ -45,6 +45,59 @@ class InputError(WinvizError, ValueError):
         super().__init__(where + message + tail)
 
 
+class LongRangeError(InputError):
+    """A time, duration or timer outside Java's ``long`` range [-2**63, 2**63-1] ms: Flink
+    keeps every time in a ``long`` and could not hold it (it would wrap silently)."""
+
+
+class ArgumentTypeError(InputError, TypeError):
+    """A value of the wrong type: a float, bool or str where int milliseconds or a count are
+    expected, a callable that is none, and the like."""
+
+
+class NameClashError(InputError):
+    """A name that is already taken (two sinks writing to ``outputs[name]``)."""
+
+
+class KeySelectionError(InputError):
+    """A key Flink could not route: null (Flink's "Assigned key must not be null!"), NaN or
+    of a type Java cannot hash the way winviz does."""
+
+
+class FunctionResultError(WinvizError, TypeError):
+    """A user function returned something the operator cannot use (``flat_map`` returning
+    an int or None, ``reduce`` returning None, a watermark function returning a str):
+    names the function, the operator, the record and what was expected."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        function: str,
+        operator: str,
+        value: Any,
+        expected: str,
+        index: int | None = None,
+        key: Any = None,
+        record: Any = ...,
+    ) -> None:
+        self.function = function
+        self.operator = operator
+        self.value = value
+        self.expected = expected
+        self.index = index
+        self.key = key
+        self.record = record
+        parts = [f"{function} in operator {operator!r} {message}: got {value!r}"]
+        if index is not None:
+            parts.append(f"record {index}")
+        if key is not None:
+            parts.append(f"key {key!r}")
+        if record is not ...:
+            parts.append(f"value {record!r}")
+        super().__init__("; ".join(parts) + f" (expected {expected})")
+
+
 class UserFunctionError(WinvizError, RuntimeError):
     """A user function raised: re-raised with the operator, key, window and record."""
 

@@ -44,12 +44,13 @@ million windows at once is no loop.
 from __future__ import annotations
 
 import heapq
+import numbers
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from winviz.errors import TimerLoopError
-from winviz.time import MIN, format_ms
+from winviz.errors import ArgumentTypeError, InputError, LongRangeError, TimerLoopError
+from winviz.time import MAX, MIN, format_ms
 
 EVENT = "event"
 PROCESSING = "processing"
@@ -212,7 +213,31 @@ class InternalTimerService:
 
     # -- registration (scoped to the current key) -----------------------------------------
 
+    def _bad_timestamp(self, ts: Any, domain: str) -> InputError:
+        """The error of a timer timestamp that is no int in Java's long range (a str, a
+        float, a bool, 2**64): Flink's timers are ``long``s."""
+        article = "an" if domain == EVENT else "a"
+        where = (
+            f"operator {getattr(self.key_context, 'name', self.name)!r}, key "
+            f"{self.key_context.current_key!r}: {article} {domain}-time timer needs an int "
+            "timestamp in Java's long range"
+        )
+        integral = isinstance(ts, numbers.Integral) and not isinstance(ts, bool)
+        error = LongRangeError if integral else ArgumentTypeError
+        job = getattr(self.key_context, "job", None)
+        return error(
+            where,
+            index=getattr(job, "record_index", None),
+            field="timestamp",
+            value=ts,
+            expected="int milliseconds in [-2**63, 2**63-1]",
+        )
+
     def register_event_time_timer(self, namespace: Any, ts: int) -> None:
+        if ts.__class__ is not int or not MIN <= ts <= MAX:
+            if not isinstance(ts, numbers.Integral) or isinstance(ts, bool) or not MIN <= ts <= MAX:
+                raise self._bad_timestamp(ts, EVENT)
+            ts = int(ts)
         added = self.event_queue.add(self.key_context.current_key, namespace, ts)
         if self.on_change is not None:
             self.on_change(
@@ -227,6 +252,10 @@ class InternalTimerService:
             )
 
     def register_processing_time_timer(self, namespace: Any, ts: int) -> None:
+        if ts.__class__ is not int or not MIN <= ts <= MAX:
+            if not isinstance(ts, numbers.Integral) or isinstance(ts, bool) or not MIN <= ts <= MAX:
+                raise self._bad_timestamp(ts, PROCESSING)
+            ts = int(ts)
         added = self.processing_queue.add(self.key_context.current_key, namespace, ts)
         if self.on_change is not None:
             self.on_change(

@@ -1,0 +1,184 @@
+"""The bad-input catalogue (issue 14): what a new user might get wrong, one test per case.
+
+Each test asserts the error class, the words that name the record, field and value, and what
+was expected; for errors raised while a job runs, that the trace and the outputs written
+before the error are kept (``error.trace``, ``error.partial_result``). The timer-loop cases
+are in ``tests/test_trigger_loops.py``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+import winviz as wv
+from winviz.errors import (
+    ArgumentTypeError,
+    InputError,
+    LongRangeError,
+)
+
+BIG = 2**64 + 1000  # wraps to 1000 in Java's long
+
+
+def _strategy(bound: int = 0) -> wv.WatermarkStrategy:
+    return wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+        lambda e, _: e[1]
+    )
+
+
+def _keyed(data=(("A", 500), ("A", 1500)), arrivals=(0, 100), env=None):
+    env = env or wv.StreamExecutionEnvironment()
+    stream = (
+        env.from_collection(list(data), arrival_times=list(arrivals))
+        .assign_timestamps_and_watermarks(_strategy())
+        .key_by(lambda e: e[0])
+    )
+    return env, stream
+
+
+# -- 2. durations, timestamps and timers beyond Java's long, floats and bools -----------------
+
+
+@pytest.mark.parametrize(
+    ("make", "field"),
+    [
+        (lambda: wv.TumblingEventTimeWindows.of(BIG), "window size"),
+        (lambda: wv.SlidingEventTimeWindows.of(1000, BIG), "window slide"),
+        (lambda: wv.EventTimeSessionWindows.with_gap(2**64 + 10), "session gap"),
+        (lambda: wv.ContinuousEventTimeTrigger.of(2**63), "interval"),
+        (lambda: wv.WatermarkStrategy.for_bounded_out_of_orderness(2**70), "max out-of-orderness"),
+        (lambda: _keyed()[1].window(wv.GlobalWindows.create()).allowed_lateness(2**70), None),
+    ],
+)
+def test_a_duration_beyond_javas_long_is_refused(make, field):
+    with pytest.raises(LongRangeError) as info:
+        make()
+    message = str(info.value)
+    assert "outside Java's long range" in message
+    assert "(expected -2**63 <= ms <= 2**63-1)" in message
+    assert info.value.field == (field or "allowed lateness")
+    assert info.value.value >= 2**63
+
+
+@pytest.mark.parametrize(
+    ("make", "value"),
+    [
+        (lambda: wv.TumblingEventTimeWindows.of(1.5), 1.5),
+        (lambda: wv.TumblingEventTimeWindows.of(True), True),
+        (lambda: wv.EventTimeSessionWindows.with_gap("10"), "10"),
+        (lambda: wv.ContinuousProcessingTimeTrigger.of(0.5), 0.5),
+    ],
+)
+def test_a_duration_that_is_no_int_or_timedelta_is_refused(make, value):
+    with pytest.raises(ArgumentTypeError, match="must be milliseconds \\(int\\) or a timedelta"):
+        make()
+    try:
+        make()
+    except ArgumentTypeError as exc:
+        assert exc.value == value and isinstance(exc, TypeError)
+
+
+def test_a_timedelta_and_a_numpy_int_are_durations():
+    np = pytest.importorskip("numpy")
+    assert wv.TumblingEventTimeWindows.of(dt.timedelta(seconds=2)).size == 2000
+    assert wv.TumblingEventTimeWindows.of(np.int64(3000)).size == 3000
+
+
+@pytest.mark.parametrize(
+    ("count", "cls"),
+    [
+        (1.5, ArgumentTypeError),
+        ("3", ArgumentTypeError),
+        (True, ArgumentTypeError),
+        (0, InputError),
+    ],
+)
+def test_count_trigger_needs_a_positive_int(count, cls):
+    with pytest.raises(cls) as info:
+        wv.CountTrigger.of(count)
+    assert info.value.field == "CountTrigger max_count" and info.value.value == count
+    assert "(expected an int >= 1)" in str(info.value)
+
+
+def test_count_evictor_needs_an_int():
+    with pytest.raises(ArgumentTypeError, match="CountEvictor max_count must be an int, got float"):
+        wv.windows.CountEvictor.of(2.0)
+
+
+@pytest.mark.parametrize("fail_at", [True, 1.5, "3", [1, False]])
+def test_fail_at_must_be_record_counts(fail_at):
+    env, stream = _keyed()
+    stream.process(_Echo()).sink_to("out")
+    with pytest.raises(ArgumentTypeError) as info:
+        env.execute(fail_at=fail_at)
+    assert info.value.field == "fail_at"
+    assert "(expected an int >= 0 or a list of them)" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("interval", "cls"),
+    [(0.5, ArgumentTypeError), ("10", ArgumentTypeError), (2**64, LongRangeError)],
+)
+def test_arrival_interval_must_be_int_milliseconds(interval, cls):
+    with pytest.raises(cls) as info:
+        wv.StreamExecutionEnvironment().from_collection([1, 2], arrival_interval=interval)
+    assert info.value.field == "arrival_interval" and info.value.value == interval
+
+
+def test_set_auto_watermark_interval_refuses_a_negative_interval_like_the_constructor():
+    for make in (
+        lambda: wv.StreamExecutionEnvironment().set_auto_watermark_interval(-100),
+        lambda: wv.StreamExecutionEnvironment(auto_watermark_interval=-100),
+    ):
+        with pytest.raises(InputError) as info:
+            make()
+        assert info.value.field == "auto_watermark_interval" and info.value.value == -100
+        assert "(expected >= 0 ms (0 turns periodic watermarks off))" in str(info.value)
+
+
+class _Echo(wv.KeyedProcessFunction):
+    """Emits every record and registers an event-time timer at ``at`` (if given)."""
+
+    def __init__(self, at: Any = None) -> None:
+        self.at = at
+
+    def process_element(self, value, ctx, out):
+        out.collect(value)
+        if self.at is not None:
+            ctx.timer_service().register_event_time_timer(self.at)
+
+
+@pytest.mark.parametrize(
+    ("at", "cls"), [("soon", ArgumentTypeError), (2**64, LongRangeError), (1.5, ArgumentTypeError)]
+)
+def test_a_timer_that_is_no_long_is_refused_naming_operator_key_and_record(at, cls):
+    env, stream = _keyed()
+    stream.process(_Echo(at)).sink_to("out")
+    with pytest.raises(cls) as info:
+        env.execute()
+    err = info.value
+    assert str(err).startswith(
+        f"record 0, field 'timestamp', value {at!r}: operator 'process', key 'A': an "
+        "event-time timer needs an int timestamp in Java's long range (expected int "
+        "milliseconds in [-2**63, 2**63-1])"
+    )
+    # the record was emitted before the timer was refused: kept
+    assert [r.value for r in err.partial_result.outputs["out"]] == [("A", 500)]
+    assert err.trace[-1].kind == "error"
+
+
+def test_a_trigger_registering_a_timer_beyond_long_is_refused():
+    class Far(wv.windows.Trigger):
+        def on_element(self, element, timestamp, window, ctx):
+            ctx.register_event_time_timer(2**64)
+            return wv.windows.TriggerResult.CONTINUE
+
+    env, stream = _keyed()
+    stream.window(wv.TumblingEventTimeWindows.of(1000)).trigger(Far()).reduce(
+        lambda a, b: a
+    ).sink_to("out")
+    with pytest.raises(LongRangeError, match="operator 'window', key 'A': an event-time timer"):
+        env.execute()
