@@ -18,6 +18,7 @@ from winviz.errors import (
     ArgumentTypeError,
     InputError,
     LongRangeError,
+    NameClashError,
 )
 
 BIG = 2**64 + 1000  # wraps to 1000 in Java's long
@@ -182,3 +183,59 @@ def test_a_trigger_registering_a_timer_beyond_long_is_refused():
     ).sink_to("out")
     with pytest.raises(LongRangeError, match="operator 'window', key 'A': an event-time timer"):
         env.execute()
+
+
+# -- 3. names: a sink is never renamed silently ----------------------------------------------
+
+
+def test_two_sinks_with_one_name_are_refused():
+    _env, stream = _keyed()
+    counted = stream.window(wv.TumblingEventTimeWindows.of(1000)).aggregate(wv.CountAggregate())
+    counted.sink_to("out")
+    with pytest.raises(NameClashError) as info:
+        counted.map(lambda n: n * 2).sink_to("out")
+    assert str(info.value).startswith(
+        "field 'name', value 'out': sink_to('out'): the name 'out' is taken by a sink 'out'; "
+        "two sinks cannot share result.outputs[name]"
+    )
+    assert "(expected a name no other operator has (taken: ['map', 'out', 'source', " in str(
+        info.value
+    )
+
+
+def test_a_sink_named_like_an_operator_is_refused_not_renamed():
+    env, stream = _keyed()
+    counted = stream.window(wv.TumblingEventTimeWindows.of(1000)).aggregate(wv.CountAggregate())
+    with pytest.raises(NameClashError, match="the name 'window' is taken by the window operator"):
+        counted.sink_to("window")
+    counted.sink_to("counts")
+    assert [r.value for r in env.execute().outputs["counts"]] == [1, 1]
+
+
+def test_an_operator_named_like_another_is_refused():
+    _env, stream = _keyed()
+    stream.process(_Echo()).sink_to("out")
+    with pytest.raises(NameClashError, match=r"name\('out'\): the name 'out' is taken by a sink"):
+        stream.process(_Echo()).name("out")
+
+
+def test_a_sink_name_must_be_a_str():
+    _env, stream = _keyed()
+    with pytest.raises(ArgumentTypeError, match="a name must be a non-empty str"):
+        stream.process(_Echo()).sink_to(None)
+
+
+def test_generated_names_skip_names_a_sink_took():
+    env, stream = _keyed()
+    mapped = stream.process(_Echo()).sink_to("map").map(lambda e: e)
+    mapped.sink_to("mapped")
+    assert [n.name for n in env.nodes] == [
+        "source",
+        "watermarks",
+        "process",
+        "map",
+        "map_2",
+        "mapped",
+    ]
+    result = env.execute()
+    assert [r.value for r in result.outputs["map"]] == [r.value for r in result.outputs["mapped"]]

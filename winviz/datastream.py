@@ -30,7 +30,7 @@ from operator import le
 from typing import Any
 
 from winviz.checkpoints import CheckpointConfig
-from winviz.errors import ArgumentTypeError, InputError
+from winviz.errors import ArgumentTypeError, InputError, NameClashError
 from winviz.functions import (
     AggregateFunction,
     CoProcessFunction,
@@ -130,9 +130,43 @@ class StreamExecutionEnvironment:
     # -- naming ---------------------------------------------------------------------------
 
     def _unique(self, base: str) -> str:
+        """A name for a new operator: ``base``, else ``base_2``, ``base_3``… (the first one
+        no operator has)."""
+        taken = {node.name for node in self.nodes}
         n = self._names.get(base, 0)
+        name = base if n == 0 else f"{base}_{n + 1}"
+        while name in taken:
+            n += 1
+            name = f"{base}_{n + 1}"
         self._names[base] = n + 1
-        return base if n == 0 else f"{base}_{n + 1}"
+        return name
+
+    def _claim(self, name: Any, what: str, node: Node | None = None) -> str:
+        """``name`` exactly, for a sink or an operator the user names: a ``NameClashError``
+        when another operator has it already (never a silent rename)."""
+        if not isinstance(name, str) or not name:
+            raise ArgumentTypeError(
+                f"{what}: a name must be a non-empty str",
+                field="name",
+                value=name,
+                expected="a non-empty str",
+            )
+        for other in self.nodes:
+            if other.name == name and other is not node:
+                kind = "a sink" if other.kind == "sink" else f"the {other.kind} operator"
+                also = (
+                    "two sinks cannot share result.outputs[name]"
+                    if other.kind == "sink" and what.startswith("sink_to")
+                    else "operator names are unique (the trace and the metrics are keyed by them)"
+                )
+                taken = sorted(n.name for n in self.nodes)
+                raise NameClashError(
+                    f"{what}: the name {name!r} is taken by {kind} {name!r}; {also}",
+                    field="name",
+                    value=name,
+                    expected=f"a name no other operator has (taken: {taken})",
+                )
+        return name
 
     def _add(self, kind: str, base: str, inputs: list[Node], **params: Any) -> Node:
         node = Node(kind, self._unique(base), inputs, params)
@@ -386,7 +420,7 @@ class DataStream:
 
     def name(self, name: str) -> DataStream:
         """Rename the operator that produces this stream (its name in the trace)."""
-        self.node.name = self.env._unique(name)
+        self.node.name = self.env._claim(name, f"name({name!r})", self.node)
         return self
 
     def _then(self, kind: str, base: str, **params: Any) -> DataStream:
@@ -512,8 +546,11 @@ class DataStream:
         return DataStream(self.env, node)
 
     def sink_to(self, name: str) -> DataStream:
-        """Collect this stream into ``result.outputs[name]``."""
-        self.env._add("sink", name, [self.node])
+        """Collect this stream into ``result.outputs[name]``. The sink's operator has that
+        name exactly: a name another sink or operator has is refused (``NameClashError``)."""
+        env = self.env
+        node = Node("sink", env._claim(name, f"sink_to({name!r})"), [self.node], {})
+        env.nodes.append(node)
         return self
 
 
