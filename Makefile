@@ -59,6 +59,7 @@ test-flink: setup
 bench: setup
 	$(PY) bench/run.py $(BENCH_ARGS)
 	$(PY) bench/parallel_bench.py $(PARALLEL_BENCH_ARGS)
+	$(PY) bench/valve_bench.py
 	$(PY) bench/viz_bench.py
 	$(PY) bench/explore_bench.py
 	$(PY) bench/spark_bench.py

@@ -26,8 +26,11 @@ from winviz.partitioners import HASH, KeyGroupStreamPartitioner, RebalancePartit
 class Exchange:
     """Routes the records of one upstream subtask to the subtasks of one downstream operator.
 
-    ``targets[j]`` is what downstream subtask ``j`` receives on (the operator itself or one
-    channel of its input gate); ``names[j]`` its name for the trace."""
+    ``targets[j]`` is what downstream subtask ``j`` receives records on (the operator itself,
+    or the input of a two-input operator); ``names[j]`` its name for the trace. When the
+    downstream subtasks have input gates, ``gates[j]`` is subtask ``j``'s and
+    ``channel_index`` this exchange's channel in each of them (the same in all): watermarks
+    and statuses go to the gates."""
 
     def __init__(
         self,
@@ -43,6 +46,8 @@ class Exchange:
         self.partitioner = partitioner
         self.kind = HASH if isinstance(partitioner, KeyGroupStreamPartitioner) else "rebalance"
         self.traced = traced
+        self.gates: list[Any] | None = None
+        self.channel_index = 0
 
     def _route(self, value: Any) -> tuple[Any, int, int | None]:
         """(key, channel, key group) of one record."""
@@ -123,10 +128,29 @@ class Exchange:
             targets[current].process_batch(batch[start:])
 
     def process_watermark(self, watermark: int) -> None:
-        for t in self.targets:  # broadcast, in subtask order
+        gates = self.gates
+        if gates is not None:  # broadcast, in subtask order
+            channel = self.channel_index
+            if self.traced:
+                for gate in gates:
+                    gate.channel_watermark(channel, watermark)
+                return
+            for gate in gates:  # InputGate.channel_watermark without a trace, inlined
+                valve = gate.valve
+                valve.input_watermark(watermark, channel)
+                if valve.emitted:
+                    gate._forward()
+            return
+        for t in self.targets:
             t.process_watermark(watermark)
 
     def process_watermark_status(self, idle: bool) -> None:
+        gates = self.gates
+        if gates is not None:
+            channel = self.channel_index
+            for gate in gates:
+                gate.channel_status(channel, idle)
+            return
         for t in self.targets:
             t.process_watermark_status(idle)
 
