@@ -239,3 +239,95 @@ def test_generated_names_skip_names_a_sink_took():
     ]
     result = env.execute()
     assert [r.value for r in result.outputs["map"]] == [r.value for r in result.outputs["mapped"]]
+
+
+# -- 9. the conformance runner reports every bad file and goes on -----------------------------
+
+_GOOD = """name: good
+operator: {kind: valve, channels: 2}
+steps:
+  - {channel: 0, watermark: 5}
+  - {channel: 1, watermark: 7, expect_watermarks: [5]}
+"""
+_WRONG = _GOOD.replace("name: good", "name: wrong").replace("[5]", "[6]")
+_TUMBLING = """name: {name}
+operator:
+  kind: window
+  assigner: {{type: tumbling, size: 10}}
+  trigger: {{type: count, n: {n}}}
+  function: sum
+steps:
+  - {step}
+"""
+
+
+def _runner(tmp_path, files: dict[str, str | bytes], capsys) -> tuple[int, list[str], str]:
+    from winviz.conformance.cli import main
+
+    for name, text in files.items():
+        path = tmp_path / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text)
+    code = main(["run", str(tmp_path)])
+    out, err = capsys.readouterr()
+    return code, out.splitlines(), err
+
+
+def test_the_runner_reports_every_bad_transcript_with_its_path_and_goes_on(tmp_path, capsys):
+    both = _TUMBLING.format(
+        name="both", n=1, step="{element: {key: a, value: 1, ts: 1}, watermark: 100}"
+    )
+    code, lines, _ = _runner(
+        tmp_path,
+        {
+            "a_good.yaml": _GOOD,
+            "b_binary.yaml": b"\x89PNG\r\n\x1a\n\xff\xfe\x00",
+            "c_channels0.yaml": _GOOD.replace("channels: 2", "channels: 0"),
+            "d_n0.yaml": _TUMBLING.format(name="n0", n=0, step="{watermark: 1}"),
+            "e_both.yaml": both,
+            "f_wrong.yaml": _WRONG,
+            "g_good.yaml": _GOOD.replace("name: good", "name: good2"),
+        },
+        capsys,
+    )
+    assert code == 2
+    assert lines[0] == "PASS good"
+    assert lines[1].startswith(f"ERROR {tmp_path / 'b_binary.yaml'}: UnicodeDecodeError: ")
+    assert lines[1].endswith("(the runner could not execute this transcript)")
+    assert lines[2].startswith(f"ERROR {tmp_path / 'c_channels0.yaml'}: ")
+    assert "channel" in lines[2]
+    # the operator refuses its trigger: a failure of the transcript, with the reason
+    assert lines[3] == (
+        f"FAIL n0 ({tmp_path / 'd_n0.yaml'}): step 0: raised InputError: field 'CountTrigger "
+        "max_count', value 0: CountTrigger max_count must be at least 1 (expected an int >= 1)"
+    )
+    assert lines[4] == (
+        f"ERROR {tmp_path / 'e_both.yaml'}: step 0: one of ['element', 'end', 'processing_time', "
+        "'watermark'] per step, got ['element', 'watermark'] (split them into steps)"
+    )
+    assert lines[5] == (
+        f"FAIL wrong ({tmp_path / 'f_wrong.yaml'}): step 1: expect_watermarks: expected [6], "
+        "got [5]"
+    )
+    assert lines[6] == "PASS good2"
+    assert lines[7] == "2 passed, 2 failed, 3 could not be run"
+
+
+def test_the_runner_fails_when_it_finds_no_transcripts(tmp_path, capsys):
+    code, lines, err = _runner(tmp_path, {"notes.txt": "not a transcript"}, capsys)
+    assert code == 2 and lines == []
+    assert f"error: {tmp_path}: no transcripts (*.yaml, *.yml) in this directory" in err
+    assert f"error: no transcripts found in {tmp_path}" in err
+
+
+def test_the_runner_reports_a_missing_path_and_runs_the_others(tmp_path, capsys):
+    from winviz.conformance.cli import main
+
+    (tmp_path / "good.yaml").write_text(_GOOD)
+    code = main(["run", str(tmp_path / "good.yaml"), str(tmp_path / "nope.yaml")])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out.splitlines() == ["PASS good", "1 passed, 0 failed, 1 could not be run"]
+    assert f"error: {tmp_path / 'nope.yaml'}: no such file or directory" in err
