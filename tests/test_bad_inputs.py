@@ -16,9 +16,12 @@ import pytest
 import winviz as wv
 from winviz.errors import (
     ArgumentTypeError,
+    FunctionResultError,
     InputError,
     LongRangeError,
     NameClashError,
+    StateCopyError,
+    UserFunctionError,
 )
 
 BIG = 2**64 + 1000  # wraps to 1000 in Java's long
@@ -331,3 +334,215 @@ def test_the_runner_reports_a_missing_path_and_runs_the_others(tmp_path, capsys)
     assert code == 2
     assert out.splitlines() == ["PASS good", "1 passed, 0 failed, 1 could not be run"]
     assert f"error: {tmp_path / 'nope.yaml'}: no such file or directory" in err
+
+
+# -- 7 and 8. user functions that raise or return what cannot be used: no raw traceback, no
+# silent loss ----------------------------------------------------------------------------------
+
+
+def _windowed(function: str, fn, *, trace: bool = True, batches: bool = True):
+    """Dict records of key "A" at 500, 600, 700 and 5500 into 1 s tumbling windows."""
+    from winviz.runtime import JobRuntime
+
+    data = [{"k": "A", "ts": t, "n": n} for t, n in ((500, 1), (600, 2), (700, 3), (5500, 4))]
+    env = wv.StreamExecutionEnvironment(trace=trace)
+    windowed = (
+        env.from_collection(data, arrival_times=[0, 10, 20, 30])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e["ts"]
+            )
+        )
+        .key_by(lambda e: e["k"])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+    )
+    getattr(windowed, function)(fn).sink_to("out")
+    JobRuntime.use_batches = batches
+    try:
+        with pytest.raises(FunctionResultError) as info:
+            env.execute()
+    finally:
+        JobRuntime.use_batches = True
+    return info.value
+
+
+@pytest.mark.parametrize(("trace", "batches"), [(True, True), (False, True), (False, False)])
+def test_a_reduce_returning_none_is_refused_on_every_path(trace, batches):
+    err = _windowed(
+        "reduce", lambda a, b: a.update(n=a["n"] + b["n"]), trace=trace, batches=batches
+    )
+    assert str(err) == (
+        "reduce in operator 'window' returned None when adding a record to key 'A', window "
+        "[0, 1000): got None; record 1; value {'k': 'A', 'ts': 600, 'n': 2} (expected the "
+        "combined value: a reduce function returns a new value, e.g. lambda a, b: {**a, 'n': "
+        "a['n'] + b['n']} (a.update(b) returns None))"
+    )
+    assert (err.index, err.operator, err.function) == (1, "window", "reduce")
+    assert err.partial_result.outputs["out"] == []
+    if trace:
+        assert err.trace[-1].kind == "error"
+
+
+class _ListAgg(wv.AggregateFunction):
+    """An aggregate whose add appends in place and forgets to return the accumulator."""
+
+    def create_accumulator(self):
+        return []
+
+    def add(self, value, acc):
+        acc.append(value)
+
+    def get_result(self, acc):
+        return len(acc)
+
+    def merge(self, a, b):
+        return a + b
+
+
+def test_an_aggregate_add_returning_none_is_refused():
+    err = _windowed("aggregate", _ListAgg())
+    assert str(err).startswith(
+        "AggregateFunction.add in operator 'window' returned None for key 'A', window "
+        "[0, 1000): got None; record 0;"
+    )
+    assert "(expected the new accumulator (add returns it" in str(err)
+
+
+def test_a_rolling_reduce_returning_none_is_refused():
+    env, stream = _keyed([("A", 1), ("A", 2), ("A", 3)], [0, 1, 2])
+    stream.reduce(lambda a, b: None).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value).startswith(
+        "reduce in operator 'reduce' returned None for key 'A': got None; record 1; value ('A', 2)"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 1)]
+
+
+@pytest.mark.parametrize("returned", [None, 7])
+def test_a_flat_map_returning_no_iterable_is_refused(returned):
+    env = wv.StreamExecutionEnvironment()
+    env.from_collection([1, 2]).flat_map(lambda v: [v] if v == 1 else returned).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value) == (
+        f"flat_map in operator 'flat_map' returned no iterable: got {returned!r}; record 1; "
+        "value 2 (expected an iterable of output records, e.g. a list ([] to drop the record))"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [1]
+
+
+def _punctuated(fn, trace: bool):
+    env = wv.StreamExecutionEnvironment(trace=trace)
+    (
+        env.from_collection([("A", 500), ("A", 1500), ("A", 2000)], arrival_times=[0, 0, 0])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_punctuated(fn).with_timestamp_assigner(lambda e, _: e[1])
+        )
+        .sink_to("out")
+    )
+    return env
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_a_punctuated_watermark_function_that_raises_names_operator_and_record(trace):
+    def fn(event, ts):
+        if ts > 1000:
+            raise KeyError("no such field")
+        return ts
+
+    with pytest.raises(UserFunctionError) as info:
+        _punctuated(fn, trace).execute()
+    assert str(info.value) == (
+        "the watermark generator of punctuated in operator 'watermarks' raised KeyError: "
+        "'no such field'; record 1; value ('A', 1500)"
+    )
+    # the record got its timestamp before the generator saw it: it went on, as in Flink
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 500), ("A", 1500)]
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_a_punctuated_watermark_that_is_no_long_is_refused(trace):
+    with pytest.raises(FunctionResultError) as info:
+        _punctuated(lambda e, ts: "soon", trace).execute()
+    assert str(info.value) == (
+        "the watermark generator of punctuated in operator 'watermarks' emitted a watermark "
+        "that is no long: got 'soon'; record 0 (expected int milliseconds in Java's long range "
+        "(or None: no watermark))"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 500)]
+
+
+def test_side_output_late_data_with_a_str_is_refused_at_build_time():
+    _env, stream = _keyed()
+    windowed = stream.window(wv.TumblingEventTimeWindows.of(1000))
+    with pytest.raises(ArgumentTypeError) as info:
+        windowed.side_output_late_data("late")
+    assert str(info.value) == (
+        "field 'tag', value 'late': side_output_late_data needs an OutputTag (expected an "
+        "OutputTag, e.g. OutputTag('late'))"
+    )
+
+
+def test_a_checkpoint_of_state_that_cannot_be_copied_names_operator_and_entry():
+    import threading
+
+    class Locking(wv.KeyedProcessFunction):
+        def process_element(self, value, ctx, out):
+            ctx.update_state("lock", threading.Lock())
+            out.collect(value)
+
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[1])
+    env.from_collection([("A", 1), ("A", 2)]).key_by(lambda e: e[0]).process(Locking()).sink_to(
+        "out"
+    )
+    with pytest.raises(StateCopyError) as info:
+        env.execute()
+    message = str(info.value)
+    assert message.startswith(
+        "checkpoint 1: the state of operator 'process' cannot be copied (state entry "
+        "('lock', 'A', None) = <unlocked _thread.lock object at "
+    )
+    assert "TypeError: cannot pickle '_thread.lock' object" in message
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 1)]
+
+
+# -- datasets ---------------------------------------------------------------------------------
+
+
+def test_a_dataset_line_that_is_a_list_is_refused(tmp_path):
+    from winviz.datasets import DatasetError, late_data
+
+    good = '{"id": 1, "createTime": "2019-08-24 17:51:44.152", "amt": 1.5}'
+    (tmp_path / "seed_002_late_data.jsonl").write_text(good + "\n[1, 2]\n")
+    with pytest.raises(DatasetError) as info:
+        late_data(tmp_path)
+    assert str(info.value) == (
+        "field '<json>': seed_002_late_data.jsonl, line 2: field '<json>' = [1, 2] is not a "
+        "JSON object (a mapping)"
+    )
+
+
+@pytest.mark.parametrize("amt", ['"nan"', '"inf"', '"-Infinity"'])
+def test_a_dataset_amount_that_is_not_finite_is_refused(tmp_path, amt):
+    from winviz.datasets import DatasetError, late_data
+
+    line = '{"id": 1, "createTime": "2019-08-24 17:51:44.152", "amt": ' + amt + "}"
+    (tmp_path / "seed_002_late_data.jsonl").write_text(line + "\n")
+    with pytest.raises(DatasetError, match=r"line 1: field 'amt' = .* is not a finite decimal"):
+        late_data(tmp_path)
+
+
+def test_seattle_temps_limit_and_mean_delay_are_checked():
+    from winviz.datasets import seattle_temps
+
+    assert seattle_temps(limit=0) == []
+    assert [r["ts"] for r in seattle_temps(limit=2, mean_delay=0)] == [
+        r["ts"] for r in seattle_temps(mean_delay=0)[:2]
+    ]
+    with pytest.raises(ArgumentTypeError, match="field 'mean_delay', value 'x'"):
+        seattle_temps(mean_delay="x")
+    with pytest.raises(InputError, match="mean_delay must not be negative"):
+        seattle_temps(mean_delay=-1)
+    with pytest.raises(InputError, match="field 'limit', value -1: limit must be at least 0"):
+        seattle_temps(limit=-1)

@@ -535,6 +535,7 @@ class DataStream:
         return windowed
 
     def get_side_output(self, tag: OutputTag) -> DataStream:
+        _output_tag(tag, "get_side_output")
         if self.node.kind in ("union", "partition"):
             raise InputError(
                 f"a {self.node.kind} has no side outputs (it is no operator)",
@@ -618,7 +619,8 @@ class WindowedStream:
         return self
 
     def side_output_late_data(self, tag: OutputTag) -> WindowedStream:
-        self.params["late_data_tag"] = tag
+        """Send late records to the side output ``tag`` (``result.side_outputs[tag.id]``)."""
+        self.params["late_data_tag"] = _output_tag(tag, "side_output_late_data")
         return self
 
     def _function(self, kind: str, **fn: Any) -> DataStream:
@@ -684,6 +686,19 @@ class ConnectedStreams:
             key_selectors=self.key_selectors,
         )
         return DataStream(env, node)
+
+
+def _output_tag(tag: Any, what: str) -> OutputTag:
+    if not isinstance(tag, OutputTag):
+        raise ArgumentTypeError(
+            f"{what} needs an OutputTag",
+            field="tag",
+            value=tag,
+            expected=f"an OutputTag, e.g. OutputTag({tag!r})"
+            if isinstance(tag, str)
+            else "an OutputTag",
+        )
+    return tag
 
 
 def _watermark_interval(interval: Any) -> int:

@@ -64,6 +64,12 @@ class KeySelectionError(InputError):
     of a type Java cannot hash the way winviz does."""
 
 
+class StateCopyError(WinvizError, TypeError):
+    """State that a checkpoint cannot copy (a lock, an open file, a generator): Flink
+    serializes every state value with its ``TypeSerializer`` and fails the checkpoint the
+    same way. Names the operator, the state entry and the cause."""
+
+
 class FunctionResultError(WinvizError, TypeError):
     """A user function returned something the operator cannot use (``flat_map`` returning
     an int or None, ``reduce`` returning None, a watermark function returning a str):
@@ -81,6 +87,7 @@ class FunctionResultError(WinvizError, TypeError):
         key: Any = None,
         record: Any = ...,
     ) -> None:
+        self.message = message
         self.function = function
         self.operator = operator
         self.value = value
@@ -88,14 +95,21 @@ class FunctionResultError(WinvizError, TypeError):
         self.index = index
         self.key = key
         self.record = record
-        parts = [f"{function} in operator {operator!r} {message}: got {value!r}"]
-        if index is not None:
-            parts.append(f"record {index}")
-        if key is not None:
-            parts.append(f"key {key!r}")
-        if record is not ...:
-            parts.append(f"value {record!r}")
-        super().__init__("; ".join(parts) + f" (expected {expected})")
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        """Built when shown: an operator may fill in ``index`` on the way out (a batch loop
+        knows the record's index only then)."""
+        parts = [
+            f"{self.function} in operator {self.operator!r} {self.message}: got {self.value!r}"
+        ]
+        if self.index is not None:
+            parts.append(f"record {self.index}")
+        if self.key is not None:
+            parts.append(f"key {self.key!r}")
+        if self.record is not ...:
+            parts.append(f"value {self.record!r}")
+        return "; ".join(parts) + f" (expected {self.expected})"
 
 
 class UserFunctionError(WinvizError, RuntimeError):

@@ -59,7 +59,7 @@ from winviz.checkpoints import (
     SimulatedFailure,
 )
 from winviz.datastream import Node, StreamExecutionEnvironment
-from winviz.errors import InputError
+from winviz.errors import FunctionResultError, InputError
 from winviz.functions import OutputTag
 from winviz.keygroups import compute_default_max_parallelism
 from winviz.operators.base import JobContext, Output, StreamOperator
@@ -221,6 +221,16 @@ class _RollingReduce:
     def process_element(self, value, ctx, out):
         current = ctx.state("rolling")
         current = value if current is None else self.fn(current, value)
+        if current is None:  # the state would be cleared: the next record would start anew
+            raise FunctionResultError(
+                f"returned None for key {ctx.get_current_key()!r}",
+                function="reduce",
+                operator=ctx._op.name,
+                value=None,
+                expected="the combined value (a reduce function returns it)",
+                index=ctx._op.job.record_index,
+                record=value,
+            )
         ctx.update_state("rolling", current)
         out.collect(current)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from winviz.errors import FunctionResultError
 from winviz.operators.base import StreamOperator
 
 
@@ -50,7 +51,18 @@ class FlatMapOperator(StreamOperator):
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
-        for out in self.call_user("flat_map", self.fn, value, record=value) or ():
+        outs = self.call_user("flat_map", self.fn, value, record=value)
+        if outs is None or not hasattr(outs, "__iter__"):  # None would drop the record
+            raise FunctionResultError(
+                "returned no iterable",
+                function="flat_map",
+                operator=self.name,
+                value=outs,
+                expected="an iterable of output records, e.g. a list ([] to drop the record)",
+                index=self.job.record_index,
+                record=value,
+            )
+        for out in outs:
             self.emit(out, ts)
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from winviz.errors import (
+    FunctionResultError,
     IllegalStateError,
     TimerLoopError,
     UnsupportedOperationError,
@@ -499,11 +500,15 @@ class WindowOperator(KeyedStreamOperator):
                     if c_open:  # the loop below for one open window that does not fire
                         current = c_slot.get(key)
                         if reducing:
-                            c_slot[key] = value if current is None else reduce(current, value)
+                            c_slot[key] = new = value if current is None else reduce(current, value)
+                            if new is None:
+                                raise self._none_result(key, c_window, value)
                         else:
-                            c_slot[key] = agg.add(
+                            c_slot[key] = new = agg.add(
                                 value, agg.create_accumulator() if current is None else current
                             )
+                            if new is None:
+                                raise self._none_result(key, c_window, value)
                         ctx_key, ctx_window = key, c_window
                         if current is None:  # the window's first element: its two timers
                             add_timer(key, c_window, c_max_ts)
@@ -536,10 +541,14 @@ class WindowOperator(KeyedStreamOperator):
                     slot = slot_of(name, window)
                     current = slot.get(key)
                     if reducing:
-                        slot[key] = value if current is None else reduce(current, value)
+                        slot[key] = new = value if current is None else reduce(current, value)
+                        if new is None:
+                            raise self._none_result(key, window, value)
                     else:
                         acc = agg.create_accumulator() if current is None else current
-                        slot[key] = agg.add(value, acc)
+                        slot[key] = new = agg.add(value, acc)
+                        if new is None:
+                            raise self._none_result(key, window, value)
                     ctx_key, ctx_window = key, window
                     if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
                         contents = slot[key]
@@ -615,12 +624,16 @@ class WindowOperator(KeyedStreamOperator):
                 slot = slot_of(cname, window)
                 current = slot.get(key)
                 if desc.__class__ is ReducingStateDescriptor:
-                    slot[key] = value if current is None else desc.reduce(current, value)
+                    slot[key] = new = value if current is None else desc.reduce(current, value)
+                    if new is None:
+                        raise self._none_result(key, window, value)
                 else:
                     agg = desc.function  # type: ignore[union-attr]
-                    slot[key] = agg.add(
+                    slot[key] = new = agg.add(
                         value, agg.create_accumulator() if current is None else current
                     )
+                    if new is None:
+                        raise self._none_result(key, window, value)
                 ctx = self.ctx
                 ctx.key, ctx.window = key, window
                 if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
@@ -754,11 +767,15 @@ class WindowOperator(KeyedStreamOperator):
                     step = 2
                     current = c_slot.get(key)
                     if reducing:
-                        c_slot[key] = value if current is None else reduce(current, value)
+                        c_slot[key] = new = value if current is None else reduce(current, value)
+                        if new is None:
+                            raise self._none_result(key, c_window, value)
                     else:
-                        c_slot[key] = agg.add(
+                        c_slot[key] = new = agg.add(
                             value, agg.create_accumulator() if current is None else current
                         )
+                        if new is None:
+                            raise self._none_result(key, c_window, value)
                     if current is None:  # the window's first element for this key
                         flags = not add_timer(key, c_window, c_max_ts)
                         if not c_second or not add_timer(key, c_window, c_cleanup):
@@ -810,6 +827,10 @@ class WindowOperator(KeyedStreamOperator):
 
     def _annotate(self, exc: WinvizError, key: Any) -> None:
         """Add operator, record and key to an engine error raised while processing."""
+        if isinstance(exc, FunctionResultError):  # names them already; the record's index
+            if exc.index is None:  # is known here (a batch loop sets it on the way out)
+                exc.index = self.job.record_index
+            return
         if exc.__cause__ is None and not isinstance(exc, UserFunctionError) and exc.args:
             exc.args = (
                 f"{exc.args[0]} [operator {self.name!r}, record "
@@ -829,6 +850,8 @@ class WindowOperator(KeyedStreamOperator):
             self.state.add(
                 self.contents, key, window, TimestampedValue(value, ts) if evicting else value
             )
+            if not evicting and self.state.get(self.contents.name, key, window) is None:
+                raise self._none_result(key, window, value)
             if trace is not None:
                 self._emit_trace("assigned", key, window, ts, value)
             ctx = self.ctx
@@ -869,6 +892,11 @@ class WindowOperator(KeyedStreamOperator):
                 state_window,
                 TimestampedValue(value, ts) if self.evictor is not None else value,
             )
+            if (
+                self.evictor is None
+                and self.state.get(self.contents.name, key, state_window) is None
+            ):
+                raise self._none_result(key, actual, value)
             if trace is not None:
                 self._emit_trace("assigned", key, actual, ts, value)
             ctx = self.ctx
@@ -1264,6 +1292,36 @@ class WindowOperator(KeyedStreamOperator):
             window,
             ts,
             detail,
+        )
+
+    def _none_result(self, key: Any, window: Any, value: Any) -> FunctionResultError:
+        """The window state became None after ``value`` was added: a reduce function or an
+        ``AggregateFunction.add`` returned None (or the record itself is None). Flink's state
+        cannot hold null; winviz would take None for "no contents" and drop the window's
+        contents without a word."""
+        reducing = isinstance(self.contents, ReducingStateDescriptor)
+        if value is None:
+            function = "the key selector's record"
+            message = f"is None, and None cannot be the state of key {key!r}, window {window}"
+            expected = "records that are not None"
+        elif reducing:
+            function = "reduce"
+            message = f"returned None when adding a record to key {key!r}, window {window}"
+            expected = (
+                "the combined value: a reduce function returns a new value, e.g. "
+                "lambda a, b: {**a, 'n': a['n'] + b['n']} (a.update(b) returns None)"
+            )
+        else:
+            function = "AggregateFunction.add"
+            message = f"returned None for key {key!r}, window {window}"
+            expected = "the new accumulator (add returns it, even when it changed it in place)"
+        return FunctionResultError(
+            message,
+            function=function,
+            operator=self.name,
+            value=None,
+            expected=expected,
+            record=value,
         )
 
     def _check(self, result: Any, call: str, key: Any, window: Any) -> TriggerResult:
