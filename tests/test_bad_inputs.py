@@ -546,3 +546,47 @@ def test_seattle_temps_limit_and_mean_delay_are_checked():
         seattle_temps(mean_delay=-1)
     with pytest.raises(InputError, match="field 'limit', value -1: limit must be at least 0"):
         seattle_temps(limit=-1)
+
+
+# -- 6. an unreachable Spark master, and the Spark helpers' arguments -------------------------
+
+
+def test_spark_master_addresses_are_parsed_as_spark_does():
+    from winviz.spark.session import SparkUnavailableError, master_addresses
+
+    assert master_addresses("spark://a:1") == [("a", 1)]
+    assert master_addresses("spark://a:1,b") == [("a", 1), ("b", 7077)]
+    with pytest.raises(SparkUnavailableError, match="'a:x' is not host:port"):
+        master_addresses("spark://a:x")
+
+
+def test_an_unreachable_spark_master_fails_at_once_with_the_jvms_cause():
+    # Spark itself retries registering for about a minute, then fails with "Cannot call
+    # methods on a stopped SparkContext"; the JVM's own connection error is named instead
+    from winviz.spark import session
+
+    with pytest.raises(session.SparkUnavailableError) as info:
+        session._start("spark://127.0.0.1:1")
+    assert str(info.value).startswith(
+        "the Spark master 'spark://127.0.0.1:1' cannot be reached from the JVM (127.0.0.1:1: "
+        "java.net.ConnectException: Connection refused"
+    )
+    assert session._session is None or session._session.sparkContext.master != "spark://127.0.0.1:1"
+
+
+def test_build_twin_and_compare_name_a_wrong_argument():
+    from winviz.spark import build_twin
+    from winviz.spark.compare import compare
+
+    with pytest.raises(ArgumentTypeError, match="build_twin needs the job's StreamExecutionEnv"):
+        build_twin("env", "out")
+    with pytest.raises(ArgumentTypeError) as info:
+        compare(None, None)
+    assert str(info.value) == (
+        "field 'engine_result', value None: compare needs the engine's result with its trace "
+        "(expected env.execute()'s JobExecutionResult of a run with the trace on)"
+    )
+    env, stream = _keyed()
+    stream.process(_Echo()).sink_to("out")
+    with pytest.raises(ArgumentTypeError, match="compare needs the Spark twin's result"):
+        compare(env.execute(), None)
