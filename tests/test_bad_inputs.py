@@ -18,6 +18,7 @@ from winviz.errors import (
     ArgumentTypeError,
     FunctionResultError,
     InputError,
+    KeySelectionError,
     LongRangeError,
     NameClashError,
     StateCopyError,
@@ -590,3 +591,81 @@ def test_build_twin_and_compare_name_a_wrong_argument():
     stream.process(_Echo()).sink_to("out")
     with pytest.raises(ArgumentTypeError, match="compare needs the Spark twin's result"):
         compare(env.execute(), None)
+
+
+# -- 10. one rule for keys at every parallelism (Java's) --------------------------------------
+
+
+def _count_by_key(keys, parallelism: int, trace: bool = True):
+    env = wv.StreamExecutionEnvironment(trace=trace).set_parallelism(parallelism)
+    (
+        env.from_collection([(k, 100 * i) for i, k in enumerate(keys)], arrival_interval=1)
+        .assign_timestamps_and_watermarks(_strategy())
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env
+
+
+PARALLELISMS = [1, 2, 3, 4, 8]
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISMS)
+@pytest.mark.parametrize(
+    ("keys", "first", "second"),
+    [([1, True], "1 (int)", "True (bool)"), ([(1, "a"), (True, "a")], "(1, 'a')", "(True, 'a')")],
+)
+def test_integer_1_and_boolean_true_are_refused_together_at_every_parallelism(
+    keys, first, second, parallelism
+):
+    with pytest.raises(KeySelectionError) as info:
+        _count_by_key(keys, parallelism).execute()
+    assert f"keys {first}" in str(info.value) and f"and {second}" in str(info.value)
+    assert "are one key in Python but two in Flink" in str(info.value)
+    assert "(expected keys of one type for one value (e.g. str(key) or int(key)))" in str(
+        info.value
+    )
+    assert info.value.value == keys[1]
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISMS)
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        (None, "Assigned key must not be null!"),
+        (float("nan"), "a NaN key"),
+        (1.5, "no Java hashCode rule for key type float"),
+        ([1], "a key must be hashable; list is not"),
+    ],
+)
+def test_a_key_flink_cannot_take_is_refused_at_every_parallelism(key, words, parallelism):
+    env = _count_by_key(["a", key], parallelism)
+    with pytest.raises(KeySelectionError) as info:
+        env.execute()
+    assert words in str(info.value)
+    # what came before is kept: both arrivals, and the first record reached its window
+    arrivals = [r.detail[0] for r in info.value.trace.records("arrival")]
+    assert arrivals[0] == ("a", 0) and arrivals[1][1] == 100
+    assert [r.key for r in info.value.trace.records("element")] == ["a"]
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISMS)
+def test_int_keys_and_tuple_keys_of_one_type_give_the_same_counts_at_every_parallelism(
+    parallelism,
+):
+    result = _count_by_key([1, 2, 1, (1, "a"), (1, "a")], parallelism, trace=False).execute()
+    assert sorted(r.value for r in result.outputs["out"]) == [1, 2, 2]
+
+
+def test_window_all_keeps_its_single_key():
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1), ("b", 5)])
+        .assign_timestamps_and_watermarks(_strategy())
+        .window_all(wv.TumblingEventTimeWindows.of(10))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    assert [r.value for r in env.execute().outputs["out"]] == [2]

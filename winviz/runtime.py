@@ -61,7 +61,7 @@ from winviz.checkpoints import (
 from winviz.datastream import Node, StreamExecutionEnvironment
 from winviz.errors import FunctionResultError, InputError
 from winviz.functions import OutputTag
-from winviz.keygroups import compute_default_max_parallelism
+from winviz.keygroups import KeyRule, compute_default_max_parallelism
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.co_process import (
     CoInput,
@@ -455,6 +455,10 @@ class JobRuntime:
             names = [node.name] if par == 1 else [f"{node.name}#{i}" for i in range(par)]
             subs = [self._make(node, i, par, name) for i, name in enumerate(names)]
             self.subtasks[node] = subs
+            if subs[0].is_keyed:  # one key rule for all subtasks (winviz.keygroups.KeyRule)
+                rule = KeyRule(window_all=node.kind == "window" and node.non_parallel)
+                for op in subs:
+                    op.key_rule = rule  # type: ignore[attr-defined]
             for i, op in enumerate(subs):
                 op.logical_name, op.subtask, op.parallelism = node.name, i, par
                 self.operators.setdefault(node, op)
@@ -543,6 +547,8 @@ class JobRuntime:
                 else:
                     partitioner = RebalancePartitioner(par, first=i % par)
                 exchange = Exchange(up, receivers, sub_names, partitioner, self.trace is not None)
+                if kind == HASH and subs[0].is_keyed:
+                    exchange.key_rule = subs[0].key_rule  # type: ignore[attr-defined]
                 if gates[0] is not None:  # the gates take this exchange's channel directly
                     exchange.gates, exchange.channel_index = gates, offsets[e] + i
                 self.exchanges[f"{up.name}->{node.name}/{k + 1}.{e}"] = exchange

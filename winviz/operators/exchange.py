@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from winviz.errors import InputError, UserFunctionError, WinvizError
+from winviz.keygroups import null_key_error
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch
 from winviz.partitioners import HASH, KeyGroupStreamPartitioner, RebalancePartitioner
@@ -48,6 +49,9 @@ class Exchange:
         self.traced = traced
         self.gates: list[Any] | None = None
         self.channel_index = 0
+        self.key_rule: Any = None
+        """The receiving keyed operator's ``KeyRule`` (``key_by``): keys are checked here
+        by the rule they meet at parallelism 1."""
 
     def _route(self, value: Any) -> tuple[Any, int, int | None]:
         """(key, channel, key group) of one record."""
@@ -68,14 +72,9 @@ class Exchange:
                 cause=exc,
             ) from exc
         if key is None:  # Flink: "Assigned key must not be null!"
-            raise InputError(
-                "Assigned key must not be null! (the key selector returned None for a "
-                "key_by into a parallel operator)",
-                index=job.record_index,
-                field="key",
-                value=value,
-                expected="a key that is not None",
-            )
+            raise null_key_error(value, job.record_index)
+        if key.__class__ is not str and self.key_rule is not None:
+            self.key_rule.check(key, job.record_index)  # the receiving operator's rule
         try:
             group, channel = p.route(key)
         except InputError as exc:

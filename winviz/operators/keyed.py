@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.errors import TimerLoopError
+from winviz.keygroups import KeyRule
 from winviz.operators.base import JobContext, StreamOperator
 from winviz.state import KeyedStateBackend
 from winviz.timers import InternalTimer, InternalTimerService, budget_error
@@ -23,6 +24,8 @@ class KeyedStreamOperator(StreamOperator):
     def __init__(self, name: str, key_selector: Callable[[Any], Any]) -> None:
         super().__init__(name)
         self.key_selector = key_selector
+        self.key_rule = KeyRule()
+        """Checks every key that is not a str (shared by the subtasks of one operator)."""
         self.state = KeyedStateBackend()
         self.timers = InternalTimerService(self.timer_service_name, self, self, clock=self.job)
         self.timer_services = {self.timer_service_name: self.timers}

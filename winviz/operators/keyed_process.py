@@ -85,6 +85,8 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self.metrics["num_records_in"] += 1
         try:
             key = key_selector(value)
+            if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
+                self.key_rule.check(key, self.job.record_index)
             self.current_key = key
             if self.trace is not None:
                 self.trace.emit(

@@ -424,6 +424,8 @@ class WindowOperator(KeyedStreamOperator):
         key = None
         try:
             key = self.key_selector(value)
+            if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
+                self.key_rule.check(key)
             self.current_key = key
             trace = self.trace
             if trace is not None:
@@ -469,6 +471,7 @@ class WindowOperator(KeyedStreamOperator):
             super().process_batch(batch)
             return
         job, key_selector, assign = self.job, self.key_selector, self.assigner.assign_windows
+        check_key = self.key_rule.check
         slot_of, name, desc = self.state.slot, self.contents.name, self.contents
         reducing = isinstance(desc, ReducingStateDescriptor)
         reduce = desc.reduce if reducing else None
@@ -496,6 +499,8 @@ class WindowOperator(KeyedStreamOperator):
             for arrival, index, value, ts in batch:
                 key = None
                 key = last_key = key_selector(value)
+                if key.__class__ is not str:
+                    check_key(key)
                 if ts is not None and last_start <= ts < last_end:
                     if c_open:  # the loop below for one open window that does not fire
                         current = c_slot.get(key)
@@ -595,6 +600,8 @@ class WindowOperator(KeyedStreamOperator):
         key = None
         try:
             key = self.key_selector(value)
+            if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
+                self.key_rule.check(key)
             self.current_key = key
             timers = self.timers
             now, wm, name = timers.clock.now, timers.current_watermark, self.name
@@ -764,6 +771,8 @@ class WindowOperator(KeyedStreamOperator):
                 if c_start <= ts < c_end:
                     step = 1
                     key = key_selector(value)
+                    if key.__class__ is not str:
+                        self.key_rule.check(key)
                     step = 2
                     current = c_slot.get(key)
                     if reducing:
