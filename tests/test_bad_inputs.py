@@ -669,3 +669,69 @@ def test_window_all_keeps_its_single_key():
         .sink_to("out")
     )
     assert [r.value for r in env.execute().outputs["out"]] == [2]
+
+
+# -- 4. records handed to user functions are copies: the trace and the caller's data stay ------
+
+
+def test_a_map_changing_its_input_changes_neither_the_trace_nor_the_callers_data():
+    data = [{"k": "A", "ts": 500, "v": 1}, {"k": "A", "ts": 600, "v": 2}]
+
+    def stamp(e):
+        e.update(v=999)  # changes its input in place (Flink would hand it a copy)
+        return e
+
+    def add_in_place(a, b):
+        a["v"] += b["v"]  # changes the window's state in place, returns it
+        return a
+
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(data, arrival_times=[0, 1])
+        .map(stamp)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e["ts"]
+            )
+        )
+        .key_by(lambda e: e["k"])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .reduce(add_in_place)
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert data == [{"k": "A", "ts": 500, "v": 1}, {"k": "A", "ts": 600, "v": 2}]
+    assert [r.detail[0] for r in result.trace.records("arrival")] == data
+    # the window's element records are what the map emitted, not what the reduce made of them
+    assert [r.detail for r in result.trace.records("element")] == [
+        {"k": "A", "ts": 500, "v": 999},
+        {"k": "A", "ts": 600, "v": 999},
+    ]
+    assert [r.value for r in result.outputs["out"]] == [{"k": "A", "ts": 500, "v": 1998}]
+
+
+def test_a_keyed_process_function_and_a_filter_get_copies_too():
+    class Mark(wv.KeyedProcessFunction):
+        def process_element(self, value, ctx, out):
+            value.append("seen")
+            out.collect(len(value))
+
+    data = [["A", 1], ["A", 2]]
+    env = wv.StreamExecutionEnvironment()
+    stream = env.from_collection(data).filter(lambda e: e.append("filtered") or True)
+    stream.key_by(lambda e: e[0]).process(Mark()).sink_to("out")
+    result = env.execute()
+    assert data == [["A", 1], ["A", 2]]
+    assert [r.value for r in result.outputs["out"]] == [3, 3]
+    assert [r.detail for r in result.trace.records("element")] == [["A", 1], ["A", 2]]
+
+
+def test_immutable_records_are_handed_over_as_they_are():
+    from winviz.copies import copy_record
+
+    record = ("A", 1, 2.5, None)
+    assert copy_record(record) is record
+    nested = ("A", [1])
+    assert copy_record(nested) == nested and copy_record(nested)[1] is not nested[1]
+    flat = {"a": 1}
+    assert copy_record(flat) == flat and copy_record(flat) is not flat

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from winviz.copies import copy_record
 from winviz.errors import (
     FunctionResultError,
     IllegalStateError,
@@ -505,7 +506,9 @@ class WindowOperator(KeyedStreamOperator):
                     if c_open:  # the loop below for one open window that does not fire
                         current = c_slot.get(key)
                         if reducing:
-                            c_slot[key] = new = value if current is None else reduce(current, value)
+                            c_slot[key] = new = (
+                                copy_record(value) if current is None else reduce(current, value)
+                            )
                             if new is None:
                                 raise self._none_result(key, c_window, value)
                         else:
@@ -546,7 +549,9 @@ class WindowOperator(KeyedStreamOperator):
                     slot = slot_of(name, window)
                     current = slot.get(key)
                     if reducing:
-                        slot[key] = new = value if current is None else reduce(current, value)
+                        slot[key] = new = (
+                            copy_record(value) if current is None else reduce(current, value)
+                        )
                         if new is None:
                             raise self._none_result(key, window, value)
                     else:
@@ -631,7 +636,9 @@ class WindowOperator(KeyedStreamOperator):
                 slot = slot_of(cname, window)
                 current = slot.get(key)
                 if desc.__class__ is ReducingStateDescriptor:
-                    slot[key] = new = value if current is None else desc.reduce(current, value)
+                    slot[key] = new = (
+                        copy_record(value) if current is None else desc.reduce(current, value)
+                    )
                     if new is None:
                         raise self._none_result(key, window, value)
                 else:
@@ -776,7 +783,9 @@ class WindowOperator(KeyedStreamOperator):
                     step = 2
                     current = c_slot.get(key)
                     if reducing:
-                        c_slot[key] = new = value if current is None else reduce(current, value)
+                        c_slot[key] = new = (
+                            copy_record(value) if current is None else reduce(current, value)
+                        )
                         if new is None:
                             raise self._none_result(key, c_window, value)
                     else:
@@ -856,8 +865,9 @@ class WindowOperator(KeyedStreamOperator):
                     self._emit_trace("skipped_late_window", key, window, ts, value)
                 continue
             skipped = False
+            copied = copy_record(value)  # (winviz.copies: user functions get copies)
             self.state.add(
-                self.contents, key, window, TimestampedValue(value, ts) if evicting else value
+                self.contents, key, window, TimestampedValue(copied, ts) if evicting else copied
             )
             if not evicting and self.state.get(self.contents.name, key, window) is None:
                 raise self._none_result(key, window, value)
@@ -895,11 +905,12 @@ class WindowOperator(KeyedStreamOperator):
             state_window = merging.get_state_window(actual)
             if state_window is None:
                 raise IllegalStateError(f"Window {window} is not in in-flight window set.")
+            copied = copy_record(value)  # (winviz.copies: user functions get copies)
             self.state.add(
                 self.contents,
                 key,
                 state_window,
-                TimestampedValue(value, ts) if self.evictor is not None else value,
+                TimestampedValue(copied, ts) if self.evictor is not None else copied,
             )
             if (
                 self.evictor is None
