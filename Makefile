@@ -60,6 +60,7 @@ bench: setup
 	$(PY) bench/run.py $(BENCH_ARGS)
 	$(PY) bench/trace_bench.py $(TRACE_BENCH_ARGS)
 	$(PY) bench/parallel_bench.py $(PARALLEL_BENCH_ARGS)
+	$(PY) bench/valve_bench.py
 	$(PY) bench/viz_bench.py
 	$(PY) bench/explore_bench.py
 	$(PY) bench/spark_bench.py

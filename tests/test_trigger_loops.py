@@ -5,12 +5,13 @@ but change something on the way, and user code, are left alone."""
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pytest
 
 import winviz as wv
-from winviz.errors import IllegalStateError, TimerLoopError
+from winviz.errors import IllegalStateError, InputError, TimerLoopError
 from winviz.timers import InternalTimer, InternalTimerService
 
 
@@ -297,3 +298,284 @@ def test_a_user_trigger_is_never_guarded():
 
     result = _job(Thrice(), [("A", 500)], [0]).execute(until_processing_time=200)
     assert _outputs(result) == [(("A", 500), 4999, 100)] * 3
+
+
+# -- chains of firings that re-arm a later due timer: the proof and the firing budget ---------
+
+
+def _global(trigger: wv.windows.Trigger, trace: bool = True, budget: int | None = None, n: int = 3):
+    """The first ``n`` of [("A", 500) at 0, ("A", 1200) at 1000, ("A", 6000) at 5000] into
+    GlobalWindows: the periodic watermarks are 499, 1199, 5999, then MAX at the end."""
+    env = wv.StreamExecutionEnvironment(trace=trace)
+    if budget is not None:
+        env.set_timer_firing_budget(budget)
+    data, arrivals = [("A", 500), ("A", 1200), ("A", 6000)][:n], [0, 1000, 5000][:n]
+    (
+        env.from_collection(data, arrival_times=arrivals)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.GlobalWindows.create())
+        .trigger(trigger)
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .sink_to("out")
+    )
+    return env
+
+
+def test_continuous_event_time_trigger_on_global_windows_is_proved_endless_at_max():
+    with pytest.raises(TimerLoopError) as info:
+        _global(wv.ContinuousEventTimeTrigger.of(1000)).execute()
+    err = info.value
+    message = str(err)
+    assert message.startswith(
+        "timer loop in operator 'window': trigger ContinuousEventTimeTrigger(1000) would fire "
+        "key 'A', window GlobalWindow at least 9223372036854769 more times at the watermark "
+        "MAX: its next fire time 7000 is already due"
+    )
+    assert "more than the budget of 100000 timer firings per key and window" in message
+    assert "Real Flink does the same" in message
+    assert "about 9.2·10^15 times (emitting its contents each time)" in message
+    assert "GlobalWindows.create_with_end_of_stream_trigger()" in message
+    assert (err.operator, err.domain, err.key, err.timestamp) == ("window", "event", "A", 7000)
+    assert err.namespace is wv.windows.GLOBAL_WINDOW
+    # 1000 fires at 1199; 2000..5000 at 5999; 6000 at MAX, then the chain is proved endless
+    assert (
+        _outputs(err.partial_result)
+        == [(("A", 1700), wv.MAX, 1200)] + [(("A", 7700), wv.MAX, 5000)] * 5
+    )
+    fired = [(r.ts, r.watermark) for r in err.trace.records("timer_fired")]
+    at_5999 = [(t, 5999) for t in (2000, 3000, 4000, 5000)]
+    assert fired == [(1000, 1199), *at_5999, (6000, wv.MAX)]
+    assert err.trace[-1].kind == "error" and err.trace[-1].detail == message
+
+
+def test_a_purging_continuous_event_time_trigger_is_proved_endless_too():
+    with pytest.raises(TimerLoopError) as info:
+        _global(wv.PurgingTrigger.of(wv.ContinuousEventTimeTrigger.of(1000)), trace=False).execute()
+    message = str(info.value)
+    assert "trigger PurgingTrigger(ContinuousEventTimeTrigger(1000)) would fire key 'A'" in message
+    assert "emitting its contents once and nothing after the purge each time" in message
+    assert info.value.trace is None
+    # each fire emits what came since the last one: 1700 at 1199, 6000 at 2000 (5999), MAX
+    assert _outputs(info.value.partial_result) == [
+        (("A", 1700), wv.MAX, 1200),
+        (("A", 6000), wv.MAX, 5000),
+    ]
+
+
+def test_a_chain_within_the_budget_runs_and_one_past_it_is_refused():
+    # TumblingEventTimeWindows.of(10000) + ContinuousEventTimeTrigger.of(1000): at 5999 the
+    # timer at 2000 (registered at 1199) fires and chains 3000, 4000, 5000; at MAX 6000
+    # (registered at 5999) chains 7000, 8000, 9000, and 9999 was registered by the elements:
+    # at most 3 chained firings per advance
+    def job(budget: int):
+        env = wv.StreamExecutionEnvironment().set_timer_firing_budget(budget)
+        (
+            env.from_collection(
+                [("A", 500), ("A", 1200), ("A", 6000)], arrival_times=[0, 1000, 5000]
+            )
+            .assign_timestamps_and_watermarks(
+                wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                    lambda e, _: e[1]
+                )
+            )
+            .key_by(lambda e: e[0])
+            .window(wv.TumblingEventTimeWindows.of(10000))
+            .trigger(wv.ContinuousEventTimeTrigger.of(1000))
+            .reduce(lambda a, b: (a[0], a[1] + b[1]))
+            .sink_to("out")
+        )
+        return env.execute()
+
+    result = job(3)
+    assert [r.processing_time for r in result.outputs["out"]] == [1200] + [5000] * 9
+    with pytest.raises(TimerLoopError) as info:
+        job(2)
+    assert (
+        "would fire key 'A', window [0, 10000) at least 3 more times at the watermark 5999: "
+        "its next fire time 3000 is already due"
+    ) in str(info.value)
+    assert len(info.value.partial_result.outputs["out"]) == 2  # fired at 1000 and 2000
+
+
+class _Creep(wv.windows.Trigger):
+    """A user trigger that fires at every event-time timer and registers the next one 1 ms
+    later: at the watermark MAX it would run ~9.2·10^18 times."""
+
+    def on_element(self, element, timestamp, window, ctx):
+        ctx.register_event_time_timer(timestamp + 1)
+        return wv.windows.TriggerResult.CONTINUE
+
+    def on_event_time(self, time, window, ctx):
+        ctx.register_event_time_timer(time + 1)
+        return wv.windows.TriggerResult.FIRE
+
+    def __repr__(self) -> str:
+        return "Creep()"
+
+
+def test_the_budget_stops_a_user_trigger_that_re_arms_a_due_timer():
+    with pytest.raises(TimerLoopError) as info:
+        _global(_Creep(), budget=50, n=1).execute()
+    err = info.value
+    message = str(err)
+    # the element registers 501; at MAX it fires, then 502..551 (50 firings of timers the
+    # firings registered) and the next, 552, is refused
+    assert message.startswith(
+        "timer loop in operator 'window': trigger Creep() fired 50 event-time timers of key "
+        "'A', window GlobalWindow in one advance of the watermark to MAX, each registered by "
+        "an earlier firing of the same advance, and the next one (at 552) is due too"
+    )
+    assert "env.set_timer_firing_budget(n) (now 50 firings per key and window" in message
+    assert (err.key, err.timestamp, err.domain) == ("A", 552, "event")
+    fired = [(r.ts, r.watermark) for r in err.trace.records("timer_fired")]
+    assert fired == [(t, wv.MAX) for t in range(501, 552)]
+    assert _outputs(err.partial_result) == [(("A", 500), wv.MAX, 0)] * 51
+
+
+class _CreepToTheEnd(_Creep):
+    """``_Creep`` that stops at the window's max timestamp."""
+
+    def on_event_time(self, time, window, ctx):
+        if time < window.max_timestamp():
+            ctx.register_event_time_timer(time + 1)
+        return wv.windows.TriggerResult.FIRE
+
+
+def test_a_user_trigger_re_arming_up_to_the_window_end_finishes_within_the_budget():
+    def job(budget: int):
+        env = wv.StreamExecutionEnvironment(trace=False).set_timer_firing_budget(budget)
+        (
+            env.from_collection([("A", 500)], arrival_times=[0])
+            .assign_timestamps_and_watermarks(
+                wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                    lambda e, _: e[1]
+                )
+            )
+            .key_by(lambda e: e[0])
+            .window(wv.TumblingEventTimeWindows.of(1000))
+            .trigger(_CreepToTheEnd())
+            .reduce(lambda a, b: a)
+            .sink_to("out")
+        )
+        return env.execute()
+
+    # at MAX: 501 (registered by the element), then 502..998 (497 chained firings), then 999
+    # (the cleanup timer, registered by the element too)
+    assert len(job(497).outputs["out"]) == 499
+    with pytest.raises(TimerLoopError, match=r"fired 496 event-time timers .* next one \(at 998\)"):
+        job(496)
+
+
+class _Tick(wv.KeyedProcessFunction):
+    """Emits at every timer and registers the next one a second later."""
+
+    def process_element(self, value, ctx, out):
+        ctx.timer_service().register_event_time_timer(ctx.timestamp())
+
+    def on_timer(self, timestamp, ctx, out):
+        out.collect(timestamp)
+        ctx.timer_service().register_event_time_timer(timestamp + 1000)
+
+
+class _Again(wv.KeyedProcessFunction):
+    """Registers the processing-time timer that is firing again, for ever."""
+
+    def process_element(self, value, ctx, out):
+        ctx.timer_service().register_processing_time_timer(100)
+
+    def on_timer(self, timestamp, ctx, out):
+        out.collect(timestamp)
+        ctx.timer_service().register_processing_time_timer(timestamp)
+
+
+def _process(function, budget: int, until: int | None = None):
+    env = wv.StreamExecutionEnvironment().set_timer_firing_budget(budget)
+    (
+        env.from_collection([("A", 500), ("B", 700)], arrival_times=[0, 10])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .process(function)
+        .sink_to("out")
+    )
+    return env.execute(until_processing_time=until)
+
+
+def test_the_budget_stops_a_keyed_process_function_re_arming_an_event_time_timer():
+    with pytest.raises(TimerLoopError) as info:
+        _process(_Tick(), budget=5)
+    err = info.value
+    assert str(err).startswith(
+        "timer loop in operator 'process': _Tick.on_timer fired 5 event-time timers of key "
+        "'B' in one advance of the watermark to MAX, each registered by an earlier firing of "
+        "the same advance, and the next one (at 6700) is due too"
+    )
+    assert (err.key, err.namespace, err.timestamp) == ("B", None, 6700)
+    # the watermark 699 fires A's 500; at MAX B's 700 and A's 1500 (registered before), then
+    # the chains interleave by time: A 2500..6500 and B 1700..5700 (5 each), B's 6700 refused
+    values = [r.value for r in err.partial_result.outputs["out"]]
+    assert values == [500, 700, 1500, 1700, 2500, 2700, 3500, 3700, 4500, 4700, 5500, 5700, 6500]
+
+
+def test_the_budget_stops_a_keyed_process_function_re_registering_the_same_timer():
+    # user code is not under the exact criterion (it may count in attributes), but the
+    # budget still ends a chain that would never stop
+    with pytest.raises(TimerLoopError) as info:
+        _process(_Again(), budget=3, until=200)
+    err = info.value
+    assert str(err).startswith(
+        "timer loop in operator 'process': _Again.on_timer fired 3 processing-time timers of "
+        "key 'A' in one advance of the processing time to 100"
+    )
+    assert (err.domain, err.key, err.timestamp) == ("processing", "A", 100)
+    # A and B take turns at 100: both first timers, then three chained each; A's 4th refused
+    assert [r.value for r in err.partial_result.outputs["out"]] == [100] * 8
+    assert err.trace[-1].kind == "error"
+
+
+@pytest.mark.parametrize("budget", [0, -1, 1.5, True, "10"])
+def test_the_budget_must_be_a_positive_int(budget):
+    with pytest.raises(InputError, match="timer firing budget must be a positive int") as info:
+        wv.StreamExecutionEnvironment().set_timer_firing_budget(budget)
+    assert info.value.field == "timer_firing_budget" and info.value.value == budget
+
+
+def test_an_explorer_shows_the_loop_in_place():
+    from winviz.viz.explore import explore
+
+    def pipeline(kind="tumbling"):
+        env = wv.StreamExecutionEnvironment()
+        assigner = (
+            wv.GlobalWindows.create() if kind == "global" else wv.TumblingEventTimeWindows.of(5000)
+        )
+        (
+            env.from_collection([("A", 500), ("A", 6000)], arrival_times=[0, 100])
+            .assign_timestamps_and_watermarks(
+                wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                    lambda e, _: e[1]
+                )
+            )
+            .key_by(lambda e: e[0])
+            .window(assigner)
+            .trigger(wv.ContinuousEventTimeTrigger.of(1000))
+            .reduce(lambda a, b: (a[0], a[1] + b[1]))
+            .sink_to("out")
+        )
+        return env.execute()
+
+    ex = explore(pipeline, kind=["tumbling", "global"], charts=("timeline",))
+    assert ex.error is None
+    ex.controls["kind"].value = "global"
+    assert isinstance(ex.error, TimerLoopError)
+    assert "pipeline(kind='global') raised TimerLoopError" in html.unescape(ex.status.value)
+    assert str(ex.error) in html.unescape(ex.status.value)
+    ex.controls["kind"].value = "tumbling"
+    assert ex.error is None

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from winviz.errors import InputError
+from winviz.errors import InputError, StateCopyError
 
 if TYPE_CHECKING:  # pragma: no cover
     from winviz.runtime import JobRuntime
@@ -120,6 +120,32 @@ class SimulatedFailure(Exception):
 
 def _read_only(snapshot: dict[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(copy.deepcopy(snapshot))
+
+
+def _operator_state(name: str, snapshot: dict[str, Any], checkpoint_id: int) -> Mapping[str, Any]:
+    """``_read_only`` of an operator's snapshot; when a value cannot be copied, a
+    ``StateCopyError`` naming the operator and the state entry (name, key, namespace)."""
+    try:
+        return _read_only(snapshot)
+    except Exception as exc:
+        where = f"its {next(iter(snapshot), 'state')!r}"
+        for part, value in snapshot.items():
+            entries = value.items() if isinstance(value, dict) else [(part, value)]
+            for entry, item in entries:
+                try:
+                    copy.deepcopy(item)
+                except Exception:
+                    where = f"{part} entry {entry!r} = {item!r}"
+                    break
+            else:
+                continue
+            break
+        raise StateCopyError(
+            f"checkpoint {checkpoint_id}: the state of operator {name!r} cannot be copied "
+            f"({where}): {type(exc).__name__}: {exc}. Flink serializes state with its type's "
+            "serializer and fails the checkpoint the same way; keep plain data in state "
+            "(numbers, strings, tuples, lists, dicts)"
+        ) from exc
 
 
 class CheckpointCoordinator:
@@ -210,7 +236,10 @@ class CheckpointCoordinator:
             processing_time=rt.job.now,
             positions=MappingProxyType(positions),
             operator_states=MappingProxyType(
-                {op.name: _read_only(op.snapshot()) for op in rt.order}
+                {
+                    op.name: _operator_state(op.name, op.snapshot(), len(self.completed) + 1)
+                    for op in rt.order
+                }
             ),
             gate_states=_read_only({name: g.snapshot() for name, g in rt.gates.items()}),
             side_outputs=MappingProxyType(

@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import random
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from winviz.errors import InputError
-from winviz.time import TimestampNormalizer
+from winviz.errors import ArgumentTypeError, InputError
+from winviz.time import TimestampNormalizer, count_arg, duration_ms
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -56,6 +57,8 @@ def late_data(data_dir: str | Path | None = None) -> list[dict[str, Any]]:
             raw = json.loads(line)
         except json.JSONDecodeError:
             raise DatasetError(path, line_no, "<json>", line, "a JSON object") from None
+        if not isinstance(raw, dict):
+            raise DatasetError(path, line_no, "<json>", raw, "a JSON object (a mapping)")
         rid = raw.get("id")
         if not isinstance(rid, int) or isinstance(rid, bool):
             raise DatasetError(path, line_no, "id", rid, "an integer")
@@ -73,6 +76,8 @@ def late_data(data_dir: str | Path | None = None) -> list[dict[str, Any]]:
             amt = float(raw.get("amt"))
         except (TypeError, ValueError):
             raise DatasetError(path, line_no, "amt", raw.get("amt"), "a decimal number") from None
+        if not math.isfinite(amt):  # float() reads "nan" and "inf" too
+            raise DatasetError(path, line_no, "amt", raw.get("amt"), "a finite decimal number")
         rows.append({"id": rid, "createTime": raw["createTime"], "amt": amt, "ts": ts})
     return rows
 
@@ -125,7 +130,17 @@ def seattle_temps(
     *, mean_delay: int = 2_000, seed: int = 7, limit: int | None = None
 ) -> list[dict[str, Any]]:
     """Hourly readings ``{"ts": ms, "temp": °F, "arrival_time": ms}``: each reading arrives
-    after a seeded random delay (exponential, ``mean_delay`` ms), in arrival order."""
+    after a seeded random delay (exponential, ``mean_delay`` ms), in arrival order.
+    ``limit`` (an int >= 0, or None for all) keeps the first readings."""
+    mean_delay = duration_ms(mean_delay, what="mean_delay")
+    if mean_delay < 0:
+        raise InputError(
+            "mean_delay must not be negative", field="mean_delay", value=mean_delay, expected=">= 0"
+        )
+    if limit is not None:
+        limit = count_arg(limit, what="limit", minimum=0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ArgumentTypeError("seed must be an int", field="seed", value=seed, expected="an int")
     source = resources.files("vega_datasets") / "_data" / "seattle-temps.csv"
     to_ms = TimestampNormalizer("America/Los_Angeles")
     rnd = random.Random(seed)
@@ -133,6 +148,8 @@ def seattle_temps(
     with source.open() as f:
         reader = csv.DictReader(f)
         for line_no, row in enumerate(reader, start=2):
+            if limit is not None and len(rows) >= limit:
+                break
             try:
                 ts = to_ms(row["date"].replace("/", "-"), index=line_no, field_name="date")
             except InputError:
@@ -149,9 +166,11 @@ def seattle_temps(
                 raise DatasetError(
                     "seattle-temps.csv", line_no, "temp", row["temp"], "a number"
                 ) from None
+            if not math.isfinite(temp):
+                raise DatasetError(
+                    "seattle-temps.csv", line_no, "temp", row["temp"], "a finite number"
+                )
             delay = round(rnd.expovariate(1 / mean_delay)) if mean_delay > 0 else 0
             rows.append({"ts": ts, "temp": temp, "arrival_time": ts + delay})
-            if limit is not None and len(rows) >= limit:
-                break
     rows.sort(key=lambda r: r["arrival_time"])
     return rows

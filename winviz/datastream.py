@@ -30,7 +30,7 @@ from operator import le
 from typing import Any
 
 from winviz.checkpoints import CheckpointConfig
-from winviz.errors import InputError
+from winviz.errors import ArgumentTypeError, InputError, NameClashError
 from winviz.functions import (
     AggregateFunction,
     CoProcessFunction,
@@ -40,7 +40,8 @@ from winviz.functions import (
 from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
-from winviz.time import MAX, MIN, TimestampNormalizer, duration_ms, in_long_range
+from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, in_long_range
+from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
@@ -82,13 +83,7 @@ class StreamExecutionEnvironment:
     def __init__(
         self, *, auto_watermark_interval: int = 200, trace: bool = True, tz: str | None = None
     ) -> None:
-        if auto_watermark_interval < 0:
-            raise InputError(
-                "auto_watermark_interval must be >= 0",
-                field="auto_watermark_interval",
-                value=auto_watermark_interval,
-            )
-        self.auto_watermark_interval = auto_watermark_interval
+        self.auto_watermark_interval = _watermark_interval(auto_watermark_interval)
         self.trace_enabled = trace
         self.tz = tz
         self.nodes: list[Node] = []
@@ -96,6 +91,7 @@ class StreamExecutionEnvironment:
         self.checkpoint_config: CheckpointConfig | None = None
         self.parallelism = 1
         self.max_parallelism: int | None = None
+        self.timer_firing_budget = DEFAULT_FIRING_BUDGET
 
     def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
         """Flink's ``env.setParallelism``: the parallelism of every operator that sets none
@@ -116,12 +112,61 @@ class StreamExecutionEnvironment:
     def get_max_parallelism(self) -> int | None:
         return self.max_parallelism
 
+    def set_timer_firing_budget(self, budget: int) -> StreamExecutionEnvironment:
+        """How many timers of one key and window (or namespace), each registered by an
+        earlier firing of the same advance, one advance of the watermark or processing time
+        may fire before the run ends with ``TimerLoopError`` (``winviz.timers``; default
+        ``DEFAULT_FIRING_BUDGET``). Not a Flink setting: Flink would keep firing."""
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise InputError(
+                "a timer firing budget must be a positive int",
+                field="timer_firing_budget",
+                value=budget,
+                expected="an int >= 1",
+            )
+        self.timer_firing_budget = budget
+        return self
+
     # -- naming ---------------------------------------------------------------------------
 
     def _unique(self, base: str) -> str:
+        """A name for a new operator: ``base``, else ``base_2``, ``base_3``… (the first one
+        no operator has)."""
+        taken = {node.name for node in self.nodes}
         n = self._names.get(base, 0)
+        name = base if n == 0 else f"{base}_{n + 1}"
+        while name in taken:
+            n += 1
+            name = f"{base}_{n + 1}"
         self._names[base] = n + 1
-        return base if n == 0 else f"{base}_{n + 1}"
+        return name
+
+    def _claim(self, name: Any, what: str, node: Node | None = None) -> str:
+        """``name`` exactly, for a sink or an operator the user names: a ``NameClashError``
+        when another operator has it already (never a silent rename)."""
+        if not isinstance(name, str) or not name:
+            raise ArgumentTypeError(
+                f"{what}: a name must be a non-empty str",
+                field="name",
+                value=name,
+                expected="a non-empty str",
+            )
+        for other in self.nodes:
+            if other.name == name and other is not node:
+                kind = "a sink" if other.kind == "sink" else f"the {other.kind} operator"
+                also = (
+                    "two sinks cannot share result.outputs[name]"
+                    if other.kind == "sink" and what.startswith("sink_to")
+                    else "operator names are unique (the trace and the metrics are keyed by them)"
+                )
+                taken = sorted(n.name for n in self.nodes)
+                raise NameClashError(
+                    f"{what}: the name {name!r} is taken by {kind} {name!r}; {also}",
+                    field="name",
+                    value=name,
+                    expected=f"a name no other operator has (taken: {taken})",
+                )
+        return name
 
     def _add(self, kind: str, base: str, inputs: list[Node], **params: Any) -> Node:
         node = Node(kind, self._unique(base), inputs, params)
@@ -143,7 +188,9 @@ class StreamExecutionEnvironment:
         return self
 
     def set_auto_watermark_interval(self, interval: Any) -> StreamExecutionEnvironment:
-        self.auto_watermark_interval = duration_ms(interval, what="auto_watermark_interval")
+        """Flink's ``ExecutionConfig.setAutoWatermarkInterval``: ms (or a timedelta) of
+        processing time between periodic watermarks, >= 0 (0 turns them off)."""
+        self.auto_watermark_interval = _watermark_interval(interval)
         return self
 
     # -- sources --------------------------------------------------------------------------
@@ -177,6 +224,7 @@ class StreamExecutionEnvironment:
         timestamps): the form the runtime hands to operators. ``where`` (e.g. ``[1]``) names
         the partition in error fields."""
         norm = TimestampNormalizer(self.tz)
+        arrival_interval = duration_ms(arrival_interval, what="arrival_interval")
         n = len(values)
         arrivals: Sequence[int]
         indices: Sequence[int] = range(n)
@@ -351,6 +399,15 @@ class StreamExecutionEnvironment:
             if not in_long_range(until):
                 raise InputError("out of range", value=until)
         failures = () if fail_at is None else (fail_at,) if isinstance(fail_at, int) else fail_at
+        try:
+            failures = [count_arg(n, what="fail_at", minimum=0) for n in failures]
+        except TypeError:
+            raise ArgumentTypeError(
+                "fail_at must be a record count or several",
+                field="fail_at",
+                value=fail_at,
+                expected="an int >= 0 or a list of them",
+            ) from None
         return JobRuntime(self, job_name, fail_at=failures).run(until)
 
 
@@ -363,7 +420,7 @@ class DataStream:
 
     def name(self, name: str) -> DataStream:
         """Rename the operator that produces this stream (its name in the trace)."""
-        self.node.name = self.env._unique(name)
+        self.node.name = self.env._claim(name, f"name({name!r})", self.node)
         return self
 
     def _then(self, kind: str, base: str, **params: Any) -> DataStream:
@@ -478,6 +535,7 @@ class DataStream:
         return windowed
 
     def get_side_output(self, tag: OutputTag) -> DataStream:
+        _output_tag(tag, "get_side_output")
         if self.node.kind in ("union", "partition"):
             raise InputError(
                 f"a {self.node.kind} has no side outputs (it is no operator)",
@@ -489,8 +547,11 @@ class DataStream:
         return DataStream(self.env, node)
 
     def sink_to(self, name: str) -> DataStream:
-        """Collect this stream into ``result.outputs[name]``."""
-        self.env._add("sink", name, [self.node])
+        """Collect this stream into ``result.outputs[name]``. The sink's operator has that
+        name exactly: a name another sink or operator has is refused (``NameClashError``)."""
+        env = self.env
+        node = Node("sink", env._claim(name, f"sink_to({name!r})"), [self.node], {})
+        env.nodes.append(node)
         return self
 
 
@@ -558,7 +619,8 @@ class WindowedStream:
         return self
 
     def side_output_late_data(self, tag: OutputTag) -> WindowedStream:
-        self.params["late_data_tag"] = tag
+        """Send late records to the side output ``tag`` (``result.side_outputs[tag.id]``)."""
+        self.params["late_data_tag"] = _output_tag(tag, "side_output_late_data")
         return self
 
     def _function(self, kind: str, **fn: Any) -> DataStream:
@@ -624,6 +686,31 @@ class ConnectedStreams:
             key_selectors=self.key_selectors,
         )
         return DataStream(env, node)
+
+
+def _output_tag(tag: Any, what: str) -> OutputTag:
+    if not isinstance(tag, OutputTag):
+        raise ArgumentTypeError(
+            f"{what} needs an OutputTag",
+            field="tag",
+            value=tag,
+            expected=f"an OutputTag, e.g. OutputTag({tag!r})"
+            if isinstance(tag, str)
+            else "an OutputTag",
+        )
+    return tag
+
+
+def _watermark_interval(interval: Any) -> int:
+    ms = duration_ms(interval, what="auto_watermark_interval")
+    if ms < 0:
+        raise InputError(
+            "auto_watermark_interval must be >= 0",
+            field="auto_watermark_interval",
+            value=interval,
+            expected=">= 0 ms (0 turns periodic watermarks off)",
+        )
+    return ms
 
 
 def check_parallelism(parallelism: Any) -> int:

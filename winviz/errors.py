@@ -45,6 +45,73 @@ class InputError(WinvizError, ValueError):
         super().__init__(where + message + tail)
 
 
+class LongRangeError(InputError):
+    """A time, duration or timer outside Java's ``long`` range [-2**63, 2**63-1] ms: Flink
+    keeps every time in a ``long`` and could not hold it (it would wrap silently)."""
+
+
+class ArgumentTypeError(InputError, TypeError):
+    """A value of the wrong type: a float, bool or str where int milliseconds or a count are
+    expected, a callable that is none, and the like."""
+
+
+class NameClashError(InputError):
+    """A name that is already taken (two sinks writing to ``outputs[name]``)."""
+
+
+class KeySelectionError(InputError):
+    """A key Flink could not route: null (Flink's "Assigned key must not be null!"), NaN or
+    of a type Java cannot hash the way winviz does."""
+
+
+class StateCopyError(WinvizError, TypeError):
+    """State that a checkpoint cannot copy (a lock, an open file, a generator): Flink
+    serializes every state value with its ``TypeSerializer`` and fails the checkpoint the
+    same way. Names the operator, the state entry and the cause."""
+
+
+class FunctionResultError(WinvizError, TypeError):
+    """A user function returned something the operator cannot use (``flat_map`` returning
+    an int or None, ``reduce`` returning None, a watermark function returning a str):
+    names the function, the operator, the record and what was expected."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        function: str,
+        operator: str,
+        value: Any,
+        expected: str,
+        index: int | None = None,
+        key: Any = None,
+        record: Any = ...,
+    ) -> None:
+        self.message = message
+        self.function = function
+        self.operator = operator
+        self.value = value
+        self.expected = expected
+        self.index = index
+        self.key = key
+        self.record = record
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        """Built when shown: an operator may fill in ``index`` on the way out (a batch loop
+        knows the record's index only then)."""
+        parts = [
+            f"{self.function} in operator {self.operator!r} {self.message}: got {self.value!r}"
+        ]
+        if self.index is not None:
+            parts.append(f"record {self.index}")
+        if self.key is not None:
+            parts.append(f"key {self.key!r}")
+        if self.record is not ...:
+            parts.append(f"value {self.record!r}")
+        return "; ".join(parts) + f" (expected {self.expected})"
+
+
 class UserFunctionError(WinvizError, RuntimeError):
     """A user function raised: re-raised with the operator, key, window and record."""
 

@@ -8,14 +8,23 @@ the maximum parallelism cannot change after a job starts.
 Java ``hashCode`` rules used here: ``str`` → ``String.hashCode`` (UTF-16 code units);
 ``int`` → ``Integer.hashCode`` when it fits 32 bits, else ``Long.hashCode``; ``bool`` →
 ``Boolean.hashCode``; ``tuple`` → Flink's ``TupleN.hashCode`` (a None field → 0). A None key
-is refused, as Flink refuses a null key.
+is refused, as Flink refuses a null key; so are floats (no rule here: Python's ``1.0 == 1``
+would merge keys that Java's ``Double`` and ``Integer`` keep apart).
+
+**One rule for keys at every parallelism** (``KeyRule``): a keyed operator's subtasks share
+one rule, which checks every key that is not a str, at parallelism 1 too (where no key group
+is computed). It refuses None (Flink's "Assigned key must not be null!"), NaN (every NaN is a
+new key in a Python dict; one key in Java), unhashable values and types without a Java
+``hashCode`` rule here (floats among them), and two keys that Python takes for one but Java
+for two: ``1`` and ``True`` (Integer and Boolean), also as fields of tuples — winviz keys its
+state by Python equality and could not keep them apart.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from winviz.errors import InputError
+from winviz.errors import InputError, KeySelectionError
 
 DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 128
 UPPER_BOUND_MAX_PARALLELISM = 32768
@@ -60,6 +69,101 @@ def java_hash_code(key: Any) -> int:
         value=key,
         expected="str, int, bool, None or a tuple of those",
     )
+
+
+def null_key_error(value: Any, index: int | None) -> KeySelectionError:
+    """Flink's "Assigned key must not be null!" for the record ``value``."""
+    return KeySelectionError(
+        "Assigned key must not be null! (the key selector returned None)",
+        index=index,
+        field="key",
+        value=value,
+        expected="a key that is not None",
+    )
+
+
+def _signature(key: Any) -> Any:
+    """What Java tells apart among keys Python finds equal: the class (per field of a
+    tuple)."""
+    if key.__class__ is tuple:
+        return tuple(map(type, key))
+    return key.__class__
+
+
+def _ambiguous(key: Any) -> bool:
+    """Whether a key equal to ``key`` could have another Java type: only 0 / 1 / False /
+    True (Integer or Boolean), as the key or as a field of it."""
+    if key.__class__ is tuple:
+        return any(map(_ambiguous, key))
+    return (key.__class__ is int or key.__class__ is bool) and (key == 0 or key == 1)
+
+
+def _has_nan(key: Any) -> bool:
+    if key.__class__ is tuple:
+        return any(map(_has_nan, key))
+    return isinstance(key, float) and key != key
+
+
+class KeyRule:
+    """Checks the keys of one keyed operator (all its subtasks) by one rule: see the module
+    docstring. ``check(key, index)`` is called for every key that is not a str."""
+
+    def __init__(self, *, window_all: bool = False) -> None:
+        # key -> (its signature when ambiguous, else None; the first key object)
+        self._known: dict[Any, tuple[Any, Any]] = {}
+        self.window_all = window_all
+        """``window_all``: every record has the key None (Flink keys them by the byte 0)."""
+
+    def check(self, key: Any, index: int | None = None) -> None:
+        if key is None and self.window_all:
+            return
+        try:
+            known = self._known.get(key)
+        except TypeError:
+            raise KeySelectionError(
+                f"a key must be hashable; {type(key).__name__} is not (Flink needs hashCode "
+                "and equals)",
+                index=index,
+                field="key",
+                value=key,
+                expected="a str, int, bool or a tuple of those (e.g. tuple(the list))",
+            ) from None
+        if known is None:
+            self._first(key, index)
+            return
+        if known[0] is not None and known[0] != _signature(key):
+            first = known[1]
+            raise KeySelectionError(
+                f"keys {first!r} ({type(first).__name__}) and {key!r} ({type(key).__name__}) "
+                "are one key in Python but two in Flink (Java's equals tells their types "
+                "apart, at every parallelism); winviz keys state by Python equality and cannot "
+                "keep them apart",
+                index=index,
+                field="key",
+                value=key,
+                expected="keys of one type for one value (e.g. str(key) or int(key))",
+            )
+
+    def _first(self, key: Any, index: int | None) -> None:
+        if key is None:
+            raise null_key_error(key, index)
+        if _has_nan(key):
+            raise KeySelectionError(
+                "a NaN key: Python takes every NaN for a new key, Java's Double.equals for one",
+                index=index,
+                field="key",
+                value=key,
+                expected="a key without NaN",
+            )
+        try:
+            java_hash_code(key)
+        except InputError as exc:  # its message without its own "value ...: " prefix
+            text = str(exc).removeprefix(f"value {exc.value!r}: ")
+            if exc.value is not key:
+                text = f"its field {exc.value!r}: {text}"
+            raise KeySelectionError(text, index=index, field="key", value=key) from None
+        # the signature only where a key of another Java type could be equal (1 and True)
+        self._known[key] = (_signature(key) if _ambiguous(key) else None, key)
 
 
 def _bit_mix(x: int) -> int:

@@ -59,9 +59,9 @@ from winviz.checkpoints import (
     SimulatedFailure,
 )
 from winviz.datastream import Node, StreamExecutionEnvironment
-from winviz.errors import InputError
+from winviz.errors import FunctionResultError, InputError
 from winviz.functions import OutputTag
-from winviz.keygroups import compute_default_max_parallelism
+from winviz.keygroups import KeyRule, compute_default_max_parallelism
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.co_process import (
     CoInput,
@@ -221,6 +221,16 @@ class _RollingReduce:
     def process_element(self, value, ctx, out):
         current = ctx.state("rolling")
         current = value if current is None else self.fn(current, value)
+        if current is None:  # the state would be cleared: the next record would start anew
+            raise FunctionResultError(
+                f"returned None for key {ctx.get_current_key()!r}",
+                function="reduce",
+                operator=ctx._op.name,
+                value=None,
+                expected="the combined value (a reduce function returns it)",
+                index=ctx._op.job.record_index,
+                record=value,
+            )
         ctx.update_state("rolling", current)
         out.collect(current)
 
@@ -264,7 +274,7 @@ class JobRuntime:
     ) -> None:
         self.env = env
         self.trace = Trace() if env.trace_enabled else None
-        self.job = JobContext(trace=self.trace)
+        self.job = JobContext(trace=self.trace, timer_firing_budget=env.timer_firing_budget)
         self.result = JobExecutionResult(job_name, trace=self.trace, metrics=self.job.metrics)
         self.coordinator = CheckpointCoordinator(self, env.checkpoint_config, fail_at)
         self.result.checkpoints = self.coordinator.completed
@@ -445,6 +455,10 @@ class JobRuntime:
             names = [node.name] if par == 1 else [f"{node.name}#{i}" for i in range(par)]
             subs = [self._make(node, i, par, name) for i, name in enumerate(names)]
             self.subtasks[node] = subs
+            if subs[0].is_keyed:  # one key rule for all subtasks (winviz.keygroups.KeyRule)
+                rule = KeyRule(window_all=node.kind == "window" and node.non_parallel)
+                for op in subs:
+                    op.key_rule = rule  # type: ignore[attr-defined]
             for i, op in enumerate(subs):
                 op.logical_name, op.subtask, op.parallelism = node.name, i, par
                 self.operators.setdefault(node, op)
@@ -491,41 +505,52 @@ class JobRuntime:
         """Connect input ``k`` of every subtask of ``node`` to its upstream subtasks."""
         two_inputs = node.kind == "co_process"
         par = len(subs)
-        # the channels of each downstream subtask: (edge number, upstream subtask), in order
-        channels: list[list[tuple[int, StreamOperator]]] = [[] for _ in range(par)]
-        for e, (parent, kind, _) in enumerate(edges):
-            ups = self.subtasks[parent]
-            for j in range(par):
-                senders = [ups[j]] if kind == FORWARD else ups
-                channels[j].extend((e, up) for up in senders)
-        # what each (edge, upstream subtask) sends to in downstream subtask j
-        receivers: list[dict[tuple[int, StreamOperator], Any]] = []
+        # Every downstream subtask has the same channels: edge by edge, one (forward: from
+        # upstream subtask j) or one per upstream subtask; offsets[e] is edge e's first.
+        offsets: list[int] = []
+        num_channels = 0
+        for parent, kind, _ in edges:
+            offsets.append(num_channels)
+            num_channels += 1 if kind == FORWARD else len(self.subtasks[parent])
+        up_names = [[up.name for up in self.subtasks[parent]] for parent, _, _ in edges]
+        receivers: list[Any] = []  # where subtask j takes records: the operator or its input
+        gates: list[Any] = []  # subtask j's input gate (with more than one channel)
         for j, op in enumerate(subs):
             receiver: Any = CoInput(op, k) if two_inputs else op
-            if len(channels[j]) == 1:
-                receivers.append({channels[j][0]: receiver})
+            receivers.append(receiver)
+            if num_channels == 1:
+                gates.append(None)
                 continue
-            names = [up.name for _, up in channels[j]]
+            names: list[str] = []
+            for e, (_, kind, _) in enumerate(edges):
+                names += [up_names[e][j]] if kind == FORWARD else up_names[e]
             gate = CoInputGate(receiver, names) if two_inputs else InputGate(op, names)
             self.gates[f"{op.name}/input{k + 1}" if two_inputs else op.name] = gate
-            receivers.append(dict(zip(channels[j], gate.channels, strict=True)))
+            gates.append(gate)
+
+        def channel(j: int, index: int) -> Any:
+            """What an upstream calls to reach channel ``index`` of subtask ``j``."""
+            return receivers[j] if gates[j] is None else gates[j].channel(index)
+
+        sub_names = [s.name for s in subs]  # shared by the exchanges (read only)
         for e, (parent, kind, selector) in enumerate(edges):
             ups = self.subtasks[parent]
             for i, up in enumerate(ups):
                 if kind == FORWARD:
-                    outputs[up].targets.append(receivers[i][(e, up)])
+                    outputs[up].targets.append(channel(i, offsets[e]))
                     continue
-                targets = [receivers[j][(e, up)] for j in range(par)]
                 if len(ups) == 1 and par == 1:  # one sender, one receiver: a plain hand-over
-                    outputs[up].targets.append(targets[0])
+                    outputs[up].targets.append(channel(0, offsets[e]))
                     continue
                 if kind == HASH:
                     partitioner: Any = KeyGroupStreamPartitioner(selector, par, max_par)
                 else:
                     partitioner = RebalancePartitioner(par, first=i % par)
-                exchange = Exchange(
-                    up, targets, [s.name for s in subs], partitioner, self.trace is not None
-                )
+                exchange = Exchange(up, receivers, sub_names, partitioner, self.trace is not None)
+                if kind == HASH and subs[0].is_keyed:
+                    exchange.key_rule = subs[0].key_rule  # type: ignore[attr-defined]
+                if gates[0] is not None:  # the gates take this exchange's channel directly
+                    exchange.gates, exchange.channel_index = gates, offsets[e] + i
                 self.exchanges[f"{up.name}->{node.name}/{k + 1}.{e}"] = exchange
                 outputs[up].targets.append(exchange)
 

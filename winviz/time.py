@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from winviz.errors import InputError
+from winviz.errors import ArgumentTypeError, InputError, LongRangeError
 
 MIN: int = -(2**63)
 """Java's ``Long.MIN_VALUE``: no timestamp, and the watermark before any watermark."""
@@ -52,17 +53,77 @@ def in_long_range(value: int) -> bool:
 
 
 def duration_ms(value: Any, *, what: str = "duration") -> int:
-    """A duration given as int milliseconds or ``timedelta`` (also pandas ``Timedelta``)."""
-    if isinstance(value, bool):
-        raise InputError(f"{what} must be milliseconds (int) or a timedelta, got {value!r}")
-    if isinstance(value, int):
+    """A duration given as int milliseconds or ``timedelta`` (also pandas ``Timedelta``),
+    within Java's ``long`` range (``LongRangeError`` otherwise: Flink's ``long`` would wrap);
+    a float, bool or str is refused (``ArgumentTypeError``)."""
+    if value.__class__ is int:
+        ms = value
+    elif isinstance(value, bool) or not (
+        isinstance(value, numbers.Integral | _dt.timedelta) or hasattr(value, "to_pytimedelta")
+    ):
+        raise ArgumentTypeError(
+            f"{what} must be milliseconds (int) or a timedelta",
+            field=what,
+            value=value,
+            expected="int milliseconds or a timedelta",
+        )
+    elif isinstance(value, numbers.Integral):
+        ms = int(value)
+    elif isinstance(value, _dt.timedelta):
+        ms = value // _ONE_MS
+    else:
+        ms = value.to_pytimedelta() // _ONE_MS
+    if not MIN <= ms <= MAX:
+        raise LongRangeError(
+            f"{what} is outside Java's long range, so Flink could not hold it",
+            field=what,
+            value=value,
+            expected="-2**63 <= ms <= 2**63-1",
+        )
+    return ms
+
+
+def time_ms(value: Any, *, what: str) -> int:
+    """A point in time or a timer's timestamp given as int milliseconds within Java's
+    ``long`` range (no bool, float or str): ``ArgumentTypeError`` / ``LongRangeError``."""
+    if value.__class__ is int and MIN <= value <= MAX:
         return value
-    if isinstance(value, _dt.timedelta):
-        return value // _ONE_MS
-    to_py = getattr(value, "to_pytimedelta", None)
-    if to_py is not None:
-        return to_py() // _ONE_MS
-    raise InputError(f"{what} must be milliseconds (int) or a timedelta, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ArgumentTypeError(
+            f"{what} must be int milliseconds, got {type(value).__name__}",
+            field=what,
+            value=value,
+            expected="an int in Java's long range",
+        )
+    if not MIN <= value <= MAX:
+        raise LongRangeError(
+            f"{what} is outside Java's long range, so Flink could not hold it",
+            field=what,
+            value=value,
+            expected="-2**63 <= ms <= 2**63-1",
+        )
+    return int(value)
+
+
+def count_arg(value: Any, *, what: str, minimum: int = 1) -> int:
+    """A count (an int, no bool/float/str) of at least ``minimum``, within Java's long."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ArgumentTypeError(
+            f"{what} must be an int, got {type(value).__name__}",
+            field=what,
+            value=value,
+            expected=f"an int >= {minimum}",
+        )
+    if not minimum <= value <= MAX:
+        raise InputError(
+            f"{what} must be at least {minimum}"
+            if value < minimum
+            else f"{what} is outside Java's long range",
+            field=what,
+            value=value,
+            expected=f"an int >= {minimum}",
+        )
+    return int(value)
 
 
 def seconds(n: float) -> int:

@@ -26,19 +26,39 @@ timer, the key's state and the clocks only (Flink's ``Trigger`` contract): the W
 turns the guard on for its built-in triggers (``decides_from_state_only``), never for user
 code, which may keep Python attributes the guard cannot see. A job that finishes never meets
 the criterion, since meeting it proves the advance never ends.
+
+**The firing budget.** A chain of firings can also run on without repeating: a timer whose
+callback registers the next one a little later, still at or before the watermark (Flink's
+``ContinuousEventTimeTrigger`` on ``GlobalWindows`` at the end-of-input watermark MAX re-arms
+every interval up to ``Long.MAX_VALUE``: about 9.2·10^15 firings at an interval of 1000), or
+custom code doing the same. So every service counts, per key and namespace, the firings in one
+advance of timers that were registered during that advance (by an earlier firing), and raises
+``TimerLoopError`` once a key and namespace would go past ``firing_budget`` of them
+(``DEFAULT_FIRING_BUDGET``; ``env.set_timer_firing_budget(n)`` sets it for a job). This is
+the backstop for user triggers and KeyedProcessFunctions; operators that can prove a chain
+longer than the budget raise at its first firing (the WindowOperator does, for the continuous
+triggers). Timers registered before the advance never count: a watermark that fires a
+million windows at once is no loop.
 """
 
 from __future__ import annotations
 
 import heapq
+import numbers
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from winviz.time import MIN
+from winviz.errors import ArgumentTypeError, InputError, LongRangeError, TimerLoopError
+from winviz.time import MAX, MIN, format_ms
 
 EVENT = "event"
 PROCESSING = "processing"
+
+DEFAULT_FIRING_BUDGET = 100_000
+"""Firings of one key and namespace's timers, registered during the same advance, that one
+advance of the watermark or processing time may run before ``TimerLoopError`` (see the module
+docstring)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +197,10 @@ class InternalTimerService:
         """Raise ``TimerLoopError`` on a provable timer loop (see the module docstring);
         ``key_context`` then provides ``key_state(key)`` and
         ``timer_loop_error(timer, domain, now)``."""
+        self.firing_budget = DEFAULT_FIRING_BUDGET
+        """How many firings of timers registered during an advance one key and namespace
+        may have in that advance (see the module docstring); ``key_context`` may provide
+        ``timer_budget_error(timer, domain, now, budget)`` to name what loops."""
 
     @property
     def current_processing_time(self) -> int:
@@ -189,7 +213,31 @@ class InternalTimerService:
 
     # -- registration (scoped to the current key) -----------------------------------------
 
+    def _bad_timestamp(self, ts: Any, domain: str) -> InputError:
+        """The error of a timer timestamp that is no int in Java's long range (a str, a
+        float, a bool, 2**64): Flink's timers are ``long``s."""
+        article = "an" if domain == EVENT else "a"
+        where = (
+            f"operator {getattr(self.key_context, 'name', self.name)!r}, key "
+            f"{self.key_context.current_key!r}: {article} {domain}-time timer needs an int "
+            "timestamp in Java's long range"
+        )
+        integral = isinstance(ts, numbers.Integral) and not isinstance(ts, bool)
+        error = LongRangeError if integral else ArgumentTypeError
+        job = getattr(self.key_context, "job", None)
+        return error(
+            where,
+            index=getattr(job, "record_index", None),
+            field="timestamp",
+            value=ts,
+            expected="int milliseconds in [-2**63, 2**63-1]",
+        )
+
     def register_event_time_timer(self, namespace: Any, ts: int) -> None:
+        if ts.__class__ is not int or not MIN <= ts <= MAX:
+            if not isinstance(ts, numbers.Integral) or isinstance(ts, bool) or not MIN <= ts <= MAX:
+                raise self._bad_timestamp(ts, EVENT)
+            ts = int(ts)
         added = self.event_queue.add(self.key_context.current_key, namespace, ts)
         if self.on_change is not None:
             self.on_change(
@@ -204,6 +252,10 @@ class InternalTimerService:
             )
 
     def register_processing_time_timer(self, namespace: Any, ts: int) -> None:
+        if ts.__class__ is not int or not MIN <= ts <= MAX:
+            if not isinstance(ts, numbers.Integral) or isinstance(ts, bool) or not MIN <= ts <= MAX:
+                raise self._bad_timestamp(ts, PROCESSING)
+            ts = int(ts)
         added = self.processing_queue.add(self.key_context.current_key, namespace, ts)
         if self.on_change is not None:
             self.on_change(
@@ -231,10 +283,14 @@ class InternalTimerService:
         live = queue.live
         guard = self.loop_guard
         seen: dict[Any, list[Any]] = {}
+        before = queue._counter  # timers numbered above were registered during this advance
+        chained: dict[tuple[Any, Any], int] = {}
         while True:
             ts = queue.peek_ts()
             if ts is None or ts > watermark:
                 return
+            if queue.heap[0][1] > before:
+                self._count_chained(queue, chained, EVENT, watermark)
             timer = queue.poll()
             self.key_context.current_key = timer.key
             if self.on_change is not None:
@@ -254,10 +310,14 @@ class InternalTimerService:
         live = queue.live
         guard = self.loop_guard
         seen: dict[Any, list[Any]] = {}
+        before = queue._counter
+        chained: dict[tuple[Any, Any], int] = {}
         while True:
             ts = queue.peek_ts()
             if ts is None or ts > now:
                 return
+            if queue.heap[0][1] > before:
+                self._count_chained(queue, chained, PROCESSING, now)
             timer = queue.poll()
             self.key_context.current_key = timer.key
             if self.on_change is not None:
@@ -265,6 +325,28 @@ class InternalTimerService:
             self.target.on_processing_time(timer)
             if guard and (timer.key, timer.namespace, ts) in live:
                 self._check_loop(queue, timer, PROCESSING, now, seen)
+
+    def _count_chained(
+        self,
+        queue: TimerQueue,
+        chained: dict[tuple[Any, Any], int],
+        domain: str,
+        now: int,
+    ) -> None:
+        """The next timer (the heap's top, live and due) was registered during this advance:
+        count it for its key and namespace, and raise ``TimerLoopError`` rather than fire it
+        when that would go past ``firing_budget``."""
+        ts, _, key, namespace = queue.heap[0]
+        n = chained.get((key, namespace), 0) + 1
+        if n > self.firing_budget:
+            timer = InternalTimer(ts, key, namespace)
+            make = getattr(self.key_context, "timer_budget_error", None)
+            if make is not None:
+                raise make(timer, domain, now, self.firing_budget)
+            raise budget_error(
+                getattr(self.key_context, "name", self.name), timer, domain, now, self.firing_budget
+            )
+        chained[(key, namespace)] = n
 
     def _check_loop(
         self,
@@ -308,6 +390,34 @@ class InternalTimerService:
         self.event_queue.restore(snap["event"])
         self.processing_queue.restore(snap["processing"])
         self.current_watermark = snap["watermark"]
+
+
+def budget_error(
+    operator: str, timer: InternalTimer, domain: str, now: int, budget: int, what: str = ""
+) -> TimerLoopError:
+    """The ``TimerLoopError`` of a key and namespace whose firings went past the firing
+    budget of one advance; ``what`` names the code that registers the timers."""
+    clock = "watermark" if domain == EVENT else "processing time"
+    who = f"{what} " if what else ""
+    whose = f"key {timer.key!r}"
+    if timer.namespace is not None:
+        whose += f", namespace {timer.namespace!r}"
+    return TimerLoopError(
+        f"timer loop in operator {operator!r}: {who}fired {budget} {domain}-time timers of "
+        f"{whose} in one advance of the {clock} to "
+        f"{format_ms(now)}, each registered by an earlier firing of the same advance, and the "
+        f"next one (at {format_ms(timer.timestamp)}) is due too: the chain may never end, and "
+        f"the {clock} cannot move on until it does. Real Flink keeps firing the same way (its "
+        "timer service fires every timer at or before the new time, including ones the "
+        "firings register), so the job would hang there. If the chain is meant to be this "
+        "long, raise the budget: env.set_timer_firing_budget(n) (now "
+        f"{budget} firings per key and namespace in one advance).",
+        operator=operator,
+        domain=domain,
+        key=timer.key,
+        namespace=timer.namespace,
+        timestamp=timer.timestamp,
+    )
 
 
 class TimerService:

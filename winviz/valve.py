@@ -6,17 +6,36 @@ drop out of the minimum, so one silent partition does not hold everything back; 
 channel is idle the valve flushes the largest watermark it has seen and reports IDLE itself. A
 channel that becomes active again only rejoins the minimum ("is aligned") once its watermark
 has caught up with the valve's output.
+
+Cost: at parallelism ``p`` every watermark crosses ``p * p`` channels, so a channel
+watermark must not cost a pass over all channels (Flink keeps the aligned channels in a heap
+by watermark, ``alignedSubpartitionStatuses``). This valve keeps the minimum of the aligned
+channels and how many of them are at it: a channel watermark costs O(1), and only when the
+last channel at the minimum moves on (or goes idle) is the minimum looked for again, in one
+pass at C speed over the list of aligned watermarks. A broadcast — every channel moving from
+one watermark to the next, all of them tied — costs one such pass per valve, where a heap
+would pay O(log p) for every channel. Channel states are kept in lists, not objects (a valve
+of ``p`` channels per subtask makes ``p * p`` of them); ``channels`` gives them as
+``InputChannelStatus`` records.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from winviz.time import MIN
+from winviz.time import MAX, MIN
+
+_NOT_ALIGNED = MAX + 1
+"""A channel's entry in ``StatusWatermarkValve._aligned`` while it is not aligned: above
+every watermark, so it is never the minimum."""
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class InputChannelStatus:
+    """One channel's state: its watermark, whether it is active and whether it is aligned
+    (takes part in the minimum)."""
+
     watermark: int = MIN
     active: bool = True
     aligned: bool = True
@@ -28,10 +47,61 @@ class StatusWatermarkValve:
     def __init__(self, num_channels: int) -> None:
         if num_channels < 1:
             raise ValueError("a valve needs at least one input channel")
-        self.channels = [InputChannelStatus() for _ in range(num_channels)]
+        self._watermarks = [MIN] * num_channels
+        self._active = [True] * num_channels
+        self._aligned = [MIN] * num_channels  # the watermark while aligned, else _NOT_ALIGNED
+        self._num_active = num_channels
+        self._low, self._at_low = MIN, num_channels  # the minimum of _aligned, how many at it
         self.last_output_watermark = MIN
         self.active = True
         self.emitted: list[tuple[str, int | str]] = []  # ("watermark", w) | ("status", s)
+
+    # -- the channels' states ---------------------------------------------------------------
+
+    @property
+    def channels(self) -> list[InputChannelStatus]:
+        """Every channel's state, in order (a copy)."""
+        return [
+            InputChannelStatus(w, a, al != _NOT_ALIGNED)
+            for w, a, al in zip(self._watermarks, self._active, self._aligned, strict=True)
+        ]
+
+    def is_active(self, channel: int) -> bool:
+        return self._active[channel]
+
+    def set_channels(self, states: Iterable[tuple[int, bool, bool]]) -> None:
+        """Set every channel's (watermark, active, aligned), e.g. from a snapshot."""
+        states = list(states)
+        if len(states) != len(self._watermarks):
+            raise ValueError(f"{len(states)} channel states for {len(self._watermarks)} channels")
+        self._watermarks = [w for w, _, _ in states]
+        self._active = [a for _, a, _ in states]
+        self._aligned = [w if al else _NOT_ALIGNED for w, _, al in states]
+        self._num_active = sum(self._active)
+        self._find_min()
+
+    def _find_min(self) -> None:
+        aligned = self._aligned
+        self._low = low = min(aligned)
+        self._at_low = aligned.count(low)
+
+    def _set_aligned(self, channel: int, watermark: int) -> None:
+        """Channel ``channel``'s entry in the minimum becomes ``watermark`` (``_NOT_ALIGNED``
+        to leave it)."""
+        old = self._aligned[channel]
+        self._aligned[channel] = watermark
+        low = self._low
+        if watermark < low:
+            self._low, self._at_low = watermark, 1
+        elif watermark == low:
+            if old != low:
+                self._at_low += 1
+        elif old == low:
+            self._at_low -= 1
+            if not self._at_low:
+                self._find_min()
+
+    # -- emitting ---------------------------------------------------------------------------
 
     def _emit_watermark(self, wm: int) -> None:
         self.last_output_watermark = wm
@@ -41,47 +111,64 @@ class StatusWatermarkValve:
         self.active = active
         self.emitted.append(("status", "active" if active else "idle"))
 
+    def _output_min_of_aligned(self) -> None:
+        low = self._low
+        if low != _NOT_ALIGNED and low > self.last_output_watermark:
+            self._emit_watermark(low)
+
+    def _output_max_of_all(self) -> None:
+        top = max(self._watermarks)
+        if top > self.last_output_watermark:
+            self._emit_watermark(top)
+
+    # -- inputs -----------------------------------------------------------------------------
+
     def input_watermark(self, watermark: int, channel: int) -> None:
-        status = self.channels[channel]
         # ignored when the channel (or the whole valve) is idle, or when it does not increase
-        if self.active and status.active and watermark > status.watermark:
-            status.watermark = watermark
-            if not status.aligned and watermark >= self.last_output_watermark:
-                status.aligned = True
-            self._output_min_of_aligned()
+        if watermark <= self._watermarks[channel] or not (self.active and self._active[channel]):
+            return
+        self._watermarks[channel] = watermark
+        old = self._aligned[channel]
+        if old != _NOT_ALIGNED or watermark >= self.last_output_watermark:  # (now) aligned
+            self._aligned[channel] = watermark
+            low = self._low
+            if watermark < low:  # _set_aligned, inlined: the common case costs no call
+                self._low, self._at_low = watermark, 1
+            elif watermark == low:
+                if old != low:
+                    self._at_low += 1
+            elif old == low:
+                self._at_low -= 1
+                if not self._at_low:
+                    self._find_min()
+        low = self._low
+        if low != _NOT_ALIGNED and low > self.last_output_watermark:
+            self._emit_watermark(low)
 
     def input_idle(self, channel: int) -> None:
-        status = self.channels[channel]
-        if not status.active:
+        if not self._active[channel]:
             return
-        status.active = False
-        status.aligned = False
-        if not any(c.active for c in self.channels):
-            if status.watermark == self.last_output_watermark:
+        self._active[channel] = False
+        self._set_aligned(channel, _NOT_ALIGNED)
+        self._num_active -= 1
+        watermark = self._watermarks[channel]
+        if not self._num_active:
+            if watermark == self.last_output_watermark:
                 self._output_max_of_all()
             self._emit_status(False)
-        elif status.watermark == self.last_output_watermark:
+        elif watermark == self.last_output_watermark:
             self._output_min_of_aligned()
 
     def input_active(self, channel: int) -> None:
-        status = self.channels[channel]
-        if status.active:
+        if self._active[channel]:
             return
-        status.active = True
-        if status.watermark >= self.last_output_watermark:
-            status.aligned = True
+        self._active[channel] = True
+        self._num_active += 1
+        watermark = self._watermarks[channel]
+        if watermark >= self.last_output_watermark:
+            self._set_aligned(channel, watermark)
         if not self.active:
             self._emit_status(True)
-
-    def _output_min_of_aligned(self) -> None:
-        aligned = [c.watermark for c in self.channels if c.aligned]
-        if aligned and min(aligned) > self.last_output_watermark:
-            self._emit_watermark(min(aligned))
-
-    def _output_max_of_all(self) -> None:
-        top = max(c.watermark for c in self.channels)
-        if top > self.last_output_watermark:
-            self._emit_watermark(top)
 
     def drain(self) -> list[tuple[str, int | str]]:
         """What the valve emitted since the last drain."""

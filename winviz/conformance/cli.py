@@ -17,19 +17,34 @@ from winviz.conformance.runner import (
 from winviz.errors import WinvizError
 
 
-def _files(paths: list[str]) -> list[Path]:
+def _files(paths: list[str]) -> tuple[list[Path], list[str]]:
+    """The transcript files under ``paths`` and a problem for each path that gives none."""
     files: list[Path] = []
+    problems: list[str] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files.extend(sorted(p.glob("*.yaml")) + sorted(p.glob("*.yml")))
+            found = sorted(p.glob("*.yaml")) + sorted(p.glob("*.yml"))
+            if not found:
+                problems.append(f"{p}: no transcripts (*.yaml, *.yml) in this directory")
+            files.extend(found)
         elif p.exists():
             files.append(p)
         else:
-            raise TranscriptError(f"{p}: no such file or directory")
-    return files
+            problems.append(f"{p}: no such file or directory")
+    return files, problems
+
+
+def _reason(exc: Exception) -> str:
+    """Why a transcript could not be run: the runner's own message, or the exception."""
+    if isinstance(exc, TranscriptError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc} (the runner could not execute this transcript)"
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Exit 0 when every transcript passed; 1 when one failed; 2 when a path or a
+    transcript could not be read or run (each is reported with its path and why, and the
+    run goes on with the others), or when no transcript was found at all."""
     parser = argparse.ArgumentParser(prog="python -m winviz.conformance")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run transcripts and check (or print) what they cause")
@@ -40,11 +55,17 @@ def main(argv: list[str] | None = None) -> int:
         help="print what every step caused as one JSON document; check nothing",
     )
     args = parser.parse_args(argv)
-    try:
-        files = _files(args.paths)
-        if args.json:
-            doc = {"transcripts": []}
-            for f in files:
+    files, problems = _files(args.paths)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if not files:
+        print("error: no transcripts found in " + ", ".join(args.paths), file=sys.stderr)
+        return 2
+    errors = len(problems)
+    if args.json:
+        doc: dict[str, list] = {"transcripts": []}
+        for f in files:
+            try:
                 t = load(f)
                 steps: list = []
                 entry = {"name": t["name"], "steps": steps}
@@ -55,22 +76,32 @@ def main(argv: list[str] | None = None) -> int:
                     raise
                 except WinvizError as exc:  # the operator itself failed, as Flink would
                     entry["error"] = f"{type(exc).__name__}: {exc}"
-                doc["transcripts"].append(entry)
-            json.dump(doc, sys.stdout, sort_keys=True)
-            sys.stdout.write("\n")
-            return 0
-        passed = failed = 0
-        for f in files:
+            except Exception as exc:  # reported with its path; the others still run
+                errors += 1
+                print(f"error: {f}: {_reason(exc).removeprefix(f'{f}: ')}", file=sys.stderr)
+                continue
+            doc["transcripts"].append(entry)
+        json.dump(doc, sys.stdout, sort_keys=True)
+        sys.stdout.write("\n")
+        return 2 if errors else 0
+    passed = failed = 0
+    for f in files:
+        try:
             t = load(f)
             problem = check_transcript(t)
-            if problem is None:
-                passed += 1
-                print(f"PASS {t['name']}")
-            else:
-                failed += 1
-                print(f"FAIL {t['name']}: {problem}")
-        print(f"{passed} passed, {failed} failed")
-        return 1 if failed else 0
-    except TranscriptError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        except Exception as exc:  # reported with its path; the others still run
+            errors += 1
+            reason = _reason(exc)
+            print(f"ERROR {f}: {reason.removeprefix(f'{f}: ')}")
+            continue
+        if problem is None:
+            passed += 1
+            print(f"PASS {t['name']}")
+        else:
+            failed += 1
+            print(f"FAIL {t['name']} ({f}): {problem}")
+    summary = f"{passed} passed, {failed} failed"
+    if errors:
+        summary += f", {errors} could not be run"
+    print(summary)
+    return 2 if errors else 1 if failed else 0

@@ -85,6 +85,8 @@ class Driver:
 
     OPERATOR_KEYS: frozenset[str] = frozenset({"kind"})
     STEP_KEYS: frozenset[str] = frozenset()
+    EXCLUSIVE: frozenset[str] = frozenset()
+    """Step fields of which a step may have one only (the driver would run one of them)."""
     OUTPUTS: tuple[tuple[str, str, str], ...] = ()
     CHECKS: dict[str, Any] = {}
 
@@ -98,6 +100,12 @@ class Driver:
         unknown = set(step) - self.STEP_KEYS - {"expect_error"}
         if unknown:
             raise TranscriptError(f"{self.where}: step {index}: unknown field(s) {sorted(unknown)}")
+        actions = sorted(self.EXCLUSIVE.intersection(step))
+        if len(actions) > 1:
+            raise TranscriptError(
+                f"{self.where}: step {index}: one of {sorted(self.EXCLUSIVE)} per step, got "
+                f"{actions} (split them into steps)"
+            )
 
     def at(self, index: int, field: str) -> str:
         return f"{self.where}: step {index}: {field}"
@@ -263,6 +271,7 @@ class WindowDriver(Driver):
         }
     )
     STEP_KEYS = frozenset({"element", *_TIME_STEPS, "expect", "expect_late"})
+    EXCLUSIVE = frozenset({"element", *_TIME_STEPS})
     OUTPUTS = (("emitted", "expect", "multiset-strict"), ("late", "expect_late", "multiset-strict"))
 
     def __init__(self, spec, where):
@@ -386,6 +395,7 @@ class TimersDriver(Driver):
     """Kind ``timers``: a KeyedProcessFunction whose timers the steps register."""
 
     STEP_KEYS = frozenset({"element", "key", *_TIME_STEPS, *_TIMER_OPS, "expect_timers"})
+    EXCLUSIVE = frozenset({"element", "key", *_TIME_STEPS})
     OUTPUTS = (("timers", "expect_timers", "multiset-strict"),)
 
     def __init__(self, spec, where):

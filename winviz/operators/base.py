@@ -15,6 +15,7 @@ from winviz.errors import UserFunctionError, WinvizError
 from winviz.functions import OutputTag
 from winviz.operators.batch import Batch
 from winviz.time import MIN
+from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.trace import Trace
 
 
@@ -22,13 +23,15 @@ from winviz.trace import Trace
 class JobContext:
     """Run-wide facts operators read: the trace (None when off), the index of the source
     record being processed (for error messages), the partition it came from (partitioned
-    sources only) and the simulated processing clock."""
+    sources only), the simulated processing clock and the timers' firing budget."""
 
     trace: Trace | None = None
     record_index: int | None = None
     partition: int | None = None
     now: int = MIN
     metrics: dict[str, dict[str, int]] = field(default_factory=dict)
+    timer_firing_budget: int = DEFAULT_FIRING_BUDGET
+    """``InternalTimerService.firing_budget`` of every timer service of the job."""
 
 
 class Output:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from winviz.errors import InputError, UserFunctionError, WinvizError
+from winviz.keygroups import null_key_error
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch
 from winviz.partitioners import HASH, KeyGroupStreamPartitioner, RebalancePartitioner
@@ -26,8 +27,11 @@ from winviz.partitioners import HASH, KeyGroupStreamPartitioner, RebalancePartit
 class Exchange:
     """Routes the records of one upstream subtask to the subtasks of one downstream operator.
 
-    ``targets[j]`` is what downstream subtask ``j`` receives on (the operator itself or one
-    channel of its input gate); ``names[j]`` its name for the trace."""
+    ``targets[j]`` is what downstream subtask ``j`` receives records on (the operator itself,
+    or the input of a two-input operator); ``names[j]`` its name for the trace. When the
+    downstream subtasks have input gates, ``gates[j]`` is subtask ``j``'s and
+    ``channel_index`` this exchange's channel in each of them (the same in all): watermarks
+    and statuses go to the gates."""
 
     def __init__(
         self,
@@ -43,6 +47,11 @@ class Exchange:
         self.partitioner = partitioner
         self.kind = HASH if isinstance(partitioner, KeyGroupStreamPartitioner) else "rebalance"
         self.traced = traced
+        self.gates: list[Any] | None = None
+        self.channel_index = 0
+        self.key_rule: Any = None
+        """The receiving keyed operator's ``KeyRule`` (``key_by``): keys are checked here
+        by the rule they meet at parallelism 1."""
 
     def _route(self, value: Any) -> tuple[Any, int, int | None]:
         """(key, channel, key group) of one record."""
@@ -63,14 +72,9 @@ class Exchange:
                 cause=exc,
             ) from exc
         if key is None:  # Flink: "Assigned key must not be null!"
-            raise InputError(
-                "Assigned key must not be null! (the key selector returned None for a "
-                "key_by into a parallel operator)",
-                index=job.record_index,
-                field="key",
-                value=value,
-                expected="a key that is not None",
-            )
+            raise null_key_error(value, job.record_index)
+        if key.__class__ is not str and self.key_rule is not None:
+            self.key_rule.check(key, job.record_index)  # the receiving operator's rule
         try:
             group, channel = p.route(key)
         except InputError as exc:
@@ -123,10 +127,29 @@ class Exchange:
             targets[current].process_batch(batch[start:])
 
     def process_watermark(self, watermark: int) -> None:
-        for t in self.targets:  # broadcast, in subtask order
+        gates = self.gates
+        if gates is not None:  # broadcast, in subtask order
+            channel = self.channel_index
+            if self.traced:
+                for gate in gates:
+                    gate.channel_watermark(channel, watermark)
+                return
+            for gate in gates:  # InputGate.channel_watermark without a trace, inlined
+                valve = gate.valve
+                valve.input_watermark(watermark, channel)
+                if valve.emitted:
+                    gate._forward()
+            return
+        for t in self.targets:
             t.process_watermark(watermark)
 
     def process_watermark_status(self, idle: bool) -> None:
+        gates = self.gates
+        if gates is not None:
+            channel = self.channel_index
+            for gate in gates:
+                gate.channel_status(channel, idle)
+            return
         for t in self.targets:
             t.process_watermark_status(idle)
 

@@ -44,13 +44,28 @@ class InputGate:
     """The channels of one operator and the valve that combines their watermarks.
 
     ``inputs`` names the upstream operator of each channel (the ``input`` of trace records).
+    ``channel(i)`` is channel ``i``'s ``InputChannel``, made when first asked for: an
+    ``Exchange`` hands records to ``op`` and watermarks to ``channel_watermark`` directly, so
+    a gate of ``p`` channels behind ``p`` exchanges makes none (``p * p`` objects at
+    parallelism ``p`` otherwise).
     """
 
     def __init__(self, op: StreamOperator, inputs: list[str]) -> None:
         self.op = op
         self.inputs = inputs
         self.valve = StatusWatermarkValve(len(inputs))
-        self.channels = [InputChannel(self, i) for i in range(len(inputs))]
+        self._channels: dict[int, InputChannel] = {}
+
+    def channel(self, index: int) -> InputChannel:
+        made = self._channels.get(index)
+        if made is None:
+            made = self._channels[index] = InputChannel(self, index)
+        return made
+
+    @property
+    def channels(self) -> list[InputChannel]:
+        """Every channel's ``InputChannel``, in order."""
+        return [self.channel(i) for i in range(len(self.inputs))]
 
     def _trace(self, kind: str, ts: int | None, detail: Any) -> None:
         op = self.op
@@ -58,13 +73,15 @@ class InputGate:
             op.trace.emit(kind, op.job.now, op.current_watermark(), op.name, None, None, ts, detail)
 
     def channel_watermark(self, channel: int, watermark: int) -> None:
-        self._trace("channel_watermark", watermark, (channel, self.inputs[channel]))
-        self.valve.input_watermark(watermark, channel)
-        self._forward()
+        if self.op.trace is not None:
+            self._trace("channel_watermark", watermark, (channel, self.inputs[channel]))
+        valve = self.valve
+        valve.input_watermark(watermark, channel)
+        if valve.emitted:
+            self._forward()
 
     def channel_status(self, channel: int, idle: bool) -> None:
-        status = self.valve.channels[channel]
-        if status.active != idle:  # no change
+        if self.valve.is_active(channel) != idle:  # no change
             return
         self._trace(
             "channel_idle" if idle else "channel_active", None, (channel, self.inputs[channel])
@@ -83,8 +100,7 @@ class InputGate:
 
     def restore(self, snap: Any) -> None:
         channels, self.valve.last_output_watermark, self.valve.active = snap
-        for c, (watermark, active, aligned) in zip(self.valve.channels, channels, strict=True):
-            c.watermark, c.active, c.aligned = watermark, active, aligned
+        self.valve.set_channels(channels)
 
     def _forward(self) -> None:
         """Hand what the valve emitted to the operator, in order."""

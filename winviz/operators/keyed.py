@@ -9,9 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.errors import TimerLoopError
+from winviz.keygroups import KeyRule
 from winviz.operators.base import JobContext, StreamOperator
 from winviz.state import KeyedStateBackend
-from winviz.timers import InternalTimer, InternalTimerService
+from winviz.timers import InternalTimer, InternalTimerService, budget_error
 
 
 class KeyedStreamOperator(StreamOperator):
@@ -23,6 +24,8 @@ class KeyedStreamOperator(StreamOperator):
     def __init__(self, name: str, key_selector: Callable[[Any], Any]) -> None:
         super().__init__(name)
         self.key_selector = key_selector
+        self.key_rule = KeyRule()
+        """Checks every key that is not a str (shared by the subtasks of one operator)."""
         self.state = KeyedStateBackend()
         self.timers = InternalTimerService(self.timer_service_name, self, self, clock=self.job)
         self.timer_services = {self.timer_service_name: self.timers}
@@ -31,6 +34,7 @@ class KeyedStreamOperator(StreamOperator):
         super().open(job)
         for service in self.timer_services.values():
             service.clock = job
+            service.firing_budget = job.timer_firing_budget
             service.on_change = self._trace_timer if self.trace is not None else None
 
     def _trace_timer(
@@ -55,6 +59,7 @@ class KeyedStreamOperator(StreamOperator):
         if service is None:
             service = InternalTimerService(name, self, target or self, clock=self.job)
             service.current_watermark = self.timers.current_watermark
+            service.firing_budget = self.job.timer_firing_budget
             if self.trace is not None:
                 service.on_change = self._trace_timer
             self.timer_services[name] = service
@@ -129,6 +134,15 @@ class KeyedStreamOperator(StreamOperator):
             namespace=timer.namespace,
             timestamp=timer.timestamp,
         )
+
+    def timer_budget_error(
+        self, timer: InternalTimer, domain: str, now: int, budget: int
+    ) -> TimerLoopError:
+        """The error of a chain of timer firings past the firing budget (``winviz.timers``),
+        naming the function whose ``on_timer`` registers them."""
+        function = getattr(self, "function", None)
+        what = f"{type(function).__name__}.on_timer" if function is not None else ""
+        return budget_error(self.name, timer, domain, now, budget, what)
 
     # -- checkpoints ----------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from winviz.copies import copy_record
 from winviz.errors import UserFunctionError, WinvizError
 from winviz.functions import Collector, KeyedProcessFunction, OutputTag, TimeDomain
 from winviz.operators.keyed import KeyedStreamOperator
@@ -85,6 +86,8 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self.metrics["num_records_in"] += 1
         try:
             key = key_selector(value)
+            if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
+                self.key_rule.check(key, self.job.record_index)
             self.current_key = key
             if self.trace is not None:
                 self.trace.emit(
@@ -100,7 +103,7 @@ class KeyedProcessOperator(KeyedStreamOperator):
             self.ctx._timestamp = ts
             self.ctx._domain = None
             self.collector.timestamp = ts
-            getattr(self.function, method)(value, self.ctx, self.collector)
+            getattr(self.function, method)(copy_record(value), self.ctx, self.collector)
         except WinvizError:
             raise
         except Exception as exc:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from winviz.copies import copy_record
+from winviz.errors import FunctionResultError
 from winviz.operators.base import StreamOperator
 
 
@@ -29,7 +31,7 @@ class MapOperator(StreamOperator):
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
-        self.emit(self.call_user("map", self.fn, value, record=value), ts)
+        self.emit(self.call_user("map", self.fn, copy_record(value), record=value), ts)
 
 
 class FilterOperator(StreamOperator):
@@ -39,7 +41,7 @@ class FilterOperator(StreamOperator):
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
-        if self.call_user("filter", self.fn, value, record=value):
+        if self.call_user("filter", self.fn, copy_record(value), record=value):
             self.emit(value, ts)
 
 
@@ -50,7 +52,18 @@ class FlatMapOperator(StreamOperator):
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
-        for out in self.call_user("flat_map", self.fn, value, record=value) or ():
+        outs = self.call_user("flat_map", self.fn, copy_record(value), record=value)
+        if outs is None or not hasattr(outs, "__iter__"):  # None would drop the record
+            raise FunctionResultError(
+                "returned no iterable",
+                function="flat_map",
+                operator=self.name,
+                value=outs,
+                expected="an iterable of output records, e.g. a list ([] to drop the record)",
+                index=self.job.record_index,
+                record=value,
+            )
+        for out in outs:
             self.emit(out, ts)
 
 

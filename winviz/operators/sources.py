@@ -15,7 +15,7 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
-from winviz.errors import InputError, UserFunctionError, WinvizError
+from winviz.errors import FunctionResultError, InputError, UserFunctionError, WinvizError
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch
 from winviz.operators.window_operator import SourceArrival
@@ -282,6 +282,15 @@ class _Emitter(WatermarkOutput):
 
     def emit_watermark(self, watermark: int) -> None:
         op = self.op
+        if watermark.__class__ is not int or not MIN <= watermark <= MAX:
+            raise FunctionResultError(
+                "emitted a watermark that is no long",
+                function=f"the watermark generator of {op.strategy.name}",
+                operator=op.name,
+                value=watermark,
+                expected="int milliseconds in Java's long range (or None: no watermark)",
+                index=op.job.record_index,
+            )
         if watermark <= op._watermark:
             if watermark < op._watermark and op.trace is not None:
                 op.trace.emit(
@@ -369,6 +378,17 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             function="timestamp assigner", operator=self.name, record=value, index=index, cause=exc
         )
 
+    def generator_error(self, exc: Exception, value: Any, index: int | None) -> UserFunctionError:
+        """The error to raise when the watermark generator (e.g. the function of
+        ``for_punctuated``) fails on record ``index``."""
+        return UserFunctionError(
+            function=f"the watermark generator of {self.strategy.name}",
+            operator=self.name,
+            record=value,
+            index=index,
+            cause=exc,
+        )
+
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
         assigner = self.strategy.timestamp_assigner
@@ -401,7 +421,12 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.output.collect(value, new_ts)
         bounded = self.generator if self.generator.__class__ in _BOUNDED else None
         if bounded is None:
-            self.generator.on_event(value, new_ts, self.emitter)
+            try:
+                self.generator.on_event(value, new_ts, self.emitter)
+            except WinvizError:
+                raise
+            except Exception as exc:
+                raise self.generator_error(exc, value, index) from exc
         elif new_ts > bounded.max_timestamp:  # BoundedOutOfOrdernessWatermarks.on_event
             bounded.max_timestamp = new_ts
 
@@ -418,7 +443,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         generator = self.generator
         bounded = generator if generator.__class__ in _BOUNDED else None
         stamps: list[int] = []  # the new timestamp column
-        index = None
+        index = value = failed = None
         try:
             if bounded is not None:
                 self._assign_column(batch, assigner, bounded, stamps)
@@ -429,7 +454,11 @@ class TimestampsAndWatermarksOperator(StreamOperator):
                     if raw.__class__ is not int or not MIN <= raw <= MAX:
                         raw = norm(raw, index=index, field_name="timestamp")
                     stamps.append(raw)
-                    on_event(value, raw, emitter)
+                    try:
+                        on_event(value, raw, emitter)
+                    except Exception as exc:  # handled below: this record has its timestamp
+                        failed = exc
+                        break
         except Exception as exc:
             done = len(stamps)
             if done:  # what came before the bad record goes on first
@@ -444,6 +473,13 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             self.metrics["num_records_out"] += len(stamps)
             self.events_since_emit = True
         self.output.collect_batch(batch.restamped(stamps))
+        if failed is not None:  # the generator failed on the last record (as process_element,
+            self.job.record_index = index  # after it went on with its timestamp)
+            if isinstance(failed, FunctionResultError):
+                failed.index = index
+            if isinstance(failed, WinvizError):
+                raise failed
+            raise self.generator_error(failed, value, index) from failed
 
     def _assign_column(self, batch: Batch, assigner: Any, bounded: Any, stamps: list[int]) -> None:
         """Fill ``stamps`` with the batch's timestamps and raise the bounded generator's

@@ -31,7 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from winviz.copies import copy_record
 from winviz.errors import (
+    FunctionResultError,
     IllegalStateError,
     TimerLoopError,
     UnsupportedOperationError,
@@ -46,20 +48,30 @@ from winviz.operators.window_functions import (
     ReduceWindowFunction,
 )
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
-from winviz.time import MAX, MIN, wrap_long
+from winviz.time import MAX, MIN, format_ms, wrap_long
 from winviz.timers import InternalTimer
 from winviz.trace import Packed
 from winviz.windows.assigners import GlobalWindows, TumblingEventTimeWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
 from winviz.windows.merging import MergingWindowSet
 from winviz.windows.triggers import (
+    ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
     EventTimeTrigger,
+    PurgingTrigger,
     Trigger,
     TriggerResult,
     decides_from_state_only,
     involves,
 )
+
+
+def _about(n: int) -> str:
+    """``n`` rounded to two digits, as ``9.2·10^15`` (plainly when below a million)."""
+    if n < 1_000_000:
+        return str(n)
+    mantissa, exponent = f"{n:.1e}".split("e")
+    return f"{mantissa}·10^{int(exponent)}"
 
 
 class TriggerContext:
@@ -349,6 +361,10 @@ class WindowOperator(KeyedStreamOperator):
         # A built-in trigger decides from its arguments and state only: the timer-loop guard
         # (winviz.timers) can prove that a timer re-registering itself loops for ever.
         self.timers.loop_guard = decides_from_state_only(self.trigger)
+        # a ContinuousEventTimeTrigger (or one in a PurgingTrigger): its chains of firings
+        # in one watermark advance are counted in advance (_check_chain)
+        nested = self.trigger.nested if type(self.trigger) is PurgingTrigger else self.trigger
+        self._continuous = nested if type(nested) is ContinuousEventTimeTrigger else None
 
     def open(self, job: Any) -> None:
         """``KeyedStreamOperator.open``; in the fast-path configuration with a trace,
@@ -407,6 +423,8 @@ class WindowOperator(KeyedStreamOperator):
         key = None
         try:
             key = self.key_selector(value)
+            if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
+                self.key_rule.check(key)
             self.current_key = key
             trace = self.trace
             if trace is not None:
@@ -452,6 +470,7 @@ class WindowOperator(KeyedStreamOperator):
             super().process_batch(batch)
             return
         job, key_selector, assign = self.job, self.key_selector, self.assigner.assign_windows
+        check_key = self.key_rule.check
         slot_of, name, desc = self.state.slot, self.contents.name, self.contents
         reducing = isinstance(desc, ReducingStateDescriptor)
         reduce = desc.reduce if reducing else None
@@ -479,15 +498,23 @@ class WindowOperator(KeyedStreamOperator):
             for arrival, index, value, ts in batch:
                 key = None
                 key = last_key = key_selector(value)
+                if key.__class__ is not str:
+                    check_key(key)
                 if ts is not None and last_start <= ts < last_end:
                     if c_open:  # the loop below for one open window that does not fire
                         current = c_slot.get(key)
                         if reducing:
-                            c_slot[key] = value if current is None else reduce(current, value)
+                            c_slot[key] = new = (
+                                copy_record(value) if current is None else reduce(current, value)
+                            )
+                            if new is None:
+                                raise self._none_result(key, c_window, value)
                         else:
-                            c_slot[key] = agg.add(
+                            c_slot[key] = new = agg.add(
                                 value, agg.create_accumulator() if current is None else current
                             )
+                            if new is None:
+                                raise self._none_result(key, c_window, value)
                         ctx_key, ctx_window = key, c_window
                         if current is None:  # the window's first element: its two timers
                             add_timer(key, c_window, c_max_ts)
@@ -520,10 +547,16 @@ class WindowOperator(KeyedStreamOperator):
                     slot = slot_of(name, window)
                     current = slot.get(key)
                     if reducing:
-                        slot[key] = value if current is None else reduce(current, value)
+                        slot[key] = new = (
+                            copy_record(value) if current is None else reduce(current, value)
+                        )
+                        if new is None:
+                            raise self._none_result(key, window, value)
                     else:
                         acc = agg.create_accumulator() if current is None else current
-                        slot[key] = agg.add(value, acc)
+                        slot[key] = new = agg.add(value, acc)
+                        if new is None:
+                            raise self._none_result(key, window, value)
                     ctx_key, ctx_window = key, window
                     if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
                         contents = slot[key]
@@ -570,6 +603,8 @@ class WindowOperator(KeyedStreamOperator):
         key = None
         try:
             key = self.key_selector(value)
+            if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
+                self.key_rule.check(key)
             self.current_key = key
             timers = self.timers
             now, wm, name = timers.clock.now, timers.current_watermark, self.name
@@ -599,12 +634,18 @@ class WindowOperator(KeyedStreamOperator):
                 slot = slot_of(cname, window)
                 current = slot.get(key)
                 if desc.__class__ is ReducingStateDescriptor:
-                    slot[key] = value if current is None else desc.reduce(current, value)
+                    slot[key] = new = (
+                        copy_record(value) if current is None else desc.reduce(current, value)
+                    )
+                    if new is None:
+                        raise self._none_result(key, window, value)
                 else:
                     agg = desc.function  # type: ignore[union-attr]
-                    slot[key] = agg.add(
+                    slot[key] = new = agg.add(
                         value, agg.create_accumulator() if current is None else current
                     )
+                    if new is None:
+                        raise self._none_result(key, window, value)
                 ctx = self.ctx
                 ctx.key, ctx.window = key, window
                 if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
@@ -738,14 +779,22 @@ class WindowOperator(KeyedStreamOperator):
                 if c_start <= ts < c_end:
                     step = 1
                     key = key_selector(value)
+                    if key.__class__ is not str:
+                        self.key_rule.check(key)
                     step = 2
                     current = c_slot.get(key)
                     if reducing:
-                        c_slot[key] = value if current is None else reduce(current, value)
+                        c_slot[key] = new = (
+                            copy_record(value) if current is None else reduce(current, value)
+                        )
+                        if new is None:
+                            raise self._none_result(key, c_window, value)
                     else:
-                        c_slot[key] = agg.add(
+                        c_slot[key] = new = agg.add(
                             value, agg.create_accumulator() if current is None else current
                         )
+                        if new is None:
+                            raise self._none_result(key, c_window, value)
                     if current is None:  # the window's first element for this key
                         flags = not add_timer(key, c_window, c_max_ts)
                         if not c_second or not add_timer(key, c_window, c_cleanup):
@@ -800,6 +849,10 @@ class WindowOperator(KeyedStreamOperator):
 
     def _annotate(self, exc: WinvizError, key: Any) -> None:
         """Add operator, record and key to an engine error raised while processing."""
+        if isinstance(exc, FunctionResultError):  # names them already; the record's index
+            if exc.index is None:  # is known here (a batch loop sets it on the way out)
+                exc.index = self.job.record_index
+            return
         if exc.__cause__ is None and not isinstance(exc, UserFunctionError) and exc.args:
             exc.args = (
                 f"{exc.args[0]} [operator {self.name!r}, record "
@@ -816,9 +869,12 @@ class WindowOperator(KeyedStreamOperator):
                     self._emit_trace("skipped_late_window", key, window, ts, value)
                 continue
             skipped = False
+            copied = copy_record(value)  # (winviz.copies: user functions get copies)
             self.state.add(
-                self.contents, key, window, TimestampedValue(value, ts) if evicting else value
+                self.contents, key, window, TimestampedValue(copied, ts) if evicting else copied
             )
+            if not evicting and self.state.get(self.contents.name, key, window) is None:
+                raise self._none_result(key, window, value)
             if trace is not None:
                 self._emit_trace("assigned", key, window, ts, value)
             ctx = self.ctx
@@ -853,12 +909,18 @@ class WindowOperator(KeyedStreamOperator):
             state_window = merging.get_state_window(actual)
             if state_window is None:
                 raise IllegalStateError(f"Window {window} is not in in-flight window set.")
+            copied = copy_record(value)  # (winviz.copies: user functions get copies)
             self.state.add(
                 self.contents,
                 key,
                 state_window,
-                TimestampedValue(value, ts) if self.evictor is not None else value,
+                TimestampedValue(copied, ts) if self.evictor is not None else copied,
             )
+            if (
+                self.evictor is None
+                and self.state.get(self.contents.name, key, state_window) is None
+            ):
+                raise self._none_result(key, actual, value)
             if trace is not None:
                 self._emit_trace("assigned", key, actual, ts, value)
             ctx = self.ctx
@@ -1125,6 +1187,8 @@ class WindowOperator(KeyedStreamOperator):
                 self._clear_all_state(key, window, state_window, merging)
             if merging is not None:
                 self._persist(key, merging)
+            if event_time and self._continuous is not None:
+                self._check_chain(key, window, time)
         except WinvizError:
             raise
         except Exception as exc:
@@ -1254,6 +1318,36 @@ class WindowOperator(KeyedStreamOperator):
             detail,
         )
 
+    def _none_result(self, key: Any, window: Any, value: Any) -> FunctionResultError:
+        """The window state became None after ``value`` was added: a reduce function or an
+        ``AggregateFunction.add`` returned None (or the record itself is None). Flink's state
+        cannot hold null; winviz would take None for "no contents" and drop the window's
+        contents without a word."""
+        reducing = isinstance(self.contents, ReducingStateDescriptor)
+        if value is None:
+            function = "the key selector's record"
+            message = f"is None, and None cannot be the state of key {key!r}, window {window}"
+            expected = "records that are not None"
+        elif reducing:
+            function = "reduce"
+            message = f"returned None when adding a record to key {key!r}, window {window}"
+            expected = (
+                "the combined value: a reduce function returns a new value, e.g. "
+                "lambda a, b: {**a, 'n': a['n'] + b['n']} (a.update(b) returns None)"
+            )
+        else:
+            function = "AggregateFunction.add"
+            message = f"returned None for key {key!r}, window {window}"
+            expected = "the new accumulator (add returns it, even when it changed it in place)"
+        return FunctionResultError(
+            message,
+            function=function,
+            operator=self.name,
+            value=None,
+            expected=expected,
+            record=value,
+        )
+
     def _check(self, result: Any, call: str, key: Any, window: Any) -> TriggerResult:
         if result.__class__ is not TriggerResult:
             raise IllegalStateError(
@@ -1313,6 +1407,73 @@ class WindowOperator(KeyedStreamOperator):
             key=timer.key,
             namespace=window,
             timestamp=time,
+        )
+
+    def _check_chain(self, key: Any, window: Any, time: int) -> None:
+        """After a ContinuousEventTimeTrigger's timer at ``time`` fired: if its next fire
+        time is due at the current watermark already, each firing registers the next one
+        ``interval`` later, up to ``min(watermark, max_timestamp)``; raise
+        ``TimerLoopError`` at once when that chain is longer than the firing budget (the
+        timer service would raise once it went past it: ``winviz.timers``)."""
+        trigger = self._continuous
+        watermark = self.timers.current_watermark
+        next_fire = self.state.get(trigger.state_desc.name, key, window)
+        if next_fire is None or next_fire > watermark:
+            return
+        max_ts = window.max_timestamp()
+        to_come = (min(watermark, max_ts) - next_fire) // trigger.interval + 1
+        budget = self.timers.firing_budget
+        if to_come <= budget:
+            return
+        purging = type(self.trigger) is PurgingTrigger
+        each = (
+            "emitting its contents once and nothing after the purge"
+            if purging
+            else ("emitting its contents")
+        )
+        raise TimerLoopError(
+            f"timer loop in operator {self.name!r}: trigger {self.trigger!r} would fire key "
+            f"{key!r}, window {window} at least {to_come} more times at the watermark "
+            f"{format_ms(watermark)}: its next fire time {next_fire} is already due, and each "
+            f"firing registers the next one {trigger.interval} ms later, up to "
+            f"min(watermark, the window's max timestamp {format_ms(max_ts)}) — more than the "
+            f"budget of {budget} timer firings per key and window in one advance "
+            "(env.set_timer_firing_budget(n)). Real Flink does the same: its timer service "
+            "fires every timer at or before the watermark, including the ones these firings "
+            f"register, so it would fire this window about {_about(to_come)} times ({each} "
+            "each time) before the watermark could move on, and the job does not finish in "
+            "practice. A window whose max timestamp is MAX (GlobalWindows) never stops "
+            "re-arming at the end-of-input watermark MAX; give the window an end (e.g. "
+            "TumblingEventTimeWindows), or fire on a count or once at the end of input "
+            "(GlobalWindows.create_with_end_of_stream_trigger()).",
+            operator=self.name,
+            domain="event",
+            key=key,
+            namespace=window,
+            timestamp=next_fire,
+        )
+
+    def timer_budget_error(
+        self, timer: InternalTimer, domain: str, now: int, budget: int
+    ) -> TimerLoopError:
+        """Name the trigger, key and window of a chain of firings past the firing budget."""
+        clock = "watermark" if domain == "event" else "processing time"
+        return TimerLoopError(
+            f"timer loop in operator {self.name!r}: trigger {self.trigger!r} fired {budget} "
+            f"{domain}-time timers of key {timer.key!r}, window {timer.namespace} in one "
+            f"advance of the {clock} to {format_ms(now)}, each registered by an earlier firing "
+            f"of the same advance, and the next one (at {format_ms(timer.timestamp)}) is due "
+            f"too: the chain may never end, and the {clock} cannot move on until it does. "
+            "Real Flink keeps firing the same way (its timer service fires every timer at or "
+            "before the new time, including ones the firings register), so the job would hang "
+            "there. If the chain is meant to be this long, raise the budget: "
+            f"env.set_timer_firing_budget(n) (now {budget} firings per key and window in one "
+            "advance).",
+            operator=self.name,
+            domain=domain,
+            key=timer.key,
+            namespace=timer.namespace,
+            timestamp=timer.timestamp,
         )
 
     # -- checkpoints ------------------------------------------------------------------------

@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from winviz.errors import InputError, WinvizError
+from winviz.datastream import StreamExecutionEnvironment
+from winviz.errors import ArgumentTypeError, InputError, WinvizError
 from winviz.spark.spec import Drive, TwinSpec
 
 NO_TWIN = {
@@ -137,6 +138,13 @@ def build_twin(
     says why when there is none). ``approximate=True`` builds the nearest twin of a pipeline
     with allowed lateness or a late-data side output anyway — Spark drops those late rows —
     and lists what it leaves out in ``TwinPlan.caveats`` (for ``winviz.spark.compare``)."""
+    if not isinstance(env, StreamExecutionEnvironment):
+        raise ArgumentTypeError(
+            "build_twin needs the job's StreamExecutionEnvironment",
+            field="env",
+            value=env,
+            expected="the env the pipeline was built on (wv.StreamExecutionEnvironment)",
+        )
     sinks = [n for n in env.nodes if n.kind == "sink" and n.name == sink]
     if not sinks:
         names = sorted(n.name for n in env.nodes if n.kind == "sink")

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from winviz.errors import ArgumentTypeError
 from winviz.spark.batches import InputBatch
 from winviz.spark.late_filter import late_copies
 from winviz.spark.model import SparkModel
@@ -70,6 +71,20 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
     operator that fired windows)."""
     import pandas as pd
 
+    if getattr(engine_result, "trace", None) is None:
+        raise ArgumentTypeError(
+            "compare needs the engine's result with its trace",
+            field="engine_result",
+            value=engine_result,
+            expected="env.execute()'s JobExecutionResult of a run with the trace on",
+        )
+    if not isinstance(spark_result, TwinResult):
+        raise ArgumentTypeError(
+            "compare needs the Spark twin's result",
+            field="spark_result",
+            value=spark_result,
+            expected="a TwinResult (run_twin(...) or plan.run(...))",
+        )
     flink = _flink_side(engine_result.trace, operator)
     spark = _spark_side(spark_result)
     groups = sorted(set(flink) | set(spark), key=lambda g: (str(type(g[0])), g[0], g[1], g[2]))

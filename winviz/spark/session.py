@@ -184,9 +184,73 @@ def _start(master: str) -> SparkSession:
         ) from exc
     finally:
         log.close()  # the child process keeps its own descriptor
+    if master.startswith("spark://"):
+        _check_master(gateway, master)
     sc = SparkContext(conf=conf, gateway=gateway)
     sc.setLogLevel("WARN")
     return SparkSession(sc)
+
+
+MASTER_CONNECT_TIMEOUT_MS = 5000
+"""How long the JVM tries to open a connection to each address of a ``spark://`` master."""
+
+
+def master_addresses(master: str) -> list[tuple[str, int]]:
+    """The (host, port) addresses of a ``spark://host:port[,host:port...]`` master (port 7077
+    when none is given, as Spark's ``Utils.extractHostPortFromSparkUrl`` defaults it)."""
+    addresses = []
+    for part in master.removeprefix("spark://").split(","):
+        host, _, port = part.strip().rpartition(":") if ":" in part else (part.strip(), "", "")
+        try:
+            number = int(port) if port else 7077
+        except ValueError:
+            raise SparkUnavailableError(
+                f"Spark master {master!r}: {part!r} is not host:port (a port is a number)"
+            ) from None
+        if not host or not 0 < number < 65536:
+            raise SparkUnavailableError(f"Spark master {master!r}: {part!r} is not host:port")
+        addresses.append((host, number))
+    return addresses
+
+
+def _check_master(gateway: Any, master: str) -> None:
+    """Before a SparkContext waits for a standalone master (Spark retries registering for
+    about a minute, then fails with "Cannot call methods on a stopped SparkContext"), let the
+    JVM open a TCP connection to each of the master's addresses: when none answers within
+    ``MASTER_CONNECT_TIMEOUT_MS``, shut the JVM down and raise ``SparkUnavailableError`` with
+    the master and the JVM's own exceptions (``UnknownHostException``, ``ConnectException``,
+    ``SocketTimeoutException``...)."""
+    from py4j.protocol import Py4JJavaError
+
+    jvm = gateway.jvm
+    causes = []
+    for host, port in master_addresses(master):
+        socket = jvm.java.net.Socket()
+        try:
+            socket.connect(jvm.java.net.InetSocketAddress(host, port), MASTER_CONNECT_TIMEOUT_MS)
+            return  # one address answers: Spark takes it from here
+        except Py4JJavaError as exc:
+            java = exc.java_exception
+            causes.append(f"{host}:{port}: {java.getClass().getName()}: {java.getMessage()}")
+        finally:
+            socket.close()
+    _shutdown(gateway)
+    raise SparkUnavailableError(
+        f"the Spark master {master!r} cannot be reached from the JVM ("
+        + "; ".join(causes)
+        + f"). Check the master URL (spark://host:port, port 7077 by default) and that the "
+        f"master is running; or use a local master such as {DEFAULT_MASTER!r} (the default; "
+        f"unset {MASTER_ENV})."
+    )
+
+
+def _shutdown(gateway: Any) -> None:
+    """Stop a gateway's JVM (one that no SparkContext uses)."""
+    gateway.shutdown()
+    proc = getattr(gateway, "proc", None)
+    if proc is not None:
+        proc.stdin.close()
+        proc.wait(timeout=30)
 
 
 def describe_session(spark: Any) -> dict[str, str]:

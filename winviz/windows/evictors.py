@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from winviz.time import MIN, duration_ms, wrap_long
+from winviz.time import MIN, count_arg, duration_ms, wrap_long
 from winviz.windows.triggers import value_delta
 
 
@@ -48,9 +48,7 @@ class CountEvictor(Evictor):
     """Keeps at most ``max_count`` elements: removes the oldest ``size - max_count``."""
 
     def __init__(self, max_count: int, do_evict_after: bool = False) -> None:
-        if max_count < 0:
-            raise ValueError("CountEvictor needs max_count >= 0")
-        self.max_count = max_count
+        self.max_count = count_arg(max_count, what="CountEvictor max_count", minimum=0)
         self.do_evict_after = do_evict_after
 
     @classmethod

@@ -14,8 +14,9 @@ import enum
 from collections.abc import Callable
 from typing import Any
 
+from winviz.errors import InputError
 from winviz.state import ReducingStateDescriptor, ValueStateDescriptor
-from winviz.time import duration_ms, java_rem
+from winviz.time import count_arg, duration_ms, java_rem
 
 
 class TriggerResult(enum.Enum):
@@ -143,9 +144,7 @@ class CountTrigger(Trigger):
     uses_processing_time = False
 
     def __init__(self, max_count: int) -> None:
-        if max_count <= 0:
-            raise ValueError("CountTrigger needs max_count > 0")
-        self.max_count = max_count
+        self.max_count = count_arg(max_count, what="CountTrigger max_count")
         self.state_desc = ReducingStateDescriptor("count", _sum)
 
     @classmethod
@@ -185,7 +184,12 @@ class ContinuousEventTimeTrigger(Trigger):
     def __init__(self, interval: Any) -> None:
         self.interval = duration_ms(interval, what="interval")
         if self.interval <= 0:
-            raise ValueError("ContinuousEventTimeTrigger needs interval > 0")
+            raise InputError(
+                "ContinuousEventTimeTrigger needs interval > 0",
+                field="interval",
+                value=interval,
+                expected="> 0",
+            )
         self.state_desc = ReducingStateDescriptor("fire-time", min)
 
     @classmethod
@@ -243,7 +247,12 @@ class ContinuousProcessingTimeTrigger(Trigger):
     def __init__(self, interval: Any) -> None:
         self.interval = duration_ms(interval, what="interval")
         if self.interval <= 0:
-            raise ValueError("ContinuousProcessingTimeTrigger needs interval > 0")
+            raise InputError(
+                "ContinuousProcessingTimeTrigger needs interval > 0",
+                field="interval",
+                value=interval,
+                expected="> 0",
+            )
         self.state_desc = ReducingStateDescriptor("fire-time", min)
 
     @classmethod

@@ -1,0 +1,737 @@
+"""The bad-input catalogue (issue 14): what a new user might get wrong, one test per case.
+
+Each test asserts the error class, the words that name the record, field and value, and what
+was expected; for errors raised while a job runs, that the trace and the outputs written
+before the error are kept (``error.trace``, ``error.partial_result``). The timer-loop cases
+are in ``tests/test_trigger_loops.py``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+import winviz as wv
+from winviz.errors import (
+    ArgumentTypeError,
+    FunctionResultError,
+    InputError,
+    KeySelectionError,
+    LongRangeError,
+    NameClashError,
+    StateCopyError,
+    UserFunctionError,
+)
+
+BIG = 2**64 + 1000  # wraps to 1000 in Java's long
+
+
+def _strategy(bound: int = 0) -> wv.WatermarkStrategy:
+    return wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+        lambda e, _: e[1]
+    )
+
+
+def _keyed(data=(("A", 500), ("A", 1500)), arrivals=(0, 100), env=None):
+    env = env or wv.StreamExecutionEnvironment()
+    stream = (
+        env.from_collection(list(data), arrival_times=list(arrivals))
+        .assign_timestamps_and_watermarks(_strategy())
+        .key_by(lambda e: e[0])
+    )
+    return env, stream
+
+
+# -- 2. durations, timestamps and timers beyond Java's long, floats and bools -----------------
+
+
+@pytest.mark.parametrize(
+    ("make", "field"),
+    [
+        (lambda: wv.TumblingEventTimeWindows.of(BIG), "window size"),
+        (lambda: wv.SlidingEventTimeWindows.of(1000, BIG), "window slide"),
+        (lambda: wv.EventTimeSessionWindows.with_gap(2**64 + 10), "session gap"),
+        (lambda: wv.ContinuousEventTimeTrigger.of(2**63), "interval"),
+        (lambda: wv.WatermarkStrategy.for_bounded_out_of_orderness(2**70), "max out-of-orderness"),
+        (lambda: _keyed()[1].window(wv.GlobalWindows.create()).allowed_lateness(2**70), None),
+    ],
+)
+def test_a_duration_beyond_javas_long_is_refused(make, field):
+    with pytest.raises(LongRangeError) as info:
+        make()
+    message = str(info.value)
+    assert "outside Java's long range" in message
+    assert "(expected -2**63 <= ms <= 2**63-1)" in message
+    assert info.value.field == (field or "allowed lateness")
+    assert info.value.value >= 2**63
+
+
+@pytest.mark.parametrize(
+    ("make", "value"),
+    [
+        (lambda: wv.TumblingEventTimeWindows.of(1.5), 1.5),
+        (lambda: wv.TumblingEventTimeWindows.of(True), True),
+        (lambda: wv.EventTimeSessionWindows.with_gap("10"), "10"),
+        (lambda: wv.ContinuousProcessingTimeTrigger.of(0.5), 0.5),
+    ],
+)
+def test_a_duration_that_is_no_int_or_timedelta_is_refused(make, value):
+    with pytest.raises(ArgumentTypeError, match="must be milliseconds \\(int\\) or a timedelta"):
+        make()
+    try:
+        make()
+    except ArgumentTypeError as exc:
+        assert exc.value == value and isinstance(exc, TypeError)
+
+
+def test_a_timedelta_and_a_numpy_int_are_durations():
+    np = pytest.importorskip("numpy")
+    assert wv.TumblingEventTimeWindows.of(dt.timedelta(seconds=2)).size == 2000
+    assert wv.TumblingEventTimeWindows.of(np.int64(3000)).size == 3000
+
+
+@pytest.mark.parametrize(
+    ("count", "cls"),
+    [
+        (1.5, ArgumentTypeError),
+        ("3", ArgumentTypeError),
+        (True, ArgumentTypeError),
+        (0, InputError),
+    ],
+)
+def test_count_trigger_needs_a_positive_int(count, cls):
+    with pytest.raises(cls) as info:
+        wv.CountTrigger.of(count)
+    assert info.value.field == "CountTrigger max_count" and info.value.value == count
+    assert "(expected an int >= 1)" in str(info.value)
+
+
+def test_count_evictor_needs_an_int():
+    with pytest.raises(ArgumentTypeError, match="CountEvictor max_count must be an int, got float"):
+        wv.windows.CountEvictor.of(2.0)
+
+
+@pytest.mark.parametrize("fail_at", [True, 1.5, "3", [1, False]])
+def test_fail_at_must_be_record_counts(fail_at):
+    env, stream = _keyed()
+    stream.process(_Echo()).sink_to("out")
+    with pytest.raises(ArgumentTypeError) as info:
+        env.execute(fail_at=fail_at)
+    assert info.value.field == "fail_at"
+    assert "(expected an int >= 0 or a list of them)" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("interval", "cls"),
+    [(0.5, ArgumentTypeError), ("10", ArgumentTypeError), (2**64, LongRangeError)],
+)
+def test_arrival_interval_must_be_int_milliseconds(interval, cls):
+    with pytest.raises(cls) as info:
+        wv.StreamExecutionEnvironment().from_collection([1, 2], arrival_interval=interval)
+    assert info.value.field == "arrival_interval" and info.value.value == interval
+
+
+def test_set_auto_watermark_interval_refuses_a_negative_interval_like_the_constructor():
+    for make in (
+        lambda: wv.StreamExecutionEnvironment().set_auto_watermark_interval(-100),
+        lambda: wv.StreamExecutionEnvironment(auto_watermark_interval=-100),
+    ):
+        with pytest.raises(InputError) as info:
+            make()
+        assert info.value.field == "auto_watermark_interval" and info.value.value == -100
+        assert "(expected >= 0 ms (0 turns periodic watermarks off))" in str(info.value)
+
+
+class _Echo(wv.KeyedProcessFunction):
+    """Emits every record and registers an event-time timer at ``at`` (if given)."""
+
+    def __init__(self, at: Any = None) -> None:
+        self.at = at
+
+    def process_element(self, value, ctx, out):
+        out.collect(value)
+        if self.at is not None:
+            ctx.timer_service().register_event_time_timer(self.at)
+
+
+@pytest.mark.parametrize(
+    ("at", "cls"), [("soon", ArgumentTypeError), (2**64, LongRangeError), (1.5, ArgumentTypeError)]
+)
+def test_a_timer_that_is_no_long_is_refused_naming_operator_key_and_record(at, cls):
+    env, stream = _keyed()
+    stream.process(_Echo(at)).sink_to("out")
+    with pytest.raises(cls) as info:
+        env.execute()
+    err = info.value
+    assert str(err).startswith(
+        f"record 0, field 'timestamp', value {at!r}: operator 'process', key 'A': an "
+        "event-time timer needs an int timestamp in Java's long range (expected int "
+        "milliseconds in [-2**63, 2**63-1])"
+    )
+    # the record was emitted before the timer was refused: kept
+    assert [r.value for r in err.partial_result.outputs["out"]] == [("A", 500)]
+    assert err.trace[-1].kind == "error"
+
+
+def test_a_trigger_registering_a_timer_beyond_long_is_refused():
+    class Far(wv.windows.Trigger):
+        def on_element(self, element, timestamp, window, ctx):
+            ctx.register_event_time_timer(2**64)
+            return wv.windows.TriggerResult.CONTINUE
+
+    env, stream = _keyed()
+    stream.window(wv.TumblingEventTimeWindows.of(1000)).trigger(Far()).reduce(
+        lambda a, b: a
+    ).sink_to("out")
+    with pytest.raises(LongRangeError, match="operator 'window', key 'A': an event-time timer"):
+        env.execute()
+
+
+# -- 3. names: a sink is never renamed silently ----------------------------------------------
+
+
+def test_two_sinks_with_one_name_are_refused():
+    _env, stream = _keyed()
+    counted = stream.window(wv.TumblingEventTimeWindows.of(1000)).aggregate(wv.CountAggregate())
+    counted.sink_to("out")
+    with pytest.raises(NameClashError) as info:
+        counted.map(lambda n: n * 2).sink_to("out")
+    assert str(info.value).startswith(
+        "field 'name', value 'out': sink_to('out'): the name 'out' is taken by a sink 'out'; "
+        "two sinks cannot share result.outputs[name]"
+    )
+    assert "(expected a name no other operator has (taken: ['map', 'out', 'source', " in str(
+        info.value
+    )
+
+
+def test_a_sink_named_like_an_operator_is_refused_not_renamed():
+    env, stream = _keyed()
+    counted = stream.window(wv.TumblingEventTimeWindows.of(1000)).aggregate(wv.CountAggregate())
+    with pytest.raises(NameClashError, match="the name 'window' is taken by the window operator"):
+        counted.sink_to("window")
+    counted.sink_to("counts")
+    assert [r.value for r in env.execute().outputs["counts"]] == [1, 1]
+
+
+def test_an_operator_named_like_another_is_refused():
+    _env, stream = _keyed()
+    stream.process(_Echo()).sink_to("out")
+    with pytest.raises(NameClashError, match=r"name\('out'\): the name 'out' is taken by a sink"):
+        stream.process(_Echo()).name("out")
+
+
+def test_a_sink_name_must_be_a_str():
+    _env, stream = _keyed()
+    with pytest.raises(ArgumentTypeError, match="a name must be a non-empty str"):
+        stream.process(_Echo()).sink_to(None)
+
+
+def test_generated_names_skip_names_a_sink_took():
+    env, stream = _keyed()
+    mapped = stream.process(_Echo()).sink_to("map").map(lambda e: e)
+    mapped.sink_to("mapped")
+    assert [n.name for n in env.nodes] == [
+        "source",
+        "watermarks",
+        "process",
+        "map",
+        "map_2",
+        "mapped",
+    ]
+    result = env.execute()
+    assert [r.value for r in result.outputs["map"]] == [r.value for r in result.outputs["mapped"]]
+
+
+# -- 9. the conformance runner reports every bad file and goes on -----------------------------
+
+_GOOD = """name: good
+operator: {kind: valve, channels: 2}
+steps:
+  - {channel: 0, watermark: 5}
+  - {channel: 1, watermark: 7, expect_watermarks: [5]}
+"""
+_WRONG = _GOOD.replace("name: good", "name: wrong").replace("[5]", "[6]")
+_TUMBLING = """name: {name}
+operator:
+  kind: window
+  assigner: {{type: tumbling, size: 10}}
+  trigger: {{type: count, n: {n}}}
+  function: sum
+steps:
+  - {step}
+"""
+
+
+def _runner(tmp_path, files: dict[str, str | bytes], capsys) -> tuple[int, list[str], str]:
+    from winviz.conformance.cli import main
+
+    for name, text in files.items():
+        path = tmp_path / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text)
+    code = main(["run", str(tmp_path)])
+    out, err = capsys.readouterr()
+    return code, out.splitlines(), err
+
+
+def test_the_runner_reports_every_bad_transcript_with_its_path_and_goes_on(tmp_path, capsys):
+    both = _TUMBLING.format(
+        name="both", n=1, step="{element: {key: a, value: 1, ts: 1}, watermark: 100}"
+    )
+    code, lines, _ = _runner(
+        tmp_path,
+        {
+            "a_good.yaml": _GOOD,
+            "b_binary.yaml": b"\x89PNG\r\n\x1a\n\xff\xfe\x00",
+            "c_channels0.yaml": _GOOD.replace("channels: 2", "channels: 0"),
+            "d_n0.yaml": _TUMBLING.format(name="n0", n=0, step="{watermark: 1}"),
+            "e_both.yaml": both,
+            "f_wrong.yaml": _WRONG,
+            "g_good.yaml": _GOOD.replace("name: good", "name: good2"),
+        },
+        capsys,
+    )
+    assert code == 2
+    assert lines[0] == "PASS good"
+    assert lines[1].startswith(f"ERROR {tmp_path / 'b_binary.yaml'}: UnicodeDecodeError: ")
+    assert lines[1].endswith("(the runner could not execute this transcript)")
+    assert lines[2].startswith(f"ERROR {tmp_path / 'c_channels0.yaml'}: ")
+    assert "channel" in lines[2]
+    # the operator refuses its trigger: a failure of the transcript, with the reason
+    assert lines[3] == (
+        f"FAIL n0 ({tmp_path / 'd_n0.yaml'}): step 0: raised InputError: field 'CountTrigger "
+        "max_count', value 0: CountTrigger max_count must be at least 1 (expected an int >= 1)"
+    )
+    assert lines[4] == (
+        f"ERROR {tmp_path / 'e_both.yaml'}: step 0: one of ['element', 'end', 'processing_time', "
+        "'watermark'] per step, got ['element', 'watermark'] (split them into steps)"
+    )
+    assert lines[5] == (
+        f"FAIL wrong ({tmp_path / 'f_wrong.yaml'}): step 1: expect_watermarks: expected [6], "
+        "got [5]"
+    )
+    assert lines[6] == "PASS good2"
+    assert lines[7] == "2 passed, 2 failed, 3 could not be run"
+
+
+def test_the_runner_fails_when_it_finds_no_transcripts(tmp_path, capsys):
+    code, lines, err = _runner(tmp_path, {"notes.txt": "not a transcript"}, capsys)
+    assert code == 2 and lines == []
+    assert f"error: {tmp_path}: no transcripts (*.yaml, *.yml) in this directory" in err
+    assert f"error: no transcripts found in {tmp_path}" in err
+
+
+def test_the_runner_reports_a_missing_path_and_runs_the_others(tmp_path, capsys):
+    from winviz.conformance.cli import main
+
+    (tmp_path / "good.yaml").write_text(_GOOD)
+    code = main(["run", str(tmp_path / "good.yaml"), str(tmp_path / "nope.yaml")])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out.splitlines() == ["PASS good", "1 passed, 0 failed, 1 could not be run"]
+    assert f"error: {tmp_path / 'nope.yaml'}: no such file or directory" in err
+
+
+# -- 7 and 8. user functions that raise or return what cannot be used: no raw traceback, no
+# silent loss ----------------------------------------------------------------------------------
+
+
+def _windowed(function: str, fn, *, trace: bool = True, batches: bool = True):
+    """Dict records of key "A" at 500, 600, 700 and 5500 into 1 s tumbling windows."""
+    from winviz.runtime import JobRuntime
+
+    data = [{"k": "A", "ts": t, "n": n} for t, n in ((500, 1), (600, 2), (700, 3), (5500, 4))]
+    env = wv.StreamExecutionEnvironment(trace=trace)
+    windowed = (
+        env.from_collection(data, arrival_times=[0, 10, 20, 30])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e["ts"]
+            )
+        )
+        .key_by(lambda e: e["k"])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+    )
+    getattr(windowed, function)(fn).sink_to("out")
+    JobRuntime.use_batches = batches
+    try:
+        with pytest.raises(FunctionResultError) as info:
+            env.execute()
+    finally:
+        JobRuntime.use_batches = True
+    return info.value
+
+
+@pytest.mark.parametrize(("trace", "batches"), [(True, True), (False, True), (False, False)])
+def test_a_reduce_returning_none_is_refused_on_every_path(trace, batches):
+    err = _windowed(
+        "reduce", lambda a, b: a.update(n=a["n"] + b["n"]), trace=trace, batches=batches
+    )
+    assert str(err) == (
+        "reduce in operator 'window' returned None when adding a record to key 'A', window "
+        "[0, 1000): got None; record 1; value {'k': 'A', 'ts': 600, 'n': 2} (expected the "
+        "combined value: a reduce function returns a new value, e.g. lambda a, b: {**a, 'n': "
+        "a['n'] + b['n']} (a.update(b) returns None))"
+    )
+    assert (err.index, err.operator, err.function) == (1, "window", "reduce")
+    assert err.partial_result.outputs["out"] == []
+    if trace:
+        assert err.trace[-1].kind == "error"
+
+
+class _ListAgg(wv.AggregateFunction):
+    """An aggregate whose add appends in place and forgets to return the accumulator."""
+
+    def create_accumulator(self):
+        return []
+
+    def add(self, value, acc):
+        acc.append(value)
+
+    def get_result(self, acc):
+        return len(acc)
+
+    def merge(self, a, b):
+        return a + b
+
+
+def test_an_aggregate_add_returning_none_is_refused():
+    err = _windowed("aggregate", _ListAgg())
+    assert str(err).startswith(
+        "AggregateFunction.add in operator 'window' returned None for key 'A', window "
+        "[0, 1000): got None; record 0;"
+    )
+    assert "(expected the new accumulator (add returns it" in str(err)
+
+
+def test_a_rolling_reduce_returning_none_is_refused():
+    env, stream = _keyed([("A", 1), ("A", 2), ("A", 3)], [0, 1, 2])
+    stream.reduce(lambda a, b: None).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value).startswith(
+        "reduce in operator 'reduce' returned None for key 'A': got None; record 1; value ('A', 2)"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 1)]
+
+
+@pytest.mark.parametrize("returned", [None, 7])
+def test_a_flat_map_returning_no_iterable_is_refused(returned):
+    env = wv.StreamExecutionEnvironment()
+    env.from_collection([1, 2]).flat_map(lambda v: [v] if v == 1 else returned).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value) == (
+        f"flat_map in operator 'flat_map' returned no iterable: got {returned!r}; record 1; "
+        "value 2 (expected an iterable of output records, e.g. a list ([] to drop the record))"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [1]
+
+
+def _punctuated(fn, trace: bool):
+    env = wv.StreamExecutionEnvironment(trace=trace)
+    (
+        env.from_collection([("A", 500), ("A", 1500), ("A", 2000)], arrival_times=[0, 0, 0])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_punctuated(fn).with_timestamp_assigner(lambda e, _: e[1])
+        )
+        .sink_to("out")
+    )
+    return env
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_a_punctuated_watermark_function_that_raises_names_operator_and_record(trace):
+    def fn(event, ts):
+        if ts > 1000:
+            raise KeyError("no such field")
+        return ts
+
+    with pytest.raises(UserFunctionError) as info:
+        _punctuated(fn, trace).execute()
+    assert str(info.value) == (
+        "the watermark generator of punctuated in operator 'watermarks' raised KeyError: "
+        "'no such field'; record 1; value ('A', 1500)"
+    )
+    # the record got its timestamp before the generator saw it: it went on, as in Flink
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 500), ("A", 1500)]
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_a_punctuated_watermark_that_is_no_long_is_refused(trace):
+    with pytest.raises(FunctionResultError) as info:
+        _punctuated(lambda e, ts: "soon", trace).execute()
+    assert str(info.value) == (
+        "the watermark generator of punctuated in operator 'watermarks' emitted a watermark "
+        "that is no long: got 'soon'; record 0 (expected int milliseconds in Java's long range "
+        "(or None: no watermark))"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 500)]
+
+
+def test_side_output_late_data_with_a_str_is_refused_at_build_time():
+    _env, stream = _keyed()
+    windowed = stream.window(wv.TumblingEventTimeWindows.of(1000))
+    with pytest.raises(ArgumentTypeError) as info:
+        windowed.side_output_late_data("late")
+    assert str(info.value) == (
+        "field 'tag', value 'late': side_output_late_data needs an OutputTag (expected an "
+        "OutputTag, e.g. OutputTag('late'))"
+    )
+
+
+def test_a_checkpoint_of_state_that_cannot_be_copied_names_operator_and_entry():
+    import threading
+
+    class Locking(wv.KeyedProcessFunction):
+        def process_element(self, value, ctx, out):
+            ctx.update_state("lock", threading.Lock())
+            out.collect(value)
+
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[1])
+    env.from_collection([("A", 1), ("A", 2)]).key_by(lambda e: e[0]).process(Locking()).sink_to(
+        "out"
+    )
+    with pytest.raises(StateCopyError) as info:
+        env.execute()
+    message = str(info.value)
+    assert message.startswith(
+        "checkpoint 1: the state of operator 'process' cannot be copied (state entry "
+        "('lock', 'A', None) = <unlocked _thread.lock object at "
+    )
+    assert "TypeError: cannot pickle '_thread.lock' object" in message
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 1)]
+
+
+# -- datasets ---------------------------------------------------------------------------------
+
+
+def test_a_dataset_line_that_is_a_list_is_refused(tmp_path):
+    from winviz.datasets import DatasetError, late_data
+
+    good = '{"id": 1, "createTime": "2019-08-24 17:51:44.152", "amt": 1.5}'
+    (tmp_path / "seed_002_late_data.jsonl").write_text(good + "\n[1, 2]\n")
+    with pytest.raises(DatasetError) as info:
+        late_data(tmp_path)
+    assert str(info.value) == (
+        "field '<json>': seed_002_late_data.jsonl, line 2: field '<json>' = [1, 2] is not a "
+        "JSON object (a mapping)"
+    )
+
+
+@pytest.mark.parametrize("amt", ['"nan"', '"inf"', '"-Infinity"'])
+def test_a_dataset_amount_that_is_not_finite_is_refused(tmp_path, amt):
+    from winviz.datasets import DatasetError, late_data
+
+    line = '{"id": 1, "createTime": "2019-08-24 17:51:44.152", "amt": ' + amt + "}"
+    (tmp_path / "seed_002_late_data.jsonl").write_text(line + "\n")
+    with pytest.raises(DatasetError, match=r"line 1: field 'amt' = .* is not a finite decimal"):
+        late_data(tmp_path)
+
+
+def test_seattle_temps_limit_and_mean_delay_are_checked():
+    from winviz.datasets import seattle_temps
+
+    assert seattle_temps(limit=0) == []
+    assert [r["ts"] for r in seattle_temps(limit=2, mean_delay=0)] == [
+        r["ts"] for r in seattle_temps(mean_delay=0)[:2]
+    ]
+    with pytest.raises(ArgumentTypeError, match="field 'mean_delay', value 'x'"):
+        seattle_temps(mean_delay="x")
+    with pytest.raises(InputError, match="mean_delay must not be negative"):
+        seattle_temps(mean_delay=-1)
+    with pytest.raises(InputError, match="field 'limit', value -1: limit must be at least 0"):
+        seattle_temps(limit=-1)
+
+
+# -- 6. an unreachable Spark master, and the Spark helpers' arguments -------------------------
+
+
+def test_spark_master_addresses_are_parsed_as_spark_does():
+    from winviz.spark.session import SparkUnavailableError, master_addresses
+
+    assert master_addresses("spark://a:1") == [("a", 1)]
+    assert master_addresses("spark://a:1,b") == [("a", 1), ("b", 7077)]
+    with pytest.raises(SparkUnavailableError, match="'a:x' is not host:port"):
+        master_addresses("spark://a:x")
+
+
+def test_an_unreachable_spark_master_fails_at_once_with_the_jvms_cause():
+    # Spark itself retries registering for about a minute, then fails with "Cannot call
+    # methods on a stopped SparkContext"; the JVM's own connection error is named instead
+    from winviz.spark import session
+
+    with pytest.raises(session.SparkUnavailableError) as info:
+        session._start("spark://127.0.0.1:1")
+    assert str(info.value).startswith(
+        "the Spark master 'spark://127.0.0.1:1' cannot be reached from the JVM (127.0.0.1:1: "
+        "java.net.ConnectException: Connection refused"
+    )
+    assert session._session is None or session._session.sparkContext.master != "spark://127.0.0.1:1"
+
+
+def test_build_twin_and_compare_name_a_wrong_argument():
+    from winviz.spark import build_twin
+    from winviz.spark.compare import compare
+
+    with pytest.raises(ArgumentTypeError, match="build_twin needs the job's StreamExecutionEnv"):
+        build_twin("env", "out")
+    with pytest.raises(ArgumentTypeError) as info:
+        compare(None, None)
+    assert str(info.value) == (
+        "field 'engine_result', value None: compare needs the engine's result with its trace "
+        "(expected env.execute()'s JobExecutionResult of a run with the trace on)"
+    )
+    env, stream = _keyed()
+    stream.process(_Echo()).sink_to("out")
+    with pytest.raises(ArgumentTypeError, match="compare needs the Spark twin's result"):
+        compare(env.execute(), None)
+
+
+# -- 10. one rule for keys at every parallelism (Java's) --------------------------------------
+
+
+def _count_by_key(keys, parallelism: int, trace: bool = True):
+    env = wv.StreamExecutionEnvironment(trace=trace).set_parallelism(parallelism)
+    (
+        env.from_collection([(k, 100 * i) for i, k in enumerate(keys)], arrival_interval=1)
+        .assign_timestamps_and_watermarks(_strategy())
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env
+
+
+PARALLELISMS = [1, 2, 3, 4, 8]
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISMS)
+@pytest.mark.parametrize(
+    ("keys", "first", "second"),
+    [([1, True], "1 (int)", "True (bool)"), ([(1, "a"), (True, "a")], "(1, 'a')", "(True, 'a')")],
+)
+def test_integer_1_and_boolean_true_are_refused_together_at_every_parallelism(
+    keys, first, second, parallelism
+):
+    with pytest.raises(KeySelectionError) as info:
+        _count_by_key(keys, parallelism).execute()
+    assert f"keys {first}" in str(info.value) and f"and {second}" in str(info.value)
+    assert "are one key in Python but two in Flink" in str(info.value)
+    assert "(expected keys of one type for one value (e.g. str(key) or int(key)))" in str(
+        info.value
+    )
+    assert info.value.value == keys[1]
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISMS)
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        (None, "Assigned key must not be null!"),
+        (float("nan"), "a NaN key"),
+        (1.5, "no Java hashCode rule for key type float"),
+        ([1], "a key must be hashable; list is not"),
+    ],
+)
+def test_a_key_flink_cannot_take_is_refused_at_every_parallelism(key, words, parallelism):
+    env = _count_by_key(["a", key], parallelism)
+    with pytest.raises(KeySelectionError) as info:
+        env.execute()
+    assert words in str(info.value)
+    # what came before is kept: both arrivals, and the first record reached its window
+    arrivals = [r.detail[0] for r in info.value.trace.records("arrival")]
+    assert arrivals[0] == ("a", 0) and arrivals[1][1] == 100
+    assert [r.key for r in info.value.trace.records("element")] == ["a"]
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISMS)
+def test_int_keys_and_tuple_keys_of_one_type_give_the_same_counts_at_every_parallelism(
+    parallelism,
+):
+    result = _count_by_key([1, 2, 1, (1, "a"), (1, "a")], parallelism, trace=False).execute()
+    assert sorted(r.value for r in result.outputs["out"]) == [1, 2, 2]
+
+
+def test_window_all_keeps_its_single_key():
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1), ("b", 5)])
+        .assign_timestamps_and_watermarks(_strategy())
+        .window_all(wv.TumblingEventTimeWindows.of(10))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    assert [r.value for r in env.execute().outputs["out"]] == [2]
+
+
+# -- 4. records handed to user functions are copies: the trace and the caller's data stay ------
+
+
+def test_a_map_changing_its_input_changes_neither_the_trace_nor_the_callers_data():
+    data = [{"k": "A", "ts": 500, "v": 1}, {"k": "A", "ts": 600, "v": 2}]
+
+    def stamp(e):
+        e.update(v=999)  # changes its input in place (Flink would hand it a copy)
+        return e
+
+    def add_in_place(a, b):
+        a["v"] += b["v"]  # changes the window's state in place, returns it
+        return a
+
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(data, arrival_times=[0, 1])
+        .map(stamp)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e["ts"]
+            )
+        )
+        .key_by(lambda e: e["k"])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .reduce(add_in_place)
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert data == [{"k": "A", "ts": 500, "v": 1}, {"k": "A", "ts": 600, "v": 2}]
+    assert [r.detail[0] for r in result.trace.records("arrival")] == data
+    # the window's element records are what the map emitted, not what the reduce made of them
+    assert [r.detail for r in result.trace.records("element")] == [
+        {"k": "A", "ts": 500, "v": 999},
+        {"k": "A", "ts": 600, "v": 999},
+    ]
+    assert [r.value for r in result.outputs["out"]] == [{"k": "A", "ts": 500, "v": 1998}]
+
+
+def test_a_keyed_process_function_and_a_filter_get_copies_too():
+    class Mark(wv.KeyedProcessFunction):
+        def process_element(self, value, ctx, out):
+            value.append("seen")
+            out.collect(len(value))
+
+    data = [["A", 1], ["A", 2]]
+    env = wv.StreamExecutionEnvironment()
+    stream = env.from_collection(data).filter(lambda e: e.append("filtered") or True)
+    stream.key_by(lambda e: e[0]).process(Mark()).sink_to("out")
+    result = env.execute()
+    assert data == [["A", 1], ["A", 2]]
+    assert [r.value for r in result.outputs["out"]] == [3, 3]
+    assert [r.detail for r in result.trace.records("element")] == [["A", 1], ["A", 2]]
+
+
+def test_immutable_records_are_handed_over_as_they_are():
+    from winviz.copies import copy_record
+
+    record = ("A", 1, 2.5, None)
+    assert copy_record(record) is record
+    nested = ("A", [1])
+    assert copy_record(nested) == nested and copy_record(nested)[1] is not nested[1]
+    flat = {"a": 1}
+    assert copy_record(flat) == flat and copy_record(flat) is not flat

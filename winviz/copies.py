@@ -1,0 +1,42 @@
+"""Records handed to user functions are copies (Flink's default: object reuse disabled).
+
+With ``ExecutionConfig.enableObjectReuse()`` off — Flink's default — every chained operator
+gets its own copy of a record (``CopyingChainingOutput`` copies it with the type's
+serializer), so a user function that changes its input changes nothing upstream. winviz
+keeps the records it traces as they were: a map, filter, flat_map, KeyedProcessFunction or
+window function gets a copy of a record that could be changed in place (a dict, a list, an
+object), and the first record of a window's reduce state is a copy too. Immutable records —
+None, bool, int, float, str, bytes and tuples of those — are handed over as they are (no
+copy, no cost). ``copy_record`` copies dicts, lists and sets of plain values at C speed and
+anything else with ``copy.deepcopy``.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+_ATOMIC = frozenset({type(None), bool, int, float, str, bytes, complex})
+
+
+def copy_record(value: Any) -> Any:
+    """``value`` itself when it is immutable, else a copy a user function may change."""
+    cls = value.__class__
+    if cls in _ATOMIC:
+        return value
+    if cls is tuple:
+        for item in value:
+            if item.__class__ not in _ATOMIC:
+                return copy.deepcopy(value)
+        return value
+    if cls is dict:
+        for item in value.values():
+            if item.__class__ not in _ATOMIC:
+                return copy.deepcopy(value)
+        return value.copy()
+    if cls is list:
+        for item in value:
+            if item.__class__ not in _ATOMIC:
+                return copy.deepcopy(value)
+        return value.copy()
+    return copy.deepcopy(value)
