@@ -44,13 +44,13 @@ def _session_job() -> Trace:
 
 
 def _odd_values_job() -> Trace:
-    """Keys and payloads of every shape the codec tags: tuples, ints vs bools, floats that JSON
-    cannot hold, dicts with non-string keys, a dataclass, the global window."""
+    """Keys and payloads of every shape the codec tags: tuples, ints vs strings vs bools,
+    floats that JSON cannot hold, dicts with non-string keys, a dataclass, the global window."""
     env = wv.StreamExecutionEnvironment()
     events = [
         (1, 10, {"n": float("nan")}),
-        (True, 20, {1: "x"}),
-        (("t", 1), 30, [float("inf"), -0.5]),
+        ("1", 20, {1: "x", "flag": True}),
+        (("t", 1), 30, [float("inf"), -0.5, True, 1]),
         ("$tuple", 40, Click("u", 40)),
     ]
     (
@@ -88,8 +88,10 @@ def test_values_that_are_not_plain_data_come_back_as_text(tmp_path: Path) -> Non
     back = wv.load_trace(trace.save(tmp_path / "odd.parquet"))
     payloads = [r.detail for r in back.records("element")]
     assert payloads[0][2]["n"] != payloads[0][2]["n"]  # NaN stays NaN
-    assert payloads[1][2] == {1: "x"} and payloads[1][0] is True
-    assert payloads[2][0] == ("t", 1) and payloads[2][2] == [float("inf"), -0.5]
+    assert payloads[1][2] == {1: "x", "flag": True} and payloads[1][0] == "1"
+    assert [type(k) for k in (payloads[0][0], payloads[1][0])] == [int, str]
+    assert payloads[2][0] == ("t", 1) and payloads[2][2] == [float("inf"), -0.5, True, 1]
+    assert [type(v) for v in payloads[2][2]] == [float, float, bool, int]
     click = payloads[3][2]
     assert isinstance(click, OpaqueValue) and repr(click) == "Click(user='u', ts=40)"
     assert click.json == {"ts": 40, "user": "u"}
