@@ -32,6 +32,11 @@ def test_min_and_max_by_name_in_int_float_and_object_columns():
     assert shown["mixed"].tolist() == ["MAX", "x", ""]
 
 
+def test_gaps_in_string_columns_are_empty_cells():
+    frame = pd.DataFrame({"key": pd.array(["a", None], dtype="str")})
+    assert readable(frame)["key"].tolist() == ["a", ""]
+
+
 def test_times_relative_to_start_and_labelled():
     frame = pd.DataFrame(
         {"proc_time": [5_000, 15_000], "watermark": [0, START + 12_711], "n": [1, 2]}

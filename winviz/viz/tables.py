@@ -87,7 +87,7 @@ def readable(
         numeric = pd.api.types.is_integer_dtype(column) or (
             pd.api.types.is_float_dtype(column) and _whole(column)
         )
-        if numeric or column.dtype == object:
+        if numeric or column.dtype == object or pd.api.types.is_string_dtype(column):
             plain_ints = numeric and shift is None and pd.api.types.is_integer_dtype(column)
             if plain_ints and not column.isin([MIN, MAX]).any():
                 continue  # a plain int column stays as it is
