@@ -75,6 +75,7 @@ test-flink: setup
 
 bench: setup
 	$(PY) bench/run.py $(BENCH_ARGS)
+	$(PY) bench/trace_bench.py $(TRACE_BENCH_ARGS)
 	$(PY) bench/parallel_bench.py $(PARALLEL_BENCH_ARGS)
 	$(PY) bench/viz_bench.py
 	$(PY) bench/explore_bench.py

@@ -5,8 +5,8 @@ out-of-orderness 500 ms, one event per ms of processing time (so a periodic wate
 200 events). Compared, in the same process: a minimal hand-written dict-and-heap loop doing
 the same job, the engine with the trace off, and the engine with the trace on. Both engines'
 outputs are checked against the minimal loop's. The engine's hot paths write packed trace
-entries that the first read of the trace unpacks into plain records (``winviz.trace``): "first
-read" is the time of that read (``trace.flat()``) after the last traced run, not part of the
+entries that the first read of the trace turns into columns (``winviz.trace``): "first
+read" is the time of that read (``trace.columns()``) after the last traced run, not part of the
 run's figure. Trace memory is measured with tracemalloc on a smaller run: bytes held by the
 trace divided by its records, as the run leaves it and after the first read.
 
@@ -122,7 +122,7 @@ def throughput(n: int, repeat: int, clock=time.perf_counter) -> dict[str, float]
     t_off, off = timed(clock, repeat, engine, events, False)
     t_on, on = timed(clock, repeat, engine, events, True)
     t0 = clock()
-    on.trace.flat()  # the first read unpacks the packed entries
+    on.trace.columns()  # the first read turns the write buffer into columns
     t_read = clock() - t0
     want = sorted(expected)
     for result in (off, on):
@@ -141,8 +141,8 @@ def throughput(n: int, repeat: int, clock=time.perf_counter) -> dict[str, float]
 
 def trace_memory(n: int) -> tuple[float, float, float, int]:
     """Bytes held by the trace per record as the run leaves it (hot paths write packed
-    entries) and after the first read has unpacked it into plain records; and the CPU time
-    of that first read (``flat()``), in seconds."""
+    entries) and after the first read has turned it into columns; and the CPU time
+    of that first read (``columns()``), in seconds."""
     events = make_events(n)
     gc.collect()
     tracemalloc.start()
@@ -150,7 +150,7 @@ def trace_memory(n: int) -> tuple[float, float, float, int]:
     packed = tracemalloc.get_traced_memory()[0]
     records = len(result.trace)
     t0 = time.process_time()
-    result.trace.flat()
+    result.trace.columns()
     unpack_time = time.process_time() - t0
     unpacked = tracemalloc.get_traced_memory()[0]
     result.trace = None

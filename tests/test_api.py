@@ -389,12 +389,14 @@ def test_idleness_marks_a_quiet_source_idle_on_the_processing_clock() -> None:
     assert status == [("idle", 500), ("active", 1_000)]
 
 
-def test_trace_columns_and_flat_layout() -> None:
+def test_trace_columns_match_the_records() -> None:
     env, _ = _clicks_job()
     trace = env.execute().trace
     kinds = trace.column("kind")
     assert kinds == [r.kind for r in trace]
-    flat = trace.flat()
-    assert len(flat) == 8 * len(trace)
+    assert trace.column("seq") == list(range(len(trace)))
     i = kinds.index("fired")
-    assert flat[8 * i + wv.Trace.FIELDS.index("window")] == trace[i].window
+    assert trace.column("window")[i] == trace[i].window
+    assert trace.column("detail")[i] == trace[i].detail
+    with pytest.raises(KeyError, match="'colour' is not a trace field"):
+        trace.column("colour")

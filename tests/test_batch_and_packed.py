@@ -1,5 +1,5 @@
 """The two storage devices of the hot paths: ``Batch`` (records as columns) and packed trace
-entries (``winviz.trace.Packed``), which the first read unpacks in place."""
+entries (``winviz.trace.Packed``), which a read turns into columns."""
 
 from __future__ import annotations
 
@@ -41,13 +41,12 @@ class _Pair(Packed):
 def test_packed_entries_count_before_the_first_read_and_unpack_in_order() -> None:
     trace, pair = Trace(), _Pair()
     trace.emit("first", 0, 0, "op", None, None, None, None)
-    trace._data.extend((pair, 1, 10, pair, 2, 20))
+    trace.extend((pair, 1, 10, pair, 2, 20))
     trace.packed(pair, 2)
     trace.emit("between", 3, 0, "op", None, None, None, None)
-    trace._data.extend((pair, 4, 40))
+    trace.extend((pair, 4, 40))
     trace.packed(pair, 1)
     assert len(trace) == 8  # counted without unpacking
-    storage = trace._data
     assert [(r.seq, r.kind, r.proc_time, r.detail) for r in trace] == [
         (0, "first", 0, None),
         (1, "x", 1, 10),
@@ -58,9 +57,8 @@ def test_packed_entries_count_before_the_first_read_and_unpack_in_order() -> Non
         (6, "x", 4, 40),
         (7, "y", 4, 41),
     ]
-    assert trace._data is storage and len(storage) == 8 * 8  # unpacked in place
     assert len(trace) == 8
-    trace._data.extend((pair, 5, 50))  # more after a read: unpacked by the next read
+    trace.extend((pair, 5, 50))  # more after a read: converted by the next read
     trace.packed(pair, 1)
     assert len(trace) == 10
     assert trace.column("detail")[-2:] == [50, 51]
@@ -98,7 +96,7 @@ def test_a_traced_job_reads_the_same_before_and_after_unpacking() -> None:
 
 
 def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> None:
-    """``_ElementEntry.unpack_run`` (column by column) against ``unpack`` (entry by entry),
+    """``_ElementEntry.columns`` (field by field) against ``unpack`` (entry by entry),
     with and without a cleanup timer of its own (allowed lateness)."""
     from winviz.operators.window_operator import _ElementEntry
 
@@ -119,7 +117,7 @@ def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> No
             .sink_to("out")
         )
         trace = env.execute().trace
-        raw = list(trace._data)
+        raw = list(trace._buffer)  # the write buffer, before the first read
         markers = [v for v in raw if isinstance(v, _ElementEntry)]
         assert len(markers) > 20  # most elements were packed
         by_entry: list = []
@@ -131,4 +129,6 @@ def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> No
             else:
                 raw[i].unpack(raw, i + 1, by_entry)
                 i += 1 + raw[i].width
-        assert trace.flat() == by_entry
+        plain = Trace()
+        plain.extend(by_entry)
+        assert list(trace) == list(plain)

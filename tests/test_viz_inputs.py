@@ -143,9 +143,15 @@ def test_min_and_max_timestamps_are_clipped_and_annotated() -> None:
         assert all(abs(r["x"]) <= 2**53 for r in rows if "x" in r)
 
 
-def test_dataframe_max_as_float_still_reads_as_max() -> None:
+def test_dataframe_keeps_max_exact_and_a_float_widened_frame_still_reads_as_max() -> None:
     frame = windowed([("k", 5)], [0]).trace.to_pandas()
-    assert frame["ts"].dtype == "float64"  # pandas widened the column: MAX is now 2.0**63
-    spec = viz.timeline(frame).to_dict()
-    points = [r for rows in spec["datasets"].values() for r in rows if r.get("kind") == "watermark"]
-    assert [r["watermark"] for r in points][-1] == "MAX (Long.MAX_VALUE)"
+    assert frame["watermark"].dtype == "Int64"  # nullable ints: MAX stays exact
+    assert frame["watermark"].iloc[-1] == wv.MAX
+    widened = frame.astype({"watermark": "float64", "ts": "float64"})  # as older frames were
+    widened.attrs["schema_version"] = frame.attrs["schema_version"]
+    for source in (frame, widened):
+        spec = viz.timeline(source).to_dict()
+        points = [
+            r for rows in spec["datasets"].values() for r in rows if r.get("kind") == "watermark"
+        ]
+        assert [r["watermark"] for r in points][-1] == "MAX (Long.MAX_VALUE)"

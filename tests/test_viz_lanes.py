@@ -106,3 +106,25 @@ def test_global_window_has_no_lanes() -> None:
         "status": "message",
         "message": "Operator 'window' has no time windows.",
     }
+
+
+def test_lanes_with_more_keys_than_lanes_keep_the_busiest() -> None:
+    """Regression: 31 keys (62 records) crashed with "Cannot use method 'nlargest' with dtype
+    object"."""
+    env = wv.StreamExecutionEnvironment()
+    events = [(f"k{i:02d}", 1_000 * (i % 3)) for i in range(31)] + [("k07", 100)] * 5
+    (
+        env.from_collection(events, arrival_interval=10)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    spec = viz.window_lanes(env.execute().trace, max_keys=30).to_dict()
+    keys = {r["key"] for rows in spec["datasets"].values() for r in rows if "key" in r}
+    assert len(keys) == 30 and "k07" in keys

@@ -10,7 +10,7 @@ import altair as alt
 import nbformat
 import pytest
 
-from winviz.viz import export, lessons
+from winviz.viz import export, lessons, pages
 
 
 @pytest.mark.parametrize(
@@ -100,8 +100,9 @@ def test_render_page_has_one_bundle_no_cdn_and_the_embed_script() -> None:
     page = lessons.render_page(nb, "A <title>", "window.vegaEmbed=function(){};")
     assert page.count("window.vegaEmbed=function(){};") == 1
     assert "<title>A &lt;title&gt;</title>" in page
-    assert '"renderer": "svg"' in page and "window.winvizCharts" in page
+    assert '"renderer":"svg"' in page and "window.winvizCharts" in page
     assert lessons.external_resources(page) == []
+    assert pages.check_page(page) == []  # the policy allows exactly its two scripts
     for cdn in ("require.js", "mathjax", "mermaid", "unpkg", "jsdelivr", "cdnjs"):
         assert cdn not in page.lower(), cdn
 

@@ -32,6 +32,18 @@ def test_min_and_max_by_name_in_int_float_and_object_columns():
     assert shown["mixed"].tolist() == ["MAX", "x", ""]
 
 
+def test_nullable_ints_and_categories_show_gaps_as_empty_cells():
+    frame = pd.DataFrame(
+        {
+            "ts": pd.array([12_710, None, wv.MAX], dtype="Int64"),
+            "call": pd.Categorical(["on_element", None, "on_element"]),
+        }
+    )
+    shown = readable(frame)
+    assert shown["ts"].tolist() == [12_710, "", "MAX"]
+    assert shown["call"].tolist() == ["on_element", "", "on_element"]
+
+
 def test_gaps_in_string_columns_are_empty_cells():
     frame = pd.DataFrame({"key": pd.array(["a", None], dtype="str")})
     assert readable(frame)["key"].tolist() == ["a", ""]

@@ -17,6 +17,7 @@ from winviz.errors import (
     IllegalStateError,
     InputError,
     TimerLoopError,
+    TraceFileError,
     UnsupportedOperationError,
     UserFunctionError,
     WinvizError,
@@ -45,6 +46,7 @@ from winviz.operators.simple import Record
 from winviz.runtime import JobExecutionResult
 from winviz.time import MAX, MIN, TimestampNormalizer, hours, minutes, seconds, to_millis
 from winviz.trace import SCHEMA_VERSION, Trace, TraceRecord
+from winviz.trace.load import load_trace
 from winviz.valve import StatusWatermarkValve
 from winviz.watermarks import (
     BoundedOutOfOrdernessWatermarks,
@@ -53,6 +55,7 @@ from winviz.watermarks import (
     WatermarkOutput,
     WatermarkStrategy,
 )
+from winviz.why import Answer, why_dropped, why_fired, why_not_fired
 from winviz.windows import (
     GLOBAL_WINDOW,
     ContinuousEventTimeTrigger,

@@ -109,3 +109,8 @@ class TimerLoopError(IllegalStateError):
 class UnsupportedOperationError(WinvizError, RuntimeError):
     """Flink's UnsupportedOperationException, e.g. a session merge that would end a window
     before the current watermark."""
+
+
+class TraceFileError(InputError):
+    """A file that is not a trace this winviz can read (``winviz.load_trace``): the message
+    names the file and what was expected."""

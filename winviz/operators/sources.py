@@ -11,6 +11,7 @@ not increase are dropped; the end of the input is the watermark MAX.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
@@ -142,7 +143,7 @@ class SourceOperator(StreamOperator):
         job = self.job
         if self.partitions is not None:  # a batch never spans two partitions
             job.partition = self.partitions[self.position]
-        data, name, wm = trace._data, self.name, self._watermark
+        write, name, wm = trace.extend, self.name, self._watermark
         metrics, collect = self.metrics, self.output.collect
         chained = getattr(collect, "__self__", None)
         if (
@@ -151,7 +152,7 @@ class SourceOperator(StreamOperator):
             is TimestampsAndWatermarksOperator.process_element
             and chained.fusable
         ):
-            self._process_batch_chained(batch, data, chained)
+            self._process_batch_chained(batch, write, chained)
             return
         position = self.position
         done = 0
@@ -159,7 +160,7 @@ class SourceOperator(StreamOperator):
             for arrival, index, value, ts in batch:
                 job.now = arrival
                 job.record_index = index
-                data.extend(("arrival", arrival, wm, name, None, None, ts, (value, position)))
+                write(("arrival", arrival, wm, name, None, None, ts, (value, position)))
                 position += 1
                 done += 1
                 collect(value, ts)
@@ -170,7 +171,7 @@ class SourceOperator(StreamOperator):
             metrics["num_records_out"] += done
 
     def _process_batch_chained(
-        self, batch, data: list[Any], op: TimestampsAndWatermarksOperator
+        self, batch, write: Callable[[tuple], None], op: TimestampsAndWatermarksOperator
     ) -> None:
         """``_process_batch_traced`` when the one operator downstream is a
         ``TimestampsAndWatermarksOperator`` with a timestamp assigner and a bounded
@@ -181,7 +182,7 @@ class SourceOperator(StreamOperator):
         generator's state are written back at the end, also when something fails."""
         window = getattr(op.output.collect, "__self__", None)
         if getattr(window, "takes_source_batches", False):
-            self._process_batch_into_window(batch, data, op, window)
+            self._process_batch_into_window(batch, write, op, window)
             return
         job = self.job
         name, wm = self.name, self._watermark
@@ -195,7 +196,7 @@ class SourceOperator(StreamOperator):
             for arrival, index, value, ts in batch:
                 job.now = arrival
                 job.record_index = index
-                data.extend(("arrival", arrival, wm, name, None, None, ts, (value, position)))
+                write(("arrival", arrival, wm, name, None, None, ts, (value, position)))
                 position += 1
                 done += 1
                 try:
@@ -221,7 +222,11 @@ class SourceOperator(StreamOperator):
             bounded.max_timestamp = max_ts  # type: ignore[union-attr]
 
     def _process_batch_into_window(
-        self, batch: Batch, data: list[Any], op: TimestampsAndWatermarksOperator, window: Any
+        self,
+        batch: Batch,
+        write: Callable[[tuple], None],
+        op: TimestampsAndWatermarksOperator,
+        window: Any,
     ) -> None:
         """``_process_batch_chained`` when the timestamps go straight into a window operator
         that takes whole source batches (``WindowOperator.process_source_batch``, traced):
@@ -253,7 +258,7 @@ class SourceOperator(StreamOperator):
         arrival_time, index, value, ts = batch[done]
         job = self.job
         job.now, job.record_index = arrival_time, index
-        data.extend(arrival.record(arrival_time, value, ts, self.position))
+        write(arrival.record(arrival_time, value, ts, self.position))
         self.position += 1
         self.metrics["num_records_in"] += 1
         self.metrics["num_records_out"] += 1

@@ -198,13 +198,15 @@ class _ElementEntry(Packed):
     ``assigned``, ``timer_registered`` (``max_timestamp``), ``trigger`` (on_element
     CONTINUE) and, unless the window has no cleanup timer, ``timer_registered`` (cleanup
     time) — the records ``_process_traced`` writes after the source's. Values: processing
-    time, watermark, key, window, timestamp, value, source offset, source timestamp and the
-    two timers' de-duplicated flags (bit 0: max_timestamp, bit 1: cleanup)."""
+    time, watermark, key, window, timestamp, value, source offset, source timestamp, the
+    two timers' de-duplicated flags (bit 0: max_timestamp, bit 1: cleanup) and the source's
+    watermark. One marker per operator, source and second timer: the entries of a whole run
+    are built together when the trace is read."""
 
-    width = 9
+    width = 10
 
-    def __init__(self, op: WindowOperator, arrival: SourceArrival, second_timer: bool) -> None:
-        self.source, self.source_watermark = arrival.source, arrival.watermark
+    def __init__(self, op: WindowOperator, source: str, second_timer: bool) -> None:
+        self.source = source
         self.name = op.name
         self.cleanup_time = op.cleanup_time
         self.second_timer = second_timer
@@ -212,7 +214,9 @@ class _ElementEntry(Packed):
         self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
 
     def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
-        now, wm, key, window, ts, value, position, source_ts, flags = values[at : at + 9]
+        now, wm, key, window, ts, value, position, source_ts, flags, source_wm = values[
+            at : at + 10
+        ]
         name = self.name
         details = self._details.get(window)
         if details is None:
@@ -221,7 +225,7 @@ class _ElementEntry(Packed):
         max_ts = end - 1 if end != MIN else MAX
         out.extend(
             (
-                "arrival", now, self.source_watermark, self.source, None, None, source_ts,
+                "arrival", now, source_wm, self.source, None, None, source_ts,
                 (value, position),
                 "element", now, wm, name, key, None, ts, value,
                 "assigned", now, wm, name, key, window, ts, value,
@@ -237,47 +241,39 @@ class _ElementEntry(Packed):
                 )
             )  # fmt: skip
 
-    def unpack_run(self, values: list[Any], start: int, n: int, out: list[Any]) -> None:
-        """``unpack`` for ``n`` consecutive entries, column by column: each value is a slice
-        of the storage, and each field of the run's records is filled with one slice
-        assignment (what ``unpack`` writes entry by entry, a few times faster)."""
-        step, end = 1 + self.width, start + n * (1 + self.width)
-        now, wm, key, window, ts, value, position, source_ts, flags = (
-            values[start + f : end : step] for f in range(1, 10)
-        )
+    def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
+        """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
+        each record's value for all entries, or its values (a list, one per entry)."""
+        now, wm, key, window, ts, value, position, source_ts, flags, source_wm = slots
+        count = self.count
         windows = set(window)
         for w in windows:
             if w not in self._details:
                 self._details[w] = _timer_details(w)
         low = {(w, b): self._details[w][b] for w in windows for b in (0, 1)}
         max_ts = {w: w[1] - 1 if w[1] != MIN else MAX for w in windows}
-        width = 8 * self.count
-        run: list[Any] = [None] * (n * width)
-
-        def fill(record: int, *fields: Any) -> None:
-            for f, column in enumerate(fields):
-                if column is not None:
-                    run[8 * record + f :: width] = (
-                        column if isinstance(column, list) else [column] * n
-                    )
-
-        name = self.name
-        fill(0, "arrival", now, self.source_watermark, self.source, None, None, source_ts,
-             list(zip(value, position, strict=True)))  # fmt: skip
-        fill(1, "element", now, wm, name, key, None, ts, value)
-        fill(2, "assigned", now, wm, name, key, window, ts, value)
         bits = map((0, 1, 0, 1).__getitem__, flags)  # bit 0: max_timestamp's flag
         first = list(map(low.__getitem__, zip(window, bits, strict=True)))
-        fill(3, "timer_registered", now, wm, name, key, window,
-             list(map(max_ts.__getitem__, window)), first)  # fmt: skip
-        fill(4, "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE)
+        timer_ts = list(map(max_ts.__getitem__, window))
+        arrival = list(zip(value, position, strict=True))
+        name, source = self.name, self.source
+        # one tuple per field: the values of the entry's records, in order
+        fields = [
+            ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
+            (now, now, now, now, now, now),
+            (source_wm, wm, wm, wm, wm, wm),
+            (source, name, name, name, name, name),
+            (None, key, key, key, key, key),
+            (None, None, window, window, window, window),
+            (source_ts, ts, ts, timer_ts, None, None),
+            (arrival, value, value, first, _ON_ELEMENT_CONTINUE, None),
+        ]
         if self.second_timer:
             cleanup = {w: self.cleanup_time(w) for w in windows}
+            fields[6] = (*fields[6][:5], list(map(cleanup.__getitem__, window)))
             bits = map((0, 0, 1, 1).__getitem__, flags)  # bit 1: the cleanup timer's flag
-            second = list(map(low.__getitem__, zip(window, bits, strict=True)))
-            fill(5, "timer_registered", now, wm, name, key, window,
-                 list(map(cleanup.__getitem__, window)), second)  # fmt: skip
-        out.extend(run)
+            fields[7] = (*fields[7][:5], list(map(low.__getitem__, zip(window, bits, strict=True))))
+        return [per_record[:count] for per_record in fields]
 
 
 class WindowOperator(KeyedStreamOperator):
@@ -348,6 +344,8 @@ class WindowOperator(KeyedStreamOperator):
         self._timer_details: dict[Any, tuple[tuple[Any, ...], ...]] = {}
         # the traced fast path's last tumbling window: (start, end, (window,)); empty at first
         self._window_cache: tuple[int, int, tuple[Any, ...]] = (0, 0, ())
+        # packed trace entries: one marker per (source, whether a cleanup timer of its own)
+        self._entry_markers: dict[tuple[str, bool], _ElementEntry] = {}
         # A built-in trigger decides from its arguments and state only: the timer-loop guard
         # (winviz.timers) can prove that a timer re-registering itself loops for ever.
         self.timers.loop_guard = decides_from_state_only(self.trigger)
@@ -575,8 +573,8 @@ class WindowOperator(KeyedStreamOperator):
             self.current_key = key
             timers = self.timers
             now, wm, name = timers.clock.now, timers.current_watermark, self.name
-            data = self.trace._data  # type: ignore[union-attr]
-            data.extend(("element", now, wm, name, key, None, ts, value))
+            write = self.trace.extend  # type: ignore[union-attr]
+            write(("element", now, wm, name, key, None, ts, value))
             queue = timers.event_queue
             add_timer, live = queue.add, queue.live
             slot_of, cname, desc = self.state.slot, self.contents.name, self.contents
@@ -595,7 +593,7 @@ class WindowOperator(KeyedStreamOperator):
                 max_ts = end - 1 if end != MIN else MAX
                 cleanup = self.cleanup_time(window) if lateness else max_ts
                 if cleanup <= wm:
-                    data.extend(("skipped_late_window", now, wm, name, key, window, ts, value))
+                    write(("skipped_late_window", now, wm, name, key, window, ts, value))
                     continue
                 skipped = False
                 slot = slot_of(cname, window)
@@ -610,7 +608,7 @@ class WindowOperator(KeyedStreamOperator):
                 ctx = self.ctx
                 ctx.key, ctx.window = key, window
                 if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                    data.extend(
+                    write(
                         (
                             "assigned", now, wm, name, key, window, ts, value,
                             "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
@@ -622,7 +620,7 @@ class WindowOperator(KeyedStreamOperator):
                     self._emit_window_contents(key, window, window, contents)
                     if cleanup != MAX:
                         dedup = not add_timer(key, window, cleanup)
-                        data.extend(
+                        write(
                             (
                                 "timer_registered", now, wm, name, key, window, cleanup,
                                 ("event", window, dedup),
@@ -634,7 +632,7 @@ class WindowOperator(KeyedStreamOperator):
                     details = timer_details[window] = _timer_details(window)
                 dedup = (key, window, max_ts) in live or not add_timer(key, window, max_ts)
                 if cleanup == MAX:
-                    data.extend(
+                    write(
                         (
                             "assigned", now, wm, name, key, window, ts, value,
                             "timer_registered", now, wm, name, key, window, max_ts,
@@ -645,7 +643,7 @@ class WindowOperator(KeyedStreamOperator):
                     continue
                 # (without lateness the cleanup timer is the trigger's: de-duplicated)
                 dedup_cleanup = cleanup == max_ts or not add_timer(key, window, cleanup)
-                data.extend(
+                write(
                     (
                         "assigned", now, wm, name, key, window, ts, value,
                         "timer_registered", now, wm, name, key, window, max_ts,
@@ -679,7 +677,7 @@ class WindowOperator(KeyedStreamOperator):
         and counters as one by one; a failing record's arrival (and element) record comes
         before the error, as there. ``tests/test_perf_paths.py`` compares the traces."""
         job, timers, trace = self.job, self.timers, self.trace
-        data = trace._data  # type: ignore[union-attr]
+        write = trace.extend  # type: ignore[union-attr]
         wm, name = timers.current_watermark, self.name
         key_selector = self.key_selector
         cname, desc = self.contents.name, self.contents
@@ -689,7 +687,8 @@ class WindowOperator(KeyedStreamOperator):
         add_timer = timers.event_queue.add
         ctx = self.ctx
         position = arrival.position
-        markers: dict[bool, _ElementEntry] = {}
+        markers = self._entry_markers
+        source_wm = arrival.watermark
         written: dict[_ElementEntry, int] = {}
         # the open cached window: [c_start, c_end), its timers and this batch's marker
         c_start = c_end = c_max_ts = c_cleanup = 0
@@ -714,9 +713,11 @@ class WindowOperator(KeyedStreamOperator):
             if marker is not None:
                 written[marker] = written.get(marker, 0) + packed
             second = cleanup != MAX
-            marker = markers.get(second)
+            marker = markers.get((arrival.source, second))
             if marker is None:
-                marker = markers[second] = _ElementEntry(self, arrival, second)
+                marker = markers[arrival.source, second] = _ElementEntry(
+                    self, arrival.source, second
+                )
             packed = 0
             c_start, c_end, c_window, c_max_ts, c_cleanup = start, end, window, max_ts, cleanup
             c_second = second and cleanup != max_ts
@@ -751,16 +752,19 @@ class WindowOperator(KeyedStreamOperator):
                             flags += 2
                     else:  # both timers exist since its first element
                         flags = 3
-                    data.extend(
-                        (marker, now, wm, key, c_window, ts, value, position, source_ts, flags)
-                    )
+                    write(
+                        (
+                            marker, now, wm, key, c_window, ts, value, position, source_ts,
+                            flags, source_wm,
+                        )
+                    )  # fmt: skip
                     packed += 1
                     step = 0
                     position += 1
                     last_key, ctx_key, ctx_window = key, key, c_window
                     continue
                 job.now, job.record_index = now, index
-                data.extend(arrival.record(now, value, source_ts, position))
+                write(arrival.record(now, value, source_ts, position))
                 position += 1
                 self._process_traced(value, ts)
                 last_key, ctx_key, ctx_window = self.current_key, ctx.key, ctx.window
@@ -773,12 +777,12 @@ class WindowOperator(KeyedStreamOperator):
             # its element) record comes before the error
             ctx.key, ctx.window = ctx_key, ctx_window
             self.metrics["num_records_in"] += 1
-            data.extend(arrival.record(now, value, source_ts, position))
+            write(arrival.record(now, value, source_ts, position))
             if step == 1:
                 key = None
             else:
                 last_key = key
-                data.extend(("element", now, wm, name, key, None, ts, value))
+                write(("element", now, wm, name, key, None, ts, value))
             if isinstance(exc, WinvizError):
                 self._annotate(exc, key)
                 raise
@@ -968,7 +972,7 @@ class WindowOperator(KeyedStreamOperator):
         state, cname = self.state, self.contents.name
         lateness = self.allowed_lateness
         trace = self.trace
-        data = trace._data if trace is not None else None
+        write = trace.extend if trace is not None else None
         name, ctx, window_ctx = self.name, self.ctx, self.window_ctx
         timer_details = self._timer_details
         details: Any = None
@@ -981,12 +985,12 @@ class WindowOperator(KeyedStreamOperator):
                 end = window[1]
                 max_ts = end - 1 if end != MIN else MAX
                 fire = ts == max_ts
-                if data is not None:
+                if write is not None:
                     now = timers.clock.now
                     details = timer_details.get(window)
                     if details is None:
                         details = timer_details[window] = _timer_details(window)
-                    data.extend(
+                    write(
                         (
                             "timer_fired", now, watermark, name, key, window, ts,
                             details[2],
@@ -1004,8 +1008,8 @@ class WindowOperator(KeyedStreamOperator):
                     # max_timestamp (traced as timer_deleted), then the function's clear
                     state.clear(cname, key, window)
                     existed = live.pop((key, window, max_ts), None) is not None
-                    if data is not None:
-                        data.extend(
+                    if write is not None:
+                        write(
                             (
                                 "timer_deleted", timers.clock.now, watermark, name, key, window,
                                 max_ts, details[existed],
@@ -1017,8 +1021,8 @@ class WindowOperator(KeyedStreamOperator):
                     fn.clear(window_ctx)
                     if self.panes:
                         self.panes.pop((key, window), None)
-                    if data is not None:
-                        data.extend(
+                    if write is not None:
+                        write(
                             (
                                 "cleanup", timers.clock.now, watermark, name, key, window,
                                 max_ts, cleanup,

@@ -50,7 +50,7 @@ import altair as alt
 import ipywidgets as widgets
 
 from winviz.viz import frames, palette
-from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, _spec
+from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS, _spec
 
 NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only
 
@@ -302,7 +302,7 @@ class Explorer:
         self.at_t = widgets.HTML()  # the scrubber's t, read back from the browser
         alt.JupyterChart.enable_offline()  # the widget's JavaScript from vl-convert, no CDN
         first = self._run()
-        self.charts = [alt.JupyterChart(c) for c in first]
+        self.charts = [alt.JupyterChart(c, embed_options=JUPYTER_EMBED_OPTIONS) for c in first]
         for widget in self.controls.values():
             widget.observe(self._on_change, names="value")
         self._watch_scrubbers()
@@ -450,7 +450,8 @@ class Explorer:
         if alt.renderers.active == EXPORT_RENDERER:  # make lessons: the charts as they are now
             return {
                 EXPORT_MIMETYPE: [_spec(jc.chart) for jc in self.charts],
-                "text/plain": f"{self!r}: {self.summary.value}",
+                # plain text (the page writer escapes it), not the widget's escaped HTML
+                "text/plain": f"{self!r}: {self.last_summary.text() if self.last_summary else ''}",
             }
         return self.widget._repr_mimebundle_(**kwargs)
 

@@ -1,17 +1,20 @@
 """Saving charts without the network, and notebook rendering set-up.
 
-* ``save_html`` — one self-contained page: Vega, Vega-Lite and vega-embed are inlined
-  (Altair's ``chart.save(path, inline=True)``, via vl-convert), the spec's ``$schema`` URL is
-  dropped, and the page is checked to load nothing from elsewhere (``external_urls``);
+* ``save_html`` — one self-contained page (``pages.chart_page``): Vega, Vega-Lite and
+  vega-embed inlined (vl-convert's bundle), the spec's ``$schema`` URL dropped, the spec
+  written as escaped JSON data (no value from a trace can become markup or code) and a strict
+  Content-Security-Policy (only the page's own scripts, by hash; no network); the page is
+  checked to load nothing from elsewhere (``external_urls``);
 * ``save_svg`` / ``save_png`` — static images for slides, rendered by vl-convert (offline);
 * ``setup_rendering`` — for notebooks: Altair's default renderer loads Vega from a CDN and its
   ``mimetype`` renderer emits Vega-Lite 6, which JupyterLab 4 does not render; this switches to
-  the offline ``jupyter`` renderer (needs ``anywidget``) or, without it, to an offline renderer
-  that embeds the same self-contained page in an iframe. With the environment variable
-  ``WINVIZ_RENDERER=export`` (set by ``winviz.viz.lessons`` when it executes a lesson for
-  ``make lessons``) it enables the "winviz-export" renderer instead: each chart becomes its
-  plain Vega-Lite spec under ``EXPORT_MIMETYPE``, which the lesson page writer embeds with one
-  inlined copy of Vega. Nothing here runs at import time.
+  the offline ``jupyter`` renderer (needs ``anywidget``; vega-embed's "View Source" and
+  "Open in Vega Editor" actions off) or, without it, to an offline renderer that embeds the
+  same self-contained page in a sandboxed iframe (``srcdoc``, the page HTML-escaped). With
+  the environment variable ``WINVIZ_RENDERER=export`` (set by ``winviz.viz.lessons`` when it
+  executes a lesson for ``make lessons``) it enables the "winviz-export" renderer instead:
+  each chart becomes its plain Vega-Lite spec under ``EXPORT_MIMETYPE``, which the lesson
+  page writer embeds with one inlined copy of Vega. Nothing here runs at import time.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from typing import Any
 
 import altair as alt
 import vl_convert as vlc
+
+from winviz.viz import pages
 
 _EXTERNAL = re.compile(
     r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""",
@@ -40,8 +45,7 @@ def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
 
 def _vl_version() -> str:
     """The Vega-Lite version of the installed Altair, as vl-convert names it ("6.4")."""
-    major, minor = alt.SCHEMA_VERSION.lstrip("v").split(".")[:2]
-    return f"{major}.{minor}"
+    return pages._vl_version()
 
 
 def external_urls(page: str) -> list[str]:
@@ -49,19 +53,22 @@ def external_urls(page: str) -> list[str]:
     return [m.group(0) for m in _EXTERNAL.finditer(page)]
 
 
-def html_page(chart: alt.TopLevelMixin) -> str:
-    """A self-contained HTML page showing the chart (interactive: tooltips work)."""
-    page = vlc.vegalite_to_html(_spec(chart), vl_version=_vl_version(), bundle=True)
+def html_page(chart: alt.TopLevelMixin | dict[str, Any], *, title: str = "winviz chart") -> str:
+    """A self-contained HTML page showing the chart (a chart or its Vega-Lite dict;
+    interactive: tooltips and sliders work), written by ``pages.chart_page``."""
+    spec = _spec(chart) if not isinstance(chart, dict) else _without_schema(chart)
+    page = pages.chart_page([spec], title=title)
     bad = external_urls(page)
     if bad:  # pragma: no cover - guards a vl-convert change
         raise RuntimeError(f"the exported page would load external resources: {bad[:3]}")
     return page
 
 
-def save_html(chart: alt.TopLevelMixin, path: str | Path) -> Path:
-    """Write the chart as one self-contained HTML page (no external URL); returns the path."""
+def save_html(chart: alt.TopLevelMixin, path: str | Path, *, title: str = "winviz chart") -> Path:
+    """Write the chart as one self-contained HTML page (no external URL, strict
+    Content-Security-Policy, data shown as text); returns the path."""
     path = Path(path)
-    path.write_text(html_page(chart), encoding="utf-8")
+    path.write_text(html_page(chart, title=title), encoding="utf-8")
     return path
 
 
@@ -84,10 +91,17 @@ def save_png(chart: alt.TopLevelMixin, path: str | Path, *, scale: float = 2.0) 
     return path
 
 
-def _iframe_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
+def _without_schema(spec: dict[str, Any]) -> dict[str, Any]:
     spec = dict(spec)
     spec.pop("$schema", None)
-    page = vlc.vegalite_to_html(spec, vl_version=_vl_version(), bundle=True)
+    return spec
+
+
+def _iframe_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
+    """The chart's page (``html_page``) in a sandboxed iframe: the whole page is the
+    ``srcdoc`` attribute, HTML-escaped (quotes too), so it cannot end the attribute."""
+    spec = _without_schema(spec)
+    page = html_page(spec)
     width = int(spec.get("width", 640)) if isinstance(spec.get("width"), int) else 640
     height = int(spec.get("height", 400)) if isinstance(spec.get("height"), int) else 400
     return {
@@ -116,6 +130,12 @@ def _export_renderer(spec: dict[str, Any], **_: Any) -> dict[str, Any]:
     }
 
 
+JUPYTER_EMBED_OPTIONS: dict[str, Any] = {"actions": dict(pages.ACTIONS)}
+"""vega-embed options of charts in JupyterLab (the ``jupyter`` renderer, explorers): no
+"View Source" — vega-embed writes the spec unescaped into a new window of JupyterLab's own
+origin — and no "Open in Vega Editor" (a remote site)."""
+
+
 def setup_rendering() -> str:
     """Make charts render offline in JupyterLab; returns the renderer enabled.
 
@@ -140,7 +160,7 @@ def setup_rendering() -> str:
             alt.renderers.register("winviz-offline", _iframe_renderer)
         alt.renderers.enable("winviz-offline")
         return "winviz-offline"
-    alt.renderers.enable("jupyter", offline=True)
+    alt.renderers.enable("jupyter", offline=True, embed_options=JUPYTER_EMBED_OPTIONS)
     return "jupyter"
 
 

@@ -28,16 +28,15 @@ none).
 from __future__ import annotations
 
 import json
-from itertools import chain
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from winviz.trace import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, Trace, jsonable
+from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable
+from winviz.trace.columns import object_array, window_table
+from winviz.trace.frame import from_pandas
 
-BASE = Trace.FIELDS
 LONG_MIN = -(2**63)
 _FATE_NAMES = np.array(["on time", "late, accepted", "dropped", "side output"], dtype=object)
 WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
@@ -49,37 +48,26 @@ class TraceInputError(ValueError):
 
 
 class TraceView:
-    """Columnar access to a trace's records, by seq, from a Trace or a DataFrame.
-
-    Reading a Trace goes through its documented flat layout (record ``i`` is the eight values
-    at ``8 * i``) rather than one ``TraceRecord`` per record: a 1M-event trace has ~6M records,
-    and this keeps reading it well under a second. Kinds are coded once; the operator column
-    and the windows read are kept for the view's later questions (a view is made per chart,
-    so these caches live as long as one chart's construction)."""
+    """Read-only access to a trace's columns (``winviz.trace.columns.TraceColumns``) by
+    record position, for the frame builders below. A DataFrame made by ``to_pandas`` is read
+    back into columns first (``winviz.trace.frame.from_pandas``): one backend."""
 
     def __init__(self, source: Trace | pd.DataFrame) -> None:
         self.source = source
-        self._kinds: np.ndarray | None = None
         if isinstance(source, Trace):
-            data = source.flat()
-            self._data = data
-            self._codes, uniques = _codes(data[0::8])
+            self.trace = source
         else:
-            self._frame = source.reset_index(drop=True)
-            self._kinds = self._frame["kind"].to_numpy(dtype=object)
-            self._codes, uniques = pd.factorize(self._kinds)
-        self._code_of = {k: i for i, k in enumerate(uniques)}
-        self._kind_names = np.empty(len(uniques), dtype=object)
-        self._kind_names[:] = list(uniques)
-        self._ops: np.ndarray | None = None
-        self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+            self.trace = Trace.from_columns(from_pandas(source), view=True)
+        self.c = self.trace.columns()
+        self._codes = self.c.kind.codes
+        self._code_of = {k: i for i, k in enumerate(self.c.kind.values)}
+        self._kind_names = self.c.kind.lookup()
+        self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def kinds(self) -> np.ndarray:
-        """The kind of every record (an object array, made on first use)."""
-        if self._kinds is None:
-            self._kinds = self._kind_names[self._codes]
-        return self._kinds
+        """The kind of every record (an object array)."""
+        return self._kind_names[self._codes]
 
     def kinds_of(self, rows: np.ndarray) -> np.ndarray:
         """The kinds of some records (object array) — cheaper than ``kinds[rows]``."""
@@ -89,19 +77,10 @@ class TraceView:
         """Boolean mask: which of these records are of ``kind``."""
         return self._codes[rows] == self._code_of.get(kind, -1)
 
-    def _operator_column(self) -> np.ndarray:
-        """The operator of every record, as an object array (made once; comparing its
-        strings is cheaper than coding them: an operator's records share one string)."""
-        if self._ops is None:
-            if isinstance(self.source, Trace):
-                self._ops = np.asarray(self._data[3::8], dtype=object)
-            else:
-                self._ops = self._frame["operator"].to_numpy(dtype=object)
-        return self._ops
-
     def operators(self, *kinds: str) -> list[str]:
         """Operators that wrote records of these kinds, in order of first appearance."""
-        return list(dict.fromkeys(self._operator_column()[self.select(*kinds)].tolist()))
+        codes = self.c.operator.codes[self.select(*kinds)]
+        return [self.c.operator.values[i] for i in dict.fromkeys(codes.tolist())]
 
     def __len__(self) -> int:
         return len(self._codes)
@@ -112,62 +91,38 @@ class TraceView:
         return {k: int(n[i]) for k, i in self._code_of.items()}
 
     def select(self, *kinds: str, operator: str | None = None) -> np.ndarray:
-        """The seqs (row positions) of records of these kinds, in seq order."""
+        """The positions of records of these kinds, in seq order."""
         wanted = np.zeros(len(self._code_of) + 1, dtype=bool)
         wanted[[self._code_of[k] for k in kinds if k in self._code_of]] = True
         rows = np.flatnonzero(wanted[self._codes])
         if operator is not None and len(rows):
-            rows = rows[self._operator_column()[rows] == operator]
+            code = self.c.operator.code_of(operator)
+            rows = rows[self.c.operator.codes[rows] == code]
         return rows
 
     def column(self, name: str, rows: np.ndarray) -> np.ndarray:
         """A base column (kind, proc_time, watermark, operator, key, window, ts) for rows, as
         an object array; ``window`` gives (start, end) pairs or None."""
-        if not isinstance(self.source, Trace):
-            return self._frame_column(name, rows)
-        offset = BASE.index(name)
-        values = _gather(self._data, rows * 8 + offset)
+        if name in ("proc_time", "watermark", "ts"):
+            return object_array(getattr(self.c, name).take(rows).tolist())
         if name == "window":
-            out = np.empty(len(values), dtype=object)
-            out[:] = [
-                None if (e := getattr(w, "end", None)) is None else (w.start, e) for w in values
-            ]
-            return out
-        return values
+            start, end, present = self.bounds(rows)
+            return object_array(
+                [
+                    (s, e) if p else None
+                    for s, e, p in zip(start.tolist(), end.tolist(), present.tolist(), strict=True)
+                ]
+            )
+        return getattr(self.c, name).decode(rows)
 
     def detail(self, kind: str, name: str, rows: np.ndarray) -> np.ndarray:
-        """A detail field of records that are all of ``kind`` (JSON-ready values)."""
-        if not isinstance(self.source, Trace):
-            values = self._frame[name].to_numpy(dtype=object)[rows]
-            out = np.empty(len(values), dtype=object)
-            out[:] = [None if _missing(v) else _cell(v) for v in values]
-            return out
-        names = DETAIL_FIELDS.get(kind, ("detail",))
-        raw = _gather(self._data, rows * 8 + 7)
+        """A detail field of records that are all of ``kind``."""
+        names = detail_names(kind)
+        raw = self.c.detail[rows]
         if len(names) == 1:
             return raw
         i = names.index(name)
-        out = np.empty(len(raw), dtype=object)
-        out[:] = [d[i] for d in raw]
-        return out
-
-    def _frame_column(self, name: str, rows: np.ndarray) -> np.ndarray:
-        f = self._frame
-        if name == "window":
-            starts = f["window_start"].to_numpy(dtype=object)[rows]
-            ends = f["window_end"].to_numpy(dtype=object)[rows]
-            out = np.empty(len(rows), dtype=object)
-            out[:] = [
-                None if _missing(s) or _missing(e) else (_int(s), _int(e))
-                for s, e in zip(starts, ends, strict=True)
-            ]
-            return out
-        values = f[name].to_numpy(dtype=object)[rows]
-        if name in ("proc_time", "watermark", "ts"):
-            out = np.empty(len(values), dtype=object)
-            out[:] = [None if _missing(v) else _int(v) for v in values]
-            return out
-        return values
+        return object_array([d[i] for d in raw.tolist()])
 
     def numbers(self, name: str, rows: np.ndarray) -> np.ndarray:
         """A time column as float64 (NaN where absent) — for vectorised arithmetic only;
@@ -178,128 +133,32 @@ class TraceView:
         return out
 
     def codes(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, list[Any]]:
-        """A base column of some records as integer codes and the distinct values (in order
-        of first appearance; unhashable values, e.g. list keys, are told apart by ``short``)."""
-        values: Any = (
-            _gather_raw(self._data, rows * 8 + BASE.index(name))
-            if isinstance(self.source, Trace)
-            else self.column(name, rows)
-        )
-        try:
-            return _codes(values)
-        except TypeError:
-            pass
-        codes, uniques = pd.factorize(
-            np.asarray([_identity(v) for v in values], dtype=object), use_na_sentinel=False
-        )
-        first = {c: v for c, v in zip(codes.tolist(), values, strict=True)}
-        return codes, [first[i] for i in range(len(uniques))]
+        """A coded base column (operator, key) of some records as integer codes and the
+        distinct values, in order of first appearance."""
+        column = getattr(self.c, name)
+        codes, firsts = pd.factorize(column.codes[rows])
+        return codes, [column.values[i] for i in firsts.tolist()]
 
     def ints(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A time column (proc_time, watermark, ts) as exact int64 values and a mask of where
         a value is present (absent values are 0 in the first array)."""
-        if isinstance(self.source, Trace):
-            positions = (rows * 8 + BASE.index(name)).tolist()
-            try:  # one C-speed pass when every value is an int (the usual case)
-                ints = np.fromiter(
-                    map(self._data.__getitem__, positions), dtype=np.int64, count=len(positions)
-                )
-                return ints, np.ones(len(rows), dtype=bool)
-            except (TypeError, OverflowError, ValueError):
-                pass
-        values = self.column(name, rows)
-        present = np.array([v is not None for v in values], dtype=bool)
+        column = getattr(self.c, name).take(rows)
+        if column.exact:
+            return column.values, column.present
         out = np.zeros(len(rows), dtype=np.int64)
-        out[present] = [int(v) for v, p in zip(values, present, strict=True) if p]
-        return out, present
+        out[column.present] = [
+            min(max(int(v), LONG_MIN), 2**63 - 1) for v in column.values[column.present]
+        ]
+        return out, column.present
 
     def bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The windows of some records as (start, end, present): int64 arrays and a mask of
-        the records that have a time window (False for none and for the global window).
-
-        Read once per record and remembered (several frames read the same windows)."""
-        n_all = len(self)
+        the records that have a time window (False for none and for the global window)."""
         if self._bounds is None:
-            self._bounds = (
-                np.zeros(n_all, dtype=np.int64),
-                np.zeros(n_all, dtype=np.int64),
-                np.zeros(n_all, dtype=bool),
-                np.zeros(n_all, dtype=bool),
-            )
-        starts, ends, present, known = self._bounds
-        missing = rows[~known[rows]]
-        if len(missing):
-            starts[missing], ends[missing], present[missing] = self._read_bounds(missing)
-            known[missing] = True
-        return starts[rows], ends[rows], present[rows]
-
-    def _read_bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        n = len(rows)
-        if isinstance(self.source, Trace) and n:
-            positions = (rows * 8 + BASE.index("window")).tolist()
-            first, last = self._data[positions[0]], self._data[positions[-1]]
-            if all(isinstance(w, tuple) and hasattr(w, "end") for w in (first, last)):
-                # a TimeWindow is a (start, end) named tuple: one C-speed pass; anything else
-                # (the global window, None) makes it fail and takes the general path
-                flat = chain.from_iterable(map(self._data.__getitem__, positions))
-                try:
-                    pairs = np.fromiter(flat, dtype=np.int64, count=2 * n)
-                    if next(flat, None) is None:
-                        return pairs[0::2], pairs[1::2], np.ones(n, dtype=bool)
-                except (TypeError, OverflowError, ValueError):
-                    pass
-        windows = self.column("window", rows)
-        present = np.array([w is not None for w in windows], dtype=bool)
-        start = np.zeros(n, dtype=np.int64)
-        end = np.zeros(n, dtype=np.int64)
-        if present.any():
-            start[present] = [w[0] for w in windows[present]]
-            end[present] = [w[1] for w in windows[present]]
-        return start, end, present
-
-
-def _codes(values: list[Any] | tuple[Any, ...]) -> tuple[np.ndarray, list[Any]]:
-    """Integer codes of a column of hashable values with few distinct ones, numbered in order
-    of first appearance (as ``pd.factorize``; a dict pass is faster for few distinct values)."""
-    code_of = {v: i for i, v in enumerate(dict.fromkeys(values))}
-    codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=len(values))
-    return codes, list(code_of)
-
-
-def _gather_raw(data: list[Any], positions: np.ndarray) -> tuple[Any, ...]:
-    """The values at these positions of the flat storage, as a tuple."""
-    if len(positions) == 1:
-        return (data[int(positions[0])],)
-    if not len(positions):
-        return ()
-    return itemgetter(*positions.tolist())(data)
-
-
-def _gather(data: list[Any], positions: np.ndarray) -> np.ndarray:
-    out = np.empty(len(positions), dtype=object)
-    if len(positions) == 1:
-        out[0] = data[int(positions[0])]
-    elif len(positions):
-        out[:] = itemgetter(*positions.tolist())(data)
-    return out
-
-
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and v != v) or v is pd.NA
-
-
-def _cell(v: Any) -> Any:
-    """A detail cell from a DataFrame: whole floats (pandas widened an int column) back to
-    int."""
-    return _int(v) if isinstance(v, float) and v.is_integer() else v
-
-
-def _int(v: Any) -> int:
-    """An int from a DataFrame cell; floats at the ends of the long range (MIN / MAX made
-    float64 by pandas) snap back to MIN / MAX."""
-    if isinstance(v, float) and abs(v) >= 2.0**63:
-        return 2**63 - 1 if v > 0 else -(2**63)
-    return int(v)
+            self._bounds = window_table(self.c.window.values)
+        starts, ends, has = self._bounds
+        codes = self.c.window.codes[rows]
+        return starts[codes], ends[codes], has[codes]
 
 
 def open_trace(source: Any) -> TraceView:
@@ -639,23 +498,10 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     for name in ("proc_time", "watermark", "key", "ts"):
         frame[name] = view.column(name, rows)
     # detail is (domain, namespace[, flag]) for every timer kind
-    if isinstance(view.source, Trace):
-        details = _gather(view.source.flat(), rows * 8 + 7).tolist()
-        frame["namespace"] = namespace_texts([d[1] for d in details])
-        frame["domain"] = [d[0] for d in details]
-        frame["flag"] = [len(d) > 2 and bool(d[2]) for d in details]
-    else:
-        f = view._frame
-        frame["namespace"] = namespace_texts(
-            [None if _missing(v) else v for v in f["namespace"].to_numpy(dtype=object)[rows]]
-        )
-        frame["domain"] = f["domain"].to_numpy(dtype=object)[rows]
-        flags = np.where(
-            kinds == "timer_registered",
-            f["deduplicated"].to_numpy(dtype=object)[rows],
-            f["existed"].to_numpy(dtype=object)[rows],
-        )
-        frame["flag"] = [not _missing(v) and bool(v) for v in flags]
+    details = view.c.detail[rows].tolist()
+    frame["namespace"] = namespace_texts([d[1] for d in details])
+    frame["domain"] = [d[0] for d in details]
+    frame["flag"] = [len(d) > 2 and bool(d[2]) for d in details]
     return frame
 
 

@@ -124,7 +124,9 @@ def _lane_keys(bars: pd.DataFrame, max_keys: int, notes: list[str]) -> list[str]
     order = list(dict.fromkeys(bars["key"]))
     if len(order) <= max_keys:
         return order
-    busiest = set(bars.groupby("key")["elements"].sum().nlargest(max_keys, keep="first").index)
+    # (the concat with the extra rows leaves ``elements`` an object column: count as ints)
+    totals = bars["elements"].astype("int64").groupby(bars["key"], sort=False).sum()
+    busiest = set(totals.nlargest(max_keys, keep="first").index)
     notes.append(f"lanes: the {max_keys} keys with most elements of {len(order):,}")
     return [k for k in order if k in busiest]
 
@@ -175,7 +177,15 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
         .encode(
             x=x.x("x"),
             x2=alt.X2("x2"),
-            y=alt.Y("key:N", sort=keys, title="key", axis=alt.Axis(labelLimit=160)),
+            # lane order as a scale domain (data), never a sort array: Vega-Lite turns a sort
+            # array into an expression holding the keys, which a key can break (U+2028)
+            y=alt.Y(
+                "key:N",
+                sort=None,
+                scale=alt.Scale(domain=keys),
+                title="key",
+                axis=alt.Axis(labelLimit=160),
+            ),
             yOffset=alt.YOffset("slot:N", scale=alt.Scale(paddingInner=0.15)),
             fill=alt.Fill(
                 "status:N",

@@ -11,6 +11,10 @@ self-contained HTML page:
 * one inlined copy of Vega, Vega-Lite and vega-embed (``vl_convert.javascript_bundle``) per
   page, which draws every chart as SVG: tooltips work, and Vega parameters bound to inputs
   (the scrubber's processing-time slider) run in the browser with no kernel;
+* data never becomes code (``winviz.viz.pages``): each chart's spec is written by
+  ``pages.chart_element`` (escaped JSON in a data block), notes escape what they show, and
+  the page and the index carry a strict Content-Security-Policy — only the page's own two
+  scripts run (by hash), nothing is fetched — checked (``pages.check_page``) before writing;
 * ipywidgets outputs (they need a running kernel) become a short static note naming the
   widget and saying how to use it (open the lesson in JupyterLab: ``make lab``);
 * a hard check (``external_resources``): a page that would fetch anything from another host —
@@ -27,7 +31,6 @@ No Flink class is mirrored here: this is the kit's publishing step (``jupyter nb
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import os
 import re
@@ -42,21 +45,18 @@ from typing import Any
 
 import jinja2
 import nbformat
-import vl_convert as vlc
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbconvert import HTMLExporter
 
-from winviz.viz.export import EXPORT_MIMETYPE, RENDERER_ENV, _vl_version
+from winviz.viz import pages as safe
+from winviz.viz.export import EXPORT_MIMETYPE, RENDERER_ENV
 
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 """Lesson notebooks: two digits, an underscore, a name (``00_tour.ipynb``)."""
 WIDGET_MIMETYPE = "application/vnd.jupyter.widget-view+json"
-EMBED_OPTIONS: dict[str, Any] = {
-    "renderer": "svg",
-    "actions": {"export": True, "source": True, "compiled": False, "editor": False},
-}
-"""vega-embed options for every chart: SVG, and no "Open in Vega Editor" (a remote site)."""
+EMBED_OPTIONS: dict[str, Any] = safe.EMBED_OPTIONS
+"""vega-embed options for every chart (``pages.EMBED_OPTIONS``)."""
 
 # Resource references that make a browser fetch: tag attributes, CSS, Vega-Lite data URLs.
 # A plain link (<a href>) fetches nothing until clicked, so it is not one; nor is an XML
@@ -74,44 +74,22 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _META_REFRESH = re.compile(r"""<meta\b[^>]*http-equiv\s*=\s*["']?refresh""", re.IGNORECASE)
 
 _TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head -%}
+{{ resources.winviz_csp }}
+{{ super() }}
+{%- endblock html_head -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 {%- block extra_css -%}
 <style type="text/css">
-.winviz-chart { margin: 4px 0; overflow-x: auto; }
-.winviz-chart-error { color: #b00; white-space: pre-wrap; }
-.winviz-widget-note { border-left: 4px solid #999; background: #f4f4f4; padding: 6px 10px; }
-#vg-tooltip-element { font-family: sans-serif; font-size: 12px; }
-</style>
+{{ resources.winviz_css }}</style>
 {%- endblock extra_css -%}
 {%- block footer_js -%}
-<script>{{ resources.winviz_bundle }}</script>
-<script>{{ resources.winviz_embed }}</script>
+{{ resources.winviz_bundle }}
+{{ resources.winviz_embed }}
 {%- endblock footer_js -%}
-"""
-
-# Draws every chart; window.winvizCharts = {done, charts, errors} once all have rendered.
-_EMBED_JS = """(function () {
-  const options = %(options)s;
-  const boxes = Array.from(document.querySelectorAll("div.winviz-chart"));
-  window.winvizCharts = {done: false, charts: boxes.length, errors: []};
-  Promise.all(boxes.map(function (box, i) {
-    return Promise.resolve().then(function () {
-      const spec = JSON.parse(box.querySelector("script.winviz-spec").textContent);
-      return vegaEmbed(box.querySelector("div.winviz-view"), spec, options);
-    }).catch(function (e) {
-      const msg = "chart " + i + " could not be drawn: " + e;
-      window.winvizCharts.errors.push(msg);
-      const p = document.createElement("pre");
-      p.className = "winviz-chart-error";
-      p.textContent = msg;
-      box.appendChild(p);
-      console.error(msg);
-    });
-  })).then(function () { window.winvizCharts.done = true; });
-})();
 """
 
 
@@ -163,7 +141,7 @@ def external_resources(page: str) -> list[str]:
     found += [m.group(0) for m in _CSS.finditer(page)]
     found += [m.group(0) for m in _META_REFRESH.finditer(page)]
     for spec in re.findall(
-        r'<script type="application/json" class="winviz-spec">(.*?)</script>', page, re.S
+        rf'<script type="application/json" class="{safe.SPEC_CLASS}">(.*?)</script>', page, re.S
     ):
         found += [f"Vega-Lite data url {u!r}" for u in _data_urls(json.loads(spec))]
     return found
@@ -185,12 +163,8 @@ def _data_urls(node: Any) -> list[str]:
 
 
 def _chart_html(spec: dict[str, Any]) -> str:
-    """A chart's place in the page: an empty view and its spec as JSON (``<`` escaped)."""
-    text = json.dumps(spec, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
-    return (
-        '<div class="winviz-chart"><div class="winviz-view"></div>'
-        f'<script type="application/json" class="winviz-spec">{text}</script></div>'
-    )
+    """A chart's place in the page (``pages.chart_element``: its spec as escaped JSON)."""
+    return safe.chart_element(spec)
 
 
 def _widget_html(data: dict[str, Any]) -> str:
@@ -198,7 +172,7 @@ def _widget_html(data: dict[str, Any]) -> str:
     shown = str(data.get("text/plain", "a widget")).strip().splitlines()[0][:120]
     return (
         '<div class="winviz-widget-note"><b>Interactive widget</b> '
-        f"(<code>{html.escape(shown)}</code>): it needs a running Python kernel, so it is "
+        f"(<code>{safe.text(shown)}</code>): it needs a running Python kernel, so it is "
         "not part of this static page. Open the lesson in JupyterLab (<code>make lab</code>) "
         "to use it.</div>"
     )
@@ -209,7 +183,7 @@ def _explorer_html(data: dict[str, Any], specs: list[dict[str, Any]]) -> str:
     shown = str(data.get("text/plain", "an explorer")).strip().splitlines()[0][:300]
     note = (
         '<div class="winviz-widget-note"><b>Explorer</b> at the values the lesson set '
-        f"(<code>{html.escape(shown)}</code>): its sliders re-run the engine in a Python kernel, "
+        f"(<code>{safe.text(shown)}</code>): its sliders re-run the engine in a Python kernel, "
         "so here they are fixed. Open the lesson in JupyterLab (<code>make lab</code>) to move "
         "them.</div>"
     )
@@ -261,7 +235,7 @@ def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, in
 def javascript_bundle() -> str:
     """Vega, Vega-Lite (the version Altair writes) and vega-embed as one script that sets
     ``window.vega``, ``window.vegaLite`` and ``window.vegaEmbed`` (built offline)."""
-    return vlc.javascript_bundle(vl_version=_vl_version()).replace("</script", "<\\/script")
+    return safe.javascript_bundle()
 
 
 def _exporter() -> HTMLExporter:
@@ -277,9 +251,15 @@ def render_page(nb: nbformat.NotebookNode, title: str, bundle: str) -> str:
     """The HTML page of an executed, staticized notebook (see the module docstring)."""
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))
     nb.metadata["title"] = title
-    embed = _EMBED_JS % {"options": json.dumps(EMBED_OPTIONS, sort_keys=True)}
+    embed = safe.embed_script(EMBED_OPTIONS)
     body, _ = _exporter().from_notebook_node(
-        nb, resources={"winviz_bundle": bundle, "winviz_embed": embed}
+        nb,
+        resources={
+            "winviz_csp": safe.csp_meta([bundle, embed]),
+            "winviz_css": safe.CHART_CSS,
+            "winviz_bundle": safe.script_element(bundle),
+            "winviz_embed": safe.script_element(embed),
+        },
     )
     return body
 
@@ -310,6 +290,10 @@ def build_lesson(
     nb, _, widgets = staticize(without_answers(executed))
     title = lesson_title(nb, path.stem)
     page = render_page(nb, title, bundle)
+    try:
+        safe.require_safe(page, f"lesson {path.name}")
+    except safe.PageError as exc:
+        raise LessonBuildError(str(exc)) from None
     charts = count_charts(page)
     bad = external_resources(page)
     if bad:
@@ -336,15 +320,17 @@ def _charts_label(n: int) -> str:
 
 
 def index_page(pages: Sequence[LessonPage]) -> str:
-    """The index: one link per lesson page (relative links; no script, no external URL)."""
+    """The index: one link per lesson page (relative links; no script — its policy allows
+    none —, no external URL)."""
     items = "\n".join(
-        f'<li><a href="{html.escape(p.path.name)}">{html.escape(p.lesson)}</a> — '
-        f"{html.escape(p.title)} <small>({_charts_label(p.charts)})</small></li>"
+        f'<li><a href="{safe.text(p.path.name)}">{safe.text(p.lesson)}</a> — '
+        f"{safe.text(p.title)} <small>({_charts_label(p.charts)})</small></li>"
         for p in pages
     )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        "<title>winviz lessons</title>\n<style>body{font-family:sans-serif;max-width:50em;"
+        f"{safe.csp_meta()}\n<title>winviz lessons</title>\n"
+        "<style>body{font-family:sans-serif;max-width:50em;"
         "margin:2em auto;line-height:1.5}</style>\n</head>\n<body>\n<h1>winviz lessons</h1>\n"
         "<p>Flink's time semantics, one lesson per page. Charts are interactive (tooltips, "
         "sliders) and need no network; widgets need a kernel: open the notebooks in "
@@ -398,6 +384,7 @@ def build_lessons(
                 pages.append(page)
                 _report(page, log)
     index = index_page(pages)
+    safe.require_safe(index, "index.html")
     bad = external_resources(index)
     if bad:  # pragma: no cover - the index is ours
         raise LessonBuildError(f"index.html would load external resources: {bad[:3]}")

@@ -40,7 +40,7 @@ def show_full_rows() -> None:
 
 def _shown(value: object, start: int | None) -> object:
     """One cell: MIN / MAX by name, a whole number as an int (minus ``start`` when given)."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
         return ""
     if isinstance(value, (bool, np.bool_)):
         return value
@@ -83,13 +83,15 @@ def readable(
     out = frame.copy()
     for name in out.columns:
         column = out[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            column = column.astype(object)
         shift = start if name in times else None
         numeric = pd.api.types.is_integer_dtype(column) or (
             pd.api.types.is_float_dtype(column) and _whole(column)
         )
         if numeric or column.dtype == object or pd.api.types.is_string_dtype(column):
             plain_ints = numeric and shift is None and pd.api.types.is_integer_dtype(column)
-            if plain_ints and not column.isin([MIN, MAX]).any():
+            if plain_ints and not column.isna().any() and not column.isin([MIN, MAX]).any():
                 continue  # a plain int column stays as it is
             out[name] = [_shown(v, shift) for v in column]
     return out.rename(columns={c: f"{c} ({label})" for c in times + relative})

@@ -100,7 +100,15 @@ def _timers(view: TraceView, operator: str | None, max_lanes: int, width: int) -
     marks = _dedup_marks(dedup, lane_of, x, notes)
 
     height = max(60, LANE_HEIGHT * len(lane_order))
-    y = alt.Y("lane:N", sort=lane_order, title=None, axis=alt.Axis(labelLimit=220))
+    # lane order as a scale domain (data), never a sort array (Vega-Lite would build an
+    # expression holding the lanes' keys)
+    y = alt.Y(
+        "lane:N",
+        sort=None,
+        scale=alt.Scale(domain=lane_order),
+        title=None,
+        axis=alt.Axis(labelLimit=220),
+    )
     layers = [_bar_layer(bars, x, y), _end_layer(bars, x, y)]
     if not marks.empty:
         layers.append(_dedup_layer(marks, x, y))

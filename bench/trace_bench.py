@@ -1,0 +1,142 @@
+"""Reading the trace against writing it (``python bench/trace_bench.py``; in ``make bench``).
+
+Job (the trace issue's): a 1 s tumbling sum over 100 keys, bounded out-of-orderness 200 ms,
+one event per ms of processing time, trace on. For each size, in one process, each figure the
+best of ``--repeat`` runs by CPU time of this process (steady on a shared machine), as a ratio
+to the traced run itself:
+
+* ``run`` — ``env.execute()`` with the trace on;
+* ``columns`` — the first read: the write buffer (with its packed entries) to columns;
+* ``to_pandas`` — the DataFrame, on a fresh run's trace (first read included);
+* ``save+load`` — ``trace.save`` to Parquet and ``wv.load_trace`` back;
+* the charts' specs (``to_dict()``) from a fresh run's trace: ``timeline``, ``scrubber``,
+  ``timers_chart``, ``window_lanes``, ``propagation_chart``;
+* ``bytes/record`` — what the trace holds after its first read (tracemalloc: the memory a
+  traced run keeps beyond the same run untraced, divided by the records).
+
+    python bench/trace_bench.py [--sizes 100000,1000000] [--repeat 2] [--charts-max 100000]
+                                [--save-max 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import pandas  # noqa: F401  (imported once, as in a notebook; not part of any figure)
+import pyarrow.parquet  # noqa: F401
+
+import winviz as wv
+from winviz import viz
+
+KEYS = [f"k{i:03d}" for i in range(100)]
+
+
+def job(n: int, trace: bool = True) -> wv.StreamExecutionEnvironment:
+    env = wv.StreamExecutionEnvironment(trace=trace)
+    events = [(KEYS[i % 100], i - (i * 7919) % 150, 1) for i in range(n)]
+    (
+        env.from_collection(events, arrival_interval=1)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(200).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+        .sink_to("out")
+    )
+    return env
+
+
+def cpu(fn: Callable[[], object]) -> float:
+    gc.collect()
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+def best(fn: Callable[[], object], repeat: int) -> float:
+    return min(cpu(fn) for _ in range(repeat))
+
+
+def fresh(n: int) -> wv.Trace:
+    return job(n).execute().trace
+
+
+def bytes_per_record(n: int) -> tuple[float, int]:
+    gc.collect()
+    tracemalloc.start()
+    base0 = tracemalloc.get_traced_memory()[0]
+    off = job(n, trace=False).execute()
+    untraced = tracemalloc.get_traced_memory()[0] - base0
+    del off
+    gc.collect()
+    base1 = tracemalloc.get_traced_memory()[0]
+    result = job(n).execute()
+    result.trace.columns()
+    gc.collect()
+    traced = tracemalloc.get_traced_memory()[0] - base1
+    tracemalloc.stop()
+    records = len(result.trace)
+    return (traced - untraced) / records, records
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--charts-max", type=int, default=100_000)
+    parser.add_argument("--save-max", type=int, default=1_000_000)
+    parser.add_argument("--memory-size", type=int, default=100_000)
+    args = parser.parse_args()
+    path = "/tmp/winviz-trace-bench.parquet"
+    for n in (int(s) for s in args.sizes.split(",")):
+        run = best(lambda n=n: job(n).execute(), args.repeat)
+        records = len(fresh(n))
+        figures: dict[str, float] = {}
+
+        def first_read(n: int = n) -> float:
+            trace = fresh(n)
+            return cpu(trace.columns)
+
+        figures["columns"] = min(first_read() for _ in range(args.repeat))
+
+        def timed(make: Callable[[wv.Trace], object], n: int = n) -> float:
+            trace = fresh(n)
+            return cpu(lambda: make(trace))
+
+        figures["to_pandas"] = min(timed(lambda t: t.to_pandas()) for _ in range(args.repeat))
+        if n <= args.save_max:
+
+            def save_load(n: int = n) -> float:
+                trace = fresh(n)
+                trace.columns()
+                return cpu(lambda: wv.load_trace(trace.save(path)))
+
+            figures["save+load"] = min(save_load() for _ in range(args.repeat))
+        if n <= args.charts_max:
+            charts = {
+                "timeline": viz.timeline,
+                "scrubber": viz.scrubber,
+                "timers_chart": viz.timers_chart,
+                "window_lanes": viz.window_lanes,
+                "propagation_chart": viz.propagation_chart,
+            }
+            for name, chart in charts.items():
+                figures[name] = min(
+                    timed(lambda t, chart=chart: chart(t).to_dict()) for _ in range(args.repeat)
+                )
+        print(f"{n:,} events, {records:,} trace records: traced run {run:.3f} s CPU")
+        for name, seconds in figures.items():
+            print(f"  {name:<18} {seconds:8.3f} s  = {seconds / run:6.2f}x the traced run")
+    per, records = bytes_per_record(args.memory_size)
+    print(f"resident trace after the first read: {per:.0f} bytes/record ({records:,} records)")
+
+
+if __name__ == "__main__":
+    main()

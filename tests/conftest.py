@@ -1,0 +1,6 @@
+"""Shared by tests/ and tests/browser/.
+
+This folder has no ``__init__.py``: pytest puts it on ``sys.path`` when it loads this
+conftest, so every test module (tests/browser/ included) can ``import hostile_job``, the job
+whose every name and value is hostile (issue 16).
+"""

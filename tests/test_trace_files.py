@@ -1,0 +1,187 @@
+"""Saving a trace to one Parquet file and loading it back: exact round trips, data only, and
+clear errors for files that are not traces."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import winviz as wv
+from winviz.trace import Trace
+from winviz.trace.schema import OpaqueValue
+
+STRATEGY = wv.WatermarkStrategy.for_bounded_out_of_orderness(300).with_timestamp_assigner(
+    lambda e, _: e[1]
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Click:
+    user: str
+    ts: int
+
+
+def _session_job() -> Trace:
+    env = wv.StreamExecutionEnvironment()
+    late = wv.OutputTag("late")
+    events = [("a", 1_000), ("a", 5_000), ("a", 3_000), ("b", 100), ("a", 20_000), ("b", 50)]
+    (
+        env.from_collection(events, arrival_interval=100)
+        .assign_timestamps_and_watermarks(STRATEGY)
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(2_500))
+        .allowed_lateness(1_000)
+        .side_output_late_data(late)
+        .aggregate(wv.CountAggregate())
+        .sink_to("counts")
+    )
+    return env.execute().trace
+
+
+def _odd_values_job() -> Trace:
+    """Keys and payloads of every shape the codec tags: tuples, ints vs bools, floats that JSON
+    cannot hold, dicts with non-string keys, a dataclass, the global window."""
+    env = wv.StreamExecutionEnvironment()
+    events = [
+        (1, 10, {"n": float("nan")}),
+        (True, 20, {1: "x"}),
+        (("t", 1), 30, [float("inf"), -0.5]),
+        ("$tuple", 40, Click("u", 40)),
+    ]
+    (
+        env.from_collection(events, arrival_interval=10)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.GlobalWindows.create())
+        .trigger(wv.CountTrigger.of(1))
+        .reduce(lambda x, y: y)
+        .sink_to("out")
+    )
+    return env.execute().trace
+
+
+@pytest.mark.parametrize("make", [_session_job, _odd_values_job])
+def test_save_and_load_round_trip_exactly(make, tmp_path: Path) -> None:
+    trace = make()
+    path = trace.save(tmp_path / "run.parquet")
+    back = wv.load_trace(path)
+    assert len(back) == len(trace)
+    assert back.to_json() == trace.to_json()  # byte for byte
+    assert back.to_pandas().astype(str).equals(trace.to_pandas().astype(str))
+    assert [r.kind for r in back] == [r.kind for r in trace]
+    assert [type(r.key) for r in back] == [type(r.key) for r in trace]
+    assert [r.window for r in back] == [r.window for r in trace]
+    assert back.kinds() == trace.kinds()
+
+
+def test_values_that_are_not_plain_data_come_back_as_text(tmp_path: Path) -> None:
+    trace = _odd_values_job()
+    back = wv.load_trace(trace.save(tmp_path / "odd.parquet"))
+    payloads = [r.detail for r in back.records("element")]
+    assert payloads[0][2]["n"] != payloads[0][2]["n"]  # NaN stays NaN
+    assert payloads[1][2] == {1: "x"} and payloads[1][0] is True
+    assert payloads[2][0] == ("t", 1) and payloads[2][2] == [float("inf"), -0.5]
+    click = payloads[3][2]
+    assert isinstance(click, OpaqueValue) and repr(click) == "Click(user='u', ts=40)"
+    assert click.json == {"ts": 40, "user": "u"}
+    assert back.records("element")[3].key == "$tuple"  # a string that looks like a tag
+
+
+def test_a_saved_file_opens_without_winviz(tmp_path: Path) -> None:
+    trace = _session_job()
+    table = pq.read_table(trace.save(tmp_path / "run.parquet"))
+    frame = table.to_pandas()
+    assert frame["kind"].astype(str).tolist() == [r.kind for r in trace]
+    fired = frame[frame["kind"] == "fired"]
+    assert fired["window_start"].tolist() == [r.window.start for r in trace.records("fired")]
+    assert fired["timing"].tolist() == [r.detail[2] for r in trace.records("fired")]
+    assert frame["deduplicated"].dropna().isin([True, False]).all()  # typed: bool
+    arrival = frame[frame["kind"] == "arrival"].iloc[0]
+    assert json.loads(arrival["value"]) == {"$tuple": ["a", 1_000]}  # tagged JSON text
+    assert arrival["index"] == 0
+    assert table.schema.metadata[b"winviz.schema_version"] == str(wv.SCHEMA_VERSION).encode()
+
+
+def _rewrite(path: Path, table: pa.Table) -> Path:
+    pq.write_table(table, path)
+    return path
+
+
+def test_files_that_are_not_traces_are_refused_naming_the_file(tmp_path: Path) -> None:
+    good = _session_job().save(tmp_path / "good.parquet")
+    table = pq.read_table(good)
+    cases = {
+        tmp_path / "missing.parquet": "no such trace file",
+        tmp_path / "junk.parquet": "not a readable Parquet file",
+        _rewrite(
+            tmp_path / "plain.parquet", table.replace_schema_metadata({})
+        ): "not a winviz trace file",
+        _rewrite(
+            tmp_path / "v9.parquet",
+            table.replace_schema_metadata(
+                {b"winviz.format": b"winviz-trace", b"winviz.schema_version": b"9"}
+            ),
+        ): "trace schema version '9'; this winviz reads schema version 1",
+        _rewrite(
+            tmp_path / "nokind.parquet",
+            table.drop_columns(["kind"]).replace_schema_metadata(table.schema.metadata),
+        ): "the column 'kind' is missing",
+    }
+    (tmp_path / "junk.parquet").write_bytes(b"PAR1 this is not parquet")
+    for path, words in cases.items():
+        with pytest.raises(wv.TraceFileError) as err:
+            wv.load_trace(path)
+        assert str(path) in str(err.value) and words in str(err.value), str(err.value)
+
+
+def test_a_crafted_detail_is_data_never_code(tmp_path: Path) -> None:
+    good = _session_job().save(tmp_path / "good.parquet")
+    table = pq.read_table(good)
+    values = table.column("value").combine_chunks()
+    hostile = [
+        '{"$text":"__import__(\'os\').system(\'touch pwned\')","$type":"os.system",'
+        '"$json":"\\"x\\""}',
+        '{"$reduce":["os.system","touch pwned"]}',
+    ]
+    for i, text in enumerate(hostile):
+        dictionary = values.dictionary.to_pylist()
+        dictionary[values.indices[1].as_py()] = text  # the first element record's value
+        column = table.column_names.index("value")
+        crafted = table.set_column(
+            column,
+            table.schema.field(column),
+            pa.DictionaryArray.from_arrays(values.indices, pa.array(dictionary)),
+        )
+        path = _rewrite(tmp_path / f"crafted{i}.parquet", crafted)
+        if i == 0:  # a tagged text stays text
+            value = wv.load_trace(path)[1].detail
+            assert isinstance(value, OpaqueValue) and value.type_name == "os.system"
+        else:  # an unknown tag is refused
+            with pytest.raises(wv.TraceFileError, match=r"damaged trace file.*unknown tag"):
+                wv.load_trace(path)
+    assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
+
+
+def test_a_hostile_trace_round_trips_and_charts_the_same(tmp_path: Path) -> None:
+    """Issue 16: a trace file is untrusted input. The hostile job's trace (markup, script and
+    quote payloads as keys, values, operator and sink names and tag ids) saves and loads back
+    exactly, and the loaded trace draws the very same chart as the original."""
+    import hostile_job as hj  # tests/hostile_job.py (tests/conftest.py puts it on the path)
+
+    from winviz import viz
+
+    trace = hj.run().trace
+    back = wv.load_trace(trace.save(tmp_path / "hostile.parquet"))
+    assert back.to_json() == trace.to_json()
+    assert set(back.operators()) == set(trace.operators())
+    assert any(hj.SCRIPT in op for op in back.operators())
+    assert viz.timeline(back).to_dict() == viz.timeline(trace).to_dict()

@@ -1,0 +1,119 @@
+"""The columnar trace store: the writer API, reads between writes, filters, the pandas view."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import winviz as wv
+from winviz.trace import Trace
+
+
+def _job(lateness: int = 0) -> wv.JobExecutionResult:
+    env = wv.StreamExecutionEnvironment()
+    late = wv.OutputTag("late")
+    events = [("a", 1_000), ("b", 2_500), ("a", 4_999), ("a", 900), ("b", 7_000), ("a", 200)]
+    (
+        env.from_collection(events, arrival_times=[0, 100, 200, 900, 1_000, 1_300])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(500).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5_000))
+        .allowed_lateness(lateness)
+        .side_output_late_data(late)
+        .aggregate(wv.CountAggregate())
+        .sink_to("counts")
+    )
+    return env.execute()
+
+
+def test_records_written_one_by_one_and_in_bulk_read_back_in_order() -> None:
+    trace = Trace()
+    trace.emit("clock", 0, None, "op", None, None, None, "start")
+    trace.extend(("clock", 5, 7, "op", 1, None, 3, "a", "clock", 6, 7, "op", True, None, 4, "b"))
+    assert len(trace) == 3
+    assert [(r.seq, r.proc_time, r.key, r.detail) for r in trace] == [
+        (0, 0, None, "start"),
+        (1, 5, 1, "a"),
+        (2, 6, True, "b"),
+    ]
+    # 1 and True are equal in Python but two keys (as in Java): the dictionary keeps both
+    assert [type(k) for k in trace.column("key")] == [type(None), int, bool]
+    trace.emit("clock", 9, 8, "op", 1, None, None, "after a read")  # writing goes on
+    assert len(trace) == 4 and trace[3].detail == "after a read"
+    assert trace.column("watermark") == [None, 7, 7, 8]
+
+
+def test_where_filters_by_kind_operator_key_and_window_keeping_seq() -> None:
+    trace = _job().trace
+    fired = trace.where(kind="fired")
+    assert [(r.seq, r.key, r.window) for r in fired] == [
+        (r.seq, r.key, r.window) for r in trace if r.kind == "fired"
+    ]
+    a0 = trace.where(key="a", window=(0, 5_000))
+    assert {r.kind for r in a0} >= {"assigned", "fired", "timer_registered", "cleanup"}
+    assert all(r.key == "a" and (r.window.start, r.window.end) == (0, 5_000) for r in a0)
+    assert len(trace.where(window=wv.TimeWindow(0, 5_000))) == len(trace.where(window=(0, 5_000)))
+    assert len(trace.where(key="nobody")) == 0
+    both = trace.where(kind=["fired", "cleanup"], operator="window")
+    assert set(both.kinds()) == {"fired", "cleanup"}
+    with pytest.raises(TypeError, match="read-only"):
+        both.emit("clock", 0, None, "op", None, None, None)
+    assert trace.records("fired", key="b")[0].window == wv.TimeWindow(0, 5_000)
+
+
+def test_until_gives_the_run_as_it_stood_at_a_processing_time() -> None:
+    trace = _job().trace
+    early = trace.until(150)
+    assert max(r.proc_time for r in early) == 100
+    assert [r.seq for r in early] == list(range(len(early)))
+    assert len(early) < len(trace)
+
+
+def test_to_pandas_types_and_values() -> None:
+    trace = _job(lateness=1_000).trace
+    frame = trace.to_pandas()
+    assert list(frame.columns[:9]) == list(wv.trace.FRAME_COLUMNS)
+    assert isinstance(frame["kind"].dtype, pd.CategoricalDtype)
+    assert isinstance(frame["operator"].dtype, pd.CategoricalDtype)
+    assert isinstance(frame["key"].dtype, pd.CategoricalDtype)
+    assert list(frame["key"].cat.categories) == ["a", "b"]
+    for name in ("proc_time", "watermark", "window_start", "window_end", "ts"):
+        assert frame[name].dtype == "Int64", name
+    assert frame["watermark"].max() == wv.MAX  # exact, not a float
+    # detail fields of the kinds present, in DETAIL_FIELDS order, None on other rows
+    assert "generator" in frame.columns and "batch_id" not in frame.columns
+    for r in trace:
+        row = frame.iloc[r.seq]
+        assert row["kind"] == r.kind
+        assert (None if pd.isna(row["key"]) else row["key"]) == r.key
+        for name, value in r.details().items():
+            assert row[name] == value or (row[name] is None and value is None), (r, name)
+    assert frame.attrs["schema_version"] == wv.SCHEMA_VERSION
+
+
+def test_to_pandas_keys_that_cannot_be_categories_stay_objects() -> None:
+    trace = Trace()
+    trace.emit("element", 0, 0, "w", 1, None, 5, "x")
+    trace.emit("element", 1, 0, "w", True, None, 6, "y")
+    trace.emit("element", 2, 0, "w", ["list"], None, 7, "z")
+    keys = trace.to_pandas()["key"]
+    assert keys.dtype == object and keys.tolist() == [1, True, ["list"]]
+    assert [type(k) for k in keys] == [int, bool, list]
+
+
+def test_columns_are_typed_and_dictionary_coded() -> None:
+    c = _job().trace.columns()
+    assert c.seq.dtype == np.int64 and c.kind.codes.dtype == np.int32
+    assert c.proc_time.values.dtype == np.int64 and c.proc_time.present.all()
+    assert not c.ts.present.all()  # watermark records of the source have no ts? some lack one
+    assert sorted(set(c.key.values) - {None}) == ["a", "b"]
+    start, end, has = c.window_bounds()
+    assert set(zip(start[has].tolist(), end[has].tolist(), strict=True)) == {
+        (0, 5_000),
+        (5_000, 10_000),
+    }

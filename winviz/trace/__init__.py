@@ -1,0 +1,34 @@
+"""The trace: one record per thing that happens inside a run, stored as columns.
+
+Every chart, lesson, question and comparison reads the trace, never the engine's internals.
+``schema`` names the kinds and fields and the order rules readers rely on; ``store`` is the
+``Trace`` (its writer API and its readers); ``columns`` the columnar layout; ``frame`` the
+pandas view; ``files`` the Parquet file a trace is saved to and loaded from.
+"""
+
+from winviz.trace.schema import (
+    BASE_FIELDS,
+    DETAIL_FIELDS,
+    FRAME_COLUMNS,
+    SCHEMA_VERSION,
+    TraceRecord,
+    detail_names,
+    jsonable,
+    split_subtask,
+    window_bounds,
+)
+from winviz.trace.store import Packed, Trace
+
+__all__ = [
+    "BASE_FIELDS",
+    "DETAIL_FIELDS",
+    "FRAME_COLUMNS",
+    "SCHEMA_VERSION",
+    "Packed",
+    "Trace",
+    "TraceRecord",
+    "detail_names",
+    "jsonable",
+    "split_subtask",
+    "window_bounds",
+]

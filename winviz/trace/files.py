@@ -1,0 +1,321 @@
+"""A trace in one Parquet file: ``Trace.save(path)`` and ``winviz.load_trace(path)``.
+
+A learner can hand an instructor one file, and anyone can open it without winviz (pandas,
+DuckDB, Polars). The file holds data only — nothing in it is ever run when it is read — and
+says which schema it follows (``winviz.schema_version`` in the file's metadata).
+
+Columns (one row per record, in ``seq`` order):
+
+| column | type | what |
+|---|---|---|
+| ``seq`` | int64 | the record's position in the run |
+| ``kind``, ``operator`` | dictionary of strings | as in the trace schema |
+| ``proc_time``, ``watermark``, ``ts`` | int64, null where absent | milliseconds |
+| ``key`` | dictionary of strings | the key as tagged JSON text (``winviz.trace.codec``) |
+| ``window_start``, ``window_end`` | int64, null unless a time window | ``[start, end)`` |
+| ``window`` | dictionary of strings | ``"time"``, ``"global"`` or null (no window) |
+| ``value``, ``index``, ``domain``, … | see below | one per detail field of the kinds present |
+
+A detail field's column is null on the rows of kinds without that field. It is typed when
+its values allow: ``bool``, ``int64`` or a dictionary of strings; otherwise each value is
+tagged JSON text (``winviz.trace.codec``), dictionary-encoded by identity, so a value shared
+by several records (an element's payload in its ``arrival``, ``element`` and ``assigned``
+records, a window's timer namespace) is written once. The column's field metadata
+``winviz.encoding`` says which (``plain`` or ``json``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from winviz.errors import TraceFileError
+from winviz.trace import codec
+from winviz.trace.columns import (
+    LONG_MAX,
+    LONG_MIN,
+    CodedColumn,
+    TimeColumn,
+    TraceColumns,
+    object_array,
+)
+from winviz.trace.frame import detail_pieces, first_of_each
+from winviz.trace.schema import SCHEMA_VERSION, detail_names
+from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
+
+FORMAT = "winviz-trace"
+META_FORMAT = b"winviz.format"
+META_VERSION = b"winviz.schema_version"
+COLUMNS = {
+    "seq": pa.int64(),
+    "kind": pa.string(),
+    "proc_time": pa.int64(),
+    "watermark": pa.int64(),
+    "operator": pa.string(),
+    "key": pa.string(),
+    "window_start": pa.int64(),
+    "window_end": pa.int64(),
+    "window": pa.string(),
+    "ts": pa.int64(),
+}
+ENCODING = b"winviz.encoding"
+
+
+def to_arrow(c: TraceColumns) -> pa.Table:
+    """The Arrow table ``save`` writes (see the module docstring)."""
+    starts, ends, has = c.window_bounds()
+    window_kind = [
+        None if w is None else ("time" if getattr(w, "end", None) is not None else "global")
+        for w in c.window.values
+    ]
+    columns: dict[str, Any] = {
+        "seq": pa.array(c.seq, pa.int64()),
+        "kind": _dictionary(c.kind.codes, c.kind.values),
+        "proc_time": _times(c.proc_time),
+        "watermark": _times(c.watermark),
+        "operator": _dictionary(c.operator.codes, c.operator.values),
+        "key": _dictionary(c.key.codes, [codec.to_text(k) for k in c.key.values]),
+        "window_start": pa.array(starts, pa.int64(), mask=~has),
+        "window_end": pa.array(ends, pa.int64(), mask=~has),
+        "window": _dictionary(c.window.codes, window_kind),
+        "ts": _times(c.ts),
+    }
+    fields = [pa.field(name, array.type) for name, array in columns.items()]
+    for name, pieces in detail_pieces(c).items():
+        array, encoding = _detail_array(len(c), pieces)
+        columns[name] = array
+        fields.append(pa.field(name, array.type, metadata={ENCODING: encoding}))
+    schema = pa.schema(
+        fields, metadata={META_FORMAT: FORMAT.encode(), META_VERSION: str(SCHEMA_VERSION).encode()}
+    )
+    return pa.Table.from_arrays(list(columns.values()), schema=schema)
+
+
+def save(c: TraceColumns, path: Path) -> Path:
+    """Write the columns to a Parquet file at ``path``."""
+    pq.write_table(to_arrow(c), path)
+    return path
+
+
+def _times(column: TimeColumn) -> pa.Array:
+    if not column.exact:
+        raise ValueError(
+            "a trace whose times are not all ints in Java's long range cannot be saved"
+        )
+    return pa.array(column.values, pa.int64(), mask=~column.present)
+
+
+def _dictionary(codes: np.ndarray, values: list[Any]) -> pa.DictionaryArray:
+    """A dictionary array; a None among the values becomes a null."""
+    none = [i for i, v in enumerate(values) if v is None]
+    indices = pa.array(codes, pa.int32(), mask=np.isin(codes, none) if none else None)
+    return pa.DictionaryArray.from_arrays(
+        indices, pa.array(["" if v is None else v for v in values], pa.string())
+    )
+
+
+def _detail_array(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[pa.Array, bytes]:
+    """A detail field's column (null where absent) and its encoding: typed when every value
+    is a bool, an int in the long range or a string; else tagged JSON text, one text per
+    distinct object."""
+    rows = np.concatenate([r for r, _ in pieces])
+    values = np.concatenate([v for _, v in pieces])
+    ids = np.fromiter(map(id, values.tolist()), dtype=np.uint64, count=len(values))
+    codes, first = first_of_each(ids)
+    distinct = values[first].tolist()
+    types = set(map(type, distinct)) - {type(None)}
+    out_codes = np.full(n, -1, dtype=np.int64)
+    out_codes[rows] = codes
+    valid = out_codes >= 0
+    if types == {bool} or (
+        types == {int} and all(LONG_MIN <= v <= LONG_MAX for v in distinct if v is not None)
+    ):
+        table = np.array([0 if v is None else v for v in distinct], dtype=np.int64)
+        missing = np.array([v is None for v in distinct], dtype=bool)
+        data = table[np.where(valid, out_codes, 0)]
+        mask = ~valid | missing[np.where(valid, out_codes, 0)]
+        kind = pa.bool_() if types == {bool} else pa.int64()
+        return pa.array(data.astype(bool) if types == {bool} else data, kind, mask=mask), b"plain"
+    if types <= {str}:
+        texts, encoding = distinct, b"plain"
+    else:
+        texts, encoding = [codec.to_text(v) for v in distinct], b"json"
+    nulls = [i for i, v in enumerate(distinct) if v is None and encoding == b"plain"]
+    indices = pa.array(
+        np.where(valid, out_codes, 0).astype(np.int32),
+        pa.int32(),
+        mask=~valid | np.isin(out_codes, nulls) if nulls else ~valid,
+    )
+    dictionary = pa.array(["" if t is None else t for t in texts], pa.string())
+    return pa.DictionaryArray.from_arrays(indices, dictionary), encoding
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def load(path: str | Path) -> TraceColumns:
+    """The columns of a trace file written by ``save``; ``TraceFileError`` names the file and
+    what is wrong when it is not one."""
+    path = Path(path)
+    if not path.is_file():
+        raise TraceFileError(f"{path}: no such trace file")
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise TraceFileError(
+            f"{path}: not a readable Parquet file ({exc}); expected a trace written by Trace.save"
+        ) from exc
+    meta = table.schema.metadata or {}
+    if meta.get(META_FORMAT) != FORMAT.encode():
+        raise TraceFileError(
+            f"{path}: not a winviz trace file (its metadata lacks {META_FORMAT.decode()}="
+            f"{FORMAT}); expected a trace written by Trace.save"
+        )
+    version = meta.get(META_VERSION, b"").decode(errors="replace")
+    if version != str(SCHEMA_VERSION):
+        raise TraceFileError(
+            f"{path}: trace schema version {version!r}; this winviz reads schema version "
+            f"{SCHEMA_VERSION}"
+        )
+    for name, want in COLUMNS.items():
+        if name not in table.column_names:
+            raise TraceFileError(f"{path}: the column {name!r} is missing")
+        got = table.schema.field(name).type
+        if pa.types.is_dictionary(got):
+            got = got.value_type
+        if got != want:
+            raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
+    try:
+        return _columns(table)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
+
+
+def _columns(table: pa.Table) -> TraceColumns:
+    kinds = _coded(table, "kind")
+    n = len(kinds.codes)
+    details = np.empty(n, dtype=object)
+    columns: dict[str, np.ndarray] = {}
+    per_kind = {k: np.flatnonzero(kinds.codes == i) for i, k in enumerate(kinds.values)}
+    for kind, rows in per_kind.items():
+        if not len(rows):
+            continue
+        if kind is None:
+            raise ValueError(f"record {int(rows[0])} has no kind")
+        names = detail_names(kind)
+        for name in names:
+            if name not in columns:
+                if name not in table.column_names:
+                    raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
+                columns[name] = _detail_values(table, name)
+        if len(names) == 1:
+            details[rows] = columns[names[0]][rows]
+        else:
+            parts = [columns[name][rows].tolist() for name in names]
+            details[rows] = object_array(list(zip(*parts, strict=True)))
+    window_kind = _coded(table, "window")
+    starts = table.column("window_start").to_numpy(zero_copy_only=False)
+    ends = table.column("window_end").to_numpy(zero_copy_only=False)
+    key_col = _coded(table, "key")
+    return TraceColumns(
+        table.column("seq").to_numpy().astype(np.int64),
+        kinds,
+        _time(table, "proc_time"),
+        _time(table, "watermark"),
+        _coded(table, "operator"),
+        CodedColumn(key_col.codes, codec.from_texts(key_col.values)),
+        _windows(window_kind, starts, ends),
+        _time(table, "ts"),
+        details,
+    )
+
+
+def _detail_values(table: pa.Table, name: str) -> np.ndarray:
+    """A detail field's column as an object array (None where null)."""
+    field = table.schema.field(name)
+    encoding = (field.metadata or {}).get(ENCODING)
+    column = table.column(name).combine_chunks()
+    if encoding not in (b"plain", b"json"):
+        raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
+    if pa.types.is_dictionary(column.type):
+        if not pa.types.is_string(column.type.value_type):
+            raise ValueError(f"detail column {name!r} is {column.type}; expected strings")
+        texts = column.dictionary.to_pylist()
+        table_values = object_array(codec.from_texts(texts) if encoding == b"json" else texts)
+        codes = column.indices.fill_null(0).to_numpy(zero_copy_only=False)
+        out = table_values[codes] if len(table_values) else np.empty(len(codes), dtype=object)
+    elif pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
+        if encoding != b"plain":
+            raise ValueError(f"detail column {name!r} is {column.type} but marked json")
+        filler = False if pa.types.is_boolean(column.type) else 0
+        out = object_array(column.fill_null(filler).to_pylist())
+    else:
+        raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
+    out[column.is_null().to_numpy(zero_copy_only=False)] = None
+    return out
+
+
+def _coded(table: pa.Table, name: str) -> CodedColumn:
+    """A dictionary column as codes (-1 for null) into its values (None appended for null)."""
+    column = table.column(name).combine_chunks()
+    if not pa.types.is_dictionary(column.type):
+        column = column.dictionary_encode()
+    values = column.dictionary.to_pylist()
+    codes = column.indices.to_numpy(zero_copy_only=False)
+    if column.null_count:
+        codes = np.where(column.is_null().to_numpy(zero_copy_only=False), len(values), codes)
+        values.append(None)
+    return CodedColumn(np.asarray(codes, dtype=np.int32), values)
+
+
+def _time(table: pa.Table, name: str) -> TimeColumn:
+    column = table.column(name).combine_chunks()
+    present = ~column.is_null().to_numpy(zero_copy_only=False)
+    values = column.fill_null(0).to_numpy().astype(np.int64)
+    return TimeColumn(values, present)
+
+
+def _windows(kind: CodedColumn, starts: np.ndarray, ends: np.ndarray) -> CodedColumn:
+    """Each record's window object, dictionary-encoded again (one object per distinct
+    window)."""
+    n = len(kind.codes)
+    starts = (
+        np.nan_to_num(starts.astype(float)).astype(np.int64) if starts.dtype != np.int64 else starts
+    )
+    ends = np.nan_to_num(ends.astype(float)).astype(np.int64) if ends.dtype != np.int64 else ends
+    if not n:
+        return CodedColumn(np.zeros(0, dtype=np.int32), [])
+    s_codes, _ = pd.factorize(starts)
+    e_codes, _ = pd.factorize(ends)
+    combined = (kind.codes.astype(np.int64) * (n + 1) + s_codes) * (n + 1) + e_codes
+    codes, _ = pd.factorize(combined)
+    firsts = np.zeros(int(codes.max()) + 1, dtype=np.int64)
+    firsts[codes[::-1]] = np.arange(n - 1, -1, -1)
+    values: list[Any] = []
+    for i, (k, start, end) in enumerate(
+        zip(
+            kind.codes[firsts].tolist(),
+            starts[firsts].tolist(),
+            ends[firsts].tolist(),
+            strict=True,
+        )
+    ):
+        name = kind.values[k]
+        if name is None:
+            values.append(None)
+        elif name == "global":
+            values.append(GLOBAL_WINDOW)
+        elif name == "time":
+            values.append(TimeWindow(int(start), int(end)))
+        else:
+            row = int(np.flatnonzero(codes == i)[0])
+            raise ValueError(f"record {row}: window {name!r}; expected 'time', 'global' or null")
+    return CodedColumn(codes.astype(np.int32), values)
+
+
+__all__ = ["TraceFileError", "load", "save", "to_arrow"]

@@ -1,0 +1,16 @@
+"""``winviz.load_trace``: a saved trace file back as a ``Trace`` (``winviz.trace.files``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from winviz.trace.store import Trace
+
+
+def load_trace(path: str | Path) -> Trace:
+    """The trace saved at ``path`` by ``Trace.save`` (read-only). A file that is not such a
+    trace, or was written for another schema version, raises ``TraceFileError`` naming the
+    file and what was expected; nothing in the file is ever run."""
+    from winviz.trace.files import load  # pyarrow, imported when a file is read
+
+    return Trace.from_columns(load(path), view=True)

@@ -1,0 +1,404 @@
+"""The trace store: written record by record while a job runs, read as columns.
+
+Writing (the engine's hot path) and reading (charts, lessons, questions) want different
+shapes, so the store has both, as Arrow's array builders do:
+
+* **The writer API** — the only way records go in (``winviz.trace.schema`` names the fields):
+
+  - ``trace.emit(kind, proc_time, watermark, operator, key, window, ts, detail)``: one record;
+  - ``trace.extend(values)``: whole records, ``Trace.WIDTH`` (8) values each in
+    ``BASE_FIELDS`` order — a hot loop takes ``write = trace.extend`` once and appends a
+    tuple per record (one ``list.extend``, the cheapest append CPython has);
+  - a *packed entry*: a ``Packed`` marker and its ``width`` values appended with ``extend``,
+    standing for ``count`` records at once (an element's arrival, assignment, timers and
+    trigger call are one entry), followed by ``trace.packed(marker, n)`` for the ``n``
+    entries appended.
+
+* **Reading** turns what was written since the last read into a columnar chunk
+  (``winviz.trace.columns``; packed entries are unpacked on the way) and reads columns:
+  ``columns()``, ``where(...)``, ``records(...)``, ``kinds()``, ``to_pandas()``,
+  ``to_arrow()``, ``save(path)``. A trace can be read while it is still being written (the
+  next read adds what came since); ``len()`` counts records without converting anything.
+
+The same run always gives the same trace, byte for byte: ``to_json()`` is canonical.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from winviz.trace.columns import (
+    ColumnsBuilder,
+    NotExact,
+    TraceColumns,
+    concat,
+    empty,
+    entry_grid,
+    from_fields,
+    from_flat,
+)
+from winviz.trace.schema import (
+    BASE_FIELDS,
+    SCHEMA_VERSION,
+    TraceRecord,
+    jsonable,
+    window_bounds,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+_ANY: Any = object()  # "no filter" for filters whose value may be None
+_BLOCK = 1 << 16  # records decoded at a time when iterating
+
+
+class Packed:
+    """A marker for a packed entry: the ``width`` values that follow it in the write buffer
+    stand for ``count`` records. ``unpack`` defines them (eight values per record, exactly as
+    separate ``emit`` calls would have written); ``columns`` builds the same records field
+    by field for many entries at once, which is how a read converts them. Subclasses live
+    next to the code that writes them."""
+
+    width: int = 0
+    count: int = 0
+
+    def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
+        """Append the records of the entry whose values start at ``values[at]`` to ``out``."""
+        raise NotImplementedError
+
+    def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
+        """The records of ``n`` entries, whose values are given slot by slot (``slots[f][e]``:
+        value ``f`` of entry ``e``), field by field: for each of the eight fields
+        (``BASE_FIELDS`` order) a tuple with one item per record of an entry — the value
+        every entry's record has, or a list of the ``n`` entries' values. This default
+        unpacks entry by entry; a subclass may say it directly."""
+        rows: list[Any] = []
+        for values in zip(*slots, strict=True):
+            self.unpack(list(values), 0, rows)
+        width, count = len(BASE_FIELDS), self.count
+        return [
+            tuple(rows[f + width * r :: width * count] for r in range(count)) for f in range(width)
+        ]
+
+
+class Trace:
+    """The records of one run, in ``seq`` order (see the module docstring)."""
+
+    __slots__ = ("_buffer", "_chunks", "_packed_records", "_packed_slots", "_view", "extend")
+
+    schema_version = SCHEMA_VERSION
+    WIDTH = len(BASE_FIELDS)
+    FIELDS = BASE_FIELDS
+
+    def __init__(self) -> None:
+        self._buffer: list[Any] = []
+        self.extend = self._buffer.extend  # the writer API's bulk append (see the docstring)
+        self._chunks: list[TraceColumns] = []
+        self._packed_slots = 0  # buffer slots of packed entries ...
+        self._packed_records = 0  # ... and how many records they stand for
+        self._view = False  # a read-only selection of another trace (``where``)
+
+    @classmethod
+    def from_columns(cls, columns: TraceColumns, *, view: bool = False) -> Trace:
+        """A trace holding these columns (``view``: read-only, as ``where`` returns)."""
+        trace = cls()
+        trace._chunks = [columns]
+        trace._view = view
+        if view:
+            trace.extend = trace._refuse  # type: ignore[method-assign]
+        return trace
+
+    # -- the writer API -----------------------------------------------------------------------
+
+    def emit(
+        self,
+        kind: str,
+        proc: int | None,
+        wm: int | None,
+        op: str,
+        key: Any,
+        window: Any,
+        ts: int | None,
+        detail: Any = None,
+    ) -> None:
+        """Append one record."""
+        if self._view:
+            self._refuse(())
+        self._buffer.extend((kind, proc, wm, op, key, window, ts, detail))
+
+    def packed(self, marker: Packed, entries: int) -> None:
+        """Note that ``entries`` packed entries of ``marker`` were appended with ``extend``."""
+        self._packed_slots += entries * (1 + marker.width)
+        self._packed_records += entries * marker.count
+
+    def _refuse(self, _values: Iterable[Any]) -> None:
+        raise TypeError("this trace is a read-only selection (Trace.where); write to the run's")
+
+    # -- reading --------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        buffered = (len(self._buffer) - self._packed_slots) // self.WIDTH + self._packed_records
+        return sum(len(c) for c in self._chunks) + buffered
+
+    def columns(self) -> TraceColumns:
+        """Every record as columns (``winviz.trace.columns.TraceColumns``)."""
+        if self._buffer:
+            first = sum(len(c) for c in self._chunks)
+            self._chunks.append(self._buffer_columns(first))
+            self._buffer.clear()  # the same list: writers may hold its ``extend``
+            self._packed_slots = self._packed_records = 0
+        if len(self._chunks) > 1:
+            self._chunks = [concat(self._chunks)]
+        return self._chunks[0] if self._chunks else empty()
+
+    def _buffer_columns(self, first: int) -> TraceColumns:
+        """The write buffer as columns: the runs of plain records gathered and converted
+        field by field, the entries of each packed marker gathered slot by slot and written
+        into the typed columns from its ``fields`` (``ColumnsBuilder``); each piece at its
+        records' positions."""
+        data, width = self._buffer, self.WIDTH
+        if not self._packed_slots:
+            return from_flat(data, first)
+        plain: list[tuple[int, int, int]] = []  # (buffer start, buffer end, first record)
+        runs: dict[Packed, list[tuple[int, int, int]]] = {}  # (start, entries, first record)
+        i, end, out = 0, len(data), 0
+        while i < end:
+            head = data[i]
+            if head.__class__ is str:
+                j = i + width
+                while j < end and data[j].__class__ is str:
+                    j += width
+                plain.append((i, j, out))
+                out += (j - i) // width
+            else:
+                step = 1 + head.width
+                j = i + step
+                while j < end and data[j] is head:
+                    j += step
+                runs.setdefault(head, []).append((i, (j - i) // step, out))
+                out += (j - i) // step * head.count
+            i = j
+        values: list[Any] = []
+        for i, j, _ in plain:
+            values.extend(data[i:j])
+        plain_at = _positions([o for _, _, o in plain], [(j - i) // width for i, j, _ in plain])
+        gathered = []
+        for marker, entries in runs.items():
+            step = 1 + marker.width
+            slots: list[list[Any]] = [[] for _ in range(marker.width)]
+            for i, n, _ in entries:
+                stop = i + n * step
+                for f, slot in enumerate(slots):
+                    slot.extend(data[i + 1 + f : stop : step])
+            at = _positions([o for _, _, o in entries], [n * marker.count for _, n, _ in entries])
+            gathered.append((marker, slots, at))
+        try:
+            builder = ColumnsBuilder(out, first)
+            if plain:
+                builder.put_columns(plain_at, from_flat(values))
+            for marker, slots, at in gathered:
+                builder.put_grid(at, len(slots[0]), marker.fields(slots))
+            return builder.build()
+        except NotExact:  # a time value that is not a long: object columns, field by field
+            fields = [np.empty(out, dtype=object) for _ in range(width)]
+            for f in range(width):
+                fields[f][plain_at] = np.fromiter(
+                    values[f::width], dtype=object, count=len(plain_at)
+                )
+            for marker, slots, at in gathered:
+                n = len(slots[0])
+                for f, per_record in enumerate(marker.fields(slots)):
+                    fields[f][at] = entry_grid(n, per_record)
+            return from_fields(fields, first)
+
+    def __getitem__(self, i: int) -> TraceRecord:
+        """The ``i``-th record (its ``seq`` for a whole trace)."""
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        return next(self._records(np.array([i])))
+
+    def __iter__(self) -> Iterator[TraceRecord]:
+        n = len(self)
+        for start in range(0, n, _BLOCK):
+            yield from self._records(np.arange(start, min(n, start + _BLOCK)))
+
+    def _records(self, rows: np.ndarray) -> Iterator[TraceRecord]:
+        c = self.columns()
+        return map(
+            TraceRecord,
+            c.seq[rows].tolist(),
+            c.kind.decode(rows).tolist(),
+            c.proc_time.take(rows).tolist(),
+            c.watermark.take(rows).tolist(),
+            c.operator.decode(rows).tolist(),
+            c.key.decode(rows).tolist(),
+            c.window.decode(rows).tolist(),
+            c.ts.take(rows).tolist(),
+            c.detail[rows].tolist(),
+        )
+
+    def rows_where(
+        self,
+        kind: str | Iterable[str] | None = None,
+        operator: str | Iterable[str] | None = None,
+        key: Any = _ANY,
+        window: Any = _ANY,
+    ) -> np.ndarray:
+        """Positions of the records that match every filter given (see ``where``)."""
+        c = self.columns()
+        mask = np.ones(len(c), dtype=bool)
+        for column, want in ((c.kind, kind), (c.operator, operator)):
+            if want is not None:
+                names = {want} if isinstance(want, str) else set(want)
+                codes = [i for i, v in enumerate(column.values) if v in names]
+                mask &= np.isin(column.codes, codes)
+        if key is not _ANY:
+            mask &= c.key.codes == c.key.code_of(key)
+        if window is not _ANY:
+            mask &= c.window.codes == _window_code(c, window)
+        return np.flatnonzero(mask)
+
+    def where(
+        self,
+        kind: str | Iterable[str] | None = None,
+        operator: str | Iterable[str] | None = None,
+        key: Any = _ANY,
+        window: Any = _ANY,
+    ) -> Trace:
+        """A read-only trace of the records that match every filter given: ``kind`` and
+        ``operator`` a name or several, ``key`` a key (compared by type and value: ``1`` is
+        not ``True``), ``window`` a window (a ``TimeWindow``, a ``(start, end)`` pair, the
+        ``GlobalWindow`` or None). The records keep their ``seq``; nothing else is decoded."""
+        return Trace.from_columns(
+            self.columns().take(self.rows_where(kind, operator, key, window)), view=True
+        )
+
+    def until(self, proc_time: int) -> Trace:
+        """A read-only trace of the records written up to processing time ``proc_time`` (the
+        run as it stood then: the simulated clock never goes back)."""
+        c = self.columns()
+        later = np.flatnonzero(c.proc_time.present & (c.proc_time.values > proc_time))
+        end = int(later[0]) if len(later) else len(c)
+        return Trace.from_columns(c.take(np.arange(end)), view=True)
+
+    def records(
+        self,
+        *kinds: str,
+        operator: str | None = None,
+        key: Any = _ANY,
+        window: Any = _ANY,
+    ) -> list[TraceRecord]:
+        """The records of the given kinds (all when none given), optionally of one operator,
+        key or window, as ``TraceRecord`` objects."""
+        rows = self.rows_where(kinds or None, operator, key, window)
+        return list(self._records(rows))
+
+    def records_at(self, rows: np.ndarray | list[int]) -> list[TraceRecord]:
+        """The records at these positions (``rows_where`` gives them), as ``TraceRecord``s."""
+        return list(self._records(np.asarray(rows, dtype=np.int64)))
+
+    def operators(self, *kinds: str) -> list[str]:
+        """The operators that wrote records of these kinds (any kind when none given), in
+        order of first appearance."""
+        c = self.columns()
+        codes = c.operator.codes[self.rows_where(kinds or None)]
+        return [c.operator.values[i] for i in dict.fromkeys(codes.tolist())]
+
+    def kinds(self) -> dict[str, int]:
+        """How many records of each kind (in order of first appearance)."""
+        c = self.columns()
+        counts = np.bincount(c.kind.codes, minlength=len(c.kind.values))
+        return {k: int(n) for k, n in zip(c.kind.values, counts.tolist(), strict=True) if n}
+
+    def column(self, field: str) -> list[Any]:
+        """One base field (``BASE_FIELDS``) or ``seq`` of every record, in order, as a list."""
+        c = self.columns()
+        if field == "seq":
+            return c.seq.tolist()
+        if field == "detail":
+            return c.detail.tolist()
+        value = getattr(c, field, None)
+        if field not in BASE_FIELDS or value is None:
+            raise KeyError(f"{field!r} is not a trace field; the fields: seq, {BASE_FIELDS}")
+        return value.decode().tolist() if hasattr(value, "decode") else value.tolist()
+
+    # -- export ---------------------------------------------------------------------------
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """Plain dict rows with JSON-ready values (windows as start/end)."""
+        rows = []
+        for r in self:
+            start, end = window_bounds(r.window)
+            row = {
+                "seq": r.seq,
+                "kind": r.kind,
+                "proc_time": r.proc_time,
+                "watermark": r.watermark,
+                "operator": r.operator,
+                "key": jsonable(r.key),
+                "window_start": start,
+                "window_end": end,
+                "ts": r.ts,
+            }
+            row.update({k: jsonable(v) for k, v in r.details().items()})
+            rows.append(row)
+        return rows
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """Canonical JSON (sorted keys, no NaN): the same run gives the same bytes."""
+        doc = {"schema_version": SCHEMA_VERSION, "records": self.to_rows()}
+        return json.dumps(
+            doc,
+            sort_keys=True,
+            indent=indent,
+            allow_nan=False,
+            separators=(",", ":") if indent is None else None,
+        )
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per record: the base columns (kind, operator and key categorical, times as
+        nullable ``Int64``) and a column per detail field of the kinds present
+        (``winviz.trace.frame``)."""
+        from winviz.trace.frame import to_pandas
+
+        return to_pandas(self.columns())
+
+    def to_arrow(self) -> pa.Table:
+        """The trace as an Arrow table, the layout ``save`` writes (``winviz.trace.files``)."""
+        from winviz.trace.files import to_arrow
+
+        return to_arrow(self.columns())
+
+    def save(self, path: str | Path) -> Path:
+        """Write the trace to a Parquet file (data only: no code is ever stored or run when
+        it is read back with ``winviz.load_trace``); returns the path."""
+        from winviz.trace.files import save
+
+        return save(self.columns(), Path(path))
+
+
+def _positions(starts: list[int], counts: list[int]) -> np.ndarray:
+    """The record positions of runs that start at ``starts`` and hold ``counts`` records."""
+    counts_a = np.asarray(counts, dtype=np.int64)
+    offsets = np.asarray(starts, dtype=np.int64) - (np.cumsum(counts_a) - counts_a)
+    return np.repeat(offsets, counts_a) + np.arange(int(counts_a.sum()), dtype=np.int64)
+
+
+def _window_code(c: TraceColumns, window: Any) -> int:
+    """The code of a window filter: a TimeWindow, a (start, end) pair, GLOBAL_WINDOW or None."""
+    if isinstance(window, tuple) and len(window) == 2 and not hasattr(window, "start"):
+        want = (int(window[0]), int(window[1]))
+        for i, w in enumerate(c.window.values):
+            if getattr(w, "end", None) is not None and (w.start, w.end) == want:
+                return i
+        return -1
+    return c.window.code_of(window)

@@ -1,0 +1,322 @@
+"""HTML pages the kit writes: the one place where specs and data enter a page.
+
+A trace is untrusted input (learners exchange them, instructors publish pages made from
+them), so every value that reaches a page — a key, an operator or sink name, an OutputTag id,
+an element's payload inside a chart's data — is *data*, never markup or code:
+
+* ``script_json`` — JSON for a ``<script type="application/json">`` element: ``<``, ``>``,
+  ``&`` and every non-ASCII character (U+2028/U+2029 included) are written as ``\\uXXXX``
+  escapes, so no value can close the element (``</script>``), open a comment or become a
+  tag; ``JSON.parse`` in the page gives back the exact value;
+* ``chart_element`` — a chart's place in a page: an empty view and its spec, written by
+  ``script_json`` (the only function that writes a spec into a page);
+* ``text`` — a value shown in markup (titles, notes): HTML-escaped, quotes included;
+* ``script_element`` — one of the kit's own inline scripts (the Vega bundle, the code that
+  draws the charts); it refuses a script that could end its element early;
+* ``content_security_policy`` — the policy every page carries as a ``<meta>`` tag: scripts
+  only the page's own inline ones, by their SHA-256 hash; no network at all (``default-src
+  'none'``, ``connect-src 'none'``); images and fonts only from ``data:``/``blob:`` URLs;
+  inline styles (JupyterLab's CSS, the styles Vega and vega-embed add). An injection that
+  slipped past the escaping could neither run nor fetch anything;
+* ``chart_page`` — a whole self-contained page of charts (``save_html``, the inline iframe
+  renderer); ``winviz.viz.lessons`` uses the same pieces for its lesson pages and index;
+* ``check_page`` — the problems of a page: a missing policy, an inline script the policy
+  does not allow, a script loaded from a URL. Writers call it before writing.
+
+Charts are drawn by vega-embed with ``ast: true``: Vega evaluates its expressions with
+vega-embed's bundled expression *interpreter* instead of compiling them with ``Function``, so
+the policy needs no ``'unsafe-eval'``. Tooltips use vega-tooltip's default ``sanitize`` (it
+HTML-escapes every key and value); no option here changes it. The "View Source" action is
+off: vega-embed writes the spec unescaped into a new window with ``document.write``.
+
+No Flink class is mirrored here: this is the kit's publishing step.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import html
+import json
+import math
+import re
+from collections.abc import Sequence
+from html.parser import HTMLParser
+from typing import Any
+
+import vl_convert as vlc
+
+SPEC_CLASS = "winviz-spec"
+ACTIONS: dict[str, bool] = {"export": True, "source": False, "compiled": False, "editor": False}
+"""vega-embed's action menu: "Save as SVG/PNG" only. No "View Source" (vega-embed writes the
+spec unescaped into a new window) and no "Open in Vega Editor" (a remote site)."""
+EMBED_OPTIONS: dict[str, Any] = {"renderer": "svg", "actions": ACTIONS, "ast": True}
+"""vega-embed options of every chart in a page the kit writes: SVG, the safe actions, and
+``ast: true`` (expressions interpreted, not compiled: the page needs no ``'unsafe-eval'``)."""
+
+CSP_FIXED = (
+    "default-src 'none'",
+    "connect-src 'none'",
+    "img-src data: blob:",
+    "font-src data:",
+    "style-src 'unsafe-inline'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "object-src 'none'",
+)
+"""The policy apart from ``script-src``. ``style-src 'unsafe-inline'``: nbconvert's lab
+template inlines JupyterLab's CSS and Vega, vega-embed and vega-tooltip add ``<style>``
+elements and style attributes at run time; with every fetch refused, a style can neither run
+code nor send anything anywhere."""
+
+# Draws every chart of the page (div.winviz-chart: a view and its spec) and sets
+# window.winvizCharts = {done, charts, errors} once all have been drawn or have failed.
+_EMBED_JS = """(function () {
+  const options = %(options)s;
+  const boxes = Array.from(document.querySelectorAll("div.winviz-chart"));
+  window.winvizCharts = {done: false, charts: boxes.length, errors: []};
+  Promise.all(boxes.map(function (box, i) {
+    return Promise.resolve().then(function () {
+      const spec = JSON.parse(box.querySelector("script.%(spec_class)s").textContent);
+      return vegaEmbed(box.querySelector("div.winviz-view"), spec, options);
+    }).catch(function (e) {
+      const msg = "chart " + i + " could not be drawn: " + e;
+      window.winvizCharts.errors.push(msg);
+      const p = document.createElement("pre");
+      p.className = "winviz-chart-error";
+      p.textContent = msg;
+      box.appendChild(p);
+      console.error(msg);
+    });
+  })).then(function () { window.winvizCharts.done = true; });
+})();
+"""
+
+CHART_CSS = (
+    ".winviz-chart { margin: 4px 0; overflow-x: auto; }\n"
+    ".winviz-chart-error { color: #b00; white-space: pre-wrap; }\n"
+    ".winviz-widget-note { border-left: 4px solid #999; background: #f4f4f4; "
+    "padding: 6px 10px; }\n"
+    "#vg-tooltip-element { font-family: sans-serif; font-size: 12px; }\n"
+)
+
+# Inside a script element the HTML parser ends the element at "</script" and treats "<!--"
+# and "<script" specially (the "escaped" states): the kit's own scripts contain none of them.
+_SCRIPT_BREAKERS = re.compile(r"</script|<!--|<script", re.IGNORECASE)
+_JS_TYPES = {
+    "",
+    "module",
+    "text/javascript",
+    "application/javascript",
+    "application/ecmascript",
+    "text/ecmascript",
+}
+
+
+class PageError(ValueError):
+    """A page or a piece of one that the kit refuses to write (names what and why)."""
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON that is safe inside a ``<script>`` element of an HTML page.
+
+    Keys sorted, compact; ``<``, ``>``, ``&`` and every non-ASCII character (U+2028 and
+    U+2029 included) as ``\\uXXXX`` escapes, so the text contains no markup at all and
+    ``JSON.parse`` returns exactly ``value``. NaN and infinities are not JSON: a
+    ``PageError`` names the path to the first one."""
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        raise PageError(
+            f"a page cannot hold the non-JSON number at {_first_non_finite(value, '$')}; "
+            "expected a finite number or null"
+        ) from None
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _first_non_finite(value: Any, path: str) -> str | None:
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{path} ({value!r})"
+    items: Any = ()
+    if isinstance(value, dict):
+        items = ((f"{path}[{k!r}]", v) for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    for where, item in items:
+        found = _first_non_finite(item, where)
+        if found:
+            return found
+    return None
+
+
+def text(value: Any) -> str:
+    """A value shown as text in markup: ``str(value)`` HTML-escaped (quotes too)."""
+    return html.escape(str(value), quote=True)
+
+
+def spec_element(spec: dict[str, Any]) -> str:
+    """A Vega-Lite spec as a data block: ``<script type="application/json">``, never run."""
+    return f'<script type="application/json" class="{SPEC_CLASS}">{script_json(spec)}</script>'
+
+
+def chart_element(spec: dict[str, Any]) -> str:
+    """A chart's place in a page: an empty view and its spec (``spec_element``)."""
+    return f'<div class="winviz-chart"><div class="winviz-view"></div>{spec_element(spec)}</div>'
+
+
+def script_element(code: str) -> str:
+    """One of the kit's own scripts, inline; refuses code that could end the element early
+    or switch the HTML parser into its script-escaped states."""
+    found = _SCRIPT_BREAKERS.search(code)
+    if found:
+        near = code[max(0, found.start() - 40) : found.end() + 40]
+        raise PageError(f"an inline script may not contain {found.group(0)!r}; near {near!r}")
+    return f"<script>{code}</script>"
+
+
+def script_hash(code: str) -> str:
+    """The CSP source that allows exactly this inline script: ``'sha256-<base64>'``."""
+    digest = hashlib.sha256(code.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def content_security_policy(scripts: Sequence[str] = ()) -> str:
+    """The policy of a page whose only scripts are ``scripts`` (their text): each allowed by
+    its hash, nothing else runs (``script-src 'none'`` without scripts), nothing is fetched."""
+    allowed = " ".join(dict.fromkeys(script_hash(s) for s in scripts)) or "'none'"
+    return "; ".join((*CSP_FIXED, f"script-src {allowed}"))
+
+
+def csp_meta(scripts: Sequence[str] = ()) -> str:
+    """The policy as the ``<meta http-equiv>`` tag that goes first in the page's head."""
+    policy = content_security_policy(scripts)  # no '"', '<', '&': readable in the page
+    return f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+
+
+def _vl_version() -> str:
+    """The Vega-Lite version of the installed Altair, as vl-convert names it ("6.4")."""
+    import altair as alt
+
+    major, minor = alt.SCHEMA_VERSION.lstrip("v").split(".")[:2]
+    return f"{major}.{minor}"
+
+
+@functools.lru_cache(maxsize=2)
+def javascript_bundle(vl_version: str | None = None) -> str:
+    """Vega, Vega-Lite (the version Altair writes) and vega-embed as one script that sets
+    ``window.vega``, ``window.vegaLite`` and ``window.vegaEmbed`` (vl-convert, offline).
+    ``</script`` inside it (in strings and regular expressions) is written ``<\\/script``,
+    the same text to JavaScript."""
+    bundle = vlc.javascript_bundle(vl_version=vl_version or _vl_version())
+    bundle = re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
+    script_element(bundle)  # raises if anything else could break the element
+    return bundle
+
+
+def embed_script(options: dict[str, Any] | None = None) -> str:
+    """The script that draws every ``chart_element`` of a page (``EMBED_OPTIONS``)."""
+    return _EMBED_JS % {
+        "options": script_json(EMBED_OPTIONS if options is None else options),
+        "spec_class": SPEC_CLASS,
+    }
+
+
+def chart_page(specs: Sequence[dict[str, Any]], *, title: str = "winviz chart") -> str:
+    """A self-contained page drawing ``specs`` (Vega-Lite dicts): one inlined copy of Vega,
+    the specs as data blocks, the strict policy. Loads nothing from anywhere."""
+    bundle, embed = javascript_bundle(), embed_script()
+    charts = "\n".join(chart_element(s) for s in specs)
+    page = (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"{csp_meta([bundle, embed])}\n"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{text(title)}</title>\n"
+        f"<style>\nbody {{ font-family: sans-serif; margin: 8px; }}\n{CHART_CSS}</style>\n"
+        f"</head>\n<body>\n{charts}\n{script_element(bundle)}\n{script_element(embed)}\n"
+        "</body>\n</html>\n"
+    )
+    require_safe(page, "the chart page")
+    return page
+
+
+class _Scripts(HTMLParser):
+    """Collects a page's ``<script>`` elements and ``<meta http-equiv>`` policies in order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.scripts: list[tuple[dict[str, str | None], str]] = []
+        self.policies: list[str] = []
+        self.first_script_before_policy = False
+        self._open: dict[str, str | None] | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "script":
+            self._open, self._text = a, []
+            if not self.policies:
+                self.first_script_before_policy = True
+        elif tag == "meta" and (a.get("http-equiv") or "").lower() == ("content-security-policy"):
+            self.policies.append(a.get("content") or "")
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script" and self._open is not None:
+            self.scripts.append((self._open, "".join(self._text)))
+            self._open = None
+
+
+def executable_scripts(page: str) -> list[str]:
+    """The text of every inline script of the page a browser would run (no ``type`` or a
+    JavaScript one); data blocks (``application/json``) are not scripts."""
+    parser = _Scripts()
+    parser.feed(page)
+    parser.close()
+    return [
+        body
+        for attrs, body in parser.scripts
+        if (attrs.get("type") or "").strip().lower() in _JS_TYPES and "src" not in attrs
+    ]
+
+
+def check_page(page: str) -> list[str]:
+    """What is wrong with a page the kit writes, in words; empty when it is safe: exactly one
+    policy, in the head before any script, with the fixed directives; every inline script
+    allowed by hash (one that is not would not run); no script loaded from a URL."""
+    parser = _Scripts()
+    parser.feed(page)
+    parser.close()
+    problems = []
+    if len(parser.policies) != 1:
+        problems.append(f"expected one Content-Security-Policy meta tag, found {parser.policies}")
+        return problems
+    if parser.first_script_before_policy:
+        problems.append("a script comes before the Content-Security-Policy meta tag")
+    policy = parser.policies[0]
+    directives = {d.strip().split(" ", 1)[0]: d.strip() for d in policy.split(";") if d.strip()}
+    for fixed in CSP_FIXED:
+        name = fixed.split(" ", 1)[0]
+        if directives.get(name) != fixed:
+            problems.append(f"directive {name!r} is {directives.get(name)!r}, expected {fixed!r}")
+    allowed = set(directives.get("script-src", "").split()[1:])
+    if allowed - {"'none'"} and any(not a.startswith("'sha256-") for a in allowed):
+        problems.append(f"script-src allows more than hashes: {sorted(allowed)}")
+    for attrs, body in parser.scripts:
+        if "src" in attrs:
+            problems.append(f"a script is loaded from {attrs['src']!r}")
+        elif (attrs.get("type") or "").strip().lower() in _JS_TYPES and (
+            script_hash(body) not in allowed
+        ):
+            problems.append(f"an inline script the policy does not allow: {body[:80]!r}")
+    return problems
+
+
+def require_safe(page: str, what: str) -> None:
+    """Raise ``PageError`` naming ``what`` when ``check_page`` finds anything."""
+    problems = check_page(page)
+    if problems:
+        raise PageError(f"{what} is not safe to write: {'; '.join(problems[:3])}")
