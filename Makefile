@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 WINVIZ_CHROMIUM ?= /usr/bin/chromium
 export WINVIZ_CHROMIUM
 
-.PHONY: setup lab test test-fast test-flink lint bench conformance clean browser lessons
+.PHONY: setup lab lab-reset test test-fast test-flink lint bench conformance clean browser lessons
 
 setup: $(STAMP)
 
@@ -18,8 +18,25 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
+# The learner's copies: `make lab` copies every lesson that is not in $(LAB_DIR)/ yet (it never
+# overwrites one: delete a copy, or run `make lab-reset`, for a fresh one) and opens 00_tour
+# there, so opening and running lessons never rewrites the tracked notebooks/. --allow-root
+# only when running as root (containers); LAB_ARGS adds options, e.g. LAB_ARGS=--no-browser.
+LAB_DIR  ?= lab
+LAB_ARGS ?=
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: setup
-	$(VENV)/bin/jupyter lab notebooks/
+	@mkdir -p $(LAB_DIR)
+	@for f in notebooks/*.ipynb; do \
+	  [ -e "$(LAB_DIR)/$${f##*/}" ] || { cp "$$f" "$(LAB_DIR)/" && echo "copied $$f to $(LAB_DIR)/"; }; \
+	done
+	cd $(LAB_DIR) && $(abspath $(VENV))/bin/jupyter lab $(ALLOW_ROOT) $(LAB_ARGS) 00_tour.ipynb
+
+# Fresh copies of every lesson in $(LAB_DIR)/ (your edits there are lost: it asks first).
+lab-reset:
+	@printf 'Replace every lesson in $(LAB_DIR)/ with a fresh copy (your edits are lost)? [y/N] '; \
+	read answer; [ "$$answer" = y ] && rm -f $(LAB_DIR)/*.ipynb && echo "removed; run make lab"
 
 lint: setup
 	$(VENV)/bin/ruff check winviz tests bench
@@ -66,4 +83,4 @@ bench: setup
 	$(PY) bench/spark_bench.py
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .ruff_cache
+	rm -rf $(VENV) build .pytest_cache .ruff_cache  # never $(LAB_DIR)/: the learner's work

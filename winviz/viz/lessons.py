@@ -190,6 +190,23 @@ def _explorer_html(data: dict[str, Any], specs: list[dict[str, Any]]) -> str:
     return note + "".join(_chart_html(spec) for spec in specs)
 
 
+ANSWER_TAGS = frozenset({"check", "solution"})
+"""Cells a lesson page leaves out: an exercise's check (its code knows the answer; the lesson
+shows it collapsed) and worked solutions (tagged ``solution``, collapsed in JupyterLab)."""
+
+
+def without_answers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of ``nb`` without the cells tagged ``check`` or ``solution`` (``ANSWER_TAGS``)."""
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    nb.cells = [c for c in nb.cells if not ANSWER_TAGS & set(c.metadata.get("tags", []))]
+    return nb
+
+
+def count_charts(page: str) -> int:
+    """The charts a built page draws: its chart placeholders (what the index counts)."""
+    return page.count('<div class="winviz-chart">')
+
+
 def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, int]:
     """The executed notebook made ready for a static page: chart specs become chart
     placeholders, widget outputs a note, widget state is dropped. Returns (notebook, number
@@ -270,13 +287,14 @@ def build_lesson(
         raise LessonBuildError(
             f"lesson {path.name}: a cell failed on a clean kernel:\n{exc}"
         ) from exc
-    nb, charts, widgets = staticize(executed)
+    nb, _, widgets = staticize(without_answers(executed))
     title = lesson_title(nb, path.stem)
     page = render_page(nb, title, bundle)
     try:
         safe.require_safe(page, f"lesson {path.name}")
     except safe.PageError as exc:
         raise LessonBuildError(str(exc)) from None
+    charts = count_charts(page)
     bad = external_resources(page)
     if bad:
         raise LessonBuildError(
@@ -297,12 +315,16 @@ def build_lesson(
     )
 
 
+def _charts_label(n: int) -> str:
+    return "1 chart" if n == 1 else f"{n} charts"
+
+
 def index_page(pages: Sequence[LessonPage]) -> str:
     """The index: one link per lesson page (relative links; no script — its policy allows
     none —, no external URL)."""
     items = "\n".join(
         f'<li><a href="{safe.text(p.path.name)}">{safe.text(p.lesson)}</a> — '
-        f"{safe.text(p.title)} <small>({p.charts} charts)</small></li>"
+        f"{safe.text(p.title)} <small>({_charts_label(p.charts)})</small></li>"
         for p in pages
     )
     return (

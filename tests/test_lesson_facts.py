@@ -1,0 +1,58 @@
+"""Sentences the lessons must not say again (issue 13's corrections). The facts themselves are
+asserted in the lessons' code cells; these tests keep the wrong wording from coming back."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def lesson_text(prefix: str) -> str:
+    (path,) = [p for p in LESSONS if p.name.startswith(prefix)]
+    cells = json.loads(path.read_text())["cells"]
+    return "\n".join("".join(c["source"]) for c in cells)
+
+
+def test_all_lessons_found():
+    assert [p.name[:2] for p in LESSONS] == [f"{i:02d}" for i in range(10)]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
+def test_no_wrong_sentences(path):
+    text = lesson_text(path.name[:2])
+    wrong = [
+        r"pre-1\.12",  # getWindowStartWithOffset changed with FLINK-26334 (1.14.5 / 1.15.0)
+        r"Flink 1\.12",
+        r"polls just the one pending timer",  # advanceWatermark peeks again after every timer
+        r"cannot express the\s+multiple-watermark policy",  # TwinSpec.watermark_policy does
+        r"can never be behind\s+the next stage",  # late firings can be
+        r"whose window has already fired is \*\*late\*\*",  # late = ts <= watermark
+        r"which is what \*late\* looks like",
+        r"watermark passes the end \|",  # the rule is watermark >= end - 1
+        r"when the watermark passes `maxTimestamp`",
+        r"changes only how timestamps are \*shown\*",  # it also parses zone-less strings
+    ]
+    found = [pattern for pattern in wrong if re.search(pattern, text)]
+    assert found == [], f"{path.name} says again what issue 13 corrected: {found}"
+
+
+def test_window_start_history_names_flink_26334():
+    for text in (lesson_text("02"), (ROOT / "README.md").read_text()):
+        assert "FLINK-26334" in text and "1.14.5" in text and "1.15.0" in text
+        assert "pre-1.12" not in text
+
+
+def test_corrections_are_stated():
+    assert "890 and 893 are reconstructed" in lesson_text("05")
+    assert "The seed is wrong here, twice." in lesson_text("06")
+    assert "winviz's convention, not Flink's" in lesson_text("01")
+    assert "winviz's convention: in Flink the 200 ms timer starts when the operator" in (
+        lesson_text("00")
+    )
+    assert re.search(r"a\s+simplification", lesson_text("07").replace("**", ""))
+    assert "KafkaSourceEnumerator.getSplitOwner" in lesson_text("07")
+    assert "*parsed* in the session time zone" in lesson_text("09")

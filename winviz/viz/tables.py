@@ -1,0 +1,97 @@
+"""Readable tables for lessons: what a learner reads in a pandas frame of a trace or a Spark run.
+
+A trace frame is exact but hard to read: a column that has gaps (``None``) becomes float64 in
+pandas, so ``12710`` shows as ``12710.0``; ``Long.MIN_VALUE`` / ``Long.MAX_VALUE`` (``wv.MIN`` /
+``wv.MAX``, the watermark before any event and at the end of the input) show as 19-digit numbers;
+epoch-millisecond times mix with times relative to a lesson's ``START``; and pandas cuts long
+cells (a Spark batch's rows) with ``...``. ``readable`` returns a copy for display only — keep
+the original frame for assertions:
+
+* integer-valued float columns become integers (gaps stay empty: pandas' ``Int64``);
+* ``MIN`` / ``MAX`` are shown by name;
+* the ``times`` columns are shown relative to ``start`` (``t - start``) and their names say so,
+  e.g. ``watermark (+ms)``, so one table never mixes relative and absolute times; an absolute
+  ``0`` there (Spark's watermark before its first batch) is shown as ``epoch``.
+
+``show_full_rows()`` sets pandas' display options so that no cell or column is cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from winviz.time import MAX, MIN
+
+__all__ = ["RELATIVE", "readable", "show_full_rows"]
+
+RELATIVE = "+ms"
+"""The label of a time column shown relative to a lesson's ``START``: ``watermark (+ms)``."""
+
+
+def show_full_rows() -> None:
+    """Show every column and every cell in full (no ``...``) in this kernel's frames."""
+    pd.set_option("display.max_columns", None)
+    pd.set_option("display.max_colwidth", None)
+    pd.set_option("display.width", None)
+
+
+def _shown(value: object, start: int | None) -> object:
+    """One cell: MIN / MAX by name, a whole number as an int (minus ``start`` when given)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if isinstance(value, (int, np.integer, float, np.floating)):
+        if value <= MIN:
+            return "MIN"
+        if value >= MAX:  # float(MAX) rounds up to 2**63
+            return "MAX"
+        if isinstance(value, (float, np.floating)) and value != int(value):
+            return value
+        if start is not None and value == 0 and start != 0:
+            return "epoch"  # e.g. Spark's watermark before the first batch: 0, not a START time
+        return int(value) - (start or 0)
+    return value
+
+
+def _whole(column: pd.Series) -> bool:
+    values = column.dropna().to_numpy(dtype=float)
+    return bool(np.all(np.isfinite(values)) and np.all(values == np.round(values)))
+
+
+def readable(
+    frame: pd.DataFrame,
+    *,
+    start: int | None = None,
+    times: Iterable[str] = (),
+    relative: Iterable[str] = (),
+    label: str = RELATIVE,
+) -> pd.DataFrame:
+    """A display copy of ``frame``: whole floats as integers (a gap as an empty cell),
+    ``MIN``/``MAX`` by name, and the ``times`` columns as ``t - start`` under the name
+    ``"<column> (<label>)"``; the ``relative`` columns already are relative to ``start`` and
+    only get the label. ``times`` without ``start`` is an error."""
+    times, relative = list(times), list(relative)
+    if times and start is None:
+        raise ValueError(f"readable(): times={times!r} need a start to be relative to")
+    missing = [c for c in times + relative if c not in frame.columns]
+    if missing:
+        raise KeyError(f"readable(): no column(s) {missing!r} in {list(frame.columns)!r}")
+    out = frame.copy()
+    for name in out.columns:
+        column = out[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            column = column.astype(object)
+        shift = start if name in times else None
+        numeric = pd.api.types.is_integer_dtype(column) or (
+            pd.api.types.is_float_dtype(column) and _whole(column)
+        )
+        if numeric or column.dtype == object or pd.api.types.is_string_dtype(column):
+            plain_ints = numeric and shift is None and pd.api.types.is_integer_dtype(column)
+            if plain_ints and not column.isna().any() and not column.isin([MIN, MAX]).any():
+                continue  # a plain int column stays as it is
+            out[name] = [_shown(v, shift) for v in column]
+    return out.rename(columns={c: f"{c} ({label})" for c in times + relative})
