@@ -117,3 +117,13 @@ def test_columns_are_typed_and_dictionary_coded() -> None:
         (0, 5_000),
         (5_000, 10_000),
     }
+
+
+def test_records_by_kind_keyword_or_positional() -> None:
+    trace = _job().trace
+    fired = trace.records("fired")
+    assert fired == trace.records(kind="fired") == list(trace.where(kind="fired"))
+    assert trace.records(kind=["fired", "cleanup"]) == trace.records("fired", "cleanup")
+    assert [r.key for r in trace.records(kind="fired", key="a")] == ["a"] * sum(
+        r.key == "a" for r in fired
+    )

@@ -293,13 +293,16 @@ class Trace:
     def records(
         self,
         *kinds: str,
+        kind: str | Iterable[str] | None = None,
         operator: str | None = None,
         key: Any = _ANY,
         window: Any = _ANY,
     ) -> list[TraceRecord]:
-        """The records of the given kinds (all when none given), optionally of one operator,
-        key or window, as ``TraceRecord`` objects."""
-        rows = self.rows_where(kinds or None, operator, key, window)
+        """The records of the given kinds (all when none given; ``records("fired")`` or
+        ``records(kind="fired")``), optionally of one operator, key or window, as
+        ``TraceRecord`` objects."""
+        wanted = [*kinds, *([kind] if isinstance(kind, str) else kind or [])]
+        rows = self.rows_where(wanted or None, operator, key, window)
         return list(self._records(rows))
 
     def records_at(self, rows: np.ndarray | list[int]) -> list[TraceRecord]:
