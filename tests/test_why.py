@@ -127,3 +127,28 @@ def test_why_dropped_without_a_side_output_says_dropped() -> None:
 def test_a_window_argument_that_is_not_a_window_is_refused() -> None:
     with pytest.raises(TypeError, match="expected a TimeWindow or a"):
         wv.why_fired(_lateness(), "a", "0-5000")
+
+
+def test_why_fired_names_a_partition_going_idle() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions(
+            [[("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800)], [("p1", 200), ("p1", 700)]],
+            arrival_times=[[0, 500, 1000, 1500], [100, 400]],
+            name="kafka",
+        )
+        .assign_timestamps_and_watermarks(BOUND_0.with_idleness(500))
+        .key_by(lambda e: 0)
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("counts")
+    )
+    answer = wv.why_fired(env.execute().trace, 0, (0, 1000))
+    assert answer.table[["proc_time", "watermark", "cause", "raised by"]].values.tolist() == [
+        [
+            1400,
+            "1199",
+            "event-time timer at 999",
+            "kafka[1] (channel 1 of 'watermarks') going idle: the minimum then ignores it",
+        ]
+    ]

@@ -170,7 +170,9 @@ def _raised_by(trace: Trace, c: TraceColumns, mark_row: int) -> str:
     proc = c.proc_time.get(mark_row)
     if c.ts.get(mark_row) == MAX:
         return "the end of input (every source emits the MAX watermark when it finishes)"
-    channels = trace.rows_where(kind=("channel_watermark", "watermark_generated"))
+    channels = trace.rows_where(
+        kind=("channel_watermark", "channel_idle", "channel_active", "watermark_generated")
+    )
     channels = channels[channels < mark_row]
     if not len(channels):
         return ""
@@ -180,6 +182,14 @@ def _raised_by(trace: Trace, c: TraceColumns, mark_row: int) -> str:
     if r.kind == "channel_watermark":
         channel, name = r.detail
         return f"{name} (channel {channel} of {r.operator!r}) advancing to {_time(r.ts)}"
+    if r.kind == "channel_idle":
+        channel, name = r.detail
+        return (
+            f"{name} (channel {channel} of {r.operator!r}) going idle: the minimum then ignores it"
+        )
+    if r.kind == "channel_active":
+        channel, name = r.detail
+        return f"{name} (channel {channel} of {r.operator!r}) becoming active again"
     return f"the watermark generator of {r.operator!r} emitting {_time(r.ts)}"
 
 
