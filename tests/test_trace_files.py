@@ -187,3 +187,15 @@ def test_a_hostile_trace_round_trips_and_charts_the_same(tmp_path: Path) -> None
     assert set(back.operators()) == set(trace.operators())
     assert any(hj.SCRIPT in op for op in back.operators())
     assert viz.timeline(back).to_dict() == viz.timeline(trace).to_dict()
+
+
+def test_bad_paths_are_refused_clearly(tmp_path: Path) -> None:
+    trace = _session_job()
+    with pytest.raises(TypeError, match=r"path None: expected a str or pathlib\.Path"):
+        trace.save(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"path 3: expected a str or pathlib\.Path"):
+        wv.load_trace(3)  # type: ignore[arg-type]
+    target = tmp_path / "no" / "such" / "dir" / "run.parquet"
+    with pytest.raises(wv.TraceFileError, match="cannot write the trace file there") as err:
+        trace.save(target)
+    assert str(target) in str(err.value)

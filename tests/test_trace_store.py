@@ -127,3 +127,11 @@ def test_records_by_kind_keyword_or_positional() -> None:
     assert [r.key for r in trace.records(kind="fired", key="a")] == ["a"] * sum(
         r.key == "a" for r in fired
     )
+
+
+def test_filters_refuse_what_is_not_a_name() -> None:
+    trace = _job().trace
+    with pytest.raises(TypeError, match="kind=5: expected a name"):
+        trace.where(kind=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"operator=\[None\]: expected a name"):
+        trace.where(operator=[None])  # type: ignore[list-item]

@@ -152,3 +152,17 @@ def test_why_fired_names_a_partition_going_idle() -> None:
             "kafka[1] (channel 1 of 'watermarks') going idle: the minimum then ignores it",
         ]
     ]
+
+
+def test_bad_arguments_are_refused_clearly() -> None:
+    trace = _lateness()
+    with pytest.raises(TypeError, match="expected a winviz Trace or a job result"):
+        wv.why_fired(None, "a", (0, 5_000))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"window \('a', 'b'\): expected a TimeWindow"):
+        wv.why_not_fired(trace, "a", ("a", "b"))
+    with pytest.raises(TypeError, match="index '2': expected the int index"):
+        wv.why_dropped(trace, "2")  # type: ignore[arg-type]
+    result_answer = wv.why_fired(
+        wv.StreamExecutionEnvironment().from_collection([1]) and trace, "a", (0, 5_000)
+    )
+    assert result_answer.sentence.startswith("It fired 2 time(s)")

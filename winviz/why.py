@@ -66,11 +66,30 @@ def _time(t: int | None) -> str:
 
 
 def _window_of(window: Any) -> tuple[int, int]:
-    if hasattr(window, "start") and window.start is not None:
-        return int(window.start), int(window.end)
-    if isinstance(window, tuple) and len(window) == 2:
-        return int(window[0]), int(window[1])
+    bounds = (
+        (window.start, window.end)
+        if hasattr(window, "start") and window.start is not None
+        else window
+    )
+    if (
+        isinstance(bounds, (tuple, list))
+        and len(bounds) == 2
+        and all(b.__class__ is int for b in bounds)
+    ):
+        return bounds[0], bounds[1]
     raise TypeError(f"window {window!r}: expected a TimeWindow or a (start, end) pair of ints")
+
+
+def _trace_of(source: Any) -> Trace:
+    """The trace of a ``Trace`` or of a result with ``.trace``; a clear error for anything
+    else."""
+    trace = source if isinstance(source, Trace) else getattr(source, "trace", None)
+    if not isinstance(trace, Trace):
+        raise TypeError(
+            f"expected a winviz Trace or a job result with .trace, got {type(source).__name__}"
+            + (" (the job ran with trace=False)" if hasattr(source, "trace") else "")
+        )
+    return trace
 
 
 def _window_rows(
@@ -97,6 +116,7 @@ def _operator_of(trace: Trace, key: Any, window: tuple[int, int], operator: str 
 
 def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
     """Each firing of ``window`` for ``key``: its cause and the watermark advance behind it."""
+    trace = _trace_of(trace)
     bounds = _window_of(window)
     question = f"Why did window [{bounds[0]}, {bounds[1]}) of key {key!r} fire when it did?"
     op = _operator_of(trace, key, bounds, operator)
@@ -198,6 +218,7 @@ def _raised_by(trace: Trace, c: TraceColumns, mark_row: int) -> str:
 
 def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
     """Why ``window`` has not fired for ``key`` (by the end of the trace)."""
+    trace = _trace_of(trace)
     bounds = _window_of(window)
     max_ts = bounds[1] - 1
     question = f"Why has window [{bounds[0]}, {bounds[1]}) of key {key!r} not fired?"
@@ -281,6 +302,9 @@ def _channel_table(trace: Trace) -> pd.DataFrame:
 def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answer:
     """What became of the source record at ``index``: on time, late but accepted, dropped or
     side output, window by window."""
+    trace = _trace_of(trace)
+    if index.__class__ is not int:
+        raise TypeError(f"index {index!r}: expected the int index of a source record")
     arrivals = [
         r
         for r in trace.records("arrival", operator=source)

@@ -98,7 +98,11 @@ def to_arrow(c: TraceColumns) -> pa.Table:
 
 def save(c: TraceColumns, path: Path) -> Path:
     """Write the columns to a Parquet file at ``path``."""
-    pq.write_table(to_arrow(c), path)
+    table = to_arrow(c)
+    try:
+        pq.write_table(table, path)
+    except (OSError, pa.ArrowException) as exc:
+        raise TraceFileError(f"{path}: cannot write the trace file there ({exc})") from exc
     return path
 
 

@@ -13,4 +13,6 @@ def load_trace(path: str | Path) -> Trace:
     file and what was expected; nothing in the file is ever run."""
     from winviz.trace.files import load  # pyarrow, imported when a file is read
 
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path {path!r}: expected a str or pathlib.Path of a trace file")
     return Trace.from_columns(load(path), view=True)

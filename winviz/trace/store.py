@@ -256,9 +256,9 @@ class Trace:
         """Positions of the records that match every filter given (see ``where``)."""
         c = self.columns()
         mask = np.ones(len(c), dtype=bool)
-        for column, want in ((c.kind, kind), (c.operator, operator)):
+        for field, column, want in (("kind", c.kind, kind), ("operator", c.operator, operator)):
             if want is not None:
-                names = {want} if isinstance(want, str) else set(want)
+                names = {want} if isinstance(want, str) else _names(field, want)
                 codes = [i for i, v in enumerate(column.values) if v in names]
                 mask &= np.isin(column.codes, codes)
         if key is not _ANY:
@@ -386,7 +386,21 @@ class Trace:
         it is read back with ``winviz.load_trace``); returns the path."""
         from winviz.trace.files import save
 
+        if not isinstance(path, (str, Path)):
+            raise TypeError(f"path {path!r}: expected a str or pathlib.Path to write to")
         return save(self.columns(), Path(path))
+
+
+def _names(field: str, want: Any) -> set[str]:
+    """The names a ``kind`` / ``operator`` filter asks for (a str or several)."""
+    try:
+        names = set(want)
+    except TypeError:
+        names = {want}
+    bad = [n for n in names if not isinstance(n, str)]
+    if bad:
+        raise TypeError(f"{field}={want!r}: expected a name (str) or several names")
+    return names
 
 
 def _positions(starts: list[int], counts: list[int]) -> np.ndarray:
