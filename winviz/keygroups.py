@@ -109,7 +109,10 @@ def _signature(key: Any) -> Any:
     """What Java tells apart among keys Python finds equal: the class (per field of a
     tuple), and the sign of a zero Double."""
     if key.__class__ is tuple:
-        return tuple(map(_field_signature, key))
+        types = tuple(map(type, key))
+        if float in types and 0.0 in key:  # a zero Double: its sign counts too
+            return tuple(map(_field_signature, key))
+        return types
     return _field_signature(key)
 
 
@@ -159,8 +162,12 @@ class KeyRule:
         if known is None:
             self._first(key, index)
             return
-        sig = known[0]  # the class itself for a plain number key: one identity test
-        if sig is not None and sig is not key.__class__ and sig != _signature(key):
+        sig = known[0]  # a plain number key: its class (one identity test)
+        if sig is None or sig is key.__class__:
+            return
+        if key.__class__ is tuple and sig == tuple(map(type, key)):  # no zero Double in it
+            return
+        if sig != _signature(key):
             first = known[1]
             same_types = _types(first) == _types(key)  # only a zero's sign differs
             why = (
