@@ -635,8 +635,13 @@ def test_integer_1_and_boolean_true_are_refused_together_at_every_parallelism(
     ("key", "words"),
     [
         (None, "Assigned key must not be null!"),
-        (float("nan"), "a NaN key"),
-        (1.5, "no Java hashCode rule for key type float"),
+        (
+            float("nan"),
+            "a NaN key: Java's Double.equals takes every NaN for one key, but NaN != NaN "
+            "in Python and winviz keys state by Python equality",
+        ),
+        (("a", float("nan")), "a NaN key"),
+        (b"a", "no Java hashCode rule for key type bytes"),
         ([1], "a key must be hashable; list is not"),
     ],
 )
@@ -657,6 +662,70 @@ def test_int_keys_and_tuple_keys_of_one_type_give_the_same_counts_at_every_paral
 ):
     result = _count_by_key([1, 2, 1, (1, "a"), (1, "a")], parallelism, trace=False).execute()
     assert sorted(r.value for r in result.outputs["out"]) == [1, 2, 2]
+
+
+def _per_key_counts(keys, parallelism: int):
+    env = wv.StreamExecutionEnvironment().set_parallelism(parallelism)
+    (
+        env.from_collection([(k, 50 * i) for i, k in enumerate(keys)], arrival_interval=1)
+        .assign_timestamps_and_watermarks(_strategy())
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+FLOAT_KEYS = [1.5, -0.0, 2.0, 1.5, 3.08, float("inf"), 2.0, -2.5, 1.5, ("a", 0.25), ("a", 0.25)]
+
+
+@pytest.mark.parametrize("parallelism", [1, 4])
+def test_float_keys_are_doubles_at_every_parallelism(parallelism):
+    """Flink keys by a Double as by any key (Double.hashCode / equals): the same counts at
+    parallelism 1 and 4, each key on the subtask its key group gives."""
+    result = _per_key_counts(FLOAT_KEYS, parallelism)
+    counts = [(1.5, 3), (-0.0, 1), (2.0, 2), (3.08, 1), (float("inf"), 1), (-2.5, 1)]
+    counts.append((("a", 0.25), 2))
+    assert sorted(repr(r.value) for r in result.outputs["out"]) == sorted(map(repr, counts))
+    subtasks = {
+        (r.key, int(r.operator.partition("#")[2] or 0)) for r in result.trace.records("element")
+    }
+    # Double.hashCode -> murmur -> key group of 128 -> subtask (see tests/test_keygroups.py)
+    expected = {1.5: 2, -0.0: 3, 2.0: 2, 3.08: 0, float("inf"): 3, -2.5: 1, ("a", 0.25): 3}
+    assert subtasks == {(k, s if parallelism == 4 else 0) for k, s in expected.items()}
+    assert subtasks == {(k, wv.assign_key_to_subtask(k, parallelism)) for k in expected}
+
+
+@pytest.mark.parametrize("parallelism", [1, 4])
+@pytest.mark.parametrize(
+    ("keys", "message"),
+    [
+        (
+            [2, 2.0],
+            "keys 2 (int) and 2.0 (float) are one key in Python but two in Flink (Java's "
+            "equals tells their types apart, at every parallelism)",
+        ),
+        (
+            [1.0, True],
+            "keys 1.0 (float) and True (bool) are one key in Python but two in Flink",
+        ),
+        (
+            [0.0, -0.0],
+            "keys 0.0 (float) and -0.0 (float) are one key in Python but two in Flink (Java's "
+            "Double.equals compares the bits, and 0.0 and -0.0 differ, at every parallelism)",
+        ),
+        (
+            [("a", -0.0), ("a", 0)],
+            "keys ('a', -0.0) (tuple) and ('a', 0) (tuple) are one key in Python but two",
+        ),
+    ],
+)
+def test_numbers_python_takes_for_one_key_and_java_for_two_are_refused(keys, message, parallelism):
+    with pytest.raises(KeySelectionError) as info:
+        _per_key_counts(keys, parallelism)
+    assert message in str(info.value)
+    assert repr(info.value.value) == repr(keys[1]) and "record 1" in str(info.value)
 
 
 def test_window_all_keeps_its_single_key():

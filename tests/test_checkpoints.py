@@ -12,13 +12,22 @@ KeyedProcessFunction with event- and processing-time timers on the same stream.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from types import MappingProxyType
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_batching import build, jobs
 
 import winviz as wv
-from winviz.errors import InputError
+from winviz.checkpoints import CompletedCheckpoint
+from winviz.errors import (
+    ArgumentTypeError,
+    DamagedSnapshotError,
+    InputError,
+    SnapshotMismatchError,
+)
 from winviz.functions import KeyedProcessFunction, OutputTag
 
 ECHO = OutputTag("echo")
@@ -274,3 +283,208 @@ def test_a_failure_of_a_parallel_job_changes_nothing(case, parallelism) -> None:
     result = env.execute(fail_at=case["fail_at"])
     same_run(result, expected)
     assert len(result.restores) == len(set(case["fail_at"]))
+
+
+# -- a public restore: execute(restore_from=snapshot) ------------------------------------------
+
+
+def test_a_new_run_restored_from_a_snapshot_continues_exactly_once() -> None:
+    """Every cut of the tumbling job: a run checkpointed there, then the job built anew and
+    started from that snapshot, gives the outputs, side outputs and metrics of an
+    uninterrupted run — no record lost, none counted twice."""
+    expected = tumbling().execute()
+    for cut in range(5):
+        snapshot = tumbling().enable_checkpointing(at_records=[cut]).execute().checkpoints[0]
+        restored = tumbling().execute(restore_from=snapshot)
+        same_run(restored, expected)
+        assert restored.restores == [
+            wv.Restore(failed_at=None, checkpoint_id=1, source_records=cut)
+        ]
+        assert restored.trace.records()[0].kind == "restore"
+        assert restored.trace.records("restore")[0].details() == {
+            "checkpoint_id": 1,
+            "source_records": cut,
+            "positions": {"source": cut},
+            "failed_at": None,
+        }
+        # only the records after the cut are read again
+        assert len(restored.trace.records("arrival")) == 4 - cut
+
+
+def test_a_restored_run_checkpoints_on_and_fails_back_to_its_snapshot() -> None:
+    """Checkpoint ids go on from the snapshot's (Flink restores the id counter); a failure
+    before the next checkpoint restarts from the snapshot the run started from."""
+    expected = tumbling(trace=False).execute()
+    snapshot = tumbling(trace=False).enable_checkpointing(at_records=[1]).execute().checkpoints[0]
+    env = tumbling(trace=False).enable_checkpointing(at_records=[3])
+    result = env.execute(restore_from=snapshot, fail_at=[2, 4])
+    same_run(result, expected)
+    assert [(c.checkpoint_id, c.source_records) for c in result.checkpoints] == [(2, 3)]
+    assert [(r.failed_at, r.checkpoint_id, r.source_records) for r in result.restores] == [
+        (None, 1, 1),
+        (2, 1, 1),
+        (4, 2, 3),
+    ]
+    with pytest.raises(InputError, match="field 'fail_at', value 0: fail_at is a cut before"):
+        tumbling().execute(restore_from=snapshot, fail_at=0)
+
+
+@pytest.mark.parametrize("parallelism", [1, 3])
+def test_a_parallel_job_with_timers_restored_from_every_cut(parallelism) -> None:
+    job = {
+        "events": [("a", 5, 0), ("b", 12, 1), ("a", 18, 2), ("a", 60, 3), ("b", 2, 4)],
+        "arrivals": [0, 10, 20, 30, 90],
+        "assigner": "session",
+        "trigger": "default",
+        "lateness": 0,
+        "side": True,
+        "function": "process",
+        "bound": 10,
+        "interval": 7,
+        "layout": "single",
+        "parts": [0] * 5,
+        "idle": None,
+    }
+    expected = pipeline(job, True, "processing").set_parallelism(parallelism).execute()
+    for cut in range(6):
+        env = pipeline(job, True, "processing").set_parallelism(parallelism)
+        snapshot = env.enable_checkpointing(at_records=[cut]).execute().checkpoints[0]
+        fresh = pipeline(job, True, "processing").set_parallelism(parallelism)
+        same_run(fresh.execute(restore_from=snapshot), expected)
+
+
+def _snapshot(cut: int = 2) -> CompletedCheckpoint:
+    return tumbling().enable_checkpointing(at_records=[cut]).execute().checkpoints[0]
+
+
+def _mapped() -> wv.StreamExecutionEnvironment:
+    """The tumbling job with a map before the window."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 100), ("a", 400), ("b", 700), ("a", 1_200)], arrival_times=[0, 300, 600, 1_300]
+        )
+        .map(lambda e: e)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1_000))
+        .process(lambda k, ctx, els, out: out.collect((k, sorted(e[1] for e in els))))
+        .sink_to("out")
+    )
+    return env
+
+
+def test_another_jobs_snapshot_is_refused_naming_what_differs() -> None:
+    snapshot = _snapshot()
+    with pytest.raises(SnapshotMismatchError) as info:
+        _mapped().execute(restore_from=snapshot)
+    assert str(info.value) == (
+        "checkpoint 1 is not a snapshot of this job: the job has operator(s) the snapshot "
+        "lacks: 'map'"
+    )
+    assert info.value.partial_result.outputs == {"out": []}  # nothing ran, nothing made up
+
+    with pytest.raises(SnapshotMismatchError) as info:
+        tumbling().set_parallelism(2).execute(restore_from=snapshot)
+    assert str(info.value) == (
+        "checkpoint 1 is not a snapshot of this job: the job has operator(s) the snapshot "
+        "lacks: 'out#0', 'out#1', 'watermarks#0', 'watermarks#1', 'window#0', 'window#1'; "
+        "the snapshot has state for operator(s) the job lacks: 'out', 'watermarks', 'window'"
+    )
+
+    with pytest.raises(SnapshotMismatchError) as info:
+        tumbling().set_max_parallelism(256).execute(restore_from=snapshot)
+    assert str(info.value) == (
+        "checkpoint 1 is not a snapshot of this job: operator 'window' is WindowOperator "
+        "(1 subtask(s), 256 key groups) in the job, WindowOperator (1 subtask(s), 128 key "
+        "groups) in the snapshot"
+    )
+
+    with pytest.raises(SnapshotMismatchError) as info:
+        tumbling().execute(restore_from=replace(snapshot, version=0))
+    assert str(info.value) == ("checkpoint 1 has format version 0; this winviz restores version 1")
+
+    short = wv.StreamExecutionEnvironment()
+    (
+        short.from_collection([("a", 100)])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1_000))
+        .process(lambda k, ctx, els, out: out.collect(k))
+        .sink_to("out")
+    )
+    with pytest.raises(SnapshotMismatchError) as info:
+        short.execute(restore_from=snapshot)
+    assert str(info.value) == (
+        "checkpoint 1 read 2 record(s) of source 'source', which has 1 in this job: not the "
+        "input it was taken on"
+    )
+
+
+def _without(mapping, name):
+    return MappingProxyType({k: v for k, v in mapping.items() if k != name})
+
+
+def test_a_damaged_snapshot_is_refused_naming_the_missing_part() -> None:
+    snapshot = _snapshot()
+    states = snapshot.operator_states
+    window = dict(states["window"])
+    cases = [
+        (
+            replace(snapshot, operator_states=_without(states, "window")),
+            "checkpoint 1 is damaged: its operator_states lack(s) 'window'",
+        ),
+        (
+            replace(
+                snapshot,
+                operator_states=MappingProxyType({**states, "window": _without(window, "timers")}),
+            ),
+            "checkpoint 1 is damaged: the state of operator 'window' lacks 'timers'",
+        ),
+        (
+            replace(snapshot, positions=MappingProxyType({})),
+            "checkpoint 1 is damaged: its positions lack(s) 'source'",
+        ),
+        (
+            replace(snapshot, positions=MappingProxyType({"source": 1})),
+            "checkpoint 1 is damaged: source 'source' is at position 1 in its positions but 2 "
+            "in its operator state",
+        ),
+        (
+            replace(snapshot, operators=MappingProxyType({})),
+            "checkpoint 1 has no list of the operators it was taken of (its 'operators')",
+        ),
+        (
+            replace(
+                snapshot,
+                operator_states=MappingProxyType(
+                    {**states, "window": {**window, "timers": {"window-timers": None}}}
+                ),
+            ),
+            "checkpoint 1 is damaged: the state of operator 'window' cannot be loaded (TypeError: ",
+        ),
+    ]
+    for damaged, message in cases:
+        with pytest.raises(DamagedSnapshotError) as info:
+            tumbling().execute(restore_from=damaged)
+        assert str(info.value).startswith(message)
+    # the snapshot itself is intact: it still restores
+    same_run(tumbling().execute(restore_from=snapshot), tumbling().execute())
+
+
+def test_restore_from_takes_a_snapshot() -> None:
+    result = tumbling().enable_checkpointing(at_records=[2]).execute()
+    with pytest.raises(ArgumentTypeError) as info:
+        tumbling().execute(restore_from=result)
+    assert "restore_from takes a snapshot of this job" in str(info.value)
+    assert "(expected a CompletedCheckpoint, e.g. result.checkpoints[-1] of an earlier run)" in (
+        str(info.value)
+    )

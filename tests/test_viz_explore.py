@@ -25,12 +25,18 @@ import json
 import altair as alt
 import ipywidgets as widgets
 import pytest
-import traitlets
 
 import winviz as wv
 from winviz.errors import InputError
 from winviz.viz import propagation_chart, timeline
-from winviz.viz.explore import AtTime, Explorer, Summary, explore, summarize
+from winviz.viz.explore import (
+    AtTime,
+    ControlValueError,
+    Explorer,
+    Summary,
+    explore,
+    summarize,
+)
 from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, _export_renderer, _spec
 
 RECORDS = [("a", 1000), ("a", 2500), ("a", 6000), ("a", 4000), ("a", 12000), ("a", 3000)]
@@ -165,9 +171,51 @@ def test_set_changes_several_controls_with_one_run(explorer) -> None:
     assert ex.summary.value.startswith("fired 4 (early 0 · on time 3 · late 1)")
     with pytest.raises(KeyError, match="no control named 'gap'"):
         ex.set(gap=1)
-    with pytest.raises(traitlets.TraitError, match="Invalid selection"):
-        ex.set(size=1234)  # not an option: ipywidgets refuses it, nothing re-runs
+    with pytest.raises(ControlValueError) as info:
+        ex.set(size=1234)  # not an option: refused before anything re-runs
+    assert str(info.value) == (
+        "control 'size': value 1234 is not among its options (2000, 5000, 10000)"
+    )
     assert len(run.calls) == 2
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (
+            {"bound": -100},
+            "control 'bound': value -100 is outside the slider's range [0, 5000] "
+            "(ipywidgets would clamp it silently)",
+        ),
+        (
+            {"bound": 5001},
+            "control 'bound': value 5001 is outside the slider's range [0, 5000] "
+            "(ipywidgets would clamp it silently)",
+        ),
+        (
+            {"bound": 1.5},
+            "control 'bound': value 1.5 is not an int (expected an int in [0, 5000])",
+        ),
+        (
+            {"bound": True},
+            "control 'bound': value True is not an int (expected an int in [0, 5000])",
+        ),
+        # one bad value among good ones: nothing is set, nothing re-runs
+        (
+            {"lateness": 1000, "size": 3000},
+            "control 'size': value 3000 is not among its options (2000, 5000, 10000)",
+        ),
+    ],
+)
+def test_set_refuses_a_value_its_control_cannot_take(explorer, values, message) -> None:
+    ex, run = explorer
+    before = ex.values
+    with pytest.raises(ControlValueError) as info:
+        ex.set(**values)
+    assert str(info.value) == message
+    assert isinstance(info.value, InputError) and isinstance(info.value, ValueError)
+    assert ex.values == before  # not clamped, not half-set
+    assert len(run.calls) == 1
 
 
 def test_a_dropdown_change_reruns_with_the_option_value(explorer) -> None:

@@ -14,8 +14,10 @@ from winviz.datastream import (
     WindowedStream,
 )
 from winviz.errors import (
+    DamagedSnapshotError,
     IllegalStateError,
     InputError,
+    SnapshotMismatchError,
     TimerLoopError,
     TraceFileError,
     UnsupportedOperationError,

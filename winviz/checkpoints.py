@@ -47,6 +47,22 @@ The API (``StreamExecutionEnvironment.enable_checkpointing`` and ``execute(fail_
     result.checkpoints                           # [CompletedCheckpoint(...), ...]
     result.restores                              # [Restore(failed_at=6, checkpoint_id=1, ...)]
 
+**Restoring a job from a snapshot** (Flink's ``flink run -s <path>``: a new execution that
+starts from a checkpoint or savepoint)::
+
+    snapshot = result.checkpoints[-1]            # from an earlier run of the same job
+    env.execute(restore_from=snapshot)           # loads it, replays the input from its positions
+
+The job built anew must be the one the snapshot was taken of: winviz checks the checkpoint
+format version (``CHECKPOINT_VERSION``), every operator subtask (its name, which is winviz's
+uid, its kind and, for keyed operators, its number of key groups), the sources and the
+exchanges, and raises ``SnapshotMismatchError`` listing what differs (Flink matches state to
+operators by uid and fails on state it cannot assign; it could also change the parallelism by
+redistributing key groups, which winviz does not). A snapshot with missing or unloadable parts
+raises ``DamagedSnapshotError`` naming the part. The restored run's outputs, side outputs and
+metrics are those of an uninterrupted run (the sinks' contents at the checkpoint are part of
+it); its trace starts with a ``restore`` record (``failed_at`` None).
+
 A periodic checkpoint triggered at processing time ``T`` (``T`` = the run's start plus a
 multiple of the interval) puts its barrier in before the first record that arrives at or after
 ``T``. A failure "at ``k``" happens after the first ``k`` records went in (after a checkpoint
@@ -62,10 +78,20 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from winviz.errors import InputError, StateCopyError
+from winviz.errors import (
+    ArgumentTypeError,
+    DamagedSnapshotError,
+    InputError,
+    SnapshotMismatchError,
+    StateCopyError,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from winviz.runtime import JobRuntime
+
+CHECKPOINT_VERSION = 1
+"""The layout of ``CompletedCheckpoint`` and of the operators' snapshots; a restore refuses a
+snapshot of another version."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +112,9 @@ class CompletedCheckpoint:
     ``operator_states`` each operator's (each subtask's) snapshot by name, ``gate_states`` the
     watermark valve of each operator with several input channels (``name/inputK`` for an input
     of a two-input operator); ``side_outputs`` what each side output received;
-    ``exchange_states`` the round-robin position of every rebalance exchange.
+    ``exchange_states`` the round-robin position of every rebalance exchange; ``operators``
+    the job it was taken of (subtask name → kind, see ``job_manifest``) and ``version`` the
+    checkpoint format (``CHECKPOINT_VERSION``), which a restore checks.
     Everything is a deep copy behind read-only mappings: running on never changes it, and a
     restore copies it again, so one checkpoint can be restored any number of times.
     """
@@ -99,13 +127,16 @@ class CompletedCheckpoint:
     gate_states: Mapping[str, Any]
     side_outputs: Mapping[str, tuple[Any, ...]]
     exchange_states: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    operators: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    version: int = CHECKPOINT_VERSION
 
 
 @dataclass(frozen=True)
 class Restore:
-    """A failure and what the job restarted from (``checkpoint_id`` None: the beginning)."""
+    """A failure and what the job restarted from (``checkpoint_id`` None: the beginning);
+    ``failed_at`` None: the run started from a snapshot (``execute(restore_from=...)``)."""
 
-    failed_at: int
+    failed_at: int | None
     checkpoint_id: int | None
     source_records: int
 
@@ -148,6 +179,108 @@ def _operator_state(name: str, snapshot: dict[str, Any], checkpoint_id: int) -> 
         ) from exc
 
 
+def job_manifest(rt: JobRuntime) -> dict[str, str]:
+    """Each operator subtask of the job by name (winviz's uid: names are unique) → its kind
+    (the operator class), with its number of key groups when keyed: what a snapshot must
+    match to be restored into the job."""
+    manifest: dict[str, str] = {}
+    for node, subs in rt.subtasks.items():
+        groups = ""
+        if subs[0].is_keyed:
+            groups = f", {rt._max_parallelism(node, len(subs))} key groups"
+        for op in subs:
+            manifest[op.name] = f"{type(op).__name__} ({len(subs)} subtask(s){groups})"
+    return manifest
+
+
+def _names(names: Iterable[str]) -> str:
+    return ", ".join(repr(n) for n in sorted(names))
+
+
+def check_snapshot(rt: JobRuntime, snapshot: Any) -> None:
+    """Raise unless ``snapshot`` is a complete snapshot of the job ``rt`` runs (see the
+    module docstring): ``SnapshotMismatchError`` listing every difference from the job,
+    ``DamagedSnapshotError`` naming a missing part."""
+    if not isinstance(snapshot, CompletedCheckpoint):
+        raise ArgumentTypeError(
+            "restore_from takes a snapshot of this job",
+            field="restore_from",
+            value=snapshot,
+            expected="a CompletedCheckpoint, e.g. result.checkpoints[-1] of an earlier run",
+        )
+    cid = snapshot.checkpoint_id
+    if snapshot.version != CHECKPOINT_VERSION:
+        raise SnapshotMismatchError(
+            f"checkpoint {cid} has format version {snapshot.version!r}; this winviz restores "
+            f"version {CHECKPOINT_VERSION}"
+        )
+    theirs = dict(snapshot.operators) if isinstance(snapshot.operators, Mapping) else {}
+    if not theirs:
+        raise DamagedSnapshotError(
+            f"checkpoint {cid} has no list of the operators it was taken of (its 'operators')"
+        )
+    ours = job_manifest(rt)
+    differences = []
+    if missing := ours.keys() - theirs.keys():
+        differences.append(f"the job has operator(s) the snapshot lacks: {_names(missing)}")
+    if extra := theirs.keys() - ours.keys():
+        differences.append(f"the snapshot has state for operator(s) the job lacks: {_names(extra)}")
+    for name in sorted(ours.keys() & theirs.keys()):
+        if ours[name] != theirs[name]:
+            differences.append(
+                f"operator {name!r} is {ours[name]} in the job, {theirs[name]} in the snapshot"
+            )
+    if differences:
+        raise SnapshotMismatchError(
+            f"checkpoint {cid} is not a snapshot of this job: " + "; ".join(differences)
+        )
+    _check_parts(rt, snapshot)
+
+
+def _check_parts(rt: JobRuntime, snapshot: CompletedCheckpoint) -> None:
+    """Every part the job needs is in the snapshot (the manifest matched)."""
+    cid = snapshot.checkpoint_id
+
+    def damaged(what: str) -> DamagedSnapshotError:
+        return DamagedSnapshotError(f"checkpoint {cid} is damaged: {what}")
+
+    parts = (
+        ("operator_states", snapshot.operator_states, [op.name for op in rt.order]),
+        ("gate_states", snapshot.gate_states, list(rt.gates)),
+        ("exchange_states", snapshot.exchange_states, list(rt.exchanges)),
+        ("positions", snapshot.positions, [src.name for src in rt.sources]),
+    )
+    for part, held, needed in parts:
+        if not isinstance(held, Mapping):
+            raise damaged(f"its {part} is {type(held).__name__}, not a mapping")
+        if missing := [n for n in needed if n not in held]:
+            raise damaged(f"its {part} lack(s) {_names(missing)}")
+    for op in rt.order:  # a fresh operator's snapshot: the parts its restore reads
+        state = snapshot.operator_states[op.name]
+        if not isinstance(state, Mapping):
+            raise damaged(f"the state of operator {op.name!r} is {type(state).__name__}")
+        if missing := [part for part in op.snapshot() if part not in state]:
+            raise damaged(f"the state of operator {op.name!r} lacks {_names(missing)}")
+    for src in rt.sources:
+        position = snapshot.positions[src.name]
+        held = snapshot.operator_states[src.name]["position"]
+        if not isinstance(position, int) or position != held:
+            raise damaged(
+                f"source {src.name!r} is at position {position!r} in its positions but "
+                f"{held!r} in its operator state"
+            )
+        if not 0 <= position <= len(src.records):
+            raise SnapshotMismatchError(
+                f"checkpoint {cid} read {position} record(s) of source {src.name!r}, which "
+                f"has {len(src.records)} in this job: not the input it was taken on"
+            )
+    if sum(snapshot.positions[src.name] for src in rt.sources) != snapshot.source_records:
+        raise damaged(
+            f"its source positions do not add up to its cut ({snapshot.source_records} "
+            "source records)"
+        )
+
+
 class CheckpointCoordinator:
     """Plans and takes the checkpoints of one run, injects the planned failures and restores
     (Flink's ``CheckpointCoordinator`` plus the restart that follows a failure).
@@ -172,6 +305,9 @@ class CheckpointCoordinator:
         self.origin = 0
         self.next_trigger_time: int | None = None
         self._restored_at: int | None = None
+        self.initial: CompletedCheckpoint | None = None
+        """The snapshot the run started from (``execute(restore_from=...)``), if any: the
+        latest completed checkpoint until a new one completes."""
 
     @property
     def active(self) -> bool:
@@ -230,22 +366,23 @@ class CheckpointCoordinator:
             if src.partitions is not None:
                 for p, n in src.partition_positions().items():
                     positions[f"{src.logical_name}[{p}]"] = n
+        checkpoint_id = (
+            len(self.completed) + 1 + (self.initial.checkpoint_id if self.initial else 0)
+        )
         checkpoint = CompletedCheckpoint(
-            checkpoint_id=len(self.completed) + 1,
+            checkpoint_id=checkpoint_id,
             source_records=consumed,
             processing_time=rt.job.now,
             positions=MappingProxyType(positions),
             operator_states=MappingProxyType(
-                {
-                    op.name: _operator_state(op.name, op.snapshot(), len(self.completed) + 1)
-                    for op in rt.order
-                }
+                {op.name: _operator_state(op.name, op.snapshot(), checkpoint_id) for op in rt.order}
             ),
             gate_states=_read_only({name: g.snapshot() for name, g in rt.gates.items()}),
             side_outputs=MappingProxyType(
                 {tag: tuple(copy.deepcopy(recs)) for tag, recs in rt.result.side_outputs.items()}
             ),
             exchange_states=_read_only({name: x.snapshot() for name, x in rt.exchanges.items()}),
+            operators=MappingProxyType(job_manifest(rt)),
         )
         self.completed.append(checkpoint)
         if rt.trace is not None:
@@ -261,37 +398,68 @@ class CheckpointCoordinator:
             )
         return checkpoint
 
-    # -- after a failure ----------------------------------------------------------------------
+    # -- restoring ------------------------------------------------------------------------------
 
-    def recover(self, failure: SimulatedFailure) -> dict[str, int]:
-        """Restart the job from the latest completed checkpoint: build every operator anew,
-        load its snapshot, roll sinks and side outputs back, set the clock; returns the source
-        positions to replay from."""
+    def restore_from(self, snapshot: Any) -> dict[str, int]:
+        """Start the run from ``snapshot`` (``execute(restore_from=...)``; the operators are
+        built and open): check that it belongs to the job, load it; returns the source
+        positions to read on from."""
+        check_snapshot(self.runtime, snapshot)
+        for what, cuts in (("at_records", self.planned), ("fail_at", self.failures)):
+            if early := sorted(n for n in cuts if n < snapshot.source_records):
+                raise InputError(
+                    f"{what} is a cut before the snapshot's ({snapshot.source_records} source "
+                    "records): the restored run starts after it",
+                    field=what,
+                    value=early[0],
+                    expected=f"n >= {snapshot.source_records}",
+                )
+        self.initial = snapshot
+        positions = self._load(snapshot)
+        self._emit_restore(snapshot, snapshot.source_records, positions, None)
+        return positions
+
+    def _load(self, checkpoint: CompletedCheckpoint) -> dict[str, int]:
+        """Load ``checkpoint`` into the freshly built and opened operators, roll sinks and side
+        outputs back, set the clock; returns the source positions to replay from."""
         rt = self.runtime
-        checkpoint = self.completed[-1] if self.completed else None
-        rt.rebuild()
-        rt.start(self.origin)
-        if checkpoint is None:  # no checkpoint yet: start over
-            positions: dict[str, int] = {src.name: 0 for src in rt.sources}
-            self._schedule_after(self.origin)
-            self._restored_at = None
-            consumed = 0
-        else:
+        part = "operator"
+        name = ""
+        try:
             for op in rt.order:
+                name = op.name
                 op.restore(copy.deepcopy(dict(checkpoint.operator_states[op.name])))
+            part = "valve"
             for name, gate in rt.gates.items():
                 gate.restore(copy.deepcopy(checkpoint.gate_states[name]))
+            part = "exchange"
             for name, exchange in rt.exchanges.items():
                 exchange.restore(checkpoint.exchange_states[name])
-            rt.result.side_outputs.update(
-                {tag: list(copy.deepcopy(recs)) for tag, recs in checkpoint.side_outputs.items()}
-            )
-            rt.job.now = checkpoint.processing_time
-            positions = {src.name: src.position for src in rt.sources}
-            self._schedule_after(checkpoint.processing_time)
-            self._restored_at = consumed = checkpoint.source_records
+            part, name = "side outputs", ""
+            side_outputs = {
+                tag: list(copy.deepcopy(recs)) for tag, recs in checkpoint.side_outputs.items()
+            }
+        except Exception as exc:
+            raise DamagedSnapshotError(
+                f"checkpoint {checkpoint.checkpoint_id} is damaged: the state of {part} "
+                f"{name!r} cannot be loaded ({type(exc).__name__}: {exc})"
+            ) from exc
+        rt.result.side_outputs.update(side_outputs)
+        rt.job.now = checkpoint.processing_time
+        self._schedule_after(checkpoint.processing_time)
+        self._restored_at = checkpoint.source_records
+        return {src.name: src.position for src in rt.sources}
+
+    def _emit_restore(
+        self,
+        checkpoint: CompletedCheckpoint | None,
+        consumed: int,
+        positions: dict[str, int],
+        failed_at: int | None,
+    ) -> None:
         checkpoint_id = None if checkpoint is None else checkpoint.checkpoint_id
-        self.restores.append(Restore(failure.failed_at, checkpoint_id, consumed))
+        self.restores.append(Restore(failed_at, checkpoint_id, consumed))
+        rt = self.runtime
         if rt.trace is not None:
             shown = dict(checkpoint.positions) if checkpoint is not None else positions
             rt.trace.emit(
@@ -302,6 +470,26 @@ class CheckpointCoordinator:
                 None,
                 None,
                 None,
-                (checkpoint_id, consumed, shown, failure.failed_at),
+                (checkpoint_id, consumed, shown, failed_at),
             )
+
+    # -- after a failure ----------------------------------------------------------------------
+
+    def recover(self, failure: SimulatedFailure) -> dict[str, int]:
+        """Restart the job from the latest completed checkpoint (the snapshot it started from
+        when none completed since): build every operator anew, load its snapshot, roll sinks
+        and side outputs back, set the clock; returns the source positions to replay from."""
+        rt = self.runtime
+        checkpoint = self.completed[-1] if self.completed else self.initial
+        rt.rebuild()
+        rt.start(self.origin)
+        if checkpoint is None:  # no checkpoint yet: start over
+            positions: dict[str, int] = {src.name: 0 for src in rt.sources}
+            self._schedule_after(self.origin)
+            self._restored_at = None
+            consumed = 0
+        else:
+            positions = self._load(checkpoint)
+            consumed = checkpoint.source_records
+        self._emit_restore(checkpoint, consumed, positions, failure.failed_at)
         return positions

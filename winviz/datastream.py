@@ -375,6 +375,7 @@ class StreamExecutionEnvironment:
         *,
         until_processing_time: Any = None,
         fail_at: int | Iterable[int] | None = None,
+        restore_from: Any = None,
     ):
         """Run the job to the end of its bounded input; returns a ``JobExecutionResult``.
 
@@ -386,6 +387,13 @@ class StreamExecutionEnvironment:
         several counts): the job restarts from the latest completed checkpoint
         (``enable_checkpointing``), or from the beginning without one, and replays the input
         from the saved source positions. The outputs are those of a run without failures.
+
+        ``restore_from`` starts the run from a snapshot of this job (a ``CompletedCheckpoint``
+        of an earlier run, e.g. ``result.checkpoints[-1]``), as Flink starts a job from a
+        checkpoint or savepoint: its state, timers, clock and outputs so far are loaded and the
+        input is read on from its source positions. A snapshot of another job raises
+        ``SnapshotMismatchError`` saying what differs, a damaged one ``DamagedSnapshotError``
+        (see ``winviz.checkpoints``).
 
         While the job runs, the garbage collector's oldest-generation threshold is raised
         and then restored (``JobRuntime.gc_full_collection_threshold``; None turns it off)."""
@@ -408,7 +416,8 @@ class StreamExecutionEnvironment:
                 value=fail_at,
                 expected="an int >= 0 or a list of them",
             ) from None
-        return JobRuntime(self, job_name, fail_at=failures).run(until)
+        runtime = JobRuntime(self, job_name, fail_at=failures, restore_from=restore_from)
+        return runtime.run(until)
 
 
 class DataStream:

@@ -181,3 +181,19 @@ class UnsupportedOperationError(WinvizError, RuntimeError):
 class TraceFileError(InputError):
     """A file that is not a trace this winviz can read (``winviz.load_trace``): the message
     names the file and what was expected."""
+
+
+class SnapshotRestoreError(InputError):
+    """A snapshot (``CompletedCheckpoint``) that ``execute(restore_from=...)`` cannot load
+    into this job (Flink fails a restore from a checkpoint or savepoint the same way)."""
+
+
+class SnapshotMismatchError(SnapshotRestoreError):
+    """The snapshot belongs to another job: another checkpoint format version, or operators
+    (names — winviz's uids —, kinds, parallelism, key groups), sources or exchanges that
+    differ; the message lists every difference."""
+
+
+class DamagedSnapshotError(SnapshotRestoreError):
+    """The snapshot is missing parts (an operator's state, a source position, a valve) or
+    holds parts its operator cannot load; the message names the part."""

@@ -7,21 +7,26 @@ the maximum parallelism cannot change after a job starts.
 
 Java ``hashCode`` rules used here: ``str`` → ``String.hashCode`` (UTF-16 code units);
 ``int`` → ``Integer.hashCode`` when it fits 32 bits, else ``Long.hashCode``; ``bool`` →
-``Boolean.hashCode``; ``tuple`` → Flink's ``TupleN.hashCode`` (a None field → 0). A None key
-is refused, as Flink refuses a null key; so are floats (no rule here: Python's ``1.0 == 1``
-would merge keys that Java's ``Double`` and ``Integer`` keep apart).
+``Boolean.hashCode``; ``float`` → ``Double.hashCode`` (``bits ^ (bits >>> 32)`` of
+``doubleToLongBits``: -0.0 has its own bits, every NaN the canonical NaN's); ``tuple`` →
+Flink's ``TupleN.hashCode`` (a None field → 0). A None key is refused, as Flink refuses a
+null key.
 
 **One rule for keys at every parallelism** (``KeyRule``): a keyed operator's subtasks share
 one rule, which checks every key that is not a str, at parallelism 1 too (where no key group
-is computed). It refuses None (Flink's "Assigned key must not be null!"), NaN (every NaN is a
-new key in a Python dict; one key in Java), unhashable values and types without a Java
-``hashCode`` rule here (floats among them), and two keys that Python takes for one but Java
-for two: ``1`` and ``True`` (Integer and Boolean), also as fields of tuples — winviz keys its
-state by Python equality and could not keep them apart.
+is computed). It refuses None (Flink's "Assigned key must not be null!"), NaN (Java's
+``Double.equals`` takes every NaN for one key, but ``NaN != NaN`` in Python, and winviz keys
+its state by Python equality: every NaN record would be a key of its own), unhashable values
+and types without a Java ``hashCode`` rule here, and two keys that Python takes for one but
+Java for two: ``1`` and ``True`` (Integer and Boolean), ``2`` and ``2.0`` (Integer and
+Double), ``0.0`` and ``-0.0`` (``Double.equals`` compares the bits), also as fields of
+tuples — winviz keys its state by Python equality and could not keep them apart.
 """
 
 from __future__ import annotations
 
+import math
+import struct
 from typing import Any
 
 from winviz.errors import InputError, KeySelectionError
@@ -53,6 +58,8 @@ def java_hash_code(key: Any) -> int:
             raise InputError("an int key must fit Java's long", value=key)
         unsigned = key & 0xFFFFFFFFFFFFFFFF
         return _int32(unsigned ^ (unsigned >> 32))
+    if isinstance(key, float):
+        return _double_hash_code(key)
     if isinstance(key, str):
         h = 0
         data = key.encode("utf-16-be")
@@ -67,8 +74,18 @@ def java_hash_code(key: Any) -> int:
     raise InputError(
         f"no Java hashCode rule for key type {type(key).__name__}",
         value=key,
-        expected="str, int, bool, None or a tuple of those",
+        expected="str, int, bool, float, None or a tuple of those",
     )
+
+
+_CANONICAL_NAN_BITS = 0x7FF8000000000000
+
+
+def _double_hash_code(x: float) -> int:
+    """``Double.hashCode``: ``(int) (bits ^ (bits >>> 32))`` of ``doubleToLongBits(x)``
+    (which maps every NaN to the canonical ``0x7ff8000000000000L``)."""
+    bits = _CANONICAL_NAN_BITS if x != x else struct.unpack(">Q", struct.pack(">d", x))[0]
+    return _int32(bits ^ (bits >> 32))
 
 
 def null_key_error(value: Any, index: int | None) -> KeySelectionError:
@@ -82,20 +99,34 @@ def null_key_error(value: Any, index: int | None) -> KeySelectionError:
     )
 
 
+def _field_signature(x: Any) -> Any:
+    if x.__class__ is float and x == 0:  # Double.equals tells 0.0 and -0.0 apart
+        return (float, math.copysign(1.0, x))
+    return x.__class__
+
+
 def _signature(key: Any) -> Any:
     """What Java tells apart among keys Python finds equal: the class (per field of a
-    tuple)."""
+    tuple), and the sign of a zero Double."""
     if key.__class__ is tuple:
-        return tuple(map(type, key))
-    return key.__class__
+        types = tuple(map(type, key))
+        if float in types and 0.0 in key:  # a zero Double: its sign counts too
+            return tuple(map(_field_signature, key))
+        return types
+    return _field_signature(key)
+
+
+def _types(key: Any) -> Any:
+    return tuple(map(type, key)) if key.__class__ is tuple else key.__class__
 
 
 def _ambiguous(key: Any) -> bool:
-    """Whether a key equal to ``key`` could have another Java type: only 0 / 1 / False /
-    True (Integer or Boolean), as the key or as a field of it."""
+    """Whether a key equal to ``key`` could be another Java key: a number (Integer 1 and
+    Boolean true, Integer 2 and Double 2.0, Double 0.0 and -0.0), as the key or as a field
+    of it."""
     if key.__class__ is tuple:
         return any(map(_ambiguous, key))
-    return (key.__class__ is int or key.__class__ is bool) and (key == 0 or key == 1)
+    return key.__class__ is int or key.__class__ is bool or key.__class__ is float
 
 
 def _has_nan(key: Any) -> bool:
@@ -131,17 +162,31 @@ class KeyRule:
         if known is None:
             self._first(key, index)
             return
-        if known[0] is not None and known[0] != _signature(key):
+        sig = known[0]  # a plain number key: its class (one identity test)
+        if sig is None or sig is key.__class__:
+            return
+        if key.__class__ is tuple and sig == tuple(map(type, key)):  # no zero Double in it
+            return
+        if sig != _signature(key):
             first = known[1]
+            same_types = _types(first) == _types(key)  # only a zero's sign differs
+            why = (
+                "Java's Double.equals compares the bits, and 0.0 and -0.0 differ"
+                if same_types
+                else "Java's equals tells their types apart"
+            )
             raise KeySelectionError(
                 f"keys {first!r} ({type(first).__name__}) and {key!r} ({type(key).__name__}) "
-                "are one key in Python but two in Flink (Java's equals tells their types "
-                "apart, at every parallelism); winviz keys state by Python equality and cannot "
-                "keep them apart",
+                f"are one key in Python but two in Flink ({why}, at every parallelism); "
+                "winviz keys state by Python equality and cannot keep them apart",
                 index=index,
                 field="key",
                 value=key,
-                expected="keys of one type for one value (e.g. str(key) or int(key))",
+                expected=(
+                    "zeros of one sign (e.g. key + 0.0 turns -0.0 into 0.0)"
+                    if same_types
+                    else "keys of one type for one value (e.g. str(key) or int(key))"
+                ),
             )
 
     def _first(self, key: Any, index: int | None) -> None:
@@ -149,7 +194,9 @@ class KeyRule:
             raise null_key_error(key, index)
         if _has_nan(key):
             raise KeySelectionError(
-                "a NaN key: Python takes every NaN for a new key, Java's Double.equals for one",
+                "a NaN key: Java's Double.equals takes every NaN for one key, but NaN != NaN "
+                "in Python and winviz keys state by Python equality, so every NaN record "
+                "would be a key of its own",
                 index=index,
                 field="key",
                 value=key,
@@ -162,7 +209,7 @@ class KeyRule:
             if exc.value is not key:
                 text = f"its field {exc.value!r}: {text}"
             raise KeySelectionError(text, index=index, field="key", value=key) from None
-        # the signature only where a key of another Java type could be equal (1 and True)
+        # the signature only where another Java key could be equal (1 / True / 1.0, 0.0 / -0.0)
         self._known[key] = (_signature(key) if _ambiguous(key) else None, key)
 
 

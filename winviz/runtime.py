@@ -270,9 +270,15 @@ class JobRuntime:
     None leaves the collector alone. Results and traces do not depend on it."""
 
     def __init__(
-        self, env: StreamExecutionEnvironment, job_name: str, fail_at: Iterable[int] = ()
+        self,
+        env: StreamExecutionEnvironment,
+        job_name: str,
+        fail_at: Iterable[int] = (),
+        restore_from: Any = None,
     ) -> None:
         self.env = env
+        self.restore_from = restore_from
+        """A snapshot to start from (``execute(restore_from=...)``), else None."""
         self.trace = Trace() if env.trace_enabled else None
         self.job = JobContext(trace=self.trace, timer_firing_budget=env.timer_firing_budget)
         self.result = JobExecutionResult(job_name, trace=self.trace, metrics=self.job.metrics)
@@ -669,6 +675,8 @@ class JobRuntime:
             self.coordinator.start(start, sum(len(src.records) for src in self.sources))
             self.start(start)
             positions = None
+            if self.restore_from is not None:
+                positions = self.coordinator.restore_from(self.restore_from)
             while True:
                 try:
                     self._read_input(positions, batching)

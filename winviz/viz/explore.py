@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import html
 import inspect
+import numbers
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ from typing import Any
 import altair as alt
 import ipywidgets as widgets
 
+from winviz.errors import InputError
 from winviz.viz import frames, palette
 from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS, _spec
 
@@ -186,7 +188,7 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
         if value is inspect.Parameter.empty or not isinstance(value, (int, float)):
             value = lo
         if not lo <= value <= hi:
-            raise ValueError(f"control {name!r}: value {value!r} is outside [{lo}, {hi}]")
+            raise ControlValueError(f"control {name!r}: value {value!r} is outside [{lo}, {hi}]")
         cls = widgets.FloatSlider if any(isinstance(v, float) for v in spec) else widgets.IntSlider
         return cls(
             min=lo,
@@ -220,6 +222,42 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     return widgets.Dropdown(
         options=options, value=value, description=label, style=style, layout=layout
     )
+
+
+class ControlValueError(InputError):
+    """A value a control cannot take: outside its slider's ``[min, max]``, not a number of
+    the slider's kind, or not among its dropdown's options. ipywidgets would clamp a slider's
+    value silently (``bound=-100`` becoming 0), so the explorer refuses it instead."""
+
+
+def check_control_value(name: str, widget: widgets.Widget, value: Any) -> None:
+    """Raise ``ControlValueError`` naming the control, the value and the allowed range or
+    options when ``widget`` (a slider or a dropdown) cannot take ``value`` as it is."""
+    options = getattr(widget, "options", None)
+    if options is not None and hasattr(widget, "index"):  # a dropdown / selection widget
+        pairs = [o if isinstance(o, tuple) and len(o) == 2 else (str(o), o) for o in options]
+        if not _among(value, [v for _, v in pairs]):
+            choices = ", ".join(repr(v) for _, v in pairs)
+            raise ControlValueError(
+                f"control {name!r}: value {value!r} is not among its options ({choices})"
+            )
+        return
+    lo, hi = getattr(widget, "min", None), getattr(widget, "max", None)
+    if lo is None or hi is None:
+        return  # another kind of widget: it validates its own values
+    whole = isinstance(widget, (widgets.IntSlider, widgets.BoundedIntText))
+    kind = "an int" if whole else "a number"
+    if isinstance(value, bool) or not isinstance(
+        value, numbers.Integral if whole else numbers.Real
+    ):
+        raise ControlValueError(
+            f"control {name!r}: value {value!r} is not {kind} (expected {kind} in [{lo}, {hi}])"
+        )
+    if not lo <= value <= hi:
+        raise ControlValueError(
+            f"control {name!r}: value {value!r} is outside the slider's range [{lo}, {hi}] "
+            "(ipywidgets would clamp it silently)"
+        )
 
 
 def _among(value: Any, values: list[Any]) -> bool:
@@ -351,6 +389,8 @@ class Explorer:
             raise KeyError(
                 f"no control named {unknown[0]!r}; the controls are {', '.join(self.controls)}"
             )
+        for name, value in values.items():
+            check_control_value(name, self.controls[name], value)
         self._holding = True
         try:
             for name, value in values.items():
