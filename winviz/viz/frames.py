@@ -418,24 +418,79 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     lives["closed"] = [
         int(c) if n else None for c, n in zip(last_cleanup.tolist(), cleanups.tolist(), strict=True)
     ]
-    absorbed: dict[tuple[Any, int, int], str] = {}
-    for row in merged(view, operator).itertuples():
-        for s, e in row.merged_windows:
-            if (s, e) != (row.window_start, row.window_end):
-                absorbed[(row.key_text, s, e)] = f"[{row.window_start}, {row.window_end})"
-    if absorbed:
-        lives["merged_into"] = [
-            absorbed.get((k, s, e))
-            for k, s, e in zip(
+    return _apply_merges(lives, merged(view, operator))[LIFE_COLUMNS]
+
+
+def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:
+    """Session merges, in seq order: a window a merge absorbed is closed at the merge
+    (``closed`` = the merge's proc_time, ``merged_into`` = "[s, e)" of the window it went into);
+    the window it went into inherits the absorbed window's elements (its pane holds them, as
+    Flink's ``MergingWindowSet`` merges the state), so ``elements`` counts every element the
+    surviving pane received, directly or through the windows it absorbed. A window that only
+    a merge names (no record of its own) gets a row opened and closed at the merge."""
+    lives = lives.assign(merged_into=[None] * len(lives))
+    if merges.empty:
+        return lives
+    row_of = {
+        (k, s, e): i
+        for i, (k, s, e) in enumerate(
+            zip(
                 lives["key"].tolist(),
                 lives["window_start"].tolist(),
                 lives["window_end"].tolist(),
                 strict=True,
             )
-        ]
-    else:
-        lives["merged_into"] = [None] * len(lives)
+        )
+    }
+    table = {c: lives[c].tolist() for c in lives.columns}
+    # elements assigned directly; inherited ones are added merge by merge (chains carry over)
+    total = list(table["elements"])
+
+    def row(key: str, s: int, e: int, proc: int) -> int:
+        i = row_of.get((key, s, e))
+        if i is None:
+            i = row_of[(key, s, e)] = len(total)
+            new = dict.fromkeys(table, None)
+            new.update(key=key, window_start=s, window_end=e, opened=proc, elements=0, firings=0)
+            for c, v in new.items():
+                table[c].append(v)
+            total.append(0)
+        return i
+
+    for m in merges.itertuples():
+        into = (int(m.window_start), int(m.window_end))
+        target = row(m.key_text, *into, int(m.proc_time))
+        for s, e in m.merged_windows:
+            if (s, e) == into:
+                continue
+            i = row(m.key_text, int(s), int(e), int(m.proc_time))
+            total[target] += total[i]
+            table["closed"][i] = int(m.proc_time)
+            table["merged_into"][i] = f"[{into[0]}, {into[1]})"
+    table["elements"] = total
+    out = pd.DataFrame(table)
+    out["elements"] = out["elements"].astype(np.int64)
+    out["firings"] = out["firings"].astype(np.int64)
+    out["opened"] = out["opened"].astype(np.int64)
+    out["window_start"] = out["window_start"].astype(np.int64)
+    out["window_end"] = out["window_end"].astype(np.int64)
+    out["closed"] = pd.Series(
+        [None if c is None or pd.isna(c) else int(c) for c in table["closed"]], dtype=object
+    )
+    # object, not pandas' str dtype, which would turn None into NaN
+    out["merged_into"] = pd.Series(table["merged_into"], dtype=object)
+    return out
+
     return lives[LIFE_COLUMNS]
+
+
+def merged_text(values: pd.Series) -> str:
+    """The windows a (start, end) was merged into, over all keys — "" unless every key's pane
+    of it was merged away by a session merge."""
+    texts = values.tolist()
+    if not texts or not all(isinstance(t, str) for t in texts):
+        return ""
+    return ", ".join(dict.fromkeys(texts))
 
 
 def _group_ids(*columns: np.ndarray) -> np.ndarray:

@@ -184,10 +184,11 @@ def _bands(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> a
             closed=("closed", "max"),
             cleaned=("closed", "count"),
             pairs=("key", "size"),
+            merged_into=("merged_into", frames.merged_text),
         )
         .reset_index()
     )
-    # a window is closed once every key's pane of it is cleaned up
+    # a window is closed once every key's pane of it is cleaned up or merged away
     per_window.loc[per_window["cleaned"] < per_window["pairs"], "closed"] = None
     wrapped = per_window["window_start"] >= per_window["window_end"]
     if wrapped.any():
@@ -218,7 +219,12 @@ def _bands(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> a
                 "elements": int(w.elements),
                 "firings": int(w.firings),
                 "opened": y.fmt(w.opened),
-                "closed": "still open at the end" if closed is None else y.fmt(closed),
+                "closed": (
+                    "still open at the end"
+                    if closed is None
+                    else (f"merged into {w.merged_into} at " if w.merged_into else "")
+                    + y.fmt(closed)
+                ),
                 "note": (n0 + " " + n1).strip(),
             }
         )

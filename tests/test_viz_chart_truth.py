@@ -1,0 +1,114 @@
+"""Chart truth (issue 12): what the charts draw agrees with the engine's trace — session
+merges close the absorbed window at the merge and the surviving pane counts the inherited
+elements; firing marks sit at the time of the timer that fired them; the timers chart shows
+each timer at its timestamp. Each test runs the issue's reproducer on the real engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import winviz as wv
+from winviz import viz
+from winviz.viz import frames
+
+
+def layer_rows(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    """The data rows of the first layer whose rows are of this ``kind``."""
+    for lay in spec["layer"]:
+        rows = spec["datasets"].get(lay.get("data", {}).get("name"), [])
+        if rows and rows[0].get("kind") == kind:
+            return rows
+    raise AssertionError(f"no layer of kind {kind!r}")
+
+
+def session_job(lateness: int) -> wv.JobExecutionResult:
+    """Sessions with a 1500 ms gap: a@1000 opens [1000, 2500) at 0 ms; a@2000 at 10 ms
+    opens [2000, 3500), which merges with it into [1000, 3500) — the pane then holds both
+    elements and the job emits 2; a@9000 at 20 ms is a session of its own."""
+    env = wv.StreamExecutionEnvironment()
+    windowed = (
+        env.from_collection([("a", 1000), ("a", 2000), ("a", 9000)], arrival_times=[0, 10, 20])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(1500))
+    )
+    if lateness:
+        windowed = windowed.allowed_lateness(lateness)
+    windowed.aggregate(wv.CountAggregate()).sink_to("out")
+    return env.execute()
+
+
+@pytest.mark.parametrize("lateness", [0, 1000])
+def test_session_merge_closes_the_absorbed_window(lateness: int) -> None:
+    result = session_job(lateness)
+    assert [r.value for r in result.outputs["out"]] == [2, 1]
+    view = frames.open_trace(result.trace)
+    lives = frames.window_lives(view, "window")
+    assert [
+        (r.window_start, r.window_end, r.opened, r.closed, r.elements, r.firings, r.merged_into)
+        for r in lives.itertuples()
+    ] == [
+        (1000, 2500, 0, 10, 1, 0, "[1000, 3500)"),
+        (1000, 3500, 10, 20, 2, 1, None),  # 2 = what the job emitted
+        (9000, 10500, 20, 20, 1, 1, None),
+    ]
+
+    spec = viz.timeline(result.trace).to_dict()
+    assert [
+        (b["x"], b["x2"], b["y"], b["y2"], b["elements"], b["firings"], b["closed"])
+        for b in layer_rows(spec, "window")
+    ] == [
+        (1000, 2500, 0, 10, 1, 0, "merged into [1000, 3500) at 10 ms"),
+        (1000, 3500, 10, 20, 2, 1, "20 ms"),
+        (9000, 10500, 20, 20, 1, 1, "20 ms"),
+    ]
+
+    spec = viz.scrubber(result.trace).to_dict()
+    windows = layer_rows(spec, "window")
+    assert [(w["x"], w["x2"], w["opened"], w["closed"], w["merged_into"]) for w in windows] == [
+        (1000, 2500, 0, 10, "[1000, 3500)"),
+        (1000, 3500, 10, 20, ""),
+        (9000, 10500, 20, 20, ""),
+    ]
+    state = spec["layer"][0]["transform"][0]["calculate"]
+    assert "(datum.merged_into != '' ? 'merged away' : 'gone')" in state
+    color = spec["layer"][0]["encoding"]["color"]["scale"]["domain"]
+    assert color == ["open", "fired", "merged away", "gone"]
+
+
+def test_merge_chain_carries_inherited_elements() -> None:
+    """[1000, 2500) and [3000, 4500) are bridged by a@2200 ([2200, 3700)) into [1000, 4500)
+    at 20 ms, which a@4000 at 30 ms extends to [1000, 5500): that pane holds all four."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 1000), ("a", 3000), ("a", 2200), ("a", 4000)], arrival_times=[0, 10, 20, 30]
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(5000).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(1500))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert [r.value for r in result.outputs["out"]] == [4]
+    lives = frames.window_lives(frames.open_trace(result.trace), "window")
+    assert [
+        (r.window_start, r.window_end, r.closed, r.elements, r.merged_into)
+        for r in lives.itertuples()
+    ] == [
+        (1000, 2500, 20, 1, "[1000, 4500)"),
+        (3000, 4500, 20, 1, "[1000, 4500)"),
+        (1000, 4500, 30, 3, "[1000, 5500)"),
+        (1000, 5500, 30, 4, None),
+    ]
