@@ -112,3 +112,107 @@ def test_merge_chain_carries_inherited_elements() -> None:
         (1000, 4500, 30, 3, "[1000, 5500)"),
         (1000, 5500, 30, 4, None),
     ]
+
+
+def continuous_job() -> wv.JobExecutionResult:
+    """A 5 s tumbling window with ContinuousEventTimeTrigger.of(2000): a@500, a@1500 and
+    a@4500 register timers at 2000 (then 4000) and the window's max timestamp 4999; a@9000
+    moves the watermark to 8999 at 30 ms, so timers 2000, 4000 and 4999 all fire then."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 500), ("a", 1500), ("a", 4500), ("a", 9000)], arrival_times=[0, 10, 20, 30]
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .trigger(wv.ContinuousEventTimeTrigger.of(2000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+def test_firings_sit_at_the_timer_that_fired_them() -> None:
+    result = continuous_job()
+    assert [r.value for r in result.outputs["out"]] == [3, 3, 3, 1]
+    view = frames.open_trace(result.trace)
+    fired = frames.firings(view, "window")
+    assert list(zip(fired["timer"], fired["at"], fired["cause"], strict=True)) == [
+        (2000, 2000, "event-time timer at 2000"),
+        (4000, 4000, "event-time timer at 4000"),
+        (4999, 4999, "event-time timer at 4999"),
+        (9999, 9999, "event-time timer at 9999"),
+    ]
+    # the timer_fired record right before each firing's trigger call names that timer
+    trace = result.trace.to_pandas()
+    timer_ts = [
+        int(trace.loc[trace["seq"] < seq].query("kind == 'timer_fired'")["ts"].iloc[-1])
+        for seq in fired["seq"]
+    ]
+    assert timer_ts == [2000, 4000, 4999, 9999]
+
+    spec = viz.timeline(result.trace).to_dict()
+    assert [(f["x"], f["y"], f["label"], f["cause"]) for f in layer_rows(spec, "fired")] == [
+        (2000, 30, "3 · on time", "event-time timer at 2000"),
+        (4000, 30, "3 · late", "event-time timer at 4000"),
+        (4999, 30, "3 · late", "event-time timer at 4999"),
+        (9999, 30, "1 · on time", "event-time timer at 9999"),
+    ]
+
+    spec = viz.window_lanes(result.trace).to_dict()
+    fired_marks = [
+        (e["x"], e["n"], e["label"], e["cause"])
+        for lay in spec["layer"]
+        if lay["mark"]["type"] == "point"
+        for e in spec["datasets"][lay["data"]["name"]]
+    ]
+    assert sorted(fired_marks) == [
+        (2000.0, 1, "", "event-time timer at 2000"),
+        (4000.0, 1, "", "event-time timer at 4000"),
+        (4999.0, 1, "", "event-time timer at 4999"),
+        (9999.0, 1, "", "event-time timer at 9999"),
+    ]  # no "×2" stacked at the window's end
+
+
+def test_element_and_processing_time_firings_say_so() -> None:
+    """A CountTrigger.of(2) fires on the second element (cause "element", at the window's
+    end); the processing-time window [0, 1000) of a@1 fires at its processing-time timer 999
+    when a@2 arrives at 1500 (drawn at the window's end: a processing time is not on the
+    event-time axis)."""
+    env = wv.StreamExecutionEnvironment()
+    source = env.from_collection([("a", 1), ("a", 2)], arrival_times=[0, 1500])
+    (
+        source.assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(10))
+        .trigger(wv.CountTrigger.of(2))
+        .aggregate(wv.CountAggregate())
+        .sink_to("counted")
+    )
+    (
+        source.key_by(lambda e: e[0])
+        .window(wv.TumblingProcessingTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("timed")
+    )
+    result = env.execute()
+    view = frames.open_trace(result.trace)
+    ops = frames.window_operators(view)
+    causes = {
+        op: list(zip(f["cause"], f["timer"], f["at"], strict=True))
+        for op in ops
+        for f in [frames.firings(view, op)]
+    }
+    assert causes == {
+        ops[0]: [("element", None, 10)],
+        ops[1]: [("processing-time timer at 999", 999, 1000)],
+    }

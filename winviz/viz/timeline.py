@@ -476,13 +476,15 @@ def _firings(
         return [_firings_aggregated(fired, x, y, notes)]
     cols = {
         c: fired[c].tolist()
-        for c in ["seq", "result", "pane", "timing", "count", "watermark", "proc_time"]
+        for c in ["seq", "result", "pane", "timing", "count", "watermark", "proc_time", "cause"]
     }
     cols["key"] = frames.key_texts(fired["key"])
     rows = []
-    by = ["window_start", "window_end", "proc_time", "timing"]
-    for (start, end, proc, timing), idx in frames.groups(fired, by).items():
-        fx, note = x.clip(end)
+    # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
+    # else at its window's end: early firings of one window are not stacked at the end
+    by = ["window_start", "window_end", "at", "proc_time", "timing"]
+    for (start, end, at, proc, timing), idx in frames.groups(fired, by).items():
+        fx, note = x.clip(at)
         shown = timing.replace("_", " ")
         keys = [cols["key"][i] for i in idx]
         results = [frames.short(cols["result"][i], 40) for i in idx]
@@ -506,6 +508,7 @@ def _firings(
                 "result": ", ".join(results),
                 "pane": _join(cols["pane"], idx),
                 "timing": timing,
+                "cause": ", ".join(dict.fromkeys(cols["cause"][i] for i in idx)),
                 "count": _join(cols["count"], idx),
                 "proc_time": y.fmt(proc),
                 "watermark": x.fmt(cols["watermark"][idx[0]]),
