@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import winviz as wv
 from winviz import viz
@@ -216,3 +218,99 @@ def test_element_and_processing_time_firings_say_so() -> None:
         ops[0]: [("element", None, 10)],
         ops[1]: [("processing-time timer at 999", 999, 1000)],
     }
+
+
+# -- property: window_lives agrees with the engine on random small jobs ------------------------
+
+ASSIGNERS = {
+    "tumbling": lambda: wv.TumblingEventTimeWindows.of(4000),
+    "sliding": lambda: wv.SlidingEventTimeWindows.of(4000, 2000),
+    "session": lambda: wv.EventTimeSessionWindows.with_gap(1500),
+}
+
+
+def random_job(
+    assigner: str, events: list[tuple[str, int]], delay: int, lateness: int, side: bool
+) -> wv.JobExecutionResult:
+    env = wv.StreamExecutionEnvironment()
+    windowed = (
+        env.from_collection(events, arrival_times=[100 * i for i in range(len(events))])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(delay).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(ASSIGNERS[assigner]())
+        .allowed_lateness(lateness)
+    )
+    if side:
+        windowed = windowed.side_output_late_data(wv.OutputTag("late"))
+    windowed.aggregate(wv.CountAggregate()).sink_to("out")
+    return env.execute()
+
+
+def engine_facts(trace: wv.Trace) -> dict[str, Any]:
+    """What the engine's own records say, read record by record (no viz code): per (key,
+    window) the proc_time of the first assigned record, the fired records (proc_time,
+    result), the last cleanup's proc_time; per absorbed window its merge (proc_time, into)."""
+    assigned: dict[tuple, int] = {}
+    fired: dict[tuple, list[tuple[int, Any]]] = {}
+    cleaned: dict[tuple, int] = {}
+    merges: dict[tuple, tuple[int, str]] = {}
+    for r in trace.records():
+        if r.operator != "window" or not hasattr(r.window, "start"):
+            continue
+        ident = (r.key, r.window.start, r.window.end)
+        if r.kind == "assigned":
+            assigned.setdefault(ident, r.proc_time)
+        elif r.kind == "fired":
+            fired.setdefault(ident, []).append((r.proc_time, r.details()["result"]))
+        elif r.kind == "cleanup":
+            cleaned[ident] = r.proc_time
+        elif r.kind == "merged":
+            for w in r.details()["merged_windows"]:
+                s, e = (w.start, w.end) if hasattr(w, "start") else w
+                if (s, e) != (r.window.start, r.window.end):
+                    merges[(r.key, s, e)] = (r.proc_time, f"[{r.window.start}, {r.window.end})")
+    return {"assigned": assigned, "fired": fired, "cleaned": cleaned, "merges": merges}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    assigner=st.sampled_from(sorted(ASSIGNERS)),
+    events=st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 40).map(lambda t: t * 250)),
+        min_size=1,
+        max_size=12,
+    ),
+    delay=st.sampled_from([0, 1000, 3000]),
+    lateness=st.sampled_from([0, 1500, 5000]),
+    side=st.booleans(),
+)
+def test_window_lives_agree_with_the_engine(
+    assigner: str, events: list[tuple[str, int]], delay: int, lateness: int, side: bool
+) -> None:
+    result = random_job(assigner, events, delay, lateness, side)
+    facts = engine_facts(result.trace)
+    lives = frames.window_lives(frames.open_trace(result.trace), "window")
+    got = {(r.key, r.window_start, r.window_end): r for r in lives.itertuples()}
+    assert len(got) == len(lives)  # one row per (key, window)
+    # every window that got an element is opened, at its first element
+    for ident, proc in facts["assigned"].items():
+        assert ident in got and got[ident].opened == proc
+    # merged away -> closed at the merge, "merged into [s, e)"; else closed at its cleanup
+    for ident, life in got.items():
+        if ident in facts["merges"]:
+            assert (life.closed, life.merged_into) == facts["merges"][ident]
+        else:
+            assert life.merged_into is None
+            assert life.closed == facts["cleaned"].get(ident)
+    # the number of firings is the number of fired records
+    for ident, life in got.items():
+        assert life.firings == len(facts["fired"].get(ident, []))
+    assert int(lives["firings"].sum()) == sum(len(f) for f in facts["fired"].values())
+    # with a count aggregate and the default trigger a pane's last firing emits every element
+    # it received, directly or from the windows it absorbed
+    for ident, fired in facts["fired"].items():
+        assert got[ident].elements == fired[-1][1]
