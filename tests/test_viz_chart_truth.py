@@ -253,19 +253,28 @@ def random_job(
 def engine_facts(trace: wv.Trace) -> dict[str, Any]:
     """What the engine's own records say, read record by record (no viz code): per (key,
     window) the proc_time of the first assigned record, the fired records (proc_time,
-    result), the last cleanup's proc_time; per absorbed window its merge (proc_time, into)."""
+    result), the last cleanup's proc_time; per absorbed window its merge (proc_time, into);
+    per fired record the timestamp of the event-time timer whose trigger call fired it."""
     assigned: dict[tuple, int] = {}
     fired: dict[tuple, list[tuple[int, Any]]] = {}
     cleaned: dict[tuple, int] = {}
     merges: dict[tuple, tuple[int, str]] = {}
+    fired_at: list[int] = []  # per fired record: the event-time timer's ts, else window end
+    timer_ts, call = None, None
     for r in trace.records():
         if r.operator != "window" or not hasattr(r.window, "start"):
             continue
         ident = (r.key, r.window.start, r.window.end)
-        if r.kind == "assigned":
+        if r.kind == "timer_fired":
+            timer_ts = r.ts if r.details()["domain"] == "event" else None
+        elif r.kind == "trigger":
+            call = r.details()["call"]
+        elif r.kind == "assigned":
             assigned.setdefault(ident, r.proc_time)
         elif r.kind == "fired":
             fired.setdefault(ident, []).append((r.proc_time, r.details()["result"]))
+            timed = call == "on_event_time" and timer_ts is not None
+            fired_at.append(timer_ts if timed else r.window.end)
         elif r.kind == "cleanup":
             cleaned[ident] = r.proc_time
         elif r.kind == "merged":
@@ -273,7 +282,13 @@ def engine_facts(trace: wv.Trace) -> dict[str, Any]:
                 s, e = (w.start, w.end) if hasattr(w, "start") else w
                 if (s, e) != (r.window.start, r.window.end):
                     merges[(r.key, s, e)] = (r.proc_time, f"[{r.window.start}, {r.window.end})")
-    return {"assigned": assigned, "fired": fired, "cleaned": cleaned, "merges": merges}
+    return {
+        "assigned": assigned,
+        "fired": fired,
+        "cleaned": cleaned,
+        "merges": merges,
+        "fired_at": fired_at,
+    }
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -293,7 +308,10 @@ def test_window_lives_agree_with_the_engine(
 ) -> None:
     result = random_job(assigner, events, delay, lateness, side)
     facts = engine_facts(result.trace)
-    lives = frames.window_lives(frames.open_trace(result.trace), "window")
+    view = frames.open_trace(result.trace)
+    lives = frames.window_lives(view, "window")
+    # each firing mark sits at the event-time timer that fired it (else the window end)
+    assert frames.firings(view, "window")["at"].tolist() == facts["fired_at"]
     got = {(r.key, r.window_start, r.window_end): r for r in lives.itertuples()}
     assert len(got) == len(lives)  # one row per (key, window)
     # every window that got an element is opened, at its first element

@@ -295,6 +295,8 @@ def test_scrubber_data(trace) -> None:
         (0, 5000, 0, 200, 600),
         (5000, 10000, 100, 700, 700),
     ]
+    # no session merge here: "merged away" is not in the legend
+    assert windows["encoding"]["color"]["scale"]["domain"] == ["open", "fired", "gone"]
     assert [(w["proc"], w["x"]) for w in data(spec, wm)] == [(200, 5499), (600, 7499), (700, 10300)]
     assert [(e["x"], e["arrived"], e["fate"]) for e in data(spec, arrived)] == [
         (1000, 0, "on time"),

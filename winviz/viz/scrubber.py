@@ -188,6 +188,9 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
             "merged_into": windows["merged_into"].astype(str),
         }
     )
+    # "merged away" is in the legend only when a session merge absorbed a window
+    merged_any = bool((data["merged_into"] != "").any())
+    shown = set(STATES) if merged_any else set(STATES) - {"merged away"}
     state = (
         f"{PARAM} < datum.opened ? 'not yet' : "
         f"(datum.closed != null && {PARAM} >= datum.closed) ? "
@@ -210,7 +213,10 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
             color=alt.Color(
                 "state:N",
                 title="window at t",
-                scale=alt.Scale(domain=list(STATES), range=list(STATE_COLORS)),
+                scale=alt.Scale(
+                    domain=[st for st in STATES if st in shown],
+                    range=[c for st, c in zip(STATES, STATE_COLORS, strict=True) if st in shown],
+                ),
             ),
             stroke=alt.value(palette.SKY_BLUE),
             tooltip=[
