@@ -332,3 +332,25 @@ def test_window_lives_agree_with_the_engine(
     # it received, directly or from the windows it absorbed
     for ident, fired in facts["fired"].items():
         assert got[ident].elements == fired[-1][1]
+
+
+def test_aggregated_firings_keep_their_timer_times() -> None:
+    """Above DETAIL_LIMIT firings the timeline draws one mark per (window, timing, firing
+    time): the early firings at 2000 and 4000 stay apart there too."""
+    from winviz.viz import palette
+    from winviz.viz.timeline import _firings_aggregated
+
+    result = continuous_job()
+    view = frames.open_trace(result.trace)
+    fired = frames.firings(view, "window")
+    x = palette.time_axis("event time", [0, 10000])
+    y = palette.time_axis("processing time", [0, 30])
+    notes: list[str] = []
+    layer = _firings_aggregated(fired, x, y, notes).to_dict()
+    rows = next(iter(layer["datasets"].values()))
+    assert [(r["x"], r["timing"], r["firings"]) for r in rows] == [
+        (2000, "on_time", 1),
+        (4000, "late", 1),
+        (4999, "late", 1),
+        (9999, "on_time", 1),
+    ]

@@ -586,10 +586,14 @@ def _cleanups(
 def _firings_aggregated(
     fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> alt.Chart:
-    """One mark per (window, timing) at the first such firing's processing time."""
+    """One mark per (window, timing, event time of the firing timer — else the window end)
+    at the first such firing's processing time."""
     agg = (
-        fired.assign(proc_time=pd.to_numeric(fired["proc_time"]))
-        .groupby(["window_start", "window_end", "timing"], sort=True)
+        fired.assign(
+            proc_time=pd.to_numeric(fired["proc_time"]),
+            at=pd.to_numeric(fired["at"]).astype("int64"),
+        )
+        .groupby(["window_start", "window_end", "at", "timing"], sort=True)
         .agg(n=("seq", "size"), first=("proc_time", "min"), last=("proc_time", "max"))
         .reset_index()
     )
@@ -600,7 +604,7 @@ def _firings_aggregated(
     )
     rows = [
         {
-            "x": x.clip(end)[0],
+            "x": x.clip(at)[0],
             "y": y.clip(first)[0],
             "what": palette.TIMING_EVENT.get(timing, "fired on time"),
             "kind": "fired (aggregated)",
@@ -609,9 +613,10 @@ def _firings_aggregated(
             "firings": int(n),
             "proc_time": f"{y.fmt(first)} .. {y.fmt(last)}",
         }
-        for start, end, timing, n, first, last in zip(
+        for start, end, at, timing, n, first, last in zip(
             agg["window_start"].tolist(),
             agg["window_end"].tolist(),
+            agg["at"].tolist(),
             agg["timing"].tolist(),
             agg["n"].tolist(),
             agg["first"].tolist(),
