@@ -49,10 +49,19 @@ def test_session_merges_are_drawn() -> None:
         ("b", 1000, 2500, 0, "fired", "40"),
         ("b", 9000, 10500, 0, "fired", "40"),
     ]
-    assert [(f["key"], f["x"], f["what"], f["detail"]) for f in fired] == [
-        ("b", 2500.0, "fired on time", "1"),
-        ("a", 5000.0, "fired on time", "3"),
-        ("b", 10500.0, "fired on time", "1"),
+    # the surviving session counts the elements of the windows it absorbed: 3, as emitted
+    assert [(b["key"], b["x"], b["elements"]) for b in bars] == [
+        ("a", 1000, 1),
+        ("a", 1000, 3),
+        ("a", 3500, 1),
+        ("b", 1000, 1),
+        ("b", 9000, 1),
+    ]
+    # each firing at the event-time timer that fired it (the window's max timestamp)
+    assert [(f["key"], f["x"], f["what"], f["detail"], f["cause"]) for f in fired] == [
+        ("b", 2499.0, "fired on time", "1", "event-time timer at 2499"),
+        ("a", 4999.0, "fired on time", "3", "event-time timer at 4999"),
+        ("b", 10499.0, "fired on time", "1", "event-time timer at 10499"),
     ]
     # merges sit 8 px left of the merged window's start: 8 * (10785 - 715) / 640 ms
     assert [(m["key"], m["x"], m["slot"], m["detail"]) for m in merged] == [

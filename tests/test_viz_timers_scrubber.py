@@ -78,8 +78,8 @@ def test_timers_layers_and_encodings(trace) -> None:
         "operator 'window': 6 timers (0 still pending at the end), 3 de-duplicated registrations"
     ]
     top, bottom = spec["vconcat"]
-    bars, ends, dedup = top["layer"]
-    assert [lay["mark"]["type"] for lay in top["layer"]] == ["bar", "point", "point"]
+    bars, ends, dedup, labels = top["layer"]
+    assert [lay["mark"]["type"] for lay in top["layer"]] == ["bar", "point", "point", "text"]
     assert bars["encoding"]["y"] == {
         "field": "lane",
         "type": "nominal",
@@ -90,7 +90,12 @@ def test_timers_layers_and_encodings(trace) -> None:
     }
     assert bars["encoding"]["x"]["field"] == "x" and bars["encoding"]["x2"] == {"field": "x2"}
     assert bars["encoding"]["x"]["scale"] == {"domain": [-21, 721], "nice": False, "zero": False}
-    assert bars["encoding"]["yOffset"] == {"field": "timestamp", "type": "nominal"}
+    # one sub-lane per timer of a lane, apart: 4999 and 5999 are two bars, not one
+    slot = {"field": "slot", "type": "nominal", "scale": {"paddingInner": 0.25}}
+    assert bars["encoding"]["yOffset"] == slot
+    assert ends["encoding"]["yOffset"] == slot == dedup["encoding"]["yOffset"]
+    assert labels["encoding"]["text"] == {"field": "label", "type": "nominal"}
+    assert labels["encoding"]["yOffset"] == slot
     assert bars["encoding"]["color"]["scale"] == {
         "domain": ["event", "processing"],
         "range": ["#0072B2", "#E69F00"],
@@ -101,7 +106,15 @@ def test_timers_layers_and_encodings(trace) -> None:
         "domain": ["fired", "deleted", "pending at end"],
         "range": ["square", "cross", "triangle-right"],
     }
-    assert dedup["mark"]["shape"] == "triangle-down"
+    # the de-duplication marker: black (not the processing-time orange), in the legend
+    assert dedup["mark"]["color"] == "#000000"
+    assert dedup["encoding"]["shape"] == {
+        "field": "mark",
+        "type": "nominal",
+        "title": "registration",
+        "scale": {"domain": ["de-duplicated"], "range": ["triangle-down"]},
+    }
+    assert "#000000" not in bars["encoding"]["color"]["scale"]["range"]
     assert bottom["mark"] == {"type": "line", "interpolate": "step-after", "strokeWidth": 1.5}
     assert bottom["encoding"]["y"] == {
         "field": "size",
@@ -134,6 +147,16 @@ def test_timers_bar_data(trace) -> None:
         ("a · [5000, 10000)", "9,999 ms", 100, 700, "fired", "event", 15, 64),
         ("a · [5000, 10000)", "10,999 ms", 100, 700, "fired", "event", 17, 69),
     ]
+    # timers 4999 and 5999 of one window: two sub-lanes, each timestamp written on its bar
+    assert [(b["lane"], b["slot"], b["label"]) for b in bars] == [
+        ("a · [0, 5000)", 0, "@ 4,999 ms"),
+        ("a · [0, 5000)", 1, "@ 5,999 ms"),
+        ("b · [0, 5000)", 0, "@ 4,999 ms"),
+        ("b · [0, 5000)", 1, "@ 5,999 ms"),
+        ("a · [5000, 10000)", 0, "@ 9,999 ms"),
+        ("a · [5000, 10000)", 1, "@ 10,999 ms"),
+    ]
+    assert data(spec, spec["vconcat"][0]["layer"][3]) == data(spec, spec["vconcat"][0]["layer"][0])
     assert bars[0]["watermark"] == "MIN (Long.MIN_VALUE)"
     tips = {t["field"] for t in spec["vconcat"][0]["layer"][0]["encoding"]["tooltip"]}
     assert {"key", "namespace", "domain", "timestamp", "registered", "ended", "watermark"} <= tips
@@ -142,10 +165,14 @@ def test_timers_bar_data(trace) -> None:
 def test_timers_dedup_and_queue(trace) -> None:
     spec = timers_chart(trace).to_dict()
     marks = data(spec, spec["vconcat"][0]["layer"][2])
-    assert [(m["lane"], m["x"], m["timestamp"], m["count"], m["first_seq"]) for m in marks] == [
-        ("a · [0, 5000)", 300, "5,999 ms", 1, 38),
-        ("a · [5000, 10000)", 400, "9,999 ms", 1, 42),
-        ("a · [5000, 10000)", 400, "10,999 ms", 1, 44),
+    # each in the sub-lane of the timer it found queued
+    assert [
+        (m["lane"], m["x"], m["slot"], m["timestamp"], m["count"], m["first_seq"], m["mark"])
+        for m in marks
+    ] == [
+        ("a · [0, 5000)", 300, 1, "5,999 ms", 1, 38, "de-duplicated"),
+        ("a · [5000, 10000)", 400, 0, "9,999 ms", 1, 42, "de-duplicated"),
+        ("a · [5000, 10000)", 400, 1, "10,999 ms", 1, 44, "de-duplicated"),
     ]
     queue = data(spec, spec["vconcat"][1])
     assert [(q["x"], q["size"]) for q in queue] == [
@@ -268,6 +295,8 @@ def test_scrubber_data(trace) -> None:
         (0, 5000, 0, 200, 600),
         (5000, 10000, 100, 700, 700),
     ]
+    # no session merge here: "merged away" is not in the legend
+    assert windows["encoding"]["color"]["scale"]["domain"] == ["open", "fired", "gone"]
     assert [(w["proc"], w["x"]) for w in data(spec, wm)] == [(200, 5499), (600, 7499), (700, 10300)]
     assert [(e["x"], e["arrived"], e["fate"]) for e in data(spec, arrived)] == [
         (1000, 0, "on time"),

@@ -322,14 +322,72 @@ def window_records(
 
 def firings(view: TraceView, operator: str) -> pd.DataFrame:
     """The ``fired`` records: window_records columns plus result (the value), pane, timing,
-    count."""
+    count, and what caused the firing (see ``firing_causes``): cause, timer (the firing
+    timer's timestamp, None when no timer fired it) and at (the event time a firing mark sits
+    at: the event-time timer's timestamp, else the window's end)."""
     frame = window_records(view, operator, "fired")
     rows = frame["seq"].to_numpy()
     frame["result"] = view.detail("fired", "result", rows)  # raw values: short() them to show
     frame["pane"] = view.detail("fired", "pane", rows)
     frame["timing"] = view.detail("fired", "timing", rows)
     frame["count"] = view.detail("fired", "count", rows)
+    cause, timer, domain = firing_causes(view, operator, rows)
+    frame["cause"] = cause
+    frame["timer"] = timer
+    frame["at"] = pd.Series(
+        [
+            t if d == "event" else e
+            for t, d, e in zip(timer, domain, frame["window_end"].tolist(), strict=True)
+        ],
+        dtype=object,
+    )
     return frame
+
+
+_CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
+
+
+def firing_causes(
+    view: TraceView, operator: str, fired_rows: np.ndarray
+) -> tuple[list[str], list[int | None], list[str | None]]:
+    """What made each ``fired`` record of ``operator`` happen: (cause text, timer timestamp,
+    timer domain) per record. By the trace's order rule 4, a timer's ``timer_fired`` record
+    comes before the ``trigger`` call and the ``fired`` records of its window: a firing whose
+    latest ``trigger`` record (same operator) is an ``on_event_time`` / ``on_processing_time``
+    call was fired by the latest ``timer_fired`` before that call, when it is of the same key
+    and window ("event-time timer at t" / "processing-time timer at t"); an ``on_element``
+    call is "element", ``on_merge`` "session merge"; anything else (no trigger record) is
+    "" — unknown, never guessed."""
+    rows = view.select("trigger", "timer_fired", "fired", operator=operator)
+    n = len(rows)
+    pos = np.arange(n)
+    is_trigger = view.is_kind(rows, "trigger")
+    is_timer = view.is_kind(rows, "timer_fired")
+    last_trigger = np.maximum.accumulate(np.where(is_trigger, pos, -1)) if n else pos
+    last_timer = np.maximum.accumulate(np.where(is_timer, pos, -1)) if n else pos
+    where = np.searchsorted(rows, fired_rows)
+    t = last_trigger[where] if len(fired_rows) else where
+    has_t = t >= 0
+    calls = np.full(len(fired_rows), None, dtype=object)
+    calls[has_t] = view.detail("trigger", "call", rows[t[has_t]])
+    j = np.where(has_t, last_timer[np.where(has_t, t, 0)], -1) if len(fired_rows) else t
+    timed = np.isin(calls, ["on_event_time", "on_processing_time"]) & (j >= 0)
+    trows = rows[j[timed]]
+    frows = fired_rows[timed]
+    key_codes, window_codes = view.c.key.codes, view.c.window.codes
+    same = (key_codes[trows] == key_codes[frows]) & (window_codes[trows] == window_codes[frows])
+    stamps, _ = view.ints("ts", trows)
+    kinds = view.detail("timer_fired", "domain", trows) if len(trows) else []
+    causes = [_CALL_CAUSE.get(c, "") for c in calls.tolist()]
+    timers: list[int | None] = [None] * len(fired_rows)
+    domains: list[str | None] = [None] * len(fired_rows)
+    for i, ok, ts, domain in zip(
+        np.flatnonzero(timed).tolist(), same.tolist(), stamps.tolist(), list(kinds), strict=True
+    ):
+        if ok:
+            word = "event-time" if domain == "event" else "processing-time"
+            causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
+    return causes, timers, domains
 
 
 def cleanups(view: TraceView, operator: str) -> pd.DataFrame:
@@ -418,24 +476,79 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     lives["closed"] = [
         int(c) if n else None for c, n in zip(last_cleanup.tolist(), cleanups.tolist(), strict=True)
     ]
-    absorbed: dict[tuple[Any, int, int], str] = {}
-    for row in merged(view, operator).itertuples():
-        for s, e in row.merged_windows:
-            if (s, e) != (row.window_start, row.window_end):
-                absorbed[(row.key_text, s, e)] = f"[{row.window_start}, {row.window_end})"
-    if absorbed:
-        lives["merged_into"] = [
-            absorbed.get((k, s, e))
-            for k, s, e in zip(
+    return _apply_merges(lives, merged(view, operator))[LIFE_COLUMNS]
+
+
+def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:
+    """Session merges, in seq order: a window a merge absorbed is closed at the merge
+    (``closed`` = the merge's proc_time, ``merged_into`` = "[s, e)" of the window it went into);
+    the window it went into inherits the absorbed window's elements (its pane holds them, as
+    Flink's ``MergingWindowSet`` merges the state), so ``elements`` counts every element the
+    surviving pane received, directly or through the windows it absorbed. A window that only
+    a merge names (no record of its own) gets a row opened and closed at the merge."""
+    lives = lives.assign(merged_into=[None] * len(lives))
+    if merges.empty:
+        return lives
+    row_of = {
+        (k, s, e): i
+        for i, (k, s, e) in enumerate(
+            zip(
                 lives["key"].tolist(),
                 lives["window_start"].tolist(),
                 lives["window_end"].tolist(),
                 strict=True,
             )
-        ]
-    else:
-        lives["merged_into"] = [None] * len(lives)
+        )
+    }
+    table = {c: lives[c].tolist() for c in lives.columns}
+    # elements assigned directly; inherited ones are added merge by merge (chains carry over)
+    total = list(table["elements"])
+
+    def row(key: str, s: int, e: int, proc: int) -> int:
+        i = row_of.get((key, s, e))
+        if i is None:
+            i = row_of[(key, s, e)] = len(total)
+            new = dict.fromkeys(table, None)
+            new.update(key=key, window_start=s, window_end=e, opened=proc, elements=0, firings=0)
+            for c, v in new.items():
+                table[c].append(v)
+            total.append(0)
+        return i
+
+    for m in merges.itertuples():
+        into = (int(m.window_start), int(m.window_end))
+        target = row(m.key_text, *into, int(m.proc_time))
+        for s, e in m.merged_windows:
+            if (s, e) == into:
+                continue
+            i = row(m.key_text, int(s), int(e), int(m.proc_time))
+            total[target] += total[i]
+            table["closed"][i] = int(m.proc_time)
+            table["merged_into"][i] = f"[{into[0]}, {into[1]})"
+    table["elements"] = total
+    out = pd.DataFrame(table)
+    out["elements"] = out["elements"].astype(np.int64)
+    out["firings"] = out["firings"].astype(np.int64)
+    out["opened"] = out["opened"].astype(np.int64)
+    out["window_start"] = out["window_start"].astype(np.int64)
+    out["window_end"] = out["window_end"].astype(np.int64)
+    out["closed"] = pd.Series(
+        [None if c is None or pd.isna(c) else int(c) for c in table["closed"]], dtype=object
+    )
+    # object, not pandas' str dtype, which would turn None into NaN
+    out["merged_into"] = pd.Series(table["merged_into"], dtype=object)
+    return out
+
     return lives[LIFE_COLUMNS]
+
+
+def merged_text(values: pd.Series) -> str:
+    """The windows a (start, end) was merged into, over all keys — "" unless every key's pane
+    of it was merged away by a session merge."""
+    texts = values.tolist()
+    if not texts or not all(isinstance(t, str) for t in texts):
+        return ""
+    return ", ".join(dict.fromkeys(texts))
 
 
 def _group_ids(*columns: np.ndarray) -> np.ndarray:

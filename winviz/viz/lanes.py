@@ -220,10 +220,11 @@ def _closed(closed: Any, merged_into: Any) -> str:
 
 
 def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: int) -> pd.DataFrame:
-    """One row per drawn window event: firings per (key, window, timing), purges, evictions
-    and merges, with the slot of their bar. Events sharing an anchor are set apart by
-    ``EVENT_DX`` pixels, converted to event time for this chart's width (Vega offsets only
-    text marks by pixels)."""
+    """One row per drawn window event: firings per (key, window, timing, event time of the
+    timer that fired them — else the window end), purges, evictions and merges, with the slot
+    of their bar. Purges, evictions and merges, and firings sharing a pixel with another mark,
+    are set apart by ``EVENT_DX`` pixels, converted to event time for this chart's width
+    (Vega offsets only text marks by pixels)."""
     slot = {
         (k, s, e): int(i)
         for k, s, e, i in zip(
@@ -237,15 +238,20 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
     results = fired["result"].tolist()  # raw values; short() only those shown
     seqs, procs = fired["seq"].tolist(), fired["proc_time"].tolist()
     marks = fired["watermark"].tolist()
-    by = ["key_text", "window_start", "window_end", "timing"]
-    for (key, s, e, timing), idx in frames.groups(fired, by).items():
+    causes = fired["cause"].tolist()
+    # one mark per event time a firing sits at: the timer that fired it, else the window end
+    by = ["key_text", "window_start", "window_end", "timing", "at"]
+    for (key, s, e, timing, at), idx in frames.groups(fired, by).items():
         what = palette.TIMING_EVENT.get(timing, "fired on time")
         shown = idx[-1:] if len(idx) > 50 else idx
         g = _Records([seqs[i] for i in shown], [procs[i] for i in shown], marks[shown[-1]])
         text = ", ".join(frames.short(results[i], 40) for i in idx[:50]) + (
             " …" if len(idx) > 50 else ""
         )
-        rows.append(_event(slot, x, key, s, e, what, e, g, result=text, n=len(idx)))
+        row = _event(slot, x, key, s, e, what, at, g, result=text, n=len(idx))
+        if row is not None:
+            row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
+        rows.append(row)
     other = frames.window_records(view, op, "purged", "evicted")
     other = other[other["window_start"].notna()]
     if not other.empty:
@@ -260,9 +266,16 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
             )
         )  # fmt: skip
     frame = pd.DataFrame([r for r in rows if r is not None])
+    if "cause" in frame.columns:
+        frame["cause"] = frame["cause"].fillna("").astype(str)
     if not frame.empty:
         ms_per_px = (x.hi - x.lo) / width
         shift = frame["what"].map(EVENT_DX) * ms_per_px
+        # a firing mark claims a time (its timer's): it moves aside only when another mark
+        # of its bar falls on the same pixel
+        pixel = (frame["x"] / ms_per_px).round().astype("int64")
+        crowded = frame.groupby([frame["key"], frame["slot"], pixel])["what"].transform("size")
+        shift = shift.where(~frame["what"].str.startswith("fired") | (crowded > 1), 0.0)
         frame["x"] = (frame["x"] + shift).clip(x.lo, x.hi).round(3)
     return frame
 
@@ -352,10 +365,10 @@ def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
         title="what happened",
         scale=alt.Scale(domain=present, range=[shapes[w] for w in present]),
     )
-    tips = [
-        alt.Tooltip(f"{c}:N")
-        for c in ["what", "key", "window", "detail", "n", "seq", "proc_time", "watermark"]
-    ]
+    columns = ["what", "key", "window", "detail", "n", "seq", "proc_time", "watermark"]
+    if "cause" in events.columns:
+        columns.insert(4, "cause")
+    tips = [alt.Tooltip(f"{c}:N") for c in columns]
     layers = []
     for what in present:
         part = events[events["what"] == what]

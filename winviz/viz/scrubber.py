@@ -33,8 +33,8 @@ from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import pick_operator
 
 PARAM = "t"
-STATES = ("open", "fired", "gone")
-STATE_COLORS = (palette.SKY_BLUE, palette.GREEN, palette.LIGHT_GREY)
+STATES = ("open", "fired", "merged away", "gone")
+STATE_COLORS = (palette.SKY_BLUE, palette.GREEN, palette.PURPLE, palette.LIGHT_GREY)
 FUTURE_COLOR = palette.GREY
 
 
@@ -131,13 +131,13 @@ def _scrubber(
 
 def _windows(view: TraceView, op: str) -> pd.DataFrame:
     """One row per window (all keys): window_start, window_end, keys, opened (first element),
-    fired (first firing; NaN if none), closed (last cleanup; NaN while any key's pane is
-    kept)."""
+    fired (first firing; NaN if none), closed (last cleanup or session merge; NaN while any
+    key's pane is kept), merged_into ("[s, e)" when every key's pane of it was merged away,
+    else "")."""
     lives = frames.window_lives(view, op)
+    columns = ["window_start", "window_end", "keys", "opened", "fired", "closed", "merged_into"]
     if lives.empty:
-        return pd.DataFrame(
-            columns=["window_start", "window_end", "keys", "opened", "fired", "closed"]
-        )
+        return pd.DataFrame(columns=columns)
     fired = frames.firings(view, op)
     fired = fired[fired["window_end"].notna()]
     first = (
@@ -155,12 +155,13 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
             closed=("closed", "max"),
             cleaned=("closed", "count"),
             pairs=("key", "size"),
+            merged_into=("merged_into", frames.merged_text),
         )
     )
     per.loc[per["cleaned"] < per["pairs"], "closed"] = np.nan
     per = per.join(first, how="left").reset_index()
     per = per[per["window_start"] < per["window_end"]]
-    return per[["window_start", "window_end", "keys", "opened", "fired", "closed"]]
+    return per[columns]
 
 
 # -- layers -------------------------------------------------------------------------------------
@@ -184,11 +185,16 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
                 for a, b in zip(windows["window_start"], windows["window_end"], strict=True)
             ],
             "keys": windows["keys"].astype("int64"),
+            "merged_into": windows["merged_into"].astype(str),
         }
     )
+    # "merged away" is in the legend only when a session merge absorbed a window
+    merged_any = bool((data["merged_into"] != "").any())
+    shown = set(STATES) if merged_any else set(STATES) - {"merged away"}
     state = (
         f"{PARAM} < datum.opened ? 'not yet' : "
-        f"(datum.closed != null && {PARAM} >= datum.closed) ? 'gone' : "
+        f"(datum.closed != null && {PARAM} >= datum.closed) ? "
+        "(datum.merged_into != '' ? 'merged away' : 'gone') : "
         f"(datum.fired != null && {PARAM} >= datum.fired) ? 'fired' : 'open'"
     )
     return (
@@ -207,13 +213,17 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
             color=alt.Color(
                 "state:N",
                 title="window at t",
-                scale=alt.Scale(domain=list(STATES), range=list(STATE_COLORS)),
+                scale=alt.Scale(
+                    domain=[st for st in STATES if st in shown],
+                    range=[c for st, c in zip(STATES, STATE_COLORS, strict=True) if st in shown],
+                ),
             ),
             stroke=alt.value(palette.SKY_BLUE),
             tooltip=[
                 alt.Tooltip("window:N"),
                 alt.Tooltip("state:N", title="state at t"),
                 alt.Tooltip("keys:Q"),
+                alt.Tooltip("merged_into:N", title="merged into"),
             ],
         )
     )

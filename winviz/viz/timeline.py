@@ -184,10 +184,11 @@ def _bands(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> a
             closed=("closed", "max"),
             cleaned=("closed", "count"),
             pairs=("key", "size"),
+            merged_into=("merged_into", frames.merged_text),
         )
         .reset_index()
     )
-    # a window is closed once every key's pane of it is cleaned up
+    # a window is closed once every key's pane of it is cleaned up or merged away
     per_window.loc[per_window["cleaned"] < per_window["pairs"], "closed"] = None
     wrapped = per_window["window_start"] >= per_window["window_end"]
     if wrapped.any():
@@ -218,7 +219,12 @@ def _bands(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> a
                 "elements": int(w.elements),
                 "firings": int(w.firings),
                 "opened": y.fmt(w.opened),
-                "closed": "still open at the end" if closed is None else y.fmt(closed),
+                "closed": (
+                    "still open at the end"
+                    if closed is None
+                    else (f"merged into {w.merged_into} at " if w.merged_into else "")
+                    + y.fmt(closed)
+                ),
                 "note": (n0 + " " + n1).strip(),
             }
         )
@@ -470,13 +476,15 @@ def _firings(
         return [_firings_aggregated(fired, x, y, notes)]
     cols = {
         c: fired[c].tolist()
-        for c in ["seq", "result", "pane", "timing", "count", "watermark", "proc_time"]
+        for c in ["seq", "result", "pane", "timing", "count", "watermark", "proc_time", "cause"]
     }
     cols["key"] = frames.key_texts(fired["key"])
     rows = []
-    by = ["window_start", "window_end", "proc_time", "timing"]
-    for (start, end, proc, timing), idx in frames.groups(fired, by).items():
-        fx, note = x.clip(end)
+    # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
+    # else at its window's end: early firings of one window are not stacked at the end
+    by = ["window_start", "window_end", "at", "proc_time", "timing"]
+    for (start, end, at, proc, timing), idx in frames.groups(fired, by).items():
+        fx, note = x.clip(at)
         shown = timing.replace("_", " ")
         keys = [cols["key"][i] for i in idx]
         results = [frames.short(cols["result"][i], 40) for i in idx]
@@ -500,6 +508,7 @@ def _firings(
                 "result": ", ".join(results),
                 "pane": _join(cols["pane"], idx),
                 "timing": timing,
+                "cause": ", ".join(dict.fromkeys(cols["cause"][i] for i in idx)),
                 "count": _join(cols["count"], idx),
                 "proc_time": y.fmt(proc),
                 "watermark": x.fmt(cols["watermark"][idx[0]]),
@@ -577,10 +586,14 @@ def _cleanups(
 def _firings_aggregated(
     fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> alt.Chart:
-    """One mark per (window, timing) at the first such firing's processing time."""
+    """One mark per (window, timing, event time of the firing timer — else the window end)
+    at the first such firing's processing time."""
     agg = (
-        fired.assign(proc_time=pd.to_numeric(fired["proc_time"]))
-        .groupby(["window_start", "window_end", "timing"], sort=True)
+        fired.assign(
+            proc_time=pd.to_numeric(fired["proc_time"]),
+            at=pd.to_numeric(fired["at"]).astype("int64"),
+        )
+        .groupby(["window_start", "window_end", "at", "timing"], sort=True)
         .agg(n=("seq", "size"), first=("proc_time", "min"), last=("proc_time", "max"))
         .reset_index()
     )
@@ -591,7 +604,7 @@ def _firings_aggregated(
     )
     rows = [
         {
-            "x": x.clip(end)[0],
+            "x": x.clip(at)[0],
             "y": y.clip(first)[0],
             "what": palette.TIMING_EVENT.get(timing, "fired on time"),
             "kind": "fired (aggregated)",
@@ -600,9 +613,10 @@ def _firings_aggregated(
             "firings": int(n),
             "proc_time": f"{y.fmt(first)} .. {y.fmt(last)}",
         }
-        for start, end, timing, n, first, last in zip(
+        for start, end, at, timing, n, first, last in zip(
             agg["window_start"].tolist(),
             agg["window_end"].tolist(),
+            agg["at"].tolist(),
             agg["timing"].tolist(),
             agg["n"].tolist(),
             agg["first"].tolist(),

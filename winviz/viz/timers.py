@@ -4,11 +4,14 @@ Top panel, one lane per (key, namespace) — for a window operator the namespace
 
 1. **timer bars** — one bar per timer, from its registration to its firing or deletion (a
    timer still queued when the trace ends reaches the right edge); colour *and* outline tell
-   the domain (event time: blue, solid; processing time: orange, dashed);
+   the domain (event time: blue, solid; processing time: orange, dashed). Each timer of a
+   lane has a sub-lane of its own (timers 4999 and 5999 of one window are two bars, apart),
+   and its **timestamp** is written on the bar ("@ 4,999 ms");
 2. **ends** — a mark where the timer left the queue: fired ■, deleted ✕, still pending ▶;
-3. **de-duplicated registrations** — ▼ where a registration found the same timer (key,
-   namespace, domain, timestamp) already queued and did nothing (``timer_registered`` with
-   ``deduplicated=True``), with how many at that point.
+3. **de-duplicated registrations** — ▼ (black; legend "registration: de-duplicated") in the
+   sub-lane of the timer a registration found already queued — same key, namespace, domain
+   and timestamp — so it did nothing (``timer_registered`` with ``deduplicated=True``), with
+   how many at that point.
 
 Bottom panel: **queue size** — live timers per domain after each timer record, a step line on
 the same processing-time axis.
@@ -36,8 +39,11 @@ DOMAIN_COLORS = (palette.BLUE, palette.ORANGE)
 DOMAIN_DASHES = ([1, 0], [4, 2])
 ENDS = ("fired", "deleted", "pending at end")
 END_SHAPES = ("square", "cross", "triangle-right")
-DEDUP_COLOR = palette.VERMILLION
+# a colour neither domain uses (processing time is orange): the marker is about the queue
+DEDUP_COLOR = palette.BLACK
+DEDUP_LABEL = "de-duplicated"
 LANE_HEIGHT = 24
+SLOT_HEIGHT = 16
 
 
 def timers_chart(
@@ -97,9 +103,17 @@ def _timers(view: TraceView, operator: str | None, max_lanes: int, width: int) -
         f"{len(dedup):,} de-duplicated registrations"
     ]
     bars, lane_order, lane_of = _lane_bars(lives, x, t_end, max_lanes, notes)
-    marks = _dedup_marks(dedup, lane_of, x, notes)
+    slot_of = {
+        (lane, dom, ts): slot
+        for lane, dom, ts, slot in zip(
+            bars["lane"], bars["domain"], bars["timer_ts"], bars["slot"], strict=True
+        )
+    }
+    marks = _dedup_marks(dedup, lane_of, slot_of, x, notes)
+    bars = bars.drop(columns="timer_ts")
 
-    height = max(60, LANE_HEIGHT * len(lane_order))
+    slots = int(bars["slot"].max()) + 1 if len(bars) else 1
+    height = max(60, min(900, len(lane_order) * max(LANE_HEIGHT, SLOT_HEIGHT * slots)))
     # lane order as a scale domain (data), never a sort array (Vega-Lite would build an
     # expression holding the lanes' keys)
     y = alt.Y(
@@ -112,6 +126,7 @@ def _timers(view: TraceView, operator: str | None, max_lanes: int, width: int) -
     layers = [_bar_layer(bars, x, y), _end_layer(bars, x, y)]
     if not marks.empty:
         layers.append(_dedup_layer(marks, x, y))
+    layers.append(_label_layer(bars, x, y))
     top = (
         alt.layer(*layers).properties(width=width, height=height).resolve_scale(shape="independent")
     )
@@ -151,6 +166,15 @@ def _lane_bars(
     agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
     if k > 1:
         notes.append(f"timer bars: every {k}th bar drawn")
+    # one sub-lane per timer of a lane, in timestamp order (a lane's own slots: the bars of
+    # a lane fill it, whatever timestamps other lanes hold)
+    agg = agg.assign(
+        ts_order=[t if isinstance(t, int) else 0 for t in agg["timestamp"]],
+        dom_order=[DOMAINS.index(d) if d in DOMAINS else 2 for d in agg["domain"]],
+    )
+    agg = agg.sort_values(["lane", "dom_order", "ts_order"], kind="stable")
+    agg["slot"] = agg.groupby("lane", sort=False).cumcount()
+    agg = agg.sort_index()
     pending = agg["end"] == "pending"
     ended = agg["ended"].where(~pending, t_end)
     data = pd.DataFrame(
@@ -171,6 +195,12 @@ def _lane_bars(
             "ended": ["" if p else x.fmt(v) for v, p in zip(ended, pending, strict=True)],
             "watermark": [palette.format_time(v) for v in agg["watermark"]],
             "keys": agg["keys"].astype("int64").to_numpy(),
+            "slot": agg["slot"].astype("int64").to_numpy(),
+            "label": [
+                "@ " + (palette.format_time(v) if d == "event" else x.fmt(v))
+                for v, d in zip(agg["timestamp"], agg["domain"], strict=True)
+            ],
+            "timer_ts": agg["timestamp"].to_numpy(dtype=object),
         }
     )
     if "reg_seq" in agg and (data["keys"] == 1).all():
@@ -208,10 +238,15 @@ def _by_namespace(lives: pd.DataFrame) -> pd.DataFrame:
 
 
 def _dedup_marks(
-    dedup: pd.DataFrame, lane_of: dict[tuple[str, str], str], x: TimeAxis, notes: list[str]
+    dedup: pd.DataFrame,
+    lane_of: dict[tuple[str, str], str],
+    slot_of: dict[tuple[str, str, Any], int],
+    x: TimeAxis,
+    notes: list[str],
 ) -> pd.DataFrame:
     """De-duplicated registrations per (lane, processing time, domain, timestamp) with a
-    count; binned on processing time when more than 5,000 remain."""
+    count, in the sub-lane (slot) of the timer they found queued; binned on processing time
+    when more than 5,000 remain (then in the lane's first sub-lane)."""
     if dedup.empty:
         return pd.DataFrame()
     keys = frames.key_texts(dedup["key"])
@@ -252,6 +287,13 @@ def _dedup_marks(
         {
             "lane": cells["lane"],
             "x": [x.clip(v)[0] for v in cells["proc"]],
+            "slot": [
+                slot_of.get((lane, dom, ts), 0)
+                for lane, dom, ts in zip(
+                    cells["lane"], cells["domain"], cells["timestamp"], strict=True
+                )
+            ],
+            "mark": DEDUP_LABEL,
             "kind": "de-duplicated registration",
             "domain": cells["domain"],
             "timestamp": ["" if v is None else palette.format_time(v) for v in cells["timestamp"]],
@@ -289,7 +331,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis, y: alt.Y) -> alt.Chart:
             x=x.x("x"),
             x2=alt.X2("x2"),
             y=y,
-            yOffset=alt.YOffset("timestamp:N"),
+            yOffset=_slot(),
             color=_domain_color(),
             stroke=_domain_color(alt.Stroke),
             strokeDash=alt.StrokeDash(
@@ -297,7 +339,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis, y: alt.Y) -> alt.Chart:
                 title="timer domain",
                 scale=alt.Scale(domain=list(DOMAINS), range=[list(d) for d in DOMAIN_DASHES]),
             ),
-            tooltip=_tips(bars, ["x", "x2", "lane"]),
+            tooltip=_tips(bars, ["x", "x2", "lane", "slot", "label"]),
         )
     )
 
@@ -309,13 +351,33 @@ def _end_layer(bars: pd.DataFrame, x: TimeAxis, y: alt.Y) -> alt.Chart:
         .encode(
             x=x.x("x2"),
             y=y,
-            yOffset=alt.YOffset("timestamp:N"),
+            yOffset=_slot(),
             shape=alt.Shape(
                 "end:N",
                 title="timer left the queue",
                 scale=alt.Scale(domain=list(ENDS), range=list(END_SHAPES)),
             ),
-            tooltip=_tips(bars, ["x", "x2", "lane"]),
+            tooltip=_tips(bars, ["x", "x2", "lane", "slot", "label"]),
+        )
+    )
+
+
+def _slot() -> alt.YOffset:
+    """The sub-lane of a timer within its lane, with a gap between sub-lanes."""
+    return alt.YOffset("slot:N", scale=alt.Scale(paddingInner=0.25))
+
+
+def _label_layer(bars: pd.DataFrame, x: TimeAxis, y: alt.Y) -> alt.Chart:
+    """The timer's timestamp written at the start of its bar."""
+    return (
+        alt.Chart(bars)
+        .mark_text(align="left", baseline="middle", dx=3, fontSize=9, font="sans-serif")
+        .encode(
+            x=x.x("x"),
+            y=y,
+            yOffset=_slot(),
+            text=alt.Text("label:N"),
+            color=alt.value(palette.BLACK),
         )
     )
 
@@ -323,12 +385,17 @@ def _end_layer(bars: pd.DataFrame, x: TimeAxis, y: alt.Y) -> alt.Chart:
 def _dedup_layer(marks: pd.DataFrame, x: TimeAxis, y: alt.Y) -> alt.Chart:
     return (
         alt.Chart(marks)
-        .mark_point(filled=True, size=60, shape="triangle-down", color=DEDUP_COLOR)
+        .mark_point(filled=True, size=60, color=DEDUP_COLOR, stroke="#FFFFFF", strokeWidth=0.5)
         .encode(
             x=x.x("x"),
             y=y,
-            yOffset=alt.YOffset("timestamp:N"),
-            tooltip=_tips(marks, ["x", "lane"]),
+            shape=alt.Shape(
+                "mark:N",
+                title="registration",
+                scale=alt.Scale(domain=[DEDUP_LABEL], range=["triangle-down"]),
+            ),
+            yOffset=_slot(),
+            tooltip=_tips(marks, ["x", "lane", "slot", "mark"]),
         )
     )
 
