@@ -132,3 +132,19 @@ def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> No
         plain = Trace()
         plain.extend(by_entry)
         assert list(trace) == list(plain)
+
+
+def test_a_time_that_is_not_a_long_takes_the_general_path_with_packed_entries() -> None:
+    """A plain record whose time is not an int (or beyond Java's long) next to packed
+    entries: the columns hold the values exactly as written (object column)."""
+    trace, pair = Trace(), _Pair()
+    trace.extend((pair, 1, 10))
+    trace.packed(pair, 1)
+    trace.emit("odd", 2**70, 0, "op", None, None, 1.5, None)
+    c = trace.columns()
+    assert not c.proc_time.exact and not c.ts.exact
+    assert [(r.kind, r.proc_time, r.ts, r.detail) for r in trace] == [
+        ("x", 1, None, 10),
+        ("y", 1, None, 11),
+        ("odd", 2**70, 1.5, None),
+    ]
