@@ -52,8 +52,8 @@ def timeline(
     ``trace``: a Trace, its ``to_pandas()`` frame, or a JobExecutionResult. ``operator``: the
     window operator to show (default: the first one in the trace). ``max_points``: elements
     drawn one by one up to this many, binned above (≤ 5,000). ``labels``: firing labels
-    (default: when there are at most 60 firing marks). ``diagonal``: draw event time =
-    processing time (default: automatic).
+    (default: when there are at most ``LABEL_LIMIT`` (25) firing marks). ``diagonal``: draw
+    event time = processing time (default: automatic).
 
     Input that cannot be drawn (empty trace, no elements, another schema version, ...) gives a
     message card instead of a plot (``usermeta.winviz.status == "message"``); nothing raises
