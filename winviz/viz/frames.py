@@ -270,7 +270,8 @@ def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:
     src_idx = view.detail("arrival", "index", src_rows) if len(arrivals) else []
     source_index: list[Any] = []
     for i, v in enumerate(values):
-        ok = len(arrivals) and has[i] and jsonable(src_vals[i]) == jsonable(v)
+        # the engine hands the arrival's own object on: identity first, then equal JSON
+        ok = len(arrivals) and has[i] and (src_vals[i] is v or jsonable(src_vals[i]) == jsonable(v))
         source_index.append(int(src_idx[i]) if ok else None)
     return pd.DataFrame(
         {
