@@ -30,6 +30,7 @@ import numpy as np
 
 from winviz.time import MAX
 from winviz.trace import Trace
+from winviz.trace.causes import firing_causes
 from winviz.trace.columns import TraceColumns
 
 if TYPE_CHECKING:
@@ -128,24 +129,17 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
             f"It never fired at {op!r}; ask why_not_fired(trace, {key!r}, {list(bounds)}).",
             _frame(),
         )
-    calls = _window_rows(trace, key, bounds, op, "trigger", "timer_fired")
+    calls, timer_rows = firing_causes(c, fired)
     marks = trace.rows_where(kind="watermark", operator=op)
     rows = []
-    for f in fired.tolist():
-        record = trace.records_at(np.array([f]))[0]
-        before = calls[calls < f]
-        trigger = timer = None
-        for r in trace.records_at(before[-2:][::-1]):
-            if r.kind == "trigger" and trigger is None:
-                trigger = r
-            elif r.kind == "timer_fired" and timer is None:
-                timer = r
-        call = trigger.detail[0] if trigger is not None else "?"
+    for record, call, t in zip(
+        trace.records_at(fired), calls.tolist(), timer_rows.tolist(), strict=True
+    ):
+        timer = trace.records_at([t])[0] if t >= 0 else None
         raised_by = ""
         if call == "on_event_time" and timer is not None:
-            mark = marks[marks < timer.seq]
-            wm = timer.watermark
-            cause = "end of input" if wm == MAX else f"event-time timer at {timer.ts}"
+            mark = marks[marks < t]
+            cause = "end of input" if timer.watermark == MAX else f"event-time timer at {timer.ts}"
             if len(mark):
                 raised_by = _raised_by(trace, c, int(mark[-1]))
         elif call == "on_processing_time" and timer is not None:
@@ -155,7 +149,7 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
         elif call == "on_merge":
             cause = "a session merge"
         else:
-            cause = call
+            cause = call or "?"
         _result, pane, timing, _count = record.detail
         rows.append(
             {

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable
+from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
 
@@ -332,7 +333,7 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
     frame["pane"] = view.detail("fired", "pane", rows)
     frame["timing"] = view.detail("fired", "timing", rows)
     frame["count"] = view.detail("fired", "count", rows)
-    cause, timer, domain = firing_causes(view, operator, rows)
+    cause, timer, domain = firing_causes(view, rows)
     frame["cause"] = cause
     frame["timer"] = timer
     frame["at"] = pd.Series(
@@ -349,45 +350,21 @@ _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
 
 
 def firing_causes(
-    view: TraceView, operator: str, fired_rows: np.ndarray
+    view: TraceView, fired_rows: np.ndarray
 ) -> tuple[list[str], list[int | None], list[str | None]]:
-    """What made each ``fired`` record of ``operator`` happen: (cause text, timer timestamp,
-    timer domain) per record. By the trace's order rule 4, a timer's ``timer_fired`` record
-    comes before the ``trigger`` call and the ``fired`` records of its window: a firing whose
-    latest ``trigger`` record (same operator) is an ``on_event_time`` / ``on_processing_time``
-    call was fired by the latest ``timer_fired`` before that call, when it is of the same key
-    and window ("event-time timer at t" / "processing-time timer at t"); an ``on_element``
-    call is "element", ``on_merge`` "session merge"; anything else (no trigger record) is
-    "" — unknown, never guessed."""
-    rows = view.select("trigger", "timer_fired", "fired", operator=operator)
-    n = len(rows)
-    pos = np.arange(n)
-    is_trigger = view.is_kind(rows, "trigger")
-    is_timer = view.is_kind(rows, "timer_fired")
-    last_trigger = np.maximum.accumulate(np.where(is_trigger, pos, -1)) if n else pos
-    last_timer = np.maximum.accumulate(np.where(is_timer, pos, -1)) if n else pos
-    where = np.searchsorted(rows, fired_rows)
-    t = last_trigger[where] if len(fired_rows) else where
-    has_t = t >= 0
-    calls = np.full(len(fired_rows), None, dtype=object)
-    calls[has_t] = view.detail("trigger", "call", rows[t[has_t]])
-    j = np.where(has_t, last_timer[np.where(has_t, t, 0)], -1) if len(fired_rows) else t
-    timed = np.isin(calls, ["on_event_time", "on_processing_time"]) & (j >= 0)
-    trows = rows[j[timed]]
-    frows = fired_rows[timed]
-    key_codes, window_codes = view.c.key.codes, view.c.window.codes
-    same = (key_codes[trows] == key_codes[frows]) & (window_codes[trows] == window_codes[frows])
-    stamps, _ = view.ints("ts", trows)
-    kinds = view.detail("timer_fired", "domain", trows) if len(trows) else []
+    """What made each of these ``fired`` records happen (``winviz.trace.causes``):
+    (cause text, timer timestamp, timer domain) per record — "event-time timer at t" /
+    "processing-time timer at t", "element", "session merge", or "" (unknown, never
+    guessed)."""
+    calls, timer_rows = trace_firing_causes(view.c, fired_rows)
     causes = [_CALL_CAUSE.get(c, "") for c in calls.tolist()]
     timers: list[int | None] = [None] * len(fired_rows)
     domains: list[str | None] = [None] * len(fired_rows)
-    for i, ok, ts, domain in zip(
-        np.flatnonzero(timed).tolist(), same.tolist(), stamps.tolist(), list(kinds), strict=True
-    ):
-        if ok:
-            word = "event-time" if domain == "event" else "processing-time"
-            causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
+    for i in np.flatnonzero(timer_rows >= 0).tolist():
+        row = int(timer_rows[i])
+        ts, domain = view.c.ts.get(row), view.c.detail[row][0]
+        word = "event-time" if domain == "event" else "processing-time"
+        causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
     return causes, timers, domains
 
 
