@@ -18,49 +18,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from winviz.time import MIN
-
-
-@dataclass
-class PartialWatermark:
-    """One split's watermark and idleness."""
-
-    watermark: int = MIN
-    idle: bool = False
-
-    def set_watermark(self, watermark: int) -> bool:
-        """Flink: any watermark makes the split active; only a higher one is kept."""
-        self.idle = False
-        if watermark > self.watermark:
-            self.watermark = watermark
-            return True
-        return False
+from winviz.combined_watermark import CombinedWatermarkStatus, PartialWatermark
 
 
 @dataclass
 class WatermarkOutputMultiplexer:
-    """Combines ``n`` partial watermarks; ``emitted`` collects what goes downstream as
-    ("watermark", w) and ("idle", None) events."""
+    """Combines ``n`` partial watermarks with a ``CombinedWatermarkStatus``; ``emitted``
+    collects what goes downstream as ("watermark", w) and ("idle", None) events."""
 
-    partials: list[PartialWatermark]
-    combined: int = MIN
+    status: CombinedWatermarkStatus
     emitted: list[tuple[str, int | None]] = field(default_factory=list)
 
     @classmethod
     def of(cls, n: int) -> WatermarkOutputMultiplexer:
-        return cls([PartialWatermark() for _ in range(n)])
+        return cls(CombinedWatermarkStatus.of(n))
+
+    @property
+    def partials(self) -> list[PartialWatermark]:
+        return self.status.partials
+
+    @property
+    def combined(self) -> int:
+        return self.status.combined
 
     def update_combined(self) -> None:
-        """``CombinedWatermarkStatus.updateCombinedWatermark`` and what the multiplexer does
-        with its result: the combined watermark is the minimum over the active splits — the
-        maximum over all of them when every split is idle — emitted when it increased; then,
-        if every split is idle, the source is marked idle."""
-        active = [p.watermark for p in self.partials if not p.idle]
-        candidate = min(active) if active else max(p.watermark for p in self.partials)
-        if candidate > self.combined:
-            self.combined = candidate
-            self.emitted.append(("watermark", self.combined))
-        if not active:
+        """What the multiplexer does with ``updateCombinedWatermark``'s result: an increase is
+        emitted; then, if every split is idle, the source is marked idle."""
+        if self.status.update_combined_watermark():
+            self.emitted.append(("watermark", self.status.combined))
+        if self.status.is_idle():
             self.emitted.append(("idle", None))
 
     def drain(self) -> list[tuple[str, int | None]]:

@@ -25,56 +25,58 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from winviz.combined_watermark import CombinedWatermarkStatus
 from winviz.errors import UnsupportedOperationError
 from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch
 from winviz.operators.inputs import InputGate
 from winviz.operators.keyed_process import KeyedProcessOperator
-from winviz.time import MIN
 
 INPUT_NAMES = ("input1", "input2")
 
 
 class IndexedCombinedWatermarkStatus:
-    """Flink's ``IndexedCombinedWatermarkStatus`` for two inputs: per-input watermark and
-    idleness; the combined watermark is the minimum over the inputs that are not idle (all
-    idle: the maximum over all, flushed before the operator goes idle)."""
+    """Flink's ``IndexedCombinedWatermarkStatus``: a ``CombinedWatermarkStatus`` whose inputs
+    are addressed by index (0 and 1 for ``processWatermark1`` / ``processWatermark2``)."""
 
     def __init__(self, inputs: int = 2) -> None:
-        self.watermarks = [MIN] * inputs
-        self.idle = [False] * inputs
-        self.combined = MIN
-        self.all_idle = False
+        self.status = CombinedWatermarkStatus.of(inputs)
+
+    @property
+    def combined(self) -> int:
+        return self.status.combined
+
+    @property
+    def all_idle(self) -> bool:
+        return self.status.is_idle()
+
+    def is_input_idle(self, index: int) -> bool:
+        return self.status.partials[index].idle
 
     def update_watermark(self, index: int, watermark: int) -> bool:
-        """``PartialWatermark.setWatermark`` makes the input active; True: combined rose."""
-        self.idle[index] = False
-        self.watermarks[index] = watermark
-        return self._update()
+        """``updateWatermark``: the input is active again; True: the combined watermark rose."""
+        self.status.partials[index].set_watermark(watermark)
+        return self.status.update_combined_watermark()
 
     def update_status(self, index: int, idle: bool) -> bool:
-        self.idle[index] = idle
-        return self._update()
-
-    def _update(self) -> bool:
-        """``CombinedWatermarkStatus.updateCombinedWatermark`` (Flink 2.3): the minimum over
-        the active inputs — or, when every input is idle, the maximum over all of them, so the
-        operator first advances to the largest watermark it has seen and then goes idle."""
-        active = [w for w, idle in zip(self.watermarks, self.idle, strict=True) if not idle]
-        self.all_idle = not active
-        candidate = max(self.watermarks) if self.all_idle else min(active)
-        if candidate > self.combined:
-            self.combined = candidate
-            return True
-        return False
+        """``updateStatus``; True: the combined watermark rose (all idle: the maximum)."""
+        self.status.partials[index].idle = idle
+        return self.status.update_combined_watermark()
 
     def snapshot(self) -> Any:
-        return [list(self.watermarks), list(self.idle), self.combined, self.all_idle]
+        partials = self.status.partials
+        return [
+            [p.watermark for p in partials],
+            [p.idle for p in partials],
+            self.combined,
+            self.all_idle,
+        ]
 
     def restore(self, snap: Any) -> None:
-        watermarks, idle, self.combined, self.all_idle = snap
-        self.watermarks, self.idle = list(watermarks), list(idle)
+        watermarks, idle, self.status.combined = snap[:3]
+        for p, w, i in zip(self.status.partials, watermarks, idle, strict=True):
+            p.watermark, p.idle = w, i
 
 
 class _TwoInputs:
@@ -107,7 +109,7 @@ class _TwoInputs:
     def input_status(self, index: int, idle: bool) -> None:
         """``processWatermarkStatus1`` / ``processWatermarkStatus2``."""
         status = self.combined_status
-        if status.idle[index] == idle:
+        if status.is_input_idle(index) == idle:
             return
         self._trace_input("channel_idle" if idle else "channel_active", index, None)
         was_idle = status.all_idle

@@ -206,7 +206,7 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         self.main_generator.restore(snap["main_generator"])
         for p, (watermark, idle) in zip(self.multiplexer.partials, snap["partials"], strict=True):
             p.watermark, p.idle = watermark, idle
-        self.multiplexer.combined = snap["combined"]
+        self.multiplexer.status.combined = snap["combined"]
         self.next_periodic = snap["next_periodic"]
         self.events_since_emit = snap["events_since_emit"]
         self.idle = snap["idle"]

@@ -1,0 +1,65 @@
+"""Flink's ``CombinedWatermarkStatus``: one watermark out of several partial ones.
+
+Wherever Flink combines the watermarks of several inputs that may each go idle — the splits
+(Kafka partitions) of one source reader (``WatermarkOutputMultiplexer``) and the two inputs of
+a two-input operator (``IndexedCombinedWatermarkStatus``) — it keeps one ``PartialWatermark``
+per input and computes, in ``updateCombinedWatermark``:
+
+* the **minimum over the partial watermarks that are not idle**;
+* when **every** partial is idle, the **maximum over all** of them, so that what was seen is
+  flushed before the whole goes idle (Flink 2.3; checked against the Flink jar by
+  ``tests/flink``);
+
+and the combined watermark only ever rises. A partial that receives a watermark is active
+again at once: it counts in the minimum, so it can hold the combined watermark back, though
+never move it backwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from winviz.time import MIN
+
+
+@dataclass
+class PartialWatermark:
+    """One input's watermark and idleness (``CombinedWatermarkStatus.PartialWatermark``)."""
+
+    watermark: int = MIN
+    idle: bool = False
+
+    def set_watermark(self, watermark: int) -> bool:
+        """Any watermark makes the input active; only a higher one is kept. True: it rose."""
+        self.idle = False
+        if watermark > self.watermark:
+            self.watermark = watermark
+            return True
+        return False
+
+
+@dataclass
+class CombinedWatermarkStatus:
+    """The partial watermarks of ``n`` inputs and the combined watermark they give."""
+
+    partials: list[PartialWatermark]
+    combined: int = MIN
+
+    @classmethod
+    def of(cls, n: int) -> CombinedWatermarkStatus:
+        return cls([PartialWatermark() for _ in range(n)])
+
+    def is_idle(self) -> bool:
+        """Every input is idle (``CombinedWatermarkStatus.isIdle``)."""
+        return all(p.idle for p in self.partials)
+
+    def update_combined_watermark(self) -> bool:
+        """``updateCombinedWatermark``: the minimum over the active inputs, or the maximum over
+        all when every input is idle; kept only when it rises. True: the combined watermark
+        rose (the caller emits it)."""
+        active = [p.watermark for p in self.partials if not p.idle]
+        candidate = min(active) if active else max(p.watermark for p in self.partials)
+        if candidate > self.combined:
+            self.combined = candidate
+            return True
+        return False
