@@ -1,8 +1,8 @@
 """The fluent API: Flink's DataStream API in snake_case.
 
-Calls build a job graph of ``Node``s; nothing runs until ``env.execute()``, which builds fresh
-operators from the graph (so one pipeline can be executed again and again, e.g. by a slider)
-and hands them to the runtime::
+Calls build a job graph of ``Node``s, each holding the frozen spec of its operator
+(``winviz.graph``); nothing runs until ``env.execute()``, which builds fresh operators from the
+specs (so one pipeline can be executed again and again, e.g. by a slider) and runs them::
 
     env = StreamExecutionEnvironment()
     (env.from_collection(events, arrival_times=arrivals)
@@ -24,7 +24,7 @@ Parallelism (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import replace
 from itertools import islice
 from operator import le
 from typing import Any
@@ -37,6 +37,24 @@ from winviz.functions import (
     KeyedProcessFunction,
     OutputTag,
 )
+from winviz.graph import (
+    CoProcessSpec,
+    FilterSpec,
+    FlatMapSpec,
+    KeyedProcessSpec,
+    MapSpec,
+    Node,
+    OperatorSpec,
+    PartitionSpec,
+    RollingReduceSpec,
+    SideOutputSpec,
+    SinkSpec,
+    SourceSpec,
+    SplitWatermarksSpec,
+    UnionSpec,
+    WatermarksSpec,
+    WindowSpec,
+)
 from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
@@ -46,26 +64,6 @@ from winviz.watermarks import WatermarkStrategy
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger
-
-
-@dataclass
-class Node:
-    """One operator of the job graph: what to build and where its input comes from."""
-
-    kind: str
-    name: str
-    inputs: list[Node]
-    params: dict[str, Any] = field(default_factory=dict)
-    side_of: OutputTag | None = None  # a side-output stream of its input node
-    parallelism: int | None = None  # None: the environment's default
-    max_parallelism: int | None = None  # None: the environment's, else Flink's default rule
-    non_parallel: bool = False  # Flink's non-parallel operators (fromCollection, windowAll)
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
 
 
 class StreamExecutionEnvironment:
@@ -168,8 +166,8 @@ class StreamExecutionEnvironment:
                 )
         return name
 
-    def _add(self, kind: str, base: str, inputs: list[Node], **params: Any) -> Node:
-        node = Node(kind, self._unique(base), inputs, params)
+    def _add(self, spec: OperatorSpec, base: str, inputs: list[Node]) -> Node:
+        node = Node(spec, self._unique(base), inputs)
         self.nodes.append(node)
         return node
 
@@ -208,7 +206,7 @@ class StreamExecutionEnvironment:
         non-decreasing), or at ``i * arrival_interval`` when no arrival times are given.
         ``timestamps`` optionally gives each record a source timestamp (like Kafka's)."""
         records = self._records(list(data), arrival_times, arrival_interval, timestamps)
-        node = self._add("source", name, [], records=records)
+        node = self._add(SourceSpec(records), name, [])
         node.non_parallel = True  # Flink's fromCollection is a non-parallel source
         return DataStream(self, node)
 
@@ -333,14 +331,8 @@ class StreamExecutionEnvironment:
             for i, arrival in enumerate(recs.arrivals)
         )
         records = Batch.of(per_partition[p][i] for _, p, i in order)
-        node = self._add(
-            "source",
-            name,
-            [],
-            records=records,
-            partitions=[p for _, p, _ in order],
-            num_partitions=len(parts),
-        )
+        spec = SourceSpec(records, tuple(p for _, p, _ in order), len(parts))
+        node = self._add(spec, name, [])
         return DataStream(self, node)
 
     def from_pandas(
@@ -432,20 +424,20 @@ class DataStream:
         self.node.name = self.env._claim(name, f"name({name!r})", self.node)
         return self
 
-    def _then(self, kind: str, base: str, **params: Any) -> DataStream:
-        return DataStream(self.env, self.env._add(kind, base, [self.node], **params))
+    def _then(self, spec: OperatorSpec, base: str) -> DataStream:
+        return DataStream(self.env, self.env._add(spec, base, [self.node]))
 
     def _operator_node(self, what: str) -> Node:
         """The node whose parallelism ``set_parallelism`` / ``set_max_parallelism`` sets."""
         node = self.node
-        if node.kind in ("union", "partition") or node.side_of is not None:
+        if node.is_virtual or node.side_of is not None:
             raise InputError(
                 f"{what}: this stream is no operator (a union, a partitioning or a side "
                 "output); set it on the operator that produces or consumes it",
                 field=what,
                 value=node.name,
             )
-        if node.kind == "split_watermarks":  # per-split watermarks run inside the source
+        if isinstance(node.spec, SplitWatermarksSpec):  # they run inside the source reader
             return node.inputs[0]
         return node
 
@@ -477,16 +469,12 @@ class DataStream:
     def rebalance(self) -> DataStream:
         """Flink's ``rebalance()``: records go round-robin to the subtasks of the next
         operator (see ``winviz.partitioners``); watermarks go to all of them."""
-        return DataStream(
-            self.env, self.env._add("partition", REBALANCE, [self.node], partitioner=REBALANCE)
-        )
+        return DataStream(self.env, self.env._add(PartitionSpec(REBALANCE), REBALANCE, [self.node]))
 
     def forward(self) -> DataStream:
         """Flink's ``forward()``: subtask ``i`` feeds subtask ``i`` of the next operator; the
         two parallelisms must be equal (checked when the job is built)."""
-        return DataStream(
-            self.env, self.env._add("partition", FORWARD, [self.node], partitioner=FORWARD)
-        )
+        return DataStream(self.env, self.env._add(PartitionSpec(FORWARD), FORWARD, [self.node]))
 
     def connect(self, other: DataStream) -> ConnectedStreams:
         """Flink's ``connect``: two streams (of possibly different types) into one two-input
@@ -499,13 +487,13 @@ class DataStream:
         return ConnectedStreams(self, other)
 
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
-        return self._then("map", "map", fn=fn)
+        return self._then(MapSpec(fn), "map")
 
     def filter(self, fn: Callable[[Any], bool]) -> DataStream:
-        return self._then("filter", "filter", fn=fn)
+        return self._then(FilterSpec(fn), "filter")
 
     def flat_map(self, fn: Callable[[Any], Iterable[Any]]) -> DataStream:
-        return self._then("flat_map", "flat_map", fn=fn)
+        return self._then(FlatMapSpec(fn), "flat_map")
 
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
         """Timestamps and watermarks from ``strategy``; right after a partitioned source
@@ -513,9 +501,11 @@ class DataStream:
         watermarks)."""
         if not isinstance(strategy, WatermarkStrategy):
             raise InputError("expected a WatermarkStrategy", field="strategy", value=strategy)
-        if self.node.kind == "source" and "num_partitions" in self.node.params:
-            return self._then("split_watermarks", "watermarks", strategy=strategy)
-        return self._then("watermarks", "watermarks", strategy=strategy)
+        source = self.node.spec
+        if isinstance(source, SourceSpec) and source.num_partitions is not None:
+            spec = SplitWatermarksSpec(strategy, self.node.name, source.num_partitions)
+            return self._then(spec, "watermarks")
+        return self._then(WatermarksSpec(strategy), "watermarks")
 
     def union(self, *others: DataStream) -> DataStream:
         """Flink's ``DataStream.union``: one stream of the records of all of them. Not an
@@ -531,7 +521,7 @@ class DataStream:
                     value=other,
                 )
         inputs = [self.node, *(o.node for o in others)]
-        return DataStream(self.env, self.env._add("union", "union", inputs))
+        return DataStream(self.env, self.env._add(UnionSpec(), "union", inputs))
 
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
         return KeyedStream(self, key_selector)
@@ -540,26 +530,25 @@ class DataStream:
         """Windows over the whole (non-keyed) stream: every record has the same key (None).
         Not parallel (Flink's ``windowAll`` runs in one subtask)."""
         windowed = WindowedStream(self, lambda _: None, assigner)
-        windowed.non_parallel = True
+        windowed.spec = replace(windowed.spec, window_all=True)
         return windowed
 
     def get_side_output(self, tag: OutputTag) -> DataStream:
         _output_tag(tag, "get_side_output")
-        if self.node.kind in ("union", "partition"):
+        if self.node.is_virtual:
             raise InputError(
                 f"a {self.node.kind} has no side outputs (it is no operator)",
                 field="tag",
                 value=tag,
             )
-        node = self.env._add("side", f"side:{tag.id}", [self.node], tag=tag)
-        node.side_of = tag
+        node = self.env._add(SideOutputSpec(tag), f"side:{tag.id}", [self.node])
         return DataStream(self.env, node)
 
     def sink_to(self, name: str) -> DataStream:
         """Collect this stream into ``result.outputs[name]``. The sink's operator has that
         name exactly: a name another sink or operator has is refused (``NameClashError``)."""
         env = self.env
-        node = Node("sink", env._claim(name, f"sink_to({name!r})"), [self.node], {})
+        node = Node(SinkSpec(), env._claim(name, f"sink_to({name!r})"), [self.node])
         env.nodes.append(node)
         return self
 
@@ -572,16 +561,14 @@ class KeyedStream:
         self.key_selector = key_selector
 
     def process(self, function: KeyedProcessFunction) -> DataStream:
-        return self.stream._then(
-            "process", "process", key_selector=self.key_selector, function=function
-        )
+        return self.stream._then(KeyedProcessSpec(self.key_selector, function), "process")
 
     def window(self, assigner: WindowAssigner) -> WindowedStream:
         return WindowedStream(self.stream, self.key_selector, assigner)
 
     def reduce(self, fn: Callable[[Any, Any], Any]) -> DataStream:
         """A rolling reduce per key (no windows)."""
-        return self.stream._then("rolling_reduce", "reduce", key_selector=self.key_selector, fn=fn)
+        return self.stream._then(RollingReduceSpec(self.key_selector, fn), "reduce")
 
 
 class WindowedStream:
@@ -593,26 +580,19 @@ class WindowedStream:
         if not isinstance(assigner, WindowAssigner):
             raise InputError("expected a WindowAssigner", field="assigner", value=assigner)
         self.stream = stream
-        self.non_parallel = False
-        self.params: dict[str, Any] = {
-            "key_selector": key_selector,
-            "assigner": assigner,
-            "trigger": None,
-            "evictor": None,
-            "allowed_lateness": 0,
-            "late_data_tag": None,
-        }
+        self.spec = WindowSpec(key_selector, assigner)
+        """The window operator so far; the window function completes it."""
 
     def trigger(self, trigger: Trigger) -> WindowedStream:
         if not isinstance(trigger, Trigger):
             raise InputError("expected a Trigger", field="trigger", value=trigger)
-        self.params["trigger"] = trigger
+        self.spec = replace(self.spec, trigger=trigger)
         return self
 
     def evictor(self, evictor: Evictor) -> WindowedStream:
         if not isinstance(evictor, Evictor):
             raise InputError("expected an Evictor", field="evictor", value=evictor)
-        self.params["evictor"] = evictor
+        self.spec = replace(self.spec, evictor=evictor)
         return self
 
     def allowed_lateness(self, lateness: Any) -> WindowedStream:
@@ -624,32 +604,34 @@ class WindowedStream:
                 value=ms,
                 expected=">= 0",
             )
-        self.params["allowed_lateness"] = ms
+        self.spec = replace(self.spec, allowed_lateness=ms)
         return self
 
     def side_output_late_data(self, tag: OutputTag) -> WindowedStream:
         """Send late records to the side output ``tag`` (``result.side_outputs[tag.id]``)."""
-        self.params["late_data_tag"] = _output_tag(tag, "side_output_late_data")
+        tag = _output_tag(tag, "side_output_late_data")
+        self.spec = replace(self.spec, late_data_tag=tag)
         return self
 
-    def _function(self, kind: str, **fn: Any) -> DataStream:
-        out = self.stream._then("window", "window", function_kind=kind, **fn, **self.params)
-        if self.non_parallel:
+    def _function(self, kind: str, fn: Any, process_function: Any) -> DataStream:
+        spec = replace(self.spec, function_kind=kind, fn=fn, process_function=process_function)
+        out = self.stream._then(spec, "window")
+        if spec.window_all:  # Flink's windowAll runs in one subtask
             out.node.non_parallel = True
             out.node.parallelism = 1
         return out
 
     def reduce(self, fn: Callable[[Any, Any], Any], process_function: Any = None) -> DataStream:
-        return self._function("reduce", fn=fn, process_function=process_function)
+        return self._function("reduce", fn, process_function)
 
     def aggregate(self, fn: AggregateFunction, process_function: Any = None) -> DataStream:
-        return self._function("aggregate", fn=fn, process_function=process_function)
+        return self._function("aggregate", fn, process_function)
 
     def process(self, process_function: Any) -> DataStream:
-        return self._function("process", fn=None, process_function=process_function)
+        return self._function("process", None, process_function)
 
     def apply(self, fn: Callable[[Any, Any, list[Any], Any], None]) -> DataStream:
-        return self._function("apply", fn=None, process_function=fn)
+        return self._function("apply", None, fn)
 
 
 class ConnectedStreams:
@@ -687,13 +669,8 @@ class ConnectedStreams:
                     expected="a CoProcessFunction" + (" / KeyedCoProcessFunction" if keyed else ""),
                 )
         env = self.first.env
-        node = env._add(
-            "co_process",
-            "co_process",
-            [self.first.node, self.second.node],
-            function=function,
-            key_selectors=self.key_selectors,
-        )
+        spec = CoProcessSpec(function, self.key_selectors)
+        node = env._add(spec, "co_process", [self.first.node, self.second.node])
         return DataStream(env, node)
 
 

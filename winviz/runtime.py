@@ -58,36 +58,32 @@ from winviz.checkpoints import (
     Restore,
     SimulatedFailure,
 )
-from winviz.datastream import Node, StreamExecutionEnvironment
-from winviz.errors import FunctionResultError, InputError
+from winviz.errors import InputError
 from winviz.functions import OutputTag
+from winviz.graph import (
+    BuildContext,
+    CoProcessSpec,
+    Node,
+    PartitionSpec,
+    SourceSpec,
+    SplitWatermarksSpec,
+    StreamGraph,
+    UnionSpec,
+    WindowSpec,
+)
 from winviz.keygroups import KeyRule, compute_default_max_parallelism
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.co_process import (
     CoInput,
     CoInputGate,
-    CoProcessOperator,
-    KeyedCoProcessOperator,
 )
 from winviz.operators.exchange import Exchange
 from winviz.operators.inputs import InputGate
-from winviz.operators.keyed_process import KeyedProcessOperator
 from winviz.operators.simple import (
-    FilterOperator,
-    FlatMapOperator,
-    MapOperator,
     Record,
     SinkOperator,
 )
 from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
-from winviz.operators.split_watermarks import SplitWatermarksOperator
-from winviz.operators.window_functions import (
-    AggregateWindowFunction,
-    ApplyWindowFunction,
-    ListWindowFunction,
-    ReduceWindowFunction,
-)
-from winviz.operators.window_operator import WindowOperator
 from winviz.partitioners import (
     FORWARD,
     HASH,
@@ -204,46 +200,8 @@ class _FanOut(Output):
                 t.process_watermark_status(idle)
 
 
-class _Passthrough(StreamOperator):
-    """The node of ``get_side_output``: forwards what its side channel receives."""
-
-    def process_element(self, value, ts):
-        self.metrics["num_records_in"] += 1
-        self.output.collect(value, ts)
-
-
-class _RollingReduce:
-    """KeyedStream.reduce: emits the running reduction per key."""
-
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-
-    def process_element(self, value, ctx, out):
-        current = ctx.state("rolling")
-        current = value if current is None else self.fn(current, value)
-        if current is None:  # the state would be cleared: the next record would start anew
-            raise FunctionResultError(
-                f"returned None for key {ctx.get_current_key()!r}",
-                function="reduce",
-                operator=ctx._op.name,
-                value=None,
-                expected="the combined value (a reduce function returns it)",
-                index=ctx._op.job.record_index,
-                record=value,
-            )
-        ctx.update_state("rolling", current)
-        out.collect(current)
-
-
-def _window_function(p: dict[str, Any]):
-    kind = p["function_kind"]
-    if kind == "reduce":
-        return ReduceWindowFunction(p["fn"], p["process_function"])
-    if kind == "aggregate":
-        return AggregateWindowFunction(p["fn"], p["process_function"])
-    if kind == "apply":
-        return ApplyWindowFunction(p["process_function"])
-    return ListWindowFunction(p["process_function"])
+def _is_window_all(node: Node) -> bool:
+    return isinstance(node.spec, WindowSpec) and node.spec.window_all
 
 
 def _null_byte_key(_: Any) -> int:
@@ -271,7 +229,7 @@ class JobRuntime:
 
     def __init__(
         self,
-        env: StreamExecutionEnvironment,
+        env: StreamGraph,
         job_name: str,
         fail_at: Iterable[int] = (),
         restore_from: Any = None,
@@ -320,7 +278,7 @@ class JobRuntime:
     def _parallelism(self, node: Node) -> int:
         """How many subtasks run ``node``: its own parallelism, else the environment's;
         non-parallel operators 1; per-split watermarks and side outputs as their input."""
-        if node.kind == "split_watermarks" or node.side_of is not None:
+        if isinstance(node.spec, SplitWatermarksSpec) or node.side_of is not None:
             return self._parallelism(node.inputs[0])
         if node.non_parallel:
             return 1
@@ -344,79 +302,28 @@ class JobRuntime:
         return mp
 
     def _make(self, node: Node, subtask: int, parallelism: int, name: str) -> StreamOperator:
-        p = node.params
-        if node.kind == "source":
-            parts = p.get("partitions")
-            if parts is None:
-                return SourceOperator(name, p["records"])
-            records = p["records"]
-            n = p["num_partitions"]
-            mine = [k for k in range(len(records)) if parts[k] % parallelism == subtask]
-            return SourceOperator(
+        """One subtask's fresh operator, built by the node's spec (``winviz.graph``)."""
+        return node.spec.build(
+            BuildContext(
                 name,
-                records.take(mine),
-                [parts[k] for k in mine],
-                n,
-                partition_ids=[q for q in range(n) if q % parallelism == subtask],
-                order=mine,
-            )
-        if node.kind == "split_watermarks":
-            source = node.inputs[0]
-            n = source.params["num_partitions"]
-            return SplitWatermarksOperator(
-                name,
-                p["strategy"],
+                node.name,
+                subtask,
+                parallelism,
                 self.env.auto_watermark_interval,
                 self.env.tz,
-                source.name,
-                n,
-                partition_ids=[q for q in range(n) if q % parallelism == subtask],
+                self.result.outputs,
             )
-        if node.kind == "watermarks":
-            return TimestampsAndWatermarksOperator(
-                name, p["strategy"], self.env.auto_watermark_interval, self.env.tz
-            )
-        if node.kind == "map":
-            return MapOperator(name, p["fn"])
-        if node.kind == "filter":
-            return FilterOperator(name, p["fn"])
-        if node.kind == "flat_map":
-            return FlatMapOperator(name, p["fn"])
-        if node.kind == "process":
-            return KeyedProcessOperator(name, p["key_selector"], p["function"])
-        if node.kind == "rolling_reduce":
-            return KeyedProcessOperator(name, p["key_selector"], _RollingReduce(p["fn"]))
-        if node.kind == "co_process":
-            if p["key_selectors"] is None:
-                return CoProcessOperator(name, p["function"])
-            return KeyedCoProcessOperator(name, *p["key_selectors"], p["function"])
-        if node.kind == "window":
-            return WindowOperator(
-                name,
-                p["key_selector"],
-                p["assigner"],
-                _window_function(p),
-                p["trigger"],
-                p["allowed_lateness"],
-                p["late_data_tag"],
-                p["evictor"],
-            )
-        if node.kind == "side":
-            return _Passthrough(name)
-        if node.kind == "sink":
-            shared = self.result.outputs.setdefault(node.name, [])
-            return SinkOperator(name, shared, owner=subtask == 0)
-        raise InputError(f"unknown node kind {node.kind!r}")  # pragma: no cover
+        )
 
     @staticmethod
     def _resolve(node: Node, partitioner: str | None = None) -> list[tuple[Node, str | None]]:
         """The operators that feed ``node``'s consumer, one per input edge, with the
         partitioner asked for on the way (``rebalance()`` / ``forward()``; the one nearest to
         the consumer wins): unions and partitionings are no operators."""
-        if node.kind == "union":
+        if isinstance(node.spec, UnionSpec):
             return [e for parent in node.inputs for e in JobRuntime._resolve(parent, partitioner)]
-        if node.kind == "partition":
-            inner = node.params["partitioner"] if partitioner is None else partitioner
+        if isinstance(node.spec, PartitionSpec):
+            inner = node.spec.partitioner if partitioner is None else partitioner
             return JobRuntime._resolve(node.inputs[0], inner)
         return [(node, partitioner)]
 
@@ -454,7 +361,7 @@ class JobRuntime:
         outputs: dict[StreamOperator, _FanOut] = {}
         logical = 0
         for node in self.env.nodes:  # nodes are created after their inputs: a topological order
-            if node.kind in ("union", "partition"):
+            if node.is_virtual:
                 continue
             par = self.parallelism[node] = self._parallelism(node)
             max_par = self._max_parallelism(node, par)
@@ -462,7 +369,7 @@ class JobRuntime:
             subs = [self._make(node, i, par, name) for i, name in enumerate(names)]
             self.subtasks[node] = subs
             if subs[0].is_keyed:  # one key rule for all subtasks (winviz.keygroups.KeyRule)
-                rule = KeyRule(window_all=node.kind == "window" and node.non_parallel)
+                rule = KeyRule(window_all=_is_window_all(node))
                 for op in subs:
                     op.key_rule = rule  # type: ignore[attr-defined]
             for i, op in enumerate(subs):
@@ -477,20 +384,19 @@ class JobRuntime:
                     self.generators.append(op)
                 elif isinstance(op, SinkOperator):
                     self.sinks.append(op)
-            if node.kind == "source":
+            if isinstance(node.spec, SourceSpec):
                 logical += 1
             if node.side_of is not None:  # a side output: subtask i of its producer feeds i
                 parent = node.inputs[0]
                 for up, op in zip(self.subtasks[parent], subs, strict=True):
                     outputs[up].side_targets[node.side_of.id].append(op)
                 continue
-            if node.kind == "co_process":
-                selectors = node.params["key_selectors"] or (None, None)
-                inputs = [(k, [node.inputs[k]], selectors[k]) for k in (0, 1)]
+            if isinstance(node.spec, CoProcessSpec):
+                inputs = [(k, [node.inputs[k]], node.spec.key_selector_of(k)) for k in (0, 1)]
             else:
-                inputs = [(0, node.inputs, node.params.get("key_selector"))] if node.inputs else []
+                inputs = [(0, node.inputs, node.spec.key_selector_of(0))] if node.inputs else []
             for k, parents, selector in inputs:
-                if node.kind == "window" and node.non_parallel:
+                if _is_window_all(node):
                     selector = _null_byte_key  # windowAll: Flink's NullByteKeySelector
                 edges = self._edges(node, parents, selector)
                 self._wire(node, k, subs, edges, outputs, max_par)
@@ -509,7 +415,7 @@ class JobRuntime:
         max_par: int,
     ) -> None:
         """Connect input ``k`` of every subtask of ``node`` to its upstream subtasks."""
-        two_inputs = node.kind == "co_process"
+        two_inputs = isinstance(node.spec, CoProcessSpec)
         par = len(subs)
         # Every downstream subtask has the same channels: edge by edge, one (forward: from
         # upstream subtask j) or one per upstream subtask; offsets[e] is edge e's first.

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.copies import copy_record
-from winviz.errors import UserFunctionError, WinvizError
+from winviz.errors import FunctionResultError, UserFunctionError, WinvizError
 from winviz.functions import Collector, KeyedProcessFunction, OutputTag, TimeDomain
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.timers import InternalTimer, TimerService
@@ -152,3 +152,27 @@ class KeyedProcessOperator(KeyedStreamOperator):
                 (tag.id, value),
             )
         self.output.collect_side(tag, value, ts)
+
+
+class RollingReduceFunction(KeyedProcessFunction):
+    """``KeyedStream.reduce(fn)`` (Flink's ``StreamGroupedReduceOperator``): emits the running
+    reduction of each key's records, kept in keyed state."""
+
+    def __init__(self, fn: Callable[[Any, Any], Any]) -> None:
+        self.fn = fn
+
+    def process_element(self, value, ctx, out):
+        current = ctx.state("rolling")
+        current = value if current is None else self.fn(current, value)
+        if current is None:  # the state would be cleared: the next record would start anew
+            raise FunctionResultError(
+                f"returned None for key {ctx.get_current_key()!r}",
+                function="reduce",
+                operator=ctx._op.name,
+                value=None,
+                expected="the combined value (a reduce function returns it)",
+                index=ctx._op.job.record_index,
+                record=value,
+            )
+        ctx.update_state("rolling", current)
+        out.collect(current)

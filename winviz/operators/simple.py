@@ -67,6 +67,14 @@ class FlatMapOperator(StreamOperator):
             self.emit(out, ts)
 
 
+class SideOutputPassthrough(StreamOperator):
+    """The operator of ``get_side_output(tag)``: forwards what its producer sends to ``tag``."""
+
+    def process_element(self, value, ts):
+        self.metrics["num_records_in"] += 1
+        self.output.collect(value, ts)
+
+
 class SinkOperator(StreamOperator):
     """Collects every record it receives into ``records`` (a job result's output).
 

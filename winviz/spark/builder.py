@@ -32,6 +32,18 @@ from typing import Any
 
 from winviz.datastream import StreamExecutionEnvironment
 from winviz.errors import ArgumentTypeError, InputError, WinvizError
+from winviz.graph import (
+    FilterSpec,
+    FlatMapSpec,
+    KeyedProcessSpec,
+    MapSpec,
+    SinkSpec,
+    SourceSpec,
+    SplitWatermarksSpec,
+    UnionSpec,
+    WatermarksSpec,
+    WindowSpec,
+)
 from winviz.spark.spec import Drive, TwinSpec
 
 NO_TWIN = {
@@ -145,34 +157,34 @@ def build_twin(
             value=env,
             expected="the env the pipeline was built on (wv.StreamExecutionEnvironment)",
         )
-    sinks = [n for n in env.nodes if n.kind == "sink" and n.name == sink]
+    sinks = [n for n in env.nodes if isinstance(n.spec, SinkSpec) and n.name == sink]
     if not sinks:
-        names = sorted(n.name for n in env.nodes if n.kind == "sink")
+        names = sorted(n.name for n in env.nodes if isinstance(n.spec, SinkSpec))
         raise InputError("no such sink", field="sink", value=sink, expected=f"one of {names}")
     window = sinks[0].inputs[0]
-    if window.kind == "process":
+    if isinstance(window.spec, KeyedProcessSpec):
         return TwinPlan(sink, None, reasons=(NO_TWIN["process"],))
-    if window.kind != "window" or window.side_of is not None:
+    if not isinstance(window.spec, WindowSpec):
         return TwinPlan(sink, None, reasons=(NO_TWIN["shape"],))
-    p = window.params
+    w = window.spec
     reasons: list[str] = []
-    shape = _window_shape(p["assigner"], reasons)
+    shape = _window_shape(w.assigner, reasons)
     caveats: list[str] = []
-    if p["allowed_lateness"]:
+    if w.allowed_lateness:
         caveats.append(NO_TWIN["allowed_lateness"])
-    if p["late_data_tag"] is not None:
+    if w.late_data_tag is not None:
         caveats.append(NO_TWIN["side_output"])
     if not approximate:
         reasons.extend(caveats)
-    if p["evictor"] is not None:
+    if w.evictor is not None:
         reasons.append(NO_TWIN["evictor"])
-    if p["trigger"] is not None:
+    if w.trigger is not None:
         reasons.append(NO_TWIN["trigger"])
-    aggregate, value_of = _function(p, reasons)
+    aggregate, value_of = _function(w, reasons)
     streams = _streams(window.inputs[0], reasons)
     if reasons:
         return TwinPlan(sink, None, reasons=tuple(dict.fromkeys(reasons)))
-    records, arrivals = _rows(streams, p["key_selector"], value_of)
+    records, arrivals = _rows(streams, w.key_selector, value_of)
     delays = tuple(s[1] for s in streams)
     spec = TwinSpec(
         **shape,
@@ -219,11 +231,11 @@ def _window_shape(assigner: Any, reasons: list[str]) -> dict[str, Any]:
     return {}
 
 
-def _function(params: dict[str, Any], reasons: list[str]) -> tuple[str, Any]:
+def _function(window: WindowSpec, reasons: list[str]) -> tuple[str, Any]:
     from winviz.functions import CountAggregate, SumAggregate
 
-    fn = params.get("fn")
-    plain = params.get("function_kind") == "aggregate" and params.get("process_function") is None
+    fn = window.fn
+    plain = window.function_kind == "aggregate" and window.process_function is None
     if plain and isinstance(fn, CountAggregate):
         return "count", None
     if plain and isinstance(fn, SumAggregate):
@@ -239,15 +251,15 @@ Stream = tuple[list[Row], int, Any]  # rows, watermark delay, timestamp assigner
 def _streams(node: Any, reasons: list[str]) -> list[Stream]:
     """Each input stream of the window: its rows after map/filter/flat_map,
     its watermark delay and timestamp assigner."""
-    if node.kind == "union":
+    if isinstance(node.spec, UnionSpec):
         return [s for n in node.inputs for s in _streams(n, reasons)]
-    if node.kind == "split_watermarks":
+    if isinstance(node.spec, SplitWatermarksSpec):
         reasons.append(NO_TWIN["partitions"])
         return []
-    if node.kind != "watermarks":
+    if not isinstance(node.spec, WatermarksSpec):
         reasons.append(NO_TWIN["shape"])
         return []
-    strategy = node.params["strategy"]
+    strategy = node.spec.strategy
     delay = _delay(strategy, reasons)
     rows = _source_rows(node.inputs[0], reasons)
     return [(rows, delay, strategy.timestamp_assigner)]
@@ -268,25 +280,17 @@ def _delay(strategy: Any, reasons: list[str]) -> int:
 
 
 def _source_rows(node: Any, reasons: list[str]) -> list[Row]:
-    if node.kind in ("map", "filter", "flat_map"):
-        out = []
-        fn = node.params["fn"]
-        for arrival, value, ts in _source_rows(node.inputs[0], reasons):
-            if node.kind == "map":
-                out.append((arrival, fn(value), ts))
-            elif node.kind == "filter":
-                if fn(value):
-                    out.append((arrival, value, ts))
-            else:
-                out.extend((arrival, v, ts) for v in fn(value))
-        return out
-    if node.kind != "source":
+    spec = node.spec
+    if isinstance(spec, MapSpec | FilterSpec | FlatMapSpec):  # what the operator emits
+        rows = _source_rows(node.inputs[0], reasons)
+        return [(arrival, v, ts) for arrival, value, ts in rows for v in spec.apply(value)]
+    if not isinstance(spec, SourceSpec):
         reasons.append(NO_TWIN["shape"])
         return []
-    if "num_partitions" in node.params:
+    if spec.partitioned:
         reasons.append(NO_TWIN["partitions"])
         return []
-    return [(arrival, value, ts) for arrival, _, value, ts in node.params["records"]]
+    return [(arrival, value, ts) for arrival, _, value, ts in spec.records]
 
 
 def _rows(

@@ -1,0 +1,370 @@
+"""The job graph: Flink's ``StreamGraph`` of ``StreamNode``s, each with the spec of its operator.
+
+The fluent API (``winviz.datastream``) only records what the job is: every call adds a
+``Node`` holding a frozen **operator spec** — the counterpart of Flink's
+``StreamOperatorFactory`` — and the node's inputs, name and parallelism. Nothing runs until
+``env.execute()``; the runtime (``winviz.runtime``) then asks each spec to ``build`` one fresh
+operator per subtask (Flink's ``StreamingJobGraphGenerator`` → ``ExecutionGraph`` → tasks),
+so one pipeline can be executed again and again, e.g. by a slider. The Spark twin
+(``winviz.spark.builder``) reads the same specs.
+
+Two kinds of node are no operators (Flink's "virtual" nodes): a ``UnionSpec`` (the next
+operator gets one input channel per united stream) and a ``PartitionSpec`` (``rebalance()`` /
+``forward()``: how records travel to the next operator). A ``SideOutputSpec`` node stands for
+``get_side_output(tag)``: a pass-through fed by its producer's side output ``tag``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from winviz.functions import AggregateFunction, CoProcessFunction, KeyedProcessFunction, OutputTag
+from winviz.operators.base import StreamOperator
+from winviz.operators.batch import Batch
+from winviz.operators.co_process import CoProcessOperator, KeyedCoProcessOperator
+from winviz.operators.keyed_process import KeyedProcessOperator, RollingReduceFunction
+from winviz.operators.simple import (
+    FilterOperator,
+    FlatMapOperator,
+    MapOperator,
+    Record,
+    SideOutputPassthrough,
+    SinkOperator,
+)
+from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
+from winviz.operators.split_watermarks import SplitWatermarksOperator
+from winviz.operators.window_functions import (
+    AggregateWindowFunction,
+    ApplyWindowFunction,
+    InternalWindowFunction,
+    ListWindowFunction,
+    ReduceWindowFunction,
+)
+from winviz.operators.window_operator import WindowOperator
+from winviz.watermarks import WatermarkStrategy
+from winviz.windows.assigners import WindowAssigner
+from winviz.windows.evictors import Evictor
+from winviz.windows.triggers import Trigger
+
+KeySelector = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """What building one subtask's operator needs beyond its spec."""
+
+    name: str  # the subtask's name: the node's, or ``node#i`` when parallel
+    node_name: str
+    subtask: int
+    parallelism: int
+    auto_watermark_interval: int
+    tz: str | None
+    outputs: dict[str, list[Record]]  # the job result's sink outputs, filled by the sinks
+
+
+class OperatorSpec:
+    """What one node of the job graph builds (Flink's ``StreamOperatorFactory``)."""
+
+    kind: ClassVar[str]
+    """How the API and error messages name this kind of node."""
+
+    def key_selector_of(self, input_index: int) -> KeySelector | None:
+        """The key selector records of input ``input_index`` are routed by (``key_by``)."""
+        return None
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        """A fresh operator for one subtask."""
+        raise TypeError(f"a {self.kind} node is no operator")  # unions and partitionings
+
+
+def owned_partitions(num_partitions: int, ctx: BuildContext) -> list[int]:
+    """The partitions (splits) a partitioned source's subtask reads: ``p % parallelism``."""
+    return [p for p in range(num_partitions) if p % ctx.parallelism == ctx.subtask]
+
+
+@dataclass(frozen=True)
+class SourceSpec(OperatorSpec):
+    """A bounded source (``from_collection``, ``from_pandas``, ``from_partitions``): its
+    records in arrival order; for a partitioned source each record's partition."""
+
+    kind: ClassVar[str] = "source"
+    records: Batch
+    partitions: tuple[int, ...] | None = None
+    num_partitions: int | None = None
+
+    @property
+    def partitioned(self) -> bool:
+        return self.num_partitions is not None
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        if self.partitions is None or self.num_partitions is None:
+            return SourceOperator(ctx.name, self.records)
+        mine = [k for k, p in enumerate(self.partitions) if p % ctx.parallelism == ctx.subtask]
+        return SourceOperator(
+            ctx.name,
+            self.records.take(mine),
+            [self.partitions[k] for k in mine],
+            self.num_partitions,
+            partition_ids=owned_partitions(self.num_partitions, ctx),
+            order=mine,
+        )
+
+
+@dataclass(frozen=True)
+class WatermarksSpec(OperatorSpec):
+    """``assign_timestamps_and_watermarks`` (Flink's ``TimestampsAndWatermarksOperator``)."""
+
+    kind: ClassVar[str] = "watermarks"
+    strategy: WatermarkStrategy
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return TimestampsAndWatermarksOperator(
+            ctx.name, self.strategy, ctx.auto_watermark_interval, ctx.tz
+        )
+
+
+@dataclass(frozen=True)
+class SplitWatermarksSpec(OperatorSpec):
+    """``assign_timestamps_and_watermarks`` right after a partitioned source: one generator
+    per partition inside the source reader (Flink's per-split watermarks)."""
+
+    kind: ClassVar[str] = "split_watermarks"
+    strategy: WatermarkStrategy
+    source_name: str
+    num_partitions: int
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return SplitWatermarksOperator(
+            ctx.name,
+            self.strategy,
+            ctx.auto_watermark_interval,
+            ctx.tz,
+            self.source_name,
+            self.num_partitions,
+            partition_ids=owned_partitions(self.num_partitions, ctx),
+        )
+
+
+@dataclass(frozen=True)
+class MapSpec(OperatorSpec):
+    """``map``: one record out per record in."""
+
+    kind: ClassVar[str] = "map"
+    fn: Callable[[Any], Any]
+
+    def apply(self, value: Any) -> list[Any]:
+        """What the operator emits for ``value`` (the Spark twin replays it)."""
+        return [self.fn(value)]
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return MapOperator(ctx.name, self.fn)
+
+
+@dataclass(frozen=True)
+class FilterSpec(OperatorSpec):
+    """``filter``: the records ``fn`` keeps."""
+
+    kind: ClassVar[str] = "filter"
+    fn: Callable[[Any], bool]
+
+    def apply(self, value: Any) -> list[Any]:
+        return [value] if self.fn(value) else []
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return FilterOperator(ctx.name, self.fn)
+
+
+@dataclass(frozen=True)
+class FlatMapSpec(OperatorSpec):
+    """``flat_map``: any number of records out per record in."""
+
+    kind: ClassVar[str] = "flat_map"
+    fn: Callable[[Any], Iterable[Any]]
+
+    def apply(self, value: Any) -> list[Any]:
+        return list(self.fn(value))
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return FlatMapOperator(ctx.name, self.fn)
+
+
+@dataclass(frozen=True)
+class KeyedProcessSpec(OperatorSpec):
+    """``key_by(...).process(function)`` (Flink's ``KeyedProcessOperator``)."""
+
+    kind: ClassVar[str] = "process"
+    key_selector: KeySelector
+    function: KeyedProcessFunction
+
+    def key_selector_of(self, input_index: int) -> KeySelector | None:
+        return self.key_selector
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return KeyedProcessOperator(ctx.name, self.key_selector, self.function)
+
+
+@dataclass(frozen=True)
+class RollingReduceSpec(OperatorSpec):
+    """``key_by(...).reduce(fn)``: the running reduction per key (no windows)."""
+
+    kind: ClassVar[str] = "rolling_reduce"
+    key_selector: KeySelector
+    fn: Callable[[Any, Any], Any]
+
+    def key_selector_of(self, input_index: int) -> KeySelector | None:
+        return self.key_selector
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return KeyedProcessOperator(ctx.name, self.key_selector, RollingReduceFunction(self.fn))
+
+
+@dataclass(frozen=True)
+class CoProcessSpec(OperatorSpec):
+    """``a.connect(b).process(function)`` (``CoProcessOperator``), keyed after
+    ``key_by(k1, k2)`` (``KeyedCoProcessOperator``)."""
+
+    kind: ClassVar[str] = "co_process"
+    function: CoProcessFunction
+    key_selectors: tuple[KeySelector, KeySelector] | None = None
+
+    def key_selector_of(self, input_index: int) -> KeySelector | None:
+        return None if self.key_selectors is None else self.key_selectors[input_index]
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        if self.key_selectors is None:
+            return CoProcessOperator(ctx.name, self.function)
+        return KeyedCoProcessOperator(ctx.name, *self.key_selectors, self.function)
+
+
+@dataclass(frozen=True)
+class WindowSpec(OperatorSpec):
+    """``key_by(...).window(assigner)`` with its trigger, evictor, allowed lateness, late
+    data tag and window function (Flink's ``WindowOperator``; ``window_all``: one subtask,
+    every record under one key).
+
+    ``function_kind`` is how the window's contents become output: ``reduce`` /
+    ``aggregate`` (``fn``, incrementally, optionally with a ``process_function`` that sees
+    the one result), ``process`` (a ProcessWindowFunction over the buffered records) or
+    ``apply`` (a WindowFunction)."""
+
+    kind: ClassVar[str] = "window"
+    key_selector: KeySelector
+    assigner: WindowAssigner
+    function_kind: str = "process"
+    fn: Callable[[Any, Any], Any] | AggregateFunction | None = None
+    process_function: Any = None
+    trigger: Trigger | None = None
+    evictor: Evictor | None = None
+    allowed_lateness: int = 0
+    late_data_tag: OutputTag | None = None
+    window_all: bool = False
+
+    def key_selector_of(self, input_index: int) -> KeySelector | None:
+        return self.key_selector
+
+    def window_function(self) -> InternalWindowFunction:
+        if self.function_kind == "reduce":
+            return ReduceWindowFunction(self.fn, self.process_function)
+        if self.function_kind == "aggregate":
+            return AggregateWindowFunction(self.fn, self.process_function)
+        if self.function_kind == "apply":
+            return ApplyWindowFunction(self.process_function)
+        return ListWindowFunction(self.process_function)
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return WindowOperator(
+            ctx.name,
+            self.key_selector,
+            self.assigner,
+            self.window_function(),
+            self.trigger,
+            self.allowed_lateness,
+            self.late_data_tag,
+            self.evictor,
+        )
+
+
+@dataclass(frozen=True)
+class SideOutputSpec(OperatorSpec):
+    """``get_side_output(tag)``: the records its producer sends to side output ``tag``."""
+
+    kind: ClassVar[str] = "side"
+    tag: OutputTag
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return SideOutputPassthrough(ctx.name)
+
+
+@dataclass(frozen=True)
+class SinkSpec(OperatorSpec):
+    """``sink_to(name)``: collects into ``result.outputs[name]`` (every subtask appends to
+    one list; subtask 0 checkpoints it)."""
+
+    kind: ClassVar[str] = "sink"
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        shared = ctx.outputs.setdefault(ctx.node_name, [])
+        return SinkOperator(ctx.name, shared, owner=ctx.subtask == 0)
+
+
+@dataclass(frozen=True)
+class UnionSpec(OperatorSpec):
+    """``union``: no operator; the consumer gets one input channel per united stream."""
+
+    kind: ClassVar[str] = "union"
+
+
+@dataclass(frozen=True)
+class PartitionSpec(OperatorSpec):
+    """``rebalance()`` / ``forward()``: no operator; how records travel to the consumer."""
+
+    kind: ClassVar[str] = "partition"
+    partitioner: str
+
+
+VIRTUAL = (UnionSpec, PartitionSpec)
+"""The specs of nodes that are no operators."""
+
+
+@dataclass(eq=False)
+class Node:
+    """One node of the job graph: its operator's spec, name and inputs, and where it runs
+    (parallelism, key groups). Nodes compare by identity."""
+
+    spec: OperatorSpec
+    name: str
+    inputs: list[Node]
+    parallelism: int | None = None  # None: the environment's default
+    max_parallelism: int | None = None  # None: the environment's, else Flink's default rule
+    non_parallel: bool = False  # Flink's non-parallel operators (fromCollection, windowAll)
+
+    @property
+    def kind(self) -> str:
+        return self.spec.kind
+
+    @property
+    def is_virtual(self) -> bool:
+        """A union or partitioning: no operator of its own."""
+        return isinstance(self.spec, VIRTUAL)
+
+    @property
+    def side_of(self) -> OutputTag | None:
+        """The tag of a side-output node (``get_side_output``), else None."""
+        return self.spec.tag if isinstance(self.spec, SideOutputSpec) else None
+
+
+class StreamGraph(Protocol):
+    """What the runtime reads of a job (Flink's ``StreamGraph``, from
+    ``env.getStreamGraph()``): the nodes in topological order and the job-wide settings.
+    ``StreamExecutionEnvironment`` is one."""
+
+    nodes: list[Node]
+    parallelism: int
+    max_parallelism: int | None
+    auto_watermark_interval: int
+    tz: str | None
+    trace_enabled: bool
+    timer_firing_budget: int
+    checkpoint_config: Any  # a winviz.checkpoints.CheckpointConfig or None
