@@ -73,10 +73,10 @@ beginning when there is none. Each planned failure happens once.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from winviz.errors import (
     ArgumentTypeError,
@@ -86,8 +86,50 @@ from winviz.errors import (
     StateCopyError,
 )
 
-if TYPE_CHECKING:  # pragma: no cover
-    from winviz.runtime import JobRuntime
+
+class Participant(Protocol):
+    """Anything whose state a checkpoint holds: an operator subtask, an input gate's valve,
+    a rebalance exchange (Flink's ``CheckpointedFunction`` / operator state handles)."""
+
+    def snapshot(self) -> Any: ...
+
+    def restore(self, snap: Any) -> None: ...
+
+
+class CheckpointedJob(Protocol):
+    """What the coordinator sees of a running job (``winviz.runtime.JobRuntime`` is one): its
+    participants by name, its sources' read positions, its side outputs, its clock and trace,
+    and a restart with fresh operators. Nothing else of the runtime is reached into."""
+
+    trace: Any
+
+    def operator_subtasks(self) -> Sequence[Any]:
+        """Every operator subtask (``name``, ``snapshot()``, ``restore()``), upstream first."""
+        ...
+
+    def gate_participants(self) -> Mapping[str, Participant]: ...
+
+    def exchange_participants(self) -> Mapping[str, Participant]: ...
+
+    def source_subtasks(self) -> Sequence[Any]:
+        """The source subtasks: ``name``, ``position``, ``records``, ``partitions``,
+        ``partition_positions()``, ``logical_name``."""
+        ...
+
+    def manifest(self) -> dict[str, str]:
+        """Each operator subtask by name → what it is (see ``job_manifest``)."""
+        ...
+
+    def side_outputs(self) -> dict[str, list[Any]]: ...
+
+    def clock(self) -> int: ...
+
+    def set_clock(self, now: int) -> None: ...
+
+    def restart(self) -> None:
+        """Build every operator anew and start them (Flink restarts the tasks)."""
+        ...
+
 
 CHECKPOINT_VERSION = 1
 """The layout of ``CompletedCheckpoint`` and of the operators' snapshots; a restore refuses a
@@ -179,15 +221,14 @@ def _operator_state(name: str, snapshot: dict[str, Any], checkpoint_id: int) -> 
         ) from exc
 
 
-def job_manifest(rt: JobRuntime) -> dict[str, str]:
+def job_manifest(operators: Iterable[tuple[Sequence[Any], int]]) -> dict[str, str]:
     """Each operator subtask of the job by name (winviz's uid: names are unique) → its kind
     (the operator class), with its number of key groups when keyed: what a snapshot must
-    match to be restored into the job."""
+    match to be restored into the job. ``operators``: each operator's subtasks with its
+    number of key groups."""
     manifest: dict[str, str] = {}
-    for node, subs in rt.subtasks.items():
-        groups = ""
-        if subs[0].is_keyed:
-            groups = f", {rt._max_parallelism(node, len(subs))} key groups"
+    for subs, key_groups in operators:
+        groups = f", {key_groups} key groups" if subs[0].is_keyed else ""
         for op in subs:
             manifest[op.name] = f"{type(op).__name__} ({len(subs)} subtask(s){groups})"
     return manifest
@@ -197,7 +238,7 @@ def _names(names: Iterable[str]) -> str:
     return ", ".join(repr(n) for n in sorted(names))
 
 
-def check_snapshot(rt: JobRuntime, snapshot: Any) -> None:
+def check_snapshot(rt: CheckpointedJob, snapshot: Any) -> None:
     """Raise unless ``snapshot`` is a complete snapshot of the job ``rt`` runs (see the
     module docstring): ``SnapshotMismatchError`` listing every difference from the job,
     ``DamagedSnapshotError`` naming a missing part."""
@@ -219,7 +260,7 @@ def check_snapshot(rt: JobRuntime, snapshot: Any) -> None:
         raise DamagedSnapshotError(
             f"checkpoint {cid} has no list of the operators it was taken of (its 'operators')"
         )
-    ours = job_manifest(rt)
+    ours = rt.manifest()
     differences = []
     if missing := ours.keys() - theirs.keys():
         differences.append(f"the job has operator(s) the snapshot lacks: {_names(missing)}")
@@ -237,31 +278,32 @@ def check_snapshot(rt: JobRuntime, snapshot: Any) -> None:
     _check_parts(rt, snapshot)
 
 
-def _check_parts(rt: JobRuntime, snapshot: CompletedCheckpoint) -> None:
+def _check_parts(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> None:
     """Every part the job needs is in the snapshot (the manifest matched)."""
     cid = snapshot.checkpoint_id
+    operators, sources = rt.operator_subtasks(), rt.source_subtasks()
 
     def damaged(what: str) -> DamagedSnapshotError:
         return DamagedSnapshotError(f"checkpoint {cid} is damaged: {what}")
 
     parts = (
-        ("operator_states", snapshot.operator_states, [op.name for op in rt.order]),
-        ("gate_states", snapshot.gate_states, list(rt.gates)),
-        ("exchange_states", snapshot.exchange_states, list(rt.exchanges)),
-        ("positions", snapshot.positions, [src.name for src in rt.sources]),
+        ("operator_states", snapshot.operator_states, [op.name for op in operators]),
+        ("gate_states", snapshot.gate_states, list(rt.gate_participants())),
+        ("exchange_states", snapshot.exchange_states, list(rt.exchange_participants())),
+        ("positions", snapshot.positions, [src.name for src in sources]),
     )
     for part, held, needed in parts:
         if not isinstance(held, Mapping):
             raise damaged(f"its {part} is {type(held).__name__}, not a mapping")
         if missing := [n for n in needed if n not in held]:
             raise damaged(f"its {part} lack(s) {_names(missing)}")
-    for op in rt.order:  # a fresh operator's snapshot: the parts its restore reads
+    for op in operators:  # a fresh operator's snapshot: the parts its restore reads
         state = snapshot.operator_states[op.name]
         if not isinstance(state, Mapping):
             raise damaged(f"the state of operator {op.name!r} is {type(state).__name__}")
         if missing := [part for part in op.snapshot() if part not in state]:
             raise damaged(f"the state of operator {op.name!r} lacks {_names(missing)}")
-    for src in rt.sources:
+    for src in sources:
         position = snapshot.positions[src.name]
         held = snapshot.operator_states[src.name]["position"]
         if not isinstance(position, int) or position != held:
@@ -274,7 +316,7 @@ def _check_parts(rt: JobRuntime, snapshot: CompletedCheckpoint) -> None:
                 f"checkpoint {cid} read {position} record(s) of source {src.name!r}, which "
                 f"has {len(src.records)} in this job: not the input it was taken on"
             )
-    if sum(snapshot.positions[src.name] for src in rt.sources) != snapshot.source_records:
+    if sum(snapshot.positions[src.name] for src in sources) != snapshot.source_records:
         raise damaged(
             f"its source positions do not add up to its cut ({snapshot.source_records} "
             "source records)"
@@ -292,7 +334,7 @@ class CheckpointCoordinator:
 
     def __init__(
         self,
-        runtime: JobRuntime,
+        runtime: CheckpointedJob,
         config: CheckpointConfig | None,
         fail_at: Iterable[int] = (),
     ) -> None:
@@ -361,7 +403,7 @@ class CheckpointCoordinator:
         barrier: an aligned checkpoint)."""
         rt = self.runtime
         positions: dict[str, int] = {}
-        for src in rt.sources:
+        for src in rt.source_subtasks():
             positions[src.name] = src.position
             if src.partitions is not None:
                 for p, n in src.partition_positions().items():
@@ -372,23 +414,30 @@ class CheckpointCoordinator:
         checkpoint = CompletedCheckpoint(
             checkpoint_id=checkpoint_id,
             source_records=consumed,
-            processing_time=rt.job.now,
+            processing_time=rt.clock(),
             positions=MappingProxyType(positions),
             operator_states=MappingProxyType(
-                {op.name: _operator_state(op.name, op.snapshot(), checkpoint_id) for op in rt.order}
+                {
+                    op.name: _operator_state(op.name, op.snapshot(), checkpoint_id)
+                    for op in rt.operator_subtasks()
+                }
             ),
-            gate_states=_read_only({name: g.snapshot() for name, g in rt.gates.items()}),
+            gate_states=_read_only(
+                {name: g.snapshot() for name, g in rt.gate_participants().items()}
+            ),
             side_outputs=MappingProxyType(
-                {tag: tuple(copy.deepcopy(recs)) for tag, recs in rt.result.side_outputs.items()}
+                {tag: tuple(copy.deepcopy(recs)) for tag, recs in rt.side_outputs().items()}
             ),
-            exchange_states=_read_only({name: x.snapshot() for name, x in rt.exchanges.items()}),
-            operators=MappingProxyType(job_manifest(rt)),
+            exchange_states=_read_only(
+                {name: x.snapshot() for name, x in rt.exchange_participants().items()}
+            ),
+            operators=MappingProxyType(rt.manifest()),
         )
         self.completed.append(checkpoint)
         if rt.trace is not None:
             rt.trace.emit(
                 "checkpoint",
-                rt.job.now,
+                rt.clock(),
                 None,
                 "job",
                 None,
@@ -426,14 +475,14 @@ class CheckpointCoordinator:
         part = "operator"
         name = ""
         try:
-            for op in rt.order:
+            for op in rt.operator_subtasks():
                 name = op.name
                 op.restore(copy.deepcopy(dict(checkpoint.operator_states[op.name])))
             part = "valve"
-            for name, gate in rt.gates.items():
+            for name, gate in rt.gate_participants().items():
                 gate.restore(copy.deepcopy(checkpoint.gate_states[name]))
             part = "exchange"
-            for name, exchange in rt.exchanges.items():
+            for name, exchange in rt.exchange_participants().items():
                 exchange.restore(checkpoint.exchange_states[name])
             part, name = "side outputs", ""
             side_outputs = {
@@ -444,11 +493,11 @@ class CheckpointCoordinator:
                 f"checkpoint {checkpoint.checkpoint_id} is damaged: the state of {part} "
                 f"{name!r} cannot be loaded ({type(exc).__name__}: {exc})"
             ) from exc
-        rt.result.side_outputs.update(side_outputs)
-        rt.job.now = checkpoint.processing_time
+        rt.side_outputs().update(side_outputs)
+        rt.set_clock(checkpoint.processing_time)
         self._schedule_after(checkpoint.processing_time)
         self._restored_at = checkpoint.source_records
-        return {src.name: src.position for src in rt.sources}
+        return {src.name: src.position for src in rt.source_subtasks()}
 
     def _emit_restore(
         self,
@@ -464,7 +513,7 @@ class CheckpointCoordinator:
             shown = dict(checkpoint.positions) if checkpoint is not None else positions
             rt.trace.emit(
                 "restore",
-                rt.job.now,
+                rt.clock(),
                 None,
                 "job",
                 None,
@@ -481,10 +530,9 @@ class CheckpointCoordinator:
         and side outputs back, set the clock; returns the source positions to replay from."""
         rt = self.runtime
         checkpoint = self.completed[-1] if self.completed else self.initial
-        rt.rebuild()
-        rt.start(self.origin)
+        rt.restart()
         if checkpoint is None:  # no checkpoint yet: start over
-            positions: dict[str, int] = {src.name: 0 for src in rt.sources}
+            positions: dict[str, int] = {src.name: 0 for src in rt.source_subtasks()}
             self._schedule_after(self.origin)
             self._restored_at = None
             consumed = 0

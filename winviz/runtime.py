@@ -57,6 +57,7 @@ from winviz.checkpoints import (
     CompletedCheckpoint,
     Restore,
     SimulatedFailure,
+    job_manifest,
 )
 from winviz.errors import InputError
 from winviz.functions import OutputTag
@@ -262,8 +263,42 @@ class JobRuntime:
         # the only ones that can have processing-time timers (batch_safe promises none)
         self.timer_owners = [op for op in self.keyed if not op.batch_safe]
 
+    # -- what the checkpoint coordinator sees (winviz.checkpoints.CheckpointedJob) --------------
+
+    def operator_subtasks(self) -> list[StreamOperator]:
+        return self.order
+
+    def gate_participants(self) -> dict[str, InputGate]:
+        return self.gates
+
+    def exchange_participants(self) -> dict[str, Exchange]:
+        return self.exchanges
+
+    def source_subtasks(self) -> list[SourceOperator]:
+        return self.sources
+
+    def manifest(self) -> dict[str, str]:
+        return job_manifest(
+            (subs, self._max_parallelism(node, len(subs))) for node, subs in self.subtasks.items()
+        )
+
+    def side_outputs(self) -> dict[str, list[Record]]:
+        return self.result.side_outputs
+
+    def clock(self) -> int:
+        return self.job.now
+
+    def set_clock(self, now: int) -> None:
+        self.job.now = now
+
+    def restart(self) -> None:
+        """Fresh operators, opened, the clock at the run's start (after a failure)."""
+        self.rebuild()
+        self.start(self.origin)
+
     def start(self, start: int) -> None:
         """Open every operator and start the clock and the periodic watermark emission."""
+        self.origin = start
         for op in self.order:
             op.open(self.job)
         for op in self.order:  # an operator may choose its process_element when it opens
