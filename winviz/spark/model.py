@@ -66,7 +66,7 @@ def merge_sessions(sessions: Sequence[list[Any]]) -> list[list[Any]]:
             last = merged[-1]
             last[1] = max(last[1], end)
             last[2] += n
-            last[3] = _add(last[3], total)
+            last[3] = sum_ignoring_nulls(last[3], total)
         else:
             merged.append([start, end, n, total])
     return merged
@@ -160,7 +160,7 @@ class SparkModel:
         for g in changed:
             acc = self.state.setdefault(g, [0, None])
             acc[0] += partial[g][0]
-            acc[1] = _add(acc[1], partial[g][1])
+            acc[1] = sum_ignoring_nulls(acc[1], partial[g][1])
         return len(dropped), self._output(changed, evict)
 
     def _session_batch(
@@ -173,7 +173,7 @@ class SparkModel:
         for r in rows:
             acc = partial.setdefault((r[KEY], r[TS]), [r[TS], r[TS] + gap, 0, None])
             acc[2] += 1
-            acc[3] = _add(acc[3], r.get(VALUE))
+            acc[3] = sum_ignoring_nulls(acc[3], r.get(VALUE))
         dropped = 0
         for (key, _), acc in partial.items():
             if acc[1] <= late:
@@ -206,7 +206,7 @@ class SparkModel:
             for start, end in spark_windows(r[TS], spec.size, spec.window_slide):
                 acc = partial.setdefault((start, end, r[KEY]), [0, None])
                 acc[0] += 1
-                acc[1] = _add(acc[1], r.get(VALUE))
+                acc[1] = sum_ignoring_nulls(acc[1], r.get(VALUE))
         return partial
 
     def _output(self, changed: list[Group], evict: int) -> list[OutputRow]:
@@ -218,7 +218,8 @@ class SparkModel:
         return out
 
 
-def _add(total: Any, value: Any) -> Any:
+def sum_ignoring_nulls(total: Any, value: Any) -> Any:
+    """Spark SQL's ``sum`` step: a null value is skipped; the sum of no values is null."""
     if value is None:
         return total
     return value if total is None else total + value

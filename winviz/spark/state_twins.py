@@ -58,7 +58,7 @@ from winviz.spark.batches import (
     write_batch_file,
 )
 from winviz.spark.failures import SparkQueryError, record_marker
-from winviz.spark.model import WatermarkTracker, _add
+from winviz.spark.model import WatermarkTracker, sum_ignoring_nulls
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_order
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec
@@ -243,7 +243,7 @@ class StateModel:
         for r, i in kept:
             acc = self.keys.setdefault(r[KEY], [0, None, None, None, i])
             acc[0] += 1
-            acc[1] = _add(acc[1], r.get(VALUE))
+            acc[1] = sum_ignoring_nulls(acc[1], r.get(VALUE))
             if acc[2] is None or r[TS] > acc[2]:
                 acc[2], acc[4] = r[TS], i
             acc[3] = acc[2] + self.spec.timeout
