@@ -381,6 +381,17 @@ def test_10_build_an_inactivity_alert(lessons, monkeypatch):
     assert check_1(ns["WorkedInactivityAlert"]).startswith("Correct")
     assert check_1(None).startswith("Not answered")
     assert check_1(ns["InactivityAlert"]).startswith("Not answered")  # the empty skeleton
+    assert check_1(v["Right"]()).startswith("Pass the class itself")
+
+    class DeviceOnly(v["Right"]):
+        def on_timer(self, timestamp, ctx, out):
+            out.collect(ctx.get_current_key())
+            ctx.update_state("last", None)
+
+    assert check_1(DeviceOnly) == (
+        "In 'a never comes back', your function emitted 'a': an alert is a pair "
+        "(device, last_timestamp)."
+    )
     assert check_1(ns["FirstAttempt"]) == (
         "In 'a never comes back', your function alerted ('a', 1000) at event time 2000: that "
         "alert is wrong. A deadline that a newer event replaced must not alert (rules 1 and 4)."
