@@ -278,3 +278,161 @@ def test_09_troubleshooting_clinic(lessons):
     message = check_2(largest)
     assert message.startswith("latest([('A', 0, 1), ('B', 0, 4), ('A', 0, 3), ('A', 0, 2)])")
     assert "('A', 0): 2" not in message  # the final count it should have kept
+
+
+def _alert_variants(gap: int) -> dict[str, type]:
+    """Wrong (and one right) inactivity alerts, each with one mistake lesson 10's harness must
+    name."""
+
+    def arm(ctx: Any, last: Any, ts: int) -> None:
+        if last is not None:
+            ctx.timer_service().delete_event_time_timer(last + gap)
+        ctx.timer_service().register_event_time_timer(ts + gap)
+        ctx.update_state("last", ts)
+
+    def ignored(ctx: Any, last: Any) -> bool:
+        ts = ctx.timestamp()
+        return ts <= ctx.timer_service().current_watermark() or (last is not None and ts <= last)
+
+    class Right(wv.KeyedProcessFunction):
+        def process_element(self, value, ctx, out):
+            last = ctx.state("last")
+            if not ignored(ctx, last):
+                arm(ctx, last, ctx.timestamp())
+
+        def on_timer(self, timestamp, ctx, out):
+            out.collect((ctx.get_current_key(), ctx.state("last")))
+            ctx.update_state("last", None)
+
+    class NoLateRule(Right):  # lesson 03's InactivityCount: a late event re-arms
+        def process_element(self, value, ctx, out):
+            last = ctx.state("last")
+            if last is None or ctx.timestamp() > last:
+                arm(ctx, last, ctx.timestamp())
+
+    class LatestArrival(Right):  # an older event moves the deadline back
+        def process_element(self, value, ctx, out):
+            if ctx.timestamp() > ctx.timer_service().current_watermark():
+                arm(ctx, ctx.state("last"), ctx.timestamp())
+
+    class StaleTimers(Right):  # right alerts, but replaced timers stay and fire
+        def process_element(self, value, ctx, out):
+            last = ctx.state("last")
+            if not ignored(ctx, last):
+                ctx.timer_service().register_event_time_timer(ctx.timestamp() + gap)
+                ctx.update_state("last", ctx.timestamp())
+
+        def on_timer(self, timestamp, ctx, out):
+            last = ctx.state("last")
+            if last is not None and timestamp == last + gap:
+                super().on_timer(timestamp, ctx, out)
+
+    class KeepsState(Right):  # right alerts, state kept after the alert
+        def on_timer(self, timestamp, ctx, out):
+            out.collect((ctx.get_current_key(), ctx.state("last")))
+
+    class OneAlertPerDevice(Right):  # remembers it alerted: never re-arms
+        def process_element(self, value, ctx, out):
+            if not ctx.state("done"):
+                super().process_element(value, ctx, out)
+
+        def on_timer(self, timestamp, ctx, out):
+            super().on_timer(timestamp, ctx, out)
+            ctx.update_state("done", True)
+
+    class NoTimer(wv.KeyedProcessFunction):  # alerts only when the device sends again
+        def process_element(self, value, ctx, out):
+            last = ctx.state("last")
+            if last is not None and ctx.timestamp() - last >= gap:
+                out.collect((ctx.get_current_key(), last))
+            ctx.update_state("last", ctx.timestamp())
+
+    class ProcessingTime(Right):
+        def process_element(self, value, ctx, out):
+            ctx.update_state("last", ctx.timestamp())
+            now = ctx.timer_service().current_processing_time()
+            ctx.timer_service().register_processing_time_timer(now + gap)
+
+    class Raises(wv.KeyedProcessFunction):
+        def process_element(self, value, ctx, out):
+            raise ValueError("boom")
+
+    return {
+        c.__name__: c
+        for c in (
+            Right,
+            NoLateRule,
+            LatestArrival,
+            StaleTimers,
+            KeepsState,
+            OneAlertPerDevice,
+            NoTimer,
+            ProcessingTime,
+            Raises,
+        )
+    }
+
+
+def test_10_build_an_inactivity_alert(lessons, monkeypatch):
+    ns = lessons("10")
+    check_1, check_2 = ns["check_1"], ns["check_2"]
+    v = _alert_variants(ns["GAP"])
+    assert check_1(v["Right"]).startswith("Correct")
+    assert check_1(ns["WorkedInactivityAlert"]).startswith("Correct")
+    assert check_1(None).startswith("Not answered")
+    assert check_1(ns["InactivityAlert"]).startswith("Not answered")  # the empty skeleton
+    assert check_1(v["Right"]()).startswith("Pass the class itself")
+
+    class DeviceOnly(v["Right"]):
+        def on_timer(self, timestamp, ctx, out):
+            out.collect(ctx.get_current_key())
+            ctx.update_state("last", None)
+
+    assert check_1(DeviceOnly) == (
+        "In 'a never comes back', your function emitted 'a': an alert is a pair "
+        "(device, last_timestamp)."
+    )
+    assert check_1(ns["FirstAttempt"]) == (
+        "In 'a never comes back', your function alerted ('a', 1000) at event time 2000: that "
+        "alert is wrong. A deadline that a newer event replaced must not alert (rules 1 and 4)."
+    )
+    verdicts = {name: check_1(cls) for name, cls in v.items() if name != "Right"}
+    assert verdicts["NoLateRule"].startswith(
+        "In 'late events', your function alerted ('a', 1500) at event time 2500"
+    )
+    assert verdicts["NoLateRule"].endswith("(rule 3).")
+    assert verdicts["LatestArrival"].startswith(
+        "In 'out of order', your function alerted ('a', 2500) at event time 3500"
+    )
+    assert verdicts["StaleTimers"] == (
+        "In 'a never comes back', after event 3 ('a', 1500), device 'a' has 2 timers pending: "
+        "one deadline per device (rule 4)."
+    )
+    for name in ("KeepsState", "OneAlertPerDevice"):
+        assert verdicts[name] == (
+            "In 'a never comes back', after event 9 ('b', 4700), device 'a' still holds state "
+            "although it has no deadline (rule 4)."
+        )
+    assert verdicts["NoTimer"].startswith(
+        "In 'a never comes back', device 'a' went silent and the watermark reached its deadline"
+    )
+    assert "carries no timestamp" in verdicts["ProcessingTime"]
+    assert verdicts["Raises"].startswith("In 'a never comes back' your function failed:")
+    assert "ValueError: boom" in verdicts["Raises"]
+    # no message shows code: what to look at, never how to write it
+    for message in verdicts.values():
+        assert not re.search(r"ctx\.|timer_service|update_state|def ", message), message
+
+    # the lesson's claim: on the Spark twin's input (arrivals 1 s apart) a correct alert gives
+    # Spark's three alerts, and b's at the end of the bounded input
+    monkeypatch.setitem(ns, "ARRIVAL", 1000)
+    flink = [r.value for r in ns["run_alerts"](v["Right"], ns["twin_events"]).outputs["alerts"]]
+    assert flink == [("a", 1000), ("c", 3000), ("a", 6500), ("b", 9000)]
+    assert [(k, last) for k, last, _, _ in ns["spark_alerts"]] == flink[:3]
+
+    assert check_2(10_500).startswith("Correct")
+    assert "max - delay - 1" in check_2(10_501)
+    assert check_2(10_502).endswith("try less.")
+    assert check_2(10_499).startswith("With t = 10499, b's alert does not come")
+    assert check_2("x").startswith("Answer with an int")
+    assert_hides(check_2, 10_500, [0, 10_000, 10_499, 10_501, 10_502, 20_000])

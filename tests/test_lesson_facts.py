@@ -18,7 +18,7 @@ def lesson_text(prefix: str) -> str:
 
 
 def test_all_lessons_found():
-    assert [p.name[:2] for p in LESSONS] == [f"{i:02d}" for i in range(10)]
+    assert [p.name[:2] for p in LESSONS] == [f"{i:02d}" for i in range(11)]
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
@@ -56,3 +56,19 @@ def test_corrections_are_stated():
     assert re.search(r"a\s+simplification", lesson_text("07").replace("**", ""))
     assert "KafkaSourceEnumerator.getSplitOwner" in lesson_text("07")
     assert "*parsed* in the session time zone" in lesson_text("09")
+
+
+def test_seed_mechanisms_and_spine_sections_are_shown():
+    """Issue 13's sections stay in the lessons (their facts are asserted in the lessons' code)."""
+    assert "## Perfect and heuristic watermarks" in lesson_text("01")
+    assert "too fast" in lesson_text("01") and "too slow" in lesson_text("01")
+    assert "### A processing-time timer in the past fires right away" in lesson_text("03")
+    assert "ProcessingTimeServiceUtil.getProcessingTimeDelay" in lesson_text("03")
+    assert "## Where timers live: heap or RocksDB" in lesson_text("03")
+    assert "state.backend.rocksdb.timer-service.factory" in lesson_text("03")
+    assert "## Early, on time, late — accumulating or discarding" in lesson_text("06")
+    assert "### What a merge does to the timers: `EventTimeTrigger.onMerge`" in lesson_text("06")
+    assert "deleteCleanupTimer" in lesson_text("06")
+    for prefix in ("01", "04", "06"):  # the scrubber's replay at the spine's points
+        assert "wv.scrubber(" in lesson_text(prefix), prefix
+    assert "transformWithStateInPandas" in lesson_text("10")
