@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -147,3 +148,18 @@ def write_check_notebook(path: Path) -> Path:
     }
     nbformat.write(nb, path)
     return path
+
+
+def wait_until(pg, expression: str, *, timeout: float = 30.0, what: str = "") -> object:
+    """Poll ``expression`` in the page until it is truthy and return its value; fail after
+    ``timeout`` seconds naming ``what``. (Playwright's ``wait_for_function`` compiles its
+    predicate in the page, which the pages' policy forbids: no ``'unsafe-eval'``; this
+    evaluates through the debugging protocol instead.)"""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = pg.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {what or expression}")
+        pg.wait_for_timeout(50)  # polling the page, as wait_for_function would
