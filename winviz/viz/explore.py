@@ -52,7 +52,7 @@ import ipywidgets as widgets
 
 from winviz.errors import InputError
 from winviz.viz import frames, palette
-from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS, _spec
+from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS
 
 NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only
 
@@ -72,6 +72,9 @@ LABELS: dict[str, str] = {
 
 CHART_NAMES = ("timeline", "window_lanes", "timers_chart", "scrubber", "propagation_chart")
 SCRUB_PARAM = "t"  # the scrubber's Vega parameter (winviz.viz.scrubber.PARAM)
+EXPLORER_KEY = "winviz_explorer"
+"""The key of an explorer's output for ``make lessons`` (under ``EXPORT_MIMETYPE``): its
+runs precomputed on the slider grid (``winviz.viz.grid``)."""
 
 
 @dataclass(frozen=True)
@@ -519,9 +522,11 @@ class Explorer:
     # -- display ----------------------------------------------------------------------------
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        if alt.renderers.active == EXPORT_RENDERER:  # make lessons: the charts as they are now
+        if alt.renderers.active == EXPORT_RENDERER:  # make lessons: runs on the slider grid
+            from winviz.viz.grid import export_grid
+
             return {
-                EXPORT_MIMETYPE: [_spec(jc.chart) for jc in self.charts],
+                EXPORT_MIMETYPE: {EXPLORER_KEY: export_grid(self).payload()},
                 # plain text (the page writer escapes it), not the widget's escaped HTML
                 "text/plain": f"{self!r}: {self.last_summary.text() if self.last_summary else ''}",
             }
