@@ -392,10 +392,12 @@ def test_summarize_reads_the_trace() -> None:
     )
 
 
-def test_for_a_lesson_page_the_explorer_shows_its_charts_as_they_are(explorer) -> None:
-    """With the export renderer (``make lessons``) an explorer displays its current charts'
-    specs (the page cannot run the engine), not a widget."""
-    ex, _ = explorer
+def test_for_a_lesson_page_the_explorer_gives_its_runs_on_the_slider_grid(explorer) -> None:
+    """With the export renderer (``make lessons``) an explorer displays its runs precomputed
+    on its slider grid (winviz.viz.grid), not a widget; its own state is unchanged."""
+    from winviz.viz import grid
+
+    ex, run = explorer
     ex.set(bound=500)
     active = alt.renderers.active
     if EXPORT_RENDERER not in alt.renderers.names():
@@ -405,9 +407,19 @@ def test_for_a_lesson_page_the_explorer_shows_its_charts_as_they_are(explorer) -
         bundle = ex._repr_mimebundle_()
     finally:
         alt.renderers.enable(active)
-    specs = bundle[EXPORT_MIMETYPE]
-    assert len(specs) == 2 and "$schema" not in specs[1]
-    assert same(specs[1], _spec(timeline(ex.result)))
+    payload = bundle[EXPORT_MIMETYPE]["winviz_explorer"]
+    # 11 bounds × 11 latenesses × 3 sizes = 363 > 64: 21 runs per size, bound keeps 5 values
+    # and lateness 4 (evenly spaced, ends kept; the lesson's bound 500 replaces 1000)
+    assert payload["combinations"] == 363 and len(payload["runs"]) == 5 * 4 * 3
+    assert [c["labels"] for c in payload["controls"]] == [
+        ["0", "500", "2500", "4000", "5000"],
+        ["0", "3000", "7000", "10000"],
+        ["2000", "5000", "10000"],
+    ]
+    lesson = grid.decode(payload["blobs"][payload["runs"][(1 * 4 + 0) * 3 + 1]])
+    assert same(lesson["specs"][1], _spec(timeline(ex.result)))
+    assert lesson["status"] == ex.last_summary.text()
+    assert ex.values == {"bound": 500, "lateness": 0, "size": 5000}
     assert bundle["text/plain"].startswith(repr(ex))
     assert "widget" not in json.dumps(bundle)
     assert ex._repr_mimebundle_() != bundle  # back to the widget

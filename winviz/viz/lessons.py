@@ -142,15 +142,9 @@ def external_resources(page: str) -> list[str]:
     found = [m.group(0) for m in _ATTR.finditer(page)]
     found += [m.group(0) for m in _CSS.finditer(page)]
     found += [m.group(0) for m in _META_REFRESH.finditer(page)]
-    for spec in re.findall(
-        rf'<script type="application/json" class="{safe.SPEC_CLASS}">(.*?)</script>', page, re.S
-    ):
+    for spec in safe.data_blocks(page, safe.SPEC_CLASS):
         found += [f"Vega-Lite data url {u!r}" for u in _data_urls(json.loads(spec))]
-    for block in re.findall(
-        rf'<script type="application/json" class="{safe.EXPLORER_CLASS}">(.*?)</script>',
-        page,
-        re.S,
-    ):
+    for block in safe.data_blocks(page, safe.EXPLORER_CLASS):
         for blob in json.loads(block)["blobs"]:  # an explorer's precomputed runs
             specs = grid.decode(blob)["specs"]
             found += [f"Vega-Lite data url {u!r} (explorer)" for u in _data_urls(specs)]

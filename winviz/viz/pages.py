@@ -406,6 +406,21 @@ def executable_scripts(page: str) -> list[str]:
     ]
 
 
+def data_blocks(page: str, cls: str) -> list[str]:
+    """The text of every data block (``<script type="application/json">``) of class ``cls``
+    in the page, in order, whatever the order of their attributes (nbconvert rewrites
+    them)."""
+    parser = _Scripts()
+    parser.feed(page)
+    parser.close()
+    return [
+        body
+        for attrs, body in parser.scripts
+        if (attrs.get("type") or "").strip().lower() == "application/json"
+        and cls in (attrs.get("class") or "").split()
+    ]
+
+
 def check_page(page: str) -> list[str]:
     """What is wrong with a page the kit writes, in words; empty when it is safe: exactly one
     policy, in the head before any script, with the fixed directives; every inline script
