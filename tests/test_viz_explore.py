@@ -397,7 +397,7 @@ def test_for_a_lesson_page_the_explorer_gives_its_runs_on_the_slider_grid(explor
     on its slider grid (winviz.viz.grid), not a widget; its own state is unchanged."""
     from winviz.viz import grid
 
-    ex, run = explorer
+    ex, _ = explorer
     ex.set(bound=500)
     active = alt.renderers.active
     if EXPORT_RENDERER not in alt.renderers.names():
