@@ -34,6 +34,11 @@ exception (``explorer.error``); the next good values bring the charts back.
 Charts are named ("timeline", "window_lanes", "timers_chart", "scrubber",
 "propagation_chart") or given as functions of the pipeline's result. Everything runs offline
 (``JupyterChart.enable_offline``: the widget's JavaScript is bundled by vl-convert).
+
+On a lesson page (``make lessons``, which has no kernel) an explorer displays its runs
+precomputed on a grid of its controls' values instead (``winviz.viz.grid``, through
+``Explorer.compute``: the same pipeline, data and charts, without changing the explorer), and
+the page's controls switch between them.
 """
 
 from __future__ import annotations

@@ -10,13 +10,19 @@ self-contained HTML page:
   would load something from a CDN emptied: require.js, MathJax, mermaid, the widget manager;
 * one inlined copy of Vega, Vega-Lite and vega-embed (``vl_convert.javascript_bundle``) per
   page, which draws every chart as SVG: tooltips work, and Vega parameters bound to inputs
-  (the scrubber's processing-time slider) run in the browser with no kernel;
+  (the scrubber's processing-time slider and its replay) run in the browser with no kernel;
 * data never becomes code (``winviz.viz.pages``): each chart's spec is written by
   ``pages.chart_element`` (escaped JSON in a data block), notes escape what they show, and
   the page and the index carry a strict Content-Security-Policy — only the page's own two
   scripts run (by hash), nothing is fetched — checked (``pages.check_page``) before writing;
-* ipywidgets outputs (they need a running kernel) become a short static note naming the
-  widget and saying how to use it (open the lesson in JupyterLab: ``make lab``);
+* an explorer (``wv.explore``) keeps its sliders and dropdowns: while the lesson runs, its
+  output is its runs precomputed on the slider grid (``winviz.viz.grid``: at most 64 runs,
+  thinned by a stated rule, and 3 MB of runs per page), written as one data block
+  (``pages.explorer_element``) that the page script turns into controls switching between
+  those runs; an explorer whose grid does not fit is shown at the lesson's values with a
+  note saying why, with the sizes;
+* other ipywidgets outputs (they need a running kernel) become a short static note naming
+  the widget and saying how to use it (open the lesson in JupyterLab: ``make lab``);
 * a hard check (``external_resources``): a page that would fetch anything from another host —
   a ``src``/``href``/``srcset``/``data``/``poster`` attribute, a CSS ``@import`` or ``url()``,
   or a Vega-Lite ``data.url`` — fails the build, naming the lesson and the reference.
@@ -378,7 +384,9 @@ def index_page(pages: Sequence[LessonPage]) -> str:
         "<style>body{font-family:sans-serif;max-width:50em;"
         "margin:2em auto;line-height:1.5}</style>\n</head>\n<body>\n<h1>winviz lessons</h1>\n"
         "<p>Flink's time semantics, one lesson per page. Charts are interactive (tooltips, "
-        "sliders) and need no network; widgets need a kernel: open the notebooks in "
+        "the scrubber's slider and replay) and need no network; an explorer's sliders and "
+        "dropdowns switch between engine runs precomputed when the pages were built. To "
+        "re-run the engine for any value, and for other widgets, open the notebooks in "
         "JupyterLab (<code>make lab</code>).</p>\n"
         f"<ol>\n{items}\n</ol>\n</body>\n</html>\n"
     )

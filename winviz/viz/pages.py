@@ -10,6 +10,10 @@ an element's payload inside a chart's data — is *data*, never markup or code:
   tag; ``JSON.parse`` in the page gives back the exact value;
 * ``chart_element`` — a chart's place in a page: an empty view and its spec, written by
   ``script_json`` (the only function that writes a spec into a page);
+* ``explorer_element`` — an explorer's place in a lesson page: room for its controls and its
+  charts, and its precomputed runs (``winviz.viz.grid``) as a data block written by
+  ``script_json``; the page script builds the controls with ``textContent`` and reads a run
+  with ``DecompressionStream`` and ``JSON.parse``;
 * ``text`` — a value shown in markup (titles, notes): HTML-escaped, quotes included;
 * ``script_element`` — one of the kit's own inline scripts (the Vega bundle, the code that
   draws the charts); it refuses a script that could end its element early;
