@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.conftest import wait_until
+from tests.browser.site_check import check_page
 from winviz.viz import lessons
 
 EXPLORER = "div.winviz-explorer"
@@ -93,3 +94,10 @@ def test_slider_and_dropdown_switch_between_real_runs(
     assert pg.inner_html(TIMELINE) == timeline
     assert net.blocked == []
     assert console == []  # no error and no Vega warning
+
+
+def test_site_check_of_the_built_page(built: lessons.LessonPage, browser) -> None:
+    """What ``python -m tests.browser.site_check`` reports for every page of a build."""
+    report = check_page(browser, built.path)
+    assert report.ok, report.line()
+    assert (report.charts, report.explorers, report.explorers_switched) == (2, 1, 1)

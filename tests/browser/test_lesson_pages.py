@@ -13,6 +13,7 @@ import nbformat
 import pytest
 
 from tests.browser.conftest import wait_until
+from tests.browser.site_check import check_page
 from winviz.viz import export, lessons
 
 ARRIVED = ".vega-embed g.mark-symbol.layer_5_marks path"  # scrubber: elements arrived by t
@@ -120,3 +121,11 @@ def test_a_chart_that_cannot_be_drawn_says_so(tmp_path: Path, page) -> None:
     )
     assert pg.locator("pre.winviz-chart-error").inner_text() == state["errors"][0]
     assert net.blocked == []
+
+
+def test_site_check_of_the_built_page(built: lessons.LessonPage, browser) -> None:
+    """What ``python -m tests.browser.site_check`` reports for every page of a build: drawn,
+    no console message (errors or Vega warnings), nothing fetched; no explorer here."""
+    report = check_page(browser, built.path)
+    assert report.ok, report.line()
+    assert (report.charts, report.explorers) == (1, 0)
