@@ -101,3 +101,32 @@ def test_site_check_of_the_built_page(built: lessons.LessonPage, browser) -> Non
     report = check_page(browser, built.path)
     assert report.ok, report.line()
     assert (report.charts, report.explorers, report.explorers_switched) == (2, 1, 1)
+
+
+def test_quick_changes_end_at_the_last_choice(built: lessons.LessonPage, page) -> None:
+    """Controls moved faster than runs are drawn: each redraw waits for the one before, and
+    the explorer ends on the run of the last values, drawn once per chart."""
+    pg, net = page
+    pg.goto(built.path.as_uri())
+    wait_until(pg, "window.winvizCharts && window.winvizCharts.done", what="the charts")
+    _ready(pg, 2)
+    pg.evaluate(
+        """() => {
+        const ex = document.querySelector("div.winviz-explorer");
+        const bound = ex.querySelector("input[name=bound]");
+        const size = ex.querySelector("select[name=size]");
+        for (const [b, s] of [[0, 0], [3, 1], [2, 0], [0, 1], [3, 0], [3, 1]]) {
+            bound.value = String(b);
+            bound.dispatchEvent(new Event("input"));
+            size.value = String(s);
+            size.dispatchEvent(new Event("input"));
+        }
+    }"""
+    )
+    _ready(pg, 7)  # bound 3000, size 10000
+    status = pg.locator(f"{EXPLORER} div.winviz-explorer-status").inner_text()
+    assert status.startswith("fired 2 (") and status.endswith("side output 0")
+    assert pg.locator(f"{EXPLORER} div.winviz-view.vega-embed").count() == 2
+    assert pg.locator(f"{EXPLORER} div.winviz-view svg.marks").count() == 2
+    assert pg.evaluate("window.winvizCharts.errors") == []
+    assert net.blocked == []

@@ -114,6 +114,26 @@ _EMBED_JS = """(function () {
     const shown = views.map(function () { return null; });
     let latest = 0;
     let current = -1;
+    let queue = Promise.resolve();  // one redraw at a time, in the order asked
+    function draw(run, r) {
+      status.textContent = r.status;
+      status.className = "winviz-explorer-status" + (r.error ? " winviz-explorer-error" : "");
+      if (run === current) return null;
+      current = run;
+      return Promise.all(views.map(function (box, i) {
+        const spec = JSON.parse(JSON.stringify(r.specs[i]));
+        const old = shown[i];
+        const t = param(spec, "t");
+        if (old && old.t && t && t.bind) {  // the scrubber stays at the time it was at
+          t.value = Math.min(Math.max(old.view.signal("t"), t.bind.min), t.bind.max);
+        }
+        if (old) old.result.finalize();  // stops a replay's timer
+        shown[i] = null;
+        return vegaEmbed(box.querySelector("div.winviz-view"), spec, options)
+          .then(function (result) { shown[i] = {result: result, view: result.view, t: !!t}; })
+          .catch(function (e) { fail(box, "explorer " + number + " chart " + i, e); });
+      }));
+    }
     function show() {
       let index = 0;
       data.controls.forEach(function (c, k) { index = index * c.labels.length + picked[k]; });
@@ -121,33 +141,16 @@ _EMBED_JS = """(function () {
       const ticket = ++latest;
       ex.dataset.state = "drawing";
       if (!runs.has(run)) runs.set(run, inflate(data.blobs[run]));
-      return runs.get(run).then(function (r) {
-        if (ticket !== latest) return null;
-        status.textContent = r.status;
-        status.className = "winviz-explorer-status" + (r.error ? " winviz-explorer-error" : "");
-        if (run === current) return null;
-        current = run;
-        return Promise.all(views.map(function (box, i) {
-          const spec = JSON.parse(JSON.stringify(r.specs[i]));
-          const old = shown[i];
-          const t = param(spec, "t");
-          if (old && old.t && t && t.bind) {  // the scrubber stays at the time it was at
-            t.value = Math.min(Math.max(old.view.signal("t"), t.bind.min), t.bind.max);
-          }
-          if (old) old.result.finalize();  // stops a replay's timer
-          shown[i] = null;
-          return vegaEmbed(box.querySelector("div.winviz-view"), spec, options)
-            .then(function (result) {
-              shown[i] = {result: result, view: result.view, t: !!t};
-            })
-            .catch(function (e) { fail(box, "explorer " + number + " chart " + i, e); });
-        }));
+      const decoded = runs.get(run);
+      queue = queue.then(function () { return decoded; }).then(function (r) {
+        return ticket === latest ? draw(run, r) : null;  // skipped: a newer choice follows
       }).then(function () {
         if (ticket === latest) {
           ex.dataset.state = "ready";
           ex.dataset.run = String(index);
         }
-      });
+      }).catch(function (e) { fail(ex, "explorer " + number, e); });
+      return queue;
     }
     const controls = ex.querySelector("div.winviz-explorer-controls");
     data.controls.forEach(function (c, k) {
