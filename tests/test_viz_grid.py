@@ -63,15 +63,16 @@ def test_thin_keeps_ends_evenly_spaced_and_the_lessons_value(n, initial, k, kept
 def test_plan_thins_sliders_and_keeps_dropdowns() -> None:
     # lesson 01: bound 0…60 s by 1 s (61) × 3 intervals = 183 → bound keeps 21 (63 runs)
     bound, interval = slider("bound", 61, 1), dropdown("interval", 3)
-    thinned = plan([bound, interval], 64)
-    assert [len(c.values) for c in thinned] == [21, 3]
-    assert thinned[0].values[:3] == (0, 10, 60) and thinned[0].initial == 1
-    assert thinned[1] == interval
+    kept = plan([bound, interval], 64)
+    assert [len(p) for p in kept] == [21, 3]
+    assert kept[0][:3] == [0, 1, 6] and kept[1] == [0, 1, 2]
+    thinned = bound.keep(kept[0])
+    assert thinned.values[:3] == (0, 10, 60) and thinned.initial == 1
     # lesson 02: 3 assigners × size 6 × slide 10 × gap 10 = 1800 → 3 × 3 × 3 × 2 = 54
     shape = [dropdown("a", 3), slider("size", 6, 1), slider("slide", 10, 4), slider("gap", 10, 2)]
-    assert [len(c.values) for c in plan(shape, 64)] == [3, 3, 3, 2]
+    assert [len(p) for p in plan(shape, 64)] == [3, 3, 3, 2]
     # a grid that fits is unchanged; dropdowns alone over the limit: no plan
-    assert plan([slider("x", 13, 4)], 64) == [slider("x", 13, 4)]
+    assert plan([slider("x", 13, 4)], 64) == [list(range(13))]
     assert plan([dropdown("a", 8), dropdown("b", 8), dropdown("c", 2)], 64) is None
 
 

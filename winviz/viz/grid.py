@@ -47,8 +47,6 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from winviz.viz.export import _spec
-
 if TYPE_CHECKING:
     from winviz.viz.explore import Explorer
 
@@ -133,9 +131,9 @@ def thin(n: int, initial: int, k: int) -> list[int]:
     return positions
 
 
-def plan(controls: Sequence[Control], max_runs: int) -> list[Control] | None:
-    """The controls thinned so that their product is at most ``max_runs`` (rules 1–3), or
-    None when the dropdowns alone make more."""
+def plan(controls: Sequence[Control], max_runs: int) -> list[list[int]] | None:
+    """The positions each control keeps so that the grid has at most ``max_runs`` points
+    (rules 1–3), or None when the dropdowns alone make more."""
     fixed = math.prod(len(c.values) for c in controls if c.kind != "slider")
     if fixed > max_runs:
         return None
@@ -144,7 +142,7 @@ def plan(controls: Sequence[Control], max_runs: int) -> list[Control] | None:
         most = max(counts, key=lambda i: (counts[i], i))
         counts[most] -= 1
     return [
-        c.keep(thin(len(c.values), c.initial, counts[i])) if i in counts else c
+        thin(len(c.values), c.initial, counts[i]) if i in counts else list(range(len(c.values)))
         for i, c in enumerate(controls)
     ]
 
@@ -217,10 +215,7 @@ def _run_blob(explorer: Explorer, values: dict[str, Any]) -> str:
 def _spec_fast(chart: Any) -> dict[str, Any]:
     """A chart's Vega-Lite dict without re-validating it: every run's charts have the shape
     of the lesson's run, which was validated when the explorer was displayed."""
-    try:
-        spec = chart.to_dict(validate=False)
-    except TypeError:  # a chart type whose to_dict takes no validate flag
-        return _spec(chart)
+    spec = chart.to_dict(validate=False)
     spec.pop("$schema", None)
     return spec
 
@@ -243,12 +238,9 @@ def export_grid(
     limit = min(max_runs, max(1, max_bytes // max(1, len(first))))
     tried = (1, len(first))  # (runs, bytes) of the last grid that was too large
     while True:
-        thinned = plan(controls, limit) if limit >= 2 else None
-        if thinned is None:
+        positions = plan(controls, limit) if limit >= 2 else None
+        if positions is None:
             return _fallback(controls, call, first, combinations, tried, max_bytes)
-        positions = [
-            [c.values.index(v) for v in t.values] for c, t in zip(controls, thinned, strict=True)
-        ]
         blobs: list[str] = []
         index: dict[str, int] = {}
         runs: list[int] = []
@@ -263,6 +255,7 @@ def export_grid(
             runs.append(index[blob])
         size = sum(len(b) for b in blobs)
         if size <= max_bytes:
+            thinned = [c.keep(p) for c, p in zip(controls, positions, strict=True)]
             return GridExport(call, thinned, runs, blobs, combinations, engine_runs=len(cache))
         tried = (len(runs), size)
         limit = min(len(runs) - 1, int(len(runs) * max_bytes / size))
