@@ -16,7 +16,8 @@ import hostile_job as hj
 import pytest
 import vl_convert as vlc
 
-from winviz.viz import export, lessons, pages
+from winviz.viz import export, grid, lessons, pages
+from winviz.viz.explore import EXPLORER_KEY
 
 # Fragments that only the hostile payloads contain.
 MARKERS = ("pwned", "<img", "</script", "\u2028", "\u2029", "<!--", "<b>long")
@@ -242,6 +243,33 @@ def test_iframe_renderer_nests_the_same_safe_page(hostile, hostile_specs) -> Non
     _assert_safe(inner, [hostile_specs["scrubber"]])
 
 
+def _explorer_output(spec: dict[str, Any], fallback: str = "") -> dict[str, Any]:
+    """An explorer's output for a lesson page (winviz.viz.grid) whose call, control label,
+    option labels, status line and chart are hostile."""
+    blob = grid.encode({"specs": [spec], "status": hj.SCRIPT, "error": False})
+    payload = {
+        "format": 1,
+        "call": f"{hj.SCRIPT}(bound=1)",
+        "controls": [
+            {
+                "name": hj.IMG,
+                "label": hj.SCRIPT,
+                "kind": "dropdown",
+                "labels": [hj.IMG, hj.EXPR],
+                "initial": 0,
+            }
+        ],
+        "runs": [0, 0],
+        "blobs": [blob],
+        "combinations": 2,
+        "fallback": fallback,
+    }
+    return {
+        export.EXPORT_MIMETYPE: {EXPLORER_KEY: payload},
+        "text/plain": f"<Explorer {hj.SCRIPT}(bound=1)>: {hj.IMG}",
+    }
+
+
 def test_lesson_page_and_notes_of_hostile_output(hostile_specs) -> None:
     import nbformat
 
@@ -250,22 +278,30 @@ def test_lesson_page_and_notes_of_hostile_output(hostile_specs) -> None:
         "display_data", data={export.EXPORT_MIMETYPE: hostile_specs["timeline"]}
     )
     explorer = nbformat.v4.new_output(
-        "display_data",
-        data={
-            export.EXPORT_MIMETYPE: [hostile_specs["window_lanes"]],
-            "text/plain": f"<Explorer {hj.SCRIPT}(bound=1)>: {hj.IMG}",
-        },
+        "display_data", data=_explorer_output(hostile_specs["window_lanes"])
+    )
+    frozen = nbformat.v4.new_output(
+        "display_data", data=_explorer_output(hostile_specs["timers_chart"], fallback=hj.IMG)
     )
     widget = nbformat.v4.new_output(
         "display_data",
         data={lessons.WIDGET_MIMETYPE: {"model_id": "x"}, "text/plain": hj.IMG},
     )
-    nb.cells = [nbformat.v4.new_code_cell("x", outputs=[chart, explorer, widget])]
+    nb.cells = [nbformat.v4.new_code_cell("x", outputs=[chart, explorer, frozen, widget])]
     static, charts, widgets = lessons.staticize(nb)
-    assert (charts, widgets) == (2, 1)
+    assert (charts, widgets) == (3, 1)
     page = lessons.render_page(static, hj.SCRIPT, pages.javascript_bundle())
-    _assert_safe(page, [hostile_specs["timeline"], hostile_specs["window_lanes"]])
-    assert f"&lt;Explorer {html.escape(hj.SCRIPT, quote=True)}(bound=1)&gt;" in page
+    _assert_safe(page, [hostile_specs["timeline"], hostile_specs["timers_chart"]])
+    call = html.escape(f"{hj.SCRIPT}(bound=1)", quote=True)
+    assert page.count(f"(<code>{call}</code>)") == 2
+    assert f"because {html.escape(hj.IMG, quote=True)}." in page
+    # the explorer's data block gives back exactly its payload, the run exactly its spec
+    (block,) = [json.loads(b) for b in pages.data_blocks(page, pages.EXPLORER_CLASS)]
+    assert (
+        block
+        == _explorer_output(hostile_specs["window_lanes"])[export.EXPORT_MIMETYPE][EXPLORER_KEY]
+    )
+    assert grid.decode(block["blobs"][0])["specs"] == [hostile_specs["window_lanes"]]
 
 
 def test_index_page_is_text_and_runs_nothing(tmp_path) -> None:

@@ -264,6 +264,51 @@ def test_the_scrubbers_t_is_read_back_and_kept_across_runs() -> None:
         ex.param("nope")
 
 
+def test_the_scrubbers_replay_is_in_the_widget_and_play_is_read_back() -> None:
+    """Replay is on by default in an explorer's scrubber too: the JupyterChart's spec has the
+    timer handler on t and the play checkbox, and both parameters are synced back."""
+    ex = explore(counts, RECORDS, bound=(0, 5000, 500), charts=("scrubber",))
+    (jc,) = ex.charts
+    t, play = ex.specs()[0]["params"]
+    assert (t["name"], t["on"][0]["events"]) == ("t", {"type": "timer", "throttle": 100})
+    assert t["on"][0]["update"] == "play ? (t >= 500 ? 0 : min(500, t + 5)) : t"
+    assert (play["name"], play["value"], play["bind"]["input"]) == ("play", False, "checkbox")
+    assert ex.param("play") == 0  # JupyterChart keeps a boolean parameter as a float
+    jc._params = {"t": 0, "play": True}  # the learner ticks play at t = 0 ...
+    assert (ex.param("play"), ex.param("t")) == (1, 0)
+    jc._params = {"t": 250, "play": True}  # ... and the timer moves t: Python follows
+    assert ex.last_at == AtTime(t=250, operator="window", watermark=1499, fired=0, elements=3)
+    ex.controls["bound"].value = 3000  # a re-run keeps the t the replay had reached
+    assert [p["value"] for p in ex.specs()[0]["params"]] == [250, False]
+
+
+def test_a_scrubber_shown_by_the_jupyter_renderer_is_a_widget_with_replay(monkeypatch) -> None:
+    """Altair's "jupyter" renderer would re-validate the dict (and refuse ``on``): the
+    scrubber hands itself to a JupyterChart with the renderer's options instead."""
+    from winviz.viz import scrubber
+
+    made: list[alt.JupyterChart] = []
+
+    class Recorded(alt.JupyterChart):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(alt, "JupyterChart", Recorded)
+    chart = scrubber(counts(RECORDS).trace)
+    active = alt.renderers.active
+    alt.renderers.enable("jupyter", offline=True, embed_options={"actions": False})
+    try:
+        bundle = chart._repr_mimebundle_()
+    finally:
+        alt.renderers.enable(active)
+    data, _ = bundle  # a widget's (data, metadata)
+    (widget,) = made
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.model_id
+    assert widget.embed_options == {"actions": False}
+    assert widget.spec["params"][0]["on"][0]["events"] == {"type": "timer", "throttle": 100}
+
+
 def test_a_failing_pipeline_shows_the_error_in_place_and_recovers() -> None:
     def fragile(records, size=5000):
         return counts(records, size=size)
@@ -347,9 +392,11 @@ def test_summarize_reads_the_trace() -> None:
     )
 
 
-def test_for_a_lesson_page_the_explorer_shows_its_charts_as_they_are(explorer) -> None:
-    """With the export renderer (``make lessons``) an explorer displays its current charts'
-    specs (the page cannot run the engine), not a widget."""
+def test_for_a_lesson_page_the_explorer_gives_its_runs_on_the_slider_grid(explorer) -> None:
+    """With the export renderer (``make lessons``) an explorer displays its runs precomputed
+    on its slider grid (winviz.viz.grid), not a widget; its own state is unchanged."""
+    from winviz.viz import grid
+
     ex, _ = explorer
     ex.set(bound=500)
     active = alt.renderers.active
@@ -360,9 +407,19 @@ def test_for_a_lesson_page_the_explorer_shows_its_charts_as_they_are(explorer) -
         bundle = ex._repr_mimebundle_()
     finally:
         alt.renderers.enable(active)
-    specs = bundle[EXPORT_MIMETYPE]
-    assert len(specs) == 2 and "$schema" not in specs[1]
-    assert same(specs[1], _spec(timeline(ex.result)))
+    payload = bundle[EXPORT_MIMETYPE]["winviz_explorer"]
+    # 11 bounds × 11 latenesses × 3 sizes = 363 > 64: 21 runs per size, bound keeps 5 values
+    # and lateness 4 (evenly spaced, ends kept; the lesson's bound 500 replaces 1000)
+    assert payload["combinations"] == 363 and len(payload["runs"]) == 5 * 4 * 3
+    assert [c["labels"] for c in payload["controls"]] == [
+        ["0", "500", "2500", "4000", "5000"],
+        ["0", "3000", "7000", "10000"],
+        ["2000", "5000", "10000"],
+    ]
+    lesson = grid.decode(payload["blobs"][payload["runs"][(1 * 4 + 0) * 3 + 1]])
+    assert same(lesson["specs"][1], _spec(timeline(ex.result)))
+    assert lesson["status"] == ex.last_summary.text()
+    assert ex.values == {"bound": 500, "lateness": 0, "size": 5000}
     assert bundle["text/plain"].startswith(repr(ex))
     assert "widget" not in json.dumps(bundle)
     assert ex._repr_mimebundle_() != bundle  # back to the widget

@@ -10,7 +10,8 @@ import altair as alt
 import nbformat
 import pytest
 
-from winviz.viz import export, lessons, pages
+from winviz.viz import export, grid, lessons, pages
+from winviz.viz.explore import EXPLORER_KEY
 
 
 @pytest.mark.parametrize(
@@ -153,14 +154,54 @@ def test_build_lessons_needs_at_least_one_job(tmp_path) -> None:
         lessons.build_lessons(tmp_path, tmp_path / "out", jobs=0)
 
 
-def test_staticize_draws_an_explorers_charts_as_they_were() -> None:
-    nb = nbformat.v4.new_notebook()
+def test_staticize_gives_an_explorer_its_precomputed_runs() -> None:
+    """An explorer's output (its runs on the slider grid, winviz.viz.grid) becomes a note,
+    the explorer block with its data and one empty view per chart; a grid that could not be
+    precomputed becomes the note saying why and the lesson's run as plain charts."""
     specs = [{"mark": "point"}, {"mark": "line"}]
-    data = {export.EXPORT_MIMETYPE: specs, "text/plain": "Explorer(counts, bound=1000): 3 fired"}
-    nb.cells = [nbformat.v4.new_code_cell("ex", outputs=[nbformat.v4.new_output(
-        "display_data", data=data)])]  # fmt: skip
-    out, charts, widgets = lessons.staticize(nb)
+    blob = grid.encode({"specs": specs, "status": "fired 3", "error": False})
+    payload = {
+        "format": 1,
+        "call": "counts(data, bound=1000)",
+        "controls": [
+            {"name": "bound", "label": "b", "kind": "slider", "labels": ["0", "1000"], "initial": 1}
+        ],
+        "runs": [0, 0],
+        "blobs": [blob],
+        "combinations": 2,
+        "fallback": "",
+    }
+
+    def output(payload):
+        data = {
+            export.EXPORT_MIMETYPE: {EXPLORER_KEY: payload},
+            "text/plain": "<Explorer counts(bound=1000): 1 run(s)>: fired 3",
+        }
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell("ex", outputs=[nbformat.v4.new_output(
+            "display_data", data=data)])]  # fmt: skip
+        out, charts, widgets = lessons.staticize(nb)
+        return out.cells[0].outputs[0].data["text/html"], charts, widgets
+
+    page, charts, widgets = output(payload)
     assert (charts, widgets) == (2, 0)
-    page = out.cells[0].outputs[0].data["text/html"]
-    assert "<code>Explorer(counts, bound=1000): 3 fired</code>" in page
+    assert "<code>counts(data, bound=1000)</code>): its sliders and dropdowns switch" in page
+    assert page.endswith(pages.explorer_element(payload, 2))
+    page, charts, _ = output({**payload, "fallback": "its dropdowns alone make 99 combinations"})
+    assert charts == 2 and "winviz-explorer-data" not in page
+    assert "not precomputed on this page because its dropdowns alone make 99 combinations." in (
+        page
+    )
     assert page.endswith(lessons._chart_html(specs[0]) + lessons._chart_html(specs[1]))
+
+
+def test_external_resources_reads_data_blocks_whatever_the_attribute_order() -> None:
+    """nbconvert writes ``class`` before ``type``: the data-url check still reads the spec."""
+    spec = '{"data":{"url":"https://example.org/d.json"},"mark":"point"}'
+    for tag in (
+        '<script type="application/json" class="winviz-spec">',
+        '<script class="winviz-spec" type="application/json">',
+    ):
+        assert lessons.external_resources(f"<div>{tag}{spec}</script></div>") == [
+            "Vega-Lite data url 'https://example.org/d.json'"
+        ]

@@ -13,7 +13,7 @@ import vl_convert as vlc
 
 import winviz as wv
 from winviz.viz import frames, scale
-from winviz.viz.scrubber import scrubber
+from winviz.viz.scrubber import replay_settings, scrubber, with_replay
 from winviz.viz.timers import timers_chart
 
 
@@ -264,7 +264,20 @@ def test_scrubber_param_and_layers(trace) -> None:
                 "step": 1,
                 "name": "processing time t (ms) ",
             },
-        }
+            # replay: 10 s at one tick per 100 ms = 100 ticks over 700 ms → 7 ms per tick
+            "on": [
+                {
+                    "events": {"type": "timer", "throttle": 100},
+                    "update": "play ? (t >= 700 ? 0 : min(700, t + 7)) : t",
+                }
+            ],
+        },
+        {
+            "name": "play",
+            "value": False,
+            "bind": {"input": "checkbox", "name": "play "},
+            "on": [{"events": {"signal": "t"}, "update": "play && t < 700"}],
+        },
     ]
     kinds = [(lay["mark"]["type"], data(spec, lay)[0]["kind"]) for lay in spec["layer"]]
     assert kinds == [
@@ -284,6 +297,43 @@ def test_scrubber_param_and_layers(trace) -> None:
     assert arrived["encoding"]["color"]["field"] == "fate"
     assert scrubber(trace, at=250).to_dict()["params"][0]["value"] == 250
     assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 5
+
+
+def test_scrubber_replay_settings_and_handlers(trace) -> None:
+    spec = scrubber(trace, replay_seconds=2).to_dict()
+    # 2 s = 20 ticks over 700 ms: 35 ms per tick (a multiple of the slider's 1 ms step)
+    assert spec["usermeta"]["winviz"]["replay"] == {
+        "param": "t",
+        "switch": "play",
+        "min": 0,
+        "max": 700,
+        "tick_ms": 100,
+        "step": 35,
+    }
+    assert spec["params"][0]["on"][0]["update"] == "play ? (t >= 700 ? 0 : min(700, t + 35)) : t"
+    # a slider step of 10 ms: the tick is rounded up to a multiple of it
+    assert replay_settings(0, 25_000, 10, 10.0)["step"] == 250
+    assert replay_settings(0, 25_003, 10, 10.0)["step"] == 260
+    assert replay_settings(5, 5, 1, 10.0)["step"] == 1  # one processing time: one step
+    # no replay: only the slider, no handlers, no settings
+    plain = scrubber(trace, replay=False).to_dict()
+    assert [p["name"] for p in plain["params"]] == ["t"] and "on" not in plain["params"][0]
+    assert "replay" not in plain["usermeta"]["winviz"]
+    # Altair validated the spec without the handlers; a spec without settings is unchanged
+    assert with_replay({"params": [{"name": "t"}]}) == {"params": [{"name": "t"}]}
+    for bad in (0, 0.1, True, "10", 4000):
+        with pytest.raises(ValueError, match="replay_seconds"):
+            scrubber(trace, replay_seconds=bad)  # type: ignore[arg-type]
+
+
+def test_scrubber_replay_compiles_to_vega_timer(trace) -> None:
+    """Vega-Lite copies the handlers into the Vega signals: a timer stream on t, t on play."""
+    vg = vlc.vegalite_to_vega(scrubber(trace).to_dict())
+    signals = {s["name"]: s for s in vg["signals"]}
+    assert signals["t"]["on"][0]["events"] == {"type": "timer", "throttle": 100}
+    assert signals["t"]["bind"]["input"] == "range"
+    assert signals["play"]["on"] == [{"events": {"signal": "t"}, "update": "play && t < 700"}]
+    assert signals["play"]["bind"] == {"input": "checkbox", "name": "play "}
 
 
 def test_scrubber_data(trace) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,6 +140,71 @@ def write_check_notebook(path: Path) -> Path:
         ),
         nbformat.v4.new_code_cell("wv.scrubber(result.trace)"),
         nbformat.v4.new_code_cell('ipywidgets.IntSlider(value=3, min=0, max=9, description="n")'),
+    ]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, path)
+    return path
+
+
+def wait_until(pg, expression: str, *, timeout: float = 30.0, what: str = "") -> object:
+    """Poll ``expression`` in the page until it is truthy and return its value; fail after
+    ``timeout`` seconds naming ``what``. (Playwright's ``wait_for_function`` compiles its
+    predicate in the page, which the pages' policy forbids: no ``'unsafe-eval'``; this
+    evaluates through the debugging protocol instead.)"""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = pg.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {what or expression}")
+        pg.wait_for_timeout(50)  # polling the page, as wait_for_function would
+
+
+@pytest.fixture(scope="module")
+def explorer_notebook(tmp_path_factory) -> Path:
+    """The purpose-made lesson ``91_explorer_check.ipynb`` in a fresh folder (see
+    ``write_explorer_notebook``)."""
+    return write_explorer_notebook(tmp_path_factory.mktemp("lessons") / "91_explorer_check.ipynb")
+
+
+def write_explorer_notebook(path: Path) -> Path:
+    """Write a purpose-made lesson with one explorer: six records of key "a" arriving every
+    100 ms, tumbling windows of ``size`` (a dropdown: 5000 or 10000 ms) with out-of-orderness
+    ``bound`` (a slider: 0, 1000, …, 3000 ms), late data to a side output; charts: the
+    timeline and the scrubber. Its grid is 4 × 2 = 8 runs, all precomputed."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Explorer check\n\nA bound and a window size."),
+        nbformat.v4.new_code_cell(
+            "import winviz as wv\n\n"
+            "wv.setup_rendering()\n"
+            'RECORDS = [("a", 1000), ("a", 2500), ("a", 6000), ("a", 4000), ("a", 12000),\n'
+            '           ("a", 3000)]\n\n\n'
+            "def counts(records, bound=1000, size=5000):\n"
+            "    env = wv.StreamExecutionEnvironment()\n"
+            '    late = wv.OutputTag("late")\n'
+            "    (env.from_collection(records, arrival_times=[0, 100, 200, 300, 400, 500])\n"
+            "        .assign_timestamps_and_watermarks(\n"
+            "            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound)\n"
+            "            .with_timestamp_assigner(lambda e, _: e[1]))\n"
+            "        .key_by(lambda e: e[0])\n"
+            "        .window(wv.TumblingEventTimeWindows.of(size))\n"
+            "        .side_output_late_data(late)\n"
+            "        .aggregate(wv.CountAggregate())\n"
+            '        .sink_to("counts"))\n'
+            "    return env.execute()"
+        ),
+        nbformat.v4.new_code_cell(
+            "ex = wv.explore(counts, RECORDS, bound=(0, 3000, 1000), size=[5000, 10000],\n"
+            '                charts=("timeline", "scrubber"))\n'
+            "ex"
+        ),
+        nbformat.v4.new_code_cell("ex.set(bound=3000)  # the page shows the lesson's first run"),
     ]
     nb.metadata["kernelspec"] = {
         "name": "python3",

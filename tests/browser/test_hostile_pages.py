@@ -21,6 +21,7 @@ import nbformat
 import pytest
 
 import winviz as wv
+from tests.browser.conftest import wait_until
 from winviz.viz import export, lessons
 
 CHARTS = ("timeline", "window_lanes", "timers_chart", "scrubber", "propagation_chart")
@@ -177,7 +178,19 @@ def test_lesson_page_of_hostile_outputs(lesson, page) -> None:
     text = pg.evaluate("document.body.innerText")
     assert hj.SCRIPT in text and hj.IMG in text  # printed, and in the pandas table
     note = pg.locator("div.winviz-widget-note").inner_text()
-    assert f"<Explorer {hj.SCRIPT}(bound=200)" in note
+    assert note.startswith(f"Explorer ({hj.SCRIPT}(bound=200)): its sliders and dropdowns")
+    # the explorer's slider switches to another precomputed run of the hostile job, safely
+    explorer = pg.locator("div.winviz-explorer")
+    assert explorer.get_attribute("data-run") == "1"
+    explorer.locator('input[name="bound"]').fill("2")
+    wait_until(
+        pg,
+        "document.querySelector('div.winviz-explorer').dataset.run === '2' && "
+        "document.querySelector('div.winviz-explorer').dataset.state === 'ready'",
+        what="the explorer at bound 400",
+    )
+    assert explorer.locator("label.winviz-explorer-control output").inner_text() == " 400"
+    assert pg.evaluate("typeof window.__pwned") == "undefined"
     index = lesson.path.parent / "index.html"
     pg.goto(index.as_uri())
     assert pg.evaluate("typeof window.__pwned") == "undefined"

@@ -183,5 +183,11 @@ def test_lesson_runs_in_jupyterlab_with_charts_and_widgets(
     pg.keyboard.press("Home")
     pg.wait_for_function(f"document.querySelectorAll('{arrived}').length === 1")
     assert pg.locator(future).count() == 3
+    # replay: ticking "play" animates t in the widget too (the timer runs in the browser)
+    play = chart.first.locator('.vega-bindings input[type="checkbox"][name="play"]')
+    play.check()
+    pg.wait_for_function(f"document.querySelectorAll('{arrived}').length >= 2")
+    assert int(slider_t.input_value()) >= 100
+    play.uncheck()
     pg.screenshot(path=str(shots / "jupyterlab_lesson.png"))
     assert net.blocked == []

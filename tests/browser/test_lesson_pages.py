@@ -12,6 +12,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.browser.conftest import wait_until
+from tests.browser.site_check import check_page
 from winviz.viz import export, lessons
 
 ARRIVED = ".vega-embed g.mark-symbol.layer_5_marks path"  # scrubber: elements arrived by t
@@ -24,9 +26,15 @@ def built(check_notebook: Path, tmp_path_factory) -> lessons.LessonPage:
     return lessons.build_lessons(check_notebook.parent, out)[0]
 
 
-def _open(pg, path: Path) -> None:
+def _open(pg, path: Path) -> list[str]:
+    """Open the page and wait for its charts; returns the console messages and page errors
+    as they come (a list the page keeps appending to)."""
+    console: list[str] = []
+    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    pg.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
     pg.goto(path.as_uri())
     pg.wait_for_function("window.winvizCharts && window.winvizCharts.done", timeout=30_000)
+    return console
 
 
 def test_built_page_is_self_contained(built: lessons.LessonPage) -> None:
@@ -45,7 +53,7 @@ def test_charts_render_and_the_slider_moves_time(
     built: lessons.LessonPage, page, shots: Path
 ) -> None:
     pg, net = page
-    _open(pg, built.path)
+    console = _open(pg, built.path)
     assert pg.evaluate("window.winvizCharts") == {"done": True, "charts": 1, "errors": []}
     for chart in pg.locator("div.winviz-chart").all():
         assert chart.locator(".role-mark").count() > 0
@@ -66,7 +74,15 @@ def test_charts_render_and_the_slider_moves_time(
     assert pg.locator(FUTURE).count() == 2
 
     pg.locator("div.winviz-chart").first.screenshot(path=str(shots / "scrubber_t150.png"))
+
+    # replay on the lesson page: play moves t on from 150 ms; the click at 200 ms arrives
+    play = pg.locator('.vega-bindings input[type="checkbox"][name="play"]')
+    play.check()
+    wait_until(pg, f"document.querySelectorAll('{ARRIVED}').length === 3", what="t ≥ 200")
+    play.uncheck()
+    assert int(slider.input_value()) >= 200
     assert net.blocked == []
+    assert console == []  # no error and no Vega warning
 
 
 def test_tooltip_and_widget_note(built: lessons.LessonPage, page, shots: Path) -> None:
@@ -105,3 +121,11 @@ def test_a_chart_that_cannot_be_drawn_says_so(tmp_path: Path, page) -> None:
     )
     assert pg.locator("pre.winviz-chart-error").inner_text() == state["errors"][0]
     assert net.blocked == []
+
+
+def test_site_check_of_the_built_page(built: lessons.LessonPage, browser) -> None:
+    """What ``python -m tests.browser.site_check`` reports for every page of a build: drawn,
+    no console message (errors or Vega warnings), nothing fetched; no explorer here."""
+    report = check_page(browser, built.path)
+    assert report.ok, report.line()
+    assert (report.charts, report.explorers) == (1, 0)

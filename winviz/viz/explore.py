@@ -34,6 +34,11 @@ exception (``explorer.error``); the next good values bring the charts back.
 Charts are named ("timeline", "window_lanes", "timers_chart", "scrubber",
 "propagation_chart") or given as functions of the pipeline's result. Everything runs offline
 (``JupyterChart.enable_offline``: the widget's JavaScript is bundled by vl-convert).
+
+On a lesson page (``make lessons``, which has no kernel) an explorer displays its runs
+precomputed on a grid of its controls' values instead (``winviz.viz.grid``, through
+``Explorer.compute``: the same pipeline, data and charts, without changing the explorer), and
+the page's controls switch between them.
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ import ipywidgets as widgets
 
 from winviz.errors import InputError
 from winviz.viz import frames, palette
-from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS, _spec
+from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS
 
 NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only
 
@@ -72,6 +77,9 @@ LABELS: dict[str, str] = {
 
 CHART_NAMES = ("timeline", "window_lanes", "timers_chart", "scrubber", "propagation_chart")
 SCRUB_PARAM = "t"  # the scrubber's Vega parameter (winviz.viz.scrubber.PARAM)
+EXPLORER_KEY = "winviz_explorer"
+"""The key of an explorer's output for ``make lessons`` (under ``EXPORT_MIMETYPE``): its
+runs precomputed on the slider grid (``winviz.viz.grid``)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,26 @@ def summarize(trace: Any) -> Summary:
         dropped=fates.count("dropped"),
         side_output=fates.count("side output"),
     )
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of an explorer's pipeline (``Explorer.compute``): the values it was called
+    with, the call as text, and either its result, charts and summary, or the exception
+    (``error``) with one message card per chart."""
+
+    values: dict[str, Any]
+    call: str
+    result: Any
+    charts: list[alt.TopLevelMixin]
+    summary: Summary | None
+    error: BaseException | None
+
+    def status(self) -> str:
+        """The line a page shows under the controls: the summary, or what raised."""
+        if self.error is not None:
+            return f"{self.call} raised {type(self.error).__name__}: {self.error}"
+        return self.summary.text() if self.summary else ""
 
 
 @dataclass(frozen=True)
@@ -437,13 +465,16 @@ class Explorer:
                 return int(t)
         return None
 
-    def _run(self, keep: list[int | None] | None = None) -> list[alt.TopLevelMixin]:
-        """Call the pipeline and build every chart; on an exception keep it in ``error`` and
-        return message cards saying what failed."""
-        values = self.values
-        self.last_values = values
-        self.runs += 1
+    def compute(self, values: Mapping[str, Any], keep: list[int | None] | None = None) -> Run:
+        """One run for ``values`` (keyword arguments of the pipeline) without touching the
+        explorer: the pipeline's result, its charts and summary — or, when the pipeline (or a
+        chart) raised, the exception, the call that raised it and message cards. ``keep``:
+        the scrub time each scrubber starts at (None: the end of the run). What a control
+        change runs, and what ``make lessons`` runs for every point of the slider grid
+        (``winviz.viz.grid``)."""
+        values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
+        call = _call_text(self.pipeline, values, self.data is not NO_DATA)
         try:
             result = (
                 self.pipeline(**values)
@@ -458,12 +489,28 @@ class Explorer:
             charts = [fn(result, at) for fn, at in zip(self._chart_fns, keep, strict=True)]
             summary = summarize(result)
         except Exception as exc:  # shown in place, kept on the explorer: not swallowed
-            self.error, self.result, self.last_summary = exc, None, None
-            call = _call_text(self.pipeline, values, self.data is not NO_DATA)
             headline = f"{type(exc).__name__}: {exc}"
+            card = palette.message_chart(
+                "The pipeline failed for these values.",
+                f"{call} raised {headline}. Change a control to try other values; the "
+                "exception is kept in explorer.error.",
+                chart="explore",
+            )
+            return Run(values, call, None, [card for _ in self._chart_fns], None, exc)
+        return Run(values, call, result, charts, summary, None)
+
+    def _run(self, keep: list[int | None] | None = None) -> list[alt.TopLevelMixin]:
+        """Call the pipeline and build every chart; on an exception keep it in ``error`` and
+        return message cards saying what failed."""
+        run = self.compute(self.values, keep)
+        self.last_values = run.values
+        self.runs += 1
+        self.error, self.result, self.last_summary = run.error, run.result, run.summary
+        if run.error is not None:
+            exc = run.error
             self.status.value = (
                 '<div style="color:#D55E00"><b>'
-                + html.escape(call)
+                + html.escape(run.call)
                 + " raised "
                 + html.escape(type(exc).__name__)
                 + "</b>: "
@@ -472,24 +519,19 @@ class Explorer:
             )
             self.summary.value = ""
             self.at_t.value, self.last_at = "", None
-            card = palette.message_chart(
-                "The pipeline failed for these values.",
-                f"{call} raised {headline}. Change a control to try other values; the "
-                "exception is kept in explorer.error.",
-                chart="explore",
-            )
-            return [card for _ in self._chart_fns]
-        self.error, self.result, self.last_summary = None, result, summary
+            return run.charts
         self.status.value = ""
-        self.summary.value = html.escape(summary.text())
-        return charts
+        self.summary.value = html.escape(run.summary.text())
+        return run.charts
 
     # -- display ----------------------------------------------------------------------------
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        if alt.renderers.active == EXPORT_RENDERER:  # make lessons: the charts as they are now
+        if alt.renderers.active == EXPORT_RENDERER:  # make lessons: runs on the slider grid
+            from winviz.viz.grid import export_grid
+
             return {
-                EXPORT_MIMETYPE: [_spec(jc.chart) for jc in self.charts],
+                EXPORT_MIMETYPE: {EXPLORER_KEY: export_grid(self).payload()},
                 # plain text (the page writer escapes it), not the widget's escaped HTML
                 "text/plain": f"{self!r}: {self.last_summary.text() if self.last_summary else ''}",
             }

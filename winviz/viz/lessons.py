@@ -10,13 +10,19 @@ self-contained HTML page:
   would load something from a CDN emptied: require.js, MathJax, mermaid, the widget manager;
 * one inlined copy of Vega, Vega-Lite and vega-embed (``vl_convert.javascript_bundle``) per
   page, which draws every chart as SVG: tooltips work, and Vega parameters bound to inputs
-  (the scrubber's processing-time slider) run in the browser with no kernel;
+  (the scrubber's processing-time slider and its replay) run in the browser with no kernel;
 * data never becomes code (``winviz.viz.pages``): each chart's spec is written by
   ``pages.chart_element`` (escaped JSON in a data block), notes escape what they show, and
   the page and the index carry a strict Content-Security-Policy — only the page's own two
   scripts run (by hash), nothing is fetched — checked (``pages.check_page``) before writing;
-* ipywidgets outputs (they need a running kernel) become a short static note naming the
-  widget and saying how to use it (open the lesson in JupyterLab: ``make lab``);
+* an explorer (``wv.explore``) keeps its sliders and dropdowns: while the lesson runs, its
+  output is its runs precomputed on the slider grid (``winviz.viz.grid``: at most 64 runs,
+  thinned by a stated rule, and 3 MB of runs per page), written as one data block
+  (``pages.explorer_element``) that the page script turns into controls switching between
+  those runs; an explorer whose grid does not fit is shown at the lesson's values with a
+  note saying why, with the sizes;
+* other ipywidgets outputs (they need a running kernel) become a short static note naming
+  the widget and saying how to use it (open the lesson in JupyterLab: ``make lab``);
 * a hard check (``external_resources``): a page that would fetch anything from another host —
   a ``src``/``href``/``srcset``/``data``/``poster`` attribute, a CSS ``@import`` or ``url()``,
   or a Vega-Lite ``data.url`` — fails the build, naming the lesson and the reference.
@@ -49,7 +55,9 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbconvert import HTMLExporter
 
+from winviz.viz import grid
 from winviz.viz import pages as safe
+from winviz.viz.explore import EXPLORER_KEY
 from winviz.viz.export import EXPORT_MIMETYPE, RENDERER_ENV
 
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
@@ -140,10 +148,12 @@ def external_resources(page: str) -> list[str]:
     found = [m.group(0) for m in _ATTR.finditer(page)]
     found += [m.group(0) for m in _CSS.finditer(page)]
     found += [m.group(0) for m in _META_REFRESH.finditer(page)]
-    for spec in re.findall(
-        rf'<script type="application/json" class="{safe.SPEC_CLASS}">(.*?)</script>', page, re.S
-    ):
+    for spec in safe.data_blocks(page, safe.SPEC_CLASS):
         found += [f"Vega-Lite data url {u!r}" for u in _data_urls(json.loads(spec))]
+    for block in safe.data_blocks(page, safe.EXPLORER_CLASS):
+        for blob in json.loads(block)["blobs"]:  # an explorer's precomputed runs
+            specs = grid.decode(blob)["specs"]
+            found += [f"Vega-Lite data url {u!r} (explorer)" for u in _data_urls(specs)]
     return found
 
 
@@ -178,16 +188,53 @@ def _widget_html(data: dict[str, Any]) -> str:
     )
 
 
-def _explorer_html(data: dict[str, Any], specs: list[dict[str, Any]]) -> str:
-    """An explorer (``wv.explore``) on a static page: a note, then its charts as they were."""
+def _explorer_html(data: dict[str, Any], payload: dict[str, Any], room: int) -> tuple[str, int]:
+    """An explorer (``wv.explore``) on a static page and the bytes of precomputed runs it
+    adds: its controls switching between the runs ``make lessons`` precomputed on its
+    slider grid (``winviz.viz.grid``), when they fit in ``room`` bytes; else a note saying
+    why (with the sizes) and its charts at the lesson's values."""
     shown = str(data.get("text/plain", "an explorer")).strip().splitlines()[0][:300]
-    note = (
-        '<div class="winviz-widget-note"><b>Explorer</b> at the values the lesson set '
-        f"(<code>{safe.text(shown)}</code>): its sliders re-run the engine in a Python kernel, "
-        "so here they are fixed. Open the lesson in JupyterLab (<code>make lab</code>) to move "
-        "them.</div>"
+    call = safe.text(payload.get("call") or shown)
+    size = sum(len(b) for b in payload["blobs"])
+    runs = len(payload["runs"])
+    why = payload.get("fallback") or ""
+    if not why and size > room:
+        why = (
+            f"its {runs} runs take {size / 1e6:.2f} MB and the explorers above already use "
+            f"{(grid.MAX_BYTES - room) / 1e6:.2f} MB of the {grid.MAX_BYTES / 1e6:g} MB a page "
+            "may hold"
+        )
+    specs = _lesson_run(payload)["specs"]
+    if why:
+        note = (
+            f'<div class="winviz-widget-note"><b>Explorer</b> at the values the lesson set '
+            f"(<code>{call}</code>): its runs are not precomputed on this page because "
+            f"{safe.text(why)}. Open the lesson in JupyterLab (<code>make lab</code>) to move "
+            "its sliders.</div>"
+        )
+        return note + "".join(_chart_html(spec) for spec in specs), 0
+    combinations = payload["combinations"]
+    grid_text = (
+        f"every one of its {combinations} combinations"
+        if runs == combinations
+        else f"{runs} of its {combinations} combinations (thinned evenly; the lesson's values "
+        "are among them)"
     )
-    return note + "".join(_chart_html(spec) for spec in specs)
+    note = (
+        f'<div class="winviz-widget-note"><b>Explorer</b> (<code>{call}</code>): its sliders '
+        f"and dropdowns switch between engine runs precomputed when this page was built, for "
+        f"{grid_text}. Open the lesson in JupyterLab (<code>make lab</code>) to re-run the "
+        "engine for any value.</div>"
+    )
+    return note + safe.explorer_element(payload, len(specs)), size
+
+
+def _lesson_run(payload: dict[str, Any]) -> dict[str, Any]:
+    """The run at the lesson's values of an explorer's payload (decoded)."""
+    index = 0
+    for control in payload["controls"]:
+        index = index * len(control["labels"]) + control["initial"]
+    return grid.decode(payload["blobs"][payload["runs"][index]])
 
 
 ANSWER_TAGS = frozenset({"check", "solution"})
@@ -213,15 +260,19 @@ def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, in
     of charts, number of widgets); the input is not changed."""
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))
     charts = widgets = 0
+    room = grid.MAX_BYTES  # precomputed explorer runs a page may still hold
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             data = output.get("data")
             if not data:
                 continue
-            if EXPORT_MIMETYPE in data and isinstance(data[EXPORT_MIMETYPE], list):
-                specs = data[EXPORT_MIMETYPE]  # an explorer: its charts at their current values
-                output["data"] = {"text/html": _explorer_html(data, specs)}
-                charts += len(specs)
+            exported = data.get(EXPORT_MIMETYPE)
+            if isinstance(exported, dict) and EXPLORER_KEY in exported:
+                payload = exported[EXPLORER_KEY]  # an explorer: its runs on the slider grid
+                markup, used = _explorer_html(data, payload, room)
+                output["data"] = {"text/html": markup}
+                room -= used
+                charts += markup.count('<div class="winviz-chart">')
             elif EXPORT_MIMETYPE in data:
                 output["data"] = {"text/html": _chart_html(data[EXPORT_MIMETYPE])}
                 charts += 1
@@ -333,7 +384,9 @@ def index_page(pages: Sequence[LessonPage]) -> str:
         "<style>body{font-family:sans-serif;max-width:50em;"
         "margin:2em auto;line-height:1.5}</style>\n</head>\n<body>\n<h1>winviz lessons</h1>\n"
         "<p>Flink's time semantics, one lesson per page. Charts are interactive (tooltips, "
-        "sliders) and need no network; widgets need a kernel: open the notebooks in "
+        "the scrubber's slider and replay) and need no network; an explorer's sliders and "
+        "dropdowns switch between engine runs precomputed when the pages were built. To "
+        "re-run the engine for any value, and for other widgets, open the notebooks in "
         "JupyterLab (<code>make lab</code>).</p>\n"
         f"<ol>\n{items}\n</ol>\n</body>\n</html>\n"
     )

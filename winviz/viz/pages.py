@@ -10,6 +10,10 @@ an element's payload inside a chart's data — is *data*, never markup or code:
   tag; ``JSON.parse`` in the page gives back the exact value;
 * ``chart_element`` — a chart's place in a page: an empty view and its spec, written by
   ``script_json`` (the only function that writes a spec into a page);
+* ``explorer_element`` — an explorer's place in a lesson page: room for its controls and its
+  charts, and its precomputed runs (``winviz.viz.grid``) as a data block written by
+  ``script_json``; the page script builds the controls with ``textContent`` and reads a run
+  with ``DecompressionStream`` and ``JSON.parse``;
 * ``text`` — a value shown in markup (titles, notes): HTML-escaped, quotes included;
 * ``script_element`` — one of the kit's own inline scripts (the Vega bundle, the code that
   draws the charts); it refuses a script that could end its element early;
@@ -48,6 +52,8 @@ from typing import Any
 import vl_convert as vlc
 
 SPEC_CLASS = "winviz-spec"
+EXPLORER_CLASS = "winviz-explorer-data"
+"""The class of an explorer's data block (``explorer_element``)."""
 ACTIONS: dict[str, bool] = {"export": True, "source": False, "compiled": False, "editor": False}
 """vega-embed's action menu: "Save as SVG/PNG" only. No "View Source" (vega-embed writes the
 spec unescaped into a new window) and no "Open in Vega Editor" (a remote site)."""
@@ -70,26 +76,132 @@ template inlines JupyterLab's CSS and Vega, vega-embed and vega-tooltip add ``<s
 elements and style attributes at run time; with every fetch refused, a style can neither run
 code nor send anything anywhere."""
 
-# Draws every chart of the page (div.winviz-chart: a view and its spec) and sets
+# Draws every chart of the page (div.winviz-chart: a view and its spec) and every explorer
+# (div.winviz-explorer: its controls, then the charts of the run they point at), and sets
 # window.winvizCharts = {done, charts, errors} once all have been drawn or have failed.
+# An explorer's data (winviz.viz.grid) is JSON: control labels are set as text, each run is
+# gzip-compressed JSON in base64, read with DecompressionStream and JSON.parse.
 _EMBED_JS = """(function () {
   const options = %(options)s;
-  const boxes = Array.from(document.querySelectorAll("div.winviz-chart"));
-  window.winvizCharts = {done: false, charts: boxes.length, errors: []};
-  Promise.all(boxes.map(function (box, i) {
+  const all = Array.from(document.querySelectorAll("div.winviz-chart"));
+  const boxes = all.filter(function (box) { return !box.closest("div.winviz-explorer"); });
+  const state = window.winvizCharts = {done: false, charts: all.length, errors: []};
+  function fail(box, what, e) {
+    const msg = what + " could not be drawn: " + e;
+    state.errors.push(msg);
+    const p = document.createElement("pre");
+    p.className = "winviz-chart-error";
+    p.textContent = msg;
+    box.appendChild(p);
+    console.error(msg);
+  }
+  function inflate(text) {
+    const bin = atob(text);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  function param(spec, name) {
+    return (spec.params || []).find(function (p) { return p.name === name; });
+  }
+  function explorer(ex, number) {
+    const data = JSON.parse(ex.querySelector("script.%(explorer_class)s").textContent);
+    const views = Array.from(ex.querySelectorAll("div.winviz-chart"));
+    const status = ex.querySelector("div.winviz-explorer-status");
+    const picked = data.controls.map(function (c) { return c.initial; });
+    const runs = new Map();
+    const shown = views.map(function () { return null; });
+    let latest = 0;
+    let current = -1;
+    let queue = Promise.resolve();  // one redraw at a time, in the order asked
+    function draw(run, r) {
+      status.textContent = r.status;
+      status.className = "winviz-explorer-status" + (r.error ? " winviz-explorer-error" : "");
+      if (run === current) return null;
+      current = run;
+      return Promise.all(views.map(function (box, i) {
+        const spec = JSON.parse(JSON.stringify(r.specs[i]));
+        const old = shown[i];
+        const t = param(spec, "t");
+        if (old && old.t && t && t.bind) {  // the scrubber stays at the time it was at
+          t.value = Math.min(Math.max(old.view.signal("t"), t.bind.min), t.bind.max);
+        }
+        if (old) old.result.finalize();  // stops a replay's timer
+        shown[i] = null;
+        return vegaEmbed(box.querySelector("div.winviz-view"), spec, options)
+          .then(function (result) { shown[i] = {result: result, view: result.view, t: !!t}; })
+          .catch(function (e) { fail(box, "explorer " + number + " chart " + i, e); });
+      }));
+    }
+    function show() {
+      let index = 0;
+      data.controls.forEach(function (c, k) { index = index * c.labels.length + picked[k]; });
+      const run = data.runs[index];
+      const ticket = ++latest;
+      ex.dataset.state = "drawing";
+      if (!runs.has(run)) runs.set(run, inflate(data.blobs[run]));
+      const decoded = runs.get(run);
+      queue = queue.then(function () { return decoded; }).then(function (r) {
+        return ticket === latest ? draw(run, r) : null;  // skipped: a newer choice follows
+      }).then(function () {
+        if (ticket === latest) {
+          ex.dataset.state = "ready";
+          ex.dataset.run = String(index);
+        }
+      }).catch(function (e) { fail(ex, "explorer " + number, e); });
+      return queue;
+    }
+    const controls = ex.querySelector("div.winviz-explorer-controls");
+    data.controls.forEach(function (c, k) {
+      const row = document.createElement("label");
+      row.className = "winviz-explorer-control";
+      const name = document.createElement("span");
+      name.textContent = c.label + " ";
+      row.appendChild(name);
+      let input;
+      const out = document.createElement("output");
+      if (c.kind === "dropdown") {
+        input = document.createElement("select");
+        c.labels.forEach(function (text, i) {
+          const o = document.createElement("option");
+          o.value = String(i);
+          o.textContent = text;
+          input.appendChild(o);
+        });
+      } else {
+        input = document.createElement("input");
+        input.type = "range";
+        input.min = "0";
+        input.max = String(c.labels.length - 1);
+        input.step = "1";
+        input.disabled = c.labels.length < 2;
+      }
+      input.name = c.name;
+      input.value = String(c.initial);
+      out.textContent = c.kind === "dropdown" ? "" : " " + c.labels[c.initial];
+      input.addEventListener("input", function () {
+        picked[k] = Number(input.value);
+        out.textContent = c.kind === "dropdown" ? "" : " " + c.labels[picked[k]];
+        show();
+      });
+      row.appendChild(input);
+      row.appendChild(out);
+      controls.appendChild(row);
+    });
+    return show();
+  }
+  const jobs = boxes.map(function (box, i) {
     return Promise.resolve().then(function () {
       const spec = JSON.parse(box.querySelector("script.%(spec_class)s").textContent);
       return vegaEmbed(box.querySelector("div.winviz-view"), spec, options);
-    }).catch(function (e) {
-      const msg = "chart " + i + " could not be drawn: " + e;
-      window.winvizCharts.errors.push(msg);
-      const p = document.createElement("pre");
-      p.className = "winviz-chart-error";
-      p.textContent = msg;
-      box.appendChild(p);
-      console.error(msg);
-    });
-  })).then(function () { window.winvizCharts.done = true; });
+    }).catch(function (e) { fail(box, "chart " + i, e); });
+  });
+  Array.from(document.querySelectorAll("div.winviz-explorer")).forEach(function (ex, n) {
+    jobs.push(Promise.resolve().then(function () { return explorer(ex, n); })
+      .catch(function (e) { fail(ex, "explorer " + n, e); }));
+  });
+  Promise.all(jobs).then(function () { state.done = true; });
 })();
 """
 
@@ -98,6 +210,10 @@ CHART_CSS = (
     ".winviz-chart-error { color: #b00; white-space: pre-wrap; }\n"
     ".winviz-widget-note { border-left: 4px solid #999; background: #f4f4f4; "
     "padding: 6px 10px; }\n"
+    ".winviz-explorer-control { display: block; margin: 2px 0; font: 13px sans-serif; }\n"
+    ".winviz-explorer-control input[type=range] { width: 260px; vertical-align: middle; }\n"
+    ".winviz-explorer-status { font: 13px sans-serif; margin: 4px 0; }\n"
+    ".winviz-explorer-error { color: #b00; }\n"
     "#vg-tooltip-element { font-family: sans-serif; font-size: 12px; }\n"
 )
 
@@ -165,6 +281,19 @@ def chart_element(spec: dict[str, Any]) -> str:
     return f'<div class="winviz-chart"><div class="winviz-view"></div>{spec_element(spec)}</div>'
 
 
+def explorer_element(payload: dict[str, Any], charts: int) -> str:
+    """An explorer's place in a page (``winviz.viz.grid``): room for its controls (the page
+    script makes them from ``payload``) and status line, ``charts`` empty chart views, and
+    ``payload`` as a data block written by ``script_json``."""
+    views = '<div class="winviz-chart"><div class="winviz-view"></div></div>' * charts
+    return (
+        '<div class="winviz-explorer"><div class="winviz-explorer-controls"></div>'
+        f'<div class="winviz-explorer-status"></div>{views}'
+        f'<script type="application/json" class="{EXPLORER_CLASS}">{script_json(payload)}'
+        "</script></div>"
+    )
+
+
 def script_element(code: str) -> str:
     """One of the kit's own scripts, inline; refuses code that could end the element early
     or switch the HTML parser into its script-escaped states."""
@@ -219,6 +348,7 @@ def embed_script(options: dict[str, Any] | None = None) -> str:
     return _EMBED_JS % {
         "options": script_json(EMBED_OPTIONS if options is None else options),
         "spec_class": SPEC_CLASS,
+        "explorer_class": EXPLORER_CLASS,
     }
 
 
@@ -280,6 +410,21 @@ def executable_scripts(page: str) -> list[str]:
         body
         for attrs, body in parser.scripts
         if (attrs.get("type") or "").strip().lower() in _JS_TYPES and "src" not in attrs
+    ]
+
+
+def data_blocks(page: str, cls: str) -> list[str]:
+    """The text of every data block (``<script type="application/json">``) of class ``cls``
+    in the page, in order, whatever the order of their attributes (nbconvert rewrites
+    them)."""
+    parser = _Scripts()
+    parser.feed(page)
+    parser.close()
+    return [
+        body
+        for attrs, body in parser.scripts
+        if (attrs.get("type") or "").strip().lower() == "application/json"
+        and cls in (attrs.get("class") or "").split()
     ]
 
 

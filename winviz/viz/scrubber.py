@@ -17,6 +17,21 @@ as in ``timeline`` (event time across, processing time down). Layers, back to fr
 All of this is computed in the browser from the same data: ``t`` only drives filters and
 colours. Over 5,000 elements they are binned as in ``timeline`` (a cell shows once its
 earliest element has arrived) and the subtitle says so.
+
+**Replay** (``replay=True``, the default): a "play" checkbox next to the slider animates
+processing time, as in Akidau's streaming animations — while it is ticked, ``t`` advances by
+one step every ``TICK_MS`` and the run unfolds from the slider's position to its end in about
+``replay_seconds``; it unticks itself at the end (tick it again to replay from the start)
+and unticking it pauses. The slider follows ``t`` and can be dragged at any time. This is a
+Vega timer event stream on the ``t`` signal (``on: [{events: {type: "timer", throttle:
+TICK_MS}, update: ...}]``) and one on the ``play`` signal (it turns off at the end), so it
+runs wherever the chart is drawn — JupyterLab's ``alt.JupyterChart`` (which syncs ``t`` and
+``play`` back to Python), ``save_html`` pages and ``make lessons`` pages (no page script,
+so nothing to add to their Content-Security-Policy; expressions run under ``ast: true``).
+Vega-Lite copies a variable parameter's ``on`` into the Vega signal but its JSON schema does
+not list it, so Altair would refuse it: the chart is a ``ScrubberChart``, whose ``to_dict``
+adds the two handlers after Altair's validation, from what ``usermeta.winviz.replay`` says
+(``with_replay``).
 """
 
 from __future__ import annotations
@@ -33,6 +48,11 @@ from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import pick_operator
 
 PARAM = "t"
+PLAY_PARAM = "play"
+TICK_MS = 100
+"""Replay: ``t`` advances once per this many milliseconds while ``play`` is ticked."""
+REPLAY_SECONDS = 10.0
+"""Replay: the default time, in seconds, from the first processing time to the last."""
 STATES = ("open", "fired", "merged away", "gone")
 STATE_COLORS = (palette.SKY_BLUE, palette.GREEN, palette.PURPLE, palette.LIGHT_GREY)
 FUTURE_COLOR = palette.GREY
@@ -45,20 +65,37 @@ def scrubber(
     at: int | None = None,
     future: Literal["fade", "hide"] = "fade",
     max_points: int = scale.ROW_LIMIT,
+    replay: bool = True,
+    replay_seconds: float = REPLAY_SECONDS,
     width: int = palette.WIDTH,
     height: int = palette.HEIGHT,
 ) -> alt.TopLevelMixin:
     """The timeline at processing time ``t``, with a slider for ``t`` (see the module
     docstring). ``at``: the slider's start value (default: the last processing time, i.e. the
     whole run). ``future``: elements not yet arrived at ``t`` are drawn faint ("fade") or not
-    at all ("hide"). Bad input gives a message card, like ``timeline``."""
+    at all ("hide"). ``replay``: a "play" checkbox that animates ``t`` from the slider's
+    position to the end of the run in about ``replay_seconds``. Bad input gives a message
+    card, like ``timeline``."""
     if future not in ("fade", "hide"):
         raise ValueError(f"future must be 'fade' or 'hide', got {future!r}")
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
+    if isinstance(replay_seconds, bool) or not (
+        isinstance(replay_seconds, (int, float)) and 0.5 <= replay_seconds <= 3600
+    ):
+        raise ValueError(f"replay_seconds must be a number in 0.5..3600, got {replay_seconds!r}")
     try:
         view = frames.open_trace(trace)
-        return _scrubber(view, operator, at, future, max_points, width, height)
+        return _scrubber(
+            view,
+            operator,
+            at,
+            future,
+            max_points,
+            replay_seconds if replay else None,
+            width,
+            height,
+        )
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="scrubber")
 
@@ -69,6 +106,7 @@ def _scrubber(
     at: int | None,
     future: str,
     max_points: int,
+    replay_seconds: float | None,
     width: int,
     height: int,
 ) -> alt.TopLevelMixin:
@@ -117,13 +155,96 @@ def _scrubber(
         *_element_layers(view, elements, x, y, future, max_points, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
+    params = [t]
+    if replay_seconds is not None:
+        params.append(
+            alt.param(name=PLAY_PARAM, value=False, bind=alt.binding_checkbox(name="play "))
+        )
+        notes[0] += "; tick play to replay it"
     chart = (
-        alt.layer(*layers)
-        .add_params(t)
+        ScrubberChart(layer=layers)
+        .add_params(*params)
         .properties(width=width, height=height, title=palette.title("Scrubber", notes))
         .resolve_scale(color="independent", shape="independent")
     )
-    return palette.finish(chart, name="scrubber", notes=notes)
+    chart = palette.finish(chart, name="scrubber", notes=notes)
+    if replay_seconds is not None:
+        chart.usermeta["winviz"]["replay"] = replay_settings(t_lo, t_hi, step, replay_seconds)
+    return chart
+
+
+# -- replay -------------------------------------------------------------------------------------
+
+
+def replay_settings(t_lo: int, t_hi: int, step: int, seconds: float) -> dict[str, Any]:
+    """What ``with_replay`` needs (kept in ``usermeta.winviz.replay``): the parameters, the
+    slider's range, the timer's period and the step ``t`` advances per tick — a multiple of
+    the slider's step, so that ``t`` stays on the slider's grid, and at least one step."""
+    frames_ = max(1, round(seconds * 1000 / TICK_MS))
+    span = max(0, t_hi - t_lo)
+    per_tick = max(step, -(-span // (frames_ * step)) * step)
+    return {
+        "param": PARAM,
+        "switch": PLAY_PARAM,
+        "min": int(t_lo),
+        "max": int(t_hi),
+        "tick_ms": TICK_MS,
+        "step": int(per_tick),
+    }
+
+
+def replay_handlers(settings: dict[str, Any]) -> tuple[list[dict], list[dict]]:
+    """The Vega event handlers of replay: (those of ``t``, those of ``play``). Every number
+    comes from ``replay_settings`` (ints), every name is a constant of this module: no
+    expression holds anything from a trace."""
+    t, play = settings["param"], settings["switch"]
+    lo, hi, inc = (int(settings[k]) for k in ("min", "max", "step"))
+    tick = {"type": "timer", "throttle": int(settings["tick_ms"])}
+    on_t = [
+        {
+            "events": tick,
+            # a tick while playing: from the end, start again; else one step, at most to the end
+            "update": f"{play} ? ({t} >= {hi} ? {lo} : min({hi}, {t} + {inc})) : {t}",
+        }
+    ]
+    on_play = [{"events": {"signal": t}, "update": f"{play} && {t} < {hi}"}]  # off at the end
+    return on_t, on_play
+
+
+def with_replay(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` (a scrubber's Vega-Lite dict, changed in place and returned) with the replay
+    handlers on its ``t`` and ``play`` parameters, when ``usermeta.winviz.replay`` asks for
+    them; other specs are returned as they are."""
+    settings = ((spec.get("usermeta") or {}).get("winviz") or {}).get("replay")
+    if not settings:
+        return spec
+    on_t, on_play = replay_handlers(settings)
+    for param in spec.get("params", []):
+        if param.get("name") == settings["param"]:
+            param["on"] = on_t
+        elif param.get("name") == settings["switch"]:
+            param["on"] = on_play
+    return spec
+
+
+class ScrubberChart(alt.LayerChart):
+    """The scrubber's layered chart: an ``alt.LayerChart`` whose ``to_dict`` adds the replay
+    handlers (``with_replay``) after Altair has validated the spec — Vega-Lite passes a
+    parameter's ``on`` through to Vega, but its schema does not list it."""
+
+    def to_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return with_replay(super().to_dict(*args, **kwargs))
+
+    def _repr_mimebundle_(self, *args: Any, **kwargs: Any) -> Any:
+        # Altair's "jupyter" renderer rebuilds the chart from the dict with validation, which
+        # would refuse the handlers: give the widget this chart itself, with the options
+        # setup_rendering() enabled it with
+        if alt.renderers.active == "jupyter":
+            options = alt.renderers.options
+            alt.JupyterChart.enable_offline(offline=bool(options.get("offline", False)))
+            widget = alt.JupyterChart(self, embed_options=options.get("embed_options"))
+            return widget._repr_mimebundle_()
+        return super()._repr_mimebundle_(*args, **kwargs)
 
 
 # -- data ---------------------------------------------------------------------------------------

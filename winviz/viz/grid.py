@@ -1,0 +1,299 @@
+"""The slider grid: an explorer's runs precomputed for a static page (``make lessons``).
+
+A lesson page has no Python kernel, so an explorer (``wv.explore``) on it cannot re-run the
+engine. Instead, when a lesson is built, every point of a grid over its controls is run
+through the explorer's own pipeline and charts (``Explorer.compute``), and the page's
+sliders and dropdowns switch between those real engine runs (``winviz.viz.pages``' page
+script draws the run the controls point at).
+
+**The grid.** Each control offers its values: a slider ``min, min + step, …, max`` (and the
+lesson's value if it is off that grid), a dropdown its options, any other widget only its
+current value. The grid is their product (the first control varies slowest).
+
+**Thinning** — the rule when the grid is larger than ``MAX_RUNS`` (64) runs:
+
+1. dropdowns keep every option (they are the lesson's discrete choices); if they alone make
+   more than ``MAX_RUNS`` runs, the page keeps the explorer at the lesson's values, with a
+   note saying so;
+2. sliders give up values one at a time — each time the slider with the most values left
+   (the later one on a tie) — until the product is at most ``MAX_RUNS``;
+3. a slider left with ``k`` of its ``n`` values keeps ``k`` evenly spaced positions, both
+   ends included (``round(j·(n−1)/(k−1))``), with the lesson's value always among them (it
+   takes the place of the nearest position between the ends); at ``k = 1`` it is fixed at
+   the lesson's value.
+
+**Size.** Each run (its charts' Vega-Lite specs and its summary line) is JSON compressed
+with gzip and written as base64; identical runs are stored once. If the runs take more than
+``MAX_BYTES`` (3 MB) the run limit is scaled down by the overshoot (at least one run fewer)
+and the grid thinned again by the same rule; below 2 runs the page keeps the explorer at the
+lesson's values with a note giving the sizes. The first run (the lesson's values) sets the
+first limit: ``MAX_BYTES`` / its size.
+
+The page decompresses a run with the browser's ``DecompressionStream`` and ``JSON.parse``:
+the data stays data (no expression is built from it).
+No Flink class is mirrored here: this is the kit's publishing step.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import itertools
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+if TYPE_CHECKING:
+    from winviz.viz.explore import Explorer
+
+MAX_RUNS = 64
+"""At most this many engine runs per explorer on a page."""
+MAX_BYTES = 3_000_000
+"""At most this many bytes of precomputed runs (compressed, base64) per page."""
+FORMAT = 1
+"""Version of the explorer block a page carries (``GridExport.payload``)."""
+
+
+@dataclass(frozen=True)
+class Control:
+    """One control as a page shows it: name, label, the text of each value (``labels``), the
+    values themselves, the index of the lesson's value, its kind ("slider", "dropdown" or
+    "fixed")."""
+
+    name: str
+    label: str
+    kind: str
+    labels: tuple[str, ...]
+    values: tuple[Any, ...]
+    initial: int
+
+    def keep(self, positions: Sequence[int]) -> Control:
+        """The control with only the values at ``positions`` (sorted)."""
+        values = tuple(self.values[i] for i in positions)
+        return Control(
+            self.name,
+            self.label,
+            self.kind,
+            tuple(self.labels[i] for i in positions),
+            values,
+            list(positions).index(self.initial),
+        )
+
+
+def control_of(name: str, widget: widgets.Widget, label: str) -> Control:
+    """The values a control's widget can take (module docstring: *The grid*)."""
+    options = getattr(widget, "options", None)
+    if options is not None and hasattr(widget, "index"):  # a dropdown / selection
+        labels = tuple(str(x) for x in widget._options_labels)
+        values = tuple(widget._options_values)
+        index = widget.index if widget.index is not None else 0
+        return Control(name, label, "dropdown", labels, values, index)
+    lo, hi, step = (getattr(widget, a, None) for a in ("min", "max", "step"))
+    value = widget.value
+    if None in (lo, hi, step) or not step or step <= 0:
+        return Control(name, label, "fixed", (_label(value),), (value,), 0)
+    count = math.floor((hi - lo) / step + 1e-9) + 1
+    whole = isinstance(widget, widgets.IntSlider)
+    values = [lo + i * step if whole else round(lo + i * step, 12) for i in range(count)]
+    if value not in values:  # the lesson's value off the step grid: one more position
+        values = sorted([*values, value])
+    return Control(
+        name,
+        label,
+        "slider",
+        tuple(_label(v) for v in values),
+        tuple(values),
+        values.index(value),
+    )
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def thin(n: int, initial: int, k: int) -> list[int]:
+    """The ``k`` positions of ``n`` a thinned slider keeps (module docstring, rule 3)."""
+    if k >= n:
+        return list(range(n))
+    if k <= 1:
+        return [initial]
+    positions = sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
+    if initial not in positions:
+        between = positions[1:-1] if len(positions) >= 3 else positions
+        nearest = min(between, key=lambda p: (abs(p - initial), p))
+        positions = sorted((set(positions) - {nearest}) | {initial})
+    return positions
+
+
+def plan(controls: Sequence[Control], max_runs: int) -> list[list[int]] | None:
+    """The positions each control keeps so that the grid has at most ``max_runs`` points
+    (rules 1–3), or None when the dropdowns alone make more."""
+    fixed = math.prod(len(c.values) for c in controls if c.kind != "slider")
+    if fixed > max_runs:
+        return None
+    counts = {i: len(c.values) for i, c in enumerate(controls) if c.kind == "slider"}
+    while fixed * math.prod(counts.values()) > max_runs:
+        most = max(counts, key=lambda i: (counts[i], i))
+        counts[most] -= 1
+    return [
+        thin(len(c.values), c.initial, counts[i]) if i in counts else list(range(len(c.values)))
+        for i, c in enumerate(controls)
+    ]
+
+
+def encode(value: Any) -> str:
+    """``value`` as gzip-compressed JSON in base64 (the same bytes for the same value: no
+    timestamp in the gzip header)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), mtime=0)).decode("ascii")
+
+
+def decode(blob: str) -> Any:
+    """The value ``encode`` wrote."""
+    return json.loads(gzip.decompress(base64.b64decode(blob, validate=True)).decode("utf-8"))
+
+
+@dataclass
+class GridExport:
+    """What ``make lessons`` puts on the page for one explorer (``payload``): either the
+    precomputed runs (``controls``, ``runs``: the blob of each grid point, first control
+    slowest, ``blobs``) or, when the grid cannot be precomputed within the bounds, the
+    lesson's run alone (``blobs[0]``) and the reason (``fallback``)."""
+
+    call: str
+    controls: list[Control]
+    runs: list[int]
+    blobs: list[str]
+    combinations: int
+    fallback: str = ""
+    engine_runs: int = 0
+
+    @property
+    def size(self) -> int:
+        """Bytes of the precomputed runs on the page (base64 text)."""
+        return sum(len(b) for b in self.blobs)
+
+    def payload(self) -> dict[str, Any]:
+        """The explorer block as plain JSON data (``pages.script_json`` writes it)."""
+        return {
+            "format": FORMAT,
+            "call": self.call,
+            "controls": [
+                {
+                    "name": c.name,
+                    "label": c.label,
+                    "kind": c.kind,
+                    "labels": list(c.labels),
+                    "initial": c.initial,
+                }
+                for c in self.controls
+            ],
+            "runs": self.runs,
+            "blobs": self.blobs,
+            "combinations": self.combinations,
+            "fallback": self.fallback,
+        }
+
+
+def _run_blob(explorer: Explorer, values: dict[str, Any]) -> str:
+    run = explorer.compute(values)
+    return encode(
+        {
+            "specs": [_spec_fast(c) for c in run.charts],
+            "status": run.status(),
+            "error": run.error is not None,
+        }
+    )
+
+
+def _spec_fast(chart: Any) -> dict[str, Any]:
+    """A chart's Vega-Lite dict without re-validating it: every run's charts have the shape
+    of the lesson's run, which was validated when the explorer was displayed."""
+    spec = chart.to_dict(validate=False)
+    spec.pop("$schema", None)
+    return spec
+
+
+def export_grid(
+    explorer: Explorer, *, max_runs: int = MAX_RUNS, max_bytes: int = MAX_BYTES
+) -> GridExport:
+    """Precompute ``explorer``'s runs on its slider grid (module docstring)."""
+    from winviz.viz.explore import LABELS
+
+    controls = [
+        control_of(name, w, LABELS.get(name, name)) for name, w in explorer.controls.items()
+    ]
+    initial = {c.name: c.values[c.initial] for c in controls}
+    call = _call(explorer, initial)
+    cache: dict[tuple[int, ...], str] = {}
+    first = _run_blob(explorer, initial)
+    cache[tuple(c.initial for c in controls)] = first
+    combinations = math.prod(len(c.values) for c in controls)
+    limit = min(max_runs, max(1, max_bytes // max(1, len(first))))
+    tried = (1, len(first))  # (runs, bytes) of the last grid that was too large
+    while True:
+        positions = plan(controls, limit) if limit >= 2 else None
+        if positions is None:
+            return _fallback(controls, call, first, combinations, tried, max_bytes)
+        blobs: list[str] = []
+        index: dict[str, int] = {}
+        runs: list[int] = []
+        for point in itertools.product(*positions):
+            blob = cache.get(point)
+            if blob is None:
+                values = {c.name: c.values[i] for c, i in zip(controls, point, strict=True)}
+                blob = cache[point] = _run_blob(explorer, values)
+            if blob not in index:
+                index[blob] = len(blobs)
+                blobs.append(blob)
+            runs.append(index[blob])
+        size = sum(len(b) for b in blobs)
+        if size <= max_bytes:
+            thinned = [c.keep(p) for c, p in zip(controls, positions, strict=True)]
+            return GridExport(call, thinned, runs, blobs, combinations, engine_runs=len(cache))
+        tried = (len(runs), size)
+        limit = min(len(runs) - 1, int(len(runs) * max_bytes / size))
+
+
+def _call(explorer: Explorer, values: dict[str, Any]) -> str:
+    from winviz.viz.explore import NO_DATA, _call_text
+
+    return _call_text(explorer.pipeline, values, explorer.data is not NO_DATA)
+
+
+def _fallback(
+    controls: list[Control],
+    call: str,
+    first: str,
+    combinations: int,
+    tried: tuple[int, int],
+    max_bytes: int,
+) -> GridExport:
+    dropdowns = math.prod(len(c.values) for c in controls if c.kind != "slider")
+    if dropdowns > MAX_RUNS:
+        why = (
+            f"its dropdowns alone make {dropdowns} combinations, more than the {MAX_RUNS} "
+            "runs a page may precompute"
+        )
+    else:
+        runs, size = tried
+        why = (
+            f"its grid has {combinations} combinations and one run takes "
+            f"{len(first) / 1e6:.2f} MB compressed ({runs} run(s): {size / 1e6:.2f} MB), so "
+            f"not even 2 runs fit in the {max_bytes / 1e6:g} MB a page may hold"
+        )
+    return GridExport(
+        call,
+        [c.keep([c.initial]) for c in controls],
+        [0],
+        [first],
+        combinations,
+        fallback=why,
+        engine_runs=1,
+    )
