@@ -63,6 +63,7 @@ from winviz.errors import FunctionResultError, InputError
 from winviz.functions import OutputTag
 from winviz.keygroups import KeyRule, compute_default_max_parallelism
 from winviz.operators.base import JobContext, Output, StreamOperator
+from winviz.operators.chaining import chain_sources, install_kernel
 from winviz.operators.co_process import (
     CoInput,
     CoInputGate,
@@ -308,9 +309,6 @@ class JobRuntime:
         """Open every operator and start the clock and the periodic watermark emission."""
         for op in self.order:
             op.open(self.job)
-        for op in self.order:  # an operator may choose its process_element when it opens
-            if isinstance(op.output, _FanOut):
-                op.output.bind()
         self.job.now = start
         for g in self.generators:
             g.start(start)
@@ -460,6 +458,8 @@ class JobRuntime:
             max_par = self._max_parallelism(node, par)
             names = [node.name] if par == 1 else [f"{node.name}#{i}" for i in range(par)]
             subs = [self._make(node, i, par, name) for i, name in enumerate(names)]
+            for op in subs:  # (before anything upstream binds the operator's methods)
+                install_kernel(op, traced=self.trace is not None)
             self.subtasks[node] = subs
             if subs[0].is_keyed:  # one key rule for all subtasks (winviz.keygroups.KeyRule)
                 rule = KeyRule(window_all=node.kind == "window" and node.non_parallel)
@@ -496,6 +496,7 @@ class JobRuntime:
                 self._wire(node, k, subs, edges, outputs, max_par)
         if not self.sources:
             raise InputError("the job has no source (use env.from_collection or from_pandas)")
+        chain_sources(self.order, lambda op: outputs[op].targets)
         for out in outputs.values():
             out.bind()
 
