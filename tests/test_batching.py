@@ -280,7 +280,6 @@ def test_the_benchmark_pipeline_really_takes_the_batched_fast_path() -> None:
 
 
 def test_batches_of_a_partitioned_source_never_span_two_partitions() -> None:
-    from winviz.operators.window_kernel import WindowKernel
     from winviz.operators.window_operator import WindowOperator
     from winviz.runtime import JobRuntime
 

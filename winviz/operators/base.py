@@ -113,12 +113,8 @@ class StreamOperator:
     def current_watermark(self) -> int:
         return self._watermark
 
-    @property
-    def _processing_time(self) -> int:
-        """The job's one simulated processing clock (``JobContext.now``)."""
-        return self.job.now
-
     def current_processing_time(self) -> int:
+        """The job's one simulated processing clock (``JobContext.now``)."""
         return self.job.now
 
     def process_watermark(self, watermark: int) -> None:
@@ -130,7 +126,7 @@ class StreamOperator:
         if self.trace is not None:
             self.trace.emit(
                 "watermark",
-                self._processing_time,
+                self.current_processing_time(),
                 watermark,
                 self.name,
                 None,
@@ -178,7 +174,7 @@ class StreamOperator:
         if self.trace is not None:
             self.trace.emit(
                 "emitted",
-                self._processing_time,
+                self.current_processing_time(),
                 self._watermark,
                 self.name,
                 self.current_key,

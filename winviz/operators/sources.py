@@ -94,7 +94,7 @@ class SourceOperator(StreamOperator):
         if self.trace is not None:
             self.trace.emit(
                 "arrival",
-                self._processing_time,
+                self.current_processing_time(),
                 self._watermark,
                 self.name,
                 None,
@@ -293,7 +293,7 @@ class _Emitter(WatermarkOutput):
             if watermark < op._watermark and op.trace is not None:
                 op.trace.emit(
                     "watermark_dropped",
-                    op._processing_time,
+                    op.current_processing_time(),
                     op._watermark,
                     op.name,
                     None,
@@ -306,7 +306,7 @@ class _Emitter(WatermarkOutput):
         if op.trace is not None:
             op.trace.emit(
                 "watermark_generated",
-                op._processing_time,
+                op.current_processing_time(),
                 watermark,
                 op.name,
                 None,
@@ -322,7 +322,14 @@ class _Emitter(WatermarkOutput):
             op = self.op
             if op.trace is not None:
                 op.trace.emit(
-                    "idle", op._processing_time, op._watermark, op.name, None, None, None, op.name
+                    "idle",
+                    op.current_processing_time(),
+                    op._watermark,
+                    op.name,
+                    None,
+                    None,
+                    None,
+                    op.name,
                 )
             op.output.emit_watermark_status(True)
 
@@ -332,7 +339,14 @@ class _Emitter(WatermarkOutput):
             op = self.op
             if op.trace is not None:
                 op.trace.emit(
-                    "active", op._processing_time, op._watermark, op.name, None, None, None, op.name
+                    "active",
+                    op.current_processing_time(),
+                    op._watermark,
+                    op.name,
+                    None,
+                    None,
+                    None,
+                    op.name,
                 )
             op.output.emit_watermark_status(False)
 
@@ -401,7 +415,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         assigner = self.strategy.timestamp_assigner
         index = self.job.record_index
         if self.ingestion:
-            new_ts = self._processing_time
+            new_ts = self.current_processing_time()
         elif assigner is None:
             if ts is None:
                 raise InputError(
