@@ -271,7 +271,7 @@ def test_the_benchmark_pipeline_really_takes_the_batched_fast_path() -> None:
     )
     runtime = JobRuntime(env, "check")
     window = next(op for op in runtime.order if isinstance(op, WindowOperator))
-    assert isinstance(window.kernel, WindowKernel) and all(op.batch_safe for op in runtime.order)
+    assert isinstance(window.kernel, WindowKernel) and all(op.takes_batches for op in runtime.order)
     calls = []
     original = window.process_batch
     window.process_batch = lambda batch: (calls.append(len(batch)), original(batch))

@@ -302,8 +302,8 @@ class JobRuntime:
         self.job.metrics.clear()  # the result's metrics: every operator registers on open
         self._build()
         self.keyed = [op for op in self.order if op.is_keyed]
-        # the only ones that can have processing-time timers (batch_safe promises none)
-        self.timer_owners = [op for op in self.keyed if not op.batch_safe]
+        # the only ones that can have processing-time timers
+        self.timer_owners = [op for op in self.keyed if op.registers_processing_timers]
 
     def start(self, start: int) -> None:
         """Open every operator and start the clock and the periodic watermark emission."""
@@ -670,7 +670,7 @@ class JobRuntime:
         # Records that arrive before the next thing on the processing clock may go through
         # in batches (same results). With a trace, the source still hands each record of a
         # batch downstream before the next one: the trace keeps the one-by-one order.
-        batching = self.use_batches and all(op.batch_safe for op in self.order)
+        batching = self.use_batches and all(op.takes_batches for op in self.order)
         job = self.job
         try:
             self.coordinator.start(start, sum(len(src.records) for src in self.sources))

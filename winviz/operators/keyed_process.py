@@ -59,7 +59,7 @@ class ProcessContext:
 class KeyedProcessOperator(KeyedStreamOperator):
     """Runs a ``KeyedProcessFunction`` (or anything with its methods)."""
 
-    batch_safe = False  # user code may register processing-time timers
+    registers_processing_timers = True  # user code may
 
     def __init__(
         self, name: str, key_selector: Callable[[Any], Any], function: KeyedProcessFunction

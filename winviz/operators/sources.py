@@ -367,7 +367,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.events_since_emit = True
         self.ingestion = isinstance(strategy.timestamp_assigner, IngestionTimeAssigner)
         # a punctuated (or custom) generator may emit on any event: records go one by one
-        self.batch_safe = emits_only_periodically(self.generator)
+        self.emits_watermarks_per_record = not emits_only_periodically(self.generator)
 
     @property
     def fusable(self) -> bool:

@@ -121,8 +121,7 @@ class WindowOperator(KeyedStreamOperator):
         self.kernel: Any = None
         """The fused kernel beneath this path, when the job installs one
         (``winviz.operators.chaining``), else None."""
-        # Records may come in batches when nothing here uses processing time.
-        self.batch_safe = not self.trigger.uses_processing_time and (
+        self.registers_processing_timers = self.trigger.uses_processing_time or not (
             self.is_event_time or isinstance(assigner, GlobalWindows)
         )
         # A built-in trigger decides from its arguments and state only: the timer-loop guard
