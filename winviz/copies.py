@@ -55,4 +55,4 @@ def all_immutable(values: Sequence[Any]) -> bool:
     if tuple not in kinds:
         return True
     tuples = values if len(kinds) == 1 else [v for v in values if v.__class__ is tuple]
-    return set(map(type, chain.from_iterable(tuples))) <= _ATOMIC
+    return _ATOMIC.issuperset(map(type, chain.from_iterable(tuples)))

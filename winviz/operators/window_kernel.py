@@ -267,12 +267,14 @@ class WindowKernel:
         try:
             for arrival, index, value, ts in batch:
                 key = None
-                record = copy_record(value) if copies else value
-                key = last_key = key_selector(record)
+                if copies:  # (a copy for the key selector, another for the window's function)
+                    key = last_key = key_selector(copy_record(value))
+                    record = copy_record(value)
+                else:
+                    key = last_key = key_selector(value)
+                    record = value
                 if key.__class__ is not str:
                     check_key(key)
-                if copies:
-                    record = copy_record(value)
                 if ts is not None and cached_start <= ts < cached_end:
                     if cached_is_open:  # the loop below for one open window
                         current = cached_contents.get(key)
@@ -533,13 +535,15 @@ class WindowKernel:
                 done += 1
                 if open_start <= ts < open_end:
                     progress = _SELECTING_KEY
-                    record = copy_record(value) if copies else value
-                    key = key_selector(record)
+                    if copies:  # (a copy for the key selector, another for the function)
+                        key = key_selector(copy_record(value))
+                        record = copy_record(value)
+                    else:
+                        key = key_selector(value)
+                        record = value
                     if key.__class__ is not str:
                         op.key_rule.check(key)
                     progress = _KEYED
-                    if copies:
-                        record = copy_record(value)
                     current = open_contents.get(key)
                     if reducing:
                         open_contents[key] = new = (
@@ -635,15 +639,19 @@ class WindowKernel:
         timer_details = self.timer_details
         details: Any = None
         cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
+        now = timers.current_processing_time  # (it stands still while a watermark advances)
         key = window = None
+        last_window: Any = None  # the window whose max_timestamp and cleanup time these are
+        max_ts = cleanup = 0
         try:
             for ts, key, window in queue.pop_due(watermark):
                 op.current_key = key
                 ctx.key, ctx.window = key, window
-                max_ts = window.max_timestamp()
+                if window is not last_window:  # (timers come window by window)
+                    last_window, max_ts = window, window.max_timestamp()
+                    cleanup = op.cleanup_time(window) if lateness else max_ts
                 fire = ts == max_ts
                 if write is not None:
-                    now = timers.current_processing_time
                     details = timer_details.get(window)
                     if details is None:
                         details = timer_details[window] = _timer_details(window)
@@ -659,7 +667,6 @@ class WindowKernel:
                     contents = state.get(cname, key, window)
                     if contents is not None:
                         op.emit_window_contents(key, window, window, contents)
-                cleanup = op.cleanup_time(window) if lateness else max_ts
                 if ts == cleanup:
                     # clear_all_state: EventTimeTrigger.clear deletes the timer at
                     # max_timestamp (traced as timer_deleted), then the function's clear
@@ -668,8 +675,8 @@ class WindowKernel:
                     if write is not None:
                         write(
                             (
-                                "timer_deleted", timers.current_processing_time, watermark,
-                                name, key, window, max_ts, details[existed],
+                                "timer_deleted", now, watermark, name, key, window, max_ts,
+                                details[existed],
                             )
                         )  # fmt: skip
                     window_ctx._window = window
@@ -681,8 +688,8 @@ class WindowKernel:
                     if write is not None:
                         write(
                             (
-                                "cleanup", timers.current_processing_time, watermark, name,
-                                key, window, max_ts, cleanup,
+                                "cleanup", now, watermark, name, key, window, max_ts,
+                                cleanup,
                             )
                         )  # fmt: skip
                         cleaned.append(window)
@@ -710,16 +717,19 @@ class WindowKernel:
         get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
         metrics, collect = op.metrics, op.output.collect
         key = window = last = last_key = None
-        slot_window: Any = None  # the window whose state ``slot`` is (timers come by window)
+        # the window whose state ``slot`` is, its max_timestamp and cleanup time (timers come
+        # window by window)
+        slot_window: Any = None
         slot: dict[Any, Any] | None = None
+        max_ts = cleanup = 0
         emitted = 0
         try:
             for ts, key, window in queue.pop_due(watermark):
                 last, last_key = window, key
                 if window is not slot_window:
                     slot_window, slot = window, slots.get((cname, window))
-                max_ts = window.max_timestamp()
-                cleanup = op.cleanup_time(window) if lateness else max_ts
+                    max_ts = window.max_timestamp()
+                    cleanup = op.cleanup_time(window) if lateness else max_ts
                 if ts == cleanup and slot is not None:  # contents go (after firing, below)
                     contents = slot.pop(key, None)
                     if not slot:  # (KeyedStateBackend.clear: no empty slot stays)
