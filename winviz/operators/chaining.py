@@ -29,7 +29,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from winviz.errors import WinvizError
 from winviz.operators.base import StreamOperator
+from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
 from winviz.operators.window_kernel import WindowKernel
 from winviz.operators.window_operator import WindowOperator
@@ -37,11 +39,48 @@ from winviz.operators.window_operator import WindowOperator
 
 @dataclass(frozen=True)
 class SourceChain:
-    """What a source's traced batches run through in the source's own loop: the timestamps
-    operator right after it, and the window kernel right after that (or None)."""
+    """What a source's traced batches run through: the timestamps operator right after it,
+    and the window kernel right after that (or None)."""
 
     timestamps: TimestampsAndWatermarksOperator
     window: WindowKernel | None
+
+    def process_source_batch(self, batch: Batch, arrival: SourceArrival) -> None:
+        """The source's traced batch through the chain, with the trace of one record at a
+        time: each record's ``arrival`` record, then what the chained operators write for
+        it. ``arrival.taken`` says how many records the source handed over (including one
+        that failed)."""
+        timestamps = self.timestamps
+        if self.window is None:
+            timestamps.process_source_batch(batch, arrival)
+            return
+        # the timestamps of the whole batch first (the column kernel), then the window takes
+        # the records that got one; a record whose timestamp failed gets its arrival record,
+        # then the error
+        stamps: list[int] = []
+        failure: Exception | None = None
+        try:
+            timestamps.assign_timestamp_column(batch, stamps)
+        except Exception as exc:  # the records before it go through first
+            failure = exc
+        try:
+            if stamps:
+                self.window.process_source_batch(batch, stamps, arrival)
+        finally:
+            timestamps.count_chained(arrival.taken, arrival.taken)
+        if failure is None:
+            return
+        arrival_time, index, value, ts = batch[len(stamps)]
+        job = timestamps.job
+        job.now, job.record_index = arrival_time, index
+        timestamps.trace.extend(  # type: ignore[union-attr]
+            arrival.record(arrival_time, value, ts, arrival.position + arrival.taken)
+        )
+        arrival.taken += 1
+        timestamps.count_chained(1, 0)
+        if isinstance(failure, WinvizError):
+            raise failure
+        raise timestamps.assigner_error(failure, value, index) from failure
 
 
 def install_kernel(op: StreamOperator, traced: bool) -> None:

@@ -11,7 +11,6 @@ not increase are dropped; the end of the input is the watermark MAX.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -149,22 +148,24 @@ class SourceOperator(StreamOperator):
         job = self.job
         if self.partitions is not None:  # a batch never spans two partitions
             job.partition = self.partitions[self.position]
+        if self.chain is not None:  # the operators chained to this source run it
+            arrival = SourceArrival(self.name, self._watermark, self.position)
+            try:
+                self.chain.process_source_batch(batch, arrival)
+            finally:
+                self.position += arrival.taken
+                self.metrics["num_records_in"] += arrival.taken
+                self.metrics["num_records_out"] += arrival.taken
+            return
         write, name, wm = trace.extend, self.name, self._watermark
         metrics, collect = self.metrics, self.output.collect
-        chain = self.chain
-        if chain is not None:
-            if chain.window is None:
-                self._process_batch_chained(batch, write, chain.timestamps)
-            else:
-                self._process_batch_into_window(batch, write, chain.timestamps, chain.window)
-            return
         position = self.position
         done = 0
         try:
-            for arrival, index, value, ts in batch:
-                job.now = arrival
+            for arrival_time, index, value, ts in batch:
+                job.now = arrival_time
                 job.record_index = index
-                write(("arrival", arrival, wm, name, None, None, ts, (value, position)))
+                write(("arrival", arrival_time, wm, name, None, None, ts, (value, position)))
                 position += 1
                 done += 1
                 collect(value, ts)
@@ -173,97 +174,6 @@ class SourceOperator(StreamOperator):
             self.position = position
             metrics["num_records_in"] += done
             metrics["num_records_out"] += done
-
-    def _process_batch_chained(
-        self, batch, write: Callable[[tuple], None], op: TimestampsAndWatermarksOperator
-    ) -> None:
-        """``_process_batch_traced`` when the source is chained to a
-        ``TimestampsAndWatermarksOperator`` with a timestamp assigner and a bounded
-        out-of-orderness generator (``SourceChain``): that operator's ``process_element``
-        inlined, the two operators chained as Flink chains them. Per record, the same steps in
-        the same order: the ``arrival`` record, the timestamp (a user error is reported by that
-        operator), the record downstream, then the generator's largest timestamp. Counters and
-        the generator's state are written back at the end, also when something fails."""
-        job = self.job
-        name, wm = self.name, self._watermark
-        assigner, norm = op.strategy.timestamp_assigner, op.normalizer
-        copies = not batch.immutable
-        bounded = op.generator
-        max_ts = bounded.max_timestamp  # type: ignore[union-attr]
-        collect = op.output.collect
-        position = self.position
-        done = stamped = 0
-        try:
-            for arrival, index, value, ts in batch:
-                job.now = arrival
-                job.record_index = index
-                write(("arrival", arrival, wm, name, None, None, ts, (value, position)))
-                position += 1
-                done += 1
-                try:
-                    raw = assigner(
-                        copy_record(value) if copies else value, MIN if ts is None else ts
-                    )
-                except WinvizError:
-                    raise
-                except Exception as exc:
-                    raise op.assigner_error(exc, value, index) from exc
-                if raw.__class__ is not int or not MIN <= raw <= MAX:
-                    raw = norm(raw, index=index, field_name="timestamp")
-                stamped += 1
-                collect(value, raw)
-                if raw > max_ts:  # BoundedOutOfOrdernessWatermarks.on_event
-                    max_ts = raw
-        finally:
-            self.position = position
-            self.metrics["num_records_in"] += done
-            self.metrics["num_records_out"] += done
-            op.count_chained(done, stamped)
-            bounded.max_timestamp = max_ts  # type: ignore[union-attr]
-
-    def _process_batch_into_window(
-        self,
-        batch: Batch,
-        write: Callable[[tuple], None],
-        op: TimestampsAndWatermarksOperator,
-        window: Any,
-    ) -> None:
-        """``_process_batch_chained`` when the timestamps go straight into a window kernel
-        (``WindowKernel.process_source_batch``): the batch's timestamps are assigned first
-        (``assign_timestamp_column``), then the window takes the records that got one,
-        writing each one's ``arrival`` record before its own. A record whose timestamp
-        failed gets its arrival record, then the error. Same records, order, counters and
-        generator state as ``_process_batch_chained``."""
-        stamps: list[int] = []
-        failure: Exception | None = None
-        try:
-            op.assign_timestamp_column(batch, stamps)
-        except Exception as exc:  # the records before it go through first
-            failure = exc
-        arrival = SourceArrival(self.name, self._watermark, self.position)
-        try:
-            if stamps:
-                window.process_source_batch(batch, stamps, arrival)
-        finally:
-            taken = arrival.taken
-            self.position += taken
-            self.metrics["num_records_in"] += taken
-            self.metrics["num_records_out"] += taken
-            op.count_chained(taken, taken)
-        if failure is None:
-            return
-        done = len(stamps)
-        arrival_time, index, value, ts = batch[done]
-        job = self.job
-        job.now, job.record_index = arrival_time, index
-        write(arrival.record(arrival_time, value, ts, self.position))
-        self.position += 1
-        self.metrics["num_records_in"] += 1
-        self.metrics["num_records_out"] += 1
-        op.count_chained(1, 0)
-        if isinstance(failure, WinvizError):
-            raise failure
-        raise op.assigner_error(failure, value, index) from failure
 
     def end_of_input(self) -> None:
         """A bounded source ends with the watermark MAX."""
@@ -409,6 +319,49 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.metrics["num_records_out"] += stamped
         if stamped:
             self.events_since_emit = True
+
+    def process_source_batch(self, batch: Batch, arrival: SourceArrival) -> None:
+        """A traced source batch chained into this ``fusable`` operator
+        (``winviz.operators.chaining``): the source's loop with this operator's
+        ``process_element`` inlined, the two operators chained as Flink chains them. Per
+        record, the same steps in the same order as one by one: the source's ``arrival``
+        record, the timestamp (a user error is reported by this operator), the record
+        downstream, then the generator's largest timestamp. ``arrival.taken`` counts the
+        records the source handed over; counters and the generator's state are written back
+        at the end, also when something fails."""
+        job, write = self.job, self.trace.extend  # type: ignore[union-attr]
+        assigner, norm = self.strategy.timestamp_assigner, self.normalizer
+        copies = not batch.immutable
+        bounded = self.generator
+        max_ts = bounded.max_timestamp  # type: ignore[attr-defined]
+        collect = self.output.collect
+        position = arrival.position
+        done = stamped = 0
+        try:
+            for arrival_time, index, value, ts in batch:
+                job.now = arrival_time
+                job.record_index = index
+                write(arrival.record(arrival_time, value, ts, position))
+                position += 1
+                done += 1
+                try:
+                    raw = assigner(
+                        copy_record(value) if copies else value, MIN if ts is None else ts
+                    )
+                except WinvizError:
+                    raise
+                except Exception as exc:
+                    raise self.assigner_error(exc, value, index) from exc
+                if raw.__class__ is not int or not MIN <= raw <= MAX:
+                    raw = norm(raw, index=index, field_name="timestamp")
+                stamped += 1
+                collect(value, raw)
+                if raw > max_ts:  # BoundedOutOfOrdernessWatermarks.on_event
+                    max_ts = raw
+        finally:
+            arrival.taken = done
+            self.count_chained(done, stamped)
+            bounded.max_timestamp = max_ts  # type: ignore[attr-defined]
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
