@@ -171,6 +171,9 @@ class WindowOperator(KeyedStreamOperator):
             raise self.user_error(exc, key, value) from exc
 
     def _process_windows(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
+        """``processElement`` for a non-merging assigner: per window, skip it if late, add
+        the element to its state, ask the trigger, fire / purge, register the cleanup timer.
+        True when every window was skipped."""
         skipped = True
         trace = self.trace
         evicting = self.evictor is not None
@@ -204,6 +207,10 @@ class WindowOperator(KeyedStreamOperator):
         return skipped
 
     def _process_merging(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
+        """``processElement`` for a merging assigner (session windows): each new window goes
+        into the key's ``MergingWindowSet`` first (``_merge_function`` says what a merge
+        does), then the same steps as ``_process_windows`` on the window it became, with the
+        contents kept under its state window. True when every window was skipped."""
         skipped = True
         trace = self.trace
         merging = self.merging_sets.get(key)
@@ -313,6 +320,8 @@ class WindowOperator(KeyedStreamOperator):
         self._on_timer(timer, False)
 
     def _on_timer(self, timer: InternalTimer, event_time: bool) -> None:
+        """Both call-backs: ask the trigger; fire / purge; at the cleanup time of the
+        window's own time domain ``clear_all_state``."""
         key, window, time = timer.key, timer.namespace, timer.timestamp
         self.current_key = key
         ctx = self.ctx
