@@ -26,6 +26,7 @@ ASSIGNERS = {
 }
 TRIGGERS = {
     "default": lambda: None,
+    "event_time": lambda: wv.EventTimeTrigger(),  # the default, given explicitly
     "count": lambda: wv.CountTrigger.of(3),
     "continuous": lambda: wv.ContinuousEventTimeTrigger.of(20),
     "purging_event": lambda: wv.PurgingTrigger.of(wv.EventTimeTrigger()),

@@ -39,11 +39,11 @@ def run(job, trace: bool, fast: bool):
 @st.composite
 def fast_path_jobs(draw):
     """Random jobs in every configuration the window kernel takes (tumbling, offset or
-    sliding windows, the default trigger, reduce or aggregate, each with or without a
-    ProcessWindowFunction, with or without lateness and a late side output)."""
+    sliding windows, EventTimeTrigger by default or given, reduce or aggregate, each with or
+    without a ProcessWindowFunction, with or without lateness and a late side output)."""
     job = draw(jobs())
     job["assigner"] = draw(st.sampled_from(["tumbling", "tumbling_offset", "sliding"]))
-    job["trigger"] = "default"
+    job["trigger"] = draw(st.sampled_from(["default", "event_time"]))
     job["function"] = draw(st.sampled_from(KERNEL_FUNCTIONS))
     return job
 

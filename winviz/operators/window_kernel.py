@@ -679,7 +679,7 @@ class WindowKernel:
                                 details[existed],
                             )
                         )  # fmt: skip
-                    window_ctx._window = window
+                    window_ctx.current_window = window
                     if op.uses_window_state:
                         op.clear_window_state(key, window)
                     fn.clear(window_ctx)
@@ -752,5 +752,5 @@ class WindowKernel:
             if last is not None:  # the last timer taken
                 op.current_key = last_key
                 op.ctx.key, op.ctx.window = last_key, last
-                op.window_ctx._window = last
+                op.window_ctx.current_window = last
                 op.collector.timestamp = last.max_timestamp()

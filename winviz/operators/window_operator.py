@@ -367,7 +367,7 @@ class WindowOperator(KeyedStreamOperator):
         self.state.clear(self.contents.name, key, state_window)
         self.ctx.key, self.ctx.window = key, window
         self.trigger.clear(window, self.ctx)
-        self.window_ctx._window = window
+        self.window_ctx.current_window = window
         if self.uses_window_state:
             self.clear_window_state(key, window)
         self.function.clear(self.window_ctx)
@@ -394,7 +394,7 @@ class WindowOperator(KeyedStreamOperator):
     def emit_window_contents(self, key: Any, window: Any, state_window: Any, contents: Any) -> None:
         """Run the window function on the contents; results are stamped max_timestamp."""
         self.collector.timestamp = window.max_timestamp()
-        self.window_ctx._window = window
+        self.window_ctx.current_window = window
         tracing = self.trace is not None
         if tracing:
             self._fired_values = []
@@ -781,16 +781,17 @@ class PartitionedState:
 
 
 class WindowContext:
-    """The ``context`` of a ProcessWindowFunction."""
+    """The ``context`` of a ProcessWindowFunction; ``current_window`` is the window being
+    emitted or cleared (``window()``)."""
 
-    __slots__ = ("_window", "op")
+    __slots__ = ("current_window", "op")
 
     def __init__(self, op: WindowOperator) -> None:
         self.op = op
-        self._window: Any = None
+        self.current_window: Any = None
 
     def window(self) -> Any:
-        return self._window
+        return self.current_window
 
     def current_watermark(self) -> int:
         return self.op.timers.current_watermark
@@ -799,12 +800,14 @@ class WindowContext:
         return self.op.timers.current_processing_time
 
     def output(self, tag: OutputTag, value: Any) -> None:
-        self.op.side_output(tag, value, self._window.max_timestamp())
+        self.op.side_output(tag, value, self.current_window.max_timestamp())
 
     def window_state(self) -> PartitionedState:
         """Per-key, per-window state (cleared with the window)."""
         self.op.uses_window_state = True
-        return PartitionedState(self.op, _USER_WINDOW_STATE, self.op.current_key, self._window)
+        return PartitionedState(
+            self.op, _USER_WINDOW_STATE, self.op.current_key, self.current_window
+        )
 
     def global_state(self) -> PartitionedState:
         """Per-key state shared by all windows of the key."""
