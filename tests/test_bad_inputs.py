@@ -931,3 +931,25 @@ def test_immutable_records_are_handed_over_as_they_are():
     assert copy_record(nested) == nested and copy_record(nested)[1] is not nested[1]
     flat = {"a": 1}
     assert copy_record(flat) == flat and copy_record(flat) is not flat
+
+
+def test_a_batch_knows_when_every_value_is_immutable():
+    """``all_immutable`` is True only when ``copy_record`` would hand every value over as it
+    is (then the batch loops skip the copies); a nested tuple counts as not known."""
+    from winviz.copies import all_immutable, copy_record
+
+    cases = [
+        ([], True),
+        ([1, "a", None, 2.5, b"x"], True),
+        ([("a", 1, 2.5), ("b", 2, None)], True),
+        ([("a", 1), 3, "x"], True),
+        ([("a", 1), ("b", [1])], False),  # a list inside a tuple
+        ([("a", 1), {"k": 1}], False),
+        ([["a", 1]], False),
+        ([("a", ("nested",))], False),  # not looked into: copied (harmlessly)
+        ([("a", object())], False),
+    ]
+    for values, expected in cases:
+        assert all_immutable(values) is expected, values
+        if expected:
+            assert all(copy_record(v) is v for v in values), values

@@ -92,9 +92,11 @@ class Batch:
 @dataclass(eq=False)
 class SourceArrival:
     """Where the records of a source batch come from, for a loop that takes a source batch
-    chained into it (``WindowKernel.process_source_batch``): the source's name and watermark
-    (its ``arrival`` records carry them) and the source offset of the batch's first record.
-    ``taken`` is set to how many records the loop took, including one that failed."""
+    chained into it (``TimestampsAndWatermarksOperator.process_source_batch``,
+    ``WindowKernel.process_source_batch``; ``winviz.operators.chaining``): the source's name
+    and watermark (its ``arrival`` records carry them) and the source offset of the batch's
+    first record. ``taken`` is set to how many records the loop took, including one that
+    failed."""
 
     source: str
     watermark: int

@@ -131,7 +131,8 @@ class SourceOperator(StreamOperator):
         is due. Without a trace the batch goes downstream whole; with one, each record goes
         downstream before the next one is read (the trace's one-by-one order): the loop sets
         the clock and record index, writes the ``arrival`` record and hands the record over,
-        exactly as the runtime and ``process_element`` do for one record."""
+        exactly as the runtime and ``process_element`` do for one record — or, when operators
+        are chained to this source (``chain``), they run that loop with their own steps."""
         trace = self.trace
         if trace is not None:
             self._process_batch_traced(batch, trace)
