@@ -43,17 +43,21 @@ The loops:
   operator straight into this window (``winviz.operators.chaining``), an element in the open
   cached window written as one packed trace entry (``ElementEntry``);
 - ``fire_event_timers``: the timer service's event-time firing
-  (``InternalTimerService.fire_due_event_timers``), with or without a trace.
+  (``InternalTimerService.fire_due_event_timers``), with or without a trace; without a trace
+  and without a ProcessWindowFunction or per-window state it takes ``_fire_untraced``, which
+  emits the contents as they are.
 
 They give the same results, errors, counters and trace, byte for byte, as Flink's path:
 ``tests/test_perf_paths.py`` and ``tests/test_batching.py`` generate jobs of every
 configuration that takes the kernel (reduce and aggregate, each with and without a
 ProcessWindowFunction, with lateness and side outputs, one or several subtasks) and compare
-both paths. ``WindowKernel.enabled = False`` makes every window operator take Flink's path.
+both paths; the conformance transcripts (and with them the real-Flink differential tier,
+``tests/flink``) run window operators the way a job does, with the kernel where it applies.
+``WindowKernel.enabled = False`` makes every window operator take Flink's path.
 
 User functions get copies of records that could change in place (``winviz.copies``): the key
 selector, the reduce function's second argument and ``AggregateFunction.add``'s record. A
-batch whose values are all immutable (``Batch.immutable``) skips the check.
+batch whose values are all immutable (``Batch.immutable``) skips the copies.
 """
 
 from __future__ import annotations
