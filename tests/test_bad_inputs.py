@@ -922,6 +922,51 @@ def test_a_key_selector_of_a_keyed_process_function_gets_a_copy(parallelism: int
     assert sorted(r.detail["k"] for r in result.trace.records("element")) == ["A", "A", "B"]
 
 
+@pytest.mark.parametrize("session", [False, True])
+def test_a_trigger_of_the_users_own_gets_a_copy_of_the_element(session: bool):
+    class Overwriting(wv.Trigger):
+        """Fires on every element, after overwriting it."""
+
+        def on_element(self, element, timestamp, window, ctx):
+            element["v"] = 999
+            return wv.TriggerResult.FIRE
+
+        def on_event_time(self, time, window, ctx):
+            return wv.TriggerResult.CONTINUE
+
+        def on_processing_time(self, time, window, ctx):
+            return wv.TriggerResult.CONTINUE
+
+        def can_merge(self):
+            return True
+
+        def on_merge(self, window, ctx):
+            pass
+
+    data = [{"k": "A", "ts": 1, "v": 1}, {"k": "A", "ts": 2, "v": 2}]
+    env = wv.StreamExecutionEnvironment()
+    assigner = (
+        wv.EventTimeSessionWindows.with_gap(10) if session else wv.TumblingEventTimeWindows.of(10)
+    )
+    (
+        env.from_collection(data)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e["ts"]
+            )
+        )
+        .key_by(lambda e: e["k"])
+        .window(assigner)
+        .trigger(Overwriting())
+        .aggregate(wv.SumAggregate(lambda e: e["v"]))
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert data == [{"k": "A", "ts": 1, "v": 1}, {"k": "A", "ts": 2, "v": 2}]
+    assert [r.detail for r in result.trace.records("element")] == data
+    assert [r.value for r in result.outputs["out"]] == [1, 3]
+
+
 def test_immutable_records_are_handed_over_as_they_are():
     from winviz.copies import copy_record
 

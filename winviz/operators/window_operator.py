@@ -127,6 +127,8 @@ class WindowOperator(KeyedStreamOperator):
         # A built-in trigger decides from its arguments and state only: the timer-loop guard
         # (winviz.timers) can prove that a timer re-registering itself loops for ever.
         self.timers.loop_guard = decides_from_state_only(self.trigger)
+        # a trigger of the user's own gets a copy of each element (winviz.copies)
+        self.trigger_gets_copies = not self.timers.loop_guard
         # a ContinuousEventTimeTrigger (or one in a PurgingTrigger): its chains of firings
         # in one watermark advance are counted in advance (_check_chain)
         nested = self.trigger.nested if type(self.trigger) is PurgingTrigger else self.trigger
@@ -194,7 +196,10 @@ class WindowOperator(KeyedStreamOperator):
             ctx = self.ctx
             ctx.key, ctx.window = key, window
             result = self._check(
-                self.trigger.on_element(value, ts, window, ctx), "on_element", key, window
+                self.trigger.on_element(self._for_trigger(value), ts, window, ctx),
+                "on_element",
+                key,
+                window,
             )
             if result.is_fire:
                 contents = self.state.get(self.contents.name, key, window)
@@ -244,7 +249,10 @@ class WindowOperator(KeyedStreamOperator):
             ctx = self.ctx
             ctx.key, ctx.window = key, actual
             result = self._check(
-                self.trigger.on_element(value, ts, actual, ctx), "on_element", key, actual
+                self.trigger.on_element(self._for_trigger(value), ts, actual, ctx),
+                "on_element",
+                key,
+                actual,
             )
             if result.is_fire:
                 contents = self.state.get(self.contents.name, key, state_window)
@@ -256,6 +264,11 @@ class WindowOperator(KeyedStreamOperator):
             self.register_cleanup_timer(actual)
         self._persist(key, merging)
         return skipped
+
+    def _for_trigger(self, value: Any) -> Any:
+        """The element as the trigger gets it: a copy for a trigger of the user's own (a
+        built-in trigger never changes it)."""
+        return copy_record(value) if self.trigger_gets_copies else value
 
     def _merge_function(self, key: Any) -> Callable[..., None]:
         def merge(merge_result, merged_windows, state_window_result, merged_state_windows):
