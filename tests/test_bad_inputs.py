@@ -795,6 +795,178 @@ def test_a_keyed_process_function_and_a_filter_get_copies_too():
     assert [r.detail for r in result.trace.records("element")] == [["A", 1], ["A", 2]]
 
 
+class _AddTakingItsRecord(wv.AggregateFunction):
+    """Sums ``v`` and then overwrites the record it was handed."""
+
+    def create_accumulator(self):
+        return 0
+
+    def add(self, value, accumulator):
+        v = value["v"]
+        value["v"] = 999  # changes the record it was given
+        return accumulator + v
+
+    def get_result(self, accumulator):
+        return accumulator
+
+    def merge(self, a, b):
+        return a + b
+
+
+def _job_whose_functions_change_their_records(
+    function: str, assigner: str, trace: bool, kernel: bool, batches: bool
+):
+    """A key selector, a timestamp assigner and a reduce (its second argument) or an
+    AggregateFunction.add (its record) that each overwrite a field of the record they get."""
+    from winviz.operators.window_kernel import WindowKernel
+    from winviz.runtime import JobRuntime
+
+    data = [
+        {"k": "A", "ts": 500, "v": 1},
+        {"k": "A", "ts": 600, "v": 2},
+        {"k": "B", "ts": 700, "v": 4},
+    ]
+    original = [dict(e) for e in data]
+
+    def key(e):
+        k = e["k"]
+        e["k"] = "changed by the key selector"
+        return k
+
+    def stamp(e, _):
+        ts = e["ts"]
+        e["ts"] = -1  # changed by the timestamp assigner
+        return ts
+
+    def reduce(a, b):
+        total = {"k": a["k"], "ts": a["ts"], "v": a["v"] + b["v"]}
+        b["v"] = 999  # changes its second argument
+        return total
+
+    windows = {
+        "tumbling": wv.TumblingEventTimeWindows.of(1000),
+        "sliding": wv.SlidingEventTimeWindows.of(1000, 500),  # each record in two windows
+        "session": wv.EventTimeSessionWindows.with_gap(1000),
+    }
+    env = wv.StreamExecutionEnvironment(trace=trace)
+    windowed = (
+        env.from_collection(data, arrival_times=[0, 1, 2])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(stamp)
+        )
+        .key_by(key)
+        .window(windows[assigner])
+    )
+    out = (
+        windowed.reduce(reduce)
+        if function == "reduce"
+        else windowed.aggregate(_AddTakingItsRecord())
+    )
+    out.sink_to("out")
+    before = WindowKernel.enabled, JobRuntime.use_batches
+    WindowKernel.enabled, JobRuntime.use_batches = kernel, batches
+    try:
+        result = env.execute()
+    finally:
+        WindowKernel.enabled, JobRuntime.use_batches = before
+    return data, original, result
+
+
+@pytest.mark.parametrize("batches", [True, False])
+@pytest.mark.parametrize("kernel", [True, False])
+@pytest.mark.parametrize("trace", [True, False])
+@pytest.mark.parametrize("assigner", ["tumbling", "sliding", "session"])
+@pytest.mark.parametrize("function", ["reduce", "aggregate"])
+def test_key_selectors_assigners_reduce_and_add_get_copies(
+    function: str, assigner: str, trace: bool, kernel: bool, batches: bool
+):
+    data, original, result = _job_whose_functions_change_their_records(
+        function, assigner, trace, kernel, batches
+    )
+    assert data == original  # the caller's records
+    sums = {"tumbling": [3, 4], "sliding": [3, 4, 3, 4], "session": [3, 4]}[assigner]
+    got = [r.value if function == "aggregate" else r.value["v"] for r in result.outputs["out"]]
+    assert got == sums
+    if function == "reduce":  # the first record of each window, as it came
+        assert {r.value["k"] for r in result.outputs["out"]} == {"A", "B"}
+        assert {r.value["ts"] for r in result.outputs["out"]} == {500, 700}
+    if trace:
+        assert [r.detail[0] for r in result.trace.records("arrival")] == original
+        assert [r.detail for r in result.trace.records("element")] == original
+        assigned = [r.detail for r in result.trace.records("assigned")]
+        assert assigned == [e for e in original for _ in range(2 if assigner == "sliding" else 1)]
+        assert [r.key for r in result.trace.records("element")] == ["A", "A", "B"]
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_a_key_selector_of_a_keyed_process_function_gets_a_copy(parallelism: int):
+    """At parallelism 2 the key selector runs in the exchange (``key_by``'s partitioner)
+    as well as in the keyed operator."""
+
+    def key(e):
+        k = e["k"]
+        e["k"] = "changed by the key selector"
+        return k
+
+    class Emit(wv.KeyedProcessFunction):
+        def process_element(self, value, ctx, out):
+            out.collect((ctx.get_current_key(), value["k"]))
+
+    data = [{"k": "A"}, {"k": "B"}, {"k": "A"}]
+    env = wv.StreamExecutionEnvironment()
+    env.set_parallelism(parallelism)
+    env.from_collection(data).key_by(key).process(Emit()).sink_to("out")
+    result = env.execute()
+    assert data == [{"k": "A"}, {"k": "B"}, {"k": "A"}]
+    assert sorted(r.value for r in result.outputs["out"]) == [("A", "A"), ("A", "A"), ("B", "B")]
+    assert sorted(r.detail["k"] for r in result.trace.records("element")) == ["A", "A", "B"]
+
+
+@pytest.mark.parametrize("session", [False, True])
+def test_a_trigger_of_the_users_own_gets_a_copy_of_the_element(session: bool):
+    class Overwriting(wv.Trigger):
+        """Fires on every element, after overwriting it."""
+
+        def on_element(self, element, timestamp, window, ctx):
+            element["v"] = 999
+            return wv.TriggerResult.FIRE
+
+        def on_event_time(self, time, window, ctx):
+            return wv.TriggerResult.CONTINUE
+
+        def on_processing_time(self, time, window, ctx):
+            return wv.TriggerResult.CONTINUE
+
+        def can_merge(self):
+            return True
+
+        def on_merge(self, window, ctx):
+            pass
+
+    data = [{"k": "A", "ts": 1, "v": 1}, {"k": "A", "ts": 2, "v": 2}]
+    env = wv.StreamExecutionEnvironment()
+    assigner = (
+        wv.EventTimeSessionWindows.with_gap(10) if session else wv.TumblingEventTimeWindows.of(10)
+    )
+    (
+        env.from_collection(data)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e["ts"]
+            )
+        )
+        .key_by(lambda e: e["k"])
+        .window(assigner)
+        .trigger(Overwriting())
+        .aggregate(wv.SumAggregate(lambda e: e["v"]))
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert data == [{"k": "A", "ts": 1, "v": 1}, {"k": "A", "ts": 2, "v": 2}]
+    assert [r.detail for r in result.trace.records("element")] == data
+    assert [r.value for r in result.outputs["out"]] == [1, 3]
+
+
 def test_immutable_records_are_handed_over_as_they_are():
     from winviz.copies import copy_record
 
@@ -804,3 +976,25 @@ def test_immutable_records_are_handed_over_as_they_are():
     assert copy_record(nested) == nested and copy_record(nested)[1] is not nested[1]
     flat = {"a": 1}
     assert copy_record(flat) == flat and copy_record(flat) is not flat
+
+
+def test_a_batch_knows_when_every_value_is_immutable():
+    """``all_immutable`` is True only when ``copy_record`` would hand every value over as it
+    is (then the batch loops skip the copies); a nested tuple counts as not known."""
+    from winviz.copies import all_immutable, copy_record
+
+    cases = [
+        ([], True),
+        ([1, "a", None, 2.5, b"x"], True),
+        ([("a", 1, 2.5), ("b", 2, None)], True),
+        ([("a", 1), 3, "x"], True),
+        ([("a", 1), ("b", [1])], False),  # a list inside a tuple
+        ([("a", 1), {"k": 1}], False),
+        ([["a", 1]], False),
+        ([("a", ("nested",))], False),  # not looked into: copied (harmlessly)
+        ([("a", object())], False),
+    ]
+    for values, expected in cases:
+        assert all_immutable(values) is expected, values
+        if expected:
+            assert all(copy_record(v) is v for v in values), values

@@ -96,9 +96,9 @@ def test_a_traced_job_reads_the_same_before_and_after_unpacking() -> None:
 
 
 def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> None:
-    """``_ElementEntry.columns`` (field by field) against ``unpack`` (entry by entry),
+    """``ElementEntry.fields`` (field by field) against ``unpack`` (entry by entry),
     with and without a cleanup timer of its own (allowed lateness)."""
-    from winviz.operators.window_operator import _ElementEntry
+    from winviz.operators.window_kernel import ElementEntry
 
     for lateness in (0, 7):
         env = wv.StreamExecutionEnvironment(trace=True)
@@ -118,7 +118,7 @@ def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> No
         )
         trace = env.execute().trace
         raw = list(trace._buffer)  # the write buffer, before the first read
-        markers = [v for v in raw if isinstance(v, _ElementEntry)]
+        markers = [v for v in raw if isinstance(v, ElementEntry)]
         assert len(markers) > 20  # most elements were packed
         by_entry: list = []
         i = 0

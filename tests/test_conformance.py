@@ -33,9 +33,18 @@ def test_there_are_transcripts_of_every_kind() -> None:
     assert len(TRANSCRIPTS) >= 140
 
 
+@pytest.mark.parametrize("kernel", [True, False], ids=["kernel", "flink_path"])
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.stem)
-def test_transcript(path: Path) -> None:
-    assert check_transcript(load(path)) is None
+def test_transcript(path: Path, kernel: bool) -> None:
+    """With the window kernel where it applies (as a job runs), and with Flink's path only."""
+    from winviz.operators.window_kernel import WindowKernel
+
+    before = WindowKernel.enabled
+    WindowKernel.enabled = kernel
+    try:
+        assert check_transcript(load(path)) is None
+    finally:
+        WindowKernel.enabled = before
 
 
 def test_a_wrong_expectation_fails(tmp_path: Path) -> None:

@@ -1,9 +1,9 @@
-"""The WindowOperator's fast paths (``fast_path``: a non-merging event-time window with
-Flink's EventTimeTrigger, no evictor, a reduce or aggregate) must be invisible: with the
-trace on, the inlined element loop and timer loop write the same trace, byte for byte
-(``to_json()``), as the step-by-step path; with it off, the batched loop gives the same
-outputs, side outputs, metrics and errors. ``WindowOperator.use_fast_paths = False`` forces
-the step-by-step path."""
+"""The window kernel (``winviz.operators.window_kernel``: a non-merging event-time window
+with Flink's EventTimeTrigger, no evictor, a reduce or aggregate, with or without a
+ProcessWindowFunction) must be invisible: with the trace on, its element loops and timer loop
+write the same trace, byte for byte (``to_json()``), as Flink's path in
+``WindowOperator``; with it off, the batched loop gives the same outputs, side outputs,
+metrics and errors. ``WindowKernel.enabled = False`` forces Flink's path."""
 
 from __future__ import annotations
 
@@ -13,21 +13,22 @@ from contextlib import contextmanager
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_batching import batches, build, jobs
+from test_batching import KERNEL_FUNCTIONS, batches, build, jobs
 
 import winviz as wv
 from winviz.errors import InputError, UserFunctionError
+from winviz.operators.window_kernel import WindowKernel
 from winviz.operators.window_operator import WindowOperator
 
 
 @contextmanager
 def fast_paths(on: bool) -> Iterator[None]:
-    before = WindowOperator.use_fast_paths
-    WindowOperator.use_fast_paths = on
+    before = WindowKernel.enabled
+    WindowKernel.enabled = on
     try:
         yield
     finally:
-        WindowOperator.use_fast_paths = before
+        WindowKernel.enabled = before
 
 
 def run(job, trace: bool, fast: bool):
@@ -37,12 +38,13 @@ def run(job, trace: bool, fast: bool):
 
 @st.composite
 def fast_path_jobs(draw):
-    """Random jobs in the fast-path configuration (tumbling, offset or sliding windows, the
-    default trigger, reduce or aggregate, with or without lateness and a late side output)."""
+    """Random jobs in every configuration the window kernel takes (tumbling, offset or
+    sliding windows, EventTimeTrigger by default or given, reduce or aggregate, each with or
+    without a ProcessWindowFunction, with or without lateness and a late side output)."""
     job = draw(jobs())
     job["assigner"] = draw(st.sampled_from(["tumbling", "tumbling_offset", "sliding"]))
-    job["trigger"] = "default"
-    job["function"] = draw(st.sampled_from(["reduce", "aggregate"]))
+    job["trigger"] = draw(st.sampled_from(["default", "event_time"]))
+    job["function"] = draw(st.sampled_from(KERNEL_FUNCTIONS))
     return job
 
 
@@ -104,8 +106,8 @@ def test_the_fast_paths_are_taken() -> None:
         "idle": None,
     }
     calls: list[str] = []
-    traced, fire = WindowOperator._process_traced, WindowOperator._fire_event_timers
-    batch = WindowOperator.process_source_batch
+    traced, fire = WindowKernel.process_element, WindowKernel.fire_event_timers
+    batch = WindowKernel.process_source_batch
 
     def spy_batch(self, records, stamps, arrival):
         calls.append(f"batch of {len(stamps)}")
@@ -119,15 +121,15 @@ def test_the_fast_paths_are_taken() -> None:
         calls.append("timers")
         fire(self, watermark)
 
-    WindowOperator._process_traced, WindowOperator._fire_event_timers = spy_traced, spy_fire
-    WindowOperator.process_source_batch = spy_batch
+    WindowKernel.process_element, WindowKernel.fire_event_timers = spy_traced, spy_fire
+    WindowKernel.process_source_batch = spy_batch
     try:
         result = run(job, True, True)
     finally:
-        WindowOperator._process_traced, WindowOperator._fire_event_timers = traced, fire
-        WindowOperator.process_source_batch = batch
+        WindowKernel.process_element, WindowKernel.fire_event_timers = traced, fire
+        WindowKernel.process_source_batch = batch
     # the source batch goes into the window whole; ("b", 7) lands in the open window cached
-    # for ("a", 5) and is written as one packed entry (no _process_traced call)
+    # for ("a", 5) and is written as one packed entry (no process_element call)
     assert calls == ["batch of 3", "element", "element", "timers"]
     assert [r.kind for r in result.trace.records(operator="window")][:12] == [
         "element", "assigned", "timer_registered", "trigger", "timer_registered",
@@ -295,7 +297,7 @@ def test_the_cached_window_in_each_state_gives_the_step_by_step_results(function
 
     runtime = JobRuntime(_cached_window_job(False, function), "check")
     window = next(op for op in runtime.order if isinstance(op, WindowOperator))
-    assert window.fast_path
+    assert isinstance(window.kernel, WindowKernel)
     calls: list[int] = []
     original = window.process_batch
     window.process_batch = lambda batch: (calls.append(len(batch)), original(batch))

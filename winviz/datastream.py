@@ -30,6 +30,7 @@ from operator import le
 from typing import Any
 
 from winviz.checkpoints import CheckpointConfig
+from winviz.copies import all_immutable
 from winviz.errors import ArgumentTypeError, InputError, NameClashError
 from winviz.functions import (
     AggregateFunction,
@@ -270,7 +271,7 @@ class StreamExecutionEnvironment:
                     expected="one timestamp per record",
                 )
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
-        return Batch(arrivals, indices, values, stamps)
+        return Batch(arrivals, indices, values, stamps, all_immutable(values))
 
     def from_partitions(
         self,

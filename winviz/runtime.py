@@ -74,6 +74,7 @@ from winviz.graph import (
 )
 from winviz.keygroups import KeyRule, compute_default_max_parallelism
 from winviz.operators.base import JobContext, Output, StreamOperator
+from winviz.operators.chaining import chain_sources, install_kernel
 from winviz.operators.co_process import (
     CoInput,
     CoInputGate,
@@ -260,8 +261,8 @@ class JobRuntime:
         self.job.metrics.clear()  # the result's metrics: every operator registers on open
         self._build()
         self.keyed = [op for op in self.order if op.is_keyed]
-        # the only ones that can have processing-time timers (batch_safe promises none)
-        self.timer_owners = [op for op in self.keyed if not op.batch_safe]
+        # the only ones that can have processing-time timers
+        self.timer_owners = [op for op in self.keyed if op.registers_processing_timers]
 
     # -- what the checkpoint coordinator sees (winviz.checkpoints.CheckpointedJob) --------------
 
@@ -301,9 +302,6 @@ class JobRuntime:
         self.origin = start
         for op in self.order:
             op.open(self.job)
-        for op in self.order:  # an operator may choose its process_element when it opens
-            if isinstance(op.output, _FanOut):
-                op.output.bind()
         self.job.now = start
         for g in self.generators:
             g.start(start)
@@ -402,6 +400,8 @@ class JobRuntime:
             max_par = self._max_parallelism(node, par)
             names = [node.name] if par == 1 else [f"{node.name}#{i}" for i in range(par)]
             subs = [self._make(node, i, par, name) for i, name in enumerate(names)]
+            for op in subs:  # (before anything upstream binds the operator's methods)
+                install_kernel(op, traced=self.trace is not None)
             self.subtasks[node] = subs
             if subs[0].is_keyed:  # one key rule for all subtasks (winviz.keygroups.KeyRule)
                 rule = KeyRule(window_all=_is_window_all(node))
@@ -437,6 +437,7 @@ class JobRuntime:
                 self._wire(node, k, subs, edges, outputs, max_par)
         if not self.sources:
             raise InputError("the job has no source (use env.from_collection or from_pandas)")
+        chain_sources(self.order, lambda op: outputs[op].targets)
         for out in outputs.values():
             out.bind()
 
@@ -610,7 +611,7 @@ class JobRuntime:
         # Records that arrive before the next thing on the processing clock may go through
         # in batches (same results). With a trace, the source still hands each record of a
         # batch downstream before the next one: the trace keeps the one-by-one order.
-        batching = self.use_batches and all(op.batch_safe for op in self.order)
+        batching = self.use_batches and all(op.takes_batches for op in self.order)
         job = self.job
         try:
             self.coordinator.start(start, sum(len(src.records) for src in self.sources))

@@ -201,6 +201,11 @@ class InternalTimerService:
         """How many firings of timers registered during an advance one key and namespace
         may have in that advance (see the module docstring); ``key_context`` may provide
         ``timer_budget_error(timer, domain, now, budget)`` to name what loops."""
+        self.fire_due_event_timers: Callable[[int], None] | None = None
+        """A fused loop that fires the event-time timers due at a watermark exactly as
+        ``advance_watermark``'s loop and ``target.on_event_time`` would, or None. The window
+        kernel installs one (``winviz.operators.window_kernel``) for a trigger that never
+        registers a timer while firing, so that no timer loop can form there."""
 
     @property
     def current_processing_time(self) -> int:
@@ -279,6 +284,9 @@ class InternalTimerService:
     def advance_watermark(self, watermark: int) -> None:
         """Set the watermark and fire every event-time timer at or before it, in order."""
         self.current_watermark = watermark
+        if self.fire_due_event_timers is not None:
+            self.fire_due_event_timers(watermark)
+            return
         queue = self.event_queue
         live = queue.live
         guard = self.loop_guard

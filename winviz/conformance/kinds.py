@@ -15,6 +15,8 @@ from typing import Any
 from winviz.conformance.errors import TranscriptError
 from winviz.functions import CountAggregate, KeyedCoProcessFunction, OutputTag
 from winviz.operators.base import CollectingOutput, JobContext
+from winviz.operators.batch import Batch
+from winviz.operators.chaining import install_kernel
 from winviz.operators.co_process import CoInput, CoInputGate, KeyedCoProcessOperator
 from winviz.operators.keyed_process import KeyedProcessOperator
 from winviz.operators.window_functions import (
@@ -309,6 +311,9 @@ class WindowDriver(Driver):
             raise TranscriptError(f"{where}: operator: {exc}") from None
         self.out = CollectingOutput()
         self.op.output = self.out
+        # as a job would run it: with the window kernel where it applies (an element goes in
+        # as a batch of one, the way the runtime hands records over)
+        install_kernel(self.op, traced=False)
         self.op.open(JobContext())
 
     def step(self, step, index):
@@ -322,7 +327,8 @@ class WindowDriver(Driver):
                     self.at(index, f"element: needs key; unknown {sorted(unknown)}")
                 )
             ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
-            op.process_element((str(el["key"]), el.get("value", 1)), ts)
+            value = (str(el["key"]), el.get("value", 1))
+            op.process_batch(Batch.of([(op.job.now, None, value, ts)]))
         elif "watermark" in step:
             op.process_watermark(parse_int_like(step["watermark"], self.at(index, "watermark")))
         elif "processing_time" in step:

@@ -81,9 +81,20 @@ class StreamOperator:
     """Base operator: forwards watermarks, keeps per-operator metrics."""
 
     is_keyed = False
-    batch_safe = True
-    """True when the operator never registers processing-time timers, so the runtime may
-    hand it a batch of records that arrive before the next thing on the processing clock."""
+    registers_processing_timers = False
+    """True when the operator may register processing-time timers (a processing-time window
+    or trigger, a KeyedProcessFunction): the runtime fires what falls due between two
+    records, so it hands records over one by one."""
+    emits_watermarks_per_record = False
+    """True when the operator may emit a watermark on any record (a punctuated watermark
+    generator): the watermark must come between two records, so they go one by one."""
+
+    @property
+    def takes_batches(self) -> bool:
+        """Whether the runtime may hand this operator a batch of records that arrive before
+        the next thing on the processing clock (``process_batch``): nothing it does can fall
+        between two of them."""
+        return not (self.registers_processing_timers or self.emits_watermarks_per_record)
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -113,12 +124,8 @@ class StreamOperator:
     def current_watermark(self) -> int:
         return self._watermark
 
-    @property
-    def _processing_time(self) -> int:
-        """The job's one simulated processing clock (``JobContext.now``)."""
-        return self.job.now
-
     def current_processing_time(self) -> int:
+        """The job's one simulated processing clock (``JobContext.now``)."""
         return self.job.now
 
     def process_watermark(self, watermark: int) -> None:
@@ -130,7 +137,7 @@ class StreamOperator:
         if self.trace is not None:
             self.trace.emit(
                 "watermark",
-                self._processing_time,
+                self.current_processing_time(),
                 watermark,
                 self.name,
                 None,
@@ -178,7 +185,7 @@ class StreamOperator:
         if self.trace is not None:
             self.trace.emit(
                 "emitted",
-                self._processing_time,
+                self.current_processing_time(),
                 self._watermark,
                 self.name,
                 self.current_key,

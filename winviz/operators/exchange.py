@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from winviz.copies import copy_record
 from winviz.errors import InputError, UserFunctionError, WinvizError
 from winviz.keygroups import null_key_error
 from winviz.operators.base import StreamOperator
@@ -60,7 +61,7 @@ class Exchange:
             return None, p.select_channel(value), None
         job = self.upstream.job
         try:
-            key = p.key_selector(value)
+            key = p.key_selector(copy_record(value))  # (winviz.copies: a copy)
         except WinvizError:
             raise
         except Exception as exc:

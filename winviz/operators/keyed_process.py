@@ -59,7 +59,7 @@ class ProcessContext:
 class KeyedProcessOperator(KeyedStreamOperator):
     """Runs a ``KeyedProcessFunction`` (or anything with its methods)."""
 
-    batch_safe = False  # user code may register processing-time timers
+    registers_processing_timers = True  # user code may
 
     def __init__(
         self, name: str, key_selector: Callable[[Any], Any], function: KeyedProcessFunction
@@ -85,7 +85,7 @@ class KeyedProcessOperator(KeyedStreamOperator):
         ``method`` (``process_element``, or ``process_element1/2`` of a co-process function)."""
         self.metrics["num_records_in"] += 1
         try:
-            key = key_selector(value)
+            key = key_selector(copy_record(value))  # (winviz.copies: a copy)
             if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
                 self.key_rule.check(key, self.job.record_index)
             self.current_key = key

@@ -92,7 +92,7 @@ class SinkOperator(StreamOperator):
         if self.trace is not None:
             self.trace.emit(
                 "sink",
-                self._processing_time,
+                self.current_processing_time(),
                 self._watermark,
                 self.name,
                 None,

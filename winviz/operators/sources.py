@@ -11,14 +11,13 @@ not increase are dropped; the end of the input is the watermark MAX.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from winviz.copies import copy_record
 from winviz.errors import FunctionResultError, InputError, UserFunctionError, WinvizError
 from winviz.operators.base import StreamOperator
-from winviz.operators.batch import Batch
-from winviz.operators.window_operator import SourceArrival
+from winviz.operators.batch import Batch, SourceArrival
 from winviz.time import MAX, MIN, TimestampNormalizer
 from winviz.trace import Trace
 from winviz.watermarks import (
@@ -31,6 +30,9 @@ from winviz.watermarks import (
     WatermarkStrategy,
     WatermarksWithIdleness,
 )
+
+if TYPE_CHECKING:
+    from winviz.operators.chaining import SourceChain
 
 # generators whose on_event only keeps the largest timestamp (inlined by the loops below;
 # the generator is looked up each time: SplitWatermarksOperator switches it per partition)
@@ -79,6 +81,9 @@ class SourceOperator(StreamOperator):
         # subtasks are read in that order), None: its own index
         self.order = order
         self.position = 0  # how many records were emitted (a checkpoint's source offset)
+        self.chain: SourceChain | None = None
+        """The operators chained into this source's traced batches, set when the job is
+        built (``winviz.operators.chaining``)."""
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
@@ -88,7 +93,7 @@ class SourceOperator(StreamOperator):
         if self.trace is not None:
             self.trace.emit(
                 "arrival",
-                self._processing_time,
+                self.current_processing_time(),
                 self._watermark,
                 self.name,
                 None,
@@ -126,7 +131,8 @@ class SourceOperator(StreamOperator):
         is due. Without a trace the batch goes downstream whole; with one, each record goes
         downstream before the next one is read (the trace's one-by-one order): the loop sets
         the clock and record index, writes the ``arrival`` record and hands the record over,
-        exactly as the runtime and ``process_element`` do for one record."""
+        exactly as the runtime and ``process_element`` do for one record — or, when operators
+        are chained to this source (``chain``), they run that loop with their own steps."""
         trace = self.trace
         if trace is not None:
             self._process_batch_traced(batch, trace)
@@ -143,24 +149,24 @@ class SourceOperator(StreamOperator):
         job = self.job
         if self.partitions is not None:  # a batch never spans two partitions
             job.partition = self.partitions[self.position]
+        if self.chain is not None:  # the operators chained to this source run it
+            arrival = SourceArrival(self.name, self._watermark, self.position)
+            try:
+                self.chain.process_source_batch(batch, arrival)
+            finally:
+                self.position += arrival.taken
+                self.metrics["num_records_in"] += arrival.taken
+                self.metrics["num_records_out"] += arrival.taken
+            return
         write, name, wm = trace.extend, self.name, self._watermark
         metrics, collect = self.metrics, self.output.collect
-        chained = getattr(collect, "__self__", None)
-        if (
-            chained.__class__ is TimestampsAndWatermarksOperator
-            and getattr(collect, "__func__", None)
-            is TimestampsAndWatermarksOperator.process_element
-            and chained.fusable
-        ):
-            self._process_batch_chained(batch, write, chained)
-            return
         position = self.position
         done = 0
         try:
-            for arrival, index, value, ts in batch:
-                job.now = arrival
+            for arrival_time, index, value, ts in batch:
+                job.now = arrival_time
                 job.record_index = index
-                write(("arrival", arrival, wm, name, None, None, ts, (value, position)))
+                write(("arrival", arrival_time, wm, name, None, None, ts, (value, position)))
                 position += 1
                 done += 1
                 collect(value, ts)
@@ -169,103 +175,6 @@ class SourceOperator(StreamOperator):
             self.position = position
             metrics["num_records_in"] += done
             metrics["num_records_out"] += done
-
-    def _process_batch_chained(
-        self, batch, write: Callable[[tuple], None], op: TimestampsAndWatermarksOperator
-    ) -> None:
-        """``_process_batch_traced`` when the one operator downstream is a
-        ``TimestampsAndWatermarksOperator`` with a timestamp assigner and a bounded
-        out-of-orderness generator (``fusable``): its ``process_element`` inlined, the two
-        operators chained as Flink chains them. Per record, the same steps in the same order:
-        the ``arrival`` record, the timestamp (a user error is reported by that operator), the
-        record downstream, then the generator's largest timestamp. Counters and the
-        generator's state are written back at the end, also when something fails."""
-        window = getattr(op.output.collect, "__self__", None)
-        if getattr(window, "takes_source_batches", False):
-            self._process_batch_into_window(batch, write, op, window)
-            return
-        job = self.job
-        name, wm = self.name, self._watermark
-        assigner, norm = op.strategy.timestamp_assigner, op.normalizer
-        bounded = op.generator
-        max_ts = bounded.max_timestamp  # type: ignore[union-attr]
-        collect = op.output.collect
-        position = self.position
-        done = stamped = 0
-        try:
-            for arrival, index, value, ts in batch:
-                job.now = arrival
-                job.record_index = index
-                write(("arrival", arrival, wm, name, None, None, ts, (value, position)))
-                position += 1
-                done += 1
-                try:
-                    raw = assigner(value, MIN if ts is None else ts)
-                except WinvizError:
-                    raise
-                except Exception as exc:
-                    raise op.assigner_error(exc, value, index) from exc
-                if raw.__class__ is not int or not MIN <= raw <= MAX:
-                    raw = norm(raw, index=index, field_name="timestamp")
-                stamped += 1
-                collect(value, raw)
-                if raw > max_ts:  # BoundedOutOfOrdernessWatermarks.on_event
-                    max_ts = raw
-        finally:
-            self.position = position
-            self.metrics["num_records_in"] += done
-            self.metrics["num_records_out"] += done
-            op.metrics["num_records_in"] += done
-            op.metrics["num_records_out"] += stamped
-            if stamped:
-                op.events_since_emit = True
-            bounded.max_timestamp = max_ts  # type: ignore[union-attr]
-
-    def _process_batch_into_window(
-        self,
-        batch: Batch,
-        write: Callable[[tuple], None],
-        op: TimestampsAndWatermarksOperator,
-        window: Any,
-    ) -> None:
-        """``_process_batch_chained`` when the timestamps go straight into a window operator
-        that takes whole source batches (``WindowOperator.process_source_batch``, traced):
-        the batch's timestamps are assigned first (``_assign_column``), then the window
-        takes the records that got one, writing each one's ``arrival`` record before its
-        own. A record whose timestamp failed gets its arrival record, then the error. Same
-        records, order, counters and generator state as ``_process_batch_chained``."""
-        stamps: list[int] = []
-        failure: Exception | None = None
-        try:
-            op._assign_column(batch, op.strategy.timestamp_assigner, op.generator, stamps)
-        except Exception as exc:  # the records before it go through first
-            failure = exc
-        arrival = SourceArrival(self.name, self._watermark, self.position)
-        try:
-            if stamps:
-                window.process_source_batch(batch, stamps, arrival)
-        finally:
-            taken = arrival.taken
-            self.position += taken
-            for m in (self.metrics, op.metrics):
-                m["num_records_in"] += taken
-                m["num_records_out"] += taken
-            if taken:
-                op.events_since_emit = True
-        if failure is None:
-            return
-        done = len(stamps)
-        arrival_time, index, value, ts = batch[done]
-        job = self.job
-        job.now, job.record_index = arrival_time, index
-        write(arrival.record(arrival_time, value, ts, self.position))
-        self.position += 1
-        self.metrics["num_records_in"] += 1
-        self.metrics["num_records_out"] += 1
-        op.metrics["num_records_in"] += 1
-        if isinstance(failure, WinvizError):
-            raise failure
-        raise op.assigner_error(failure, value, index) from failure
 
     def end_of_input(self) -> None:
         """A bounded source ends with the watermark MAX."""
@@ -295,7 +204,7 @@ class _Emitter(WatermarkOutput):
             if watermark < op._watermark and op.trace is not None:
                 op.trace.emit(
                     "watermark_dropped",
-                    op._processing_time,
+                    op.current_processing_time(),
                     op._watermark,
                     op.name,
                     None,
@@ -308,7 +217,7 @@ class _Emitter(WatermarkOutput):
         if op.trace is not None:
             op.trace.emit(
                 "watermark_generated",
-                op._processing_time,
+                op.current_processing_time(),
                 watermark,
                 op.name,
                 None,
@@ -324,7 +233,14 @@ class _Emitter(WatermarkOutput):
             op = self.op
             if op.trace is not None:
                 op.trace.emit(
-                    "idle", op._processing_time, op._watermark, op.name, None, None, None, op.name
+                    "idle",
+                    op.current_processing_time(),
+                    op._watermark,
+                    op.name,
+                    None,
+                    None,
+                    None,
+                    op.name,
                 )
             op.output.emit_watermark_status(True)
 
@@ -334,7 +250,14 @@ class _Emitter(WatermarkOutput):
             op = self.op
             if op.trace is not None:
                 op.trace.emit(
-                    "active", op._processing_time, op._watermark, op.name, None, None, None, op.name
+                    "active",
+                    op.current_processing_time(),
+                    op._watermark,
+                    op.name,
+                    None,
+                    None,
+                    None,
+                    op.name,
                 )
             op.output.emit_watermark_status(False)
 
@@ -355,13 +278,14 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.events_since_emit = True
         self.ingestion = isinstance(strategy.timestamp_assigner, IngestionTimeAssigner)
         # a punctuated (or custom) generator may emit on any event: records go one by one
-        self.batch_safe = emits_only_periodically(self.generator)
+        self.emits_watermarks_per_record = not emits_only_periodically(self.generator)
 
     @property
     def fusable(self) -> bool:
         """True with a timestamp assigner and a bounded out-of-orderness (or monotonous)
-        generator without idleness: a traced source batch then runs this operator's
-        ``process_element`` inlined (``SourceOperator._process_batch_chained``)."""
+        generator without idleness: its steps come down to stamping a column
+        (``assign_timestamp_column``) and keeping the largest timestamp, so a source may run
+        them in its own loop (``winviz.operators.chaining``)."""
         return (
             self.strategy.timestamp_assigner is not None
             and not self.ingestion
@@ -389,12 +313,63 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             cause=exc,
         )
 
+    def count_chained(self, received: int, stamped: int) -> None:
+        """Count records a chained source ran through this operator's steps: ``received``
+        came in, ``stamped`` got a timestamp and went on (``winviz.operators.chaining``)."""
+        self.metrics["num_records_in"] += received
+        self.metrics["num_records_out"] += stamped
+        if stamped:
+            self.events_since_emit = True
+
+    def process_source_batch(self, batch: Batch, arrival: SourceArrival) -> None:
+        """A traced source batch chained into this ``fusable`` operator
+        (``winviz.operators.chaining``): the source's loop with this operator's
+        ``process_element`` inlined, the two operators chained as Flink chains them. Per
+        record, the same steps in the same order as one by one: the source's ``arrival``
+        record, the timestamp (a user error is reported by this operator), the record
+        downstream, then the generator's largest timestamp. ``arrival.taken`` counts the
+        records the source handed over; counters and the generator's state are written back
+        at the end, also when something fails."""
+        job, write = self.job, self.trace.extend  # type: ignore[union-attr]
+        assigner, norm = self.strategy.timestamp_assigner, self.normalizer
+        copies = not batch.immutable
+        bounded = self.generator
+        max_ts = bounded.max_timestamp  # type: ignore[attr-defined]
+        collect = self.output.collect
+        position = arrival.position
+        done = stamped = 0
+        try:
+            for arrival_time, index, value, ts in batch:
+                job.now = arrival_time
+                job.record_index = index
+                write(arrival.record(arrival_time, value, ts, position))
+                position += 1
+                done += 1
+                try:
+                    raw = assigner(
+                        copy_record(value) if copies else value, MIN if ts is None else ts
+                    )
+                except WinvizError:
+                    raise
+                except Exception as exc:
+                    raise self.assigner_error(exc, value, index) from exc
+                if raw.__class__ is not int or not MIN <= raw <= MAX:
+                    raw = norm(raw, index=index, field_name="timestamp")
+                stamped += 1
+                collect(value, raw)
+                if raw > max_ts:  # BoundedOutOfOrdernessWatermarks.on_event
+                    max_ts = raw
+        finally:
+            arrival.taken = done
+            self.count_chained(done, stamped)
+            bounded.max_timestamp = max_ts  # type: ignore[attr-defined]
+
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
         assigner = self.strategy.timestamp_assigner
         index = self.job.record_index
         if self.ingestion:
-            new_ts = self._processing_time
+            new_ts = self.current_processing_time()
         elif assigner is None:
             if ts is None:
                 raise InputError(
@@ -407,7 +382,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             new_ts = ts
         else:
             try:
-                raw = assigner(value, MIN if ts is None else ts)
+                raw = assigner(copy_record(value), MIN if ts is None else ts)
             except WinvizError:
                 raise
             except Exception as exc:
@@ -435,7 +410,8 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         to every record, the generator sees every event, then the batch goes downstream as
         the same records with a new timestamp column. With a bounded out-of-orderness (or
         monotonous) generator the assigner runs over the whole batch at C speed
-        (``_assign_column``) and ``on_event`` comes down to the batch's largest timestamp."""
+        (``assign_timestamp_column``) and ``on_event`` comes down to the batch's largest
+        timestamp."""
         assigner = self.strategy.timestamp_assigner
         if self.trace is not None or self.ingestion or assigner is None:
             super().process_batch(batch)
@@ -446,11 +422,14 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         index = value = failed = None
         try:
             if bounded is not None:
-                self._assign_column(batch, assigner, bounded, stamps)
+                self.assign_timestamp_column(batch, stamps)
             else:
                 on_event, emitter, norm = generator.on_event, self.emitter, self.normalizer
+                copies = not batch.immutable
                 for index, value, ts in zip(batch.indices, batch.values, batch.stamps, strict=True):
-                    raw = assigner(value, MIN if ts is None else ts)
+                    raw = assigner(
+                        copy_record(value) if copies else value, MIN if ts is None else ts
+                    )
                     if raw.__class__ is not int or not MIN <= raw <= MAX:
                         raw = norm(raw, index=index, field_name="timestamp")
                     stamps.append(raw)
@@ -481,14 +460,18 @@ class TimestampsAndWatermarksOperator(StreamOperator):
                 raise failed
             raise self.generator_error(failed, value, index) from failed
 
-    def _assign_column(self, batch: Batch, assigner: Any, bounded: Any, stamps: list[int]) -> None:
-        """Fill ``stamps`` with the batch's timestamps and raise the bounded generator's
-        largest timestamp. The assigner is called once per record by ``map`` (no Python
-        loop); ``list.extend`` keeps the results that came before a failing call, so a
-        failure belongs to record ``len(results)``. When every result is a plain int in the
-        long range they are the timestamps as they are; otherwise each is normalised in
-        order (the first bad one raises with its record index). ``stamps`` holds exactly
-        the records that got a timestamp when this raises."""
+    def assign_timestamp_column(self, batch: Batch, stamps: list[int]) -> None:
+        """The batch kernel of a ``fusable`` operator: fill ``stamps`` with the batch's
+        timestamps and raise the bounded generator's largest timestamp. The assigner is
+        called once per record by ``map`` (no Python loop), on copies unless the batch's
+        values are immutable (``winviz.copies``); ``list.extend`` keeps the results that came
+        before a failing call, so a failure belongs to record ``len(results)``. When every
+        result is a plain int in the long range they are the timestamps as they are;
+        otherwise each is normalised in order (the first bad one raises with its record
+        index). ``stamps`` holds exactly the records that got a timestamp when this
+        raises."""
+        assigner, bounded = self.strategy.timestamp_assigner, self.generator
+        values = batch.values if batch.immutable else map(copy_record, batch.values)
         source = batch.stamps
         second = (
             repeat(MIN, len(source))
@@ -498,7 +481,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         raws: list[Any] = []
         failure: Exception | None = None
         try:
-            raws.extend(map(assigner, batch.values, second))
+            raws.extend(map(assigner, values, second))
         except Exception as exc:
             failure = exc
         if failure is None and raws and set(map(type, raws)) == {int}:

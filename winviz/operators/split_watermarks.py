@@ -128,7 +128,7 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         self.multiplexer = WatermarkOutputMultiplexer.of(len(ids))
         self.main_output = _MainOutput(self)
         self.idle = False
-        self.batch_safe = emits_only_periodically(self.generator)
+        self.emits_watermarks_per_record = not emits_only_periodically(self.generator)
 
     def trace_event(self, kind: str, ts: int | None, detail: Any) -> None:
         if self.trace is not None:

@@ -1,0 +1,760 @@
+"""The window kernel: Flink's WindowOperator path for one configuration, fused into tight loops.
+
+**Which Flink path it equals.** ``WindowOperator.processElement`` and ``onEventTime``
+(``winviz.operators.window_operator``, read that first) for exactly this configuration
+(``WindowKernel.takes``):
+
+- a non-merging event-time assigner (``TumblingEventTimeWindows``,
+  ``SlidingEventTimeWindows``, with or without offset);
+- Flink's ``EventTimeTrigger`` itself (not wrapped, not a subclass);
+- no evictor;
+- incremental contents: ``reduce`` or ``aggregate``, with or without a
+  ``ProcessWindowFunction`` (ReducingState / AggregatingState, never ListState);
+- any allowed lateness, with or without a late-data side output.
+
+For it, Flink's steps come down to these (each one a consequence of the configuration):
+
+- ``processElement``: for each assigned window that is not late (``cleanupTime(window) >
+  watermark``), add the element to the window's state, then ``EventTimeTrigger.onElement``:
+  FIRE if ``window.maxTimestamp() <= watermark`` (``emitWindowContents``), else register an
+  event-time timer at ``maxTimestamp`` and CONTINUE; then ``registerCleanupTimer`` (none when
+  the cleanup time is MAX; without lateness it is the trigger's own timer, de-duplicated).
+  An element in no window that is late itself goes to the side output or is counted dropped.
+- ``onEventTime``: ``EventTimeTrigger.onEventTime`` FIREs when the timer is the window's
+  ``maxTimestamp`` and never registers a timer (so no timer loop can form:
+  ``winviz.timers``); at the cleanup time ``clearAllState`` clears the contents and
+  ``EventTimeTrigger.clear`` deletes the ``maxTimestamp`` timer.
+
+**What the loops use to go fast.** The watermark cannot change while records go through
+(it changes only between them, in ``process_watermark``), so a window's lateness and
+whether it fires at once are known for a whole batch. A window that already holds contents
+for a key already has both its timers (registered with its first element; neither can have
+fired nor been deleted while its time is after the watermark), so only a key's first element
+in a window registers them. A tumbling assigner gives one window per element, so the last
+window is kept (the *cached* window) while elements keep falling into it; an **open** window
+is one the watermark has not reached (neither late nor due), where an element only adds to
+the contents and, the first time for its key, registers the two timers.
+
+The loops:
+
+- ``process_batch``, trace off: a batch of records (``winviz.operators.batch``);
+- ``process_element``, trace on: one record, each window's records written at once;
+- ``process_source_batch``, trace on: a source batch chained through the timestamps
+  operator straight into this window (``winviz.operators.chaining``), an element in the open
+  cached window written as one packed trace entry (``ElementEntry``);
+- ``fire_event_timers``: the timer service's event-time firing
+  (``InternalTimerService.fire_due_event_timers``), with or without a trace; without a trace
+  and without a ProcessWindowFunction or per-window state it takes ``_fire_untraced``, which
+  emits the contents as they are.
+
+They give the same results, errors, counters and trace, byte for byte, as Flink's path:
+``tests/test_perf_paths.py`` and ``tests/test_batching.py`` generate jobs of every
+configuration that takes the kernel (reduce and aggregate, each with and without a
+ProcessWindowFunction, with lateness and side outputs, one or several subtasks) and compare
+both paths; the conformance transcripts (and with them the real-Flink differential tier,
+``tests/flink``) run window operators the way a job does, with the kernel where it applies.
+``WindowKernel.enabled = False`` makes every window operator take Flink's path.
+
+User functions get copies of records that could change in place (``winviz.copies``): the key
+selector, the reduce function's second argument and ``AggregateFunction.add``'s record. A
+batch whose values are all immutable (``Batch.immutable``) skips the copies.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from winviz.copies import copy_record
+from winviz.errors import WinvizError
+from winviz.operators.batch import Batch, SourceArrival
+from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
+from winviz.state import ListStateDescriptor, ReducingStateDescriptor
+from winviz.time import MAX, MIN
+from winviz.trace import Packed
+from winviz.windows.assigners import TumblingEventTimeWindows
+from winviz.windows.triggers import EventTimeTrigger
+
+if TYPE_CHECKING:
+    from winviz.operators.window_operator import WindowOperator
+
+_UNSET: Any = object()
+_CONTENTS_AS_THEY_ARE = (ReduceWindowFunction, AggregateWindowFunction)
+_ON_ELEMENT_CONTINUE = ("on_element", "CONTINUE")  # trigger records' details (shared)
+_ON_ELEMENT_FIRE = ("on_element", "FIRE")
+_ON_EVENT_TIME_FIRE = ("on_event_time", "FIRE")
+_ON_EVENT_TIME_CONTINUE = ("on_event_time", "CONTINUE")
+
+# An element entry's de-duplication bits: whether its window's timer at max_timestamp, and
+# its cleanup timer, already existed when the element registered them.
+_MAX_TIMESTAMP_TIMER_EXISTED = 1
+_CLEANUP_TIMER_EXISTED = 2
+_BOTH_TIMERS_EXISTED = _MAX_TIMESTAMP_TIMER_EXISTED | _CLEANUP_TIMER_EXISTED
+
+# How far a record taken the short way by ``process_source_batch`` got when it failed.
+_NOT_ON_THE_SHORT_WAY = 0  # its packed entry is written, or it went the general way
+_SELECTING_KEY = 1  # the key selector (or the key rule) failed: the record has no key
+_KEYED = 2  # it has a key: its element record is written before the error
+
+
+def _timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
+    """A window's shared timer details: ``(domain, namespace, flag)`` with flag False and
+    True (timer_registered's deduplicated, timer_deleted's existed), then timer_fired's."""
+    return (("event", window, False), ("event", window, True), ("event", window))
+
+
+class ElementEntry(Packed):
+    """A packed trace entry (``winviz.trace.Packed``) for a source record that goes into an
+    open window: its ``arrival``, then the window's ``element``, ``assigned``,
+    ``timer_registered`` (``max_timestamp``), ``trigger`` (on_element CONTINUE) and, unless
+    the window has no cleanup timer, ``timer_registered`` (cleanup time) — the records
+    ``WindowKernel.process_element`` writes after the source's. Values: processing time,
+    watermark, key, window, timestamp, value, source offset, source timestamp, the two
+    timers' de-duplication bits (``_MAX_TIMESTAMP_TIMER_EXISTED``,
+    ``_CLEANUP_TIMER_EXISTED``) and the source's watermark. One marker per operator, source
+    and cleanup timer: the entries of a whole run are built together when the trace is
+    read."""
+
+    width = 10
+
+    def __init__(self, op: WindowOperator, source: str, cleanup_timer: bool) -> None:
+        self.source = source
+        self.name = op.name
+        self.cleanup_time = op.cleanup_time
+        self.cleanup_timer = cleanup_timer
+        self.count = 6 if cleanup_timer else 5
+        self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
+
+    def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
+        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = values[
+            at : at + 10
+        ]
+        name = self.name
+        details = self._details.get(window)
+        if details is None:
+            details = self._details[window] = _timer_details(window)
+        out.extend(
+            (
+                "arrival", now, source_wm, self.source, None, None, source_ts,
+                (value, position),
+                "element", now, wm, name, key, None, ts, value,
+                "assigned", now, wm, name, key, window, ts, value,
+                "timer_registered", now, wm, name, key, window, window.max_timestamp(),
+                details[existed & _MAX_TIMESTAMP_TIMER_EXISTED],
+                "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE,
+            )
+        )  # fmt: skip
+        if self.cleanup_timer:
+            out.extend(
+                (
+                    "timer_registered", now, wm, name, key, window, self.cleanup_time(window),
+                    details[existed >> 1],
+                )
+            )  # fmt: skip
+
+    def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
+        """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
+        each record's value for all entries, or its values (a list, one per entry)."""
+        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = slots
+        windows = set(window)
+        for w in windows:
+            if w not in self._details:
+                self._details[w] = _timer_details(w)
+        detail = {(w, b): self._details[w][b] for w in windows for b in (0, 1)}
+        max_ts = {w: w.max_timestamp() for w in windows}
+        bits = map((0, 1, 0, 1).__getitem__, existed)  # the max_timestamp timer's bit
+        first = list(map(detail.__getitem__, zip(window, bits, strict=True)))
+        timer_ts = list(map(max_ts.__getitem__, window))
+        arrival = list(zip(value, position, strict=True))
+        name, source = self.name, self.source
+        # one tuple per field: the values of the entry's records, in order
+        fields = [
+            ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
+            (now, now, now, now, now, now),
+            (source_wm, wm, wm, wm, wm, wm),
+            (source, name, name, name, name, name),
+            (None, key, key, key, key, key),
+            (None, None, window, window, window, window),
+            (source_ts, ts, ts, timer_ts, None, None),
+            (arrival, value, value, first, _ON_ELEMENT_CONTINUE, None),
+        ]
+        if self.cleanup_timer:
+            cleanup = {w: self.cleanup_time(w) for w in windows}
+            fields[6] = (*fields[6][:5], list(map(cleanup.__getitem__, window)))
+            bits = map((0, 0, 1, 1).__getitem__, existed)  # the cleanup timer's bit
+            fields[7] = (
+                *fields[7][:5],
+                list(map(detail.__getitem__, zip(window, bits, strict=True))),
+            )
+        return [per_record[: self.count] for per_record in fields]
+
+
+class WindowKernel:
+    """The fused loops of one ``WindowOperator`` in the kernel's configuration (see the
+    module docstring). ``install`` puts them in place of the operator's steps; the operator
+    itself keeps only Flink's path."""
+
+    enabled = True
+    """Whether operators in the kernel's configuration take it (``winviz.operators.chaining``
+    installs it); tests turn it off to compare the kernel with Flink's path."""
+
+    @staticmethod
+    def takes(op: WindowOperator) -> bool:
+        """True when ``op`` is in the kernel's configuration (see the module docstring)."""
+        return (
+            WindowKernel.enabled
+            and not op.assigner.is_merging
+            and op.evictor is None
+            and op.is_event_time
+            and type(op.trigger) is EventTimeTrigger
+            and not isinstance(op.contents, ListStateDescriptor)
+        )
+
+    def __init__(self, op: WindowOperator) -> None:
+        self.op = op
+        self.tumbling = type(op.assigner) is TumblingEventTimeWindows
+        # The trace shares each window's timer details: timer_registered / timer_deleted with
+        # False and True, and timer_fired (fewer objects for the trace to hold and the garbage
+        # collector to visit); dropped once the window is cleaned up.
+        self.timer_details: dict[Any, tuple[tuple[Any, ...], ...]] = {}
+        # the traced loops' last tumbling window: (start, end, (window,)); empty at first
+        self.window_cache: tuple[int, int, tuple[Any, ...]] = (0, 0, ())
+        # packed trace entries: one marker per (source, whether a cleanup timer of its own)
+        self.entry_markers: dict[tuple[str, bool], ElementEntry] = {}
+
+    def install(self, traced: bool) -> None:
+        """Take the operator's element path (the batch loop without a trace, the element
+        loop with one) and its timer service's event-time firing."""
+        op = self.op
+        op.kernel = self
+        if not traced:
+            op.process_batch = self.process_batch  # type: ignore[method-assign]
+        else:
+            op.process_element = self.process_element  # type: ignore[method-assign]
+        op.timers.fire_due_event_timers = self.fire_event_timers
+
+    # -- elements ---------------------------------------------------------------------------
+
+    def process_batch(self, batch: Batch) -> None:
+        """``process_element`` for each record of ``batch``, without a trace: skip late
+        windows, add to state, fire at once if the watermark is already past the window's
+        end (else an event-time timer at ``max_timestamp``), register the cleanup timer,
+        side-output or count a late element. The processing clock (``job.now``) is read only
+        where a record leaves (a firing, a late element, an error), so it is set there and
+        at the end. An element in the open cached window takes the short way: the same
+        steps without the per-window checks."""
+        op = self.op
+        job, key_selector, assign = op.job, op.key_selector, op.assigner.assign_windows
+        check_key = op.key_rule.check
+        copies = not batch.immutable
+        slot_of, name, desc = op.state.slot, op.contents.name, op.contents
+        reducing = isinstance(desc, ReducingStateDescriptor)
+        reduce = desc.reduce if reducing else None  # type: ignore[union-attr]
+        agg = None if reducing else desc.function  # type: ignore[union-attr]
+        add_timer = op.timers.event_queue.add
+        wm, lateness = op.timers.current_watermark, op.allowed_lateness
+        tumbling = self.tumbling
+        # the cached tumbling window [cached_start, cached_end) (empty until one is cached),
+        # its timers' times, whether its cleanup timer is a timer of its own (neither the
+        # max_timestamp timer nor MAX), whether it is open, and its contents (key -> state)
+        cached_start = cached_end = 0
+        cached_windows: Any = None
+        cached_window: Any = None
+        cached_contents: dict[Any, Any] = {}
+        cached_max_ts = cached_cleanup = 0
+        cached_has_cleanup_timer = cached_is_open = False
+        key = value = index = None
+        arrival = job.now
+        last_key: Any = _UNSET  # the last key computed (Flink's path's current key)
+        ctx = op.ctx
+        ctx_key, ctx_window = ctx.key, ctx.window  # set on the way out, as Flink's path
+        done = 0
+        try:
+            for arrival, index, value, ts in batch:
+                key = None
+                if copies:  # (a copy for the key selector, another for the window's function)
+                    key = last_key = key_selector(copy_record(value))
+                    record = copy_record(value)
+                else:
+                    key = last_key = key_selector(value)
+                    record = value
+                if key.__class__ is not str:
+                    check_key(key)
+                if ts is not None and cached_start <= ts < cached_end:
+                    if cached_is_open:  # the loop below for one open window
+                        current = cached_contents.get(key)
+                        if reducing:
+                            cached_contents[key] = new = (
+                                record if current is None else reduce(current, record)
+                            )
+                        else:
+                            cached_contents[key] = new = agg.add(
+                                record, agg.create_accumulator() if current is None else current
+                            )
+                        if new is None:
+                            raise op.none_result_error(key, cached_window, value)
+                        ctx_key, ctx_window = key, cached_window
+                        if current is None:  # the window's first element: its two timers
+                            add_timer(key, cached_window, cached_max_ts)
+                            if cached_has_cleanup_timer:
+                                add_timer(key, cached_window, cached_cleanup)
+                        done += 1
+                        continue
+                    windows: Any = cached_windows
+                else:
+                    windows = assign(value, ts, arrival)
+                    # cached only above MIN, so that MIN (refused by the assigner) never hits
+                    if tumbling and windows[0][0] > MIN:
+                        cached_window = windows[0]
+                        cached_windows = (cached_window,)
+                        cached_start, cached_end = cached_window
+                        cached_max_ts = cached_window.max_timestamp()
+                        cached_cleanup = (
+                            op.cleanup_time(cached_window) if lateness else cached_max_ts
+                        )
+                        cached_has_cleanup_timer = cached_cleanup not in (cached_max_ts, MAX)
+                        cached_is_open = cached_cleanup > wm and cached_max_ts > wm
+                        if cached_is_open:  # (it gets this element below)
+                            cached_contents = slot_of(name, cached_window)
+                skipped = True
+                for window in windows:
+                    max_ts = window.max_timestamp()
+                    cleanup = op.cleanup_time(window) if lateness else max_ts
+                    if cleanup <= wm:
+                        continue  # the window is late: Flink skips it
+                    skipped = False
+                    slot = slot_of(name, window)
+                    current = slot.get(key)
+                    if reducing:
+                        slot[key] = new = record if current is None else reduce(current, record)
+                    else:
+                        acc = agg.create_accumulator() if current is None else current
+                        slot[key] = new = agg.add(record, acc)
+                    if new is None:
+                        raise op.none_result_error(key, window, value)
+                    if copies:  # the next window's function gets a copy of its own
+                        record = copy_record(value)
+                    ctx_key, ctx_window = key, window
+                    if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
+                        job.now, job.record_index, op.current_key = arrival, index, key
+                        ctx.key, ctx.window = key, window
+                        op.emit_window_contents(key, window, window, new)
+                        if cleanup != MAX:
+                            add_timer(key, window, cleanup)
+                    elif current is None:  # the window's first element: its two timers
+                        add_timer(key, window, max_ts)
+                        if cleanup not in (max_ts, MAX):
+                            add_timer(key, window, cleanup)
+                if skipped and op.is_element_late(ts):
+                    job.now, job.record_index, op.current_key = arrival, index, key
+                    op.late_element(key, value, ts)
+                done += 1
+        except WinvizError as exc:
+            job.now, job.record_index = arrival, index
+            ctx.key, ctx.window = ctx_key, ctx_window
+            op.annotate(exc, key)
+            raise
+        except Exception as exc:
+            job.now, job.record_index = arrival, index
+            ctx.key, ctx.window = ctx_key, ctx_window
+            raise op.user_error(exc, key, value) from exc
+        finally:
+            op.metrics["num_records_in"] += done + (done < len(batch))
+            ctx.key, ctx.window = ctx_key, ctx_window
+            if last_key is not _UNSET:
+                op.current_key = last_key
+        if batch:
+            job.now = batch.arrivals[-1]
+
+    def process_element(self, value: Any, ts: int | None) -> None:
+        """``process_element`` with a trace: the same steps and the same trace records as
+        Flink's path, each window's records written with one ``extend`` (the trace's storage
+        is flat)."""
+        op = self.op
+        op.metrics["num_records_in"] += 1
+        key = None
+        try:
+            key = op.key_selector(copy_record(value))
+            if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
+                op.key_rule.check(key)
+            op.current_key = key
+            timers = op.timers
+            now, wm, name = timers.current_processing_time, timers.current_watermark, op.name
+            write = op.trace.extend  # type: ignore[union-attr]
+            write(("element", now, wm, name, key, None, ts, value))
+            queue = timers.event_queue
+            add_timer, live = queue.add, queue.live
+            slot_of, desc = op.state.slot, op.contents
+            lateness = op.allowed_lateness
+            timer_details = self.timer_details
+            skipped = True
+            start, end, cached = self.window_cache
+            if ts is not None and start <= ts < end:
+                windows = cached  # a tumbling window, as the assigner would give it again
+            else:
+                windows = op.assigner.assign_windows(value, ts, now)
+                if self.tumbling and windows[0][0] > MIN:  # MIN (refused) never hits
+                    self.window_cache = (windows[0][0], windows[0][1], (windows[0],))
+            for window in windows:
+                max_ts = window.max_timestamp()
+                cleanup = op.cleanup_time(window) if lateness else max_ts
+                if cleanup <= wm:
+                    write(("skipped_late_window", now, wm, name, key, window, ts, value))
+                    continue
+                skipped = False
+                slot = slot_of(desc.name, window)
+                current = slot.get(key)
+                record = copy_record(value)  # (winviz.copies: user functions get copies)
+                if desc.__class__ is ReducingStateDescriptor:
+                    slot[key] = new = record if current is None else desc.reduce(current, record)
+                else:
+                    agg = desc.function  # type: ignore[union-attr]
+                    slot[key] = new = agg.add(
+                        record, agg.create_accumulator() if current is None else current
+                    )
+                if new is None:
+                    raise op.none_result_error(key, window, value)
+                ctx = op.ctx
+                ctx.key, ctx.window = key, window
+                if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
+                    write(
+                        (
+                            "assigned", now, wm, name, key, window, ts, value,
+                            "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
+                        )
+                    )  # fmt: skip
+                    op.emit_window_contents(key, window, window, new)
+                    if cleanup != MAX:
+                        existed = not add_timer(key, window, cleanup)
+                        write(
+                            (
+                                "timer_registered", now, wm, name, key, window, cleanup,
+                                ("event", window, existed),
+                            )
+                        )  # fmt: skip
+                    continue
+                details = timer_details.get(window)
+                if details is None:
+                    details = timer_details[window] = _timer_details(window)
+                existed = (key, window, max_ts) in live or not add_timer(key, window, max_ts)
+                if cleanup == MAX:
+                    write(
+                        (
+                            "assigned", now, wm, name, key, window, ts, value,
+                            "timer_registered", now, wm, name, key, window, max_ts,
+                            details[existed],
+                            "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE,
+                        )
+                    )  # fmt: skip
+                    continue
+                # (without lateness the cleanup timer is the trigger's: de-duplicated)
+                cleanup_existed = cleanup == max_ts or not add_timer(key, window, cleanup)
+                write(
+                    (
+                        "assigned", now, wm, name, key, window, ts, value,
+                        "timer_registered", now, wm, name, key, window, max_ts,
+                        details[existed],
+                        "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE,
+                        "timer_registered", now, wm, name, key, window, cleanup,
+                        details[cleanup_existed],
+                    )
+                )  # fmt: skip
+            if skipped and op.is_element_late(ts):
+                op.late_element(key, value, ts)
+        except WinvizError as exc:
+            op.annotate(exc, key)
+            raise
+        except Exception as exc:
+            raise op.user_error(exc, key, value) from exc
+
+    def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
+        """A traced source batch chained straight into this window: the first
+        ``len(stamps)`` records of ``batch`` (their timestamps already assigned) as the
+        source would hand them over one by one — its ``arrival`` record, then
+        ``process_element``. A record that lands in the open cached tumbling window is written
+        as one packed entry (``ElementEntry``); any other record gets its arrival record and
+        goes through ``process_element``. Same records, same order, same state, timers,
+        clock and counters as one by one; a failing record's arrival (and element) record
+        comes before the error, as there."""
+        op = self.op
+        job, timers, trace = op.job, op.timers, op.trace
+        write = trace.extend  # type: ignore[union-attr]
+        wm, name = timers.current_watermark, op.name
+        key_selector = op.key_selector
+        copies = not batch.immutable
+        desc = op.contents
+        reducing = desc.__class__ is ReducingStateDescriptor
+        reduce = desc.reduce if reducing else None  # type: ignore[union-attr]
+        agg = None if reducing else desc.function  # type: ignore[union-attr]
+        add_timer = timers.event_queue.add
+        ctx = op.ctx
+        position = arrival.position
+        markers = self.entry_markers
+        source_wm = arrival.watermark
+        written: dict[ElementEntry, int] = {}
+        # the open cached window [open_start, open_end) (empty when there is none), its
+        # timers, its contents and this batch's marker for it
+        open_start = open_end = open_max_ts = open_cleanup = 0
+        open_window: Any = None
+        open_contents: dict[Any, Any] = {}
+        has_cleanup_timer = False
+        marker: Any = None
+        packed = 0  # entries written with ``marker`` since it was chosen
+
+        def find_open_window() -> None:
+            """The cached window, if it is open; else none (an empty range)."""
+            nonlocal open_start, open_end, open_window, open_contents, open_max_ts
+            nonlocal open_cleanup, has_cleanup_timer, marker, packed
+            start, end, cached = self.window_cache
+            open_start = open_end = 0
+            if not cached:
+                return
+            window = cached[0]
+            max_ts = window.max_timestamp()
+            cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
+            if cleanup <= wm or max_ts <= wm:
+                return  # late or firing at once: the general steps
+            if marker is not None:
+                written[marker] = written.get(marker, 0) + packed
+            cleanup_timer = cleanup != MAX
+            marker = markers.get((arrival.source, cleanup_timer))
+            if marker is None:
+                marker = markers[arrival.source, cleanup_timer] = ElementEntry(
+                    op, arrival.source, cleanup_timer
+                )
+            packed = 0
+            open_start, open_end, open_window = start, end, window
+            open_max_ts, open_cleanup = max_ts, cleanup
+            has_cleanup_timer = cleanup_timer and cleanup != max_ts
+            open_contents = op.state.slot(desc.name, window)
+
+        find_open_window()
+        last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
+        done = 0
+        now = index = value = key = source_ts = None
+        progress = _NOT_ON_THE_SHORT_WAY
+        try:
+            for now, index, value, source_ts, ts in zip(
+                batch.arrivals, batch.indices, batch.values, batch.stamps, stamps, strict=False
+            ):  # (the first len(stamps) records)
+                done += 1
+                if open_start <= ts < open_end:
+                    progress = _SELECTING_KEY
+                    if copies:  # (a copy for the key selector, another for the function)
+                        key = key_selector(copy_record(value))
+                        record = copy_record(value)
+                    else:
+                        key = key_selector(value)
+                        record = value
+                    if key.__class__ is not str:
+                        op.key_rule.check(key)
+                    progress = _KEYED
+                    current = open_contents.get(key)
+                    if reducing:
+                        open_contents[key] = new = (
+                            record if current is None else reduce(current, record)
+                        )
+                    else:
+                        open_contents[key] = new = agg.add(
+                            record, agg.create_accumulator() if current is None else current
+                        )
+                    if new is None:
+                        raise op.none_result_error(key, open_window, value)
+                    if current is None:  # the window's first element for this key
+                        existed = 0 if add_timer(key, open_window, open_max_ts) else 1
+                        if not has_cleanup_timer or not add_timer(key, open_window, open_cleanup):
+                            existed |= _CLEANUP_TIMER_EXISTED
+                    else:  # both timers exist since its first element
+                        existed = _BOTH_TIMERS_EXISTED
+                    write(
+                        (
+                            marker, now, wm, key, open_window, ts, value, position, source_ts,
+                            existed, source_wm,
+                        )
+                    )  # fmt: skip
+                    packed += 1
+                    progress = _NOT_ON_THE_SHORT_WAY
+                    position += 1
+                    last_key, ctx_key, ctx_window = key, key, open_window
+                    continue
+                job.now, job.record_index = now, index
+                write(arrival.record(now, value, source_ts, position))
+                position += 1
+                self.process_element(value, ts)
+                last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
+                find_open_window()
+        except Exception as exc:
+            job.now, job.record_index = now, index
+            if progress == _NOT_ON_THE_SHORT_WAY:
+                raise  # process_element reported it
+            # as process_element: the record counts in, its arrival (and, once it has a key,
+            # its element) record comes before the error
+            ctx.key, ctx.window = ctx_key, ctx_window
+            op.metrics["num_records_in"] += 1
+            write(arrival.record(now, value, source_ts, position))
+            if progress == _SELECTING_KEY:
+                key = None
+            else:
+                last_key = key
+                write(("element", now, wm, name, key, None, ts, value))
+            if isinstance(exc, WinvizError):
+                op.annotate(exc, key)
+                raise
+            raise op.user_error(exc, key, value) from exc
+        finally:
+            if marker is not None:
+                written[marker] = written.get(marker, 0) + packed
+            for m, n in written.items():
+                trace.packed(m, n)  # type: ignore[union-attr]
+            op.metrics["num_records_in"] += sum(written.values())
+            op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
+            arrival.taken = done
+        if done:
+            job.now, job.record_index = now, index
+
+    # -- timers -----------------------------------------------------------------------------
+
+    def fire_event_timers(self, watermark: int) -> None:
+        """The timer service's ``advance_watermark`` with ``on_event_time`` for the kernel's
+        configuration, in one loop: pop every live event-time timer at or before the
+        watermark in (time, registration) order; EventTimeTrigger fires when the timer is the
+        window's ``max_timestamp``; the cleanup timer clears the window's contents and
+        deletes the trigger's timer (``EventTimeTrigger.clear``). With a trace, the same
+        records as Flink's path (timer_fired, trigger, the firing's records, timer_deleted,
+        cleanup)."""
+        op = self.op
+        fn = op.function
+        if (
+            op.trace is None
+            and fn.process_function is None
+            and type(fn) in _CONTENTS_AS_THEY_ARE
+            and not op.uses_window_state
+            and not op.panes
+        ):
+            self._fire_untraced(watermark)
+            return
+        timers = op.timers
+        queue = timers.event_queue
+        live = queue.live
+        state, cname = op.state, op.contents.name
+        lateness = op.allowed_lateness
+        trace = op.trace
+        write = trace.extend if trace is not None else None
+        name, ctx, window_ctx = op.name, op.ctx, op.window_ctx
+        timer_details = self.timer_details
+        details: Any = None
+        cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
+        now = timers.current_processing_time  # (it stands still while a watermark advances)
+        key = window = None
+        last_window: Any = None  # the window whose max_timestamp and cleanup time these are
+        max_ts = cleanup = 0
+        try:
+            for ts, key, window in queue.pop_due(watermark):
+                op.current_key = key
+                ctx.key, ctx.window = key, window
+                if window is not last_window:  # (timers come window by window)
+                    last_window, max_ts = window, window.max_timestamp()
+                    cleanup = op.cleanup_time(window) if lateness else max_ts
+                fire = ts == max_ts
+                if write is not None:
+                    details = timer_details.get(window)
+                    if details is None:
+                        details = timer_details[window] = _timer_details(window)
+                    write(
+                        (
+                            "timer_fired", now, watermark, name, key, window, ts,
+                            details[2],
+                            "trigger", now, watermark, name, key, window, None,
+                            _ON_EVENT_TIME_FIRE if fire else _ON_EVENT_TIME_CONTINUE,
+                        )
+                    )  # fmt: skip
+                if fire:
+                    contents = state.get(cname, key, window)
+                    if contents is not None:
+                        op.emit_window_contents(key, window, window, contents)
+                if ts == cleanup:
+                    # clear_all_state: EventTimeTrigger.clear deletes the timer at
+                    # max_timestamp (traced as timer_deleted), then the function's clear
+                    state.clear(cname, key, window)
+                    existed = live.pop((key, window, max_ts), None) is not None
+                    if write is not None:
+                        write(
+                            (
+                                "timer_deleted", now, watermark, name, key, window, max_ts,
+                                details[existed],
+                            )
+                        )  # fmt: skip
+                    window_ctx.current_window = window
+                    if op.uses_window_state:
+                        op.clear_window_state(key, window)
+                    fn.clear(window_ctx)
+                    if op.panes:
+                        op.panes.pop((key, window), None)
+                    if write is not None:
+                        write(
+                            (
+                                "cleanup", now, watermark, name, key, window, max_ts,
+                                cleanup,
+                            )
+                        )  # fmt: skip
+                        cleaned.append(window)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise op.user_error(exc, key, None, window) from exc
+        finally:
+            for gone in cleaned:
+                timer_details.pop(gone, None)
+
+    def _fire_untraced(self, watermark: int) -> None:
+        """``fire_event_timers`` without a trace for a reduce / aggregate without a
+        ProcessWindowFunction (whose ``clear`` does nothing) and no per-window user state:
+        the timer at ``max_timestamp`` emits the contents; the cleanup timer (the same one
+        without allowed lateness) drops them and the trigger's timer. The current key, the
+        trigger context's key and window and the window context's window are left as the
+        last timer sets them, as Flink's path leaves them."""
+        op = self.op
+        queue = op.timers.event_queue
+        live = queue.live
+        slots, cname = op.state.slots, op.contents.name
+        lateness = op.allowed_lateness
+        fn = op.function
+        get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
+        metrics, collect = op.metrics, op.output.collect
+        key = window = last = last_key = None
+        # the window whose state ``slot`` is, its max_timestamp and cleanup time (timers come
+        # window by window)
+        slot_window: Any = None
+        slot: dict[Any, Any] | None = None
+        max_ts = cleanup = 0
+        emitted = 0
+        try:
+            for ts, key, window in queue.pop_due(watermark):
+                last, last_key = window, key
+                if window is not slot_window:
+                    slot_window, slot = window, slots.get((cname, window))
+                    max_ts = window.max_timestamp()
+                    cleanup = op.cleanup_time(window) if lateness else max_ts
+                if ts == cleanup and slot is not None:  # contents go (after firing, below)
+                    contents = slot.pop(key, None)
+                    if not slot:  # (KeyedStateBackend.clear: no empty slot stays)
+                        del slots[(cname, window)]
+                        slot_window = slot = None
+                else:
+                    contents = None if slot is None else slot.get(key)
+                if ts == max_ts:  # EventTimeTrigger.on_event_time: FIRE
+                    if contents is not None:
+                        emitted += 1
+                        collect(contents if get_result is None else get_result(contents), max_ts)
+                elif ts == cleanup:  # the cleanup timer also deletes the trigger's timer
+                    live.pop((key, window, max_ts), None)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise op.user_error(exc, key, None, window) from exc
+        finally:
+            metrics["num_records_out"] += emitted
+            if last is not None:  # the last timer taken
+                op.current_key = last_key
+                op.ctx.key, op.ctx.window = last_key, last
+                op.window_ctx.current_window = last
+                op.collector.timestamp = last.max_timestamp()
