@@ -124,3 +124,12 @@ def test_the_running_example_opens_lessons_00_to_06(prefix):
         assert SPINE_ARRIVALS in cells[defined][1]
     checks = [s for k, s in cells[defined + 1 :] if k == "code" and "assert" in s]
     assert any('"abcd' in s for s in checks), "the key run's windows are asserted"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
+def test_cell_ids_are_unique_and_outputs_stripped(path):
+    cells = json.loads(path.read_text())["cells"]
+    ids = [c["id"] for c in cells]
+    assert len(ids) == len(set(ids)), f"{path.name}: duplicate cell ids"
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
