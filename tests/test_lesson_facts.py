@@ -72,3 +72,64 @@ def test_seed_mechanisms_and_spine_sections_are_shown():
     for prefix in ("01", "04", "06"):  # the scrubber's replay at the spine's points
         assert "wv.scrubber(" in lesson_text(prefix), prefix
     assert "transformWithStateInPandas" in lesson_text("10")
+
+
+# Issue 13's spine: one running example carried through Akidau's four questions in 00-06.
+SPINE_EVENTS = (
+    'events = [("a", 1_000), ("b", 3_000), ("c", 2_000), ("d", 7_000),\n'
+    '          ("e", 12_000), ("f", 4_000), ("g", 16_000), ("h", 25_000)]'
+)
+SPINE_ARRIVALS = "arrivals = [1_200, 3_100, 3_500, 7_300, 12_100, 12_500, 16_200, 25_100]"
+SPINE_QUESTION = {"01": "When", "02": "Where", "03": "When", "04": "When", "05": "When"}
+SPINE_QUESTION["06"] = "How"
+
+
+def lesson_cells(prefix: str) -> list[tuple[str, str]]:
+    (path,) = [p for p in LESSONS if p.name.startswith(prefix)]
+    cells = json.loads(path.read_text())["cells"]
+    return [(c["cell_type"], "".join(c["source"])) for c in cells]
+
+
+def test_the_tour_maps_the_four_questions_to_the_lessons():
+    cells = lesson_cells("00")
+    (opening,) = [s for k, s in cells if s.startswith("## The running example and the four")]
+    rows = {
+        q: line
+        for line in opening.splitlines()
+        for q in ("What", "Where", "When", "How")
+        if line.startswith(f"| **{q}**")
+    }
+    assert sorted(rows) == ["How", "What", "When", "Where"]
+    assert "TumblingEventTimeWindows" in rows["Where"] and "02" in rows["Where"]
+    assert "WatermarkStrategy" in rows["When"] and "01, 03, 04, 05, 06" in rows["When"]
+    assert "PurgingTrigger" in rows["How"] and rows["How"].endswith("| 06 |")
+
+
+@pytest.mark.parametrize("prefix", [f"{i:02d}" for i in range(7)])
+def test_the_running_example_opens_lessons_00_to_06(prefix):
+    cells = lesson_cells(prefix)
+    (opening,) = [
+        i
+        for i, (k, s) in enumerate(cells)
+        if k == "markdown" and s.startswith("## The running example")
+    ]
+    assert opening <= 2, "the spine cell opens the lesson (after the title and the imports)"
+    if prefix != "00":
+        assert f"answers *{SPINE_QUESTION[prefix]}*" in cells[opening][1]
+        assert "## The running example so far" in cells[opening][1]
+    # the key run on the running example follows the opening, and its numbers are asserted
+    (defined,) = [i for i, (k, s) in enumerate(cells) if k == "code" and SPINE_EVENTS in s]
+    assert opening < defined <= opening + 2
+    if prefix != "02":  # 02's windows_job has no watermarks: arrival times do not matter there
+        assert SPINE_ARRIVALS in cells[defined][1]
+    checks = [s for k, s in cells[defined + 1 :] if k == "code" and "assert" in s]
+    assert any('"abcd' in s for s in checks), "the key run's windows are asserted"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
+def test_cell_ids_are_unique_and_outputs_stripped(path):
+    cells = json.loads(path.read_text())["cells"]
+    ids = [c["id"] for c in cells]
+    assert len(ids) == len(set(ids)), f"{path.name}: duplicate cell ids"
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
