@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from jobs import bounded
 
 import winviz as wv
 
@@ -21,11 +22,7 @@ def _clicks_job(bound: int = 500):
         arrival_times=[0, 100, 200, 900, 5_000],
     )
     counts = (
-        clicks.assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        clicks.assign_timestamps_and_watermarks(bounded(bound))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(wv.seconds(5)))
         .side_output_late_data(late)

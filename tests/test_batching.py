@@ -9,151 +9,15 @@ several, with checkpoints and failures."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jobs import build, engine_paths, jobs
 
 import winviz as wv
-from winviz.runtime import JobRuntime
-
-ASSIGNERS = {
-    "tumbling": lambda: wv.TumblingEventTimeWindows.of(50),
-    "tumbling_offset": lambda: wv.TumblingEventTimeWindows.of(40, -15),
-    "sliding": lambda: wv.SlidingEventTimeWindows.of(60, 20),
-    "session": lambda: wv.EventTimeSessionWindows.with_gap(15),
-}
-TRIGGERS = {
-    "default": lambda: None,
-    "event_time": lambda: wv.EventTimeTrigger(),  # the default, given explicitly
-    "count": lambda: wv.CountTrigger.of(3),
-    "continuous": lambda: wv.ContinuousEventTimeTrigger.of(20),
-    "purging_event": lambda: wv.PurgingTrigger.of(wv.EventTimeTrigger()),
-}
-
-
-KERNEL_FUNCTIONS = ["reduce", "aggregate", "reduce_process", "aggregate_process"]
-"""The window functions of jobs the window kernel takes: reduce and aggregate, each alone and
-with a ProcessWindowFunction (``Annotate``)."""
-
-
-class Annotate(wv.ProcessWindowFunction):
-    """A ProcessWindowFunction after a reduce or aggregate (as lessons 00, 02 and 07 use one):
-    emits the key, the window, its element, the watermark and the how-manieth firing of the
-    window it is (kept in per-window state, cleared with the window), and on the window's
-    first firing a side output."""
-
-    def process(self, key, ctx, elements, out):
-        fired = ctx.window_state()
-        fired.add(1)
-        count = len(fired.get())
-        if count == 1:
-            ctx.output(FIRST_FIRING, (key, ctx.window()))
-        out.collect((key, ctx.window(), list(elements), ctx.current_watermark(), count))
-
-
-FIRST_FIRING = wv.OutputTag("first-firing")
-
-
-@st.composite
-def jobs(draw):
-    n = draw(st.integers(0, 60))
-    keys = draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n))
-    ts = draw(st.lists(st.integers(-50, 400), min_size=n, max_size=n))
-    gaps = draw(st.lists(st.integers(0, 60), min_size=n, max_size=n))
-    arrivals, t = [], 0
-    for g in gaps:
-        t += g
-        arrivals.append(t)
-    return {
-        "events": [(k, x, i) for i, (k, x) in enumerate(zip(keys, ts, strict=True))],
-        "arrivals": arrivals,
-        "assigner": draw(st.sampled_from(sorted(ASSIGNERS))),
-        "trigger": draw(st.sampled_from(sorted(TRIGGERS))),
-        "lateness": draw(st.sampled_from([0, 0, 25, 100])),
-        "side": draw(st.booleans()),
-        "function": draw(st.sampled_from([*KERNEL_FUNCTIONS, "process"])),
-        "bound": draw(st.sampled_from([0, 10, 40])),
-        "interval": draw(st.sampled_from([0, 7, 50, 200])),
-        "layout": draw(st.sampled_from(["single", "partitions", "union"])),
-        "parts": draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
-        "idle": draw(st.sampled_from([None, 30, 100])),
-    }
 
 
 def run(job, trace: bool):
     return build(job, trace).execute()
-
-
-def build(job, trace: bool, extra=None) -> wv.StreamExecutionEnvironment:
-    """The job's pipeline (not run yet); ``extra(stream)`` may add a branch on the
-    timestamped stream (tests/test_checkpoints.py adds a KeyedProcessFunction)."""
-    env = wv.StreamExecutionEnvironment(trace=trace, auto_watermark_interval=job["interval"])
-    late = wv.OutputTag("late")
-    strategy = wv.WatermarkStrategy.for_bounded_out_of_orderness(
-        job["bound"]
-    ).with_timestamp_assigner(lambda e, _: e[1])
-    if job["idle"] is not None:
-        strategy = strategy.with_idleness(job["idle"])
-    split = [
-        [
-            (e, a)
-            for e, a, p in zip(job["events"], job["arrivals"], job["parts"], strict=True)
-            if p == q
-        ]
-        for q in (0, 1)
-    ]
-    if job["layout"] == "single":
-        stream = env.from_collection(
-            job["events"], arrival_times=job["arrivals"]
-        ).assign_timestamps_and_watermarks(strategy)
-    elif job["layout"] == "partitions":
-        stream = env.from_partitions(
-            [[e for e, _ in part] for part in split],
-            arrival_times=[[a for _, a in part] for part in split],
-        ).assign_timestamps_and_watermarks(strategy)
-    else:
-        a, b = (
-            env.from_collection(
-                [e for e, _ in part], arrival_times=[a for _, a in part]
-            ).assign_timestamps_and_watermarks(strategy)
-            for part in split
-        )
-        stream = a.union(b)
-    if extra is not None:
-        extra(stream)
-    windowed = stream.key_by(lambda e: e[0]).window(ASSIGNERS[job["assigner"]]())
-    trigger = TRIGGERS[job["trigger"]]()
-    if trigger is not None and not (job["assigner"] == "session" and job["trigger"] == "never"):
-        windowed.trigger(trigger)
-    windowed.allowed_lateness(job["lateness"])
-    if job["side"]:
-        windowed.side_output_late_data(late)
-    if job["function"] == "reduce":
-        out = windowed.reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-    elif job["function"] == "aggregate":
-        out = windowed.aggregate(wv.SumAggregate(lambda e: e[2]))
-    elif job["function"] == "reduce_process":
-        out = windowed.reduce(lambda a, b: (a[0], a[1], a[2] + b[2]), Annotate())
-    elif job["function"] == "aggregate_process":
-        out = windowed.aggregate(wv.SumAggregate(lambda e: e[2]), Annotate())
-    else:
-        out = windowed.process(
-            lambda k, ctx, els, o: o.collect((k, ctx.window(), sorted(e[2] for e in els)))
-        )
-    out.sink_to("out")
-    return env
-
-
-@contextmanager
-def batches(on: bool) -> Iterator[None]:
-    before = JobRuntime.use_batches
-    JobRuntime.use_batches = on
-    try:
-        yield
-    finally:
-        JobRuntime.use_batches = before
 
 
 def same_run(a: wv.JobExecutionResult, b: wv.JobExecutionResult) -> None:
@@ -170,9 +34,9 @@ def same_run(a: wv.JobExecutionResult, b: wv.JobExecutionResult) -> None:
 
 def batched_and_one_by_one(make) -> None:
     """``make()`` gives a fresh environment; run it with batches and without."""
-    with batches(True):
+    with engine_paths(batches=True):
         batched = make()
-    with batches(False):
+    with engine_paths(batches=False):
         one_by_one = make()
     same_run(batched, one_by_one)
 

@@ -5,6 +5,7 @@ through the timestamps operator (and the window kernel) chained to them."""
 from __future__ import annotations
 
 import pytest
+from jobs import engine_paths
 
 import winviz as wv
 from winviz.operators.chaining import SourceChain
@@ -60,12 +61,8 @@ def test_the_bench_pipeline_chains_source_timestamps_and_window_kernel(trace: bo
 
 
 def test_without_the_kernel_every_record_takes_flinks_path() -> None:
-    before = WindowKernel.enabled
-    WindowKernel.enabled = False
-    try:
+    with engine_paths(kernel=False):
         runtime, source, window = _built(True)
-    finally:
-        WindowKernel.enabled = before
     assert window.kernel is None and window.timers.fire_due_event_timers is None
     assert window.process_element.__func__ is WindowOperator.process_element
     assert source.chain == SourceChain(_timestamps(runtime), None)
@@ -97,14 +94,10 @@ def test_chained_and_unchained_runs_write_the_same_trace() -> None:
     """The decisions change speed only."""
 
     def run(kernel: bool):
-        before = WindowKernel.enabled, JobRuntime.use_batches
-        WindowKernel.enabled, JobRuntime.use_batches = kernel, kernel
-        try:
+        with engine_paths(kernel=kernel, batches=kernel):
             runtime, source, _ = _built(True)
             assert (source.chain is not None and source.chain.window is not None) == kernel
             return runtime.run()
-        finally:
-            WindowKernel.enabled, JobRuntime.use_batches = before
 
     chained, unchained = run(True), run(False)
     assert chained.trace.to_json() == unchained.trace.to_json()

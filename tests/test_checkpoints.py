@@ -18,7 +18,7 @@ from types import MappingProxyType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_batching import build, jobs
+from jobs import bounded, build, jobs
 
 import winviz as wv
 from winviz.checkpoints import CompletedCheckpoint
@@ -140,11 +140,7 @@ def tumbling(trace: bool = True) -> wv.StreamExecutionEnvironment:
         env.from_collection(
             [("a", 100), ("a", 400), ("b", 700), ("a", 1_200)], arrival_times=[0, 300, 600, 1_300]
         )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(1_000))
         .process(lambda k, ctx, els, out: out.collect((k, sorted(e[1] for e in els))))
@@ -245,11 +241,7 @@ def test_a_partitioned_source_keeps_the_offset_of_each_partition() -> None:
             arrival_times=[[0, 500], [100, 400]],
             name="kafka",
         )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0))
         .map(lambda e: e[1])
         .sink_to("out")
     )
@@ -365,11 +357,7 @@ def _mapped() -> wv.StreamExecutionEnvironment:
             [("a", 100), ("a", 400), ("b", 700), ("a", 1_200)], arrival_times=[0, 300, 600, 1_300]
         )
         .map(lambda e: e)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(1_000))
         .process(lambda k, ctx, els, out: out.collect((k, sorted(e[1] for e in els))))
@@ -411,11 +399,7 @@ def test_another_jobs_snapshot_is_refused_naming_what_differs() -> None:
     short = wv.StreamExecutionEnvironment()
     (
         short.from_collection([("a", 100)])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(1_000))
         .process(lambda k, ctx, els, out: out.collect(k))

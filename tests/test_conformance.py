@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from jobs import engine_paths
 
 from winviz.conformance import TranscriptError, check_transcript, load
 
@@ -37,14 +38,8 @@ def test_there_are_transcripts_of_every_kind() -> None:
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.stem)
 def test_transcript(path: Path, kernel: bool) -> None:
     """With the window kernel where it applies (as a job runs), and with Flink's path only."""
-    from winviz.operators.window_kernel import WindowKernel
-
-    before = WindowKernel.enabled
-    WindowKernel.enabled = kernel
-    try:
+    with engine_paths(kernel=kernel):
         assert check_transcript(load(path)) is None
-    finally:
-        WindowKernel.enabled = before
 
 
 def test_a_wrong_expectation_fails(tmp_path: Path) -> None:

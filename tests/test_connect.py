@@ -7,6 +7,7 @@ make the operator idle without flushing a watermark (``IndexedCombinedWatermarkS
 from __future__ import annotations
 
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz.errors import InputError, UnsupportedOperationError
@@ -16,9 +17,7 @@ MIN, MAX = wv.MIN, wv.MAX
 
 
 def strategy(idle: int | None = None) -> wv.WatermarkStrategy:
-    s = wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-        lambda e, _: e[1]
-    )
+    s = bounded(0)
     return s.with_idleness(idle) if idle else s
 
 

@@ -11,6 +11,7 @@ quiet. Window [0, 1000) holds 100, 200, 600, 700 and needs the watermark 999.
 from __future__ import annotations
 
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz.errors import InputError
@@ -23,9 +24,7 @@ ALL_LATER = [((1000, [1200, 1800]), 2000), ((2000, [2500]), 2000)]
 
 
 def strategy(idle: int | None = None) -> wv.WatermarkStrategy:
-    s = wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-        lambda e, _: e[1]
-    )
+    s = bounded(0)
     return s if idle is None else s.with_idleness(idle)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_batching import ASSIGNERS, build, jobs
+from jobs import ASSIGNERS, bounded, build, jobs
 
 import winviz as wv
 from winviz.errors import InputError, UserFunctionError
@@ -25,9 +25,7 @@ KEYS = ["alice", "bob", "carol", "dave", "eve"]
 
 
 def strategy(idle: int | None = None) -> wv.WatermarkStrategy:
-    s = wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-        lambda e, _: e[1]
-    )
+    s = bounded(0)
     return s.with_idleness(idle) if idle else s
 
 
@@ -442,11 +440,7 @@ def test_keyed_windows_give_the_same_results_on_any_number_of_subtasks(
         late = wv.OutputTag("late")
         (
             env.from_collection(job["events"], arrival_times=job["arrivals"])
-            .assign_timestamps_and_watermarks(
-                wv.WatermarkStrategy.for_bounded_out_of_orderness(
-                    job["bound"]
-                ).with_timestamp_assigner(lambda e, _: e[1])
-            )
+            .assign_timestamps_and_watermarks(bounded(job["bound"]))
             .key_by(lambda e: e[0])
             .window(ASSIGNERS[job["assigner"]]())
             .allowed_lateness(job["lateness"])

@@ -7,13 +7,10 @@ metrics and errors. ``WindowKernel.enabled = False`` forces Flink's path."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_batching import KERNEL_FUNCTIONS, batches, build, jobs
+from jobs import KERNEL_FUNCTIONS, bounded, build, engine_paths, jobs
 
 import winviz as wv
 from winviz.errors import InputError, UserFunctionError
@@ -21,14 +18,9 @@ from winviz.operators.window_kernel import WindowKernel
 from winviz.operators.window_operator import WindowOperator
 
 
-@contextmanager
-def fast_paths(on: bool) -> Iterator[None]:
-    before = WindowKernel.enabled
-    WindowKernel.enabled = on
-    try:
-        yield
-    finally:
-        WindowKernel.enabled = before
+def fast_paths(on: bool):
+    """The window kernel on or off (``WindowKernel.enabled``)."""
+    return engine_paths(kernel=on)
 
 
 def run(job, trace: bool, fast: bool):
@@ -71,9 +63,9 @@ def test_the_traced_fast_paths_with_batches_write_the_one_by_one_trace(job, para
 
         return go
 
-    with batches(True):
+    with engine_paths(batches=True):
         fast = make(True)()
-    with batches(False):
+    with engine_paths(batches=False):
         slow = make(False)()
     assert fast.trace.to_json() == slow.trace.to_json()
     assert fast.outputs == slow.outputs
@@ -183,7 +175,7 @@ def _failing_job(trace: bool, fast: bool, where: str):
     out = windowed.reduce(reduce) if where == "reduce" else windowed.aggregate(Agg(lambda e: e[2]))
     out.sink_to("out")
     error = InputError if where == "timestamp" else UserFunctionError
-    with fast_paths(fast), batches(fast), pytest.raises(error) as info:
+    with engine_paths(kernel=fast, batches=fast), pytest.raises(error) as info:
         env.execute()
     return info.value
 
@@ -273,11 +265,7 @@ def _cached_window_job(trace: bool, function: str) -> wv.StreamExecutionEnvironm
     ]
     windowed = (
         env.from_collection(events, arrival_times=[0, 101, 102, 103, 104, 105, 106, 107])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(50))
         .allowed_lateness(30)
@@ -303,7 +291,7 @@ def test_the_cached_window_in_each_state_gives_the_step_by_step_results(function
     window.process_batch = lambda batch: (calls.append(len(batch)), original(batch))
     fast = runtime.run()
     assert calls == [1, 7]
-    with fast_paths(False), batches(False):
+    with engine_paths(kernel=False, batches=False):
         slow = _cached_window_job(False, function).execute()
     traced = _cached_window_job(True, function).execute()
     for other in (slow, traced):
@@ -348,7 +336,7 @@ def dense_fast_path_jobs(draw):
 @given(dense_fast_path_jobs())
 def test_the_untraced_fast_path_with_dense_batches_gives_the_same_results(job) -> None:
     fast = run(job, False, True)
-    with batches(False):
+    with engine_paths(batches=False):
         slow = run(job, False, False)
     assert fast.outputs == slow.outputs
     assert fast.side_outputs == slow.side_outputs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz.errors import InputError
@@ -13,9 +14,7 @@ Row = OutputRow
 
 
 def strategy(bound: int = 500):
-    return wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-        lambda e, _: e[1]
-    )
+    return bounded(bound)
 
 
 def clicks(env):

@@ -4,6 +4,7 @@ produced, when, and why they differ — exact tables for known scenarios."""
 from __future__ import annotations
 
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz.spark import get_spark
@@ -12,9 +13,7 @@ from winviz.spark.compare import APPEND_LATER, COLUMNS, LATE_REFIRE, compare
 
 
 def strategy(bound: int):
-    return wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-        lambda e, _: e[1]
-    )
+    return bounded(bound)
 
 
 def side_output_job():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from jobs import bounded
+
 import winviz as wv
 from winviz.runtime import JobRuntime
 from winviz.state import (
@@ -50,11 +52,7 @@ def test_a_finished_window_job_leaves_no_state_behind() -> None:
     env = wv.StreamExecutionEnvironment()
     (
         env.from_collection([(f"k{i % 7}", i * 13 % 500) for i in range(300)], arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(20).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(20))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(50))
         .allowed_lateness(10)

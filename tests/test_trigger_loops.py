@@ -9,6 +9,7 @@ import html
 from typing import Any
 
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz.errors import IllegalStateError, InputError, TimerLoopError
@@ -19,11 +20,7 @@ def _job(trigger: wv.windows.Trigger, data, arrivals, assigner=None, trace: bool
     env = wv.StreamExecutionEnvironment(trace=trace)
     (
         env.from_collection(data, arrival_times=arrivals)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(assigner or wv.TumblingEventTimeWindows.of(5000))
         .trigger(trigger)
@@ -312,11 +309,7 @@ def _global(trigger: wv.windows.Trigger, trace: bool = True, budget: int | None 
     data, arrivals = [("A", 500), ("A", 1200), ("A", 6000)][:n], [0, 1000, 5000][:n]
     (
         env.from_collection(data, arrival_times=arrivals)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(wv.GlobalWindows.create())
         .trigger(trigger)
@@ -378,11 +371,7 @@ def test_a_chain_within_the_budget_runs_and_one_past_it_is_refused():
             env.from_collection(
                 [("A", 500), ("A", 1200), ("A", 6000)], arrival_times=[0, 1000, 5000]
             )
-            .assign_timestamps_and_watermarks(
-                wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                    lambda e, _: e[1]
-                )
-            )
+            .assign_timestamps_and_watermarks(bounded(0))
             .key_by(lambda e: e[0])
             .window(wv.TumblingEventTimeWindows.of(10000))
             .trigger(wv.ContinuousEventTimeTrigger.of(1000))
@@ -451,11 +440,7 @@ def test_a_user_trigger_re_arming_up_to_the_window_end_finishes_within_the_budge
         env = wv.StreamExecutionEnvironment(trace=False).set_timer_firing_budget(budget)
         (
             env.from_collection([("A", 500)], arrival_times=[0])
-            .assign_timestamps_and_watermarks(
-                wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                    lambda e, _: e[1]
-                )
-            )
+            .assign_timestamps_and_watermarks(bounded(0))
             .key_by(lambda e: e[0])
             .window(wv.TumblingEventTimeWindows.of(1000))
             .trigger(_CreepToTheEnd())
@@ -497,11 +482,7 @@ def _process(function, budget: int, until: int | None = None):
     env = wv.StreamExecutionEnvironment().set_timer_firing_budget(budget)
     (
         env.from_collection([("A", 500), ("B", 700)], arrival_times=[0, 10])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .process(function)
         .sink_to("out")
@@ -558,11 +539,7 @@ def test_an_explorer_shows_the_loop_in_place():
         )
         (
             env.from_collection([("A", 500), ("A", 6000)], arrival_times=[0, 100])
-            .assign_timestamps_and_watermarks(
-                wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                    lambda e, _: e[1]
-                )
-            )
+            .assign_timestamps_and_watermarks(bounded(0))
             .key_by(lambda e: e[0])
             .window(assigner)
             .trigger(wv.ContinuousEventTimeTrigger.of(1000))

@@ -4,13 +4,12 @@ record. Each answer is checked word for word against a run whose story is known.
 from __future__ import annotations
 
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz.trace import Trace
 
-BOUND_0 = wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-    lambda e, _: e[1]
-)
+BOUND_0 = bounded(0)
 
 
 def _partitions() -> Trace:
