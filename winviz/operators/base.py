@@ -135,18 +135,23 @@ class StreamOperator:
             return
         self._watermark = watermark
         if self.trace is not None:
-            self.trace.emit(
-                "watermark",
-                self.current_processing_time(),
-                watermark,
-                self.name,
-                None,
-                None,
-                watermark,
-                "input",
-            )
+            self.trace_watermark(watermark)
         self.on_watermark(watermark)
         self.output.emit_watermark(watermark)
+
+    def trace_watermark(self, watermark: int) -> None:
+        """The trace's ``watermark`` record: this operator's watermark advanced to
+        ``watermark`` (written before anything it makes due)."""
+        self.trace.emit(  # type: ignore[union-attr]
+            "watermark",
+            self.current_processing_time(),
+            watermark,
+            self.name,
+            None,
+            None,
+            watermark,
+            "input",
+        )
 
     def process_watermark_status(self, idle: bool) -> None:
         """Flink's ``processWatermarkStatus`` of a one-input operator: pass the status on

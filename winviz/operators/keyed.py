@@ -78,16 +78,7 @@ class KeyedStreamOperator(StreamOperator):
             return
         self._watermark = watermark
         if self.trace is not None:
-            self.trace.emit(
-                "watermark",
-                self.timers.current_processing_time,
-                watermark,
-                self.name,
-                None,
-                None,
-                watermark,
-                "input",
-            )
+            self.trace_watermark(watermark)
         for service in self.timer_services.values():
             service.advance_watermark(watermark)
         self.output.emit_watermark(watermark)
