@@ -13,6 +13,7 @@ from typing import Any
 
 from winviz.errors import UserFunctionError, WinvizError
 from winviz.functions import OutputTag
+from winviz.keygroups import user_key
 from winviz.operators.batch import Batch
 from winviz.time import MIN
 from winviz.timers import DEFAULT_FIRING_BUDGET
@@ -193,7 +194,7 @@ class StreamOperator:
                 self.current_processing_time(),
                 self._watermark,
                 self.name,
-                self.current_key,
+                user_key(self.current_key),
                 None,
                 ts,
                 value,
