@@ -677,6 +677,29 @@ def test_keys_equal_in_python_but_not_in_java_are_two_keys_at_every_parallelism(
 
 
 @pytest.mark.parametrize("parallelism", [1, 3])
+@pytest.mark.parametrize(("first", "second"), JAVA_PAIRS[:3], ids=repr)
+def test_session_windows_merge_per_java_key(first, second, parallelism):
+    """Session windows (a MergingWindowSet per key): ``first`` at 0 and 400 ms merge into one
+    session [0, 900); ``second`` at 200 ms is a session of its own, [200, 700)."""
+    env = wv.StreamExecutionEnvironment().set_parallelism(parallelism)
+    (
+        env.from_collection([(first, 0), (second, 200), (first, 400)], arrival_interval=1)
+        .assign_timestamps_and_watermarks(_strategy())
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(500))
+        .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert sorted(_shown(r.value) for r in result.outputs["out"]) == sorted(
+        [_shown((first, 2)), _shown((second, 1))]
+    )
+    fired = {(_shown(r.key), (r.window.start, r.window.end)) for r in result.trace.records("fired")}
+    assert fired == {(_shown(first), (0, 900)), (_shown(second), (200, 700))}
+    assert [_shown(r.key) for r in result.trace.records("merged")] == [_shown(first)]
+
+
+@pytest.mark.parametrize("parallelism", [1, 3])
 def test_the_untraced_kernel_keeps_1_and_true_apart(parallelism):
     """The same job without a trace (the window kernel's batch loop): 1, True and 1.0 are
     three keys, 2 and 2.0 two, 0.0 and -0.0 two."""
