@@ -376,3 +376,21 @@ def test_the_key_rule_refuses_what_flink_cannot_take(key: Any, words: str) -> No
         KeyRule().internal_key(key, 4)
     assert words in str(info.value)
     assert "record 4" in str(info.value) and info.value.value is key
+
+
+def test_the_key_by_partitioner_routes_1_and_true_apart_whatever_came_first() -> None:
+    """Its cache of key groups never hands ``True`` the group of ``1`` (or -0.0 that of
+    0.0), with or without the internal key (the conformance runner routes without one)."""
+    from winviz.partitioners import KeyGroupStreamPartitioner
+
+    rule = KeyRule()
+    keys = [1, True, 1.0, 0.0, -0.0, (1, "a"), (True, "a"), "a"]
+    for with_internal in (False, True):
+        p = KeyGroupStreamPartitioner(lambda k: k, 3, 128)
+        for key in keys + keys[::-1]:
+            internal = rule.internal_key(key) if with_internal else None
+            group, channel = p.route(key, internal)
+            assert group == assign_to_key_group(key, 128)
+            assert channel == assign_key_to_subtask(key, 3, 128)
+    assert assign_to_key_group(True, 128) != assign_to_key_group(1, 128)
+    assert assign_to_key_group(-0.0, 128) != assign_to_key_group(0.0, 128)
