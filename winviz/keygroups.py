@@ -34,7 +34,6 @@ the user's key and caches key groups by the internal key.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from typing import Any
 
 from winviz.errors import InputError, KeySelectionError
@@ -107,15 +106,22 @@ def null_key_error(value: Any, index: int | None) -> KeySelectionError:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class JavaKey:
+class JavaKey(tuple):
     """A key whose Java identity Python's ``==`` would lose (a bool, a float, or a tuple with
-    one in it): equal and hashed by ``identity`` (type and value per field, a Double by its
-    bits), so that ``JavaKey(True)`` is neither the int ``1`` nor ``JavaKey(1.0)``. ``value``
-    is the user's key; ``repr`` shows it."""
+    one in it): the tuple of that identity — its type and value per field, a Double by its
+    bits — so that ``JavaKey(True)`` is neither the int ``1`` nor the ``JavaKey`` of ``1.0``,
+    compared and hashed as a tuple (at C speed). No key equals one: a key cannot hold a type
+    object. ``value`` is the user's key; ``repr`` shows it."""
 
-    identity: Any
-    value: Any = field(compare=False)
+    value: Any
+
+    def __new__(cls, identity: tuple, value: Any) -> JavaKey:
+        self = super().__new__(cls, identity)
+        self.value = value
+        return self
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # (copies and checkpoints)
+        return (tuple(self), self.value)
 
     def __repr__(self) -> str:
         return repr(self.value)
@@ -164,6 +170,8 @@ class KeyRule:
     def __init__(self, *, window_all: bool = False) -> None:
         self.window_all = window_all
         """``window_all``: every record has the key None (Flink keys them by the byte 0)."""
+        self._doubles: dict[float, JavaKey] = {}
+        """The internal keys of the float keys met (but zeros and NaN), made once each."""
 
     def internal_key(self, key: Any, index: int | None = None) -> Any:
         """The key the engine keeps state and timers by (see the module docstring); refuses a
@@ -177,6 +185,11 @@ class KeyRule:
         elif cls is bool:
             return _TRUE if key else _FALSE
         elif cls is float:
+            if key and key == key:  # not a zero, not NaN: here == is Double.equals
+                internal = self._doubles.get(key)
+                if internal is None:
+                    internal = self._doubles[key] = JavaKey((float, _double_bits(key)), key)
+                return internal
             return JavaKey((float, _double_bits(key)), key)
         elif cls is tuple:
             if _plain(key):
