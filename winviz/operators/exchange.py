@@ -97,7 +97,7 @@ class Exchange:
         if up.trace is not None:
             up.trace.emit(
                 "exchange",
-                up.job.now,
+                up.current_processing_time(),
                 up.current_watermark(),
                 up.name,
                 key,
