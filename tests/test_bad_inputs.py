@@ -13,6 +13,7 @@ import struct
 from typing import Any
 
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz.errors import (
@@ -29,17 +30,11 @@ from winviz.errors import (
 BIG = 2**64 + 1000  # wraps to 1000 in Java's long
 
 
-def _strategy(bound: int = 0) -> wv.WatermarkStrategy:
-    return wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-        lambda e, _: e[1]
-    )
-
-
 def _keyed(data=(("A", 500), ("A", 1500)), arrivals=(0, 100), env=None):
     env = env or wv.StreamExecutionEnvironment()
     stream = (
         env.from_collection(list(data), arrival_times=list(arrivals))
-        .assign_timestamps_and_watermarks(_strategy())
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
     )
     return env, stream
@@ -350,11 +345,7 @@ def _windowed(function: str, fn, *, trace: bool = True, batches: bool = True):
     env = wv.StreamExecutionEnvironment(trace=trace)
     windowed = (
         env.from_collection(data, arrival_times=[0, 10, 20, 30])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e["ts"]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0, lambda e: e["ts"]))
         .key_by(lambda e: e["k"])
         .window(wv.TumblingEventTimeWindows.of(1000))
     )
@@ -601,7 +592,7 @@ def _count_by_key(keys, parallelism: int, trace: bool = True):
     env = wv.StreamExecutionEnvironment(trace=trace).set_parallelism(parallelism)
     (
         env.from_collection([(k, 100 * i) for i, k in enumerate(keys)], arrival_interval=1)
-        .assign_timestamps_and_watermarks(_strategy())
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(1000))
         .aggregate(wv.CountAggregate())
@@ -617,7 +608,7 @@ def _per_key_counts(keys, parallelism: int):
     env = wv.StreamExecutionEnvironment().set_parallelism(parallelism)
     (
         env.from_collection([(k, 50 * i) for i, k in enumerate(keys)], arrival_interval=1)
-        .assign_timestamps_and_watermarks(_strategy())
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(1000))
         .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
@@ -684,7 +675,7 @@ def test_session_windows_merge_per_java_key(first, second, parallelism):
     env = wv.StreamExecutionEnvironment().set_parallelism(parallelism)
     (
         env.from_collection([(first, 0), (second, 200), (first, 400)], arrival_interval=1)
-        .assign_timestamps_and_watermarks(_strategy())
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(wv.EventTimeSessionWindows.with_gap(500))
         .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
@@ -732,7 +723,7 @@ def test_keyed_state_timers_and_the_current_key_keep_1_and_true_apart(parallelis
     env = wv.StreamExecutionEnvironment().set_parallelism(parallelism)
     (
         env.from_collection([(1, 0), (True, 0), (1, 5), (-0.0, 5), (0.0, 5)])
-        .assign_timestamps_and_watermarks(_strategy())
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .process(_KeysAndTimers())
         .sink_to("out")
@@ -756,7 +747,7 @@ def test_a_restore_keeps_1_and_true_apart():
         env = wv.StreamExecutionEnvironment()
         (
             env.from_collection([(1, 0), (True, 100), (1, 200), (True, 300)], arrival_interval=1)
-            .assign_timestamps_and_watermarks(_strategy())
+            .assign_timestamps_and_watermarks(bounded(0))
             .key_by(lambda e: e[0])
             .window(wv.TumblingEventTimeWindows.of(1000))
             .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
@@ -834,7 +825,7 @@ def test_window_all_keeps_its_single_key():
     env = wv.StreamExecutionEnvironment()
     (
         env.from_collection([("a", 1), ("b", 5)])
-        .assign_timestamps_and_watermarks(_strategy())
+        .assign_timestamps_and_watermarks(bounded(0))
         .window_all(wv.TumblingEventTimeWindows.of(10))
         .aggregate(wv.CountAggregate())
         .sink_to("out")
@@ -860,11 +851,7 @@ def test_a_map_changing_its_input_changes_neither_the_trace_nor_the_callers_data
     (
         env.from_collection(data, arrival_times=[0, 1])
         .map(stamp)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e["ts"]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0, lambda e: e["ts"]))
         .key_by(lambda e: e["k"])
         .window(wv.TumblingEventTimeWindows.of(1000))
         .reduce(add_in_place)
