@@ -1,6 +1,7 @@
 """Shared by the tests: the random windowed jobs that several test modules run through
-different paths of the engine, the switches between those paths, and the usual watermark
-strategy. (tests/conftest.py puts this folder on ``sys.path``: ``import jobs``.)"""
+different paths of the engine, the switches between those paths, the usual watermark
+strategy, and the explorers' pipeline (``counts`` over ``RECORDS``). (tests/conftest.py puts
+this folder on ``sys.path``: ``import jobs``.)"""
 
 from __future__ import annotations
 
@@ -159,3 +160,31 @@ def build(job, trace: bool, extra=None) -> wv.StreamExecutionEnvironment:
         )
     out.sink_to("out")
     return env
+
+
+# -- the explorers' pipeline (tests/test_viz_explore.py, tests/test_viz_grid.py) ----------
+
+RECORDS = [("a", 1000), ("a", 2500), ("a", 6000), ("a", 4000), ("a", 12000), ("a", 3000)]
+ARRIVALS = [0, 100, 200, 300, 400, 500]
+
+
+def counts(records, bound=1000, lateness=0, size=5000):
+    """Counts per key in tumbling windows, late data to a side output: the pipeline the
+    explorer tests slide through (records arrive at ``ARRIVALS``)."""
+    env = wv.StreamExecutionEnvironment()
+    late = wv.OutputTag("late")
+    (
+        env.from_collection(records, arrival_times=ARRIVALS)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(size))
+        .allowed_lateness(lateness)
+        .side_output_late_data(late)
+        .aggregate(wv.CountAggregate())
+        .sink_to("counts")
+    )
+    return env.execute()

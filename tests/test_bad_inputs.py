@@ -9,9 +9,11 @@ are in ``tests/test_trigger_loops.py``.
 from __future__ import annotations
 
 import datetime as dt
+import struct
 from typing import Any
 
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz.errors import (
@@ -28,17 +30,11 @@ from winviz.errors import (
 BIG = 2**64 + 1000  # wraps to 1000 in Java's long
 
 
-def _strategy(bound: int = 0) -> wv.WatermarkStrategy:
-    return wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-        lambda e, _: e[1]
-    )
-
-
 def _keyed(data=(("A", 500), ("A", 1500)), arrivals=(0, 100), env=None):
     env = env or wv.StreamExecutionEnvironment()
     stream = (
         env.from_collection(list(data), arrival_times=list(arrivals))
-        .assign_timestamps_and_watermarks(_strategy())
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
     )
     return env, stream
@@ -349,11 +345,7 @@ def _windowed(function: str, fn, *, trace: bool = True, batches: bool = True):
     env = wv.StreamExecutionEnvironment(trace=trace)
     windowed = (
         env.from_collection(data, arrival_times=[0, 10, 20, 30])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e["ts"]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0, lambda e: e["ts"]))
         .key_by(lambda e: e["k"])
         .window(wv.TumblingEventTimeWindows.of(1000))
     )
@@ -600,7 +592,7 @@ def _count_by_key(keys, parallelism: int, trace: bool = True):
     env = wv.StreamExecutionEnvironment(trace=trace).set_parallelism(parallelism)
     (
         env.from_collection([(k, 100 * i) for i, k in enumerate(keys)], arrival_interval=1)
-        .assign_timestamps_and_watermarks(_strategy())
+        .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(1000))
         .aggregate(wv.CountAggregate())
@@ -612,22 +604,173 @@ def _count_by_key(keys, parallelism: int, trace: bool = True):
 PARALLELISMS = [1, 2, 3, 4, 8]
 
 
-@pytest.mark.parametrize("parallelism", PARALLELISMS)
-@pytest.mark.parametrize(
-    ("keys", "first", "second"),
-    [([1, True], "1 (int)", "True (bool)"), ([(1, "a"), (True, "a")], "(1, 'a')", "(True, 'a')")],
-)
-def test_integer_1_and_boolean_true_are_refused_together_at_every_parallelism(
-    keys, first, second, parallelism
-):
-    with pytest.raises(KeySelectionError) as info:
-        _count_by_key(keys, parallelism).execute()
-    assert f"keys {first}" in str(info.value) and f"and {second}" in str(info.value)
-    assert "are one key in Python but two in Flink" in str(info.value)
-    assert "(expected keys of one type for one value (e.g. str(key) or int(key)))" in str(
-        info.value
+def _per_key_counts(keys, parallelism: int):
+    env = wv.StreamExecutionEnvironment().set_parallelism(parallelism)
+    (
+        env.from_collection([(k, 50 * i) for i, k in enumerate(keys)], arrival_interval=1)
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
+        .sink_to("out")
     )
-    assert info.value.value == keys[1]
+    return env.execute()
+
+
+# keys Python takes for one (==, one hash) and Java for two (equals): Integer 1 / Boolean true,
+# Integer 2 / Double 2.0, Double 0.0 / -0.0 (Double.equals compares the bits), also as fields
+JAVA_PAIRS = [
+    (1, True),
+    (2, 2.0),
+    (0.0, -0.0),
+    (1.0, True),
+    ((1, "a"), (True, "a")),
+    (("a", 0.0), ("a", -0.0)),
+]
+
+
+def _shown(value: Any) -> str:
+    """A value with its type, field by field (``1`` and ``True``, ``0.0`` and ``-0.0`` differ)."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(_shown, value)) + ")"
+    return f"{type(value).__name__}:{value!r}"
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISMS)
+@pytest.mark.parametrize(("first", "second"), JAVA_PAIRS, ids=repr)
+def test_keys_equal_in_python_but_not_in_java_are_two_keys_at_every_parallelism(
+    first, second, parallelism
+):
+    """Records of ``first``, ``second``, ``first`` at 0, 50 and 100 ms, one window [0, 1000):
+    two keys, two windows, two firings, two outputs — each with the user's own key — at
+    every parallelism, each key on the subtask its Java hashCode gives."""
+    result = _per_key_counts([first, second, first], parallelism)
+    outputs = [r.value for r in result.outputs["out"]]
+    assert sorted(map(_shown, outputs)) == sorted([_shown((first, 2)), _shown((second, 1))])
+    trace = result.trace
+    fired = trace.records("fired")
+    assert sorted(_shown(r.key) for r in fired) == sorted([_shown(first), _shown(second)])
+    assert [r.window for r in fired] == [wv.TimeWindow(0, 1000)] * 2
+    # the trace tells the keys apart (its dictionary keeps them apart), and so do its filters
+    assert [_shown(r.key) for r in trace.records("element")] == list(
+        map(_shown, [first, second, first])
+    )
+    assert [r.ts for r in trace.records("element", key=first)] == [0, 100]
+    assert [r.ts for r in trace.records("element", key=second)] == [50]
+    assert [_shown(r.key) for r in trace.records("assigned", key=second)] == [_shown(second)]
+    # each key on the subtask Flink gives it (Boolean.hashCode 1231, Double.hashCode, ...)
+    subtasks = {
+        (_shown(r.key), int(r.operator.partition("#")[2] or 0)) for r in trace.records("element")
+    }
+    assert subtasks == {
+        (_shown(k), wv.assign_key_to_subtask(k, parallelism)) for k in (first, second)
+    }
+
+
+@pytest.mark.parametrize("parallelism", [1, 3])
+@pytest.mark.parametrize(("first", "second"), JAVA_PAIRS[:3], ids=repr)
+def test_session_windows_merge_per_java_key(first, second, parallelism):
+    """Session windows (a MergingWindowSet per key): ``first`` at 0 and 400 ms merge into one
+    session [0, 900); ``second`` at 200 ms is a session of its own, [200, 700)."""
+    env = wv.StreamExecutionEnvironment().set_parallelism(parallelism)
+    (
+        env.from_collection([(first, 0), (second, 200), (first, 400)], arrival_interval=1)
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(500))
+        .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert sorted(_shown(r.value) for r in result.outputs["out"]) == sorted(
+        [_shown((first, 2)), _shown((second, 1))]
+    )
+    fired = {(_shown(r.key), (r.window.start, r.window.end)) for r in result.trace.records("fired")}
+    assert fired == {(_shown(first), (0, 900)), (_shown(second), (200, 700))}
+    assert [_shown(r.key) for r in result.trace.records("merged")] == [_shown(first)]
+
+
+@pytest.mark.parametrize("parallelism", [1, 3])
+def test_the_untraced_kernel_keeps_1_and_true_apart(parallelism):
+    """The same job without a trace (the window kernel's batch loop): 1, True and 1.0 are
+    three keys, 2 and 2.0 two, 0.0 and -0.0 two."""
+    keys = [1, True, 1, 1.0, 2, 2.0, 0.0, -0.0, True]
+    result = _count_by_key(keys, parallelism, trace=False).execute()
+    assert sorted(r.value for r in result.outputs["out"]) == [1, 1, 1, 1, 1, 2, 2]
+
+
+def test_nan_is_one_key_as_java_double_equals_takes_it():
+    """Java's Double.equals takes every NaN for one key (doubleToLongBits: the canonical NaN)."""
+    other_nan = struct.unpack(">d", bytes.fromhex("7ff0000000000001"))[0]
+    result = _per_key_counts([float("nan"), 1.5, other_nan], 1)
+    assert sorted(repr(r.value) for r in result.outputs["out"]) == ["(1.5, 1)", "(nan, 2)"]
+    assert [repr(r.key) for r in result.trace.records("fired")] == ["nan", "1.5"]
+
+
+class _KeysAndTimers(wv.KeyedProcessFunction):
+    """Counts per key in keyed state; a timer 10 ms after each record says the key and count."""
+
+    def process_element(self, value, ctx, out):
+        ctx.update_state("n", (ctx.state("n") or 0) + 1)
+        ctx.timer_service().register_event_time_timer(value[1] + 10)
+
+    def on_timer(self, timestamp, ctx, out):
+        out.collect((ctx.get_current_key(), ctx.state("n"), timestamp))
+
+
+@pytest.mark.parametrize("parallelism", [1, 2, 4])
+def test_keyed_state_timers_and_the_current_key_keep_1_and_true_apart(parallelism):
+    env = wv.StreamExecutionEnvironment().set_parallelism(parallelism)
+    (
+        env.from_collection([(1, 0), (True, 0), (1, 5), (-0.0, 5), (0.0, 5)])
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .process(_KeysAndTimers())
+        .sink_to("out")
+    )
+    result = env.execute()
+    outputs = sorted(map(_shown, (r.value for r in result.outputs["out"])))
+    assert outputs == sorted(
+        map(_shown, [(1, 2, 10), (1, 2, 15), (True, 1, 10), (-0.0, 1, 15), (0.0, 1, 15)])
+    )
+    fired = result.trace.records("timer_fired")
+    assert sorted(_shown((r.key, r.ts)) for r in fired) == sorted(
+        map(_shown, [(1, 10), (1, 15), (True, 10), (-0.0, 15), (0.0, 15)])
+    )
+
+
+def test_a_restore_keeps_1_and_true_apart():
+    """A checkpoint after two records holds the windows of 1 and True apart; the job fails
+    after three and the restore gives the same outputs as the run without a failure."""
+
+    def job():
+        env = wv.StreamExecutionEnvironment()
+        (
+            env.from_collection([(1, 0), (True, 100), (1, 200), (True, 300)], arrival_interval=1)
+            .assign_timestamps_and_watermarks(bounded(0))
+            .key_by(lambda e: e[0])
+            .window(wv.TumblingEventTimeWindows.of(1000))
+            .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
+            .sink_to("out")
+        )
+        return env
+
+    expected = job().execute()
+    result = job().enable_checkpointing(at_records=[2]).execute(fail_at=3)
+    assert len(result.restores) == 1
+    shown = [_shown(r.value) for r in result.outputs["out"]]
+    assert shown == [_shown(r.value) for r in expected.outputs["out"]]
+    assert sorted(shown) == sorted([_shown((1, 2)), _shown((True, 2))])
+
+
+def test_why_fired_asks_about_true_not_1():
+    result = _per_key_counts([1, True, 1], 1)
+    ones = wv.why_fired(result.trace, 1, (0, 1000))
+    trues = wv.why_fired(result.trace, True, (0, 1000))
+    assert ones.question == "Why did window [0, 1000) of key 1 fire when it did?"
+    assert trues.question == "Why did window [0, 1000) of key True fire when it did?"
+    assert len(ones.table) == len(trues.table) == 1
+    assert wv.why_not_fired(result.trace, 1.0, (0, 1000)).sentence != ones.sentence
 
 
 @pytest.mark.parametrize("parallelism", PARALLELISMS)
@@ -635,12 +778,6 @@ def test_integer_1_and_boolean_true_are_refused_together_at_every_parallelism(
     ("key", "words"),
     [
         (None, "Assigned key must not be null!"),
-        (
-            float("nan"),
-            "a NaN key: Java's Double.equals takes every NaN for one key, but NaN != NaN "
-            "in Python and winviz keys state by Python equality",
-        ),
-        (("a", float("nan")), "a NaN key"),
         (b"a", "no Java hashCode rule for key type bytes"),
         ([1], "a key must be hashable; list is not"),
     ],
@@ -664,19 +801,6 @@ def test_int_keys_and_tuple_keys_of_one_type_give_the_same_counts_at_every_paral
     assert sorted(r.value for r in result.outputs["out"]) == [1, 2, 2]
 
 
-def _per_key_counts(keys, parallelism: int):
-    env = wv.StreamExecutionEnvironment().set_parallelism(parallelism)
-    (
-        env.from_collection([(k, 50 * i) for i, k in enumerate(keys)], arrival_interval=1)
-        .assign_timestamps_and_watermarks(_strategy())
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
-        .sink_to("out")
-    )
-    return env.execute()
-
-
 FLOAT_KEYS = [1.5, -0.0, 2.0, 1.5, 3.08, float("inf"), 2.0, -2.5, 1.5, ("a", 0.25), ("a", 0.25)]
 
 
@@ -697,42 +821,11 @@ def test_float_keys_are_doubles_at_every_parallelism(parallelism):
     assert subtasks == {(k, wv.assign_key_to_subtask(k, parallelism)) for k in expected}
 
 
-@pytest.mark.parametrize("parallelism", [1, 4])
-@pytest.mark.parametrize(
-    ("keys", "message"),
-    [
-        (
-            [2, 2.0],
-            "keys 2 (int) and 2.0 (float) are one key in Python but two in Flink (Java's "
-            "equals tells their types apart, at every parallelism)",
-        ),
-        (
-            [1.0, True],
-            "keys 1.0 (float) and True (bool) are one key in Python but two in Flink",
-        ),
-        (
-            [0.0, -0.0],
-            "keys 0.0 (float) and -0.0 (float) are one key in Python but two in Flink (Java's "
-            "Double.equals compares the bits, and 0.0 and -0.0 differ, at every parallelism)",
-        ),
-        (
-            [("a", -0.0), ("a", 0)],
-            "keys ('a', -0.0) (tuple) and ('a', 0) (tuple) are one key in Python but two",
-        ),
-    ],
-)
-def test_numbers_python_takes_for_one_key_and_java_for_two_are_refused(keys, message, parallelism):
-    with pytest.raises(KeySelectionError) as info:
-        _per_key_counts(keys, parallelism)
-    assert message in str(info.value)
-    assert repr(info.value.value) == repr(keys[1]) and "record 1" in str(info.value)
-
-
 def test_window_all_keeps_its_single_key():
     env = wv.StreamExecutionEnvironment()
     (
         env.from_collection([("a", 1), ("b", 5)])
-        .assign_timestamps_and_watermarks(_strategy())
+        .assign_timestamps_and_watermarks(bounded(0))
         .window_all(wv.TumblingEventTimeWindows.of(10))
         .aggregate(wv.CountAggregate())
         .sink_to("out")
@@ -758,11 +851,7 @@ def test_a_map_changing_its_input_changes_neither_the_trace_nor_the_callers_data
     (
         env.from_collection(data, arrival_times=[0, 1])
         .map(stamp)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e["ts"]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(0, lambda e: e["ts"]))
         .key_by(lambda e: e["k"])
         .window(wv.TumblingEventTimeWindows.of(1000))
         .reduce(add_in_place)

@@ -15,14 +15,17 @@ from typing import Any
 
 import pytest
 
-from winviz.errors import InputError
+from winviz.errors import InputError, KeySelectionError
 from winviz.keygroups import (
+    JavaKey,
+    KeyRule,
     assign_key_to_subtask,
     assign_to_key_group,
     compute_default_max_parallelism,
     java_hash_code,
     murmur_hash,
     operator_index_for_key_group,
+    user_key,
 )
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -266,8 +269,8 @@ def test_double_keys_hash_as_java_doubles(key: float, code: int, group: int, sub
 
 
 def test_every_nan_hashes_as_the_canonical_nan() -> None:
-    """doubleToLongBits maps every NaN to 0x7ff8000000000000L: hashCode 2146959360 (the key
-    rule still refuses NaN keys: see tests/test_bad_inputs.py)."""
+    """doubleToLongBits maps every NaN to 0x7ff8000000000000L: hashCode 2146959360 (and
+    Double.equals takes every NaN for one key: see test_the_key_rule_keeps_java_keys_apart)."""
     other_nan = struct.unpack(">d", bytes.fromhex("7ff0000000000001"))[0]
     assert other_nan != other_nan
     assert java_hash_code(float("nan")) == java_hash_code(other_nan) == 2146959360
@@ -310,3 +313,84 @@ def test_assign_key_to_subtask_rejects_zero_max_parallelism() -> None:
     it must not silently fall back to the default."""
     with pytest.raises(InputError):
         assign_key_to_subtask("a", 2, 0)
+
+
+# -- the key rule: Java's equals at every parallelism --------------------------------------
+
+OTHER_NAN = struct.unpack(">d", bytes.fromhex("7ff0000000000001"))[0]
+
+# keys, and which of them are one Java key (same group number)
+JAVA_KEYS = [
+    (1, 0), (True, 1), (1.0, 2), (1, 0),
+    (2, 3), (2.0, 4), (2**40, 5), (float(2**40), 6),
+    (0, 7), (False, 8), (0.0, 9), (-0.0, 10), (0.0, 9),
+    (float("nan"), 11), (OTHER_NAN, 11),
+    ("1", 12), (None, None),
+    ((1, "a"), 13), ((True, "a"), 14), ((1.0, "a"), 15), ((1, "a"), 13),
+    (("a", 0.0), 16), (("a", -0.0), 17), (("a", 0), 18),
+    ((1, (2, True)), 19), ((1, (2, 1)), 20), ((1, None), 21),
+]  # fmt: skip
+
+
+def test_the_key_rule_keeps_java_keys_apart() -> None:
+    """Internal keys are equal exactly when Java's ``equals`` says so (Integer 1, Boolean
+    true and Double 1.0 are three keys; Double 0.0 and -0.0 two; every NaN one), and each
+    gives the user's own key back."""
+    rule = KeyRule(window_all=True)  # (which takes None: every record of a window_all)
+    internal = [rule.internal_key(k) for k, _ in JAVA_KEYS]
+    for (key, group), ikey in zip(JAVA_KEYS, internal, strict=True):
+        assert user_key(ikey) is key
+        for (other, other_group), other_ikey in zip(JAVA_KEYS, internal, strict=True):
+            same = group == other_group
+            assert (ikey == other_ikey) is same, (key, other)
+            if same:
+                assert hash(ikey) == hash(other_ikey)
+    assert len(set(internal)) == len({g for _, g in JAVA_KEYS})
+
+
+def test_internal_keys_of_str_int_and_their_tuples_are_the_keys_themselves() -> None:
+    """The common case costs nothing: Python's equality is Java's there."""
+    rule = KeyRule()
+    for key in ("a", 7, -(2**63), 2**63 - 1, ("a", 1), ("a", (1, None)), ()):
+        assert rule.internal_key(key) is key
+    for key in (True, 1.5, ("a", 1.5), ("a", (1, False))):
+        assert isinstance(rule.internal_key(key), JavaKey)
+        assert repr(rule.internal_key(key)) == repr(key)
+
+
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        (None, "Assigned key must not be null!"),
+        ([1], "a key must be hashable; list is not"),
+        (("a", [1]), "a key must be hashable; tuple is not"),
+        (b"a", "no Java hashCode rule for key type bytes"),
+        (("a", b"x"), "its field b'x': no Java hashCode rule for key type bytes"),
+        (2**63, "an int key must fit Java's long"),
+        (("a", 2**63), "its field 9223372036854775808: an int key must fit Java's long"),
+        (int, "no Java hashCode rule for key type type"),
+    ],
+)
+def test_the_key_rule_refuses_what_flink_cannot_take(key: Any, words: str) -> None:
+    with pytest.raises(KeySelectionError) as info:
+        KeyRule().internal_key(key, 4)
+    assert words in str(info.value)
+    assert "record 4" in str(info.value) and info.value.value is key
+
+
+def test_the_key_by_partitioner_routes_1_and_true_apart_whatever_came_first() -> None:
+    """Its cache of key groups never hands ``True`` the group of ``1`` (or -0.0 that of
+    0.0), with or without the internal key (the conformance runner routes without one)."""
+    from winviz.partitioners import KeyGroupStreamPartitioner
+
+    rule = KeyRule()
+    keys = [1, True, 1.0, 0.0, -0.0, (1, "a"), (True, "a"), "a"]
+    for with_internal in (False, True):
+        p = KeyGroupStreamPartitioner(lambda k: k, 3, 128)
+        for key in keys + keys[::-1]:
+            internal = rule.internal_key(key) if with_internal else None
+            group, channel = p.route(key, internal)
+            assert group == assign_to_key_group(key, 128)
+            assert channel == assign_key_to_subtask(key, 3, 128)
+    assert assign_to_key_group(True, 128) != assign_to_key_group(1, 128)
+    assert assign_to_key_group(-0.0, 128) != assign_to_key_group(0.0, 128)

@@ -30,7 +30,7 @@ def hostile() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def hostile_specs(hostile) -> dict[str, dict[str, Any]]:
-    return {name: export._spec(chart) for name, chart in hostile.items()}
+    return {name: export.chart_spec(chart) for name, chart in hostile.items()}
 
 
 # -- script_json ---------------------------------------------------------------------------
@@ -227,13 +227,13 @@ def test_save_html_of_hostile_charts(name, hostile, hostile_specs, tmp_path) -> 
 def test_save_html_title_is_text(hostile, tmp_path) -> None:
     chart = hostile["propagation_chart"]
     page = export.save_html(chart, tmp_path / "p.html", title=hj.SCRIPT).read_text("utf-8")
-    _assert_safe(page, [export._spec(chart)])
+    _assert_safe(page, [export.chart_spec(chart)])
     assert f"<title>{html.escape(hj.SCRIPT)}</title>" in page
 
 
 def test_iframe_renderer_nests_the_same_safe_page(hostile, hostile_specs) -> None:
-    spec = export._spec(hostile["scrubber"])
-    out = export._iframe_renderer({"$schema": "x", **spec})["text/html"]
+    spec = export.chart_spec(hostile["scrubber"])
+    out = export.iframe_renderer({"$schema": "x", **spec})["text/html"]
     assert out.startswith('<iframe srcdoc="') and 'sandbox="allow-scripts"' in out
     # the attribute holds no character that could end it or open a tag
     attr = out[len('<iframe srcdoc="') : out.index('" style=')]
@@ -347,7 +347,7 @@ def test_no_expression_holds_a_data_value(hostile_specs) -> None:
     """Filters and conditions compare fields to parameters: neither the Vega-Lite specs nor
     the Vega they compile to (vl-convert) have an expression with a hostile value in it."""
     for name, spec in hostile_specs.items():
-        vega = vlc.vegalite_to_vega(spec, vl_version=pages._vl_version())
+        vega = vlc.vegalite_to_vega(spec, vl_version=pages.vega_lite_version())
         found = _expressions(spec) + _expressions(vega)
         assert len(found) > 5, name  # the walk finds the charts' own expressions
         bad = [e for e in found if any(m in e for m in MARKERS) or "win " in e]
@@ -362,7 +362,7 @@ def test_the_guard_catches_a_sort_array() -> None:
         "mark": "point",
         "encoding": {"y": {"field": "k", "type": "nominal", "sort": [hj.IMG]}},
     }
-    vega = vlc.vegalite_to_vega(spec, vl_version=pages._vl_version())
+    vega = vlc.vegalite_to_vega(spec, vl_version=pages.vega_lite_version())
     assert any("<img" in e for e in _expressions(vega))
 
 

@@ -25,6 +25,7 @@ import json
 import altair as alt
 import ipywidgets as widgets
 import pytest
+from jobs import RECORDS, counts
 
 import winviz as wv
 from winviz.errors import InputError
@@ -37,31 +38,9 @@ from winviz.viz.explore import (
     explore,
     summarize,
 )
-from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, _export_renderer, _spec
+from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, chart_spec, export_renderer
 
-RECORDS = [("a", 1000), ("a", 2500), ("a", 6000), ("a", 4000), ("a", 12000), ("a", 3000)]
-ARRIVALS = [0, 100, 200, 300, 400, 500]
 MAX = wv.MAX
-
-
-def counts(records, bound=1000, lateness=0, size=5000):
-    env = wv.StreamExecutionEnvironment()
-    late = wv.OutputTag("late")
-    (
-        env.from_collection(records, arrival_times=ARRIVALS)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(size))
-        .allowed_lateness(lateness)
-        .side_output_late_data(late)
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
-    )
-    return env.execute()
 
 
 class Recorder:
@@ -401,7 +380,7 @@ def test_for_a_lesson_page_the_explorer_gives_its_runs_on_the_slider_grid(explor
     ex.set(bound=500)
     active = alt.renderers.active
     if EXPORT_RENDERER not in alt.renderers.names():
-        alt.renderers.register(EXPORT_RENDERER, _export_renderer)
+        alt.renderers.register(EXPORT_RENDERER, export_renderer)
     alt.renderers.enable(EXPORT_RENDERER)
     try:
         bundle = ex._repr_mimebundle_()
@@ -417,7 +396,7 @@ def test_for_a_lesson_page_the_explorer_gives_its_runs_on_the_slider_grid(explor
         ["2000", "5000", "10000"],
     ]
     lesson = grid.decode(payload["blobs"][payload["runs"][(1 * 4 + 0) * 3 + 1]])
-    assert same(lesson["specs"][1], _spec(timeline(ex.result)))
+    assert same(lesson["specs"][1], chart_spec(timeline(ex.result)))
     assert lesson["status"] == ex.last_summary.text()
     assert ex.values == {"bound": 500, "lateness": 0, "size": 5000}
     assert bundle["text/plain"].startswith(repr(ex))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 import pytest
+from jobs import RECORDS, counts
 
-from tests.test_viz_explore import RECORDS, counts
 from winviz.viz import grid, lessons
 from winviz.viz.explore import explore, make_control
 from winviz.viz.grid import Control, control_of, plan, thin
@@ -86,7 +86,7 @@ def test_export_grid_runs_every_point_with_the_explorers_own_charts() -> None:
         for s, size in enumerate((5000, 10000)):
             run = grid.decode(out.blobs[out.runs[2 * b + s]])
             expected = ex.compute({"bound": bound, "size": size})
-            assert run["specs"] == [grid._spec_fast(c) for c in expected.charts]
+            assert run["specs"] == [grid.spec_unvalidated(c) for c in expected.charts]
             assert run["status"] == expected.summary.text() and run["error"] is False
     # the explorer itself is untouched: same values, one run (its first)
     assert ex.values == {"bound": 1000, "size": 5000} and ex.runs == 1
@@ -133,12 +133,12 @@ def test_the_byte_budget_thins_further_then_falls_back() -> None:
 def test_a_page_holds_the_runs_or_says_why_not() -> None:
     ex = explore(counts, RECORDS, bound=(0, 2000, 1000), size=[5000, 10000], charts=("timeline",))
     payload = grid.export_grid(ex).payload()
-    markup, used = lessons._explorer_html({"text/plain": "x"}, payload, grid.MAX_BYTES)
+    markup, used = lessons.explorer_html({"text/plain": "x"}, payload, grid.MAX_BYTES)
     assert used == sum(map(len, payload["blobs"])) and markup.count("winviz-chart") == 1
     assert "for every one of its 6 combinations" in markup
     assert 'class="winviz-explorer-data"' in markup
     # too little room left on the page: the lesson's run as plain charts and the sizes
-    markup, used = lessons._explorer_html({"text/plain": "x"}, payload, 1000)
+    markup, used = lessons.explorer_html({"text/plain": "x"}, payload, 1000)
     assert used == 0 and 'class="winviz-explorer-data"' not in markup
     mb = sum(map(len, payload["blobs"])) / 1e6
     assert (
@@ -147,7 +147,7 @@ def test_a_page_holds_the_runs_or_says_why_not() -> None:
     )
     assert markup.count('<div class="winviz-chart">') == 1
     lesson = grid.decode(payload["blobs"][payload["runs"][2]])["specs"][0]
-    assert lessons._chart_html(lesson) in markup
+    assert lessons.chart_html(lesson) in markup
 
 
 def test_external_resources_looks_inside_the_precomputed_runs() -> None:

@@ -99,14 +99,23 @@ def test_layers_and_encodings(fixed) -> None:
     # no meaning on colour alone: every channel has its own dash
     assert op_line["encoding"]["strokeDash"]["scale"]["range"] == [[1, 0], [6, 3], [2, 2]]
     assert idle["encoding"]["color"] == color  # the shade is the channel's colour
+    # the axes span the trace's watermark records, 3 % padding each side (palette.time_axis);
+    # the end-of-input MAX is drawn on the top edge
+    records = fixed.trace.records("watermark", operator="watermarks")
+    procs = [r.proc_time for r in records]
+    finite = [r.watermark for r in records if r.watermark != wv.MAX]
+    x_pad = round(0.03 * (max(procs) - min(procs)))
+    y_pad = round(0.03 * (max(finite) - min(finite)))
     assert op_line["encoding"]["x"]["scale"] == {
-        "domain": [146, 2054],
+        "domain": [min(procs) - x_pad, max(procs) + x_pad],
         "nice": False,
         "zero": False,
     }
     assert op_line["encoding"]["x"]["axis"]["title"] == "processing time (ms)"
     assert op_line["encoding"]["y"]["axis"]["title"] == "watermark (event time) (ms)"
-    assert op_line["encoding"]["y"]["scale"]["domain"] == [27, 2571]
+    y_domain = op_line["encoding"]["y"]["scale"]["domain"]
+    assert y_domain == [min(finite) - y_pad, max(finite) + y_pad]
+    assert max(p["y"] for p in data(spec, points)) == y_domain[1]  # MAX, on the top edge
     assert op_line["encoding"]["order"] == {"field": "i", "type": "quantitative"}
     assert [t["field"] for t in points["encoding"]["tooltip"]] == [
         "line",
@@ -356,10 +365,17 @@ def test_svg_render_shows_idle_span_and_minimum(fixed) -> None:
     # the shade spans the full panel height (260 px) from 1,400 to 2,000 ms
     rect = re.search(r'aria-label="x: 1,400; x2: 2000[^"]*"[^>]*d="M([\d.]+),0h([\d.]+)v260', svg)
     assert rect is not None
-    assert round(float(rect.group(2)), 2) == round(600 / (2054 - 146) * 640, 2)
+    lo, hi = propagation_chart(fixed).to_dict()["layer"][1]["encoding"]["x"]["scale"]["domain"]
+    assert round(float(rect.group(2)), 2) == round(600 / (hi - lo) * 640, 2)
     # the operator's watermark point at 1,400 ms: partition 0's 1,199 once partition 1 is idle
-    assert [s for s in labels if f"line: {OP}; seq: 42;" in s] == [
-        f"x: 1,400; y: 1,199; watermark line: {OP}; line: {OP}; seq: 42; "
+    # (its tooltip names the trace record it draws)
+    (seq,) = [
+        r.seq
+        for r in fixed.trace.records("watermark", operator="watermarks")
+        if r.proc_time == 1_400
+    ]
+    assert [s for s in labels if f"line: {OP}; seq: {seq};" in s] == [
+        f"x: 1,400; y: 1,199; watermark line: {OP}; line: {OP}; seq: {seq}; "
         "processing time: 1,400 ms; watermark: 1,199 ms; note: "
     ]
     assert len([s for s in labels if "; line: kafka[0]; seq: " in s]) == 5

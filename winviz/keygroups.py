@@ -14,18 +14,25 @@ null key.
 
 **One rule for keys at every parallelism** (``KeyRule``): a keyed operator's subtasks share
 one rule, which checks every key that is not a str, at parallelism 1 too (where no key group
-is computed). It refuses None (Flink's "Assigned key must not be null!"), NaN (Java's
-``Double.equals`` takes every NaN for one key, but ``NaN != NaN`` in Python, and winviz keys
-its state by Python equality: every NaN record would be a key of its own), unhashable values
-and types without a Java ``hashCode`` rule here, and two keys that Python takes for one but
-Java for two: ``1`` and ``True`` (Integer and Boolean), ``2`` and ``2.0`` (Integer and
-Double), ``0.0`` and ``-0.0`` (``Double.equals`` compares the bits), also as fields of
-tuples — winviz keys its state by Python equality and could not keep them apart.
+is computed). It refuses None (Flink's "Assigned key must not be null!"), unhashable values
+and types without a Java ``hashCode`` rule here, and keeps apart what Java's ``equals``
+keeps apart although Python's ``==`` does not: Integer ``1`` and Boolean ``true``, Integer
+``2`` and Double ``2.0``, Double ``0.0`` and ``-0.0`` (``Double.equals`` compares the bits of
+``doubleToLongBits``), also as fields of tuples; and, as Java, it takes every NaN for one key.
+
+**Internal keys.** The engine keys its state, window contents, timers and merging sets by a
+key's *internal key* (``KeyRule.internal_key``): the key itself when it is a str, an int or a
+tuple of str, int and None (Python's equality is Java's there: the common, fast case), else a
+``JavaKey`` — the user's key with its Java identity (type and bits per field), which compares
+and hashes by that identity. Whatever the user sees (the trace, ``get_current_key()``, the
+key a window function gets, errors) is the user's own key: ``user_key`` unwraps it. A
+checkpoint holds the internal keys (as Flink's snapshot holds each key with its type), and a
+restore gets them back as they were. A ``key_by`` exchange routes by the Java ``hashCode`` of
+the user's key and caches key groups by the internal key.
 """
 
 from __future__ import annotations
 
-import math
 import struct
 from typing import Any
 
@@ -84,7 +91,7 @@ _CANONICAL_NAN_BITS = 0x7FF8000000000000
 def _double_hash_code(x: float) -> int:
     """``Double.hashCode``: ``(int) (bits ^ (bits >>> 32))`` of ``doubleToLongBits(x)``
     (which maps every NaN to the canonical ``0x7ff8000000000000L``)."""
-    bits = _CANONICAL_NAN_BITS if x != x else struct.unpack(">Q", struct.pack(">d", x))[0]
+    bits = _double_bits(x)
     return _int32(bits ^ (bits >> 32))
 
 
@@ -99,108 +106,118 @@ def null_key_error(value: Any, index: int | None) -> KeySelectionError:
     )
 
 
-def _field_signature(x: Any) -> Any:
-    if x.__class__ is float and x == 0:  # Double.equals tells 0.0 and -0.0 apart
-        return (float, math.copysign(1.0, x))
-    return x.__class__
+class JavaKey(tuple):
+    """A key whose Java identity Python's ``==`` would lose (a bool, a float, or a tuple with
+    one in it): the tuple of that identity — its type and value per field, a Double by its
+    bits — so that ``JavaKey(True)`` is neither the int ``1`` nor the ``JavaKey`` of ``1.0``,
+    compared and hashed as a tuple (at C speed). No key equals one: a key cannot hold a type
+    object. ``value`` is the user's key; ``repr`` shows it."""
+
+    value: Any
+
+    def __new__(cls, identity: tuple, value: Any) -> JavaKey:
+        self = super().__new__(cls, identity)
+        self.value = value
+        return self
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # (copies and checkpoints)
+        return (tuple(self), self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
-def _signature(key: Any) -> Any:
-    """What Java tells apart among keys Python finds equal: the class (per field of a
-    tuple), and the sign of a zero Double."""
-    if key.__class__ is tuple:
-        types = tuple(map(type, key))
-        if float in types and 0.0 in key:  # a zero Double: its sign counts too
-            return tuple(map(_field_signature, key))
-        return types
-    return _field_signature(key)
+def user_key(key: Any) -> Any:
+    """The user's key of an internal key (``JavaKey.value``; any other key is itself)."""
+    return key.value if key.__class__ is JavaKey else key
 
 
-def _types(key: Any) -> Any:
-    return tuple(map(type, key)) if key.__class__ is tuple else key.__class__
+def _double_bits(x: float) -> int:
+    """``Double.doubleToLongBits``: every NaN is the canonical NaN."""
+    return _CANONICAL_NAN_BITS if x != x else struct.unpack(">Q", struct.pack(">d", x))[0]
 
 
-def _ambiguous(key: Any) -> bool:
-    """Whether a key equal to ``key`` could be another Java key: a number (Integer 1 and
-    Boolean true, Integer 2 and Double 2.0, Double 0.0 and -0.0), as the key or as a field
-    of it."""
-    if key.__class__ is tuple:
-        return any(map(_ambiguous, key))
-    return key.__class__ is int or key.__class__ is bool or key.__class__ is float
+def _identity(x: Any) -> Any:
+    """A key field's Java identity: its type with its value (a Double: its bits). The type
+    objects cannot be key values themselves, so no identity equals another key's."""
+    cls = x.__class__
+    if cls is float:
+        return (float, _double_bits(x))
+    if cls is tuple:
+        return (tuple, tuple(map(_identity, x)))
+    return x if x is None else (cls, x)
 
 
-def _has_nan(key: Any) -> bool:
-    if key.__class__ is tuple:
-        return any(map(_has_nan, key))
-    return isinstance(key, float) and key != key
+def _plain(key: tuple) -> bool:
+    """Whether Python's equality is Java's for this tuple and Java can take it: every field
+    a str, None or an int in Java's long range (nested tuples likewise)."""
+    for f in key:
+        cls = f.__class__
+        if cls is str or f is None:
+            continue
+        if cls is int:
+            if not -(2**63) <= f < 2**63:
+                return False
+        elif cls is not tuple or not _plain(f):
+            return False
+    return True
 
 
 class KeyRule:
-    """Checks the keys of one keyed operator (all its subtasks) by one rule: see the module
-    docstring. ``check(key, index)`` is called for every key that is not a str."""
+    """The keys of one keyed operator (all its subtasks), by one rule: see the module
+    docstring. ``internal_key(key, index)`` is called for every key that is not a str."""
 
     def __init__(self, *, window_all: bool = False) -> None:
-        # key -> (its signature when ambiguous, else None; the first key object)
-        self._known: dict[Any, tuple[Any, Any]] = {}
         self.window_all = window_all
         """``window_all``: every record has the key None (Flink keys them by the byte 0)."""
+        self._doubles: dict[float, JavaKey] = {}
+        """The internal keys of the float keys met (but zeros and NaN), made once each."""
 
-    def check(self, key: Any, index: int | None = None) -> None:
-        if key is None and self.window_all:
-            return
+    def internal_key(self, key: Any, index: int | None = None) -> Any:
+        """The key the engine keeps state and timers by (see the module docstring); refuses a
+        key Flink could not take, naming the record ``index``."""
+        cls = key.__class__
+        if cls is int:
+            if -(2**63) <= key < 2**63:
+                return key
+        elif cls is str:
+            return key
+        elif cls is bool:
+            return _TRUE if key else _FALSE
+        elif cls is float:
+            if key and key == key:  # not a zero, not NaN: here == is Double.equals
+                internal = self._doubles.get(key)
+                if internal is None:
+                    internal = self._doubles[key] = JavaKey((float, _double_bits(key)), key)
+                return internal
+            return JavaKey((float, _double_bits(key)), key)
+        elif cls is tuple:
+            if _plain(key):
+                return key
+            try:
+                java_hash_code(key)
+            except InputError:
+                pass  # refused below, with the reason
+            else:
+                return JavaKey(_identity(key), key)
+        elif key is None and self.window_all:
+            return None
+        raise self._refusal(key, index)
+
+    @staticmethod
+    def _refusal(key: Any, index: int | None) -> KeySelectionError:
+        if key is None:
+            return null_key_error(key, index)
         try:
-            known = self._known.get(key)
+            hash(key)
         except TypeError:
-            raise KeySelectionError(
+            return KeySelectionError(
                 f"a key must be hashable; {type(key).__name__} is not (Flink needs hashCode "
                 "and equals)",
                 index=index,
                 field="key",
                 value=key,
-                expected="a str, int, bool or a tuple of those (e.g. tuple(the list))",
-            ) from None
-        if known is None:
-            self._first(key, index)
-            return
-        sig = known[0]  # a plain number key: its class (one identity test)
-        if sig is None or sig is key.__class__:
-            return
-        if key.__class__ is tuple and sig == tuple(map(type, key)):  # no zero Double in it
-            return
-        if sig != _signature(key):
-            first = known[1]
-            same_types = _types(first) == _types(key)  # only a zero's sign differs
-            why = (
-                "Java's Double.equals compares the bits, and 0.0 and -0.0 differ"
-                if same_types
-                else "Java's equals tells their types apart"
-            )
-            raise KeySelectionError(
-                f"keys {first!r} ({type(first).__name__}) and {key!r} ({type(key).__name__}) "
-                f"are one key in Python but two in Flink ({why}, at every parallelism); "
-                "winviz keys state by Python equality and cannot keep them apart",
-                index=index,
-                field="key",
-                value=key,
-                expected=(
-                    "zeros of one sign (e.g. key + 0.0 turns -0.0 into 0.0)"
-                    if same_types
-                    else "keys of one type for one value (e.g. str(key) or int(key))"
-                ),
-            )
-
-    def _first(self, key: Any, index: int | None) -> None:
-        if key is None:
-            raise null_key_error(key, index)
-        if _has_nan(key):
-            raise KeySelectionError(
-                "a NaN key: Java's Double.equals takes every NaN for one key, but NaN != NaN "
-                "in Python and winviz keys state by Python equality, so every NaN record "
-                "would be a key of its own",
-                index=index,
-                field="key",
-                value=key,
-                expected="a key without NaN",
+                expected="a str, int, bool, float or a tuple of those (e.g. tuple(the list))",
             )
         try:
             java_hash_code(key)
@@ -208,9 +225,12 @@ class KeyRule:
             text = str(exc).removeprefix(f"value {exc.value!r}: ")
             if exc.value is not key:
                 text = f"its field {exc.value!r}: {text}"
-            raise KeySelectionError(text, index=index, field="key", value=key) from None
-        # the signature only where another Java key could be equal (1 / True / 1.0, 0.0 / -0.0)
-        self._known[key] = (_signature(key) if _ambiguous(key) else None, key)
+            return KeySelectionError(text, index=index, field="key", value=key)
+        raise AssertionError(f"key {key!r} is valid")  # pragma: no cover - callers refuse
+
+
+_TRUE = JavaKey((bool, True), True)
+_FALSE = JavaKey((bool, False), False)
 
 
 def _bit_mix(x: int) -> int:

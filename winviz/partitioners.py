@@ -82,22 +82,26 @@ class RebalancePartitioner:
 @dataclass
 class KeyGroupStreamPartitioner:
     """``key_by``: key → key group (with the downstream's ``max_parallelism``) → subtask.
-    Key groups of keys already seen are cached (the hash is pure)."""
+    Key groups of keys already seen are cached (the hash is pure), by their internal key
+    (``winviz.keygroups.KeyRule``): ``1`` and ``True`` hash apart, as in Java."""
 
     key_selector: Callable[[Any], Any]
     num_channels: int
     max_parallelism: int
     _cache: dict[Any, tuple[int, int]] = field(default_factory=dict, repr=False)
 
-    def route(self, key: Any) -> tuple[int, int]:
-        """``(key_group, channel)`` of a key."""
-        try:
-            hit = self._cache.get(key)
-        except TypeError:  # unhashable: assign_to_key_group names the value it cannot hash
-            hit = None
+    def route(self, key: Any, internal: Any = None) -> tuple[int, int]:
+        """``(key_group, channel)`` of a key; ``internal`` its internal key when it is not the
+        key itself (the cache's key). Without one, only a str or int key is cached: Python's
+        equality merges keys that Java keeps apart (``1`` and ``True``, ``0.0`` and
+        ``-0.0``)."""
+        cached = internal is not None or key.__class__ is str or key.__class__ is int
+        cache_key = key if internal is None else internal
+        hit = self._cache.get(cache_key) if cached else None
         if hit is None:
             group = assign_to_key_group(key, self.max_parallelism)
             channel = operator_index_for_key_group(self.max_parallelism, self.num_channels, group)
             hit = (group, channel)
-            self._cache[key] = hit
+            if cached:
+                self._cache[cache_key] = hit
         return hit

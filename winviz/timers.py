@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError, LongRangeError, TimerLoopError
+from winviz.keygroups import user_key
 from winviz.time import MAX, MIN, format_ms
 
 EVENT = "event"
@@ -422,7 +423,7 @@ def budget_error(
         f"{budget} firings per key and namespace in one advance).",
         operator=operator,
         domain=domain,
-        key=timer.key,
+        key=user_key(timer.key),
         namespace=timer.namespace,
         timestamp=timer.timestamp,
     )

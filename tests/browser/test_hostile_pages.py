@@ -108,7 +108,7 @@ def test_tooltips_show_hostile_keys_as_text(saved, page) -> None:
 
 
 def test_inline_iframe_renderer(hostile, tmp_path, page) -> None:
-    html = export._iframe_renderer(hostile["scrubber"].to_dict())["text/html"]
+    html = export.iframe_renderer(hostile["scrubber"].to_dict())["text/html"]
     host = tmp_path / "host.html"
     host.write_text(
         f'<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>{html}</body></html>',

@@ -13,6 +13,7 @@ from typing import Any
 
 from winviz.errors import UserFunctionError, WinvizError
 from winviz.functions import OutputTag
+from winviz.keygroups import user_key
 from winviz.operators.batch import Batch
 from winviz.time import MIN
 from winviz.timers import DEFAULT_FIRING_BUDGET
@@ -29,6 +30,9 @@ class JobContext:
     record_index: int | None = None
     partition: int | None = None
     now: int = MIN
+    """The job's one simulated processing clock. The runtime and the batch loops move it (a
+    record's arrival); operators read it as ``current_processing_time()`` (Flink's
+    ``getCurrentProcessingTime``), a timer service as its ``current_processing_time``."""
     metrics: dict[str, dict[str, int]] = field(default_factory=dict)
     timer_firing_budget: int = DEFAULT_FIRING_BUDGET
     """``InternalTimerService.firing_budget`` of every timer service of the job."""
@@ -193,7 +197,7 @@ class StreamOperator:
                 self.current_processing_time(),
                 self._watermark,
                 self.name,
-                self.current_key,
+                user_key(self.current_key),
                 None,
                 ts,
                 value,

@@ -90,7 +90,7 @@ class _TwoInputs:
         if op.trace is not None:
             op.trace.emit(
                 kind,
-                op.job.now,
+                op.current_processing_time(),
                 op.current_watermark(),
                 op.name,
                 None,
@@ -133,7 +133,7 @@ class _TwoInputs:
             if op.trace is not None:
                 op.trace.emit(
                     "idle" if idle else "active",
-                    op.job.now,
+                    op.current_processing_time(),
                     op.current_watermark(),
                     op.name,
                     None,
@@ -206,7 +206,7 @@ class _NoTimers:
         return self._op.current_watermark()
 
     def current_processing_time(self) -> int:
-        return self._op.job.now
+        return self._op.current_processing_time()
 
     def _refuse_set(self, *_: Any) -> None:
         raise UnsupportedOperationError("Setting timers is only supported on a keyed streams.")
@@ -259,7 +259,14 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
         self.metrics["num_records_in"] += 1
         if self.trace is not None:
             self.trace.emit(
-                "element", self.job.now, self._watermark, self.name, None, None, ts, value
+                "element",
+                self.current_processing_time(),
+                self._watermark,
+                self.name,
+                None,
+                None,
+                ts,
+                value,
             )
         self.ctx._timestamp = ts
         self.collector.timestamp = ts
@@ -280,7 +287,7 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
         if self.trace is not None:
             self.trace.emit(
                 "side_output",
-                self.job.now,
+                self.current_processing_time(),
                 self._watermark,
                 self.name,
                 None,

@@ -19,7 +19,7 @@ from typing import Any
 
 from winviz.copies import copy_record
 from winviz.errors import InputError, UserFunctionError, WinvizError
-from winviz.keygroups import null_key_error
+from winviz.keygroups import KeyRule, null_key_error
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch
 from winviz.partitioners import HASH, KeyGroupStreamPartitioner, RebalancePartitioner
@@ -50,9 +50,10 @@ class Exchange:
         self.traced = traced
         self.gates: list[Any] | None = None
         self.channel_index = 0
-        self.key_rule: Any = None
-        """The receiving keyed operator's ``KeyRule`` (``key_by``): keys are checked here
-        by the rule they meet at parallelism 1."""
+        self.key_rule = KeyRule()
+        """The receiving keyed operator's ``KeyRule`` (``key_by``; a rule of its own when the
+        receiver is not keyed): keys are checked here by the rule they meet at parallelism 1,
+        and routed by their internal key."""
 
     def _route(self, value: Any) -> tuple[Any, int, int | None]:
         """(key, channel, key group) of one record."""
@@ -74,10 +75,11 @@ class Exchange:
             ) from exc
         if key is None:  # Flink: "Assigned key must not be null!"
             raise null_key_error(value, job.record_index)
-        if key.__class__ is not str and self.key_rule is not None:
-            self.key_rule.check(key, job.record_index)  # the receiving operator's rule
+        internal = None  # the key's internal key (winviz.keygroups), when it is not the key
+        if key.__class__ is not str:
+            internal = self.key_rule.internal_key(key, job.record_index)  # the receiver's rule
         try:
-            group, channel = p.route(key)
+            group, channel = p.route(key, internal)
         except InputError as exc:
             raise InputError(
                 str(exc), index=job.record_index, field="key", value=key, expected=None
@@ -95,7 +97,7 @@ class Exchange:
         if up.trace is not None:
             up.trace.emit(
                 "exchange",
-                up.job.now,
+                up.current_processing_time(),
                 up.current_watermark(),
                 up.name,
                 key,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.errors import TimerLoopError
-from winviz.keygroups import KeyRule
+from winviz.keygroups import KeyRule, user_key
 from winviz.operators.base import JobContext, StreamOperator
 from winviz.state import KeyedStateBackend
 from winviz.timers import InternalTimer, InternalTimerService, budget_error
@@ -25,7 +25,8 @@ class KeyedStreamOperator(StreamOperator):
         super().__init__(name)
         self.key_selector = key_selector
         self.key_rule = KeyRule()
-        """Checks every key that is not a str (shared by the subtasks of one operator)."""
+        """Checks every key that is not a str and gives the internal key that state and timers
+        are kept by (shared by the subtasks of one operator)."""
         self.state = KeyedStateBackend()
         self.timers = InternalTimerService(self.timer_service_name, self, self, clock=self.job)
         self.timer_services = {self.timer_service_name: self.timers}
@@ -45,7 +46,7 @@ class KeyedStreamOperator(StreamOperator):
             self.timers.current_processing_time,
             self.timers.current_watermark,
             self.name,
-            key,
+            user_key(key),
             namespace,
             ts,
             (domain, namespace) if kind == "timer_fired" else (domain, namespace, flag),
@@ -121,7 +122,7 @@ class KeyedStreamOperator(StreamOperator):
             "end",
             operator=self.name,
             domain=domain,
-            key=timer.key,
+            key=user_key(timer.key),
             namespace=timer.namespace,
             timestamp=timer.timestamp,
         )

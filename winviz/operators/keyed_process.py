@@ -15,6 +15,7 @@ from typing import Any
 from winviz.copies import copy_record
 from winviz.errors import FunctionResultError, UserFunctionError, WinvizError
 from winviz.functions import Collector, KeyedProcessFunction, OutputTag, TimeDomain
+from winviz.keygroups import user_key
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.timers import InternalTimer, TimerService
 
@@ -36,7 +37,7 @@ class ProcessContext:
         return self._timer_service
 
     def get_current_key(self) -> Any:
-        return self._op.current_key
+        return user_key(self._op.current_key)
 
     def time_domain(self) -> str | None:
         """In ``on_timer``: ``TimeDomain.EVENT_TIME`` or ``TimeDomain.PROCESSING_TIME``."""
@@ -86,9 +87,12 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self.metrics["num_records_in"] += 1
         try:
             key = key_selector(copy_record(value))  # (winviz.copies: a copy)
-            if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
-                self.key_rule.check(key, self.job.record_index)
-            self.current_key = key
+            # the key state and timers are kept by (winviz.keygroups: Java's rule for keys)
+            self.current_key = (
+                key
+                if key.__class__ is str
+                else self.key_rule.internal_key(key, self.job.record_index)
+            )
             if self.trace is not None:
                 self.trace.emit(
                     "element",
@@ -110,7 +114,7 @@ class KeyedProcessOperator(KeyedStreamOperator):
             raise UserFunctionError(
                 function=method,
                 operator=self.name,
-                key=self.current_key,
+                key=user_key(self.current_key),
                 record=value,
                 index=self.job.record_index,
                 cause=exc,
@@ -128,7 +132,7 @@ class KeyedProcessOperator(KeyedStreamOperator):
             raise UserFunctionError(
                 function="on_timer",
                 operator=self.name,
-                key=timer.key,
+                key=user_key(timer.key),
                 record=timer.timestamp,
                 cause=exc,
             ) from exc
@@ -146,7 +150,7 @@ class KeyedProcessOperator(KeyedStreamOperator):
                 self.timers.current_processing_time,
                 self.timers.current_watermark,
                 self.name,
-                self.current_key,
+                user_key(self.current_key),
                 None,
                 ts,
                 (tag.id, value),

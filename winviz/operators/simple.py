@@ -100,7 +100,7 @@ class SinkOperator(StreamOperator):
                 ts,
                 (self.name, value),
             )
-        self.records.append(_new_record(Record, (value, ts, self.job.now)))
+        self.records.append(_new_record(Record, (value, ts, self.current_processing_time())))
 
     def process_watermark(self, watermark):
         if watermark > self._watermark:

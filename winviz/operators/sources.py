@@ -272,7 +272,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.strategy = strategy
         self.interval = interval
         self.normalizer = TimestampNormalizer(tz)
-        self.generator = strategy.create_generator(lambda: self.job.now)
+        self.generator = strategy.create_generator(self.current_processing_time)
         self.emitter = _Emitter(self)
         self.next_periodic: int | None = None
         self.events_since_emit = True

@@ -119,7 +119,7 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         # Flink's main output has a generator of its own; it never sees a record (they all
         # come from partitions) and matters only for a reader without partitions
         self.main_generator = self.generator
-        self.generators = [strategy.create_generator(lambda: self.job.now) for _ in ids]
+        self.generators = [strategy.create_generator(self.current_processing_time) for _ in ids]
         names = [f"{source_name}[{p}]" for p in ids]
         self.outputs = [_PartitionOutput(self, p, n, True) for p, n in zip(ids, names, strict=True)]
         self.deferred = [
@@ -132,7 +132,16 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
 
     def trace_event(self, kind: str, ts: int | None, detail: Any) -> None:
         if self.trace is not None:
-            self.trace.emit(kind, self.job.now, self._watermark, self.name, None, None, ts, detail)
+            self.trace.emit(
+                kind,
+                self.current_processing_time(),
+                self._watermark,
+                self.name,
+                None,
+                None,
+                ts,
+                detail,
+            )
 
     def combine(self) -> None:
         """Recompute the combined watermark; an increase goes on as this operator's own

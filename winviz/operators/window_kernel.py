@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING, Any
 
 from winviz.copies import copy_record
 from winviz.errors import WinvizError
+from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
@@ -244,7 +245,7 @@ class WindowKernel:
         steps without the per-window checks."""
         op = self.op
         job, key_selector, assign = op.job, op.key_selector, op.assigner.assign_windows
-        check_key = op.key_rule.check
+        internal_key = op.key_rule.internal_key
         copies = not batch.immutable
         slot_of, name, desc = op.state.slot, op.contents.name, op.contents
         reducing = isinstance(desc, ReducingStateDescriptor)
@@ -277,8 +278,8 @@ class WindowKernel:
                 else:
                     key = last_key = key_selector(value)
                     record = value
-                if key.__class__ is not str:
-                    check_key(key)
+                if key.__class__ is not str:  # (winviz.keygroups: Java's rule for keys)
+                    key = last_key = internal_key(key)
                 if ts is not None and cached_start <= ts < cached_end:
                     if cached_is_open:  # the loop below for one open window
                         current = cached_contents.get(key)
@@ -374,9 +375,10 @@ class WindowKernel:
         key = None
         try:
             key = op.key_selector(copy_record(value))
-            if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
-                op.key_rule.check(key)
-            op.current_key = key
+            # state and timers are kept by the internal key, the trace shows the user's key
+            # (winviz.keygroups: Java's rule for keys)
+            internal = key if key.__class__ is str else op.key_rule.internal_key(key)
+            op.current_key = internal
             timers = op.timers
             now, wm, name = timers.current_processing_time, timers.current_watermark, op.name
             write = op.trace.extend  # type: ignore[union-attr]
@@ -402,19 +404,21 @@ class WindowKernel:
                     continue
                 skipped = False
                 slot = slot_of(desc.name, window)
-                current = slot.get(key)
+                current = slot.get(internal)
                 record = copy_record(value)  # (winviz.copies: user functions get copies)
                 if desc.__class__ is ReducingStateDescriptor:
-                    slot[key] = new = record if current is None else desc.reduce(current, record)
+                    slot[internal] = new = (
+                        record if current is None else desc.reduce(current, record)
+                    )
                 else:
                     agg = desc.function  # type: ignore[union-attr]
-                    slot[key] = new = agg.add(
+                    slot[internal] = new = agg.add(
                         record, agg.create_accumulator() if current is None else current
                     )
                 if new is None:
-                    raise op.none_result_error(key, window, value)
+                    raise op.none_result_error(internal, window, value)
                 ctx = op.ctx
-                ctx.key, ctx.window = key, window
+                ctx.key, ctx.window = internal, window
                 if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
                     write(
                         (
@@ -422,9 +426,9 @@ class WindowKernel:
                             "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
                         )
                     )  # fmt: skip
-                    op.emit_window_contents(key, window, window, new)
+                    op.emit_window_contents(internal, window, window, new)
                     if cleanup != MAX:
-                        existed = not add_timer(key, window, cleanup)
+                        existed = not add_timer(internal, window, cleanup)
                         write(
                             (
                                 "timer_registered", now, wm, name, key, window, cleanup,
@@ -435,7 +439,9 @@ class WindowKernel:
                 details = timer_details.get(window)
                 if details is None:
                     details = timer_details[window] = _timer_details(window)
-                existed = (key, window, max_ts) in live or not add_timer(key, window, max_ts)
+                existed = (internal, window, max_ts) in live or not add_timer(
+                    internal, window, max_ts
+                )
                 if cleanup == MAX:
                     write(
                         (
@@ -447,7 +453,7 @@ class WindowKernel:
                     )  # fmt: skip
                     continue
                 # (without lateness the cleanup timer is the trigger's: de-duplicated)
-                cleanup_existed = cleanup == max_ts or not add_timer(key, window, cleanup)
+                cleanup_existed = cleanup == max_ts or not add_timer(internal, window, cleanup)
                 write(
                     (
                         "assigned", now, wm, name, key, window, ts, value,
@@ -459,7 +465,7 @@ class WindowKernel:
                     )
                 )  # fmt: skip
             if skipped and op.is_element_late(ts):
-                op.late_element(key, value, ts)
+                op.late_element(internal, value, ts)
         except WinvizError as exc:
             op.annotate(exc, key)
             raise
@@ -530,7 +536,7 @@ class WindowKernel:
         find_open_window()
         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
         done = 0
-        now = index = value = key = source_ts = None
+        now = index = value = key = internal = source_ts = None
         progress = _NOT_ON_THE_SHORT_WAY
         try:
             for now, index, value, source_ts, ts in zip(
@@ -545,23 +551,25 @@ class WindowKernel:
                     else:
                         key = key_selector(value)
                         record = value
-                    if key.__class__ is not str:
-                        op.key_rule.check(key)
+                    # (winviz.keygroups: Java's rule for keys; the trace shows the user's key)
+                    internal = key if key.__class__ is str else op.key_rule.internal_key(key)
                     progress = _KEYED
-                    current = open_contents.get(key)
+                    current = open_contents.get(internal)
                     if reducing:
-                        open_contents[key] = new = (
+                        open_contents[internal] = new = (
                             record if current is None else reduce(current, record)
                         )
                     else:
-                        open_contents[key] = new = agg.add(
+                        open_contents[internal] = new = agg.add(
                             record, agg.create_accumulator() if current is None else current
                         )
                     if new is None:
-                        raise op.none_result_error(key, open_window, value)
+                        raise op.none_result_error(internal, open_window, value)
                     if current is None:  # the window's first element for this key
-                        existed = 0 if add_timer(key, open_window, open_max_ts) else 1
-                        if not has_cleanup_timer or not add_timer(key, open_window, open_cleanup):
+                        existed = 0 if add_timer(internal, open_window, open_max_ts) else 1
+                        if not has_cleanup_timer or not add_timer(
+                            internal, open_window, open_cleanup
+                        ):
                             existed |= _CLEANUP_TIMER_EXISTED
                     else:  # both timers exist since its first element
                         existed = _BOTH_TIMERS_EXISTED
@@ -574,7 +582,7 @@ class WindowKernel:
                     packed += 1
                     progress = _NOT_ON_THE_SHORT_WAY
                     position += 1
-                    last_key, ctx_key, ctx_window = key, key, open_window
+                    last_key, ctx_key, ctx_window = internal, internal, open_window
                     continue
                 job.now, job.record_index = now, index
                 write(arrival.record(now, value, source_ts, position))
@@ -594,7 +602,7 @@ class WindowKernel:
             if progress == _SELECTING_KEY:
                 key = None
             else:
-                last_key = key
+                last_key = internal
                 write(("element", now, wm, name, key, None, ts, value))
             if isinstance(exc, WinvizError):
                 op.annotate(exc, key)
@@ -644,7 +652,7 @@ class WindowKernel:
         details: Any = None
         cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
         now = timers.current_processing_time  # (it stands still while a watermark advances)
-        key = window = None
+        key = window = shown = None
         last_window: Any = None  # the window whose max_timestamp and cleanup time these are
         max_ts = cleanup = 0
         try:
@@ -656,14 +664,15 @@ class WindowKernel:
                     cleanup = op.cleanup_time(window) if lateness else max_ts
                 fire = ts == max_ts
                 if write is not None:
+                    shown = key.value if key.__class__ is JavaKey else key  # the user's key
                     details = timer_details.get(window)
                     if details is None:
                         details = timer_details[window] = _timer_details(window)
                     write(
                         (
-                            "timer_fired", now, watermark, name, key, window, ts,
+                            "timer_fired", now, watermark, name, shown, window, ts,
                             details[2],
-                            "trigger", now, watermark, name, key, window, None,
+                            "trigger", now, watermark, name, shown, window, None,
                             _ON_EVENT_TIME_FIRE if fire else _ON_EVENT_TIME_CONTINUE,
                         )
                     )  # fmt: skip
@@ -679,7 +688,7 @@ class WindowKernel:
                     if write is not None:
                         write(
                             (
-                                "timer_deleted", now, watermark, name, key, window, max_ts,
+                                "timer_deleted", now, watermark, name, shown, window, max_ts,
                                 details[existed],
                             )
                         )  # fmt: skip
@@ -692,7 +701,7 @@ class WindowKernel:
                     if write is not None:
                         write(
                             (
-                                "cleanup", now, watermark, name, key, window, max_ts,
+                                "cleanup", now, watermark, name, shown, window, max_ts,
                                 cleanup,
                             )
                         )  # fmt: skip

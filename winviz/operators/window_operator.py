@@ -44,6 +44,7 @@ from winviz.errors import (
     WinvizError,
 )
 from winviz.functions import Collector, OutputTag
+from winviz.keygroups import user_key
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.operators.window_functions import InternalWindowFunction
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
@@ -144,9 +145,9 @@ class WindowOperator(KeyedStreamOperator):
         key = None
         try:
             key = self.key_selector(copy_record(value))  # (winviz.copies: a copy)
-            if key.__class__ is not str:  # one rule for keys (winviz.keygroups.KeyRule)
-                self.key_rule.check(key)
-            self.current_key = key
+            # the key state and timers are kept by (winviz.keygroups: Java's rule for keys)
+            internal = key if key.__class__ is str else self.key_rule.internal_key(key)
+            self.current_key = internal
             trace = self.trace
             if trace is not None:
                 trace.emit(
@@ -161,11 +162,11 @@ class WindowOperator(KeyedStreamOperator):
                 )
             windows = self.assigner.assign_windows(value, ts, self.timers.current_processing_time)
             if self.assigner.is_merging:
-                skipped = self._process_merging(key, value, ts, windows)
+                skipped = self._process_merging(internal, value, ts, windows)
             else:
-                skipped = self._process_windows(key, value, ts, windows)
+                skipped = self._process_windows(internal, value, ts, windows)
             if skipped and self.is_element_late(ts):
-                self.late_element(key, value, ts)
+                self.late_element(internal, value, ts)
         except WinvizError as exc:
             self.annotate(exc, key)
             raise
@@ -412,7 +413,7 @@ class WindowOperator(KeyedStreamOperator):
         if tracing:
             self._fired_values = []
         if self.evictor is None:
-            self.function.process(key, window, self.window_ctx, contents, self.collector)
+            self.function.process(user_key(key), window, self.window_ctx, contents, self.collector)
             count = len(contents) if isinstance(contents, list) else None
         else:
             count = self._emit_evicting(key, window, state_window, contents)
@@ -428,7 +429,11 @@ class WindowOperator(KeyedStreamOperator):
         self._trace_evicted(key, window, before, records, "before")
         values = [r.value for r in records]
         self.function.process(
-            key, window, self.window_ctx, self.function.from_elements(values), self.collector
+            user_key(key),
+            window,
+            self.window_ctx,
+            self.function.from_elements(values),
+            self.collector,
         )
         before = list(records)
         evictor.evict_after(records, len(records), window, self.window_ctx)
@@ -530,12 +535,14 @@ class WindowOperator(KeyedStreamOperator):
     # -- helpers ----------------------------------------------------------------------------
 
     def _emit_trace(self, kind: str, key: Any, window: Any, ts: int | None, detail: Any) -> None:
+        """One trace record of this operator; ``key`` an internal key (the trace shows the
+        user's key: ``winviz.keygroups.user_key``)."""
         self.trace.emit(
             kind,
             self.timers.current_processing_time,
             self.timers.current_watermark,
             self.name,
-            key,
+            user_key(key),
             window,
             ts,
             detail,
@@ -550,7 +557,7 @@ class WindowOperator(KeyedStreamOperator):
         if exc.__cause__ is None and not isinstance(exc, UserFunctionError) and exc.args:
             exc.args = (
                 f"{exc.args[0]} [operator {self.name!r}, record "
-                f"{self.job.record_index}, key {key!r}]",
+                f"{self.job.record_index}, key {user_key(key)!r}]",
             )
 
     def none_result_error(self, key: Any, window: Any, value: Any) -> FunctionResultError:
@@ -600,7 +607,7 @@ class WindowOperator(KeyedStreamOperator):
         return UserFunctionError(
             function=f"{frame.name} ({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})",
             operator=self.name,
-            key=key,
+            key=user_key(key),
             window=window if window is not None else self.ctx.window,
             record=value,
             index=self.job.record_index,
@@ -639,7 +646,7 @@ class WindowOperator(KeyedStreamOperator):
             message,
             operator=self.name,
             domain=domain,
-            key=timer.key,
+            key=user_key(timer.key),
             namespace=window,
             timestamp=time,
         )
@@ -683,7 +690,7 @@ class WindowOperator(KeyedStreamOperator):
             "(GlobalWindows.create_with_end_of_stream_trigger()).",
             operator=self.name,
             domain="event",
-            key=key,
+            key=user_key(key),
             namespace=window,
             timestamp=next_fire,
         )
@@ -706,7 +713,7 @@ class WindowOperator(KeyedStreamOperator):
             "advance).",
             operator=self.name,
             domain=domain,
-            key=timer.key,
+            key=user_key(timer.key),
             namespace=timer.namespace,
             timestamp=timer.timestamp,
         )

@@ -12,7 +12,8 @@ buffer into columns when someone reads — each column with one C-speed pass ove
 the buffer.
 
 Dictionary codes tell values apart by type as well as by value, as Java would: ``1`` and
-``True`` (equal in Python) stay two keys, and so do a ``TimeWindow`` and a plain tuple.
+``True`` (equal in Python) stay two keys, and so do a ``TimeWindow`` and a plain tuple; floats
+as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one).
 """
 
 from __future__ import annotations
@@ -250,6 +251,8 @@ def _plain_dictionary_is_exact(values: list[Any]) -> bool:
     except TypeError:
         return False
     types = set(map(type, values))  # of every value: the dict above already merged 1 and True
+    if float in types and any(v.__class__ is float and (v == 0 or v != v) for v in distinct):
+        return False  # the dict merged 0.0 and -0.0, or kept NaNs apart
     if any(issubclass(t, tuple) for t in types):
         # tuples compare element by element: (1,) == (True,); be exact only when every
         # element of every tuple is a str, an int or None (composite keys, windows)
@@ -278,6 +281,8 @@ def identity(value: Any) -> Any:
     same, element by element, for tuples, and the value's ``repr`` for unhashable ones."""
     if isinstance(value, tuple):
         return (type(value), tuple(identity(v) for v in value))
+    if value.__class__ is float:  # as Double.equals: 0.0 and -0.0 differ, every NaN is one
+        return (float, value.hex())
     try:
         hash(value)
     except TypeError:

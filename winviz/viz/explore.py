@@ -474,7 +474,7 @@ class Explorer:
         (``winviz.viz.grid``)."""
         values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
-        call = _call_text(self.pipeline, values, self.data is not NO_DATA)
+        call = call_text(self.pipeline, values, self.data is not NO_DATA)
         try:
             result = (
                 self.pipeline(**values)
@@ -612,7 +612,8 @@ def _name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
-def _call_text(fn: Callable[..., Any], values: dict[str, Any], with_data: bool) -> str:
+def call_text(fn: Callable[..., Any], values: dict[str, Any], with_data: bool) -> str:
+    """The pipeline call a run stands for, as the explorer shows it: ``fn(data, k=v, ...)``."""
     args = (["data"] if with_data else []) + [
         f"{k}={_option_label(v) if not isinstance(v, str) else repr(v)}" for k, v in values.items()
     ]

@@ -37,15 +37,11 @@ _EXTERNAL = re.compile(
 )
 
 
-def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
+def chart_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    """The chart's Vega-Lite spec as a dict, without ``$schema``."""
     spec = chart.to_dict()
     spec.pop("$schema", None)
     return spec
-
-
-def _vl_version() -> str:
-    """The Vega-Lite version of the installed Altair, as vl-convert names it ("6.4")."""
-    return pages._vl_version()
 
 
 def external_urls(page: str) -> list[str]:
@@ -56,7 +52,7 @@ def external_urls(page: str) -> list[str]:
 def html_page(chart: alt.TopLevelMixin | dict[str, Any], *, title: str = "winviz chart") -> str:
     """A self-contained HTML page showing the chart (a chart or its Vega-Lite dict;
     interactive: tooltips and sliders work), written by ``pages.chart_page``."""
-    spec = _spec(chart) if not isinstance(chart, dict) else _without_schema(chart)
+    spec = chart_spec(chart) if not isinstance(chart, dict) else _without_schema(chart)
     page = pages.chart_page([spec], title=title)
     bad = external_urls(page)
     if bad:  # pragma: no cover - guards a vl-convert change
@@ -81,13 +77,15 @@ def save_svg(chart: alt.TopLevelMixin, path: str | Path) -> Path:
 
 def svg_text(chart: alt.TopLevelMixin) -> str:
     """The chart rendered to SVG text."""
-    return vlc.vegalite_to_svg(_spec(chart), vl_version=_vl_version())
+    return vlc.vegalite_to_svg(chart_spec(chart), vl_version=pages.vega_lite_version())
 
 
 def save_png(chart: alt.TopLevelMixin, path: str | Path, *, scale: float = 2.0) -> Path:
     """Write the chart as PNG (``scale`` × the chart's pixel size; 2 for slides)."""
     path = Path(path)
-    path.write_bytes(vlc.vegalite_to_png(_spec(chart), vl_version=_vl_version(), scale=scale))
+    path.write_bytes(
+        vlc.vegalite_to_png(chart_spec(chart), vl_version=pages.vega_lite_version(), scale=scale)
+    )
     return path
 
 
@@ -97,7 +95,7 @@ def _without_schema(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def _iframe_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
+def iframe_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
     """The chart's page (``html_page``) in a sandboxed iframe: the whole page is the
     ``srcdoc`` attribute, HTML-escaped (quotes too), so it cannot end the attribute."""
     spec = _without_schema(spec)
@@ -121,7 +119,8 @@ list of specs (an explorer's current charts)."""
 EXPORT_RENDERER = "winviz-export"
 
 
-def _export_renderer(spec: dict[str, Any], **_: Any) -> dict[str, Any]:
+def export_renderer(spec: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """The "winviz-export" renderer: the chart's spec under ``EXPORT_MIMETYPE``."""
     spec = dict(spec)
     spec.pop("$schema", None)
     return {
@@ -150,14 +149,14 @@ def setup_rendering() -> str:
         raise ValueError(f"{RENDERER_ENV} must be 'export' or unset, got {mode!r}")
     if mode == "export":
         if EXPORT_RENDERER not in alt.renderers.names():
-            alt.renderers.register(EXPORT_RENDERER, _export_renderer)
+            alt.renderers.register(EXPORT_RENDERER, export_renderer)
         alt.renderers.enable(EXPORT_RENDERER)
         return EXPORT_RENDERER
     try:
         import anywidget  # noqa: F401
     except ImportError:
         if "winviz-offline" not in alt.renderers.names():
-            alt.renderers.register("winviz-offline", _iframe_renderer)
+            alt.renderers.register("winviz-offline", iframe_renderer)
         alt.renderers.enable("winviz-offline")
         return "winviz-offline"
     alt.renderers.enable("jupyter", offline=True, embed_options=JUPYTER_EMBED_OPTIONS)
@@ -166,4 +165,4 @@ def setup_rendering() -> str:
 
 def spec_json(chart: alt.TopLevelMixin) -> str:
     """The Vega-Lite spec as canonical JSON (sorted keys) — for diffs and tests."""
-    return json.dumps(_spec(chart), sort_keys=True)
+    return json.dumps(chart_spec(chart), sort_keys=True)

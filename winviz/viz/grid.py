@@ -205,14 +205,14 @@ def _run_blob(explorer: Explorer, values: dict[str, Any]) -> str:
     run = explorer.compute(values)
     return encode(
         {
-            "specs": [_spec_fast(c) for c in run.charts],
+            "specs": [spec_unvalidated(c) for c in run.charts],
             "status": run.status(),
             "error": run.error is not None,
         }
     )
 
 
-def _spec_fast(chart: Any) -> dict[str, Any]:
+def spec_unvalidated(chart: Any) -> dict[str, Any]:
     """A chart's Vega-Lite dict without re-validating it: every run's charts have the shape
     of the lesson's run, which was validated when the explorer was displayed."""
     spec = chart.to_dict(validate=False)
@@ -262,9 +262,9 @@ def export_grid(
 
 
 def _call(explorer: Explorer, values: dict[str, Any]) -> str:
-    from winviz.viz.explore import NO_DATA, _call_text
+    from winviz.viz.explore import NO_DATA, call_text
 
-    return _call_text(explorer.pipeline, values, explorer.data is not NO_DATA)
+    return call_text(explorer.pipeline, values, explorer.data is not NO_DATA)
 
 
 def _fallback(

@@ -172,7 +172,7 @@ def _data_urls(node: Any) -> list[str]:
     return urls
 
 
-def _chart_html(spec: dict[str, Any]) -> str:
+def chart_html(spec: dict[str, Any]) -> str:
     """A chart's place in the page (``pages.chart_element``: its spec as escaped JSON)."""
     return safe.chart_element(spec)
 
@@ -188,7 +188,7 @@ def _widget_html(data: dict[str, Any]) -> str:
     )
 
 
-def _explorer_html(data: dict[str, Any], payload: dict[str, Any], room: int) -> tuple[str, int]:
+def explorer_html(data: dict[str, Any], payload: dict[str, Any], room: int) -> tuple[str, int]:
     """An explorer (``wv.explore``) on a static page and the bytes of precomputed runs it
     adds: its controls switching between the runs ``make lessons`` precomputed on its
     slider grid (``winviz.viz.grid``), when they fit in ``room`` bytes; else a note saying
@@ -212,7 +212,7 @@ def _explorer_html(data: dict[str, Any], payload: dict[str, Any], room: int) -> 
             f"{safe.text(why)}. Open the lesson in JupyterLab (<code>make lab</code>) to move "
             "its sliders.</div>"
         )
-        return note + "".join(_chart_html(spec) for spec in specs), 0
+        return note + "".join(chart_html(spec) for spec in specs), 0
     combinations = payload["combinations"]
     grid_text = (
         f"every one of its {combinations} combinations"
@@ -269,12 +269,12 @@ def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, in
             exported = data.get(EXPORT_MIMETYPE)
             if isinstance(exported, dict) and EXPLORER_KEY in exported:
                 payload = exported[EXPLORER_KEY]  # an explorer: its runs on the slider grid
-                markup, used = _explorer_html(data, payload, room)
+                markup, used = explorer_html(data, payload, room)
                 output["data"] = {"text/html": markup}
                 room -= used
                 charts += markup.count('<div class="winviz-chart">')
             elif EXPORT_MIMETYPE in data:
-                output["data"] = {"text/html": _chart_html(data[EXPORT_MIMETYPE])}
+                output["data"] = {"text/html": chart_html(data[EXPORT_MIMETYPE])}
                 charts += 1
             elif WIDGET_MIMETYPE in data:
                 output["data"] = {"text/html": _widget_html(data)}

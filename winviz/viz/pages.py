@@ -323,7 +323,7 @@ def csp_meta(scripts: Sequence[str] = ()) -> str:
     return f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
 
 
-def _vl_version() -> str:
+def vega_lite_version() -> str:
     """The Vega-Lite version of the installed Altair, as vl-convert names it ("6.4")."""
     import altair as alt
 
@@ -337,7 +337,7 @@ def javascript_bundle(vl_version: str | None = None) -> str:
     ``window.vega``, ``window.vegaLite`` and ``window.vegaEmbed`` (vl-convert, offline).
     ``</script`` inside it (in strings and regular expressions) is written ``<\\/script``,
     the same text to JavaScript."""
-    bundle = vlc.javascript_bundle(vl_version=vl_version or _vl_version())
+    bundle = vlc.javascript_bundle(vl_version=vl_version or vega_lite_version())
     bundle = re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
     script_element(bundle)  # raises if anything else could break the element
     return bundle
