@@ -1065,11 +1065,17 @@ def test_immutable_records_are_handed_over_as_they_are():
     assert copy_record(nested) == nested and copy_record(nested)[1] is not nested[1]
     flat = {"a": 1}
     assert copy_record(flat) == flat and copy_record(flat) is not flat
+    keyed = (("eu", "web"), 3, frozenset({"x"}))
+    assert copy_record(keyed) is keyed
+    deep = (("eu", ["web"]), 3)
+    assert copy_record(deep) == deep and copy_record(deep)[0][1] is not deep[0][1]
+    holder = {"key": ("eu", "web"), "n": 1}
+    assert copy_record(holder) == holder and copy_record(holder)["key"] is holder["key"]
 
 
 def test_a_batch_knows_when_every_value_is_immutable():
     """``all_immutable`` is True only when ``copy_record`` would hand every value over as it
-    is (then the batch loops skip the copies); a nested tuple counts as not known."""
+    is (then the batch loops skip the copies); nested tuples and frozensets are looked into."""
     from winviz.copies import all_immutable, copy_record
 
     cases = [
@@ -1080,7 +1086,9 @@ def test_a_batch_knows_when_every_value_is_immutable():
         ([("a", 1), ("b", [1])], False),  # a list inside a tuple
         ([("a", 1), {"k": 1}], False),
         ([["a", 1]], False),
-        ([("a", ("nested",))], False),  # not looked into: copied (harmlessly)
+        ([("a", ("nested",))], True),  # a tuple key such as (("eu", "web"), 3)
+        ([(("a", frozenset({1})), 3)], True),
+        ([("a", ("b", [1]))], False),  # a list two levels down
         ([("a", object())], False),
     ]
     for values, expected in cases:
