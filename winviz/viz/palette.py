@@ -34,23 +34,52 @@ PURPLE = "#CC79A7"
 GREY = "#7F7F7F"
 LIGHT_GREY = "#D9D9D9"
 
-# An element's fate at a window operator (see frames.element_fates).
+# An element's fate at a window operator (see frames.element_fates), in Flink's words: an
+# element is *late* when its timestamp <= the operator's current watermark on arrival; a late
+# element is still *accepted* while one of its windows is within the allowed lateness, and is
+# dropped (or sent to the side output) only when every window of it is past cleanup.
 FATES: tuple[str, ...] = ("on time", "late, accepted", "dropped", "side output")
 FATE_COLORS: tuple[str, ...] = (BLUE, ORANGE, VERMILLION, PURPLE)
 FATE_SHAPES: tuple[str, ...] = ("circle", "diamond", "cross", "triangle-up")
 
-# What happened to a window (timeline / lanes "window event" legend).
+# What made a window fire (frames.firings ``fired_by``): the trigger returned FIRE in
+# ``onElement`` (e.g. CountTrigger), in ``onEventTime`` for a timer the watermark passed, in
+# ``onProcessingTime``, or in ``onEventTime`` for a timer the end-of-input watermark (MAX)
+# fired. "cause not traced": no trigger record precedes the firing.
+FIRED_BY: tuple[str, ...] = (
+    "element",
+    "event-time timer",
+    "processing-time timer",
+    "end of input",
+    "session merge",
+    "cause not traced",
+)
+FIRED_EVENT = {cause: f"fired: {cause}" for cause in FIRED_BY}
+
+# What happened to a window (timeline / lanes "what happened" legend).
 WINDOW_EVENTS: tuple[str, ...] = (
-    "fired early",
-    "fired on time",
-    "fired late",
+    *FIRED_EVENT.values(),
     "purged",
     "evicted",
     "merged",
     "cleanup",
 )
-WINDOW_EVENT_COLORS: tuple[str, ...] = (SKY_BLUE, GREEN, ORANGE, VERMILLION, PURPLE, BLUE, GREY)
+WINDOW_EVENT_COLORS: tuple[str, ...] = (
+    ORANGE,  # fired: element
+    GREEN,  # fired: event-time timer
+    SKY_BLUE,  # fired: processing-time timer
+    BLACK,  # fired: end of input
+    BLUE,  # fired: session merge
+    GREY,  # fired: cause not traced
+    VERMILLION,  # purged
+    PURPLE,  # evicted
+    BLUE,  # merged
+    GREY,  # cleanup
+)
 WINDOW_EVENT_SHAPES: tuple[str, ...] = (
+    "square",
+    "square",
+    "square",
     "square",
     "square",
     "square",
@@ -59,7 +88,13 @@ WINDOW_EVENT_SHAPES: tuple[str, ...] = (
     "wedge",
     "triangle-down",
 )
-TIMING_EVENT = {"early": "fired early", "on_time": "fired on time", "late": "fired late"}
+
+# The reference lines of the timeline (each its own legend, by dash pattern).
+IDEAL = "event time = processing time (ideal)"
+IDEAL_DASH = [4, 4]
+HORIZON = "allowed-lateness horizon (max timestamp + lateness)"
+HORIZON_DASH = [3, 2]
+HORIZON_COLOR = VERMILLION
 
 WATERMARK_DASHES: tuple[list[int], ...] = ([1, 0], [6, 3], [2, 2], [8, 2, 2, 2], [1, 3])
 
@@ -255,7 +290,13 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-LEGEND_CONFIG = {"orient": "right", "titleFontSize": 12, "labelFontSize": 11, "symbolSize": 80}
+LEGEND_CONFIG = {
+    "orient": "right",
+    "titleFontSize": 12,
+    "labelFontSize": 11,
+    "symbolSize": 80,
+    "labelLimit": 320,  # "watermarks, window, window_2 (same)" and the horizon entry in full
+}
 AXIS_CONFIG = {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColor": "#EEEEEE"}
 VIEW_CONFIG = {"stroke": LIGHT_GREY}
 
