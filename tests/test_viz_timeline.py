@@ -422,3 +422,43 @@ def test_late_element_of_a_window_not_yet_fired_is_late_accepted() -> None:
     assert frames.firings(view, "window")[["proc_time", "fired_by"]].values.tolist() == [
         [2000, "end of input"]
     ]
+
+
+def test_ideal_diagonal_is_explained_in_a_legend() -> None:
+    """Arrivals just after their timestamps: the diagonal event time = processing time is
+    drawn across the overlap of both axes, with its own legend entry saying what it is."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1000), ("a", 2500)], arrival_times=[1100, 2600])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(3000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    spec = viz.timeline(env.execute().trace).to_dict()
+    diagonal = layer(spec, "event time = processing time (ideal)")
+    assert diagonal["mark"] == {"type": "line", "color": "#7F7F7F", "strokeWidth": 1}
+    assert diagonal["encoding"]["strokeDash"] == {
+        "field": "line",
+        "type": "nominal",
+        "title": None,
+        "scale": {"domain": ["event time = processing time (ideal)"], "range": [[4, 4]]},
+    }
+    x = diagonal["encoding"]["x"]["scale"]["domain"]
+    y = diagonal["encoding"]["y"]["scale"]["domain"]
+    data = spec["datasets"][diagonal["data"]["name"]]
+    assert [(r["x"], r["y"]) for r in data] == [(max(x[0], y[0]),) * 2, (min(x[1], y[1]),) * 2]
+
+
+def test_two_lines_clipped_to_one_edge_point_print_one_text() -> None:
+    tl = importlib.import_module("winviz.viz.timeline")
+    beyond = {"x": 6180, "y": 1300, "text": "watermark beyond the axis"}
+    at_max = {"x": 6180, "y": 1300, "text": "watermark = MAX (end of input) →"}
+    other = {"x": 6180, "y": 900, "text": "watermark beyond the axis"}
+    assert tl._one_edge_text_per_point([beyond, at_max, other]) == [at_max, other]
+    assert tl._one_edge_text_per_point([at_max, beyond]) == [at_max]

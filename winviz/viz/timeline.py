@@ -479,9 +479,7 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
             "y": y.channel("y"),
             "text": {"field": "text", "type": "nominal"},
         }
-        layers.append(
-            spec.layer(list({tuple(e.items()): e for e in edges}.values()), mark, encoding)
-        )
+        layers.append(spec.layer(_one_edge_text_per_point(edges), mark, encoding))
     return layers
 
 
@@ -504,6 +502,17 @@ def _shared_lines(steps: pd.DataFrame) -> pd.DataFrame:
             name[other] = None
     kept = steps["operator"].map(name)
     return steps[kept.notna()].assign(operator=kept[kept.notna()])
+
+
+def _one_edge_text_per_point(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One edge text per point (two lines clipped to the same edge point would print their
+    texts over each other): the end-of-input one when there is one, else the first."""
+    out: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for e in edges:
+        seen = out.get((e["x"], e["y"]))
+        if seen is None or (e["text"] == _edge_text("MAX ▶") != seen["text"]):
+            out[(e["x"], e["y"])] = e
+    return list(out.values())
 
 
 def _edge_text(note: str) -> str:
