@@ -213,7 +213,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
                 title="key",
                 axis=alt.Axis(labelLimit=160),
             ),
-            yOffset=alt.YOffset("slot:N", scale=alt.Scale(paddingInner=0.15)),
+            yOffset=alt.YOffset("slot:N", sort="ascending", scale=alt.Scale(paddingInner=0.15)),
             fill=alt.Fill(
                 "status:N",
                 title="window",
@@ -398,8 +398,10 @@ def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) ->
         .encode(
             x=x.x("x"),
             x2=alt.X2("x2"),
-            y=alt.Y("key:N"),
-            yOffset=alt.YOffset("slot:N"),
+            # the bars' lane order (sort=None, the keys as the domain): Vega-Lite warns of
+            # "conflicting sort properties" when a layer sorts the shared key scale otherwise
+            y=alt.Y("key:N", sort=None, scale=alt.Scale(domain=list(dict.fromkeys(bars["key"])))),
+            yOffset=alt.YOffset("slot:N", sort="ascending"),
             strokeDash=alt.StrokeDash(
                 "line:N",
                 title=HORIZON_TITLE,
@@ -474,7 +476,11 @@ def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
     layers = []
     for what in present:
         part = events[events["what"] == what]
-        base = alt.Chart(part).encode(x=x.x("x"), y=alt.Y("key:N"), yOffset=alt.YOffset("slot:N"))
+        # every layer sorts the sub-lanes alike (Vega-Lite warns of "conflicting sort
+        # properties" when the layers' yOffset domains sort differently)
+        base = alt.Chart(part).encode(
+            x=x.x("x"), y=alt.Y("key:N"), yOffset=alt.YOffset("slot:N", sort="ascending")
+        )
         layers.append(
             base.mark_point(filled=True, size=70, stroke=palette.BLACK, strokeWidth=0.5).encode(
                 color=color, shape=shape, tooltip=tips
