@@ -295,8 +295,26 @@ def test_epoch_times_get_a_utc_date_axis() -> None:
     )
     spec = viz.timeline(env.execute().trace).to_dict()
     enc = layer(spec, "element")["encoding"]
-    assert enc["x"]["type"] == "temporal"
-    assert enc["x"]["scale"]["type"] == "utc"
+    # epoch ms on a number scale (a temporal scale with a fixed domain makes Vega-Lite warn
+    # once per layer), ticks on UTC clock boundaries, labelled in UTC
+    assert enc["x"] == {
+        "field": "x",
+        "type": "quantitative",
+        "scale": {"domain": [1566640256400, 1566640383600], "nice": False, "zero": False},
+        "axis": {
+            "title": "event time (UTC)",
+            "values": [1566640260000 + 15_000 * i for i in range(9)],  # 09:51:00, :15, ...
+            "labelExpr": "utcFormat(datum.value, '%H:%M:%S')",
+            "labelOverlap": True,
+        },
+    }
+    assert enc["y"]["axis"]["labelExpr"] == "utcFormat(datum.value, '%H:%M:%S.%L')"
+    assert enc["y"]["axis"]["values"] == [1566640304151 + i for i in range(5)]
+    # a timer's time in a label as the axis shows it
+    assert rows(spec, "fired", "label") == [
+        ("1 · event-time timer at 09:51:59.999",),
+        ("1 · end of input",),
+    ]
     assert rows(spec, "element", "ts") == [
         ("2019-08-24 09:51:44.152 UTC",),
         ("2019-08-24 09:52:14.152 UTC",),
@@ -462,3 +480,26 @@ def test_two_lines_clipped_to_one_edge_point_print_one_text() -> None:
     other = {"x": 6180, "y": 900, "text": "watermark beyond the axis"}
     assert tl._one_edge_text_per_point([beyond, at_max, other]) == [at_max, other]
     assert tl._one_edge_text_per_point([at_max, beyond]) == [at_max]
+
+
+def test_date_axis_ticks_fall_on_utc_boundaries() -> None:
+    day = 86_400_000
+    start = 1_566_640_304_152  # 2019-08-24 09:51:44.152 UTC
+    midnight = start - start % day
+    # 3 days: every 12 hours (6 ticks); 8 days: every day, labelled as dates
+    assert palette.epoch_ticks(start, start + 3 * day) == (
+        [midnight + h * 3_600_000 for h in range(12, 84, 12)],
+        "%b %d %H:%M",
+    )
+    assert palette.epoch_ticks(start, start + 8 * day) == (
+        [midnight + d * day for d in range(1, 9)],
+        "%Y-%m-%d",
+    )
+    assert palette.epoch_ticks(start, start + 7 * 3_600_000) == (
+        [midnight + h * 3_600_000 for h in range(10, 17)],
+        "%b %d %H:%M",
+    )
+    assert palette.epoch_ticks(start, start + 3) == (
+        [start, start + 1, start + 2, start + 3],
+        "%H:%M:%S.%L",
+    )

@@ -6,10 +6,13 @@ categorical colour is paired with a distinct shape, so no meaning rests on colou
 
 Time axes. Trace times are integer milliseconds. An axis is drawn as **dates** (UTC) when
 every time on it lies in 2000-01-01 .. 2100-01-01 as epoch milliseconds, otherwise as **plain
-milliseconds** with thousands separators ("12,000"). Times whose magnitude exceeds 2**53
-(Long.MIN_VALUE / Long.MAX_VALUE, the end-of-input watermark, cleanup times that overflowed)
-cannot be held exactly by JavaScript numbers and would squash every other mark into one pixel:
-they are clipped to the edge of the axis and labelled (see ``TimeAxis.clip``).
+milliseconds** with thousands separators ("12,000"). Both are number scales of milliseconds; a
+date axis puts its ticks on UTC clock boundaries (``epoch_ticks``) and labels them with
+``utcFormat`` (a temporal scale with a fixed domain makes Vega-Lite log a warning per layer).
+Times whose magnitude exceeds 2**53 (Long.MIN_VALUE / Long.MAX_VALUE, the end-of-input
+watermark, cleanup times that overflowed) cannot be held exactly by JavaScript numbers and
+would squash every other mark into one pixel: they are clipped to the edge of the axis and
+labelled (see ``TimeAxis.clip``).
 """
 
 from __future__ import annotations
@@ -183,17 +186,28 @@ class TimeAxis:
         return int(value), ""
 
     def encoding_type(self) -> str:
-        return "temporal" if self.kind == "epoch" else "quantitative"
+        # a date axis is a quantitative scale of epoch ms with UTC tick labels: Vega-Lite
+        # turns an explicit domain of a temporal scale into datetime signals and then warns,
+        # once per layer, that they conflict with the domain itself ("Conflicting scale
+        # property domain"); a number scale draws the same positions without a warning
+        return "quantitative"
 
     def scale(self) -> alt.Scale:
-        if self.kind == "epoch":
-            return alt.Scale(type="utc", domain=[self.lo, self.hi], nice=False)
         return alt.Scale(domain=[self.lo, self.hi], nice=False, zero=False)
 
     def axis(self) -> alt.Axis:
+        return alt.Axis(**self._axis())
+
+    def _axis(self) -> dict[str, Any]:
         if self.kind == "epoch":
-            return alt.Axis(title=self.title + " (UTC)", labelOverlap=True)
-        return alt.Axis(title=self.title + " (ms)", format=",d", labelOverlap=True)
+            values, fmt = epoch_ticks(self.lo, self.hi)
+            return {
+                "title": self.title + " (UTC)",
+                "values": values,
+                "labelExpr": f"utcFormat(datum.value, '{fmt}')",
+                "labelOverlap": True,
+            }
+        return {"title": self.title + " (ms)", "format": ",d", "labelOverlap": True}
 
     def x(self, field: str, **kwargs: Any) -> alt.X:
         return alt.X(
@@ -208,13 +222,8 @@ class TimeAxis:
     def channel(self, field: str) -> dict[str, Any]:
         """The x or y channel of ``field`` on this axis as a Vega-Lite dict — exactly what
         ``x(field)`` / ``y(field)`` serialise to, without building Altair objects."""
-        if self.kind == "epoch":
-            scale: dict[str, Any] = {"type": "utc", "domain": [self.lo, self.hi], "nice": False}
-            axis: dict[str, Any] = {"title": self.title + " (UTC)", "labelOverlap": True}
-        else:
-            scale = {"domain": [self.lo, self.hi], "nice": False, "zero": False}
-            axis = {"title": self.title + " (ms)", "format": ",d", "labelOverlap": True}
-        return {"field": field, "type": self.encoding_type(), "scale": scale, "axis": axis}
+        scale = {"domain": [self.lo, self.hi], "nice": False, "zero": False}
+        return {"field": field, "type": "quantitative", "scale": scale, "axis": self._axis()}
 
     def x2(self, field: str) -> alt.X2:
         return alt.X2(field)
@@ -224,6 +233,29 @@ class TimeAxis:
 
     def fmt(self, value: Any) -> str:
         return format_time(value, self.kind)
+
+
+# tick steps of a date axis, in ms, and the UTC label format of each
+_TICK_STEPS: tuple[tuple[int, str], ...] = (
+    *((ms, "%H:%M:%S.%L") for ms in (1, 2, 5, 10, 20, 50, 100, 200, 500)),
+    *((s * 1000, "%H:%M:%S") for s in (1, 2, 5, 10, 15, 30)),
+    *((m * 60_000, "%H:%M") for m in (1, 2, 5, 10, 15, 30)),
+    *((h * 3_600_000, "%b %d %H:%M") for h in (1, 2, 3, 6, 12)),
+    *((d * 86_400_000, "%Y-%m-%d") for d in (1, 2, 7, 14, 28, 91, 182, 364, 728, 1820, 3640)),
+)
+MAX_TICKS = 8
+
+
+def epoch_ticks(lo: int, hi: int) -> tuple[list[int], str]:
+    """Tick values of a date axis over [lo, hi] (epoch ms): the multiples of the smallest
+    step in ``_TICK_STEPS`` giving at most ``MAX_TICKS`` ticks (steps of a day or less fall on
+    UTC clock boundaries), and the UTC label format for that step."""
+    step, fmt = next(
+        ((step, fmt) for step, fmt in _TICK_STEPS if (hi - lo) // step <= MAX_TICKS),
+        _TICK_STEPS[-1],
+    )
+    first = -(-lo // step) * step
+    return list(range(first, hi + 1, step)), fmt
 
 
 def time_axis(title: str, values: list[int]) -> TimeAxis:

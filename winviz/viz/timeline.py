@@ -625,11 +625,15 @@ def _binned_elements(
     return spec.layer(rows, {"type": "point", "filled": True, "opacity": 0.75}, encoding)
 
 
-def _fired_label(cause: str, fired_by: str) -> str:
-    """What a firing label says caused it: the timer ("event-time timer at 4999"), "element",
-    "end of input" (an event-time timer fired by the MAX watermark)."""
+def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
+    """What a firing label says caused it: the timer ("event-time timer at 4999", on a date
+    axis "event-time timer at 09:51:59.999"), "element", "end of input" (an event-time timer
+    fired by the MAX watermark)."""
     if fired_by in ("end of input", "cause not traced") or not cause:
         return fired_by
+    if x.kind == "epoch" and not _missing(timer) and not palette.is_off_chart(timer):
+        stamp = x.fmt(int(timer))  # "2019-08-24 09:51:59.999 UTC": the time of day
+        return f"{fired_by} at {stamp.split(' ')[1]}"
     return cause
 
 
@@ -647,8 +651,10 @@ def _firings(
         return [_firings_aggregated(fired, x, y, notes)]
     cols = {
         c: fired[c].tolist()
-        for c in ["seq", "result", "pane", "timing", "count", "watermark", "proc_time", "cause"]
-    }
+        for c in [
+            "seq", "result", "pane", "timing", "count", "watermark", "proc_time", "cause", "timer",
+        ]
+    }  # fmt: skip
     cols["key"] = frames.key_texts(fired["key"])
     rows = []
     # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
@@ -657,7 +663,8 @@ def _firings(
     for (start, end, at, proc, fired_by), idx in frames.groups(fired, by).items():
         fx, note = x.clip(at)
         causes = list(dict.fromkeys(cols["cause"][i] for i in idx))
-        shown = _fired_label(causes[0], fired_by) if len(causes) == 1 else fired_by
+        timer = cols["timer"][idx[0]]
+        shown = _fired_label(causes[0], fired_by, timer, x) if len(causes) == 1 else fired_by
         keys = [cols["key"][i] for i in idx]
         results = [frames.short(cols["result"][i], 40) for i in idx]
         if len(idx) == 1:
