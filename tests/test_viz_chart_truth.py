@@ -160,10 +160,10 @@ def test_firings_sit_at_the_timer_that_fired_them() -> None:
 
     spec = viz.timeline(result.trace).to_dict()
     assert [(f["x"], f["y"], f["label"], f["cause"]) for f in layer_rows(spec, "fired")] == [
-        (2000, 30, "3 · on time", "event-time timer at 2000"),
-        (4000, 30, "3 · late", "event-time timer at 4000"),
-        (4999, 30, "3 · late", "event-time timer at 4999"),
-        (9999, 30, "1 · on time", "event-time timer at 9999"),
+        (2000, 30, "3 · event-time timer at 2000", "event-time timer at 2000"),
+        (4000, 30, "3 · event-time timer at 4000", "event-time timer at 4000"),
+        (4999, 30, "3 · event-time timer at 4999", "event-time timer at 4999"),
+        (9999, 30, "1 · end of input", "event-time timer at 9999"),
     ]
 
     spec = viz.window_lanes(result.trace).to_dict()
@@ -172,6 +172,7 @@ def test_firings_sit_at_the_timer_that_fired_them() -> None:
         for lay in spec["layer"]
         if lay["mark"]["type"] == "point"
         for e in spec["datasets"][lay["data"]["name"]]
+        if e["what"].startswith("fired")
     ]
     assert sorted(fired_marks) == [
         (2000.0, 1, "", "event-time timer at 2000"),
@@ -335,7 +336,7 @@ def test_window_lives_agree_with_the_engine(
 
 
 def test_aggregated_firings_keep_their_timer_times() -> None:
-    """Above DETAIL_LIMIT firings the timeline draws one mark per (window, timing, firing
+    """Above DETAIL_LIMIT firings the timeline draws one mark per (window, cause, firing
     time): the early firings at 2000 and 4000 stay apart there too."""
     from winviz.viz import palette
     from winviz.viz.timeline import _firings_aggregated
@@ -348,9 +349,9 @@ def test_aggregated_firings_keep_their_timer_times() -> None:
     notes: list[str] = []
     layer = _firings_aggregated(fired, x, y, notes).to_dict()
     rows = next(iter(layer["datasets"].values()))
-    assert [(r["x"], r["timing"], r["firings"]) for r in rows] == [
-        (2000, "on_time", 1),
-        (4000, "late", 1),
-        (4999, "late", 1),
-        (9999, "on_time", 1),
+    assert [(r["x"], r["fired by"], r["firings"]) for r in rows] == [
+        (2000, "event-time timer", 1),
+        (4000, "event-time timer", 1),
+        (4999, "event-time timer", 1),
+        (9999, "end of input", 1),
     ]

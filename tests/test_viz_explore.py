@@ -12,8 +12,8 @@ Periodic watermarks every 200 ms (a record arriving at an emit time is not yet i
   4000), 10999 and MAX at the end of input (500 ms); ts 3000 arriving at 500 ms is late →
   side output;
 * bound 0: 2499, 5999, 11999, MAX — ts 3000 is late again;
-* bound 0, lateness 2000: [0, 5000) is kept until 6999 > 5999, so ts 3000 is accepted late
-  and fires the window again (count 4, a late pane);
+* bound 0, lateness 2000: [0, 5000) is kept until 6999 > 5999, so ts 3000 (late: 3000 <= the
+  watermark 5999) is accepted and fires the window again on the element (count 4);
 * bound 3000: 2999 at 400 ms fires nothing; ts 3000 is on time; everything fires at the end.
 """
 
@@ -95,9 +95,12 @@ def test_controls_start_at_the_pipelines_defaults(explorer) -> None:
     assert (size.options, size.value) == ((("2000", 2000), ("5000", 5000), ("10000", 10000)), 5000)
     assert run.calls == [{"bound": 1000, "lateness": 0, "size": 5000}]
     assert ex.runs == 1 and ex.error is None
+    # [0, 5000) and [5000, 10000) fire at the watermarks 4999 and 10999, [10000, 15000) when
+    # the input ends (watermark MAX); ts 3000 at 500 ms is late (3000 <= 4999) with its window
+    # past cleanup: side output
     assert ex.summary.value == (
-        "fired 3 (early 0 · on time 3 · late 0) · elements 6: late, accepted 0 · dropped 0 · "
-        "side output 1"
+        "fired 3 (event-time timer 2 · element 0 · processing-time timer 0 · end of input 1) · "
+        "elements 6: on time 5 · late, accepted 0 · dropped 0 · side output 1"
     )
     assert all(isinstance(jc, alt.JupyterChart) for jc in ex.charts)
     prop, tl = ex.specs()
@@ -122,15 +125,19 @@ def test_a_slider_change_reruns_the_engine_and_updates_the_charts_in_place(explo
     assert run.calls[-1] == {"bound": 0, "lateness": 2000, "size": 5000}
     assert ex.last_summary == Summary(
         fired=4,
-        early=0,
-        on_time=3,
-        late=1,
+        by_element=1,  # the late ts 3000 fires [0, 5000) again (EventTimeTrigger.onElement)
+        by_event_time_timer=2,
+        by_processing_time_timer=0,
+        at_end_of_input=1,
         elements=6,
+        on_time=5,
         late_accepted=1,
         dropped=0,
         side_output=0,
     )
-    assert ex.summary.value.startswith("fired 4 (early 0 · on time 3 · late 1)")
+    assert ex.summary.value.startswith(
+        "fired 4 (event-time timer 2 · element 1 · processing-time timer 0 · end of input 1)"
+    )
     assert [(r.value, r.timestamp, r.processing_time) for r in ex.result.outputs["counts"]] == [
         (3, 4999, 400),
         (4, 4999, 500),
@@ -140,14 +147,19 @@ def test_a_slider_change_reruns_the_engine_and_updates_the_charts_in_place(explo
 
     ex.controls["bound"].value = 3000  # nothing fires before the end of input
     assert window_watermarks(ex.specs()[0]) == [(200, -501), (400, 2999), (500, 8999), (500, MAX)]
-    assert ex.last_summary.side_output == 0 and ex.last_summary.late == 0
+    # ts 3000 arrives with the watermark at 2999: on time; 8999 at 500 ms fires [0, 5000),
+    # the MAX watermark the other two
+    assert ex.last_summary.side_output == 0 and ex.last_summary.late_accepted == 0
+    assert (ex.last_summary.by_event_time_timer, ex.last_summary.at_end_of_input) == (1, 2)
 
 
 def test_set_changes_several_controls_with_one_run(explorer) -> None:
     ex, run = explorer
     ex.set(bound=0, lateness=2000)
     assert run.calls[1:] == [{"bound": 0, "lateness": 2000, "size": 5000}]
-    assert ex.summary.value.startswith("fired 4 (early 0 · on time 3 · late 1)")
+    assert ex.summary.value.startswith(
+        "fired 4 (event-time timer 2 · element 1 · processing-time timer 0 · end of input 1)"
+    )
     with pytest.raises(KeyError, match="no control named 'gap'"):
         ex.set(gap=1)
     with pytest.raises(ControlValueError) as info:
@@ -366,8 +378,8 @@ def test_summarize_reads_the_trace() -> None:
     result = counts(RECORDS, bound=0, lateness=2000)
     assert summarize(result) == summarize(result.trace.to_pandas())
     assert summarize(result).text() == (
-        "fired 4 (early 0 · on time 3 · late 1) · elements 6: late, accepted 1 · dropped 0 · "
-        "side output 0"
+        "fired 4 (event-time timer 2 · element 1 · processing-time timer 0 · end of input 1) · "
+        "elements 6: on time 5 · late, accepted 1 · dropped 0 · side output 0"
     )
 
 

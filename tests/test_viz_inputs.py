@@ -96,8 +96,19 @@ def test_trace_without_watermarks() -> None:
     assert no_wm.attrs["schema_version"] == wv.SCHEMA_VERSION
     spec = viz.timeline(no_wm).to_dict()
     assert [lay["mark"]["type"] for lay in spec["layer"]] == [
-        "rect", "point", "point", "text", "point",
+        "rect", "point", "point", "text", "text", "point",
     ]  # fmt: skip
+    # the last window opens and is cleaned up at 5 ms (end of input): a band of zero height,
+    # its outline drawn 4 px thick so that it does not vanish
+    band = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "rect")
+    assert [
+        (r["x"], r["x2"], r["y"], r["y2"], r["closed"])
+        for r in spec["datasets"][band["data"]["name"]]
+    ] == [(0, 10, 0, 5, "5 ms"), (10, 20, 5, 5, "5 ms")]
+    assert band["encoding"]["strokeWidth"] == {
+        "condition": {"test": "datum.y === datum.y2", "value": 4},
+        "value": 1,
+    }
     assert (
         "no watermark in this trace: no watermark line, nothing is late"
         in (spec["title"]["subtitle"])
@@ -112,8 +123,9 @@ def test_single_event() -> None:
         if spec["datasets"][lay["data"]["name"]][0].get("kind") == "element"
     )
     assert spec["datasets"][element["data"]["name"]][0]["x"] == 5
-    # one processing time (0): the axis gets 1 s either side instead of a zero-width domain
-    assert element["encoding"]["y"]["scale"]["domain"] == [-1000, 1000]
+    # one processing time (0): the axis gets 1 s either side instead of a zero-width domain,
+    # and 28 px more on top for the firing labels: ceil(2000 * 28 / 372) ms
+    assert element["encoding"]["y"]["scale"]["domain"] == [-1000, 1151]
     assert element["encoding"]["x"]["scale"]["domain"] == [-1, 11]
     viz.export.svg_text(viz.timeline(windowed([("k", 5)], [0]).trace))  # renders
 

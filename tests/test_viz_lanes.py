@@ -40,7 +40,7 @@ def test_session_merges_are_drawn() -> None:
         [0, 10, 20, 30, 40],
     )
     spec = viz.window_lanes(trace).to_dict()
-    (bar, bars), (_, fired), (_, merged) = marks(spec)
+    (bar, bars), (_, fired), (_, at_end), (_, merged), (_, cleaned) = marks(spec)
     assert bar == "bar"
     assert [(b["key"], b["x"], b["x2"], b["slot"], b["status"], b["closed"]) for b in bars] == [
         ("a", 1000, 2500, 0, "merged away", "merged into [1000, 5000)"),
@@ -57,12 +57,25 @@ def test_session_merges_are_drawn() -> None:
         ("b", 1000, 1),
         ("b", 9000, 1),
     ]
-    # each firing at the event-time timer that fired it (the window's max timestamp)
+    # each firing at the event-time timer that fired it (the window's max timestamp), by
+    # cause: b@9000 raises the watermark to 8999, which fires b's and a's first sessions;
+    # b's last session fires when the input ends (watermark MAX), not "late"
     assert [(f["key"], f["x"], f["what"], f["detail"], f["cause"]) for f in fired] == [
-        ("b", 2499.0, "fired on time", "1", "event-time timer at 2499"),
-        ("a", 4999.0, "fired on time", "3", "event-time timer at 4999"),
-        ("b", 10499.0, "fired on time", "1", "event-time timer at 10499"),
+        ("b", 2499.0, "fired: event-time timer", "1", "event-time timer at 2499"),
+        ("a", 4999.0, "fired: event-time timer", "3", "event-time timer at 4999"),
     ]
+    assert [(f["key"], f["x"], f["what"], f["cause"], f["watermark"]) for f in at_end] == [
+        ("b", 10499.0, "fired: end of input", "event-time timer at 10499", "MAX (Long.MAX_VALUE)")
+    ]
+    # each window's cleanup at its cleanup time (lateness 0: its max timestamp), 8 px right
+    # of a firing on the same pixel: 2499 + 8 * (10785 - 715) / 640
+    assert [(c["key"], c["x"], c["detail"], c["proc_time"]) for c in cleaned] == [
+        ("b", 2624.875, "cleanup time 2,499 ms", "40"),
+        ("a", 5124.875, "cleanup time 4,999 ms", "40"),
+        ("b", 10624.875, "cleanup time 10,499 ms", "40"),
+    ]
+    # lateness 0: no allowed-lateness horizon
+    assert not [m for m, _ in marks(spec) if m == "rule"]
     # merges sit 8 px left of the merged window's start: 8 * (10785 - 715) / 640 ms
     assert [(m["key"], m["x"], m["slot"], m["detail"]) for m in merged] == [
         ("a", 874.125, 1, "merged [3500, 5000), [1000, 2500)")
@@ -85,11 +98,13 @@ def test_purges_and_evictions_are_drawn() -> None:
     )
     spec = viz.window_lanes(trace).to_dict()
     layers = marks(spec)
-    assert [m for m, _ in layers] == ["bar", "point", "text", "point", "point"]
-    (_, bars), (_, fired), (_, labels), (_, purged), (_, evicted) = layers
+    assert [m for m, _ in layers] == ["bar", "point", "text", "point", "point", "point"]
+    (_, bars), (_, fired), (_, labels), (_, purged), (_, evicted), (_, cleaned) = layers
     assert [(b["x"], b["x2"], b["elements"], b["firings"]) for b in bars] == [(0, 10, 4, 2)]
-    assert [(f["what"], f["n"], f["label"], f["seq"]) for f in fired] == [
-        ("fired early", 2, "×2", "12, 27")
+    # CountTrigger fires in onElement: cause "element" (Beam would call both panes "early");
+    # at the window's end, 12 px right: it shares the pixel of the purges
+    assert [(f["what"], f["n"], f["label"], f["seq"], f["cause"], f["x"]) for f in fired] == [
+        ("fired: element", 2, "×2", "12, 27", "element", 10.225)
     ]
     assert labels == fired
     assert [(p["x"], p["detail"], p["proc_time"]) for p in purged] == [
@@ -100,6 +115,53 @@ def test_purges_and_evictions_are_drawn() -> None:
         (0.15, 'before: [["a",1]]'),
         (0.15, 'before: [["a",3]]'),
     ]
+    assert [(c["x"], c["detail"], c["proc_time"]) for c in cleaned] == [
+        (9.0, "cleanup time 9 ms", "30")
+    ]
+
+
+def test_allowed_lateness_horizon_on_each_bar() -> None:
+    """Allowed lateness 1000 ms: each (key, window) has a line from its end to its horizon,
+    max timestamp + lateness = its cleanup time, and its cleanup mark there; the axis holds
+    the last horizon (10,999 ms)."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1000), ("a", 7000), ("b", 2000)], arrival_times=[0, 10, 20])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .allowed_lateness(1000)
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    spec = viz.window_lanes(env.execute().trace).to_dict()
+    rules = [
+        (lay, rows)
+        for lay, (m, rows) in zip(spec["layer"], marks(spec), strict=True)
+        if m == "rule"
+    ]
+    assert len(rules) == 1
+    lay, rows = rules[0]
+    assert [(r["key"], r["x"], r["x2"], r["slot"], r["allowed lateness"]) for r in rows] == [
+        ("a", 5000, 5999, 0, "1,000 ms"),  # cleaned when a@7000 raises the watermark
+        ("b", 5000, 5999, 0, "1,000 ms"),
+        ("a", 10000, 10999, 0, "1,000 ms"),  # cleaned at the end of input
+    ]
+    assert lay["encoding"]["strokeDash"]["scale"]["domain"] == [
+        "accepts late elements until max timestamp + lateness"
+    ]
+    cleaned = [r for m, rows in marks(spec) for r in rows if r.get("what") == "cleanup"]
+    assert sorted((c["key"], c["detail"]) for c in cleaned) == [
+        ("a", "cleanup time 10,999 ms"),
+        ("a", "cleanup time 5,999 ms"),
+        ("b", "cleanup time 5,999 ms"),
+    ]
+    # 0 .. 10,999 padded by 3 % (330 ms) each side
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"] == [-330, 11329]
 
 
 def test_global_window_has_no_lanes() -> None:

@@ -3,13 +3,14 @@ run on the real engine; fates derived from the trace; Trace and DataFrame input 
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytest
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames
+from winviz.viz import frames, palette
 
 
 def job() -> wv.JobExecutionResult:
@@ -78,12 +79,14 @@ def test_layers_in_order(result) -> None:
     spec = viz.timeline(result.trace).to_dict()
     assert [m for m, _ in layers(spec)] == [
         "rect",  # window bands
+        "rule",  # allowed-lateness horizons
         "line",  # watermark steps
         "point",  # watermark records (tooltips)
         "text",  # "watermark MAX (end of input)"
         "point",  # elements
         "point",  # firings
-        "text",  # firing labels
+        "text",  # firing labels left of their mark (the last one, near the right edge)
+        "text",  # firing labels right of their mark
         "point",  # cleanups
     ]
     assert spec["usermeta"]["winviz"]["status"] == "ok"
@@ -91,6 +94,11 @@ def test_layers_in_order(result) -> None:
         "operator 'window': 5 elements, 2 (key, window) pairs, 3 firings",
         "elements: 3 on time, 1 late, accepted, 1 side output",
     ]
+    # each reference line has its own dash legend; fates and window events share one
+    assert spec["resolve"] == {
+        "scale": {"color": "shared", "shape": "shared", "strokeDash": "independent"},
+        "legend": {"strokeDash": "independent"},
+    }
 
 
 def test_elements_exact(result) -> None:
@@ -106,15 +114,18 @@ def test_elements_exact(result) -> None:
     assert enc["x"]["field"] == "x" and enc["x"]["type"] == "quantitative"
     assert enc["x"]["scale"] == {"domain": [-330, 11329], "nice": False, "zero": False}
     assert enc["x"]["axis"]["format"] == ",d"
-    assert enc["y"]["scale"]["domain"] == [-21, 721]
-    # one legend for fates and window events, only the categories present, fixed colours
+    # 0 .. 700 padded by 3 % (21 ms), and 56 ms (28 px) more on top for the labels of the
+    # last firings: ceil(742 * 28 / 372)
+    assert enc["y"]["scale"]["domain"] == [-21, 777]
+    # one legend for fates and window events (firings by cause), only the categories
+    # present, fixed colours
     assert enc["color"]["scale"] == {
-        "domain": ["on time", "late, accepted", "side output", "fired on time", "fired late",
-                   "cleanup"],
-        "range": ["#0072B2", "#E69F00", "#CC79A7", "#009E73", "#E69F00", "#7F7F7F"],
+        "domain": ["on time", "late, accepted", "side output", "fired: element",
+                   "fired: event-time timer", "fired: end of input", "cleanup"],
+        "range": ["#0072B2", "#E69F00", "#CC79A7", "#E69F00", "#009E73", "#000000", "#7F7F7F"],
     }  # fmt: skip
     assert enc["shape"]["scale"]["range"] == [
-        "circle", "diamond", "triangle-up", "square", "square", "triangle-down",
+        "circle", "diamond", "triangle-up", "square", "square", "square", "triangle-down",
     ]  # fmt: skip
     tips = [t["field"] for t in enc["tooltip"]]
     assert tips == [
@@ -137,14 +148,38 @@ def test_dropped_element_on_the_operator_without_side_output(result) -> None:
 def test_firings_cleanups_bands_exact(result) -> None:
     spec = viz.timeline(result.trace).to_dict()
     # at the timer that fired it (the window's max timestamp), or at the window's end when
-    # an element fired it (the late a@4500 within the allowed lateness)
+    # an element fired it (the late a@4500 within the allowed lateness); labelled by cause:
+    # [5000, 10000) fires when the input ends (watermark MAX) — "end of input", not "late"
     assert rows(spec, "fired", "x", "y", "what", "label", "pane", "seq", "cause") == [
-        (4999, 200, "fired on time", "1 · on time", "0", "29", "event-time timer at 4999"),
-        (5000, 300, "fired late", "2 · late", "1", "42", "element"),
-        (9999, 700, "fired on time", "2 · on time", "0", "89", "event-time timer at 9999"),
+        (4999, 200, "fired: event-time timer", "1 · event-time timer at 4999", "0", "29",
+         "event-time timer at 4999"),
+        (5000, 300, "fired: element", "2 · element", "1", "42", "element"),
+        (9999, 700, "fired: end of input", "2 · end of input", "0", "89",
+         "event-time timer at 9999"),
+    ]  # fmt: skip
+    # Beam's pane timing stays a tooltip field, named as such
+    assert rows(spec, "fired", "Beam pane timing", "watermark") == [
+        ("on time", "5,499 ms"),
+        ("late", "5,499 ms"),
+        ("on time", "MAX (Long.MAX_VALUE)"),
     ]
-    labels = [lay for lay in spec["layer"] if lay["mark"].get("dx") == 7]
-    assert labels[0]["encoding"]["text"] == {"field": "label", "type": "nominal"}
+    labels = [lay for lay in spec["layer"] if lay["mark"].get("dx") in (7, -7)]
+    assert [
+        (lay["mark"]["align"], lay["mark"]["dx"], lay["mark"]["dy"], lay["encoding"]["text"])
+        for lay in labels
+    ] == [
+        ("right", -7, -9, {"field": "label", "type": "nominal"}),
+        ("left", 7, -9, {"field": "label", "type": "nominal"}),
+    ]
+    # the label of the firing at 9999 would run past the right edge into the legend: it goes
+    # left of its mark
+    assert [
+        [(r["x"], r["y"], r["label"]) for r in spec["datasets"][lay["data"]["name"]]]
+        for lay in labels
+    ] == [
+        [(9999, 700, "2 · end of input")],
+        [(5000, 300, "2 · element"), (4999, 200, "1 · event-time timer at 4999")],
+    ]
     assert rows(spec, "cleanup", "x", "y", "cleanup_time", "seq") == [
         (5999, 600, "5,999 ms", "68"),
         (10999, 700, "10,999 ms", "93"),
@@ -153,23 +188,70 @@ def test_firings_cleanups_bands_exact(result) -> None:
         (0, 5000, 0, 600, 2, 2, "600 ms"),
         (5000, 10000, 100, 700, 2, 1, "700 ms"),
     ]
+    assert rows(spec, "window", "accepts late elements until") == [("5,999 ms",), ("10,999 ms",)]
+
+
+def test_allowed_lateness_horizons(result) -> None:
+    """Allowed lateness 1000 ms: each window's horizon, max timestamp + 1000, a dashed line
+    over the band's life; the watermark passing it cleans the window up (the cleanup mark
+    at its foot)."""
+    spec = viz.timeline(result.trace).to_dict()
+    assert rows(spec, "allowed-lateness horizon", "x", "y", "y2", "window", "allowed lateness") == [
+        (5999, 0, 600, "[0 ms, 5,000 ms)", "1,000 ms"),
+        (10999, 100, 700, "[5,000 ms, 10,000 ms)", "1,000 ms"),
+    ]
+    enc = layer(spec, "allowed-lateness horizon")["encoding"]
+    assert enc["strokeDash"]["scale"] == {
+        "domain": ["allowed-lateness horizon (max timestamp + lateness)"],
+        "range": [[3, 2]],
+    }
+    assert enc["y2"] == {"field": "y2"}
+
+
+def test_no_horizon_without_allowed_lateness() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1000), ("a", 7000)], arrival_times=[0, 100])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    spec = viz.timeline(env.execute().trace).to_dict()
+    assert "rule" not in [m for m, _ in layers(spec)]
+    assert (
+        "accepts late elements until"
+        not in spec["datasets"][layer(spec, "window")["data"]["name"]][0]
+    )
 
 
 def test_watermark_steps_and_max_clipped(result) -> None:
     spec = viz.timeline(result.trace).to_dict()
     line = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "line")
     data = spec["datasets"][line["data"]["name"]]
-    assert [(r["x"], r["y"]) for r in data if r["operator"] == "window"] == [
+    # "watermarks", "window" and "window_2" step at the same processing times to the same
+    # watermarks: one line, one legend entry that says so; "source" (only MAX) is its own
+    shared = "watermarks, window, window_2 (same)"
+    assert {r["operator"] for r in data} == {shared, "source"}
+    assert [(r["x"], r["y"]) for r in data if r["operator"] == shared] == [
         (5499, 200), (5499, 600),  # 5499 from 200 ms until 600 ms
         (7499, 600), (7499, 700),  # then 7499 until the end of input at 700 ms
-        (11329, 700), (11329, 721),  # MAX: clipped to the right edge, held to the top
+        (11329, 700), (11329, 777),  # MAX: clipped to the right edge, held to the top
     ]  # fmt: skip
     assert line["encoding"]["order"] == {"field": "i", "type": "quantitative"}
-    assert line["encoding"]["strokeDash"]["scale"]["domain"] == [
-        "watermarks",
-        "window",
-        "window_2",
-        "source",
+    assert line["encoding"]["strokeDash"]["title"] == "watermark of"
+    assert line["encoding"]["strokeDash"]["scale"]["domain"] == [shared, "source"]
+    dots = spec["datasets"][layer(spec, "watermark")["data"]["name"]]
+    assert [(d["operator"], d["seq"], d["watermark"]) for d in dots] == [
+        (shared, 23, "5,499 ms"),
+        (shared, 63, "7,499 ms"),
+        (shared, 83, "MAX (Long.MAX_VALUE)"),
+        ("source", 81, "MAX (Long.MAX_VALUE)"),
     ]
     edge = next(lay for lay in spec["layer"] if lay["mark"].get("align") == "right")
     assert spec["datasets"][edge["data"]["name"]] == [
@@ -213,9 +295,211 @@ def test_epoch_times_get_a_utc_date_axis() -> None:
     )
     spec = viz.timeline(env.execute().trace).to_dict()
     enc = layer(spec, "element")["encoding"]
-    assert enc["x"]["type"] == "temporal"
-    assert enc["x"]["scale"]["type"] == "utc"
+    # epoch ms on a number scale (a temporal scale with a fixed domain makes Vega-Lite warn
+    # once per layer), ticks on UTC clock boundaries, labelled in UTC
+    assert enc["x"] == {
+        "field": "x",
+        "type": "quantitative",
+        "scale": {"domain": [1566640256400, 1566640383600], "nice": False, "zero": False},
+        "axis": {
+            "title": "event time (UTC)",
+            "values": [1566640260000 + 15_000 * i for i in range(9)],  # 09:51:00, :15, ...
+            "labelExpr": "utcFormat(datum.value, '%H:%M:%S')",
+            "labelOverlap": True,
+        },
+    }
+    assert enc["y"]["axis"]["labelExpr"] == "utcFormat(datum.value, '%H:%M:%S.%L')"
+    assert enc["y"]["axis"]["values"] == [1566640304151 + i for i in range(5)]
+    # a timer's time in a label as the axis shows it
+    assert rows(spec, "fired", "label") == [
+        ("1 · event-time timer at 09:51:59.999",),
+        ("1 · end of input",),
+    ]
     assert rows(spec, "element", "ts") == [
         ("2019-08-24 09:51:44.152 UTC",),
         ("2019-08-24 09:52:14.152 UTC",),
     ]
+
+
+# -- Flink's vocabulary: late is timestamp <= watermark; firings say what caused them ----------
+
+
+def continuous_job() -> wv.JobExecutionResult:
+    """One 10 s window, ContinuousEventTimeTrigger.of(2000), monotonous watermarks
+    (timestamp - 1): a@2500 at 1000 ms raises the watermark to 2499, which fires the timer at
+    2000 (at 1200 ms, the next periodic watermark); a@4500 → 4499 fires the timer at 4000;
+    a@1000 arrives at 3000 ms with the watermark at 4499: late (1000 <= 4499) but its window
+    is within lateness, so accepted. The input ends at 3000 ms: the MAX watermark fires the
+    timers at 6000, 8000 and the window's max timestamp 9999 — the end of input, not late
+    data (Beam's timing calls two of them "late")."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 500), ("a", 2500), ("a", 4500), ("a", 1000)],
+            arrival_times=[0, 1000, 2000, 3000],
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(10000))
+        .trigger(wv.ContinuousEventTimeTrigger.of(2000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+def test_firings_are_labelled_by_cause() -> None:
+    result = continuous_job()
+    assert [r.value for r in result.outputs["out"]] == [2, 3, 4, 4, 4]
+    view = frames.open_trace(result.trace)
+    fired = frames.firings(view, "window")
+    assert fired[["at", "cause", "fired_by", "timing"]].values.tolist() == [
+        [2000, "event-time timer at 2000", "event-time timer", "early"],
+        [4000, "event-time timer at 4000", "event-time timer", "early"],
+        [6000, "event-time timer at 6000", "end of input", "on_time"],
+        [8000, "event-time timer at 8000", "end of input", "late"],
+        [9999, "event-time timer at 9999", "end of input", "late"],
+    ]
+    spec = viz.timeline(result.trace).to_dict()
+    assert rows(spec, "fired", "x", "y", "what", "label") == [
+        (2000, 1200, "fired: event-time timer", "2 · event-time timer at 2000"),
+        (4000, 2200, "fired: event-time timer", "3 · event-time timer at 4000"),
+        (6000, 3000, "fired: end of input", "4 · end of input"),
+        (8000, 3000, "fired: end of input", "4 · end of input"),
+        (9999, 3000, "fired: end of input", "4 · end of input"),
+    ]
+    assert rows(spec, "element", "x", "y", "what", "watermark") == [
+        (500, 0, "on time", "MIN (Long.MIN_VALUE)"),
+        (2500, 1000, "on time", "499 ms"),
+        (4500, 2000, "on time", "2,499 ms"),
+        (1000, 3000, "late, accepted", "4,499 ms"),
+    ]
+    # the last window's band is drawn whole and the firing at its max timestamp inside the
+    # axis: 0 .. 10,000 padded by 3 % (300 ms)
+    assert rows(spec, "window", "x", "x2") == [(0, 10000)]
+    assert layer(spec, "fired")["encoding"]["x"]["scale"]["domain"] == [-300, 10300]
+
+
+def test_labels_overlap_neither_each_other_nor_the_edges() -> None:
+    tl = importlib.import_module("winviz.viz.timeline")  # (viz.timeline is the function)
+    spec = viz.timeline(continuous_job().trace).to_dict()
+    x = layer(spec, "fired")["encoding"]["x"]["scale"]["domain"]
+    y = layer(spec, "fired")["encoding"]["y"]["scale"]["domain"]
+    plot = tl._Plot(
+        palette.TimeAxis("x", "ms", *x),
+        palette.TimeAxis("y", "ms", *y),
+        spec["width"],
+        spec["height"],
+    )
+    boxes = []
+    for lay in spec["layer"]:
+        if lay["mark"]["type"] == "text" and "label" in lay["encoding"]["text"]["field"]:
+            for r in spec["datasets"][lay["data"]["name"]]:
+                boxes.append(
+                    tl._text_box(
+                        plot.px(r["x"]), plot.py(r["y"]), r["label"],
+                        lay["mark"]["align"], lay["mark"]["dx"], lay["mark"]["dy"],
+                    )
+                )  # fmt: skip
+    assert len(boxes) == 5  # every label placed
+    for i, a in enumerate(boxes):
+        assert a[0] >= 0 and a[2] <= spec["width"]
+        assert a[1] >= 0 and a[3] <= spec["height"]
+        assert not any(tl._overlaps(a, b) for b in boxes[i + 1 :])
+
+
+def test_late_element_of_a_window_not_yet_fired_is_late_accepted() -> None:
+    """Flink's rule, not "its window had fired": a@6000 arrives at 2000 ms with the watermark
+    at 6999 (a@7000): 6000 <= 6999, late; [0, 10000) has not fired (its end is far ahead), so
+    it is assigned: "late, accepted"."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 5000), ("a", 7000), ("a", 6000)], arrival_times=[0, 1000, 2000])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(10000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    result = env.execute()
+    view = frames.open_trace(result.trace)
+    fates = frames.element_fates(view, "window")
+    assert fates[["ts", "proc_time", "fate", "windows"]].values.tolist() == [
+        [5000.0, 0.0, "on time", 1],
+        [7000.0, 1000.0, "on time", 1],
+        [6000.0, 2000.0, "late, accepted", 1],
+    ]
+    assert frames.firings(view, "window")[["proc_time", "fired_by"]].values.tolist() == [
+        [2000, "end of input"]
+    ]
+
+
+def test_ideal_diagonal_is_explained_in_a_legend() -> None:
+    """Arrivals just after their timestamps: the diagonal event time = processing time is
+    drawn across the overlap of both axes, with its own legend entry saying what it is."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1000), ("a", 2500)], arrival_times=[1100, 2600])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(3000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    spec = viz.timeline(env.execute().trace).to_dict()
+    diagonal = layer(spec, "event time = processing time (ideal)")
+    assert diagonal["mark"] == {"type": "line", "color": "#7F7F7F", "strokeWidth": 1}
+    assert diagonal["encoding"]["strokeDash"] == {
+        "field": "line",
+        "type": "nominal",
+        "title": None,
+        "scale": {"domain": ["event time = processing time (ideal)"], "range": [[4, 4]]},
+    }
+    x = diagonal["encoding"]["x"]["scale"]["domain"]
+    y = diagonal["encoding"]["y"]["scale"]["domain"]
+    data = spec["datasets"][diagonal["data"]["name"]]
+    assert [(r["x"], r["y"]) for r in data] == [(max(x[0], y[0]),) * 2, (min(x[1], y[1]),) * 2]
+
+
+def test_two_lines_clipped_to_one_edge_point_print_one_text() -> None:
+    tl = importlib.import_module("winviz.viz.timeline")
+    beyond = {"x": 6180, "y": 1300, "text": "watermark beyond the axis"}
+    at_max = {"x": 6180, "y": 1300, "text": "watermark = MAX (end of input) →"}
+    other = {"x": 6180, "y": 900, "text": "watermark beyond the axis"}
+    assert tl._one_edge_text_per_point([beyond, at_max, other]) == [at_max, other]
+    assert tl._one_edge_text_per_point([at_max, beyond]) == [at_max]
+
+
+def test_date_axis_ticks_fall_on_utc_boundaries() -> None:
+    day = 86_400_000
+    start = 1_566_640_304_152  # 2019-08-24 09:51:44.152 UTC
+    midnight = start - start % day
+    # 3 days: every 12 hours (6 ticks); 8 days: every day, labelled as dates
+    assert palette.epoch_ticks(start, start + 3 * day) == (
+        [midnight + h * 3_600_000 for h in range(12, 84, 12)],
+        "%b %d %H:%M",
+    )
+    assert palette.epoch_ticks(start, start + 8 * day) == (
+        [midnight + d * day for d in range(1, 9)],
+        "%Y-%m-%d",
+    )
+    assert palette.epoch_ticks(start, start + 7 * 3_600_000) == (
+        [midnight + h * 3_600_000 for h in range(10, 17)],
+        "%b %d %H:%M",
+    )
+    assert palette.epoch_ticks(start, start + 3) == (
+        [start, start + 1, start + 2, start + 3],
+        "%H:%M:%S.%L",
+    )

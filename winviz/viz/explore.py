@@ -27,7 +27,7 @@ Two kinds of control, by where they can be evaluated:
 
 A control's initial value is the pipeline function's default for that parameter when it has
 one (and it is in range / among the options), else the first. A summary line (windows fired
-by timing, elements by fate) is updated with every run. When the pipeline raises for some
+by cause, elements by fate) is updated with every run. When the pipeline raises for some
 values, the explorer shows the error in place of the charts — no traceback — and keeps the
 exception (``explorer.error``); the next good values bring the charts back.
 
@@ -84,23 +84,31 @@ runs precomputed on the slider grid (``winviz.viz.grid``)."""
 
 @dataclass(frozen=True)
 class Summary:
-    """What a run did, from its trace: window firings by timing (Flink's early / on-time /
-    late panes) and elements reaching window operators by fate (frames.element_fates)."""
+    """What a run did, from its trace: window firings by what caused them (the trigger fired
+    on an element, on an event-time timer the watermark passed, on a processing-time timer,
+    or on an event-time timer the end-of-input watermark MAX fired; ``frames.fired_by``) and
+    elements reaching window operators by fate in Flink's words (``frames.element_fates``:
+    *late* is timestamp ≤ the operator's watermark on arrival; a late element is accepted
+    while a window of it is within the allowed lateness)."""
 
     fired: int
-    early: int
-    on_time: int
-    late: int
+    by_element: int
+    by_event_time_timer: int
+    by_processing_time_timer: int
+    at_end_of_input: int
     elements: int
+    on_time: int
     late_accepted: int
     dropped: int
     side_output: int
 
     def text(self) -> str:
         return (
-            f"fired {self.fired} (early {self.early} · on time {self.on_time} · late "
-            f"{self.late}) · elements {self.elements}: late, accepted {self.late_accepted} · "
-            f"dropped {self.dropped} · side output {self.side_output}"
+            f"fired {self.fired} (event-time timer {self.by_event_time_timer} · element "
+            f"{self.by_element} · processing-time timer {self.by_processing_time_timer} · end "
+            f"of input {self.at_end_of_input}) · elements {self.elements}: on time "
+            f"{self.on_time} · late, accepted {self.late_accepted} · dropped {self.dropped} · "
+            f"side output {self.side_output}"
         )
 
 
@@ -109,16 +117,19 @@ def summarize(trace: Any) -> Summary:
     TraceInputError when it cannot be read."""
     view = frames.open_trace(trace)
     rows = view.select("fired")
-    timing = view.detail("fired", "timing", rows).tolist() if len(rows) else []
+    causes, _, domains = frames.firing_causes(view, rows)
+    fired_by = frames.fired_by(causes, domains, view.ints("watermark", rows)[0])
     fates: list[str] = []
     for op in frames.window_operators(view):
         fates += frames.element_fates(view, op)["fate"].tolist()
     return Summary(
-        fired=len(timing),
-        early=timing.count("early"),
-        on_time=timing.count("on_time"),
-        late=timing.count("late"),
+        fired=len(fired_by),
+        by_element=fired_by.count("element"),
+        by_event_time_timer=fired_by.count("event-time timer"),
+        by_processing_time_timer=fired_by.count("processing-time timer"),
+        at_end_of_input=fired_by.count("end of input"),
         elements=len(fates),
+        on_time=fates.count("on time"),
         late_accepted=fates.count("late, accepted"),
         dropped=fates.count("dropped"),
         side_output=fates.count("side output"),

@@ -5,20 +5,31 @@ Input is a ``wv.Trace``, its ``to_pandas()`` DataFrame, or anything with a ``.tr
 read-only view; an input that cannot be drawn raises ``TraceInputError``, whose message the
 charts show in place of a plot.
 
-How an element's fate is derived (``element_fates``). The engine writes, for one input record
-reaching a window operator, an ``element`` record followed — before that operator's next
-``element`` record — by its ``assigned`` / ``skipped_late_window`` records (one per window)
-and at most one ``late_dropped`` or ``side_output`` record. Records of *other* operators may
-interleave (a firing's output travelling downstream), so the grouping is per operator: each
-record of kind assigned / skipped_late_window / late_dropped / side_output belongs to the
-latest ``element`` record of its operator in ``seq`` order. Then, per element:
+How an element's fate is derived (``element_fates``), in Flink's words. An element is **late**
+when its timestamp is at or below the window operator's current watermark when it arrives
+(``ts <= watermark`` of its ``element`` record: Flink's "late element"); it is still
+**accepted** while one of its windows is within the allowed lateness (the operator assigns it),
+and is dropped or sent to the side output only when every window of it is past its cleanup
+time. The engine writes, for one input record reaching a window operator, an ``element`` record
+followed — before that operator's next ``element`` record — by its ``assigned`` /
+``skipped_late_window`` records (one per window) and at most one ``late_dropped`` or
+``side_output`` record. Records of *other* operators may interleave (a firing's output
+travelling downstream), so the grouping is per operator: each record of kind assigned /
+skipped_late_window / late_dropped / side_output belongs to the latest ``element`` record of
+its operator in ``seq`` order. Then, per element:
 
-* ``dropped`` — it has a ``late_dropped`` record;
-* ``side output`` — it has a ``side_output`` record;
-* ``late, accepted`` — it was assigned to a window whose end had already passed:
-  ``window_end - 1 <= watermark`` of the ``assigned`` record (the window had fired on time, or
-  could have, and is kept for the allowed lateness);
-* ``on time`` — otherwise (assigned only to windows not yet due, or to the global window).
+* ``dropped`` — it has a ``late_dropped`` record (late, every window past cleanup);
+* ``side output`` — it has a ``side_output`` record (late, every window past cleanup);
+* ``late, accepted`` — ``ts <= watermark`` and it was assigned to at least one window (the
+  window may not have fired yet: lateness is about the watermark, not about firings);
+* ``on time`` — otherwise (``ts > watermark``, or no timestamp / no watermark yet).
+
+How a firing's cause is worded (``firings``): ``cause`` names the trigger call or the timer
+that made the window fire ("element", "event-time timer at 4999", "processing-time timer at
+999"); ``fired_by`` is its category for legends and labels — "element", "event-time timer",
+"processing-time timer", "end of input" (an event-time timer fired by the end-of-input
+watermark MAX: the source finished, not a late element), "session merge" or "cause not
+traced".
 
 ``source_index`` is the ``index`` of the nearest earlier ``arrival`` record when its value
 equals the element's value (the record that caused it; elements made by a firing upstream get
@@ -39,6 +50,7 @@ from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
 
 LONG_MIN = -(2**63)
+LONG_MAX = 2**63 - 1
 _FATE_NAMES = np.array(["on time", "late, accepted", "dropped", "side output"], dtype=object)
 WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
 FATE_KINDS = ("element", "assigned", "skipped_late_window", "late_dropped", "side_output")
@@ -222,8 +234,10 @@ def short(value: Any, limit: int = 60) -> str:
 
 
 def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
-    """One row per element reaching ``operator``: seq, proc_time, ts, watermark, fate,
-    windows (how many it was assigned to). See the module docstring for the rules."""
+    """One row per element reaching ``operator``: seq, proc_time, ts, fate, windows (how
+    many it was assigned to). See the module docstring for the rules (Flink's late element,
+    ``timestamp <= currentWatermark``; ``WindowOperator.isWindowLate`` decides what is
+    dropped or side output)."""
     rows = view.select(*FATE_KINDS, operator=operator)
     is_element = view.is_kind(rows, "element")
     group = np.cumsum(is_element) - 1
@@ -231,15 +245,16 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     rows, group, is_element = rows[keep], group[keep], is_element[keep]
 
     assigned = view.is_kind(rows, "assigned")
-    arows = rows[assigned]
-    # exact integer comparison (int64, not float64, which would round near MIN / MAX);
-    # an end that overflowed to MIN has end - 1 below every watermark
-    _, ends, has_window = view.bounds(arows)
-    marks, has_mark = view.ints("watermark", arows)
-    late_window = has_window & has_mark & ((ends == LONG_MIN) | (ends - 1 <= marks))
-    n = int(is_element.sum())
-    late_accepted = np.zeros(n, dtype=bool)
-    late_accepted[group[assigned][late_window]] = True
+    erows = rows[is_element]
+    n = len(erows)
+    # Flink's "late element": timestamp <= the operator's watermark on arrival (exact int64
+    # comparison, not float64, which would round near MIN / MAX)
+    stamps, has_ts = view.ints("ts", erows)
+    marks, has_mark = view.ints("watermark", erows)
+    late = has_ts & has_mark & (stamps <= marks)
+    accepted = np.zeros(n, dtype=bool)
+    accepted[group[assigned]] = True
+    late_accepted = late & accepted
     n_windows = np.bincount(group[assigned], minlength=n)
     dropped = np.zeros(n, dtype=bool)
     dropped[group[view.is_kind(rows, "late_dropped")]] = True
@@ -247,7 +262,6 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     side[group[view.is_kind(rows, "side_output")]] = True
 
     fate = np.where(dropped, 2, np.where(side, 3, np.where(late_accepted, 1, 0)))
-    erows = rows[is_element]
     return pd.DataFrame(
         {
             "seq": erows,
@@ -323,10 +337,12 @@ def window_records(
 
 
 def firings(view: TraceView, operator: str) -> pd.DataFrame:
-    """The ``fired`` records: window_records columns plus result (the value), pane, timing,
-    count, and what caused the firing (see ``firing_causes``): cause, timer (the firing
-    timer's timestamp, None when no timer fired it) and at (the event time a firing mark sits
-    at: the event-time timer's timestamp, else the window's end)."""
+    """The ``fired`` records: window_records columns plus result (the value), pane, timing
+    (Beam's pane timing early / on_time / late, kept for tooltips only), count, and what
+    caused the firing (see ``firing_causes``): cause, timer (the firing timer's timestamp,
+    None when no timer fired it), fired_by (the cause's category, ``fired_by``) and at (the
+    event time a firing mark sits at: the event-time timer's timestamp, else the window's
+    end)."""
     frame = window_records(view, operator, "fired")
     rows = frame["seq"].to_numpy()
     frame["result"] = view.detail("fired", "result", rows)  # raw values: short() them to show
@@ -336,6 +352,7 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
     cause, timer, domain = firing_causes(view, rows)
     frame["cause"] = cause
     frame["timer"] = timer
+    frame["fired_by"] = fired_by(cause, domain, view.ints("watermark", rows)[0])
     frame["at"] = pd.Series(
         [
             t if d == "event" else e
@@ -366,6 +383,22 @@ def firing_causes(
         word = "event-time" if domain == "event" else "processing-time"
         causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
     return causes, timers, domains
+
+
+def fired_by(causes: list[str], domains: list[str | None], watermarks: np.ndarray) -> list[str]:
+    """The category of each firing's cause (one of ``palette.FIRED_BY``): an event-time timer
+    that fired while the operator's watermark was MAX (``Long.MAX_VALUE``, emitted when the
+    input ends) is "end of input"; otherwise the timer's domain, "element", "session merge",
+    or "cause not traced" when the trace names no trigger call."""
+    out = []
+    for cause, domain, mark in zip(causes, domains, watermarks.tolist(), strict=True):
+        if domain == "event":
+            out.append("end of input" if mark == LONG_MAX else "event-time timer")
+        elif domain is not None:
+            out.append("processing-time timer")
+        else:
+            out.append(cause or "cause not traced")
+    return out
 
 
 def cleanups(view: TraceView, operator: str) -> pd.DataFrame:

@@ -3,9 +3,15 @@
 A bar is one (key, window) pair: filled when it fired, grey when it never fired, outlined
 with dashes when a session merge absorbed it (``merged`` records; windows that were merged
 away before receiving an element are drawn too). Overlapping windows of one key (sliding
-windows, sessions before a merge) stack in sub-lanes. On each bar, at the window's end:
-its firings (early ◂ on time ▸ late, one mark per timing with the count) and purges; at its
-start: evictions and session merges. Tooltips give the trace records' fields.
+windows, sessions before a merge) stack in sub-lanes. On each bar: its firings at the event
+time of the timer that fired them (else the window's end), one mark per cause with the count,
+coloured by what caused them ("fired: event-time timer", "fired: element", "fired:
+processing-time timer", "fired: end of input" — the MAX watermark at the end of the input);
+its cleanup at the cleanup time (Flink's ``cleanupTime``: max timestamp + allowed lateness);
+with allowed lateness > 0, a thin line from the window's end to its allowed-lateness horizon
+(max timestamp + lateness: until the watermark passes it the window accepts late elements);
+purges at its end, evictions and session merges at its start. Tooltips give the trace
+records' fields.
 
 Scale: at most ``max_keys`` lanes (the keys with most elements) and at most 5,000 bars (the
 earliest windows in event time); the subtitle says what was left out.
@@ -26,15 +32,24 @@ from winviz.viz.timeline import pick_operator
 
 STATUS = ("fired", "not fired", "merged away")
 STATUS_FILL = (palette.SKY_BLUE, palette.LIGHT_GREY, "#FFFFFF")
-# window event -> pixel offset from its anchor (window end, or start for evicted / merged)
+# window event -> pixel offset from its anchor (the time it claims: a firing's timer, a
+# cleanup time, the window end for a purge, the start for evicted / merged); firings and
+# cleanups move aside only when another mark of their bar falls on the same pixel
 EVENT_DX = {
-    "fired early": -12,
-    "fired on time": 0,
-    "fired late": 12,
+    "fired: element": 12,
+    "fired: event-time timer": 0,
+    "fired: processing-time timer": -12,
+    "fired: end of input": 0,
+    "fired: session merge": -12,
+    "fired: cause not traced": 6,
+    "cleanup": 8,
     "purged": 24,
     "evicted": 8,
     "merged": -8,
 }
+CLAIMS_TIME = ("fired: ", "cleanup")
+HORIZON_TITLE = "allowed lateness"
+HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 
 
 def window_lanes(
@@ -75,16 +90,28 @@ def _lanes(
         bars = bars[bars["window_start"] < cutoff].iloc[:max_bars]
         notes.append(f"bars: the {len(bars):,} earliest windows (starting before {cutoff:,})")
     bars = _stack(bars)
-    x = palette.time_axis("event time", [*bars["window_start"], *bars["window_end"]])
+    # the axis holds every bar, and the cleanup times (horizons) of the drawn keys' windows
+    cleaned = frames.cleanups(view, op)
+    cleaned = cleaned[cleaned["window_start"].notna()]
+    drawn = set(keys)
+    cleanup_times = [
+        t
+        for k, t in zip(frames.key_texts(cleaned["key"]), cleaned["cleanup_time"], strict=True)
+        if k in drawn and t is not None and not palette.is_off_chart(t)
+    ]
+    x = palette.time_axis(
+        "event time", [*bars["window_start"], *bars["window_end"], *cleanup_times]
+    )
     events = _events(view, op, bars, x, width)
     lanes = len(keys)
     slots = int(bars["slot"].max()) + 1
     height = max(60, min(900, lanes * max(24, 14 * slots)))
-    layers = [_bar_layer(bars, x), *_event_layers(events, x)]
+    horizons = _horizon_layer(view, op, bars, x)
+    layers = [_bar_layer(bars, x), *horizons, *_event_layers(events, x)]
     chart = alt.layer(*layers).properties(
         width=width, height=height, title=palette.title("Window lanes", notes)
     )
-    chart = chart.resolve_scale(fill="independent")
+    chart = chart.resolve_scale(fill="independent", strokeDash="independent")
     return palette.finish(chart, name="window_lanes", notes=notes)
 
 
@@ -186,7 +213,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
                 title="key",
                 axis=alt.Axis(labelLimit=160),
             ),
-            yOffset=alt.YOffset("slot:N", scale=alt.Scale(paddingInner=0.15)),
+            yOffset=alt.YOffset("slot:N", sort="ascending", scale=alt.Scale(paddingInner=0.15)),
             fill=alt.Fill(
                 "status:N",
                 title="window",
@@ -220,11 +247,12 @@ def _closed(closed: Any, merged_into: Any) -> str:
 
 
 def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: int) -> pd.DataFrame:
-    """One row per drawn window event: firings per (key, window, timing, event time of the
-    timer that fired them — else the window end), purges, evictions and merges, with the slot
-    of their bar. Purges, evictions and merges, and firings sharing a pixel with another mark,
-    are set apart by ``EVENT_DX`` pixels, converted to event time for this chart's width
-    (Vega offsets only text marks by pixels)."""
+    """One row per drawn window event: firings per (key, window, cause, event time of the
+    timer that fired them — else the window end), cleanups at their cleanup time, purges,
+    evictions and merges, with the slot of their bar. Purges, evictions and merges, and
+    firings and cleanups sharing a pixel with another mark, are set apart by ``EVENT_DX``
+    pixels, converted to event time for this chart's width (Vega offsets only text marks by
+    pixels)."""
     slot = {
         (k, s, e): int(i)
         for k, s, e, i in zip(
@@ -240,9 +268,9 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
     marks = fired["watermark"].tolist()
     causes = fired["cause"].tolist()
     # one mark per event time a firing sits at: the timer that fired it, else the window end
-    by = ["key_text", "window_start", "window_end", "timing", "at"]
-    for (key, s, e, timing, at), idx in frames.groups(fired, by).items():
-        what = palette.TIMING_EVENT.get(timing, "fired on time")
+    by = ["key_text", "window_start", "window_end", "fired_by", "at"]
+    for (key, s, e, cause, at), idx in frames.groups(fired, by).items():
+        what = palette.FIRED_EVENT.get(cause, "fired: cause not traced")
         shown = idx[-1:] if len(idx) > 50 else idx
         g = _Records([seqs[i] for i in shown], [procs[i] for i in shown], marks[shown[-1]])
         text = ", ".join(frames.short(results[i], 40) for i in idx[:50]) + (
@@ -252,6 +280,16 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
         if row is not None:
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
         rows.append(row)
+    cleaned = frames.cleanups(view, op)
+    cleaned = cleaned[cleaned["window_start"].notna()]
+    for r in cleaned.assign(key_text=frames.key_texts(cleaned["key"])).itertuples():
+        g = _Records([r.seq], [r.proc_time], r.watermark)
+        rows.append(
+            _event(
+                slot, x, r.key_text, r.window_start, r.window_end, "cleanup",
+                r.cleanup_time, g, result=f"cleanup time {x.fmt(r.cleanup_time)}", n=1,
+            )
+        )  # fmt: skip
     other = frames.window_records(view, op, "purged", "evicted")
     other = other[other["window_start"].notna()]
     if not other.empty:
@@ -275,7 +313,7 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
         # of its bar falls on the same pixel
         pixel = (frame["x"] / ms_per_px).round().astype("int64")
         crowded = frame.groupby([frame["key"], frame["slot"], pixel])["what"].transform("size")
-        shift = shift.where(~frame["what"].str.startswith("fired") | (crowded > 1), 0.0)
+        shift = shift.where(~frame["what"].str.startswith(CLAIMS_TIME) | (crowded > 1), 0.0)
         frame["x"] = (frame["x"] + shift).clip(x.lo, x.hi).round(3)
     return frame
 
@@ -306,6 +344,72 @@ def _purges_and_evictions(
                 )
             )  # fmt: skip
     return rows
+
+
+def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
+    """With allowed lateness > 0: per drawn (key, window), a line on its bar's sub-lane from
+    the window's end to its horizon, max timestamp + allowed lateness — its cleanup time
+    (``cleanup`` records; a window cleaned at its max timestamp has none)."""
+    cleaned = frames.cleanups(view, op)
+    cleaned = cleaned[cleaned["window_start"].notna()]
+    if cleaned.empty:
+        return []
+    slot = {
+        (k, s, e): int(i)
+        for k, s, e, i in zip(
+            bars["key"], bars["window_start"], bars["window_end"], bars["slot"], strict=True
+        )
+    }
+    rows = []
+    for key, s, e, t in zip(
+        frames.key_texts(cleaned["key"]),
+        cleaned["window_start"].tolist(),
+        cleaned["window_end"].tolist(),
+        cleaned["cleanup_time"].tolist(),
+        strict=True,
+    ):
+        i = slot.get((key, int(s), int(e)))
+        if i is None or t is None or int(t) <= int(e) - 1:
+            continue
+        rows.append(
+            {
+                "x": x.clip(e)[0],
+                "x2": x.clip(t)[0],
+                "key": key,
+                "slot": i,
+                "line": HORIZON_ENTRY,
+                "kind": "allowed-lateness horizon",
+                "window": f"[{x.fmt(s)}, {x.fmt(e)})",
+                "max timestamp": x.fmt(int(e) - 1),
+                "allowed lateness": f"{int(t) - (int(e) - 1):,} ms",
+                "horizon": x.fmt(t),
+            }
+        )
+    if not rows:
+        return []
+    data = pd.DataFrame(rows)
+    tips = [
+        alt.Tooltip(f"{c}:N")
+        for c in ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon"]
+    ]
+    return [
+        alt.Chart(data)
+        .mark_rule(color=palette.HORIZON_COLOR, strokeWidth=2, opacity=0.8)
+        .encode(
+            x=x.x("x"),
+            x2=alt.X2("x2"),
+            # the bars' lane order (sort=None, the keys as the domain): Vega-Lite warns of
+            # "conflicting sort properties" when a layer sorts the shared key scale otherwise
+            y=alt.Y("key:N", sort=None, scale=alt.Scale(domain=list(dict.fromkeys(bars["key"])))),
+            yOffset=alt.YOffset("slot:N", sort="ascending"),
+            strokeDash=alt.StrokeDash(
+                "line:N",
+                title=HORIZON_TITLE,
+                scale=alt.Scale(domain=[HORIZON_ENTRY], range=[palette.HORIZON_DASH]),
+            ),
+            tooltip=tips,
+        )
+    ]
 
 
 @dataclass(frozen=True)
@@ -372,7 +476,11 @@ def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
     layers = []
     for what in present:
         part = events[events["what"] == what]
-        base = alt.Chart(part).encode(x=x.x("x"), y=alt.Y("key:N"), yOffset=alt.YOffset("slot:N"))
+        # every layer sorts the sub-lanes alike (Vega-Lite warns of "conflicting sort
+        # properties" when the layers' yOffset domains sort differently)
+        base = alt.Chart(part).encode(
+            x=x.x("x"), y=alt.Y("key:N"), yOffset=alt.YOffset("slot:N", sort="ascending")
+        )
         layers.append(
             base.mark_point(filled=True, size=70, stroke=palette.BLACK, strokeWidth=0.5).encode(
                 color=color, shape=shape, tooltip=tips

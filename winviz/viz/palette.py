@@ -6,10 +6,13 @@ categorical colour is paired with a distinct shape, so no meaning rests on colou
 
 Time axes. Trace times are integer milliseconds. An axis is drawn as **dates** (UTC) when
 every time on it lies in 2000-01-01 .. 2100-01-01 as epoch milliseconds, otherwise as **plain
-milliseconds** with thousands separators ("12,000"). Times whose magnitude exceeds 2**53
-(Long.MIN_VALUE / Long.MAX_VALUE, the end-of-input watermark, cleanup times that overflowed)
-cannot be held exactly by JavaScript numbers and would squash every other mark into one pixel:
-they are clipped to the edge of the axis and labelled (see ``TimeAxis.clip``).
+milliseconds** with thousands separators ("12,000"). Both are number scales of milliseconds; a
+date axis puts its ticks on UTC clock boundaries (``epoch_ticks``) and labels them with
+``utcFormat`` (a temporal scale with a fixed domain makes Vega-Lite log a warning per layer).
+Times whose magnitude exceeds 2**53 (Long.MIN_VALUE / Long.MAX_VALUE, the end-of-input
+watermark, cleanup times that overflowed) cannot be held exactly by JavaScript numbers and
+would squash every other mark into one pixel: they are clipped to the edge of the axis and
+labelled (see ``TimeAxis.clip``).
 """
 
 from __future__ import annotations
@@ -34,23 +37,52 @@ PURPLE = "#CC79A7"
 GREY = "#7F7F7F"
 LIGHT_GREY = "#D9D9D9"
 
-# An element's fate at a window operator (see frames.element_fates).
+# An element's fate at a window operator (see frames.element_fates), in Flink's words: an
+# element is *late* when its timestamp <= the operator's current watermark on arrival; a late
+# element is still *accepted* while one of its windows is within the allowed lateness, and is
+# dropped (or sent to the side output) only when every window of it is past cleanup.
 FATES: tuple[str, ...] = ("on time", "late, accepted", "dropped", "side output")
 FATE_COLORS: tuple[str, ...] = (BLUE, ORANGE, VERMILLION, PURPLE)
 FATE_SHAPES: tuple[str, ...] = ("circle", "diamond", "cross", "triangle-up")
 
-# What happened to a window (timeline / lanes "window event" legend).
+# What made a window fire (frames.firings ``fired_by``): the trigger returned FIRE in
+# ``onElement`` (e.g. CountTrigger), in ``onEventTime`` for a timer the watermark passed, in
+# ``onProcessingTime``, or in ``onEventTime`` for a timer the end-of-input watermark (MAX)
+# fired. "cause not traced": no trigger record precedes the firing.
+FIRED_BY: tuple[str, ...] = (
+    "element",
+    "event-time timer",
+    "processing-time timer",
+    "end of input",
+    "session merge",
+    "cause not traced",
+)
+FIRED_EVENT = {cause: f"fired: {cause}" for cause in FIRED_BY}
+
+# What happened to a window (timeline / lanes "what happened" legend).
 WINDOW_EVENTS: tuple[str, ...] = (
-    "fired early",
-    "fired on time",
-    "fired late",
+    *FIRED_EVENT.values(),
     "purged",
     "evicted",
     "merged",
     "cleanup",
 )
-WINDOW_EVENT_COLORS: tuple[str, ...] = (SKY_BLUE, GREEN, ORANGE, VERMILLION, PURPLE, BLUE, GREY)
+WINDOW_EVENT_COLORS: tuple[str, ...] = (
+    ORANGE,  # fired: element
+    GREEN,  # fired: event-time timer
+    SKY_BLUE,  # fired: processing-time timer
+    BLACK,  # fired: end of input
+    BLUE,  # fired: session merge
+    GREY,  # fired: cause not traced
+    VERMILLION,  # purged
+    PURPLE,  # evicted
+    BLUE,  # merged
+    GREY,  # cleanup
+)
 WINDOW_EVENT_SHAPES: tuple[str, ...] = (
+    "square",
+    "square",
+    "square",
     "square",
     "square",
     "square",
@@ -59,7 +91,13 @@ WINDOW_EVENT_SHAPES: tuple[str, ...] = (
     "wedge",
     "triangle-down",
 )
-TIMING_EVENT = {"early": "fired early", "on_time": "fired on time", "late": "fired late"}
+
+# The reference lines of the timeline (each its own legend, by dash pattern).
+IDEAL = "event time = processing time (ideal)"
+IDEAL_DASH = [4, 4]
+HORIZON = "allowed-lateness horizon (max timestamp + lateness)"
+HORIZON_DASH = [3, 2]
+HORIZON_COLOR = VERMILLION
 
 WATERMARK_DASHES: tuple[list[int], ...] = ([1, 0], [6, 3], [2, 2], [8, 2, 2, 2], [1, 3])
 
@@ -148,17 +186,28 @@ class TimeAxis:
         return int(value), ""
 
     def encoding_type(self) -> str:
-        return "temporal" if self.kind == "epoch" else "quantitative"
+        # a date axis is a quantitative scale of epoch ms with UTC tick labels: Vega-Lite
+        # turns an explicit domain of a temporal scale into datetime signals and then warns,
+        # once per layer, that they conflict with the domain itself ("Conflicting scale
+        # property domain"); a number scale draws the same positions without a warning
+        return "quantitative"
 
     def scale(self) -> alt.Scale:
-        if self.kind == "epoch":
-            return alt.Scale(type="utc", domain=[self.lo, self.hi], nice=False)
         return alt.Scale(domain=[self.lo, self.hi], nice=False, zero=False)
 
     def axis(self) -> alt.Axis:
+        return alt.Axis(**self._axis())
+
+    def _axis(self) -> dict[str, Any]:
         if self.kind == "epoch":
-            return alt.Axis(title=self.title + " (UTC)", labelOverlap=True)
-        return alt.Axis(title=self.title + " (ms)", format=",d", labelOverlap=True)
+            values, fmt = epoch_ticks(self.lo, self.hi)
+            return {
+                "title": self.title + " (UTC)",
+                "values": values,
+                "labelExpr": f"utcFormat(datum.value, '{fmt}')",
+                "labelOverlap": True,
+            }
+        return {"title": self.title + " (ms)", "format": ",d", "labelOverlap": True}
 
     def x(self, field: str, **kwargs: Any) -> alt.X:
         return alt.X(
@@ -173,13 +222,8 @@ class TimeAxis:
     def channel(self, field: str) -> dict[str, Any]:
         """The x or y channel of ``field`` on this axis as a Vega-Lite dict — exactly what
         ``x(field)`` / ``y(field)`` serialise to, without building Altair objects."""
-        if self.kind == "epoch":
-            scale: dict[str, Any] = {"type": "utc", "domain": [self.lo, self.hi], "nice": False}
-            axis: dict[str, Any] = {"title": self.title + " (UTC)", "labelOverlap": True}
-        else:
-            scale = {"domain": [self.lo, self.hi], "nice": False, "zero": False}
-            axis = {"title": self.title + " (ms)", "format": ",d", "labelOverlap": True}
-        return {"field": field, "type": self.encoding_type(), "scale": scale, "axis": axis}
+        scale = {"domain": [self.lo, self.hi], "nice": False, "zero": False}
+        return {"field": field, "type": "quantitative", "scale": scale, "axis": self._axis()}
 
     def x2(self, field: str) -> alt.X2:
         return alt.X2(field)
@@ -189,6 +233,29 @@ class TimeAxis:
 
     def fmt(self, value: Any) -> str:
         return format_time(value, self.kind)
+
+
+# tick steps of a date axis, in ms, and the UTC label format of each
+_TICK_STEPS: tuple[tuple[int, str], ...] = (
+    *((ms, "%H:%M:%S.%L") for ms in (1, 2, 5, 10, 20, 50, 100, 200, 500)),
+    *((s * 1000, "%H:%M:%S") for s in (1, 2, 5, 10, 15, 30)),
+    *((m * 60_000, "%H:%M") for m in (1, 2, 5, 10, 15, 30)),
+    *((h * 3_600_000, "%b %d %H:%M") for h in (1, 2, 3, 6, 12)),
+    *((d * 86_400_000, "%Y-%m-%d") for d in (1, 2, 7, 14, 28, 91, 182, 364, 728, 1820, 3640)),
+)
+MAX_TICKS = 8
+
+
+def epoch_ticks(lo: int, hi: int) -> tuple[list[int], str]:
+    """Tick values of a date axis over [lo, hi] (epoch ms): the multiples of the smallest
+    step in ``_TICK_STEPS`` giving at most ``MAX_TICKS`` ticks (steps of a day or less fall on
+    UTC clock boundaries), and the UTC label format for that step."""
+    step, fmt = next(
+        ((step, fmt) for step, fmt in _TICK_STEPS if (hi - lo) // step <= MAX_TICKS),
+        _TICK_STEPS[-1],
+    )
+    first = -(-lo // step) * step
+    return list(range(first, hi + 1, step)), fmt
 
 
 def time_axis(title: str, values: list[int]) -> TimeAxis:
@@ -255,7 +322,13 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-LEGEND_CONFIG = {"orient": "right", "titleFontSize": 12, "labelFontSize": 11, "symbolSize": 80}
+LEGEND_CONFIG = {
+    "orient": "right",
+    "titleFontSize": 12,
+    "labelFontSize": 11,
+    "symbolSize": 80,
+    "labelLimit": 320,  # "watermarks, window, window_2 (same)" and the horizon entry in full
+}
 AXIS_CONFIG = {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColor": "#EEEEEE"}
 VIEW_CONFIG = {"stroke": LIGHT_GREY}
 

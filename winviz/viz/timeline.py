@@ -5,15 +5,24 @@ Layers, back to front:
 1. **window bands** — one rectangle per window: its event-time extent [start, end) across,
    its life in processing time (first element assigned → state cleaned up) down; a window
    still open at the end of the trace reaches the top edge;
-2. **ideal diagonal** — event time = processing time (only where it makes sense, see
-   ``_wants_diagonal``);
-3. **watermark** — one step line per operator with ``watermark`` records: at processing time
-   t the watermark is w until it advances (points carry the records' tooltips); the
+2. **allowed-lateness horizons** — with ``allowed_lateness > 0``, a dashed vertical line per
+   window at its max timestamp + allowed lateness (Flink's ``cleanupTime``) over the band's
+   life: until the watermark passes it, the window still accepts late elements;
+3. **ideal diagonal** — event time = processing time, in its own legend (only where it makes
+   sense, see ``_wants_diagonal``);
+4. **watermark** — one step line per distinct staircase: operators whose ``watermark``
+   records step at exactly the same processing times to the same values share one line and
+   one legend entry ("watermarks, window (same)"); points carry the records' tooltips; the
    end-of-input watermark MAX is drawn on the right edge and labelled;
-4. **elements** — coloured and shaped by fate (frames.element_fates);
-5. **firings** — at (window end, firing processing time), labelled "result · timing";
-   firings of several keys at the same point are one mark ("3 keys · on time");
-6. **cleanups** — at (cleanup time, processing time).
+5. **elements** — coloured and shaped by fate (frames.element_fates): *late* in Flink's
+   sense (timestamp ≤ the operator's watermark on arrival) but assigned is "late, accepted";
+6. **firings** — at the event time of the timer that fired them (else the window end),
+   coloured by what caused them ("fired: event-time timer", "fired: element", "fired:
+   processing-time timer", "fired: end of input") and labelled "result · cause"; firings of
+   several keys at the same point are one mark ("3 keys · end of input"); labels are placed
+   so that they overlap neither each other nor the plot's edge (a label that fits nowhere is
+   left to the tooltip, and the subtitle says so);
+7. **cleanups** — at (cleanup time, processing time).
 
 Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
 traces are reduced per layer (scale.py) and the subtitle says how. Layers are written as
@@ -108,8 +117,13 @@ def _timeline(
     cleaned = cleaned[cleaned["window_end"].notna()]
     lives = frames.window_lives(view, op)
 
+    horizons = _horizons(lives, cleaned)
     x_values = _extent(
-        elements["ts"], lives["window_start"], lives["window_end"], cleaned["cleanup_time"]
+        elements["ts"],
+        lives["window_start"],
+        lives["window_end"],
+        cleaned["cleanup_time"],
+        fired["at"],
     )
     if not x_values:
         x_values = _extent(steps["watermark"])
@@ -122,6 +136,8 @@ def _timeline(
     )
     x = palette.time_axis("event time", x_values)
     y = palette.time_axis("processing time", y_values)
+    if not fired.empty:
+        y = _label_room(y, height)
 
     notes: list[str] = [
         f"operator {op!r}: {len(elements):,} elements, {len(lives):,} (key, window) pairs, "
@@ -132,12 +148,15 @@ def _timeline(
     if steps.empty:
         notes.append("no watermark in this trace: no watermark line, nothing is late")
 
+    plot = _Plot(x, y, width, height)
+    watermark_layers = _watermarks(steps, x, y, notes)
     layers = [
-        _bands(lives, x, y, notes),
+        _bands(lives, horizons, x, y, notes),
+        _horizon_layer(lives, horizons, x, y),
         *_diagonal(elements, x, y, diagonal),
-        *_watermarks(steps, x, y, notes),
+        *watermark_layers,
         _elements(view, elements, x, y, max_points, notes),
-        *_firings(fired, x, y, labels, notes),
+        *_firings(fired, plot, labels, notes, _edge_boxes(watermark_layers, plot)),
         _cleanups(cleaned, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
@@ -147,7 +166,12 @@ def _timeline(
         width=width,
         height=height,
         title=palette.title("Timeline", notes),
-        resolve={"scale": {"color": "shared", "shape": "shared"}},
+        # one "what happened" legend; each reference line (watermark, ideal diagonal,
+        # allowed-lateness horizon) its own dash legend
+        resolve={
+            "scale": {"color": "shared", "shape": "shared", "strokeDash": "independent"},
+            "legend": {"strokeDash": "independent"},
+        },
     )
     return palette.finish(chart, name="timeline", notes=notes)
 
@@ -170,7 +194,164 @@ def _extent(*columns: pd.Series) -> list[int]:
 # -- layers -------------------------------------------------------------------------------------
 
 
-def _bands(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> alt.Chart | None:
+FLAT_BAND_PX = 4
+"""The outline width of a window band of zero height (opened and closed at one processing
+time); other bands have a 1 px outline."""
+
+
+def _horizons(lives: pd.DataFrame, cleaned: pd.DataFrame) -> dict[tuple[int, int], int]:
+    """The allowed-lateness horizon of each (start, end) window with lateness > 0: max
+    timestamp + allowed lateness, read off its ``cleanup`` records (Flink's
+    ``WindowOperator.cleanupTime``: ``window.maxTimestamp() + allowedLateness`` for event-time
+    windows); a window cleaned at its max timestamp (lateness 0, or processing time) has
+    none."""
+    out: dict[tuple[int, int], int] = {}
+    if cleaned.empty or lives.empty:
+        return out
+    for (start, end), idx in frames.groups(cleaned, ["window_start", "window_end"]).items():
+        times = [cleaned["cleanup_time"].iat[i] for i in idx]
+        times = [int(t) for t in times if not _missing(t)]
+        if times and max(times) > int(end) - 1:
+            out[(int(start), int(end))] = max(times)
+    return out
+
+
+def _bands(
+    lives: pd.DataFrame,
+    horizons: dict[tuple[int, int], int],
+    x: TimeAxis,
+    y: TimeAxis,
+    notes: list[str],
+) -> alt.Chart | None:
+    """The window bands; a window opened and closed at the same processing time — typically
+    the last one, filled and cleaned up at the end of input — has no height: its outline is
+    drawn ``FLAT_BAND_PX`` thick so that it does not vanish (its data stay exact)."""
+    per_window = _per_window(lives)
+    if per_window is None:
+        return None
+    wrapped = per_window["window_start"] >= per_window["window_end"]
+    if wrapped.any():
+        notes.append(
+            f"{int(wrapped.sum())} window(s) whose end overflowed the long range (start >= end)"
+            " have no band"
+        )
+        per_window = per_window[~wrapped]
+    per_window, k = scale.every_kth(per_window, scale.ROW_LIMIT)
+    if k > 1:
+        notes.append(f"window bands: every {k}th of {len(per_window) * k:,} windows drawn")
+    rows = []
+    for w in per_window.itertuples():
+        x0, n0 = x.clip(w.window_start)
+        x1, n1 = x.clip(w.window_end)
+        y0, _ = y.clip(w.opened)
+        closed = None if pd.isna(w.closed) else int(w.closed)
+        y1 = y.hi if closed is None else y.clip(closed)[0]
+        horizon = horizons.get((int(w.window_start), int(w.window_end)))
+        rows.append(
+            {
+                "x": x0,
+                "x2": x1,
+                "y": y0,
+                "y2": y1,
+                "kind": "window",
+                "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
+                "keys": int(w.keys),
+                "elements": int(w.elements),
+                "firings": int(w.firings),
+                "opened": y.fmt(w.opened),
+                "closed": (
+                    "still open at the end"
+                    if closed is None
+                    else (f"merged into {w.merged_into} at " if w.merged_into else "")
+                    + y.fmt(closed)
+                ),
+                "accepts late elements until": "" if horizon is None else x.fmt(horizon),
+                "note": (n0 + " " + n1).strip(),
+            }
+        )
+    if not any(r["accepts late elements until"] for r in rows):
+        for r in rows:
+            del r["accepts late elements until"]
+    mark = {
+        "type": "rect",
+        "fill": palette.WINDOW_FILL,
+        "fillOpacity": palette.WINDOW_OPACITY,
+        "stroke": palette.SKY_BLUE,
+    }
+    return spec.layer(
+        rows,
+        mark,
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
+            "y": y.channel("y"),
+            "y2": {"field": "y2"},
+            "strokeWidth": {
+                "condition": {"test": "datum.y === datum.y2", "value": FLAT_BAND_PX},
+                "value": 1,
+            },
+            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
+        },
+    )
+
+
+def _horizon_layer(
+    lives: pd.DataFrame, horizons: dict[tuple[int, int], int], x: TimeAxis, y: TimeAxis
+) -> alt.Chart | None:
+    """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
+    allowed lateness) over its band's life in processing time."""
+    if not horizons:
+        return None
+    per_window = _per_window(lives)
+    if per_window is None:
+        return None
+    rows = []
+    for w in per_window.itertuples():
+        horizon = horizons.get((int(w.window_start), int(w.window_end)))
+        if horizon is None:
+            continue
+        closed = None if pd.isna(w.closed) else int(w.closed)
+        hx, note = x.clip(horizon)
+        rows.append(
+            {
+                "x": hx,
+                "y": y.clip(w.opened)[0],
+                "y2": y.hi if closed is None else y.clip(closed)[0],
+                "line": palette.HORIZON,
+                "kind": "allowed-lateness horizon",
+                "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
+                "max timestamp": x.fmt(int(w.window_end) - 1),
+                "allowed lateness": f"{horizon - (int(w.window_end) - 1):,} ms",
+                "horizon": x.fmt(horizon),
+                "note": note,
+            }
+        )
+    rows, _ = _every_kth(rows)
+    mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
+    return spec.layer(
+        rows,
+        mark,
+        {
+            "x": x.channel("x"),
+            "y": y.channel("y"),
+            "y2": {"field": "y2"},
+            "strokeDash": _line_legend(palette.HORIZON, palette.HORIZON_DASH),
+            "tooltip": spec.tooltips(rows, ["x", "y", "y2", "line"]),
+        },
+    )
+
+
+def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:
+    """A strokeDash channel of one constant category: a legend entry explaining a line."""
+    return {
+        "field": "line",
+        "type": "nominal",
+        "title": None,
+        "scale": {"domain": [name], "range": [dash]},
+    }
+
+
+def _per_window(lives: pd.DataFrame) -> pd.DataFrame | None:
     if lives.empty:
         return None
     per_window = (
@@ -190,62 +371,7 @@ def _bands(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> a
     )
     # a window is closed once every key's pane of it is cleaned up or merged away
     per_window.loc[per_window["cleaned"] < per_window["pairs"], "closed"] = None
-    wrapped = per_window["window_start"] >= per_window["window_end"]
-    if wrapped.any():
-        notes.append(
-            f"{int(wrapped.sum())} window(s) whose end overflowed the long range (start >= end)"
-            " have no band"
-        )
-        per_window = per_window[~wrapped]
-    per_window, k = scale.every_kth(per_window, scale.ROW_LIMIT)
-    if k > 1:
-        notes.append(f"window bands: every {k}th of {len(per_window) * k:,} windows drawn")
-    rows = []
-    for w in per_window.itertuples():
-        x0, n0 = x.clip(w.window_start)
-        x1, n1 = x.clip(w.window_end)
-        y0, _ = y.clip(w.opened)
-        closed = None if pd.isna(w.closed) else int(w.closed)
-        y1 = y.hi if closed is None else y.clip(closed)[0]
-        rows.append(
-            {
-                "x": x0,
-                "x2": x1,
-                "y": y0,
-                "y2": y1,
-                "kind": "window",
-                "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
-                "keys": int(w.keys),
-                "elements": int(w.elements),
-                "firings": int(w.firings),
-                "opened": y.fmt(w.opened),
-                "closed": (
-                    "still open at the end"
-                    if closed is None
-                    else (f"merged into {w.merged_into} at " if w.merged_into else "")
-                    + y.fmt(closed)
-                ),
-                "note": (n0 + " " + n1).strip(),
-            }
-        )
-    mark = {
-        "type": "rect",
-        "fill": palette.WINDOW_FILL,
-        "fillOpacity": palette.WINDOW_OPACITY,
-        "stroke": palette.SKY_BLUE,
-        "strokeWidth": 1,
-    }
-    return spec.layer(
-        rows,
-        mark,
-        {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": y.channel("y"),
-            "y2": {"field": "y2"},
-            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
-        },
-    )
+    return per_window
 
 
 def _wants_diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | None) -> bool:
@@ -267,11 +393,12 @@ def _diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | Non
     if not _wants_diagonal(elements, x, y, want):
         return []
     lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
-    rows = [{"x": v, "y": v, "kind": "event time = processing time"} for v in (lo, hi)]
-    mark = {"type": "line", "color": palette.GREY, "strokeDash": [4, 4], "strokeWidth": 1}
+    rows = [{"x": v, "y": v, "line": palette.IDEAL, "kind": palette.IDEAL} for v in (lo, hi)]
+    mark = {"type": "line", "color": palette.GREY, "strokeWidth": 1}
     encoding = {
         "x": x.channel("x"),
         "y": y.channel("y"),
+        "strokeDash": _line_legend(palette.IDEAL, palette.IDEAL_DASH),
         "tooltip": [{"field": "kind", "type": "nominal"}],
     }
     return [spec.layer(rows, mark, encoding)]
@@ -282,6 +409,7 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
     one held to the top edge; plus one point per record (tooltips)."""
     if steps.empty:
         return []
+    steps = _shared_lines(steps)
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
     if len(thinned) < len(steps):
         notes.append(
@@ -351,10 +479,40 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
             "y": y.channel("y"),
             "text": {"field": "text", "type": "nominal"},
         }
-        layers.append(
-            spec.layer(list({tuple(e.items()): e for e in edges}.values()), mark, encoding)
-        )
+        layers.append(spec.layer(_one_edge_text_per_point(edges), mark, encoding))
     return layers
+
+
+def _shared_lines(steps: pd.DataFrame) -> pd.DataFrame:
+    """The watermark steps with coinciding operators merged: operators whose records step at
+    exactly the same processing times to exactly the same watermarks draw one line, named
+    "a, b (same)" (the records of the first of them are kept); others keep their name."""
+    by_op = frames.groups(steps, ["operator"])
+    procs, marks = steps["proc_time"].tolist(), steps["watermark"].tolist()
+    shared: dict[tuple, list[str]] = {}
+    for (op,), idx in by_op.items():
+        shape = tuple((procs[i], marks[i]) for i in idx)
+        shared.setdefault(shape, []).append(op)
+    if len(shared) == len(by_op):
+        return steps
+    name: dict[str, str | None] = {}
+    for ops in shared.values():
+        name[ops[0]] = ops[0] if len(ops) == 1 else ", ".join(map(str, ops)) + " (same)"
+        for other in ops[1:]:
+            name[other] = None
+    kept = steps["operator"].map(name)
+    return steps[kept.notna()].assign(operator=kept[kept.notna()])
+
+
+def _one_edge_text_per_point(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One edge text per point (two lines clipped to the same edge point would print their
+    texts over each other): the end-of-input one when there is one, else the first."""
+    out: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for e in edges:
+        seen = out.get((e["x"], e["y"]))
+        if seen is None or (e["text"] == _edge_text("MAX ▶") != seen["text"]):
+            out[(e["x"], e["y"])] = e
+    return list(out.values())
 
 
 def _edge_text(note: str) -> str:
@@ -467,25 +625,46 @@ def _binned_elements(
     return spec.layer(rows, {"type": "point", "filled": True, "opacity": 0.75}, encoding)
 
 
+def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
+    """What a firing label says caused it: the timer ("event-time timer at 4999", on a date
+    axis "event-time timer at 09:51:59.999"), "element", "end of input" (an event-time timer
+    fired by the MAX watermark)."""
+    if fired_by in ("end of input", "cause not traced") or not cause:
+        return fired_by
+    if x.kind == "epoch" and not _missing(timer) and not palette.is_off_chart(timer):
+        stamp = x.fmt(int(timer))  # "2019-08-24 09:51:59.999 UTC": the time of day
+        return f"{fired_by} at {stamp.split(' ')[1]}"
+    return cause
+
+
 def _firings(
-    fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, labels: bool | None, notes: list[str]
+    fired: pd.DataFrame,
+    plot: _Plot,
+    labels: bool | None,
+    notes: list[str],
+    taken: list[_Box],
 ) -> list:
     if fired.empty:
         return []
+    x, y = plot.x, plot.y
     if len(fired) > DETAIL_LIMIT:
         return [_firings_aggregated(fired, x, y, notes)]
     cols = {
         c: fired[c].tolist()
-        for c in ["seq", "result", "pane", "timing", "count", "watermark", "proc_time", "cause"]
-    }
+        for c in [
+            "seq", "result", "pane", "timing", "count", "watermark", "proc_time", "cause", "timer",
+        ]
+    }  # fmt: skip
     cols["key"] = frames.key_texts(fired["key"])
     rows = []
     # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
     # else at its window's end: early firings of one window are not stacked at the end
-    by = ["window_start", "window_end", "at", "proc_time", "timing"]
-    for (start, end, at, proc, timing), idx in frames.groups(fired, by).items():
+    by = ["window_start", "window_end", "at", "proc_time", "fired_by"]
+    for (start, end, at, proc, fired_by), idx in frames.groups(fired, by).items():
         fx, note = x.clip(at)
-        shown = timing.replace("_", " ")
+        causes = list(dict.fromkeys(cols["cause"][i] for i in idx))
+        timer = cols["timer"][idx[0]]
+        shown = _fired_label(causes[0], fired_by, timer, x) if len(causes) == 1 else fired_by
         keys = [cols["key"][i] for i in idx]
         results = [frames.short(cols["result"][i], 40) for i in idx]
         if len(idx) == 1:
@@ -499,7 +678,7 @@ def _firings(
             {
                 "x": fx,
                 "y": y.clip(proc)[0],
-                "what": palette.TIMING_EVENT.get(timing, "fired on time"),
+                "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
                 "label": label,
                 "kind": "fired",
                 "seq": _join(cols["seq"], idx),
@@ -507,11 +686,13 @@ def _firings(
                 "key": ", ".join(keys),
                 "result": ", ".join(results),
                 "pane": _join(cols["pane"], idx),
-                "timing": timing,
-                "cause": ", ".join(dict.fromkeys(cols["cause"][i] for i in idx)),
+                "cause": ", ".join(causes),
                 "count": _join(cols["count"], idx),
                 "proc_time": y.fmt(proc),
                 "watermark": x.fmt(cols["watermark"][idx[0]]),
+                "Beam pane timing": ", ".join(
+                    dict.fromkeys(str(cols["timing"][i]).replace("_", " ") for i in idx)
+                ),
                 "note": note,
             }
         )
@@ -528,21 +709,128 @@ def _firings(
         if labels is None:
             notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
         return [marks]
-    mark = {
-        "type": "text",
-        "align": "left",
-        "dx": 7,
-        "dy": -8,
-        "fontSize": 10,
-        "color": palette.BLACK,
-        "font": "sans-serif",
-    }
-    encoding = {
-        "x": x.channel("x"),
-        "y": y.channel("y"),
-        "text": {"field": "label", "type": "nominal"},
-    }
-    return [marks, spec.layer(rows, mark, encoding)]
+    placed, hidden = _place_labels(rows, plot, taken)
+    if hidden:
+        notes.append(
+            f"{hidden} firing label(s) left out where they would overlap (hover the marks)"
+        )
+    layers = [marks]
+    for (align, dx, dy), texts in placed.items():
+        mark = {
+            "type": "text",
+            "align": align,
+            "baseline": "middle",
+            "dx": dx,
+            "dy": dy,
+            "fontSize": LABEL_FONT,
+            "color": palette.BLACK,
+            "font": "sans-serif",
+        }
+        encoding = {
+            "x": x.channel("x"),
+            "y": y.channel("y"),
+            "text": {"field": "label", "type": "nominal"},
+        }
+        layers.append(spec.layer(texts, mark, encoding))
+    return layers
+
+
+# -- label placement ----------------------------------------------------------------------------
+
+LABEL_FONT = 10
+CHAR_PX = 6.0  # a generous average advance of a 10 px sans-serif character
+LABEL_PLACES = (
+    ("left", 7, -9),
+    ("left", 7, 9),
+    ("right", -7, -9),
+    ("right", -7, 9),
+    ("left", 7, -21),
+    ("right", -7, -21),
+    ("left", 7, 21),
+    ("right", -7, 21),
+)
+"""Where a firing label may go, in order of preference: (align, dx, dy) from its mark —
+right above, right below, left above, left below, then a line further away."""
+
+
+LABEL_ROOM_PX = 28
+"""Room kept above the last processing time for the labels of the last firings (at the end
+of input they sit right under the top edge, beside the watermark's MAX note)."""
+
+
+def _label_room(y: TimeAxis, height: int) -> TimeAxis:
+    """``y`` with its top raised by ``LABEL_ROOM_PX`` pixels (of a ``height``-pixel plot)."""
+    extra = math.ceil((y.hi - y.lo) * LABEL_ROOM_PX / max(1, height - LABEL_ROOM_PX))
+    return TimeAxis(y.title, y.kind, y.lo, y.hi + extra)
+
+
+class _Plot:
+    """Data → pixel positions of a timeline (x across, y up, as Vega-Lite draws them)."""
+
+    def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
+        self.x, self.y, self.width, self.height = x, y, width, height
+
+    def px(self, vx: float) -> float:
+        return (vx - self.x.lo) / max(1, self.x.hi - self.x.lo) * self.width
+
+    def py(self, vy: float) -> float:
+        return (1 - (vy - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
+
+
+_Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
+
+
+def _text_box(px: float, py: float, text: str, align: str, dx: float, dy: float) -> _Box:
+    w, h = CHAR_PX * len(text), LABEL_FONT + 2
+    left = px + dx if align == "left" else px + dx - w
+    return (left, py + dy - h / 2, left + w, py + dy + h / 2)
+
+
+def _overlaps(a: _Box, b: _Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _place_labels(
+    rows: list[dict[str, Any]], plot: _Plot, taken: list[_Box]
+) -> tuple[dict[tuple[str, int, int], list[dict[str, Any]]], int]:
+    """Each firing label at the first of ``LABEL_PLACES`` where it stays inside the plot and
+    overlaps no label placed before it nor the boxes already ``taken`` (e.g. the watermark's
+    edge text) — so no label runs into the legend right of the plot or into another label.
+    Returns the rows per place and how many labels fit nowhere (left to the tooltip)."""
+    placed: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    boxes = list(taken)
+    hidden = 0
+    for r in sorted(rows, key=lambda r: (-r["y"], r["x"])):  # top to bottom, left to right
+        px, py = plot.px(r["x"]), plot.py(r["y"])
+        for place in LABEL_PLACES:
+            box = _text_box(px, py, r["label"], *place)
+            inside = box[0] >= 0 and box[2] <= plot.width and box[1] >= 0
+            inside = inside and box[3] <= plot.height
+            if inside and not any(_overlaps(box, b) for b in boxes):
+                boxes.append(box)
+                placed.setdefault(place, []).append({"x": r["x"], "y": r["y"], **_label_of(r)})
+                break
+        else:
+            hidden += 1
+    return placed, hidden
+
+
+def _label_of(row: dict[str, Any]) -> dict[str, Any]:
+    return {"label": row["label"], "kind": "firing label"}
+
+
+def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
+    """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
+    drawn right-aligned below their point (see ``_watermarks``)."""
+    boxes = []
+    for layer in layers:
+        if layer.mark["type"] != "text":
+            continue
+        for e in layer.data.values:
+            px, py = plot.px(e["x"]), plot.py(e["y"])
+            w = CHAR_PX * len(e["text"])
+            boxes.append((px - 4 - w, py + 4, px - 4, py + 4 + LABEL_FONT + 3))
+    return boxes
 
 
 def _cleanups(
@@ -586,38 +874,38 @@ def _cleanups(
 def _firings_aggregated(
     fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> alt.Chart:
-    """One mark per (window, timing, event time of the firing timer — else the window end)
+    """One mark per (window, cause, event time of the firing timer — else the window end)
     at the first such firing's processing time."""
     agg = (
         fired.assign(
             proc_time=pd.to_numeric(fired["proc_time"]),
             at=pd.to_numeric(fired["at"]).astype("int64"),
         )
-        .groupby(["window_start", "window_end", "at", "timing"], sort=True)
+        .groupby(["window_start", "window_end", "at", "fired_by"], sort=True)
         .agg(n=("seq", "size"), first=("proc_time", "min"), last=("proc_time", "max"))
         .reset_index()
     )
     agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
     notes.append(
-        f"{len(fired):,} firings drawn as one mark per window and timing (at the first "
+        f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
         "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
     )
     rows = [
         {
             "x": x.clip(at)[0],
             "y": y.clip(first)[0],
-            "what": palette.TIMING_EVENT.get(timing, "fired on time"),
+            "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
             "kind": "fired (aggregated)",
             "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-            "timing": timing,
+            "fired by": fired_by,
             "firings": int(n),
             "proc_time": f"{y.fmt(first)} .. {y.fmt(last)}",
         }
-        for start, end, at, timing, n, first, last in zip(
+        for start, end, at, fired_by, n, first, last in zip(
             agg["window_start"].tolist(),
             agg["window_end"].tolist(),
             agg["at"].tolist(),
-            agg["timing"].tolist(),
+            agg["fired_by"].tolist(),
             agg["n"].tolist(),
             agg["first"].tolist(),
             agg["last"].tolist(),
