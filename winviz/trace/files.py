@@ -26,6 +26,7 @@ records, a window's timer namespace) is written once. The column's field metadat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,7 @@ def to_arrow(c: TraceColumns) -> pa.Table:
         "proc_time": _times(c.proc_time),
         "watermark": _times(c.watermark),
         "operator": _dictionary(c.operator.codes, c.operator.values),
-        "key": _dictionary(c.key.codes, [codec.to_text(k) for k in c.key.values]),
+        "key": _dictionary(c.key.codes, codec.to_texts(c.key.values)),
         "window_start": pa.array(starts, pa.int64(), mask=~has),
         "window_end": pa.array(ends, pa.int64(), mask=~has),
         "window": _dictionary(c.window.codes, window_kind),
@@ -148,7 +149,7 @@ def _detail_array(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[
     if types <= {str}:
         texts, encoding = distinct, b"plain"
     else:
-        texts, encoding = [codec.to_text(v) for v in distinct], b"json"
+        texts, encoding = codec.to_texts(distinct), b"json"
     nulls = [i for i, v in enumerate(distinct) if v is None and encoding == b"plain"]
     indices = pa.array(
         np.where(valid, out_codes, 0).astype(np.int32),
@@ -204,7 +205,7 @@ def _columns(table: pa.Table) -> TraceColumns:
     kinds = _coded(table, "kind")
     n = len(kinds.codes)
     details = np.empty(n, dtype=object)
-    columns: dict[str, np.ndarray] = {}
+    columns: dict[str, Callable[[np.ndarray], np.ndarray]] = {}
     per_kind = {k: np.flatnonzero(kinds.codes == i) for i, k in enumerate(kinds.values)}
     for kind, rows in per_kind.items():
         if not len(rows):
@@ -218,9 +219,9 @@ def _columns(table: pa.Table) -> TraceColumns:
                     raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
                 columns[name] = _detail_values(table, name)
         if len(names) == 1:
-            details[rows] = columns[names[0]][rows]
+            details[rows] = columns[names[0]](rows)
         else:
-            parts = [columns[name][rows].tolist() for name in names]
+            parts = [columns[name](rows).tolist() for name in names]
             details[rows] = object_array(list(zip(*parts, strict=True)))
     window_kind = _coded(table, "window")
     starts = table.column("window_start").to_numpy(zero_copy_only=False)
@@ -239,29 +240,56 @@ def _columns(table: pa.Table) -> TraceColumns:
     )
 
 
-def _detail_values(table: pa.Table, name: str) -> np.ndarray:
-    """A detail field's column as an object array (None where null)."""
+def _detail_values(table: pa.Table, name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """A detail field's column: a function giving its values (an object array, None where
+    null) on some rows — each kind's rows are read from the column, not the whole column."""
     field = table.schema.field(name)
     encoding = (field.metadata or {}).get(ENCODING)
     column = table.column(name).combine_chunks()
     if encoding not in (b"plain", b"json"):
         raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
+    nulls = column.is_null().to_numpy(zero_copy_only=False)
     if pa.types.is_dictionary(column.type):
         if not pa.types.is_string(column.type.value_type):
             raise ValueError(f"detail column {name!r} is {column.type}; expected strings")
         texts = column.dictionary.to_pylist()
         table_values = object_array(codec.from_texts(texts) if encoding == b"json" else texts)
-        codes = column.indices.fill_null(0).to_numpy(zero_copy_only=False)
-        out = table_values[codes] if len(table_values) else np.empty(len(codes), dtype=object)
-    elif pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
+        codes = np.where(nulls, 0, _raw_values(column.indices, np.int32))
+
+        def read(rows: np.ndarray) -> np.ndarray:
+            if not len(table_values):
+                return np.empty(len(rows), dtype=object)
+            out = table_values[codes[rows]]
+            out[nulls[rows]] = None
+            return out
+
+        return read
+    if pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
         if encoding != b"plain":
             raise ValueError(f"detail column {name!r} is {column.type} but marked json")
-        filler = False if pa.types.is_boolean(column.type) else 0
-        out = object_array(column.fill_null(filler).to_pylist())
-    else:
-        raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
-    out[column.is_null().to_numpy(zero_copy_only=False)] = None
-    return out
+        if pa.types.is_boolean(column.type):
+            data = column.fill_null(False).to_numpy(zero_copy_only=False)
+        else:
+            data = _raw_values(column, np.int64)
+
+        def read_plain(rows: np.ndarray) -> np.ndarray:
+            out = object_array(data[rows].tolist())
+            out[nulls[rows]] = None
+            return out
+
+        return read_plain
+    raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
+
+
+def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
+    """The values buffer of a fixed-width array as numpy (whatever a null slot holds: the
+    caller masks nulls), without a copy."""
+    if array.type.bit_width != np.dtype(dtype).itemsize * 8:
+        raise ValueError(f"expected {np.dtype(dtype).name} values, found {array.type}")
+    buffer = array.buffers()[1]
+    if buffer is None:
+        return np.zeros(len(array), dtype=dtype)
+    return np.frombuffer(buffer, dtype=dtype, count=array.offset + len(array))[array.offset :]
 
 
 def _coded(table: pa.Table, name: str) -> CodedColumn:
@@ -280,7 +308,7 @@ def _coded(table: pa.Table, name: str) -> CodedColumn:
 def _time(table: pa.Table, name: str) -> TimeColumn:
     column = table.column(name).combine_chunks()
     present = ~column.is_null().to_numpy(zero_copy_only=False)
-    values = column.fill_null(0).to_numpy().astype(np.int64)
+    values = np.where(present, _raw_values(column, np.int64), 0)  # 0 where absent
     return TimeColumn(values, present)
 
 
