@@ -26,7 +26,6 @@ records, a window's timer namespace) is written once. The column's field metadat
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -205,7 +204,7 @@ def _columns(table: pa.Table) -> TraceColumns:
     kinds = _coded(table, "kind")
     n = len(kinds.codes)
     details = np.empty(n, dtype=object)
-    columns: dict[str, Callable[[np.ndarray], np.ndarray]] = {}
+    columns: dict[str, _DetailColumn] = {}
     per_kind = {k: np.flatnonzero(kinds.codes == i) for i, k in enumerate(kinds.values)}
     for kind, rows in per_kind.items():
         if not len(rows):
@@ -219,10 +218,13 @@ def _columns(table: pa.Table) -> TraceColumns:
                     raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
                 columns[name] = _detail_values(table, name)
         if len(names) == 1:
-            details[rows] = columns[names[0]](rows)
+            details[rows] = columns[names[0]].values(rows)
         else:
-            parts = [columns[name](rows).tolist() for name in names]
-            details[rows] = object_array(list(zip(*parts, strict=True)))
+            # one tuple per distinct combination of the fields' values, shared by its rows
+            # (as the engine shares a window's timer details)
+            group, first = _groups([columns[name].codes(rows) for name in names])
+            parts = [columns[name].values(rows[first]).tolist() for name in names]
+            details[rows] = object_array(list(zip(*parts, strict=True)))[group]
     window_kind = _coded(table, "window")
     starts = table.column("window_start").to_numpy(zero_copy_only=False)
     ends = table.column("window_end").to_numpy(zero_copy_only=False)
@@ -240,9 +242,56 @@ def _columns(table: pa.Table) -> TraceColumns:
     )
 
 
-def _detail_values(table: pa.Table, name: str) -> Callable[[np.ndarray], np.ndarray]:
-    """A detail field's column: a function giving its values (an object array, None where
-    null) on some rows — each kind's rows are read from the column, not the whole column."""
+class _DetailColumn:
+    """A detail field's column as read from the file: ``values(rows)`` (an object array,
+    None where null) and ``codes(rows)`` (int64, equal exactly where the values are equal,
+    -1 where null) on some rows — each kind's rows are read, not the whole column."""
+
+    def __init__(self, table_values: np.ndarray, codes: np.ndarray, nulls: np.ndarray) -> None:
+        self.table_values, self._codes, self.nulls = table_values, codes, nulls
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        if not len(self.table_values):
+            return np.empty(len(rows), dtype=object)
+        out = self.table_values[self._codes[rows]]
+        out[self.nulls[rows]] = None
+        return out
+
+    def codes(self, rows: np.ndarray) -> np.ndarray:
+        return np.where(self.nulls[rows], -1, self._codes[rows].astype(np.int64))
+
+
+class _PlainColumn(_DetailColumn):
+    """A bool or int64 detail column (values are the data themselves)."""
+
+    def __init__(self, data: np.ndarray, nulls: np.ndarray) -> None:
+        super().__init__(np.empty(0, dtype=object), np.zeros(0, dtype=np.int64), nulls)
+        self.data = data
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        out = object_array(self.data[rows].tolist())
+        out[self.nulls[rows]] = None
+        return out
+
+    def codes(self, rows: np.ndarray) -> np.ndarray:
+        codes, _ = pd.factorize(self.data[rows])
+        return np.where(self.nulls[rows], -1, codes.astype(np.int64))
+
+
+def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Group ids of rows by several code columns (numbered in order of first appearance)
+    and each group's first row."""
+    ids, _ = pd.factorize(codes[0])
+    for column in codes[1:]:
+        local, uniques = pd.factorize(column)
+        ids, _ = pd.factorize(ids.astype(np.int64) * len(uniques) + local)
+    first = np.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=np.int64)
+    first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)
+    return ids, first
+
+
+def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
+    """A detail field's column (see ``_DetailColumn``), checked against its encoding."""
     field = table.schema.field(name)
     encoding = (field.metadata or {}).get(ENCODING)
     column = table.column(name).combine_chunks()
@@ -255,15 +304,7 @@ def _detail_values(table: pa.Table, name: str) -> Callable[[np.ndarray], np.ndar
         texts = column.dictionary.to_pylist()
         table_values = object_array(codec.from_texts(texts) if encoding == b"json" else texts)
         codes = np.where(nulls, 0, _raw_values(column.indices, np.int32))
-
-        def read(rows: np.ndarray) -> np.ndarray:
-            if not len(table_values):
-                return np.empty(len(rows), dtype=object)
-            out = table_values[codes[rows]]
-            out[nulls[rows]] = None
-            return out
-
-        return read
+        return _DetailColumn(table_values, codes, nulls)
     if pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
         if encoding != b"plain":
             raise ValueError(f"detail column {name!r} is {column.type} but marked json")
@@ -271,13 +312,7 @@ def _detail_values(table: pa.Table, name: str) -> Callable[[np.ndarray], np.ndar
             data = column.fill_null(False).to_numpy(zero_copy_only=False)
         else:
             data = _raw_values(column, np.int64)
-
-        def read_plain(rows: np.ndarray) -> np.ndarray:
-            out = object_array(data[rows].tolist())
-            out[nulls[rows]] = None
-            return out
-
-        return read_plain
+        return _PlainColumn(data, nulls)
     raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
 
 

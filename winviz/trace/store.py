@@ -180,20 +180,24 @@ class Trace:
         data, width = self._buffer, self.WIDTH
         if not self._packed_slots:
             return from_flat(data, first)
-        layout = self._layout() or self._walk()
-        out, plain_heads, plain_at, entries = layout
-        if len(plain_heads) or entries:
-            buffer = object_array(data)  # one C pass; then every field is a gather
-        values: list[Any] = []
-        if len(plain_heads):
-            values = [buffer[plain_heads + f] for f in range(width)]
+        out, plain_heads, plain_at, entries = self._layout() or self._walk()
+        # each run of consecutive records (or entries of one marker) sliced at C speed
+        flat: list[Any] = []
+        for start, n in _runs(plain_heads, width):
+            flat.extend(data[start : start + n * width])
+        values = [flat[f::width] for f in range(width)] if flat else []
         gathered = []
         for marker, heads, at in entries:
-            slots = [buffer[heads + 1 + f].tolist() for f in range(marker.width)]
+            step = 1 + marker.width
+            slots: list[list[Any]] = [[] for _ in range(marker.width)]
+            for start, n in _runs(heads, step):
+                stop = start + n * step
+                for f, slot in enumerate(slots):
+                    slot.extend(data[start + 1 + f : stop : step])
             gathered.append((marker, slots, at))
         try:
             builder = ColumnsBuilder(out, first)
-            if len(plain_heads):
+            if values:
                 builder.put_columns(plain_at, from_fields(values))
             for marker, slots, at in gathered:
                 builder.put_grid(at, len(slots[0]), marker.fields(slots))
@@ -201,7 +205,7 @@ class Trace:
         except NotExact:  # a time value that is not a long: object columns, field by field
             fields = [np.empty(out, dtype=object) for _ in range(width)]
             for f, column in enumerate(values):
-                fields[f][plain_at] = column
+                fields[f][plain_at] = object_array(column)
             for marker, slots, at in gathered:
                 n = len(slots[0])
                 for f, per_record in enumerate(marker.fields(slots)):
@@ -493,11 +497,14 @@ def _names(field: str, want: Any) -> set[str]:
     return names
 
 
-def _positions(starts: list[int], counts: list[int]) -> np.ndarray:
-    """The record positions of runs that start at ``starts`` and hold ``counts`` records."""
-    counts_a = np.asarray(counts, dtype=np.int64)
-    offsets = np.asarray(starts, dtype=np.int64) - (np.cumsum(counts_a) - counts_a)
-    return np.repeat(offsets, counts_a) + np.arange(int(counts_a.sum()), dtype=np.int64)
+def _runs(heads: np.ndarray, step: int) -> list[tuple[int, int]]:
+    """(first head, how many) of each run of heads ``step`` apart."""
+    if not len(heads):
+        return []
+    breaks = np.flatnonzero(np.diff(heads) != step) + 1
+    starts = np.concatenate(([0], breaks))
+    counts = np.diff(np.concatenate((starts, [len(heads)])))
+    return list(zip(heads[starts].tolist(), counts.tolist(), strict=True))
 
 
 def _window_code(c: TraceColumns, window: Any) -> int:
