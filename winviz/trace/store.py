@@ -12,7 +12,8 @@ shapes, so the store has both, as Arrow's array builders do:
   - a *packed entry*: a ``Packed`` marker and its ``width`` values appended with ``extend``,
     standing for ``count`` records at once (an element's arrival, assignment, timers and
     trigger call are one entry), followed by ``trace.packed(marker, n)`` for the ``n``
-    entries appended.
+    entries appended (a read finds the entries by these markers: a marker is the engine's
+    own object and never one of the values).
 
 * **Reading** turns what was written since the last read into a columnar chunk
   (``winviz.trace.columns``; packed entries are unpacked on the way) and reads columns:
@@ -180,12 +181,13 @@ class Trace:
         data, width = self._buffer, self.WIDTH
         if not self._packed_slots:
             return from_flat(data, first)
-        out, plain_heads, plain_at, entries = self._layout() or self._walk()
-        # each run of consecutive records (or entries of one marker) sliced at C speed
-        flat: list[Any] = []
-        for start, n in _runs(plain_heads, width):
-            flat.extend(data[start : start + n * width])
-        values = [flat[f::width] for f in range(width)] if flat else []
+        layout = self._layout()
+        values = self._plain_values(layout) if layout is not None else None
+        if values is None or (values and not set(map(type, values[0])) <= {str}):
+            # not laid out as the markers say (a marker written without ``packed``): walk it
+            layout = self._walk()
+            values = self._plain_values(layout)
+        out, _, plain_at, entries = layout
         gathered = []
         for marker, heads, at in entries:
             step = 1 + marker.width
@@ -211,6 +213,15 @@ class Trace:
                 for f, per_record in enumerate(marker.fields(slots)):
                     fields[f][at] = entry_grid(n, per_record)
             return from_fields(fields, first)
+
+    def _plain_values(self, layout: tuple[int, np.ndarray, np.ndarray, list[Any]]) -> list[Any]:
+        """The plain records' values field by field (``BASE_FIELDS`` order), each run of
+        consecutive records sliced at C speed."""
+        data, width = self._buffer, self.WIDTH
+        flat: list[Any] = []
+        for start, n in _runs(layout[1], width):
+            flat.extend(data[start : start + n * width])
+        return [flat[f::width] for f in range(width)] if flat else []
 
     def _layout(self) -> tuple[int, np.ndarray, np.ndarray, list[Any]] | None:
         """Where the write buffer's records are, found at C speed: each packed marker's entry
