@@ -26,6 +26,8 @@ records, a window's timer namespace) is written once. The column's field metadat
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import is_not
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +131,13 @@ def _detail_array(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[
     distinct object."""
     rows = np.concatenate([r for r, _ in pieces])
     values = np.concatenate([v for _, v in pieces])
-    ids = np.fromiter(map(id, values.tolist()), dtype=np.uint64, count=len(values))
+    listed = values.tolist()
+    all_types = set(map(type, listed)) - {type(None)}
+    if all_types == {bool} or all_types == {int}:  # typed: no need to tell objects apart
+        typed = _typed_detail(n, rows, listed, all_types == {bool})
+        if typed is not None:
+            return typed, b"plain"
+    ids = np.fromiter(map(id, listed), dtype=np.uint64, count=len(values))
     codes, first = first_of_each(ids)
     distinct = values[first].tolist()
     types = set(map(type, distinct)) - {type(None)}
@@ -157,6 +165,29 @@ def _detail_array(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[
     )
     dictionary = pa.array(["" if t is None else t for t in texts], pa.string())
     return pa.DictionaryArray.from_arrays(indices, dictionary), encoding
+
+
+def _typed_detail(n: int, rows: np.ndarray, values: list[Any], bools: bool) -> pa.Array | None:
+    """A bool or int64 detail column of these values at ``rows`` (None where absent or
+    null), or None when an int is beyond Java's long range (then it is written as text)."""
+    present = np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values))
+    try:
+        if present.all():
+            local = np.fromiter(values, dtype=np.int64, count=len(values))
+        else:
+            local = np.zeros(len(values), dtype=np.int64)
+            local[present] = np.fromiter(
+                compress(values, present.tolist()), dtype=np.int64, count=int(present.sum())
+            )
+    except OverflowError:
+        return None
+    data = np.zeros(n, dtype=np.int64)
+    data[rows] = local
+    mask = np.ones(n, dtype=bool)
+    mask[rows] = ~present
+    if bools:
+        return pa.array(data.astype(bool), pa.bool_(), mask=mask)
+    return pa.array(data, pa.int64(), mask=mask)
 
 
 # -- reading ----------------------------------------------------------------------------------
