@@ -80,6 +80,7 @@ bench: setup
 	$(PY) bench/valve_bench.py
 	$(PY) bench/viz_bench.py
 	$(PY) bench/explore_bench.py
+	$(PY) bench/explore_bench.py --events 20000 --changes 4
 	$(PY) bench/spark_bench.py
 
 clean:

@@ -10,6 +10,9 @@ out-of-orderness (the slider), tumbling windows (a dropdown), allowed lateness 1
 to a side output — the same shape as bench/viz_bench.py.
 
     python bench/explore_bench.py [--events 2000] [--changes 10] [--charts timeline,scrubber]
+
+The goal (issue 11): a change → updated spec within 30 ms at 2,000 events and 100 ms at
+20,000 (``GOALS``); the figures are printed next to it. ``make bench`` runs both sizes.
 """
 
 from __future__ import annotations
@@ -21,6 +24,14 @@ import time
 
 import winviz as wv
 from winviz.viz.explore import explore
+
+GOALS_MS = {2_000: 30.0, 20_000: 100.0}
+
+
+def goal_ms(events: int) -> float | None:
+    """The goal for this many events: the one of the smallest size at or above it."""
+    sizes = [n for n in sorted(GOALS_MS) if n >= events]
+    return GOALS_MS[sizes[0]] if sizes else None
 
 
 def make_events(n: int) -> list[tuple[str, int]]:
@@ -84,6 +95,15 @@ def main() -> None:
         f"  value change → updated spec, CPU: median {statistics.median(cpu) * 1000:.1f} ms, "
         f"min {min(cpu) * 1000:.1f} ms"
     )
+    goal = goal_ms(args.events)
+    if goal is not None:
+        median = statistics.median(seconds) * 1000
+        median_cpu = statistics.median(cpu) * 1000
+        print(
+            f"  goal <= {goal:g} ms at {args.events:,} events: median {median:.1f} ms "
+            f"{'met' if median <= goal else 'NOT met'}, CPU median {median_cpu:.1f} ms "
+            f"{'met' if median_cpu <= goal else 'NOT met'}"
+        )
     print(f"  summary after the last change: {ex.last_summary.text()}")
 
 

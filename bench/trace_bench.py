@@ -14,6 +14,8 @@ to the traced run itself:
 * ``bytes/record`` — what the trace holds after its first read (tracemalloc: the memory a
   traced run keeps beyond the same run untraced, divided by the records).
 
+Each figure is printed next to its goal (issue 11: ``GOALS``) and whether it meets it.
+
     python bench/trace_bench.py [--sizes 100000,1000000] [--repeat 2] [--charts-max 100000]
                                 [--save-max 1000000]
 """
@@ -33,6 +35,25 @@ import winviz as wv
 from winviz import viz
 
 KEYS = [f"k{i:03d}" for i in range(100)]
+
+# issue 11's goals, as ratios to the traced run (save+load: "of the 1M-event trace")
+GOALS = {
+    "to_pandas": 1.0,
+    "save+load": 2.0,
+    "timeline": 1.0,
+    "scrubber": 1.0,
+    "timers_chart": 2.0,
+    "window_lanes": 2.0,
+    "propagation_chart": 2.0,
+}
+BYTES_PER_RECORD_GOAL = 200
+
+
+def verdict(value: float, goal: float | None) -> str:
+    """ "goal <= X: met" / "NOT met" (empty when the figure has no goal)."""
+    if goal is None:
+        return ""
+    return f"  (goal <= {goal:g}: {'met' if value <= goal else 'NOT met'})"
 
 
 def job(n: int, trace: bool = True) -> wv.StreamExecutionEnvironment:
@@ -133,9 +154,16 @@ def main() -> None:
                 )
         print(f"{n:,} events, {records:,} trace records: traced run {run:.3f} s CPU")
         for name, seconds in figures.items():
-            print(f"  {name:<18} {seconds:8.3f} s  = {seconds / run:6.2f}x the traced run")
+            ratio = seconds / run
+            print(
+                f"  {name:<18} {seconds:8.3f} s  = {ratio:6.2f}x the traced run"
+                + verdict(ratio, GOALS.get(name))
+            )
     per, records = bytes_per_record(args.memory_size)
-    print(f"resident trace after the first read: {per:.0f} bytes/record ({records:,} records)")
+    print(
+        f"resident trace after the first read: {per:.0f} bytes/record ({records:,} records)"
+        + verdict(per, BYTES_PER_RECORD_GOAL)
+    )
 
 
 if __name__ == "__main__":

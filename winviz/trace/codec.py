@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+from json.encoder import encode_basestring
 from typing import Any
 
 from winviz.trace.schema import OpaqueValue, jsonable
@@ -44,9 +45,89 @@ def from_text(text: str) -> Any:
     return json.loads(text, object_hook=_tagged)
 
 
+def to_texts(values: list[Any]) -> list[str]:
+    """``to_text`` of each value, the same texts: the values a trace is made of (strings,
+    ints, element payloads that are tuples of them, windows) written directly, anything
+    else by ``to_text``."""
+    out: list[str] = []
+    append, scalar = out.append, _SCALAR_TEXT.get
+    for v in values:
+        cls = v.__class__
+        write = scalar(cls)
+        try:
+            if write is not None:
+                append(write(v))
+                continue
+            if cls is tuple:
+                append('{"$tuple":[' + ",".join([_SCALAR_TEXT[e.__class__](e) for e in v]) + "]}")
+                continue
+        except (KeyError, ValueError):  # not plain: a non-finite float, another type inside
+            pass
+        if cls is TimeWindow and v.start.__class__ is int and v.end.__class__ is int:
+            append(f'{{"$window":[{v.start},{v.end}]}}')
+            continue
+        append(to_text(v))
+    return out
+
+
+def _bool_text(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _none_text(_value: None) -> str:
+    return "null"
+
+
+def _float_text(value: float) -> str:
+    if not math.isfinite(value):
+        raise ValueError(value)  # tagged: the general way
+    return float.__repr__(value)
+
+
+# what ``_JSON`` writes for these exact types (``json``'s own C string encoder and reprs)
+_SCALAR_TEXT: dict[type, Any] = {
+    str: encode_basestring,
+    int: int.__repr__,
+    bool: _bool_text,
+    type(None): _none_text,
+    float: _float_text,
+}
+
+
 def from_texts(texts: list[str]) -> list[Any]:
-    """The values of many ``to_text`` texts, parsed in one pass."""
-    return json.loads("[" + ",".join(texts) + "]", object_hook=_tagged) if texts else []
+    """The values of many ``to_text`` texts, parsed in bulk: texts without a tagged object
+    inside (plain JSON) and tuples of plain values in one ``json.loads`` each, without the
+    tag hook; the rest with it."""
+    if not texts:
+        return []
+    out: list[Any] = [None] * len(texts)
+    plain: list[int] = []
+    tuples: list[int] = []
+    tagged: list[int] = []
+    for i, t in enumerate(texts):
+        if "{" not in t:
+            plain.append(i)
+        elif t.startswith(_TUPLE) and t.find("{", 1) < 0 and t.endswith("]}"):
+            tuples.append(i)
+        else:
+            tagged.append(i)
+    for i, v in zip(plain, _loads([texts[i] for i in plain]), strict=True):
+        out[i] = v
+    inner = len(_TUPLE) - 1
+    for i, v in zip(tuples, _loads([texts[i][inner:-1] for i in tuples]), strict=True):
+        out[i] = tuple(v)
+    for i, v in zip(tagged, _loads([texts[i] for i in tagged], _tagged), strict=True):
+        out[i] = v
+    return out
+
+
+_TUPLE = '{"$tuple":['
+
+
+def _loads(texts: list[str], hook: Any = None) -> list[Any]:
+    if not texts:
+        return []
+    return json.loads("[" + ",".join(texts) + "]", object_hook=hook)
 
 
 def encode(value: Any) -> Any:

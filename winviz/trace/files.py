@@ -26,6 +26,8 @@ records, a window's timer namespace) is written once. The column's field metadat
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import is_not
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +81,7 @@ def to_arrow(c: TraceColumns) -> pa.Table:
         "proc_time": _times(c.proc_time),
         "watermark": _times(c.watermark),
         "operator": _dictionary(c.operator.codes, c.operator.values),
-        "key": _dictionary(c.key.codes, [codec.to_text(k) for k in c.key.values]),
+        "key": _dictionary(c.key.codes, codec.to_texts(c.key.values)),
         "window_start": pa.array(starts, pa.int64(), mask=~has),
         "window_end": pa.array(ends, pa.int64(), mask=~has),
         "window": _dictionary(c.window.codes, window_kind),
@@ -129,7 +131,13 @@ def _detail_array(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[
     distinct object."""
     rows = np.concatenate([r for r, _ in pieces])
     values = np.concatenate([v for _, v in pieces])
-    ids = np.fromiter(map(id, values.tolist()), dtype=np.uint64, count=len(values))
+    listed = values.tolist()
+    all_types = set(map(type, listed)) - {type(None)}
+    if all_types == {bool} or all_types == {int}:  # typed: no need to tell objects apart
+        typed = _typed_detail(n, rows, listed, all_types == {bool})
+        if typed is not None:
+            return typed, b"plain"
+    ids = np.fromiter(map(id, listed), dtype=np.uint64, count=len(values))
     codes, first = first_of_each(ids)
     distinct = values[first].tolist()
     types = set(map(type, distinct)) - {type(None)}
@@ -148,7 +156,7 @@ def _detail_array(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[
     if types <= {str}:
         texts, encoding = distinct, b"plain"
     else:
-        texts, encoding = [codec.to_text(v) for v in distinct], b"json"
+        texts, encoding = codec.to_texts(distinct), b"json"
     nulls = [i for i, v in enumerate(distinct) if v is None and encoding == b"plain"]
     indices = pa.array(
         np.where(valid, out_codes, 0).astype(np.int32),
@@ -157,6 +165,29 @@ def _detail_array(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[
     )
     dictionary = pa.array(["" if t is None else t for t in texts], pa.string())
     return pa.DictionaryArray.from_arrays(indices, dictionary), encoding
+
+
+def _typed_detail(n: int, rows: np.ndarray, values: list[Any], bools: bool) -> pa.Array | None:
+    """A bool or int64 detail column of these values at ``rows`` (None where absent or
+    null), or None when an int is beyond Java's long range (then it is written as text)."""
+    present = np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values))
+    try:
+        if present.all():
+            local = np.fromiter(values, dtype=np.int64, count=len(values))
+        else:
+            local = np.zeros(len(values), dtype=np.int64)
+            local[present] = np.fromiter(
+                compress(values, present.tolist()), dtype=np.int64, count=int(present.sum())
+            )
+    except OverflowError:
+        return None
+    data = np.zeros(n, dtype=np.int64)
+    data[rows] = local
+    mask = np.ones(n, dtype=bool)
+    mask[rows] = ~present
+    if bools:
+        return pa.array(data.astype(bool), pa.bool_(), mask=mask)
+    return pa.array(data, pa.int64(), mask=mask)
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -204,7 +235,7 @@ def _columns(table: pa.Table) -> TraceColumns:
     kinds = _coded(table, "kind")
     n = len(kinds.codes)
     details = np.empty(n, dtype=object)
-    columns: dict[str, np.ndarray] = {}
+    columns: dict[str, _DetailColumn] = {}
     per_kind = {k: np.flatnonzero(kinds.codes == i) for i, k in enumerate(kinds.values)}
     for kind, rows in per_kind.items():
         if not len(rows):
@@ -218,10 +249,13 @@ def _columns(table: pa.Table) -> TraceColumns:
                     raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
                 columns[name] = _detail_values(table, name)
         if len(names) == 1:
-            details[rows] = columns[names[0]][rows]
+            details[rows] = columns[names[0]].values(rows)
         else:
-            parts = [columns[name][rows].tolist() for name in names]
-            details[rows] = object_array(list(zip(*parts, strict=True)))
+            # one tuple per distinct combination of the fields' values, shared by its rows
+            # (as the engine shares a window's timer details)
+            group, first = _groups([columns[name].codes(rows) for name in names])
+            parts = [columns[name].values(rows[first]).tolist() for name in names]
+            details[rows] = object_array(list(zip(*parts, strict=True)))[group]
     window_kind = _coded(table, "window")
     starts = table.column("window_start").to_numpy(zero_copy_only=False)
     ends = table.column("window_end").to_numpy(zero_copy_only=False)
@@ -239,29 +273,89 @@ def _columns(table: pa.Table) -> TraceColumns:
     )
 
 
-def _detail_values(table: pa.Table, name: str) -> np.ndarray:
-    """A detail field's column as an object array (None where null)."""
+class _DetailColumn:
+    """A detail field's column as read from the file: ``values(rows)`` (an object array,
+    None where null) and ``codes(rows)`` (int64, equal exactly where the values are equal,
+    -1 where null) on some rows — each kind's rows are read, not the whole column."""
+
+    def __init__(self, table_values: np.ndarray, codes: np.ndarray, nulls: np.ndarray) -> None:
+        self.table_values, self._codes, self.nulls = table_values, codes, nulls
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        if not len(self.table_values):
+            return np.empty(len(rows), dtype=object)
+        out = self.table_values[self._codes[rows]]
+        out[self.nulls[rows]] = None
+        return out
+
+    def codes(self, rows: np.ndarray) -> np.ndarray:
+        return np.where(self.nulls[rows], -1, self._codes[rows].astype(np.int64))
+
+
+class _PlainColumn(_DetailColumn):
+    """A bool or int64 detail column (values are the data themselves)."""
+
+    def __init__(self, data: np.ndarray, nulls: np.ndarray) -> None:
+        super().__init__(np.empty(0, dtype=object), np.zeros(0, dtype=np.int64), nulls)
+        self.data = data
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        out = object_array(self.data[rows].tolist())
+        out[self.nulls[rows]] = None
+        return out
+
+    def codes(self, rows: np.ndarray) -> np.ndarray:
+        codes, _ = pd.factorize(self.data[rows])
+        return np.where(self.nulls[rows], -1, codes.astype(np.int64))
+
+
+def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Group ids of rows by several code columns (numbered in order of first appearance)
+    and each group's first row."""
+    ids, _ = pd.factorize(codes[0])
+    for column in codes[1:]:
+        local, uniques = pd.factorize(column)
+        ids, _ = pd.factorize(ids.astype(np.int64) * len(uniques) + local)
+    first = np.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=np.int64)
+    first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)
+    return ids, first
+
+
+def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
+    """A detail field's column (see ``_DetailColumn``), checked against its encoding."""
     field = table.schema.field(name)
     encoding = (field.metadata or {}).get(ENCODING)
     column = table.column(name).combine_chunks()
     if encoding not in (b"plain", b"json"):
         raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
+    nulls = column.is_null().to_numpy(zero_copy_only=False)
     if pa.types.is_dictionary(column.type):
         if not pa.types.is_string(column.type.value_type):
             raise ValueError(f"detail column {name!r} is {column.type}; expected strings")
         texts = column.dictionary.to_pylist()
         table_values = object_array(codec.from_texts(texts) if encoding == b"json" else texts)
-        codes = column.indices.fill_null(0).to_numpy(zero_copy_only=False)
-        out = table_values[codes] if len(table_values) else np.empty(len(codes), dtype=object)
-    elif pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
+        codes = np.where(nulls, 0, _raw_values(column.indices, np.int32))
+        return _DetailColumn(table_values, codes, nulls)
+    if pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
         if encoding != b"plain":
             raise ValueError(f"detail column {name!r} is {column.type} but marked json")
-        filler = False if pa.types.is_boolean(column.type) else 0
-        out = object_array(column.fill_null(filler).to_pylist())
-    else:
-        raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
-    out[column.is_null().to_numpy(zero_copy_only=False)] = None
-    return out
+        if pa.types.is_boolean(column.type):
+            data = column.fill_null(False).to_numpy(zero_copy_only=False)
+        else:
+            data = _raw_values(column, np.int64)
+        return _PlainColumn(data, nulls)
+    raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
+
+
+def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
+    """The values buffer of a fixed-width array as numpy (whatever a null slot holds: the
+    caller masks nulls), without a copy."""
+    if array.type.bit_width != np.dtype(dtype).itemsize * 8:
+        raise ValueError(f"expected {np.dtype(dtype).name} values, found {array.type}")
+    buffer = array.buffers()[1]
+    if buffer is None:
+        return np.zeros(len(array), dtype=dtype)
+    return np.frombuffer(buffer, dtype=dtype, count=array.offset + len(array))[array.offset :]
 
 
 def _coded(table: pa.Table, name: str) -> CodedColumn:
@@ -280,7 +374,7 @@ def _coded(table: pa.Table, name: str) -> CodedColumn:
 def _time(table: pa.Table, name: str) -> TimeColumn:
     column = table.column(name).combine_chunks()
     present = ~column.is_null().to_numpy(zero_copy_only=False)
-    values = column.fill_null(0).to_numpy().astype(np.int64)
+    values = np.where(present, _raw_values(column, np.int64), 0)  # 0 where absent
     return TimeColumn(values, present)
 
 

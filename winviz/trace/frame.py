@@ -15,6 +15,7 @@ names the schema.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -83,6 +84,8 @@ def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
 def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
     """The positions of each kind's records, in order (kinds in order of first appearance)."""
     codes = c.kind.codes
+    if len(c.kind.values) <= 256:  # a stable sort of small ints is a radix sort: one pass
+        codes = codes.astype(np.uint8)
     order = np.argsort(codes, kind="stable")
     counts = np.bincount(codes, minlength=len(c.kind.values))
     bounds = np.concatenate(([0], np.cumsum(counts)))
@@ -113,7 +116,8 @@ def detail_pieces(c: TraceColumns) -> dict[str, list[tuple[np.ndarray, np.ndarra
         codes, first = first_of_each(ids)
         distinct = details[first].tolist()
         for i, name in enumerate(fields):
-            parts[name].append((rows, object_array([d[i] for d in distinct])[codes]))
+            values = list(map(itemgetter(i), distinct))
+            parts[name].append((rows, object_array(values)[codes]))
     return parts
 
 
@@ -135,29 +139,17 @@ def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _column(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> Any:
     """A detail field's column from its (rows, values) pieces."""
-    if all(
-        all(v.__class__ is str for v in dict.fromkeys(_distinct(values))) for _, values in pieces
-    ):
-        categories: dict[str, int] = {}
+    rows = pieces[0][0] if len(pieces) == 1 else np.concatenate([r for r, _ in pieces])
+    values = pieces[0][1] if len(pieces) == 1 else np.concatenate([v for _, v in pieces])
+    if set(map(type, values.tolist())) == {str}:
+        # categories in order of first appearance, piece by piece (as the rows are given)
+        local, categories = pd.factorize(values)
         codes = np.full(n, -1, dtype=np.int32)
-        for rows, values in pieces:
-            local = values.tolist()
-            for v in dict.fromkeys(local):
-                categories.setdefault(v, len(categories))
-            codes[rows] = np.fromiter(map(categories.__getitem__, local), np.int32, len(local))
+        codes[rows] = local
         return pd.Categorical.from_codes(codes, categories=list(categories))
     out = np.empty(n, dtype=object)  # an empty object array holds None
-    for rows, values in pieces:
-        out[rows] = values
+    out[rows] = values
     return pd.Series(out, dtype=object, copy=False)
-
-
-def _distinct(values: np.ndarray) -> list[Any]:
-    """The distinct values of a column piece, or a non-string marker when one is unhashable."""
-    try:
-        return list(dict.fromkeys(values.tolist()))
-    except TypeError:
-        return [None]
 
 
 def from_pandas(frame: pd.DataFrame) -> TraceColumns:

@@ -12,7 +12,8 @@ shapes, so the store has both, as Arrow's array builders do:
   - a *packed entry*: a ``Packed`` marker and its ``width`` values appended with ``extend``,
     standing for ``count`` records at once (an element's arrival, assignment, timers and
     trigger call are one entry), followed by ``trace.packed(marker, n)`` for the ``n``
-    entries appended.
+    entries appended (a read finds the entries by these markers: a marker is the engine's
+    own object and never one of the values).
 
 * **Reading** turns what was written since the last read into a columnar chunk
   (``winviz.trace.columns``; packed entries are unpacked on the way) and reads columns:
@@ -25,8 +26,10 @@ The same run always gives the same trace, byte for byte: ``to_json()`` is canoni
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +44,7 @@ from winviz.trace.columns import (
     entry_grid,
     from_fields,
     from_flat,
+    object_array,
 )
 from winviz.trace.schema import (
     BASE_FIELDS,
@@ -90,7 +94,15 @@ class Packed:
 class Trace:
     """The records of one run, in ``seq`` order (see the module docstring)."""
 
-    __slots__ = ("_buffer", "_chunks", "_packed_records", "_packed_slots", "_view", "extend")
+    __slots__ = (
+        "_buffer",
+        "_chunks",
+        "_markers",
+        "_packed_records",
+        "_packed_slots",
+        "_view",
+        "extend",
+    )
 
     schema_version = SCHEMA_VERSION
     WIDTH = len(BASE_FIELDS)
@@ -102,6 +114,7 @@ class Trace:
         self._chunks: list[TraceColumns] = []
         self._packed_slots = 0  # buffer slots of packed entries ...
         self._packed_records = 0  # ... and how many records they stand for
+        self._markers: dict[Packed, int] = {}  # entries in the buffer per packed marker
         self._view = False  # a read-only selection of another trace (``where``)
 
     @classmethod
@@ -136,6 +149,7 @@ class Trace:
         """Note that ``entries`` packed entries of ``marker`` were appended with ``extend``."""
         self._packed_slots += entries * (1 + marker.width)
         self._packed_records += entries * marker.count
+        self._markers[marker] = self._markers.get(marker, 0) + entries
 
     def _refuse(self, _values: Iterable[Any]) -> None:
         raise TypeError("this trace is a read-only selection (Trace.where); write to the run's")
@@ -150,9 +164,11 @@ class Trace:
         """Every record as columns (``winviz.trace.columns.TraceColumns``)."""
         if self._buffer:
             first = sum(len(c) for c in self._chunks)
-            self._chunks.append(self._buffer_columns(first))
+            with _no_gc():  # many new containers, no cycles: no collection passes over them
+                self._chunks.append(self._buffer_columns(first))
             self._buffer.clear()  # the same list: writers may hold its ``extend``
             self._packed_slots = self._packed_records = 0
+            self._markers.clear()
         if len(self._chunks) > 1:
             self._chunks = [concat(self._chunks)]
         return self._chunks[0] if self._chunks else empty()
@@ -165,57 +181,133 @@ class Trace:
         data, width = self._buffer, self.WIDTH
         if not self._packed_slots:
             return from_flat(data, first)
-        plain: list[tuple[int, int, int]] = []  # (buffer start, buffer end, first record)
-        runs: dict[Packed, list[tuple[int, int, int]]] = {}  # (start, entries, first record)
-        i, end, out = 0, len(data), 0
-        while i < end:
-            head = data[i]
-            if head.__class__ is str:
-                j = i + width
-                while j < end and data[j].__class__ is str:
-                    j += width
-                plain.append((i, j, out))
-                out += (j - i) // width
-            else:
-                step = 1 + head.width
-                j = i + step
-                while j < end and data[j] is head:
-                    j += step
-                runs.setdefault(head, []).append((i, (j - i) // step, out))
-                out += (j - i) // step * head.count
-            i = j
-        values: list[Any] = []
-        for i, j, _ in plain:
-            values.extend(data[i:j])
-        plain_at = _positions([o for _, _, o in plain], [(j - i) // width for i, j, _ in plain])
+        layout = self._layout()
+        values = self._plain_values(layout) if layout is not None else None
+        if values is None or (values and not set(map(type, values[0])) <= {str}):
+            # not laid out as the markers say (a marker written without ``packed``): walk it
+            layout = self._walk()
+            values = self._plain_values(layout)
+        out, _, plain_at, entries = layout
         gathered = []
-        for marker, entries in runs.items():
+        for marker, heads, at in entries:
             step = 1 + marker.width
             slots: list[list[Any]] = [[] for _ in range(marker.width)]
-            for i, n, _ in entries:
-                stop = i + n * step
+            for start, n in _runs(heads, step):
+                stop = start + n * step
                 for f, slot in enumerate(slots):
-                    slot.extend(data[i + 1 + f : stop : step])
-            at = _positions([o for _, _, o in entries], [n * marker.count for _, n, _ in entries])
+                    slot.extend(data[start + 1 + f : stop : step])
             gathered.append((marker, slots, at))
         try:
             builder = ColumnsBuilder(out, first)
-            if plain:
-                builder.put_columns(plain_at, from_flat(values))
+            if values:
+                builder.put_columns(plain_at, from_fields(values))
             for marker, slots, at in gathered:
                 builder.put_grid(at, len(slots[0]), marker.fields(slots))
             return builder.build()
         except NotExact:  # a time value that is not a long: object columns, field by field
             fields = [np.empty(out, dtype=object) for _ in range(width)]
-            for f in range(width):
-                fields[f][plain_at] = np.fromiter(
-                    values[f::width], dtype=object, count=len(plain_at)
-                )
+            for f, column in enumerate(values):
+                fields[f][plain_at] = object_array(column)
             for marker, slots, at in gathered:
                 n = len(slots[0])
                 for f, per_record in enumerate(marker.fields(slots)):
                     fields[f][at] = entry_grid(n, per_record)
             return from_fields(fields, first)
+
+    def _plain_values(self, layout: tuple[int, np.ndarray, np.ndarray, list[Any]]) -> list[Any]:
+        """The plain records' values field by field (``BASE_FIELDS`` order), each run of
+        consecutive records sliced at C speed."""
+        data, width = self._buffer, self.WIDTH
+        flat: list[Any] = []
+        for start, n in _runs(layout[1], width):
+            flat.extend(data[start : start + n * width])
+        return [flat[f::width] for f in range(width)] if flat else []
+
+    def _layout(self) -> tuple[int, np.ndarray, np.ndarray, list[Any]] | None:
+        """Where the write buffer's records are, found at C speed: each packed marker's entry
+        heads by ``list.index`` (a marker is only ever an entry's head: an object of the
+        engine's own that no value can be), the plain records in the slots between them.
+        Returns (records, plain record heads, their record positions, [(marker, entry heads,
+        record positions entry by entry)]), or None when the buffer does not read that way
+        (a value claiming to equal a marker): ``_walk`` then reads it record by record."""
+        data, width = self._buffer, self.WIDTH
+        index, end = data.index, len(data)
+        covered = np.zeros(end, dtype=bool)
+        found: list[tuple[Packed, np.ndarray]] = []
+        for marker, count in self._markers.items():
+            step = 1 + marker.width
+            heads = [0] * count
+            p = -step
+            try:
+                for k in range(count):
+                    p = p + step
+                    if p >= end or data[p] is not marker:
+                        p = index(marker, p)
+                        if data[p] is not marker:
+                            return None
+                    heads[k] = p
+            except ValueError:
+                return None
+            at = np.array(heads, dtype=np.int64)
+            covered[(at[:, None] + np.arange(step)).ravel()] = True
+            found.append((marker, at))
+        plain = np.flatnonzero(~covered)
+        if len(plain) % width:
+            return None
+        blocks = plain.reshape(-1, width)
+        if len(blocks) and not (blocks[:, -1] - blocks[:, 0] == width - 1).all():
+            return None
+        plain_heads = blocks[:, 0] if len(blocks) else plain
+        # record positions: every head in buffer order, each standing for its records
+        heads = np.concatenate([plain_heads, *(at for _, at in found)])
+        counts = np.concatenate(
+            [
+                np.ones(len(plain_heads), dtype=np.int64),
+                *(np.full(len(at), m.count, dtype=np.int64) for m, at in found),
+            ]
+        )
+        order = np.argsort(heads, kind="stable")
+        first_record = np.empty(len(heads), dtype=np.int64)
+        first_record[order] = np.cumsum(counts[order]) - counts[order]
+        out = int(counts.sum())
+        entries = []
+        offset = len(plain_heads)
+        for marker, at in found:
+            starts = first_record[offset : offset + len(at)]
+            offset += len(at)
+            entries.append((marker, at, (starts[:, None] + np.arange(marker.count)).ravel()))
+        return out, plain_heads, first_record[: len(plain_heads)], entries
+
+    def _walk(self) -> tuple[int, np.ndarray, np.ndarray, list[Any]]:
+        """``_layout`` read record by record (each head says how far its record reaches)."""
+        data, width = self._buffer, self.WIDTH
+        plain_heads: list[int] = []
+        plain_at: list[int] = []
+        runs: dict[Packed, tuple[list[int], list[int]]] = {}
+        i, end, out = 0, len(data), 0
+        while i < end:
+            head = data[i]
+            if head.__class__ is str:
+                plain_heads.append(i)
+                plain_at.append(out)
+                i += width
+                out += 1
+            else:
+                heads, at = runs.setdefault(head, ([], []))
+                heads.append(i)
+                at.extend(range(out, out + head.count))
+                i += 1 + head.width
+                out += head.count
+        entries = [
+            (m, np.array(h, dtype=np.int64), np.array(a, dtype=np.int64))
+            for m, (h, a) in runs.items()
+        ]
+        return (
+            out,
+            np.array(plain_heads, dtype=np.int64),
+            np.array(plain_at, dtype=np.int64),
+            entries,
+        )
 
     def __getitem__(self, i: int) -> TraceRecord:
         """The ``i``-th record (its ``seq`` for a whole trace)."""
@@ -391,6 +483,19 @@ class Trace:
         return save(self.columns(), Path(path))
 
 
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused (a bulk conversion makes many containers and no
+    cycles; each collection pass would visit all of them), restored as it was."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _names(field: str, want: Any) -> set[str]:
     """The names a ``kind`` / ``operator`` filter asks for (a str or several)."""
     try:
@@ -403,11 +508,14 @@ def _names(field: str, want: Any) -> set[str]:
     return names
 
 
-def _positions(starts: list[int], counts: list[int]) -> np.ndarray:
-    """The record positions of runs that start at ``starts`` and hold ``counts`` records."""
-    counts_a = np.asarray(counts, dtype=np.int64)
-    offsets = np.asarray(starts, dtype=np.int64) - (np.cumsum(counts_a) - counts_a)
-    return np.repeat(offsets, counts_a) + np.arange(int(counts_a.sum()), dtype=np.int64)
+def _runs(heads: np.ndarray, step: int) -> list[tuple[int, int]]:
+    """(first head, how many) of each run of heads ``step`` apart."""
+    if not len(heads):
+        return []
+    breaks = np.flatnonzero(np.diff(heads) != step) + 1
+    starts = np.concatenate(([0], breaks))
+    counts = np.diff(np.concatenate((starts, [len(heads)])))
+    return list(zip(heads[starts].tolist(), counts.tolist(), strict=True))
 
 
 def _window_code(c: TraceColumns, window: Any) -> int:

@@ -39,6 +39,7 @@ none).
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring
 from typing import Any
 
 import numpy as np
@@ -225,12 +226,44 @@ def window_operators(view: TraceView) -> list[str]:
 def short(value: Any, limit: int = 60) -> str:
     """A compact text of a value for tooltips and labels: strings as they are, anything else
     as compact JSON; cut to ``limit`` characters."""
-    text = (
-        value
-        if isinstance(value, str)
-        else json.dumps(jsonable(value), ensure_ascii=False, separators=(",", ":"), default=str)
-    )
+    text = value if value.__class__ is str else plain_json(value)
+    if text is None:
+        text = (
+            value
+            if isinstance(value, str)
+            else json.dumps(jsonable(value), ensure_ascii=False, separators=(",", ":"), default=str)
+        )
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def plain_json(value: Any) -> str | None:
+    """The compact JSON ``short`` writes for a plain value — an int, a finite float, a bool,
+    None, or a tuple / list of them and of strings — written directly (the same text as
+    ``json.dumps(jsonable(value))``); None for anything else."""
+    write = _PLAIN_JSON.get(value.__class__)
+    try:
+        if write is not None:
+            return write(value)
+        if value.__class__ is tuple or value.__class__ is list:
+            return "[" + ",".join([_JSON_OF[v.__class__](v) for v in value]) + "]"
+    except (KeyError, ValueError):  # another type inside, or a float JSON cannot say
+        pass
+    return None
+
+
+def _finite(value: float) -> str:
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(value)
+    return float.__repr__(value)
+
+
+_PLAIN_JSON: dict[type, Any] = {
+    int: int.__repr__,
+    bool: lambda b: "true" if b else "false",
+    type(None): lambda _: "null",
+    float: _finite,
+}
+_JSON_OF: dict[type, Any] = {**_PLAIN_JSON, str: encode_basestring}
 
 
 def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
@@ -277,22 +310,26 @@ def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:
     """Tooltip fields of some element records: operator, key, value, watermark, ts (exact
     ints), source_index (see the module docstring)."""
     arrivals = view.select("arrival")
-    values = view.detail("element", "value", seqs)
-    pos = np.searchsorted(arrivals, seqs) - 1
-    has = pos >= 0
-    src_rows = arrivals[np.where(has, pos, 0)] if len(arrivals) else np.zeros(0, dtype=int)
-    src_vals = view.detail("arrival", "value", src_rows) if len(arrivals) else []
-    src_idx = view.detail("arrival", "index", src_rows) if len(arrivals) else []
-    source_index: list[Any] = []
-    for i, v in enumerate(values):
-        # the engine hands the arrival's own object on: identity first, then equal JSON
-        ok = len(arrivals) and has[i] and (src_vals[i] is v or jsonable(src_vals[i]) == jsonable(v))
-        source_index.append(int(src_idx[i]) if ok else None)
+    values = view.detail("element", "value", seqs).tolist()
+    source_index: list[Any] = [None] * len(values)
+    if len(arrivals):
+        pos = np.searchsorted(arrivals, seqs) - 1
+        has = (pos >= 0).tolist()
+        src_rows = arrivals[np.maximum(pos, 0)]
+        sources = view.c.detail[src_rows].tolist()  # (value, index) of each arrival
+        for i, v in enumerate(values):
+            # the engine hands the arrival's own object on: identity first, then equal JSON
+            src, idx = sources[i]
+            if has[i] and (src is v or jsonable(src) == jsonable(v)):
+                source_index[i] = int(idx)
+    # a key's text once per distinct key (the key column's dictionary tells keys apart)
+    key_codes = view.c.key.codes[seqs]
+    texts = {code: short(view.c.key.values[code], 30) for code in set(key_codes.tolist())}
     return pd.DataFrame(
         {
             "seq": seqs,
             "operator": view.column("operator", seqs),
-            "key": [short(k, 30) for k in view.column("key", seqs)],
+            "key": [texts[c] for c in key_codes.tolist()],
             "value": [short(v) for v in values],
             "watermark": view.column("watermark", seqs),
             "ts": view.column("ts", seqs),
