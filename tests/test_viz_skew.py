@@ -147,6 +147,13 @@ def test_clickstream_bound_changes_what_is_dropped() -> None:
         spec = skew_chart(result).to_dict()
         elements = layer(spec, "element")
         assert len(elements) == 531
+        # epoch times: a quantitative axis with UTC labels, tooltips as dates
+        x = spec["layer"][1]["encoding"]["x"]
+        assert (x["type"], x["axis"]["labelExpr"]) == (
+            "quantitative",
+            "utcFormat(datum.value, '%H:%M:%S')",
+        )
+        assert all(e["timestamp"].endswith(" UTC") for e in elements)
         marks[bound] = sorted(e["seq"] for e in elements if e["fate"] == "side output")
         # the engine: the element record each side_output record follows, at the window op
         trace = result.trace.to_pandas()

@@ -141,6 +141,7 @@ def test_timers_layers_and_encodings(trace) -> None:
     assert panel["mark"]["type"] == "line"
     assert panel["encoding"]["x"]["title"] == "timers queued"
     assert panel["encoding"]["x"]["axis"] == {"format": "d", "values": [0, 2, 4, 6]}
+    assert panel["encoding"]["x"]["scale"] == {"zero": True}
     assert panel["encoding"]["y"] == enc["y"]
     assert "params" not in spec  # two keys: no dropdown
 
@@ -355,6 +356,39 @@ def test_timers_aggregate_large_traces() -> None:
         (1999, 50, 50, "fired"),
     ]
     assert "params" not in spec
+
+
+def test_epoch_axes_are_quantitative_with_utc_labels() -> None:
+    """Epoch times (2019-08-24 16:00 UTC here) are drawn on a quantitative scale with the
+    labels written as UTC times: Vega-Lite's utc scale with a millisecond domain makes Vega warn
+    ("Infinite extent for field data") on the lesson pages."""
+    midnight = 1_566_662_400_000
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", midnight - 2_000), ("a", midnight + 500)],
+            arrival_times=[midnight - 1_000, midnight + 1_000],
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("o")
+    )
+    spec = timers_chart(env.execute().trace).to_dict()
+    enc = layer_of(spec, "timer")["encoding"]
+    assert enc["x"]["type"] == enc["y"]["type"] == "quantitative"
+    assert enc["x"]["axis"] == {
+        "title": "timer timestamp (event time or processing time) (UTC)",
+        "labelExpr": "utcFormat(datum.value, '%H:%M:%S')",
+        "labelOverlap": True,
+    }
+    assert [r["x"] for r in rows_of(spec, "timer")] == [midnight - 1_001, midnight + 999]
+    assert rows_of(spec, "timer")[0]["timestamp"] == "2019-08-24 15:59:58.999 UTC"
 
 
 def test_timers_message_cards() -> None:

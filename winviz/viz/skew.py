@@ -30,7 +30,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from winviz.viz import frames, palette, scale, spec
+from winviz.viz import axes, frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import pick_operator
@@ -158,8 +158,8 @@ def _skew(
                     "color": palette.BLACK,
                 },
                 {
-                    "x": x.channel("x"),
-                    "y": y.channel("y"),
+                    "x": axes.channel(x, "x"),
+                    "y": axes.channel(y, "y"),
                     "text": {"field": "text", "type": "nominal"},
                 },
             )
@@ -179,8 +179,8 @@ def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -
         rows,
         {"type": "line", "color": palette.BLACK, "strokeWidth": 1.2},
         {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
             "order": {"field": "i", "type": "quantitative"},
             "detail": {"field": "part", "type": "nominal"},
         },
@@ -189,8 +189,8 @@ def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -
 
 def _fate_encoding(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> dict[str, Any]:
     return {
-        "x": x.channel("x"),
-        "y": y.channel("y"),
+        "x": axes.channel(x, "x"),
+        "y": axes.channel(y, "y"),
         "color": {
             "field": "fate",
             "type": "nominal",
@@ -216,6 +216,8 @@ def _elements_layer(
     )
     if len(elements) > max_points:
         return _binned(elements, x, y, max_points, notes)
+    stamps = elements["ts"].tolist()
+    kind = palette.time_axis("event time", [min(stamps), max(stamps)]).kind  # dates or ms
     rows = [
         {
             "kind": "element",
@@ -224,10 +226,10 @@ def _elements_layer(
             "fate": fate,
             "key": key,
             "value": value,
-            "timestamp": palette.format_time(t),
+            "timestamp": palette.format_time(t, kind),
             "processing time": x.fmt(p),
             "skew": f"{int(s):,} ms",
-            "watermark": palette.format_time(w),
+            "watermark": palette.format_time(w, kind),
             "seq": int(seq),
         }
         for seq, p, t, s, w, fate, key, value in zip(

@@ -39,7 +39,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, scale, spec
+from winviz.viz import axes, frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 
@@ -234,7 +234,6 @@ def _rule_rows(
         return []
     if aggregated:
         return _aggregated_rows(lives, x, y, t_end)
-    fmt = {"event": palette.format_time, "processing": x.fmt}
     dx = spread(lives)
     rows = []
     for i, r in enumerate(lives.itertuples()):
@@ -250,15 +249,13 @@ def _rule_rows(
                 "key": r.key,
                 "namespace": r.namespace,
                 "domain": r.domain,
-                "timestamp": fmt.get(r.domain, palette.format_time)(r.timestamp),
+                "timestamp": x.fmt(r.timestamp),
                 "registered": y.fmt(r.registered),
                 "ended": "" if pending else y.fmt(r.ended),
                 "end": "queued at the end" if pending else r.end,
-                "watermark at registration": palette.format_time(r.watermark),
+                "watermark at registration": x.fmt(r.watermark),
                 "watermark at end": (
-                    palette.format_time(r.end_watermark)
-                    if r.domain == "event" and not pending
-                    else ""
+                    x.fmt(r.end_watermark) if r.domain == "event" and not pending else ""
                 ),
                 "reg_seq": int(r.reg_seq),
                 "end_seq": None if pending else int(r.end_seq),
@@ -297,7 +294,7 @@ def _aggregated_rows(
             "y2": y.hi if r.pending else y.clip(r.ended)[0],
             "dx": 0.0,
             "domain": r.domain,
-            "timestamp": palette.format_time(r.timestamp),
+            "timestamp": x.fmt(r.timestamp),
             "timers": int(r.timers),
             "keys": int(r.keys),
             "registered": y.fmt(r.registered),
@@ -382,7 +379,7 @@ def _event_rows(
                 "key": key,
                 "namespace": ns,
                 "domain": dom,
-                "timestamp": palette.format_time(ts) if dom == "event" else x.fmt(ts),
+                "timestamp": x.fmt(ts),
                 "registered": y.fmt(proc),
                 "reg_seq": int(seq),
             }
@@ -434,8 +431,8 @@ def _rule_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, by_key: bo
         rows,
         {"type": "rule", "strokeWidth": 2.5, "xOffset": {"expr": "datum.dx"}},
         {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
             "y2": {"field": "y2"},
             "color": color,
             "strokeDash": _domain_dash(),
@@ -456,8 +453,8 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> alt.Ch
             "xOffset": {"expr": "datum.dx"},
         },
         {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
             "shape": {
                 "field": "event",
                 "type": "nominal",
@@ -501,8 +498,8 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
         "color": palette.BLACK,
     }
     encoding = {
-        "x": x.channel("x"),
-        "y": y.channel("y"),
+        "x": axes.channel(x, "x"),
+        "y": axes.channel(y, "y"),
         "text": {"field": "text", "type": "nominal"},
     }
     return [spec.layer(labels, mark, encoding)]
@@ -527,19 +524,27 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt
                 "x": wx,
                 "y": t0,
                 "proc_time": y.fmt(r.proc_time),
-                "watermark": palette.format_time(r.watermark),
+                "watermark": x.fmt(r.watermark),
                 "seq": int(r.seq),
             }
         )
     line = spec.layer(
         vertices,
         {"type": "line", "color": palette.BLACK, "strokeWidth": 1.5},
-        {"x": x.channel("x"), "y": y.channel("y"), "order": {"field": "i", "type": "quantitative"}},
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "order": {"field": "i", "type": "quantitative"},
+        },
     )
     dots = spec.layer(
         points,
         {"type": "point", "color": palette.BLACK, "size": 14, "filled": True, "opacity": 0.6},
-        {"x": x.channel("x"), "y": y.channel("y"), "tooltip": spec.tooltips(points, ["x", "y"])},
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "tooltip": spec.tooltips(points, ["x", "y"]),
+        },
     )
     mid = (vertices[0]["y"] + vertices[1]["y"]) / 2
     label = spec.layer(
@@ -554,7 +559,11 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt
             "font": "sans-serif",
             "color": palette.BLACK,
         },
-        {"x": x.channel("x"), "y": y.channel("y"), "text": {"field": "text", "type": "nominal"}},
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "text": {"field": "text", "type": "nominal"},
+        },
     )
     return [line, dots, label]
 
@@ -570,7 +579,7 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt.
     line = spec.layer(
         rows,
         {"type": "line", "color": palette.GREY, "strokeDash": [4, 4], "strokeWidth": 1},
-        {"x": x.channel("x"), "y": y.channel("y")},
+        {"x": axes.channel(x, "x"), "y": axes.channel(y, "y")},
     )
     label = spec.layer(
         [{"kind": "label", "x": hi, "y": hi, "text": "processing time = timestamp"}],
@@ -584,7 +593,11 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt.
             "font": "sans-serif",
             "color": palette.GREY,
         },
-        {"x": x.channel("x"), "y": y.channel("y"), "text": {"field": "text", "type": "nominal"}},
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "text": {"field": "text", "type": "nominal"},
+        },
     )
     return [line, label]
 
@@ -632,9 +645,10 @@ def _queue_panel(
                 "field": "size",
                 "type": "quantitative",
                 "title": "timers queued",
+                "scale": {"zero": True},
                 "axis": {"format": "d", "values": _size_ticks(rows)},
             },
-            "y": y.channel("y"),
+            "y": axes.channel(y, "y"),
             "order": {"field": "i", "type": "quantitative"},
             "strokeDash": _domain_dash(),
             "detail": {"field": "domain", "type": "nominal"},
