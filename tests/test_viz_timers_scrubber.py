@@ -97,7 +97,19 @@ def test_timers_layers_and_encodings(trace) -> None:
     ]
     main, panel = spec["hconcat"]
     kinds = [data(spec, lay)[0].get("kind", "vertex") for lay in main["layer"]]
-    assert kinds == ["vertex", "watermark", "label", "timer", "timer event", "timestamp"]
+    # first the queue panel's processing time drawn across (the link), then the watermark
+    assert kinds == [
+        "queue size",
+        "vertex",
+        "watermark",
+        "label",
+        "timer",
+        "timer event",
+        "timestamp",
+    ]
+    link = main["layer"][0]
+    assert link["mark"]["type"] == "rule" and set(link["encoding"]) == {"y"}
+    assert link["transform"] == [{"filter": {"param": "queue_at", "empty": False}}]
     rule = layer_of(spec, "timer")
     assert rule["mark"] == {"type": "rule", "strokeWidth": 2.5, "xOffset": {"expr": "datum.dx"}}
     enc = rule["encoding"]
@@ -137,13 +149,27 @@ def test_timers_layers_and_encodings(trace) -> None:
             "range": ["circle", "triangle-down", "square", "cross", "triangle-up"],
         },
     }
-    # the queue size: a panel on the same processing-time axis
-    assert panel["mark"]["type"] == "line"
-    assert panel["encoding"]["x"]["title"] == "timers queued"
-    assert panel["encoding"]["x"]["axis"] == {"format": "d", "values": [0, 2, 4, 6]}
-    assert panel["encoding"]["x"]["scale"] == {"zero": True}
-    assert panel["encoding"]["y"] == enc["y"]
-    assert "params" not in spec  # two keys: no dropdown
+    # the queue size: a panel on the same processing-time axis; its points pick the time
+    line, points = panel["layer"]
+    assert line["mark"]["type"] == "line" and points["mark"]["type"] == "point"
+    assert line["encoding"]["x"]["title"] == "timers queued"
+    assert line["encoding"]["x"]["axis"] == {"format": "d", "values": [0, 2, 4, 6]}
+    assert line["encoding"]["x"]["scale"] == {"zero": True}
+    assert line["encoding"]["y"] == enc["y"]
+    assert spec["params"] == [
+        {
+            "name": "queue_at",
+            "select": {
+                "type": "point",
+                "clear": "pointerout",
+                "fields": ["y"],
+                "nearest": True,
+                "on": "pointerover",
+            },
+            "views": ["queue_points_1"],
+        }
+    ]
+    assert "timer_key" not in {p["name"] for p in spec["params"]}  # two keys: no dropdown
 
 
 def test_timers_rules_at_their_timestamps(trace) -> None:
@@ -183,7 +209,7 @@ def test_timers_watermark_staircase(trace) -> None:
     """The operator's watermark: 5499 at 200 ms, 7499 at 600 ms, MAX at 700 ms (on the right
     edge) — each event-time rule ends on the step that reached its timestamp."""
     spec = timers_chart(trace).to_dict()
-    vertices = data(spec, spec["hconcat"][0]["layer"][0])
+    vertices = data(spec, spec["hconcat"][0]["layer"][1])
     assert [(v["x"], v["y"]) for v in vertices] == [
         (5499, 200),
         (5499, 600),
@@ -227,7 +253,7 @@ def test_timers_events_and_dedup(trace) -> None:
     ]
     dedup = [e for e in rows_of(spec, "timer event") if e["event"].startswith("de-dup")]
     assert [e["reg_seq"] for e in dedup] == [38, 42, 44]
-    queue = data(spec, spec["hconcat"][1])
+    queue = data(spec, spec["hconcat"][1]["layer"][0])
     assert [(q["y"], q["size"]) for q in queue] == [
         (0, 2),
         (50, 2),
@@ -305,7 +331,7 @@ def test_timers_key_dropdown_for_many_keys() -> None:
     """Ten keys: coloured by domain, a dropdown of the keys; the timer layers keep the rows of
     the chosen key ("" = every key)."""
     spec = timers_chart(many_keys_job(10, 40)).to_dict()
-    assert spec["params"] == [
+    assert [p for p in spec["params"] if p["name"] == "timer_key"] == [
         {
             "name": "timer_key",
             "value": "",
@@ -334,8 +360,10 @@ def test_timers_dropdown_filters_in_the_renderer() -> None:
     elements fall in [0, 1000))."""
     spec = timers_chart(many_keys_job(10, 40)).to_dict()
 
+    key = next(p for p in spec["params"] if p["name"] == "timer_key")
+
     def rules(value: str) -> list[str]:
-        spec["params"][0]["value"] = value
+        key["value"] = value
         svg = vlc.vegalite_to_svg(spec)
         return re.findall(r'aria-label="([^"]*)"[^>]*aria-roledescription="rule mark"', svg)
 
@@ -355,7 +383,7 @@ def test_timers_aggregate_large_traces() -> None:
         (999, 50, 50, "fired"),
         (1999, 50, 50, "fired"),
     ]
-    assert "params" not in spec
+    assert [p["name"] for p in spec["params"]] == ["queue_at"]  # no key dropdown
 
 
 def test_epoch_axes_are_quantitative_with_utc_labels() -> None:

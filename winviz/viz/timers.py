@@ -20,7 +20,9 @@ for processing-time timers); y: **processing time**, as in ``timeline``:
    with ``deduplicated=True``), each in the legend.
 
 Right panel, on the same processing-time axis: **the queue size** — timers queued per domain
-after each timer record.
+after each timer record. The two panels are linked: the pointer over the queue panel picks the
+nearest step, and its processing time is drawn across the timers (a dotted line), so the
+timers queued at that moment are the lines it crosses.
 
 Per-key scope: timers belong to the key that was current when they were registered. With at
 most ``KEY_COLORS`` keys the rules are coloured by key; with more they are coloured by domain
@@ -65,6 +67,7 @@ KEY_OPTIONS = 60  # at most this many keys in the dropdown (the keys with the mo
 AGGREGATE_LIMIT = 1500  # above this many timers: one rule per (domain, timestamp)
 LABEL_LIMIT = 25  # timestamps written when there are at most this many distinct ones
 DX_GAP = 4  # pixels between timers of one timestamp
+LINK_PARAM = "queue_at"  # the queue panel's pointer: a processing time drawn across the timers
 
 
 def timers_chart(
@@ -169,7 +172,9 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         )
     keys = _dropdown_keys(lives) if not by_key and not aggregated else []
 
+    panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     layers = [
+        _link_layer(queue_rows, y),
         *_watermark_layers(steps, x, y),
         *_diagonal_layers(lives, x, y),
         _rule_layer(rules, x, y, by_key),
@@ -182,7 +187,6 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
                 layer.transform = [{"filter": f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"}]
     main = alt.LayerChart(layer=layers, width=width, height=height)
     main = main.resolve_scale(color="independent") if not by_key else main
-    panel = _queue_panel(queue, y, t_end, height, notes)
     chart = alt.hconcat(main, panel, spacing=16).properties(title=palette.title("Timers", notes))
     chart = chart.resolve_scale(strokeDash="shared", shape="independent")
     if keys:
@@ -611,7 +615,7 @@ def _size_ticks(rows: list[dict[str, Any]]) -> list[int]:
 
 def _queue_panel(
     queue: pd.DataFrame, y: TimeAxis, t_end: int, height: int, notes: list[str]
-) -> alt.Chart:
+) -> tuple[alt.LayerChart, list[dict[str, Any]]]:
     """Timers queued per domain against the same processing-time axis: vertices (size_i,
     t_i), (size_i, t_{i+1}), … (the size holds until the next change, and to the end)."""
     steps = queue.drop_duplicates(["domain", "proc_time"], keep="last")
@@ -637,21 +641,46 @@ def _queue_panel(
                         "processing time": y.fmt(t),
                     }
                 )
-    return spec.layer(
+    x = {
+        "field": "size",
+        "type": "quantitative",
+        "title": "timers queued",
+        "scale": {"zero": True},
+        "axis": {"format": "d", "values": _size_ticks(rows)},
+    }
+    line = spec.layer(
         rows,
         {"type": "line", "strokeWidth": 1.5, "color": palette.BLACK},
         {
-            "x": {
-                "field": "size",
-                "type": "quantitative",
-                "title": "timers queued",
-                "scale": {"zero": True},
-                "axis": {"format": "d", "values": _size_ticks(rows)},
-            },
+            "x": x,
             "y": axes.channel(y, "y"),
             "order": {"field": "i", "type": "quantitative"},
             "strokeDash": _domain_dash(),
             "detail": {"field": "domain", "type": "nominal"},
-            "tooltip": spec.tooltips(rows, ["y", "i", "kind"]),
         },
-    ).properties(width=110, height=height)
+    )
+    # the pointer over the panel picks the nearest step: its processing time is drawn across
+    # the timers (``link_layer``)
+    points = spec.layer(
+        rows,
+        {"type": "point", "size": 18, "filled": True, "color": palette.BLACK, "opacity": 0.5},
+        {"x": x, "y": axes.channel(y, "y"), "tooltip": spec.tooltips(rows, ["y", "i", "kind"])},
+    ).add_params(
+        alt.selection_point(
+            name=LINK_PARAM, fields=["y"], on="pointerover", nearest=True, clear="pointerout"
+        )
+    )
+    points.name = "queue_points"  # a stable name for its marks (Altair: queue_points_1)
+    return alt.LayerChart(layer=[line, points], width=110, height=height), rows
+
+
+def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> alt.Chart:
+    """A horizontal line across the timers at the processing time the pointer picks in the
+    queue panel: which timers were queued then, and how many."""
+    layer = spec.layer(
+        rows,
+        {"type": "rule", "color": palette.GREY, "strokeDash": [2, 2], "strokeWidth": 1},
+        {"y": axes.channel(y, "y")},
+    )
+    layer.transform = [{"filter": {"param": LINK_PARAM, "empty": False}}]
+    return layer
