@@ -8,12 +8,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from jobs import ASSIGNERS as JOB_ASSIGNERS
+from jobs import TRIGGERS as JOB_TRIGGERS
+from jobs import build, jobs
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames
+from winviz.viz import frames, palette
 
 
 def layer_rows(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
@@ -219,6 +222,333 @@ def test_element_and_processing_time_firings_say_so() -> None:
         ops[0]: [("element", None, 10)],
         ops[1]: [("processing-time timer at 999", 999, 1000)],
     }
+
+
+def test_a_firings_side_output_is_not_an_elements_fate() -> None:
+    """A ProcessWindowFunction's ``ctx.output`` writes ``side_output`` records too, here
+    during a firing in onElement: CountTrigger.of(2) fires [0, 100) when a@20 arrives, and the
+    function's side output is written while a@20 is processed — it is not a@20's fate. Only
+    the last a@10, late and past cleanup (watermark 150) when it arrives, is a late-data side
+    output."""
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=0)
+
+    def annotate(key, ctx, elements, out):
+        ctx.output(wv.OutputTag("note"), len(list(elements)))
+        out.collect(key)
+
+    (
+        env.from_collection(
+            [("a", 10), ("a", 20), ("a", 150), ("a", 10)], arrival_times=[0, 10, 20, 30]
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_punctuated(lambda e, ts: ts).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(100))
+        .trigger(wv.CountTrigger.of(2))
+        .side_output_late_data(wv.OutputTag("late"))
+        .process(annotate)
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert [r.value for r in result.side_outputs["late"]] == [("a", 10)]
+    assert [r.value for r in result.side_outputs["note"]] == [2]
+    fates = frames.element_fates(frames.open_trace(result.trace), "window")
+    assert fates["fate"].tolist() == ["on time", "on time", "on time", "side output"]
+
+
+# -- property: every chart's data agrees with the engine on random jobs -----------------------
+#
+# Random jobs from tests/jobs.py (tumbling with and without offset, sliding, session with merges;
+# default / count / continuous / purging triggers; allowed lateness; side outputs; three keys;
+# one source, two partitions or a union; idleness), each with a second window branch that has
+# an evictor, run with one or two parallel subtasks. The engine's facts are read record by
+# record (no viz code); each chart is then checked against them, operator by operator.
+
+EVICTORS = {
+    "count": lambda: wv.CountEvictor.of(2),
+    "count_after": lambda: wv.CountEvictor.of(2, do_evict_after=True),
+    "time": lambda: wv.TimeEvictor.of(20),
+}
+
+
+def evicting_branch(job: dict[str, Any], evictor: str) -> Any:
+    """A second window operator on the timestamped stream: the job's assigner and trigger with
+    an evictor and a ProcessWindowFunction (Flink's EvictingWindowOperator)."""
+
+    def extra(stream: Any) -> None:
+        windowed = stream.key_by(lambda e: e[0]).window(JOB_ASSIGNERS[job["assigner"]]())
+        trigger = JOB_TRIGGERS[job["trigger"]]()
+        if trigger is not None:
+            windowed.trigger(trigger)
+        (
+            windowed.evictor(EVICTORS[evictor]())
+            .allowed_lateness(job["lateness"])
+            .process(lambda k, ctx, els, out: out.collect((k, len(list(els)))))
+            .sink_to("evicted")
+        )
+
+    return extra
+
+
+def window_text(w: Any) -> str:
+    return f"[{w.start}, {w.end})"
+
+
+def operator_facts(trace: wv.Trace, op: str) -> dict[str, Any]:
+    """The engine's own records of one window operator, in seq order: per (key, start, end)
+    opened (first assigned), direct element count, firings [(seq, proc, at)] (at: the
+    event-time timer that fired it, else the window end), cleanups [(seq, proc, cleanup
+    time)], merges (absorbed → (proc, into)); per element seq (ts, proc, watermark, fate);
+    the timers (key, namespace, domain, ts, registered, ended, end) and the de-duplicated
+    registrations (ts, proc)."""
+    f: dict[str, Any] = {
+        "opened": {},
+        "direct": {},
+        "fired": {},
+        "cleaned": {},
+        "merges": {},
+        "merge_order": [],
+        "named": [],
+        "elements": {},
+        "timers": [],
+        "dedup": [],
+    }
+    live: dict[tuple, int] = {}
+    element, timer, call = None, None, None
+    for r in trace.records():
+        if r.operator != op:
+            continue
+        ident = (str(r.key), r.window.start, r.window.end) if hasattr(r.window, "start") else None
+        if (
+            ident is not None
+            and ident not in f["named"]
+            and r.kind
+            in (
+                "assigned",
+                "fired",
+                "cleanup",
+                "merged",
+            )
+        ):
+            f["named"].append(ident)
+        if r.kind == "element":
+            element = r.seq
+            f["elements"][r.seq] = [r.ts, r.proc_time, r.watermark, None]
+        elif r.kind == "late_dropped":
+            f["elements"][element][3] = "dropped"
+        elif r.kind == "side_output" and r.details()["tag"] == "late":  # the late-data tag
+            f["elements"][element][3] = "side output"
+        elif r.kind == "assigned":
+            f["opened"].setdefault(ident, r.proc_time)
+            f["direct"][ident] = f["direct"].get(ident, 0) + 1
+        elif r.kind == "trigger":
+            call = r.details()["call"]
+        elif r.kind == "fired":
+            timed = call == "on_event_time" and timer is not None
+            at = timer if timed else r.window.end
+            f["fired"].setdefault(ident, []).append((r.seq, r.proc_time, at))
+        elif r.kind == "cleanup":
+            cleanup_time = r.details()["cleanup_time"]
+            f["cleaned"].setdefault(ident, []).append((r.seq, r.proc_time, cleanup_time))
+        elif r.kind == "merged":
+            into = window_text(r.window)
+            for w in r.details()["merged_windows"]:
+                s, e = (w.start, w.end) if hasattr(w, "start") else w
+                if (s, e) != (r.window.start, r.window.end):
+                    f["merges"][(str(r.key), s, e)] = (r.proc_time, into)
+                    f["merge_order"].append(((str(r.key), s, e), ident))
+                    if (str(r.key), s, e) not in f["named"]:
+                        f["named"].append((str(r.key), s, e))
+        elif r.kind.startswith("timer_"):
+            d = r.details()
+            t_ident = (str(r.key), window_text(d["namespace"]), d["domain"], r.ts)
+            if r.kind == "timer_fired":
+                timer = r.ts if d["domain"] == "event" else None
+            if r.kind == "timer_registered":
+                if d["deduplicated"] or t_ident in live:
+                    f["dedup"].append((r.ts, r.proc_time))
+                else:
+                    live[t_ident] = len(f["timers"])
+                    f["timers"].append([*t_ident, r.proc_time, None, "pending"])
+            elif t_ident in live:
+                i = live.pop(t_ident)
+                f["timers"][i][5:7] = [r.proc_time, r.kind.removeprefix("timer_")]
+    # a pane holds what was assigned to it and to every window it absorbed (chains carry)
+    total = dict(f["direct"])
+    for absorbed, into in f["merge_order"]:
+        total[into] = total.get(into, 0) + total.get(absorbed, 0)
+    f["total"] = total
+    return f
+
+
+def all_rows(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    """Every data row of this kind in the chart (any layer, any view)."""
+    return [r for rows in spec["datasets"].values() for r in rows if r.get("kind") == kind]
+
+
+def seqs_of(value: Any) -> list[int]:
+    return [int(s) for s in str(value).split(", ") if s]
+
+
+def check_timeline(spec: dict[str, Any], f: dict[str, Any]) -> None:
+    # each firing: one mark holding its seq, at the timer that fired it, at its processing time
+    marks = {s: (r["x"], r["y"]) for r in all_rows(spec, "fired") for s in seqs_of(r["seq"])}
+    engine = {seq: (at, proc) for fired in f["fired"].values() for seq, proc, at in fired}
+    assert marks == engine
+    cleaned = {s: (r["x"], r["y"]) for r in all_rows(spec, "cleanup") for s in seqs_of(r["seq"])}
+    assert cleaned == {seq: (t, p) for c in f["cleaned"].values() for seq, p, t in c}
+    # a band per window: every key's elements (inherited ones too) and firings of it
+    bands = {(r["x"], r["x2"]): (r["elements"], r["firings"]) for r in all_rows(spec, "window")}
+    expected: dict[tuple[int, int], list[int]] = {}
+    for key, s, e in f["named"]:
+        n = expected.setdefault((s, e), [0, 0])
+        n[0] += f["total"].get((key, s, e), 0)
+        n[1] += len(f["fired"].get((key, s, e), []))
+    assert bands == {w: tuple(n) for w, n in expected.items()}
+    check_elements(all_rows(spec, "element"), f, "what")
+
+
+def check_elements(rows: list[dict[str, Any]], f: dict[str, Any], field: str) -> None:
+    """Each element drawn once at its own seq; dropped and side output exactly as the engine's
+    records; "late, accepted" only for an element at or below the watermark it met."""
+    assert sorted(r["seq"] for r in rows) == sorted(f["elements"])
+    for r in rows:
+        ts, _, mark, lost = f["elements"][r["seq"]]
+        fate = r[field]
+        assert (fate in ("dropped", "side output")) == (lost is not None)
+        if lost is not None:
+            assert fate == lost
+        if fate == "late, accepted":
+            assert mark is not None and ts <= mark
+
+
+def check_lanes(spec: dict[str, Any], f: dict[str, Any]) -> None:
+    bars = {
+        (r["key"], r["x"], r["x2"]): (r["elements"], r["firings"], r["merged_into"])
+        for r in all_rows(spec, "window")
+    }
+    assert bars == {
+        ident: (
+            f["total"].get(ident, 0),
+            len(f["fired"].get(ident, [])),
+            f["merges"].get(ident, (None, ""))[1],
+        )
+        for ident in f["named"]
+    }
+    # each firing in one mark of its key, at the time of the timer that fired it (moved aside
+    # by at most 12 px when another mark of its bar falls on the same pixel)
+    marks = [
+        r
+        for rows in spec["datasets"].values()
+        for r in rows
+        if "n" in r and str(r.get("what", "")).startswith("fired")
+    ]
+    lo, hi = next(
+        lay["encoding"]["x"]["scale"]["domain"]
+        for lay in spec["layer"]
+        if "scale" in lay.get("encoding", {}).get("x", {})
+    )
+    tolerance = 12.5 * (hi - lo) / palette.WIDTH
+    got = {s: (r["key"], r["x"]) for r in marks for s in seqs_of(r["seq"])}
+    engine = {seq: (key, at) for (key, _, _), fired in f["fired"].items() for seq, _, at in fired}
+    assert set(got) == set(engine)
+    assert sum(int(r["n"]) for r in marks) == len(engine)
+    for seq, (key, at) in engine.items():
+        assert got[seq][0] == key and abs(got[seq][1] - at) <= tolerance
+
+
+def check_scrubber(spec: dict[str, Any], f: dict[str, Any]) -> None:
+    windows = {(r["x"], r["x2"]): r for r in all_rows(spec, "window")}
+    assert set(windows) == {(s, e) for _, s, e in f["named"]}
+    for (s, e), r in windows.items():
+        keys = [k for k, s2, e2 in f["named"] if (s2, e2) == (s, e)]
+        assert r["keys"] == len(keys)
+        opened = [f["opened"].get((k, s, e)) for k in keys]
+        if None not in opened:  # every key's pane got an element: opened at the first
+            assert r["opened"] == min(opened)
+        merged = [f["merges"].get((k, s, e)) for k in keys]
+        if all(m is not None for m in merged):  # every key's pane merged away
+            assert r["merged_into"] == ", ".join(dict.fromkeys(m[1] for m in merged))
+            assert r["closed"] == max(m[0] for m in merged)
+        else:
+            assert r["merged_into"] == ""
+    check_elements(all_rows(spec, "element"), f, "fate")
+
+
+def check_timers(spec: dict[str, Any], f: dict[str, Any]) -> None:
+    """Each timer a rule at its timestamp from its registration to its firing or deletion
+    (the top edge while still queued); each de-duplicated registration at its timestamp."""
+    rules = all_rows(spec, "timer")
+    top = spec["hconcat"][0]["layer"][0]["encoding"]["y"]["scale"]["domain"][1]
+    got = sorted(
+        (r["key"], r["namespace"], r["domain"], r["x"], r["y"], r["y2"], r["end"]) for r in rules
+    )
+    expected = sorted(
+        (
+            k,
+            ns,
+            dom,
+            ts,
+            reg,
+            top if end == "pending" else ended,
+            "queued at the end" if end == "pending" else end,
+        )
+        for k, ns, dom, ts, reg, ended, end in f["timers"]
+    )
+    assert got == expected
+    events = all_rows(spec, "timer event")
+    dedup = sorted((e["x"], e["y"]) for e in events if e["event"] == "de-duplicated registration")
+    assert dedup == sorted(f["dedup"])
+    fired = sorted(
+        (e["x"], e["y"]) for e in events if e["event"] in ("fired", "deleted", "queued at the end")
+    )
+    assert fired == sorted((r[3], r[5]) for r in expected)
+
+
+def check_skew(spec: dict[str, Any], f: dict[str, Any]) -> None:
+    rows = all_rows(spec, "element")
+    check_elements(rows, f, "fate")
+    for r in rows:
+        ts, proc, _, _ = f["elements"][r["seq"]]
+        assert (r["x"], r["y"]) == (proc, proc - ts)
+
+
+# no shrinking: a failing job is reported as found (shrinking these jobs takes minutes)
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
+@given(
+    job=jobs(),
+    evictor=st.sampled_from(sorted(EVICTORS)),
+    parallelism=st.sampled_from([1, 2]),
+    which=st.integers(0, 3),
+)
+def test_every_chart_agrees_with_the_engine(
+    job: dict[str, Any], evictor: str, parallelism: int, which: int
+) -> None:
+    """One window operator per example (the job's or the evicting branch's, of subtask 0 or
+    1: ``which``), every chart of it checked against its records."""
+    env = build(job, True, evicting_branch(job, evictor)).set_parallelism(parallelism)
+    trace = env.execute().trace
+    view = frames.open_trace(trace)
+    ops = frames.window_operators(view)
+    if not ops:  # no element reached a window
+        return
+    op = ops[which % len(ops)]
+    f = operator_facts(trace, op)
+    if f["elements"]:
+        check_timeline(viz.timeline(trace, operator=op).to_dict(validate=False), f)
+        check_skew(viz.skew_chart(trace, operator=op).to_dict(validate=False), f)
+        check_scrubber(viz.scrubber(trace, operator=op).to_dict(validate=False), f)
+    check_lanes(viz.window_lanes(trace, operator=op).to_dict(validate=False), f)
+    if op in frames.timer_operators(view):
+        check_timers(viz.timers_chart(trace, operator=op).to_dict(validate=False), f)
 
 
 # -- property: window_lives agrees with the engine on random small jobs ------------------------

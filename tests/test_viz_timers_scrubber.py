@@ -71,157 +71,332 @@ def data(spec: dict[str, Any], lay: dict[str, Any]) -> list[dict[str, Any]]:
 # -- timers_chart -------------------------------------------------------------------------------
 
 
+def layer_of(spec: dict[str, Any], kind: str) -> dict[str, Any]:
+    """The layer of the timers chart's left panel whose rows are of this ``kind``."""
+    for lay in spec["hconcat"][0]["layer"]:
+        rows = data(spec, lay)
+        if rows and rows[0].get("kind") == kind:
+            return lay
+    raise AssertionError(f"no layer of kind {kind!r}")
+
+
+def rows_of(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return data(spec, layer_of(spec, kind))
+
+
 def test_timers_layers_and_encodings(trace) -> None:
     spec = timers_chart(trace).to_dict()
     assert spec["usermeta"]["winviz"]["status"] == "ok"
     assert spec["usermeta"]["winviz"]["notes"] == [
-        "operator 'window': 6 timers (0 still pending at the end), 3 de-duplicated registrations"
+        "operator 'window': 6 timers of 2 key(s) (0 still queued at the end), "
+        "3 de-duplicated registrations",
+        "an event-time timer fires when the watermark (black staircase) reaches its timestamp: "
+        "at the next advance if it is already at or below it",
+        "the watermark reached MAX (end of input) at 700 ms: its last step leaves the chart to "
+        "the right",
     ]
-    top, bottom = spec["vconcat"]
-    bars, ends, dedup, labels = top["layer"]
-    assert [lay["mark"]["type"] for lay in top["layer"]] == ["bar", "point", "point", "text"]
-    assert bars["encoding"]["y"] == {
-        "field": "lane",
+    main, panel = spec["hconcat"]
+    kinds = [data(spec, lay)[0].get("kind", "vertex") for lay in main["layer"]]
+    # first the queue panel's processing time drawn across (the link), then the watermark
+    assert kinds == [
+        "queue size",
+        "vertex",
+        "watermark",
+        "label",
+        "timer",
+        "timer event",
+        "timestamp",
+    ]
+    link = main["layer"][0]
+    assert link["mark"]["type"] == "rule" and set(link["encoding"]) == {"y"}
+    assert link["transform"] == [{"filter": {"param": "queue_at", "empty": False}}]
+    rule = layer_of(spec, "timer")
+    assert rule["mark"] == {"type": "rule", "strokeWidth": 2.5, "xOffset": {"expr": "datum.dx"}}
+    enc = rule["encoding"]
+    # x: the timer's timestamp; y: processing time from registration (y) to its end (y2)
+    assert (enc["x"]["field"], enc["y"]["field"], enc["y2"]) == ("x", "y", {"field": "y2"})
+    assert enc["x"]["axis"]["title"] == "timer timestamp (event time or processing time) (ms)"
+    assert enc["y"]["axis"]["title"] == "processing time (ms)"
+    assert enc["x"]["scale"]["domain"] == [4819, 11179]  # 4999..10999, padded 3 %
+    assert enc["y"]["scale"]["domain"] == [-21, 721]
+    # two keys: coloured by key; the domain is the line's dash
+    assert enc["color"] == {
+        "field": "key",
         "type": "nominal",
-        "sort": None,  # lanes in first-registration order: a scale domain, no sort array
-        "scale": {"domain": ["a · [0, 5000)", "b · [0, 5000)", "a · [5000, 10000)"]},
-        "title": None,
-        "axis": {"labelLimit": 220},
+        "title": "timer of key",
+        "scale": {"domain": ["a", "b"], "range": ["#0072B2", "#E69F00"]},
     }
-    assert bars["encoding"]["x"]["field"] == "x" and bars["encoding"]["x2"] == {"field": "x2"}
-    assert bars["encoding"]["x"]["scale"] == {"domain": [-21, 721], "nice": False, "zero": False}
-    # one sub-lane per timer of a lane, apart: 4999 and 5999 are two bars, not one
-    slot = {"field": "slot", "type": "nominal", "scale": {"paddingInner": 0.25}}
-    assert bars["encoding"]["yOffset"] == slot
-    assert ends["encoding"]["yOffset"] == slot == dedup["encoding"]["yOffset"]
-    assert labels["encoding"]["text"] == {"field": "label", "type": "nominal"}
-    assert labels["encoding"]["yOffset"] == slot
-    assert bars["encoding"]["color"]["scale"] == {
+    assert enc["strokeDash"]["scale"] == {
         "domain": ["event", "processing"],
-        "range": ["#0072B2", "#E69F00"],
+        "range": [[1, 0], [4, 2]],
     }
-    assert bars["encoding"]["strokeDash"]["scale"]["range"] == [[1, 0], [4, 2]]
-    assert ends["encoding"]["x"]["field"] == "x2"
-    assert ends["encoding"]["shape"]["scale"] == {
-        "domain": ["fired", "deleted", "pending at end"],
-        "range": ["square", "cross", "triangle-right"],
-    }
-    # the de-duplication marker: black (not the processing-time orange), in the legend
-    assert dedup["mark"]["color"] == "#000000"
-    assert dedup["encoding"]["shape"] == {
-        "field": "mark",
+    # every timer event is a shape of one legend, de-duplicated registrations included, in
+    # black (not the processing-time orange)
+    events = layer_of(spec, "timer event")
+    assert events["mark"]["color"] == "#000000"
+    assert events["encoding"]["shape"] == {
+        "field": "event",
         "type": "nominal",
-        "title": "registration",
-        "scale": {"domain": ["de-duplicated"], "range": ["triangle-down"]},
+        "title": "timer event",
+        "scale": {
+            "domain": [
+                "registered",
+                "de-duplicated registration",
+                "fired",
+                "deleted",
+                "queued at the end",
+            ],
+            "range": ["circle", "triangle-down", "square", "cross", "triangle-up"],
+        },
     }
-    assert "#000000" not in bars["encoding"]["color"]["scale"]["range"]
-    assert bottom["mark"] == {"type": "line", "interpolate": "step-after", "strokeWidth": 1.5}
-    assert bottom["encoding"]["y"] == {
-        "field": "size",
-        "type": "quantitative",
-        "title": "timers queued",
-    }
+    # the queue size: a panel on the same processing-time axis; its points pick the time
+    line, points = panel["layer"]
+    assert line["mark"]["type"] == "line" and points["mark"]["type"] == "point"
+    assert line["encoding"]["x"]["title"] == "timers queued"
+    assert line["encoding"]["x"]["axis"] == {"format": "d", "values": [0, 2, 4, 6]}
+    assert line["encoding"]["x"]["scale"] == {"zero": True}
+    assert line["encoding"]["y"] == enc["y"]
+    assert spec["params"] == [
+        {
+            "name": "queue_at",
+            "select": {
+                "type": "point",
+                "clear": "pointerout",
+                "fields": ["y"],
+                "nearest": True,
+                "on": "pointerover",
+            },
+            "views": ["queue_points_1"],
+        }
+    ]
+    assert "timer_key" not in {p["name"] for p in spec["params"]}  # two keys: no dropdown
 
 
-def test_timers_bar_data(trace) -> None:
+def test_timers_rules_at_their_timestamps(trace) -> None:
     spec = timers_chart(trace).to_dict()
-    bars = data(spec, spec["vconcat"][0]["layer"][0])
     got = [
-        (
-            b["lane"],
-            b["timestamp"],
-            b["x"],
-            b["x2"],
-            b["end"],
-            b["domain"],
-            b["reg_seq"],
-            b["end_seq"],
-        )
-        for b in bars
+        (r["key"], r["namespace"], r["x"], r["dx"], r["y"], r["y2"], r["end"], r["reg_seq"])
+        for r in rows_of(spec, "timer")
     ]
+    # a's and b's timers at 4999 (and 5999) stand 4 px apart; each ends where it fired
     assert got == [
-        ("a · [0, 5000)", "4,999 ms", 0, 200, "fired", "event", 3, 21),
-        ("a · [0, 5000)", "5,999 ms", 0, 600, "fired", "event", 5, 48),
-        ("b · [0, 5000)", "4,999 ms", 50, 200, "fired", "event", 9, 26),
-        ("b · [0, 5000)", "5,999 ms", 50, 600, "fired", "event", 11, 52),
-        ("a · [5000, 10000)", "9,999 ms", 100, 700, "fired", "event", 15, 64),
-        ("a · [5000, 10000)", "10,999 ms", 100, 700, "fired", "event", 17, 69),
+        ("a", "[0, 5000)", 4999, -2.0, 0, 200, "fired", 3),
+        ("a", "[0, 5000)", 5999, -2.0, 0, 600, "fired", 5),
+        ("b", "[0, 5000)", 4999, 2.0, 50, 200, "fired", 9),
+        ("b", "[0, 5000)", 5999, 2.0, 50, 600, "fired", 11),
+        ("a", "[5000, 10000)", 9999, 0.0, 100, 700, "fired", 15),
+        ("a", "[5000, 10000)", 10999, 0.0, 100, 700, "fired", 17),
     ]
-    # timers 4999 and 5999 of one window: two sub-lanes, each timestamp written on its bar
-    assert [(b["lane"], b["slot"], b["label"]) for b in bars] == [
-        ("a · [0, 5000)", 0, "@ 4,999 ms"),
-        ("a · [0, 5000)", 1, "@ 5,999 ms"),
-        ("b · [0, 5000)", 0, "@ 4,999 ms"),
-        ("b · [0, 5000)", 1, "@ 5,999 ms"),
-        ("a · [5000, 10000)", 0, "@ 9,999 ms"),
-        ("a · [5000, 10000)", 1, "@ 10,999 ms"),
+    first = rows_of(spec, "timer")[0]
+    assert (first["timestamp"], first["registered"], first["ended"], first["end_seq"]) == (
+        "4,999 ms",
+        "0 ms",
+        "200 ms",
+        21,
+    )
+    # the watermark that fired it: 5499 >= 4999
+    assert first["watermark at registration"] == "MIN (Long.MIN_VALUE)"
+    assert first["watermark at end"] == "5,499 ms"
+    assert [(r["x"], r["y"], r["dx"], r["text"]) for r in rows_of(spec, "timestamp")] == [
+        (4999, 100.0, -2.0, "@ 4,999 ms"),
+        (5999, 300.0, -2.0, "@ 5,999 ms"),
+        (9999, 400.0, 0.0, "@ 9,999 ms"),
+        (10999, 400.0, 0.0, "@ 10,999 ms"),
     ]
-    assert data(spec, spec["vconcat"][0]["layer"][3]) == data(spec, spec["vconcat"][0]["layer"][0])
-    assert bars[0]["watermark"] == "MIN (Long.MIN_VALUE)"
-    tips = {t["field"] for t in spec["vconcat"][0]["layer"][0]["encoding"]["tooltip"]}
-    assert {"key", "namespace", "domain", "timestamp", "registered", "ended", "watermark"} <= tips
 
 
-def test_timers_dedup_and_queue(trace) -> None:
+def test_timers_watermark_staircase(trace) -> None:
+    """The operator's watermark: 5499 at 200 ms, 7499 at 600 ms, MAX at 700 ms (on the right
+    edge) — each event-time rule ends on the step that reached its timestamp."""
     spec = timers_chart(trace).to_dict()
-    marks = data(spec, spec["vconcat"][0]["layer"][2])
-    # each in the sub-lane of the timer it found queued
-    assert [
-        (m["lane"], m["x"], m["slot"], m["timestamp"], m["count"], m["first_seq"], m["mark"])
-        for m in marks
-    ] == [
-        ("a · [0, 5000)", 300, 1, "5,999 ms", 1, 38, "de-duplicated"),
-        ("a · [5000, 10000)", 400, 0, "9,999 ms", 1, 42, "de-duplicated"),
-        ("a · [5000, 10000)", 400, 1, "10,999 ms", 1, 44, "de-duplicated"),
+    vertices = data(spec, spec["hconcat"][0]["layer"][1])
+    assert [(v["x"], v["y"]) for v in vertices] == [
+        (5499, 200),
+        (5499, 600),
+        (7499, 600),
+        (7499, 700),
+        (11179, 700),
+        (11179, 721),
     ]
-    queue = data(spec, spec["vconcat"][1])
-    assert [(q["x"], q["size"]) for q in queue] == [
+    assert [(w["watermark"], w["proc_time"]) for w in rows_of(spec, "watermark")] == [
+        ("5,499 ms", "200 ms"),
+        ("7,499 ms", "600 ms"),
+        ("MAX (Long.MAX_VALUE)", "700 ms"),
+    ]
+    steps = {200: 5499, 600: 7499, 700: 2**63 - 1}
+    for timer in rows_of(spec, "timer"):
+        ts = int(timer["timestamp"].replace(",", "").removesuffix(" ms"))
+        before = [w for t, w in steps.items() if t < timer["y2"]]
+        assert steps[timer["y2"]] >= ts and all(w < ts for w in before)
+
+
+def test_timers_events_and_dedup(trace) -> None:
+    spec = timers_chart(trace).to_dict()
+    events = [(e["event"], e["key"], e["x"], e["dx"], e["y"]) for e in rows_of(spec, "timer event")]
+    assert events == [
+        ("registered", "a", 4999, -2.0, 0),
+        ("fired", "a", 4999, -2.0, 200),
+        ("registered", "a", 5999, -2.0, 0),
+        ("fired", "a", 5999, -2.0, 600),
+        ("registered", "b", 4999, 2.0, 50),
+        ("fired", "b", 4999, 2.0, 200),
+        ("registered", "b", 5999, 2.0, 50),
+        ("fired", "b", 5999, 2.0, 600),
+        ("registered", "a", 9999, 0.0, 100),
+        ("fired", "a", 9999, 0.0, 700),
+        ("registered", "a", 10999, 0.0, 100),
+        ("fired", "a", 10999, 0.0, 700),
+        # each on the rule of the timer it found queued
+        ("de-duplicated registration", "a", 5999, -2.0, 300),
+        ("de-duplicated registration", "a", 9999, 0.0, 400),
+        ("de-duplicated registration", "a", 10999, 0.0, 400),
+    ]
+    dedup = [e for e in rows_of(spec, "timer event") if e["event"].startswith("de-dup")]
+    assert [e["reg_seq"] for e in dedup] == [38, 42, 44]
+    queue = data(spec, spec["hconcat"][1]["layer"][0])
+    assert [(q["y"], q["size"]) for q in queue] == [
         (0, 2),
+        (50, 2),
         (50, 4),
+        (100, 4),
         (100, 6),
+        (200, 6),
         (200, 4),
+        (600, 4),
         (600, 2),
+        (700, 2),
+        (700, 0),
         (700, 0),
     ]
 
 
 def test_timers_processing_domain_and_pending() -> None:
+    """Processing-time timers against the diagonal: a's 999 fires when the clock reaches 999;
+    b's 1999 is still queued at the end (1,200 ms): its rule reaches the top edge."""
     spec = timers_chart(processing_job()).to_dict()
-    bars = data(spec, spec["vconcat"][0]["layer"][0])
-    assert [(b["lane"], b["domain"], b["x"], b["x2"], b["end"], b["ended"]) for b in bars] == [
-        ("a · [0, 1000)", "processing", 0, 999, "fired", "999 ms"),
-        ("b · [1000, 2000)", "processing", 1200, 1200, "pending at end", ""),
+    rules = rows_of(spec, "timer")
+    assert [
+        (r["key"], r["domain"], r["x"], r["y"], r["y2"], r["end"], r["ended"]) for r in rules
+    ] == [
+        ("a", "processing", 999, 0, 999, "fired", "999 ms"),
+        ("b", "processing", 1999, 1200, 1236, "queued at the end", ""),
     ]
-    marks = data(spec, spec["vconcat"][0]["layer"][2])
-    assert [(m["x"], m["count"]) for m in marks] == [(0, 1), (100, 2), (1200, 1)]
+    # both axes span the clock (0..1,200 ms) and the timestamps: the diagonal crosses them
+    diagonal = rows_of(spec, "processing time")
+    assert [(d["x"], d["y"]) for d in diagonal] == [(-36, -36), (1236, 1236)]
+    notes = spec["usermeta"]["winviz"]["notes"]
+    assert notes[1] == (
+        "a processing-time timer fires when processing time (grey diagonal) reaches its timestamp"
+    )
+    # no event-time timer: no watermark staircase
+    assert not any(
+        (data(spec, lay) or [{}])[0].get("kind") == "watermark"
+        for lay in spec["hconcat"][0]["layer"]
+    )
+    dedup = [e for e in rows_of(spec, "timer event") if e["event"].startswith("de-dup")]
+    # the window's trigger and its cleanup both ask for timer 999 (a@1 at 0 ms: one
+    # de-duplicated; a@2 at 100 ms: two); b's 1999 likewise at 1,200 ms
+    assert [(e["x"], e["y"], e["reg_seq"]) for e in dedup] == [
+        (999, 0, 5),
+        (999, 100, 9),
+        (999, 100, 11),
+        (1999, 1200, 24),
+    ]
 
 
 def test_timers_frame_input_agrees(trace) -> None:
     a = timers_chart(trace).to_dict()
     b = timers_chart(trace.to_pandas()).to_dict()
-    for i in range(3):
-        assert data(a, a["vconcat"][0]["layer"][i]) == data(b, b["vconcat"][0]["layer"][i])
-    assert data(a, a["vconcat"][1]) == data(b, b["vconcat"][1])
+    assert a["datasets"] == b["datasets"]
 
 
-def test_timers_aggregates_many_lanes(trace) -> None:
-    spec = timers_chart(trace, max_lanes=2).to_dict()
-    notes = spec["usermeta"]["winviz"]["notes"]
-    assert any("aggregated to one lane per namespace" in n for n in notes)
-    bars = data(spec, spec["vconcat"][0]["layer"][0])
-    assert [(b["lane"], b["timestamp"], b["keys"], b["x"], b["x2"]) for b in bars] == [
-        ("[0, 5000)", "4,999 ms", 2, 0, 200),
-        ("[0, 5000)", "5,999 ms", 2, 0, 600),
-        ("[5000, 10000)", "9,999 ms", 1, 100, 700),
-        ("[5000, 10000)", "10,999 ms", 1, 100, 700),
-    ]
-
-
-def test_timers_large_trace_respects_row_limit() -> None:
+def many_keys_job(keys: int, n: int) -> wv.Trace:
     env = wv.StreamExecutionEnvironment()
-    n = 12_000
     (
-        env.from_collection([(f"k{i % 50}", i * 10) for i in range(n)], arrival_interval=10)
+        env.from_collection([(f"k{i % keys}", i * 10) for i in range(n)], arrival_interval=10)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("o")
+    )
+    return env.execute().trace
+
+
+def test_timers_key_dropdown_for_many_keys() -> None:
+    """Ten keys: coloured by domain, a dropdown of the keys; the timer layers keep the rows of
+    the chosen key ("" = every key)."""
+    spec = timers_chart(many_keys_job(10, 40)).to_dict()
+    assert [p for p in spec["params"] if p["name"] == "timer_key"] == [
+        {
+            "name": "timer_key",
+            "value": "",
+            "bind": {
+                "input": "select",
+                "options": ["", *[f"k{i}" for i in range(10)]],
+                "labels": ["every key", *[f"k{i}" for i in range(10)]],
+                "name": "key ",
+            },
+        }
+    ]
+    keep = [{"filter": "timer_key === '' || datum.key === timer_key"}]
+    assert layer_of(spec, "timer")["transform"] == keep
+    assert layer_of(spec, "timer event")["transform"] == keep
+    assert "transform" not in layer_of(spec, "watermark")
+    assert layer_of(spec, "timer")["encoding"]["color"]["field"] == "domain"
+    rules = rows_of(spec, "timer")
+    # 10 keys' timers at 999 spread 2.4 px apart around it
+    at_999 = [r["dx"] for r in rules if r["x"] == 999]
+    assert at_999 == [-10.8, -8.4, -6.0, -3.6, -1.2, 1.2, 3.6, 6.0, 8.4, 10.8]
+    assert spec["usermeta"]["winviz"]["notes"][-1] == "10 keys: the dropdown shows one key's timers"
+
+
+def test_timers_dropdown_filters_in_the_renderer() -> None:
+    """Rendered with timer_key = "k3": only k3's timer is drawn (1 of 10: each key's four
+    elements fall in [0, 1000))."""
+    spec = timers_chart(many_keys_job(10, 40)).to_dict()
+
+    key = next(p for p in spec["params"] if p["name"] == "timer_key")
+
+    def rules(value: str) -> list[str]:
+        key["value"] = value
+        svg = vlc.vegalite_to_svg(spec)
+        return re.findall(r'aria-label="([^"]*)"[^>]*aria-roledescription="rule mark"', svg)
+
+    assert [re.search(r"key: (k\d+)", r).group(1) for r in rules("k3")] == ["k3"]
+    assert len(rules("")) == 10
+
+
+def test_timers_aggregate_large_traces() -> None:
+    spec = timers_chart(many_keys_job(50, 12_000)).to_dict()
+    assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
+    notes = spec["usermeta"]["winviz"]["notes"]
+    assert notes[0].startswith("operator 'window': 6,000 timers of 50 key(s)")
+    assert "6,000 timers drawn as one rule per (domain, timestamp)" in notes[2]
+    rules = rows_of(spec, "timer")
+    assert len(rules) == 120  # one per window end 999, 1999, ...
+    assert [(r["x"], r["timers"], r["keys"], r["end"]) for r in rules[:2]] == [
+        (999, 50, 50, "fired"),
+        (1999, 50, 50, "fired"),
+    ]
+    assert [p["name"] for p in spec["params"]] == ["queue_at"]  # no key dropdown
+
+
+def test_epoch_axes_are_quantitative_with_utc_labels() -> None:
+    """Epoch times (2019-08-24 16:00 UTC here) are drawn on a quantitative scale with the
+    labels written as UTC times: Vega-Lite's utc scale with a millisecond domain makes Vega warn
+    ("Infinite extent for field data") on the lesson pages."""
+    midnight = 1_566_662_400_000
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", midnight - 2_000), ("a", midnight + 500)],
+            arrival_times=[midnight - 1_000, midnight + 1_000],
+        )
         .assign_timestamps_and_watermarks(
             wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
                 lambda e, _: e[1]
@@ -233,8 +408,15 @@ def test_timers_large_trace_respects_row_limit() -> None:
         .sink_to("o")
     )
     spec = timers_chart(env.execute().trace).to_dict()
-    assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
-    assert any("aggregated" in n for n in spec["usermeta"]["winviz"]["notes"])
+    enc = layer_of(spec, "timer")["encoding"]
+    assert enc["x"]["type"] == enc["y"]["type"] == "quantitative"
+    assert enc["x"]["axis"] == {
+        "title": "timer timestamp (event time or processing time) (UTC)",
+        "labelExpr": "utcFormat(datum.value, '%H:%M:%S')",
+        "labelOverlap": True,
+    }
+    assert [r["x"] for r in rows_of(spec, "timer")] == [midnight - 1_001, midnight + 999]
+    assert rows_of(spec, "timer")[0]["timestamp"] == "2019-08-24 15:59:58.999 UTC"
 
 
 def test_timers_message_cards() -> None:
@@ -245,7 +427,7 @@ def test_timers_message_cards() -> None:
     assert spec["usermeta"]["winviz"]["chart"] == "timers_chart"
     assert timers_chart(None).to_dict()["usermeta"]["winviz"]["status"] == "message"
     with pytest.raises(ValueError):
-        timers_chart(wv.Trace(), max_lanes=0)
+        timers_chart(wv.Trace(), width=10)
 
 
 # -- scrubber -----------------------------------------------------------------------------------

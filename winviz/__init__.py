@@ -92,6 +92,7 @@ _LAZY = {
     "timeline": "winviz.viz",
     "window_lanes": "winviz.viz",
     "timers_chart": "winviz.viz",
+    "skew_chart": "winviz.viz",
     "propagation_chart": "winviz.viz",
     "scrubber": "winviz.viz",
     "explore": "winviz.viz",

@@ -5,7 +5,8 @@
     result = env.execute()
     viz.timeline(result.trace)          # event time × processing time, watermark, firings
     viz.window_lanes(result.trace)      # one lane per key: windows, firings, merges
-    viz.timers_chart(result.trace)      # timers: registration → firing/deletion, queue size
+    viz.timers_chart(result.trace)      # timers at their timestamps, the watermark, queue size
+    viz.skew_chart(result.trace)        # long runs: processing − event time, the watermark lag
     viz.scrubber(result.trace)          # the timeline at processing time t (slider)
     viz.propagation_chart(result.trace) # per-channel watermarks, the minimum, idle periods
     viz.explore(pipeline, records, bound=(0, 5000, 500), size=[1000, 5000])   # sliders
@@ -32,6 +33,7 @@ from winviz.viz.frames import TraceInputError
 from winviz.viz.lanes import window_lanes
 from winviz.viz.propagation import propagation_chart
 from winviz.viz.scrubber import scrubber
+from winviz.viz.skew import skew_chart
 from winviz.viz.timeline import timeline
 from winviz.viz.timers import timers_chart
 
@@ -45,6 +47,7 @@ __all__ = [
     "save_svg",
     "scrubber",
     "setup_rendering",
+    "skew_chart",
     "timeline",
     "timers_chart",
     "window_lanes",

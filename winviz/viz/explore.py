@@ -31,7 +31,7 @@ by cause, elements by fate) is updated with every run. When the pipeline raises 
 values, the explorer shows the error in place of the charts — no traceback — and keeps the
 exception (``explorer.error``); the next good values bring the charts back.
 
-Charts are named ("timeline", "window_lanes", "timers_chart", "scrubber",
+Charts are named ("timeline", "window_lanes", "timers_chart", "scrubber", "skew_chart",
 "propagation_chart") or given as functions of the pipeline's result. Everything runs offline
 (``JupyterChart.enable_offline``: the widget's JavaScript is bundled by vl-convert).
 
@@ -76,7 +76,14 @@ LABELS: dict[str, str] = {
     "interval": "watermark interval (ms)",
 }
 
-CHART_NAMES = ("timeline", "window_lanes", "timers_chart", "scrubber", "propagation_chart")
+CHART_NAMES = (
+    "timeline",
+    "window_lanes",
+    "timers_chart",
+    "scrubber",
+    "propagation_chart",
+    "skew_chart",
+)
 SCRUB_PARAM = "t"  # the scrubber's Vega parameter (winviz.viz.scrubber.PARAM)
 EXPLORER_KEY = "winviz_explorer"
 """The key of an explorer's output for ``make lessons`` (under ``EXPORT_MIMETYPE``): its

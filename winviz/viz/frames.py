@@ -292,7 +292,7 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     dropped = np.zeros(n, dtype=bool)
     dropped[group[view.is_kind(rows, "late_dropped")]] = True
     side = np.zeros(n, dtype=bool)
-    side[group[view.is_kind(rows, "side_output")]] = True
+    side[group[late_side_outputs(view, rows, group, operator)]] = True
 
     fate = np.where(dropped, 2, np.where(side, 3, np.where(late_accepted, 1, 0)))
     return pd.DataFrame(
@@ -304,6 +304,45 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
             "windows": n_windows,
         }
     )
+
+
+def late_side_outputs(
+    view: TraceView, rows: np.ndarray, group: np.ndarray, operator: str
+) -> np.ndarray:
+    """Which of these ``side_output`` records (rows of ``element_fates``, ``group`` = their
+    element) are the late-data side output of their element — Flink's
+    ``sideOutput(lateDataOutputTag, element)`` in ``WindowOperator.processElement``, the last
+    thing the operator does for a late element. A ProcessWindowFunction's ``ctx.output`` also
+    writes ``side_output`` records: during a firing in ``onElement`` / ``onMerge`` (before that
+    firing's ``fired`` record) or when a later watermark or timer fires a window (after a
+    ``watermark`` / ``timer_fired`` record). Those are not the element's fate."""
+    is_side = view.is_kind(rows, "side_output")
+    if not is_side.any():
+        return is_side
+    # the records of the element's own processing: up to its operator's next watermark or
+    # timer firing; a side output counts when no firing of that processing follows it
+    marks = view.select("element", "watermark", "timer_fired", "fired", operator=operator)
+    kinds = view.kinds_of(marks)
+    own_end = np.full(len(marks), len(view), dtype=np.int64)  # per element: the next boundary
+    fired_last = np.full(len(marks), -1, dtype=np.int64)  # per element: its own last firing
+    current, boundary_seen = -1, True
+    for i, kind in enumerate(kinds.tolist()):
+        if kind == "element":
+            current, boundary_seen = i, False
+        elif current >= 0 and not boundary_seen:
+            if kind == "fired":
+                fired_last[current] = marks[i]
+            else:
+                own_end[current], boundary_seen = marks[i], True
+    element_rows = marks[kinds == "element"]
+    ends = dict(zip(element_rows.tolist(), own_end[kinds == "element"].tolist(), strict=True))
+    fired = dict(zip(element_rows.tolist(), fired_last[kinds == "element"].tolist(), strict=True))
+    starts = rows[view.is_kind(rows, "element")]
+    out = np.zeros(len(rows), dtype=bool)
+    for i in np.flatnonzero(is_side).tolist():
+        start = int(starts[group[i]])
+        out[i] = rows[i] < ends[start] and rows[i] > fired[start]
+    return out
 
 
 def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:

@@ -1,25 +1,36 @@
-"""``timers_chart``: the timers of one operator over processing time.
+"""``timers_chart``: the timer service of one operator (Flink's ``InternalTimerServiceImpl``).
 
-Top panel, one lane per (key, namespace) — for a window operator the namespace is the window:
+Left panel — x: the **timer's timestamp** (event time for event-time timers, a processing time
+for processing-time timers); y: **processing time**, as in ``timeline``:
 
-1. **timer bars** — one bar per timer, from its registration to its firing or deletion (a
-   timer still queued when the trace ends reaches the right edge); colour *and* outline tell
-   the domain (event time: blue, solid; processing time: orange, dashed). Each timer of a
-   lane has a sub-lane of its own (timers 4999 and 5999 of one window are two bars, apart),
-   and its **timestamp** is written on the bar ("@ 4,999 ms");
-2. **ends** — a mark where the timer left the queue: fired ■, deleted ✕, still pending ▶;
-3. **de-duplicated registrations** — ▼ (black; legend "registration: de-duplicated") in the
-   sub-lane of the timer a registration found already queued — same key, namespace, domain
-   and timestamp — so it did nothing (``timer_registered`` with ``deduplicated=True``), with
-   how many at that point.
+1. **timers** — each timer is a vertical rule at its timestamp, from the processing time it
+   was registered (bottom) to the processing time it fired or was deleted (top; a timer still
+   queued when the trace ends reaches the top edge). The line tells the domain (event time
+   solid, processing time dashed). Timers of several keys with the same timestamp stand a few
+   pixels apart (``dx``); each distinct timestamp is written along its first timer's rule;
+2. **the watermark staircase** of the operator (Flink's ``InternalTimeServiceManager
+   .advanceWatermark``): at processing time t the watermark is w until it advances — so an
+   event-time timer's rule ends exactly where the staircase reaches its timestamp; a timer at
+   or below the watermark waits for the next advance;
+3. **the processing-time diagonal** (timestamp = processing time), drawn when there are
+   processing-time timers: a processing-time timer fires when the clock reaches it;
+4. **timer events** — registered ●, fired ■, deleted ✕, still queued at the end ▲, and
+   **de-duplicated registrations** ▼ (a registration that found the same timer — key,
+   namespace, domain, timestamp — already queued, so it did nothing: ``timer_registered``
+   with ``deduplicated=True``), each in the legend.
 
-Bottom panel: **queue size** — live timers per domain after each timer record, a step line on
-the same processing-time axis.
+Right panel, on the same processing-time axis: **the queue size** — timers queued per domain
+after each timer record. The two panels are linked: the pointer over the queue panel picks the
+nearest step, and its processing time is drawn across the timers (a dotted line), so the
+timers queued at that moment are the lines it crosses.
 
-Scale: at most ``max_lanes`` lanes. With more (key, namespace) pairs the lanes are
-aggregated by namespace (one bar per namespace, domain and timestamp: earliest registration
-to last end, with the number of keys); beyond that the earliest ``max_lanes`` lanes are
-kept. Every layer stays under 5,000 rows; the subtitle says what was done.
+Per-key scope: timers belong to the key that was current when they were registered. With at
+most ``KEY_COLORS`` keys the rules are coloured by key; with more they are coloured by domain
+and a **key** dropdown shows one key's timers (or all).
+
+Scale: above ``AGGREGATE_LIMIT`` timers, one rule per (domain, timestamp) — the earliest
+registration to the last end, with how many timers — and the subtitle says so. Every layer
+stays under 5,000 rows.
 """
 
 from __future__ import annotations
@@ -30,37 +41,51 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, scale
+from winviz.viz import axes, frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 
 DOMAINS = ("event", "processing")
 DOMAIN_COLORS = (palette.BLUE, palette.ORANGE)
 DOMAIN_DASHES = ([1, 0], [4, 2])
-ENDS = ("fired", "deleted", "pending at end")
-END_SHAPES = ("square", "cross", "triangle-right")
+EVENTS = ("registered", "de-duplicated registration", "fired", "deleted", "queued at the end")
+EVENT_SHAPES = ("circle", "triangle-down", "square", "cross", "triangle-up")
 # a colour neither domain uses (processing time is orange): the marker is about the queue
 DEDUP_COLOR = palette.BLACK
-DEDUP_LABEL = "de-duplicated"
-LANE_HEIGHT = 24
-SLOT_HEIGHT = 16
+KEY_COLORS = (
+    palette.BLUE,
+    palette.ORANGE,
+    palette.GREEN,
+    palette.VERMILLION,
+    palette.PURPLE,
+    palette.SKY_BLUE,
+    palette.GREY,
+    palette.YELLOW,
+)
+KEY_PARAM = "timer_key"  # the key dropdown's Vega parameter ("" = every key)
+KEY_OPTIONS = 60  # at most this many keys in the dropdown (the keys with the most timers)
+AGGREGATE_LIMIT = 1500  # above this many timers: one rule per (domain, timestamp)
+LABEL_LIMIT = 25  # timestamps written when there are at most this many distinct ones
+DX_GAP = 4  # pixels between timers of one timestamp
+LINK_PARAM = "queue_at"  # the queue panel's pointer: a processing time drawn across the timers
 
 
 def timers_chart(
     trace: Any,
     *,
     operator: str | None = None,
-    max_lanes: int = 40,
     width: int = palette.WIDTH,
+    height: int = palette.HEIGHT,
 ) -> alt.TopLevelMixin:
-    """Timers of one operator (default: the first with timer records) as bars over
-    processing time, with the timer-queue size below (see the module docstring). Bad input
-    gives a message card (``usermeta.winviz.status == "message"``), like ``timeline``."""
-    if max_lanes < 1:
-        raise ValueError(f"max_lanes must be >= 1, got {max_lanes}")
+    """The timers of one operator (default: the first with timer records) at their
+    timestamps against processing time, the operator's watermark staircase and the queue
+    size (see the module docstring). Bad input gives a message card
+    (``usermeta.winviz.status == "message"``), like ``timeline``."""
+    if width < 100 or height < 60:
+        raise ValueError(f"width must be >= 100 and height >= 60, got {width} and {height}")
     try:
         view = frames.open_trace(trace)
-        return _timers(view, operator, max_lanes, width)
+        return _timers(view, operator, width, height)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="timers_chart")
 
@@ -85,367 +110,577 @@ def _pick(view: TraceView, operator: str | None) -> str:
     return operator
 
 
-def _timers(view: TraceView, operator: str | None, max_lanes: int, width: int) -> alt.VConcatChart:
+def _timers(view: TraceView, operator: str | None, width: int, height: int) -> alt.TopLevelMixin:
     op = _pick(view, operator)
     records = frames.timer_records(view, op)
-    lives = frames.timer_lives(records)
+    lives = timer_rows(records)
     queue = frames.timer_queue(records)
     dedup = records[(records["kind"] == "timer_registered") & records["flag"]]
+    steps = frames.watermark_steps(view)
+    steps = steps[steps["operator"] == op].reset_index(drop=True)
 
-    procs = pd.to_numeric(records["proc_time"], errors="coerce")
     last = view.column("proc_time", np.array([len(view) - 1]))[0]
-    t_end = max(int(procs.max()), int(last)) if last is not None else int(procs.max())
-    x = palette.time_axis("processing time", [*procs.dropna().tolist(), t_end])
-
+    procs = [*records["proc_time"].tolist(), *([] if last is None else [last])]
+    t_end = max(int(p) for p in procs if p is not None)
+    y = palette.time_axis("processing time", procs)
+    has_event = bool((lives["domain"] == "event").any())
+    has_processing = bool((lives["domain"] == "processing").any())
+    if not has_event:
+        steps = steps.iloc[:0]  # the watermark does not fire processing-time timers
+    # processing-time timers are read against the diagonal: both axes span the clock
+    x = palette.time_axis(
+        "timer timestamp (event time or processing time)",
+        [
+            *lives["timestamp"].tolist(),
+            *_finite(steps["watermark"]),
+            *(procs if has_processing else []),
+        ],
+    )
     n_pending = int((lives["end"] == "pending").sum())
+    n_keys = int(lives["key"].nunique())
     notes = [
-        f"operator {op!r}: {len(lives):,} timers ({n_pending:,} still pending at the end), "
-        f"{len(dedup):,} de-duplicated registrations"
+        f"operator {op!r}: {len(lives):,} timers of {n_keys:,} key(s) ({n_pending:,} still "
+        f"queued at the end), {len(dedup):,} de-duplicated registrations",
     ]
-    bars, lane_order, lane_of = _lane_bars(lives, x, t_end, max_lanes, notes)
-    slot_of = {
-        (lane, dom, ts): slot
-        for lane, dom, ts, slot in zip(
-            bars["lane"], bars["domain"], bars["timer_ts"], bars["slot"], strict=True
+    if has_event:
+        notes.append(
+            "an event-time timer fires when the watermark (black staircase) reaches its "
+            "timestamp: at the next advance if it is already at or below it"
         )
-    }
-    marks = _dedup_marks(dedup, lane_of, slot_of, x, notes)
-    bars = bars.drop(columns="timer_ts")
+    if has_processing:
+        notes.append(
+            "a processing-time timer fires when processing time (grey diagonal) reaches its "
+            "timestamp"
+        )
+    by_key = n_keys <= len(KEY_COLORS)
+    aggregated = len(lives) > AGGREGATE_LIMIT
+    if aggregated:
+        notes.append(
+            f"{len(lives):,} timers drawn as one rule per (domain, timestamp): the earliest "
+            "registration to the last end"
+        )
+        by_key = False
+    rules = _rule_rows(lives, records, x, y, t_end, aggregated)
+    rules, k = _every_kth(rules)
+    if k > 1:
+        notes.append(f"timers: every {k}th rule drawn")
+    points = _event_rows(rules, dedup, lives, x, y, notes)
+    if len(steps) and x.clip(steps["watermark"].iloc[-1])[1] == "MAX ▶":
+        notes.append(
+            f"the watermark reached MAX (end of input) at {y.fmt(steps['proc_time'].iloc[-1])}: "
+            "its last step leaves the chart to the right"
+        )
+    keys = _dropdown_keys(lives) if not by_key and not aggregated else []
 
-    slots = int(bars["slot"].max()) + 1 if len(bars) else 1
-    height = max(60, min(900, len(lane_order) * max(LANE_HEIGHT, SLOT_HEIGHT * slots)))
-    # lane order as a scale domain (data), never a sort array (Vega-Lite would build an
-    # expression holding the lanes' keys)
-    y = alt.Y(
-        "lane:N",
-        sort=None,
-        scale=alt.Scale(domain=lane_order),
-        title=None,
-        axis=alt.Axis(labelLimit=220),
-    )
-    layers = [_bar_layer(bars, x, y), _end_layer(bars, x, y)]
-    if not marks.empty:
-        layers.append(_dedup_layer(marks, x, y))
-    layers.append(_label_layer(bars, x, y))
-    top = (
-        alt.layer(*layers).properties(width=width, height=height).resolve_scale(shape="independent")
-    )
-    bottom = _queue_chart(queue, x, t_end, width, notes)
-    chart = alt.vconcat(top, bottom, spacing=12).properties(title=palette.title("Timers", notes))
+    panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
+    layers = [
+        _link_layer(queue_rows, y),
+        *_watermark_layers(steps, x, y),
+        *_diagonal_layers(lives, x, y),
+        _rule_layer(rules, x, y, by_key),
+        _event_layer(points, x, y),
+        *_label_layers(rules, x, y),
+    ]
+    if keys:
+        for layer in layers:
+            if layer.data.values and "key" in layer.data.values[0]:
+                layer.transform = [{"filter": f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"}]
+    main = alt.LayerChart(layer=layers, width=width, height=height)
+    main = main.resolve_scale(color="independent") if not by_key else main
+    chart = alt.hconcat(main, panel, spacing=16).properties(title=palette.title("Timers", notes))
+    chart = chart.resolve_scale(strokeDash="shared", shape="independent")
+    if keys:
+        options, labels = ["", *keys], ["every key", *keys]
+        chart = chart.add_params(
+            alt.param(
+                name=KEY_PARAM,
+                value="",
+                bind=alt.binding_select(options=options, labels=labels, name="key "),
+            )
+        )
+        notes.append(
+            f"{n_keys:,} keys: the dropdown shows one key's timers"
+            + (f" (the {len(keys)} keys with the most timers)" if len(keys) < n_keys else "")
+        )
     return palette.finish(chart, name="timers_chart", notes=notes)
+
+
+def _finite(values: pd.Series) -> list[int]:
+    return [int(v) for v in values.tolist() if v is not None and abs(int(v)) <= palette.EXACT]
 
 
 # -- data ---------------------------------------------------------------------------------------
 
 
-def _lane_bars(
-    lives: pd.DataFrame, x: TimeAxis, t_end: int, max_lanes: int, notes: list[str]
-) -> tuple[pd.DataFrame, list[str], dict[tuple[str, str], str]]:
-    """The bar rows, the lanes in order (first registration) and (key, namespace) → lane."""
-    lanes = lives["key"] + " · " + lives["namespace"]
-    n_lanes = lanes.nunique()
-    if n_lanes <= max_lanes:
-        agg = lives.assign(lane=lanes, keys=1)
-        agg["reg_seq"] = agg["reg_seq"].astype("int64")
-        lane_of = {
-            (k, n): f"{k} · {n}" for k, n in zip(lives["key"], lives["namespace"], strict=True)
-        }
-    else:
-        agg = _by_namespace(lives)
-        notes.append(
-            f"{n_lanes:,} (key, namespace) lanes aggregated to one lane per namespace: a bar is "
-            "every key's timer of that namespace, domain and timestamp (earliest registration "
-            "to last end)"
+def timer_rows(records: pd.DataFrame) -> pd.DataFrame:
+    """``frames.timer_lives`` plus, per timer, the watermark when it left the queue
+    (``end_watermark``; None while pending)."""
+    lives = frames.timer_lives(records)
+    mark_of = dict(zip(records["seq"].tolist(), records["watermark"].tolist(), strict=True))
+    lives["end_watermark"] = pd.Series(
+        [None if pd.isna(s) else mark_of.get(int(s)) for s in lives["end_seq"]], dtype=object
+    )
+    return lives
+
+
+def _rule_rows(
+    lives: pd.DataFrame,
+    records: pd.DataFrame,
+    x: TimeAxis,
+    y: TimeAxis,
+    t_end: int,
+    aggregated: bool,
+) -> list[dict[str, Any]]:
+    """One row per timer (or per (domain, timestamp) when aggregated): x = timestamp, y =
+    registered, y2 = ended (the top edge while pending), dx = its place among the timers of
+    its timestamp."""
+    if lives.empty:
+        return []
+    if aggregated:
+        return _aggregated_rows(lives, x, y, t_end)
+    dx = spread(lives)
+    rows = []
+    for i, r in enumerate(lives.itertuples()):
+        pending = r.end == "pending"
+        ended = t_end if pending else r.ended
+        rows.append(
+            {
+                "kind": "timer",
+                "x": x.clip(r.timestamp)[0],
+                "y": y.clip(r.registered)[0],
+                "y2": y.hi if pending else y.clip(ended)[0],
+                "dx": dx[i],
+                "key": r.key,
+                "namespace": r.namespace,
+                "domain": r.domain,
+                "timestamp": x.fmt(r.timestamp),
+                "registered": y.fmt(r.registered),
+                "ended": "" if pending else y.fmt(r.ended),
+                "end": "queued at the end" if pending else r.end,
+                "watermark at registration": x.fmt(r.watermark),
+                "watermark at end": (
+                    x.fmt(r.end_watermark) if r.domain == "event" and not pending else ""
+                ),
+                "reg_seq": int(r.reg_seq),
+                "end_seq": None if pending else int(r.end_seq),
+            }
         )
-        lane_of = {(k, n): n for k, n in zip(lives["key"], lives["namespace"], strict=True)}
-    order = list(dict.fromkeys(agg.sort_values("registered", kind="stable")["lane"]))
-    if len(order) > max_lanes:
-        notes.append(f"the first {max_lanes} of {len(order):,} lanes shown (by first registration)")
-        order = order[:max_lanes]
-        agg = agg[agg["lane"].isin(set(order))]
-    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
-    if k > 1:
-        notes.append(f"timer bars: every {k}th bar drawn")
-    # one sub-lane per timer of a lane, in timestamp order (a lane's own slots: the bars of
-    # a lane fill it, whatever timestamps other lanes hold)
-    agg = agg.assign(
-        ts_order=[t if isinstance(t, int) else 0 for t in agg["timestamp"]],
-        dom_order=[DOMAINS.index(d) if d in DOMAINS else 2 for d in agg["domain"]],
-    )
-    agg = agg.sort_values(["lane", "dom_order", "ts_order"], kind="stable")
-    agg["slot"] = agg.groupby("lane", sort=False).cumcount()
-    agg = agg.sort_index()
-    pending = agg["end"] == "pending"
-    ended = agg["ended"].where(~pending, t_end)
-    data = pd.DataFrame(
-        {
-            "lane": agg["lane"].to_numpy(),
-            "x": [x.clip(v)[0] for v in agg["registered"]],
-            "x2": [x.clip(v)[0] for v in ended],
-            "domain": agg["domain"].to_numpy(),
-            "end": np.where(pending, "pending at end", agg["end"]),
-            "kind": "timer",
-            "key": agg["key"].to_numpy(),
-            "namespace": agg["namespace"].to_numpy(),
-            "timestamp": [
-                palette.format_time(v) if d == "event" else x.fmt(v)
-                for v, d in zip(agg["timestamp"], agg["domain"], strict=True)
-            ],
-            "registered": [x.fmt(v) for v in agg["registered"]],
-            "ended": ["" if p else x.fmt(v) for v, p in zip(ended, pending, strict=True)],
-            "watermark": [palette.format_time(v) for v in agg["watermark"]],
-            "keys": agg["keys"].astype("int64").to_numpy(),
-            "slot": agg["slot"].astype("int64").to_numpy(),
-            "label": [
-                "@ " + (palette.format_time(v) if d == "event" else x.fmt(v))
-                for v, d in zip(agg["timestamp"], agg["domain"], strict=True)
-            ],
-            "timer_ts": agg["timestamp"].to_numpy(dtype=object),
-        }
-    )
-    if "reg_seq" in agg and (data["keys"] == 1).all():
-        data["reg_seq"] = agg["reg_seq"].astype("int64").to_numpy()
-        data["end_seq"] = [None if pd.isna(s) else int(s) for s in agg["end_seq"]]
-        data = data.drop(columns="keys")
-    return data.reset_index(drop=True), order, {k: v for k, v in lane_of.items() if v in order}
+    return rows
 
 
-def _by_namespace(lives: pd.DataFrame) -> pd.DataFrame:
+def _aggregated_rows(
+    lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, t_end: int
+) -> list[dict[str, Any]]:
     work = lives.assign(
-        ended_n=pd.to_numeric(lives["ended"]),
+        ended_n=[
+            t_end if e == "pending" else int(v)
+            for e, v in zip(lives["end"], lives["ended"], strict=True)
+        ],
         pending=lives["end"] == "pending",
-        deleted=lives["end"] == "deleted",
-        wm=pd.to_numeric(lives["watermark"], errors="coerce"),
     )
     agg = (
-        work.groupby(["namespace", "domain", "timestamp"], sort=False)
+        work.groupby(["domain", "timestamp"], sort=False)
         .agg(
             registered=("registered", "min"),
             ended=("ended_n", "max"),
-            keys=("key", "size"),
+            timers=("key", "size"),
+            keys=("key", "nunique"),
             pending=("pending", "any"),
-            deleted=("deleted", "all"),
-            watermark=("wm", "min"),
+            ends=("end", lambda s: ", ".join(sorted(set(s)))),
         )
         .reset_index()
     )
-    agg["end"] = np.where(agg["pending"], "pending", np.where(agg["deleted"], "deleted", "fired"))
-    agg["ended"] = [None if pd.isna(v) else int(v) for v in agg["ended"]]
-    agg["watermark"] = [None if pd.isna(v) else int(v) for v in agg["watermark"]]
-    agg["key"] = [f"{n} keys" for n in agg["keys"]]
-    agg["lane"] = agg["namespace"]
-    return agg
+    return [
+        {
+            "kind": "timer",
+            "x": x.clip(r.timestamp)[0],
+            "y": y.clip(r.registered)[0],
+            "y2": y.hi if r.pending else y.clip(r.ended)[0],
+            "dx": 0.0,
+            "domain": r.domain,
+            "timestamp": x.fmt(r.timestamp),
+            "timers": int(r.timers),
+            "keys": int(r.keys),
+            "registered": y.fmt(r.registered),
+            "ended": y.fmt(r.ended),
+            "end": "queued at the end" if r.pending else r.ends,
+        }
+        for r in agg.itertuples()
+    ]
 
 
-def _dedup_marks(
+def spread(lives: pd.DataFrame) -> list[float]:
+    """Per timer, its pixel offset among the timers of the same (domain, timestamp) —
+    several keys' or namespaces' timers — in order of registration, centred on the
+    timestamp, ``DX_GAP`` apart (closer when there are more than six)."""
+    dx = [0.0] * len(lives)
+    for members in frames.groups(lives, ["domain", "timestamp"]).values():
+        n = len(members)
+        gap = min(DX_GAP, 24 / n)
+        for j, i in enumerate(members):
+            dx[i] = round((j - (n - 1) / 2) * gap, 2)
+    return dx
+
+
+def _every_kth(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    limit = scale.ROW_LIMIT // 2  # two event marks per rule must fit too
+    if len(rows) <= limit:
+        return rows, 1
+    k = -(-len(rows) // limit)
+    return rows[::k], k
+
+
+def _event_rows(
+    rules: list[dict[str, Any]],
     dedup: pd.DataFrame,
-    lane_of: dict[tuple[str, str], str],
-    slot_of: dict[tuple[str, str, Any], int],
+    lives: pd.DataFrame,
     x: TimeAxis,
+    y: TimeAxis,
     notes: list[str],
-) -> pd.DataFrame:
-    """De-duplicated registrations per (lane, processing time, domain, timestamp) with a
-    count, in the sub-lane (slot) of the timer they found queued; binned on processing time
-    when more than 5,000 remain (then in the lane's first sub-lane)."""
+) -> list[dict[str, Any]]:
+    """The timer events: registered and ended (per rule), de-duplicated registrations (each
+    at the timer it found queued: same x and dx)."""
+    rows: list[dict[str, Any]] = []
+    for r in rules:
+        base = {k: v for k, v in r.items() if k not in ("kind", "y", "y2", "end")}
+        rows.append({**base, "kind": "timer event", "event": "registered", "y": r["y"]})
+        rows.append({**base, "kind": "timer event", "event": r["end"], "y": r["y2"]})
     if dedup.empty:
-        return pd.DataFrame()
+        return rows
     keys = frames.key_texts(dedup["key"])
-    lanes = [lane_of.get((k, n)) for k, n in zip(keys, dedup["namespace"], strict=True)]
-    work = pd.DataFrame(
-        {
-            "lane": lanes,
-            "proc": pd.to_numeric(dedup["proc_time"]).to_numpy(),
-            "domain": dedup["domain"].to_numpy(),
-            "timestamp": dedup["ts"].to_numpy(dtype=object),
-            "seq": dedup["seq"].to_numpy(),
-        }
-    )
-    work = work[work["lane"].notna()]
-    if work.empty:
-        return pd.DataFrame()
-    by = ["lane", "proc", "domain", "timestamp"]
-    cells = (
-        work.groupby(by, sort=False).agg(count=("seq", "size"), seq=("seq", "min")).reset_index()
-    )
-    if len(cells) > scale.ROW_LIMIT:
-        buckets = max(1, scale.ROW_LIMIT // max(1, work["lane"].nunique()) // 2)
-        lo, hi = float(work["proc"].min()), float(work["proc"].max())
-        w = max((hi - lo) / buckets, 1.0)
-        work = work.assign(proc=lo + ((work["proc"] - lo) // w) * w)
-        cells = (
-            work.groupby(["lane", "proc", "domain"], sort=False)
-            .agg(count=("seq", "size"), seq=("seq", "min"))
-            .reset_index()
-            .assign(timestamp=None)
+    place = {}
+    if not lives.empty and "key" in (rules[0] if rules else {}):
+        place = dict(
+            zip(
+                zip(
+                    lives["key"],
+                    lives["namespace"],
+                    lives["domain"],
+                    lives["timestamp"],
+                    strict=True,
+                ),
+                spread(lives),
+                strict=True,
+            )
         )
-        cells, k = scale.every_kth(cells, scale.ROW_LIMIT)
-        notes.append(
-            f"{len(work):,} de-duplicated registrations counted per lane in "
-            f"{x.fmt(round(w))} buckets" + (f"; every {k}th mark" if k > 1 else "")
+    marks = []
+    for key, ns, dom, ts, proc, seq in zip(
+        keys,
+        dedup["namespace"].tolist(),
+        dedup["domain"].tolist(),
+        dedup["ts"].tolist(),
+        dedup["proc_time"].tolist(),
+        dedup["seq"].tolist(),
+        strict=True,
+    ):
+        marks.append(
+            {
+                "kind": "timer event",
+                "event": "de-duplicated registration",
+                "x": x.clip(ts)[0],
+                "y": y.clip(proc)[0],
+                "dx": place.get((key, ns, dom, ts), 0.0),
+                "key": key,
+                "namespace": ns,
+                "domain": dom,
+                "timestamp": x.fmt(ts),
+                "registered": y.fmt(proc),
+                "reg_seq": int(seq),
+            }
         )
-    return pd.DataFrame(
-        {
-            "lane": cells["lane"],
-            "x": [x.clip(v)[0] for v in cells["proc"]],
-            "slot": [
-                slot_of.get((lane, dom, ts), 0)
-                for lane, dom, ts in zip(
-                    cells["lane"], cells["domain"], cells["timestamp"], strict=True
-                )
-            ],
-            "mark": DEDUP_LABEL,
-            "kind": "de-duplicated registration",
-            "domain": cells["domain"],
-            "timestamp": ["" if v is None else palette.format_time(v) for v in cells["timestamp"]],
-            "proc_time": [x.fmt(v) for v in cells["proc"]],
-            "count": cells["count"].astype("int64"),
-            "first_seq": cells["seq"].astype("int64"),
-        }
-    ).reset_index(drop=True)
+    room = scale.ROW_LIMIT - len(rows)
+    if len(marks) > room:
+        k = -(-len(marks) // room)
+        notes.append(f"de-duplicated registrations: every {k}th of {len(marks):,} drawn")
+        marks = marks[::k]
+    return rows + marks
+
+
+def _dropdown_keys(lives: pd.DataFrame) -> list[str]:
+    counts = lives["key"].value_counts(sort=False)
+    first = {k: i for i, k in enumerate(dict.fromkeys(lives["key"]))}
+    ranked = sorted(counts.index, key=lambda k: (-counts[k], first[k]))
+    return sorted(ranked[:KEY_OPTIONS], key=first.__getitem__)
 
 
 # -- layers -------------------------------------------------------------------------------------
 
 
-def _domain_color(channel: type = alt.Color) -> Any:
-    return channel(
-        "domain:N",
-        title="timer domain",
-        scale=alt.Scale(domain=list(DOMAINS), range=list(DOMAIN_COLORS)),
+def _domain_dash() -> dict[str, Any]:
+    return {
+        "field": "domain",
+        "type": "nominal",
+        "title": "timer domain",
+        "scale": {"domain": list(DOMAINS), "range": [list(d) for d in DOMAIN_DASHES]},
+    }
+
+
+def _rule_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, by_key: bool) -> alt.Chart:
+    if by_key:
+        keys = list(dict.fromkeys(r["key"] for r in rows))
+        color = {
+            "field": "key",
+            "type": "nominal",
+            "title": "timer of key",
+            "scale": {"domain": keys, "range": list(KEY_COLORS[: len(keys)])},
+        }
+    else:
+        color = {
+            "field": "domain",
+            "type": "nominal",
+            "title": "timer domain",
+            "scale": {"domain": list(DOMAINS), "range": list(DOMAIN_COLORS)},
+        }
+    return spec.layer(
+        rows,
+        {"type": "rule", "strokeWidth": 2.5, "xOffset": {"expr": "datum.dx"}},
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "y2": {"field": "y2"},
+            "color": color,
+            "strokeDash": _domain_dash(),
+            "tooltip": spec.tooltips(rows, ["x", "y", "y2", "dx", "kind"]),
+        },
     )
 
 
-def _tips(data: pd.DataFrame, skip: list[str]) -> list[alt.Tooltip]:
-    return [
-        alt.Tooltip(f"{c}:{'Q' if pd.api.types.is_integer_dtype(data[c]) else 'N'}")
-        for c in data.columns
-        if c not in skip
+def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> alt.Chart:
+    return spec.layer(
+        rows,
+        {
+            "type": "point",
+            "filled": True,
+            "size": 45,
+            "color": DEDUP_COLOR,
+            "opacity": 0.9,
+            "xOffset": {"expr": "datum.dx"},
+        },
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "shape": {
+                "field": "event",
+                "type": "nominal",
+                "title": "timer event",
+                "scale": {"domain": list(EVENTS), "range": list(EVENT_SHAPES)},
+            },
+            "tooltip": spec.tooltips(rows, ["x", "y", "dx", "kind"]),
+        },
+    )
+
+
+def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[alt.Chart]:
+    """Each distinct timestamp written along its first timer's rule (vertical text, on its
+    left), when there are at most LABEL_LIMIT of them."""
+    first: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for r in rows:
+        ident = (r["domain"], r["x"])
+        if ident not in first or r["y"] < first[ident]["y"]:
+            first[ident] = r
+    if not first or len(first) > LABEL_LIMIT:
+        return []
+    labels = [
+        {
+            "kind": "timestamp",
+            "x": r["x"],
+            "y": (r["y"] + r["y2"]) / 2,
+            "dx": r["dx"],
+            "text": "@ " + r["timestamp"],
+        }
+        for r in first.values()
     ]
+    mark = {
+        "type": "text",
+        "angle": 270,
+        "align": "center",
+        "baseline": "bottom",
+        "dy": -3,
+        "xOffset": {"expr": "datum.dx"},
+        "fontSize": 9,
+        "font": "sans-serif",
+        "color": palette.BLACK,
+    }
+    encoding = {
+        "x": axes.channel(x, "x"),
+        "y": axes.channel(y, "y"),
+        "text": {"field": "text", "type": "nominal"},
+    }
+    return [spec.layer(labels, mark, encoding)]
 
 
-def _bar_layer(bars: pd.DataFrame, x: TimeAxis, y: alt.Y) -> alt.Chart:
-    return (
-        alt.Chart(bars)
-        .mark_bar(strokeWidth=1.5, fillOpacity=0.55)
-        .encode(
-            x=x.x("x"),
-            x2=alt.X2("x2"),
-            y=y,
-            yOffset=_slot(),
-            color=_domain_color(),
-            stroke=_domain_color(alt.Stroke),
-            strokeDash=alt.StrokeDash(
-                "domain:N",
-                title="timer domain",
-                scale=alt.Scale(domain=list(DOMAINS), range=[list(d) for d in DOMAIN_DASHES]),
-            ),
-            tooltip=_tips(bars, ["x", "x2", "lane", "slot", "label"]),
+def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt.Chart]:
+    """The operator's watermark as a staircase (vertices (w_i, t_i), (w_i, t_{i+1}), …, the
+    last held to the top edge), one point per record (tooltips) and a label along its first step."""
+    if steps.empty:
+        return []
+    thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
+    recs = list(thinned.itertuples())
+    vertices, points = [], []
+    for i, r in enumerate(recs):
+        wx = x.clip(r.watermark)[0]
+        t0 = y.clip(r.proc_time)[0]
+        t1 = y.clip(recs[i + 1].proc_time)[0] if i + 1 < len(recs) else y.hi
+        vertices += [{"i": 2 * i, "x": wx, "y": t0}, {"i": 2 * i + 1, "x": wx, "y": t1}]
+        points.append(
+            {
+                "kind": "watermark",
+                "x": wx,
+                "y": t0,
+                "proc_time": y.fmt(r.proc_time),
+                "watermark": x.fmt(r.watermark),
+                "seq": int(r.seq),
+            }
         )
+    line = spec.layer(
+        vertices,
+        {"type": "line", "color": palette.BLACK, "strokeWidth": 1.5},
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "order": {"field": "i", "type": "quantitative"},
+        },
     )
-
-
-def _end_layer(bars: pd.DataFrame, x: TimeAxis, y: alt.Y) -> alt.Chart:
-    return (
-        alt.Chart(bars)
-        .mark_point(filled=True, size=40, color=palette.BLACK)
-        .encode(
-            x=x.x("x2"),
-            y=y,
-            yOffset=_slot(),
-            shape=alt.Shape(
-                "end:N",
-                title="timer left the queue",
-                scale=alt.Scale(domain=list(ENDS), range=list(END_SHAPES)),
-            ),
-            tooltip=_tips(bars, ["x", "x2", "lane", "slot", "label"]),
-        )
+    dots = spec.layer(
+        points,
+        {"type": "point", "color": palette.BLACK, "size": 14, "filled": True, "opacity": 0.6},
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "tooltip": spec.tooltips(points, ["x", "y"]),
+        },
     )
-
-
-def _slot() -> alt.YOffset:
-    """The sub-lane of a timer within its lane, with a gap between sub-lanes."""
-    return alt.YOffset("slot:N", scale=alt.Scale(paddingInner=0.25))
-
-
-def _label_layer(bars: pd.DataFrame, x: TimeAxis, y: alt.Y) -> alt.Chart:
-    """The timer's timestamp written at the start of its bar."""
-    return (
-        alt.Chart(bars)
-        .mark_text(align="left", baseline="middle", dx=3, fontSize=9, font="sans-serif")
-        .encode(
-            x=x.x("x"),
-            y=y,
-            yOffset=_slot(),
-            text=alt.Text("label:N"),
-            color=alt.value(palette.BLACK),
-        )
+    mid = (vertices[0]["y"] + vertices[1]["y"]) / 2
+    label = spec.layer(
+        [{"kind": "label", "x": vertices[0]["x"], "y": mid, "text": "watermark"}],
+        {
+            "type": "text",
+            "angle": 270,
+            "align": "center",
+            "baseline": "top",
+            "dy": 3,
+            "fontSize": 11,
+            "font": "sans-serif",
+            "color": palette.BLACK,
+        },
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "text": {"field": "text", "type": "nominal"},
+        },
     )
+    return [line, dots, label]
 
 
-def _dedup_layer(marks: pd.DataFrame, x: TimeAxis, y: alt.Y) -> alt.Chart:
-    return (
-        alt.Chart(marks)
-        .mark_point(filled=True, size=60, color=DEDUP_COLOR, stroke="#FFFFFF", strokeWidth=0.5)
-        .encode(
-            x=x.x("x"),
-            y=y,
-            shape=alt.Shape(
-                "mark:N",
-                title="registration",
-                scale=alt.Scale(domain=[DEDUP_LABEL], range=["triangle-down"]),
-            ),
-            yOffset=_slot(),
-            tooltip=_tips(marks, ["x", "lane", "slot", "mark"]),
-        )
+def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt.Chart]:
+    """Timestamp = processing time, where processing-time timers are drawn against it."""
+    if not (lives["domain"] == "processing").any() or x.kind != y.kind:
+        return []
+    lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
+    if lo >= hi:
+        return []
+    rows = [{"kind": "processing time", "x": v, "y": v} for v in (lo, hi)]
+    line = spec.layer(
+        rows,
+        {"type": "line", "color": palette.GREY, "strokeDash": [4, 4], "strokeWidth": 1},
+        {"x": axes.channel(x, "x"), "y": axes.channel(y, "y")},
     )
+    label = spec.layer(
+        [{"kind": "label", "x": hi, "y": hi, "text": "processing time = timestamp"}],
+        {
+            "type": "text",
+            "align": "right",
+            "baseline": "top",
+            "dx": -6,
+            "dy": 2,
+            "fontSize": 10,
+            "font": "sans-serif",
+            "color": palette.GREY,
+        },
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "text": {"field": "text", "type": "nominal"},
+        },
+    )
+    return [line, label]
 
 
-def _queue_chart(
-    queue: pd.DataFrame, x: TimeAxis, t_end: int, width: int, notes: list[str]
-) -> alt.Chart:
-    # the size after the last record at each processing time, per domain
+def _size_ticks(rows: list[dict[str, Any]]) -> list[int]:
+    """Whole numbers for the queue-size axis: at most six ticks from 0."""
+    top = max((r["size"] for r in rows), default=1)
+    step = max(1, -(-top // 5))
+    return list(range(0, top + step, step))
+
+
+def _queue_panel(
+    queue: pd.DataFrame, y: TimeAxis, t_end: int, height: int, notes: list[str]
+) -> tuple[alt.LayerChart, list[dict[str, Any]]]:
+    """Timers queued per domain against the same processing-time axis: vertices (size_i,
+    t_i), (size_i, t_{i+1}), … (the size holds until the next change, and to the end)."""
     steps = queue.drop_duplicates(["domain", "proc_time"], keep="last")
-    thinned = scale.thin_steps(steps, "proc_time", "domain", scale.ROW_LIMIT // 2)
+    thinned = scale.thin_steps(steps, "proc_time", "domain", scale.ROW_LIMIT // 4)
     if len(thinned) < len(steps):
         notes.append(
             f"queue size: {len(thinned):,} of {len(steps):,} steps drawn (the last per "
             "processing-time bucket)"
         )
-    rows = []
+    rows: list[dict[str, Any]] = []
     for dom, g in thinned.groupby("domain", sort=False):
-        procs, sizes, seqs = g["proc_time"].tolist(), g["size"].tolist(), g["seq"].tolist()
-        for p, s, q in zip(procs, sizes, seqs, strict=True):
-            rows.append(
-                {
-                    "x": x.clip(p)[0],
-                    "size": int(s),
-                    "domain": dom,
-                    "kind": "queue size",
-                    "proc_time": x.fmt(p),
-                    "seq": int(q),
-                }
-            )
-        if procs[-1] == t_end:
-            continue
-        rows.append(  # held to the end of the trace
-            {
-                "x": x.clip(t_end)[0],
-                "size": int(sizes[-1]),
-                "domain": dom,
-                "kind": "queue size",
-                "proc_time": x.fmt(t_end),
-                "seq": int(seqs[-1]),
-            }
-        )
-    data = pd.DataFrame(rows, columns=["x", "size", "domain", "kind", "proc_time", "seq"])
-    return (
-        alt.Chart(data)
-        .mark_line(interpolate="step-after", strokeWidth=1.5)
-        .encode(
-            x=x.x("x"),
-            y=alt.Y("size:Q", title="timers queued"),
-            color=_domain_color(),
-            tooltip=_tips(data, ["x"]),
-        )
-        .properties(width=width, height=90)
+        procs, sizes = g["proc_time"].tolist(), g["size"].tolist()
+        for i, (p, s) in enumerate(zip(procs, sizes, strict=True)):
+            nxt = procs[i + 1] if i + 1 < len(procs) else t_end
+            for j, t in enumerate((p, nxt)):
+                rows.append(
+                    {
+                        "kind": "queue size",
+                        "i": 2 * i + j,
+                        "size": int(s),
+                        "y": y.clip(t)[0],
+                        "domain": dom,
+                        "processing time": y.fmt(t),
+                    }
+                )
+    x = {
+        "field": "size",
+        "type": "quantitative",
+        "title": "timers queued",
+        "scale": {"zero": True},
+        "axis": {"format": "d", "values": _size_ticks(rows)},
+    }
+    line = spec.layer(
+        rows,
+        {"type": "line", "strokeWidth": 1.5, "color": palette.BLACK},
+        {
+            "x": x,
+            "y": axes.channel(y, "y"),
+            "order": {"field": "i", "type": "quantitative"},
+            "strokeDash": _domain_dash(),
+            "detail": {"field": "domain", "type": "nominal"},
+        },
     )
+    # the pointer over the panel picks the nearest step: its processing time is drawn across
+    # the timers (``link_layer``)
+    points = spec.layer(
+        rows,
+        {"type": "point", "size": 18, "filled": True, "color": palette.BLACK, "opacity": 0.5},
+        {"x": x, "y": axes.channel(y, "y"), "tooltip": spec.tooltips(rows, ["y", "i", "kind"])},
+    ).add_params(
+        alt.selection_point(
+            name=LINK_PARAM, fields=["y"], on="pointerover", nearest=True, clear="pointerout"
+        )
+    )
+    points.name = "queue_points"  # a stable name for its marks (Altair: queue_points_1)
+    return alt.LayerChart(layer=[line, points], width=110, height=height), rows
+
+
+def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> alt.Chart:
+    """A horizontal line across the timers at the processing time the pointer picks in the
+    queue panel: which timers were queued then, and how many."""
+    layer = spec.layer(
+        rows,
+        {"type": "rule", "color": palette.GREY, "strokeDash": [2, 2], "strokeWidth": 1},
+        {"y": axes.channel(y, "y")},
+    )
+    layer.transform = [{"filter": {"param": LINK_PARAM, "empty": False}}]
+    return layer

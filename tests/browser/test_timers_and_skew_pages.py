@@ -1,0 +1,79 @@
+"""The timers chart and the skew chart in Debian's Chromium (issue 12): drawn with no console
+message at all (Vega's warnings go to the console), the queue panel linked to the timers (the
+pointer over it draws its processing time across them) and the key dropdown showing one key's
+timers. Pages written by ``wv.save_html`` and opened from ``file://``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import winviz as wv
+from tests.test_viz_skew import clickstream_run, eight_events
+from tests.test_viz_timers_scrubber import event_job, many_keys_job
+
+LINK = "g.mark-rule.role-mark.concat_0_layer_0_marks line"  # the queue panel's time, across
+
+
+def _open(pg, path: Path) -> list[str]:
+    """Open the page and wait for its chart; returns every console message and page error."""
+    console: list[str] = []
+    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    pg.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    pg.goto(path.as_uri())
+    pg.wait_for_function("window.winvizCharts && window.winvizCharts.done", timeout=30_000)
+    return console
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("timers_pages")
+    charts = {
+        "timers": wv.timers_chart(event_job()),
+        "timers_keys": wv.timers_chart(many_keys_job(10, 40)),
+        "skew": wv.skew_chart(eight_events(1_000)),
+        "skew_dates": wv.skew_chart(clickstream_run(1_000)),
+    }
+    return {name: wv.save_html(chart, folder / f"{name}.html") for name, chart in charts.items()}
+
+
+@pytest.mark.parametrize("name", ["timers", "timers_keys", "skew", "skew_dates"])
+def test_drawn_without_a_console_message(name: str, pages, page) -> None:
+    pg, net = page
+    console = _open(pg, pages[name])
+    assert pg.evaluate("window.winvizCharts") == {"done": True, "charts": 1, "errors": []}
+    assert pg.locator("div.winviz-chart .role-mark").count() > 0
+    assert (console, net.blocked) == ([], [])
+
+
+def test_the_queue_panel_points_at_a_processing_time(pages, page) -> None:
+    pg, net = page
+    console = _open(pg, pages["timers"])
+    assert pg.locator(LINK).count() == 0  # nothing picked yet
+    # the queue panel's points: the pointer over the one at the top (700 ms)
+    points = pg.locator("g.mark-symbol.role-mark.queue_points_1_marks path")
+    assert points.count() == 12
+    box = points.nth(9).bounding_box()
+    pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    pg.wait_for_function(f"document.querySelectorAll({LINK!r}).length > 0", timeout=10_000)
+    # the rule spans the timers panel at the point's height
+    line = pg.locator(LINK).first.bounding_box()
+    assert abs(line["y"] - (box["y"] + box["height"] / 2)) <= 2
+    pg.mouse.move(1, 1)  # the pointer leaves: the line goes
+    pg.wait_for_function(f"document.querySelectorAll({LINK!r}).length === 0", timeout=10_000)
+    assert (console, net.blocked) == ([], [])
+
+
+def test_the_key_dropdown_shows_one_keys_timers(pages, page) -> None:
+    pg, net = page
+    console = _open(pg, pages["timers_keys"])
+    rules = "g.mark-rule.role-mark line[aria-roledescription='rule mark']"
+    timers = f"{rules.replace('line', 'path')}, {rules}"
+    before = pg.locator(timers).count()
+    pg.locator("select").select_option("k3")
+    pg.wait_for_function(f"document.querySelectorAll({timers!r}).length < {before}", timeout=10_000)
+    labels = [el.get_attribute("aria-label") or "" for el in pg.locator(timers).all()]
+    shown = [label for label in labels if "key: " in label]
+    assert shown and all("key: k3" in label for label in shown)
+    assert (console, net.blocked) == ([], [])

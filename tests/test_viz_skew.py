@@ -1,0 +1,205 @@
+"""winviz.viz.skew_chart (issue 12, readable at scale): each element at (processing time,
+processing time − event time) coloured by fate, under the watermark lag; exact data for the
+course's eight events, the late ⇔ on-or-above-the-lag rule, and the clickstream of lesson 01,
+where the bound changes what goes to the side output exactly as the engine says."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import winviz as wv
+from winviz import datasets
+from winviz.viz import scale
+from winviz.viz.skew import element_skews, skew_chart
+
+EVENTS = [
+    ("a", 1_000),
+    ("b", 3_000),
+    ("c", 2_000),
+    ("d", 7_000),
+    ("e", 12_000),
+    ("f", 4_000),
+    ("g", 16_000),
+    ("h", 25_000),
+]
+ARRIVALS = [1_200, 3_100, 3_500, 7_300, 12_100, 12_500, 16_200, 25_100]
+
+
+def eight_events(bound: int) -> wv.JobExecutionResult:
+    """Lesson 01's job: 10 s tumbling windows, late data to a side output."""
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
+    (
+        env.from_collection(EVENTS, arrival_times=ARRIVALS)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: "all")
+        .window(wv.TumblingEventTimeWindows.of(10_000))
+        .side_output_late_data(wv.OutputTag("late"))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+def layer(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    for lay in spec["layer"]:
+        rows = spec["datasets"][lay["data"]["name"]]
+        if rows and rows[0]["kind"] == kind:
+            return rows
+    raise AssertionError(f"no layer of kind {kind!r}")
+
+
+def test_eight_events_exact() -> None:
+    spec = skew_chart(eight_events(1_000)).to_dict()
+    assert spec["usermeta"]["winviz"]["chart"] == "skew_chart"
+    assert spec["usermeta"]["winviz"]["notes"][0] == (
+        "operator 'window': 8 elements: 7 on time, 1 side output"
+    )
+    elements = layer(spec, "element")
+    # the common fate first, f (the side output) drawn on top
+    assert [(e["value"], e["x"], e["y"], e["fate"], e["watermark"]) for e in elements] == [
+        ('["a",1000]', 1200, 200, "on time", "MIN (Long.MIN_VALUE)"),
+        ('["b",3000]', 3100, 100, "on time", "-1 ms"),
+        ('["c",2000]', 3500, 1500, "on time", "1,999 ms"),
+        ('["d",7000]', 7300, 300, "on time", "1,999 ms"),
+        ('["e",12000]', 12100, 100, "on time", "5,999 ms"),
+        ('["g",16000]', 16200, 200, "on time", "10,999 ms"),
+        ('["h",25000]', 25100, 100, "on time", "14,999 ms"),
+        ('["f",4000]', 12500, 8500, "side output", "10,999 ms"),
+    ]
+    # the lag: t − W rising while W stands still, dropping when it advances (-1 at 1,400 ms,
+    # 1,999 at 3,200, 5,999 at 7,400, 10,999 at 12,200, 14,999 at 16,400, 23,999 at 25,100,
+    # then MAX at 25,100, which ends the line)
+    lag = [(v["x"], v["y"]) for v in layer(spec, "watermark lag")]
+    assert lag == [
+        (1400, 1401),
+        (3200, 3201),
+        (3200, 1201),
+        (7400, 5401),
+        (7400, 1401),
+        (12200, 6201),
+        (12200, 1201),
+        (16400, 5401),
+        (16400, 1401),
+        (25100, 10101),
+        (25100, 1101),
+        (25100, 1101),
+    ]
+    enc = spec["layer"][1]["encoding"]
+    assert enc["y"]["axis"]["title"] == "processing time − event time (ms)"
+    assert enc["x"]["axis"]["title"] == "processing time (ms)"
+    assert enc["color"]["field"] == "fate" and enc["shape"]["field"] == "fate"
+    assert enc["y"]["scale"]["domain"] == [-200, 10401]  # 100 .. 10,101, padded 3 %
+
+
+@pytest.mark.parametrize("bound", [0, 1_000, 3_000])
+def test_late_is_on_or_above_the_lag(bound: int) -> None:
+    """ts <= W  ⇔  t − ts >= t − W: an element is late exactly when its skew reaches the lag
+    the watermark it met gives at its processing time."""
+    result = eight_events(bound)
+    from winviz.viz import frames
+
+    skews = element_skews(frames.open_trace(result.trace), "window")
+    late = [w is not None and t <= w for t, w in zip(skews["ts"], skews["watermark"], strict=True)]
+    above = [
+        w is not None and w > -(2**63) and s >= p - w
+        for s, p, w in zip(skews["skew"], skews["proc_time"], skews["watermark"], strict=True)
+    ]
+    assert late == above
+    expected = {0: ["c", "f"], 1_000: ["f"], 3_000: ["f"]}[bound]
+    by_name = dict(zip(skews["value"], late, strict=True))
+    assert sorted(n for n in "abcdefgh" if by_name[f'["{n}",{dict(EVENTS)[n]}]']) == expected
+
+
+def clickstream_run(bound: int) -> wv.JobExecutionResult:
+    """Lesson 01's clickstream job (clicks per page in 10 s windows, late to a side output)."""
+    clicks = datasets.clickstream()
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
+    late = wv.OutputTag("late")
+    (
+        env.from_collection(clicks, arrival_times=[c.arrival_time for c in clicks])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+                lambda c, _: c.event_time
+            )
+        )
+        .key_by(lambda c: c.page)
+        .window(wv.TumblingEventTimeWindows.of(10_000))
+        .side_output_late_data(late)
+        .aggregate(wv.CountAggregate())
+        .sink_to("counts")
+    )
+    return env.execute()
+
+
+def test_clickstream_bound_changes_what_is_dropped() -> None:
+    """Lesson 01's explorer: with bound 1 s and 30 s the chart's side-output marks are the
+    engine's side-output records, element by element (13 and 4 clicks), and the lag line
+    rises by the bound."""
+    runs = {bound: clickstream_run(bound) for bound in (1_000, 30_000)}
+    marks: dict[int, list[str]] = {}
+    for bound, result in runs.items():
+        spec = skew_chart(result).to_dict()
+        elements = layer(spec, "element")
+        assert len(elements) == 531
+        # epoch times: a quantitative axis with UTC labels, tooltips as dates
+        x = spec["layer"][1]["encoding"]["x"]
+        assert (x["type"], x["axis"]["labelExpr"]) == (
+            "quantitative",
+            "utcFormat(datum.value, '%H:%M:%S')",
+        )
+        assert all(e["timestamp"].endswith(" UTC") for e in elements)
+        marks[bound] = sorted(e["seq"] for e in elements if e["fate"] == "side output")
+        # the engine: the element record each side_output record follows, at the window op
+        trace = result.trace.to_pandas()
+        at_window = trace[trace["operator"] == "window"]
+        element_seq, owner = None, []
+        for seq, kind in zip(at_window["seq"], at_window["kind"], strict=True):
+            if kind == "element":
+                element_seq = int(seq)
+            elif kind == "side_output":
+                owner.append(element_seq)
+        assert marks[bound] == sorted(owner)
+        marks[bound] = sorted(e["value"] for e in elements if e["fate"] == "side output")
+        assert len(owner) == len(result.side_outputs["late"])
+        assert not [e for e in elements if e["fate"] == "dropped"]  # a side output, not lost
+    assert (len(marks[1_000]), len(marks[30_000])) == (13, 4)
+    assert set(marks[30_000]) < set(marks[1_000])  # a larger bound only rescues clicks
+    lags = {
+        bound: sorted(v["y"] for v in layer(skew_chart(r).to_dict(), "watermark lag"))
+        for bound, r in runs.items()
+    }
+    # the smallest lag is the bound + 1 plus the smallest wait for the next tick
+    assert lags[30_000][0] - lags[1_000][0] == 29_000
+
+
+def test_binned_above_max_points() -> None:
+    spec = skew_chart(clickstream_run(1_000), max_points=100).to_dict()
+    rows = layer(spec, "elements (binned)")
+    assert sum(r["count"] for r in rows) == 531
+    assert sum(r["count"] for r in rows if r["fate"] == "side output") == 13
+    assert all(len(v) <= scale.ROW_LIMIT for v in spec["datasets"].values())
+    assert spec["usermeta"]["winviz"]["notes"][-1].startswith("531 elements binned on a ")
+
+
+def test_message_cards_and_arguments() -> None:
+    assert skew_chart(None).to_dict()["usermeta"]["winviz"]["status"] == "message"
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1)])
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingProcessingTimeWindows.of(10))
+        .aggregate(wv.CountAggregate())
+        .sink_to("o")
+    )
+    card = skew_chart(env.execute()).to_dict()["usermeta"]["winviz"]
+    assert card["status"] == "message"
+    assert card["message"] == "No element with a timestamp reached 'window'."
+    with pytest.raises(ValueError):
+        skew_chart(wv.Trace(), max_points=0)
+    assert wv.skew_chart is skew_chart

@@ -1,0 +1,36 @@
+"""Time channels for the timers and skew charts that Vega draws without a warning.
+
+Vega-Lite 6 compiles a ``utc`` scale whose domain is given as epoch milliseconds into a
+domain of ``{"fields": [{"signal": "{data: datetime(…)}"}, …]}``, which Vega reads as data
+fields and warns about ("Infinite extent for field "data"", and "Conflicting scale property
+domain" across layers) — on every lesson page with dates. An epoch axis here is therefore a
+**quantitative** scale over the same milliseconds, its labels written as UTC times by the
+axis (``labelExpr``, a fixed expression of the tick value: no data in it): the same
+positions, the same domain, no temporal scale. Plain
+millisecond axes are ``TimeAxis.channel`` as they are. (No Flink class: this is drawing.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.viz.palette import TimeAxis
+
+DAY_MS = 86_400_000
+
+
+def channel(axis: TimeAxis, field: str) -> dict[str, Any]:
+    """The x or y channel of ``field`` on ``axis`` (a Vega-Lite dict)."""
+    if axis.kind != "epoch":
+        return axis.channel(field)
+    fmt = "%H:%M:%S" if axis.hi - axis.lo <= DAY_MS else "%Y-%m-%d %H:%M"
+    return {
+        "field": field,
+        "type": "quantitative",
+        "scale": {"domain": [axis.lo, axis.hi], "nice": False, "zero": False},
+        "axis": {
+            "title": axis.title + " (UTC)",
+            "labelExpr": f"utcFormat(datum.value, '{fmt}')",
+            "labelOverlap": True,
+        },
+    }

@@ -1,0 +1,303 @@
+"""``skew_chart``: event-time skew against processing time — the view of a long run.
+
+On a long run the timeline (event time × processing time) is one thick diagonal: every
+element sits within seconds of it on an axis of minutes or hours, so what the watermark does
+to them cannot be seen. Subtracting the diagonal keeps the lesson (Akidau, *Streaming
+Systems*, ch. 2–3: processing-time lag and event-time skew):
+
+* x: **processing time**;
+* y: **processing time − event time** — how far behind its own timestamp each element is
+  processed (its *skew*);
+* **elements**, coloured and shaped by fate (``frames.element_fates``: on time, late but
+  accepted, dropped, side output);
+* **the watermark lag** — processing time − the operator's watermark, a sawtooth: it grows
+  with the clock while the watermark stands still and drops when the watermark advances.
+  An element is late (Flink: timestamp ≤ the operator's current watermark) exactly when it
+  lies **on or above** that line, since ``ts <= W`` ⇔ ``t - ts >= t - W``. A larger
+  out-of-orderness bound lifts the line by the bound, so fewer elements are above it.
+
+Watermarks MIN (before the first) and MAX (end of input) have no finite lag: the line starts
+at the first finite watermark and stops at MAX. More than ``max_points`` elements are binned
+(a mark per grid cell and fate, sized by count); the subtitle says so, and counts the
+elements per fate. The watermark generator mirrored: Flink's ``BoundedOutOfOrdernessWatermarks``
+(the line's height is the bound plus the skew of the largest timestamp seen).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from winviz.viz import axes, frames, palette, scale, spec
+from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.palette import TimeAxis
+from winviz.viz.timeline import pick_operator
+
+LAG_LABEL = "watermark lag (processing time − watermark)"
+
+
+def skew_chart(
+    trace: Any,
+    *,
+    operator: str | None = None,
+    max_points: int = scale.ROW_LIMIT,
+    width: int = palette.WIDTH,
+    height: int = palette.HEIGHT,
+) -> alt.TopLevelMixin:
+    """Each element's event-time skew (processing time − event time) against processing
+    time, coloured by fate, under the watermark lag (see the module docstring).
+
+    ``trace``: a Trace, its ``to_pandas()`` frame, or a JobExecutionResult. ``operator``: the
+    window operator (default: the first). ``max_points``: elements drawn one by one up to this
+    many, binned above (≤ 5,000). Input that cannot be drawn gives a message card
+    (``usermeta.winviz.status == "message"``)."""
+    if not 1 <= max_points <= scale.ROW_LIMIT:
+        raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
+    try:
+        view = frames.open_trace(trace)
+        return _skew(view, operator, max_points, width, height)
+    except TraceInputError as exc:
+        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="skew_chart")
+
+
+def element_skews(view: TraceView, operator: str) -> pd.DataFrame:
+    """``frames.element_fates`` of ``operator`` with exact ints: seq, proc_time, ts, skew
+    (proc_time − ts), watermark (the one the element met), fate, key, value. Elements without
+    a drawable timestamp (none, MIN, MAX) are left out."""
+    fates = frames.element_fates(view, operator)
+    details = frames.element_details(view, fates["seq"].to_numpy())
+    procs = view.column("proc_time", fates["seq"].to_numpy()).tolist()
+    stamps = details["ts"].tolist()
+    keep = [
+        t is not None and p is not None and abs(t) <= palette.EXACT
+        for t, p in zip(stamps, procs, strict=True)
+    ]
+    frame = pd.DataFrame(
+        {
+            "seq": fates["seq"].to_numpy(),
+            "proc_time": pd.Series(procs, dtype=object),
+            "ts": pd.Series(stamps, dtype=object),
+            "watermark": details["watermark"].to_numpy(dtype=object),
+            "fate": fates["fate"].to_numpy(),
+            "key": details["key"].to_numpy(),
+            "value": details["value"].to_numpy(),
+        }
+    )[keep]
+    frame["skew"] = pd.Series(
+        [int(p) - int(t) for p, t in zip(frame["proc_time"], frame["ts"], strict=True)],
+        index=frame.index,
+        dtype=object,
+    )
+    return frame.reset_index(drop=True)
+
+
+def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
+    """The watermark lag as (part, processing time, lag) vertices: from each finite watermark
+    w_i at t_i, (t_i, t_i − w_i) rising to (t_{i+1}, t_{i+1} − w_i) just before the next
+    record; the last finite one is held to ``t_end``. MIN and MAX break the line (a new
+    ``part``)."""
+    out: list[tuple[int, int, int]] = []
+    recs = list(zip(steps["proc_time"].tolist(), steps["watermark"].tolist(), strict=True))
+    part = 0
+    for i, (t, w) in enumerate(recs):
+        if w is None or abs(int(w)) > palette.EXACT:
+            part += 1
+            continue
+        t1 = int(recs[i + 1][0]) if i + 1 < len(recs) else max(int(t), t_end)
+        out += [(part, int(t), int(t) - int(w)), (part, t1, t1 - int(w))]
+    return out
+
+
+def _skew(
+    view: TraceView, operator: str | None, max_points: int, width: int, height: int
+) -> alt.TopLevelMixin:
+    op = pick_operator(view, operator)
+    elements = element_skews(view, op)
+    if elements.empty:
+        raise TraceInputError(
+            f"No element with a timestamp reached {op!r}. The skew chart places elements by "
+            "processing time − event time; assign timestamps (WatermarkStrategy) first."
+        )
+    steps = frames.watermark_steps(view)
+    steps = steps[steps["operator"] == op]
+    t_end = int(max(elements["proc_time"]))
+    vertices = lag_vertices(steps, t_end)
+    if len(vertices) > scale.ROW_LIMIT:
+        thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
+        vertices = lag_vertices(thinned, t_end)
+    x = palette.time_axis(
+        "processing time", [*elements["proc_time"].tolist(), *(v[1] for v in vertices)]
+    )
+    skews = [*elements["skew"].tolist(), *(v[2] for v in vertices)]
+    lo, hi = min(skews), max(skews)
+    pad = max(1, round((hi - lo) * 0.03)) if hi > lo else 1000
+    y = TimeAxis("processing time − event time", "ms", lo - pad, hi + pad)
+
+    counts = elements["fate"].value_counts()
+    notes = [
+        f"operator {op!r}: {len(elements):,} elements: "
+        + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts.index),
+        "black line: the watermark's lag (processing time − watermark); an element on or "
+        "above it has timestamp ≤ watermark: it is late",
+    ]
+    layers = [_lag_layer(vertices, x, y), _elements_layer(elements, x, y, max_points, notes)]
+    if vertices:
+        last = vertices[-1]
+        layers.append(
+            spec.layer(
+                [{"kind": "label", "x": x.clip(last[1])[0], "y": last[2], "text": "watermark lag"}],
+                {
+                    "type": "text",
+                    "align": "right",
+                    "baseline": "bottom",
+                    "dy": -4,
+                    "fontSize": 11,
+                    "font": "sans-serif",
+                    "color": palette.BLACK,
+                },
+                {
+                    "x": axes.channel(x, "x"),
+                    "y": axes.channel(y, "y"),
+                    "text": {"field": "text", "type": "nominal"},
+                },
+            )
+        )
+    chart = alt.LayerChart(
+        layer=layers, width=width, height=height, title=palette.title("Event-time skew", notes)
+    )
+    return palette.finish(chart, name="skew_chart", notes=notes)
+
+
+def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -> alt.Chart:
+    rows = [
+        {"kind": "watermark lag", "i": i, "part": part, "x": x.clip(t)[0], "y": lag}
+        for i, (part, t, lag) in enumerate(vertices)
+    ]
+    return spec.layer(
+        rows,
+        {"type": "line", "color": palette.BLACK, "strokeWidth": 1.2},
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "order": {"field": "i", "type": "quantitative"},
+            "detail": {"field": "part", "type": "nominal"},
+        },
+    )
+
+
+def _fate_encoding(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> dict[str, Any]:
+    return {
+        "x": axes.channel(x, "x"),
+        "y": axes.channel(y, "y"),
+        "color": {
+            "field": "fate",
+            "type": "nominal",
+            "title": "element",
+            "scale": {"domain": list(palette.FATES), "range": list(palette.FATE_COLORS)},
+        },
+        "shape": {
+            "field": "fate",
+            "type": "nominal",
+            "title": "element",
+            "scale": {"domain": list(palette.FATES), "range": list(palette.FATE_SHAPES)},
+        },
+        "tooltip": spec.tooltips(rows, ["x", "y", "kind"]),
+    }
+
+
+def _elements_layer(
+    elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
+) -> alt.Chart:
+    # the common fate first, so the rarer ones (the point of the lesson) are drawn on top
+    elements = elements.assign(common=elements["fate"] == palette.FATES[0]).sort_values(
+        "common", ascending=False, kind="stable"
+    )
+    if len(elements) > max_points:
+        return _binned(elements, x, y, max_points, notes)
+    stamps = elements["ts"].tolist()
+    kind = palette.time_axis("event time", [min(stamps), max(stamps)]).kind  # dates or ms
+    rows = [
+        {
+            "kind": "element",
+            "x": x.clip(p)[0],
+            "y": int(s),
+            "fate": fate,
+            "key": key,
+            "value": value,
+            "timestamp": palette.format_time(t, kind),
+            "processing time": x.fmt(p),
+            "skew": f"{int(s):,} ms",
+            "watermark": palette.format_time(w, kind),
+            "seq": int(seq),
+        }
+        for seq, p, t, s, w, fate, key, value in zip(
+            elements["seq"].tolist(),
+            elements["proc_time"].tolist(),
+            elements["ts"].tolist(),
+            elements["skew"].tolist(),
+            elements["watermark"].tolist(),
+            elements["fate"].tolist(),
+            elements["key"].tolist(),
+            elements["value"].tolist(),
+            strict=True,
+        )
+    ]
+    return spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 40, "opacity": 0.85},
+        _fate_encoding(rows, x, y),
+    )
+
+
+def _binned(
+    elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
+) -> alt.Chart:
+    frame = pd.DataFrame(
+        {
+            "x": pd.to_numeric(elements["proc_time"]).astype(float),
+            "y": pd.to_numeric(elements["skew"]).astype(float),
+            "fate": elements["fate"].to_numpy(),
+        }
+    )
+    cells, nx, ny = scale.bin_points(
+        frame, "x", "y", "fate", (x.lo, x.hi), (y.lo, y.hi), max_points
+    )
+    notes.append(
+        f"{len(elements):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
+        "of one fate, at their mean position, sized by count"
+    )
+    cells = cells.assign(common=cells["fate"] == palette.FATES[0]).sort_values(
+        ["common", "count"], ascending=False, kind="stable"
+    )
+    rows = [
+        {
+            "kind": "elements (binned)",
+            "x": round(cx),
+            "y": round(cy),
+            "fate": fate,
+            "count": int(n),
+            "processing time": f"{x.fmt(round(xa))} .. {x.fmt(round(xb))}",
+            "skew": f"{round(ya):,} .. {round(yb):,} ms",
+        }
+        for cx, cy, fate, n, xa, xb, ya, yb in zip(
+            cells["x"].tolist(),
+            cells["y"].tolist(),
+            cells["fate"].tolist(),
+            cells["count"].tolist(),
+            cells["x_lo"].tolist(),
+            cells["x_hi"].tolist(),
+            cells["y_lo"].tolist(),
+            cells["y_hi"].tolist(),
+            strict=True,
+        )
+    ]
+    encoding = _fate_encoding(rows, x, y)
+    encoding["size"] = {
+        "field": "count",
+        "type": "quantitative",
+        "scale": {"type": "sqrt", "range": [8, 160]},
+        "title": "elements",
+    }
+    return spec.layer(rows, {"type": "point", "filled": True, "opacity": 0.75}, encoding)
