@@ -133,8 +133,11 @@ def check_page(context, path: Path, shots: Path | None = None) -> PageReport:
 
 
 def check_site(folder: Path, chromium: str, shots: Path | None = None) -> list[PageReport]:
-    """``check_page`` for every lesson page of ``folder`` in one Chromium."""
+    """``check_page`` for every lesson page of ``folder`` (relative or absolute) in one
+    Chromium."""
     from playwright.sync_api import sync_playwright
+
+    folder = Path(folder).resolve()
 
     profile = tempfile.mkdtemp(prefix="winviz-chromium-")
     try:
