@@ -1,8 +1,10 @@
 """Timing of winviz.viz.explore (``python bench/explore_bench.py``).
 
 Measures the time from a control's value change to the updated chart spec(s) on the existing
-``alt.JupyterChart`` — the engine re-run, the summary and every chart's ``to_dict()`` — for a
-2,000-event input (no browser: rendering in the page is not counted). Each change moves the
+``alt.JupyterChart`` — the engine re-run, the charts, the summary, every chart's Vega-Lite dict
+(``spec.chart_dict``) and setting it on the widget — for a 2,000-event input (no browser:
+rendering in the page is not counted), and prints the median of each stage
+(``Explorer.last_stages``) under the total. Each change moves the
 out-of-orderness bound slider to a new value, so every measurement is a real re-run.
 
 Job: 20 keys, one event per 10 ms of processing time with up to 3 s of disorder, bounded
@@ -26,6 +28,14 @@ import winviz as wv
 from winviz.viz.explore import explore
 
 GOALS_MS = {2_000: 30.0, 20_000: 100.0}
+STAGES = {
+    "engine": "engine run (the pipeline call)",
+    "charts": "chart build (winviz.viz chart functions)",
+    "summary": "summary line (explore.summarize)",
+    "spec": "Vega-Lite dicts (spec.chart_dict)",
+    "widget": "specs set on the JupyterCharts",
+    "at_t": "line at the scrubber's t (explore.state_at)",
+}
 
 
 def goal_ms(events: int) -> float | None:
@@ -76,12 +86,15 @@ def main() -> None:
     engine = time.perf_counter() - t0
 
     seconds, cpu = [], []
+    stages: dict[str, list[float]] = {}
     for i in range(args.changes):
         t0, c0 = time.perf_counter(), time.process_time()
         ex.controls["bound"].value = 100 * ((i % 29) + 1)  # never 1000: always a real change
         seconds.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
         assert ex.error is None, ex.error
+        for stage, took in ex.last_stages.items():
+            stages.setdefault(stage, []).append(took)
     assert ex.runs == args.changes + 1
     print(f"explore: {args.events:,} events, charts {', '.join(charts)}")
     print(f"  first build (incl. the offline widget bundle): {build * 1000:8.1f} ms")
@@ -104,6 +117,11 @@ def main() -> None:
             f"{'met' if median <= goal else 'NOT met'}, CPU median {median_cpu:.1f} ms "
             f"{'met' if median_cpu <= goal else 'NOT met'}"
         )
+    print("  stages of a change (wall-time medians, Explorer.last_stages):")
+    for stage, took in stages.items():
+        print(f"    {STAGES.get(stage, stage):<46} {statistics.median(took) * 1000:8.1f} ms")
+    rest = statistics.median(seconds) - sum(statistics.median(t) for t in stages.values())
+    print(f"    {'rest (sum of medians vs the median change)':<46} {rest * 1000:8.1f} ms")
     print(f"  summary after the last change: {ex.last_summary.text()}")
 
 

@@ -49,16 +49,19 @@ import inspect
 import numbers
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import altair as alt
 import ipywidgets as widgets
+import traitlets
+from altair.jupyter.jupyter_chart import Params, collect_transform_params
 from altair.utils.schemapi import debug_mode
 
 from winviz.errors import InputError
 from winviz.viz import frames, palette
 from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS
+from winviz.viz.spec import chart_dict
 
 NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only
 
@@ -156,6 +159,9 @@ class Run:
     charts: list[alt.TopLevelMixin]
     summary: Summary | None
     error: BaseException | None
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Wall time of each stage of the run: ``engine`` (the pipeline call), ``charts``
+    (building the chart objects), ``summary``."""
 
     def status(self) -> str:
         """The line a page shows under the controls: the summary, or what raised."""
@@ -342,6 +348,72 @@ def _without_revalidation(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     return chart
 
 
+def _param_trait(value: Any) -> type:
+    """The traitlet type ``altair.jupyter.Params`` gives a parameter of this initial value."""
+    return type(Params({"p": value}).traits()["p"])
+
+
+class ExplorerChart(alt.JupyterChart):
+    """The ``alt.JupyterChart`` of one of an explorer's charts, whose spec the explorer sets
+    directly on a slider move (``show``).
+
+    ``JupyterChart`` turns a new chart into its spec with Altair's ``to_dict`` (which names
+    each dataset by a SHA-256 hash of its rows' JSON) and makes new ``params`` and
+    ``selections`` objects. A slider move instead writes the spec with ``spec.chart_dict`` —
+    the same content, datasets named ``rows-1``, ``rows-2``, … — and, when the new chart has
+    the same Vega parameters as the shown one (names and kinds of value; no selections, no
+    parameters made by transforms), keeps the ``params`` object and sets the parameters'
+    new initial values, as ``JupyterChart`` would. Any other change (a message card in place
+    of a chart, or back) goes through ``JupyterChart`` itself, and its spec is then
+    rewritten by ``chart_dict`` too, so every spec an explorer shows names its datasets the
+    same way. The browser redraws the chart on each new spec either way."""
+
+    _quiet = False
+
+    @traitlets.observe("chart")
+    def _on_change_chart(self, change: Any) -> None:
+        if not self._quiet:
+            super()._on_change_chart(change)
+
+    def show(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> bool:
+        """Show ``chart`` (whose ``chart_dict`` is ``spec``); True when the parameters were kept
+        (the fast path), False when ``JupyterChart`` set the chart up anew."""
+        initial = self._same_params(chart, spec)
+        if initial is None:
+            self.chart = _without_revalidation(chart)
+            self.spec = spec
+            return False
+        self._quiet = True
+        try:
+            self.chart = chart
+        finally:
+            self._quiet = False
+        with self.hold_sync():
+            self.spec = spec
+            self._params = initial  # JupyterChart._on_change_params sets self.params
+        return True
+
+    def _same_params(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> dict | None:
+        """The new chart's parameters' initial values (name → value, as ``JupyterChart``
+        takes them) when they match the shown chart's; else None."""
+        if self._selection_types or self.spec is None:
+            return None
+        initial: dict[str, Any] = {}
+        for param in spec.get("params", []):
+            if "select" in param or not isinstance(param.get("name"), str):
+                return None
+            initial[param["name"]] = param.get("value")
+        if collect_transform_params(chart):
+            return None
+        traits = self.params.traits()
+        shown = set(self.params.trait_names()) - set(traitlets.HasTraits().trait_names())
+        if set(initial) != shown or set(initial) != set(self._params):
+            return None
+        if any(type(traits[k]) is not _param_trait(v) for k, v in initial.items()):
+            return None
+        return initial
+
+
 class Explorer:
     """Controls, summary line and charts of one ``explore(...)`` call (see the module
     docstring). Display it as the last expression of a cell (or ``display(explorer)``).
@@ -378,6 +450,7 @@ class Explorer:
         self.runs = 0
         self.last_values: dict[str, Any] = {}
         self.last_seconds = 0.0
+        self.last_stages: dict[str, float] = {}
         self.last_summary: Summary | None = None
         self.last_at: AtTime | None = None
         self._kept_t: list[int | None] = [None] * len(self._chart_fns)
@@ -387,7 +460,12 @@ class Explorer:
         self.at_t = widgets.HTML()  # the scrubber's t, read back from the browser
         alt.JupyterChart.enable_offline()  # the widget's JavaScript from vl-convert, no CDN
         first = self._run()
-        self.charts = [alt.JupyterChart(c, embed_options=JUPYTER_EMBED_OPTIONS) for c in first]
+        # the first charts are validated once, by JupyterChart's to_dict; their specs then come
+        # from chart_dict like every update's (the same content, datasets named rows-N)
+        self.charts = [ExplorerChart(c, embed_options=JUPYTER_EMBED_OPTIONS) for c in first]
+        with debug_mode(False):
+            for jc, chart in zip(self.charts, first, strict=True):
+                jc.spec = chart_dict(chart)
         for widget in self.controls.values():
             widget.observe(self._on_change, names="value")
         self._watch_scrubbers()
@@ -448,21 +526,31 @@ class Explorer:
 
     def update(self) -> None:
         """Re-run the pipeline with the current values and replace every chart's spec in
-        place (what a control change does)."""
+        place (what a control change does). ``last_stages`` gets the wall time of each
+        stage: ``engine``, ``charts``, ``summary`` (``Run.seconds``), ``spec`` (the charts'
+        Vega-Lite dicts, ``spec.chart_dict``), ``widget`` (setting them on the widgets) and
+        ``at_t`` (the line under the charts at the scrubber's t)."""
         start = time.perf_counter()
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = [
             t if t is not None else old
             for t, old in zip(map(self._scrub_time, self.charts), self._kept_t, strict=True)
         ]
-        # Altair validates every schema object as it is made (its debug mode) and to_dict
-        # validates the whole spec: both were done for the first run's charts, of the same
-        # shape (the chart tests validate every layout), so an update skips them
+        # Altair validates every schema object as it is made (its debug mode): this was done
+        # for the first run's charts, of the same shape (the chart tests validate every
+        # layout), so an update skips it — and chart_dict does not validate the spec again
         with debug_mode(False):
             new = self._run(self._kept_t)
-            for jc, chart in zip(self.charts, new, strict=True):
-                jc.chart = _without_revalidation(chart)  # JupyterChart recomputes .spec
+            mark = time.perf_counter()
+            specs = [chart_dict(chart) for chart in new]
+            self.last_stages["spec"] = time.perf_counter() - mark
+            mark = time.perf_counter()
+            for jc, chart, spec in zip(self.charts, new, specs, strict=True):
+                jc.show(chart, spec)
+            self.last_stages["widget"] = time.perf_counter() - mark
+        mark = time.perf_counter()
         self._watch_scrubbers()
+        self.last_stages["at_t"] = time.perf_counter() - mark
         self.last_seconds = time.perf_counter() - start
 
     def _watch_scrubbers(self) -> None:
@@ -498,19 +586,26 @@ class Explorer:
         values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
         call = call_text(self.pipeline, values, self.data is not NO_DATA)
+        seconds: dict[str, float] = {}
         try:
+            start = time.perf_counter()
             result = (
                 self.pipeline(**values)
                 if self.data is NO_DATA
                 else self.pipeline(self.data, **values)
             )
+            seconds["engine"] = time.perf_counter() - start
             if result is None:
                 raise TypeError(
                     f"the pipeline {_name(self.pipeline)} returned None; it must return the "
                     "result of env.execute() (or its trace)"
                 )
+            start = time.perf_counter()
             charts = [fn(result, at) for fn, at in zip(self._chart_fns, keep, strict=True)]
+            seconds["charts"] = time.perf_counter() - start
+            start = time.perf_counter()
             summary = summarize(result)
+            seconds["summary"] = time.perf_counter() - start
         except Exception as exc:  # shown in place, kept on the explorer: not swallowed
             headline = f"{type(exc).__name__}: {exc}"
             card = palette.message_chart(
@@ -519,13 +614,14 @@ class Explorer:
                 "exception is kept in explorer.error.",
                 chart="explore",
             )
-            return Run(values, call, None, [card for _ in self._chart_fns], None, exc)
-        return Run(values, call, result, charts, summary, None)
+            return Run(values, call, None, [card for _ in self._chart_fns], None, exc, seconds)
+        return Run(values, call, result, charts, summary, None, seconds)
 
     def _run(self, keep: list[int | None] | None = None) -> list[alt.TopLevelMixin]:
         """Call the pipeline and build every chart; on an exception keep it in ``error`` and
         return message cards saying what failed."""
         run = self.compute(self.values, keep)
+        self.last_stages = dict(run.seconds)
         self.last_values = run.values
         self.runs += 1
         self.error, self.result, self.last_summary = run.error, run.result, run.summary

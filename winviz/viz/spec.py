@@ -238,3 +238,31 @@ class _Writer:
                 raise _Fallback
             return result
         return _todict(obj, None, **_get_optional_modules(np_opt="numpy", pd_opt="pandas"))
+
+
+def inline_datasets(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with every named dataset written in place (``"data": {"values": rows, …}``)
+    and no top-level ``datasets``: the same for two specs of equal content whatever their
+    datasets are named (``chart_dict``'s ``rows-N`` or ``to_dict``'s ``data-<hash>``)."""
+    datasets = spec.get("datasets", {})
+
+    def walk(obj: Any) -> Any:
+        if isinstance(obj, dict):
+            out = {}
+            for key, value in obj.items():
+                if (
+                    key == "data"
+                    and isinstance(value, dict)
+                    and value.get("name") in datasets
+                    and "values" not in value
+                ):
+                    rest = {k: walk(v) for k, v in value.items() if k != "name"}
+                    out[key] = {**rest, "values": datasets[value["name"]]}
+                else:
+                    out[key] = walk(value)
+            return out
+        if isinstance(obj, list):
+            return [walk(v) for v in obj]
+        return obj
+
+    return walk({k: v for k, v in spec.items() if k != "datasets"})
