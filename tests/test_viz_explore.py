@@ -510,3 +510,19 @@ def test_a_failing_run_and_the_next_good_one_go_through_jupyterchart() -> None:
     names = set(ex.specs()[0]["datasets"])  # JupyterChart's spec rewritten by chart_dict
     assert names == {f"rows-{i}" for i in range(1, len(names) + 1)} and len(names) > 1
     assert ex.param("t") is not None and ex.charts[0].params is not before
+
+
+def test_the_widget_sends_the_message_ipywidgets_would() -> None:
+    """``ExplorerChart.send_state`` skips only the search of the spec for binary buffers:
+    the update message (state, buffer paths, buffers) is ``Widget.send_state``'s, for the
+    whole state and for what a slider move sends (spec and parameters)."""
+    ex = explore(clicks, disordered(50), bound=(0, 1000, 500), charts=("scrubber",))
+    jc = ex.charts[0]
+    sent: list = []
+    jc._send = lambda msg, buffers=None: sent.append((msg, buffers))
+    for key in (None, {"spec", "_params"}, "spec"):
+        sent.clear()
+        jc.send_state(key)
+        widgets.Widget.send_state(jc, key)
+        assert len(sent) == 2 and sent[0] == sent[1], key
+    assert sent[0][0]["state"]["spec"] is jc.spec and sent[0][0]["buffer_paths"] == []

@@ -57,6 +57,7 @@ import ipywidgets as widgets
 import traitlets
 from altair.jupyter.jupyter_chart import Params, collect_transform_params
 from altair.utils.schemapi import debug_mode
+from ipywidgets.widgets.widget import _remove_buffers
 
 from winviz.errors import InputError
 from winviz.viz import frames, palette
@@ -348,6 +349,9 @@ def _without_revalidation(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     return chart
 
 
+_NO_SPEC: Any = object()
+
+
 def _param_trait(value: Any) -> type:
     """The traitlet type ``altair.jupyter.Params`` gives a parameter of this initial value."""
     return type(Params({"p": value}).traits()["p"])
@@ -369,6 +373,26 @@ class ExplorerChart(alt.JupyterChart):
     same way. The browser redraws the chart on each new spec either way."""
 
     _quiet = False
+
+    def send_state(self, key: Any = None) -> None:
+        """``ipywidgets.Widget.send_state`` without searching the spec for binary buffers.
+
+        ipywidgets walks every value it sends for bytes / memoryviews to send them as binary
+        message parts: through the spec, that is every data row (~7 ms at 2,000 events). A
+        Vega-Lite spec is JSON and has none, so only the other values are searched; the
+        message is the one ``Widget.send_state`` sends."""
+        state = self.get_state(key=key)
+        if not state:
+            return
+        if self._property_lock:  # as Widget.send_state: keep the lock's values current
+            for name, value in state.items():
+                if name in self._property_lock:
+                    self._property_lock[name] = value
+        spec = state.pop("spec", _NO_SPEC)
+        state, buffer_paths, buffers = _remove_buffers(state)
+        if spec is not _NO_SPEC:
+            state["spec"] = spec
+        self._send({"method": "update", "state": state, "buffer_paths": buffer_paths}, buffers)
 
     @traitlets.observe("chart")
     def _on_change_chart(self, change: Any) -> None:
