@@ -48,7 +48,8 @@ import html
 import inspect
 import numbers
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,6 +149,25 @@ def summarize(trace: Any) -> Summary:
     )
 
 
+class Stages:
+    """The time each stage of a run took: ``wall`` (``time.perf_counter``) and ``cpu`` (this
+    process's CPU time, ``time.process_time``: what the stage costs when other processes
+    share the machine), stage name → seconds; ``with stages.time("engine"): ...``."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+
+    @contextmanager
+    def time(self, name: str) -> Iterator[None]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            yield
+        finally:
+            self.wall[name] = time.perf_counter() - wall
+            self.cpu[name] = time.process_time() - cpu
+
+
 @dataclass(frozen=True)
 class Run:
     """One run of an explorer's pipeline (``Explorer.compute``): the values it was called
@@ -160,8 +180,8 @@ class Run:
     charts: list[alt.TopLevelMixin]
     summary: Summary | None
     error: BaseException | None
-    seconds: dict[str, float] = field(default_factory=dict)
-    """Wall time of each stage of the run: ``engine`` (the pipeline call), ``charts``
+    stages: Stages = field(default_factory=Stages)
+    """The time of each stage of the run: ``engine`` (the pipeline call), ``charts``
     (building the chart objects), ``summary``."""
 
     def status(self) -> str:
@@ -474,7 +494,7 @@ class Explorer:
         self.runs = 0
         self.last_values: dict[str, Any] = {}
         self.last_seconds = 0.0
-        self.last_stages: dict[str, float] = {}
+        self.last_stages = Stages()
         self.last_summary: Summary | None = None
         self.last_at: AtTime | None = None
         self._kept_t: list[int | None] = [None] * len(self._chart_fns)
@@ -550,8 +570,8 @@ class Explorer:
 
     def update(self) -> None:
         """Re-run the pipeline with the current values and replace every chart's spec in
-        place (what a control change does). ``last_stages`` gets the wall time of each
-        stage: ``engine``, ``charts``, ``summary`` (``Run.seconds``), ``spec`` (the charts'
+        place (what a control change does). ``last_stages`` (``Stages``) gets the time of
+        each stage: ``engine``, ``charts``, ``summary`` (``Run.stages``), ``spec`` (the charts'
         Vega-Lite dicts, ``spec.chart_dict``), ``widget`` (setting them on the widgets) and
         ``at_t`` (the line under the charts at the scrubber's t)."""
         start = time.perf_counter()
@@ -565,16 +585,13 @@ class Explorer:
         # layout), so an update skips it — and chart_dict does not validate the spec again
         with debug_mode(False):
             new = self._run(self._kept_t)
-            mark = time.perf_counter()
-            specs = [chart_dict(chart) for chart in new]
-            self.last_stages["spec"] = time.perf_counter() - mark
-            mark = time.perf_counter()
-            for jc, chart, spec in zip(self.charts, new, specs, strict=True):
-                jc.show(chart, spec)
-            self.last_stages["widget"] = time.perf_counter() - mark
-        mark = time.perf_counter()
-        self._watch_scrubbers()
-        self.last_stages["at_t"] = time.perf_counter() - mark
+            with self.last_stages.time("spec"):
+                specs = [chart_dict(chart) for chart in new]
+            with self.last_stages.time("widget"):
+                for jc, chart, spec in zip(self.charts, new, specs, strict=True):
+                    jc.show(chart, spec)
+        with self.last_stages.time("at_t"):
+            self._watch_scrubbers()
         self.last_seconds = time.perf_counter() - start
 
     def _watch_scrubbers(self) -> None:
@@ -610,26 +627,23 @@ class Explorer:
         values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
         call = call_text(self.pipeline, values, self.data is not NO_DATA)
-        seconds: dict[str, float] = {}
+        stages = Stages()
         try:
-            start = time.perf_counter()
-            result = (
-                self.pipeline(**values)
-                if self.data is NO_DATA
-                else self.pipeline(self.data, **values)
-            )
-            seconds["engine"] = time.perf_counter() - start
+            with stages.time("engine"):
+                result = (
+                    self.pipeline(**values)
+                    if self.data is NO_DATA
+                    else self.pipeline(self.data, **values)
+                )
             if result is None:
                 raise TypeError(
                     f"the pipeline {_name(self.pipeline)} returned None; it must return the "
                     "result of env.execute() (or its trace)"
                 )
-            start = time.perf_counter()
-            charts = [fn(result, at) for fn, at in zip(self._chart_fns, keep, strict=True)]
-            seconds["charts"] = time.perf_counter() - start
-            start = time.perf_counter()
-            summary = summarize(result)
-            seconds["summary"] = time.perf_counter() - start
+            with stages.time("charts"):
+                charts = [fn(result, at) for fn, at in zip(self._chart_fns, keep, strict=True)]
+            with stages.time("summary"):
+                summary = summarize(result)
         except Exception as exc:  # shown in place, kept on the explorer: not swallowed
             headline = f"{type(exc).__name__}: {exc}"
             card = palette.message_chart(
@@ -638,14 +652,14 @@ class Explorer:
                 "exception is kept in explorer.error.",
                 chart="explore",
             )
-            return Run(values, call, None, [card for _ in self._chart_fns], None, exc, seconds)
-        return Run(values, call, result, charts, summary, None, seconds)
+            return Run(values, call, None, [card for _ in self._chart_fns], None, exc, stages)
+        return Run(values, call, result, charts, summary, None, stages)
 
     def _run(self, keep: list[int | None] | None = None) -> list[alt.TopLevelMixin]:
         """Call the pipeline and build every chart; on an exception keep it in ``error`` and
         return message cards saying what failed."""
         run = self.compute(self.values, keep)
-        self.last_stages = dict(run.seconds)
+        self.last_stages = run.stages
         self.last_values = run.values
         self.runs += 1
         self.error, self.result, self.last_summary = run.error, run.result, run.summary
