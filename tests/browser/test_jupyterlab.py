@@ -196,7 +196,7 @@ def test_lesson_runs_in_jupyterlab_with_charts_and_widgets(
 # every code cell has run and the kernel is idle again (or a cell wrote to stderr)
 ALL_CELLS_RAN = (
     "() => {\n"
-    f"    if (document.querySelector(\"{STDERR}\")) return true;\n"
+    f'    if (document.querySelector("{STDERR}")) return true;\n'
     """    const w = window.jupyterapp.shell.currentWidget;
     const cells = w.content.widgets.filter(c => c.model.type === 'code');
     const k = w.sessionContext.session.kernel;
