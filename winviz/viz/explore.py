@@ -17,7 +17,11 @@ Two kinds of control, by where they can be evaluated:
   bound, allowed lateness, window size / slide / gap, trigger, idleness timeout …) is an
   ipywidgets slider or dropdown. Each change calls the pipeline function again with all the
   current values as keyword arguments and replaces each chart's spec on its existing
-  ``alt.JupyterChart`` (the same output, updated in place; no new cell output);
+  ``alt.JupyterChart`` (the same output, updated in place; no new cell output). The new spec
+  is written by ``spec.chart_dict`` — the content of Altair's ``to_dict()``, without its
+  validation and with the datasets named ``rows-1``, ``rows-2``, … instead of by a hash of
+  their rows — and set directly on the widget (``ExplorerChart``); ``last_stages`` keeps the
+  time of each stage (engine, charts, summary, spec, widget);
 * **browser controls** — what only filters or re-colours an existing run (the scrubber's
   processing time *t*) is a Vega parameter of the chart, evaluated in the browser with no
   kernel round trip. ``JupyterChart`` syncs Vega parameters back to Python:
