@@ -526,3 +526,22 @@ def test_the_widget_sends_the_message_ipywidgets_would() -> None:
         widgets.Widget.send_state(jc, key)
         assert len(sent) == 2 and sent[0] == sent[1], key
     assert sent[0][0]["state"]["spec"] is jc.spec and sent[0][0]["buffer_paths"] == []
+
+
+def test_an_update_names_its_stages() -> None:
+    """``last_stages`` has every stage of an update (wall and CPU time; no figures are
+    asserted here: timings live in bench/explore_bench.py); a failed run has only the engine
+    stage before the message card's spec and widget stages."""
+
+    def flaky(records, bound=1000):
+        if bound == 500:
+            raise ValueError("no 500s")
+        return clicks(records, bound)
+
+    ex = explore(flaky, disordered(50), bound=(0, 1000, 500), charts=("scrubber",))
+    ex.controls["bound"].value = 0
+    stages = ["engine", "read", "charts", "summary", "spec", "widget", "at_t"]
+    assert list(ex.last_stages.wall) == list(ex.last_stages.cpu) == stages
+    assert all(v >= 0 for v in [*ex.last_stages.wall.values(), *ex.last_stages.cpu.values()])
+    ex.controls["bound"].value = 500
+    assert list(ex.last_stages.wall) == ["engine", "spec", "widget", "at_t"]

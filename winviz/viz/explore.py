@@ -65,6 +65,7 @@ from altair.utils.schemapi import debug_mode
 from ipywidgets.widgets.widget import _remove_buffers
 
 from winviz.errors import InputError
+from winviz.trace import Trace
 from winviz.viz import frames, palette
 from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS
 from winviz.viz.spec import chart_dict
@@ -185,7 +186,8 @@ class Run:
     summary: Summary | None
     error: BaseException | None
     stages: Stages = field(default_factory=Stages)
-    """The time of each stage of the run: ``engine`` (the pipeline call), ``charts``
+    """The time of each stage of the run: ``engine`` (the pipeline call), ``read`` (the
+    trace's first read into columns, which the first chart would otherwise do), ``charts``
     (building the chart objects), ``summary``."""
 
     def status(self) -> str:
@@ -575,9 +577,9 @@ class Explorer:
     def update(self) -> None:
         """Re-run the pipeline with the current values and replace every chart's spec in
         place (what a control change does). ``last_stages`` (``Stages``) gets the time of
-        each stage: ``engine``, ``charts``, ``summary`` (``Run.stages``), ``spec`` (the charts'
-        Vega-Lite dicts, ``spec.chart_dict``), ``widget`` (setting them on the widgets) and
-        ``at_t`` (the line under the charts at the scrubber's t)."""
+        each stage: ``engine``, ``read``, ``charts``, ``summary`` (``Run.stages``), ``spec``
+        (the charts' Vega-Lite dicts, ``spec.chart_dict``), ``widget`` (setting them on the
+        widgets) and ``at_t`` (the line under the charts at the scrubber's t)."""
         start = time.perf_counter()
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = [
@@ -644,6 +646,8 @@ class Explorer:
                     f"the pipeline {_name(self.pipeline)} returned None; it must return the "
                     "result of env.execute() (or its trace)"
                 )
+            with stages.time("read"):
+                _first_read(result)
             with stages.time("charts"):
                 charts = [fn(result, at) for fn, at in zip(self._chart_fns, keep, strict=True)]
             with stages.time("summary"):
@@ -767,6 +771,15 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, int | Non
     if chart == "scrubber":
         return lambda result, at: fn(result, at=at)
     return lambda result, at: fn(result)
+
+
+def _first_read(result: Any) -> None:
+    """Read the run's trace into columns (``Trace.columns``, kept by the trace) before the
+    charts do, so that this engine-side cost is timed as its own stage. A result without a
+    trace is left to the charts (which say what is missing)."""
+    trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
+    if isinstance(trace, Trace):
+        trace.columns()
 
 
 def _name(fn: Callable[..., Any]) -> str:
