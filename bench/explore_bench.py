@@ -1,8 +1,10 @@
 """Timing of winviz.viz.explore (``python bench/explore_bench.py``).
 
 Measures the time from a control's value change to the updated chart spec(s) on the existing
-``alt.JupyterChart`` — the engine re-run, the summary and every chart's ``to_dict()`` — for a
-2,000-event input (no browser: rendering in the page is not counted). Each change moves the
+``alt.JupyterChart`` — the engine re-run, the charts, the summary, every chart's Vega-Lite dict
+(``spec.chart_dict``) and setting it on the widget — for a 2,000-event input (no browser:
+rendering in the page is not counted), and prints the median of each stage
+(``Explorer.last_stages``, wall and CPU) under the total. Each change moves the
 out-of-orderness bound slider to a new value, so every measurement is a real re-run.
 
 Job: 20 keys, one event per 10 ms of processing time with up to 3 s of disorder, bounded
@@ -26,6 +28,15 @@ import winviz as wv
 from winviz.viz.explore import explore
 
 GOALS_MS = {2_000: 30.0, 20_000: 100.0}
+STAGES = {
+    "engine": "engine run (the pipeline call)",
+    "read": "the trace's first read (Trace.columns)",
+    "charts": "chart build (winviz.viz chart functions)",
+    "summary": "summary line (explore.summarize)",
+    "spec": "Vega-Lite dicts (spec.chart_dict)",
+    "widget": "specs set on the JupyterCharts",
+    "at_t": "line at the scrubber's t (explore.state_at)",
+}
 
 
 def goal_ms(events: int) -> float | None:
@@ -71,21 +82,36 @@ def main() -> None:
     ex = explore(pipeline, events, bound=(0, 3000, 100), size=[2000, 5000, 10000], charts=charts)
     build = time.perf_counter() - t0  # includes bundling the widget's JavaScript once
 
-    t0 = time.perf_counter()
-    pipeline(events)
-    engine = time.perf_counter() - t0
+    # the floor under a change: the engine run and the trace's first columnar read (the
+    # "read" stage below), CPU medians of 5 runs outside the explorer
+    engine_cpu, read_cpu = [], []
+    for i in range(5):
+        c0 = time.process_time()
+        result = pipeline(events, bound=100 * (i + 1))
+        engine_cpu.append(time.process_time() - c0)
+        c0 = time.process_time()
+        result.trace.columns()
+        read_cpu.append(time.process_time() - c0)
+    engine = statistics.median(engine_cpu)
+    first_read = statistics.median(read_cpu)
 
     seconds, cpu = [], []
+    stages: dict[str, list[float]] = {}
+    stages_cpu: dict[str, list[float]] = {}
     for i in range(args.changes):
         t0, c0 = time.perf_counter(), time.process_time()
         ex.controls["bound"].value = 100 * ((i % 29) + 1)  # never 1000: always a real change
         seconds.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
         assert ex.error is None, ex.error
+        for stage, took in ex.last_stages.wall.items():
+            stages.setdefault(stage, []).append(took)
+            stages_cpu.setdefault(stage, []).append(ex.last_stages.cpu[stage])
     assert ex.runs == args.changes + 1
     print(f"explore: {args.events:,} events, charts {', '.join(charts)}")
     print(f"  first build (incl. the offline widget bundle): {build * 1000:8.1f} ms")
-    print(f"  engine run alone:                              {engine * 1000:8.1f} ms")
+    print(f"  engine run alone, CPU median of 5:             {engine * 1000:8.1f} ms")
+    print(f"  the trace's first read (Trace.columns):       {first_read * 1000:8.1f} ms")
     print(
         f"  value change → updated spec: median {statistics.median(seconds) * 1000:.1f} ms, "
         f"min {min(seconds) * 1000:.1f} ms, max {max(seconds) * 1000:.1f} ms "
@@ -104,6 +130,18 @@ def main() -> None:
             f"{'met' if median <= goal else 'NOT met'}, CPU median {median_cpu:.1f} ms "
             f"{'met' if median_cpu <= goal else 'NOT met'}"
         )
+    print(f"  stages of a change (medians, Explorer.last_stages){'wall':>17} {'CPU':>10}")
+    for stage, took in stages.items():
+        print(
+            f"    {STAGES.get(stage, stage):<46} {statistics.median(took) * 1000:8.1f} ms "
+            f"{statistics.median(stages_cpu[stage]) * 1000:7.1f} ms"
+        )
+    rest = statistics.median(seconds) - sum(statistics.median(t) for t in stages.values())
+    rest_cpu = statistics.median(cpu) - sum(statistics.median(t) for t in stages_cpu.values())
+    print(
+        f"    {'rest (median change - sum of stage medians)':<46} {rest * 1000:8.1f} ms "
+        f"{rest_cpu * 1000:7.1f} ms"
+    )
     print(f"  summary after the last change: {ex.last_summary.text()}")
 
 

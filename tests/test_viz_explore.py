@@ -39,6 +39,7 @@ from winviz.viz.explore import (
     summarize,
 )
 from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, chart_spec, export_renderer
+from winviz.viz.spec import inline_datasets
 
 MAX = wv.MAX
 
@@ -66,7 +67,11 @@ def window_watermarks(spec: dict) -> list[tuple[int, int]]:
 
 
 def same(a: dict, b: dict) -> bool:
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    """Equal specs up to the names of their datasets: the explorer's specs name them rows-N
+    (``spec.chart_dict``), Altair's ``to_dict`` by a hash of their rows."""
+    return json.dumps(inline_datasets(a), sort_keys=True) == json.dumps(
+        inline_datasets(b), sort_keys=True
+    )
 
 
 @pytest.fixture
@@ -414,3 +419,129 @@ def test_for_a_lesson_page_the_explorer_gives_its_runs_on_the_slider_grid(explor
     assert bundle["text/plain"].startswith(repr(ex))
     assert "widget" not in json.dumps(bundle)
     assert ex._repr_mimebundle_() != bundle  # back to the widget
+
+
+def disordered(n: int) -> list[tuple[str, int]]:
+    """n records of 5 keys, one per 10 ms of processing time, timestamps up to 3 s behind."""
+    return [(f"k{i % 5}", i * 10 - (i * 7919) % 3000) for i in range(n)]
+
+
+def clicks(records, bound=1000, lateness=1000, size=5000):
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(records, arrival_interval=10)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(size))
+        .allowed_lateness(lateness)
+        .side_output_late_data(wv.OutputTag("late"))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+ALL_CHARTS = (
+    "timeline",
+    "window_lanes",
+    "timers_chart",
+    "scrubber",
+    "propagation_chart",
+    "skew_chart",
+)
+
+
+def test_a_slider_moves_spec_is_the_charts_to_dict_with_rows_n_dataset_names() -> None:
+    """The fast update path (``spec.chart_dict`` set on the kept widget): for several slider
+    values, every chart's spec is its chart's full, validated ``to_dict()`` — the same marks,
+    encodings, parameters and data rows — with the datasets named rows-1, rows-2, … in the
+    order they are met; and the widget keeps its ``params`` (the scrubber's t is the one
+    the learner left)."""
+    records = disordered(300)
+    ex = explore(clicks, records, bound=(0, 3000, 100), size=[2000, 5000], charts=ALL_CHARTS)
+    params = [jc.params for jc in ex.charts]
+    for values in ({"bound": 0}, {"bound": 700}, {"bound": 3000, "size": 2000}, {"bound": 200}):
+        ex.set(**values)
+        assert ex.error is None
+        for name, jc in zip(ALL_CHARTS, ex.charts, strict=True):
+            spec = jc.spec
+            full = jc.chart.to_dict()  # the chart this run built, validated
+            assert same(spec, full), (values, name)
+            assert spec != full  # the names differ: rows-N here, data-<hash> there
+            named = sorted(spec["datasets"], key=lambda n: int(n.split("-")[1]))
+            assert named == [f"rows-{i}" for i in range(1, len(named) + 1)], name
+            assert len(named) >= len(full["datasets"]), name
+        # the chart shown is the chart of these values, not a stale one
+        rebuilt = wv.timeline(clicks(records, **ex.last_values))
+        assert same(ex.specs()[0], rebuilt.to_dict())
+        # the fast path kept the params of every chart without a selection; the timers
+        # chart's point selection (its queue panel) makes JupyterChart set it up anew
+        kept = [jc.params is p for jc, p in zip(ex.charts, params, strict=True)]
+        assert kept == [True, True, False, True, True, True]
+        assert any("select" in p for p in ex.specs()[2]["params"])
+        params = [jc.params for jc in ex.charts]
+        # the kept params took the new spec's initial values: the scrubber's t
+        t = next(p["value"] for p in ex.specs()[3]["params"] if p["name"] == "t")
+        assert ex.param("t") == t == ex.charts[3].params.t
+
+
+def test_a_failing_run_and_the_next_good_one_go_through_jupyterchart() -> None:
+    """A message card has other parameters than the scrubber: the widget sets it up anew
+    (new params), and the next good run again (its t starts where the learner left it)."""
+
+    def flaky(records, bound=1000):
+        if bound == 500:
+            raise ValueError("no 500s")
+        return clicks(records, bound)
+
+    ex = explore(flaky, disordered(100), bound=(0, 1000, 500), charts=("scrubber",))
+    before = ex.charts[0].params
+    ex.controls["bound"].value = 500
+    card = ex.specs()[0]
+    assert ex.error is not None and "params" not in card
+    assert ex.charts[0].params is not before
+    ex.controls["bound"].value = 0
+    assert ex.error is None
+    assert same(ex.specs()[0], ex.charts[0].chart.to_dict())
+    names = set(ex.specs()[0]["datasets"])  # JupyterChart's spec rewritten by chart_dict
+    assert names == {f"rows-{i}" for i in range(1, len(names) + 1)} and len(names) > 1
+    assert ex.param("t") is not None and ex.charts[0].params is not before
+
+
+def test_the_widget_sends_the_message_ipywidgets_would() -> None:
+    """``ExplorerChart.send_state`` skips only the search of the spec for binary buffers:
+    the update message (state, buffer paths, buffers) is ``Widget.send_state``'s, for the
+    whole state and for what a slider move sends (spec and parameters)."""
+    ex = explore(clicks, disordered(50), bound=(0, 1000, 500), charts=("scrubber",))
+    jc = ex.charts[0]
+    sent: list = []
+    jc._send = lambda msg, buffers=None: sent.append((msg, buffers))
+    for key in (None, {"spec", "_params"}, "spec"):
+        sent.clear()
+        jc.send_state(key)
+        widgets.Widget.send_state(jc, key)
+        assert len(sent) == 2 and sent[0] == sent[1], key
+    assert sent[0][0]["state"]["spec"] is jc.spec and sent[0][0]["buffer_paths"] == []
+
+
+def test_an_update_names_its_stages() -> None:
+    """``last_stages`` has every stage of an update (wall and CPU time; no figures are
+    asserted here: timings live in bench/explore_bench.py); a failed run has only the engine
+    stage before the message card's spec and widget stages."""
+
+    def flaky(records, bound=1000):
+        if bound == 500:
+            raise ValueError("no 500s")
+        return clicks(records, bound)
+
+    ex = explore(flaky, disordered(50), bound=(0, 1000, 500), charts=("scrubber",))
+    ex.controls["bound"].value = 0
+    stages = ["engine", "read", "charts", "summary", "spec", "widget", "at_t"]
+    assert list(ex.last_stages.wall) == list(ex.last_stages.cpu) == stages
+    assert all(v >= 0 for v in [*ex.last_stages.wall.values(), *ex.last_stages.cpu.values()])
+    ex.controls["bound"].value = 500
+    assert list(ex.last_stages.wall) == ["engine", "spec", "widget", "at_t"]

@@ -191,3 +191,79 @@ def test_lesson_runs_in_jupyterlab_with_charts_and_widgets(
     play.uncheck()
     pg.screenshot(path=str(shots / "jupyterlab_lesson.png"))
     assert net.blocked == []
+
+
+# every code cell has run and the kernel is idle again (or a cell wrote to stderr)
+ALL_CELLS_RAN = (
+    "() => {\n"
+    f'    if (document.querySelector("{STDERR}")) return true;\n'
+    """    const w = window.jupyterapp.shell.currentWidget;
+    const cells = w.content.widgets.filter(c => c.model.type === 'code');
+    const k = w.sessionContext.session.kernel;
+    return cells.length > 0 && cells.every(c => c.model.executionCount !== null)
+        && k.status === 'idle';
+}"""
+)
+EXPLORER_SVG = ".jp-OutputArea .widget-vbox .vega-embed svg"
+READOUT = ".jp-OutputArea .widget-vbox .widget-slider .widget-readout"
+
+
+def _timeline_svg(pg) -> str:
+    """The explorer's timeline as drawn (its SVG's markup)."""
+    return pg.evaluate(f"document.querySelector('{EXPLORER_SVG}').outerHTML")
+
+
+def test_a_live_explorer_redraws_its_charts_from_the_kernels_specs(
+    lab: Lab, check_notebook: Path, page, shots: Path
+) -> None:
+    """``wv.explore`` in JupyterLab with a kernel: its charts are ``ExplorerChart`` widgets
+    whose specs the kernel replaces on every slider move (``spec.chart_dict``, datasets named
+    rows-N, sent without ipywidgets' buffer search). The notebook (conftest's explorer
+    lesson) displays the explorer and then sets bound = 3000 from the kernel; a key press on
+    the bound slider re-runs it at 2000 and another back at 3000: the timeline is redrawn
+    each time, and drawn the same for the same value."""
+    from tests.browser.conftest import write_explorer_notebook
+
+    notebook = write_explorer_notebook(check_notebook.parent / "91_explorer_check.ipynb")
+    pg, net = page
+    console: list[str] = []
+    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    pg.set_default_timeout(45_000)
+    # a workspace of its own: the default one would reopen the other test's notebook
+    pg.goto(f"{lab.url}/lab/workspaces/explorer/tree/{notebook.name}?token={lab.token}")
+    pg.wait_for_function("window.jupyterapp !== undefined")
+    pg.locator(".jp-NotebookPanel .jp-Cell").first.wait_for()
+    pg.wait_for_function(f"({KERNEL})() === 'connected/idle'")
+    assert pg.evaluate("window.jupyterapp.shell.currentWidget.context.path") == notebook.name
+    pg.evaluate("() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    pg.wait_for_function(ALL_CELLS_RAN, polling=250, timeout=90_000)
+    errors = pg.locator(STDERR)
+    assert errors.count() == 0, errors.all_inner_texts()
+
+    charts = pg.locator(".jp-OutputArea .widget-vbox .vega-embed")
+    charts.first.wait_for()
+    assert charts.count() == 2  # the timeline and the scrubber
+    charts.first.locator(".role-mark").first.wait_for(state="attached")
+    readout = pg.locator(READOUT).first
+    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '3000'")
+    pg.wait_for_timeout(500)  # the widget's debounce: let the last spec's redraw finish
+    at_3000 = _timeline_svg(pg)
+
+    handle = pg.locator(".jp-OutputArea .widget-vbox .widget-slider .noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '2000'")
+    pg.wait_for_function(
+        f"document.querySelector('{EXPLORER_SVG}').outerHTML !== {json.dumps(at_3000)}"
+    )
+    handle.focus()
+    pg.keyboard.press("ArrowRight")
+    assert readout.inner_text().strip() in ("2000", "3000")
+    pg.wait_for_function(
+        f"document.querySelector('{EXPLORER_SVG}').outerHTML === {json.dumps(at_3000)}"
+    )
+    pg.screenshot(path=str(shots / "jupyterlab_explorer.png"))
+    bad = [m for m in console if m.startswith(("error", "warning"))]
+    assert bad == []
+    assert net.blocked == []

@@ -17,7 +17,11 @@ Two kinds of control, by where they can be evaluated:
   bound, allowed lateness, window size / slide / gap, trigger, idleness timeout …) is an
   ipywidgets slider or dropdown. Each change calls the pipeline function again with all the
   current values as keyword arguments and replaces each chart's spec on its existing
-  ``alt.JupyterChart`` (the same output, updated in place; no new cell output);
+  ``alt.JupyterChart`` (the same output, updated in place; no new cell output). The new spec
+  is written by ``spec.chart_dict`` — the content of Altair's ``to_dict()``, without its
+  validation and with the datasets named ``rows-1``, ``rows-2``, … instead of by a hash of
+  their rows — and set directly on the widget (``ExplorerChart``); ``last_stages`` keeps the
+  time of each stage (engine, charts, summary, spec, widget);
 * **browser controls** — what only filters or re-colours an existing run (the scrubber's
   processing time *t*) is a Vega parameter of the chart, evaluated in the browser with no
   kernel round trip. ``JupyterChart`` syncs Vega parameters back to Python:
@@ -48,17 +52,23 @@ import html
 import inspect
 import numbers
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import altair as alt
 import ipywidgets as widgets
+import traitlets
+from altair.jupyter.jupyter_chart import Params, collect_transform_params
 from altair.utils.schemapi import debug_mode
+from ipywidgets.widgets.widget import _remove_buffers
 
 from winviz.errors import InputError
+from winviz.trace import Trace
 from winviz.viz import frames, palette
 from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS
+from winviz.viz.spec import chart_dict
 
 NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only
 
@@ -144,6 +154,25 @@ def summarize(trace: Any) -> Summary:
     )
 
 
+class Stages:
+    """The time each stage of a run took: ``wall`` (``time.perf_counter``) and ``cpu`` (this
+    process's CPU time, ``time.process_time``: what the stage costs when other processes
+    share the machine), stage name → seconds; ``with stages.time("engine"): ...``."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+
+    @contextmanager
+    def time(self, name: str) -> Iterator[None]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            yield
+        finally:
+            self.wall[name] = time.perf_counter() - wall
+            self.cpu[name] = time.process_time() - cpu
+
+
 @dataclass(frozen=True)
 class Run:
     """One run of an explorer's pipeline (``Explorer.compute``): the values it was called
@@ -156,6 +185,10 @@ class Run:
     charts: list[alt.TopLevelMixin]
     summary: Summary | None
     error: BaseException | None
+    stages: Stages = field(default_factory=Stages)
+    """The time of each stage of the run: ``engine`` (the pipeline call), ``read`` (the
+    trace's first read into columns, which the first chart would otherwise do), ``charts``
+    (building the chart objects), ``summary``."""
 
     def status(self) -> str:
         """The line a page shows under the controls: the summary, or what raised."""
@@ -342,6 +375,95 @@ def _without_revalidation(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     return chart
 
 
+_NO_SPEC: Any = object()
+
+
+def _param_trait(value: Any) -> type:
+    """The traitlet type ``altair.jupyter.Params`` gives a parameter of this initial value."""
+    return type(Params({"p": value}).traits()["p"])
+
+
+class ExplorerChart(alt.JupyterChart):
+    """The ``alt.JupyterChart`` of one of an explorer's charts, whose spec the explorer sets
+    directly on a slider move (``show``).
+
+    ``JupyterChart`` turns a new chart into its spec with Altair's ``to_dict`` (which names
+    each dataset by a SHA-256 hash of its rows' JSON) and makes new ``params`` and
+    ``selections`` objects. A slider move instead writes the spec with ``spec.chart_dict`` —
+    the same content, datasets named ``rows-1``, ``rows-2``, … — and, when the new chart has
+    the same Vega parameters as the shown one (names and kinds of value; no selections, no
+    parameters made by transforms), keeps the ``params`` object and sets the parameters'
+    new initial values, as ``JupyterChart`` would. Any other change (a message card in place
+    of a chart, or back) goes through ``JupyterChart`` itself, and its spec is then
+    rewritten by ``chart_dict`` too, so every spec an explorer shows names its datasets the
+    same way. The browser redraws the chart on each new spec either way."""
+
+    _quiet = False
+
+    def send_state(self, key: Any = None) -> None:
+        """``ipywidgets.Widget.send_state`` without searching the spec for binary buffers.
+
+        ipywidgets walks every value it sends for bytes / memoryviews to send them as binary
+        message parts: through the spec, that is every data row (~7 ms at 2,000 events). A
+        Vega-Lite spec is JSON and has none, so only the other values are searched; the
+        message is the one ``Widget.send_state`` sends."""
+        state = self.get_state(key=key)
+        if not state:
+            return
+        if self._property_lock:  # as Widget.send_state: keep the lock's values current
+            for name, value in state.items():
+                if name in self._property_lock:
+                    self._property_lock[name] = value
+        spec = state.pop("spec", _NO_SPEC)
+        state, buffer_paths, buffers = _remove_buffers(state)
+        if spec is not _NO_SPEC:
+            state["spec"] = spec
+        self._send({"method": "update", "state": state, "buffer_paths": buffer_paths}, buffers)
+
+    @traitlets.observe("chart")
+    def _on_change_chart(self, change: Any) -> None:
+        if not self._quiet:
+            super()._on_change_chart(change)
+
+    def show(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> bool:
+        """Show ``chart`` (whose ``chart_dict`` is ``spec``); True when the parameters were kept
+        (the fast path), False when ``JupyterChart`` set the chart up anew."""
+        initial = self._same_params(chart, spec)
+        if initial is None:
+            self.chart = _without_revalidation(chart)
+            self.spec = spec
+            return False
+        self._quiet = True
+        try:
+            self.chart = chart
+        finally:
+            self._quiet = False
+        with self.hold_sync():
+            self.spec = spec
+            self._params = initial  # JupyterChart._on_change_params sets self.params
+        return True
+
+    def _same_params(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> dict | None:
+        """The new chart's parameters' initial values (name → value, as ``JupyterChart``
+        takes them) when they match the shown chart's; else None."""
+        if self._selection_types or self.spec is None:
+            return None
+        initial: dict[str, Any] = {}
+        for param in spec.get("params", []):
+            if "select" in param or not isinstance(param.get("name"), str):
+                return None
+            initial[param["name"]] = param.get("value")
+        if collect_transform_params(chart):
+            return None
+        traits = self.params.traits()
+        shown = set(self.params.trait_names()) - set(traitlets.HasTraits().trait_names())
+        if set(initial) != shown or set(initial) != set(self._params):
+            return None
+        if any(type(traits[k]) is not _param_trait(v) for k, v in initial.items()):
+            return None
+        return initial
+
+
 class Explorer:
     """Controls, summary line and charts of one ``explore(...)`` call (see the module
     docstring). Display it as the last expression of a cell (or ``display(explorer)``).
@@ -378,6 +500,7 @@ class Explorer:
         self.runs = 0
         self.last_values: dict[str, Any] = {}
         self.last_seconds = 0.0
+        self.last_stages = Stages()
         self.last_summary: Summary | None = None
         self.last_at: AtTime | None = None
         self._kept_t: list[int | None] = [None] * len(self._chart_fns)
@@ -387,7 +510,12 @@ class Explorer:
         self.at_t = widgets.HTML()  # the scrubber's t, read back from the browser
         alt.JupyterChart.enable_offline()  # the widget's JavaScript from vl-convert, no CDN
         first = self._run()
-        self.charts = [alt.JupyterChart(c, embed_options=JUPYTER_EMBED_OPTIONS) for c in first]
+        # the first charts are validated once, by JupyterChart's to_dict; their specs then come
+        # from chart_dict like every update's (the same content, datasets named rows-N)
+        self.charts = [ExplorerChart(c, embed_options=JUPYTER_EMBED_OPTIONS) for c in first]
+        with debug_mode(False):
+            for jc, chart in zip(self.charts, first, strict=True):
+                jc.spec = chart_dict(chart)
         for widget in self.controls.values():
             widget.observe(self._on_change, names="value")
         self._watch_scrubbers()
@@ -448,21 +576,28 @@ class Explorer:
 
     def update(self) -> None:
         """Re-run the pipeline with the current values and replace every chart's spec in
-        place (what a control change does)."""
+        place (what a control change does). ``last_stages`` (``Stages``) gets the time of
+        each stage: ``engine``, ``read``, ``charts``, ``summary`` (``Run.stages``), ``spec``
+        (the charts' Vega-Lite dicts, ``spec.chart_dict``), ``widget`` (setting them on the
+        widgets) and ``at_t`` (the line under the charts at the scrubber's t)."""
         start = time.perf_counter()
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = [
             t if t is not None else old
             for t, old in zip(map(self._scrub_time, self.charts), self._kept_t, strict=True)
         ]
-        # Altair validates every schema object as it is made (its debug mode) and to_dict
-        # validates the whole spec: both were done for the first run's charts, of the same
-        # shape (the chart tests validate every layout), so an update skips them
+        # Altair validates every schema object as it is made (its debug mode): this was done
+        # for the first run's charts, of the same shape (the chart tests validate every
+        # layout), so an update skips it — and chart_dict does not validate the spec again
         with debug_mode(False):
             new = self._run(self._kept_t)
-            for jc, chart in zip(self.charts, new, strict=True):
-                jc.chart = _without_revalidation(chart)  # JupyterChart recomputes .spec
-        self._watch_scrubbers()
+            with self.last_stages.time("spec"):
+                specs = [chart_dict(chart) for chart in new]
+            with self.last_stages.time("widget"):
+                for jc, chart, spec in zip(self.charts, new, specs, strict=True):
+                    jc.show(chart, spec)
+        with self.last_stages.time("at_t"):
+            self._watch_scrubbers()
         self.last_seconds = time.perf_counter() - start
 
     def _watch_scrubbers(self) -> None:
@@ -498,19 +633,25 @@ class Explorer:
         values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
         call = call_text(self.pipeline, values, self.data is not NO_DATA)
+        stages = Stages()
         try:
-            result = (
-                self.pipeline(**values)
-                if self.data is NO_DATA
-                else self.pipeline(self.data, **values)
-            )
+            with stages.time("engine"):
+                result = (
+                    self.pipeline(**values)
+                    if self.data is NO_DATA
+                    else self.pipeline(self.data, **values)
+                )
             if result is None:
                 raise TypeError(
                     f"the pipeline {_name(self.pipeline)} returned None; it must return the "
                     "result of env.execute() (or its trace)"
                 )
-            charts = [fn(result, at) for fn, at in zip(self._chart_fns, keep, strict=True)]
-            summary = summarize(result)
+            with stages.time("read"):
+                _first_read(result)
+            with stages.time("charts"):
+                charts = [fn(result, at) for fn, at in zip(self._chart_fns, keep, strict=True)]
+            with stages.time("summary"):
+                summary = summarize(result)
         except Exception as exc:  # shown in place, kept on the explorer: not swallowed
             headline = f"{type(exc).__name__}: {exc}"
             card = palette.message_chart(
@@ -519,13 +660,14 @@ class Explorer:
                 "exception is kept in explorer.error.",
                 chart="explore",
             )
-            return Run(values, call, None, [card for _ in self._chart_fns], None, exc)
-        return Run(values, call, result, charts, summary, None)
+            return Run(values, call, None, [card for _ in self._chart_fns], None, exc, stages)
+        return Run(values, call, result, charts, summary, None, stages)
 
     def _run(self, keep: list[int | None] | None = None) -> list[alt.TopLevelMixin]:
         """Call the pipeline and build every chart; on an exception keep it in ``error`` and
         return message cards saying what failed."""
         run = self.compute(self.values, keep)
+        self.last_stages = run.stages
         self.last_values = run.values
         self.runs += 1
         self.error, self.result, self.last_summary = run.error, run.result, run.summary
@@ -629,6 +771,15 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, int | Non
     if chart == "scrubber":
         return lambda result, at: fn(result, at=at)
     return lambda result, at: fn(result)
+
+
+def _first_read(result: Any) -> None:
+    """Read the run's trace into columns (``Trace.columns``, kept by the trace) before the
+    charts do, so that this engine-side cost is timed as its own stage. A result without a
+    trace is left to the charts (which say what is missing)."""
+    trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
+    if isinstance(trace, Trace):
+        trace.columns()
 
 
 def _name(fn: Callable[..., Any]) -> str:

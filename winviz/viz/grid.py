@@ -47,6 +47,8 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from winviz.viz.spec import chart_dict
+
 if TYPE_CHECKING:
     from winviz.viz.explore import Explorer
 
@@ -214,8 +216,11 @@ def _run_blob(explorer: Explorer, values: dict[str, Any]) -> str:
 
 def spec_unvalidated(chart: Any) -> dict[str, Any]:
     """A chart's Vega-Lite dict without re-validating it: every run's charts have the shape
-    of the lesson's run, which was validated when the explorer was displayed."""
-    spec = chart.to_dict(validate=False)
+    of the lesson's run, which was validated when the explorer was displayed. Written by
+    ``spec.chart_dict`` as an explorer's slider moves are: the content of
+    ``to_dict(validate=False)`` with the datasets named ``rows-1``, ``rows-2``, … (the same
+    names for the same run, so identical runs still make identical blobs)."""
+    spec = chart_dict(chart)
     spec.pop("$schema", None)
     return spec
 

@@ -23,6 +23,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import altair as alt
+import narwhals.stable.v1 as nw
+import pandas as pd
+from altair.utils.schemapi import SchemaBase, _get_optional_modules, _todict
 
 from winviz.viz import scale
 
@@ -77,3 +80,189 @@ def tooltips(rows: list[dict[str, Any]], skip: list[str]) -> list[dict[str, str]
     if "note" in cols and not any(r.get("note") for r in rows):
         cols.remove("note")
     return [{"field": c, "type": field_type(rows, c)} for c in cols]
+
+
+# -- the Vega-Lite dict of a chart, without Altair's to_dict ---------------------------------------
+
+ROWS_PREFIX = "rows-"
+"""Prefix of the dataset names ``chart_dict`` gives: ``rows-1``, ``rows-2``, … in the order
+the layers' rows are first met (depth first, a chart's own data before its children's)."""
+
+_CHARTS = (alt.Chart, alt.LayerChart, alt.VConcatChart, alt.HConcatChart, alt.ConcatChart)
+
+
+class _Fallback(Exception):
+    """Something ``chart_dict`` does not write itself: Altair's ``to_dict`` does it."""
+
+
+def chart_dict(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    """The Vega-Lite dict of ``chart`` — the same content as ``chart.to_dict(validate=False)``,
+    written directly from the chart's objects. What an explorer sends to its widget on every
+    slider move (``winviz.viz.explore``).
+
+    Altair's ``to_dict`` names every layer's inline rows by a SHA-256 hash of their JSON text
+    (``data-<hash>``: about half its time at 2,000 events) and walks every schema object
+    through its generic converter. Here each distinct rows list (``Rows``, shared by identity
+    between Altair's chart copies) is named by its position instead (``ROWS_PREFIX``: ``rows-1``,
+    ``rows-2``, …; deterministic for the same chart), so **the dataset names differ** from
+    ``to_dict``'s — every other key, mark, encoding, parameter and data row is the same (a
+    chart without data of its own or its parents' gets Altair's ``empty`` dataset ``[{}]``,
+    as ``to_dict`` does). Two different rows lists of equal content are two datasets here
+    (``to_dict`` shares one): resolving every ``{"name": …}`` to its rows gives the same spec.
+
+    Charts this does not cover — data other than inline rows (a DataFrame, ``alt.Data``, a
+    URL), a facet or repeat chart, the data transformer's dataset consolidation turned off or
+    VegaFusion on — are converted by ``to_dict(validate=False)`` itself (its hash names)."""
+    from winviz.viz.scrubber import ScrubberChart, with_replay  # scrubber.py imports this module
+
+    finish: Any = None
+    if type(chart) is ScrubberChart:  # its to_dict adds the replay handlers to Altair's dict
+        finish = with_replay
+    try:
+        if not alt.data_transformers.consolidate_datasets or (
+            alt.data_transformers.active == "vegafusion"
+        ):
+            raise _Fallback
+        writer = _Writer()
+        spec = writer.chart(chart, None)
+        theme = alt.theme.get()
+        if theme is None:  # to_dict raises its own error for this
+            raise _Fallback
+    except _Fallback:
+        return chart.to_dict(validate=False)
+    if "$schema" not in spec:
+        spec["$schema"] = alt.SCHEMA_URL
+    spec = alt.utils.update_nested(theme(), spec, copy=True)
+    if writer.datasets:
+        spec.setdefault("datasets", {}).update(writer.datasets)
+    return finish(spec) if finish else spec
+
+
+class _Writer:
+    """One ``chart_dict`` conversion: the datasets met so far, by the identity of their rows."""
+
+    def __init__(self) -> None:
+        self.datasets: dict[str, list[Any]] = {}
+        self._names: dict[int, str] = {}
+
+    def chart(self, chart: Any, data: Any) -> dict[str, Any]:
+        """A (sub)chart; ``data``: the data it inherits (None: none)."""
+        if type(chart) not in _CHARTS and not (
+            isinstance(chart, alt.LayerChart) and type(chart).__name__ == "ScrubberChart"
+        ):
+            raise _Fallback
+        kwds = {
+            k: v
+            for k, v in chart._kwds.items()
+            if v is not alt.Undefined and k not in ("shorthand", "_cached_hash")
+        }
+        own = kwds.get("data", alt.Undefined)
+        if own is alt.Undefined and data is None and type(chart) is alt.Chart:
+            own = kwds["data"] = alt.InlineData(values=[{}])  # what Chart.to_dict injects
+        if own is not alt.Undefined:
+            kwds["data"], data = self.data(own)
+        mark = kwds.get("mark")
+        if isinstance(mark, str):
+            kwds["mark"] = {"type": mark}
+        out: dict[str, Any] = {}
+        for key, value in kwds.items():
+            if key == "data":
+                out[key] = value
+            elif key in ("layer", "vconcat", "hconcat", "concat"):
+                out[key] = [self.chart(c, data) for c in value]
+            else:
+                out[key] = self.value(value, data)
+        return out
+
+    def data(self, data: Any) -> tuple[dict[str, Any], Any]:
+        """A chart's data as ``{"name": …}`` (its rows go to the top-level datasets) and the
+        data its children and channels see (Altair's ``context["data"]``): inline rows as
+        they are; a pandas DataFrame through the active data transformer, as ``to_dict``
+        converts it."""
+        key = id(data)
+        if isinstance(data, pd.DataFrame):
+            converted = alt.data_transformers.get()(data)
+            if not isinstance(converted, dict) or set(converted) != {"values"}:
+                raise _Fallback
+            values, fmt = converted["values"], alt.Undefined
+            seen = nw.from_native(data, eager_or_interchange_only=True)
+        elif type(data) in (Rows, alt.InlineData) and isinstance(data.values, list):
+            if data.name is not alt.Undefined:
+                raise _Fallback
+            values, fmt, seen = data.values, data.format, data
+            key = id(values)
+        else:
+            raise _Fallback
+        if values == [{}]:
+            name = "empty"
+        else:
+            name = self._names.get(key)
+            if name is None:
+                name = self._names[key] = f"{ROWS_PREFIX}{len(self._names) + 1}"
+        self.datasets[name] = values
+        out: dict[str, Any] = {"name": name}
+        if fmt is not alt.Undefined:
+            out["format"] = self.value(fmt, None)
+        return out, seen
+
+    def value(self, obj: Any, data: Any) -> Any:
+        """Any other value, as Altair's ``_todict`` converts it."""
+        if obj is None or type(obj) in (str, int, float, bool):
+            return obj
+        if isinstance(obj, dict):
+            return {k: self.value(v, data) for k, v in obj.items() if v is not alt.Undefined}
+        if isinstance(obj, (list, tuple)):
+            return [self.value(v, data) for v in obj]
+        if isinstance(obj, SchemaBase) and type(obj).to_dict is SchemaBase.to_dict:
+            if obj._args and not obj._kwds:
+                return self.value(obj._args[0], data)
+            if obj._args:
+                raise _Fallback
+            kwds = {
+                k: v
+                for k, v in obj._kwds.items()
+                if v is not alt.Undefined and k not in ("shorthand", "_cached_hash")
+            }
+            mark = kwds.get("mark")
+            if isinstance(mark, str):
+                kwds["mark"] = {"type": mark}
+            return self.value(kwds, data)
+        if isinstance(obj, SchemaBase):  # a class with its own to_dict (channels, charts…)
+            if isinstance(obj, alt.TopLevelMixin):
+                raise _Fallback
+            context = {"datasets": {}, "top_level": False, "pre_transform": False}
+            if data is not None:
+                context["data"] = data
+            result = obj.to_dict(validate=False, context=context)
+            if context["datasets"]:
+                raise _Fallback
+            return result
+        return _todict(obj, None, **_get_optional_modules(np_opt="numpy", pd_opt="pandas"))
+
+
+def inline_datasets(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with every named dataset written in place (``"data": {"values": rows, …}``)
+    and no top-level ``datasets``: the same for two specs of equal content whatever their
+    datasets are named (``chart_dict``'s ``rows-N`` or ``to_dict``'s ``data-<hash>``)."""
+    datasets = spec.get("datasets", {})
+
+    def walk(obj: Any) -> Any:
+        if isinstance(obj, dict):
+            out = {}
+            for key, value in obj.items():
+                if (
+                    key == "data"
+                    and isinstance(value, dict)
+                    and value.get("name") in datasets
+                    and "values" not in value
+                ):
+                    rest = {k: walk(v) for k, v in value.items() if k != "name"}
+                    out[key] = {**rest, "values": datasets[value["name"]]}
+                else:
+                    out[key] = walk(value)
+            return out
+        if isinstance(obj, list):
+            return [walk(v) for v in obj]
+        return obj
+
+    return walk({k: v for k, v in spec.items() if k != "datasets"})
