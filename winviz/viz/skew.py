@@ -57,7 +57,7 @@ def skew_chart(
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     try:
         view = frames.open_trace(trace)
-        return _skew(view, operator, max_points, width, height)
+        return _skew(view, pick_operator(view, operator), max_points, width, height)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="skew_chart")
 
@@ -110,10 +110,32 @@ def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _skew(
-    view: TraceView, operator: str | None, max_points: int, width: int, height: int
+def skew_of_view(
+    view: TraceView,
+    operator: str,
+    max_points: int,
+    width: int,
+    height: int,
+    *,
+    chosen: str | None = None,
 ) -> alt.TopLevelMixin:
-    op = pick_operator(view, operator)
+    """The skew chart of an opened trace (``timeline(view="skew")`` / ``view="auto"``);
+    ``chosen``: why the timeline drew it instead (the first subtitle line). Input that cannot
+    be drawn gives the skew chart's message card."""
+    try:
+        return _skew(view, operator, max_points, width, height, chosen)
+    except TraceInputError as exc:
+        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="skew_chart")
+
+
+def _skew(
+    view: TraceView,
+    op: str,
+    max_points: int,
+    width: int,
+    height: int,
+    chosen: str | None = None,
+) -> alt.TopLevelMixin:
     elements = element_skews(view, op)
     if elements.empty:
         raise TraceInputError(
@@ -136,7 +158,8 @@ def _skew(
     y = TimeAxis("processing time − event time", "ms", lo - pad, hi + pad)
 
     counts = elements["fate"].value_counts()
-    notes = [
+    notes = [] if chosen is None else [chosen]
+    notes += [
         f"operator {op!r}: {len(elements):,} elements: "
         + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts.index),
         "black line: the watermark's lag (processing time − watermark); an element on or "
