@@ -257,11 +257,21 @@ def _horizons(lives: pd.DataFrame, cleaned: pd.DataFrame) -> dict[tuple[int, int
     out: dict[tuple[int, int], int] = {}
     if cleaned.empty or lives.empty:
         return out
-    for (start, end), idx in frames.groups(cleaned, ["window_start", "window_end"]).items():
-        times = [cleaned["cleanup_time"].iat[i] for i in idx]
-        times = [int(t) for t in times if not _missing(t)]
-        if times and max(times) > int(end) - 1:
-            out[(int(start), int(end))] = max(times)
+    latest: dict[tuple[int, int], int] = {}  # the last cleanup time of each window
+    for start, end, t in zip(
+        cleaned["window_start"].tolist(),
+        cleaned["window_end"].tolist(),
+        cleaned["cleanup_time"].tolist(),
+        strict=True,
+    ):
+        if _missing(t):
+            continue
+        window, t = (int(start), int(end)), int(t)
+        if t > latest.get(window, t - 1):
+            latest[window] = t
+    for window, t in latest.items():
+        if t > window[1] - 1:
+            out[window] = t
     return out
 
 
