@@ -262,7 +262,7 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
     rows: list[dict[str, Any]] = []
     fired = frames.firings(view, op)
     fired = fired[fired["window_start"].notna()]
-    fired = fired.assign(key_text=frames.key_texts(fired["key"]))
+    fired = _drawn(fired.assign(key_text=frames.key_texts(fired["key"])), slot)
     results = fired["result"].tolist()  # raw values; short() only those shown
     seqs, procs = fired["seq"].tolist(), fired["proc_time"].tolist()
     marks = fired["watermark"].tolist()
@@ -282,7 +282,7 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
         rows.append(row)
     cleaned = frames.cleanups(view, op)
     cleaned = cleaned[cleaned["window_start"].notna()]
-    for r in cleaned.assign(key_text=frames.key_texts(cleaned["key"])).itertuples():
+    for r in _drawn(cleaned.assign(key_text=frames.key_texts(cleaned["key"])), slot).itertuples():
         g = _Records([r.seq], [r.proc_time], r.watermark)
         rows.append(
             _event(
@@ -316,6 +316,21 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
         shift = shift.where(~frame["what"].str.startswith(CLAIMS_TIME) | (crowded > 1), 0.0)
         frame["x"] = (frame["x"] + shift).clip(x.lo, x.hi).round(3)
     return frame
+
+
+def _drawn(records: pd.DataFrame, slot: dict) -> pd.DataFrame:
+    """The records (with ``key_text``) of windows that have a bar (a key in ``slot``): only
+    their marks are drawn, so only their tooltips are formatted."""
+    keep = [
+        (k, int(s), int(e)) in slot
+        for k, s, e in zip(
+            records["key_text"].tolist(),
+            records["window_start"].tolist(),
+            records["window_end"].tolist(),
+            strict=True,
+        )
+    ]
+    return records if all(keep) else records[keep]
 
 
 def _purges_and_evictions(

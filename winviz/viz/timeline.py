@@ -225,19 +225,7 @@ def _timeline(
     return palette.finish(chart, name="timeline", notes=notes)
 
 
-def _extent(*columns: pd.Series) -> list[int]:
-    """The smallest and largest drawable time (|t| <= 2**53) of each column — all that
-    palette.time_axis needs of them, without listing every value."""
-    out: list[int] = []
-    for column in columns:
-        values = pd.to_numeric(column, errors="coerce").dropna()
-        if values.dtype.kind == "f":
-            values = values[values.abs() <= palette.EXACT]
-        elif len(values):  # exact ints (possibly MIN / MAX)
-            values = values[(values >= -palette.EXACT) & (values <= palette.EXACT)]
-        if len(values):
-            out += [int(values.min()), int(values.max())]
-    return out
+_extent = scale.extent
 
 
 # -- layers -------------------------------------------------------------------------------------
