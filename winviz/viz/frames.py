@@ -453,11 +453,14 @@ def firing_causes(
     causes = [_CALL_CAUSE.get(c, "") for c in calls.tolist()]
     timers: list[int | None] = [None] * len(fired_rows)
     domains: list[str | None] = [None] * len(fired_rows)
-    for i in np.flatnonzero(timer_rows >= 0).tolist():
-        row = int(timer_rows[i])
-        ts, domain = view.c.ts.get(row), view.c.detail[row][0]
-        word = "event-time" if domain == "event" else "processing-time"
-        causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
+    which = np.flatnonzero(timer_rows >= 0)
+    if len(which):
+        rows = timer_rows[which]
+        stamps = view.column("ts", rows).tolist()
+        for i, ts, detail in zip(which.tolist(), stamps, view.c.detail[rows].tolist(), strict=True):
+            domain = detail[0]
+            word = "event-time" if domain == "event" else "processing-time"
+            causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
     return causes, timers, domains
 
 

@@ -253,8 +253,17 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
     columns = ["window_start", "window_end", "keys", "opened", "fired", "closed", "merged_into"]
     if lives.empty:
         return pd.DataFrame(columns=columns)
-    fired = frames.firings(view, op)
-    fired = fired[fired["window_end"].notna()]
+    # the first firing of each window: only the fired records' windows and processing times
+    # (not frames.firings, which also words every firing's cause and result)
+    rows = view.select("fired", operator=op)
+    start, end, present = view.bounds(rows)
+    fired = pd.DataFrame(
+        {
+            "window_start": start[present],
+            "window_end": end[present],
+            "proc_time": view.column("proc_time", rows[present]),
+        }
+    )
     first = (
         fired.assign(proc_time=pd.to_numeric(fired["proc_time"]))
         .groupby(["window_start", "window_end"])["proc_time"]
