@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -700,10 +701,13 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     for name in ("proc_time", "watermark", "key", "ts"):
         columns[name] = _objects(view.column(name, rows))
     # detail is (domain, namespace[, flag]) for every timer kind
-    details = view.c.detail[rows].tolist()
-    columns["namespace"] = _objects(namespace_texts([d[1] for d in details]))
-    columns["domain"] = _objects([d[0] for d in details])
-    columns["flag"] = [len(d) > 2 and bool(d[2]) for d in details]
+    details = view.c.detail[rows]
+    columns["namespace"] = _objects(namespace_texts(list(map(itemgetter(1), details))))
+    columns["domain"] = _objects(list(map(itemgetter(0), details)))
+    flag = np.zeros(len(rows), dtype=bool)
+    has = np.fromiter(map(len, details), dtype=np.int64, count=len(rows)) > 2
+    flag[has] = [bool(f) for f in map(itemgetter(2), details[has])]
+    columns["flag"] = flag
     return pd.DataFrame(columns)
 
 

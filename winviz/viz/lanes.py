@@ -120,7 +120,12 @@ def _bars(view: TraceView, op: str) -> pd.DataFrame:
     merges = frames.merged(view, op)
     known = {
         (k, s, e)
-        for k, s, e in zip(lives["key"], lives["window_start"], lives["window_end"], strict=True)
+        for k, s, e in zip(
+            lives["key"].tolist(),
+            lives["window_start"].tolist(),
+            lives["window_end"].tolist(),
+            strict=True,
+        )
     }
     extra = []
     for m in merges.itertuples():
@@ -163,7 +168,12 @@ def _stack(bars: pd.DataFrame) -> pd.DataFrame:
     bars = bars.sort_values(["key", "window_start", "window_end"], kind="stable").copy()
     slots = []
     ends: dict[str, list[int]] = {}
-    for key, start, end in zip(bars["key"], bars["window_start"], bars["window_end"], strict=True):
+    for key, start, end in zip(
+        bars["key"].tolist(),
+        bars["window_start"].tolist(),
+        bars["window_end"].tolist(),
+        strict=True,
+    ):
         free = ends.setdefault(key, [])
         for i, last in enumerate(free):
             if last <= start:
@@ -256,7 +266,11 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
     slot = {
         (k, s, e): int(i)
         for k, s, e, i in zip(
-            bars["key"], bars["window_start"], bars["window_end"], bars["slot"], strict=True
+            bars["key"].tolist(),
+            bars["window_start"].tolist(),
+            bars["window_end"].tolist(),
+            bars["slot"].tolist(),
+            strict=True,
         )
     }
     rows: list[dict[str, Any]] = []
@@ -372,7 +386,11 @@ def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) ->
     slot = {
         (k, s, e): int(i)
         for k, s, e, i in zip(
-            bars["key"], bars["window_start"], bars["window_end"], bars["slot"], strict=True
+            bars["key"].tolist(),
+            bars["window_start"].tolist(),
+            bars["window_end"].tolist(),
+            bars["slot"].tolist(),
+            strict=True,
         )
     }
     rows = []
@@ -471,7 +489,8 @@ def _event(
 def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
     if events.empty:
         return []
-    present = [w for w in palette.WINDOW_EVENTS if w in set(events["what"])]
+    seen = set(events["what"].tolist())
+    present = [w for w in palette.WINDOW_EVENTS if w in seen]
     colors = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
     shapes = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
     color = alt.Color(
