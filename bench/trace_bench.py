@@ -11,7 +11,8 @@ to the traced run itself:
 * ``save+load`` — ``trace.save`` to Parquet and ``wv.load_trace`` back;
 * the charts' specs (``to_dict()``) from a fresh run's trace: ``timeline`` (``view="timeline"``:
   ``"auto"`` would draw this long, barely disordered run as the skew chart), ``scrubber``,
-  ``timers_chart``, ``window_lanes``, ``propagation_chart``;
+  ``timers_chart``, ``window_lanes``, ``propagation_chart``, ``skew_chart`` (what
+  ``timeline(view="auto")`` draws for this run);
 * the same charts' specs from a trace whose columns were already read (``... w/o first
   read``: what the chart itself costs; the goals above include the first read, ``columns``);
 * ``bytes/record`` — what the trace holds after its first read (tracemalloc: the memory a
@@ -151,6 +152,8 @@ def main() -> None:
                 "timers_chart": viz.timers_chart,
                 "window_lanes": viz.window_lanes,
                 "propagation_chart": viz.propagation_chart,
+                # what timeline(view="auto") draws for this run (no goal of its own)
+                "skew_chart": viz.skew_chart,
             }
             for name, chart in charts.items():
                 figures[name] = min(
