@@ -70,12 +70,12 @@ def main() -> None:
     args = parser.parse_args()
 
     small = make_trace(args.small)
-    wall, cpu = best_of(lambda: viz.timeline(small).to_dict(), args.repeat)
+    wall, cpu = best_of(lambda: viz.timeline(small, view="timeline").to_dict(), args.repeat)
     print(
         f"timeline spec, {args.small:,} events ({len(small):,} records): {wall * 1000:.0f} ms "
         f"(cpu {cpu * 1000:.0f} ms; target <= 100 ms)"
     )
-    wall, cpu = best_of(lambda: svg_text(viz.timeline(small)), args.repeat)
+    wall, cpu = best_of(lambda: svg_text(viz.timeline(small, view="timeline")), args.repeat)
     print(f"timeline SVG,  {args.small:,} events: {wall * 1000:.0f} ms (cpu {cpu * 1000:.0f} ms)")
 
     t0 = time.perf_counter()
@@ -87,7 +87,7 @@ def main() -> None:
     runs = []
     for _ in range(args.large_repeat):
         w0, c0 = time.perf_counter(), time.process_time()
-        chart = viz.timeline(large)
+        chart = viz.timeline(large, view="timeline")
         w1 = time.perf_counter()
         svg = svg_text(chart)
         w2, c2 = time.perf_counter(), time.process_time()

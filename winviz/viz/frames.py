@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -453,11 +454,14 @@ def firing_causes(
     causes = [_CALL_CAUSE.get(c, "") for c in calls.tolist()]
     timers: list[int | None] = [None] * len(fired_rows)
     domains: list[str | None] = [None] * len(fired_rows)
-    for i in np.flatnonzero(timer_rows >= 0).tolist():
-        row = int(timer_rows[i])
-        ts, domain = view.c.ts.get(row), view.c.detail[row][0]
-        word = "event-time" if domain == "event" else "processing-time"
-        causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
+    which = np.flatnonzero(timer_rows >= 0)
+    if len(which):
+        rows = timer_rows[which]
+        stamps = view.column("ts", rows).tolist()
+        for i, ts, detail in zip(which.tolist(), stamps, view.c.detail[rows].tolist(), strict=True):
+            domain = detail[0]
+            word = "event-time" if domain == "event" else "processing-time"
+            causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
     return causes, timers, domains
 
 
@@ -693,24 +697,40 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a deletion, False for
     a firing)."""
     rows = view.select(*TIMER_KINDS, operator=operator)
-    kinds = view.kinds[rows]
-    frame = pd.DataFrame({"seq": rows, "kind": kinds})
+    columns: dict[str, Any] = {"seq": rows, "kind": _objects(view.kinds_of(rows))}
     for name in ("proc_time", "watermark", "key", "ts"):
-        frame[name] = view.column(name, rows)
+        columns[name] = _objects(view.column(name, rows))
     # detail is (domain, namespace[, flag]) for every timer kind
-    details = view.c.detail[rows].tolist()
-    frame["namespace"] = namespace_texts([d[1] for d in details])
-    frame["domain"] = [d[0] for d in details]
-    frame["flag"] = [len(d) > 2 and bool(d[2]) for d in details]
-    return frame
+    details = view.c.detail[rows]
+    columns["namespace"] = _objects(namespace_texts(list(map(itemgetter(1), details))))
+    columns["domain"] = _objects(list(map(itemgetter(0), details)))
+    flag = np.zeros(len(rows), dtype=bool)
+    has = np.fromiter(map(len, details), dtype=np.int64, count=len(rows)) > 2
+    flag[has] = [bool(f) for f in map(itemgetter(2), details[has])]
+    columns["flag"] = flag
+    return pd.DataFrame(columns)
+
+
+def _objects(values: Any) -> pd.Series:
+    """A column of Python objects as they are (not converted to pandas' Arrow-backed str
+    dtype, which costs a conversion each way for columns only read back as objects)."""
+    return pd.Series(values, dtype=object)
 
 
 def namespace_texts(values: list[Any]) -> list[str]:
     """A timer namespace as text: a window as "[start, end)" (from a TimeWindow or the
     [start, end] pair of a DataFrame), anything else as ``short``."""
+    if not values:
+        return []
+    # a text per distinct object (by id(): the values are alive throughout, so no id is
+    # reused), then per distinct namespace — not a Python-level __hash__ per record
+    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
+    codes, _ = pd.factorize(ids)
+    first_pos = np.unique(codes, return_index=True)[1]  # codes are 0..n-1: in code order
     cache: dict[Any, str] = {}
-    out = []
-    for v in values:
+    texts = []
+    for pos in first_pos.tolist():
+        v = values[pos]
         ident = _identity(v)
         text = cache.get(ident)
         if text is None:
@@ -723,8 +743,8 @@ def namespace_texts(values: list[Any]) -> list[str]:
             else:
                 text = short(v, 30)
             cache[ident] = text
-        out.append(text)
-    return out
+        texts.append(text)
+    return np.asarray(texts, dtype=object)[codes].tolist()
 
 
 def _identity(v: Any) -> Any:
@@ -740,35 +760,80 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
     namespace (texts), domain, timestamp, registered (proc_time), ended (proc_time of its
     firing or deletion; None while pending at the end), end ("fired" / "deleted" / "pending"),
     reg_seq, end_seq, watermark (at registration). A timer is (key, namespace, domain,
-    timestamp), as in Flink's timer queues."""
-    live: dict[tuple, int] = {}
-    out: list[list[Any]] = []
-    for seq, kind, proc, wm, key, ts, ns, dom, flag in zip(
-        records["seq"].tolist(),
-        records["kind"].tolist(),
-        records["proc_time"].tolist(),
-        records["watermark"].tolist(),
-        records["key"].tolist(),
-        records["ts"].tolist(),
-        records["namespace"].tolist(),
-        records["domain"].tolist(),
-        records["flag"].tolist(),
-        strict=True,
-    ):
-        ident = (_identity(key), _identity(ns), dom, ts)
-        if kind == "timer_registered":
-            if not flag and ident not in live:
-                live[ident] = len(out)
-                out.append([key, ns, dom, ts, proc, None, "pending", seq, None, wm])
-        else:
-            i = live.pop(ident, None)
-            if i is not None:
-                out[i][5:7] = [proc, "fired" if kind == "timer_fired" else "deleted"]
-                out[i][8] = seq
-    frame = pd.DataFrame(out, columns=TIMER_COLUMNS)
+    timestamp), as in Flink's timer queues.
+
+    Per timer identity, in seq order, a registration that was not de-duplicated starts a
+    timer unless one is live, and a firing or deletion ends the live one, if any: so of a run
+    of registrations (or of ends) only the first counts, and the counted records alternate
+    start, end, start, ... — found with array operations, not a walk over every record."""
+    n = len(records)
+    if n == 0:
+        return pd.DataFrame([], columns=TIMER_COLUMNS)
+    kinds = records["kind"].to_numpy(dtype=object)
+    is_reg = kinds == "timer_registered"
+    counted = np.flatnonzero(~(is_reg & records["flag"].to_numpy(dtype=bool)))
+    ident = _group_ids(
+        _codes(records["key"].to_numpy(dtype=object)[counted]),
+        _codes(records["namespace"].to_numpy(dtype=object)[counted]),
+        _codes(records["domain"].to_numpy(dtype=object)[counted]),
+        _codes(records["ts"].to_numpy(dtype=object)[counted]),
+    )
+    order = np.argsort(ident, kind="stable")  # per timer, in seq order
+    group, reg, pos = ident[order], is_reg[counted][order], counted[order]
+    same = np.zeros(len(order), dtype=bool)
+    same[1:] = group[1:] == group[:-1]
+    prev_reg = np.zeros(len(order), dtype=bool)
+    prev_reg[1:] = reg[:-1]
+    keep = reg != (same & prev_reg)  # a start after no live timer, an end of a live one
+    group, reg, pos = group[keep], reg[keep], pos[keep]
+    starts = np.flatnonzero(reg)
+    nxt = np.minimum(starts + 1, len(pos) - 1)
+    ended = (starts + 1 < len(pos)) & (group[nxt] == group[starts]) & ~reg[nxt]
+    start_pos = pos[starts]
+    end_pos = np.where(ended, pos[nxt], -1)
+    by_seq = np.argsort(start_pos, kind="stable")
+    start_pos, end_pos = start_pos[by_seq], end_pos[by_seq]
+    has_end = end_pos >= 0
+    end_at = np.where(has_end, end_pos, 0)
+
+    def col(name: str, at: np.ndarray) -> list[Any]:
+        return records[name].to_numpy(dtype=object)[at].tolist()
+
+    end_text = np.where(kinds[end_at] == "timer_fired", "fired", "deleted")
+    end_text = np.where(has_end, end_text, "pending").tolist()
+    ends = has_end.tolist()
+    out = list(
+        zip(
+            col("key", start_pos),
+            col("namespace", start_pos),
+            col("domain", start_pos),
+            col("ts", start_pos),
+            col("proc_time", start_pos),
+            [p if e else None for p, e in zip(col("proc_time", end_at), ends, strict=True)],
+            end_text,
+            col("seq", start_pos),
+            [q if e else None for q, e in zip(col("seq", end_at), ends, strict=True)],
+            col("watermark", start_pos),
+            strict=True,
+        )
+    )
+    frame = pd.DataFrame([list(r) for r in out], columns=TIMER_COLUMNS)
     if len(frame):
         frame["key"] = key_texts(frame["key"])
     return frame
+
+
+def _codes(values: np.ndarray) -> np.ndarray:
+    """Integer codes of an object column by ``_identity`` (values that cannot be hashed by
+    their ``short`` text)."""
+    try:
+        codes, _ = pd.factorize(values, use_na_sentinel=False)
+    except TypeError:
+        codes, _ = pd.factorize(
+            object_array([_identity(v) for v in values.tolist()]),
+            use_na_sentinel=False,
+        )
+    return codes
 
 
 def timer_queue(records: pd.DataFrame) -> pd.DataFrame:

@@ -120,7 +120,12 @@ def _bars(view: TraceView, op: str) -> pd.DataFrame:
     merges = frames.merged(view, op)
     known = {
         (k, s, e)
-        for k, s, e in zip(lives["key"], lives["window_start"], lives["window_end"], strict=True)
+        for k, s, e in zip(
+            lives["key"].tolist(),
+            lives["window_start"].tolist(),
+            lives["window_end"].tolist(),
+            strict=True,
+        )
     }
     extra = []
     for m in merges.itertuples():
@@ -163,7 +168,12 @@ def _stack(bars: pd.DataFrame) -> pd.DataFrame:
     bars = bars.sort_values(["key", "window_start", "window_end"], kind="stable").copy()
     slots = []
     ends: dict[str, list[int]] = {}
-    for key, start, end in zip(bars["key"], bars["window_start"], bars["window_end"], strict=True):
+    for key, start, end in zip(
+        bars["key"].tolist(),
+        bars["window_start"].tolist(),
+        bars["window_end"].tolist(),
+        strict=True,
+    ):
         free = ends.setdefault(key, [])
         for i, last in enumerate(free):
             if last <= start:
@@ -256,13 +266,17 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
     slot = {
         (k, s, e): int(i)
         for k, s, e, i in zip(
-            bars["key"], bars["window_start"], bars["window_end"], bars["slot"], strict=True
+            bars["key"].tolist(),
+            bars["window_start"].tolist(),
+            bars["window_end"].tolist(),
+            bars["slot"].tolist(),
+            strict=True,
         )
     }
     rows: list[dict[str, Any]] = []
     fired = frames.firings(view, op)
     fired = fired[fired["window_start"].notna()]
-    fired = fired.assign(key_text=frames.key_texts(fired["key"]))
+    fired = _drawn(fired.assign(key_text=frames.key_texts(fired["key"])), slot)
     results = fired["result"].tolist()  # raw values; short() only those shown
     seqs, procs = fired["seq"].tolist(), fired["proc_time"].tolist()
     marks = fired["watermark"].tolist()
@@ -282,7 +296,7 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
         rows.append(row)
     cleaned = frames.cleanups(view, op)
     cleaned = cleaned[cleaned["window_start"].notna()]
-    for r in cleaned.assign(key_text=frames.key_texts(cleaned["key"])).itertuples():
+    for r in _drawn(cleaned.assign(key_text=frames.key_texts(cleaned["key"])), slot).itertuples():
         g = _Records([r.seq], [r.proc_time], r.watermark)
         rows.append(
             _event(
@@ -316,6 +330,21 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
         shift = shift.where(~frame["what"].str.startswith(CLAIMS_TIME) | (crowded > 1), 0.0)
         frame["x"] = (frame["x"] + shift).clip(x.lo, x.hi).round(3)
     return frame
+
+
+def _drawn(records: pd.DataFrame, slot: dict) -> pd.DataFrame:
+    """The records (with ``key_text``) of windows that have a bar (a key in ``slot``): only
+    their marks are drawn, so only their tooltips are formatted."""
+    keep = [
+        (k, int(s), int(e)) in slot
+        for k, s, e in zip(
+            records["key_text"].tolist(),
+            records["window_start"].tolist(),
+            records["window_end"].tolist(),
+            strict=True,
+        )
+    ]
+    return records if all(keep) else records[keep]
 
 
 def _purges_and_evictions(
@@ -357,7 +386,11 @@ def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) ->
     slot = {
         (k, s, e): int(i)
         for k, s, e, i in zip(
-            bars["key"], bars["window_start"], bars["window_end"], bars["slot"], strict=True
+            bars["key"].tolist(),
+            bars["window_start"].tolist(),
+            bars["window_end"].tolist(),
+            bars["slot"].tolist(),
+            strict=True,
         )
     }
     rows = []
@@ -456,7 +489,8 @@ def _event(
 def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
     if events.empty:
         return []
-    present = [w for w in palette.WINDOW_EVENTS if w in set(events["what"])]
+    seen = set(events["what"].tolist())
+    present = [w for w in palette.WINDOW_EVENTS if w in seen]
     colors = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
     shapes = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
     color = alt.Color(

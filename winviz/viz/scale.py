@@ -20,6 +20,23 @@ import numpy as np
 import pandas as pd
 
 ROW_LIMIT = 5000  # Altair's default max_rows
+EXACT = 2**53  # palette.EXACT: beyond this magnitude a time is off the chart
+
+
+def extent(*columns: pd.Series) -> list[int]:
+    """The smallest and largest drawable time (|t| <= 2**53) of each column — all that
+    ``palette.time_axis`` needs of them (the same axis as from every value), without a Python
+    object per value."""
+    out: list[int] = []
+    for column in columns:
+        values = pd.to_numeric(pd.Series(column), errors="coerce").dropna()
+        if values.dtype.kind == "f":
+            values = values[values.abs() <= EXACT]
+        elif len(values):  # exact ints (possibly MIN / MAX)
+            values = values[(values >= -EXACT) & (values <= EXACT)]
+        if len(values):
+            out += [int(values.min()), int(values.max())]
+    return out
 
 
 def bin_points(

@@ -117,23 +117,17 @@ def _scrubber(
     steps = steps[steps["operator"] == op]
     windows = _windows(view, op)
 
+    # the axes from each column's drawable extent (the same axes as from every value)
     x = palette.time_axis(
         "event time",
-        [
-            *elements["ts"].tolist(),
-            *windows["window_start"].tolist(),
-            *windows["window_end"].tolist(),
-        ]
-        or steps["watermark"].tolist(),
+        scale.extent(elements["ts"], windows["window_start"], windows["window_end"])
+        if len(elements) or len(windows)
+        else scale.extent(steps["watermark"]),
     )
-    procs = [
-        *elements["proc_time"].tolist(),
-        *steps["proc_time"].tolist(),
-        *windows["opened"].tolist(),
-        *windows["closed"].dropna().tolist(),
-    ]
-    y = palette.time_axis("processing time", procs)
-    finite = [int(p) for p in procs if not palette.is_off_chart(p)]
+    finite = scale.extent(
+        elements["proc_time"], steps["proc_time"], windows["opened"], windows["closed"]
+    )
+    y = palette.time_axis("processing time", finite)
     t_lo, t_hi = (min(finite), max(finite)) if finite else (y.lo, y.hi)
     start = t_hi if at is None else int(min(max(at, t_lo), t_hi))
     span = max(1, t_hi - t_lo)
@@ -259,8 +253,17 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
     columns = ["window_start", "window_end", "keys", "opened", "fired", "closed", "merged_into"]
     if lives.empty:
         return pd.DataFrame(columns=columns)
-    fired = frames.firings(view, op)
-    fired = fired[fired["window_end"].notna()]
+    # the first firing of each window: only the fired records' windows and processing times
+    # (not frames.firings, which also words every firing's cause and result)
+    rows = view.select("fired", operator=op)
+    start, end, present = view.bounds(rows)
+    fired = pd.DataFrame(
+        {
+            "window_start": start[present],
+            "window_end": end[present],
+            "proc_time": view.column("proc_time", rows[present]),
+        }
+    )
     first = (
         fired.assign(proc_time=pd.to_numeric(fired["proc_time"]))
         .groupby(["window_start", "window_end"])["proc_time"]

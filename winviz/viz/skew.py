@@ -57,40 +57,45 @@ def skew_chart(
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     try:
         view = frames.open_trace(trace)
-        return _skew(view, operator, max_points, width, height)
+        return _skew(view, pick_operator(view, operator), max_points, width, height)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="skew_chart")
 
 
-def element_skews(view: TraceView, operator: str) -> pd.DataFrame:
+def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd.DataFrame:
     """``frames.element_fates`` of ``operator`` with exact ints: seq, proc_time, ts, skew
     (proc_time − ts), watermark (the one the element met), fate, key, value. Elements without
-    a drawable timestamp (none, MIN, MAX) are left out."""
+    a drawable timestamp (none, MIN, MAX) are left out. ``details=False`` leaves out key and
+    value (their texts are only needed for elements drawn one by one, not binned)."""
     fates = frames.element_fates(view, operator)
-    details = frames.element_details(view, fates["seq"].to_numpy())
-    procs = view.column("proc_time", fates["seq"].to_numpy()).tolist()
-    stamps = details["ts"].tolist()
-    keep = [
-        t is not None and p is not None and abs(t) <= palette.EXACT
-        for t, p in zip(stamps, procs, strict=True)
-    ]
+    seqs = fates["seq"].to_numpy()
+    stamps, has_ts = view.ints("ts", seqs)
+    procs, has_proc = view.ints("proc_time", seqs)
+    keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
+    seqs = seqs[keep]
+    procs_k, stamps_k = procs[keep].tolist(), stamps[keep].tolist()
     frame = pd.DataFrame(
         {
-            "seq": fates["seq"].to_numpy(),
-            "proc_time": pd.Series(procs, dtype=object),
-            "ts": pd.Series(stamps, dtype=object),
-            "watermark": details["watermark"].to_numpy(dtype=object),
-            "fate": fates["fate"].to_numpy(),
-            "key": details["key"].to_numpy(),
-            "value": details["value"].to_numpy(),
+            "seq": seqs,
+            "proc_time": pd.Series(procs_k, dtype=object),
+            "ts": pd.Series(stamps_k, dtype=object),
+            "watermark": view.column("watermark", seqs),
+            "fate": fates["fate"].to_numpy()[keep],
         }
-    )[keep]
-    frame["skew"] = pd.Series(
-        [int(p) - int(t) for p, t in zip(frame["proc_time"], frame["ts"], strict=True)],
-        index=frame.index,
-        dtype=object,
     )
-    return frame.reset_index(drop=True)
+    if details:
+        with_details(view, frame)
+    frame["skew"] = pd.Series(
+        [p - t for p, t in zip(procs_k, stamps_k, strict=True)], index=frame.index, dtype=object
+    )
+    return frame
+
+
+def with_details(view: TraceView, elements: pd.DataFrame) -> None:
+    """Adds the key and value texts (``frames.element_details``) of these elements."""
+    d = frames.element_details(view, elements["seq"].to_numpy())
+    elements["key"] = d["key"].to_numpy()
+    elements["value"] = d["value"].to_numpy()
 
 
 def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
@@ -110,11 +115,36 @@ def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _skew(
-    view: TraceView, operator: str | None, max_points: int, width: int, height: int
+def skew_of_view(
+    view: TraceView,
+    operator: str,
+    max_points: int,
+    width: int,
+    height: int,
+    *,
+    chosen: str | None = None,
 ) -> alt.TopLevelMixin:
-    op = pick_operator(view, operator)
-    elements = element_skews(view, op)
+    """The skew chart of an opened trace (``timeline(view="skew")`` / ``view="auto"``);
+    ``chosen``: why the timeline drew it instead (the first subtitle line). Input that cannot
+    be drawn gives the skew chart's message card."""
+    try:
+        return _skew(view, operator, max_points, width, height, chosen)
+    except TraceInputError as exc:
+        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="skew_chart")
+
+
+def _skew(
+    view: TraceView,
+    op: str,
+    max_points: int,
+    width: int,
+    height: int,
+    chosen: str | None = None,
+) -> alt.TopLevelMixin:
+    # key and value texts only for elements drawn one by one (tooltips), not when binned
+    elements = element_skews(view, op, details=False)
+    if len(elements) <= max_points:
+        with_details(view, elements)
     if elements.empty:
         raise TraceInputError(
             f"No element with a timestamp reached {op!r}. The skew chart places elements by "
@@ -136,7 +166,8 @@ def _skew(
     y = TimeAxis("processing time − event time", "ms", lo - pad, hi + pad)
 
     counts = elements["fate"].value_counts()
-    notes = [
+    notes = [] if chosen is None else [chosen]
+    notes += [
         f"operator {op!r}: {len(elements):,} elements: "
         + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts.index),
         "black line: the watermark's lag (processing time − watermark); an element on or "

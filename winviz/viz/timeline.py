@@ -28,14 +28,24 @@ Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxi
 traces are reduced per layer (scale.py) and the subtitle says how. Layers are written as
 Vega-Lite dicts over plain rows (spec.py): the spec Altair's chart API would build, without
 its per-object validation and deep copies (``bench/viz_bench.py`` times it).
+
+**Long runs** (``view="auto"``, the default). When the elements' event-time disorder is
+negligible against the run's length, the timeline is one thick diagonal and shows nothing of
+the watermark's work; then the skew chart (``skew.skew_chart``: processing time − event time
+against processing time, under the watermark lag) is drawn instead, and its subtitle says so
+and how to get the timeline (``view="timeline"``). The rule (``auto_view``): more than
+``SKEW_MIN_ELEMENTS`` (1,000) elements with a timestamp reach the operator, and the spread of
+their skews (max − min of processing time − timestamp) is less than ``SKEW_SPREAD`` (2%) of
+their processing-time span — on a 400 px plot the diagonal is then at most 8 px thick.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 from winviz.viz import frames, palette, scale, spec
@@ -44,6 +54,9 @@ from winviz.viz.palette import TimeAxis
 
 LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
 DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
+VIEWS = ("auto", "timeline", "skew")
+SKEW_MIN_ELEMENTS = 1000  # view="auto" never picks the skew chart for this many elements or fewer
+SKEW_SPREAD = 0.02  # ... nor unless their skews spread over less than this share of the run
 
 
 def timeline(
@@ -53,6 +66,7 @@ def timeline(
     max_points: int = scale.ROW_LIMIT,
     labels: bool | None = None,
     diagonal: bool | None = None,
+    view: Literal["auto", "timeline", "skew"] = "auto",
     width: int = palette.WIDTH,
     height: int = palette.HEIGHT,
 ) -> alt.TopLevelMixin:
@@ -62,18 +76,53 @@ def timeline(
     window operator to show (default: the first one in the trace). ``max_points``: elements
     drawn one by one up to this many, binned above (≤ 5,000). ``labels``: firing labels
     (default: when there are at most ``LABEL_LIMIT`` (25) firing marks). ``diagonal``: draw
-    event time = processing time (default: automatic).
+    event time = processing time (default: automatic). ``view``: "timeline" always draws the
+    timeline, "skew" the skew chart (``skew_chart``), "auto" the skew chart only for a long run
+    whose disorder the timeline could not show (``auto_view``; the subtitle says so).
 
     Input that cannot be drawn (empty trace, no elements, another schema version, ...) gives a
     message card instead of a plot (``usermeta.winviz.status == "message"``); nothing raises
     for bad data."""
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
     try:
-        view = frames.open_trace(trace)
-        return _timeline(view, operator, max_points, labels, diagonal, width, height)
+        tv = frames.open_trace(trace)
+        if view != "timeline":
+            from winviz.viz.skew import skew_of_view  # skew.py imports this module
+
+            op = pick_operator(tv, operator)
+            reason = auto_view(tv, op) if view == "auto" else None
+            if view == "skew" or reason is not None:
+                return skew_of_view(tv, op, max_points, width, height, chosen=reason)
+        return _timeline(tv, operator, max_points, labels, diagonal, width, height)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="timeline")
+
+
+def auto_view(view: TraceView, operator: str) -> str | None:
+    """Why ``view="auto"`` draws the skew chart instead of the timeline of ``operator``, or
+    None to draw the timeline: more than ``SKEW_MIN_ELEMENTS`` elements with a timestamp (and
+    |time| <= 2**53) reach it, and the spread of their skews (processing time − timestamp:
+    max − min) is below ``SKEW_SPREAD`` of their processing-time span."""
+    rows = view.select("element", operator=operator)
+    stamps, has_ts = view.ints("ts", rows)
+    procs, has_proc = view.ints("proc_time", rows)
+    keep = has_ts & has_proc & (np.abs(stamps) <= palette.EXACT) & (np.abs(procs) <= palette.EXACT)
+    if int(keep.sum()) <= SKEW_MIN_ELEMENTS:
+        return None
+    stamps, procs = stamps[keep], procs[keep]
+    skews = procs - stamps
+    spread = int(skews.max()) - int(skews.min())
+    span = int(procs.max()) - int(procs.min())
+    if span <= 0 or spread >= SKEW_SPREAD * span:
+        return None
+    return (
+        f'drawn by timeline(view="auto"): the elements\' skews spread over {spread:,} ms of a '
+        f"{span:,} ms run (< {SKEW_SPREAD:.0%}), so the timeline would be one thick diagonal; "
+        'timeline(..., view="timeline") draws it anyway'
+    )
 
 
 def pick_operator(view: TraceView, operator: str | None) -> str:
@@ -176,19 +225,7 @@ def _timeline(
     return palette.finish(chart, name="timeline", notes=notes)
 
 
-def _extent(*columns: pd.Series) -> list[int]:
-    """The smallest and largest drawable time (|t| <= 2**53) of each column — all that
-    palette.time_axis needs of them, without listing every value."""
-    out: list[int] = []
-    for column in columns:
-        values = pd.to_numeric(column, errors="coerce").dropna()
-        if values.dtype.kind == "f":
-            values = values[values.abs() <= palette.EXACT]
-        elif len(values):  # exact ints (possibly MIN / MAX)
-            values = values[(values >= -palette.EXACT) & (values <= palette.EXACT)]
-        if len(values):
-            out += [int(values.min()), int(values.max())]
-    return out
+_extent = scale.extent
 
 
 # -- layers -------------------------------------------------------------------------------------
@@ -208,11 +245,21 @@ def _horizons(lives: pd.DataFrame, cleaned: pd.DataFrame) -> dict[tuple[int, int
     out: dict[tuple[int, int], int] = {}
     if cleaned.empty or lives.empty:
         return out
-    for (start, end), idx in frames.groups(cleaned, ["window_start", "window_end"]).items():
-        times = [cleaned["cleanup_time"].iat[i] for i in idx]
-        times = [int(t) for t in times if not _missing(t)]
-        if times and max(times) > int(end) - 1:
-            out[(int(start), int(end))] = max(times)
+    latest: dict[tuple[int, int], int] = {}  # the last cleanup time of each window
+    for start, end, t in zip(
+        cleaned["window_start"].tolist(),
+        cleaned["window_end"].tolist(),
+        cleaned["cleanup_time"].tolist(),
+        strict=True,
+    ):
+        if _missing(t):
+            continue
+        window, t = (int(start), int(end)), int(t)
+        if t > latest.get(window, t - 1):
+            latest[window] = t
+    for window, t in latest.items():
+        if t > window[1] - 1:
+            out[window] = t
     return out
 
 

@@ -119,9 +119,13 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     steps = frames.watermark_steps(view)
     steps = steps[steps["operator"] == op].reset_index(drop=True)
 
-    last = view.column("proc_time", np.array([len(view) - 1]))[0]
-    procs = [*records["proc_time"].tolist(), *([] if last is None else [last])]
-    t_end = max(int(p) for p in procs if p is not None)
+    # the processing times of the timer records and of the trace's last record: their end,
+    # and (for the axes) the smallest and largest drawable one
+    clock, present = view.ints("proc_time", np.append(records["seq"].to_numpy(), len(view) - 1))
+    clock = clock[present]
+    t_end = int(clock.max())
+    clock = clock[(clock >= -palette.EXACT) & (clock <= palette.EXACT)]
+    procs = [int(clock.min()), int(clock.max())] if len(clock) else []
     y = palette.time_axis("processing time", procs)
     has_event = bool((lives["domain"] == "event").any())
     has_processing = bool((lives["domain"] == "processing").any())
@@ -216,10 +220,13 @@ def timer_rows(records: pd.DataFrame) -> pd.DataFrame:
     """``frames.timer_lives`` plus, per timer, the watermark when it left the queue
     (``end_watermark``; None while pending)."""
     lives = frames.timer_lives(records)
-    mark_of = dict(zip(records["seq"].tolist(), records["watermark"].tolist(), strict=True))
-    lives["end_watermark"] = pd.Series(
-        [None if pd.isna(s) else mark_of.get(int(s)) for s in lives["end_seq"]], dtype=object
-    )
+    ended = lives["end_seq"].notna().to_numpy()
+    marks = np.full(len(lives), None, dtype=object)
+    if ended.any():
+        seqs = records["seq"].to_numpy()  # ascending: the records' positions in the trace
+        at = np.searchsorted(seqs, lives["end_seq"].to_numpy(dtype=float)[ended].astype(np.int64))
+        marks[ended] = records["watermark"].to_numpy(dtype=object)[at]
+    lives["end_watermark"] = pd.Series(marks, dtype=object)
     return lives
 
 
@@ -347,6 +354,12 @@ def _event_rows(
         rows.append({**base, "kind": "timer event", "event": r["end"], "y": r["y2"]})
     if dedup.empty:
         return rows
+    # thinned before formatting: only the de-duplicated registrations drawn get tooltips
+    room = scale.ROW_LIMIT - len(rows)
+    k = -(-len(dedup) // room) if len(dedup) > room else 1
+    if k > 1:
+        notes.append(f"de-duplicated registrations: every {k}th of {len(dedup):,} drawn")
+        dedup = dedup.iloc[::k]
     keys = frames.key_texts(dedup["key"])
     place = {}
     if not lives.empty and "key" in (rules[0] if rules else {}):
@@ -388,11 +401,6 @@ def _event_rows(
                 "reg_seq": int(seq),
             }
         )
-    room = scale.ROW_LIMIT - len(rows)
-    if len(marks) > room:
-        k = -(-len(marks) // room)
-        notes.append(f"de-duplicated registrations: every {k}th of {len(marks):,} drawn")
-        marks = marks[::k]
     return rows + marks
 
 
