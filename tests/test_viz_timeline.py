@@ -70,6 +70,12 @@ def layer(spec: dict[str, Any], kind: str) -> dict[str, Any]:
     raise AssertionError(f"no layer of kind {kind}")
 
 
+def seqs(trace: wv.Trace, kind: str, operator: str = "window") -> list[int]:
+    """The ``seq`` of each ``kind`` record of ``operator``, in trace order: tests name records
+    by their place among their kind, not by absolute numbers."""
+    return [r.seq for r in trace.records(kind) if r.operator == operator]
+
+
 def rows(spec: dict[str, Any], kind: str, *fields: str) -> list[tuple]:
     data = spec["datasets"][layer(spec, kind)["data"]["name"]]
     return [tuple(r[f] for f in fields) for r in data]
@@ -103,16 +109,20 @@ def test_layers_in_order(result) -> None:
 
 def test_elements_exact(result) -> None:
     spec = viz.timeline(result.trace).to_dict()
+    e = seqs(result.trace, "element")
     assert rows(spec, "element", "x", "y", "what", "seq", "watermark", "source_index") == [
-        (1000, 0, "on time", 1, "MIN (Long.MIN_VALUE)", 0),
-        (7000, 100, "on time", 12, "MIN (Long.MIN_VALUE)", 1),
-        (4500, 300, "late, accepted", 37, "5,499 ms", 2),
-        (9000, 400, "on time", 52, "5,499 ms", 3),
-        (2000, 700, "side output", 75, "7,499 ms", 4),
+        (1000, 0, "on time", e[0], "MIN (Long.MIN_VALUE)", 0),
+        (7000, 100, "on time", e[1], "MIN (Long.MIN_VALUE)", 1),
+        (4500, 300, "late, accepted", e[2], "5,499 ms", 2),
+        (9000, 400, "on time", e[3], "5,499 ms", 3),
+        (2000, 700, "side output", e[4], "7,499 ms", 4),
     ]
     enc = layer(spec, "element")["encoding"]
     assert enc["x"]["field"] == "x" and enc["x"]["type"] == "quantitative"
-    assert enc["x"]["scale"] == {"domain": [-330, 11329], "nice": False, "zero": False}
+    # event time from the first window's start (0) to the last cleanup time (10999), padded
+    # by 3 % each side (palette.time_axis)
+    pad = round((10999 - 0) * 0.03)
+    assert enc["x"]["scale"] == {"domain": [0 - pad, 10999 + pad], "nice": False, "zero": False}
     assert enc["x"]["axis"]["format"] == ",d"
     # 0 .. 700 padded by 3 % (21 ms), and 56 ms (28 px) more on top for the labels of the
     # last firings: ceil(742 * 28 / 372)
@@ -150,11 +160,12 @@ def test_firings_cleanups_bands_exact(result) -> None:
     # at the timer that fired it (the window's max timestamp), or at the window's end when
     # an element fired it (the late a@4500 within the allowed lateness); labelled by cause:
     # [5000, 10000) fires when the input ends (watermark MAX) — "end of input", not "late"
+    f = [str(seq) for seq in seqs(result.trace, "fired")]
     assert rows(spec, "fired", "x", "y", "what", "label", "pane", "seq", "cause") == [
-        (4999, 200, "fired: event-time timer", "1 · event-time timer at 4999", "0", "29",
+        (4999, 200, "fired: event-time timer", "1 · event-time timer at 4999", "0", f[0],
          "event-time timer at 4999"),
-        (5000, 300, "fired: element", "2 · element", "1", "42", "element"),
-        (9999, 700, "fired: end of input", "2 · end of input", "0", "89",
+        (5000, 300, "fired: element", "2 · element", "1", f[1], "element"),
+        (9999, 700, "fired: end of input", "2 · end of input", "0", f[2],
          "event-time timer at 9999"),
     ]  # fmt: skip
     # Beam's pane timing stays a tooltip field, named as such
@@ -180,9 +191,10 @@ def test_firings_cleanups_bands_exact(result) -> None:
         [(9999, 700, "2 · end of input")],
         [(5000, 300, "2 · element"), (4999, 200, "1 · event-time timer at 4999")],
     ]
+    c = [str(seq) for seq in seqs(result.trace, "cleanup")]
     assert rows(spec, "cleanup", "x", "y", "cleanup_time", "seq") == [
-        (5999, 600, "5,999 ms", "68"),
-        (10999, 700, "10,999 ms", "93"),
+        (5999, 600, "5,999 ms", c[0]),
+        (10999, 700, "10,999 ms", c[1]),
     ]
     assert rows(spec, "window", "x", "x2", "y", "y2", "elements", "firings", "closed") == [
         (0, 5000, 0, 600, 2, 2, "600 ms"),
@@ -247,11 +259,17 @@ def test_watermark_steps_and_max_clipped(result) -> None:
     assert line["encoding"]["strokeDash"]["title"] == "watermark of"
     assert line["encoding"]["strokeDash"]["scale"]["domain"] == [shared, "source"]
     dots = spec["datasets"][layer(spec, "watermark")["data"]["name"]]
+    # the shared line's points carry the first sharing operator's records (the watermarks
+    # operator, upstream of the windows)
+    w, src = (
+        seqs(result.trace, "watermark", "watermarks"),
+        seqs(result.trace, "watermark", "source"),
+    )
     assert [(d["operator"], d["seq"], d["watermark"]) for d in dots] == [
-        (shared, 23, "5,499 ms"),
-        (shared, 63, "7,499 ms"),
-        (shared, 83, "MAX (Long.MAX_VALUE)"),
-        ("source", 81, "MAX (Long.MAX_VALUE)"),
+        (shared, w[0], "5,499 ms"),
+        (shared, w[1], "7,499 ms"),
+        (shared, w[2], "MAX (Long.MAX_VALUE)"),
+        ("source", src[0], "MAX (Long.MAX_VALUE)"),
     ]
     edge = next(lay for lay in spec["layer"] if lay["mark"].get("align") == "right")
     assert spec["datasets"][edge["data"]["name"]] == [
@@ -262,12 +280,13 @@ def test_watermark_steps_and_max_clipped(result) -> None:
 def test_element_fates_frame(result) -> None:
     view = frames.open_trace(result.trace)
     fates = frames.element_fates(view, "window")
-    assert fates[["seq", "ts", "proc_time", "fate", "windows"]].values.tolist() == [
-        [1, 1000.0, 0.0, "on time", 1],
-        [12, 7000.0, 100.0, "on time", 1],
-        [37, 4500.0, 300.0, "late, accepted", 1],
-        [52, 9000.0, 400.0, "on time", 1],
-        [75, 2000.0, 700.0, "side output", 0],
+    assert fates["seq"].tolist() == seqs(result.trace, "element")
+    assert fates[["ts", "proc_time", "fate", "windows"]].values.tolist() == [
+        [1000.0, 0.0, "on time", 1],
+        [7000.0, 100.0, "on time", 1],
+        [4500.0, 300.0, "late, accepted", 1],
+        [9000.0, 400.0, "on time", 1],
+        [2000.0, 700.0, "side output", 0],
     ]
 
 
