@@ -234,6 +234,28 @@ class TimeAxis:
     def fmt(self, value: Any) -> str:
         return format_time(value, self.kind)
 
+    def fmt_all(self, values: list[Any]) -> list[str]:
+        """``fmt`` of each value; ints and floats (a NaN fails the range test) in ms written
+        directly (the usual case)."""
+        if self.kind != "ms":
+            return [format_time(v, self.kind) for v in values]
+        return [
+            f"{int(v):,} ms"
+            if (v.__class__ is int or v.__class__ is float) and -EXACT <= v <= EXACT
+            else format_time(v, "ms")
+            for v in values
+        ]
+
+    def clip_all(self, values: list[Any]) -> list[tuple[float | None, str]]:
+        """``clip`` of each value; ints and floats inside the domain (a NaN is not) as ints."""
+        lo, hi, clip = self.lo, self.hi, self.clip
+        return [
+            (int(v), "")
+            if (v.__class__ is int or v.__class__ is float) and lo <= v <= hi
+            else clip(v)
+            for v in values
+        ]
+
 
 # tick steps of a date axis, in ms, and the UTC label format of each
 _TICK_STEPS: tuple[tuple[int, str], ...] = (
@@ -333,14 +355,18 @@ AXIS_CONFIG = {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColo
 VIEW_CONFIG = {"stroke": LIGHT_GREY}
 
 
-def finish(chart: alt.TopLevelMixin, *, name: str, notes: list[str]) -> alt.TopLevelMixin:
+def finish(
+    chart: alt.TopLevelMixin, *, name: str, notes: list[str], in_place: bool = False
+) -> alt.TopLevelMixin:
     """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``).
 
     The same spec as ``chart.properties(usermeta=...).configure_legend(...)
     .configure_axis(...).configure_view(...)``, made with one shallow copy of the chart
     instead of four deep ones (the config's legend / axis / view entries are replaced, other
-    config entries kept)."""
-    out = chart.copy(deep=False)
+    config entries kept). ``in_place``: the caller has just made ``chart`` and keeps no other
+    reference to it, so it is configured itself, without the copy (a copy of a layer chart
+    runs ``alt.LayerChart.__init__`` again, which copies every layer)."""
+    out = chart if in_place else chart.copy(deep=False)
     out.usermeta = {"winviz": {"chart": name, "status": "ok", "notes": notes}}
     config = out._get("config")
     config = alt.Config() if config is alt.Undefined else config.copy(deep=False)

@@ -29,6 +29,13 @@ def extent(*columns: pd.Series) -> list[int]:
     object per value."""
     out: list[int] = []
     for column in columns:
+        dtype = getattr(column, "dtype", None)
+        if isinstance(dtype, np.dtype) and dtype.kind in "if":  # numpy ints / floats: direct
+            a = np.asarray(column)
+            a = a[np.abs(a) <= EXACT] if dtype.kind == "f" else a[(a >= -EXACT) & (a <= EXACT)]
+            if len(a):
+                out += [int(a.min()), int(a.max())]
+            continue
         values = pd.to_numeric(pd.Series(column), errors="coerce").dropna()
         if values.dtype.kind == "f":
             values = values[values.abs() <= EXACT]

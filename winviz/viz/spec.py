@@ -20,6 +20,7 @@ The whole spec is still validated against the Vega-Lite schema by ``to_dict()``,
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any, ClassVar
 
 import altair as alt
@@ -66,7 +67,8 @@ def layer(rows: list[dict[str, Any]], mark: dict[str, Any], encoding: dict[str, 
 def field_type(rows: list[dict[str, Any]], column: str) -> str:
     """ "quantitative" when every present value of the column is a number (not a bool), else
     "nominal" — as Altair infers it from a DataFrame column."""
-    types = {type(r.get(column)) for r in rows} - {type(None)}
+    types = set(map(type, map(dict.get, rows, repeat(column))))
+    types.discard(type(None))
     numeric = bool(types) and all(issubclass(t, (int, float)) and t is not bool for t in types)
     return "quantitative" if numeric else "nominal"
 
