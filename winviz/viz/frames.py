@@ -349,6 +349,40 @@ def late_side_outputs(
 def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:
     """Tooltip fields of some element records: operator, key, value, watermark, ts (exact
     ints), source_index (see the module docstring)."""
+    operators, keys, values, source_index = _element_texts(view, seqs)
+    return pd.DataFrame(
+        {
+            "seq": seqs,
+            "operator": operators,
+            "key": keys,
+            "value": values,
+            "watermark": view.column("watermark", seqs),
+            "ts": view.column("ts", seqs),
+            "source_index": source_index,
+        }
+    )
+
+
+def element_detail_lists(view: TraceView, seqs: np.ndarray) -> dict[str, list[Any]]:
+    """``element_details`` as plain lists (no DataFrame: a chart that turns them into rows
+    straight away saves pandas' column conversions): operator, key, value, watermark, ts the
+    values ``element_details(...)[c].tolist()`` gives; source_index an int or None."""
+    operators, keys, values, source_index = _element_texts(view, seqs)
+    return {
+        "operator": operators.tolist(),
+        "key": keys,
+        "value": values,
+        "watermark": view.c.watermark.take(seqs).tolist(),
+        "ts": view.c.ts.take(seqs).tolist(),
+        "source_index": source_index,
+    }
+
+
+def _element_texts(
+    view: TraceView, seqs: np.ndarray
+) -> tuple[np.ndarray, list[str], list[str], list[Any]]:
+    """The operator (an object array), key and value texts and source index (int or None)
+    of element records."""
     arrivals = view.select("arrival")
     values = view.detail("element", "value", seqs).tolist()
     source_index: list[Any] = [None] * len(values)
@@ -365,16 +399,11 @@ def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
     key_codes = view.c.key.codes[seqs]
     texts = {code: short(view.c.key.values[code], 30) for code in set(key_codes.tolist())}
-    return pd.DataFrame(
-        {
-            "seq": seqs,
-            "operator": view.column("operator", seqs),
-            "key": [texts[c] for c in key_codes.tolist()],
-            "value": [short(v) for v in values],
-            "watermark": view.column("watermark", seqs),
-            "ts": view.column("ts", seqs),
-            "source_index": source_index,
-        }
+    return (
+        view.column("operator", seqs),
+        [texts[c] for c in key_codes.tolist()],
+        [short(v) for v in values],
+        source_index,
     )
 
 

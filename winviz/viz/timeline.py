@@ -158,12 +158,10 @@ def _timeline(
     op = pick_operator(view, operator)
     elements = frames.element_fates(view, op)
     untimed = int(elements["ts"].isna().sum())
-    elements = elements[elements["ts"].notna()]
+    elements = _where_present(elements, "ts")
     steps = frames.watermark_steps(view)
-    fired = frames.firings(view, op)
-    fired = fired[fired["window_end"].notna()]
-    cleaned = frames.cleanups(view, op)
-    cleaned = cleaned[cleaned["window_end"].notna()]
+    fired = _where_present(frames.firings(view, op), "window_end")
+    cleaned = _where_present(frames.cleanups(view, op), "window_end")
     lives = frames.window_lives(view, op)
 
     horizons = _horizons(lives, cleaned)
@@ -211,8 +209,8 @@ def _timeline(
     ]
     layers = [layer for layer in layers if layer is not None]
     _with_category_scales(layers, _present_categories(layers))
-    chart = alt.LayerChart(
-        layer=layers,
+    chart = spec.layer_chart(  # the layers are made here, for this chart only
+        layers,
         width=width,
         height=height,
         title=palette.title("Timeline", notes),
@@ -227,6 +225,13 @@ def _timeline(
 
 
 _extent = scale.extent
+
+
+def _where_present(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """The rows with a value in ``column`` (the frame itself when every row has one: no copy;
+    nothing here changes a frame in place)."""
+    present = frame[column].notna()
+    return frame if present.all() else frame[present]
 
 
 # -- layers -------------------------------------------------------------------------------------
@@ -623,9 +628,9 @@ def _elements(
     off = int(((elements["ts"] < x.lo) | (elements["ts"] > x.hi)).sum())
     if off:
         notes.append(f"{off:,} element(s) beyond the event-time axis drawn on its edge")
-    d = frames.element_details(view, elements["seq"].to_numpy())
-    operators, keys, values = d["operator"].tolist(), d["key"].tolist(), d["value"].tolist()
-    marks, stamps, sources = d["watermark"].tolist(), d["ts"].tolist(), d["source_index"].tolist()
+    d = frames.element_detail_lists(view, elements["seq"].to_numpy())
+    operators, keys, values = d["operator"], d["key"], d["value"]
+    marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
     procs = elements["proc_time"].tolist()
     rows = [
         {
