@@ -236,16 +236,25 @@ class TimeAxis:
         return format_time(value, self.kind)
 
     def fmt_all(self, values: list[Any]) -> list[str]:
-        """``fmt`` of each value; ints and floats (a NaN fails the range test) in ms written
-        directly (the usual case)."""
-        if self.kind != "ms":
-            return [format_time(v, self.kind) for v in values]
-        return [
-            f"{int(v):,} ms"
-            if (v.__class__ is int or v.__class__ is float) and -EXACT <= v <= EXACT
-            else format_time(v, "ms")
-            for v in values
-        ]
+        """``fmt`` of each value, each distinct number formatted once (a run's watermarks
+        repeat: one per element); ints and floats (a NaN fails the range test) in ms written
+        directly (the usual case). Equal numbers have the same text, so 5 and 5.0 may share
+        one."""
+        kind, out = self.kind, []
+        cache: dict[Any, str] = {}
+        for v in values:
+            if v.__class__ is int or v.__class__ is float:
+                text = cache.get(v)
+                if text is None:
+                    text = cache[v] = (
+                        f"{int(v):,} ms"
+                        if kind == "ms" and -EXACT <= v <= EXACT
+                        else format_time(v, kind)
+                    )
+            else:
+                text = format_time(v, kind)
+            out.append(text)
+        return out
 
     def clip_all(self, values: list[Any]) -> list[tuple[float | None, str]]:
         """``clip`` of each value; ints and floats inside the domain (a NaN is not) as ints."""
