@@ -429,6 +429,13 @@ def window_records(
     """Records of these kinds at ``operator`` with window bounds: seq, kind, the ``fields``
     asked for (key, proc_time, watermark, ts), window_start, window_end (None for the global
     window)."""
+    return pd.DataFrame(_window_record_columns(view, operator, kinds, fields))
+
+
+def _window_record_columns(
+    view: TraceView, operator: str, kinds: tuple[str, ...], fields: tuple[str, ...]
+) -> dict[str, Any]:
+    """The columns of ``window_records``, before they become a DataFrame."""
     rows = view.select(*kinds, operator=operator)
     columns: dict[str, Any] = {"seq": rows, "kind": view.kinds_of(rows)}
     for name in fields:
@@ -439,7 +446,7 @@ def window_records(
     else:
         for name, values in (("window_start", start), ("window_end", end)):
             columns[name] = [int(v) if p else None for v, p in zip(values, present, strict=True)]
-    return pd.DataFrame(columns)
+    return columns
 
 
 def firings(view: TraceView, operator: str) -> pd.DataFrame:
@@ -449,8 +456,11 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
     None when no timer fired it), fired_by (the cause's category, ``fired_by``) and at (the
     event time a firing mark sits at: the event-time timer's timestamp, else the window's
     end)."""
-    frame = window_records(view, operator, "fired")
-    rows = frame["seq"].to_numpy()
+    # the columns first, one DataFrame at the end (adding columns one by one costs more)
+    frame = _window_record_columns(
+        view, operator, ("fired",), ("key", "proc_time", "watermark", "ts")
+    )
+    rows = frame["seq"]
     frame["result"] = view.detail("fired", "result", rows)  # raw values: short() them to show
     frame["pane"] = view.detail("fired", "pane", rows)
     frame["timing"] = view.detail("fired", "timing", rows)
@@ -459,14 +469,12 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
     frame["cause"] = cause
     frame["timer"] = timer
     frame["fired_by"] = fired_by(cause, domain, view.ints("watermark", rows)[0])
+    ends = pd.Series(frame["window_end"]).tolist()  # as the frame's column reads them
     frame["at"] = pd.Series(
-        [
-            t if d == "event" else e
-            for t, d, e in zip(timer, domain, frame["window_end"].tolist(), strict=True)
-        ],
+        [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
         dtype=object,
     )
-    return frame
+    return pd.DataFrame(frame)
 
 
 _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
