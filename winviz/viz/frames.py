@@ -604,6 +604,8 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     lives["closed"] = [
         int(c) if n else None for c, n in zip(last_cleanup.tolist(), cleanups.tolist(), strict=True)
     ]
+    if not len(view.select("merged", operator=operator)):  # no session merge: nothing to apply
+        return lives.assign(merged_into=[None] * len(lives))[LIFE_COLUMNS]
     return _apply_merges(lives, merged(view, operator))[LIFE_COLUMNS]
 
 
