@@ -349,6 +349,40 @@ def late_side_outputs(
 def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:
     """Tooltip fields of some element records: operator, key, value, watermark, ts (exact
     ints), source_index (see the module docstring)."""
+    operators, keys, values, source_index = _element_texts(view, seqs)
+    return pd.DataFrame(
+        {
+            "seq": seqs,
+            "operator": operators,
+            "key": keys,
+            "value": values,
+            "watermark": view.column("watermark", seqs),
+            "ts": view.column("ts", seqs),
+            "source_index": source_index,
+        }
+    )
+
+
+def element_detail_lists(view: TraceView, seqs: np.ndarray) -> dict[str, list[Any]]:
+    """``element_details`` as plain lists (no DataFrame: a chart that turns them into rows
+    straight away saves pandas' column conversions): operator, key, value, watermark, ts the
+    values ``element_details(...)[c].tolist()`` gives; source_index an int or None."""
+    operators, keys, values, source_index = _element_texts(view, seqs)
+    return {
+        "operator": operators.tolist(),
+        "key": keys,
+        "value": values,
+        "watermark": view.c.watermark.take(seqs).tolist(),
+        "ts": view.c.ts.take(seqs).tolist(),
+        "source_index": source_index,
+    }
+
+
+def _element_texts(
+    view: TraceView, seqs: np.ndarray
+) -> tuple[np.ndarray, list[str], list[str], list[Any]]:
+    """The operator (an object array), key and value texts and source index (int or None)
+    of element records."""
     arrivals = view.select("arrival")
     values = view.detail("element", "value", seqs).tolist()
     source_index: list[Any] = [None] * len(values)
@@ -365,16 +399,11 @@ def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
     key_codes = view.c.key.codes[seqs]
     texts = {code: short(view.c.key.values[code], 30) for code in set(key_codes.tolist())}
-    return pd.DataFrame(
-        {
-            "seq": seqs,
-            "operator": view.column("operator", seqs),
-            "key": [texts[c] for c in key_codes.tolist()],
-            "value": [short(v) for v in values],
-            "watermark": view.column("watermark", seqs),
-            "ts": view.column("ts", seqs),
-            "source_index": source_index,
-        }
+    return (
+        view.column("operator", seqs),
+        [texts[c] for c in key_codes.tolist()],
+        [short(v) for v in values],
+        source_index,
     )
 
 
@@ -400,6 +429,13 @@ def window_records(
     """Records of these kinds at ``operator`` with window bounds: seq, kind, the ``fields``
     asked for (key, proc_time, watermark, ts), window_start, window_end (None for the global
     window)."""
+    return pd.DataFrame(_window_record_columns(view, operator, kinds, fields))
+
+
+def _window_record_columns(
+    view: TraceView, operator: str, kinds: tuple[str, ...], fields: tuple[str, ...]
+) -> dict[str, Any]:
+    """The columns of ``window_records``, before they become a DataFrame."""
     rows = view.select(*kinds, operator=operator)
     columns: dict[str, Any] = {"seq": rows, "kind": view.kinds_of(rows)}
     for name in fields:
@@ -410,7 +446,7 @@ def window_records(
     else:
         for name, values in (("window_start", start), ("window_end", end)):
             columns[name] = [int(v) if p else None for v, p in zip(values, present, strict=True)]
-    return pd.DataFrame(columns)
+    return columns
 
 
 def firings(view: TraceView, operator: str) -> pd.DataFrame:
@@ -420,8 +456,11 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
     None when no timer fired it), fired_by (the cause's category, ``fired_by``) and at (the
     event time a firing mark sits at: the event-time timer's timestamp, else the window's
     end)."""
-    frame = window_records(view, operator, "fired")
-    rows = frame["seq"].to_numpy()
+    # the columns first, one DataFrame at the end (adding columns one by one costs more)
+    frame = _window_record_columns(
+        view, operator, ("fired",), ("key", "proc_time", "watermark", "ts")
+    )
+    rows = frame["seq"]
     frame["result"] = view.detail("fired", "result", rows)  # raw values: short() them to show
     frame["pane"] = view.detail("fired", "pane", rows)
     frame["timing"] = view.detail("fired", "timing", rows)
@@ -430,14 +469,12 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
     frame["cause"] = cause
     frame["timer"] = timer
     frame["fired_by"] = fired_by(cause, domain, view.ints("watermark", rows)[0])
+    ends = pd.Series(frame["window_end"]).tolist()  # as the frame's column reads them
     frame["at"] = pd.Series(
-        [
-            t if d == "event" else e
-            for t, d, e in zip(timer, domain, frame["window_end"].tolist(), strict=True)
-        ],
+        [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
         dtype=object,
     )
-    return frame
+    return pd.DataFrame(frame)
 
 
 _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
@@ -567,6 +604,8 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     lives["closed"] = [
         int(c) if n else None for c, n in zip(last_cleanup.tolist(), cleanups.tolist(), strict=True)
     ]
+    if not len(view.select("merged", operator=operator)):  # no session merge: nothing to apply
+        return lives.assign(merged_into=[None] * len(lives))[LIFE_COLUMNS]
     return _apply_merges(lives, merged(view, operator))[LIFE_COLUMNS]
 
 

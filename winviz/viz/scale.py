@@ -25,10 +25,26 @@ EXACT = 2**53  # palette.EXACT: beyond this magnitude a time is off the chart
 
 def extent(*columns: pd.Series) -> list[int]:
     """The smallest and largest drawable time (|t| <= 2**53) of each column — all that
-    ``palette.time_axis`` needs of them (the same axis as from every value), without a Python
-    object per value."""
+    ``palette.time_axis`` needs of them (the same axis as from every value). Numpy int and
+    float columns are read directly, object columns of Python ints without a conversion;
+    anything else through ``pd.to_numeric`` (non-numbers ignored)."""
     out: list[int] = []
     for column in columns:
+        dtype = getattr(column, "dtype", None)
+        if isinstance(dtype, np.dtype) and dtype.kind in "if":  # numpy ints / floats: direct
+            a = np.asarray(column)
+            a = a[np.abs(a) <= EXACT] if dtype.kind == "f" else a[(a >= -EXACT) & (a <= EXACT)]
+            if len(a):
+                out += [int(a.min()), int(a.max())]
+            continue
+        # an object column of Python ints only (the trace's exact times): no conversion
+        if isinstance(dtype, np.dtype) and dtype.kind == "O":
+            items = column.tolist()
+            if all(v.__class__ is int for v in items):
+                inside = [v for v in items if -EXACT <= v <= EXACT]
+                if inside:
+                    out += [min(inside), max(inside)]
+                continue
         values = pd.to_numeric(pd.Series(column), errors="coerce").dropna()
         if values.dtype.kind == "f":
             values = values[values.abs() <= EXACT]

@@ -20,6 +20,7 @@ The whole spec is still validated against the Vega-Lite schema by ``to_dict()``,
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any, ClassVar
 
 import altair as alt
@@ -63,10 +64,29 @@ def layer(rows: list[dict[str, Any]], mark: dict[str, Any], encoding: dict[str, 
     return alt.Chart(data=rows_data(rows), mark=mark, encoding=Encoding(**encoding))
 
 
+class _Fresh(alt.Chart):
+    """A layer handed to ``layer_chart``: its copies are shallow (they share its mark, encoding
+    and rows). ``alt.LayerChart.__init__`` copies every layer twice — deeply, to leave the
+    caller's layers unchanged; a layer made just now for one chart has no other user."""
+
+    def copy(self, deep: Any = True, ignore: list[str] | None = None) -> _Fresh:
+        return super().copy(deep=False)
+
+
+def layer_chart(layers: list[alt.Chart], **kwargs: Any) -> alt.LayerChart:
+    """``alt.LayerChart(layer=layers, **kwargs)`` — the same chart — for layers the caller has
+    just made and does not use or change afterwards: they are not deep-copied on the way in.
+    The chart's layers are plain ``alt.Chart`` objects."""
+    chart = alt.LayerChart(layer=[_Fresh(*c._args, **c._kwds) for c in layers], **kwargs)
+    chart.layer = [alt.Chart(*c._args, **c._kwds) for c in chart.layer]
+    return chart
+
+
 def field_type(rows: list[dict[str, Any]], column: str) -> str:
     """ "quantitative" when every present value of the column is a number (not a bool), else
     "nominal" — as Altair infers it from a DataFrame column."""
-    types = {type(r.get(column)) for r in rows} - {type(None)}
+    types = set(map(type, map(dict.get, rows, repeat(column))))
+    types.discard(type(None))
     numeric = bool(types) and all(issubclass(t, (int, float)) and t is not bool for t in types)
     return "quantitative" if numeric else "nominal"
 

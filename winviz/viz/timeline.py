@@ -42,7 +42,7 @@ their processing-time span — on a 400 px plot the diagonal is then at most 8 p
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import altair as alt
 import numpy as np
@@ -158,12 +158,10 @@ def _timeline(
     op = pick_operator(view, operator)
     elements = frames.element_fates(view, op)
     untimed = int(elements["ts"].isna().sum())
-    elements = elements[elements["ts"].notna()]
+    elements = _where_present(elements, "ts")
     steps = frames.watermark_steps(view)
-    fired = frames.firings(view, op)
-    fired = fired[fired["window_end"].notna()]
-    cleaned = frames.cleanups(view, op)
-    cleaned = cleaned[cleaned["window_end"].notna()]
+    fired = _where_present(frames.firings(view, op), "window_end")
+    cleaned = _where_present(frames.cleanups(view, op), "window_end")
     lives = frames.window_lives(view, op)
 
     horizons = _horizons(lives, cleaned)
@@ -199,9 +197,10 @@ def _timeline(
 
     plot = _Plot(x, y, width, height)
     watermark_layers = _watermarks(steps, x, y, notes)
+    per_window = _per_window(lives)  # once, for the bands and the horizons
     layers = [
-        _bands(lives, horizons, x, y, notes),
-        _horizon_layer(lives, horizons, x, y),
+        _bands(per_window, horizons, x, y, notes),
+        _horizon_layer(per_window, horizons, x, y),
         *_diagonal(elements, x, y, diagonal),
         *watermark_layers,
         _elements(view, elements, x, y, max_points, notes),
@@ -210,8 +209,8 @@ def _timeline(
     ]
     layers = [layer for layer in layers if layer is not None]
     _with_category_scales(layers, _present_categories(layers))
-    chart = alt.LayerChart(
-        layer=layers,
+    chart = spec.layer_chart(  # the layers are made here, for this chart only
+        layers,
         width=width,
         height=height,
         title=palette.title("Timeline", notes),
@@ -222,10 +221,17 @@ def _timeline(
             "legend": {"strokeDash": "independent"},
         },
     )
-    return palette.finish(chart, name="timeline", notes=notes)
+    return palette.finish(chart, name="timeline", notes=notes, in_place=True)
 
 
 _extent = scale.extent
+
+
+def _where_present(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """The rows with a value in ``column`` (the frame itself when every row has one: no copy;
+    nothing here changes a frame in place)."""
+    present = frame[column].notna()
+    return frame if present.all() else frame[present]
 
 
 # -- layers -------------------------------------------------------------------------------------
@@ -264,7 +270,7 @@ def _horizons(lives: pd.DataFrame, cleaned: pd.DataFrame) -> dict[tuple[int, int
 
 
 def _bands(
-    lives: pd.DataFrame,
+    per_window: list[_Window] | None,
     horizons: dict[tuple[int, int], int],
     x: TimeAxis,
     y: TimeAxis,
@@ -272,26 +278,25 @@ def _bands(
 ) -> alt.Chart | None:
     """The window bands; a window opened and closed at the same processing time — typically
     the last one, filled and cleaned up at the end of input — has no height: its outline is
-    drawn ``FLAT_BAND_PX`` thick so that it does not vanish (its data stay exact)."""
-    per_window = _per_window(lives)
+    drawn ``FLAT_BAND_PX`` thick so that it does not vanish (its data stay exact).
+    ``per_window``: ``_per_window(lives)``."""
     if per_window is None:
         return None
-    wrapped = per_window["window_start"] >= per_window["window_end"]
-    if wrapped.any():
+    wrapped = sum(w.window_start >= w.window_end for w in per_window)
+    if wrapped:
         notes.append(
-            f"{int(wrapped.sum())} window(s) whose end overflowed the long range (start >= end)"
-            " have no band"
+            f"{wrapped} window(s) whose end overflowed the long range (start >= end) have no band"
         )
-        per_window = per_window[~wrapped]
-    per_window, k = scale.every_kth(per_window, scale.ROW_LIMIT)
+        per_window = [w for w in per_window if w.window_start < w.window_end]
+    per_window, k = _every_kth(per_window)
     if k > 1:
         notes.append(f"window bands: every {k}th of {len(per_window) * k:,} windows drawn")
     rows = []
-    for w in per_window.itertuples():
+    for w in per_window:
         x0, n0 = x.clip(w.window_start)
         x1, n1 = x.clip(w.window_end)
         y0, _ = y.clip(w.opened)
-        closed = None if pd.isna(w.closed) else int(w.closed)
+        closed = w.closed
         y1 = y.hi if closed is None else y.clip(closed)[0]
         horizon = horizons.get((int(w.window_start), int(w.window_end)))
         rows.append(
@@ -343,21 +348,19 @@ def _bands(
 
 
 def _horizon_layer(
-    lives: pd.DataFrame, horizons: dict[tuple[int, int], int], x: TimeAxis, y: TimeAxis
+    per_window: list[_Window] | None, horizons: dict[tuple[int, int], int], x: TimeAxis, y: TimeAxis
 ) -> alt.Chart | None:
     """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
-    allowed lateness) over its band's life in processing time."""
-    if not horizons:
-        return None
-    per_window = _per_window(lives)
-    if per_window is None:
+    allowed lateness) over its band's life in processing time (``per_window``:
+    ``_per_window(lives)``)."""
+    if not horizons or per_window is None:
         return None
     rows = []
-    for w in per_window.itertuples():
+    for w in per_window:
         horizon = horizons.get((int(w.window_start), int(w.window_end)))
         if horizon is None:
             continue
-        closed = None if pd.isna(w.closed) else int(w.closed)
+        closed = w.closed
         hx, note = x.clip(horizon)
         rows.append(
             {
@@ -398,27 +401,58 @@ def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:
     }
 
 
-def _per_window(lives: pd.DataFrame) -> pd.DataFrame | None:
+class _Window(NamedTuple):
+    """One (start, end) window over all keys (``_per_window``)."""
+
+    window_start: int
+    window_end: int
+    keys: int
+    elements: int
+    firings: int
+    opened: Any
+    closed: int | None
+    merged_into: str
+
+
+def _per_window(lives: pd.DataFrame) -> list[_Window] | None:
+    """The windows of ``lives`` by (start, end), in that order: distinct keys, elements and
+    firings summed, first opened, and closed (the last close) once every key's pane of it is
+    cleaned up or merged away, else None; ``merged_into`` as ``frames.merged_text``. A plain
+    loop over a few hundred rows: pandas' groupby costs more than the work here."""
     if lives.empty:
         return None
-    per_window = (
-        lives.assign(closed=pd.to_numeric(lives["closed"]))
-        .groupby(["window_start", "window_end"], sort=True)
-        .agg(
-            keys=("key", "nunique"),
-            elements=("elements", "sum"),
-            firings=("firings", "sum"),
-            opened=("opened", "min"),
-            closed=("closed", "max"),
-            cleaned=("closed", "count"),
-            pairs=("key", "size"),
-            merged_into=("merged_into", frames.merged_text),
-        )
-        .reset_index()
+    groups: dict[tuple[Any, Any], list[int]] = {}
+    for i, window in enumerate(
+        zip(lives["window_start"].tolist(), lives["window_end"].tolist(), strict=True)
+    ):
+        if not (_missing(window[0]) or _missing(window[1])):
+            groups.setdefault(window, []).append(i)
+    keys, elements, firings = (
+        lives["key"].tolist(),
+        lives["elements"].tolist(),
+        lives["firings"].tolist(),
     )
-    # a window is closed once every key's pane of it is cleaned up or merged away
-    per_window.loc[per_window["cleaned"] < per_window["pairs"], "closed"] = None
-    return per_window
+    opened, closed = lives["opened"].tolist(), lives["closed"].tolist()
+    merged_into = lives["merged_into"].tolist()
+    out = []
+    for window in sorted(groups):
+        rows = groups[window]
+        first = [opened[i] for i in rows if not _missing(opened[i])]
+        ends = [closed[i] for i in rows if not _missing(closed[i])]
+        texts = [merged_into[i] for i in rows]
+        out.append(
+            _Window(
+                window[0],
+                window[1],
+                len({keys[i] for i in rows if not _missing(keys[i])}),
+                sum(elements[i] for i in rows if not _missing(elements[i])),
+                sum(firings[i] for i in rows if not _missing(firings[i])),
+                min(first) if first else math.nan,
+                int(max(ends)) if len(ends) == len(rows) else None,
+                ", ".join(dict.fromkeys(texts)) if all(isinstance(t, str) for t in texts) else "",
+            )
+        )
+    return out
 
 
 def _wants_diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | None) -> bool:
@@ -464,12 +498,17 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
             "processing-time bucket)"
         )
     vertices, points, edges = [], [], []
-    for op, g in thinned.groupby("operator", sort=False):
-        recs = list(g.itertuples())
-        for i, r in enumerate(recs):
-            wx, note = x.clip(r.watermark)
-            t0 = y.clip(r.proc_time)[0]
-            t1 = y.clip(recs[i + 1].proc_time)[0] if i + 1 < len(recs) else y.hi
+    seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
+    marks = thinned["watermark"].tolist()
+    by_op: dict[Any, list[int]] = {}  # as groupby("operator", sort=False): first seen first
+    for j, op in enumerate(thinned["operator"].tolist()):
+        if not _missing(op):
+            by_op.setdefault(op, []).append(j)
+    for op, recs in by_op.items():
+        for i, j in enumerate(recs):
+            wx, note = x.clip(marks[j])
+            t0 = y.clip(procs[j])[0]
+            t1 = y.clip(procs[recs[i + 1]])[0] if i + 1 < len(recs) else y.hi
             vertices += [
                 {"operator": op, "i": 2 * i, "x": wx, "y": t0},
                 {"operator": op, "i": 2 * i + 1, "x": wx, "y": t1},
@@ -480,9 +519,9 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
                     "x": wx,
                     "y": t0,
                     "kind": "watermark",
-                    "seq": int(r.seq),
-                    "proc_time": y.fmt(r.proc_time),
-                    "watermark": x.fmt(r.watermark),
+                    "seq": int(seqs[j]),
+                    "proc_time": y.fmt(procs[j]),
+                    "watermark": x.fmt(marks[j]),
                     "note": note,
                 }
             )
@@ -589,38 +628,43 @@ def _elements(
     off = int(((elements["ts"] < x.lo) | (elements["ts"] > x.hi)).sum())
     if off:
         notes.append(f"{off:,} element(s) beyond the event-time axis drawn on its edge")
-    d = frames.element_details(view, elements["seq"].to_numpy())
-    operators, keys, values = d["operator"].tolist(), d["key"].tolist(), d["value"].tolist()
-    marks, stamps, sources = d["watermark"].tolist(), d["ts"].tolist(), d["source_index"].tolist()
-    rows = []
-    for i, (seq, proc, fate, windows) in enumerate(
-        zip(
+    d = frames.element_detail_lists(view, elements["seq"].to_numpy())
+    operators, keys, values = d["operator"], d["key"], d["value"]
+    marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
+    procs = elements["proc_time"].tolist()
+    rows = [
+        {
+            "x": ex,
+            "y": ey[0],
+            "what": fate,
+            "kind": "element",
+            "seq": seq,
+            "operator": operator,
+            "key": key,
+            "value": value,
+            "ts": ts,
+            "proc_time": proc,
+            "watermark": mark,
+            "windows": windows,
+            "source_index": None if _missing(source) else int(source),
+            "note": note,
+        }
+        for seq, ey, fate, windows, (ex, note), operator, key, value, ts, proc, mark, source in zip(
             elements["seq"].tolist(),
-            elements["proc_time"].tolist(),
+            y.clip_all(procs),
             elements["fate"].tolist(),
             elements["windows"].tolist(),
+            x.clip_all(stamps),
+            operators,
+            keys,
+            values,
+            x.fmt_all(stamps),
+            y.fmt_all(procs),
+            x.fmt_all(marks),
+            sources,
             strict=True,
         )
-    ):
-        ex, note = x.clip(stamps[i])
-        rows.append(
-            {
-                "x": ex,
-                "y": y.clip(proc)[0],
-                "what": fate,
-                "kind": "element",
-                "seq": seq,
-                "operator": operators[i],
-                "key": keys[i],
-                "value": values[i],
-                "ts": x.fmt(stamps[i]),
-                "proc_time": y.fmt(proc),
-                "watermark": x.fmt(marks[i]),
-                "windows": windows,
-                "source_index": None if _missing(sources[i]) else int(sources[i]),
-                "note": note,
-            }
-        )
+    ]
     return spec.layer(
         rows,
         {"type": "point", "filled": True, "size": 70, "opacity": 0.9},
@@ -1035,7 +1079,7 @@ def _what_encoding(
     }
 
 
-def _every_kth(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
     """scale.every_kth for a list of rows."""
     if len(rows) <= scale.ROW_LIMIT:
         return rows, 1
