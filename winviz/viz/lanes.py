@@ -263,16 +263,7 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
     firings and cleanups sharing a pixel with another mark, are set apart by ``EVENT_DX``
     pixels, converted to event time for this chart's width (Vega offsets only text marks by
     pixels)."""
-    slot = {
-        (k, s, e): int(i)
-        for k, s, e, i in zip(
-            bars["key"].tolist(),
-            bars["window_start"].tolist(),
-            bars["window_end"].tolist(),
-            bars["slot"].tolist(),
-            strict=True,
-        )
-    }
+    slot = _bar_slots(bars)
     rows: list[dict[str, Any]] = []
     fired = frames.firings(view, op)
     fired = fired[fired["window_start"].notna()]
@@ -332,6 +323,20 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
     return frame
 
 
+def _bar_slots(bars: pd.DataFrame) -> dict[tuple[Any, Any, Any], int]:
+    """The sub-lane (slot) of each bar, by (key, window start, window end)."""
+    return {
+        (k, s, e): int(i)
+        for k, s, e, i in zip(
+            bars["key"].tolist(),
+            bars["window_start"].tolist(),
+            bars["window_end"].tolist(),
+            bars["slot"].tolist(),
+            strict=True,
+        )
+    }
+
+
 def _drawn(records: pd.DataFrame, slot: dict) -> pd.DataFrame:
     """The records (with ``key_text``) of windows that have a bar (a key in ``slot``): only
     their marks are drawn, so only their tooltips are formatted."""
@@ -383,16 +388,7 @@ def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) ->
     cleaned = cleaned[cleaned["window_start"].notna()]
     if cleaned.empty:
         return []
-    slot = {
-        (k, s, e): int(i)
-        for k, s, e, i in zip(
-            bars["key"].tolist(),
-            bars["window_start"].tolist(),
-            bars["window_end"].tolist(),
-            bars["slot"].tolist(),
-            strict=True,
-        )
-    }
+    slot = _bar_slots(bars)
     rows = []
     for key, s, e, t in zip(
         frames.key_texts(cleaned["key"]),
