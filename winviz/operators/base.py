@@ -143,6 +143,22 @@ class StreamOperator:
         self.on_watermark(watermark)
         self.output.emit_watermark(watermark)
 
+    def trace_event(self, kind: str, ts: int | None, detail: Any) -> None:
+        """A keyless trace record of this operator (an arrival, a sink write, a side output,
+        a channel's watermark or status…) at the current processing time and watermark;
+        nothing when the trace is off."""
+        if self.trace is not None:
+            self.trace.emit(
+                kind,
+                self.current_processing_time(),
+                self._watermark,
+                self.name,
+                None,
+                None,
+                ts,
+                detail,
+            )
+
     def trace_watermark(self, watermark: int) -> None:
         """The trace's ``watermark`` record: this operator's watermark advanced to
         ``watermark`` (written before anything it makes due)."""

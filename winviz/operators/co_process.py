@@ -257,17 +257,7 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
 
     def _process(self, method: str, value: Any, ts: int | None) -> None:
         self.metrics["num_records_in"] += 1
-        if self.trace is not None:
-            self.trace.emit(
-                "element",
-                self.current_processing_time(),
-                self._watermark,
-                self.name,
-                None,
-                None,
-                ts,
-                value,
-            )
+        self.trace_event("element", ts, value)
         self.ctx._timestamp = ts
         self.collector.timestamp = ts
         self.call_user(
@@ -284,17 +274,7 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
         raise UnsupportedOperationError("a two-input operator takes records through an input")
 
     def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
-        if self.trace is not None:
-            self.trace.emit(
-                "side_output",
-                self.current_processing_time(),
-                self._watermark,
-                self.name,
-                None,
-                None,
-                ts,
-                (tag.id, value),
-            )
+        self.trace_event("side_output", ts, (tag.id, value))
         self.output.collect_side(tag, value, ts)
 
 

@@ -89,17 +89,7 @@ class SinkOperator(StreamOperator):
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
-        if self.trace is not None:
-            self.trace.emit(
-                "sink",
-                self.current_processing_time(),
-                self._watermark,
-                self.name,
-                None,
-                None,
-                ts,
-                (self.name, value),
-            )
+        self.trace_event("sink", ts, (self.name, value))
         self.records.append(_new_record(Record, (value, ts, self.current_processing_time())))
 
     def process_watermark(self, watermark):

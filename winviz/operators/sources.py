@@ -90,17 +90,7 @@ class SourceOperator(StreamOperator):
         if self.partitions is not None:
             self.job.partition = self.partitions[self.position]
         self.position += 1
-        if self.trace is not None:
-            self.trace.emit(
-                "arrival",
-                self.current_processing_time(),
-                self._watermark,
-                self.name,
-                None,
-                None,
-                ts,
-                (value, self.position - 1),
-            )
+        self.trace_event("arrival", ts, (value, self.position - 1))
         self.emit_record(value, ts)
 
     def snapshot(self) -> dict[str, Any]:

@@ -130,19 +130,6 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         self.idle = False
         self.emits_watermarks_per_record = not emits_only_periodically(self.generator)
 
-    def trace_event(self, kind: str, ts: int | None, detail: Any) -> None:
-        if self.trace is not None:
-            self.trace.emit(
-                kind,
-                self.current_processing_time(),
-                self._watermark,
-                self.name,
-                None,
-                None,
-                ts,
-                detail,
-            )
-
     def combine(self) -> None:
         """Recompute the combined watermark; an increase goes on as this operator's own
         watermark (making it active), all partitions idle makes it idle. Without partitions
