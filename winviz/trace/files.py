@@ -38,15 +38,14 @@ import pyarrow.parquet as pq
 
 from winviz.errors import TraceFileError
 from winviz.trace import codec
+from winviz.trace.bulk import first_of_each, object_ids, paused_gc
 from winviz.trace.columns import (
-    LONG_MAX,
-    LONG_MIN,
     CodedColumn,
     TimeColumn,
     TraceColumns,
     object_array,
 )
-from winviz.trace.frame import detail_pieces, first_of_each
+from winviz.trace.frame import DetailPiece, detail_fields
 from winviz.trace.schema import SCHEMA_VERSION, detail_names
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
@@ -66,10 +65,22 @@ COLUMNS = {
     "ts": pa.int64(),
 }
 ENCODING = b"winviz.encoding"
+# no column statistics (nobody filters a trace file by row group), lz4 pages, and dictionary
+# pages as large as the dictionaries (an element payload per event) so they stay dictionaries
+WRITE_OPTIONS: dict[str, Any] = {
+    "compression": "lz4",
+    "write_statistics": False,
+    "dictionary_pagesize_limit": 1 << 30,
+}
 
 
 def to_arrow(c: TraceColumns) -> pa.Table:
     """The Arrow table ``save`` writes (see the module docstring)."""
+    with paused_gc():  # many new objects, no cycles: no collection passes over the trace
+        return _to_arrow(c)
+
+
+def _to_arrow(c: TraceColumns) -> pa.Table:
     starts, ends, has = c.window_bounds()
     window_kind = [
         None if w is None else ("time" if getattr(w, "end", None) is not None else "global")
@@ -88,7 +99,7 @@ def to_arrow(c: TraceColumns) -> pa.Table:
         "ts": _times(c.ts),
     }
     fields = [pa.field(name, array.type) for name, array in columns.items()]
-    for name, pieces in detail_pieces(c).items():
+    for name, pieces in detail_fields(c).items():
         array, encoding = _detail_array(len(c), pieces)
         columns[name] = array
         fields.append(pa.field(name, array.type, metadata={ENCODING: encoding}))
@@ -102,7 +113,7 @@ def save(c: TraceColumns, path: Path) -> Path:
     """Write the columns to a Parquet file at ``path``."""
     table = to_arrow(c)
     try:
-        pq.write_table(table, path)
+        pq.write_table(table, path, **WRITE_OPTIONS)
     except (OSError, pa.ArrowException) as exc:
         raise TraceFileError(f"{path}: cannot write the trace file there ({exc})") from exc
     return path
@@ -113,78 +124,92 @@ def _times(column: TimeColumn) -> pa.Array:
         raise ValueError(
             "a trace whose times are not all ints in Java's long range cannot be saved"
         )
-    return pa.array(column.values, pa.int64(), mask=~column.present)
+    return pa.array(
+        column.values, pa.int64(), mask=None if column.present.all() else ~column.present
+    )
 
 
 def _dictionary(codes: np.ndarray, values: list[Any]) -> pa.DictionaryArray:
-    """A dictionary array; a None among the values becomes a null."""
-    none = [i for i, v in enumerate(values) if v is None]
-    indices = pa.array(codes, pa.int32(), mask=np.isin(codes, none) if none else None)
-    return pa.DictionaryArray.from_arrays(
-        indices, pa.array(["" if v is None else v for v in values], pa.string())
-    )
+    """A dictionary array of strings, every record's (a None among the values becomes a
+    null)."""
+    return _texts_array(len(codes), None, codes, values)
 
 
-def _detail_array(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[pa.Array, bytes]:
+def _texts_array(
+    n: int, rows: np.ndarray | None, codes: np.ndarray, texts: list[str | None]
+) -> pa.DictionaryArray:
+    """A dictionary array of ``n`` strings: the records ``rows`` (all when None) have
+    ``texts[codes]`` (null where that is None), the others null. Each distinct string is
+    once in the dictionary (Parquet keeps a dictionary only when its values are distinct)."""
+    strings = pa.array(texts, pa.string())
+    null = strings.is_null().to_numpy(zero_copy_only=False)
+    if not strings.null_count and len(set(texts)) == len(texts):  # distinct already
+        dictionary, remap = strings, np.arange(len(texts), dtype=np.int32)
+    else:
+        encoded = strings.fill_null("").dictionary_encode()
+        dictionary = encoded.dictionary
+        remap = encoded.indices.to_numpy().astype(np.int32, copy=False)
+    if rows is None:
+        indices = remap[codes]
+        mask = null[codes] if null.any() else None
+    else:
+        indices = np.zeros(n, dtype=np.int32)
+        indices[rows] = remap[codes]
+        mask = np.ones(n, dtype=bool)
+        mask[rows] = null[codes] if null.any() else False
+    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32(), mask=mask), dictionary)
+
+
+def _detail_array(n: int, pieces: list[DetailPiece]) -> tuple[pa.Array, bytes]:
     """A detail field's column (null where absent) and its encoding: typed when every value
     is a bool, an int in the long range or a string; else tagged JSON text, one text per
-    distinct object."""
-    rows = np.concatenate([r for r, _ in pieces])
-    values = np.concatenate([v for _, v in pieces])
-    listed = values.tolist()
-    all_types = set(map(type, listed)) - {type(None)}
-    if all_types == {bool} or all_types == {int}:  # typed: no need to tell objects apart
-        typed = _typed_detail(n, rows, listed, all_types == {bool})
+    distinct object (by identity: the engine shares one payload among several records)."""
+    tables = [p.distinct() for p in pieces]
+    listed = [t.tolist() for t in tables]
+    types: set[type] = set().union(*(map(type, values) for values in listed)) - {type(None)}
+    if types == {bool} or types == {int}:
+        typed = _typed_detail(n, pieces, listed, bool in types)
         if typed is not None:
             return typed, b"plain"
-    ids = np.fromiter(map(id, listed), dtype=np.uint64, count=len(values))
-    codes, first = first_of_each(ids)
-    distinct = values[first].tolist()
-    types = set(map(type, distinct)) - {type(None)}
-    out_codes = np.full(n, -1, dtype=np.int64)
-    out_codes[rows] = codes
-    valid = out_codes >= 0
-    if types == {bool} or (
-        types == {int} and all(LONG_MIN <= v <= LONG_MAX for v in distinct if v is not None)
-    ):
-        table = np.array([0 if v is None else v for v in distinct], dtype=np.int64)
-        missing = np.array([v is None for v in distinct], dtype=bool)
-        data = table[np.where(valid, out_codes, 0)]
-        mask = ~valid | missing[np.where(valid, out_codes, 0)]
-        kind = pa.bool_() if types == {bool} else pa.int64()
-        return pa.array(data.astype(bool) if types == {bool} else data, kind, mask=mask), b"plain"
-    if types <= {str}:
-        texts, encoding = distinct, b"plain"
-    else:
-        texts, encoding = codec.to_texts(distinct), b"json"
-    nulls = [i for i, v in enumerate(distinct) if v is None and encoding == b"plain"]
-    indices = pa.array(
-        np.where(valid, out_codes, 0).astype(np.int32),
-        pa.int32(),
-        mask=~valid | np.isin(out_codes, nulls) if nulls else ~valid,
+    # the distinct objects of all pieces, and each record's code among them
+    everything = tables[0] if len(tables) == 1 else np.concatenate(tables)
+    codes, first = first_of_each(object_ids(everything))
+    offsets = np.cumsum([0] + [len(t) for t in tables])
+    rows = np.concatenate([p.rows for p in pieces])
+    row_codes = np.concatenate(
+        [
+            codes[start:stop] if p.codes is None else codes[start:stop][p.codes]
+            for p, start, stop in zip(pieces, offsets[:-1], offsets[1:], strict=True)
+        ]
     )
-    dictionary = pa.array(["" if t is None else t for t in texts], pa.string())
-    return pa.DictionaryArray.from_arrays(indices, dictionary), encoding
+    distinct = everything[first].tolist()
+    if types <= {str}:
+        return _texts_array(n, rows, row_codes, distinct), b"plain"
+    return _texts_array(n, rows, row_codes, codec.to_texts(distinct)), b"json"
 
 
-def _typed_detail(n: int, rows: np.ndarray, values: list[Any], bools: bool) -> pa.Array | None:
-    """A bool or int64 detail column of these values at ``rows`` (None where absent or
-    null), or None when an int is beyond Java's long range (then it is written as text)."""
-    present = np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values))
-    try:
-        if present.all():
-            local = np.fromiter(values, dtype=np.int64, count=len(values))
-        else:
-            local = np.zeros(len(values), dtype=np.int64)
-            local[present] = np.fromiter(
-                compress(values, present.tolist()), dtype=np.int64, count=int(present.sum())
-            )
-    except OverflowError:
-        return None
+def _typed_detail(
+    n: int, pieces: list[DetailPiece], listed: list[list[Any]], bools: bool
+) -> pa.Array | None:
+    """A bool or int64 detail column: each piece's records have its values (null where
+    None), the other records null; None when an int is beyond Java's long range (then it
+    is written as text)."""
     data = np.zeros(n, dtype=np.int64)
-    data[rows] = local
     mask = np.ones(n, dtype=bool)
-    mask[rows] = ~present
+    for p, values in zip(pieces, listed, strict=True):
+        present = np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values))
+        table = np.zeros(len(values), dtype=np.int64)
+        try:
+            if present.all():
+                table = np.fromiter(values, dtype=np.int64, count=len(values))
+            else:
+                table[present] = np.fromiter(
+                    compress(values, present.tolist()), dtype=np.int64, count=int(present.sum())
+                )
+        except OverflowError:
+            return None
+        data[p.rows] = table if p.codes is None else table[p.codes]
+        mask[p.rows] = ~present if p.codes is None else ~present[p.codes]
     if bools:
         return pa.array(data.astype(bool), pa.bool_(), mask=mask)
     return pa.array(data, pa.int64(), mask=mask)
