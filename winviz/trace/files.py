@@ -26,6 +26,7 @@ records, a window's timer namespace) is written once. The column's field metadat
 
 from __future__ import annotations
 
+import json
 from itertools import compress, repeat
 from operator import is_not
 from pathlib import Path
@@ -34,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from winviz.errors import TraceFileError
@@ -98,11 +100,14 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
         "window": _dictionary(c.window.codes, window_kind),
         "ts": _times(c.ts),
     }
-    fields = [pa.field(name, array.type) for name, array in columns.items()]
+    # a column without nulls is marked so (Parquet then stores no null flags for it)
+    fields = [pa.field(name, a.type, nullable=a.null_count > 0) for name, a in columns.items()]
     for name, pieces in detail_fields(c).items():
         array, encoding = _detail_array(len(c), pieces)
         columns[name] = array
-        fields.append(pa.field(name, array.type, metadata={ENCODING: encoding}))
+        fields.append(
+            pa.field(name, array.type, array.null_count > 0, metadata={ENCODING: encoding})
+        )
     schema = pa.schema(
         fields, metadata={META_FORMAT: FORMAT.encode(), META_VERSION: str(SCHEMA_VERSION).encode()}
     )
@@ -113,7 +118,13 @@ def save(c: TraceColumns, path: Path) -> Path:
     """Write the columns to a Parquet file at ``path``."""
     table = to_arrow(c)
     try:
-        pq.write_table(table, path, **WRITE_OPTIONS)
+        pq.write_table(
+            table,
+            path,
+            # dictionary pages for the dictionary columns only (not tried on the int64 ones)
+            use_dictionary=[f.name for f in table.schema if pa.types.is_dictionary(f.type)],
+            **WRITE_OPTIONS,
+        )
     except (OSError, pa.ArrowException) as exc:
         raise TraceFileError(f"{path}: cannot write the trace file there ({exc})") from exc
     return path
@@ -251,8 +262,9 @@ def load(path: str | Path) -> TraceColumns:
         if got != want:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
-        return _columns(table)
-    except (ValueError, TypeError, KeyError) as exc:
+        with paused_gc():  # many new objects, no cycles: no collection passes over them
+            return _columns(table)
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
 
 
@@ -261,10 +273,7 @@ def _columns(table: pa.Table) -> TraceColumns:
     n = len(kinds.codes)
     details = np.empty(n, dtype=object)
     columns: dict[str, _DetailColumn] = {}
-    per_kind = {k: np.flatnonzero(kinds.codes == i) for i, k in enumerate(kinds.values)}
-    for kind, rows in per_kind.items():
-        if not len(rows):
-            continue
+    for kind, rows in _rows_per_code(kinds).items():
         if kind is None:
             raise ValueError(f"record {int(rows[0])} has no kind")
         names = detail_names(kind)
@@ -280,10 +289,8 @@ def _columns(table: pa.Table) -> TraceColumns:
             # (as the engine shares a window's timer details)
             group, first = _groups([columns[name].codes(rows) for name in names])
             parts = [columns[name].values(rows[first]).tolist() for name in names]
-            details[rows] = object_array(list(zip(*parts, strict=True)))[group]
-    window_kind = _coded(table, "window")
-    starts = table.column("window_start").to_numpy(zero_copy_only=False)
-    ends = table.column("window_end").to_numpy(zero_copy_only=False)
+            tuples = object_array(list(zip(*parts, strict=True)))
+            details[rows] = tuples if len(first) == len(rows) else tuples[group]
     key_col = _coded(table, "key")
     return TraceColumns(
         table.column("seq").to_numpy().astype(np.int64),
@@ -292,10 +299,30 @@ def _columns(table: pa.Table) -> TraceColumns:
         _time(table, "watermark"),
         _coded(table, "operator"),
         CodedColumn(key_col.codes, codec.from_texts(key_col.values)),
-        _windows(window_kind, starts, ends),
+        _windows(
+            _coded(table, "window"),
+            table.column("window_start").combine_chunks(),
+            table.column("window_end").combine_chunks(),
+        ),
         _time(table, "ts"),
         details,
     )
+
+
+def _rows_per_code(column: CodedColumn) -> dict[Any, np.ndarray]:
+    """The positions of each value's records, in order (values in order of their codes,
+    those without a record left out)."""
+    codes = column.codes
+    order = np.argsort(
+        codes.astype(np.uint8) if len(column.values) <= 256 else codes, kind="stable"
+    )
+    counts = np.bincount(codes, minlength=len(column.values))
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    return {
+        value: order[bounds[i] : bounds[i + 1]]
+        for i, value in enumerate(column.values)
+        if counts[i]
+    }
 
 
 class _DetailColumn:
@@ -306,15 +333,18 @@ class _DetailColumn:
     def __init__(self, table_values: np.ndarray, codes: np.ndarray, nulls: np.ndarray) -> None:
         self.table_values, self._codes, self.nulls = table_values, codes, nulls
 
-    def values(self, rows: np.ndarray) -> np.ndarray:
-        if not len(self.table_values):
-            return np.empty(len(rows), dtype=object)
-        out = self.table_values[self._codes[rows]]
-        out[self.nulls[rows]] = None
-        return out
-
     def codes(self, rows: np.ndarray) -> np.ndarray:
-        return np.where(self.nulls[rows], -1, self._codes[rows].astype(np.int64))
+        codes = self._codes[rows].astype(np.int64)
+        codes[self.nulls[rows]] = -1  # whatever a null slot holds
+        return codes
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        codes = self.codes(rows)
+        out = self.table_values[np.maximum(codes, 0)] if len(self.table_values) else None
+        if out is None:
+            return np.empty(len(rows), dtype=object)
+        out[codes < 0] = None
+        return out
 
 
 class _PlainColumn(_DetailColumn):
@@ -335,15 +365,18 @@ class _PlainColumn(_DetailColumn):
 
 
 def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Group ids of rows by several code columns (numbered in order of first appearance)
-    and each group's first row."""
-    ids, _ = pd.factorize(codes[0])
+    """Group ids of rows by several code columns (each -1 or more; numbered in order of
+    first appearance) and each group's first row."""
+    combined = codes[0] + 1
+    width = int(combined.max()) + 1 if len(combined) else 1
     for column in codes[1:]:
-        local, uniques = pd.factorize(column)
-        ids, _ = pd.factorize(ids.astype(np.int64) * len(uniques) + local)
-    first = np.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=np.int64)
-    first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)
-    return ids, first
+        span = int(column.max()) + 2 if len(column) else 1
+        if width * span >= 2**62:  # too wide for one int64: number the groups so far first
+            combined, _ = pd.factorize(combined)
+            width = int(combined.max()) + 1 if len(combined) else 1
+        combined = combined * span + (column + 1)
+        width *= span
+    return first_of_each(combined)
 
 
 def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
@@ -357,10 +390,11 @@ def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
     if pa.types.is_dictionary(column.type):
         if not pa.types.is_string(column.type.value_type):
             raise ValueError(f"detail column {name!r} is {column.type}; expected strings")
-        texts = column.dictionary.to_pylist()
-        table_values = object_array(codec.from_texts(texts) if encoding == b"json" else texts)
-        codes = np.where(nulls, 0, _raw_values(column.indices, np.int32))
-        return _DetailColumn(table_values, codes, nulls)
+        if encoding == b"json":
+            table_values = decode_texts(column.dictionary)
+        else:
+            table_values = object_array(column.dictionary.to_pylist())
+        return _DetailColumn(table_values, _raw_values(column.indices, np.int32), nulls)
     if pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
         if encoding != b"plain":
             raise ValueError(f"detail column {name!r} is {column.type} but marked json")
@@ -370,6 +404,49 @@ def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
             data = _raw_values(column, np.int64)
         return _PlainColumn(data, nulls)
     raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
+
+
+# a text that is one tuple of plain scalars / one plain scalar: no bracket or brace outside
+# a string, strings without escapes (so each text's strings end inside it)
+_FLAT_TUPLE = r'^\{"\$tuple":\[(?:[^\[\]{}\\"]|"[^"\\]*")*\]\}$'
+_FLAT_SCALAR = r'^(?:[^\[\]{}\\"]|"[^"\\]*")*$'
+_TUPLE_HEAD = len('{"$tuple":')
+
+
+def decode_texts(texts: pa.Array) -> np.ndarray:
+    """``codec.from_texts`` of an array of texts, as an object array: the texts of flat
+    tuples (``{"$tuple":[...]}`` of plain scalars) and of plain scalars — found by a regular
+    expression over the whole array — each kind parsed by one ``json.loads`` of them all
+    (a text's strings end inside it, so no text can run into the next: the count of values
+    parsed is checked), the others one by one by ``codec.from_texts``."""
+    out = np.empty(len(texts), dtype=object)
+    if not len(texts):
+        return out
+    if texts.null_count:
+        raise ValueError("a text in a dictionary is null; expected tagged JSON text")
+    tuples = pc.match_substring_regex(texts, _FLAT_TUPLE).to_numpy(zero_copy_only=False)
+    if tuples.all():
+        inner = pc.utf8_slice_codeunits(texts, _TUPLE_HEAD, -1).to_pylist()
+        return object_array(list(map(tuple, _loads_all(inner))))
+    if tuples.any():
+        inner = pc.utf8_slice_codeunits(texts.filter(tuples), _TUPLE_HEAD, -1).to_pylist()
+        out[tuples] = object_array(list(map(tuple, _loads_all(inner))))
+    rest = np.flatnonzero(~tuples)
+    others = texts.take(rest)
+    scalars = pc.match_substring_regex(others, _FLAT_SCALAR).to_numpy(zero_copy_only=False)
+    if scalars.any():
+        out[rest[scalars]] = object_array(_loads_all(others.filter(scalars).to_pylist()))
+    if not scalars.all():
+        out[rest[~scalars]] = object_array(codec.from_texts(others.filter(~scalars).to_pylist()))
+    return out
+
+
+def _loads_all(texts: list[str]) -> list[Any]:
+    """The JSON values of these texts (each one value), parsed as one array."""
+    values = json.loads("[" + ",".join(texts) + "]")
+    if len(values) != len(texts):
+        raise ValueError(f"{len(texts)} texts hold {len(values)} values; expected one each")
+    return values
 
 
 def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
@@ -389,56 +466,55 @@ def _coded(table: pa.Table, name: str) -> CodedColumn:
     if not pa.types.is_dictionary(column.type):
         column = column.dictionary_encode()
     values = column.dictionary.to_pylist()
-    codes = column.indices.to_numpy(zero_copy_only=False)
+    codes = _raw_values(column.indices, np.int32).copy()
     if column.null_count:
-        codes = np.where(column.is_null().to_numpy(zero_copy_only=False), len(values), codes)
+        codes[column.is_null().to_numpy(zero_copy_only=False)] = len(values)
         values.append(None)
-    return CodedColumn(np.asarray(codes, dtype=np.int32), values)
+    return CodedColumn(codes, values)
 
 
 def _time(table: pa.Table, name: str) -> TimeColumn:
     column = table.column(name).combine_chunks()
+    if not column.null_count:
+        return TimeColumn(_raw_values(column, np.int64).copy(), np.ones(len(column), dtype=bool))
     present = ~column.is_null().to_numpy(zero_copy_only=False)
     values = np.where(present, _raw_values(column, np.int64), 0)  # 0 where absent
     return TimeColumn(values, present)
 
 
-def _windows(kind: CodedColumn, starts: np.ndarray, ends: np.ndarray) -> CodedColumn:
+def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn:
     """Each record's window object, dictionary-encoded again (one object per distinct
-    window)."""
+    window: the global window and no window first, then the time windows in order of first
+    appearance)."""
     n = len(kind.codes)
-    starts = (
-        np.nan_to_num(starts.astype(float)).astype(np.int64) if starts.dtype != np.int64 else starts
-    )
-    ends = np.nan_to_num(ends.astype(float)).astype(np.int64) if ends.dtype != np.int64 else ends
-    if not n:
-        return CodedColumn(np.zeros(0, dtype=np.int32), [])
-    s_codes, _ = pd.factorize(starts)
-    e_codes, _ = pd.factorize(ends)
-    combined = (kind.codes.astype(np.int64) * (n + 1) + s_codes) * (n + 1) + e_codes
-    codes, _ = pd.factorize(combined)
-    firsts = np.zeros(int(codes.max()) + 1, dtype=np.int64)
-    firsts[codes[::-1]] = np.arange(n - 1, -1, -1)
+    codes = np.zeros(n, dtype=np.int32)
     values: list[Any] = []
-    for i, (k, start, end) in enumerate(
-        zip(
-            kind.codes[firsts].tolist(),
-            starts[firsts].tolist(),
-            ends[firsts].tolist(),
-            strict=True,
-        )
-    ):
-        name = kind.values[k]
-        if name is None:
-            values.append(None)
-        elif name == "global":
-            values.append(GLOBAL_WINDOW)
-        elif name == "time":
-            values.append(TimeWindow(int(start), int(end)))
+    time_rows = np.zeros(0, dtype=np.int64)
+    for name, rows in _rows_per_code(kind).items():
+        if name == "time":
+            time_rows = rows
+        elif name is None or name == "global":
+            codes[rows] = len(values)
+            values.append(None if name is None else GLOBAL_WINDOW)
         else:
-            row = int(np.flatnonzero(codes == i)[0])
-            raise ValueError(f"record {row}: window {name!r}; expected 'time', 'global' or null")
-    return CodedColumn(codes.astype(np.int32), values)
+            raise ValueError(
+                f"record {int(rows[0])}: window {name!r}; expected 'time', 'global' or null"
+            )
+    if not len(time_rows):
+        return CodedColumn(codes, values)
+    missing = pc.or_(starts.is_null(), ends.is_null()).to_numpy(zero_copy_only=False)[time_rows]
+    if missing.any():
+        row = int(time_rows[np.argmax(missing)])
+        raise ValueError(f"record {row}: a time window without window_start / window_end")
+    start = _raw_values(starts, np.int64)[time_rows]
+    end = _raw_values(ends, np.int64)[time_rows]
+    group, first = first_of_each(start)
+    if not (end[first][group] == end).all():  # windows of one start but several ends
+        ends_of, _ = pd.factorize(end)
+        group, first = first_of_each(group.astype(np.int64) * (int(ends_of.max()) + 1) + ends_of)
+    codes[time_rows] = group + len(values)
+    values.extend(map(TimeWindow, start[first].tolist(), end[first].tolist()))
+    return CodedColumn(codes, values)
 
 
 __all__ = ["TraceFileError", "load", "save", "to_arrow"]
