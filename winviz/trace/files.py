@@ -95,8 +95,8 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
         "watermark": _times(c.watermark),
         "operator": _dictionary(c.operator.codes, c.operator.values),
         "key": _dictionary(c.key.codes, codec.to_texts(c.key.values)),
-        "window_start": pa.array(starts, pa.int64(), mask=~has),
-        "window_end": pa.array(ends, pa.int64(), mask=~has),
+        "window_start": masked(starts, pa.int64(), ~has),
+        "window_end": masked(ends, pa.int64(), ~has),
         "window": _dictionary(c.window.codes, window_kind),
         "ts": _times(c.ts),
     }
@@ -135,9 +135,7 @@ def _times(column: TimeColumn) -> pa.Array:
         raise ValueError(
             "a trace whose times are not all ints in Java's long range cannot be saved"
         )
-    return pa.array(
-        column.values, pa.int64(), mask=None if column.present.all() else ~column.present
-    )
+    return masked(column.values, pa.int64(), ~column.present)
 
 
 def _dictionary(codes: np.ndarray, values: list[Any]) -> pa.DictionaryArray:
@@ -168,7 +166,7 @@ def _texts_array(
         indices[rows] = remap[codes]
         mask = np.ones(n, dtype=bool)
         mask[rows] = null[codes] if null.any() else False
-    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32(), mask=mask), dictionary)
+    return pa.DictionaryArray.from_arrays(masked(indices, pa.int32(), mask), dictionary)
 
 
 def _detail_array(n: int, pieces: list[DetailPiece]) -> tuple[pa.Array, bytes]:
@@ -222,8 +220,20 @@ def _typed_detail(
         data[p.rows] = table if p.codes is None else table[p.codes]
         mask[p.rows] = ~present if p.codes is None else ~present[p.codes]
     if bools:
-        return pa.array(data.astype(bool), pa.bool_(), mask=mask)
-    return pa.array(data, pa.int64(), mask=mask)
+        return masked(data.astype(bool), pa.bool_(), mask)
+    return masked(data, pa.int64(), mask)
+
+
+def masked(values: np.ndarray, kind: pa.DataType, nulls: np.ndarray | None) -> pa.Array:
+    """An Arrow array of a numpy array (int32, int64 or bool) with nulls where ``nulls`` is
+    True, built from its buffers: the values as they are, the null flags packed to bits."""
+    count = int(np.count_nonzero(nulls)) if nulls is not None else 0
+    if not count:
+        return pa.array(values, kind)
+    data = np.packbits(values, bitorder="little") if kind == pa.bool_() else values
+    validity = np.packbits(~nulls, bitorder="little")
+    buffers = [pa.py_buffer(validity), pa.py_buffer(np.ascontiguousarray(data))]
+    return pa.Array.from_buffers(kind, len(values), buffers, null_count=count)
 
 
 # -- reading ----------------------------------------------------------------------------------
