@@ -396,7 +396,7 @@ def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
     column = table.column(name).combine_chunks()
     if encoding not in (b"plain", b"json"):
         raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
-    nulls = column.is_null().to_numpy(zero_copy_only=False)
+    nulls = null_flags(column)
     if pa.types.is_dictionary(column.type):
         if not pa.types.is_string(column.type.value_type):
             raise ValueError(f"detail column {name!r} is {column.type}; expected strings")
@@ -459,6 +459,17 @@ def _loads_all(texts: list[str]) -> list[Any]:
     return values
 
 
+def null_flags(array: pa.Array) -> np.ndarray:
+    """True where the array is null, unpacked from its validity bitmap."""
+    n = len(array)
+    bitmap = array.buffers()[0]
+    if not array.null_count or bitmap is None:
+        return np.zeros(n, dtype=bool)
+    bits = np.frombuffer(bitmap, dtype=np.uint8)
+    valid = np.unpackbits(bits, count=array.offset + n, bitorder="little")[array.offset :]
+    return valid == 0
+
+
 def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
     """The values buffer of a fixed-width array as numpy (whatever a null slot holds: the
     caller masks nulls), without a copy."""
@@ -478,7 +489,7 @@ def _coded(table: pa.Table, name: str) -> CodedColumn:
     values = column.dictionary.to_pylist()
     codes = _raw_values(column.indices, np.int32).copy()
     if column.null_count:
-        codes[column.is_null().to_numpy(zero_copy_only=False)] = len(values)
+        codes[null_flags(column)] = len(values)
         values.append(None)
     return CodedColumn(codes, values)
 
@@ -487,7 +498,7 @@ def _time(table: pa.Table, name: str) -> TimeColumn:
     column = table.column(name).combine_chunks()
     if not column.null_count:
         return TimeColumn(_raw_values(column, np.int64).copy(), np.ones(len(column), dtype=bool))
-    present = ~column.is_null().to_numpy(zero_copy_only=False)
+    present = ~null_flags(column)
     values = np.where(present, _raw_values(column, np.int64), 0)  # 0 where absent
     return TimeColumn(values, present)
 
@@ -512,7 +523,7 @@ def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn
             )
     if not len(time_rows):
         return CodedColumn(codes, values)
-    missing = pc.or_(starts.is_null(), ends.is_null()).to_numpy(zero_copy_only=False)[time_rows]
+    missing = (null_flags(starts) | null_flags(ends))[time_rows]
     if missing.any():
         row = int(time_rows[np.argmax(missing)])
         raise ValueError(f"record {row}: a time window without window_start / window_end")
