@@ -18,7 +18,7 @@ import pytest
 import winviz as wv
 from winviz.trace import Trace, codec
 from winviz.trace.bulk import object_ids
-from winviz.trace.files import decode_texts
+from winviz.trace.files import bits_at, decode_texts, null_flags, nulls_at, valid_flags
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
 
@@ -180,3 +180,20 @@ def test_a_crafted_dictionary_of_texts_is_refused_or_read_as_data(tmp_path: Path
             with pytest.raises(wv.TraceFileError, match="damaged trace file"):
                 wv.load_trace(path)
     assert json.loads(dictionary[0]) == [1, 2]
+
+
+def test_null_flags_read_from_the_bitmap_are_arrows_own() -> None:
+    ints = pa.array([1, None, 3, None, 5, 6, 7, 8, None, 10])
+    bools = pa.array([True, None, False, True, None, False, True, True, False, None])
+    for array in (ints, ints.slice(1), ints.slice(3, 5), pa.array([1, 2]), bools, bools.slice(2)):
+        want = array.is_null().to_numpy(zero_copy_only=False)
+        assert null_flags(array).tolist() == want.tolist()
+        assert valid_flags(array).tolist() == (~want).tolist()
+        rows = np.arange(len(array))[::-1].copy()
+        assert nulls_at(array, rows).tolist() == want[rows].tolist()
+    data = bools.slice(2)
+    assert bits_at(data.buffers()[1], data.offset, np.array([0, 1, 2])).tolist() == [
+        False,
+        True,
+        False,
+    ]

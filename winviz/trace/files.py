@@ -123,6 +123,9 @@ def save(c: TraceColumns, path: Path) -> Path:
             path,
             # dictionary pages for the dictionary columns only (not tried on the int64 ones)
             use_dictionary=[f.name for f in table.schema if pa.types.is_dictionary(f.type)],
+            # one row group: each row group would repeat the dictionaries (an element payload
+            # per event) and a reader would merge them again
+            row_group_size=max(1, len(table)),
             **WRITE_OPTIONS,
         )
     except (OSError, pa.ArrowException) as exc:
@@ -303,7 +306,7 @@ def _columns(table: pa.Table) -> TraceColumns:
             details[rows] = tuples if len(first) == len(rows) else tuples[group]
     key_col = _coded(table, "key")
     return TraceColumns(
-        table.column("seq").to_numpy().astype(np.int64),
+        _seq(table.column("seq").combine_chunks()),
         kinds,
         _time(table, "proc_time"),
         _time(table, "watermark"),
@@ -317,6 +320,12 @@ def _columns(table: pa.Table) -> TraceColumns:
         _time(table, "ts"),
         details,
     )
+
+
+def _seq(column: pa.Array) -> np.ndarray:
+    if column.null_count:
+        raise ValueError(f"record {int(np.argmax(null_flags(column)))} has no seq")
+    return _raw_values(column, np.int64)
 
 
 def _rows_per_code(column: CodedColumn) -> dict[Any, np.ndarray]:
@@ -340,19 +349,19 @@ class _DetailColumn:
     None where null) and ``codes(rows)`` (int64, equal exactly where the values are equal,
     -1 where null) on some rows — each kind's rows are read, not the whole column."""
 
-    def __init__(self, table_values: np.ndarray, codes: np.ndarray, nulls: np.ndarray) -> None:
-        self.table_values, self._codes, self.nulls = table_values, codes, nulls
+    def __init__(self, column: pa.Array, table_values: np.ndarray, codes: np.ndarray) -> None:
+        self.column, self.table_values, self._codes = column, table_values, codes
 
     def codes(self, rows: np.ndarray) -> np.ndarray:
         codes = self._codes[rows].astype(np.int64)
-        codes[self.nulls[rows]] = -1  # whatever a null slot holds
+        codes[nulls_at(self.column, rows)] = -1  # whatever a null slot holds
         return codes
 
     def values(self, rows: np.ndarray) -> np.ndarray:
         codes = self.codes(rows)
-        out = self.table_values[np.maximum(codes, 0)] if len(self.table_values) else None
-        if out is None:
+        if not len(self.table_values):
             return np.empty(len(rows), dtype=object)
+        out = self.table_values[np.maximum(codes, 0)]
         out[codes < 0] = None
         return out
 
@@ -360,18 +369,22 @@ class _DetailColumn:
 class _PlainColumn(_DetailColumn):
     """A bool or int64 detail column (values are the data themselves)."""
 
-    def __init__(self, data: np.ndarray, nulls: np.ndarray) -> None:
-        super().__init__(np.empty(0, dtype=object), np.zeros(0, dtype=np.int64), nulls)
-        self.data = data
+    def __init__(self, column: pa.Array) -> None:
+        super().__init__(column, np.empty(0, dtype=object), np.zeros(0, dtype=np.int64))
+
+    def data(self, rows: np.ndarray) -> np.ndarray:
+        if pa.types.is_boolean(self.column.type):
+            return bits_at(self.column.buffers()[1], self.column.offset, rows)
+        return _raw_values(self.column, np.int64)[rows]
 
     def values(self, rows: np.ndarray) -> np.ndarray:
-        out = object_array(self.data[rows].tolist())
-        out[self.nulls[rows]] = None
+        out = object_array(self.data(rows).tolist())
+        out[nulls_at(self.column, rows)] = None
         return out
 
     def codes(self, rows: np.ndarray) -> np.ndarray:
-        codes, _ = pd.factorize(self.data[rows])
-        return np.where(self.nulls[rows], -1, codes.astype(np.int64))
+        codes, _ = pd.factorize(self.data(rows))
+        return np.where(nulls_at(self.column, rows), -1, codes.astype(np.int64))
 
 
 def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -396,7 +409,6 @@ def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
     column = table.column(name).combine_chunks()
     if encoding not in (b"plain", b"json"):
         raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
-    nulls = null_flags(column)
     if pa.types.is_dictionary(column.type):
         if not pa.types.is_string(column.type.value_type):
             raise ValueError(f"detail column {name!r} is {column.type}; expected strings")
@@ -404,15 +416,11 @@ def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
             table_values = decode_texts(column.dictionary)
         else:
             table_values = object_array(column.dictionary.to_pylist())
-        return _DetailColumn(table_values, _raw_values(column.indices, np.int32), nulls)
+        return _DetailColumn(column, table_values, _raw_values(column.indices, np.int32))
     if pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
         if encoding != b"plain":
             raise ValueError(f"detail column {name!r} is {column.type} but marked json")
-        if pa.types.is_boolean(column.type):
-            data = column.fill_null(False).to_numpy(zero_copy_only=False)
-        else:
-            data = _raw_values(column, np.int64)
-        return _PlainColumn(data, nulls)
+        return _PlainColumn(column)
     raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
 
 
@@ -459,15 +467,33 @@ def _loads_all(texts: list[str]) -> list[Any]:
     return values
 
 
-def null_flags(array: pa.Array) -> np.ndarray:
-    """True where the array is null, unpacked from its validity bitmap."""
+def valid_flags(array: pa.Array) -> np.ndarray:
+    """True where the array is not null, unpacked from its validity bitmap."""
     n = len(array)
     bitmap = array.buffers()[0]
     if not array.null_count or bitmap is None:
-        return np.zeros(n, dtype=bool)
+        return np.ones(n, dtype=bool)
     bits = np.frombuffer(bitmap, dtype=np.uint8)
-    valid = np.unpackbits(bits, count=array.offset + n, bitorder="little")[array.offset :]
-    return valid == 0
+    return np.unpackbits(bits, count=array.offset + n, bitorder="little")[array.offset :].view(bool)
+
+
+def null_flags(array: pa.Array) -> np.ndarray:
+    """True where the array is null."""
+    return ~valid_flags(array)
+
+
+def nulls_at(array: pa.Array, rows: np.ndarray) -> np.ndarray:
+    """True where the array is null, at these rows only (read from its validity bitmap)."""
+    if not array.null_count or array.buffers()[0] is None:
+        return np.zeros(len(rows), dtype=bool)
+    return ~bits_at(array.buffers()[0], array.offset, rows)
+
+
+def bits_at(bitmap: pa.Buffer, offset: int, rows: np.ndarray) -> np.ndarray:
+    """The bits of an Arrow bitmap (least significant bit first) at these rows, as bools."""
+    at = rows + offset
+    bits = np.frombuffer(bitmap, dtype=np.uint8)
+    return ((bits[at >> 3] >> (at & 7).astype(np.uint8)) & 1).astype(bool)
 
 
 def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
@@ -487,8 +513,9 @@ def _coded(table: pa.Table, name: str) -> CodedColumn:
     if not pa.types.is_dictionary(column.type):
         column = column.dictionary_encode()
     values = column.dictionary.to_pylist()
-    codes = _raw_values(column.indices, np.int32).copy()
+    codes = _raw_values(column.indices, np.int32)  # read-only, kept alive by the table
     if column.null_count:
+        codes = codes.copy()
         codes[null_flags(column)] = len(values)
         values.append(None)
     return CodedColumn(codes, values)
@@ -497,8 +524,8 @@ def _coded(table: pa.Table, name: str) -> CodedColumn:
 def _time(table: pa.Table, name: str) -> TimeColumn:
     column = table.column(name).combine_chunks()
     if not column.null_count:
-        return TimeColumn(_raw_values(column, np.int64).copy(), np.ones(len(column), dtype=bool))
-    present = ~null_flags(column)
+        return TimeColumn(_raw_values(column, np.int64), np.ones(len(column), dtype=bool))
+    present = valid_flags(column)
     values = np.where(present, _raw_values(column, np.int64), 0)  # 0 where absent
     return TimeColumn(values, present)
 
@@ -507,23 +534,26 @@ def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn
     """Each record's window object, dictionary-encoded again (one object per distinct
     window: the global window and no window first, then the time windows in order of first
     appearance)."""
-    n = len(kind.codes)
-    codes = np.zeros(n, dtype=np.int32)
+    used = np.bincount(kind.codes, minlength=len(kind.values))
+    lookup = np.zeros(len(kind.values), dtype=np.int32)  # the code of each kind's window
     values: list[Any] = []
-    time_rows = np.zeros(0, dtype=np.int64)
-    for name, rows in _rows_per_code(kind).items():
+    time_code = -1
+    for k, name in enumerate(kind.values):
+        if not used[k]:
+            continue
         if name == "time":
-            time_rows = rows
+            time_code = k
         elif name is None or name == "global":
-            codes[rows] = len(values)
+            lookup[k] = len(values)
             values.append(None if name is None else GLOBAL_WINDOW)
         else:
-            raise ValueError(
-                f"record {int(rows[0])}: window {name!r}; expected 'time', 'global' or null"
-            )
+            row = int(np.argmax(kind.codes == k))
+            raise ValueError(f"record {row}: window {name!r}; expected 'time', 'global' or null")
+    codes = lookup[kind.codes]
+    time_rows = np.flatnonzero(kind.codes == time_code) if time_code >= 0 else np.zeros(0, int)
     if not len(time_rows):
         return CodedColumn(codes, values)
-    missing = (null_flags(starts) | null_flags(ends))[time_rows]
+    missing = nulls_at(starts, time_rows) | nulls_at(ends, time_rows)
     if missing.any():
         row = int(time_rows[np.argmax(missing)])
         raise ValueError(f"record {row}: a time window without window_start / window_end")
