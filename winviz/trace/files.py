@@ -20,8 +20,17 @@ A detail field's column is null on the rows of kinds without that field. It is t
 its values allow: ``bool``, ``int64`` or a dictionary of strings; otherwise each value is
 tagged JSON text (``winviz.trace.codec``), dictionary-encoded by identity, so a value shared
 by several records (an element's payload in its ``arrival``, ``element`` and ``assigned``
-records, a window's timer namespace) is written once. The column's field metadata
-``winviz.encoding`` says which (``plain`` or ``json``).
+records, a window's timer namespace) is written once (and equal texts once). The column's
+field metadata ``winviz.encoding`` says which (``plain`` or ``json``).
+
+The file is one row group with lz4 pages and no column statistics; a dictionary column stays
+dictionary-encoded in Parquet (its dictionary is written once, however large).
+
+Both ways work on whole columns (issue 11): a detail tuple shared by many records is split
+once (``winviz.trace.frame.detail_fields``); the texts of flat values (scalars and tuples of
+scalars) are written by one call of the JSON encoder and read back by one ``json.loads``
+(``decode_texts``); arrays with nulls are built from, and read through, their validity
+bitmaps; the garbage collector is paused meanwhile (``winviz.trace.bulk``).
 """
 
 from __future__ import annotations
