@@ -170,12 +170,15 @@ def split_fields(
 ) -> list[np.ndarray]:
     """The fields of some detail tuples (of the records ``rows``), field by field (an object
     array each); a detail that is not a tuple (or list) of ``width`` values is refused
-    naming its record."""
-    if set(map(type, details)) <= {tuple, list} and set(map(len, details)) <= {width}:
-        return [
-            np.fromiter(map(itemgetter(i), details), dtype=object, count=len(details))
-            for i in range(width)
-        ]
+    naming its record (a sequence of ``width`` values of another type is taken as is)."""
+    try:  # one pass over the tuples for their lengths, one per field
+        if set(map(len, details)) <= {width}:
+            return [
+                np.fromiter(map(itemgetter(i), details), dtype=object, count=len(details))
+                for i in range(width)
+            ]
+    except (TypeError, KeyError, IndexError):  # not a sequence: refused below
+        pass
     for row, detail in zip(rows.tolist(), details, strict=True):
         if not isinstance(detail, (tuple, list)) or len(detail) != width:
             raise ValueError(
