@@ -5,10 +5,15 @@ categoricals (``key`` stays an object column when its values cannot be pandas ca
 unhashable keys, or keys pandas holds equal such as ``1`` and ``True``); ``proc_time``,
 ``watermark``, ``window_start``, ``window_end`` and ``ts`` as nullable ``Int64`` (``<NA>``
 where absent; ``window_*`` are absent for the global window and for records without one);
-then one object column per detail field of the kinds present, in ``DETAIL_FIELDS`` order,
-``None`` on the rows of other kinds. Values are the engine's own objects (a namespace is a
-``TimeWindow``, an element value is the record itself). ``frame.attrs["schema_version"]``
-names the schema.
+then one column per detail field of the kinds present, in ``DETAIL_FIELDS`` order: objects,
+``None`` on the rows of other kinds (a categorical when every value is a string). Values are
+the engine's own objects (a namespace is a ``TimeWindow``, an element value is the record
+itself). ``frame.attrs["schema_version"]`` names the schema.
+
+The frame is built column by column from the trace's codes and typed arrays (issue 11): the
+categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
+and their masks, and each detail field from ``detail_fields``, which splits a detail tuple
+shared by many records once.
 
 ``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way).
 """
@@ -105,26 +110,30 @@ def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True, slots=True)
 class DetailPiece:
-    """One kind's values of one detail field, for its records ``rows``.
+    """One kind's values of one detail field, for its records ``rows``: record ``rows[i]``
+    has ``table[codes[i]]``, or ``table[i]`` when ``codes`` is None.
 
-    For a kind with one field (``codes`` None) the values are the records' details
-    themselves: ``table`` is the whole detail column and record ``rows[i]`` has
-    ``table[rows[i]]``. For a kind with several fields ``table`` holds that field of each
+    For a kind with one field the values are the records' details themselves (``whole``:
+    ``table`` is then the whole detail column and record ``rows[i]`` has
+    ``table[rows[i]]``). For a kind with several fields ``table`` holds that field of each
     distinct detail tuple (the engine shares one tuple among many records: a window's timer
-    details) and record ``rows[i]`` has ``table[codes[i]]``, so each tuple is split once."""
+    details), so each tuple is split once; ``codes`` is None when each record has its own."""
 
     rows: np.ndarray
     table: np.ndarray
     codes: np.ndarray | None
+    whole: bool = False
 
     def values(self) -> np.ndarray:
         """The value of each of ``rows`` (an object array)."""
-        return self.table[self.rows if self.codes is None else self.codes]
+        if self.whole:
+            return self.table[self.rows]
+        return self.table if self.codes is None else self.table[self.codes]
 
     def distinct(self) -> np.ndarray:
-        """Values to tell the field's types by: the table of a split field, else the rows'
-        values."""
-        return self.values() if self.codes is None else self.table
+        """The piece's values without repeats of a shared tuple's field, one per row when
+        ``codes`` is None (what to tell the field's types by)."""
+        return self.values() if self.whole else self.table
 
 
 def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
@@ -142,11 +151,12 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
     for kind, rows in per_kind.items():
         fields = detail_names(kind)
         if len(fields) == 1:
-            parts[fields[0]].append(DetailPiece(rows, c.detail, None))
+            parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
             continue
         details = c.detail[rows]
+        codes: np.ndarray | None = None
         if _mostly_distinct(details):
-            codes, distinct, first = np.arange(len(rows)), details, rows
+            distinct, first = details, rows
         else:  # each distinct tuple split once (by identity: the engine shares tuples)
             codes, at = first_of_each(object_ids(details))
             distinct, first = details[at], rows[at]
@@ -199,7 +209,7 @@ def _all_strings(pieces: list[DetailPiece]) -> bool:
     """True when every value of the pieces is a ``str`` (checked value by value only when
     each piece's first value is one)."""
     for p in pieces:
-        first = p.table[p.rows[0] if p.codes is None else 0] if len(p.rows) else None
+        first = p.table[p.rows[0] if p.whole else 0] if len(p.rows) else None
         if first.__class__ is not str:
             return False
     return all(set(map(type, p.distinct().tolist())) == {str} for p in pieces)
@@ -222,11 +232,11 @@ def _column(n: int, pieces: list[DetailPiece]) -> Any:
     out = np.empty(n, dtype=object)  # an empty object array holds None
     whole = np.zeros(n, dtype=bool)  # rows whose value is their detail itself
     for p in pieces:
-        if p.codes is None:
+        if p.whole:
             whole[p.rows] = True
         else:
-            out[p.rows] = p.table[p.codes]
-    whole_pieces = [p for p in pieces if p.codes is None]
+            out[p.rows] = p.values()
+    whole_pieces = [p for p in pieces if p.whole]
     if whole_pieces:  # their table is the whole detail column: one pass over it
         np.copyto(out, whole_pieces[0].table, where=whole)
     return pd.Series(out, dtype=object, copy=False)
