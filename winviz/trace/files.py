@@ -163,22 +163,21 @@ def _texts_array(
     ``texts[codes]`` (null where that is None), the others null. Each distinct string is
     once in the dictionary (Parquet keeps a dictionary only when its values are distinct)."""
     strings = pa.array(texts, pa.string())
-    null = strings.is_null().to_numpy(zero_copy_only=False)
     if not strings.null_count and len(set(texts)) == len(texts):  # distinct already
-        dictionary, remap = strings, np.arange(len(texts), dtype=np.int32)
+        dictionary, local = strings, codes.astype(np.int32, copy=False)
+        null = None
     else:
         encoded = strings.fill_null("").dictionary_encode()
         dictionary = encoded.dictionary
-        remap = encoded.indices.to_numpy().astype(np.int32, copy=False)
+        local = encoded.indices.to_numpy().astype(np.int32, copy=False)[codes]
+        null = null_flags(strings)[codes] if strings.null_count else None
     if rows is None:
-        indices = remap[codes]
-        mask = null[codes] if null.any() else None
-    else:
-        indices = np.zeros(n, dtype=np.int32)
-        indices[rows] = remap[codes]
-        mask = np.ones(n, dtype=bool)
-        mask[rows] = null[codes] if null.any() else False
-    return pa.DictionaryArray.from_arrays(masked(indices, pa.int32(), mask), dictionary)
+        return pa.DictionaryArray.from_arrays(masked(local, pa.int32(), null), dictionary)
+    indices = np.zeros(n, dtype=np.int32)
+    indices[rows] = local
+    valid = np.zeros(n, dtype=bool)
+    valid[rows] = True if null is None else ~null
+    return pa.DictionaryArray.from_arrays(with_valid(indices, pa.int32(), valid), dictionary)
 
 
 def _detail_array(n: int, pieces: list[DetailPiece]) -> tuple[pa.Array, bytes]:
@@ -215,8 +214,8 @@ def _typed_detail(
     """A bool or int64 detail column: each piece's records have its values (null where
     None), the other records null; None when an int is beyond Java's long range (then it
     is written as text)."""
-    data = np.zeros(n, dtype=np.int64)
-    mask = np.ones(n, dtype=bool)
+    data = np.zeros(n, dtype=bool if bools else np.int64)
+    valid = np.zeros(n, dtype=bool)
     for p, values in zip(pieces, listed, strict=True):
         present = np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values))
         table = np.zeros(len(values), dtype=np.int64)
@@ -230,21 +229,24 @@ def _typed_detail(
         except OverflowError:
             return None
         data[p.rows] = table if p.codes is None else table[p.codes]
-        mask[p.rows] = ~present if p.codes is None else ~present[p.codes]
-    if bools:
-        return masked(data.astype(bool), pa.bool_(), mask)
-    return masked(data, pa.int64(), mask)
+        valid[p.rows] = present if p.codes is None else present[p.codes]
+    return with_valid(data, pa.bool_() if bools else pa.int64(), valid)
 
 
 def masked(values: np.ndarray, kind: pa.DataType, nulls: np.ndarray | None) -> pa.Array:
     """An Arrow array of a numpy array (int32, int64 or bool) with nulls where ``nulls`` is
-    True, built from its buffers: the values as they are, the null flags packed to bits."""
-    count = int(np.count_nonzero(nulls)) if nulls is not None else 0
-    if not count:
+    True (none when it is None)."""
+    if nulls is None or not nulls.any():
         return pa.array(values, kind)
+    return with_valid(values, kind, ~nulls)
+
+
+def with_valid(values: np.ndarray, kind: pa.DataType, valid: np.ndarray) -> pa.Array:
+    """An Arrow array of a numpy array (int32, int64 or bool), null where ``valid`` is
+    False, built from its buffers: the values as they are, the flags packed to bits."""
+    count = len(values) - int(np.count_nonzero(valid))
     data = np.packbits(values, bitorder="little") if kind == pa.bool_() else values
-    validity = np.packbits(~nulls, bitorder="little")
-    buffers = [pa.py_buffer(validity), pa.py_buffer(np.ascontiguousarray(data))]
+    buffers = [pa.py_buffer(np.packbits(valid, bitorder="little")), pa.py_buffer(data)]
     return pa.Array.from_buffers(kind, len(values), buffers, null_count=count)
 
 
