@@ -197,3 +197,31 @@ def test_null_flags_read_from_the_bitmap_are_arrows_own() -> None:
         True,
         False,
     ]
+
+
+def test_a_long_run_round_trips_exactly(tmp_path: Path) -> None:
+    """Enough records that each kind's own-tuple paths are taken (arrival: every record its
+    own detail tuple), with a shared timer detail per window as the engine writes it."""
+    env = wv.StreamExecutionEnvironment()
+    events = [(f"k{i % 7}", i * 3 - (i * 13) % 40, i % 5) for i in range(3_000)]
+    (
+        env.from_collection(events, arrival_interval=1)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(50).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(500))
+        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    assert trace.kinds()["arrival"] == 3_000
+    back = wv.load_trace(trace.save(tmp_path / "long.parquet"))
+    assert back.to_json() == trace.to_json()
+    assert back.to_pandas().astype(str).equals(trace.to_pandas().astype(str))
+    frame = trace.to_pandas()
+    arrivals = frame[frame["kind"] == "arrival"]
+    assert arrivals["index"].tolist() == list(range(3_000))
+    assert arrivals["value"].tolist() == events

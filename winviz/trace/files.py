@@ -309,12 +309,16 @@ def _columns(table: pa.Table) -> TraceColumns:
         if len(names) == 1:
             details[rows] = columns[names[0]].values(rows)
         else:
+            fields = [columns[name] for name in names]
+            if _mostly_distinct(fields, rows):  # each record its own tuple (as ``arrival``)
+                parts = [f.values(rows).tolist() for f in fields]
+                details[rows] = object_array(list(zip(*parts, strict=True)))
+                continue
             # one tuple per distinct combination of the fields' values, shared by its rows
             # (as the engine shares a window's timer details)
-            group, first = _groups([columns[name].codes(rows) for name in names])
-            parts = [columns[name].values(rows[first]).tolist() for name in names]
-            tuples = object_array(list(zip(*parts, strict=True)))
-            details[rows] = tuples if len(first) == len(rows) else tuples[group]
+            group, first = _groups([f.codes(rows) for f in fields])
+            parts = [f.values(rows[first]).tolist() for f in fields]
+            details[rows] = object_array(list(zip(*parts, strict=True)))[group]
     key_col = _coded(table, "key")
     return TraceColumns(
         _seq(table.column("seq").combine_chunks()),
@@ -394,8 +398,19 @@ class _PlainColumn(_DetailColumn):
         return out
 
     def codes(self, rows: np.ndarray) -> np.ndarray:
-        codes, _ = pd.factorize(self.data(rows))
+        data = self.data(rows)
+        codes = data.astype(np.int64) if data.dtype == bool else pd.factorize(data)[0]
         return np.where(nulls_at(self.column, rows), -1, codes.astype(np.int64))
+
+
+def _mostly_distinct(fields: list[_DetailColumn], rows: np.ndarray, sample: int = 256) -> bool:
+    """True when evenly spread sample rows all have different combinations of the fields'
+    values (then grouping the rows would not pay)."""
+    if len(rows) < 4 * sample:
+        return False
+    picked = rows[:: len(rows) // sample]
+    combos = set(zip(*(f.codes(picked).tolist() for f in fields), strict=True))
+    return len(combos) == len(picked)
 
 
 def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
