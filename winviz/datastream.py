@@ -30,6 +30,7 @@ from operator import le
 from typing import Any
 
 from winviz.checkpoints import CheckpointConfig
+from winviz.collector import paused
 from winviz.copies import all_immutable
 from winviz.errors import ArgumentTypeError, InputError, NameClashError
 from winviz.functions import (
@@ -206,9 +207,11 @@ class StreamExecutionEnvironment:
         """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (processing time,
         non-decreasing), or at ``i * arrival_interval`` when no arrival times are given.
         ``timestamps`` optionally gives each record a source timestamp (like Kafka's)."""
-        # (a tuple, not a list: once the garbage collector has seen that it holds only
-        # immutable values it stops visiting it during the run)
-        records = self._records(tuple(data), arrival_times, arrival_interval, timestamps)
+        # the records as they are now (a tuple), made with the cyclic collector paused: a
+        # young-generation pass would otherwise visit every record once (winviz.collector)
+        with paused():
+            values = tuple(data)
+        records = self._records(values, arrival_times, arrival_interval, timestamps)
         node = self._add(SourceSpec(records), name, [])
         node.non_parallel = True  # Flink's fromCollection is a non-parallel source
         return DataStream(self, node)
@@ -306,7 +309,8 @@ class StreamExecutionEnvironment:
         winviz uses ``start = 0``). A reader without partitions never emits a watermark: it
         holds back everything downstream unless the strategy has ``with_idleness``, which marks
         it idle (as Flink's Kafka source docs warn)."""
-        parts = [tuple(p) for p in partitions]
+        with paused():  # (as from_collection's records)
+            parts = [tuple(p) for p in partitions]
         if not parts:
             raise InputError(
                 "a partitioned source needs at least one partition", field="partitions"

@@ -31,8 +31,8 @@ in order. So the records of a parallel sink arrive in a fixed order, and that is
 ``result.outputs[name]`` (all subtasks of a sink append to one list).
 
 Garbage collection: while a job runs, CPython's oldest-generation GC threshold is raised
-(``JobRuntime.gc_full_collection_threshold``) and restored when the run ends, failed or not;
-full collections would otherwise visit the whole trace again and again.
+(``JobRuntime.gc_full_collection_threshold``; ``winviz.collector``) and restored when the run
+ends, failed or not; full collections would otherwise visit the whole trace again and again.
 
 With checkpointing (``env.enable_checkpointing``) the ``CheckpointCoordinator``
 (``winviz.checkpoints``) is asked at every cut between two source records; a planned failure
@@ -42,12 +42,10 @@ checkpoint and replay the sources from their saved positions.
 
 from __future__ import annotations
 
-import gc
 import heapq
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count, repeat
 from typing import Any
@@ -59,6 +57,7 @@ from winviz.checkpoints import (
     SimulatedFailure,
     job_manifest,
 )
+from winviz.collector import fewer_full_collections
 from winviz.errors import InputError
 from winviz.functions import OutputTag
 from winviz.graph import (
@@ -134,23 +133,6 @@ def _frame(records: list[Record]):
         row["processing_time"] = r.processing_time
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-@contextmanager
-def _fewer_full_collections(threshold: int | None) -> Iterator[None]:
-    """Raise ``gc``'s third threshold to ``threshold`` (when lower) for the ``with`` body,
-    then restore it if nobody changed it meanwhile."""
-    before = gc.get_threshold()
-    if threshold is None or before[2] >= threshold:
-        yield
-        return
-    raised = (before[0], before[1], threshold)
-    gc.set_threshold(*raised)
-    try:
-        yield
-    finally:
-        if gc.get_threshold() == raised:
-            gc.set_threshold(*before)
 
 
 class _FanOut(Output):
@@ -602,7 +584,7 @@ class JobRuntime:
     def run(self, until: int | None = None) -> JobExecutionResult:
         """Run the job; while it runs, the garbage collector's oldest-generation threshold
         is at least ``gc_full_collection_threshold`` (see there), restored afterwards."""
-        with _fewer_full_collections(self.gc_full_collection_threshold):
+        with fewer_full_collections(self.gc_full_collection_threshold):
             return self._run(until)
 
     def _run(self, until: int | None) -> JobExecutionResult:
