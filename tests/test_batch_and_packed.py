@@ -117,18 +117,11 @@ def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> No
             .sink_to("out")
         )
         trace = env.execute().trace
-        raw = list(trace._buffer)  # the write buffer, before the first read
-        markers = [v for v in raw if isinstance(v, ElementEntry)]
-        assert len(markers) > 20  # most elements were packed
-        by_entry: list = []
-        i = 0
-        while i < len(raw):
-            if isinstance(raw[i], str):
-                by_entry.extend(raw[i : i + 8])
-                i += 8
-            else:
-                raw[i].unpack(raw, i + 1, by_entry)
-                i += 1 + raw[i].width
+        # before the first read: the packed entries, each marker's own (``trace.entries``)
+        markers = [m for m in trace._entries if isinstance(m, ElementEntry)]
+        assert sum(len(trace._entries[m]) // m.width for m in markers) > 20  # most packed
+        by_entry = trace._unpacked()  # every record, each entry through ``unpack``
+        assert len(by_entry) == 8 * len(trace)
         plain = Trace()
         plain.extend(by_entry)
         assert list(trace) == list(plain)

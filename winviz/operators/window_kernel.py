@@ -64,6 +64,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from winviz.copies import copy_record
 from winviz.errors import WinvizError
 from winviz.keygroups import JavaKey
@@ -72,6 +74,7 @@ from winviz.operators.window_functions import AggregateWindowFunction, ReduceWin
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, MIN
 from winviz.trace import Packed
+from winviz.trace.columns import encode, object_array
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
 
@@ -154,18 +157,28 @@ class ElementEntry(Packed):
 
     def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
         """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
-        each record's value for all entries, or its values (a list, one per entry)."""
+        each record's value for all entries, or its values, one per entry (the keys and
+        windows dictionary-encoded once for all records, the timers' times and details
+        looked up per distinct window)."""
         now, wm, key, window, ts, value, position, source_ts, existed, source_wm = slots
-        windows = set(window)
-        for w in windows:
+        n = len(now)
+        windows = encode(window, fast=True)  # (the engine's windows: told apart by equality)
+        distinct = windows.values
+        for w in distinct:
             if w not in self._details:
                 self._details[w] = _timer_details(w)
-        detail = {(w, b): self._details[w][b] for w in windows for b in (0, 1)}
-        max_ts = {w: w.max_timestamp() for w in windows}
-        bits = map((0, 1, 0, 1).__getitem__, existed)  # the max_timestamp timer's bit
-        first = list(map(detail.__getitem__, zip(window, bits, strict=True)))
-        timer_ts = list(map(max_ts.__getitem__, window))
-        arrival = list(zip(value, position, strict=True))
+        # per distinct window: timer_registered's details with deduplicated False / True
+        registered = np.empty((len(distinct), 2), dtype=object)
+        for i, w in enumerate(distinct):
+            registered[i, 0], registered[i, 1] = self._details[w][:2]
+        codes = windows.codes
+        bits = np.fromiter(existed, dtype=np.int8, count=n)
+        try:
+            max_ts: Any = np.array([w.max_timestamp() for w in distinct], dtype=np.int64)[codes]
+        except OverflowError:  # (not a long: the general path's object columns)
+            max_ts = [w.max_timestamp() for w in window]
+        keys = encode(key)
+        arrival = object_array(list(zip(value, position, strict=True)))
         name, source = self.name, self.source
         # one tuple per field: the values of the entry's records, in order
         fields = [
@@ -173,19 +186,23 @@ class ElementEntry(Packed):
             (now, now, now, now, now, now),
             (source_wm, wm, wm, wm, wm, wm),
             (source, name, name, name, name, name),
-            (None, key, key, key, key, key),
-            (None, None, window, window, window, window),
-            (source_ts, ts, ts, timer_ts, None, None),
-            (arrival, value, value, first, _ON_ELEMENT_CONTINUE, None),
-        ]
+            (None, keys, keys, keys, keys, keys),
+            (None, None, windows, windows, windows, windows),
+            (source_ts, ts, ts, max_ts, None, None),
+            (
+                arrival, value, value, registered[codes, bits & _MAX_TIMESTAMP_TIMER_EXISTED],
+                _ON_ELEMENT_CONTINUE, None,
+            ),
+        ]  # fmt: skip
         if self.cleanup_timer:
-            cleanup = {w: self.cleanup_time(w) for w in windows}
-            fields[6] = (*fields[6][:5], list(map(cleanup.__getitem__, window)))
-            bits = map((0, 0, 1, 1).__getitem__, existed)  # the cleanup timer's bit
-            fields[7] = (
-                *fields[7][:5],
-                list(map(detail.__getitem__, zip(window, bits, strict=True))),
-            )
+            try:
+                cleanup: Any = np.array(
+                    [self.cleanup_time(w) for w in distinct], dtype=np.int64
+                )[codes]
+            except OverflowError:
+                cleanup = [self.cleanup_time(w) for w in window]
+            fields[6] = (*fields[6][:5], cleanup)
+            fields[7] = (*fields[7][:5], registered[codes, bits >> 1])
         return [per_record[: self.count] for per_record in fields]
 
 
@@ -496,7 +513,7 @@ class WindowKernel:
         position = arrival.position
         markers = self.entry_markers
         source_wm = arrival.watermark
-        written: dict[ElementEntry, int] = {}
+        entries = 0  # packed entries written (each run declared with ``trace.packed``)
         # the open cached window [open_start, open_end) (empty when there is none), its
         # timers, its contents and this batch's marker for it
         open_start = open_end = open_max_ts = open_cleanup = 0
@@ -504,12 +521,13 @@ class WindowKernel:
         open_contents: dict[Any, Any] = {}
         has_cleanup_timer = False
         marker: Any = None
+        write_entry: Any = None  # ``trace.entries(marker)``
         packed = 0  # entries written with ``marker`` since it was chosen
 
         def find_open_window() -> None:
             """The cached window, if it is open; else none (an empty range)."""
             nonlocal open_start, open_end, open_window, open_contents, open_max_ts
-            nonlocal open_cleanup, has_cleanup_timer, marker, packed
+            nonlocal open_cleanup, has_cleanup_timer, marker, write_entry, packed
             start, end, cached = self.window_cache
             open_start = open_end = 0
             if not cached:
@@ -519,14 +537,13 @@ class WindowKernel:
             cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
             if cleanup <= wm or max_ts <= wm:
                 return  # late or firing at once: the general steps
-            if marker is not None:
-                written[marker] = written.get(marker, 0) + packed
             cleanup_timer = cleanup != MAX
             marker = markers.get((arrival.source, cleanup_timer))
             if marker is None:
                 marker = markers[arrival.source, cleanup_timer] = ElementEntry(
                     op, arrival.source, cleanup_timer
                 )
+            write_entry = trace.entries(marker)  # type: ignore[union-attr]
             packed = 0
             open_start, open_end, open_window = start, end, window
             open_max_ts, open_cleanup = max_ts, cleanup
@@ -573,10 +590,10 @@ class WindowKernel:
                             existed |= _CLEANUP_TIMER_EXISTED
                     else:  # both timers exist since its first element
                         existed = _BOTH_TIMERS_EXISTED
-                    write(
+                    write_entry(
                         (
-                            marker, now, wm, key, open_window, ts, value, position, source_ts,
-                            existed, source_wm,
+                            now, wm, key, open_window, ts, value, position, source_ts, existed,
+                            source_wm,
                         )
                     )  # fmt: skip
                     packed += 1
@@ -584,6 +601,10 @@ class WindowKernel:
                     position += 1
                     last_key, ctx_key, ctx_window = internal, internal, open_window
                     continue
+                if packed:  # the run of entries ends here
+                    trace.packed(marker, packed)  # type: ignore[union-attr]
+                    entries += packed
+                    packed = 0
                 job.now, job.record_index = now, index
                 write(arrival.record(now, value, source_ts, position))
                 position += 1
@@ -592,6 +613,10 @@ class WindowKernel:
                 find_open_window()
         except Exception as exc:
             job.now, job.record_index = now, index
+            if packed:  # the run of entries ends before the failing record's records
+                trace.packed(marker, packed)  # type: ignore[union-attr]
+                entries += packed
+                packed = 0
             if progress == _NOT_ON_THE_SHORT_WAY:
                 raise  # process_element reported it
             # as process_element: the record counts in, its arrival (and, once it has a key,
@@ -609,11 +634,10 @@ class WindowKernel:
                 raise
             raise op.user_error(exc, key, value) from exc
         finally:
-            if marker is not None:
-                written[marker] = written.get(marker, 0) + packed
-            for m, n in written.items():
-                trace.packed(m, n)  # type: ignore[union-attr]
-            op.metrics["num_records_in"] += sum(written.values())
+            if packed:
+                trace.packed(marker, packed)  # type: ignore[union-attr]
+                entries += packed
+            op.metrics["num_records_in"] += entries
             op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
             arrival.taken = done
         if done:

@@ -183,16 +183,37 @@ def from_fields(fields: list[Any], first_seq: int = 0) -> TraceColumns:
 
 
 def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
-    """One field of the records of ``n`` packed entries, entry by entry (for
-    ``Packed.columns``): ``per_record[r]`` is record ``r``'s value (the same for every entry)
-    or its values (a list, one per entry)."""
+    """One field of the records of ``n`` packed entries, entry by entry, as Python objects
+    (``Packed.fields``): ``per_record[r]`` is record ``r``'s value (the same for every entry)
+    or its values (a list, one per entry, or converted: a ``CodedColumn``, a ``TimeColumn``,
+    an array)."""
     out = np.empty((n, len(per_record)), dtype=object)
     for r, values in enumerate(per_record):
-        if isinstance(values, list):
+        if isinstance(values, CodedColumn):
+            out[:, r] = values.decode()
+        elif isinstance(values, TimeColumn):
+            out[:, r] = object_array(values.tolist())
+        elif isinstance(values, np.ndarray):
+            out[:, r] = values if values.dtype == object else object_array(values.tolist())
+        elif isinstance(values, list):
             out[:, r] = np.fromiter(values, dtype=object, count=n)
         else:
             out[:, r].fill(values)
     return out.ravel()
+
+
+def _entry_objects(item: Any, done: dict[int, Any]) -> np.ndarray:
+    """An entry's detail values as an object array (a 0-d one for one value for all)."""
+    if isinstance(item, np.ndarray):
+        return item
+    if isinstance(item, list):
+        objects = done.get(id(item))
+        if objects is None:
+            objects = done[id(item)] = object_array(item)
+        return objects
+    one = np.empty((), dtype=object)
+    one[()] = item
+    return one
 
 
 def time_column(values: list[Any]) -> TimeColumn:
@@ -202,6 +223,8 @@ def time_column(values: list[Any]) -> TimeColumn:
         return TimeColumn(np.fromiter(values, dtype=np.int64, count=n), np.ones(n, dtype=bool))
     except (TypeError, OverflowError, ValueError):
         pass
+    if values.count(None) == n and not any(map(is_not, values, repeat(None))):
+        return TimeColumn(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool))
     present_list = list(map(is_not, values, repeat(None)))
     present = np.fromiter(present_list, dtype=bool, count=n)
     types = set(map(type, compress(values, present_list)))
@@ -221,13 +244,14 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
     """Dictionary-encode a column. ``fast``: the values are known to be told apart by
     equality alone (strings; windows, whose bounds the engine made ints)."""
     n = len(values)
-    if fast or _plain_dictionary_is_exact(values):
-        try:
-            code_of = {v: i for i, v in enumerate(dict.fromkeys(values))}
-            codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=n)
-            return CodedColumn(codes, list(code_of))
-        except TypeError:  # an unhashable value: the general way
-            pass
+    try:
+        distinct: dict[Any, Any] | None = dict.fromkeys(values)
+    except TypeError:  # an unhashable value: the general way
+        distinct = None
+    if distinct is not None and (fast or _plain_dictionary_is_exact(values, distinct)):
+        code_of = dict(zip(distinct, range(len(distinct)), strict=True))
+        codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=n)
+        return CodedColumn(codes, list(code_of))
     idents = list(map(identity, values))
     code_of = {}
     first: list[Any] = []
@@ -242,14 +266,16 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
 _FAMILIES = (numbers.Number, tuple, str, bytes, frozenset)
 
 
-def _plain_dictionary_is_exact(values: list[Any]) -> bool:
+def _plain_dictionary_is_exact(values: list[Any], distinct: dict[Any, Any] | None = None) -> bool:
     """True when a plain dict tells the values apart exactly: no two of their types belong to
     one family whose members compare equal across types (``1 == True == 1.0``, a namedtuple and
-    a tuple, ...), and no tuple holds such mixtures."""
-    try:
-        distinct = dict.fromkeys(values)
-    except TypeError:
-        return False
+    a tuple, ...), and no tuple holds such mixtures. ``distinct``: ``dict.fromkeys(values)``
+    when the caller has it."""
+    if distinct is None:
+        try:
+            distinct = dict.fromkeys(values)
+        except TypeError:
+            return False
     types = set(map(type, values))  # of every value: the dict above already merged 1 and True
     if float in types and any(v.__class__ is float and (v == 0 or v != v) for v in distinct):
         return False  # the dict merged 0.0 and -0.0, or kept NaNs apart
@@ -389,41 +415,71 @@ class ColumnsBuilder:
     def put_grid(self, at: np.ndarray, n: int, fields: list[tuple[Any, ...]]) -> None:
         """The records of ``n`` packed entries at positions ``at`` (entry by entry), given per
         field as ``Packed.fields`` describes: per record of an entry, one value for all
-        entries or a list of ``n`` values."""
+        entries, or the ``n`` entries' values (a list, or already converted: a
+        ``CodedColumn`` for a coded field, an ``int64`` array or a ``TimeColumn`` for a time,
+        an object array for the detail). Each is written straight to its records' positions;
+        an item that several records share is converted once."""
         count = len(fields[0])
-        done: dict[tuple[str, int], Any] = {}  # a list used by several records: converted once
         for f, per_record in zip(BASE_NAMES, fields, strict=True):
+            done: dict[int, Any] = {}  # id(item) -> converted (the item stays alive meanwhile)
             if f in self.codes:
-                grid = np.empty((n, count), dtype=np.int32)
+                codes = np.empty((n, count), dtype=np.int32)
                 for r, item in enumerate(per_record):
-                    if isinstance(item, list):
-                        codes = done.get((f, id(item)))
-                        if codes is None:
-                            codes = self._remap(f, encode(item, fast=f != "key"))
-                            done[f, id(item)] = codes
-                        grid[:, r] = codes
-                    else:
-                        grid[:, r] = self._code(f, item)
-                self.codes[f][at] = grid.ravel()
+                    codes[:, r] = self._entry_codes(f, item, done)
+                self.codes[f][at] = codes.ravel()
             elif f in self.times:
-                vals = np.zeros((n, count), dtype=np.int64)
-                pres = np.zeros((n, count), dtype=bool)
+                if all(item is None for item in per_record):
+                    continue  # absent: as the arrays start
+                values = np.zeros((n, count), dtype=np.int64)
+                present = np.zeros((n, count), dtype=bool)
                 for r, item in enumerate(per_record):
-                    if isinstance(item, list):
-                        column = done.get(("time", id(item)))
-                        if column is None:
-                            column = done["time", id(item)] = time_column(item)
-                        if not column.exact:
-                            raise NotExact(f)
-                        vals[:, r], pres[:, r] = column.values, column.present
-                    elif item is not None:
-                        if item.__class__ is not int or not LONG_MIN <= item <= LONG_MAX:
-                            raise NotExact(f)
-                        vals[:, r], pres[:, r] = item, True
-                values, present = self.times[f]
-                values[at], present[at] = vals.ravel(), pres.ravel()
+                    if item is not None:
+                        values[:, r], present[:, r] = self._entry_times(f, item, done)
+                column_values, column_present = self.times[f]
+                column_values[at], column_present[at] = values.ravel(), present.ravel()
             else:
-                self.detail[at] = entry_grid(n, per_record)
+                objects = np.empty((n, count), dtype=object)
+                for r, item in enumerate(per_record):
+                    objects[:, r] = _entry_objects(item, done)
+                self.detail[at] = objects.ravel()
+
+    def _entry_codes(self, f: str, item: Any, done: dict[int, Any]) -> Any:
+        """An entry field's codes in this builder's dictionary (an int for one value)."""
+        if isinstance(item, CodedColumn):
+            codes = done.get(id(item))
+            if codes is None:
+                codes = done[id(item)] = self._remap(f, item)
+            return codes
+        if isinstance(item, list):
+            codes = done.get(id(item))
+            if codes is None:
+                codes = done[id(item)] = self._remap(f, encode(item, fast=f != "key"))
+            return codes
+        return self._code(f, item)
+
+    @staticmethod
+    def _entry_times(f: str, item: Any, done: dict[int, Any]) -> tuple[Any, Any]:
+        """An entry time field's (values, present); ``NotExact`` for a value that is not an
+        int in the long range."""
+        if item.__class__ is int:
+            if not LONG_MIN <= item <= LONG_MAX:
+                raise NotExact(f)
+            return item, True
+        if isinstance(item, np.ndarray):
+            if item.dtype != np.int64:
+                raise NotExact(f)
+            return item, True
+        if isinstance(item, TimeColumn):
+            column = item
+        elif isinstance(item, list):
+            column = done.get(id(item))
+            if column is None:
+                column = done[id(item)] = time_column(item)
+        else:
+            raise NotExact(f)
+        if not column.exact:
+            raise NotExact(f)
+        return column.values, column.present
 
     def build(self) -> TraceColumns:
         def coded(f: str) -> CodedColumn:

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import repeat
+from operator import is_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,9 +99,10 @@ class Trace:
     __slots__ = (
         "_buffer",
         "_chunks",
-        "_markers",
+        "_declared",
+        "_entries",
         "_packed_records",
-        "_packed_slots",
+        "_runs",
         "_view",
         "extend",
     )
@@ -112,9 +115,13 @@ class Trace:
         self._buffer: list[Any] = []
         self.extend = self._buffer.extend  # the writer API's bulk append (see the docstring)
         self._chunks: list[TraceColumns] = []
-        self._packed_slots = 0  # buffer slots of packed entries ...
-        self._packed_records = 0  # ... and how many records they stand for
-        self._markers: dict[Packed, int] = {}  # entries in the buffer per packed marker
+        # packed entries: each marker's values (``width`` per entry, entry after entry), how
+        # many of them ``packed`` declared, and each run's place among the plain records
+        # (the buffer slot it stands before, its marker, its entries)
+        self._entries: dict[Packed, list[Any]] = {}
+        self._declared: dict[Packed, int] = {}
+        self._runs: list[tuple[int, Packed, int]] = []
+        self._packed_records = 0  # the records the declared entries stand for
         self._view = False  # a read-only selection of another trace (``where``)
 
     @classmethod
@@ -126,6 +133,16 @@ class Trace:
         if view:
             trace.extend = trace._refuse  # type: ignore[method-assign]
         return trace
+
+    def entries(self, marker: Packed) -> Callable[[Iterable[Any]], None]:
+        """The bulk append of ``marker``'s own entries (the writer API's packed entries:
+        ``width`` values per entry, without the marker)."""
+        if self._view:
+            return self._refuse
+        values = self._entries.get(marker)
+        if values is None:
+            values = self._entries[marker] = []
+        return values.extend
 
     # -- the writer API -----------------------------------------------------------------------
 
@@ -146,10 +163,42 @@ class Trace:
         self._buffer.extend((kind, proc, wm, op, key, window, ts, detail))
 
     def packed(self, marker: Packed, entries: int) -> None:
-        """Note that ``entries`` packed entries of ``marker`` were appended with ``extend``."""
-        self._packed_slots += entries * (1 + marker.width)
+        """Declare the run of ``entries`` packed entries of ``marker`` just written: with
+        ``trace.entries(marker)`` (its values only), or with ``extend`` (the marker, then its
+        values, for each entry: they are moved off the end of the write buffer). The run
+        stands where the write buffer ends; a writer declares each run before it writes
+        anything else."""
+        if entries <= 0:
+            return
+        width = marker.width
+        values = self._entries.get(marker)
+        if values is None:
+            values = self._entries[marker] = []
+        declared = self._declared.get(marker, 0)
+        data = self._buffer
+        if len(values) - declared != entries * width:  # written inline: move them
+            step = 1 + width
+            start = len(data) - entries * step
+            if (
+                len(values) != declared
+                or start < 0
+                or not all(map(is_, data[start::step], repeat(marker)))
+            ):
+                raise ValueError(
+                    f"trace.packed({marker!r}, {entries}): the last {entries} entries written "
+                    f"are not entries of this marker (declare each run right after writing it)"
+                )
+            tail = data[start:]
+            del tail[::step]  # (the markers)
+            values.extend(tail)
+            del data[start:]
+        self._declared[marker] = len(values)
         self._packed_records += entries * marker.count
-        self._markers[marker] = self._markers.get(marker, 0) + entries
+        runs, at = self._runs, len(data)
+        if runs and runs[-1][0] == at and runs[-1][1] is marker:
+            runs[-1] = (at, marker, runs[-1][2] + entries)
+        else:
+            runs.append((at, marker, entries))
 
     def _refuse(self, _values: Iterable[Any]) -> None:
         raise TypeError("this trace is a read-only selection (Trace.where); write to the run's")
@@ -157,157 +206,104 @@ class Trace:
     # -- reading --------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        buffered = (len(self._buffer) - self._packed_slots) // self.WIDTH + self._packed_records
+        buffered = len(self._buffer) // self.WIDTH + self._packed_records
         return sum(len(c) for c in self._chunks) + buffered
 
     def columns(self) -> TraceColumns:
         """Every record as columns (``winviz.trace.columns.TraceColumns``)."""
-        if self._buffer:
+        if self._buffer or self._runs:
             first = sum(len(c) for c in self._chunks)
             with _no_gc():  # many new containers, no cycles: no collection passes over them
                 self._chunks.append(self._buffer_columns(first))
-            self._buffer.clear()  # the same list: writers may hold its ``extend``
-            self._packed_slots = self._packed_records = 0
-            self._markers.clear()
+            self._buffer.clear()  # the same lists: writers may hold their ``extend``
+            for values in self._entries.values():
+                values.clear()
+            self._declared.clear()
+            self._runs.clear()
+            self._packed_records = 0
         if len(self._chunks) > 1:
             self._chunks = [concat(self._chunks)]
         return self._chunks[0] if self._chunks else empty()
 
     def _buffer_columns(self, first: int) -> TraceColumns:
-        """The write buffer as columns: the runs of plain records gathered and converted
-        field by field, the entries of each packed marker gathered slot by slot and written
-        into the typed columns from its ``fields`` (``ColumnsBuilder``); each piece at its
-        records' positions."""
+        """The write buffer and the packed entries as columns: the plain records field by
+        field (``buffer[f::8]``), each marker's entries slot by slot (``values[f::width]``)
+        written into the typed columns from its ``fields`` (``ColumnsBuilder``); each piece
+        at its records' positions (the runs say where)."""
         data, width = self._buffer, self.WIDTH
-        if not self._packed_slots:
-            return from_flat(data, first)
-        layout = self._layout()
-        values = self._plain_values(layout) if layout is not None else None
-        if values is None or (values and not set(map(type, values[0])) <= {str}):
-            # not laid out as the markers say (a marker written without ``packed``): walk it
-            layout = self._walk()
-            values = self._plain_values(layout)
-        out, _, plain_at, entries = layout
+        plain = [data[f::width] for f in range(width)]
+        if len(data) % width or not set(map(type, plain[0])) <= {str}:
+            # a marker written inline without ``packed``: record by record
+            return from_flat(self._unpacked(), first)
+        if not self._runs:
+            return from_fields(plain, first)
+        # each record's piece: 0 for a plain record, 1 + i for the i-th marker's entries
+        markers: dict[Packed, int] = {}
+        labels, records = [], []
+        before = 0  # plain records before the run
+        for at, marker, entries in self._runs:
+            if at > before * width:
+                labels.append(0)
+                records.append(at // width - before)
+                before = at // width
+            labels.append(markers.setdefault(marker, len(markers) + 1))
+            records.append(entries * marker.count)
+        if len(data) > before * width:
+            labels.append(0)
+            records.append(len(data) // width - before)
+        piece = np.repeat(np.array(labels, dtype=np.int32), records)
+        out = len(piece)
+        plain_at = np.flatnonzero(piece == 0) if data else None
         gathered = []
-        for marker, heads, at in entries:
-            step = 1 + marker.width
-            slots: list[list[Any]] = [[] for _ in range(marker.width)]
-            for start, n in _runs(heads, step):
-                stop = start + n * step
-                for f, slot in enumerate(slots):
-                    slot.extend(data[start + 1 + f : stop : step])
-            gathered.append((marker, slots, at))
+        for marker, label in markers.items():
+            values, step = self._entries[marker], marker.width
+            slots = [values[f::step] for f in range(step)]
+            gathered.append((marker, slots, np.flatnonzero(piece == label)))
         try:
             builder = ColumnsBuilder(out, first)
-            if values:
-                builder.put_columns(plain_at, from_fields(values))
+            if data:
+                builder.put_columns(plain_at, from_fields(plain))
             for marker, slots, at in gathered:
                 builder.put_grid(at, len(slots[0]), marker.fields(slots))
             return builder.build()
         except NotExact:  # a time value that is not a long: object columns, field by field
             fields = [np.empty(out, dtype=object) for _ in range(width)]
-            for f, column in enumerate(values):
-                fields[f][plain_at] = object_array(column)
+            if data:
+                for f, column in enumerate(plain):
+                    fields[f][plain_at] = object_array(column)
             for marker, slots, at in gathered:
                 n = len(slots[0])
                 for f, per_record in enumerate(marker.fields(slots)):
                     fields[f][at] = entry_grid(n, per_record)
             return from_fields(fields, first)
 
-    def _plain_values(self, layout: tuple[int, np.ndarray, np.ndarray, list[Any]]) -> list[Any]:
-        """The plain records' values field by field (``BASE_FIELDS`` order), each run of
-        consecutive records sliced at C speed."""
+    def _unpacked(self) -> list[Any]:
+        """Every record, eight values each, in order: the write buffer read record by record
+        (a str head is a plain record's kind, anything else a marker written inline without
+        ``packed``: its entry unpacked), the declared runs unpacked where they stand."""
         data, width = self._buffer, self.WIDTH
-        flat: list[Any] = []
-        for start, n in _runs(layout[1], width):
-            flat.extend(data[start : start + n * width])
-        return [flat[f::width] for f in range(width)] if flat else []
-
-    def _layout(self) -> tuple[int, np.ndarray, np.ndarray, list[Any]] | None:
-        """Where the write buffer's records are, found at C speed: each packed marker's entry
-        heads by ``list.index`` (a marker is only ever an entry's head: an object of the
-        engine's own that no value can be), the plain records in the slots between them.
-        Returns (records, plain record heads, their record positions, [(marker, entry heads,
-        record positions entry by entry)]), or None when the buffer does not read that way
-        (a value claiming to equal a marker): ``_walk`` then reads it record by record."""
-        data, width = self._buffer, self.WIDTH
-        index, end = data.index, len(data)
-        covered = np.zeros(end, dtype=bool)
-        found: list[tuple[Packed, np.ndarray]] = []
-        for marker, count in self._markers.items():
-            step = 1 + marker.width
-            heads = [0] * count
-            p = -step
-            try:
-                for k in range(count):
-                    p = p + step
-                    if p >= end or data[p] is not marker:
-                        p = index(marker, p)
-                        if data[p] is not marker:
-                            return None
-                    heads[k] = p
-            except ValueError:
-                return None
-            at = np.array(heads, dtype=np.int64)
-            covered[(at[:, None] + np.arange(step)).ravel()] = True
-            found.append((marker, at))
-        plain = np.flatnonzero(~covered)
-        if len(plain) % width:
-            return None
-        blocks = plain.reshape(-1, width)
-        if len(blocks) and not (blocks[:, -1] - blocks[:, 0] == width - 1).all():
-            return None
-        plain_heads = blocks[:, 0] if len(blocks) else plain
-        # record positions: every head in buffer order, each standing for its records
-        heads = np.concatenate([plain_heads, *(at for _, at in found)])
-        counts = np.concatenate(
-            [
-                np.ones(len(plain_heads), dtype=np.int64),
-                *(np.full(len(at), m.count, dtype=np.int64) for m, at in found),
-            ]
-        )
-        order = np.argsort(heads, kind="stable")
-        first_record = np.empty(len(heads), dtype=np.int64)
-        first_record[order] = np.cumsum(counts[order]) - counts[order]
-        out = int(counts.sum())
-        entries = []
-        offset = len(plain_heads)
-        for marker, at in found:
-            starts = first_record[offset : offset + len(at)]
-            offset += len(at)
-            entries.append((marker, at, (starts[:, None] + np.arange(marker.count)).ravel()))
-        return out, plain_heads, first_record[: len(plain_heads)], entries
-
-    def _walk(self) -> tuple[int, np.ndarray, np.ndarray, list[Any]]:
-        """``_layout`` read record by record (each head says how far its record reaches)."""
-        data, width = self._buffer, self.WIDTH
-        plain_heads: list[int] = []
-        plain_at: list[int] = []
-        runs: dict[Packed, tuple[list[int], list[int]]] = {}
-        i, end, out = 0, len(data), 0
-        while i < end:
+        out: list[Any] = []
+        taken = dict.fromkeys(self._entries, 0)  # values of each marker unpacked so far
+        runs = iter(self._runs)
+        run = next(runs, None)
+        i, end = 0, len(data)
+        while i < end or run is not None:
+            if run is not None and run[0] <= i:
+                _, marker, entries = run
+                values = self._entries[marker]
+                for _ in range(entries):
+                    marker.unpack(values, taken[marker], out)
+                    taken[marker] += marker.width
+                run = next(runs, None)
+                continue
             head = data[i]
             if head.__class__ is str:
-                plain_heads.append(i)
-                plain_at.append(out)
+                out.extend(data[i : i + width])
                 i += width
-                out += 1
             else:
-                heads, at = runs.setdefault(head, ([], []))
-                heads.append(i)
-                at.extend(range(out, out + head.count))
+                head.unpack(data, i + 1, out)
                 i += 1 + head.width
-                out += head.count
-        entries = [
-            (m, np.array(h, dtype=np.int64), np.array(a, dtype=np.int64))
-            for m, (h, a) in runs.items()
-        ]
-        return (
-            out,
-            np.array(plain_heads, dtype=np.int64),
-            np.array(plain_at, dtype=np.int64),
-            entries,
-        )
+        return out
 
     def __getitem__(self, i: int) -> TraceRecord:
         """The ``i``-th record (its ``seq`` for a whole trace)."""
@@ -506,16 +502,6 @@ def _names(field: str, want: Any) -> set[str]:
     if bad:
         raise TypeError(f"{field}={want!r}: expected a name (str) or several names")
     return names
-
-
-def _runs(heads: np.ndarray, step: int) -> list[tuple[int, int]]:
-    """(first head, how many) of each run of heads ``step`` apart."""
-    if not len(heads):
-        return []
-    breaks = np.flatnonzero(np.diff(heads) != step) + 1
-    starts = np.concatenate(([0], breaks))
-    counts = np.diff(np.concatenate((starts, [len(heads)])))
-    return list(zip(heads[starts].tolist(), counts.tolist(), strict=True))
 
 
 def _window_code(c: TraceColumns, window: Any) -> int:
