@@ -196,9 +196,8 @@ class ElementEntry(Packed):
         ]  # fmt: skip
         if self.cleanup_timer:
             try:
-                cleanup: Any = np.array(
-                    [self.cleanup_time(w) for w in distinct], dtype=np.int64
-                )[codes]
+                cleanups = np.array([self.cleanup_time(w) for w in distinct], dtype=np.int64)
+                cleanup: Any = cleanups[codes]
             except OverflowError:
                 cleanup = [self.cleanup_time(w) for w in window]
             fields[6] = (*fields[6][:5], cleanup)
