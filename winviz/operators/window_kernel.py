@@ -74,7 +74,7 @@ from winviz.operators.window_functions import AggregateWindowFunction, ReduceWin
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, MIN
 from winviz.trace import Packed
-from winviz.trace.columns import encode, object_array
+from winviz.trace.columns import encode, encode_runs, ints_column
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
 
@@ -112,11 +112,11 @@ class ElementEntry(Packed):
     ``timer_registered`` (``max_timestamp``), ``trigger`` (on_element CONTINUE) and, unless
     the window has no cleanup timer, ``timer_registered`` (cleanup time) — the records
     ``WindowKernel.process_element`` writes after the source's. Values: processing time,
-    watermark, key, window, timestamp, value, source offset, source timestamp, the two
-    timers' de-duplication bits (``_MAX_TIMESTAMP_TIMER_EXISTED``,
-    ``_CLEANUP_TIMER_EXISTED``) and the source's watermark. One marker per operator, source
-    and cleanup timer: the entries of a whole run are built together when the trace is
-    read."""
+    watermark, key, window, timestamp, value, the arrival's detail ``(value, source
+    offset)``, source timestamp, the two timers' de-duplication bits
+    (``_MAX_TIMESTAMP_TIMER_EXISTED``, ``_CLEANUP_TIMER_EXISTED``) and the source's
+    watermark. One marker per operator, source and cleanup timer, written with
+    ``trace.entries``: the entries of a whole run are read together, field by field."""
 
     width = 10
 
@@ -129,7 +129,7 @@ class ElementEntry(Packed):
         self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
 
     def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
-        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = values[
+        now, wm, key, window, ts, value, arrival, source_ts, existed, source_wm = values[
             at : at + 10
         ]
         name = self.name
@@ -139,7 +139,7 @@ class ElementEntry(Packed):
         out.extend(
             (
                 "arrival", now, source_wm, self.source, None, None, source_ts,
-                (value, position),
+                arrival,
                 "element", now, wm, name, key, None, ts, value,
                 "assigned", now, wm, name, key, window, ts, value,
                 "timer_registered", now, wm, name, key, window, window.max_timestamp(),
@@ -160,9 +160,10 @@ class ElementEntry(Packed):
         each record's value for all entries, or its values, one per entry (the keys and
         windows dictionary-encoded once for all records, the timers' times and details
         looked up per distinct window)."""
-        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = slots
+        now, wm, key, window, ts, value, arrival, source_ts, existed, source_wm = slots
         n = len(now)
-        windows = encode(window, fast=True)  # (the engine's windows: told apart by equality)
+        # (windows come in runs, one per open window; the engine's are told apart by equality)
+        windows = encode_runs(window, fast=True)
         distinct = windows.values
         for w in distinct:
             if w not in self._details:
@@ -178,8 +179,9 @@ class ElementEntry(Packed):
         except OverflowError:  # (not a long: the general path's object columns)
             max_ts = [w.max_timestamp() for w in window]
         keys = encode(key)
-        arrival = object_array(list(zip(value, position, strict=True)))
         name, source = self.name, self.source
+        # (the engine's times: ints, checked where they enter the job)
+        now, wm, ts, source_wm = map(ints_column, (now, wm, ts, source_wm))
         # one tuple per field: the values of the entry's records, in order
         fields = [
             ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
@@ -591,8 +593,8 @@ class WindowKernel:
                         existed = _BOTH_TIMERS_EXISTED
                     write_entry(
                         (
-                            now, wm, key, open_window, ts, value, position, source_ts, existed,
-                            source_wm,
+                            now, wm, key, open_window, ts, value, (value, position), source_ts,
+                            existed, source_wm,
                         )
                     )  # fmt: skip
                     packed += 1

@@ -9,27 +9,29 @@ shapes, so the store has both, as Arrow's array builders do:
   - ``trace.extend(values)``: whole records, ``Trace.WIDTH`` (8) values each in
     ``BASE_FIELDS`` order — a hot loop takes ``write = trace.extend`` once and appends a
     tuple per record (one ``list.extend``, the cheapest append CPython has);
-  - a *packed entry*: a ``Packed`` marker and its ``width`` values appended with ``extend``,
-    standing for ``count`` records at once (an element's arrival, assignment, timers and
-    trigger call are one entry), followed by ``trace.packed(marker, n)`` for the ``n``
-    entries appended (a read finds the entries by these markers: a marker is the engine's
-    own object and never one of the values).
+  - *packed entries*: a ``Packed`` marker's entry is ``width`` values standing for
+    ``count`` records at once (an element's arrival, assignment, timers and trigger call are
+    one entry). A hot loop takes ``write_entry = trace.entries(marker)`` and appends each
+    entry's values with it; after a run of ``n`` entries, before writing anything else, it
+    declares them with ``trace.packed(marker, n)``: the run stands where the records written
+    so far end. (An entry may also be written with ``extend`` as the marker followed by its
+    values; ``packed`` then moves the run to the marker's own values.)
 
 * **Reading** turns what was written since the last read into a columnar chunk
-  (``winviz.trace.columns``; packed entries are unpacked on the way) and reads columns:
-  ``columns()``, ``where(...)``, ``records(...)``, ``kinds()``, ``to_pandas()``,
-  ``to_arrow()``, ``save(path)``. A trace can be read while it is still being written (the
-  next read adds what came since); ``len()`` counts records without converting anything.
+  (``winviz.trace.columns``): ``columns()`` finds where every record goes and slices the
+  written values field by field (C speed); each column is decoded the first time a reader
+  asks for it (packed entries through their marker's ``fields``). Then ``where(...)``,
+  ``records(...)``, ``kinds()``, ``to_pandas()``, ``to_arrow()``, ``save(path)`` read the
+  columns. A trace can be read while it is still being written (the next read adds what
+  came since); ``len()`` counts records without converting anything.
 
 The same run always gives the same trace, byte for byte: ``to_json()`` is canonical.
 """
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from itertools import repeat
 from operator import is_
 from pathlib import Path
@@ -38,15 +40,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from winviz.trace.columns import (
-    ColumnsBuilder,
-    NotExact,
+    Pieces,
     TraceColumns,
     concat,
     empty,
-    entry_grid,
-    from_fields,
     from_flat,
-    object_array,
+    no_gc,
 )
 from winviz.trace.schema import (
     BASE_FIELDS,
@@ -65,11 +64,11 @@ _BLOCK = 1 << 16  # records decoded at a time when iterating
 
 
 class Packed:
-    """A marker for a packed entry: the ``width`` values that follow it in the write buffer
-    stand for ``count`` records. ``unpack`` defines them (eight values per record, exactly as
-    separate ``emit`` calls would have written); ``columns`` builds the same records field
-    by field for many entries at once, which is how a read converts them. Subclasses live
-    next to the code that writes them."""
+    """A marker for packed entries: each entry is ``width`` values (written with
+    ``trace.entries(marker)``) standing for ``count`` records. ``unpack`` defines them (eight
+    values per record, exactly as separate ``emit`` calls would have written); ``fields``
+    builds the same records field by field for many entries at once, which is how a read
+    converts them. Subclasses live next to the code that writes them."""
 
     width: int = 0
     count: int = 0
@@ -82,8 +81,11 @@ class Packed:
         """The records of ``n`` entries, whose values are given slot by slot (``slots[f][e]``:
         value ``f`` of entry ``e``), field by field: for each of the eight fields
         (``BASE_FIELDS`` order) a tuple with one item per record of an entry — the value
-        every entry's record has, or a list of the ``n`` entries' values. This default
-        unpacks entry by entry; a subclass may say it directly."""
+        every entry's record has, or the ``n`` entries' values: a list, or already converted
+        (a ``CodedColumn`` for kind / operator / key / window, an ``int64`` array or a
+        ``TimeColumn`` for a time, an object array for the detail; ``winviz.trace.columns``).
+        An item several records share is converted once. This default unpacks entry by
+        entry; a subclass may say it directly."""
         rows: list[Any] = []
         for values in zip(*slots, strict=True):
             self.unpack(list(values), 0, rows)
@@ -213,8 +215,7 @@ class Trace:
         """Every record as columns (``winviz.trace.columns.TraceColumns``)."""
         if self._buffer or self._runs:
             first = sum(len(c) for c in self._chunks)
-            with _no_gc():  # many new containers, no cycles: no collection passes over them
-                self._chunks.append(self._buffer_columns(first))
+            self._chunks.append(self._buffer_columns(first))
             self._buffer.clear()  # the same lists: writers may hold their ``extend``
             for values in self._entries.values():
                 values.clear()
@@ -226,56 +227,43 @@ class Trace:
         return self._chunks[0] if self._chunks else empty()
 
     def _buffer_columns(self, first: int) -> TraceColumns:
-        """The write buffer and the packed entries as columns: the plain records field by
-        field (``buffer[f::8]``), each marker's entries slot by slot (``values[f::width]``)
-        written into the typed columns from its ``fields`` (``ColumnsBuilder``); each piece
-        at its records' positions (the runs say where)."""
+        """The write buffer and the packed entries as columns, each field decoded when a
+        reader first asks for it (``Pieces``): the plain records field by field
+        (``buffer[f::8]``), each marker's entries slot by slot (``values[f::width]``, read
+        through its ``fields``); each piece at its records' positions (the runs say where)."""
         data, width = self._buffer, self.WIDTH
-        plain = [data[f::width] for f in range(width)]
-        if len(data) % width or not set(map(type, plain[0])) <= {str}:
+        plain = [data[f::width] for f in range(width)] if data else []
+        if len(data) % width or (plain and not set(map(type, plain[0])) <= {str}):
             # a marker written inline without ``packed``: record by record
-            return from_flat(self._unpacked(), first)
+            with no_gc():
+                return from_flat(self._unpacked(), first)
         if not self._runs:
-            return from_fields(plain, first)
-        # each record's piece: 0 for a plain record, 1 + i for the i-th marker's entries
-        markers: dict[Packed, int] = {}
-        labels, records = [], []
-        before = 0  # plain records before the run
-        for at, marker, entries in self._runs:
-            if at > before * width:
+            n, plain_at, groups = len(data) // width, None, []
+        else:
+            # each record's piece: 0 for a plain record, 1 + i for the i-th marker's entries
+            markers: dict[Packed, int] = {}
+            labels, records = [], []
+            before = 0  # plain records before the run
+            for at, marker, entries in self._runs:
+                if at > before * width:
+                    labels.append(0)
+                    records.append(at // width - before)
+                    before = at // width
+                labels.append(markers.setdefault(marker, len(markers) + 1))
+                records.append(entries * marker.count)
+            if len(data) > before * width:
                 labels.append(0)
-                records.append(at // width - before)
-                before = at // width
-            labels.append(markers.setdefault(marker, len(markers) + 1))
-            records.append(entries * marker.count)
-        if len(data) > before * width:
-            labels.append(0)
-            records.append(len(data) // width - before)
-        piece = np.repeat(np.array(labels, dtype=np.int32), records)
-        out = len(piece)
-        plain_at = np.flatnonzero(piece == 0) if data else None
-        gathered = []
-        for marker, label in markers.items():
-            values, step = self._entries[marker], marker.width
-            slots = [values[f::step] for f in range(step)]
-            gathered.append((marker, slots, np.flatnonzero(piece == label)))
-        try:
-            builder = ColumnsBuilder(out, first)
-            if data:
-                builder.put_columns(plain_at, from_fields(plain))
-            for marker, slots, at in gathered:
-                builder.put_grid(at, len(slots[0]), marker.fields(slots))
-            return builder.build()
-        except NotExact:  # a time value that is not a long: object columns, field by field
-            fields = [np.empty(out, dtype=object) for _ in range(width)]
-            if data:
-                for f, column in enumerate(plain):
-                    fields[f][plain_at] = object_array(column)
-            for marker, slots, at in gathered:
-                n = len(slots[0])
-                for f, per_record in enumerate(marker.fields(slots)):
-                    fields[f][at] = entry_grid(n, per_record)
-            return from_fields(fields, first)
+                records.append(len(data) // width - before)
+            piece = np.repeat(np.array(labels, dtype=np.int32), records)
+            n = len(piece)
+            plain_at = np.flatnonzero(piece == 0)
+            groups = []
+            for marker, label in markers.items():
+                values, step = self._entries[marker], marker.width
+                slots = [values[f::step] for f in range(step)]
+                groups.append((marker, slots, np.flatnonzero(piece == label)))
+        seq = np.arange(first, first + n, dtype=np.int64)
+        return TraceColumns.pending(seq, Pieces(n, plain, plain_at, groups).decode)
 
     def _unpacked(self) -> list[Any]:
         """Every record, eight values each, in order: the write buffer read record by record
@@ -477,19 +465,6 @@ class Trace:
         if not isinstance(path, (str, Path)):
             raise TypeError(f"path {path!r}: expected a str or pathlib.Path to write to")
         return save(self.columns(), Path(path))
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """The cyclic garbage collector paused (a bulk conversion makes many containers and no
-    cycles; each collection pass would visit all of them), restored as it was."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _names(field: str, want: Any) -> set[str]:
