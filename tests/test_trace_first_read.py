@@ -59,8 +59,7 @@ def test_each_field_decoded_on_first_read_equals_the_records_unpacked_one_by_one
 ) -> None:
     trace = _kernel_job(lateness=lateness)
     n = len(trace)
-    packed = sum(len(v) // m.width * m.count for m, v in trace._entries.items())
-    assert packed > n // 3  # many records are packed entries' (ElementEntry)
+    assert trace._packed_records > n // 3  # many records are packed entries' (ElementEntry)
     expected = from_flat(trace._unpacked())  # every entry through Packed.unpack, in order
     assert len(expected) == n > 1500
     c = trace.columns()
@@ -77,17 +76,20 @@ def test_each_field_decoded_on_first_read_equals_the_records_unpacked_one_by_one
     assert trace.columns() is c  # read once
 
 
-def test_an_entry_written_inline_is_moved_to_its_marker_and_a_wrong_declaration_refused() -> None:
+def test_runs_of_entries_are_declared_where_they_stand_and_a_wrong_declaration_refused() -> None:
     trace, pair = Trace(), _Pair()
     trace.emit("first", 0, 0, "op", None, None, None, None)
     trace.extend((pair, 1, 2, pair, 3, 4))
     trace.packed(pair, 2)
-    assert trace._buffer[8:] == [] and trace._entries[pair] == [1, 2, 3, 4]
-    write = trace.entries(pair)
-    write((5, 6))
+    trace.extend((pair, 5, 6))
     trace.packed(pair, 1)  # the same run: no plain record in between
     assert trace._runs == [(8, pair, 3)]
     trace.emit("last", 7, 0, "op", None, None, None, None)
+    assert len(trace) == 8
+    with pytest.raises(ValueError, match=r"the last 1 entries written are not entries of this"):
+        trace.packed(pair, 1)  # the buffer ends with a plain record
+    with pytest.raises(ValueError, match=r"the last 3 entries written are not entries of this"):
+        trace.packed(pair, 3)
     assert len(trace) == 8
     assert [(r.kind, r.proc_time, r.detail) for r in trace] == [
         ("first", 0, None),
@@ -99,10 +101,17 @@ def test_an_entry_written_inline_is_moved_to_its_marker_and_a_wrong_declaration_
         ("y", 5, 60),
         ("last", 7, None),
     ]
-    with pytest.raises(ValueError, match=r"the last 1 entries written are not entries of this"):
-        trace.emit("plain", 8, 0, "op", None, None, None, None)
-        trace.packed(pair, 1)  # no entry of the pair was written since its last declaration
-    assert len(trace) == 9
+
+
+def test_a_marker_written_without_its_declaration_is_a_clear_error() -> None:
+    trace, pair = Trace(), _Pair()
+    trace.emit("first", 0, 0, "op", None, None, None, None)
+    trace.extend((pair, 1, 2))
+    trace.packed(pair, 1)
+    trace.extend((pair, 3, 4))  # never declared
+    trace.emit("last", 7, 0, "op", None, None, None, None)
+    with pytest.raises(ValueError, match=r"trace write buffer slot 11: <.*_Pair.*> where a record"):
+        trace.columns()
 
 
 def test_a_time_that_is_not_a_long_int_is_kept_as_written() -> None:

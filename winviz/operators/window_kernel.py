@@ -62,6 +62,7 @@ batch whose values are all immutable (``Batch.immutable``) skips the copies.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -74,7 +75,7 @@ from winviz.operators.window_functions import AggregateWindowFunction, ReduceWin
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, MIN
 from winviz.trace import Packed
-from winviz.trace.columns import encode, encode_runs, ints_column
+from winviz.trace.columns import Deferred, encode, encode_runs, ints_column, object_array
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
 
@@ -112,11 +113,11 @@ class ElementEntry(Packed):
     ``timer_registered`` (``max_timestamp``), ``trigger`` (on_element CONTINUE) and, unless
     the window has no cleanup timer, ``timer_registered`` (cleanup time) — the records
     ``WindowKernel.process_element`` writes after the source's. Values: processing time,
-    watermark, key, window, timestamp, value, the arrival's detail ``(value, source
-    offset)``, source timestamp, the two timers' de-duplication bits
+    watermark, key, window, timestamp, value, source offset, source timestamp, the two
+    timers' de-duplication bits
     (``_MAX_TIMESTAMP_TIMER_EXISTED``, ``_CLEANUP_TIMER_EXISTED``) and the source's
-    watermark. One marker per operator, source and cleanup timer, written with
-    ``trace.entries``: the entries of a whole run are read together, field by field."""
+    watermark. One marker per operator, source and cleanup timer: the entries of a whole
+    run are read together, field by field."""
 
     width = 10
 
@@ -129,7 +130,7 @@ class ElementEntry(Packed):
         self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
 
     def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
-        now, wm, key, window, ts, value, arrival, source_ts, existed, source_wm = values[
+        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = values[
             at : at + 10
         ]
         name = self.name
@@ -139,7 +140,7 @@ class ElementEntry(Packed):
         out.extend(
             (
                 "arrival", now, source_wm, self.source, None, None, source_ts,
-                arrival,
+                (value, position),
                 "element", now, wm, name, key, None, ts, value,
                 "assigned", now, wm, name, key, window, ts, value,
                 "timer_registered", now, wm, name, key, window, window.max_timestamp(),
@@ -157,53 +158,60 @@ class ElementEntry(Packed):
 
     def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
         """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
-        each record's value for all entries, or its values, one per entry (the keys and
-        windows dictionary-encoded once for all records, the timers' times and details
-        looked up per distinct window)."""
-        now, wm, key, window, ts, value, arrival, source_ts, existed, source_wm = slots
+        each record's value for all entries, or its values, one per entry, made when that
+        field is decoded (``Deferred``): the keys and windows dictionary-encoded once for all
+        records, the timers' times and details looked up per distinct window."""
+        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = slots
         n = len(now)
         # (windows come in runs, one per open window; the engine's are told apart by equality)
-        windows = encode_runs(window, fast=True)
-        distinct = windows.values
-        for w in distinct:
-            if w not in self._details:
-                self._details[w] = _timer_details(w)
-        # per distinct window: timer_registered's details with deduplicated False / True
-        registered = np.empty((len(distinct), 2), dtype=object)
-        for i, w in enumerate(distinct):
-            registered[i, 0], registered[i, 1] = self._details[w][:2]
-        codes = windows.codes
-        bits = np.fromiter(existed, dtype=np.int8, count=n)
-        try:
-            max_ts: Any = np.array([w.max_timestamp() for w in distinct], dtype=np.int64)[codes]
-        except OverflowError:  # (not a long: the general path's object columns)
-            max_ts = [w.max_timestamp() for w in window]
-        keys = encode(key)
+        windows = Deferred(lambda: encode_runs(window, fast=True))
+        bits = Deferred(lambda: np.fromiter(existed, dtype=np.int8, count=n))
+
+        def per_window(of_window: Callable[[Any], Any], dtype: Any) -> Any:
+            """``of_window(w)`` for each entry's window, looked up per distinct window."""
+            coded = windows.get()
+            return np.array([of_window(w) for w in coded.values], dtype=dtype)[coded.codes]
+
+        def times(of_window: Callable[[Any], int]) -> Any:
+            try:
+                return per_window(of_window, np.int64)
+            except OverflowError:  # (not a long: the general path's object columns)
+                return [of_window(w) for w in window]
+
+        def registered(bit: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+            """timer_registered's detail: its window's, deduplicated as ``bit`` says."""
+            coded = windows.get()
+            table = np.empty((len(coded.values), 2), dtype=object)
+            for i, w in enumerate(coded.values):
+                details = self._details.get(w)
+                if details is None:
+                    details = self._details[w] = _timer_details(w)
+                table[i, 0], table[i, 1] = details[:2]
+            return table[coded.codes, bit(bits.get())]
+
         name, source = self.name, self.source
         # (the engine's times: ints, checked where they enter the job)
-        now, wm, ts, source_wm = map(ints_column, (now, wm, ts, source_wm))
+        now_, wm_ = Deferred(lambda: ints_column(now)), Deferred(lambda: ints_column(wm))
+        ts_ = Deferred(lambda: ints_column(ts))
+        value_ = Deferred(lambda: object_array(value))
         # one tuple per field: the values of the entry's records, in order
         fields = [
             ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
-            (now, now, now, now, now, now),
-            (source_wm, wm, wm, wm, wm, wm),
+            (now_, now_, now_, now_, now_, now_),
+            (Deferred(lambda: ints_column(source_wm)), wm_, wm_, wm_, wm_, wm_),
             (source, name, name, name, name, name),
-            (None, keys, keys, keys, keys, keys),
+            (None, *[Deferred(lambda: encode(key))] * 5),
             (None, None, windows, windows, windows, windows),
-            (source_ts, ts, ts, max_ts, None, None),
             (
-                arrival, value, value, registered[codes, bits & _MAX_TIMESTAMP_TIMER_EXISTED],
-                _ON_ELEMENT_CONTINUE, None,
+                source_ts, ts_, ts_, Deferred(lambda: times(lambda w: w.max_timestamp())),
+                None, Deferred(lambda: times(self.cleanup_time)),
+            ),
+            (
+                Deferred(lambda: object_array(list(zip(value, position, strict=True)))),
+                value_, value_, Deferred(lambda: registered(lambda b: b & 1)),
+                _ON_ELEMENT_CONTINUE, Deferred(lambda: registered(lambda b: b >> 1)),
             ),
         ]  # fmt: skip
-        if self.cleanup_timer:
-            try:
-                cleanups = np.array([self.cleanup_time(w) for w in distinct], dtype=np.int64)
-                cleanup: Any = cleanups[codes]
-            except OverflowError:
-                cleanup = [self.cleanup_time(w) for w in window]
-            fields[6] = (*fields[6][:5], cleanup)
-            fields[7] = (*fields[7][:5], registered[codes, bits >> 1])
         return [per_record[: self.count] for per_record in fields]
 
 
@@ -522,13 +530,12 @@ class WindowKernel:
         open_contents: dict[Any, Any] = {}
         has_cleanup_timer = False
         marker: Any = None
-        write_entry: Any = None  # ``trace.entries(marker)``
         packed = 0  # entries written with ``marker`` since it was chosen
 
         def find_open_window() -> None:
             """The cached window, if it is open; else none (an empty range)."""
             nonlocal open_start, open_end, open_window, open_contents, open_max_ts
-            nonlocal open_cleanup, has_cleanup_timer, marker, write_entry, packed
+            nonlocal open_cleanup, has_cleanup_timer, marker, packed
             start, end, cached = self.window_cache
             open_start = open_end = 0
             if not cached:
@@ -544,7 +551,6 @@ class WindowKernel:
                 marker = markers[arrival.source, cleanup_timer] = ElementEntry(
                     op, arrival.source, cleanup_timer
                 )
-            write_entry = trace.entries(marker)  # type: ignore[union-attr]
             packed = 0
             open_start, open_end, open_window = start, end, window
             open_max_ts, open_cleanup = max_ts, cleanup
@@ -591,9 +597,9 @@ class WindowKernel:
                             existed |= _CLEANUP_TIMER_EXISTED
                     else:  # both timers exist since its first element
                         existed = _BOTH_TIMERS_EXISTED
-                    write_entry(
+                    write(
                         (
-                            now, wm, key, open_window, ts, value, (value, position), source_ts,
+                            marker, now, wm, key, open_window, ts, value, position, source_ts,
                             existed, source_wm,
                         )
                     )  # fmt: skip

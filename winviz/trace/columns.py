@@ -474,6 +474,22 @@ CODED = ("kind", "operator", "key", "window")
 TIMES = ("proc_time", "watermark", "ts")
 
 
+class Deferred:
+    """An item of ``Packed.fields`` made only when its field is decoded, by ``make()``, once
+    (a ``Deferred`` several fields share is made for the first)."""
+
+    __slots__ = ("_make", "_value")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make: Callable[[], Any] | None = make
+        self._value: Any = None
+
+    def get(self) -> Any:
+        if self._make is not None:
+            self._value, self._make = self._make(), None
+        return self._value
+
+
 class Pieces:
     """The records of a trace's write buffer, not yet decoded (``Trace.columns``): the plain
     records field by field (``plain[f]``, at record positions ``plain_at``; None: every
@@ -504,6 +520,8 @@ class Pieces:
                     for marker, slots, at in self.groups
                 ]
                 self.groups = []
+            for _, _, fields in self.items:  # (made now: the field is read)
+                fields[f] = [i.get() if i.__class__ is Deferred else i for i in fields[f]]
             if name in CODED:
                 column: Any = self._coded(f, name)
             elif name in TIMES:

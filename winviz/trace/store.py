@@ -9,21 +9,19 @@ shapes, so the store has both, as Arrow's array builders do:
   - ``trace.extend(values)``: whole records, ``Trace.WIDTH`` (8) values each in
     ``BASE_FIELDS`` order — a hot loop takes ``write = trace.extend`` once and appends a
     tuple per record (one ``list.extend``, the cheapest append CPython has);
-  - *packed entries*: a ``Packed`` marker's entry is ``width`` values standing for
-    ``count`` records at once (an element's arrival, assignment, timers and trigger call are
-    one entry). A hot loop takes ``write_entry = trace.entries(marker)`` and appends each
-    entry's values with it; after a run of ``n`` entries, before writing anything else, it
-    declares them with ``trace.packed(marker, n)``: the run stands where the records written
-    so far end. (An entry may also be written with ``extend`` as the marker followed by its
-    values; ``packed`` then moves the run to the marker's own values.)
+  - *packed entries*: a ``Packed`` marker's entry is the marker followed by its ``width``
+    values, appended with ``extend``, standing for ``count`` records at once (an element's
+    arrival, assignment, timers and trigger call are one entry). After a run of ``n``
+    entries, before writing anything else, the writer declares them with
+    ``trace.packed(marker, n)``: a read then knows where every record is without looking.
 
 * **Reading** turns what was written since the last read into a columnar chunk
-  (``winviz.trace.columns``): ``columns()`` finds where every record goes and slices the
-  written values field by field (C speed); each column is decoded the first time a reader
-  asks for it (packed entries through their marker's ``fields``). Then ``where(...)``,
-  ``records(...)``, ``kinds()``, ``to_pandas()``, ``to_arrow()``, ``save(path)`` read the
-  columns. A trace can be read while it is still being written (the next read adds what
-  came since); ``len()`` counts records without converting anything.
+  (``winviz.trace.columns``): ``columns()`` gathers the plain records and each marker's
+  entries and slices them field by field (C speed); each column is decoded the first time a
+  reader asks for it (packed entries through their marker's ``fields``). Then
+  ``where(...)``, ``records(...)``, ``kinds()``, ``to_pandas()``, ``to_arrow()``,
+  ``save(path)`` read the columns. A trace can be read while it is still being written (the
+  next read adds what came since); ``len()`` counts records without converting anything.
 
 The same run always gives the same trace, byte for byte: ``to_json()`` is canonical.
 """
@@ -31,7 +29,7 @@ The same run always gives the same trace, byte for byte: ``to_json()`` is canoni
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from itertools import repeat
 from operator import is_
 from pathlib import Path
@@ -44,8 +42,6 @@ from winviz.trace.columns import (
     TraceColumns,
     concat,
     empty,
-    from_flat,
-    no_gc,
 )
 from winviz.trace.schema import (
     BASE_FIELDS,
@@ -64,11 +60,11 @@ _BLOCK = 1 << 16  # records decoded at a time when iterating
 
 
 class Packed:
-    """A marker for packed entries: each entry is ``width`` values (written with
-    ``trace.entries(marker)``) standing for ``count`` records. ``unpack`` defines them (eight
-    values per record, exactly as separate ``emit`` calls would have written); ``fields``
-    builds the same records field by field for many entries at once, which is how a read
-    converts them. Subclasses live next to the code that writes them."""
+    """A marker for packed entries: the ``width`` values that follow it in the write buffer
+    stand for ``count`` records. ``unpack`` defines them (eight values per record, exactly as
+    separate ``emit`` calls would have written); ``fields`` builds the same records field
+    by field for many entries at once, which is how a read converts them. Subclasses live
+    next to the code that writes them."""
 
     width: int = 0
     count: int = 0
@@ -83,9 +79,10 @@ class Packed:
         (``BASE_FIELDS`` order) a tuple with one item per record of an entry — the value
         every entry's record has, or the ``n`` entries' values: a list, or already converted
         (a ``CodedColumn`` for kind / operator / key / window, an ``int64`` array or a
-        ``TimeColumn`` for a time, an object array for the detail; ``winviz.trace.columns``).
-        An item several records share is converted once. This default unpacks entry by
-        entry; a subclass may say it directly."""
+        ``TimeColumn`` for a time, an object array for the detail; ``winviz.trace.columns``),
+        or a ``Deferred`` that makes one of those when its field is decoded. An item several
+        records share is converted once. This default unpacks entry by entry; a subclass may
+        say it directly."""
         rows: list[Any] = []
         for values in zip(*slots, strict=True):
             self.unpack(list(values), 0, rows)
@@ -101,9 +98,8 @@ class Trace:
     __slots__ = (
         "_buffer",
         "_chunks",
-        "_declared",
-        "_entries",
         "_packed_records",
+        "_packed_slots",
         "_runs",
         "_view",
         "extend",
@@ -117,13 +113,11 @@ class Trace:
         self._buffer: list[Any] = []
         self.extend = self._buffer.extend  # the writer API's bulk append (see the docstring)
         self._chunks: list[TraceColumns] = []
-        # packed entries: each marker's values (``width`` per entry, entry after entry), how
-        # many of them ``packed`` declared, and each run's place among the plain records
-        # (the buffer slot it stands before, its marker, its entries)
-        self._entries: dict[Packed, list[Any]] = {}
-        self._declared: dict[Packed, int] = {}
+        # the runs of packed entries ``packed`` declared: (first slot, marker, entries), in
+        # buffer order; their buffer slots and the records they stand for
         self._runs: list[tuple[int, Packed, int]] = []
-        self._packed_records = 0  # the records the declared entries stand for
+        self._packed_slots = 0
+        self._packed_records = 0
         self._view = False  # a read-only selection of another trace (``where``)
 
     @classmethod
@@ -135,16 +129,6 @@ class Trace:
         if view:
             trace.extend = trace._refuse  # type: ignore[method-assign]
         return trace
-
-    def entries(self, marker: Packed) -> Callable[[Iterable[Any]], None]:
-        """The bulk append of ``marker``'s own entries (the writer API's packed entries:
-        ``width`` values per entry, without the marker)."""
-        if self._view:
-            return self._refuse
-        values = self._entries.get(marker)
-        if values is None:
-            values = self._entries[marker] = []
-        return values.extend
 
     # -- the writer API -----------------------------------------------------------------------
 
@@ -165,42 +149,26 @@ class Trace:
         self._buffer.extend((kind, proc, wm, op, key, window, ts, detail))
 
     def packed(self, marker: Packed, entries: int) -> None:
-        """Declare the run of ``entries`` packed entries of ``marker`` just written: with
-        ``trace.entries(marker)`` (its values only), or with ``extend`` (the marker, then its
-        values, for each entry: they are moved off the end of the write buffer). The run
-        stands where the write buffer ends; a writer declares each run before it writes
-        anything else."""
+        """Declare the run of ``entries`` packed entries of ``marker`` just appended with
+        ``extend`` (each the marker, then its ``width`` values: the last slots of the
+        buffer). A writer declares each run before it writes anything else; a read then
+        knows where every record is without looking."""
         if entries <= 0:
             return
-        width = marker.width
-        values = self._entries.get(marker)
-        if values is None:
-            values = self._entries[marker] = []
-        declared = self._declared.get(marker, 0)
-        data = self._buffer
-        if len(values) - declared != entries * width:  # written inline: move them
-            step = 1 + width
-            start = len(data) - entries * step
-            if (
-                len(values) != declared
-                or start < 0
-                or not all(map(is_, data[start::step], repeat(marker)))
-            ):
-                raise ValueError(
-                    f"trace.packed({marker!r}, {entries}): the last {entries} entries written "
-                    f"are not entries of this marker (declare each run right after writing it)"
-                )
-            tail = data[start:]
-            del tail[::step]  # (the markers)
-            values.extend(tail)
-            del data[start:]
-        self._declared[marker] = len(values)
+        data, step = self._buffer, 1 + marker.width
+        start = len(data) - entries * step
+        if start < 0 or not all(map(is_, data[start::step], repeat(marker))):
+            raise ValueError(
+                f"trace.packed({marker!r}, {entries}): the last {entries} entries written are "
+                f"not entries of this marker (declare each run right after writing it)"
+            )
+        self._packed_slots += entries * step
         self._packed_records += entries * marker.count
-        runs, at = self._runs, len(data)
-        if runs and runs[-1][0] == at and runs[-1][1] is marker:
-            runs[-1] = (at, marker, runs[-1][2] + entries)
+        runs = self._runs
+        if runs and runs[-1][1] is marker and runs[-1][0] + runs[-1][2] * step == start:
+            runs[-1] = (runs[-1][0], marker, runs[-1][2] + entries)
         else:
-            runs.append((at, marker, entries))
+            runs.append((start, marker, entries))
 
     def _refuse(self, _values: Iterable[Any]) -> None:
         raise TypeError("this trace is a read-only selection (Trace.where); write to the run's")
@@ -208,7 +176,7 @@ class Trace:
     # -- reading --------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        buffered = len(self._buffer) // self.WIDTH + self._packed_records
+        buffered = (len(self._buffer) - self._packed_slots) // self.WIDTH + self._packed_records
         return sum(len(c) for c in self._chunks) + buffered
 
     def columns(self) -> TraceColumns:
@@ -216,74 +184,88 @@ class Trace:
         if self._buffer or self._runs:
             first = sum(len(c) for c in self._chunks)
             self._chunks.append(self._buffer_columns(first))
-            self._buffer.clear()  # the same lists: writers may hold their ``extend``
-            for values in self._entries.values():
-                values.clear()
-            self._declared.clear()
+            self._buffer.clear()  # the same list: writers may hold its ``extend``
             self._runs.clear()
-            self._packed_records = 0
+            self._packed_slots = self._packed_records = 0
         if len(self._chunks) > 1:
             self._chunks = [concat(self._chunks)]
         return self._chunks[0] if self._chunks else empty()
 
     def _buffer_columns(self, first: int) -> TraceColumns:
-        """The write buffer and the packed entries as columns, each field decoded when a
-        reader first asks for it (``Pieces``): the plain records field by field
-        (``buffer[f::8]``), each marker's entries slot by slot (``values[f::width]``, read
-        through its ``fields``); each piece at its records' positions (the runs say where)."""
+        """The write buffer as columns, each field decoded when a reader first asks for it
+        (``Pieces``): the plain records between the declared runs gathered and sliced field
+        by field, each marker's entries gathered and sliced value by value (C speed: a slice
+        per run, a slice per field), each piece at its records' positions."""
         data, width = self._buffer, self.WIDTH
-        plain = [data[f::width] for f in range(width)] if data else []
-        if len(data) % width or (plain and not set(map(type, plain[0])) <= {str}):
-            # a marker written inline without ``packed``: record by record
-            with no_gc():
-                return from_flat(self._unpacked(), first)
-        if not self._runs:
-            n, plain_at, groups = len(data) // width, None, []
-        else:
-            # each record's piece: 0 for a plain record, 1 + i for the i-th marker's entries
-            markers: dict[Packed, int] = {}
-            labels, records = [], []
-            before = 0  # plain records before the run
-            for at, marker, entries in self._runs:
-                if at > before * width:
-                    labels.append(0)
-                    records.append(at // width - before)
-                    before = at // width
-                labels.append(markers.setdefault(marker, len(markers) + 1))
-                records.append(entries * marker.count)
-            if len(data) > before * width:
+        # the plain records between the runs and each marker's runs, gathered in order
+        plain_flat: list[Any] = []
+        flats: dict[Packed, list[Any]] = {}
+        labels, records = [], []  # each piece's records: plain (0) or a marker's (1 + i)
+        markers: dict[Packed, int] = {}
+        at = 0
+        for start, marker, entries in self._runs:
+            if start > at:
+                plain_flat += data[at:start]
                 labels.append(0)
-                records.append(len(data) // width - before)
+                records.append((start - at) // width)
+            stop = start + entries * (1 + marker.width)
+            flat = flats.get(marker)
+            if flat is None:
+                flat = flats[marker] = []
+            flat += data[start:stop]
+            labels.append(markers.setdefault(marker, len(markers) + 1))
+            records.append(entries * marker.count)
+            at = stop
+        if at < len(data):
+            plain_flat += data[at:] if at else data
+            labels.append(0)
+            records.append((len(data) - at) // width)
+        plain = [plain_flat[f::width] for f in range(width)] if plain_flat else []
+        if len(plain_flat) % width or (plain and not set(map(type, plain[0])) <= {str}):
+            raise ValueError(self._undeclared())
+        del plain_flat
+        if not markers:
+            n, plain_at, groups = len(plain[0]) if plain else 0, None, []
+        else:
             piece = np.repeat(np.array(labels, dtype=np.int32), records)
             n = len(piece)
             plain_at = np.flatnonzero(piece == 0)
             groups = []
             for marker, label in markers.items():
-                values, step = self._entries[marker], marker.width
-                slots = [values[f::step] for f in range(step)]
+                flat, step = flats.pop(marker), 1 + marker.width
+                slots = [flat[1 + f :: step] for f in range(marker.width)]
+                del flat
                 groups.append((marker, slots, np.flatnonzero(piece == label)))
         seq = np.arange(first, first + n, dtype=np.int64)
         return TraceColumns.pending(seq, Pieces(n, plain, plain_at, groups).decode)
 
+    def _undeclared(self) -> str:
+        """What is wrong with a write buffer whose plain records do not read as records: the
+        first slot where a record should start and does not."""
+        data, width = self._buffer, self.WIDTH
+        runs = {start: 1 + m.width for start, m, _ in self._runs}
+        i = 0
+        while i < len(data):
+            if i in runs:
+                i += runs[i] * next(e for s, _, e in self._runs if s == i)
+            elif data[i].__class__ is str:
+                i += width
+            else:
+                break
+        return (
+            f"trace write buffer slot {i}: {data[i] if i < len(data) else 'the end'!r} where a "
+            f"record should start (a record's kind, a str); a packed entry's marker must be "
+            f"declared with trace.packed(marker, n) right after its run"
+        )
+
     def _unpacked(self) -> list[Any]:
-        """Every record, eight values each, in order: the write buffer read record by record
-        (a str head is a plain record's kind, anything else a marker written inline without
-        ``packed``: its entry unpacked), the declared runs unpacked where they stand."""
+        """Every record, eight values each, in order, the write buffer read record by record
+        (a str head is a plain record's kind, anything else a packed entry's marker, its
+        entry unpacked with ``Packed.unpack``): what the columns are checked against."""
         data, width = self._buffer, self.WIDTH
         out: list[Any] = []
-        taken = dict.fromkeys(self._entries, 0)  # values of each marker unpacked so far
-        runs = iter(self._runs)
-        run = next(runs, None)
         i, end = 0, len(data)
-        while i < end or run is not None:
-            if run is not None and run[0] <= i:
-                _, marker, entries = run
-                values = self._entries[marker]
-                for _ in range(entries):
-                    marker.unpack(values, taken[marker], out)
-                    taken[marker] += marker.width
-                run = next(runs, None)
-                continue
+        while i < end:
             head = data[i]
             if head.__class__ is str:
                 out.extend(data[i : i + width])
