@@ -161,11 +161,11 @@ class ElementEntry(Packed):
         each record's value for all entries, or its values, one per entry, made when that
         field is decoded (``Deferred``): the keys and windows dictionary-encoded once for all
         records, the timers' times and details looked up per distinct window."""
-        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = slots
-        n = len(now)
+        # (each slot is sliced when a field that reads it is decoded: ``slots[i]``, in order
+        # now, wm, key, window, ts, value, position, source_ts, existed, source_wm)
         # (windows come in runs, one per open window; the engine's are told apart by equality)
-        windows = Deferred(lambda: encode_runs(window, fast=True))
-        bits = Deferred(lambda: np.fromiter(existed, dtype=np.int8, count=n))
+        windows = Deferred(lambda: encode_runs(slots[3], fast=True))
+        bits = Deferred(lambda: np.array(slots[8], dtype=np.int8))
 
         def per_window(of_window: Callable[[Any], Any], dtype: Any) -> Any:
             """``of_window(w)`` for each entry's window, looked up per distinct window."""
@@ -176,7 +176,7 @@ class ElementEntry(Packed):
             try:
                 return per_window(of_window, np.int64)
             except OverflowError:  # (not a long: the general path's object columns)
-                return [of_window(w) for w in window]
+                return [of_window(w) for w in slots[3]]
 
         def registered(bit: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
             """timer_registered's detail: its window's, deduplicated as ``bit`` says."""
@@ -191,24 +191,26 @@ class ElementEntry(Packed):
 
         name, source = self.name, self.source
         # (the engine's times: ints, checked where they enter the job)
-        now_, wm_ = Deferred(lambda: ints_column(now)), Deferred(lambda: ints_column(wm))
-        ts_ = Deferred(lambda: ints_column(ts))
-        value_ = Deferred(lambda: object_array(value))
+        now = Deferred(lambda: ints_column(slots[0]))
+        wm = Deferred(lambda: ints_column(slots[1]))
+        ts = Deferred(lambda: ints_column(slots[4]))
+        value = Deferred(lambda: object_array(slots[5]))
         # one tuple per field: the values of the entry's records, in order
         fields = [
             ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
-            (now_, now_, now_, now_, now_, now_),
-            (Deferred(lambda: ints_column(source_wm)), wm_, wm_, wm_, wm_, wm_),
+            (now, now, now, now, now, now),
+            (Deferred(lambda: ints_column(slots[9])), wm, wm, wm, wm, wm),
             (source, name, name, name, name, name),
-            (None, *[Deferred(lambda: encode(key))] * 5),
+            (None, *[Deferred(lambda: encode(slots[2]))] * 5),
             (None, None, windows, windows, windows, windows),
             (
-                source_ts, ts_, ts_, Deferred(lambda: times(lambda w: w.max_timestamp())),
-                None, Deferred(lambda: times(self.cleanup_time)),
+                Deferred(lambda: slots[7]), ts, ts,
+                Deferred(lambda: times(lambda w: w.max_timestamp())), None,
+                Deferred(lambda: times(self.cleanup_time)),
             ),
             (
-                Deferred(lambda: object_array(list(zip(value, position, strict=True)))),
-                value_, value_, Deferred(lambda: registered(lambda b: b & 1)),
+                Deferred(lambda: object_array(list(zip(slots[5], slots[6], strict=True)))),
+                value, value, Deferred(lambda: registered(lambda b: b & 1)),
                 _ON_ELEMENT_CONTINUE, Deferred(lambda: registered(lambda b: b >> 1)),
             ),
         ]  # fmt: skip

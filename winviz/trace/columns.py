@@ -490,23 +490,44 @@ class Deferred:
         return self._value
 
 
+class Slots:
+    """A packed marker's entries value by value: ``slots[f]`` is value ``f`` of every entry,
+    a list sliced from the entries' flat values (``width`` after each marker) when it is
+    asked for, so that a field's decoding makes only the slots it reads."""
+
+    __slots__ = ("_flat", "_step", "_width")
+
+    def __init__(self, flat: list[Any], width: int) -> None:
+        self._flat, self._step, self._width = flat, 1 + width, width
+
+    def __len__(self) -> int:
+        return self._width
+
+    def __getitem__(self, f: int) -> list[Any]:
+        if not 0 <= f < self._width:
+            raise IndexError(f)
+        return self._flat[1 + f :: self._step]
+
+
 class Pieces:
     """The records of a trace's write buffer, not yet decoded (``Trace.columns``): the plain
-    records field by field (``plain[f]``, at record positions ``plain_at``; None: every
-    record is plain, in order) and the packed entries of each marker slot by slot, at
-    positions ``at`` (entry by entry). ``decode(name)`` builds one field's column, each
-    straight into its typed array (codes, int64 times), never through Python objects per
-    record except the details; ``TraceColumns.pending`` asks for each field the first time
-    a reader reads it. What a field alone needed is dropped once it is decoded."""
+    records, eight values each (``plain``, sliced field by field when the field is decoded),
+    at record positions ``plain_at`` (None: every record is plain, in order), and the packed
+    entries of each marker slot by slot, at positions ``at`` (entry by entry).
+    ``decode(name)`` builds one field's column, straight into its typed array (codes, int64
+    times), never through Python objects per record except the details;
+    ``TraceColumns.pending`` asks for each field the first time a reader reads it. What a
+    field alone needed is dropped once it is decoded."""
 
     def __init__(
         self,
         n: int,
         plain: list[Any],
         plain_at: np.ndarray | None,
-        groups: list[tuple[Any, list[list[Any]], np.ndarray]],
+        groups: list[tuple[Any, Any, np.ndarray]],
     ) -> None:
-        self.n, self.plain, self.plain_at = n, plain, plain_at
+        self.n, self.flat, self.plain_at = n, plain, plain_at
+        self.left = len(BASE_NAMES)  # fields not decoded yet
         self.groups = groups  # (marker, slots, at)
         # per marker: (entries, at, marker.fields(slots)), made when the first field is asked
         self.items: list[tuple[int, np.ndarray, list[Any]]] = []
@@ -516,25 +537,27 @@ class Pieces:
         with no_gc():  # many new containers, no cycles: no collection passes over them
             if self.groups:
                 self.items = [
-                    (len(slots[0]), at, list(marker.fields(slots)))
+                    (len(at) // marker.count, at, list(marker.fields(slots)))
                     for marker, slots, at in self.groups
                 ]
                 self.groups = []
             for _, _, fields in self.items:  # (made now: the field is read)
                 fields[f] = [i.get() if i.__class__ is Deferred else i for i in fields[f]]
+            plain = self.flat[f :: len(BASE_NAMES)] if self.flat else None
             if name in CODED:
-                column: Any = self._coded(f, name)
+                column: Any = self._coded(plain, f, name)
             elif name in TIMES:
                 try:
-                    column = self._time(f)
+                    column = self._time(plain, f)
                 except NotExact:  # a time that is not a long: the values as written
-                    column = self._time_objects(f)
+                    column = self._time_objects(plain, f)
             else:
-                column = self._objects(f)
-            if self.plain:
-                self.plain[f] = None
+                column = self._objects(plain, f)
             for _, _, fields in self.items:
                 fields[f] = None
+            self.left -= 1
+            if not self.left:
+                self.flat = []
             return column
 
     def _put(self, out: np.ndarray, values: Any) -> None:
@@ -544,10 +567,10 @@ class Pieces:
         else:
             out[self.plain_at] = values
 
-    def _coded(self, f: str | int, name: str) -> CodedColumn:
+    def _coded(self, plain: list[Any] | None, f: int, name: str) -> CodedColumn:
         fast = name != "key"  # (strings; the engine's windows, whose bounds are ints)
         if not self.items:
-            return encode(self.plain[f], fast=fast) if self.plain else encode([])  # type: ignore[index]
+            return encode(plain if plain is not None else [], fast=fast)
         index: dict[Any, int] = {}
         values: list[Any] = []
 
@@ -564,8 +587,8 @@ class Pieces:
             return table[column.codes] if len(column.codes) else column.codes
 
         out = np.empty(self.n, dtype=np.int32)  # (every position is written below)
-        if self.plain:
-            self._put(out, remap(encode(self.plain[f], fast=fast)))  # type: ignore[index]
+        if plain is not None:
+            self._put(out, remap(encode(plain, fast=fast)))
         for n, at, fields in self.items:
             done: dict[int, np.ndarray] = {}  # id(item) -> codes (items stay alive meanwhile)
             each: list[Any] = []
@@ -587,13 +610,13 @@ class Pieces:
                 out[at] = grid.ravel()
         return CodedColumn(out, values)
 
-    def _time(self, f: int) -> TimeColumn:
+    def _time(self, plain: list[Any] | None, f: int) -> TimeColumn:
         if not self.items:
-            return time_column(self.plain[f] if self.plain else [])
+            return time_column(plain if plain is not None else [])
         values = np.empty(self.n, dtype=np.int64)  # (every position is written below)
         present = np.empty(self.n, dtype=bool)
-        if self.plain:
-            column = time_column(self.plain[f])
+        if plain is not None:
+            column = time_column(plain)
             if not column.exact:
                 raise NotExact(f)
             self._put(values, column.values)
@@ -615,20 +638,20 @@ class Pieces:
                 present[at] = marks.ravel()
         return TimeColumn(values, present)
 
-    def _time_objects(self, f: int) -> TimeColumn:
+    def _time_objects(self, plain: list[Any] | None, f: int) -> TimeColumn:
         objects = np.empty(self.n, dtype=object)
-        if self.plain:
-            self._put(objects, object_array(self.plain[f]))
+        if plain is not None:
+            self._put(objects, object_array(plain))
         for n, at, fields in self.items:
             objects[at] = entry_grid(n, fields[f])
         return time_column(objects.tolist())
 
-    def _objects(self, f: int) -> np.ndarray:
+    def _objects(self, plain: list[Any] | None, f: int) -> np.ndarray:
         if not self.items:
-            return object_array(self.plain[f] if self.plain else [])
+            return object_array(plain if plain is not None else [])
         out = np.empty(self.n, dtype=object)
-        if self.plain:
-            self._put(out, object_array(self.plain[f]))
+        if plain is not None:
+            self._put(out, object_array(plain))
         for n, at, fields in self.items:
             done: dict[int, Any] = {}
             grid = np.empty((n, len(fields[f])), dtype=object)

@@ -39,6 +39,7 @@ import numpy as np
 
 from winviz.trace.columns import (
     Pieces,
+    Slots,
     TraceColumns,
     concat,
     empty,
@@ -220,24 +221,20 @@ class Trace:
             plain_flat += data[at:] if at else data
             labels.append(0)
             records.append((len(data) - at) // width)
-        plain = [plain_flat[f::width] for f in range(width)] if plain_flat else []
-        if len(plain_flat) % width or (plain and not set(map(type, plain[0])) <= {str}):
+        if len(plain_flat) % width or not set(map(type, plain_flat[::width])) <= {str}:
             raise ValueError(self._undeclared())
-        del plain_flat
         if not markers:
-            n, plain_at, groups = len(plain[0]) if plain else 0, None, []
+            n, plain_at, groups = len(plain_flat) // width, None, []
         else:
             piece = np.repeat(np.array(labels, dtype=np.int32), records)
             n = len(piece)
             plain_at = np.flatnonzero(piece == 0)
             groups = []
             for marker, label in markers.items():
-                flat, step = flats.pop(marker), 1 + marker.width
-                slots = [flat[1 + f :: step] for f in range(marker.width)]
-                del flat
+                slots = Slots(flats.pop(marker), marker.width)
                 groups.append((marker, slots, np.flatnonzero(piece == label)))
         seq = np.arange(first, first + n, dtype=np.int64)
-        return TraceColumns.pending(seq, Pieces(n, plain, plain_at, groups).decode)
+        return TraceColumns.pending(seq, Pieces(n, plain_flat, plain_at, groups).decode)
 
     def _undeclared(self) -> str:
         """What is wrong with a write buffer whose plain records do not read as records: the
