@@ -3,6 +3,7 @@ run, columns decoded field by field when a reader first asks, times kept exactly
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,15 @@ import pytest
 
 import winviz as wv
 from winviz.trace import Packed, Trace
-from winviz.trace.columns import from_flat, time_column
+from winviz.trace.columns import (
+    Deferred,
+    Slots,
+    encode,
+    encode_runs,
+    from_flat,
+    no_gc,
+    time_column,
+)
 
 FIELDS = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")
 
@@ -129,3 +138,51 @@ def test_a_time_that_is_not_a_long_int_is_kept_as_written() -> None:
     big = time_column([2**63, 1])
     assert not big.exact and big.values.tolist() == [2**63, 1]
     assert np.array_equal(time_column([5, -(2**63)]).values, np.array([5, -(2**63)]))
+
+
+def test_encode_runs_codes_runs_of_one_object_as_encode_codes_them_all() -> None:
+    one, true = 1, True
+    window_a, window_b = (0, 10), (0, 10)  # equal, not the same object
+    values = [one] * 40 + [true] * 30 + [window_a] * 20 + [window_b] * 10 + [None] * 5 + [one]
+    runs, plain = encode_runs(values, fast=False), encode(values)
+    assert runs.values == plain.values == [1, True, (0, 10), None]
+    assert [type(v) for v in runs.values] == [int, bool, tuple, type(None)]
+    assert runs.codes.tolist() == plain.codes.tolist()
+    assert runs.codes.tolist() == [0] * 40 + [1] * 30 + [2] * 30 + [3] * 5 + [0]
+    short = encode_runs(["a", "b", "a"])
+    assert short.values == ["a", "b"] and short.codes.tolist() == [0, 1, 0]
+
+
+def test_slots_slice_an_entry_value_when_asked_and_deferred_items_are_made_once() -> None:
+    pair = _Pair()
+    slots = Slots([pair, 1, 2, pair, 3, 4, pair, 5, 6], pair.width)
+    assert len(slots) == 2 and slots[0] == [1, 3, 5] and slots[1] == [2, 4, 6]
+    assert list(slots) == [[1, 3, 5], [2, 4, 6]]
+    with pytest.raises(IndexError):
+        slots[2]
+    made = []
+    item = Deferred(lambda: made.append("made") or [7])
+    assert item.get() == [7] and item.get() == [7] and made == ["made"]
+
+
+def test_no_gc_restores_the_collector_and_leaves_frozen_objects_frozen() -> None:
+    assert gc.isenabled()
+    with no_gc():
+        assert not gc.isenabled()
+        made = [[i] for i in range(1000)]
+    assert gc.isenabled() and len(made) == 1000
+    gc.disable()
+    try:
+        with no_gc():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with no_gc():
+            extra = [[i] for i in range(10)]
+        assert gc.get_freeze_count() == frozen and len(extra) == 10  # not thawed by the read
+    finally:
+        gc.unfreeze()

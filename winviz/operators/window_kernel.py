@@ -62,7 +62,7 @@ batch whose values are all immutable (``Batch.immutable``) skips the copies.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -156,7 +156,7 @@ class ElementEntry(Packed):
                 )
             )  # fmt: skip
 
-    def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
+    def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
         """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
         each record's value for all entries, or its values, one per entry, made when that
         field is decoded (``Deferred``): the keys and windows dictionary-encoded once for all

@@ -689,12 +689,18 @@ def _entry_times(item: Any, done: dict[int, Any]) -> tuple[Any, Any]:
 @contextmanager
 def no_gc() -> Iterator[None]:
     """The cyclic garbage collector paused (a bulk conversion makes many containers and no
-    cycles; each collection pass would visit all of them), restored as it was."""
+    cycles; each collection pass would visit all of them), restored as it was. The containers
+    made meanwhile then join the oldest generation without a collection pass over them
+    (``gc.freeze`` and ``gc.unfreeze``: constant time), unless something else keeps objects
+    frozen."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
         if enabled:
             gc.enable()
 

@@ -29,7 +29,7 @@ The same run always gives the same trace, byte for byte: ``to_json()`` is canoni
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
 from operator import is_
 from pathlib import Path
@@ -74,9 +74,10 @@ class Packed:
         """Append the records of the entry whose values start at ``values[at]`` to ``out``."""
         raise NotImplementedError
 
-    def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
+    def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
         """The records of ``n`` entries, whose values are given slot by slot (``slots[f][e]``:
-        value ``f`` of entry ``e``), field by field: for each of the eight fields
+        value ``f`` of entry ``e``; ``slots[f]`` is sliced when asked for: take it where it
+        is needed), field by field: for each of the eight fields
         (``BASE_FIELDS`` order) a tuple with one item per record of an entry — the value
         every entry's record has, or the ``n`` entries' values: a list, or already converted
         (a ``CodedColumn`` for kind / operator / key / window, an ``int64`` array or a
