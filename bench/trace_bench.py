@@ -16,8 +16,8 @@ to the traced run itself:
   ``"auto"`` would draw this long, barely disordered run as the skew chart), ``scrubber``,
   ``timers_chart``, ``window_lanes``, ``propagation_chart``, ``skew_chart`` (what
   ``timeline(view="auto")`` draws for this run);
-* the same charts' specs from a trace whose columns were already read (``... w/o first
-  read``: what the chart itself costs; the goals above include the first read, ``columns``);
+* the same charts' specs from a trace whose columns were already read and decoded (``...
+  w/o first read``: what the chart itself costs; the goals above include the first read);
 * ``bytes/record`` — what the trace holds after its first read (tracemalloc: the memory a
   traced run keeps beyond the same run untraced, divided by the records).
 
@@ -83,6 +83,12 @@ def job(n: int, trace: bool = True) -> wv.StreamExecutionEnvironment:
     return env
 
 
+def decode_all(columns: object) -> None:
+    """Every column of a first read decoded (``Trace.columns()`` decodes each when first read)."""
+    for name in FIELDS:
+        getattr(columns, name)
+
+
 def cpu(fn: Callable[[], object]) -> float:
     gc.collect()
     t0 = time.process_time()
@@ -140,10 +146,6 @@ def main() -> None:
 
         figures["columns"] = min(first_read() for _ in range(args.repeat))
 
-        def decode_all(c: object) -> None:
-            for name in FIELDS:
-                getattr(c, name)
-
         figures["columns, all decoded"] = min(
             timed(lambda t: decode_all(t.columns())) for _ in range(args.repeat)
         )
@@ -153,7 +155,7 @@ def main() -> None:
 
             def save_load(n: int = n) -> float:
                 trace = fresh(n)
-                trace.columns()
+                decode_all(trace.columns())
                 return cpu(lambda: wv.load_trace(trace.save(path)))
 
             figures["save+load"] = min(save_load() for _ in range(args.repeat))
@@ -175,7 +177,7 @@ def main() -> None:
 
             def read_first(make: Callable[[wv.Trace], object], n: int = n) -> float:
                 trace = fresh(n)
-                trace.columns()
+                decode_all(trace.columns())  # (every column decoded: the chart's part only)
                 return cpu(lambda: make(trace))
 
             for name, chart in charts.items():  # the chart's own part (no goal of its own)
