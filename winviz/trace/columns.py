@@ -7,8 +7,8 @@ distinct values, and ``detail`` as an object array (element payloads stay Python
 A record of a 1M-event run costs about 50 bytes here, plus its share of the detail objects.
 
 Writers never build columns: they append whole records to the trace's write buffer (one
-``list.extend`` per record, the cheapest append CPython has) and packed entries to their
-marker's values (``winviz.trace.store``). A read slices them field by field (``Pieces``) and
+``list.extend`` per record, the cheapest append CPython has; packed entries stand for several
+records, ``winviz.trace.store``). A read slices the buffer field by field (``Pieces``) and
 decodes each column the first time a reader asks for it: one C-speed pass over its slice
 for the plain records, the marker's ``Packed.fields`` for the entries.
 
@@ -556,8 +556,8 @@ class Pieces:
             for _, _, fields in self.items:
                 fields[f] = None
             self.left -= 1
-            if not self.left:
-                self.flat = []
+            if not self.left:  # every field decoded: nothing more to keep
+                self.flat, self.plain_at, self.items = [], None, []
             return column
 
     def _put(self, out: np.ndarray, values: Any) -> None:

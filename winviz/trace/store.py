@@ -183,7 +183,7 @@ class Trace:
 
     def columns(self) -> TraceColumns:
         """Every record as columns (``winviz.trace.columns.TraceColumns``)."""
-        if self._buffer or self._runs:
+        if self._buffer:
             first = sum(len(c) for c in self._chunks)
             self._chunks.append(self._buffer_columns(first))
             self._buffer.clear()  # the same list: writers may hold its ``extend``
@@ -241,11 +241,11 @@ class Trace:
         """What is wrong with a write buffer whose plain records do not read as records: the
         first slot where a record should start and does not."""
         data, width = self._buffer, self.WIDTH
-        runs = {start: 1 + m.width for start, m, _ in self._runs}
+        runs = {start: (1 + m.width) * entries for start, m, entries in self._runs}
         i = 0
         while i < len(data):
             if i in runs:
-                i += runs[i] * next(e for s, _, e in self._runs if s == i)
+                i += runs[i]
             elif data[i].__class__ is str:
                 i += width
             else:
