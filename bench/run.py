@@ -1,8 +1,15 @@
 """Engine throughput and trace memory (``make bench``).
 
-Job: N events, 100 keys, 10 s tumbling event-time windows summing values, bounded
-out-of-orderness 500 ms, one event per ms of processing time (so a periodic watermark every
-200 events). Compared, in the same process: a minimal hand-written dict-and-heap loop doing
+Two jobs, each N events over 100 keys summed in tumbling event-time windows, one event per ms
+of processing time (so a periodic watermark every 200 events):
+
+* ``10s``: 10 s windows, bounded out-of-orderness 500 ms, timestamps 10 ms apart with up to
+  400 ms of disorder (some events late: dropped);
+* ``1s`` (the trace issue's job, as in ``bench/trace_bench.py``): 1 s windows, bound 200 ms,
+  timestamps 1 ms apart with up to 150 ms of disorder (records alternate between two windows
+  around each window's end), one firing per key and second.
+
+Compared, in the same process: a minimal hand-written dict-and-heap loop doing
 the same job, the engine with the trace off, and the engine with the trace on. Both engines'
 outputs are checked against the minimal loop's. The engine's hot paths write packed trace
 entries that the first read of the trace turns into columns (``winviz.trace``): "first
@@ -16,7 +23,7 @@ machine, since waiting for a core is not counted). "growth" is the cost per even
 to the smallest size (1.00: linear).
 
     python bench/run.py [--sizes 10000,100000,1000000] [--memory-size 100000]
-                        [--repeat N] [--clock wall|cpu]
+                        [--repeat N] [--clock wall|cpu] [--jobs 10s,1s]
 """
 
 from __future__ import annotations
@@ -30,8 +37,6 @@ import tracemalloc
 
 import winviz as wv
 
-SIZE = 10_000
-BOUND = 500
 KEYS = [f"user{i:03d}" for i in range(100)]
 
 
@@ -49,32 +54,44 @@ def make_events(n: int, seed: int = 7) -> list[tuple[str, int, int]]:
     ]
 
 
-def minimal_loop(events: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+def issue_events(n: int) -> list[tuple[str, int, int]]:
+    """(key, timestamp, value) of the ``1s`` job: key ``i % 100``, timestamp ``i`` less up
+    to 149 ms, value 1."""
+    return [(KEYS[i % 100], i - (i * 7919) % 150, 1) for i in range(n)]
+
+
+# job name -> (events, window size, out-of-orderness bound)
+JOBS = {"10s": (make_events, 10_000, 500), "1s": (issue_events, 1_000, 200)}
+
+
+def minimal_loop(
+    events: list[tuple[str, int, int]], size: int, bound: int
+) -> list[tuple[str, int, int]]:
     """The same job with a dict and a heap, nothing else."""
     state: dict[tuple[str, int], int] = {}
     heap: list[tuple[int, str, int]] = []
     out = []
-    max_ts = wv.MIN + BOUND + 1
+    max_ts = wv.MIN + bound + 1
     wm = wv.MIN
     next_emit = 200
     for arrival, (key, ts, value) in enumerate(events):
         while next_emit <= arrival:
-            new = max_ts - BOUND - 1
+            new = max_ts - bound - 1
             if new > wm:
                 wm = new
                 while heap and heap[0][0] <= wm:
                     end_ts, k, start = heapq.heappop(heap)
                     out.append((k, state.pop((k, start)), end_ts))
             next_emit += 200
-        start = ts - ts % SIZE
-        if start + SIZE - 1 <= wm:
+        start = ts - ts % size
+        if start + size - 1 <= wm:
             continue  # late: dropped
         sk = (key, start)
         if sk in state:
             state[sk] += value
         else:
             state[sk] = value
-            heapq.heappush(heap, (start + SIZE - 1, key, start))
+            heapq.heappush(heap, (start + size - 1, key, start))
         if ts > max_ts:
             max_ts = ts
     while heap:
@@ -83,17 +100,17 @@ def minimal_loop(events: list[tuple[str, int, int]]) -> list[tuple[str, int, int
     return out
 
 
-def engine(events: list[tuple[str, int, int]], trace: bool):
+def engine(events: list[tuple[str, int, int]], trace: bool, size: int, bound: int):
     env = wv.StreamExecutionEnvironment(trace=trace)
     (
         env.from_collection(events, arrival_interval=1)
         .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(BOUND).with_timestamp_assigner(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
                 lambda e, _: e[1]
             )
         )
         .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(SIZE))
+        .window(wv.TumblingEventTimeWindows.of(size))
         .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
         .sink_to("sums")
     )
@@ -116,11 +133,12 @@ def timed(clock, repeat: int, fn, *args):
     return best, result
 
 
-def throughput(n: int, repeat: int, clock=time.perf_counter) -> dict[str, float]:
-    events = make_events(n)
-    t_min, expected = timed(clock, repeat, minimal_loop, events)
-    t_off, off = timed(clock, repeat, engine, events, False)
-    t_on, on = timed(clock, repeat, engine, events, True)
+def throughput(job: str, n: int, repeat: int, clock=time.perf_counter) -> dict[str, float]:
+    make, size, bound = JOBS[job]
+    events = make(n)
+    t_min, expected = timed(clock, repeat, minimal_loop, events, size, bound)
+    t_off, off = timed(clock, repeat, engine, events, False, size, bound)
+    t_on, on = timed(clock, repeat, engine, events, True, size, bound)
     t0 = clock()
     on.trace.columns()  # the first read turns the write buffer into columns
     t_read = clock() - t0
@@ -143,10 +161,11 @@ def trace_memory(n: int) -> tuple[float, float, float, int]:
     """Bytes held by the trace per record as the run leaves it (hot paths write packed
     entries) and after the first read has turned it into columns; and the CPU time
     of that first read (``columns()``), in seconds."""
-    events = make_events(n)
+    make, size, bound = JOBS["10s"]
+    events = make(n)
     gc.collect()
     tracemalloc.start()
-    result = engine(events, True)
+    result = engine(events, True, size, bound)
     packed = tracemalloc.get_traced_memory()[0]
     records = len(result.trace)
     t0 = time.process_time()
@@ -166,27 +185,33 @@ def main() -> None:
     parser.add_argument("--memory-size", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall")
+    parser.add_argument("--jobs", default=",".join(JOBS), help="of: " + ", ".join(JOBS))
     args = parser.parse_args()
+    jobs = args.jobs.split(",")
+    for job in jobs:
+        if job not in JOBS:
+            parser.error(f"--jobs: unknown job {job!r} (expected some of {', '.join(JOBS)})")
     print(f"clock: {args.clock}; best of {args.repeat or '3 (1 above 100k)'} runs")
     print(
-        "events    minimal ev/s   engine(off) ev/s  ratio growth   engine(on) ev/s  ratio growth"
-        "   trace records  first read"
+        "job    events    minimal ev/s   engine(off) ev/s  ratio growth   engine(on) ev/s"
+        "  ratio growth   trace records  first read"
     )
-    first: dict[str, float] = {}
-    for n in (int(s) for s in args.sizes.split(",")):
-        repeat = args.repeat or (3 if n <= 100_000 else 1)
-        r = throughput(n, repeat, CLOCKS[args.clock])
-        first = first or r
-        print(
-            f"{r['n']:>9,} {r['minimal']:>14,.0f} {r['off']:>18,.0f} "
-            f"{r['off'] / r['minimal']:>6.3f} {first['off'] / r['off']:>6.2f} "
-            f"{r['on']:>16,.0f} {r['on'] / r['minimal']:>6.3f} {first['on'] / r['on']:>6.2f}"
-            f" {r['records']:>14,} {r['read'] * 1000:>8.0f} ms"
-        )
+    for job in jobs:
+        first: dict[str, float] = {}
+        for n in (int(s) for s in args.sizes.split(",")):
+            repeat = args.repeat or (3 if n <= 100_000 else 1)
+            r = throughput(job, n, repeat, CLOCKS[args.clock])
+            first = first or r
+            print(
+                f"{job:<4}{r['n']:>9,} {r['minimal']:>14,.0f} {r['off']:>18,.0f} "
+                f"{r['off'] / r['minimal']:>6.3f} {first['off'] / r['off']:>6.2f} "
+                f"{r['on']:>16,.0f} {r['on'] / r['minimal']:>6.3f} {first['on'] / r['on']:>6.2f}"
+                f" {r['records']:>14,} {r['read'] * 1000:>8.0f} ms"
+            )
     packed, unpacked, unpack_time, records = trace_memory(args.memory_size)
     print(
         f"trace memory: {packed:.1f} bytes per record as written, {unpacked:.1f} after the "
-        f"first read ({records:,} records, {args.memory_size:,} events); "
+        f"first read ({records:,} records, {args.memory_size:,} events of the 10s job); "
         f"first read {unpack_time * 1000:.0f} ms (CPU, under tracemalloc)"
     )
 

@@ -311,6 +311,73 @@ def test_the_cached_window_in_each_state_gives_the_step_by_step_results(function
     assert [r.value for r in fast.side_outputs["late"]] == [("a", 10, 7), ("b", 20, 8)]
 
 
+def _alternating_windows_job(trace: bool, function: str) -> wv.StreamExecutionEnvironment:
+    """One batch (arrivals 101-106; the watermark is 119) whose records alternate between
+    two tumbling windows, as records out of order around a window's end do: [100, 150) open
+    and [50, 100) firing at once (max_timestamp 99 <= 119 < cleanup 129). The untraced loop
+    keeps both windows cached and swaps them."""
+    env = wv.StreamExecutionEnvironment(trace=trace, auto_watermark_interval=100)
+    events = [
+        ("a", 120, 1),  # arrival 0; at 100 the watermark becomes 119
+        ("a", 130, 2),  # [100, 150)
+        ("b", 60, 3),  # [50, 100): fires at once
+        ("a", 140, 4),  # [100, 150) again
+        ("a", 70, 5),  # [50, 100) again: fires at once
+        ("b", 145, 6),  # [100, 150)
+        ("b", 80, 7),  # [50, 100): fires b's window a second time
+    ]
+    windowed = (
+        env.from_collection(events, arrival_times=[0, 101, 102, 103, 104, 105, 106])
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(50))
+        .allowed_lateness(30)
+    )
+    if function == "reduce":
+        out = windowed.reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+    else:
+        out = windowed.aggregate(wv.SumAggregate(lambda e: e[2]))
+    out.sink_to("out")
+    return env
+
+
+@pytest.mark.parametrize("function", ["reduce", "aggregate"])
+def test_records_alternating_between_two_windows_give_the_step_by_step_results(
+    function: str,
+) -> None:
+    from winviz.runtime import JobRuntime
+
+    runtime = JobRuntime(_alternating_windows_job(False, function), "check")
+    window = next(op for op in runtime.order if isinstance(op, WindowOperator))
+    assert isinstance(window.kernel, WindowKernel)
+    calls: list[int] = []
+    original = window.process_batch
+    window.process_batch = lambda batch: (calls.append(len(batch)), original(batch))
+    assigned: list[int] = []  # the timestamps the assigner was asked about
+    assign = window.assigner.assign_windows
+    window.assigner.assign_windows = lambda v, ts, now: (assigned.append(ts), assign(v, ts, now))[1]
+    fast = runtime.run()
+    assert calls == [1, 6]
+    assert assigned == [120, 130, 60]  # then the two cached windows swap four times
+    with engine_paths(kernel=False, batches=False):
+        slow = _alternating_windows_job(False, function).execute()
+    traced = _alternating_windows_job(True, function).execute()
+    for other in (slow, traced):
+        assert fast.outputs == other.outputs
+        assert fast.metrics == other.metrics
+    got = [(r.value, r.timestamp, r.processing_time) for r in fast.outputs["out"]]
+    if function == "reduce":
+        assert got == [
+            (("b", 60, 3), 99, 102),
+            (("a", 70, 5), 99, 104),
+            (("b", 60, 10), 99, 106),
+            (("a", 120, 7), 149, 106),
+            (("b", 145, 6), 149, 106),
+        ]
+    else:
+        assert got == [(3, 99, 102), (5, 99, 104), (10, 99, 106), (7, 149, 106), (6, 149, 106)]
+
+
 @st.composite
 def dense_fast_path_jobs(draw):
     """``fast_path_jobs`` with many records per batch in few windows: records close in

@@ -206,14 +206,16 @@ class StreamExecutionEnvironment:
         """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (processing time,
         non-decreasing), or at ``i * arrival_interval`` when no arrival times are given.
         ``timestamps`` optionally gives each record a source timestamp (like Kafka's)."""
-        records = self._records(list(data), arrival_times, arrival_interval, timestamps)
+        # (a tuple, not a list: once the garbage collector has seen that it holds only
+        # immutable values it stops visiting it during the run)
+        records = self._records(tuple(data), arrival_times, arrival_interval, timestamps)
         node = self._add(SourceSpec(records), name, [])
         node.non_parallel = True  # Flink's fromCollection is a non-parallel source
         return DataStream(self, node)
 
     def _records(
         self,
-        values: list[Any],
+        values: tuple[Any, ...],
         arrival_times: Sequence[Any] | None,
         arrival_interval: int,
         timestamps: Sequence[Any] | None,
@@ -262,7 +264,7 @@ class StreamExecutionEnvironment:
                         field=f"arrival_time{where}",
                         value=arrivals[i],
                     )
-        stamps: list[int | None] = [None] * n
+        stamps: Sequence[int | None] = (None,) * n
         if timestamps is not None:
             if len(timestamps) != len(values):
                 raise InputError(
@@ -304,7 +306,7 @@ class StreamExecutionEnvironment:
         winviz uses ``start = 0``). A reader without partitions never emits a watermark: it
         holds back everything downstream unless the strategy has ``with_idleness``, which marks
         it idle (as Flink's Kafka source docs warn)."""
-        parts = [list(p) for p in partitions]
+        parts = [tuple(p) for p in partitions]
         if not parts:
             raise InputError(
                 "a partitioned source needs at least one partition", field="partitions"

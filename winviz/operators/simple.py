@@ -89,7 +89,8 @@ class SinkOperator(StreamOperator):
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
-        self.trace_event("sink", ts, (self.name, value))
+        if self.trace is not None:
+            self.trace_event("sink", ts, (self.name, value))
         self.records.append(_new_record(Record, (value, ts, self.current_processing_time())))
 
     def process_watermark(self, watermark):

@@ -63,6 +63,7 @@ batch whose values are all immutable (``Batch.immutable``) skips the copies.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import length_hint
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -291,14 +292,26 @@ class WindowKernel:
         cached_contents: dict[Any, Any] = {}
         cached_max_ts = cached_cleanup = 0
         cached_has_cleanup_timer = cached_is_open = False
-        key = value = index = None
-        arrival = job.now
+        # the window cached before it, [other_start, other_end), and the rest of its entry:
+        # records out of order around a window's end alternate between the two
+        other_start = other_end = 0
+        other: tuple[Any, ...] = ()
+        key = value = None
         last_key: Any = _UNSET  # the last key computed (Flink's path's current key)
         ctx = op.ctx
         ctx_key, ctx_window = ctx.key, ctx.window  # set on the way out, as Flink's path
-        done = 0
+        # The loop reads two columns; the current record's arrival time and source index are
+        # looked up only where a record leaves (``at_current``): its position is the number
+        # of values taken from ``remaining`` less one.
+        arrivals, indices, n = batch.arrivals, batch.indices, len(batch)
+        remaining = iter(batch.values)
+
+        def at_current() -> None:
+            at = n - length_hint(remaining) - 1
+            job.now, job.record_index = arrivals[at], indices[at]
+
         try:
-            for arrival, index, value, ts in batch:
+            for value, ts in zip(remaining, batch.stamps, strict=True):
                 key = None
                 if copies:  # (a copy for the key selector, another for the window's function)
                     key = last_key = key_selector(copy_record(value))
@@ -308,42 +321,59 @@ class WindowKernel:
                     record = value
                 if key.__class__ is not str:  # (winviz.keygroups: Java's rule for keys)
                     key = last_key = internal_key(key)
-                if ts is not None and cached_start <= ts < cached_end:
-                    if cached_is_open:  # the loop below for one open window
-                        current = cached_contents.get(key)
-                        if reducing:
-                            cached_contents[key] = new = (
-                                record if current is None else reduce(current, record)
+                if ts is None or not cached_start <= ts < cached_end:
+                    if ts is not None and other_start <= ts < other_end:  # the two swap
+                        other_start, other_end, other, (
+                            cached_start, cached_end, cached_window, cached_windows,
+                            cached_max_ts, cached_cleanup, cached_has_cleanup_timer,
+                            cached_is_open, cached_contents,
+                        ) = cached_start, cached_end, (
+                            cached_window, cached_windows, cached_max_ts, cached_cleanup,
+                            cached_has_cleanup_timer, cached_is_open, cached_contents,
+                        ), (other_start, other_end, *other)  # fmt: skip
+                    else:
+                        windows: Any = assign(value, ts, arrivals[n - length_hint(remaining) - 1])
+                        # cached only above MIN, so that MIN (refused by the assigner) never
+                        # hits; windows not cached take the loop below
+                        if tumbling and windows[0][0] > MIN:
+                            other_start, other_end = cached_start, cached_end
+                            other = (
+                                cached_window, cached_windows, cached_max_ts, cached_cleanup,
+                                cached_has_cleanup_timer, cached_is_open, cached_contents,
+                            )  # fmt: skip
+                            cached_window = windows[0]
+                            cached_windows = (cached_window,)
+                            cached_start, cached_end = cached_window
+                            cached_max_ts = cached_window.max_timestamp()
+                            cached_cleanup = (
+                                op.cleanup_time(cached_window) if lateness else cached_max_ts
                             )
+                            cached_has_cleanup_timer = cached_cleanup not in (cached_max_ts, MAX)
+                            cached_is_open = cached_cleanup > wm and cached_max_ts > wm
+                            if cached_is_open:  # (it gets this element below)
+                                cached_contents = slot_of(name, cached_window)
                         else:
-                            cached_contents[key] = new = agg.add(
-                                record, agg.create_accumulator() if current is None else current
-                            )
-                        if new is None:
-                            raise op.none_result_error(key, cached_window, value)
-                        ctx_key, ctx_window = key, cached_window
-                        if current is None:  # the window's first element: its two timers
-                            add_timer(key, cached_window, cached_max_ts)
-                            if cached_has_cleanup_timer:
-                                add_timer(key, cached_window, cached_cleanup)
-                        done += 1
-                        continue
-                    windows: Any = cached_windows
-                else:
-                    windows = assign(value, ts, arrival)
-                    # cached only above MIN, so that MIN (refused by the assigner) never hits
-                    if tumbling and windows[0][0] > MIN:
-                        cached_window = windows[0]
-                        cached_windows = (cached_window,)
-                        cached_start, cached_end = cached_window
-                        cached_max_ts = cached_window.max_timestamp()
-                        cached_cleanup = (
-                            op.cleanup_time(cached_window) if lateness else cached_max_ts
+                            cached_is_open = False
+                if cached_is_open:  # ts is in the cached window: the loop below for one window
+                    current = cached_contents.get(key)
+                    if reducing:
+                        cached_contents[key] = new = (
+                            record if current is None else reduce(current, record)
                         )
-                        cached_has_cleanup_timer = cached_cleanup not in (cached_max_ts, MAX)
-                        cached_is_open = cached_cleanup > wm and cached_max_ts > wm
-                        if cached_is_open:  # (it gets this element below)
-                            cached_contents = slot_of(name, cached_window)
+                    else:
+                        cached_contents[key] = new = agg.add(
+                            record, agg.create_accumulator() if current is None else current
+                        )
+                    if new is None:
+                        raise op.none_result_error(key, cached_window, value)
+                    ctx_key, ctx_window = key, cached_window
+                    if current is None:  # the window's first element: its two timers
+                        add_timer(key, cached_window, cached_max_ts)
+                        if cached_has_cleanup_timer:
+                            add_timer(key, cached_window, cached_cleanup)
+                    continue
+                if ts is not None and cached_start <= ts < cached_end:
+                    windows = cached_windows
                 skipped = True
                 for window in windows:
                     max_ts = window.max_timestamp()
@@ -364,7 +394,8 @@ class WindowKernel:
                         record = copy_record(value)
                     ctx_key, ctx_window = key, window
                     if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                        job.now, job.record_index, op.current_key = arrival, index, key
+                        at_current()
+                        op.current_key = key
                         ctx.key, ctx.window = key, window
                         op.emit_window_contents(key, window, window, new)
                         if cleanup != MAX:
@@ -374,20 +405,20 @@ class WindowKernel:
                         if cleanup not in (max_ts, MAX):
                             add_timer(key, window, cleanup)
                 if skipped and op.is_element_late(ts):
-                    job.now, job.record_index, op.current_key = arrival, index, key
+                    at_current()
+                    op.current_key = key
                     op.late_element(key, value, ts)
-                done += 1
         except WinvizError as exc:
-            job.now, job.record_index = arrival, index
+            at_current()
             ctx.key, ctx.window = ctx_key, ctx_window
             op.annotate(exc, key)
             raise
         except Exception as exc:
-            job.now, job.record_index = arrival, index
+            at_current()
             ctx.key, ctx.window = ctx_key, ctx_window
             raise op.user_error(exc, key, value) from exc
-        finally:
-            op.metrics["num_records_in"] += done + (done < len(batch))
+        finally:  # every record taken, the one that failed included
+            op.metrics["num_records_in"] += n - length_hint(remaining)
             ctx.key, ctx.window = ctx_key, ctx_window
             if last_key is not _UNSET:
                 op.current_key = last_key

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import chain, compress
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -46,9 +47,13 @@ def from_text(text: str) -> Any:
 
 
 def to_texts(values: list[Any]) -> list[str]:
-    """``to_text`` of each value, the same texts: the values a trace is made of (strings,
-    ints, element payloads that are tuples of them, windows) written directly, anything
-    else by ``to_text``."""
+    """``to_text`` of each value, the same texts: a list of plain scalars (None, bool, int,
+    str, finite float) or of tuples of them — the values a trace is mostly made of — in one
+    call of the C encoder (``_flat_texts``); otherwise the scalars, the tuples of scalars and
+    windows written directly, anything else by ``to_text``."""
+    flat = _flat_texts(values)
+    if flat is not None:
+        return flat
     out: list[str] = []
     append, scalar = out.append, _SCALAR_TEXT.get
     for v in values:
@@ -68,6 +73,61 @@ def to_texts(values: list[Any]) -> list[str]:
             continue
         append(to_text(v))
     return out
+
+
+# JSON escapes every control character inside a string, so a raw NUL or SOH in the encoder's
+# output can only be a separator the encoder put there
+# (no containers inside a flat value: no cycle to check for)
+_JSON_NUL = json.JSONEncoder(
+    separators=("\x00", ":"), ensure_ascii=False, allow_nan=False, check_circular=False
+).encode
+_SCALARS = frozenset(_PLAIN) | {float}
+
+
+def _flat_texts(values: list[Any]) -> list[str] | None:
+    """The texts of a list of plain scalars and tuples of plain scalars, each kind encoded by
+    one call of the C encoder with NUL between items and split there; None for any other list
+    (or a non-finite float, which is tagged)."""
+    if not values:
+        return []
+    classes = set(map(type, values))
+    if not classes <= _SCALARS | {tuple}:
+        return None
+    if tuple not in classes:
+        return _scalar_texts(values)
+    if classes == {tuple}:
+        return _tuple_texts(values)
+    is_tuple = [v.__class__ is tuple for v in values]
+    tuples = _tuple_texts(list(compress(values, is_tuple)))
+    scalars = _scalar_texts(list(compress(values, [not t for t in is_tuple])))
+    if tuples is None or scalars is None:
+        return None
+    nexts = (iter(scalars).__next__, iter(tuples).__next__)
+    return [nexts[t]() for t in is_tuple]
+
+
+def _scalar_texts(values: list[Any]) -> list[str] | None:
+    if not values:
+        return []
+    try:
+        return _JSON_NUL(values)[1:-1].split("\x00")
+    except ValueError:  # a non-finite float: the general way
+        return None
+
+
+def _tuple_texts(values: list[tuple[Any, ...]]) -> list[str] | None:
+    if not values:
+        return []
+    if not set(map(type, chain.from_iterable(values))) <= _SCALARS:
+        return None
+    try:
+        text = _JSON_NUL(values)[1:-1]
+    except ValueError:  # a non-finite float: the general way
+        return None
+    # "[a\0b]\0[c]": a tuple's items end with a scalar, never "]", so "]\0[" is always
+    # between two tuples
+    text = text.replace("]\x00[", ']}\x01{"$tuple":[').replace("\x00", ",")
+    return ('{"$tuple":' + text + "}").split("\x01")
 
 
 def _bool_text(value: bool) -> str:

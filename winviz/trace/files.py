@@ -20,12 +20,22 @@ A detail field's column is null on the rows of kinds without that field. It is t
 its values allow: ``bool``, ``int64`` or a dictionary of strings; otherwise each value is
 tagged JSON text (``winviz.trace.codec``), dictionary-encoded by identity, so a value shared
 by several records (an element's payload in its ``arrival``, ``element`` and ``assigned``
-records, a window's timer namespace) is written once. The column's field metadata
-``winviz.encoding`` says which (``plain`` or ``json``).
+records, a window's timer namespace) is written once (and equal texts once). The column's
+field metadata ``winviz.encoding`` says which (``plain`` or ``json``).
+
+The file is one row group with snappy pages and no column statistics; a dictionary column stays
+dictionary-encoded in Parquet (its dictionary is written once, however large).
+
+Both ways work on whole columns (issue 11): a detail tuple shared by many records is split
+once (``winviz.trace.frame.detail_fields``); the texts of flat values (scalars and tuples of
+scalars) are written by one call of the JSON encoder and read back by one ``json.loads``
+(``decode_texts``); arrays with nulls are built from, and read through, their validity
+bitmaps; the garbage collector is paused meanwhile (``winviz.trace.bulk``).
 """
 
 from __future__ import annotations
 
+import json
 from itertools import compress, repeat
 from operator import is_not
 from pathlib import Path
@@ -34,19 +44,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from winviz.errors import TraceFileError
 from winviz.trace import codec
+from winviz.trace.bulk import first_of_each, object_ids, paused_gc
 from winviz.trace.columns import (
-    LONG_MAX,
-    LONG_MIN,
     CodedColumn,
     TimeColumn,
     TraceColumns,
     object_array,
 )
-from winviz.trace.frame import detail_pieces, first_of_each
+from winviz.trace.frame import DetailPiece, detail_fields
 from winviz.trace.schema import SCHEMA_VERSION, detail_names
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
@@ -66,10 +76,23 @@ COLUMNS = {
     "ts": pa.int64(),
 }
 ENCODING = b"winviz.encoding"
+# no column statistics (nobody filters a trace file by row group), snappy pages (as fast as lz4
+# here, and every Parquet reader has it), and dictionary pages as large as the dictionaries (an
+# element payload per event) so they stay dictionaries
+WRITE_OPTIONS: dict[str, Any] = {
+    "compression": "snappy",
+    "write_statistics": False,
+    "dictionary_pagesize_limit": 1 << 30,
+}
 
 
 def to_arrow(c: TraceColumns) -> pa.Table:
     """The Arrow table ``save`` writes (see the module docstring)."""
+    with paused_gc():  # many new objects, no cycles: no collection passes over the trace
+        return _to_arrow(c)
+
+
+def _to_arrow(c: TraceColumns) -> pa.Table:
     starts, ends, has = c.window_bounds()
     window_kind = [
         None if w is None else ("time" if getattr(w, "end", None) is not None else "global")
@@ -82,16 +105,19 @@ def to_arrow(c: TraceColumns) -> pa.Table:
         "watermark": _times(c.watermark),
         "operator": _dictionary(c.operator.codes, c.operator.values),
         "key": _dictionary(c.key.codes, codec.to_texts(c.key.values)),
-        "window_start": pa.array(starts, pa.int64(), mask=~has),
-        "window_end": pa.array(ends, pa.int64(), mask=~has),
+        "window_start": masked(starts, pa.int64(), ~has),
+        "window_end": masked(ends, pa.int64(), ~has),
         "window": _dictionary(c.window.codes, window_kind),
         "ts": _times(c.ts),
     }
-    fields = [pa.field(name, array.type) for name, array in columns.items()]
-    for name, pieces in detail_pieces(c).items():
+    # a column without nulls is marked so (Parquet then stores no null flags for it)
+    fields = [pa.field(name, a.type, nullable=a.null_count > 0) for name, a in columns.items()]
+    for name, pieces in detail_fields(c).items():
         array, encoding = _detail_array(len(c), pieces)
         columns[name] = array
-        fields.append(pa.field(name, array.type, metadata={ENCODING: encoding}))
+        fields.append(
+            pa.field(name, array.type, array.null_count > 0, metadata={ENCODING: encoding})
+        )
     schema = pa.schema(
         fields, metadata={META_FORMAT: FORMAT.encode(), META_VERSION: str(SCHEMA_VERSION).encode()}
     )
@@ -102,7 +128,16 @@ def save(c: TraceColumns, path: Path) -> Path:
     """Write the columns to a Parquet file at ``path``."""
     table = to_arrow(c)
     try:
-        pq.write_table(table, path)
+        pq.write_table(
+            table,
+            path,
+            # dictionary pages for the dictionary columns only (not tried on the int64 ones)
+            use_dictionary=[f.name for f in table.schema if pa.types.is_dictionary(f.type)],
+            # one row group: each row group would repeat the dictionaries (an element payload
+            # per event) and a reader would merge them again
+            row_group_size=max(1, len(table)),
+            **WRITE_OPTIONS,
+        )
     except (OSError, pa.ArrowException) as exc:
         raise TraceFileError(f"{path}: cannot write the trace file there ({exc})") from exc
     return path
@@ -113,81 +148,107 @@ def _times(column: TimeColumn) -> pa.Array:
         raise ValueError(
             "a trace whose times are not all ints in Java's long range cannot be saved"
         )
-    return pa.array(column.values, pa.int64(), mask=~column.present)
+    return masked(column.values, pa.int64(), ~column.present)
 
 
 def _dictionary(codes: np.ndarray, values: list[Any]) -> pa.DictionaryArray:
-    """A dictionary array; a None among the values becomes a null."""
-    none = [i for i, v in enumerate(values) if v is None]
-    indices = pa.array(codes, pa.int32(), mask=np.isin(codes, none) if none else None)
-    return pa.DictionaryArray.from_arrays(
-        indices, pa.array(["" if v is None else v for v in values], pa.string())
-    )
+    """A dictionary array of strings, every record's (a None among the values becomes a
+    null)."""
+    return _texts_array(len(codes), None, codes, values)
 
 
-def _detail_array(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[pa.Array, bytes]:
+def _texts_array(
+    n: int, rows: np.ndarray | None, codes: np.ndarray, texts: list[str | None]
+) -> pa.DictionaryArray:
+    """A dictionary array of ``n`` strings: the records ``rows`` (all when None) have
+    ``texts[codes]`` (null where that is None), the others null. Each distinct string is
+    once in the dictionary (Parquet keeps a dictionary only when its values are distinct)."""
+    strings = pa.array(texts, pa.string())
+    if not strings.null_count and len(set(texts)) == len(texts):  # distinct already
+        dictionary, local = strings, codes.astype(np.int32, copy=False)
+        null = None
+    else:
+        encoded = strings.fill_null("").dictionary_encode()
+        dictionary = encoded.dictionary
+        local = encoded.indices.to_numpy().astype(np.int32, copy=False)[codes]
+        null = null_flags(strings)[codes] if strings.null_count else None
+    if rows is None:
+        return pa.DictionaryArray.from_arrays(masked(local, pa.int32(), null), dictionary)
+    indices = np.zeros(n, dtype=np.int32)
+    indices[rows] = local
+    valid = np.zeros(n, dtype=bool)
+    valid[rows] = True if null is None else ~null
+    return pa.DictionaryArray.from_arrays(with_valid(indices, pa.int32(), valid), dictionary)
+
+
+def _detail_array(n: int, pieces: list[DetailPiece]) -> tuple[pa.Array, bytes]:
     """A detail field's column (null where absent) and its encoding: typed when every value
     is a bool, an int in the long range or a string; else tagged JSON text, one text per
-    distinct object."""
-    rows = np.concatenate([r for r, _ in pieces])
-    values = np.concatenate([v for _, v in pieces])
-    listed = values.tolist()
-    all_types = set(map(type, listed)) - {type(None)}
-    if all_types == {bool} or all_types == {int}:  # typed: no need to tell objects apart
-        typed = _typed_detail(n, rows, listed, all_types == {bool})
+    distinct object (by identity: the engine shares one payload among several records)."""
+    tables = [p.distinct() for p in pieces]
+    listed = [t.tolist() for t in tables]
+    types: set[type] = set().union(*(map(type, values) for values in listed)) - {type(None)}
+    if types == {bool} or types == {int}:
+        typed = _typed_detail(n, pieces, listed, bool in types)
         if typed is not None:
             return typed, b"plain"
-    ids = np.fromiter(map(id, listed), dtype=np.uint64, count=len(values))
-    codes, first = first_of_each(ids)
-    distinct = values[first].tolist()
-    types = set(map(type, distinct)) - {type(None)}
-    out_codes = np.full(n, -1, dtype=np.int64)
-    out_codes[rows] = codes
-    valid = out_codes >= 0
-    if types == {bool} or (
-        types == {int} and all(LONG_MIN <= v <= LONG_MAX for v in distinct if v is not None)
-    ):
-        table = np.array([0 if v is None else v for v in distinct], dtype=np.int64)
-        missing = np.array([v is None for v in distinct], dtype=bool)
-        data = table[np.where(valid, out_codes, 0)]
-        mask = ~valid | missing[np.where(valid, out_codes, 0)]
-        kind = pa.bool_() if types == {bool} else pa.int64()
-        return pa.array(data.astype(bool) if types == {bool} else data, kind, mask=mask), b"plain"
-    if types <= {str}:
-        texts, encoding = distinct, b"plain"
-    else:
-        texts, encoding = codec.to_texts(distinct), b"json"
-    nulls = [i for i, v in enumerate(distinct) if v is None and encoding == b"plain"]
-    indices = pa.array(
-        np.where(valid, out_codes, 0).astype(np.int32),
-        pa.int32(),
-        mask=~valid | np.isin(out_codes, nulls) if nulls else ~valid,
+    # the distinct objects of all pieces, and each record's code among them
+    everything = tables[0] if len(tables) == 1 else np.concatenate(tables)
+    codes, first = first_of_each(object_ids(everything))
+    offsets = np.cumsum([0] + [len(t) for t in tables])
+    rows = np.concatenate([p.rows for p in pieces])
+    row_codes = np.concatenate(
+        [
+            codes[start:stop] if p.codes is None else codes[start:stop][p.codes]
+            for p, start, stop in zip(pieces, offsets[:-1], offsets[1:], strict=True)
+        ]
     )
-    dictionary = pa.array(["" if t is None else t for t in texts], pa.string())
-    return pa.DictionaryArray.from_arrays(indices, dictionary), encoding
+    distinct = everything[first].tolist()
+    if types <= {str}:
+        return _texts_array(n, rows, row_codes, distinct), b"plain"
+    return _texts_array(n, rows, row_codes, codec.to_texts(distinct)), b"json"
 
 
-def _typed_detail(n: int, rows: np.ndarray, values: list[Any], bools: bool) -> pa.Array | None:
-    """A bool or int64 detail column of these values at ``rows`` (None where absent or
-    null), or None when an int is beyond Java's long range (then it is written as text)."""
-    present = np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values))
-    try:
-        if present.all():
-            local = np.fromiter(values, dtype=np.int64, count=len(values))
-        else:
-            local = np.zeros(len(values), dtype=np.int64)
-            local[present] = np.fromiter(
-                compress(values, present.tolist()), dtype=np.int64, count=int(present.sum())
-            )
-    except OverflowError:
-        return None
-    data = np.zeros(n, dtype=np.int64)
-    data[rows] = local
-    mask = np.ones(n, dtype=bool)
-    mask[rows] = ~present
-    if bools:
-        return pa.array(data.astype(bool), pa.bool_(), mask=mask)
-    return pa.array(data, pa.int64(), mask=mask)
+def _typed_detail(
+    n: int, pieces: list[DetailPiece], listed: list[list[Any]], bools: bool
+) -> pa.Array | None:
+    """A bool or int64 detail column: each piece's records have its values (null where
+    None), the other records null; None when an int is beyond Java's long range (then it
+    is written as text)."""
+    data = np.zeros(n, dtype=bool if bools else np.int64)
+    valid = np.zeros(n, dtype=bool)
+    for p, values in zip(pieces, listed, strict=True):
+        present = np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values))
+        table = np.zeros(len(values), dtype=np.int64)
+        try:
+            if present.all():
+                table = np.fromiter(values, dtype=np.int64, count=len(values))
+            else:
+                table[present] = np.fromiter(
+                    compress(values, present.tolist()), dtype=np.int64, count=int(present.sum())
+                )
+        except OverflowError:
+            return None
+        data[p.rows] = table if p.codes is None else table[p.codes]
+        valid[p.rows] = present if p.codes is None else present[p.codes]
+    return with_valid(data, pa.bool_() if bools else pa.int64(), valid)
+
+
+def masked(values: np.ndarray, kind: pa.DataType, nulls: np.ndarray | None) -> pa.Array:
+    """An Arrow array of a numpy array (int32, int64 or bool) with nulls where ``nulls`` is
+    True (none when it is None)."""
+    if nulls is None or not nulls.any():
+        return pa.array(values, kind)
+    return with_valid(values, kind, ~nulls)
+
+
+def with_valid(values: np.ndarray, kind: pa.DataType, valid: np.ndarray) -> pa.Array:
+    """An Arrow array of a numpy array (int32, int64 or bool), null where ``valid`` is
+    False, built from its buffers: the values as they are, the flags packed to bits."""
+    count = len(values) - int(np.count_nonzero(valid))
+    data = np.packbits(values, bitorder="little") if kind == pa.bool_() else values
+    buffers = [pa.py_buffer(np.packbits(valid, bitorder="little")), pa.py_buffer(data)]
+    return pa.Array.from_buffers(kind, len(values), buffers, null_count=count)
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -226,8 +287,9 @@ def load(path: str | Path) -> TraceColumns:
         if got != want:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
-        return _columns(table)
-    except (ValueError, TypeError, KeyError) as exc:
+        with paused_gc():  # many new objects, no cycles: no collection passes over them
+            return _columns(table)
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
 
 
@@ -236,10 +298,7 @@ def _columns(table: pa.Table) -> TraceColumns:
     n = len(kinds.codes)
     details = np.empty(n, dtype=object)
     columns: dict[str, _DetailColumn] = {}
-    per_kind = {k: np.flatnonzero(kinds.codes == i) for i, k in enumerate(kinds.values)}
-    for kind, rows in per_kind.items():
-        if not len(rows):
-            continue
+    for kind, rows in _rows_per_code(kinds).items():
         if kind is None:
             raise ValueError(f"record {int(rows[0])} has no kind")
         names = detail_names(kind)
@@ -251,26 +310,54 @@ def _columns(table: pa.Table) -> TraceColumns:
         if len(names) == 1:
             details[rows] = columns[names[0]].values(rows)
         else:
+            fields = [columns[name] for name in names]
+            if _mostly_distinct(fields, rows):  # each record its own tuple (as ``arrival``)
+                parts = [f.values(rows).tolist() for f in fields]
+                details[rows] = object_array(list(zip(*parts, strict=True)))
+                continue
             # one tuple per distinct combination of the fields' values, shared by its rows
             # (as the engine shares a window's timer details)
-            group, first = _groups([columns[name].codes(rows) for name in names])
-            parts = [columns[name].values(rows[first]).tolist() for name in names]
+            group, first = _groups([f.codes(rows) for f in fields])
+            parts = [f.values(rows[first]).tolist() for f in fields]
             details[rows] = object_array(list(zip(*parts, strict=True)))[group]
-    window_kind = _coded(table, "window")
-    starts = table.column("window_start").to_numpy(zero_copy_only=False)
-    ends = table.column("window_end").to_numpy(zero_copy_only=False)
     key_col = _coded(table, "key")
     return TraceColumns(
-        table.column("seq").to_numpy().astype(np.int64),
+        _seq(table.column("seq").combine_chunks()),
         kinds,
         _time(table, "proc_time"),
         _time(table, "watermark"),
         _coded(table, "operator"),
         CodedColumn(key_col.codes, codec.from_texts(key_col.values)),
-        _windows(window_kind, starts, ends),
+        _windows(
+            _coded(table, "window"),
+            table.column("window_start").combine_chunks(),
+            table.column("window_end").combine_chunks(),
+        ),
         _time(table, "ts"),
         details,
     )
+
+
+def _seq(column: pa.Array) -> np.ndarray:
+    if column.null_count:
+        raise ValueError(f"record {int(np.argmax(null_flags(column)))} has no seq")
+    return _raw_values(column, np.int64)
+
+
+def _rows_per_code(column: CodedColumn) -> dict[Any, np.ndarray]:
+    """The positions of each value's records, in order (values in order of their codes,
+    those without a record left out)."""
+    codes = column.codes
+    order = np.argsort(
+        codes.astype(np.uint8) if len(column.values) <= 256 else codes, kind="stable"
+    )
+    counts = np.bincount(codes, minlength=len(column.values))
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    return {
+        value: order[bounds[i] : bounds[i + 1]]
+        for i, value in enumerate(column.values)
+        if counts[i]
+    }
 
 
 class _DetailColumn:
@@ -278,47 +365,68 @@ class _DetailColumn:
     None where null) and ``codes(rows)`` (int64, equal exactly where the values are equal,
     -1 where null) on some rows — each kind's rows are read, not the whole column."""
 
-    def __init__(self, table_values: np.ndarray, codes: np.ndarray, nulls: np.ndarray) -> None:
-        self.table_values, self._codes, self.nulls = table_values, codes, nulls
-
-    def values(self, rows: np.ndarray) -> np.ndarray:
-        if not len(self.table_values):
-            return np.empty(len(rows), dtype=object)
-        out = self.table_values[self._codes[rows]]
-        out[self.nulls[rows]] = None
-        return out
+    def __init__(self, column: pa.Array, table_values: np.ndarray, codes: np.ndarray) -> None:
+        self.column, self.table_values, self._codes = column, table_values, codes
 
     def codes(self, rows: np.ndarray) -> np.ndarray:
-        return np.where(self.nulls[rows], -1, self._codes[rows].astype(np.int64))
+        codes = self._codes[rows].astype(np.int64)
+        codes[nulls_at(self.column, rows)] = -1  # whatever a null slot holds
+        return codes
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        codes = self.codes(rows)
+        if not len(self.table_values):
+            return np.empty(len(rows), dtype=object)
+        out = self.table_values[np.maximum(codes, 0)]
+        out[codes < 0] = None
+        return out
 
 
 class _PlainColumn(_DetailColumn):
     """A bool or int64 detail column (values are the data themselves)."""
 
-    def __init__(self, data: np.ndarray, nulls: np.ndarray) -> None:
-        super().__init__(np.empty(0, dtype=object), np.zeros(0, dtype=np.int64), nulls)
-        self.data = data
+    def __init__(self, column: pa.Array) -> None:
+        super().__init__(column, np.empty(0, dtype=object), np.zeros(0, dtype=np.int64))
+
+    def data(self, rows: np.ndarray) -> np.ndarray:
+        if pa.types.is_boolean(self.column.type):
+            return bits_at(self.column.buffers()[1], self.column.offset, rows)
+        return _raw_values(self.column, np.int64)[rows]
 
     def values(self, rows: np.ndarray) -> np.ndarray:
-        out = object_array(self.data[rows].tolist())
-        out[self.nulls[rows]] = None
+        out = object_array(self.data(rows).tolist())
+        out[nulls_at(self.column, rows)] = None
         return out
 
     def codes(self, rows: np.ndarray) -> np.ndarray:
-        codes, _ = pd.factorize(self.data[rows])
-        return np.where(self.nulls[rows], -1, codes.astype(np.int64))
+        data = self.data(rows)
+        codes = data.astype(np.int64) if data.dtype == bool else pd.factorize(data)[0]
+        return np.where(nulls_at(self.column, rows), -1, codes.astype(np.int64))
+
+
+def _mostly_distinct(fields: list[_DetailColumn], rows: np.ndarray, sample: int = 256) -> bool:
+    """True when evenly spread sample rows all have different combinations of the fields'
+    values (then grouping the rows would not pay)."""
+    if len(rows) < 4 * sample:
+        return False
+    picked = rows[:: len(rows) // sample]
+    combos = set(zip(*(f.codes(picked).tolist() for f in fields), strict=True))
+    return len(combos) == len(picked)
 
 
 def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Group ids of rows by several code columns (numbered in order of first appearance)
-    and each group's first row."""
-    ids, _ = pd.factorize(codes[0])
+    """Group ids of rows by several code columns (each -1 or more; numbered in order of
+    first appearance) and each group's first row."""
+    combined = codes[0] + 1
+    width = int(combined.max()) + 1 if len(combined) else 1
     for column in codes[1:]:
-        local, uniques = pd.factorize(column)
-        ids, _ = pd.factorize(ids.astype(np.int64) * len(uniques) + local)
-    first = np.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=np.int64)
-    first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)
-    return ids, first
+        span = int(column.max()) + 2 if len(column) else 1
+        if width * span >= 2**62:  # too wide for one int64: number the groups so far first
+            combined, _ = pd.factorize(combined)
+            width = int(combined.max()) + 1 if len(combined) else 1
+        combined = combined * span + (column + 1)
+        width *= span
+    return first_of_each(combined)
 
 
 def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
@@ -328,23 +436,91 @@ def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
     column = table.column(name).combine_chunks()
     if encoding not in (b"plain", b"json"):
         raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
-    nulls = column.is_null().to_numpy(zero_copy_only=False)
     if pa.types.is_dictionary(column.type):
         if not pa.types.is_string(column.type.value_type):
             raise ValueError(f"detail column {name!r} is {column.type}; expected strings")
-        texts = column.dictionary.to_pylist()
-        table_values = object_array(codec.from_texts(texts) if encoding == b"json" else texts)
-        codes = np.where(nulls, 0, _raw_values(column.indices, np.int32))
-        return _DetailColumn(table_values, codes, nulls)
+        if encoding == b"json":
+            table_values = decode_texts(column.dictionary)
+        else:
+            table_values = object_array(column.dictionary.to_pylist())
+        return _DetailColumn(column, table_values, _raw_values(column.indices, np.int32))
     if pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
         if encoding != b"plain":
             raise ValueError(f"detail column {name!r} is {column.type} but marked json")
-        if pa.types.is_boolean(column.type):
-            data = column.fill_null(False).to_numpy(zero_copy_only=False)
-        else:
-            data = _raw_values(column, np.int64)
-        return _PlainColumn(data, nulls)
+        return _PlainColumn(column)
     raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
+
+
+# a text that is one tuple of plain scalars / one plain scalar: no bracket or brace outside
+# a string, strings without escapes (so each text's strings end inside it)
+_FLAT_TUPLE = r'^\{"\$tuple":\[(?:[^\[\]{}\\"]|"[^"\\]*")*\]\}$'
+_FLAT_SCALAR = r'^(?:[^\[\]{}\\"]|"[^"\\]*")*$'
+_TUPLE_HEAD = len('{"$tuple":')
+
+
+def decode_texts(texts: pa.Array) -> np.ndarray:
+    """``codec.from_texts`` of an array of texts, as an object array: the texts of flat
+    tuples (``{"$tuple":[...]}`` of plain scalars) and of plain scalars — found by a regular
+    expression over the whole array — each kind parsed by one ``json.loads`` of them all
+    (a text's strings end inside it, so no text can run into the next: the count of values
+    parsed is checked), the others one by one by ``codec.from_texts``."""
+    out = np.empty(len(texts), dtype=object)
+    if not len(texts):
+        return out
+    if texts.null_count:
+        raise ValueError("a text in a dictionary is null; expected tagged JSON text")
+    tuples = pc.match_substring_regex(texts, _FLAT_TUPLE).to_numpy(zero_copy_only=False)
+    if tuples.all():
+        inner = pc.utf8_slice_codeunits(texts, _TUPLE_HEAD, -1).to_pylist()
+        return object_array(list(map(tuple, _loads_all(inner))))
+    if tuples.any():
+        inner = pc.utf8_slice_codeunits(texts.filter(tuples), _TUPLE_HEAD, -1).to_pylist()
+        out[tuples] = object_array(list(map(tuple, _loads_all(inner))))
+    rest = np.flatnonzero(~tuples)
+    others = texts.take(rest)
+    scalars = pc.match_substring_regex(others, _FLAT_SCALAR).to_numpy(zero_copy_only=False)
+    if scalars.any():
+        out[rest[scalars]] = object_array(_loads_all(others.filter(scalars).to_pylist()))
+    if not scalars.all():
+        out[rest[~scalars]] = object_array(codec.from_texts(others.filter(~scalars).to_pylist()))
+    return out
+
+
+def _loads_all(texts: list[str]) -> list[Any]:
+    """The JSON values of these texts (each one value), parsed as one array."""
+    values = json.loads("[" + ",".join(texts) + "]")
+    if len(values) != len(texts):
+        raise ValueError(f"{len(texts)} texts hold {len(values)} values; expected one each")
+    return values
+
+
+def valid_flags(array: pa.Array) -> np.ndarray:
+    """True where the array is not null, unpacked from its validity bitmap."""
+    n = len(array)
+    bitmap = array.buffers()[0]
+    if not array.null_count or bitmap is None:
+        return np.ones(n, dtype=bool)
+    bits = np.frombuffer(bitmap, dtype=np.uint8)
+    return np.unpackbits(bits, count=array.offset + n, bitorder="little")[array.offset :].view(bool)
+
+
+def null_flags(array: pa.Array) -> np.ndarray:
+    """True where the array is null."""
+    return ~valid_flags(array)
+
+
+def nulls_at(array: pa.Array, rows: np.ndarray) -> np.ndarray:
+    """True where the array is null, at these rows only (read from its validity bitmap)."""
+    if not array.null_count or array.buffers()[0] is None:
+        return np.zeros(len(rows), dtype=bool)
+    return ~bits_at(array.buffers()[0], array.offset, rows)
+
+
+def bits_at(bitmap: pa.Buffer, offset: int, rows: np.ndarray) -> np.ndarray:
+    """The bits of an Arrow bitmap (least significant bit first) at these rows, as bools."""
+    at = rows + offset
+    bits = np.frombuffer(bitmap, dtype=np.uint8)
+    return ((bits[at >> 3] >> (at & 7).astype(np.uint8)) & 1).astype(bool)
 
 
 def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
@@ -364,56 +540,59 @@ def _coded(table: pa.Table, name: str) -> CodedColumn:
     if not pa.types.is_dictionary(column.type):
         column = column.dictionary_encode()
     values = column.dictionary.to_pylist()
-    codes = column.indices.to_numpy(zero_copy_only=False)
+    codes = _raw_values(column.indices, np.int32)  # read-only, kept alive by the table
     if column.null_count:
-        codes = np.where(column.is_null().to_numpy(zero_copy_only=False), len(values), codes)
+        codes = codes.copy()
+        codes[null_flags(column)] = len(values)
         values.append(None)
-    return CodedColumn(np.asarray(codes, dtype=np.int32), values)
+    return CodedColumn(codes, values)
 
 
 def _time(table: pa.Table, name: str) -> TimeColumn:
     column = table.column(name).combine_chunks()
-    present = ~column.is_null().to_numpy(zero_copy_only=False)
+    if not column.null_count:
+        return TimeColumn(_raw_values(column, np.int64), np.ones(len(column), dtype=bool))
+    present = valid_flags(column)
     values = np.where(present, _raw_values(column, np.int64), 0)  # 0 where absent
     return TimeColumn(values, present)
 
 
-def _windows(kind: CodedColumn, starts: np.ndarray, ends: np.ndarray) -> CodedColumn:
+def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn:
     """Each record's window object, dictionary-encoded again (one object per distinct
-    window)."""
-    n = len(kind.codes)
-    starts = (
-        np.nan_to_num(starts.astype(float)).astype(np.int64) if starts.dtype != np.int64 else starts
-    )
-    ends = np.nan_to_num(ends.astype(float)).astype(np.int64) if ends.dtype != np.int64 else ends
-    if not n:
-        return CodedColumn(np.zeros(0, dtype=np.int32), [])
-    s_codes, _ = pd.factorize(starts)
-    e_codes, _ = pd.factorize(ends)
-    combined = (kind.codes.astype(np.int64) * (n + 1) + s_codes) * (n + 1) + e_codes
-    codes, _ = pd.factorize(combined)
-    firsts = np.zeros(int(codes.max()) + 1, dtype=np.int64)
-    firsts[codes[::-1]] = np.arange(n - 1, -1, -1)
+    window: the global window and no window first, then the time windows in order of first
+    appearance)."""
+    used = np.bincount(kind.codes, minlength=len(kind.values))
+    lookup = np.zeros(len(kind.values), dtype=np.int32)  # the code of each kind's window
     values: list[Any] = []
-    for i, (k, start, end) in enumerate(
-        zip(
-            kind.codes[firsts].tolist(),
-            starts[firsts].tolist(),
-            ends[firsts].tolist(),
-            strict=True,
-        )
-    ):
-        name = kind.values[k]
-        if name is None:
-            values.append(None)
-        elif name == "global":
-            values.append(GLOBAL_WINDOW)
-        elif name == "time":
-            values.append(TimeWindow(int(start), int(end)))
+    time_code = -1
+    for k, name in enumerate(kind.values):
+        if not used[k]:
+            continue
+        if name == "time":
+            time_code = k
+        elif name is None or name == "global":
+            lookup[k] = len(values)
+            values.append(None if name is None else GLOBAL_WINDOW)
         else:
-            row = int(np.flatnonzero(codes == i)[0])
+            row = int(np.argmax(kind.codes == k))
             raise ValueError(f"record {row}: window {name!r}; expected 'time', 'global' or null")
-    return CodedColumn(codes.astype(np.int32), values)
+    codes = lookup[kind.codes]
+    time_rows = np.flatnonzero(kind.codes == time_code) if time_code >= 0 else np.zeros(0, int)
+    if not len(time_rows):
+        return CodedColumn(codes, values)
+    missing = nulls_at(starts, time_rows) | nulls_at(ends, time_rows)
+    if missing.any():
+        row = int(time_rows[np.argmax(missing)])
+        raise ValueError(f"record {row}: a time window without window_start / window_end")
+    start = _raw_values(starts, np.int64)[time_rows]
+    end = _raw_values(ends, np.int64)[time_rows]
+    group, first = first_of_each(start)
+    if not (end[first][group] == end).all():  # windows of one start but several ends
+        ends_of, _ = pd.factorize(end)
+        group, first = first_of_each(group.astype(np.int64) * (int(ends_of.max()) + 1) + ends_of)
+    codes[time_rows] = group + len(values)
+    values.extend(map(TimeWindow, start[first].tolist(), end[first].tolist()))
+    return CodedColumn(codes, values)
 
 
 __all__ = ["TraceFileError", "load", "save", "to_arrow"]

@@ -5,22 +5,29 @@ categoricals (``key`` stays an object column when its values cannot be pandas ca
 unhashable keys, or keys pandas holds equal such as ``1`` and ``True``); ``proc_time``,
 ``watermark``, ``window_start``, ``window_end`` and ``ts`` as nullable ``Int64`` (``<NA>``
 where absent; ``window_*`` are absent for the global window and for records without one);
-then one object column per detail field of the kinds present, in ``DETAIL_FIELDS`` order,
-``None`` on the rows of other kinds. Values are the engine's own objects (a namespace is a
-``TimeWindow``, an element value is the record itself). ``frame.attrs["schema_version"]``
-names the schema.
+then one column per detail field of the kinds present, in ``DETAIL_FIELDS`` order: objects,
+``None`` on the rows of other kinds (a categorical when every value is a string). Values are
+the engine's own objects (a namespace is a ``TimeWindow``, an element value is the record
+itself). ``frame.attrs["schema_version"]`` names the schema.
+
+The frame is built column by column from the trace's codes and typed arrays (issue 11): the
+categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
+and their masks, and each detail field from ``detail_fields``, which splits a detail tuple
+shared by many records once.
 
 ``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from winviz.trace.bulk import first_of_each, object_ids, paused_gc
 from winviz.trace.columns import (
     CodedColumn,
     TimeColumn,
@@ -35,20 +42,21 @@ from winviz.windows.window import TimeWindow
 
 def to_pandas(c: TraceColumns) -> pd.DataFrame:
     """The DataFrame view of some columns (see the module docstring)."""
-    starts, ends, has = c.window_bounds()
-    columns: dict[str, Any] = {
-        "seq": c.seq,
-        "kind": categorical(c.kind, strings=True),
-        "proc_time": nullable_ints(c.proc_time),
-        "watermark": nullable_ints(c.watermark),
-        "operator": categorical(c.operator, strings=True),
-        "key": categorical(c.key),
-        "window_start": pd.arrays.IntegerArray(starts, ~has),
-        "window_end": pd.arrays.IntegerArray(ends, ~has),
-        "ts": nullable_ints(c.ts),
-    }
-    columns.update(detail_columns(c))
-    frame = pd.DataFrame(columns, copy=False)
+    with paused_gc():  # many new objects, no cycles: no collection passes over the trace
+        starts, ends, has = c.window_bounds()
+        columns: dict[str, Any] = {
+            "seq": c.seq,
+            "kind": categorical(c.kind, strings=True),
+            "proc_time": nullable_ints(c.proc_time),
+            "watermark": nullable_ints(c.watermark),
+            "operator": categorical(c.operator, strings=True),
+            "key": categorical(c.key),
+            "window_start": pd.arrays.IntegerArray(starts, ~has),
+            "window_end": pd.arrays.IntegerArray(ends, ~has),
+            "ts": nullable_ints(c.ts),
+        }
+        columns.update(detail_columns(c))
+        frame = pd.DataFrame(columns, copy=False)
     frame.attrs["schema_version"] = SCHEMA_VERSION
     return frame
 
@@ -64,7 +72,7 @@ def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
     """A coded column as a pandas Categorical, or its values as objects when they cannot be
     categories."""
     if strings:
-        return pd.Categorical.from_codes(column.codes, categories=column.values)
+        return from_codes(column.codes, column.values)
     values = column.lookup()
     none = np.flatnonzero(np.equal(values, None))
     try:
@@ -75,10 +83,16 @@ def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
                 none, np.arange(len(values)), side="right"
             )
             remap[none] = -1
-            return pd.Categorical.from_codes(remap[column.codes], categories=categories)
+            return from_codes(remap[column.codes], categories)
     except TypeError:
         pass
     return pd.Series(column.decode(), dtype=object)
+
+
+def from_codes(codes: np.ndarray, categories: Any) -> pd.Categorical:
+    """A Categorical of codes made here (each in range, -1 for missing: not checked again)."""
+    dtype = pd.CategoricalDtype(categories)
+    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
 
 def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
@@ -94,9 +108,38 @@ def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
     }
 
 
-def detail_pieces(c: TraceColumns) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
+@dataclass(frozen=True, slots=True)
+class DetailPiece:
+    """One kind's values of one detail field, for its records ``rows``: record ``rows[i]``
+    has ``table[codes[i]]``, or ``table[i]`` when ``codes`` is None.
+
+    For a kind with one field the values are the records' details themselves (``whole``:
+    ``table`` is then the whole detail column and record ``rows[i]`` has
+    ``table[rows[i]]``). For a kind with several fields ``table`` holds that field of each
+    distinct detail tuple (the engine shares one tuple among many records: a window's timer
+    details), so each tuple is split once; ``codes`` is None when each record has its own."""
+
+    rows: np.ndarray
+    table: np.ndarray
+    codes: np.ndarray | None
+    whole: bool = False
+
+    def values(self) -> np.ndarray:
+        """The value of each of ``rows`` (an object array)."""
+        if self.whole:
+            return self.table[self.rows]
+        return self.table if self.codes is None else self.table[self.codes]
+
+    def distinct(self) -> np.ndarray:
+        """The piece's values without repeats of a shared tuple's field, one per row when
+        ``codes`` is None (what to tell the field's types by)."""
+        return self.values() if self.whole else self.table
+
+
+def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
     """Each detail field of the kinds present (in ``DETAIL_FIELDS`` order; ``detail`` for a
-    kind the schema lacks) as (rows, values) pieces, one per kind that has the field."""
+    kind the schema lacks) as pieces, one per kind that has the field (kinds in order of
+    first appearance)."""
     per_kind = kind_rows(c)
     names: list[str] = []
     for kind, fields in DETAIL_FIELDS.items():
@@ -104,51 +147,98 @@ def detail_pieces(c: TraceColumns) -> dict[str, list[tuple[np.ndarray, np.ndarra
             names.extend(f for f in fields if f not in names)
     if any(kind not in DETAIL_FIELDS for kind in per_kind):
         names.append("detail")
-    parts: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {name: [] for name in names}
+    parts: dict[str, list[DetailPiece]] = {name: [] for name in names}
     for kind, rows in per_kind.items():
         fields = detail_names(kind)
-        details = c.detail[rows]
         if len(fields) == 1:
-            parts[fields[0]].append((rows, details))
+            parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
             continue
-        # details are often shared objects (a window's timer details): split each once
-        ids = np.fromiter(map(id, details.tolist()), dtype=np.uint64, count=len(details))
-        codes, first = first_of_each(ids)
-        distinct = details[first].tolist()
-        for i, name in enumerate(fields):
-            values = list(map(itemgetter(i), distinct))
-            parts[name].append((rows, object_array(values)[codes]))
+        details = c.detail[rows]
+        codes: np.ndarray | None = None
+        if _mostly_distinct(details):
+            distinct, first = details, rows
+        else:  # each distinct tuple split once (by identity: the engine shares tuples)
+            codes, at = first_of_each(object_ids(details))
+            distinct, first = details[at], rows[at]
+        tables = split_fields(c, kind, first, distinct.tolist(), len(fields))
+        for name, table in zip(fields, tables, strict=True):
+            parts[name].append(DetailPiece(rows, table, codes))
     return parts
+
+
+def _mostly_distinct(details: np.ndarray, sample: int = 256) -> bool:
+    """True when evenly spread samples of the details are all different objects (then
+    telling them apart would not pay: each record has its own tuple, as ``arrival``)."""
+    if len(details) < 4 * sample:
+        return False
+    picked = object_ids(details[:: len(details) // sample])
+    return len(np.unique(picked)) == len(picked)
+
+
+def split_fields(
+    c: TraceColumns, kind: str, rows: np.ndarray, details: list[Any], width: int
+) -> list[np.ndarray]:
+    """The fields of some detail tuples (of the records ``rows``), field by field (an object
+    array each); a detail that is not a tuple (or list) of ``width`` values is refused
+    naming its record (a sequence of ``width`` values of another type is taken as is)."""
+    try:  # one pass over the tuples for their lengths, one per field
+        if set(map(len, details)) <= {width}:
+            return [
+                np.fromiter(map(itemgetter(i), details), dtype=object, count=len(details))
+                for i in range(width)
+            ]
+    except (TypeError, KeyError, IndexError):  # not a sequence: refused below
+        pass
+    for row, detail in zip(rows.tolist(), details, strict=True):
+        if not isinstance(detail, (tuple, list)) or len(detail) != width:
+            raise ValueError(
+                f"record {int(c.seq[row])} ({kind}): detail {detail!r}; expected a tuple of "
+                f"its {width} fields {detail_names(kind)}"
+            )
+    raise AssertionError("unreachable: a detail was refused above")
 
 
 def detail_columns(c: TraceColumns) -> dict[str, Any]:
     """One column per detail field of the kinds present, missing on the rows of other kinds:
     a Categorical when every value is a string (a domain, a trigger call, an input name),
     else objects (None where missing)."""
-    return {name: _column(len(c), pieces) for name, pieces in detail_pieces(c).items()}
+    return {name: _column(len(c), pieces) for name, pieces in detail_fields(c).items()}
 
 
-def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of ``values`` (numbered in order of first appearance) and the position of each
-    code's first value."""
-    codes, uniques = pd.factorize(values)
-    first = np.zeros(len(uniques), dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
-    return codes, first
+def _all_strings(pieces: list[DetailPiece]) -> bool:
+    """True when every value of the pieces is a ``str`` (checked value by value only when
+    each piece's first value is one)."""
+    for p in pieces:
+        first = p.table[p.rows[0] if p.whole else 0] if len(p.rows) else None
+        if first.__class__ is not str:
+            return False
+    return all(set(map(type, p.distinct().tolist())) == {str} for p in pieces)
 
 
-def _column(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> Any:
-    """A detail field's column from its (rows, values) pieces."""
-    rows = pieces[0][0] if len(pieces) == 1 else np.concatenate([r for r, _ in pieces])
-    values = pieces[0][1] if len(pieces) == 1 else np.concatenate([v for _, v in pieces])
-    if set(map(type, values.tolist())) == {str}:
-        # categories in order of first appearance, piece by piece (as the rows are given)
-        local, categories = pd.factorize(values)
+def _column(n: int, pieces: list[DetailPiece]) -> Any:
+    """A detail field's column from its pieces."""
+    if _all_strings(pieces):
+        # categories in order of first appearance, piece by piece (as the rows are given):
+        # each piece's values are in order of first appearance among its rows
+        tables = [p.distinct() for p in pieces]
+        local, categories = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
         codes = np.full(n, -1, dtype=np.int32)
-        codes[rows] = local
-        return pd.Categorical.from_codes(codes, categories=list(categories))
+        offset = 0
+        for p, table in zip(pieces, tables, strict=True):
+            here = local[offset : offset + len(table)]
+            offset += len(table)
+            codes[p.rows] = here if p.codes is None else here[p.codes]
+        return from_codes(codes, list(categories))
     out = np.empty(n, dtype=object)  # an empty object array holds None
-    out[rows] = values
+    whole = np.zeros(n, dtype=bool)  # rows whose value is their detail itself
+    for p in pieces:
+        if p.whole:
+            whole[p.rows] = True
+        else:
+            out[p.rows] = p.values()
+    whole_pieces = [p for p in pieces if p.whole]
+    if whole_pieces:  # their table is the whole detail column: one pass over it
+        np.copyto(out, whole_pieces[0].table, where=whole)
     return pd.Series(out, dtype=object, copy=False)
 
 

@@ -1,0 +1,227 @@
+"""The bulk paths of ``to_pandas``, ``save`` and ``load_trace`` (issue 11) give exactly what the
+value-by-value paths give: texts written by one call of the JSON encoder, texts parsed by one
+``json.loads``, details split once per shared tuple; and what they cannot take is refused
+naming the record or the file."""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import winviz as wv
+from winviz.trace import Trace, codec
+from winviz.trace.bulk import object_ids
+from winviz.trace.files import bits_at, decode_texts, null_flags, nulls_at, valid_flags
+from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
+
+
+class Color(enum.IntEnum):
+    RED = 1
+
+
+class Name(str):
+    pass
+
+
+# strings that look like the separators and the JSON around them
+TRICKY = ["]\x00[", "a,b", '"q"', "x\\y", "é\u2028", "{", "[", "}", "]", "\x01", "", "$tuple"]
+
+FLAT_TUPLES = [
+    ("k", 1, 2),
+    (),
+    (None, True, False),
+    (1.5, -0.0, 1e300),
+    (10**30, -(10**30)),
+    *[(s, i) for i, s in enumerate(TRICKY)],
+]
+SCALARS = [None, True, False, 0, -7, 10**30, 1.5, -0.0, *TRICKY]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        FLAT_TUPLES,
+        SCALARS,
+        FLAT_TUPLES + SCALARS,  # mixed: each kind by one call
+        [("k", float("nan")), ("k", 1)],  # a non-finite float is tagged: the general way
+        [("k", (1, 2)), ("k", 1)],  # a tuple inside a tuple is tagged: the general way
+        [("k", [1, "]"]), ("k", {"a": 1})],  # containers inside: the general way
+        [Color.RED, Name("n"), ("k", Color.RED)],  # subclasses are not plain: tagged
+        [TimeWindow(0, 5), GLOBAL_WINDOW, ("k", 1)],
+        [float("inf"), 1],
+    ],
+)
+def test_texts_written_in_bulk_are_the_texts_written_one_by_one(values: list) -> None:
+    assert codec.to_texts(values) == [codec.to_text(v) for v in values]
+
+
+def test_texts_decoded_in_bulk_are_the_values_decoded_one_by_one() -> None:
+    values = [*FLAT_TUPLES, *SCALARS, TimeWindow(0, 5), GLOBAL_WINDOW, ("k", (1,)), [1, "]"]]
+    texts = [codec.to_text(v) for v in values]
+    for batch in (texts, texts[: len(FLAT_TUPLES)], texts[len(FLAT_TUPLES) :]):
+        bulk = decode_texts(pa.array(batch, pa.string())).tolist()
+        single = [codec.from_text(t) for t in batch]
+        assert [type(v) for v in bulk] == [type(v) for v in single]
+        assert [repr(v) for v in bulk] == [repr(v) for v in single]
+    assert decode_texts(pa.array([], pa.string())).tolist() == []
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ["1,2", "3"],  # two values in one text
+        ["1", ""],  # no value
+        ['{"$tuple":[1,2],"x":[3]}'],  # a tuple text with more in it
+        ['{"$tuple":[1]', "2]}"],  # a tuple split over two texts
+        ['"a', 'b"'],  # a string split over two texts
+    ],
+)
+def test_texts_that_are_not_one_value_each_are_refused(texts: list[str]) -> None:
+    with pytest.raises(ValueError):
+        decode_texts(pa.array(texts, pa.string()))
+
+
+def test_object_ids_are_the_ids_of_the_elements() -> None:
+    shared = ("k", 1)
+    values = np.empty(5, dtype=object)
+    values[:] = [shared, "a", shared, None, ("k", 1)]
+    assert object_ids(values).tolist() == [id(v) for v in values]
+    assert object_ids(values[::2]).tolist() == [id(v) for v in values[::2]]
+    with pytest.raises(TypeError, match="expected a 1-d object array"):
+        object_ids(np.arange(3))
+
+
+def _tricky_trace() -> Trace:
+    """Records written directly: payloads of tricky strings, shared timer details, a window
+    and the global window, two equal payloads that are different objects."""
+    trace = Trace()
+    timer = ("event", TimeWindow(0, 10), False)
+    for i, s in enumerate(TRICKY):
+        value = (s, i, i % 2 == 0)
+        trace.emit("arrival", i, None, "src", None, None, i, (value, i))
+        trace.emit("element", i, 0, "w", s, None, i, value)
+        trace.emit("assigned", i, 0, "w", s, TimeWindow(0, 10), i, value)
+        trace.emit("timer_registered", i, 0, "w", s, TimeWindow(0, 10), 9, timer)
+    trace.emit("element", 20, 0, "w", "k", None, 5, ("same", 1))
+    trace.emit("element", 21, 0, "w", "k", None, 6, ("same", 1))
+    trace.emit("fired", 22, 9, "w", "k", GLOBAL_WINDOW, 9, (("k", 3), 0, "on_time", None))
+    return trace
+
+
+def test_a_tricky_trace_round_trips_exactly(tmp_path: Path) -> None:
+    trace = _tricky_trace()
+    path = trace.save(tmp_path / "tricky.parquet")
+    back = wv.load_trace(path)
+    assert back.to_json() == trace.to_json()
+    assert [r.detail for r in back] == [r.detail for r in trace]
+    assert [r.window for r in back] == [r.window for r in trace]
+    # the timer details are one shared tuple again, as the engine wrote them
+    timers = [r.detail for r in back.records("timer_registered")]
+    assert len({id(d) for d in timers}) == 1
+    # Parquet keeps a dictionary only when its texts are distinct: equal payloads share one
+    values = pq.read_table(path).column("value").combine_chunks().dictionary.to_pylist()
+    assert len(values) == len(set(values)) and values.count('{"$tuple":["same",1]}') == 1
+    frame = trace.to_pandas()
+    assert back.to_pandas().astype(str).equals(frame.astype(str))
+    assert isinstance(frame["domain"].dtype, pd.CategoricalDtype)
+    assert [None if pd.isna(v) else v for v in frame["domain"]] == [
+        "event" if k == "timer_registered" else None for k in frame["kind"]
+    ]
+    assert frame["value"].tolist()[:3] == [("]\x00[", 0, True)] * 3
+
+
+def test_a_detail_that_is_not_its_fields_is_refused_naming_the_record() -> None:
+    trace = Trace()
+    trace.emit("element", 0, 0, "w", "k", None, 1, ("k", 1))
+    trace.emit("timer_registered", 1, 0, "w", "k", None, 9, ("event", TimeWindow(0, 10)))
+    with pytest.raises(ValueError, match=r"record 1 \(timer_registered\): detail .*expected a"):
+        trace.to_pandas()
+
+
+def test_a_time_window_without_bounds_is_a_damaged_file(tmp_path: Path) -> None:
+    good = _tricky_trace().save(tmp_path / "good.parquet")
+    table = pq.read_table(good)
+    at = table.column_names.index("window_start")
+    starts = table.column(at).combine_chunks().to_pylist()
+    row = next(i for i, s in enumerate(starts) if s is not None)
+    starts[row] = None
+    crafted = table.set_column(at, table.schema.field(at), pa.array(starts, pa.int64()))
+    path = tmp_path / "nostart.parquet"
+    pq.write_table(crafted, path)
+    with pytest.raises(wv.TraceFileError, match=rf"damaged trace file: record {row}: a time"):
+        wv.load_trace(path)
+
+
+def test_a_crafted_dictionary_of_texts_is_refused_or_read_as_data(tmp_path: Path) -> None:
+    good = _tricky_trace().save(tmp_path / "good.parquet")
+    table = pq.read_table(good)
+    values = table.column("value").combine_chunks()
+    at = table.column_names.index("value")
+    for texts, ok in ((["1,2"], False), (['{"$tuple":[1]', "2]}"], False), (["[1, 2]"], True)):
+        dictionary = values.dictionary.to_pylist()
+        dictionary[: len(texts)] = texts
+        crafted = table.set_column(
+            at,
+            table.schema.field(at),
+            pa.DictionaryArray.from_arrays(values.indices, pa.array(dictionary)),
+        )
+        path = tmp_path / "crafted.parquet"
+        pq.write_table(crafted, path)
+        if ok:
+            assert wv.load_trace(path).records("arrival")[0].detail[0] == [1, 2]
+        else:
+            with pytest.raises(wv.TraceFileError, match="damaged trace file"):
+                wv.load_trace(path)
+    assert json.loads(dictionary[0]) == [1, 2]
+
+
+def test_null_flags_read_from_the_bitmap_are_arrows_own() -> None:
+    ints = pa.array([1, None, 3, None, 5, 6, 7, 8, None, 10])
+    bools = pa.array([True, None, False, True, None, False, True, True, False, None])
+    for array in (ints, ints.slice(1), ints.slice(3, 5), pa.array([1, 2]), bools, bools.slice(2)):
+        want = array.is_null().to_numpy(zero_copy_only=False)
+        assert null_flags(array).tolist() == want.tolist()
+        assert valid_flags(array).tolist() == (~want).tolist()
+        rows = np.arange(len(array))[::-1].copy()
+        assert nulls_at(array, rows).tolist() == want[rows].tolist()
+    data = bools.slice(2)
+    assert bits_at(data.buffers()[1], data.offset, np.array([0, 1, 2])).tolist() == [
+        False,
+        True,
+        False,
+    ]
+
+
+def test_a_long_run_round_trips_exactly(tmp_path: Path) -> None:
+    """Enough records that each kind's own-tuple paths are taken (arrival: every record its
+    own detail tuple), with a shared timer detail per window as the engine writes it."""
+    env = wv.StreamExecutionEnvironment()
+    events = [(f"k{i % 7}", i * 3 - (i * 13) % 40, i % 5) for i in range(3_000)]
+    (
+        env.from_collection(events, arrival_interval=1)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(50).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(500))
+        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    assert trace.kinds()["arrival"] == 3_000
+    back = wv.load_trace(trace.save(tmp_path / "long.parquet"))
+    assert back.to_json() == trace.to_json()
+    assert back.to_pandas().astype(str).equals(trace.to_pandas().astype(str))
+    frame = trace.to_pandas()
+    arrivals = frame[frame["kind"] == "arrival"]
+    assert arrivals["index"].tolist() == list(range(3_000))
+    assert arrivals["value"].tolist() == events

@@ -1,0 +1,65 @@
+"""Helpers for converting a whole trace at once (``to_pandas``, ``save``, ``load_trace``).
+
+A trace of a 1M-event run holds millions of Python objects; a bulk conversion makes hundreds
+of thousands more. Two things keep it at C speed:
+
+* ``paused_gc``: the cyclic garbage collector paused while a conversion runs. Every new
+  container (a tuple, a list) counts towards the next collection, and each collection walks
+  every tracked object — all of the trace's — so a conversion that builds many containers and
+  no cycles would spend most of its time in collections.
+* ``object_ids``: the identities of an object array's elements as ``uint64`` without a Python
+  call per element. Readers tell a trace's values apart by identity where the engine shares
+  one object among many records (a window's timer details, an element's payload in its
+  ``arrival``, ``element`` and ``assigned`` records), as ``id()`` would.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+
+# An object array holds one pointer per element, and in CPython ``id(x)`` is that pointer.
+_POINTERS = sys.implementation.name == "cpython" and ctypes.sizeof(ctypes.c_void_p) == 8
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused, and restored as it was."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def object_ids(values: np.ndarray) -> np.ndarray:
+    """``id()`` of each element of a 1-d object array, as ``uint64`` (equal exactly where the
+    elements are the same object). In CPython the array's own pointers are read (a copy of
+    its data buffer; the array keeps the objects alive meanwhile); elsewhere ``id`` is called
+    per element."""
+    if values.dtype != object or values.ndim != 1:
+        raise TypeError(f"expected a 1-d object array, got {values.dtype} of shape {values.shape}")
+    n = len(values)
+    if _POINTERS and n:
+        values = np.ascontiguousarray(values)
+        buffer = (ctypes.c_uint64 * n).from_address(values.ctypes.data)
+        return np.frombuffer(buffer, dtype=np.uint64, count=n).copy()
+    return np.fromiter(map(id, values.tolist()), dtype=np.uint64, count=n)
+
+
+def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``values`` (numbered in order of first appearance) and the position of each
+    code's first value."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(values)
+    first = np.zeros(len(uniques), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return codes, first
