@@ -118,17 +118,9 @@ def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> No
         )
         trace = env.execute().trace
         raw = list(trace._buffer)  # the write buffer, before the first read
-        markers = [v for v in raw if isinstance(v, ElementEntry)]
-        assert len(markers) > 20  # most elements were packed
-        by_entry: list = []
-        i = 0
-        while i < len(raw):
-            if isinstance(raw[i], str):
-                by_entry.extend(raw[i : i + 8])
-                i += 8
-            else:
-                raw[i].unpack(raw, i + 1, by_entry)
-                i += 1 + raw[i].width
+        assert sum(isinstance(v, ElementEntry) for v in raw) > 20  # most elements were packed
+        by_entry = trace._unpacked()  # every record, each entry through ``unpack``
+        assert len(by_entry) == 8 * len(trace)
         plain = Trace()
         plain.extend(by_entry)
         assert list(trace) == list(plain)

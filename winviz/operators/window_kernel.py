@@ -62,8 +62,11 @@ batch whose values are all immutable (``Batch.immutable``) skips the copies.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from operator import length_hint
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from winviz.copies import copy_record
 from winviz.errors import WinvizError
@@ -73,6 +76,7 @@ from winviz.operators.window_functions import AggregateWindowFunction, ReduceWin
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, MIN
 from winviz.trace import Packed
+from winviz.trace.columns import Deferred, encode, encode_runs, ints_column, object_array
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
 
@@ -111,10 +115,10 @@ class ElementEntry(Packed):
     the window has no cleanup timer, ``timer_registered`` (cleanup time) — the records
     ``WindowKernel.process_element`` writes after the source's. Values: processing time,
     watermark, key, window, timestamp, value, source offset, source timestamp, the two
-    timers' de-duplication bits (``_MAX_TIMESTAMP_TIMER_EXISTED``,
-    ``_CLEANUP_TIMER_EXISTED``) and the source's watermark. One marker per operator, source
-    and cleanup timer: the entries of a whole run are built together when the trace is
-    read."""
+    timers' de-duplication bits
+    (``_MAX_TIMESTAMP_TIMER_EXISTED``, ``_CLEANUP_TIMER_EXISTED``) and the source's
+    watermark. One marker per operator, source and cleanup timer: the entries of a whole
+    run are read together, field by field."""
 
     width = 10
 
@@ -153,40 +157,64 @@ class ElementEntry(Packed):
                 )
             )  # fmt: skip
 
-    def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
+    def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
         """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
-        each record's value for all entries, or its values (a list, one per entry)."""
-        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = slots
-        windows = set(window)
-        for w in windows:
-            if w not in self._details:
-                self._details[w] = _timer_details(w)
-        detail = {(w, b): self._details[w][b] for w in windows for b in (0, 1)}
-        max_ts = {w: w.max_timestamp() for w in windows}
-        bits = map((0, 1, 0, 1).__getitem__, existed)  # the max_timestamp timer's bit
-        first = list(map(detail.__getitem__, zip(window, bits, strict=True)))
-        timer_ts = list(map(max_ts.__getitem__, window))
-        arrival = list(zip(value, position, strict=True))
+        each record's value for all entries, or its values, one per entry, made when that
+        field is decoded (``Deferred``): the keys and windows dictionary-encoded once for all
+        records, the timers' times and details looked up per distinct window."""
+        # (each slot is sliced when a field that reads it is decoded: ``slots[i]``, in order
+        # now, wm, key, window, ts, value, position, source_ts, existed, source_wm)
+        # (windows come in runs, one per open window; the engine's are told apart by equality)
+        windows = Deferred(lambda: encode_runs(slots[3], fast=True))
+        bits = Deferred(lambda: np.array(slots[8], dtype=np.int8))
+
+        def per_window(of_window: Callable[[Any], Any], dtype: Any) -> Any:
+            """``of_window(w)`` for each entry's window, looked up per distinct window."""
+            coded = windows.get()
+            return np.array([of_window(w) for w in coded.values], dtype=dtype)[coded.codes]
+
+        def times(of_window: Callable[[Any], int]) -> Any:
+            try:
+                return per_window(of_window, np.int64)
+            except OverflowError:  # (not a long: the general path's object columns)
+                return [of_window(w) for w in slots[3]]
+
+        def registered(bit: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+            """timer_registered's detail: its window's, deduplicated as ``bit`` says."""
+            coded = windows.get()
+            table = np.empty((len(coded.values), 2), dtype=object)
+            for i, w in enumerate(coded.values):
+                details = self._details.get(w)
+                if details is None:
+                    details = self._details[w] = _timer_details(w)
+                table[i, 0], table[i, 1] = details[:2]
+            return table[coded.codes, bit(bits.get())]
+
         name, source = self.name, self.source
+        # (the engine's times: ints, checked where they enter the job)
+        now = Deferred(lambda: ints_column(slots[0]))
+        wm = Deferred(lambda: ints_column(slots[1]))
+        ts = Deferred(lambda: ints_column(slots[4]))
+        value = Deferred(lambda: object_array(slots[5]))
         # one tuple per field: the values of the entry's records, in order
         fields = [
             ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
             (now, now, now, now, now, now),
-            (source_wm, wm, wm, wm, wm, wm),
+            (Deferred(lambda: ints_column(slots[9])), wm, wm, wm, wm, wm),
             (source, name, name, name, name, name),
-            (None, key, key, key, key, key),
-            (None, None, window, window, window, window),
-            (source_ts, ts, ts, timer_ts, None, None),
-            (arrival, value, value, first, _ON_ELEMENT_CONTINUE, None),
-        ]
-        if self.cleanup_timer:
-            cleanup = {w: self.cleanup_time(w) for w in windows}
-            fields[6] = (*fields[6][:5], list(map(cleanup.__getitem__, window)))
-            bits = map((0, 0, 1, 1).__getitem__, existed)  # the cleanup timer's bit
-            fields[7] = (
-                *fields[7][:5],
-                list(map(detail.__getitem__, zip(window, bits, strict=True))),
-            )
+            (None, *[Deferred(lambda: encode(slots[2]))] * 5),
+            (None, None, windows, windows, windows, windows),
+            (
+                Deferred(lambda: slots[7]), ts, ts,
+                Deferred(lambda: times(lambda w: w.max_timestamp())), None,
+                Deferred(lambda: times(self.cleanup_time)),
+            ),
+            (
+                Deferred(lambda: object_array(list(zip(slots[5], slots[6], strict=True)))),
+                value, value, Deferred(lambda: registered(lambda b: b & 1)),
+                _ON_ELEMENT_CONTINUE, Deferred(lambda: registered(lambda b: b >> 1)),
+            ),
+        ]  # fmt: skip
         return [per_record[: self.count] for per_record in fields]
 
 
@@ -527,7 +555,7 @@ class WindowKernel:
         position = arrival.position
         markers = self.entry_markers
         source_wm = arrival.watermark
-        written: dict[ElementEntry, int] = {}
+        entries = 0  # packed entries written (each run declared with ``trace.packed``)
         # the open cached window [open_start, open_end) (empty when there is none), its
         # timers, its contents and this batch's marker for it
         open_start = open_end = open_max_ts = open_cleanup = 0
@@ -550,8 +578,6 @@ class WindowKernel:
             cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
             if cleanup <= wm or max_ts <= wm:
                 return  # late or firing at once: the general steps
-            if marker is not None:
-                written[marker] = written.get(marker, 0) + packed
             cleanup_timer = cleanup != MAX
             marker = markers.get((arrival.source, cleanup_timer))
             if marker is None:
@@ -615,6 +641,10 @@ class WindowKernel:
                     position += 1
                     last_key, ctx_key, ctx_window = internal, internal, open_window
                     continue
+                if packed:  # the run of entries ends here
+                    trace.packed(marker, packed)  # type: ignore[union-attr]
+                    entries += packed
+                    packed = 0
                 job.now, job.record_index = now, index
                 write(arrival.record(now, value, source_ts, position))
                 position += 1
@@ -623,6 +653,10 @@ class WindowKernel:
                 find_open_window()
         except Exception as exc:
             job.now, job.record_index = now, index
+            if packed:  # the run of entries ends before the failing record's records
+                trace.packed(marker, packed)  # type: ignore[union-attr]
+                entries += packed
+                packed = 0
             if progress == _NOT_ON_THE_SHORT_WAY:
                 raise  # process_element reported it
             # as process_element: the record counts in, its arrival (and, once it has a key,
@@ -640,11 +674,10 @@ class WindowKernel:
                 raise
             raise op.user_error(exc, key, value) from exc
         finally:
-            if marker is not None:
-                written[marker] = written.get(marker, 0) + packed
-            for m, n in written.items():
-                trace.packed(m, n)  # type: ignore[union-attr]
-            op.metrics["num_records_in"] += sum(written.values())
+            if packed:
+                trace.packed(marker, packed)  # type: ignore[union-attr]
+                entries += packed
+            op.metrics["num_records_in"] += entries
             op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
             arrival.taken = done
         if done:

@@ -7,9 +7,10 @@ distinct values, and ``detail`` as an object array (element payloads stay Python
 A record of a 1M-event run costs about 50 bytes here, plus its share of the detail objects.
 
 Writers never build columns: they append whole records to the trace's write buffer (one
-``list.extend`` per record, the cheapest append CPython has), and ``from_flat`` turns the
-buffer into columns when someone reads — each column with one C-speed pass over a slice of
-the buffer.
+``list.extend`` per record, the cheapest append CPython has; packed entries stand for several
+records, ``winviz.trace.store``). A read slices the buffer field by field (``Pieces``) and
+decodes each column the first time a reader asks for it: one C-speed pass over its slice
+for the plain records, the marker's ``Packed.fields`` for the entries.
 
 Dictionary codes tell values apart by type as well as by value, as Java would: ``1`` and
 ``True`` (equal in Python) stay two keys, and so do a ``TimeWindow`` and a plain tuple; floats
@@ -18,7 +19,10 @@ as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one).
 
 from __future__ import annotations
 
+import gc
 import numbers
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import is_not
@@ -97,19 +101,91 @@ class CodedColumn:
         return -1
 
 
-@dataclass(frozen=True, slots=True)
 class TraceColumns:
-    """A trace, column by column (see the module docstring). ``len()`` is its record count."""
+    """A trace, column by column (see the module docstring). ``len()`` is its record count.
 
-    seq: np.ndarray
-    kind: CodedColumn
-    proc_time: TimeColumn
-    watermark: TimeColumn
-    operator: CodedColumn
-    key: CodedColumn
-    window: CodedColumn
-    ts: TimeColumn
-    detail: np.ndarray
+    The columns of a trace's first read are decoded one at a time, the first time a reader
+    asks for each (``pending``): a reader that needs the kinds and times never pays for the
+    keys or the details, and every reader gets the same values as if all were decoded at
+    once."""
+
+    __slots__ = (
+        "_decode",
+        "_detail",
+        "_key",
+        "_kind",
+        "_operator",
+        "_proc_time",
+        "_ts",
+        "_watermark",
+        "_window",
+        "seq",
+    )
+
+    def __init__(
+        self,
+        seq: np.ndarray,
+        kind: CodedColumn,
+        proc_time: TimeColumn,
+        watermark: TimeColumn,
+        operator: CodedColumn,
+        key: CodedColumn,
+        window: CodedColumn,
+        ts: TimeColumn,
+        detail: np.ndarray,
+    ) -> None:
+        self.seq = seq
+        self._kind, self._proc_time, self._watermark = kind, proc_time, watermark
+        self._operator, self._key, self._window = operator, key, window
+        self._ts, self._detail = ts, detail
+        self._decode: Callable[[str], Any] | None = None
+
+    @classmethod
+    def pending(cls, seq: np.ndarray, decode: Callable[[str], Any]) -> TraceColumns:
+        """Columns whose fields ``decode(name)`` gives (each asked once, when first read)."""
+        columns = cls(seq, *([None] * 8))  # type: ignore[arg-type]
+        columns._decode = decode
+        return columns
+
+    def _field(self, name: str) -> Any:
+        value = self._decode(name)  # type: ignore[misc]
+        setattr(self, "_" + name, value)
+        return value
+
+    @property
+    def kind(self) -> CodedColumn:
+        return self._kind if self._kind is not None else self._field("kind")
+
+    @property
+    def proc_time(self) -> TimeColumn:
+        return self._proc_time if self._proc_time is not None else self._field("proc_time")
+
+    @property
+    def watermark(self) -> TimeColumn:
+        return self._watermark if self._watermark is not None else self._field("watermark")
+
+    @property
+    def operator(self) -> CodedColumn:
+        return self._operator if self._operator is not None else self._field("operator")
+
+    @property
+    def key(self) -> CodedColumn:
+        return self._key if self._key is not None else self._field("key")
+
+    @property
+    def window(self) -> CodedColumn:
+        return self._window if self._window is not None else self._field("window")
+
+    @property
+    def ts(self) -> TimeColumn:
+        return self._ts if self._ts is not None else self._field("ts")
+
+    @property
+    def detail(self) -> np.ndarray:
+        return self._detail if self._detail is not None else self._field("detail")
+
+    def __repr__(self) -> str:
+        return f"TraceColumns({len(self)} records)"
 
     def __len__(self) -> int:
         return len(self.seq)
@@ -183,29 +259,52 @@ def from_fields(fields: list[Any], first_seq: int = 0) -> TraceColumns:
 
 
 def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
-    """One field of the records of ``n`` packed entries, entry by entry (for
-    ``Packed.columns``): ``per_record[r]`` is record ``r``'s value (the same for every entry)
-    or its values (a list, one per entry)."""
+    """One field of the records of ``n`` packed entries, entry by entry, as Python objects
+    (``Packed.fields``): ``per_record[r]`` is record ``r``'s value (the same for every entry)
+    or its values (a list, one per entry, or converted: a ``CodedColumn``, a ``TimeColumn``,
+    an array)."""
     out = np.empty((n, len(per_record)), dtype=object)
     for r, values in enumerate(per_record):
-        if isinstance(values, list):
+        if isinstance(values, CodedColumn):
+            out[:, r] = values.decode()
+        elif isinstance(values, TimeColumn):
+            out[:, r] = object_array(values.tolist())
+        elif isinstance(values, np.ndarray):
+            out[:, r] = values if values.dtype == object else object_array(values.tolist())
+        elif isinstance(values, list):
             out[:, r] = np.fromiter(values, dtype=object, count=n)
         else:
             out[:, r].fill(values)
     return out.ravel()
 
 
+def _entry_objects(item: Any, done: dict[int, Any]) -> np.ndarray:
+    """An entry's detail values as an object array (a 0-d one for one value for all)."""
+    if isinstance(item, np.ndarray):
+        return item
+    if isinstance(item, list):
+        objects = done.get(id(item))
+        if objects is None:
+            objects = done[id(item)] = object_array(item)
+        return objects
+    one = np.empty((), dtype=object)
+    one[()] = item
+    return one
+
+
 def time_column(values: list[Any]) -> TimeColumn:
-    """A ``TimeColumn`` of ints and Nones (one C-speed pass when every value is an int)."""
+    """A ``TimeColumn`` of ints and Nones (one C-speed pass when every value is an int). A
+    value of another type (a float, a bool) or beyond the long range keeps the column as
+    written (an object column): nothing is rounded."""
     n = len(values)
-    try:
-        return TimeColumn(np.fromiter(values, dtype=np.int64, count=n), np.ones(n, dtype=bool))
-    except (TypeError, OverflowError, ValueError):
-        pass
+    types = set(map(type, values))
+    if types <= {int}:
+        return ints_column(values)
+    if types == {type(None)}:
+        return TimeColumn(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool))
     present_list = list(map(is_not, values, repeat(None)))
     present = np.fromiter(present_list, dtype=bool, count=n)
-    types = set(map(type, compress(values, present_list)))
-    if types <= {int}:
+    if types == {int, type(None)}:
         out = np.zeros(n, dtype=np.int64)
         try:
             out[present] = np.fromiter(
@@ -217,17 +316,28 @@ def time_column(values: list[Any]) -> TimeColumn:
     return TimeColumn(object_array(values), present)
 
 
+def ints_column(values: list[int]) -> TimeColumn:
+    """A ``TimeColumn`` of values known to be ints (``int`` itself: the engine's times), an
+    object column when one is beyond the long range."""
+    n = len(values)
+    try:
+        return TimeColumn(np.fromiter(values, dtype=np.int64, count=n), np.ones(n, dtype=bool))
+    except OverflowError:
+        return TimeColumn(object_array(values), np.ones(n, dtype=bool))
+
+
 def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
     """Dictionary-encode a column. ``fast``: the values are known to be told apart by
     equality alone (strings; windows, whose bounds the engine made ints)."""
     n = len(values)
-    if fast or _plain_dictionary_is_exact(values):
-        try:
-            code_of = {v: i for i, v in enumerate(dict.fromkeys(values))}
-            codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=n)
-            return CodedColumn(codes, list(code_of))
-        except TypeError:  # an unhashable value: the general way
-            pass
+    try:
+        distinct: dict[Any, Any] | None = dict.fromkeys(values)
+    except TypeError:  # an unhashable value: the general way
+        distinct = None
+    if distinct is not None and (fast or _plain_dictionary_is_exact(values, distinct)):
+        code_of = dict(zip(distinct, range(len(distinct)), strict=True))
+        codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=n)
+        return CodedColumn(codes, list(code_of))
     idents = list(map(identity, values))
     code_of = {}
     first: list[Any] = []
@@ -239,17 +349,35 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
     return CodedColumn(codes, first)
 
 
+def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
+    """``encode`` for values that come in runs of one object (an open window's elements):
+    only the first value of each run is looked up (consecutive values that are the same
+    object have the same code); ``encode`` itself when runs are short."""
+    n = len(values)
+    if n < 64:
+        return encode(values, fast=fast)
+    ids = np.fromiter(map(id, values), dtype=np.intp, count=n)
+    starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+    if len(starts) * 4 > n:
+        return encode(values, fast=fast)
+    starts = np.concatenate(([0], starts))
+    heads = encode([values[i] for i in starts.tolist()], fast=fast)
+    return CodedColumn(np.repeat(heads.codes, np.diff(starts, append=n)), heads.values)
+
+
 _FAMILIES = (numbers.Number, tuple, str, bytes, frozenset)
 
 
-def _plain_dictionary_is_exact(values: list[Any]) -> bool:
+def _plain_dictionary_is_exact(values: list[Any], distinct: dict[Any, Any] | None = None) -> bool:
     """True when a plain dict tells the values apart exactly: no two of their types belong to
     one family whose members compare equal across types (``1 == True == 1.0``, a namedtuple and
-    a tuple, ...), and no tuple holds such mixtures."""
-    try:
-        distinct = dict.fromkeys(values)
-    except TypeError:
-        return False
+    a tuple, ...), and no tuple holds such mixtures. ``distinct``: ``dict.fromkeys(values)``
+    when the caller has it."""
+    if distinct is None:
+        try:
+            distinct = dict.fromkeys(values)
+        except TypeError:
+            return False
     types = set(map(type, values))  # of every value: the dict above already merged 1 and True
     if float in types and any(v.__class__ is float and (v == 0 or v != v) for v in distinct):
         return False  # the dict merged 0.0 and -0.0, or kept NaNs apart
@@ -346,103 +474,235 @@ CODED = ("kind", "operator", "key", "window")
 TIMES = ("proc_time", "watermark", "ts")
 
 
-class ColumnsBuilder:
-    """Builds the columns of ``n`` records from pieces placed at record positions: columns of
-    plain records (``put_columns``) and the grids of packed entries (``put_grid``), each field
-    written straight into its typed array (codes, int64 times), never through Python objects
-    per record except the details."""
+class Deferred:
+    """An item of ``Packed.fields`` made only when its field is decoded, by ``make()``, once
+    (a ``Deferred`` several fields share is made for the first)."""
 
-    def __init__(self, n: int, first_seq: int) -> None:
-        self.n, self.first_seq = n, first_seq
-        self.codes = {f: np.zeros(n, dtype=np.int32) for f in CODED}
-        self.dicts: dict[str, tuple[dict[Any, int], list[Any]]] = {f: ({}, []) for f in CODED}
-        self.times = {f: (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)) for f in TIMES}
-        self.detail = np.empty(n, dtype=object)
+    __slots__ = ("_make", "_value")
 
-    def _code(self, field: str, value: Any) -> int:
-        index, values = self.dicts[field]
-        ident = identity(value)
-        code = index.get(ident)
-        if code is None:
-            code = index[ident] = len(values)
-            values.append(value)
-        return code
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make: Callable[[], Any] | None = make
+        self._value: Any = None
 
-    def _remap(self, field: str, column: CodedColumn) -> np.ndarray:
-        remap = np.fromiter(
-            (self._code(field, v) for v in column.values), dtype=np.int32, count=len(column.values)
-        )
-        return remap[column.codes] if len(column.codes) else column.codes
+    def get(self) -> Any:
+        if self._make is not None:
+            self._value, self._make = self._make(), None
+        return self._value
 
-    def put_columns(self, at: np.ndarray, c: TraceColumns) -> None:
-        """Plain records' columns at positions ``at``."""
-        for f in CODED:
-            self.codes[f][at] = self._remap(f, getattr(c, f))
-        for f in TIMES:
-            column: TimeColumn = getattr(c, f)
+
+class Slots:
+    """A packed marker's entries value by value: ``slots[f]`` is value ``f`` of every entry,
+    a list sliced from the entries' flat values (``width`` after each marker) when it is
+    asked for, so that a field's decoding makes only the slots it reads."""
+
+    __slots__ = ("_flat", "_step", "_width")
+
+    def __init__(self, flat: list[Any], width: int) -> None:
+        self._flat, self._step, self._width = flat, 1 + width, width
+
+    def __len__(self) -> int:
+        return self._width
+
+    def __getitem__(self, f: int) -> list[Any]:
+        if not 0 <= f < self._width:
+            raise IndexError(f)
+        return self._flat[1 + f :: self._step]
+
+
+class Pieces:
+    """The records of a trace's write buffer, not yet decoded (``Trace.columns``): the plain
+    records, eight values each (``plain``, sliced field by field when the field is decoded),
+    at record positions ``plain_at`` (None: every record is plain, in order), and the packed
+    entries of each marker slot by slot, at positions ``at`` (entry by entry).
+    ``decode(name)`` builds one field's column, straight into its typed array (codes, int64
+    times), never through Python objects per record except the details;
+    ``TraceColumns.pending`` asks for each field the first time a reader reads it. What a
+    field alone needed is dropped once it is decoded."""
+
+    def __init__(
+        self,
+        n: int,
+        plain: list[Any],
+        plain_at: np.ndarray | None,
+        groups: list[tuple[Any, Any, np.ndarray]],
+    ) -> None:
+        self.n, self.flat, self.plain_at = n, plain, plain_at
+        self.left = len(BASE_NAMES)  # fields not decoded yet
+        self.groups = groups  # (marker, slots, at)
+        # per marker: (entries, at, marker.fields(slots)), made when the first field is asked
+        self.items: list[tuple[int, np.ndarray, list[Any]]] = []
+
+    def decode(self, name: str) -> Any:
+        f = BASE_NAMES.index(name)
+        with no_gc():  # many new containers, no cycles: no collection passes over them
+            if self.groups:
+                self.items = [
+                    (len(at) // marker.count, at, list(marker.fields(slots)))
+                    for marker, slots, at in self.groups
+                ]
+                self.groups = []
+            for _, _, fields in self.items:  # (made now: the field is read)
+                fields[f] = [i.get() if i.__class__ is Deferred else i for i in fields[f]]
+            plain = self.flat[f :: len(BASE_NAMES)] if self.flat else None
+            if name in CODED:
+                column: Any = self._coded(plain, f, name)
+            elif name in TIMES:
+                try:
+                    column = self._time(plain, f)
+                except NotExact:  # a time that is not a long: the values as written
+                    column = self._time_objects(plain, f)
+            else:
+                column = self._objects(plain, f)
+            for _, _, fields in self.items:
+                fields[f] = None
+            self.left -= 1
+            if not self.left:  # every field decoded: nothing more to keep
+                self.flat, self.plain_at, self.items = [], None, []
+            return column
+
+    def _put(self, out: np.ndarray, values: Any) -> None:
+        """The plain records' values into ``out``."""
+        if self.plain_at is None:
+            out[:] = values
+        else:
+            out[self.plain_at] = values
+
+    def _coded(self, plain: list[Any] | None, f: int, name: str) -> CodedColumn:
+        fast = name != "key"  # (strings; the engine's windows, whose bounds are ints)
+        if not self.items:
+            return encode(plain if plain is not None else [], fast=fast)
+        index: dict[Any, int] = {}
+        values: list[Any] = []
+
+        def code(value: Any) -> int:
+            ident = identity(value)
+            c = index.get(ident)
+            if c is None:
+                c = index[ident] = len(values)
+                values.append(value)
+            return c
+
+        def remap(column: CodedColumn) -> np.ndarray:
+            table = np.fromiter(map(code, column.values), dtype=np.int32, count=len(column.values))
+            return table[column.codes] if len(column.codes) else column.codes
+
+        out = np.empty(self.n, dtype=np.int32)  # (every position is written below)
+        if plain is not None:
+            self._put(out, remap(encode(plain, fast=fast)))
+        for n, at, fields in self.items:
+            done: dict[int, np.ndarray] = {}  # id(item) -> codes (items stay alive meanwhile)
+            each: list[Any] = []
+            for item in fields[f]:  # type: ignore[index]
+                if isinstance(item, (CodedColumn, list)):
+                    codes = done.get(id(item))
+                    if codes is None:
+                        coded = item if isinstance(item, CodedColumn) else encode(item, fast=fast)
+                        codes = done[id(item)] = remap(coded)
+                    each.append(codes)
+                else:
+                    each.append(code(item))
+            if all(c.__class__ is int for c in each):  # the same for every entry
+                out[at] = np.tile(np.array(each, dtype=np.int32), n)
+            else:
+                grid = np.empty((n, len(each)), dtype=np.int32)
+                for r, c in enumerate(each):
+                    grid[:, r] = c
+                out[at] = grid.ravel()
+        return CodedColumn(out, values)
+
+    def _time(self, plain: list[Any] | None, f: int) -> TimeColumn:
+        if not self.items:
+            return time_column(plain if plain is not None else [])
+        values = np.empty(self.n, dtype=np.int64)  # (every position is written below)
+        present = np.empty(self.n, dtype=bool)
+        if plain is not None:
+            column = time_column(plain)
             if not column.exact:
                 raise NotExact(f)
-            values, present = self.times[f]
-            values[at], present[at] = column.values, column.present
-        self.detail[at] = c.detail
-
-    def put_grid(self, at: np.ndarray, n: int, fields: list[tuple[Any, ...]]) -> None:
-        """The records of ``n`` packed entries at positions ``at`` (entry by entry), given per
-        field as ``Packed.fields`` describes: per record of an entry, one value for all
-        entries or a list of ``n`` values."""
-        count = len(fields[0])
-        done: dict[tuple[str, int], Any] = {}  # a list used by several records: converted once
-        for f, per_record in zip(BASE_NAMES, fields, strict=True):
-            if f in self.codes:
-                grid = np.empty((n, count), dtype=np.int32)
-                for r, item in enumerate(per_record):
-                    if isinstance(item, list):
-                        codes = done.get((f, id(item)))
-                        if codes is None:
-                            codes = self._remap(f, encode(item, fast=f != "key"))
-                            done[f, id(item)] = codes
-                        grid[:, r] = codes
-                    else:
-                        grid[:, r] = self._code(f, item)
-                self.codes[f][at] = grid.ravel()
-            elif f in self.times:
-                vals = np.zeros((n, count), dtype=np.int64)
-                pres = np.zeros((n, count), dtype=bool)
-                for r, item in enumerate(per_record):
-                    if isinstance(item, list):
-                        column = done.get(("time", id(item)))
-                        if column is None:
-                            column = done["time", id(item)] = time_column(item)
-                        if not column.exact:
-                            raise NotExact(f)
-                        vals[:, r], pres[:, r] = column.values, column.present
-                    elif item is not None:
-                        if item.__class__ is not int or not LONG_MIN <= item <= LONG_MAX:
-                            raise NotExact(f)
-                        vals[:, r], pres[:, r] = item, True
-                values, present = self.times[f]
-                values[at], present[at] = vals.ravel(), pres.ravel()
+            self._put(values, column.values)
+            self._put(present, column.present)
+        for n, at, fields in self.items:
+            done: dict[int, Any] = {}
+            pairs = [(0, False) if item is None else _entry_times(item, done) for item in fields[f]]
+            grid = np.empty((n, len(pairs)), dtype=np.int64)
+            for r, (v, _) in enumerate(pairs):
+                grid[:, r] = v
+            values[at] = grid.ravel()
+            masks = [m for _, m in pairs]
+            if all(m.__class__ is bool for m in masks):  # the same for every entry
+                present[at] = np.tile(np.array(masks, dtype=bool), n)
             else:
-                self.detail[at] = entry_grid(n, per_record)
+                marks = np.empty((n, len(masks)), dtype=bool)
+                for r, m in enumerate(masks):
+                    marks[:, r] = m
+                present[at] = marks.ravel()
+        return TimeColumn(values, present)
 
-    def build(self) -> TraceColumns:
-        def coded(f: str) -> CodedColumn:
-            return CodedColumn(self.codes[f], self.dicts[f][1])
+    def _time_objects(self, plain: list[Any] | None, f: int) -> TimeColumn:
+        objects = np.empty(self.n, dtype=object)
+        if plain is not None:
+            self._put(objects, object_array(plain))
+        for n, at, fields in self.items:
+            objects[at] = entry_grid(n, fields[f])
+        return time_column(objects.tolist())
 
-        def times(f: str) -> TimeColumn:
-            return TimeColumn(*self.times[f])
+    def _objects(self, plain: list[Any] | None, f: int) -> np.ndarray:
+        if not self.items:
+            return object_array(plain if plain is not None else [])
+        out = np.empty(self.n, dtype=object)
+        if plain is not None:
+            self._put(out, object_array(plain))
+        for n, at, fields in self.items:
+            done: dict[int, Any] = {}
+            grid = np.empty((n, len(fields[f])), dtype=object)
+            for r, item in enumerate(fields[f]):
+                grid[:, r] = _entry_objects(item, done)
+            out[at] = grid.ravel()
+        return out
 
-        return TraceColumns(
-            np.arange(self.first_seq, self.first_seq + self.n, dtype=np.int64),
-            coded("kind"),
-            times("proc_time"),
-            times("watermark"),
-            coded("operator"),
-            coded("key"),
-            coded("window"),
-            times("ts"),
-            self.detail,
-        )
+
+def _entry_times(item: Any, done: dict[int, Any]) -> tuple[Any, Any]:
+    """An entry time field's (values, present) for all entries (``Packed.fields``'s item:
+    an int, a list, an ``int64`` array or a ``TimeColumn``); ``NotExact`` for a value that
+    is not an int in the long range."""
+    if item.__class__ is int:
+        if not LONG_MIN <= item <= LONG_MAX:
+            raise NotExact(item)
+        return item, True
+    if isinstance(item, np.ndarray):
+        if item.dtype != np.int64:
+            raise NotExact(item)
+        return item, True
+    if isinstance(item, TimeColumn):
+        column = item
+    elif isinstance(item, list):
+        column = done.get(id(item))
+        if column is None:
+            column = done[id(item)] = time_column(item)
+    else:
+        raise NotExact(item)
+    if not column.exact:
+        raise NotExact(item)
+    return column.values, True if column.present.all() else column.present
+
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused (a bulk conversion makes many containers and no
+    cycles; each collection pass would visit all of them), restored as it was. The containers
+    made meanwhile then join the oldest generation without a collection pass over them
+    (``gc.freeze`` and ``gc.unfreeze``: constant time), unless something else keeps objects
+    frozen."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
+        if enabled:
+            gc.enable()
 
 
 BASE_NAMES = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")

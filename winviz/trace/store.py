@@ -9,16 +9,18 @@ shapes, so the store has both, as Arrow's array builders do:
   - ``trace.extend(values)``: whole records, ``Trace.WIDTH`` (8) values each in
     ``BASE_FIELDS`` order — a hot loop takes ``write = trace.extend`` once and appends a
     tuple per record (one ``list.extend``, the cheapest append CPython has);
-  - a *packed entry*: a ``Packed`` marker and its ``width`` values appended with ``extend``,
-    standing for ``count`` records at once (an element's arrival, assignment, timers and
-    trigger call are one entry), followed by ``trace.packed(marker, n)`` for the ``n``
-    entries appended (a read finds the entries by these markers: a marker is the engine's
-    own object and never one of the values).
+  - *packed entries*: a ``Packed`` marker's entry is the marker followed by its ``width``
+    values, appended with ``extend``, standing for ``count`` records at once (an element's
+    arrival, assignment, timers and trigger call are one entry). After a run of ``n``
+    entries, before writing anything else, the writer declares them with
+    ``trace.packed(marker, n)``: a read then knows where every record is without looking.
 
 * **Reading** turns what was written since the last read into a columnar chunk
-  (``winviz.trace.columns``; packed entries are unpacked on the way) and reads columns:
-  ``columns()``, ``where(...)``, ``records(...)``, ``kinds()``, ``to_pandas()``,
-  ``to_arrow()``, ``save(path)``. A trace can be read while it is still being written (the
+  (``winviz.trace.columns``): ``columns()`` gathers the plain records and each marker's
+  entries and slices them field by field (C speed); each column is decoded the first time a
+  reader asks for it (packed entries through their marker's ``fields``). Then
+  ``where(...)``, ``records(...)``, ``kinds()``, ``to_pandas()``, ``to_arrow()``,
+  ``save(path)`` read the columns. A trace can be read while it is still being written (the
   next read adds what came since); ``len()`` counts records without converting anything.
 
 The same run always gives the same trace, byte for byte: ``to_json()`` is canonical.
@@ -26,25 +28,21 @@ The same run always gives the same trace, byte for byte: ``to_json()`` is canoni
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
+from operator import is_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from winviz.trace.columns import (
-    ColumnsBuilder,
-    NotExact,
+    Pieces,
+    Slots,
     TraceColumns,
     concat,
     empty,
-    entry_grid,
-    from_fields,
-    from_flat,
-    object_array,
 )
 from winviz.trace.schema import (
     BASE_FIELDS,
@@ -63,9 +61,9 @@ _BLOCK = 1 << 16  # records decoded at a time when iterating
 
 
 class Packed:
-    """A marker for a packed entry: the ``width`` values that follow it in the write buffer
+    """A marker for packed entries: the ``width`` values that follow it in the write buffer
     stand for ``count`` records. ``unpack`` defines them (eight values per record, exactly as
-    separate ``emit`` calls would have written); ``columns`` builds the same records field
+    separate ``emit`` calls would have written); ``fields`` builds the same records field
     by field for many entries at once, which is how a read converts them. Subclasses live
     next to the code that writes them."""
 
@@ -76,12 +74,17 @@ class Packed:
         """Append the records of the entry whose values start at ``values[at]`` to ``out``."""
         raise NotImplementedError
 
-    def fields(self, slots: list[list[Any]]) -> list[tuple[Any, ...]]:
+    def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
         """The records of ``n`` entries, whose values are given slot by slot (``slots[f][e]``:
-        value ``f`` of entry ``e``), field by field: for each of the eight fields
+        value ``f`` of entry ``e``; ``slots[f]`` is sliced when asked for: take it where it
+        is needed), field by field: for each of the eight fields
         (``BASE_FIELDS`` order) a tuple with one item per record of an entry — the value
-        every entry's record has, or a list of the ``n`` entries' values. This default
-        unpacks entry by entry; a subclass may say it directly."""
+        every entry's record has, or the ``n`` entries' values: a list, or already converted
+        (a ``CodedColumn`` for kind / operator / key / window, an ``int64`` array or a
+        ``TimeColumn`` for a time, an object array for the detail; ``winviz.trace.columns``),
+        or a ``Deferred`` that makes one of those when its field is decoded. An item several
+        records share is converted once. This default unpacks entry by entry; a subclass may
+        say it directly."""
         rows: list[Any] = []
         for values in zip(*slots, strict=True):
             self.unpack(list(values), 0, rows)
@@ -97,9 +100,9 @@ class Trace:
     __slots__ = (
         "_buffer",
         "_chunks",
-        "_markers",
         "_packed_records",
         "_packed_slots",
+        "_runs",
         "_view",
         "extend",
     )
@@ -112,9 +115,11 @@ class Trace:
         self._buffer: list[Any] = []
         self.extend = self._buffer.extend  # the writer API's bulk append (see the docstring)
         self._chunks: list[TraceColumns] = []
-        self._packed_slots = 0  # buffer slots of packed entries ...
-        self._packed_records = 0  # ... and how many records they stand for
-        self._markers: dict[Packed, int] = {}  # entries in the buffer per packed marker
+        # the runs of packed entries ``packed`` declared: (first slot, marker, entries), in
+        # buffer order; their buffer slots and the records they stand for
+        self._runs: list[tuple[int, Packed, int]] = []
+        self._packed_slots = 0
+        self._packed_records = 0
         self._view = False  # a read-only selection of another trace (``where``)
 
     @classmethod
@@ -146,10 +151,26 @@ class Trace:
         self._buffer.extend((kind, proc, wm, op, key, window, ts, detail))
 
     def packed(self, marker: Packed, entries: int) -> None:
-        """Note that ``entries`` packed entries of ``marker`` were appended with ``extend``."""
-        self._packed_slots += entries * (1 + marker.width)
+        """Declare the run of ``entries`` packed entries of ``marker`` just appended with
+        ``extend`` (each the marker, then its ``width`` values: the last slots of the
+        buffer). A writer declares each run before it writes anything else; a read then
+        knows where every record is without looking."""
+        if entries <= 0:
+            return
+        data, step = self._buffer, 1 + marker.width
+        start = len(data) - entries * step
+        if start < 0 or not all(map(is_, data[start::step], repeat(marker))):
+            raise ValueError(
+                f"trace.packed({marker!r}, {entries}): the last {entries} entries written are "
+                f"not entries of this marker (declare each run right after writing it)"
+            )
+        self._packed_slots += entries * step
         self._packed_records += entries * marker.count
-        self._markers[marker] = self._markers.get(marker, 0) + entries
+        runs = self._runs
+        if runs and runs[-1][1] is marker and runs[-1][0] + runs[-1][2] * step == start:
+            runs[-1] = (runs[-1][0], marker, runs[-1][2] + entries)
+        else:
+            runs.append((start, marker, entries))
 
     def _refuse(self, _values: Iterable[Any]) -> None:
         raise TypeError("this trace is a read-only selection (Trace.where); write to the run's")
@@ -164,150 +185,93 @@ class Trace:
         """Every record as columns (``winviz.trace.columns.TraceColumns``)."""
         if self._buffer:
             first = sum(len(c) for c in self._chunks)
-            with _no_gc():  # many new containers, no cycles: no collection passes over them
-                self._chunks.append(self._buffer_columns(first))
+            self._chunks.append(self._buffer_columns(first))
             self._buffer.clear()  # the same list: writers may hold its ``extend``
+            self._runs.clear()
             self._packed_slots = self._packed_records = 0
-            self._markers.clear()
         if len(self._chunks) > 1:
             self._chunks = [concat(self._chunks)]
         return self._chunks[0] if self._chunks else empty()
 
     def _buffer_columns(self, first: int) -> TraceColumns:
-        """The write buffer as columns: the runs of plain records gathered and converted
-        field by field, the entries of each packed marker gathered slot by slot and written
-        into the typed columns from its ``fields`` (``ColumnsBuilder``); each piece at its
-        records' positions."""
+        """The write buffer as columns, each field decoded when a reader first asks for it
+        (``Pieces``): the plain records between the declared runs gathered and sliced field
+        by field, each marker's entries gathered and sliced value by value (C speed: a slice
+        per run, a slice per field), each piece at its records' positions."""
         data, width = self._buffer, self.WIDTH
-        if not self._packed_slots:
-            return from_flat(data, first)
-        layout = self._layout()
-        values = self._plain_values(layout) if layout is not None else None
-        if values is None or (values and not set(map(type, values[0])) <= {str}):
-            # not laid out as the markers say (a marker written without ``packed``): walk it
-            layout = self._walk()
-            values = self._plain_values(layout)
-        out, _, plain_at, entries = layout
-        gathered = []
-        for marker, heads, at in entries:
-            step = 1 + marker.width
-            slots: list[list[Any]] = [[] for _ in range(marker.width)]
-            for start, n in _runs(heads, step):
-                stop = start + n * step
-                for f, slot in enumerate(slots):
-                    slot.extend(data[start + 1 + f : stop : step])
-            gathered.append((marker, slots, at))
-        try:
-            builder = ColumnsBuilder(out, first)
-            if values:
-                builder.put_columns(plain_at, from_fields(values))
-            for marker, slots, at in gathered:
-                builder.put_grid(at, len(slots[0]), marker.fields(slots))
-            return builder.build()
-        except NotExact:  # a time value that is not a long: object columns, field by field
-            fields = [np.empty(out, dtype=object) for _ in range(width)]
-            for f, column in enumerate(values):
-                fields[f][plain_at] = object_array(column)
-            for marker, slots, at in gathered:
-                n = len(slots[0])
-                for f, per_record in enumerate(marker.fields(slots)):
-                    fields[f][at] = entry_grid(n, per_record)
-            return from_fields(fields, first)
+        # the plain records between the runs and each marker's runs, gathered in order
+        plain_flat: list[Any] = []
+        flats: dict[Packed, list[Any]] = {}
+        labels, records = [], []  # each piece's records: plain (0) or a marker's (1 + i)
+        markers: dict[Packed, int] = {}
+        at = 0
+        for start, marker, entries in self._runs:
+            if start > at:
+                plain_flat += data[at:start]
+                labels.append(0)
+                records.append((start - at) // width)
+            stop = start + entries * (1 + marker.width)
+            flat = flats.get(marker)
+            if flat is None:
+                flat = flats[marker] = []
+            flat += data[start:stop]
+            labels.append(markers.setdefault(marker, len(markers) + 1))
+            records.append(entries * marker.count)
+            at = stop
+        if at < len(data):
+            plain_flat += data[at:] if at else data
+            labels.append(0)
+            records.append((len(data) - at) // width)
+        if len(plain_flat) % width or not set(map(type, plain_flat[::width])) <= {str}:
+            raise ValueError(self._undeclared())
+        if not markers:
+            n, plain_at, groups = len(plain_flat) // width, None, []
+        else:
+            piece = np.repeat(np.array(labels, dtype=np.int32), records)
+            n = len(piece)
+            plain_at = np.flatnonzero(piece == 0)
+            groups = []
+            for marker, label in markers.items():
+                slots = Slots(flats.pop(marker), marker.width)
+                groups.append((marker, slots, np.flatnonzero(piece == label)))
+        seq = np.arange(first, first + n, dtype=np.int64)
+        return TraceColumns.pending(seq, Pieces(n, plain_flat, plain_at, groups).decode)
 
-    def _plain_values(self, layout: tuple[int, np.ndarray, np.ndarray, list[Any]]) -> list[Any]:
-        """The plain records' values field by field (``BASE_FIELDS`` order), each run of
-        consecutive records sliced at C speed."""
+    def _undeclared(self) -> str:
+        """What is wrong with a write buffer whose plain records do not read as records: the
+        first slot where a record should start and does not."""
         data, width = self._buffer, self.WIDTH
-        flat: list[Any] = []
-        for start, n in _runs(layout[1], width):
-            flat.extend(data[start : start + n * width])
-        return [flat[f::width] for f in range(width)] if flat else []
-
-    def _layout(self) -> tuple[int, np.ndarray, np.ndarray, list[Any]] | None:
-        """Where the write buffer's records are, found at C speed: each packed marker's entry
-        heads by ``list.index`` (a marker is only ever an entry's head: an object of the
-        engine's own that no value can be), the plain records in the slots between them.
-        Returns (records, plain record heads, their record positions, [(marker, entry heads,
-        record positions entry by entry)]), or None when the buffer does not read that way
-        (a value claiming to equal a marker): ``_walk`` then reads it record by record."""
-        data, width = self._buffer, self.WIDTH
-        index, end = data.index, len(data)
-        covered = np.zeros(end, dtype=bool)
-        found: list[tuple[Packed, np.ndarray]] = []
-        for marker, count in self._markers.items():
-            step = 1 + marker.width
-            heads = [0] * count
-            p = -step
-            try:
-                for k in range(count):
-                    p = p + step
-                    if p >= end or data[p] is not marker:
-                        p = index(marker, p)
-                        if data[p] is not marker:
-                            return None
-                    heads[k] = p
-            except ValueError:
-                return None
-            at = np.array(heads, dtype=np.int64)
-            covered[(at[:, None] + np.arange(step)).ravel()] = True
-            found.append((marker, at))
-        plain = np.flatnonzero(~covered)
-        if len(plain) % width:
-            return None
-        blocks = plain.reshape(-1, width)
-        if len(blocks) and not (blocks[:, -1] - blocks[:, 0] == width - 1).all():
-            return None
-        plain_heads = blocks[:, 0] if len(blocks) else plain
-        # record positions: every head in buffer order, each standing for its records
-        heads = np.concatenate([plain_heads, *(at for _, at in found)])
-        counts = np.concatenate(
-            [
-                np.ones(len(plain_heads), dtype=np.int64),
-                *(np.full(len(at), m.count, dtype=np.int64) for m, at in found),
-            ]
+        runs = {start: (1 + m.width) * entries for start, m, entries in self._runs}
+        i = 0
+        while i < len(data):
+            if i in runs:
+                i += runs[i]
+            elif data[i].__class__ is str:
+                i += width
+            else:
+                break
+        return (
+            f"trace write buffer slot {i}: {data[i] if i < len(data) else 'the end'!r} where a "
+            f"record should start (a record's kind, a str); a packed entry's marker must be "
+            f"declared with trace.packed(marker, n) right after its run"
         )
-        order = np.argsort(heads, kind="stable")
-        first_record = np.empty(len(heads), dtype=np.int64)
-        first_record[order] = np.cumsum(counts[order]) - counts[order]
-        out = int(counts.sum())
-        entries = []
-        offset = len(plain_heads)
-        for marker, at in found:
-            starts = first_record[offset : offset + len(at)]
-            offset += len(at)
-            entries.append((marker, at, (starts[:, None] + np.arange(marker.count)).ravel()))
-        return out, plain_heads, first_record[: len(plain_heads)], entries
 
-    def _walk(self) -> tuple[int, np.ndarray, np.ndarray, list[Any]]:
-        """``_layout`` read record by record (each head says how far its record reaches)."""
+    def _unpacked(self) -> list[Any]:
+        """Every record, eight values each, in order, the write buffer read record by record
+        (a str head is a plain record's kind, anything else a packed entry's marker, its
+        entry unpacked with ``Packed.unpack``): what the columns are checked against."""
         data, width = self._buffer, self.WIDTH
-        plain_heads: list[int] = []
-        plain_at: list[int] = []
-        runs: dict[Packed, tuple[list[int], list[int]]] = {}
-        i, end, out = 0, len(data), 0
+        out: list[Any] = []
+        i, end = 0, len(data)
         while i < end:
             head = data[i]
             if head.__class__ is str:
-                plain_heads.append(i)
-                plain_at.append(out)
+                out.extend(data[i : i + width])
                 i += width
-                out += 1
             else:
-                heads, at = runs.setdefault(head, ([], []))
-                heads.append(i)
-                at.extend(range(out, out + head.count))
+                head.unpack(data, i + 1, out)
                 i += 1 + head.width
-                out += head.count
-        entries = [
-            (m, np.array(h, dtype=np.int64), np.array(a, dtype=np.int64))
-            for m, (h, a) in runs.items()
-        ]
-        return (
-            out,
-            np.array(plain_heads, dtype=np.int64),
-            np.array(plain_at, dtype=np.int64),
-            entries,
-        )
+        return out
 
     def __getitem__(self, i: int) -> TraceRecord:
         """The ``i``-th record (its ``seq`` for a whole trace)."""
@@ -483,19 +447,6 @@ class Trace:
         return save(self.columns(), Path(path))
 
 
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """The cyclic garbage collector paused (a bulk conversion makes many containers and no
-    cycles; each collection pass would visit all of them), restored as it was."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _names(field: str, want: Any) -> set[str]:
     """The names a ``kind`` / ``operator`` filter asks for (a str or several)."""
     try:
@@ -506,16 +457,6 @@ def _names(field: str, want: Any) -> set[str]:
     if bad:
         raise TypeError(f"{field}={want!r}: expected a name (str) or several names")
     return names
-
-
-def _runs(heads: np.ndarray, step: int) -> list[tuple[int, int]]:
-    """(first head, how many) of each run of heads ``step`` apart."""
-    if not len(heads):
-        return []
-    breaks = np.flatnonzero(np.diff(heads) != step) + 1
-    starts = np.concatenate(([0], breaks))
-    counts = np.diff(np.concatenate((starts, [len(heads)])))
-    return list(zip(heads[starts].tolist(), counts.tolist(), strict=True))
 
 
 def _window_code(c: TraceColumns, window: Any) -> int:
