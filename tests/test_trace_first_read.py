@@ -3,7 +3,6 @@ run, columns decoded field by field when a reader first asks, times kept exactly
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,6 @@ from winviz.trace.columns import (
     encode,
     encode_runs,
     from_flat,
-    no_gc,
     time_column,
 )
 
@@ -163,26 +161,3 @@ def test_slots_slice_an_entry_value_when_asked_and_deferred_items_are_made_once(
     made = []
     item = Deferred(lambda: made.append("made") or [7])
     assert item.get() == [7] and item.get() == [7] and made == ["made"]
-
-
-def test_no_gc_restores_the_collector_and_leaves_frozen_objects_frozen() -> None:
-    assert gc.isenabled()
-    with no_gc():
-        assert not gc.isenabled()
-        made = [[i] for i in range(1000)]
-    assert gc.isenabled() and len(made) == 1000
-    gc.disable()
-    try:
-        with no_gc():
-            pass
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-    gc.freeze()
-    try:
-        frozen = gc.get_freeze_count()
-        with no_gc():
-            extra = [[i] for i in range(10)]
-        assert gc.get_freeze_count() == frozen and len(extra) == 10  # not thawed by the read
-    finally:
-        gc.unfreeze()

@@ -19,16 +19,16 @@ as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one).
 
 from __future__ import annotations
 
-import gc
 import numbers
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import is_not
 from typing import Any
 
 import numpy as np
+
+from winviz.collector import paused
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
@@ -534,7 +534,7 @@ class Pieces:
 
     def decode(self, name: str) -> Any:
         f = BASE_NAMES.index(name)
-        with no_gc():  # many new containers, no cycles: no collection passes over them
+        with paused():  # many new containers, no cycles: no collection passes over them
             if self.groups:
                 self.items = [
                     (len(at) // marker.count, at, list(marker.fields(slots)))
@@ -684,25 +684,6 @@ def _entry_times(item: Any, done: dict[int, Any]) -> tuple[Any, Any]:
     if not column.exact:
         raise NotExact(item)
     return column.values, True if column.present.all() else column.present
-
-
-@contextmanager
-def no_gc() -> Iterator[None]:
-    """The cyclic garbage collector paused (a bulk conversion makes many containers and no
-    cycles; each collection pass would visit all of them), restored as it was. The containers
-    made meanwhile then join the oldest generation without a collection pass over them
-    (``gc.freeze`` and ``gc.unfreeze``: constant time), unless something else keeps objects
-    frozen."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if not gc.get_freeze_count():
-            gc.freeze()
-            gc.unfreeze()
-        if enabled:
-            gc.enable()
 
 
 BASE_NAMES = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")

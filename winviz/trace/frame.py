@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.trace.bulk import first_of_each, object_ids, paused_gc
+from winviz.collector import paused
+from winviz.trace.bulk import first_of_each, object_ids
 from winviz.trace.columns import (
     CodedColumn,
     TimeColumn,
@@ -42,7 +43,7 @@ from winviz.windows.window import TimeWindow
 
 def to_pandas(c: TraceColumns) -> pd.DataFrame:
     """The DataFrame view of some columns (see the module docstring)."""
-    with paused_gc():  # many new objects, no cycles: no collection passes over the trace
+    with paused():  # many new objects, no cycles: no collection passes over the trace
         starts, ends, has = c.window_bounds()
         columns: dict[str, Any] = {
             "seq": c.seq,
