@@ -378,6 +378,57 @@ def test_records_alternating_between_two_windows_give_the_step_by_step_results(
         assert got == [(3, 99, 102), (5, 99, 104), (10, 99, 106), (7, 149, 106), (6, 149, 106)]
 
 
+def test_records_alternating_between_two_open_windows_write_the_one_by_one_trace() -> None:
+    """Traced batches: records alternating between two open tumbling windows (the watermark
+    is still MIN) take the short way in both, swapping them, and write the trace of
+    Flink's path one record at a time, byte for byte."""
+
+    def job() -> wv.StreamExecutionEnvironment:
+        env = wv.StreamExecutionEnvironment(auto_watermark_interval=100)
+        events = [
+            ("a", 40, 1),
+            ("a", 60, 2),
+            ("b", 45, 3),
+            ("b", 70, 4),
+            ("a", 30, 5),
+            ("a", 80, 6),
+        ]
+        (
+            env.from_collection(events, arrival_times=[1, 2, 3, 4, 5, 6])
+            .assign_timestamps_and_watermarks(bounded(0))
+            .key_by(lambda e: e[0])
+            .window(wv.TumblingEventTimeWindows.of(50))
+            .allowed_lateness(10)
+            .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+            .sink_to("out")
+        )
+        return env
+
+    calls: list[str] = []
+    traced = WindowKernel.process_element
+
+    def spy(self, value, ts):
+        calls.append(f"element {ts}")
+        traced(self, value, ts)
+
+    WindowKernel.process_element = spy
+    try:
+        fast = job().execute()
+    finally:
+        WindowKernel.process_element = traced
+    assert calls == ["element 40", "element 60"]  # the first in each window: then both open
+    with engine_paths(kernel=False, batches=False):
+        slow = job().execute()
+    assert fast.trace.to_json() == slow.trace.to_json()
+    assert fast.outputs == slow.outputs and fast.metrics == slow.metrics
+    assert [(r.value, r.timestamp) for r in fast.outputs["out"]] == [
+        (("a", 40, 6), 49),
+        (("b", 45, 3), 49),
+        (("a", 60, 8), 99),
+        (("b", 70, 4), 99),
+    ]
+
+
 @st.composite
 def dense_fast_path_jobs(draw):
     """``fast_path_jobs`` with many records per batch in few windows: records close in

@@ -564,6 +564,10 @@ class WindowKernel:
         has_cleanup_timer = False
         marker: Any = None
         packed = 0  # entries written with ``marker`` since it was chosen
+        # the open window before it, [other_start, other_end) and the rest of its entry
+        # (records out of order around a window's end alternate between the two)
+        other_start = other_end = 0
+        other: tuple[Any, ...] = ()
 
         def find_open_window() -> None:
             """The cached window, if it is open; else none (an empty range)."""
@@ -600,57 +604,75 @@ class WindowKernel:
                 batch.arrivals, batch.indices, batch.values, batch.stamps, stamps, strict=False
             ):  # (the first len(stamps) records)
                 done += 1
-                if open_start <= ts < open_end:
-                    progress = _SELECTING_KEY
-                    if copies:  # (a copy for the key selector, another for the function)
-                        key = key_selector(copy_record(value))
-                        record = copy_record(value)
-                    else:
-                        key = key_selector(value)
-                        record = value
-                    # (winviz.keygroups: Java's rule for keys; the trace shows the user's key)
-                    internal = key if key.__class__ is str else op.key_rule.internal_key(key)
-                    progress = _KEYED
-                    current = open_contents.get(internal)
-                    if reducing:
-                        open_contents[internal] = new = (
-                            record if current is None else reduce(current, record)
-                        )
-                    else:
-                        open_contents[internal] = new = agg.add(
-                            record, agg.create_accumulator() if current is None else current
-                        )
-                    if new is None:
-                        raise op.none_result_error(internal, open_window, value)
-                    if current is None:  # the window's first element for this key
-                        existed = 0 if add_timer(internal, open_window, open_max_ts) else 1
-                        if not has_cleanup_timer or not add_timer(
-                            internal, open_window, open_cleanup
-                        ):
-                            existed |= _CLEANUP_TIMER_EXISTED
-                    else:  # both timers exist since its first element
-                        existed = _BOTH_TIMERS_EXISTED
-                    write(
-                        (
-                            marker, now, wm, key, open_window, ts, value, position, source_ts,
-                            existed, source_wm,
-                        )
-                    )  # fmt: skip
-                    packed += 1
-                    progress = _NOT_ON_THE_SHORT_WAY
-                    position += 1
-                    last_key, ctx_key, ctx_window = internal, internal, open_window
-                    continue
-                if packed:  # the run of entries ends here
-                    trace.packed(marker, packed)  # type: ignore[union-attr]
-                    entries += packed
-                    packed = 0
-                job.now, job.record_index = now, index
-                write(arrival.record(now, value, source_ts, position))
+                if not open_start <= ts < open_end:
+                    if not other_start <= ts < other_end:
+                        if packed:  # the run of entries ends here
+                            trace.packed(marker, packed)  # type: ignore[union-attr]
+                            entries += packed
+                            packed = 0
+                        job.now, job.record_index = now, index
+                        write(arrival.record(now, value, source_ts, position))
+                        position += 1
+                        self.process_element(value, ts)
+                        last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
+                        if open_start < open_end:  # the open window becomes the one before
+                            other_start, other_end = open_start, open_end
+                            other = (
+                                open_window, open_contents, open_max_ts, open_cleanup,
+                                has_cleanup_timer, marker,
+                            )  # fmt: skip
+                        find_open_window()
+                        continue
+                    # the open window before: the two swap (a run of entries ends with its
+                    # marker)
+                    if packed and other[5] is not marker:
+                        trace.packed(marker, packed)  # type: ignore[union-attr]
+                        entries += packed
+                        packed = 0
+                    other_start, other_end, other, (
+                        open_start, open_end, open_window, open_contents, open_max_ts,
+                        open_cleanup, has_cleanup_timer, marker,
+                    ) = open_start, open_end, (
+                        open_window, open_contents, open_max_ts, open_cleanup,
+                        has_cleanup_timer, marker,
+                    ), (other_start, other_end, *other)  # fmt: skip
+                progress = _SELECTING_KEY
+                if copies:  # (a copy for the key selector, another for the function)
+                    key = key_selector(copy_record(value))
+                    record = copy_record(value)
+                else:
+                    key = key_selector(value)
+                    record = value
+                # (winviz.keygroups: Java's rule for keys; the trace shows the user's key)
+                internal = key if key.__class__ is str else op.key_rule.internal_key(key)
+                progress = _KEYED
+                current = open_contents.get(internal)
+                if reducing:
+                    open_contents[internal] = new = (
+                        record if current is None else reduce(current, record)
+                    )
+                else:
+                    open_contents[internal] = new = agg.add(
+                        record, agg.create_accumulator() if current is None else current
+                    )
+                if new is None:
+                    raise op.none_result_error(internal, open_window, value)
+                if current is None:  # the window's first element for this key
+                    existed = 0 if add_timer(internal, open_window, open_max_ts) else 1
+                    if not has_cleanup_timer or not add_timer(internal, open_window, open_cleanup):
+                        existed |= _CLEANUP_TIMER_EXISTED
+                else:  # both timers exist since its first element
+                    existed = _BOTH_TIMERS_EXISTED
+                write(
+                    (
+                        marker, now, wm, key, open_window, ts, value, position, source_ts,
+                        existed, source_wm,
+                    )
+                )  # fmt: skip
+                packed += 1
+                progress = _NOT_ON_THE_SHORT_WAY
                 position += 1
-                self.process_element(value, ts)
-                last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
-                find_open_window()
+                last_key, ctx_key, ctx_window = internal, internal, open_window
         except Exception as exc:
             job.now, job.record_index = now, index
             if packed:  # the run of entries ends before the failing record's records
