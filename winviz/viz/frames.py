@@ -78,6 +78,8 @@ class TraceView:
         self._code_of = {k: i for i, k in enumerate(self.c.kind.values)}
         self._kind_names = self.c.kind.lookup()
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._rows_of: dict[int, np.ndarray] = {}  # per kind code: its records, in seq order
+        self.memo: dict[Any, Any] = {}  # tables derived from this view (see ``memoized``)
 
     @property
     def kinds(self) -> np.ndarray:
@@ -95,7 +97,8 @@ class TraceView:
     def operators(self, *kinds: str) -> list[str]:
         """Operators that wrote records of these kinds, in order of first appearance."""
         codes = self.c.operator.codes[self.select(*kinds)]
-        return [self.c.operator.values[i] for i in dict.fromkeys(codes.tolist())]
+        distinct, first = np.unique(codes, return_index=True)
+        return [self.c.operator.values[i] for i in distinct[np.argsort(first)].tolist()]
 
     def __len__(self) -> int:
         return len(self._codes)
@@ -107,12 +110,23 @@ class TraceView:
 
     def select(self, *kinds: str, operator: str | None = None) -> np.ndarray:
         """The positions of records of these kinds, in seq order."""
-        wanted = np.zeros(len(self._code_of) + 1, dtype=bool)
-        wanted[[self._code_of[k] for k in kinds if k in self._code_of]] = True
-        rows = np.flatnonzero(wanted[self._codes])
+        parts = [self._rows(self._code_of[k]) for k in dict.fromkeys(kinds) if k in self._code_of]
+        if not parts:
+            rows = np.zeros(0, dtype=np.int64)
+        elif len(parts) == 1:
+            rows = parts[0]
+        else:  # each part in seq order: one sort of their union
+            rows = np.sort(np.concatenate(parts))
         if operator is not None and len(rows):
             code = self.c.operator.code_of(operator)
             rows = rows[self.c.operator.codes[rows] == code]
+        return rows
+
+    def _rows(self, code: int) -> np.ndarray:
+        """The records of one kind (by its code), found once per view."""
+        rows = self._rows_of.get(code)
+        if rows is None:
+            rows = self._rows_of[code] = np.flatnonzero(self._codes == code)
         return rows
 
     def column(self, name: str, rows: np.ndarray) -> np.ndarray:
@@ -177,8 +191,11 @@ class TraceView:
 
 
 def open_trace(source: Any) -> TraceView:
-    """A TraceView of a Trace, a trace DataFrame or a result with ``.trace``; raises
-    TraceInputError with a readable reason when the input cannot be drawn."""
+    """A TraceView of a Trace, a trace DataFrame or a result with ``.trace`` (a TraceView as
+    it is: charts drawn from one view share the tables derived from it, see ``memoized``);
+    raises TraceInputError with a readable reason when the input cannot be drawn."""
+    if isinstance(source, TraceView):
+        return source
     if source is not None and not isinstance(source, (Trace, pd.DataFrame)):
         inner = getattr(source, "trace", None)
         if isinstance(inner, Trace):
@@ -217,6 +234,16 @@ def _check_frame(frame: pd.DataFrame) -> None:
 
 
 # -- tidy frames ------------------------------------------------------------------------------
+
+
+def memoized(view: TraceView, name: str, operator: str, build: Any) -> Any:
+    """``build()`` once per view, table name and operator: the frames below that several
+    charts (and an explorer's summary) of one trace read are derived once per view. The
+    table is shared: callers never change it in place."""
+    key = (name, operator)
+    if key not in view.memo:
+        view.memo[key] = build()
+    return view.memo[key]
 
 
 def window_operators(view: TraceView) -> list[str]:
@@ -272,6 +299,10 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     many it was assigned to). See the module docstring for the rules (Flink's late element,
     ``timestamp <= currentWatermark``; ``WindowOperator.isWindowLate`` decides what is
     dropped or side output)."""
+    return memoized(view, "element_fates", operator, lambda: _element_fates(view, operator))
+
+
+def _element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     rows = view.select(*FATE_KINDS, operator=operator)
     is_element = view.is_kind(rows, "element")
     group = np.cumsum(is_element) - 1
@@ -456,6 +487,10 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
     None when no timer fired it), fired_by (the cause's category, ``fired_by``) and at (the
     event time a firing mark sits at: the event-time timer's timestamp, else the window's
     end)."""
+    return memoized(view, "firings", operator, lambda: _firings(view, operator))
+
+
+def _firings(view: TraceView, operator: str) -> pd.DataFrame:
     # the columns first, one DataFrame at the end (adding columns one by one costs more)
     frame = _window_record_columns(
         view, operator, ("fired",), ("key", "proc_time", "watermark", "ts")
@@ -564,6 +599,10 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     """One row per (key, window): opened (first assigned proc_time), closed (cleanup
     proc_time; None while still open at the end of the trace), elements assigned, firings,
     merged_into ("[s, e)" when a session merge absorbed it, else None)."""
+    return memoized(view, "window_lives", operator, lambda: _window_lives(view, operator))
+
+
+def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     rows = view.select("assigned", "fired", "cleanup", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
