@@ -241,9 +241,14 @@ class TimeAxis:
         directly (the usual case). Equal numbers have the same text, so 5 and 5.0 may share
         one."""
         kind, out = self.kind, []
-        if kind == "ms" and values and all(v.__class__ is int for v in values):
-            if -EXACT <= min(values) and max(values) <= EXACT:  # every one "12,000 ms"
-                return list(map("{:,} ms".format, values))
+        if (
+            kind == "ms"
+            and values
+            and all(v.__class__ is int for v in values)
+            and min(values) >= -EXACT
+            and max(values) <= EXACT
+        ):  # every one "12,000 ms"
+            return list(map("{:,} ms".format, values))
         cache: dict[Any, str] = {}
         for v in values:
             if v.__class__ is int or v.__class__ is float:
