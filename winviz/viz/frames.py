@@ -38,10 +38,14 @@ none).
 
 from __future__ import annotations
 
+import functools
+import gc
 import json
+from collections.abc import Callable
+from itertools import compress
 from json.encoder import encode_basestring
 from operator import itemgetter
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -51,11 +55,33 @@ from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
 
+P = ParamSpec("P")
+R = TypeVar("R")
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
 _FATE_NAMES = np.array(["on time", "late, accepted", "dropped", "side output"], dtype=object)
 WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
 FATE_KINDS = ("element", "assigned", "skipped_late_window", "late_dropped", "side_output")
+
+
+def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` with Python's cyclic garbage collector paused while it runs (restored as it
+    was), as ``Trace.columns`` does for its bulk conversion: a chart of a large trace makes
+    hundreds of thousands of short-lived containers and no cycles, and every collection pass
+    they trigger would also walk all the objects the trace keeps alive. Reference counting
+    still frees everything as usual."""
+
+    @functools.wraps(fn)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+
+    return paused
 
 
 class TraceInputError(ValueError):
@@ -773,20 +799,68 @@ def timer_operators(view: TraceView) -> list[str]:
 def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     """The timer records of ``operator``: seq, kind, proc_time, watermark, key, namespace (text),
     ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a deletion, False for
-    a firing)."""
+    a firing), and timer: one integer per timer identity (key, namespace text, domain,
+    timestamp), as ``timer_lives`` tells timers apart. The times are int64 columns when every
+    record has an exact one, else objects (ints, None where absent)."""
     rows = view.select(*TIMER_KINDS, operator=operator)
-    columns: dict[str, Any] = {"seq": rows, "kind": _objects(view.kinds_of(rows))}
-    for name in ("proc_time", "watermark", "key", "ts"):
-        columns[name] = _objects(view.column(name, rows))
+    # the kind as a categorical of TIMER_KINDS: comparisons by code, not string by string
+    order = np.full(len(view.c.kind.values) + 1, -1, dtype=np.int8)
+    for i, kind in enumerate(TIMER_KINDS):
+        if kind in view._code_of:
+            order[view._code_of[kind]] = i
+    kinds = pd.Categorical.from_codes(order[view._codes[rows]], categories=list(TIMER_KINDS))
+    columns: dict[str, Any] = {"seq": rows, "kind": kinds}
+    for name in ("proc_time", "watermark"):
+        columns[name] = _times(view, name, rows)
+    columns["key"] = _objects(view.column("key", rows))
+    columns["ts"] = _times(view, "ts", rows)
     # detail is (domain, namespace[, flag]) for every timer kind
-    details = view.c.detail[rows]
-    columns["namespace"] = _objects(namespace_texts(list(map(itemgetter(1), details))))
-    columns["domain"] = _objects(list(map(itemgetter(0), details)))
+    details = view.c.detail[rows].tolist()
+    ns_texts, ns_codes = _namespace_texts_codes(list(map(itemgetter(1), details)))
+    columns["namespace"] = _objects(ns_texts)
+    domains = list(map(itemgetter(0), details))
+    columns["domain"] = _objects(domains)
     flag = np.zeros(len(rows), dtype=bool)
     has = np.fromiter(map(len, details), dtype=np.int64, count=len(rows)) > 2
-    flag[has] = [bool(f) for f in map(itemgetter(2), details[has])]
+    if has.any():
+        flag[has] = np.fromiter(
+            map(itemgetter(2), compress(details, has.tolist())), dtype=bool, count=int(has.sum())
+        )
     columns["flag"] = flag
+    if len(rows):
+        stamps = columns["ts"]
+        ts_codes = (
+            pd.factorize(stamps.to_numpy())[0]
+            if stamps.dtype != object
+            else _codes(stamps.to_numpy(dtype=object))
+        )
+        columns["timer"] = _group_ids(
+            view.c.key.codes[rows], ns_codes, _identity_codes(domains), ts_codes
+        )
+    else:
+        columns["timer"] = np.zeros(0, dtype=np.int64)
     return pd.DataFrame(columns)
+
+
+def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
+    """A time column of some records: int64 when every one has an exact value, else objects
+    (ints, None where absent)."""
+    column = getattr(view.c, name).take(rows)
+    if column.exact and column.present.all():
+        return pd.Series(column.values, dtype=np.int64)
+    return _objects(view.column(name, rows))
+
+
+def _identity_codes(values: list[Any]) -> np.ndarray:
+    """Integer codes of some strings (or any values) telling equal ones apart: by object
+    identity first (a run's domains are a few shared objects), then by value."""
+    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
+    codes, first = pd.factorize(ids)
+    if not len(first):
+        return codes
+    firsts = np.unique(codes, return_index=True)[1]
+    by_value, _ = pd.factorize(object_array([values[i] for i in firsts.tolist()]))
+    return by_value[codes]
 
 
 def _objects(values: Any) -> pd.Series:
@@ -798,8 +872,13 @@ def _objects(values: Any) -> pd.Series:
 def namespace_texts(values: list[Any]) -> list[str]:
     """A timer namespace as text: a window as "[start, end)" (from a TimeWindow or the
     [start, end] pair of a DataFrame), anything else as ``short``."""
+    return _namespace_texts_codes(values)[0]
+
+
+def _namespace_texts_codes(values: list[Any]) -> tuple[list[str], np.ndarray]:
+    """``namespace_texts`` and an integer code per value: one per distinct text."""
     if not values:
-        return []
+        return [], np.zeros(0, dtype=np.int64)
     # a text per distinct object (by id(): the values are alive throughout, so no id is
     # reused), then per distinct namespace — not a Python-level __hash__ per record
     ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
@@ -822,7 +901,8 @@ def namespace_texts(values: list[Any]) -> list[str]:
                 text = short(v, 30)
             cache[ident] = text
         texts.append(text)
-    return np.asarray(texts, dtype=object)[codes].tolist()
+    text_codes, _ = pd.factorize(np.asarray(texts, dtype=object))
+    return np.asarray(texts, dtype=object)[codes].tolist(), text_codes[codes]
 
 
 def _identity(v: Any) -> Any:
@@ -847,15 +927,19 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
     n = len(records)
     if n == 0:
         return pd.DataFrame([], columns=TIMER_COLUMNS)
-    kinds = records["kind"].to_numpy(dtype=object)
-    is_reg = kinds == "timer_registered"
+    kinds = records["kind"]
+    is_reg = (kinds == "timer_registered").to_numpy()
+    is_fired = (kinds == "timer_fired").to_numpy()
     counted = np.flatnonzero(~(is_reg & records["flag"].to_numpy(dtype=bool)))
-    ident = _group_ids(
-        _codes(records["key"].to_numpy(dtype=object)[counted]),
-        _codes(records["namespace"].to_numpy(dtype=object)[counted]),
-        _codes(records["domain"].to_numpy(dtype=object)[counted]),
-        _codes(records["ts"].to_numpy(dtype=object)[counted]),
-    )
+    if "timer" in records.columns:  # timer_records' identities
+        ident = records["timer"].to_numpy()[counted]
+    else:
+        ident = _group_ids(
+            _codes(records["key"].to_numpy(dtype=object)[counted]),
+            _codes(records["namespace"].to_numpy(dtype=object)[counted]),
+            _codes(records["domain"].to_numpy(dtype=object)[counted]),
+            _codes(records["ts"].to_numpy(dtype=object)[counted]),
+        )
     order = np.argsort(ident, kind="stable")  # per timer, in seq order
     group, reg, pos = ident[order], is_reg[counted][order], counted[order]
     same = np.zeros(len(order), dtype=bool)
@@ -875,9 +959,9 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
     end_at = np.where(has_end, end_pos, 0)
 
     def col(name: str, at: np.ndarray) -> list[Any]:
-        return records[name].to_numpy(dtype=object)[at].tolist()
+        return records[name].to_numpy()[at].tolist()  # Python ints / objects as they are
 
-    end_text = np.where(kinds[end_at] == "timer_fired", "fired", "deleted")
+    end_text = np.where(is_fired[end_at], "fired", "deleted")
     end_text = np.where(has_end, end_text, "pending").tolist()
     ends = has_end.tolist()
     out = list(
@@ -895,7 +979,10 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
             strict=True,
         )
     )
-    frame = pd.DataFrame([list(r) for r in out], columns=TIMER_COLUMNS)
+    by_column = list(zip(*out, strict=True)) if out else [()] * len(TIMER_COLUMNS)
+    frame = pd.DataFrame(
+        {c: pd.Series(list(v), dtype=object) for c, v in zip(TIMER_COLUMNS, by_column, strict=True)}
+    )
     if len(frame):
         frame["key"] = key_texts(frame["key"])
     return frame
@@ -918,21 +1005,26 @@ def timer_queue(records: pd.DataFrame) -> pd.DataFrame:
     """Live timers per domain after each timer record: seq, proc_time, domain, size
     (registrations that were not de-duplicated add one, firings and deletions of an existing
     timer take one away)."""
-    kinds = records["kind"].to_numpy(dtype=object)
+    kinds = records["kind"]
     flag = records["flag"].to_numpy(dtype=bool)
     delta = np.where(
-        kinds == "timer_registered",
+        (kinds == "timer_registered").to_numpy(),
         np.where(flag, 0, 1),
-        np.where(kinds == "timer_fired", -1, np.where(flag, -1, 0)),
+        np.where((kinds == "timer_fired").to_numpy(), -1, np.where(flag, -1, 0)),
     )
-    frame = pd.DataFrame(
+    keep = np.flatnonzero(delta != 0)
+    domains = records["domain"].to_numpy()[keep]
+    codes, _ = pd.factorize(domains, use_na_sentinel=False)
+    size = np.zeros(len(keep), dtype=np.int64)
+    steps = delta[keep]
+    for code in range(int(codes.max()) + 1 if len(codes) else 0):  # a running sum per domain
+        mine = codes == code
+        size[mine] = np.cumsum(steps[mine])
+    return pd.DataFrame(
         {
-            "seq": records["seq"].to_numpy(),
-            "proc_time": records["proc_time"].to_numpy(dtype=object),
-            "domain": records["domain"].to_numpy(dtype=object),
-            "delta": delta,
+            "seq": records["seq"].to_numpy()[keep],
+            "proc_time": pd.Series(records["proc_time"].to_numpy()[keep].tolist(), dtype=object),
+            "domain": pd.Series(domains, dtype=object),
+            "size": size,
         }
     )
-    frame = frame[frame["delta"] != 0]
-    frame["size"] = frame.groupby("domain", sort=False)["delta"].cumsum()
-    return frame.drop(columns="delta").reset_index(drop=True)

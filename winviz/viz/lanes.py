@@ -52,6 +52,7 @@ HORIZON_TITLE = "allowed lateness"
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 
 
+@frames.gc_paused
 def window_lanes(
     trace: Any,
     *,

@@ -58,6 +58,7 @@ STATE_COLORS = (palette.SKY_BLUE, palette.GREEN, palette.PURPLE, palette.LIGHT_G
 FUTURE_COLOR = palette.GREY
 
 
+@frames.gc_paused
 def scrubber(
     trace: Any,
     *,

@@ -38,6 +38,7 @@ from winviz.viz.timeline import pick_operator
 LAG_LABEL = "watermark lag (processing time − watermark)"
 
 
+@frames.gc_paused
 def skew_chart(
     trace: Any,
     *,

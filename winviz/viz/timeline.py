@@ -59,6 +59,7 @@ SKEW_MIN_ELEMENTS = 1000  # view="auto" never picks the skew chart for this many
 SKEW_SPREAD = 0.02  # ... nor unless their skews spread over less than this share of the run
 
 
+@frames.gc_paused
 def timeline(
     trace: Any,
     *,

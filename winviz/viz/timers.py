@@ -70,6 +70,7 @@ DX_GAP = 4  # pixels between timers of one timestamp
 LINK_PARAM = "queue_at"  # the queue panel's pointer: a processing time drawn across the timers
 
 
+@frames.gc_paused
 def timers_chart(
     trace: Any,
     *,
@@ -225,7 +226,7 @@ def timer_rows(records: pd.DataFrame) -> pd.DataFrame:
     if ended.any():
         seqs = records["seq"].to_numpy()  # ascending: the records' positions in the trace
         at = np.searchsorted(seqs, lives["end_seq"].to_numpy(dtype=float)[ended].astype(np.int64))
-        marks[ended] = records["watermark"].to_numpy(dtype=object)[at]
+        marks[ended] = records["watermark"].to_numpy()[at].tolist()
     lives["end_watermark"] = pd.Series(marks, dtype=object)
     return lives
 
