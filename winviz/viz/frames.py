@@ -580,7 +580,12 @@ def fired_by(causes: list[str], domains: list[str | None], watermarks: np.ndarra
 
 
 def cleanups(view: TraceView, operator: str) -> pd.DataFrame:
-    """The ``cleanup`` records: window_records columns plus cleanup_time."""
+    """The ``cleanup`` records: window_records columns plus cleanup_time (shared, see
+    ``memoized``)."""
+    return memoized(view, "cleanups", operator, lambda: _cleanups(view, operator))
+
+
+def _cleanups(view: TraceView, operator: str) -> pd.DataFrame:
     frame = window_records(view, operator, "cleanup")
     frame["cleanup_time"] = view.detail("cleanup", "cleanup_time", frame["seq"].to_numpy())
     return frame
@@ -759,7 +764,11 @@ def _group_ids(*columns: np.ndarray) -> np.ndarray:
 
 def merged(view: TraceView, operator: str) -> pd.DataFrame:
     """The ``merged`` records: window_records columns plus key_text and merged_windows
-    (list of (start, end))."""
+    (list of (start, end)); shared, see ``memoized``."""
+    return memoized(view, "merged", operator, lambda: _merged(view, operator))
+
+
+def _merged(view: TraceView, operator: str) -> pd.DataFrame:
     frame = window_records(view, operator, "merged")
     rows = frame["seq"].to_numpy()
     mw = view.detail("merged", "merged_windows", rows)

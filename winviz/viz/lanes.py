@@ -19,13 +19,15 @@ earliest windows in event time); the subtitle says what was left out.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, scale
+from winviz.viz import frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import pick_operator
@@ -207,7 +209,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
                 "merged_into": b.merged_into if isinstance(b.merged_into, str) else "",
             }
         )
-    data = pd.DataFrame(rows)
+    data = spec.rows_data(rows)
     keys = list(dict.fromkeys(bars["key"]))
     return (
         alt.Chart(data)
@@ -257,7 +259,9 @@ def _closed(closed: Any, merged_into: Any) -> str:
     return "open at the end" if pd.isna(closed) else f"{int(closed):,}"
 
 
-def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: int) -> pd.DataFrame:
+def _events(
+    view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: int
+) -> list[dict[str, Any]]:
     """One row per drawn window event: firings per (key, window, cause, event time of the
     timer that fired them — else the window end), cleanups at their cleanup time, purges,
     evictions and merges, with the slot of their bar. Purges, evictions and merges, and
@@ -309,19 +313,31 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
                 m.window_start, g, result=f"merged {merged_text}", n=1,
             )
         )  # fmt: skip
-    frame = pd.DataFrame([r for r in rows if r is not None])
-    if "cause" in frame.columns:
-        frame["cause"] = frame["cause"].fillna("").astype(str)
-    if not frame.empty:
+    rows = [r for r in rows if r is not None]
+    if any("cause" in r for r in rows):  # a column of every row (the firings' come first)
+        for r in rows:
+            r.setdefault("cause", "")
+    if rows:
         ms_per_px = (x.hi - x.lo) / width
-        shift = frame["what"].map(EVENT_DX) * ms_per_px
+        whats = [r["what"] for r in rows]
+        at = np.array([r["x"] for r in rows], dtype=np.float64)
+        shift = np.array([EVENT_DX[w] for w in whats], dtype=np.float64) * ms_per_px
         # a firing mark claims a time (its timer's): it moves aside only when another mark
         # of its bar falls on the same pixel
-        pixel = (frame["x"] / ms_per_px).round().astype("int64")
-        crowded = frame.groupby([frame["key"], frame["slot"], pixel])["what"].transform("size")
-        shift = shift.where(~frame["what"].str.startswith(CLAIMS_TIME) | (crowded > 1), 0.0)
-        frame["x"] = (frame["x"] + shift).clip(x.lo, x.hi).round(3)
-    return frame
+        pixel = (at / ms_per_px).round().astype(np.int64).tolist()
+        places = list(zip([r["key"] for r in rows], [r["slot"] for r in rows], pixel, strict=True))
+        crowded = Counter(places)
+        claims = np.array(
+            [
+                w.startswith(CLAIMS_TIME) and crowded[p] == 1
+                for w, p in zip(whats, places, strict=True)
+            ],
+            dtype=bool,
+        )
+        shift[claims] = 0.0
+        for r, v in zip(rows, np.clip(at + shift, x.lo, x.hi).round(3).tolist(), strict=True):
+            r["x"] = v
+    return rows
 
 
 def _bar_slots(bars: pd.DataFrame) -> dict[tuple[Any, Any, Any], int]:
@@ -417,7 +433,7 @@ def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) ->
         )
     if not rows:
         return []
-    data = pd.DataFrame(rows)
+    data = spec.rows_data(rows)
     tips = [
         alt.Tooltip(f"{c}:N")
         for c in ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon"]
@@ -483,10 +499,10 @@ def _event(
     }
 
 
-def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
-    if events.empty:
+def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[alt.Chart]:
+    if not events:
         return []
-    seen = set(events["what"].tolist())
+    seen = {e["what"] for e in events}
     present = [w for w in palette.WINDOW_EVENTS if w in seen]
     colors = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
     shapes = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
@@ -501,15 +517,15 @@ def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
         scale=alt.Scale(domain=present, range=[shapes[w] for w in present]),
     )
     columns = ["what", "key", "window", "detail", "n", "seq", "proc_time", "watermark"]
-    if "cause" in events.columns:
+    if "cause" in events[0]:
         columns.insert(4, "cause")
     tips = [alt.Tooltip(f"{c}:N") for c in columns]
     layers = []
     for what in present:
-        part = events[events["what"] == what]
+        part = [e for e in events if e["what"] == what]
         # every layer sorts the sub-lanes alike (Vega-Lite warns of "conflicting sort
         # properties" when the layers' yOffset domains sort differently)
-        base = alt.Chart(part).encode(
+        base = alt.Chart(spec.rows_data(part)).encode(
             x=x.x("x"), y=alt.Y("key:N"), yOffset=alt.YOffset("slot:N", sort="ascending")
         )
         layers.append(
@@ -517,7 +533,7 @@ def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
                 color=color, shape=shape, tooltip=tips
             )
         )
-        if (part["n"] > 1).any():
+        if any(e["n"] > 1 for e in part):
             layers.append(
                 base.mark_text(align="left", dx=6, dy=-6, fontSize=9, font="sans-serif").encode(
                     text=alt.Text("label:N")
