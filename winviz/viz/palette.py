@@ -17,6 +17,7 @@ labelled (see ``TimeAxis.clip``).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -166,6 +167,14 @@ def format_time(value: Any, kind: Literal["epoch", "ms"] = "ms") -> str:
     return f"{v:,} ms"
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _format_cached(value: Any, kind: Literal["epoch", "ms"]) -> str:
+    """``format_time`` of a hashable value, remembered: a chart writes the same window bounds,
+    watermarks and times over and over (values equal as dict keys — 5, 5.0, True — have the
+    same text, as ``format_time`` reads them as ints)."""
+    return format_time(value, kind)
+
+
 @dataclass(frozen=True)
 class TimeAxis:
     """One time axis: its title, how values are shown and the visible domain [lo, hi]."""
@@ -233,7 +242,10 @@ class TimeAxis:
         return alt.Y2(field)
 
     def fmt(self, value: Any) -> str:
-        return format_time(value, self.kind)
+        try:
+            return _format_cached(value, self.kind)
+        except TypeError:  # not hashable
+            return format_time(value, self.kind)
 
     def fmt_all(self, values: list[Any]) -> list[str]:
         """``fmt`` of each value, each distinct number formatted once (a run's watermarks
