@@ -36,13 +36,14 @@ adds the two handlers after Altair's validation, from what ``usermeta.winviz.rep
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any, Literal
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, scale
+from winviz.viz import frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import pick_operator
@@ -249,44 +250,58 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
     """One row per window (all keys): window_start, window_end, keys, opened (first element),
     fired (first firing; NaN if none), closed (last cleanup or session merge; NaN while any
     key's pane is kept), merged_into ("[s, e)" when every key's pane of it was merged away,
-    else "")."""
+    else ""), by (start, end)."""
     lives = frames.window_lives(view, op)
     columns = ["window_start", "window_end", "keys", "opened", "fired", "closed", "merged_into"]
     if lives.empty:
         return pd.DataFrame(columns=columns)
+    # (key, window) rows grouped by window, in (start, end) order; a group's rows in their
+    # order in ``lives`` (a stable sort)
+    starts = lives["window_start"].to_numpy(dtype=np.int64)
+    ends = lives["window_end"].to_numpy(dtype=np.int64)
+    order = np.lexsort((ends, starts))
+    s_sorted, e_sorted = starts[order], ends[order]
+    first = np.flatnonzero(
+        np.r_[True, (s_sorted[1:] != s_sorted[:-1]) | (e_sorted[1:] != e_sorted[:-1])]
+    )
+    sizes = np.diff(np.r_[first, len(order)])
+    opened = np.minimum.reduceat(lives["opened"].to_numpy(dtype=np.int64)[order], first)
+    closed_all = pd.to_numeric(lives["closed"]).to_numpy(dtype=np.float64)[order]
+    cleaned = np.add.reduceat((~np.isnan(closed_all)).astype(np.int64), first)
+    closed = np.fmax.reduceat(closed_all, first)  # NaN only where no pane was cleaned
+    closed[cleaned < sizes] = np.nan  # a key's pane is kept
+    texts = lives["merged_into"].to_numpy(dtype=object)[order].tolist()
+    bounds = np.r_[first, len(order)].tolist()
+    merged_into = [frames.merged_text(pd.Series(texts[a:b])) for a, b in pairwise(bounds)]
     # the first firing of each window: only the fired records' windows and processing times
     # (not frames.firings, which also words every firing's cause and result)
     rows = view.select("fired", operator=op)
     start, end, present = view.bounds(rows)
-    fired = pd.DataFrame(
+    procs = view.numbers("proc_time", rows[present])
+    first_fired: dict[tuple[int, int], float] = {}
+    windows = zip(start[present].tolist(), end[present].tolist(), strict=True)
+    for key, t in zip(windows, procs.tolist(), strict=True):
+        if t == t and t < first_fired.get(key, np.inf):  # not NaN (no processing time)
+            first_fired[key] = t
+    w_start, w_end = s_sorted[first], e_sorted[first]
+    per = pd.DataFrame(
         {
-            "window_start": start[present],
-            "window_end": end[present],
-            "proc_time": view.column("proc_time", rows[present]),
+            "window_start": w_start,
+            "window_end": w_end,
+            "keys": sizes.astype(np.int64),
+            "opened": opened,
+            "fired": np.array(
+                [
+                    first_fired.get(k, np.nan)
+                    for k in zip(w_start.tolist(), w_end.tolist(), strict=True)
+                ],
+                dtype=np.float64,
+            ),
+            "closed": closed,
+            "merged_into": pd.Series(merged_into, dtype=object),
         }
     )
-    first = (
-        fired.assign(proc_time=pd.to_numeric(fired["proc_time"]))
-        .groupby(["window_start", "window_end"])["proc_time"]
-        .min()
-        .rename("fired")
-    )
-    per = (
-        lives.assign(closed=pd.to_numeric(lives["closed"]))
-        .groupby(["window_start", "window_end"], sort=True)
-        .agg(
-            keys=("key", "nunique"),
-            opened=("opened", "min"),
-            closed=("closed", "max"),
-            cleaned=("closed", "count"),
-            pairs=("key", "size"),
-            merged_into=("merged_into", frames.merged_text),
-        )
-    )
-    per.loc[per["cleaned"] < per["pairs"], "closed"] = np.nan
-    per = per.join(first, how="left").reset_index()
-    per = per[per["window_start"] < per["window_end"]]
-    return per[columns]
+    return per[per["window_start"] < per["window_end"]].reset_index(drop=True)
 
 
 # -- layers -------------------------------------------------------------------------------------
@@ -296,25 +311,35 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
     if windows.empty:
         return None
     windows, _ = scale.every_kth(windows, scale.ROW_LIMIT)
-    data = pd.DataFrame(
+    fired, closed = windows["fired"].tolist(), windows["closed"].tolist()
+    merged = windows["merged_into"].astype(str).tolist()
+    rows = [
         {
-            "x": [x.clip(v)[0] for v in windows["window_start"]],
-            "x2": [x.clip(v)[0] for v in windows["window_end"]],
-            "opened": [y.clip(v)[0] for v in windows["opened"]],
+            "x": x.clip(a)[0],
+            "x2": x.clip(b)[0],
+            "opened": y.clip(o)[0],
             # NaN (never) → None: JSON null; the expressions below test for it
-            "fired": [None if pd.isna(v) else y.clip(v)[0] for v in windows["fired"]],
-            "closed": [None if pd.isna(v) else y.clip(v)[0] for v in windows["closed"]],
+            "fired": None if f != f else y.clip(f)[0],
+            "closed": None if c != c else y.clip(c)[0],
             "kind": "window",
-            "window": [
-                f"[{x.fmt(a)}, {x.fmt(b)})"
-                for a, b in zip(windows["window_start"], windows["window_end"], strict=True)
-            ],
-            "keys": windows["keys"].astype("int64"),
-            "merged_into": windows["merged_into"].astype(str),
+            "window": f"[{x.fmt(a)}, {x.fmt(b)})",
+            "keys": k,
+            "merged_into": m,
         }
-    )
+        for a, b, o, f, c, k, m in zip(
+            windows["window_start"].tolist(),
+            windows["window_end"].tolist(),
+            windows["opened"].tolist(),
+            fired,
+            closed,
+            windows["keys"].astype("int64").tolist(),
+            merged,
+            strict=True,
+        )
+    ]
+    data = spec.rows_data(rows)
     # "merged away" is in the legend only when a session merge absorbed a window
-    merged_any = bool((data["merged_into"] != "").any())
+    merged_any = any(m != "" for m in merged)
     shown = set(STATES) if merged_any else set(STATES) - {"merged away"}
     state = (
         f"{PARAM} < datum.opened ? 'not yet' : "
@@ -355,7 +380,7 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
 
 
 def _now_layer(x: TimeAxis, y: TimeAxis) -> alt.Chart:
-    data = pd.DataFrame({"kind": ["now"]})
+    data = spec.rows_data([{"kind": "now"}])
     return (
         alt.Chart(data)
         .transform_calculate(y=PARAM)
@@ -368,14 +393,23 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
     if steps.empty:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT)
-    data = pd.DataFrame(
-        {
-            "proc": [y.clip(v)[0] for v in thinned["proc_time"]],
-            "x": [x.clip(v)[0] for v in thinned["watermark"]],
-            "seq": thinned["seq"].astype("int64").to_numpy(),
-            "kind": "watermark at t",
-            "watermark": [x.fmt(v) for v in thinned["watermark"]],
-        }
+    marks = thinned["watermark"].tolist()
+    data = spec.rows_data(
+        [
+            {
+                "proc": y.clip(p)[0],
+                "x": x.clip(w)[0],
+                "seq": q,
+                "kind": "watermark at t",
+                "watermark": x.fmt(w),
+            }
+            for p, w, q in zip(
+                thinned["proc_time"].tolist(),
+                marks,
+                thinned["seq"].astype("int64").tolist(),
+                strict=True,
+            )
+        ]
     )
     base = (
         alt.Chart(data)
@@ -409,26 +443,40 @@ def _element_layers(
     if elements.empty:
         return []
     if len(elements) > max_points:
-        data = _binned(elements, x, y, max_points, notes)
+        rows = _binned(elements, x, y, max_points, notes)
     else:
-        d = frames.element_details(view, elements["seq"].to_numpy())
-        data = pd.DataFrame(
+        d = frames.element_detail_lists(view, elements["seq"].to_numpy())
+        procs = elements["proc_time"].tolist()
+        rows = [
             {
-                "x": [x.clip(v)[0] for v in d["ts"]],
-                "y": [y.clip(v)[0] for v in elements["proc_time"]],
-                "arrived": [y.clip(v)[0] for v in elements["proc_time"]],
-                "fate": elements["fate"].to_numpy(),
+                "x": ex,
+                "y": py,
+                "arrived": py,
+                "fate": fate,
                 "kind": "element",
-                "seq": elements["seq"].astype("int64").to_numpy(),
-                "key": d["key"].to_numpy(),
-                "value": d["value"].to_numpy(),
-                "ts": [x.fmt(v) for v in d["ts"]],
-                "proc_time": [y.fmt(v) for v in elements["proc_time"]],
+                "seq": seq,
+                "key": key,
+                "value": value,
+                "ts": ts,
+                "proc_time": proc,
             }
-        )
-    tips = [
-        alt.Tooltip(f"{c}:{'Q' if pd.api.types.is_integer_dtype(data[c]) else 'N'}")
-        for c in data.columns
+            for (ex, _), (py, _), fate, seq, key, value, ts, proc in zip(
+                x.clip_all(d["ts"]),
+                y.clip_all(procs),
+                elements["fate"].tolist(),
+                elements["seq"].astype("int64").tolist(),
+                d["key"],
+                d["value"],
+                x.fmt_all(d["ts"]),
+                y.fmt_all(procs),
+                strict=True,
+            )
+        ]
+    columns = list(rows[0]) if rows else []
+    data = spec.rows_data(rows)
+    tips = [  # the integer columns (seq, count) are quantitative
+        alt.Tooltip(f"{c}:{'Q' if c in ('seq', 'count') else 'N'}")
+        for c in columns
         if c not in ("x", "y", "arrived")
     ]
     layers = []
@@ -440,7 +488,7 @@ def _element_layers(
             .encode(x=x.x("x"), y=y.y("y"), tooltip=tips)
         )
     size: Any = alt.value(70)
-    if "count" in data.columns:
+    if "count" in columns:
         size = alt.Size("count:Q", scale=alt.Scale(type="sqrt", range=[8, 160]), title="elements")
     layers.append(
         alt.Chart(data)
@@ -460,23 +508,30 @@ def _element_layers(
 
 def _binned(
     elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
-) -> pd.DataFrame:
+) -> list[dict[str, Any]]:
     cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid (a cell shows once its "
         "processing-time bin has begun)"
     )
-    return pd.DataFrame(
+    return [
         {
-            "x": cells["x"].round().astype("int64"),
-            "y": cells["y"].round().astype("int64"),
-            "arrived": cells["y_lo"].round().astype("int64"),
-            "fate": cells["fate"],
-            "count": cells["count"].astype("int64"),
+            "x": cx,
+            "y": cy,
+            "arrived": lo,
+            "fate": fate,
+            "count": count,
             "kind": "elements (binned)",
-            "proc_time": [
-                f"{y.fmt(a)} .. {y.fmt(b)}"
-                for a, b in zip(cells["y_lo"].round(), cells["y_hi"].round(), strict=True)
-            ],
+            "proc_time": f"{y.fmt(a)} .. {y.fmt(b)}",
         }
-    )
+        for cx, cy, lo, fate, count, a, b in zip(
+            cells["x"].round().astype("int64").tolist(),
+            cells["y"].round().astype("int64").tolist(),
+            cells["y_lo"].round().astype("int64").tolist(),
+            cells["fate"].tolist(),
+            cells["count"].astype("int64").tolist(),
+            cells["y_lo"].round().tolist(),
+            cells["y_hi"].round().tolist(),
+            strict=True,
+        )
+    ]
