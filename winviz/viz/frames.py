@@ -541,6 +541,42 @@ def _firings(view: TraceView, operator: str) -> pd.DataFrame:
 _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
 
 
+def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
+    """Where ``firings`` puts each firing of a time window, without its texts (key, result,
+    cause wording): seq, window_start, window_end, proc_time, at and fired_by as ``firings``
+    has them (ints: int64 where every value is exact) — what a chart needs to draw many
+    firings aggregated. Read off ``firings`` when that was derived already."""
+    known = view.memo.get(("firings", operator))
+    if known is not None:
+        known = known[known["window_end"].notna()]
+        return known[["seq", "window_start", "window_end", "proc_time", "at", "fired_by"]]
+    rows = view.select("fired", operator=operator)
+    start, end, present = view.bounds(rows)
+    rows, start, end = rows[present], start[present], end[present]
+    calls, timer_rows = trace_firing_causes(view.c, rows)
+    has_timer = timer_rows >= 0
+    domains = np.full(len(rows), None, dtype=object)
+    domains[has_timer] = [d[0] for d in view.c.detail[timer_rows[has_timer]].tolist()]
+    causes = [_CALL_CAUSE.get(c, "") for c in calls.tolist()]
+    stamps = np.full(len(rows), None, dtype=object)
+    stamps[has_timer] = view.column("ts", timer_rows[has_timer])
+    domain_list = domains.tolist()
+    at = [
+        t if d == "event" else e
+        for t, d, e in zip(stamps.tolist(), domain_list, end.tolist(), strict=True)
+    ]
+    return pd.DataFrame(
+        {
+            "seq": rows,
+            "window_start": start,
+            "window_end": end,
+            "proc_time": _objects(view.column("proc_time", rows)),
+            "at": _objects(at),
+            "fired_by": _objects(fired_by(causes, domain_list, view.ints("watermark", rows)[0])),
+        }
+    )
+
+
 def firing_causes(
     view: TraceView, fired_rows: np.ndarray
 ) -> tuple[list[str], list[int | None], list[str | None]]:
@@ -583,6 +619,29 @@ def cleanups(view: TraceView, operator: str) -> pd.DataFrame:
     """The ``cleanup`` records: window_records columns plus cleanup_time (shared, see
     ``memoized``)."""
     return memoized(view, "cleanups", operator, lambda: _cleanups(view, operator))
+
+
+def cleanup_marks(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``cleanup`` records of time windows without their key, watermark and ts: seq,
+    window_start, window_end, proc_time and cleanup_time as ``cleanups`` has them — what a
+    chart needs to draw many cleanups aggregated. Read off ``cleanups`` when that was
+    derived already."""
+    known = view.memo.get(("cleanups", operator))
+    if known is not None:
+        known = known[known["window_end"].notna()]
+        return known[["seq", "window_start", "window_end", "proc_time", "cleanup_time"]]
+    rows = view.select("cleanup", operator=operator)
+    start, end, present = view.bounds(rows)
+    rows = rows[present]
+    return pd.DataFrame(
+        {
+            "seq": rows,
+            "window_start": start[present],
+            "window_end": end[present],
+            "proc_time": _objects(view.column("proc_time", rows)),
+            "cleanup_time": _objects(view.detail("cleanup", "cleanup_time", rows)),
+        }
+    )
 
 
 def _cleanups(view: TraceView, operator: str) -> pd.DataFrame:

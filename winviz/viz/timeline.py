@@ -161,8 +161,12 @@ def _timeline(
     untimed = int(elements["ts"].isna().sum())
     elements = _where_present(elements, "ts")
     steps = frames.watermark_steps(view)
-    fired = _where_present(frames.firings(view, op), "window_end")
-    cleaned = _where_present(frames.cleanups(view, op), "window_end")
+    fired = frames.firing_marks(view, op)
+    if len(fired) <= DETAIL_LIMIT:  # drawn one by one: with their texts
+        fired = _where_present(frames.firings(view, op), "window_end")
+    cleaned = frames.cleanup_marks(view, op)
+    if len(cleaned) <= DETAIL_LIMIT:  # drawn one by one: with their keys and watermarks
+        cleaned = _where_present(frames.cleanups(view, op), "window_end")
     lives = frames.window_lives(view, op)
 
     horizons = _horizons(lives, cleaned)
@@ -252,11 +256,22 @@ def _horizons(lives: pd.DataFrame, cleaned: pd.DataFrame) -> dict[tuple[int, int
     out: dict[tuple[int, int], int] = {}
     if cleaned.empty or lives.empty:
         return out
+    times = cleaned["cleanup_time"].tolist()
+    if all(t.__class__ is int for t in times):  # the usual case: every window's last one
+        stamps = np.array(times, dtype=np.int64)
+        starts = cleaned["window_start"].to_numpy(dtype=np.int64)
+        ends = cleaned["window_end"].to_numpy(dtype=np.int64)
+        order = np.lexsort((stamps, ends, starts))  # per window, its latest cleanup last
+        starts, ends, stamps = starts[order], ends[order], stamps[order]
+        last = np.r_[(starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1]), True]
+        late = last & (stamps > ends - 1)
+        keys = zip(starts[late].tolist(), ends[late].tolist(), strict=True)
+        return dict(zip(keys, stamps[late].tolist(), strict=True))
     latest: dict[tuple[int, int], int] = {}  # the last cleanup time of each window
     for start, end, t in zip(
         cleaned["window_start"].tolist(),
         cleaned["window_end"].tolist(),
-        cleaned["cleanup_time"].tolist(),
+        times,
         strict=True,
     ):
         if _missing(t):
@@ -968,14 +983,29 @@ def _firings_aggregated(
 ) -> alt.Chart:
     """One mark per (window, cause, event time of the firing timer — else the window end)
     at the first such firing's processing time."""
-    agg = (
-        fired.assign(
-            proc_time=pd.to_numeric(fired["proc_time"]),
-            at=pd.to_numeric(fired["at"]).astype("int64"),
-        )
-        .groupby(["window_start", "window_end", "at", "fired_by"], sort=True)
-        .agg(n=("seq", "size"), first=("proc_time", "min"), last=("proc_time", "max"))
-        .reset_index()
+    starts = fired["window_start"].to_numpy(dtype=np.int64)
+    ends = fired["window_end"].to_numpy(dtype=np.int64)
+    at = pd.to_numeric(fired["at"]).astype("int64").to_numpy()
+    proc = pd.to_numeric(fired["proc_time"]).to_numpy()
+    causes, names = pd.factorize(fired["fired_by"].to_numpy(dtype=object))
+    rank = np.argsort(np.argsort(np.asarray(names, dtype=object)))[causes]  # by cause name
+    order = np.lexsort((rank, at, ends, starts))  # groups sorted as groupby(sort=True)
+    keys = np.stack([starts, ends, at, rank])[:, order]
+    first = np.flatnonzero(np.r_[True, (keys[:, 1:] != keys[:, :-1]).any(axis=0)])
+    proc = proc[order]
+    n = np.diff(np.r_[first, len(order)])
+    firsts, lasts = np.fmin.reduceat(proc, first), np.fmax.reduceat(proc, first)
+    cause = np.asarray(names, dtype=object)[causes[order][first]]
+    agg = pd.DataFrame(
+        {
+            "window_start": keys[0, first],
+            "window_end": keys[1, first],
+            "at": keys[2, first],
+            "fired_by": cause,
+            "n": n,
+            "first": firsts,
+            "last": lasts,
+        }
     )
     agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
     notes.append(
@@ -1015,14 +1045,19 @@ def _cleanups_aggregated(
     cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> alt.Chart:
     """One mark per window at its last cleanup."""
-    agg = (
-        cleaned.assign(
-            proc_time=pd.to_numeric(cleaned["proc_time"]),
-            cleanup_time=pd.to_numeric(cleaned["cleanup_time"]),
-        )
-        .groupby(["window_start", "window_end"], sort=True)
-        .agg(keys=("seq", "size"), proc=("proc_time", "max"), at=("cleanup_time", "max"))
-        .reset_index()
+    starts = cleaned["window_start"].to_numpy(dtype=np.int64)
+    ends = cleaned["window_end"].to_numpy(dtype=np.int64)
+    order = np.lexsort((ends, starts))  # windows in (start, end) order
+    starts, ends = starts[order], ends[order]
+    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
+    agg = pd.DataFrame(
+        {
+            "window_start": starts[first],
+            "window_end": ends[first],
+            "keys": np.diff(np.r_[first, len(order)]),
+            "proc": np.fmax.reduceat(pd.to_numeric(cleaned["proc_time"]).to_numpy()[order], first),
+            "at": np.fmax.reduceat(pd.to_numeric(cleaned["cleanup_time"]).to_numpy()[order], first),
+        }
     )
     agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
     notes.append(
