@@ -358,7 +358,7 @@ def _element_fates(view: TraceView, operator: str) -> pd.DataFrame:
             "seq": erows,
             "proc_time": view.numbers("proc_time", erows),
             "ts": view.numbers("ts", erows),
-            "fate": _FATE_NAMES[fate],
+            "fate": _objects(_FATE_NAMES[fate]),  # not converted to pandas' str dtype
             "windows": n_windows,
         }
     )
