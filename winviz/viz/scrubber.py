@@ -134,11 +134,17 @@ def _scrubber(
     start = t_hi if at is None else int(min(max(at, t_lo), t_hi))
     span = max(1, t_hi - t_lo)
     step = 1 if span <= 2000 else 10 ** max(0, len(str(span // 1000)) - 1)
-    t = alt.param(
-        name=PARAM,
-        value=start,
-        bind=alt.binding_range(min=t_lo, max=t_hi, step=step, name="processing time t (ms) "),
-    )
+    t = {
+        "name": PARAM,
+        "bind": {
+            "input": "range",
+            "max": t_hi,
+            "min": t_lo,
+            "name": "processing time t (ms) ",
+            "step": step,
+        },
+        "value": start,
+    }
 
     notes = [
         f"operator {op!r}: {len(elements):,} elements, {len(windows):,} windows; move the "
@@ -154,16 +160,19 @@ def _scrubber(
     params = [t]
     if replay_seconds is not None:
         params.append(
-            alt.param(name=PLAY_PARAM, value=False, bind=alt.binding_checkbox(name="play "))
+            {"name": PLAY_PARAM, "bind": {"input": "checkbox", "name": "play "}, "value": False}
         )
         notes[0] += "; tick play to replay it"
-    chart = (
-        ScrubberChart(layer=layers)
-        .add_params(*params)
-        .properties(width=width, height=height, title=palette.title("Scrubber", notes))
-        .resolve_scale(color="independent", shape="independent")
+    chart = spec.layer_chart(  # the layers are made here, for this chart only
+        layers,
+        cls=ScrubberChart,
+        width=width,
+        height=height,
+        title=palette.title("Scrubber", notes),
+        resolve={"scale": {"color": "independent", "shape": "independent"}},
     )
-    chart = palette.finish(chart, name="scrubber", notes=notes)
+    chart.params = [alt.VariableParameter(**p) for p in params]
+    chart = palette.finish(chart, name="scrubber", notes=notes, in_place=True)
     if replay_seconds is not None:
         chart.usermeta["winviz"]["replay"] = replay_settings(t_lo, t_hi, step, replay_seconds)
     return chart
@@ -337,7 +346,6 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
             strict=True,
         )
     ]
-    data = spec.rows_data(rows)
     # "merged away" is in the legend only when a session merge absorbed a window
     merged_any = any(m != "" for m in merged)
     shown = set(STATES) if merged_any else set(STATES) - {"merged away"}
@@ -347,45 +355,49 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
         "(datum.merged_into != '' ? 'merged away' : 'gone') : "
         f"(datum.fired != null && {PARAM} >= datum.fired) ? 'fired' : 'open'"
     )
-    return (
-        alt.Chart(data)
-        .transform_calculate(state=state)
-        .transform_filter("datum.state != 'not yet'")
-        .transform_calculate(
-            y2=f"datum.closed != null && datum.closed < {PARAM} ? datum.closed : {PARAM}"
-        )
-        .mark_rect(fillOpacity=0.35, strokeWidth=1)
-        .encode(
-            x=x.x("x"),
-            x2=alt.X2("x2"),
-            y=y.y("opened"),
-            y2=alt.Y2("y2"),
-            color=alt.Color(
-                "state:N",
-                title="window at t",
-                scale=alt.Scale(
-                    domain=[st for st in STATES if st in shown],
-                    range=[c for st, c in zip(STATES, STATE_COLORS, strict=True) if st in shown],
-                ),
-            ),
-            stroke=alt.value(palette.SKY_BLUE),
-            tooltip=[
-                alt.Tooltip("window:N"),
-                alt.Tooltip("state:N", title="state at t"),
-                alt.Tooltip("keys:Q"),
-                alt.Tooltip("merged_into:N", title="merged into"),
-            ],
-        )
-    )
+    transform = [
+        {"calculate": state, "as": "state"},
+        {"filter": "datum.state != 'not yet'"},
+        {
+            "calculate": f"datum.closed != null && datum.closed < {PARAM} ? datum.closed : {PARAM}",
+            "as": "y2",
+        },
+    ]
+    encoding = {
+        "x": x.channel("x"),
+        "x2": {"field": "x2"},
+        "y": y.channel("opened"),
+        "y2": {"field": "y2"},
+        "color": {
+            "field": "state",
+            "type": "nominal",
+            "title": "window at t",
+            "scale": {
+                "domain": [st for st in STATES if st in shown],
+                "range": [c for st, c in zip(STATES, STATE_COLORS, strict=True) if st in shown],
+            },
+        },
+        "stroke": {"value": palette.SKY_BLUE},
+        "tooltip": [
+            {"field": "window", "type": "nominal"},
+            {"field": "state", "type": "nominal", "title": "state at t"},
+            {"field": "keys", "type": "quantitative"},
+            {"field": "merged_into", "type": "nominal", "title": "merged into"},
+        ],
+    }
+    mark = {"type": "rect", "fillOpacity": 0.35, "strokeWidth": 1}
+    return spec.layer(rows, mark, encoding, transform)
 
 
 def _now_layer(x: TimeAxis, y: TimeAxis) -> alt.Chart:
-    data = spec.rows_data([{"kind": "now"}])
-    return (
-        alt.Chart(data)
-        .transform_calculate(y=PARAM)
-        .mark_rule(color=palette.BLACK, strokeWidth=1, strokeDash=[2, 2])
-        .encode(y=y.y("y"), tooltip=[alt.Tooltip("y:Q", title="t (processing time)")])
+    return spec.layer(
+        [{"kind": "now"}],
+        {"type": "rule", "color": palette.BLACK, "strokeWidth": 1, "strokeDash": [2, 2]},
+        {
+            "y": y.channel("y"),
+            "tooltip": [{"field": "y", "type": "quantitative", "title": "t (processing time)"}],
+        },
+        [{"calculate": PARAM, "as": "y"}],
     )
 
 
@@ -394,40 +406,56 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT)
     marks = thinned["watermark"].tolist()
-    data = spec.rows_data(
-        [
-            {
-                "proc": y.clip(p)[0],
-                "x": x.clip(w)[0],
-                "seq": q,
-                "kind": "watermark at t",
-                "watermark": x.fmt(w),
-            }
-            for p, w, q in zip(
-                thinned["proc_time"].tolist(),
-                marks,
-                thinned["seq"].astype("int64").tolist(),
-                strict=True,
-            )
-        ]
+    rows = [
+        {
+            "proc": y.clip(p)[0],
+            "x": x.clip(w)[0],
+            "seq": q,
+            "kind": "watermark at t",
+            "watermark": x.fmt(w),
+        }
+        for p, w, q in zip(
+            thinned["proc_time"].tolist(),
+            marks,
+            thinned["seq"].astype("int64").tolist(),
+            strict=True,
+        )
+    ]
+    # the last watermark record at or before t
+    latest = [
+        {"filter": f"datum.proc <= {PARAM}"},
+        {
+            "window": [{"op": "row_number", "field": "", "as": "rank"}],
+            "sort": [{"field": "seq", "order": "descending"}],
+        },
+        {"filter": "datum.rank == 1"},
+    ]
+    rule = spec.layer(
+        rows,
+        {"type": "rule", "color": palette.BLACK, "strokeWidth": 2},
+        {
+            "x": x.channel("x"),
+            "tooltip": [
+                {"field": "kind", "type": "nominal"},
+                {"field": "watermark", "type": "nominal"},
+            ],
+        },
+        latest,
     )
-    base = (
-        alt.Chart(data)
-        .transform_filter(f"datum.proc <= {PARAM}")
-        .transform_window(rank="row_number()", sort=[alt.SortField("seq", order="descending")])
-        .transform_filter("datum.rank == 1")
+    label = spec.layer(
+        rows,
+        {
+            "type": "text",
+            "align": "left",
+            "baseline": "top",
+            "dx": 4,
+            "dy": 4,
+            "fontSize": 11,
+            "font": "sans-serif",
+        },
+        {"x": x.channel("x"), "y": {"value": 0}, "text": {"field": "label", "type": "nominal"}},
+        [*latest, {"calculate": "'watermark ' + datum.watermark", "as": "label"}],
     )
-    rule = base.mark_rule(color=palette.BLACK, strokeWidth=2).encode(
-        x=x.x("x"), tooltip=[alt.Tooltip("kind:N"), alt.Tooltip("watermark:N")]
-    )
-    label = base.mark_text(
-        align="left", baseline="top", dx=4, dy=4, fontSize=11, font="sans-serif"
-    ).encode(
-        x=x.x("x"),
-        y=alt.value(0),
-        text=alt.Text("label:N"),
-    )
-    label = label.transform_calculate(label="'watermark ' + datum.watermark")
     return [rule, label]
 
 
@@ -473,34 +501,59 @@ def _element_layers(
             )
         ]
     columns = list(rows[0]) if rows else []
-    data = spec.rows_data(rows)
     tips = [  # the integer columns (seq, count) are quantitative
-        alt.Tooltip(f"{c}:{'Q' if c in ('seq', 'count') else 'N'}")
+        {"field": c, "type": "quantitative" if c in ("seq", "count") else "nominal"}
         for c in columns
         if c not in ("x", "y", "arrived")
     ]
     layers = []
     if future == "fade":
         layers.append(
-            alt.Chart(data)
-            .transform_filter(f"datum.arrived > {PARAM}")
-            .mark_point(filled=True, size=40, opacity=0.35, color=FUTURE_COLOR)
-            .encode(x=x.x("x"), y=y.y("y"), tooltip=tips)
+            spec.layer(
+                rows,
+                {
+                    "type": "point",
+                    "color": FUTURE_COLOR,
+                    "filled": True,
+                    "opacity": 0.35,
+                    "size": 40,
+                },
+                {"x": x.channel("x"), "y": y.channel("y"), "tooltip": tips},
+                [{"filter": f"datum.arrived > {PARAM}"}],
+            )
         )
-    size: Any = alt.value(70)
+    size: dict[str, Any] = {"value": 70}
     if "count" in columns:
-        size = alt.Size("count:Q", scale=alt.Scale(type="sqrt", range=[8, 160]), title="elements")
+        size = {
+            "field": "count",
+            "type": "quantitative",
+            "scale": {"type": "sqrt", "range": [8, 160]},
+            "title": "elements",
+        }
+    fates = {"domain": list(palette.FATES)}
     layers.append(
-        alt.Chart(data)
-        .transform_filter(f"datum.arrived <= {PARAM}")
-        .mark_point(filled=True, opacity=0.9)
-        .encode(
-            x=x.x("x"),
-            y=y.y("y"),
-            color=alt.Color("fate:N", title="element", scale=palette.fate_scale()),
-            shape=alt.Shape("fate:N", title="element", scale=palette.fate_shape_scale()),
-            size=size,
-            tooltip=tips,
+        spec.layer(
+            rows,
+            {"type": "point", "filled": True, "opacity": 0.9},
+            {
+                "x": x.channel("x"),
+                "y": y.channel("y"),
+                "color": {
+                    "field": "fate",
+                    "type": "nominal",
+                    "title": "element",
+                    "scale": {**fates, "range": list(palette.FATE_COLORS)},
+                },
+                "shape": {
+                    "field": "fate",
+                    "type": "nominal",
+                    "title": "element",
+                    "scale": {**fates, "range": list(palette.FATE_SHAPES)},
+                },
+                "size": size,
+                "tooltip": tips,
+            },
+            [{"filter": f"datum.arrived <= {PARAM}"}],
         )
     )
     return layers

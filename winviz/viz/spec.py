@@ -59,11 +59,6 @@ def rows_data(rows: list[dict[str, Any]]) -> Rows:
     return Rows(values=rows)
 
 
-def layer(rows: list[dict[str, Any]], mark: dict[str, Any], encoding: dict[str, Any]) -> alt.Chart:
-    """One layer: ``mark`` (a Vega-Lite mark definition with ``type``) drawn from ``rows``."""
-    return alt.Chart(data=rows_data(rows), mark=mark, encoding=Encoding(**encoding))
-
-
 class _Fresh(alt.Chart):
     """A layer handed to ``layer_chart``: its copies are shallow (they share its mark, encoding
     and rows). ``alt.LayerChart.__init__`` copies every layer twice — deeply, to leave the
@@ -73,11 +68,27 @@ class _Fresh(alt.Chart):
         return super().copy(deep=False)
 
 
-def layer_chart(layers: list[alt.Chart], **kwargs: Any) -> alt.LayerChart:
-    """``alt.LayerChart(layer=layers, **kwargs)`` — the same chart — for layers the caller has
-    just made and does not use or change afterwards: they are not deep-copied on the way in.
-    The chart's layers are plain ``alt.Chart`` objects."""
-    chart = alt.LayerChart(layer=[_Fresh(*c._args, **c._kwds) for c in layers], **kwargs)
+def layer(
+    rows: list[dict[str, Any]],
+    mark: dict[str, Any],
+    encoding: dict[str, Any],
+    transform: list[dict[str, Any]] | None = None,
+) -> alt.Chart:
+    """One layer: ``mark`` (a Vega-Lite mark definition with ``type``) drawn from ``rows``,
+    after the Vega-Lite ``transform`` steps, if any."""
+    chart = alt.Chart(data=rows_data(rows), mark=mark, encoding=Encoding(**encoding))
+    if transform:
+        chart.transform = transform
+    return chart
+
+
+def layer_chart(
+    layers: list[alt.Chart], cls: type[alt.LayerChart] = alt.LayerChart, **kwargs: Any
+) -> alt.LayerChart:
+    """``cls(layer=layers, **kwargs)`` (an ``alt.LayerChart``) — the same chart — for layers
+    the caller has just made and does not use or change afterwards: they are not deep-copied
+    on the way in. The chart's layers are plain ``alt.Chart`` objects."""
+    chart = cls(layer=[_Fresh(*c._args, **c._kwds) for c in layers], **kwargs)
     chart.layer = [alt.Chart(*c._args, **c._kwds) for c in chart.layer]
     return chart
 
