@@ -248,33 +248,16 @@ class TimeAxis:
             return format_time(value, self.kind)
 
     def fmt_all(self, values: list[Any]) -> list[str]:
-        """``fmt`` of each value, each distinct number formatted once (a run's watermarks
-        repeat: one per element); ints and floats (a NaN fails the range test) in ms written
-        directly (the usual case). Equal numbers have the same text, so 5 and 5.0 may share
-        one."""
-        kind, out = self.kind, []
-        if (
-            kind == "ms"
-            and values
-            and all(v.__class__ is int for v in values)
-            and min(values) >= -EXACT
-            and max(values) <= EXACT
-        ):  # every one "12,000 ms"
-            return list(map("{:,} ms".format, values))
-        cache: dict[Any, str] = {}
-        for v in values:
-            if v.__class__ is int or v.__class__ is float:
-                text = cache.get(v)
-                if text is None:
-                    text = cache[v] = (
-                        f"{int(v):,} ms"
-                        if kind == "ms" and -EXACT <= v <= EXACT
-                        else format_time(v, kind)
-                    )
-            else:
-                text = format_time(v, kind)
-            out.append(text)
-        return out
+        """``fmt`` of each value: on a ms axis an int within ±2**53 written directly (the
+        usual case), anything else through ``fmt`` (which remembers its texts)."""
+        kind = self.kind
+        if kind == "ms":  # the usual case: "12,000 ms" written directly
+            write = "{:,} ms".format
+            return [
+                write(v) if v.__class__ is int and -EXACT <= v <= EXACT else self.fmt(v)
+                for v in values
+            ]
+        return [self.fmt(v) for v in values]
 
     def clip_all(self, values: list[Any]) -> list[tuple[float | None, str]]:
         """``clip`` of each value; ints and floats inside the domain (a NaN is not) as ints."""

@@ -102,15 +102,19 @@ def field_type(rows: list[dict[str, Any]], column: str) -> str:
     return "quantitative" if numeric else "nominal"
 
 
-def tooltips(rows: list[dict[str, Any]], skip: list[str]) -> list[dict[str, str]]:
+def tooltips(
+    rows: list[dict[str, Any]], skip: list[str], types: dict[str, str] | None = None
+) -> list[dict[str, str]]:
     """Tooltip channels for every column but ``skip``; a ``note`` column that is empty in every
-    row is left out."""
+    row is left out. ``types``: the type of columns the caller knows (what ``field_type``
+    would find), the others are read off the rows."""
     if not rows:
         return []
     cols = [c for c in rows[0] if c not in skip]
     if "note" in cols and not any(r.get("note") for r in rows):
         cols.remove("note")
-    return [{"field": c, "type": field_type(rows, c)} for c in cols]
+    known = types or {}
+    return [{"field": c, "type": known.get(c) or field_type(rows, c)} for c in cols]
 
 
 # -- the Vega-Lite dict of a chart, without Altair's to_dict ---------------------------------------

@@ -161,11 +161,17 @@ def _timeline(
     untimed = int(elements["ts"].isna().sum())
     elements = _where_present(elements, "ts")
     steps = frames.watermark_steps(view)
-    fired = frames.firing_marks(view, op)
-    if len(fired) <= DETAIL_LIMIT:  # drawn one by one: with their texts
+    # few firings (cleanups) are drawn one by one, with their texts; many are aggregated,
+    # from their windows and times only
+    fired = None
+    if len(view.select("fired", operator=op)) > DETAIL_LIMIT:
+        fired = frames.firing_marks(view, op)
+    if fired is None or len(fired) <= DETAIL_LIMIT:
         fired = _where_present(frames.firings(view, op), "window_end")
-    cleaned = frames.cleanup_marks(view, op)
-    if len(cleaned) <= DETAIL_LIMIT:  # drawn one by one: with their keys and watermarks
+    cleaned = None
+    if len(view.select("cleanup", operator=op)) > DETAIL_LIMIT:
+        cleaned = frames.cleanup_marks(view, op)
+    if cleaned is None or len(cleaned) <= DETAIL_LIMIT:
         cleaned = _where_present(frames.cleanups(view, op), "window_end")
     lives = frames.window_lives(view, op)
 
@@ -647,7 +653,7 @@ def _elements(
     d = frames.element_detail_lists(view, elements["seq"].to_numpy())
     operators, keys, values = d["operator"], d["key"], d["value"]
     marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
-    procs = elements["proc_time"].tolist()
+    procs = view.c.proc_time.take(elements["seq"].to_numpy()).tolist()  # exact ints
     rows = [
         {
             "x": ex,
@@ -681,10 +687,14 @@ def _elements(
             strict=True,
         )
     ]
+    # every column but seq, windows and source_index holds texts (source_index: ints, or
+    # None where the element has no source record, read off the rows)
+    types = dict.fromkeys(rows[0], "nominal") | {"seq": "quantitative", "windows": "quantitative"}
+    del types["source_index"]
     return spec.layer(
         rows,
         {"type": "point", "filled": True, "size": 70, "opacity": 0.9},
-        _what_encoding(rows, x, y, ["x", "y"]),
+        _what_encoding(rows, x, y, ["x", "y"], types),
     )
 
 
@@ -1102,16 +1112,20 @@ def _missing(v: Any) -> bool:
 
 
 def _what_encoding(
-    rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, skip: list[str]
+    rows: list[dict[str, Any]],
+    x: TimeAxis,
+    y: TimeAxis,
+    skip: list[str],
+    types: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Position, colour and shape by "what happened" (scales set by _with_category_scales),
-    tooltips for the other columns."""
+    tooltips for the other columns (``types``: as ``spec.tooltips``)."""
     return {
         "x": x.channel("x"),
         "y": y.channel("y"),
         "color": {"field": "what", "type": "nominal", "title": "what happened"},
         "shape": {"field": "what", "type": "nominal", "title": "what happened"},
-        "tooltip": spec.tooltips(rows, skip),
+        "tooltip": spec.tooltips(rows, skip, types),
     }
 
 
