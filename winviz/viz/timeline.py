@@ -42,6 +42,7 @@ their processing-time span — on a 400 px plot the diagonal is then at most 8 p
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 from typing import Any, Literal, NamedTuple
 
 import altair as alt
@@ -439,38 +440,36 @@ class _Window(NamedTuple):
 def _per_window(lives: pd.DataFrame) -> list[_Window] | None:
     """The windows of ``lives`` by (start, end), in that order: distinct keys, elements and
     firings summed, first opened, and closed (the last close) once every key's pane of it is
-    cleaned up or merged away, else None; ``merged_into`` as ``frames.merged_text``. A plain
-    loop over a few hundred rows: pandas' groupby costs more than the work here."""
+    cleaned up or merged away, else None; ``merged_into`` as ``frames.merged_text``. The
+    (key, window) rows of ``window_lives`` (one per key text and window, ints) grouped with
+    numpy."""
     if lives.empty:
         return None
-    groups: dict[tuple[Any, Any], list[int]] = {}
-    for i, window in enumerate(
-        zip(lives["window_start"].tolist(), lives["window_end"].tolist(), strict=True)
-    ):
-        if not (_missing(window[0]) or _missing(window[1])):
-            groups.setdefault(window, []).append(i)
-    keys, elements, firings = (
-        lives["key"].tolist(),
-        lives["elements"].tolist(),
-        lives["firings"].tolist(),
-    )
-    opened, closed = lives["opened"].tolist(), lives["closed"].tolist()
-    merged_into = lives["merged_into"].tolist()
+    starts = lives["window_start"].to_numpy(dtype=np.int64)
+    ends = lives["window_end"].to_numpy(dtype=np.int64)
+    order = np.lexsort((ends, starts))  # by window; a window's rows in their order
+    starts, ends = starts[order], ends[order]
+    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
+    bounds = np.r_[first, len(order)].tolist()
+    keys = np.add.reduceat(lives["key"].notna().to_numpy()[order].astype(np.int64), first)
+    elements = np.add.reduceat(lives["elements"].to_numpy(dtype=np.int64)[order], first)
+    firings = np.add.reduceat(lives["firings"].to_numpy(dtype=np.int64)[order], first)
+    opened = np.minimum.reduceat(lives["opened"].to_numpy(dtype=np.int64)[order], first)
+    closed = lives["closed"].to_numpy(dtype=object)[order].tolist()
+    merged = lives["merged_into"].to_numpy(dtype=object)[order].tolist()
     out = []
-    for window in sorted(groups):
-        rows = groups[window]
-        first = [opened[i] for i in rows if not _missing(opened[i])]
-        ends = [closed[i] for i in rows if not _missing(closed[i])]
-        texts = [merged_into[i] for i in rows]
+    for g, (a, b) in enumerate(pairwise(bounds)):
+        ends_g = closed[a:b]
+        texts = merged[a:b]
         out.append(
             _Window(
-                window[0],
-                window[1],
-                len({keys[i] for i in rows if not _missing(keys[i])}),
-                sum(elements[i] for i in rows if not _missing(elements[i])),
-                sum(firings[i] for i in rows if not _missing(firings[i])),
-                min(first) if first else math.nan,
-                int(max(ends)) if len(ends) == len(rows) else None,
+                int(starts[a]),
+                int(ends[a]),
+                int(keys[g]),
+                int(elements[g]),
+                int(firings[g]),
+                int(opened[g]),
+                None if any(map(_missing, ends_g)) else int(max(ends_g)),
                 ", ".join(dict.fromkeys(texts)) if all(isinstance(t, str) for t in texts) else "",
             )
         )
