@@ -142,7 +142,7 @@ class TraceView:
         elif len(parts) == 1:
             rows = parts[0]
         else:  # each part in seq order: one sort of their union
-            rows = np.sort(np.concatenate(parts))
+            rows = np.sort(np.concatenate(parts), kind="stable")  # merges the sorted runs
         if operator is not None and len(rows):
             code = self.c.operator.code_of(operator)
             rows = rows[self.c.operator.codes[rows] == code]
@@ -206,12 +206,17 @@ class TraceView:
         ]
         return out, column.present
 
+    def window_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(start, end, is a time window) of each distinct window of the trace, by window
+        code (``winviz.trace.columns.window_table``), made once per view."""
+        if self._bounds is None:
+            self._bounds = window_table(self.c.window.values)
+        return self._bounds
+
     def bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The windows of some records as (start, end, present): int64 arrays and a mask of
         the records that have a time window (False for none and for the global window)."""
-        if self._bounds is None:
-            self._bounds = window_table(self.c.window.values)
-        starts, ends, has = self._bounds
+        starts, ends, has = self.window_table()
         codes = self.c.window.codes[rows]
         return starts[codes], ends[codes], has[codes]
 
@@ -705,7 +710,12 @@ def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
         np.array([short(k, 30) for k in key_uniques], dtype=object), use_na_sentinel=False
     )
     t = text_codes[key_codes] if len(key_uniques) else key_codes
-    group = _group_ids(t, start, end)  # numbered in order of first appearance
+    # one id per (start, end) among the trace's distinct windows, then per (key text, window)
+    # in order of first appearance
+    starts_of, ends_of, _ = view.window_table()
+    window_id = _group_ids(starts_of, ends_of) if len(starts_of) else starts_of
+    codes = window_id[view.c.window.codes[rows]].astype(np.int64)
+    group, _ = pd.factorize(t.astype(np.int64) * (int(codes.max()) + 1) + codes)
     n_groups = int(group.max()) + 1
     assigned = view.is_kind(rows, "assigned")
     fired = view.is_kind(rows, "fired")
