@@ -122,9 +122,16 @@ class TraceView:
 
     def operators(self, *kinds: str) -> list[str]:
         """Operators that wrote records of these kinds, in order of first appearance."""
-        codes = self.c.operator.codes[self.select(*kinds)]
-        distinct, first = np.unique(codes, return_index=True)
-        return [self.c.operator.values[i] for i in distinct[np.argsort(first)].tolist()]
+        first: dict[int, int] = {}  # operator code -> its first record of these kinds
+        for kind in dict.fromkeys(kinds):
+            if kind not in self._code_of:
+                continue
+            rows = self._rows(self._code_of[kind])
+            codes = self.c.operator.codes[rows]
+            for op in np.flatnonzero(np.bincount(codes)).tolist():
+                at = int(rows[int(np.argmax(codes == op))])
+                first[op] = min(at, first.get(op, at))
+        return [self.c.operator.values[op] for op in sorted(first, key=first.__getitem__)]
 
     def __len__(self) -> int:
         return len(self._codes)

@@ -42,6 +42,11 @@ def extent(*columns: pd.Series) -> list[int]:
         if isinstance(dtype, np.dtype) and dtype.kind == "O":
             items = column.tolist()
             if all(v.__class__ is int for v in items):
+                lo, hi = (min(items), max(items)) if items else (0, 0)
+                if lo >= -EXACT and hi <= EXACT:  # the usual case: every one drawable
+                    if items:
+                        out += [lo, hi]
+                    continue
                 inside = [v for v in items if -EXACT <= v <= EXACT]
                 if inside:
                     out += [min(inside), max(inside)]
@@ -70,13 +75,31 @@ def bin_points(
     The grid starts at 120 × 80 cells and is coarsened by √2 per side until the non-empty
     cells fit ``limit``. Cells carry count, mean x / y (where they are drawn) and the cell's
     bounds x_lo, x_hi, y_lo, y_hi."""
+    return _bin_arrays(
+        frame[x].to_numpy(float), frame[y].to_numpy(float), frame[by], by, x_range, y_range, limit
+    )
+
+
+def _bin_arrays(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    values: pd.Series,
+    by: str,
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    limit: int,
+) -> tuple[pd.DataFrame, int, int]:
+    """``bin_points`` of coordinates and ``by`` values given as arrays."""
     nx, ny = 120, 80
-    xs, ys = frame[x].to_numpy(float), frame[y].to_numpy(float)
-    # one code per ``by`` value, in sorted order (the cells are ordered by (ix, iy, by))
-    codes, labels = pd.factorize(frame[by], sort=True)
+    # one code per ``by`` value, in sorted order (the cells are ordered by (ix, iy, by)):
+    # found unsorted (hashing), then the few distinct values sorted
+    codes, labels = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=True)
+    rank = np.argsort(np.argsort(np.asarray(labels, dtype=object), kind="stable"))
+    labels = np.asarray(labels, dtype=object)[np.argsort(rank)]
     if (codes < 0).any():  # like groupby: rows whose ``by`` is missing form no cell
         keep = codes >= 0
         xs, ys, codes = xs[keep], ys[keep], codes[keep]
+    codes = rank[codes] if len(codes) else codes
     while True:
         cells = _cells(xs, ys, codes, labels, by, x_range, y_range, nx, ny)
         if len(cells) <= limit or (nx == 1 and ny == 1):
@@ -89,10 +112,9 @@ def bin_elements(
 ) -> tuple[pd.DataFrame, int, int]:
     """Elements (``ts``, ``proc_time``, ``fate``) clipped to the visible domains and binned per
     fate with ``bin_points``: (cells, nx, ny)."""
-    clipped = elements.assign(
-        ts=elements["ts"].clip(*x_domain), proc_time=elements["proc_time"].clip(*y_domain)
-    )
-    return bin_points(clipped, "ts", "proc_time", "fate", x_domain, y_domain, max_points)
+    xs = np.clip(elements["ts"].to_numpy(float), *x_domain)
+    ys = np.clip(elements["proc_time"].to_numpy(float), *y_domain)
+    return _bin_arrays(xs, ys, elements["fate"], "fate", x_domain, y_domain, max_points)
 
 
 def _cells(
