@@ -392,26 +392,26 @@ def late_side_outputs(
     # the records of the element's own processing: up to its operator's next watermark or
     # timer firing; a side output counts when no firing of that processing follows it
     marks = view.select("element", "watermark", "timer_fired", "fired", operator=operator)
-    kinds = view.kinds_of(marks)
-    own_end = np.full(len(marks), len(view), dtype=np.int64)  # per element: the next boundary
-    fired_last = np.full(len(marks), -1, dtype=np.int64)  # per element: its own last firing
-    current, boundary_seen = -1, True
-    for i, kind in enumerate(kinds.tolist()):
-        if kind == "element":
-            current, boundary_seen = i, False
-        elif current >= 0 and not boundary_seen:
-            if kind == "fired":
-                fired_last[current] = marks[i]
-            else:
-                own_end[current], boundary_seen = marks[i], True
-    element_rows = marks[kinds == "element"]
-    ends = dict(zip(element_rows.tolist(), own_end[kinds == "element"].tolist(), strict=True))
-    fired = dict(zip(element_rows.tolist(), fired_last[kinds == "element"].tolist(), strict=True))
-    starts = rows[view.is_kind(rows, "element")]
+    is_element = view.is_kind(marks, "element")
+    is_fired = view.is_kind(marks, "fired")
+    ordinal = np.cumsum(is_element) - 1  # the element each mark follows (-1: none yet)
+    n = int(is_element.sum())
+    # per element: its first boundary (a watermark or timer firing) before the next element
+    boundary = np.flatnonzero(~is_element & ~is_fired & (ordinal >= 0))
+    owners, first = np.unique(ordinal[boundary], return_index=True)
+    end_pos = np.full(n, len(marks), dtype=np.int64)  # as a position in marks
+    end_pos[owners] = boundary[first]
+    own_end = np.full(n, len(view), dtype=np.int64)
+    own_end[owners] = marks[boundary[first]]
+    # per element: the last firing of its own processing (before that boundary)
+    fired = np.flatnonzero(is_fired & (ordinal >= 0))
+    fired = fired[fired < end_pos[ordinal[fired]]]
+    fired_last = np.full(n, -1, dtype=np.int64)
+    np.maximum.at(fired_last, ordinal[fired], marks[fired])
+    side = np.flatnonzero(is_side)
     out = np.zeros(len(rows), dtype=bool)
-    for i in np.flatnonzero(is_side).tolist():
-        start = int(starts[group[i]])
-        out[i] = rows[i] < ends[start] and rows[i] > fired[start]
+    at = group[side]  # the element of each side output (elements are numbered alike)
+    out[side] = (rows[side] < own_end[at]) & (rows[side] > fired_last[at])
     return out
 
 
