@@ -312,25 +312,30 @@ def _binned(
     cells = cells.assign(common=cells["fate"] == palette.FATES[0]).sort_values(
         ["common", "count"], ascending=False, kind="stable"
     )
+
+    def ints(column: str) -> list[int]:  # round() of each value (half to even, as numpy)
+        return np.rint(cells[column].to_numpy(dtype=float)).astype(np.int64).tolist()
+
+    x_lo, x_hi, y_lo, y_hi = ints("x_lo"), ints("x_hi"), ints("y_lo"), ints("y_hi")
     rows = [
         {
             "kind": "elements (binned)",
-            "x": round(cx),
-            "y": round(cy),
+            "x": cx,
+            "y": cy,
             "fate": fate,
-            "count": int(n),
-            "processing time": f"{x.fmt(round(xa))} .. {x.fmt(round(xb))}",
-            "skew": f"{round(ya):,} .. {round(yb):,} ms",
+            "count": n,
+            "processing time": f"{xa} .. {xb}",
+            "skew": f"{ya:,} .. {yb:,} ms",
         }
         for cx, cy, fate, n, xa, xb, ya, yb in zip(
-            cells["x"].tolist(),
-            cells["y"].tolist(),
+            ints("x"),
+            ints("y"),
             cells["fate"].tolist(),
-            cells["count"].tolist(),
-            cells["x_lo"].tolist(),
-            cells["x_hi"].tolist(),
-            cells["y_lo"].tolist(),
-            cells["y_hi"].tolist(),
+            cells["count"].astype(np.int64).tolist(),
+            x.fmt_all(x_lo),
+            x.fmt_all(x_hi),
+            y_lo,
+            y_hi,
             strict=True,
         )
     ]
