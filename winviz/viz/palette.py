@@ -249,9 +249,19 @@ class TimeAxis:
 
     def fmt_all(self, values: list[Any]) -> list[str]:
         """``fmt`` of each value: on a ms axis an int within ±2**53 written directly (the
-        usual case), anything else through ``fmt`` (which remembers its texts)."""
-        kind = self.kind
-        if kind == "ms":  # the usual case: "12,000 ms" written directly
+        usual case), anything else through ``fmt`` (which remembers its texts); when most
+        values repeat (a run's watermarks: one per element), each distinct one once."""
+        try:
+            distinct = list(dict.fromkeys(values))
+        except TypeError:  # something unhashable
+            distinct = values
+        if len(distinct) * 2 <= len(values):  # e.g. a run's watermarks (one per element)
+            texts = dict(zip(distinct, self._fmt_each(distinct), strict=True))
+            return [texts[v] for v in values]
+        return self._fmt_each(values)
+
+    def _fmt_each(self, values: list[Any]) -> list[str]:
+        if self.kind == "ms":  # the usual case: "12,000 ms" written directly
             write = "{:,} ms".format
             return [
                 write(v) if v.__class__ is int and -EXACT <= v <= EXACT else self.fmt(v)
