@@ -160,6 +160,7 @@ class TraceView:
         rows = self._rows_of.get(code)
         if rows is None:
             rows = self._rows_of[code] = np.flatnonzero(self._codes == code)
+            rows.setflags(write=False)  # shared by every select of this kind
         return rows
 
     def column(self, name: str, rows: np.ndarray) -> np.ndarray:
