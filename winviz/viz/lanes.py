@@ -357,15 +357,13 @@ def _bar_slots(bars: pd.DataFrame) -> dict[tuple[Any, Any, Any], int]:
 def _drawn(records: pd.DataFrame, slot: dict) -> pd.DataFrame:
     """The records (with ``key_text``) of windows that have a bar (a key in ``slot``): only
     their marks are drawn, so only their tooltips are formatted."""
-    keep = [
-        (k, int(s), int(e)) in slot
-        for k, s, e in zip(
-            records["key_text"].tolist(),
-            records["window_start"].tolist(),
-            records["window_end"].tolist(),
-            strict=True,
-        )
-    ]
+    windows = zip(
+        records["key_text"].tolist(),
+        records["window_start"].to_numpy(dtype=np.int64).tolist(),  # Python ints, as in slot
+        records["window_end"].to_numpy(dtype=np.int64).tolist(),
+        strict=True,
+    )
+    keep = list(map(slot.__contains__, windows))
     return records if all(keep) else records[keep]
 
 
