@@ -1,7 +1,8 @@
 """``scrubber``: the timeline as it stood at processing time *t*, with *t* on a slider.
 
-The slider is a Vega-Lite parameter ``t`` bound to a range input (``alt.binding_range``): it
-runs in the browser with no kernel, so it also works in a page saved by ``save_html``. Axes
+The slider is a Vega-Lite parameter ``t`` bound to a range input (what ``alt.binding_range``
+makes; the layers are Vega-Lite dicts over inline rows, ``spec.layer``): it runs in the
+browser with no kernel, so it also works in a page saved by ``save_html``. Axes
 as in ``timeline`` (event time across, processing time down). Layers, back to front:
 
 1. **windows** — one band per window from its first element to ``min(t, cleanup)``, coloured

@@ -11,8 +11,11 @@ the charts here hand Altair what it would produce anyway:
   a content hash when the chart is converted, as it does for a DataFrame, and the row limit
   still applies: ``rows_data`` runs Altair's own ``limit_rows`` check with the active data
   transformer's ``max_rows`` (``MaxRowsError`` above 5,000 rows unless the user changed it);
-* ``layer`` — an ``alt.Chart`` of one mark from dicts (``mark``, ``encoding``), exactly the
-  dicts ``Chart.mark_*(...).encode(...)`` would serialise to;
+* ``layer`` — an ``alt.Chart`` of one mark from dicts (``mark``, ``encoding``, optionally
+  ``transform``), exactly the dicts ``Chart.mark_*(...).encode(...).transform_*(...)`` would
+  serialise to;
+* ``layer_chart`` — the layered chart of such layers, without the deep copies of each layer
+  that ``alt.LayerChart`` and every ``properties`` / ``resolve_scale`` call make;
 * ``tooltips`` — tooltip channel dicts for the columns of some rows.
 
 The whole spec is still validated against the Vega-Lite schema by ``to_dict()``, once.
