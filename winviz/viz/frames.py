@@ -556,9 +556,10 @@ _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
 
 def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
     """Where ``firings`` puts each firing of a time window, without its texts (key, result,
-    cause wording): seq, window_start, window_end, proc_time, at and fired_by as ``firings``
-    has them (ints: int64 where every value is exact) — what a chart needs to draw many
-    firings aggregated. Read off ``firings`` when that was derived already."""
+    cause wording): seq, window_start, window_end, proc_time, at and fired_by with the values
+    ``firings`` has (times as int64 columns where every value is an exact int, else objects)
+    — what a chart needs to draw many firings aggregated. Read off ``firings`` when that was
+    derived already."""
     known = view.memo.get(("firings", operator))
     if known is not None:
         known = known[known["window_end"].notna()]
@@ -571,20 +572,28 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
     domains = np.full(len(rows), None, dtype=object)
     domains[has_timer] = [d[0] for d in view.c.detail[timer_rows[has_timer]].tolist()]
     causes = [_CALL_CAUSE.get(c, "") for c in calls.tolist()]
-    stamps = np.full(len(rows), None, dtype=object)
-    stamps[has_timer] = view.column("ts", timer_rows[has_timer])
     domain_list = domains.tolist()
-    at = [
-        t if d == "event" else e
-        for t, d, e in zip(stamps.tolist(), domain_list, end.tolist(), strict=True)
-    ]
+    event = domains == "event"
+    timer_ts = view.c.ts.take(timer_rows[event])
+    if timer_ts.exact and timer_ts.present.all():  # ints: the timer's, else the window end
+        at: Any = end.copy()
+        at[event] = timer_ts.values
+    else:
+        stamps = np.full(len(rows), None, dtype=object)
+        stamps[has_timer] = view.column("ts", timer_rows[has_timer])
+        at = _objects(
+            [
+                t if d == "event" else e
+                for t, d, e in zip(stamps.tolist(), domain_list, end.tolist(), strict=True)
+            ]
+        )
     return pd.DataFrame(
         {
             "seq": rows,
             "window_start": start,
             "window_end": end,
-            "proc_time": _objects(view.column("proc_time", rows)),
-            "at": _objects(at),
+            "proc_time": _times(view, "proc_time", rows),
+            "at": at,
             "fired_by": _objects(fired_by(causes, domain_list, view.ints("watermark", rows)[0])),
         }
     )
@@ -651,7 +660,7 @@ def cleanup_marks(view: TraceView, operator: str) -> pd.DataFrame:
             "seq": rows,
             "window_start": start[present],
             "window_end": end[present],
-            "proc_time": _objects(view.column("proc_time", rows)),
+            "proc_time": _times(view, "proc_time", rows),
             "cleanup_time": _objects(view.detail("cleanup", "cleanup_time", rows)),
         }
     )
