@@ -747,22 +747,25 @@ def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     last_cleanup = np.full(n_groups, np.iinfo(np.int64).min, dtype=np.int64)
     np.maximum.at(last_cleanup, group[cleanup], proc[cleanup])
     cleanups = np.bincount(group[cleanup], minlength=n_groups)
+    # closed: int64, or float64 with NaN while some pane is kept (what pandas makes of ints
+    # and None)
+    kept = cleanups == 0
+    closed = np.where(kept, np.nan, last_cleanup.astype(np.float64)) if kept.any() else last_cleanup
     lives = pd.DataFrame(
         {
             "key": np.asarray(texts, dtype=object)[t[first_row]].tolist(),
             "window_start": start[first_row],
             "window_end": end[first_row],
             "opened": np.where(elements > 0, opened, first),
+            "closed": closed,
             "elements": elements.astype(np.int64),
             "firings": np.bincount(group[fired], minlength=n_groups).astype(np.int64),
+            "merged_into": pd.Series([None] * n_groups, dtype=object),
         }
     )
-    lives["closed"] = [
-        int(c) if n else None for c, n in zip(last_cleanup.tolist(), cleanups.tolist(), strict=True)
-    ]
     if not len(view.select("merged", operator=operator)):  # no session merge: nothing to apply
-        return lives.assign(merged_into=[None] * len(lives))[LIFE_COLUMNS]
-    return _apply_merges(lives, merged(view, operator))[LIFE_COLUMNS]
+        return lives
+    return _apply_merges(lives.drop(columns="merged_into"), merged(view, operator))[LIFE_COLUMNS]
 
 
 def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:
