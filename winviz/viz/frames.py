@@ -44,7 +44,7 @@ import json
 from collections.abc import Callable
 from itertools import compress
 from json.encoder import encode_basestring
-from operator import itemgetter
+from operator import is_, itemgetter
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -461,18 +461,18 @@ def _element_texts(
         has = (pos >= 0).tolist()
         src_rows = arrivals[np.maximum(pos, 0)]
         sources = view.c.detail[src_rows].tolist()  # (value, index) of each arrival
-        for i, v in enumerate(values):
-            # the engine hands the arrival's own object on: identity first, then equal JSON
-            src, idx = sources[i]
-            if has[i] and (src is v or jsonable(src) == jsonable(v)):
-                source_index[i] = int(idx)
+        # the engine hands the arrival's own object on: identity first, then equal JSON
+        same = list(map(is_, map(itemgetter(0), sources), values))
+        for i, (h, s) in enumerate(zip(has, same, strict=True)):
+            if h and (s or jsonable(sources[i][0]) == jsonable(values[i])):
+                source_index[i] = int(sources[i][1])
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
     key_codes = view.c.key.codes[seqs]
     texts = {code: short(view.c.key.values[code], 30) for code in set(key_codes.tolist())}
     return (
         view.column("operator", seqs),
         [texts[c] for c in key_codes.tolist()],
-        [short(v) for v in values],
+        list(map(short, values)),
         source_index,
     )
 
