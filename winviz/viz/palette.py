@@ -306,11 +306,18 @@ def epoch_ticks(lo: int, hi: int) -> tuple[list[int], str]:
 def time_axis(title: str, values: list[int]) -> TimeAxis:
     """The axis for these times (off-chart values ignored), padded by 3 % each side
     (1 s each side when all values are equal; 0..1000 when there are none)."""
-    nums = pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce")
-    nums = nums[nums.abs() <= EXACT]
-    if nums.empty:
-        return TimeAxis(title, "ms", 0, 1000)
-    lo, hi = int(nums.min()), int(nums.max())
+    values = list(values)
+    if all(v.__class__ is int for v in values):  # the usual case (extents): no conversion
+        inside = [v for v in values if -EXACT <= v <= EXACT]
+        if not inside:
+            return TimeAxis(title, "ms", 0, 1000)
+        lo, hi = min(inside), max(inside)
+    else:
+        nums = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+        nums = nums[nums.abs() <= EXACT]
+        if nums.empty:
+            return TimeAxis(title, "ms", 0, 1000)
+        lo, hi = int(nums.min()), int(nums.max())
     kind: Literal["epoch", "ms"] = "epoch" if lo >= EPOCH_LO and hi <= EPOCH_HI else "ms"
     pad = max(1, round((hi - lo) * 0.03)) if hi > lo else 1000
     return TimeAxis(title, kind, lo - pad, hi + pad)
