@@ -163,3 +163,21 @@ def test_window_table_per_view(many) -> None:
     s, e, p = view.bounds(rows)
     assert p.all() and (e - s == 1000).all()
     assert np.array_equal(s, starts[view.c.window.codes[rows]])
+
+
+def test_group_ids_number_tuples_in_order_of_first_appearance() -> None:
+    rng = np.random.default_rng(7)
+    columns = [rng.integers(-3, 4, 500), rng.integers(0, 2**40, 500) % 5, rng.integers(0, 3, 500)]
+    ids = frames._group_ids(*columns)
+    seen: dict[tuple[int, ...], int] = {}
+    expected = [
+        seen.setdefault(t, len(seen)) for t in zip(*(c.tolist() for c in columns), strict=True)
+    ]
+    assert ids.tolist() == expected
+    # wide columns: the folded ids are renumbered before they could overflow int64
+    wide = [rng.integers(0, 2**62, 300), rng.integers(0, 2**62, 300), np.arange(300) % 7]
+    seen = {}
+    expected = [
+        seen.setdefault(t, len(seen)) for t in zip(*(c.tolist() for c in wide), strict=True)
+    ]
+    assert frames._group_ids(*wide).tolist() == expected

@@ -842,12 +842,20 @@ def merged_text(values: pd.Series) -> str:
 
 def _group_ids(*columns: np.ndarray) -> np.ndarray:
     """One id per distinct tuple of these integer columns, numbered in order of first
-    appearance (as ``groupby(sort=False).ngroup()``), combining two columns at a time so the
-    intermediate ids stay far below the int64 range."""
-    ids, _ = pd.factorize(columns[0])
+    appearance (as ``groupby(sort=False).ngroup()``): each column's codes folded into one
+    int64 per row (renumbered densely whenever the next fold could leave the int64 range),
+    then numbered once."""
+    ids, uniques = pd.factorize(columns[0])
+    span = max(1, len(uniques))  # every id is below span
     for column in columns[1:]:
         codes, uniques = pd.factorize(column)
-        ids, _ = pd.factorize(ids.astype(np.int64) * len(uniques) + codes)
+        width = max(1, len(uniques))
+        if span * width > 2**62:  # renumber densely first: the product stays in int64
+            ids, found = pd.factorize(ids)
+            span = max(1, len(found))
+        ids = ids.astype(np.int64) * width + codes
+        span *= width
+    ids, _ = pd.factorize(ids)
     return ids
 
 
@@ -933,7 +941,7 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
             else _codes(stamps.to_numpy(dtype=object))
         )
         columns["timer"] = _group_ids(
-            view.c.key.codes[rows], ns_codes, _identity_codes(domains), ts_codes
+            view.c.key.codes[rows], ns_codes, _domain_codes(domains), ts_codes
         )
     else:
         columns["timer"] = np.zeros(0, dtype=np.int64)
@@ -947,6 +955,19 @@ def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
     if column.exact and column.present.all():
         return pd.Series(column.values, dtype=np.int64)
     return _objects(view.column(name, rows))
+
+
+def _domain_codes(domains: list[Any]) -> np.ndarray:
+    """Integer codes of timer domains: 0 "event", 1 "processing" (the two Flink has), other
+    values through ``_identity_codes``."""
+    n = len(domains)
+    processing = np.fromiter(map("processing".__eq__, domains), dtype=bool, count=n)
+    if processing.any():
+        if (processing | np.fromiter(map("event".__eq__, domains), dtype=bool, count=n)).all():
+            return processing.astype(np.int64)
+    elif all(map("event".__eq__, domains)):
+        return np.zeros(n, dtype=np.int64)
+    return _identity_codes(domains)
 
 
 def _identity_codes(values: list[Any]) -> np.ndarray:
