@@ -181,3 +181,12 @@ def test_group_ids_number_tuples_in_order_of_first_appearance() -> None:
         seen.setdefault(t, len(seen)) for t in zip(*(c.tolist() for c in wide), strict=True)
     ]
     assert frames._group_ids(*wide).tolist() == expected
+
+
+def test_identity_codes_tell_values_apart() -> None:
+    made = "".join(["proc", "essing"])  # equal to "processing", another object
+    assert made is not "processing"  # noqa: F632
+    values = ["event", "processing", "event", made, "other"]
+    assert frames._identity_codes(values).tolist() == [0, 1, 0, 1, 2]
+    assert frames._identity_codes(["event"] * 4).tolist() == [0, 0, 0, 0]
+    assert frames._identity_codes([]).tolist() == []

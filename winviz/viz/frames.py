@@ -941,7 +941,7 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
             else _codes(stamps.to_numpy(dtype=object))
         )
         columns["timer"] = _group_ids(
-            view.c.key.codes[rows], ns_codes, _domain_codes(domains), ts_codes
+            view.c.key.codes[rows], ns_codes, _identity_codes(domains), ts_codes
         )
     else:
         columns["timer"] = np.zeros(0, dtype=np.int64)
@@ -957,27 +957,15 @@ def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
     return _objects(view.column(name, rows))
 
 
-def _domain_codes(domains: list[Any]) -> np.ndarray:
-    """Integer codes of timer domains: 0 "event", 1 "processing" (the two Flink has), other
-    values through ``_identity_codes``."""
-    n = len(domains)
-    processing = np.fromiter(map("processing".__eq__, domains), dtype=bool, count=n)
-    if processing.any():
-        if (processing | np.fromiter(map("event".__eq__, domains), dtype=bool, count=n)).all():
-            return processing.astype(np.int64)
-    elif all(map("event".__eq__, domains)):
-        return np.zeros(n, dtype=np.int64)
-    return _identity_codes(domains)
-
-
 def _identity_codes(values: list[Any]) -> np.ndarray:
     """Integer codes of some strings (or any values) telling equal ones apart: by object
     identity first (a run's domains are a few shared objects), then by value."""
     ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
-    codes, first = pd.factorize(ids)
-    if not len(first):
-        return codes
-    firsts = np.unique(codes, return_index=True)[1]
+    if not len(ids) or (ids == ids[0]).all():  # one shared object (one domain): no hashing
+        return np.zeros(len(ids), dtype=np.int64)
+    codes, distinct = pd.factorize(ids)
+    firsts = np.full(len(distinct), len(codes), dtype=np.int64)  # each object's first record
+    np.minimum.at(firsts, codes, np.arange(len(codes), dtype=np.int64))
     by_value, _ = pd.factorize(object_array([values[i] for i in firsts.tolist()]))
     return by_value[codes]
 
