@@ -426,6 +426,10 @@ def check_elements(rows: list[dict[str, Any]], f: dict[str, Any], field: str) ->
 
 
 def check_lanes(spec: dict[str, Any], f: dict[str, Any]) -> None:
+    if not f["named"]:  # no (key, window) pair at all (e.g. its only element was late)
+        assert spec["usermeta"]["winviz"]["status"] == "message"
+        assert "has no time windows" in spec["usermeta"]["winviz"]["message"]
+        return
     bars = {
         (r["key"], r["x"], r["x2"]): (r["elements"], r["firings"], r["merged_into"])
         for r in all_rows(spec, "window")

@@ -647,11 +647,16 @@ class Explorer:
                     "result of env.execute() (or its trace)"
                 )
             with stages.time("read"):
-                _first_read(result)
+                view = _first_read(result)
+            # the named charts and the summary read one view of the trace: the tables they
+            # share (element fates, window lives, firings) are derived once
+            shared = result if view is None else view
             with stages.time("charts"):
-                charts = [fn(result, at) for fn, at in zip(self._chart_fns, keep, strict=True)]
+                charts = [
+                    fn(result, shared, at) for fn, at in zip(self._chart_fns, keep, strict=True)
+                ]
             with stages.time("summary"):
-                summary = summarize(result)
+                summary = summarize(shared)
         except Exception as exc:  # shown in place, kept on the explorer: not swallowed
             headline = f"{type(exc).__name__}: {exc}"
             card = palette.message_chart(
@@ -756,10 +761,11 @@ def _defaults(pipeline: Callable[..., Any], names: list[str], with_data: bool) -
     return {n: by_name[n].default for n in names if n in by_name}
 
 
-def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, int | None], Any]:
-    """A function (result, scrub time) → chart for a chart name or a user's function."""
+def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int | None], Any]:
+    """A function (result, its trace's view or the result, scrub time) → chart for a chart
+    name (drawn from the view) or a user's function (given the result)."""
     if callable(chart):
-        return lambda result, at: chart(result)
+        return lambda result, view, at: chart(result)
     if chart not in CHART_NAMES:
         raise ValueError(
             f"explore: unknown chart {chart!r}; choose from {', '.join(CHART_NAMES)} or pass "
@@ -769,17 +775,19 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, int | Non
 
     fn = getattr(viz, chart)
     if chart == "scrubber":
-        return lambda result, at: fn(result, at=at)
-    return lambda result, at: fn(result)
+        return lambda result, view, at: fn(view, at=at)
+    return lambda result, view, at: fn(view)
 
 
-def _first_read(result: Any) -> None:
+def _first_read(result: Any) -> frames.TraceView | None:
     """Read the run's trace into columns (``Trace.columns``, kept by the trace) before the
-    charts do, so that this engine-side cost is timed as its own stage. A result without a
-    trace is left to the charts (which say what is missing)."""
+    charts do, so that this engine-side cost is timed as its own stage, and return its view
+    (``frames.open_trace``). A result without a trace is left to the charts (which say what
+    is missing): None."""
     trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
     if isinstance(trace, Trace):
-        trace.columns()
+        return frames.TraceView(trace)
+    return None
 
 
 def _name(fn: Callable[..., Any]) -> str:

@@ -38,10 +38,14 @@ none).
 
 from __future__ import annotations
 
+import functools
+import gc
 import json
+from collections.abc import Callable
+from itertools import compress
 from json.encoder import encode_basestring
-from operator import itemgetter
-from typing import Any
+from operator import is_, itemgetter
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -51,11 +55,33 @@ from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
 
+P = ParamSpec("P")
+R = TypeVar("R")
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
 _FATE_NAMES = np.array(["on time", "late, accepted", "dropped", "side output"], dtype=object)
 WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
 FATE_KINDS = ("element", "assigned", "skipped_late_window", "late_dropped", "side_output")
+
+
+def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` with Python's cyclic garbage collector paused while it runs (restored as it
+    was), as ``Trace.columns`` does for its bulk conversion: a chart of a large trace makes
+    hundreds of thousands of short-lived containers and no cycles, and every collection pass
+    they trigger would also walk all the objects the trace keeps alive. Reference counting
+    still frees everything as usual."""
+
+    @functools.wraps(fn)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+
+    return paused
 
 
 class TraceInputError(ValueError):
@@ -78,6 +104,8 @@ class TraceView:
         self._code_of = {k: i for i, k in enumerate(self.c.kind.values)}
         self._kind_names = self.c.kind.lookup()
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._rows_of: dict[int, np.ndarray] = {}  # per kind code: its records, in seq order
+        self.memo: dict[Any, Any] = {}  # tables derived from this view (see ``memoized``)
 
     @property
     def kinds(self) -> np.ndarray:
@@ -94,8 +122,16 @@ class TraceView:
 
     def operators(self, *kinds: str) -> list[str]:
         """Operators that wrote records of these kinds, in order of first appearance."""
-        codes = self.c.operator.codes[self.select(*kinds)]
-        return [self.c.operator.values[i] for i in dict.fromkeys(codes.tolist())]
+        first: dict[int, int] = {}  # operator code -> its first record of these kinds
+        for kind in dict.fromkeys(kinds):
+            if kind not in self._code_of:
+                continue
+            rows = self._rows(self._code_of[kind])
+            codes = self.c.operator.codes[rows]
+            for op in np.flatnonzero(np.bincount(codes)).tolist():
+                at = int(rows[int(np.argmax(codes == op))])
+                first[op] = min(at, first.get(op, at))
+        return [self.c.operator.values[op] for op in sorted(first, key=first.__getitem__)]
 
     def __len__(self) -> int:
         return len(self._codes)
@@ -107,12 +143,24 @@ class TraceView:
 
     def select(self, *kinds: str, operator: str | None = None) -> np.ndarray:
         """The positions of records of these kinds, in seq order."""
-        wanted = np.zeros(len(self._code_of) + 1, dtype=bool)
-        wanted[[self._code_of[k] for k in kinds if k in self._code_of]] = True
-        rows = np.flatnonzero(wanted[self._codes])
+        parts = [self._rows(self._code_of[k]) for k in dict.fromkeys(kinds) if k in self._code_of]
+        if not parts:
+            rows = np.zeros(0, dtype=np.int64)
+        elif len(parts) == 1:
+            rows = parts[0]
+        else:  # each part in seq order: one sort of their union
+            rows = np.sort(np.concatenate(parts), kind="stable")  # merges the sorted runs
         if operator is not None and len(rows):
             code = self.c.operator.code_of(operator)
             rows = rows[self.c.operator.codes[rows] == code]
+        return rows
+
+    def _rows(self, code: int) -> np.ndarray:
+        """The records of one kind (by its code), found once per view."""
+        rows = self._rows_of.get(code)
+        if rows is None:
+            rows = self._rows_of[code] = np.flatnonzero(self._codes == code)
+            rows.setflags(write=False)  # shared by every select of this kind
         return rows
 
     def column(self, name: str, rows: np.ndarray) -> np.ndarray:
@@ -166,19 +214,27 @@ class TraceView:
         ]
         return out, column.present
 
+    def window_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(start, end, is a time window) of each distinct window of the trace, by window
+        code (``winviz.trace.columns.window_table``), made once per view."""
+        if self._bounds is None:
+            self._bounds = window_table(self.c.window.values)
+        return self._bounds
+
     def bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The windows of some records as (start, end, present): int64 arrays and a mask of
         the records that have a time window (False for none and for the global window)."""
-        if self._bounds is None:
-            self._bounds = window_table(self.c.window.values)
-        starts, ends, has = self._bounds
+        starts, ends, has = self.window_table()
         codes = self.c.window.codes[rows]
         return starts[codes], ends[codes], has[codes]
 
 
 def open_trace(source: Any) -> TraceView:
-    """A TraceView of a Trace, a trace DataFrame or a result with ``.trace``; raises
-    TraceInputError with a readable reason when the input cannot be drawn."""
+    """A TraceView of a Trace, a trace DataFrame or a result with ``.trace`` (a TraceView as
+    it is: charts drawn from one view share the tables derived from it, see ``memoized``);
+    raises TraceInputError with a readable reason when the input cannot be drawn."""
+    if isinstance(source, TraceView):
+        return source
     if source is not None and not isinstance(source, (Trace, pd.DataFrame)):
         inner = getattr(source, "trace", None)
         if isinstance(inner, Trace):
@@ -217,6 +273,16 @@ def _check_frame(frame: pd.DataFrame) -> None:
 
 
 # -- tidy frames ------------------------------------------------------------------------------
+
+
+def memoized(view: TraceView, name: str, operator: str, build: Any) -> Any:
+    """``build()`` once per view, table name and operator: the frames below that several
+    charts (and an explorer's summary) of one trace read are derived once per view. The
+    table is shared: callers never change it in place."""
+    key = (name, operator)
+    if key not in view.memo:
+        view.memo[key] = build()
+    return view.memo[key]
 
 
 def window_operators(view: TraceView) -> list[str]:
@@ -272,6 +338,10 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     many it was assigned to). See the module docstring for the rules (Flink's late element,
     ``timestamp <= currentWatermark``; ``WindowOperator.isWindowLate`` decides what is
     dropped or side output)."""
+    return memoized(view, "element_fates", operator, lambda: _element_fates(view, operator))
+
+
+def _element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     rows = view.select(*FATE_KINDS, operator=operator)
     is_element = view.is_kind(rows, "element")
     group = np.cumsum(is_element) - 1
@@ -301,7 +371,7 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
             "seq": erows,
             "proc_time": view.numbers("proc_time", erows),
             "ts": view.numbers("ts", erows),
-            "fate": _FATE_NAMES[fate],
+            "fate": _objects(_FATE_NAMES[fate]),  # not converted to pandas' str dtype
             "windows": n_windows,
         }
     )
@@ -323,26 +393,26 @@ def late_side_outputs(
     # the records of the element's own processing: up to its operator's next watermark or
     # timer firing; a side output counts when no firing of that processing follows it
     marks = view.select("element", "watermark", "timer_fired", "fired", operator=operator)
-    kinds = view.kinds_of(marks)
-    own_end = np.full(len(marks), len(view), dtype=np.int64)  # per element: the next boundary
-    fired_last = np.full(len(marks), -1, dtype=np.int64)  # per element: its own last firing
-    current, boundary_seen = -1, True
-    for i, kind in enumerate(kinds.tolist()):
-        if kind == "element":
-            current, boundary_seen = i, False
-        elif current >= 0 and not boundary_seen:
-            if kind == "fired":
-                fired_last[current] = marks[i]
-            else:
-                own_end[current], boundary_seen = marks[i], True
-    element_rows = marks[kinds == "element"]
-    ends = dict(zip(element_rows.tolist(), own_end[kinds == "element"].tolist(), strict=True))
-    fired = dict(zip(element_rows.tolist(), fired_last[kinds == "element"].tolist(), strict=True))
-    starts = rows[view.is_kind(rows, "element")]
+    is_element = view.is_kind(marks, "element")
+    is_fired = view.is_kind(marks, "fired")
+    ordinal = np.cumsum(is_element) - 1  # the element each mark follows (-1: none yet)
+    n = int(is_element.sum())
+    # per element: its first boundary (a watermark or timer firing) before the next element
+    boundary = np.flatnonzero(~is_element & ~is_fired & (ordinal >= 0))
+    owners, first = np.unique(ordinal[boundary], return_index=True)
+    end_pos = np.full(n, len(marks), dtype=np.int64)  # as a position in marks
+    end_pos[owners] = boundary[first]
+    own_end = np.full(n, len(view), dtype=np.int64)
+    own_end[owners] = marks[boundary[first]]
+    # per element: the last firing of its own processing (before that boundary)
+    fired = np.flatnonzero(is_fired & (ordinal >= 0))
+    fired = fired[fired < end_pos[ordinal[fired]]]
+    fired_last = np.full(n, -1, dtype=np.int64)
+    np.maximum.at(fired_last, ordinal[fired], marks[fired])
+    side = np.flatnonzero(is_side)
     out = np.zeros(len(rows), dtype=bool)
-    for i in np.flatnonzero(is_side).tolist():
-        start = int(starts[group[i]])
-        out[i] = rows[i] < ends[start] and rows[i] > fired[start]
+    at = group[side]  # the element of each side output (elements are numbered alike)
+    out[side] = (rows[side] < own_end[at]) & (rows[side] > fired_last[at])
     return out
 
 
@@ -391,18 +461,18 @@ def _element_texts(
         has = (pos >= 0).tolist()
         src_rows = arrivals[np.maximum(pos, 0)]
         sources = view.c.detail[src_rows].tolist()  # (value, index) of each arrival
-        for i, v in enumerate(values):
-            # the engine hands the arrival's own object on: identity first, then equal JSON
-            src, idx = sources[i]
-            if has[i] and (src is v or jsonable(src) == jsonable(v)):
-                source_index[i] = int(idx)
+        # the engine hands the arrival's own object on: identity first, then equal JSON
+        same = list(map(is_, map(itemgetter(0), sources), values))
+        for i, (h, s) in enumerate(zip(has, same, strict=True)):
+            if h and (s or jsonable(sources[i][0]) == jsonable(values[i])):
+                source_index[i] = int(sources[i][1])
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
     key_codes = view.c.key.codes[seqs]
     texts = {code: short(view.c.key.values[code], 30) for code in set(key_codes.tolist())}
     return (
         view.column("operator", seqs),
         [texts[c] for c in key_codes.tolist()],
-        [short(v) for v in values],
+        list(map(short, values)),
         source_index,
     )
 
@@ -456,6 +526,10 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
     None when no timer fired it), fired_by (the cause's category, ``fired_by``) and at (the
     event time a firing mark sits at: the event-time timer's timestamp, else the window's
     end)."""
+    return memoized(view, "firings", operator, lambda: _firings(view, operator))
+
+
+def _firings(view: TraceView, operator: str) -> pd.DataFrame:
     # the columns first, one DataFrame at the end (adding columns one by one costs more)
     frame = _window_record_columns(
         view, operator, ("fired",), ("key", "proc_time", "watermark", "ts")
@@ -478,6 +552,51 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
 
 
 _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
+
+
+def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
+    """Where ``firings`` puts each firing of a time window, without its texts (key, result,
+    cause wording): seq, window_start, window_end, proc_time, at and fired_by with the values
+    ``firings`` has (times as int64 columns where every value is an exact int, else objects)
+    — what a chart needs to draw many firings aggregated. Read off ``firings`` when that was
+    derived already."""
+    known = view.memo.get(("firings", operator))
+    if known is not None:
+        known = known[known["window_end"].notna()]
+        return known[["seq", "window_start", "window_end", "proc_time", "at", "fired_by"]]
+    rows = view.select("fired", operator=operator)
+    start, end, present = view.bounds(rows)
+    rows, start, end = rows[present], start[present], end[present]
+    calls, timer_rows = trace_firing_causes(view.c, rows)
+    has_timer = timer_rows >= 0
+    domains = np.full(len(rows), None, dtype=object)
+    domains[has_timer] = [d[0] for d in view.c.detail[timer_rows[has_timer]].tolist()]
+    causes = [_CALL_CAUSE.get(c, "") for c in calls.tolist()]
+    domain_list = domains.tolist()
+    event = domains == "event"
+    timer_ts = view.c.ts.take(timer_rows[event])
+    if timer_ts.exact and timer_ts.present.all():  # ints: the timer's, else the window end
+        at: Any = end.copy()
+        at[event] = timer_ts.values
+    else:
+        stamps = np.full(len(rows), None, dtype=object)
+        stamps[has_timer] = view.column("ts", timer_rows[has_timer])
+        at = _objects(
+            [
+                t if d == "event" else e
+                for t, d, e in zip(stamps.tolist(), domain_list, end.tolist(), strict=True)
+            ]
+        )
+    return pd.DataFrame(
+        {
+            "seq": rows,
+            "window_start": start,
+            "window_end": end,
+            "proc_time": _times(view, "proc_time", rows),
+            "at": at,
+            "fired_by": _objects(fired_by(causes, domain_list, view.ints("watermark", rows)[0])),
+        }
+    )
 
 
 def firing_causes(
@@ -519,7 +638,35 @@ def fired_by(causes: list[str], domains: list[str | None], watermarks: np.ndarra
 
 
 def cleanups(view: TraceView, operator: str) -> pd.DataFrame:
-    """The ``cleanup`` records: window_records columns plus cleanup_time."""
+    """The ``cleanup`` records: window_records columns plus cleanup_time (shared, see
+    ``memoized``)."""
+    return memoized(view, "cleanups", operator, lambda: _cleanups(view, operator))
+
+
+def cleanup_marks(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``cleanup`` records of time windows without their key, watermark and ts: seq,
+    window_start, window_end, proc_time and cleanup_time as ``cleanups`` has them — what a
+    chart needs to draw many cleanups aggregated. Read off ``cleanups`` when that was
+    derived already."""
+    known = view.memo.get(("cleanups", operator))
+    if known is not None:
+        known = known[known["window_end"].notna()]
+        return known[["seq", "window_start", "window_end", "proc_time", "cleanup_time"]]
+    rows = view.select("cleanup", operator=operator)
+    start, end, present = view.bounds(rows)
+    rows = rows[present]
+    return pd.DataFrame(
+        {
+            "seq": rows,
+            "window_start": start[present],
+            "window_end": end[present],
+            "proc_time": _times(view, "proc_time", rows),
+            "cleanup_time": _objects(view.detail("cleanup", "cleanup_time", rows)),
+        }
+    )
+
+
+def _cleanups(view: TraceView, operator: str) -> pd.DataFrame:
     frame = window_records(view, operator, "cleanup")
     frame["cleanup_time"] = view.detail("cleanup", "cleanup_time", frame["seq"].to_numpy())
     return frame
@@ -564,6 +711,10 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     """One row per (key, window): opened (first assigned proc_time), closed (cleanup
     proc_time; None while still open at the end of the trace), elements assigned, firings,
     merged_into ("[s, e)" when a session merge absorbed it, else None)."""
+    return memoized(view, "window_lives", operator, lambda: _window_lives(view, operator))
+
+
+def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     rows = view.select("assigned", "fired", "cleanup", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
@@ -576,7 +727,12 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
         np.array([short(k, 30) for k in key_uniques], dtype=object), use_na_sentinel=False
     )
     t = text_codes[key_codes] if len(key_uniques) else key_codes
-    group = _group_ids(t, start, end)  # numbered in order of first appearance
+    # one id per (start, end) among the trace's distinct windows, then per (key text, window)
+    # in order of first appearance
+    starts_of, ends_of, _ = view.window_table()
+    window_id = _group_ids(starts_of, ends_of) if len(starts_of) else starts_of
+    codes = window_id[view.c.window.codes[rows]].astype(np.int64)
+    group, _ = pd.factorize(t.astype(np.int64) * (int(codes.max()) + 1) + codes)
     n_groups = int(group.max()) + 1
     assigned = view.is_kind(rows, "assigned")
     fired = view.is_kind(rows, "fired")
@@ -591,22 +747,25 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     last_cleanup = np.full(n_groups, np.iinfo(np.int64).min, dtype=np.int64)
     np.maximum.at(last_cleanup, group[cleanup], proc[cleanup])
     cleanups = np.bincount(group[cleanup], minlength=n_groups)
+    # closed: int64, or float64 with NaN while some pane is kept (what pandas makes of ints
+    # and None)
+    kept = cleanups == 0
+    closed = np.where(kept, np.nan, last_cleanup.astype(np.float64)) if kept.any() else last_cleanup
     lives = pd.DataFrame(
         {
             "key": np.asarray(texts, dtype=object)[t[first_row]].tolist(),
             "window_start": start[first_row],
             "window_end": end[first_row],
             "opened": np.where(elements > 0, opened, first),
+            "closed": closed,
             "elements": elements.astype(np.int64),
             "firings": np.bincount(group[fired], minlength=n_groups).astype(np.int64),
+            "merged_into": pd.Series([None] * n_groups, dtype=object),
         }
     )
-    lives["closed"] = [
-        int(c) if n else None for c, n in zip(last_cleanup.tolist(), cleanups.tolist(), strict=True)
-    ]
     if not len(view.select("merged", operator=operator)):  # no session merge: nothing to apply
-        return lives.assign(merged_into=[None] * len(lives))[LIFE_COLUMNS]
-    return _apply_merges(lives, merged(view, operator))[LIFE_COLUMNS]
+        return lives
+    return _apply_merges(lives.drop(columns="merged_into"), merged(view, operator))[LIFE_COLUMNS]
 
 
 def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:
@@ -683,18 +842,30 @@ def merged_text(values: pd.Series) -> str:
 
 def _group_ids(*columns: np.ndarray) -> np.ndarray:
     """One id per distinct tuple of these integer columns, numbered in order of first
-    appearance (as ``groupby(sort=False).ngroup()``), combining two columns at a time so the
-    intermediate ids stay far below the int64 range."""
-    ids, _ = pd.factorize(columns[0])
+    appearance (as ``groupby(sort=False).ngroup()``): each column's codes folded into one
+    int64 per row (renumbered densely whenever the next fold could leave the int64 range),
+    then numbered once."""
+    ids, uniques = pd.factorize(columns[0])
+    span = max(1, len(uniques))  # every id is below span
     for column in columns[1:]:
         codes, uniques = pd.factorize(column)
-        ids, _ = pd.factorize(ids.astype(np.int64) * len(uniques) + codes)
+        width = max(1, len(uniques))
+        if span * width > 2**62:  # renumber densely first: the product stays in int64
+            ids, found = pd.factorize(ids)
+            span = max(1, len(found))
+        ids = ids.astype(np.int64) * width + codes
+        span *= width
+    ids, _ = pd.factorize(ids)
     return ids
 
 
 def merged(view: TraceView, operator: str) -> pd.DataFrame:
     """The ``merged`` records: window_records columns plus key_text and merged_windows
-    (list of (start, end))."""
+    (list of (start, end)); shared, see ``memoized``."""
+    return memoized(view, "merged", operator, lambda: _merged(view, operator))
+
+
+def _merged(view: TraceView, operator: str) -> pd.DataFrame:
     frame = window_records(view, operator, "merged")
     rows = frame["seq"].to_numpy()
     mw = view.detail("merged", "merged_windows", rows)
@@ -734,20 +905,69 @@ def timer_operators(view: TraceView) -> list[str]:
 def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     """The timer records of ``operator``: seq, kind, proc_time, watermark, key, namespace (text),
     ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a deletion, False for
-    a firing)."""
+    a firing), and timer: one integer per timer identity (key, namespace text, domain,
+    timestamp), as ``timer_lives`` tells timers apart. The times are int64 columns when every
+    record has an exact one, else objects (ints, None where absent)."""
     rows = view.select(*TIMER_KINDS, operator=operator)
-    columns: dict[str, Any] = {"seq": rows, "kind": _objects(view.kinds_of(rows))}
-    for name in ("proc_time", "watermark", "key", "ts"):
-        columns[name] = _objects(view.column(name, rows))
+    # the kind as a categorical of TIMER_KINDS: comparisons by code, not string by string
+    order = np.full(len(view.c.kind.values) + 1, -1, dtype=np.int8)
+    for i, kind in enumerate(TIMER_KINDS):
+        if kind in view._code_of:
+            order[view._code_of[kind]] = i
+    kinds = pd.Categorical.from_codes(order[view._codes[rows]], categories=list(TIMER_KINDS))
+    columns: dict[str, Any] = {"seq": rows, "kind": kinds}
+    for name in ("proc_time", "watermark"):
+        columns[name] = _times(view, name, rows)
+    columns["key"] = _objects(view.column("key", rows))
+    columns["ts"] = _times(view, "ts", rows)
     # detail is (domain, namespace[, flag]) for every timer kind
-    details = view.c.detail[rows]
-    columns["namespace"] = _objects(namespace_texts(list(map(itemgetter(1), details))))
-    columns["domain"] = _objects(list(map(itemgetter(0), details)))
+    details = view.c.detail[rows].tolist()
+    ns_texts, ns_codes = _namespace_texts_codes(list(map(itemgetter(1), details)))
+    columns["namespace"] = _objects(ns_texts)
+    domains = list(map(itemgetter(0), details))
+    columns["domain"] = _objects(domains)
     flag = np.zeros(len(rows), dtype=bool)
     has = np.fromiter(map(len, details), dtype=np.int64, count=len(rows)) > 2
-    flag[has] = [bool(f) for f in map(itemgetter(2), details[has])]
+    if has.any():
+        flag[has] = np.fromiter(
+            map(itemgetter(2), compress(details, has.tolist())), dtype=bool, count=int(has.sum())
+        )
     columns["flag"] = flag
+    if len(rows):
+        stamps = columns["ts"]
+        ts_codes = (
+            pd.factorize(stamps.to_numpy())[0]
+            if stamps.dtype != object
+            else _codes(stamps.to_numpy(dtype=object))
+        )
+        columns["timer"] = _group_ids(
+            view.c.key.codes[rows], ns_codes, _identity_codes(domains), ts_codes
+        )
+    else:
+        columns["timer"] = np.zeros(0, dtype=np.int64)
     return pd.DataFrame(columns)
+
+
+def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
+    """A time column of some records: int64 when every one has an exact value, else objects
+    (ints, None where absent)."""
+    column = getattr(view.c, name).take(rows)
+    if column.exact and column.present.all():
+        return pd.Series(column.values, dtype=np.int64)
+    return _objects(view.column(name, rows))
+
+
+def _identity_codes(values: list[Any]) -> np.ndarray:
+    """Integer codes of some strings (or any values) telling equal ones apart: by object
+    identity first (a run's domains are a few shared objects), then by value."""
+    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
+    if not len(ids) or (ids == ids[0]).all():  # one shared object (one domain): no hashing
+        return np.zeros(len(ids), dtype=np.int64)
+    codes, distinct = pd.factorize(ids)
+    firsts = np.full(len(distinct), len(codes), dtype=np.int64)  # each object's first record
+    np.minimum.at(firsts, codes, np.arange(len(codes), dtype=np.int64))
+    by_value, _ = pd.factorize(object_array([values[i] for i in firsts.tolist()]))
+    return by_value[codes]
 
 
 def _objects(values: Any) -> pd.Series:
@@ -759,8 +979,13 @@ def _objects(values: Any) -> pd.Series:
 def namespace_texts(values: list[Any]) -> list[str]:
     """A timer namespace as text: a window as "[start, end)" (from a TimeWindow or the
     [start, end] pair of a DataFrame), anything else as ``short``."""
+    return _namespace_texts_codes(values)[0]
+
+
+def _namespace_texts_codes(values: list[Any]) -> tuple[list[str], np.ndarray]:
+    """``namespace_texts`` and an integer code per value: one per distinct text."""
     if not values:
-        return []
+        return [], np.zeros(0, dtype=np.int64)
     # a text per distinct object (by id(): the values are alive throughout, so no id is
     # reused), then per distinct namespace — not a Python-level __hash__ per record
     ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
@@ -783,7 +1008,8 @@ def namespace_texts(values: list[Any]) -> list[str]:
                 text = short(v, 30)
             cache[ident] = text
         texts.append(text)
-    return np.asarray(texts, dtype=object)[codes].tolist()
+    text_codes, _ = pd.factorize(np.asarray(texts, dtype=object))
+    return np.asarray(texts, dtype=object)[codes].tolist(), text_codes[codes]
 
 
 def _identity(v: Any) -> Any:
@@ -808,15 +1034,19 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
     n = len(records)
     if n == 0:
         return pd.DataFrame([], columns=TIMER_COLUMNS)
-    kinds = records["kind"].to_numpy(dtype=object)
-    is_reg = kinds == "timer_registered"
+    kinds = records["kind"]
+    is_reg = (kinds == "timer_registered").to_numpy()
+    is_fired = (kinds == "timer_fired").to_numpy()
     counted = np.flatnonzero(~(is_reg & records["flag"].to_numpy(dtype=bool)))
-    ident = _group_ids(
-        _codes(records["key"].to_numpy(dtype=object)[counted]),
-        _codes(records["namespace"].to_numpy(dtype=object)[counted]),
-        _codes(records["domain"].to_numpy(dtype=object)[counted]),
-        _codes(records["ts"].to_numpy(dtype=object)[counted]),
-    )
+    if "timer" in records.columns:  # timer_records' identities
+        ident = records["timer"].to_numpy()[counted]
+    else:
+        ident = _group_ids(
+            _codes(records["key"].to_numpy(dtype=object)[counted]),
+            _codes(records["namespace"].to_numpy(dtype=object)[counted]),
+            _codes(records["domain"].to_numpy(dtype=object)[counted]),
+            _codes(records["ts"].to_numpy(dtype=object)[counted]),
+        )
     order = np.argsort(ident, kind="stable")  # per timer, in seq order
     group, reg, pos = ident[order], is_reg[counted][order], counted[order]
     same = np.zeros(len(order), dtype=bool)
@@ -836,9 +1066,9 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
     end_at = np.where(has_end, end_pos, 0)
 
     def col(name: str, at: np.ndarray) -> list[Any]:
-        return records[name].to_numpy(dtype=object)[at].tolist()
+        return records[name].to_numpy()[at].tolist()  # Python ints / objects as they are
 
-    end_text = np.where(kinds[end_at] == "timer_fired", "fired", "deleted")
+    end_text = np.where(is_fired[end_at], "fired", "deleted")
     end_text = np.where(has_end, end_text, "pending").tolist()
     ends = has_end.tolist()
     out = list(
@@ -856,7 +1086,10 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
             strict=True,
         )
     )
-    frame = pd.DataFrame([list(r) for r in out], columns=TIMER_COLUMNS)
+    by_column = list(zip(*out, strict=True)) if out else [()] * len(TIMER_COLUMNS)
+    frame = pd.DataFrame(
+        {c: pd.Series(list(v), dtype=object) for c, v in zip(TIMER_COLUMNS, by_column, strict=True)}
+    )
     if len(frame):
         frame["key"] = key_texts(frame["key"])
     return frame
@@ -879,21 +1112,26 @@ def timer_queue(records: pd.DataFrame) -> pd.DataFrame:
     """Live timers per domain after each timer record: seq, proc_time, domain, size
     (registrations that were not de-duplicated add one, firings and deletions of an existing
     timer take one away)."""
-    kinds = records["kind"].to_numpy(dtype=object)
+    kinds = records["kind"]
     flag = records["flag"].to_numpy(dtype=bool)
     delta = np.where(
-        kinds == "timer_registered",
+        (kinds == "timer_registered").to_numpy(),
         np.where(flag, 0, 1),
-        np.where(kinds == "timer_fired", -1, np.where(flag, -1, 0)),
+        np.where((kinds == "timer_fired").to_numpy(), -1, np.where(flag, -1, 0)),
     )
-    frame = pd.DataFrame(
+    keep = np.flatnonzero(delta != 0)
+    domains = records["domain"].to_numpy()[keep]
+    codes, _ = pd.factorize(domains, use_na_sentinel=False)
+    size = np.zeros(len(keep), dtype=np.int64)
+    steps = delta[keep]
+    for code in range(int(codes.max()) + 1 if len(codes) else 0):  # a running sum per domain
+        mine = codes == code
+        size[mine] = np.cumsum(steps[mine])
+    return pd.DataFrame(
         {
-            "seq": records["seq"].to_numpy(),
-            "proc_time": records["proc_time"].to_numpy(dtype=object),
-            "domain": records["domain"].to_numpy(dtype=object),
-            "delta": delta,
+            "seq": records["seq"].to_numpy()[keep],
+            "proc_time": pd.Series(records["proc_time"].to_numpy()[keep].tolist(), dtype=object),
+            "domain": pd.Series(domains, dtype=object),
+            "size": size,
         }
     )
-    frame = frame[frame["delta"] != 0]
-    frame["size"] = frame.groupby("domain", sort=False)["delta"].cumsum()
-    return frame.drop(columns="delta").reset_index(drop=True)

@@ -19,13 +19,15 @@ earliest windows in event time); the subtitle says what was left out.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, scale
+from winviz.viz import frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import pick_operator
@@ -52,6 +54,7 @@ HORIZON_TITLE = "allowed lateness"
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 
 
+@frames.gc_paused
 def window_lanes(
     trace: Any,
     *,
@@ -108,11 +111,14 @@ def _lanes(
     height = max(60, min(900, lanes * max(24, 14 * slots)))
     horizons = _horizon_layer(view, op, bars, x)
     layers = [_bar_layer(bars, x), *horizons, *_event_layers(events, x)]
-    chart = alt.layer(*layers).properties(
-        width=width, height=height, title=palette.title("Window lanes", notes)
+    chart = spec.layer_chart(  # the layers are made here, for this chart only
+        layers,
+        width=width,
+        height=height,
+        title=palette.title("Window lanes", notes),
+        resolve={"scale": {"fill": "independent", "strokeDash": "independent"}},
     )
-    chart = chart.resolve_scale(fill="independent", strokeDash="independent")
-    return palette.finish(chart, name="window_lanes", notes=notes)
+    return palette.finish(chart, name="window_lanes", notes=notes, in_place=True)
 
 
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
@@ -206,47 +212,48 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
                 "merged_into": b.merged_into if isinstance(b.merged_into, str) else "",
             }
         )
-    data = pd.DataFrame(rows)
     keys = list(dict.fromkeys(bars["key"]))
-    return (
-        alt.Chart(data)
-        .mark_bar(stroke=palette.BLUE, strokeWidth=1, cornerRadius=2, opacity=0.9)
-        .encode(
-            x=x.x("x"),
-            x2=alt.X2("x2"),
+    columns = ["kind", "key", "window", "status", "elements", "firings", "opened", "closed"]
+    return spec.layer(
+        rows,
+        {
+            "type": "bar",
+            "stroke": palette.BLUE,
+            "strokeWidth": 1,
+            "cornerRadius": 2,
+            "opacity": 0.9,
+        },
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
             # lane order as a scale domain (data), never a sort array: Vega-Lite turns a sort
             # array into an expression holding the keys, which a key can break (U+2028)
-            y=alt.Y(
-                "key:N",
-                sort=None,
-                scale=alt.Scale(domain=keys),
-                title="key",
-                axis=alt.Axis(labelLimit=160),
-            ),
-            yOffset=alt.YOffset("slot:N", sort="ascending", scale=alt.Scale(paddingInner=0.15)),
-            fill=alt.Fill(
-                "status:N",
-                title="window",
-                scale=alt.Scale(domain=list(STATUS), range=list(STATUS_FILL)),
-            ),
-            strokeDash=alt.condition(
-                "datum.status == 'merged away'", alt.value([4, 3]), alt.value([1, 0])
-            ),
-            tooltip=[
-                alt.Tooltip(f"{c}:N")
-                for c in [
-                    "kind",
-                    "key",
-                    "window",
-                    "status",
-                    "elements",
-                    "firings",
-                    "opened",
-                    "closed",
-                    "merged_into",
-                ]
-            ],
-        )
+            "y": {
+                "field": "key",
+                "type": "nominal",
+                "sort": None,
+                "scale": {"domain": keys},
+                "title": "key",
+                "axis": {"labelLimit": 160},
+            },
+            "yOffset": {
+                "field": "slot",
+                "type": "nominal",
+                "sort": "ascending",
+                "scale": {"paddingInner": 0.15},
+            },
+            "fill": {
+                "field": "status",
+                "type": "nominal",
+                "title": "window",
+                "scale": {"domain": list(STATUS), "range": list(STATUS_FILL)},
+            },
+            "strokeDash": {
+                "condition": {"test": "datum.status == 'merged away'", "value": [4, 3]},
+                "value": [1, 0],
+            },
+            "tooltip": [{"field": c, "type": "nominal"} for c in [*columns, "merged_into"]],
+        },
     )
 
 
@@ -256,7 +263,9 @@ def _closed(closed: Any, merged_into: Any) -> str:
     return "open at the end" if pd.isna(closed) else f"{int(closed):,}"
 
 
-def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: int) -> pd.DataFrame:
+def _events(
+    view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: int
+) -> list[dict[str, Any]]:
     """One row per drawn window event: firings per (key, window, cause, event time of the
     timer that fired them — else the window end), cleanups at their cleanup time, purges,
     evictions and merges, with the slot of their bar. Purges, evictions and merges, and
@@ -308,19 +317,31 @@ def _events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: in
                 m.window_start, g, result=f"merged {merged_text}", n=1,
             )
         )  # fmt: skip
-    frame = pd.DataFrame([r for r in rows if r is not None])
-    if "cause" in frame.columns:
-        frame["cause"] = frame["cause"].fillna("").astype(str)
-    if not frame.empty:
+    rows = [r for r in rows if r is not None]
+    if any("cause" in r for r in rows):  # a column of every row (the firings' come first)
+        for r in rows:
+            r.setdefault("cause", "")
+    if rows:
         ms_per_px = (x.hi - x.lo) / width
-        shift = frame["what"].map(EVENT_DX) * ms_per_px
+        whats = [r["what"] for r in rows]
+        at = np.array([r["x"] for r in rows], dtype=np.float64)
+        shift = np.array([EVENT_DX[w] for w in whats], dtype=np.float64) * ms_per_px
         # a firing mark claims a time (its timer's): it moves aside only when another mark
         # of its bar falls on the same pixel
-        pixel = (frame["x"] / ms_per_px).round().astype("int64")
-        crowded = frame.groupby([frame["key"], frame["slot"], pixel])["what"].transform("size")
-        shift = shift.where(~frame["what"].str.startswith(CLAIMS_TIME) | (crowded > 1), 0.0)
-        frame["x"] = (frame["x"] + shift).clip(x.lo, x.hi).round(3)
-    return frame
+        pixel = (at / ms_per_px).round().astype(np.int64).tolist()
+        places = list(zip([r["key"] for r in rows], [r["slot"] for r in rows], pixel, strict=True))
+        crowded = Counter(places)
+        claims = np.array(
+            [
+                w.startswith(CLAIMS_TIME) and crowded[p] == 1
+                for w, p in zip(whats, places, strict=True)
+            ],
+            dtype=bool,
+        )
+        shift[claims] = 0.0
+        for r, v in zip(rows, np.clip(at + shift, x.lo, x.hi).round(3).tolist(), strict=True):
+            r["x"] = v
+    return rows
 
 
 def _bar_slots(bars: pd.DataFrame) -> dict[tuple[Any, Any, Any], int]:
@@ -340,15 +361,13 @@ def _bar_slots(bars: pd.DataFrame) -> dict[tuple[Any, Any, Any], int]:
 def _drawn(records: pd.DataFrame, slot: dict) -> pd.DataFrame:
     """The records (with ``key_text``) of windows that have a bar (a key in ``slot``): only
     their marks are drawn, so only their tooltips are formatted."""
-    keep = [
-        (k, int(s), int(e)) in slot
-        for k, s, e in zip(
-            records["key_text"].tolist(),
-            records["window_start"].tolist(),
-            records["window_end"].tolist(),
-            strict=True,
-        )
-    ]
+    windows = zip(
+        records["key_text"].tolist(),
+        records["window_start"].to_numpy(dtype=np.int64).tolist(),  # Python ints, as in slot
+        records["window_end"].to_numpy(dtype=np.int64).tolist(),
+        strict=True,
+    )
+    keep = list(map(slot.__contains__, windows))
     return records if all(keep) else records[keep]
 
 
@@ -416,27 +435,31 @@ def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) ->
         )
     if not rows:
         return []
-    data = pd.DataFrame(rows)
-    tips = [
-        alt.Tooltip(f"{c}:N")
-        for c in ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon"]
-    ]
+    tips = ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon"]
     return [
-        alt.Chart(data)
-        .mark_rule(color=palette.HORIZON_COLOR, strokeWidth=2, opacity=0.8)
-        .encode(
-            x=x.x("x"),
-            x2=alt.X2("x2"),
-            # the bars' lane order (sort=None, the keys as the domain): Vega-Lite warns of
-            # "conflicting sort properties" when a layer sorts the shared key scale otherwise
-            y=alt.Y("key:N", sort=None, scale=alt.Scale(domain=list(dict.fromkeys(bars["key"])))),
-            yOffset=alt.YOffset("slot:N", sort="ascending"),
-            strokeDash=alt.StrokeDash(
-                "line:N",
-                title=HORIZON_TITLE,
-                scale=alt.Scale(domain=[HORIZON_ENTRY], range=[palette.HORIZON_DASH]),
-            ),
-            tooltip=tips,
+        spec.layer(
+            rows,
+            {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 2, "opacity": 0.8},
+            {
+                "x": x.channel("x"),
+                "x2": {"field": "x2"},
+                # the bars' lane order (sort=None, the keys as the domain): Vega-Lite warns of
+                # "conflicting sort properties" when a layer sorts the shared key scale otherwise
+                "y": {
+                    "field": "key",
+                    "type": "nominal",
+                    "sort": None,
+                    "scale": {"domain": list(dict.fromkeys(bars["key"]))},
+                },
+                "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
+                "strokeDash": {
+                    "field": "line",
+                    "type": "nominal",
+                    "title": HORIZON_TITLE,
+                    "scale": {"domain": [HORIZON_ENTRY], "range": [palette.HORIZON_DASH]},
+                },
+                "tooltip": [{"field": c, "type": "nominal"} for c in tips],
+            },
         )
     ]
 
@@ -482,44 +505,53 @@ def _event(
     }
 
 
-def _event_layers(events: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
-    if events.empty:
+def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[alt.Chart]:
+    if not events:
         return []
-    seen = set(events["what"].tolist())
+    seen = {e["what"] for e in events}
     present = [w for w in palette.WINDOW_EVENTS if w in seen]
     colors = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
     shapes = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
-    color = alt.Color(
-        "what:N",
-        title="what happened",
-        scale=alt.Scale(domain=present, range=[colors[w] for w in present]),
-    )
-    shape = alt.Shape(
-        "what:N",
-        title="what happened",
-        scale=alt.Scale(domain=present, range=[shapes[w] for w in present]),
-    )
+    what = {"field": "what", "type": "nominal", "title": "what happened"}
+    color = {**what, "scale": {"domain": present, "range": [colors[w] for w in present]}}
+    shape = {**what, "scale": {"domain": present, "range": [shapes[w] for w in present]}}
     columns = ["what", "key", "window", "detail", "n", "seq", "proc_time", "watermark"]
-    if "cause" in events.columns:
+    if "cause" in events[0]:
         columns.insert(4, "cause")
-    tips = [alt.Tooltip(f"{c}:N") for c in columns]
+    tips = [{"field": c, "type": "nominal"} for c in columns]
     layers = []
-    for what in present:
-        part = events[events["what"] == what]
+    for what_ in present:
+        part = [e for e in events if e["what"] == what_]
         # every layer sorts the sub-lanes alike (Vega-Lite warns of "conflicting sort
         # properties" when the layers' yOffset domains sort differently)
-        base = alt.Chart(part).encode(
-            x=x.x("x"), y=alt.Y("key:N"), yOffset=alt.YOffset("slot:N", sort="ascending")
-        )
+        base = {
+            "x": x.channel("x"),
+            "y": {"field": "key", "type": "nominal"},
+            "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
+        }
         layers.append(
-            base.mark_point(filled=True, size=70, stroke=palette.BLACK, strokeWidth=0.5).encode(
-                color=color, shape=shape, tooltip=tips
+            spec.layer(
+                part,
+                {
+                    "type": "point",
+                    "filled": True,
+                    "size": 70,
+                    "stroke": palette.BLACK,
+                    "strokeWidth": 0.5,
+                },
+                {**base, "color": color, "shape": shape, "tooltip": tips},
             )
         )
-        if (part["n"] > 1).any():
+        if any(e["n"] > 1 for e in part):
+            mark = {
+                "type": "text",
+                "align": "left",
+                "dx": 6,
+                "dy": -6,
+                "fontSize": 9,
+                "font": "sans-serif",
+            }
             layers.append(
-                base.mark_text(align="left", dx=6, dy=-6, fontSize=9, font="sans-serif").encode(
-                    text=alt.Text("label:N")
-                )
+                spec.layer(part, mark, {**base, "text": {"field": "label", "type": "nominal"}})
             )
     return layers

@@ -17,6 +17,7 @@ labelled (see ``TimeAxis.clip``).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -166,6 +167,14 @@ def format_time(value: Any, kind: Literal["epoch", "ms"] = "ms") -> str:
     return f"{v:,} ms"
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _format_cached(value: Any, kind: Literal["epoch", "ms"]) -> str:
+    """``format_time`` of a hashable value, remembered: a chart writes the same window bounds,
+    watermarks and times over and over (values equal as dict keys — 5, 5.0, True — have the
+    same text, as ``format_time`` reads them as ints)."""
+    return format_time(value, kind)
+
+
 @dataclass(frozen=True)
 class TimeAxis:
     """One time axis: its title, how values are shown and the visible domain [lo, hi]."""
@@ -233,28 +242,32 @@ class TimeAxis:
         return alt.Y2(field)
 
     def fmt(self, value: Any) -> str:
-        return format_time(value, self.kind)
+        try:
+            return _format_cached(value, self.kind)
+        except TypeError:  # not hashable
+            return format_time(value, self.kind)
 
     def fmt_all(self, values: list[Any]) -> list[str]:
-        """``fmt`` of each value, each distinct number formatted once (a run's watermarks
-        repeat: one per element); ints and floats (a NaN fails the range test) in ms written
-        directly (the usual case). Equal numbers have the same text, so 5 and 5.0 may share
-        one."""
-        kind, out = self.kind, []
-        cache: dict[Any, str] = {}
-        for v in values:
-            if v.__class__ is int or v.__class__ is float:
-                text = cache.get(v)
-                if text is None:
-                    text = cache[v] = (
-                        f"{int(v):,} ms"
-                        if kind == "ms" and -EXACT <= v <= EXACT
-                        else format_time(v, kind)
-                    )
-            else:
-                text = format_time(v, kind)
-            out.append(text)
-        return out
+        """``fmt`` of each value: on a ms axis an int within ±2**53 written directly (the
+        usual case), anything else through ``fmt`` (which remembers its texts); when most
+        values repeat (a run's watermarks: one per element), each distinct one once."""
+        try:
+            distinct = list(dict.fromkeys(values))
+        except TypeError:  # something unhashable
+            distinct = values
+        if len(distinct) * 2 <= len(values):  # e.g. a run's watermarks (one per element)
+            texts = dict(zip(distinct, self._fmt_each(distinct), strict=True))
+            return [texts[v] for v in values]
+        return self._fmt_each(values)
+
+    def _fmt_each(self, values: list[Any]) -> list[str]:
+        if self.kind == "ms":  # the usual case: "12,000 ms" written directly
+            write = "{:,} ms".format
+            return [
+                write(v) if v.__class__ is int and -EXACT <= v <= EXACT else self.fmt(v)
+                for v in values
+            ]
+        return [self.fmt(v) for v in values]
 
     def clip_all(self, values: list[Any]) -> list[tuple[float | None, str]]:
         """``clip`` of each value; ints and floats inside the domain (a NaN is not) as ints."""
@@ -293,11 +306,18 @@ def epoch_ticks(lo: int, hi: int) -> tuple[list[int], str]:
 def time_axis(title: str, values: list[int]) -> TimeAxis:
     """The axis for these times (off-chart values ignored), padded by 3 % each side
     (1 s each side when all values are equal; 0..1000 when there are none)."""
-    nums = pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce")
-    nums = nums[nums.abs() <= EXACT]
-    if nums.empty:
-        return TimeAxis(title, "ms", 0, 1000)
-    lo, hi = int(nums.min()), int(nums.max())
+    values = list(values)
+    if all(v.__class__ is int for v in values):  # the usual case (extents): no conversion
+        inside = [v for v in values if -EXACT <= v <= EXACT]
+        if not inside:
+            return TimeAxis(title, "ms", 0, 1000)
+        lo, hi = min(inside), max(inside)
+    else:
+        nums = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+        nums = nums[nums.abs() <= EXACT]
+        if nums.empty:
+            return TimeAxis(title, "ms", 0, 1000)
+        lo, hi = int(nums.min()), int(nums.max())
     kind: Literal["epoch", "ms"] = "epoch" if lo >= EPOCH_LO and hi <= EPOCH_HI else "ms"
     pad = max(1, round((hi - lo) * 0.03)) if hi > lo else 1000
     return TimeAxis(title, kind, lo - pad, hi + pad)

@@ -63,6 +63,7 @@ IDLE_OPACITY = 0.15
 OPERATOR_STRIP = 8  # px: the operator-idle strip along the top of a panel
 
 
+@frames.gc_paused
 def propagation_chart(
     trace: Any,
     *,

@@ -15,6 +15,7 @@ done. The reductions:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,6 +42,11 @@ def extent(*columns: pd.Series) -> list[int]:
         if isinstance(dtype, np.dtype) and dtype.kind == "O":
             items = column.tolist()
             if all(v.__class__ is int for v in items):
+                lo, hi = (min(items), max(items)) if items else (0, 0)
+                if lo >= -EXACT and hi <= EXACT:  # the usual case: every one drawable
+                    if items:
+                        out += [lo, hi]
+                    continue
                 inside = [v for v in items if -EXACT <= v <= EXACT]
                 if inside:
                     out += [min(inside), max(inside)]
@@ -69,9 +75,33 @@ def bin_points(
     The grid starts at 120 × 80 cells and is coarsened by √2 per side until the non-empty
     cells fit ``limit``. Cells carry count, mean x / y (where they are drawn) and the cell's
     bounds x_lo, x_hi, y_lo, y_hi."""
+    return _bin_arrays(
+        frame[x].to_numpy(float), frame[y].to_numpy(float), frame[by], by, x_range, y_range, limit
+    )
+
+
+def _bin_arrays(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    values: pd.Series,
+    by: str,
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    limit: int,
+) -> tuple[pd.DataFrame, int, int]:
+    """``bin_points`` of coordinates and ``by`` values given as arrays."""
     nx, ny = 120, 80
+    # one code per ``by`` value, in sorted order (the cells are ordered by (ix, iy, by)):
+    # found unsorted (hashing), then the few distinct values sorted
+    codes, labels = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=True)
+    rank = np.argsort(np.argsort(np.asarray(labels, dtype=object), kind="stable"))
+    labels = np.asarray(labels, dtype=object)[np.argsort(rank)]
+    if (codes < 0).any():  # like groupby: rows whose ``by`` is missing form no cell
+        keep = codes >= 0
+        xs, ys, codes = xs[keep], ys[keep], codes[keep]
+    codes = rank[codes] if len(codes) else codes
     while True:
-        cells = _bin(frame, x, y, by, x_range, y_range, nx, ny)
+        cells = _cells(xs, ys, codes, labels, by, x_range, y_range, nx, ny)
         if len(cells) <= limit or (nx == 1 and ny == 1):
             return cells, nx, ny
         nx, ny = max(1, int(nx / math.sqrt(2))), max(1, int(ny / math.sqrt(2)))
@@ -82,43 +112,47 @@ def bin_elements(
 ) -> tuple[pd.DataFrame, int, int]:
     """Elements (``ts``, ``proc_time``, ``fate``) clipped to the visible domains and binned per
     fate with ``bin_points``: (cells, nx, ny)."""
-    clipped = elements.assign(
-        ts=elements["ts"].clip(*x_domain), proc_time=elements["proc_time"].clip(*y_domain)
-    )
-    return bin_points(clipped, "ts", "proc_time", "fate", x_domain, y_domain, max_points)
+    xs = np.clip(elements["ts"].to_numpy(float), *x_domain)
+    ys = np.clip(elements["proc_time"].to_numpy(float), *y_domain)
+    return _bin_arrays(xs, ys, elements["fate"], "fate", x_domain, y_domain, max_points)
 
 
-def _bin(
-    frame: pd.DataFrame,
-    x: str,
-    y: str,
+def _cells(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    codes: np.ndarray,
+    labels: Any,
     by: str,
     x_range: tuple[float, float],
     y_range: tuple[float, float],
     nx: int,
     ny: int,
 ) -> pd.DataFrame:
+    """The non-empty cells of an nx × ny grid per ``by`` code: count, mean x / y, bounds."""
     (x0, x1), (y0, y1) = x_range, y_range
     wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
-    xs, ys = frame[x].to_numpy(float), frame[y].to_numpy(float)
     ix = np.clip(((xs - x0) // wx), 0, nx - 1).astype(np.int64)
     iy = np.clip(((ys - y0) // wy), 0, ny - 1).astype(np.int64)
     # one integer per (ix, iy, by value), ordered as the sorted (ix, iy, by) triples
-    codes, labels = pd.factorize(frame[by], sort=True)
-    if (codes < 0).any():  # like groupby: rows whose ``by`` is missing form no cell
-        keep = codes >= 0
-        xs, ys, ix, iy, codes = xs[keep], ys[keep], ix[keep], iy[keep], codes[keep]
     cell = (ix * ny + iy) * len(labels) + codes
-    ids, inverse, count = np.unique(cell, return_inverse=True, return_counts=True)
-    mean_x = np.bincount(inverse, weights=xs, minlength=len(ids)) / count
-    mean_y = np.bincount(inverse, weights=ys, minlength=len(ids)) / count
+    size = nx * ny * len(labels)
+    if size <= 4 * len(cell) + 100_000:  # counted directly per possible cell
+        counts = np.bincount(cell, minlength=size)
+        ids = np.flatnonzero(counts)
+        count = counts[ids]
+        mean_x = np.bincount(cell, weights=xs, minlength=size)[ids] / count
+        mean_y = np.bincount(cell, weights=ys, minlength=size)[ids] / count
+    else:
+        ids, inverse, count = np.unique(cell, return_inverse=True, return_counts=True)
+        mean_x = np.bincount(inverse, weights=xs, minlength=len(ids)) / count
+        mean_y = np.bincount(inverse, weights=ys, minlength=len(ids)) / count
     cx, rest = np.divmod(ids, ny * len(labels))
     cy, cb = np.divmod(rest, len(labels))
     x_lo = x0 + cx * wx
     y_lo = y0 + cy * wy
     return pd.DataFrame(
         {
-            by: np.asarray(labels, dtype=object)[cb],
+            by: pd.Series(np.asarray(labels, dtype=object)[cb], dtype=object),
             "count": count.astype(np.int64),
             "x": mean_x,
             "y": mean_y,

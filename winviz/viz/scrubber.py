@@ -1,7 +1,8 @@
 """``scrubber``: the timeline as it stood at processing time *t*, with *t* on a slider.
 
-The slider is a Vega-Lite parameter ``t`` bound to a range input (``alt.binding_range``): it
-runs in the browser with no kernel, so it also works in a page saved by ``save_html``. Axes
+The slider is a Vega-Lite parameter ``t`` bound to a range input (what ``alt.binding_range``
+makes; the layers are Vega-Lite dicts over inline rows, ``spec.layer``): it runs in the
+browser with no kernel, so it also works in a page saved by ``save_html``. Axes
 as in ``timeline`` (event time across, processing time down). Layers, back to front:
 
 1. **windows** — one band per window from its first element to ``min(t, cleanup)``, coloured
@@ -36,13 +37,14 @@ adds the two handlers after Altair's validation, from what ``usermeta.winviz.rep
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any, Literal
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, scale
+from winviz.viz import frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import pick_operator
@@ -58,6 +60,7 @@ STATE_COLORS = (palette.SKY_BLUE, palette.GREEN, palette.PURPLE, palette.LIGHT_G
 FUTURE_COLOR = palette.GREY
 
 
+@frames.gc_paused
 def scrubber(
     trace: Any,
     *,
@@ -132,11 +135,17 @@ def _scrubber(
     start = t_hi if at is None else int(min(max(at, t_lo), t_hi))
     span = max(1, t_hi - t_lo)
     step = 1 if span <= 2000 else 10 ** max(0, len(str(span // 1000)) - 1)
-    t = alt.param(
-        name=PARAM,
-        value=start,
-        bind=alt.binding_range(min=t_lo, max=t_hi, step=step, name="processing time t (ms) "),
-    )
+    t = {
+        "name": PARAM,
+        "bind": {
+            "input": "range",
+            "max": t_hi,
+            "min": t_lo,
+            "name": "processing time t (ms) ",
+            "step": step,
+        },
+        "value": start,
+    }
 
     notes = [
         f"operator {op!r}: {len(elements):,} elements, {len(windows):,} windows; move the "
@@ -152,16 +161,19 @@ def _scrubber(
     params = [t]
     if replay_seconds is not None:
         params.append(
-            alt.param(name=PLAY_PARAM, value=False, bind=alt.binding_checkbox(name="play "))
+            {"name": PLAY_PARAM, "bind": {"input": "checkbox", "name": "play "}, "value": False}
         )
         notes[0] += "; tick play to replay it"
-    chart = (
-        ScrubberChart(layer=layers)
-        .add_params(*params)
-        .properties(width=width, height=height, title=palette.title("Scrubber", notes))
-        .resolve_scale(color="independent", shape="independent")
+    chart = spec.layer_chart(  # the layers are made here, for this chart only
+        layers,
+        cls=ScrubberChart,
+        width=width,
+        height=height,
+        title=palette.title("Scrubber", notes),
+        resolve={"scale": {"color": "independent", "shape": "independent"}},
     )
-    chart = palette.finish(chart, name="scrubber", notes=notes)
+    chart.params = [alt.VariableParameter(**p) for p in params]
+    chart = palette.finish(chart, name="scrubber", notes=notes, in_place=True)
     if replay_seconds is not None:
         chart.usermeta["winviz"]["replay"] = replay_settings(t_lo, t_hi, step, replay_seconds)
     return chart
@@ -248,44 +260,58 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
     """One row per window (all keys): window_start, window_end, keys, opened (first element),
     fired (first firing; NaN if none), closed (last cleanup or session merge; NaN while any
     key's pane is kept), merged_into ("[s, e)" when every key's pane of it was merged away,
-    else "")."""
+    else ""), by (start, end)."""
     lives = frames.window_lives(view, op)
     columns = ["window_start", "window_end", "keys", "opened", "fired", "closed", "merged_into"]
     if lives.empty:
         return pd.DataFrame(columns=columns)
+    # (key, window) rows grouped by window, in (start, end) order; a group's rows in their
+    # order in ``lives`` (a stable sort)
+    starts = lives["window_start"].to_numpy(dtype=np.int64)
+    ends = lives["window_end"].to_numpy(dtype=np.int64)
+    order = np.lexsort((ends, starts))
+    s_sorted, e_sorted = starts[order], ends[order]
+    first = np.flatnonzero(
+        np.r_[True, (s_sorted[1:] != s_sorted[:-1]) | (e_sorted[1:] != e_sorted[:-1])]
+    )
+    sizes = np.diff(np.r_[first, len(order)])
+    opened = np.minimum.reduceat(lives["opened"].to_numpy(dtype=np.int64)[order], first)
+    closed_all = pd.to_numeric(lives["closed"]).to_numpy(dtype=np.float64)[order]
+    cleaned = np.add.reduceat((~np.isnan(closed_all)).astype(np.int64), first)
+    closed = np.fmax.reduceat(closed_all, first)  # NaN only where no pane was cleaned
+    closed[cleaned < sizes] = np.nan  # a key's pane is kept
+    texts = lives["merged_into"].to_numpy(dtype=object)[order].tolist()
+    bounds = np.r_[first, len(order)].tolist()
+    merged_into = [frames.merged_text(pd.Series(texts[a:b])) for a, b in pairwise(bounds)]
     # the first firing of each window: only the fired records' windows and processing times
     # (not frames.firings, which also words every firing's cause and result)
     rows = view.select("fired", operator=op)
     start, end, present = view.bounds(rows)
-    fired = pd.DataFrame(
+    procs = view.numbers("proc_time", rows[present])
+    first_fired: dict[tuple[int, int], float] = {}
+    windows = zip(start[present].tolist(), end[present].tolist(), strict=True)
+    for key, t in zip(windows, procs.tolist(), strict=True):
+        if t == t and t < first_fired.get(key, np.inf):  # not NaN (no processing time)
+            first_fired[key] = t
+    w_start, w_end = s_sorted[first], e_sorted[first]
+    per = pd.DataFrame(
         {
-            "window_start": start[present],
-            "window_end": end[present],
-            "proc_time": view.column("proc_time", rows[present]),
+            "window_start": w_start,
+            "window_end": w_end,
+            "keys": sizes.astype(np.int64),
+            "opened": opened,
+            "fired": np.array(
+                [
+                    first_fired.get(k, np.nan)
+                    for k in zip(w_start.tolist(), w_end.tolist(), strict=True)
+                ],
+                dtype=np.float64,
+            ),
+            "closed": closed,
+            "merged_into": pd.Series(merged_into, dtype=object),
         }
     )
-    first = (
-        fired.assign(proc_time=pd.to_numeric(fired["proc_time"]))
-        .groupby(["window_start", "window_end"])["proc_time"]
-        .min()
-        .rename("fired")
-    )
-    per = (
-        lives.assign(closed=pd.to_numeric(lives["closed"]))
-        .groupby(["window_start", "window_end"], sort=True)
-        .agg(
-            keys=("key", "nunique"),
-            opened=("opened", "min"),
-            closed=("closed", "max"),
-            cleaned=("closed", "count"),
-            pairs=("key", "size"),
-            merged_into=("merged_into", frames.merged_text),
-        )
-    )
-    per.loc[per["cleaned"] < per["pairs"], "closed"] = np.nan
-    per = per.join(first, how="left").reset_index()
-    per = per[per["window_start"] < per["window_end"]]
-    return per[columns]
+    return per[per["window_start"] < per["window_end"]].reset_index(drop=True)
 
 
 # -- layers -------------------------------------------------------------------------------------
@@ -295,25 +321,34 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
     if windows.empty:
         return None
     windows, _ = scale.every_kth(windows, scale.ROW_LIMIT)
-    data = pd.DataFrame(
+    fired, closed = windows["fired"].tolist(), windows["closed"].tolist()
+    merged = windows["merged_into"].astype(str).tolist()
+    rows = [
         {
-            "x": [x.clip(v)[0] for v in windows["window_start"]],
-            "x2": [x.clip(v)[0] for v in windows["window_end"]],
-            "opened": [y.clip(v)[0] for v in windows["opened"]],
+            "x": x.clip(a)[0],
+            "x2": x.clip(b)[0],
+            "opened": y.clip(o)[0],
             # NaN (never) → None: JSON null; the expressions below test for it
-            "fired": [None if pd.isna(v) else y.clip(v)[0] for v in windows["fired"]],
-            "closed": [None if pd.isna(v) else y.clip(v)[0] for v in windows["closed"]],
+            "fired": None if f != f else y.clip(f)[0],
+            "closed": None if c != c else y.clip(c)[0],
             "kind": "window",
-            "window": [
-                f"[{x.fmt(a)}, {x.fmt(b)})"
-                for a, b in zip(windows["window_start"], windows["window_end"], strict=True)
-            ],
-            "keys": windows["keys"].astype("int64"),
-            "merged_into": windows["merged_into"].astype(str),
+            "window": f"[{x.fmt(a)}, {x.fmt(b)})",
+            "keys": k,
+            "merged_into": m,
         }
-    )
+        for a, b, o, f, c, k, m in zip(
+            windows["window_start"].tolist(),
+            windows["window_end"].tolist(),
+            windows["opened"].tolist(),
+            fired,
+            closed,
+            windows["keys"].astype("int64").tolist(),
+            merged,
+            strict=True,
+        )
+    ]
     # "merged away" is in the legend only when a session merge absorbed a window
-    merged_any = bool((data["merged_into"] != "").any())
+    merged_any = any(m != "" for m in merged)
     shown = set(STATES) if merged_any else set(STATES) - {"merged away"}
     state = (
         f"{PARAM} < datum.opened ? 'not yet' : "
@@ -321,45 +356,49 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
         "(datum.merged_into != '' ? 'merged away' : 'gone') : "
         f"(datum.fired != null && {PARAM} >= datum.fired) ? 'fired' : 'open'"
     )
-    return (
-        alt.Chart(data)
-        .transform_calculate(state=state)
-        .transform_filter("datum.state != 'not yet'")
-        .transform_calculate(
-            y2=f"datum.closed != null && datum.closed < {PARAM} ? datum.closed : {PARAM}"
-        )
-        .mark_rect(fillOpacity=0.35, strokeWidth=1)
-        .encode(
-            x=x.x("x"),
-            x2=alt.X2("x2"),
-            y=y.y("opened"),
-            y2=alt.Y2("y2"),
-            color=alt.Color(
-                "state:N",
-                title="window at t",
-                scale=alt.Scale(
-                    domain=[st for st in STATES if st in shown],
-                    range=[c for st, c in zip(STATES, STATE_COLORS, strict=True) if st in shown],
-                ),
-            ),
-            stroke=alt.value(palette.SKY_BLUE),
-            tooltip=[
-                alt.Tooltip("window:N"),
-                alt.Tooltip("state:N", title="state at t"),
-                alt.Tooltip("keys:Q"),
-                alt.Tooltip("merged_into:N", title="merged into"),
-            ],
-        )
-    )
+    transform = [
+        {"calculate": state, "as": "state"},
+        {"filter": "datum.state != 'not yet'"},
+        {
+            "calculate": f"datum.closed != null && datum.closed < {PARAM} ? datum.closed : {PARAM}",
+            "as": "y2",
+        },
+    ]
+    encoding = {
+        "x": x.channel("x"),
+        "x2": {"field": "x2"},
+        "y": y.channel("opened"),
+        "y2": {"field": "y2"},
+        "color": {
+            "field": "state",
+            "type": "nominal",
+            "title": "window at t",
+            "scale": {
+                "domain": [st for st in STATES if st in shown],
+                "range": [c for st, c in zip(STATES, STATE_COLORS, strict=True) if st in shown],
+            },
+        },
+        "stroke": {"value": palette.SKY_BLUE},
+        "tooltip": [
+            {"field": "window", "type": "nominal"},
+            {"field": "state", "type": "nominal", "title": "state at t"},
+            {"field": "keys", "type": "quantitative"},
+            {"field": "merged_into", "type": "nominal", "title": "merged into"},
+        ],
+    }
+    mark = {"type": "rect", "fillOpacity": 0.35, "strokeWidth": 1}
+    return spec.layer(rows, mark, encoding, transform)
 
 
 def _now_layer(x: TimeAxis, y: TimeAxis) -> alt.Chart:
-    data = pd.DataFrame({"kind": ["now"]})
-    return (
-        alt.Chart(data)
-        .transform_calculate(y=PARAM)
-        .mark_rule(color=palette.BLACK, strokeWidth=1, strokeDash=[2, 2])
-        .encode(y=y.y("y"), tooltip=[alt.Tooltip("y:Q", title="t (processing time)")])
+    return spec.layer(
+        [{"kind": "now"}],
+        {"type": "rule", "color": palette.BLACK, "strokeWidth": 1, "strokeDash": [2, 2]},
+        {
+            "y": y.channel("y"),
+            "tooltip": [{"field": "y", "type": "quantitative", "title": "t (processing time)"}],
+        },
+        [{"calculate": PARAM, "as": "y"}],
     )
 
 
@@ -367,32 +406,57 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
     if steps.empty:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT)
-    data = pd.DataFrame(
+    marks = thinned["watermark"].tolist()
+    rows = [
         {
-            "proc": [y.clip(v)[0] for v in thinned["proc_time"]],
-            "x": [x.clip(v)[0] for v in thinned["watermark"]],
-            "seq": thinned["seq"].astype("int64").to_numpy(),
+            "proc": y.clip(p)[0],
+            "x": x.clip(w)[0],
+            "seq": q,
             "kind": "watermark at t",
-            "watermark": [x.fmt(v) for v in thinned["watermark"]],
+            "watermark": x.fmt(w),
         }
+        for p, w, q in zip(
+            thinned["proc_time"].tolist(),
+            marks,
+            thinned["seq"].astype("int64").tolist(),
+            strict=True,
+        )
+    ]
+    # the last watermark record at or before t
+    latest = [
+        {"filter": f"datum.proc <= {PARAM}"},
+        {
+            "window": [{"op": "row_number", "field": "", "as": "rank"}],
+            "sort": [{"field": "seq", "order": "descending"}],
+        },
+        {"filter": "datum.rank == 1"},
+    ]
+    rule = spec.layer(
+        rows,
+        {"type": "rule", "color": palette.BLACK, "strokeWidth": 2},
+        {
+            "x": x.channel("x"),
+            "tooltip": [
+                {"field": "kind", "type": "nominal"},
+                {"field": "watermark", "type": "nominal"},
+            ],
+        },
+        latest,
     )
-    base = (
-        alt.Chart(data)
-        .transform_filter(f"datum.proc <= {PARAM}")
-        .transform_window(rank="row_number()", sort=[alt.SortField("seq", order="descending")])
-        .transform_filter("datum.rank == 1")
+    label = spec.layer(
+        rows,
+        {
+            "type": "text",
+            "align": "left",
+            "baseline": "top",
+            "dx": 4,
+            "dy": 4,
+            "fontSize": 11,
+            "font": "sans-serif",
+        },
+        {"x": x.channel("x"), "y": {"value": 0}, "text": {"field": "label", "type": "nominal"}},
+        [*latest, {"calculate": "'watermark ' + datum.watermark", "as": "label"}],
     )
-    rule = base.mark_rule(color=palette.BLACK, strokeWidth=2).encode(
-        x=x.x("x"), tooltip=[alt.Tooltip("kind:N"), alt.Tooltip("watermark:N")]
-    )
-    label = base.mark_text(
-        align="left", baseline="top", dx=4, dy=4, fontSize=11, font="sans-serif"
-    ).encode(
-        x=x.x("x"),
-        y=alt.value(0),
-        text=alt.Text("label:N"),
-    )
-    label = label.transform_calculate(label="'watermark ' + datum.watermark")
     return [rule, label]
 
 
@@ -408,50 +472,89 @@ def _element_layers(
     if elements.empty:
         return []
     if len(elements) > max_points:
-        data = _binned(elements, x, y, max_points, notes)
+        rows = _binned(elements, x, y, max_points, notes)
     else:
-        d = frames.element_details(view, elements["seq"].to_numpy())
-        data = pd.DataFrame(
+        d = frames.element_detail_lists(view, elements["seq"].to_numpy())
+        procs = elements["proc_time"].tolist()
+        rows = [
             {
-                "x": [x.clip(v)[0] for v in d["ts"]],
-                "y": [y.clip(v)[0] for v in elements["proc_time"]],
-                "arrived": [y.clip(v)[0] for v in elements["proc_time"]],
-                "fate": elements["fate"].to_numpy(),
+                "x": ex,
+                "y": py,
+                "arrived": py,
+                "fate": fate,
                 "kind": "element",
-                "seq": elements["seq"].astype("int64").to_numpy(),
-                "key": d["key"].to_numpy(),
-                "value": d["value"].to_numpy(),
-                "ts": [x.fmt(v) for v in d["ts"]],
-                "proc_time": [y.fmt(v) for v in elements["proc_time"]],
+                "seq": seq,
+                "key": key,
+                "value": value,
+                "ts": ts,
+                "proc_time": proc,
             }
-        )
-    tips = [
-        alt.Tooltip(f"{c}:{'Q' if pd.api.types.is_integer_dtype(data[c]) else 'N'}")
-        for c in data.columns
+            for (ex, _), (py, _), fate, seq, key, value, ts, proc in zip(
+                x.clip_all(d["ts"]),
+                y.clip_all(procs),
+                elements["fate"].tolist(),
+                elements["seq"].astype("int64").tolist(),
+                d["key"],
+                d["value"],
+                x.fmt_all(d["ts"]),
+                y.fmt_all(procs),
+                strict=True,
+            )
+        ]
+    columns = list(rows[0]) if rows else []
+    tips = [  # the integer columns (seq, count) are quantitative
+        {"field": c, "type": "quantitative" if c in ("seq", "count") else "nominal"}
+        for c in columns
         if c not in ("x", "y", "arrived")
     ]
     layers = []
     if future == "fade":
         layers.append(
-            alt.Chart(data)
-            .transform_filter(f"datum.arrived > {PARAM}")
-            .mark_point(filled=True, size=40, opacity=0.35, color=FUTURE_COLOR)
-            .encode(x=x.x("x"), y=y.y("y"), tooltip=tips)
+            spec.layer(
+                rows,
+                {
+                    "type": "point",
+                    "color": FUTURE_COLOR,
+                    "filled": True,
+                    "opacity": 0.35,
+                    "size": 40,
+                },
+                {"x": x.channel("x"), "y": y.channel("y"), "tooltip": tips},
+                [{"filter": f"datum.arrived > {PARAM}"}],
+            )
         )
-    size: Any = alt.value(70)
-    if "count" in data.columns:
-        size = alt.Size("count:Q", scale=alt.Scale(type="sqrt", range=[8, 160]), title="elements")
+    size: dict[str, Any] = {"value": 70}
+    if "count" in columns:
+        size = {
+            "field": "count",
+            "type": "quantitative",
+            "scale": {"type": "sqrt", "range": [8, 160]},
+            "title": "elements",
+        }
+    fates = {"domain": list(palette.FATES)}
     layers.append(
-        alt.Chart(data)
-        .transform_filter(f"datum.arrived <= {PARAM}")
-        .mark_point(filled=True, opacity=0.9)
-        .encode(
-            x=x.x("x"),
-            y=y.y("y"),
-            color=alt.Color("fate:N", title="element", scale=palette.fate_scale()),
-            shape=alt.Shape("fate:N", title="element", scale=palette.fate_shape_scale()),
-            size=size,
-            tooltip=tips,
+        spec.layer(
+            rows,
+            {"type": "point", "filled": True, "opacity": 0.9},
+            {
+                "x": x.channel("x"),
+                "y": y.channel("y"),
+                "color": {
+                    "field": "fate",
+                    "type": "nominal",
+                    "title": "element",
+                    "scale": {**fates, "range": list(palette.FATE_COLORS)},
+                },
+                "shape": {
+                    "field": "fate",
+                    "type": "nominal",
+                    "title": "element",
+                    "scale": {**fates, "range": list(palette.FATE_SHAPES)},
+                },
+                "size": size,
+                "tooltip": tips,
+            },
+            [{"filter": f"datum.arrived <= {PARAM}"}],
         )
     )
     return layers
@@ -459,23 +562,30 @@ def _element_layers(
 
 def _binned(
     elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
-) -> pd.DataFrame:
+) -> list[dict[str, Any]]:
     cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid (a cell shows once its "
         "processing-time bin has begun)"
     )
-    return pd.DataFrame(
+    return [
         {
-            "x": cells["x"].round().astype("int64"),
-            "y": cells["y"].round().astype("int64"),
-            "arrived": cells["y_lo"].round().astype("int64"),
-            "fate": cells["fate"],
-            "count": cells["count"].astype("int64"),
+            "x": cx,
+            "y": cy,
+            "arrived": lo,
+            "fate": fate,
+            "count": count,
             "kind": "elements (binned)",
-            "proc_time": [
-                f"{y.fmt(a)} .. {y.fmt(b)}"
-                for a, b in zip(cells["y_lo"].round(), cells["y_hi"].round(), strict=True)
-            ],
+            "proc_time": f"{y.fmt(a)} .. {y.fmt(b)}",
         }
-    )
+        for cx, cy, lo, fate, count, a, b in zip(
+            cells["x"].round().astype("int64").tolist(),
+            cells["y"].round().astype("int64").tolist(),
+            cells["y_lo"].round().astype("int64").tolist(),
+            cells["fate"].tolist(),
+            cells["count"].astype("int64").tolist(),
+            cells["y_lo"].round().tolist(),
+            cells["y_hi"].round().tolist(),
+            strict=True,
+        )
+    ]

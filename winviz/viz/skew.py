@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 from winviz.viz import axes, frames, palette, scale, spec
@@ -38,6 +39,7 @@ from winviz.viz.timeline import pick_operator
 LAG_LABEL = "watermark lag (processing time − watermark)"
 
 
+@frames.gc_paused
 def skew_chart(
     trace: Any,
     *,
@@ -73,21 +75,29 @@ def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd
     procs, has_proc = view.ints("proc_time", seqs)
     keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
     seqs = seqs[keep]
-    procs_k, stamps_k = procs[keep].tolist(), stamps[keep].tolist()
+    procs_k, stamps_k = procs[keep], stamps[keep]
+    # int64 columns when every skew fits (always, unless a processing time is near the long
+    # range's ends), else exact Python ints
+    exact = not len(procs_k) or (int(procs_k.max()) <= 2**62 and int(procs_k.min()) >= -(2**62))
     frame = pd.DataFrame(
         {
             "seq": seqs,
-            "proc_time": pd.Series(procs_k, dtype=object),
-            "ts": pd.Series(stamps_k, dtype=object),
-            "watermark": view.column("watermark", seqs),
-            "fate": fates["fate"].to_numpy()[keep],
+            "proc_time": procs_k if exact else pd.Series(procs_k.tolist(), dtype=object),
+            "ts": stamps_k if exact else pd.Series(stamps_k.tolist(), dtype=object),
+            "watermark": pd.Series(view.column("watermark", seqs), dtype=object),
+            "fate": pd.Series(fates["fate"].to_numpy()[keep], dtype=object),
         }
     )
     if details:
         with_details(view, frame)
-    frame["skew"] = pd.Series(
-        [p - t for p, t in zip(procs_k, stamps_k, strict=True)], index=frame.index, dtype=object
-    )
+    if exact:
+        frame["skew"] = procs_k - stamps_k
+    else:
+        frame["skew"] = pd.Series(
+            [p - t for p, t in zip(procs_k.tolist(), stamps_k.tolist(), strict=True)],
+            index=frame.index,
+            dtype=object,
+        )
     return frame
 
 
@@ -152,15 +162,16 @@ def _skew(
         )
     steps = frames.watermark_steps(view)
     steps = steps[steps["operator"] == op]
-    t_end = int(max(elements["proc_time"]))
+    t_end = int(elements["proc_time"].max())
     vertices = lag_vertices(steps, t_end)
     if len(vertices) > scale.ROW_LIMIT:
         thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
         vertices = lag_vertices(thinned, t_end)
+    # (the axis of every value is the axis of their drawable extent, see scale.extent)
     x = palette.time_axis(
-        "processing time", [*elements["proc_time"].tolist(), *(v[1] for v in vertices)]
+        "processing time", [*scale.extent(elements["proc_time"]), *(v[1] for v in vertices)]
     )
-    skews = [*elements["skew"].tolist(), *(v[2] for v in vertices)]
+    skews = [int(elements["skew"].min()), int(elements["skew"].max()), *(v[2] for v in vertices)]
     lo, hi = min(skews), max(skews)
     pad = max(1, round((hi - lo) * 0.03)) if hi > lo else 1000
     y = TimeAxis("processing time − event time", "ms", lo - pad, hi + pad)
@@ -195,10 +206,10 @@ def _skew(
                 },
             )
         )
-    chart = alt.LayerChart(
-        layer=layers, width=width, height=height, title=palette.title("Event-time skew", notes)
+    chart = spec.layer_chart(  # the layers are made here, for this chart only
+        layers, width=width, height=height, title=palette.title("Event-time skew", notes)
     )
-    return palette.finish(chart, name="skew_chart", notes=notes)
+    return palette.finish(chart, name="skew_chart", notes=notes, in_place=True)
 
 
 def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -> alt.Chart:
@@ -242,9 +253,8 @@ def _elements_layer(
     elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
 ) -> alt.Chart:
     # the common fate first, so the rarer ones (the point of the lesson) are drawn on top
-    elements = elements.assign(common=elements["fate"] == palette.FATES[0]).sort_values(
-        "common", ascending=False, kind="stable"
-    )
+    common = (elements["fate"] == palette.FATES[0]).to_numpy()
+    elements = elements.iloc[np.argsort(~common, kind="stable")]
     if len(elements) > max_points:
         return _binned(elements, x, y, max_points, notes)
     stamps = elements["ts"].tolist()
@@ -302,25 +312,30 @@ def _binned(
     cells = cells.assign(common=cells["fate"] == palette.FATES[0]).sort_values(
         ["common", "count"], ascending=False, kind="stable"
     )
+
+    def ints(column: str) -> list[int]:  # round() of each value (half to even, as numpy)
+        return np.rint(cells[column].to_numpy(dtype=float)).astype(np.int64).tolist()
+
+    x_lo, x_hi, y_lo, y_hi = ints("x_lo"), ints("x_hi"), ints("y_lo"), ints("y_hi")
     rows = [
         {
             "kind": "elements (binned)",
-            "x": round(cx),
-            "y": round(cy),
+            "x": cx,
+            "y": cy,
             "fate": fate,
-            "count": int(n),
-            "processing time": f"{x.fmt(round(xa))} .. {x.fmt(round(xb))}",
-            "skew": f"{round(ya):,} .. {round(yb):,} ms",
+            "count": n,
+            "processing time": f"{xa} .. {xb}",
+            "skew": f"{ya:,} .. {yb:,} ms",
         }
         for cx, cy, fate, n, xa, xb, ya, yb in zip(
-            cells["x"].tolist(),
-            cells["y"].tolist(),
+            ints("x"),
+            ints("y"),
             cells["fate"].tolist(),
-            cells["count"].tolist(),
-            cells["x_lo"].tolist(),
-            cells["x_hi"].tolist(),
-            cells["y_lo"].tolist(),
-            cells["y_hi"].tolist(),
+            cells["count"].astype(np.int64).tolist(),
+            x.fmt_all(x_lo),
+            x.fmt_all(x_hi),
+            y_lo,
+            y_hi,
             strict=True,
         )
     ]

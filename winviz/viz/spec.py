@@ -11,8 +11,11 @@ the charts here hand Altair what it would produce anyway:
   a content hash when the chart is converted, as it does for a DataFrame, and the row limit
   still applies: ``rows_data`` runs Altair's own ``limit_rows`` check with the active data
   transformer's ``max_rows`` (``MaxRowsError`` above 5,000 rows unless the user changed it);
-* ``layer`` — an ``alt.Chart`` of one mark from dicts (``mark``, ``encoding``), exactly the
-  dicts ``Chart.mark_*(...).encode(...)`` would serialise to;
+* ``layer`` — an ``alt.Chart`` of one mark from dicts (``mark``, ``encoding``, optionally
+  ``transform``), exactly the dicts ``Chart.mark_*(...).encode(...).transform_*(...)`` would
+  serialise to;
+* ``layer_chart`` — the layered chart of such layers, without the deep copies of each layer
+  that ``alt.LayerChart`` and every ``properties`` / ``resolve_scale`` call make;
 * ``tooltips`` — tooltip channel dicts for the columns of some rows.
 
 The whole spec is still validated against the Vega-Lite schema by ``to_dict()``, once.
@@ -59,11 +62,6 @@ def rows_data(rows: list[dict[str, Any]]) -> Rows:
     return Rows(values=rows)
 
 
-def layer(rows: list[dict[str, Any]], mark: dict[str, Any], encoding: dict[str, Any]) -> alt.Chart:
-    """One layer: ``mark`` (a Vega-Lite mark definition with ``type``) drawn from ``rows``."""
-    return alt.Chart(data=rows_data(rows), mark=mark, encoding=Encoding(**encoding))
-
-
 class _Fresh(alt.Chart):
     """A layer handed to ``layer_chart``: its copies are shallow (they share its mark, encoding
     and rows). ``alt.LayerChart.__init__`` copies every layer twice — deeply, to leave the
@@ -73,11 +71,27 @@ class _Fresh(alt.Chart):
         return super().copy(deep=False)
 
 
-def layer_chart(layers: list[alt.Chart], **kwargs: Any) -> alt.LayerChart:
-    """``alt.LayerChart(layer=layers, **kwargs)`` — the same chart — for layers the caller has
-    just made and does not use or change afterwards: they are not deep-copied on the way in.
-    The chart's layers are plain ``alt.Chart`` objects."""
-    chart = alt.LayerChart(layer=[_Fresh(*c._args, **c._kwds) for c in layers], **kwargs)
+def layer(
+    rows: list[dict[str, Any]],
+    mark: dict[str, Any],
+    encoding: dict[str, Any],
+    transform: list[dict[str, Any]] | None = None,
+) -> alt.Chart:
+    """One layer: ``mark`` (a Vega-Lite mark definition with ``type``) drawn from ``rows``,
+    after the Vega-Lite ``transform`` steps, if any."""
+    chart = alt.Chart(data=rows_data(rows), mark=mark, encoding=Encoding(**encoding))
+    if transform:
+        chart.transform = transform
+    return chart
+
+
+def layer_chart(
+    layers: list[alt.Chart], cls: type[alt.LayerChart] = alt.LayerChart, **kwargs: Any
+) -> alt.LayerChart:
+    """``cls(layer=layers, **kwargs)`` (an ``alt.LayerChart``) — the same chart — for layers
+    the caller has just made and does not use or change afterwards: they are not deep-copied
+    on the way in. The chart's layers are plain ``alt.Chart`` objects."""
+    chart = cls(layer=[_Fresh(*c._args, **c._kwds) for c in layers], **kwargs)
     chart.layer = [alt.Chart(*c._args, **c._kwds) for c in chart.layer]
     return chart
 
@@ -91,15 +105,19 @@ def field_type(rows: list[dict[str, Any]], column: str) -> str:
     return "quantitative" if numeric else "nominal"
 
 
-def tooltips(rows: list[dict[str, Any]], skip: list[str]) -> list[dict[str, str]]:
+def tooltips(
+    rows: list[dict[str, Any]], skip: list[str], types: dict[str, str] | None = None
+) -> list[dict[str, str]]:
     """Tooltip channels for every column but ``skip``; a ``note`` column that is empty in every
-    row is left out."""
+    row is left out. ``types``: the type of columns the caller knows (what ``field_type``
+    would find), the others are read off the rows."""
     if not rows:
         return []
     cols = [c for c in rows[0] if c not in skip]
     if "note" in cols and not any(r.get("note") for r in rows):
         cols.remove("note")
-    return [{"field": c, "type": field_type(rows, c)} for c in cols]
+    known = types or {}
+    return [{"field": c, "type": known.get(c) or field_type(rows, c)} for c in cols]
 
 
 # -- the Vega-Lite dict of a chart, without Altair's to_dict ---------------------------------------

@@ -42,6 +42,7 @@ their processing-time span — on a 400 px plot the diagonal is then at most 8 p
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 from typing import Any, Literal, NamedTuple
 
 import altair as alt
@@ -59,6 +60,7 @@ SKEW_MIN_ELEMENTS = 1000  # view="auto" never picks the skew chart for this many
 SKEW_SPREAD = 0.02  # ... nor unless their skews spread over less than this share of the run
 
 
+@frames.gc_paused
 def timeline(
     trace: Any,
     *,
@@ -160,8 +162,18 @@ def _timeline(
     untimed = int(elements["ts"].isna().sum())
     elements = _where_present(elements, "ts")
     steps = frames.watermark_steps(view)
-    fired = _where_present(frames.firings(view, op), "window_end")
-    cleaned = _where_present(frames.cleanups(view, op), "window_end")
+    # few firings (cleanups) are drawn one by one, with their texts; many are aggregated,
+    # from their windows and times only
+    fired = None
+    if len(view.select("fired", operator=op)) > DETAIL_LIMIT:
+        fired = frames.firing_marks(view, op)
+    if fired is None or len(fired) <= DETAIL_LIMIT:
+        fired = _where_present(frames.firings(view, op), "window_end")
+    cleaned = None
+    if len(view.select("cleanup", operator=op)) > DETAIL_LIMIT:
+        cleaned = frames.cleanup_marks(view, op)
+    if cleaned is None or len(cleaned) <= DETAIL_LIMIT:
+        cleaned = _where_present(frames.cleanups(view, op), "window_end")
     lives = frames.window_lives(view, op)
 
     horizons = _horizons(lives, cleaned)
@@ -251,11 +263,22 @@ def _horizons(lives: pd.DataFrame, cleaned: pd.DataFrame) -> dict[tuple[int, int
     out: dict[tuple[int, int], int] = {}
     if cleaned.empty or lives.empty:
         return out
+    times = cleaned["cleanup_time"].tolist()
+    if all(t.__class__ is int for t in times):  # the usual case: every window's last one
+        stamps = np.array(times, dtype=np.int64)
+        starts = cleaned["window_start"].to_numpy(dtype=np.int64)
+        ends = cleaned["window_end"].to_numpy(dtype=np.int64)
+        order = np.lexsort((stamps, ends, starts))  # per window, its latest cleanup last
+        starts, ends, stamps = starts[order], ends[order], stamps[order]
+        last = np.r_[(starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1]), True]
+        late = last & (stamps > ends - 1)
+        keys = zip(starts[late].tolist(), ends[late].tolist(), strict=True)
+        return dict(zip(keys, stamps[late].tolist(), strict=True))
     latest: dict[tuple[int, int], int] = {}  # the last cleanup time of each window
     for start, end, t in zip(
         cleaned["window_start"].tolist(),
         cleaned["window_end"].tolist(),
-        cleaned["cleanup_time"].tolist(),
+        times,
         strict=True,
     ):
         if _missing(t):
@@ -417,38 +440,36 @@ class _Window(NamedTuple):
 def _per_window(lives: pd.DataFrame) -> list[_Window] | None:
     """The windows of ``lives`` by (start, end), in that order: distinct keys, elements and
     firings summed, first opened, and closed (the last close) once every key's pane of it is
-    cleaned up or merged away, else None; ``merged_into`` as ``frames.merged_text``. A plain
-    loop over a few hundred rows: pandas' groupby costs more than the work here."""
+    cleaned up or merged away, else None; ``merged_into`` as ``frames.merged_text``. The
+    (key, window) rows of ``window_lives`` (one per key text and window, ints) grouped with
+    numpy."""
     if lives.empty:
         return None
-    groups: dict[tuple[Any, Any], list[int]] = {}
-    for i, window in enumerate(
-        zip(lives["window_start"].tolist(), lives["window_end"].tolist(), strict=True)
-    ):
-        if not (_missing(window[0]) or _missing(window[1])):
-            groups.setdefault(window, []).append(i)
-    keys, elements, firings = (
-        lives["key"].tolist(),
-        lives["elements"].tolist(),
-        lives["firings"].tolist(),
-    )
-    opened, closed = lives["opened"].tolist(), lives["closed"].tolist()
-    merged_into = lives["merged_into"].tolist()
+    starts = lives["window_start"].to_numpy(dtype=np.int64)
+    ends = lives["window_end"].to_numpy(dtype=np.int64)
+    order = np.lexsort((ends, starts))  # by window; a window's rows in their order
+    starts, ends = starts[order], ends[order]
+    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
+    bounds = np.r_[first, len(order)].tolist()
+    keys = np.add.reduceat(lives["key"].notna().to_numpy()[order].astype(np.int64), first)
+    elements = np.add.reduceat(lives["elements"].to_numpy(dtype=np.int64)[order], first)
+    firings = np.add.reduceat(lives["firings"].to_numpy(dtype=np.int64)[order], first)
+    opened = np.minimum.reduceat(lives["opened"].to_numpy(dtype=np.int64)[order], first)
+    closed = lives["closed"].to_numpy(dtype=object)[order].tolist()
+    merged = lives["merged_into"].to_numpy(dtype=object)[order].tolist()
     out = []
-    for window in sorted(groups):
-        rows = groups[window]
-        first = [opened[i] for i in rows if not _missing(opened[i])]
-        ends = [closed[i] for i in rows if not _missing(closed[i])]
-        texts = [merged_into[i] for i in rows]
+    for g, (a, b) in enumerate(pairwise(bounds)):
+        ends_g = closed[a:b]
+        texts = merged[a:b]
         out.append(
             _Window(
-                window[0],
-                window[1],
-                len({keys[i] for i in rows if not _missing(keys[i])}),
-                sum(elements[i] for i in rows if not _missing(elements[i])),
-                sum(firings[i] for i in rows if not _missing(firings[i])),
-                min(first) if first else math.nan,
-                int(max(ends)) if len(ends) == len(rows) else None,
+                int(starts[a]),
+                int(ends[a]),
+                int(keys[g]),
+                int(elements[g]),
+                int(firings[g]),
+                int(opened[g]),
+                None if any(map(_missing, ends_g)) else int(max(ends_g)),
                 ", ".join(dict.fromkeys(texts)) if all(isinstance(t, str) for t in texts) else "",
             )
         )
@@ -631,7 +652,7 @@ def _elements(
     d = frames.element_detail_lists(view, elements["seq"].to_numpy())
     operators, keys, values = d["operator"], d["key"], d["value"]
     marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
-    procs = elements["proc_time"].tolist()
+    procs = view.c.proc_time.take(elements["seq"].to_numpy()).tolist()  # exact ints
     rows = [
         {
             "x": ex,
@@ -665,10 +686,14 @@ def _elements(
             strict=True,
         )
     ]
+    # every column but seq, windows and source_index holds texts (source_index: ints, or
+    # None where the element has no source record, read off the rows)
+    types = dict.fromkeys(rows[0], "nominal") | {"seq": "quantitative", "windows": "quantitative"}
+    del types["source_index"]
     return spec.layer(
         rows,
         {"type": "point", "filled": True, "size": 70, "opacity": 0.9},
-        _what_encoding(rows, x, y, ["x", "y"]),
+        _what_encoding(rows, x, y, ["x", "y"], types),
     )
 
 
@@ -967,14 +992,29 @@ def _firings_aggregated(
 ) -> alt.Chart:
     """One mark per (window, cause, event time of the firing timer — else the window end)
     at the first such firing's processing time."""
-    agg = (
-        fired.assign(
-            proc_time=pd.to_numeric(fired["proc_time"]),
-            at=pd.to_numeric(fired["at"]).astype("int64"),
-        )
-        .groupby(["window_start", "window_end", "at", "fired_by"], sort=True)
-        .agg(n=("seq", "size"), first=("proc_time", "min"), last=("proc_time", "max"))
-        .reset_index()
+    starts = fired["window_start"].to_numpy(dtype=np.int64)
+    ends = fired["window_end"].to_numpy(dtype=np.int64)
+    at = pd.to_numeric(fired["at"]).astype("int64").to_numpy()
+    proc = pd.to_numeric(fired["proc_time"]).to_numpy()
+    causes, names = pd.factorize(fired["fired_by"].to_numpy(dtype=object))
+    rank = np.argsort(np.argsort(np.asarray(names, dtype=object)))[causes]  # by cause name
+    order = np.lexsort((rank, at, ends, starts))  # groups sorted as groupby(sort=True)
+    keys = np.stack([starts, ends, at, rank])[:, order]
+    first = np.flatnonzero(np.r_[True, (keys[:, 1:] != keys[:, :-1]).any(axis=0)])
+    proc = proc[order]
+    n = np.diff(np.r_[first, len(order)])
+    firsts, lasts = np.fmin.reduceat(proc, first), np.fmax.reduceat(proc, first)
+    cause = np.asarray(names, dtype=object)[causes[order][first]]
+    agg = pd.DataFrame(
+        {
+            "window_start": keys[0, first],
+            "window_end": keys[1, first],
+            "at": keys[2, first],
+            "fired_by": cause,
+            "n": n,
+            "first": firsts,
+            "last": lasts,
+        }
     )
     agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
     notes.append(
@@ -1014,14 +1054,19 @@ def _cleanups_aggregated(
     cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> alt.Chart:
     """One mark per window at its last cleanup."""
-    agg = (
-        cleaned.assign(
-            proc_time=pd.to_numeric(cleaned["proc_time"]),
-            cleanup_time=pd.to_numeric(cleaned["cleanup_time"]),
-        )
-        .groupby(["window_start", "window_end"], sort=True)
-        .agg(keys=("seq", "size"), proc=("proc_time", "max"), at=("cleanup_time", "max"))
-        .reset_index()
+    starts = cleaned["window_start"].to_numpy(dtype=np.int64)
+    ends = cleaned["window_end"].to_numpy(dtype=np.int64)
+    order = np.lexsort((ends, starts))  # windows in (start, end) order
+    starts, ends = starts[order], ends[order]
+    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
+    agg = pd.DataFrame(
+        {
+            "window_start": starts[first],
+            "window_end": ends[first],
+            "keys": np.diff(np.r_[first, len(order)]),
+            "proc": np.fmax.reduceat(pd.to_numeric(cleaned["proc_time"]).to_numpy()[order], first),
+            "at": np.fmax.reduceat(pd.to_numeric(cleaned["cleanup_time"]).to_numpy()[order], first),
+        }
     )
     agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
     notes.append(
@@ -1066,16 +1111,20 @@ def _missing(v: Any) -> bool:
 
 
 def _what_encoding(
-    rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, skip: list[str]
+    rows: list[dict[str, Any]],
+    x: TimeAxis,
+    y: TimeAxis,
+    skip: list[str],
+    types: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Position, colour and shape by "what happened" (scales set by _with_category_scales),
-    tooltips for the other columns."""
+    tooltips for the other columns (``types``: as ``spec.tooltips``)."""
     return {
         "x": x.channel("x"),
         "y": y.channel("y"),
         "color": {"field": "what", "type": "nominal", "title": "what happened"},
         "shape": {"field": "what", "type": "nominal", "title": "what happened"},
-        "tooltip": spec.tooltips(rows, skip),
+        "tooltip": spec.tooltips(rows, skip, types),
     }
 
 

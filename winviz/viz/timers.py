@@ -70,6 +70,7 @@ DX_GAP = 4  # pixels between timers of one timestamp
 LINK_PARAM = "queue_at"  # the queue panel's pointer: a processing time drawn across the timers
 
 
+@frames.gc_paused
 def timers_chart(
     trace: Any,
     *,
@@ -225,7 +226,7 @@ def timer_rows(records: pd.DataFrame) -> pd.DataFrame:
     if ended.any():
         seqs = records["seq"].to_numpy()  # ascending: the records' positions in the trace
         at = np.searchsorted(seqs, lives["end_seq"].to_numpy(dtype=float)[ended].astype(np.int64))
-        marks[ended] = records["watermark"].to_numpy(dtype=object)[at]
+        marks[ended] = records["watermark"].to_numpy()[at].tolist()
     lives["end_watermark"] = pd.Series(marks, dtype=object)
     return lives
 
@@ -278,42 +279,34 @@ def _rule_rows(
 def _aggregated_rows(
     lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, t_end: int
 ) -> list[dict[str, Any]]:
-    work = lives.assign(
-        ended_n=[
-            t_end if e == "pending" else int(v)
-            for e, v in zip(lives["end"], lives["ended"], strict=True)
-        ],
-        pending=lives["end"] == "pending",
-    )
-    agg = (
-        work.groupby(["domain", "timestamp"], sort=False)
-        .agg(
-            registered=("registered", "min"),
-            ended=("ended_n", "max"),
-            timers=("key", "size"),
-            keys=("key", "nunique"),
-            pending=("pending", "any"),
-            ends=("end", lambda s: ", ".join(sorted(set(s)))),
+    # per (domain, timestamp), in order of first appearance: the earliest registration, the
+    # last end (the end of the run while pending), how many timers of how many keys, and how
+    # they ended
+    ends = lives["end"].tolist()
+    ended = [t_end if e == "pending" else int(v) for e, v in zip(ends, lives["ended"], strict=True)]
+    registered, keys = lives["registered"].tolist(), lives["key"].tolist()
+    rows = []
+    for (domain, timestamp), idx in frames.groups(lives, ["domain", "timestamp"]).items():
+        how = {ends[i] for i in idx}
+        pending = "pending" in how
+        first, last = min(registered[i] for i in idx), max(ended[i] for i in idx)
+        rows.append(
+            {
+                "kind": "timer",
+                "x": x.clip(timestamp)[0],
+                "y": y.clip(first)[0],
+                "y2": y.hi if pending else y.clip(last)[0],
+                "dx": 0.0,
+                "domain": domain,
+                "timestamp": x.fmt(timestamp),
+                "timers": len(idx),
+                "keys": len({keys[i] for i in idx if not pd.isna(keys[i])}),
+                "registered": y.fmt(first),
+                "ended": y.fmt(last),
+                "end": "queued at the end" if pending else ", ".join(sorted(how)),
+            }
         )
-        .reset_index()
-    )
-    return [
-        {
-            "kind": "timer",
-            "x": x.clip(r.timestamp)[0],
-            "y": y.clip(r.registered)[0],
-            "y2": y.hi if r.pending else y.clip(r.ended)[0],
-            "dx": 0.0,
-            "domain": r.domain,
-            "timestamp": x.fmt(r.timestamp),
-            "timers": int(r.timers),
-            "keys": int(r.keys),
-            "registered": y.fmt(r.registered),
-            "ended": y.fmt(r.ended),
-            "end": "queued at the end" if r.pending else r.ends,
-        }
-        for r in agg.itertuples()
-    ]
+    return rows
 
 
 def spread(lives: pd.DataFrame) -> list[float]:

@@ -1,0 +1,192 @@
+"""The tables charts share and the light frames they read (issues 11 and 12): one TraceView
+derives each table once for every chart of it; the aggregated timeline reads firings and
+cleanups without their texts (``firing_marks`` / ``cleanup_marks``) — the same values as
+``firings`` / ``cleanups``; timer identities as integers; ``fmt_all`` as ``fmt``."""
+
+from __future__ import annotations
+
+import gc
+import json
+
+import numpy as np
+import pytest
+
+import winviz as wv
+from winviz import viz
+from winviz.viz import frames, palette
+from winviz.viz.explore import summarize
+from winviz.viz.timeline import DETAIL_LIMIT
+
+KEYS = [f"k{i:02d}" for i in range(30)]
+
+
+def _job(n: int, lateness: int = 0) -> wv.JobExecutionResult:
+    """A 1 s tumbling count over 30 keys, one event per ms, disorder up to 150 ms."""
+    env = wv.StreamExecutionEnvironment()
+    events = [(KEYS[i % 30], i - (i * 7919) % 150) for i in range(n)]
+    (
+        env.from_collection(events, arrival_interval=1)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(100).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .allowed_lateness(lateness)
+        .side_output_late_data(wv.OutputTag("late"))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+@pytest.fixture(scope="module")
+def many() -> wv.JobExecutionResult:
+    # 30 keys x 101 windows (timestamps -149 .. 99,999): 3,030 firings and cleanups, above
+    # timeline.DETAIL_LIMIT
+    return _job(100_000, lateness=200)
+
+
+def test_open_trace_keeps_a_view_and_its_tables(many) -> None:
+    view = frames.open_trace(many.trace)
+    assert frames.open_trace(view) is view
+    fates = frames.element_fates(view, "window")
+    assert frames.element_fates(view, "window") is fates
+    assert frames.window_lives(view, "window") is frames.window_lives(view, "window")
+    # a new view derives its own tables: the same values
+    other = frames.element_fates(frames.open_trace(many.trace), "window")
+    assert other is not fates
+    assert other.equals(fates)
+    # the records of a kind are shared between selections, so nobody may change them
+    rows = view.select("element")
+    with pytest.raises(ValueError):
+        rows[0] = 1
+
+
+def test_charts_of_one_view_equal_charts_of_the_trace() -> None:
+    result = _job(3_000, lateness=200)
+    view = frames.open_trace(result.trace)
+    for chart in (viz.timeline, viz.scrubber, viz.window_lanes, viz.timers_chart):
+        from_view = json.dumps(chart(view).to_dict(), sort_keys=True)
+        assert from_view == json.dumps(chart(result.trace).to_dict(), sort_keys=True)
+    assert summarize(view) == summarize(result.trace)
+
+
+def test_firing_and_cleanup_marks_are_the_firings_and_cleanups(many) -> None:
+    view = frames.open_trace(many.trace)
+    marks = frames.firing_marks(view, "window")
+    cleaned = frames.cleanup_marks(view, "window")
+    assert len(marks) == len(cleaned) == 3_030 > DETAIL_LIMIT
+    fresh = frames.open_trace(many.trace)  # read without the full tables first
+    assert frames.firing_marks(fresh, "window").equals(marks)
+    full = frames.firings(view, "window")
+    for column in marks.columns:
+        assert marks[column].tolist() == full[column].tolist(), column
+    # 101 windows, each fired by its event-time timer at its max timestamp (the last one by
+    # the end-of-input watermark)
+    assert set(marks["fired_by"]) == {"event-time timer", "end of input"}
+    assert (marks["at"] == marks["window_end"] - 1).all()
+    full_cleaned = frames.cleanups(view, "window")
+    for column in cleaned.columns:
+        assert cleaned[column].tolist() == full_cleaned[column].tolist(), column
+    # the cleanup time: max timestamp + allowed lateness
+    assert (cleaned["cleanup_time"] == cleaned["window_end"] - 1 + 200).all()
+    # once the full tables exist, the marks are read off them
+    assert frames.firing_marks(view, "window")["seq"].tolist() == full["seq"].tolist()
+
+
+def test_aggregated_timeline_counts_every_firing_and_cleanup(many) -> None:
+    spec = viz.timeline(many.trace, view="timeline").to_dict()
+    rows = [r for data in spec["datasets"].values() for r in data]
+    fired = [r for r in rows if r.get("kind") == "fired (aggregated)"]
+    cleaned = [r for r in rows if r.get("kind") == "cleanup (aggregated)"]
+    # one mark per window (each fired once, by one cause), 30 keys each
+    assert len(fired) == len(cleaned) == 101
+    assert sum(r["firings"] for r in fired) == 3_030
+    assert sum(r["keys"] for r in cleaned) == 3_030
+    first = min(fired, key=lambda r: r["x"])
+    assert (first["window"], first["fired by"], first["x"]) == (
+        "[-1,000 ms, 0 ms)",
+        "event-time timer",
+        -1,
+    )
+    assert min(cleaned, key=lambda r: r["x"])["cleanup_time"] == "199 ms"
+
+
+def test_timer_identities(many) -> None:
+    view = frames.open_trace(many.trace)
+    records = frames.timer_records(view, "window")
+    # one identity per (key, namespace, domain, timestamp)
+    ident = records[["key", "namespace", "domain", "ts"]].astype(str).agg("|".join, axis=1)
+    codes = records["timer"].to_numpy()
+    assert len(set(codes.tolist())) == ident.nunique()
+    pairs = set(zip(codes.tolist(), ident.tolist(), strict=True))
+    assert len(pairs) == len(set(codes.tolist()))
+    # the lives read from the identities are those from the columns themselves
+    lives = frames.timer_lives(records)
+    assert lives.equals(frames.timer_lives(records.drop(columns="timer")))
+    # every window's event-time timer and its cleanup timer (at max timestamp + 200) fired
+    assert len(lives) == 2 * 3_030
+    assert set(lives["end"]) == {"fired"}
+
+
+def test_fmt_all_is_fmt_of_each() -> None:
+    axis = palette.TimeAxis("t", "ms", 0, 1000)
+    values = [wv.MIN, 5, 5, 5.0, None, float("nan"), 2**60, wv.MAX, 12_000, 5, True]
+    assert axis.fmt_all(values) == [palette.format_time(v, "ms") for v in values]
+    assert axis.fmt_all(values)[:3] == ["MIN (Long.MIN_VALUE)", "5 ms", "5 ms"]
+    epoch = palette.TimeAxis("t", "epoch", palette.EPOCH_LO, palette.EPOCH_LO + 1000)
+    stamps = [palette.EPOCH_LO + i % 3 for i in range(10)]
+    assert epoch.fmt_all(stamps) == [palette.format_time(v, "epoch") for v in stamps]
+
+
+def test_charts_restore_the_garbage_collector() -> None:
+    result = _job(500)
+    assert gc.isenabled()
+    viz.timeline(result.trace)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        viz.scrubber(result.trace)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_window_table_per_view(many) -> None:
+    view = frames.open_trace(many.trace)
+    starts, ends, has = view.window_table()
+    assert view.window_table()[0] is starts
+    assert len(starts) == len(ends) == len(has) == len(view.c.window.values)
+    rows = view.select("fired", operator="window")
+    s, e, p = view.bounds(rows)
+    assert p.all() and (e - s == 1000).all()
+    assert np.array_equal(s, starts[view.c.window.codes[rows]])
+
+
+def test_group_ids_number_tuples_in_order_of_first_appearance() -> None:
+    rng = np.random.default_rng(7)
+    columns = [rng.integers(-3, 4, 500), rng.integers(0, 2**40, 500) % 5, rng.integers(0, 3, 500)]
+    ids = frames._group_ids(*columns)
+    seen: dict[tuple[int, ...], int] = {}
+    expected = [
+        seen.setdefault(t, len(seen)) for t in zip(*(c.tolist() for c in columns), strict=True)
+    ]
+    assert ids.tolist() == expected
+    # wide columns: the folded ids are renumbered before they could overflow int64
+    wide = [rng.integers(0, 2**62, 300), rng.integers(0, 2**62, 300), np.arange(300) % 7]
+    seen = {}
+    expected = [
+        seen.setdefault(t, len(seen)) for t in zip(*(c.tolist() for c in wide), strict=True)
+    ]
+    assert frames._group_ids(*wide).tolist() == expected
+
+
+def test_identity_codes_tell_values_apart() -> None:
+    made = "".join(["proc", "essing"])  # equal to "processing", another object
+    assert made is not "processing"  # noqa: F632
+    values = ["event", "processing", "event", made, "other"]
+    assert frames._identity_codes(values).tolist() == [0, 1, 0, 1, 2]
+    assert frames._identity_codes(["event"] * 4).tolist() == [0, 0, 0, 0]
+    assert frames._identity_codes([]).tolist() == []
