@@ -39,7 +39,6 @@ none).
 from __future__ import annotations
 
 import functools
-import gc
 import json
 from collections.abc import Callable
 from itertools import compress
@@ -50,6 +49,7 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 import pandas as pd
 
+from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable
 from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.columns import object_array, window_table
@@ -65,23 +65,18 @@ FATE_KINDS = ("element", "assigned", "skipped_late_window", "late_dropped", "sid
 
 
 def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
-    """``fn`` with Python's cyclic garbage collector paused while it runs (restored as it
-    was), as ``Trace.columns`` does for its bulk conversion: a chart of a large trace makes
-    hundreds of thousands of short-lived containers and no cycles, and every collection pass
-    they trigger would also walk all the objects the trace keeps alive. Reference counting
-    still frees everything as usual."""
+    """``fn`` with Python's cyclic garbage collector paused while it runs
+    (``winviz.collector.paused``), as ``Trace.columns`` does for its bulk conversion: a chart
+    of a large trace makes hundreds of thousands of short-lived containers and no cycles, and
+    every collection pass they trigger would also walk all the objects the trace keeps alive.
+    Reference counting still frees everything as usual."""
 
     @functools.wraps(fn)
-    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+    def with_collector_paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        with paused():
             return fn(*args, **kwargs)
-        finally:
-            if enabled:
-                gc.enable()
 
-    return paused
+    return with_collector_paused
 
 
 class TraceInputError(ValueError):
