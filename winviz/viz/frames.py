@@ -298,6 +298,26 @@ def short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def shorts(values: list[Any], limit: int = 60) -> list[str]:
+    """``short`` of each value; the usual payloads — a string, an int, a (string, int) pair
+    such as ``("k3", 1200)`` — written directly (the same texts)."""
+    out = []
+    append = out.append
+    for v in values:
+        c = v.__class__
+        if c is tuple and len(v) == 2 and v[0].__class__ is str and v[1].__class__ is int:
+            text = f"[{encode_basestring(v[0])},{v[1]}]"
+        elif c is str:
+            text = v
+        elif c is int:
+            text = f"{v}"
+        else:
+            append(short(v, limit))
+            continue
+        append(text if len(text) <= limit else text[: limit - 1] + "…")
+    return out
+
+
 def plain_json(value: Any) -> str | None:
     """The compact JSON ``short`` writes for a plain value — an int, a finite float, a bool,
     None, or a tuple / list of them and of strings — written directly (the same text as
@@ -458,16 +478,20 @@ def _element_texts(
         sources = view.c.detail[src_rows].tolist()  # (value, index) of each arrival
         # the engine hands the arrival's own object on: identity first, then equal JSON
         same = list(map(is_, map(itemgetter(0), sources), values))
-        for i, (h, s) in enumerate(zip(has, same, strict=True)):
-            if h and (s or jsonable(sources[i][0]) == jsonable(values[i])):
-                source_index[i] = int(sources[i][1])
+        indexes = list(map(itemgetter(1), sources))
+        if all(has) and all(same) and all(i.__class__ is int for i in indexes):
+            source_index = indexes  # the usual case: every element its arrival's own object
+        else:
+            for i, (h, s) in enumerate(zip(has, same, strict=True)):
+                if h and (s or jsonable(sources[i][0]) == jsonable(values[i])):
+                    source_index[i] = int(sources[i][1])
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
     key_codes = view.c.key.codes[seqs]
     texts = {code: short(view.c.key.values[code], 30) for code in set(key_codes.tolist())}
     return (
         view.column("operator", seqs),
         [texts[c] for c in key_codes.tolist()],
-        list(map(short, values)),
+        shorts(values),
         source_index,
     )
 

@@ -511,18 +511,24 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
     one held to the top edge; plus one point per record (tooltips)."""
     if steps.empty:
         return []
-    steps = _shared_lines(steps)
-    thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
-    if len(thinned) < len(steps):
+    seqs, operators, procs, marks = (
+        steps[c].tolist() for c in ("seq", "operator", "proc_time", "watermark")
+    )
+    operators, kept = _shared_lines(operators, procs, marks)
+    if kept is not None:
+        seqs, procs, marks = ([v[i] for i in kept] for v in (seqs, procs, marks))
+    if len(seqs) > scale.ROW_LIMIT // 2:  # thinned: a frame for scale.thin_steps
+        shared = steps if kept is None else steps.iloc[kept].assign(operator=operators)
+        thinned = scale.thin_steps(shared, "proc_time", "operator", scale.ROW_LIMIT // 2)
         notes.append(
-            f"watermark: {len(thinned):,} of {len(steps):,} records drawn (the last per "
+            f"watermark: {len(thinned):,} of {len(shared):,} records drawn (the last per "
             "processing-time bucket)"
         )
+        seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
+        marks, operators = thinned["watermark"].tolist(), thinned["operator"].tolist()
     vertices, points, edges = [], [], []
-    seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
-    marks = thinned["watermark"].tolist()
     by_op: dict[Any, list[int]] = {}  # as groupby("operator", sort=False): first seen first
-    for j, op in enumerate(thinned["operator"].tolist()):
+    for j, op in enumerate(operators):
         if not _missing(op):
             by_op.setdefault(op, []).append(j)
     for op, recs in by_op.items():
@@ -548,7 +554,7 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
             )
             if note:
                 edges.append({"x": wx, "y": t0, "text": _edge_text(note)})
-    ops = list(dict.fromkeys(thinned["operator"]))
+    ops = list(dict.fromkeys(operators))
     dash = {
         "field": "operator",
         "type": "nominal",
@@ -590,25 +596,30 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
     return layers
 
 
-def _shared_lines(steps: pd.DataFrame) -> pd.DataFrame:
-    """The watermark steps with coinciding operators merged: operators whose records step at
-    exactly the same processing times to exactly the same watermarks draw one line, named
-    "a, b (same)" (the records of the first of them are kept); others keep their name."""
-    by_op = frames.groups(steps, ["operator"])
-    procs, marks = steps["proc_time"].tolist(), steps["watermark"].tolist()
-    shared: dict[tuple, list[str]] = {}
-    for (op,), idx in by_op.items():
-        shape = tuple((procs[i], marks[i]) for i in idx)
+def _shared_lines(
+    operators: list[Any], procs: list[Any], marks: list[Any]
+) -> tuple[list[Any], list[int] | None]:
+    """The watermark steps (their operator, proc_time and watermark columns) with coinciding
+    operators merged: operators whose records step at exactly the same processing times to
+    exactly the same watermarks draw one line, named "a, b (same)" (the records of the first
+    of them are kept); others keep their name. Returns the operators of the records kept and
+    their positions (None: all of them, names unchanged)."""
+    by_op: dict[Any, list[int]] = {}
+    for i, op in enumerate(operators):
+        by_op.setdefault(op, []).append(i)
+    shared: dict[tuple, list[Any]] = {}
+    for op, idx in by_op.items():
+        shape = (tuple(map(procs.__getitem__, idx)), tuple(map(marks.__getitem__, idx)))
         shared.setdefault(shape, []).append(op)
     if len(shared) == len(by_op):
-        return steps
-    name: dict[str, str | None] = {}
+        return operators, None
+    name: dict[Any, str | None] = {}
     for ops in shared.values():
         name[ops[0]] = ops[0] if len(ops) == 1 else ", ".join(map(str, ops)) + " (same)"
         for other in ops[1:]:
             name[other] = None
-    kept = steps["operator"].map(name)
-    return steps[kept.notna()].assign(operator=kept[kept.notna()])
+    kept = [i for i, op in enumerate(operators) if not _missing(name[op])]
+    return [name[operators[i]] for i in kept], kept
 
 
 def _one_edge_text_per_point(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
