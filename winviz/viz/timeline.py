@@ -42,6 +42,7 @@ their processing-time span — on a 400 px plot the diagonal is then at most 8 p
 from __future__ import annotations
 
 import math
+from collections import Counter
 from itertools import pairwise
 from typing import Any, Literal, NamedTuple
 
@@ -651,23 +652,31 @@ def _elements(
 ) -> alt.Chart | None:
     if elements.empty:
         return None
-    counts = elements["fate"].value_counts()
+    fates = elements["fate"].tolist()
+    counts = Counter(fates)
     notes.append(
-        "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts.index)
+        "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts)
     )
     if len(elements) > max_points:
         return _binned_elements(elements, x, y, max_points, notes)
-    off = int(((elements["ts"] < x.lo) | (elements["ts"] > x.hi)).sum())
+    stamps_f = elements["ts"].to_numpy()
+    off = int(((stamps_f < x.lo) | (stamps_f > x.hi)).sum())
     if off:
         notes.append(f"{off:,} element(s) beyond the event-time axis drawn on its edge")
-    d = frames.element_detail_lists(view, elements["seq"].to_numpy())
+    seqs = elements["seq"].to_numpy()
+    d = frames.element_detail_lists(view, seqs)
     operators, keys, values = d["operator"], d["key"], d["value"]
     marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
-    procs = view.c.proc_time.take(elements["seq"].to_numpy()).tolist()  # exact ints
+    stamp_column, proc_column = view.c.ts.take(seqs), view.c.proc_time.take(seqs)
+    procs = proc_column.tolist()  # exact ints
+    if not all(s.__class__ is int for s in sources):
+        sources = [None if _missing(s) else int(s) for s in sources]
+    xs, x_notes = _positions(x, stamps, stamp_column)
+    ys, _ = _positions(y, procs, proc_column)
     rows = [
         {
             "x": ex,
-            "y": ey[0],
+            "y": ey,
             "what": fate,
             "kind": "element",
             "seq": seq,
@@ -678,20 +687,21 @@ def _elements(
             "proc_time": proc,
             "watermark": mark,
             "windows": windows,
-            "source_index": None if _missing(source) else int(source),
+            "source_index": source,
             "note": note,
         }
-        for seq, ey, fate, windows, (ex, note), operator, key, value, ts, proc, mark, source in zip(
-            elements["seq"].tolist(),
-            y.clip_all(procs),
-            elements["fate"].tolist(),
+        for seq, ey, fate, windows, ex, note, operator, key, value, ts, proc, mark, source in zip(
+            seqs.tolist(),
+            ys,
+            fates,
             elements["windows"].tolist(),
-            x.clip_all(stamps),
+            xs,
+            x_notes,
             operators,
             keys,
             values,
-            x.fmt_all(stamps),
-            y.fmt_all(procs),
+            _texts(x, stamps, stamp_column),
+            _texts(y, procs, proc_column),
             x.fmt_all(marks),
             sources,
             strict=True,
@@ -706,6 +716,36 @@ def _elements(
         {"type": "point", "filled": True, "size": 70, "opacity": 0.9},
         _what_encoding(rows, x, y, ["x", "y"], types),
     )
+
+
+def _inside(column: Any, lo: int, hi: int) -> bool:
+    """Every value of a time column (``TimeColumn``) present, an exact int and in [lo, hi]."""
+    values = column.values
+    return bool(
+        column.exact
+        and len(values)
+        and column.present.all()
+        and lo <= int(values.min())
+        and int(values.max()) <= hi
+    )
+
+
+def _positions(axis: TimeAxis, values: list[Any], column: Any) -> tuple[list[Any], list[str]]:
+    """``axis.clip_all(values)`` as positions and notes (``column``: the values' TimeColumn);
+    when every value is an exact int inside the domain (the usual case), the values as they
+    are, without a note."""
+    if _inside(column, axis.lo, axis.hi):
+        return values, [""] * len(values)
+    clipped = axis.clip_all(values)
+    return [c[0] for c in clipped], [c[1] for c in clipped]
+
+
+def _texts(axis: TimeAxis, values: list[Any], column: Any) -> list[str]:
+    """``axis.fmt_all(values)`` (``column``: the values' TimeColumn); on a ms axis, exact ints
+    within ±2**53 written in one pass."""
+    if axis.kind == "ms" and _inside(column, -palette.EXACT, palette.EXACT):
+        return list(map("{:,} ms".format, values))
+    return axis.fmt_all(values)
 
 
 def _binned_elements(
@@ -783,24 +823,38 @@ def _firings(
         ]
     }  # fmt: skip
     cols["key"] = frames.key_texts(fired["key"])
+    # each record's texts once (most marks are one firing)
+    seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
+    results = frames.shorts(cols["result"], 40)
+    timings = [str(t).replace("_", " ") for t in cols["timing"]]
+    keys, causes, timers, marks = cols["key"], cols["cause"], cols["timer"], cols["watermark"]
     rows = []
     # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
     # else at its window's end: early firings of one window are not stacked at the end
     by = ["window_start", "window_end", "at", "proc_time", "fired_by"]
     for (start, end, at, proc, fired_by), idx in frames.groups(fired, by).items():
         fx, note = x.clip(at)
-        causes = list(dict.fromkeys(cols["cause"][i] for i in idx))
-        timer = cols["timer"][idx[0]]
-        shown = _fired_label(causes[0], fired_by, timer, x) if len(causes) == 1 else fired_by
-        keys = [cols["key"][i] for i in idx]
-        results = [frames.short(cols["result"][i], 40) for i in idx]
+        i = idx[0]
         if len(idx) == 1:
-            label = f"{results[0]} · {shown}"
-        elif len(idx) <= 3:
-            label = ", ".join(f"{k}={r}" for k, r in zip(keys, results, strict=True))
-            label += f" · {shown}"
+            cause, shown = causes[i], _fired_label(causes[i], fired_by, timers[i], x)
+            key, result, label = keys[i], results[i], f"{results[i]} · {shown}"
+            seq, pane, count, timing = seqs[i], panes[i], counts[i], timings[i]
         else:
-            label = f"{len(idx)} keys · {shown}"
+            distinct = list(dict.fromkeys(causes[j] for j in idx))
+            cause = ", ".join(distinct)
+            shown = (
+                _fired_label(distinct[0], fired_by, timers[i], x)
+                if len(distinct) == 1
+                else fired_by
+            )
+            key = ", ".join(keys[j] for j in idx)
+            result = ", ".join(results[j] for j in idx)
+            if len(idx) <= 3:
+                label = ", ".join(f"{keys[j]}={results[j]}" for j in idx) + f" · {shown}"
+            else:
+                label = f"{len(idx)} keys · {shown}"
+            seq, pane, count = (", ".join(t[j] for j in idx) for t in (seqs, panes, counts))
+            timing = ", ".join(dict.fromkeys(timings[j] for j in idx))
         rows.append(
             {
                 "x": fx,
@@ -808,18 +862,16 @@ def _firings(
                 "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
                 "label": label,
                 "kind": "fired",
-                "seq": _join(cols["seq"], idx),
+                "seq": seq,
                 "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-                "key": ", ".join(keys),
-                "result": ", ".join(results),
-                "pane": _join(cols["pane"], idx),
-                "cause": ", ".join(causes),
-                "count": _join(cols["count"], idx),
+                "key": key,
+                "result": result,
+                "pane": pane,
+                "cause": cause,
+                "count": count,
                 "proc_time": y.fmt(proc),
-                "watermark": x.fmt(cols["watermark"][idx[0]]),
-                "Beam pane timing": ", ".join(
-                    dict.fromkeys(str(cols["timing"][i]).replace("_", " ") for i in idx)
-                ),
+                "watermark": x.fmt(marks[i]),
+                "Beam pane timing": timing,
                 "note": note,
             }
         )
@@ -1107,6 +1159,11 @@ def _cleanups_aggregated(
     return spec.layer(
         rows, {"type": "point", "filled": True, "size": 30}, _what_encoding(rows, x, y, ["x", "y"])
     )
+
+
+def _int_texts(values: list[Any]) -> list[str]:
+    """Each value as ``_join`` writes it: an int as an int, missing as empty."""
+    return [str(v) if v.__class__ is int else "" if _missing(v) else str(int(v)) for v in values]
 
 
 def _join(values: list[Any], idx: list[int]) -> str:
