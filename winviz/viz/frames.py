@@ -270,6 +270,33 @@ def _check_frame(frame: pd.DataFrame) -> None:
 # -- tidy frames ------------------------------------------------------------------------------
 
 
+class Columns:
+    """A table as named numpy arrays of equal length, without a pandas DataFrame: what a chart
+    that turns a few hundred rows into Vega-Lite rows reads (a DataFrame costs more to build and
+    to read a column of than the chart's own work at that size). ``table[name]`` is a column,
+    ``len(table)`` its row count; ``frame()`` the DataFrame."""
+
+    __slots__ = ("_data", "_n")
+
+    def __init__(self, data: dict[str, np.ndarray]) -> None:
+        self._data = data
+        self._n = len(next(iter(data.values()))) if data else 0
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._data[name]
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def empty(self) -> bool:
+        return self._n == 0
+
+    def take(self, rows: np.ndarray) -> Columns:
+        """The rows at these positions (or where a boolean mask is True)."""
+        return Columns({name: values[rows] for name, values in self._data.items()})
+
+
 def memoized(view: TraceView, name: str, operator: str, build: Any) -> Any:
     """``build()`` once per view, table name and operator: the frames below that several
     charts (and an explorer's summary) of one trace read are derived once per view. The
@@ -353,10 +380,25 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     many it was assigned to). See the module docstring for the rules (Flink's late element,
     ``timestamp <= currentWatermark``; ``WindowOperator.isWindowLate`` decides what is
     dropped or side output)."""
-    return memoized(view, "element_fates", operator, lambda: _element_fates(view, operator))
+    return memoized(view, "element_fates", operator, lambda: _element_fates_frame(view, operator))
 
 
-def _element_fates(view: TraceView, operator: str) -> pd.DataFrame:
+def element_fate_columns(view: TraceView, operator: str) -> Columns:
+    """``element_fates`` as ``Columns`` (the same values; fate an object array)."""
+    return memoized(view, "element_fate_columns", operator, lambda: _element_fates(view, operator))
+
+
+def _element_fates_frame(view: TraceView, operator: str) -> pd.DataFrame:
+    columns = element_fate_columns(view, operator)
+    return pd.DataFrame(
+        {
+            name: _objects(columns[name]) if name == "fate" else columns[name]
+            for name in ("seq", "proc_time", "ts", "fate", "windows")
+        }
+    )
+
+
+def _element_fates(view: TraceView, operator: str) -> Columns:
     rows = view.select(*FATE_KINDS, operator=operator)
     is_element = view.is_kind(rows, "element")
     group = np.cumsum(is_element) - 1
@@ -381,12 +423,12 @@ def _element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     side[group[late_side_outputs(view, rows, group, operator)]] = True
 
     fate = np.where(dropped, 2, np.where(side, 3, np.where(late_accepted, 1, 0)))
-    return pd.DataFrame(
+    return Columns(
         {
             "seq": erows,
             "proc_time": view.numbers("proc_time", erows),
             "ts": view.numbers("ts", erows),
-            "fate": _objects(_FATE_NAMES[fate]),  # not converted to pandas' str dtype
+            "fate": _FATE_NAMES[fate],  # an object array (not pandas' str dtype)
             "windows": n_windows,
         }
     )
@@ -498,8 +540,17 @@ def _element_texts(
 
 def watermark_steps(view: TraceView) -> pd.DataFrame:
     """The ``watermark`` records: seq, operator, proc_time, watermark (ints; MIN/MAX kept)."""
+    columns = watermark_step_columns(view)
+    return pd.DataFrame({name: columns[name] for name in WATERMARK_STEP_COLUMNS})
+
+
+WATERMARK_STEP_COLUMNS = ("seq", "operator", "proc_time", "watermark")
+
+
+def watermark_step_columns(view: TraceView) -> Columns:
+    """``watermark_steps`` as ``Columns`` (operator, proc_time and watermark object arrays)."""
     rows = view.select("watermark")
-    return pd.DataFrame(
+    return Columns(
         {
             "seq": rows,
             "operator": view.column("operator", rows),
@@ -545,10 +596,37 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
     None when no timer fired it), fired_by (the cause's category, ``fired_by``) and at (the
     event time a firing mark sits at: the event-time timer's timestamp, else the window's
     end)."""
-    return memoized(view, "firings", operator, lambda: _firings(view, operator))
+    return memoized(
+        view, "firings", operator, lambda: pd.DataFrame(_firing_records(view, operator))
+    )
 
 
-def _firings(view: TraceView, operator: str) -> pd.DataFrame:
+def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
+    """The columns of ``firings`` before they become a DataFrame (made once per view)."""
+    return memoized(view, "firing_record_columns", operator, lambda: _firings(view, operator))
+
+
+def firing_columns(view: TraceView, operator: str) -> Columns:
+    """``firings`` as ``Columns``: the same values as ``firings(...)[c].tolist()`` gives for
+    records of a time window, as object arrays (seq, window_start, window_end: int64), except
+    ``timer``: ints and None (the frame's column is float64 where a firing has no timer). Only
+    when every firing has a time window; None otherwise (use ``firings``)."""
+    return memoized(view, "firing_columns", operator, lambda: _firing_columns(view, operator))
+
+
+def _firing_columns(view: TraceView, operator: str) -> Columns | None:
+    raw = _firing_records(view, operator)
+    if not isinstance(raw["window_end"], np.ndarray):  # some firing without a time window
+        return None
+    return Columns(
+        {
+            name: values if isinstance(values, np.ndarray) else object_array(list(values))
+            for name, values in raw.items()
+        }
+    )
+
+
+def _firings(view: TraceView, operator: str) -> dict[str, Any]:
     # the columns first, one DataFrame at the end (adding columns one by one costs more)
     frame = _window_record_columns(
         view, operator, ("fired",), ("key", "proc_time", "watermark", "ts")
@@ -567,7 +645,7 @@ def _firings(view: TraceView, operator: str) -> pd.DataFrame:
         [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
         dtype=object,
     )
-    return pd.DataFrame(frame)
+    return frame
 
 
 _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
@@ -685,10 +763,34 @@ def cleanup_marks(view: TraceView, operator: str) -> pd.DataFrame:
     )
 
 
+def cleanup_columns(view: TraceView, operator: str) -> Columns | None:
+    """``cleanups`` as ``Columns`` (as ``firing_columns``: object arrays of the values the
+    frame's columns give, seq, window_start, window_end int64), when every cleanup has a time
+    window; None otherwise."""
+    return memoized(view, "cleanup_columns", operator, lambda: _cleanup_columns(view, operator))
+
+
+def _cleanup_columns(view: TraceView, operator: str) -> Columns | None:
+    raw = memoized(
+        view, "cleanup_record_columns", operator, lambda: _cleanup_records(view, operator)
+    )
+    if not isinstance(raw["window_end"], np.ndarray):
+        return None
+    return Columns(raw)
+
+
+def _cleanup_records(view: TraceView, operator: str) -> dict[str, Any]:
+    columns = _window_record_columns(
+        view, operator, ("cleanup",), ("key", "proc_time", "watermark", "ts")
+    )
+    columns["cleanup_time"] = view.detail("cleanup", "cleanup_time", columns["seq"])
+    return columns
+
+
 def _cleanups(view: TraceView, operator: str) -> pd.DataFrame:
-    frame = window_records(view, operator, "cleanup")
-    frame["cleanup_time"] = view.detail("cleanup", "cleanup_time", frame["seq"].to_numpy())
-    return frame
+    return pd.DataFrame(
+        memoized(view, "cleanup_record_columns", operator, lambda: _cleanup_records(view, operator))
+    )
 
 
 LIFE_COLUMNS = [
@@ -705,11 +807,10 @@ LIFE_COLUMNS = [
 
 def key_texts(keys: Any) -> list[str]:
     """``short`` of each key, computed once per distinct key."""
-    keys = (
-        keys.to_numpy(dtype=object)
-        if isinstance(keys, pd.Series)
-        else np.asarray(list(keys), dtype=object)
-    )
+    if isinstance(keys, pd.Series):
+        keys = keys.to_numpy(dtype=object)
+    elif not (isinstance(keys, np.ndarray) and keys.dtype == object and keys.ndim == 1):
+        keys = np.asarray(list(keys), dtype=object)
     if not len(keys):
         return []
     codes, uniques = pd.factorize(keys, use_na_sentinel=False)
@@ -733,12 +834,48 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     return memoized(view, "window_lives", operator, lambda: _window_lives(view, operator))
 
 
+def window_life_columns(view: TraceView, operator: str) -> Columns | None:
+    """``window_lives`` as ``Columns`` (key and merged_into object arrays) when the operator
+    has windows and merged none (no session merge); None otherwise (use ``window_lives``)."""
+    return memoized(
+        view, "window_life_columns", operator, lambda: _window_life_columns(view, operator)
+    )
+
+
+def _window_life_columns(view: TraceView, operator: str) -> Columns | None:
+    if len(view.select("merged", operator=operator)):
+        return None
+    columns = _life_records(view, operator)
+    return None if columns is None else Columns(columns)
+
+
+def _life_records(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
+    """The columns of ``window_lives`` before session merges (None: no window)."""
+    return memoized(view, "window_life_records", operator, lambda: _life_columns(view, operator))
+
+
 def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
+    columns = _life_records(view, operator)
+    if columns is None:
+        return pd.DataFrame(columns=LIFE_COLUMNS)
+    lives = pd.DataFrame(
+        {
+            **columns,
+            "key": columns["key"].tolist(),
+            "merged_into": pd.Series(columns["merged_into"], dtype=object),
+        }
+    )
+    if not len(view.select("merged", operator=operator)):  # no session merge: nothing to apply
+        return lives
+    return _apply_merges(lives.drop(columns="merged_into"), merged(view, operator))[LIFE_COLUMNS]
+
+
+def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
     rows = view.select("assigned", "fired", "cleanup", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
     if not len(rows):
-        return pd.DataFrame(columns=LIFE_COLUMNS)
+        return None
     proc, _ = view.ints("proc_time", rows)
     # group by the key's text (as the lanes show it), then the window
     key_codes, key_uniques = view.codes("key", rows)
@@ -770,21 +907,16 @@ def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     # and None)
     kept = cleanups == 0
     closed = np.where(kept, np.nan, last_cleanup.astype(np.float64)) if kept.any() else last_cleanup
-    lives = pd.DataFrame(
-        {
-            "key": np.asarray(texts, dtype=object)[t[first_row]].tolist(),
-            "window_start": start[first_row],
-            "window_end": end[first_row],
-            "opened": np.where(elements > 0, opened, first),
-            "closed": closed,
-            "elements": elements.astype(np.int64),
-            "firings": np.bincount(group[fired], minlength=n_groups).astype(np.int64),
-            "merged_into": pd.Series([None] * n_groups, dtype=object),
-        }
-    )
-    if not len(view.select("merged", operator=operator)):  # no session merge: nothing to apply
-        return lives
-    return _apply_merges(lives.drop(columns="merged_into"), merged(view, operator))[LIFE_COLUMNS]
+    return {
+        "key": np.asarray(texts, dtype=object)[t[first_row]],
+        "window_start": start[first_row],
+        "window_end": end[first_row],
+        "opened": np.where(elements > 0, opened, first),
+        "closed": closed,
+        "elements": elements.astype(np.int64),
+        "firings": np.bincount(group[fired], minlength=n_groups).astype(np.int64),
+        "merged_into": object_array([None] * n_groups),
+    }
 
 
 def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:

@@ -159,23 +159,30 @@ def _timeline(
     height: int,
 ) -> alt.TopLevelMixin:
     op = pick_operator(view, operator)
-    elements = frames.element_fates(view, op)
-    untimed = int(elements["ts"].isna().sum())
+    elements = frames.element_fate_columns(view, op)
+    n = len(elements)
     elements = _where_present(elements, "ts")
-    steps = frames.watermark_steps(view)
+    untimed = n - len(elements)
+    steps = frames.watermark_step_columns(view)
     # few firings (cleanups) are drawn one by one, with their texts; many are aggregated,
     # from their windows and times only
     fired = None
     if len(view.select("fired", operator=op)) > DETAIL_LIMIT:
         fired = frames.firing_marks(view, op)
     if fired is None or len(fired) <= DETAIL_LIMIT:
-        fired = _where_present(frames.firings(view, op), "window_end")
+        fired = frames.firing_columns(view, op)  # None: some firing has no time window
+        if fired is None:
+            fired = _where_present(frames.firings(view, op), "window_end")
     cleaned = None
     if len(view.select("cleanup", operator=op)) > DETAIL_LIMIT:
         cleaned = frames.cleanup_marks(view, op)
     if cleaned is None or len(cleaned) <= DETAIL_LIMIT:
-        cleaned = _where_present(frames.cleanups(view, op), "window_end")
-    lives = frames.window_lives(view, op)
+        cleaned = frames.cleanup_columns(view, op)  # None: some cleanup has no time window
+        if cleaned is None:
+            cleaned = _where_present(frames.cleanups(view, op), "window_end")
+    lives = frames.window_life_columns(view, op)  # None: no window, or session merges
+    if lives is None:
+        lives = frames.window_lives(view, op)
 
     horizons = _horizons(lives, cleaned)
     x_values = _extent(
@@ -238,13 +245,23 @@ def _timeline(
 
 
 _extent = scale.extent
+_Table = pd.DataFrame | frames.Columns  # a table the timeline reads (frames.Columns: few rows)
 
 
-def _where_present(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+def _where_present(frame: _Table, column: str) -> _Table:
     """The rows with a value in ``column`` (the frame itself when every row has one: no copy;
     nothing here changes a frame in place)."""
-    present = frame[column].notna()
-    return frame if present.all() else frame[present]
+    values = frame[column]
+    kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"
+    if kind in "iub":  # numpy ints: every row has one
+        return frame
+    if kind == "f":
+        present = ~np.isnan(np.asarray(values))
+    else:
+        present = np.asarray(pd.notna(values), dtype=bool)
+    if present.all():
+        return frame
+    return frame.take(present) if isinstance(frame, frames.Columns) else frame[present]
 
 
 # -- layers -------------------------------------------------------------------------------------
@@ -255,7 +272,7 @@ FLAT_BAND_PX = 4
 time); other bands have a 1 px outline."""
 
 
-def _horizons(lives: pd.DataFrame, cleaned: pd.DataFrame) -> dict[tuple[int, int], int]:
+def _horizons(lives: _Table, cleaned: _Table) -> dict[tuple[int, int], int]:
     """The allowed-lateness horizon of each (start, end) window with lateness > 0: max
     timestamp + allowed lateness, read off its ``cleanup`` records (Flink's
     ``WindowOperator.cleanupTime``: ``window.maxTimestamp() + allowedLateness`` for event-time
@@ -267,8 +284,8 @@ def _horizons(lives: pd.DataFrame, cleaned: pd.DataFrame) -> dict[tuple[int, int
     times = cleaned["cleanup_time"].tolist()
     if all(t.__class__ is int for t in times):  # the usual case: every window's last one
         stamps = np.array(times, dtype=np.int64)
-        starts = cleaned["window_start"].to_numpy(dtype=np.int64)
-        ends = cleaned["window_end"].to_numpy(dtype=np.int64)
+        starts = np.asarray(cleaned["window_start"], dtype=np.int64)
+        ends = np.asarray(cleaned["window_end"], dtype=np.int64)
         order = np.lexsort((stamps, ends, starts))  # per window, its latest cleanup last
         starts, ends, stamps = starts[order], ends[order], stamps[order]
         last = np.r_[(starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1]), True]
@@ -438,7 +455,7 @@ class _Window(NamedTuple):
     merged_into: str
 
 
-def _per_window(lives: pd.DataFrame) -> list[_Window] | None:
+def _per_window(lives: _Table) -> list[_Window] | None:
     """The windows of ``lives`` by (start, end), in that order: distinct keys, elements and
     firings summed, first opened, and closed (the last close) once every key's pane of it is
     cleaned up or merged away, else None; ``merged_into`` as ``frames.merged_text``. The
@@ -446,18 +463,19 @@ def _per_window(lives: pd.DataFrame) -> list[_Window] | None:
     numpy."""
     if lives.empty:
         return None
-    starts = lives["window_start"].to_numpy(dtype=np.int64)
-    ends = lives["window_end"].to_numpy(dtype=np.int64)
+    starts = np.asarray(lives["window_start"], dtype=np.int64)
+    ends = np.asarray(lives["window_end"], dtype=np.int64)
     order = np.lexsort((ends, starts))  # by window; a window's rows in their order
     starts, ends = starts[order], ends[order]
     first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
     bounds = np.r_[first, len(order)].tolist()
-    keys = np.add.reduceat(lives["key"].notna().to_numpy()[order].astype(np.int64), first)
-    elements = np.add.reduceat(lives["elements"].to_numpy(dtype=np.int64)[order], first)
-    firings = np.add.reduceat(lives["firings"].to_numpy(dtype=np.int64)[order], first)
-    opened = np.minimum.reduceat(lives["opened"].to_numpy(dtype=np.int64)[order], first)
-    closed = lives["closed"].to_numpy(dtype=object)[order].tolist()
-    merged = lives["merged_into"].to_numpy(dtype=object)[order].tolist()
+    present = np.asarray(pd.notna(np.asarray(lives["key"], dtype=object)), dtype=bool)
+    keys = np.add.reduceat(present[order].astype(np.int64), first)
+    elements = np.add.reduceat(np.asarray(lives["elements"], dtype=np.int64)[order], first)
+    firings = np.add.reduceat(np.asarray(lives["firings"], dtype=np.int64)[order], first)
+    opened = np.minimum.reduceat(np.asarray(lives["opened"], dtype=np.int64)[order], first)
+    closed = np.asarray(lives["closed"], dtype=object)[order].tolist()
+    merged = np.asarray(lives["merged_into"], dtype=object)[order].tolist()
     out = []
     for g, (a, b) in enumerate(pairwise(bounds)):
         ends_g = closed[a:b]
@@ -477,7 +495,7 @@ def _per_window(lives: pd.DataFrame) -> list[_Window] | None:
     return out
 
 
-def _wants_diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | None) -> bool:
+def _wants_diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> bool:
     """Event time = processing time is drawn when asked, or — by default — when both axes are
     the same kind (both dates or both plain ms), their domains overlap, and at least half the
     elements arrive at or after their timestamp (so processing time reads like a real clock
@@ -492,7 +510,7 @@ def _wants_diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool
     return bool(len(elements)) and bool((elements["proc_time"] >= elements["ts"]).mean() >= 0.5)
 
 
-def _diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | None) -> list:
+def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> list:
     if not _wants_diagonal(elements, x, y, want):
         return []
     lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
@@ -507,7 +525,7 @@ def _diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | Non
     return [spec.layer(rows, mark, encoding)]
 
 
-def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list:
+def _watermarks(steps: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list:
     """Step vertices (w_i, t_i), (w_i, t_{i+1}), (w_{i+1}, t_{i+1}), ... per operator, the last
     one held to the top edge; plus one point per record (tooltips)."""
     if steps.empty:
@@ -519,7 +537,8 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
     if kept is not None:
         seqs, procs, marks = ([v[i] for i in kept] for v in (seqs, procs, marks))
     if len(seqs) > scale.ROW_LIMIT // 2:  # thinned: a frame for scale.thin_steps
-        shared = steps if kept is None else steps.iloc[kept].assign(operator=operators)
+        frame = pd.DataFrame({c: steps[c] for c in frames.WATERMARK_STEP_COLUMNS})
+        shared = frame if kept is None else frame.iloc[kept].assign(operator=operators)
         thinned = scale.thin_steps(shared, "proc_time", "operator", scale.ROW_LIMIT // 2)
         notes.append(
             f"watermark: {len(thinned):,} of {len(shared):,} records drawn (the last per "
@@ -644,7 +663,7 @@ def _edge_text(note: str) -> str:
 
 def _elements(
     view: TraceView,
-    elements: pd.DataFrame,
+    elements: _Table,
     x: TimeAxis,
     y: TimeAxis,
     max_points: int,
@@ -658,12 +677,13 @@ def _elements(
         "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts)
     )
     if len(elements) > max_points:
-        return _binned_elements(elements, x, y, max_points, notes)
-    stamps_f = elements["ts"].to_numpy()
+        table = pd.DataFrame({c: elements[c] for c in ("ts", "proc_time", "fate")})
+        return _binned_elements(table, x, y, max_points, notes)
+    stamps_f = np.asarray(elements["ts"])
     off = int(((stamps_f < x.lo) | (stamps_f > x.hi)).sum())
     if off:
         notes.append(f"{off:,} element(s) beyond the event-time axis drawn on its edge")
-    seqs = elements["seq"].to_numpy()
+    seqs = np.asarray(elements["seq"])
     d = frames.element_detail_lists(view, seqs)
     operators, keys, values = d["operator"], d["key"], d["value"]
     marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
@@ -805,7 +825,7 @@ def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
 
 
 def _firings(
-    fired: pd.DataFrame,
+    fired: _Table,
     plot: _Plot,
     labels: bool | None,
     notes: list[str],
@@ -1012,9 +1032,7 @@ def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
     return boxes
 
 
-def _cleanups(
-    cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> alt.Chart | None:
+def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> alt.Chart | None:
     if cleaned.empty:
         return None
     if len(cleaned) > DETAIL_LIMIT:
