@@ -384,7 +384,8 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
 
 
 def element_fate_columns(view: TraceView, operator: str) -> Columns:
-    """``element_fates`` as ``Columns`` (the same values; fate an object array)."""
+    """``element_fates`` as ``Columns`` (the same values; fate an object array) and fate_code:
+    each fate's position in ``palette.FATES``."""
     return memoized(view, "element_fate_columns", operator, lambda: _element_fates(view, operator))
 
 
@@ -430,6 +431,7 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
             "ts": view.numbers("ts", erows),
             "fate": _FATE_NAMES[fate],  # an object array (not pandas' str dtype)
             "windows": n_windows,
+            "fate_code": fate,  # the fate's position in palette.FATES (counted with bincount)
         }
     )
 

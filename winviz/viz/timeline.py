@@ -671,14 +671,20 @@ def _elements(
 ) -> alt.Chart | None:
     if elements.empty:
         return None
-    fates = elements["fate"].tolist()
-    counts = Counter(fates)
+    counts = _fate_counts(elements)
     notes.append(
         "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts)
     )
     if len(elements) > max_points:
-        table = pd.DataFrame({c: elements[c] for c in ("ts", "proc_time", "fate")})
+        table = pd.DataFrame(
+            {
+                "ts": elements["ts"],
+                "proc_time": elements["proc_time"],
+                "fate": pd.Series(elements["fate"], dtype=object),  # not pandas' str dtype
+            }
+        )
         return _binned_elements(table, x, y, max_points, notes)
+    fates = elements["fate"].tolist()
     stamps_f = np.asarray(elements["ts"])
     off = int(((stamps_f < x.lo) | (stamps_f > x.hi)).sum())
     if off:
@@ -736,6 +742,14 @@ def _elements(
         {"type": "point", "filled": True, "size": 70, "opacity": 0.9},
         _what_encoding(rows, x, y, ["x", "y"], types),
     )
+
+
+def _fate_counts(elements: _Table) -> dict[str, int]:
+    """How many elements of each fate there are (the fates present only)."""
+    if isinstance(elements, frames.Columns):
+        counts = np.bincount(elements["fate_code"], minlength=len(palette.FATES)).tolist()
+        return {f: n for f, n in zip(palette.FATES, counts, strict=True) if n}
+    return dict(Counter(elements["fate"].tolist()))
 
 
 def _inside(column: Any, lo: int, hi: int) -> bool:
