@@ -185,10 +185,7 @@ class TraceView:
     def numbers(self, name: str, rows: np.ndarray) -> np.ndarray:
         """A time column as float64 (NaN where absent) — for vectorised arithmetic only;
         values beyond 2**53 are approximate (they are drawn clipped anyway)."""
-        ints, present = self.ints(name, rows)
-        out = ints.astype(float)
-        out[~present] = np.nan
-        return out
+        return _numbers(*self.ints(name, rows))
 
     def codes(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, list[Any]]:
         """A coded base column (operator, key) of some records as integer codes and the
@@ -222,6 +219,13 @@ class TraceView:
         starts, ends, has = self.window_table()
         codes = self.c.window.codes[rows]
         return starts[codes], ends[codes], has[codes]
+
+
+def _numbers(ints: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """``TraceView.numbers`` of a time column read with ``TraceView.ints``."""
+    out = ints.astype(float)
+    out[~present] = np.nan
+    return out
 
 
 def open_trace(source: Any) -> TraceView:
@@ -428,7 +432,7 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
         {
             "seq": erows,
             "proc_time": view.numbers("proc_time", erows),
-            "ts": view.numbers("ts", erows),
+            "ts": _numbers(stamps, has_ts),  # view.numbers("ts", erows), read once
             "fate": _FATE_NAMES[fate],  # an object array (not pandas' str dtype)
             "windows": n_windows,
             "fate_code": fate,  # the fate's position in palette.FATES (counted with bincount)
