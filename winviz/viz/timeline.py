@@ -474,25 +474,49 @@ def _per_window(lives: _Table) -> list[_Window] | None:
     elements = np.add.reduceat(np.asarray(lives["elements"], dtype=np.int64)[order], first)
     firings = np.add.reduceat(np.asarray(lives["firings"], dtype=np.int64)[order], first)
     opened = np.minimum.reduceat(np.asarray(lives["opened"], dtype=np.int64)[order], first)
-    closed = np.asarray(lives["closed"], dtype=object)[order].tolist()
-    merged = np.asarray(lives["merged_into"], dtype=object)[order].tolist()
-    out = []
-    for g, (a, b) in enumerate(pairwise(bounds)):
-        ends_g = closed[a:b]
-        texts = merged[a:b]
-        out.append(
-            _Window(
-                int(starts[a]),
-                int(ends[a]),
-                int(keys[g]),
-                int(elements[g]),
-                int(firings[g]),
-                int(opened[g]),
-                None if any(map(_missing, ends_g)) else int(max(ends_g)),
-                ", ".join(dict.fromkeys(texts)) if all(isinstance(t, str) for t in texts) else "",
-            )
+    closed = _closed_per_window(np.asarray(lives["closed"]), order, first, bounds)
+    merged_into = np.asarray(lives["merged_into"], dtype=object)[order]
+    if pd.isna(merged_into).all():  # no session merge: no text
+        texts = [""] * len(first)
+    else:
+        merged = merged_into.tolist()
+        texts = [
+            ", ".join(dict.fromkeys(group)) if all(isinstance(t, str) for t in group) else ""
+            for group in (merged[a:b] for a, b in pairwise(bounds))
+        ]
+    return [
+        _Window(*values)
+        for values in zip(
+            starts[first].tolist(),
+            ends[first].tolist(),
+            keys.tolist(),
+            elements.tolist(),
+            firings.tolist(),
+            opened.tolist(),
+            closed,
+            texts,
+            strict=True,
         )
-    return out
+    ]
+
+
+def _closed_per_window(
+    closed: np.ndarray, order: np.ndarray, first: np.ndarray, bounds: list[int]
+) -> list[int | None]:
+    """Per window (rows ``order``, windows starting at ``first``): the last close of its
+    (key, window) rows, None while one of them is still open (missing)."""
+    closed = closed[order]
+    if closed.dtype.kind in "iu":  # every pane closed
+        return np.maximum.reduceat(closed, first).tolist()
+    if closed.dtype.kind == "f":  # NaN: still open
+        still_open = np.logical_or.reduceat(np.isnan(closed), first).tolist()
+        last = np.fmax.reduceat(closed, first).tolist()
+        return [None if o else int(v) for o, v in zip(still_open, last, strict=True)]
+    values = closed.tolist()
+    return [
+        None if any(map(_missing, values[a:b])) else int(max(values[a:b]))
+        for a, b in pairwise(bounds)
+    ]
 
 
 def _wants_diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> bool:
