@@ -190,3 +190,91 @@ def test_identity_codes_tell_values_apart() -> None:
     assert frames._identity_codes(values).tolist() == [0, 1, 0, 1, 2]
     assert frames._identity_codes(["event"] * 4).tolist() == [0, 0, 0, 0]
     assert frames._identity_codes([]).tolist() == []
+
+
+def _values(column) -> list:
+    """A column's values as Python objects, NaN and None both as None."""
+    return [None if v is None or v != v else v for v in column.tolist()]
+
+
+def test_columns_hold_the_frames_values() -> None:
+    # the timeline reads frames.Columns; the other charts the DataFrames built from them
+    result = _job(3_000, lateness=200)
+    view = frames.open_trace(result.trace)
+    fates = frames.element_fate_columns(view, "window")
+    frame = frames.element_fates(view, "window")
+    assert list(frame.columns) == ["seq", "proc_time", "ts", "fate", "windows"]
+    for name in frame.columns:
+        assert _values(fates[name]) == _values(frame[name]), name
+    assert len(fates) == len(frame) == 3_000
+    assert palette.FATES[0] == "on time"
+    codes = fates["fate_code"].tolist()
+    assert [palette.FATES[c] for c in codes] == frame["fate"].tolist()
+    assert frame["fate"].value_counts().to_dict() == {"on time": 2945, "late, accepted": 55}
+
+    fired, fired_frame = frames.firing_columns(view, "window"), frames.firings(view, "window")
+    assert len(fired) == len(fired_frame) == 30 * 4  # 30 keys x windows [-1000, 0) .. [2000, 3000)
+    for name in fired_frame.columns:
+        assert _values(fired[name]) == _values(fired_frame[name]), name
+    cleaned, cleaned_frame = frames.cleanup_columns(view, "window"), frames.cleanups(view, "window")
+    assert len(cleaned) == len(cleaned_frame) == 30 * 4
+    for name in cleaned_frame.columns:
+        assert _values(cleaned[name]) == _values(cleaned_frame[name]), name
+    lives, lives_frame = (
+        frames.window_life_columns(view, "window"),
+        frames.window_lives(view, "window"),
+    )
+    assert len(lives) == len(lives_frame) == 30 * 4
+    for name in lives_frame.columns:
+        assert _values(lives[name]) == _values(lives_frame[name]), name
+    steps, steps_frame = frames.watermark_step_columns(view), frames.watermark_steps(view)
+    assert len(steps) == len(steps_frame) > 0
+    for name in steps_frame.columns:
+        assert _values(steps[name]) == _values(steps_frame[name]), name
+    # a boolean mask takes rows from every column
+    late = fates.take(fates["fate_code"] == 1)
+    assert len(late) == int((frame["fate"] == "late, accepted").sum()) > 0
+    assert set(late["fate"].tolist()) == {"late, accepted"}
+
+
+def test_columns_are_left_to_the_frames_for_session_merges() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 0), ("a", 400), ("a", 200)], arrival_interval=10)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(300))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    view = frames.open_trace(env.execute().trace)
+    assert frames.window_life_columns(view, "window") is None  # merged windows: the frame
+    lives = frames.window_lives(view, "window")
+    assert lives["merged_into"].notna().any()
+
+
+def test_shorts_is_short_of_each() -> None:
+    values = [
+        "k1",
+        "x" * 80,
+        7,
+        -12,
+        True,
+        None,
+        1.5,
+        ("k3", 1200),
+        ('k"q', -5),
+        ("k", True),
+        ("k", 1.0),
+        ("y" * 70, 3),
+        ["a", 1],
+        {"a": 1},
+        (1, 2, 3),
+    ]
+    for limit in (60, 40, 10):
+        assert frames.shorts(values, limit) == [frames.short(v, limit) for v in values]
+    assert frames.shorts([("k3", 1200)]) == ['["k3",1200]']

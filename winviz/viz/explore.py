@@ -139,7 +139,7 @@ def summarize(trace: Any) -> Summary:
     fired_by = frames.fired_by(causes, domains, view.ints("watermark", rows)[0])
     fates: list[str] = []
     for op in frames.window_operators(view):
-        fates += frames.element_fates(view, op)["fate"].tolist()
+        fates += frames.element_fate_columns(view, op)["fate"].tolist()
     return Summary(
         fired=len(fired_by),
         by_element=fired_by.count("element"),

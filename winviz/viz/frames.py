@@ -185,10 +185,7 @@ class TraceView:
     def numbers(self, name: str, rows: np.ndarray) -> np.ndarray:
         """A time column as float64 (NaN where absent) — for vectorised arithmetic only;
         values beyond 2**53 are approximate (they are drawn clipped anyway)."""
-        ints, present = self.ints(name, rows)
-        out = ints.astype(float)
-        out[~present] = np.nan
-        return out
+        return _numbers(*self.ints(name, rows))
 
     def codes(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, list[Any]]:
         """A coded base column (operator, key) of some records as integer codes and the
@@ -222,6 +219,13 @@ class TraceView:
         starts, ends, has = self.window_table()
         codes = self.c.window.codes[rows]
         return starts[codes], ends[codes], has[codes]
+
+
+def _numbers(ints: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """``TraceView.numbers`` of a time column read with ``TraceView.ints``."""
+    out = ints.astype(float)
+    out[~present] = np.nan
+    return out
 
 
 def open_trace(source: Any) -> TraceView:
@@ -270,6 +274,33 @@ def _check_frame(frame: pd.DataFrame) -> None:
 # -- tidy frames ------------------------------------------------------------------------------
 
 
+class Columns:
+    """A table as named numpy arrays of equal length, without a pandas DataFrame: what a chart
+    that turns a few hundred rows into Vega-Lite rows reads (a DataFrame costs more to build and
+    to read a column of than the chart's own work at that size). ``table[name]`` is a column,
+    ``len(table)`` its row count; ``frame()`` the DataFrame."""
+
+    __slots__ = ("_data", "_n")
+
+    def __init__(self, data: dict[str, np.ndarray]) -> None:
+        self._data = data
+        self._n = len(next(iter(data.values()))) if data else 0
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._data[name]
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def empty(self) -> bool:
+        return self._n == 0
+
+    def take(self, rows: np.ndarray) -> Columns:
+        """The rows at these positions (or where a boolean mask is True)."""
+        return Columns({name: values[rows] for name, values in self._data.items()})
+
+
 def memoized(view: TraceView, name: str, operator: str, build: Any) -> Any:
     """``build()`` once per view, table name and operator: the frames below that several
     charts (and an explorer's summary) of one trace read are derived once per view. The
@@ -296,6 +327,26 @@ def short(value: Any, limit: int = 60) -> str:
             else json.dumps(jsonable(value), ensure_ascii=False, separators=(",", ":"), default=str)
         )
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shorts(values: list[Any], limit: int = 60) -> list[str]:
+    """``short`` of each value; the usual payloads — a string, an int, a (string, int) pair
+    such as ``("k3", 1200)`` — written directly (the same texts)."""
+    out = []
+    append = out.append
+    for v in values:
+        c = v.__class__
+        if c is tuple and len(v) == 2 and v[0].__class__ is str and v[1].__class__ is int:
+            text = f"[{encode_basestring(v[0])},{v[1]}]"
+        elif c is str:
+            text = v
+        elif c is int:
+            text = f"{v}"
+        else:
+            append(short(v, limit))
+            continue
+        append(text if len(text) <= limit else text[: limit - 1] + "…")
+    return out
 
 
 def plain_json(value: Any) -> str | None:
@@ -333,10 +384,26 @@ def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     many it was assigned to). See the module docstring for the rules (Flink's late element,
     ``timestamp <= currentWatermark``; ``WindowOperator.isWindowLate`` decides what is
     dropped or side output)."""
-    return memoized(view, "element_fates", operator, lambda: _element_fates(view, operator))
+    return memoized(view, "element_fates", operator, lambda: _element_fates_frame(view, operator))
 
 
-def _element_fates(view: TraceView, operator: str) -> pd.DataFrame:
+def element_fate_columns(view: TraceView, operator: str) -> Columns:
+    """``element_fates`` as ``Columns`` (the same values; fate an object array) and fate_code:
+    each fate's position in ``palette.FATES``."""
+    return memoized(view, "element_fate_columns", operator, lambda: _element_fates(view, operator))
+
+
+def _element_fates_frame(view: TraceView, operator: str) -> pd.DataFrame:
+    columns = element_fate_columns(view, operator)
+    return pd.DataFrame(
+        {
+            name: _objects(columns[name]) if name == "fate" else columns[name]
+            for name in ("seq", "proc_time", "ts", "fate", "windows")
+        }
+    )
+
+
+def _element_fates(view: TraceView, operator: str) -> Columns:
     rows = view.select(*FATE_KINDS, operator=operator)
     is_element = view.is_kind(rows, "element")
     group = np.cumsum(is_element) - 1
@@ -361,13 +428,14 @@ def _element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     side[group[late_side_outputs(view, rows, group, operator)]] = True
 
     fate = np.where(dropped, 2, np.where(side, 3, np.where(late_accepted, 1, 0)))
-    return pd.DataFrame(
+    return Columns(
         {
             "seq": erows,
             "proc_time": view.numbers("proc_time", erows),
-            "ts": view.numbers("ts", erows),
-            "fate": _objects(_FATE_NAMES[fate]),  # not converted to pandas' str dtype
+            "ts": _numbers(stamps, has_ts),  # view.numbers("ts", erows), read once
+            "fate": _FATE_NAMES[fate],  # an object array (not pandas' str dtype)
             "windows": n_windows,
+            "fate_code": fate,  # the fate's position in palette.FATES (counted with bincount)
         }
     )
 
@@ -458,24 +526,37 @@ def _element_texts(
         sources = view.c.detail[src_rows].tolist()  # (value, index) of each arrival
         # the engine hands the arrival's own object on: identity first, then equal JSON
         same = list(map(is_, map(itemgetter(0), sources), values))
-        for i, (h, s) in enumerate(zip(has, same, strict=True)):
-            if h and (s or jsonable(sources[i][0]) == jsonable(values[i])):
-                source_index[i] = int(sources[i][1])
+        indexes = list(map(itemgetter(1), sources))
+        if all(has) and all(same) and all(i.__class__ is int for i in indexes):
+            source_index = indexes  # the usual case: every element its arrival's own object
+        else:
+            for i, (h, s) in enumerate(zip(has, same, strict=True)):
+                if h and (s or jsonable(sources[i][0]) == jsonable(values[i])):
+                    source_index[i] = int(sources[i][1])
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
     key_codes = view.c.key.codes[seqs]
     texts = {code: short(view.c.key.values[code], 30) for code in set(key_codes.tolist())}
     return (
         view.column("operator", seqs),
         [texts[c] for c in key_codes.tolist()],
-        list(map(short, values)),
+        shorts(values),
         source_index,
     )
 
 
 def watermark_steps(view: TraceView) -> pd.DataFrame:
     """The ``watermark`` records: seq, operator, proc_time, watermark (ints; MIN/MAX kept)."""
+    columns = watermark_step_columns(view)
+    return pd.DataFrame({name: columns[name] for name in WATERMARK_STEP_COLUMNS})
+
+
+WATERMARK_STEP_COLUMNS = ("seq", "operator", "proc_time", "watermark")
+
+
+def watermark_step_columns(view: TraceView) -> Columns:
+    """``watermark_steps`` as ``Columns`` (operator, proc_time and watermark object arrays)."""
     rows = view.select("watermark")
-    return pd.DataFrame(
+    return Columns(
         {
             "seq": rows,
             "operator": view.column("operator", rows),
@@ -521,10 +602,37 @@ def firings(view: TraceView, operator: str) -> pd.DataFrame:
     None when no timer fired it), fired_by (the cause's category, ``fired_by``) and at (the
     event time a firing mark sits at: the event-time timer's timestamp, else the window's
     end)."""
-    return memoized(view, "firings", operator, lambda: _firings(view, operator))
+    return memoized(
+        view, "firings", operator, lambda: pd.DataFrame(_firing_records(view, operator))
+    )
 
 
-def _firings(view: TraceView, operator: str) -> pd.DataFrame:
+def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
+    """The columns of ``firings`` before they become a DataFrame (made once per view)."""
+    return memoized(view, "firing_record_columns", operator, lambda: _firings(view, operator))
+
+
+def firing_columns(view: TraceView, operator: str) -> Columns:
+    """``firings`` as ``Columns``: the same values as ``firings(...)[c].tolist()`` gives for
+    records of a time window, as object arrays (seq, window_start, window_end: int64), except
+    ``timer``: ints and None (the frame's column is float64 where a firing has no timer). Only
+    when every firing has a time window; None otherwise (use ``firings``)."""
+    return memoized(view, "firing_columns", operator, lambda: _firing_columns(view, operator))
+
+
+def _firing_columns(view: TraceView, operator: str) -> Columns | None:
+    raw = _firing_records(view, operator)
+    if not isinstance(raw["window_end"], np.ndarray):  # some firing without a time window
+        return None
+    return Columns(
+        {
+            name: values if isinstance(values, np.ndarray) else object_array(list(values))
+            for name, values in raw.items()
+        }
+    )
+
+
+def _firings(view: TraceView, operator: str) -> dict[str, Any]:
     # the columns first, one DataFrame at the end (adding columns one by one costs more)
     frame = _window_record_columns(
         view, operator, ("fired",), ("key", "proc_time", "watermark", "ts")
@@ -543,7 +651,7 @@ def _firings(view: TraceView, operator: str) -> pd.DataFrame:
         [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
         dtype=object,
     )
-    return pd.DataFrame(frame)
+    return frame
 
 
 _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
@@ -661,10 +769,34 @@ def cleanup_marks(view: TraceView, operator: str) -> pd.DataFrame:
     )
 
 
+def cleanup_columns(view: TraceView, operator: str) -> Columns | None:
+    """``cleanups`` as ``Columns`` (as ``firing_columns``: object arrays of the values the
+    frame's columns give, seq, window_start, window_end int64), when every cleanup has a time
+    window; None otherwise."""
+    return memoized(view, "cleanup_columns", operator, lambda: _cleanup_columns(view, operator))
+
+
+def _cleanup_columns(view: TraceView, operator: str) -> Columns | None:
+    raw = memoized(
+        view, "cleanup_record_columns", operator, lambda: _cleanup_records(view, operator)
+    )
+    if not isinstance(raw["window_end"], np.ndarray):
+        return None
+    return Columns(raw)
+
+
+def _cleanup_records(view: TraceView, operator: str) -> dict[str, Any]:
+    columns = _window_record_columns(
+        view, operator, ("cleanup",), ("key", "proc_time", "watermark", "ts")
+    )
+    columns["cleanup_time"] = view.detail("cleanup", "cleanup_time", columns["seq"])
+    return columns
+
+
 def _cleanups(view: TraceView, operator: str) -> pd.DataFrame:
-    frame = window_records(view, operator, "cleanup")
-    frame["cleanup_time"] = view.detail("cleanup", "cleanup_time", frame["seq"].to_numpy())
-    return frame
+    return pd.DataFrame(
+        memoized(view, "cleanup_record_columns", operator, lambda: _cleanup_records(view, operator))
+    )
 
 
 LIFE_COLUMNS = [
@@ -681,11 +813,10 @@ LIFE_COLUMNS = [
 
 def key_texts(keys: Any) -> list[str]:
     """``short`` of each key, computed once per distinct key."""
-    keys = (
-        keys.to_numpy(dtype=object)
-        if isinstance(keys, pd.Series)
-        else np.asarray(list(keys), dtype=object)
-    )
+    if isinstance(keys, pd.Series):
+        keys = keys.to_numpy(dtype=object)
+    elif not (isinstance(keys, np.ndarray) and keys.dtype == object and keys.ndim == 1):
+        keys = np.asarray(list(keys), dtype=object)
     if not len(keys):
         return []
     codes, uniques = pd.factorize(keys, use_na_sentinel=False)
@@ -709,12 +840,48 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     return memoized(view, "window_lives", operator, lambda: _window_lives(view, operator))
 
 
+def window_life_columns(view: TraceView, operator: str) -> Columns | None:
+    """``window_lives`` as ``Columns`` (key and merged_into object arrays) when the operator
+    has windows and merged none (no session merge); None otherwise (use ``window_lives``)."""
+    return memoized(
+        view, "window_life_columns", operator, lambda: _window_life_columns(view, operator)
+    )
+
+
+def _window_life_columns(view: TraceView, operator: str) -> Columns | None:
+    if len(view.select("merged", operator=operator)):
+        return None
+    columns = _life_records(view, operator)
+    return None if columns is None else Columns(columns)
+
+
+def _life_records(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
+    """The columns of ``window_lives`` before session merges (None: no window)."""
+    return memoized(view, "window_life_records", operator, lambda: _life_columns(view, operator))
+
+
 def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
+    columns = _life_records(view, operator)
+    if columns is None:
+        return pd.DataFrame(columns=LIFE_COLUMNS)
+    lives = pd.DataFrame(
+        {
+            **columns,
+            "key": columns["key"].tolist(),
+            "merged_into": pd.Series(columns["merged_into"], dtype=object),
+        }
+    )
+    if not len(view.select("merged", operator=operator)):  # no session merge: nothing to apply
+        return lives
+    return _apply_merges(lives.drop(columns="merged_into"), merged(view, operator))[LIFE_COLUMNS]
+
+
+def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
     rows = view.select("assigned", "fired", "cleanup", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
     if not len(rows):
-        return pd.DataFrame(columns=LIFE_COLUMNS)
+        return None
     proc, _ = view.ints("proc_time", rows)
     # group by the key's text (as the lanes show it), then the window
     key_codes, key_uniques = view.codes("key", rows)
@@ -746,21 +913,16 @@ def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     # and None)
     kept = cleanups == 0
     closed = np.where(kept, np.nan, last_cleanup.astype(np.float64)) if kept.any() else last_cleanup
-    lives = pd.DataFrame(
-        {
-            "key": np.asarray(texts, dtype=object)[t[first_row]].tolist(),
-            "window_start": start[first_row],
-            "window_end": end[first_row],
-            "opened": np.where(elements > 0, opened, first),
-            "closed": closed,
-            "elements": elements.astype(np.int64),
-            "firings": np.bincount(group[fired], minlength=n_groups).astype(np.int64),
-            "merged_into": pd.Series([None] * n_groups, dtype=object),
-        }
-    )
-    if not len(view.select("merged", operator=operator)):  # no session merge: nothing to apply
-        return lives
-    return _apply_merges(lives.drop(columns="merged_into"), merged(view, operator))[LIFE_COLUMNS]
+    return {
+        "key": np.asarray(texts, dtype=object)[t[first_row]],
+        "window_start": start[first_row],
+        "window_end": end[first_row],
+        "opened": np.where(elements > 0, opened, first),
+        "closed": closed,
+        "elements": elements.astype(np.int64),
+        "firings": np.bincount(group[fired], minlength=n_groups).astype(np.int64),
+        "merged_into": object_array([None] * n_groups),
+    }
 
 
 def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:

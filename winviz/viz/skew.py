@@ -69,8 +69,8 @@ def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd
     (proc_time − ts), watermark (the one the element met), fate, key, value. Elements without
     a drawable timestamp (none, MIN, MAX) are left out. ``details=False`` leaves out key and
     value (their texts are only needed for elements drawn one by one, not binned)."""
-    fates = frames.element_fates(view, operator)
-    seqs = fates["seq"].to_numpy()
+    fates = frames.element_fate_columns(view, operator)
+    seqs = fates["seq"]
     stamps, has_ts = view.ints("ts", seqs)
     procs, has_proc = view.ints("proc_time", seqs)
     keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
@@ -79,26 +79,24 @@ def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd
     # int64 columns when every skew fits (always, unless a processing time is near the long
     # range's ends), else exact Python ints
     exact = not len(procs_k) or (int(procs_k.max()) <= 2**62 and int(procs_k.min()) >= -(2**62))
-    frame = pd.DataFrame(
-        {
-            "seq": seqs,
-            "proc_time": procs_k if exact else pd.Series(procs_k.tolist(), dtype=object),
-            "ts": stamps_k if exact else pd.Series(stamps_k.tolist(), dtype=object),
-            "watermark": pd.Series(view.column("watermark", seqs), dtype=object),
-            "fate": pd.Series(fates["fate"].to_numpy()[keep], dtype=object),
-        }
-    )
+    columns: dict[str, Any] = {
+        "seq": seqs,
+        "proc_time": procs_k if exact else pd.Series(procs_k.tolist(), dtype=object),
+        "ts": stamps_k if exact else pd.Series(stamps_k.tolist(), dtype=object),
+        "watermark": pd.Series(view.column("watermark", seqs), dtype=object),
+        "fate": pd.Series(fates["fate"][keep], dtype=object),
+    }
     if details:
-        with_details(view, frame)
+        d = frames.element_details(view, seqs)
+        columns["key"], columns["value"] = d["key"].to_numpy(), d["value"].to_numpy()
     if exact:
-        frame["skew"] = procs_k - stamps_k
+        columns["skew"] = procs_k - stamps_k
     else:
-        frame["skew"] = pd.Series(
+        columns["skew"] = pd.Series(
             [p - t for p, t in zip(procs_k.tolist(), stamps_k.tolist(), strict=True)],
-            index=frame.index,
             dtype=object,
         )
-    return frame
+    return pd.DataFrame(columns)  # one frame (a column added to it later costs more)
 
 
 def with_details(view: TraceView, elements: pd.DataFrame) -> None:

@@ -42,6 +42,7 @@ their processing-time span — on a 400 px plot the diagonal is then at most 8 p
 from __future__ import annotations
 
 import math
+from collections import Counter
 from itertools import pairwise
 from typing import Any, Literal, NamedTuple
 
@@ -158,23 +159,30 @@ def _timeline(
     height: int,
 ) -> alt.TopLevelMixin:
     op = pick_operator(view, operator)
-    elements = frames.element_fates(view, op)
-    untimed = int(elements["ts"].isna().sum())
+    elements = frames.element_fate_columns(view, op)
+    n = len(elements)
     elements = _where_present(elements, "ts")
-    steps = frames.watermark_steps(view)
+    untimed = n - len(elements)
+    steps = frames.watermark_step_columns(view)
     # few firings (cleanups) are drawn one by one, with their texts; many are aggregated,
     # from their windows and times only
     fired = None
     if len(view.select("fired", operator=op)) > DETAIL_LIMIT:
         fired = frames.firing_marks(view, op)
     if fired is None or len(fired) <= DETAIL_LIMIT:
-        fired = _where_present(frames.firings(view, op), "window_end")
+        fired = frames.firing_columns(view, op)  # None: some firing has no time window
+        if fired is None:
+            fired = _where_present(frames.firings(view, op), "window_end")
     cleaned = None
     if len(view.select("cleanup", operator=op)) > DETAIL_LIMIT:
         cleaned = frames.cleanup_marks(view, op)
     if cleaned is None or len(cleaned) <= DETAIL_LIMIT:
-        cleaned = _where_present(frames.cleanups(view, op), "window_end")
-    lives = frames.window_lives(view, op)
+        cleaned = frames.cleanup_columns(view, op)  # None: some cleanup has no time window
+        if cleaned is None:
+            cleaned = _where_present(frames.cleanups(view, op), "window_end")
+    lives = frames.window_life_columns(view, op)  # None: no window, or session merges
+    if lives is None:
+        lives = frames.window_lives(view, op)
 
     horizons = _horizons(lives, cleaned)
     x_values = _extent(
@@ -237,13 +245,23 @@ def _timeline(
 
 
 _extent = scale.extent
+_Table = pd.DataFrame | frames.Columns  # a table the timeline reads (frames.Columns: few rows)
 
 
-def _where_present(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+def _where_present(frame: _Table, column: str) -> _Table:
     """The rows with a value in ``column`` (the frame itself when every row has one: no copy;
     nothing here changes a frame in place)."""
-    present = frame[column].notna()
-    return frame if present.all() else frame[present]
+    values = frame[column]
+    kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"
+    if kind in "iub":  # numpy ints: every row has one
+        return frame
+    if kind == "f":
+        present = ~np.isnan(np.asarray(values))
+    else:
+        present = np.asarray(pd.notna(values), dtype=bool)
+    if present.all():
+        return frame
+    return frame.take(present) if isinstance(frame, frames.Columns) else frame[present]
 
 
 # -- layers -------------------------------------------------------------------------------------
@@ -254,7 +272,7 @@ FLAT_BAND_PX = 4
 time); other bands have a 1 px outline."""
 
 
-def _horizons(lives: pd.DataFrame, cleaned: pd.DataFrame) -> dict[tuple[int, int], int]:
+def _horizons(lives: _Table, cleaned: _Table) -> dict[tuple[int, int], int]:
     """The allowed-lateness horizon of each (start, end) window with lateness > 0: max
     timestamp + allowed lateness, read off its ``cleanup`` records (Flink's
     ``WindowOperator.cleanupTime``: ``window.maxTimestamp() + allowedLateness`` for event-time
@@ -266,8 +284,8 @@ def _horizons(lives: pd.DataFrame, cleaned: pd.DataFrame) -> dict[tuple[int, int
     times = cleaned["cleanup_time"].tolist()
     if all(t.__class__ is int for t in times):  # the usual case: every window's last one
         stamps = np.array(times, dtype=np.int64)
-        starts = cleaned["window_start"].to_numpy(dtype=np.int64)
-        ends = cleaned["window_end"].to_numpy(dtype=np.int64)
+        starts = np.asarray(cleaned["window_start"], dtype=np.int64)
+        ends = np.asarray(cleaned["window_end"], dtype=np.int64)
         order = np.lexsort((stamps, ends, starts))  # per window, its latest cleanup last
         starts, ends, stamps = starts[order], ends[order], stamps[order]
         last = np.r_[(starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1]), True]
@@ -437,7 +455,7 @@ class _Window(NamedTuple):
     merged_into: str
 
 
-def _per_window(lives: pd.DataFrame) -> list[_Window] | None:
+def _per_window(lives: _Table) -> list[_Window] | None:
     """The windows of ``lives`` by (start, end), in that order: distinct keys, elements and
     firings summed, first opened, and closed (the last close) once every key's pane of it is
     cleaned up or merged away, else None; ``merged_into`` as ``frames.merged_text``. The
@@ -445,38 +463,63 @@ def _per_window(lives: pd.DataFrame) -> list[_Window] | None:
     numpy."""
     if lives.empty:
         return None
-    starts = lives["window_start"].to_numpy(dtype=np.int64)
-    ends = lives["window_end"].to_numpy(dtype=np.int64)
+    starts = np.asarray(lives["window_start"], dtype=np.int64)
+    ends = np.asarray(lives["window_end"], dtype=np.int64)
     order = np.lexsort((ends, starts))  # by window; a window's rows in their order
     starts, ends = starts[order], ends[order]
     first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
     bounds = np.r_[first, len(order)].tolist()
-    keys = np.add.reduceat(lives["key"].notna().to_numpy()[order].astype(np.int64), first)
-    elements = np.add.reduceat(lives["elements"].to_numpy(dtype=np.int64)[order], first)
-    firings = np.add.reduceat(lives["firings"].to_numpy(dtype=np.int64)[order], first)
-    opened = np.minimum.reduceat(lives["opened"].to_numpy(dtype=np.int64)[order], first)
-    closed = lives["closed"].to_numpy(dtype=object)[order].tolist()
-    merged = lives["merged_into"].to_numpy(dtype=object)[order].tolist()
-    out = []
-    for g, (a, b) in enumerate(pairwise(bounds)):
-        ends_g = closed[a:b]
-        texts = merged[a:b]
-        out.append(
-            _Window(
-                int(starts[a]),
-                int(ends[a]),
-                int(keys[g]),
-                int(elements[g]),
-                int(firings[g]),
-                int(opened[g]),
-                None if any(map(_missing, ends_g)) else int(max(ends_g)),
-                ", ".join(dict.fromkeys(texts)) if all(isinstance(t, str) for t in texts) else "",
-            )
+    present = np.asarray(pd.notna(np.asarray(lives["key"], dtype=object)), dtype=bool)
+    keys = np.add.reduceat(present[order].astype(np.int64), first)
+    elements = np.add.reduceat(np.asarray(lives["elements"], dtype=np.int64)[order], first)
+    firings = np.add.reduceat(np.asarray(lives["firings"], dtype=np.int64)[order], first)
+    opened = np.minimum.reduceat(np.asarray(lives["opened"], dtype=np.int64)[order], first)
+    closed = _closed_per_window(np.asarray(lives["closed"]), order, first, bounds)
+    merged_into = np.asarray(lives["merged_into"], dtype=object)[order]
+    if pd.isna(merged_into).all():  # no session merge: no text
+        texts = [""] * len(first)
+    else:
+        merged = merged_into.tolist()
+        texts = [
+            ", ".join(dict.fromkeys(group)) if all(isinstance(t, str) for t in group) else ""
+            for group in (merged[a:b] for a, b in pairwise(bounds))
+        ]
+    return [
+        _Window(*values)
+        for values in zip(
+            starts[first].tolist(),
+            ends[first].tolist(),
+            keys.tolist(),
+            elements.tolist(),
+            firings.tolist(),
+            opened.tolist(),
+            closed,
+            texts,
+            strict=True,
         )
-    return out
+    ]
 
 
-def _wants_diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | None) -> bool:
+def _closed_per_window(
+    closed: np.ndarray, order: np.ndarray, first: np.ndarray, bounds: list[int]
+) -> list[int | None]:
+    """Per window (rows ``order``, windows starting at ``first``): the last close of its
+    (key, window) rows, None while one of them is still open (missing)."""
+    closed = closed[order]
+    if closed.dtype.kind in "iu":  # every pane closed
+        return np.maximum.reduceat(closed, first).tolist()
+    if closed.dtype.kind == "f":  # NaN: still open
+        still_open = np.logical_or.reduceat(np.isnan(closed), first).tolist()
+        last = np.fmax.reduceat(closed, first).tolist()
+        return [None if o else int(v) for o, v in zip(still_open, last, strict=True)]
+    values = closed.tolist()
+    return [
+        None if any(map(_missing, values[a:b])) else int(max(values[a:b]))
+        for a, b in pairwise(bounds)
+    ]
+
+
+def _wants_diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> bool:
     """Event time = processing time is drawn when asked, or — by default — when both axes are
     the same kind (both dates or both plain ms), their domains overlap, and at least half the
     elements arrive at or after their timestamp (so processing time reads like a real clock
@@ -491,7 +534,7 @@ def _wants_diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool
     return bool(len(elements)) and bool((elements["proc_time"] >= elements["ts"]).mean() >= 0.5)
 
 
-def _diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | None) -> list:
+def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> list:
     if not _wants_diagonal(elements, x, y, want):
         return []
     lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
@@ -506,23 +549,30 @@ def _diagonal(elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, want: bool | Non
     return [spec.layer(rows, mark, encoding)]
 
 
-def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list:
+def _watermarks(steps: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list:
     """Step vertices (w_i, t_i), (w_i, t_{i+1}), (w_{i+1}, t_{i+1}), ... per operator, the last
     one held to the top edge; plus one point per record (tooltips)."""
     if steps.empty:
         return []
-    steps = _shared_lines(steps)
-    thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
-    if len(thinned) < len(steps):
+    seqs, operators, procs, marks = (
+        steps[c].tolist() for c in ("seq", "operator", "proc_time", "watermark")
+    )
+    operators, kept = _shared_lines(operators, procs, marks)
+    if kept is not None:
+        seqs, procs, marks = ([v[i] for i in kept] for v in (seqs, procs, marks))
+    if len(seqs) > scale.ROW_LIMIT // 2:  # thinned: a frame for scale.thin_steps
+        frame = pd.DataFrame({c: steps[c] for c in frames.WATERMARK_STEP_COLUMNS})
+        shared = frame if kept is None else frame.iloc[kept].assign(operator=operators)
+        thinned = scale.thin_steps(shared, "proc_time", "operator", scale.ROW_LIMIT // 2)
         notes.append(
-            f"watermark: {len(thinned):,} of {len(steps):,} records drawn (the last per "
+            f"watermark: {len(thinned):,} of {len(shared):,} records drawn (the last per "
             "processing-time bucket)"
         )
+        seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
+        marks, operators = thinned["watermark"].tolist(), thinned["operator"].tolist()
     vertices, points, edges = [], [], []
-    seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
-    marks = thinned["watermark"].tolist()
     by_op: dict[Any, list[int]] = {}  # as groupby("operator", sort=False): first seen first
-    for j, op in enumerate(thinned["operator"].tolist()):
+    for j, op in enumerate(operators):
         if not _missing(op):
             by_op.setdefault(op, []).append(j)
     for op, recs in by_op.items():
@@ -548,7 +598,7 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
             )
             if note:
                 edges.append({"x": wx, "y": t0, "text": _edge_text(note)})
-    ops = list(dict.fromkeys(thinned["operator"]))
+    ops = list(dict.fromkeys(operators))
     dash = {
         "field": "operator",
         "type": "nominal",
@@ -590,25 +640,30 @@ def _watermarks(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str])
     return layers
 
 
-def _shared_lines(steps: pd.DataFrame) -> pd.DataFrame:
-    """The watermark steps with coinciding operators merged: operators whose records step at
-    exactly the same processing times to exactly the same watermarks draw one line, named
-    "a, b (same)" (the records of the first of them are kept); others keep their name."""
-    by_op = frames.groups(steps, ["operator"])
-    procs, marks = steps["proc_time"].tolist(), steps["watermark"].tolist()
-    shared: dict[tuple, list[str]] = {}
-    for (op,), idx in by_op.items():
-        shape = tuple((procs[i], marks[i]) for i in idx)
+def _shared_lines(
+    operators: list[Any], procs: list[Any], marks: list[Any]
+) -> tuple[list[Any], list[int] | None]:
+    """The watermark steps (their operator, proc_time and watermark columns) with coinciding
+    operators merged: operators whose records step at exactly the same processing times to
+    exactly the same watermarks draw one line, named "a, b (same)" (the records of the first
+    of them are kept); others keep their name. Returns the operators of the records kept and
+    their positions (None: all of them, names unchanged)."""
+    by_op: dict[Any, list[int]] = {}
+    for i, op in enumerate(operators):
+        by_op.setdefault(op, []).append(i)
+    shared: dict[tuple, list[Any]] = {}
+    for op, idx in by_op.items():
+        shape = (tuple(map(procs.__getitem__, idx)), tuple(map(marks.__getitem__, idx)))
         shared.setdefault(shape, []).append(op)
     if len(shared) == len(by_op):
-        return steps
-    name: dict[str, str | None] = {}
+        return operators, None
+    name: dict[Any, str | None] = {}
     for ops in shared.values():
         name[ops[0]] = ops[0] if len(ops) == 1 else ", ".join(map(str, ops)) + " (same)"
         for other in ops[1:]:
             name[other] = None
-    kept = steps["operator"].map(name)
-    return steps[kept.notna()].assign(operator=kept[kept.notna()])
+    kept = [i for i, op in enumerate(operators) if not _missing(name[op])]
+    return [name[operators[i]] for i in kept], kept
 
 
 def _one_edge_text_per_point(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -632,7 +687,7 @@ def _edge_text(note: str) -> str:
 
 def _elements(
     view: TraceView,
-    elements: pd.DataFrame,
+    elements: _Table,
     x: TimeAxis,
     y: TimeAxis,
     max_points: int,
@@ -640,23 +695,38 @@ def _elements(
 ) -> alt.Chart | None:
     if elements.empty:
         return None
-    counts = elements["fate"].value_counts()
+    counts = _fate_counts(elements)
     notes.append(
-        "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts.index)
+        "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts)
     )
     if len(elements) > max_points:
-        return _binned_elements(elements, x, y, max_points, notes)
-    off = int(((elements["ts"] < x.lo) | (elements["ts"] > x.hi)).sum())
+        table = pd.DataFrame(
+            {
+                "ts": elements["ts"],
+                "proc_time": elements["proc_time"],
+                "fate": pd.Series(elements["fate"], dtype=object),  # not pandas' str dtype
+            }
+        )
+        return _binned_elements(table, x, y, max_points, notes)
+    fates = elements["fate"].tolist()
+    stamps_f = np.asarray(elements["ts"])
+    off = int(((stamps_f < x.lo) | (stamps_f > x.hi)).sum())
     if off:
         notes.append(f"{off:,} element(s) beyond the event-time axis drawn on its edge")
-    d = frames.element_detail_lists(view, elements["seq"].to_numpy())
+    seqs = np.asarray(elements["seq"])
+    d = frames.element_detail_lists(view, seqs)
     operators, keys, values = d["operator"], d["key"], d["value"]
     marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
-    procs = view.c.proc_time.take(elements["seq"].to_numpy()).tolist()  # exact ints
+    stamp_column, proc_column = view.c.ts.take(seqs), view.c.proc_time.take(seqs)
+    procs = proc_column.tolist()  # exact ints
+    if not all(s.__class__ is int for s in sources):
+        sources = [None if _missing(s) else int(s) for s in sources]
+    xs, x_notes = _positions(x, stamps, stamp_column)
+    ys, _ = _positions(y, procs, proc_column)
     rows = [
         {
             "x": ex,
-            "y": ey[0],
+            "y": ey,
             "what": fate,
             "kind": "element",
             "seq": seq,
@@ -667,20 +737,21 @@ def _elements(
             "proc_time": proc,
             "watermark": mark,
             "windows": windows,
-            "source_index": None if _missing(source) else int(source),
+            "source_index": source,
             "note": note,
         }
-        for seq, ey, fate, windows, (ex, note), operator, key, value, ts, proc, mark, source in zip(
-            elements["seq"].tolist(),
-            y.clip_all(procs),
-            elements["fate"].tolist(),
+        for seq, ey, fate, windows, ex, note, operator, key, value, ts, proc, mark, source in zip(
+            seqs.tolist(),
+            ys,
+            fates,
             elements["windows"].tolist(),
-            x.clip_all(stamps),
+            xs,
+            x_notes,
             operators,
             keys,
             values,
-            x.fmt_all(stamps),
-            y.fmt_all(procs),
+            _texts(x, stamps, stamp_column),
+            _texts(y, procs, proc_column),
             x.fmt_all(marks),
             sources,
             strict=True,
@@ -695,6 +766,44 @@ def _elements(
         {"type": "point", "filled": True, "size": 70, "opacity": 0.9},
         _what_encoding(rows, x, y, ["x", "y"], types),
     )
+
+
+def _fate_counts(elements: _Table) -> dict[str, int]:
+    """How many elements of each fate there are (the fates present only)."""
+    if isinstance(elements, frames.Columns):
+        counts = np.bincount(elements["fate_code"], minlength=len(palette.FATES)).tolist()
+        return {f: n for f, n in zip(palette.FATES, counts, strict=True) if n}
+    return dict(Counter(elements["fate"].tolist()))
+
+
+def _inside(column: Any, lo: int, hi: int) -> bool:
+    """Every value of a time column (``TimeColumn``) present, an exact int and in [lo, hi]."""
+    values = column.values
+    return bool(
+        column.exact
+        and len(values)
+        and column.present.all()
+        and lo <= int(values.min())
+        and int(values.max()) <= hi
+    )
+
+
+def _positions(axis: TimeAxis, values: list[Any], column: Any) -> tuple[list[Any], list[str]]:
+    """``axis.clip_all(values)`` as positions and notes (``column``: the values' TimeColumn);
+    when every value is an exact int inside the domain (the usual case), the values as they
+    are, without a note."""
+    if _inside(column, axis.lo, axis.hi):
+        return values, [""] * len(values)
+    clipped = axis.clip_all(values)
+    return [c[0] for c in clipped], [c[1] for c in clipped]
+
+
+def _texts(axis: TimeAxis, values: list[Any], column: Any) -> list[str]:
+    """``axis.fmt_all(values)`` (``column``: the values' TimeColumn); on a ms axis, exact ints
+    within ±2**53 written in one pass."""
+    if axis.kind == "ms" and _inside(column, -palette.EXACT, palette.EXACT):
+        return list(map("{:,} ms".format, values))
+    return axis.fmt_all(values)
 
 
 def _binned_elements(
@@ -754,7 +863,7 @@ def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
 
 
 def _firings(
-    fired: pd.DataFrame,
+    fired: _Table,
     plot: _Plot,
     labels: bool | None,
     notes: list[str],
@@ -772,24 +881,38 @@ def _firings(
         ]
     }  # fmt: skip
     cols["key"] = frames.key_texts(fired["key"])
+    # each record's texts once (most marks are one firing)
+    seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
+    results = frames.shorts(cols["result"], 40)
+    timings = [str(t).replace("_", " ") for t in cols["timing"]]
+    keys, causes, timers, marks = cols["key"], cols["cause"], cols["timer"], cols["watermark"]
     rows = []
     # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
     # else at its window's end: early firings of one window are not stacked at the end
     by = ["window_start", "window_end", "at", "proc_time", "fired_by"]
     for (start, end, at, proc, fired_by), idx in frames.groups(fired, by).items():
         fx, note = x.clip(at)
-        causes = list(dict.fromkeys(cols["cause"][i] for i in idx))
-        timer = cols["timer"][idx[0]]
-        shown = _fired_label(causes[0], fired_by, timer, x) if len(causes) == 1 else fired_by
-        keys = [cols["key"][i] for i in idx]
-        results = [frames.short(cols["result"][i], 40) for i in idx]
+        i = idx[0]
         if len(idx) == 1:
-            label = f"{results[0]} · {shown}"
-        elif len(idx) <= 3:
-            label = ", ".join(f"{k}={r}" for k, r in zip(keys, results, strict=True))
-            label += f" · {shown}"
+            cause, shown = causes[i], _fired_label(causes[i], fired_by, timers[i], x)
+            key, result, label = keys[i], results[i], f"{results[i]} · {shown}"
+            seq, pane, count, timing = seqs[i], panes[i], counts[i], timings[i]
         else:
-            label = f"{len(idx)} keys · {shown}"
+            distinct = list(dict.fromkeys(causes[j] for j in idx))
+            cause = ", ".join(distinct)
+            shown = (
+                _fired_label(distinct[0], fired_by, timers[i], x)
+                if len(distinct) == 1
+                else fired_by
+            )
+            key = ", ".join(keys[j] for j in idx)
+            result = ", ".join(results[j] for j in idx)
+            if len(idx) <= 3:
+                label = ", ".join(f"{keys[j]}={results[j]}" for j in idx) + f" · {shown}"
+            else:
+                label = f"{len(idx)} keys · {shown}"
+            seq, pane, count = (", ".join(t[j] for j in idx) for t in (seqs, panes, counts))
+            timing = ", ".join(dict.fromkeys(timings[j] for j in idx))
         rows.append(
             {
                 "x": fx,
@@ -797,18 +920,16 @@ def _firings(
                 "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
                 "label": label,
                 "kind": "fired",
-                "seq": _join(cols["seq"], idx),
+                "seq": seq,
                 "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-                "key": ", ".join(keys),
-                "result": ", ".join(results),
-                "pane": _join(cols["pane"], idx),
-                "cause": ", ".join(causes),
-                "count": _join(cols["count"], idx),
+                "key": key,
+                "result": result,
+                "pane": pane,
+                "cause": cause,
+                "count": count,
                 "proc_time": y.fmt(proc),
-                "watermark": x.fmt(cols["watermark"][idx[0]]),
-                "Beam pane timing": ", ".join(
-                    dict.fromkeys(str(cols["timing"][i]).replace("_", " ") for i in idx)
-                ),
+                "watermark": x.fmt(marks[i]),
+                "Beam pane timing": timing,
                 "note": note,
             }
         )
@@ -949,9 +1070,7 @@ def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
     return boxes
 
 
-def _cleanups(
-    cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> alt.Chart | None:
+def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> alt.Chart | None:
     if cleaned.empty:
         return None
     if len(cleaned) > DETAIL_LIMIT:
@@ -1096,6 +1215,11 @@ def _cleanups_aggregated(
     return spec.layer(
         rows, {"type": "point", "filled": True, "size": 30}, _what_encoding(rows, x, y, ["x", "y"])
     )
+
+
+def _int_texts(values: list[Any]) -> list[str]:
+    """Each value as ``_join`` writes it: an int as an int, missing as empty."""
+    return [str(v) if v.__class__ is int else "" if _missing(v) else str(int(v)) for v in values]
 
 
 def _join(values: list[Any], idx: list[int]) -> str:
