@@ -31,9 +31,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import shutil
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 
 import pandas  # noqa: F401  (imported once, as in a notebook; not part of any figure)
 import pyarrow.parquet  # noqa: F401
@@ -130,7 +133,8 @@ def main() -> None:
     parser.add_argument("--save-max", type=int, default=1_000_000)
     parser.add_argument("--memory-size", type=int, default=100_000)
     args = parser.parse_args()
-    path = "/tmp/winviz-trace-bench.parquet"
+    # a file of this run's own (two runs at once must not read each other's file)
+    path = str(Path(tempfile.mkdtemp(prefix="winviz-trace-bench-")) / "trace.parquet")
     for n in (int(s) for s in args.sizes.split(",")):
         run = best(lambda n=n: job(n).execute(), args.repeat)
         records = len(fresh(n))
@@ -192,6 +196,7 @@ def main() -> None:
                 f"  {name:<30} {seconds:8.3f} s  = {ratio:6.2f}x the traced run"
                 + verdict(ratio, GOALS.get(name))
             )
+    shutil.rmtree(Path(path).parent)
     per, records = bytes_per_record(args.memory_size)
     print(
         f"resident trace after the first read: {per:.0f} bytes/record ({records:,} records)"
