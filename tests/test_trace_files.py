@@ -113,6 +113,22 @@ def test_a_saved_file_opens_without_winviz(tmp_path: Path) -> None:
     assert table.schema.metadata[b"winviz.schema_version"] == str(wv.SCHEMA_VERSION).encode()
 
 
+def test_int_columns_are_written_as_deltas_and_texts_as_dictionaries(tmp_path: Path) -> None:
+    trace = _session_job()
+    meta = pq.ParquetFile(trace.save(tmp_path / "run.parquet")).metadata
+    assert meta.num_row_groups == 1
+    chunks = {
+        meta.schema.column(i).name: meta.row_group(0).column(i) for i in range(meta.num_columns)
+    }
+    for name in ("seq", "proc_time", "watermark", "window_start", "window_end", "ts", "pane"):
+        assert "DELTA_BINARY_PACKED" in chunks[name].encodings, (name, chunks[name].encodings)
+        assert not chunks[name].has_dictionary_page, name
+    for name in ("kind", "operator", "key", "window", "value", "timing"):
+        assert chunks[name].has_dictionary_page, name
+        assert "RLE_DICTIONARY" in chunks[name].encodings, (name, chunks[name].encodings)
+    assert {c.compression for c in chunks.values()} == {"SNAPPY"}
+
+
 def _rewrite(path: Path, table: pa.Table) -> Path:
     pq.write_table(table, path)
     return path
