@@ -31,8 +31,8 @@ columns are written as deltas (``DELTA_BINARY_PACKED``: a trace's times rise slo
 Both ways work on whole columns (issue 11): a detail tuple shared by many records is split
 once (``winviz.trace.frame.detail_fields``); the texts of flat values (scalars and tuples of
 scalars) are written by one call of the JSON encoder and read back by one ``json.loads`` of
-the texts joined by Arrow (``decode_texts``); arrays with nulls are built from, and read through, their validity
-bitmaps; the garbage collector is paused meanwhile (``winviz.trace.bulk``).
+the texts joined by Arrow (``decode_texts``); arrays with nulls are built from, and read
+through, their validity bitmaps; the garbage collector is paused meanwhile (``winviz.trace.bulk``).
 """
 
 from __future__ import annotations
