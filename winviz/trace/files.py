@@ -53,6 +53,8 @@ from winviz.errors import TraceFileError
 from winviz.trace import codec
 from winviz.trace.bulk import first_of_each, object_ids, paused_gc
 from winviz.trace.columns import (
+    LONG_MAX,
+    LONG_MIN,
     CodedColumn,
     TimeColumn,
     TraceColumns,
@@ -65,6 +67,11 @@ from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 FORMAT = "winviz-trace"
 META_FORMAT = b"winviz.format"
 META_VERSION = b"winviz.schema_version"
+# the file layout (this module's; the records' schema is ``SCHEMA_VERSION``): 2 = the detail
+# fields by position (``detail_1`` …) instead of one column per field name
+META_LAYOUT = b"winviz.file_layout"
+LAYOUT_VERSION = 2
+META_COLUMNS = b"winviz.detail_columns"
 COLUMNS = {
     "seq": pa.int64(),
     "kind": pa.string(),
@@ -114,16 +121,73 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
     }
     # a column without nulls is marked so (Parquet then stores no null flags for it)
     fields = [pa.field(name, a.type, nullable=a.null_count > 0) for name, a in columns.items()]
-    for name, pieces in detail_fields(c).items():
-        array, encoding = _detail_array(len(c), pieces)
+    mapping, pieces_of = _detail_layout(c)
+    for name, pieces in pieces_of.items():
+        array, encoding = _detail_array(len(c), pieces, name.split("_")[1])
         columns[name] = array
         fields.append(
             pa.field(name, array.type, array.null_count > 0, metadata={ENCODING: encoding})
         )
     schema = pa.schema(
-        fields, metadata={META_FORMAT: FORMAT.encode(), META_VERSION: str(SCHEMA_VERSION).encode()}
+        fields,
+        metadata={
+            META_FORMAT: FORMAT.encode(),
+            META_VERSION: str(SCHEMA_VERSION).encode(),
+            META_LAYOUT: str(LAYOUT_VERSION).encode(),
+            META_COLUMNS: json.dumps(mapping, separators=(",", ":")).encode(),
+        },
     )
     return pa.Table.from_arrays(list(columns.values()), schema=schema)
+
+
+def _detail_layout(
+    c: TraceColumns,
+) -> tuple[dict[str, dict[str, str]], dict[str, list[DetailPiece]]]:
+    """Which column holds each detail field of each kind present (``{kind: {field:
+    column}}``, kinds in order of first appearance) and each column's pieces.
+
+    A kind's field goes to the column of its values' type (``_value_type``): the kind's first
+    field of that type to ``detail_<type>``, its second to ``detail_<type>_2``, … Kinds share
+    the columns, so a trace has a few detail columns, whatever kinds it holds."""
+    mapping: dict[str, dict[str, str]] = {}
+    pieces_of: dict[str, list[DetailPiece]] = {}
+    per_name = detail_fields(c)
+    for name, pieces in per_name.items():
+        for p in pieces:
+            kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
+            mapping.setdefault(kind, {})[name] = _value_type(p.distinct())
+    for kind in list(mapping):  # each kind's fields in its schema order
+        taken: dict[str, int] = {}
+        columns = {}
+        for name in detail_names(kind):
+            typ = mapping[kind][name]
+            taken[typ] = taken.get(typ, 0) + 1
+            columns[name] = f"detail_{typ}" + ("" if taken[typ] == 1 else f"_{taken[typ]}")
+        mapping[kind] = columns
+    for name, pieces in per_name.items():
+        for p in pieces:
+            kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
+            pieces_of.setdefault(mapping[kind][name], []).append(p)
+    order = {"json": 0, "int": 1, "str": 2, "bool": 3}
+    ordered = sorted(pieces_of, key=lambda col: (order[col.split("_")[1]], col))
+    return mapping, {col: sorted(pieces_of[col], key=lambda p: int(p.rows[0])) for col in ordered}
+
+
+def _value_type(values: np.ndarray) -> str:
+    """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
+    else): the type of a kind's values of one field, None aside (all None: ``str``)."""
+    listed = values.tolist()
+    types = set(map(type, listed)) - {type(None)}
+    if types == {bool}:
+        return "bool"
+    if types == {int}:
+        ints = [v for v in listed if v is not None]
+        if min(ints) >= LONG_MIN and max(ints) <= LONG_MAX:
+            return "int"
+        return "json"
+    if types <= {str}:
+        return "str"
+    return "json"
 
 
 def save(c: TraceColumns, path: Path) -> Path:
@@ -189,17 +253,17 @@ def _texts_array(
     return pa.DictionaryArray.from_arrays(with_valid(indices, pa.int32(), valid), dictionary)
 
 
-def _detail_array(n: int, pieces: list[DetailPiece]) -> tuple[pa.Array, bytes]:
-    """A detail field's column (null where absent) and its encoding: typed when every value
-    is a bool, an int in the long range or a string; else tagged JSON text, one text per
-    distinct object (by identity: the engine shares one payload among several records)."""
+def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array, bytes]:
+    """A detail column (null where absent) of values of one type (``_value_type``) and its
+    encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings, ``json`` tagged
+    JSON text, one text per distinct object (by identity: the engine shares one payload
+    among several records) and equal texts once."""
     tables = [p.distinct() for p in pieces]
-    listed = [t.tolist() for t in tables]
-    types: set[type] = set().union(*(map(type, values) for values in listed)) - {type(None)}
-    if types == {bool} or types == {int}:
-        typed = _typed_detail(n, pieces, listed, bool in types)
+    if typ in ("bool", "int"):
+        typed = _typed_detail(n, pieces, [t.tolist() for t in tables], typ == "bool")
         if typed is not None:
             return typed, b"plain"
+        typ = "json"
     # the distinct objects of all pieces, and each record's code among them
     everything = tables[0] if len(tables) == 1 else np.concatenate(tables)
     codes, first = first_of_each(object_ids(everything))
@@ -212,7 +276,7 @@ def _detail_array(n: int, pieces: list[DetailPiece]) -> tuple[pa.Array, bytes]:
         ]
     )
     distinct = everything[first].tolist()
-    if types <= {str}:
+    if typ == "str":
         return _texts_array(n, rows, row_codes, distinct), b"plain"
     return _texts_array(n, rows, row_codes, codec.to_texts(distinct)), b"json"
 
@@ -286,6 +350,12 @@ def load(path: str | Path) -> TraceColumns:
             f"{path}: trace schema version {version!r}; this winviz reads schema version "
             f"{SCHEMA_VERSION}"
         )
+    layout = meta.get(META_LAYOUT, b"1").decode(errors="replace")
+    if layout != str(LAYOUT_VERSION):
+        raise TraceFileError(
+            f"{path}: trace file layout version {layout!r}; this winviz reads layout version "
+            f"{LAYOUT_VERSION} (save the trace again with this winviz)"
+        )
     for name, want in COLUMNS.items():
         if name not in table.column_names:
             raise TraceFileError(f"{path}: the column {name!r} is missing")
@@ -306,10 +376,17 @@ def _columns(table: pa.Table) -> TraceColumns:
     n = len(kinds.codes)
     details = np.empty(n, dtype=object)
     columns: dict[str, _DetailColumn] = {}
+    layout = _layout_of(table)
     for kind, rows in _rows_per_code(kinds).items():
         if kind is None:
             raise ValueError(f"record {int(rows[0])} has no kind")
-        names = detail_names(kind)
+        where = layout.get(kind)
+        if where is None or list(where) != list(detail_names(kind)):
+            raise ValueError(
+                f"{META_COLUMNS.decode()} names no columns for the {kind!r} records' detail "
+                f"fields {list(detail_names(kind))}"
+            )
+        names = list(where.values())
         for name in names:
             if name not in columns:
                 if name not in table.column_names:
@@ -344,6 +421,20 @@ def _columns(table: pa.Table) -> TraceColumns:
         _time(table, "ts"),
         details,
     )
+
+
+def _layout_of(table: pa.Table) -> dict[str, dict[str, str]]:
+    """The file's ``{kind: {field: column}}`` (its metadata, read as JSON data)."""
+    text = (table.schema.metadata or {}).get(META_COLUMNS)
+    if text is None:
+        raise ValueError(f"the metadata lacks {META_COLUMNS.decode()}")
+    layout = json.loads(text)
+    if not isinstance(layout, dict) or not all(
+        isinstance(where, dict) and all(isinstance(c, str) for c in where.values())
+        for where in layout.values()
+    ):
+        raise ValueError(f"{META_COLUMNS.decode()} is not {{kind: {{field: column}}}}")
+    return layout
 
 
 def _seq(column: pa.Array) -> np.ndarray:
