@@ -2,7 +2,8 @@
 
 A learner can hand an instructor one file, and anyone can open it without winviz (pandas,
 DuckDB, Polars). The file holds data only — nothing in it is ever run when it is read — and
-says which schema it follows (``winviz.schema_version`` in the file's metadata).
+says which schema it follows (``winviz.schema_version`` in the file's metadata) and which file
+layout (``winviz.file_layout``: 2; a file of another layout is refused, naming it).
 
 Columns (one row per record, in ``seq`` order):
 
@@ -14,14 +15,27 @@ Columns (one row per record, in ``seq`` order):
 | ``key`` | dictionary of strings | the key as tagged JSON text (``winviz.trace.codec``) |
 | ``window_start``, ``window_end`` | int64, null unless a time window | ``[start, end)`` |
 | ``window`` | dictionary of strings | ``"time"``, ``"global"`` or null (no window) |
-| ``value``, ``index``, ``domain``, … | see below | one per detail field of the kinds present |
+| ``detail_json``, ``detail_json_2`` | dictionary of strings | detail values as tagged JSON text |
+| ``detail_int``, ``detail_int_2``, … | int64 | detail values that are ints |
+| ``detail_str``, ``detail_str_2``, … | dictionary of strings | detail values that are strings |
+| ``detail_bool`` | bool | detail values that are bools |
 
-A detail field's column is null on the rows of kinds without that field. It is typed when
-its values allow: ``bool``, ``int64`` or a dictionary of strings; otherwise each value is
-tagged JSON text (``winviz.trace.codec``), dictionary-encoded by identity, so a value shared
-by several records (an element's payload in its ``arrival``, ``element`` and ``assigned``
-records, a window's timer namespace) is written once (and equal texts once). The column's
-field metadata ``winviz.encoding`` says which (``plain`` or ``json``).
+The kinds share a few detail columns, one per type of value (issue 11: a column per field
+name made 15 mostly-null columns for a plain windowed job, each costing as much to write and
+read as the values themselves). A kind's field goes to the column of its values' type: its
+first field of that type to ``detail_<type>``, its second to ``detail_<type>_2`` (a trigger
+call's ``call`` and ``result`` strings: ``detail_str``, ``detail_str_2``). The file's metadata
+``winviz.detail_columns`` says where each field is, as JSON ``{kind: {field: column}}`` (for
+instance ``"fired": {"result": "detail_json", "pane": "detail_int", "timing": "detail_str",
+"count": "detail_str_2"}``); a column is null on the rows of the kinds without a field in it,
+and on a kind's rows a null is the value None. Only the columns some kind uses are written.
+
+A value's type is its field's within a kind: ``bool``, ``int`` (all in Java's long range) or
+``str`` when every value of that field in that kind is one (None aside); otherwise each value
+is tagged JSON text (``winviz.trace.codec``), dictionary-encoded by identity, so a value
+shared by several records (an element's payload in its ``arrival``, ``element`` and
+``assigned`` records, a window's timer namespace) is written once (and equal texts once). The
+column's field metadata ``winviz.encoding`` says ``plain`` or ``json``.
 
 The file is one row group with snappy pages and no column statistics; a dictionary column stays
 dictionary-encoded in Parquet (its dictionary is written once, however large), and the int64
