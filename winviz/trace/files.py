@@ -250,14 +250,15 @@ def _texts_array(
     ``texts[codes]`` (null where that is None), the others null. Each distinct string is
     once in the dictionary (Parquet keeps a dictionary only when its values are distinct)."""
     strings = pa.array(texts, pa.string())
-    if not strings.null_count and len(set(texts)) == len(texts):  # distinct already
+    # Arrow's hash table finds equal texts (of different objects: two equal windows); one
+    # pass whether or not there are any (cheaper than checking first with a Python set)
+    encoded = strings.fill_null("").dictionary_encode()
+    null = null_flags(strings)[codes] if strings.null_count else None
+    if null is None and len(encoded.dictionary) == len(texts):  # distinct already
         dictionary, local = strings, codes.astype(np.int32, copy=False)
-        null = None
     else:
-        encoded = strings.fill_null("").dictionary_encode()
         dictionary = encoded.dictionary
         local = encoded.indices.to_numpy().astype(np.int32, copy=False)[codes]
-        null = null_flags(strings)[codes] if strings.null_count else None
     if rows is None:
         return pa.DictionaryArray.from_arrays(masked(local, pa.int32(), null), dictionary)
     indices = np.zeros(n, dtype=np.int32)
