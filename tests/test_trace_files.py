@@ -306,3 +306,42 @@ def test_bad_paths_are_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(wv.TraceFileError, match="cannot write the trace file there") as err:
         trace.save(target)
     assert str(target) in str(err.value)
+
+
+def test_each_kinds_fields_go_to_the_column_of_their_values_type(tmp_path: Path) -> None:
+    """A field's column is chosen by its values within the kind: ints beyond Java's long go
+    to JSON text, a field that is None on every record to a null string column, a kind the
+    schema lacks keeps its whole detail as JSON; all of it round-trips exactly."""
+    trace = Trace()
+    trace.emit("custom_kind", 1, None, "op", None, None, None, {"a": (1, 2)})
+    trace.emit("fired", 2, 3, "w", "k", None, 4, (None, 0, "on_time", 3))
+    trace.emit("fired", 2, 3, "w", "k", None, 4, (None, 1, "late", None))
+    trace.emit("cleanup", 2, 3, "w", "k", None, 4, 2**70)
+    trace.emit("cleanup", 2, 3, "w", "k", None, 4, None)
+    trace.emit("trigger", 2, 3, "w", "k", None, 4, ("on_element", None))
+    path = trace.save(tmp_path / "odd.parquet")
+    table = pq.read_table(path)
+    assert json.loads(table.schema.metadata[b"winviz.detail_columns"]) == {
+        "trigger": {"call": "detail_str", "result": "detail_str_2"},
+        "fired": {
+            "result": "detail_str",
+            "pane": "detail_int",
+            "timing": "detail_str_2",
+            "count": "detail_int_2",
+        },
+        "cleanup": {"cleanup_time": "detail_json"},
+        "custom_kind": {"detail": "detail_json"},
+    }
+    assert table.column("detail_json").to_pylist() == [
+        '{"a":{"$tuple":[1,2]}}',  # a dict of string keys: a JSON object
+        None,
+        None,
+        "1180591620717411303424",
+        "null",  # None among JSON texts: the text null, not a missing value
+        None,
+    ]
+    assert table.column("detail_int_2").to_pylist() == [None, 3, None, None, None, None]
+    back = wv.load_trace(path)
+    assert back.to_json() == trace.to_json()
+    assert [r.detail for r in back] == [r.detail for r in trace]
+    assert [type(r.detail) for r in back] == [type(r.detail) for r in trace]
