@@ -381,18 +381,21 @@ def load(path: str | Path) -> TraceColumns:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
         with paused_gc():  # many new objects, no cycles: no collection passes over them
-            return _columns(table)
+            return _columns(table, path)
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
 
 
-def _columns(table: pa.Table) -> TraceColumns:
+def _columns(table: pa.Table, path: Path) -> TraceColumns:
+    """The file's columns: every base column read now (and so checked), the details — the
+    Python objects of every record, most of a load's work — built when a reader first asks
+    for them (``TraceColumns.pending``); a damaged detail then raises ``TraceFileError``
+    naming the file."""
     kinds = _coded(table, "kind")
-    n = len(kinds.codes)
-    details = np.empty(n, dtype=object)
-    columns: dict[str, _DetailColumn] = {}
     layout = _layout_of(table)
-    for kind, rows in _rows_per_code(kinds).items():
+    per_kind = _rows_per_code(kinds)
+    needed: dict[str, tuple[pa.ChunkedArray, bytes]] = {}
+    for kind, rows in per_kind.items():
         if kind is None:
             raise ValueError(f"record {int(rows[0])} has no kind")
         where = layout.get(kind)
@@ -401,12 +404,56 @@ def _columns(table: pa.Table) -> TraceColumns:
                 f"{META_COLUMNS.decode()} names no columns for the {kind!r} records' detail "
                 f"fields {list(detail_names(kind))}"
             )
-        names = list(where.values())
+        for name in where.values():
+            if name not in table.column_names:
+                raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
+            if name not in needed:
+                needed[name] = _check_detail(table, name)
+    key_col = _coded(table, "key")
+    ready: dict[str, Any] = {
+        "kind": kinds,
+        "proc_time": _time(table, "proc_time"),
+        "watermark": _time(table, "watermark"),
+        "operator": _coded(table, "operator"),
+        "key": CodedColumn(key_col.codes, codec.from_texts(key_col.values)),
+        "window": _windows(
+            _coded(table, "window"),
+            table.column("window_start").combine_chunks(),
+            table.column("window_end").combine_chunks(),
+        ),
+        "ts": _time(table, "ts"),
+    }
+    seq = _seq(table.column("seq").combine_chunks())
+    held = [needed]  # the detail columns, dropped once the details are built
+
+    def decode(name: str) -> Any:
+        if name != "detail":
+            return ready[name]
+        try:
+            with paused_gc():
+                details = _details(len(seq), held[0], per_kind, layout)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
+        held[0] = {}
+        return details
+
+    return TraceColumns.pending(seq, decode)
+
+
+def _details(
+    n: int,
+    table: dict[str, tuple[pa.ChunkedArray, bytes]],
+    per_kind: dict[Any, np.ndarray],
+    layout: dict[str, dict[str, str]],
+) -> np.ndarray:
+    """Every record's detail, built from the detail columns kind by kind."""
+    details = np.empty(n, dtype=object)
+    columns: dict[str, _DetailColumn] = {}
+    for kind, rows in per_kind.items():
+        names = list(layout[kind].values())
         for name in names:
             if name not in columns:
-                if name not in table.column_names:
-                    raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
-                columns[name] = _detail_values(table, name)
+                columns[name] = _detail_values(table[name])
         if len(names) == 1:
             details[rows] = columns[names[0]].values(rows)
         else:
@@ -420,22 +467,7 @@ def _columns(table: pa.Table) -> TraceColumns:
             group, first = _groups([f.codes(rows) for f in fields])
             parts = [f.values(rows[first]).tolist() for f in fields]
             details[rows] = object_array(list(zip(*parts, strict=True)))[group]
-    key_col = _coded(table, "key")
-    return TraceColumns(
-        _seq(table.column("seq").combine_chunks()),
-        kinds,
-        _time(table, "proc_time"),
-        _time(table, "watermark"),
-        _coded(table, "operator"),
-        CodedColumn(key_col.codes, codec.from_texts(key_col.values)),
-        _windows(
-            _coded(table, "window"),
-            table.column("window_start").combine_chunks(),
-            table.column("window_end").combine_chunks(),
-        ),
-        _time(table, "ts"),
-        details,
-    )
+    return details
 
 
 def _layout_of(table: pa.Table) -> dict[str, dict[str, str]]:
@@ -543,26 +575,36 @@ def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return first_of_each(combined)
 
 
-def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
-    """A detail field's column (see ``_DetailColumn``), checked against its encoding."""
+def _check_detail(table: pa.Table, name: str) -> tuple[pa.ChunkedArray, bytes]:
+    """A detail column and its encoding, checked: texts (``plain`` or ``json``), or bools or
+    int64s (``plain``)."""
     field = table.schema.field(name)
     encoding = (field.metadata or {}).get(ENCODING)
-    column = table.column(name).combine_chunks()
     if encoding not in (b"plain", b"json"):
         raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
+    kind = field.type
+    if pa.types.is_dictionary(kind):
+        if not pa.types.is_string(kind.value_type):
+            raise ValueError(f"detail column {name!r} is {kind}; expected strings")
+    elif pa.types.is_boolean(kind) or pa.types.is_int64(kind):
+        if encoding != b"plain":
+            raise ValueError(f"detail column {name!r} is {kind} but marked json")
+    else:
+        raise ValueError(f"detail column {name!r} is {kind}; expected bool, int64 or text")
+    return table.column(name), encoding
+
+
+def _detail_values(checked: tuple[pa.ChunkedArray, bytes]) -> _DetailColumn:
+    """A detail column (checked by ``_check_detail``) as a ``_DetailColumn``."""
+    chunks, encoding = checked
+    column = chunks.combine_chunks()
     if pa.types.is_dictionary(column.type):
-        if not pa.types.is_string(column.type.value_type):
-            raise ValueError(f"detail column {name!r} is {column.type}; expected strings")
         if encoding == b"json":
             table_values = decode_texts(column.dictionary)
         else:
             table_values = object_array(column.dictionary.to_pylist())
         return _DetailColumn(column, table_values, _raw_values(column.indices, np.int32))
-    if pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
-        if encoding != b"plain":
-            raise ValueError(f"detail column {name!r} is {column.type} but marked json")
-        return _PlainColumn(column)
-    raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
+    return _PlainColumn(column)
 
 
 # a text that is one tuple of plain scalars / one plain scalar: no bracket or brace outside
