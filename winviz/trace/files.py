@@ -47,6 +47,12 @@ once (``winviz.trace.frame.detail_fields``); the texts of flat values (scalars a
 scalars) are written by one call of the JSON encoder and read back by one ``json.loads`` of
 the texts joined by Arrow (``decode_texts``); arrays with nulls are built from, and read
 through, their validity bitmaps; the garbage collector is paused meanwhile (``winviz.trace.bulk``).
+
+``load`` reads and checks every base column, the metadata and the detail columns' types at
+once, and builds the details — a Python object per record, most of a load's work — when a
+reader first asks for them (``TraceColumns.pending``): ``load_trace`` then a chart of kinds and
+times never builds them. A damaged detail (a text that is not a trace value) raises
+``TraceFileError`` naming the file when the details are first read.
 """
 
 from __future__ import annotations
