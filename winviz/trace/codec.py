@@ -95,16 +95,15 @@ def _flat_texts(values: list[Any]) -> list[str] | None:
     float, which is tagged)."""
     if not values:
         return []
-    classes = set(map(type, values))
+    types = list(map(type, values))  # each value touched once (a cache miss on a big trace)
+    classes = set(types)
     if not classes <= _FLAT:
         return None
     if classes <= _SCALARS:
         return _scalar_texts(values)
     if classes == {tuple}:
         return _tuple_texts(values)
-    group = np.fromiter(
-        map(_GROUP.__getitem__, map(type, values)), dtype=np.int8, count=len(values)
-    )
+    group = np.fromiter(map(_GROUP.__getitem__, types), dtype=np.int8, count=len(values))
     out = np.empty(len(values), dtype=object)
     for g, write in enumerate((_scalar_texts, _tuple_texts, _window_texts)):
         at = group == g

@@ -193,9 +193,14 @@ def _detail_layout(
     return mapping, {col: sorted(pieces_of[col], key=lambda p: int(p.rows[0])) for col in ordered}
 
 
+_TYPED = (bool, int, str, type(None))
+
+
 def _value_type(values: np.ndarray) -> str:
     """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
     else): the type of a kind's values of one field, None aside (all None: ``str``)."""
+    if len(values) and values[0].__class__ not in _TYPED:  # (an element payload) no scan
+        return "json"
     listed = values.tolist()
     types = set(map(type, listed)) - {type(None)}
     if types == {bool}:
