@@ -175,7 +175,7 @@ def _detail_layout(
     for name, pieces in per_name.items():
         for p in pieces:
             kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
-            mapping.setdefault(kind, {})[name] = _value_type(p.distinct())
+            mapping.setdefault(kind, {})[name] = _value_type(p)
     for kind in list(mapping):  # each kind's fields in its schema order
         taken: dict[str, int] = {}
         columns = {}
@@ -196,11 +196,16 @@ def _detail_layout(
 _TYPED = (bool, int, str, type(None))
 
 
-def _value_type(values: np.ndarray) -> str:
+def _value_type(piece: DetailPiece) -> str:
     """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
-    else): the type of a kind's values of one field, None aside (all None: ``str``)."""
-    if len(values) and values[0].__class__ not in _TYPED:  # (an element payload) no scan
-        return "json"
+    else): the type of a kind's values of one field, None aside (all None: ``str``). A piece
+    whose first value is none of these (an element payload) is ``json`` without building
+    or scanning its values (on a 1M-event trace, each object touched is a cache miss)."""
+    if len(piece.rows):
+        first = piece.table[piece.rows[0]] if piece.whole else piece.table[0]
+        if first.__class__ not in _TYPED:
+            return "json"
+    values = piece.distinct()
     listed = values.tolist()
     types = set(map(type, listed)) - {type(None)}
     if types == {bool}:
