@@ -293,16 +293,28 @@ def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array
     encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings, ``json`` tagged
     JSON text, one text per distinct object (by identity: the engine shares one payload
     among several records) and equal texts once."""
-    tables = [p.distinct() for p in pieces]
     if typ in ("bool", "int"):
+        tables = [p.distinct() for p in pieces]
         typed = _typed_detail(n, pieces, [t.tolist() for t in tables], typ == "bool")
         if typed is not None:
             return typed, b"plain"
         typ = "json"
-    # the distinct objects of all pieces, and each record's code among them
-    everything = tables[0] if len(tables) == 1 else np.concatenate(tables)
-    codes, first = first_of_each(object_ids(everything))
-    offsets = np.cumsum([0] + [len(t) for t in tables])
+    # the distinct objects of all pieces (by identity), and each record's code among them:
+    # told apart by their addresses, read from the object arrays without touching the
+    # objects (a piece that is a kind's whole detail is read through the detail column's
+    # addresses: no array of its values is built)
+    addresses: dict[int, np.ndarray] = {}
+    parts = []
+    for p in pieces:
+        if p.whole:
+            whole = addresses.get(id(p.table))
+            if whole is None:
+                whole = addresses[id(p.table)] = object_ids(p.table)
+            parts.append(whole[p.rows])
+        else:
+            parts.append(object_ids(p.table))
+    codes, first = first_of_each(parts[0] if len(parts) == 1 else np.concatenate(parts))
+    offsets = np.cumsum([0] + [len(part) for part in parts])
     rows = np.concatenate([p.rows for p in pieces])
     row_codes = np.concatenate(
         [
@@ -310,7 +322,15 @@ def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array
             for p, start, stop in zip(pieces, offsets[:-1], offsets[1:], strict=True)
         ]
     )
-    distinct = everything[first].tolist()
+    # each distinct object fetched once, from its piece
+    objects = np.empty(len(first), dtype=object)
+    piece_of = np.searchsorted(offsets, first, side="right") - 1
+    for i, p in enumerate(pieces):
+        picked = np.flatnonzero(piece_of == i)
+        if len(picked):
+            local = first[picked] - offsets[i]
+            objects[picked] = p.table[p.rows[local]] if p.whole else p.table[local]
+    distinct = objects.tolist()
     if typ == "str":
         return _texts_array(n, rows, row_codes, distinct), b"plain"
     return _texts_array(n, rows, row_codes, codec.to_texts(distinct)), b"json"
