@@ -98,19 +98,102 @@ def test_values_that_are_not_plain_data_come_back_as_text(tmp_path: Path) -> Non
     assert back.records("element")[3].key == "$tuple"  # a string that looks like a tag
 
 
+SESSION_DETAIL_COLUMNS = {
+    "arrival": {"value": "detail_json", "index": "detail_int"},
+    "element": {"value": "detail_json"},
+    "assigned": {"value": "detail_json"},
+    "emitted": {"value": "detail_int"},  # the counts are ints: the int column
+    "sink": {"sink": "detail_str", "value": "detail_int"},
+    "skipped_late_window": {"value": "detail_json"},
+    "side_output": {"tag": "detail_str", "value": "detail_json"},
+    "watermark": {"input": "detail_str"},
+    "watermark_generated": {"generator": "detail_str"},
+    "timer_registered": {
+        "domain": "detail_str",
+        "namespace": "detail_json",
+        "deduplicated": "detail_bool",
+    },
+    "timer_fired": {"domain": "detail_str", "namespace": "detail_json"},
+    "timer_deleted": {"domain": "detail_str", "namespace": "detail_json", "existed": "detail_bool"},
+    "trigger": {"call": "detail_str", "result": "detail_str_2"},
+    "fired": {
+        "result": "detail_int",
+        "pane": "detail_int_2",
+        "timing": "detail_str",
+        "count": "detail_str_2",  # None on every fired record: a null string
+    },
+    "merged": {"merged_windows": "detail_json", "state_window": "detail_json_2"},
+    "cleanup": {"cleanup_time": "detail_int"},
+}
+
+
 def test_a_saved_file_opens_without_winviz(tmp_path: Path) -> None:
     trace = _session_job()
     table = pq.read_table(trace.save(tmp_path / "run.parquet"))
+    assert table.column_names == [
+        "seq",
+        "kind",
+        "proc_time",
+        "watermark",
+        "operator",
+        "key",
+        "window_start",
+        "window_end",
+        "window",
+        "ts",
+        "detail_json",
+        "detail_json_2",
+        "detail_int",
+        "detail_int_2",
+        "detail_str",
+        "detail_str_2",
+        "detail_bool",
+    ]
+    # which column holds each kind's detail fields: JSON in the file's metadata
+    layout = json.loads(table.schema.metadata[b"winviz.detail_columns"])
+    assert layout == SESSION_DETAIL_COLUMNS
+    assert table.schema.metadata[b"winviz.file_layout"] == b"2"
     frame = table.to_pandas()
     assert frame["kind"].astype(str).tolist() == [r.kind for r in trace]
     fired = frame[frame["kind"] == "fired"]
     assert fired["window_start"].tolist() == [r.window.start for r in trace.records("fired")]
-    assert fired["timing"].tolist() == [r.detail[2] for r in trace.records("fired")]
-    assert frame["deduplicated"].dropna().isin([True, False]).all()  # typed: bool
+    assert fired[layout["fired"]["timing"]].tolist() == [
+        r.detail[2] for r in trace.records("fired")
+    ]
+    assert fired[layout["fired"]["result"]].tolist() == [
+        r.detail[0] for r in trace.records("fired")
+    ]
+    assert fired[layout["fired"]["count"]].isna().all()
+    assert frame["detail_bool"].dropna().isin([True, False]).all()  # typed: bool
+    timers = frame[frame["kind"] == "timer_registered"]
+    assert timers["detail_bool"].tolist() == [
+        r.detail[2] for r in trace.records("timer_registered")
+    ]
+    assert timers["detail_str"].tolist() == ["event"] * len(timers)
     arrival = frame[frame["kind"] == "arrival"].iloc[0]
-    assert json.loads(arrival["value"]) == {"$tuple": ["a", 1_000]}  # tagged JSON text
-    assert arrival["index"] == 0
+    assert json.loads(arrival["detail_json"]) == {"$tuple": ["a", 1_000]}  # tagged JSON text
+    assert arrival["detail_int"] == 0
+    # a column holds no other kind's values on a kind's rows: null there
+    assert frame.loc[frame["kind"] == "arrival", "detail_str"].isna().all()
     assert table.schema.metadata[b"winviz.schema_version"] == str(wv.SCHEMA_VERSION).encode()
+
+
+def test_int_columns_are_written_as_deltas_and_texts_as_dictionaries(tmp_path: Path) -> None:
+    trace = _session_job()
+    meta = pq.ParquetFile(trace.save(tmp_path / "run.parquet")).metadata
+    assert meta.num_row_groups == 1
+    chunks = {
+        meta.schema.column(i).name: meta.row_group(0).column(i) for i in range(meta.num_columns)
+    }
+    # (the watermark plain: its first value, Long.MIN_VALUE, would make its deltas wide)
+    assert "DELTA_BINARY_PACKED" not in chunks["watermark"].encodings
+    for name in ("seq", "proc_time", "window_start", "window_end", "ts", "detail_int"):
+        assert "DELTA_BINARY_PACKED" in chunks[name].encodings, (name, chunks[name].encodings)
+        assert not chunks[name].has_dictionary_page, name
+    for name in ("kind", "operator", "key", "window", "detail_json", "detail_str"):
+        assert chunks[name].has_dictionary_page, name
+        assert "RLE_DICTIONARY" in chunks[name].encodings, (name, chunks[name].encodings)
+    assert {c.compression for c in chunks.values()} == {"SNAPPY"}
 
 
 def _rewrite(path: Path, table: pa.Table) -> Path:
@@ -121,6 +204,8 @@ def _rewrite(path: Path, table: pa.Table) -> Path:
 def test_files_that_are_not_traces_are_refused_naming_the_file(tmp_path: Path) -> None:
     good = _session_job().save(tmp_path / "good.parquet")
     table = pq.read_table(good)
+    meta = table.schema.metadata
+    less = {k: v for k, v in json.loads(meta[b"winviz.detail_columns"]).items() if k != "arrival"}
     cases = {
         tmp_path / "missing.parquet": "no such trace file",
         tmp_path / "junk.parquet": "not a readable Parquet file",
@@ -133,6 +218,30 @@ def test_files_that_are_not_traces_are_refused_naming_the_file(tmp_path: Path) -
                 {b"winviz.format": b"winviz-trace", b"winviz.schema_version": b"9"}
             ),
         ): "trace schema version '9'; this winviz reads schema version 1",
+        _rewrite(
+            tmp_path / "layout1.parquet",
+            table.replace_schema_metadata(
+                {k: v for k, v in meta.items() if k != b"winviz.file_layout"}
+            ),
+        ): "trace file layout version '1'; this winviz reads layout version 2",
+        _rewrite(
+            tmp_path / "nolayout.parquet",
+            table.replace_schema_metadata(
+                {k: v for k, v in meta.items() if k != b"winviz.detail_columns"}
+            ),
+        ): "damaged trace file: the metadata lacks winviz.detail_columns",
+        _rewrite(
+            tmp_path / "badlayout.parquet",
+            table.replace_schema_metadata({**meta, b"winviz.detail_columns": b'["detail_json"]'}),
+        ): "damaged trace file: winviz.detail_columns is not {kind: {field: column}}",
+        _rewrite(
+            tmp_path / "noarrival.parquet",
+            table.replace_schema_metadata({**meta, b"winviz.detail_columns": json.dumps(less)}),
+        ): "winviz.detail_columns names no columns for the 'arrival' records' detail fields",
+        _rewrite(
+            tmp_path / "nocolumn.parquet",
+            table.drop_columns(["detail_bool"]).replace_schema_metadata(meta),
+        ): "the 'timer_registered' records' detail column 'detail_bool' is missing",
         _rewrite(
             tmp_path / "nokind.parquet",
             table.drop_columns(["kind"]).replace_schema_metadata(table.schema.metadata),
@@ -148,7 +257,7 @@ def test_files_that_are_not_traces_are_refused_naming_the_file(tmp_path: Path) -
 def test_a_crafted_detail_is_data_never_code(tmp_path: Path) -> None:
     good = _session_job().save(tmp_path / "good.parquet")
     table = pq.read_table(good)
-    values = table.column("value").combine_chunks()
+    values = table.column("detail_json").combine_chunks()
     hostile = [
         '{"$text":"__import__(\'os\').system(\'touch pwned\')","$type":"os.system",'
         '"$json":"\\"x\\""}',
@@ -157,7 +266,7 @@ def test_a_crafted_detail_is_data_never_code(tmp_path: Path) -> None:
     for i, text in enumerate(hostile):
         dictionary = values.dictionary.to_pylist()
         dictionary[values.indices[1].as_py()] = text  # the first element record's value
-        column = table.column_names.index("value")
+        column = table.column_names.index("detail_json")
         crafted = table.set_column(
             column,
             table.schema.field(column),
@@ -167,9 +276,12 @@ def test_a_crafted_detail_is_data_never_code(tmp_path: Path) -> None:
         if i == 0:  # a tagged text stays text
             value = wv.load_trace(path)[1].detail
             assert isinstance(value, OpaqueValue) and value.type_name == "os.system"
-        else:  # an unknown tag is refused
-            with pytest.raises(wv.TraceFileError, match=r"damaged trace file.*unknown tag"):
-                wv.load_trace(path)
+        else:  # an unknown tag is refused when the details are first read, naming the file
+            back = wv.load_trace(path)  # the details are built when first read
+            assert back.kinds() == _session_job().kinds()
+            with pytest.raises(wv.TraceFileError, match=r"damaged trace file.*unknown tag") as err:
+                back.records("element")
+            assert str(path) in str(err.value)
     assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
 
 
@@ -199,3 +311,42 @@ def test_bad_paths_are_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(wv.TraceFileError, match="cannot write the trace file there") as err:
         trace.save(target)
     assert str(target) in str(err.value)
+
+
+def test_each_kinds_fields_go_to_the_column_of_their_values_type(tmp_path: Path) -> None:
+    """A field's column is chosen by its values within the kind: ints beyond Java's long go
+    to JSON text, a field that is None on every record to a null string column, a kind the
+    schema lacks keeps its whole detail as JSON; all of it round-trips exactly."""
+    trace = Trace()
+    trace.emit("custom_kind", 1, None, "op", None, None, None, {"a": (1, 2)})
+    trace.emit("fired", 2, 3, "w", "k", None, 4, (None, 0, "on_time", 3))
+    trace.emit("fired", 2, 3, "w", "k", None, 4, (None, 1, "late", None))
+    trace.emit("cleanup", 2, 3, "w", "k", None, 4, 2**70)
+    trace.emit("cleanup", 2, 3, "w", "k", None, 4, None)
+    trace.emit("trigger", 2, 3, "w", "k", None, 4, ("on_element", None))
+    path = trace.save(tmp_path / "odd.parquet")
+    table = pq.read_table(path)
+    assert json.loads(table.schema.metadata[b"winviz.detail_columns"]) == {
+        "trigger": {"call": "detail_str", "result": "detail_str_2"},
+        "fired": {
+            "result": "detail_str",
+            "pane": "detail_int",
+            "timing": "detail_str_2",
+            "count": "detail_int_2",
+        },
+        "cleanup": {"cleanup_time": "detail_json"},
+        "custom_kind": {"detail": "detail_json"},
+    }
+    assert table.column("detail_json").to_pylist() == [
+        '{"a":{"$tuple":[1,2]}}',  # a dict of string keys: a JSON object
+        None,
+        None,
+        "1180591620717411303424",
+        "null",  # None among JSON texts: the text null, not a missing value
+        None,
+    ]
+    assert table.column("detail_int_2").to_pylist() == [None, 3, None, None, None, None]
+    back = wv.load_trace(path)
+    assert back.to_json() == trace.to_json()
+    assert [r.detail for r in back] == [r.detail for r in trace]
+    assert [type(r.detail) for r in back] == [type(r.detail) for r in trace]

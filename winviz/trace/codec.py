@@ -29,6 +29,8 @@ from itertools import chain, compress
 from json.encoder import encode_basestring
 from typing import Any
 
+import numpy as np
+
 from winviz.trace.schema import OpaqueValue, jsonable
 from winviz.windows.window import GLOBAL_WINDOW, GlobalWindow, TimeWindow
 
@@ -82,28 +84,41 @@ _JSON_NUL = json.JSONEncoder(
     separators=("\x00", ":"), ensure_ascii=False, allow_nan=False, check_circular=False
 ).encode
 _SCALARS = frozenset(_PLAIN) | {float}
+_FLAT = _SCALARS | {tuple, TimeWindow}
+_GROUP = {**dict.fromkeys(_SCALARS, 0), tuple: 1, TimeWindow: 2}
 
 
 def _flat_texts(values: list[Any]) -> list[str] | None:
-    """The texts of a list of plain scalars and tuples of plain scalars, each kind encoded by
-    one call of the C encoder with NUL between items and split there; None for any other list
-    (or a non-finite float, which is tagged)."""
+    """The texts of a list of plain scalars, tuples of plain scalars and time windows, each
+    kind encoded at once (scalars and tuples by one call of the C encoder with NUL between
+    items, split there) and put back in order; None for any other list (or a non-finite
+    float, which is tagged)."""
     if not values:
         return []
-    classes = set(map(type, values))
-    if not classes <= _SCALARS | {tuple}:
+    types = list(map(type, values))  # each value touched once (a cache miss on a big trace)
+    classes = set(types)
+    if not classes <= _FLAT:
         return None
-    if tuple not in classes:
+    if classes <= _SCALARS:
         return _scalar_texts(values)
     if classes == {tuple}:
         return _tuple_texts(values)
-    is_tuple = [v.__class__ is tuple for v in values]
-    tuples = _tuple_texts(list(compress(values, is_tuple)))
-    scalars = _scalar_texts(list(compress(values, [not t for t in is_tuple])))
-    if tuples is None or scalars is None:
+    group = np.fromiter(map(_GROUP.__getitem__, types), dtype=np.int8, count=len(values))
+    out = np.empty(len(values), dtype=object)
+    for g, write in enumerate((_scalar_texts, _tuple_texts, _window_texts)):
+        at = group == g
+        if at.any():
+            texts = write(list(compress(values, at.tolist())))
+            if texts is None:
+                return None
+            out[at] = texts
+    return out.tolist()
+
+
+def _window_texts(values: list[TimeWindow]) -> list[str] | None:
+    if any(w.start.__class__ is not int or w.end.__class__ is not int for w in values):
         return None
-    nexts = (iter(scalars).__next__, iter(tuples).__next__)
-    return [nexts[t]() for t in is_tuple]
+    return [f'{{"$window":[{w.start},{w.end}]}}' for w in values]
 
 
 def _scalar_texts(values: list[Any]) -> list[str] | None:

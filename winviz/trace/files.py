@@ -2,7 +2,8 @@
 
 A learner can hand an instructor one file, and anyone can open it without winviz (pandas,
 DuckDB, Polars). The file holds data only — nothing in it is ever run when it is read — and
-says which schema it follows (``winviz.schema_version`` in the file's metadata).
+says which schema it follows (``winviz.schema_version`` in the file's metadata) and which file
+layout (``winviz.file_layout``: 2; a file of another layout is refused, naming it).
 
 Columns (one row per record, in ``seq`` order):
 
@@ -14,23 +15,44 @@ Columns (one row per record, in ``seq`` order):
 | ``key`` | dictionary of strings | the key as tagged JSON text (``winviz.trace.codec``) |
 | ``window_start``, ``window_end`` | int64, null unless a time window | ``[start, end)`` |
 | ``window`` | dictionary of strings | ``"time"``, ``"global"`` or null (no window) |
-| ``value``, ``index``, ``domain``, … | see below | one per detail field of the kinds present |
+| ``detail_json``, ``detail_json_2`` | dictionary of strings | detail values as tagged JSON text |
+| ``detail_int``, ``detail_int_2``, … | int64 | detail values that are ints |
+| ``detail_str``, ``detail_str_2``, … | dictionary of strings | detail values that are strings |
+| ``detail_bool`` | bool | detail values that are bools |
 
-A detail field's column is null on the rows of kinds without that field. It is typed when
-its values allow: ``bool``, ``int64`` or a dictionary of strings; otherwise each value is
-tagged JSON text (``winviz.trace.codec``), dictionary-encoded by identity, so a value shared
-by several records (an element's payload in its ``arrival``, ``element`` and ``assigned``
-records, a window's timer namespace) is written once (and equal texts once). The column's
-field metadata ``winviz.encoding`` says which (``plain`` or ``json``).
+The kinds share a few detail columns, one per type of value (issue 11: a column per field
+name made 15 mostly-null columns for a plain windowed job, each costing as much to write and
+read as the values themselves). A kind's field goes to the column of its values' type: its
+first field of that type to ``detail_<type>``, its second to ``detail_<type>_2`` (a trigger
+call's ``call`` and ``result`` strings: ``detail_str``, ``detail_str_2``). The file's metadata
+``winviz.detail_columns`` says where each field is, as JSON ``{kind: {field: column}}`` (for
+instance ``"fired": {"result": "detail_json", "pane": "detail_int", "timing": "detail_str",
+"count": "detail_str_2"}``); a column is null on the rows of the kinds without a field in it,
+and on a kind's rows a null is the value None. Only the columns some kind uses are written.
+
+A value's type is its field's within a kind: ``bool``, ``int`` (all in Java's long range) or
+``str`` when every value of that field in that kind is one (None aside); otherwise each value
+is tagged JSON text (``winviz.trace.codec``), dictionary-encoded by identity, so a value
+shared by several records (an element's payload in its ``arrival``, ``element`` and
+``assigned`` records, a window's timer namespace) is written once (and equal texts once). The
+column's field metadata ``winviz.encoding`` says ``plain`` or ``json``.
 
 The file is one row group with snappy pages and no column statistics; a dictionary column stays
-dictionary-encoded in Parquet (its dictionary is written once, however large).
+dictionary-encoded in Parquet (its dictionary is written once, however large), and the int64
+columns but the watermark are written as deltas (``DELTA_BINARY_PACKED``: a trace's times
+rise slowly, so a 100k-event run's file is ~3 MB instead of ~7.4 MB, and it reads faster).
 
 Both ways work on whole columns (issue 11): a detail tuple shared by many records is split
 once (``winviz.trace.frame.detail_fields``); the texts of flat values (scalars and tuples of
-scalars) are written by one call of the JSON encoder and read back by one ``json.loads``
-(``decode_texts``); arrays with nulls are built from, and read through, their validity
-bitmaps; the garbage collector is paused meanwhile (``winviz.trace.bulk``).
+scalars) are written by one call of the JSON encoder and read back by one ``json.loads`` of
+the texts joined by Arrow (``decode_texts``); arrays with nulls are built from, and read
+through, their validity bitmaps; the garbage collector is paused meanwhile (``winviz.trace.bulk``).
+
+``load`` reads and checks every base column, the metadata and the detail columns' types at
+once, and builds the details — a Python object per record, most of a load's work — when a
+reader first asks for them (``TraceColumns.pending``): ``load_trace`` then a chart of kinds and
+times never builds them. A damaged detail (a text that is not a trace value) raises
+``TraceFileError`` naming the file when the details are first read.
 """
 
 from __future__ import annotations
@@ -51,6 +73,8 @@ from winviz.errors import TraceFileError
 from winviz.trace import codec
 from winviz.trace.bulk import first_of_each, object_ids, paused_gc
 from winviz.trace.columns import (
+    LONG_MAX,
+    LONG_MIN,
     CodedColumn,
     TimeColumn,
     TraceColumns,
@@ -63,6 +87,11 @@ from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 FORMAT = "winviz-trace"
 META_FORMAT = b"winviz.format"
 META_VERSION = b"winviz.schema_version"
+# the file layout (this module's; the records' schema is ``SCHEMA_VERSION``): 2 = the detail
+# fields by position (``detail_1`` …) instead of one column per field name
+META_LAYOUT = b"winviz.file_layout"
+LAYOUT_VERSION = 2
+META_COLUMNS = b"winviz.detail_columns"
 COLUMNS = {
     "seq": pa.int64(),
     "kind": pa.string(),
@@ -112,16 +141,83 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
     }
     # a column without nulls is marked so (Parquet then stores no null flags for it)
     fields = [pa.field(name, a.type, nullable=a.null_count > 0) for name, a in columns.items()]
-    for name, pieces in detail_fields(c).items():
-        array, encoding = _detail_array(len(c), pieces)
+    mapping, pieces_of = _detail_layout(c)
+    for name, pieces in pieces_of.items():
+        array, encoding = _detail_array(len(c), pieces, name.split("_")[1])
         columns[name] = array
         fields.append(
             pa.field(name, array.type, array.null_count > 0, metadata={ENCODING: encoding})
         )
     schema = pa.schema(
-        fields, metadata={META_FORMAT: FORMAT.encode(), META_VERSION: str(SCHEMA_VERSION).encode()}
+        fields,
+        metadata={
+            META_FORMAT: FORMAT.encode(),
+            META_VERSION: str(SCHEMA_VERSION).encode(),
+            META_LAYOUT: str(LAYOUT_VERSION).encode(),
+            META_COLUMNS: json.dumps(mapping, separators=(",", ":")).encode(),
+        },
     )
     return pa.Table.from_arrays(list(columns.values()), schema=schema)
+
+
+def _detail_layout(
+    c: TraceColumns,
+) -> tuple[dict[str, dict[str, str]], dict[str, list[DetailPiece]]]:
+    """Which column holds each detail field of each kind present (``{kind: {field:
+    column}}``, kinds in order of first appearance) and each column's pieces.
+
+    A kind's field goes to the column of its values' type (``_value_type``): the kind's first
+    field of that type to ``detail_<type>``, its second to ``detail_<type>_2``, … Kinds share
+    the columns, so a trace has a few detail columns, whatever kinds it holds."""
+    mapping: dict[str, dict[str, str]] = {}
+    pieces_of: dict[str, list[DetailPiece]] = {}
+    per_name = detail_fields(c)
+    for name, pieces in per_name.items():
+        for p in pieces:
+            kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
+            mapping.setdefault(kind, {})[name] = _value_type(p)
+    for kind in list(mapping):  # each kind's fields in its schema order
+        taken: dict[str, int] = {}
+        columns = {}
+        for name in detail_names(kind):
+            typ = mapping[kind][name]
+            taken[typ] = taken.get(typ, 0) + 1
+            columns[name] = f"detail_{typ}" + ("" if taken[typ] == 1 else f"_{taken[typ]}")
+        mapping[kind] = columns
+    for name, pieces in per_name.items():
+        for p in pieces:
+            kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
+            pieces_of.setdefault(mapping[kind][name], []).append(p)
+    order = {"json": 0, "int": 1, "str": 2, "bool": 3}
+    ordered = sorted(pieces_of, key=lambda col: (order[col.split("_")[1]], col))
+    return mapping, {col: sorted(pieces_of[col], key=lambda p: int(p.rows[0])) for col in ordered}
+
+
+_TYPED = (bool, int, str, type(None))
+
+
+def _value_type(piece: DetailPiece) -> str:
+    """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
+    else): the type of a kind's values of one field, None aside (all None: ``str``). A piece
+    whose first value is none of these (an element payload) is ``json`` without building
+    or scanning its values (on a 1M-event trace, each object touched is a cache miss)."""
+    if len(piece.rows):
+        first = piece.table[piece.rows[0]] if piece.whole else piece.table[0]
+        if first.__class__ not in _TYPED:
+            return "json"
+    values = piece.distinct()
+    listed = values.tolist()
+    types = set(map(type, listed)) - {type(None)}
+    if types == {bool}:
+        return "bool"
+    if types == {int}:
+        ints = [v for v in listed if v is not None]
+        if min(ints) >= LONG_MIN and max(ints) <= LONG_MAX:
+            return "int"
+        return "json"
+    if types <= {str}:
+        return "str"
+    return "json"
 
 
 def save(c: TraceColumns, path: Path) -> Path:
@@ -133,6 +229,16 @@ def save(c: TraceColumns, path: Path) -> Path:
             path,
             # dictionary pages for the dictionary columns only (not tried on the int64 ones)
             use_dictionary=[f.name for f in table.schema if pa.types.is_dictionary(f.type)],
+            # the int64 columns (seq, times, window bounds, int details) as deltas: a trace's
+            # times rise slowly, so most deltas take a few bits (a file ~2.5x smaller, read
+            # faster); every Parquet reader decodes them (a Parquet 2 encoding). Not the
+            # watermark: it starts at Long.MIN_VALUE, and that first jump makes its deltas
+            # wide (plain is smaller and ~5x faster to write there)
+            column_encoding={
+                f.name: "DELTA_BINARY_PACKED"
+                for f in table.schema
+                if f.type == pa.int64() and f.name != "watermark"
+            },
             # one row group: each row group would repeat the dictionaries (an element payload
             # per event) and a reader would merge them again
             row_group_size=max(1, len(table)),
@@ -164,14 +270,15 @@ def _texts_array(
     ``texts[codes]`` (null where that is None), the others null. Each distinct string is
     once in the dictionary (Parquet keeps a dictionary only when its values are distinct)."""
     strings = pa.array(texts, pa.string())
-    if not strings.null_count and len(set(texts)) == len(texts):  # distinct already
+    # Arrow's hash table finds equal texts (of different objects: two equal windows); one
+    # pass whether or not there are any (cheaper than checking first with a Python set)
+    encoded = strings.fill_null("").dictionary_encode()
+    null = null_flags(strings)[codes] if strings.null_count else None
+    if null is None and len(encoded.dictionary) == len(texts):  # distinct already
         dictionary, local = strings, codes.astype(np.int32, copy=False)
-        null = None
     else:
-        encoded = strings.fill_null("").dictionary_encode()
         dictionary = encoded.dictionary
         local = encoded.indices.to_numpy().astype(np.int32, copy=False)[codes]
-        null = null_flags(strings)[codes] if strings.null_count else None
     if rows is None:
         return pa.DictionaryArray.from_arrays(masked(local, pa.int32(), null), dictionary)
     indices = np.zeros(n, dtype=np.int32)
@@ -181,21 +288,33 @@ def _texts_array(
     return pa.DictionaryArray.from_arrays(with_valid(indices, pa.int32(), valid), dictionary)
 
 
-def _detail_array(n: int, pieces: list[DetailPiece]) -> tuple[pa.Array, bytes]:
-    """A detail field's column (null where absent) and its encoding: typed when every value
-    is a bool, an int in the long range or a string; else tagged JSON text, one text per
-    distinct object (by identity: the engine shares one payload among several records)."""
-    tables = [p.distinct() for p in pieces]
-    listed = [t.tolist() for t in tables]
-    types: set[type] = set().union(*(map(type, values) for values in listed)) - {type(None)}
-    if types == {bool} or types == {int}:
-        typed = _typed_detail(n, pieces, listed, bool in types)
+def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array, bytes]:
+    """A detail column (null where absent) of values of one type (``_value_type``) and its
+    encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings, ``json`` tagged
+    JSON text, one text per distinct object (by identity: the engine shares one payload
+    among several records) and equal texts once."""
+    if typ in ("bool", "int"):
+        tables = [p.distinct() for p in pieces]
+        typed = _typed_detail(n, pieces, [t.tolist() for t in tables], typ == "bool")
         if typed is not None:
             return typed, b"plain"
-    # the distinct objects of all pieces, and each record's code among them
-    everything = tables[0] if len(tables) == 1 else np.concatenate(tables)
-    codes, first = first_of_each(object_ids(everything))
-    offsets = np.cumsum([0] + [len(t) for t in tables])
+        typ = "json"
+    # the distinct objects of all pieces (by identity), and each record's code among them:
+    # told apart by their addresses, read from the object arrays without touching the
+    # objects (a piece that is a kind's whole detail is read through the detail column's
+    # addresses: no array of its values is built)
+    addresses: dict[int, np.ndarray] = {}
+    parts = []
+    for p in pieces:
+        if p.whole:
+            whole = addresses.get(id(p.table))
+            if whole is None:
+                whole = addresses[id(p.table)] = object_ids(p.table)
+            parts.append(whole[p.rows])
+        else:
+            parts.append(object_ids(p.table))
+    codes, first = first_of_each(parts[0] if len(parts) == 1 else np.concatenate(parts))
+    offsets = np.cumsum([0] + [len(part) for part in parts])
     rows = np.concatenate([p.rows for p in pieces])
     row_codes = np.concatenate(
         [
@@ -203,8 +322,16 @@ def _detail_array(n: int, pieces: list[DetailPiece]) -> tuple[pa.Array, bytes]:
             for p, start, stop in zip(pieces, offsets[:-1], offsets[1:], strict=True)
         ]
     )
-    distinct = everything[first].tolist()
-    if types <= {str}:
+    # each distinct object fetched once, from its piece
+    objects = np.empty(len(first), dtype=object)
+    piece_of = np.searchsorted(offsets, first, side="right") - 1
+    for i, p in enumerate(pieces):
+        picked = np.flatnonzero(piece_of == i)
+        if len(picked):
+            local = first[picked] - offsets[i]
+            objects[picked] = p.table[p.rows[local]] if p.whole else p.table[local]
+    distinct = objects.tolist()
+    if typ == "str":
         return _texts_array(n, rows, row_codes, distinct), b"plain"
     return _texts_array(n, rows, row_codes, codec.to_texts(distinct)), b"json"
 
@@ -278,6 +405,12 @@ def load(path: str | Path) -> TraceColumns:
             f"{path}: trace schema version {version!r}; this winviz reads schema version "
             f"{SCHEMA_VERSION}"
         )
+    layout = meta.get(META_LAYOUT, b"1").decode(errors="replace")
+    if layout != str(LAYOUT_VERSION):
+        raise TraceFileError(
+            f"{path}: trace file layout version {layout!r}; this winviz reads layout version "
+            f"{LAYOUT_VERSION} (save the trace again with this winviz)"
+        )
     for name, want in COLUMNS.items():
         if name not in table.column_names:
             raise TraceFileError(f"{path}: the column {name!r} is missing")
@@ -288,25 +421,79 @@ def load(path: str | Path) -> TraceColumns:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
         with paused_gc():  # many new objects, no cycles: no collection passes over them
-            return _columns(table)
+            return _columns(table, path)
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
 
 
-def _columns(table: pa.Table) -> TraceColumns:
+def _columns(table: pa.Table, path: Path) -> TraceColumns:
+    """The file's columns: every base column read now (and so checked), the details — the
+    Python objects of every record, most of a load's work — built when a reader first asks
+    for them (``TraceColumns.pending``); a damaged detail then raises ``TraceFileError``
+    naming the file."""
     kinds = _coded(table, "kind")
-    n = len(kinds.codes)
-    details = np.empty(n, dtype=object)
-    columns: dict[str, _DetailColumn] = {}
-    for kind, rows in _rows_per_code(kinds).items():
+    layout = _layout_of(table)
+    per_kind = _rows_per_code(kinds)
+    needed: dict[str, tuple[pa.ChunkedArray, bytes]] = {}
+    for kind, rows in per_kind.items():
         if kind is None:
             raise ValueError(f"record {int(rows[0])} has no kind")
-        names = detail_names(kind)
+        where = layout.get(kind)
+        if where is None or list(where) != list(detail_names(kind)):
+            raise ValueError(
+                f"{META_COLUMNS.decode()} names no columns for the {kind!r} records' detail "
+                f"fields {list(detail_names(kind))}"
+            )
+        for name in where.values():
+            if name not in table.column_names:
+                raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
+            if name not in needed:
+                needed[name] = _check_detail(table, name)
+    key_col = _coded(table, "key")
+    ready: dict[str, Any] = {
+        "kind": kinds,
+        "proc_time": _time(table, "proc_time"),
+        "watermark": _time(table, "watermark"),
+        "operator": _coded(table, "operator"),
+        "key": CodedColumn(key_col.codes, codec.from_texts(key_col.values)),
+        "window": _windows(
+            _coded(table, "window"),
+            table.column("window_start").combine_chunks(),
+            table.column("window_end").combine_chunks(),
+        ),
+        "ts": _time(table, "ts"),
+    }
+    seq = _seq(table.column("seq").combine_chunks())
+    held = [needed]  # the detail columns, dropped once the details are built
+
+    def decode(name: str) -> Any:
+        if name != "detail":
+            return ready[name]
+        try:
+            with paused_gc():
+                details = _details(len(seq), held[0], per_kind, layout)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
+        held[0] = {}
+        return details
+
+    return TraceColumns.pending(seq, decode)
+
+
+def _details(
+    n: int,
+    table: dict[str, tuple[pa.ChunkedArray, bytes]],
+    per_kind: dict[Any, np.ndarray],
+    layout: dict[str, dict[str, str]],
+) -> np.ndarray:
+    """Every record's detail, built from the detail columns kind by kind."""
+    details = np.empty(n, dtype=object)
+    columns: dict[str, _DetailColumn] = {}
+    for kind, rows in per_kind.items():
+        names = list(layout[kind].values())
         for name in names:
             if name not in columns:
-                if name not in table.column_names:
-                    raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
-                columns[name] = _detail_values(table, name)
+                columns[name] = _detail_values(table[name])
         if len(names) == 1:
             details[rows] = columns[names[0]].values(rows)
         else:
@@ -320,22 +507,21 @@ def _columns(table: pa.Table) -> TraceColumns:
             group, first = _groups([f.codes(rows) for f in fields])
             parts = [f.values(rows[first]).tolist() for f in fields]
             details[rows] = object_array(list(zip(*parts, strict=True)))[group]
-    key_col = _coded(table, "key")
-    return TraceColumns(
-        _seq(table.column("seq").combine_chunks()),
-        kinds,
-        _time(table, "proc_time"),
-        _time(table, "watermark"),
-        _coded(table, "operator"),
-        CodedColumn(key_col.codes, codec.from_texts(key_col.values)),
-        _windows(
-            _coded(table, "window"),
-            table.column("window_start").combine_chunks(),
-            table.column("window_end").combine_chunks(),
-        ),
-        _time(table, "ts"),
-        details,
-    )
+    return details
+
+
+def _layout_of(table: pa.Table) -> dict[str, dict[str, str]]:
+    """The file's ``{kind: {field: column}}`` (its metadata, read as JSON data)."""
+    text = (table.schema.metadata or {}).get(META_COLUMNS)
+    if text is None:
+        raise ValueError(f"the metadata lacks {META_COLUMNS.decode()}")
+    layout = json.loads(text)
+    if not isinstance(layout, dict) or not all(
+        isinstance(where, dict) and all(isinstance(c, str) for c in where.values())
+        for where in layout.values()
+    ):
+        raise ValueError(f"{META_COLUMNS.decode()} is not {{kind: {{field: column}}}}")
+    return layout
 
 
 def _seq(column: pa.Array) -> np.ndarray:
@@ -429,26 +615,36 @@ def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return first_of_each(combined)
 
 
-def _detail_values(table: pa.Table, name: str) -> _DetailColumn:
-    """A detail field's column (see ``_DetailColumn``), checked against its encoding."""
+def _check_detail(table: pa.Table, name: str) -> tuple[pa.ChunkedArray, bytes]:
+    """A detail column and its encoding, checked: texts (``plain`` or ``json``), or bools or
+    int64s (``plain``)."""
     field = table.schema.field(name)
     encoding = (field.metadata or {}).get(ENCODING)
-    column = table.column(name).combine_chunks()
     if encoding not in (b"plain", b"json"):
         raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
+    kind = field.type
+    if pa.types.is_dictionary(kind):
+        if not pa.types.is_string(kind.value_type):
+            raise ValueError(f"detail column {name!r} is {kind}; expected strings")
+    elif pa.types.is_boolean(kind) or pa.types.is_int64(kind):
+        if encoding != b"plain":
+            raise ValueError(f"detail column {name!r} is {kind} but marked json")
+    else:
+        raise ValueError(f"detail column {name!r} is {kind}; expected bool, int64 or text")
+    return table.column(name), encoding
+
+
+def _detail_values(checked: tuple[pa.ChunkedArray, bytes]) -> _DetailColumn:
+    """A detail column (checked by ``_check_detail``) as a ``_DetailColumn``."""
+    chunks, encoding = checked
+    column = chunks.combine_chunks()
     if pa.types.is_dictionary(column.type):
-        if not pa.types.is_string(column.type.value_type):
-            raise ValueError(f"detail column {name!r} is {column.type}; expected strings")
         if encoding == b"json":
             table_values = decode_texts(column.dictionary)
         else:
             table_values = object_array(column.dictionary.to_pylist())
         return _DetailColumn(column, table_values, _raw_values(column.indices, np.int32))
-    if pa.types.is_boolean(column.type) or pa.types.is_int64(column.type):
-        if encoding != b"plain":
-            raise ValueError(f"detail column {name!r} is {column.type} but marked json")
-        return _PlainColumn(column)
-    raise ValueError(f"detail column {name!r} is {column.type}; expected bool, int64 or text")
+    return _PlainColumn(column)
 
 
 # a text that is one tuple of plain scalars / one plain scalar: no bracket or brace outside
@@ -471,24 +667,26 @@ def decode_texts(texts: pa.Array) -> np.ndarray:
         raise ValueError("a text in a dictionary is null; expected tagged JSON text")
     tuples = pc.match_substring_regex(texts, _FLAT_TUPLE).to_numpy(zero_copy_only=False)
     if tuples.all():
-        inner = pc.utf8_slice_codeunits(texts, _TUPLE_HEAD, -1).to_pylist()
+        inner = pc.utf8_slice_codeunits(texts, _TUPLE_HEAD, -1)
         return object_array(list(map(tuple, _loads_all(inner))))
     if tuples.any():
-        inner = pc.utf8_slice_codeunits(texts.filter(tuples), _TUPLE_HEAD, -1).to_pylist()
+        inner = pc.utf8_slice_codeunits(texts.filter(tuples), _TUPLE_HEAD, -1)
         out[tuples] = object_array(list(map(tuple, _loads_all(inner))))
     rest = np.flatnonzero(~tuples)
     others = texts.take(rest)
     scalars = pc.match_substring_regex(others, _FLAT_SCALAR).to_numpy(zero_copy_only=False)
     if scalars.any():
-        out[rest[scalars]] = object_array(_loads_all(others.filter(scalars).to_pylist()))
+        out[rest[scalars]] = object_array(_loads_all(others.filter(scalars)))
     if not scalars.all():
         out[rest[~scalars]] = object_array(codec.from_texts(others.filter(~scalars).to_pylist()))
     return out
 
 
-def _loads_all(texts: list[str]) -> list[Any]:
-    """The JSON values of these texts (each one value), parsed as one array."""
-    values = json.loads("[" + ",".join(texts) + "]")
+def _loads_all(texts: pa.Array) -> list[Any]:
+    """The JSON values of these texts (each one value), parsed as one array (the texts
+    joined by Arrow, never made Python strings one by one)."""
+    whole = pa.ListArray.from_arrays(pa.array([0, len(texts)], pa.int32()), texts)
+    values = json.loads("[" + pc.binary_join(whole, ",")[0].as_py() + "]")
     if len(values) != len(texts):
         raise ValueError(f"{len(texts)} texts hold {len(values)} values; expected one each")
     return values
