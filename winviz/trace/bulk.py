@@ -1,42 +1,26 @@
 """Helpers for converting a whole trace at once (``to_pandas``, ``save``, ``load_trace``).
 
 A trace of a 1M-event run holds millions of Python objects; a bulk conversion makes hundreds
-of thousands more. Two things keep it at C speed:
+of thousands more, with the cyclic garbage collector paused (``winviz.collector.paused``).
+These helpers keep it at C speed:
 
-* ``paused_gc``: the cyclic garbage collector paused while a conversion runs. Every new
-  container (a tuple, a list) counts towards the next collection, and each collection walks
-  every tracked object — all of the trace's — so a conversion that builds many containers and
-  no cycles would spend most of its time in collections.
 * ``object_ids``: the identities of an object array's elements as ``uint64`` without a Python
   call per element. Readers tell a trace's values apart by identity where the engine shares
   one object among many records (a window's timer details, an element's payload in its
   ``arrival``, ``element`` and ``assigned`` records), as ``id()`` would.
+* ``first_of_each``: codes of values numbered in order of first appearance, and where each
+  code first appears.
 """
 
 from __future__ import annotations
 
 import ctypes
-import gc
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import numpy as np
 
 # An object array holds one pointer per element, and in CPython ``id(x)`` is that pointer.
 _POINTERS = sys.implementation.name == "cpython" and ctypes.sizeof(ctypes.c_void_p) == 8
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """The cyclic garbage collector paused, and restored as it was."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def object_ids(values: np.ndarray) -> np.ndarray:

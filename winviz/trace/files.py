@@ -69,9 +69,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from winviz.collector import paused
 from winviz.errors import TraceFileError
 from winviz.trace import codec
-from winviz.trace.bulk import first_of_each, object_ids, paused_gc
+from winviz.trace.bulk import first_of_each, object_ids
 from winviz.trace.columns import (
     LONG_MAX,
     LONG_MIN,
@@ -117,7 +118,7 @@ WRITE_OPTIONS: dict[str, Any] = {
 
 def to_arrow(c: TraceColumns) -> pa.Table:
     """The Arrow table ``save`` writes (see the module docstring)."""
-    with paused_gc():  # many new objects, no cycles: no collection passes over the trace
+    with paused():  # many new objects, no cycles: no collection passes over the trace
         return _to_arrow(c)
 
 
@@ -420,7 +421,7 @@ def load(path: str | Path) -> TraceColumns:
         if got != want:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
-        with paused_gc():  # many new objects, no cycles: no collection passes over them
+        with paused():  # many new objects, no cycles: no collection passes over them
             return _columns(table, path)
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
@@ -470,7 +471,7 @@ def _columns(table: pa.Table, path: Path) -> TraceColumns:
         if name != "detail":
             return ready[name]
         try:
-            with paused_gc():
+            with paused():
                 details = _details(len(seq), held[0], per_kind, layout)
         except (ValueError, TypeError, KeyError, IndexError) as exc:
             raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
