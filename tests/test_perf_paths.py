@@ -246,13 +246,37 @@ def test_a_run_raises_the_full_collection_threshold_and_puts_it_back() -> None:
         gc.set_threshold(*before)
 
 
-def _cached_window_job(trace: bool, function: str) -> wv.StreamExecutionEnvironment:
-    """One batch (arrivals 101-107, before the periodic emission at 200; the watermark is
-    119) that hits the untraced loop's cached tumbling window in each of its three states:
-    open (the short way), fires at once (max_timestamp 99 <= 119 < cleanup 129) and late
-    (cleanup 79 <= 119), each window entered twice in a row."""
+def _one_batch_job(
+    trace: bool, function: str, events: list[tuple[str, int, int]], late: bool
+) -> wv.StreamExecutionEnvironment:
+    """``events`` keyed by their first field into tumbling windows of 50 ms with 30 ms of
+    allowed lateness (and late data to the side output ``late`` when ``late``), summed by a
+    reduce or an AggregateFunction: the first arrives at 0, the others at 101, 102, ... — one
+    batch, before the periodic emission at 200; from 100 on the watermark is 119."""
     env = wv.StreamExecutionEnvironment(trace=trace, auto_watermark_interval=100)
-    late = wv.OutputTag("late")
+    arrivals = [0, *range(101, 100 + len(events))]
+    windowed = (
+        env.from_collection(events, arrival_times=arrivals)
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(50))
+        .allowed_lateness(30)
+    )
+    if late:
+        windowed = windowed.side_output_late_data(wv.OutputTag("late"))
+    if function == "reduce":
+        out = windowed.reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+    else:
+        out = windowed.aggregate(wv.SumAggregate(lambda e: e[2]))
+    out.sink_to("out")
+    return env
+
+
+def _cached_window_job(trace: bool, function: str) -> wv.StreamExecutionEnvironment:
+    """One batch (arrivals 101-107; the watermark is 119) that hits the untraced loop's
+    cached tumbling window in each of its three states: open (the short way), fires at once
+    (max_timestamp 99 <= 119 < cleanup 129) and late (cleanup 79 <= 119), each window
+    entered twice in a row."""
     events = [
         ("a", 120, 1),  # arrival 0; at 100 the watermark becomes 119
         ("a", 130, 2),  # arrivals 101...: [100, 150), open
@@ -263,20 +287,7 @@ def _cached_window_job(trace: bool, function: str) -> wv.StreamExecutionEnvironm
         ("b", 20, 8),
         ("b", 145, 10),  # [100, 150) again
     ]
-    windowed = (
-        env.from_collection(events, arrival_times=[0, 101, 102, 103, 104, 105, 106, 107])
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(50))
-        .allowed_lateness(30)
-        .side_output_late_data(late)
-    )
-    if function == "reduce":
-        out = windowed.reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-    else:
-        out = windowed.aggregate(wv.SumAggregate(lambda e: e[2]))
-    out.sink_to("out")
-    return env
+    return _one_batch_job(trace, function, events, late=True)
 
 
 @pytest.mark.parametrize("function", ["reduce", "aggregate"])
@@ -316,7 +327,6 @@ def _alternating_windows_job(trace: bool, function: str) -> wv.StreamExecutionEn
     two tumbling windows, as records out of order around a window's end do: [100, 150) open
     and [50, 100) firing at once (max_timestamp 99 <= 119 < cleanup 129). The untraced loop
     keeps both windows cached and swaps them."""
-    env = wv.StreamExecutionEnvironment(trace=trace, auto_watermark_interval=100)
     events = [
         ("a", 120, 1),  # arrival 0; at 100 the watermark becomes 119
         ("a", 130, 2),  # [100, 150)
@@ -326,19 +336,7 @@ def _alternating_windows_job(trace: bool, function: str) -> wv.StreamExecutionEn
         ("b", 145, 6),  # [100, 150)
         ("b", 80, 7),  # [50, 100): fires b's window a second time
     ]
-    windowed = (
-        env.from_collection(events, arrival_times=[0, 101, 102, 103, 104, 105, 106])
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(50))
-        .allowed_lateness(30)
-    )
-    if function == "reduce":
-        out = windowed.reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-    else:
-        out = windowed.aggregate(wv.SumAggregate(lambda e: e[2]))
-    out.sink_to("out")
-    return env
+    return _one_batch_job(trace, function, events, late=False)
 
 
 @pytest.mark.parametrize("function", ["reduce", "aggregate"])
