@@ -14,6 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz.trace import Trace, codec
@@ -208,11 +209,7 @@ def test_a_long_run_round_trips_exactly(tmp_path: Path) -> None:
     events = [(f"k{i % 7}", i * 3 - (i * 13) % 40, i % 5) for i in range(3_000)]
     (
         env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(50).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(50))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(500))
         .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz.trace import Packed, Trace
@@ -39,11 +40,7 @@ def _kernel_job(n: int = 300, lateness: int = 0) -> Trace:
     events = [(f"k{i % 7}", i * 5 - (i * 37) % 60, i) for i in range(n)]
     (
         env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(20).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(20))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(100))
         .allowed_lateness(lateness)

@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+from jobs import bounded
 
 import winviz as wv
 from winviz import viz
@@ -26,11 +27,7 @@ def _job(n: int, lateness: int = 0) -> wv.JobExecutionResult:
     events = [(KEYS[i % 30], i - (i * 7919) % 150) for i in range(n)]
     (
         env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(100).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(100))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(1000))
         .allowed_lateness(lateness)

@@ -301,13 +301,16 @@ class WindowKernel:
         ctx = op.ctx
         ctx_key, ctx_window = ctx.key, ctx.window  # set on the way out, as Flink's path
         # The loop reads two columns; the current record's arrival time and source index are
-        # looked up only where a record leaves (``at_current``): its position is the number
-        # of values taken from ``remaining`` less one.
+        # looked up only where a record leaves (``at_current``): its position (``position``)
+        # is the number of values taken from ``remaining`` less one.
         arrivals, indices, n = batch.arrivals, batch.indices, len(batch)
         remaining = iter(batch.values)
 
+        def position() -> int:
+            return n - length_hint(remaining) - 1
+
         def at_current() -> None:
-            at = n - length_hint(remaining) - 1
+            at = position()
             job.now, job.record_index = arrivals[at], indices[at]
 
         try:
@@ -332,7 +335,7 @@ class WindowKernel:
                             cached_has_cleanup_timer, cached_is_open, cached_contents,
                         ), (other_start, other_end, *other)  # fmt: skip
                     else:
-                        windows: Any = assign(value, ts, arrivals[n - length_hint(remaining) - 1])
+                        windows: Any = assign(value, ts, arrivals[position()])
                         # cached only above MIN, so that MIN (refused by the assigner) never
                         # hits; windows not cached take the loop below
                         if tumbling and windows[0][0] > MIN:
