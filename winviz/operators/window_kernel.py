@@ -74,7 +74,7 @@ from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
-from winviz.time import MAX, MIN
+from winviz.time import MAX, MIN, wrap_long
 from winviz.trace import Packed
 from winviz.trace.columns import Deferred, encode, encode_runs, ints_column, object_array
 from winviz.windows.assigners import TumblingEventTimeWindows
@@ -594,8 +594,14 @@ class WindowKernel:
                         details[cleanup_existed],
                     )
                 )  # fmt: skip
-            if skipped and op.is_element_late(ts):
-                op.late_element(internal, value, ts)
+            # (is_element_late: the kernel's windows are event-time ones)
+            if skipped and ts is not None and wrap_long(ts + lateness) <= wm:
+                tag = op.late_data_tag
+                if tag is None:
+                    op.late_element(internal, value, ts)
+                else:  # WindowOperator.side_output
+                    write(("side_output", now, wm, name, key, None, ts, (tag.id, value)))
+                    op.output.collect_side(tag, value, ts)
         except WinvizError as exc:
             op.annotate(exc, key)
             raise
