@@ -1,10 +1,11 @@
 """The window kernel's traced paths for late elements (``winviz.operators.window_kernel``):
 a late element into a window still within the allowed lateness fires it at once
 (``WindowKernel.fire_traced``, written without ``WindowOperator.emit_window_contents``), a
-late element into a window past it goes to the late side output, and an element into the
+late element into a window past it goes to the late side output, and an element into a
 cached window that is not open goes the general way without looking for an open window
-again. Each must write the trace of Flink's path, one record at a time, byte for byte
-(``to_json()``), with the same outputs, side outputs and metrics."""
+again (the element loop keeps two windows cached, as late records around two windows' ends
+alternate between them). Each must write the trace of Flink's path, one record at a time,
+byte for byte (``to_json()``), with the same outputs, side outputs and metrics."""
 
 from __future__ import annotations
 
@@ -24,11 +25,12 @@ class Annotate(wv.ProcessWindowFunction):
 
 
 def _late_job(function: str) -> wv.StreamExecutionEnvironment:
-    """One source batch (arrivals 101-109; from 100 on the watermark is 119): tumbling
+    """One source batch (arrivals 101-110; from 100 on the watermark is 119): tumbling
     windows of 50 ms, 30 ms of allowed lateness, late data to the side output ``late``.
     [50, 100) is within the lateness (max_timestamp 99 <= 119 < cleanup 129): its elements
-    fire it at once, a's twice in a row (on time, then late); [0, 50) is past it (cleanup 79
-    <= 119): its elements go to the side output; [100, 150) and [150, 200) are open."""
+    fire it at once, a's twice in a row, b's twice (on time, then late); [0, 50) is past it
+    (cleanup 79 <= 119): its elements go to the side output; [100, 150) and [150, 200) are
+    open."""
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=100)
     events = [
         ("a", 120, 1),  # arrival 0; at 100 the watermark becomes 119
@@ -38,12 +40,13 @@ def _late_job(function: str) -> wv.StreamExecutionEnvironment:
         ("b", 80, 5),  # [50, 100): b's first firing
         ("a", 10, 6),  # [0, 50): past the lateness, to the side output
         ("b", 20, 7),
-        ("b", 140, 8),  # [100, 150) again: the open window kept from before
-        ("c", 160, 9),  # [150, 200): a new open window
-        ("c", 170, 10),
+        ("b", 90, 8),  # [50, 100) again (the window cached before): b's second firing
+        ("b", 140, 9),  # [100, 150) again: the open window kept from before
+        ("c", 160, 10),  # [150, 200): a new open window
+        ("c", 170, 11),
     ]
     windowed = (
-        env.from_collection(events, arrival_times=[0, *range(101, 110)])
+        env.from_collection(events, arrival_times=[0, *range(101, 111)])
         .assign_timestamps_and_watermarks(bounded(0))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(50))
@@ -62,10 +65,11 @@ def _late_job(function: str) -> wv.StreamExecutionEnvironment:
 
 RESULTS = {  # what [50, 100) fires: (key, result, pane, timing), in order
     "reduce": [("a", ("a", 60, 3), 0, "on_time"), ("a", ("a", 60, 7), 1, "late"),
-               ("b", ("b", 80, 5), 0, "on_time")],
-    "aggregate": [("a", 3, 0, "on_time"), ("a", 7, 1, "late"), ("b", 5, 0, "on_time")],
+               ("b", ("b", 80, 5), 0, "on_time"), ("b", ("b", 80, 13), 1, "late")],
+    "aggregate": [("a", 3, 0, "on_time"), ("a", 7, 1, "late"), ("b", 5, 0, "on_time"),
+                  ("b", 13, 1, "late")],
     "aggregate_process": [("a", ("a", 3), 0, "on_time"), ("a", ("a", 7), 1, "late"),
-                          ("b", ("b", 5), 0, "on_time")],
+                          ("b", ("b", 5), 0, "on_time"), ("b", ("b", 13), 1, "late")],
 }  # fmt: skip
 
 
@@ -73,7 +77,9 @@ RESULTS = {  # what [50, 100) fires: (key, result, pane, timing), in order
 def test_late_elements_write_the_one_by_one_trace(function: str) -> None:
     fired: list[tuple[object, int]] = []
     elements: list[int | None] = []
+    assigned: list[int | None] = []  # the timestamps the assigner was asked about
     fire, element = WindowKernel.fire_traced, WindowKernel.process_element
+    assign = wv.TumblingEventTimeWindows.assign_windows
 
     def spy_fire(self, key, window, max_ts, contents):
         fired.append((key, max_ts))
@@ -83,12 +89,18 @@ def test_late_elements_write_the_one_by_one_trace(function: str) -> None:
         elements.append(ts)
         element(self, value, ts)
 
+    def spy_assign(self, value, ts, now):
+        assigned.append(ts)
+        return assign(self, value, ts, now)
+
     WindowKernel.fire_traced, WindowKernel.process_element = spy_fire, spy_element
+    wv.TumblingEventTimeWindows.assign_windows = spy_assign
     try:
         with engine_paths(kernel=True, batches=True):
             fast = _late_job(function).execute()
     finally:
         WindowKernel.fire_traced, WindowKernel.process_element = fire, element
+        wv.TumblingEventTimeWindows.assign_windows = assign
     with engine_paths(kernel=False, batches=False):
         slow = _late_job(function).execute()
     assert fast.trace.to_json() == slow.trace.to_json()
@@ -98,11 +110,14 @@ def test_late_elements_write_the_one_by_one_trace(function: str) -> None:
 
     # the first record, the late ones and the first of a new open window went the general
     # way; the others were packed entries of an open window
-    assert elements == [120, 60, 70, 80, 10, 20, 160]
+    assert elements == [120, 60, 70, 80, 10, 20, 90, 160]
+    assert assigned == [120, 60, 10, 160]  # 90: the window cached before [0, 50)
     if function == "aggregate_process":  # a ProcessWindowFunction: Flink's emission
         assert fired == []
     else:  # the three firings at once, then the open windows' at the end of input
-        assert fired == [("a", 99), ("a", 99), ("b", 99), ("a", 149), ("b", 149), ("c", 199)]
+        assert fired == [
+            ("a", 99), ("a", 99), ("b", 99), ("b", 99), ("a", 149), ("b", 149), ("c", 199),
+        ]  # fmt: skip
     window = fast.trace.operators("fired")[0]
     late_window = [
         (r.key, r.detail[0], r.detail[1], r.detail[2])

@@ -249,6 +249,8 @@ class WindowKernel:
         # the traced loops' last tumbling window: (start, end, [window] as the assigner gave
         # it, its max_timestamp, its cleanup time); empty at first
         self.window_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
+        # the one cached before it (late records around two windows' ends alternate)
+        self.other_window_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
         # packed trace entries: one marker per (source, whether a cleanup timer of its own)
         self.entry_markers: dict[tuple[str, bool], ElementEntry] = {}
         self.immutable_batch = False
@@ -505,6 +507,14 @@ class WindowKernel:
             start, end, cached, cached_max_ts, cached_cleanup = self.window_cache
             if ts is not None and start <= ts < end:
                 windows = cached  # a tumbling window, as the assigner would give it again
+            elif ts is not None and self.other_window_cache[0] <= ts < self.other_window_cache[1]:
+                # the window cached before: the two swap
+                self.window_cache, self.other_window_cache = (
+                    self.other_window_cache,
+                    self.window_cache,
+                )
+                start, end, cached, cached_max_ts, cached_cleanup = self.window_cache
+                windows = cached
             else:
                 windows = op.assigner.assign_windows(value, ts, now)
                 if self.tumbling and windows[0][0] > MIN:  # MIN (refused) never hits
@@ -512,6 +522,7 @@ class WindowKernel:
                     cached_max_ts = window.max_timestamp()
                     cached_cleanup = op.cleanup_time(window) if lateness else cached_max_ts
                     cached = windows
+                    self.other_window_cache = self.window_cache
                     self.window_cache = (
                         window[0],
                         window[1],
