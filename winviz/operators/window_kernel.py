@@ -809,6 +809,9 @@ class WindowKernel:
         records as Flink's path (timer_fired, trigger, the firing's records, timer_deleted,
         cleanup)."""
         op = self.op
+        heap = op.timers.event_queue.heap
+        if not heap or heap[0][0] > watermark:
+            return  # no timer due: the earliest (live or deleted) is after the watermark
         fn = op.function
         if (
             op.trace is None
