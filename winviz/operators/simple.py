@@ -89,9 +89,11 @@ class SinkOperator(StreamOperator):
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
-        if self.trace is not None:
-            self.trace_event("sink", ts, (self.name, value))
-        self.records.append(_new_record(Record, (value, ts, self.current_processing_time())))
+        now = self.job.now  # (current_processing_time)
+        if self.trace is not None:  # (trace_event)
+            name = self.name
+            self.trace.emit("sink", now, self._watermark, name, None, None, ts, (name, value))
+        self.records.append(_new_record(Record, (value, ts, now)))
 
     def process_watermark(self, watermark):
         if watermark > self._watermark:

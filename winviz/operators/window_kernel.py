@@ -74,7 +74,7 @@ from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
-from winviz.time import MAX, MIN
+from winviz.time import MAX, MIN, wrap_long
 from winviz.trace import Packed
 from winviz.trace.columns import Deferred, encode, encode_runs, ints_column, object_array
 from winviz.windows.assigners import TumblingEventTimeWindows
@@ -246,10 +246,61 @@ class WindowKernel:
         # False and True, and timer_fired (fewer objects for the trace to hold and the garbage
         # collector to visit); dropped once the window is cleaned up.
         self.timer_details: dict[Any, tuple[tuple[Any, ...], ...]] = {}
-        # the traced loops' last tumbling window: (start, end, (window,)); empty at first
-        self.window_cache: tuple[int, int, tuple[Any, ...]] = (0, 0, ())
+        # the traced loops' last tumbling window: (start, end, [window] as the assigner gave
+        # it, its max_timestamp, its cleanup time); empty at first
+        self.window_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
+        # the one cached before it (late records around two windows' ends alternate)
+        self.other_window_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
         # packed trace entries: one marker per (source, whether a cleanup timer of its own)
         self.entry_markers: dict[tuple[str, bool], ElementEntry] = {}
+        self.immutable_batch = False
+        """True while ``process_source_batch`` hands records of an immutable batch
+        (``Batch.immutable``) to ``process_element``, which then makes no copies of them."""
+        # a reduce / aggregate without a ProcessWindowFunction emits its contents as they are
+        # (the traced loops fire it with ``fire_traced``)
+        fn = op.function
+        self.contents_as_they_are = (
+            type(fn) in _CONTENTS_AS_THEY_ARE and fn.process_function is None
+        )
+
+    def fire_traced(self, key: Any, window: Any, max_ts: int, contents: Any) -> None:
+        """``WindowOperator.emit_window_contents`` with a trace, for a reduce / aggregate
+        without a ProcessWindowFunction (``contents_as_they_are``): the one result (the
+        contents, or ``AggregateFunction.get_result`` of them) is emitted stamped
+        ``max_ts`` — its ``emitted`` record, then downstream — and the ``fired`` record
+        follows with its pane index and timing (``_trace_fire``). The same records, counters
+        and state as Flink's path; ``key`` is the internal key (the operator's current
+        key)."""
+        op = self.op
+        op.collector.timestamp = max_ts
+        op.window_ctx.current_window = window
+        fn = op.function
+        value = (
+            contents if fn.__class__ is ReduceWindowFunction else fn.function.get_result(contents)
+        )
+        shown = key.value if key.__class__ is JavaKey else key  # the user's key
+        job, timers, name, write = op.job, op.timers, op.name, op.trace.extend  # type: ignore[union-attr]
+        op.metrics["num_records_out"] += 1
+        write(("emitted", job.now, op._watermark, name, shown, None, max_ts, value))
+        op.output.collect(value, max_ts)
+        # _trace_fire: event time, so the pane's timing is the watermark's
+        wm = timers.current_watermark
+        panes = op.panes
+        pane, had_on_time = panes.get((key, window), (0, False))
+        if wm < max_ts:
+            timing = "early"
+        elif not had_on_time:
+            timing, had_on_time = "on_time", True
+        else:
+            timing = "late"
+        panes[(key, window)] = (pane + 1, had_on_time)
+        count = len(contents) if isinstance(contents, list) else None
+        write(
+            (
+                "fired", timers.current_processing_time, wm, name, shown, window, max_ts,
+                (value, pane, timing, count),
+            )
+        )  # fmt: skip
 
     def install(self, traced: bool) -> None:
         """Take the operator's element path (the batch loop without a trace, the element
@@ -431,12 +482,14 @@ class WindowKernel:
     def process_element(self, value: Any, ts: int | None) -> None:
         """``process_element`` with a trace: the same steps and the same trace records as
         Flink's path, each window's records written with one ``extend`` (the trace's storage
-        is flat)."""
+        is flat). No copies while ``immutable_batch`` is set (``copy_record`` would hand the
+        value over as it is)."""
         op = self.op
         op.metrics["num_records_in"] += 1
         key = None
+        copies = not self.immutable_batch
         try:
-            key = op.key_selector(copy_record(value))
+            key = op.key_selector(copy_record(value) if copies else value)
             # state and timers are kept by the internal key, the trace shows the user's key
             # (winviz.keygroups: Java's rule for keys)
             internal = key if key.__class__ is str else op.key_rule.internal_key(key)
@@ -451,23 +504,46 @@ class WindowKernel:
             lateness = op.allowed_lateness
             timer_details = self.timer_details
             skipped = True
-            start, end, cached = self.window_cache
+            start, end, cached, cached_max_ts, cached_cleanup = self.window_cache
             if ts is not None and start <= ts < end:
                 windows = cached  # a tumbling window, as the assigner would give it again
+            elif ts is not None and self.other_window_cache[0] <= ts < self.other_window_cache[1]:
+                # the window cached before: the two swap
+                self.window_cache, self.other_window_cache = (
+                    self.other_window_cache,
+                    self.window_cache,
+                )
+                start, end, cached, cached_max_ts, cached_cleanup = self.window_cache
+                windows = cached
             else:
                 windows = op.assigner.assign_windows(value, ts, now)
                 if self.tumbling and windows[0][0] > MIN:  # MIN (refused) never hits
-                    self.window_cache = (windows[0][0], windows[0][1], (windows[0],))
+                    window = windows[0]
+                    cached_max_ts = window.max_timestamp()
+                    cached_cleanup = op.cleanup_time(window) if lateness else cached_max_ts
+                    cached = windows
+                    self.other_window_cache = self.window_cache
+                    self.window_cache = (
+                        window[0],
+                        window[1],
+                        windows,
+                        cached_max_ts,
+                        cached_cleanup,
+                    )
             for window in windows:
-                max_ts = window.max_timestamp()
-                cleanup = op.cleanup_time(window) if lateness else max_ts
+                if windows is cached:  # (its times are the cache's)
+                    max_ts, cleanup = cached_max_ts, cached_cleanup
+                else:
+                    max_ts = window.max_timestamp()
+                    cleanup = op.cleanup_time(window) if lateness else max_ts
                 if cleanup <= wm:
                     write(("skipped_late_window", now, wm, name, key, window, ts, value))
                     continue
                 skipped = False
                 slot = slot_of(desc.name, window)
                 current = slot.get(internal)
-                record = copy_record(value)  # (winviz.copies: user functions get copies)
+                # (winviz.copies: user functions get copies)
+                record = copy_record(value) if copies else value
                 if desc.__class__ is ReducingStateDescriptor:
                     slot[internal] = new = (
                         record if current is None else desc.reduce(current, record)
@@ -488,7 +564,10 @@ class WindowKernel:
                             "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
                         )
                     )  # fmt: skip
-                    op.emit_window_contents(internal, window, window, new)
+                    if self.contents_as_they_are:
+                        self.fire_traced(internal, window, max_ts, new)
+                    else:
+                        op.emit_window_contents(internal, window, window, new)
                     if cleanup != MAX:
                         existed = not add_timer(internal, window, cleanup)
                         write(
@@ -526,8 +605,14 @@ class WindowKernel:
                         details[cleanup_existed],
                     )
                 )  # fmt: skip
-            if skipped and op.is_element_late(ts):
-                op.late_element(internal, value, ts)
+            # (is_element_late: the kernel's windows are event-time ones)
+            if skipped and ts is not None and wrap_long(ts + lateness) <= wm:
+                tag = op.late_data_tag
+                if tag is None:
+                    op.late_element(internal, value, ts)
+                else:  # WindowOperator.side_output
+                    write(("side_output", now, wm, name, key, None, ts, (tag.id, value)))
+                    op.output.collect_side(tag, value, ts)
         except WinvizError as exc:
             op.annotate(exc, key)
             raise
@@ -576,13 +661,11 @@ class WindowKernel:
             """The cached window, if it is open; else none (an empty range)."""
             nonlocal open_start, open_end, open_window, open_contents, open_max_ts
             nonlocal open_cleanup, has_cleanup_timer, marker, packed
-            start, end, cached = self.window_cache
+            start, end, cached, max_ts, cleanup = self.window_cache
             open_start = open_end = 0
             if not cached:
                 return
             window = cached[0]
-            max_ts = window.max_timestamp()
-            cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
             if cleanup <= wm or max_ts <= wm:
                 return  # late or firing at once: the general steps
             cleanup_timer = cleanup != MAX
@@ -602,6 +685,7 @@ class WindowKernel:
         done = 0
         now = index = value = key = internal = source_ts = None
         progress = _NOT_ON_THE_SHORT_WAY
+        self.immutable_batch = not copies
         try:
             for now, index, value, source_ts, ts in zip(
                 batch.arrivals, batch.indices, batch.values, batch.stamps, stamps, strict=False
@@ -616,8 +700,13 @@ class WindowKernel:
                         job.now, job.record_index = now, index
                         write(arrival.record(now, value, source_ts, position))
                         position += 1
+                        cache = self.window_cache
                         self.process_element(value, ts)
                         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
+                        if self.window_cache is cache:
+                            # the same cached window: what find_open_window found for it
+                            # stands (the watermark has not moved)
+                            continue
                         if open_start < open_end:  # the open window becomes the one before
                             other_start, other_end = open_start, open_end
                             other = (
@@ -699,6 +788,7 @@ class WindowKernel:
                 raise
             raise op.user_error(exc, key, value) from exc
         finally:
+            self.immutable_batch = False
             if packed:
                 trace.packed(marker, packed)  # type: ignore[union-attr]
                 entries += packed
@@ -719,6 +809,9 @@ class WindowKernel:
         records as Flink's path (timer_fired, trigger, the firing's records, timer_deleted,
         cleanup)."""
         op = self.op
+        heap = op.timers.event_queue.heap
+        if not heap or heap[0][0] > watermark:
+            return  # no timer due: the earliest (live or deleted) is after the watermark
         fn = op.function
         if (
             op.trace is None
@@ -733,6 +826,7 @@ class WindowKernel:
         queue = timers.event_queue
         live = queue.live
         state, cname = op.state, op.contents.name
+        as_they_are = self.contents_as_they_are and op.trace is not None
         lateness = op.allowed_lateness
         trace = op.trace
         write = trace.extend if trace is not None else None
@@ -767,7 +861,11 @@ class WindowKernel:
                     )  # fmt: skip
                 if fire:
                     contents = state.get(cname, key, window)
-                    if contents is not None:
+                    if contents is None:
+                        pass
+                    elif as_they_are:
+                        self.fire_traced(key, window, max_ts, contents)
+                    else:
                         op.emit_window_contents(key, window, window, contents)
                 if ts == cleanup:
                     # clear_all_state: EventTimeTrigger.clear deletes the timer at

@@ -111,8 +111,13 @@ def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
     w_i at t_i, (t_i, t_i − w_i) rising to (t_{i+1}, t_{i+1} − w_i) just before the next
     record; the last finite one is held to ``t_end``. MIN and MAX break the line (a new
     ``part``)."""
+    return _lag_vertices(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
+
+
+def _lag_vertices(procs: list[Any], marks: list[Any], t_end: int) -> list[tuple[int, int, int]]:
+    """``lag_vertices`` of the steps' processing times and watermarks."""
     out: list[tuple[int, int, int]] = []
-    recs = list(zip(steps["proc_time"].tolist(), steps["watermark"].tolist(), strict=True))
+    recs = list(zip(procs, marks, strict=True))
     part = 0
     for i, (t, w) in enumerate(recs):
         if w is None or abs(int(w)) > palette.EXACT:
@@ -141,6 +146,43 @@ def skew_of_view(
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="skew_chart")
 
 
+class _Binned:
+    """The elements of a skew chart that bins them (more than ``max_points``), as arrays: the
+    common fate first (``_elements_layer``'s order), exact int64 processing times and skews,
+    fates. What ``element_skews`` gives for them, without the frame (``_binned_elements``)."""
+
+    def __init__(
+        self, procs: np.ndarray, skews: np.ndarray, fates: np.ndarray, codes: np.ndarray
+    ) -> None:
+        self.procs, self.skews, self.fates = procs, skews, fates
+        self.codes = codes  # each fate's position in palette.FATES
+
+    def __len__(self) -> int:
+        return len(self.procs)
+
+
+def _binned_elements(view: TraceView, op: str, max_points: int) -> _Binned | None:
+    """The elements of ``element_skews(view, op)`` when there are more than ``max_points``
+    and every skew is an int64 (processing times within ±2**62): the chart bins them, so
+    their watermarks, keys and values are not read. Else None (``element_skews``' frame)."""
+    fates = frames.element_fate_columns(view, op)
+    seqs = fates["seq"]
+    stamps, has_ts = view.ints("ts", seqs)
+    procs, has_proc = view.ints("proc_time", seqs)
+    keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
+    n = int(keep.sum())
+    if n <= max_points:
+        return None
+    procs, stamps = procs[keep], stamps[keep]
+    if int(procs.max()) > 2**62 or int(procs.min()) < -(2**62):
+        return None
+    codes = fates["fate_code"][keep]
+    # the common fate first, so the rarer ones (the point of the lesson) are drawn on top
+    order = np.argsort(codes != 0, kind="stable")
+    procs, stamps = procs[order], stamps[order]
+    return _Binned(procs, procs - stamps, fates["fate"][keep][order], codes[order])
+
+
 def _skew(
     view: TraceView,
     op: str,
@@ -149,40 +191,59 @@ def _skew(
     height: int,
     chosen: str | None = None,
 ) -> alt.TopLevelMixin:
-    # key and value texts only for elements drawn one by one (tooltips), not when binned
-    elements = element_skews(view, op, details=False)
-    if len(elements) <= max_points:
-        with_details(view, elements)
-    if elements.empty:
+    elements: pd.DataFrame | _Binned | None = _binned_elements(view, op, max_points)
+    if elements is None:
+        # key and value texts only for elements drawn one by one (tooltips), not when binned
+        elements = element_skews(view, op, details=False)
+        if len(elements) <= max_points:
+            with_details(view, elements)
+    if not len(elements):
         raise TraceInputError(
             f"No element with a timestamp reached {op!r}. The skew chart places elements by "
             "processing time − event time; assign timestamps (WatermarkStrategy) first."
         )
-    steps = frames.watermark_steps(view)
-    steps = steps[steps["operator"] == op]
-    t_end = int(elements["proc_time"].max())
-    vertices = lag_vertices(steps, t_end)
-    if len(vertices) > scale.ROW_LIMIT:
-        thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
-        vertices = lag_vertices(thinned, t_end)
+    if isinstance(elements, _Binned):
+        procs, skew, fates = elements.procs, elements.skews, elements.fates
+        rows = view.select("watermark", operator=op)  # (watermark_steps of the operator)
+        t_end = int(procs.max())
+        vertices = _lag_vertices(
+            view.column("proc_time", rows).tolist(), view.column("watermark", rows).tolist(), t_end
+        )
+    else:
+        procs, skew, fates = elements["proc_time"], elements["skew"], elements["fate"]
+        t_end = int(procs.max())
+        vertices = []
+    if isinstance(elements, pd.DataFrame) or len(vertices) > scale.ROW_LIMIT:
+        steps = frames.watermark_steps(view)
+        steps = steps[steps["operator"] == op]
+        vertices = lag_vertices(steps, t_end)
+        if len(vertices) > scale.ROW_LIMIT:
+            thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
+            vertices = lag_vertices(thinned, t_end)
     # (the axis of every value is the axis of their drawable extent, see scale.extent)
-    x = palette.time_axis(
-        "processing time", [*scale.extent(elements["proc_time"]), *(v[1] for v in vertices)]
-    )
-    skews = [int(elements["skew"].min()), int(elements["skew"].max()), *(v[2] for v in vertices)]
+    x = palette.time_axis("processing time", [*scale.extent(procs), *(v[1] for v in vertices)])
+    skews = [int(skew.min()), int(skew.max()), *(v[2] for v in vertices)]
     lo, hi = min(skews), max(skews)
     pad = max(1, round((hi - lo) * 0.03)) if hi > lo else 1000
     y = TimeAxis("processing time − event time", "ms", lo - pad, hi + pad)
 
-    counts = elements["fate"].value_counts()
+    if isinstance(elements, _Binned):
+        n = np.bincount(elements.codes, minlength=len(palette.FATES)).tolist()
+        counts = {fate: n[i] for i, fate in enumerate(palette.FATES) if n[i]}
+    else:
+        counts = fates.value_counts().to_dict()
     notes = [] if chosen is None else [chosen]
     notes += [
         f"operator {op!r}: {len(elements):,} elements: "
-        + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts.index),
+        + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts),
         "black line: the watermark's lag (processing time − watermark); an element on or "
         "above it has timestamp ≤ watermark: it is late",
     ]
-    layers = [_lag_layer(vertices, x, y), _elements_layer(elements, x, y, max_points, notes)]
+    if isinstance(elements, _Binned):
+        points = _binned(elements.procs, elements.skews, elements.fates, x, y, max_points, notes)
+    else:
+        points = _elements_layer(elements, x, y, max_points, notes)
+    layers = [_lag_layer(vertices, x, y), points]
     if vertices:
         last = vertices[-1]
         layers.append(
@@ -254,7 +315,15 @@ def _elements_layer(
     common = (elements["fate"] == palette.FATES[0]).to_numpy()
     elements = elements.iloc[np.argsort(~common, kind="stable")]
     if len(elements) > max_points:
-        return _binned(elements, x, y, max_points, notes)
+        return _binned(
+            pd.to_numeric(elements["proc_time"]),
+            pd.to_numeric(elements["skew"]),
+            elements["fate"].to_numpy(),
+            x,
+            y,
+            max_points,
+            notes,
+        )
     stamps = elements["ts"].tolist()
     kind = palette.time_axis("event time", [min(stamps), max(stamps)]).kind  # dates or ms
     rows = [
@@ -291,28 +360,38 @@ def _elements_layer(
 
 
 def _binned(
-    elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
+    procs: Any,
+    skews: Any,
+    fates: np.ndarray,
+    x: TimeAxis,
+    y: TimeAxis,
+    max_points: int,
+    notes: list[str],
 ) -> alt.Chart:
+    """The elements' layer binned (``scale.bin_points``): their processing times and skews
+    (int64 arrays or numeric Series) and fates, the common fate first."""
     frame = pd.DataFrame(
         {
-            "x": pd.to_numeric(elements["proc_time"]).astype(float),
-            "y": pd.to_numeric(elements["skew"]).astype(float),
-            "fate": elements["fate"].to_numpy(),
+            "x": np.asarray(procs).astype(float),
+            "y": np.asarray(skews).astype(float),
+            "fate": pd.Series(fates, dtype=object),
         }
     )
     cells, nx, ny = scale.bin_points(
         frame, "x", "y", "fate", (x.lo, x.hi), (y.lo, y.hi), max_points
     )
     notes.append(
-        f"{len(elements):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
+        f"{len(fates):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
         "of one fate, at their mean position, sized by count"
     )
-    cells = cells.assign(common=cells["fate"] == palette.FATES[0]).sort_values(
-        ["common", "count"], ascending=False, kind="stable"
-    )
+    # the common fate first, then by count (both descending; ties keep the cells' order)
+    cell_fates = cells["fate"].to_numpy(dtype=object)
+    cell_counts = cells["count"].to_numpy(dtype=np.int64)
+    order = np.lexsort((-cell_counts, cell_fates != palette.FATES[0]))
+    cells = {name: cells[name].to_numpy()[order] for name in cells.columns}
 
     def ints(column: str) -> list[int]:  # round() of each value (half to even, as numpy)
-        return np.rint(cells[column].to_numpy(dtype=float)).astype(np.int64).tolist()
+        return np.rint(cells[column].astype(float)).astype(np.int64).tolist()
 
     x_lo, x_hi, y_lo, y_hi = ints("x_lo"), ints("x_hi"), ints("y_lo"), ints("y_hi")
     rows = [
