@@ -36,15 +36,18 @@ from winviz.trace.columns import (
     encode,
     object_array,
     time_column,
+    window_table,
 )
 from winviz.trace.schema import DETAIL_FIELDS, SCHEMA_VERSION, detail_names
-from winviz.windows.window import TimeWindow
+from winviz.windows.window import GlobalWindow, TimeWindow
 
 
 def to_pandas(c: TraceColumns) -> pd.DataFrame:
     """The DataFrame view of some columns (see the module docstring)."""
     with paused():  # many new objects, no cycles: no collection passes over the trace
-        starts, ends, has = c.window_bounds()
+        starts, ends, has = window_table(c.window.values)
+        codes = c.window.codes
+        no_window = (~has)[codes]
         columns: dict[str, Any] = {
             "seq": c.seq,
             "kind": categorical(c.kind, strings=True),
@@ -52,8 +55,8 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
             "watermark": nullable_ints(c.watermark),
             "operator": categorical(c.operator, strings=True),
             "key": categorical(c.key),
-            "window_start": pd.arrays.IntegerArray(starts, ~has),
-            "window_end": pd.arrays.IntegerArray(ends, ~has),
+            "window_start": pd.arrays.IntegerArray(starts[codes], no_window),
+            "window_end": pd.arrays.IntegerArray(ends[codes], no_window.copy()),
             "ts": nullable_ints(c.ts),
         }
         columns.update(detail_columns(c))
@@ -84,7 +87,7 @@ def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
                 none, np.arange(len(values)), side="right"
             )
             remap[none] = -1
-            return from_codes(remap[column.codes], categories)
+            return from_codes(remap.astype(_code_type(len(categories)))[column.codes], categories)
     except TypeError:
         pass
     return pd.Series(column.decode(), dtype=object)
@@ -102,10 +105,14 @@ def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
     if len(c.kind.values) <= 256:  # a stable sort of small ints is a radix sort: one pass
         codes = codes.astype(np.uint8)
     order = np.argsort(codes, kind="stable")
-    counts = np.bincount(codes, minlength=len(c.kind.values))
-    bounds = np.concatenate(([0], np.cumsum(counts)))
+    ordered = codes[order]
+    # where each kind's run of sorted codes starts (a kind absent has no run)
+    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
+    kinds = c.kind.values
     return {
-        kind: order[bounds[i] : bounds[i + 1]] for i, kind in enumerate(c.kind.values) if counts[i]
+        kinds[int(ordered[start])]: order[start:stop]
+        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+        if stop > start
     }
 
 
@@ -149,30 +156,33 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
     if any(kind not in DETAIL_FIELDS for kind in per_kind):
         names.append("detail")
     parts: dict[str, list[DetailPiece]] = {name: [] for name in names}
+    ids: np.ndarray | None = None  # the details' identities (read once, without touching them)
     for kind, rows in per_kind.items():
         fields = detail_names(kind)
         if len(fields) == 1:
             parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
             continue
-        details = c.detail[rows]
+        if ids is None:
+            ids = object_ids(c.detail)
         codes: np.ndarray | None = None
-        if _mostly_distinct(details):
-            distinct, first = details, rows
-        else:  # each distinct tuple split once (by identity: the engine shares tuples)
-            codes, at = first_of_each(object_ids(details))
-            distinct, first = details[at], rows[at]
-        tables = split_fields(c, kind, first, distinct.tolist(), len(fields))
+        first = rows
+        if not _mostly_distinct(ids[rows]):
+            # each distinct tuple split once (by identity: the engine shares tuples)
+            codes, at = first_of_each(ids[rows])
+            first = rows[at]
+        tables = split_fields(c, kind, first, c.detail[first].tolist(), len(fields))
         for name, table in zip(fields, tables, strict=True):
             parts[name].append(DetailPiece(rows, table, codes))
     return parts
 
 
-def _mostly_distinct(details: np.ndarray, sample: int = 256) -> bool:
-    """True when evenly spread samples of the details are all different objects (then
-    telling them apart would not pay: each record has its own tuple, as ``arrival``)."""
-    if len(details) < 4 * sample:
+def _mostly_distinct(ids: np.ndarray, sample: int = 256) -> bool:
+    """True when evenly spread samples of some details' identities (``object_ids``) are all
+    different (then telling them apart would not pay: each record has its own tuple, as
+    ``arrival``)."""
+    if len(ids) < 4 * sample:
         return False
-    picked = object_ids(details[:: len(details) // sample])
+    picked = ids[:: len(ids) // sample]
     return len(np.unique(picked)) == len(picked)
 
 
@@ -200,36 +210,124 @@ def split_fields(
 
 
 def detail_columns(c: TraceColumns) -> dict[str, Any]:
-    """One column per detail field of the kinds present, missing on the rows of other kinds:
-    a Categorical when every value is a string (a domain, a trigger call, an input name),
-    else objects (None where missing)."""
-    return {name: _column(len(c), pieces) for name, pieces in detail_fields(c).items()}
+    """One column per detail field of the kinds present, missing on the rows of other kinds
+    (see ``detail_column``)."""
+    return {name: detail_column(len(c), pieces) for name, pieces in detail_fields(c).items()}
 
 
-def _all_strings(pieces: list[DetailPiece]) -> bool:
-    """True when every value of the pieces is a ``str`` (checked value by value only when
-    each piece's first value is one)."""
-    for p in pieces:
-        first = p.table[p.rows[0] if p.whole else 0] if len(p.rows) else None
-        if first.__class__ is not str:
-            return False
-    return all(set(map(type, p.distinct().tolist())) == {str} for p in pieces)
+_NONE = type(None)
+_WINDOWS = frozenset({TimeWindow, GlobalWindow})
+# the types a detail column is typed by (any other: objects, told by each piece's first value
+# without scanning the rest: an element payload)
+_TYPED = frozenset({str, int, bool, _NONE}) | _WINDOWS
 
 
-def _column(n: int, pieces: list[DetailPiece]) -> Any:
-    """A detail field's column from its pieces."""
-    if _all_strings(pieces):
-        # categories in order of first appearance, piece by piece (as the rows are given):
-        # each piece's values are in order of first appearance among its rows
+def detail_column(n: int, pieces: list[DetailPiece]) -> Any:
+    """A detail field's column of ``n`` rows from its pieces (missing on the other rows):
+
+    * a Categorical when every value is a ``str`` (a domain, a trigger call, an input name)
+      or every value is a window (a timer's namespace: ``TimeWindow`` with int bounds or the
+      ``GlobalWindow``); categories in order of first appearance;
+    * nullable ``Int64`` when every value is an ``int`` in Java's long range or None, with at
+      least one int (an input index, a pane, a cleanup time, a count);
+    * nullable ``boolean`` when every value is a ``bool`` or None, at least one a bool
+      (``deduplicated``, ``existed``);
+    * else objects, None where missing (an int beyond the long range, mixed types, a field
+      whose values are all None, element payloads).
+    """
+    if all(_first(p).__class__ in _TYPED for p in pieces):
         tables = [p.distinct() for p in pieces]
-        local, categories = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
-        codes = np.full(n, -1, dtype=np.int32)
-        offset = 0
-        for p, table in zip(pieces, tables, strict=True):
-            here = local[offset : offset + len(table)]
-            offset += len(table)
-            codes[p.rows] = here if p.codes is None else here[p.codes]
-        return from_codes(codes, list(categories))
+        types = set().union(*(map(type, t.tolist()) for t in tables))
+        if types == {str}:
+            return _categorical(n, pieces, tables, strings=True)
+        if types <= _WINDOWS and all(_int_bounds(t) for t in tables):
+            return _categorical(n, pieces, tables, strings=False)
+        if types - {_NONE} == {int}:
+            ints = _masked(n, pieces, tables, np.int64)
+            if ints is not None:
+                return pd.arrays.IntegerArray(*ints)
+        if types - {_NONE} == {bool}:
+            bools = _masked(n, pieces, tables, np.bool_)
+            assert bools is not None  # bools always fit
+            return pd.arrays.BooleanArray(*bools)
+    return _objects(n, pieces)
+
+
+def _int_bounds(windows: np.ndarray) -> bool:
+    """True when every ``TimeWindow`` of these windows has int bounds (then windows equal as
+    tuples are the same window: one category each)."""
+    return all(
+        w.start.__class__ is int and w.end.__class__ is int
+        for w in windows.tolist()
+        if w.__class__ is TimeWindow
+    )
+
+
+def _first(p: DetailPiece) -> Any:
+    """A piece's first value (None for a piece without rows)."""
+    if not len(p.rows):
+        return None
+    return p.table[p.rows[0] if p.whole else 0]
+
+
+def _code_type(categories: int) -> type:
+    """The narrowest codes pandas keeps for that many categories (no copy in ``from_codes``)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if categories < np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+def _categorical(
+    n: int, pieces: list[DetailPiece], tables: list[np.ndarray], *, strings: bool
+) -> pd.Categorical:
+    """A Categorical of a field whose values are all strings (``strings``) or all windows
+    (``tables``: each piece's ``distinct`` values); categories in order of first appearance,
+    piece by piece (as the rows are given: each piece's values are in order of first
+    appearance among its rows)."""
+    local, uniques = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
+    local = local.astype(_code_type(len(uniques)), copy=False)
+    codes = np.full(n, -1, dtype=local.dtype)
+    offset = 0
+    for p, table in zip(pieces, tables, strict=True):
+        here = local[offset : offset + len(table)]
+        offset += len(table)
+        codes[p.rows] = here if p.codes is None else here[p.codes]
+    # windows are tuples: an Index of them as objects (not a MultiIndex)
+    categories = list(uniques) if strings else pd.Index(uniques, dtype=object, tupleize_cols=False)
+    return from_codes(codes, categories)
+
+
+def _masked(
+    n: int, pieces: list[DetailPiece], tables: list[np.ndarray], dtype: type
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The values and missing mask of a nullable ``Int64`` / ``boolean`` column of a field
+    whose values are all ints (or all bools) or None (``tables``: each piece's ``distinct``
+    values); None when an int is beyond Java's long range (the column stays objects)."""
+    data = np.zeros(n, dtype=dtype)  # zero on missing rows
+    missing = np.ones(n, dtype=bool)
+    none = id(None)
+    for p, table in zip(pieces, tables, strict=True):
+        absent = object_ids(table) == none
+        try:
+            if absent.any():
+                values = np.zeros(len(table), dtype=dtype)
+                values[~absent] = table[~absent].astype(dtype)
+            else:
+                values = table.astype(dtype)
+        except OverflowError:  # an int beyond int64
+            return None
+        if p.codes is None:
+            data[p.rows] = values
+            missing[p.rows] = absent
+        else:
+            data[p.rows] = values[p.codes]
+            missing[p.rows] = absent[p.codes]
+    return data, missing
+
+
+def _objects(n: int, pieces: list[DetailPiece]) -> pd.Series:
+    """An object column of the pieces' values, None on the other rows."""
     out = np.empty(n, dtype=object)  # an empty object array holds None
     whole = np.zeros(n, dtype=bool)  # rows whose value is their detail itself
     for p in pieces:
