@@ -5,17 +5,26 @@ categoricals (``key`` stays an object column when its values cannot be pandas ca
 unhashable keys, or keys pandas holds equal such as ``1`` and ``True``); ``proc_time``,
 ``watermark``, ``window_start``, ``window_end`` and ``ts`` as nullable ``Int64`` (``<NA>``
 where absent; ``window_*`` are absent for the global window and for records without one);
-then one column per detail field of the kinds present, in ``DETAIL_FIELDS`` order: objects,
-``None`` on the rows of other kinds (a categorical when every value is a string). Values are
-the engine's own objects (a namespace is a ``TimeWindow``, an element value is the record
-itself). ``frame.attrs["schema_version"]`` names the schema.
+then one column per detail field of the kinds present, in ``DETAIL_FIELDS`` order, typed by
+its values (``detail_column``): a categorical when every value is a string or every value a
+window (a timer's ``namespace``: ``TimeWindow`` with int bounds or the ``GlobalWindow``),
+nullable ``Int64`` when every value is an int in Java's long range or None (``index``,
+``pane``, ``count``, ``cleanup_time``, ...), nullable ``boolean`` when every value is a bool
+or None (``deduplicated``, ``existed``), else objects (an int beyond the long range, mixed
+types, a field None throughout, element payloads). Missing on the rows of other kinds:
+``<NA>`` in the nullable columns, NaN in the categoricals, ``None`` among objects. Values are
+the engine's own (an element value is the record itself; a window category is a window equal
+to each record's). ``frame.attrs["schema_version"]`` names the schema.
 
 The frame is built column by column from the trace's codes and typed arrays (issue 11): the
 categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
 and their masks, and each detail field from ``detail_fields``, which splits a detail tuple
-shared by many records once.
+shared by many records once; only the fields that stay objects take a full-length object
+array. ``pd.DataFrame(..., copy=False)`` keeps each column as made (no consolidation copy).
 
-``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way).
+``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way):
+each detail value as the record held it, of the same type (a missing cell as None; windows
+by their bounds).
 """
 
 from __future__ import annotations
@@ -355,7 +364,7 @@ def from_pandas(frame: pd.DataFrame) -> TraceColumns:
         for s, e in zip(starts, ends, strict=True)
     ]
     cells = {
-        name: [_cell(v) for v in frame[name].tolist()]
+        name: [_cell(v, widened=frame[name].dtype.kind == "f") for v in frame[name].tolist()]
         for name in {f for fs in DETAIL_FIELDS.values() for f in fs} | {"detail"}
         if name in frame.columns
     }
@@ -392,8 +401,9 @@ def _int_or_none(v: Any) -> int | None:
     return int(v)
 
 
-def _cell(v: Any) -> Any:
-    """A detail cell: missing as None, whole floats (pandas widened an int column) as int."""
+def _cell(v: Any, *, widened: bool) -> Any:
+    """A detail cell: missing as None; in a float column (pandas widened an older frame's
+    int column) whole floats as int. A float among objects stays a float."""
     if _missing(v):
         return None
-    return int(v) if isinstance(v, float) and v.is_integer() else v
+    return int(v) if widened and isinstance(v, float) and v.is_integer() else v
