@@ -55,7 +55,8 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
     """The DataFrame view of some columns (see the module docstring)."""
     with paused():  # many new objects, no cycles: no collection passes over the trace
         starts, ends, has = window_table(c.window.values)
-        codes = c.window.codes
+        # the records' window codes as positions once (numpy gathers by int32 codes slowly)
+        codes = c.window.codes.astype(np.intp)
         no_window = (~has)[codes]
         columns: dict[str, Any] = {
             "seq": c.seq,
@@ -96,7 +97,8 @@ def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
                 none, np.arange(len(values)), side="right"
             )
             remap[none] = -1
-            return from_codes(remap.astype(_code_type(len(categories)))[column.codes], categories)
+            codes = np.take(remap.astype(_code_type(len(categories))), column.codes)
+            return from_codes(codes, categories)
     except TypeError:
         pass
     return pd.Series(column.decode(), dtype=object)
@@ -175,9 +177,10 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
             ids = object_ids(c.detail)
         codes: np.ndarray | None = None
         first = rows
-        if not _mostly_distinct(ids[rows]):
+        kind_ids = ids[rows]
+        if not _mostly_distinct(kind_ids):
             # each distinct tuple split once (by identity: the engine shares tuples)
-            codes, at = first_of_each(ids[rows])
+            codes, at = first_of_each(kind_ids)
             first = rows[at]
         tables = split_fields(c, kind, first, c.detail[first].tolist(), len(fields))
         for name, table in zip(fields, tables, strict=True):
