@@ -55,8 +55,9 @@ def _cell(value: Any) -> Any:
 
 
 def _cells_are_the_records_own(trace: Trace, frame: pd.DataFrame) -> None:
-    """Each detail cell is its record's value (same type, same value); missing on the rows
-    of the kinds without that field."""
+    """Each detail cell is its record's value, of the same type (``tolist()`` gives Python
+    ints and bools; a missing cell, ``<NA>`` / NaN / None, stands for the record's None);
+    missing on the rows of the kinds without that field."""
     columns = {name: frame[name].tolist() for name in frame.columns[len(FRAME_COLUMNS) :]}
     for r in trace:
         details = r.details()
