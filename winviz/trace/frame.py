@@ -6,15 +6,15 @@ unhashable keys, or keys pandas holds equal such as ``1`` and ``True``); ``proc_
 ``watermark``, ``window_start``, ``window_end`` and ``ts`` as nullable ``Int64`` (``<NA>``
 where absent; ``window_*`` are absent for the global window and for records without one);
 then one column per detail field of the kinds present, in ``DETAIL_FIELDS`` order, typed by
-its values (``detail_column``): a categorical when every value is a string or every value a
-window (a timer's ``namespace``: ``TimeWindow`` with int bounds or the ``GlobalWindow``),
-nullable ``Int64`` when every value is an int in Java's long range or None (``index``,
-``pane``, ``count``, ``cleanup_time``, ...), nullable ``boolean`` when every value is a bool
-or None (``deduplicated``, ``existed``), else objects (an int beyond the long range, mixed
-types, a field None throughout, element payloads). Missing on the rows of other kinds:
-``<NA>`` in the nullable columns, NaN in the categoricals, ``None`` among objects. Values are
-the engine's own (an element value is the record itself; a window category is a window equal
-to each record's). ``frame.attrs["schema_version"]`` names the schema.
+its values (``detail_column``): a categorical when every value is a string, nullable
+``Int64`` when every value is an int in Java's long range or None (``index``, ``pane``,
+``count``, ``cleanup_time``, ...), nullable ``boolean`` when every value is a bool or None
+(``deduplicated``, ``existed``), else objects (element payloads, windows such as a timer's
+``namespace``, an int beyond the long range, mixed types, a field None throughout). Missing
+on the rows of other kinds: ``<NA>`` in the nullable columns, NaN in the categoricals,
+``None`` among objects. Values are the engine's own objects (a namespace is a
+``TimeWindow``, an element value is the record itself). ``frame.attrs["schema_version"]``
+names the schema.
 
 The frame is built column by column from the trace's codes and typed arrays (issue 11): the
 categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
@@ -48,7 +48,7 @@ from winviz.trace.columns import (
     window_table,
 )
 from winviz.trace.schema import DETAIL_FIELDS, SCHEMA_VERSION, detail_names
-from winviz.windows.window import GlobalWindow, TimeWindow
+from winviz.windows.window import TimeWindow
 
 
 def to_pandas(c: TraceColumns) -> pd.DataFrame:
@@ -228,32 +228,29 @@ def detail_columns(c: TraceColumns) -> dict[str, Any]:
 
 
 _NONE = type(None)
-_WINDOWS = frozenset({TimeWindow, GlobalWindow})
 # the types a detail column is typed by (any other: objects, told by each piece's first value
 # without scanning the rest: an element payload)
-_TYPED = frozenset({str, int, bool, _NONE}) | _WINDOWS
+_TYPED = frozenset({str, int, bool, _NONE})
 
 
 def detail_column(n: int, pieces: list[DetailPiece]) -> Any:
     """A detail field's column of ``n`` rows from its pieces (missing on the other rows):
 
-    * a Categorical when every value is a ``str`` (a domain, a trigger call, an input name)
-      or every value is a window (a timer's namespace: ``TimeWindow`` with int bounds or the
-      ``GlobalWindow``); categories in order of first appearance;
+    * a Categorical when every value is a ``str`` (a domain, a trigger call, an input name);
+      categories in order of first appearance;
     * nullable ``Int64`` when every value is an ``int`` in Java's long range or None, with at
       least one int (an input index, a pane, a cleanup time, a count);
     * nullable ``boolean`` when every value is a ``bool`` or None, at least one a bool
       (``deduplicated``, ``existed``);
     * else objects, None where missing (an int beyond the long range, mixed types, a field
-      whose values are all None, element payloads).
+      whose values are all None, element payloads, windows: a ``TimeWindow`` is a tuple, and
+      pandas 2 cannot turn a categorical of tuples into strings, ``astype(str)``).
     """
     if all(_first(p).__class__ in _TYPED for p in pieces):
         tables = [p.distinct() for p in pieces]
         types = set().union(*(map(type, t.tolist()) for t in tables))
         if types == {str}:
-            return _categorical(n, pieces, tables, strings=True)
-        if types <= _WINDOWS and all(_int_bounds(t) for t in tables):
-            return _categorical(n, pieces, tables, strings=False)
+            return _strings(n, pieces, tables)
         if types - {_NONE} == {int}:
             ints = _masked(n, pieces, tables, np.int64)
             if ints is not None:
@@ -263,16 +260,6 @@ def detail_column(n: int, pieces: list[DetailPiece]) -> Any:
             assert bools is not None  # bools always fit
             return pd.arrays.BooleanArray(*bools)
     return _objects(n, pieces)
-
-
-def _int_bounds(windows: np.ndarray) -> bool:
-    """True when every ``TimeWindow`` of these windows has int bounds (then windows equal as
-    tuples are the same window: one category each)."""
-    return all(
-        w.start.__class__ is int and w.end.__class__ is int
-        for w in windows.tolist()
-        if w.__class__ is TimeWindow
-    )
 
 
 def _first(p: DetailPiece) -> Any:
@@ -290,13 +277,10 @@ def _code_type(categories: int) -> type:
     return np.int64
 
 
-def _categorical(
-    n: int, pieces: list[DetailPiece], tables: list[np.ndarray], *, strings: bool
-) -> pd.Categorical:
-    """A Categorical of a field whose values are all strings (``strings``) or all windows
-    (``tables``: each piece's ``distinct`` values); categories in order of first appearance,
-    piece by piece (as the rows are given: each piece's values are in order of first
-    appearance among its rows)."""
+def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> pd.Categorical:
+    """A Categorical of a field whose values are all strings (``tables``: each piece's
+    ``distinct`` values); categories in order of first appearance, piece by piece (as the
+    rows are given: each piece's values are in order of first appearance among its rows)."""
     local, uniques = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
     local = local.astype(_code_type(len(uniques)), copy=False)
     codes = np.full(n, -1, dtype=local.dtype)
@@ -305,9 +289,7 @@ def _categorical(
         here = local[offset : offset + len(table)]
         offset += len(table)
         codes[p.rows] = here if p.codes is None else here[p.codes]
-    # windows are tuples: an Index of them as objects (not a MultiIndex)
-    categories = list(uniques) if strings else pd.Index(uniques, dtype=object, tupleize_cols=False)
-    return from_codes(codes, categories)
+    return from_codes(codes, list(uniques))
 
 
 def _masked(
