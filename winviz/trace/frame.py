@@ -5,17 +5,26 @@ categoricals (``key`` stays an object column when its values cannot be pandas ca
 unhashable keys, or keys pandas holds equal such as ``1`` and ``True``); ``proc_time``,
 ``watermark``, ``window_start``, ``window_end`` and ``ts`` as nullable ``Int64`` (``<NA>``
 where absent; ``window_*`` are absent for the global window and for records without one);
-then one column per detail field of the kinds present, in ``DETAIL_FIELDS`` order: objects,
-``None`` on the rows of other kinds (a categorical when every value is a string). Values are
-the engine's own objects (a namespace is a ``TimeWindow``, an element value is the record
-itself). ``frame.attrs["schema_version"]`` names the schema.
+then one column per detail field of the kinds present, in ``DETAIL_FIELDS`` order, typed by
+its values (``detail_column``): a categorical when every value is a string, nullable
+``Int64`` when every value is an int in Java's long range or None (``index``, ``pane``,
+``count``, ``cleanup_time``, ...), nullable ``boolean`` when every value is a bool or None
+(``deduplicated``, ``existed``), else objects (element payloads, windows such as a timer's
+``namespace``, an int beyond the long range, mixed types, a field None throughout). Missing
+on the rows of other kinds: ``<NA>`` in the nullable columns, NaN in the categoricals,
+``None`` among objects. Values are the engine's own objects (a namespace is a
+``TimeWindow``, an element value is the record itself). ``frame.attrs["schema_version"]``
+names the schema.
 
 The frame is built column by column from the trace's codes and typed arrays (issue 11): the
 categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
 and their masks, and each detail field from ``detail_fields``, which splits a detail tuple
-shared by many records once.
+shared by many records once; only the fields that stay objects take a full-length object
+array. ``pd.DataFrame(..., copy=False)`` keeps each column as made (no consolidation copy).
 
-``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way).
+``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way):
+each detail value as the record held it, of the same type (a missing cell as None; windows
+by their bounds).
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from winviz.trace.columns import (
     encode,
     object_array,
     time_column,
+    window_table,
 )
 from winviz.trace.schema import DETAIL_FIELDS, SCHEMA_VERSION, detail_names
 from winviz.windows.window import TimeWindow
@@ -44,7 +54,10 @@ from winviz.windows.window import TimeWindow
 def to_pandas(c: TraceColumns) -> pd.DataFrame:
     """The DataFrame view of some columns (see the module docstring)."""
     with paused():  # many new objects, no cycles: no collection passes over the trace
-        starts, ends, has = c.window_bounds()
+        starts, ends, has = window_table(c.window.values)
+        # the records' window codes as positions once (numpy gathers by int32 codes slowly)
+        codes = c.window.codes.astype(np.intp)
+        no_window = (~has)[codes]
         columns: dict[str, Any] = {
             "seq": c.seq,
             "kind": categorical(c.kind, strings=True),
@@ -52,8 +65,8 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
             "watermark": nullable_ints(c.watermark),
             "operator": categorical(c.operator, strings=True),
             "key": categorical(c.key),
-            "window_start": pd.arrays.IntegerArray(starts, ~has),
-            "window_end": pd.arrays.IntegerArray(ends, ~has),
+            "window_start": pd.arrays.IntegerArray(starts[codes], no_window),
+            "window_end": pd.arrays.IntegerArray(ends[codes], no_window.copy()),
             "ts": nullable_ints(c.ts),
         }
         columns.update(detail_columns(c))
@@ -84,7 +97,8 @@ def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
                 none, np.arange(len(values)), side="right"
             )
             remap[none] = -1
-            return from_codes(remap[column.codes], categories)
+            codes = np.take(remap.astype(_code_type(len(categories))), column.codes)
+            return from_codes(codes, categories)
     except TypeError:
         pass
     return pd.Series(column.decode(), dtype=object)
@@ -102,10 +116,14 @@ def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
     if len(c.kind.values) <= 256:  # a stable sort of small ints is a radix sort: one pass
         codes = codes.astype(np.uint8)
     order = np.argsort(codes, kind="stable")
-    counts = np.bincount(codes, minlength=len(c.kind.values))
-    bounds = np.concatenate(([0], np.cumsum(counts)))
+    ordered = codes[order]
+    # where each kind's run of sorted codes starts (a kind absent has no run)
+    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
+    kinds = c.kind.values
     return {
-        kind: order[bounds[i] : bounds[i + 1]] for i, kind in enumerate(c.kind.values) if counts[i]
+        kinds[int(ordered[start])]: order[start:stop]
+        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+        if stop > start
     }
 
 
@@ -149,30 +167,34 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
     if any(kind not in DETAIL_FIELDS for kind in per_kind):
         names.append("detail")
     parts: dict[str, list[DetailPiece]] = {name: [] for name in names}
+    ids: np.ndarray | None = None  # the details' identities (read once, without touching them)
     for kind, rows in per_kind.items():
         fields = detail_names(kind)
         if len(fields) == 1:
             parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
             continue
-        details = c.detail[rows]
+        if ids is None:
+            ids = object_ids(c.detail)
         codes: np.ndarray | None = None
-        if _mostly_distinct(details):
-            distinct, first = details, rows
-        else:  # each distinct tuple split once (by identity: the engine shares tuples)
-            codes, at = first_of_each(object_ids(details))
-            distinct, first = details[at], rows[at]
-        tables = split_fields(c, kind, first, distinct.tolist(), len(fields))
+        first = rows
+        kind_ids = ids[rows]
+        if not _mostly_distinct(kind_ids):
+            # each distinct tuple split once (by identity: the engine shares tuples)
+            codes, at = first_of_each(kind_ids)
+            first = rows[at]
+        tables = split_fields(c, kind, first, c.detail[first].tolist(), len(fields))
         for name, table in zip(fields, tables, strict=True):
             parts[name].append(DetailPiece(rows, table, codes))
     return parts
 
 
-def _mostly_distinct(details: np.ndarray, sample: int = 256) -> bool:
-    """True when evenly spread samples of the details are all different objects (then
-    telling them apart would not pay: each record has its own tuple, as ``arrival``)."""
-    if len(details) < 4 * sample:
+def _mostly_distinct(ids: np.ndarray, sample: int = 256) -> bool:
+    """True when evenly spread samples of some details' identities (``object_ids``) are all
+    different (then telling them apart would not pay: each record has its own tuple, as
+    ``arrival``)."""
+    if len(ids) < 4 * sample:
         return False
-    picked = object_ids(details[:: len(details) // sample])
+    picked = ids[:: len(ids) // sample]
     return len(np.unique(picked)) == len(picked)
 
 
@@ -200,36 +222,106 @@ def split_fields(
 
 
 def detail_columns(c: TraceColumns) -> dict[str, Any]:
-    """One column per detail field of the kinds present, missing on the rows of other kinds:
-    a Categorical when every value is a string (a domain, a trigger call, an input name),
-    else objects (None where missing)."""
-    return {name: _column(len(c), pieces) for name, pieces in detail_fields(c).items()}
+    """One column per detail field of the kinds present, missing on the rows of other kinds
+    (see ``detail_column``)."""
+    return {name: detail_column(len(c), pieces) for name, pieces in detail_fields(c).items()}
 
 
-def _all_strings(pieces: list[DetailPiece]) -> bool:
-    """True when every value of the pieces is a ``str`` (checked value by value only when
-    each piece's first value is one)."""
-    for p in pieces:
-        first = p.table[p.rows[0] if p.whole else 0] if len(p.rows) else None
-        if first.__class__ is not str:
-            return False
-    return all(set(map(type, p.distinct().tolist())) == {str} for p in pieces)
+_NONE = type(None)
+# the types a detail column is typed by (any other: objects, told by each piece's first value
+# without scanning the rest: an element payload)
+_TYPED = frozenset({str, int, bool, _NONE})
 
 
-def _column(n: int, pieces: list[DetailPiece]) -> Any:
-    """A detail field's column from its pieces."""
-    if _all_strings(pieces):
-        # categories in order of first appearance, piece by piece (as the rows are given):
-        # each piece's values are in order of first appearance among its rows
+def detail_column(n: int, pieces: list[DetailPiece]) -> Any:
+    """A detail field's column of ``n`` rows from its pieces (missing on the other rows):
+
+    * a Categorical when every value is a ``str`` (a domain, a trigger call, an input name);
+      categories in order of first appearance;
+    * nullable ``Int64`` when every value is an ``int`` in Java's long range or None, with at
+      least one int (an input index, a pane, a cleanup time, a count);
+    * nullable ``boolean`` when every value is a ``bool`` or None, at least one a bool
+      (``deduplicated``, ``existed``);
+    * else objects, None where missing (an int beyond the long range, mixed types, a field
+      whose values are all None, element payloads, windows: a ``TimeWindow`` is a tuple, and
+      pandas 2 cannot turn a categorical of tuples into strings, ``astype(str)``).
+    """
+    if all(_first(p).__class__ in _TYPED for p in pieces):
         tables = [p.distinct() for p in pieces]
-        local, categories = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
-        codes = np.full(n, -1, dtype=np.int32)
-        offset = 0
-        for p, table in zip(pieces, tables, strict=True):
-            here = local[offset : offset + len(table)]
-            offset += len(table)
-            codes[p.rows] = here if p.codes is None else here[p.codes]
-        return from_codes(codes, list(categories))
+        types = set().union(*(map(type, t.tolist()) for t in tables))
+        if types == {str}:
+            return _strings(n, pieces, tables)
+        if types - {_NONE} == {int}:
+            ints = _masked(n, pieces, tables, np.int64)
+            if ints is not None:
+                return pd.arrays.IntegerArray(*ints)
+        if types - {_NONE} == {bool}:
+            bools = _masked(n, pieces, tables, np.bool_)
+            assert bools is not None  # bools always fit
+            return pd.arrays.BooleanArray(*bools)
+    return _objects(n, pieces)
+
+
+def _first(p: DetailPiece) -> Any:
+    """A piece's first value (None for a piece without rows)."""
+    if not len(p.rows):
+        return None
+    return p.table[p.rows[0] if p.whole else 0]
+
+
+def _code_type(categories: int) -> type:
+    """The narrowest codes pandas keeps for that many categories (no copy in ``from_codes``)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if categories < np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> pd.Categorical:
+    """A Categorical of a field whose values are all strings (``tables``: each piece's
+    ``distinct`` values); categories in order of first appearance, piece by piece (as the
+    rows are given: each piece's values are in order of first appearance among its rows)."""
+    local, uniques = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
+    local = local.astype(_code_type(len(uniques)), copy=False)
+    codes = np.full(n, -1, dtype=local.dtype)
+    offset = 0
+    for p, table in zip(pieces, tables, strict=True):
+        here = local[offset : offset + len(table)]
+        offset += len(table)
+        codes[p.rows] = here if p.codes is None else here[p.codes]
+    return from_codes(codes, list(uniques))
+
+
+def _masked(
+    n: int, pieces: list[DetailPiece], tables: list[np.ndarray], dtype: type
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The values and missing mask of a nullable ``Int64`` / ``boolean`` column of a field
+    whose values are all ints (or all bools) or None (``tables``: each piece's ``distinct``
+    values); None when an int is beyond Java's long range (the column stays objects)."""
+    data = np.zeros(n, dtype=dtype)  # zero on missing rows
+    missing = np.ones(n, dtype=bool)
+    none = id(None)
+    for p, table in zip(pieces, tables, strict=True):
+        absent = object_ids(table) == none
+        try:
+            if absent.any():
+                values = np.zeros(len(table), dtype=dtype)
+                values[~absent] = table[~absent].astype(dtype)
+            else:
+                values = table.astype(dtype)
+        except OverflowError:  # an int beyond int64
+            return None
+        if p.codes is None:
+            data[p.rows] = values
+            missing[p.rows] = absent
+        else:
+            data[p.rows] = values[p.codes]
+            missing[p.rows] = absent[p.codes]
+    return data, missing
+
+
+def _objects(n: int, pieces: list[DetailPiece]) -> pd.Series:
+    """An object column of the pieces' values, None on the other rows."""
     out = np.empty(n, dtype=object)  # an empty object array holds None
     whole = np.zeros(n, dtype=bool)  # rows whose value is their detail itself
     for p in pieces:
@@ -257,7 +349,7 @@ def from_pandas(frame: pd.DataFrame) -> TraceColumns:
         for s, e in zip(starts, ends, strict=True)
     ]
     cells = {
-        name: [_cell(v) for v in frame[name].tolist()]
+        name: [_cell(v, widened=frame[name].dtype.kind == "f") for v in frame[name].tolist()]
         for name in {f for fs in DETAIL_FIELDS.values() for f in fs} | {"detail"}
         if name in frame.columns
     }
@@ -294,8 +386,9 @@ def _int_or_none(v: Any) -> int | None:
     return int(v)
 
 
-def _cell(v: Any) -> Any:
-    """A detail cell: missing as None, whole floats (pandas widened an int column) as int."""
+def _cell(v: Any, *, widened: bool) -> Any:
+    """A detail cell: missing as None; in a float column (pandas widened an older frame's
+    int column) whole floats as int. A float among objects stays a float."""
     if _missing(v):
         return None
-    return int(v) if isinstance(v, float) and v.is_integer() else v
+    return int(v) if widened and isinstance(v, float) and v.is_integer() else v
