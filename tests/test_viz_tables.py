@@ -74,3 +74,13 @@ def test_show_full_rows_sets_pandas_options():
         show_full_rows()
         assert pd.get_option("display.max_colwidth") is None
         assert pd.get_option("display.max_columns") is None
+
+
+def test_nullable_bools_show_gaps_as_empty_cells_and_keep_their_values():
+    # to_pandas gives deduplicated / existed as ``boolean``, missing on other kinds' rows
+    frame = pd.DataFrame({"existed": pd.array([True, None, False], dtype="boolean")})
+    shown = readable(frame)
+    assert shown["existed"].tolist() == [True, "", False]
+    assert [type(v) for v in shown["existed"]] == [bool, str, bool]
+    full = pd.DataFrame({"existed": pd.array([True, False], dtype="boolean")})
+    assert readable(full)["existed"].tolist() == [True, False]  # no gaps: left as it is

@@ -43,7 +43,7 @@ def _shown(value: object, start: int | None) -> object:
     if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
         return ""
     if isinstance(value, (bool, np.bool_)):
-        return value
+        return bool(value)
     if isinstance(value, (int, np.integer, float, np.floating)):
         if value <= MIN:
             return "MIN"
@@ -89,7 +89,13 @@ def readable(
         numeric = pd.api.types.is_integer_dtype(column) or (
             pd.api.types.is_float_dtype(column) and _whole(column)
         )
-        if numeric or column.dtype == object or pd.api.types.is_string_dtype(column):
+        nullable_bools = pd.api.types.is_bool_dtype(column) and column.isna().any()
+        if (
+            numeric
+            or nullable_bools  # (a ``boolean`` column's gaps as empty cells, not <NA>)
+            or column.dtype == object
+            or pd.api.types.is_string_dtype(column)
+        ):
             plain_ints = numeric and shift is None and pd.api.types.is_integer_dtype(column)
             if plain_ints and not column.isna().any() and not column.isin([MIN, MAX]).any():
                 continue  # a plain int column stays as it is
