@@ -235,7 +235,8 @@ class Trace:
                 slots = Slots(flats.pop(marker), marker.width)
                 groups.append((marker, slots, np.flatnonzero(piece == label)))
         seq = np.arange(first, first + n, dtype=np.int64)
-        return TraceColumns.pending(seq, Pieces(n, plain_flat, plain_at, groups).decode)
+        pieces = Pieces(n, plain_flat, plain_at, groups)
+        return TraceColumns.pending(seq, pieces.decode, pieces.part)
 
     def _undeclared(self) -> str:
         """What is wrong with a write buffer whose plain records do not read as records: the
