@@ -551,15 +551,21 @@ class Slots:
 
 @dataclass(slots=True)
 class _Group:
-    """A marker's entries in a first read (``Pieces``): ``n`` entries of ``len(at)`` records,
-    record ``r`` of entry ``e`` at position ``at[r][e]``; ``fields`` the marker's
-    ``Packed.fields`` (a field's items dropped once that field is decoded whole), ``kinds``
-    the kind of each record slot when it is the same for every entry (a str), else None."""
+    """A marker's entries in a first read (``Pieces``): ``n`` entries of ``count`` records,
+    an entry's records one after another from position ``first[e]`` (record ``r`` of entry
+    ``e`` at ``first[e] + r``: ``at(r)``); ``fields`` the marker's ``Packed.fields`` (a
+    field's items dropped once that field is decoded whole), ``kinds`` the kind of each
+    record slot when it is the same for every entry (a str), else None."""
 
     n: int
-    at: np.ndarray  # (records of an entry, entries)
+    count: int
+    first: np.ndarray
     fields: list[Any]
     kinds: tuple[str | None, ...]
+
+    def at(self, r: int) -> np.ndarray:
+        """The positions of record slot ``r`` of every entry."""
+        return self.first + r
 
     def item(self, f: int, r: int) -> Any:
         """Field ``f``'s item of record slot ``r``, made if it is ``Deferred``."""
@@ -616,9 +622,9 @@ class Pieces:
             for marker, slots, at in self.groups:
                 fields = list(marker.fields(slots))
                 kinds = tuple(k if k.__class__ is str else None for k in fields[0])
-                n = len(at) // marker.count
-                by_slot = np.ascontiguousarray(at.reshape(n, marker.count).T)
-                items.append(_Group(n, by_slot, fields, kinds))
+                # (an entry's records are consecutive: its first record's position says all)
+                first = at[:: marker.count].copy()
+                items.append(_Group(len(first), marker.count, first, fields, kinds))
             self.items, self.groups = items, []
         return self.items
 
@@ -687,7 +693,7 @@ class Pieces:
                 if wanted is None:
                     wanted = np.zeros(len(kind.values), dtype=bool)
                     wanted[codes] = True
-                if wanted[kind.codes[group.at[r]]].any():  # (a slot of varying kinds)
+                if wanted[kind.codes[group.at(r)]].any():  # (a slot of varying kinds)
                     read.append(r)
             slots.append(read)
         return _Pick(plain, plain_at, slots)
@@ -724,11 +730,11 @@ class Pieces:
         (entry by entry)."""
         if pick is None:
             for group in self.items:
-                yield group, list(enumerate(group.at))
+                yield group, [(r, group.at(r)) for r in range(group.count)]
         else:
             for group, read in zip(self.items, pick.slots, strict=True):
                 if read:
-                    yield group, [(r, group.at[r]) for r in read]
+                    yield group, [(r, group.at(r)) for r in read]
 
     def _put(self, out: np.ndarray, values: Any, pick: _Pick | None) -> None:
         """The plain records' values into ``out``."""
