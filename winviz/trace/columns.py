@@ -10,7 +10,10 @@ Writers never build columns: they append whole records to the trace's write buff
 ``list.extend`` per record, the cheapest append CPython has; packed entries stand for several
 records, ``winviz.trace.store``). A read slices the buffer field by field (``Pieces``) and
 decodes each column the first time a reader asks for it: one C-speed pass over its slice
-for the plain records, the marker's ``Packed.fields`` for the entries.
+for the plain records, the marker's ``Packed.fields`` for the entries. A reader of a few
+kinds' records (a chart) asks for a field's ``part`` instead (``TraceColumns.part``): only
+the plain records of those kinds and the packed record slots of those kinds are decoded,
+and the whole columns stay the same whatever parts were read first.
 
 Dictionary codes tell values apart by type as well as by value, as Java would: ``1`` and
 ``True`` (equal in Python) stay two keys, and so do a ``TimeWindow`` and a plain tuple; floats
