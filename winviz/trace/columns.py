@@ -565,10 +565,14 @@ class _Group:
     first: np.ndarray
     fields: list[Any]
     kinds: tuple[str | None, ...]
+    _at: dict[int, np.ndarray] = field(default_factory=dict)
 
     def at(self, r: int) -> np.ndarray:
-        """The positions of record slot ``r`` of every entry."""
-        return self.first + r
+        """The positions of record slot ``r`` of every entry (made once)."""
+        at = self._at.get(r)
+        if at is None:
+            at = self._at[r] = self.first + r
+        return at
 
     def item(self, f: int, r: int) -> Any:
         """Field ``f``'s item of record slot ``r``, made if it is ``Deferred``."""
@@ -591,7 +595,8 @@ class Pieces:
     """The records of a trace's write buffer, not yet decoded (``Trace.columns``): the plain
     records, eight values each (``plain``, sliced field by field when the field is decoded),
     at record positions ``plain_at`` (None: every record is plain, in order), and the packed
-    entries of each marker slot by slot, at positions ``at`` (entry by entry).
+    entries of each marker slot by slot, each entry's records one after another from the
+    position of its first (``first``, entry by entry).
     ``decode(name)`` builds one field's column, straight into its typed array (codes, int64
     times), never through Python objects per record except the details;
     ``TraceColumns.pending`` asks for each field the first time a reader reads it. What a
@@ -612,7 +617,7 @@ class Pieces:
     ) -> None:
         self.n, self.flat, self.plain_at = n, plain, plain_at
         self.left = len(BASE_NAMES)  # fields not decoded yet
-        self.groups = groups  # (marker, slots, at)
+        self.groups = groups  # (marker, slots, each entry's first record's position)
         # per marker: its entries' fields (``_Group``), made when the first field is asked
         self.items: list[_Group] = []
         # (parts) the plain records' kind codes, and the plain records of each kind code
@@ -622,11 +627,9 @@ class Pieces:
     def _items(self) -> list[_Group]:
         if self.groups:
             items = []
-            for marker, slots, at in self.groups:
+            for marker, slots, first in self.groups:
                 fields = list(marker.fields(slots))
                 kinds = tuple(k if k.__class__ is str else None for k in fields[0])
-                # (an entry's records are consecutive: its first record's position says all)
-                first = at[:: marker.count].copy()
                 items.append(_Group(len(first), marker.count, first, fields, kinds))
             self.items, self.groups = items, []
         return self.items
