@@ -21,17 +21,19 @@ TIMER_CALLS = ("on_event_time", "on_processing_time")
 def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each ``fired`` record at these positions: its trigger call (an object array, None
     where there is no trigger record) and the position of the ``timer_fired`` record of the
-    timer that fired it (-1 where none)."""
+    timer that fired it (-1 where none). Reads the operator, key, window and detail of the
+    ``fired``, ``trigger`` and ``timer_fired`` records only (``TraceColumns.part``)."""
     fired_rows = np.asarray(fired_rows, dtype=np.int64)
     calls = np.full(len(fired_rows), None, dtype=object)
     timers = np.full(len(fired_rows), -1, dtype=np.int64)
     kinds = {k: i for i, k in enumerate(c.kind.values)}
     trigger, timer = kinds.get("trigger", -1), kinds.get("timer_fired", -1)
-    operators = c.operator.codes[fired_rows]
+    operator = c.part("operator", ("fired", "trigger", "timer_fired"))
+    operators = operator.codes[fired_rows]
     for op in np.unique(operators).tolist():
         mine = np.flatnonzero(operators == op)
         rows = np.flatnonzero(
-            (c.operator.codes == op) & ((c.kind.codes == trigger) | (c.kind.codes == timer))
+            (operator.codes == op) & ((c.kind.codes == trigger) | (c.kind.codes == timer))
         )
         pos = np.arange(len(rows))
         last_trigger = np.maximum.accumulate(np.where(c.kind.codes[rows] == trigger, pos, -1))
@@ -40,12 +42,12 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
         t = np.where(before >= 0, last_trigger[np.maximum(before, 0)], -1) if len(rows) else before
         has = t >= 0
         call_rows = rows[t[has]]
-        calls[mine[has]] = [d[0] for d in c.detail[call_rows].tolist()]
+        calls[mine[has]] = [d[0] for d in c.part("detail", ("trigger",))[call_rows].tolist()]
         j = last_timer[t[has]] if len(rows) else t[has]
         timed = np.isin(calls[mine[has]], TIMER_CALLS) & (j >= 0)
         trows, frows = rows[j[timed]], fired_rows[mine[has][timed]]
-        same = (c.key.codes[trows] == c.key.codes[frows]) & (
-            c.window.codes[trows] == c.window.codes[frows]
-        )
+        key = c.part("key", ("timer_fired", "fired"))  # (one part: codes compared)
+        window = c.part("window", ("timer_fired", "fired"))
+        same = (key.codes[trows] == key.codes[frows]) & (window.codes[trows] == window.codes[frows])
         timers[mine[has][timed][same]] = trows[same]
     return calls, timers

@@ -10,7 +10,10 @@ Writers never build columns: they append whole records to the trace's write buff
 ``list.extend`` per record, the cheapest append CPython has; packed entries stand for several
 records, ``winviz.trace.store``). A read slices the buffer field by field (``Pieces``) and
 decodes each column the first time a reader asks for it: one C-speed pass over its slice
-for the plain records, the marker's ``Packed.fields`` for the entries.
+for the plain records, the marker's ``Packed.fields`` for the entries. A reader of a few
+kinds' records (a chart) asks for a field's ``part`` instead (``TraceColumns.part``): only
+the plain records of those kinds and the packed record slots of those kinds are decoded,
+and the whole columns stay the same whatever parts were read first.
 
 Dictionary codes tell values apart by type as well as by value, as Java would: ``1`` and
 ``True`` (equal in Python) stay two keys, and so do a ``TimeWindow`` and a plain tuple; floats
@@ -20,7 +23,7 @@ as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import is_not
@@ -107,7 +110,9 @@ class TraceColumns:
     The columns of a trace's first read are decoded one at a time, the first time a reader
     asks for each (``pending``): a reader that needs the kinds and times never pays for the
     keys or the details, and every reader gets the same values as if all were decoded at
-    once."""
+    once. A reader of a few kinds' records asks for a field's ``part`` instead: only those
+    records are decoded (the whole column, once decoded, is the same whatever parts were
+    read before)."""
 
     __slots__ = (
         "_decode",
@@ -115,6 +120,8 @@ class TraceColumns:
         "_key",
         "_kind",
         "_operator",
+        "_part",
+        "_parts",
         "_proc_time",
         "_ts",
         "_watermark",
@@ -139,18 +146,54 @@ class TraceColumns:
         self._operator, self._key, self._window = operator, key, window
         self._ts, self._detail = ts, detail
         self._decode: Callable[[str], Any] | None = None
+        self._part: Callable[..., Any] | None = None
+        self._parts: dict[str, tuple[frozenset[str], Any]] = {}
 
     @classmethod
-    def pending(cls, seq: np.ndarray, decode: Callable[[str], Any]) -> TraceColumns:
-        """Columns whose fields ``decode(name)`` gives (each asked once, when first read)."""
+    def pending(
+        cls,
+        seq: np.ndarray,
+        decode: Callable[[str], Any],
+        part: Callable[..., Any] | None = None,
+    ) -> TraceColumns:
+        """Columns whose fields ``decode(name)`` gives (each asked once, when first read);
+        ``part(name, kinds, kind_column, base)``, when given, a field's column on the records
+        of some kinds only, ``base`` (kinds, column) the part it extends (see ``part``;
+        ``Pieces.part``)."""
         columns = cls(seq, *([None] * 8))  # type: ignore[arg-type]
-        columns._decode = decode
+        columns._decode, columns._part = decode, part
         return columns
 
     def _field(self, name: str) -> Any:
         value = self._decode(name)  # type: ignore[misc]
         setattr(self, "_" + name, value)
+        self._parts.pop(name, None)
         return value
+
+    def part(self, name: str, kinds: Iterable[str]) -> Any:
+        """Field ``name``'s column for a reader of the records of these ``kinds`` only: an
+        array of every record, as the field's property gives it, whose values on the records
+        of those kinds are the column's (elsewhere: -1 codes, absent times, None details).
+        When the column is not decoded yet, only those records are (``Pieces.part``): a
+        ``CodedColumn`` part has a dictionary of its own (its codes are not the whole
+        column's: read values, or compare codes of one part only). A part is kept and grows
+        with the kinds asked for (in place: the records of the kinds asked for before keep
+        their values; only the new kinds' records are decoded); the whole column
+        when every kind is asked for, when it is decoded already, or when the columns cannot
+        decode parts."""
+        if self._part is None or name == "kind" or getattr(self, "_" + name) is not None:
+            return getattr(self, name)
+        wanted = frozenset(kinds)
+        have = self._parts.get(name)
+        if have is not None and wanted <= have[0]:
+            return have[1]
+        kind = self.kind
+        covered = wanted if have is None else wanted | have[0]
+        if covered.issuperset(kind.values):  # every record: the whole column
+            return getattr(self, name)
+        column = self._part(name, covered if have is None else wanted - have[0], kind, have)
+        self._parts[name] = (covered, column)
+        return column
 
     @property
     def kind(self) -> CodedColumn:
@@ -509,15 +552,61 @@ class Slots:
         return self._flat[1 + f :: self._step]
 
 
+@dataclass(slots=True)
+class _Group:
+    """A marker's entries in a first read (``Pieces``): ``n`` entries of ``count`` records,
+    an entry's records one after another from position ``first[e]`` (record ``r`` of entry
+    ``e`` at ``first[e] + r``: ``at(r)``); ``fields`` the marker's ``Packed.fields`` (a
+    field's items dropped once that field is decoded whole), ``kinds`` the kind of each
+    record slot when it is the same for every entry (a str), else None."""
+
+    n: int
+    count: int
+    first: np.ndarray
+    fields: list[Any]
+    kinds: tuple[str | None, ...]
+    _at: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def at(self, r: int) -> np.ndarray:
+        """The positions of record slot ``r`` of every entry (made once)."""
+        at = self._at.get(r)
+        if at is None:
+            at = self._at[r] = self.first + r
+        return at
+
+    def item(self, f: int, r: int) -> Any:
+        """Field ``f``'s item of record slot ``r``, made if it is ``Deferred``."""
+        item = self.fields[f][r]
+        return item.get() if item.__class__ is Deferred else item
+
+
+@dataclass(frozen=True, slots=True)
+class _Pick:
+    """The records a part reads (``Pieces.part``): the plain records ``plain`` (indices among
+    the plain records, in order) at positions ``plain_at``, and per marker group the record
+    slots read."""
+
+    plain: np.ndarray
+    plain_at: np.ndarray
+    slots: list[list[int]]
+
+
 class Pieces:
     """The records of a trace's write buffer, not yet decoded (``Trace.columns``): the plain
     records, eight values each (``plain``, sliced field by field when the field is decoded),
     at record positions ``plain_at`` (None: every record is plain, in order), and the packed
-    entries of each marker slot by slot, at positions ``at`` (entry by entry).
+    entries of each marker slot by slot, each entry's records one after another from the
+    position of its first (``first``, entry by entry).
     ``decode(name)`` builds one field's column, straight into its typed array (codes, int64
     times), never through Python objects per record except the details;
     ``TraceColumns.pending`` asks for each field the first time a reader reads it. What a
-    field alone needed is dropped once it is decoded."""
+    field alone needed is dropped once it is decoded.
+
+    ``part(name, kinds, kind)`` builds a field's column on the records of some kinds only
+    (``TraceColumns.part``): only the plain records of those kinds are read, and of the
+    packed entries only the record slots of those kinds (a slot whose kind varies from entry
+    to entry is read whole when any of its records is of one of them). Nothing a part makes
+    is dropped: the field's whole column, decoded later, reads the same items."""
 
     def __init__(
         self,
@@ -528,51 +617,153 @@ class Pieces:
     ) -> None:
         self.n, self.flat, self.plain_at = n, plain, plain_at
         self.left = len(BASE_NAMES)  # fields not decoded yet
-        self.groups = groups  # (marker, slots, at)
-        # per marker: (entries, at, marker.fields(slots)), made when the first field is asked
-        self.items: list[tuple[int, np.ndarray, list[Any]]] = []
+        self.groups = groups  # (marker, slots, each entry's first record's position)
+        # per marker: its entries' fields (``_Group``), made when the first field is asked
+        self.items: list[_Group] = []
+        # (parts) the plain records' kind codes, and the plain records of each kind code
+        self._plain_kinds: np.ndarray | None = None
+        self._plain_of: dict[int, np.ndarray] = {}
+
+    def _items(self) -> list[_Group]:
+        if self.groups:
+            items = []
+            for marker, slots, first in self.groups:
+                fields = list(marker.fields(slots))
+                kinds = tuple(k if k.__class__ is str else None for k in fields[0])
+                items.append(_Group(len(first), marker.count, first, fields, kinds))
+            self.items, self.groups = items, []
+        return self.items
 
     def decode(self, name: str) -> Any:
         f = BASE_NAMES.index(name)
         with paused():  # many new containers, no cycles: no collection passes over them
-            if self.groups:
-                self.items = [
-                    (len(at) // marker.count, at, list(marker.fields(slots)))
-                    for marker, slots, at in self.groups
-                ]
-                self.groups = []
-            for _, _, fields in self.items:  # (made now: the field is read)
-                fields[f] = [i.get() if i.__class__ is Deferred else i for i in fields[f]]
+            items = self._items()
             plain = self.flat[f :: len(BASE_NAMES)] if self.flat else None
-            if name in CODED:
-                column: Any = self._coded(plain, f, name)
-            elif name in TIMES:
-                try:
-                    column = self._time(plain, f)
-                except NotExact:  # a time that is not a long: the values as written
-                    column = self._time_objects(plain, f)
-            else:
-                column = self._objects(plain, f)
-            for _, _, fields in self.items:
-                fields[f] = None
+            column = self._column(name, f, plain, None)
+            for group in items:
+                group.fields[f] = None
             self.left -= 1
             if not self.left:  # every field decoded: nothing more to keep
                 self.flat, self.plain_at, self.items = [], None, []
+                self._plain_kinds, self._plain_of = None, {}
             return column
 
-    def _put(self, out: np.ndarray, values: Any) -> None:
+    def part(
+        self,
+        name: str,
+        kinds: Collection[str],
+        kind: CodedColumn,
+        base: tuple[Collection[str], Any] | None = None,
+    ) -> Any:
+        """Field ``name``'s column (a ``CodedColumn`` with a dictionary of its own, a
+        ``TimeColumn``, an object array), full length, whose values are those of the whole
+        column on the records of these ``kinds`` (``kind``: the kind column): -1 codes, absent
+        times and None details elsewhere, except where a read slot holds other kinds too.
+        ``base``: (its kinds, a part) to extend with these kinds' records, in place (the
+        values on the base's kinds stay as they are; a coded part gets a new ``CodedColumn``
+        with the dictionary extended)."""
+        f = BASE_NAMES.index(name)
+        column = None if base is None else base[1]
+        if column is not None and name in TIMES and not column.exact:
+            kinds, column = frozenset(kinds) | frozenset(base[0]), None  # (read again)
+        with paused():
+            pick = self._pick(kinds, kind)
+            flat, width = self.flat, len(BASE_NAMES)
+            plain = list(map(flat.__getitem__, (pick.plain * width + f).tolist()))
+            try:
+                return self._column(name, f, plain, pick, column)
+            except NotExact:  # a time not a long among the new kinds' records: all again
+                assert base is not None
+                return self.part(name, frozenset(kinds) | frozenset(base[0]), kind)
+
+    def _pick(self, kinds: Collection[str], kind: CodedColumn) -> _Pick:
+        codes = [i for i, k in enumerate(kind.values) if k in kinds]
+        if self.flat:
+            found = [self._plain_of_kind(c, kind) for c in codes]
+            if len(found) == 1:
+                plain = found[0]
+            else:  # (each in order: one sort of their union)
+                plain = np.sort(np.concatenate(found or [np.zeros(0, dtype=np.int64)]))
+            plain_at = plain if self.plain_at is None else self.plain_at[plain]
+        else:
+            plain = plain_at = np.zeros(0, dtype=np.int64)
+        slots = []
+        wanted = None
+        for group in self._items():
+            read = []
+            for r, k in enumerate(group.kinds):
+                if k is not None:
+                    if k in kinds:
+                        read.append(r)
+                    continue
+                if wanted is None:
+                    wanted = np.zeros(len(kind.values), dtype=bool)
+                    wanted[codes] = True
+                if wanted[kind.codes[group.at(r)]].any():  # (a slot of varying kinds)
+                    read.append(r)
+            slots.append(read)
+        return _Pick(plain, plain_at, slots)
+
+    def _plain_of_kind(self, code: int, kind: CodedColumn) -> np.ndarray:
+        """The plain records of a kind (indices among the plain records), found once."""
+        found = self._plain_of.get(code)
+        if found is None:
+            if self._plain_kinds is None:
+                at = self.plain_at
+                self._plain_kinds = kind.codes if at is None else kind.codes[at]
+            found = self._plain_of[code] = np.flatnonzero(self._plain_kinds == code)
+        return found
+
+    def _column(
+        self, name: str, f: int, plain: list[Any] | None, pick: _Pick | None, base: Any = None
+    ) -> Any:
+        """Field ``f``'s column of the records picked (all when ``pick`` is None), into the
+        part ``base`` when given (``NotExact`` from a time then: the caller reads the union
+        again)."""
+        if name in CODED:
+            return self._coded(plain, f, name, pick, base)
+        if name in TIMES:
+            try:
+                return self._time(plain, f, pick, base)
+            except NotExact:  # a time that is not a long: the values as written
+                if base is not None:
+                    raise
+                return self._time_objects(plain, f, pick)
+        return self._objects(plain, f, pick, base)
+
+    def _read(self, pick: _Pick | None) -> Iterator[tuple[_Group, list[tuple[int, np.ndarray]]]]:
+        """Each marker group with the record slots read, each with its records' positions
+        (entry by entry)."""
+        if pick is None:
+            for group in self.items:
+                yield group, [(r, group.at(r)) for r in range(group.count)]
+        else:
+            for group, read in zip(self.items, pick.slots, strict=True):
+                if read:
+                    yield group, [(r, group.at(r)) for r in read]
+
+    def _put(self, out: np.ndarray, values: Any, pick: _Pick | None) -> None:
         """The plain records' values into ``out``."""
-        if self.plain_at is None:
+        if pick is not None:
+            out[pick.plain_at] = values
+        elif self.plain_at is None:
             out[:] = values
         else:
             out[self.plain_at] = values
 
-    def _coded(self, plain: list[Any] | None, f: int, name: str) -> CodedColumn:
+    def _coded(
+        self,
+        plain: list[Any] | None,
+        f: int,
+        name: str,
+        pick: _Pick | None,
+        base: CodedColumn | None = None,
+    ) -> CodedColumn:
         fast = name != "key"  # (strings; the engine's windows, whose bounds are ints)
-        if not self.items:
+        if not self.items and pick is None:
             return encode(plain if plain is not None else [], fast=fast)
-        index: dict[Any, int] = {}
-        values: list[Any] = []
+        values: list[Any] = [] if base is None else list(base.values)
+        index: dict[Any, int] = {identity(v): i for i, v in enumerate(values)}
 
         def code(value: Any) -> int:
             ident = identity(value)
@@ -586,78 +777,79 @@ class Pieces:
             table = np.fromiter(map(code, column.values), dtype=np.int32, count=len(column.values))
             return table[column.codes] if len(column.codes) else column.codes
 
-        out = np.empty(self.n, dtype=np.int32)  # (every position is written below)
-        if plain is not None:
-            self._put(out, remap(encode(plain, fast=fast)))
-        for n, at, fields in self.items:
+        if base is not None:
+            out = base.codes  # (grown in place)
+        elif pick is None:  # (a whole column: every position is written below)
+            out = np.empty(self.n, dtype=np.int32)
+        else:
+            out = np.full(self.n, -1, dtype=np.int32)
+        if plain:
+            self._put(out, remap(encode(plain, fast=fast)), pick)
+        for group, read in self._read(pick):
             done: dict[int, np.ndarray] = {}  # id(item) -> codes (items stay alive meanwhile)
-            each: list[Any] = []
-            for item in fields[f]:  # type: ignore[index]
+            for r, at in read:
+                item = group.item(f, r)
                 if isinstance(item, (CodedColumn, list)):
                     codes = done.get(id(item))
                     if codes is None:
                         coded = item if isinstance(item, CodedColumn) else encode(item, fast=fast)
                         codes = done[id(item)] = remap(coded)
-                    each.append(codes)
-                else:
-                    each.append(code(item))
-            if all(c.__class__ is int for c in each):  # the same for every entry
-                out[at] = np.tile(np.array(each, dtype=np.int32), n)
-            else:
-                grid = np.empty((n, len(each)), dtype=np.int32)
-                for r, c in enumerate(each):
-                    grid[:, r] = c
-                out[at] = grid.ravel()
+                    out[at] = codes
+                else:  # the same for every entry
+                    out[at] = code(item)
         return CodedColumn(out, values)
 
-    def _time(self, plain: list[Any] | None, f: int) -> TimeColumn:
-        if not self.items:
+    def _time(
+        self, plain: list[Any] | None, f: int, pick: _Pick | None, base: TimeColumn | None = None
+    ) -> TimeColumn:
+        if not self.items and pick is None:
             return time_column(plain if plain is not None else [])
-        values = np.empty(self.n, dtype=np.int64)  # (every position is written below)
-        present = np.empty(self.n, dtype=bool)
-        if plain is not None:
+        if base is not None:  # (grown in place)
+            values, present = base.values, base.present
+        elif pick is None:  # (every position is written below)
+            values, present = np.empty(self.n, dtype=np.int64), np.empty(self.n, dtype=bool)
+        else:
+            values, present = np.zeros(self.n, dtype=np.int64), np.zeros(self.n, dtype=bool)
+        if plain:
             column = time_column(plain)
             if not column.exact:
                 raise NotExact(f)
-            self._put(values, column.values)
-            self._put(present, column.present)
-        for n, at, fields in self.items:
+            self._put(values, column.values, pick)
+            self._put(present, column.present, pick)
+        for group, read in self._read(pick):
             done: dict[int, Any] = {}
-            pairs = [(0, False) if item is None else _entry_times(item, done) for item in fields[f]]
-            grid = np.empty((n, len(pairs)), dtype=np.int64)
-            for r, (v, _) in enumerate(pairs):
-                grid[:, r] = v
-            values[at] = grid.ravel()
-            masks = [m for _, m in pairs]
-            if all(m.__class__ is bool for m in masks):  # the same for every entry
-                present[at] = np.tile(np.array(masks, dtype=bool), n)
-            else:
-                marks = np.empty((n, len(masks)), dtype=bool)
-                for r, m in enumerate(masks):
-                    marks[:, r] = m
-                present[at] = marks.ravel()
+            for r, at in read:
+                item = group.item(f, r)
+                v, m = (0, False) if item is None else _entry_times(item, done)
+                values[at] = v
+                present[at] = m
         return TimeColumn(values, present)
 
-    def _time_objects(self, plain: list[Any] | None, f: int) -> TimeColumn:
-        objects = np.empty(self.n, dtype=object)
-        if plain is not None:
-            self._put(objects, object_array(plain))
-        for n, at, fields in self.items:
-            objects[at] = entry_grid(n, fields[f])
+    def _time_objects(self, plain: list[Any] | None, f: int, pick: _Pick | None) -> TimeColumn:
+        objects = np.empty(self.n, dtype=object)  # (None where nothing is written)
+        if plain:
+            self._put(objects, object_array(plain), pick)
+        for group, read in self._read(pick):
+            for r, at in read:
+                objects[at] = entry_grid(group.n, (group.item(f, r),))
         return time_column(objects.tolist())
 
-    def _objects(self, plain: list[Any] | None, f: int) -> np.ndarray:
-        if not self.items:
+    def _objects(
+        self,
+        plain: list[Any] | None,
+        f: int,
+        pick: _Pick | None,
+        base: np.ndarray | None = None,
+    ) -> np.ndarray:
+        if not self.items and pick is None:
             return object_array(plain if plain is not None else [])
-        out = np.empty(self.n, dtype=object)
-        if plain is not None:
-            self._put(out, object_array(plain))
-        for n, at, fields in self.items:
+        out = np.empty(self.n, dtype=object) if base is None else base  # (None: not written)
+        if plain:
+            self._put(out, object_array(plain), pick)
+        for group, read in self._read(pick):
             done: dict[int, Any] = {}
-            grid = np.empty((n, len(fields[f])), dtype=object)
-            for r, item in enumerate(fields[f]):
-                grid[:, r] = _entry_objects(item, done)
-            out[at] = grid.ravel()
+            for r, at in read:
+                out[at] = _entry_objects(group.item(f, r), done)
         return out
 
 

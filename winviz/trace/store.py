@@ -227,15 +227,21 @@ class Trace:
         if not markers:
             n, plain_at, groups = len(plain_flat) // width, None, []
         else:
-            piece = np.repeat(np.array(labels, dtype=np.int32), records)
-            n = len(piece)
-            plain_at = np.flatnonzero(piece == 0)
-            groups = []
+            label_of = np.array(labels, dtype=np.int32)
+            counts = np.array(records, dtype=np.int64)
+            starts = np.cumsum(counts) - counts  # each piece's first record
+            n = int(counts.sum())
+            plain = label_of == 0
+            plain_at = _spans(starts[plain], counts[plain])
+            groups = []  # (marker, its entries slot by slot, each entry's first record)
             for marker, label in markers.items():
                 slots = Slots(flats.pop(marker), marker.width)
-                groups.append((marker, slots, np.flatnonzero(piece == label)))
+                mine = label_of == label
+                heads = _spans(starts[mine], counts[mine] // marker.count, marker.count)
+                groups.append((marker, slots, heads))
         seq = np.arange(first, first + n, dtype=np.int64)
-        return TraceColumns.pending(seq, Pieces(n, plain_flat, plain_at, groups).decode)
+        pieces = Pieces(n, plain_flat, plain_at, groups)
+        return TraceColumns.pending(seq, pieces.decode, pieces.part)
 
     def _undeclared(self) -> str:
         """What is wrong with a write buffer whose plain records do not read as records: the
@@ -445,6 +451,15 @@ class Trace:
         if not isinstance(path, (str, Path)):
             raise TypeError(f"path {path!r}: expected a str or pathlib.Path to write to")
         return save(self.columns(), Path(path))
+
+
+def _spans(starts: np.ndarray, lengths: np.ndarray, step: int = 1) -> np.ndarray:
+    """``start, start + step, ...`` (``length`` numbers) for each start and length, one
+    after another: the records of some pieces (``step`` 1) or their entries' first records
+    (``step`` = the records of an entry)."""
+    total = int(lengths.sum())
+    offsets = np.cumsum(lengths) - lengths  # where each span starts in the result
+    return np.repeat(starts - offsets * step, lengths) + np.arange(total, dtype=np.int64) * step
 
 
 def _names(field: str, want: Any) -> set[str]:

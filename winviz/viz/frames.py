@@ -86,7 +86,13 @@ class TraceInputError(ValueError):
 class TraceView:
     """Read-only access to a trace's columns (``winviz.trace.columns.TraceColumns``) by
     record position, for the frame builders below. A DataFrame made by ``to_pandas`` is read
-    back into columns first (``winviz.trace.frame.from_pandas``): one backend."""
+    back into columns first (``winviz.trace.frame.from_pandas``): one backend.
+
+    The methods that read a field of some records (``column``, ``detail``, ``ints``,
+    ``numbers``, ``codes``, ``bounds``, ``select`` by operator, ``operators``) read the
+    field's part for those records' kinds (``TraceColumns.part``): a chart decodes only the
+    records of the kinds it reads. ``c`` is the whole trace: ``c.window.codes`` go with
+    ``window_table()``, never with a part's codes."""
 
     def __init__(self, source: Trace | pd.DataFrame) -> None:
         self.source = source
@@ -98,7 +104,8 @@ class TraceView:
         self._codes = self.c.kind.codes
         self._code_of = {k: i for i, k in enumerate(self.c.kind.values)}
         self._kind_names = self.c.kind.lookup()
-        self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        # per window column or part read (by id): the column and its window table
+        self._tables: dict[int, tuple[Any, Any]] = {}
         self._rows_of: dict[int, np.ndarray] = {}  # per kind code: its records, in seq order
         self.memo: dict[Any, Any] = {}  # tables derived from this view (see ``memoized``)
 
@@ -118,15 +125,15 @@ class TraceView:
     def operators(self, *kinds: str) -> list[str]:
         """Operators that wrote records of these kinds, in order of first appearance."""
         first: dict[int, int] = {}  # operator code -> its first record of these kinds
-        for kind in dict.fromkeys(kinds):
-            if kind not in self._code_of:
-                continue
+        kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
+        operator = self.c.part("operator", kinds)
+        for kind in kinds:
             rows = self._rows(self._code_of[kind])
-            codes = self.c.operator.codes[rows]
+            codes = operator.codes[rows]
             for op in np.flatnonzero(np.bincount(codes)).tolist():
                 at = int(rows[int(np.argmax(codes == op))])
                 first[op] = min(at, first.get(op, at))
-        return [self.c.operator.values[op] for op in sorted(first, key=first.__getitem__)]
+        return [operator.values[op] for op in sorted(first, key=first.__getitem__)]
 
     def __len__(self) -> int:
         return len(self._codes)
@@ -138,7 +145,8 @@ class TraceView:
 
     def select(self, *kinds: str, operator: str | None = None) -> np.ndarray:
         """The positions of records of these kinds, in seq order."""
-        parts = [self._rows(self._code_of[k]) for k in dict.fromkeys(kinds) if k in self._code_of]
+        kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
+        parts = [self._rows(self._code_of[k]) for k in kinds]
         if not parts:
             rows = np.zeros(0, dtype=np.int64)
         elif len(parts) == 1:
@@ -146,8 +154,8 @@ class TraceView:
         else:  # each part in seq order: one sort of their union
             rows = np.sort(np.concatenate(parts), kind="stable")  # merges the sorted runs
         if operator is not None and len(rows):
-            code = self.c.operator.code_of(operator)
-            rows = rows[self.c.operator.codes[rows] == code]
+            column = self.c.part("operator", kinds)
+            rows = rows[column.codes[rows] == column.code_of(operator)]
         return rows
 
     def _rows(self, code: int) -> np.ndarray:
@@ -158,11 +166,19 @@ class TraceView:
             rows.setflags(write=False)  # shared by every select of this kind
         return rows
 
+    def part(self, name: str, rows: np.ndarray) -> Any:
+        """Field ``name``'s part for the kinds of these records (``TraceColumns.part``): its
+        values are the field's on these records."""
+        if not len(rows):
+            return self.c.part(name, ())
+        present = np.bincount(self._codes[rows], minlength=len(self._kind_names))
+        return self.c.part(name, self._kind_names[np.flatnonzero(present)].tolist())
+
     def column(self, name: str, rows: np.ndarray) -> np.ndarray:
         """A base column (kind, proc_time, watermark, operator, key, window, ts) for rows, as
         an object array; ``window`` gives (start, end) pairs or None."""
         if name in ("proc_time", "watermark", "ts"):
-            return object_array(getattr(self.c, name).take(rows).tolist())
+            return object_array(self.part(name, rows).take(rows).tolist())
         if name == "window":
             start, end, present = self.bounds(rows)
             return object_array(
@@ -171,12 +187,12 @@ class TraceView:
                     for s, e, p in zip(start.tolist(), end.tolist(), present.tolist(), strict=True)
                 ]
             )
-        return getattr(self.c, name).decode(rows)
+        return self.part(name, rows).decode(rows)
 
     def detail(self, kind: str, name: str, rows: np.ndarray) -> np.ndarray:
         """A detail field of records that are all of ``kind``."""
         names = detail_names(kind)
-        raw = self.c.detail[rows]
+        raw = self.c.part("detail", (kind,))[rows]
         if len(names) == 1:
             return raw
         i = names.index(name)
@@ -190,14 +206,14 @@ class TraceView:
     def codes(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, list[Any]]:
         """A coded base column (operator, key) of some records as integer codes and the
         distinct values, in order of first appearance."""
-        column = getattr(self.c, name)
+        column = self.part(name, rows)
         codes, firsts = pd.factorize(column.codes[rows])
         return codes, [column.values[i] for i in firsts.tolist()]
 
     def ints(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A time column (proc_time, watermark, ts) as exact int64 values and a mask of where
         a value is present (absent values are 0 in the first array)."""
-        column = getattr(self.c, name).take(rows)
+        column = self.part(name, rows).take(rows)
         if column.exact:
             return column.values, column.present
         out = np.zeros(len(rows), dtype=np.int64)
@@ -209,15 +225,28 @@ class TraceView:
     def window_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(start, end, is a time window) of each distinct window of the trace, by window
         code (``winviz.trace.columns.window_table``), made once per view."""
-        if self._bounds is None:
-            self._bounds = window_table(self.c.window.values)
-        return self._bounds
+        return self._window_table(self.c.window)
+
+    def _window_table(self, window: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``window_table`` of a window column or part (made once per column)."""
+        made = self._tables.get(id(window))
+        if made is None:  # (the column kept alive with its table: ids stay its own)
+            made = self._tables[id(window)] = (window, window_table(window.values))
+        return made[1]
+
+    def window_codes(
+        self, rows: np.ndarray
+    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The window codes of some records and the table they index ((start, end, is a time
+        window) per code, as ``window_table``), both of the window part of these records'
+        kinds: compare these codes with each other, never with ``c.window.codes``."""
+        window = self.part("window", rows)
+        return window.codes[rows], self._window_table(window)
 
     def bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The windows of some records as (start, end, present): int64 arrays and a mask of
         the records that have a time window (False for none and for the global window)."""
-        starts, ends, has = self.window_table()
-        codes = self.c.window.codes[rows]
+        codes, (starts, ends, has) = self.window_codes(rows)
         return starts[codes], ends[codes], has[codes]
 
 
