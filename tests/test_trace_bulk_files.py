@@ -19,7 +19,14 @@ from jobs import bounded
 import winviz as wv
 from winviz.trace import Trace, codec
 from winviz.trace.bulk import object_ids
-from winviz.trace.files import bits_at, decode_texts, null_flags, nulls_at, valid_flags
+from winviz.trace.files import (
+    bits_at,
+    decode_texts,
+    json_texts,
+    null_flags,
+    nulls_at,
+    valid_flags,
+)
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
 
@@ -224,3 +231,56 @@ def test_a_long_run_round_trips_exactly(tmp_path: Path) -> None:
     arrivals = frame[frame["kind"] == "arrival"]
     assert arrivals["index"].tolist() == list(range(3_000))
     assert arrivals["value"].tolist() == events
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [(f"k{i % 7}", i * 3 - 50, i % 5) for i in range(3_000)],  # one shape: column by column
+        [(f"k{i}", i % 2 == 0, None) for i in range(2_000)],
+        # tuples of one shape among windows and scalars: put back in order
+        [("k", i) for i in range(1_500)]
+        + [TimeWindow(0, 5), GLOBAL_WINDOW, 3, "x", None]
+        + [("k", -i) for i in range(1_500)],
+        [(s, i) for i, s in enumerate(TRICKY * 100)],  # strings JSON escapes: the general way
+        [("k", i) for i in range(1_500)] + [("k", 10**30)],  # beyond Java's long
+        [("k", i) for i in range(1_500)] + [("k", True)],  # a bool among ints
+        [("k", i) for i in range(1_500)] + [("k", 1.5)],  # a float
+        [("k", i) for i in range(1_500)] + [("k", 7, 1)],  # another width
+        [(Name("n"), i) for i in range(1_500)],  # a str subclass is tagged
+        [(None,)] * 1_500,
+        [("é\u2028", -i) for i in range(1_500)],
+    ],
+)
+def test_texts_written_column_by_column_are_the_texts_written_one_by_one(values: list) -> None:
+    assert json_texts(values).to_pylist() == [codec.to_text(v) for v in values]
+
+
+def test_the_details_are_read_from_the_files_bytes_when_first_read(tmp_path: Path) -> None:
+    """``load_trace`` decodes the base columns; the detail columns come from the bytes it read,
+    so the details are the same when the file is gone by then."""
+    trace = _tricky_trace()
+    path = trace.save(tmp_path / "tricky.parquet")
+    back = wv.load_trace(path)
+    path.unlink()
+    assert [r.detail for r in back] == [r.detail for r in trace]
+    assert back.to_json() == trace.to_json()
+
+
+def test_a_damaged_detail_column_is_refused_when_the_details_are_first_read(
+    tmp_path: Path,
+) -> None:
+    good = _tricky_trace().save(tmp_path / "good.parquet")
+    meta = pq.ParquetFile(good).metadata
+    names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+    chunk = meta.row_group(0).column(names.index("detail_json"))
+    data = bytearray(good.read_bytes())
+    start = chunk.dictionary_page_offset or chunk.data_page_offset
+    data[start : start + chunk.total_compressed_size] = b"\xff" * chunk.total_compressed_size
+    path = tmp_path / "damaged.parquet"
+    path.write_bytes(bytes(data))
+    back = wv.load_trace(path)  # the base columns are whole
+    assert back.kinds() == _tricky_trace().kinds()
+    with pytest.raises(wv.TraceFileError, match="damaged trace file") as err:
+        back.records("element")
+    assert str(path) in str(err.value)

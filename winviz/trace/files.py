@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import json
 from itertools import compress, repeat
-from operator import is_not
+from operator import is_, is_not, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -265,12 +265,12 @@ def _dictionary(codes: np.ndarray, values: list[Any]) -> pa.DictionaryArray:
 
 
 def _texts_array(
-    n: int, rows: np.ndarray | None, codes: np.ndarray, texts: list[str | None]
+    n: int, rows: np.ndarray | None, codes: np.ndarray, texts: list[str | None] | pa.Array
 ) -> pa.DictionaryArray:
     """A dictionary array of ``n`` strings: the records ``rows`` (all when None) have
     ``texts[codes]`` (null where that is None), the others null. Each distinct string is
     once in the dictionary (Parquet keeps a dictionary only when its values are distinct)."""
-    strings = pa.array(texts, pa.string())
+    strings = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.string())
     # Arrow's hash table finds equal texts (of different objects: two equal windows); one
     # pass whether or not there are any (cheaper than checking first with a Python set)
     encoded = strings.fill_null("").dictionary_encode()
@@ -334,7 +334,80 @@ def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array
     distinct = objects.tolist()
     if typ == "str":
         return _texts_array(n, rows, row_codes, distinct), b"plain"
-    return _texts_array(n, rows, row_codes, codec.to_texts(distinct)), b"json"
+    return _texts_array(n, rows, row_codes, json_texts(distinct)), b"json"
+
+
+def json_texts(values: list[Any]) -> pa.Array:
+    """``codec.to_texts`` of some values, as an Arrow array of strings, the same texts: the
+    tuples among them (an element payload per event) written column by column by Arrow when
+    they share one shape (``_tuple_texts``), the other values by ``codec.to_texts``."""
+    if len(values) < _COLUMNWISE:
+        return pa.array(codec.to_texts(values), pa.string())
+    tuples = np.fromiter(map(is_, map(type, values), repeat(tuple)), dtype=bool, count=len(values))
+    count = int(np.count_nonzero(tuples))
+    texts = None
+    if count >= _COLUMNWISE:
+        texts = _tuple_texts(
+            values if count == len(values) else list(compress(values, tuples.tolist()))
+        )
+    if texts is None:
+        return pa.array(codec.to_texts(values), pa.string())
+    if count == len(values):
+        return texts
+    rest = pa.array(codec.to_texts(list(compress(values, (~tuples).tolist()))), pa.string())
+    # back in order: the tuples' texts, then the others', each where its value was
+    at = np.empty(len(values), dtype=np.int64)
+    at[np.flatnonzero(tuples)] = np.arange(count)
+    at[np.flatnonzero(~tuples)] = np.arange(count, len(values))
+    return pa.concat_arrays([texts, rest]).take(pa.array(at))
+
+
+# fewer values than this: written by ``codec.to_texts`` (Arrow's per-call cost would not pay)
+_COLUMNWISE = 1024
+# a string JSON writes as itself between quotes (``json.encoder.encode_basestring`` escapes
+# only quotes, backslashes and control characters)
+_UNESCAPED = r'^[^"\\\x00-\x1f]*$'
+
+
+def _tuple_texts(values: list[tuple[Any, ...]]) -> pa.Array | None:
+    """The ``{"$tuple":[...]}`` texts of tuples (``tuple`` itself) of one width whose items
+    at each position are all of one type — ``str`` (needing no JSON escape), ``int`` (in
+    Java's long range), ``bool`` or None — joined by Arrow column by column, as
+    ``codec.to_text`` writes them; None for any other tuples."""
+    if not values:
+        return None
+    width = len(values[0])
+    if not width or set(map(len, values)) != {width}:
+        return None
+    parts: list[Any] = ['{"$tuple":[']
+    for i in range(width):
+        column = list(map(itemgetter(i), values))
+        types = set(map(type, column))
+        if len(types) != 1:
+            return None
+        typ = types.pop()
+        if typ is str:
+            strings = pa.array(column, pa.string())
+            if not pc.all(pc.match_substring_regex(strings, _UNESCAPED)).as_py():
+                return None
+            parts += ['"', strings, '"']
+        elif typ is int:
+            try:
+                ints = np.fromiter(column, dtype=np.int64, count=len(column))
+            except OverflowError:
+                return None
+            parts.append(pc.cast(pa.array(ints), pa.string()))
+        elif typ is bool:
+            parts.append(pc.if_else(pa.array(column, pa.bool_()), "true", "false"))
+        elif typ is type(None):
+            parts.append("null")
+        else:
+            return None
+        parts.append(",")
+    parts[-1] = "]}"
+    if all(isinstance(p, str) for p in parts):  # (every item None: no array to join)
+        return pa.array(["".join(parts)] * len(values), pa.string())
+    return pc.binary_join_element_wise(*parts, "")
 
 
 def _typed_detail(
@@ -389,12 +462,17 @@ def load(path: str | Path) -> TraceColumns:
     if not path.is_file():
         raise TraceFileError(f"{path}: no such trace file")
     try:
-        table = pq.read_table(path)
+        # the file's bytes, read once: the base columns are decoded now, the detail columns
+        # from the same bytes when the details are first read (a file changed or removed
+        # meanwhile changes nothing)
+        data = pa.py_buffer(path.read_bytes())
+        file = pq.ParquetFile(pa.BufferReader(data))
+        schema = file.schema_arrow
     except (pa.ArrowException, OSError) as exc:
         raise TraceFileError(
             f"{path}: not a readable Parquet file ({exc}); expected a trace written by Trace.save"
         ) from exc
-    meta = table.schema.metadata or {}
+    meta = schema.metadata or {}
     if meta.get(META_FORMAT) != FORMAT.encode():
         raise TraceFileError(
             f"{path}: not a winviz trace file (its metadata lacks {META_FORMAT.decode()}="
@@ -413,32 +491,39 @@ def load(path: str | Path) -> TraceColumns:
             f"{LAYOUT_VERSION} (save the trace again with this winviz)"
         )
     for name, want in COLUMNS.items():
-        if name not in table.column_names:
+        if name not in schema.names:
             raise TraceFileError(f"{path}: the column {name!r} is missing")
-        got = table.schema.field(name).type
+        got = schema.field(name).type
         if pa.types.is_dictionary(got):
             got = got.value_type
         if got != want:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
+        table = file.read(columns=list(COLUMNS), use_threads=False)
+    except (pa.ArrowException, OSError) as exc:
+        raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
+    try:
         with paused():  # many new objects, no cycles: no collection passes over them
-            return _columns(table, path)
+            return _columns(table, schema, file, path)
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
 
 
-def _columns(table: pa.Table, path: Path) -> TraceColumns:
-    """The file's columns: every base column read now (and so checked), the details — the
-    Python objects of every record, most of a load's work — built when a reader first asks
+def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Path) -> TraceColumns:
+    """The file's columns: every base column read now (and so checked), the detail columns'
+    types and the metadata checked now; the detail columns decoded, and the details — the
+    Python objects of every record, most of a load's work — built, when a reader first asks
     for them (``TraceColumns.pending``); a damaged detail then raises ``TraceFileError``
     naming the file."""
     kinds = _coded(table, "kind")
-    layout = _layout_of(table)
-    per_kind = _rows_per_code(kinds)
-    needed: dict[str, tuple[pa.ChunkedArray, bytes]] = {}
-    for kind, rows in per_kind.items():
+    layout = _layout_of(schema)
+    counts = np.bincount(kinds.codes, minlength=len(kinds.values))
+    needed: dict[str, bytes] = {}
+    for k, kind in enumerate(kinds.values):
+        if not counts[k]:
+            continue
         if kind is None:
-            raise ValueError(f"record {int(rows[0])} has no kind")
+            raise ValueError(f"record {int(np.argmax(kinds.codes == k))} has no kind")
         where = layout.get(kind)
         if where is None or list(where) != list(detail_names(kind)):
             raise ValueError(
@@ -446,10 +531,10 @@ def _columns(table: pa.Table, path: Path) -> TraceColumns:
                 f"fields {list(detail_names(kind))}"
             )
         for name in where.values():
-            if name not in table.column_names:
+            if name not in schema.names:
                 raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
             if name not in needed:
-                needed[name] = _check_detail(table, name)
+                needed[name] = _check_detail(schema, name)
     key_col = _coded(table, "key")
     ready: dict[str, Any] = {
         "kind": kinds,
@@ -465,17 +550,19 @@ def _columns(table: pa.Table, path: Path) -> TraceColumns:
         "ts": _time(table, "ts"),
     }
     seq = _seq(table.column("seq").combine_chunks())
-    held = [needed]  # the detail columns, dropped once the details are built
+    held = [file]  # the file's bytes, dropped once the details are built
 
     def decode(name: str) -> Any:
         if name != "detail":
             return ready[name]
         try:
             with paused():
-                details = _details(len(seq), held[0], per_kind, layout)
-        except (ValueError, TypeError, KeyError, IndexError) as exc:
+                columns = held[0].read(columns=list(needed), use_threads=False)
+                checked = {name: (columns.column(name), needed[name]) for name in needed}
+                details = _details(len(seq), checked, _rows_per_code(kinds), layout)
+        except (ValueError, TypeError, KeyError, IndexError, OSError, pa.ArrowException) as exc:
             raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
-        held[0] = {}
+        held.clear()
         return details
 
     return TraceColumns.pending(seq, decode)
@@ -511,9 +598,9 @@ def _details(
     return details
 
 
-def _layout_of(table: pa.Table) -> dict[str, dict[str, str]]:
+def _layout_of(schema: pa.Schema) -> dict[str, dict[str, str]]:
     """The file's ``{kind: {field: column}}`` (its metadata, read as JSON data)."""
-    text = (table.schema.metadata or {}).get(META_COLUMNS)
+    text = (schema.metadata or {}).get(META_COLUMNS)
     if text is None:
         raise ValueError(f"the metadata lacks {META_COLUMNS.decode()}")
     layout = json.loads(text)
@@ -616,10 +703,10 @@ def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return first_of_each(combined)
 
 
-def _check_detail(table: pa.Table, name: str) -> tuple[pa.ChunkedArray, bytes]:
-    """A detail column and its encoding, checked: texts (``plain`` or ``json``), or bools or
-    int64s (``plain``)."""
-    field = table.schema.field(name)
+def _check_detail(schema: pa.Schema, name: str) -> bytes:
+    """A detail column's encoding, checked with its type: texts (``plain`` or ``json``), or
+    bools or int64s (``plain``)."""
+    field = schema.field(name)
     encoding = (field.metadata or {}).get(ENCODING)
     if encoding not in (b"plain", b"json"):
         raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
@@ -632,7 +719,7 @@ def _check_detail(table: pa.Table, name: str) -> tuple[pa.ChunkedArray, bytes]:
             raise ValueError(f"detail column {name!r} is {kind} but marked json")
     else:
         raise ValueError(f"detail column {name!r} is {kind}; expected bool, int64 or text")
-    return table.column(name), encoding
+    return encoding
 
 
 def _detail_values(checked: tuple[pa.ChunkedArray, bytes]) -> _DetailColumn:
