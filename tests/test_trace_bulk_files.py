@@ -133,9 +133,11 @@ def test_a_tricky_trace_round_trips_exactly(tmp_path: Path) -> None:
     # the timer details are one shared tuple again, as the engine wrote them
     timers = [r.detail for r in back.records("timer_registered")]
     assert len({id(d) for d in timers}) == 1
-    # Parquet keeps a dictionary only when its texts are distinct: equal payloads share one
-    values = pq.read_table(path).column("detail_json").combine_chunks().dictionary.to_pylist()
-    assert len(values) == len(set(values)) and values.count('{"$tuple":["same",1]}') == 1
+    # the JSON texts are written plain, a text per record; equal texts come back as one value
+    texts = pq.read_table(path).column("detail_json").to_pylist()
+    assert texts[-3:-1] == ['{"$tuple":["same",1]}'] * 2
+    same = [r.detail for r in back.records("element")][-2:]
+    assert same == [("same", 1)] * 2 and same[0] is same[1]
     frame = trace.to_pandas()
     assert back.to_pandas().astype(str).equals(frame.astype(str))
     assert isinstance(frame["domain"].dtype, pd.CategoricalDtype)
@@ -170,14 +172,15 @@ def test_a_time_window_without_bounds_is_a_damaged_file(tmp_path: Path) -> None:
 def test_a_crafted_dictionary_of_texts_is_refused_or_read_as_data(tmp_path: Path) -> None:
     good = _tricky_trace().save(tmp_path / "good.parquet")
     table = pq.read_table(good)
-    values = table.column("detail_json").combine_chunks()
+    # a dictionary of texts (as layout 2 wrote them), in order of first appearance
+    values = table.column("detail_json").combine_chunks().dictionary_encode()
     at = table.column_names.index("detail_json")
     for texts, ok in ((["1,2"], False), (['{"$tuple":[1]', "2]}"], False), (["[1, 2]"], True)):
         dictionary = values.dictionary.to_pylist()
         dictionary[: len(texts)] = texts
         crafted = table.set_column(
             at,
-            table.schema.field(at),
+            table.schema.field(at).with_type(values.type),
             pa.DictionaryArray.from_arrays(values.indices, pa.array(dictionary)),
         )
         path = tmp_path / "crafted.parquet"
@@ -284,3 +287,21 @@ def test_a_damaged_detail_column_is_refused_when_the_details_are_first_read(
     with pytest.raises(wv.TraceFileError, match="damaged trace file") as err:
         back.records("element")
     assert str(path) in str(err.value)
+
+
+def test_a_layout_2_file_is_read_exactly(tmp_path: Path) -> None:
+    """Layout 2 wrote the JSON detail columns as dictionaries of texts; such a file is read
+    as exactly as a layout-3 one."""
+    trace = _tricky_trace()
+    table = pq.read_table(trace.save(tmp_path / "v3.parquet"))
+    at = table.column_names.index("detail_json")
+    column = table.column(at).combine_chunks().dictionary_encode()
+    field = table.schema.field(at).with_type(column.type)
+    old = table.set_column(at, field, column)
+    old = old.replace_schema_metadata({**table.schema.metadata, b"winviz.file_layout": b"2"})
+    path = tmp_path / "v2.parquet"
+    pq.write_table(old, path)
+    assert pa.types.is_dictionary(pq.read_table(path).schema.field("detail_json").type)
+    back = wv.load_trace(path)
+    assert back.to_json() == trace.to_json()
+    assert [r.detail for r in back] == [r.detail for r in trace]

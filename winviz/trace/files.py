@@ -88,10 +88,12 @@ from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 FORMAT = "winviz-trace"
 META_FORMAT = b"winviz.format"
 META_VERSION = b"winviz.schema_version"
-# the file layout (this module's; the records' schema is ``SCHEMA_VERSION``): 2 = the detail
-# fields by position (``detail_1`` …) instead of one column per field name
+# the file layout (this module's; the records' schema is ``SCHEMA_VERSION``): 2 = a few typed
+# detail columns shared by the kinds instead of one column per field name; 3 = the JSON detail
+# columns as plain strings instead of dictionaries (a layout-2 file is read as well)
 META_LAYOUT = b"winviz.file_layout"
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
+READS_LAYOUTS = ("2", "3")
 META_COLUMNS = b"winviz.detail_columns"
 COLUMNS = {
     "seq": pa.int64(),
@@ -334,7 +336,21 @@ def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array
     distinct = objects.tolist()
     if typ == "str":
         return _texts_array(n, rows, row_codes, distinct), b"plain"
-    return _texts_array(n, rows, row_codes, json_texts(distinct)), b"json"
+    return _dense_texts(n, rows, row_codes, json_texts(distinct)), b"json"
+
+
+def _dense_texts(n: int, rows: np.ndarray, codes: np.ndarray, texts: pa.Array) -> pa.StringArray:
+    """A column of ``n`` strings: the records ``rows`` have ``texts[codes]``, the others
+    null. Written plain, not as a dictionary: a JSON column's texts are mostly distinct (an
+    element payload per event), and its repeats (the same payload in a record's ``arrival``,
+    ``element`` and ``assigned`` records) are a few records apart, so the file's compression
+    stores them about as compactly as a dictionary would, without hashing a million texts
+    when the file is written."""
+    indices = np.zeros(n, dtype=np.int32)
+    indices[rows] = codes
+    valid = np.zeros(n, dtype=bool)
+    valid[rows] = True
+    return texts.take(with_valid(indices, pa.int32(), valid))
 
 
 def json_texts(values: list[Any]) -> pa.Array:
@@ -485,10 +501,10 @@ def load(path: str | Path) -> TraceColumns:
             f"{SCHEMA_VERSION}"
         )
     layout = meta.get(META_LAYOUT, b"1").decode(errors="replace")
-    if layout != str(LAYOUT_VERSION):
+    if layout not in READS_LAYOUTS:
         raise TraceFileError(
-            f"{path}: trace file layout version {layout!r}; this winviz reads layout version "
-            f"{LAYOUT_VERSION} (save the trace again with this winviz)"
+            f"{path}: trace file layout version {layout!r}; this winviz reads layout versions "
+            f"{' and '.join(READS_LAYOUTS)} (save the trace again with this winviz)"
         )
     for name, want in COLUMNS.items():
         if name not in schema.names:
@@ -704,8 +720,8 @@ def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_detail(schema: pa.Schema, name: str) -> bytes:
-    """A detail column's encoding, checked with its type: texts (``plain`` or ``json``), or
-    bools or int64s (``plain``)."""
+    """A detail column's encoding, checked with its type: texts (``plain`` or ``json``; strings
+    or a dictionary of strings), or bools or int64s (``plain``)."""
     field = schema.field(name)
     encoding = (field.metadata or {}).get(ENCODING)
     if encoding not in (b"plain", b"json"):
@@ -714,6 +730,8 @@ def _check_detail(schema: pa.Schema, name: str) -> bytes:
     if pa.types.is_dictionary(kind):
         if not pa.types.is_string(kind.value_type):
             raise ValueError(f"detail column {name!r} is {kind}; expected strings")
+    elif pa.types.is_string(kind):
+        pass
     elif pa.types.is_boolean(kind) or pa.types.is_int64(kind):
         if encoding != b"plain":
             raise ValueError(f"detail column {name!r} is {kind} but marked json")
@@ -726,6 +744,8 @@ def _detail_values(checked: tuple[pa.ChunkedArray, bytes]) -> _DetailColumn:
     """A detail column (checked by ``_check_detail``) as a ``_DetailColumn``."""
     chunks, encoding = checked
     column = chunks.combine_chunks()
+    if pa.types.is_string(column.type):  # each distinct text decoded once
+        column = column.dictionary_encode()
     if pa.types.is_dictionary(column.type):
         if encoding == b"json":
             table_values = decode_texts(column.dictionary)
