@@ -3,7 +3,8 @@
 A learner can hand an instructor one file, and anyone can open it without winviz (pandas,
 DuckDB, Polars). The file holds data only — nothing in it is ever run when it is read — and
 says which schema it follows (``winviz.schema_version`` in the file's metadata) and which file
-layout (``winviz.file_layout``: 2; a file of another layout is refused, naming it).
+layout (``winviz.file_layout``: 3; layout 2, whose JSON detail columns were dictionaries, is
+read as well; a file of another layout is refused, naming it).
 
 Columns (one row per record, in ``seq`` order):
 
@@ -15,7 +16,7 @@ Columns (one row per record, in ``seq`` order):
 | ``key`` | dictionary of strings | the key as tagged JSON text (``winviz.trace.codec``) |
 | ``window_start``, ``window_end`` | int64, null unless a time window | ``[start, end)`` |
 | ``window`` | dictionary of strings | ``"time"``, ``"global"`` or null (no window) |
-| ``detail_json``, ``detail_json_2`` | dictionary of strings | detail values as tagged JSON text |
+| ``detail_json``, ``detail_json_2`` | strings | detail values as tagged JSON text |
 | ``detail_int``, ``detail_int_2``, … | int64 | detail values that are ints |
 | ``detail_str``, ``detail_str_2``, … | dictionary of strings | detail values that are strings |
 | ``detail_bool`` | bool | detail values that are bools |
@@ -32,27 +33,32 @@ and on a kind's rows a null is the value None. Only the columns some kind uses a
 
 A value's type is its field's within a kind: ``bool``, ``int`` (all in Java's long range) or
 ``str`` when every value of that field in that kind is one (None aside); otherwise each value
-is tagged JSON text (``winviz.trace.codec``), dictionary-encoded by identity, so a value
-shared by several records (an element's payload in its ``arrival``, ``element`` and
-``assigned`` records, a window's timer namespace) is written once (and equal texts once). The
-column's field metadata ``winviz.encoding`` says ``plain`` or ``json``.
+is tagged JSON text (``winviz.trace.codec``), encoded once per distinct object (the engine
+shares one object among several records: an element's payload in its ``arrival``,
+``element`` and ``assigned`` records, a window's timer namespace) and written as a plain
+string per record (layout 3: the texts are mostly distinct, a payload's repeats sit a few rows
+apart so the pages' compression stores them about as small as a dictionary would — 18.0 MB
+either way for a 1M-event run — and no million texts are hashed to build one). The column's
+field metadata ``winviz.encoding`` says ``plain`` or ``json``.
 
 The file is one row group with snappy pages and no column statistics; a dictionary column stays
-dictionary-encoded in Parquet (its dictionary is written once, however large), and the int64
-columns but the watermark are written as deltas (``DELTA_BINARY_PACKED``: a trace's times
-rise slowly, so a 100k-event run's file is ~3 MB instead of ~7.4 MB, and it reads faster).
+dictionary-encoded in Parquet (its dictionary is written once), and the int64 columns but the
+watermark are written as deltas (``DELTA_BINARY_PACKED``: a trace's times rise slowly, so a
+100k-event run's file is ~3 MB instead of ~7.4 MB, and it reads faster).
 
 Both ways work on whole columns (issue 11): a detail tuple shared by many records is split
 once (``winviz.trace.frame.detail_fields``); the texts of flat values (scalars and tuples of
-scalars) are written by one call of the JSON encoder and read back by one ``json.loads`` of
-the texts joined by Arrow (``decode_texts``); arrays with nulls are built from, and read
+scalars) are written by one call of the JSON encoder — tuples of one shape of plain scalars
+(an element payload per event) column by column by Arrow (``json_texts``) — and read back by
+one ``json.loads`` of the texts joined by Arrow (``decode_texts``); arrays with nulls are built from, and read
 through, their validity bitmaps; the garbage collector is paused meanwhile (``winviz.trace.bulk``).
 
-``load`` reads and checks every base column, the metadata and the detail columns' types at
-once, and builds the details — a Python object per record, most of a load's work — when a
-reader first asks for them (``TraceColumns.pending``): ``load_trace`` then a chart of kinds and
-times never builds them. A damaged detail (a text that is not a trace value) raises
-``TraceFileError`` naming the file when the details are first read.
+``load`` reads the file's bytes once, decodes and checks every base column, the metadata and
+the detail columns' types at once, and decodes the detail columns (from those bytes) and
+builds the details — a Python object per record, most of a load's work — when a reader first
+asks for them (``TraceColumns.pending``): ``load_trace`` then a chart of kinds and times never
+decodes them. A damaged detail (a column that does not decode, a text that is not a trace
+value) raises ``TraceFileError`` naming the file when the details are first read.
 """
 
 from __future__ import annotations
