@@ -50,8 +50,9 @@ Both ways work on whole columns (issue 11): a detail tuple shared by many record
 once (``winviz.trace.frame.detail_fields``); the texts of flat values (scalars and tuples of
 scalars) are written by one call of the JSON encoder — tuples of one shape of plain scalars
 (an element payload per event) column by column by Arrow (``json_texts``) — and read back by
-one ``json.loads`` of the texts joined by Arrow (``decode_texts``); arrays with nulls are built from, and read
-through, their validity bitmaps; the garbage collector is paused meanwhile (``winviz.trace.bulk``).
+one ``json.loads`` of the texts joined by Arrow (``decode_texts``); arrays with nulls are
+built from, and read through, their validity bitmaps; the garbage collector is paused
+meanwhile (``winviz.collector``).
 
 ``load`` reads the file's bytes once, decodes and checks every base column, the metadata and
 the detail columns' types at once, and decodes the detail columns (from those bytes) and
