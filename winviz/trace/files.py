@@ -300,15 +300,17 @@ def _texts_array(
 
 def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array, bytes]:
     """A detail column (null where absent) of values of one type (``_value_type``) and its
-    encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings, ``json`` tagged
-    JSON text, one text per distinct object (by identity: the engine shares one payload
-    among several records) and equal texts once."""
+    encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings (one per
+    distinct object, by identity, and equal strings once), ``json`` tagged JSON text per
+    record (``_json_column``)."""
     if typ in ("bool", "int"):
         tables = [p.distinct() for p in pieces]
         typed = _typed_detail(n, pieces, [t.tolist() for t in tables], typ == "bool")
         if typed is not None:
             return typed, b"plain"
         typ = "json"
+    if typ == "json":
+        return _json_column(n, pieces), b"json"
     # the distinct objects of all pieces (by identity), and each record's code among them:
     # told apart by their addresses, read from the object arrays without touching the
     # objects (a piece that is a kind's whole detail is read through the detail column's
@@ -340,10 +342,62 @@ def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array
         if len(picked):
             local = first[picked] - offsets[i]
             objects[picked] = p.table[p.rows[local]] if p.whole else p.table[local]
-    distinct = objects.tolist()
-    if typ == "str":
-        return _texts_array(n, rows, row_codes, distinct), b"plain"
-    return _dense_texts(n, rows, row_codes, json_texts(distinct)), b"json"
+    return _texts_array(n, rows, row_codes, objects.tolist()), b"plain"
+
+
+def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
+    """A JSON detail column: each record's value as tagged JSON text (null where absent),
+    each object encoded once as far as the pieces tell cheaply (the texts are written per
+    record, so an object encoded twice changes nothing in the file, only the time taken):
+
+    * a piece whose objects are, row by row, those of an earlier piece (an element's payload
+      in its ``arrival``, ``element`` and ``assigned`` records; a result in its ``emitted``,
+      ``sink`` and ``fired`` records) takes that piece's texts: one comparison of addresses;
+    * a piece whose sampled objects are all different (a payload per event) is encoded
+      object by object, without a hash table of a million addresses;
+    * any other piece (a window's timer namespace, shared by many records) is told apart by
+      its objects' addresses first."""
+    whole_ids: dict[int, np.ndarray] = {}
+    done: list[tuple[np.ndarray, np.ndarray]] = []  # (addresses, codes) of the pieces so far
+    objects: list[Any] = []
+    rows, codes = [], []
+    for p in pieces:
+        if p.whole:
+            every = whole_ids.get(id(p.table))
+            if every is None:
+                every = whole_ids[id(p.table)] = object_ids(p.table)
+            ids = every[p.rows]
+        else:
+            ids = object_ids(p.table)
+        local = next(
+            (c for seen, c in done if len(seen) == len(ids) and np.array_equal(seen, ids)), None
+        )
+        if local is None:
+            values = p.table[p.rows] if p.whole else p.table
+            if _distinct_sample(ids):
+                local = np.arange(len(objects), len(objects) + len(ids))
+                objects.extend(values.tolist())
+            else:
+                group, first = first_of_each(ids)
+                local = group + len(objects)
+                objects.extend(values[first].tolist())
+            done.append((ids, local))
+        rows.append(p.rows)
+        codes.append(local if p.whole or p.codes is None else local[p.codes])
+    texts = json_texts(objects)
+    if len(pieces) == 1:
+        return _dense_texts(n, rows[0], codes[0], texts)
+    return _dense_texts(n, np.concatenate(rows), np.concatenate(codes), texts)
+
+
+def _distinct_sample(ids: np.ndarray, sample: int = 256) -> bool:
+    """True when evenly spread samples of these addresses, each with its next one, are all
+    different (each record its own object, as an ``arrival`` record's payload)."""
+    if len(ids) < 4 * sample:
+        return False
+    at = np.arange(0, len(ids) - 1, (len(ids) - 1) // sample)
+    picked = np.concatenate((ids[at], ids[at + 1]))
+    return len(np.unique(picked)) == len(picked)
 
 
 def _dense_texts(n: int, rows: np.ndarray, codes: np.ndarray, texts: pa.Array) -> pa.StringArray:
