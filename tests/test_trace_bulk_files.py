@@ -305,3 +305,28 @@ def test_a_layout_2_file_is_read_exactly(tmp_path: Path) -> None:
     back = wv.load_trace(path)
     assert back.to_json() == trace.to_json()
     assert [r.detail for r in back] == [r.detail for r in trace]
+
+
+def test_json_texts_are_one_per_record_however_the_objects_are_shared(tmp_path: Path) -> None:
+    """Each record's JSON text is its own value's, whether its object is shared with an
+    earlier kind's records row by row (arrival / element), appears again far apart (which an
+    evenly spread sample does not see), or is one of a few shared by many records."""
+    trace = Trace()
+    payloads = [(f"k{i % 3}", i, i % 2 == 0) for i in range(1_200)]
+    windows = [TimeWindow(w * 10, w * 10 + 10) for w in range(3)]
+    again = [payloads[i % 602] for i in range(1_200)]  # objects twice, 602 records apart
+    for i, value in enumerate(payloads):
+        trace.emit("arrival", i, None, "src", None, None, i, (value, i))
+    for i, value in enumerate(payloads):
+        trace.emit("element", i, 0, "w", value[0], None, i, value)
+    for i, value in enumerate(again):
+        trace.emit("assigned", i, 0, "w", value[0], windows[i % 3], i, value)
+    for i in range(1_200):
+        trace.emit("timer_fired", i, 0, "w", "k0", windows[i % 3], 9, ("event", windows[i % 3]))
+    path = trace.save(tmp_path / "shared.parquet")
+    texts = pq.read_table(path).column("detail_json").to_pylist()
+    want = [*payloads, *payloads, *again, *(windows[i % 3] for i in range(1_200))]
+    assert texts == [codec.to_text(v) for v in want]
+    back = wv.load_trace(path)
+    assert [r.detail for r in back] == [r.detail for r in trace]
+    assert back.to_json() == trace.to_json()
