@@ -151,9 +151,10 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
     }
     # a column without nulls is marked so (Parquet then stores no null flags for it)
     fields = [pa.field(name, a.type, nullable=a.null_count > 0) for name, a in columns.items()]
-    mapping, pieces_of = _detail_layout(c)
+    listed: dict[int, list[Any]] = {}  # each typed piece's values, listed once
+    mapping, pieces_of = _detail_layout(c, listed)
     for name, pieces in pieces_of.items():
-        array, encoding = _detail_array(len(c), pieces, name.split("_")[1])
+        array, encoding = _detail_array(len(c), pieces, name.split("_")[1], listed)
         columns[name] = array
         fields.append(
             pa.field(name, array.type, array.null_count > 0, metadata={ENCODING: encoding})
@@ -171,7 +172,7 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
 
 
 def _detail_layout(
-    c: TraceColumns,
+    c: TraceColumns, listed: dict[int, list[Any]]
 ) -> tuple[dict[str, dict[str, str]], dict[str, list[DetailPiece]]]:
     """Which column holds each detail field of each kind present (``{kind: {field:
     column}}``, kinds in order of first appearance) and each column's pieces.
@@ -185,7 +186,7 @@ def _detail_layout(
     for name, pieces in per_name.items():
         for p in pieces:
             kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
-            mapping.setdefault(kind, {})[name] = _value_type(p)
+            mapping.setdefault(kind, {})[name] = _value_type(p, listed)
     for kind in list(mapping):  # each kind's fields in its schema order
         taken: dict[str, int] = {}
         columns = {}
@@ -206,7 +207,7 @@ def _detail_layout(
 _TYPED = (bool, int, str, type(None))
 
 
-def _value_type(piece: DetailPiece) -> str:
+def _value_type(piece: DetailPiece, listed: dict[int, list[Any]]) -> str:
     """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
     else): the type of a kind's values of one field, None aside (all None: ``str``). A piece
     whose first value is none of these (an element payload) is ``json`` without building
@@ -215,13 +216,12 @@ def _value_type(piece: DetailPiece) -> str:
         first = piece.table[piece.rows[0]] if piece.whole else piece.table[0]
         if first.__class__ not in _TYPED:
             return "json"
-    values = piece.distinct()
-    listed = values.tolist()
-    types = set(map(type, listed)) - {type(None)}
+    values = listed[id(piece)] = piece.distinct().tolist()  # (``listed``: kept for the writer)
+    types = set(map(type, values)) - {type(None)}
     if types == {bool}:
         return "bool"
     if types == {int}:
-        ints = [v for v in listed if v is not None]
+        ints = [v for v in values if v is not None]
         if min(ints) >= LONG_MIN and max(ints) <= LONG_MAX:
             return "int"
         return "json"
@@ -298,14 +298,16 @@ def _texts_array(
     return pa.DictionaryArray.from_arrays(with_valid(indices, pa.int32(), valid), dictionary)
 
 
-def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array, bytes]:
+def _detail_array(
+    n: int, pieces: list[DetailPiece], typ: str, listed: dict[int, list[Any]]
+) -> tuple[pa.Array, bytes]:
     """A detail column (null where absent) of values of one type (``_value_type``) and its
     encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings (one per
     distinct object, by identity, and equal strings once), ``json`` tagged JSON text per
     record (``_json_column``)."""
     if typ in ("bool", "int"):
-        tables = [p.distinct() for p in pieces]
-        typed = _typed_detail(n, pieces, [t.tolist() for t in tables], typ == "bool")
+        values = [listed.get(id(p)) or p.distinct().tolist() for p in pieces]
+        typed = _typed_detail(n, pieces, values, typ == "bool")
         if typed is not None:
             return typed, b"plain"
         typ = "json"
@@ -384,10 +386,11 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
             done.append((ids, local))
         rows.append(p.rows)
         codes.append(local if p.whole or p.codes is None else local[p.codes])
-    texts = json_texts(objects)
-    if len(pieces) == 1:
-        return _dense_texts(n, rows[0], codes[0], texts)
-    return _dense_texts(n, np.concatenate(rows), np.concatenate(codes), texts)
+    texts, at = _grouped_texts(objects)
+    row_codes = codes[0] if len(pieces) == 1 else np.concatenate(codes)
+    if at is not None:  # (the texts of the tuples first)
+        row_codes = at[row_codes]
+    return _dense_texts(n, rows[0] if len(pieces) == 1 else np.concatenate(rows), row_codes, texts)
 
 
 def _distinct_sample(ids: np.ndarray, sample: int = 256) -> bool:
@@ -418,8 +421,15 @@ def json_texts(values: list[Any]) -> pa.Array:
     """``codec.to_texts`` of some values, as an Arrow array of strings, the same texts: the
     tuples among them (an element payload per event) written column by column by Arrow when
     they share one shape (``_tuple_texts``), the other values by ``codec.to_texts``."""
+    texts, at = _grouped_texts(values)
+    return texts if at is None else texts.take(pa.array(at))
+
+
+def _grouped_texts(values: list[Any]) -> tuple[pa.Array, np.ndarray | None]:
+    """The texts of ``json_texts``, and where each value's text is among them: None when in
+    order, else the tuples' texts come first (``at[i]``: the position of value ``i``'s)."""
     if len(values) < _COLUMNWISE:
-        return pa.array(codec.to_texts(values), pa.string())
+        return pa.array(codec.to_texts(values), pa.string()), None
     tuples = np.fromiter(map(is_, map(type, values), repeat(tuple)), dtype=bool, count=len(values))
     count = int(np.count_nonzero(tuples))
     texts = None
@@ -428,15 +438,14 @@ def json_texts(values: list[Any]) -> pa.Array:
             values if count == len(values) else list(compress(values, tuples.tolist()))
         )
     if texts is None:
-        return pa.array(codec.to_texts(values), pa.string())
+        return pa.array(codec.to_texts(values), pa.string()), None
     if count == len(values):
-        return texts
+        return texts, None
     rest = pa.array(codec.to_texts(list(compress(values, (~tuples).tolist()))), pa.string())
-    # back in order: the tuples' texts, then the others', each where its value was
     at = np.empty(len(values), dtype=np.int64)
-    at[np.flatnonzero(tuples)] = np.arange(count)
-    at[np.flatnonzero(~tuples)] = np.arange(count, len(values))
-    return pa.concat_arrays([texts, rest]).take(pa.array(at))
+    at[tuples] = np.arange(count)
+    at[~tuples] = np.arange(count, len(values))
+    return pa.concat_arrays([texts, rest]), at
 
 
 # fewer values than this: written by ``codec.to_texts`` (Arrow's per-call cost would not pay)
