@@ -20,6 +20,7 @@ import winviz as wv
 from winviz.trace import Trace, codec
 from winviz.trace.bulk import object_ids
 from winviz.trace.files import (
+    _piece_texts,
     bits_at,
     decode_texts,
     json_texts,
@@ -256,7 +257,9 @@ def test_a_long_run_round_trips_exactly(tmp_path: Path) -> None:
     ],
 )
 def test_texts_written_column_by_column_are_the_texts_written_one_by_one(values: list) -> None:
-    assert json_texts(values).to_pylist() == [codec.to_text(v) for v in values]
+    want = [codec.to_text(v) for v in values]
+    assert json_texts(values).to_pylist() == want
+    assert _piece_texts(values).to_pylist() == want  # (a piece's objects: told at once)
 
 
 def test_the_details_are_read_from_the_files_bytes_when_first_read(tmp_path: Path) -> None:

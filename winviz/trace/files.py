@@ -361,7 +361,8 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
       its objects' addresses first."""
     whole_ids: dict[int, np.ndarray] = {}
     done: list[tuple[np.ndarray, np.ndarray]] = []  # (addresses, codes) of the pieces so far
-    objects: list[Any] = []
+    texts: list[pa.Array] = []  # each piece's new objects' texts, in the order of their codes
+    count = 0  # of the objects encoded so far
     rows, codes = [], []
     for p in pieces:
         if p.whole:
@@ -377,20 +378,29 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
         if local is None:
             values = p.table[p.rows] if p.whole else p.table
             if _distinct_sample(ids):
-                local = np.arange(len(objects), len(objects) + len(ids))
-                objects.extend(values.tolist())
+                local = np.arange(count, count + len(ids))
+                objects = values.tolist()
             else:
                 group, first = first_of_each(ids)
-                local = group + len(objects)
-                objects.extend(values[first].tolist())
+                local = group + count
+                objects = values[first].tolist()
+            texts.append(_piece_texts(objects))
+            count += len(objects)
             done.append((ids, local))
         rows.append(p.rows)
         codes.append(local if p.whole or p.codes is None else local[p.codes])
-    texts, at = _grouped_texts(objects)
-    row_codes = codes[0] if len(pieces) == 1 else np.concatenate(codes)
-    if at is not None:  # (the texts of the tuples first)
-        row_codes = at[row_codes]
-    return _dense_texts(n, rows[0] if len(pieces) == 1 else np.concatenate(rows), row_codes, texts)
+    if len(pieces) == 1:
+        return _dense_texts(n, rows[0], codes[0], texts[0])
+    return _dense_texts(n, np.concatenate(rows), np.concatenate(codes), pa.concat_arrays(texts))
+
+
+def _piece_texts(values: list[Any]) -> pa.Array:
+    """``json_texts`` of one piece's objects: all tuples (a kind's payloads) or none, mostly,
+    so told at once (``json_texts`` sorts out a mixture)."""
+    if len(values) >= _COLUMNWISE and set(map(type, values)) == {tuple}:
+        texts = _tuple_texts(values)
+        return pa.array(codec.to_texts(values), pa.string()) if texts is None else texts
+    return json_texts(values)
 
 
 def _distinct_sample(ids: np.ndarray, sample: int = 256) -> bool:
