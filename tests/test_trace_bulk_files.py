@@ -19,7 +19,15 @@ from jobs import bounded
 import winviz as wv
 from winviz.trace import Trace, codec
 from winviz.trace.bulk import object_ids
-from winviz.trace.files import bits_at, decode_texts, null_flags, nulls_at, valid_flags
+from winviz.trace.files import (
+    _piece_texts,
+    bits_at,
+    decode_texts,
+    json_texts,
+    null_flags,
+    nulls_at,
+    valid_flags,
+)
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
 
@@ -126,9 +134,11 @@ def test_a_tricky_trace_round_trips_exactly(tmp_path: Path) -> None:
     # the timer details are one shared tuple again, as the engine wrote them
     timers = [r.detail for r in back.records("timer_registered")]
     assert len({id(d) for d in timers}) == 1
-    # Parquet keeps a dictionary only when its texts are distinct: equal payloads share one
-    values = pq.read_table(path).column("detail_json").combine_chunks().dictionary.to_pylist()
-    assert len(values) == len(set(values)) and values.count('{"$tuple":["same",1]}') == 1
+    # the JSON texts are written plain, a text per record; equal texts come back as one value
+    texts = pq.read_table(path).column("detail_json").to_pylist()
+    assert texts[-3:-1] == ['{"$tuple":["same",1]}'] * 2
+    same = [r.detail for r in back.records("element")][-2:]
+    assert same == [("same", 1)] * 2 and same[0] is same[1]
     frame = trace.to_pandas()
     assert back.to_pandas().astype(str).equals(frame.astype(str))
     assert isinstance(frame["domain"].dtype, pd.CategoricalDtype)
@@ -163,14 +173,15 @@ def test_a_time_window_without_bounds_is_a_damaged_file(tmp_path: Path) -> None:
 def test_a_crafted_dictionary_of_texts_is_refused_or_read_as_data(tmp_path: Path) -> None:
     good = _tricky_trace().save(tmp_path / "good.parquet")
     table = pq.read_table(good)
-    values = table.column("detail_json").combine_chunks()
+    # a dictionary of texts (as layout 2 wrote them), in order of first appearance
+    values = table.column("detail_json").combine_chunks().dictionary_encode()
     at = table.column_names.index("detail_json")
     for texts, ok in ((["1,2"], False), (['{"$tuple":[1]', "2]}"], False), (["[1, 2]"], True)):
         dictionary = values.dictionary.to_pylist()
         dictionary[: len(texts)] = texts
         crafted = table.set_column(
             at,
-            table.schema.field(at),
+            table.schema.field(at).with_type(values.type),
             pa.DictionaryArray.from_arrays(values.indices, pa.array(dictionary)),
         )
         path = tmp_path / "crafted.parquet"
@@ -224,3 +235,101 @@ def test_a_long_run_round_trips_exactly(tmp_path: Path) -> None:
     arrivals = frame[frame["kind"] == "arrival"]
     assert arrivals["index"].tolist() == list(range(3_000))
     assert arrivals["value"].tolist() == events
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [(f"k{i % 7}", i * 3 - 50, i % 5) for i in range(3_000)],  # one shape: column by column
+        [(f"k{i}", i % 2 == 0, None) for i in range(2_000)],
+        # tuples of one shape among windows and scalars: put back in order
+        [("k", i) for i in range(1_500)]
+        + [TimeWindow(0, 5), GLOBAL_WINDOW, 3, "x", None]
+        + [("k", -i) for i in range(1_500)],
+        [(s, i) for i, s in enumerate(TRICKY * 100)],  # strings JSON escapes: the general way
+        [("k", i) for i in range(1_500)] + [("k", 10**30)],  # beyond Java's long
+        [("k", i) for i in range(1_500)] + [("k", True)],  # a bool among ints
+        [("k", i) for i in range(1_500)] + [("k", 1.5)],  # a float
+        [("k", i) for i in range(1_500)] + [("k", 7, 1)],  # another width
+        [(Name("n"), i) for i in range(1_500)],  # a str subclass is tagged
+        [(None,)] * 1_500,
+        [("é\u2028", -i) for i in range(1_500)],
+    ],
+)
+def test_texts_written_column_by_column_are_the_texts_written_one_by_one(values: list) -> None:
+    want = [codec.to_text(v) for v in values]
+    assert json_texts(values).to_pylist() == want
+    assert _piece_texts(values).to_pylist() == want  # (a piece's objects: told at once)
+
+
+def test_the_details_are_read_from_the_files_bytes_when_first_read(tmp_path: Path) -> None:
+    """``load_trace`` decodes the base columns; the detail columns come from the bytes it read,
+    so the details are the same when the file is gone by then."""
+    trace = _tricky_trace()
+    path = trace.save(tmp_path / "tricky.parquet")
+    back = wv.load_trace(path)
+    path.unlink()
+    assert [r.detail for r in back] == [r.detail for r in trace]
+    assert back.to_json() == trace.to_json()
+
+
+def test_a_damaged_detail_column_is_refused_when_the_details_are_first_read(
+    tmp_path: Path,
+) -> None:
+    good = _tricky_trace().save(tmp_path / "good.parquet")
+    meta = pq.ParquetFile(good).metadata
+    names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+    chunk = meta.row_group(0).column(names.index("detail_json"))
+    data = bytearray(good.read_bytes())
+    start = chunk.dictionary_page_offset or chunk.data_page_offset
+    data[start : start + chunk.total_compressed_size] = b"\xff" * chunk.total_compressed_size
+    path = tmp_path / "damaged.parquet"
+    path.write_bytes(bytes(data))
+    back = wv.load_trace(path)  # the base columns are whole
+    assert back.kinds() == _tricky_trace().kinds()
+    with pytest.raises(wv.TraceFileError, match="damaged trace file") as err:
+        back.records("element")
+    assert str(path) in str(err.value)
+
+
+def test_a_layout_2_file_is_read_exactly(tmp_path: Path) -> None:
+    """Layout 2 wrote the JSON detail columns as dictionaries of texts; such a file is read
+    as exactly as a layout-3 one."""
+    trace = _tricky_trace()
+    table = pq.read_table(trace.save(tmp_path / "v3.parquet"))
+    at = table.column_names.index("detail_json")
+    column = table.column(at).combine_chunks().dictionary_encode()
+    field = table.schema.field(at).with_type(column.type)
+    old = table.set_column(at, field, column)
+    old = old.replace_schema_metadata({**table.schema.metadata, b"winviz.file_layout": b"2"})
+    path = tmp_path / "v2.parquet"
+    pq.write_table(old, path)
+    assert pa.types.is_dictionary(pq.read_table(path).schema.field("detail_json").type)
+    back = wv.load_trace(path)
+    assert back.to_json() == trace.to_json()
+    assert [r.detail for r in back] == [r.detail for r in trace]
+
+
+def test_json_texts_are_one_per_record_however_the_objects_are_shared(tmp_path: Path) -> None:
+    """Each record's JSON text is its own value's, whether its object is shared with an
+    earlier kind's records row by row (arrival / element), appears again far apart (which an
+    evenly spread sample does not see), or is one of a few shared by many records."""
+    trace = Trace()
+    payloads = [(f"k{i % 3}", i, i % 2 == 0) for i in range(1_200)]
+    windows = [TimeWindow(w * 10, w * 10 + 10) for w in range(3)]
+    again = [payloads[i % 602] for i in range(1_200)]  # objects twice, 602 records apart
+    for i, value in enumerate(payloads):
+        trace.emit("arrival", i, None, "src", None, None, i, (value, i))
+    for i, value in enumerate(payloads):
+        trace.emit("element", i, 0, "w", value[0], None, i, value)
+    for i, value in enumerate(again):
+        trace.emit("assigned", i, 0, "w", value[0], windows[i % 3], i, value)
+    for i in range(1_200):
+        trace.emit("timer_fired", i, 0, "w", "k0", windows[i % 3], 9, ("event", windows[i % 3]))
+    path = trace.save(tmp_path / "shared.parquet")
+    texts = pq.read_table(path).column("detail_json").to_pylist()
+    want = [*payloads, *payloads, *again, *(windows[i % 3] for i in range(1_200))]
+    assert texts == [codec.to_text(v) for v in want]
+    back = wv.load_trace(path)
+    assert [r.detail for r in back] == [r.detail for r in trace]
+    assert back.to_json() == trace.to_json()

@@ -152,7 +152,7 @@ def test_a_saved_file_opens_without_winviz(tmp_path: Path) -> None:
     # which column holds each kind's detail fields: JSON in the file's metadata
     layout = json.loads(table.schema.metadata[b"winviz.detail_columns"])
     assert layout == SESSION_DETAIL_COLUMNS
-    assert table.schema.metadata[b"winviz.file_layout"] == b"2"
+    assert table.schema.metadata[b"winviz.file_layout"] == b"3"
     frame = table.to_pandas()
     assert frame["kind"].astype(str).tolist() == [r.kind for r in trace]
     fired = frame[frame["kind"] == "fired"]
@@ -190,9 +190,13 @@ def test_int_columns_are_written_as_deltas_and_texts_as_dictionaries(tmp_path: P
     for name in ("seq", "proc_time", "window_start", "window_end", "ts", "detail_int"):
         assert "DELTA_BINARY_PACKED" in chunks[name].encodings, (name, chunks[name].encodings)
         assert not chunks[name].has_dictionary_page, name
-    for name in ("kind", "operator", "key", "window", "detail_json", "detail_str"):
+    for name in ("kind", "operator", "key", "window", "detail_str"):
         assert chunks[name].has_dictionary_page, name
         assert "RLE_DICTIONARY" in chunks[name].encodings, (name, chunks[name].encodings)
+    # the JSON texts plain (mostly distinct: an element payload per event)
+    for name in ("detail_json", "detail_json_2"):
+        assert not chunks[name].has_dictionary_page, name
+        assert "PLAIN" in chunks[name].encodings, (name, chunks[name].encodings)
     assert {c.compression for c in chunks.values()} == {"SNAPPY"}
 
 
@@ -223,7 +227,7 @@ def test_files_that_are_not_traces_are_refused_naming_the_file(tmp_path: Path) -
             table.replace_schema_metadata(
                 {k: v for k, v in meta.items() if k != b"winviz.file_layout"}
             ),
-        ): "trace file layout version '1'; this winviz reads layout version 2",
+        ): "trace file layout version '1'; this winviz reads layout versions 2 and 3",
         _rewrite(
             tmp_path / "nolayout.parquet",
             table.replace_schema_metadata(
@@ -264,14 +268,10 @@ def test_a_crafted_detail_is_data_never_code(tmp_path: Path) -> None:
         '{"$reduce":["os.system","touch pwned"]}',
     ]
     for i, text in enumerate(hostile):
-        dictionary = values.dictionary.to_pylist()
-        dictionary[values.indices[1].as_py()] = text  # the first element record's value
+        texts = values.to_pylist()
+        texts[1] = text  # the first element record's value
         column = table.column_names.index("detail_json")
-        crafted = table.set_column(
-            column,
-            table.schema.field(column),
-            pa.DictionaryArray.from_arrays(values.indices, pa.array(dictionary)),
-        )
+        crafted = table.set_column(column, table.schema.field(column), pa.array(texts))
         path = _rewrite(tmp_path / f"crafted{i}.parquet", crafted)
         if i == 0:  # a tagged text stays text
             value = wv.load_trace(path)[1].detail

@@ -3,7 +3,8 @@
 A learner can hand an instructor one file, and anyone can open it without winviz (pandas,
 DuckDB, Polars). The file holds data only — nothing in it is ever run when it is read — and
 says which schema it follows (``winviz.schema_version`` in the file's metadata) and which file
-layout (``winviz.file_layout``: 2; a file of another layout is refused, naming it).
+layout (``winviz.file_layout``: 3; layout 2, whose JSON detail columns were dictionaries, is
+read as well; a file of another layout is refused, naming it).
 
 Columns (one row per record, in ``seq`` order):
 
@@ -15,7 +16,7 @@ Columns (one row per record, in ``seq`` order):
 | ``key`` | dictionary of strings | the key as tagged JSON text (``winviz.trace.codec``) |
 | ``window_start``, ``window_end`` | int64, null unless a time window | ``[start, end)`` |
 | ``window`` | dictionary of strings | ``"time"``, ``"global"`` or null (no window) |
-| ``detail_json``, ``detail_json_2`` | dictionary of strings | detail values as tagged JSON text |
+| ``detail_json``, ``detail_json_2`` | strings | detail values as tagged JSON text |
 | ``detail_int``, ``detail_int_2``, … | int64 | detail values that are ints |
 | ``detail_str``, ``detail_str_2``, … | dictionary of strings | detail values that are strings |
 | ``detail_bool`` | bool | detail values that are bools |
@@ -32,34 +33,40 @@ and on a kind's rows a null is the value None. Only the columns some kind uses a
 
 A value's type is its field's within a kind: ``bool``, ``int`` (all in Java's long range) or
 ``str`` when every value of that field in that kind is one (None aside); otherwise each value
-is tagged JSON text (``winviz.trace.codec``), dictionary-encoded by identity, so a value
-shared by several records (an element's payload in its ``arrival``, ``element`` and
-``assigned`` records, a window's timer namespace) is written once (and equal texts once). The
-column's field metadata ``winviz.encoding`` says ``plain`` or ``json``.
+is tagged JSON text (``winviz.trace.codec``), encoded once per distinct object (the engine
+shares one object among several records: an element's payload in its ``arrival``,
+``element`` and ``assigned`` records, a window's timer namespace) and written as a plain
+string per record (layout 3: the texts are mostly distinct, a payload's repeats sit a few rows
+apart so the pages' compression stores them about as small as a dictionary would — 18.0 MB
+either way for a 1M-event run — and no million texts are hashed to build one). The column's
+field metadata ``winviz.encoding`` says ``plain`` or ``json``.
 
 The file is one row group with snappy pages and no column statistics; a dictionary column stays
-dictionary-encoded in Parquet (its dictionary is written once, however large), and the int64
-columns but the watermark are written as deltas (``DELTA_BINARY_PACKED``: a trace's times
-rise slowly, so a 100k-event run's file is ~3 MB instead of ~7.4 MB, and it reads faster).
+dictionary-encoded in Parquet (its dictionary is written once), and the int64 columns but the
+watermark are written as deltas (``DELTA_BINARY_PACKED``: a trace's times rise slowly, so a
+100k-event run's file is ~3 MB instead of ~7.4 MB, and it reads faster).
 
 Both ways work on whole columns (issue 11): a detail tuple shared by many records is split
 once (``winviz.trace.frame.detail_fields``); the texts of flat values (scalars and tuples of
-scalars) are written by one call of the JSON encoder and read back by one ``json.loads`` of
-the texts joined by Arrow (``decode_texts``); arrays with nulls are built from, and read
-through, their validity bitmaps; the garbage collector is paused meanwhile (``winviz.trace.bulk``).
+scalars) are written by one call of the JSON encoder — tuples of one shape of plain scalars
+(an element payload per event) column by column by Arrow (``json_texts``) — and read back by
+one ``json.loads`` of the texts joined by Arrow (``decode_texts``); arrays with nulls are
+built from, and read through, their validity bitmaps; the garbage collector is paused
+meanwhile (``winviz.collector``).
 
-``load`` reads and checks every base column, the metadata and the detail columns' types at
-once, and builds the details — a Python object per record, most of a load's work — when a
-reader first asks for them (``TraceColumns.pending``): ``load_trace`` then a chart of kinds and
-times never builds them. A damaged detail (a text that is not a trace value) raises
-``TraceFileError`` naming the file when the details are first read.
+``load`` reads the file's bytes once, decodes and checks every base column, the metadata and
+the detail columns' types at once, and decodes the detail columns (from those bytes) and
+builds the details — a Python object per record, most of a load's work — when a reader first
+asks for them (``TraceColumns.pending``): ``load_trace`` then a chart of kinds and times never
+decodes them. A damaged detail (a column that does not decode, a text that is not a trace
+value) raises ``TraceFileError`` naming the file when the details are first read.
 """
 
 from __future__ import annotations
 
 import json
 from itertools import compress, repeat
-from operator import is_not
+from operator import is_, is_not, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -88,10 +95,12 @@ from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 FORMAT = "winviz-trace"
 META_FORMAT = b"winviz.format"
 META_VERSION = b"winviz.schema_version"
-# the file layout (this module's; the records' schema is ``SCHEMA_VERSION``): 2 = the detail
-# fields by position (``detail_1`` …) instead of one column per field name
+# the file layout (this module's; the records' schema is ``SCHEMA_VERSION``): 2 = a few typed
+# detail columns shared by the kinds instead of one column per field name; 3 = the JSON detail
+# columns as plain strings instead of dictionaries (a layout-2 file is read as well)
 META_LAYOUT = b"winviz.file_layout"
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
+READS_LAYOUTS = ("2", "3")
 META_COLUMNS = b"winviz.detail_columns"
 COLUMNS = {
     "seq": pa.int64(),
@@ -142,9 +151,10 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
     }
     # a column without nulls is marked so (Parquet then stores no null flags for it)
     fields = [pa.field(name, a.type, nullable=a.null_count > 0) for name, a in columns.items()]
-    mapping, pieces_of = _detail_layout(c)
+    listed: dict[int, list[Any]] = {}  # each typed piece's values, listed once
+    mapping, pieces_of = _detail_layout(c, listed)
     for name, pieces in pieces_of.items():
-        array, encoding = _detail_array(len(c), pieces, name.split("_")[1])
+        array, encoding = _detail_array(len(c), pieces, name.split("_")[1], listed)
         columns[name] = array
         fields.append(
             pa.field(name, array.type, array.null_count > 0, metadata={ENCODING: encoding})
@@ -162,7 +172,7 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
 
 
 def _detail_layout(
-    c: TraceColumns,
+    c: TraceColumns, listed: dict[int, list[Any]]
 ) -> tuple[dict[str, dict[str, str]], dict[str, list[DetailPiece]]]:
     """Which column holds each detail field of each kind present (``{kind: {field:
     column}}``, kinds in order of first appearance) and each column's pieces.
@@ -176,7 +186,7 @@ def _detail_layout(
     for name, pieces in per_name.items():
         for p in pieces:
             kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
-            mapping.setdefault(kind, {})[name] = _value_type(p)
+            mapping.setdefault(kind, {})[name] = _value_type(p, listed)
     for kind in list(mapping):  # each kind's fields in its schema order
         taken: dict[str, int] = {}
         columns = {}
@@ -197,7 +207,7 @@ def _detail_layout(
 _TYPED = (bool, int, str, type(None))
 
 
-def _value_type(piece: DetailPiece) -> str:
+def _value_type(piece: DetailPiece, listed: dict[int, list[Any]]) -> str:
     """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
     else): the type of a kind's values of one field, None aside (all None: ``str``). A piece
     whose first value is none of these (an element payload) is ``json`` without building
@@ -206,13 +216,12 @@ def _value_type(piece: DetailPiece) -> str:
         first = piece.table[piece.rows[0]] if piece.whole else piece.table[0]
         if first.__class__ not in _TYPED:
             return "json"
-    values = piece.distinct()
-    listed = values.tolist()
-    types = set(map(type, listed)) - {type(None)}
+    values = listed[id(piece)] = piece.distinct().tolist()  # (``listed``: kept for the writer)
+    types = set(map(type, values)) - {type(None)}
     if types == {bool}:
         return "bool"
     if types == {int}:
-        ints = [v for v in listed if v is not None]
+        ints = [v for v in values if v is not None]
         if min(ints) >= LONG_MIN and max(ints) <= LONG_MAX:
             return "int"
         return "json"
@@ -265,12 +274,12 @@ def _dictionary(codes: np.ndarray, values: list[Any]) -> pa.DictionaryArray:
 
 
 def _texts_array(
-    n: int, rows: np.ndarray | None, codes: np.ndarray, texts: list[str | None]
+    n: int, rows: np.ndarray | None, codes: np.ndarray, texts: list[str | None] | pa.Array
 ) -> pa.DictionaryArray:
     """A dictionary array of ``n`` strings: the records ``rows`` (all when None) have
     ``texts[codes]`` (null where that is None), the others null. Each distinct string is
     once in the dictionary (Parquet keeps a dictionary only when its values are distinct)."""
-    strings = pa.array(texts, pa.string())
+    strings = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.string())
     # Arrow's hash table finds equal texts (of different objects: two equal windows); one
     # pass whether or not there are any (cheaper than checking first with a Python set)
     encoded = strings.fill_null("").dictionary_encode()
@@ -289,17 +298,21 @@ def _texts_array(
     return pa.DictionaryArray.from_arrays(with_valid(indices, pa.int32(), valid), dictionary)
 
 
-def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array, bytes]:
+def _detail_array(
+    n: int, pieces: list[DetailPiece], typ: str, listed: dict[int, list[Any]]
+) -> tuple[pa.Array, bytes]:
     """A detail column (null where absent) of values of one type (``_value_type``) and its
-    encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings, ``json`` tagged
-    JSON text, one text per distinct object (by identity: the engine shares one payload
-    among several records) and equal texts once."""
+    encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings (one per
+    distinct object, by identity, and equal strings once), ``json`` tagged JSON text per
+    record (``_json_column``)."""
     if typ in ("bool", "int"):
-        tables = [p.distinct() for p in pieces]
-        typed = _typed_detail(n, pieces, [t.tolist() for t in tables], typ == "bool")
+        values = [listed.get(id(p)) or p.distinct().tolist() for p in pieces]
+        typed = _typed_detail(n, pieces, values, typ == "bool")
         if typed is not None:
             return typed, b"plain"
         typ = "json"
+    if typ == "json":
+        return _json_column(n, pieces), b"json"
     # the distinct objects of all pieces (by identity), and each record's code among them:
     # told apart by their addresses, read from the object arrays without touching the
     # objects (a piece that is a kind's whole detail is read through the detail column's
@@ -331,10 +344,166 @@ def _detail_array(n: int, pieces: list[DetailPiece], typ: str) -> tuple[pa.Array
         if len(picked):
             local = first[picked] - offsets[i]
             objects[picked] = p.table[p.rows[local]] if p.whole else p.table[local]
-    distinct = objects.tolist()
-    if typ == "str":
-        return _texts_array(n, rows, row_codes, distinct), b"plain"
-    return _texts_array(n, rows, row_codes, codec.to_texts(distinct)), b"json"
+    return _texts_array(n, rows, row_codes, objects.tolist()), b"plain"
+
+
+def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
+    """A JSON detail column: each record's value as tagged JSON text (null where absent),
+    each object encoded once as far as the pieces tell cheaply (the texts are written per
+    record, so an object encoded twice changes nothing in the file, only the time taken):
+
+    * a piece whose objects are, row by row, those of an earlier piece (an element's payload
+      in its ``arrival``, ``element`` and ``assigned`` records; a result in its ``emitted``,
+      ``sink`` and ``fired`` records) takes that piece's texts: one comparison of addresses;
+    * a piece whose sampled objects are all different (a payload per event) is encoded
+      object by object, without a hash table of a million addresses;
+    * any other piece (a window's timer namespace, shared by many records) is told apart by
+      its objects' addresses first."""
+    whole_ids: dict[int, np.ndarray] = {}
+    done: list[tuple[np.ndarray, np.ndarray]] = []  # (addresses, codes) of the pieces so far
+    texts: list[pa.Array] = []  # each piece's new objects' texts, in the order of their codes
+    count = 0  # of the objects encoded so far
+    rows, codes = [], []
+    for p in pieces:
+        if p.whole:
+            every = whole_ids.get(id(p.table))
+            if every is None:
+                every = whole_ids[id(p.table)] = object_ids(p.table)
+            ids = every[p.rows]
+        else:
+            ids = object_ids(p.table)
+        local = next(
+            (c for seen, c in done if len(seen) == len(ids) and np.array_equal(seen, ids)), None
+        )
+        if local is None:
+            values = p.table[p.rows] if p.whole else p.table
+            if _distinct_sample(ids):
+                local = np.arange(count, count + len(ids))
+                objects = values.tolist()
+            else:
+                group, first = first_of_each(ids)
+                local = group + count
+                objects = values[first].tolist()
+            texts.append(_piece_texts(objects))
+            count += len(objects)
+            done.append((ids, local))
+        rows.append(p.rows)
+        codes.append(local if p.whole or p.codes is None else local[p.codes])
+    if len(pieces) == 1:
+        return _dense_texts(n, rows[0], codes[0], texts[0])
+    return _dense_texts(n, np.concatenate(rows), np.concatenate(codes), pa.concat_arrays(texts))
+
+
+def _piece_texts(values: list[Any]) -> pa.Array:
+    """``json_texts`` of one piece's objects: all tuples (a kind's payloads) or none, mostly,
+    so told at once (``json_texts`` sorts out a mixture)."""
+    if len(values) >= _COLUMNWISE and set(map(type, values)) == {tuple}:
+        texts = _tuple_texts(values)
+        return pa.array(codec.to_texts(values), pa.string()) if texts is None else texts
+    return json_texts(values)
+
+
+def _distinct_sample(ids: np.ndarray, sample: int = 256) -> bool:
+    """True when evenly spread samples of these addresses, each with its next one, are all
+    different (each record its own object, as an ``arrival`` record's payload)."""
+    if len(ids) < 4 * sample:
+        return False
+    at = np.arange(0, len(ids) - 1, (len(ids) - 1) // sample)
+    picked = np.concatenate((ids[at], ids[at + 1]))
+    return len(np.unique(picked)) == len(picked)
+
+
+def _dense_texts(n: int, rows: np.ndarray, codes: np.ndarray, texts: pa.Array) -> pa.StringArray:
+    """A column of ``n`` strings: the records ``rows`` have ``texts[codes]``, the others
+    null. Written plain, not as a dictionary: a JSON column's texts are mostly distinct (an
+    element payload per event), and its repeats (the same payload in a record's ``arrival``,
+    ``element`` and ``assigned`` records) are a few records apart, so the file's compression
+    stores them about as compactly as a dictionary would, without hashing a million texts
+    when the file is written."""
+    indices = np.zeros(n, dtype=np.int32)
+    indices[rows] = codes
+    valid = np.zeros(n, dtype=bool)
+    valid[rows] = True
+    return texts.take(with_valid(indices, pa.int32(), valid))
+
+
+def json_texts(values: list[Any]) -> pa.Array:
+    """``codec.to_texts`` of some values, as an Arrow array of strings, the same texts: the
+    tuples among them (an element payload per event) written column by column by Arrow when
+    they share one shape (``_tuple_texts``), the other values by ``codec.to_texts``."""
+    texts, at = _grouped_texts(values)
+    return texts if at is None else texts.take(pa.array(at))
+
+
+def _grouped_texts(values: list[Any]) -> tuple[pa.Array, np.ndarray | None]:
+    """The texts of ``json_texts``, and where each value's text is among them: None when in
+    order, else the tuples' texts come first (``at[i]``: the position of value ``i``'s)."""
+    if len(values) < _COLUMNWISE:
+        return pa.array(codec.to_texts(values), pa.string()), None
+    tuples = np.fromiter(map(is_, map(type, values), repeat(tuple)), dtype=bool, count=len(values))
+    count = int(np.count_nonzero(tuples))
+    texts = None
+    if count >= _COLUMNWISE:
+        texts = _tuple_texts(
+            values if count == len(values) else list(compress(values, tuples.tolist()))
+        )
+    if texts is None:
+        return pa.array(codec.to_texts(values), pa.string()), None
+    if count == len(values):
+        return texts, None
+    rest = pa.array(codec.to_texts(list(compress(values, (~tuples).tolist()))), pa.string())
+    at = np.empty(len(values), dtype=np.int64)
+    at[tuples] = np.arange(count)
+    at[~tuples] = np.arange(count, len(values))
+    return pa.concat_arrays([texts, rest]), at
+
+
+# fewer values than this: written by ``codec.to_texts`` (Arrow's per-call cost would not pay)
+_COLUMNWISE = 1024
+# a string JSON writes as itself between quotes (``json.encoder.encode_basestring`` escapes
+# only quotes, backslashes and control characters)
+_UNESCAPED = r'^[^"\\\x00-\x1f]*$'
+
+
+def _tuple_texts(values: list[tuple[Any, ...]]) -> pa.Array | None:
+    """The ``{"$tuple":[...]}`` texts of tuples (``tuple`` itself) of one width whose items
+    at each position are all of one type — ``str`` (needing no JSON escape), ``int`` (in
+    Java's long range), ``bool`` or None — joined by Arrow column by column, as
+    ``codec.to_text`` writes them; None for any other tuples."""
+    if not values:
+        return None
+    width = len(values[0])
+    if not width or set(map(len, values)) != {width}:
+        return None
+    parts: list[Any] = ['{"$tuple":[']
+    for i in range(width):
+        column = list(map(itemgetter(i), values))
+        types = set(map(type, column))
+        if len(types) != 1:
+            return None
+        typ = types.pop()
+        if typ is str:
+            strings = pa.array(column, pa.string())
+            if not pc.all(pc.match_substring_regex(strings, _UNESCAPED)).as_py():
+                return None
+            parts += ['"', strings, '"']
+        elif typ is int:
+            try:
+                ints = np.fromiter(column, dtype=np.int64, count=len(column))
+            except OverflowError:
+                return None
+            parts.append(pc.cast(pa.array(ints), pa.string()))
+        elif typ is bool:
+            parts.append(pc.if_else(pa.array(column, pa.bool_()), "true", "false"))
+        elif typ is type(None):
+            parts.append("null")
+        else:
+            return None
+        parts.append(",")
+    parts[-1] = "]}"
+    if all(isinstance(p, str) for p in parts):  # (every item None: no array to join)
+        return pa.array(["".join(parts)] * len(values), pa.string())
+    return pc.binary_join_element_wise(*parts, "")
 
 
 def _typed_detail(
@@ -389,12 +558,17 @@ def load(path: str | Path) -> TraceColumns:
     if not path.is_file():
         raise TraceFileError(f"{path}: no such trace file")
     try:
-        table = pq.read_table(path)
+        # the file's bytes, read once: the base columns are decoded now, the detail columns
+        # from the same bytes when the details are first read (a file changed or removed
+        # meanwhile changes nothing)
+        data = pa.py_buffer(path.read_bytes())
+        file = pq.ParquetFile(pa.BufferReader(data))
+        schema = file.schema_arrow
     except (pa.ArrowException, OSError) as exc:
         raise TraceFileError(
             f"{path}: not a readable Parquet file ({exc}); expected a trace written by Trace.save"
         ) from exc
-    meta = table.schema.metadata or {}
+    meta = schema.metadata or {}
     if meta.get(META_FORMAT) != FORMAT.encode():
         raise TraceFileError(
             f"{path}: not a winviz trace file (its metadata lacks {META_FORMAT.decode()}="
@@ -407,38 +581,45 @@ def load(path: str | Path) -> TraceColumns:
             f"{SCHEMA_VERSION}"
         )
     layout = meta.get(META_LAYOUT, b"1").decode(errors="replace")
-    if layout != str(LAYOUT_VERSION):
+    if layout not in READS_LAYOUTS:
         raise TraceFileError(
-            f"{path}: trace file layout version {layout!r}; this winviz reads layout version "
-            f"{LAYOUT_VERSION} (save the trace again with this winviz)"
+            f"{path}: trace file layout version {layout!r}; this winviz reads layout versions "
+            f"{' and '.join(READS_LAYOUTS)} (save the trace again with this winviz)"
         )
     for name, want in COLUMNS.items():
-        if name not in table.column_names:
+        if name not in schema.names:
             raise TraceFileError(f"{path}: the column {name!r} is missing")
-        got = table.schema.field(name).type
+        got = schema.field(name).type
         if pa.types.is_dictionary(got):
             got = got.value_type
         if got != want:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
+        table = file.read(columns=list(COLUMNS), use_threads=False)
+    except (pa.ArrowException, OSError) as exc:
+        raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
+    try:
         with paused():  # many new objects, no cycles: no collection passes over them
-            return _columns(table, path)
+            return _columns(table, schema, file, path)
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
 
 
-def _columns(table: pa.Table, path: Path) -> TraceColumns:
-    """The file's columns: every base column read now (and so checked), the details — the
-    Python objects of every record, most of a load's work — built when a reader first asks
+def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Path) -> TraceColumns:
+    """The file's columns: every base column read now (and so checked), the detail columns'
+    types and the metadata checked now; the detail columns decoded, and the details — the
+    Python objects of every record, most of a load's work — built, when a reader first asks
     for them (``TraceColumns.pending``); a damaged detail then raises ``TraceFileError``
     naming the file."""
     kinds = _coded(table, "kind")
-    layout = _layout_of(table)
-    per_kind = _rows_per_code(kinds)
-    needed: dict[str, tuple[pa.ChunkedArray, bytes]] = {}
-    for kind, rows in per_kind.items():
+    layout = _layout_of(schema)
+    counts = np.bincount(kinds.codes, minlength=len(kinds.values))
+    needed: dict[str, bytes] = {}
+    for k, kind in enumerate(kinds.values):
+        if not counts[k]:
+            continue
         if kind is None:
-            raise ValueError(f"record {int(rows[0])} has no kind")
+            raise ValueError(f"record {int(np.argmax(kinds.codes == k))} has no kind")
         where = layout.get(kind)
         if where is None or list(where) != list(detail_names(kind)):
             raise ValueError(
@@ -446,10 +627,10 @@ def _columns(table: pa.Table, path: Path) -> TraceColumns:
                 f"fields {list(detail_names(kind))}"
             )
         for name in where.values():
-            if name not in table.column_names:
+            if name not in schema.names:
                 raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
             if name not in needed:
-                needed[name] = _check_detail(table, name)
+                needed[name] = _check_detail(schema, name)
     key_col = _coded(table, "key")
     ready: dict[str, Any] = {
         "kind": kinds,
@@ -465,17 +646,19 @@ def _columns(table: pa.Table, path: Path) -> TraceColumns:
         "ts": _time(table, "ts"),
     }
     seq = _seq(table.column("seq").combine_chunks())
-    held = [needed]  # the detail columns, dropped once the details are built
+    held = [file]  # the file's bytes, dropped once the details are built
 
     def decode(name: str) -> Any:
         if name != "detail":
             return ready[name]
         try:
             with paused():
-                details = _details(len(seq), held[0], per_kind, layout)
-        except (ValueError, TypeError, KeyError, IndexError) as exc:
+                columns = held[0].read(columns=list(needed), use_threads=False)
+                checked = {name: (columns.column(name), needed[name]) for name in needed}
+                details = _details(len(seq), checked, _rows_per_code(kinds), layout)
+        except (ValueError, TypeError, KeyError, IndexError, OSError, pa.ArrowException) as exc:
             raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
-        held[0] = {}
+        held.clear()
         return details
 
     return TraceColumns.pending(seq, decode)
@@ -511,9 +694,9 @@ def _details(
     return details
 
 
-def _layout_of(table: pa.Table) -> dict[str, dict[str, str]]:
+def _layout_of(schema: pa.Schema) -> dict[str, dict[str, str]]:
     """The file's ``{kind: {field: column}}`` (its metadata, read as JSON data)."""
-    text = (table.schema.metadata or {}).get(META_COLUMNS)
+    text = (schema.metadata or {}).get(META_COLUMNS)
     if text is None:
         raise ValueError(f"the metadata lacks {META_COLUMNS.decode()}")
     layout = json.loads(text)
@@ -616,10 +799,10 @@ def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return first_of_each(combined)
 
 
-def _check_detail(table: pa.Table, name: str) -> tuple[pa.ChunkedArray, bytes]:
-    """A detail column and its encoding, checked: texts (``plain`` or ``json``), or bools or
-    int64s (``plain``)."""
-    field = table.schema.field(name)
+def _check_detail(schema: pa.Schema, name: str) -> bytes:
+    """A detail column's encoding, checked with its type: texts (``plain`` or ``json``; strings
+    or a dictionary of strings), or bools or int64s (``plain``)."""
+    field = schema.field(name)
     encoding = (field.metadata or {}).get(ENCODING)
     if encoding not in (b"plain", b"json"):
         raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
@@ -627,18 +810,22 @@ def _check_detail(table: pa.Table, name: str) -> tuple[pa.ChunkedArray, bytes]:
     if pa.types.is_dictionary(kind):
         if not pa.types.is_string(kind.value_type):
             raise ValueError(f"detail column {name!r} is {kind}; expected strings")
+    elif pa.types.is_string(kind):
+        pass
     elif pa.types.is_boolean(kind) or pa.types.is_int64(kind):
         if encoding != b"plain":
             raise ValueError(f"detail column {name!r} is {kind} but marked json")
     else:
         raise ValueError(f"detail column {name!r} is {kind}; expected bool, int64 or text")
-    return table.column(name), encoding
+    return encoding
 
 
 def _detail_values(checked: tuple[pa.ChunkedArray, bytes]) -> _DetailColumn:
     """A detail column (checked by ``_check_detail``) as a ``_DetailColumn``."""
     chunks, encoding = checked
     column = chunks.combine_chunks()
+    if pa.types.is_string(column.type):  # each distinct text decoded once
+        column = column.dictionary_encode()
     if pa.types.is_dictionary(column.type):
         if encoding == b"json":
             table_values = decode_texts(column.dictionary)
@@ -776,20 +963,22 @@ def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn
             row = int(np.argmax(kind.codes == k))
             raise ValueError(f"record {row}: window {name!r}; expected 'time', 'global' or null")
     codes = lookup[kind.codes]
-    time_rows = np.flatnonzero(kind.codes == time_code) if time_code >= 0 else np.zeros(0, int)
-    if not len(time_rows):
+    if time_code < 0:
         return CodedColumn(codes, values)
-    missing = nulls_at(starts, time_rows) | nulls_at(ends, time_rows)
+    # the time windows' records by a mask (no arrays of their positions: on a 1M-event trace,
+    # each temporary array is tens of MB of fresh memory)
+    is_time = kind.codes == time_code
+    missing = is_time & ~(valid_flags(starts) & valid_flags(ends))
     if missing.any():
-        row = int(time_rows[np.argmax(missing)])
+        row = int(np.argmax(missing))
         raise ValueError(f"record {row}: a time window without window_start / window_end")
-    start = _raw_values(starts, np.int64)[time_rows]
-    end = _raw_values(ends, np.int64)[time_rows]
+    start = _raw_values(starts, np.int64)[is_time]
+    end = _raw_values(ends, np.int64)[is_time]
     group, first = first_of_each(start)
     if not (end[first][group] == end).all():  # windows of one start but several ends
         ends_of, _ = pd.factorize(end)
         group, first = first_of_each(group.astype(np.int64) * (int(ends_of.max()) + 1) + ends_of)
-    codes[time_rows] = group + len(values)
+    codes[is_time] = group + len(values)
     values.extend(map(TimeWindow, start[first].tolist(), end[first].tolist()))
     return CodedColumn(codes, values)
 
