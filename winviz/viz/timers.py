@@ -190,9 +190,12 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         for layer in layers:
             if layer.data.values and "key" in layer.data.values[0]:
                 layer.transform = [{"filter": f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"}]
-    main = alt.LayerChart(layer=layers, width=width, height=height)
+    # built of spec's fresh charts (shallow copies at every step), made plain at the end
+    main = spec.fresh_layers(layers, width=width, height=height)
     main = main.resolve_scale(color="independent") if not by_key else main
-    chart = alt.hconcat(main, panel, spacing=16).properties(title=palette.title("Timers", notes))
+    chart = spec.FreshHConcatChart(hconcat=[main, panel], spacing=16)
+    # the subtitle: the notes so far (the dropdown's note below is for usermeta only)
+    chart = chart.properties(title=palette.title("Timers", list(notes)))
     chart = chart.resolve_scale(strokeDash="shared", shape="independent")
     if keys:
         options, labels = ["", *keys], ["every key", *keys]
@@ -207,7 +210,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
             f"{n_keys:,} keys: the dropdown shows one key's timers"
             + (f" (the {len(keys)} keys with the most timers)" if len(keys) < n_keys else "")
         )
-    return palette.finish(chart, name="timers_chart", notes=notes)
+    return palette.finish(spec.plain(chart), name="timers_chart", notes=notes, in_place=True)
 
 
 def _finite(values: pd.Series) -> list[int]:
@@ -616,7 +619,7 @@ def _size_ticks(rows: list[dict[str, Any]]) -> list[int]:
 
 def _queue_panel(
     queue: pd.DataFrame, y: TimeAxis, t_end: int, height: int, notes: list[str]
-) -> tuple[alt.LayerChart, list[dict[str, Any]]]:
+) -> tuple[spec.FreshLayerChart, list[dict[str, Any]]]:
     """Timers queued per domain against the same processing-time axis: vertices (size_i,
     t_i), (size_i, t_{i+1}), … (the size holds until the next change, and to the end)."""
     steps = queue.drop_duplicates(["domain", "proc_time"], keep="last")
@@ -672,7 +675,7 @@ def _queue_panel(
         )
     )
     points.name = "queue_points"  # a stable name for its marks (Altair: queue_points_1)
-    return alt.LayerChart(layer=[line, points], width=110, height=height), rows
+    return spec.fresh_layers([line, points], width=110, height=height), rows
 
 
 def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> alt.Chart:
