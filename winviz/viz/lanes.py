@@ -20,8 +20,7 @@ earliest windows in event time); the subtitle says what was left out.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import altair as alt
 import numpy as np
@@ -195,21 +194,24 @@ def _stack(bars: pd.DataFrame) -> pd.DataFrame:
 
 def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
     rows = []
-    for b in bars.itertuples():
+    clip, fmt = x.clip, x.fmt
+    for start, end, key, slot, status, elements, firings, opened, closed, merged_into in zip(
+        *(bars[c].tolist() for c in _BAR_FIELDS), strict=True
+    ):
         rows.append(
             {
-                "x": x.clip(b.window_start)[0],
-                "x2": x.clip(b.window_end)[0],
-                "key": b.key,
-                "slot": int(b.slot),
-                "status": b.status,
+                "x": clip(start)[0],
+                "x2": clip(end)[0],
+                "key": key,
+                "slot": int(slot),
+                "status": status,
                 "kind": "window",
-                "window": f"[{x.fmt(b.window_start)}, {x.fmt(b.window_end)})",
-                "elements": int(b.elements),
-                "firings": int(b.firings),
-                "opened": f"{int(b.opened):,}",
-                "closed": _closed(b.closed, b.merged_into),
-                "merged_into": b.merged_into if isinstance(b.merged_into, str) else "",
+                "window": f"[{fmt(start)}, {fmt(end)})",
+                "elements": int(elements),
+                "firings": int(firings),
+                "opened": f"{int(opened):,}",
+                "closed": _closed(closed, merged_into),
+                "merged_into": merged_into if isinstance(merged_into, str) else "",
             }
         )
     keys = list(dict.fromkeys(bars["key"]))
@@ -257,6 +259,12 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
     )
 
 
+_BAR_FIELDS = (
+    "window_start", "window_end", "key", "slot", "status", "elements", "firings", "opened",
+    "closed", "merged_into",
+)  # fmt: skip
+
+
 def _closed(closed: Any, merged_into: Any) -> str:
     if isinstance(merged_into, str):
         return f"merged into {merged_into}"
@@ -283,25 +291,34 @@ def _events(
     causes = fired["cause"].tolist()
     # one mark per event time a firing sits at: the timer that fired it, else the window end
     by = ["key_text", "window_start", "window_end", "fired_by", "at"]
+    fired_event, short = palette.FIRED_EVENT, frames.short
     for (key, s, e, cause, at), idx in frames.groups(fired, by).items():
-        what = palette.FIRED_EVENT.get(cause, "fired: cause not traced")
+        what = fired_event.get(cause, "fired: cause not traced")
+        if len(idx) == 1:  # the usual case: one firing per mark
+            i = idx[0]
+            g = _Records([seqs[i]], [procs[i]], marks[i])
+            row = _event(slot, x, key, s, e, what, at, g, result=short(results[i], 40), n=1)
+            if row is not None:
+                row["cause"] = causes[i]
+            rows.append(row)
+            continue
         shown = idx[-1:] if len(idx) > 50 else idx
         g = _Records([seqs[i] for i in shown], [procs[i] for i in shown], marks[shown[-1]])
-        text = ", ".join(frames.short(results[i], 40) for i in idx[:50]) + (
-            " …" if len(idx) > 50 else ""
-        )
+        text = ", ".join(short(results[i], 40) for i in idx[:50]) + (" …" if len(idx) > 50 else "")
         row = _event(slot, x, key, s, e, what, at, g, result=text, n=len(idx))
         if row is not None:
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
         rows.append(row)
     cleaned = frames.cleanups(view, op)
     cleaned = cleaned[cleaned["window_start"].notna()]
-    for r in _drawn(cleaned.assign(key_text=frames.key_texts(cleaned["key"])), slot).itertuples():
-        g = _Records([r.seq], [r.proc_time], r.watermark)
+    cleaned = _drawn(cleaned.assign(key_text=frames.key_texts(cleaned["key"])), slot)
+    for key, s, e, t, seq, proc, mark in zip(
+        *(cleaned[c].tolist() for c in _CLEANUP_FIELDS), strict=True
+    ):
+        g = _Records([seq], [proc], mark)
         rows.append(
             _event(
-                slot, x, r.key_text, r.window_start, r.window_end, "cleanup",
-                r.cleanup_time, g, result=f"cleanup time {x.fmt(r.cleanup_time)}", n=1,
+                slot, x, key, s, e, "cleanup", t, g, result=f"cleanup time {x.fmt(t)}", n=1,
             )
         )  # fmt: skip
     other = frames.window_records(view, op, "purged", "evicted")
@@ -464,8 +481,12 @@ def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) ->
     ]
 
 
-@dataclass(frozen=True)
-class _Records:
+_CLEANUP_FIELDS = (
+    "key_text", "window_start", "window_end", "cleanup_time", "seq", "proc_time", "watermark",
+)  # fmt: skip
+
+
+class _Records(NamedTuple):
     """The records behind one event mark: their seqs and processing times, and the watermark
     of the last one."""
 
@@ -490,6 +511,7 @@ def _event(
     s = slot.get((key, int(start), int(end)))
     if s is None:
         return None
+    seqs, procs = g.seqs, g.proc_times
     return {
         "x": x.clip(anchor)[0],
         "key": key,
@@ -497,10 +519,12 @@ def _event(
         "what": what,
         "n": n,
         "label": f"×{n}" if n > 1 else "",
-        "seq": ", ".join(str(int(v)) for v in g.seqs),
+        "seq": str(int(seqs[0])) if len(seqs) == 1 else ", ".join([str(int(v)) for v in seqs]),
         "window": f"[{x.fmt(start)}, {x.fmt(end)})",
         "detail": result,
-        "proc_time": ", ".join(f"{int(v):,}" for v in g.proc_times),
+        "proc_time": (
+            f"{int(procs[0]):,}" if len(procs) == 1 else ", ".join([f"{int(v):,}" for v in procs])
+        ),
         "watermark": x.fmt(g.watermark),
     }
 
