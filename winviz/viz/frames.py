@@ -987,10 +987,10 @@ def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:
     return lives[LIFE_COLUMNS]
 
 
-def merged_text(values: pd.Series) -> str:
+def merged_text(values: pd.Series | list[Any]) -> str:
     """The windows a (start, end) was merged into, over all keys — "" unless every key's pane
     of it was merged away by a session merge."""
-    texts = values.tolist()
+    texts = values.tolist() if isinstance(values, pd.Series) else values
     if not texts or not all(isinstance(t, str) for t in texts):
         return ""
     return ", ".join(dict.fromkeys(texts))

@@ -282,17 +282,28 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
     closed[cleaned < sizes] = np.nan  # a key's pane is kept
     texts = lives["merged_into"].to_numpy(dtype=object)[order].tolist()
     bounds = np.r_[first, len(order)].tolist()
-    merged_into = [frames.merged_text(pd.Series(texts[a:b])) for a, b in pairwise(bounds)]
+    merged_into = [frames.merged_text(texts[a:b]) for a, b in pairwise(bounds)]
     # the first firing of each window: only the fired records' windows and processing times
     # (not frames.firings, which also words every firing's cause and result)
     rows = view.select("fired", operator=op)
     start, end, present = view.bounds(rows)
     procs = view.numbers("proc_time", rows[present])
-    first_fired: dict[tuple[int, int], float] = {}
-    windows = zip(start[present].tolist(), end[present].tolist(), strict=True)
-    for key, t in zip(windows, procs.tolist(), strict=True):
-        if t == t and t < first_fired.get(key, np.inf):  # not NaN (no processing time)
-            first_fired[key] = t
+    timed = ~np.isnan(procs)  # (a firing without a processing time is no first firing)
+    f_start, f_end, f_proc = start[present][timed], end[present][timed], procs[timed]
+    by_window = np.lexsort((f_end, f_start))
+    f_start, f_end, f_proc = f_start[by_window], f_end[by_window], f_proc[by_window]
+    f_first = np.flatnonzero(np.r_[True, (f_start[1:] != f_start[:-1]) | (f_end[1:] != f_end[:-1])])
+    first_fired: dict[tuple[int, int], float] = (
+        dict(
+            zip(
+                zip(f_start[f_first].tolist(), f_end[f_first].tolist(), strict=True),
+                np.minimum.reduceat(f_proc, f_first).tolist(),
+                strict=True,
+            )
+        )
+        if len(f_proc)
+        else {}
+    )
     w_start, w_end = s_sorted[first], e_sorted[first]
     per = pd.DataFrame(
         {
