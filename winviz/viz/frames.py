@@ -1082,7 +1082,7 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
         if kind in view._code_of:
             order[view._code_of[kind]] = i
     kinds = pd.Categorical.from_codes(order[view._codes[rows]], categories=list(TIMER_KINDS))
-    columns: dict[str, Any] = {"seq": rows, "kind": kinds}
+    columns: dict[str, Any] = {"seq": rows.copy(), "kind": kinds}
     for name in ("proc_time", "watermark"):
         columns[name] = _times(view, name, rows)
     columns["key"] = _objects(view.column("key", rows))
@@ -1114,7 +1114,7 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
         )
     else:
         columns["timer"] = np.zeros(0, dtype=np.int64)
-    return pd.DataFrame(columns)
+    return pd.DataFrame(columns, copy=False)  # (every column made here, for this frame only)
 
 
 def _first_of_each(values: list[Any]) -> tuple[np.ndarray, list[int]]:
@@ -1122,7 +1122,11 @@ def _first_of_each(values: list[Any]) -> tuple[np.ndarray, list[int]]:
     first appearance), and each distinct object's first position."""
     ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
     codes, _ = pd.factorize(ids)
-    return codes, np.unique(codes, return_index=True)[1].tolist()
+    # numbered in order of first appearance: a value is its object's first where its code
+    # exceeds every code before it
+    new = np.ones(len(codes), dtype=bool)
+    new[1:] = codes[1:] > np.maximum.accumulate(codes)[:-1]
+    return codes, np.flatnonzero(new).tolist()
 
 
 def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
@@ -1248,24 +1252,20 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
     end_text = np.where(is_fired[end_at], "fired", "deleted")
     end_text = np.where(has_end, end_text, "pending").tolist()
     ends = has_end.tolist()
-    out = list(
-        zip(
-            col("key", start_pos),
-            col("namespace", start_pos),
-            col("domain", start_pos),
-            col("ts", start_pos),
-            col("proc_time", start_pos),
-            [p if e else None for p, e in zip(col("proc_time", end_at), ends, strict=True)],
-            end_text,
-            col("seq", start_pos),
-            [q if e else None for q, e in zip(col("seq", end_at), ends, strict=True)],
-            col("watermark", start_pos),
-            strict=True,
-        )
+    values = (
+        col("key", start_pos),
+        col("namespace", start_pos),
+        col("domain", start_pos),
+        col("ts", start_pos),
+        col("proc_time", start_pos),
+        [p if e else None for p, e in zip(col("proc_time", end_at), ends, strict=True)],
+        end_text,
+        col("seq", start_pos),
+        [q if e else None for q, e in zip(col("seq", end_at), ends, strict=True)],
+        col("watermark", start_pos),
     )
-    by_column = list(zip(*out, strict=True)) if out else [()] * len(TIMER_COLUMNS)
     frame = pd.DataFrame(
-        {c: pd.Series(list(v), dtype=object) for c, v in zip(TIMER_COLUMNS, by_column, strict=True)}
+        {c: pd.Series(v, dtype=object) for c, v in zip(TIMER_COLUMNS, values, strict=True)}
     )
     if len(frame):
         frame["key"] = key_texts(frame["key"])

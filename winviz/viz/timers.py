@@ -116,7 +116,11 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     records = frames.timer_records(view, op)
     lives = timer_rows(records)
     queue = frames.timer_queue(records)
-    dedup = records[(records["kind"] == "timer_registered") & records["flag"]]
+    # the de-duplicated registrations, as positions in ``records`` (the rows drawn are taken
+    # from the frame once thinned: ``_event_rows``)
+    dedup = np.flatnonzero(
+        (records["kind"] == "timer_registered").to_numpy() & records["flag"].to_numpy(dtype=bool)
+    )
     steps = frames.watermark_steps(view)
     steps = steps[steps["operator"] == op].reset_index(drop=True)
 
@@ -169,7 +173,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     rules, k = _every_kth(rules)
     if k > 1:
         notes.append(f"timers: every {k}th rule drawn")
-    points = _event_rows(rules, dedup, lives, x, y, notes)
+    points = _event_rows(rules, records, dedup, lives, x, y, notes)
     if len(steps) and x.clip(steps["watermark"].iloc[-1])[1] == "MAX ▶":
         notes.append(
             f"the watermark reached MAX (end of input) at {y.fmt(steps['proc_time'].iloc[-1])}: "
@@ -335,27 +339,29 @@ def _every_kth(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
 
 def _event_rows(
     rules: list[dict[str, Any]],
-    dedup: pd.DataFrame,
+    records: pd.DataFrame,
+    dedup: np.ndarray,
     lives: pd.DataFrame,
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
 ) -> list[dict[str, Any]]:
     """The timer events: registered and ended (per rule), de-duplicated registrations (each
-    at the timer it found queued: same x and dx)."""
+    at the timer it found queued: same x and dx): ``dedup``, their positions in ``records``."""
     rows: list[dict[str, Any]] = []
     for r in rules:
         base = {k: v for k, v in r.items() if k not in ("kind", "y", "y2", "end")}
         rows.append({**base, "kind": "timer event", "event": "registered", "y": r["y"]})
         rows.append({**base, "kind": "timer event", "event": r["end"], "y": r["y2"]})
-    if dedup.empty:
+    if not len(dedup):
         return rows
     # thinned before formatting: only the de-duplicated registrations drawn get tooltips
     room = scale.ROW_LIMIT - len(rows)
     k = -(-len(dedup) // room) if len(dedup) > room else 1
     if k > 1:
         notes.append(f"de-duplicated registrations: every {k}th of {len(dedup):,} drawn")
-        dedup = dedup.iloc[::k]
+        dedup = dedup[::k]
+    dedup = records.iloc[dedup]
     keys = frames.key_texts(dedup["key"])
     place = {}
     if not lives.empty and "key" in (rules[0] if rules else {}):
