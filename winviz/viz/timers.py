@@ -194,13 +194,22 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         for layer in layers:
             if layer.data.values and "key" in layer.data.values[0]:
                 layer.transform = [{"filter": f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"}]
-    # built of spec's fresh charts (shallow copies at every step), made plain at the end
-    main = spec.fresh_layers(layers, width=width, height=height)
-    main = main.resolve_scale(color="independent") if not by_key else main
-    chart = spec.FreshHConcatChart(hconcat=[main, panel], spacing=16)
-    # the subtitle: the notes so far (the dropdown's note below is for usermeta only)
-    chart = chart.properties(title=palette.title("Timers", list(notes)))
-    chart = chart.resolve_scale(strokeDash="shared", shape="independent")
+    # built of spec's fresh charts (shallow copies at every step), made plain at the end; the
+    # title and scale resolutions given as they are made (what ``properties`` and
+    # ``resolve_scale`` set, without a copy of the chart each)
+    main = spec.fresh_layers(
+        layers,
+        width=width,
+        height=height,
+        **({} if by_key else {"resolve": _resolve_scales(color="independent")}),
+    )
+    chart = spec.FreshHConcatChart(
+        hconcat=[main, panel],
+        spacing=16,
+        # the subtitle: the notes so far (the dropdown's note below is for usermeta only)
+        title=palette.title("Timers", list(notes)),
+        resolve=_resolve_scales(strokeDash="shared", shape="independent"),
+    )
     if keys:
         options, labels = ["", *keys], ["every key", *keys]
         chart = chart.add_params(
@@ -215,6 +224,11 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
             + (f" (the {len(keys)} keys with the most timers)" if len(keys) < n_keys else "")
         )
     return palette.finish(spec.plain(chart), name="timers_chart", notes=notes, in_place=True)
+
+
+def _resolve_scales(**scales: str) -> alt.Resolve:
+    """What ``chart.resolve_scale(**scales)`` sets on a chart without a resolve of its own."""
+    return alt.Resolve(scale=alt.ScaleResolveMap(**scales))
 
 
 def _finite(values: pd.Series) -> list[int]:
@@ -628,7 +642,7 @@ def _queue_panel(
 ) -> tuple[spec.FreshLayerChart, list[dict[str, Any]]]:
     """Timers queued per domain against the same processing-time axis: vertices (size_i,
     t_i), (size_i, t_{i+1}), … (the size holds until the next change, and to the end)."""
-    steps = queue.drop_duplicates(["domain", "proc_time"], keep="last")
+    steps = queue[~_repeated(queue)]  # queue.drop_duplicates(["domain", "proc_time"], keep="last")
     thinned = scale.thin_steps(steps, "proc_time", "domain", scale.ROW_LIMIT // 4)
     if len(thinned) < len(steps):
         notes.append(
@@ -682,6 +696,22 @@ def _queue_panel(
     )
     points.name = "queue_points"  # a stable name for its marks (Altair: queue_points_1)
     return spec.fresh_layers([line, points], width=110, height=height), rows
+
+
+def _repeated(queue: pd.DataFrame) -> np.ndarray:
+    """``queue.duplicated(["domain", "proc_time"], keep="last")`` (a row with a later one of
+    the same domain and processing time), compared as integer codes when every processing
+    time is an int (hashing the object columns costs ten times more)."""
+    procs = queue["proc_time"].to_numpy()
+    if len(procs) and pd.api.types.infer_dtype(procs, skipna=False) == "integer":
+        try:
+            times = procs.astype(np.int64)
+        except OverflowError:  # beyond int64: compared as they are
+            pass
+        else:
+            domains, _ = pd.factorize(queue["domain"].to_numpy(), use_na_sentinel=False)
+            return pd.DataFrame({"d": domains, "t": times}).duplicated(keep="last").to_numpy()
+    return queue.duplicated(["domain", "proc_time"], keep="last").to_numpy()
 
 
 def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> alt.Chart:
