@@ -123,15 +123,19 @@ def _lanes(
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
     lives = frames.window_lives(view, op)
     merges = frames.merged(view, op)
-    known = {
-        (k, s, e)
-        for k, s, e in zip(
-            lives["key"].tolist(),
-            lives["window_start"].tolist(),
-            lives["window_end"].tolist(),
-            strict=True,
-        )
-    }
+    known = (
+        {
+            (k, s, e)
+            for k, s, e in zip(
+                lives["key"].tolist(),
+                lives["window_start"].tolist(),
+                lives["window_end"].tolist(),
+                strict=True,
+            )
+        }
+        if len(merges)
+        else set()  # (only windows a merge names are looked up)
+    )
     extra = []
     for m in merges.itertuples():
         for s, e in m.merged_windows:
@@ -152,7 +156,7 @@ def _bars(view: TraceView, op: str) -> pd.DataFrame:
     frame = pd.concat([lives, pd.DataFrame(extra, columns=lives.columns)], ignore_index=True)
     frame["status"] = [
         "merged away" if isinstance(m, str) else ("fired" if f else "not fired")
-        for m, f in zip(frame["merged_into"], frame["firings"], strict=True)
+        for m, f in zip(frame["merged_into"].tolist(), frame["firings"].tolist(), strict=True)
     ]
     return frame
 
@@ -292,12 +296,12 @@ def _events(
     # one mark per event time a firing sits at: the timer that fired it, else the window end
     by = ["key_text", "window_start", "window_end", "fired_by", "at"]
     fired_event, short = palette.FIRED_EVENT, frames.short
+    one = _one_record_event(slot, x)
     for (key, s, e, cause, at), idx in frames.groups(fired, by).items():
         what = fired_event.get(cause, "fired: cause not traced")
         if len(idx) == 1:  # the usual case: one firing per mark
             i = idx[0]
-            g = _Records([seqs[i]], [procs[i]], marks[i])
-            row = _event(slot, x, key, s, e, what, at, g, result=short(results[i], 40), n=1)
+            row = one(key, s, e, what, at, seqs[i], procs[i], marks[i], short(results[i], 40))
             if row is not None:
                 row["cause"] = causes[i]
             rows.append(row)
@@ -312,15 +316,13 @@ def _events(
     cleaned = frames.cleanups(view, op)
     cleaned = cleaned[cleaned["window_start"].notna()]
     cleaned = _drawn(cleaned.assign(key_text=frames.key_texts(cleaned["key"])), slot)
-    for key, s, e, t, seq, proc, mark in zip(
-        *(cleaned[c].tolist() for c in _CLEANUP_FIELDS), strict=True
-    ):
-        g = _Records([seq], [proc], mark)
-        rows.append(
-            _event(
-                slot, x, key, s, e, "cleanup", t, g, result=f"cleanup time {x.fmt(t)}", n=1,
-            )
-        )  # fmt: skip
+    fmt = x.fmt
+    rows += [
+        one(key, s, e, "cleanup", t, seq, proc, mark, f"cleanup time {fmt(t)}")
+        for key, s, e, t, seq, proc, mark in zip(
+            *(cleaned[c].tolist() for c in _CLEANUP_FIELDS), strict=True
+        )
+    ]
     other = frames.window_records(view, op, "purged", "evicted")
     other = other[other["window_start"].notna()]
     if not other.empty:
@@ -527,6 +529,42 @@ def _event(
         ),
         "watermark": x.fmt(g.watermark),
     }
+
+
+def _one_record_event(slot: dict, x: TimeAxis) -> Any:
+    """``_event`` of one record (n = 1), as a function of (key, start, end, what, anchor,
+    seq, proc_time, watermark, result): the same row, written without joining lists."""
+    where, clip, fmt = slot.get, x.clip, x.fmt
+
+    def one(
+        key: str,
+        start: Any,
+        end: Any,
+        what: str,
+        anchor: Any,
+        seq: Any,
+        proc: Any,
+        mark: Any,
+        result: str,
+    ) -> dict[str, Any] | None:
+        s = where((key, int(start), int(end)))
+        if s is None:
+            return None
+        return {
+            "x": clip(anchor)[0],
+            "key": key,
+            "slot": s,
+            "what": what,
+            "n": 1,
+            "label": "",
+            "seq": str(int(seq)),
+            "window": f"[{fmt(start)}, {fmt(end)})",
+            "detail": result,
+            "proc_time": f"{int(proc):,}",
+            "watermark": fmt(mark),
+        }
+
+    return one
 
 
 def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[alt.Chart]:
