@@ -93,12 +93,11 @@ def _lanes(
         notes.append(f"bars: the {len(bars):,} earliest windows (starting before {cutoff:,})")
     bars = _stack(bars)
     # the axis holds every bar, and the cleanup times (horizons) of the drawn keys' windows
-    cleaned = frames.cleanups(view, op)
-    cleaned = cleaned[cleaned["window_start"].notna()]
+    cleaned, cleaned_keys = _cleaned(view, op)
     drawn = set(keys)
     cleanup_times = [
         t
-        for k, t in zip(frames.key_texts(cleaned["key"]), cleaned["cleanup_time"], strict=True)
+        for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True)
         if k in drawn and t is not None and not palette.is_off_chart(t)
     ]
     x = palette.time_axis(
@@ -313,9 +312,8 @@ def _events(
         if row is not None:
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
         rows.append(row)
-    cleaned = frames.cleanups(view, op)
-    cleaned = cleaned[cleaned["window_start"].notna()]
-    cleaned = _drawn(cleaned.assign(key_text=frames.key_texts(cleaned["key"])), slot)
+    cleaned, cleaned_keys = _cleaned(view, op)
+    cleaned = _drawn(cleaned.assign(key_text=cleaned_keys), slot)
     fmt = x.fmt
     rows += [
         one(key, s, e, "cleanup", t, seq, proc, mark, f"cleanup time {fmt(t)}")
@@ -418,18 +416,32 @@ def _purges_and_evictions(
     return rows
 
 
+def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
+    """The cleanups of time windows and their keys' texts (``frames.key_texts``), made once
+    per view (the axis, the cleanup marks and the horizons read them)."""
+
+    def build() -> tuple[pd.DataFrame, list[str]]:
+        cleaned = frames.cleanups(view, op)
+        cleaned = cleaned[cleaned["window_start"].notna()]
+        return cleaned, frames.key_texts(cleaned["key"])
+
+    return frames.memoized(view, "lanes_cleaned", op, build)
+
+
 def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
     """With allowed lateness > 0: per drawn (key, window), a line on its bar's sub-lane from
     the window's end to its horizon, max timestamp + allowed lateness — its cleanup time
     (``cleanup`` records; a window cleaned at its max timestamp has none)."""
-    cleaned = frames.cleanups(view, op)
-    cleaned = cleaned[cleaned["window_start"].notna()]
+    cleaned, cleaned_keys = _cleaned(view, op)
     if cleaned.empty:
         return []
+    ends, times = cleaned["window_end"].to_numpy(), cleaned["cleanup_time"].to_numpy()
+    if ends.dtype.kind in "iu" and times.dtype.kind in "iu" and not (times > ends - 1).any():
+        return []  # every window cleaned at its max timestamp: no horizon beyond its end
     slot = _bar_slots(bars)
     rows = []
     for key, s, e, t in zip(
-        frames.key_texts(cleaned["key"]),
+        cleaned_keys,
         cleaned["window_start"].tolist(),
         cleaned["window_end"].tolist(),
         cleaned["cleanup_time"].tolist(),
