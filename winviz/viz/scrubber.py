@@ -115,7 +115,10 @@ def _scrubber(
 ) -> alt.TopLevelMixin:
     op = pick_operator(view, operator)
     elements = frames.element_fates(view, op)
-    elements = elements[elements["ts"].notna() & elements["proc_time"].notna()]
+    drawn = (elements["ts"].notna() & elements["proc_time"].notna()).to_numpy()
+    elements = elements[drawn]
+    # their fates as positions in palette.FATES (element_fates' rows are these columns' rows)
+    fate_codes = frames.element_fate_columns(view, op)["fate_code"][drawn]
     steps = frames.watermark_steps(view)
     steps = steps[steps["operator"] == op]
     windows = _windows(view, op)
@@ -155,7 +158,7 @@ def _scrubber(
         _window_layer(windows, x, y),
         _now_layer(x, y),
         *_watermark_layers(steps, x, y),
-        *_element_layers(view, elements, x, y, future, max_points, notes),
+        *_element_layers(view, elements, fate_codes, x, y, future, max_points, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
     params = [t]
@@ -474,6 +477,7 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
 def _element_layers(
     view: TraceView,
     elements: pd.DataFrame,
+    fate_codes: np.ndarray,
     x: TimeAxis,
     y: TimeAxis,
     future: str,
@@ -483,7 +487,7 @@ def _element_layers(
     if elements.empty:
         return []
     if len(elements) > max_points:
-        rows = _binned(elements, x, y, max_points, notes)
+        rows = _binned(elements, fate_codes, x, y, max_points, notes)
     else:
         d = frames.element_detail_lists(view, elements["seq"].to_numpy())
         procs = elements["proc_time"].tolist()
@@ -572,9 +576,14 @@ def _element_layers(
 
 
 def _binned(
-    elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
+    elements: pd.DataFrame,
+    fate_codes: np.ndarray,
+    x: TimeAxis,
+    y: TimeAxis,
+    max_points: int,
+    notes: list[str],
 ) -> list[dict[str, Any]]:
-    cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points)
+    cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points, fate_codes)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid (a cell shows once its "
         "processing-time bin has begun)"
