@@ -41,7 +41,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from itertools import compress
 from json.encoder import encode_basestring
 from operator import is_, itemgetter
 from typing import Any, ParamSpec, TypeVar
@@ -1017,10 +1016,10 @@ def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:
     return lives[LIFE_COLUMNS]
 
 
-def merged_text(values: pd.Series) -> str:
+def merged_text(values: pd.Series | list[Any]) -> str:
     """The windows a (start, end) was merged into, over all keys — "" unless every key's pane
     of it was merged away by a session merge."""
-    texts = values.tolist()
+    texts = values.tolist() if isinstance(values, pd.Series) else values
     if not texts or not all(isinstance(t, str) for t in texts):
         return ""
     return ", ".join(dict.fromkeys(texts))
@@ -1031,11 +1030,9 @@ def _group_ids(*columns: np.ndarray) -> np.ndarray:
     appearance (as ``groupby(sort=False).ngroup()``): each column's codes folded into one
     int64 per row (renumbered densely whenever the next fold could leave the int64 range),
     then numbered once."""
-    ids, uniques = pd.factorize(columns[0])
-    span = max(1, len(uniques))  # every id is below span
+    ids, span = _dense_codes(columns[0])
     for column in columns[1:]:
-        codes, uniques = pd.factorize(column)
-        width = max(1, len(uniques))
+        codes, width = _dense_codes(column)
         if span * width > 2**62:  # renumber densely first: the product stays in int64
             ids, found = pd.factorize(ids)
             span = max(1, len(found))
@@ -1043,6 +1040,19 @@ def _group_ids(*columns: np.ndarray) -> np.ndarray:
         span *= width
     ids, _ = pd.factorize(ids)
     return ids
+
+
+def _dense_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
+    """Codes of an integer column, equal where its values are, and a bound above them: the
+    values themselves when they are already small non-negative codes (as a trace's key codes
+    are), else numbered by ``pd.factorize``."""
+    column = np.asarray(column)
+    if column.dtype.kind in "iu" and len(column):
+        lo, hi = int(column.min()), int(column.max())
+        if lo >= 0 and hi <= 4 * len(column) + 64:
+            return column.astype(np.int64, copy=False), hi + 1
+    codes, uniques = pd.factorize(column)
+    return codes, max(1, len(uniques))
 
 
 def merged(view: TraceView, operator: str) -> pd.DataFrame:
@@ -1101,24 +1111,26 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
         if kind in view._code_of:
             order[view._code_of[kind]] = i
     kinds = pd.Categorical.from_codes(order[view._codes[rows]], categories=list(TIMER_KINDS))
-    columns: dict[str, Any] = {"seq": rows, "kind": kinds}
+    columns: dict[str, Any] = {"seq": rows.copy(), "kind": kinds}
     for name in ("proc_time", "watermark"):
         columns[name] = _times(view, name, rows)
     columns["key"] = _objects(view.column("key", rows))
     columns["ts"] = _times(view, "ts", rows)
-    # detail is (domain, namespace[, flag]) for every timer kind
+    # detail is (domain, namespace[, flag]) for every timer kind; a run shares a few detail
+    # objects among many records: each distinct object (by id(): alive throughout, so no id
+    # is reused) is read once
     details = view.c.detail[rows].tolist()
-    ns_texts, ns_codes = _namespace_texts_codes(list(map(itemgetter(1), details)))
-    columns["namespace"] = _objects(ns_texts)
-    domains = list(map(itemgetter(0), details))
+    at, firsts = _first_of_each(details)
+    distinct = [details[i] for i in firsts]
+    texts, text_codes = _namespace_texts_codes(list(map(itemgetter(1), distinct)))
+    columns["namespace"] = _objects(object_array(texts)[at])
+    ns_codes = text_codes[at]
+    distinct_domains = list(map(itemgetter(0), distinct))
+    domains = object_array(distinct_domains)[at]
     columns["domain"] = _objects(domains)
-    flag = np.zeros(len(rows), dtype=bool)
-    has = np.fromiter(map(len, details), dtype=np.int64, count=len(rows)) > 2
-    if has.any():
-        flag[has] = np.fromiter(
-            map(itemgetter(2), compress(details, has.tolist())), dtype=bool, count=int(has.sum())
-        )
-    columns["flag"] = flag
+    columns["flag"] = np.array([bool(d[2]) if len(d) > 2 else False for d in distinct], dtype=bool)[
+        at
+    ]
     if len(rows):
         stamps = columns["ts"]
         ts_codes = (
@@ -1127,11 +1139,23 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
             else _codes(stamps.to_numpy(dtype=object))
         )
         columns["timer"] = _group_ids(
-            view.c.key.codes[rows], ns_codes, _identity_codes(domains), ts_codes
+            view.c.key.codes[rows], ns_codes, _identity_codes(distinct_domains)[at], ts_codes
         )
     else:
         columns["timer"] = np.zeros(0, dtype=np.int64)
-    return pd.DataFrame(columns)
+    return pd.DataFrame(columns, copy=False)  # (every column made here, for this frame only)
+
+
+def _first_of_each(values: list[Any]) -> tuple[np.ndarray, list[int]]:
+    """Per value, the number of the distinct object it is (by identity, numbered in order of
+    first appearance), and each distinct object's first position."""
+    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
+    codes, _ = pd.factorize(ids)
+    # numbered in order of first appearance: a value is its object's first where its code
+    # exceeds every code before it
+    new = np.ones(len(codes), dtype=bool)
+    new[1:] = codes[1:] > np.maximum.accumulate(codes)[:-1]
+    return codes, np.flatnonzero(new).tolist()
 
 
 def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
@@ -1257,24 +1281,20 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
     end_text = np.where(is_fired[end_at], "fired", "deleted")
     end_text = np.where(has_end, end_text, "pending").tolist()
     ends = has_end.tolist()
-    out = list(
-        zip(
-            col("key", start_pos),
-            col("namespace", start_pos),
-            col("domain", start_pos),
-            col("ts", start_pos),
-            col("proc_time", start_pos),
-            [p if e else None for p, e in zip(col("proc_time", end_at), ends, strict=True)],
-            end_text,
-            col("seq", start_pos),
-            [q if e else None for q, e in zip(col("seq", end_at), ends, strict=True)],
-            col("watermark", start_pos),
-            strict=True,
-        )
+    values = (
+        col("key", start_pos),
+        col("namespace", start_pos),
+        col("domain", start_pos),
+        col("ts", start_pos),
+        col("proc_time", start_pos),
+        [p if e else None for p, e in zip(col("proc_time", end_at), ends, strict=True)],
+        end_text,
+        col("seq", start_pos),
+        [q if e else None for q, e in zip(col("seq", end_at), ends, strict=True)],
+        col("watermark", start_pos),
     )
-    by_column = list(zip(*out, strict=True)) if out else [()] * len(TIMER_COLUMNS)
     frame = pd.DataFrame(
-        {c: pd.Series(list(v), dtype=object) for c, v in zip(TIMER_COLUMNS, by_column, strict=True)}
+        {c: pd.Series(v, dtype=object) for c, v in zip(TIMER_COLUMNS, values, strict=True)}
     )
     if len(frame):
         frame["key"] = key_texts(frame["key"])

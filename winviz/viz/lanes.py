@@ -20,8 +20,7 @@ earliest windows in event time); the subtitle says what was left out.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import altair as alt
 import numpy as np
@@ -94,12 +93,11 @@ def _lanes(
         notes.append(f"bars: the {len(bars):,} earliest windows (starting before {cutoff:,})")
     bars = _stack(bars)
     # the axis holds every bar, and the cleanup times (horizons) of the drawn keys' windows
-    cleaned = frames.cleanups(view, op)
-    cleaned = cleaned[cleaned["window_start"].notna()]
+    cleaned, cleaned_keys = _cleaned(view, op)
     drawn = set(keys)
     cleanup_times = [
         t
-        for k, t in zip(frames.key_texts(cleaned["key"]), cleaned["cleanup_time"], strict=True)
+        for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True)
         if k in drawn and t is not None and not palette.is_off_chart(t)
     ]
     x = palette.time_axis(
@@ -124,15 +122,19 @@ def _lanes(
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
     lives = frames.window_lives(view, op)
     merges = frames.merged(view, op)
-    known = {
-        (k, s, e)
-        for k, s, e in zip(
-            lives["key"].tolist(),
-            lives["window_start"].tolist(),
-            lives["window_end"].tolist(),
-            strict=True,
-        )
-    }
+    known = (
+        {
+            (k, s, e)
+            for k, s, e in zip(
+                lives["key"].tolist(),
+                lives["window_start"].tolist(),
+                lives["window_end"].tolist(),
+                strict=True,
+            )
+        }
+        if len(merges)
+        else set()  # (only windows a merge names are looked up)
+    )
     extra = []
     for m in merges.itertuples():
         for s, e in m.merged_windows:
@@ -153,7 +155,7 @@ def _bars(view: TraceView, op: str) -> pd.DataFrame:
     frame = pd.concat([lives, pd.DataFrame(extra, columns=lives.columns)], ignore_index=True)
     frame["status"] = [
         "merged away" if isinstance(m, str) else ("fired" if f else "not fired")
-        for m, f in zip(frame["merged_into"], frame["firings"], strict=True)
+        for m, f in zip(frame["merged_into"].tolist(), frame["firings"].tolist(), strict=True)
     ]
     return frame
 
@@ -195,21 +197,24 @@ def _stack(bars: pd.DataFrame) -> pd.DataFrame:
 
 def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
     rows = []
-    for b in bars.itertuples():
+    clip, fmt = x.clip, x.fmt
+    for start, end, key, slot, status, elements, firings, opened, closed, merged_into in zip(
+        *(bars[c].tolist() for c in _BAR_FIELDS), strict=True
+    ):
         rows.append(
             {
-                "x": x.clip(b.window_start)[0],
-                "x2": x.clip(b.window_end)[0],
-                "key": b.key,
-                "slot": int(b.slot),
-                "status": b.status,
+                "x": clip(start)[0],
+                "x2": clip(end)[0],
+                "key": key,
+                "slot": int(slot),
+                "status": status,
                 "kind": "window",
-                "window": f"[{x.fmt(b.window_start)}, {x.fmt(b.window_end)})",
-                "elements": int(b.elements),
-                "firings": int(b.firings),
-                "opened": f"{int(b.opened):,}",
-                "closed": _closed(b.closed, b.merged_into),
-                "merged_into": b.merged_into if isinstance(b.merged_into, str) else "",
+                "window": f"[{fmt(start)}, {fmt(end)})",
+                "elements": int(elements),
+                "firings": int(firings),
+                "opened": f"{int(opened):,}",
+                "closed": _closed(closed, merged_into),
+                "merged_into": merged_into if isinstance(merged_into, str) else "",
             }
         )
     keys = list(dict.fromkeys(bars["key"]))
@@ -257,6 +262,12 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
     )
 
 
+_BAR_FIELDS = (
+    "window_start", "window_end", "key", "slot", "status", "elements", "firings", "opened",
+    "closed", "merged_into",
+)  # fmt: skip
+
+
 def _closed(closed: Any, merged_into: Any) -> str:
     if isinstance(merged_into, str):
         return f"merged into {merged_into}"
@@ -283,27 +294,33 @@ def _events(
     causes = fired["cause"].tolist()
     # one mark per event time a firing sits at: the timer that fired it, else the window end
     by = ["key_text", "window_start", "window_end", "fired_by", "at"]
+    fired_event, short = palette.FIRED_EVENT, frames.short
+    one = _one_record_event(slot, x)
     for (key, s, e, cause, at), idx in frames.groups(fired, by).items():
-        what = palette.FIRED_EVENT.get(cause, "fired: cause not traced")
+        what = fired_event.get(cause, "fired: cause not traced")
+        if len(idx) == 1:  # the usual case: one firing per mark
+            i = idx[0]
+            row = one(key, s, e, what, at, seqs[i], procs[i], marks[i], short(results[i], 40))
+            if row is not None:
+                row["cause"] = causes[i]
+            rows.append(row)
+            continue
         shown = idx[-1:] if len(idx) > 50 else idx
         g = _Records([seqs[i] for i in shown], [procs[i] for i in shown], marks[shown[-1]])
-        text = ", ".join(frames.short(results[i], 40) for i in idx[:50]) + (
-            " …" if len(idx) > 50 else ""
-        )
+        text = ", ".join(short(results[i], 40) for i in idx[:50]) + (" …" if len(idx) > 50 else "")
         row = _event(slot, x, key, s, e, what, at, g, result=text, n=len(idx))
         if row is not None:
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
         rows.append(row)
-    cleaned = frames.cleanups(view, op)
-    cleaned = cleaned[cleaned["window_start"].notna()]
-    for r in _drawn(cleaned.assign(key_text=frames.key_texts(cleaned["key"])), slot).itertuples():
-        g = _Records([r.seq], [r.proc_time], r.watermark)
-        rows.append(
-            _event(
-                slot, x, r.key_text, r.window_start, r.window_end, "cleanup",
-                r.cleanup_time, g, result=f"cleanup time {x.fmt(r.cleanup_time)}", n=1,
-            )
-        )  # fmt: skip
+    cleaned, cleaned_keys = _cleaned(view, op)
+    cleaned = _drawn(cleaned.assign(key_text=cleaned_keys), slot)
+    fmt = x.fmt
+    rows += [
+        one(key, s, e, "cleanup", t, seq, proc, mark, f"cleanup time {fmt(t)}")
+        for key, s, e, t, seq, proc, mark in zip(
+            *(cleaned[c].tolist() for c in _CLEANUP_FIELDS), strict=True
+        )
+    ]
     other = frames.window_records(view, op, "purged", "evicted")
     other = other[other["window_start"].notna()]
     if not other.empty:
@@ -399,18 +416,32 @@ def _purges_and_evictions(
     return rows
 
 
+def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
+    """The cleanups of time windows and their keys' texts (``frames.key_texts``), made once
+    per view (the axis, the cleanup marks and the horizons read them)."""
+
+    def build() -> tuple[pd.DataFrame, list[str]]:
+        cleaned = frames.cleanups(view, op)
+        cleaned = cleaned[cleaned["window_start"].notna()]
+        return cleaned, frames.key_texts(cleaned["key"])
+
+    return frames.memoized(view, "lanes_cleaned", op, build)
+
+
 def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
     """With allowed lateness > 0: per drawn (key, window), a line on its bar's sub-lane from
     the window's end to its horizon, max timestamp + allowed lateness — its cleanup time
     (``cleanup`` records; a window cleaned at its max timestamp has none)."""
-    cleaned = frames.cleanups(view, op)
-    cleaned = cleaned[cleaned["window_start"].notna()]
+    cleaned, cleaned_keys = _cleaned(view, op)
     if cleaned.empty:
         return []
+    ends, times = cleaned["window_end"].to_numpy(), cleaned["cleanup_time"].to_numpy()
+    if ends.dtype.kind in "iu" and times.dtype.kind in "iu" and not (times > ends - 1).any():
+        return []  # every window cleaned at its max timestamp: no horizon beyond its end
     slot = _bar_slots(bars)
     rows = []
     for key, s, e, t in zip(
-        frames.key_texts(cleaned["key"]),
+        cleaned_keys,
         cleaned["window_start"].tolist(),
         cleaned["window_end"].tolist(),
         cleaned["cleanup_time"].tolist(),
@@ -464,8 +495,12 @@ def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) ->
     ]
 
 
-@dataclass(frozen=True)
-class _Records:
+_CLEANUP_FIELDS = (
+    "key_text", "window_start", "window_end", "cleanup_time", "seq", "proc_time", "watermark",
+)  # fmt: skip
+
+
+class _Records(NamedTuple):
     """The records behind one event mark: their seqs and processing times, and the watermark
     of the last one."""
 
@@ -490,6 +525,7 @@ def _event(
     s = slot.get((key, int(start), int(end)))
     if s is None:
         return None
+    seqs, procs = g.seqs, g.proc_times
     return {
         "x": x.clip(anchor)[0],
         "key": key,
@@ -497,12 +533,50 @@ def _event(
         "what": what,
         "n": n,
         "label": f"×{n}" if n > 1 else "",
-        "seq": ", ".join(str(int(v)) for v in g.seqs),
+        "seq": str(int(seqs[0])) if len(seqs) == 1 else ", ".join([str(int(v)) for v in seqs]),
         "window": f"[{x.fmt(start)}, {x.fmt(end)})",
         "detail": result,
-        "proc_time": ", ".join(f"{int(v):,}" for v in g.proc_times),
+        "proc_time": (
+            f"{int(procs[0]):,}" if len(procs) == 1 else ", ".join([f"{int(v):,}" for v in procs])
+        ),
         "watermark": x.fmt(g.watermark),
     }
+
+
+def _one_record_event(slot: dict, x: TimeAxis) -> Any:
+    """``_event`` of one record (n = 1), as a function of (key, start, end, what, anchor,
+    seq, proc_time, watermark, result): the same row, written without joining lists."""
+    where, clip, fmt = slot.get, x.clip, x.fmt
+
+    def one(
+        key: str,
+        start: Any,
+        end: Any,
+        what: str,
+        anchor: Any,
+        seq: Any,
+        proc: Any,
+        mark: Any,
+        result: str,
+    ) -> dict[str, Any] | None:
+        s = where((key, int(start), int(end)))
+        if s is None:
+            return None
+        return {
+            "x": clip(anchor)[0],
+            "key": key,
+            "slot": s,
+            "what": what,
+            "n": 1,
+            "label": "",
+            "seq": str(int(seq)),
+            "window": f"[{fmt(start)}, {fmt(end)})",
+            "detail": result,
+            "proc_time": f"{int(proc):,}",
+            "watermark": fmt(mark),
+        }
+
+    return one
 
 
 def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[alt.Chart]:

@@ -187,6 +187,8 @@ class TimeAxis:
     def clip(self, value: Any) -> tuple[float | None, str]:
         """(position, note): a value inside the domain is itself with note ""; one outside is
         put on the nearer edge with note "MAX ▶" / "◀ MIN" (off-chart) or "▶" / "◀"."""
+        if value.__class__ is int and self.lo <= value <= self.hi:  # the usual case first
+            return value, ""
         if value is None or _nan(value):
             return None, ""
         if value > self.hi:

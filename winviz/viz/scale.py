@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from winviz.viz.palette import FATES
+
 ROW_LIMIT = 5000  # Altair's default max_rows
 EXACT = 2**53  # palette.EXACT: beyond this magnitude a time is off the chart
 
@@ -90,7 +92,6 @@ def _bin_arrays(
     limit: int,
 ) -> tuple[pd.DataFrame, int, int]:
     """``bin_points`` of coordinates and ``by`` values given as arrays."""
-    nx, ny = 120, 80
     # one code per ``by`` value, in sorted order (the cells are ordered by (ix, iy, by)):
     # found unsorted (hashing), then the few distinct values sorted
     codes, labels = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=True)
@@ -100,6 +101,21 @@ def _bin_arrays(
         keep = codes >= 0
         xs, ys, codes = xs[keep], ys[keep], codes[keep]
     codes = rank[codes] if len(codes) else codes
+    return _bin_codes(xs, ys, codes, labels, by, x_range, y_range, limit)
+
+
+def _bin_codes(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    codes: np.ndarray,
+    labels: np.ndarray,
+    by: str,
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    limit: int,
+) -> tuple[pd.DataFrame, int, int]:
+    """``_bin_arrays`` of ``by`` values given as codes: ``labels[code]``, the labels sorted."""
+    nx, ny = 120, 80
     while True:
         cells = _cells(xs, ys, codes, labels, by, x_range, y_range, nx, ny)
         if len(cells) <= limit or (nx == 1 and ny == 1):
@@ -108,13 +124,27 @@ def _bin_arrays(
 
 
 def bin_elements(
-    elements: pd.DataFrame, x_domain: tuple[int, int], y_domain: tuple[int, int], max_points: int
+    elements: pd.DataFrame,
+    x_domain: tuple[int, int],
+    y_domain: tuple[int, int],
+    max_points: int,
+    fate_codes: np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, int, int]:
     """Elements (``ts``, ``proc_time``, ``fate``) clipped to the visible domains and binned per
-    fate with ``bin_points``: (cells, nx, ny)."""
-    xs = np.clip(elements["ts"].to_numpy(float), *x_domain)
-    ys = np.clip(elements["proc_time"].to_numpy(float), *y_domain)
-    return _bin_arrays(xs, ys, elements["fate"], "fate", x_domain, y_domain, max_points)
+    fate with ``bin_points``: (cells, nx, ny). ``fate_codes``, when the caller has them: each
+    element's fate as its position in ``palette.FATES`` (the same cells, without hashing
+    every fate text)."""
+    xs = np.clip(np.asarray(elements["ts"], dtype=float), *x_domain)
+    ys = np.clip(np.asarray(elements["proc_time"], dtype=float), *y_domain)
+    if fate_codes is None:
+        return _bin_arrays(xs, ys, elements["fate"], "fate", x_domain, y_domain, max_points)
+    present = np.flatnonzero(np.bincount(fate_codes, minlength=len(FATES)))
+    order = sorted(present.tolist(), key=FATES.__getitem__)  # the fates present, sorted
+    labels = np.array([FATES[i] for i in order], dtype=object)
+    rank = np.zeros(len(FATES), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    codes = rank[fate_codes]
+    return _bin_codes(xs, ys, codes, labels, "fate", x_domain, y_domain, max_points)
 
 
 def _cells(

@@ -115,7 +115,10 @@ def _scrubber(
 ) -> alt.TopLevelMixin:
     op = pick_operator(view, operator)
     elements = frames.element_fates(view, op)
-    elements = elements[elements["ts"].notna() & elements["proc_time"].notna()]
+    drawn = (elements["ts"].notna() & elements["proc_time"].notna()).to_numpy()
+    elements = elements[drawn]
+    # their fates as positions in palette.FATES (element_fates' rows are these columns' rows)
+    fate_codes = frames.element_fate_columns(view, op)["fate_code"][drawn]
     steps = frames.watermark_steps(view)
     steps = steps[steps["operator"] == op]
     windows = _windows(view, op)
@@ -155,7 +158,7 @@ def _scrubber(
         _window_layer(windows, x, y),
         _now_layer(x, y),
         *_watermark_layers(steps, x, y),
-        *_element_layers(view, elements, x, y, future, max_points, notes),
+        *_element_layers(view, elements, fate_codes, x, y, future, max_points, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
     params = [t]
@@ -282,17 +285,28 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
     closed[cleaned < sizes] = np.nan  # a key's pane is kept
     texts = lives["merged_into"].to_numpy(dtype=object)[order].tolist()
     bounds = np.r_[first, len(order)].tolist()
-    merged_into = [frames.merged_text(pd.Series(texts[a:b])) for a, b in pairwise(bounds)]
+    merged_into = [frames.merged_text(texts[a:b]) for a, b in pairwise(bounds)]
     # the first firing of each window: only the fired records' windows and processing times
     # (not frames.firings, which also words every firing's cause and result)
     rows = view.select("fired", operator=op)
     start, end, present = view.bounds(rows)
     procs = view.numbers("proc_time", rows[present])
-    first_fired: dict[tuple[int, int], float] = {}
-    windows = zip(start[present].tolist(), end[present].tolist(), strict=True)
-    for key, t in zip(windows, procs.tolist(), strict=True):
-        if t == t and t < first_fired.get(key, np.inf):  # not NaN (no processing time)
-            first_fired[key] = t
+    timed = ~np.isnan(procs)  # (a firing without a processing time is no first firing)
+    f_start, f_end, f_proc = start[present][timed], end[present][timed], procs[timed]
+    by_window = np.lexsort((f_end, f_start))
+    f_start, f_end, f_proc = f_start[by_window], f_end[by_window], f_proc[by_window]
+    f_first = np.flatnonzero(np.r_[True, (f_start[1:] != f_start[:-1]) | (f_end[1:] != f_end[:-1])])
+    first_fired: dict[tuple[int, int], float] = (
+        dict(
+            zip(
+                zip(f_start[f_first].tolist(), f_end[f_first].tolist(), strict=True),
+                np.minimum.reduceat(f_proc, f_first).tolist(),
+                strict=True,
+            )
+        )
+        if len(f_proc)
+        else {}
+    )
     w_start, w_end = s_sorted[first], e_sorted[first]
     per = pd.DataFrame(
         {
@@ -463,6 +477,7 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
 def _element_layers(
     view: TraceView,
     elements: pd.DataFrame,
+    fate_codes: np.ndarray,
     x: TimeAxis,
     y: TimeAxis,
     future: str,
@@ -472,7 +487,7 @@ def _element_layers(
     if elements.empty:
         return []
     if len(elements) > max_points:
-        rows = _binned(elements, x, y, max_points, notes)
+        rows = _binned(elements, fate_codes, x, y, max_points, notes)
     else:
         d = frames.element_detail_lists(view, elements["seq"].to_numpy())
         procs = elements["proc_time"].tolist()
@@ -561,9 +576,14 @@ def _element_layers(
 
 
 def _binned(
-    elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
+    elements: pd.DataFrame,
+    fate_codes: np.ndarray,
+    x: TimeAxis,
+    y: TimeAxis,
+    max_points: int,
+    notes: list[str],
 ) -> list[dict[str, Any]]:
-    cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points)
+    cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points, fate_codes)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid (a cell shows once its "
         "processing-time bin has begun)"

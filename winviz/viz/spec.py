@@ -96,6 +96,54 @@ def layer_chart(
     return chart
 
 
+class FreshLayerChart(alt.LayerChart):
+    """An ``alt.LayerChart`` being built (of ``fresh_layers``): its copies are shallow, like
+    ``_Fresh``'s. Every Altair method that returns a changed chart (``resolve_scale``,
+    ``properties``, ``add_params``, combining it with ``alt.hconcat``…) copies the chart and
+    re-runs ``LayerChart.__init__``, which copies every layer deeply; for a chart made here
+    and used by nothing else, a shallow copy gives the same chart. ``plain`` turns the
+    finished chart back into Altair's own classes."""
+
+    def copy(self, deep: Any = True, ignore: list[str] | None = None) -> FreshLayerChart:
+        return super().copy(deep=False)
+
+
+class FreshHConcatChart(alt.HConcatChart):
+    """An ``alt.HConcatChart`` being built, of ``FreshLayerChart`` charts: shallow copies (see
+    ``FreshLayerChart``)."""
+
+    def copy(self, deep: Any = True, ignore: list[str] | None = None) -> FreshHConcatChart:
+        return super().copy(deep=False)
+
+
+def fresh_layers(layers: list[alt.Chart], **kwargs: Any) -> FreshLayerChart:
+    """``alt.LayerChart(layer=layers, **kwargs)`` — the same chart — as a ``FreshLayerChart``
+    of layers the caller has just made and does not use afterwards (none is copied)."""
+    return FreshLayerChart(layer=[_Fresh(*c._args, **c._kwds) for c in layers], **kwargs)
+
+
+_PLAIN = {
+    _Fresh: alt.Chart,
+    FreshLayerChart: alt.LayerChart,
+    FreshHConcatChart: alt.HConcatChart,
+}
+
+
+def plain(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """The finished chart with every chart in it of Altair's own class again (``_Fresh`` →
+    ``alt.Chart``, ``FreshLayerChart`` → ``alt.LayerChart``, ``FreshHConcatChart`` →
+    ``alt.HConcatChart``): their copies are deep again. Changed in place; returned."""
+    cls = _PLAIN.get(type(chart))
+    if cls is not None:
+        object.__setattr__(chart, "__class__", cls)  # (SchemaBase.__setattr__ sets a property)
+    for key in ("layer", "hconcat"):
+        children = chart._kwds.get(key, alt.Undefined)
+        if isinstance(children, list):
+            for child in children:
+                plain(child)
+    return chart
+
+
 def field_type(rows: list[dict[str, Any]], column: str) -> str:
     """ "quantitative" when every present value of the column is a number (not a bool), else
     "nominal" — as Altair infers it from a DataFrame column."""

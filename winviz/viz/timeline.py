@@ -700,14 +700,7 @@ def _elements(
         "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts)
     )
     if len(elements) > max_points:
-        table = pd.DataFrame(
-            {
-                "ts": elements["ts"],
-                "proc_time": elements["proc_time"],
-                "fate": pd.Series(elements["fate"], dtype=object),  # not pandas' str dtype
-            }
-        )
-        return _binned_elements(table, x, y, max_points, notes)
+        return _binned_elements(elements, x, y, max_points, notes)
     fates = elements["fate"].tolist()
     stamps_f = np.asarray(elements["ts"])
     off = int(((stamps_f < x.lo) | (stamps_f > x.hi)).sum())
@@ -807,9 +800,11 @@ def _texts(axis: TimeAxis, values: list[Any], column: Any) -> list[str]:
 
 
 def _binned_elements(
-    elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
+    elements: _Table, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
 ) -> alt.Chart:
-    cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points)
+    """``elements``: ``frames.element_fate_columns`` (their fates as codes), or a frame."""
+    codes = elements["fate_code"] if isinstance(elements, frames.Columns) else None
+    cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points, codes)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
         "of one fate, at their mean position, sized by count"

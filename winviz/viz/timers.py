@@ -116,7 +116,11 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     records = frames.timer_records(view, op)
     lives = timer_rows(records)
     queue = frames.timer_queue(records)
-    dedup = records[(records["kind"] == "timer_registered") & records["flag"]]
+    # the de-duplicated registrations, as positions in ``records`` (the rows drawn are taken
+    # from the frame once thinned: ``_event_rows``)
+    dedup = np.flatnonzero(
+        (records["kind"] == "timer_registered").to_numpy() & records["flag"].to_numpy(dtype=bool)
+    )
     steps = frames.watermark_steps(view)
     steps = steps[steps["operator"] == op].reset_index(drop=True)
 
@@ -169,7 +173,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     rules, k = _every_kth(rules)
     if k > 1:
         notes.append(f"timers: every {k}th rule drawn")
-    points = _event_rows(rules, dedup, lives, x, y, notes)
+    points = _event_rows(rules, records, dedup, lives, x, y, notes)
     if len(steps) and x.clip(steps["watermark"].iloc[-1])[1] == "MAX ▶":
         notes.append(
             f"the watermark reached MAX (end of input) at {y.fmt(steps['proc_time'].iloc[-1])}: "
@@ -190,10 +194,22 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         for layer in layers:
             if layer.data.values and "key" in layer.data.values[0]:
                 layer.transform = [{"filter": f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"}]
-    main = alt.LayerChart(layer=layers, width=width, height=height)
-    main = main.resolve_scale(color="independent") if not by_key else main
-    chart = alt.hconcat(main, panel, spacing=16).properties(title=palette.title("Timers", notes))
-    chart = chart.resolve_scale(strokeDash="shared", shape="independent")
+    # built of spec's fresh charts (shallow copies at every step), made plain at the end; the
+    # title and scale resolutions given as they are made (what ``properties`` and
+    # ``resolve_scale`` set, without a copy of the chart each)
+    main = spec.fresh_layers(
+        layers,
+        width=width,
+        height=height,
+        **({} if by_key else {"resolve": _resolve_scales(color="independent")}),
+    )
+    chart = spec.FreshHConcatChart(
+        hconcat=[main, panel],
+        spacing=16,
+        # the subtitle: the notes so far (the dropdown's note below is for usermeta only)
+        title=palette.title("Timers", list(notes)),
+        resolve=_resolve_scales(strokeDash="shared", shape="independent"),
+    )
     if keys:
         options, labels = ["", *keys], ["every key", *keys]
         chart = chart.add_params(
@@ -207,7 +223,12 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
             f"{n_keys:,} keys: the dropdown shows one key's timers"
             + (f" (the {len(keys)} keys with the most timers)" if len(keys) < n_keys else "")
         )
-    return palette.finish(chart, name="timers_chart", notes=notes)
+    return palette.finish(spec.plain(chart), name="timers_chart", notes=notes, in_place=True)
+
+
+def _resolve_scales(**scales: str) -> alt.Resolve:
+    """What ``chart.resolve_scale(**scales)`` sets on a chart without a resolve of its own."""
+    return alt.Resolve(scale=alt.ScaleResolveMap(**scales))
 
 
 def _finite(values: pd.Series) -> list[int]:
@@ -332,27 +353,29 @@ def _every_kth(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
 
 def _event_rows(
     rules: list[dict[str, Any]],
-    dedup: pd.DataFrame,
+    records: pd.DataFrame,
+    dedup: np.ndarray,
     lives: pd.DataFrame,
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
 ) -> list[dict[str, Any]]:
     """The timer events: registered and ended (per rule), de-duplicated registrations (each
-    at the timer it found queued: same x and dx)."""
+    at the timer it found queued: same x and dx): ``dedup``, their positions in ``records``."""
     rows: list[dict[str, Any]] = []
     for r in rules:
         base = {k: v for k, v in r.items() if k not in ("kind", "y", "y2", "end")}
         rows.append({**base, "kind": "timer event", "event": "registered", "y": r["y"]})
         rows.append({**base, "kind": "timer event", "event": r["end"], "y": r["y2"]})
-    if dedup.empty:
+    if not len(dedup):
         return rows
     # thinned before formatting: only the de-duplicated registrations drawn get tooltips
     room = scale.ROW_LIMIT - len(rows)
     k = -(-len(dedup) // room) if len(dedup) > room else 1
     if k > 1:
         notes.append(f"de-duplicated registrations: every {k}th of {len(dedup):,} drawn")
-        dedup = dedup.iloc[::k]
+        dedup = dedup[::k]
+    dedup = records.iloc[dedup]
     keys = frames.key_texts(dedup["key"])
     place = {}
     if not lives.empty and "key" in (rules[0] if rules else {}):
@@ -616,10 +639,10 @@ def _size_ticks(rows: list[dict[str, Any]]) -> list[int]:
 
 def _queue_panel(
     queue: pd.DataFrame, y: TimeAxis, t_end: int, height: int, notes: list[str]
-) -> tuple[alt.LayerChart, list[dict[str, Any]]]:
+) -> tuple[spec.FreshLayerChart, list[dict[str, Any]]]:
     """Timers queued per domain against the same processing-time axis: vertices (size_i,
     t_i), (size_i, t_{i+1}), … (the size holds until the next change, and to the end)."""
-    steps = queue.drop_duplicates(["domain", "proc_time"], keep="last")
+    steps = queue[~_repeated(queue)]  # queue.drop_duplicates(["domain", "proc_time"], keep="last")
     thinned = scale.thin_steps(steps, "proc_time", "domain", scale.ROW_LIMIT // 4)
     if len(thinned) < len(steps):
         notes.append(
@@ -672,7 +695,23 @@ def _queue_panel(
         )
     )
     points.name = "queue_points"  # a stable name for its marks (Altair: queue_points_1)
-    return alt.LayerChart(layer=[line, points], width=110, height=height), rows
+    return spec.fresh_layers([line, points], width=110, height=height), rows
+
+
+def _repeated(queue: pd.DataFrame) -> np.ndarray:
+    """``queue.duplicated(["domain", "proc_time"], keep="last")`` (a row with a later one of
+    the same domain and processing time), compared as integer codes when every processing
+    time is an int (hashing the object columns costs ten times more)."""
+    procs = queue["proc_time"].to_numpy()
+    if len(procs) and pd.api.types.infer_dtype(procs, skipna=False) == "integer":
+        try:
+            times = procs.astype(np.int64)
+        except OverflowError:  # beyond int64: compared as they are
+            pass
+        else:
+            domains, _ = pd.factorize(queue["domain"].to_numpy(), use_na_sentinel=False)
+            return pd.DataFrame({"d": domains, "t": times}).duplicated(keep="last").to_numpy()
+    return queue.duplicated(["domain", "proc_time"], keep="last").to_numpy()
 
 
 def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> alt.Chart:
