@@ -167,7 +167,8 @@ def _fired_by_counts(view: frames.TraceView, rows: np.ndarray) -> dict[str, int]
     timer is "element" when its trigger call is ``on_element``."""
     calls, timer_rows = firing_causes(view.c, rows)
     timed = timer_rows >= 0
-    domains = object_array([d[0] for d in view.c.detail[timer_rows[timed]].tolist()])
+    with_timer = timer_rows[timed]
+    domains = object_array([d[0] for d in view.part("detail", with_timer)[with_timer].tolist()])
     event = domains == "event"
     at_max = view.ints("watermark", rows)[0][timed] == frames.LONG_MAX
     processing = ~event & np.not_equal(domains, None)

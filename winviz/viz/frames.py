@@ -533,8 +533,8 @@ def element_detail_lists(view: TraceView, seqs: np.ndarray) -> dict[str, list[An
         "operator": operators.tolist(),
         "key": keys,
         "value": values,
-        "watermark": view.c.watermark.take(seqs).tolist(),
-        "ts": view.c.ts.take(seqs).tolist(),
+        "watermark": view.part("watermark", seqs).take(seqs).tolist(),
+        "ts": view.part("ts", seqs).take(seqs).tolist(),
         "source_index": source_index,
     }
 
@@ -551,7 +551,7 @@ def _element_texts(
         pos = np.searchsorted(arrivals, seqs) - 1
         has = (pos >= 0).tolist()
         src_rows = arrivals[np.maximum(pos, 0)]
-        sources = view.c.detail[src_rows].tolist()  # (value, index) of each arrival
+        sources = view.part("detail", src_rows)[src_rows].tolist()  # (value, index) of each
         # the engine hands the arrival's own object on: identity first, then equal JSON
         same = list(map(is_, map(itemgetter(0), sources), values))
         indexes = list(map(itemgetter(1), sources))
@@ -562,8 +562,9 @@ def _element_texts(
                 if h and (s or jsonable(sources[i][0]) == jsonable(values[i])):
                     source_index[i] = int(sources[i][1])
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
-    key_codes = view.c.key.codes[seqs]
-    texts = {code: short(view.c.key.values[code], 30) for code in set(key_codes.tolist())}
+    key_column = view.part("key", seqs)
+    key_codes = key_column.codes[seqs]
+    texts = {code: short(key_column.values[code], 30) for code in set(key_codes.tolist())}
     return (
         view.column("operator", seqs),
         [texts[c] for c in key_codes.tolist()],
@@ -701,11 +702,13 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
     calls, timer_rows = trace_firing_causes(view.c, rows)
     has_timer = timer_rows >= 0
     domains = np.full(len(rows), None, dtype=object)
-    domains[has_timer] = [d[0] for d in view.c.detail[timer_rows[has_timer]].tolist()]
+    timed = timer_rows[has_timer]
+    domains[has_timer] = [d[0] for d in view.part("detail", timed)[timed].tolist()]
     causes = [_CALL_CAUSE.get(c, "") for c in calls.tolist()]
     domain_list = domains.tolist()
     event = domains == "event"
-    timer_ts = view.c.ts.take(timer_rows[event])
+    event_rows = timer_rows[event]
+    timer_ts = view.part("ts", event_rows).take(event_rows)
     if timer_ts.exact and timer_ts.present.all():  # ints: the timer's, else the window end
         at: Any = end.copy()
         at[event] = timer_ts.values
@@ -745,7 +748,8 @@ def firing_causes(
     if len(which):
         rows = timer_rows[which]
         stamps = view.column("ts", rows).tolist()
-        for i, ts, detail in zip(which.tolist(), stamps, view.c.detail[rows].tolist(), strict=True):
+        details = view.part("detail", rows)[rows].tolist()
+        for i, ts, detail in zip(which.tolist(), stamps, details, strict=True):
             domain = detail[0]
             word = "event-time" if domain == "event" else "processing-time"
             causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
@@ -919,9 +923,9 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     t = text_codes[key_codes] if len(key_uniques) else key_codes
     # one id per (start, end) among the trace's distinct windows, then per (key text, window)
     # in order of first appearance
-    starts_of, ends_of, _ = view.window_table()
+    window_codes, (starts_of, ends_of, _) = view.window_codes(rows)
     window_id = _group_ids(starts_of, ends_of) if len(starts_of) else starts_of
-    codes = window_id[view.c.window.codes[rows]].astype(np.int64)
+    codes = window_id[window_codes].astype(np.int64)
     group, _ = pd.factorize(t.astype(np.int64) * (int(codes.max()) + 1) + codes)
     n_groups = int(group.max()) + 1
     assigned = view.is_kind(rows, "assigned")
@@ -1119,7 +1123,7 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     # detail is (domain, namespace[, flag]) for every timer kind; a run shares a few detail
     # objects among many records: each distinct object (by id(): alive throughout, so no id
     # is reused) is read once
-    details = view.c.detail[rows].tolist()
+    details = view.part("detail", rows)[rows].tolist()
     at, firsts = _first_of_each(details)
     distinct = [details[i] for i in firsts]
     texts, text_codes = _namespace_texts_codes(list(map(itemgetter(1), distinct)))
@@ -1139,7 +1143,10 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
             else _codes(stamps.to_numpy(dtype=object))
         )
         columns["timer"] = _group_ids(
-            view.c.key.codes[rows], ns_codes, _identity_codes(distinct_domains)[at], ts_codes
+            view.part("key", rows).codes[rows],
+            ns_codes,
+            _identity_codes(distinct_domains)[at],
+            ts_codes,
         )
     else:
         columns["timer"] = np.zeros(0, dtype=np.int64)
@@ -1161,7 +1168,7 @@ def _first_of_each(values: list[Any]) -> tuple[np.ndarray, list[int]]:
 def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
     """A time column of some records: int64 when every one has an exact value, else objects
     (ints, None where absent)."""
-    column = getattr(view.c, name).take(rows)
+    column = view.part(name, rows).take(rows)
     if column.exact and column.present.all():
         return pd.Series(column.values, dtype=np.int64)
     return _objects(view.column(name, rows))
