@@ -316,6 +316,8 @@ class InternalTimerService:
         if now > self.clock.now:
             self.clock.now = now
         queue = self.processing_queue
+        if not queue.heap:
+            return  # no timer at all (the loop below would find none)
         live = queue.live
         guard = self.loop_guard
         seen: dict[Any, list[Any]] = {}
