@@ -218,6 +218,11 @@ class JobRuntime:
     """Whether records may go through in batches (see ``run``); tests turn it off to check
     the batched paths against the one-by-one path, trace byte for byte."""
 
+    use_steady_loop = True
+    """Whether batches without checkpointing and processing-time timers go through
+    ``_read_steady_batches`` (else ``_read_input``'s general loop); tests turn it off to
+    check the two against each other, trace byte for byte."""
+
     gc_full_collection_threshold: int | None = 100
     """During ``run`` CPython's third GC threshold (``gc.get_threshold()[2]``, 10 by default:
     how many young-generation collections come before a full one) is raised to at least
@@ -652,7 +657,7 @@ class JobRuntime:
         # Without processing-time timers, only advance_clock moves the next due time (the
         # generators' periodic emissions): until the clock reaches it, a record just sets it.
         steady = not self.timer_owners
-        if steady and batching and not checkpointing:
+        if steady and batching and not checkpointing and self.use_steady_loop:
             self._read_steady_batches(positions)
             return
         due_at = self._next_due() if steady else None
