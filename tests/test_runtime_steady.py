@@ -3,7 +3,8 @@ paths: ``JobRuntime._read_steady_batches`` (batches without checkpointing or
 processing-time timers) must give the same outputs, side outputs, metrics and trace, byte for
 byte, as ``_read_input``'s general loop (``JobRuntime.use_steady_loop`` off); an output's
 watermark fan-out bound to its one target (or to none) must still reach side-output
-consumers when there are some."""
+consumers when there are some; a traced batch chained into the window kernel starts with both
+cached windows (``WindowKernel.process_source_batch``), as one-by-one."""
 
 from __future__ import annotations
 
@@ -111,3 +112,44 @@ def test_watermarks_reach_a_side_output_consumer() -> None:
     assert watermarks("window") == [699, 1499, 2999, wv.MAX]
     assert watermarks("side:late") == watermarks("window")
     assert watermarks("map") == watermarks("window")
+
+
+def test_a_batch_takes_both_open_windows_on_the_short_way(monkeypatch) -> None:
+    """Records alternate between two open tumbling windows across many batches (a periodic
+    watermark every 5 records, no window fires before the end): only the first record of
+    each window takes the kernel's general steps (``WindowKernel.process_element``), every
+    batch starts with both windows cached (``process_source_batch``), and the trace is the
+    one-by-one run's, byte for byte."""
+    from jobs import engine_paths
+    from test_batching import batched_and_one_by_one
+
+    from winviz.operators.window_kernel import WindowKernel
+
+    events = [("k", 90 - i % 50 if i % 2 == 0 else 110 + i % 50) for i in range(60)]
+
+    def make() -> wv.JobExecutionResult:
+        env = wv.StreamExecutionEnvironment(auto_watermark_interval=50)
+        (
+            env.from_collection(events, arrival_interval=10)
+            .assign_timestamps_and_watermarks(bounded(1000))
+            .key_by(lambda e: e[0])
+            .window(wv.TumblingEventTimeWindows.of(100))
+            .allowed_lateness(20)
+            .aggregate(wv.CountAggregate())
+            .sink_to("out")
+        )
+        return env.execute()
+
+    general: list[int] = []
+    process_element = WindowKernel.process_element
+
+    def counted(self, value, ts):
+        general.append(ts)
+        process_element(self, value, ts)
+
+    monkeypatch.setattr(WindowKernel, "process_element", counted)
+    with engine_paths(batches=True):
+        result = make()
+    assert general == [90, 111]  # the first record of each window
+    assert [r.value for r in result.outputs["out"]] == [30, 30]
+    batched_and_one_by_one(make)
