@@ -73,6 +73,7 @@ from winviz.graph import (
 )
 from winviz.keygroups import KeyRule, compute_default_max_parallelism
 from winviz.operators.base import JobContext, Output, StreamOperator
+from winviz.operators.batch import Batch
 from winviz.operators.chaining import chain_sources, install_kernel
 from winviz.operators.co_process import (
     CoInput,
@@ -83,6 +84,7 @@ from winviz.operators.inputs import InputGate
 from winviz.operators.simple import (
     Record,
     SinkOperator,
+    _new_record,
 )
 from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
 from winviz.partitioners import (
@@ -157,10 +159,18 @@ class _FanOut(Output):
             self.collect = self.targets[0].process_element  # type: ignore[method-assign]
         else:
             self.__dict__.pop("collect", None)
+        # the same for watermarks: with no side targets, no loop over none
+        self.__dict__.pop("emit_watermark", None)
+        if not any(self.side_targets.values()):
+            if not self.targets:
+                self.emit_watermark = self._emit_watermark_to_none  # type: ignore[method-assign]
+            elif len(self.targets) == 1:
+                self.emit_watermark = self._emit_watermark_to_one  # type: ignore[method-assign]
 
     def collect_side(self, tag, value, ts):
-        self.runtime.result.side_outputs.setdefault(tag.id, []).append(
-            Record(value, ts, self.runtime.job.now)
+        runtime = self.runtime
+        runtime.result.side_outputs.setdefault(tag.id, []).append(
+            _new_record(Record, (value, ts, runtime.job.now))  # (Record(value, ts, now))
         )
         for t in self.side_targets.get(tag.id, ()):
             t.process_element(value, ts)
@@ -175,6 +185,13 @@ class _FanOut(Output):
         for targets in self.side_targets.values():
             for t in targets:
                 t.process_watermark(watermark)
+
+    def _emit_watermark_to_one(self, watermark):
+        """``emit_watermark`` of a fan-out with one target and no side targets (``bind``)."""
+        self.targets[0].process_watermark(watermark)
+
+    def _emit_watermark_to_none(self, watermark):
+        """``emit_watermark`` of a fan-out without targets (a sink's; ``bind``)."""
 
     def emit_watermark_status(self, idle):
         for t in self.targets:
@@ -200,6 +217,11 @@ class JobRuntime:
     use_batches = True
     """Whether records may go through in batches (see ``run``); tests turn it off to check
     the batched paths against the one-by-one path, trace byte for byte."""
+
+    use_steady_loop = True
+    """Whether batches without checkpointing and processing-time timers go through
+    ``_read_steady_batches`` (else ``_read_input``'s general loop); tests turn it off to
+    check the two against each other, trace byte for byte."""
 
     gc_full_collection_threshold: int | None = 100
     """During ``run`` CPython's third GC threshold (``gc.get_threshold()[2]``, 10 by default:
@@ -502,15 +524,16 @@ class JobRuntime:
     def advance_clock(self, target: int) -> None:
         """Step the clock to ``target`` through everything due before or at it: at each due
         time, sources' periodic watermark emissions first, then operators' timers."""
-        job = self.job
-        while (due := self._next_due()) is not None and due <= target:
+        job, generators, keyed, next_due = self.job, self.generators, self.keyed, self._next_due
+        while (due := next_due()) is not None and due <= target:
             now = job.now = max(due, job.now)
-            for g in self.generators:
+            for g in generators:
                 if g.next_periodic is not None and g.next_periodic <= now:
                     g.next_periodic = now + g.interval
                     g.periodic_emit()
-                    self._skip_quiet_periods(g, target)
-            for op in self.keyed:
+                    if g.next_periodic < target:  # (else there is no period to skip)
+                        self._skip_quiet_periods(g, target)
+            for op in keyed:
                 op.advance_processing_time(now)
         if target > job.now:
             job.now = target
@@ -634,6 +657,9 @@ class JobRuntime:
         # Without processing-time timers, only advance_clock moves the next due time (the
         # generators' periodic emissions): until the clock reaches it, a record just sets it.
         steady = not self.timer_owners
+        if steady and batching and not checkpointing and self.use_steady_loop:
+            self._read_steady_batches(positions)
+            return
         due_at = self._next_due() if steady else None
         for src, i, end in self._segments(positions):
             records = src.records
@@ -668,3 +694,34 @@ class JobRuntime:
                 i = j
         if checkpointing:
             coordinator.at_cut(consumed, None)
+
+    def _read_steady_batches(self, positions: dict[str, int] | None) -> None:
+        """``_read_input``'s loop when records go in batches, without checkpointing and
+        without processing-time timers: only the generators' periodic emissions are due on
+        the processing clock, and only ``advance_clock`` moves them, so the next due time is
+        looked up once per step of the clock. The same batches, in the same order, as the
+        general loop (tests/test_batching.py compares the two)."""
+        job = self.job
+        advance_clock, next_due = self.advance_clock, self._next_due
+        due_at = next_due()
+        for src, i, end in self._segments(positions):
+            records = src.records
+            arrivals, indices, values = records.arrivals, records.indices, records.values
+            stamps = records.stamps
+            immutable, process_batch = records.immutable, src.process_batch
+            while i < end:
+                arrival = arrivals[i]
+                if due_at is None or arrival < due_at:
+                    if arrival > job.now:
+                        job.now = arrival
+                else:
+                    advance_clock(arrival)
+                    due_at = next_due()
+                # up to the first record from ``due_at`` on (a source's arrivals never
+                # decrease)
+                j = end if due_at is None else bisect_left(arrivals, due_at, i + 1, end)
+                process_batch(
+                    Batch(arrivals[i:j], indices[i:j], values[i:j], stamps[i:j], immutable)
+                )
+                job.now = arrivals[j - 1]
+                i = j

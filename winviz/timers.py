@@ -71,6 +71,9 @@ class InternalTimer:
     namespace: Any
 
 
+_heappush = heapq.heappush  # (TimerQueue.add is on the window kernel's per-record path)
+
+
 class TimerQueue:
     """A heap with set semantics on (key, namespace, timestamp) and deletion.
 
@@ -89,11 +92,12 @@ class TimerQueue:
     def add(self, key: Any, namespace: Any, ts: int) -> bool:
         """Register; False when the same timer already exists (de-duplicated)."""
         ident = (key, namespace, ts)
-        if ident in self.live:
+        live = self.live
+        if ident in live:
             return False
-        self._counter += 1
-        self.live[ident] = self._counter
-        heapq.heappush(self.heap, (ts, self._counter, key, namespace))
+        n = self._counter = self._counter + 1
+        live[ident] = n
+        _heappush(self.heap, (ts, n, key, namespace))
         return True
 
     def remove(self, key: Any, namespace: Any, ts: int) -> bool:
@@ -316,6 +320,8 @@ class InternalTimerService:
         if now > self.clock.now:
             self.clock.now = now
         queue = self.processing_queue
+        if not queue.heap:
+            return  # no timer at all (the loop below would find none)
         live = queue.live
         guard = self.loop_guard
         seen: dict[Any, list[Any]] = {}

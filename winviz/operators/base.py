@@ -147,31 +147,19 @@ class StreamOperator:
         """A keyless trace record of this operator (an arrival, a sink write, a side output,
         a channel's watermark or status…) at the current processing time and watermark;
         nothing when the trace is off."""
-        if self.trace is not None:
-            self.trace.emit(
-                kind,
-                self.current_processing_time(),
-                self._watermark,
-                self.name,
-                None,
-                None,
-                ts,
-                detail,
-            )
+        if self.trace is not None:  # (Trace.emit, written directly)
+            self.trace.extend(
+                (kind, self.current_processing_time(), self._watermark, self.name, None, None,
+                 ts, detail)
+            )  # fmt: skip
 
     def trace_watermark(self, watermark: int) -> None:
         """The trace's ``watermark`` record: this operator's watermark advanced to
         ``watermark`` (written before anything it makes due)."""
-        self.trace.emit(  # type: ignore[union-attr]
-            "watermark",
-            self.current_processing_time(),
-            watermark,
-            self.name,
-            None,
-            None,
-            watermark,
-            "input",
-        )
+        self.trace.extend(  # type: ignore[union-attr]  (Trace.emit, written directly)
+            ("watermark", self.current_processing_time(), watermark, self.name, None, None,
+             watermark, "input")
+        )  # fmt: skip
 
     def process_watermark_status(self, idle: bool) -> None:
         """Flink's ``processWatermarkStatus`` of a one-input operator: pass the status on

@@ -190,31 +190,21 @@ class _Emitter(WatermarkOutput):
                 expected="int milliseconds in Java's long range (or None: no watermark)",
                 index=op.job.record_index,
             )
-        if watermark <= op._watermark:
-            if watermark < op._watermark and op.trace is not None:
-                op.trace.emit(
-                    "watermark_dropped",
-                    op.current_processing_time(),
-                    op._watermark,
-                    op.name,
-                    None,
-                    None,
-                    watermark,
-                    "not increasing",
-                )
+        current = op._watermark
+        if watermark <= current:
+            if watermark < current and op.trace is not None:
+                op.trace.extend(  # (Trace.emit, written directly)
+                    ("watermark_dropped", op.current_processing_time(), current, op.name, None,
+                     None, watermark, "not increasing")
+                )  # fmt: skip
             return
-        self.mark_active()
+        if self.idle:
+            self.mark_active()
         if op.trace is not None:
-            op.trace.emit(
-                "watermark_generated",
-                op.current_processing_time(),
-                watermark,
-                op.name,
-                None,
-                None,
-                watermark,
-                op.strategy.name,
-            )
+            op.trace.extend(
+                ("watermark_generated", op.current_processing_time(), watermark, op.name, None,
+                 None, watermark, op.strategy.name)
+            )  # fmt: skip
         StreamOperator.process_watermark(op, watermark)
 
     def mark_idle(self) -> None:

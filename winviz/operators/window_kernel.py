@@ -619,15 +619,38 @@ class WindowKernel:
         except Exception as exc:
             raise op.user_error(exc, key, value) from exc
 
+    def open_window(
+        self, cache: tuple[int, int, Sequence[Any], int, int], wm: int, source: str
+    ) -> tuple[Any, ...] | None:
+        """For ``process_source_batch``: the window of ``cache`` (``window_cache`` or
+        ``other_window_cache``) if it is open at watermark ``wm`` (neither late nor firing at
+        once), as (start, end, window, its contents, its max_timestamp, its cleanup time,
+        whether its cleanup timer is its own, the marker of its entries for ``source``); else
+        None (a record in it takes the general steps)."""
+        start, end, cached, max_ts, cleanup = cache
+        if not cached or cleanup <= wm or max_ts <= wm:
+            return None
+        window = cached[0]
+        cleanup_timer = cleanup != MAX
+        markers = self.entry_markers
+        marker = markers.get((source, cleanup_timer))
+        if marker is None:
+            marker = markers[source, cleanup_timer] = ElementEntry(self.op, source, cleanup_timer)
+        op = self.op
+        return (
+            start, end, window, op.state.slot(op.contents.name, window), max_ts, cleanup,
+            cleanup_timer and cleanup != max_ts, marker,
+        )  # fmt: skip
+
     def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
         """A traced source batch chained straight into this window: the first
         ``len(stamps)`` records of ``batch`` (their timestamps already assigned) as the
         source would hand them over one by one — its ``arrival`` record, then
-        ``process_element``. A record that lands in the open cached tumbling window is written
-        as one packed entry (``ElementEntry``); any other record gets its arrival record and
-        goes through ``process_element``. Same records, same order, same state, timers,
-        clock and counters as one by one; a failing record's arrival (and element) record
-        comes before the error, as there."""
+        ``process_element``. A record that lands in one of the two cached tumbling windows
+        while it is open is written as one packed entry (``ElementEntry``); any other record
+        gets its arrival record and goes through ``process_element``. Same records, same
+        order, same state, timers, clock and counters as one by one; a failing record's
+        arrival (and element) record comes before the error, as there."""
         op = self.op
         job, timers, trace = op.job, op.timers, op.trace
         write = trace.extend  # type: ignore[union-attr]
@@ -641,7 +664,6 @@ class WindowKernel:
         add_timer = timers.event_queue.add
         ctx = op.ctx
         position = arrival.position
-        markers = self.entry_markers
         source_wm = arrival.watermark
         entries = 0  # packed entries written (each run declared with ``trace.packed``)
         # the open cached window [open_start, open_end) (empty when there is none), its
@@ -657,30 +679,19 @@ class WindowKernel:
         other_start = other_end = 0
         other: tuple[Any, ...] = ()
 
-        def find_open_window() -> None:
-            """The cached window, if it is open; else none (an empty range)."""
-            nonlocal open_start, open_end, open_window, open_contents, open_max_ts
-            nonlocal open_cleanup, has_cleanup_timer, marker, packed
-            start, end, cached, max_ts, cleanup = self.window_cache
-            open_start = open_end = 0
-            if not cached:
-                return
-            window = cached[0]
-            if cleanup <= wm or max_ts <= wm:
-                return  # late or firing at once: the general steps
-            cleanup_timer = cleanup != MAX
-            marker = markers.get((arrival.source, cleanup_timer))
-            if marker is None:
-                marker = markers[arrival.source, cleanup_timer] = ElementEntry(
-                    op, arrival.source, cleanup_timer
-                )
-            packed = 0
-            open_start, open_end, open_window = start, end, window
-            open_max_ts, open_cleanup = max_ts, cleanup
-            has_cleanup_timer = cleanup_timer and cleanup != max_ts
-            open_contents = op.state.slot(desc.name, window)
-
-        find_open_window()
+        # (find_open_window: the cached window, if it is open; else none, an empty range)
+        found = self.open_window(self.window_cache, wm, arrival.source)
+        if found is not None:
+            (
+                open_start, open_end, open_window, open_contents, open_max_ts, open_cleanup,
+                has_cleanup_timer, marker,
+            ) = found  # fmt: skip
+        # the window cached before it, if it is open: a batch that starts with records of
+        # both takes both on the short way (the watermark stands still during a batch)
+        found = self.open_window(self.other_window_cache, wm, arrival.source)
+        if found is not None:
+            other_start, other_end, *rest = found
+            other = tuple(rest)
         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
         done = 0
         now = index = value = key = internal = source_ts = None
@@ -713,7 +724,15 @@ class WindowKernel:
                                 open_window, open_contents, open_max_ts, open_cleanup,
                                 has_cleanup_timer, marker,
                             )  # fmt: skip
-                        find_open_window()
+                        found = self.open_window(self.window_cache, wm, arrival.source)
+                        if found is None:
+                            open_start = open_end = 0
+                        else:
+                            packed = 0
+                            (
+                                open_start, open_end, open_window, open_contents, open_max_ts,
+                                open_cleanup, has_cleanup_timer, marker,
+                            ) = found  # fmt: skip
                         continue
                     # the open window before: the two swap (a run of entries ends with its
                     # marker)
