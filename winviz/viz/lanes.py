@@ -198,9 +198,16 @@ def _stack(bars: pd.DataFrame) -> pd.DataFrame:
 def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
     rows = []
     clip, fmt = x.clip, x.fmt
+    windows: dict[tuple[Any, Any], str] = {}  # "[start, end)" by int bounds (they repeat)
     for start, end, key, slot, status, elements, firings, opened, closed, merged_into in zip(
         *(bars[c].tolist() for c in _BAR_FIELDS), strict=True
     ):
+        if start.__class__ is int and end.__class__ is int:
+            window = windows.get((start, end))
+            if window is None:
+                window = windows[start, end] = f"[{fmt(start)}, {fmt(end)})"
+        else:
+            window = f"[{fmt(start)}, {fmt(end)})"
         rows.append(
             {
                 "x": clip(start)[0],
@@ -209,7 +216,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
                 "slot": int(slot),
                 "status": status,
                 "kind": "window",
-                "window": f"[{fmt(start)}, {fmt(end)})",
+                "window": window,
                 "elements": int(elements),
                 "firings": int(firings),
                 "opened": f"{int(opened):,}",
@@ -285,18 +292,18 @@ def _events(
     pixels)."""
     slot = _bar_slots(bars)
     rows: list[dict[str, Any]] = []
-    fired = frames.firings(view, op)
-    fired = fired[fired["window_start"].notna()]
-    fired = _drawn(fired.assign(key_text=frames.key_texts(fired["key"])), slot)
-    results = fired["result"].tolist()  # raw values; short() only those shown
-    seqs, procs = fired["seq"].tolist(), fired["proc_time"].tolist()
-    marks = fired["watermark"].tolist()
-    causes = fired["cause"].tolist()
+    f = _drawn_firings(view, op, slot)
+    results = f["result"]  # raw values; short() only those shown
+    seqs, procs, marks, causes = f["seq"], f["proc_time"], f["watermark"], f["cause"]
     # one mark per event time a firing sits at: the timer that fired it, else the window end
-    by = ["key_text", "window_start", "window_end", "fired_by", "at"]
+    by: dict[tuple, list[int]] = {}
+    for i, k in enumerate(
+        zip(f["key_text"], f["window_start"], f["window_end"], f["fired_by"], f["at"], strict=True)
+    ):
+        by.setdefault(k, []).append(i)
     fired_event, short = palette.FIRED_EVENT, frames.short
     one = _one_record_event(slot, x)
-    for (key, s, e, cause, at), idx in frames.groups(fired, by).items():
+    for (key, s, e, cause, at), idx in by.items():
         what = fired_event.get(cause, "fired: cause not traced")
         if len(idx) == 1:  # the usual case: one firing per mark
             i = idx[0]
@@ -313,13 +320,13 @@ def _events(
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
         rows.append(row)
     cleaned, cleaned_keys = _cleaned(view, op)
-    cleaned = _drawn(cleaned.assign(key_text=cleaned_keys), slot)
-    fmt = x.fmt
+    fmt, drawn = x.fmt, slot.__contains__
     rows += [
         one(key, s, e, "cleanup", t, seq, proc, mark, f"cleanup time {fmt(t)}")
         for key, s, e, t, seq, proc, mark in zip(
-            *(cleaned[c].tolist() for c in _CLEANUP_FIELDS), strict=True
+            cleaned_keys, *(cleaned[c].tolist() for c in _CLEANUP_FIELDS), strict=True
         )
+        if drawn((key, int(s), int(e)))  # only drawn marks' tooltips are formatted
     ]
     other = frames.window_records(view, op, "purged", "evicted")
     other = other[other["window_start"].notna()]
@@ -388,6 +395,47 @@ def _drawn(records: pd.DataFrame, slot: dict) -> pd.DataFrame:
     return records if all(keep) else records[keep]
 
 
+_FIRING_FIELDS = (
+    "key_text", "window_start", "window_end", "fired_by", "at", "seq", "proc_time", "watermark",
+    "result", "cause",
+)  # fmt: skip
+
+
+def _drawn_firings(view: TraceView, op: str, slot: dict) -> dict[str, list[Any]]:
+    """The ``frames.firings`` columns of the firings of drawn windows (a key in ``slot``), as
+    lists in seq order, with ``key_text``. Read off ``frames.firings`` when another chart of
+    this view derived it already; else only the drawn firings' results and causes are read
+    (a lane chart draws a few keys of many)."""
+    known = view.memo.get(("firings", op))
+    if known is not None:
+        fired = known[known["window_start"].notna()]
+        fired = _drawn(fired.assign(key_text=frames.key_texts(fired["key"])), slot)
+        return {c: fired[c].tolist() for c in _FIRING_FIELDS}
+    rows = view.select("fired", operator=op)
+    start, end, present = view.bounds(rows)
+    rows, start, end = rows[present], start[present].tolist(), end[present].tolist()
+    keys = frames.key_texts(view.column("key", rows))  # (of every time window's firing)
+    keep = np.fromiter(
+        map(slot.__contains__, zip(keys, start, end, strict=True)), dtype=bool, count=len(rows)
+    )
+    picked = keep.tolist()
+    rows = rows[keep]
+    cause, timer, domain = frames.firing_causes(view, rows)
+    ends = [e for e, k in zip(end, picked, strict=True) if k]
+    return {
+        "key_text": [k for k, p in zip(keys, picked, strict=True) if p],
+        "window_start": [s for s, k in zip(start, picked, strict=True) if k],
+        "window_end": ends,
+        "fired_by": frames.fired_by(cause, domain, view.ints("watermark", rows)[0]),
+        "at": [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
+        "seq": rows.tolist(),
+        "proc_time": view.column("proc_time", rows).tolist(),
+        "watermark": view.column("watermark", rows).tolist(),
+        "result": view.detail("fired", "result", rows).tolist(),
+        "cause": cause,
+    }
+
+
 def _purges_and_evictions(
     view: TraceView, other: pd.DataFrame, slot: dict, x: TimeAxis
 ) -> list[dict[str, Any]]:
@@ -436,6 +484,10 @@ def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) ->
     if cleaned.empty:
         return []
     ends, times = cleaned["window_end"].to_numpy(), cleaned["cleanup_time"].to_numpy()
+    if times.dtype.kind == "O":  # Python ints as objects (the detail column): as int64
+        values = times.tolist()  # (else, some None say, the loop below reads each)
+        if all(v.__class__ is int and -(2**63) <= v < 2**63 for v in values):
+            times = np.array(values, dtype=np.int64)
     if ends.dtype.kind in "iu" and times.dtype.kind in "iu" and not (times > ends - 1).any():
         return []  # every window cleaned at its max timestamp: no horizon beyond its end
     slot = _bar_slots(bars)
@@ -496,7 +548,7 @@ def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) ->
 
 
 _CLEANUP_FIELDS = (
-    "key_text", "window_start", "window_end", "cleanup_time", "seq", "proc_time", "watermark",
+    "window_start", "window_end", "cleanup_time", "seq", "proc_time", "watermark",
 )  # fmt: skip
 
 
@@ -547,6 +599,7 @@ def _one_record_event(slot: dict, x: TimeAxis) -> Any:
     """``_event`` of one record (n = 1), as a function of (key, start, end, what, anchor,
     seq, proc_time, watermark, result): the same row, written without joining lists."""
     where, clip, fmt = slot.get, x.clip, x.fmt
+    windows: dict[tuple[int, int], str] = {}  # "[start, end)" by int bounds (they repeat)
 
     def one(
         key: str,
@@ -562,6 +615,12 @@ def _one_record_event(slot: dict, x: TimeAxis) -> Any:
         s = where((key, int(start), int(end)))
         if s is None:
             return None
+        if start.__class__ is int and end.__class__ is int:
+            window = windows.get((start, end))
+            if window is None:
+                window = windows[start, end] = f"[{fmt(start)}, {fmt(end)})"
+        else:
+            window = f"[{fmt(start)}, {fmt(end)})"
         return {
             "x": clip(anchor)[0],
             "key": key,
@@ -570,7 +629,7 @@ def _one_record_event(slot: dict, x: TimeAxis) -> Any:
             "n": 1,
             "label": "",
             "seq": str(int(seq)),
-            "window": f"[{fmt(start)}, {fmt(end)})",
+            "window": window,
             "detail": result,
             "proc_time": f"{int(proc):,}",
             "watermark": fmt(mark),
