@@ -3,6 +3,7 @@ merges, with the exact data each mark gets."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import winviz as wv
@@ -199,3 +200,20 @@ def test_lanes_with_more_keys_than_lanes_keep_the_busiest() -> None:
     spec = viz.window_lanes(env.execute().trace, max_keys=30).to_dict()
     keys = {r["key"] for rows in spec["datasets"].values() for r in rows if "key" in r}
     assert len(keys) == 30 and "k07" in keys
+
+
+def test_max_bars_when_the_earliest_windows_all_start_together() -> None:
+    # sliding windows of one key at 0 with keys a, b, c: the three earliest windows all
+    # start at -1000; max_bars=2 keeps two of them instead of none (was: NaN slot, crash)
+    trace = run(
+        wv.SlidingEventTimeWindows.of(2000, 1000),
+        [("a", 500), ("b", 500), ("c", 500)],
+        [0, 10, 20],
+    )
+    spec = viz.window_lanes(trace, max_bars=2).to_dict()
+    (_, bars), *_ = marks(spec)
+    assert [(b["key"], b["x"], b["x2"]) for b in bars] == [("a", -1000, 1000), ("b", -1000, 1000)]
+    assert "bars: 2 of the earliest windows (all starting at -1,000)" in json.dumps(spec)
+    spec = viz.window_lanes(trace, max_bars=4).to_dict()  # the usual cut: whole columns
+    (_, bars), *_ = marks(spec)
+    assert [(b["key"], b["x"]) for b in bars] == [("a", -1000), ("b", -1000), ("c", -1000)]

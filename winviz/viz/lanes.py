@@ -89,8 +89,15 @@ def _lanes(
     if len(bars) > max_bars:
         bars = bars.sort_values(["window_start", "window_end"], kind="stable")
         cutoff = int(bars["window_start"].iloc[max_bars])
-        bars = bars[bars["window_start"] < cutoff].iloc[:max_bars]
-        notes.append(f"bars: the {len(bars):,} earliest windows (starting before {cutoff:,})")
+        earliest = bars[bars["window_start"] < cutoff].iloc[:max_bars]
+        if len(earliest):
+            bars = earliest
+            notes.append(f"bars: the {len(bars):,} earliest windows (starting before {cutoff:,})")
+        else:  # the first max_bars + 1 windows all start at the same time
+            bars = bars.iloc[:max_bars]
+            notes.append(
+                f"bars: {len(bars):,} of the earliest windows (all starting at {cutoff:,})"
+            )
     bars = _stack(bars)
     # the axis holds every bar, and the cleanup times (horizons) of the drawn keys' windows
     cleaned, cleaned_keys = _cleaned(view, op)
