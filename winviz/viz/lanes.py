@@ -202,6 +202,17 @@ def _stack(bars: pd.DataFrame) -> pd.DataFrame:
     return bars
 
 
+def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end: Any) -> str:
+    """``"[start, end)"`` as the axis formats it, made once per pair of int bounds (they
+    repeat: many bars and firings share a window) and kept in ``labels``."""
+    if start.__class__ is not int or end.__class__ is not int:
+        return f"[{fmt(start)}, {fmt(end)})"
+    label = labels.get((start, end))
+    if label is None:
+        label = labels[start, end] = f"[{fmt(start)}, {fmt(end)})"
+    return label
+
+
 def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
     rows = []
     clip, fmt = x.clip, x.fmt
@@ -209,12 +220,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
     for start, end, key, slot, status, elements, firings, opened, closed, merged_into in zip(
         *(bars[c].tolist() for c in _BAR_FIELDS), strict=True
     ):
-        if start.__class__ is int and end.__class__ is int:
-            window = windows.get((start, end))
-            if window is None:
-                window = windows[start, end] = f"[{fmt(start)}, {fmt(end)})"
-        else:
-            window = f"[{fmt(start)}, {fmt(end)})"
+        window = _window_label(windows, fmt, start, end)
         rows.append(
             {
                 "x": clip(start)[0],
@@ -622,12 +628,7 @@ def _one_record_event(slot: dict, x: TimeAxis) -> Any:
         s = where((key, int(start), int(end)))
         if s is None:
             return None
-        if start.__class__ is int and end.__class__ is int:
-            window = windows.get((start, end))
-            if window is None:
-                window = windows[start, end] = f"[{fmt(start)}, {fmt(end)})"
-        else:
-            window = f"[{fmt(start)}, {fmt(end)})"
+        window = _window_label(windows, fmt, start, end)
         return {
             "x": clip(anchor)[0],
             "key": key,
