@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any, Literal, NamedTuple
 
@@ -166,20 +167,12 @@ def _timeline(
     steps = frames.watermark_step_columns(view)
     # few firings (cleanups) are drawn one by one, with their texts; many are aggregated,
     # from their windows and times only
-    fired = None
-    if len(view.select("fired", operator=op)) > DETAIL_LIMIT:
-        fired = frames.firing_marks(view, op)
-    if fired is None or len(fired) <= DETAIL_LIMIT:
-        fired = frames.firing_columns(view, op)  # None: some firing has no time window
-        if fired is None:
-            fired = _where_present(frames.firings(view, op), "window_end")
-    cleaned = None
-    if len(view.select("cleanup", operator=op)) > DETAIL_LIMIT:
-        cleaned = frames.cleanup_marks(view, op)
-    if cleaned is None or len(cleaned) <= DETAIL_LIMIT:
-        cleaned = frames.cleanup_columns(view, op)  # None: some cleanup has no time window
-        if cleaned is None:
-            cleaned = _where_present(frames.cleanups(view, op), "window_end")
+    fired = _window_marks(
+        view, op, "fired", frames.firing_marks, frames.firing_columns, frames.firings
+    )
+    cleaned = _window_marks(
+        view, op, "cleanup", frames.cleanup_marks, frames.cleanup_columns, frames.cleanups
+    )
     lives = frames.window_life_columns(view, op)  # None: no window, or session merges
     if lives is None:
         lives = frames.window_lives(view, op)
@@ -246,6 +239,27 @@ def _timeline(
 
 _extent = scale.extent
 _Table = pd.DataFrame | frames.Columns  # a table the timeline reads (frames.Columns: few rows)
+
+
+def _window_marks(
+    view: TraceView,
+    op: str,
+    kind: str,
+    marks: Callable[[TraceView, str], Any],
+    columns: Callable[[TraceView, str], Any],
+    records: Callable[[TraceView, str], Any],
+) -> Any:
+    """The firings or cleanups of ``op`` (records of ``kind``) to draw: aggregated marks
+    (``marks``) when there are many, else one by one with their texts — as columns, or, when
+    some record has no time window (``columns`` gives None), its records with one."""
+    drawn = None
+    if len(view.select(kind, operator=op)) > DETAIL_LIMIT:
+        drawn = marks(view, op)
+    if drawn is None or len(drawn) <= DETAIL_LIMIT:
+        drawn = columns(view, op)
+        if drawn is None:
+            drawn = _where_present(records(view, op), "window_end")
+    return drawn
 
 
 def _where_present(frame: _Table, column: str) -> _Table:
