@@ -27,6 +27,8 @@ import altair as alt
 import pandas as pd
 from altair.utils.schemapi import debug_mode
 
+from winviz.viz import validation
+
 # Okabe–Ito
 BLACK = "#000000"
 ORANGE = "#E69F00"
@@ -348,7 +350,7 @@ def message_chart(headline: str, detail: str, *, chart: str) -> alt.Chart:
     so code can tell a message card from a plot without parsing text."""
     lines = _wrap(detail, 90)
     data = alt.Data(values=[{"line": line, "row": i} for i, line in enumerate(lines)])
-    return (
+    card = (
         alt.Chart(data, width=WIDTH, height=20 * len(lines))
         .mark_text(align="left", baseline="top", fontSize=13, color=BLACK)
         .encode(x=alt.value(0), y=alt.Y("row:O", axis=None), text=alt.Text("line:N"))
@@ -364,6 +366,7 @@ def message_chart(headline: str, detail: str, *, chart: str) -> alt.Chart:
         )
         .configure_view(stroke=None)
     )
+    return validation.validated(card)
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -393,7 +396,8 @@ VIEW_CONFIG = {"stroke": LIGHT_GREY}
 def finish(
     chart: alt.TopLevelMixin, *, name: str, notes: list[str], in_place: bool = False
 ) -> alt.TopLevelMixin:
-    """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``).
+    """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``); the
+    chart checked by the compiled Vega-Lite schema when converted (``validation``).
 
     The same spec as ``chart.properties(usermeta=...).configure_legend(...)
     .configure_axis(...).configure_view(...)``, made with one shallow copy of the chart
@@ -409,4 +413,4 @@ def finish(
     config["axis"] = dict(AXIS_CONFIG)
     config["view"] = dict(VIEW_CONFIG)
     out.config = config
-    return out
+    return validation.validated(out)

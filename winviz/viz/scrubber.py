@@ -44,7 +44,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, scale, spec
+from winviz.viz import frames, palette, scale, spec, validation
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import pick_operator
@@ -236,10 +236,11 @@ def with_replay(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-class ScrubberChart(alt.LayerChart):
-    """The scrubber's layered chart: an ``alt.LayerChart`` whose ``to_dict`` adds the replay
-    handlers (``with_replay``) after Altair has validated the spec — Vega-Lite passes a
-    parameter's ``on`` through to Vega, but its schema does not list it."""
+class ScrubberChart(validation.LayerChart):
+    """The scrubber's layered chart: an ``alt.LayerChart`` (checked by the compiled schema,
+    ``validation``) whose ``to_dict`` adds the replay handlers (``with_replay``) after the
+    spec is validated — Vega-Lite passes a parameter's ``on`` through to Vega, but its schema
+    does not list it."""
 
     def to_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return with_replay(super().to_dict(*args, **kwargs))

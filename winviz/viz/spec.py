@@ -31,7 +31,7 @@ import narwhals.stable.v1 as nw
 import pandas as pd
 from altair.utils.schemapi import SchemaBase, _get_optional_modules, _todict
 
-from winviz.viz import scale
+from winviz.viz import scale, validation
 
 
 class Rows(alt.InlineData):
@@ -174,7 +174,15 @@ ROWS_PREFIX = "rows-"
 """Prefix of the dataset names ``chart_dict`` gives: ``rows-1``, ``rows-2``, … in the order
 the layers' rows are first met (depth first, a chart's own data before its children's)."""
 
-_CHARTS = (alt.Chart, alt.LayerChart, alt.VConcatChart, alt.HConcatChart, alt.ConcatChart)
+_CHARTS = (
+    alt.Chart,
+    alt.LayerChart,
+    alt.VConcatChart,
+    alt.HConcatChart,
+    alt.ConcatChart,
+    *validation.CHECKED_CHARTS,  # the same charts, checked by the compiled schema
+)
+_UNIT_CHARTS = (alt.Chart, validation.Chart)
 
 
 class _Fallback(Exception):
@@ -243,7 +251,7 @@ class _Writer:
             if v is not alt.Undefined and k not in ("shorthand", "_cached_hash")
         }
         own = kwds.get("data", alt.Undefined)
-        if own is alt.Undefined and data is None and type(chart) is alt.Chart:
+        if own is alt.Undefined and data is None and type(chart) in _UNIT_CHARTS:
             own = kwds["data"] = alt.InlineData(values=[{}])  # what Chart.to_dict injects
         if own is not alt.Undefined:
             kwds["data"], data = self.data(own)
