@@ -29,6 +29,8 @@ by their bounds).
 
 from __future__ import annotations
 
+import ctypes
+import sys
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -54,10 +56,7 @@ from winviz.windows.window import TimeWindow
 def to_pandas(c: TraceColumns) -> pd.DataFrame:
     """The DataFrame view of some columns (see the module docstring)."""
     with paused():  # many new objects, no cycles: no collection passes over the trace
-        starts, ends, has = window_table(c.window.values)
-        # the records' window codes as positions once (numpy gathers by int32 codes slowly)
-        codes = c.window.codes.astype(np.intp)
-        no_window = (~has)[codes]
+        starts, ends, no_window = _window_columns(c)
         columns: dict[str, Any] = {
             "seq": c.seq,
             "kind": categorical(c.kind, strings=True),
@@ -65,14 +64,42 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
             "watermark": nullable_ints(c.watermark),
             "operator": categorical(c.operator, strings=True),
             "key": categorical(c.key),
-            "window_start": pd.arrays.IntegerArray(starts[codes], no_window),
-            "window_end": pd.arrays.IntegerArray(ends[codes], no_window.copy()),
+            "window_start": pd.arrays.IntegerArray(starts, no_window),
+            "window_end": pd.arrays.IntegerArray(ends, no_window.copy()),
             "ts": nullable_ints(c.ts),
         }
         columns.update(detail_columns(c))
         frame = pd.DataFrame(columns, copy=False)
     frame.attrs["schema_version"] = SCHEMA_VERSION
     return frame
+
+
+# rows gathered per chunk: numpy casts int32 indices to intp before a gather (a full-length
+# temporary); a chunk's cast stays in cache and its memory is reused
+_CHUNK = 1 << 16
+
+
+def _window_columns(c: TraceColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each record's window start and end (0 where it has no time window) and where it has
+    none, gathered from the distinct windows chunk by chunk."""
+    starts, ends, has = window_table(c.window.values)
+    codes = c.window.codes
+    n = len(codes)
+    out = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=bool)
+    tables = starts, ends, ~has
+    for start in range(0, n, _CHUNK):
+        at = codes[start : start + _CHUNK].astype(np.intp)
+        for table, column in zip(tables, out, strict=True):
+            table.take(at, out=column[start : start + _CHUNK], mode="clip")
+    return out
+
+
+def _take(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``table[codes]`` (codes in range), gathered chunk by chunk (see ``_CHUNK``)."""
+    out = np.empty(len(codes), dtype=table.dtype)
+    for start in range(0, len(codes), _CHUNK):
+        table.take(codes[start : start + _CHUNK], out=out[start : start + _CHUNK], mode="clip")
+    return out
 
 
 def nullable_ints(column: TimeColumn) -> Any:
@@ -97,7 +124,7 @@ def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
                 none, np.arange(len(values)), side="right"
             )
             remap[none] = -1
-            codes = np.take(remap.astype(_code_type(len(categories))), column.codes)
+            codes = _take(remap.astype(_code_type(len(categories))), column.codes)
             return from_codes(codes, categories)
     except TypeError:
         pass
@@ -174,7 +201,7 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
             parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
             continue
         if ids is None:
-            ids = object_ids(c.detail)
+            ids = _addresses(c.detail)
         codes: np.ndarray | None = None
         first = rows
         kind_ids = ids[rows]
@@ -186,6 +213,24 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
         for name, table in zip(fields, tables, strict=True):
             parts[name].append(DetailPiece(rows, table, codes))
     return parts
+
+
+def _addresses(values: np.ndarray) -> np.ndarray:
+    """The identities of an object array's elements as ``object_ids`` gives them, read in
+    place where ``object_ids`` would copy them (CPython, 64-bit, a contiguous array): a
+    read-only ``uint64`` view of the array's pointers, for gathers (``ids[rows]``, copies)
+    while ``values`` lives and is not changed."""
+    if (
+        sys.implementation.name != "cpython"
+        or ctypes.sizeof(ctypes.c_void_p) != 8
+        or not len(values)
+        or not values.flags.c_contiguous
+    ):
+        return object_ids(values)
+    buffer = (ctypes.c_uint64 * len(values)).from_address(values.ctypes.data)
+    view = np.frombuffer(buffer, dtype=np.uint64)
+    view.flags.writeable = False
+    return view
 
 
 def _mostly_distinct(ids: np.ndarray, sample: int = 256) -> bool:
@@ -302,7 +347,7 @@ def _masked(
     missing = np.ones(n, dtype=bool)
     none = id(None)
     for p, table in zip(pieces, tables, strict=True):
-        absent = object_ids(table) == none
+        absent = _addresses(table) == none
         try:
             if absent.any():
                 values = np.zeros(len(table), dtype=dtype)
@@ -322,16 +367,17 @@ def _masked(
 
 def _objects(n: int, pieces: list[DetailPiece]) -> pd.Series:
     """An object column of the pieces' values, None on the other rows."""
-    out = np.empty(n, dtype=object)  # an empty object array holds None
-    whole = np.zeros(n, dtype=bool)  # rows whose value is their detail itself
-    for p in pieces:
-        if p.whole:
-            whole[p.rows] = True
-        else:
-            out[p.rows] = p.values()
     whole_pieces = [p for p in pieces if p.whole]
     if whole_pieces:  # their table is the whole detail column: one pass over it
-        np.copyto(out, whole_pieces[0].table, where=whole)
+        whole = np.zeros(n, dtype=bool)  # rows whose value is their detail itself
+        for p in whole_pieces:
+            whole[p.rows] = True
+        out = np.where(whole, whole_pieces[0].table, None)
+    else:
+        out = np.empty(n, dtype=object)  # an empty object array holds None
+    for p in pieces:
+        if not p.whole:
+            out[p.rows] = p.values()
     return pd.Series(out, dtype=object, copy=False)
 
 
