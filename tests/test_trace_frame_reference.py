@@ -170,6 +170,21 @@ def test_mixed_hand_made_traces_are_the_reference() -> None:
         assert frame["detail"].dtype == object and frame["count"].dtype == "Int64"
 
 
+def test_a_trace_of_many_kinds_is_the_reference() -> None:
+    """More kinds than ``kind_rows`` finds by a pass per kind (it sorts them then): the
+    schema's kinds and some it lacks, interleaved."""
+    rng = random.Random(5)
+    kinds = [*list(DETAIL_FIELDS)[:14], *(f"custom_{i}" for i in range(6))]
+    trace = Trace()
+    for i in range(4_000):
+        kind = rng.choice(kinds)
+        width = len(detail_names(kind))
+        detail = rng.choice([i, "s", None]) if width == 1 else tuple([i % 7] * width)
+        trace.emit(kind, i, None, "w", "k", None, i, detail)
+    frame = _same(trace)
+    assert len(set(frame["kind"].tolist())) == 20
+
+
 def test_a_cell_set_in_one_column_changes_no_other() -> None:
     """Each column owns its values and mask: window_start and window_end (gathered from the
     same window codes, with the same missing rows), the times, the detail columns."""

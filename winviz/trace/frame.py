@@ -137,16 +137,25 @@ def from_codes(codes: np.ndarray, categories: Any) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
 
+# up to this many kinds, each kind's rows are found by a pass over the codes (cheaper than the
+# radix sort's two full-length position arrays, fresh memory at a million events)
+_FEW_KINDS = 16
+
+
 def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
     """The positions of each kind's records, in order (kinds in order of first appearance)."""
     codes = c.kind.codes
-    if len(c.kind.values) <= 256:  # a stable sort of small ints is a radix sort: one pass
+    kinds = c.kind.values
+    if len(kinds) <= 256:  # a stable sort of small ints is a radix sort: one pass
         codes = codes.astype(np.uint8)
+    if len(kinds) <= _FEW_KINDS:  # a pass per kind over the (one-byte) codes: no sort
+        rows = [np.flatnonzero(codes == code) for code in range(len(kinds))]
+        present = sorted((int(r[0]), code) for code, r in enumerate(rows) if len(r))
+        return {kinds[code]: rows[code] for _, code in present}
     order = np.argsort(codes, kind="stable")
     ordered = codes[order]
     # where each kind's run of sorted codes starts (a kind absent has no run)
     bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
-    kinds = c.kind.values
     return {
         kinds[int(ordered[start])]: order[start:stop]
         for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
@@ -367,17 +376,16 @@ def _masked(
 
 def _objects(n: int, pieces: list[DetailPiece]) -> pd.Series:
     """An object column of the pieces' values, None on the other rows."""
+    out = np.empty(n, dtype=object)  # an empty object array holds None
+    whole = np.zeros(n, dtype=bool)  # rows whose value is their detail itself
+    for p in pieces:
+        if p.whole:
+            whole[p.rows] = True
+        else:
+            out[p.rows] = p.values()
     whole_pieces = [p for p in pieces if p.whole]
     if whole_pieces:  # their table is the whole detail column: one pass over it
-        whole = np.zeros(n, dtype=bool)  # rows whose value is their detail itself
-        for p in whole_pieces:
-            whole[p.rows] = True
-        out = np.where(whole, whole_pieces[0].table, None)
-    else:
-        out = np.empty(n, dtype=object)  # an empty object array holds None
-    for p in pieces:
-        if not p.whole:
-            out[p.rows] = p.values()
+        np.copyto(out, whole_pieces[0].table, where=whole)
     return pd.Series(out, dtype=object, copy=False)
 
 
