@@ -18,9 +18,13 @@ names the schema.
 
 The frame is built column by column from the trace's codes and typed arrays (issue 11): the
 categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
-and their masks, and each detail field from ``detail_fields``, which splits a detail tuple
-shared by many records once; only the fields that stay objects take a full-length object
-array. ``pd.DataFrame(..., copy=False)`` keeps each column as made (no consolidation copy).
+and their masks, the window bounds gathered from the distinct windows, and each detail field
+from ``detail_fields``, which splits a detail tuple shared by many records once; only the
+fields that stay objects take a full-length object array. Gathers by ``int32`` codes go chunk
+by chunk (no full-length ``intp`` copy of the codes), and no other full-length temporary is
+kept that a pass can do without: memory a 1M-event frame would touch fresh. Each column owns
+its arrays (no mask is shared: setting a cell changes one column).
+``pd.DataFrame(..., copy=False)`` keeps each column as made (no consolidation copy).
 
 ``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way):
 each detail value as the record held it, of the same type (a missing cell as None; windows
@@ -81,7 +85,8 @@ _CHUNK = 1 << 16
 
 def _window_columns(c: TraceColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each record's window start and end (0 where it has no time window) and where it has
-    none, gathered from the distinct windows chunk by chunk."""
+    none, gathered from the distinct windows chunk by chunk (a code out of range is refused
+    as by ``starts[codes]``)."""
     starts, ends, has = window_table(c.window.values)
     codes = c.window.codes
     n = len(codes)
@@ -90,15 +95,16 @@ def _window_columns(c: TraceColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray
     for start in range(0, n, _CHUNK):
         at = codes[start : start + _CHUNK].astype(np.intp)
         for table, column in zip(tables, out, strict=True):
-            table.take(at, out=column[start : start + _CHUNK], mode="clip")
+            table.take(at, out=column[start : start + _CHUNK])
     return out
 
 
 def _take(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """``table[codes]`` (codes in range), gathered chunk by chunk (see ``_CHUNK``)."""
+    """``table[codes]`` gathered chunk by chunk (see ``_CHUNK``; a code out of range is
+    refused as by ``table[codes]``)."""
     out = np.empty(len(codes), dtype=table.dtype)
     for start in range(0, len(codes), _CHUNK):
-        table.take(codes[start : start + _CHUNK], out=out[start : start + _CHUNK], mode="clip")
+        table.take(codes[start : start + _CHUNK], out=out[start : start + _CHUNK])
     return out
 
 
@@ -230,7 +236,9 @@ def _addresses(values: np.ndarray) -> np.ndarray:
     read-only ``uint64`` view of the array's pointers, for gathers (``ids[rows]``, copies)
     while ``values`` lives and is not changed."""
     if (
-        sys.implementation.name != "cpython"
+        values.dtype != object
+        or values.ndim != 1
+        or sys.implementation.name != "cpython"
         or ctypes.sizeof(ctypes.c_void_p) != 8
         or not len(values)
         or not values.flags.c_contiguous
