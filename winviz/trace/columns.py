@@ -23,9 +23,10 @@ as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one).
 from __future__ import annotations
 
 import numbers
+from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import compress, count, islice, repeat
 from operator import is_not
 from typing import Any
 
@@ -373,23 +374,18 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
     """Dictionary-encode a column. ``fast``: the values are known to be told apart by
     equality alone (strings; windows, whose bounds the engine made ints)."""
     n = len(values)
+    # one pass: a value not seen before gets the next code (``__missing__``), at C speed
+    code_of: defaultdict[Any, int] = defaultdict(count().__next__)
     try:
-        distinct: dict[Any, Any] | None = dict.fromkeys(values)
-    except TypeError:  # an unhashable value: the general way
-        distinct = None
-    if distinct is not None and (fast or _plain_dictionary_is_exact(values, distinct)):
-        code_of = dict(zip(distinct, range(len(distinct)), strict=True))
         codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=n)
+    except TypeError:  # an unhashable value: the general way
+        codes = None
+    if codes is not None and (fast or _plain_dictionary_is_exact(values, code_of)):
         return CodedColumn(codes, list(code_of))
-    idents = list(map(identity, values))
-    code_of = {}
-    first: list[Any] = []
-    for ident, v in zip(idents, values, strict=True):
-        if ident not in code_of:
-            code_of[ident] = len(first)
-            first.append(v)
-    codes = np.fromiter(map(code_of.__getitem__, idents), dtype=np.int32, count=n)
-    return CodedColumn(codes, first)
+    code_of_ident: defaultdict[Any, int] = defaultdict(count().__next__)
+    codes = np.fromiter(map(code_of_ident.__getitem__, map(identity, values)), np.int32, n)
+    first = np.unique(codes, return_index=True)[1] if n else codes  # (each code's first)
+    return CodedColumn(codes, [values[i] for i in first.tolist()])
 
 
 def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
@@ -399,8 +395,9 @@ def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
     n = len(values)
     if n < 64:
         return encode(values, fast=fast)
-    ids = np.fromiter(map(id, values), dtype=np.intp, count=n)
-    starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+    # (``is not`` of neighbours: no int made per value, as ``id`` would)
+    changes = np.fromiter(map(is_not, islice(values, 1, None), values), dtype=bool, count=n - 1)
+    starts = np.flatnonzero(changes) + 1
     if len(starts) * 4 > n:
         return encode(values, fast=fast)
     starts = np.concatenate(([0], starts))
