@@ -558,10 +558,11 @@ class Slots:
 class Plain:
     """The plain records of a write buffer, in place: ``data``'s slot ranges ``spans``
     (``(start, stop)``, whole records of ``width`` values each, in order). ``field(f)``
-    slices field ``f`` of every record, ``gather(rows, f)`` of some (indices among the plain
-    records); ``kinds``: field 0 when the caller has it already (a first read checks it)."""
+    slices field ``f`` of every record (kept for ``gather`` until ``drop``), ``gather(rows,
+    f)`` picks some records' (indices among the plain records); ``kinds``: field 0 when the
+    caller has it already (a first read checks it)."""
 
-    __slots__ = ("_at", "_data", "_kinds", "_n", "_spans", "_width")
+    __slots__ = ("_data", "_fields", "_n", "_spans", "_width")
 
     def __init__(
         self,
@@ -570,24 +571,25 @@ class Plain:
         width: int = 8,
         kinds: list[Any] | None = None,
     ) -> None:
-        self._data, self._spans, self._width, self._kinds = data, spans, width, kinds
+        self._data, self._spans, self._width = data, spans, width
         self._n = sum(stop - start for start, stop in spans) // width
-        self._at: np.ndarray | None = None
+        self._fields: dict[int, list[Any]] = {} if kinds is None else {0: kinds}
 
     def __len__(self) -> int:
         return self._n
 
-    def field(self, f: int) -> list[Any]:
-        if f == 0 and self._kinds is not None:
-            return self._kinds
-        return sliced(self._data, self._spans, f, self._width)
+    def field(self, f: int, *, drop: bool = False) -> list[Any]:
+        """Field ``f`` of every plain record (``drop``: not kept for later reads)."""
+        values = self._fields.pop(f, None) if drop else self._fields.get(f)
+        if values is None:
+            values = sliced(self._data, self._spans, f, self._width)
+            if not drop:
+                self._fields[f] = values
+        return values
 
     def gather(self, rows: np.ndarray, f: int) -> list[Any]:
-        if self._at is None:  # each record's first slot (made once)
-            starts = np.array([start for start, _ in self._spans], dtype=np.int64)
-            lengths = np.array([stop - start for start, stop in self._spans], dtype=np.int64)
-            self._at = spans(starts, lengths // self._width, self._width)
-        return list(map(self._data.__getitem__, (self._at[rows] + f).tolist()))
+        """Field ``f`` of the plain records ``rows``, in that order."""
+        return list(map(self.field(f).__getitem__, rows.tolist()))
 
 
 def sliced(data: list[Any], ranges: list[tuple[int, int]], offset: int, step: int) -> list[Any]:
@@ -699,7 +701,7 @@ class Pieces:
         f = BASE_NAMES.index(name)
         with paused():  # many new containers, no cycles: no collection passes over them
             items = self._items()
-            plain = self.flat.field(f) if self.flat is not None else None
+            plain = self.flat.field(f, drop=True) if self.flat is not None else None
             column = self._column(name, f, plain, None)
             for group in items:
                 group.fields[f] = None
