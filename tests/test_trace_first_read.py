@@ -13,10 +13,13 @@ import winviz as wv
 from winviz.trace import Packed, Trace
 from winviz.trace.columns import (
     Deferred,
+    Plain,
     Slots,
     encode,
     encode_runs,
     from_flat,
+    identity,
+    sliced,
     time_column,
 )
 
@@ -158,3 +161,196 @@ def test_slots_slice_an_entry_value_when_asked_and_deferred_items_are_made_once(
     made = []
     item = Deferred(lambda: made.append("made") or [7])
     assert item.get() == [7] and item.get() == [7] and made == ["made"]
+
+
+# -- the first read takes the write buffer itself; decoding equals the step-by-step reading --
+
+
+class _Triple(Packed):
+    """Three records per entry (values: a time or None, a key, a detail): ``p`` with the
+    entry's time and key, ``q`` without a time, ``r`` with the time + 1 and the key as its
+    detail. ``fields`` is ``Packed``'s default (entry by entry): lists for every item."""
+
+    width = 3
+    count = 3
+
+    def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
+        t, key, detail = values[at : at + 3]
+        out.extend(("p", t, 0, "op3", key, None, t, detail))
+        out.extend(("q", t, None, "op3", key, None, None, None))
+        out.extend(("r", None if t is None else t + 1, 1, "op3", None, None, t, key))
+
+
+_KEYS = [1, True, 1.0, "1", None, (1, "a"), (True, "a"), -0.0, 0.0, float("nan"), [1], "k"]
+
+
+def _random_trace(seed: int) -> Trace:
+    """Plain records and runs of two markers in random order, with keys that compare equal
+    across types (1, True, 1.0), None times, and unhashable values."""
+    import random
+
+    rng = random.Random(seed)
+    trace, pair, triple = Trace(), _Pair(), _Triple()
+    for _ in range(rng.randrange(20, 60)):
+        what = rng.random()
+        if what < 0.4:
+            for _ in range(rng.randrange(1, 5)):
+                key = rng.choice(_KEYS)
+                time = rng.choice([None, rng.randrange(-(2**40), 2**40)])
+                kind = rng.choice(["a", "b", "c"])
+                trace.emit(kind, rng.randrange(100), time, "op", key, None, time, key)
+        elif what < 0.7:
+            entries = rng.randrange(1, 8)
+            for _ in range(entries):
+                trace.extend((pair, rng.randrange(1000), rng.randrange(-50, 50)))
+            trace.packed(pair, entries)
+        else:
+            entries = rng.randrange(1, 8)
+            for _ in range(entries):
+                t = rng.choice([None, rng.randrange(10**6)])
+                trace.extend((triple, t, rng.choice(_KEYS), rng.choice(_KEYS)))
+            trace.packed(triple, entries)
+    return trace
+
+
+def _typed(values: list[Any]) -> list[Any]:
+    return [(type(v), repr(v)) for v in values]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_traces_decode_as_their_records_unpacked_one_by_one(seed: int) -> None:
+    trace = _random_trace(seed)
+    records = trace._unpacked()  # the step-by-step reading: every entry through ``unpack``
+    n = len(records) // len(FIELDS)
+    assert len(trace) == n
+    c = trace.columns()
+    assert len(c) == n and c.seq.tolist() == list(range(n))
+    for f, name in enumerate(FIELDS):
+        assert _typed(_values(c, name)) == _typed(records[f :: len(FIELDS)]), name
+    key = c.key
+    for i, v in enumerate(key.values):  # one code per (type, value): 1, True, 1.0 apart
+        assert key.code_of(v) == i
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_traces_parts_equal_their_whole_columns(seed: int) -> None:
+    whole = _random_trace(seed)
+    c = whole.columns()
+    for name in FIELDS:
+        getattr(c, name)
+    kinds_all = list(c.kind.values)
+    for kinds in ([kinds_all[0]], kinds_all[1::2], kinds_all[:-1]):
+        trace = _random_trace(seed)
+        part_c = trace.columns()
+        rows = np.flatnonzero(np.isin(c.kind.codes, [c.kind.code_of(k) for k in kinds]))
+        for name in FIELDS[1:]:
+            part = part_c.part(name, kinds)
+            if hasattr(part, "decode"):
+                got = part.decode(rows).tolist()
+            elif hasattr(part, "take"):
+                got = part.take(rows).tolist()
+            else:
+                got = part[rows].tolist()
+            want = _values(c, name)
+            assert _typed(got) == _typed([want[i] for i in rows.tolist()]), (name, kinds)
+
+
+def test_the_first_read_takes_the_write_buffer_itself_and_writing_goes_on() -> None:
+    trace, pair = Trace(), _Pair()
+    trace.emit("first", 0, 0, "op", None, None, None, None)
+    trace.extend((pair, 1, 2, pair, 3, 4))
+    trace.packed(pair, 2)
+    buffer = id(trace._buffer)
+    c = trace.columns()
+    assert id(trace._buffer) != buffer and trace._buffer == []  # taken, not copied
+    assert trace._runs == [] and len(trace) == 5
+    trace.emit("later", 9, 0, "op", None, None, None, None)  # into the new buffer
+    assert trace._buffer[0] == "later" and len(trace) == 6
+    assert c.kind.decode().tolist() == ["first", "x", "y", "x", "y"]
+    assert [(r.kind, r.proc_time, r.detail) for r in trace] == [
+        ("first", 0, None),
+        ("x", 1, 2),
+        ("y", 1, 20),
+        ("x", 3, 4),
+        ("y", 3, 40),
+        ("later", 9, None),
+    ]
+
+
+def test_a_writer_holding_extend_keeps_writing_to_the_trace_after_a_read() -> None:
+    trace, pair = Trace(), _Pair()
+    write = trace.extend  # (as a hot loop does)
+    write(("first", 0, 0, "op", None, None, None, None))
+    write((pair, 1, 2))
+    trace.packed(pair, 1)
+    buffer = trace._buffer
+    assert [r.kind for r in trace] == ["first", "x", "y"]
+    assert trace._buffer is buffer and buffer == []  # copied and cleared: the writer's list
+    write(("second", 5, 0, "op", None, None, None, None))
+    assert [(r.seq, r.kind, r.proc_time) for r in trace] == [
+        (0, "first", 0),
+        (1, "x", 1),
+        (2, "y", 1),
+        (3, "second", 5),
+    ]
+
+
+def test_plain_records_and_slots_are_sliced_from_their_ranges() -> None:
+    pair = _Pair()
+    data = [
+        *("a", 1, 2, 3, 4, 5, 6, 7),
+        *(pair, 10, 11, pair, 12, 13),
+        *("b", 8, 9, 10, 11, 12, 13, 14),
+        *("c", 15, 16, 17, 18, 19, 20, 21),
+        *(pair, 14, 15),
+    ]
+    plain = Plain(data, [(0, 8), (14, 30)])
+    assert len(plain) == 3
+    assert plain.field(0) == ["a", "b", "c"] and plain.field(7) == [7, 14, 21]
+    assert plain.gather(np.array([2, 0]), 1) == [15, 1]
+    slots = Slots(data, pair.width, [(8, 14), (30, 33)])
+    assert slots[0] == [10, 12, 14] and slots[1] == [11, 13, 15]
+    assert sliced(data, [(8, 14), (30, 33)], 0, 3) == [pair, pair, pair]
+
+
+def _encode_step_by_step(values: list[Any]) -> tuple[list[int], list[Any]]:
+    """Dictionary codes as the docstring says: by (type, value), in order of first
+    appearance, one value at a time."""
+    codes: list[int] = []
+    first: list[Any] = []
+    seen: dict[Any, int] = {}
+    for v in values:
+        ident = identity(v)
+        if ident not in seen:
+            seen[ident] = len(first)
+            first.append(v)
+        codes.append(seen[ident])
+    return codes, first
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_encode_equals_the_step_by_step_codes(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    pool = [_KEYS, ["a", "b", "c", "d"], [1, 2, 3, True, False], [(1, 2), (1, 2.0), (True, 2)]]
+    values = [rng.choice(rng.choice(pool)) for _ in range(rng.randrange(0, 300))]
+    coded = encode(values)
+    codes, first = _encode_step_by_step(values)
+    assert coded.codes.tolist() == codes
+    assert _typed(coded.values) == _typed(first)
+    strings = [rng.choice("abcde") for _ in range(200)]
+    fast = encode(strings, fast=True)
+    assert (fast.codes.tolist(), fast.values) == _encode_step_by_step(strings)
+    runs = encode_runs([s for s in strings for _ in range(rng.randrange(1, 4))], fast=True)
+    assert runs.values == list(dict.fromkeys(strings))
+
+
+def test_encode_tells_equal_values_of_other_types_apart() -> None:
+    coded = encode([1, True, 1.0, 1, "a", True, None, 0.0, -0.0])
+    assert _typed(coded.values) == _typed([1, True, 1.0, "a", None, 0.0, -0.0])
+    assert coded.codes.tolist() == [0, 1, 2, 0, 3, 1, 4, 5, 6]
+    unhashable = encode([[1], [2], [1], (1,)])
+    assert unhashable.values == [[1], [2], (1,)] and unhashable.codes.tolist() == [0, 1, 0, 2]
+    empty = encode([])
+    assert empty.values == [] and empty.codes.tolist() == []

@@ -190,6 +190,12 @@ class ElementEntry(Packed):
                 table[i, 0], table[i, 1] = details[:2]
             return table[coded.codes, bit(bits.get())]
 
+        def arrivals() -> np.ndarray:
+            """arrival's detail: (value, source offset) of each entry."""
+            values = slots[5]
+            pairs = zip(values, slots[6], strict=True)
+            return np.fromiter(pairs, dtype=object, count=len(values))
+
         name, source = self.name, self.source
         # (the engine's times: ints, checked where they enter the job)
         now = Deferred(lambda: ints_column(slots[0]))
@@ -210,7 +216,7 @@ class ElementEntry(Packed):
                 Deferred(lambda: times(self.cleanup_time)),
             ),
             (
-                Deferred(lambda: object_array(list(zip(slots[5], slots[6], strict=True)))),
+                Deferred(arrivals),
                 value, value, Deferred(lambda: registered(lambda b: b & 1)),
                 _ON_ELEMENT_CONTINUE, Deferred(lambda: registered(lambda b: b >> 1)),
             ),

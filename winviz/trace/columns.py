@@ -23,9 +23,10 @@ as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one).
 from __future__ import annotations
 
 import numbers
+from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import compress, count, islice, repeat
 from operator import is_not
 from typing import Any
 
@@ -373,23 +374,18 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
     """Dictionary-encode a column. ``fast``: the values are known to be told apart by
     equality alone (strings; windows, whose bounds the engine made ints)."""
     n = len(values)
+    # one pass: a value not seen before gets the next code (``__missing__``), at C speed
+    code_of: defaultdict[Any, int] = defaultdict(count().__next__)
     try:
-        distinct: dict[Any, Any] | None = dict.fromkeys(values)
-    except TypeError:  # an unhashable value: the general way
-        distinct = None
-    if distinct is not None and (fast or _plain_dictionary_is_exact(values, distinct)):
-        code_of = dict(zip(distinct, range(len(distinct)), strict=True))
         codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=n)
+    except TypeError:  # an unhashable value: the general way
+        codes = None
+    if codes is not None and (fast or _plain_dictionary_is_exact(values, code_of)):
         return CodedColumn(codes, list(code_of))
-    idents = list(map(identity, values))
-    code_of = {}
-    first: list[Any] = []
-    for ident, v in zip(idents, values, strict=True):
-        if ident not in code_of:
-            code_of[ident] = len(first)
-            first.append(v)
-    codes = np.fromiter(map(code_of.__getitem__, idents), dtype=np.int32, count=n)
-    return CodedColumn(codes, first)
+    code_of_ident: defaultdict[Any, int] = defaultdict(count().__next__)
+    codes = np.fromiter(map(code_of_ident.__getitem__, map(identity, values)), np.int32, n)
+    first = np.unique(codes, return_index=True)[1] if n else codes  # (each code's first)
+    return CodedColumn(codes, [values[i] for i in first.tolist()])
 
 
 def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
@@ -399,8 +395,9 @@ def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
     n = len(values)
     if n < 64:
         return encode(values, fast=fast)
-    ids = np.fromiter(map(id, values), dtype=np.intp, count=n)
-    starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+    # (``is not`` of neighbours: no int made per value, as ``id`` would)
+    changes = np.fromiter(map(is_not, islice(values, 1, None), values), dtype=bool, count=n - 1)
+    starts = np.flatnonzero(changes) + 1
     if len(starts) * 4 > n:
         return encode(values, fast=fast)
     starts = np.concatenate(([0], starts))
@@ -536,12 +533,18 @@ class Deferred:
 class Slots:
     """A packed marker's entries value by value: ``slots[f]`` is value ``f`` of every entry,
     a list sliced from the entries' flat values (``width`` after each marker) when it is
-    asked for, so that a field's decoding makes only the slots it reads."""
+    asked for, so that a field's decoding makes only the slots it reads. ``spans``: where
+    the marker's runs of entries are in ``flat`` (slot ranges ``(start, stop)``, each
+    starting at a marker; None: ``flat`` is one run): a first read slices them straight from
+    the trace's write buffer."""
 
-    __slots__ = ("_flat", "_step", "_width")
+    __slots__ = ("_flat", "_spans", "_step", "_width")
 
-    def __init__(self, flat: list[Any], width: int) -> None:
+    def __init__(
+        self, flat: list[Any], width: int, spans: list[tuple[int, int]] | None = None
+    ) -> None:
         self._flat, self._step, self._width = flat, 1 + width, width
+        self._spans = [(0, len(flat))] if spans is None else spans
 
     def __len__(self) -> int:
         return self._width
@@ -549,7 +552,65 @@ class Slots:
     def __getitem__(self, f: int) -> list[Any]:
         if not 0 <= f < self._width:
             raise IndexError(f)
-        return self._flat[1 + f :: self._step]
+        return sliced(self._flat, self._spans, 1 + f, self._step)
+
+
+class Plain:
+    """The plain records of a write buffer, in place: ``data``'s slot ranges ``spans``
+    (``(start, stop)``, whole records of ``width`` values each, in order). ``field(f)``
+    slices field ``f`` of every record (kept for ``gather`` until ``drop``), ``gather(rows,
+    f)`` picks some records' (indices among the plain records); ``kinds``: field 0 when the
+    caller has it already (a first read checks it)."""
+
+    __slots__ = ("_data", "_fields", "_n", "_spans", "_width")
+
+    def __init__(
+        self,
+        data: list[Any],
+        spans: list[tuple[int, int]],
+        width: int = 8,
+        kinds: list[Any] | None = None,
+    ) -> None:
+        self._data, self._spans, self._width = data, spans, width
+        self._n = sum(stop - start for start, stop in spans) // width
+        self._fields: dict[int, list[Any]] = {} if kinds is None else {0: kinds}
+
+    def __len__(self) -> int:
+        return self._n
+
+    def field(self, f: int, *, drop: bool = False) -> list[Any]:
+        """Field ``f`` of every plain record (``drop``: not kept for later reads)."""
+        values = self._fields.pop(f, None) if drop else self._fields.get(f)
+        if values is None:
+            values = sliced(self._data, self._spans, f, self._width)
+            if not drop:
+                self._fields[f] = values
+        return values
+
+    def gather(self, rows: np.ndarray, f: int) -> list[Any]:
+        """Field ``f`` of the plain records ``rows``, in that order."""
+        return list(map(self.field(f).__getitem__, rows.tolist()))
+
+
+def sliced(data: list[Any], ranges: list[tuple[int, int]], offset: int, step: int) -> list[Any]:
+    """``data[start + offset : stop : step]`` of each slot range, one list (C-speed slices)."""
+    if len(ranges) == 1:
+        start, stop = ranges[0]
+        return data[start + offset : stop : step]
+    out: list[Any] = []
+    for start, stop in ranges:
+        out += data[start + offset : stop : step]
+    return out
+
+
+def spans(starts: np.ndarray, lengths: np.ndarray, step: int = 1) -> np.ndarray:
+    """``start, start + step, ...`` (``length`` numbers) for each start and length, one
+    after another: the records of some pieces (``step`` 1), their entries' first records
+    (``step`` = the records of an entry) or their records' first slots (``step`` = the
+    record width)."""
+    total = int(lengths.sum())
+    offsets = np.cumsum(lengths) - lengths  # where each span starts in the result
+    return np.repeat(starts - offsets * step, lengths) + np.arange(total, dtype=np.int64) * step
 
 
 @dataclass(slots=True)
@@ -593,7 +654,8 @@ class _Pick:
 
 class Pieces:
     """The records of a trace's write buffer, not yet decoded (``Trace.columns``): the plain
-    records, eight values each (``plain``, sliced field by field when the field is decoded),
+    records, eight values each (``plain``, a ``Plain``: sliced field by field when the field
+    is decoded),
     at record positions ``plain_at`` (None: every record is plain, in order), and the packed
     entries of each marker slot by slot, each entry's records one after another from the
     position of its first (``first``, entry by entry).
@@ -611,11 +673,12 @@ class Pieces:
     def __init__(
         self,
         n: int,
-        plain: list[Any],
+        plain: Plain | None,
         plain_at: np.ndarray | None,
         groups: list[tuple[Any, Any, np.ndarray]],
     ) -> None:
-        self.n, self.flat, self.plain_at = n, plain, plain_at
+        self.n, self.plain_at = n, plain_at
+        self.flat = plain if plain is not None and len(plain) else None
         self.left = len(BASE_NAMES)  # fields not decoded yet
         self.groups = groups  # (marker, slots, each entry's first record's position)
         # per marker: its entries' fields (``_Group``), made when the first field is asked
@@ -638,13 +701,13 @@ class Pieces:
         f = BASE_NAMES.index(name)
         with paused():  # many new containers, no cycles: no collection passes over them
             items = self._items()
-            plain = self.flat[f :: len(BASE_NAMES)] if self.flat else None
+            plain = self.flat.field(f, drop=True) if self.flat is not None else None
             column = self._column(name, f, plain, None)
             for group in items:
                 group.fields[f] = None
             self.left -= 1
             if not self.left:  # every field decoded: nothing more to keep
-                self.flat, self.plain_at, self.items = [], None, []
+                self.flat, self.plain_at, self.items = None, None, []
                 self._plain_kinds, self._plain_of = None, {}
             return column
 
@@ -668,8 +731,7 @@ class Pieces:
             kinds, column = frozenset(kinds) | frozenset(base[0]), None  # (read again)
         with paused():
             pick = self._pick(kinds, kind)
-            flat, width = self.flat, len(BASE_NAMES)
-            plain = list(map(flat.__getitem__, (pick.plain * width + f).tolist()))
+            plain = self.flat.gather(pick.plain, f) if self.flat is not None else []
             try:
                 return self._column(name, f, plain, pick, column)
             except NotExact:  # a time not a long among the new kinds' records: all again
@@ -678,7 +740,7 @@ class Pieces:
 
     def _pick(self, kinds: Collection[str], kind: CodedColumn) -> _Pick:
         codes = [i for i, k in enumerate(kind.values) if k in kinds]
-        if self.flat:
+        if self.flat is not None:
             found = [self._plain_of_kind(c, kind) for c in codes]
             if len(found) == 1:
                 plain = found[0]
@@ -806,23 +868,26 @@ class Pieces:
             return time_column(plain if plain is not None else [])
         if base is not None:  # (grown in place)
             values, present = base.values, base.present
-        elif pick is None:  # (every position is written below)
-            values, present = np.empty(self.n, dtype=np.int64), np.empty(self.n, dtype=bool)
+        elif pick is None:  # (every value is written below; present unless said absent)
+            values, present = np.empty(self.n, dtype=np.int64), np.ones(self.n, dtype=bool)
         else:
             values, present = np.zeros(self.n, dtype=np.int64), np.zeros(self.n, dtype=bool)
+        whole = base is None and pick is None  # (``present`` True where nothing is written)
         if plain:
             column = time_column(plain)
             if not column.exact:
                 raise NotExact(f)
             self._put(values, column.values, pick)
-            self._put(present, column.present, pick)
+            if not whole or not column.present.all():
+                self._put(present, column.present, pick)
         for group, read in self._read(pick):
             done: dict[int, Any] = {}
             for r, at in read:
                 item = group.item(f, r)
                 v, m = (0, False) if item is None else _entry_times(item, done)
                 values[at] = v
-                present[at] = m
+                if not whole or m is not True:
+                    present[at] = m
         return TimeColumn(values, present)
 
     def _time_objects(self, plain: list[Any] | None, f: int, pick: _Pick | None) -> TimeColumn:

@@ -16,9 +16,10 @@ shapes, so the store has both, as Arrow's array builders do:
     ``trace.packed(marker, n)``: a read then knows where every record is without looking.
 
 * **Reading** turns what was written since the last read into a columnar chunk
-  (``winviz.trace.columns``): ``columns()`` gathers the plain records and each marker's
-  entries and slices them field by field (C speed); each column is decoded the first time a
-  reader asks for it (packed entries through their marker's ``fields``). Then
+  (``winviz.trace.columns``): ``columns()`` takes the buffer's values (the list itself when
+  no writer holds it: nothing is copied), finds the plain records and each marker's runs by
+  their slot ranges and slices them field by field (C speed); each column is decoded the
+  first time a reader asks for it (packed entries through their marker's ``fields``). Then
   ``where(...)``, ``records(...)``, ``kinds()``, ``to_pandas()``, ``to_arrow()``,
   ``save(path)`` read the columns. A trace can be read while it is still being written (the
   next read adds what came since); ``len()`` counts records without converting anything.
@@ -29,6 +30,7 @@ The same run always gives the same trace, byte for byte: ``to_json()`` is canoni
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
 from operator import is_
@@ -39,10 +41,13 @@ import numpy as np
 
 from winviz.trace.columns import (
     Pieces,
+    Plain,
     Slots,
     TraceColumns,
     concat,
     empty,
+    sliced,
+    spans,
 )
 from winviz.trace.schema import (
     BASE_FIELDS,
@@ -186,62 +191,87 @@ class Trace:
         if self._buffer:
             first = sum(len(c) for c in self._chunks)
             self._chunks.append(self._buffer_columns(first))
-            self._buffer.clear()  # the same list: writers may hold its ``extend``
-            self._runs.clear()
-            self._packed_slots = self._packed_records = 0
         if len(self._chunks) > 1:
             self._chunks = [concat(self._chunks)]
         return self._chunks[0] if self._chunks else empty()
 
     def _buffer_columns(self, first: int) -> TraceColumns:
         """The write buffer as columns, each field decoded when a reader first asks for it
-        (``Pieces``): the plain records between the declared runs gathered and sliced field
-        by field, each marker's entries gathered and sliced value by value (C speed: a slice
-        per run, a slice per field), each piece at its records' positions."""
+        (``Pieces``), the buffer left empty: the plain records between the declared runs and
+        each marker's runs are found by their slot ranges, their fields sliced from the
+        buffer's values straight (C speed: a slice per range and field, when the field is
+        decoded), each piece at its records' positions. The values are the buffer list itself
+        when nothing else holds it (``_take``), else a copy."""
         data, width = self._buffer, self.WIDTH
-        # the plain records between the runs and each marker's runs, gathered in order
-        plain_flat: list[Any] = []
-        flats: dict[Packed, list[Any]] = {}
+        # the plain records' slot ranges between the runs, and each marker's runs'
+        plain_spans: list[tuple[int, int]] = []
+        runs: dict[Packed, list[tuple[int, int]]] = {}
         labels, records = [], []  # each piece's records: plain (0) or a marker's (1 + i)
         markers: dict[Packed, int] = {}
         at = 0
         for start, marker, entries in self._runs:
             if start > at:
-                plain_flat += data[at:start]
+                plain_spans.append((at, start))
                 labels.append(0)
                 records.append((start - at) // width)
             stop = start + entries * (1 + marker.width)
-            flat = flats.get(marker)
-            if flat is None:
-                flat = flats[marker] = []
-            flat += data[start:stop]
+            mine = runs.get(marker)
+            if mine is None:
+                mine = runs[marker] = []
+            mine.append((start, stop))
             labels.append(markers.setdefault(marker, len(markers) + 1))
             records.append(entries * marker.count)
             at = stop
         if at < len(data):
-            plain_flat += data[at:] if at else data
+            plain_spans.append((at, len(data)))
             labels.append(0)
             records.append((len(data) - at) // width)
-        if len(plain_flat) % width or not set(map(type, plain_flat[::width])) <= {str}:
+        kinds = sliced(data, plain_spans, 0, width)
+        if any((stop - start) % width for start, stop in plain_spans) or not set(
+            map(type, kinds)
+        ) <= {str}:
             raise ValueError(self._undeclared())
+        del data  # (a reference of its own: ``_take`` counts them)
+        data = self._take()
+        plain = Plain(data, plain_spans, width, kinds)
         if not markers:
-            n, plain_at, groups = len(plain_flat) // width, None, []
+            n, plain_at, groups = len(plain), None, []
         else:
             label_of = np.array(labels, dtype=np.int32)
             counts = np.array(records, dtype=np.int64)
             starts = np.cumsum(counts) - counts  # each piece's first record
             n = int(counts.sum())
-            plain = label_of == 0
-            plain_at = _spans(starts[plain], counts[plain])
+            is_plain = label_of == 0
+            plain_at = spans(starts[is_plain], counts[is_plain])
             groups = []  # (marker, its entries slot by slot, each entry's first record)
             for marker, label in markers.items():
-                slots = Slots(flats.pop(marker), marker.width)
+                slots = Slots(data, marker.width, runs[marker])
                 mine = label_of == label
-                heads = _spans(starts[mine], counts[mine] // marker.count, marker.count)
+                heads = spans(starts[mine], counts[mine] // marker.count, marker.count)
                 groups.append((marker, slots, heads))
         seq = np.arange(first, first + n, dtype=np.int64)
-        pieces = Pieces(n, plain_flat, plain_at, groups)
+        pieces = Pieces(n, plain, plain_at, groups)
         return TraceColumns.pending(seq, pieces.decode, pieces.part)
+
+    def _take(self) -> list[Any]:
+        """The write buffer's values, the buffer left empty (its runs too). The list itself
+        when only the trace holds it and its ``extend`` (CPython's reference counts say so;
+        ``_SOLE``: a fresh trace's): a new list takes its place, nothing is copied. Else a
+        copy, the list cleared in place: a writer holding ``extend`` keeps writing to it."""
+        if self._refs() == _sole_refs():
+            data = self._buffer
+            self._buffer = []
+            self.extend = self._buffer.extend
+        else:
+            data = self._buffer[:]
+            self._buffer.clear()
+        self._runs.clear()
+        self._packed_slots = self._packed_records = 0
+        return data
+
+    def _refs(self) -> tuple[int, int]:
+        """The reference counts of the write buffer and of its ``extend`` (see ``_take``)."""
+        return sys.getrefcount(self._buffer), sys.getrefcount(self.extend)
 
     def _undeclared(self) -> str:
         """What is wrong with a write buffer whose plain records do not read as records: the
@@ -453,13 +483,16 @@ class Trace:
         return save(self.columns(), Path(path))
 
 
-def _spans(starts: np.ndarray, lengths: np.ndarray, step: int = 1) -> np.ndarray:
-    """``start, start + step, ...`` (``length`` numbers) for each start and length, one
-    after another: the records of some pieces (``step`` 1) or their entries' first records
-    (``step`` = the records of an entry)."""
-    total = int(lengths.sum())
-    offsets = np.cumsum(lengths) - lengths  # where each span starts in the result
-    return np.repeat(starts - offsets * step, lengths) + np.arange(total, dtype=np.int64) * step
+_SOLE: list[tuple[int, int]] = []
+
+
+def _sole_refs() -> tuple[int, int]:
+    """``Trace._refs()`` of a trace whose buffer nothing else holds (measured once)."""
+    if not _SOLE:
+        probe = Trace()
+        probe.extend((None,))
+        _SOLE.append(probe._refs())
+    return _SOLE[0]
 
 
 def _names(field: str, want: Any) -> set[str]:
