@@ -115,14 +115,14 @@ def test_late_elements_write_the_one_by_one_trace(function: str) -> None:
 
     if function == "aggregate_process":  # a ProcessWindowFunction: Flink's emission
         # the first record, the late ones and the first of a new open window went the
-        # general way; the others were packed entries of an open window
-        assert elements == [120, 60, 70, 80, 10, 20, 90, 160]
+        # general way (20: the late way); the others were packed entries of an open window
+        assert elements == [120, 60, 70, 80, 10, 90, 160]
         assert fired == []
     else:
-        # the first record, the first into [50, 100) (which caches it), those past the
+        # the first record, the first into [50, 100) (which caches it), the first past the
         # lateness and the first of a new open window went the general way; 70, 80 and 90
-        # (the window cached before [0, 50)) took the firing way
-        assert elements == [120, 60, 10, 20, 160]
+        # (the window cached before [0, 50)) took the firing way, 20 the late way
+        assert elements == [120, 60, 10, 160]
         # the firing at once of the general way, then the open windows' at the end of input
         assert fired == [("a", 99), ("a", 149), ("b", 149), ("c", 199)]
     assert assigned == [120, 60, 10, 160]  # 90: the window cached before [0, 50)
@@ -211,22 +211,25 @@ def test_the_firing_way_writes_the_one_by_one_trace(job) -> None:
     assert fast.metrics == slow.metrics
 
 
-def test_the_firing_way_is_taken() -> None:
+def test_the_firing_and_late_ways_are_taken() -> None:
     """On a late-heavy job (windows of 50 ms, 40 ms of lateness, records up to 150 ms out of
     order) the element firings take the firing way: a window is usually cached while it is
     open and found again once the watermark passes its end; only where late records past the
     lateness took the cache (and no batch found it since) does the first late element into
-    it go through process_element and fire_traced."""
+    it go through process_element and fire_traced. Elements past the lateness take the late
+    way when their window is cached or was the late way's last (``late_cache``)."""
     job = {
         "events": [(f"k{i % 3}", max(0, i * 5 - (i * 37) % 150), i + 1) for i in range(400)],
         "bound": 0, "size": 50, "lateness": 40, "side": True, "interval": 25,
         "function": "aggregate",
     }  # fmt: skip
     through_element: list[int] = []
+    elements: list[tuple] = []
     element, fire = WindowKernel.process_element, WindowKernel.fire_traced
     inside = [False]
 
     def spy_element(self, value, ts):
+        elements.append(value)
         inside[0] = True
         try:
             element(self, value, ts)
@@ -250,13 +253,21 @@ def test_the_firing_way_is_taken() -> None:
     firings = _element_firings(fast)
     assert firings == _element_firings(slow) == 70
     assert through_element == [199, 949, 1699]  # (max_timestamp of the windows)
+    late = [r.value for r in fast.side_outputs["late"]]
+    assert late == [r.value for r in slow.side_outputs["late"]] and len(late) == 32
+    # the others took the late way: the window was cached (open, then firing, then past the
+    # lateness) or found in late_cache
+    assert [e[2] for e in elements if e in late] == [77, 78, 81, 102, 227, 228, 231, 252, 377,
+                                                      378, 381]  # fmt: skip
 
 
 def _failing_firing_job(fast: bool, where: str):
     """A late element (value 6, into [0, 50) after the watermark passed 49, within the
     lateness) whose key selector raises (``where="key"``), whose reduce raises
     (``"reduce"``), whose reduce returns None (``"none"``), or whose firing's downstream
-    map raises (``"downstream"``); the element before it (value 5) takes the firing way."""
+    map raises (``"downstream"``); the element before it (value 5) takes the firing way.
+    With 30 ms of lateness [0, 50) is past it: both take the late way, and value 6's key
+    selector (``"late_key"``) or the side output's consumer (``"late_side"``) raises."""
 
     def reduce(a, b):
         if b[2] == 6 and where == "reduce":
@@ -276,20 +287,24 @@ def _failing_firing_job(fast: bool, where: str):
     out = (
         env.from_collection(events, arrival_times=[0, 1, 2, 3, 101, 102, 103])
         .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0] if where != "key" or e[2] != 6 else e[99])
+        .key_by(lambda e: e[0] if not where.endswith("key") or e[2] != 6 else e[99])
         .window(wv.TumblingEventTimeWindows.of(50))
-        .allowed_lateness(100)
+        .allowed_lateness(30 if where.startswith("late") else 100)
+        .side_output_late_data(wv.OutputTag("late"))
         .reduce(reduce)
     )
     if where == "downstream":
         out = out.map(downstream)
+    out.get_side_output(wv.OutputTag("late")).map(
+        lambda e: e if where != "late_side" or e[2] != 6 else e[99]
+    ).sink_to("late")
     out.sink_to("out")
     with engine_paths(kernel=fast, batches=fast), pytest.raises(WinvizError) as info:
         env.execute()
     return info.value
 
 
-@pytest.mark.parametrize("where", ["key", "reduce", "none", "downstream"])
+@pytest.mark.parametrize("where", ["key", "reduce", "none", "downstream", "late_key", "late_side"])
 def test_errors_on_the_firing_way_are_the_step_by_step_ones(where: str) -> None:
     fast, slow = _failing_firing_job(True, where), _failing_firing_job(False, where)
     assert type(fast) is type(slow)

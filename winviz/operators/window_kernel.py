@@ -259,6 +259,9 @@ class WindowKernel:
         # the last cached window that ``process_source_batch`` took the firing way into
         # (found again in the next batch while the watermark keeps it within the lateness)
         self.firing_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
+        # the last cached window that ``process_source_batch`` took the late way into (past
+        # the lateness: it stays so, the watermark never goes back)
+        self.late_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
         # packed trace entries: one marker per (source, whether a cleanup timer of its own)
         self.entry_markers: dict[tuple[str, bool], ElementEntry] = {}
         self.immutable_batch = False
@@ -663,15 +666,32 @@ class WindowKernel:
             return (0, 0, None, 0, 0)
         return (start, end, cached[0], max_ts, cleanup)
 
+    @staticmethod
+    def late_window(
+        cache: tuple[int, int, Sequence[Any], int, int], wm: int
+    ) -> tuple[int, int, Any]:
+        """For ``process_source_batch``: the window of ``cache`` if, at watermark ``wm``, it is
+        past the allowed lateness (``cleanup time <= wm``: Flink skips it), as (start, end,
+        window); else an empty range."""
+        start, end, cached, _, cleanup = cache
+        if not cached or cleanup > wm:
+            return (0, 0, None)
+        return (start, end, cached[0])
+
     def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
         """A traced source batch chained straight into this window: the first
         ``len(stamps)`` records of ``batch`` (their timestamps already assigned) as the
         source would hand them over one by one — its ``arrival`` record, then
         ``process_element``. A record that lands in one of the two cached tumbling windows
         while it is open is written as one packed entry (``ElementEntry``); any other record
-        gets its arrival record and goes through ``process_element``. Same records, same
-        order, same state, timers, clock and counters as one by one; a failing record's
-        arrival (and element) record comes before the error, as there."""
+        gets its arrival record, then ``process_element``'s records: into a cached window an
+        element fires at once (within the allowed lateness, ``contents_as_they_are``) it takes
+        the *firing way* (``process_element``'s and ``fire_traced``'s steps here, the window
+        kept in ``firing_cache``), into a cached window past the lateness the *late way*
+        (skipped, then the side output or dropped; ``late_cache``), else it goes through
+        ``process_element``. Same records, same order, same state, timers, clock and counters
+        as one by one; a failing record's arrival (and element) record comes before the
+        error, as there."""
         op = self.op
         job, timers, trace = op.job, op.timers, op.trace
         write = trace.extend  # type: ignore[union-attr]
@@ -727,6 +747,16 @@ class WindowKernel:
                     fire_start, fire_end, fire_window, fire_max_ts, fire_cleanup = found_firing
                     self.firing_cache = cache
                     break
+        # the cached window past the lateness: [late_start, late_end), empty when there is none
+        late_start = late_end = 0
+        late_window: Any = None
+        for cache in (self.window_cache, self.other_window_cache, self.late_cache):
+            found_late = self.late_window(cache, wm)
+            if found_late[0] < found_late[1]:
+                late_start, late_end, late_window = found_late
+                self.late_cache = cache
+                break
+        lateness, tag = op.allowed_lateness, op.late_data_tag
         slot_of, cname, metrics = op.state.slot, desc.name, op.metrics
         fn = op.function
         get_result = None if fn.__class__ is ReduceWindowFunction else fn.function.get_result
@@ -827,6 +857,40 @@ class WindowKernel:
                             progress = _NOT_ON_THE_SHORT_WAY
                             last_key, ctx_key, ctx_window = internal, internal, fire_window
                             continue
+                        if late_start <= ts < late_end:
+                            # the late way: process_element's steps and records for an element
+                            # into the cached window past the lateness (skipped; the element,
+                            # late itself, to the side output or dropped); the trigger context
+                            # stays as it was
+                            progress = _FIRING_SELECTING_KEY
+                            metrics["num_records_in"] += 1
+                            key = None
+                            key = key_selector(copy_record(value) if copies else value)
+                            internal = key if key.__class__ is str else internal_key(key)
+                            op.current_key = internal
+                            progress = _FIRING_KEYED
+                            write(
+                                (
+                                    "element", now, wm, name, key, None, ts, value,
+                                    "skipped_late_window", now, wm, name, key, late_window, ts,
+                                    value,
+                                )
+                            )  # fmt: skip
+                            # (is_element_late: the kernel's windows are event-time ones)
+                            if wrap_long(ts + lateness) <= wm:
+                                if tag is None:
+                                    op.late_element(internal, value, ts)
+                                else:  # WindowOperator.side_output
+                                    write(
+                                        (
+                                            "side_output", now, wm, name, key, None, ts,
+                                            (tag.id, value),
+                                        )
+                                    )  # fmt: skip
+                                    op.output.collect_side(tag, value, ts)
+                            progress = _NOT_ON_THE_SHORT_WAY
+                            last_key = internal
+                            continue
                         cache = self.window_cache
                         self.process_element(value, ts)
                         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
@@ -844,6 +908,10 @@ class WindowKernel:
                                     fire_cleanup,
                                 ) = found_firing  # fmt: skip
                                 fire_contents = None
+                        found_late = self.late_window(self.window_cache, wm)
+                        if found_late[0] < found_late[1]:  # (else the one before stays)
+                            late_start, late_end, late_window = found_late
+                            self.late_cache = self.window_cache
                         if open_start < open_end:  # the open window becomes the one before
                             other_start, other_end = open_start, open_end
                             other = (
