@@ -739,6 +739,7 @@ class WindowKernel:
         fire_start = fire_end = fire_max_ts = fire_cleanup = 0
         fire_window: Any = None
         fire_contents: dict[Any, Any] | None = None
+        fire_details: tuple[tuple[Any, ...], ...] | None = None  # its shared timer details
         as_they_are = self.contents_as_they_are
         if as_they_are:
             for cache in (self.window_cache, self.other_window_cache, self.firing_cache):
@@ -757,6 +758,7 @@ class WindowKernel:
                 self.late_cache = cache
                 break
         lateness, tag = op.allowed_lateness, op.late_data_tag
+        source, timer_details = arrival.source, self.timer_details
         slot_of, cname, metrics = op.state.slot, desc.name, op.metrics
         fn = op.function
         get_result = None if fn.__class__ is ReduceWindowFunction else fn.function.get_result
@@ -779,7 +781,13 @@ class WindowKernel:
                             entries += packed
                             packed = 0
                         job.now, job.record_index = now, index
-                        write(arrival.record(now, value, source_ts, position))
+                        # (arrival.record, written here)
+                        write(
+                            (
+                                "arrival", now, source_wm, source, None, None, source_ts,
+                                (value, position),
+                            )
+                        )  # fmt: skip
                         position += 1
                         if fire_start <= ts < fire_end:
                             # the firing way: process_element's steps and records for an
@@ -847,11 +855,17 @@ class WindowKernel:
                                 )
                             )  # fmt: skip
                             if fire_cleanup != MAX:
+                                if fire_details is None:
+                                    fire_details = timer_details.get(fire_window)
+                                    if fire_details is None:
+                                        fire_details = timer_details[fire_window] = _timer_details(
+                                            fire_window
+                                        )
                                 existed = not add_timer(internal, fire_window, fire_cleanup)
                                 write(
                                     (
                                         "timer_registered", now, wm, name, key, fire_window,
-                                        fire_cleanup, ("event", fire_window, existed),
+                                        fire_cleanup, fire_details[existed],
                                     )
                                 )  # fmt: skip
                             progress = _NOT_ON_THE_SHORT_WAY
@@ -907,7 +921,7 @@ class WindowKernel:
                                     fire_start, fire_end, fire_window, fire_max_ts,
                                     fire_cleanup,
                                 ) = found_firing  # fmt: skip
-                                fire_contents = None
+                                fire_contents = fire_details = None
                         found_late = self.late_window(self.window_cache, wm)
                         if found_late[0] < found_late[1]:  # (else the one before stays)
                             late_start, late_end, late_window = found_late
