@@ -761,7 +761,7 @@ class WindowKernel:
         source, timer_details = arrival.source, self.timer_details
         slot_of, cname, metrics = op.state.slot, desc.name, op.metrics
         fn = op.function
-        get_result = None if fn.__class__ is ReduceWindowFunction else fn.function.get_result
+        get_result = fn.function.get_result if fn.__class__ is AggregateWindowFunction else None
         collector, window_ctx, panes, collect = op.collector, op.window_ctx, op.panes, None
         internal_key = op.key_rule.internal_key
         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
