@@ -246,6 +246,47 @@ def test_a_run_raises_the_full_collection_threshold_and_puts_it_back() -> None:
         gc.set_threshold(*before)
 
 
+@pytest.mark.parametrize("threshold", [100, None])
+def test_a_run_starts_with_what_exists_in_the_oldest_generation(threshold) -> None:
+    """The trace's buffer and the sink's list, made before the run, are in no young
+    generation while it runs (``_promote_to_oldest``): the young passes do not visit what
+    they hold. With the collector turned off nothing else moves them; a threshold of None
+    leaves the collector alone; frozen objects keep the collector as it is."""
+    import gc
+
+    from winviz.runtime import JobRuntime
+
+    young_during_run: list[set[int]] = []
+
+    def look(e):
+        young_during_run.append({id(o) for g in (0, 1) for o in gc.get_objects(generation=g)})
+        return e
+
+    def job() -> wv.StreamExecutionEnvironment:
+        env = wv.StreamExecutionEnvironment()
+        env.from_collection([("a", 1, 1)]).map(look).sink_to("out")
+        return env
+
+    before, enabled = JobRuntime.gc_full_collection_threshold, gc.isenabled()
+    gc.disable()
+    try:
+        JobRuntime.gc_full_collection_threshold = threshold
+        result = job().execute()
+        made_before = {id(result.trace._buffer), id(result.outputs["out"])}
+        assert made_before.isdisjoint(young_during_run[0]) == (threshold is not None)
+        gc.freeze()  # something else keeps objects frozen: nothing is moved
+        young_during_run.clear()
+        JobRuntime.gc_full_collection_threshold = 100
+        result = job().execute()
+        assert id(result.trace._buffer) in young_during_run[0]
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        JobRuntime.gc_full_collection_threshold = before
+        if enabled:
+            gc.enable()
+
+
 def _one_batch_job(
     trace: bool, function: str, events: list[tuple[str, int, int]], late: bool
 ) -> wv.StreamExecutionEnvironment:

@@ -100,6 +100,11 @@ _BOTH_TIMERS_EXISTED = _MAX_TIMESTAMP_TIMER_EXISTED | _CLEANUP_TIMER_EXISTED
 _NOT_ON_THE_SHORT_WAY = 0  # its packed entry is written, or it went the general way
 _SELECTING_KEY = 1  # the key selector (or the key rule) failed: the record has no key
 _KEYED = 2  # it has a key: its element record is written before the error
+# ... and on the firing way (a record into the cached window that fires at once), where the
+# record's arrival record is written first, as before ``process_element``:
+_FIRING_SELECTING_KEY = 3  # the key selector (or the key rule) failed: no element record
+_FIRING_KEYED = 4  # its element record is written; the trigger context is not yet set
+_FIRING = 5  # the trigger context is its key and window (firing, or the cleanup timer)
 
 
 def _timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
@@ -257,6 +262,12 @@ class WindowKernel:
         self.window_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
         # the one cached before it (late records around two windows' ends alternate)
         self.other_window_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
+        # the last cached window that ``process_source_batch`` took the firing way into
+        # (found again in the next batch while the watermark keeps it within the lateness)
+        self.firing_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
+        # the last cached window that ``process_source_batch`` took the late way into (past
+        # the lateness: it stays so, the watermark never goes back)
+        self.late_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
         # packed trace entries: one marker per (source, whether a cleanup timer of its own)
         self.entry_markers: dict[tuple[str, bool], ElementEntry] = {}
         self.immutable_batch = False
@@ -648,15 +659,45 @@ class WindowKernel:
             cleanup_timer and cleanup != max_ts, marker,
         )  # fmt: skip
 
+    @staticmethod
+    def firing_window(
+        cache: tuple[int, int, Sequence[Any], int, int], wm: int
+    ) -> tuple[int, int, Any, int, int]:
+        """For ``process_source_batch``: the window of ``cache`` if, at watermark ``wm``, an
+        element into it fires it at once (``max_timestamp <= wm < cleanup time``: within the
+        allowed lateness), as (start, end, window, its max_timestamp, its cleanup time); else
+        an empty range."""
+        start, end, cached, max_ts, cleanup = cache
+        if not cached or not max_ts <= wm < cleanup:
+            return (0, 0, None, 0, 0)
+        return (start, end, cached[0], max_ts, cleanup)
+
+    @staticmethod
+    def late_window(
+        cache: tuple[int, int, Sequence[Any], int, int], wm: int
+    ) -> tuple[int, int, Any]:
+        """For ``process_source_batch``: the window of ``cache`` if, at watermark ``wm``, it is
+        past the allowed lateness (``cleanup time <= wm``: Flink skips it), as (start, end,
+        window); else an empty range."""
+        start, end, cached, _, cleanup = cache
+        if not cached or cleanup > wm:
+            return (0, 0, None)
+        return (start, end, cached[0])
+
     def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
         """A traced source batch chained straight into this window: the first
         ``len(stamps)`` records of ``batch`` (their timestamps already assigned) as the
         source would hand them over one by one — its ``arrival`` record, then
         ``process_element``. A record that lands in one of the two cached tumbling windows
         while it is open is written as one packed entry (``ElementEntry``); any other record
-        gets its arrival record and goes through ``process_element``. Same records, same
-        order, same state, timers, clock and counters as one by one; a failing record's
-        arrival (and element) record comes before the error, as there."""
+        gets its arrival record, then ``process_element``'s records: into a cached window an
+        element fires at once (within the allowed lateness, ``contents_as_they_are``) it takes
+        the *firing way* (``process_element``'s and ``fire_traced``'s steps here, the window
+        kept in ``firing_cache``), into a cached window past the lateness the *late way*
+        (skipped, then the side output or dropped; ``late_cache``), else it goes through
+        ``process_element``. Same records, same order, same state, timers, clock and counters
+        as one by one; a failing record's arrival (and element) record comes before the
+        error, as there."""
         op = self.op
         job, timers, trace = op.job, op.timers, op.trace
         write = trace.extend  # type: ignore[union-attr]
@@ -698,6 +739,37 @@ class WindowKernel:
         if found is not None:
             other_start, other_end, *rest = found
             other = tuple(rest)
+        # the cached window an element fires at once (within the allowed lateness), when the
+        # kernel fires it itself (``fire_traced``'s configuration): [fire_start, fire_end),
+        # empty when there is none; its contents are looked up at its first element
+        fire_start = fire_end = fire_max_ts = fire_cleanup = 0
+        fire_window: Any = None
+        fire_contents: dict[Any, Any] | None = None
+        fire_details: tuple[tuple[Any, ...], ...] | None = None  # its shared timer details
+        as_they_are = self.contents_as_they_are
+        if as_they_are:
+            for cache in (self.window_cache, self.other_window_cache, self.firing_cache):
+                found_firing = self.firing_window(cache, wm)
+                if found_firing[0] < found_firing[1]:
+                    fire_start, fire_end, fire_window, fire_max_ts, fire_cleanup = found_firing
+                    self.firing_cache = cache
+                    break
+        # the cached window past the lateness: [late_start, late_end), empty when there is none
+        late_start = late_end = 0
+        late_window: Any = None
+        for cache in (self.window_cache, self.other_window_cache, self.late_cache):
+            found_late = self.late_window(cache, wm)
+            if found_late[0] < found_late[1]:
+                late_start, late_end, late_window = found_late
+                self.late_cache = cache
+                break
+        lateness, tag = op.allowed_lateness, op.late_data_tag
+        source, timer_details = arrival.source, self.timer_details
+        slot_of, cname, metrics = op.state.slot, desc.name, op.metrics
+        fn = op.function
+        get_result = fn.function.get_result if fn.__class__ is AggregateWindowFunction else None
+        collector, window_ctx, panes, collect = op.collector, op.window_ctx, op.panes, None
+        internal_key = op.key_rule.internal_key
         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
         done = 0
         now = index = value = key = internal = source_ts = None
@@ -715,8 +787,130 @@ class WindowKernel:
                             entries += packed
                             packed = 0
                         job.now, job.record_index = now, index
-                        write(arrival.record(now, value, source_ts, position))
+                        # (arrival.record, written here)
+                        write(
+                            (
+                                "arrival", now, source_wm, source, None, None, source_ts,
+                                (value, position),
+                            )
+                        )  # fmt: skip
                         position += 1
+                        if fire_start <= ts < fire_end:
+                            # the firing way: process_element's steps and records for an
+                            # element into the cached window that fires at once, and
+                            # fire_traced's
+                            progress = _FIRING_SELECTING_KEY
+                            metrics["num_records_in"] += 1
+                            key = None
+                            key = key_selector(copy_record(value) if copies else value)
+                            internal = key if key.__class__ is str else internal_key(key)
+                            op.current_key = internal
+                            progress = _FIRING_KEYED
+                            write(("element", now, wm, name, key, None, ts, value))
+                            if fire_contents is None:
+                                fire_contents = slot_of(cname, fire_window)
+                            current = fire_contents.get(internal)
+                            record = copy_record(value) if copies else value
+                            if reducing:
+                                fire_contents[internal] = new = (
+                                    record if current is None else reduce(current, record)
+                                )
+                            else:
+                                fire_contents[internal] = new = agg.add(
+                                    record,
+                                    agg.create_accumulator() if current is None else current,
+                                )
+                            if new is None:
+                                raise op.none_result_error(internal, fire_window, value)
+                            ctx.key, ctx.window = internal, fire_window
+                            progress = _FIRING
+                            write(
+                                (
+                                    "assigned", now, wm, name, key, fire_window, ts, value,
+                                    "trigger", now, wm, name, key, fire_window, None,
+                                    _ON_ELEMENT_FIRE,
+                                )
+                            )  # fmt: skip
+                            # fire_traced: the result, its emitted record, downstream, then
+                            # the fired record (max_timestamp <= the watermark: the pane is
+                            # on time the first time, late after)
+                            collector.timestamp = fire_max_ts
+                            window_ctx.current_window = fire_window
+                            result = new if get_result is None else get_result(new)
+                            shown = internal.value if internal.__class__ is JavaKey else internal
+                            metrics["num_records_out"] += 1
+                            write(
+                                (
+                                    "emitted", job.now, op._watermark, name, shown, None,
+                                    fire_max_ts, result,
+                                )
+                            )  # fmt: skip
+                            if collect is None:
+                                collect = op.output.collect
+                            collect(result, fire_max_ts)
+                            pane, had_on_time = panes.get((internal, fire_window), (0, False))
+                            panes[(internal, fire_window)] = (pane + 1, True)
+                            write(
+                                (
+                                    "fired", job.now, timers.current_watermark, name, shown,
+                                    fire_window, fire_max_ts,
+                                    (
+                                        result, pane, "late" if had_on_time else "on_time",
+                                        len(new) if isinstance(new, list) else None,
+                                    ),
+                                )
+                            )  # fmt: skip
+                            if fire_cleanup != MAX:
+                                if fire_details is None:
+                                    fire_details = timer_details.get(fire_window)
+                                    if fire_details is None:
+                                        fire_details = timer_details[fire_window] = _timer_details(
+                                            fire_window
+                                        )
+                                existed = not add_timer(internal, fire_window, fire_cleanup)
+                                write(
+                                    (
+                                        "timer_registered", now, wm, name, key, fire_window,
+                                        fire_cleanup, fire_details[existed],
+                                    )
+                                )  # fmt: skip
+                            progress = _NOT_ON_THE_SHORT_WAY
+                            last_key, ctx_key, ctx_window = internal, internal, fire_window
+                            continue
+                        if late_start <= ts < late_end:
+                            # the late way: process_element's steps and records for an element
+                            # into the cached window past the lateness (skipped; the element,
+                            # late itself, to the side output or dropped); the trigger context
+                            # stays as it was
+                            progress = _FIRING_SELECTING_KEY
+                            metrics["num_records_in"] += 1
+                            key = None
+                            key = key_selector(copy_record(value) if copies else value)
+                            internal = key if key.__class__ is str else internal_key(key)
+                            op.current_key = internal
+                            progress = _FIRING_KEYED
+                            write(
+                                (
+                                    "element", now, wm, name, key, None, ts, value,
+                                    "skipped_late_window", now, wm, name, key, late_window, ts,
+                                    value,
+                                )
+                            )  # fmt: skip
+                            # (is_element_late: the kernel's windows are event-time ones)
+                            if wrap_long(ts + lateness) <= wm:
+                                if tag is None:
+                                    op.late_element(internal, value, ts)
+                                else:  # WindowOperator.side_output
+                                    write(
+                                        (
+                                            "side_output", now, wm, name, key, None, ts,
+                                            (tag.id, value),
+                                        )
+                                    )  # fmt: skip
+                                    op.output.collect_side(tag, value, ts)
+                            progress = _NOT_ON_THE_SHORT_WAY
+                            last_key = internal
+                            continue
                         cache = self.window_cache
                         self.process_element(value, ts)
                         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
@@ -724,6 +918,20 @@ class WindowKernel:
                             # the same cached window: what find_open_window found for it
                             # stands (the watermark has not moved)
                             continue
+                        if as_they_are:  # a new cached window that fires at once: the
+                            # firing way's (else the one before stays)
+                            found_firing = self.firing_window(self.window_cache, wm)
+                            if found_firing[0] < found_firing[1]:
+                                self.firing_cache = self.window_cache
+                                (
+                                    fire_start, fire_end, fire_window, fire_max_ts,
+                                    fire_cleanup,
+                                ) = found_firing  # fmt: skip
+                                fire_contents = fire_details = None
+                        found_late = self.late_window(self.window_cache, wm)
+                        if found_late[0] < found_late[1]:  # (else the one before stays)
+                            late_start, late_end, late_window = found_late
+                            self.late_cache = self.window_cache
                         if open_start < open_end:  # the open window becomes the one before
                             other_start, other_end = open_start, open_end
                             other = (
@@ -798,6 +1006,16 @@ class WindowKernel:
                 packed = 0
             if progress == _NOT_ON_THE_SHORT_WAY:
                 raise  # process_element reported it
+            if progress >= _FIRING_SELECTING_KEY:  # as process_element reports it
+                if progress != _FIRING_SELECTING_KEY:
+                    last_key = internal
+                if progress == _FIRING:
+                    ctx_key, ctx_window = internal, fire_window
+                ctx.key, ctx.window = ctx_key, ctx_window
+                if isinstance(exc, WinvizError):
+                    op.annotate(exc, key)
+                    raise
+                raise op.user_error(exc, key, value) from exc
             # as process_element: the record counts in, its arrival (and, once it has a key,
             # its element) record comes before the error
             ctx.key, ctx.window = ctx_key, ctx_window
