@@ -47,7 +47,6 @@ the page's controls switch between them.
 
 from __future__ import annotations
 
-import functools
 import html
 import inspect
 import numbers
@@ -388,19 +387,6 @@ def _option_label(value: Any) -> str:
 # -- the explorer -------------------------------------------------------------------------------
 
 
-def _without_revalidation(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """The chart, with ``to_dict`` skipping Altair's JSON-schema validation.
-
-    A slider move rebuilds a chart of the same shape as the first one, which ``JupyterChart``
-    validated (and the chart tests validate every layout); validating again costs about as
-    much as building the chart (~40 ms for 2,000 events), so updates skip it."""
-    # Altair schema objects keep attributes set normally as spec properties: go around that
-    object.__setattr__(
-        chart, "to_dict", functools.partial(type(chart).to_dict, chart, validate=False)
-    )
-    return chart
-
-
 _NO_SPEC: Any = object()
 
 
@@ -456,7 +442,7 @@ class ExplorerChart(alt.JupyterChart):
         (the fast path), False when ``JupyterChart`` set the chart up anew."""
         initial = self._same_params(chart, spec)
         if initial is None:
-            self.chart = _without_revalidation(chart)
+            self.chart = chart  # (JupyterChart's to_dict: the compiled schema check)
             self.spec = spec
             return False
         self._quiet = True
