@@ -333,3 +333,19 @@ def test_json_texts_are_one_per_record_however_the_objects_are_shared(tmp_path: 
     back = wv.load_trace(path)
     assert [r.detail for r in back] == [r.detail for r in trace]
     assert back.to_json() == trace.to_json()
+
+
+def test_shared_detail_tuples_are_told_by_a_sample_that_does_not_step_with_them() -> None:
+    """A window's timer detail is one tuple shared by every key's records of it; records of
+    a few thousand such tuples in a repeating order are told shared (each split once), even
+    where an even stride would pick a different tuple each time; a tuple per record is not."""
+    from winviz.trace.files import _shared
+
+    n = 2_000_000
+    # the tuple at row i: one of 4,001 in turn (a prime count: an even stride never lands on
+    # the same one twice in 256 steps)
+    shared = np.arange(n, dtype=np.uint64) % 4_001
+    assert len(np.unique(shared[:: n // 256][:256])) == 256  # an even stride sees no repeat
+    assert _shared(shared)
+    assert not _shared(np.arange(n, dtype=np.uint64))
+    assert _shared(np.arange(1_000, dtype=np.uint64))  # few: grouped whatever they are
