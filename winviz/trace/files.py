@@ -47,11 +47,11 @@ watermark are written as deltas (``DELTA_BINARY_PACKED``: a trace's times rise s
 100k-event run's file is ~3 MB instead of ~7.4 MB, and it reads faster).
 
 Both ways work on whole columns (issue 11): a detail tuple shared by many records is split
-once (``_detail_fields``: shared tuples found by a random sample of them); the texts of flat
-values (scalars and tuples of scalars) are written by one call of the JSON encoder — tuples
-of one shape of plain scalars (an element payload per event) column by column by Arrow
-(``json_texts``) — and read back by one ``json.loads`` of the texts joined by Arrow
-(``decode_texts``); arrays with nulls are built from, and read through, their validity
+once (``winviz.trace.frame.detail_fields``: shared tuples found by a random sample of them);
+the texts of flat values (scalars and tuples of scalars) are written by one call of the JSON
+encoder — tuples of one shape of plain scalars (an element payload per event) column by
+column by Arrow (``json_texts``) — and read back by one ``json.loads`` of the texts joined
+by Arrow (``decode_texts``); arrays with nulls are built from, and read through, their validity
 bitmaps; the garbage collector is paused meanwhile (``winviz.collector``).
 
 ``load`` reads the file's bytes once, decodes and checks every base column, the metadata and
@@ -88,8 +88,8 @@ from winviz.trace.columns import (
     TraceColumns,
     object_array,
 )
-from winviz.trace.frame import DetailPiece, kind_rows, split_fields
-from winviz.trace.schema import DETAIL_FIELDS, SCHEMA_VERSION, detail_names
+from winviz.trace.frame import DetailPiece, detail_fields
+from winviz.trace.schema import SCHEMA_VERSION, detail_names
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
 FORMAT = "winviz-trace"
@@ -182,7 +182,7 @@ def _detail_layout(
     the columns, so a trace has a few detail columns, whatever kinds it holds."""
     mapping: dict[str, dict[str, str]] = {}
     pieces_of: dict[str, list[DetailPiece]] = {}
-    per_name = _detail_fields(c)
+    per_name = detail_fields(c)
     for name, pieces in per_name.items():
         for p in pieces:
             kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
@@ -202,51 +202,6 @@ def _detail_layout(
     order = {"json": 0, "int": 1, "str": 2, "bool": 3}
     ordered = sorted(pieces_of, key=lambda col: (order[col.split("_")[1]], col))
     return mapping, {col: sorted(pieces_of[col], key=lambda p: int(p.rows[0])) for col in ordered}
-
-
-def _detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
-    """Each detail field of the kinds present as pieces (``winviz.trace.frame.detail_fields``'s
-    pieces), a kind's detail tuples split once per distinct tuple whenever a sample of them
-    repeats (``_shared``: a window's timer details, shared by every key's records of it — 4,004
-    tuples among 2M ``timer_registered`` records of a 1M-event run), else record by record."""
-    per_kind = kind_rows(c)
-    names: list[str] = []  # (in ``DETAIL_FIELDS`` order, as ``detail_fields``)
-    for kind, fields in DETAIL_FIELDS.items():
-        if kind in per_kind:
-            names.extend(f for f in fields if f not in names)
-    if any(kind not in DETAIL_FIELDS for kind in per_kind):
-        names.append("detail")
-    parts: dict[str, list[DetailPiece]] = {name: [] for name in names}
-    ids: np.ndarray | None = None  # the details' identities (read once, without touching them)
-    for kind, rows in per_kind.items():
-        fields = detail_names(kind)
-        if len(fields) == 1:
-            parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
-            continue
-        if ids is None:
-            ids = object_ids(c.detail)
-        codes: np.ndarray | None = None
-        first = rows
-        kind_ids = ids[rows]
-        if _shared(kind_ids):
-            codes, at = first_of_each(kind_ids)
-            first = rows[at]
-        tables = split_fields(c, kind, first, c.detail[first].tolist(), len(fields))
-        for name, table in zip(fields, tables, strict=True):
-            parts[name].append(DetailPiece(rows, table, codes))
-    return parts
-
-
-def _shared(ids: np.ndarray, sample: int = 1024) -> bool:
-    """True when a sample of these identities holds repeats — at rows drawn at random (by a
-    fixed seed: the same rows every time), since any stride can step in time with a pattern
-    of the records (every key's timer of one window in turn) — or when they are few (then
-    telling them apart costs little whatever they are)."""
-    n = len(ids)
-    if n < 4 * sample:
-        return True
-    picked = ids[np.random.default_rng(0).integers(0, n, sample)]
-    return len(np.unique(picked)) < sample * 15 // 16
 
 
 _TYPED = (bool, int, str, type(None))
