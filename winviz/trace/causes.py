@@ -30,21 +30,25 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
     trigger, timer = kinds.get("trigger", -1), kinds.get("timer_fired", -1)
     operator = c.part("operator", ("fired", "trigger", "timer_fired"))
     operators = operator.codes[fired_rows]
+    # the trigger and timer_fired records, in seq order (their operators compared per operator)
+    candidates = np.flatnonzero((c.kind.codes == trigger) | (c.kind.codes == timer))
+    candidate_kinds = c.kind.codes[candidates]
+    candidate_operators = operator.codes[candidates]
     for op in np.unique(operators).tolist():
         mine = np.flatnonzero(operators == op)
-        rows = np.flatnonzero(
-            (operator.codes == op) & ((c.kind.codes == trigger) | (c.kind.codes == timer))
-        )
+        at = np.flatnonzero(candidate_operators == op)
+        rows, kinds_of = candidates[at], candidate_kinds[at]
         pos = np.arange(len(rows))
-        last_trigger = np.maximum.accumulate(np.where(c.kind.codes[rows] == trigger, pos, -1))
-        last_timer = np.maximum.accumulate(np.where(c.kind.codes[rows] == timer, pos, -1))
+        last_trigger = np.maximum.accumulate(np.where(kinds_of == trigger, pos, -1))
+        last_timer = np.maximum.accumulate(np.where(kinds_of == timer, pos, -1))
         before = np.searchsorted(rows, fired_rows[mine]) - 1  # the latest of them before
         t = np.where(before >= 0, last_trigger[np.maximum(before, 0)], -1) if len(rows) else before
         has = t >= 0
         call_rows = rows[t[has]]
         calls[mine[has]] = [d[0] for d in c.part("detail", ("trigger",))[call_rows].tolist()]
         j = last_timer[t[has]] if len(rows) else t[has]
-        timed = np.isin(calls[mine[has]], TIMER_CALLS) & (j >= 0)
+        found = calls[mine[has]]
+        timed = ((found == TIMER_CALLS[0]) | (found == TIMER_CALLS[1])) & (j >= 0)
         trows, frows = rows[j[timed]], fired_rows[mine[has][timed]]
         key = c.part("key", ("timer_fired", "fired"))  # (one part: codes compared)
         window = c.part("window", ("timer_fired", "fired"))

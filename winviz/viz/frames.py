@@ -38,8 +38,10 @@ none).
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
+import platform
 from collections.abc import Callable
 from json.encoder import encode_basestring
 from operator import is_, itemgetter
@@ -107,6 +109,7 @@ class TraceView:
         self._tables: dict[int, tuple[Any, Any]] = {}
         self._rows_of: dict[int, np.ndarray] = {}  # per kind code: its records, in seq order
         self.memo: dict[Any, Any] = {}  # tables derived from this view (see ``memoized``)
+        self._last_kinds: tuple[np.ndarray, list[str]] | None = None  # (see ``_kinds_in``)
 
     @property
     def kinds(self) -> np.ndarray:
@@ -170,8 +173,19 @@ class TraceView:
         values are the field's on these records."""
         if not len(rows):
             return self.c.part(name, ())
+        return self.c.part(name, self._kinds_in(rows))
+
+    def _kinds_in(self, rows: np.ndarray) -> list[str]:
+        """The kinds of these records, remembered for the last array asked about (a frame
+        reads several fields of the same records in a row; the array is kept, so it is that
+        very array, and frames never change an array of positions in place)."""
+        last = self._last_kinds
+        if last is not None and last[0] is rows:
+            return last[1]
         present = np.bincount(self._codes[rows], minlength=len(self._kind_names))
-        return self.c.part(name, self._kind_names[np.flatnonzero(present)].tolist())
+        kinds = self._kind_names[np.flatnonzero(present)].tolist()
+        self._last_kinds = (rows, kinds)
+        return kinds
 
     def column(self, name: str, rows: np.ndarray) -> np.ndarray:
         """A base column (kind, proc_time, watermark, operator, key, window, ts) for rows, as
@@ -704,8 +718,6 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
     domains = np.full(len(rows), None, dtype=object)
     timed = timer_rows[has_timer]
     domains[has_timer] = [d[0] for d in view.part("detail", timed)[timed].tolist()]
-    causes = [_CALL_CAUSE.get(c, "") for c in calls.tolist()]
-    domain_list = domains.tolist()
     event = domains == "event"
     event_rows = timer_rows[event]
     timer_ts = view.part("ts", event_rows).take(event_rows)
@@ -718,7 +730,7 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
         at = _objects(
             [
                 t if d == "event" else e
-                for t, d, e in zip(stamps.tolist(), domain_list, end.tolist(), strict=True)
+                for t, d, e in zip(stamps.tolist(), domains.tolist(), end.tolist(), strict=True)
             ]
         )
     return pd.DataFrame(
@@ -728,9 +740,26 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
             "window_end": end,
             "proc_time": _times(view, "proc_time", rows),
             "at": at,
-            "fired_by": _objects(fired_by(causes, domain_list, view.ints("watermark", rows)[0])),
+            "fired_by": _objects(
+                _fired_by_array(calls, domains, event, view.ints("watermark", rows)[0])
+            ),
         }
     )
+
+
+def _fired_by_array(
+    calls: np.ndarray, domains: np.ndarray, event: np.ndarray, watermarks: np.ndarray
+) -> np.ndarray:
+    """``fired_by`` of firings given by their trigger calls and timer domains (object arrays,
+    None where none; ``event``: domains == "event"), as an object array, with array
+    operations instead of a Python loop over the firings."""
+    out = np.full(len(calls), "cause not traced", dtype=object)
+    for call, cause in _CALL_CAUSE.items():
+        out[calls == call] = cause
+    out[np.not_equal(domains, None)] = "processing-time timer"  # (elementwise: has a domain)
+    out[event] = "event-time timer"
+    out[event & (watermarks == LONG_MAX)] = "end of input"
+    return out
 
 
 def firing_causes(
@@ -915,24 +944,29 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     if not len(rows):
         return None
     proc, _ = view.ints("proc_time", rows)
-    # group by the key's text (as the lanes show it), then the window
-    key_codes, key_uniques = view.codes("key", rows)
+    # group by the key's text (as the lanes show it), then the window: a text per distinct
+    # key of the key part's dictionary present here (numbered in any order: the groups are
+    # numbered by first appearance below)
+    key = view.part("key", rows)
+    key_codes = key.codes[rows]
+    present = np.flatnonzero(np.bincount(key_codes, minlength=len(key.values)))
     text_codes, texts = pd.factorize(
-        np.array([short(k, 30) for k in key_uniques], dtype=object), use_na_sentinel=False
+        object_array([short(key.values[i], 30) for i in present.tolist()]),
+        use_na_sentinel=False,
     )
-    t = text_codes[key_codes] if len(key_uniques) else key_codes
+    text_of = np.zeros(len(key.values), dtype=np.int64)
+    text_of[present] = text_codes
+    t = text_of[key_codes]
     # one id per (start, end) among the trace's distinct windows, then per (key text, window)
     # in order of first appearance
     window_codes, (starts_of, ends_of, _) = view.window_codes(rows)
     window_id = _group_ids(starts_of, ends_of) if len(starts_of) else starts_of
     codes = window_id[window_codes].astype(np.int64)
-    group, _ = pd.factorize(t.astype(np.int64) * (int(codes.max()) + 1) + codes)
-    n_groups = int(group.max()) + 1
+    group, first_row = _first_appearance(t * (int(codes.max()) + 1) + codes)
+    n_groups = len(first_row)
     assigned = view.is_kind(rows, "assigned")
     fired = view.is_kind(rows, "fired")
     cleanup = view.is_kind(rows, "cleanup")
-    first_row = np.full(n_groups, len(rows), dtype=np.int64)
-    np.minimum.at(first_row, group, np.arange(len(rows), dtype=np.int64))
     first = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, group, proc)
     opened = first.copy()
@@ -955,6 +989,27 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
         "firings": np.bincount(group[fired], minlength=n_groups).astype(np.int64),
         "merged_into": object_array([None] * n_groups),
     }
+
+
+def _first_appearance(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Non-negative int64 ids numbered densely in order of first appearance (as
+    ``pd.factorize``), and each number's first position. Ids below a few times their count
+    are numbered through a table indexed by id (no hashing), others by ``pd.factorize``."""
+    n = len(ids)
+    positions = np.arange(n, dtype=np.int64)
+    span = int(ids.max()) + 1 if n else 0
+    if span <= 4 * n + 64:
+        first = np.full(span, n, dtype=np.int64)  # per id: its first position (n: none)
+        np.minimum.at(first, ids, positions)
+        used = np.flatnonzero(first < n)
+        firsts = np.sort(first[used])  # the ids' first positions, in order of appearance
+        number = np.zeros(span, dtype=np.int64)
+        number[ids[firsts]] = np.arange(len(firsts), dtype=np.int64)
+        return number[ids], firsts
+    codes, uniques = pd.factorize(ids)
+    firsts = np.full(len(uniques), n, dtype=np.int64)
+    np.minimum.at(firsts, codes, positions)
+    return codes.astype(np.int64, copy=False), firsts
 
 
 def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:
@@ -1123,7 +1178,7 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     # detail is (domain, namespace[, flag]) for every timer kind; a run shares a few detail
     # objects among many records: each distinct object (by id(): alive throughout, so no id
     # is reused) is read once
-    details = view.part("detail", rows)[rows].tolist()
+    details = view.part("detail", rows)[rows]  # (an object array: its ids read in bulk)
     at, firsts = _first_of_each(details)
     distinct = [details[i] for i in firsts]
     texts, text_codes = _namespace_texts_codes(list(map(itemgetter(1), distinct)))
@@ -1153,16 +1208,39 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     return pd.DataFrame(columns, copy=False)  # (every column made here, for this frame only)
 
 
-def _first_of_each(values: list[Any]) -> tuple[np.ndarray, list[int]]:
-    """Per value, the number of the distinct object it is (by identity, numbered in order of
-    first appearance), and each distinct object's first position."""
-    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
+def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Per value of an object array, the number of the distinct object it is (by identity,
+    numbered in order of first appearance), and each distinct object's first position."""
+    ids = object_ids(values)
     codes, _ = pd.factorize(ids)
     # numbered in order of first appearance: a value is its object's first where its code
     # exceeds every code before it
     new = np.ones(len(codes), dtype=bool)
     new[1:] = codes[1:] > np.maximum.accumulate(codes)[:-1]
     return codes, np.flatnonzero(new).tolist()
+
+
+def object_ids(values: np.ndarray) -> np.ndarray:
+    """``id()`` of each element of a 1-d object array, as int64. In CPython an object's id is
+    its address, and an object array holds exactly those addresses (``PyObject *``, one per
+    element): they are copied in bulk instead of one ``id()`` call per element (a trace's
+    shared detail objects are told apart by identity over hundreds of thousands of records).
+    The array holds a reference to each object: the ids are of live, distinct-while-alive
+    objects."""
+    values = np.ascontiguousarray(values, dtype=object)
+    n = len(values)
+    if not _IDS_ARE_ADDRESSES or not n:
+        return np.fromiter(map(id, values.tolist()), dtype=np.int64, count=n)
+    address = values.__array_interface__["data"][0]
+    pointers = (ctypes.c_int64 * n).from_address(address)
+    return np.frombuffer(pointers, dtype=np.int64).copy()  # (a copy: not a view of values)
+
+
+_IDS_ARE_ADDRESSES = (
+    platform.python_implementation() == "CPython"
+    and ctypes.sizeof(ctypes.c_void_p) == ctypes.sizeof(ctypes.c_int64)
+    and np.dtype(object).itemsize == ctypes.sizeof(ctypes.c_void_p)
+)
 
 
 def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
@@ -1289,7 +1367,7 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
     end_text = np.where(has_end, end_text, "pending").tolist()
     ends = has_end.tolist()
     values = (
-        col("key", start_pos),
+        records["key"].to_numpy(dtype=object)[start_pos],
         col("namespace", start_pos),
         col("domain", start_pos),
         col("ts", start_pos),
@@ -1300,12 +1378,10 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
         [q if e else None for q, e in zip(col("seq", end_at), ends, strict=True)],
         col("watermark", start_pos),
     )
-    frame = pd.DataFrame(
-        {c: pd.Series(v, dtype=object) for c, v in zip(TIMER_COLUMNS, values, strict=True)}
-    )
-    if len(frame):
-        frame["key"] = key_texts(frame["key"])
-    return frame
+    frame = {c: pd.Series(v, dtype=object) for c, v in zip(TIMER_COLUMNS, values, strict=True)}
+    if len(start_pos):  # the keys as texts (the string column assigning them would make)
+        frame["key"] = pd.Series(key_texts(values[0]), dtype="str")
+    return pd.DataFrame(frame)
 
 
 def _codes(values: np.ndarray) -> np.ndarray:

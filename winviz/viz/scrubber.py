@@ -114,11 +114,12 @@ def _scrubber(
     height: int,
 ) -> alt.TopLevelMixin:
     op = pick_operator(view, operator)
-    elements = frames.element_fates(view, op)
-    drawn = (elements["ts"].notna() & elements["proc_time"].notna()).to_numpy()
-    elements = elements[drawn]
-    # their fates as positions in palette.FATES (element_fates' rows are these columns' rows)
-    fate_codes = frames.element_fate_columns(view, op)["fate_code"][drawn]
+    # element_fates as columns (no DataFrame: only a few columns are read, then binned)
+    elements = frames.element_fate_columns(view, op)
+    drawn = ~np.isnan(elements["ts"]) & ~np.isnan(elements["proc_time"])
+    if not drawn.all():
+        elements = elements.take(drawn)
+    fate_codes = elements["fate_code"]  # their fates as positions in palette.FATES
     steps = frames.watermark_steps(view)
     steps = steps[steps["operator"] == op]
     windows = _windows(view, op)
@@ -265,28 +266,37 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
     fired (first firing; NaN if none), closed (last cleanup or session merge; NaN while any
     key's pane is kept), merged_into ("[s, e)" when every key's pane of it was merged away,
     else ""), by (start, end)."""
-    lives = frames.window_lives(view, op)
+    # as columns when there is no session merge (no DataFrame), else the frame
+    lives = frames.window_life_columns(view, op)
+    if lives is None:
+        lives = frames.window_lives(view, op)
     columns = ["window_start", "window_end", "keys", "opened", "fired", "closed", "merged_into"]
     if lives.empty:
         return pd.DataFrame(columns=columns)
     # (key, window) rows grouped by window, in (start, end) order; a group's rows in their
     # order in ``lives`` (a stable sort)
-    starts = lives["window_start"].to_numpy(dtype=np.int64)
-    ends = lives["window_end"].to_numpy(dtype=np.int64)
+    starts = np.asarray(lives["window_start"], dtype=np.int64)
+    ends = np.asarray(lives["window_end"], dtype=np.int64)
     order = np.lexsort((ends, starts))
     s_sorted, e_sorted = starts[order], ends[order]
     first = np.flatnonzero(
         np.r_[True, (s_sorted[1:] != s_sorted[:-1]) | (e_sorted[1:] != e_sorted[:-1])]
     )
     sizes = np.diff(np.r_[first, len(order)])
-    opened = np.minimum.reduceat(lives["opened"].to_numpy(dtype=np.int64)[order], first)
-    closed_all = pd.to_numeric(lives["closed"]).to_numpy(dtype=np.float64)[order]
+    opened = np.minimum.reduceat(np.asarray(lives["opened"], dtype=np.int64)[order], first)
+    closed = lives["closed"]
+    if isinstance(closed, pd.Series):  # (ints and None when a session merge closed some)
+        closed = pd.to_numeric(closed)
+    closed_all = np.asarray(closed, dtype=np.float64)[order]
     cleaned = np.add.reduceat((~np.isnan(closed_all)).astype(np.int64), first)
     closed = np.fmax.reduceat(closed_all, first)  # NaN only where no pane was cleaned
     closed[cleaned < sizes] = np.nan  # a key's pane is kept
-    texts = lives["merged_into"].to_numpy(dtype=object)[order].tolist()
-    bounds = np.r_[first, len(order)].tolist()
-    merged_into = [frames.merged_text(texts[a:b]) for a, b in pairwise(bounds)]
+    texts = np.asarray(lives["merged_into"], dtype=object)[order].tolist()
+    if all(t is None for t in texts):  # no session merge: no text
+        merged_into = [""] * len(first)
+    else:
+        bounds = np.r_[first, len(order)].tolist()
+        merged_into = [frames.merged_text(texts[a:b]) for a, b in pairwise(bounds)]
     # the first firing of each window: only the fired records' windows and processing times
     # (not frames.firings, which also words every firing's cause and result)
     rows = view.select("fired", operator=op)
@@ -477,7 +487,7 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
 
 def _element_layers(
     view: TraceView,
-    elements: pd.DataFrame,
+    elements: frames.Columns,
     fate_codes: np.ndarray,
     x: TimeAxis,
     y: TimeAxis,
@@ -490,7 +500,7 @@ def _element_layers(
     if len(elements) > max_points:
         rows = _binned(elements, fate_codes, x, y, max_points, notes)
     else:
-        d = frames.element_detail_lists(view, elements["seq"].to_numpy())
+        d = frames.element_detail_lists(view, elements["seq"])
         procs = elements["proc_time"].tolist()
         rows = [
             {
@@ -577,7 +587,7 @@ def _element_layers(
 
 
 def _binned(
-    elements: pd.DataFrame,
+    elements: frames.Columns,
     fate_codes: np.ndarray,
     x: TimeAxis,
     y: TimeAxis,

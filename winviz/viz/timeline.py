@@ -590,10 +590,15 @@ def _watermarks(steps: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> li
         if not _missing(op):
             by_op.setdefault(op, []).append(j)
     for op, recs in by_op.items():
+        # each operator's records clipped and formatted in bulk (as clip / fmt one by one)
+        op_marks, op_procs = [marks[j] for j in recs], [procs[j] for j in recs]
+        x_clipped = x.clip_all(op_marks)
+        y_at = [c[0] for c in y.clip_all(op_procs)]
+        proc_texts, mark_texts = y.fmt_all(op_procs), x.fmt_all(op_marks)
         for i, j in enumerate(recs):
-            wx, note = x.clip(marks[j])
-            t0 = y.clip(procs[j])[0]
-            t1 = y.clip(procs[recs[i + 1]])[0] if i + 1 < len(recs) else y.hi
+            wx, note = x_clipped[i]
+            t0 = y_at[i]
+            t1 = y_at[i + 1] if i + 1 < len(recs) else y.hi
             vertices += [
                 {"operator": op, "i": 2 * i, "x": wx, "y": t0},
                 {"operator": op, "i": 2 * i + 1, "x": wx, "y": t1},
@@ -605,8 +610,8 @@ def _watermarks(steps: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> li
                     "y": t0,
                     "kind": "watermark",
                     "seq": int(seqs[j]),
-                    "proc_time": y.fmt(procs[j]),
-                    "watermark": x.fmt(marks[j]),
+                    "proc_time": proc_texts[i],
+                    "watermark": mark_texts[i],
                     "note": note,
                 }
             )
@@ -824,10 +829,12 @@ def _binned_elements(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
         "of one fate, at their mean position, sized by count"
     )
-    # on-time cells first, so the rarer fates (the point of the lesson) are drawn on top
-    cells = cells.assign(common=cells["fate"] == "on time").sort_values(
-        ["common", "count"], ascending=False, kind="stable"
-    )
+    # on-time cells first, so the rarer fates (the point of the lesson) are drawn on top: by
+    # on time, then count, both descending, ties in their order (a stable sort, as
+    # ``sort_values(["common", "count"], ascending=False, kind="stable")``)
+    common = (cells["fate"] == "on time").to_numpy(dtype=bool)
+    order = np.lexsort((-cells["count"].to_numpy(), ~common))
+    cells = cells.take(order)
     rows = [
         {
             "x": cx,

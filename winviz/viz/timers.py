@@ -304,13 +304,22 @@ def _aggregated_rows(
     # last end (the end of the run while pending), how many timers of how many keys, and how
     # they ended
     ends = lives["end"].tolist()
-    ended = [t_end if e == "pending" else int(v) for e, v in zip(ends, lives["ended"], strict=True)]
+    ended = [
+        t_end if e == "pending" else int(v)
+        for e, v in zip(ends, lives["ended"].tolist(), strict=True)
+    ]
     registered, keys = lives["registered"].tolist(), lives["key"].tolist()
+    texts = all(k.__class__ is str for k in keys)  # (key_texts: the usual case, never missing)
     rows = []
     for (domain, timestamp), idx in frames.groups(lives, ["domain", "timestamp"]).items():
         how = {ends[i] for i in idx}
         pending = "pending" in how
-        first, last = min(registered[i] for i in idx), max(ended[i] for i in idx)
+        first, last = min([registered[i] for i in idx]), max([ended[i] for i in idx])
+        n_keys = (
+            len({keys[i] for i in idx})
+            if texts
+            else len({keys[i] for i in idx if not pd.isna(keys[i])})
+        )
         rows.append(
             {
                 "kind": "timer",
@@ -321,7 +330,7 @@ def _aggregated_rows(
                 "domain": domain,
                 "timestamp": x.fmt(timestamp),
                 "timers": len(idx),
-                "keys": len({keys[i] for i in idx if not pd.isna(keys[i])}),
+                "keys": n_keys,
                 "registered": y.fmt(first),
                 "ended": y.fmt(last),
                 "end": "queued at the end" if pending else ", ".join(sorted(how)),
@@ -375,8 +384,12 @@ def _event_rows(
     if k > 1:
         notes.append(f"de-duplicated registrations: every {k}th of {len(dedup):,} drawn")
         dedup = dedup[::k]
-    dedup = records.iloc[dedup]
-    keys = frames.key_texts(dedup["key"])
+    # the columns drawn, at those records only (not a frame of every column: ``iloc``)
+    keys = frames.key_texts(records["key"].to_numpy()[dedup])
+    namespaces, domains, stamps, procs, seqs = (
+        records[c].to_numpy()[dedup].tolist()
+        for c in ("namespace", "domain", "ts", "proc_time", "seq")
+    )
     place = {}
     if not lives.empty and "key" in (rules[0] if rules else {}):
         place = dict(
@@ -392,31 +405,33 @@ def _event_rows(
                 strict=True,
             )
         )
-    marks = []
-    for key, ns, dom, ts, proc, seq in zip(
-        keys,
-        dedup["namespace"].tolist(),
-        dedup["domain"].tolist(),
-        dedup["ts"].tolist(),
-        dedup["proc_time"].tolist(),
-        dedup["seq"].tolist(),
-        strict=True,
-    ):
-        marks.append(
-            {
-                "kind": "timer event",
-                "event": "de-duplicated registration",
-                "x": x.clip(ts)[0],
-                "y": y.clip(proc)[0],
-                "dx": place.get((key, ns, dom, ts), 0.0),
-                "key": key,
-                "namespace": ns,
-                "domain": dom,
-                "timestamp": x.fmt(ts),
-                "registered": y.fmt(proc),
-                "reg_seq": int(seq),
-            }
+    marks = [
+        {
+            "kind": "timer event",
+            "event": "de-duplicated registration",
+            "x": tx,
+            "y": py,
+            "dx": place.get((key, ns, dom, ts), 0.0),
+            "key": key,
+            "namespace": ns,
+            "domain": dom,
+            "timestamp": ts_text,
+            "registered": proc_text,
+            "reg_seq": int(seq),
+        }
+        for key, ns, dom, ts, (tx, _), (py, _), ts_text, proc_text, seq in zip(
+            keys,
+            namespaces,
+            domains,
+            stamps,
+            x.clip_all(stamps),
+            y.clip_all(procs),
+            x.fmt_all(stamps),
+            y.fmt_all(procs),
+            seqs,
+            strict=True,
         )
+    ]
     return rows + marks
 
 
