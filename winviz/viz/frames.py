@@ -38,10 +38,8 @@ none).
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import json
-import platform
 from collections.abc import Callable
 from json.encoder import encode_basestring
 from operator import is_, itemgetter
@@ -52,6 +50,7 @@ import pandas as pd
 
 from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable
+from winviz.trace.bulk import first_of_each, object_ids
 from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
@@ -1211,36 +1210,8 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
 def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, list[int]]:
     """Per value of an object array, the number of the distinct object it is (by identity,
     numbered in order of first appearance), and each distinct object's first position."""
-    ids = object_ids(values)
-    codes, _ = pd.factorize(ids)
-    # numbered in order of first appearance: a value is its object's first where its code
-    # exceeds every code before it
-    new = np.ones(len(codes), dtype=bool)
-    new[1:] = codes[1:] > np.maximum.accumulate(codes)[:-1]
-    return codes, np.flatnonzero(new).tolist()
-
-
-def object_ids(values: np.ndarray) -> np.ndarray:
-    """``id()`` of each element of a 1-d object array, as int64. In CPython an object's id is
-    its address, and an object array holds exactly those addresses (``PyObject *``, one per
-    element): they are copied in bulk instead of one ``id()`` call per element (a trace's
-    shared detail objects are told apart by identity over hundreds of thousands of records).
-    The array holds a reference to each object: the ids are of live, distinct-while-alive
-    objects."""
-    values = np.ascontiguousarray(values, dtype=object)
-    n = len(values)
-    if not _IDS_ARE_ADDRESSES or not n:
-        return np.fromiter(map(id, values.tolist()), dtype=np.int64, count=n)
-    address = values.__array_interface__["data"][0]
-    pointers = (ctypes.c_int64 * n).from_address(address)
-    return np.frombuffer(pointers, dtype=np.int64).copy()  # (a copy: not a view of values)
-
-
-_IDS_ARE_ADDRESSES = (
-    platform.python_implementation() == "CPython"
-    and ctypes.sizeof(ctypes.c_void_p) == ctypes.sizeof(ctypes.c_int64)
-    and np.dtype(object).itemsize == ctypes.sizeof(ctypes.c_void_p)
-)
+    codes, first = first_of_each(object_ids(values))
+    return codes, first.tolist()
 
 
 def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
