@@ -263,28 +263,41 @@ def test_other_failures_after_packed_records(where: str) -> None:
 
 
 @st.composite
-def failing_jobs(draw):
-    """Records a little out of order, arriving in runs (watermarks between some of them),
-    tumbling (mostly) or sliding windows, lateness, a side output or not, a reduce, an
-    aggregate or one with a ProcessWindowFunction, and one record that makes one user
-    function raise."""
+def failing_jobs(draw, focused: bool = False):
+    """Records in order but for a few ms, out of order by up to 120 ms, or each in one of
+    three windows in turn at random (more windows than the two the kernel caches: records
+    packed into one of them come between records that go the general way), arriving in
+    runs (watermarks between some of them), tumbling (mostly) or sliding windows, lateness,
+    a side output or not, a reduce, an aggregate or one with a ProcessWindowFunction, and
+    one record that makes one user function raise. ``focused``: the shape that packs records
+    between general ones (the three windows, one traced source batch, tumbling windows) with
+    the key selector or the reduce / add raising."""
+
+    def pick(*options, focus=None):
+        return draw(st.sampled_from(options if focus is None or not focused else focus))
+
     n = draw(st.integers(3, 40))
     keys = draw(st.integers(1, 3))
-    disorder = draw(st.sampled_from([0, 30, 120]))
+    size = draw(st.sampled_from([20, 50]))
+    disorder = pick(0, 30, 120, None, None, focus=[None])
     offsets = draw(st.lists(st.integers(0, 100), min_size=n, max_size=n))
     gaps = draw(st.lists(st.sampled_from([1, 1, 1, 2, 40]), min_size=n, max_size=n))
     arrivals = [sum(gaps[: i + 1]) for i in range(n)]
-    events = [(f"k{i % keys}", max(0, i * 10 - offsets[i] * disorder // 100), i + 1)
-              for i in range(n)]  # fmt: skip
+    stamps = (
+        [(o % 3) * size + o % size for o in offsets]
+        if disorder is None
+        else [max(0, i * 10 - offsets[i] * disorder // 100) for i in range(n)]
+    )
+    events = [(f"k{i % keys}", stamps[i], i + 1) for i in range(n)]
     return {
         "events": events, "arrivals": arrivals, "fail": draw(st.integers(1, n)),
-        "where": draw(st.sampled_from(["key", "key", "add", "add", "none", "result", "process",
-                                       "side"])),
-        "trace": draw(st.booleans()),
+        "where": pick("key", "key", "key", "add", "add", "none", "result", "process", "side",
+                      focus=["key", "add"]),
+        "trace": pick(True, True, False, focus=[True]),
         "function": draw(st.sampled_from(["reduce", "aggregate", "aggregate_process"])),
-        "interval": draw(st.sampled_from([25, 50, 1000])), "bound": draw(st.sampled_from([0, 10])),
-        "size": draw(st.sampled_from([20, 50])),
-        "assigner": draw(st.sampled_from(["tumbling", "tumbling", "tumbling", "sliding"])),
+        "interval": pick(25, 1000, 1000, focus=[1000]), "size": size,
+        "bound": draw(st.sampled_from([0, 10])),
+        "assigner": pick("tumbling", "tumbling", "tumbling", "sliding", focus=["tumbling"]),
         "lateness": draw(st.sampled_from([0, 30])), "side": draw(st.booleans()),
     }  # fmt: skip
 
@@ -293,3 +306,28 @@ def failing_jobs(draw):
 @given(failing_jobs())
 def test_a_failing_record_anywhere_gives_the_step_by_step_error(job) -> None:
     _same(job)
+
+
+@settings(max_examples=300, deadline=None)
+@given(failing_jobs(focused=True))
+def test_a_record_failing_between_packed_ones_gives_the_step_by_step_error(job) -> None:
+    _same(job)
+
+
+# -- a timer's firing between two batches ---------------------------------------------------
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_a_firing_between_batches_names_the_last_record_read(trace: bool) -> None:
+    """The watermark at 25 (after records 0-2, arrivals 1-3, one batch) fires [0, 20), whose
+    get_result raises: one by one the error names the last record read, 2. Untraced, a
+    batch's loops set the record index only where a record leaves; the runtime sets it
+    after the batch, as it sets the clock."""
+    events = [("k0", 0, 1), ("k0", 10, 2), ("k0", 20, 3), ("k0", 30, 4)]
+    job = _job(events, [1, 2, 3, 43], 1, "result", trace=trace, function="aggregate",
+               interval=25, side=False)  # fmt: skip
+    job["size"] = 20
+    error = _same(job)
+    assert isinstance(error, UserFunctionError)
+    assert error.index == 2 and error.window == TimeWindow(0, 20) and error.key == "k0"
+    assert "raised ZeroDivisionError: result (1, 2); record 2; key 'k0'" in str(error)
