@@ -245,9 +245,9 @@ def test_a_late_record_within_the_lateness_after_packed_records(trace: bool) -> 
 
 @pytest.mark.parametrize("where", ["side", "process", "result"])
 def test_other_failures_after_packed_records(where: str) -> None:
-    """The late side output's consumer (record 5, late, dropped into the side output), a
+    """The late side output's consumer (id 5, record 4: late, to the side output), a
     ProcessWindowFunction and get_result (the firings at the end of input of [100, 150),
-    which holds record 2): the same error both ways."""
+    which holds id 2): the same error both ways."""
     function = "aggregate_process" if where == "process" else "aggregate"
     fail = 5 if where == "side" else 2
     job = _job(LATE, LATE_ARRIVALS, fail, where, interval=100, function=function)
