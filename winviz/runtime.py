@@ -711,7 +711,8 @@ class JobRuntime:
                 if checkpointing and (cut := coordinator.next_cut(consumed)) is not None:
                     j = min(j, i + cut - consumed)
                 src.process_batch(records[i:j])
-                job.now = arrivals[j - 1]
+                # (as one by one: the clock and record index the batch's last record set)
+                job.now, job.record_index = arrivals[j - 1], records.indices[j - 1]
                 consumed += j - i
                 i = j
         if checkpointing:
@@ -745,5 +746,6 @@ class JobRuntime:
                 process_batch(
                     Batch(arrivals[i:j], indices[i:j], values[i:j], stamps[i:j], immutable)
                 )
-                job.now = arrivals[j - 1]
+                # (as one by one: the clock and record index the batch's last record set)
+                job.now, job.record_index = arrivals[j - 1], indices[j - 1]
                 i = j

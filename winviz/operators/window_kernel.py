@@ -97,7 +97,7 @@ _CLEANUP_TIMER_EXISTED = 2
 _BOTH_TIMERS_EXISTED = _MAX_TIMESTAMP_TIMER_EXISTED | _CLEANUP_TIMER_EXISTED
 
 # How far a record taken the short way by ``process_source_batch`` got when it failed.
-_NOT_ON_THE_SHORT_WAY = 0  # its packed entry is written, or it went the general way
+_NOT_ON_THE_SHORT_WAY = 0  # between records (its packed entry is written, or it is done)
 _SELECTING_KEY = 1  # the key selector (or the key rule) failed: the record has no key
 _KEYED = 2  # it has a key: its element record is written before the error
 # ... and on the firing way (a record into the cached window that fires at once), where the
@@ -105,6 +105,9 @@ _KEYED = 2  # it has a key: its element record is written before the error
 _FIRING_SELECTING_KEY = 3  # the key selector (or the key rule) failed: no element record
 _FIRING_KEYED = 4  # its element record is written; the trigger context is not yet set
 _FIRING = 5  # the trigger context is its key and window (firing, or the cleanup timer)
+# ... and on the general way (``process_element``), which sets the current key and the
+# trigger context itself: the operator's are the ones to keep
+_GENERAL = 6
 
 
 def _timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
@@ -912,7 +915,13 @@ class WindowKernel:
                             last_key = internal
                             continue
                         cache = self.window_cache
+                        # the current key and trigger context as the records before left
+                        # them (packed entries keep theirs here): a user function that raises
+                        # before process_element sets them names that window, as one by one
+                        op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
+                        progress = _GENERAL
                         self.process_element(value, ts)
+                        progress = _NOT_ON_THE_SHORT_WAY
                         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
                         if self.window_cache is cache:
                             # the same cached window: what find_open_window found for it
@@ -1004,8 +1013,11 @@ class WindowKernel:
                 trace.packed(marker, packed)  # type: ignore[union-attr]
                 entries += packed
                 packed = 0
+            if progress == _GENERAL:  # process_element reported it, with its context
+                last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
+                raise
             if progress == _NOT_ON_THE_SHORT_WAY:
-                raise  # process_element reported it
+                raise  # (the engine's own, between records)
             if progress >= _FIRING_SELECTING_KEY:  # as process_element reports it
                 if progress != _FIRING_SELECTING_KEY:
                     last_key = internal
