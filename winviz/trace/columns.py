@@ -196,6 +196,18 @@ class TraceColumns:
         self._parts[name] = (covered, column)
         return column
 
+    def values_at(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """Field ``name`` (a coded field or ``detail``) of the records at these positions, as
+        an object array of the values as written: the same values as the whole column's
+        ``decode(rows)`` (``detail[rows]``), but when the column is not decoded yet only these
+        records are read (``Pieces.values_at``) and nothing is kept."""
+        rows = np.asarray(rows, dtype=np.int64)
+        pieces = getattr(self._part, "__self__", None)
+        if getattr(self, "_" + name) is None and isinstance(pieces, Pieces) and pieces.left:
+            return pieces.values_at(name, rows, self.kind)
+        column = getattr(self, name)
+        return column[rows] if name == "detail" else column.decode(rows)
+
     @property
     def kind(self) -> CodedColumn:
         return self._kind if self._kind is not None else self._field("kind")
@@ -591,6 +603,20 @@ class Plain:
         """Field ``f`` of the plain records ``rows``, in that order."""
         return list(map(self.field(f).__getitem__, rows.tolist()))
 
+    def pick(self, rows: np.ndarray, f: int) -> list[Any]:
+        """``gather`` without slicing the field of every record first (nothing is kept): the
+        records' slots in the buffer, found span by span."""
+        values = self._fields.get(f)
+        if values is not None:
+            return list(map(values.__getitem__, rows.tolist()))
+        width = self._width
+        starts = np.array([start for start, _ in self._spans], dtype=np.int64)
+        counts = np.array([stop - start for start, stop in self._spans], dtype=np.int64) // width
+        ends = np.cumsum(counts)  # (the records before each span's end)
+        span = np.searchsorted(ends, rows, side="right")
+        slots = starts[span] + (rows - (ends - counts)[span]) * width + f
+        return list(map(self._data.__getitem__, slots.tolist()))
+
 
 def sliced(data: list[Any], ranges: list[tuple[int, int]], offset: int, step: int) -> list[Any]:
     """``data[start + offset : stop : step]`` of each slot range, one list (C-speed slices)."""
@@ -737,6 +763,39 @@ class Pieces:
             except NotExact:  # a time not a long among the new kinds' records: all again
                 assert base is not None
                 return self.part(name, frozenset(kinds) | frozenset(base[0]), kind)
+
+    def values_at(self, name: str, rows: np.ndarray, kind: CodedColumn) -> np.ndarray:
+        """Field ``name`` (coded or ``detail``, not decoded whole yet) of the records at
+        positions ``rows``, as an object array of the values as written: only these records'
+        plain values and the packed entries' items of these records are read (``kind``: the
+        kind column; record slots of other kinds are not searched)."""
+        f = BASE_NAMES.index(name)
+        out = np.empty(len(rows), dtype=object)
+        if not len(rows):
+            return out
+        present = np.bincount(kind.codes[rows], minlength=len(kind.values))
+        kinds = {kind.values[k] for k in np.flatnonzero(present).tolist()}
+        with paused():
+            if self.flat is not None:
+                if self.plain_at is None:
+                    at, hit = rows, np.ones(len(rows), dtype=bool)
+                else:
+                    at = np.searchsorted(self.plain_at, rows)
+                    hit = self.plain_at[np.minimum(at, len(self.plain_at) - 1)] == rows
+                if hit.any():
+                    out[hit] = object_array(self.flat.pick(at[hit], f))
+            for group in self._items():
+                for r in range(group.count):
+                    slot = group.at(r)  # (each entry's record r, in order)
+                    if not len(slot) or (
+                        group.kinds[r] is not None and group.kinds[r] not in kinds
+                    ):
+                        continue
+                    e = np.searchsorted(slot, rows)
+                    hit = slot[np.minimum(e, len(slot) - 1)] == rows
+                    if hit.any():
+                        out[hit] = _entry_values(group.item(f, r), e[hit])
+        return out
 
     def _pick(self, kinds: Collection[str], kind: CodedColumn) -> _Pick:
         codes = [i for i, k in enumerate(kind.values) if k in kinds]
@@ -916,6 +975,20 @@ class Pieces:
             for r, at in read:
                 out[at] = _entry_objects(group.item(f, r), done)
         return out
+
+
+def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
+    """A ``Packed.fields`` item's values of some entries (a coded or object field's item:
+    a ``CodedColumn``, a list or an array, one value per entry, else one value for all)."""
+    if isinstance(item, CodedColumn):
+        return item.decode(entries)
+    if isinstance(item, np.ndarray):
+        return item[entries] if item.dtype == object else object_array(item[entries].tolist())
+    if isinstance(item, list):
+        return object_array(list(map(item.__getitem__, entries.tolist())))
+    out = np.empty(len(entries), dtype=object)
+    out.fill(item)
+    return out
 
 
 def _entry_times(item: Any, done: dict[int, Any]) -> tuple[Any, Any]:
