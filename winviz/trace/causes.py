@@ -57,7 +57,7 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
     has[has] = ops[t[has]] == fired_ops[has]  # a trigger record of the firing's operator
     mine = np.flatnonzero(has)
     t = t[mine]
-    found = [d[0] for d in c.values_at("detail", candidates[t]).tolist()]
+    found = [d[0] for d in c.values_at("detail", candidates[t], ("trigger",)).tolist()]
     calls[mine] = found
     j = last_timer[t]  # the latest timer_fired before the call (any operator)
     timed = np.fromiter(map(TIMER_CALLS.__contains__, found), dtype=bool, count=len(found))
@@ -74,7 +74,7 @@ def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.nda
     beside it, by type and value as the columns' dictionaries tell values apart (Java's
     ``equals``: ``1`` and ``True`` differ). The ``fired`` records' values are read from the
     field's part of the ``fired`` records (which the charts read too), the timers' alone."""
-    a = c.values_at(name, timer_rows).tolist()
+    a = c.values_at(name, timer_rows, ("timer_fired",)).tolist()
     b = c.part(name, ("fired",)).decode(fired_rows).tolist()
     same = np.fromiter(map(is_, a, b), dtype=bool, count=len(a))
     for i in np.flatnonzero(~same).tolist():  # (the same object is the same value)

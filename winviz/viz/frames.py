@@ -204,7 +204,7 @@ class TraceView:
     def detail(self, kind: str, name: str, rows: np.ndarray) -> np.ndarray:
         """A detail field of records that are all of ``kind``."""
         names = detail_names(kind)
-        raw = self.c.part("detail", (kind,))[rows]
+        raw = self.c.values_at("detail", rows, (kind,))
         if len(names) == 1:
             return raw
         i = names.index(name)
@@ -716,7 +716,8 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
     has_timer = timer_rows >= 0
     domains = np.full(len(rows), None, dtype=object)
     timed = timer_rows[has_timer]
-    domains[has_timer] = [d[0] for d in view.part("detail", timed)[timed].tolist()]
+    details = view.c.values_at("detail", timed, ("timer_fired",)).tolist()
+    domains[has_timer] = [d[0] for d in details]
     event = domains == "event"
     event_rows = timer_rows[event]
     timer_ts = view.part("ts", event_rows).take(event_rows)
