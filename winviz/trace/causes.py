@@ -11,9 +11,11 @@ gives no timer. ``winviz.viz`` (firing marks) and ``winviz.why`` word the result
 
 from __future__ import annotations
 
+from operator import is_
+
 import numpy as np
 
-from winviz.trace.columns import TraceColumns
+from winviz.trace.columns import TraceColumns, identity
 
 TIMER_CALLS = ("on_event_time", "on_processing_time")
 
@@ -21,37 +23,60 @@ TIMER_CALLS = ("on_event_time", "on_processing_time")
 def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each ``fired`` record at these positions: its trigger call (an object array, None
     where there is no trigger record) and the position of the ``timer_fired`` record of the
-    timer that fired it (-1 where none). Reads the operator, key, window and detail of the
-    ``fired``, ``trigger`` and ``timer_fired`` records only (``TraceColumns.part``)."""
+    timer that fired it (-1 where none). Reads the operator of the ``fired``, ``trigger``
+    and ``timer_fired`` records (``TraceColumns.part``), and the detail, key and window of
+    the records found only (``TraceColumns.values_at``)."""
     fired_rows = np.asarray(fired_rows, dtype=np.int64)
     calls = np.full(len(fired_rows), None, dtype=object)
     timers = np.full(len(fired_rows), -1, dtype=np.int64)
     kinds = {k: i for i, k in enumerate(c.kind.values)}
     trigger, timer = kinds.get("trigger", -1), kinds.get("timer_fired", -1)
+    if not len(fired_rows) or trigger < 0:
+        return calls, timers
+    codes = c.kind.codes
+    # the trigger and timer_fired records, ordered by operator, then in seq order
+    candidates = np.flatnonzero((codes == trigger) | (codes == timer))
+    if not len(candidates):
+        return calls, timers
     operator = c.part("operator", ("fired", "trigger", "timer_fired"))
-    operators = operator.codes[fired_rows]
-    # the trigger and timer_fired records, in seq order (their operators compared per operator)
-    candidates = np.flatnonzero((c.kind.codes == trigger) | (c.kind.codes == timer))
-    candidate_kinds = c.kind.codes[candidates]
-    candidate_operators = operator.codes[candidates]
-    for op in np.unique(operators).tolist():
-        mine = np.flatnonzero(operators == op)
-        at = np.flatnonzero(candidate_operators == op)
-        rows, kinds_of = candidates[at], candidate_kinds[at]
-        pos = np.arange(len(rows))
-        last_trigger = np.maximum.accumulate(np.where(kinds_of == trigger, pos, -1))
-        last_timer = np.maximum.accumulate(np.where(kinds_of == timer, pos, -1))
-        before = np.searchsorted(rows, fired_rows[mine]) - 1  # the latest of them before
-        t = np.where(before >= 0, last_trigger[np.maximum(before, 0)], -1) if len(rows) else before
-        has = t >= 0
-        call_rows = rows[t[has]]
-        calls[mine[has]] = [d[0] for d in c.part("detail", ("trigger",))[call_rows].tolist()]
-        j = last_timer[t[has]] if len(rows) else t[has]
-        found = calls[mine[has]]
-        timed = ((found == TIMER_CALLS[0]) | (found == TIMER_CALLS[1])) & (j >= 0)
-        trows, frows = rows[j[timed]], fired_rows[mine[has][timed]]
-        key = c.part("key", ("timer_fired", "fired"))  # (one part: codes compared)
-        window = c.part("window", ("timer_fired", "fired"))
-        same = (key.codes[trows] == key.codes[frows]) & (window.codes[trows] == window.codes[frows])
-        timers[mine[has][timed][same]] = trows[same]
+    ops, fired_ops = operator.codes[candidates], operator.codes[fired_rows]
+    order, wanted = candidates, fired_rows  # (sort keys: operator, then position)
+    if ops.min() != ops.max() or (fired_ops != ops[0]).any():
+        scale = np.int64(len(c) + 1)
+        order = ops.astype(np.int64) * scale + candidates
+        by = np.argsort(order, kind="stable")
+        order, candidates, ops = order[by], candidates[by], ops[by]
+        wanted = fired_ops.astype(np.int64) * scale + fired_rows
+    is_trigger = codes[candidates] == trigger
+    pos = np.arange(len(candidates))
+    last_trigger = np.maximum.accumulate(np.where(is_trigger, pos, -1))
+    last_timer = np.maximum.accumulate(np.where(is_trigger, -1, pos))
+    before = np.searchsorted(order, wanted) - 1  # the latest of them before (any operator)
+    t = np.where(before >= 0, last_trigger[np.maximum(before, 0)], -1)
+    has = t >= 0
+    has[has] = ops[t[has]] == fired_ops[has]  # a trigger record of the firing's operator
+    mine = np.flatnonzero(has)
+    t = t[mine]
+    found = [d[0] for d in c.values_at("detail", candidates[t], ("trigger",)).tolist()]
+    calls[mine] = found
+    j = last_timer[t]  # the latest timer_fired before the call (any operator)
+    timed = np.fromiter(map(TIMER_CALLS.__contains__, found), dtype=bool, count=len(found))
+    timed &= j >= 0
+    timed[timed] = ops[j[timed]] == ops[t[timed]]  # of the call's operator
+    trows, frows = candidates[j[timed]], fired_rows[mine[timed]]
+    same = _same(c, "key", trows, frows) & _same(c, "window", trows, frows)
+    timers[mine[timed][same]] = trows[same]
     return calls, timers
+
+
+def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.ndarray) -> np.ndarray:
+    """Whether field ``name`` of each ``timer_fired`` record is that of the ``fired`` record
+    beside it, by type and value as the columns' dictionaries tell values apart (Java's
+    ``equals``: ``1`` and ``True`` differ). The ``fired`` records' values are read from the
+    field's part of the ``fired`` records (which the charts read too), the timers' alone."""
+    a = c.values_at(name, timer_rows, ("timer_fired",)).tolist()
+    b = c.part(name, ("fired",)).decode(fired_rows).tolist()
+    same = np.fromiter(map(is_, a, b), dtype=bool, count=len(a))
+    for i in np.flatnonzero(~same).tolist():  # (the same object is the same value)
+        same[i] = identity(a[i]) == identity(b[i])
+    return same

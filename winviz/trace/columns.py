@@ -196,6 +196,28 @@ class TraceColumns:
         self._parts[name] = (covered, column)
         return column
 
+    def values_at(
+        self, name: str, rows: np.ndarray, kinds: Collection[str] | None = None
+    ) -> np.ndarray:
+        """Field ``name`` (a coded field or ``detail``) of the records at these positions, as
+        an object array of the values as written: the same values as the whole column's
+        ``decode(rows)`` (``detail[rows]``). When the column is not decoded yet and the
+        records are few (an eighth of the trace at most), only these records are read
+        (``Pieces.values_at``) and nothing is kept; ``kinds``, the records' kinds when known:
+        the field's part for them is read instead when it is read already, or when the
+        records are many (finding each one would cost more)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        pieces = getattr(self._part, "__self__", None)
+        if getattr(self, "_" + name) is None and isinstance(pieces, Pieces) and pieces.left:
+            have = self._parts.get(name)
+            few = len(rows) * 8 <= len(self)
+            if kinds is None or ((have is None or not have[0].issuperset(kinds)) and few):
+                return pieces.values_at(name, rows, self.kind)
+            column = self.part(name, kinds)
+            return column[rows] if name == "detail" else column.decode(rows)
+        column = getattr(self, name)
+        return column[rows] if name == "detail" else column.decode(rows)
+
     @property
     def kind(self) -> CodedColumn:
         return self._kind if self._kind is not None else self._field("kind")
@@ -562,7 +584,7 @@ class Plain:
     f)`` picks some records' (indices among the plain records); ``kinds``: field 0 when the
     caller has it already (a first read checks it)."""
 
-    __slots__ = ("_data", "_fields", "_n", "_spans", "_width")
+    __slots__ = ("_data", "_fields", "_n", "_spans", "_table", "_width")
 
     def __init__(
         self,
@@ -574,6 +596,7 @@ class Plain:
         self._data, self._spans, self._width = data, spans, width
         self._n = sum(stop - start for start, stop in spans) // width
         self._fields: dict[int, list[Any]] = {} if kinds is None else {0: kinds}
+        self._table: tuple[np.ndarray, np.ndarray] | None = None  # (see ``pick``)
 
     def __len__(self) -> int:
         return self._n
@@ -588,8 +611,30 @@ class Plain:
         return values
 
     def gather(self, rows: np.ndarray, f: int) -> list[Any]:
-        """Field ``f`` of the plain records ``rows``, in that order."""
+        """Field ``f`` of the plain records ``rows``, in that order (a few records: picked
+        from the buffer, ``pick``; more: from the field sliced whole and kept)."""
+        if f not in self._fields and len(rows) * 8 < self._n:
+            return self.pick(rows, f)
         return list(map(self.field(f).__getitem__, rows.tolist()))
+
+    def pick(self, rows: np.ndarray, f: int) -> list[Any]:
+        """``gather`` without slicing the field of every record first (nothing is kept but
+        where the spans start): the records' slots in the buffer, found span by span."""
+        values = self._fields.get(f)
+        if values is not None:
+            return list(map(values.__getitem__, rows.tolist()))
+        if not len(rows):
+            return []
+        if self._table is None:
+            spans = np.array(self._spans, dtype=np.int64).reshape(-1, 2)
+            counts = (spans[:, 1] - spans[:, 0]) // self._width
+            ends = np.cumsum(counts)  # (the records before each span's end)
+            # a record's slot: its index times the width plus its span's offset
+            self._table = (ends, spans[:, 0] - (ends - counts) * self._width)
+        ends, offsets = self._table
+        span = np.searchsorted(ends, rows, side="right")
+        slots = offsets[span] + rows * self._width + f
+        return list(map(self._data.__getitem__, slots.tolist()))
 
 
 def sliced(data: list[Any], ranges: list[tuple[int, int]], offset: int, step: int) -> list[Any]:
@@ -737,6 +782,47 @@ class Pieces:
             except NotExact:  # a time not a long among the new kinds' records: all again
                 assert base is not None
                 return self.part(name, frozenset(kinds) | frozenset(base[0]), kind)
+
+    def values_at(self, name: str, rows: np.ndarray, kind: CodedColumn) -> np.ndarray:
+        """Field ``name`` (coded or ``detail``, not decoded whole yet) of the records at
+        positions ``rows``, as an object array of the values as written: only these records'
+        plain values and the packed entries' items of these records are read (``kind``: the
+        kind column; record slots of other kinds are not searched)."""
+        f = BASE_NAMES.index(name)
+        out = np.empty(len(rows), dtype=object)
+        for hit, e, item in self._found(rows, kind, f):
+            out[hit] = object_array(item) if e is None else _entry_values(item, e)
+        return out
+
+    def _found(
+        self, rows: np.ndarray, kind: CodedColumn, f: int
+    ) -> Iterator[tuple[np.ndarray, np.ndarray | None, Any]]:
+        """Where the records at positions ``rows`` are: (the mask of those among the plain
+        records, None, their field ``f`` values) and per packed record slot holding some
+        (their mask, their entries, the slot's item of field ``f``)."""
+        if not len(rows):
+            return
+        present = np.bincount(kind.codes[rows], minlength=len(kind.values))
+        kinds = {kind.values[k] for k in np.flatnonzero(present).tolist()}
+        with paused():
+            if self.flat is not None:
+                if self.plain_at is None:
+                    at, hit = rows, np.ones(len(rows), dtype=bool)
+                else:
+                    at = np.searchsorted(self.plain_at, rows)
+                    hit = self.plain_at[np.minimum(at, len(self.plain_at) - 1)] == rows
+                if hit.any():
+                    yield hit, None, self.flat.gather(at[hit], f)
+            for group in self._items():
+                for r in range(group.count):
+                    slot = group.at(r)  # (each entry's record r, in order)
+                    k = group.kinds[r]
+                    if not len(slot) or (k is not None and k not in kinds):
+                        continue
+                    e = np.searchsorted(slot, rows)
+                    hit = slot[np.minimum(e, len(slot) - 1)] == rows
+                    if hit.any():
+                        yield hit, e[hit], group.item(f, r)
 
     def _pick(self, kinds: Collection[str], kind: CodedColumn) -> _Pick:
         codes = [i for i, k in enumerate(kind.values) if k in kinds]
@@ -916,6 +1002,20 @@ class Pieces:
             for r, at in read:
                 out[at] = _entry_objects(group.item(f, r), done)
         return out
+
+
+def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
+    """A ``Packed.fields`` item's values of some entries (a coded or object field's item:
+    a ``CodedColumn``, a list or an array, one value per entry, else one value for all)."""
+    if isinstance(item, CodedColumn):
+        return item.decode(entries)
+    if isinstance(item, np.ndarray):
+        return item[entries] if item.dtype == object else object_array(item[entries].tolist())
+    if isinstance(item, list):
+        return object_array(list(map(item.__getitem__, entries.tolist())))
+    out = np.empty(len(entries), dtype=object)
+    out.fill(item)
+    return out
 
 
 def _entry_times(item: Any, done: dict[int, Any]) -> tuple[Any, Any]:

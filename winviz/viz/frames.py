@@ -119,6 +119,14 @@ class TraceView:
         """The kinds of some records (object array) — cheaper than ``kinds[rows]``."""
         return self._kind_names[self._codes[rows]]
 
+    def kind_codes(self, rows: np.ndarray) -> np.ndarray:
+        """The kind codes of some records (compare them with ``kind_code``)."""
+        return self._codes[rows]
+
+    def kind_code(self, kind: str) -> int:
+        """The code of ``kind`` in ``kind_codes`` (-1 when no record is of it)."""
+        return self._code_of.get(kind, -1)
+
     def is_kind(self, rows: np.ndarray, kind: str) -> np.ndarray:
         """Boolean mask: which of these records are of ``kind``."""
         return self._codes[rows] == self._code_of.get(kind, -1)
@@ -204,7 +212,7 @@ class TraceView:
     def detail(self, kind: str, name: str, rows: np.ndarray) -> np.ndarray:
         """A detail field of records that are all of ``kind``."""
         names = detail_names(kind)
-        raw = self.c.part("detail", (kind,))[rows]
+        raw = self.c.values_at("detail", rows, (kind,))
         if len(names) == 1:
             return raw
         i = names.index(name)
@@ -446,12 +454,14 @@ def _element_fates_frame(view: TraceView, operator: str) -> pd.DataFrame:
 
 def _element_fates(view: TraceView, operator: str) -> Columns:
     rows = view.select(*FATE_KINDS, operator=operator)
-    is_element = view.is_kind(rows, "element")
+    codes = view.kind_codes(rows)  # (read once: each mask below compares them)
+    is_element = codes == view.kind_code("element")
     group = np.cumsum(is_element) - 1
     keep = group >= 0
-    rows, group, is_element = rows[keep], group[keep], is_element[keep]
+    if not keep.all():
+        rows, group, is_element, codes = rows[keep], group[keep], is_element[keep], codes[keep]
 
-    assigned = view.is_kind(rows, "assigned")
+    assigned = codes == view.kind_code("assigned")
     erows = rows[is_element]
     n = len(erows)
     # Flink's "late element": timestamp <= the operator's watermark on arrival (exact int64
@@ -464,7 +474,7 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     late_accepted = late & accepted
     n_windows = np.bincount(group[assigned], minlength=n)
     dropped = np.zeros(n, dtype=bool)
-    dropped[group[view.is_kind(rows, "late_dropped")]] = True
+    dropped[group[codes == view.kind_code("late_dropped")]] = True
     side = np.zeros(n, dtype=bool)
     side[group[late_side_outputs(view, rows, group, operator)]] = True
 
@@ -716,7 +726,8 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
     has_timer = timer_rows >= 0
     domains = np.full(len(rows), None, dtype=object)
     timed = timer_rows[has_timer]
-    domains[has_timer] = [d[0] for d in view.part("detail", timed)[timed].tolist()]
+    details = view.c.values_at("detail", timed, ("timer_fired",)).tolist()
+    domains[has_timer] = [d[0] for d in details]
     event = domains == "event"
     event_rows = timer_rows[event]
     timer_ts = view.part("ts", event_rows).take(event_rows)
