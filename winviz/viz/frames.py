@@ -751,25 +751,10 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
             "proc_time": _times(view, "proc_time", rows),
             "at": at,
             "fired_by": _objects(
-                _fired_by_array(calls, domains, event, view.ints("watermark", rows)[0])
+                fired_by(base_causes(calls), domains, view.ints("watermark", rows)[0])
             ),
         }
     )
-
-
-def _fired_by_array(
-    calls: np.ndarray, domains: np.ndarray, event: np.ndarray, watermarks: np.ndarray
-) -> np.ndarray:
-    """``fired_by`` of firings given by their trigger calls and timer domains (object arrays,
-    None where none; ``event``: domains == "event"), as an object array, with array
-    operations instead of a Python loop over the firings."""
-    out = np.full(len(calls), "cause not traced", dtype=object)
-    for call, cause in _CALL_CAUSE.items():
-        out[calls == call] = cause
-    out[np.not_equal(domains, None)] = "processing-time timer"  # (elementwise: has a domain)
-    out[event] = "event-time timer"
-    out[event & (watermarks == LONG_MAX)] = "end of input"
-    return out
 
 
 def firing_causes(
@@ -780,7 +765,7 @@ def firing_causes(
     "processing-time timer at t", "element", "session merge", or "" (unknown, never
     guessed)."""
     calls, timer_rows = trace_firing_causes(view.c, fired_rows)
-    causes = [_CALL_CAUSE.get(c, "") for c in calls.tolist()]
+    causes = base_causes(calls).tolist()
     timers: list[int | None] = [None] * len(fired_rows)
     domains: list[str | None] = [None] * len(fired_rows)
     which = np.flatnonzero(timer_rows >= 0)
@@ -795,19 +780,30 @@ def firing_causes(
     return causes, timers, domains
 
 
-def fired_by(causes: list[str], domains: list[str | None], watermarks: np.ndarray) -> list[str]:
-    """The category of each firing's cause (one of ``palette.FIRED_BY``): an event-time timer
-    that fired while the operator's watermark was MAX (``Long.MAX_VALUE``, emitted when the
-    input ends) is "end of input"; otherwise the timer's domain, "element", "session merge",
-    or "cause not traced" when the trace names no trigger call."""
-    out = []
-    for cause, domain, mark in zip(causes, domains, watermarks.tolist(), strict=True):
-        if domain == "event":
-            out.append("end of input" if mark == LONG_MAX else "event-time timer")
-        elif domain is not None:
-            out.append("processing-time timer")
-        else:
-            out.append(cause or "cause not traced")
+def base_causes(calls: np.ndarray) -> np.ndarray:
+    """The cause of each firing that its trigger call names by itself (an object array):
+    "element" (``onElement``), "session merge" (``onMerge``), else "" (a timer call, or no
+    trigger record: ``fired_by`` tells them apart by the timer's domain)."""
+    out = np.full(len(calls), "", dtype=object)
+    for call, cause in _CALL_CAUSE.items():
+        out[calls == call] = cause
+    return out
+
+
+def fired_by(causes: Any, domains: Any, watermarks: np.ndarray) -> np.ndarray:
+    """The category of each firing's cause (one of ``palette.FIRED_BY``; an object array): an
+    event-time timer that fired while the operator's watermark was MAX (``Long.MAX_VALUE``,
+    emitted when the input ends) is "end of input"; otherwise the timer's domain, the cause
+    ("element", "session merge"), or "cause not traced" when the trace names no trigger call
+    (``causes``: texts, "" where unknown; ``domains``: the timer's, None where no timer fired
+    it — arrays or lists)."""
+    out = object_array(list(causes))
+    domains = object_array(list(domains))
+    out[out == ""] = "cause not traced"
+    out[np.not_equal(domains, None)] = "processing-time timer"  # (elementwise: has a domain)
+    event = domains == "event"
+    out[event] = "event-time timer"
+    out[event & (watermarks == LONG_MAX)] = "end of input"
     return out
 
 
