@@ -5,6 +5,7 @@ raises Altair's error naming the wrong property."""
 from __future__ import annotations
 
 import copy
+import json
 import urllib.parse
 from typing import Any
 
@@ -139,3 +140,54 @@ def test_every_reference_names_a_definition() -> None:
     assert any("%3C" in ref for ref in refs)  # e.g. MarkPropDef<...>, encoded
     missing = {r for r in refs if urllib.parse.unquote(r[len(prefix) :]) not in definitions}
     assert missing == set()
+
+
+def altairs_own(chart: Any) -> dict[str, Any]:
+    """What Altair's own ``to_dict`` gives for a winviz chart (the scrubber's replay handlers
+    added after it, as ``ScrubberChart.to_dict`` adds them)."""
+    from winviz.viz.scrubber import ScrubberChart, with_replay
+
+    spec = super(validation._CompiledCheck, chart).to_dict()
+    return with_replay(spec) if isinstance(chart, ScrubberChart) else spec
+
+
+@pytest.mark.parametrize("job", sorted(chart_jobs.JOBS))
+@pytest.mark.parametrize("name", sorted(CHARTS))
+def test_to_dict_is_altairs_dict_key_for_key(job: str, name: str) -> None:
+    trace = chart_jobs.JOBS[job]().trace
+    chart = CHARTS[name](trace)
+    assert json.dumps(chart.to_dict()) == json.dumps(altairs_own(chart))  # order too
+    assert json.dumps(chart.to_dict(validate=False)) == json.dumps(altairs_own(chart))
+    if job == "late_union":  # drawn from the trace's frame (DataFrame layers, if any)
+        framed = CHARTS[name](trace.to_pandas())
+        assert json.dumps(framed.to_dict()) == json.dumps(altairs_own(framed))
+
+
+def test_to_dict_follows_the_active_theme_and_data_transformer() -> None:
+    trace = chart_jobs.JOBS["session"]().trace
+
+    @alt.theme.register("winviz-test-grey", enable=False)
+    def grey() -> alt.theme.ThemeConfig:
+        return {"config": {"background": "#EEEEEE", "view": {"stroke": "#000000"}}}
+
+    with alt.theme.enable("winviz-test-grey"):
+        chart = viz.timeline(trace, view="timeline")
+        config = chart.to_dict()["config"]
+        assert config["background"] == "#EEEEEE"
+        assert config["view"]["stroke"] == "#D9D9D9"  # the chart's own view config wins
+        assert json.dumps(chart.to_dict()) == json.dumps(altairs_own(chart))
+    before = alt.data_transformers.consolidate_datasets
+    alt.data_transformers.consolidate_datasets = False
+    try:
+        chart = viz.window_lanes(trace)
+        spec = chart.to_dict()
+        assert "datasets" not in spec  # Altair's own to_dict wrote it: rows inline
+        assert json.dumps(spec) == json.dumps(altairs_own(chart))
+    finally:
+        alt.data_transformers.consolidate_datasets = before
+
+
+def test_to_dict_in_another_format_is_altairs() -> None:
+    chart = viz.timeline(chart_jobs.JOBS["session"]().trace, view="timeline")
+    vega = chart.to_dict(format="vega")
+    assert "$schema" in vega and "vega/v" in vega["$schema"] and "marks" in vega

@@ -18,11 +18,17 @@ the charts here hand Altair what it would produce anyway:
   that ``alt.LayerChart`` and every ``properties`` / ``resolve_scale`` call make;
 * ``tooltips`` — tooltip channel dicts for the columns of some rows.
 
+* ``chart_dict`` / ``altair_dict`` — a finished chart's whole Vega-Lite dict written
+  directly from its objects: ``chart_dict`` names the datasets ``rows-N`` (an explorer's
+  slider moves), ``altair_dict`` as Altair does (``to_dict`` of a winviz chart,
+  ``winviz.viz.validation``).
+
 The whole spec is still validated against the Vega-Lite schema by ``to_dict()``, once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import repeat
 from typing import Any, ClassVar
 
@@ -30,6 +36,7 @@ import altair as alt
 import narwhals.stable.v1 as nw
 import pandas as pd
 from altair.utils.schemapi import SchemaBase, _get_optional_modules, _todict
+from altair.vegalite.v6.api import _dataset_name
 
 from winviz.viz import scale, validation
 
@@ -209,35 +216,64 @@ def chart_dict(chart: alt.TopLevelMixin) -> dict[str, Any]:
     VegaFusion on — are converted by ``to_dict(validate=False)`` itself (its hash names)."""
     from winviz.viz.scrubber import ScrubberChart, with_replay  # scrubber.py imports this module
 
-    finish: Any = None
-    if type(chart) is ScrubberChart:  # its to_dict adds the replay handlers to Altair's dict
-        finish = with_replay
+    spec = _written(chart, None, None)
+    if spec is None:
+        return chart.to_dict(validate=False)
+    # a scrubber's to_dict adds the replay handlers to Altair's dict
+    return with_replay(spec) if type(chart) is ScrubberChart else spec
+
+
+def altair_dict(
+    chart: alt.TopLevelMixin, check: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any] | None:
+    """Altair's ``chart.to_dict()`` — the same dict, key for key and in the same order, each
+    dataset named as Altair names it (``data-`` and a SHA-256 of its rows' JSON: Altair's own
+    ``_dataset_name``) — written directly from the chart's objects, as ``chart_dict`` writes
+    it (no generic converter, no copies of the chart). ``check``, when given, is called with
+    the spec before ``$schema``, the theme and the datasets are added, the dict Altair
+    validates. None for a chart ``chart_dict`` does not cover (then only Altair's
+    ``to_dict`` writes it)."""
+    return _written(chart, _dataset_name, check)
+
+
+def _written(
+    chart: alt.TopLevelMixin,
+    name_of: Callable[[list[Any]], str] | None,
+    check: Callable[[dict[str, Any]], None] | None,
+) -> dict[str, Any] | None:
+    """The chart's dict as ``to_dict`` finishes it at the top level (``$schema``, the active
+    theme, the datasets), datasets named by ``name_of`` (None: ``rows-N``); None when the
+    chart or the active data transformer is one this writer does not cover."""
     try:
         if not alt.data_transformers.consolidate_datasets or (
             alt.data_transformers.active == "vegafusion"
         ):
             raise _Fallback
-        writer = _Writer()
+        writer = _Writer(name_of)
         spec = writer.chart(chart, None)
         theme = alt.theme.get()
         if theme is None:  # to_dict raises its own error for this
             raise _Fallback
     except _Fallback:
-        return chart.to_dict(validate=False)
+        return None
+    if check is not None:
+        check(spec)
     if "$schema" not in spec:
         spec["$schema"] = alt.SCHEMA_URL
     spec = alt.utils.update_nested(theme(), spec, copy=True)
     if writer.datasets:
         spec.setdefault("datasets", {}).update(writer.datasets)
-    return finish(spec) if finish else spec
+    return spec
 
 
 class _Writer:
-    """One ``chart_dict`` conversion: the datasets met so far, by the identity of their rows."""
+    """One ``chart_dict`` conversion: the datasets met so far, by the identity of their rows,
+    named by ``name_of`` (None: by their position, ``rows-N``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, name_of: Callable[[list[Any]], str] | None = None) -> None:
         self.datasets: dict[str, list[Any]] = {}
         self._names: dict[int, str] = {}
+        self._name_of = name_of
 
     def chart(self, chart: Any, data: Any) -> dict[str, Any]:
         """A (sub)chart; ``data``: the data it inherits (None: none)."""
@@ -292,7 +328,11 @@ class _Writer:
         else:
             name = self._names.get(key)
             if name is None:
-                name = self._names[key] = f"{ROWS_PREFIX}{len(self._names) + 1}"
+                name = self._names[key] = (
+                    f"{ROWS_PREFIX}{len(self._names) + 1}"
+                    if self._name_of is None
+                    else self._name_of(values)
+                )
         self.datasets[name] = values
         out: dict[str, Any] = {"name": name}
         if fmt is not alt.Undefined:

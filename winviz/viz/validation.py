@@ -8,8 +8,10 @@ schema, compiled once per process by ``jsonschema-rs``, takes well under a milli
 
 ``validated(chart)`` gives a finished winviz chart a class of its own (``Chart``,
 ``LayerChart``, ``HConcatChart``, ``VConcatChart`` — subclasses of Altair's, so everything
-Altair does with a chart works the same) whose ``validate`` asks the compiled validator
-first:
+Altair does with a chart works the same). Its ``to_dict`` gives Altair's dict, key for key,
+written by ``spec.altair_dict`` (a few times faster than Altair's generic converter; tested
+equal to Altair's own on every chart the chart tests draw), and its ``validate`` asks the
+compiled validator first:
 
 * a spec the compiled validator accepts is valid — both validators read the same Draft 7
   schema (``tests/test_viz_validation.py`` checks that they agree on every chart the chart
@@ -32,7 +34,9 @@ import urllib.parse
 from typing import Any, ClassVar
 
 import altair as alt
+import jsonschema
 import jsonschema_rs
+from altair.utils.schemapi import SchemaValidationError
 
 
 def _encoded_refs(node: Any) -> Any:
@@ -70,7 +74,8 @@ def compiled(ref: str) -> jsonschema_rs.Draft7Validator:
 
 
 class _CompiledCheck:
-    """``validate`` of a winviz chart: the compiled check, then Altair's on a rejection."""
+    """``validate`` of a winviz chart: the compiled check, then Altair's on a rejection; and
+    ``to_dict`` writing Altair's dict directly (``spec.altair_dict``)."""
 
     _schema: ClassVar[dict[str, Any]]
 
@@ -80,6 +85,35 @@ class _CompiledCheck:
         if isinstance(ref, str) and compiled(ref).is_valid(instance):
             return
         super().validate(instance, schema)  # type: ignore[misc]  # raises Altair's error
+
+    def to_dict(
+        self,
+        validate: bool = True,
+        *,
+        format: str = "vega-lite",
+        ignore: list[str] | None = None,
+        context: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Altair's ``to_dict``: the same dict, written by ``spec.altair_dict`` (the chart's
+        own objects, no copies of the chart; a few times faster) and checked as Altair checks
+        it; any other call (another format, ``ignore``, a ``context`` — the chart inside
+        another) or a chart that writer does not cover goes to Altair's ``to_dict``."""
+        if format == "vega-lite" and not ignore and context is None:
+            from winviz.viz.spec import altair_dict  # spec.py imports this module
+
+            spec = altair_dict(self, self._check if validate else None)  # type: ignore[arg-type]
+            if spec is not None:
+                return spec
+        return super().to_dict(  # type: ignore[misc]
+            validate=validate, format=format, ignore=ignore, context=context
+        )
+
+    def _check(self, instance: dict[str, Any]) -> None:
+        """``validate``, raising Altair's ``SchemaValidationError`` as its ``to_dict`` does."""
+        try:
+            self.validate(instance)
+        except jsonschema.ValidationError as err:
+            raise SchemaValidationError(self, err) from None  # type: ignore[arg-type]
 
 
 class Chart(_CompiledCheck, alt.Chart):
