@@ -78,6 +78,24 @@ class Annotate(wv.ProcessWindowFunction):
 FIRST_FIRING = wv.OutputTag("first-firing")
 
 
+def explorer_job(events: list[tuple[str, int]], bound: int) -> wv.JobExecutionResult:
+    """bench/explore_bench.py's pipeline: bounded out-of-orderness, tumbling 5 s windows,
+    allowed lateness 1 s, late data to a side output, a count per key (events: (key, ts),
+    10 ms apart)."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(events, arrival_interval=10)
+        .assign_timestamps_and_watermarks(bounded(bound))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .allowed_lateness(1000)
+        .side_output_late_data(wv.OutputTag("late"))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
 @st.composite
 def jobs(draw):
     n = draw(st.integers(0, 60))

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jobs import bounded, engine_paths
+from test_batching import same_run
 
 import winviz as wv
 from winviz.errors import WinvizError
@@ -108,10 +109,7 @@ def test_late_elements_write_the_one_by_one_trace(function: str) -> None:
         wv.TumblingEventTimeWindows.assign_windows = assign
     with engine_paths(kernel=False, batches=False):
         slow = _late_job(function).execute()
-    assert fast.trace.to_json() == slow.trace.to_json()
-    assert fast.outputs == slow.outputs
-    assert fast.side_outputs == slow.side_outputs
-    assert fast.metrics == slow.metrics
+    same_run(fast, slow)  # outputs, side outputs, metrics, trace byte for byte
 
     if function == "aggregate_process":  # a ProcessWindowFunction: Flink's emission
         # the first record, the late ones and the first of a new open window went the
@@ -205,10 +203,7 @@ def test_the_firing_way_writes_the_one_by_one_trace(job) -> None:
         fast = _late_heavy(job).execute()
     with engine_paths(kernel=False, batches=False):
         slow = _late_heavy(job).execute()
-    assert fast.trace.to_json() == slow.trace.to_json()
-    assert fast.outputs == slow.outputs
-    assert fast.side_outputs == slow.side_outputs
-    assert fast.metrics == slow.metrics
+    same_run(fast, slow)  # outputs, side outputs, metrics, trace byte for byte
 
 
 def test_the_firing_and_late_ways_are_taken() -> None:

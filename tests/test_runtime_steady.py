@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import bounded, build, jobs
+from jobs import bounded, build, explorer_job, jobs
 from test_batching import same_run
 
 import winviz as wv
@@ -46,23 +46,6 @@ def steady_and_general(make) -> wv.JobExecutionResult:
 @given(jobs(), st.booleans(), st.sampled_from([1, 1, 3]))
 def test_the_steady_loop_writes_the_same_trace_as_the_general_loop(job, trace, parallelism):
     steady_and_general(lambda: build(job, trace).set_parallelism(parallelism).execute())
-
-
-def explorer_job(events: list[tuple[str, int]], bound: int) -> wv.JobExecutionResult:
-    """bench/explore_bench.py's pipeline: bounded out-of-orderness, tumbling windows,
-    allowed lateness, late data to a side output, a count per key."""
-    env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(events, arrival_interval=10)
-        .assign_timestamps_and_watermarks(bounded(bound))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .allowed_lateness(1000)
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
 
 
 def test_the_explorer_benchmark_job_takes_the_steady_loop_and_agrees(monkeypatch) -> None:

@@ -6,6 +6,7 @@ import random
 import re
 
 import pytest
+from jobs import explorer_job
 
 import winviz as wv
 from winviz import viz
@@ -17,22 +18,7 @@ def big_trace(n: int) -> wv.Trace:
     tumbling 5 s windows, allowed lateness 1 s, late data to a side output."""
     rnd = random.Random(7)
     events = [(f"k{i % 20}", i * 10 - rnd.randrange(0, 3000)) for i in range(n)]
-    env = wv.StreamExecutionEnvironment(trace=True)
-    (
-        env.from_collection(events, arrival_interval=10)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(1000).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .allowed_lateness(1000)
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute().trace
+    return explorer_job(events, 1000).trace
 
 
 @pytest.fixture(scope="module")
