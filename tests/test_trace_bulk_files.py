@@ -19,8 +19,10 @@ from jobs import bounded
 import winviz as wv
 from winviz.trace import Trace, codec
 from winviz.trace.bulk import object_ids
+from winviz.trace.columns import CodedColumn
 from winviz.trace.files import (
     _piece_texts,
+    _windows,
     bits_at,
     decode_texts,
     json_texts,
@@ -194,6 +196,27 @@ def test_a_crafted_dictionary_of_texts_is_refused_or_read_as_data(tmp_path: Path
                 back.records("arrival")
             assert str(path) in str(err.value)
     assert json.loads(dictionary[0]) == [1, 2]
+
+
+def test_windows_read_by_their_bounds_pairs_are_the_windows_read_one_field_at_a_time() -> None:
+    # the window kind of each record (0 time, 1 global, 2 none) and its bounds: two windows
+    # of one start but different ends (merged sessions), numbered in order of first appearance
+    kinds = CodedColumn(
+        np.array([2, 0, 0, 1, 0, 0, 2, 0], dtype=np.int32), ["time", "global", None]
+    )
+    starts = [None, 10, 0, None, 10, 0, None, 30]
+    ends = [None, 20, 5, None, 25, 5, None, 40]
+    exact = _windows(kinds, pa.array(starts, pa.int64()), pa.array(ends, pa.int64()))
+    want = [None, TimeWindow(10, 20), TimeWindow(0, 5), GLOBAL_WINDOW, TimeWindow(10, 25)]
+    want += [TimeWindow(0, 5), None, TimeWindow(30, 40)]
+    assert [exact.values[c] for c in exact.codes] == want
+    windows = [TimeWindow(10, 20), TimeWindow(0, 5), TimeWindow(10, 25), TimeWindow(30, 40)]
+    assert exact.values == [GLOBAL_WINDOW, None, *windows]
+    # bounds also on another record (not as ``save`` writes them): read the other way, the same
+    starts[3], ends[3] = 10, 20
+    other = _windows(kinds, pa.array(starts, pa.int64()), pa.array(ends, pa.int64()))
+    assert other.values == exact.values
+    assert other.codes.tolist() == exact.codes.tolist() == [1, 2, 3, 0, 4, 3, 1, 5]
 
 
 def test_null_flags_read_from_the_bitmap_are_arrows_own() -> None:
