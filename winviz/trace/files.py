@@ -1044,9 +1044,8 @@ def _time_windows(
         found.buffers()[1], dtype=np.int64, count=2 * (found.offset + len(found))
     )
     bounds = bounds[2 * found.offset :].reshape(-1, 2)
-    np.copyto(codes, _raw_values(encoded.indices, np.int32), where=is_time)
-    if values:  # the time windows' codes follow the others'
-        np.add(codes, len(values), out=codes, where=is_time)
+    # (``codes`` holds the time windows' first code on their records already)
+    np.add(codes, _raw_values(encoded.indices, np.int32), out=codes, where=is_time)
     values.extend(map(TimeWindow, bounds[:, 0].tolist(), bounds[:, 1].tolist()))
     return CodedColumn(codes, values)
 
@@ -1055,7 +1054,10 @@ def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn
     """Each record's window object, dictionary-encoded again (one object per distinct
     window: the global window and no window first, then the time windows in order of first
     appearance)."""
-    used = _present(kind.codes, len(kind.values))
+    if len(kind.values) <= 8:  # a pass per value (a few): no full-length scatter
+        used = [bool((kind.codes == k).any()) for k in range(len(kind.values))]
+    else:
+        used = _present(kind.codes, len(kind.values)).tolist()
     lookup = np.zeros(len(kind.values), dtype=np.int32)  # the code of each kind's window
     values: list[Any] = []
     time_code = -1
@@ -1070,6 +1072,8 @@ def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn
         else:
             row = int(np.argmax(kind.codes == k))
             raise ValueError(f"record {row}: window {name!r}; expected 'time', 'global' or null")
+    if time_code >= 0:  # the time windows' codes follow the others'
+        lookup[time_code] = len(values)
     codes = lookup[kind.codes]
     if time_code < 0:
         return CodedColumn(codes, values)
