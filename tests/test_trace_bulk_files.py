@@ -158,7 +158,7 @@ def test_a_detail_that_is_not_its_fields_is_refused_naming_the_record() -> None:
         trace.to_pandas()
 
 
-def test_a_time_window_without_bounds_is_a_damaged_file(tmp_path: Path) -> None:
+def test_a_time_window_without_bounds_is_a_damaged_file_when_first_read(tmp_path: Path) -> None:
     good = _tricky_trace().save(tmp_path / "good.parquet")
     table = pq.read_table(good)
     at = table.column_names.index("window_start")
@@ -168,8 +168,15 @@ def test_a_time_window_without_bounds_is_a_damaged_file(tmp_path: Path) -> None:
     crafted = table.set_column(at, table.schema.field(at), pa.array(starts, pa.int64()))
     path = tmp_path / "nostart.parquet"
     pq.write_table(crafted, path)
-    with pytest.raises(wv.TraceFileError, match=rf"damaged trace file: record {row}: a time"):
-        wv.load_trace(path)
+    back = wv.load_trace(path)  # the windows are decoded when first read
+    assert back.kinds() == _tricky_trace().kinds()
+    with pytest.raises(
+        wv.TraceFileError, match=rf"damaged trace file: record {row}: a time"
+    ) as err:
+        back.records("fired")
+    assert str(path) in str(err.value)
+    with pytest.raises(wv.TraceFileError, match=rf"record {row}: a time"):  # again, when asked
+        [r.window for r in back]
 
 
 def test_a_crafted_dictionary_of_texts_is_refused_or_read_as_data(tmp_path: Path) -> None:
@@ -285,15 +292,40 @@ def test_texts_written_column_by_column_are_the_texts_written_one_by_one(values:
     assert _piece_texts(values).to_pylist() == want  # (a piece's objects: told at once)
 
 
-def test_the_details_are_read_from_the_files_bytes_when_first_read(tmp_path: Path) -> None:
-    """``load_trace`` decodes the base columns; the detail columns come from the bytes it read,
-    so the details are the same when the file is gone by then."""
+def test_the_columns_are_read_from_the_files_bytes_when_first_read(tmp_path: Path) -> None:
+    """``load_trace`` decodes ``seq`` and ``kind``; the other columns come from the bytes it
+    read, when first read, so they are the same when the file is gone by then."""
     trace = _tricky_trace()
     path = trace.save(tmp_path / "tricky.parquet")
     back = wv.load_trace(path)
     path.unlink()
+    assert back.kinds() == trace.kinds()
+    assert [r.key for r in back] == [r.key for r in trace]
+    assert [r.window for r in back] == [r.window for r in trace]
     assert [r.detail for r in back] == [r.detail for r in trace]
     assert back.to_json() == trace.to_json()
+
+
+def test_a_damaged_base_column_is_refused_when_first_read(tmp_path: Path) -> None:
+    good = _tricky_trace().save(tmp_path / "good.parquet")
+    table = pq.read_table(good)
+    keys = table.column("key").combine_chunks()
+    texts = keys.dictionary.to_pylist()
+    texts[0] = '{"$reduce":["os.system","touch pwned"]}'
+    at = table.column_names.index("key")
+    crafted = table.set_column(
+        at,
+        table.schema.field(at),
+        pa.DictionaryArray.from_arrays(keys.indices, pa.array(texts)),
+    )
+    path = tmp_path / "badkey.parquet"
+    pq.write_table(crafted, path)
+    back = wv.load_trace(path)
+    assert back.kinds() == _tricky_trace().kinds()  # (kinds and times need no key)
+    with pytest.raises(wv.TraceFileError, match=r"damaged trace file.*unknown tag") as err:
+        [r.key for r in back]
+    assert str(path) in str(err.value)
+    assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
 
 
 def test_a_damaged_detail_column_is_refused_when_the_details_are_first_read(

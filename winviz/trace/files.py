@@ -54,12 +54,16 @@ column by Arrow (``json_texts``) — and read back by one ``json.loads`` of the 
 by Arrow (``decode_texts``); arrays with nulls are built from, and read through, their validity
 bitmaps; the garbage collector is paused meanwhile (``winviz.collector``).
 
-``load`` reads the file's bytes once, decodes and checks every base column, the metadata and
-the detail columns' types at once, and decodes the detail columns (from those bytes) and
-builds the details — a Python object per record, most of a load's work — when a reader first
-asks for them (``TraceColumns.pending``): ``load_trace`` then a chart of kinds and times never
-decodes them. A damaged detail (a column that does not decode, a text that is not a trace
-value) raises ``TraceFileError`` naming the file when the details are first read.
+``load`` reads the file's bytes once and checks the metadata and every column's type at once,
+decodes ``seq`` and ``kind`` (and checks each kind's detail columns), and decodes every other
+column (from those bytes) when a reader first asks for it (``TraceColumns.pending``), as a
+run's trace decodes its columns when first read: the details — a Python object per record,
+most of a load's work — and the base columns (times, keys, windows), so ``load_trace`` then a
+chart of kinds and times never decodes the keys, windows or details. A damaged column (one
+that does not decode, a time window without bounds, a text that is not a trace value) raises
+``TraceFileError`` naming the file when it is first read. The columns' buffers are used as
+read (no copy of a column of one chunk), and the time windows are numbered by Arrow's hash
+of each record's ``(start, end)`` pair.
 """
 
 from __future__ import annotations
@@ -658,7 +662,7 @@ def load(path: str | Path) -> TraceColumns:
         if got != want:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
-        table = file.read(columns=list(COLUMNS), use_threads=False)
+        table = file.read(columns=["seq", "kind"], use_threads=False)
     except (pa.ArrowException, OSError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
     try:
@@ -669,11 +673,13 @@ def load(path: str | Path) -> TraceColumns:
 
 
 def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Path) -> TraceColumns:
-    """The file's columns: every base column read now (and so checked), the detail columns'
-    types and the metadata checked now; the detail columns decoded, and the details — the
-    Python objects of every record, most of a load's work — built, when a reader first asks
-    for them (``TraceColumns.pending``); a damaged detail then raises ``TraceFileError``
-    naming the file."""
+    """The file's columns: ``seq`` and ``kind`` read now, the other columns' types, the
+    metadata and the detail columns' types checked now; every other column decoded (from the
+    file's bytes) when a reader first asks for it (``TraceColumns.pending``), as a run's trace
+    decodes its columns when first read: the details — the Python objects of every record,
+    most of a load's work — and the base columns (a chart of kinds and times never decodes
+    the keys or the windows). A damaged column then raises ``TraceFileError`` naming the
+    file."""
     kinds = _coded(table, "kind")
     layout = _layout_of(schema)
     used = _present(kinds.codes, len(kinds.values))
@@ -694,37 +700,57 @@ def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Pat
                 raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
             if name not in needed:
                 needed[name] = _check_detail(schema, name)
-    key_col = _coded(table, "key")
-    ready: dict[str, Any] = {
-        "kind": kinds,
-        "proc_time": _time(table, "proc_time"),
-        "watermark": _time(table, "watermark"),
-        "operator": _coded(table, "operator"),
-        "key": CodedColumn(key_col.codes, codec.from_texts(key_col.values)),
-        "window": _windows(
+    seq = _seq(_whole(table.column("seq")))
+    held = [file]  # the file's bytes, dropped once every column is decoded
+    pending = {*_BASE_READS, "detail"}
+
+    def decode(name: str) -> Any:
+        if name == "kind":
+            return kinds
+        try:
+            with paused():  # many new objects, no cycles: no collection passes over them
+                if name == "detail":
+                    columns = held[0].read(columns=list(needed), use_threads=False)
+                    checked = {name: (columns.column(name), needed[name]) for name in needed}
+                    value = _details(len(seq), checked, _rows_per_code(kinds), layout)
+                else:
+                    read = held[0].read(columns=list(_BASE_READS[name]), use_threads=False)
+                    value = _base_column(read, name)
+        except (ValueError, TypeError, KeyError, IndexError, OSError, pa.ArrowException) as exc:
+            raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
+        pending.discard(name)
+        if not pending:
+            held.clear()
+        return value
+
+    return TraceColumns.pending(seq, decode)
+
+
+# the file's columns each base field (but ``seq`` and ``kind``) is decoded from
+_BASE_READS = {
+    "proc_time": ("proc_time",),
+    "watermark": ("watermark",),
+    "operator": ("operator",),
+    "key": ("key",),
+    "window": ("window", "window_start", "window_end"),
+    "ts": ("ts",),
+}
+
+
+def _base_column(table: pa.Table, name: str) -> Any:
+    """Base field ``name``'s column from the file's columns for it (``_BASE_READS``)."""
+    if name in ("proc_time", "watermark", "ts"):
+        return _time(table, name)
+    if name == "window":
+        return _windows(
             _coded(table, "window"),
             _whole(table.column("window_start")),
             _whole(table.column("window_end")),
-        ),
-        "ts": _time(table, "ts"),
-    }
-    seq = _seq(_whole(table.column("seq")))
-    held = [file]  # the file's bytes, dropped once the details are built
-
-    def decode(name: str) -> Any:
-        if name != "detail":
-            return ready[name]
-        try:
-            with paused():
-                columns = held[0].read(columns=list(needed), use_threads=False)
-                checked = {name: (columns.column(name), needed[name]) for name in needed}
-                details = _details(len(seq), checked, _rows_per_code(kinds), layout)
-        except (ValueError, TypeError, KeyError, IndexError, OSError, pa.ArrowException) as exc:
-            raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
-        held.clear()
-        return details
-
-    return TraceColumns.pending(seq, decode)
+        )
+    coded = _coded(table, name)
+    if name == "key":  # tagged JSON texts
+        return CodedColumn(coded.codes, codec.from_texts(coded.values))
+    return coded
 
 
 def _details(
