@@ -277,6 +277,9 @@ def test_a_long_run_round_trips_exactly(tmp_path: Path) -> None:
         + [TimeWindow(0, 5), GLOBAL_WINDOW, 3, "x", None]
         + [("k", -i) for i in range(1_500)],
         [(s, i) for i, s in enumerate(TRICKY * 100)],  # strings JSON escapes: the general way
+        # one such string beyond the sample that tells few distinct strings from many
+        [("k", i) for i in range(5_000)] + [("a\nb", 0)],
+        [(f"k{i}", i) for i in range(5_000)] + [("a\nb", 0)],
         [("k", i) for i in range(1_500)] + [("k", 10**30)],  # beyond Java's long
         [("k", i) for i in range(1_500)] + [("k", True)],  # a bool among ints
         [("k", i) for i in range(1_500)] + [("k", 1.5)],  # a float

@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import re
 import sys
 from itertools import compress, repeat
 from operator import is_, is_not, itemgetter
@@ -520,6 +521,19 @@ _COLUMNWISE = 1024
 _UNESCAPED = r'^[^"\\\x00-\x1f]*$'
 
 
+def _unescaped(strings: list[str]) -> bool:
+    """Whether JSON writes each of these strings as itself between quotes: the distinct
+    strings checked when a sample says they are few (a key per payload: each string object's
+    hash is kept, so the set costs one pass), else every string by Arrow."""
+    if len(set(strings[:_SAMPLE])) * 4 <= min(len(strings), _SAMPLE):
+        return all(map(_UNESCAPED_MATCH, set(strings)))
+    return pc.all(pc.match_substring_regex(pa.array(strings, pa.string()), _UNESCAPED)).as_py()
+
+
+_SAMPLE = 4096
+_UNESCAPED_MATCH = re.compile(r'[^"\\\x00-\x1f]*').fullmatch  # (``_UNESCAPED`` in Python's re)
+
+
 def _tuple_texts(values: list[tuple[Any, ...]]) -> pa.Array | None:
     """The ``{"$tuple":[...]}`` texts of tuples (``tuple`` itself) of one width whose items
     at each position are all of one type — ``str`` (needing no JSON escape), ``int`` (in
@@ -538,10 +552,9 @@ def _tuple_texts(values: list[tuple[Any, ...]]) -> pa.Array | None:
             return None
         typ = types.pop()
         if typ is str:
-            strings = pa.array(column, pa.string())
-            if not pc.all(pc.match_substring_regex(strings, _UNESCAPED)).as_py():
+            if not _unescaped(column):
                 return None
-            parts += ['"', strings, '"']
+            parts += ['"', pa.array(column, pa.string()), '"']
         elif typ is int:
             try:
                 ints = np.fromiter(column, dtype=np.int64, count=len(column))
