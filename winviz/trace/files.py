@@ -129,6 +129,9 @@ WRITE_OPTIONS: dict[str, Any] = {
     "compression": "snappy",
     "write_statistics": False,
     "dictionary_pagesize_limit": 1 << 30,
+    # the writer's batches of 64k values instead of 1,024 (fewer passes of its per-batch work
+    # over a million-event trace's 6.7M records: ~5% of the write)
+    "write_batch_size": 1 << 16,
 }
 
 
