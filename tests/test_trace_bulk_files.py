@@ -19,8 +19,10 @@ from jobs import bounded
 import winviz as wv
 from winviz.trace import Trace, codec
 from winviz.trace.bulk import object_ids
+from winviz.trace.columns import CodedColumn
 from winviz.trace.files import (
     _piece_texts,
+    _windows,
     bits_at,
     decode_texts,
     json_texts,
@@ -156,7 +158,7 @@ def test_a_detail_that_is_not_its_fields_is_refused_naming_the_record() -> None:
         trace.to_pandas()
 
 
-def test_a_time_window_without_bounds_is_a_damaged_file(tmp_path: Path) -> None:
+def test_a_time_window_without_bounds_is_a_damaged_file_when_first_read(tmp_path: Path) -> None:
     good = _tricky_trace().save(tmp_path / "good.parquet")
     table = pq.read_table(good)
     at = table.column_names.index("window_start")
@@ -166,8 +168,15 @@ def test_a_time_window_without_bounds_is_a_damaged_file(tmp_path: Path) -> None:
     crafted = table.set_column(at, table.schema.field(at), pa.array(starts, pa.int64()))
     path = tmp_path / "nostart.parquet"
     pq.write_table(crafted, path)
-    with pytest.raises(wv.TraceFileError, match=rf"damaged trace file: record {row}: a time"):
-        wv.load_trace(path)
+    back = wv.load_trace(path)  # the windows are decoded when first read
+    assert back.kinds() == _tricky_trace().kinds()
+    with pytest.raises(
+        wv.TraceFileError, match=rf"damaged trace file: record {row}: a time"
+    ) as err:
+        back.records("fired")
+    assert str(path) in str(err.value)
+    with pytest.raises(wv.TraceFileError, match=rf"record {row}: a time"):  # again, when asked
+        [r.window for r in back]
 
 
 def test_a_crafted_dictionary_of_texts_is_refused_or_read_as_data(tmp_path: Path) -> None:
@@ -194,6 +203,27 @@ def test_a_crafted_dictionary_of_texts_is_refused_or_read_as_data(tmp_path: Path
                 back.records("arrival")
             assert str(path) in str(err.value)
     assert json.loads(dictionary[0]) == [1, 2]
+
+
+def test_windows_read_by_their_bounds_pairs_are_the_windows_read_one_field_at_a_time() -> None:
+    # the window kind of each record (0 time, 1 global, 2 none) and its bounds: two windows
+    # of one start but different ends (merged sessions), numbered in order of first appearance
+    kinds = CodedColumn(
+        np.array([2, 0, 0, 1, 0, 0, 2, 0], dtype=np.int32), ["time", "global", None]
+    )
+    starts = [None, 10, 0, None, 10, 0, None, 30]
+    ends = [None, 20, 5, None, 25, 5, None, 40]
+    exact = _windows(kinds, pa.array(starts, pa.int64()), pa.array(ends, pa.int64()))
+    want = [None, TimeWindow(10, 20), TimeWindow(0, 5), GLOBAL_WINDOW, TimeWindow(10, 25)]
+    want += [TimeWindow(0, 5), None, TimeWindow(30, 40)]
+    assert [exact.values[c] for c in exact.codes] == want
+    windows = [TimeWindow(10, 20), TimeWindow(0, 5), TimeWindow(10, 25), TimeWindow(30, 40)]
+    assert exact.values == [GLOBAL_WINDOW, None, *windows]
+    # bounds also on another record (not as ``save`` writes them): read the other way, the same
+    starts[3], ends[3] = 10, 20
+    other = _windows(kinds, pa.array(starts, pa.int64()), pa.array(ends, pa.int64()))
+    assert other.values == exact.values
+    assert other.codes.tolist() == exact.codes.tolist() == [1, 2, 3, 0, 4, 3, 1, 5]
 
 
 def test_null_flags_read_from_the_bitmap_are_arrows_own() -> None:
@@ -247,6 +277,9 @@ def test_a_long_run_round_trips_exactly(tmp_path: Path) -> None:
         + [TimeWindow(0, 5), GLOBAL_WINDOW, 3, "x", None]
         + [("k", -i) for i in range(1_500)],
         [(s, i) for i, s in enumerate(TRICKY * 100)],  # strings JSON escapes: the general way
+        # one such string beyond the sample that tells few distinct strings from many
+        [("k", i) for i in range(5_000)] + [("a\nb", 0)],
+        [(f"k{i}", i) for i in range(5_000)] + [("a\nb", 0)],
         [("k", i) for i in range(1_500)] + [("k", 10**30)],  # beyond Java's long
         [("k", i) for i in range(1_500)] + [("k", True)],  # a bool among ints
         [("k", i) for i in range(1_500)] + [("k", 1.5)],  # a float
@@ -262,15 +295,40 @@ def test_texts_written_column_by_column_are_the_texts_written_one_by_one(values:
     assert _piece_texts(values).to_pylist() == want  # (a piece's objects: told at once)
 
 
-def test_the_details_are_read_from_the_files_bytes_when_first_read(tmp_path: Path) -> None:
-    """``load_trace`` decodes the base columns; the detail columns come from the bytes it read,
-    so the details are the same when the file is gone by then."""
+def test_the_columns_are_read_from_the_files_bytes_when_first_read(tmp_path: Path) -> None:
+    """``load_trace`` decodes ``seq`` and ``kind``; the other columns come from the bytes it
+    read, when first read, so they are the same when the file is gone by then."""
     trace = _tricky_trace()
     path = trace.save(tmp_path / "tricky.parquet")
     back = wv.load_trace(path)
     path.unlink()
+    assert back.kinds() == trace.kinds()
+    assert [r.key for r in back] == [r.key for r in trace]
+    assert [r.window for r in back] == [r.window for r in trace]
     assert [r.detail for r in back] == [r.detail for r in trace]
     assert back.to_json() == trace.to_json()
+
+
+def test_a_damaged_base_column_is_refused_when_first_read(tmp_path: Path) -> None:
+    good = _tricky_trace().save(tmp_path / "good.parquet")
+    table = pq.read_table(good)
+    keys = table.column("key").combine_chunks()
+    texts = keys.dictionary.to_pylist()
+    texts[0] = '{"$reduce":["os.system","touch pwned"]}'
+    at = table.column_names.index("key")
+    crafted = table.set_column(
+        at,
+        table.schema.field(at),
+        pa.DictionaryArray.from_arrays(keys.indices, pa.array(texts)),
+    )
+    path = tmp_path / "badkey.parquet"
+    pq.write_table(crafted, path)
+    back = wv.load_trace(path)
+    assert back.kinds() == _tricky_trace().kinds()  # (kinds and times need no key)
+    with pytest.raises(wv.TraceFileError, match=r"damaged trace file.*unknown tag") as err:
+        [r.key for r in back]
+    assert str(path) in str(err.value)
+    assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
 
 
 def test_a_damaged_detail_column_is_refused_when_the_details_are_first_read(

@@ -54,17 +54,24 @@ column by Arrow (``json_texts``) — and read back by one ``json.loads`` of the 
 by Arrow (``decode_texts``); arrays with nulls are built from, and read through, their validity
 bitmaps; the garbage collector is paused meanwhile (``winviz.collector``).
 
-``load`` reads the file's bytes once, decodes and checks every base column, the metadata and
-the detail columns' types at once, and decodes the detail columns (from those bytes) and
-builds the details — a Python object per record, most of a load's work — when a reader first
-asks for them (``TraceColumns.pending``): ``load_trace`` then a chart of kinds and times never
-decodes them. A damaged detail (a column that does not decode, a text that is not a trace
-value) raises ``TraceFileError`` naming the file when the details are first read.
+``load`` reads the file's bytes once and checks the metadata and every column's type at once,
+decodes ``seq`` and ``kind`` (and checks each kind's detail columns), and decodes every other
+column (from those bytes) when a reader first asks for it (``TraceColumns.pending``), as a
+run's trace decodes its columns when first read: the details — a Python object per record,
+most of a load's work — and the base columns (times, keys, windows), so ``load_trace`` then a
+chart of kinds and times never decodes the keys, windows or details. A damaged column (one
+that does not decode, a time window without bounds, a text that is not a trace value) raises
+``TraceFileError`` naming the file when it is first read. The columns' buffers are used as
+read (no copy of a column of one chunk), and the time windows are numbered by Arrow's hash
+of each record's ``(start, end)`` pair.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
+import re
+import sys
 from itertools import compress, repeat
 from operator import is_, is_not, itemgetter
 from pathlib import Path
@@ -122,6 +129,9 @@ WRITE_OPTIONS: dict[str, Any] = {
     "compression": "snappy",
     "write_statistics": False,
     "dictionary_pagesize_limit": 1 << 30,
+    # the writer's batches of 64k values instead of 1,024 (fewer passes of its per-batch work
+    # over a million-event trace's 6.7M records: ~5% of the write)
+    "write_batch_size": 1 << 16,
 }
 
 
@@ -144,17 +154,18 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
         "watermark": _times(c.watermark),
         "operator": _dictionary(c.operator.codes, c.operator.values),
         "key": _dictionary(c.key.codes, codec.to_texts(c.key.values)),
-        "window_start": masked(starts, pa.int64(), ~has),
-        "window_end": masked(ends, pa.int64(), ~has),
+        "window_start": where_valid(starts, pa.int64(), has),
+        "window_end": where_valid(ends, pa.int64(), has),
         "window": _dictionary(c.window.codes, window_kind),
         "ts": _times(c.ts),
     }
     # a column without nulls is marked so (Parquet then stores no null flags for it)
     fields = [pa.field(name, a.type, nullable=a.null_count > 0) for name, a in columns.items()]
-    listed: dict[int, list[Any]] = {}  # each typed piece's values, listed once
+    listed: dict[int, Any] = {}  # each typed piece's values, listed once (or ints converted)
     mapping, pieces_of = _detail_layout(c, listed)
+    whole = _WholeIds()  # the details' identities, read once for every detail column
     for name, pieces in pieces_of.items():
-        array, encoding = _detail_array(len(c), pieces, name.split("_")[1], listed)
+        array, encoding = _detail_array(len(c), pieces, name.split("_")[1], listed, whole)
         columns[name] = array
         fields.append(
             pa.field(name, array.type, array.null_count > 0, metadata={ENCODING: encoding})
@@ -172,7 +183,7 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
 
 
 def _detail_layout(
-    c: TraceColumns, listed: dict[int, list[Any]]
+    c: TraceColumns, listed: dict[int, Any]
 ) -> tuple[dict[str, dict[str, str]], dict[str, list[DetailPiece]]]:
     """Which column holds each detail field of each kind present (``{kind: {field:
     column}}``, kinds in order of first appearance) and each column's pieces.
@@ -207,7 +218,7 @@ def _detail_layout(
 _TYPED = (bool, int, str, type(None))
 
 
-def _value_type(piece: DetailPiece, listed: dict[int, list[Any]]) -> str:
+def _value_type(piece: DetailPiece, listed: dict[int, Any]) -> str:
     """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
     else): the type of a kind's values of one field, None aside (all None: ``str``). A piece
     whose first value is none of these (an element payload) is ``json`` without building
@@ -217,7 +228,14 @@ def _value_type(piece: DetailPiece, listed: dict[int, list[Any]]) -> str:
         if first.__class__ not in _TYPED:
             return "json"
     values = listed[id(piece)] = piece.distinct().tolist()  # (``listed``: kept for the writer)
-    types = set(map(type, values)) - {type(None)}
+    types = set(map(type, values))
+    if types == {int}:  # (no None) converted now, once: beyond Java's long range, OverflowError
+        try:
+            listed[id(piece)] = np.fromiter(values, dtype=np.int64, count=len(values))
+        except OverflowError:
+            return "json"
+        return "int"
+    types.discard(type(None))
     if types == {bool}:
         return "bool"
     if types == {int}:
@@ -264,7 +282,7 @@ def _times(column: TimeColumn) -> pa.Array:
         raise ValueError(
             "a trace whose times are not all ints in Java's long range cannot be saved"
         )
-    return masked(column.values, pa.int64(), ~column.present)
+    return where_valid(column.values, pa.int64(), column.present)
 
 
 def _dictionary(codes: np.ndarray, values: list[Any]) -> pa.DictionaryArray:
@@ -274,68 +292,111 @@ def _dictionary(codes: np.ndarray, values: list[Any]) -> pa.DictionaryArray:
 
 
 def _texts_array(
-    n: int, rows: np.ndarray | None, codes: np.ndarray, texts: list[str | None] | pa.Array
+    n: int,
+    rows: list[np.ndarray] | None,
+    codes: np.ndarray | list[np.ndarray],
+    texts: list[str | None] | pa.Array,
 ) -> pa.DictionaryArray:
-    """A dictionary array of ``n`` strings: the records ``rows`` (all when None) have
-    ``texts[codes]`` (null where that is None), the others null. Each distinct string is
-    once in the dictionary (Parquet keeps a dictionary only when its values are distinct)."""
+    """A dictionary array of ``n`` strings: the records ``rows[i]`` have
+    ``texts[codes[i]]`` (null where that is None), the others null; every record has
+    ``texts[codes]`` when ``rows`` is None. Each distinct string is once in the dictionary
+    (Parquet keeps a dictionary only when its values are distinct)."""
     strings = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.string())
     # Arrow's hash table finds equal texts (of different objects: two equal windows); one
     # pass whether or not there are any (cheaper than checking first with a Python set)
     encoded = strings.fill_null("").dictionary_encode()
-    null = null_flags(strings)[codes] if strings.null_count else None
+    null = null_flags(strings) if strings.null_count else None
     if null is None and len(encoded.dictionary) == len(texts):  # distinct already
-        dictionary, local = strings, codes.astype(np.int32, copy=False)
+        dictionary, remap = strings, None
     else:
         dictionary = encoded.dictionary
-        local = encoded.indices.to_numpy().astype(np.int32, copy=False)[codes]
+        remap = encoded.indices.to_numpy().astype(np.int32, copy=False)
+    # (``safe=False``: the codes index the texts already, as the columns' codes index their
+    # values; Arrow's check of every index would cost a pass over millions of them)
     if rows is None:
-        return pa.DictionaryArray.from_arrays(masked(local, pa.int32(), null), dictionary)
+        assert isinstance(codes, np.ndarray)
+        local = codes.astype(np.int32, copy=False) if remap is None else remap[codes]
+        return pa.DictionaryArray.from_arrays(
+            masked(local, pa.int32(), None if null is None else null[codes]),
+            dictionary,
+            safe=False,
+        )
+    # each piece put in place (no concatenation of millions of rows)
     indices = np.zeros(n, dtype=np.int32)
-    indices[rows] = local
     valid = np.zeros(n, dtype=bool)
-    valid[rows] = True if null is None else ~null
-    return pa.DictionaryArray.from_arrays(with_valid(indices, pa.int32(), valid), dictionary)
+    for at, code in zip(rows, codes, strict=True):
+        indices[at] = code if remap is None else remap[code]
+        valid[at] = True if null is None else ~null[code]
+    return pa.DictionaryArray.from_arrays(
+        with_valid(indices, pa.int32(), valid), dictionary, safe=False
+    )
+
+
+class _WholeIds:
+    """The identities (``object_ids``) of the object arrays that are a kind's whole detail
+    (``DetailPiece.whole``: the trace's detail column), read once per array for every
+    detail column, in place where CPython allows (a read-only view of the array's pointers:
+    no 54 MB copy of a million-event trace's), kept alive with the array."""
+
+    def __init__(self) -> None:
+        self._ids: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def of(self, table: np.ndarray) -> np.ndarray:
+        held = self._ids.get(id(table))
+        if held is None:
+            held = self._ids[id(table)] = (table, _pointers(table))
+        return held[1]
+
+
+def _pointers(values: np.ndarray) -> np.ndarray:
+    """``object_ids(values)`` as a read-only view of a contiguous object array's own
+    pointers (CPython, 64-bit; a copy elsewhere), valid while the array lives unchanged."""
+    if (
+        sys.implementation.name != "cpython"
+        or ctypes.sizeof(ctypes.c_void_p) != 8
+        or values.dtype != object
+        or values.ndim != 1
+        or not len(values)
+        or not values.flags.c_contiguous
+    ):
+        return object_ids(values)
+    buffer = (ctypes.c_uint64 * len(values)).from_address(values.ctypes.data)
+    view = np.frombuffer(buffer, dtype=np.uint64)
+    view.flags.writeable = False
+    return view
 
 
 def _detail_array(
-    n: int, pieces: list[DetailPiece], typ: str, listed: dict[int, list[Any]]
+    n: int, pieces: list[DetailPiece], typ: str, listed: dict[int, Any], whole: _WholeIds
 ) -> tuple[pa.Array, bytes]:
     """A detail column (null where absent) of values of one type (``_value_type``) and its
     encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings (one per
     distinct object, by identity, and equal strings once), ``json`` tagged JSON text per
     record (``_json_column``)."""
     if typ in ("bool", "int"):
-        values = [listed.get(id(p)) or p.distinct().tolist() for p in pieces]
+        values = [listed[id(p)] if id(p) in listed else p.distinct().tolist() for p in pieces]
         typed = _typed_detail(n, pieces, values, typ == "bool")
         if typed is not None:
             return typed, b"plain"
         typ = "json"
     if typ == "json":
-        return _json_column(n, pieces), b"json"
+        return _json_column(n, pieces, whole), b"json"
     # the distinct objects of all pieces (by identity), and each record's code among them:
     # told apart by their addresses, read from the object arrays without touching the
     # objects (a piece that is a kind's whole detail is read through the detail column's
     # addresses: no array of its values is built)
-    addresses: dict[int, np.ndarray] = {}
     parts = []
     for p in pieces:
         if p.whole:
-            whole = addresses.get(id(p.table))
-            if whole is None:
-                whole = addresses[id(p.table)] = object_ids(p.table)
-            parts.append(whole[p.rows])
+            parts.append(whole.of(p.table)[p.rows])
         else:
-            parts.append(object_ids(p.table))
+            parts.append(_pointers(p.table))
     codes, first = first_of_each(parts[0] if len(parts) == 1 else np.concatenate(parts))
     offsets = np.cumsum([0] + [len(part) for part in parts])
-    rows = np.concatenate([p.rows for p in pieces])
-    row_codes = np.concatenate(
-        [
-            codes[start:stop] if p.codes is None else codes[start:stop][p.codes]
-            for p, start, stop in zip(pieces, offsets[:-1], offsets[1:], strict=True)
-        ]
-    )
+    row_codes = [
+        codes[start:stop] if p.codes is None else codes[start:stop][p.codes]
+        for p, start, stop in zip(pieces, offsets[:-1], offsets[1:], strict=True)
+    ]
     # each distinct object fetched once, from its piece
     objects = np.empty(len(first), dtype=object)
     piece_of = np.searchsorted(offsets, first, side="right") - 1
@@ -344,10 +405,11 @@ def _detail_array(
         if len(picked):
             local = first[picked] - offsets[i]
             objects[picked] = p.table[p.rows[local]] if p.whole else p.table[local]
+    rows = [p.rows for p in pieces]
     return _texts_array(n, rows, row_codes, objects.tolist()), b"plain"
 
 
-def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
+def _json_column(n: int, pieces: list[DetailPiece], whole: _WholeIds) -> pa.StringArray:
     """A JSON detail column: each record's value as tagged JSON text (null where absent),
     each object encoded once as far as the pieces tell cheaply (the texts are written per
     record, so an object encoded twice changes nothing in the file, only the time taken):
@@ -359,19 +421,13 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
       object by object, without a hash table of a million addresses;
     * any other piece (a window's timer namespace, shared by many records) is told apart by
       its objects' addresses first."""
-    whole_ids: dict[int, np.ndarray] = {}
     done: list[tuple[np.ndarray, np.ndarray]] = []  # (addresses, codes) of the pieces so far
     texts: list[pa.Array] = []  # each piece's new objects' texts, in the order of their codes
     count = 0  # of the objects encoded so far
     rows, codes = [], []
     for p in pieces:
-        if p.whole:
-            every = whole_ids.get(id(p.table))
-            if every is None:
-                every = whole_ids[id(p.table)] = object_ids(p.table)
-            ids = every[p.rows]
-        else:
-            ids = object_ids(p.table)
+        # (a piece's own table is read in place too: it lives as long as the piece)
+        ids = whole.of(p.table)[p.rows] if p.whole else _pointers(p.table)
         local = next(
             (c for seen, c in done if len(seen) == len(ids) and np.array_equal(seen, ids)), None
         )
@@ -389,9 +445,7 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
             done.append((ids, local))
         rows.append(p.rows)
         codes.append(local if p.whole or p.codes is None else local[p.codes])
-    if len(pieces) == 1:
-        return _dense_texts(n, rows[0], codes[0], texts[0])
-    return _dense_texts(n, np.concatenate(rows), np.concatenate(codes), pa.concat_arrays(texts))
+    return _dense_texts(n, rows, codes, texts[0] if len(texts) == 1 else pa.concat_arrays(texts))
 
 
 def _piece_texts(values: list[Any]) -> pa.Array:
@@ -413,18 +467,23 @@ def _distinct_sample(ids: np.ndarray, sample: int = 256) -> bool:
     return len(np.unique(picked)) == len(picked)
 
 
-def _dense_texts(n: int, rows: np.ndarray, codes: np.ndarray, texts: pa.Array) -> pa.StringArray:
-    """A column of ``n`` strings: the records ``rows`` have ``texts[codes]``, the others
-    null. Written plain, not as a dictionary: a JSON column's texts are mostly distinct (an
-    element payload per event), and its repeats (the same payload in a record's ``arrival``,
-    ``element`` and ``assigned`` records) are a few records apart, so the file's compression
-    stores them about as compactly as a dictionary would, without hashing a million texts
-    when the file is written."""
+def _dense_texts(
+    n: int, rows: list[np.ndarray], codes: list[np.ndarray], texts: pa.Array
+) -> pa.StringArray:
+    """A column of ``n`` strings: the records ``rows[i]`` have ``texts[codes[i]]``, the
+    others null (each piece put in place: no concatenation of millions of rows). Written
+    plain, not as a dictionary: a JSON column's texts are mostly distinct (an element payload
+    per event), and its repeats (the same payload in a record's ``arrival``, ``element`` and
+    ``assigned`` records) are a few records apart, so the file's compression stores them
+    about as compactly as a dictionary would, without hashing a million texts when the file
+    is written."""
     indices = np.zeros(n, dtype=np.int32)
-    indices[rows] = codes
     valid = np.zeros(n, dtype=bool)
-    valid[rows] = True
-    return texts.take(with_valid(indices, pa.int32(), valid))
+    for at, code in zip(rows, codes, strict=True):
+        indices[at] = code
+        valid[at] = True
+    # (no bounds check: the codes number the texts)
+    return pc.take(texts, with_valid(indices, pa.int32(), valid), boundscheck=False)
 
 
 def json_texts(values: list[Any]) -> pa.Array:
@@ -465,6 +524,19 @@ _COLUMNWISE = 1024
 _UNESCAPED = r'^[^"\\\x00-\x1f]*$'
 
 
+def _unescaped(strings: list[str]) -> bool:
+    """Whether JSON writes each of these strings as itself between quotes: the distinct
+    strings checked when a sample says they are few (a key per payload: each string object's
+    hash is kept, so the set costs one pass), else every string by Arrow."""
+    if len(set(strings[:_SAMPLE])) * 4 <= min(len(strings), _SAMPLE):
+        return all(map(_UNESCAPED_MATCH, set(strings)))
+    return pc.all(pc.match_substring_regex(pa.array(strings, pa.string()), _UNESCAPED)).as_py()
+
+
+_SAMPLE = 4096
+_UNESCAPED_MATCH = re.compile(r'[^"\\\x00-\x1f]*').fullmatch  # (``_UNESCAPED`` in Python's re)
+
+
 def _tuple_texts(values: list[tuple[Any, ...]]) -> pa.Array | None:
     """The ``{"$tuple":[...]}`` texts of tuples (``tuple`` itself) of one width whose items
     at each position are all of one type — ``str`` (needing no JSON escape), ``int`` (in
@@ -483,10 +555,9 @@ def _tuple_texts(values: list[tuple[Any, ...]]) -> pa.Array | None:
             return None
         typ = types.pop()
         if typ is str:
-            strings = pa.array(column, pa.string())
-            if not pc.all(pc.match_substring_regex(strings, _UNESCAPED)).as_py():
+            if not _unescaped(column):
                 return None
-            parts += ['"', strings, '"']
+            parts += ['"', pa.array(column, pa.string()), '"']
         elif typ is int:
             try:
                 ints = np.fromiter(column, dtype=np.int64, count=len(column))
@@ -507,7 +578,7 @@ def _tuple_texts(values: list[tuple[Any, ...]]) -> pa.Array | None:
 
 
 def _typed_detail(
-    n: int, pieces: list[DetailPiece], listed: list[list[Any]], bools: bool
+    n: int, pieces: list[DetailPiece], listed: list[list[Any] | np.ndarray], bools: bool
 ) -> pa.Array | None:
     """A bool or int64 detail column: each piece's records have its values (null where
     None), the other records null; None when an int is beyond Java's long range (then it
@@ -515,6 +586,10 @@ def _typed_detail(
     data = np.zeros(n, dtype=bool if bools else np.int64)
     valid = np.zeros(n, dtype=bool)
     for p, values in zip(pieces, listed, strict=True):
+        if isinstance(values, np.ndarray):  # ints without None (``_value_type``)
+            data[p.rows] = values if p.codes is None else values[p.codes]
+            valid[p.rows] = True
+            continue
         present = np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values))
         table = np.zeros(len(values), dtype=np.int64)
         try:
@@ -537,6 +612,14 @@ def masked(values: np.ndarray, kind: pa.DataType, nulls: np.ndarray | None) -> p
     if nulls is None or not nulls.any():
         return pa.array(values, kind)
     return with_valid(values, kind, ~nulls)
+
+
+def where_valid(values: np.ndarray, kind: pa.DataType, valid: np.ndarray) -> pa.Array:
+    """An Arrow array of a numpy array (int32, int64 or bool), null where ``valid`` is False
+    (``masked`` without a negated copy of the flags: a million-event trace's are 6.7 MB)."""
+    if valid.all():
+        return pa.array(values, kind)
+    return with_valid(values, kind, valid)
 
 
 def with_valid(values: np.ndarray, kind: pa.DataType, valid: np.ndarray) -> pa.Array:
@@ -595,7 +678,7 @@ def load(path: str | Path) -> TraceColumns:
         if got != want:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
-        table = file.read(columns=list(COLUMNS), use_threads=False)
+        table = file.read(columns=["seq", "kind"], use_threads=False)
     except (pa.ArrowException, OSError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
     try:
@@ -606,17 +689,19 @@ def load(path: str | Path) -> TraceColumns:
 
 
 def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Path) -> TraceColumns:
-    """The file's columns: every base column read now (and so checked), the detail columns'
-    types and the metadata checked now; the detail columns decoded, and the details — the
-    Python objects of every record, most of a load's work — built, when a reader first asks
-    for them (``TraceColumns.pending``); a damaged detail then raises ``TraceFileError``
-    naming the file."""
+    """The file's columns: ``seq`` and ``kind`` read now, the other columns' types, the
+    metadata and the detail columns' types checked now; every other column decoded (from the
+    file's bytes) when a reader first asks for it (``TraceColumns.pending``), as a run's trace
+    decodes its columns when first read: the details — the Python objects of every record,
+    most of a load's work — and the base columns (a chart of kinds and times never decodes
+    the keys or the windows). A damaged column then raises ``TraceFileError`` naming the
+    file."""
     kinds = _coded(table, "kind")
     layout = _layout_of(schema)
-    counts = np.bincount(kinds.codes, minlength=len(kinds.values))
+    used = _present(kinds.codes, len(kinds.values))
     needed: dict[str, bytes] = {}
     for k, kind in enumerate(kinds.values):
-        if not counts[k]:
+        if not used[k]:
             continue
         if kind is None:
             raise ValueError(f"record {int(np.argmax(kinds.codes == k))} has no kind")
@@ -631,37 +716,57 @@ def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Pat
                 raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
             if name not in needed:
                 needed[name] = _check_detail(schema, name)
-    key_col = _coded(table, "key")
-    ready: dict[str, Any] = {
-        "kind": kinds,
-        "proc_time": _time(table, "proc_time"),
-        "watermark": _time(table, "watermark"),
-        "operator": _coded(table, "operator"),
-        "key": CodedColumn(key_col.codes, codec.from_texts(key_col.values)),
-        "window": _windows(
-            _coded(table, "window"),
-            table.column("window_start").combine_chunks(),
-            table.column("window_end").combine_chunks(),
-        ),
-        "ts": _time(table, "ts"),
-    }
-    seq = _seq(table.column("seq").combine_chunks())
-    held = [file]  # the file's bytes, dropped once the details are built
+    seq = _seq(_whole(table.column("seq")))
+    held = [file]  # the file's bytes, dropped once every column is decoded
+    pending = {*_BASE_READS, "detail"}
 
     def decode(name: str) -> Any:
-        if name != "detail":
-            return ready[name]
+        if name == "kind":
+            return kinds
         try:
-            with paused():
-                columns = held[0].read(columns=list(needed), use_threads=False)
-                checked = {name: (columns.column(name), needed[name]) for name in needed}
-                details = _details(len(seq), checked, _rows_per_code(kinds), layout)
+            with paused():  # many new objects, no cycles: no collection passes over them
+                if name == "detail":
+                    columns = held[0].read(columns=list(needed), use_threads=False)
+                    checked = {name: (columns.column(name), needed[name]) for name in needed}
+                    value = _details(len(seq), checked, _rows_per_code(kinds), layout)
+                else:
+                    read = held[0].read(columns=list(_BASE_READS[name]), use_threads=False)
+                    value = _base_column(read, name)
         except (ValueError, TypeError, KeyError, IndexError, OSError, pa.ArrowException) as exc:
             raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
-        held.clear()
-        return details
+        pending.discard(name)
+        if not pending:
+            held.clear()
+        return value
 
     return TraceColumns.pending(seq, decode)
+
+
+# the file's columns each base field (but ``seq`` and ``kind``) is decoded from
+_BASE_READS = {
+    "proc_time": ("proc_time",),
+    "watermark": ("watermark",),
+    "operator": ("operator",),
+    "key": ("key",),
+    "window": ("window", "window_start", "window_end"),
+    "ts": ("ts",),
+}
+
+
+def _base_column(table: pa.Table, name: str) -> Any:
+    """Base field ``name``'s column from the file's columns for it (``_BASE_READS``)."""
+    if name in ("proc_time", "watermark", "ts"):
+        return _time(table, name)
+    if name == "window":
+        return _windows(
+            _coded(table, "window"),
+            _whole(table.column("window_start")),
+            _whole(table.column("window_end")),
+        )
+    coded = _coded(table, name)
+    if name == "key":  # tagged JSON texts
+        return CodedColumn(coded.codes, codec.from_texts(coded.values))
+    return coded
 
 
 def _details(
@@ -823,7 +928,7 @@ def _check_detail(schema: pa.Schema, name: str) -> bytes:
 def _detail_values(checked: tuple[pa.ChunkedArray, bytes]) -> _DetailColumn:
     """A detail column (checked by ``_check_detail``) as a ``_DetailColumn``."""
     chunks, encoding = checked
-    column = chunks.combine_chunks()
+    column = _whole(chunks)
     if pa.types.is_string(column.type):  # each distinct text decoded once
         column = column.dictionary_encode()
     if pa.types.is_dictionary(column.type):
@@ -909,6 +1014,13 @@ def bits_at(bitmap: pa.Buffer, offset: int, rows: np.ndarray) -> np.ndarray:
     return ((bits[at >> 3] >> (at & 7).astype(np.uint8)) & 1).astype(bool)
 
 
+def _whole(column: pa.ChunkedArray) -> pa.Array:
+    """A column read from the file as one array: its one chunk itself (a file of one row group
+    reads as one; ``combine_chunks`` would copy it: 54 MB per int64 column of a
+    million-event trace), else its chunks joined."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
 def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
     """The values buffer of a fixed-width array as numpy (whatever a null slot holds: the
     caller masks nulls), without a copy."""
@@ -922,7 +1034,7 @@ def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
 
 def _coded(table: pa.Table, name: str) -> CodedColumn:
     """A dictionary column as codes (-1 for null) into its values (None appended for null)."""
-    column = table.column(name).combine_chunks()
+    column = _whole(table.column(name))
     if not pa.types.is_dictionary(column.type):
         column = column.dictionary_encode()
     values = column.dictionary.to_pylist()
@@ -935,19 +1047,59 @@ def _coded(table: pa.Table, name: str) -> CodedColumn:
 
 
 def _time(table: pa.Table, name: str) -> TimeColumn:
-    column = table.column(name).combine_chunks()
+    column = _whole(table.column(name))
     if not column.null_count:
         return TimeColumn(_raw_values(column, np.int64), np.ones(len(column), dtype=bool))
     present = valid_flags(column)
-    values = np.where(present, _raw_values(column, np.int64), 0)  # 0 where absent
+    values = _raw_values(column, np.int64)
+    if values.flags.writeable:  # this table's own buffer (decoded for it): 0 put in place
+        np.copyto(values, 0, where=~present)
+    else:
+        values = np.where(present, values, 0)  # 0 where absent
     return TimeColumn(values, present)
+
+
+def _present(codes: np.ndarray, count: int) -> np.ndarray:
+    """Whether each of ``count`` codes is used (``bincount``'s nonzero, without its copy of
+    the codes as intp)."""
+    used = np.zeros(count, dtype=bool)
+    used[codes] = True
+    return used
+
+
+def _time_windows(
+    starts: pa.Array, ends: pa.Array, is_time: np.ndarray, codes: np.ndarray, values: list[Any]
+) -> CodedColumn:
+    """``_windows`` of bounds valid exactly on the time windows' records: each record's
+    (start, end) as one 16-byte value, numbered by Arrow's hash table in order of first
+    appearance (nulls elsewhere), without gathering the time windows' records first."""
+    n = len(is_time)
+    pairs = np.empty((n, 2), dtype=np.int64)
+    pairs[:, 0] = _raw_values(starts, np.int64)
+    pairs[:, 1] = _raw_values(ends, np.int64)
+    bitmap = starts.buffers()[0]
+    encoded = pa.Array.from_buffers(
+        pa.binary(16), n, [bitmap, pa.py_buffer(pairs)], null_count=starts.null_count
+    ).dictionary_encode()
+    found = encoded.dictionary
+    bounds = np.frombuffer(
+        found.buffers()[1], dtype=np.int64, count=2 * (found.offset + len(found))
+    )
+    bounds = bounds[2 * found.offset :].reshape(-1, 2)
+    # (``codes`` holds the time windows' first code on their records already)
+    np.add(codes, _raw_values(encoded.indices, np.int32), out=codes, where=is_time)
+    values.extend(map(TimeWindow, bounds[:, 0].tolist(), bounds[:, 1].tolist()))
+    return CodedColumn(codes, values)
 
 
 def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn:
     """Each record's window object, dictionary-encoded again (one object per distinct
     window: the global window and no window first, then the time windows in order of first
     appearance)."""
-    used = np.bincount(kind.codes, minlength=len(kind.values))
+    if len(kind.values) <= 8:  # a pass per value (a few): no full-length scatter
+        used = [bool((kind.codes == k).any()) for k in range(len(kind.values))]
+    else:
+        used = _present(kind.codes, len(kind.values)).tolist()
     lookup = np.zeros(len(kind.values), dtype=np.int32)  # the code of each kind's window
     values: list[Any] = []
     time_code = -1
@@ -962,12 +1114,21 @@ def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn
         else:
             row = int(np.argmax(kind.codes == k))
             raise ValueError(f"record {row}: window {name!r}; expected 'time', 'global' or null")
+    if time_code >= 0:  # the time windows' codes follow the others'
+        lookup[time_code] = len(values)
     codes = lookup[kind.codes]
     if time_code < 0:
         return CodedColumn(codes, values)
     # the time windows' records by a mask (no arrays of their positions: on a 1M-event trace,
     # each temporary array is tens of MB of fresh memory)
     is_time = kind.codes == time_code
+    if (
+        np.array_equal(valid_flags(starts), is_time)
+        and np.array_equal(valid_flags(ends), is_time)
+        and not starts.offset
+        and not ends.offset
+    ):  # bounds exactly on the time windows' records (as ``save`` writes them)
+        return _time_windows(starts, ends, is_time, codes, values)
     missing = is_time & ~(valid_flags(starts) & valid_flags(ends))
     if missing.any():
         row = int(np.argmax(missing))

@@ -10,8 +10,9 @@ from winviz.trace.store import Trace
 def load_trace(path: str | Path) -> Trace:
     """The trace saved at ``path`` by ``Trace.save`` (read-only). A file that is not such a
     trace, or was written for another schema version, raises ``TraceFileError`` naming the
-    file and what was expected; nothing in the file is ever run. The records' details are
-    built when first read (a damaged one raises ``TraceFileError`` then)."""
+    file and what was expected; nothing in the file is ever run. Each column but ``seq`` and
+    ``kind`` is decoded when first read, the records' details too (a damaged one raises
+    ``TraceFileError`` then)."""
     from winviz.trace.files import load  # pyarrow, imported when a file is read
 
     if not isinstance(path, (str, Path)):
