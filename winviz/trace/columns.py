@@ -218,6 +218,15 @@ class TraceColumns:
         column = getattr(self, name)
         return column[rows] if name == "detail" else column.decode(rows)
 
+    def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]] | None:
+        """The detail field as the write buffer holds it (``Pieces.detail_items``) while the
+        detail column is not decoded yet; None once it is (or when these columns were not
+        read from a write buffer)."""
+        pieces = getattr(self._part, "__self__", None)
+        if self._detail is not None or not isinstance(pieces, Pieces) or not pieces.left:
+            return None
+        return pieces.detail_items()
+
     @property
     def kind(self) -> CodedColumn:
         return self._kind if self._kind is not None else self._field("kind")
@@ -344,14 +353,39 @@ def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
     return out.ravel()
 
 
+@dataclass(frozen=True, slots=True)
+class Tuples:
+    """A ``Packed.fields`` detail item of tuples said field by field: entry ``e``'s detail is
+    ``tuple(f[e] for f in fields)`` (each field a list or an object array, one value per
+    entry). The tuples are made only when the detail column is read (``objects``); a reader
+    of the detail's fields one by one (``to_pandas``) reads ``fields`` as they are."""
+
+    fields: tuple[Any, ...]
+
+    def objects(self) -> np.ndarray:
+        """Each entry's tuple, as an object array."""
+        n = len(self.fields[0])
+        return np.fromiter(zip(*self.fields, strict=True), dtype=object, count=n)
+
+    def pick(self, entries: np.ndarray) -> np.ndarray:
+        """The tuples of some entries, as an object array."""
+        at = entries.tolist()
+        fields = [list(map(f.__getitem__, at)) for f in self.fields]
+        return np.fromiter(zip(*fields, strict=True), dtype=object, count=len(at))
+
+
 def _entry_objects(item: Any, done: dict[int, Any]) -> np.ndarray:
     """An entry's detail values as an object array (a 0-d one for one value for all)."""
     if isinstance(item, np.ndarray):
         return item
-    if isinstance(item, list):
+    if isinstance(item, (list, Tuples, CodedColumn)):
         objects = done.get(id(item))
         if objects is None:
-            objects = done[id(item)] = object_array(item)
+            if isinstance(item, list):
+                objects = object_array(item)
+            else:
+                objects = item.objects() if isinstance(item, Tuples) else item.decode()
+            done[id(item)] = objects
         return objects
     one = np.empty((), dtype=object)
     one[()] = item
@@ -794,6 +828,25 @@ class Pieces:
             out[hit] = object_array(item) if e is None else _entry_values(item, e)
         return out
 
+    def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
+        """The detail field as the buffer holds it, not decoded (for a reader that splits the
+        details into their fields itself, ``to_pandas``): per piece of records (their kind,
+        None where it varies from record to record; their positions, ascending; their
+        details: a list or an object array with one per record, a ``CodedColumn``, a
+        ``Tuples``, else one value for them all). The plain records first, then each
+        marker's record slots; nothing is kept or dropped."""
+        f = BASE_NAMES.index("detail")
+        out: list[tuple[str | None, np.ndarray, Any]] = []
+        with paused():
+            items = self._items()
+            if self.flat is not None:
+                at = self.plain_at if self.plain_at is not None else np.arange(self.n)
+                out.append((None, at, self.flat.field(f, drop=True)))
+            for group in items:
+                for r in range(group.count):
+                    out.append((group.kinds[r], group.at(r), group.item(f, r)))
+        return out
+
     def _found(
         self, rows: np.ndarray, kind: CodedColumn, f: int
     ) -> Iterator[tuple[np.ndarray, np.ndarray | None, Any]]:
@@ -1009,6 +1062,8 @@ def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
     a ``CodedColumn``, a list or an array, one value per entry, else one value for all)."""
     if isinstance(item, CodedColumn):
         return item.decode(entries)
+    if isinstance(item, Tuples):
+        return item.pick(entries)
     if isinstance(item, np.ndarray):
         return item[entries] if item.dtype == object else object_array(item[entries].tolist())
     if isinstance(item, list):

@@ -48,6 +48,7 @@ from winviz.trace.columns import (
     CodedColumn,
     TimeColumn,
     TraceColumns,
+    Tuples,
     encode,
     object_array,
     time_column,
@@ -203,6 +204,12 @@ class DetailPiece:
     table: np.ndarray
     codes: np.ndarray | None
     whole: bool = False
+    # the kind's place in the order of first appearance (a kind's values come before the next
+    # kind's in a categorical's categories), and whether ``table`` holds its values in order
+    # of first appearance among the rows (False: a packed entry's coded item, whose table
+    # is in the order the entry made it)
+    rank: int = 0
+    ordered: bool = True
 
     def values(self) -> np.ndarray:
         """The value of each of ``rows`` (an object array)."""
@@ -229,10 +236,10 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
         names.append("detail")
     parts: dict[str, list[DetailPiece]] = {name: [] for name in names}
     ids: np.ndarray | None = None  # the details' identities (read once, without touching them)
-    for kind, rows in per_kind.items():
+    for rank, (kind, rows) in enumerate(per_kind.items()):
         fields = detail_names(kind)
         if len(fields) == 1:
-            parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
+            parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True, rank=rank))
             continue
         if ids is None:
             ids = _addresses(c.detail)
@@ -245,8 +252,152 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
             first = rows[at]
         tables = split_fields(c, kind, first, c.detail[first].tolist(), len(fields))
         for name, table in zip(fields, tables, strict=True):
-            parts[name].append(DetailPiece(rows, table, codes))
+            parts[name].append(DetailPiece(rows, table, codes, rank=rank))
     return parts
+
+
+def _field_names(kinds: Any) -> list[str]:
+    """The detail fields of these kinds, in ``DETAIL_FIELDS`` order (``detail`` last, for a
+    kind the schema lacks)."""
+    names: list[str] = []
+    for kind, fields in DETAIL_FIELDS.items():
+        if kind in kinds:
+            names.extend(f for f in fields if f not in names)
+    if any(kind not in DETAIL_FIELDS for kind in kinds):
+        names.append("detail")
+    return names
+
+
+def item_fields(
+    c: TraceColumns, items: list[tuple[str | None, np.ndarray, Any]]
+) -> dict[str, list[DetailPiece]]:
+    """``detail_fields`` from the detail field as the write buffer holds it
+    (``TraceColumns.detail_items``), without its column: a packed entry's item of one value
+    per record becomes its pieces as it is, one of tuples said field by field (``Tuples``)
+    gives each field's values straight, a coded one (``CodedColumn``: tuples a window's
+    records share) and one value for all are split once; the plain records (and a slot of
+    varying kinds) are split by kind. The same pieces' values as ``detail_fields`` gives,
+    kind by kind (a kind may have several pieces)."""
+    kind = c.kind
+    by_kind: list[tuple[str, np.ndarray, Any]] = []
+    for k, rows, item in items:
+        if not len(rows):
+            continue
+        if k is not None:
+            by_kind.append((k, rows, item))
+            continue
+        values = _item_objects(item, len(rows))
+        for code, at in _rows_by_code(kind.codes[rows], len(kind.values)):
+            by_kind.append((kind.values[code], rows[at], values[at]))
+    # the kinds in order of first appearance (each piece's rows ascending)
+    first: dict[str, int] = {}
+    for k, rows, _ in by_kind:
+        first[k] = min(first.get(k, len(c)), int(rows[0]))
+    rank = {k: i for i, k in enumerate(sorted(first, key=first.__getitem__))}
+    parts: dict[str, list[DetailPiece]] = {name: [] for name in _field_names(first)}
+    for k, rows, item in sorted(by_kind, key=lambda p: (rank[p[0]], int(p[1][0]))):
+        fields = detail_names(k)
+        for name, piece in zip(fields, _item_pieces(c, k, rows, item, len(fields)), strict=True):
+            parts[name].append(
+                DetailPiece(piece[0], piece[1], piece[2], rank=rank[k], ordered=piece[3])
+            )
+    return parts
+
+
+Piece = tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]  # rows, table, codes, ordered
+
+
+def _item_pieces(
+    c: TraceColumns, kind: str, rows: np.ndarray, item: Any, width: int
+) -> list[Piece]:
+    """The pieces (``DetailPiece``'s rows, table, codes, ordered) of each of a kind's
+    ``width`` detail fields, for its records ``rows`` whose details ``item`` gives (see
+    ``item_fields``)."""
+    if isinstance(item, CodedColumn) or not isinstance(item, (list, np.ndarray, Tuples)):
+        # a table of distinct details and each record's code in it (one value: code 0)
+        if isinstance(item, CodedColumn):
+            table, codes = _referenced(item.lookup(), item.codes)
+            ordered = len(table) == 1
+        else:
+            table = np.empty(1, dtype=object)
+            table[0] = item
+            codes = np.zeros(len(rows), dtype=np.int8)
+            ordered = True
+        if width == 1:
+            return [(rows, table, codes, ordered)]
+        tables = _split(table.tolist(), width)
+        if tables is not None:
+            return [(rows, t, codes, ordered) for t in tables]
+        item = table[codes]  # (a detail that is not a tuple of its fields: refused below)
+    if isinstance(item, Tuples) and width > 1 and len(item.fields) == width:
+        return [(rows, _objects_of(f), None, True) for f in item.fields]
+    values = _item_objects(item, len(rows))
+    if width == 1:
+        return [(rows, values, None, True)]
+    codes = None
+    first = rows
+    at = np.arange(len(rows))
+    ids = object_ids(values)
+    if shared(ids):  # each distinct tuple split once (by identity: the engine shares tuples)
+        codes, at = first_of_each(ids)
+        first = rows[at]
+    tables = split_fields(c, kind, first, values[at].tolist(), width)
+    return [(rows, t, codes, True) for t in tables]
+
+
+def _referenced(table: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A coded item's table without the values no record refers to, and the codes into it."""
+    used = np.bincount(codes, minlength=len(table)) > 0
+    if used.all():
+        return table, codes
+    remap = np.cumsum(used) - 1
+    return table[used], remap.astype(codes.dtype)[codes]
+
+
+def _split(details: list[Any], width: int) -> list[np.ndarray] | None:
+    """The fields of some details that are all tuples (or lists) of ``width`` values, field
+    by field; None when one is not."""
+    if not all(isinstance(d, (tuple, list)) and len(d) == width for d in details):
+        return None
+    return [object_array([d[i] for d in details]) for i in range(width)]
+
+
+def _objects_of(values: Any) -> np.ndarray:
+    """Values given one per record (a list or an array) as an object array."""
+    if isinstance(values, np.ndarray):
+        return values if values.dtype == object else object_array(values.tolist())
+    return object_array(values)
+
+
+def _item_objects(item: Any, n: int) -> np.ndarray:
+    """The details of ``n`` records as an object array, one per record (see ``item_fields``)."""
+    if isinstance(item, (list, np.ndarray)):
+        return _objects_of(item)
+    if isinstance(item, Tuples):
+        return item.objects()
+    if isinstance(item, CodedColumn):
+        return item.decode()
+    out = np.empty(n, dtype=object)
+    out.fill(item)
+    return out
+
+
+def _rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]:
+    """The positions of each code's values in ``codes`` (codes below ``count``), in order,
+    for the codes present (ascending)."""
+    if count <= 256:  # a stable sort of small ints is a radix sort: one pass
+        codes = codes.astype(np.uint8)
+    if count <= _FEW_KINDS:  # a pass per code over the (one-byte) codes: no sort
+        found = [(code, np.flatnonzero(codes == code)) for code in range(count)]
+        return [(code, at) for code, at in found if len(at)]
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
+    return [
+        (int(ordered[start]), order[start:stop])
+        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+        if stop > start
+    ]
 
 
 def _addresses(values: np.ndarray) -> np.ndarray:
@@ -309,10 +460,9 @@ def split_fields(
 def detail_columns(c: TraceColumns, *, defer: bool = False) -> dict[str, Any]:
     """One column per detail field of the kinds present, missing on the rows of other kinds
     (see ``detail_column``; ``defer``: a categorical as its ``Coded`` codes)."""
-    return {
-        name: detail_column(len(c), pieces, defer=defer)
-        for name, pieces in detail_fields(c).items()
-    }
+    items = c.detail_items()
+    fields = detail_fields(c) if items is None else item_fields(c, items)
+    return {name: detail_column(len(c), pieces, defer=defer) for name, pieces in fields.items()}
 
 
 _NONE = type(None)
@@ -373,6 +523,9 @@ def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Cod
     ``distinct`` values); categories in order of first appearance, piece by piece (as the
     rows are given: each piece's values are in order of first appearance among its rows)."""
     local, uniques = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
+    ranks = [p.rank for p in pieces]
+    if len(set(ranks)) < len(ranks) or not all(p.ordered for p in pieces):
+        local, uniques = _first_appearance(pieces, tables, local, uniques)
     local = local.astype(_code_type(len(uniques)), copy=False)
     codes = np.full(n, -1, dtype=local.dtype)
     offset = 0
@@ -381,6 +534,35 @@ def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Cod
         offset += len(table)
         codes[p.rows] = here if p.codes is None else here[p.codes]
     return Coded(codes, list(uniques))
+
+
+def _first_appearance(
+    pieces: list[DetailPiece], tables: list[np.ndarray], local: np.ndarray, uniques: Any
+) -> tuple[np.ndarray, Any]:
+    """``_strings``' codes of the tables' values (``local``, into ``uniques``) renumbered so
+    that the categories come kind by kind, each kind's in order of their first record (for a
+    kind of several pieces, or a piece whose table is not in that order)."""
+    first: dict[int, tuple[int, int]] = {}  # a value's code -> (rank, row) where first seen
+    offset = 0
+    for p, table in zip(pieces, tables, strict=True):
+        here = local[offset : offset + len(table)]
+        offset += len(table)
+        if not len(here):
+            continue
+        if (here == here[0]).all():  # one value: its first record is the piece's first
+            seen = [(int(here[0]), int(p.rows[0]))]
+        else:
+            per_row = here if p.codes is None else here[p.codes]
+            _, at = first_of_each(per_row)
+            seen = list(zip(per_row[at].tolist(), p.rows[at].tolist(), strict=True))
+        for code, row in seen:
+            key = (p.rank, row)
+            if code not in first or key < first[code]:
+                first[code] = key
+    order = sorted(first, key=first.__getitem__)
+    remap = np.empty(len(uniques), dtype=np.int64)
+    remap[order] = np.arange(len(order))
+    return remap[local], [uniques[i] for i in order]
 
 
 def _masked(
