@@ -207,3 +207,21 @@ def test_a_detail_that_is_not_its_fields_is_refused_naming_its_record() -> None:
         decoded.to_pandas()
     assert str(from_items.value) == str(from_column.value)
     assert "record 1 (trigger): detail 'bad'" in str(from_items.value)
+
+
+def test_a_string_field_of_several_kinds_has_its_categories_in_order_of_first_appearance() -> None:
+    """(A case the reference test's random jobs found: ``input`` of channel_watermark and
+    watermark records, interleaved; categories kind by kind were ``source[0], source[1],
+    input``.)"""
+
+    def make() -> Trace:
+        trace = Trace()
+        trace.emit("channel_watermark", 0, 0, "w", None, None, None, (0, "source[0]"))
+        trace.emit("watermark", 1, 0, "w", None, None, None, "input")
+        trace.emit("channel_watermark", 2, 0, "w", None, None, None, (1, "source[1]"))
+        trace.emit("watermark", 3, 0, "w", None, None, None, "input")
+        return trace
+
+    frame = _both(make)
+    assert frame["input"].cat.categories.tolist() == ["source[0]", "input", "source[1]"]
+    pd.testing.assert_frame_equal(frame, reference_frame(make()), check_exact=True)

@@ -204,12 +204,6 @@ class DetailPiece:
     table: np.ndarray
     codes: np.ndarray | None
     whole: bool = False
-    # the kind's place in the order of first appearance (a kind's values come before the next
-    # kind's in a categorical's categories), and whether ``table`` holds its values in order
-    # of first appearance among the rows (False: a packed entry's coded item, whose table
-    # is in the order the entry made it)
-    rank: int = 0
-    ordered: bool = True
 
     def values(self) -> np.ndarray:
         """The value of each of ``rows`` (an object array)."""
@@ -236,10 +230,10 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
         names.append("detail")
     parts: dict[str, list[DetailPiece]] = {name: [] for name in names}
     ids: np.ndarray | None = None  # the details' identities (read once, without touching them)
-    for rank, (kind, rows) in enumerate(per_kind.items()):
+    for kind, rows in per_kind.items():
         fields = detail_names(kind)
         if len(fields) == 1:
-            parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True, rank=rank))
+            parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
             continue
         if ids is None:
             ids = _addresses(c.detail)
@@ -252,7 +246,7 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
             first = rows[at]
         tables = split_fields(c, kind, first, c.detail[first].tolist(), len(fields))
         for name, table in zip(fields, tables, strict=True):
-            parts[name].append(DetailPiece(rows, table, codes, rank=rank))
+            parts[name].append(DetailPiece(rows, table, codes))
     return parts
 
 
@@ -293,47 +287,43 @@ def item_fields(
     first: dict[str, int] = {}
     for k, rows, _ in by_kind:
         first[k] = min(first.get(k, len(c)), int(rows[0]))
-    rank = {k: i for i, k in enumerate(sorted(first, key=first.__getitem__))}
-    parts: dict[str, list[DetailPiece]] = {name: [] for name in _field_names(first)}
-    for k, rows, item in sorted(by_kind, key=lambda p: (rank[p[0]], int(p[1][0]))):
+    kinds = sorted(first, key=first.__getitem__)
+    parts: dict[str, list[DetailPiece]] = {name: [] for name in _field_names(kinds)}
+    for k, rows, item in sorted(by_kind, key=lambda p: (first[p[0]], int(p[1][0]))):
         fields = detail_names(k)
         for name, piece in zip(fields, _item_pieces(c, k, rows, item, len(fields)), strict=True):
-            parts[name].append(
-                DetailPiece(piece[0], piece[1], piece[2], rank=rank[k], ordered=piece[3])
-            )
+            parts[name].append(DetailPiece(*piece))
     return parts
 
 
-Piece = tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]  # rows, table, codes, ordered
+Piece = tuple[np.ndarray, np.ndarray, np.ndarray | None]  # rows, table, codes
 
 
 def _item_pieces(
     c: TraceColumns, kind: str, rows: np.ndarray, item: Any, width: int
 ) -> list[Piece]:
-    """The pieces (``DetailPiece``'s rows, table, codes, ordered) of each of a kind's
+    """The pieces (``DetailPiece``'s rows, table, codes) of each of a kind's
     ``width`` detail fields, for its records ``rows`` whose details ``item`` gives (see
     ``item_fields``)."""
     if isinstance(item, CodedColumn) or not isinstance(item, (list, np.ndarray, Tuples)):
         # a table of distinct details and each record's code in it (one value: code 0)
         if isinstance(item, CodedColumn):
             table, codes = _referenced(item.lookup(), item.codes)
-            ordered = len(table) == 1
         else:
             table = np.empty(1, dtype=object)
             table[0] = item
             codes = np.zeros(len(rows), dtype=np.int8)
-            ordered = True
         if width == 1:
-            return [(rows, table, codes, ordered)]
+            return [(rows, table, codes)]
         tables = _split(table.tolist(), width)
         if tables is not None:
-            return [(rows, t, codes, ordered) for t in tables]
+            return [(rows, t, codes) for t in tables]
         item = table[codes]  # (a detail that is not a tuple of its fields: refused below)
     if isinstance(item, Tuples) and width > 1 and len(item.fields) == width:
-        return [(rows, _objects_of(f), None, True) for f in item.fields]
+        return [(rows, _typed(f), None) for f in item.fields]
     values = _item_objects(item, len(rows))
     if width == 1:
-        return [(rows, values, None, True)]
+        return [(rows, values, None)]
     codes = None
     first = rows
     at = np.arange(len(rows))
@@ -342,7 +332,7 @@ def _item_pieces(
         codes, at = first_of_each(ids)
         first = rows[at]
     tables = split_fields(c, kind, first, values[at].tolist(), width)
-    return [(rows, t, codes, True) for t in tables]
+    return [(rows, t, codes) for t in tables]
 
 
 def _referenced(table: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -360,6 +350,17 @@ def _split(details: list[Any], width: int) -> list[np.ndarray] | None:
     if not all(isinstance(d, (tuple, list)) and len(d) == width for d in details):
         return None
     return [object_array([d[i] for d in details]) for i in range(width)]
+
+
+def _typed(values: Any) -> np.ndarray:
+    """Values given one per record as an ``int64`` array when every one is an ``int`` in the
+    long range (a list: one pass for their types, one to convert them), else as objects."""
+    if isinstance(values, list) and set(map(type, values)) == {int}:
+        try:
+            return np.fromiter(values, dtype=np.int64, count=len(values))
+        except OverflowError:
+            pass
+    return _objects_of(values)
 
 
 def _objects_of(values: Any) -> np.ndarray:
@@ -488,7 +489,7 @@ def detail_column(n: int, pieces: list[DetailPiece], *, defer: bool = False) -> 
     """
     if all(_first(p).__class__ in _TYPED for p in pieces):
         tables = [p.distinct() for p in pieces]
-        types = set().union(*(map(type, t.tolist()) for t in tables))
+        types = set().union(*map(_types, tables))
         if types == {str}:
             coded = _strings(n, pieces, tables)
             return coded if defer else coded.categorical()
@@ -507,7 +508,16 @@ def _first(p: DetailPiece) -> Any:
     """A piece's first value (None for a piece without rows)."""
     if not len(p.rows):
         return None
+    if p.table.dtype != object:  # (ints: ``_typed``)
+        return p.table[0].item()
     return p.table[p.rows[0] if p.whole else 0]
+
+
+def _types(table: np.ndarray) -> set[type]:
+    """The types of a table's values (an ``int64`` table: ints, ``_typed``)."""
+    if table.dtype != object:
+        return {int}
+    return set(map(type, table.tolist()))
 
 
 def _code_type(categories: int) -> type:
@@ -520,12 +530,10 @@ def _code_type(categories: int) -> type:
 
 def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Coded:
     """The categorical codes of a field whose values are all strings (``tables``: each piece's
-    ``distinct`` values); categories in order of first appearance, piece by piece (as the
-    rows are given: each piece's values are in order of first appearance among its rows)."""
+    ``distinct`` values); categories in order of first appearance among all the rows (the
+    pieces' rows interleave: kinds, plain records and packed entries)."""
     local, uniques = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
-    ranks = [p.rank for p in pieces]
-    if len(set(ranks)) < len(ranks) or not all(p.ordered for p in pieces):
-        local, uniques = _first_appearance(pieces, tables, local, uniques)
+    local, uniques = _first_appearance(pieces, tables, local, uniques)
     local = local.astype(_code_type(len(uniques)), copy=False)
     codes = np.full(n, -1, dtype=local.dtype)
     offset = 0
@@ -533,34 +541,33 @@ def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Cod
         here = local[offset : offset + len(table)]
         offset += len(table)
         codes[p.rows] = here if p.codes is None else here[p.codes]
-    return Coded(codes, list(uniques))
+    return Coded(codes, uniques)
 
 
 def _first_appearance(
     pieces: list[DetailPiece], tables: list[np.ndarray], local: np.ndarray, uniques: Any
-) -> tuple[np.ndarray, Any]:
-    """``_strings``' codes of the tables' values (``local``, into ``uniques``) renumbered so
-    that the categories come kind by kind, each kind's in order of their first record (for a
-    kind of several pieces, or a piece whose table is not in that order)."""
-    first: dict[int, tuple[int, int]] = {}  # a value's code -> (rank, row) where first seen
+) -> tuple[np.ndarray, list[Any]]:
+    """``_strings``' codes of the tables' values (``local``, into ``uniques``) renumbered in
+    order of each value's first row (each piece's rows ascending; a value of a table no row
+    refers to is no category: code -1)."""
+    first: dict[int, int] = {}  # a value's code -> the first row seen holding it
     offset = 0
     for p, table in zip(pieces, tables, strict=True):
         here = local[offset : offset + len(table)]
         offset += len(table)
-        if not len(here):
+        if not len(p.rows):
             continue
-        if (here == here[0]).all():  # one value: its first record is the piece's first
+        if (here == here[0]).all():  # one value: its first row is the piece's first
             seen = [(int(here[0]), int(p.rows[0]))]
         else:
             per_row = here if p.codes is None else here[p.codes]
             _, at = first_of_each(per_row)
             seen = list(zip(per_row[at].tolist(), p.rows[at].tolist(), strict=True))
         for code, row in seen:
-            key = (p.rank, row)
-            if code not in first or key < first[code]:
-                first[code] = key
+            if row < first.get(code, len(local) + row + 1):
+                first[code] = row
     order = sorted(first, key=first.__getitem__)
-    remap = np.empty(len(uniques), dtype=np.int64)
+    remap = np.full(len(uniques), -1, dtype=np.int64)
     remap[order] = np.arange(len(order))
     return remap[local], [uniques[i] for i in order]
 
@@ -575,6 +582,10 @@ def _masked(
     missing = np.ones(n, dtype=bool)
     none = id(None)
     for p, table in zip(pieces, tables, strict=True):
+        if table.dtype == dtype:  # (ints already: ``_typed``)
+            data[p.rows] = table if p.codes is None else table[p.codes]
+            missing[p.rows] = False
+            continue
         absent = _addresses(table) == none
         try:
             if absent.any():
