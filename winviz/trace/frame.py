@@ -540,7 +540,7 @@ def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Cod
     for p, table in zip(pieces, tables, strict=True):
         here = local[offset : offset + len(table)]
         offset += len(table)
-        codes[p.rows] = here if p.codes is None else here[p.codes]
+        _put(codes, p.rows, here, p.codes)
     return Coded(codes, uniques)
 
 
@@ -572,6 +572,16 @@ def _first_appearance(
     return remap[local], [uniques[i] for i in order]
 
 
+def _put(out: np.ndarray, rows: np.ndarray, table: np.ndarray, codes: np.ndarray | None) -> None:
+    """``out[rows] = table`` (``codes`` None) or ``table[codes]``, gathered chunk by chunk (no
+    full-length temporary of the gathered values, see ``_CHUNK``)."""
+    if codes is None:
+        out[rows] = table
+        return
+    for start in range(0, len(rows), _CHUNK):
+        out[rows[start : start + _CHUNK]] = table.take(codes[start : start + _CHUNK])
+
+
 def _masked(
     n: int, pieces: list[DetailPiece], tables: list[np.ndarray], dtype: type
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -583,7 +593,7 @@ def _masked(
     none = id(None)
     for p, table in zip(pieces, tables, strict=True):
         if table.dtype == dtype:  # (ints already: ``_typed``)
-            data[p.rows] = table if p.codes is None else table[p.codes]
+            _put(data, p.rows, table, p.codes)
             missing[p.rows] = False
             continue
         absent = _addresses(table) == none
@@ -599,8 +609,8 @@ def _masked(
             data[p.rows] = values
             missing[p.rows] = absent
         else:
-            data[p.rows] = values[p.codes]
-            missing[p.rows] = absent[p.codes]
+            _put(data, p.rows, values, p.codes)
+            _put(missing, p.rows, absent, p.codes)
     return data, missing
 
 
@@ -612,7 +622,7 @@ def _objects(n: int, pieces: list[DetailPiece]) -> pd.Series:
         if p.whole:
             whole[p.rows] = True
         else:
-            out[p.rows] = p.values()
+            _put(out, p.rows, p.table, p.codes)
     whole_pieces = [p for p in pieces if p.whole]
     if whole_pieces:  # their table is the whole detail column: one pass over it
         np.copyto(out, whole_pieces[0].table, where=whole)
