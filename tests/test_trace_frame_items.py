@@ -225,3 +225,29 @@ def test_a_string_field_of_several_kinds_has_its_categories_in_order_of_first_ap
     frame = _both(make)
     assert frame["input"].cat.categories.tolist() == ["source[0]", "input", "source[1]"]
     pd.testing.assert_frame_equal(frame, reference_frame(make()), check_exact=True)
+
+
+@pytest.mark.parametrize("job", ["kernel", "late_union"])
+def test_columns_written_entry_block_by_block_are_the_same(
+    job: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``_Group.put`` writes a big output entry block by entry block (a 1M-event run's); here
+    every output is "big" and blocks are 7 entries (a partial last block): each whole column
+    and each part is the same as written slot by slot."""
+    from winviz.trace import columns
+
+    def read(trace: Trace) -> list[Any]:
+        c = trace.columns()
+        part = c.part("ts", ["element", "timer_registered"])
+        whole = [getattr(c, name) for name in ("kind", "proc_time", "watermark", "key", "ts")]
+        return [part, *whole]
+
+    def flat(column: Any) -> list[Any]:
+        if isinstance(column, columns.CodedColumn):
+            return [column.codes.tolist(), column.values]
+        return [column.values.tolist(), column.present.tolist()]
+
+    expected = [flat(column) for column in read(JOBS[job]().trace)]
+    monkeypatch.setattr(columns, "_BLOCKED_BYTES", 0)
+    monkeypatch.setattr(columns, "_BLOCK_ENTRIES", 7)
+    assert [flat(column) for column in read(JOBS[job]().trace)] == expected

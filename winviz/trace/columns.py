@@ -719,6 +719,29 @@ class _Group:
         item = self.fields[f][r]
         return item.get() if item.__class__ is Deferred else item
 
+    def put(self, out: np.ndarray, slots: list[tuple[int, Any]]) -> None:
+        """``out[at(r)] = values`` for each ``(r, values)`` (the entries' values of record slot
+        ``r``, an array, or one value for all). Into an output bigger than the caches, entry
+        block by entry block: each block's records are one after another in ``out``, so each
+        of its cache lines is written once rather than once per slot."""
+        if out.nbytes < _BLOCKED_BYTES or len(slots) < 2:
+            for r, values in slots:
+                out[self.at(r)] = values
+            return
+        offsets = np.array([r for r, _ in slots], dtype=np.int64)
+        grid = np.empty((_BLOCK_ENTRIES, len(slots)), dtype=out.dtype)
+        for start in range(0, self.n, _BLOCK_ENTRIES):
+            stop = min(start + _BLOCK_ENTRIES, self.n)
+            block = grid[: stop - start]
+            for j, (_, values) in enumerate(slots):
+                block[:, j] = values[start:stop] if isinstance(values, np.ndarray) else values
+            out[(self.first[start:stop, None] + offsets).ravel()] = block.ravel()
+
+
+# ``_Group.put``: an output of more bytes than this is written in blocks of this many entries
+_BLOCKED_BYTES = 16 << 20
+_BLOCK_ENTRIES = 8192
+
 
 @dataclass(frozen=True, slots=True)
 class _Pick:
@@ -988,16 +1011,18 @@ class Pieces:
             self._put(out, remap(encode(plain, fast=fast)), pick)
         for group, read in self._read(pick):
             done: dict[int, np.ndarray] = {}  # id(item) -> codes (items stay alive meanwhile)
-            for r, at in read:
+            slots: list[tuple[int, Any]] = []
+            for r, _ in read:
                 item = group.item(f, r)
                 if isinstance(item, (CodedColumn, list)):
                     codes = done.get(id(item))
                     if codes is None:
                         coded = item if isinstance(item, CodedColumn) else encode(item, fast=fast)
                         codes = done[id(item)] = remap(coded)
-                    out[at] = codes
+                    slots.append((r, codes))
                 else:  # the same for every entry
-                    out[at] = code(item)
+                    slots.append((r, code(item)))
+            group.put(out, slots)
         return CodedColumn(out, values)
 
     def _time(
@@ -1021,12 +1046,16 @@ class Pieces:
                 self._put(present, column.present, pick)
         for group, read in self._read(pick):
             done: dict[int, Any] = {}
-            for r, at in read:
+            times: list[tuple[int, Any]] = []
+            masks: list[tuple[int, Any]] = []
+            for r, _ in read:
                 item = group.item(f, r)
                 v, m = (0, False) if item is None else _entry_times(item, done)
-                values[at] = v
+                times.append((r, v))
                 if not whole or m is not True:
-                    present[at] = m
+                    masks.append((r, m))
+            group.put(values, times)
+            group.put(present, masks)
         return TimeColumn(values, present)
 
     def _time_objects(self, plain: list[Any] | None, f: int, pick: _Pick | None) -> TimeColumn:
