@@ -26,13 +26,14 @@ import numbers
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import compress, count, islice, repeat
+from itertools import count, islice
 from operator import is_not
 from typing import Any
 
 import numpy as np
 
 from winviz.collector import paused
+from winviz.trace.bulk import object_ids
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
@@ -402,18 +403,16 @@ def time_column(values: list[Any]) -> TimeColumn:
         return ints_column(values)
     if types == {type(None)}:
         return TimeColumn(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool))
-    present_list = list(map(is_not, values, repeat(None)))
-    present = np.fromiter(present_list, dtype=bool, count=n)
+    objects = object_array(values)
+    # (where a value is present: its pointer is not None's, read without touching the values)
+    present = object_ids(objects) != id(None)
     if types == {int, type(None)}:
-        out = np.zeros(n, dtype=np.int64)
+        objects[~present] = 0
         try:
-            out[present] = np.fromiter(
-                compress(values, present_list), dtype=np.int64, count=int(present.sum())
-            )
-            return TimeColumn(out, present)
-        except OverflowError:
-            pass
-    return TimeColumn(object_array(values), present)
+            return TimeColumn(objects.astype(np.int64), present)
+        except OverflowError:  # (beyond the long range: the values as written)
+            objects = object_array(values)
+    return TimeColumn(objects, present)
 
 
 def ints_column(values: list[int]) -> TimeColumn:
