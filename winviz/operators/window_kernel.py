@@ -211,8 +211,9 @@ class ElementEntry(Packed):
 
         def arrivals() -> Tuples:
             """arrival's detail: (value, source offset) of each entry (said field by field:
-            the tuples are made when the detail column is read)."""
-            return Tuples((value.get(), slots[6]))
+            the tuples are made when the detail column is read; the offsets, the engine's
+            ints, as ``int64``)."""
+            return Tuples((value.get(), ints_column(slots[6]).values))
 
         name, source = self.name, self.source
         # (the engine's times: ints, checked where they enter the job)

@@ -358,21 +358,30 @@ def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
 class Tuples:
     """A ``Packed.fields`` detail item of tuples said field by field: entry ``e``'s detail is
     ``tuple(f[e] for f in fields)`` (each field a list or an object array, one value per
-    entry). The tuples are made only when the detail column is read (``objects``); a reader
-    of the detail's fields one by one (``to_pandas``) reads ``fields`` as they are."""
+    entry; an ``int64`` array for ints the engine made). The tuples are made only when the
+    detail column is read (``objects``); a reader of the detail's fields one by one
+    (``to_pandas``) reads ``fields`` as they are."""
 
     fields: tuple[Any, ...]
 
     def objects(self) -> np.ndarray:
         """Each entry's tuple, as an object array."""
         n = len(self.fields[0])
-        return np.fromiter(zip(*self.fields, strict=True), dtype=object, count=n)
+        fields = [_python(f) for f in self.fields]
+        return np.fromiter(zip(*fields, strict=True), dtype=object, count=n)
 
     def pick(self, entries: np.ndarray) -> np.ndarray:
         """The tuples of some entries, as an object array."""
         at = entries.tolist()
-        fields = [list(map(f.__getitem__, at)) for f in self.fields]
+        fields = [list(map(_python(f).__getitem__, at)) for f in self.fields]
         return np.fromiter(zip(*fields, strict=True), dtype=object, count=len(at))
+
+
+def _python(values: Any) -> Any:
+    """A ``Tuples`` field as Python values (an ``int64`` array's as ints)."""
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        return values.tolist()
+    return values
 
 
 def _entry_objects(item: Any, done: dict[int, Any]) -> np.ndarray:

@@ -354,7 +354,10 @@ def _split(details: list[Any], width: int) -> list[np.ndarray] | None:
 
 def _typed(values: Any) -> np.ndarray:
     """Values given one per record as an ``int64`` array when every one is an ``int`` in the
-    long range (a list: one pass for their types, one to convert them), else as objects."""
+    long range (an ``int64`` array as it is; a list: one pass for their types, one to convert
+    them), else as objects."""
+    if isinstance(values, np.ndarray) and values.dtype == np.int64:
+        return values
     if isinstance(values, list) and set(map(type, values)) == {int}:
         try:
             return np.fromiter(values, dtype=np.int64, count=len(values))
