@@ -326,12 +326,11 @@ def _item_pieces(
         return [(rows, values, None)]
     codes = None
     first = rows
-    at = np.arange(len(rows))
     ids = object_ids(values)
     if shared(ids):  # each distinct tuple split once (by identity: the engine shares tuples)
         codes, at = first_of_each(ids)
-        first = rows[at]
-    tables = split_fields(c, kind, first, values[at].tolist(), width)
+        first, values = rows[at], values[at]
+    tables = split_fields(c, kind, first, values.tolist(), width)
     return [(rows, t, codes) for t in tables]
 
 
