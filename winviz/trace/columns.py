@@ -1006,7 +1006,10 @@ class Pieces:
             return c
 
         def remap(column: CodedColumn) -> np.ndarray:
+            first = len(values)  # (the codes new values get from here on)
             table = np.fromiter(map(code, column.values), dtype=np.int32, count=len(column.values))
+            if first == 0 and len(values) == len(table):  # all new, in order: the same codes
+                return column.codes
             return table[column.codes] if len(column.codes) else column.codes
 
         if base is not None:
