@@ -12,15 +12,19 @@ its values (``detail_column``): a categorical when every value is a string, null
 (``deduplicated``, ``existed``), else objects (element payloads, windows such as a timer's
 ``namespace``, an int beyond the long range, mixed types, a field None throughout). Missing
 on the rows of other kinds: ``<NA>`` in the nullable columns, NaN in the categoricals,
-``None`` among objects. Values are the engine's own objects (a namespace is a
-``TimeWindow``, an element value is the record itself). ``frame.attrs["schema_version"]``
-names the schema.
+``None`` among objects; a detail categorical's categories in order of first appearance.
+Values are the engine's own objects (a namespace is a ``TimeWindow``, an element value is
+the record itself). ``frame.attrs["schema_version"]`` names the schema.
 
 The frame is built column by column from the trace's codes and typed arrays (issue 11): the
 categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
 and their masks, the window bounds gathered from the distinct windows, and each detail field
 from ``detail_fields``, which splits a detail tuple shared by many records once; only the
-fields that stay objects take a full-length object array. Gathers by ``int32`` codes go chunk
+fields that stay objects take a full-length object array. While the trace's detail column is
+not decoded yet (a first read), the detail fields come from the write buffer's items instead
+(``item_fields``: a packed entry's tuples said field by field, its coded shared tuples split
+once, the plain records split by kind), and the detail column itself is never made (the
+trace keeps its write buffer until a reader decodes it). Gathers by ``int32`` codes go chunk
 by chunk (no full-length ``intp`` copy of the codes), and no other full-length temporary is
 kept that a pass can do without: memory a 1M-event frame would touch fresh. Each column owns
 its arrays (no mask is shared: setting a cell changes one column).
