@@ -373,7 +373,10 @@ class Tuples:
     def pick(self, entries: np.ndarray) -> np.ndarray:
         """The tuples of some entries, as an object array."""
         at = entries.tolist()
-        fields = [list(map(_python(f).__getitem__, at)) for f in self.fields]
+        fields = [
+            _python(f[entries]) if isinstance(f, np.ndarray) else list(map(f.__getitem__, at))
+            for f in self.fields
+        ]
         return np.fromiter(zip(*fields, strict=True), dtype=object, count=len(at))
 
 
@@ -865,7 +868,8 @@ class Pieces:
         None where it varies from record to record; their positions, ascending; their
         details: a list or an object array with one per record, a ``CodedColumn``, a
         ``Tuples``, else one value for them all). The plain records first, then each
-        marker's record slots; nothing is kept or dropped."""
+        marker's record slots; nothing is kept (the column, decoded later, reads them
+        again)."""
         f = BASE_NAMES.index("detail")
         out: list[tuple[str | None, np.ndarray, Any]] = []
         with paused():

@@ -570,7 +570,7 @@ def _first_appearance(
             _, at = first_of_each(per_row)
             seen = list(zip(per_row[at].tolist(), p.rows[at].tolist(), strict=True))
         for code, row in seen:
-            if row < first.get(code, len(local) + row + 1):
+            if code not in first or row < first[code]:
                 first[code] = row
     order = sorted(first, key=first.__getitem__)
     remap = np.full(len(uniques), -1, dtype=np.int64)
