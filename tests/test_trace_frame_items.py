@@ -269,3 +269,31 @@ def test_a_few_records_details_read_from_the_items_are_the_columns() -> None:
         if kind == "arrival":
             assert {type(v[1]) for v in got} == {int}
     assert c.detail_items() is not None  # (nothing decoded whole)
+
+
+def _details(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[list(frame.columns[9:])]
+
+
+def test_a_selection_and_a_loaded_trace_read_their_decoded_details(tmp_path: Any) -> None:
+    """A ``where`` selection and a trace loaded from a file hold decoded columns (no write
+    buffer): their frames' detail columns are the reference's, and the selection's rows are
+    the whole frame's (made from the items) on those records."""
+    import winviz as wv
+
+    trace = JOBS["kernel"]().trace
+    kinds = ["arrival", "timer_registered", "trigger", "fired", "watermark"]
+    selection = trace.where(kind=kinds)
+    assert selection.columns().detail_items() is None
+    frame = selection.to_pandas()
+    pd.testing.assert_frame_equal(
+        _details(frame), _details(reference_frame(selection)), check_exact=True
+    )
+    whole = JOBS["kernel"]().trace.to_pandas()
+    picked = whole[whole["kind"].isin(kinds)].reset_index(drop=True)
+    for name in ("seq", "proc_time", "ts", "index", "deduplicated"):
+        pd.testing.assert_series_equal(frame[name], picked[name], check_exact=True)
+    assert frame["value"].tolist() == picked["value"].tolist()
+    loaded = wv.load_trace(JOBS["kernel"]().trace.save(tmp_path / "t.parquet"))
+    assert loaded.columns().detail_items() is None
+    pd.testing.assert_frame_equal(_details(loaded.to_pandas()), _details(whole), check_exact=True)
