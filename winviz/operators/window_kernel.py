@@ -76,7 +76,15 @@ from winviz.operators.window_functions import AggregateWindowFunction, ReduceWin
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, MIN, wrap_long
 from winviz.trace import Packed
-from winviz.trace.columns import Deferred, encode, encode_runs, ints_column, object_array
+from winviz.trace.columns import (
+    CodedColumn,
+    Deferred,
+    Tuples,
+    encode,
+    encode_runs,
+    ints_column,
+    object_array,
+)
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
 
@@ -187,22 +195,25 @@ class ElementEntry(Packed):
             except OverflowError:  # (not a long: the general path's object columns)
                 return [of_window(w) for w in slots[3]]
 
-        def registered(bit: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-            """timer_registered's detail: its window's, deduplicated as ``bit`` says."""
+        def registered(bit: Callable[[np.ndarray], np.ndarray]) -> CodedColumn:
+            """timer_registered's detail: its window's, deduplicated as ``bit`` says (coded:
+            each window's two shared tuples, the entry's code its window's twice plus the
+            bit)."""
             coded = windows.get()
-            table = np.empty((len(coded.values), 2), dtype=object)
-            for i, w in enumerate(coded.values):
+            table: list[Any] = []
+            for w in coded.values:
                 details = self._details.get(w)
                 if details is None:
                     details = self._details[w] = _timer_details(w)
-                table[i, 0], table[i, 1] = details[:2]
-            return table[coded.codes, bit(bits.get())]
+                table.extend(details[:2])
+            codes = coded.codes * 2 + bit(bits.get())
+            return CodedColumn(codes.astype(np.int32, copy=False), table)
 
-        def arrivals() -> np.ndarray:
-            """arrival's detail: (value, source offset) of each entry."""
-            values = slots[5]
-            pairs = zip(values, slots[6], strict=True)
-            return np.fromiter(pairs, dtype=object, count=len(values))
+        def arrivals() -> Tuples:
+            """arrival's detail: (value, source offset) of each entry (said field by field:
+            the tuples are made when the detail column is read; the offsets, the engine's
+            ints, as ``int64``)."""
+            return Tuples((value.get(), ints_column(slots[6]).values))
 
         name, source = self.name, self.source
         # (the engine's times: ints, checked where they enter the job)

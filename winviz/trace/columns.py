@@ -26,13 +26,14 @@ import numbers
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import compress, count, islice, repeat
+from itertools import count, islice
 from operator import is_not
 from typing import Any
 
 import numpy as np
 
 from winviz.collector import paused
+from winviz.trace.bulk import object_ids
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
@@ -218,6 +219,15 @@ class TraceColumns:
         column = getattr(self, name)
         return column[rows] if name == "detail" else column.decode(rows)
 
+    def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]] | None:
+        """The detail field as the write buffer holds it (``Pieces.detail_items``) while the
+        detail column is not decoded yet; None once it is (or when these columns were not
+        read from a write buffer)."""
+        pieces = getattr(self._part, "__self__", None)
+        if self._detail is not None or not isinstance(pieces, Pieces) or not pieces.left:
+            return None
+        return pieces.detail_items()
+
     @property
     def kind(self) -> CodedColumn:
         return self._kind if self._kind is not None else self._field("kind")
@@ -344,14 +354,51 @@ def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
     return out.ravel()
 
 
+@dataclass(frozen=True, slots=True)
+class Tuples:
+    """A ``Packed.fields`` detail item of tuples said field by field: entry ``e``'s detail is
+    ``tuple(f[e] for f in fields)`` (each field a list or an object array, one value per
+    entry; an ``int64`` array for ints the engine made). The tuples are made only when the
+    detail column is read (``objects``); a reader of the detail's fields one by one
+    (``to_pandas``) reads ``fields`` as they are."""
+
+    fields: tuple[Any, ...]
+
+    def objects(self) -> np.ndarray:
+        """Each entry's tuple, as an object array."""
+        n = len(self.fields[0])
+        fields = [_python(f) for f in self.fields]
+        return np.fromiter(zip(*fields, strict=True), dtype=object, count=n)
+
+    def pick(self, entries: np.ndarray) -> np.ndarray:
+        """The tuples of some entries, as an object array."""
+        at = entries.tolist()
+        fields = [
+            _python(f[entries]) if isinstance(f, np.ndarray) else list(map(f.__getitem__, at))
+            for f in self.fields
+        ]
+        return np.fromiter(zip(*fields, strict=True), dtype=object, count=len(at))
+
+
+def _python(values: Any) -> Any:
+    """A ``Tuples`` field as Python values (an ``int64`` array's as ints)."""
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        return values.tolist()
+    return values
+
+
 def _entry_objects(item: Any, done: dict[int, Any]) -> np.ndarray:
     """An entry's detail values as an object array (a 0-d one for one value for all)."""
     if isinstance(item, np.ndarray):
         return item
-    if isinstance(item, list):
+    if isinstance(item, (list, Tuples, CodedColumn)):
         objects = done.get(id(item))
         if objects is None:
-            objects = done[id(item)] = object_array(item)
+            if isinstance(item, list):
+                objects = object_array(item)
+            else:
+                objects = item.objects() if isinstance(item, Tuples) else item.decode()
+            done[id(item)] = objects
         return objects
     one = np.empty((), dtype=object)
     one[()] = item
@@ -368,18 +415,16 @@ def time_column(values: list[Any]) -> TimeColumn:
         return ints_column(values)
     if types == {type(None)}:
         return TimeColumn(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool))
-    present_list = list(map(is_not, values, repeat(None)))
-    present = np.fromiter(present_list, dtype=bool, count=n)
+    objects = object_array(values)
+    # (where a value is present: its pointer is not None's, read without touching the values)
+    present = object_ids(objects) != id(None)
     if types == {int, type(None)}:
-        out = np.zeros(n, dtype=np.int64)
+        objects[~present] = 0
         try:
-            out[present] = np.fromiter(
-                compress(values, present_list), dtype=np.int64, count=int(present.sum())
-            )
-            return TimeColumn(out, present)
-        except OverflowError:
-            pass
-    return TimeColumn(object_array(values), present)
+            return TimeColumn(objects.astype(np.int64), present)
+        except OverflowError:  # (beyond the long range: the values as written)
+            objects = object_array(values)
+    return TimeColumn(objects, present)
 
 
 def ints_column(values: list[int]) -> TimeColumn:
@@ -685,6 +730,29 @@ class _Group:
         item = self.fields[f][r]
         return item.get() if item.__class__ is Deferred else item
 
+    def put(self, out: np.ndarray, slots: list[tuple[int, Any]]) -> None:
+        """``out[at(r)] = values`` for each ``(r, values)`` (the entries' values of record slot
+        ``r``, an array, or one value for all). Into an output bigger than the caches, entry
+        block by entry block: each block's records are one after another in ``out``, so each
+        of its cache lines is written once rather than once per slot."""
+        if out.nbytes < _BLOCKED_BYTES or len(slots) < 2:
+            for r, values in slots:
+                out[self.at(r)] = values
+            return
+        offsets = np.array([r for r, _ in slots], dtype=np.int64)
+        grid = np.empty((_BLOCK_ENTRIES, len(slots)), dtype=out.dtype)
+        for start in range(0, self.n, _BLOCK_ENTRIES):
+            stop = min(start + _BLOCK_ENTRIES, self.n)
+            block = grid[: stop - start]
+            for j, (_, values) in enumerate(slots):
+                block[:, j] = values[start:stop] if isinstance(values, np.ndarray) else values
+            out[(self.first[start:stop, None] + offsets).ravel()] = block.ravel()
+
+
+# ``_Group.put``: an output of more bytes than this is written in blocks of this many entries
+_BLOCKED_BYTES = 16 << 20
+_BLOCK_ENTRIES = 8192
+
 
 @dataclass(frozen=True, slots=True)
 class _Pick:
@@ -792,6 +860,26 @@ class Pieces:
         out = np.empty(len(rows), dtype=object)
         for hit, e, item in self._found(rows, kind, f):
             out[hit] = object_array(item) if e is None else _entry_values(item, e)
+        return out
+
+    def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
+        """The detail field as the buffer holds it, not decoded (for a reader that splits the
+        details into their fields itself, ``to_pandas``): per piece of records (their kind,
+        None where it varies from record to record; their positions, ascending; their
+        details: a list or an object array with one per record, a ``CodedColumn``, a
+        ``Tuples``, else one value for them all). The plain records first, then each
+        marker's record slots; nothing is kept (the column, decoded later, reads them
+        again)."""
+        f = BASE_NAMES.index("detail")
+        out: list[tuple[str | None, np.ndarray, Any]] = []
+        with paused():
+            items = self._items()
+            if self.flat is not None:
+                at = self.plain_at if self.plain_at is not None else np.arange(self.n)
+                out.append((None, at, self.flat.field(f, drop=True)))
+            for group in items:
+                for r in range(group.count):
+                    out.append((group.kinds[r], group.at(r), group.item(f, r)))
         return out
 
     def _found(
@@ -922,7 +1010,10 @@ class Pieces:
             return c
 
         def remap(column: CodedColumn) -> np.ndarray:
+            first = len(values)  # (the codes new values get from here on)
             table = np.fromiter(map(code, column.values), dtype=np.int32, count=len(column.values))
+            if first == 0 and len(values) == len(table):  # all new, in order: the same codes
+                return column.codes
             return table[column.codes] if len(column.codes) else column.codes
 
         if base is not None:
@@ -935,16 +1026,18 @@ class Pieces:
             self._put(out, remap(encode(plain, fast=fast)), pick)
         for group, read in self._read(pick):
             done: dict[int, np.ndarray] = {}  # id(item) -> codes (items stay alive meanwhile)
-            for r, at in read:
+            slots: list[tuple[int, Any]] = []
+            for r, _ in read:
                 item = group.item(f, r)
                 if isinstance(item, (CodedColumn, list)):
                     codes = done.get(id(item))
                     if codes is None:
                         coded = item if isinstance(item, CodedColumn) else encode(item, fast=fast)
                         codes = done[id(item)] = remap(coded)
-                    out[at] = codes
+                    slots.append((r, codes))
                 else:  # the same for every entry
-                    out[at] = code(item)
+                    slots.append((r, code(item)))
+            group.put(out, slots)
         return CodedColumn(out, values)
 
     def _time(
@@ -968,12 +1061,16 @@ class Pieces:
                 self._put(present, column.present, pick)
         for group, read in self._read(pick):
             done: dict[int, Any] = {}
-            for r, at in read:
+            times: list[tuple[int, Any]] = []
+            masks: list[tuple[int, Any]] = []
+            for r, _ in read:
                 item = group.item(f, r)
                 v, m = (0, False) if item is None else _entry_times(item, done)
-                values[at] = v
+                times.append((r, v))
                 if not whole or m is not True:
-                    present[at] = m
+                    masks.append((r, m))
+            group.put(values, times)
+            group.put(present, masks)
         return TimeColumn(values, present)
 
     def _time_objects(self, plain: list[Any] | None, f: int, pick: _Pick | None) -> TimeColumn:
@@ -1009,6 +1106,8 @@ def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
     a ``CodedColumn``, a list or an array, one value per entry, else one value for all)."""
     if isinstance(item, CodedColumn):
         return item.decode(entries)
+    if isinstance(item, Tuples):
+        return item.pick(entries)
     if isinstance(item, np.ndarray):
         return item[entries] if item.dtype == object else object_array(item[entries].tolist())
     if isinstance(item, list):

@@ -12,15 +12,19 @@ its values (``detail_column``): a categorical when every value is a string, null
 (``deduplicated``, ``existed``), else objects (element payloads, windows such as a timer's
 ``namespace``, an int beyond the long range, mixed types, a field None throughout). Missing
 on the rows of other kinds: ``<NA>`` in the nullable columns, NaN in the categoricals,
-``None`` among objects. Values are the engine's own objects (a namespace is a
-``TimeWindow``, an element value is the record itself). ``frame.attrs["schema_version"]``
-names the schema.
+``None`` among objects; a detail categorical's categories in order of first appearance.
+Values are the engine's own objects (a namespace is a ``TimeWindow``, an element value is
+the record itself). ``frame.attrs["schema_version"]`` names the schema.
 
 The frame is built column by column from the trace's codes and typed arrays (issue 11): the
 categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
 and their masks, the window bounds gathered from the distinct windows, and each detail field
 from ``detail_fields``, which splits a detail tuple shared by many records once; only the
-fields that stay objects take a full-length object array. Gathers by ``int32`` codes go chunk
+fields that stay objects take a full-length object array. While the trace's detail column is
+not decoded yet (a first read), the detail fields come from the write buffer's items instead
+(``item_fields``: a packed entry's tuples said field by field, its coded shared tuples split
+once, the plain records split by kind), and the detail column itself is never made (the
+trace keeps its write buffer until a reader decodes it). Gathers by ``int32`` codes go chunk
 by chunk (no full-length ``intp`` copy of the codes), and no other full-length temporary is
 kept that a pass can do without: memory a 1M-event frame would touch fresh. Each column owns
 its arrays (no mask is shared: setting a cell changes one column).
@@ -48,6 +52,7 @@ from winviz.trace.columns import (
     CodedColumn,
     TimeColumn,
     TraceColumns,
+    Tuples,
     encode,
     object_array,
     time_column,
@@ -249,6 +254,159 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
     return parts
 
 
+def _field_names(kinds: Any) -> list[str]:
+    """The detail fields of these kinds, in ``DETAIL_FIELDS`` order (``detail`` last, for a
+    kind the schema lacks)."""
+    names: list[str] = []
+    for kind, fields in DETAIL_FIELDS.items():
+        if kind in kinds:
+            names.extend(f for f in fields if f not in names)
+    if any(kind not in DETAIL_FIELDS for kind in kinds):
+        names.append("detail")
+    return names
+
+
+def item_fields(
+    c: TraceColumns, items: list[tuple[str | None, np.ndarray, Any]]
+) -> dict[str, list[DetailPiece]]:
+    """``detail_fields`` from the detail field as the write buffer holds it
+    (``TraceColumns.detail_items``), without its column: a packed entry's item of one value
+    per record becomes its pieces as it is, one of tuples said field by field (``Tuples``)
+    gives each field's values straight, a coded one (``CodedColumn``: tuples a window's
+    records share) and one value for all are split once; the plain records (and a slot of
+    varying kinds) are split by kind. The same pieces' values as ``detail_fields`` gives,
+    kind by kind (a kind may have several pieces)."""
+    kind = c.kind
+    by_kind: list[tuple[str, np.ndarray, Any]] = []
+    for k, rows, item in items:
+        if not len(rows):
+            continue
+        if k is not None:
+            by_kind.append((k, rows, item))
+            continue
+        values = _item_objects(item, len(rows))
+        for code, at in _rows_by_code(kind.codes[rows], len(kind.values)):
+            by_kind.append((kind.values[code], rows[at], values[at]))
+    # the kinds in order of first appearance (each piece's rows ascending)
+    first: dict[str, int] = {}
+    for k, rows, _ in by_kind:
+        first[k] = min(first.get(k, len(c)), int(rows[0]))
+    kinds = sorted(first, key=first.__getitem__)
+    parts: dict[str, list[DetailPiece]] = {name: [] for name in _field_names(kinds)}
+    for k, rows, item in sorted(by_kind, key=lambda p: (first[p[0]], int(p[1][0]))):
+        fields = detail_names(k)
+        for name, piece in zip(fields, _item_pieces(c, k, rows, item, len(fields)), strict=True):
+            parts[name].append(DetailPiece(*piece))
+    return parts
+
+
+Piece = tuple[np.ndarray, np.ndarray, np.ndarray | None]  # rows, table, codes
+
+
+def _item_pieces(
+    c: TraceColumns, kind: str, rows: np.ndarray, item: Any, width: int
+) -> list[Piece]:
+    """The pieces (``DetailPiece``'s rows, table, codes) of each of a kind's
+    ``width`` detail fields, for its records ``rows`` whose details ``item`` gives (see
+    ``item_fields``)."""
+    if isinstance(item, CodedColumn) or not isinstance(item, (list, np.ndarray, Tuples)):
+        # a table of distinct details and each record's code in it (one value: code 0)
+        if isinstance(item, CodedColumn):
+            table, codes = _referenced(item.lookup(), item.codes)
+        else:
+            table = np.empty(1, dtype=object)
+            table[0] = item
+            codes = np.zeros(len(rows), dtype=np.int8)
+        if width == 1:
+            return [(rows, table, codes)]
+        tables = _split(table.tolist(), width)
+        if tables is not None:
+            return [(rows, t, codes) for t in tables]
+        item = table[codes]  # (a detail that is not a tuple of its fields: refused below)
+    if isinstance(item, Tuples) and width > 1 and len(item.fields) == width:
+        return [(rows, _typed(f), None) for f in item.fields]
+    values = _item_objects(item, len(rows))
+    if width == 1:
+        return [(rows, values, None)]
+    codes = None
+    first = rows
+    ids = object_ids(values)
+    if shared(ids):  # each distinct tuple split once (by identity: the engine shares tuples)
+        codes, at = first_of_each(ids)
+        first, values = rows[at], values[at]
+    tables = split_fields(c, kind, first, values.tolist(), width)
+    return [(rows, t, codes) for t in tables]
+
+
+def _referenced(table: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A coded item's table without the values no record refers to, and the codes into it."""
+    used = np.bincount(codes, minlength=len(table)) > 0
+    if used.all():
+        return table, codes
+    remap = np.cumsum(used) - 1
+    return table[used], remap.astype(codes.dtype)[codes]
+
+
+def _split(details: list[Any], width: int) -> list[np.ndarray] | None:
+    """The fields of some details that are all tuples (or lists) of ``width`` values, field
+    by field; None when one is not."""
+    if not all(isinstance(d, (tuple, list)) and len(d) == width for d in details):
+        return None
+    return [object_array([d[i] for d in details]) for i in range(width)]
+
+
+def _typed(values: Any) -> np.ndarray:
+    """Values given one per record as an ``int64`` array when every one is an ``int`` in the
+    long range (an ``int64`` array as it is; a list: one pass for their types, one to convert
+    them), else as objects."""
+    if isinstance(values, np.ndarray) and values.dtype == np.int64:
+        return values
+    if isinstance(values, list) and set(map(type, values)) == {int}:
+        try:
+            return np.fromiter(values, dtype=np.int64, count=len(values))
+        except OverflowError:
+            pass
+    return _objects_of(values)
+
+
+def _objects_of(values: Any) -> np.ndarray:
+    """Values given one per record (a list or an array) as an object array."""
+    if isinstance(values, np.ndarray):
+        return values if values.dtype == object else object_array(values.tolist())
+    return object_array(values)
+
+
+def _item_objects(item: Any, n: int) -> np.ndarray:
+    """The details of ``n`` records as an object array, one per record (see ``item_fields``)."""
+    if isinstance(item, (list, np.ndarray)):
+        return _objects_of(item)
+    if isinstance(item, Tuples):
+        return item.objects()
+    if isinstance(item, CodedColumn):
+        return item.decode()
+    out = np.empty(n, dtype=object)
+    out.fill(item)
+    return out
+
+
+def _rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]:
+    """The positions of each code's values in ``codes`` (codes below ``count``), in order,
+    for the codes present (ascending)."""
+    if count <= 256:  # a stable sort of small ints is a radix sort: one pass
+        codes = codes.astype(np.uint8)
+    if count <= _FEW_KINDS:  # a pass per code over the (one-byte) codes: no sort
+        found = [(code, np.flatnonzero(codes == code)) for code in range(count)]
+        return [(code, at) for code, at in found if len(at)]
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
+    return [
+        (int(ordered[start]), order[start:stop])
+        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+        if stop > start
+    ]
+
+
 def _addresses(values: np.ndarray) -> np.ndarray:
     """The identities of an object array's elements as ``object_ids`` gives them, read in
     place where ``object_ids`` would copy them (CPython, 64-bit, a contiguous array): a
@@ -309,10 +467,9 @@ def split_fields(
 def detail_columns(c: TraceColumns, *, defer: bool = False) -> dict[str, Any]:
     """One column per detail field of the kinds present, missing on the rows of other kinds
     (see ``detail_column``; ``defer``: a categorical as its ``Coded`` codes)."""
-    return {
-        name: detail_column(len(c), pieces, defer=defer)
-        for name, pieces in detail_fields(c).items()
-    }
+    items = c.detail_items()
+    fields = detail_fields(c) if items is None else item_fields(c, items)
+    return {name: detail_column(len(c), pieces, defer=defer) for name, pieces in fields.items()}
 
 
 _NONE = type(None)
@@ -338,7 +495,7 @@ def detail_column(n: int, pieces: list[DetailPiece], *, defer: bool = False) -> 
     """
     if all(_first(p).__class__ in _TYPED for p in pieces):
         tables = [p.distinct() for p in pieces]
-        types = set().union(*(map(type, t.tolist()) for t in tables))
+        types = set().union(*map(_types, tables))
         if types == {str}:
             coded = _strings(n, pieces, tables)
             return coded if defer else coded.categorical()
@@ -357,7 +514,16 @@ def _first(p: DetailPiece) -> Any:
     """A piece's first value (None for a piece without rows)."""
     if not len(p.rows):
         return None
+    if p.table.dtype != object:  # (ints: ``_typed``)
+        return p.table[0].item()
     return p.table[p.rows[0] if p.whole else 0]
+
+
+def _types(table: np.ndarray) -> set[type]:
+    """The types of a table's values (an ``int64`` table: ints, ``_typed``)."""
+    if table.dtype != object:
+        return {int}
+    return set(map(type, table.tolist()))
 
 
 def _code_type(categories: int) -> type:
@@ -370,17 +536,56 @@ def _code_type(categories: int) -> type:
 
 def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Coded:
     """The categorical codes of a field whose values are all strings (``tables``: each piece's
-    ``distinct`` values); categories in order of first appearance, piece by piece (as the
-    rows are given: each piece's values are in order of first appearance among its rows)."""
+    ``distinct`` values); categories in order of first appearance among all the rows (the
+    pieces' rows interleave: kinds, plain records and packed entries)."""
     local, uniques = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
+    local, uniques = _first_appearance(pieces, tables, local, uniques)
     local = local.astype(_code_type(len(uniques)), copy=False)
     codes = np.full(n, -1, dtype=local.dtype)
     offset = 0
     for p, table in zip(pieces, tables, strict=True):
         here = local[offset : offset + len(table)]
         offset += len(table)
-        codes[p.rows] = here if p.codes is None else here[p.codes]
-    return Coded(codes, list(uniques))
+        _put(codes, p.rows, here, p.codes)
+    return Coded(codes, uniques)
+
+
+def _first_appearance(
+    pieces: list[DetailPiece], tables: list[np.ndarray], local: np.ndarray, uniques: Any
+) -> tuple[np.ndarray, list[Any]]:
+    """``_strings``' codes of the tables' values (``local``, into ``uniques``) renumbered in
+    order of each value's first row (each piece's rows ascending; a value of a table no row
+    refers to is no category: code -1)."""
+    first: dict[int, int] = {}  # a value's code -> the first row seen holding it
+    offset = 0
+    for p, table in zip(pieces, tables, strict=True):
+        here = local[offset : offset + len(table)]
+        offset += len(table)
+        if not len(p.rows):
+            continue
+        if (here == here[0]).all():  # one value: its first row is the piece's first
+            seen = [(int(here[0]), int(p.rows[0]))]
+        else:
+            per_row = here if p.codes is None else here[p.codes]
+            _, at = first_of_each(per_row)
+            seen = list(zip(per_row[at].tolist(), p.rows[at].tolist(), strict=True))
+        for code, row in seen:
+            if code not in first or row < first[code]:
+                first[code] = row
+    order = sorted(first, key=first.__getitem__)
+    remap = np.full(len(uniques), -1, dtype=np.int64)
+    remap[order] = np.arange(len(order))
+    return remap[local], [uniques[i] for i in order]
+
+
+def _put(out: np.ndarray, rows: np.ndarray, table: np.ndarray, codes: np.ndarray | None) -> None:
+    """``out[rows] = table`` (``codes`` None) or ``table[codes]``, gathered chunk by chunk (no
+    full-length temporary of the gathered values, see ``_CHUNK``)."""
+    if codes is None:
+        out[rows] = table
+        return
+    for start in range(0, len(rows), _CHUNK):
+        out[rows[start : start + _CHUNK]] = table.take(codes[start : start + _CHUNK])
 
 
 def _masked(
@@ -393,6 +598,10 @@ def _masked(
     missing = np.ones(n, dtype=bool)
     none = id(None)
     for p, table in zip(pieces, tables, strict=True):
+        if table.dtype == dtype:  # (ints already: ``_typed``)
+            _put(data, p.rows, table, p.codes)
+            missing[p.rows] = False
+            continue
         absent = _addresses(table) == none
         try:
             if absent.any():
@@ -406,8 +615,8 @@ def _masked(
             data[p.rows] = values
             missing[p.rows] = absent
         else:
-            data[p.rows] = values[p.codes]
-            missing[p.rows] = absent[p.codes]
+            _put(data, p.rows, values, p.codes)
+            _put(missing, p.rows, absent, p.codes)
     return data, missing
 
 
@@ -419,7 +628,7 @@ def _objects(n: int, pieces: list[DetailPiece]) -> pd.Series:
         if p.whole:
             whole[p.rows] = True
         else:
-            out[p.rows] = p.values()
+            _put(out, p.rows, p.table, p.codes)
     whole_pieces = [p for p in pieces if p.whole]
     if whole_pieces:  # their table is the whole detail column: one pass over it
         np.copyto(out, whole_pieces[0].table, where=whole)

@@ -86,7 +86,8 @@ class Packed:
         (``BASE_FIELDS`` order) a tuple with one item per record of an entry — the value
         every entry's record has, or the ``n`` entries' values: a list, or already converted
         (a ``CodedColumn`` for kind / operator / key / window, an ``int64`` array or a
-        ``TimeColumn`` for a time, an object array for the detail; ``winviz.trace.columns``),
+        ``TimeColumn`` for a time, an object array, a ``CodedColumn`` or a ``Tuples`` for the
+        detail; ``winviz.trace.columns``),
         or a ``Deferred`` that makes one of those when its field is decoded. An item several
         records share is converted once. This default unpacks entry by entry; a subclass may
         say it directly."""
