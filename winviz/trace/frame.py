@@ -68,10 +68,10 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
         starts, ends, no_window = _window_columns(c)
         columns: dict[str, Any] = {
             "seq": c.seq,
-            "kind": Coded(c.kind.codes, c.kind.values),
+            "kind": categorical(c.kind, strings=True),
             "proc_time": nullable_ints(c.proc_time),
             "watermark": nullable_ints(c.watermark),
-            "operator": Coded(c.operator.codes, c.operator.values),
+            "operator": categorical(c.operator, strings=True),
             "key": categorical(c.key),
             "window_start": pd.arrays.IntegerArray(starts, no_window),
             "window_end": pd.arrays.IntegerArray(ends, no_window.copy()),
@@ -128,25 +128,58 @@ def nullable_ints(column: TimeColumn) -> Any:
 
 
 def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
-    """A coded column as a pandas Categorical, or its values as objects when they cannot be
-    categories."""
-    if strings:
-        return from_codes(column.codes, column.values)
+    """A coded column as a pandas Categorical whose categories are its values in order of
+    first appearance (None is a missing value, code -1; a value no record has is no
+    category), or its values as objects when they cannot be categories. ``strings``: values
+    known to be strings (kind, operator): a ``Coded``, made into a Categorical later."""
     values = column.lookup()
-    none = np.flatnonzero(np.equal(values, None))
+    order = appearance_order(column.codes, len(values))
+    keep = order[np.not_equal(values[order], None)] if len(order) else order
+    in_order = len(keep) == len(values) and bool((keep == np.arange(len(values))).all())
+    if strings:
+        if in_order:
+            return Coded(column.codes, column.values)
+        return Coded(_recoded(column.codes, keep, len(values)), values[keep].tolist())
     try:
-        categories = pd.Index(np.delete(values, none), dtype=object, tupleize_cols=False)
+        categories = pd.Index(values[keep], dtype=object, tupleize_cols=False)
         if categories.is_unique and not categories.hasnans:
-            # None is a missing value, not a category: code -1
-            remap = np.arange(len(values), dtype=np.int32) - np.searchsorted(
-                none, np.arange(len(values)), side="right"
-            )
-            remap[none] = -1
-            codes = _take(remap.astype(_code_type(len(categories))), column.codes)
+            codes = _recoded(column.codes, keep, len(values))
             return from_codes(codes, categories)
     except TypeError:
         pass
     return pd.Series(column.decode(), dtype=object)
+
+
+def appearance_order(codes: np.ndarray, count: int) -> np.ndarray:
+    """The codes (of ``0 .. count-1``; -1: none) that occur in ``codes``, in order of their
+    first occurrence: read chunk by chunk, up to the chunk where the last one first occurs
+    (usually the first chunk)."""
+    found = np.zeros(count, dtype=bool)
+    order: list[np.ndarray] = []
+    left = count
+    for start in range(0, len(codes), _CHUNK):
+        chunk = codes[start : start + _CHUNK]
+        if len(chunk) and chunk.min() < 0:
+            chunk = chunk[chunk >= 0]
+        new = np.flatnonzero((np.bincount(chunk, minlength=count) > 0) & ~found)
+        if not len(new):
+            continue
+        first = np.empty(count, dtype=np.int64)  # (where each code first occurs in the chunk)
+        first[chunk[::-1]] = np.arange(len(chunk) - 1, -1, -1)
+        order.append(new[np.argsort(first[new], kind="stable")])
+        found[new] = True
+        left -= len(new)
+        if not left:
+            break
+    return np.concatenate(order) if order else np.zeros(0, dtype=np.int64)
+
+
+def _recoded(codes: np.ndarray, keep: np.ndarray, count: int) -> np.ndarray:
+    """``codes`` (of ``0 .. count-1``) as codes into the values ``keep`` (-1 for the others),
+    in the narrowest type pandas keeps."""
+    remap = np.full(count, -1, dtype=_code_type(len(keep)))
+    remap[keep] = np.arange(len(keep))
+    return _take(remap, codes)
 
 
 def from_codes(codes: np.ndarray, categories: Any) -> pd.Categorical:
