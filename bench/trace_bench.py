@@ -11,7 +11,10 @@ to the traced run itself:
 * ``columns, all decoded`` — the first read and every column decoded (what a reader of
   every field, ``to_pandas`` say, pays for the first read);
 * ``to_pandas`` — the DataFrame, on a fresh run's trace (first read included);
-* ``save+load`` — ``trace.save`` to Parquet and ``wv.load_trace`` back;
+* ``save+load`` — ``trace.save`` to Parquet and ``wv.load_trace`` back (a loaded trace, like
+  a run's, decodes each column but ``seq`` and ``kind`` when a reader first asks for it);
+  ``save+load, all decoded`` — the same and every column of the loaded trace decoded (no goal
+  of its own: what a reader of every field pays);
 * the charts' specs (``to_dict()``) from a fresh run's trace: ``timeline`` (``view="timeline"``:
   ``"auto"`` would draw this long, barely disordered run as the skew chart), ``scrubber``,
   ``timers_chart``, ``window_lanes``, ``propagation_chart``, ``skew_chart`` (what
@@ -163,6 +166,13 @@ def main() -> None:
                 return cpu(lambda: wv.load_trace(trace.save(path)))
 
             figures["save+load"] = min(save_load() for _ in range(args.repeat))
+
+            def save_load_decoded(n: int = n) -> float:
+                trace = fresh(n)
+                decode_all(trace.columns())
+                return cpu(lambda: decode_all(wv.load_trace(trace.save(path)).columns()))
+
+            figures["save+load, all decoded"] = min(save_load_decoded() for _ in range(args.repeat))
         if n <= args.charts_max:
             charts: dict[str, Callable[[wv.Trace], object]] = {
                 # the timeline itself: view="auto" would draw this long run as the skew chart
