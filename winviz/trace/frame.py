@@ -259,13 +259,7 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
     kind the schema lacks) as pieces, one per kind that has the field (kinds in order of
     first appearance)."""
     per_kind = kind_rows(c)
-    names: list[str] = []
-    for kind, fields in DETAIL_FIELDS.items():
-        if kind in per_kind:
-            names.extend(f for f in fields if f not in names)
-    if any(kind not in DETAIL_FIELDS for kind in per_kind):
-        names.append("detail")
-    parts: dict[str, list[DetailPiece]] = {name: [] for name in names}
+    parts: dict[str, list[DetailPiece]] = {name: [] for name in _field_names(per_kind)}
     ids: np.ndarray | None = None  # the details' identities (read once, without touching them)
     for kind, rows in per_kind.items():
         fields = detail_names(kind)
