@@ -109,6 +109,9 @@ class TraceView:
         self._rows_of: dict[int, np.ndarray] = {}  # per kind code: its records, in seq order
         self.memo: dict[Any, Any] = {}  # tables derived from this view (see ``memoized``)
         self._last_kinds: tuple[np.ndarray, list[str]] | None = None  # (see ``_kinds_in``)
+        # ``select``'s results by (kinds, operator), and the kinds present in each (by id)
+        self._selected: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
+        self._kinds_of: dict[int, tuple[np.ndarray, list[str]]] = {}
 
     @property
     def kinds(self) -> np.ndarray:
@@ -153,18 +156,29 @@ class TraceView:
         return {k: int(n[i]) for k, i in self._code_of.items()}
 
     def select(self, *kinds: str, operator: str | None = None) -> np.ndarray:
-        """The positions of records of these kinds, in seq order."""
+        """The positions of records of these kinds, in seq order (read-only: found once per
+        view, kinds and operator, and shared; the kinds present among them are remembered
+        for ``part``)."""
         kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
+        found = self._selected.get((kinds, operator))
+        if found is not None:
+            return found
         parts = [self._rows(self._code_of[k]) for k in kinds]
+        if operator is not None and parts:
+            column = self.c.part("operator", kinds)
+            code = column.code_of(operator)
+            parts = [p[column.codes[p] == code] for p in parts]
+        present = [k for k, p in zip(kinds, parts, strict=True) if len(p)]
+        parts = [p for p in parts if len(p)]
         if not parts:
             rows = np.zeros(0, dtype=np.int64)
         elif len(parts) == 1:
             rows = parts[0]
         else:  # each part in seq order: one sort of their union
             rows = np.sort(np.concatenate(parts), kind="stable")  # merges the sorted runs
-        if operator is not None and len(rows):
-            column = self.c.part("operator", kinds)
-            rows = rows[column.codes[rows] == column.code_of(operator)]
+        rows.setflags(write=False)
+        self._selected[(kinds, operator)] = rows
+        self._kinds_of[id(rows)] = (rows, present)  # (the array kept: its id stays its own)
         return rows
 
     def _rows(self, code: int) -> np.ndarray:
@@ -174,6 +188,17 @@ class TraceView:
             rows = self._rows_of[code] = np.flatnonzero(self._codes == code)
             rows.setflags(write=False)  # shared by every select of this kind
         return rows
+
+    def read_parts(self, parts: dict[str, tuple[str, ...]]) -> None:
+        """Read each field's part for these kinds at once (``TraceColumns.part``), the kinds
+        that have records only: a chart that will read a field of several kinds one after
+        another asks for their union first, and each later read finds its records decoded
+        (one pass over the write buffer per field instead of one per kind). Nothing changes
+        when the columns are decoded already."""
+        for name, kinds in parts.items():
+            present = [k for k in kinds if k in self._code_of]
+            if present:
+                self.c.part(name, present)
 
     def part(self, name: str, rows: np.ndarray) -> Any:
         """Field ``name``'s part for the kinds of these records (``TraceColumns.part``): its
@@ -189,6 +214,9 @@ class TraceView:
         last = self._last_kinds
         if last is not None and last[0] is rows:
             return last[1]
+        known = self._kinds_of.get(id(rows))
+        if known is not None and known[0] is rows:  # an array ``select`` made
+            return known[1]
         present = np.bincount(self._codes[rows], minlength=len(self._kind_names))
         kinds = self._kind_names[np.flatnonzero(present)].tolist()
         self._last_kinds = (rows, kinds)
@@ -348,6 +376,20 @@ class Columns:
     def take(self, rows: np.ndarray) -> Columns:
         """The rows at these positions (or where a boolean mask is True)."""
         return Columns({name: values[rows] for name, values in self._data.items()})
+
+    @property
+    def columns(self) -> list[str]:
+        """The column names, in order."""
+        return list(self._data)
+
+    def frame(self) -> pd.DataFrame:
+        """The table as a DataFrame (object columns kept as objects)."""
+        return pd.DataFrame(
+            {
+                name: pd.Series(values, dtype=object) if values.dtype == object else values
+                for name, values in self._data.items()
+            }
+        )
 
 
 def memoized(view: TraceView, name: str, operator: str, build: Any) -> Any:
@@ -709,16 +751,19 @@ def _firings(view: TraceView, operator: str) -> dict[str, Any]:
 _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
 
 
-def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
+FIRING_MARK_COLUMNS = ("seq", "window_start", "window_end", "proc_time", "at", "fired_by")
+CLEANUP_MARK_COLUMNS = ("seq", "window_start", "window_end", "proc_time", "cleanup_time")
+
+
+def firing_marks(view: TraceView, operator: str) -> Columns:
     """Where ``firings`` puts each firing of a time window, without its texts (key, result,
     cause wording): seq, window_start, window_end, proc_time, at and fired_by with the values
-    ``firings`` has (times as int64 columns where every value is an exact int, else objects)
-    — what a chart needs to draw many firings aggregated. Read off ``firings`` when that was
-    derived already."""
+    ``firings`` has (times as int64 columns where every value is an exact int, else objects;
+    fired_by objects) — what a chart needs to draw many firings aggregated, as ``Columns``
+    (no DataFrame). Read off ``firings`` when that was derived already."""
     known = view.memo.get(("firings", operator))
     if known is not None:
-        known = known[known["window_end"].notna()]
-        return known[["seq", "window_start", "window_end", "proc_time", "at", "fired_by"]]
+        return _known_marks(known, FIRING_MARK_COLUMNS)
     rows = view.select("fired", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
@@ -737,24 +782,38 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
     else:
         stamps = np.full(len(rows), None, dtype=object)
         stamps[has_timer] = view.column("ts", timer_rows[has_timer])
-        at = _objects(
+        at = object_array(
             [
                 t if d == "event" else e
                 for t, d, e in zip(stamps.tolist(), domains.tolist(), end.tolist(), strict=True)
             ]
         )
-    return pd.DataFrame(
+    return Columns(
         {
             "seq": rows,
             "window_start": start,
             "window_end": end,
-            "proc_time": _times(view, "proc_time", rows),
+            "proc_time": _time_values(view, "proc_time", rows),
             "at": at,
-            "fired_by": _objects(
-                fired_by(base_causes(calls), domains, view.ints("watermark", rows)[0])
-            ),
+            "fired_by": fired_by(base_causes(calls), domains, view.ints("watermark", rows)[0]),
         }
     )
+
+
+def _known_marks(known: pd.DataFrame, names: tuple[str, ...]) -> Columns:
+    """The marks' columns of a frame derived already (``firings``, ``cleanups``): its rows
+    with a time window, each column's values as its ``to_numpy()`` gives them."""
+    known = known[known["window_end"].notna()]
+    return Columns({name: known[name].to_numpy() for name in names})
+
+
+def _time_values(view: TraceView, name: str, rows: np.ndarray) -> np.ndarray:
+    """``_times`` as an array: int64 when every record has an exact value, else the values
+    as objects (ints, None where absent)."""
+    column = view.part(name, rows).take(rows)
+    if column.exact and column.present.all():
+        return column.values
+    return view.column(name, rows)
 
 
 def firing_causes(
@@ -813,27 +872,39 @@ def cleanups(view: TraceView, operator: str) -> pd.DataFrame:
     return memoized(view, "cleanups", operator, lambda: _cleanups(view, operator))
 
 
-def cleanup_marks(view: TraceView, operator: str) -> pd.DataFrame:
+def cleanup_marks(view: TraceView, operator: str) -> Columns:
     """The ``cleanup`` records of time windows without their key, watermark and ts: seq,
-    window_start, window_end, proc_time and cleanup_time as ``cleanups`` has them — what a
-    chart needs to draw many cleanups aggregated. Read off ``cleanups`` when that was
+    window_start, window_end, proc_time and cleanup_time as ``cleanups`` has them (times
+    int64 where every value is an int in the long range, else objects) — what a chart needs
+    to draw many cleanups aggregated, as ``Columns``. Read off ``cleanups`` when that was
     derived already."""
     known = view.memo.get(("cleanups", operator))
     if known is not None:
-        known = known[known["window_end"].notna()]
-        return known[["seq", "window_start", "window_end", "proc_time", "cleanup_time"]]
+        return _known_marks(known, CLEANUP_MARK_COLUMNS)
     rows = view.select("cleanup", operator=operator)
     start, end, present = view.bounds(rows)
     rows = rows[present]
-    return pd.DataFrame(
+    return Columns(
         {
             "seq": rows,
             "window_start": start[present],
             "window_end": end[present],
-            "proc_time": _times(view, "proc_time", rows),
-            "cleanup_time": _objects(view.detail("cleanup", "cleanup_time", rows)),
+            "proc_time": _time_values(view, "proc_time", rows),
+            "cleanup_time": _int64_if_ints(view.detail("cleanup", "cleanup_time", rows)),
         }
     )
+
+
+def _int64_if_ints(values: np.ndarray) -> np.ndarray:
+    """An object array of values as int64 when every one is an ``int`` (not a bool) in the
+    long range, else as it is."""
+    items = values.tolist()
+    if set(map(type, items)) != {int}:
+        return values
+    try:
+        return np.array(items, dtype=np.int64)
+    except OverflowError:
+        return values
 
 
 def cleanup_columns(view: TraceView, operator: str) -> Columns | None:
