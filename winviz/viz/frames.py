@@ -499,8 +499,8 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     codes = view.kind_codes(rows)  # (read once: each mask below compares them)
     is_element = codes == view.kind_code("element")
     group = np.cumsum(is_element) - 1
-    keep = group >= 0
-    if not keep.all():
+    if len(group) and group[0] < 0:  # records before the first element (group: ascending)
+        keep = slice(int(np.argmax(is_element)) if is_element.any() else len(rows), None)
         rows, group, is_element, codes = rows[keep], group[keep], is_element[keep], codes[keep]
 
     assigned = codes == view.kind_code("assigned")
@@ -511,16 +511,17 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     stamps, has_ts = view.ints("ts", erows)
     marks, has_mark = view.ints("watermark", erows)
     late = has_ts & has_mark & (stamps <= marks)
-    accepted = np.zeros(n, dtype=bool)
-    accepted[group[assigned]] = True
-    late_accepted = late & accepted
     n_windows = np.bincount(group[assigned], minlength=n)
-    dropped = np.zeros(n, dtype=bool)
-    dropped[group[codes == view.kind_code("late_dropped")]] = True
-    side = np.zeros(n, dtype=bool)
-    side[group[late_side_outputs(view, rows, group, operator)]] = True
-
-    fate = np.where(dropped, 2, np.where(side, 3, np.where(late_accepted, 1, 0)))
+    # the fate's position in palette.FATES: late and assigned (to one window at least) is
+    # "late, accepted"; a side output of its own (see late_side_outputs) or a late_dropped
+    # record overrides that, late_dropped first
+    fate = np.zeros(n, dtype=np.int64)
+    fate[late & (n_windows > 0)] = 1
+    if view.kind_code("side_output") >= 0:
+        fate[group[late_side_outputs(view, rows, group, operator)]] = 3
+    dropped = view.kind_code("late_dropped")
+    if dropped >= 0:
+        fate[group[codes == dropped]] = 2
     return Columns(
         {
             "seq": erows,
@@ -528,7 +529,7 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
             "ts": _numbers(stamps, has_ts),  # view.numbers("ts", erows), read once
             "fate": _FATE_NAMES[fate],  # an object array (not pandas' str dtype)
             "windows": n_windows,
-            "fate_code": fate,  # the fate's position in palette.FATES (counted with bincount)
+            "fate_code": fate,  # counted with bincount
         }
     )
 

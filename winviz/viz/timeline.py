@@ -159,8 +159,8 @@ def _timeline(
     width: int,
     height: int,
 ) -> alt.TopLevelMixin:
-    op = pick_operator(view, operator)
     view.read_parts(TIMELINE_PARTS)
+    op = pick_operator(view, operator)
     elements = frames.element_fate_columns(view, op)
     n = len(elements)
     elements = _where_present(elements, "ts")
