@@ -1017,8 +1017,11 @@ def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
 
 def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
     rows = view.select("assigned", "fired", "cleanup", operator=operator)
-    start, end, present = view.bounds(rows)
-    rows, start, end = rows[present], start[present], end[present]
+    # the windows' codes read once (``bounds`` and ``window_codes`` both read them)
+    window_codes, (starts_of, ends_of, has_of) = view.window_codes(rows)
+    present = has_of[window_codes]
+    if not present.all():
+        rows, window_codes = rows[present], window_codes[present]
     if not len(rows):
         return None
     proc, _ = view.ints("proc_time", rows)
@@ -1037,14 +1040,14 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     t = text_of[key_codes]
     # one id per (start, end) among the trace's distinct windows, then per (key text, window)
     # in order of first appearance
-    window_codes, (starts_of, ends_of, _) = view.window_codes(rows)
     window_id = _group_ids(starts_of, ends_of) if len(starts_of) else starts_of
     codes = window_id[window_codes].astype(np.int64)
     group, first_row = _first_appearance(t * (int(codes.max()) + 1) + codes)
     n_groups = len(first_row)
-    assigned = view.is_kind(rows, "assigned")
-    fired = view.is_kind(rows, "fired")
-    cleanup = view.is_kind(rows, "cleanup")
+    kinds = view.kind_codes(rows)  # (gathered once: three masks)
+    assigned = kinds == view.kind_code("assigned")
+    fired = kinds == view.kind_code("fired")
+    cleanup = kinds == view.kind_code("cleanup")
     first = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, group, proc)
     opened = first.copy()
@@ -1059,8 +1062,8 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     closed = np.where(kept, np.nan, last_cleanup.astype(np.float64)) if kept.any() else last_cleanup
     return {
         "key": np.asarray(texts, dtype=object)[t[first_row]],
-        "window_start": start[first_row],
-        "window_end": end[first_row],
+        "window_start": starts_of[window_codes[first_row]],
+        "window_end": ends_of[window_codes[first_row]],
         "opened": np.where(elements > 0, opened, first),
         "closed": closed,
         "elements": elements.astype(np.int64),
