@@ -42,7 +42,7 @@ import functools
 import json
 from collections.abc import Callable
 from json.encoder import encode_basestring
-from operator import is_, itemgetter
+from operator import is_, itemgetter, ne
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -50,7 +50,7 @@ import pandas as pd
 
 from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable
-from winviz.trace.bulk import first_of_each, object_ids
+from winviz.trace.bulk import distinct_objects, first_of_each, object_ids
 from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
@@ -772,9 +772,15 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
     has_timer = timer_rows >= 0
     domains = np.full(len(rows), None, dtype=object)
     timed = timer_rows[has_timer]
-    details = view.c.values_at("detail", timed, ("timer_fired",)).tolist()
-    domains[has_timer] = [d[0] for d in details]
-    event = domains == "event"
+    # each timer's domain: the first item of its detail, read once per detail object (the
+    # engine shares each window's timer details)
+    numbers, details = distinct_objects(view.c.values_at("detail", timed, ("timer_fired",)))
+    heads = [d[0] for d in details]
+    domains[has_timer] = object_array(heads)[numbers]
+    event = np.zeros(len(rows), dtype=bool)
+    event[has_timer] = np.array([h == "event" for h in heads], dtype=bool)[numbers]
+    has_domain = np.zeros(len(rows), dtype=bool)  # (a detail whose domain is not None)
+    has_domain[has_timer] = np.array([ne(h, None) for h in heads], dtype=bool)[numbers]
     event_rows = timer_rows[event]
     timer_ts = view.part("ts", event_rows).take(event_rows)
     if timer_ts.exact and timer_ts.present.all():  # ints: the timer's, else the window end
@@ -796,9 +802,24 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
             "window_end": end,
             "proc_time": _time_values(view, "proc_time", rows),
             "at": at,
-            "fired_by": fired_by(base_causes(calls), domains, view.ints("watermark", rows)[0]),
+            "fired_by": _fired_by_marks(calls, has_domain, event, view.ints("watermark", rows)[0]),
         }
     )
+
+
+def _fired_by_marks(
+    calls: np.ndarray, has_domain: np.ndarray, event: np.ndarray, watermarks: np.ndarray
+) -> np.ndarray:
+    """``fired_by(base_causes(calls), domains, watermarks)`` of firings whose timer's domain
+    is not None where ``has_domain`` and "event" where ``event``: the same texts, by masks
+    (no comparison per record's domain)."""
+    out = np.full(len(calls), "cause not traced", dtype=object)
+    for call, cause in _CALL_CAUSE.items():
+        out[calls == call] = cause
+    out[has_domain] = "processing-time timer"
+    out[event] = "event-time timer"
+    out[event & (watermarks == LONG_MAX)] = "end of input"
+    return out
 
 
 def _known_marks(known: pd.DataFrame, names: tuple[str, ...]) -> Columns:
