@@ -813,13 +813,21 @@ def _fired_by_marks(
     """``fired_by(base_causes(calls), domains, watermarks)`` of firings whose timer's domain
     is not None where ``has_domain`` and "event" where ``event``: the same texts, by masks
     (no comparison per record's domain)."""
-    out = np.full(len(calls), "cause not traced", dtype=object)
-    for call, cause in _CALL_CAUSE.items():
-        out[calls == call] = cause
+    numbers, distinct = distinct_objects(calls)  # (a few shared call names, and None)
+    out = object_array([_call_cause(c) for c in distinct])[numbers]
     out[has_domain] = "processing-time timer"
     out[event] = "event-time timer"
     out[event & (watermarks == LONG_MAX)] = "end of input"
     return out
+
+
+def _call_cause(call: Any) -> str:
+    """``fired_by``'s category of a firing no timer fired, from its trigger call alone."""
+    if call is None:
+        return "cause not traced"
+    if call.__class__ is str:
+        return _CALL_CAUSE.get(call, "cause not traced")
+    return base_causes(object_array([call]))[0] or "cause not traced"  # (compared as there)
 
 
 def _known_marks(known: pd.DataFrame, names: tuple[str, ...]) -> Columns:
