@@ -189,13 +189,16 @@ class TraceView:
             rows.setflags(write=False)  # shared by every select of this kind
         return rows
 
-    def read_parts(self, parts: dict[str, tuple[str, ...]]) -> None:
+    def read_parts(self, parts: dict[str, tuple[str, ...] | None]) -> None:
         """Read each field's part for these kinds at once (``TraceColumns.part``), the kinds
-        that have records only: a chart that will read a field of several kinds one after
-        another asks for their union first, and each later read finds its records decoded
-        (one pass over the write buffer per field instead of one per kind). Nothing changes
-        when the columns are decoded already."""
+        that have records only (None: the whole column): a chart that will read a field of
+        several kinds one after another asks for their union first, and each later read
+        finds its records decoded (one pass over the write buffer per field instead of one
+        per kind). Nothing changes when the columns are decoded already."""
         for name, kinds in parts.items():
+            if kinds is None:
+                getattr(self.c, name)
+                continue
             present = [k for k in kinds if k in self._code_of]
             if present:
                 self.c.part(name, present)

@@ -238,12 +238,8 @@ def _timeline(
     return palette.finish(chart, name="timeline", notes=notes, in_place=True)
 
 
-TIMELINE_PARTS = {
-    "operator": (
-        *frames.WINDOW_KINDS,
-        *frames.FATE_KINDS,
-        *("watermark", "trigger", "timer_fired", "cleanup", "merged"),
-    ),
+TIMELINE_PARTS: dict[str, tuple[str, ...] | None] = {
+    "operator": None,  # (whole: the records of nearly every kind are selected by operator)
     "proc_time": ("element", "watermark", "fired", "cleanup", "assigned"),
     "watermark": ("element", "watermark", "fired"),
     "ts": ("element", "timer_fired"),
@@ -251,9 +247,10 @@ TIMELINE_PARTS = {
     "key": ("fired", "cleanup", "assigned"),
 }
 """The fields and kinds every timeline reads (``TraceView.read_parts``: each field's part
-read once for all its kinds, on a trace not decoded yet): the operator of the records it
-selects by operator; the elements' and firings' times; the windows, keys and processing
-times of the window lives and marks; the firing timers' timestamps."""
+read once for all its kinds, on a trace not decoded yet): the elements' and firings' times;
+the windows, keys and processing times of the window lives and marks; the firing timers'
+timestamps; the operator of every record (None: the whole column, cheaper than the part of
+the kinds it selects by operator, which are most of the trace's)."""
 
 _extent = scale.extent
 _Table = pd.DataFrame | frames.Columns  # a table the timeline reads (frames.Columns: few rows)
