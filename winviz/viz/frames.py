@@ -163,11 +163,10 @@ class TraceView:
         found = self._selected.get((kinds, operator))
         if found is not None:
             return found
-        parts = [self._rows(self._code_of[k]) for k in kinds]
-        if operator is not None and parts:
-            column = self.c.part("operator", kinds)
-            code = column.code_of(operator)
-            parts = [p[column.codes[p] == code] for p in parts]
+        if operator is None:
+            parts = [self._rows(self._code_of[k]) for k in kinds]
+        else:
+            parts = [self._rows_at(k, operator, kinds) for k in kinds]
         present = [k for k, p in zip(kinds, parts, strict=True) if len(p)]
         parts = [p for p in parts if len(p)]
         if not parts:
@@ -180,6 +179,19 @@ class TraceView:
         self._selected[(kinds, operator)] = rows
         self._kinds_of[id(rows)] = (rows, present)  # (the array kept: its id stays its own)
         return rows
+
+    def _rows_at(self, kind: str, operator: str, kinds: tuple[str, ...]) -> np.ndarray:
+        """The records of one kind at one operator, found once per view (``kinds``: the
+        kinds whose operator part to read when it is not read yet)."""
+        found = self._selected.get(((kind,), operator))
+        if found is None:
+            rows = self._rows(self._code_of[kind])
+            column = self.c.part("operator", kinds)
+            found = rows[column.codes[rows] == column.code_of(operator)]
+            found.setflags(write=False)
+            self._selected[((kind,), operator)] = found
+            self._kinds_of[id(found)] = (found, [kind] if len(found) else [])
+        return found
 
     def _rows(self, code: int) -> np.ndarray:
         """The records of one kind (by its code), found once per view."""
