@@ -510,6 +510,8 @@ def _element_fates_frame(view: TraceView, operator: str) -> pd.DataFrame:
 
 
 def _element_fates(view: TraceView, operator: str) -> Columns:
+    if view.kind_code("side_output") < 0 and view.kind_code("skipped_late_window") < 0:
+        return _element_fates_searched(view, operator)
     rows = view.select(*FATE_KINDS, operator=operator)
     codes = view.kind_codes(rows)  # (read once: each mask below compares them)
     is_element = codes == view.kind_code("element")
@@ -545,6 +547,38 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
             "fate": _FATE_NAMES[fate],  # an object array (not pandas' str dtype)
             "windows": n_windows,
             "fate_code": fate,  # counted with bincount
+        }
+    )
+
+
+def _element_fates_searched(view: TraceView, operator: str) -> Columns:
+    """``_element_fates`` of a trace without side outputs: each assigned and late_dropped
+    record's element (the last element record of the operator before it) found by a binary
+    search among the elements, not by merging the records of all the kinds."""
+    erows = view.select("element", operator=operator)
+    n = len(erows)
+
+    def elements_of(kind: str) -> np.ndarray:
+        """The element of each record of ``kind`` at the operator that follows one."""
+        owner = np.searchsorted(erows, view.select(kind, operator=operator)) - 1
+        return owner[owner >= 0] if len(owner) and owner[0] < 0 else owner
+
+    stamps, has_ts = view.ints("ts", erows)
+    marks, has_mark = view.ints("watermark", erows)
+    late = has_ts & has_mark & (stamps <= marks)
+    n_windows = np.bincount(elements_of("assigned"), minlength=n)
+    fate = np.zeros(n, dtype=np.int64)
+    fate[late & (n_windows > 0)] = 1
+    if view.kind_code("late_dropped") >= 0:
+        fate[elements_of("late_dropped")] = 2
+    return Columns(
+        {
+            "seq": erows,
+            "proc_time": view.numbers("proc_time", erows),
+            "ts": _numbers(stamps, has_ts),
+            "fate": _FATE_NAMES[fate],
+            "windows": n_windows,
+            "fate_code": fate,
         }
     )
 
