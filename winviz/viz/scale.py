@@ -36,6 +36,11 @@ def extent(*columns: pd.Series) -> list[int]:
         dtype = getattr(column, "dtype", None)
         if isinstance(dtype, np.dtype) and dtype.kind in "if":  # numpy ints / floats: direct
             a = np.asarray(column)
+            if len(a):
+                lo, hi = a.min(), a.max()
+                if lo >= -EXACT and hi <= EXACT:  # the usual case: every one drawable (no NaN)
+                    out += [int(lo), int(hi)]
+                    continue
             a = a[np.abs(a) <= EXACT] if dtype.kind == "f" else a[(a >= -EXACT) & (a <= EXACT)]
             if len(a):
                 out += [int(a.min()), int(a.max())]
