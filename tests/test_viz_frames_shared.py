@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -76,13 +77,13 @@ def test_firing_and_cleanup_marks_are_the_firings_and_cleanups(many) -> None:
     cleaned = frames.cleanup_marks(view, "window")
     assert len(marks) == len(cleaned) == 3_030 > DETAIL_LIMIT
     fresh = frames.open_trace(many.trace)  # read without the full tables first
-    assert frames.firing_marks(fresh, "window").equals(marks)
+    assert frames.firing_marks(fresh, "window").frame().equals(marks.frame())
     full = frames.firings(view, "window")
     for column in marks.columns:
         assert marks[column].tolist() == full[column].tolist(), column
     # 101 windows, each fired by its event-time timer at its max timestamp (the last one by
     # the end-of-input watermark)
-    assert set(marks["fired_by"]) == {"event-time timer", "end of input"}
+    assert set(marks["fired_by"].tolist()) == {"event-time timer", "end of input"}
     assert (marks["at"] == marks["window_end"] - 1).all()
     full_cleaned = frames.cleanups(view, "window")
     for column in cleaned.columns:
@@ -275,3 +276,80 @@ def test_shorts_is_short_of_each() -> None:
     for limit in (60, 40, 10):
         assert frames.shorts(values, limit) == [frames.short(v, limit) for v in values]
     assert frames.shorts([("k3", 1200)]) == ['["k3",1200]']
+
+
+def _fates_by_walking(trace: wv.Trace, operator: str) -> list[tuple[int, str, int]]:
+    """(seq, fate, windows) of each element record of ``operator``, read record by record
+    (the schema's order rule 3: an assigned / late_dropped record belongs to the latest
+    element record of its operator)."""
+    out: list[list[Any]] = []
+    for r in trace:
+        if r.operator != operator:
+            continue
+        if r.kind == "element":
+            late = r.ts is not None and r.watermark is not None and r.ts <= r.watermark
+            out.append([r.seq, "late" if late else "on time", 0])
+        elif r.kind == "assigned" and out:
+            out[-1][2] += 1
+        elif r.kind == "late_dropped" and out:
+            out[-1][1] = "dropped"
+    return [
+        (
+            seq,
+            "late, accepted" if fate == "late" and n else "on time" if fate == "late" else fate,
+            n,
+        )
+        for seq, fate, n in out
+    ]
+
+
+def test_element_fates_without_side_outputs_are_the_records_fates() -> None:
+    # late elements, some accepted (allowed lateness), some dropped: no side output, so the
+    # fates are found by searching each record's element among the elements
+    env = wv.StreamExecutionEnvironment()
+    events = [(f"k{i % 3}", (i * 37) % 900 + (i // 10) * 100) for i in range(120)]
+    (
+        env.from_collection(events, arrival_interval=3)
+        .assign_timestamps_and_watermarks(bounded(50))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(200))
+        .allowed_lateness(150)
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    assert "side_output" not in frames.open_trace(trace).counts()
+    fates = frames.element_fate_columns(frames.open_trace(trace), "window")
+    got = list(
+        zip(fates["seq"].tolist(), fates["fate"].tolist(), fates["windows"].tolist(), strict=True)
+    )
+    expected = _fates_by_walking(trace, "window")
+    assert got == expected
+    assert {fate for _, fate, _ in expected} == {"on time", "late, accepted", "dropped"}
+
+
+def test_select_is_found_once_and_read_only(many) -> None:
+    view = frames.open_trace(many.trace)
+    rows = view.select("assigned", "fired", operator="window")
+    assert view.select("fired", "assigned", "fired", operator="window") is not rows  # (order)
+    assert view.select("assigned", "fired", operator="window") is rows
+    counts = view.counts()
+    assert len(rows) == counts["assigned"] + counts["fired"]
+    assert (np.diff(rows) > 0).all()
+    with pytest.raises(ValueError):
+        rows[0] = 1
+    assert len(view.select("assigned", operator="no such operator")) == 0
+
+
+def test_distinct_objects_number_objects_by_identity() -> None:
+    from winviz.trace.bulk import distinct_objects
+
+    shared, other = tuple(["event", 1]), tuple(["event", 1])  # equal, but two objects
+    assert shared == other and shared is not other
+    values = np.empty(5, dtype=object)
+    values[:] = [shared, other, shared, None, other]
+    numbers, distinct = distinct_objects(values)
+    assert numbers.tolist() == [0, 1, 0, 2, 1]
+    assert distinct[0] is shared and distinct[1] is other and distinct[2] is None
+    empty_numbers, empty = distinct_objects(np.empty(0, dtype=object))
+    assert empty_numbers.tolist() == [] and empty == []

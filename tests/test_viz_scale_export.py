@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 
+import numpy as np
 import pytest
 from jobs import explorer_job
 
@@ -218,3 +219,19 @@ def test_trace_view_windows_global_and_none() -> None:
         assert view.operators("assigned") == ["window"]
         assert frames.element_fates(view, "window")["fate"].tolist() == ["on time", "on time"]
         assert np.array_equal(view.kinds_of(rows), view.kinds[rows])
+
+
+def test_bin_index_is_the_floor_division() -> None:
+    # cell edges, values a hair below and above them, and a width whose multiples round
+    from winviz.viz.scale import _bin_index
+
+    lo, hi, n = -1_000_003, 2_000_000_017, 97
+    width = (hi - lo) / n
+    edges = lo + np.arange(n + 1) * width
+    values = np.concatenate(
+        [edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf), [lo, hi, 0.0]]
+    )
+    values = np.clip(values, lo, hi)
+    expected = np.clip((values - lo) // width, 0, n - 1).astype(np.int64)
+    assert _bin_index(values - lo, width, n).tolist() == expected.tolist()
+    assert _bin_index(np.array([0.0, 2.5, 2.9999999999, 3.0]), 1.0, 5).tolist() == [0, 2, 2, 3]

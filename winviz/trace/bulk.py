@@ -10,6 +10,8 @@ These helpers keep it at C speed:
   ``arrival``, ``element`` and ``assigned`` records), as ``id()`` would.
 * ``first_of_each``: codes of values numbered in order of first appearance, and where each
   code first appears.
+* ``distinct_objects``: an object array's distinct objects (by identity) and each element's
+  number among them — to compute something once per shared object (a detail tuple's fields).
 """
 
 from __future__ import annotations
@@ -47,3 +49,14 @@ def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     first = np.zeros(len(uniques), dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
     return codes, first
+
+
+def distinct_objects(values: np.ndarray) -> tuple[np.ndarray, list[object]]:
+    """The number of each element of a 1-d object array among its distinct objects (by
+    identity, numbered in order of first appearance) and those objects, in that order: a
+    reader of a field of values the trace shares (a window's timer details, a trigger call's
+    detail) reads each shared object once, without touching every element."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64), []
+    codes, first = first_of_each(object_ids(values))
+    return codes, values[first].tolist()

@@ -11,11 +11,10 @@ gives no timer. ``winviz.viz`` (firing marks) and ``winviz.why`` word the result
 
 from __future__ import annotations
 
-from operator import is_
-
 import numpy as np
 
-from winviz.trace.columns import TraceColumns, identity
+from winviz.trace.bulk import distinct_objects, object_ids
+from winviz.trace.columns import TraceColumns, identity, object_array
 
 TIMER_CALLS = ("on_event_time", "on_processing_time")
 
@@ -48,19 +47,24 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
         order, candidates, ops = order[by], candidates[by], ops[by]
         wanted = fired_ops.astype(np.int64) * scale + fired_rows
     is_trigger = codes[candidates] == trigger
-    pos = np.arange(len(candidates))
-    last_trigger = np.maximum.accumulate(np.where(is_trigger, pos, -1))
-    last_timer = np.maximum.accumulate(np.where(is_trigger, -1, pos))
+    triggers = np.flatnonzero(is_trigger)  # (positions among the candidates)
+    timers_at = np.flatnonzero(~is_trigger)
     before = np.searchsorted(order, wanted) - 1  # the latest of them before (any operator)
-    t = np.where(before >= 0, last_trigger[np.maximum(before, 0)], -1)
+    # the latest trigger record at or before each: the last trigger position <= before
+    k = np.searchsorted(triggers, before, side="right") - 1
+    t = np.where((before >= 0) & (k >= 0), triggers[np.maximum(k, 0)], -1)
     has = t >= 0
     has[has] = ops[t[has]] == fired_ops[has]  # a trigger record of the firing's operator
     mine = np.flatnonzero(has)
     t = t[mine]
-    found = [d[0] for d in c.values_at("detail", candidates[t], ("trigger",)).tolist()]
-    calls[mine] = found
-    j = last_timer[t]  # the latest timer_fired before the call (any operator)
-    timed = np.fromiter(map(TIMER_CALLS.__contains__, found), dtype=bool, count=len(found))
+    # each call's name: the first item of its detail, read once per detail object (the
+    # engine shares them)
+    numbers, details = distinct_objects(c.values_at("detail", candidates[t], ("trigger",)))
+    names = [d[0] for d in details]
+    calls[mine] = object_array(names)[numbers]
+    k = np.searchsorted(timers_at, t, side="right") - 1  # the latest timer_fired before
+    j = np.where(k >= 0, timers_at[np.maximum(k, 0)], -1)  # (any operator)
+    timed = np.array([name in TIMER_CALLS for name in names], dtype=bool)[numbers]
     timed &= j >= 0
     timed[timed] = ops[j[timed]] == ops[t[timed]]  # of the call's operator
     trows, frows = candidates[j[timed]], fired_rows[mine[timed]]
@@ -74,9 +78,9 @@ def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.nda
     beside it, by type and value as the columns' dictionaries tell values apart (Java's
     ``equals``: ``1`` and ``True`` differ). The ``fired`` records' values are read from the
     field's part of the ``fired`` records (which the charts read too), the timers' alone."""
-    a = c.values_at(name, timer_rows, ("timer_fired",)).tolist()
-    b = c.part(name, ("fired",)).decode(fired_rows).tolist()
-    same = np.fromiter(map(is_, a, b), dtype=bool, count=len(a))
-    for i in np.flatnonzero(~same).tolist():  # (the same object is the same value)
+    a = c.values_at(name, timer_rows, ("timer_fired",))
+    b = c.part(name, ("fired",)).decode(fired_rows)
+    same = object_ids(a) == object_ids(b)  # (the same object is the same value)
+    for i in np.flatnonzero(~same).tolist():
         same[i] = identity(a[i]) == identity(b[i])
     return same

@@ -42,7 +42,7 @@ import functools
 import json
 from collections.abc import Callable
 from json.encoder import encode_basestring
-from operator import is_, itemgetter
+from operator import is_, itemgetter, ne
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -50,7 +50,7 @@ import pandas as pd
 
 from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable
-from winviz.trace.bulk import first_of_each, object_ids
+from winviz.trace.bulk import distinct_objects, first_of_each, object_ids
 from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
@@ -109,6 +109,9 @@ class TraceView:
         self._rows_of: dict[int, np.ndarray] = {}  # per kind code: its records, in seq order
         self.memo: dict[Any, Any] = {}  # tables derived from this view (see ``memoized``)
         self._last_kinds: tuple[np.ndarray, list[str]] | None = None  # (see ``_kinds_in``)
+        # ``select``'s results by (kinds, operator), and the kinds present in each (by id)
+        self._selected: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
+        self._kinds_of: dict[int, tuple[np.ndarray, list[str]]] = {}
 
     @property
     def kinds(self) -> np.ndarray:
@@ -153,19 +156,42 @@ class TraceView:
         return {k: int(n[i]) for k, i in self._code_of.items()}
 
     def select(self, *kinds: str, operator: str | None = None) -> np.ndarray:
-        """The positions of records of these kinds, in seq order."""
+        """The positions of records of these kinds, in seq order (read-only: found once per
+        view, kinds and operator, and shared; the kinds present among them are remembered
+        for ``part``)."""
         kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
-        parts = [self._rows(self._code_of[k]) for k in kinds]
+        found = self._selected.get((kinds, operator))
+        if found is not None:
+            return found
+        if operator is None:
+            parts = [self._rows(self._code_of[k]) for k in kinds]
+        else:
+            parts = [self._rows_at(k, operator, kinds) for k in kinds]
+        present = [k for k, p in zip(kinds, parts, strict=True) if len(p)]
+        parts = [p for p in parts if len(p)]
         if not parts:
             rows = np.zeros(0, dtype=np.int64)
         elif len(parts) == 1:
             rows = parts[0]
         else:  # each part in seq order: one sort of their union
             rows = np.sort(np.concatenate(parts), kind="stable")  # merges the sorted runs
-        if operator is not None and len(rows):
-            column = self.c.part("operator", kinds)
-            rows = rows[column.codes[rows] == column.code_of(operator)]
+        rows.setflags(write=False)
+        self._selected[(kinds, operator)] = rows
+        self._kinds_of[id(rows)] = (rows, present)  # (the array kept: its id stays its own)
         return rows
+
+    def _rows_at(self, kind: str, operator: str, kinds: tuple[str, ...]) -> np.ndarray:
+        """The records of one kind at one operator, found once per view (``kinds``: the
+        kinds whose operator part to read when it is not read yet)."""
+        found = self._selected.get(((kind,), operator))
+        if found is None:
+            rows = self._rows(self._code_of[kind])
+            column = self.c.part("operator", kinds)
+            found = rows[column.codes[rows] == column.code_of(operator)]
+            found.setflags(write=False)
+            self._selected[((kind,), operator)] = found
+            self._kinds_of[id(found)] = (found, [kind] if len(found) else [])
+        return found
 
     def _rows(self, code: int) -> np.ndarray:
         """The records of one kind (by its code), found once per view."""
@@ -174,6 +200,20 @@ class TraceView:
             rows = self._rows_of[code] = np.flatnonzero(self._codes == code)
             rows.setflags(write=False)  # shared by every select of this kind
         return rows
+
+    def read_parts(self, parts: dict[str, tuple[str, ...] | None]) -> None:
+        """Read each field's part for these kinds at once (``TraceColumns.part``), the kinds
+        that have records only (None: the whole column): a chart that will read a field of
+        several kinds one after another asks for their union first, and each later read
+        finds its records decoded (one pass over the write buffer per field instead of one
+        per kind). Nothing changes when the columns are decoded already."""
+        for name, kinds in parts.items():
+            if kinds is None:
+                getattr(self.c, name)
+                continue
+            present = [k for k in kinds if k in self._code_of]
+            if present:
+                self.c.part(name, present)
 
     def part(self, name: str, rows: np.ndarray) -> Any:
         """Field ``name``'s part for the kinds of these records (``TraceColumns.part``): its
@@ -189,6 +229,9 @@ class TraceView:
         last = self._last_kinds
         if last is not None and last[0] is rows:
             return last[1]
+        known = self._kinds_of.get(id(rows))
+        if known is not None and known[0] is rows:  # an array ``select`` made
+            return known[1]
         present = np.bincount(self._codes[rows], minlength=len(self._kind_names))
         kinds = self._kind_names[np.flatnonzero(present)].tolist()
         self._last_kinds = (rows, kinds)
@@ -349,6 +392,20 @@ class Columns:
         """The rows at these positions (or where a boolean mask is True)."""
         return Columns({name: values[rows] for name, values in self._data.items()})
 
+    @property
+    def columns(self) -> list[str]:
+        """The column names, in order."""
+        return list(self._data)
+
+    def frame(self) -> pd.DataFrame:
+        """The table as a DataFrame (object columns kept as objects)."""
+        return pd.DataFrame(
+            {
+                name: pd.Series(values, dtype=object) if values.dtype == object else values
+                for name, values in self._data.items()
+            }
+        )
+
 
 def memoized(view: TraceView, name: str, operator: str, build: Any) -> Any:
     """``build()`` once per view, table name and operator: the frames below that several
@@ -453,12 +510,14 @@ def _element_fates_frame(view: TraceView, operator: str) -> pd.DataFrame:
 
 
 def _element_fates(view: TraceView, operator: str) -> Columns:
+    if view.kind_code("side_output") < 0 and view.kind_code("skipped_late_window") < 0:
+        return _element_fates_searched(view, operator)
     rows = view.select(*FATE_KINDS, operator=operator)
     codes = view.kind_codes(rows)  # (read once: each mask below compares them)
     is_element = codes == view.kind_code("element")
     group = np.cumsum(is_element) - 1
-    keep = group >= 0
-    if not keep.all():
+    if len(group) and group[0] < 0:  # records before the first element (group: ascending)
+        keep = slice(int(np.argmax(is_element)) if is_element.any() else len(rows), None)
         rows, group, is_element, codes = rows[keep], group[keep], is_element[keep], codes[keep]
 
     assigned = codes == view.kind_code("assigned")
@@ -469,16 +528,17 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     stamps, has_ts = view.ints("ts", erows)
     marks, has_mark = view.ints("watermark", erows)
     late = has_ts & has_mark & (stamps <= marks)
-    accepted = np.zeros(n, dtype=bool)
-    accepted[group[assigned]] = True
-    late_accepted = late & accepted
     n_windows = np.bincount(group[assigned], minlength=n)
-    dropped = np.zeros(n, dtype=bool)
-    dropped[group[codes == view.kind_code("late_dropped")]] = True
-    side = np.zeros(n, dtype=bool)
-    side[group[late_side_outputs(view, rows, group, operator)]] = True
-
-    fate = np.where(dropped, 2, np.where(side, 3, np.where(late_accepted, 1, 0)))
+    # the fate's position in palette.FATES: late and assigned (to one window at least) is
+    # "late, accepted"; a side output of its own (see late_side_outputs) or a late_dropped
+    # record overrides that, late_dropped first
+    fate = np.zeros(n, dtype=np.int64)
+    fate[late & (n_windows > 0)] = 1
+    if view.kind_code("side_output") >= 0:
+        fate[group[late_side_outputs(view, rows, group, operator)]] = 3
+    dropped = view.kind_code("late_dropped")
+    if dropped >= 0:
+        fate[group[codes == dropped]] = 2
     return Columns(
         {
             "seq": erows,
@@ -486,7 +546,39 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
             "ts": _numbers(stamps, has_ts),  # view.numbers("ts", erows), read once
             "fate": _FATE_NAMES[fate],  # an object array (not pandas' str dtype)
             "windows": n_windows,
-            "fate_code": fate,  # the fate's position in palette.FATES (counted with bincount)
+            "fate_code": fate,  # counted with bincount
+        }
+    )
+
+
+def _element_fates_searched(view: TraceView, operator: str) -> Columns:
+    """``_element_fates`` of a trace without side outputs: each assigned and late_dropped
+    record's element (the last element record of the operator before it) found by a binary
+    search among the elements, not by merging the records of all the kinds."""
+    erows = view.select("element", operator=operator)
+    n = len(erows)
+
+    def elements_of(kind: str) -> np.ndarray:
+        """The element of each record of ``kind`` at the operator that follows one."""
+        owner = np.searchsorted(erows, view.select(kind, operator=operator)) - 1
+        return owner[owner >= 0] if len(owner) and owner[0] < 0 else owner
+
+    stamps, has_ts = view.ints("ts", erows)
+    marks, has_mark = view.ints("watermark", erows)
+    late = has_ts & has_mark & (stamps <= marks)
+    n_windows = np.bincount(elements_of("assigned"), minlength=n)
+    fate = np.zeros(n, dtype=np.int64)
+    fate[late & (n_windows > 0)] = 1
+    if view.kind_code("late_dropped") >= 0:
+        fate[elements_of("late_dropped")] = 2
+    return Columns(
+        {
+            "seq": erows,
+            "proc_time": view.numbers("proc_time", erows),
+            "ts": _numbers(stamps, has_ts),
+            "fate": _FATE_NAMES[fate],
+            "windows": n_windows,
+            "fate_code": fate,
         }
     )
 
@@ -709,16 +801,19 @@ def _firings(view: TraceView, operator: str) -> dict[str, Any]:
 _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
 
 
-def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
+FIRING_MARK_COLUMNS = ("seq", "window_start", "window_end", "proc_time", "at", "fired_by")
+CLEANUP_MARK_COLUMNS = ("seq", "window_start", "window_end", "proc_time", "cleanup_time")
+
+
+def firing_marks(view: TraceView, operator: str) -> Columns:
     """Where ``firings`` puts each firing of a time window, without its texts (key, result,
     cause wording): seq, window_start, window_end, proc_time, at and fired_by with the values
-    ``firings`` has (times as int64 columns where every value is an exact int, else objects)
-    — what a chart needs to draw many firings aggregated. Read off ``firings`` when that was
-    derived already."""
+    ``firings`` has (times as int64 columns where every value is an exact int, else objects;
+    fired_by objects) — what a chart needs to draw many firings aggregated, as ``Columns``
+    (no DataFrame). Read off ``firings`` when that was derived already."""
     known = view.memo.get(("firings", operator))
     if known is not None:
-        known = known[known["window_end"].notna()]
-        return known[["seq", "window_start", "window_end", "proc_time", "at", "fired_by"]]
+        return _known_marks(known, FIRING_MARK_COLUMNS)
     rows = view.select("fired", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
@@ -726,9 +821,15 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
     has_timer = timer_rows >= 0
     domains = np.full(len(rows), None, dtype=object)
     timed = timer_rows[has_timer]
-    details = view.c.values_at("detail", timed, ("timer_fired",)).tolist()
-    domains[has_timer] = [d[0] for d in details]
-    event = domains == "event"
+    # each timer's domain: the first item of its detail, read once per detail object (the
+    # engine shares each window's timer details)
+    numbers, details = distinct_objects(view.c.values_at("detail", timed, ("timer_fired",)))
+    heads = [d[0] for d in details]
+    domains[has_timer] = object_array(heads)[numbers]
+    event = np.zeros(len(rows), dtype=bool)
+    event[has_timer] = np.array([h == "event" for h in heads], dtype=bool)[numbers]
+    has_domain = np.zeros(len(rows), dtype=bool)  # (a detail whose domain is not None)
+    has_domain[has_timer] = np.array([ne(h, None) for h in heads], dtype=bool)[numbers]
     event_rows = timer_rows[event]
     timer_ts = view.part("ts", event_rows).take(event_rows)
     if timer_ts.exact and timer_ts.present.all():  # ints: the timer's, else the window end
@@ -737,24 +838,61 @@ def firing_marks(view: TraceView, operator: str) -> pd.DataFrame:
     else:
         stamps = np.full(len(rows), None, dtype=object)
         stamps[has_timer] = view.column("ts", timer_rows[has_timer])
-        at = _objects(
+        at = object_array(
             [
                 t if d == "event" else e
                 for t, d, e in zip(stamps.tolist(), domains.tolist(), end.tolist(), strict=True)
             ]
         )
-    return pd.DataFrame(
+    return Columns(
         {
             "seq": rows,
             "window_start": start,
             "window_end": end,
-            "proc_time": _times(view, "proc_time", rows),
+            "proc_time": _time_values(view, "proc_time", rows),
             "at": at,
-            "fired_by": _objects(
-                fired_by(base_causes(calls), domains, view.ints("watermark", rows)[0])
-            ),
+            "fired_by": _fired_by_marks(calls, has_domain, event, view.ints("watermark", rows)[0]),
         }
     )
+
+
+def _fired_by_marks(
+    calls: np.ndarray, has_domain: np.ndarray, event: np.ndarray, watermarks: np.ndarray
+) -> np.ndarray:
+    """``fired_by(base_causes(calls), domains, watermarks)`` of firings whose timer's domain
+    is not None where ``has_domain`` and "event" where ``event``: the same texts, by masks
+    (no comparison per record's domain)."""
+    numbers, distinct = distinct_objects(calls)  # (a few shared call names, and None)
+    out = object_array([_call_cause(c) for c in distinct])[numbers]
+    out[has_domain] = "processing-time timer"
+    out[event] = "event-time timer"
+    out[event & (watermarks == LONG_MAX)] = "end of input"
+    return out
+
+
+def _call_cause(call: Any) -> str:
+    """``fired_by``'s category of a firing no timer fired, from its trigger call alone."""
+    if call is None:
+        return "cause not traced"
+    if call.__class__ is str:
+        return _CALL_CAUSE.get(call, "cause not traced")
+    return base_causes(object_array([call]))[0] or "cause not traced"  # (compared as there)
+
+
+def _known_marks(known: pd.DataFrame, names: tuple[str, ...]) -> Columns:
+    """The marks' columns of a frame derived already (``firings``, ``cleanups``): its rows
+    with a time window, each column's values as its ``to_numpy()`` gives them."""
+    known = known[known["window_end"].notna()]
+    return Columns({name: known[name].to_numpy() for name in names})
+
+
+def _time_values(view: TraceView, name: str, rows: np.ndarray) -> np.ndarray:
+    """``_times`` as an array: int64 when every record has an exact value, else the values
+    as objects (ints, None where absent)."""
+    column = view.part(name, rows).take(rows)
+    if column.exact and column.present.all():
+        return column.values
+    return view.column(name, rows)
 
 
 def firing_causes(
@@ -813,27 +951,39 @@ def cleanups(view: TraceView, operator: str) -> pd.DataFrame:
     return memoized(view, "cleanups", operator, lambda: _cleanups(view, operator))
 
 
-def cleanup_marks(view: TraceView, operator: str) -> pd.DataFrame:
+def cleanup_marks(view: TraceView, operator: str) -> Columns:
     """The ``cleanup`` records of time windows without their key, watermark and ts: seq,
-    window_start, window_end, proc_time and cleanup_time as ``cleanups`` has them — what a
-    chart needs to draw many cleanups aggregated. Read off ``cleanups`` when that was
+    window_start, window_end, proc_time and cleanup_time as ``cleanups`` has them (times
+    int64 where every value is an int in the long range, else objects) — what a chart needs
+    to draw many cleanups aggregated, as ``Columns``. Read off ``cleanups`` when that was
     derived already."""
     known = view.memo.get(("cleanups", operator))
     if known is not None:
-        known = known[known["window_end"].notna()]
-        return known[["seq", "window_start", "window_end", "proc_time", "cleanup_time"]]
+        return _known_marks(known, CLEANUP_MARK_COLUMNS)
     rows = view.select("cleanup", operator=operator)
     start, end, present = view.bounds(rows)
     rows = rows[present]
-    return pd.DataFrame(
+    return Columns(
         {
             "seq": rows,
             "window_start": start[present],
             "window_end": end[present],
-            "proc_time": _times(view, "proc_time", rows),
-            "cleanup_time": _objects(view.detail("cleanup", "cleanup_time", rows)),
+            "proc_time": _time_values(view, "proc_time", rows),
+            "cleanup_time": _int64_if_ints(view.detail("cleanup", "cleanup_time", rows)),
         }
     )
+
+
+def _int64_if_ints(values: np.ndarray) -> np.ndarray:
+    """An object array of values as int64 when every one is an ``int`` (not a bool) in the
+    long range, else as it is."""
+    items = values.tolist()
+    if set(map(type, items)) != {int}:
+        return values
+    try:
+        return np.array(items, dtype=np.int64)
+    except OverflowError:
+        return values
 
 
 def cleanup_columns(view: TraceView, operator: str) -> Columns | None:
@@ -945,8 +1095,11 @@ def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
 
 def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
     rows = view.select("assigned", "fired", "cleanup", operator=operator)
-    start, end, present = view.bounds(rows)
-    rows, start, end = rows[present], start[present], end[present]
+    # the windows' codes read once (``bounds`` and ``window_codes`` both read them)
+    window_codes, (starts_of, ends_of, has_of) = view.window_codes(rows)
+    present = has_of[window_codes]
+    if not present.all():
+        rows, window_codes = rows[present], window_codes[present]
     if not len(rows):
         return None
     proc, _ = view.ints("proc_time", rows)
@@ -965,14 +1118,14 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     t = text_of[key_codes]
     # one id per (start, end) among the trace's distinct windows, then per (key text, window)
     # in order of first appearance
-    window_codes, (starts_of, ends_of, _) = view.window_codes(rows)
     window_id = _group_ids(starts_of, ends_of) if len(starts_of) else starts_of
     codes = window_id[window_codes].astype(np.int64)
     group, first_row = _first_appearance(t * (int(codes.max()) + 1) + codes)
     n_groups = len(first_row)
-    assigned = view.is_kind(rows, "assigned")
-    fired = view.is_kind(rows, "fired")
-    cleanup = view.is_kind(rows, "cleanup")
+    kinds = view.kind_codes(rows)  # (gathered once: three masks)
+    assigned = kinds == view.kind_code("assigned")
+    fired = kinds == view.kind_code("fired")
+    cleanup = kinds == view.kind_code("cleanup")
     first = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, group, proc)
     opened = first.copy()
@@ -987,8 +1140,8 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     closed = np.where(kept, np.nan, last_cleanup.astype(np.float64)) if kept.any() else last_cleanup
     return {
         "key": np.asarray(texts, dtype=object)[t[first_row]],
-        "window_start": start[first_row],
-        "window_end": end[first_row],
+        "window_start": starts_of[window_codes[first_row]],
+        "window_end": ends_of[window_codes[first_row]],
         "opened": np.where(elements > 0, opened, first),
         "closed": closed,
         "elements": elements.astype(np.int64),

@@ -73,9 +73,19 @@ def window_lanes(
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="window_lanes")
 
 
+LANES_PARTS: dict[str, tuple[str, ...] | None] = {
+    "operator": None,  # (whole: cheaper than the part of the many kinds selected by operator)
+    "watermark": ("cleanup", "fired"),
+    "ts": ("cleanup", "timer_fired"),
+}
+"""The fields the lanes read for several kinds, each read once for all of them
+(``TraceView.read_parts``; see ``timeline.TIMELINE_PARTS``)."""
+
+
 def _lanes(
     view: TraceView, operator: str | None, max_keys: int, max_bars: int, width: int
 ) -> alt.TopLevelMixin:
+    view.read_parts(LANES_PARTS)
     op = pick_operator(view, operator)
     bars = _bars(view, op)
     if bars.empty:

@@ -36,6 +36,11 @@ def extent(*columns: pd.Series) -> list[int]:
         dtype = getattr(column, "dtype", None)
         if isinstance(dtype, np.dtype) and dtype.kind in "if":  # numpy ints / floats: direct
             a = np.asarray(column)
+            if len(a):
+                lo, hi = a.min(), a.max()
+                if lo >= -EXACT and hi <= EXACT:  # the usual case: every one drawable (no NaN)
+                    out += [int(lo), int(hi)]
+                    continue
             a = a[np.abs(a) <= EXACT] if dtype.kind == "f" else a[(a >= -EXACT) & (a <= EXACT)]
             if len(a):
                 out += [int(a.min()), int(a.max())]
@@ -147,6 +152,19 @@ def bin_elements(
     return _bin_codes(xs, ys, codes, labels, "fate", x_domain, y_domain, max_points)
 
 
+def _bin_index(offsets: np.ndarray, width: float, n: int) -> np.ndarray:
+    """``np.clip(offsets // width, 0, n - 1).astype(np.int64)``, the floor division done as
+    ``floor(offsets / width)`` (several times faster) wherever the quotient is not within
+    1e-6 of an integer — there both are the exact floor of the quotient —, and by ``//``
+    itself where it is (where the rounded quotient could be the next integer)."""
+    quotient = offsets / width
+    index = np.floor(quotient)
+    near = np.abs(quotient - np.rint(quotient)) < 1e-6
+    if near.any():
+        index[near] = offsets[near] // width
+    return np.clip(index, 0, n - 1).astype(np.int64)
+
+
 def _cells(
     xs: np.ndarray,
     ys: np.ndarray,
@@ -161,8 +179,8 @@ def _cells(
     """The non-empty cells of an nx × ny grid per ``by`` code: count, mean x / y, bounds."""
     (x0, x1), (y0, y1) = x_range, y_range
     wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
-    ix = np.clip(((xs - x0) // wx), 0, nx - 1).astype(np.int64)
-    iy = np.clip(((ys - y0) // wy), 0, ny - 1).astype(np.int64)
+    ix = _bin_index(xs - x0, wx, nx)
+    iy = _bin_index(ys - y0, wy, ny)
     # one integer per (ix, iy, by value), ordered as the sorted (ix, iy, by) triples
     cell = (ix * ny + iy) * len(labels) + codes
     size = nx * ny * len(labels)

@@ -103,6 +103,15 @@ def scrubber(
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="scrubber")
 
 
+SCRUBBER_PARTS: dict[str, tuple[str, ...] | None] = {
+    "operator": None,  # (whole: cheaper than the part of the many kinds selected by operator)
+    "proc_time": ("element", "watermark", "fired", "cleanup", "assigned"),
+    "watermark": ("element", "watermark"),
+}
+"""The fields the scrubber reads for several kinds, each read once for all of them
+(``TraceView.read_parts``; see ``timeline.TIMELINE_PARTS``)."""
+
+
 def _scrubber(
     view: TraceView,
     operator: str | None,
@@ -113,6 +122,7 @@ def _scrubber(
     width: int,
     height: int,
 ) -> alt.TopLevelMixin:
+    view.read_parts(SCRUBBER_PARTS)
     op = pick_operator(view, operator)
     # element_fates as columns (no DataFrame: only a few columns are read, then binned)
     elements = frames.element_fate_columns(view, op)

@@ -159,6 +159,7 @@ def _timeline(
     width: int,
     height: int,
 ) -> alt.TopLevelMixin:
+    view.read_parts(TIMELINE_PARTS)
     op = pick_operator(view, operator)
     elements = frames.element_fate_columns(view, op)
     n = len(elements)
@@ -237,6 +238,20 @@ def _timeline(
     return palette.finish(chart, name="timeline", notes=notes, in_place=True)
 
 
+TIMELINE_PARTS: dict[str, tuple[str, ...] | None] = {
+    "operator": None,  # (whole: the records of nearly every kind are selected by operator)
+    "proc_time": ("element", "watermark", "fired", "cleanup", "assigned"),
+    "watermark": ("element", "watermark", "fired"),
+    "ts": ("element", "timer_fired"),
+    "window": ("fired", "cleanup", "assigned"),
+    "key": ("fired", "cleanup", "assigned"),
+}
+"""The fields and kinds every timeline reads (``TraceView.read_parts``: each field's part
+read once for all its kinds, on a trace not decoded yet): the elements' and firings' times;
+the windows, keys and processing times of the window lives and marks; the firing timers'
+timestamps; the operator of every record (None: the whole column, cheaper than the part of
+the kinds it selects by operator, which are most of the trace's)."""
+
 _extent = scale.extent
 _Table = pd.DataFrame | frames.Columns  # a table the timeline reads (frames.Columns: few rows)
 
@@ -295,9 +310,10 @@ def _horizons(lives: _Table, cleaned: _Table) -> dict[tuple[int, int], int]:
     out: dict[tuple[int, int], int] = {}
     if cleaned.empty or lives.empty:
         return out
-    times = cleaned["cleanup_time"].tolist()
-    if all(t.__class__ is int for t in times):  # the usual case: every window's last one
-        stamps = np.array(times, dtype=np.int64)
+    column = cleaned["cleanup_time"]
+    times = None if _int64(column) else column.tolist()
+    if times is None or all(t.__class__ is int for t in times):  # the usual case
+        stamps = np.array(column if times is None else times, dtype=np.int64)
         starts = np.asarray(cleaned["window_start"], dtype=np.int64)
         ends = np.asarray(cleaned["window_end"], dtype=np.int64)
         order = np.lexsort((stamps, ends, starts))  # per window, its latest cleanup last
@@ -322,6 +338,11 @@ def _horizons(lives: _Table, cleaned: _Table) -> dict[tuple[int, int], int]:
         if t > window[1] - 1:
             out[window] = t
     return out
+
+
+def _int64(column: Any) -> bool:
+    """Whether a table's column holds int64 values (numpy's, not objects)."""
+    return isinstance(column.dtype, np.dtype) and column.dtype == np.int64
 
 
 def _bands(
@@ -1128,11 +1149,11 @@ def _firings_aggregated(
 ) -> alt.Chart:
     """One mark per (window, cause, event time of the firing timer — else the window end)
     at the first such firing's processing time."""
-    starts = fired["window_start"].to_numpy(dtype=np.int64)
-    ends = fired["window_end"].to_numpy(dtype=np.int64)
-    at = pd.to_numeric(fired["at"]).astype("int64").to_numpy()
-    proc = pd.to_numeric(fired["proc_time"]).to_numpy()
-    causes, names = pd.factorize(fired["fired_by"].to_numpy(dtype=object))
+    starts = np.asarray(fired["window_start"], dtype=np.int64)
+    ends = np.asarray(fired["window_end"], dtype=np.int64)
+    at = np.asarray(pd.to_numeric(fired["at"])).astype(np.int64)
+    proc = np.asarray(pd.to_numeric(fired["proc_time"]))
+    causes, names = pd.factorize(np.asarray(fired["fired_by"], dtype=object))
     rank = np.argsort(np.argsort(np.asarray(names, dtype=object)))[causes]  # by cause name
     order = np.lexsort((rank, at, ends, starts))  # groups sorted as groupby(sort=True)
     keys = np.stack([starts, ends, at, rank])[:, order]
@@ -1190,8 +1211,8 @@ def _cleanups_aggregated(
     cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> alt.Chart:
     """One mark per window at its last cleanup."""
-    starts = cleaned["window_start"].to_numpy(dtype=np.int64)
-    ends = cleaned["window_end"].to_numpy(dtype=np.int64)
+    starts = np.asarray(cleaned["window_start"], dtype=np.int64)
+    ends = np.asarray(cleaned["window_end"], dtype=np.int64)
     order = np.lexsort((ends, starts))  # windows in (start, end) order
     starts, ends = starts[order], ends[order]
     first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
@@ -1200,8 +1221,10 @@ def _cleanups_aggregated(
             "window_start": starts[first],
             "window_end": ends[first],
             "keys": np.diff(np.r_[first, len(order)]),
-            "proc": np.fmax.reduceat(pd.to_numeric(cleaned["proc_time"]).to_numpy()[order], first),
-            "at": np.fmax.reduceat(pd.to_numeric(cleaned["cleanup_time"]).to_numpy()[order], first),
+            "proc": np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned["proc_time"]))[order], first),
+            "at": np.fmax.reduceat(
+                np.asarray(pd.to_numeric(cleaned["cleanup_time"]))[order], first
+            ),
         }
     )
     agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
