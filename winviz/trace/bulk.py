@@ -8,6 +8,8 @@ These helpers keep it at C speed:
   call per element. Readers tell a trace's values apart by identity where the engine shares
   one object among many records (a window's timer details, an element's payload in its
   ``arrival``, ``element`` and ``assigned`` records), as ``id()`` would.
+* ``object_pointers``: the same, read in place (a read-only view of the array's pointers, no
+  copy) where the array is contiguous, for readers that gather from it while it lives.
 * ``first_of_each``: codes of values numbered in order of first appearance, and where each
   code first appears.
 * ``distinct_objects``: an object array's distinct objects (by identity) and each element's
@@ -38,6 +40,24 @@ def object_ids(values: np.ndarray) -> np.ndarray:
         buffer = (ctypes.c_uint64 * n).from_address(values.ctypes.data)
         return np.frombuffer(buffer, dtype=np.uint64, count=n).copy()
     return np.fromiter(map(id, values.tolist()), dtype=np.uint64, count=n)
+
+
+def object_pointers(values: np.ndarray) -> np.ndarray:
+    """``object_ids(values)`` read in place: in CPython, for a contiguous 1-d object array, a
+    read-only ``uint64`` view of the array's own pointers (no copy), valid while the array
+    lives unchanged; else ``object_ids``' copy."""
+    if not (
+        _POINTERS
+        and values.dtype == object
+        and values.ndim == 1
+        and len(values)
+        and values.flags.c_contiguous
+    ):
+        return object_ids(values)
+    buffer = (ctypes.c_uint64 * len(values)).from_address(values.ctypes.data)
+    view = np.frombuffer(buffer, dtype=np.uint64)
+    view.flags.writeable = False
+    return view
 
 
 def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

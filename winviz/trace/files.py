@@ -68,10 +68,8 @@ of each record's ``(start, end)`` pair.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import re
-import sys
 from itertools import compress, repeat
 from operator import is_, is_not, itemgetter
 from pathlib import Path
@@ -86,7 +84,7 @@ import pyarrow.parquet as pq
 from winviz.collector import paused
 from winviz.errors import TraceFileError
 from winviz.trace import codec
-from winviz.trace.bulk import first_of_each, object_ids
+from winviz.trace.bulk import first_of_each, object_pointers
 from winviz.trace.columns import (
     LONG_MAX,
     LONG_MIN,
@@ -344,26 +342,8 @@ class _WholeIds:
     def of(self, table: np.ndarray) -> np.ndarray:
         held = self._ids.get(id(table))
         if held is None:
-            held = self._ids[id(table)] = (table, _pointers(table))
+            held = self._ids[id(table)] = (table, object_pointers(table))
         return held[1]
-
-
-def _pointers(values: np.ndarray) -> np.ndarray:
-    """``object_ids(values)`` as a read-only view of a contiguous object array's own
-    pointers (CPython, 64-bit; a copy elsewhere), valid while the array lives unchanged."""
-    if (
-        sys.implementation.name != "cpython"
-        or ctypes.sizeof(ctypes.c_void_p) != 8
-        or values.dtype != object
-        or values.ndim != 1
-        or not len(values)
-        or not values.flags.c_contiguous
-    ):
-        return object_ids(values)
-    buffer = (ctypes.c_uint64 * len(values)).from_address(values.ctypes.data)
-    view = np.frombuffer(buffer, dtype=np.uint64)
-    view.flags.writeable = False
-    return view
 
 
 def _detail_array(
@@ -390,7 +370,7 @@ def _detail_array(
         if p.whole:
             parts.append(whole.of(p.table)[p.rows])
         else:
-            parts.append(_pointers(p.table))
+            parts.append(object_pointers(p.table))
     codes, first = first_of_each(parts[0] if len(parts) == 1 else np.concatenate(parts))
     offsets = np.cumsum([0] + [len(part) for part in parts])
     row_codes = [
@@ -427,7 +407,7 @@ def _json_column(n: int, pieces: list[DetailPiece], whole: _WholeIds) -> pa.Stri
     rows, codes = [], []
     for p in pieces:
         # (a piece's own table is read in place too: it lives as long as the piece)
-        ids = whole.of(p.table)[p.rows] if p.whole else _pointers(p.table)
+        ids = whole.of(p.table)[p.rows] if p.whole else object_pointers(p.table)
         local = next(
             (c for seen, c in done if len(seen) == len(ids) and np.array_equal(seen, ids)), None
         )

@@ -37,8 +37,6 @@ by their bounds).
 
 from __future__ import annotations
 
-import ctypes
-import sys
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -47,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.collector import paused
-from winviz.trace.bulk import first_of_each, object_ids
+from winviz.trace.bulk import first_of_each, object_ids, object_pointers
 from winviz.trace.columns import (
     CodedColumn,
     TimeColumn,
@@ -267,7 +265,7 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
             parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
             continue
         if ids is None:
-            ids = _addresses(c.detail)
+            ids = object_pointers(c.detail)
         codes: np.ndarray | None = None
         first = rows
         kind_ids = ids[rows]
@@ -432,26 +430,6 @@ def _rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]
         for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
         if stop > start
     ]
-
-
-def _addresses(values: np.ndarray) -> np.ndarray:
-    """The identities of an object array's elements as ``object_ids`` gives them, read in
-    place where ``object_ids`` would copy them (CPython, 64-bit, a contiguous array): a
-    read-only ``uint64`` view of the array's pointers, for gathers (``ids[rows]``, copies)
-    while ``values`` lives and is not changed."""
-    if (
-        values.dtype != object
-        or values.ndim != 1
-        or sys.implementation.name != "cpython"
-        or ctypes.sizeof(ctypes.c_void_p) != 8
-        or not len(values)
-        or not values.flags.c_contiguous
-    ):
-        return object_ids(values)
-    buffer = (ctypes.c_uint64 * len(values)).from_address(values.ctypes.data)
-    view = np.frombuffer(buffer, dtype=np.uint64)
-    view.flags.writeable = False
-    return view
 
 
 def shared(ids: np.ndarray, sample: int = 1024) -> bool:
@@ -629,7 +607,7 @@ def _masked(
             _put(data, p.rows, table, p.codes)
             missing[p.rows] = False
             continue
-        absent = _addresses(table) == none
+        absent = object_pointers(table) == none
         try:
             if absent.any():
                 values = np.zeros(len(table), dtype=dtype)
