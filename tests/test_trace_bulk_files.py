@@ -18,7 +18,7 @@ from jobs import bounded
 
 import winviz as wv
 from winviz.trace import Trace, codec
-from winviz.trace.bulk import object_ids
+from winviz.trace.bulk import object_ids, object_pointers
 from winviz.trace.columns import CodedColumn
 from winviz.trace.files import (
     _piece_texts,
@@ -108,6 +108,18 @@ def test_object_ids_are_the_ids_of_the_elements() -> None:
     with pytest.raises(TypeError, match="expected a 1-d object array"):
         object_ids(np.arange(3))
 
+
+
+def test_object_pointers_are_the_ids_read_in_place() -> None:
+    shared = ("k", 1)
+    values = np.empty(5, dtype=object)
+    values[:] = [shared, "a", shared, None, ("k", 1)]
+    pointers = object_pointers(values)
+    assert pointers.tolist() == [id(v) for v in values]
+    assert not pointers.flags.writeable and not pointers.flags.owndata  # (a view)
+    assert object_pointers(values[::2]).tolist() == [id(v) for v in values[::2]]  # (a copy)
+    with pytest.raises(TypeError, match="expected a 1-d object array"):
+        object_pointers(np.arange(3))
 
 def _tricky_trace() -> Trace:
     """Records written directly: payloads of tricky strings, shared timer details, a window
