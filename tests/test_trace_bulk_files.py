@@ -109,7 +109,6 @@ def test_object_ids_are_the_ids_of_the_elements() -> None:
         object_ids(np.arange(3))
 
 
-
 def test_object_pointers_are_the_ids_read_in_place() -> None:
     shared = ("k", 1)
     values = np.empty(5, dtype=object)
@@ -120,6 +119,7 @@ def test_object_pointers_are_the_ids_read_in_place() -> None:
     assert object_pointers(values[::2]).tolist() == [id(v) for v in values[::2]]  # (a copy)
     with pytest.raises(TypeError, match="expected a 1-d object array"):
         object_pointers(np.arange(3))
+
 
 def _tricky_trace() -> Trace:
     """Records written directly: payloads of tricky strings, shared timer details, a window
