@@ -219,33 +219,6 @@ class TraceColumns:
         column = getattr(self, name)
         return column[rows] if name == "detail" else column.decode(rows)
 
-    def times_at(
-        self, name: str, rows: np.ndarray, kinds: Collection[str] | None = None
-    ) -> TimeColumn:
-        """Time field ``name`` of the records at these positions: the whole column's
-        ``take(rows)`` (the same values and presence; ``int64`` values where the part or the
-        column would hold objects only when every one of these records' is an int in the long
-        range). When the column is not decoded yet and no part for ``kinds`` (the records'
-        kinds, when known) is read, only these records are read (``Pieces.times_at``), into
-        arrays of their length: no array of every record is made, and nothing is kept."""
-        rows = np.asarray(rows, dtype=np.int64)
-        column = getattr(self, "_" + name)
-        if column is not None:
-            return column.take(rows)
-        have = self._parts.get(name)
-        if have is not None and kinds is not None and have[0].issuperset(kinds):
-            return have[1].take(rows)
-        pieces = getattr(self._part, "__self__", None)
-        if isinstance(pieces, Pieces) and pieces.left:
-            try:
-                return pieces.times_at(name, rows, self.kind)
-            except NotExact:  # (a time that is not a long: the part, as written)
-                pass
-        if kinds is None:
-            present = np.bincount(self.kind.codes[rows], minlength=len(self.kind.values))
-            kinds = [self.kind.values[k] for k in np.flatnonzero(present).tolist()]
-        return self.part(name, kinds).take(rows)
-
     def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]] | None:
         """The detail field as the write buffer holds it (``Pieces.detail_items``) while the
         detail column is not decoded yet; None once it is (or when these columns were not
@@ -826,9 +799,6 @@ class Pieces:
         # (parts) the plain records' kind codes, and the plain records of each kind code
         self._plain_kinds: np.ndarray | None = None
         self._plain_of: dict[int, np.ndarray] = {}
-        # (``_found``) where each record is: its source (0 plain, else a packed record slot's
-        # number, from 1) and its index there; and the record slots, by number
-        self._where: tuple[np.ndarray, np.ndarray, list[tuple[_Group, int]]] | None = None
 
     def _items(self) -> list[_Group]:
         if self.groups:
@@ -851,7 +821,7 @@ class Pieces:
             self.left -= 1
             if not self.left:  # every field decoded: nothing more to keep
                 self.flat, self.plain_at, self.items = None, None, []
-                self._plain_kinds, self._plain_of, self._where = None, {}, None
+                self._plain_kinds, self._plain_of = None, {}
             return column
 
     def part(
@@ -892,28 +862,6 @@ class Pieces:
             out[hit] = object_array(item) if e is None else _entry_values(item, e)
         return out
 
-    def times_at(self, name: str, rows: np.ndarray, kind: CodedColumn) -> TimeColumn:
-        """Time field ``name`` (not decoded whole yet) of the records at positions ``rows``,
-        in arrays of their length (``TimeColumn.take`` of the whole column): only these
-        records' plain values and the packed entries' items of these records are read
-        (``kind``: the kind column); ``NotExact`` for a value that is not an int in the long
-        range (the caller reads the part instead)."""
-        f = BASE_NAMES.index(name)
-        values = np.zeros(len(rows), dtype=np.int64)
-        present = np.zeros(len(rows), dtype=bool)
-        done: dict[int, Any] = {}
-        for hit, e, item in self._found(rows, kind, f):
-            if e is None:
-                column = time_column(item)
-                if not column.exact:
-                    raise NotExact(f)
-                values[hit], present[hit] = column.values, column.present
-            elif item is not None:  # (None: absent for every entry)
-                v, m = _entry_times(item, done)
-                values[hit] = v[e] if isinstance(v, np.ndarray) else v
-                present[hit] = m[e] if isinstance(m, np.ndarray) else m
-        return TimeColumn(values, present)
-
     def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
         """The detail field as the buffer holds it, not decoded (for a reader that splits the
         details into their fields itself, ``to_pandas``): per piece of records (their kind,
@@ -939,45 +887,30 @@ class Pieces:
     ) -> Iterator[tuple[np.ndarray, np.ndarray | None, Any]]:
         """Where the records at positions ``rows`` are: (the mask of those among the plain
         records, None, their field ``f`` values) and per packed record slot holding some
-        (their mask, their entries, the slot's item of field ``f``). (``kind``: the kind
-        column, for the signature's sake: the table of where every record is, ``_table``,
-        is made once and tells.)"""
+        (their mask, their entries, the slot's item of field ``f``)."""
         if not len(rows):
             return
+        present = np.bincount(kind.codes[rows], minlength=len(kind.values))
+        kinds = {kind.values[k] for k in np.flatnonzero(present).tolist()}
         with paused():
-            source, index, slots = self._table()
-            at, of = source[rows], index[rows]
-            present = np.bincount(at, minlength=len(slots) + 1)
-            for s in np.flatnonzero(present).tolist():
-                hit = at == s if present[s] < len(rows) else np.ones(len(rows), dtype=bool)
-                entries = of[hit].astype(np.int64)
-                if s == 0:
-                    yield hit, None, self.flat.gather(entries, f)  # type: ignore[union-attr]
-                else:
-                    group, r = slots[s - 1]
-                    yield hit, entries, group.item(f, r)
-
-    def _table(self) -> tuple[np.ndarray, np.ndarray, list[tuple[_Group, int]]]:
-        """Where each record is (made once, for every later ``_found``): its source (0: the
-        plain records; ``s``: record slot ``slots[s - 1]``, a marker group and a slot) and
-        its index there (among the plain records; its entry)."""
-        if self._where is None:
-            items = self._items()
-            slots = [(group, r) for group in items for r in range(group.count)]
-            dtype = np.int8 if len(slots) < 127 else np.int32
-            source = np.zeros(self.n, dtype=dtype)
-            index = np.empty(self.n, dtype=np.int32)
             if self.flat is not None:
                 if self.plain_at is None:
-                    index[:] = np.arange(self.n, dtype=np.int32)
+                    at, hit = rows, np.ones(len(rows), dtype=bool)
                 else:
-                    index[self.plain_at] = np.arange(len(self.plain_at), dtype=np.int32)
-            for s, (group, r) in enumerate(slots, 1):
-                at = group.at(r)
-                source[at] = s
-                index[at] = np.arange(group.n, dtype=np.int32)
-            self._where = (source, index, slots)
-        return self._where
+                    at = np.searchsorted(self.plain_at, rows)
+                    hit = self.plain_at[np.minimum(at, len(self.plain_at) - 1)] == rows
+                if hit.any():
+                    yield hit, None, self.flat.gather(at[hit], f)
+            for group in self._items():
+                for r in range(group.count):
+                    slot = group.at(r)  # (each entry's record r, in order)
+                    k = group.kinds[r]
+                    if not len(slot) or (k is not None and k not in kinds):
+                        continue
+                    e = np.searchsorted(slot, rows)
+                    hit = slot[np.minimum(e, len(slot) - 1)] == rows
+                    if hit.any():
+                        yield hit, e[hit], group.item(f, r)
 
     def _pick(self, kinds: Collection[str], kind: CodedColumn) -> _Pick:
         codes = [i for i, k in enumerate(kind.values) if k in kinds]

@@ -52,7 +52,7 @@ from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable
 from winviz.trace.bulk import distinct_objects, first_of_each, object_ids
 from winviz.trace.causes import firing_causes as trace_firing_causes
-from winviz.trace.columns import TIMES, TimeColumn, object_array, window_table
+from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
 
 P = ParamSpec("P")
@@ -206,24 +206,14 @@ class TraceView:
         that have records only (None: the whole column): a chart that will read a field of
         several kinds one after another asks for their union first, and each later read
         finds its records decoded (one pass over the write buffer per field instead of one
-        per kind). Time fields of some kinds are not read here: ``times`` reads each
-        record's own (no array of every record). Nothing changes when the columns are
-        decoded already."""
+        per kind). Nothing changes when the columns are decoded already."""
         for name, kinds in parts.items():
-            if name in TIMES and kinds is not None:
-                continue  # (read record by record: ``times``)
             if kinds is None:
                 getattr(self.c, name)
                 continue
             present = [k for k in kinds if k in self._code_of]
             if present:
                 self.c.part(name, present)
-
-    def times(self, name: str, rows: np.ndarray) -> TimeColumn:
-        """A time field (proc_time, watermark, ts) of these records, in arrays of their length
-        (``TraceColumns.times_at``: only these records are read while the column is not
-        decoded whole)."""
-        return self.c.times_at(name, rows, self._kinds_in(rows) if len(rows) else ())
 
     def part(self, name: str, rows: np.ndarray) -> Any:
         """Field ``name``'s part for the kinds of these records (``TraceColumns.part``): its
@@ -251,7 +241,7 @@ class TraceView:
         """A base column (kind, proc_time, watermark, operator, key, window, ts) for rows, as
         an object array; ``window`` gives (start, end) pairs or None."""
         if name in ("proc_time", "watermark", "ts"):
-            return object_array(self.times(name, rows).tolist())
+            return object_array(self.part(name, rows).take(rows).tolist())
         if name == "window":
             start, end, present = self.bounds(rows)
             return object_array(
@@ -286,7 +276,7 @@ class TraceView:
     def ints(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A time column (proc_time, watermark, ts) as exact int64 values and a mask of where
         a value is present (absent values are 0 in the first array)."""
-        column = self.times(name, rows)
+        column = self.part(name, rows).take(rows)
         if column.exact:
             return column.values, column.present
         out = np.zeros(len(rows), dtype=np.int64)
@@ -658,8 +648,8 @@ def element_detail_lists(view: TraceView, seqs: np.ndarray) -> dict[str, list[An
         "operator": operators.tolist(),
         "key": keys,
         "value": values,
-        "watermark": view.times("watermark", seqs).tolist(),
-        "ts": view.times("ts", seqs).tolist(),
+        "watermark": view.part("watermark", seqs).take(seqs).tolist(),
+        "ts": view.part("ts", seqs).take(seqs).tolist(),
         "source_index": source_index,
     }
 
@@ -841,7 +831,7 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
     has_domain = np.zeros(len(rows), dtype=bool)  # (a detail whose domain is not None)
     has_domain[has_timer] = np.array([ne(h, None) for h in heads], dtype=bool)[numbers]
     event_rows = timer_rows[event]
-    timer_ts = view.times("ts", event_rows)
+    timer_ts = view.part("ts", event_rows).take(event_rows)
     if timer_ts.exact and timer_ts.present.all():  # ints: the timer's, else the window end
         at: Any = end.copy()
         at[event] = timer_ts.values
@@ -899,7 +889,7 @@ def _known_marks(known: pd.DataFrame, names: tuple[str, ...]) -> Columns:
 def _time_values(view: TraceView, name: str, rows: np.ndarray) -> np.ndarray:
     """``_times`` as an array: int64 when every record has an exact value, else the values
     as objects (ints, None where absent)."""
-    column = view.times(name, rows)
+    column = view.part(name, rows).take(rows)
     if column.exact and column.present.all():
         return column.values
     return view.column(name, rows)
@@ -1387,7 +1377,7 @@ def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, list[int]]:
 def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
     """A time column of some records: int64 when every one has an exact value, else objects
     (ints, None where absent)."""
-    column = view.times(name, rows)
+    column = view.part(name, rows).take(rows)
     if column.exact and column.present.all():
         return pd.Series(column.values, dtype=np.int64)
     return _objects(view.column(name, rows))

@@ -750,8 +750,8 @@ def _elements(
     d = frames.element_detail_lists(view, seqs)
     operators, keys, values = d["operator"], d["key"], d["value"]
     marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
-    stamp_column = view.times("ts", seqs)
-    proc_column = view.times("proc_time", seqs)
+    stamp_column = view.part("ts", seqs).take(seqs)
+    proc_column = view.part("proc_time", seqs).take(seqs)
     procs = proc_column.tolist()  # exact ints
     if not all(s.__class__ is int for s in sources):
         sources = [None if _missing(s) else int(s) for s in sources]
