@@ -364,12 +364,15 @@ def _item_pieces(
 
 
 def _referenced(table: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A coded item's table without the values no record refers to, and the codes into it."""
+    """A coded item's table with each value no record refers to replaced by one a record
+    does (the field's types and categories are those of the records' values), and the
+    codes into it as they are (no full-length copy of them renumbered)."""
     used = np.bincount(codes, minlength=len(table)) > 0
-    if used.all():
+    if used.all() or not len(codes):
         return table, codes
-    remap = np.cumsum(used) - 1
-    return table[used], remap.astype(codes.dtype)[codes]
+    table = table.copy()
+    table[~used] = table[[int(np.argmax(used))]]
+    return table, codes
 
 
 def _split(details: list[Any], width: int) -> list[np.ndarray] | None:
