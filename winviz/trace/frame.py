@@ -311,7 +311,7 @@ def item_fields(
             continue
         values = _item_objects(item, len(rows))
         for code, at in _rows_by_code(kind.codes[rows], len(kind.values)):
-            by_kind.append((kind.values[code], rows[at], values[at]))
+            by_kind.append((kind.values[code], rows[at], _Picked(values, at)))
     # the kinds in order of first appearance (each piece's rows ascending)
     first: dict[str, int] = {}
     for k, rows, _ in by_kind:
@@ -328,13 +328,22 @@ def item_fields(
 Piece = tuple[np.ndarray, np.ndarray, np.ndarray | None]  # rows, table, codes
 
 
+@dataclass(frozen=True, slots=True)
+class _Picked:
+    """The details of one kind's plain records: ``values[at]`` (gathered only where they are
+    not shared: a shared tuple's records are told apart by identity, ``_item_pieces``)."""
+
+    values: np.ndarray
+    at: np.ndarray
+
+
 def _item_pieces(
     c: TraceColumns, kind: str, rows: np.ndarray, item: Any, width: int
 ) -> list[Piece]:
     """The pieces (``DetailPiece``'s rows, table, codes) of each of a kind's
     ``width`` detail fields, for its records ``rows`` whose details ``item`` gives (see
     ``item_fields``)."""
-    if isinstance(item, CodedColumn) or not isinstance(item, (list, np.ndarray, Tuples)):
+    if isinstance(item, CodedColumn) or not isinstance(item, (list, np.ndarray, Tuples, _Picked)):
         # a table of distinct details and each record's code in it (one value: code 0)
         if isinstance(item, CodedColumn):
             table, codes = _referenced(item.lookup(), item.codes)
@@ -350,15 +359,25 @@ def _item_pieces(
         item = table[codes]  # (a detail that is not a tuple of its fields: refused below)
     if isinstance(item, Tuples) and width > 1 and len(item.fields) == width:
         return [(rows, _typed(f), None) for f in item.fields]
-    values = _item_objects(item, len(rows))
-    if width == 1:
-        return [(rows, values, None)]
+    if isinstance(item, _Picked):
+        if width == 1:
+            return [(rows, item.values[item.at], None)]
+        ids = object_pointers(item.values)[item.at]
+        picked: np.ndarray | None = item.at
+        values = item.values
+    else:
+        values = _item_objects(item, len(rows))
+        if width == 1:
+            return [(rows, values, None)]
+        ids = object_ids(values)
+        picked = None
     codes = None
     first = rows
-    ids = object_ids(values)
     if shared(ids):  # each distinct tuple split once (by identity: the engine shares tuples)
         codes, at = first_of_each(ids)
-        first, values = rows[at], values[at]
+        first, values = rows[at], values[at if picked is None else picked[at]]
+    elif picked is not None:
+        values = values[picked]
     tables = split_fields(c, kind, first, values.tolist(), width)
     return [(rows, t, codes) for t in tables]
 
