@@ -311,7 +311,7 @@ def item_fields(
             continue
         values = _item_objects(item, len(rows))
         for code, at in _rows_by_code(kind.codes[rows], len(kind.values)):
-            by_kind.append((kind.values[code], rows[at], values[at]))
+            by_kind.append((kind.values[code], rows[at], _Picked(values, at)))
     # the kinds in order of first appearance (each piece's rows ascending)
     first: dict[str, int] = {}
     for k, rows, _ in by_kind:
@@ -328,13 +328,22 @@ def item_fields(
 Piece = tuple[np.ndarray, np.ndarray, np.ndarray | None]  # rows, table, codes
 
 
+@dataclass(frozen=True, slots=True)
+class _Picked:
+    """The details of one kind's plain records: ``values[at]`` (gathered only where they are
+    not shared: a shared tuple's records are told apart by identity, ``_item_pieces``)."""
+
+    values: np.ndarray
+    at: np.ndarray
+
+
 def _item_pieces(
     c: TraceColumns, kind: str, rows: np.ndarray, item: Any, width: int
 ) -> list[Piece]:
     """The pieces (``DetailPiece``'s rows, table, codes) of each of a kind's
     ``width`` detail fields, for its records ``rows`` whose details ``item`` gives (see
     ``item_fields``)."""
-    if isinstance(item, CodedColumn) or not isinstance(item, (list, np.ndarray, Tuples)):
+    if isinstance(item, CodedColumn) or not isinstance(item, (list, np.ndarray, Tuples, _Picked)):
         # a table of distinct details and each record's code in it (one value: code 0)
         if isinstance(item, CodedColumn):
             table, codes = _referenced(item.lookup(), item.codes)
@@ -350,26 +359,39 @@ def _item_pieces(
         item = table[codes]  # (a detail that is not a tuple of its fields: refused below)
     if isinstance(item, Tuples) and width > 1 and len(item.fields) == width:
         return [(rows, _typed(f), None) for f in item.fields]
-    values = _item_objects(item, len(rows))
-    if width == 1:
-        return [(rows, values, None)]
+    if isinstance(item, _Picked):
+        if width == 1:
+            return [(rows, item.values[item.at], None)]
+        ids = object_pointers(item.values)[item.at]
+        picked: np.ndarray | None = item.at
+        values = item.values
+    else:
+        values = _item_objects(item, len(rows))
+        if width == 1:
+            return [(rows, values, None)]
+        ids = object_ids(values)
+        picked = None
     codes = None
     first = rows
-    ids = object_ids(values)
     if shared(ids):  # each distinct tuple split once (by identity: the engine shares tuples)
         codes, at = first_of_each(ids)
-        first, values = rows[at], values[at]
+        first, values = rows[at], values[at if picked is None else picked[at]]
+    elif picked is not None:
+        values = values[picked]
     tables = split_fields(c, kind, first, values.tolist(), width)
     return [(rows, t, codes) for t in tables]
 
 
 def _referenced(table: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A coded item's table without the values no record refers to, and the codes into it."""
+    """A coded item's table with each value no record refers to replaced by one a record
+    does (the field's types and categories are those of the records' values), and the
+    codes into it as they are (no full-length copy of them renumbered)."""
     used = np.bincount(codes, minlength=len(table)) > 0
-    if used.all():
+    if used.all() or not len(codes):
         return table, codes
-    remap = np.cumsum(used) - 1
-    return table[used], remap.astype(codes.dtype)[codes]
+    table = table.copy()
+    table[~used] = table[[int(np.argmax(used))]]
+    return table, codes
 
 
 def _split(details: list[Any], width: int) -> list[np.ndarray] | None:
@@ -547,11 +569,12 @@ def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Cod
     local, uniques = _first_appearance(pieces, tables, local, uniques)
     local = local.astype(_code_type(len(uniques)), copy=False)
     codes = np.full(n, -1, dtype=local.dtype)
+    coded: list[DetailPiece] = []
     offset = 0
     for p, table in zip(pieces, tables, strict=True):
-        here = local[offset : offset + len(table)]
+        coded.append(DetailPiece(p.rows, local[offset : offset + len(table)], p.codes))
         offset += len(table)
-        _put(codes, p.rows, here, p.codes)
+    _put_all(codes, coded)
     return Coded(codes, uniques)
 
 
@@ -585,12 +608,47 @@ def _first_appearance(
 
 def _put(out: np.ndarray, rows: np.ndarray, table: np.ndarray, codes: np.ndarray | None) -> None:
     """``out[rows] = table`` (``codes`` None) or ``table[codes]``, gathered chunk by chunk (no
-    full-length temporary of the gathered values, see ``_CHUNK``)."""
-    if codes is None:
+    full-length temporary of the gathered values, see ``_CHUNK``; a table of one value is
+    set on every row at once: a trigger's call and result)."""
+    if codes is None or len(table) == 1:
         out[rows] = table
         return
     for start in range(0, len(rows), _CHUNK):
         out[rows[start : start + _CHUNK]] = table.take(codes[start : start + _CHUNK])
+
+
+# ``_put_all``: an output of more bytes than this (a 1M-event run's columns: their pieces'
+# scatters, one after the other, would each miss the cache over the whole output) is written
+# in blocks of this many rows
+_BLOCKED_BYTES = 16 << 20
+_BLOCK_ROWS = 1 << 15
+
+
+def _put_all(out: np.ndarray, pieces: list[DetailPiece]) -> None:
+    """``_put`` of each piece's values (``DetailPiece.table`` at its ``codes``) on its rows.
+    Into a big output (``_BLOCKED_BYTES``), block of rows by block, each piece's
+    rows in the block in turn (each piece's rows ascending): each block is written while it
+    is in cache rather than once per piece (the pieces' rows interleave: an entry's records
+    are one after another)."""
+    pieces = [p for p in pieces if len(p.rows)]
+    if out.nbytes < _BLOCKED_BYTES or len(pieces) < 2:
+        for p in pieces:
+            _put(out, p.rows, p.table, p.codes)
+        return
+    bounds = np.arange(0, len(out) + _BLOCK_ROWS, _BLOCK_ROWS)
+    cuts = [np.searchsorted(p.rows, bounds).tolist() for p in pieces]
+    for b in range(len(bounds) - 1):
+        for p, cut in zip(pieces, cuts, strict=True):
+            lo, hi = cut[b], cut[b + 1]
+            if hi == lo:
+                continue
+            rows = p.rows[lo:hi]
+            if len(p.table) == 1:
+                out[rows] = p.table
+            elif p.codes is None:
+                out[rows] = p.table[lo:hi]
+            else:
+                out[rows] = p.table.take(p.codes[lo:hi])
 
 
 def _masked(
@@ -599,43 +657,42 @@ def _masked(
     """The values and missing mask of a nullable ``Int64`` / ``boolean`` column of a field
     whose values are all ints (or all bools) or None (``tables``: each piece's ``distinct``
     values); None when an int is beyond Java's long range (the column stays objects)."""
-    data = np.zeros(n, dtype=dtype)  # zero on missing rows
-    missing = np.ones(n, dtype=bool)
+    values_of: list[DetailPiece] = []  # each piece's values, and where they are missing
+    missing_of: list[DetailPiece] = []
+    present = np.zeros(1, dtype=bool)  # (one value for all the rows of a piece: none missing)
     none = id(None)
     for p, table in zip(pieces, tables, strict=True):
         if table.dtype == dtype:  # (ints already: ``_typed``)
-            _put(data, p.rows, table, p.codes)
-            missing[p.rows] = False
-            continue
-        absent = object_pointers(table) == none
-        try:
-            if absent.any():
-                values = np.zeros(len(table), dtype=dtype)
-                values[~absent] = table[~absent].astype(dtype)
-            else:
-                values = table.astype(dtype)
-        except OverflowError:  # an int beyond int64
-            return None
-        if p.codes is None:
-            data[p.rows] = values
-            missing[p.rows] = absent
+            values, absent = table, present
         else:
-            _put(data, p.rows, values, p.codes)
-            _put(missing, p.rows, absent, p.codes)
+            absent = object_pointers(table) == none
+            try:
+                if absent.any():
+                    values = np.zeros(len(table), dtype=dtype)
+                    values[~absent] = table[~absent].astype(dtype)
+                else:
+                    values, absent = table.astype(dtype), present
+            except OverflowError:  # an int beyond int64
+                return None
+        if values.any():  # (else zero already)
+            values_of.append(DetailPiece(p.rows, values, p.codes))
+        missing_of.append(DetailPiece(p.rows, absent, p.codes))
+    data = np.zeros(n, dtype=dtype)  # zero on missing rows
+    missing = np.ones(n, dtype=bool)
+    _put_all(data, values_of)
+    _put_all(missing, missing_of)
     return data, missing
 
 
 def _objects(n: int, pieces: list[DetailPiece]) -> pd.Series:
     """An object column of the pieces' values, None on the other rows."""
     out = np.empty(n, dtype=object)  # an empty object array holds None
-    whole = np.zeros(n, dtype=bool)  # rows whose value is their detail itself
-    for p in pieces:
-        if p.whole:
-            whole[p.rows] = True
-        else:
-            _put(out, p.rows, p.table, p.codes)
+    _put_all(out, [p for p in pieces if not p.whole])
     whole_pieces = [p for p in pieces if p.whole]
     if whole_pieces:  # their table is the whole detail column: one pass over it
+        whole = np.zeros(n, dtype=bool)  # rows whose value is their detail itself
+        for p in whole_pieces:
+            whole[p.rows] = True
         np.copyto(out, whole_pieces[0].table, where=whole)
     return pd.Series(out, dtype=object, copy=False)
 
