@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
-from jobs import build, jobs
+from jobs import bounded, build, jobs
 
 import winviz as wv
 from winviz.trace import Trace
@@ -197,11 +197,7 @@ def test_categories_come_in_order_of_first_appearance_across_packed_and_plain_re
     events = [(keys[i % 100], i - (i * 7919) % 150, 1) for i in range(3_000)]
     (
         env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(200).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
+        .assign_timestamps_and_watermarks(bounded(200))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(1000))
         .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
