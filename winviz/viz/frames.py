@@ -860,23 +860,11 @@ def _fired_by_marks(
     calls: np.ndarray, has_domain: np.ndarray, event: np.ndarray, watermarks: np.ndarray
 ) -> np.ndarray:
     """``fired_by(base_causes(calls), domains, watermarks)`` of firings whose timer's domain
-    is not None where ``has_domain`` and "event" where ``event``: the same texts, by masks
-    (no comparison per record's domain)."""
+    is not None where ``has_domain`` and "event" where ``event`` (``fired_by_masks``), each
+    distinct call's cause found once."""
     numbers, distinct = distinct_objects(calls)  # (a few shared call names, and None)
-    out = object_array([_call_cause(c) for c in distinct])[numbers]
-    out[has_domain] = "processing-time timer"
-    out[event] = "event-time timer"
-    out[event & (watermarks == LONG_MAX)] = "end of input"
-    return out
-
-
-def _call_cause(call: Any) -> str:
-    """``fired_by``'s category of a firing no timer fired, from its trigger call alone."""
-    if call is None:
-        return "cause not traced"
-    if call.__class__ is str:
-        return _CALL_CAUSE.get(call, "cause not traced")
-    return base_causes(object_array([call]))[0] or "cause not traced"  # (compared as there)
+    causes = base_causes(object_array(distinct))[numbers]
+    return fired_by_masks(causes, has_domain, event, watermarks)
 
 
 def _known_marks(known: pd.DataFrame, names: tuple[str, ...]) -> Columns:
@@ -929,17 +917,25 @@ def base_causes(calls: np.ndarray) -> np.ndarray:
 
 
 def fired_by(causes: Any, domains: Any, watermarks: np.ndarray) -> np.ndarray:
-    """The category of each firing's cause (one of ``palette.FIRED_BY``; an object array): an
-    event-time timer that fired while the operator's watermark was MAX (``Long.MAX_VALUE``,
-    emitted when the input ends) is "end of input"; otherwise the timer's domain, the cause
-    ("element", "session merge"), or "cause not traced" when the trace names no trigger call
-    (``causes``: texts, "" where unknown; ``domains``: the timer's, None where no timer fired
-    it — arrays or lists)."""
-    out = object_array(list(causes))
+    """The category of each firing's cause (one of ``palette.FIRED_BY``; an object array):
+    ``fired_by_masks`` of the timers' domains (``causes``: texts, "" where unknown;
+    ``domains``: the timer's, None where no timer fired it — arrays or lists)."""
     domains = object_array(list(domains))
+    has_domain = np.not_equal(domains, None)  # (elementwise)
+    return fired_by_masks(object_array(list(causes)), has_domain, domains == "event", watermarks)
+
+
+def fired_by_masks(
+    causes: np.ndarray, has_domain: np.ndarray, event: np.ndarray, watermarks: np.ndarray
+) -> np.ndarray:
+    """The category of each firing's cause: an event-time timer (``event``) that fired while
+    the operator's watermark was MAX (``Long.MAX_VALUE``, emitted when the input ends) is
+    "end of input"; otherwise the timer's domain (``has_domain``: a timer fired it), the cause
+    ("element", "session merge"), or "cause not traced" when the trace names no trigger call
+    (``causes``: an object array of texts, "" where unknown; changed in place)."""
+    out = causes
     out[out == ""] = "cause not traced"
-    out[np.not_equal(domains, None)] = "processing-time timer"  # (elementwise: has a domain)
-    event = domains == "event"
+    out[has_domain] = "processing-time timer"
     out[event] = "event-time timer"
     out[event & (watermarks == LONG_MAX)] = "end of input"
     return out
