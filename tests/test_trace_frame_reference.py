@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from jobs import bounded, build, jobs
 
@@ -235,3 +236,45 @@ def test_a_cell_set_in_one_column_changes_no_other() -> None:
         rest = [c for c in frame.columns if c != name]
         pd.testing.assert_frame_equal(changed[rest], before[rest], check_exact=True)
         pd.testing.assert_frame_equal(frame, before, check_exact=True)
+
+
+@pytest.mark.parametrize("make", ["mixed", "run", "loaded"])
+def test_a_cell_set_in_the_frame_leaves_the_trace_as_it_was(make: str, tmp_path: Any) -> None:
+    """The frame owns every array it holds: none is the trace's own decoded column (``seq``,
+    the times, the kind / operator codes), so that a learner who edits a frame cell changes
+    the frame only, never the trace that every chart and later frame reads."""
+    if make == "mixed":
+        trace = _mixed(3, 2_000)
+    else:
+        env = wv.StreamExecutionEnvironment(trace=True)
+        events = [("a" if i % 3 else "b", i * 7 % 900, i) for i in range(600)]
+        (
+            env.from_collection(events, arrival_interval=1)
+            .assign_timestamps_and_watermarks(bounded(50))
+            .key_by(lambda e: e[0])
+            .window(wv.TumblingEventTimeWindows.of(100))
+            .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+            .sink_to("out")
+        )
+        trace = env.execute().trace
+        if make == "loaded":
+            trace = wv.load_trace(trace.save(str(tmp_path / "run.parquet")))
+    frame = trace.to_pandas()
+    before = frame.copy(deep=True)
+    for name in frame.columns:
+        # (no Series of the column is held while a cell is set: pandas' copy-on-write would
+        # copy a column another pandas object refers to, and hide a shared array)
+        present = np.flatnonzero(before[name].notna().to_numpy())
+        dtype = before[name].dtype
+        if not len(present):  # (a field None throughout: objects)
+            frame.loc[0, name] = "set"
+        elif isinstance(dtype, pd.CategoricalDtype):
+            frame.loc[int(present[0]), name] = None
+        elif dtype == "boolean":
+            frame.loc[int(present[0]), name] = not before[name].iloc[int(present[0])]
+        elif dtype.kind == "O":
+            frame.loc[int(present[0]), name] = "set"
+        else:  # (seq, Int64: the value itself, not only the mask)
+            frame.loc[int(present[0]), name] = -7
+        assert not frame[name].equals(before[name]), name
+    pd.testing.assert_frame_equal(trace.to_pandas(), before, check_exact=True)

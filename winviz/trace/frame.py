@@ -27,7 +27,9 @@ once, the plain records split by kind), and the detail column itself is never ma
 trace keeps its write buffer until a reader decodes it). Gathers by ``int32`` codes go chunk
 by chunk (no full-length ``intp`` copy of the codes), and no other full-length temporary is
 kept that a pass can do without: memory a 1M-event frame would touch fresh. Each column owns
-its arrays (no mask is shared: setting a cell changes one column).
+its arrays: no mask is shared, and no array is the trace's own decoded column (``seq``, the
+times, the codes are copied): setting a cell changes one column of the frame, never the trace
+that the charts and later frames read.
 ``pd.DataFrame(..., copy=False)`` keeps each column as made (no consolidation copy).
 
 ``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way):
@@ -65,7 +67,7 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
     with paused():  # many new objects, no cycles: no collection passes over the trace
         starts, ends, no_window = _window_columns(c)
         columns: dict[str, Any] = {
-            "seq": c.seq,
+            "seq": c.seq.copy(),
             "kind": categorical(c.kind, strings=True),
             "proc_time": nullable_ints(c.proc_time),
             "watermark": nullable_ints(c.watermark),
@@ -119,10 +121,11 @@ def _take(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
 
 
 def nullable_ints(column: TimeColumn) -> Any:
-    """A time column as a nullable ``Int64`` array (an object array if it is not exact)."""
+    """A time column as a nullable ``Int64`` array (an object array if it is not exact), of
+    arrays of its own (not the trace's column: see ``to_pandas``)."""
     if column.exact:
-        return pd.arrays.IntegerArray(column.values, ~column.present)
-    return column.values
+        return pd.arrays.IntegerArray(column.values.copy(), ~column.present)
+    return column.values.copy()
 
 
 def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
@@ -135,8 +138,8 @@ def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
     keep = order[np.not_equal(values[order], None)] if len(order) else order
     in_order = len(keep) == len(values) and bool((keep == np.arange(len(values))).all())
     if strings:
-        if in_order:
-            return Coded(column.codes, column.values)
+        if in_order:  # (the codes narrowed as pandas keeps them: a copy, never the trace's)
+            return Coded(column.codes.astype(_code_type(len(values))), column.values)
         return Coded(_recoded(column.codes, keep, len(values)), values[keep].tolist())
     try:
         categories = pd.Index(values[keep], dtype=object, tupleize_cols=False)
