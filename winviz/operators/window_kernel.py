@@ -182,7 +182,7 @@ class ElementEntry(Packed):
         # now, wm, key, window, ts, value, position, source_ts, existed, source_wm)
         # (windows come in runs, one per open window; the engine's are told apart by equality)
         windows = Deferred(lambda: encode_runs(slots[3], fast=True))
-        bits = Deferred(lambda: np.array(slots[8], dtype=np.int8))
+        bits = Deferred(lambda: np.fromiter(slots[8], dtype=np.int8))
 
         def per_window(of_window: Callable[[Any], Any], dtype: Any) -> Any:
             """``of_window(w)`` for each entry's window, looked up per distinct window."""

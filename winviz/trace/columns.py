@@ -442,8 +442,8 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
     """Dictionary-encode a column. ``fast``: the values are known to be told apart by
     equality alone (strings; windows, whose bounds the engine made ints)."""
     n = len(values)
-    if not fast and n >= _BY_OBJECT_MIN:
-        coded = _encode_by_object(values)
+    if n >= _BY_OBJECT_MIN:
+        coded = _encode_by_object(values, fast=fast)
         if coded is not None:
             return coded
     # one pass: a value not seen before gets the next code (``__missing__``), at C speed
@@ -460,14 +460,16 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
     return CodedColumn(codes, [values[i] for i in first.tolist()])
 
 
-def _encode_by_object(values: list[Any]) -> CodedColumn | None:
+def _encode_by_object(values: list[Any], *, fast: bool = False) -> CodedColumn | None:
     """``encode`` of values that are a few objects repeated (the keys a job hands on: each
-    key one object, shared by its records): the distinct objects found by identity, their
-    pointers numbered by pandas' hash table (``bulk.first_of_each``), and only they encoded
-    (exactly, as ``encode``); the same codes and values as ``encode`` of every value, without
-    the check of every value's type an exact plain dictionary needs. None (``encode``'s own
-    way) when pandas is not loaded (a reader that needs no pandas does not load it for
-    this), or when a sample of the values, or the values, hold many distinct objects."""
+    key one object, shared by its records; the plain records' kinds, operator names and
+    windows): the distinct objects found by identity, their pointers numbered by pandas'
+    hash table (``bulk.first_of_each``), and only they encoded (as ``encode``, ``fast`` as
+    given); the same codes and values as ``encode`` of every value, without a dictionary
+    lookup per value nor the check of every value's type an exact plain dictionary needs.
+    None (``encode``'s own way) when pandas is not loaded (a reader that needs no pandas does
+    not load it for this), or when a sample of the values, or the values, hold many distinct
+    objects."""
     if "pandas" not in sys.modules:
         return None
     sample = values[:_BY_OBJECT_SAMPLE]
@@ -477,7 +479,7 @@ def _encode_by_object(values: list[Any]) -> CodedColumn | None:
     codes, first = first_of_each(object_pointers(objects))
     if len(first) * 8 > len(values):
         return None
-    head = encode(objects[first].tolist())
+    head = encode(objects[first].tolist(), fast=fast)
     return CodedColumn(head.codes[codes], head.values)
 
 
