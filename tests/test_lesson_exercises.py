@@ -184,17 +184,29 @@ def test_03_timers(lessons):
 def test_04_inside_the_window_operator(lessons):
     ns = lessons("04")
     check_1, check_2 = ns["check_1"], ns["check_2"]
-    assert check_1((wv.CountTrigger.of(2), wv.CountEvictor.of(4))).startswith("Correct")
-    every_one = check_1((wv.CountTrigger.of(1), wv.CountEvictor.of(4)))
-    assert every_one.startswith("The window fired 6 times")
-    assert "more than 4 readings" in check_1((wv.CountTrigger.of(2), wv.CountEvictor.of(5)))
-    after_fn = check_1((wv.CountTrigger.of(2), wv.CountEvictor.of(4, do_evict_after=True)))
-    assert "more than 4 readings" in after_fn
-    three = check_1((wv.CountTrigger.of(2), wv.CountEvictor.of(3)))
-    assert "newest 4 readings" in three
-    # no message names the answer's trigger and evictor
-    for message in (every_one, after_fn, three, check_1(None), check_1("x")):
-        assert "CountTrigger.of(2)" not in message and "CountEvictor.of(4)" not in message
+    truth = [[20.0, 20.5], [20.0, 20.5, 21.0, 23.5], [21.0, 23.5, 23.0, 27.0]]
+    assert check_1(truth).startswith("Correct: CountTrigger.of(2) fires at every second")
+    every_one = [
+        [20.0],
+        [20.0, 20.5],
+        [20.0, 20.5, 21.0],
+        [20.0, 20.5, 21.0, 23.5],
+        [20.5, 21.0, 23.5, 23.0],
+        [21.0, 23.5, 23.0, 27.0],
+    ]  # countWindow(4, 1)
+    assert check_1(every_one).startswith("6 pane(s): how many times")
+    evict_after = [[20.0, 20.5], [20.0, 20.5, 21.0, 23.5], [20.0, 20.5, 21.0, 23.5, 23.0, 27.0]]
+    assert check_1(evict_after) == (
+        "A pane holds more than 4 readings: the evictor runs before the function."
+    )
+    three = [[20.0, 20.5], [20.5, 21.0, 23.5], [23.5, 23.0, 27.0]]  # countWindow(3, 2)
+    assert check_1(three).startswith("Not quite")
+    oldest = [[20.0, 20.5], [20.0, 20.5, 21.0, 23.5], [20.0, 20.5, 21.0, 23.5]]
+    assert check_1(oldest) == "Each pane ends with the reading that made the window fire."
+    assert check_1((1, 2)).startswith("Answer with a list of panes")
+    assert_hides(check_1, truth, [every_one, evict_after, three, oldest, []])
+    # what the lesson shows of countWindow is the (3, 1) recipe, not these panes
+    assert [r.value for r in ns["count_window"].outputs["panes"]][-1] != truth[-1]
     assert check_2(5) == "Correct: 5 firings, at the timers [1000, 2000, 3000, 4000, 4999]."
     assert check_2(6).startswith("Too many") and check_2(4).startswith("Too few")
     assert_hides(check_2, 5, [3, 4, 6, 7])
