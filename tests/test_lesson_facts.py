@@ -210,3 +210,15 @@ def test_flink_fires_at_end_minus_one_and_spark_at_end():
     )
     fired = env.execute().trace.records("fired")
     assert [(r.window.end, r.watermark) for r in fired] == [(5_000, 4_999)]
+
+
+def test_spark_session_windows_have_no_update_mode():
+    """Lesson 08's table says `session_window` has no update mode (append and complete run):
+    its jvm cell asserts it on real Spark under nbval (UnsupportedOperationChecker refuses
+    update mode for a streaming session-window aggregation); "append only" is not said."""
+    cells = lesson_cells("08")
+    (check,) = [s for k, s in cells if k == "code" and "refused = {}" in s]
+    assert 'assert "not supported for session window" in refused["update"]' in check
+    assert 'refused["append"] is None and refused["complete"] is None' in check
+    text = lesson_text("08")
+    assert "`session_window`, no update mode" in text and "append only" not in text
