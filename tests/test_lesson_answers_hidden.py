@@ -32,7 +32,7 @@ ANSWERS = {
     # the question names countWindow(4, 2); its answer is the panes, the third one distinctive
     "04": ["CountTrigger.of(2)", "CountEvictor.of(4)", "[21.0, 23.5, 23.0, 27.0]"],
     "05": ["11904104", "11 904 104", "11,904,104", "1566640319998", "1 566 640 319 998"],
-    "06": ["7499", "7 499", "7,499"],
+    "06": ["7499", "7 499", "7,499", "(1000, 2000)"],
     "07": ["40 s", "245", "245 clicks"],
     "08": ["9 s", "90000", "90 000", "90,000", "90_000", "90 s"],
     "09": ["hours(5)", "18000000", "18 000 000", "hours(-19)"],
@@ -90,16 +90,17 @@ def test_what_a_page_shows_of_the_exercises_names_no_answer(path: Path):
 
 # Answers distinctive enough to look for on the whole page, not only in its exercises: a value
 # the lesson prints, asserts or says elsewhere is an answer shown (lessons audit: 04's
-# countWindow recipe, 05's record 893, 07's 361 473, 08's 53824 and 09's upsert were). Left
-# out: 00's 4000 (f's event time, the running example), 08's 90000 (a window start in every
-# table: the answer is *which* start, the rule of lessons 01 and 08).
+# countWindow recipe, 05's record 893, 06's 1500 (the session example's own element), 07's
+# 361 473, 08's 53824 and 09's upsert were). Left out: 00's 4000 (f's event time, the running
+# example), 08's 90000 (a window start in every table: the answer is *which* start, the rule of
+# lessons 01 and 08).
 ANYWHERE = {
     "01": ["8499", "8 499", "8,499", "2001", "2 001", "2,001"],
     "02": ["(1, 13)", "[1, 13)"],
     "03": ["(2, 4)"],
     "04": ["[21.0, 23.5, 23.0, 27.0]"],
     "05": ["11904104", "11 904 104", "1566640319998", "1 566 640 319 998"],
-    "06": ["7499", "7 499", "7,499"],
+    "06": ["7499", "7 499", "7,499", "(1000, 2000)"],
     "07": ["40 s", "245"],
     "09": ["hours(5)", "18000000", "18 000 000", "hours(-19)"],
     "10": ["10500", "10 500", "10,500", "10_500"],

@@ -237,12 +237,21 @@ def test_06_allowed_lateness(lessons):
     assert check_1(7498).startswith("At watermark 7498 the window is still kept")
     assert check_1(7500).endswith("not the smallest: try less.")
     assert_hides(check_1, 7499, [5000, 7498, 7500, 8000])
-    assert check_2(1500).startswith("Correct")
-    assert check_2(1000).startswith("Correct") and check_2(2000).startswith("Correct")
-    assert check_2(2500).endswith(
-        "merges with one session only: it must touch [0, 2000) and [3000, 5000)."
-    )
-    assert check_2(10_000).endswith("overlaps neither session: nothing merges.")
+    # [ts, ts + 2000) must touch [0, 2000) (ts <= 2000) and [3000, 5000) (ts >= 1000)
+    assert [t for t in range(0, 3001, 250) if ns["merges_both"](t)] == [
+        1000,
+        1250,
+        1500,
+        1750,
+        2000,
+    ]
+    assert check_2((1000, 2000)).startswith("Correct")
+    assert check_2((1500, 1500)).startswith("1500 merges both, but it is not the smallest")
+    assert check_2((1000, 1999)).endswith("not the largest: try more.")
+    assert check_2((999, 2000)).startswith("[999, 2999) does not reach both sessions")
+    assert check_2((1000, 2001)).startswith("[2001, 4001) does not reach both sessions")
+    assert check_2(1500).startswith("Answer with a pair")
+    assert_hides(check_2, (1000, 2000), [(1500, 1500), (1001, 1999), (999, 2001), (0, 5000)])
 
 
 def test_07_watermark_propagation(lessons):
