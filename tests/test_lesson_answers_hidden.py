@@ -90,10 +90,10 @@ def test_what_a_page_shows_of_the_exercises_names_no_answer(path: Path):
 
 # Answers distinctive enough to look for on the whole page, not only in its exercises: a value
 # the lesson prints, asserts or says elsewhere is an answer shown (lessons audit: 04's
-# countWindow recipe, 05's record 893, 06's 1500 (the session example's own element), 07's
-# 361 473, 08's 53824 and 09's upsert were). Left out: 00's 4000 (f's event time, the running
-# example), 08's 90000 (a window start in every table: the answer is *which* start, the rule of
-# lessons 01 and 08).
+# countWindow recipe and the 5 firings of its one-jump example, 05's record 893, 06's 1500 (the
+# session example's own element), 07's 361 473, 08's 53824 and 09's upsert were). Left out:
+# 00's 4000 (f's event time, the running example), 08's 90000 (a window start in every table:
+# the answer is *which* start, the rule of lessons 01 and 08); answers of one digit.
 ANYWHERE = {
     "01": ["8499", "8 499", "8,499", "2001", "2 001", "2,001"],
     "02": ["(1, 13)", "[1, 13)"],

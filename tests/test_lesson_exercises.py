@@ -207,9 +207,14 @@ def test_04_inside_the_window_operator(lessons):
     assert_hides(check_1, truth, [every_one, evict_after, three, oldest, []])
     # what the lesson shows of countWindow is the (3, 1) recipe, not these panes
     assert [r.value for r in ns["count_window"].outputs["panes"]][-1] != truth[-1]
-    assert check_2(5) == "Correct: 5 firings, at the timers [1000, 2000, 3000, 4000, 4999]."
-    assert check_2(6).startswith("Too many") and check_2(4).startswith("Too few")
-    assert_hides(check_2, 5, [3, 4, 6, 7])
+    # of(700): fire-times 700, 1400, ..., 4900 (epoch-aligned), then min(5600, 4999) = 4999;
+    # the lesson's one-jump example, of(1000) on [0, 5000), fires 5 times
+    assert check_2(8) == (
+        "Correct: 8 firings, at the timers [700, 1400, 2100, 2800, 3500, 4200, 4900, 4999]."
+    )
+    assert check_2(9).startswith("Too many") and check_2(7).startswith("Too few")
+    assert check_2(5).startswith("Too few")
+    assert_hides(check_2, 8, [3, 5, 7, 9])
 
 
 def test_05_late_data(lessons):
