@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import winviz as wv
+
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
@@ -40,6 +42,17 @@ def test_no_wrong_sentences(path):
         r"watermark passes the end \|",  # the rule is watermark >= end - 1
         r"when the watermark passes `maxTimestamp`",
         r"changes only how timestamps are \*shown\*",  # it also parses zone-less strings
+        # lessons audit: Spark emits an append-mode window once window.end <= watermark: reaching
+        # the end is enough (StateStoreSaveExec's watermark predicate is LessThanOrEqual)
+        r"watermark\s+(has\s+)?passe[sd]\s+its\s+end",
+        r"no `- 1`\)\s+passed its end",
+        r"first periodic watermark past its end",
+        r"never passes\s+120 000",
+        # lessons audit: late is ts <= watermark; what an exercise asks about is being dropped
+        r"with which `f` is \*\*not\*\*\s+late",
+        r"892 is \*not\* late",
+        r"so `1000` and `2000` are late",
+        r"each window whose aggregate changed",  # update mode: each window that got rows
     ]
     found = [pattern for pattern in wrong if re.search(pattern, text)]
     assert found == [], f"{path.name} says again what issue 13 corrected: {found}"
@@ -138,3 +151,74 @@ def test_cell_ids_are_unique_and_outputs_stripped(path):
     assert len(ids) == len(set(ids)), f"{path.name}: duplicate cell ids"
     code = [c for c in cells if c["cell_type"] == "code"]
     assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
+
+
+def java_blocks(prefix: str) -> list[str]:
+    return re.findall(r"```java\n(.*?)```", lesson_text(prefix), re.S)
+
+
+def test_flink_code_is_flink_2():
+    """Flink 2.x window assigners take java.time.Duration: the Time overloads, deprecated in
+    1.19 (FLINK-32570), are gone (lessons audit). A lesson may name Time only as 1.x history."""
+    blocks = [b for prefix in (f"{i:02d}" for i in range(11)) for b in java_blocks(prefix)]
+    assert blocks, "the lessons show Flink's Java"
+    assert all(not re.search(r"\bTime\.(seconds|minutes|hours|days)\(", b) for b in blocks)
+    assert "TumblingEventTimeWindows.of(Duration.ofSeconds(10))" in java_blocks("00")[0]
+    assert "TumblingEventTimeWindows.of(Duration.ofDays(1), Duration.ofHours(-8))" in (
+        lesson_text("02")
+    )
+    for prefix in ("02", "05"):  # where Time is named, it is named as Flink 1.x
+        text = lesson_text(prefix)
+        for match in re.finditer(r"\bTime\.(minutes|hours|days)\(", text):
+            assert "1.x" in text[match.start() - 200 : match.end() + 200], prefix
+
+
+def test_spark_append_emits_when_the_watermark_reaches_the_window_end():
+    """Lessons 00, 02, 04, 08, 09: append mode emits [start, end) once end <= watermark —
+    a watermark equal to the end is enough; the model is checked against real Spark by
+    tests/test_spark_twin.py (and the lessons' own Spark cells under nbval)."""
+    from winviz.spark import TwinSpec, predict
+
+    spec = TwinSpec(
+        size=5_000,
+        watermark_delay=0,
+        output_mode="append",
+        trigger_interval=1_000,
+        drive="per_batch",
+    )
+    run = predict([{"key": "k", "ts": 0}, {"key": "k", "ts": 5_000}], [0, 1_000], spec)
+    emitted = [(b.watermark, r.window_start, r.window_end) for b in run.batches for r in b.rows]
+    assert emitted == [(5_000, 0, 5_000)]  # watermark 5000 == end: emitted
+    one_less = predict([{"key": "k", "ts": 0}, {"key": "k", "ts": 4_999}], [0, 1_000], spec)
+    assert [r for b in one_less.batches for r in b.rows] == []  # watermark 4999 < end: not yet
+
+
+def test_flink_fires_at_end_minus_one_and_spark_at_end():
+    """Lesson 08's table: Flink's window fires at watermark end - 1, Spark's at end."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("k", 0), ("k", 4_999)], arrival_times=[0, 1_000])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_punctuated(lambda e, ts: ts).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("n")
+    )
+    fired = env.execute().trace.records("fired")
+    assert [(r.window.end, r.watermark) for r in fired] == [(5_000, 4_999)]
+
+
+def test_spark_session_windows_have_no_update_mode():
+    """Lesson 08's table says `session_window` has no update mode (append and complete run):
+    its jvm cell asserts it on real Spark under nbval (UnsupportedOperationChecker refuses
+    update mode for a streaming session-window aggregation); "append only" is not said."""
+    cells = lesson_cells("08")
+    (check,) = [s for k, s in cells if k == "code" and "refused = {}" in s]
+    assert 'assert "not supported for session window" in refused["update"]' in check
+    assert 'refused["append"] is None and refused["complete"] is None' in check
+    text = lesson_text("08")
+    assert "`session_window`, no update mode" in text and "append only" not in text
