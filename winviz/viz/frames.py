@@ -679,7 +679,7 @@ def _element_texts(
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
     key_column = view.part("key", seqs)
     key_codes = key_column.codes[seqs]
-    texts = {code: short(key_column.values[code], 30) for code in set(key_codes.tolist())}
+    texts = {code: key_text(key_column.values[code]) for code in set(key_codes.tolist())}
     return (
         view.column("operator", seqs),
         [texts[c] for c in key_codes.tolist()],
@@ -1024,8 +1024,42 @@ LIFE_COLUMNS = [
 ]
 
 
+def key_text(key: Any, limit: int = 30) -> str:
+    """A key's label in every chart (lanes, colours, tooltips): ``short`` of the key, except
+    that a str key which reads as JSON — ``"1"``, ``"true"``, ``"1.0"``, ``'["a",1]'`` — is
+    written quoted (``'"1"'``), so that it is not taken for (nor drawn in one lane with) the
+    int, bool, float or tuple key whose text it is: those are different keys in Flink and in
+    the engine (``keygroups.KeyRule``)."""
+    if key.__class__ is str and _reads_as_json(key):
+        return short(json.dumps(key, ensure_ascii=False), limit)
+    return short(key, limit)
+
+
+def _reads_as_json(text: str) -> bool:
+    """Whether ``json.loads`` takes this text (JSON numbers, literals, strings, arrays...)."""
+    if not text or (text[0] not in _JSON_START and text.strip() == text):
+        return False  # the usual key ("k03", "user-7"): no JSON value starts with its letter
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+# the characters a JSON text can start with (but whitespace); "N" and "I": NaN, Infinity
+_JSON_START = frozenset('-0123456789"[{tfnNI')
+
+
+def _key_identity(key: Any) -> Any:
+    """What tells keys apart as the engine does (``keygroups.KeyRule``: Java's equals): the
+    class and the exact text, so 1, True and 1.0 — equal in Python — are three keys, and so
+    are the float keys 0.0 and -0.0."""
+    return (key.__class__, key if key.__class__ is str else short(key, 1 << 30))
+
+
 def key_texts(keys: Any) -> list[str]:
-    """``short`` of each key, computed once per distinct key."""
+    """``key_text`` of each key, computed once per distinct key (distinct as the engine
+    tells keys apart, ``_key_identity``, not by Python's ``==``: 1, True and 1.0 are three)."""
     if isinstance(keys, pd.Series):
         keys = keys.to_numpy(dtype=object)
     elif not (isinstance(keys, np.ndarray) and keys.dtype == object and keys.ndim == 1):
@@ -1033,8 +1067,18 @@ def key_texts(keys: Any) -> list[str]:
     if not len(keys):
         return []
     codes, uniques = pd.factorize(keys, use_na_sentinel=False)
-    texts = [short(k, 30) for k in uniques]
-    return [texts[c] for c in codes]
+    if all(k.__class__ is str for k in uniques):  # the usual case: == is the engine's equality
+        texts = [key_text(k) for k in uniques]
+        return [texts[c] for c in codes]
+    cache: dict[Any, str] = {}
+    out = []
+    for k in keys.tolist():
+        ident = _key_identity(k)
+        text = cache.get(ident)
+        if text is None:
+            text = cache[ident] = key_text(k)
+        out.append(text)
+    return out
 
 
 def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
@@ -1106,7 +1150,7 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     key_codes = key.codes[rows]
     present = np.flatnonzero(np.bincount(key_codes, minlength=len(key.values)))
     text_codes, texts = pd.factorize(
-        object_array([short(key.values[i], 30) for i in present.tolist()]),
+        object_array([key_text(key.values[i]) for i in present.tolist()]),
         use_na_sentinel=False,
     )
     text_of = np.zeros(len(key.values), dtype=np.int64)
