@@ -94,6 +94,7 @@ def _lanes(
             "an end; the global window has neither (try timeline())."
         )
     notes = [f"operator {op!r}: {bars['key'].nunique():,} keys, {len(bars):,} windows"]
+    bars = _without_wrapped(bars, notes)
     keys = _lane_keys(bars, max_keys, notes)
     bars = bars[bars["key"].isin(keys)]
     if len(bars) > max_bars:
@@ -175,6 +176,31 @@ def _bars(view: TraceView, op: str) -> pd.DataFrame:
         for m, f in zip(frame["merged_into"].tolist(), frame["firings"].tolist(), strict=True)
     ]
     return frame
+
+
+def _without_wrapped(bars: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """The bars of windows whose end did not overflow the long range: a window of an element
+    near Long.MAX_VALUE (or MIN) can have ``start >= end`` (Flink's ``TimeWindow`` end wraps
+    around), which a bar from start to end would draw across the whole axis, over the other
+    windows. As the timeline's bands, such windows get no bar (nor their marks); the subtitle
+    says how many."""
+    wrapped = np.array(
+        [s >= e for s, e in zip(bars["window_start"], bars["window_end"], strict=True)],
+        dtype=bool,
+    )
+    if not wrapped.any():
+        return bars
+    notes.append(
+        f"{int(wrapped.sum())} window(s) whose end overflowed the long range (start >= end) "
+        "have no bar"
+    )
+    bars = bars[~wrapped].reset_index(drop=True)
+    if bars.empty:
+        raise TraceInputError(
+            "Every window's end overflowed the long range (start >= end). Window lanes draw "
+            "windows from start to end; try timeline()."
+        )
+    return bars
 
 
 def _lane_keys(bars: pd.DataFrame, max_keys: int, notes: list[str]) -> list[str]:

@@ -165,6 +165,11 @@ def _scrubber(
         f"operator {op!r}: {len(elements):,} elements, {len(windows):,} windows; move the "
         "slider to see the run at processing time t"
     ]
+    wrapped = windows.attrs.get("wrapped", 0)
+    if wrapped:  # as the timeline's bands: a wrapped [start, end) would span the whole axis
+        notes.append(
+            f"{wrapped} window(s) whose end overflowed the long range (start >= end) are not drawn"
+        )
     layers = [
         _window_layer(windows, x, y),
         _now_layer(x, y),
@@ -346,7 +351,10 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
             "merged_into": pd.Series(merged_into, dtype=object),
         }
     )
-    return per[per["window_start"] < per["window_end"]].reset_index(drop=True)
+    kept = per["window_start"] < per["window_end"]
+    out = per[kept].reset_index(drop=True)
+    out.attrs["wrapped"] = int((~kept).sum())  # (the subtitle says how many have no rectangle)
+    return out
 
 
 # -- layers -------------------------------------------------------------------------------------

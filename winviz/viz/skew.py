@@ -239,6 +239,13 @@ def _skew(
         "black line: the watermark's lag (processing time − watermark); an element on or "
         "above it has timestamp ≤ watermark: it is late",
     ]
+    left_out = len(frames.element_fate_columns(view, op)["seq"]) - len(elements)
+    if left_out:  # (element_skews: no timestamp, or MIN / MAX / beyond ±2**53: no finite skew)
+        notes.insert(
+            len(notes) - 1,
+            f"{left_out:,} element(s) not drawn: no timestamp, or one off the chart (MIN, MAX, "
+            "beyond ±2^53 ms) has no skew to draw",
+        )
     if isinstance(elements, _Binned):
         points = _binned(elements.procs, elements.skews, elements.fates, x, y, max_points, notes)
     else:
