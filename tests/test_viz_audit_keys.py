@@ -91,3 +91,40 @@ def test_equal_in_python_distinct_keys_in_the_timers_and_timeline() -> None:
 
     spec = viz.scrubber(result.trace).to_dict()
     assert [e["key"] for e in rows_of(spec, "element")][: len(KEYS)] == LABELS
+
+
+LONG = ["customer-session-0000000000000000-a", "customer-session-0000000000000000-b"]
+
+
+def test_long_keys_with_one_beginning_keep_a_lane_each() -> None:
+    """Cut to 30 characters, both keys read "customer-session-000000000000…": the lanes drew
+    one lane of "1 keys" for the two, the timers "of 1 key(s)", the timeline "1 (key, window)
+    pairs". A cut label ends with a hash of the whole key's text."""
+    labels = [frames.key_text(k) for k in LONG]
+    assert labels[0] != labels[1]
+    assert all(len(t) == 30 and t.startswith("customer-session-000…#") for t in labels)
+    assert frames.key_text("x" * 30) == "x" * 30  # a key that fits is not cut
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([(k, 50 + 100 * i) for i, k in enumerate(LONG)], arrival_interval=10)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    spec = viz.window_lanes(trace).to_dict()
+    assert spec["title"]["subtitle"][0] == "operator 'window': 2 keys, 2 windows"
+    assert sorted(b["key"] for b in rows_of(spec, "window")) == sorted(labels)
+    spec = viz.timers_chart(trace).to_dict()
+    assert spec["title"]["subtitle"][0].startswith("operator 'window': 2 timers of 2 key(s)")
+    spec = viz.timeline(trace, view="timeline").to_dict()
+    assert spec["title"]["subtitle"][0] == (
+        "operator 'window': 2 elements, 2 (key, window) pairs, 2 firings"
+    )
+    assert [e["key"] for e in rows_of(spec, "element")] == labels

@@ -39,6 +39,7 @@ none).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from collections.abc import Callable
 from json.encoder import encode_basestring
@@ -1059,10 +1060,17 @@ def key_text(key: Any, limit: int = 30) -> str:
     that a str key which reads as JSON — ``"1"``, ``"true"``, ``"1.0"``, ``'["a",1]'`` — is
     written quoted (``'"1"'``), so that it is not taken for (nor drawn in one lane with) the
     int, bool, float or tuple key whose text it is: those are different keys in Flink and in
-    the engine (``keygroups.KeyRule``)."""
-    if key.__class__ is str and _reads_as_json(key):
-        return short(json.dumps(key, ensure_ascii=False), limit)
-    return short(key, limit)
+    the engine (``keygroups.KeyRule``). A text longer than ``limit`` is cut and ends with
+    "…#" and 8 hex digits of a hash of the whole text, so that two long keys with the same
+    beginning keep two labels (two lanes), the same in every chart and run."""
+    if key.__class__ is str:
+        text = json.dumps(key, ensure_ascii=False) if _reads_as_json(key) else key
+    else:
+        text = short(key, 1 << 62)
+    if len(text) <= limit:
+        return text
+    digest = hashlib.blake2s(text.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    return f"{text[: max(1, limit - 10)]}…#{digest}"
 
 
 def _reads_as_json(text: str) -> bool:
