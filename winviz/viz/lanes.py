@@ -516,15 +516,25 @@ def _purges_and_evictions(
             whens = view.detail("evicted", "when", seqs)
             values = view.detail("evicted", "values", seqs)
             info = [f"{w}: {frames.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
-        for (_, r), text in zip(part.iterrows(), info, strict=True):
-            g = _Records([r["seq"]], [r["proc_time"]], r["watermark"])
-            anchor = r["window_end"] if kind == "purged" else r["window_start"]
-            rows.append(
-                _event(
-                    slot, x, r["key_text"], r["window_start"], r["window_end"], kind,
-                    anchor, g, result=text, n=1,
-                )
-            )  # fmt: skip
+        # one mark per (key, window) and kind, as the firings: the purges (evictions) of one
+        # pane all sit at its end (start), so one mark per record drew n marks on one spot
+        groups: dict[tuple[Any, Any, Any], list[int]] = {}
+        for i, k in enumerate(
+            zip(
+                part["key_text"].tolist(),
+                part["window_start"].tolist(),
+                part["window_end"].tolist(),
+                strict=True,
+            )
+        ):
+            groups.setdefault(k, []).append(i)
+        seq_l, proc_l, mark_l = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
+        for (key, start, end), idx in groups.items():
+            shown = idx[-1:] if len(idx) > 50 else idx
+            g = _Records([seq_l[i] for i in shown], [proc_l[i] for i in shown], mark_l[idx[-1]])
+            text = "; ".join(info[i] for i in idx[:50]) + (" …" if len(idx) > 50 else "")
+            anchor = end if kind == "purged" else start
+            rows.append(_event(slot, x, key, start, end, kind, anchor, g, result=text, n=len(idx)))
     return rows
 
 
