@@ -225,7 +225,8 @@ class Run:
 class AtTime:
     """The run as it stood at processing time ``t`` (what the scrubber shows there): the
     window operator's watermark in effect (its last ``watermark`` record at or before t;
-    None before the first), windows fired and elements arrived by t."""
+    None before the first), windows fired (each key's pane once, however many times it
+    fired: a late firing is not another window) and elements arrived by t."""
 
     t: int
     operator: str | None
@@ -255,9 +256,22 @@ def state_at(trace: Any, t: int) -> AtTime:
         before = rows[procs <= t]
         if len(before):
             watermark = view.column("watermark", before[-1:])[0]
-        fired = int((view.numbers("proc_time", view.select("fired", operator=op)) <= t).sum())
+        fired = _panes_fired(view, op, t)
         elements = int((view.numbers("proc_time", view.select("element", operator=op)) <= t).sum())
     return AtTime(t=int(t), operator=op, watermark=watermark, fired=fired, elements=elements)
+
+
+def _panes_fired(view: frames.TraceView, op: str, t: int) -> int:
+    """How many (key, window) panes of ``op`` fired at processing time ``t`` or before: the
+    distinct (key, window) of its ``fired`` records by then (keys told apart as the engine
+    does, ``frames.key_texts``)."""
+    rows = view.select("fired", operator=op)
+    rows = rows[view.numbers("proc_time", rows) <= t]
+    if not len(rows):
+        return 0
+    keys = frames.key_texts(view.column("key", rows))
+    windows = [frames.short(w, 200) for w in view.column("window", rows).tolist()]
+    return len(set(zip(keys, windows, strict=True)))
 
 
 # -- controls -----------------------------------------------------------------------------------
