@@ -531,10 +531,11 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     late = has_ts & has_mark & (stamps <= marks)
     n_windows = np.bincount(group[assigned], minlength=n)
     # the fate's position in palette.FATES: late and assigned (to one window at least) is
-    # "late, accepted"; a side output of its own (see late_side_outputs) or a late_dropped
-    # record overrides that, late_dropped first
+    # "late, accepted", and so is a late element of an operator without windows (a
+    # KeyedProcessFunction: it gets every element); a side output of its own (see
+    # late_side_outputs) or a late_dropped record overrides that, late_dropped first
     fate = np.zeros(n, dtype=np.int64)
-    fate[late & (n_windows > 0)] = 1
+    fate[late & _accepted(view, operator, n_windows)] = 1
     if view.kind_code("side_output") >= 0:
         fate[group[late_side_outputs(view, rows, group, operator)]] = 3
     dropped = view.kind_code("late_dropped")
@@ -569,7 +570,7 @@ def _element_fates_searched(view: TraceView, operator: str) -> Columns:
     late = has_ts & has_mark & (stamps <= marks)
     n_windows = np.bincount(elements_of("assigned"), minlength=n)
     fate = np.zeros(n, dtype=np.int64)
-    fate[late & (n_windows > 0)] = 1
+    fate[late & _accepted(view, operator, n_windows)] = 1
     if view.kind_code("late_dropped") >= 0:
         fate[elements_of("late_dropped")] = 2
     return Columns(
@@ -582,6 +583,16 @@ def _element_fates_searched(view: TraceView, operator: str) -> Columns:
             "fate_code": fate,
         }
     )
+
+
+def _accepted(view: TraceView, operator: str, n_windows: np.ndarray) -> np.ndarray | bool:
+    """Which elements the operator took in: at a window operator those assigned to a window
+    at least (a late one assigned to none is dropped or sent to the side output); at an
+    operator without windows (``KeyedProcessFunction``) every one — Flink's late element
+    (timestamp <= the watermark) reaches ``processElement`` there, nothing drops it."""
+    if operator in window_operators(view):
+        return n_windows > 0
+    return True
 
 
 def late_side_outputs(
