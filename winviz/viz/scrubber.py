@@ -615,7 +615,7 @@ def _binned(
     cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points, fate_codes)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid (a cell shows once its "
-        "processing-time bin has begun)"
+        "first element has arrived)"
     )
     return [
         {
@@ -630,11 +630,11 @@ def _binned(
         for cx, cy, lo, fate, count, a, b in zip(
             cells["x"].round().astype("int64").tolist(),
             cells["y"].round().astype("int64").tolist(),
-            cells["y_lo"].round().astype("int64").tolist(),
+            cells["y_min"].round().astype("int64").tolist(),
             cells["fate"].tolist(),
             cells["count"].astype("int64").tolist(),
-            cells["y_lo"].round().tolist(),
-            cells["y_hi"].round().tolist(),
+            cells["y_min"].round().tolist(),
+            cells["y_max"].round().tolist(),
             strict=True,
         )
     ]

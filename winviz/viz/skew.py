@@ -400,7 +400,8 @@ def _binned(
     def ints(column: str) -> list[int]:  # round() of each value (half to even, as numpy)
         return np.rint(cells[column].astype(float)).astype(np.int64).tolist()
 
-    x_lo, x_hi, y_lo, y_hi = ints("x_lo"), ints("x_hi"), ints("y_lo"), ints("y_hi")
+    # the extent of each cell's own elements (not the cell's bounds, which can hold times none has)
+    x_lo, x_hi, y_lo, y_hi = ints("x_min"), ints("x_max"), ints("y_min"), ints("y_max")
     rows = [
         {
             "kind": "elements (binned)",

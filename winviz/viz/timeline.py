@@ -883,10 +883,10 @@ def _binned_elements(
             cells["y"].round().astype("int64").tolist(),
             cells["fate"].tolist(),
             cells["count"].astype("int64").tolist(),
-            cells["x_lo"].round().tolist(),
-            cells["x_hi"].round().tolist(),
-            cells["y_lo"].round().tolist(),
-            cells["y_hi"].round().tolist(),
+            cells["x_min"].round().tolist(),
+            cells["x_max"].round().tolist(),
+            cells["y_min"].round().tolist(),
+            cells["y_max"].round().tolist(),
             strict=True,
         )
     ]
