@@ -11,7 +11,7 @@ import numpy as np
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import lanes
+from winviz.viz import frames, lanes
 
 
 def processing_time_job() -> wv.JobExecutionResult:
@@ -78,3 +78,48 @@ def test_alone_is_one_pixel_of_the_same_lane_row() -> None:
         True,
         True,
     ]
+
+
+def test_processing_time_windows_are_on_a_processing_time_axis() -> None:
+    """The lanes drew processing-time windows (their start, end, firing and cleanup times are
+    processing times) on an axis titled "event time"; the timeline places them on its
+    event-time axis and now says so."""
+    trace = processing_time_job().trace
+    view = frames.open_trace(trace)
+    assert frames.processing_time_windows(view, "window")
+    spec = viz.window_lanes(trace).to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["axis"]["title"] == "processing time (ms)"
+    assert spec["title"]["subtitle"][-1] == "processing-time windows: the axis is processing time"
+    spec = viz.timeline(trace, view="timeline").to_dict()
+    assert spec["title"]["subtitle"][1].startswith("processing-time windows: a band's [start, end)")
+    # event-time windows keep their axis (an event-time cleanup timer each)
+    event = extremes_free_event_job().trace
+    assert not frames.processing_time_windows(frames.open_trace(event), "window")
+    spec = viz.window_lanes(event).to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["axis"]["title"] == "event time (ms)"
+
+
+def extremes_free_event_job() -> wv.JobExecutionResult:
+    """a@1, a@2, b@3 at 0, 10, 20 ms in 1 s tumbling event-time windows, with a
+    ContinuousProcessingTimeTrigger.of(5) too (processing-time timers beside the event-time
+    ones; the end of input at 20 ms fires and cleans up before processing time reaches 999)."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1), ("a", 2), ("b", 3)], arrival_times=[0, 10, 20])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .trigger(wv.ContinuousProcessingTimeTrigger.of(5))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    result = env.execute()
+    domains = {
+        r.details()["domain"] for r in result.trace.records() if r.kind == "timer_registered"
+    }
+    assert domains == {"event", "processing"}
+    return result

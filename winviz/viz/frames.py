@@ -1405,6 +1405,25 @@ def timer_operators(view: TraceView) -> list[str]:
     return view.operators(*TIMER_KINDS)
 
 
+def processing_time_windows(view: TraceView, operator: str) -> bool:
+    """Whether ``operator``'s windows are processing-time windows (Flink's
+    ``TumblingProcessingTimeWindows``, ``ProcessingTimeSessionWindows``...): it registered
+    processing-time timers and no event-time timer at all. (An event-time window operator
+    registers an event-time cleanup timer for every window that got an element:
+    ``WindowOperator.registerCleanupTimer`` uses the assigner's domain.) Their start, end,
+    firing and cleanup times are processing times."""
+
+    def build() -> bool:
+        rows = view.select("timer_registered", operator=operator)
+        if not len(rows):
+            return False
+        _, details = distinct_objects(view.c.values_at("detail", rows, ("timer_registered",)))
+        domains = {d[0] for d in details}
+        return domains == {"processing"}
+
+    return bool(memoized(view, "processing_time_windows", operator, build))
+
+
 def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     """The timer records of ``operator``: seq, kind, proc_time, watermark, key, namespace (text),
     ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a deletion, False for

@@ -118,9 +118,11 @@ def _lanes(
         for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True)
         if k in drawn and t is not None and not palette.is_off_chart(t)
     ]
-    x = palette.time_axis(
-        "event time", [*bars["window_start"], *bars["window_end"], *cleanup_times]
-    )
+    # a processing-time window's start, end, firings and cleanup are processing times
+    axis = "processing time" if frames.processing_time_windows(view, op) else "event time"
+    if axis == "processing time":
+        notes.append("processing-time windows: the axis is processing time")
+    x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *cleanup_times])
     events = _events(view, op, bars, x, width)
     lanes = len(keys)
     slots = int(bars["slot"].max()) + 1

@@ -206,6 +206,12 @@ def _timeline(
     ]
     if untimed:
         notes.append(f"{untimed:,} elements without a timestamp are not drawn")
+    if len(lives) and frames.processing_time_windows(view, op):
+        notes.append(
+            "processing-time windows: a band's [start, end) and the firings' x are processing "
+            "times (the windows'), placed on the event-time axis; the elements are at their "
+            "timestamps"
+        )
     not_drawn = _untimed_count(view, op, "fired", len(fired))
     if not_drawn:  # a GlobalWindow's firings: its window has no place on the event-time axis
         notes.append(
