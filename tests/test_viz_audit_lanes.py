@@ -92,6 +92,10 @@ def test_processing_time_windows_are_on_a_processing_time_axis() -> None:
     assert spec["title"]["subtitle"][-1] == "processing-time windows: the axis is processing time"
     spec = viz.timeline(trace, view="timeline").to_dict()
     assert spec["title"]["subtitle"][1].startswith("processing-time windows: a band's [start, end)")
+    spec = viz.scrubber(trace).to_dict()
+    assert spec["title"]["subtitle"][1].startswith(
+        "processing-time windows: a window's [start, end)"
+    )
     # event-time windows keep their axis (an event-time cleanup timer each)
     event = extremes_free_event_job().trace
     assert not frames.processing_time_windows(frames.open_trace(event), "window")

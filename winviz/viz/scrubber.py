@@ -165,6 +165,11 @@ def _scrubber(
         f"operator {op!r}: {len(elements):,} elements, {len(windows):,} windows; move the "
         "slider to see the run at processing time t"
     ]
+    if len(windows) and frames.processing_time_windows(view, op):
+        notes.append(
+            "processing-time windows: a window's [start, end) is processing time, placed on "
+            "the event-time axis; the elements are at their timestamps"
+        )
     wrapped = windows.attrs.get("wrapped", 0)
     if wrapped:  # as the timeline's bands: a wrapped [start, end) would span the whole axis
         notes.append(
