@@ -1116,18 +1116,21 @@ def key_texts(keys: Any) -> list[str]:
     if not len(keys):
         return []
     codes, uniques = pd.factorize(keys, use_na_sentinel=False)
-    if all(k.__class__ is str for k in uniques):  # the usual case: == is the engine's equality
+    if all(k.__class__ is str for k in uniques) or set(map(type, keys.tolist())) == {int}:
+        # the usual cases, str keys or int keys: == is the engine's equality
         texts = [key_text(k) for k in uniques]
         return [texts[c] for c in codes]
+    # each distinct object once (the engine shares its key objects), then per identity
+    numbers, objects = distinct_objects(keys)
     cache: dict[Any, str] = {}
-    out = []
-    for k in keys.tolist():
+    texts = []
+    for k in objects:
         ident = _key_identity(k)
         text = cache.get(ident)
         if text is None:
             text = cache[ident] = key_text(k)
-        out.append(text)
-    return out
+        texts.append(text)
+    return object_array(texts)[numbers].tolist()
 
 
 def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
