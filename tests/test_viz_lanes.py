@@ -99,8 +99,10 @@ def test_purges_and_evictions_are_drawn() -> None:
     )
     spec = viz.window_lanes(trace).to_dict()
     layers = marks(spec)
-    assert [m for m, _ in layers] == ["bar", "point", "text", "point", "point", "point"]
-    (_, bars), (_, fired), (_, labels), (_, purged), (_, evicted), (_, cleaned) = layers
+    assert [m for m, _ in layers] == [
+        "bar", "point", "text", "point", "text", "point", "text", "point"
+    ]  # fmt: skip
+    (_, bars), (_, fired), (_, labels), (_, purged), _, (_, evicted), _, (_, cleaned) = layers
     assert [(b["x"], b["x2"], b["elements"], b["firings"]) for b in bars] == [(0, 10, 4, 2)]
     # CountTrigger fires in onElement: cause "element" (Beam would call both panes "early");
     # at the window's end, 12 px right: it shares the pixel of the purges
@@ -108,13 +110,13 @@ def test_purges_and_evictions_are_drawn() -> None:
         ("fired: element", 2, "×2", "12, 27", "element", 10.225)
     ]
     assert labels == fired
-    assert [(p["x"], p["detail"], p["proc_time"]) for p in purged] == [
-        (10.45, "reason: trigger", "10"),
-        (10.45, "reason: trigger", "30"),
+    # the pane's two purges (two evictions) sit on one spot: one mark "×2" each, as the
+    # firings (one mark per record drew the second exactly over the first)
+    assert [(p["x"], p["n"], p["label"], p["detail"], p["proc_time"]) for p in purged] == [
+        (10.45, 2, "×2", "reason: trigger; reason: trigger", "10, 30"),
     ]
-    assert [(e["x"], e["detail"]) for e in evicted] == [
-        (0.15, 'before: [["a",1]]'),
-        (0.15, 'before: [["a",3]]'),
+    assert [(e["x"], e["n"], e["label"], e["seq"], e["detail"]) for e in evicted] == [
+        (0.15, 2, "×2", "9, 24", 'before: [["a",1]]; before: [["a",3]]'),
     ]
     assert [(c["x"], c["detail"], c["proc_time"]) for c in cleaned] == [
         (9.0, "cleanup time 9 ms", "30")

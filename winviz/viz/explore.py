@@ -66,7 +66,6 @@ from ipywidgets.widgets.widget import _remove_buffers
 
 from winviz.errors import InputError
 from winviz.trace import Trace
-from winviz.trace.causes import firing_causes
 from winviz.trace.columns import object_array
 from winviz.viz import frames, palette
 from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS
@@ -164,7 +163,7 @@ def _fired_by_counts(view: frames.TraceView, rows: np.ndarray) -> dict[str, int]
     a timer is of its domain (an event-time timer at the watermark MAX is the end of input;
     a timer whose domain the trace does not name is worded, in none of them), one without a
     timer is "element" when its trigger call is ``on_element``."""
-    calls, timer_rows = firing_causes(view.c, rows)
+    calls, timer_rows = frames.causes_of(view.c, rows)
     timed = timer_rows >= 0
     with_timer = timer_rows[timed]
     domains = object_array([d[0] for d in view.part("detail", with_timer)[with_timer].tolist()])
@@ -226,7 +225,8 @@ class Run:
 class AtTime:
     """The run as it stood at processing time ``t`` (what the scrubber shows there): the
     window operator's watermark in effect (its last ``watermark`` record at or before t;
-    None before the first), windows fired and elements arrived by t."""
+    None before the first), windows fired (each key's pane once, however many times it
+    fired: a late firing is not another window) and elements arrived by t."""
 
     t: int
     operator: str | None
@@ -256,9 +256,22 @@ def state_at(trace: Any, t: int) -> AtTime:
         before = rows[procs <= t]
         if len(before):
             watermark = view.column("watermark", before[-1:])[0]
-        fired = int((view.numbers("proc_time", view.select("fired", operator=op)) <= t).sum())
+        fired = _panes_fired(view, op, t)
         elements = int((view.numbers("proc_time", view.select("element", operator=op)) <= t).sum())
     return AtTime(t=int(t), operator=op, watermark=watermark, fired=fired, elements=elements)
+
+
+def _panes_fired(view: frames.TraceView, op: str, t: int) -> int:
+    """How many (key, window) panes of ``op`` fired at processing time ``t`` or before: the
+    distinct (key, window) of its ``fired`` records by then (keys told apart as the engine
+    does, ``frames.key_texts``)."""
+    rows = view.select("fired", operator=op)
+    rows = rows[view.numbers("proc_time", rows) <= t]
+    if not len(rows):
+        return 0
+    keys = frames.key_texts(view.column("key", rows))
+    windows = [frames.short(w, 200) for w in view.column("window", rows).tolist()]
+    return len(set(zip(keys, windows, strict=True)))
 
 
 # -- controls -----------------------------------------------------------------------------------

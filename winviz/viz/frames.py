@@ -39,6 +39,7 @@ none).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from collections.abc import Callable
 from json.encoder import encode_basestring
@@ -52,7 +53,7 @@ from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable
 from winviz.trace.bulk import distinct_objects, first_of_each, object_ids
 from winviz.trace.causes import firing_causes as trace_firing_causes
-from winviz.trace.columns import object_array, window_table
+from winviz.trace.columns import TraceColumns, object_array, window_table
 from winviz.trace.frame import from_pandas
 
 P = ParamSpec("P")
@@ -530,10 +531,11 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     late = has_ts & has_mark & (stamps <= marks)
     n_windows = np.bincount(group[assigned], minlength=n)
     # the fate's position in palette.FATES: late and assigned (to one window at least) is
-    # "late, accepted"; a side output of its own (see late_side_outputs) or a late_dropped
-    # record overrides that, late_dropped first
+    # "late, accepted", and so is a late element of an operator without windows (a
+    # KeyedProcessFunction: it gets every element); a side output of its own (see
+    # late_side_outputs) or a late_dropped record overrides that, late_dropped first
     fate = np.zeros(n, dtype=np.int64)
-    fate[late & (n_windows > 0)] = 1
+    fate[late & _accepted(view, operator, n_windows)] = 1
     if view.kind_code("side_output") >= 0:
         fate[group[late_side_outputs(view, rows, group, operator)]] = 3
     dropped = view.kind_code("late_dropped")
@@ -568,7 +570,7 @@ def _element_fates_searched(view: TraceView, operator: str) -> Columns:
     late = has_ts & has_mark & (stamps <= marks)
     n_windows = np.bincount(elements_of("assigned"), minlength=n)
     fate = np.zeros(n, dtype=np.int64)
-    fate[late & (n_windows > 0)] = 1
+    fate[late & _accepted(view, operator, n_windows)] = 1
     if view.kind_code("late_dropped") >= 0:
         fate[elements_of("late_dropped")] = 2
     return Columns(
@@ -581,6 +583,16 @@ def _element_fates_searched(view: TraceView, operator: str) -> Columns:
             "fate_code": fate,
         }
     )
+
+
+def _accepted(view: TraceView, operator: str, n_windows: np.ndarray) -> np.ndarray | bool:
+    """Which elements the operator took in: at a window operator those assigned to a window
+    at least (a late one assigned to none is dropped or sent to the side output); at an
+    operator without windows (``KeyedProcessFunction``) every one — Flink's late element
+    (timestamp <= the watermark) reaches ``processElement`` there, nothing drops it."""
+    if operator in window_operators(view):
+        return n_windows > 0
+    return True
 
 
 def late_side_outputs(
@@ -679,7 +691,7 @@ def _element_texts(
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
     key_column = view.part("key", seqs)
     key_codes = key_column.codes[seqs]
-    texts = {code: short(key_column.values[code], 30) for code in set(key_codes.tolist())}
+    texts = {code: key_text(key_column.values[code]) for code in set(key_codes.tolist())}
     return (
         view.column("operator", seqs),
         [texts[c] for c in key_codes.tolist()],
@@ -817,7 +829,7 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
     rows = view.select("fired", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
-    calls, timer_rows = trace_firing_causes(view.c, rows)
+    calls, timer_rows = causes_of(view.c, rows)
     has_timer = timer_rows >= 0
     domains = np.full(len(rows), None, dtype=object)
     timed = timer_rows[has_timer]
@@ -883,6 +895,36 @@ def _time_values(view: TraceView, name: str, rows: np.ndarray) -> np.ndarray:
     return view.column(name, rows)
 
 
+def causes_of(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``winviz.trace.causes.firing_causes`` (each ``fired`` record's trigger call and the
+    position of the ``timer_fired`` record that fired it, -1 where none), also for a trace
+    without any ``timer_fired`` record — a GlobalWindows operator with a CountTrigger, whose
+    firings all come from ``onElement`` — where that function fails (an index into no timer
+    records); there the call is read the same way (the latest ``trigger`` record of the
+    firing's operator before it) and no firing has a timer."""
+    fired_rows = np.asarray(fired_rows, dtype=np.int64)
+    kinds = list(c.kind.values)
+    if not len(fired_rows) or "trigger" not in kinds:
+        return trace_firing_causes(c, fired_rows)
+    codes = c.kind.codes
+    if "timer_fired" in kinds and (codes == kinds.index("timer_fired")).any():
+        return trace_firing_causes(c, fired_rows)
+    calls = np.full(len(fired_rows), None, dtype=object)
+    triggers = np.flatnonzero(codes == kinds.index("trigger"))
+    operator = c.part("operator", ("fired", "trigger"))
+    trigger_ops, fired_ops = operator.codes[triggers], operator.codes[fired_rows]
+    for op in np.unique(fired_ops).tolist():
+        mine = np.flatnonzero(fired_ops == op)
+        candidates = triggers[trigger_ops == op]
+        k = np.searchsorted(candidates, fired_rows[mine]) - 1
+        found = k >= 0
+        if found.any():
+            rows = candidates[k[found]]
+            numbers, details = distinct_objects(c.values_at("detail", rows, ("trigger",)))
+            calls[mine[found]] = object_array([d[0] for d in details])[numbers]
+    return calls, np.full(len(fired_rows), -1, dtype=np.int64)
+
+
 def firing_causes(
     view: TraceView, fired_rows: np.ndarray
 ) -> tuple[list[str], list[int | None], list[str | None]]:
@@ -890,7 +932,7 @@ def firing_causes(
     (cause text, timer timestamp, timer domain) per record — "event-time timer at t" /
     "processing-time timer at t", "element", "session merge", or "" (unknown, never
     guessed)."""
-    calls, timer_rows = trace_firing_causes(view.c, fired_rows)
+    calls, timer_rows = causes_of(view.c, fired_rows)
     causes = base_causes(calls).tolist()
     timers: list[int | None] = [None] * len(fired_rows)
     domains: list[str | None] = [None] * len(fired_rows)
@@ -1024,8 +1066,49 @@ LIFE_COLUMNS = [
 ]
 
 
+def key_text(key: Any, limit: int = 30) -> str:
+    """A key's label in every chart (lanes, colours, tooltips): ``short`` of the key, except
+    that a str key which reads as JSON — ``"1"``, ``"true"``, ``"1.0"``, ``'["a",1]'`` — is
+    written quoted (``'"1"'``), so that it is not taken for (nor drawn in one lane with) the
+    int, bool, float or tuple key whose text it is: those are different keys in Flink and in
+    the engine (``keygroups.KeyRule``). A text longer than ``limit`` is cut and ends with
+    "…#" and 8 hex digits of a hash of the whole text, so that two long keys with the same
+    beginning keep two labels (two lanes), the same in every chart and run."""
+    if key.__class__ is str:
+        text = json.dumps(key, ensure_ascii=False) if _reads_as_json(key) else key
+    else:
+        text = short(key, 1 << 62)
+    if len(text) <= limit:
+        return text
+    digest = hashlib.blake2s(text.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    return f"{text[: max(1, limit - 10)]}…#{digest}"
+
+
+def _reads_as_json(text: str) -> bool:
+    """Whether ``json.loads`` takes this text (JSON numbers, literals, strings, arrays...)."""
+    if not text or (text[0] not in _JSON_START and text.strip() == text):
+        return False  # the usual key ("k03", "user-7"): no JSON value starts with its letter
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+# the characters a JSON text can start with (but whitespace); "N" and "I": NaN, Infinity
+_JSON_START = frozenset('-0123456789"[{tfnNI')
+
+
+def _key_identity(key: Any) -> Any:
+    """What tells keys apart as the engine does (``keygroups.KeyRule``: Java's equals): the
+    class and the exact text, so 1, True and 1.0 — equal in Python — are three keys, and so
+    are the float keys 0.0 and -0.0."""
+    return (key.__class__, key if key.__class__ is str else short(key, 1 << 30))
+
+
 def key_texts(keys: Any) -> list[str]:
-    """``short`` of each key, computed once per distinct key."""
+    """``key_text`` of each key, computed once per distinct key (distinct as the engine
+    tells keys apart, ``_key_identity``, not by Python's ``==``: 1, True and 1.0 are three)."""
     if isinstance(keys, pd.Series):
         keys = keys.to_numpy(dtype=object)
     elif not (isinstance(keys, np.ndarray) and keys.dtype == object and keys.ndim == 1):
@@ -1033,8 +1116,21 @@ def key_texts(keys: Any) -> list[str]:
     if not len(keys):
         return []
     codes, uniques = pd.factorize(keys, use_na_sentinel=False)
-    texts = [short(k, 30) for k in uniques]
-    return [texts[c] for c in codes]
+    if all(k.__class__ is str for k in uniques) or set(map(type, keys.tolist())) == {int}:
+        # the usual cases, str keys or int keys: == is the engine's equality
+        texts = [key_text(k) for k in uniques]
+        return [texts[c] for c in codes]
+    # each distinct object once (the engine shares its key objects), then per identity
+    numbers, objects = distinct_objects(keys)
+    cache: dict[Any, str] = {}
+    texts = []
+    for k in objects:
+        ident = _key_identity(k)
+        text = cache.get(ident)
+        if text is None:
+            text = cache[ident] = key_text(k)
+        texts.append(text)
+    return object_array(texts)[numbers].tolist()
 
 
 def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
@@ -1106,7 +1202,7 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     key_codes = key.codes[rows]
     present = np.flatnonzero(np.bincount(key_codes, minlength=len(key.values)))
     text_codes, texts = pd.factorize(
-        object_array([short(key.values[i], 30) for i in present.tolist()]),
+        object_array([key_text(key.values[i]) for i in present.tolist()]),
         use_na_sentinel=False,
     )
     text_of = np.zeros(len(key.values), dtype=np.int64)
@@ -1310,6 +1406,25 @@ TIMER_COLUMNS = [
 def timer_operators(view: TraceView) -> list[str]:
     """Operators that wrote timer records, in order of first appearance."""
     return view.operators(*TIMER_KINDS)
+
+
+def processing_time_windows(view: TraceView, operator: str) -> bool:
+    """Whether ``operator``'s windows are processing-time windows (Flink's
+    ``TumblingProcessingTimeWindows``, ``ProcessingTimeSessionWindows``...): it registered
+    processing-time timers and no event-time timer at all. (An event-time window operator
+    registers an event-time cleanup timer for every window that got an element:
+    ``WindowOperator.registerCleanupTimer`` uses the assigner's domain.) Their start, end,
+    firing and cleanup times are processing times."""
+
+    def build() -> bool:
+        rows = view.select("timer_registered", operator=operator)
+        if not len(rows):
+            return False
+        _, details = distinct_objects(view.c.values_at("detail", rows, ("timer_registered",)))
+        domains = {d[0] for d in details}
+        return domains == {"processing"}
+
+    return bool(memoized(view, "processing_time_windows", operator, build))
 
 
 def timer_records(view: TraceView, operator: str) -> pd.DataFrame:

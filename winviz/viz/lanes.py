@@ -19,7 +19,7 @@ earliest windows in event time); the subtitle says what was left out.
 
 from __future__ import annotations
 
-from collections import Counter
+import itertools
 from typing import Any, NamedTuple
 
 import altair as alt
@@ -94,6 +94,7 @@ def _lanes(
             "an end; the global window has neither (try timeline())."
         )
     notes = [f"operator {op!r}: {bars['key'].nunique():,} keys, {len(bars):,} windows"]
+    bars = _without_wrapped(bars, notes)
     keys = _lane_keys(bars, max_keys, notes)
     bars = bars[bars["key"].isin(keys)]
     if len(bars) > max_bars:
@@ -117,9 +118,11 @@ def _lanes(
         for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True)
         if k in drawn and t is not None and not palette.is_off_chart(t)
     ]
-    x = palette.time_axis(
-        "event time", [*bars["window_start"], *bars["window_end"], *cleanup_times]
-    )
+    # a processing-time window's start, end, firings and cleanup are processing times
+    axis = "processing time" if frames.processing_time_windows(view, op) else "event time"
+    if axis == "processing time":
+        notes.append("processing-time windows: the axis is processing time")
+    x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *cleanup_times])
     events = _events(view, op, bars, x, width)
     lanes = len(keys)
     slots = int(bars["slot"].max()) + 1
@@ -175,6 +178,31 @@ def _bars(view: TraceView, op: str) -> pd.DataFrame:
         for m, f in zip(frame["merged_into"].tolist(), frame["firings"].tolist(), strict=True)
     ]
     return frame
+
+
+def _without_wrapped(bars: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """The bars of windows whose end did not overflow the long range: a window of an element
+    near Long.MAX_VALUE (or MIN) can have ``start >= end`` (Flink's ``TimeWindow`` end wraps
+    around), which a bar from start to end would draw across the whole axis, over the other
+    windows. As the timeline's bands, such windows get no bar (nor their marks); the subtitle
+    says how many."""
+    wrapped = np.array(
+        [s >= e for s, e in zip(bars["window_start"], bars["window_end"], strict=True)],
+        dtype=bool,
+    )
+    if not wrapped.any():
+        return bars
+    notes.append(
+        f"{int(wrapped.sum())} window(s) whose end overflowed the long range (start >= end) "
+        "have no bar"
+    )
+    bars = bars[~wrapped].reset_index(drop=True)
+    if bars.empty:
+        raise TraceInputError(
+            "Every window's end overflowed the long range (start >= end). Window lanes draw "
+            "windows from start to end; try timeline()."
+        )
+    return bars
 
 
 def _lane_keys(bars: pd.DataFrame, max_keys: int, notes: list[str]) -> list[str]:
@@ -375,20 +403,35 @@ def _events(
         shift = np.array([EVENT_DX[w] for w in whats], dtype=np.float64) * ms_per_px
         # a firing mark claims a time (its timer's): it moves aside only when another mark
         # of its bar falls on the same pixel
-        pixel = (at / ms_per_px).round().astype(np.int64).tolist()
-        places = list(zip([r["key"] for r in rows], [r["slot"] for r in rows], pixel, strict=True))
-        crowded = Counter(places)
+        alone = _alone(rows, at / ms_per_px)
         claims = np.array(
-            [
-                w.startswith(CLAIMS_TIME) and crowded[p] == 1
-                for w, p in zip(whats, places, strict=True)
-            ],
+            [w.startswith(CLAIMS_TIME) and a for w, a in zip(whats, alone, strict=True)],
             dtype=bool,
         )
         shift[claims] = 0.0
         for r, v in zip(rows, np.clip(at + shift, x.lo, x.hi).round(3).tolist(), strict=True):
             r["x"] = v
     return rows
+
+
+def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
+    """Whether each event mark (at ``px`` pixels) is the only mark of its lane row (key and
+    slot) on its pixel: no other mark of that row less than one pixel away. (Rounding each
+    position to a whole pixel instead told two marks 0.3 px apart on either side of a
+    pixel's edge apart — a firing at 2,000 ms and its cleanup at 1,999 ms — and drew one
+    over the other, while the same two marks 0.3 px apart within a pixel were set apart.)"""
+    rows_of: dict[tuple[Any, Any], list[int]] = {}
+    for i, r in enumerate(rows):
+        rows_of.setdefault((r["key"], r["slot"]), []).append(i)
+    alone = [True] * len(rows)
+    for idx in rows_of.values():
+        if len(idx) < 2:
+            continue
+        order = sorted(idx, key=lambda i: px[i])
+        for a, b in itertools.pairwise(order):
+            if px[b] - px[a] < 1.0:
+                alone[a] = alone[b] = False
+    return alone
 
 
 def _bar_slots(bars: pd.DataFrame) -> dict[tuple[Any, Any, Any], int]:
@@ -475,15 +518,25 @@ def _purges_and_evictions(
             whens = view.detail("evicted", "when", seqs)
             values = view.detail("evicted", "values", seqs)
             info = [f"{w}: {frames.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
-        for (_, r), text in zip(part.iterrows(), info, strict=True):
-            g = _Records([r["seq"]], [r["proc_time"]], r["watermark"])
-            anchor = r["window_end"] if kind == "purged" else r["window_start"]
-            rows.append(
-                _event(
-                    slot, x, r["key_text"], r["window_start"], r["window_end"], kind,
-                    anchor, g, result=text, n=1,
-                )
-            )  # fmt: skip
+        # one mark per (key, window) and kind, as the firings: the purges (evictions) of one
+        # pane all sit at its end (start), so one mark per record drew n marks on one spot
+        groups: dict[tuple[Any, Any, Any], list[int]] = {}
+        for i, k in enumerate(
+            zip(
+                part["key_text"].tolist(),
+                part["window_start"].tolist(),
+                part["window_end"].tolist(),
+                strict=True,
+            )
+        ):
+            groups.setdefault(k, []).append(i)
+        seq_l, proc_l, mark_l = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
+        for (key, start, end), idx in groups.items():
+            shown = idx[-1:] if len(idx) > 50 else idx
+            g = _Records([seq_l[i] for i in shown], [proc_l[i] for i in shown], mark_l[idx[-1]])
+            text = "; ".join(info[i] for i in idx[:50]) + (" …" if len(idx) > 50 else "")
+            anchor = end if kind == "purged" else start
+            rows.append(_event(slot, x, key, start, end, kind, anchor, g, result=text, n=len(idx)))
     return rows
 
 

@@ -80,8 +80,9 @@ def bin_points(
     """Count points per grid cell and ``by`` value; returns (cells, nx, ny).
 
     The grid starts at 120 × 80 cells and is coarsened by √2 per side until the non-empty
-    cells fit ``limit``. Cells carry count, mean x / y (where they are drawn) and the cell's
-    bounds x_lo, x_hi, y_lo, y_hi."""
+    cells fit ``limit``. Cells carry count, mean x / y (where they are drawn), the cell's
+    bounds x_lo, x_hi, y_lo, y_hi and the extent of its own points x_min, x_max, y_min,
+    y_max (what a tooltip says of them)."""
     return _bin_arrays(
         frame[x].to_numpy(float), frame[y].to_numpy(float), frame[by], by, x_range, y_range, limit
     )
@@ -176,7 +177,9 @@ def _cells(
     nx: int,
     ny: int,
 ) -> pd.DataFrame:
-    """The non-empty cells of an nx × ny grid per ``by`` code: count, mean x / y, bounds."""
+    """The non-empty cells of an nx × ny grid per ``by`` code: count, mean x / y, bounds
+    (x_lo, x_hi, y_lo, y_hi) and the extent of the cell's own points (x_min, x_max, y_min,
+    y_max)."""
     (x0, x1), (y0, y1) = x_range, y_range
     wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
     ix = _bin_index(xs - x0, wx, nx)
@@ -190,10 +193,20 @@ def _cells(
         count = counts[ids]
         mean_x = np.bincount(cell, weights=xs, minlength=size)[ids] / count
         mean_y = np.bincount(cell, weights=ys, minlength=size)[ids] / count
+        at, n_at = cell, size
     else:
         ids, inverse, count = np.unique(cell, return_inverse=True, return_counts=True)
         mean_x = np.bincount(inverse, weights=xs, minlength=len(ids)) / count
         mean_y = np.bincount(inverse, weights=ys, minlength=len(ids)) / count
+        at, n_at = inverse, len(ids)
+    # the extent of each cell's own points (what a tooltip may say of them; the cell's
+    # bounds can hold times no point has, e.g. a negative processing time)
+    lo_x, hi_x, lo_y, hi_y = (
+        _extreme(f, at, v, n_at)
+        for f, v in ((np.minimum, xs), (np.maximum, xs), (np.minimum, ys), (np.maximum, ys))
+    )
+    if at is cell:
+        lo_x, hi_x, lo_y, hi_y = lo_x[ids], hi_x[ids], lo_y[ids], hi_y[ids]
     cx, rest = np.divmod(ids, ny * len(labels))
     cy, cb = np.divmod(rest, len(labels))
     x_lo = x0 + cx * wx
@@ -208,8 +221,19 @@ def _cells(
             "x_hi": x_lo + wx,
             "y_lo": y_lo,
             "y_hi": y_lo + wy,
+            "x_min": lo_x,
+            "x_max": hi_x,
+            "y_min": lo_y,
+            "y_max": hi_y,
         }
     )
+
+
+def _extreme(ufunc: Any, at: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """``ufunc`` (np.minimum / np.maximum) of ``values`` per group ``at`` (0 .. n-1)."""
+    out = np.full(n, np.inf if ufunc is np.minimum else -np.inf)
+    ufunc.at(out, at, values)
+    return out
 
 
 def thin_steps(frame: pd.DataFrame, time: str, group: str, limit: int) -> pd.DataFrame:

@@ -165,6 +165,16 @@ def _scrubber(
         f"operator {op!r}: {len(elements):,} elements, {len(windows):,} windows; move the "
         "slider to see the run at processing time t"
     ]
+    if len(windows) and frames.processing_time_windows(view, op):
+        notes.append(
+            "processing-time windows: a window's [start, end) is processing time, placed on "
+            "the event-time axis; the elements are at their timestamps"
+        )
+    wrapped = windows.attrs.get("wrapped", 0)
+    if wrapped:  # as the timeline's bands: a wrapped [start, end) would span the whole axis
+        notes.append(
+            f"{wrapped} window(s) whose end overflowed the long range (start >= end) are not drawn"
+        )
     layers = [
         _window_layer(windows, x, y),
         _now_layer(x, y),
@@ -346,7 +356,10 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
             "merged_into": pd.Series(merged_into, dtype=object),
         }
     )
-    return per[per["window_start"] < per["window_end"]].reset_index(drop=True)
+    kept = per["window_start"] < per["window_end"]
+    out = per[kept].reset_index(drop=True)
+    out.attrs["wrapped"] = int((~kept).sum())  # (the subtitle says how many have no rectangle)
+    return out
 
 
 # -- layers -------------------------------------------------------------------------------------
@@ -607,7 +620,7 @@ def _binned(
     cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points, fate_codes)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid (a cell shows once its "
-        "processing-time bin has begun)"
+        "first element has arrived)"
     )
     return [
         {
@@ -622,11 +635,11 @@ def _binned(
         for cx, cy, lo, fate, count, a, b in zip(
             cells["x"].round().astype("int64").tolist(),
             cells["y"].round().astype("int64").tolist(),
-            cells["y_lo"].round().astype("int64").tolist(),
+            cells["y_min"].round().astype("int64").tolist(),
             cells["fate"].tolist(),
             cells["count"].astype("int64").tolist(),
-            cells["y_lo"].round().tolist(),
-            cells["y_hi"].round().tolist(),
+            cells["y_min"].round().tolist(),
+            cells["y_max"].round().tolist(),
             strict=True,
         )
     ]

@@ -239,6 +239,21 @@ def _skew(
         "black line: the watermark's lag (processing time − watermark); an element on or "
         "above it has timestamp ≤ watermark: it is late",
     ]
+    left_out = len(frames.element_fate_columns(view, op)["seq"]) - len(elements)
+    if left_out:  # (element_skews: no timestamp, or MIN / MAX / beyond ±2**53: no finite skew)
+        notes.insert(
+            len(notes) - 1,
+            f"{left_out:,} element(s) not drawn: no timestamp, or one off the chart (MIN, MAX, "
+            "beyond ±2^53 ms) has no skew to draw",
+        )
+    if isinstance(elements, pd.DataFrame):
+        before = _before_a_step(elements, steps)
+        if before:
+            notes.append(
+                f"{before:,} element(s) arrived at the processing time of a watermark step, "
+                "before it: the line there is the new watermark's lag, their colour the "
+                "watermark they met"
+            )
     if isinstance(elements, _Binned):
         points = _binned(elements.procs, elements.skews, elements.fates, x, y, max_points, notes)
     else:
@@ -269,6 +284,31 @@ def _skew(
         layers, width=width, height=height, title=palette.title("Event-time skew", notes)
     )
     return palette.finish(chart, name="skew_chart", notes=notes, in_place=True)
+
+
+def _before_a_step(elements: pd.DataFrame, steps: pd.DataFrame) -> int:
+    """How many elements the line's rule ("on or above it: late") misjudges: those that
+    arrived at a processing time where the watermark then advanced (records in seq order), so
+    that the watermark they met is not the one whose lag the line shows there, and on the
+    other side of it. ``steps``: the operator's ``watermark_steps``."""
+    if steps.empty or elements.empty:
+        return 0
+    procs = np.asarray(steps["proc_time"].tolist(), dtype=object)
+    marks = steps["watermark"].tolist()
+    n = 0
+    for ts, proc, met in zip(
+        elements["ts"].tolist(),
+        elements["proc_time"].tolist(),
+        elements["watermark"].tolist(),
+        strict=True,
+    ):
+        i = int(np.searchsorted(procs, proc, side="right")) - 1
+        if i < 0 or marks[i] is None or abs(int(marks[i])) > palette.EXACT:
+            continue  # no line there (none yet, or MAX: the line stops)
+        shown = int(marks[i])
+        if met != shown and (met is not None and ts <= met) != (ts <= shown):
+            n += 1
+    return n
 
 
 def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -> alt.Chart:
@@ -393,7 +433,8 @@ def _binned(
     def ints(column: str) -> list[int]:  # round() of each value (half to even, as numpy)
         return np.rint(cells[column].astype(float)).astype(np.int64).tolist()
 
-    x_lo, x_hi, y_lo, y_hi = ints("x_lo"), ints("x_hi"), ints("y_lo"), ints("y_hi")
+    # the extent of each cell's own elements (not the cell's bounds, which can hold times none has)
+    x_lo, x_hi, y_lo, y_hi = ints("x_min"), ints("x_max"), ints("y_min"), ints("y_max")
     rows = [
         {
             "kind": "elements (binned)",

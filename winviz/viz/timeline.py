@@ -206,6 +206,18 @@ def _timeline(
     ]
     if untimed:
         notes.append(f"{untimed:,} elements without a timestamp are not drawn")
+    if len(lives) and frames.processing_time_windows(view, op):
+        notes.append(
+            "processing-time windows: a band's [start, end) and the firings' x are processing "
+            "times (the windows'), placed on the event-time axis; the elements are at their "
+            "timestamps"
+        )
+    not_drawn = _untimed_count(view, op, "fired", len(fired))
+    if not_drawn:  # a GlobalWindow's firings: its window has no place on the event-time axis
+        notes.append(
+            f"{not_drawn:,} firings of the global window are not drawn (it has no start or end "
+            "on the event-time axis)"
+        )
     if steps.empty:
         notes.append("no watermark in this trace: no watermark line, nothing is late")
 
@@ -275,6 +287,12 @@ def _window_marks(
         if drawn is None:
             drawn = _where_present(records(view, op), "window_end")
     return drawn
+
+
+def _untimed_count(view: TraceView, op: str, kind: str, drawn: int) -> int:
+    """How many records of ``kind`` at ``op`` are not among the ``drawn`` ones: those of a
+    window that is not a time window (Flink's ``GlobalWindow``)."""
+    return len(view.select(kind, operator=op)) - drawn
 
 
 def _where_present(frame: _Table, column: str) -> _Table:
@@ -871,10 +889,10 @@ def _binned_elements(
             cells["y"].round().astype("int64").tolist(),
             cells["fate"].tolist(),
             cells["count"].astype("int64").tolist(),
-            cells["x_lo"].round().tolist(),
-            cells["x_hi"].round().tolist(),
-            cells["y_lo"].round().tolist(),
-            cells["y_hi"].round().tolist(),
+            cells["x_min"].round().tolist(),
+            cells["x_max"].round().tolist(),
+            cells["y_min"].round().tolist(),
+            cells["y_max"].round().tolist(),
             strict=True,
         )
     ]

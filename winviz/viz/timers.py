@@ -339,6 +339,26 @@ def _aggregated_rows(
     return rows
 
 
+def _ends_by_timestamp(
+    lives: pd.DataFrame, x: TimeAxis, y: TimeAxis
+) -> dict[tuple[Any, str], list[tuple[str, float, str]]]:
+    """Per (domain, timestamp text) of the aggregated rules: each way its timers ended
+    ("deleted", "fired", in that order; "queued at the end" last, on the top edge) with the
+    y of the last one and its text."""
+    out: dict[tuple[Any, str], list[tuple[str, float, str]]] = {}
+    ends, ended = lives["end"].tolist(), lives["ended"].tolist()
+    for (domain, timestamp), idx in frames.groups(lives, ["domain", "timestamp"]).items():
+        last: dict[str, int] = {}
+        for i in idx:
+            if ends[i] != "pending":
+                last[ends[i]] = max(last.get(ends[i], int(ended[i])), int(ended[i]))
+        marks = [(end, y.clip(last[end])[0], y.fmt(last[end])) for end in sorted(last)]
+        if any(ends[i] == "pending" for i in idx):
+            marks.append(("queued at the end", y.hi, ""))
+        out[(domain, x.fmt(timestamp))] = marks
+    return out
+
+
 def spread(lives: pd.DataFrame) -> list[float]:
     """Per timer, its pixel offset among the timers of the same (domain, timestamp) —
     several keys' or namespaces' timers — in order of registration, centred on the
@@ -372,10 +392,20 @@ def _event_rows(
     """The timer events: registered and ended (per rule), de-duplicated registrations (each
     at the timer it found queued: same x and dx): ``dedup``, their positions in ``records``."""
     rows: list[dict[str, Any]] = []
+    # an aggregated rule's timers may end in several ways (some fired, some deleted): a mark
+    # per way, at its last time (the rule's "deleted, fired" is no shape of the legend)
+    ends_of = _ends_by_timestamp(lives, x, y) if rules and "key" not in rules[0] else {}
     for r in rules:
         base = {k: v for k, v in r.items() if k not in ("kind", "y", "y2", "end")}
         rows.append({**base, "kind": "timer event", "event": "registered", "y": r["y"]})
-        rows.append({**base, "kind": "timer event", "event": r["end"], "y": r["y2"]})
+        ends = ends_of.get((r["domain"], r["timestamp"]), [])
+        if len(ends) > 1:
+            rows += [
+                {**base, "ended": text, "kind": "timer event", "event": end, "y": at}
+                for end, at, text in ends
+            ]
+        else:
+            rows.append({**base, "kind": "timer event", "event": r["end"], "y": r["y2"]})
     if not len(dedup):
         return rows
     # thinned before formatting: only the de-duplicated registrations drawn get tooltips

@@ -1,0 +1,129 @@
+"""Chart audit (window lanes): a firing or cleanup mark stays at the time it claims unless
+another mark of its lane row is less than one pixel away; then it moves aside by its
+``EVENT_DX``. Rounding each mark to a whole pixel told two marks 0.3 px apart on either side
+of a pixel's edge apart, and drew one over the other."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import winviz as wv
+from winviz import viz
+from winviz.viz import frames, lanes
+
+
+def processing_time_job() -> wv.JobExecutionResult:
+    """1 s tumbling processing-time windows: a@1 at 0 ms and a@2 at 400 ms in [0, 1000),
+    b@3 at 1500 ms in [1000, 2000), a@4 at 2600 ms in [2000, 3000) (still open at the end).
+    Each window fires at its processing-time timer (drawn at the window's end: 1000, 2000)
+    and is cleaned up at its cleanup time (999, 1999) — 1 ms, a third of a pixel, apart."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 1), ("a", 2), ("b", 3), ("a", 4)], arrival_times=[0, 400, 1500, 2600]
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingProcessingTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+def test_marks_less_than_a_pixel_apart_are_set_apart_wherever_the_pixel_edge_is() -> None:
+    spec = viz.window_lanes(processing_time_job().trace).to_dict()
+    lo, hi = spec["layer"][0]["encoding"]["x"]["scale"]["domain"]
+    assert (lo, hi) == (-90, 3090)
+    ms_per_px = (hi - lo) / spec["width"]
+    assert ms_per_px > 3  # 999 and 1000 (1999 and 2000) are a third of a pixel apart
+    marks = sorted(
+        (r["key"], r["window"], r["what"], r["x"])
+        for rows in spec["datasets"].values()
+        for r in rows
+        if "n" in r
+    )
+    fired_dx = lanes.EVENT_DX["fired: processing-time timer"] * ms_per_px
+    cleanup_dx = lanes.EVENT_DX["cleanup"] * ms_per_px
+    # both windows alike: the firing and the cleanup each moved aside by their EVENT_DX
+    # (before, [1000, 2000)'s were left on top of each other: 1999 and 2000 round to two
+    # pixels, 999 and 1000 to one)
+    assert marks == [
+        ("a", "[0 ms, 1,000 ms)", "cleanup", round(999 + cleanup_dx, 3)),
+        ("a", "[0 ms, 1,000 ms)", "fired: processing-time timer", round(1000 + fired_dx, 3)),
+        ("b", "[1,000 ms, 2,000 ms)", "cleanup", round(1999 + cleanup_dx, 3)),
+        ("b", "[1,000 ms, 2,000 ms)", "fired: processing-time timer", round(2000 + fired_dx, 3)),
+    ]
+
+
+def test_alone_is_one_pixel_of_the_same_lane_row() -> None:
+    rows: list[dict[str, Any]] = [
+        {"key": "a", "slot": 0},
+        {"key": "a", "slot": 0},
+        {"key": "a", "slot": 1},
+        {"key": "b", "slot": 0},
+        {"key": "a", "slot": 0},
+    ]
+    # 10.49 and 10.51 round to two pixels but are 0.02 px apart; 12.0 is 1.49 px from them
+    assert lanes._alone(rows, np.array([10.49, 10.51, 10.5, 10.5, 12.0])) == [
+        False,
+        False,
+        True,
+        True,
+        True,
+    ]
+
+
+def test_processing_time_windows_are_on_a_processing_time_axis() -> None:
+    """The lanes drew processing-time windows (their start, end, firing and cleanup times are
+    processing times) on an axis titled "event time"; the timeline places them on its
+    event-time axis and now says so."""
+    trace = processing_time_job().trace
+    view = frames.open_trace(trace)
+    assert frames.processing_time_windows(view, "window")
+    spec = viz.window_lanes(trace).to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["axis"]["title"] == "processing time (ms)"
+    assert spec["title"]["subtitle"][-1] == "processing-time windows: the axis is processing time"
+    spec = viz.timeline(trace, view="timeline").to_dict()
+    assert spec["title"]["subtitle"][1].startswith("processing-time windows: a band's [start, end)")
+    spec = viz.scrubber(trace).to_dict()
+    assert spec["title"]["subtitle"][1].startswith(
+        "processing-time windows: a window's [start, end)"
+    )
+    # event-time windows keep their axis (an event-time cleanup timer each)
+    event = extremes_free_event_job().trace
+    assert not frames.processing_time_windows(frames.open_trace(event), "window")
+    spec = viz.window_lanes(event).to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["axis"]["title"] == "event time (ms)"
+
+
+def extremes_free_event_job() -> wv.JobExecutionResult:
+    """a@1, a@2, b@3 at 0, 10, 20 ms in 1 s tumbling event-time windows, with a
+    ContinuousProcessingTimeTrigger.of(5) too (processing-time timers beside the event-time
+    ones; the end of input at 20 ms fires and cleans up before processing time reaches 999)."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1), ("a", 2), ("b", 3)], arrival_times=[0, 10, 20])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .trigger(wv.ContinuousProcessingTimeTrigger.of(5))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    result = env.execute()
+    domains = {
+        r.details()["domain"] for r in result.trace.records() if r.kind == "timer_registered"
+    }
+    assert domains == {"event", "processing"}
+    return result
