@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import winviz as wv
 from winviz import viz
+from winviz.trace.causes import firing_causes
 from winviz.viz import frames
 from winviz.viz.explore import summarize
 
@@ -37,7 +38,7 @@ def test_firing_causes_of_a_trace_without_timers() -> None:
     assert not any(r.kind.startswith("timer_") for r in trace.records())
     view = frames.open_trace(trace)
     rows = view.select("fired", operator="window")
-    calls, timers = frames.causes_of(view.c, rows)
+    calls, timers = firing_causes(view.c, rows)
     assert calls.tolist() == ["on_element", "on_element"]
     assert timers.tolist() == [-1, -1]
     assert frames.firing_causes(view, rows) == (["element", "element"], [None, None], [None, None])

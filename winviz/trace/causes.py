@@ -62,6 +62,8 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
     numbers, details = distinct_objects(c.values_at("detail", candidates[t], ("trigger",)))
     names = [d[0] for d in details]
     calls[mine] = object_array(names)[numbers]
+    if not len(timers_at):  # no timer_fired record (a GlobalWindow's CountTrigger): no timer
+        return calls, timers
     k = np.searchsorted(timers_at, t, side="right") - 1  # the latest timer_fired before
     j = np.where(k >= 0, timers_at[np.maximum(k, 0)], -1)  # (any operator)
     timed = np.array([name in TIMER_CALLS for name in names], dtype=bool)[numbers]

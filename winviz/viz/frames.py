@@ -53,7 +53,7 @@ from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable
 from winviz.trace.bulk import distinct_objects, first_of_each, object_ids
 from winviz.trace.causes import firing_causes as trace_firing_causes
-from winviz.trace.columns import TraceColumns, object_array, window_table
+from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
 
 P = ParamSpec("P")
@@ -829,7 +829,7 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
     rows = view.select("fired", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
-    calls, timer_rows = causes_of(view.c, rows)
+    calls, timer_rows = trace_firing_causes(view.c, rows)
     has_timer = timer_rows >= 0
     domains = np.full(len(rows), None, dtype=object)
     timed = timer_rows[has_timer]
@@ -895,36 +895,6 @@ def _time_values(view: TraceView, name: str, rows: np.ndarray) -> np.ndarray:
     return view.column(name, rows)
 
 
-def causes_of(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``winviz.trace.causes.firing_causes`` (each ``fired`` record's trigger call and the
-    position of the ``timer_fired`` record that fired it, -1 where none), also for a trace
-    without any ``timer_fired`` record — a GlobalWindows operator with a CountTrigger, whose
-    firings all come from ``onElement`` — where that function fails (an index into no timer
-    records); there the call is read the same way (the latest ``trigger`` record of the
-    firing's operator before it) and no firing has a timer."""
-    fired_rows = np.asarray(fired_rows, dtype=np.int64)
-    kinds = list(c.kind.values)
-    if not len(fired_rows) or "trigger" not in kinds:
-        return trace_firing_causes(c, fired_rows)
-    codes = c.kind.codes
-    if "timer_fired" in kinds and (codes == kinds.index("timer_fired")).any():
-        return trace_firing_causes(c, fired_rows)
-    calls = np.full(len(fired_rows), None, dtype=object)
-    triggers = np.flatnonzero(codes == kinds.index("trigger"))
-    operator = c.part("operator", ("fired", "trigger"))
-    trigger_ops, fired_ops = operator.codes[triggers], operator.codes[fired_rows]
-    for op in np.unique(fired_ops).tolist():
-        mine = np.flatnonzero(fired_ops == op)
-        candidates = triggers[trigger_ops == op]
-        k = np.searchsorted(candidates, fired_rows[mine]) - 1
-        found = k >= 0
-        if found.any():
-            rows = candidates[k[found]]
-            numbers, details = distinct_objects(c.values_at("detail", rows, ("trigger",)))
-            calls[mine[found]] = object_array([d[0] for d in details])[numbers]
-    return calls, np.full(len(fired_rows), -1, dtype=np.int64)
-
-
 def firing_causes(
     view: TraceView, fired_rows: np.ndarray
 ) -> tuple[list[str], list[int | None], list[str | None]]:
@@ -932,7 +902,7 @@ def firing_causes(
     (cause text, timer timestamp, timer domain) per record — "event-time timer at t" /
     "processing-time timer at t", "element", "session merge", or "" (unknown, never
     guessed)."""
-    calls, timer_rows = causes_of(view.c, fired_rows)
+    calls, timer_rows = trace_firing_causes(view.c, fired_rows)
     causes = base_causes(calls).tolist()
     timers: list[int | None] = [None] * len(fired_rows)
     domains: list[str | None] = [None] * len(fired_rows)
