@@ -20,11 +20,37 @@ from winviz.errors import WinvizError
 TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a mapping that repeats a key: PyYAML keeps the last
+    value silently, so a step's second ``expect:`` would drop the first one unchecked."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:  # an unhashable key: the base class names it
+                break
+            if first is not key_node:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping",
+                    node.start_mark,
+                    f"found the key {key!r} twice (first {first.start_mark.line + 1}:"
+                    f"{first.start_mark.column + 1}); each field may appear once",
+                    key_node.start_mark,
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
 def load(path: str | Path) -> dict[str, Any]:
-    """Parse and validate one transcript file (the file name is kept as ``_file``)."""
+    """Parse and validate one transcript file (the file name is kept as ``_file``). A file
+    that is not YAML, repeats a key in a mapping, or lacks the top-level fields raises
+    ``TranscriptError`` naming the file and what is wrong."""
     path = Path(path)
+    text = path.read_text()
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml.load(text, Loader=_UniqueKeyLoader)  # (a SafeLoader)
     except yaml.YAMLError as exc:
         raise TranscriptError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(doc, dict):
@@ -35,7 +61,14 @@ def load(path: str | Path) -> dict[str, Any]:
     for required in ("name", "operator", "steps"):
         if required not in doc:
             raise TranscriptError(f"{path}: missing field {required!r}")
-    kind = (doc["operator"] or {}).get("kind")
+    if not isinstance(doc["name"], str) or not doc["name"]:
+        raise TranscriptError(f"{path}: name {doc['name']!r}: expected a non-empty str")
+    if not isinstance(doc["operator"], dict):
+        raise TranscriptError(
+            f"{path}: operator {doc['operator']!r}: expected a mapping with a kind, one of "
+            f"{sorted(DRIVERS)}"
+        )
+    kind = doc["operator"].get("kind")
     if kind not in DRIVERS:
         raise TranscriptError(f"{path}: operator.kind {kind!r} is not one of {sorted(DRIVERS)}")
     if not isinstance(doc["steps"], list):
@@ -101,6 +134,14 @@ def check_transcript(doc: dict[str, Any]) -> str | None:
         problem = _check_step(driver_cls, step, result)
         if problem:
             return f"step {index}: {problem}"
+    # run the generator to its end: a transcript without steps builds its operator there
+    # (one the runner cannot build is an error, never a silent pass)
+    try:
+        next(results, None)
+    except TranscriptError:
+        raise
+    except WinvizError as exc:
+        return f"operator: raised {type(exc).__name__}: {exc}"
     return None
 
 
