@@ -494,12 +494,14 @@ class DataStream:
         return ConnectedStreams(self, other)
 
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
-        return self._then(MapSpec(fn), "map")
+        return self._then(MapSpec(_function(fn, "map", "fn", "a function of one record")), "map")
 
     def filter(self, fn: Callable[[Any], bool]) -> DataStream:
+        fn = _function(fn, "filter", "fn", "a function of one record returning a bool")
         return self._then(FilterSpec(fn), "filter")
 
     def flat_map(self, fn: Callable[[Any], Iterable[Any]]) -> DataStream:
+        fn = _function(fn, "flat_map", "fn", "a function of one record returning an iterable")
         return self._then(FlatMapSpec(fn), "flat_map")
 
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
@@ -531,6 +533,7 @@ class DataStream:
         return DataStream(self.env, self.env._add(UnionSpec(), "union", inputs))
 
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
+        _function(key_selector, "key_by", "key_selector", "a function of one record")
         return KeyedStream(self, key_selector)
 
     def window_all(self, assigner: WindowAssigner) -> WindowedStream:
@@ -568,6 +571,7 @@ class KeyedStream:
         self.key_selector = key_selector
 
     def process(self, function: KeyedProcessFunction) -> DataStream:
+        _methods(function, "process", "function", ("process_element",), "a KeyedProcessFunction")
         return self.stream._then(KeyedProcessSpec(self.key_selector, function), "process")
 
     def window(self, assigner: WindowAssigner) -> WindowedStream:
@@ -575,6 +579,7 @@ class KeyedStream:
 
     def reduce(self, fn: Callable[[Any, Any], Any]) -> DataStream:
         """A rolling reduce per key (no windows)."""
+        fn = _function(fn, "reduce", "fn", "a function of two records returning one")
         return self.stream._then(RollingReduceSpec(self.key_selector, fn), "reduce")
 
 
@@ -629,15 +634,20 @@ class WindowedStream:
         return out
 
     def reduce(self, fn: Callable[[Any, Any], Any], process_function: Any = None) -> DataStream:
-        return self._function("reduce", fn, process_function)
+        _function(fn, "reduce", "fn", "a function of two records returning one")
+        return self._function("reduce", fn, _window_function(process_function, "reduce"))
 
     def aggregate(self, fn: AggregateFunction, process_function: Any = None) -> DataStream:
-        return self._function("aggregate", fn, process_function)
+        _methods(fn, "aggregate", "fn", _AGGREGATE_METHODS, "an AggregateFunction")
+        return self._function("aggregate", fn, _window_function(process_function, "aggregate"))
 
     def process(self, process_function: Any) -> DataStream:
-        return self._function("process", None, process_function)
+        if process_function is None:
+            _window_function(None, "process", required=True)
+        return self._function("process", None, _window_function(process_function, "process"))
 
     def apply(self, fn: Callable[[Any, Any, list[Any], Any], None]) -> DataStream:
+        fn = _function(fn, "apply", "fn", "a function (key, window, elements, out)")
         return self._function("apply", None, fn)
 
 
@@ -679,6 +689,53 @@ class ConnectedStreams:
         spec = CoProcessSpec(function, self.key_selectors)
         node = env._add(spec, "co_process", [self.first.node, self.second.node])
         return DataStream(env, node)
+
+
+def _function(fn: Any, what: str, field: str, expected: str) -> Any:
+    """``fn`` when it can be called; else ``ArgumentTypeError`` when the pipeline is built,
+    not a failure of the first record at run time (Flink's Java API cannot take a
+    non-function there, and refuses null: ``ReducingStateDescriptor``'s
+    ``checkNotNull(reduceFunction)``, ``KeyedStream``'s ``checkNotNull(keySelector)``)."""
+    if not callable(fn):
+        raise ArgumentTypeError(
+            f"{what}() takes a function; {type(fn).__name__} is not callable",
+            field=field,
+            value=fn,
+            expected=expected,
+        )
+    return fn
+
+
+_AGGREGATE_METHODS = ("create_accumulator", "add", "get_result")
+
+
+def _methods(obj: Any, what: str, field: str, methods: tuple[str, ...], expected: str) -> Any:
+    """``obj`` when it has these methods (a Flink function interface's); else
+    ``ArgumentTypeError`` naming the first one missing, when the pipeline is built."""
+    for method in methods:
+        if not callable(getattr(obj, method, None)):
+            raise ArgumentTypeError(
+                f"{what}() takes {expected}; {type(obj).__name__} has no {method}()",
+                field=field,
+                value=obj,
+                expected=f"{expected} (with {', '.join(m + '()' for m in methods)})",
+            )
+    return obj
+
+
+def _window_function(function: Any, what: str, *, required: bool = False) -> Any:
+    """A window's ``ProcessWindowFunction`` (an object with ``process``, or a function
+    ``(key, context, elements, out)``), or None where it is optional."""
+    if function is None and not required:
+        return None
+    if callable(getattr(function, "process", None)) or callable(function):
+        return function
+    raise ArgumentTypeError(
+        f"{what}() takes a window function; {type(function).__name__} is not one",
+        field="process_function",
+        value=function,
+        expected="a ProcessWindowFunction or a function (key, context, elements, out)",
+    )
 
 
 def _output_tag(tag: Any, what: str) -> OutputTag:
