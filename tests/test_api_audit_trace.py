@@ -236,3 +236,58 @@ def test_a_frame_of_widened_whole_floats_reads_back_exactly(trace: Trace) -> Non
     for name in ("seq", "proc_time", "watermark", "ts", "window_start", "window_end"):
         frame[name] = frame[name].astype("float64")
     assert Trace.from_columns(from_pandas(frame)).to_json() == trace.to_json()
+
+
+# -- save / load ----------------------------------------------------------------------------
+
+
+def _two(**second: Any) -> Trace:
+    """A hand-made trace of two records, the second with these fields."""
+    fields = {"proc": 1, "wm": None, "key": "k", "window": None, "ts": 2, "detail": "y"}
+    fields.update(second)
+    own = Trace()
+    own.emit("element", 0, None, "w", "k", None, 1, "x")
+    own.emit(
+        "element",
+        fields["proc"],
+        fields["wm"],
+        "w",
+        fields["key"],
+        fields["window"],
+        fields["ts"],
+        fields["detail"],
+    )
+    return own
+
+
+@pytest.mark.parametrize(
+    ("second", "field", "shown"),
+    [({"ts": 1.5}, "ts", "1.5"), ({"wm": 2**64}, "watermark", str(2**64))],
+)
+def test_save_names_the_record_and_field_of_a_time_it_cannot_hold(
+    tmp_path: Any, second: dict[str, Any], field: str, shown: str
+) -> None:
+    with pytest.raises(InputError, match=rf"record 1, field '{field}', value {shown}: a trace"):
+        _two(**second).save(tmp_path / "t.parquet")
+
+
+def test_save_refuses_a_window_bound_it_would_cut(tmp_path: Any) -> None:
+    """The file's window bounds are int64: [0.5, 1.5) was written as [0, 1)."""
+    with pytest.raises(InputError, match=r"record 1, field 'window', value \[0.5, 1.5\): a trace"):
+        _two(window=TimeWindow(0.5, 1.5)).save(tmp_path / "w.parquet")  # type: ignore[arg-type]
+    assert not (tmp_path / "w.parquet").exists()
+
+
+def test_save_names_the_record_of_a_value_that_contains_itself(tmp_path: Any) -> None:
+    """It was a bare RecursionError from inside the text encoder."""
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    with pytest.raises(InputError, match=r"record 1, field 'detail': a value that contains"):
+        _two(detail=cycle).save(tmp_path / "c.parquet")
+    with pytest.raises(InputError, match=r"record 1, field 'key': a value that contains"):
+        _two(key=(1, cycle)).to_arrow()
+
+
+def test_load_trace_of_a_directory_says_it_is_one(tmp_path: Any) -> None:
+    with pytest.raises(wv.TraceFileError, match=rf"^{tmp_path}: a directory; expected a trace"):
+        wv.load_trace(tmp_path)
