@@ -39,9 +39,18 @@ def test_a_step_that_repeats_expect_is_refused_not_half_checked(tmp_path: Path) 
     )
     with pytest.raises(TranscriptError) as info:
         load(path)
-    message = str(info.value)
-    assert message.startswith(f"{path}: not valid YAML")
-    assert "found the key 'expect' twice (first 6:5)" in message and "line 7" in message
+    assert str(info.value) == (
+        f"{path}: line 7: the key 'expect' appears twice in one mapping (first on line 6); "
+        "each field may appear once"
+    )
+    # the same key in two mappings is no repeat
+    other = _write(
+        tmp_path,
+        "apart",
+        "name: apart\n" + WINDOW + "steps:\n"
+        "  - {element: {key: a, value: 1, ts: 5}}\n  - {element: {key: a, value: 2, ts: 6}}\n",
+    )
+    assert check_transcript(load(other)) is None
 
 
 def test_a_transcript_without_steps_still_builds_its_operator(tmp_path: Path) -> None:

@@ -20,27 +20,31 @@ from winviz.errors import WinvizError
 TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a mapping that repeats a key: PyYAML keeps the last
-    value silently, so a step's second ``expect:`` would drop the first one unchecked."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, Any] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                first = seen.setdefault(key, key_node)
-            except TypeError:  # an unhashable key: the base class names it
-                break
-            if first is not key_node:
-                raise yaml.constructor.ConstructorError(
-                    "while reading a mapping",
-                    node.start_mark,
-                    f"found the key {key!r} twice (first {first.start_mark.line + 1}:"
-                    f"{first.start_mark.column + 1}); each field may appear once",
-                    key_node.start_mark,
-                )
-        return super().construct_mapping(node, deep=deep)
+def _repeated_key(text: str, path: Path) -> None:
+    """Refuse a mapping that repeats a key: ``yaml.safe_load`` keeps the last value silently,
+    so a step's second ``expect:`` would drop the first one unchecked. Read from the YAML
+    node graph (``yaml.compose``: no value is constructed)."""
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    stack, seen_nodes = [root] if root is not None else [], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], yaml.Node] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    was = first.setdefault((key.tag, key.value), key)
+                    if was is not key:
+                        raise TranscriptError(
+                            f"{path}: line {key.start_mark.line + 1}: the key {key.value!r} "
+                            f"appears twice in one mapping (first on line "
+                            f"{was.start_mark.line + 1}); each field may appear once"
+                        )
+                stack.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
 
 
 def load(path: str | Path) -> dict[str, Any]:
@@ -50,9 +54,10 @@ def load(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     text = path.read_text()
     try:
-        doc = yaml.load(text, Loader=_UniqueKeyLoader)  # (a SafeLoader)
+        doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise TranscriptError(f"{path}: not valid YAML: {exc}") from None
+    _repeated_key(text, path)
     if not isinstance(doc, dict):
         raise TranscriptError(f"{path}: a transcript is a mapping with name, operator, steps")
     unknown = set(doc) - TOP_LEVEL
