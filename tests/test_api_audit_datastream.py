@@ -121,3 +121,58 @@ def test_functions_of_every_accepted_shape_still_run() -> None:
     assert sorted(r.value for r in outputs["windows"]) == [("a", 0, 2), ("b", 0, 1)]
     assert sorted(r.value for r in outputs["sums"]) == [("a", 3), ("b", 3)]
     assert [r.value for r in outputs["values"]] == [1, 2, 3]
+
+
+def _dict_job(
+    events: list[dict[str, Any]], partitions: bool = False
+) -> wv.StreamExecutionEnvironment:
+    env = wv.StreamExecutionEnvironment(trace=True)
+    source = (
+        env.from_partitions([events[:2], events[2:]]) if partitions else env.from_collection(events)
+    )
+    (
+        source.assign_timestamps_and_watermarks(bounded(0, lambda e: e["ts"]))
+        .key_by(lambda e: e["k"])
+        .window(wv.TumblingEventTimeWindows.of(10))
+        .reduce(lambda a, b: {**a, "n": a["n"] + b["n"]})
+        .sink_to("sums")
+    )
+    return env
+
+
+@pytest.mark.parametrize("partitions", [False, True], ids=["from_collection", "from_partitions"])
+def test_the_callers_records_changed_later_change_neither_the_job_nor_its_trace(
+    partitions: bool,
+) -> None:
+    """The trace held the caller's own dicts: editing the input list after a run (to try a
+    variant in the next cell) silently changed the earlier run's trace and its charts; edits
+    between building and executing changed the job (Flink's fromCollection serializes its
+    elements when the source is made)."""
+    events = [{"k": "a", "ts": 1, "n": 1}, {"k": "a", "ts": 2, "n": 2}, {"k": "b", "ts": 3, "n": 3}]
+    env = _dict_job(events, partitions)
+    events[1]["n"] = 20  # after the source was made, before execute
+    result = env.execute()
+    assert sorted((r.value["k"], r.value["n"]) for r in result.outputs["sums"]) == [
+        ("a", 3),
+        ("b", 3),
+    ]
+    before = result.trace.to_json()
+    events[0]["n"] = 100
+    events[2]["k"] = "z"
+    assert result.trace.to_json() == before
+    assert events[0] == {"k": "a", "ts": 1, "n": 100}  # (the caller's data is the caller's)
+
+
+def test_immutable_source_records_are_not_copied() -> None:
+    events = [("a", 1), ("b", 2)]
+    env = wv.StreamExecutionEnvironment(trace=True)
+    env.from_collection(events).sink_to("out")
+    result = env.execute()
+    assert all(r.value is e for r, e in zip(result.outputs["out"], events, strict=True))
+
+
+@pytest.mark.parametrize("data", [5, None, 1.5])
+def test_from_collection_of_no_iterable_is_named(data: Any) -> None:
+    """It was int's own "'int' object is not iterable" from inside from_collection."""
+    with pytest.raises(ArgumentTypeError, match=rf"field 'data', value {data!r}: from_collection"):
+        wv.StreamExecutionEnvironment().from_collection(data)

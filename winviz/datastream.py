@@ -23,6 +23,7 @@ Parallelism (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``,
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from itertools import islice
@@ -31,7 +32,7 @@ from typing import Any
 
 from winviz.checkpoints import CheckpointConfig
 from winviz.collector import paused
-from winviz.copies import all_immutable
+from winviz.copies import all_immutable, copy_record
 from winviz.errors import ArgumentTypeError, InputError, NameClashError
 from winviz.functions import (
     AggregateFunction,
@@ -206,11 +207,26 @@ class StreamExecutionEnvironment:
     ) -> DataStream:
         """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (processing time,
         non-decreasing), or at ``i * arrival_interval`` when no arrival times are given.
-        ``timestamps`` optionally gives each record a source timestamp (like Kafka's)."""
+        ``timestamps`` optionally gives each record a source timestamp (like Kafka's).
+
+        The records are taken as they are now, as Flink's ``FromElementsFunction`` serializes
+        its elements when the source is made: a record that can be changed in place (a dict,
+        a list) is copied, so changing the caller's data afterwards — before ``execute`` or
+        after it — changes neither the job nor its trace and outputs."""
         # the records as they are now (a tuple), made with the cyclic collector paused: a
         # young-generation pass would otherwise visit every record once (winviz.collector)
-        with paused():
-            values = tuple(data)
+        try:
+            with paused():
+                values = tuple(data)
+        except TypeError:
+            if isinstance(data, Iterable):
+                raise
+            raise ArgumentTypeError(
+                "from_collection takes the records",
+                field="data",
+                value=data,
+                expected="an iterable of records (a list, a tuple, a generator)",
+            ) from None
         records = self._records(values, arrival_times, arrival_interval, timestamps)
         node = self._add(SourceSpec(records), name, [])
         node.non_parallel = True  # Flink's fromCollection is a non-parallel source
@@ -276,7 +292,11 @@ class StreamExecutionEnvironment:
                     expected="one timestamp per record",
                 )
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
-        return Batch(arrivals, indices, values, stamps, all_immutable(values))
+        immutable = all_immutable(values)
+        if not immutable:  # the records as they are now (see ``from_collection``)
+            with paused():
+                values = tuple(map(_snapshot, values))
+        return Batch(arrivals, indices, values, stamps, immutable)
 
     def from_partitions(
         self,
@@ -736,6 +756,16 @@ def _window_function(function: Any, what: str, *, required: bool = False) -> Any
         value=function,
         expected="a ProcessWindowFunction or a function (key, context, elements, out)",
     )
+
+
+def _snapshot(value: Any) -> Any:
+    """A source record as it is now: ``copy_record``'s copy (the value itself when nothing
+    in it can change). A value no copy can be made of (a lock, an open file) stays itself,
+    as before: the job gets it as it is then."""
+    try:
+        return copy_record(value)
+    except (TypeError, copy.Error):
+        return value
 
 
 def _output_tag(tag: Any, what: str) -> OutputTag:
