@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from jobs import bounded
 
@@ -291,3 +292,31 @@ def test_save_names_the_record_of_a_value_that_contains_itself(tmp_path: Any) ->
 def test_load_trace_of_a_directory_says_it_is_one(tmp_path: Any) -> None:
     with pytest.raises(wv.TraceFileError, match=rf"^{tmp_path}: a directory; expected a trace"):
         wv.load_trace(tmp_path)
+
+
+def test_a_frame_sorted_by_another_column_reads_back_as_the_trace(trace: Trace) -> None:
+    """Rows were read in frame order: a frame sorted by ts (or shuffled) gave a trace whose
+    records were out of seq order, and why_fired named an element as the cause of a firing
+    the watermark's timer caused."""
+    frame = trace.to_pandas()
+    for moved in (frame.sort_values("ts", kind="stable"), frame.sample(frac=1, random_state=3)):
+        read = Trace.from_columns(from_pandas(moved), view=True)
+        assert read.to_json() == trace.to_json()
+        assert str(wv.why_fired(read, "a", (0, 100))) == str(wv.why_fired(trace, "a", (0, 100)))
+    assert "event-time timer at 99" in str(wv.why_fired(trace, "a", (0, 100)))
+
+
+def test_a_frame_row_error_names_the_frames_own_row_after_sorting(trace: Trace) -> None:
+    frame = trace.to_pandas().iloc[::-1].reset_index(drop=True)  # seq n-1 .. 0
+    frame["ts"] = frame["ts"].astype(object)
+    last = len(frame) - 1
+    frame.loc[last, "ts"] = 0.5  # the row of seq 0
+    with pytest.raises(InputError, match=rf"value 0.5: frame row {last} \(seq 0\)"):
+        from_pandas(frame)
+
+
+def test_two_frame_rows_of_one_seq_are_refused(trace: Trace) -> None:
+    frame = trace.to_pandas()
+    twice = pd.concat([frame.iloc[:5], frame.iloc[3:4]], ignore_index=True)
+    with pytest.raises(InputError, match=r"frame rows 3 and 5 have the same seq 3"):
+        from_pandas(twice)

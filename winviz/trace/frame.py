@@ -708,7 +708,9 @@ def from_pandas(frame: pd.DataFrame) -> TraceColumns:
     floats).
 
     The columns own their arrays (``seq`` is copied): a cell of the frame set afterwards
-    changes the frame only, never the trace read from it. A frame that lacks a trace column,
+    changes the frame only, never the trace read from it. The records are put in ``seq``
+    order, the order things happened in (a frame sorted by another column gives the same
+    trace); two rows of one ``seq`` are refused. A frame that lacks a trace column,
     a row without a kind, or a time / window bound / ``seq`` that is not a whole number
     raises ``InputError`` naming the frame row, its ``seq``, the column and the value (a
     float time is never cut to an int silently)."""
@@ -721,7 +723,25 @@ def from_pandas(frame: pd.DataFrame) -> TraceColumns:
     frame = frame.reset_index(drop=True)
     n = len(frame)
     seq = _seq(frame) if "seq" in frame else np.arange(n, dtype=np.int64)
-    rows = _Rows(seq)
+    order = None
+    if n > 1 and not bool((seq[1:] > seq[:-1]).all()):
+        # rows sorted by another column (a learner's sort_values("ts")): the records back in
+        # seq order, the order things happened in (the trace schema's first rule), which the
+        # charts and winviz.why read causes by
+        order = np.argsort(seq, kind="stable")
+        seq = seq[order]
+        same = np.flatnonzero(seq[1:] == seq[:-1])
+        if len(same):
+            first, second = sorted(order[[same[0], same[0] + 1]].tolist())
+            raise InputError(
+                f"frame rows {first} and {second} have the same seq {int(seq[same[0]])}: "
+                "a trace holds each record once",
+                field="seq",
+                value=int(seq[same[0]]),
+                expected="one row per record (seq values distinct)",
+            )
+        frame = frame.iloc[order].reset_index(drop=True)
+    rows = _Rows(seq, order)
     kinds = []
     for i, k in enumerate(frame["kind"].tolist()):
         if _missing(k):
@@ -774,7 +794,7 @@ def _seq(frame: pd.DataFrame) -> np.ndarray:
     column = frame["seq"]
     if column.dtype.kind in "iu":
         return np.array(column.to_numpy(), dtype=np.int64, copy=True)
-    rows = _Rows(np.arange(len(frame), dtype=np.int64), with_seq=False)
+    rows = _Rows(np.arange(len(frame), dtype=np.int64), None, with_seq=False)
     expected = "the record's position (an int)"
     values = rows.ints(frame, "seq", expected)
     for i, v in enumerate(values):
@@ -784,14 +804,19 @@ def _seq(frame: pd.DataFrame) -> np.ndarray:
 
 
 class _Rows:
-    """Where a frame's cell is, for ``from_pandas``'s errors: its row and ``seq``."""
+    """Where a frame's cell is, for ``from_pandas``'s errors: its row (the frame's own
+    position, ``order[i]`` once the rows are put in seq order) and ``seq``."""
 
-    def __init__(self, seq: np.ndarray, *, with_seq: bool = True) -> None:
+    def __init__(
+        self, seq: np.ndarray, order: np.ndarray | None = None, *, with_seq: bool = True
+    ) -> None:
         self.seq = seq
+        self.order = order
         self.with_seq = with_seq
 
     def error(self, i: int, name: str, value: Any, expected: str) -> InputError:
-        at = f"frame row {i}" + (f" (seq {int(self.seq[i])})" if self.with_seq else "")
+        row = i if self.order is None else int(self.order[i])
+        at = f"frame row {row}" + (f" (seq {int(self.seq[i])})" if self.with_seq else "")
         return InputError(f"{at}: not a trace value", field=name, value=value, expected=expected)
 
     def ints(
