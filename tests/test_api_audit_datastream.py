@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pandas as pd
 import pytest
 from jobs import bounded
 
@@ -176,3 +177,21 @@ def test_from_collection_of_no_iterable_is_named(data: Any) -> None:
     """It was int's own "'int' object is not iterable" from inside from_collection."""
     with pytest.raises(ArgumentTypeError, match=rf"field 'data', value {data!r}: from_collection"):
         wv.StreamExecutionEnvironment().from_collection(data)
+
+
+@pytest.mark.parametrize("frame", [[{"a": 1}], pd.Series([1, 2])], ids=["list", "series"])
+def test_from_pandas_of_no_frame_is_named(frame: Any) -> None:
+    """A list raised AttributeError: 'list' object has no attribute 'to_dict'; a Series
+    TypeError from Series.to_dict."""
+    with pytest.raises(
+        ArgumentTypeError, match=r"field 'frame', value '(list|Series)': from_pandas"
+    ):
+        wv.StreamExecutionEnvironment().from_pandas(frame)
+
+
+def test_from_pandas_of_a_frame_still_reads_its_rows() -> None:
+    env = wv.StreamExecutionEnvironment()
+    frame = pd.DataFrame({"k": ["a", "b"], "arrive": [0, 5]})
+    env.from_pandas(frame, arrival_column="arrive").sink_to("rows")
+    out = env.execute().outputs["rows"]
+    assert [(r.value, r.processing_time) for r in out] == [({"k": "a"}, 0), ({"k": "b"}, 5)]

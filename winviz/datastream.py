@@ -371,6 +371,13 @@ class StreamExecutionEnvironment:
         name: str = "source",
     ) -> DataStream:
         """Each row becomes a dict record; ``arrival_column`` (optional) gives arrival times."""
+        if not callable(getattr(frame, "to_dict", None)) or not hasattr(frame, "columns"):
+            raise ArgumentTypeError(
+                "from_pandas takes a pandas DataFrame",
+                field="frame",
+                value=type(frame).__name__,
+                expected="a pandas DataFrame (for a list of records: from_collection)",
+            )
         rows = frame.to_dict("records")
         arrivals = None
         if arrival_column is not None:
