@@ -395,8 +395,9 @@ class Trace:
     ) -> Trace:
         """A read-only trace of the records that match every filter given: ``kind`` and
         ``operator`` a name or several, ``key`` a key (compared by type and value: ``1`` is
-        not ``True``), ``window`` a window (a ``TimeWindow``, a ``(start, end)`` pair, the
-        ``GlobalWindow`` or None). The records keep their ``seq``; nothing else is decoded.
+        not ``True``), ``window`` a window (a ``TimeWindow``, a ``(start, end)`` pair of ints —
+        a tuple, or a list as ``to_json`` writes a window —, the ``GlobalWindow`` or None). The
+        records keep their ``seq``; nothing else is decoded.
         A kind name that neither the trace schema nor this trace knows (a typo), a key that
         can never be one (a list) and a window that is none of those raise, naming it."""
         return Trace.from_columns(
