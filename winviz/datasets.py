@@ -15,6 +15,7 @@ Loading files is I/O: this module is outside the engine core, which never import
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import random
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError
-from winviz.time import TimestampNormalizer, count_arg, duration_ms
+from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -42,7 +43,24 @@ class DatasetError(InputError):
 
 
 def _path(name: str, data_dir: str | Path | None) -> Path:
+    if data_dir is not None and not isinstance(data_dir, (str, Path)):
+        raise ArgumentTypeError(
+            "data_dir must be a folder's path",
+            field="data_dir",
+            value=data_dir,
+            expected="a str or pathlib.Path (or None: the kit's data folder)",
+        )
     return Path(data_dir or DATA_DIR) / name
+
+
+def _text(path: Path) -> str:
+    """The file's text; a byte that is not UTF-8 raises ``DatasetError`` naming its line."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DatasetError(path, line, "<text>", data[exc.start : exc.end], "UTF-8 text") from None
 
 
 def late_data(data_dir: str | Path | None = None) -> list[dict[str, Any]]:
@@ -50,7 +68,7 @@ def late_data(data_dir: str | Path | None = None) -> list[dict[str, Any]]:
     path = _path("seed_002_late_data.jsonl", data_dir)
     to_ms = TimestampNormalizer("Asia/Shanghai")
     rows = []
-    for line_no, line in enumerate(path.read_text().splitlines(), start=1):
+    for line_no, line in enumerate(_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -73,6 +91,8 @@ def late_data(data_dir: str | Path | None = None) -> list[dict[str, Any]]:
                 "a time like '2019-08-24 17:51:44.152'",
             ) from None
         try:
+            if isinstance(raw.get("amt"), bool):  # float(True) would be 1.0
+                raise TypeError
             amt = float(raw.get("amt"))
         except (TypeError, ValueError):
             raise DatasetError(path, line_no, "amt", raw.get("amt"), "a decimal number") from None
@@ -97,18 +117,26 @@ def clickstream(data_dir: str | Path | None = None) -> list[Click]:
     """The clicks in arrival order (see ``data/generate_clickstream.py``)."""
     path = _path("clickstream.csv", data_dir)
     clicks = []
-    with path.open(newline="") as f:
+    with io.StringIO(_text(path), newline="") as f:
         reader = csv.DictReader(f)
         expected = ["user", "page", "event_time", "arrival_time", "partition"]
         if reader.fieldnames != expected:
             raise DatasetError(path, 1, "<header>", reader.fieldnames, f"the columns {expected}")
         for line_no, row in enumerate(reader, start=2):
+            if None in row:  # more values than the header has columns
+                raise DatasetError(
+                    path, line_no, "<row>", row[None], f"one value per column of {expected}"
+                )
             values = {}
             for field in ("event_time", "arrival_time", "partition"):
                 try:
                     values[field] = int(row[field])
                 except (TypeError, ValueError):
                     raise DatasetError(path, line_no, field, row[field], "an integer") from None
+                if not MIN <= values[field] <= MAX:
+                    raise DatasetError(
+                        path, line_no, field, row[field], "an integer in Java's long range (ms)"
+                    )
             if values["partition"] not in (0, 1):
                 raise DatasetError(path, line_no, "partition", row["partition"], "0 or 1")
             if not row["user"]:

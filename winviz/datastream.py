@@ -23,6 +23,7 @@ Parallelism (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``,
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from itertools import islice
@@ -31,7 +32,7 @@ from typing import Any
 
 from winviz.checkpoints import CheckpointConfig
 from winviz.collector import paused
-from winviz.copies import all_immutable
+from winviz.copies import all_immutable, copy_record
 from winviz.errors import ArgumentTypeError, InputError, NameClashError
 from winviz.functions import (
     AggregateFunction,
@@ -206,11 +207,26 @@ class StreamExecutionEnvironment:
     ) -> DataStream:
         """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (processing time,
         non-decreasing), or at ``i * arrival_interval`` when no arrival times are given.
-        ``timestamps`` optionally gives each record a source timestamp (like Kafka's)."""
+        ``timestamps`` optionally gives each record a source timestamp (like Kafka's).
+
+        The records are taken as they are now, as Flink's ``FromElementsFunction`` serializes
+        its elements when the source is made: a record that can be changed in place (a dict,
+        a list) is copied, so changing the caller's data afterwards — before ``execute`` or
+        after it — changes neither the job nor its trace and outputs."""
         # the records as they are now (a tuple), made with the cyclic collector paused: a
         # young-generation pass would otherwise visit every record once (winviz.collector)
-        with paused():
-            values = tuple(data)
+        try:
+            with paused():
+                values = tuple(data)
+        except TypeError:
+            if isinstance(data, Iterable):
+                raise
+            raise ArgumentTypeError(
+                "from_collection takes the records",
+                field="data",
+                value=data,
+                expected="an iterable of records (a list, a tuple, a generator)",
+            ) from None
         records = self._records(values, arrival_times, arrival_interval, timestamps)
         node = self._add(SourceSpec(records), name, [])
         node.non_parallel = True  # Flink's fromCollection is a non-parallel source
@@ -276,7 +292,11 @@ class StreamExecutionEnvironment:
                     expected="one timestamp per record",
                 )
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
-        return Batch(arrivals, indices, values, stamps, all_immutable(values))
+        immutable = all_immutable(values)
+        if not immutable:  # the records as they are now (see ``from_collection``)
+            with paused():
+                values = tuple(map(_snapshot, values))
+        return Batch(arrivals, indices, values, stamps, immutable)
 
     def from_partitions(
         self,
@@ -351,6 +371,13 @@ class StreamExecutionEnvironment:
         name: str = "source",
     ) -> DataStream:
         """Each row becomes a dict record; ``arrival_column`` (optional) gives arrival times."""
+        if not callable(getattr(frame, "to_dict", None)) or not hasattr(frame, "columns"):
+            raise ArgumentTypeError(
+                "from_pandas takes a pandas DataFrame",
+                field="frame",
+                value=type(frame).__name__,
+                expected="a pandas DataFrame (for a list of records: from_collection)",
+            )
         rows = frame.to_dict("records")
         arrivals = None
         if arrival_column is not None:
@@ -494,12 +521,14 @@ class DataStream:
         return ConnectedStreams(self, other)
 
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
-        return self._then(MapSpec(fn), "map")
+        return self._then(MapSpec(_function(fn, "map", "fn", "a function of one record")), "map")
 
     def filter(self, fn: Callable[[Any], bool]) -> DataStream:
+        fn = _function(fn, "filter", "fn", "a function of one record returning a bool")
         return self._then(FilterSpec(fn), "filter")
 
     def flat_map(self, fn: Callable[[Any], Iterable[Any]]) -> DataStream:
+        fn = _function(fn, "flat_map", "fn", "a function of one record returning an iterable")
         return self._then(FlatMapSpec(fn), "flat_map")
 
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
@@ -531,6 +560,7 @@ class DataStream:
         return DataStream(self.env, self.env._add(UnionSpec(), "union", inputs))
 
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
+        _function(key_selector, "key_by", "key_selector", "a function of one record")
         return KeyedStream(self, key_selector)
 
     def window_all(self, assigner: WindowAssigner) -> WindowedStream:
@@ -568,6 +598,7 @@ class KeyedStream:
         self.key_selector = key_selector
 
     def process(self, function: KeyedProcessFunction) -> DataStream:
+        _methods(function, "process", "function", ("process_element",), "a KeyedProcessFunction")
         return self.stream._then(KeyedProcessSpec(self.key_selector, function), "process")
 
     def window(self, assigner: WindowAssigner) -> WindowedStream:
@@ -575,6 +606,7 @@ class KeyedStream:
 
     def reduce(self, fn: Callable[[Any, Any], Any]) -> DataStream:
         """A rolling reduce per key (no windows)."""
+        fn = _function(fn, "reduce", "fn", "a function of two records returning one")
         return self.stream._then(RollingReduceSpec(self.key_selector, fn), "reduce")
 
 
@@ -629,15 +661,20 @@ class WindowedStream:
         return out
 
     def reduce(self, fn: Callable[[Any, Any], Any], process_function: Any = None) -> DataStream:
-        return self._function("reduce", fn, process_function)
+        _function(fn, "reduce", "fn", "a function of two records returning one")
+        return self._function("reduce", fn, _window_function(process_function, "reduce"))
 
     def aggregate(self, fn: AggregateFunction, process_function: Any = None) -> DataStream:
-        return self._function("aggregate", fn, process_function)
+        _methods(fn, "aggregate", "fn", _AGGREGATE_METHODS, "an AggregateFunction")
+        return self._function("aggregate", fn, _window_function(process_function, "aggregate"))
 
     def process(self, process_function: Any) -> DataStream:
-        return self._function("process", None, process_function)
+        if process_function is None:
+            _window_function(None, "process", required=True)
+        return self._function("process", None, _window_function(process_function, "process"))
 
     def apply(self, fn: Callable[[Any, Any, list[Any], Any], None]) -> DataStream:
+        fn = _function(fn, "apply", "fn", "a function (key, window, elements, out)")
         return self._function("apply", None, fn)
 
 
@@ -679,6 +716,63 @@ class ConnectedStreams:
         spec = CoProcessSpec(function, self.key_selectors)
         node = env._add(spec, "co_process", [self.first.node, self.second.node])
         return DataStream(env, node)
+
+
+def _function(fn: Any, what: str, field: str, expected: str) -> Any:
+    """``fn`` when it can be called; else ``ArgumentTypeError`` when the pipeline is built,
+    not a failure of the first record at run time (Flink's Java API cannot take a
+    non-function there, and refuses null: ``ReducingStateDescriptor``'s
+    ``checkNotNull(reduceFunction)``, ``KeyedStream``'s ``checkNotNull(keySelector)``)."""
+    if not callable(fn):
+        raise ArgumentTypeError(
+            f"{what}() takes a function; {type(fn).__name__} is not callable",
+            field=field,
+            value=fn,
+            expected=expected,
+        )
+    return fn
+
+
+_AGGREGATE_METHODS = ("create_accumulator", "add", "get_result")
+
+
+def _methods(obj: Any, what: str, field: str, methods: tuple[str, ...], expected: str) -> Any:
+    """``obj`` when it has these methods (a Flink function interface's); else
+    ``ArgumentTypeError`` naming the first one missing, when the pipeline is built."""
+    for method in methods:
+        if not callable(getattr(obj, method, None)):
+            raise ArgumentTypeError(
+                f"{what}() takes {expected}; {type(obj).__name__} has no {method}()",
+                field=field,
+                value=obj,
+                expected=f"{expected} (with {', '.join(m + '()' for m in methods)})",
+            )
+    return obj
+
+
+def _window_function(function: Any, what: str, *, required: bool = False) -> Any:
+    """A window's ``ProcessWindowFunction`` (an object with ``process``, or a function
+    ``(key, context, elements, out)``), or None where it is optional."""
+    if function is None and not required:
+        return None
+    if callable(getattr(function, "process", None)) or callable(function):
+        return function
+    raise ArgumentTypeError(
+        f"{what}() takes a window function; {type(function).__name__} is not one",
+        field="process_function",
+        value=function,
+        expected="a ProcessWindowFunction or a function (key, context, elements, out)",
+    )
+
+
+def _snapshot(value: Any) -> Any:
+    """A source record as it is now: ``copy_record``'s copy (the value itself when nothing
+    in it can change). A value no copy can be made of (a lock, an open file) stays itself,
+    as before: the job gets it as it is then."""
+    try:
+        return copy_record(value)
+    except (TypeError, copy.Error):
+        return value
 
 
 def _output_tag(tag: Any, what: str) -> OutputTag:

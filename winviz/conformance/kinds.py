@@ -102,6 +102,18 @@ class Driver:
         unknown = set(step) - self.STEP_KEYS - {"expect_error"}
         if unknown:
             raise TranscriptError(f"{self.where}: step {index}: unknown field(s) {sorted(unknown)}")
+        if "element" in step and not isinstance(step["element"], dict):
+            raise TranscriptError(
+                f"{self.where}: step {index}: element {step['element']!r}: expected a mapping "
+                "such as {key: a, value: 1, ts: 5}"
+            )
+        for _, expect_key, mode in self.OUTPUTS:
+            wanted = step.get(expect_key, [])
+            if mode.startswith("multiset") and not isinstance(wanted, list):
+                raise TranscriptError(
+                    f"{self.where}: step {index}: {expect_key} {wanted!r}: expected a list "
+                    "(compared as a multiset)"
+                )
         actions = sorted(self.EXCLUSIVE.intersection(step))
         if len(actions) > 1:
             raise TranscriptError(
@@ -327,6 +339,11 @@ class WindowDriver(Driver):
                     self.at(index, f"element: needs key; unknown {sorted(unknown)}")
                 )
             ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
+            value = el.get("value", 1)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TranscriptError(
+                    self.at(index, f"element.value: expected an integer, got {el['value']!r}")
+                )
             value = (str(el["key"]), el.get("value", 1))
             op.process_batch(Batch.of([(op.job.now, None, value, ts)]))
         elif "watermark" in step:

@@ -20,13 +20,44 @@ from winviz.errors import WinvizError
 TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
 
 
+def _repeated_key(text: str, path: Path) -> None:
+    """Refuse a mapping that repeats a key: ``yaml.safe_load`` keeps the last value silently,
+    so a step's second ``expect:`` would drop the first one unchecked. Read from the YAML
+    node graph (``yaml.compose``: no value is constructed)."""
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    stack, seen_nodes = [root] if root is not None else [], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], yaml.Node] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    was = first.setdefault((key.tag, key.value), key)
+                    if was is not key:
+                        raise TranscriptError(
+                            f"{path}: line {key.start_mark.line + 1}: the key {key.value!r} "
+                            f"appears twice in one mapping (first on line "
+                            f"{was.start_mark.line + 1}); each field may appear once"
+                        )
+                stack.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+
+
 def load(path: str | Path) -> dict[str, Any]:
-    """Parse and validate one transcript file (the file name is kept as ``_file``)."""
+    """Parse and validate one transcript file (the file name is kept as ``_file``). A file
+    that is not YAML, repeats a key in a mapping, or lacks the top-level fields raises
+    ``TranscriptError`` naming the file and what is wrong."""
     path = Path(path)
+    text = path.read_text()
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise TranscriptError(f"{path}: not valid YAML: {exc}") from None
+    _repeated_key(text, path)
     if not isinstance(doc, dict):
         raise TranscriptError(f"{path}: a transcript is a mapping with name, operator, steps")
     unknown = set(doc) - TOP_LEVEL
@@ -35,7 +66,14 @@ def load(path: str | Path) -> dict[str, Any]:
     for required in ("name", "operator", "steps"):
         if required not in doc:
             raise TranscriptError(f"{path}: missing field {required!r}")
-    kind = (doc["operator"] or {}).get("kind")
+    if not isinstance(doc["name"], str) or not doc["name"]:
+        raise TranscriptError(f"{path}: name {doc['name']!r}: expected a non-empty str")
+    if not isinstance(doc["operator"], dict):
+        raise TranscriptError(
+            f"{path}: operator {doc['operator']!r}: expected a mapping with a kind, one of "
+            f"{sorted(DRIVERS)}"
+        )
+    kind = doc["operator"].get("kind")
     if kind not in DRIVERS:
         raise TranscriptError(f"{path}: operator.kind {kind!r} is not one of {sorted(DRIVERS)}")
     if not isinstance(doc["steps"], list):
@@ -101,6 +139,14 @@ def check_transcript(doc: dict[str, Any]) -> str | None:
         problem = _check_step(driver_cls, step, result)
         if problem:
             return f"step {index}: {problem}"
+    # run the generator to its end: a transcript without steps builds its operator there
+    # (one the runner cannot build is an error, never a silent pass)
+    try:
+        next(results, None)
+    except TranscriptError:
+        raise
+    except WinvizError as exc:
+        return f"operator: raised {type(exc).__name__}: {exc}"
     return None
 
 

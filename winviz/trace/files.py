@@ -82,7 +82,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from winviz.collector import paused
-from winviz.errors import TraceFileError
+from winviz.errors import InputError, TraceFileError
 from winviz.trace import codec
 from winviz.trace.bulk import first_of_each, object_pointers
 from winviz.trace.columns import (
@@ -134,9 +134,52 @@ WRITE_OPTIONS: dict[str, Any] = {
 
 
 def to_arrow(c: TraceColumns) -> pa.Table:
-    """The Arrow table ``save`` writes (see the module docstring)."""
-    with paused():  # many new objects, no cycles: no collection passes over the trace
-        return _to_arrow(c)
+    """The Arrow table ``save`` writes (see the module docstring). A record the file cannot
+    hold exactly — a time or a time window's bound that is not an int in Java's long range,
+    a key or detail that contains itself — raises ``InputError`` naming the record (its
+    ``seq``), the field and the value."""
+    _check_windows(c)
+    try:
+        with paused():  # many new objects, no cycles: no collection passes over the trace
+            return _to_arrow(c)
+    except RecursionError:
+        raise _cyclic(c) from None
+
+
+def _check_windows(c: TraceColumns) -> None:
+    """Every time window's bounds are ints in the long range (the file's ``window_start`` /
+    ``window_end`` are int64: a float bound would be cut)."""
+    for code, w in enumerate(c.window.values):
+        if getattr(w, "end", None) is None:
+            continue
+        for bound in (w.start, w.end):
+            if bound.__class__ is not int or not LONG_MIN <= bound <= LONG_MAX:
+                row = int(np.argmax(c.window.codes == code))
+                raise InputError(
+                    "a trace whose windows' bounds are not all ints in Java's long range "
+                    "cannot be saved",
+                    index=int(c.seq[row]),
+                    field="window",
+                    value=w,
+                    expected="a TimeWindow of int milliseconds",
+                )
+
+
+def _cyclic(c: TraceColumns) -> InputError:
+    """The error of the first record whose key or detail has no text (it contains itself)."""
+    keys = c.key.decode()
+    for row, detail in enumerate(c.detail):
+        for field, value in (("key", keys[row]), ("detail", detail)):
+            try:
+                codec.to_text(value)
+            except RecursionError:
+                return InputError(
+                    "a value that contains itself (or is nested too deep) cannot be saved",
+                    index=int(c.seq[row]),
+                    field=field,
+                    expected="values without cycles",
+                )
+    return InputError("a value that contains itself cannot be saved")
 
 
 def _to_arrow(c: TraceColumns) -> pa.Table:
@@ -148,14 +191,14 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
     columns: dict[str, Any] = {
         "seq": pa.array(c.seq, pa.int64()),
         "kind": _dictionary(c.kind.codes, c.kind.values),
-        "proc_time": _times(c.proc_time),
-        "watermark": _times(c.watermark),
+        "proc_time": _times(c, "proc_time"),
+        "watermark": _times(c, "watermark"),
         "operator": _dictionary(c.operator.codes, c.operator.values),
         "key": _dictionary(c.key.codes, codec.to_texts(c.key.values)),
         "window_start": where_valid(starts, pa.int64(), has),
         "window_end": where_valid(ends, pa.int64(), has),
         "window": _dictionary(c.window.codes, window_kind),
-        "ts": _times(c.ts),
+        "ts": _times(c, "ts"),
     }
     # a column without nulls is marked so (Parquet then stores no null flags for it)
     fields = [pa.field(name, a.type, nullable=a.null_count > 0) for name, a in columns.items()]
@@ -275,10 +318,24 @@ def save(c: TraceColumns, path: Path) -> Path:
     return path
 
 
-def _times(column: TimeColumn) -> pa.Array:
+def _times(c: TraceColumns, name: str) -> pa.Array:
+    """A time field as int64 (null where absent); a value that is not an int in the long
+    range raises ``InputError`` naming the first such record."""
+    column: TimeColumn = getattr(c, name)
     if not column.exact:
-        raise ValueError(
-            "a trace whose times are not all ints in Java's long range cannot be saved"
+        for row in np.flatnonzero(column.present).tolist():
+            value = column.values[row]
+            if value.__class__ is not int or not LONG_MIN <= value <= LONG_MAX:
+                raise InputError(
+                    "a trace whose times are not all ints in Java's long range cannot be saved",
+                    index=int(c.seq[row]),
+                    field=name,
+                    value=value,
+                    expected="int milliseconds in Java's long range, or None",
+                )
+        raise InputError(
+            "a trace whose times are not all ints in Java's long range cannot be saved",
+            field=name,
         )
     return where_valid(column.values, pa.int64(), column.present)
 
@@ -618,6 +675,8 @@ def load(path: str | Path) -> TraceColumns:
     """The columns of a trace file written by ``save``; ``TraceFileError`` names the file and
     what is wrong when it is not one."""
     path = Path(path)
+    if path.is_dir():
+        raise TraceFileError(f"{path}: a directory; expected a trace file written by Trace.save")
     if not path.is_file():
         raise TraceFileError(f"{path}: no such trace file")
     try:

@@ -39,6 +39,7 @@ by their bounds).
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -47,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.collector import paused
+from winviz.errors import InputError
 from winviz.trace.bulk import first_of_each, object_ids, object_pointers
 from winviz.trace.columns import (
     CodedColumn,
@@ -703,12 +705,50 @@ def _objects(n: int, pieces: list[DetailPiece]) -> pd.Series:
 def from_pandas(frame: pd.DataFrame) -> TraceColumns:
     """Columns of a frame made by ``to_pandas`` (or by an older winviz's ``to_pandas``, whose
     windows were ``[start, end]`` lists and whose integer columns pandas may have widened to
-    floats)."""
+    floats).
+
+    The columns own their arrays (``seq`` is copied): a cell of the frame set afterwards
+    changes the frame only, never the trace read from it. The records are put in ``seq``
+    order, the order things happened in (a frame sorted by another column gives the same
+    trace); two rows of one ``seq`` are refused. A frame that lacks a trace column,
+    a row without a kind, or a time / window bound / ``seq`` that is not a whole number
+    raises ``InputError`` naming the frame row, its ``seq``, the column and the value (a
+    float time is never cut to an int silently)."""
+    missing = [name for name in _NEEDED if name not in frame.columns]
+    if missing:
+        raise InputError(
+            f"the frame lacks the trace column(s) {', '.join(missing)}",
+            expected="a frame made by Trace.to_pandas()",
+        )
     frame = frame.reset_index(drop=True)
     n = len(frame)
-    kinds = [str(k) for k in frame["kind"].tolist()]
-    starts = [_int_or_none(v) for v in frame["window_start"].tolist()]
-    ends = [_int_or_none(v) for v in frame["window_end"].tolist()]
+    seq = _seq(frame) if "seq" in frame else np.arange(n, dtype=np.int64)
+    order = None
+    if n > 1 and not bool((seq[1:] > seq[:-1]).all()):
+        # rows sorted by another column (a learner's sort_values("ts")): the records back in
+        # seq order, the order things happened in (the trace schema's first rule), which the
+        # charts and winviz.why read causes by
+        order = np.argsort(seq, kind="stable")
+        seq = seq[order]
+        same = np.flatnonzero(seq[1:] == seq[:-1])
+        if len(same):
+            first, second = sorted(order[[same[0], same[0] + 1]].tolist())
+            raise InputError(
+                f"frame rows {first} and {second} have the same seq {int(seq[same[0]])}: "
+                "a trace holds each record once",
+                field="seq",
+                value=int(seq[same[0]]),
+                expected="one row per record (seq values distinct)",
+            )
+        frame = frame.iloc[order].reset_index(drop=True)
+    rows = _Rows(seq, order)
+    kinds = []
+    for i, k in enumerate(frame["kind"].tolist()):
+        if _missing(k):
+            raise rows.error(i, "kind", k, "a kind name (str)")
+        kinds.append(str(k))
+    starts = rows.ints(frame, "window_start")
+    ends = rows.ints(frame, "window_end")
     windows = [
         None if s is None or e is None else TimeWindow(s, e)
         for s, e in zip(starts, ends, strict=True)
@@ -723,18 +763,78 @@ def from_pandas(frame: pd.DataFrame) -> TraceColumns:
         fields = detail_names(kind)
         values = tuple(cells[f][i] if f in cells else None for f in fields)
         details.append(values[0] if len(fields) == 1 else values)
-    seq = frame["seq"].to_numpy(dtype=np.int64) if "seq" in frame else np.arange(n)
     return TraceColumns(
-        seq.astype(np.int64, copy=False),
+        seq,
         encode(kinds, fast=True),
-        time_column([_int_or_none(v) for v in frame["proc_time"].tolist()]),
-        time_column([_int_or_none(v) for v in frame["watermark"].tolist()]),
+        time_column(rows.ints(frame, "proc_time")),
+        time_column(rows.ints(frame, "watermark")),
         encode([str(o) for o in frame["operator"].tolist()], fast=True),
         encode([None if _missing(k) else k for k in frame["key"].tolist()]),
         encode(windows),
-        time_column([_int_or_none(v) for v in frame["ts"].tolist()]),
+        time_column(rows.ints(frame, "ts")),
         object_array(details),
     )
+
+
+# the columns ``from_pandas`` reads (``seq`` is optional: the rows' positions then)
+_NEEDED = (
+    "kind",
+    "proc_time",
+    "watermark",
+    "operator",
+    "key",
+    "window_start",
+    "window_end",
+    "ts",
+)
+
+
+def _seq(frame: pd.DataFrame) -> np.ndarray:
+    """The frame's ``seq`` as a new ``int64`` array (never the frame's own)."""
+    column = frame["seq"]
+    if column.dtype.kind in "iu":
+        return np.array(column.to_numpy(), dtype=np.int64, copy=True)
+    rows = _Rows(np.arange(len(frame), dtype=np.int64), None, with_seq=False)
+    expected = "the record's position (an int)"
+    values = rows.ints(frame, "seq", expected)
+    for i, v in enumerate(values):
+        if v is None:
+            raise rows.error(i, "seq", column.iloc[i], expected)
+    return np.array(values, dtype=np.int64)
+
+
+class _Rows:
+    """Where a frame's cell is, for ``from_pandas``'s errors: its row (the frame's own
+    position, ``order[i]`` once the rows are put in seq order) and ``seq``."""
+
+    def __init__(
+        self, seq: np.ndarray, order: np.ndarray | None = None, *, with_seq: bool = True
+    ) -> None:
+        self.seq = seq
+        self.order = order
+        self.with_seq = with_seq
+
+    def error(self, i: int, name: str, value: Any, expected: str) -> InputError:
+        row = i if self.order is None else int(self.order[i])
+        at = f"frame row {row}" + (f" (seq {int(self.seq[i])})" if self.with_seq else "")
+        return InputError(f"{at}: not a trace value", field=name, value=value, expected=expected)
+
+    def ints(
+        self, frame: pd.DataFrame, name: str, expected: str = "int milliseconds or missing"
+    ) -> list[int | None]:
+        """A time / bound column's cells as ints, None where missing; a cell that is no
+        whole number raises, naming it."""
+        out: list[int | None] = []
+        append = out.append
+        for i, v in enumerate(frame[name].tolist()):
+            if v.__class__ is int:
+                append(v)
+                continue
+            try:
+                append(_int_or_none(v))
+            except (TypeError, ValueError):
+                raise self.error(i, name, v, expected) from None
+        return out
 
 
 def _missing(v: Any) -> bool:
@@ -743,11 +843,20 @@ def _missing(v: Any) -> bool:
 
 def _int_or_none(v: Any) -> int | None:
     """An int from a frame cell; floats at the ends of the long range (MIN / MAX widened to
-    float64 by pandas) snap back to MIN / MAX."""
+    float64 by pandas) snap back to MIN / MAX. A cell that is no whole number (a fraction, a
+    str, a bool) raises ``ValueError`` / ``TypeError``: it is never cut to an int."""
     if _missing(v):
         return None
-    if isinstance(v, float) and abs(v) >= 2.0**63:
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(v)
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if not isinstance(v, float):
+        raise TypeError(v)
+    if abs(v) >= 2.0**63:
         return 2**63 - 1 if v > 0 else -(2**63)
+    if not v.is_integer():
+        raise ValueError(v)
     return int(v)
 
 

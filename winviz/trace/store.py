@@ -30,8 +30,11 @@ The same run always gives the same trace, byte for byte: ``to_json()`` is canoni
 from __future__ import annotations
 
 import json
+import numbers
+import reprlib
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from difflib import get_close_matches
 from itertools import repeat
 from operator import is_
 from pathlib import Path
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from winviz.errors import ArgumentTypeError, InputError
 from winviz.trace.columns import (
     Pieces,
     Plain,
@@ -51,6 +55,7 @@ from winviz.trace.columns import (
 )
 from winviz.trace.schema import (
     BASE_FIELDS,
+    DETAIL_FIELDS,
     SCHEMA_VERSION,
     TraceRecord,
     jsonable,
@@ -312,6 +317,15 @@ class Trace:
 
     def __getitem__(self, i: int) -> TraceRecord:
         """The ``i``-th record (its ``seq`` for a whole trace)."""
+        if isinstance(i, bool) or not isinstance(i, numbers.Integral):
+            raise ArgumentTypeError(
+                "trace[i] takes one record position",
+                field="i",
+                value=i,
+                expected="an int; several positions: trace.records_at(rows), a selection: "
+                "trace.where(...)",
+            )
+        i = int(i)
         n = len(self)
         if i < 0:
             i += n
@@ -352,10 +366,22 @@ class Trace:
         for field, column, want in (("kind", c.kind, kind), ("operator", c.operator, operator)):
             if want is not None:
                 names = {want} if isinstance(want, str) else _names(field, want)
+                if field == "kind":
+                    _known_kinds(want, names, column.values)
                 codes = [i for i, v in enumerate(column.values) if v in names]
                 mask &= np.isin(column.codes, codes)
         if key is not _ANY:
-            mask &= c.key.codes == c.key.code_of(key)
+            code = c.key.code_of(key)
+            if code < 0 and not _hashable(key):
+                raise ArgumentTypeError(
+                    f"a {type(key).__name__} can never be a key (keys are hashable, as Flink's "
+                    "key selectors' results must be)",
+                    field="key",
+                    value=key,
+                    expected="one key: a str, int, float, bool or tuple of those (select "
+                    "several keys one by one)",
+                )
+            mask &= c.key.codes == code
         if window is not _ANY:
             mask &= c.window.codes == _window_code(c, window)
         return np.flatnonzero(mask)
@@ -369,15 +395,27 @@ class Trace:
     ) -> Trace:
         """A read-only trace of the records that match every filter given: ``kind`` and
         ``operator`` a name or several, ``key`` a key (compared by type and value: ``1`` is
-        not ``True``), ``window`` a window (a ``TimeWindow``, a ``(start, end)`` pair, the
-        ``GlobalWindow`` or None). The records keep their ``seq``; nothing else is decoded."""
+        not ``True``), ``window`` a window (a ``TimeWindow``, a ``(start, end)`` pair of ints —
+        a tuple, or a list as ``to_json`` writes a window —, the ``GlobalWindow`` or None). The
+        records keep their ``seq``; nothing else is decoded.
+        A kind name that neither the trace schema nor this trace knows (a typo), a key that
+        can never be one (a list) and a window that is none of those raise, naming it."""
         return Trace.from_columns(
             self.columns().take(self.rows_where(kind, operator, key, window)), view=True
         )
 
     def until(self, proc_time: int) -> Trace:
         """A read-only trace of the records written up to processing time ``proc_time`` (the
-        run as it stood then: the simulated clock never goes back)."""
+        run as it stood then: the simulated clock never goes back). ``proc_time`` is int
+        milliseconds, as every time in a trace."""
+        if isinstance(proc_time, bool) or not isinstance(proc_time, numbers.Integral):
+            raise ArgumentTypeError(
+                "until(proc_time): a processing time is int milliseconds",
+                field="proc_time",
+                value=proc_time,
+                expected="an int (ms)",
+            )
+        proc_time = int(proc_time)
         c = self.columns()
         later = np.flatnonzero(c.proc_time.present & (c.proc_time.values > proc_time))
         end = int(later[0]) if len(later) else len(c)
@@ -399,8 +437,10 @@ class Trace:
         return list(self._records(rows))
 
     def records_at(self, rows: np.ndarray | list[int]) -> list[TraceRecord]:
-        """The records at these positions (``rows_where`` gives them), as ``TraceRecord``s."""
-        return list(self._records(np.asarray(rows, dtype=np.int64)))
+        """The records at these positions (``rows_where`` gives them; ints, a negative one
+        counted from the end), as ``TraceRecord``s. A boolean mask, a float or a position
+        beyond the trace raises, naming it."""
+        return list(self._records(_positions(rows, len(self))))
 
     def operators(self, *kinds: str) -> list[str]:
         """The operators that wrote records of these kinds (any kind when none given), in
@@ -417,6 +457,13 @@ class Trace:
 
     def column(self, field: str) -> list[Any]:
         """One base field (``BASE_FIELDS``) or ``seq`` of every record, in order, as a list."""
+        if not isinstance(field, str):
+            raise ArgumentTypeError(
+                "column(field) takes a field's name",
+                field="field",
+                value=field,
+                expected=f"one of seq, {', '.join(BASE_FIELDS)}",
+            )
         c = self.columns()
         if field == "seq":
             return c.seq.tolist()
@@ -430,35 +477,64 @@ class Trace:
     # -- export ---------------------------------------------------------------------------
 
     def to_rows(self) -> list[dict[str, Any]]:
-        """Plain dict rows with JSON-ready values (windows as start/end)."""
+        """Plain dict rows with JSON-ready values (windows as start/end). A value that has no
+        JSON form (one that contains itself) raises ``InputError`` naming its record."""
         rows = []
         for r in self:
             start, end = window_bounds(r.window)
+            try:
+                key = jsonable(r.key)
+                details = {k: jsonable(v) for k, v in r.details().items()}
+            except RecursionError:
+                raise InputError(
+                    "a value that contains itself (or is nested too deep) has no JSON form",
+                    index=r.seq,
+                    field=f"{r.kind} record's key or detail",
+                    expected="values without cycles",
+                ) from None
             row = {
                 "seq": r.seq,
                 "kind": r.kind,
                 "proc_time": r.proc_time,
                 "watermark": r.watermark,
                 "operator": r.operator,
-                "key": jsonable(r.key),
+                "key": key,
                 "window_start": start,
                 "window_end": end,
                 "ts": r.ts,
             }
-            row.update({k: jsonable(v) for k, v in r.details().items()})
+            row.update(details)
             rows.append(row)
         return rows
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """Canonical JSON (sorted keys, no NaN): the same run gives the same bytes."""
-        doc = {"schema_version": SCHEMA_VERSION, "records": self.to_rows()}
-        return json.dumps(
-            doc,
-            sort_keys=True,
-            indent=indent,
-            allow_nan=False,
-            separators=(",", ":") if indent is None else None,
-        )
+        """Canonical JSON (sorted keys, no NaN): the same run gives the same bytes. A record
+        with a time or window bound that JSON cannot hold (NaN, infinity) raises
+        ``InputError`` naming the record and the field."""
+        rows = self.to_rows()
+        doc = {"schema_version": SCHEMA_VERSION, "records": rows}
+        try:
+            return json.dumps(
+                doc,
+                sort_keys=True,
+                indent=indent,
+                allow_nan=False,
+                separators=(",", ":") if indent is None else None,
+            )
+        except ValueError:  # a non-finite float (jsonable writes the details' as text)
+            for row in rows:
+                for name, value in row.items():
+                    try:
+                        json.dumps(value, allow_nan=False)
+                    except ValueError:
+                        raise InputError(
+                            "JSON has no NaN or infinity",
+                            index=row["seq"],
+                            field=name,
+                            value=value,
+                            expected="an int (ms) or None",
+                        ) from None
+            raise
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per record: the base columns (kind, operator and key categorical, times as
@@ -508,12 +584,94 @@ def _names(field: str, want: Any) -> set[str]:
     return names
 
 
+def _known_kinds(want: Any, names: set[str], present: list[Any]) -> None:
+    """Refuse a kind filter naming a kind that neither the trace schema (``DETAIL_FIELDS``)
+    nor the trace itself (a hand-made trace's own kinds) has: a typo would select nothing,
+    silently (an empty chart, an empty frame)."""
+    known = set(DETAIL_FIELDS).union(k for k in present if isinstance(k, str))
+    unknown = sorted(names - known)
+    if unknown:
+        hints = [m for n in unknown for m in get_close_matches(n, sorted(known), n=1)]
+        raise InputError(
+            f"no kind {', '.join(map(repr, unknown))} in the trace schema"
+            + (f" (did you mean {', '.join(map(repr, hints))}?)" if hints else ""),
+            field="kind",
+            value=want,
+            expected=f"kind names of winviz.trace.schema.DETAIL_FIELDS: {', '.join(DETAIL_FIELDS)}",
+        )
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _positions(rows: Any, n: int) -> np.ndarray:
+    """``records_at``'s positions as an ``int64`` array, checked: ints (numpy's too; a
+    negative one counts from the end) within a trace of ``n`` records. A boolean mask is
+    refused: converted to ints it would read as positions 0 and 1."""
+    array = np.asarray(rows)
+    if array.dtype == object and all(
+        isinstance(r, numbers.Integral) and not isinstance(r, bool) for r in array.ravel()
+    ):
+        array = array.astype(np.int64)
+    if array.size == 0 and array.ndim == 1:
+        return np.empty(0, dtype=np.int64)
+    if array.dtype == bool:
+        raise ArgumentTypeError(
+            f"records_at takes record positions, not a boolean mask ({array.size} bools)",
+            field="rows",
+            expected="ints (for a mask: records_at(numpy.flatnonzero(mask)))",
+        )
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise ArgumentTypeError(
+            f"records_at takes record positions, got {reprlib.repr(rows)}",
+            field="rows",
+            expected="a sequence or 1-d array of ints",
+        )
+    bad = np.flatnonzero((array < -n) | (array >= n))
+    if len(bad):
+        raise IndexError(
+            f"records_at: position {array[bad[0]].item()!r} (rows[{int(bad[0])}]) is outside "
+            f"the trace's {n} records (expected -{n} <= position < {n})"
+        )
+    return array.astype(np.int64, copy=False)
+
+
+def _bound(value: Any, window: Any) -> int:
+    """One bound of a ``(start, end)`` window filter: an int (a whole float, as a pandas
+    cell may be, is that int)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise ArgumentTypeError(
+        "a window's bounds are int milliseconds",
+        field="window",
+        value=window,
+        expected="a TimeWindow, a (start, end) pair of ints, GLOBAL_WINDOW or None",
+    )
+
+
 def _window_code(c: TraceColumns, window: Any) -> int:
-    """The code of a window filter: a TimeWindow, a (start, end) pair, GLOBAL_WINDOW or None."""
-    if isinstance(window, tuple) and len(window) == 2 and not hasattr(window, "start"):
-        want = (int(window[0]), int(window[1]))
+    """The code of a window filter: a TimeWindow, a (start, end) pair (a tuple, or a list as
+    ``to_json`` writes a window), GLOBAL_WINDOW or None."""
+    pair = isinstance(window, (tuple, list)) and not hasattr(window, "start")
+    if pair and len(window) == 2:
+        want = (_bound(window[0], window), _bound(window[1], window))
         for i, w in enumerate(c.window.values):
             if getattr(w, "end", None) is not None and (w.start, w.end) == want:
                 return i
         return -1
-    return c.window.code_of(window)
+    code = c.window.code_of(window)
+    if code < 0 and not _hashable(window):
+        raise ArgumentTypeError(
+            f"{type(window).__name__} is no window",
+            field="window",
+            value=window,
+            expected="a TimeWindow, a (start, end) pair of ints, GLOBAL_WINDOW or None",
+        )
+    return code
