@@ -78,6 +78,22 @@ class Annotate(wv.ProcessWindowFunction):
 FIRST_FIRING = wv.OutputTag("first-firing")
 
 
+def two_keys_run(n: int) -> wv.Trace:
+    """A small traced run: keys "a" and "b" (two records in three "a"), timestamps scattered
+    over [0, 900), bounded out-of-orderness 50, tumbling 100 ms windows, a reduce."""
+    env = wv.StreamExecutionEnvironment(trace=True)
+    events = [("a" if i % 3 else "b", i * 7 % 900, i) for i in range(n)]
+    (
+        env.from_collection(events, arrival_interval=1)
+        .assign_timestamps_and_watermarks(bounded(50))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(100))
+        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+        .sink_to("out")
+    )
+    return env.execute().trace
+
+
 def explorer_job(events: list[tuple[str, int]], bound: int) -> wv.JobExecutionResult:
     """bench/explore_bench.py's pipeline: bounded out-of-orderness, tumbling 5 s windows,
     allowed lateness 1 s, late data to a side output, a count per key (events: (key, ts),

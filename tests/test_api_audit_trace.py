@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from jobs import bounded
+from jobs import two_keys_run
 
 import winviz as wv
 from winviz.errors import ArgumentTypeError, InputError
@@ -21,17 +21,7 @@ from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
 
 def _run() -> Trace:
-    env = wv.StreamExecutionEnvironment(trace=True)
-    events = [("a" if i % 3 else "b", i * 7 % 900, i) for i in range(60)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(50))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(100))
-        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("out")
-    )
-    return env.execute().trace
+    return two_keys_run(60)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
-from jobs import bounded, build, jobs
+from jobs import bounded, build, jobs, two_keys_run
 
 import winviz as wv
 from winviz.trace import Trace
@@ -246,17 +246,7 @@ def test_a_cell_set_in_the_frame_leaves_the_trace_as_it_was(make: str, tmp_path:
     if make == "mixed":
         trace = _mixed(3, 2_000)
     else:
-        env = wv.StreamExecutionEnvironment(trace=True)
-        events = [("a" if i % 3 else "b", i * 7 % 900, i) for i in range(600)]
-        (
-            env.from_collection(events, arrival_interval=1)
-            .assign_timestamps_and_watermarks(bounded(50))
-            .key_by(lambda e: e[0])
-            .window(wv.TumblingEventTimeWindows.of(100))
-            .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-            .sink_to("out")
-        )
-        trace = env.execute().trace
+        trace = two_keys_run(600)
         if make == "loaded":
             trace = wv.load_trace(trace.save(str(tmp_path / "run.parquet")))
     frame = trace.to_pandas()
