@@ -1387,14 +1387,33 @@ def processing_time_windows(view: TraceView, operator: str) -> bool:
     firing and cleanup times are processing times."""
 
     def build() -> bool:
-        rows = view.select("timer_registered", operator=operator)
-        if not len(rows):
+        first = _first_of(view, "timer_registered", operator)
+        if first < 0:
             return False
+        detail = view.c.values_at("detail", np.array([first]), ("timer_registered",))[0]
+        if detail[0] == "event":  # (the usual case, an event-time window: one record read)
+            return False
+        rows = view.select("timer_registered", operator=operator)
         _, details = distinct_objects(view.c.values_at("detail", rows, ("timer_registered",)))
-        domains = {d[0] for d in details}
-        return domains == {"processing"}
+        return {d[0] for d in details} == {"processing"}
 
     return bool(memoized(view, "processing_time_windows", operator, build))
+
+
+def _first_of(view: TraceView, kind: str, operator: str, step: int = 1024) -> int:
+    """The position of the first record of ``kind`` written by ``operator`` (-1: none), read
+    a block of records at a time (not the kind and operator of every record)."""
+    code = view.kind_code(kind)
+    if code < 0:
+        return -1
+    codes = view.c.kind.codes
+    for start in range(0, len(codes), step):
+        rows = start + np.flatnonzero(codes[start : start + step] == code)
+        if len(rows):
+            hit = np.flatnonzero(view.c.values_at("operator", rows, (kind,)) == operator)
+            if len(hit):
+                return int(rows[hit[0]])
+    return -1
 
 
 def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
