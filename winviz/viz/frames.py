@@ -590,7 +590,7 @@ def _accepted(view: TraceView, operator: str, n_windows: np.ndarray) -> np.ndarr
     at least (a late one assigned to none is dropped or sent to the side output); at an
     operator without windows (``KeyedProcessFunction``) every one — Flink's late element
     (timestamp <= the watermark) reaches ``processElement`` there, nothing drops it."""
-    if operator in window_operators(view):
+    if n_windows.any() or operator in window_operators(view):  # (assigned: a window operator)
         return n_windows > 0
     return True
 

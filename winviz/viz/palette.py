@@ -264,6 +264,24 @@ class TimeAxis:
             return [texts[v] for v in values]
         return self._fmt_each(values)
 
+    def fmt_ranges(self, los: list[Any], his: list[Any]) -> list[str]:
+        """``f"{fmt(lo)} .. {fmt(hi)}"`` of each pair (a binned cell's extent): on a ms axis
+        a pair of ints within ±2**53 written in one step (the usual case; the same text)."""
+        if self.kind != "ms":
+            return [
+                f"{a} .. {b}" for a, b in zip(self.fmt_all(los), self.fmt_all(his), strict=True)
+            ]
+        write, fmt = "{:,} ms .. {:,} ms".format, self.fmt
+        return [
+            write(a, b)
+            if a.__class__ is int
+            and b.__class__ is int
+            and -EXACT <= a <= EXACT
+            and -EXACT <= b <= EXACT
+            else f"{fmt(a)} .. {fmt(b)}"
+            for a, b in zip(los, his, strict=True)
+        ]
+
     def _fmt_each(self, values: list[Any]) -> list[str]:
         if self.kind == "ms":  # the usual case: "12,000 ms" written directly
             write = "{:,} ms".format

@@ -442,16 +442,15 @@ def _binned(
             "y": cy,
             "fate": fate,
             "count": n,
-            "processing time": f"{xa} .. {xb}",
+            "processing time": procs,
             "skew": f"{ya:,} .. {yb:,} ms",
         }
-        for cx, cy, fate, n, xa, xb, ya, yb in zip(
+        for cx, cy, fate, n, procs, ya, yb in zip(
             ints("x"),
             ints("y"),
             cells["fate"].tolist(),
             cells["count"].astype(np.int64).tolist(),
-            x.fmt_all(x_lo),
-            x.fmt_all(x_hi),
+            x.fmt_ranges(x_lo, x_hi),
             y_lo,
             y_hi,
             strict=True,
