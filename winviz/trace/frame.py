@@ -60,7 +60,7 @@ from winviz.trace.columns import (
     time_column,
     window_table,
 )
-from winviz.trace.schema import DETAIL_FIELDS, SCHEMA_VERSION, detail_names
+from winviz.trace.schema import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, detail_names
 from winviz.windows.window import TimeWindow
 
 
@@ -777,16 +777,7 @@ def from_pandas(frame: pd.DataFrame) -> TraceColumns:
 
 
 # the columns ``from_pandas`` reads (``seq`` is optional: the rows' positions then)
-_NEEDED = (
-    "kind",
-    "proc_time",
-    "watermark",
-    "operator",
-    "key",
-    "window_start",
-    "window_end",
-    "ts",
-)
+_NEEDED = tuple(name for name in FRAME_COLUMNS if name != "seq")
 
 
 def _seq(frame: pd.DataFrame) -> np.ndarray:
