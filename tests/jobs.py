@@ -94,6 +94,25 @@ def two_keys_run(n: int) -> wv.Trace:
     return env.execute().trace
 
 
+def step_at_arrival_job() -> wv.JobExecutionResult:
+    """a@10 at 0 ms (watermark 5000 emitted right after it, at 0 ms), a@20 at 10 ms (late:
+    dropped); 100 ms tumbling windows."""
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=0)
+    (
+        env.from_collection([("a", 10), ("a", 20)], arrival_times=[0, 10])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_punctuated(lambda e, ts: 5000).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(100))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
 def explorer_job(events: list[tuple[str, int]], bound: int) -> wv.JobExecutionResult:
     """bench/explore_bench.py's pipeline: bounded out-of-orderness, tumbling 5 s windows,
     allowed lateness 1 s, late data to a side output, a count per key (events: (key, ts),

@@ -71,20 +71,6 @@ def test_a_function_argument_that_is_no_function_is_refused_when_built(case: str
     assert words in str(info.value)
 
 
-class _Count(wv.AggregateFunction):
-    def create_accumulator(self) -> int:
-        return 0
-
-    def add(self, value: Any, accumulator: int) -> int:
-        return accumulator + 1
-
-    def get_result(self, accumulator: int) -> int:
-        return accumulator
-
-    def merge(self, a: int, b: int) -> int:
-        return a + b
-
-
 class _Window(wv.ProcessWindowFunction):
     def process(self, key: Any, context: Any, elements: list[Any], out: Any) -> None:
         out.collect((key, context.window().start, len(elements)))
@@ -109,7 +95,7 @@ def test_functions_of_every_accepted_shape_still_run() -> None:
     )
     events.map(Double()).sink_to("doubled")
     keyed = events.key_by(lambda e: e[0])
-    keyed.window(wv.TumblingEventTimeWindows.of(5)).aggregate(_Count()).sink_to("counts")
+    keyed.window(wv.TumblingEventTimeWindows.of(5)).aggregate(wv.CountAggregate()).sink_to("counts")
     keyed.window(wv.TumblingEventTimeWindows.of(5)).process(_Window()).sink_to("windows")
     keyed.window(wv.TumblingEventTimeWindows.of(5)).reduce(
         lambda a, b: (a[0], a[1] + b[1]),

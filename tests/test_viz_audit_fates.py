@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from jobs import step_at_arrival_job
+
 import winviz as wv
 from winviz import viz
 from winviz.viz import frames
@@ -84,18 +86,5 @@ def test_a_late_element_of_a_process_function_is_late_accepted() -> None:
 def test_window_operators_keep_their_fates() -> None:
     """At a window operator a late element assigned to no window is dropped (or sent to the
     side output): the rule above does not make it "late, accepted"."""
-    env = wv.StreamExecutionEnvironment(auto_watermark_interval=0)
-    (
-        env.from_collection([("a", 10), ("a", 20)], arrival_times=[0, 10])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_punctuated(lambda e, ts: 5000).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(100))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    fates = frames.element_fates(frames.open_trace(env.execute().trace), "window")
+    fates = frames.element_fates(frames.open_trace(step_at_arrival_job().trace), "window")
     assert fates["fate"].tolist() == ["on time", "dropped"]

@@ -8,27 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from jobs import step_at_arrival_job
+
 import winviz as wv
 from winviz import viz
-
-
-def step_at_arrival_job() -> wv.JobExecutionResult:
-    """a@10 at 0 ms (watermark 5000 emitted right after it, at 0 ms), a@20 at 10 ms (late:
-    dropped); 100 ms tumbling windows."""
-    env = wv.StreamExecutionEnvironment(auto_watermark_interval=0)
-    (
-        env.from_collection([("a", 10), ("a", 20)], arrival_times=[0, 10])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_punctuated(lambda e, ts: 5000).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(100))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
 
 
 def rows_of(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
