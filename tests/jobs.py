@@ -113,6 +113,27 @@ def step_at_arrival_job() -> wv.JobExecutionResult:
     return env.execute()
 
 
+def count_per_key(
+    events: list[tuple[Any, int]],
+    size: int,
+    strategy: wv.WatermarkStrategy | None = None,
+    **arrivals: Any,
+) -> wv.JobExecutionResult:
+    """(key, ts) events counted per key in ``size`` ms tumbling event-time windows (sink
+    "out"); watermarks by ``strategy`` (bounded out-of-orderness 0 unless told otherwise);
+    ``arrivals``: ``from_collection``'s ``arrival_interval`` or ``arrival_times``."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(events, **arrivals)
+        .assign_timestamps_and_watermarks(strategy or bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(size))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
 def explorer_job(events: list[tuple[str, int]], bound: int) -> wv.JobExecutionResult:
     """bench/explore_bench.py's pipeline: bounded out-of-orderness, tumbling 5 s windows,
     allowed lateness 1 s, late data to a side output, a count per key (events: (key, ts),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import chart_jobs
+from jobs import count_per_key
 
 import winviz as wv
 from winviz import viz
@@ -17,20 +18,7 @@ from winviz import viz
 
 def same_instant_job(n: int = 12_000) -> wv.JobExecutionResult:
     """``n`` elements k@5, all arriving at 0 ms (more than the charts draw one by one)."""
-    env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("k", 5)] * n, arrival_times=[0] * n)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(10))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
+    return count_per_key([("k", 5)] * n, 10, arrival_times=[0] * n)
 
 
 def binned(spec: dict[str, Any]) -> list[dict[str, Any]]:

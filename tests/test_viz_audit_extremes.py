@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from jobs import count_per_key
+
 import winviz as wv
 from winviz import viz
 
@@ -17,20 +19,11 @@ WRAPPED = "2 window(s) whose end overflowed the long range (start >= end)"
 def extremes_job() -> wv.JobExecutionResult:
     """k@MIN+1 at 0 ms, k@5 at 10 ms, k@MAX at 20 ms; 10 ms tumbling windows: [0, 10) and two
     windows whose end wrapped around ([MAX-1, MIN+8) and [MAX-7, MIN+2))."""
-    env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("k", wv.MIN + 1), ("k", 5), ("k", wv.MAX)], arrival_times=[0, 10, 20])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(10))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    monotonous = wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda e, _: e[1]
     )
-    return env.execute()
+    events = [("k", wv.MIN + 1), ("k", 5), ("k", wv.MAX)]
+    return count_per_key(events, 10, monotonous, arrival_times=[0, 10, 20])
 
 
 def rows_of(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:

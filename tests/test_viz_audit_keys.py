@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from jobs import count_per_key
+
 import winviz as wv
 from winviz import viz
 from winviz.viz import frames
@@ -18,20 +20,7 @@ LABELS = ["1", "true", "1.0", '"1"', '["a",1]', '<b>"x"</b>']
 def keys_job() -> wv.JobExecutionResult:
     """One element per key, key i at 100 * i + 50 ms arriving at 10 * i ms, in one 1 s tumbling
     window; the end of input fires and cleans up each key's pane (one count each)."""
-    env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([(k, 100 * i + 50) for i, k in enumerate(KEYS)], arrival_interval=10)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
+    return count_per_key([(k, 100 * i + 50) for i, k in enumerate(KEYS)], 1000, arrival_interval=10)
 
 
 def rows_of(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
@@ -104,20 +93,8 @@ def test_long_keys_with_one_beginning_keep_a_lane_each() -> None:
     assert labels[0] != labels[1]
     assert all(len(t) == 30 and t.startswith("customer-session-000…#") for t in labels)
     assert frames.key_text("x" * 30) == "x" * 30  # a key that fits is not cut
-    env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([(k, 50 + 100 * i) for i, k in enumerate(LONG)], arrival_interval=10)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    trace = env.execute().trace
+    events = [(k, 50 + 100 * i) for i, k in enumerate(LONG)]
+    trace = count_per_key(events, 1000, arrival_interval=10).trace
     spec = viz.window_lanes(trace).to_dict()
     assert spec["title"]["subtitle"][0] == "operator 'window': 2 keys, 2 windows"
     assert sorted(b["key"] for b in rows_of(spec, "window")) == sorted(labels)

@@ -295,14 +295,11 @@ def _before_a_step(elements: pd.DataFrame, steps: pd.DataFrame) -> int:
         return 0
     procs = np.asarray(steps["proc_time"].tolist(), dtype=object)
     marks = steps["watermark"].tolist()
+    arrived = np.asarray(elements["proc_time"].tolist(), dtype=object)
+    # each element's step: the last one at or before its arrival (one search for all)
+    at = (np.searchsorted(procs, arrived, side="right") - 1).tolist()
     n = 0
-    for ts, proc, met in zip(
-        elements["ts"].tolist(),
-        elements["proc_time"].tolist(),
-        elements["watermark"].tolist(),
-        strict=True,
-    ):
-        i = int(np.searchsorted(procs, proc, side="right")) - 1
+    for ts, i, met in zip(elements["ts"].tolist(), at, elements["watermark"].tolist(), strict=True):
         if i < 0 or marks[i] is None or abs(int(marks[i])) > palette.EXACT:
             continue  # no line there (none yet, or MAX: the line stops)
         shown = int(marks[i])
