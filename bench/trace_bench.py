@@ -21,6 +21,9 @@ to the traced run itself:
   ``timeline(view="auto")`` draws for this run);
 * the same charts' specs from a trace whose columns were already read and decoded (``...
   w/o first read``: what the chart itself costs; the goals above include the first read);
+* the traced run's and ``to_pandas``'s CPU time split into user and system time, with their
+  page faults, and the frame's size: a run in this loop writes into memory the runs before
+  it freed, the frame needs new memory, which the kernel maps and zeroes page by page;
 * ``bytes/record`` — what the trace holds after its first read (tracemalloc: the memory a
   traced run keeps beyond the same run untraced, divided by the records).
 
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import resource
 import shutil
 import tempfile
 import time
@@ -106,6 +110,25 @@ def best(fn: Callable[[], object], repeat: int) -> float:
     return min(cpu(fn) for _ in range(repeat))
 
 
+def split(fn: Callable[[], object]) -> tuple[float, float, int]:
+    """``fn``'s user and system CPU time and its minor page faults (each a new page of memory
+    the kernel maps and zeroes: its system time)."""
+    gc.collect()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    fn()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return (
+        after.ru_utime - before.ru_utime,
+        after.ru_stime - before.ru_stime,
+        after.ru_minflt - before.ru_minflt,
+    )
+
+
+def best_split(make: Callable[[], Callable[[], object]], repeat: int) -> tuple[float, float, int]:
+    """``split`` of the fastest (user + system) of ``repeat`` runs, each of ``make()``."""
+    return min((split(make()) for _ in range(repeat)), key=lambda s: s[0] + s[1])
+
+
 def fresh(n: int) -> wv.Trace:
     return job(n).execute().trace
 
@@ -158,6 +181,13 @@ def main() -> None:
         )
 
         figures["to_pandas"] = min(timed(lambda t: t.to_pandas()) for _ in range(args.repeat))
+        # where their time goes: the run writes into memory earlier runs freed, the frame
+        # needs new memory (the kernel's time: system time, a page fault per new page)
+        splits = {
+            "traced run": best_split(lambda n=n: lambda: job(n).execute(), args.repeat),
+            "to_pandas": best_split(lambda n=n: fresh(n).to_pandas, args.repeat),
+        }
+        frame_bytes = int(fresh(n).to_pandas().memory_usage(deep=False).sum())
         if n <= args.save_max:
 
             def save_load(n: int = n) -> float:
@@ -206,6 +236,12 @@ def main() -> None:
                 f"  {name:<30} {seconds:8.3f} s  = {ratio:6.2f}x the traced run"
                 + verdict(ratio, GOALS.get(name))
             )
+        for name, (user, system, faults) in splits.items():
+            print(
+                f"  {name + ':':<30} user {user:.3f} s + system {system:.3f} s, "
+                f"{faults:,} page faults"
+            )
+        print(f"  (the frame: {frame_bytes / 1e6:.0f} MB of arrays)")
     shutil.rmtree(Path(path).parent)
     per, records = bytes_per_record(args.memory_size)
     print(
