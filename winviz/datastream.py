@@ -26,8 +26,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from itertools import islice
-from operator import le
+from itertools import islice, repeat
+from operator import is_, le
 from typing import Any
 
 from winviz.checkpoints import CheckpointConfig
@@ -212,7 +212,11 @@ class StreamExecutionEnvironment:
         The records are taken as they are now, as Flink's ``FromElementsFunction`` serializes
         its elements when the source is made: a record that can be changed in place (a dict,
         a list) is copied, so changing the caller's data afterwards — before ``execute`` or
-        after it — changes neither the job nor its trace and outputs."""
+        after it — changes neither the job nor its trace and outputs.
+
+        A None record is refused, naming its index (``InputError``), as Flink's
+        ``StreamExecutionEnvironment.fromCollection`` refuses a null element ("The collection
+        contains a null element", ``FromElementsFunction.checkCollection``)."""
         # the records as they are now (a tuple), made with the cyclic collector paused: a
         # young-generation pass would otherwise visit every record once (winviz.collector)
         try:
@@ -243,6 +247,17 @@ class StreamExecutionEnvironment:
         """The validated records as one ``Batch`` (arrival times, indices, values,
         timestamps): the form the runtime hands to operators. ``where`` (e.g. ``[1]``) names
         the partition in error fields."""
+        if any(map(is_, values, repeat(None))):  # (None in values would call == on each)
+            index = next(i for i, v in enumerate(values) if v is None)
+            raise InputError(
+                "The collection contains a null element: a Flink stream record is never "
+                "null (fromCollection / fromElements refuse one: "
+                "FromElementsFunction.checkCollection)",
+                index=index,
+                field=f"partitions{where}" if where else "data",
+                value=None,
+                expected="records that are not None (leave it out, or wrap it: {'value': None})",
+            )
         norm = TimestampNormalizer(self.tz)
         arrival_interval = duration_ms(arrival_interval, what="arrival_interval")
         n = len(values)
