@@ -529,7 +529,14 @@ class DataStream:
         """Flink's ``connect``: two streams (of possibly different types) into one two-input
         operator, ``.process(CoProcessFunction)`` — or ``.key_by(k1, k2).process(
         KeyedCoProcessFunction)``. Its watermark is the minimum of the two inputs'."""
-        if not isinstance(other, DataStream) or other.env is not self.env:
+        if not isinstance(other, DataStream):
+            raise ArgumentTypeError(
+                "connect needs a DataStream of the same environment",
+                field="other",
+                value=other,
+                expected="a DataStream of this environment",
+            )
+        if other.env is not self.env:
             raise InputError(
                 "connect needs a DataStream of the same environment", field="other", value=other
             )
@@ -551,7 +558,13 @@ class DataStream:
         (``env.from_partitions``) one generator per partition (Flink's per-split
         watermarks)."""
         if not isinstance(strategy, WatermarkStrategy):
-            raise InputError("expected a WatermarkStrategy", field="strategy", value=strategy)
+            raise ArgumentTypeError(
+                "assign_timestamps_and_watermarks takes a WatermarkStrategy",
+                field="strategy",
+                value=strategy,
+                expected="a WatermarkStrategy, e.g. WatermarkStrategy.for_bounded_out_of_orderness"
+                "(500).with_timestamp_assigner(lambda e, _: e['ts'])",
+            )
         source = self.node.spec
         if isinstance(source, SourceSpec) and source.num_partitions is not None:
             spec = SplitWatermarksSpec(strategy, self.node.name, source.num_partitions)
@@ -565,7 +578,14 @@ class DataStream:
         watermarks with a ``StatusWatermarkValve`` — its watermark is the minimum over the
         channels that are not idle (see ``winviz.operators.inputs``)."""
         for other in others:
-            if not isinstance(other, DataStream) or other.env is not self.env:
+            if not isinstance(other, DataStream):
+                raise ArgumentTypeError(
+                    f"union() takes DataStreams, not {type(other).__name__}",
+                    field="others",
+                    value=other,
+                    expected="DataStreams of this environment",
+                )
+            if other.env is not self.env:
                 raise InputError(
                     "union needs DataStreams of the same environment",
                     field="others",
@@ -632,20 +652,35 @@ class WindowedStream:
         self, stream: DataStream, key_selector: Callable[[Any], Any], assigner: WindowAssigner
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
-            raise InputError("expected a WindowAssigner", field="assigner", value=assigner)
+            raise ArgumentTypeError(
+                f"window() / window_all() take a WindowAssigner, not {type(assigner).__name__}",
+                field="assigner",
+                value=assigner,
+                expected="a WindowAssigner, e.g. TumblingEventTimeWindows.of(5000)",
+            )
         self.stream = stream
         self.spec = WindowSpec(key_selector, assigner)
         """The window operator so far; the window function completes it."""
 
     def trigger(self, trigger: Trigger) -> WindowedStream:
         if not isinstance(trigger, Trigger):
-            raise InputError("expected a Trigger", field="trigger", value=trigger)
+            raise ArgumentTypeError(
+                f"trigger() takes a Trigger, not {type(trigger).__name__}",
+                field="trigger",
+                value=trigger,
+                expected="a Trigger, e.g. CountTrigger.of(3)",
+            )
         self.spec = replace(self.spec, trigger=trigger)
         return self
 
     def evictor(self, evictor: Evictor) -> WindowedStream:
         if not isinstance(evictor, Evictor):
-            raise InputError("expected an Evictor", field="evictor", value=evictor)
+            raise ArgumentTypeError(
+                f"evictor() takes an Evictor, not {type(evictor).__name__}",
+                field="evictor",
+                value=evictor,
+                expected="an Evictor, e.g. CountEvictor.of(3)",
+            )
         self.spec = replace(self.spec, evictor=evictor)
         return self
 
@@ -712,8 +747,7 @@ class ConnectedStreams:
         """Key both inputs (records of equal keys meet in the same subtask and share keyed
         state and timers)."""
         for i, ks in enumerate((key_selector1, key_selector2), start=1):
-            if not callable(ks):
-                raise InputError("expected a key selector", field=f"key_selector{i}", value=ks)
+            _function(ks, "key_by", f"key_selector{i}", "a function of one record")
         return ConnectedStreams(self.first, self.second, (key_selector1, key_selector2))
 
     def process(self, function: CoProcessFunction) -> DataStream:
@@ -721,7 +755,7 @@ class ConnectedStreams:
         keyed = self.key_selectors is not None
         for method in ("process_element1", "process_element2"):
             if not callable(getattr(function, method, None)):
-                raise InputError(
+                raise ArgumentTypeError(
                     f"a co-process function needs {method}(value, ctx, out)",
                     field="function",
                     value=function,

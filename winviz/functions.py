@@ -164,9 +164,18 @@ class TimeDomain:
 
 
 class SumAggregate(AggregateFunction[Any, Any, Any]):
-    """Sums ``field(value)`` (the value itself by default)."""
+    """Sums ``field(value)`` (the value itself by default). ``field`` is a function of one
+    record or None: anything else is refused here, not by the first record at run time."""
 
     def __init__(self, field: Any = None) -> None:
+        if field is not None and not callable(field):
+            raise ArgumentTypeError(
+                f"SumAggregate(field) takes a function; {type(field).__name__} is not callable",
+                field="field",
+                value=field,
+                expected="a function of one record giving the number to sum (e.g. "
+                "lambda e: e['amount']), or None to sum the records themselves",
+            )
         self.field = field
 
     def create_accumulator(self) -> Any:
