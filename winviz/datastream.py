@@ -26,8 +26,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from itertools import islice, repeat
-from operator import is_, le
+from itertools import islice
+from operator import le
 from typing import Any
 
 from winviz.checkpoints import CheckpointConfig
@@ -247,7 +247,8 @@ class StreamExecutionEnvironment:
         """The validated records as one ``Batch`` (arrival times, indices, values,
         timestamps): the form the runtime hands to operators. ``where`` (e.g. ``[1]``) names
         the partition in error fields."""
-        if any(map(is_, values, repeat(None))):  # (None in values would call == on each)
+        kinds = set(map(type, values))  # (also what all_immutable needs, found once)
+        if _NONE_TYPE in kinds:
             index = next(i for i, v in enumerate(values) if v is None)
             raise InputError(
                 "The collection contains a null element: a Flink stream record is never "
@@ -307,7 +308,7 @@ class StreamExecutionEnvironment:
                     expected="one timestamp per record",
                 )
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
-        immutable = all_immutable(values)
+        immutable = all_immutable(values, kinds)
         if not immutable:  # the records as they are now (see ``from_collection``)
             with paused():
                 values = tuple(map(_snapshot, values))
@@ -812,6 +813,9 @@ def _window_function(function: Any, what: str, *, required: bool = False) -> Any
         value=function,
         expected="a ProcessWindowFunction or a function (key, context, elements, out)",
     )
+
+
+_NONE_TYPE = type(None)
 
 
 def _snapshot(value: Any) -> Any:
