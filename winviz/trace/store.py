@@ -515,7 +515,9 @@ class Trace:
         return rows
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """Canonical JSON (sorted keys, no NaN): the same run gives the same bytes. A record
+        """Canonical JSON (sorted keys, no NaN): the same run gives the same bytes. Values
+        are in ``jsonable``'s form (a dict two of whose keys have the same ``str()`` as its
+        ``[key, value]`` pairs, so no entry is lost). A record
         with a time or window bound that JSON cannot hold (NaN, infinity) raises
         ``InputError`` naming the record and the field."""
         rows = self.to_rows()
