@@ -54,12 +54,14 @@ def copy_record(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def all_immutable(values: Sequence[Any]) -> bool:
+def all_immutable(values: Sequence[Any], kinds: set[type] | None = None) -> bool:
     """True when ``copy_record`` would hand every value over as it is, so loops over a batch
     of such values skip the copies (``Batch.immutable``). Atomic values and tuples of atomic
     values are checked at C speed (about 60 ns per three-field tuple); nested tuples and
-    frozensets are looked into item by item (``is_immutable``)."""
-    kinds = set(map(type, values))
+    frozensets are looked into item by item (``is_immutable``). ``kinds``: the values' types,
+    when the caller has them already (``set(map(type, values))``)."""
+    if kinds is None:
+        kinds = set(map(type, values))
     if not kinds <= _ATOMIC_OR_TUPLE:
         return False
     if tuple not in kinds:

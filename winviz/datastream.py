@@ -212,7 +212,11 @@ class StreamExecutionEnvironment:
         The records are taken as they are now, as Flink's ``FromElementsFunction`` serializes
         its elements when the source is made: a record that can be changed in place (a dict,
         a list) is copied, so changing the caller's data afterwards — before ``execute`` or
-        after it — changes neither the job nor its trace and outputs."""
+        after it — changes neither the job nor its trace and outputs.
+
+        A None record is refused, naming its index (``InputError``), as Flink's
+        ``StreamExecutionEnvironment.fromCollection`` refuses a null element ("The collection
+        contains a null element", ``FromElementsFunction.checkCollection``)."""
         # the records as they are now (a tuple), made with the cyclic collector paused: a
         # young-generation pass would otherwise visit every record once (winviz.collector)
         try:
@@ -243,6 +247,18 @@ class StreamExecutionEnvironment:
         """The validated records as one ``Batch`` (arrival times, indices, values,
         timestamps): the form the runtime hands to operators. ``where`` (e.g. ``[1]``) names
         the partition in error fields."""
+        kinds = set(map(type, values))  # (also what all_immutable needs, found once)
+        if _NONE_TYPE in kinds:
+            index = next(i for i, v in enumerate(values) if v is None)
+            raise InputError(
+                "The collection contains a null element: a Flink stream record is never "
+                "null (fromCollection / fromElements refuse one: "
+                "FromElementsFunction.checkCollection)",
+                index=index,
+                field=f"partitions{where}" if where else "data",
+                value=None,
+                expected="records that are not None (leave it out, or wrap it: {'value': None})",
+            )
         norm = TimestampNormalizer(self.tz)
         arrival_interval = duration_ms(arrival_interval, what="arrival_interval")
         n = len(values)
@@ -292,7 +308,7 @@ class StreamExecutionEnvironment:
                     expected="one timestamp per record",
                 )
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
-        immutable = all_immutable(values)
+        immutable = all_immutable(values, kinds)
         if not immutable:  # the records as they are now (see ``from_collection``)
             with paused():
                 values = tuple(map(_snapshot, values))
@@ -514,7 +530,14 @@ class DataStream:
         """Flink's ``connect``: two streams (of possibly different types) into one two-input
         operator, ``.process(CoProcessFunction)`` — or ``.key_by(k1, k2).process(
         KeyedCoProcessFunction)``. Its watermark is the minimum of the two inputs'."""
-        if not isinstance(other, DataStream) or other.env is not self.env:
+        if not isinstance(other, DataStream):
+            raise ArgumentTypeError(
+                "connect needs a DataStream of the same environment",
+                field="other",
+                value=other,
+                expected="a DataStream of this environment",
+            )
+        if other.env is not self.env:
             raise InputError(
                 "connect needs a DataStream of the same environment", field="other", value=other
             )
@@ -536,7 +559,13 @@ class DataStream:
         (``env.from_partitions``) one generator per partition (Flink's per-split
         watermarks)."""
         if not isinstance(strategy, WatermarkStrategy):
-            raise InputError("expected a WatermarkStrategy", field="strategy", value=strategy)
+            raise ArgumentTypeError(
+                "assign_timestamps_and_watermarks takes a WatermarkStrategy",
+                field="strategy",
+                value=strategy,
+                expected="a WatermarkStrategy, e.g. WatermarkStrategy.for_bounded_out_of_orderness"
+                "(500).with_timestamp_assigner(lambda e, _: e['ts'])",
+            )
         source = self.node.spec
         if isinstance(source, SourceSpec) and source.num_partitions is not None:
             spec = SplitWatermarksSpec(strategy, self.node.name, source.num_partitions)
@@ -550,7 +579,14 @@ class DataStream:
         watermarks with a ``StatusWatermarkValve`` — its watermark is the minimum over the
         channels that are not idle (see ``winviz.operators.inputs``)."""
         for other in others:
-            if not isinstance(other, DataStream) or other.env is not self.env:
+            if not isinstance(other, DataStream):
+                raise ArgumentTypeError(
+                    f"union() takes DataStreams, not {type(other).__name__}",
+                    field="others",
+                    value=other,
+                    expected="DataStreams of this environment",
+                )
+            if other.env is not self.env:
                 raise InputError(
                     "union needs DataStreams of the same environment",
                     field="others",
@@ -617,20 +653,35 @@ class WindowedStream:
         self, stream: DataStream, key_selector: Callable[[Any], Any], assigner: WindowAssigner
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
-            raise InputError("expected a WindowAssigner", field="assigner", value=assigner)
+            raise ArgumentTypeError(
+                f"window() / window_all() take a WindowAssigner, not {type(assigner).__name__}",
+                field="assigner",
+                value=assigner,
+                expected="a WindowAssigner, e.g. TumblingEventTimeWindows.of(5000)",
+            )
         self.stream = stream
         self.spec = WindowSpec(key_selector, assigner)
         """The window operator so far; the window function completes it."""
 
     def trigger(self, trigger: Trigger) -> WindowedStream:
         if not isinstance(trigger, Trigger):
-            raise InputError("expected a Trigger", field="trigger", value=trigger)
+            raise ArgumentTypeError(
+                f"trigger() takes a Trigger, not {type(trigger).__name__}",
+                field="trigger",
+                value=trigger,
+                expected="a Trigger, e.g. CountTrigger.of(3)",
+            )
         self.spec = replace(self.spec, trigger=trigger)
         return self
 
     def evictor(self, evictor: Evictor) -> WindowedStream:
         if not isinstance(evictor, Evictor):
-            raise InputError("expected an Evictor", field="evictor", value=evictor)
+            raise ArgumentTypeError(
+                f"evictor() takes an Evictor, not {type(evictor).__name__}",
+                field="evictor",
+                value=evictor,
+                expected="an Evictor, e.g. CountEvictor.of(3)",
+            )
         self.spec = replace(self.spec, evictor=evictor)
         return self
 
@@ -697,8 +748,7 @@ class ConnectedStreams:
         """Key both inputs (records of equal keys meet in the same subtask and share keyed
         state and timers)."""
         for i, ks in enumerate((key_selector1, key_selector2), start=1):
-            if not callable(ks):
-                raise InputError("expected a key selector", field=f"key_selector{i}", value=ks)
+            _function(ks, "key_by", f"key_selector{i}", "a function of one record")
         return ConnectedStreams(self.first, self.second, (key_selector1, key_selector2))
 
     def process(self, function: CoProcessFunction) -> DataStream:
@@ -706,7 +756,7 @@ class ConnectedStreams:
         keyed = self.key_selectors is not None
         for method in ("process_element1", "process_element2"):
             if not callable(getattr(function, method, None)):
-                raise InputError(
+                raise ArgumentTypeError(
                     f"a co-process function needs {method}(value, ctx, out)",
                     field="function",
                     value=function,
@@ -763,6 +813,9 @@ def _window_function(function: Any, what: str, *, required: bool = False) -> Any
         value=function,
         expected="a ProcessWindowFunction or a function (key, context, elements, out)",
     )
+
+
+_NONE_TYPE = type(None)
 
 
 def _snapshot(value: Any) -> Any:

@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from winviz.errors import ArgumentTypeError, InputError
+
 IN = TypeVar("IN")
 ACC = TypeVar("ACC")
 OUT = TypeVar("OUT")
@@ -26,9 +28,31 @@ OUT = TypeVar("OUT")
 
 @dataclass(frozen=True)
 class OutputTag:
-    """Names a side output (Flink's ``OutputTag``); tags with the same id are the same."""
+    """Names a side output (Flink's ``org.apache.flink.util.OutputTag``); tags with the same
+    id are the same. The id is a non-empty str: Flink's constructor refuses null ("OutputTag
+    id cannot be null.") and an empty id ("OutputTag id must not be empty."); here None or
+    another type raises ``ArgumentTypeError`` (a TypeError) and ``""`` ``InputError`` (a
+    ValueError, Flink's IllegalArgumentException)."""
 
     id: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str):
+            raise ArgumentTypeError(
+                "OutputTag id cannot be null."
+                if self.id is None
+                else f"OutputTag id must be a str, not {type(self.id).__name__}",
+                field="id",
+                value=self.id,
+                expected="a non-empty str naming the side output, e.g. OutputTag('late')",
+            )
+        if not self.id:
+            raise InputError(
+                "OutputTag id must not be empty.",
+                field="id",
+                value=self.id,
+                expected="a non-empty str naming the side output, e.g. OutputTag('late')",
+            )
 
     def __repr__(self) -> str:
         return f"OutputTag({self.id!r})"
@@ -140,9 +164,18 @@ class TimeDomain:
 
 
 class SumAggregate(AggregateFunction[Any, Any, Any]):
-    """Sums ``field(value)`` (the value itself by default)."""
+    """Sums ``field(value)`` (the value itself by default). ``field`` is a function of one
+    record or None: anything else is refused here, not by the first record at run time."""
 
     def __init__(self, field: Any = None) -> None:
+        if field is not None and not callable(field):
+            raise ArgumentTypeError(
+                f"SumAggregate(field) takes a function; {type(field).__name__} is not callable",
+                field="field",
+                value=field,
+                expected="a function of one record giving the number to sum (e.g. "
+                "lambda e: e['amount']), or None to sum the records themselves",
+            )
         self.field = field
 
     def create_accumulator(self) -> Any:

@@ -16,11 +16,12 @@ watermark that does not increase: watermarks never go backwards.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from winviz.errors import InputError
+from winviz.errors import ArgumentTypeError, InputError
 from winviz.time import MIN, duration_ms
 
 
@@ -204,11 +205,31 @@ class WatermarkStrategy:
 
     @classmethod
     def for_punctuated(cls, fn: Callable[[Any, int], int | None]) -> WatermarkStrategy:
-        """A punctuated generator: ``fn(event, timestamp)`` returns a watermark or None."""
+        """A punctuated generator: ``fn(event, timestamp)`` returns a watermark or None. A
+        ``fn`` that is not a function of two arguments is refused here (``ArgumentTypeError``),
+        not by the first record at run time."""
+        _function_of(
+            fn,
+            2,
+            "for_punctuated(fn)",
+            "fn",
+            "a function (event, timestamp) returning a watermark (int ms) or None",
+        )
         return cls(lambda: PunctuatedWatermarks(fn), name="punctuated")
 
     @classmethod
     def for_generator(cls, factory: Callable[[], WatermarkGenerator]) -> WatermarkStrategy:
+        """Flink's ``WatermarkStrategy.forGenerator(WatermarkGeneratorSupplier)``: ``factory()``
+        makes a fresh ``WatermarkGenerator`` for each run (and each partition / subtask). A
+        ``factory`` that cannot be called without arguments is refused here; one that returns
+        no generator, when the job starts."""
+        _function_of(
+            factory,
+            0,
+            "for_generator(factory)",
+            "factory",
+            "a function of no arguments returning a WatermarkGenerator (e.g. its class)",
+        )
         return cls(factory, name=getattr(factory, "__name__", "generator"))
 
     @classmethod
@@ -221,7 +242,20 @@ class WatermarkStrategy:
         return cls(AscendingTimestampsWatermarks, IngestionTimeAssigner(), name="ingestion_time")
 
     def with_timestamp_assigner(self, assigner: TimestampAssigner) -> WatermarkStrategy:
-        """``assigner(element, record_timestamp) -> timestamp`` (int ms, datetime, ISO…)."""
+        """``assigner(element, record_timestamp) -> timestamp`` (int ms, datetime, ISO…):
+        Flink's ``withTimestampAssigner(SerializableTimestampAssigner)``, whose
+        ``extractTimestamp(element, recordTimestamp)`` it is. Anything that cannot be called
+        with those two arguments (None — Flink's ``checkNotNull`` —, a number, a one-argument
+        lambda) is refused here (``ArgumentTypeError``), not by the first record at run
+        time."""
+        _function_of(
+            assigner,
+            2,
+            "with_timestamp_assigner(assigner)",
+            "assigner",
+            "a function (element, record_timestamp) returning the element's timestamp (int ms, "
+            "a datetime or an ISO text), e.g. lambda e, _: e['ts']",
+        )
         return replace(self, timestamp_assigner=assigner)
 
     def with_idleness(self, timeout: Any) -> WatermarkStrategy:
@@ -234,6 +268,57 @@ class WatermarkStrategy:
 
     def create_generator(self, clock: Callable[[], int]) -> WatermarkGenerator:
         gen = self.generator_factory()
+        missing = [
+            m for m in ("on_event", "on_periodic_emit") if not callable(getattr(gen, m, None))
+        ]
+        if missing:
+            raise ArgumentTypeError(
+                f"the generator factory of WatermarkStrategy {self.name!r} returned "
+                f"{gen!r} ({type(gen).__name__}), which has no {missing[0]}()",
+                field="factory",
+                value=gen,
+                expected="a WatermarkGenerator (with on_event() and on_periodic_emit())",
+            )
         if self.idle_timeout is not None:
             gen = WatermarksWithIdleness(gen, self.idle_timeout, clock)
         return gen
+
+
+def _function_of(fn: Any, arity: int, what: str, field: str, expected: str) -> None:
+    """Refuse ``fn`` unless it can be called with ``arity`` positional arguments: a value
+    that is no function, or one whose signature cannot take them (a one-argument lambda
+    where the element and its timestamp are passed). A callable whose signature Python
+    cannot read (some builtins) is taken as it is."""
+    if not callable(fn):
+        hint = (
+            f"; pass its method: {what.split('(')[0]}(obj.extract_timestamp)"
+            if callable(getattr(fn, "extract_timestamp", None))
+            else ""
+        )
+        raise ArgumentTypeError(
+            f"{what} takes a function; "
+            + (
+                "None is no function (Flink's checkNotNull)"
+                if fn is None
+                else f"{type(fn).__name__} is not callable"
+            )
+            + hint,
+            field=field,
+            value=fn,
+            expected=expected,
+        )
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*([None] * arity))
+    except TypeError:
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        raise ArgumentTypeError(
+            f"{what} calls it with {arity} argument{'' if arity == 1 else 's'}; "
+            f"{name}{signature} cannot take them",
+            field=field,
+            value=fn,
+            expected=expected,
+        ) from None

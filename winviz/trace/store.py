@@ -59,6 +59,7 @@ from winviz.trace.schema import (
     SCHEMA_VERSION,
     TraceRecord,
     jsonable,
+    split_subtask,
     window_bounds,
 )
 
@@ -368,6 +369,8 @@ class Trace:
                 names = {want} if isinstance(want, str) else _names(field, want)
                 if field == "kind":
                     _known_kinds(want, names, column.values)
+                else:
+                    _known_operators(want, names, column.values)
                 codes = [i for i, v in enumerate(column.values) if v in names]
                 mask &= np.isin(column.codes, codes)
         if key is not _ANY:
@@ -398,8 +401,12 @@ class Trace:
         not ``True``), ``window`` a window (a ``TimeWindow``, a ``(start, end)`` pair of ints —
         a tuple, or a list as ``to_json`` writes a window —, the ``GlobalWindow`` or None). The
         records keep their ``seq``; nothing else is decoded.
-        A kind name that neither the trace schema nor this trace knows (a typo), a key that
-        can never be one (a list) and a window that is none of those raise, naming it."""
+        A kind name that neither the trace schema nor this trace knows (a typo), an operator
+        name that no record of the run has (a typo, or ``"window"`` for its subtasks
+        ``"window#0"`` …), a key that can never be one (a list) and a window that is none of
+        those raise, naming it. The run's operators are those of the whole trace a view was
+        taken from: ``trace.until(t).where(operator="window")`` is empty, not an error, when
+        the window operator had written nothing by ``t``."""
         return Trace.from_columns(
             self.columns().take(self.rows_where(kind, operator, key, window)), view=True
         )
@@ -508,7 +515,9 @@ class Trace:
         return rows
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """Canonical JSON (sorted keys, no NaN): the same run gives the same bytes. A record
+        """Canonical JSON (sorted keys, no NaN): the same run gives the same bytes. Values
+        are in ``jsonable``'s form (a dict two of whose keys have the same ``str()`` as its
+        ``[key, value]`` pairs, so no entry is lost). A record
         with a time or window bound that JSON cannot hold (NaN, infinity) raises
         ``InputError`` naming the record and the field."""
         rows = self.to_rows()
@@ -599,6 +608,33 @@ def _known_kinds(want: Any, names: set[str], present: list[Any]) -> None:
             value=want,
             expected=f"kind names of winviz.trace.schema.DETAIL_FIELDS: {', '.join(DETAIL_FIELDS)}",
         )
+
+
+def _known_operators(want: Any, names: set[str], present: list[Any]) -> None:
+    """Refuse an operator filter naming an operator that no record of the run has: a typo
+    would select nothing, silently. ``present`` is the operator column's dictionary, which a
+    view (``where``, ``until``) shares with the whole trace it was taken from, so an operator
+    of the run that has no records in the view is no error (the view is then empty)."""
+    known = [o for o in present if isinstance(o, str)]
+    unknown = sorted(names.difference(known))
+    if not unknown:
+        return
+    hints = []
+    for name in unknown:
+        subtasks = [o for o in known if o != name and split_subtask(o)[0] == name]
+        if subtasks:
+            hints.append(f"{name!r} runs as the subtasks {', '.join(map(repr, subtasks))}")
+        else:
+            hints.extend(f"did you mean {m!r}?" for m in get_close_matches(name, known, n=1))
+    raise InputError(
+        f"no operator {', '.join(map(repr, unknown))} in this trace"
+        + (f" ({'; '.join(hints)})" if hints else ""),
+        field="operator",
+        value=want,
+        expected=f"the name of one of the trace's operators: {', '.join(map(repr, known))}"
+        if known
+        else "an operator name, but the trace has no records",
+    )
 
 
 def _hashable(value: Any) -> bool:
