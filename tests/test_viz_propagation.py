@@ -421,7 +421,7 @@ def test_a_partition_without_elements_is_drawn_held_at_min() -> None:
         MIN_NOTE,
     ]
     op_line, ch_lines, points = spec["layer"]
-    assert op_line["encoding"]["color"]["scale"]["domain"] == [OP, "kafka[1]", "kafka[0]"]
+    assert op_line["encoding"]["color"]["scale"]["domain"] == [OP, "kafka[0]", "kafka[1]"]
     # y: 99 .. 2499 padded by 72 — MIN on the bottom edge (27), MAX on the top edge (2571)
     assert op_line["encoding"]["y"]["scale"]["domain"] == [27, 2571]
     assert steps(spec, ch_lines) == {
@@ -480,6 +480,10 @@ def test_a_reader_without_partitions_is_held_at_min_until_the_end_of_input() -> 
         MIN_NOTE,
     ]
     op_line, ch_lines, _ = spec["layer"]
+    # colours in channel order: the line held at MIN does not come first
+    assert op_line["encoding"]["color"]["scale"]["domain"] == [
+        "watermark of 'window#0'", "watermarks#0", "watermarks#1", "watermarks#2"
+    ]  # fmt: skip
     assert steps(spec, ch_lines)["watermarks#2"] == [
         (200, 45), (1600, 45), (1600, 1953), (1600, 1953)
     ]  # fmt: skip

@@ -453,12 +453,15 @@ def _panel(
     """One panel and its one-line description."""
     lines: pd.DataFrame = d["lines"]
     status: pd.DataFrame = d["status"]
-    channels = list(dict.fromkeys(lines.loc[lines["role"] == "channel", "line"]))
-    channels += [
-        c
-        for c in dict.fromkeys(status.loc[status["role"] == "channel", "line"])
-        if c not in channels
-    ]
+    # legend (and colour) order: channels by their first record, then those held at MIN
+    # before any record (seq -1), so a held line does not shift the other channels' colours
+    recorded = lines["seq"] >= 0
+    channels = list(dict.fromkeys(lines.loc[recorded & (lines["role"] == "channel"), "line"]))
+    for more in (
+        status.loc[status["role"] == "channel", "line"],
+        lines.loc[~recorded & (lines["role"] == "channel"), "line"],
+    ):
+        channels += [c for c in dict.fromkeys(more) if c not in channels]
     operator_lines = list(dict.fromkeys(lines.loc[lines["role"] == "operator", "line"]))
     domain = [*operator_lines, *channels]
     colors = [OPERATOR_COLOR] * len(operator_lines) + [
