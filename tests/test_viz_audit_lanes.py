@@ -91,16 +91,65 @@ def test_processing_time_windows_are_on_a_processing_time_axis() -> None:
     assert spec["layer"][0]["encoding"]["x"]["axis"]["title"] == "processing time (ms)"
     assert spec["title"]["subtitle"][-1] == "processing-time windows: the axis is processing time"
     spec = viz.timeline(trace, view="timeline").to_dict()
-    assert spec["title"]["subtitle"][1].startswith("processing-time windows: a band's [start, end)")
+    assert spec["title"]["subtitle"][1].startswith("processing-time windows: [start, end) is")
     spec = viz.scrubber(trace).to_dict()
-    assert spec["title"]["subtitle"][1].startswith(
-        "processing-time windows: a window's [start, end)"
-    )
+    assert spec["title"]["subtitle"][1].startswith("processing-time windows: [start, end) is")
     # event-time windows keep their axis (an event-time cleanup timer each)
     event = extremes_free_event_job().trace
     assert not frames.processing_time_windows(frames.open_trace(event), "window")
     spec = viz.window_lanes(event).to_dict()
     assert spec["layer"][0]["encoding"]["x"]["axis"]["title"] == "event time (ms)"
+
+
+def _rows(spec: dict[str, Any], layer: dict[str, Any], *keys: str) -> list[tuple]:
+    return [tuple(r.get(k) for k in keys) for r in spec["datasets"][layer["data"]["name"]]]
+
+
+def test_processing_time_windows_span_the_event_time_axis_in_timeline_and_scrubber() -> None:
+    """A processing-time window's [start, end) is processing time: it holds the elements that
+    reached the operator then, whatever their timestamps. The timeline and the scrubber drew
+    it as [start, end) on the event-time axis (here 0..3000 ms, where the elements' timestamps
+    are 1..4 ms) and its firings and cleanups at the window end / cleanup time there; now the
+    event-time axis spans the elements' timestamps only, each window spans it over its life in
+    processing time, and its firings and cleanups sit at their processing time on the right
+    edge."""
+    trace = processing_time_job().trace
+    spec = viz.timeline(trace, view="timeline").to_dict()
+    assert spec["title"]["subtitle"][1] == (
+        "processing-time windows: [start, end) is processing time — a window holds the "
+        "elements that reached the operator then, whatever their timestamps: its band spans "
+        "the event-time axis over its life in processing time; firings and cleanups at their "
+        "processing time, on the right edge"
+    )
+    layers = spec["layer"]
+    bands = layers[0]
+    assert bands["encoding"]["x"]["scale"]["domain"] == [0, 5]  # ts 1..4, padded 1 ms
+    assert _rows(spec, bands, "x", "x2", "y", "y2", "window", "closed") == [
+        (0, 5, 0, 999, "[0 ms, 1,000 ms)", "999 ms"),
+        (0, 5, 1500, 1999, "[1,000 ms, 2,000 ms)", "1,999 ms"),
+        (0, 5, 2600, 2886, "[2,000 ms, 3,000 ms)", "still open at the end"),
+    ]
+    marks = [
+        row
+        for lay in layers
+        if lay["mark"]["type"] == "point"
+        for row in _rows(spec, lay, "what", "x", "y", "window")
+        if row[0] in ("fired: processing-time timer", "cleanup")
+    ]
+    assert marks == [
+        ("fired: processing-time timer", 5, 999, "[0 ms, 1,000 ms)"),
+        ("fired: processing-time timer", 5, 1999, "[1,000 ms, 2,000 ms)"),
+        ("cleanup", 5, 999, "[0 ms, 1,000 ms)"),
+        ("cleanup", 5, 1999, "[1,000 ms, 2,000 ms)"),
+    ]
+    spec = viz.scrubber(trace).to_dict()
+    windows = spec["layer"][0]
+    assert windows["encoding"]["x"]["scale"]["domain"] == [0, 5]
+    assert _rows(spec, windows, "x", "x2", "opened", "fired", "closed", "window") == [
+        (0, 5, 0, 999, 999, "[0 ms, 1,000 ms)"),
+        (0, 5, 1500, 1999, 1999, "[1,000 ms, 2,000 ms)"),
+        (0, 5, 2600, None, None, "[2,000 ms, 3,000 ms)"),
+    ]
 
 
 def extremes_free_event_job() -> wv.JobExecutionResult:

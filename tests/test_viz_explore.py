@@ -388,6 +388,32 @@ def test_summarize_reads_the_trace() -> None:
     )
 
 
+def test_summary_parts_add_up_for_merged_session_windows_without_trigger_records() -> None:
+    """The Spark twin's model of session windows (gap 1 s): [0, 1000) and [1000, 2000) merge
+    into [0, 2000), emitted by the batch whose watermark passes its end. Its trace has no
+    trigger call or timer: the firing's cause is not traced, and the summary says so instead
+    of leaving its parts 1 short of "fired 1"."""
+    from winviz.spark import TwinSpec, predict
+
+    spec = TwinSpec(session_gap=1000, watermark_delay=0, value_field="value", aggregate="sum")
+    rows = [{"key": "a", "ts": ts, "value": v} for ts, v in ((0, 1), (1000, 2), (5000, 4))]
+    trace = predict(rows, [0, 0, 1000], spec).trace
+    assert [(r.window.start, r.window.end, r.detail) for r in trace.records("fired")] == [
+        (0, 2000, (3, 0, "on_time", 2))
+    ]
+    summary = summarize(trace)
+    assert summary.text() == (
+        "fired 1 (event-time timer 0 · element 0 · processing-time timer 0 · end of input 0 · "
+        "cause not traced 1) · elements 3: on time 3 · late, accepted 0 · dropped 0 · side "
+        "output 0"
+    )
+    parts = (
+        summary.by_event_time_timer, summary.by_element, summary.by_processing_time_timer,
+        summary.at_end_of_input, summary.by_session_merge, summary.cause_not_traced,
+    )  # fmt: skip
+    assert sum(parts) == summary.fired
+
+
 def test_for_a_lesson_page_the_explorer_gives_its_runs_on_the_slider_grid(explorer) -> None:
     """With the export renderer (``make lessons``) an explorer displays its runs precomputed
     on its slider grid (winviz.viz.grid), not a widget; its own state is unchanged."""

@@ -379,3 +379,143 @@ def test_svg_render_shows_idle_span_and_minimum(fixed) -> None:
         "processing time: 1,400 ms; watermark: 1,199 ms; note: "
     ]
     assert len([s for s in labels if "; line: kafka[0]; seq: " in s]) == 5
+
+
+# -- a channel held at MIN: a partition without elements, a reader without partitions ---------
+
+MIN_NOTE = (
+    "before its first watermark record a channel or operator is at MIN (Long.MIN_VALUE), drawn "
+    "on the bottom edge"
+)
+
+
+def empty_partition(idle: int | None = None) -> wv.JobExecutionResult:
+    """Partition 1 of "kafka" gets no elements: without idleness its watermark stays at
+    Long.MIN_VALUE and holds the source's watermark there until the end of input (it writes no
+    record at all); with idleness 500 it is marked idle at 800 ms."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions([P0, []], arrival_times=[A0, []], name="kafka")
+        .assign_timestamps_and_watermarks(strategy(idle))
+        .key_by(lambda e: 0)
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+def test_a_partition_without_elements_is_drawn_held_at_min() -> None:
+    result = empty_partition()
+    assert result.trace.records("channel_watermark", "channel_idle", operator="watermarks")[
+        0
+    ].detail == (0, "kafka[0]")  # no record names partition 1
+    spec = propagation_chart(result).to_dict()
+    assert spec["usermeta"]["winviz"]["notes"] == [
+        "the operator's watermark (thick black) is the minimum over its active input channels "
+        "(coloured); shaded: idle",
+        "operator 'watermarks': 2 input channel(s), 0 channel idle period(s)",
+        "operator 'watermarks': kafka[1] wrote no record (no element, never idle), so it is at "
+        "MIN throughout; from 200 ms on every other channel is above the operator's watermark: "
+        "it holds it back",
+        MIN_NOTE,
+    ]
+    op_line, ch_lines, points = spec["layer"]
+    assert op_line["encoding"]["color"]["scale"]["domain"] == [OP, "kafka[0]", "kafka[1]"]
+    # y: 99 .. 2499 padded by 72 — MIN on the bottom edge (27), MAX on the top edge (2571)
+    assert op_line["encoding"]["y"]["scale"]["domain"] == [27, 2571]
+    assert steps(spec, ch_lines) == {
+        "kafka[1]": [(200, 27), (2000, 27)],
+        "kafka[0]": [
+            (200, 99), (600, 99), (600, 599), (1200, 599), (1200, 1199),
+            (1600, 1199), (1600, 1799), (2000, 1799), (2000, 2499), (2000, 2499),
+        ],
+    }  # fmt: skip
+    # the source's watermark: MIN (held by partition 1) until the end of input's MAX
+    assert steps(spec, op_line) == {OP: [(200, 27), (2000, 27), (2000, 2571), (2000, 2571)]}
+    held = [p for p in data(spec, points) if p["seq"] is None]
+    assert held == [
+        {
+            "x": 200, "y": 27, "line": "kafka[1]", "seq": None, "proc_time": "200 ms",
+            "watermark": "MIN (Long.MIN_VALUE)",
+            "note": "no record of this input in the trace: MIN throughout, drawn on the bottom "
+            "edge",
+        },
+        {
+            "x": 200, "y": 27, "line": OP, "seq": None, "proc_time": "200 ms",
+            "watermark": "MIN (Long.MIN_VALUE)",
+            "note": "no watermark yet: MIN, drawn on the bottom edge",
+        },
+    ]  # fmt: skip
+    # the same input as why_not_fired names, before the end of input
+    stuck = wv.why_not_fired(result.trace.until(1500), 0, (0, 1000))
+    assert "The minimum is held by kafka[1] (channel 1 of 'watermarks') at MIN" in stuck.sentence
+
+
+def test_an_idle_partition_without_elements_is_at_min_and_shaded() -> None:
+    spec = propagation_chart(empty_partition(idle=500)).to_dict()
+    assert spec["usermeta"]["winviz"]["notes"][1:] == [
+        "operator 'watermarks': 2 input channel(s), 1 channel idle period(s)",
+        MIN_NOTE,
+    ]
+    idle, op_line, ch_lines, points = spec["layer"]
+    assert [(d["line"], d["x"], d["x2"]) for d in data(spec, idle)] == [("kafka[1]", 800, 2000)]
+    assert steps(spec, ch_lines)["kafka[1]"] == [(200, 27), (2000, 27)]
+    # MIN until partition 1 is idle at 800 ms, then partition 0's watermark
+    assert steps(spec, op_line)[OP][:4] == [(200, 27), (800, 27), (800, 599), (1200, 599)]
+    assert [p["note"] for p in data(spec, points) if p["line"] == "kafka[1]"] == [
+        "no watermark from this input yet: MIN, drawn on the bottom edge"
+    ]
+
+
+def test_a_reader_without_partitions_is_held_at_min_until_the_end_of_input() -> None:
+    """Three source subtasks over two partitions: reader 2 reads none, so window#0's channel 2
+    writes its first record at the end of input (MAX); before that it is at MIN. The sink
+    after the window's subtasks writes no watermark records of its own: nothing is inferred
+    from that."""
+    result = kafka_readers(3)
+    spec = propagation_chart(result, operator="window#0").to_dict()
+    assert spec["usermeta"]["winviz"]["notes"][1:] == [
+        "subtask 0 of 'window': 3 input channel(s), 0 channel idle period(s)",
+        MIN_NOTE,
+    ]
+    op_line, ch_lines, _ = spec["layer"]
+    # colours in channel order: the line held at MIN does not come first
+    assert op_line["encoding"]["color"]["scale"]["domain"] == [
+        "watermark of 'window#0'", "watermarks#0", "watermarks#1", "watermarks#2"
+    ]  # fmt: skip
+    assert steps(spec, ch_lines)["watermarks#2"] == [
+        (200, 45), (1600, 45), (1600, 1953), (1600, 1953)
+    ]  # fmt: skip
+    assert steps(spec, op_line) == {
+        "watermark of 'window#0'": [(200, 45), (1600, 45), (1600, 1953), (1600, 1953)]
+    }
+    sink = propagation_chart(result, operator="counts").to_dict()
+    assert sink["usermeta"]["winviz"]["notes"][1:] == [
+        "operator 'counts': 2 input channel(s), 0 channel idle period(s)"
+    ]
+    assert [lay["mark"]["type"] for lay in sink["layer"]] == ["line", "point"]  # no own line
+
+
+def kafka_readers(readers: int) -> wv.JobExecutionResult:
+    """tests/test_parallelism.py's job: two partitions read by ``readers`` source subtasks, a
+    window with 2 subtasks."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions(
+            [
+                [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800)],
+                [("p1", 200), ("p1", 700), ("p1", 1300), ("p1", 1900)],
+            ],
+            arrival_times=[[0, 500, 1000, 1500], [100, 400, 1100, 1600]],
+            name="kafka",
+        )
+        .assign_timestamps_and_watermarks(strategy())
+        .set_parallelism(readers)
+        .key_by(lambda e: 0)
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .set_parallelism(2)
+        .sink_to("counts")
+    )
+    return env.execute()

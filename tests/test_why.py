@@ -61,6 +61,37 @@ def test_why_not_fired_names_the_partition_that_holds_the_watermark() -> None:
     assert "source[1]" in repr(answer)
 
 
+def test_why_not_fired_names_a_partition_without_elements() -> None:
+    """Partition 1 gets no element: it writes no record, and its watermark MIN holds the
+    source's (winviz.trace.channels finds it from the source's watermark staying at MIN)."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions(
+            [[("a", 1_000), ("a", 3_000), ("a", 9_000)], []],
+            arrival_times=[[0, 100, 900], []],
+            name="kafka",
+        )
+        .assign_timestamps_and_watermarks(BOUND_0)
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(2_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    answer = wv.why_not_fired(env.execute().trace.until(800), "a", (0, 2_000))
+    assert answer.sentence == (
+        "The watermark of 'window' is stuck at none, below the window's max timestamp 1999: it "
+        "fires once the watermark ≥ 1999. The minimum is held by kafka[1] (channel 1 of "
+        "'watermarks') at MIN, never advanced (the trace has no watermark of it); it is not "
+        "idle, so it holds everyone back: with_idleness(t) would mark it idle after t ms "
+        "without records and let the other inputs advance the watermark (and may make its "
+        "later records late)."
+    )
+    assert answer.table[["input", "watermark", "idle"]].values.tolist() == [
+        ["kafka[0]", 2999, False],
+        ["kafka[1]", wv.MIN, False],
+    ]
+
+
 def test_why_fired_at_the_end_of_input_and_on_a_watermark() -> None:
     end = wv.why_fired(_partitions(), "a", (0, 2_000))
     assert end.table[["proc_time", "cause", "timing"]].values.tolist() == [

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from winviz.time import MAX
+from winviz.time import MAX, MIN
 from winviz.trace import Trace
 from winviz.trace.causes import firing_causes
+from winviz.trace.channels import unrecorded_channel
 from winviz.trace.columns import TraceColumns
 
 if TYPE_CHECKING:
@@ -64,6 +65,11 @@ def _time(t: int | None) -> str:
     if t == -(2**63):
         return "MIN"
     return str(t)
+
+
+def _isnan(value: Any) -> bool:
+    """A missing cell of a table (pandas reads None as NaN in a number column)."""
+    return isinstance(value, float) and value != value
 
 
 def _window_of(window: Any) -> tuple[int, int]:
@@ -252,10 +258,19 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
     if not table.empty:
         active = table[~table["idle"]]
         holder = (active if not active.empty else table).sort_values("watermark").iloc[0]
+        channel = (
+            f"channel {holder['channel']} of {holder['operator']!r}"
+            if holder["channel"] is not None and not _isnan(holder["channel"])
+            else f"a channel of {holder['operator']!r} that wrote no record"
+        )
+        advanced = (
+            f"last advanced at processing time {holder['last_advanced']}"
+            if holder["last_advanced"] is not None and not _isnan(holder["last_advanced"])
+            else "never advanced (the trace has no watermark of it)"
+        )
         sentence += (
-            f" The minimum is held by {holder['input']} (channel {holder['channel']} of "
-            f"{holder['operator']!r}) at {_time(int(holder['watermark']))}, last advanced at "
-            f"processing time {holder['last_advanced']}"
+            f" The minimum is held by {holder['input']} ({channel}) at "
+            f"{_time(int(holder['watermark']))}, {advanced}"
             + (
                 "; it is idle."
                 if holder["idle"]
@@ -273,21 +288,41 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
 
 
 def _channel_table(trace: Trace) -> pd.DataFrame:
-    """The last watermark and idleness of every input channel or partition in the trace."""
-    state: dict[tuple[str, int], dict[str, Any]] = {}
-    for r in trace.records("channel_watermark", "channel_idle", "channel_active"):
+    """The last watermark and idleness of every input channel or partition in the trace: a
+    channel is at MIN until its first watermark record, and a channel that wrote no record at
+    all is found by ``winviz.trace.channels.unrecorded_channel``."""
+    state: dict[tuple[str, int | None], dict[str, Any]] = {}
+    per_operator: dict[str, list[tuple[Any, ...]]] = {}
+    for r in trace.records("channel_watermark", "channel_idle", "channel_active", "watermark"):
+        if r.kind == "watermark":
+            if r.operator in per_operator:
+                per_operator[r.operator].append(
+                    (r.seq, r.kind, r.proc_time, r.watermark, r.watermark, None, None)
+                )
+            continue
         channel, name = r.detail
+        value = r.ts if r.kind == "channel_watermark" else None
+        per_operator.setdefault(r.operator, []).append(
+            (r.seq, r.kind, r.proc_time, value, r.watermark, channel, name)
+        )
         entry = state.setdefault(
             (r.operator, channel),
-            {"operator": r.operator, "channel": channel, "input": name, "watermark": None,
+            {"operator": r.operator, "channel": channel, "input": name, "watermark": MIN,
              "last_advanced": None, "idle": False},
         )  # fmt: skip
         if r.kind == "channel_watermark":
             entry["watermark"], entry["last_advanced"] = r.ts, r.proc_time
         else:
             entry["idle"] = r.kind == "channel_idle"
-    rows = [e for e in state.values() if e["watermark"] is not None]
-    return _frame(rows)
+    for op, records in per_operator.items():
+        sink = len(trace.rows_where(kind="sink", operator=op)) > 0
+        silent = unrecorded_channel(op, records, sink=sink)
+        if silent is not None:
+            state[(op, None)] = {
+                "operator": op, "channel": silent.channel, "input": silent.input,
+                "watermark": MIN, "last_advanced": None, "idle": False,
+            }  # fmt: skip
+    return _frame(list(state.values()))
 
 
 # -- why was it dropped -------------------------------------------------------------------------

@@ -121,12 +121,26 @@ class Summary:
     late_accepted: int
     dropped: int
     side_output: int
+    by_session_merge: int = 0
+    """Firings on a trigger's ``onMerge`` call (``frames.fired_by``'s "session merge")."""
+    cause_not_traced: int = 0
+    """Firings the trace gives no trigger call or timer for ("cause not traced"): a Spark
+    twin's trace, say, whose session windows merge and are emitted per micro-batch with no
+    trigger. ``text()`` states these two only when not 0: its parts add up to ``fired``."""
 
     def text(self) -> str:
+        rare = "".join(
+            f" · {name} {n}"
+            for name, n in (
+                ("session merge", self.by_session_merge),
+                ("cause not traced", self.cause_not_traced),
+            )
+            if n
+        )
         return (
             f"fired {self.fired} (event-time timer {self.by_event_time_timer} · element "
             f"{self.by_element} · processing-time timer {self.by_processing_time_timer} · end "
-            f"of input {self.at_end_of_input}) · elements {self.elements}: on time "
+            f"of input {self.at_end_of_input}{rare}) · elements {self.elements}: on time "
             f"{self.on_time} · late, accepted {self.late_accepted} · dropped {self.dropped} · "
             f"side output {self.side_output}"
         )
@@ -149,6 +163,8 @@ def summarize(trace: Any) -> Summary:
         by_event_time_timer=by["event-time timer"],
         by_processing_time_timer=by["processing-time timer"],
         at_end_of_input=by["end of input"],
+        by_session_merge=by["session merge"],
+        cause_not_traced=by["cause not traced"],
         elements=on_time + late_accepted + dropped + side_output,
         on_time=on_time,
         late_accepted=late_accepted,
@@ -159,7 +175,8 @@ def summarize(trace: Any) -> Summary:
 
 def _fired_by_counts(view: frames.TraceView, rows: np.ndarray) -> dict[str, int]:
     """How many of these ``fired`` records ``frames.fired_by`` puts in each of "element",
-    "event-time timer", "processing-time timer" and "end of input", counted from the
+    "event-time timer", "processing-time timer", "end of input", "session merge" and "cause
+    not traced" (the rest), counted from the
     causes (``winviz.trace.causes.firing_causes``) without wording each one: a firing with
     a timer is of its domain (an event-time timer at the watermark MAX is the end of input;
     a timer whose domain the trace does not name is worded, in none of them), one without a
@@ -171,12 +188,16 @@ def _fired_by_counts(view: frames.TraceView, rows: np.ndarray) -> dict[str, int]
     event = domains == "event"
     at_max = view.ints("watermark", rows)[0][timed] == frames.LONG_MAX
     processing = ~event & np.not_equal(domains, None)
-    return {
-        "element": int((calls[~timed] == "on_element").sum()),
+    untimed = calls[~timed]
+    out = {
+        "element": int((untimed == "on_element").sum()),
         "event-time timer": int((event & ~at_max).sum()),
         "processing-time timer": int(processing.sum()),
         "end of input": int((event & at_max).sum()),
+        "session merge": int((untimed == "on_merge").sum()),
     }
+    out["cause not traced"] = len(rows) - sum(out.values())  # (no trigger call, or no timer)
+    return out
 
 
 class Stages:

@@ -18,7 +18,13 @@ watermark) up; one panel per such operator, layers back to front:
 
 Every line is held flat to the end of the trace: a channel that stopped advancing — the
 partition that "never lets the window fire" — shows as a flat line under everything else.
-The end-of-input watermark MAX is drawn on the top edge (``palette.TimeAxis.clip``).
+The end-of-input watermark MAX is drawn on the top edge (``palette.TimeAxis.clip``), and MIN
+(``Long.MIN_VALUE``) on the bottom edge: every channel, and the operator, is at MIN before its
+first watermark record, drawn so from the operator's first channel record on. A channel that
+wrote no record at all — a partition without elements that never went idle — holds the
+operator's watermark at MIN; the trace shows it by the operator's watermark staying below every
+channel it names (``winviz.trace.channels``, the rule ``why_not_fired`` reads too), and it is
+drawn at MIN throughout, named when the partitions' naming tells its name.
 
 Parallel subtasks: an operator with parallelism n > 1 runs as subtasks ``op#0`` … ``op#n-1``
 (the trace's naming), each with its own input gate and valve — each takes its own minimum, so
@@ -40,9 +46,10 @@ import numpy as np
 import pandas as pd
 
 from winviz.trace import split_subtask
+from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.viz import frames, palette, scale
 from winviz.viz.frames import TraceInputError, TraceView
-from winviz.viz.palette import TimeAxis
+from winviz.viz.palette import LONG_MIN, TimeAxis
 
 CHART = "propagation_chart"
 CHANNEL_KINDS = ("channel_watermark", "channel_idle", "channel_active")
@@ -304,6 +311,11 @@ def _propagation(
     x = palette.time_axis("processing time", [*procs, t_end])
 
     drawn = [_panel(d, x, t_end, max_points, width, height, notes) for d in panels_data]
+    if any(len(d["lines"]) and d["lines"]["seq"].iloc[0] < 0 for d in panels_data):
+        notes.append(
+            "before its first watermark record a channel or operator is at MIN "
+            "(Long.MIN_VALUE), drawn on the bottom edge"
+        )
     head = (
         "the operator's watermark (thick black) is the minimum over its active input channels "
         "(coloured); shaded: idle"
@@ -332,24 +344,92 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     columns seq, proc_time, watermark, line, role), status (idle/active records: seq, kind,
     proc_time, line)."""
     parts, status = [], []
+    wm = operator_watermarks(view, ops, per_operator)
+    silent: UnrecordedChannel | None = None
     if not per_operator:
         ch = channel_records(view, ops[0])
-        parts.append(ch[ch["kind"] == "channel_watermark"].assign(role="channel"))
+        parts.append(ch[ch["kind"] == "channel_watermark"].assign(role="channel", note=None))
         status.append(
             ch[ch["kind"] != "channel_watermark"]
             .replace({"kind": {"channel_idle": "idle", "channel_active": "active"}})
             .assign(role="channel")
         )
-    wm = operator_watermarks(view, ops, per_operator)
-    parts.append(wm.assign(role="channel" if per_operator else "operator"))
+        sink = len(view.select("sink", operator=ops[0])) > 0
+        silent = unrecorded_channel(ops[0], _rule_records(view, ch, wm), sink=sink)
+        parts.append(_held_at_min(ch, wm, _line_name(ops[0], False), silent))
+    parts.append(wm.assign(role="channel" if per_operator else "operator", note=None))
     st = operator_status(view, ops, per_operator)
     status.append(st.assign(role="channel" if per_operator else "operator"))
-    cols = ["seq", "proc_time", "watermark", "line", "role"]
+    cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
     lines = _concat([p[cols] for p in parts], cols)
     scols = ["seq", "kind", "proc_time", "line", "role"]
     stat = _concat([s[scols] for s in status], scols)
     name = describe(ops[0]) if not per_operator else "operators"
-    return {"name": name, "ops": ops, "per_operator": per_operator, "lines": lines, "status": stat}
+    return {
+        "name": name,
+        "ops": ops,
+        "per_operator": per_operator,
+        "lines": lines,
+        "status": stat,
+        "silent": silent,
+    }
+
+
+BEFORE_FIRST = "no watermark from this input yet: MIN, drawn on the bottom edge"
+BEFORE_FIRST_OWN = "no watermark yet: MIN, drawn on the bottom edge"
+NO_RECORD = "no record of this input in the trace: MIN throughout, drawn on the bottom edge"
+
+
+def _rule_records(view: TraceView, ch: pd.DataFrame, wm: pd.DataFrame) -> list[tuple[Any, ...]]:
+    """The operator's channel and watermark records in seq order, as
+    ``winviz.trace.channels.unrecorded_channel`` reads them."""
+    rows = list(
+        zip(
+            ch["seq"].tolist(),
+            ch["kind"].tolist(),
+            ch["proc_time"].tolist(),
+            ch["watermark"].tolist(),
+            view.column("watermark", ch["seq"].to_numpy(dtype=np.int64)).tolist(),
+            ch["channel"].tolist(),
+            ch["input"].tolist(),
+            strict=True,
+        )
+    )
+    rows += [
+        (s, "watermark", p, w, w, None, None)
+        for s, p, w in zip(
+            wm["seq"].tolist(), wm["proc_time"].tolist(), wm["watermark"].tolist(), strict=True
+        )
+    ]
+    return sorted(rows, key=lambda r: r[0])
+
+
+def _held_at_min(
+    ch: pd.DataFrame, wm: pd.DataFrame, own: str, silent: UnrecordedChannel | None
+) -> pd.DataFrame:
+    """The watermark before the first record — MIN (Flink's channels and operators start at
+    Long.MIN_VALUE) — from the operator's first channel record on: a row at that time for
+    each channel whose first ``channel_watermark`` is later (or never comes: a channel named
+    only by idle records), for the channel that wrote no record at all (``silent``), and for
+    the operator's own line (``own``) when its first ``watermark`` record is later (none: a
+    sink writes none, its watermark is not in the trace). seq -1:
+    before every record of the panel."""
+    cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
+    if ch.empty:
+        return pd.DataFrame(columns=cols)
+    t0 = ch["proc_time"].iloc[0]
+    marks = ch[ch["kind"] == "channel_watermark"]
+    first = marks.groupby("line", sort=False)["proc_time"].first()
+    rows = [
+        (-1, t0, LONG_MIN, line, "channel", BEFORE_FIRST)
+        for line in dict.fromkeys(ch["line"])
+        if line not in first.index or first[line] > t0
+    ]
+    if silent is not None:
+        rows.append((-1, t0, LONG_MIN, silent.input, "channel", NO_RECORD))
+    if not wm.empty and wm["proc_time"].iloc[0] > t0:  # (a sink writes no watermark record)
+        rows.append((-1, t0, LONG_MIN, own, "operator", BEFORE_FIRST_OWN))
+    return pd.DataFrame(rows, columns=cols)
 
 
 def _concat(parts: list[pd.DataFrame], cols: list[str]) -> pd.DataFrame:
@@ -373,12 +453,15 @@ def _panel(
     """One panel and its one-line description."""
     lines: pd.DataFrame = d["lines"]
     status: pd.DataFrame = d["status"]
-    channels = list(dict.fromkeys(lines.loc[lines["role"] == "channel", "line"]))
-    channels += [
-        c
-        for c in dict.fromkeys(status.loc[status["role"] == "channel", "line"])
-        if c not in channels
-    ]
+    # legend (and colour) order: channels by their first record, then those held at MIN
+    # before any record (seq -1), so a held line does not shift the other channels' colours
+    recorded = lines["seq"] >= 0
+    channels = list(dict.fromkeys(lines.loc[recorded & (lines["role"] == "channel"), "line"]))
+    for more in (
+        status.loc[status["role"] == "channel", "line"],
+        lines.loc[~recorded & (lines["role"] == "channel"), "line"],
+    ):
+        channels += [c for c in dict.fromkeys(more) if c not in channels]
     operator_lines = list(dict.fromkeys(lines.loc[lines["role"] == "operator", "line"]))
     domain = [*operator_lines, *channels]
     colors = [OPERATOR_COLOR] * len(operator_lines) + [
@@ -425,6 +508,13 @@ def _panel(
         )
         if op_spans:
             sub += f", idle itself {len(op_spans)} time(s)"
+        silent: UnrecordedChannel | None = d["silent"]
+        if silent is not None:
+            notes.append(
+                f"{d['name']}: {silent.input} wrote no record (no element, never idle), so "
+                f"it is at MIN throughout; from {x.fmt(silent.since)} on every other channel "
+                "is above the operator's watermark: it holds it back"
+            )
     layers: list[alt.Chart] = []
     if chan_spans:
         # a channel's idle span: full height, in the channel's colour
@@ -469,6 +559,8 @@ def _panel(
     pdata = pd.DataFrame(
         points, columns=["x", "y", "line", "seq", "proc_time", "watermark", "note"]
     )
+    if not pdata.empty and pdata["seq"].isna().any():  # (a line held at MIN: ints and None)
+        pdata["seq"] = pd.array([p["seq"] for p in points], dtype="Int64")
     if not pdata.empty:
         layers.append(
             alt.Chart(pdata)
@@ -526,10 +618,16 @@ def _vertices(
     end_x = x.clip(t_end)[0]
     for (line, role), g in lines.groupby(["line", "role"], sort=False):
         recs = list(
-            zip(g["seq"].tolist(), g["proc_time"].tolist(), g["watermark"].tolist(), strict=True)
+            zip(
+                g["seq"].tolist(),
+                g["proc_time"].tolist(),
+                g["watermark"].tolist(),
+                g["note"].tolist(),
+                strict=True,
+            )
         )
         i = 0
-        for j, (seq, proc, wm) in enumerate(recs):
+        for j, (seq, proc, wm, held) in enumerate(recs):
             px = x.clip(proc)[0]
             wy, note = y.clip(wm)
             nxt = x.clip(recs[j + 1][1])[0] if j + 1 < len(recs) else end_x
@@ -541,10 +639,12 @@ def _vertices(
                     "x": px,
                     "y": wy,
                     "line": line,
-                    "seq": int(seq),
+                    "seq": int(seq) if seq >= 0 else None,  # (no record: held at MIN)
                     "proc_time": x.fmt(proc),
                     "watermark": y.fmt(wm),
-                    "note": "end of input (MAX), drawn on the top edge"
+                    "note": held
+                    if held
+                    else "end of input (MAX), drawn on the top edge"
                     if note == "MAX ▶"
                     else note,
                 }

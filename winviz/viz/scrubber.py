@@ -133,11 +133,18 @@ def _scrubber(
     steps = frames.watermark_steps(view)
     steps = steps[steps["operator"] == op]
     windows = _windows(view, op)
+    # processing-time windows: their [start, end) is processing time, nothing on the
+    # event-time axis (see _window_layer)
+    across = bool(len(windows)) and frames.processing_time_windows(view, op)
 
     # the axes from each column's drawable extent (the same axes as from every value)
     x = palette.time_axis(
         "event time",
-        scale.extent(elements["ts"], windows["window_start"], windows["window_end"])
+        (
+            scale.extent(elements["ts"])
+            if across
+            else scale.extent(elements["ts"], windows["window_start"], windows["window_end"])
+        )
         if len(elements) or len(windows)
         else scale.extent(steps["watermark"]),
     )
@@ -165,10 +172,11 @@ def _scrubber(
         f"operator {op!r}: {len(elements):,} elements, {len(windows):,} windows; move the "
         "slider to see the run at processing time t"
     ]
-    if len(windows) and frames.processing_time_windows(view, op):
+    if across:
         notes.append(
-            "processing-time windows: a window's [start, end) is processing time, placed on "
-            "the event-time axis; the elements are at their timestamps"
+            "processing-time windows: [start, end) is processing time — a window holds the "
+            "elements that reached the operator then, whatever their timestamps: it spans the "
+            "event-time axis over its life in processing time"
         )
     wrapped = windows.attrs.get("wrapped", 0)
     if wrapped:  # as the timeline's bands: a wrapped [start, end) would span the whole axis
@@ -176,7 +184,7 @@ def _scrubber(
             f"{wrapped} window(s) whose end overflowed the long range (start >= end) are not drawn"
         )
     layers = [
-        _window_layer(windows, x, y),
+        _window_layer(windows, x, y, across),
         _now_layer(x, y),
         *_watermark_layers(steps, x, y),
         *_element_layers(view, elements, fate_codes, x, y, future, max_points, notes),
@@ -365,7 +373,12 @@ def _windows(view: TraceView, op: str) -> pd.DataFrame:
 # -- layers -------------------------------------------------------------------------------------
 
 
-def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart | None:
+def _window_layer(
+    windows: pd.DataFrame, x: TimeAxis, y: TimeAxis, across: bool = False
+) -> alt.Chart | None:
+    """The windows as they stand at t. ``across``: processing-time windows, whose [start,
+    end) is processing time: each spans the whole event-time axis (it holds elements of any
+    timestamp) over its life."""
     if windows.empty:
         return None
     windows, _ = scale.every_kth(windows, scale.ROW_LIMIT)
@@ -373,8 +386,8 @@ def _window_layer(windows: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> alt.Chart 
     merged = windows["merged_into"].astype(str).tolist()
     rows = [
         {
-            "x": x.clip(a)[0],
-            "x2": x.clip(b)[0],
+            "x": x.lo if across else x.clip(a)[0],
+            "x2": x.hi if across else x.clip(b)[0],
             "opened": y.clip(o)[0],
             # NaN (never) → None: JSON null; the expressions below test for it
             "fired": None if f != f else y.clip(f)[0],

@@ -178,13 +178,20 @@ def _timeline(
     if lives is None:
         lives = frames.window_lives(view, op)
 
-    horizons = _horizons(lives, cleaned)
-    x_values = _extent(
-        elements["ts"],
-        lives["window_start"],
-        lives["window_end"],
-        cleaned["cleanup_time"],
-        fired["at"],
+    # processing-time windows: their start, end, firing and cleanup times are processing
+    # times, not event times — they give the event-time axis nothing (see _bands)
+    across = bool(len(lives)) and frames.processing_time_windows(view, op)
+    horizons = {} if across else _horizons(lives, cleaned)
+    x_values = (
+        _extent(elements["ts"])
+        if across
+        else _extent(
+            elements["ts"],
+            lives["window_start"],
+            lives["window_end"],
+            cleaned["cleanup_time"],
+            fired["at"],
+        )
     )
     if not x_values:
         x_values = _extent(steps["watermark"])
@@ -206,11 +213,12 @@ def _timeline(
     ]
     if untimed:
         notes.append(f"{untimed:,} elements without a timestamp are not drawn")
-    if len(lives) and frames.processing_time_windows(view, op):
+    if across:
         notes.append(
-            "processing-time windows: a band's [start, end) and the firings' x are processing "
-            "times (the windows'), placed on the event-time axis; the elements are at their "
-            "timestamps"
+            "processing-time windows: [start, end) is processing time — a window holds the "
+            "elements that reached the operator then, whatever their timestamps: its band "
+            "spans the event-time axis over its life in processing time; firings and cleanups "
+            "at their processing time, on the right edge"
         )
     not_drawn = _untimed_count(view, op, "fired", len(fired))
     if not_drawn:  # a GlobalWindow's firings: its window has no place on the event-time axis
@@ -222,16 +230,25 @@ def _timeline(
         notes.append("no watermark in this trace: no watermark line, nothing is late")
 
     plot = _Plot(x, y, width, height)
+    # the firings' and cleanups' x: their event time (the timer's, else the window end and
+    # cleanup time); of processing-time windows: the right edge (they have none)
+    at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
     watermark_layers = _watermarks(steps, x, y, notes)
     per_window = _per_window(lives)  # once, for the bands and the horizons
     layers = [
-        _bands(per_window, horizons, x, y, notes),
+        _bands(per_window, horizons, x, y, notes, across=across),
         _horizon_layer(per_window, horizons, x, y),
         *_diagonal(elements, x, y, diagonal),
         *watermark_layers,
         _elements(view, elements, x, y, max_points, notes),
-        *_firings(fired, plot, labels, notes, _edge_boxes(watermark_layers, plot)),
-        _cleanups(cleaned, x, y, notes),
+        *_firings(
+            fired,
+            _Plot(at_x, y, width, height) if across else plot,
+            labels,
+            notes,
+            _edge_boxes(watermark_layers, plot),
+        ),
+        _cleanups(cleaned, at_x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
     _with_category_scales(layers, _present_categories(layers))
@@ -363,17 +380,35 @@ def _int64(column: Any) -> bool:
     return isinstance(column.dtype, np.dtype) and column.dtype == np.int64
 
 
+class _RightEdge(TimeAxis):
+    """The event-time axis for the marks of processing-time windows (firings, cleanups): every
+    time is put on its right edge (a processing time has no place on it); texts as the axis
+    writes them."""
+
+    def clip(self, value: Any) -> tuple[float | None, str]:
+        if value is None or value != value:
+            return None, ""
+        return self.hi, ""
+
+    def clip_all(self, values: list[Any]) -> list[tuple[float | None, str]]:
+        return [self.clip(v) for v in values]
+
+
 def _bands(
     per_window: list[_Window] | None,
     horizons: dict[tuple[int, int], int],
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
+    *,
+    across: bool = False,
 ) -> alt.Chart | None:
     """The window bands; a window opened and closed at the same processing time — typically
     the last one, filled and cleaned up at the end of input — has no height: its outline is
     drawn ``FLAT_BAND_PX`` thick so that it does not vanish (its data stay exact).
-    ``per_window``: ``_per_window(lives)``."""
+    ``per_window``: ``_per_window(lives)``. ``across``: processing-time windows, whose
+    [start, end) is processing time: each band spans the whole event-time axis (the window
+    holds elements of any timestamp) over its life."""
     if per_window is None:
         return None
     wrapped = sum(w.window_start >= w.window_end for w in per_window)
@@ -387,8 +422,11 @@ def _bands(
         notes.append(f"window bands: every {k}th of {len(per_window) * k:,} windows drawn")
     rows = []
     for w in per_window:
-        x0, n0 = x.clip(w.window_start)
-        x1, n1 = x.clip(w.window_end)
+        if across:
+            (x0, n0), (x1, n1) = (x.lo, ""), (x.hi, "")
+        else:
+            x0, n0 = x.clip(w.window_start)
+            x1, n1 = x.clip(w.window_end)
         y0, _ = y.clip(w.opened)
         closed = w.closed
         y1 = y.hi if closed is None else y.clip(closed)[0]
