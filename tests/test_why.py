@@ -90,6 +90,12 @@ def test_why_not_fired_names_a_partition_without_elements() -> None:
         ["kafka[0]", 2999, False],
         ["kafka[1]", wv.MIN, False],
     ]
+    # the silent partition has no time it advanced: <NA>, the column stays ints (not 200.0)
+    assert answer.table["channel"].dtype == "Int64"
+    assert answer.table["last_advanced"].dtype == "Int64"
+    assert answer.table["channel"].tolist() == [0, 1]
+    assert answer.table["last_advanced"].tolist()[0] == 200  # (the periodic emit at 200)
+    assert answer.table["last_advanced"].isna().tolist() == [False, True]
 
 
 def test_why_fired_at_the_end_of_input_and_on_a_watermark() -> None:

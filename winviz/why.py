@@ -57,6 +57,13 @@ def _frame(rows: Any = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _missing(value: Any) -> bool:
+    """A missing cell of a table (``<NA>`` in a nullable column)."""
+    import pandas as pd
+
+    return bool(pd.isna(value))
+
+
 def _time(t: int | None) -> str:
     if t is None:
         return "none"
@@ -65,11 +72,6 @@ def _time(t: int | None) -> str:
     if t == -(2**63):
         return "MIN"
     return str(t)
-
-
-def _isnan(value: Any) -> bool:
-    """A missing cell of a table (pandas reads None as NaN in a number column)."""
-    return isinstance(value, float) and value != value
 
 
 def _window_of(window: Any) -> tuple[int, int]:
@@ -260,12 +262,12 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
         holder = (active if not active.empty else table).sort_values("watermark").iloc[0]
         channel = (
             f"channel {holder['channel']} of {holder['operator']!r}"
-            if holder["channel"] is not None and not _isnan(holder["channel"])
+            if not _missing(holder["channel"])
             else f"a channel of {holder['operator']!r} that wrote no record"
         )
         advanced = (
             f"last advanced at processing time {holder['last_advanced']}"
-            if holder["last_advanced"] is not None and not _isnan(holder["last_advanced"])
+            if not _missing(holder["last_advanced"])
             else "never advanced (the trace has no watermark of it)"
         )
         sentence += (
@@ -322,7 +324,20 @@ def _channel_table(trace: Trace) -> pd.DataFrame:
                 "operator": op, "channel": silent.channel, "input": silent.input,
                 "watermark": MIN, "last_advanced": None, "idle": False,
             }  # fmt: skip
-    return _frame(list(state.values()))
+    return _typed(_frame(list(state.values())), _CHANNEL_TYPES)
+
+
+# the channel table's columns: a channel without records has no index nor time it advanced
+# (<NA>, the numbers staying ints: a float column would show 1199.0)
+_CHANNEL_TYPES = {
+    "operator": object, "channel": "Int64", "input": object, "watermark": "int64",
+    "last_advanced": "Int64", "idle": bool,
+}  # fmt: skip
+
+
+def _typed(frame: pd.DataFrame, types: dict[str, Any]) -> pd.DataFrame:
+    """``frame`` with these column types (an empty frame as it is)."""
+    return frame if frame.empty else frame.astype(types)
 
 
 # -- why was it dropped -------------------------------------------------------------------------
