@@ -24,6 +24,32 @@ def bounded(bound: int, ts: Callable[[Any], int] = lambda e: e[1]) -> wv.Waterma
     )
 
 
+def kafka_readers(readers: int, idle: int | None = None) -> wv.JobExecutionResult:
+    """Two partitions read by ``readers`` source subtasks (bound 0, idleness ``idle``); one
+    key, counted per second by a window with 2 subtasks, each with one input channel per
+    source subtask."""
+    strategy = bounded(0)
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions(
+            [
+                [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800)],
+                [("p1", 200), ("p1", 700), ("p1", 1300), ("p1", 1900)],
+            ],
+            arrival_times=[[0, 500, 1000, 1500], [100, 400, 1100, 1600]],
+            name="kafka",
+        )
+        .assign_timestamps_and_watermarks(strategy.with_idleness(idle) if idle else strategy)
+        .set_parallelism(readers)
+        .key_by(lambda e: 0)
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .set_parallelism(2)
+        .sink_to("counts")
+    )
+    return env.execute()
+
+
 @contextmanager
 def engine_paths(*, kernel: bool | None = None, batches: bool | None = None) -> Iterator[None]:
     """Run the body with the window kernel (``WindowKernel.enabled``) and/or batches of

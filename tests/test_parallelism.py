@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import ASSIGNERS, bounded, build, jobs
+from jobs import ASSIGNERS, bounded, build, jobs, kafka_readers
 
 import winviz as wv
 from winviz.errors import InputError, UserFunctionError
@@ -288,36 +288,12 @@ def test_unions_partitionings_and_side_outputs_have_no_parallelism_of_their_own(
 # -- watermarks across exchanges ---------------------------------------------------------------
 
 
-def kafka(readers: int, idle: int | None) -> wv.JobExecutionResult:
-    """Two partitions read by ``readers`` source subtasks; one key, counted per second by a
-    window with 2 subtasks, each with one input channel per source subtask."""
-    env = wv.StreamExecutionEnvironment()
-    (
-        env.from_partitions(
-            [
-                [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800)],
-                [("p1", 200), ("p1", 700), ("p1", 1300), ("p1", 1900)],
-            ],
-            arrival_times=[[0, 500, 1000, 1500], [100, 400, 1100, 1600]],
-            name="kafka",
-        )
-        .assign_timestamps_and_watermarks(strategy(idle))
-        .set_parallelism(readers)
-        .key_by(lambda e: 0)
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .set_parallelism(2)
-        .sink_to("counts")
-    )
-    return env.execute()
-
-
 def window_watermarks(result: wv.JobExecutionResult, op: str) -> list[tuple[int, int]]:
     return [(r.proc_time, r.ts) for r in result.trace.records("watermark", operator=op)]
 
 
 def test_each_subtask_takes_the_minimum_over_its_input_channels() -> None:
-    result = kafka(2, None)
+    result = kafka_readers(2, None)
     # window#0 and window#1 both see both readers: the same watermarks (broadcast)
     expected = [
         (200, 99),  # reader 0: 99, reader 1: 199
@@ -348,7 +324,7 @@ def test_each_subtask_takes_the_minimum_over_its_input_channels() -> None:
 
 def test_a_reader_without_partitions_holds_everything_back() -> None:
     """Flink's Kafka source docs: a reader without partitions does not go idle on its own."""
-    result = kafka(3, None)
+    result = kafka_readers(3, None)
     assert window_watermarks(result, "window#1") == [(1600, wv.MAX)]
     assert [(r.timestamp, r.processing_time) for r in result.outputs["counts"]] == [
         (999, 1600),
@@ -358,7 +334,7 @@ def test_a_reader_without_partitions_holds_everything_back() -> None:
 
 
 def test_idleness_lets_a_reader_without_partitions_go_idle() -> None:
-    result = kafka(3, 500)
+    result = kafka_readers(3, 500)
     # the empty reader's idleness timer starts at the first periodic emit (200) and reports
     # idle once more than 500 ms have passed: at 800
     assert [(r.proc_time, r.operator, r.kind) for r in result.trace.records("idle", "active")] == [
@@ -403,7 +379,7 @@ def test_partitions_are_spread_over_the_readers_and_checkpointed_per_reader() ->
 
 
 def test_the_trace_of_a_parallel_job_is_deterministic() -> None:
-    one, two = kafka(3, 500), kafka(3, 500)
+    one, two = kafka_readers(3, 500), kafka_readers(3, 500)
     assert one.trace.to_json() == two.trace.to_json()
     assert len(one.trace) > 100
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import vl_convert as vlc
+from jobs import kafka_readers
 
 import winviz as wv
 from winviz.viz import scale
@@ -34,9 +35,16 @@ def partitioned(idle: int | None = None) -> wv.JobExecutionResult:
     """Partition 1 goes quiet after 400 ms (see test_parallel_inputs.py): without idleness the
     source's watermark stays at partition 1's 699; with idleness 500 partition 1 is idle at
     1400 ms and the watermark follows partition 0."""
+    return kafka_count([P0, P1], [A0, A1], idle)
+
+
+def kafka_count(
+    partitions: list[list[Any]], arrivals: list[list[int]], idle: int | None
+) -> wv.JobExecutionResult:
+    """The partitions read as "kafka" (bound 0, idleness ``idle``), counted in 1 s windows."""
     env = wv.StreamExecutionEnvironment()
     (
-        env.from_partitions([P0, P1], arrival_times=[A0, A1], name="kafka")
+        env.from_partitions(partitions, arrival_times=arrivals, name="kafka")
         .assign_timestamps_and_watermarks(strategy(idle))
         .key_by(lambda e: 0)
         .window(wv.TumblingEventTimeWindows.of(1000))
@@ -393,16 +401,7 @@ def empty_partition(idle: int | None = None) -> wv.JobExecutionResult:
     """Partition 1 of "kafka" gets no elements: without idleness its watermark stays at
     Long.MIN_VALUE and holds the source's watermark there until the end of input (it writes no
     record at all); with idleness 500 it is marked idle at 800 ms."""
-    env = wv.StreamExecutionEnvironment()
-    (
-        env.from_partitions([P0, []], arrival_times=[A0, []], name="kafka")
-        .assign_timestamps_and_watermarks(strategy(idle))
-        .key_by(lambda e: 0)
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
+    return kafka_count([P0, []], [A0, []], idle)
 
 
 def test_a_partition_without_elements_is_drawn_held_at_min() -> None:
@@ -495,27 +494,3 @@ def test_a_reader_without_partitions_is_held_at_min_until_the_end_of_input() -> 
         "operator 'counts': 2 input channel(s), 0 channel idle period(s)"
     ]
     assert [lay["mark"]["type"] for lay in sink["layer"]] == ["line", "point"]  # no own line
-
-
-def kafka_readers(readers: int) -> wv.JobExecutionResult:
-    """tests/test_parallelism.py's job: two partitions read by ``readers`` source subtasks, a
-    window with 2 subtasks."""
-    env = wv.StreamExecutionEnvironment()
-    (
-        env.from_partitions(
-            [
-                [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800)],
-                [("p1", 200), ("p1", 700), ("p1", 1300), ("p1", 1900)],
-            ],
-            arrival_times=[[0, 500, 1000, 1500], [100, 400, 1100, 1600]],
-            name="kafka",
-        )
-        .assign_timestamps_and_watermarks(strategy())
-        .set_parallelism(readers)
-        .key_by(lambda e: 0)
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .set_parallelism(2)
-        .sink_to("counts")
-    )
-    return env.execute()
