@@ -24,6 +24,14 @@ def bounded(bound: int, ts: Callable[[Any], int] = lambda e: e[1]) -> wv.Waterma
     )
 
 
+# two partitions of a "kafka" topic, four elements each, and when each element arrives
+KAFKA_PARTITIONS = [
+    [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800)],
+    [("p1", 200), ("p1", 700), ("p1", 1300), ("p1", 1900)],
+]
+KAFKA_ARRIVALS = [[0, 500, 1000, 1500], [100, 400, 1100, 1600]]
+
+
 def kafka_readers(readers: int, idle: int | None = None) -> wv.JobExecutionResult:
     """Two partitions read by ``readers`` source subtasks (bound 0, idleness ``idle``); one
     key, counted per second by a window with 2 subtasks, each with one input channel per
@@ -31,14 +39,7 @@ def kafka_readers(readers: int, idle: int | None = None) -> wv.JobExecutionResul
     strategy = bounded(0)
     env = wv.StreamExecutionEnvironment()
     (
-        env.from_partitions(
-            [
-                [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800)],
-                [("p1", 200), ("p1", 700), ("p1", 1300), ("p1", 1900)],
-            ],
-            arrival_times=[[0, 500, 1000, 1500], [100, 400, 1100, 1600]],
-            name="kafka",
-        )
+        env.from_partitions(KAFKA_PARTITIONS, arrival_times=KAFKA_ARRIVALS, name="kafka")
         .assign_timestamps_and_watermarks(strategy.with_idleness(idle) if idle else strategy)
         .set_parallelism(readers)
         .key_by(lambda e: 0)

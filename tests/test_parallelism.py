@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import ASSIGNERS, bounded, build, jobs, kafka_readers
+from jobs import ASSIGNERS, KAFKA_ARRIVALS, KAFKA_PARTITIONS, bounded, build, jobs, kafka_readers
 
 import winviz as wv
 from winviz.errors import InputError, UserFunctionError
@@ -438,14 +438,7 @@ def test_watermarks_cross_every_stage_of_a_multi_stage_pipeline() -> None:
     subtask's valve takes the minimum over its channels, stage after stage."""
     env = wv.StreamExecutionEnvironment()
     (
-        env.from_partitions(
-            [
-                [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800)],
-                [("p1", 200), ("p1", 700), ("p1", 1300), ("p1", 1900)],
-            ],
-            arrival_times=[[0, 500, 1000, 1500], [100, 400, 1100, 1600]],
-            name="kafka",
-        )
+        env.from_partitions(KAFKA_PARTITIONS, arrival_times=KAFKA_ARRIVALS, name="kafka")
         .assign_timestamps_and_watermarks(strategy())
         .set_parallelism(2)
         .map(lambda e: e)

@@ -31,7 +31,7 @@ import numpy as np
 from winviz.time import MAX, MIN
 from winviz.trace import Trace
 from winviz.trace.causes import firing_causes
-from winviz.trace.channels import unrecorded_channel
+from winviz.trace.channels import CHANNEL_KINDS, unrecorded_channel
 from winviz.trace.columns import TraceColumns
 
 if TYPE_CHECKING:
@@ -295,7 +295,7 @@ def _channel_table(trace: Trace) -> pd.DataFrame:
     all is found by ``winviz.trace.channels.unrecorded_channel``."""
     state: dict[tuple[str, int | None], dict[str, Any]] = {}
     per_operator: dict[str, list[tuple[Any, ...]]] = {}
-    for r in trace.records("channel_watermark", "channel_idle", "channel_active", "watermark"):
+    for r in trace.records(*CHANNEL_KINDS, "watermark"):
         if r.kind == "watermark":
             if r.operator in per_operator:
                 per_operator[r.operator].append(

@@ -32,11 +32,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from winviz.time import MAX, MIN
 from winviz.trace.schema import split_subtask
 
-MIN = -(2**63)
-MAX = 2**63 - 1
 CHANNEL_KINDS = ("channel_watermark", "channel_idle", "channel_active")
+"""The kinds of an input channel's records (its watermark, idle, active)."""
 UNRECORDED = "an input without records"
 _PARTITION = re.compile(r"^(.*)\[(\d+)\]$")
 

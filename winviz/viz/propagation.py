@@ -46,13 +46,12 @@ import numpy as np
 import pandas as pd
 
 from winviz.trace import split_subtask
-from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
+from winviz.trace.channels import CHANNEL_KINDS, UnrecordedChannel, unrecorded_channel
 from winviz.viz import frames, palette, scale
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import LONG_MIN, TimeAxis
 
 CHART = "propagation_chart"
-CHANNEL_KINDS = ("channel_watermark", "channel_idle", "channel_active")
 STATUS_KINDS = ("idle", "active")
 # channel colours in order (black is the operator's own line)
 CHANNEL_COLORS: tuple[str, ...] = (
