@@ -42,6 +42,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from json.encoder import encode_basestring
 from operator import is_, itemgetter, ne
 from typing import Any, ParamSpec, TypeVar
@@ -720,6 +721,37 @@ def watermark_step_columns(view: TraceView) -> Columns:
             "watermark": view.column("watermark", rows),
         }
     )
+
+
+@dataclass(frozen=True)
+class Restart:
+    """A ``restore`` record: the job restarted from checkpoint ``checkpoint_id`` (None: from
+    the beginning) at processing time ``proc_time`` (the checkpoint's: the simulated clock
+    goes back), with every watermark at MIN (``winviz.checkpoints``); ``failed_at`` is the
+    processing time of the record before it — when the failure happened — or None when the
+    run started from a snapshot (``execute(restore_from=...)``)."""
+
+    seq: int
+    proc_time: int
+    failed_at: int | None
+    checkpoint_id: int | None
+
+
+def restarts(view: TraceView) -> list[Restart]:
+    """The trace's ``restore`` records, in seq order."""
+    rows = view.select("restore")
+    if not len(rows):
+        return []
+    procs = view.column("proc_time", rows).tolist()
+    ids = view.detail("restore", "checkpoint_id", rows).tolist()
+    failures = view.detail("restore", "failed_at", rows).tolist()
+    before = view.column("proc_time", np.maximum(rows - 1, 0)).tolist()
+    return [
+        Restart(int(seq), proc, None if failed is None or seq == 0 else prev, cid)
+        for seq, proc, cid, failed, prev in zip(
+            rows.tolist(), procs, ids, failures, before, strict=True
+        )
+    ]
 
 
 def window_records(
