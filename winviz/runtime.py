@@ -359,8 +359,9 @@ class JobRuntime:
         return mp
 
     def _make(self, node: Node, subtask: int, parallelism: int, name: str) -> StreamOperator:
-        """One subtask's fresh operator, built by the node's spec (``winviz.graph``)."""
-        return node.spec.build(
+        """One subtask's fresh operator, built by the node's spec (``winviz.graph``) with
+        the subtask's own copy of the user's functions (``OperatorSpec.shipped``)."""
+        return node.spec.shipped(node.name).build(
             BuildContext(
                 name,
                 node.name,
