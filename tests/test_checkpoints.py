@@ -565,6 +565,88 @@ def test_another_jobs_snapshot_is_refused_naming_what_differs() -> None:
     )
 
 
+def windowed(assigner, function: str, evictor: bool = False) -> wv.StreamExecutionEnvironment:
+    """The tumbling job's input keyed into ``assigner`` windows with a count (``aggregate``),
+    a sum (``reduce``) or a list of timestamps (``process``)."""
+    env = wv.StreamExecutionEnvironment()
+    stream = (
+        env.from_collection(
+            [("a", 100), ("a", 400), ("b", 700), ("a", 1_200)], arrival_times=[0, 300, 600, 1_300]
+        )
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(assigner)
+    )
+    if evictor:
+        stream = stream.evictor(wv.CountEvictor.of(10))
+    if function == "aggregate":
+        out = stream.aggregate(wv.CountAggregate())
+    elif function == "reduce":
+        out = stream.reduce(lambda a, b: (a[0], a[1] + b[1]))
+    else:
+        out = stream.process(lambda k, ctx, els, out: out.collect(sorted(e[1] for e in els)))
+    out.sink_to("out")
+    return env
+
+
+def test_a_snapshot_whose_state_the_job_registers_differently_is_refused() -> None:
+    """What Flink's state backend checks on a restore: a state of the snapshot registered
+    again under its name with another type (``window-contents``: AGGREGATING for a count,
+    REDUCING for a reduce, LIST for a ProcessWindowFunction or with an evictor) or another
+    namespace serializer (the window type: ``GlobalWindows`` has its own), and the timer
+    service's namespace serializer."""
+    tumbling_count = windowed(wv.TumblingEventTimeWindows.of(1_000), "aggregate")
+    snapshot = tumbling_count.enable_checkpointing(at_records=[2]).execute().checkpoints[0]
+    assert dict(snapshot.state_descriptors["window"]) == {
+        "state 'window-contents'": "AGGREGATING state of TimeWindow.Serializer",
+        "timer service 'window-timers'": "timers of TimeWindow.Serializer",
+    }
+    session_reduce = windowed(wv.EventTimeSessionWindows.with_gap(500), "reduce")
+    with pytest.raises(SnapshotMismatchError) as info:
+        session_reduce.execute(restore_from=snapshot)
+    assert str(info.value) == (
+        "checkpoint 1 is not a snapshot of this job: operator 'window' registers state "
+        "'window-contents' as REDUCING state of TimeWindow.Serializer in the job, "
+        "AGGREGATING state of TimeWindow.Serializer in the snapshot"
+    )
+    assert info.value.partial_result.outputs == {"out": []}
+
+    global_list = windowed(wv.GlobalWindows.create_with_end_of_stream_trigger(), "process")
+    with pytest.raises(SnapshotMismatchError) as info:
+        global_list.execute(restore_from=snapshot)
+    assert str(info.value) == (
+        "checkpoint 1 is not a snapshot of this job: operator 'window' registers state "
+        "'window-contents' as LIST state of GlobalWindow.Serializer in the job, AGGREGATING "
+        "state of TimeWindow.Serializer in the snapshot; operator 'window' registers timer "
+        "service 'window-timers' as timers of GlobalWindow.Serializer in the job, timers of "
+        "TimeWindow.Serializer in the snapshot"
+    )
+
+    evicting = windowed(wv.TumblingEventTimeWindows.of(1_000), "aggregate", evictor=True)
+    with pytest.raises(SnapshotMismatchError, match=r"as LIST state of TimeWindow\.Serializer"):
+        evicting.execute(restore_from=snapshot)
+
+
+def test_a_snapshot_whose_state_fits_is_restored_as_flink_restores_it() -> None:
+    """Flink checks state types and serializers, not the assigner, trigger or lateness: a
+    count in 2 s tumbling windows (the same AGGREGATING state of TimeWindow) loads the 1 s
+    job's snapshot. The restored window [0, 1000) of a (count 2) fires by its restored
+    timer at 999; the records after the cut go to 2 s windows."""
+    snapshot = (
+        windowed(wv.TumblingEventTimeWindows.of(1_000), "aggregate")
+        .enable_checkpointing(at_records=[2])
+        .execute()
+        .checkpoints[0]
+    )
+    wider = windowed(wv.TumblingEventTimeWindows.of(2_000), "aggregate")
+    restored = wider.execute(restore_from=snapshot)
+    assert sorted((r.value, r.timestamp) for r in restored.outputs["out"]) == [
+        (1, 1_999),
+        (1, 1_999),
+        (2, 999),
+    ]
+
+
 def _without(mapping, name):
     return MappingProxyType({k: v for k, v in mapping.items() if k != name})
 

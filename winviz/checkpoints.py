@@ -187,6 +187,11 @@ class CompletedCheckpoint:
     exchange_states: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     operators: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     version: int = CHECKPOINT_VERSION
+    state_descriptors: Mapping[str, Mapping[str, str]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    """Each operator subtask's registered state (``StreamOperator.state_descriptors``): the
+    meta info a restore checks, as Flink's ``KeyedBackendSerializationProxy`` writes it."""
 
 
 @dataclass(frozen=True)
@@ -287,11 +292,36 @@ def check_snapshot(rt: CheckpointedJob, snapshot: Any) -> None:
             differences.append(
                 f"operator {name!r} is {ours[name]} in the job, {theirs[name]} in the snapshot"
             )
+    differences += _state_differences(rt, snapshot)
     if differences:
         raise SnapshotMismatchError(
             f"checkpoint {cid} is not a snapshot of this job: " + "; ".join(differences)
         )
     _check_parts(rt, snapshot)
+
+
+def _state_differences(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> list[str]:
+    """What Flink's state backend refuses on a restore: a state (or timer service) of the
+    snapshot that an operator of the job registers again under the same name with another
+    type or namespace serializer (``StateMigrationException``: "incompatible state types",
+    "new namespace serializer ... incompatible"). A state only the job has starts empty; a
+    state only the snapshot has is not read — Flink accepts both."""
+    held = snapshot.state_descriptors
+    if not isinstance(held, Mapping):
+        raise DamagedSnapshotError(
+            f"checkpoint {snapshot.checkpoint_id} is damaged: its state_descriptors is "
+            f"{type(held).__name__}, not a mapping"
+        )
+    differences = []
+    for op in rt.operator_subtasks():
+        theirs = held.get(op.name, {})
+        for state, ours in op.state_descriptors().items():
+            if state in theirs and theirs[state] != ours:
+                differences.append(
+                    f"operator {op.name!r} registers {state} as {ours} in the job, "
+                    f"{theirs[state]} in the snapshot"
+                )
+    return differences
 
 
 def _check_parts(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> None:
@@ -444,6 +474,9 @@ class CheckpointCoordinator:
                 {name: x.snapshot() for name, x in rt.exchange_participants().items()}
             ),
             operators=MappingProxyType(rt.manifest()),
+            state_descriptors=MappingProxyType(
+                {op.name: MappingProxyType(op.state_descriptors()) for op in rt.operator_subtasks()}
+            ),
         )
         self.completed.append(checkpoint)
         if rt.trace is not None:

@@ -237,6 +237,12 @@ class StreamOperator:
 
     # -- checkpoints ----------------------------------------------------------------------
 
+    def state_descriptors(self) -> dict[str, str]:
+        """The state this operator registers when it opens, by name → its type and namespace
+        serializer: what Flink's state backend checks against a snapshot's meta info on a
+        restore (``winviz.checkpoints.check_snapshot``). None here."""
+        return {}
+
     def snapshot(self) -> dict[str, Any]:
         """This operator's part of a checkpoint (Flink's ``snapshotState``): plain data that
         ``winviz.checkpoints`` deep-copies. The simulated clock is the job's, not the
