@@ -126,3 +126,35 @@ def test_the_skew_line_never_steps_back_in_time(restarted) -> None:
         "at 500 ms the job restarted from checkpoint 1: the clock went back and the watermark "
         "to MIN (the lag line breaks there)"
     ) in spec["usermeta"]["winviz"]["notes"]
+
+
+def test_steps_by_attempt() -> None:
+    """One rule for every step line: a step ends at the next record of its attempt, where the
+    job failed before a restart, at its own time when that is unknown, or at the edge."""
+    restarts = [
+        frames.Restart(seq=10, proc_time=500, failed_at=700, checkpoint_id=1),
+        frames.Restart(seq=20, proc_time=300, failed_at=None, checkpoint_id=None),
+    ]
+    # 1 and 5 before the failure at 700, 11 and 15 replayed from 500 (15: a second restart,
+    # from a snapshot with no failure time, follows it), 21 the last
+    attempts, ends = frames.steps_by_attempt(
+        [1, 5, 11, 15, 21], [200, 600, 500, 650, 300], restarts
+    )
+    assert attempts == [0, 0, 1, 1, 2]
+    assert ends == [600, 700, 650, 650, None]
+    # a row at a restore's own seq (a channel back at MIN) starts the new attempt
+    assert frames.steps_by_attempt([10, 12], [500, 600], restarts[:1]) == ([1, 1], [600, None])
+
+
+def test_the_timers_chart_ends_the_staircase_at_the_failure(restarted) -> None:
+    spec = viz.timers_chart(restarted.trace).to_dict()
+    panel = spec["hconcat"][0]
+    (line,) = [
+        rows
+        for lay in panel["layer"]
+        if (rows := spec["datasets"][lay["data"]["name"]]) and "attempt" in rows[0]
+    ]
+    before = [(v["x"], v["y"]) for v in line if v["attempt"] == 0]
+    after = [(v["x"], v["y"]) for v in line if v["attempt"] == 1]
+    assert before == [(1_199, 200), (1_199, 600), (1_299, 600), (1_299, 700)]
+    assert after[0][1] == 500 and after[0][0] < 499  # MIN (the left edge) from the restore

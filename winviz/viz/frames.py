@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
@@ -752,6 +753,28 @@ def restarts(view: TraceView) -> list[Restart]:
             rows.tolist(), procs, ids, failures, before, strict=True
         )
     ]
+
+
+def steps_by_attempt(
+    seqs: list[int], times: list[Any], restarts: list[Restart]
+) -> tuple[list[int], list[Any]]:
+    """The run attempt and the end of each step of a step line (a watermark's records in seq
+    order, ``times`` their processing times): ``attempt`` counts the restarts at or before
+    the record; a step ends at the next record's time in the same attempt, where the job
+    failed when a restart comes first (at its own time when that is unknown: a run started
+    from a snapshot), and the last one at None (the chart's edge). So no step runs back in
+    processing time when the clock goes back to a checkpoint's: the charts draw one line per
+    attempt (the timeline, the timers chart, the propagation chart)."""
+    cuts = [r.seq for r in restarts]
+    attempts = [bisect_right(cuts, seq) for seq in seqs]
+    ends: list[Any] = []
+    for i, attempt in enumerate(attempts):
+        if attempt < len(cuts) and (i + 1 == len(seqs) or attempts[i + 1] != attempt):
+            failed = restarts[attempt].failed_at
+            ends.append(times[i] if failed is None else failed)
+        else:
+            ends.append(times[i + 1] if i + 1 < len(seqs) else None)
+    return attempts, ends
 
 
 def window_records(

@@ -39,7 +39,6 @@ says so. Bad input gives the message card (``palette.message_chart``).
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from typing import Any
 
 import altair as alt
@@ -673,7 +672,6 @@ def _vertices(
     vertices: list[dict[str, Any]] = []
     points: list[dict[str, Any]] = []
     end_x = x.clip(t_end)[0]
-    cuts = [r.seq for r in restarts]
     for (line, role), g in lines.groupby(["line", "role"], sort=False):
         recs = list(
             zip(
@@ -685,16 +683,13 @@ def _vertices(
             )
         )
         i = 0
-        attempts = [bisect_right(cuts, r[0]) for r in recs]  # restarts at or before each
+        times = [r[1] for r in recs]
+        attempts, ends = frames.steps_by_attempt([r[0] for r in recs], times, restarts)
         for j, (seq, proc, wm, held) in enumerate(recs):
             px = x.clip(proc)[0]
             wy, note = y.clip(wm)
             a = attempts[j]
-            if a < len(cuts) and (j + 1 == len(recs) or attempts[j + 1] != a):
-                failed = restarts[a].failed_at  # the step ends where the job failed
-                nxt = px if failed is None else x.clip(failed)[0]
-            else:
-                nxt = x.clip(recs[j + 1][1])[0] if j + 1 < len(recs) else end_x
+            nxt = end_x if ends[j] is None else x.clip(ends[j])[0]
             vertices.append({"line": line, "role": role, "attempt": a, "i": i, "x": px, "y": wy})
             vertices.append(
                 {"line": line, "role": role, "attempt": a, "i": i + 1, "x": nxt, "y": wy}

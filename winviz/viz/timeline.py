@@ -42,7 +42,6 @@ their processing-time span — on a 400 px plot the diagonal is then at most 8 p
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import pairwise
@@ -677,23 +676,18 @@ def _watermarks(
     for j, op in enumerate(operators):
         if not _missing(op):
             by_op.setdefault(op, []).append(j)
-    cuts = [r.seq for r in restarts]
     for op, recs in by_op.items():
         # each operator's records clipped and formatted in bulk (as clip / fmt one by one)
         op_marks, op_procs = [marks[j] for j in recs], [procs[j] for j in recs]
         x_clipped = x.clip_all(op_marks)
         y_at = [c[0] for c in y.clip_all(op_procs)]
         proc_texts, mark_texts = y.fmt_all(op_procs), x.fmt_all(op_marks)
-        attempts = [bisect_left(cuts, seqs[j]) for j in recs]  # restarts before each record
+        attempts, ends = frames.steps_by_attempt([seqs[j] for j in recs], op_procs, restarts)
         for i, j in enumerate(recs):
             wx, note = x_clipped[i]
             t0 = y_at[i]
+            t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
             attempt = attempts[i]
-            if attempt < len(cuts) and (i + 1 == len(recs) or attempts[i + 1] != attempt):
-                failed = restarts[attempt].failed_at  # the line ends at the failure
-                t1 = t0 if failed is None else y.clip(failed)[0]
-            else:
-                t1 = y_at[i + 1] if i + 1 < len(recs) else y.hi
             vertices += [
                 {"operator": op, "attempt": attempt, "i": 2 * i, "x": wx, "y": t0},
                 {"operator": op, "attempt": attempt, "i": 2 * i + 1, "x": wx, "y": t1},
