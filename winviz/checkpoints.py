@@ -72,12 +72,20 @@ starts from a checkpoint or savepoint)::
 The job built anew must be the one the snapshot was taken of: winviz checks the checkpoint
 format version (``CHECKPOINT_VERSION``), every operator subtask (its name, which is winviz's
 uid, its kind and, for keyed operators, its number of key groups), the sources and the
-exchanges, and raises ``SnapshotMismatchError`` listing what differs (Flink matches state to
-operators by uid and fails on state it cannot assign; it could also change the parallelism by
-redistributing key groups, which winviz does not). A snapshot with missing or unloadable parts
-raises ``DamagedSnapshotError`` naming the part. The restored run's outputs, side outputs and
-watermarks start at MIN as after a failure (the sinks' contents at the checkpoint are part of
-the snapshot); its trace starts with a ``restore`` record (``failed_at`` None).
+exchanges, and what Flink's state backend checks: every state of the snapshot that an operator
+of the job registers again (``StreamOperator.state_descriptors``: the window operator's
+``window-contents`` and ``window-timers``) must have the same state type (LIST, REDUCING,
+AGGREGATING) and namespace serializer (the window type) — Flink fails such a restore with a
+``StateMigrationException``. It raises ``SnapshotMismatchError`` listing what differs (Flink
+matches state to operators by uid and fails on state it cannot assign; it could also change
+the parallelism by redistributing key groups, which winviz does not). What Flink accepts is
+accepted: another trigger, allowed lateness or window size with the same state, a session
+assigner where the snapshot had tumbling windows with the same function (the merging-window
+set is operator state, restored empty). Key types are not checked: Python keys have no
+serializer to compare. A snapshot with missing or unloadable parts raises
+``DamagedSnapshotError`` naming the part. In the restored run the watermarks start at MIN as
+after a failure (the sinks' contents at the checkpoint are part of the snapshot); its trace
+starts with a ``restore`` record (``failed_at`` None).
 
 A periodic checkpoint triggered at processing time ``T`` (``T`` = the run's start plus a
 multiple of the interval) puts its barrier in before the first record that arrives at or after
