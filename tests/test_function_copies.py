@@ -135,7 +135,7 @@ class Streaming(wv.KeyedProcessFunction):
 def test_a_function_that_cannot_be_copied_is_refused_naming_it() -> None:
     env = wv.StreamExecutionEnvironment()
     env.from_collection([1, 2]).map(Locked()).sink_to("out")
-    with pytest.raises(FunctionNotSerializableError) as info:
+    with pytest.raises(wv.FunctionNotSerializableError) as info:  # (public, as the other errors)
         env.execute()
     assert str(info.value) == (
         "the function of operator 'map' (a Locked) cannot be copied for its subtasks: "

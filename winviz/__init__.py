@@ -15,6 +15,7 @@ from winviz.datastream import (
 )
 from winviz.errors import (
     DamagedSnapshotError,
+    FunctionNotSerializableError,
     IllegalStateError,
     InputError,
     SnapshotMismatchError,
