@@ -24,6 +24,7 @@ from winviz.errors import (
     LongRangeError,
     NameClashError,
     StateCopyError,
+    TimerLoopError,
     UserFunctionError,
 )
 
@@ -1095,3 +1096,178 @@ def test_a_batch_knows_when_every_value_is_immutable():
         assert all_immutable(values) is expected, values
         if expected:
             assert all(copy_record(v) is v for v in values), values
+
+
+# -- issue 28: processing-time timer chains that run to MAX stop with TimerLoopError ----------
+# (winviz.timers, the firing budget: while execute(until_processing_time=MAX) runs the clock
+# to MAX, the firings of one key and namespace's timers registered during that advance count
+# as one advance; a chain towards a finite time runs to the end)
+
+
+class _NextMs(wv.KeyedProcessFunction):
+    """Registers a processing-time timer 1 ms on at every element and every firing,
+    ``stop_after`` firings at most (None: for ever)."""
+
+    def __init__(self, step: int = 1, stop_after: int | None = None) -> None:
+        self.step, self.stop_after = step, stop_after
+
+    def process_element(self, value, ctx, out):
+        service = ctx.timer_service()
+        service.register_processing_time_timer(service.current_processing_time() + self.step)
+
+    def on_timer(self, timestamp, ctx, out):
+        out.collect(timestamp)
+        fired = (ctx.state("fired") or 0) + 1
+        ctx.update_state("fired", fired)
+        if self.stop_after is None or fired < self.stop_after:
+            ctx.timer_service().register_processing_time_timer(timestamp + self.step)
+
+
+def _chain_job(function, budget: int, trace: bool = True):
+    env = wv.StreamExecutionEnvironment(trace=trace).set_timer_firing_budget(budget)
+    (
+        env.from_collection([("A", 1)], arrival_times=[100])
+        .key_by(lambda e: e[0])
+        .process(function)
+        .sink_to("out")
+    )
+    return env
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_a_keyed_process_function_chaining_timers_to_max_stops(trace: bool):
+    with pytest.raises(TimerLoopError) as info:
+        _chain_job(_NextMs(), budget=5, trace=trace).execute(until_processing_time=wv.MAX)
+    err = info.value
+    message = str(err)
+    # 101 was registered by the element (before the advance): not counted; 102..106 are
+    # the 5 chained firings, and 107 would be the 6th
+    assert message.startswith(
+        "timer loop in operator 'process': _NextMs.on_timer fired 5 processing-time timers "
+        "of key 'A' in one advance of the processing time to MAX, each registered by an "
+        "earlier firing of the same advance, and the next one (at 107) is due too: with "
+        "execute(until_processing_time=MAX) the simulated clock runs on to MAX"
+    )
+    assert "(a winviz guard, not Flink behaviour)" in message
+    assert message.endswith("(now 5 firings per key and namespace in one advance).")
+    assert (err.operator, err.domain, err.key, err.namespace, err.timestamp) == (
+        "process",
+        "processing",
+        "A",
+        None,
+        107,
+    )
+    assert [r.value for r in err.partial_result.outputs["out"]] == [101, 102, 103, 104, 105, 106]
+    if trace:
+        fired = [(r.ts, r.proc_time) for r in err.trace.records("timer_fired")]
+        assert fired == [(t, t) for t in range(101, 107)]
+        assert err.trace[-1].kind == "error" and err.trace[-1].detail == message
+    else:
+        assert err.trace is None
+
+
+def test_a_chain_towards_a_finite_processing_time_runs_to_the_end():
+    # 1000 ms steps to 20_000: 19 chained firings, far past the budget of 5, and finite
+    result = _chain_job(_NextMs(step=1000), budget=5).execute(until_processing_time=20_000)
+    assert [r.value for r in result.outputs["out"]] == list(range(1100, 20_001, 1000))
+
+
+def test_a_chain_that_ends_before_max_finishes_within_the_budget():
+    # fires 101 (registered by the element), then 102..105: 4 chained firings
+    result = _chain_job(_NextMs(stop_after=5), budget=4).execute(until_processing_time=wv.MAX)
+    assert [r.value for r in result.outputs["out"]] == [101, 102, 103, 104, 105]
+    with pytest.raises(TimerLoopError, match=r"fired 3 processing-time timers .* \(at 105\)"):
+        _chain_job(_NextMs(stop_after=5), budget=3).execute(until_processing_time=wv.MAX)
+
+
+def _global_processing(trigger, budget: int):
+    env = wv.StreamExecutionEnvironment().set_timer_firing_budget(budget)
+    (
+        env.from_collection([("A", 500), ("A", 700)], arrival_times=[0, 1500])
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.GlobalWindows.create())
+        .trigger(trigger)
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .sink_to("out")
+    )
+    return env
+
+
+def test_continuous_processing_time_trigger_on_global_windows_to_max_stops():
+    with pytest.raises(TimerLoopError) as info:
+        _global_processing(wv.ContinuousProcessingTimeTrigger.of(1000), budget=3).execute(
+            until_processing_time=wv.MAX
+        )
+    err = info.value
+    # 1000 fires (registered by the first element) before 700 arrives at 1500; 2000 was
+    # registered at 1000, before the advance to MAX; then 3000, 4000, 5000 are chained
+    assert str(err).startswith(
+        "timer loop in operator 'window': trigger ContinuousProcessingTimeTrigger(1000) fired "
+        "3 processing-time timers of key 'A', window GlobalWindow in one advance of the "
+        "processing time to MAX, each registered by an earlier firing of the same advance, "
+        "and the next one (at 6000) is due too"
+    )
+    assert str(err).endswith("(now 3 firings per key and window in one advance).")
+    assert (err.domain, err.key, err.timestamp) == ("processing", "A", 6000)
+    assert err.namespace is wv.windows.GLOBAL_WINDOW
+    outputs = [(r.value, r.processing_time) for r in err.partial_result.outputs["out"]]
+    assert outputs == [(("A", 500), 1000)] + [(("A", 1200), t) for t in (2000, 3000, 4000, 5000)]
+
+
+class _CreepProcessing(wv.windows.Trigger):
+    """A user trigger that fires at every processing-time timer and registers the next one
+    1 ms later."""
+
+    def on_element(self, element, timestamp, window, ctx):
+        ctx.register_processing_time_timer(ctx.get_current_processing_time() + 1)
+        return wv.windows.TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx):
+        ctx.register_processing_time_timer(time + 1)
+        return wv.windows.TriggerResult.FIRE
+
+    def __repr__(self) -> str:
+        return "CreepProcessing()"
+
+
+def test_a_user_trigger_chaining_processing_time_timers_to_max_stops():
+    with pytest.raises(TimerLoopError) as info:
+        _global_processing(_CreepProcessing(), budget=4).execute(until_processing_time=wv.MAX)
+    err = info.value
+    # 1..1500 fire before the second element arrives at 1500 (one per step of the clock,
+    # which the budget of a finite advance does not count); 1501 (registered before the
+    # advance to MAX), then 1502..1505 chained; 1506 refused
+    assert str(err).startswith(
+        "timer loop in operator 'window': trigger CreepProcessing() fired 4 processing-time "
+        "timers of key 'A', window GlobalWindow in one advance of the processing time to MAX"
+    )
+    assert (err.key, err.timestamp) == ("A", 1506)
+    assert len(err.partial_result.outputs["out"]) == 1505
+
+
+class _CoNextMs(wv.KeyedCoProcessFunction):
+    def process_element1(self, value, ctx, out):
+        ctx.timer_service().register_processing_time_timer(1000)
+
+    def process_element2(self, value, ctx, out):
+        pass
+
+    def on_timer(self, timestamp, ctx, out):
+        out.collect(timestamp)
+        ctx.timer_service().register_processing_time_timer(timestamp + 1000)
+
+
+def test_a_keyed_co_process_function_chaining_timers_to_max_stops():
+    env = wv.StreamExecutionEnvironment().set_timer_firing_budget(2)
+    a = env.from_collection([("A", 1)], arrival_times=[0])
+    b = env.from_collection([("A", 2)], arrival_times=[0])
+    a.connect(b).key_by(lambda e: e[0], lambda e: e[0]).process(_CoNextMs()).sink_to("out")
+    with pytest.raises(TimerLoopError) as info:
+        env.execute(until_processing_time=wv.MAX)
+    assert str(info.value).startswith(
+        "timer loop in operator 'co_process': _CoNextMs.on_timer fired 2 processing-time "
+        "timers of key 'A' in one advance of the processing time to MAX"
+    )
+    assert info.value.timestamp == 4000
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [1000, 2000, 3000]

@@ -49,7 +49,7 @@ from winviz.operators.keyed import KeyedStreamOperator
 from winviz.operators.window_functions import InternalWindowFunction
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
 from winviz.time import MAX, format_ms, wrap_long
-from winviz.timers import InternalTimer
+from winviz.timers import InternalTimer, budget_error
 from winviz.windows.assigners import GlobalWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
 from winviz.windows.merging import MergingWindowSet
@@ -699,23 +699,8 @@ class WindowOperator(KeyedStreamOperator):
         self, timer: InternalTimer, domain: str, now: int, budget: int
     ) -> TimerLoopError:
         """Name the trigger, key and window of a chain of firings past the firing budget."""
-        clock = "watermark" if domain == "event" else "processing time"
-        return TimerLoopError(
-            f"timer loop in operator {self.name!r}: trigger {self.trigger!r} fired {budget} "
-            f"{domain}-time timers of key {timer.key!r}, window {timer.namespace} in one "
-            f"advance of the {clock} to {format_ms(now)}, each registered by an earlier firing "
-            f"of the same advance, and the next one (at {format_ms(timer.timestamp)}) is due "
-            f"too: the chain may never end, and the {clock} cannot move on until it does. "
-            "Real Flink keeps firing the same way (its timer service fires every timer at or "
-            "before the new time, including ones the firings register), so the job would hang "
-            "there. If the chain is meant to be this long, raise the budget: "
-            f"env.set_timer_firing_budget(n) (now {budget} firings per key and window in one "
-            "advance).",
-            operator=self.name,
-            domain=domain,
-            key=user_key(timer.key),
-            namespace=timer.namespace,
-            timestamp=timer.timestamp,
+        return budget_error(
+            self.name, timer, domain, now, budget, f"trigger {self.trigger!r}", per="window"
         )
 
     # -- checkpoints ------------------------------------------------------------------------
