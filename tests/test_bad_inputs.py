@@ -1271,3 +1271,156 @@ def test_a_keyed_co_process_function_chaining_timers_to_max_stops():
     )
     assert info.value.timestamp == 4000
     assert [r.value for r in info.value.partial_result.outputs["out"]] == [1000, 2000, 3000]
+
+
+# -- issue 28: a process function's return value, and filter's, are checked ------------------
+
+
+class _ReturningWindow(wv.ProcessWindowFunction):
+    """Returns its results instead of collecting them."""
+
+    def process(self, key, context, elements, out):
+        return [e["n"] for e in elements]
+
+
+@pytest.mark.parametrize("evictor", [False, True])
+def test_a_process_window_function_returning_its_results_is_refused(evictor: bool):
+    data = [{"k": "A", "ts": t, "n": n} for t, n in ((500, 1), (600, 2), (5500, 4))]
+    env = wv.StreamExecutionEnvironment()
+    windowed = (
+        env.from_collection(data, arrival_times=[0, 10, 30])
+        .assign_timestamps_and_watermarks(bounded(0, lambda e: e["ts"]))
+        .key_by(lambda e: e["k"])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+    )
+    if evictor:
+        windowed = windowed.evictor(wv.CountEvictor.of(5))
+    windowed.process(_ReturningWindow()).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    err = info.value
+    # the periodic watermark 5499 fires [0, 1000) (no record is being processed then)
+    assert str(err) == (
+        "_ReturningWindow.process in operator 'window' returned a value when window "
+        "[0, 1000) fired, which Flink never reads: got [1, 2]; key 'A' (expected "
+        "None: results go through the collector, out.collect(result) for each, as Flink's "
+        "process methods return void)"
+    )
+    assert (err.function, err.key, err.index) == ("_ReturningWindow.process", "A", None)
+    assert err.partial_result.outputs["out"] == []
+    assert err.trace[-1].kind == "error"
+
+
+def test_a_window_function_of_apply_returning_a_value_is_refused():
+    env, stream = _keyed([("A", 500), ("A", 1500)], [0, 100])
+    stream.window(wv.TumblingEventTimeWindows.of(1000)).apply(
+        lambda key, window, elements, out: len(elements)
+    ).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value).startswith(
+        "apply function <lambda> in operator 'window' returned a value when window [0, 1000) "
+        "fired, which Flink never reads: got 1; key 'A' (expected None: results go "
+        "through the collector"
+    )
+
+
+class _ReturningProcess(wv.KeyedProcessFunction):
+    def process_element(self, value, ctx, out):
+        out.collect(value)
+        if value[1] > 1000:
+            return value
+
+
+class _ReturningTimer(wv.KeyedProcessFunction):
+    def process_element(self, value, ctx, out):
+        ctx.timer_service().register_event_time_timer(value[1])
+
+    def on_timer(self, timestamp, ctx, out):
+        return timestamp
+
+
+def test_a_keyed_process_function_returning_a_value_is_refused():
+    env, stream = _keyed()
+    stream.process(_ReturningProcess()).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value) == (
+        "_ReturningProcess.process_element in operator 'process' returned a value, which "
+        "Flink never reads: got ('A', 1500); record 1; key 'A'; value ('A', 1500) (expected "
+        "None: results go through the collector, out.collect(result) for each, as Flink's "
+        "process methods return void)"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 500), ("A", 1500)]
+
+    env, stream = _keyed()
+    stream.process(_ReturningTimer()).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value).startswith(
+        "_ReturningTimer.on_timer in operator 'process' returned a value when its event-time "
+        "timer at 500 fired, which Flink never reads: got 500; key 'A' (expected None"
+    )
+
+
+class _ReturningCo(wv.CoProcessFunction):
+    def process_element1(self, value, ctx, out):
+        out.collect(value)
+
+    def process_element2(self, value, ctx, out):
+        return [value]
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_a_co_process_function_returning_a_value_is_refused(keyed: bool):
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([("A", 1)], arrival_times=[0])
+    b = env.from_collection([("A", 2)], arrival_times=[5])
+    connected = a.connect(b)
+    if keyed:
+        connected = connected.key_by(lambda e: e[0], lambda e: e[0])
+    function = type("_ReturningKeyedCo", (wv.KeyedCoProcessFunction,), dict(vars(_ReturningCo)))
+    connected.process(function() if keyed else _ReturningCo()).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    name = "_ReturningKeyedCo" if keyed else "_ReturningCo"
+    key = "; key 'A'" if keyed else ""
+    assert str(info.value).startswith(
+        f"{name}.process_element2 in operator 'co_process' returned a value, which Flink "
+        f"never reads: got [('A', 2)]; record 0{key}; value ('A', 2) (expected None"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 1)]
+
+
+@pytest.mark.parametrize(
+    ("fn", "result"),
+    [
+        (lambda e: "no", "'no'"),
+        (lambda e: print(end=""), "None"),
+        (lambda e: 1, "1"),
+        (lambda e: [e], "[2]"),
+    ],
+)
+def test_a_filter_returning_no_boolean_is_refused(fn, result):
+    env = wv.StreamExecutionEnvironment()
+    env.from_collection([1, 2, 3]).filter(lambda e: e == 1 or fn(e)).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value) == (
+        f"filter in operator 'filter' returned no boolean: got {result}; record 1; value 2 "
+        "(expected True to keep the record or False to drop it (Flink's FilterFunction "
+        "returns a boolean), e.g. lambda e: e['n'] > 0)"
+    )
+    assert (info.value.index, info.value.record) == (1, 2)
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [1]
+
+
+def test_a_filter_takes_python_and_numpy_booleans():
+    np = pytest.importorskip("numpy")
+    env = wv.StreamExecutionEnvironment()
+    numbers = env.from_collection([1, 2, 3, 4])
+    numbers.filter(lambda e: np.int64(e) % 2 == 0).sink_to("numpy")
+    numbers.filter(lambda e: e > 2).sink_to("python")
+    result = env.execute()
+    assert [r.value for r in result.outputs["numpy"]] == [2, 4]
+    assert [r.value for r in result.outputs["python"]] == [3, 4]

@@ -42,6 +42,7 @@ from winviz.errors import (
     UnsupportedOperationError,
     UserFunctionError,
     WinvizError,
+    returned_value_error,
 )
 from winviz.functions import Collector, OutputTag
 from winviz.keygroups import user_key
@@ -413,7 +414,11 @@ class WindowOperator(KeyedStreamOperator):
         if tracing:
             self._fired_values = []
         if self.evictor is None:
-            self.function.process(user_key(key), window, self.window_ctx, contents, self.collector)
+            returned = self.function.process(
+                user_key(key), window, self.window_ctx, contents, self.collector
+            )
+            if returned is not None:
+                raise self.returned_error(key, window, returned)
             count = len(contents) if isinstance(contents, list) else None
         else:
             count = self._emit_evicting(key, window, state_window, contents)
@@ -428,13 +433,15 @@ class WindowOperator(KeyedStreamOperator):
         evictor.evict_before(records, len(records), window, self.window_ctx)
         self._trace_evicted(key, window, before, records, "before")
         values = [r.value for r in records]
-        self.function.process(
+        returned = self.function.process(
             user_key(key),
             window,
             self.window_ctx,
             self.function.from_elements(values),
             self.collector,
         )
+        if returned is not None:
+            raise self.returned_error(key, window, returned)
         before = list(records)
         evictor.evict_after(records, len(records), window, self.window_ctx)
         self._trace_evicted(key, window, before, records, "after")
@@ -559,6 +566,16 @@ class WindowOperator(KeyedStreamOperator):
                 f"{exc.args[0]} [operator {self.name!r}, record "
                 f"{self.job.record_index}, key {user_key(key)!r}]",
             )
+
+    def returned_error(self, key: Any, window: Any, value: Any) -> FunctionResultError:
+        """The window function returned ``value`` instead of collecting its results."""
+        return returned_value_error(
+            self.function.user_function_name(),
+            self.name,
+            value,
+            when=f" when window {window} fired",
+            key=user_key(key),
+        )
 
     def none_result_error(self, key: Any, window: Any, value: Any) -> FunctionResultError:
         """The window state became None after ``value`` was added: a reduce function or an
