@@ -12,6 +12,7 @@ import datetime as dt
 import struct
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 from jobs import bounded
 
@@ -1424,3 +1425,99 @@ def test_a_filter_takes_python_and_numpy_booleans():
     result = env.execute()
     assert [r.value for r in result.outputs["numpy"]] == [2, 4]
     assert [r.value for r in result.outputs["python"]] == [3, 4]
+
+
+# -- issue 28: the edges ------------------------------------------------------------------------
+
+
+def _window_trace():
+    env, stream = _keyed([("A", 500), ("A", 1500)], [0, 100])
+    stream.window(wv.TumblingEventTimeWindows.of(1000)).reduce(lambda a, b: a).sink_to("out")
+    return env.execute().trace
+
+
+@pytest.mark.parametrize(
+    ("window", "what"),
+    [
+        ("0-1000", "a str"),
+        ((0,), "a 1-item tuple"),
+        ([0, 1000, 2000], "a 3-item list"),
+        (1000, "a int"),
+    ],
+)
+def test_a_window_filter_that_is_no_window_is_refused(window, what):
+    trace = _window_trace()
+    with pytest.raises(ArgumentTypeError) as info:
+        trace.where(window=window)
+    assert str(info.value) == (
+        f"field 'window', value {window!r}: {what} is no window (expected a TimeWindow, a "
+        "(start, end) pair of ints such as (0, 1000) or wv.TimeWindow(0, 1000), GLOBAL_WINDOW "
+        "or None)"
+    )
+    with pytest.raises(ArgumentTypeError):
+        trace.records("fired", window=window)
+    # what is expected selects the window
+    fired = [(r.kind, r.window) for r in trace.where(kind="fired", window=(0, 1000))]
+    assert fired == [("fired", wv.TimeWindow(0, 1000))]
+
+
+def _tampered(tmp_path, change):
+    path = tmp_path / "trace.parquet"
+    _window_trace().save(path)
+    table = pq.read_table(path)
+    columns = change(table)
+    pq.write_table(table.from_pydict(columns, schema=table.schema), path)
+    return path
+
+
+def test_load_trace_refuses_swapped_window_bounds(tmp_path):
+    def swap(table):
+        columns = table.to_pydict()
+        columns["window_start"], columns["window_end"] = (
+            columns["window_end"],
+            columns["window_start"],
+        )
+        return columns
+
+    path = _tampered(tmp_path, swap)
+    columns = pq.read_table(path).to_pydict()
+    row = next(i for i, s in enumerate(columns["window_start"]) if s is not None)
+    with pytest.raises(wv.errors.TraceFileError) as info:
+        wv.load_trace(path)
+    assert str(info.value) == (
+        f"{path}: damaged trace file: record {row}: field 'window_end' value 0 is not after "
+        "window_start 1000 (expected window_start < window_end: a time window [start, end) "
+        "of positive size, end - start in Java's long arithmetic)"
+    )
+
+
+def test_load_trace_keeps_a_window_wrapped_past_max(tmp_path):
+    # Flink's TumblingEventTimeWindows.of(1000) puts MAX - 5 into [MAX - 807, MAX + 193),
+    # whose end wraps to MIN + 192 in Java's long: a window of size 1000, not swapped
+    env, stream = _keyed([("A", wv.MAX - 5)], [0])
+    stream.window(wv.TumblingEventTimeWindows.of(1000)).reduce(lambda a, b: a).sink_to("out")
+    trace = env.execute().trace
+    path = tmp_path / "wrapped.parquet"
+    trace.save(path)
+    windows = {r.window for r in wv.load_trace(path) if r.window is not None}
+    assert windows == {wv.TimeWindow(wv.MAX - 807, wv.MIN + 192)}
+
+
+@pytest.mark.parametrize("seq", ["reversed", "zero"])
+def test_load_trace_refuses_a_seq_that_does_not_increase(tmp_path, seq):
+    n = len(_window_trace())
+
+    def renumber(table):
+        columns = table.to_pydict()
+        columns["seq"] = list(range(n - 1, -1, -1)) if seq == "reversed" else [0] * n
+        return columns
+
+    path = _tampered(tmp_path, renumber)
+    value, previous = (n - 2, n - 1) if seq == "reversed" else (0, 0)
+    with pytest.raises(wv.errors.TraceFileError) as info:
+        wv.load_trace(path)
+    assert str(info.value) == (
+        f"{path}: damaged trace file: record 1: field 'seq' value {value} is not greater "
+        f"than record 0's {previous} (expected seq to increase from record to record, as a "
+        "trace numbers them)"
+    )
