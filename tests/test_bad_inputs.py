@@ -1521,3 +1521,92 @@ def test_load_trace_refuses_a_seq_that_does_not_increase(tmp_path, seq):
         f"than record 0's {previous} (expected seq to increase from record to record, as a "
         "trace numbers them)"
     )
+
+
+@pytest.mark.parametrize("size", [-5, dt.timedelta(milliseconds=-1)])
+def test_a_negative_time_evictor_size_is_refused_as_a_negative_count_is(size):
+    with pytest.raises(InputError) as info:
+        wv.TimeEvictor.of(size)
+    assert str(info.value) == (
+        f"field 'evictor window size', value {size!r}: TimeEvictor window size must be at "
+        "least 0: a negative size evicts every element (expected an int >= 0 (ms) or a "
+        "timedelta that is not negative)"
+    )
+    with pytest.raises(InputError, match="CountEvictor max_count must be at least 0"):
+        wv.CountEvictor.of(-1)
+    assert wv.TimeEvictor.of(0).window_size == 0
+
+
+def test_a_conformance_trigger_step_with_a_window_that_ends_before_it_starts_is_refused(
+    tmp_path,
+):
+    from winviz.conformance import TranscriptError, check_transcript, load
+
+    path = tmp_path / "backwards.yaml"
+    path.write_text(
+        "name: backwards\noperator: {kind: trigger, trigger: {type: event_time}}\nsteps:\n"
+        "  - {element: {value: 1, ts: 3}, window: [5, 2], expect_result: CONTINUE}\n"
+    )
+    with pytest.raises(TranscriptError) as info:
+        check_transcript(load(path))
+    assert str(info.value) == (
+        f"{path}: step 0: window: window [5, 2]: end 2 is not after start 5 (expected "
+        "[start, end] with start < end: a window of positive size, end - start in Java's long "
+        "arithmetic)"
+    )
+    # a window wrapped past MAX has a positive size in Java's long arithmetic
+    path.write_text(
+        "name: wrapped\noperator: {kind: trigger, trigger: {type: event_time}}\nsteps:\n"
+        "  - {element: {value: 1, ts: 3}, window: [9223372036854775000, "
+        "-9223372036854775616], expect_result: FIRE}\n"
+    )
+    check_transcript(load(path))
+
+
+def test_a_transcript_of_nested_yaml_aliases_is_refused_before_it_grows(tmp_path):
+    from winviz.conformance import TranscriptError, load
+
+    lines = ["name: laughs", "operator: {kind: valve, channels: 2}", "l0: &l0 [x, x, x, x, x]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 5)}]" for i in range(1, 30)]
+    path = tmp_path / "laughs.yaml"
+    path.write_text("\n".join([*lines, "steps: [*l29]"]) + "\n")
+    # 5**30 nodes once expanded (about 9·10^20): refused from the node graph, at once, at
+    # l7 (1 + 5 * (1 + 5 * (… (1 + 5 * 6)))) = 488281 nodes)
+    with pytest.raises(TranscriptError) as info:
+        load(path)
+    assert str(info.value) == (
+        f"{path}: line 10: this value expands to 488281 YAML nodes through its aliases "
+        "(*name), more than the 100000 a transcript may hold (expected a transcript written "
+        "out, or aliases that expand to a few nodes; nested aliases grow exponentially)"
+    )
+    path.write_text("name: self\noperator: {kind: valve, channels: 2}\nsteps: &s [1, *s]\n")
+    with pytest.raises(TranscriptError, match=r"line 3: this value contains itself through"):
+        load(path)
+    # a few aliases are fine
+    path.write_text(
+        "name: few\noperator: {kind: valve, channels: 1}\n"
+        "steps:\n  - &w {channel: 0, watermark: 5}\n  - *w\n"
+    )
+    assert load(path)["steps"] == [{"channel": 0, "watermark": 5}] * 2
+
+
+@pytest.mark.parametrize(
+    ("cuts", "error", "value", "message"),
+    [
+        (3, ArgumentTypeError, 3, "at_records takes the cuts of the checkpoints, several "),
+        ("38", ArgumentTypeError, "38", "at_records takes the cuts of the checkpoints, several "),
+        ([3, "8"], ArgumentTypeError, "8", "each checkpoint cut is a record count"),
+        ([True], ArgumentTypeError, True, "each checkpoint cut is a record count"),
+        ([3, -1], InputError, -1, "each checkpoint cut is a record count"),
+    ],
+)
+def test_enable_checkpointing_at_records_says_what_it_takes(cuts, error, value, message):
+    with pytest.raises(error) as info:
+        wv.StreamExecutionEnvironment().enable_checkpointing(at_records=cuts)
+    assert type(info.value) is error
+    assert str(info.value).startswith(f"field 'at_records', value {value!r}: {message}")
+    assert str(info.value).endswith(
+        "(expected a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8])"
+    )
+    config = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=range(8, 2, -5))
+    assert config.checkpoint_config.at_records == (3, 8)

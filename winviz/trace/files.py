@@ -875,10 +875,9 @@ def _seq(column: pa.Array) -> np.ndarray:
 
 
 def _check_window_bounds(starts: pa.Array, ends: pa.Array) -> None:
-    """Every time window's size, ``window_end - window_start`` in Java's long arithmetic, is
-    positive (Flink's ``TimeWindow`` is ``[start, start + size)`` with size > 0; a window
-    wrapped past MAX, e.g. [MAX - 807, MIN + 192), is one): swapped or equal bounds are
-    refused, naming the first such record."""
+    """Every time window has a positive size (``winviz.windows.window.has_positive_size``,
+    here over whole columns: numpy's int64 subtraction wraps as Java's long does): swapped or
+    equal bounds are refused, naming the first such record."""
     n = len(starts)
     if not n or len(ends) != n:
         return
