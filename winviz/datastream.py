@@ -468,9 +468,7 @@ def _record_cuts(at_records: Any) -> tuple[int, ...]:
     range), each an int >= 0, sorted and without repeats; one bare count, a str or a bool is
     refused, saying what is expected."""
     expected = "a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8]"
-    if isinstance(at_records, (str, bytes, numbers.Number)) or not isinstance(
-        at_records, Iterable
-    ):
+    if isinstance(at_records, (str, bytes, numbers.Number)) or not isinstance(at_records, Iterable):
         raise ArgumentTypeError(
             "at_records takes the cuts of the checkpoints, several record counts",
             field="at_records",

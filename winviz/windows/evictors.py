@@ -74,8 +74,7 @@ class TimeEvictor(Evictor):
             # (Flink's TimeEvictor takes it unchecked: every element would be evicted, as a
             # negative count in CountEvictor, which winviz refuses the same way)
             raise InputError(
-                "TimeEvictor window size must be at least 0: a negative size evicts every "
-                "element",
+                "TimeEvictor window size must be at least 0: a negative size evicts every element",
                 field="evictor window size",
                 value=window_size,
                 expected="an int >= 0 (ms) or a timedelta that is not negative",
