@@ -1610,3 +1610,19 @@ def test_enable_checkpointing_at_records_says_what_it_takes(cuts, error, value, 
     )
     config = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=range(8, 2, -5))
     assert config.checkpoint_config.at_records == (3, 8)
+
+
+def test_seattle_temps_refuses_a_mean_delay_that_would_arrive_after_max():
+    from winviz.datasets import seattle_temps
+
+    with pytest.raises(InputError) as info:
+        seattle_temps(mean_delay=wv.MAX)
+    assert str(info.value) == (
+        "record 2, field 'mean_delay': seattle-temps.csv, line 4: the reading at ts "
+        "1262340000000 would arrive 9707558652627570688 ms later, after MAX (Long.MAX_VALUE): "
+        "mean_delay MAX is too large (expected a mean_delay that keeps every arrival time "
+        "(ts + delay) within Java's long range, e.g. the default 2000 ms)"
+    )
+    # a large delay that stays within the long range is kept as it is
+    rows = seattle_temps(mean_delay=wv.MAX // 10**6, limit=3)
+    assert [r["arrival_time"] for r in rows] == [2770527963854, 4871575191921, 10969898652627]
