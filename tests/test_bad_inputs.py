@@ -1626,3 +1626,48 @@ def test_seattle_temps_refuses_a_mean_delay_that_would_arrive_after_max():
     # a large delay that stays within the long range is kept as it is
     rows = seattle_temps(mean_delay=wv.MAX // 10**6, limit=3)
     assert [r["arrival_time"] for r in rows] == [2770527963854, 4871575191921, 10969898652627]
+
+
+def test_continuous_event_time_trigger_wraps_its_next_fire_time_as_java_longs_do():
+    # Flink 2.3's ContinuousEventTimeTrigger: next = Math.min(time + interval, maxTimestamp)
+    # in long arithmetic. Interval 2**62 on GlobalWindows, an element at 2**62 + 5: start =
+    # 2**62 and 2**62 + 2**62 wraps to MIN, so the fire-time timer is at MIN (not MAX). At
+    # the watermark 2**62 + 4 it fires, registers MIN + 2**62 = -2**62 (due), then 0, 2**62,
+    # MIN + … again: the chain cycles for ever, as in Flink (the single-step result is
+    # checked on real Flink: tests/conformance/flinkdiff_continuous_event_time_next_fire_
+    # wraps_past_max.yaml); winviz's firing budget stops it
+    env = wv.StreamExecutionEnvironment().set_timer_firing_budget(6)
+    (
+        env.from_collection([("A", 2**62 + 5)], arrival_times=[0])
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.GlobalWindows.create())
+        .trigger(wv.ContinuousEventTimeTrigger.of(2**62))
+        .reduce(lambda a, b: a)
+        .sink_to("out")
+    )
+    with pytest.raises(TimerLoopError) as info:
+        env.execute()
+    err = info.value
+    assert str(err).startswith(
+        "timer loop in operator 'window': trigger ContinuousEventTimeTrigger(4611686018427387904) "
+        "fired 6 event-time timers of key 'A', window GlobalWindow in one advance of the "
+        "watermark to 4611686018427387908, each registered by an earlier firing of the same "
+        "advance, and the next one (at 4611686018427387904) is due too"
+    )
+    cycle = [wv.MIN, -(2**62), 0, 2**62]
+    registered = [r.ts for r in err.trace.records("timer_registered")]
+    assert registered == [wv.MAX, *cycle, *cycle]  # the element: max timestamp, then MIN
+    fired = [r.ts for r in err.trace.records("timer_fired")]
+    assert fired == [*cycle, *cycle[:3]]
+    assert err.partial_result.outputs["out"] == [(("A", 2**62 + 5), wv.MAX, 0)] * 7
+
+
+def test_the_continuous_triggers_share_the_wrapping_next_fire_time():
+    from winviz.windows.triggers import next_fire_time
+
+    window = wv.TimeWindow(0, 10_000)
+    assert next_fire_time(2_000, 1_000, window) == 3_000
+    assert next_fire_time(9_500, 1_000, window) == 9_999  # capped at the max timestamp
+    # Java: (MAX - 807) + 1000 wraps to MIN + 192, below GlobalWindow's max timestamp MAX
+    assert next_fire_time(wv.MAX - 807, 1_000, wv.GLOBAL_WINDOW) == wv.MIN + 192
