@@ -717,13 +717,12 @@ def load(path: str | Path) -> TraceColumns:
         if got != want:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
-        table = file.read(columns=["seq", "kind"], use_threads=False)
-        bounds = file.read(columns=["window_start", "window_end"], use_threads=False)
+        table = file.read(columns=["seq", "kind", "window_start", "window_end"], use_threads=False)
     except (pa.ArrowException, OSError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
     try:
         _check_window_bounds(
-            _whole(bounds.column("window_start")), _whole(bounds.column("window_end"))
+            _whole(table.column("window_start")), _whole(table.column("window_end"))
         )
         with paused():  # many new objects, no cycles: no collection passes over them
             return _columns(table, schema, file, path)
