@@ -68,6 +68,8 @@ from winviz.time import MAX, MIN
 from winviz.timers import InternalTimerService
 from winviz.watermarks import NoWatermarksGenerator
 
+_NO_KEY = object()  # before the first key (a key may be None: window_all's)
+
 END_OF_KEY = "end of key"
 """The ``input`` of the trace's ``watermark`` record at the end of a key."""
 
@@ -133,17 +135,17 @@ class BatchExecutionInternalTimeService(InternalTimerService):
     def advance_watermark(self, watermark: int) -> None:  # pragma: no cover - never called
         raise AssertionError("a batch-execution timer service fires timers at key changes")
 
-    def set_current_key(self, key: Any) -> None:
-        """Flink's ``setCurrentKey``: on a new key (or None, the end of input) the previous
-        key's event-time timers fire at watermark MAX, then its processing-time timers; then
-        the watermark is MIN again."""
-        if key is not None and self.batch_key_set and key == self.batch_key:
+    def set_current_key(self, key: Any, end: bool = False) -> None:
+        """Flink's ``setCurrentKey``: on a new key (or at the end of input: ``end``) the
+        previous key's event-time timers fire at watermark MAX, then its processing-time
+        timers; then the watermark is MIN again."""
+        if not end and self.batch_key_set and key == self.batch_key:
             return
         self.current_watermark = MAX
         InternalTimerService.advance_watermark(self, MAX)
         self._fire_all_processing_timers()
         self.current_watermark = MIN
-        self.batch_key, self.batch_key_set = key, key is not None
+        self.batch_key, self.batch_key_set = key, not end
 
     def _fire_all_processing_timers(self) -> None:
         queue = self.processing_queue
@@ -214,15 +216,15 @@ class SortingDataInput:
         op = self.op
         job = op.job
         records, self.buffer = sorted(self.buffer), []
-        current: Any = None
+        current: Any = _NO_KEY
         for _, _, _, key, value, ts, index in records:
-            if current is None or key != current:
+            if current is _NO_KEY or key != current:
                 select_key(op, key)
                 current = key
             job.record_index = index
             self.process_element(value, ts)
         job.record_index = None
-        select_key(op, None)  # advanceWatermark(MAX) -> keySelected(null)
+        select_key(op, None, end=True)  # advanceWatermark(MAX) -> keySelected(null)
         if self.watermark_seen > MIN:
             op._watermark = self.watermark_seen
             if op.trace is not None:
@@ -230,7 +232,7 @@ class SortingDataInput:
             op.output.emit_watermark(self.watermark_seen)
 
 
-def select_key(op: KeyedStreamOperator, key: Any) -> None:
+def select_key(op: KeyedStreamOperator, key: Any, end: bool = False) -> None:
     """``BatchExecutionKeyedStateBackend.setCurrentKey``: when the key changes, the timer
     services fire the previous key's timers (``keySelected``), then its state is dropped."""
     services = op.timer_services.values()
@@ -242,7 +244,7 @@ def select_key(op: KeyedStreamOperator, key: Any) -> None:
     if previous:
         op._watermark = MAX  # what the key's firings and emissions see
     for service in services:
-        service.set_current_key(key)  # type: ignore[attr-defined]
+        service.set_current_key(key, end)  # type: ignore[attr-defined]
     op._watermark = MIN
     for old in previous:
         _drop_key_state(op, old)
