@@ -4,7 +4,8 @@ winviz with ``env.set_runtime_mode(wv.RuntimeExecutionMode.BATCH)``.
 
     python tests/flink/batch.py --cases 300 --seed 1
 
-Each case is a bounded collection of (key, ts, value) records with a bounded out-of-orderness
+Each case is a bounded collection of (key, ts, value) records, read by one source subtask,
+into a keyed operator with parallelism 1-3, with a bounded out-of-orderness
 strategy (which emits nothing in BATCH) and one of:
 
 - **window** — keyed (or ``window_all``) tumbling / sliding / session event-time windows with
@@ -83,7 +84,8 @@ def random_case(rnd: random.Random, i: int) -> dict:
         op["event_delay"] = rnd.choice([0, 100, 2000])
         op["processing_delay"] = rnd.choice([-500, 0, 700])
         op["delete_every"] = rnd.choice([0, 0, 2, 3])
-    return {"name": f"batch_{i:05d}", "records": records, "op": op}
+    parallelism = 1 if op.get("window_all") else rnd.choice([1, 1, 2, 3])
+    return {"name": f"batch_{i:05d}", "records": records, "op": op, "parallelism": parallelism}
 
 
 # --------------------------------------------------------------------------- winviz
@@ -153,12 +155,12 @@ def winviz_lines(case: dict) -> list[str]:
     )
     keyed = stream.key_by(lambda e: e[0])
     late = wv.OutputTag("late")
-    side = None
+    p = case["parallelism"]  # of the keyed operator
     if op["type"] == "process":
         args = op["event_delay"], op["processing_delay"], op["delete_every"]
-        result = keyed.process(Timers(*args)).map(str)
+        result = keyed.process(Timers(*args)).set_parallelism(p).map(str)
     elif op["type"] == "reduce":
-        result = keyed.reduce(_sum).map(_line)
+        result = keyed.reduce(_sum).set_parallelism(p).map(_line)
     else:
         if op["window_all"]:
             windowed = stream.window_all(_assigner(op["assigner"]))
@@ -170,13 +172,13 @@ def winviz_lines(case: dict) -> list[str]:
                 lambda k, ctx, els, out: out.collect(_describe("all", ctx, els, None))
             )
         elif op["function"] == "reduce":
-            fired = windowed.reduce(_sum)
+            fired = windowed.reduce(_sum).set_parallelism(p)
         else:
             fired = windowed.process(
                 lambda k, ctx, els, out: out.collect(
                     _describe(k, ctx, els, ctx.current_watermark())
                 )
-            )
+            ).set_parallelism(p)
         side = fired.get_side_output(late).map(lambda e: "late|" + _line(e))
         side.sink_to("late")
         result = fired if op["window_all"] or op["function"] == "process" else fired.map(_line)

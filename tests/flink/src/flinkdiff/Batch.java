@@ -45,7 +45,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * </pre>
  *
  * IN is {"cases": [...]}, each case {"name", "records": [[key, ts, value], ...], "op": {...}}
- * (batch.py writes them); OUT is {"cases": [{"name", "out": [line, ...]}]}: every record that
+ * and "parallelism" of the keyed operator (batch.py writes them); OUT is {"cases": [{"name", "out": [line, ...]}]}: every record that
  * reaches the end of the case's pipeline as {@code text@timestamp}, in the order Flink emitted
  * them. Many cases run as independent pipelines of one batch job (parallelism 1).
  *
@@ -117,23 +117,27 @@ public final class Batch {
                         .<Ev>forBoundedOutOfOrderness(Duration.ofMillis(op.path("bound").asLong()))
                         .withTimestampAssigner((ev, previous) -> ev.ts));
         KeyedStream<Ev, String> keyed = in.keyBy((KeySelector<Ev, String>) ev -> ev.key);
+        int parallelism = c.path("parallelism").asInt(1); // of the keyed operator
         DataStream<String> result;
         switch (op.path("type").asText()) {
             case "process":
                 result = keyed.process(new Timers(op.path("event_delay").asLong(),
-                        op.path("processing_delay").asLong(), op.path("delete_every").asLong()));
+                        op.path("processing_delay").asLong(), op.path("delete_every").asLong()))
+                        .setParallelism(parallelism);
                 break;
             case "reduce":
-                result = keyed.reduce(new Sum()).map(Batch::line).returns(Types.STRING);
+                result = keyed.reduce(new Sum()).setParallelism(parallelism)
+                        .map(Batch::line).returns(Types.STRING);
                 break;
             default:
-                result = window(in, keyed, op, id);
+                result = window(in, keyed, op, id, parallelism);
         }
         record(result, id);
     }
 
     private static DataStream<String> window(
-            DataStream<Ev> in, KeyedStream<Ev, String> keyed, JsonNode op, int id) {
+            DataStream<Ev> in, KeyedStream<Ev, String> keyed, JsonNode op, int id,
+            int parallelism) {
         WindowAssigner<Object, TimeWindow> assigner;
         JsonNode a = op.path("assigner");
         switch (a.path("type").asText()) {
@@ -166,8 +170,9 @@ public final class Batch {
             WindowedStream<Ev, String, TimeWindow> w = keyed.window(assigner)
                     .allowedLateness(Duration.ofMillis(lateness)).sideOutputLateData(late);
             fired = op.path("function").asText().equals("reduce")
-                    ? w.reduce(new Sum()).map(Batch::line).returns(Types.STRING)
-                    : w.process(new Describe());
+                    ? w.reduce(new Sum()).setParallelism(parallelism)
+                            .map(Batch::line).returns(Types.STRING)
+                    : w.process(new Describe()).setParallelism(parallelism);
         }
         DataStream<String> lateOut = ((org.apache.flink.streaming.api.datastream
                 .SingleOutputStreamOperator<String>) fired).getSideOutput(late)
