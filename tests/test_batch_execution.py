@@ -186,3 +186,81 @@ def test_batch_refuses_what_flink_batch_does_not_run():
         env.execute()
     with pytest.raises(ArgumentTypeError, match="RuntimeExecutionMode"):
         wv.StreamExecutionEnvironment().set_runtime_mode("STREAM")
+
+
+class Rearm(wv.KeyedProcessFunction):
+    """Registers an event-time timer at ts; every firing registers the next millisecond."""
+
+    def process_element(self, e, ctx, out):
+        ctx.timer_service().register_event_time_timer(e[1])
+
+    def on_timer(self, t, ctx, out):
+        out.collect((ctx.get_current_key(), t))
+        ctx.timer_service().register_event_time_timer(t + 1)
+
+
+def test_a_timer_that_rearms_itself_fires_once_per_key_end_in_batch():
+    # BATCH: the timer service is quiesced while a key's timers fire: t + 1 is ignored
+    env, stream = _source("BATCH")
+    stream.key_by(lambda e: e[0]).process(Rearm()).sink_to("out")
+    assert [r.value for r in env.execute().outputs["out"]] == [
+        ("a", 1000), ("a", 2000), ("a", 6000), ("b", 1500), ("b", 3000), ("b", 7000),
+    ]  # fmt: skip
+    # STREAMING: at the end-of-input watermark MAX the chain t, t + 1, ... never ends
+    env, stream = _source("STREAMING")
+    stream.key_by(lambda e: e[0]).process(Rearm()).sink_to("out")
+    env.set_timer_firing_budget(50)
+    with pytest.raises(wv.TimerLoopError):
+        env.execute()
+
+
+def test_partitioned_sources_and_parallel_windows_in_batch():
+    # two "kafka" partitions, two readers, per-partition watermarks with idleness: in BATCH
+    # no watermark and no idleness flows; each window subtask sorts its own input
+    env = wv.StreamExecutionEnvironment()
+    env.set_runtime_mode("BATCH")
+    parts = [[("k", 900), ("k", 100), ("j", 2500)], [("k", 1200), ("j", 400), ("k", 300)]]
+    (
+        env.from_partitions(parts, arrival_times=[[0, 10, 20], [5, 15, 25]])
+        .assign_timestamps_and_watermarks(_strategy().with_idleness(1))
+        .set_parallelism(2)
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+        .process(lambda k, ctx, els, out: out.collect((k, ctx.window().start, [e[1] for e in els])))
+        .set_parallelism(2)
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert sorted(r.value for r in result.outputs["out"]) == [
+        ("j", 0, [400]), ("j", 2000, [2500]), ("k", 0, [100, 300, 900]), ("k", 1000, [1200]),
+    ]  # fmt: skip
+    assert result.trace.records("idle") == []
+    assert {r.ts for r in result.trace.records("watermark") if r.detail == "input"} == {MAX}
+
+
+def test_batch_refuses_keyed_two_input_operators():
+    env, stream = _source("BATCH")
+
+    class Both(wv.KeyedCoProcessFunction):
+        def process_element1(self, value, ctx, out):
+            out.collect(value)
+
+        def process_element2(self, value, ctx, out):
+            out.collect(value)
+
+    stream.connect(stream.map(lambda e: e)).key_by(lambda e: e[0], lambda e: e[0]).process(
+        Both()
+    ).sink_to("out")
+    with pytest.raises(UnsupportedOperationError, match="MultiInputSortingDataInput"):
+        env.execute()
+
+
+def test_a_failing_key_selector_names_the_record_in_batch():
+    env, stream = _source("BATCH")
+    stream.key_by(lambda e: {"a": 1}[e[0]]).window(wv.TumblingEventTimeWindows.of(5000)).aggregate(
+        wv.CountAggregate()
+    ).sink_to("out")
+    with pytest.raises(wv.UserFunctionError, match="record 1") as info:
+        env.execute()
+    # the trace up to the failure stays available: the two records read so far
+    assert len(info.value.trace.records("arrival")) == 2
