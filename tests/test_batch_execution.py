@@ -264,3 +264,29 @@ def test_a_failing_key_selector_names_the_record_in_batch():
         env.execute()
     # the trace up to the failure stays available: the two records read so far
     assert len(info.value.trace.records("arrival")) == 2
+
+
+def test_a_second_keyed_stage_starts_when_the_first_has_finished():
+    # blocking exchanges: the second window sorts the first one's whole output, which the
+    # first one emits at its keys' ends (timestamp 4999 / 9999), then runs key by key itself
+    env, stream = _source("BATCH")
+    (
+        stream.key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .aggregate(wv.CountAggregate())
+        .name("per_key")
+        .key_by(lambda n: "all")
+        .window(wv.TumblingEventTimeWindows.of(10000))
+        .reduce(lambda a, b: a + b)
+        .name("total")
+        .sink_to("out")
+    )
+    result = env.execute()
+    assert [(r.value, r.timestamp) for r in result.outputs["out"]] == [(6, 9999)]
+    records = list(result.trace)
+    first_done = max(r.seq for r in records if r.operator == "per_key")
+    second = [r for r in records if r.operator == "total"]
+    assert min(r.seq for r in second) > first_done
+    assert [(r.ts, r.watermark) for r in second if r.kind == "element"] == [
+        (4999, MIN), (4999, MIN), (9999, MIN), (9999, MIN),
+    ]  # fmt: skip
