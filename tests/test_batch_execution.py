@@ -290,3 +290,18 @@ def test_a_second_keyed_stage_starts_when_the_first_has_finished():
     assert [(r.ts, r.watermark) for r in second if r.kind == "element"] == [
         (4999, MIN), (4999, MIN), (9999, MIN), (9999, MIN),
     ]  # fmt: skip
+
+
+def test_keys_come_in_the_order_of_flinks_sorter():
+    # Flink compares serialized keys as signed bytes, a shorter one first when it is a prefix:
+    # String "b" = [2, 'b'] comes before "aa" = [3, 'a', 'a'] (the length comes first) and "é"
+    # = [2, 0xE9, 0x01] before "a" = [2, 'a'] (0xE9 is negative); Integer 128 = 00 00 00 80
+    # before 127 = 00 00 00 7F (0x80 is negative), and -1 = FF FF FF FF before both
+    def order(keys: list) -> list:
+        env = wv.StreamExecutionEnvironment(trace=False)
+        env.set_runtime_mode("BATCH")
+        env.from_collection(keys).key_by(lambda k: k).reduce(lambda a, b: a).sink_to("out")
+        return [r.value for r in env.execute().outputs["out"]]
+
+    assert order(["aa", "a", "é", "b"]) == ["é", "a", "b", "aa"]
+    assert order([127, 128, -1, 0]) == [-1, 128, 0, 127]

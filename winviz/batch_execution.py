@@ -31,10 +31,12 @@ runs a DataStream program in batch mode (FLIP-134/140):
   the final reduction, emitted at the end of the key with timestamp MAX (no rolling results).
 - Non-keyed operators (map, filter, a sink) run as in streaming.
 
-Order of keys: Flink sorts by the serialized key's bytes and makes no promise about the order
-across keys; winviz takes the keys in the order their first record reached the operator.
-Within a key, records with equal timestamps keep their arrival order (Flink's in-memory sort
-does not promise that either).
+Order of keys: as Flink's sorter orders them (``VariableLengthByteKeyComparator`` /
+``FixedLengthByteKeyComparator`` and ``BytesKeyNormalizationUtil``): by the key's serialized
+bytes compared as *signed* bytes, a shorter key first when one is a prefix of the other
+(``serialized_key``); Flink promises no order across keys, but this is the one it produces.
+Within a key, records with equal timestamps keep their arrival order in winviz; Flink's
+in-memory sort (QuickSort) does not promise one.
 
 Not modelled (refused with a clear error): checkpointing and failures (Flink's batch mode has
 no checkpoints: "Checkpoints are not supported with sorted inputs in the BATCH runtime"), and
@@ -47,6 +49,7 @@ before the key's ``timer_fired`` records, which carry the watermark MAX.
 
 from __future__ import annotations
 
+import struct
 from enum import Enum
 from typing import Any
 
@@ -170,8 +173,8 @@ class SortingDataInput:
 
     def __init__(self, op: KeyedStreamOperator) -> None:
         self.op = op
-        self.keys: dict[Any, int] = {}  # internal key -> place in the order of keys
-        self.buffer: list[tuple[int, int, int, Any, Any, int | None, Any]] = []
+        self.keys: dict[Any, tuple[bytes, int]] = {}  # internal key -> (sort bytes, place)
+        self.buffer: list[tuple[tuple[bytes, int], int, int, Any, Any, int | None, Any]] = []
         self.watermark_seen = MIN
         self.process_element = op.process_element  # the operator's own (after the sort)
         op.process_element = self.take  # type: ignore[method-assign]
@@ -192,7 +195,9 @@ class SortingDataInput:
                 function="key selector", operator=op.name, record=value, index=index, cause=exc
             ) from exc
         internal = key if key.__class__ is str else op.key_rule.internal_key(key, index)
-        place = self.keys.setdefault(internal, len(self.keys))
+        place = self.keys.get(internal)
+        if place is None:  # (place: keys with equal bytes, of different types, stay apart)
+            place = self.keys[internal] = (_signed_order(serialized_key(key)), len(self.keys))
         order = MIN if ts is None else ts
         self.buffer.append((place, order, len(self.buffer), internal, value, ts, index))
 
@@ -230,6 +235,55 @@ class SortingDataInput:
             if op.trace is not None:
                 op.trace_watermark(self.watermark_seen)
             op.output.emit_watermark(self.watermark_seen)
+
+
+def serialized_key(key: Any) -> bytes:
+    """The bytes Flink's key serializer writes for ``key``, as winviz types keys
+    (``winviz.keygroups``): str -> ``StringSerializer`` (``StringValue.writeString``: length + 1,
+    then each UTF-16 unit, as 7-bit groups, lowest first, the high bit saying "more"); bool ->
+    ``BooleanSerializer`` (1 byte); int -> ``IntSerializer`` (4 bytes, big-endian) when it fits
+    32 bits, else ``LongSerializer`` (8 bytes); float -> ``DoubleSerializer`` (the raw bits, 8
+    bytes); tuple -> ``TupleSerializer`` (the fields one after another); None (``window_all``'s
+    key) -> Flink's ``NullByteKeySelector`` byte 0."""
+    if key is None:
+        return b"\x00"
+    if isinstance(key, bool):
+        return b"\x01" if key else b"\x00"
+    if isinstance(key, int):
+        if -(2**31) <= key < 2**31:
+            return struct.pack(">i", key)
+        return struct.pack(">q", key)
+    if isinstance(key, float):
+        return struct.pack(">d", key)
+    if isinstance(key, str):
+        units = key.encode("utf-16-be")
+        out = bytearray(_varint(len(units) // 2 + 1))
+        for i in range(0, len(units), 2):
+            out += _varint((units[i] << 8) | units[i + 1])
+        return bytes(out)
+    if isinstance(key, tuple):
+        return b"".join(serialized_key(field) for field in key)
+    raise ArgumentTypeError(  # (KeyRule refuses such keys before)
+        "a key of a type winviz has no Flink serializer for",
+        field="key",
+        value=key,
+        expected="str, int, bool, float or a tuple of them",
+    )
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _signed_order(data: bytes) -> bytes:
+    """Bytes that compare (as Python compares bytes: unsigned, shorter prefix first) as Flink
+    compares ``data`` (``Byte.compare``: signed)."""
+    return bytes(b ^ 0x80 for b in data)
 
 
 def select_key(op: KeyedStreamOperator, key: Any, end: bool = False) -> None:
