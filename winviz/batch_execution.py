@@ -53,6 +53,7 @@ import struct
 from enum import Enum
 from typing import Any
 
+from winviz.copies import copy_record
 from winviz.errors import (
     ArgumentTypeError,
     UnsupportedOperationError,
@@ -187,7 +188,7 @@ class SortingDataInput:
         op = self.op
         index = op.job.record_index
         try:
-            key = op.key_selector(value)
+            key = op.key_selector(copy_record(value))  # (winviz.copies: as the operators do)
         except WinvizError:
             raise
         except Exception as exc:
