@@ -68,6 +68,11 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "side_output": ("tag", "value"),
     "evicted": ("when", "values"),
     "emitted": ("value",),  # a record left the operator (main output)
+    # an interval join (winviz.operators.interval_join): an element put into its side's
+    # buffer; a pair joined (ts: the output's); a cleanup timer removed a bucket (ts: its time)
+    "buffered": ("side", "value"),
+    "joined": ("left_ts", "right_ts"),
+    "buffer_removed": ("side", "count"),
     # a record crossed a rebalance / key_by exchange (written by the sending subtask; only
     # when one side has parallelism > 1): partitioner "rebalance" / "hash", the receiving
     # subtask, its channel index, the key group (hash only) and the record
