@@ -53,16 +53,18 @@ def random_steps(rnd: random.Random) -> list[dict]:
     keys = ["a", "b", "c"][: rnd.randint(1, 3)]
     marks = {1: -1, 2: -1}
     steps: list[dict] = []
-    n = rnd.randint(4, 28)
+    n = rnd.randint(6, 36)
     for i in range(n):
         side = rnd.choice((1, 2))
         if rnd.random() < 0.25:
-            marks[side] = min(80, marks[side] + rnd.choice((0, 1, 3, 5, 8, 13)))
+            marks[side] = min(80, marks[side] + rnd.choice((0, 1, 2, 3, 5, 8)))
             steps.append({"input": side, "watermark": max(marks[side], 0)})
         else:
-            base = max(marks.values())
-            ts = max(0, base + rnd.randint(-12, 14))
-            steps.append({"input": side, "element": {"key": rnd.choice(keys), "value": i, "ts": ts}})
+            base = min(marks.values())  # the join's watermark, once both inputs have one
+            ts = max(0, base + rnd.randint(-4, 10))
+            steps.append(
+                {"input": side, "element": {"key": rnd.choice(keys), "value": i, "ts": ts}}
+            )
     for side in (1, 2):  # each input reads at least one record
         if not any(s["input"] == side for s in steps):
             steps.append({"input": side, "element": {"key": keys[0], "value": n, "ts": 5}})
@@ -71,8 +73,8 @@ def random_steps(rnd: random.Random) -> list[dict]:
 
 
 def interval_case(rnd: random.Random, i: int) -> dict:
-    lower = rnd.randint(-15, 10)
-    upper = lower + rnd.choice((0, 0, 1, 2, 5, 10, 20))
+    lower = rnd.randint(-8, 5)
+    upper = lower + rnd.choice((0, 0, 1, 2, 3, 5, 10))
     return {
         "name": f"interval-{i}",
         "lower": lower,
@@ -184,9 +186,7 @@ def _java_list(values: list[int]) -> str:
 
 def _co_group(first: list, second: list, out: Any) -> None:
     key = (second or first)[-1][1]
-    out.collect(
-        f"{key}|{_java_list([e[2] for e in first])}|{_java_list([e[2] for e in second])}"
-    )
+    out.collect(f"{key}|{_java_list([e[2] for e in first])}|{_java_list([e[2] for e in second])}")
 
 
 def winviz_window(case: dict) -> dict:
