@@ -370,7 +370,14 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
         return Answer(question, "It never reached a keyed operator.", _frame())
     op = element.operator
     group = trace.rows_where(
-        kind=("element", "assigned", "skipped_late_window", "late_dropped", "side_output"),
+        kind=(
+            "element",
+            "assigned",
+            "skipped_late_window",
+            "late_dropped",
+            "side_output",
+            "buffered",
+        ),
         operator=op,
     )
     after = group[group > element.seq]
