@@ -496,3 +496,25 @@ def test_the_same_join_gives_the_same_trace():
     one = interval(LATE_EVENTS, -2, 3, late_left=True).trace.to_json()
     two = interval(LATE_EVENTS, -2, 3, late_left=True).trace.to_json()
     assert one == two
+
+
+def test_window_join_refuses_bad_arguments_when_called():
+    _env, a, b = _inputs([("L", "k", 1, 1), ("R", "k", 1, 1)])
+    with pytest.raises(InputError, match="before equal_to"):
+        a.join(b).equal_to(lambda e: e[0])
+    with pytest.raises(InputError, match="before window"):
+        a.join(b).where(lambda e: e[0]).window(wv.TumblingEventTimeWindows.of(5))
+    two = a.co_group(b).where(lambda e: e[0]).equal_to(lambda e: e[0])
+    with pytest.raises(ArgumentTypeError, match="WindowAssigner"):
+        two.window(5)
+    two = two.window(wv.TumblingEventTimeWindows.of(5))
+    with pytest.raises(ArgumentTypeError, match="Trigger"):
+        two.trigger("count")
+    with pytest.raises(ArgumentTypeError, match="Evictor"):
+        two.evictor(3)
+    with pytest.raises(InputError, match="cannot be negative"):
+        two.allowed_lateness(-1)
+    with pytest.raises(ArgumentTypeError, match="not callable"):
+        two.apply(42)
+    with pytest.raises(ArgumentTypeError, match="DataStream"):
+        a.join([1, 2])

@@ -296,15 +296,37 @@ class _TwoStreams:
         return self
 
     def trigger(self, trigger: Trigger) -> _TwoStreams:
+        if not isinstance(trigger, Trigger):
+            raise ArgumentTypeError(
+                f"trigger() takes a Trigger, not {type(trigger).__name__}",
+                field="trigger",
+                value=trigger,
+                expected="a Trigger, e.g. CountTrigger.of(3)",
+            )
         self.trigger_ = trigger
         return self
 
     def evictor(self, evictor: Evictor) -> _TwoStreams:
+        if not isinstance(evictor, Evictor):
+            raise ArgumentTypeError(
+                f"evictor() takes an Evictor, not {type(evictor).__name__}",
+                field="evictor",
+                value=evictor,
+                expected="an Evictor, e.g. CountEvictor.of(3)",
+            )
         self.evictor_ = evictor
         return self
 
     def allowed_lateness(self, lateness: Any) -> _TwoStreams:
-        self.lateness = lateness
+        ms = duration_ms(lateness, what="allowed lateness")
+        if ms < 0:
+            raise InputError(
+                "The allowed lateness cannot be negative.",
+                field="allowed_lateness",
+                value=ms,
+                expected=">= 0",
+            )
+        self.lateness = ms
         return self
 
     def _apply(self, co_group: Callable[[list[Any], list[Any], Collector], None]) -> DataStream:
