@@ -15,6 +15,7 @@ import pytest
 import winviz as wv
 from winviz.errors import ArgumentTypeError, InputError, UnsupportedOperationError
 from winviz.viz import frames
+from winviz.viz.validation import validated
 
 KEY = 0  # a record is (key, ts, value); "w" records carry a watermark in ts
 
@@ -468,11 +469,26 @@ def test_charts_draw_an_interval_join_run():
     assert list(fates["fate"]) == [
         "on time", "on time", "on time", "dropped", "side output", "on time", "on time",
     ]  # fmt: skip
-    spec = wv.timeline(result, operator="interval_join", view="timeline").to_dict()
+    chart = validated(wv.timeline(result, operator="interval_join", view="timeline"))
+    spec = chart.to_dict()
     text = repr(spec)
     for word in ("on time", "dropped", "side output"):
         assert word in text
-    timers = repr(wv.timers_chart(result, operator="interval_join").to_dict())
+    # the pairs at the output's timestamp (the larger of the two), the removed buckets at theirs
+    marks = [
+        (row["what"], row["x"])
+        for rows in spec["datasets"].values()
+        for row in rows
+        if row.get("what") in ("joined", "buffer removed")
+    ]
+    # l0 x r3 at 3, l5 x r3 at 5, l10 x r12 at 12 (between(-2, 3)); buckets: left 0, 5 at
+    # watermark 8 (timers 3, 8), right 3 (timer 5); at MAX left 10, right 12
+    assert sorted(marks) == sorted(
+        [("joined", 3), ("joined", 5), ("joined", 12)]
+        + [("buffer removed", t) for t in (0, 3, 5, 10, 12)]
+    )
+    assert "3 pairs joined (at the output's timestamp)" in text
+    timers = repr(validated(wv.timers_chart(result, operator="interval_join")).to_dict())
     assert "CLEANUP_LEFT" in timers and "CLEANUP_RIGHT" in timers
     assert "nothing to draw" in repr(wv.window_lanes(result, operator="interval_join").to_dict())
     answer = wv.why_dropped(result.trace, 2, source="inR")  # r6
