@@ -534,3 +534,31 @@ def test_window_join_refuses_bad_arguments_when_called():
         two.apply(42)
     with pytest.raises(ArgumentTypeError, match="DataStream"):
         a.join([1, 2])
+
+
+BIG = wv.MAX
+
+
+@pytest.mark.parametrize(
+    ("events", "expected"),
+    [
+        # the left element probes [ts, ts + 10]: ts + 10 wraps to MIN + 4, so nothing is in it
+        ([("R", "k", BIG - 3, "r"), ("L", "k", BIG - 5, "l")], Counter()),
+        # the right element probes [ts - 10, ts]: no wrap, the pair is found
+        ([("L", "k", BIG - 5, "l"), ("R", "k", BIG - 3, "r")], Counter({("l", "r", BIG - 3): 1})),
+        # the left cleanup timer wraps to MIN + 4 and fires at watermark 0: the bucket is gone
+        (
+            [("L", "k", BIG - 5, "l"), ("L", "w", 0, None), ("R", "w", 0, None),
+             ("R", "k", BIG - 5, "r")],
+            Counter(),
+        ),
+    ],
+)  # fmt: skip
+def test_bounds_near_max_wrap_as_javas_long(events, expected):
+    # Flink 2.3.0 gives exactly these (tests/flink/joins.py edge cases, run in real Flink)
+    result = interval(events, 0, 10)
+    assert pairs(result) == expected
+    left_timers = [
+        r.ts for r in result.trace.records("timer_registered") if r.detail[1] == "CLEANUP_LEFT"
+    ]
+    assert left_timers == [wv.MIN + 4]

@@ -87,6 +87,33 @@ def interval_case(rnd: random.Random, i: int) -> dict:
     }
 
 
+def edge_cases() -> list[dict]:
+    """Fixed interval cases near Long.MAX / MIN, where Flink's long arithmetic wraps: a left
+    element's ``ts + upper`` wraps (it then joins nothing it probes for, and its cleanup timer
+    lands near MIN, firing at the next watermark); ``lower + 1`` of an exclusive MIN bound."""
+    big = 2**63 - 1
+
+    def case(name: str, lower: int, upper: int, steps: list[tuple], **kw: bool) -> dict:
+        out = [
+            {"input": side, "watermark": ts}
+            if value is None
+            else {"input": side, "element": {"key": "a", "value": value, "ts": ts}}
+            for side, ts, value in steps
+        ]
+        flags = {"lower_exclusive": False, "upper_exclusive": False}
+        flags |= {"late_left": False, "late_right": False} | kw
+        return {"name": f"edge-{name}", "lower": lower, "upper": upper, **flags, "steps": out}
+
+    return [
+        case("left-probes-wrapped", 0, 10, [(2, big - 3, 2), (1, big - 5, 1)]),
+        case("right-probes", 0, 10, [(1, big - 5, 1), (2, big - 3, 2)]),
+        case("wrapped-cleanup", 0, 10, [(1, big - 5, 1), (1, 0, None), (2, 0, None),
+                                        (2, big - 5, 2)]),
+        case("min-lower-exclusive", -(2**63), 0, [(1, 5, 1), (2, -100, 2)], lower_exclusive=True),
+        case("max-upper-exclusive", 0, big, [(2, big, 2), (1, 0, 1)], upper_exclusive=True),
+    ]  # fmt: skip
+
+
 def window_case(rnd: random.Random, i: int) -> dict:
     kind = rnd.choice(("tumbling", "sliding", "session"))
     if kind == "tumbling":
@@ -245,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     rnd_i, rnd_w = random.Random(args.seed), random.Random(args.seed + 1_000_003)
     cases = {
-        "interval": [interval_case(rnd_i, i) for i in range(args.interval)],
+        "interval": edge_cases() + [interval_case(rnd_i, i) for i in range(args.interval)],
         "window": [window_case(rnd_w, i) for i in range(args.window)],
     }
     flink = run_flink(cases)

@@ -25,6 +25,11 @@ Record order (what the readers in ``winviz.viz`` and ``winviz.why`` rely on; tes
    ``purged`` / ``cleanup`` records of its window.
 5. A ``merged`` record (session windows) comes before the ``assigned`` record of the element
    that caused the merge; the absorbed windows' timers are deleted (``timer_deleted``) after it.
+6. For one input record reaching an interval join: an ``element`` record, then either a
+   ``late_dropped`` / ``side_output`` record (late: nothing else follows) or a ``buffered``
+   record, one ``joined`` record per pair (each before the ``emitted`` records of that pair) and
+   the ``timer_registered`` record of its cleanup timer. A ``timer_fired`` record of namespace
+   ``CLEANUP_LEFT`` / ``CLEANUP_RIGHT`` is followed by the ``buffer_removed`` record of its bucket.
 
 Parallel subtasks: an operator ``op`` with parallelism ``n > 1`` runs as subtasks ``op#0`` …
 ``op#n-1`` and each writes under its own name (``split_subtask`` splits it again); with
