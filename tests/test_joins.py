@@ -317,6 +317,33 @@ def model_interval(events, lower, upper, lower_exclusive, upper_exclusive):
     return got, late
 
 
+def check_record_order(trace) -> None:
+    """The trace schema's rule 6: after an interval join's element, either one late record, or
+    buffered, (joined, emitted)* and its cleanup timer; a cleanup timer's firing, then its
+    bucket's removal."""
+    kinds = [
+        r.kind
+        for r in trace.records(operator="interval_join")
+        if r.kind not in ("channel_watermark", "watermark")
+    ]
+    i = 0
+    while i < len(kinds):
+        if kinds[i] == "element":
+            if kinds[i + 1] in ("late_dropped", "side_output"):
+                i += 2
+                continue
+            assert kinds[i + 1] == "buffered"
+            i += 2
+            while kinds[i] == "joined":
+                assert kinds[i + 1] == "emitted"
+                i += 2
+            assert kinds[i] == "timer_registered"
+            i += 1
+        else:
+            assert kinds[i : i + 2] == ["timer_fired", "buffer_removed"], kinds[i : i + 2]
+            i += 2
+
+
 def random_events(rnd: random.Random) -> list[tuple]:
     marks = {"L": 0, "R": 0}
     events = []
@@ -344,6 +371,7 @@ def test_random_interval_joins_match_the_model():
         )
         expected, late = model_interval(events, lower, upper, lx, ux)
         assert pairs(result) == expected, (events, lower, upper, lx, ux)
+        check_record_order(result.trace)
         dropped = [("L", r.detail[2]) for r in result.trace.records("late_dropped")]
         side = [("R", r.value[2]) for r in result.outputs.get("late_right", [])]
         assert sorted(dropped + side, key=repr) == sorted(late, key=repr)
