@@ -69,7 +69,8 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "purged": ("reason",),
     "merged": ("merged_windows", "state_window"),
     "cleanup": ("cleanup_time",),
-    "late_dropped": ("value",),  # counted in num_late_records_dropped
+    "late_dropped": ("value",),  # a window operator counts it in num_late_records_dropped (an
+    # interval join drops a late record without counting it, as Flink)
     "side_output": ("tag", "value"),
     "evicted": ("when", "values"),
     "emitted": ("value",),  # a record left the operator (main output)
