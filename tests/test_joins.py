@@ -590,3 +590,40 @@ def test_bounds_near_max_wrap_as_javas_long(events, expected):
         r.ts for r in result.trace.records("timer_registered") if r.detail[1] == "CLEANUP_LEFT"
     ]
     assert left_timers == [wv.MIN + 4]
+
+
+def test_window_join_graph_is_flinks_taggers_union_keyed_window():
+    _env, a, b = _inputs(JOIN_EVENTS)
+    a.set_parallelism(1)
+    out = (
+        a.join(b)
+        .where(lambda e: e[0])
+        .equal_to(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(10))
+        .apply(lambda x, y: (x[2], y[2]))
+    )
+    window = out.node
+    union = window.inputs[0]
+    assert (window.kind, union.kind) == ("window", "union")
+    taggers = union.inputs
+    assert [t.kind for t in taggers] == ["map", "map"]
+    assert [t.inputs[0] for t in taggers] == [a.node, b.node]
+    assert [t.parallelism for t in taggers] == [a.node.parallelism, b.node.parallelism]
+    assert window.spec.function_kind == "apply"
+    assert window.spec.key_selector(wv.TaggedUnion(two=("j", 1, "x"), is_one=False)) == "j"
+
+
+def test_parallel_window_join_gives_the_same_pairs():
+    events = [(("L", "R")[i % 2], "abcd"[i % 4], i % 23, i) for i in range(40)]
+
+    def run(parallelism):
+        env, a, b = _inputs(events)
+        two = a.co_group(b).where(lambda e: e[0]).equal_to(lambda e: e[0])
+        out = two.window(wv.SlidingEventTimeWindows.of(10, 5)).apply(
+            lambda f, s, out: out.collect((sorted(e[2] for e in f), sorted(e[2] for e in s)))
+        )
+        out.set_parallelism(parallelism).sink_to("out")
+        return env.execute()
+
+    assert outputs(run(3)) == outputs(run(1))
+    assert len(run(1).outputs["out"]) > 10
