@@ -231,6 +231,9 @@ def test_an_element_without_timestamp_is_refused_naming_it():
     with pytest.raises(InputError, match="need to have timestamps") as info:
         env.execute()
     assert "record 0" in str(info.value)
+    # the trace up to the failure stays available: the element that failed is its last record
+    last = info.value.trace.records("element", operator="interval_join")[-1]
+    assert (last.ts, last.detail) == (None, ("k", 1))
 
 
 def test_interval_join_trace_kinds_in_order():
