@@ -27,16 +27,27 @@ from winviz.errors import (
 )
 from winviz.functions import (
     AggregateFunction,
+    CoGroupFunction,
     Collector,
     CoProcessFunction,
     CountAggregate,
+    FlatJoinFunction,
+    JoinFunction,
     KeyedCoProcessFunction,
     KeyedProcessFunction,
     OutputTag,
+    ProcessJoinFunction,
     ProcessWindowFunction,
     ReduceFunction,
     SumAggregate,
     TimeDomain,
+)
+from winviz.joins import (
+    CoGroupedStreams,
+    IntervalJoin,
+    IntervalJoined,
+    JoinedStreams,
+    TaggedUnion,
 )
 from winviz.keygroups import (
     assign_key_to_subtask,

@@ -556,6 +556,20 @@ class DataStream:
             )
         return ConnectedStreams(self, other)
 
+    def join(self, other: DataStream) -> Any:
+        """Flink's window join: ``.where(k1).equal_to(k2).window(assigner).apply(fn)`` (see
+        ``winviz.joins``; built over the window operator, as Flink builds it)."""
+        from winviz.joins import JoinedStreams
+
+        return JoinedStreams(self, other)
+
+    def co_group(self, other: DataStream) -> Any:
+        """Flink's window coGroup: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``
+        with a ``CoGroupFunction`` (see ``winviz.joins``)."""
+        from winviz.joins import CoGroupedStreams
+
+        return CoGroupedStreams(self, other)
+
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
         return self._then(MapSpec(_function(fn, "map", "fn", "a function of one record")), "map")
 
@@ -652,6 +666,20 @@ class KeyedStream:
 
     def window(self, assigner: WindowAssigner) -> WindowedStream:
         return WindowedStream(self.stream, self.key_selector, assigner)
+
+    def interval_join(self, other: KeyedStream) -> Any:
+        """Flink's ``KeyedStream.intervalJoin``: join with another keyed stream on event time,
+        ``.between(lower, upper).process(ProcessJoinFunction)`` (see ``winviz.joins``)."""
+        from winviz.joins import IntervalJoin
+
+        if not isinstance(other, KeyedStream):
+            raise ArgumentTypeError(
+                "interval_join takes a KeyedStream",
+                field="other",
+                value=other,
+                expected="a KeyedStream, e.g. other.key_by(lambda e: e['user'])",
+            )
+        return IntervalJoin(self, other)
 
     def reduce(self, fn: Callable[[Any, Any], Any]) -> DataStream:
         """A rolling reduce per key (no windows)."""

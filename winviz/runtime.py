@@ -67,7 +67,6 @@ from winviz.errors import InputError
 from winviz.functions import OutputTag
 from winviz.graph import (
     BuildContext,
-    CoProcessSpec,
     Node,
     PartitionSpec,
     SourceSpec,
@@ -462,7 +461,7 @@ class JobRuntime:
                 for up, op in zip(self.subtasks[parent], subs, strict=True):
                     outputs[up].side_targets[node.side_of.id].append(op)
                 continue
-            if isinstance(node.spec, CoProcessSpec):
+            if node.spec.two_inputs:
                 inputs = [(k, [node.inputs[k]], node.spec.key_selector_of(k)) for k in (0, 1)]
             else:
                 inputs = [(0, node.inputs, node.spec.key_selector_of(0))] if node.inputs else []
@@ -487,7 +486,7 @@ class JobRuntime:
         max_par: int,
     ) -> None:
         """Connect input ``k`` of every subtask of ``node`` to its upstream subtasks."""
-        two_inputs = isinstance(node.spec, CoProcessSpec)
+        two_inputs = node.spec.two_inputs
         par = len(subs)
         # Every downstream subtask has the same channels: edge by edge, one (forward: from
         # upstream subtask j) or one per upstream subtask; offsets[e] is edge e's first.

@@ -371,14 +371,21 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
     elements = trace.rows_where(kind="element")
     elements = elements[elements > arrival.seq]
     element = next(
-        (r for r in trace.records_at(elements[:64]) if r.detail is value or r.detail == value),
+        (r for r in trace.records_at(elements[:64]) if _carries(r.detail, value)),
         None,
     )
     if element is None:
         return Answer(question, "It never reached a keyed operator.", _frame())
     op = element.operator
     group = trace.rows_where(
-        kind=("element", "assigned", "skipped_late_window", "late_dropped", "side_output"),
+        kind=(
+            "element",
+            "assigned",
+            "skipped_late_window",
+            "late_dropped",
+            "side_output",
+            "buffered",
+        ),
         operator=op,
     )
     after = group[group > element.seq]
@@ -386,8 +393,13 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
     nxt = nxt[nxt > element.seq]
     end = int(nxt[0]) if len(nxt) else len(c)
     own = trace.records_at(after[after < end])
-    lateness = _allowed_lateness(trace, op)
     wm, ts = element.watermark, element.ts
+    kinds = {r.kind for r in own}
+    if "buffered" in kinds or (
+        kinds & {"late_dropped", "side_output"} and not kinds & {"assigned", "skipped_late_window"}
+    ):  # no windows: an interval join (winviz.operators.interval_join)
+        return Answer(question, _interval_join_fate(trace, op, element, end, kinds), _frame())
+    lateness = _allowed_lateness(trace, op)
     rows = []
     for r in own:
         if r.kind not in ("assigned", "skipped_late_window"):
@@ -405,7 +417,6 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
             }
         )
     table = _frame(rows)
-    kinds = {r.kind for r in own}
     is_late = ts is not None and wm is not None and ts <= wm
     at = f"at {op!r} (timestamp {ts}, watermark {_time(wm)} at arrival)"
     if "late_dropped" in kinds:
@@ -429,6 +440,52 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
     else:
         sentence = f"On time {at}: its timestamp > the watermark; it was added to its windows."
     return Answer(question, sentence, table)
+
+
+def _carries(detail: Any, value: Any) -> bool:
+    """Whether an element record's value is ``value``, or a window join's ``TaggedUnion`` of it
+    (``winviz.joins``: the window operator of a join holds its inputs' records tagged)."""
+    if detail is value or detail == value:
+        return True
+    if hasattr(detail, "is_one"):
+        inner = detail.one if detail.is_one else detail.two
+        return inner is value or inner == value
+    return False
+
+
+def _interval_join_fate(trace: Trace, op: str, element: Any, end: int, kinds: set[str]) -> str:
+    """What an interval join did with an element (Flink's ``IntervalJoinOperator``): below
+    the watermark it is late (``isLate``: timestamp < watermark), not joined and dropped or sent
+    to the side output; else buffered, joined with the other input's buffered elements within
+    the bounds, and removed by its cleanup timer."""
+    at = f"at {op!r} (timestamp {element.ts}, watermark {_time(element.watermark)} at arrival)"
+    if "late_dropped" in kinds or "side_output" in kinds:
+        where = (
+            "dropped"
+            if "late_dropped" in kinds
+            else "sent to the side output "
+            + repr(
+                next(
+                    r.detail[0]
+                    for r in trace.records("side_output", operator=op)
+                    if r.seq > element.seq
+                )
+            )
+        )
+        return (
+            f"Late {at}: an interval join takes no element whose timestamp is below its "
+            f"watermark (Flink's IntervalJoinOperator.isLate: timestamp < watermark), so it was "
+            f"joined with nothing and {where}."
+        )
+    own = [r for r in trace.records("joined", "timer_registered", operator=op)]
+    own = [r for r in own if element.seq < r.seq < end]
+    pairs = sum(r.kind == "joined" for r in own)
+    cleanup = next((r.ts for r in own if r.kind == "timer_registered"), None)
+    return (
+        f"Buffered {at}: not below the watermark (Flink's isLate is timestamp < watermark), so "
+        f"it was joined with {pairs} buffered element(s) of the other input on arrival and "
+        f"stays buffered for later ones until its cleanup timer at {_time(cleanup)} fires."
+    )
 
 
 def _allowed_lateness(trace: Trace, operator: str) -> int | None:
