@@ -14,6 +14,7 @@ from winviz.datastream import (
     WindowedStream,
 )
 from winviz.errors import (
+    AlignmentStallError,
     DamagedSnapshotError,
     IllegalStateError,
     InputError,

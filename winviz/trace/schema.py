@@ -78,6 +78,11 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "checkpoint": ("checkpoint_id", "source_records", "positions"),  # a completed checkpoint
     "restore": ("checkpoint_id", "source_records", "positions", "failed_at"),  # after a failure
     "error": ("message",),
+    # watermark alignment (winviz.alignment): a source reader or one of its partitions
+    # (input) stopped / started reading; ts = its oldest watermark sample, checked against
+    # max_allowed, the max desired watermark last announced for the group
+    "paused": ("input", "max_allowed", "group"),
+    "resumed": ("input", "max_allowed", "group"),
 }
 
 # the fields of a record as writers hand them over (seq is implicit: the position)
