@@ -76,9 +76,9 @@ from winviz.graph import (
     WindowSpec,
 )
 from winviz.keygroups import KeyRule, compute_default_max_parallelism
+from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.batch import Batch
-from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.chaining import chain_sources, install_kernel
 from winviz.operators.co_process import (
     CoInput,
@@ -693,8 +693,7 @@ class JobRuntime:
                     "watermark alignment and checkpointing / restoring together are not "
                     "supported by winviz (a held-back partition breaks the replay positions)",
                     field="checkpointing",
-                    expected="a job with alignment and without enable_checkpointing / "
-                    "restore_from",
+                    expected="a job with alignment and without enable_checkpointing / restore_from",
                 )
             self.alignment.read()
             return
