@@ -33,6 +33,7 @@ from winviz.trace import Trace
 from winviz.trace.causes import firing_causes
 from winviz.trace.channels import CHANNEL_KINDS, unrecorded_channel
 from winviz.trace.columns import TraceColumns
+from winviz.trace.paused import alignment_note
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -286,6 +287,7 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
             " The operator has one input: no later event raised the generator's watermark "
             "(max timestamp seen − bound − 1) that far."
         )
+    sentence += alignment_note(trace)  # a source held back by watermark alignment
     return Answer(question, sentence, table)
 
 
