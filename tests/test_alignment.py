@@ -424,3 +424,36 @@ def test_why_not_fired_names_a_paused_source():
     )
     # at the end nothing is paused any more: no such words
     assert "paused" not in wv.why_not_fired(r.trace.until(3500), "a", (5000, 10000)).sentence
+
+
+def _paused_strips(chart):
+    """(line, paused input, from, until) of the propagation chart's paused strips."""
+    spec = chart.to_dict()
+    out = []
+    for panel in spec.get("vconcat", [spec]):
+        for layer in panel["layer"]:
+            tips = [t.get("field") for t in layer.get("encoding", {}).get("tooltip", [])]
+            if "paused from" in tips:
+                rows = spec["datasets"][layer["data"]["name"]]
+                out += [(r["line"], r["paused"], r["paused from"], r["paused until"]) for r in rows]
+    return out
+
+
+def test_propagation_chart_draws_paused_spans():
+    from winviz.viz.propagation import propagation_chart
+
+    # the union's panel: the fast reader's span on the channel it feeds ("watermarks")
+    r = _fast_slow(80, 80)
+    assert _paused_strips(propagation_chart(r)) == [("watermarks", "fast", "3,000 ms", "8,000 ms")]
+    # a partitioned source: the partition's span on its channel line, still open at the end
+    env = wv.StreamExecutionEnvironment()
+    env.set_watermark_alignment_buffer_size(0)
+    env.from_partitions(
+        [[i * 1000 for i in range(30)], [i * 100 for i in range(100)]],
+        arrival_times=[[i * 100 for i in range(30)], [i * 100 for i in range(100)]],
+        name="kafka",
+    ).assign_timestamps_and_watermarks(_strategy()).sink_to("out")
+    assert _paused_strips(propagation_chart(env.execute())) == [
+        ("kafka[0]", "kafka[0]", "1,000 ms", "9,000 ms"),
+        ("kafka[0]", "kafka[0]", "9,200 ms", "end of trace"),
+    ]
