@@ -252,16 +252,13 @@ class SourceReaderAlignment:
         return decisions, MAX if self.idle else latest
 
     def finish(self) -> tuple[list[Decision], int | None]:
-        """The reader has read everything (``DATA_FINISHED``): it reports MAX at once and is
-        no longer paused as a whole."""
-        decisions: list[Decision] = []
-        if self.waiting:  # (a finished reader reads nothing: only the trace needs this)
-            self.waiting = False
-            decisions.append(("resumed", None, self.sampler.oldest_sample(), self.max_desired))
+        """The reader has read everything (``DATA_FINISHED``: it finds the end of its input
+        only while reading, so never while it waits for alignment): it reports MAX at once
+        and is no longer checked as a whole."""
+        assert not self.waiting, "a reader waiting for alignment does not read its end"
         self.finished = True
         self.sampler.add_latest(MAX)
-        more, report = self.sample_and_report()
-        return decisions + more, report
+        return self.sample_and_report()
 
     # -- the checks ---------------------------------------------------------------------------
 

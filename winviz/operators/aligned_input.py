@@ -294,11 +294,16 @@ class AlignedInput:
         return best
 
     def _finish_if_done(self, reader: _Reader) -> None:
+        """A reader that has read everything finishes when it next reads (not while it waits
+        for alignment: then when it resumes)."""
         state = reader.state
-        if state is not None and not state.finished and reader.remaining() == 0:
+        if (
+            state is not None
+            and not state.finished
+            and not state.waiting
+            and reader.remaining() == 0
+        ):
             decisions, report = state.finish()
-            if reader.main_clock is not None:
-                reader.main_clock.unpause()
             self._apply(reader, decisions)
             if report is not None:
                 reader.coordinator.report(reader.subtask, report)  # type: ignore[union-attr]
@@ -307,14 +312,16 @@ class AlignedInput:
         """Hand every record over: at its arrival, or — held back by a pause — when what
         paused it resumes."""
         runtime, job = self.runtime, self.job
-        for reader in self.readers:
-            self._finish_if_done(reader)
         horizon = self._stall_horizon()
         while True:
+            for reader in self.readers:
+                self._finish_if_done(reader)
             pick = self._next_record()
             due = runtime._next_due()
             if pick is None:
-                if not any(r.remaining() for r in self.readers):
+                if all(r.state is None or r.state.finished for r in self.readers) and not any(
+                    r.remaining() for r in self.readers
+                ):
                     return
                 self._watch_stall(horizon)
                 runtime.advance_clock(due)  # type: ignore[arg-type]  (alignment ticks: never None)
@@ -331,7 +338,6 @@ class AlignedInput:
             self.last_change = job.now
             if reader.state is not None:
                 self._sync(reader)
-            self._finish_if_done(reader)
 
     # -- a group that cannot move ---------------------------------------------------------------
 
