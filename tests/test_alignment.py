@@ -457,3 +457,30 @@ def test_propagation_chart_draws_paused_spans():
         ("kafka[0]", "kafka[0]", "1,000 ms", "9,000 ms"),
         ("kafka[0]", "kafka[0]", "9,200 ms", "end of trace"),
     ]
+
+
+def test_two_reader_subtasks_report_to_one_coordinator():
+    # from_partitions with parallelism 2: reader #0 reads p0 (fast), #1 p1 (slow, 30 records).
+    # The coordinator's minimum is over its subtasks' reports: at 1000, min(8999, 899) + 1000
+    # = 1899 goes to both; reader #0 waits (8999 > 1899) and its split p0 is paused too
+    # (checkWatermarkAlignment, then checkSplitWatermarkAlignment). #1 reads its last record
+    # at 2900 and reports MAX; at 3000 the minimum is #0's 8999 -> 9999: both resume.
+    env = wv.StreamExecutionEnvironment()
+    env.set_watermark_alignment_buffer_size(0)
+    env.from_partitions(
+        [[i * 1000 for i in range(30)], [i * 100 for i in range(30)]],
+        arrival_times=[[i * 100 for i in range(30)], [i * 100 for i in range(30)]],
+        name="kafka",
+    ).set_parallelism(2).assign_timestamps_and_watermarks(_strategy()).sink_to("out")
+    r = env.execute()
+    assert _pauses(r) == [
+        ("paused", 1000, "watermarks#0", 8999, ("kafka#0", 1899, "g")),
+        ("paused", 1000, "watermarks#0", 8999, ("kafka[0]", 1899, "g")),
+        ("resumed", 3000, "watermarks#0", 8999, ("kafka#0", 9999, "g")),
+        ("resumed", 3000, "watermarks#0", 8999, ("kafka[0]", 9999, "g")),
+    ]
+    assert _arrivals(r, "kafka#0")[10:] == [(3000, i * 1000) for i in range(10, 30)]
+
+
+def test_same_input_same_trace():
+    assert _fast_slow(80, 80).trace.to_json() == _fast_slow(80, 80).trace.to_json()
