@@ -416,14 +416,42 @@ def test_why_not_fired_names_a_paused_source():
         lambda a, b: a
     ).sink_to("out")
     r = env.execute()
-    # at 2500 fast is paused (since 1000) and the window [0, 5000) waits for both inputs
+    # at 2500 fast is paused (since 1000); the window [0, 5000) waits for both inputs (slow
+    # holds the minimum) and the answer names the paused source too
     answer = wv.why_not_fired(r.trace.until(2500), "a", (0, 5000))
+    assert "The minimum is held by watermarks_2" in answer.sentence
     assert (
         "fast is paused for watermark alignment since processing time 1000 (its watermark "
-        "8999 is ahead of 1899, the max allowed in group 'g'" in answer.sentence
+        "8999 is ahead of 1899, the max allowed in group 'g': the slowest source's watermark "
+        "+ max_drift): until an announcement lets it resume, none of its records are read"
+        in answer.sentence
     )
     # at the end nothing is paused any more: no such words
     assert "paused" not in wv.why_not_fired(r.trace.until(3500), "a", (5000, 10000)).sentence
+
+
+def test_why_not_fired_a_window_held_back_by_its_paused_source():
+    # A window fed by fast alone: its watermark is fast's, frozen at 8999 while fast is paused
+    # (1000..3000, as in the first test), so [5000, 10000) cannot fire before it resumes.
+    env = wv.StreamExecutionEnvironment()
+    env.set_watermark_alignment_buffer_size(0)
+    fast = env.from_collection(
+        [i * 1000 for i in range(30)], arrival_times=[i * 100 for i in range(30)], name="fast"
+    ).assign_timestamps_and_watermarks(_strategy())
+    env.from_collection(
+        [i * 100 for i in range(30)], arrival_times=[i * 100 for i in range(30)], name="slow"
+    ).assign_timestamps_and_watermarks(_strategy()).sink_to("slow_out")
+    fast.key_by(lambda e: 0).window(wv.TumblingEventTimeWindows.of(5000)).reduce(
+        lambda a, b: a + b
+    ).sink_to("out")
+    r = env.execute()
+    sentence = wv.why_not_fired(r.trace.until(2500), 0, (5000, 10000)).sentence
+    assert sentence.startswith("The watermark of 'window' is stuck at 8999")
+    assert "fast is paused for watermark alignment since processing time 1000" in sentence
+    # the next window's records (from ts 10000, arriving from 1000 on) are still held back
+    sentence = wv.why_not_fired(r.trace.until(2500), 0, (10000, 15000)).sentence
+    assert sentence.startswith("It has no contents at 'window': no element of that key")
+    assert "fast is paused for watermark alignment since processing time 1000" in sentence
 
 
 def _paused_strips(chart):

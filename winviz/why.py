@@ -243,7 +243,9 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
             if len(skipped)
             else "no element of that key was ever assigned to it"
         )
-        return Answer(question, f"It has no contents at {op!r}: {why}.", _frame())
+        return Answer(
+            question, f"It has no contents at {op!r}: {why}." + alignment_note(trace), _frame()
+        )
     if wm is not None and wm >= max_ts:
         triggers = [r.detail for r in trace.records("trigger", operator=op, key=key, window=bounds)]
         return Answer(

@@ -57,7 +57,8 @@ def trace_paused_spans(trace: Any) -> list[PausedSpan]:
 
 def alignment_note(trace: Any) -> str:
     """A sentence naming what is still paused for watermark alignment when the trace ends
-    ("" when nothing is): its records are held back, so its watermark cannot rise."""
+    ("" when nothing is): none of its records are read until it resumes, so a window waiting
+    for its records, or for its watermark, waits for that."""
     still = [s for s in trace_paused_spans(trace) if s.end is None]
     if not still:
         return ""
@@ -68,5 +69,8 @@ def alignment_note(trace: Any) -> str:
         for s in still
     ]
     return (
-        " " + "; ".join(parts) + ": its records are held back until an announcement lets it resume."
+        " "
+        + "; ".join(parts)
+        + ": until an announcement lets it resume, none of its records are read (they are "
+        "held back), so its watermark cannot rise past what it has read."
     )
