@@ -512,3 +512,29 @@ def test_two_reader_subtasks_report_to_one_coordinator():
 
 def test_same_input_same_trace():
     assert _fast_slow(80, 80).trace.to_json() == _fast_slow(80, 80).trace.to_json()
+
+
+def _partitions_with_idleness():
+    env = wv.StreamExecutionEnvironment()
+    env.set_watermark_alignment_buffer_size(0)
+    env.from_partitions(
+        [[i * 1000 for i in range(30)], [i * 100 for i in range(100)]],
+        arrival_times=[[i * 100 for i in range(30)], [i * 100 for i in range(100)]],
+        name="kafka",
+    ).assign_timestamps_and_watermarks(_strategy(idle=500)).sink_to("out")
+    return env.execute()
+
+
+def test_a_paused_partition_does_not_go_idle():
+    # As in test_a_partition_ahead_is_paused_while_the_others_read_on, with idleness 500 ms:
+    # p0 gets no record from 1000 to 9000 (held back) and none after 9000, but its idleness
+    # timer reads a PausableRelativeClock that stands still while it is paused, so it is
+    # never marked idle (were it, checkSplitWatermarkAlignment would skip it as idle and
+    # never resume it: the job would stall). The same pauses as without idleness.
+    r = _partitions_with_idleness()
+    assert [x.detail for x in r.trace.records("channel_idle")] == []
+    assert _pauses(r) == [
+        ("paused", 1000, "watermarks", 8999, ("kafka[0]", 1899, "g")),
+        ("resumed", 9000, "watermarks", 8999, ("kafka[0]", 9899, "g")),
+        ("paused", 9200, "watermarks", 28999, ("kafka[0]", 9899, "g")),
+    ]
