@@ -538,3 +538,19 @@ def test_a_paused_partition_does_not_go_idle():
         ("resumed", 9000, "watermarks", 8999, ("kafka[0]", 9899, "g")),
         ("paused", 9200, "watermarks", 28999, ("kafka[0]", 9899, "g")),
     ]
+
+
+def test_a_drift_of_max_turns_alignment_off():
+    # WatermarkAlignmentParams.isEnabled: maxAllowedWatermarkDrift < Long.MAX_VALUE
+    s = wv.WatermarkStrategy.for_monotonous_timestamps().with_watermark_alignment("g", wv.MAX)
+    assert not s.alignment.enabled
+    env = wv.StreamExecutionEnvironment()
+    env.from_collection([5, 1], arrival_times=[0, 10]).assign_timestamps_and_watermarks(
+        s.with_timestamp_assigner(lambda e, _: e)
+    ).sink_to("out")
+    r = env.execute()
+    assert r.trace.records("paused") == []
+    assert [(x.proc_time, x.detail) for x in r.trace.records("arrival")] == [
+        (0, (5, 0)),
+        (10, (1, 1)),
+    ]
