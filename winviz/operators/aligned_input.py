@@ -12,7 +12,8 @@ and the readers concurrently, driven by wall-clock timers): every ``update_inter
 the start of the job, after the sources' periodic watermark emissions due then, every aligned
 reader subtask samples, checks and reports (sources in definition order, subtasks in order),
 then every source's coordinator announces to its subtasks, which check at once. A reader that
-has read all its records finishes: it reports MAX at once (Flink's ``DATA_FINISHED``); its
+has read all its records finishes: it reports MAX at once (Flink's ``DATA_FINISHED``) and
+takes no further part (its task has finished: no more samples, announcements dropped); its
 watermark downstream still becomes MAX only at the end of the whole input, as for every source
 in winviz.
 
@@ -229,6 +230,8 @@ class AlignedInput:
                 by_subtask = {r.subtask: r for r in members}
                 for subtask in receivers:
                     reader = by_subtask[subtask]
+                    if reader.state.finished:  # type: ignore[union-attr]
+                        continue  # (its task has finished: Flink drops the event)
                     self._apply(reader, reader.state.on_alignment_event(max_allowed))  # type: ignore[union-attr]
 
     # -- what the readers' watermarks did ---------------------------------------------------
