@@ -38,6 +38,7 @@ from winviz.alignment import (
     Decision,
     SourceReaderAlignment,
     WatermarkAggregator,
+    WatermarkAlignmentParams,
 )
 from winviz.errors import AlignmentStallError, InputError
 from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
@@ -73,37 +74,50 @@ class PausableClock:
 
 
 @dataclass(eq=False)
-class _Reader:
-    """One source subtask and the watermark operator right after it."""
+class _Aligned:
+    """The alignment of one reader subtask: its watermark operator, Flink's reader-side
+    state, its source's coordinator, and what the runtime keeps for them."""
 
-    source: SourceOperator
-    gen: TimestampsAndWatermarksOperator | None
+    gen: TimestampsAndWatermarksOperator
+    state: SourceReaderAlignment
+    coordinator: AlignmentCoordinator
     subtask: int
-    order: int  # the source's place among the job's sources (definition order)
-    queues: dict[Any, deque[int]]  # partition (None: the source has none) -> record indices
-    state: SourceReaderAlignment | None = None
-    coordinator: AlignmentCoordinator | None = None
-    next_report: int | None = None
-    input_name: str = ""
+    input_name: str  # the reader as the trace names it (the source's subtask)
+    main_clock: PausableClock
+    next_report: int = 0
     partition_names: dict[Any, str] = field(default_factory=dict)
-    main_clock: PausableClock | None = None
     split_clocks: dict[Any, PausableClock] = field(default_factory=dict)
     seen_split_watermark: dict[Any, int] = field(default_factory=dict)
     seen_split_idle: dict[Any, bool] = field(default_factory=dict)
 
+
+@dataclass(eq=False)
+class _Reader:
+    """One source subtask: its records not read yet, per partition (None: the source has
+    none), and its alignment (None: its strategy has none)."""
+
+    source: SourceOperator
+    order: int  # the source's place among the job's sources (definition order)
+    queues: dict[Any, deque[int]]
+    aligned: _Aligned | None = None
+
     def blocked(self, partition: Any) -> bool:
-        state = self.state
-        if state is None:
+        a = self.aligned
+        if a is None:
             return False
-        return (state.waiting and not state.finished) or partition in state.paused_splits
+        return (a.state.waiting and not a.state.finished) or partition in a.state.paused_splits
 
     def remaining(self) -> int:
         return sum(len(q) for q in self.queues.values())
 
+    def done(self) -> bool:
+        """Finished reading: every record read and, if aligned, finished for alignment."""
+        return not self.remaining() and (self.aligned is None or self.aligned.state.finished)
 
-def _aligned_strategy(op: Any) -> Any:
-    strategy = getattr(op, "strategy", None)
-    params = getattr(strategy, "alignment", None)
+
+def _alignment_of(op: Any) -> WatermarkAlignmentParams | None:
+    """The enabled alignment of an operator's watermark strategy, if any."""
+    params = getattr(getattr(op, "strategy", None), "alignment", None)
     return params if params is not None and params.enabled else None
 
 
@@ -117,46 +131,45 @@ class AlignedInput:
         self.buffer_size = getattr(env, "watermark_alignment_buffer_size", DEFAULT_BUFFER_SIZE)
         self.store: dict[str, WatermarkAggregator] = {}
         self.readers: list[_Reader] = []
-        self.coordinators: list[tuple[AlignmentCoordinator, list[_Reader]]] = []
+        self.coordinators: list[tuple[AlignmentCoordinator, list[_Aligned]]] = []
         self.next_announce: dict[AlignmentCoordinator, int] = {}
         self.last_change = 0
         self.signature: Any = None
-        by_logical: dict[str, tuple[AlignmentCoordinator, list[_Reader]]] = {}
+        by_logical: dict[str, tuple[AlignmentCoordinator, list[_Aligned]]] = {}
         aligned_gens = set()
         for source in runtime.sources:
+            reader = self._reader(source)
+            self.readers.append(reader)
             nexts = targets[source]
             gen = nexts[0] if len(nexts) == 1 else None
-            if not isinstance(gen, TimestampsAndWatermarksOperator):
-                gen = None
-            reader = self._reader(source, gen)
-            params = _aligned_strategy(gen)
-            if params is not None:
-                aligned_gens.add(gen)
-                logical = source.logical_name
-                if logical not in by_logical:
-                    by_logical[logical] = (AlignmentCoordinator(logical, params, self.store), [])
-                    self.coordinators.append(by_logical[logical])
-                coordinator, members = by_logical[logical]
-                members.append(reader)
-                self._align(reader, params, coordinator)
-            self.readers.append(reader)
+            params = _alignment_of(gen)
+            if params is None or not isinstance(gen, TimestampsAndWatermarksOperator):
+                continue
+            aligned_gens.add(gen)
+            logical = source.logical_name
+            if logical not in by_logical:
+                by_logical[logical] = (AlignmentCoordinator(logical, params, self.store), [])
+                self.coordinators.append(by_logical[logical])
+            coordinator, members = by_logical[logical]
+            reader.aligned = self._align(source, gen, params, coordinator)
+            members.append(reader.aligned)
         for op in runtime.order:  # an aligned strategy anywhere else is a mistake
-            if _aligned_strategy(op) is not None and op not in aligned_gens:
+            if _alignment_of(op) is not None and op not in aligned_gens:
                 raise InputError(
                     f"operator {op.name!r}: watermark alignment works only for a strategy applied "
                     "right after a source (Flink's fromSource); this one follows another "
                     "operator, where Flink ignores it",
                     field="strategy",
-                    value=op.strategy.name,
+                    value=op.strategy.name,  # type: ignore[attr-defined]
                     expected="assign_timestamps_and_watermarks(strategy) directly on "
                     "env.from_collection / from_partitions",
                 )
 
     @staticmethod
     def any_aligned(operators: list[Any]) -> bool:
-        return any(_aligned_strategy(op) is not None for op in operators)
+        return any(_alignment_of(op) is not None for op in operators)
 
-    def _reader(self, source: SourceOperator, gen: Any) -> _Reader:
+    def _reader(self, source: SourceOperator) -> _Reader:
         n = len(source.records)
         if source.partitions is None:
             queues: dict[Any, deque[int]] = {None: deque(range(n))}
@@ -164,75 +177,82 @@ class AlignedInput:
             queues = {p: deque() for p in source.partition_ids}
             for k in range(n):
                 queues[source.partitions[k]].append(k)
-        return _Reader(source, gen, source.subtask, source.logical_index, queues)  # type: ignore[attr-defined]
+        return _Reader(source, source.logical_index, queues)  # type: ignore[attr-defined]
 
-    def _align(self, reader: _Reader, params: Any, coordinator: AlignmentCoordinator) -> None:
-        gen = reader.gen
-        source = reader.source
+    def _align(
+        self,
+        source: SourceOperator,
+        gen: TimestampsAndWatermarksOperator,
+        params: WatermarkAlignmentParams,
+        coordinator: AlignmentCoordinator,
+    ) -> _Aligned:
+        """The reader's alignment; its generators' idleness timers read pausable clocks."""
+        split = isinstance(gen, SplitWatermarksOperator)
         splits = gen.partition_ids if isinstance(gen, SplitWatermarksOperator) else None
-        reader.state = SourceReaderAlignment(params, self.buffer_size, splits)
-        reader.coordinator = coordinator
-        reader.input_name = source.name
-        reader.main_clock = PausableClock(self.job)
+        a = _Aligned(
+            gen,
+            SourceReaderAlignment(params, self.buffer_size, splits),
+            coordinator,
+            source.subtask,
+            source.name,
+            PausableClock(self.job),
+        )
         if isinstance(gen, SplitWatermarksOperator):
             for p, g in zip(gen.partition_ids, gen.generators, strict=True):
-                reader.partition_names[p] = f"{source.logical_name}[{p}]"
-                reader.split_clocks[p] = clock = PausableClock(self.job)
+                a.partition_names[p] = f"{source.logical_name}[{p}]"
+                a.split_clocks[p] = clock = PausableClock(self.job)
                 if isinstance(g, WatermarksWithIdleness):
                     g.clock = clock
-                reader.seen_split_watermark[p] = gen.multiplexer.partials[gen.local[p]].watermark
-                reader.seen_split_idle[p] = False
-            if isinstance(gen.main_generator, WatermarksWithIdleness):
-                gen.main_generator.clock = reader.main_clock
-        elif isinstance(gen.generator, WatermarksWithIdleness):
-            gen.generator.clock = reader.main_clock
+                a.seen_split_watermark[p] = gen.multiplexer.partials[gen.local[p]].watermark
+                a.seen_split_idle[p] = False
+        main = gen.main_generator if split else gen.generator  # type: ignore[attr-defined]
+        if isinstance(main, WatermarksWithIdleness):
+            main.clock = a.main_clock
+        return a
+
+    def _aligned(self) -> list[_Aligned]:
+        return [r.aligned for r in self.readers if r.aligned is not None]
 
     # -- the clock ------------------------------------------------------------------------------
 
     def start(self, start: int) -> None:
-        for reader in self.readers:
-            if reader.state is not None:
-                reader.next_report = start + reader.state.params.update_interval
+        for a in self._aligned():
+            a.next_report = start + a.state.params.update_interval
         for coordinator, _ in self.coordinators:
             self.next_announce[coordinator] = start + coordinator.params.update_interval
         self.last_change = start
 
     def next_due(self) -> int | None:
-        due = None
-        for reader in self.readers:
-            t = reader.next_report
-            if t is not None and not reader.state.finished and (due is None or t < due):  # type: ignore[union-attr]
-                due = t
-        for coordinator, members in self.coordinators:
-            if all(r.state.finished for r in members):  # type: ignore[union-attr]
-                continue  # (its announcements change nothing any more)
-            t = self.next_announce[coordinator]
-            if due is None or t < due:
-                due = t
-        return due
+        """The next report or announcement (none of finished readers and their sources)."""
+        times = [a.next_report for a in self._aligned() if not a.state.finished]
+        times += [
+            self.next_announce[c]
+            for c, members in self.coordinators
+            if not all(a.state.finished for a in members)
+        ]
+        return min(times, default=None)
 
     def tick(self, now: int) -> None:
         """Reports, then announcements, due at ``now`` (the module's interleaving rule)."""
-        for reader in self.readers:
-            state = reader.state
-            if state is None or state.finished or reader.next_report is None:
+        for a in self._aligned():
+            if a.state.finished or a.next_report > now:
                 continue
-            if reader.next_report <= now:
-                reader.next_report = now + state.params.update_interval
-                decisions, report = state.sample_and_report()
-                self._apply(reader, decisions)
-                if report is not None:
-                    reader.coordinator.report(reader.subtask, report)  # type: ignore[union-attr]
+            a.next_report = now + a.state.params.update_interval
+            decisions, report = a.state.sample_and_report()
+            self._apply(a, decisions)
+            if report is not None:
+                a.coordinator.report(a.subtask, report)
         for coordinator, members in self.coordinators:
-            if self.next_announce[coordinator] <= now:
-                self.next_announce[coordinator] = now + coordinator.params.update_interval
-                max_allowed, receivers = coordinator.announce()
-                by_subtask = {r.subtask: r for r in members}
-                for subtask in receivers:
-                    reader = by_subtask[subtask]
-                    if reader.state.finished:  # type: ignore[union-attr]
-                        continue  # (its task has finished: Flink drops the event)
-                    self._apply(reader, reader.state.on_alignment_event(max_allowed))  # type: ignore[union-attr]
+            if self.next_announce[coordinator] > now:
+                continue
+            self.next_announce[coordinator] = now + coordinator.params.update_interval
+            max_allowed, receivers = coordinator.announce()
+            by_subtask = {a.subtask: a for a in members}
+            for subtask in receivers:
+                a = by_subtask[subtask]
+                if a.state.finished:
+                    continue  # (its task has finished: Flink drops the event)
+                self._apply(a, a.state.on_alignment_event(max_allowed))
 
     # -- what the readers' watermarks did ---------------------------------------------------
 
@@ -240,76 +260,71 @@ class AlignedInput:
         """After ``gen`` saw a record or emitted periodically: tell its reader's alignment
         what changed, in Flink's order (a split's status, then its watermark; then the
         reader's status and its watermark downstream)."""
-        for reader in self.readers:
-            if reader.gen is gen and reader.state is not None:
-                self._sync(reader)
+        for a in self._aligned():
+            if a.gen is gen:
+                self._sync(a)
 
-    def _sync(self, reader: _Reader) -> None:
-        gen, state = reader.gen, reader.state
+    def _sync(self, a: _Aligned) -> None:
+        gen, state = a.gen, a.state
         decisions: list[Decision] = []
         if isinstance(gen, SplitWatermarksOperator):
             for p in gen.partition_ids:
                 partial = gen.multiplexer.partials[gen.local[p]]
-                if partial.idle != reader.seen_split_idle[p]:
-                    reader.seen_split_idle[p] = partial.idle
-                    decisions += state.update_split_idle(p, partial.idle)  # type: ignore[union-attr]
-                if partial.watermark > reader.seen_split_watermark[p]:
-                    reader.seen_split_watermark[p] = partial.watermark
-                    decisions += state.update_split_watermark(p, partial.watermark)  # type: ignore[union-attr]
+                if partial.idle != a.seen_split_idle[p]:
+                    a.seen_split_idle[p] = partial.idle
+                    decisions += state.update_split_idle(p, partial.idle)
+                if partial.watermark > a.seen_split_watermark[p]:
+                    a.seen_split_watermark[p] = partial.watermark
+                    decisions += state.update_split_watermark(p, partial.watermark)
             idle = gen.idle
         else:
-            idle = gen.emitter.idle  # type: ignore[union-attr]
-        if idle != state.idle:  # type: ignore[union-attr]
-            state.update_idle(idle)  # type: ignore[union-attr]
-        watermark = gen._watermark  # type: ignore[union-attr]
-        if not state.finished and watermark > state.sampler.latest and watermark != MAX:  # type: ignore[union-attr]
-            decisions += state.update_effective_watermark(watermark)  # type: ignore[union-attr]
-        self._apply(reader, decisions)
+            idle = gen.emitter.idle
+        if idle != state.idle:
+            state.update_idle(idle)
+        watermark = gen._watermark
+        if not state.finished and state.sampler.latest < watermark < MAX:
+            decisions += state.update_effective_watermark(watermark)
+        self._apply(a, decisions)
 
-    def _apply(self, reader: _Reader, decisions: list[Decision]) -> None:
-        gen = reader.gen
+    def _apply(self, a: _Aligned, decisions: list[Decision]) -> None:
+        """Pause or resume the clocks of what was decided, and trace it."""
         for kind, split, oldest, max_allowed in decisions:
-            clock = reader.main_clock if split is None else reader.split_clocks[split]
+            clock = a.main_clock if split is None else a.split_clocks[split]
             if kind == "paused":
-                clock.pause()  # type: ignore[union-attr]
+                clock.pause()
             else:
-                clock.unpause()  # type: ignore[union-attr]
-            name = reader.input_name if split is None else reader.partition_names[split]
-            gen.trace_event(kind, oldest, (name, max_allowed, reader.state.params.group))  # type: ignore[union-attr]
+                clock.unpause()
+            name = a.input_name if split is None else a.partition_names[split]
+            a.gen.trace_event(kind, oldest, (name, max_allowed, a.state.params.group))
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def _key(self, reader: _Reader, k: int) -> tuple[int, int, int, int]:
-        source = reader.source
-        place = k if source.order is None else source.order[k]
-        return (source.records.arrivals[k], reader.order, place, reader.subtask)
-
     def _next_record(self) -> tuple[_Reader, Any, int] | None:
-        best = None
-        best_key = None
+        """The record to read next: of the queues not paused, the head that comes first in
+        the runtime's order (arrival, source, place in the source, subtask)."""
+        best, best_key = None, None
         for reader in self.readers:
+            source = reader.source
             for partition, queue in reader.queues.items():
                 if not queue or reader.blocked(partition):
                     continue
-                key = self._key(reader, queue[0])
+                k = queue[0]
+                place = k if source.order is None else source.order[k]
+                key = (source.records.arrivals[k], reader.order, place, source.subtask)
                 if best_key is None or key < best_key:
-                    best, best_key = (reader, partition, queue[0]), key
+                    best, best_key = (reader, partition, k), key
         return best
 
     def _finish_if_done(self, reader: _Reader) -> None:
         """A reader that has read everything finishes when it next reads (not while it waits
         for alignment: then when it resumes)."""
-        state = reader.state
-        if (
-            state is not None
-            and not state.finished
-            and not state.waiting
-            and reader.remaining() == 0
-        ):
-            decisions, report = state.finish()
-            self._apply(reader, decisions)
-            if report is not None:
-                reader.coordinator.report(reader.subtask, report)  # type: ignore[union-attr]
+        a = reader.aligned
+        if a is None or a.state.finished or a.state.waiting or reader.remaining():
+            return
+        decisions, report = a.state.finish()
+        self._apply(a, decisions)
+        if report is not None:
+            a.coordinator.report(a.subtask, report)
 
     def read(self) -> None:
         """Hand every record over: at its arrival, or — held back by a pause — when what
@@ -322,25 +337,25 @@ class AlignedInput:
             pick = self._next_record()
             due = runtime._next_due()
             if pick is None:
-                if all(r.state is None or r.state.finished for r in self.readers) and not any(
-                    r.remaining() for r in self.readers
-                ):
+                if all(r.done() for r in self.readers):
                     return
                 self._watch_stall(horizon)
-                runtime.advance_clock(due)  # type: ignore[arg-type]  (alignment ticks: never None)
+                assert due is not None  # (an unfinished aligned reader still reports)
+                runtime.advance_clock(due)
                 continue
             reader, partition, k = pick
-            arrival = max(reader.source.records.arrivals[k], job.now)
+            records = reader.source.records
+            arrival = max(records.arrivals[k], job.now)
             if due is not None and due <= arrival:
                 runtime.advance_clock(due)
                 continue
             job.now = arrival
-            job.record_index = reader.source.records.indices[k]
+            job.record_index = records.indices[k]
             reader.queues[partition].popleft()
             reader.source.process_record(k)
             self.last_change = job.now
-            if reader.state is not None:
-                self._sync(reader)
+            if reader.aligned is not None:
+                self._sync(reader.aligned)
 
     # -- a group that cannot move ---------------------------------------------------------------
 
@@ -354,22 +369,23 @@ class AlignedInput:
         auto = max((g.interval for g in self.runtime.generators), default=0)
         return max(timeouts, default=0) + (self.buffer_size + 3) * max(intervals) + 2 * auto
 
-    def _state(self) -> Any:
-        return (
-            tuple(
-                (
-                    r.gen._watermark if r.gen is not None else None,
-                    r.state.snapshot_state() if r.state is not None else None,
-                    r.state.idle if r.state is not None else None,
-                    tuple(sorted(r.seen_split_idle.items())),
-                )
-                for r in self.readers
-            ),
-            tuple(sorted((g, tuple(sorted(a.watermarks.items()))) for g, a in self.store.items())),
-        )
+    def _state(self) -> str:
+        """Everything that can release a held record, as text to compare."""
+        aligned = [
+            (
+                a.gen._watermark,
+                a.state.snapshot_state(),
+                a.state.idle,
+                sorted(a.seen_split_idle.items()),
+            )
+            for a in self._aligned()
+        ]
+        store = sorted((g, sorted(agg.watermarks.items())) for g, agg in self.store.items())
+        return repr((aligned, store))
 
     def _watch_stall(self, horizon: int) -> None:
-        state = repr(self._state())
+        """Raise ``AlignmentStallError`` once nothing has changed for ``horizon`` ms."""
+        state = self._state()
         now = self.job.now
         if state != self.signature:
             self.signature = state
@@ -377,16 +393,14 @@ class AlignedInput:
             return
         if now - self.last_change <= horizon:
             return
-        held = [
-            f"{r.input_name or r.source.name}: {r.remaining()} record(s)"
-            + (
-                f" (paused partitions {sorted(r.state.paused_splits)})"
-                if r.state is not None and r.state.paused_splits
-                else ""
-            )
-            for r in self.readers
-            if r.remaining()
-        ]
+        held = []
+        for r in self.readers:
+            if r.remaining():
+                paused = sorted(r.aligned.state.paused_splits) if r.aligned is not None else []
+                held.append(
+                    f"{r.source.name}: {r.remaining()} record(s)"
+                    + (f" (paused partitions {paused})" if paused else "")
+                )
         raise AlignmentStallError(
             "watermark alignment holds back every record left and nothing can resume them: "
             + "; ".join(held)
