@@ -587,3 +587,21 @@ def test_alignment_that_never_pauses_changes_nothing(parallelism):
     aligned, plain = job(True), job(False)
     assert aligned.trace.records("paused") == []
     assert aligned.trace.to_json() == plain.trace.to_json()
+
+
+def test_batch_mode_has_no_alignment():
+    # BATCH generates no watermarks (Flink's NoOpTimestampsAndWatermarks): no reader reports,
+    # nothing is paused, records are read at their arrival
+    env = wv.StreamExecutionEnvironment()
+    env.set_runtime_mode(wv.RuntimeExecutionMode.BATCH)
+    env.set_watermark_alignment_buffer_size(0)
+    fast = env.from_collection(
+        [i * 1000 for i in range(30)], arrival_times=[i * 100 for i in range(30)], name="fast"
+    ).assign_timestamps_and_watermarks(_strategy())
+    slow = env.from_collection(
+        [i * 100 for i in range(30)], arrival_times=[i * 100 for i in range(30)], name="slow"
+    ).assign_timestamps_and_watermarks(_strategy())
+    fast.union(slow).sink_to("out")
+    r = env.execute()
+    assert r.trace.records("paused") == []
+    assert _arrivals(r, "fast") == [(i * 100, i * 1000) for i in range(30)]

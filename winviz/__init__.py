@@ -5,6 +5,7 @@ strategies, window assigners, triggers, evictors, functions, the trace, time hel
 key-group rules.
 """
 
+from winviz.batch_execution import RuntimeExecutionMode
 from winviz.checkpoints import CheckpointConfig, CompletedCheckpoint, Restore
 from winviz.datastream import (
     ConnectedStreams,

@@ -31,6 +31,7 @@ from operator import le
 from typing import Any
 
 from winviz.alignment import DEFAULT_BUFFER_SIZE, check_buffer_size
+from winviz.batch_execution import RuntimeExecutionMode, runtime_mode
 from winviz.checkpoints import CheckpointConfig
 from winviz.collector import paused
 from winviz.copies import all_immutable, copy_record
@@ -95,6 +96,18 @@ class StreamExecutionEnvironment:
         self.max_parallelism: int | None = None
         self.timer_firing_budget = DEFAULT_FIRING_BUDGET
         self.watermark_alignment_buffer_size = DEFAULT_BUFFER_SIZE
+        self.runtime_mode = RuntimeExecutionMode.STREAMING
+
+    def set_runtime_mode(self, mode: RuntimeExecutionMode | str) -> StreamExecutionEnvironment:
+        """Flink's ``env.setRuntimeMode``: STREAMING (the default), BATCH, or AUTOMATIC (BATCH
+        when every source is bounded, which every winviz source is). In BATCH a keyed operator
+        gets its records grouped by key and sorted by timestamp, with no watermarks but MAX at
+        the end of each key (``winviz.batch_execution``)."""
+        self.runtime_mode = runtime_mode(mode)
+        return self
+
+    def get_runtime_mode(self) -> RuntimeExecutionMode:
+        return self.runtime_mode
 
     def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
         """Flink's ``env.setParallelism``: the parallelism of every operator that sets none

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from itertools import count, repeat
 from typing import Any
 
+from winviz import batch_execution
 from winviz.checkpoints import (
     CheckpointCoordinator,
     CompletedCheckpoint,
@@ -262,6 +263,16 @@ class JobRuntime:
         self.env = env
         self.restore_from = restore_from
         """A snapshot to start from (``execute(restore_from=...)``), else None."""
+        self.batch = batch_execution.is_batch(
+            getattr(env, "runtime_mode", batch_execution.RuntimeExecutionMode.STREAMING)
+        )
+        """BATCH execution (``env.set_runtime_mode``; ``winviz.batch_execution``)."""
+        checkpoints = env.checkpoint_config is not None or fail_at or restore_from is not None
+        if self.batch and checkpoints:
+            raise batch_execution.UnsupportedOperationError(
+                "checkpoints, failures and restores are not supported in BATCH mode (Flink: "
+                "Checkpoints are not supported with sorted inputs in the BATCH runtime)"
+            )
         self.trace = Trace() if env.trace_enabled else None
         self.job = JobContext(trace=self.trace, timer_firing_budget=env.timer_firing_budget)
         self.result = JobExecutionResult(job_name, trace=self.trace, metrics=self.job.metrics)
@@ -426,7 +437,10 @@ class JobRuntime:
             names = [node.name] if par == 1 else [f"{node.name}#{i}" for i in range(par)]
             subs = [self._make(node, i, par, name) for i, name in enumerate(names)]
             for op in subs:  # (before anything upstream binds the operator's methods)
-                install_kernel(op, traced=self.trace is not None)
+                if self.batch:
+                    batch_execution.prepare(op)
+                else:
+                    install_kernel(op, traced=self.trace is not None)
             self.subtasks[node] = subs
             if subs[0].is_keyed:  # one key rule for all subtasks (winviz.keygroups.KeyRule)
                 rule = KeyRule(window_all=_is_window_all(node))
@@ -464,7 +478,8 @@ class JobRuntime:
             raise InputError("the job has no source (use env.from_collection or from_pandas)")
         chain_sources(self.order, lambda op: outputs[op].targets)
         self.alignment: AlignedInput | None = None  # watermark alignment (aligned_input)
-        if AlignedInput.any_aligned(self.order):
+        # (in BATCH no watermark is generated, so no reader ever reports: no alignment)
+        if AlignedInput.any_aligned(self.order) and not self.batch:
             self.alignment = AlignedInput(self, {op: outputs[op].targets for op in self.order})
         for out in outputs.values():
             out.bind()

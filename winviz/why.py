@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from winviz.batch_execution import END_OF_KEY
 from winviz.time import MAX, MIN
 from winviz.trace import Trace
 from winviz.trace.causes import firing_causes
@@ -146,11 +147,18 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
     ):
         timer = trace.records_at([t])[0] if t >= 0 else None
         raised_by = ""
+        watermark = _time(record.watermark)
         if call == "on_event_time" and timer is not None:
             mark = marks[marks < t]
             cause = "end of input" if timer.watermark == MAX else f"event-time timer at {timer.ts}"
             if len(mark):
                 raised_by = _raised_by(trace, c, int(mark[-1]))
+                if trace.records_at(mark[-1:])[0].detail == END_OF_KEY:  # (BATCH mode)
+                    cause, watermark = "end of key", "MAX (end of key)"
+                    raised_by = (
+                        f"the end of key {timer.key!r}: in BATCH mode a key's watermark jumps "
+                        "to MAX once its records are done (winviz.batch_execution)"
+                    )
         elif call == "on_processing_time" and timer is not None:
             cause = f"processing-time timer at {timer.ts}"
         elif call == "on_element":
@@ -164,7 +172,7 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
             {
                 "seq": record.seq,
                 "proc_time": record.proc_time,
-                "watermark": _time(record.watermark),
+                "watermark": watermark,
                 "cause": cause,
                 "raised by": raised_by,
                 "pane": pane,
@@ -179,7 +187,7 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
         f"{first['proc_time']}, was caused by {first['cause']}"
         + (
             f": the watermark reached {first['watermark']} ≥ max timestamp {max_ts}"
-            if first["cause"].startswith(("event-time", "end of input"))
+            if first["cause"].startswith(("event-time", "end of"))
             else ""
         )
         + (f", raised by {first['raised by']}." if first["raised by"] else ".")
