@@ -605,3 +605,13 @@ def test_batch_mode_has_no_alignment():
     r = env.execute()
     assert r.trace.records("paused") == []
     assert _arrivals(r, "fast") == [(i * 100, i * 1000) for i in range(30)]
+
+
+def test_trace_order_of_pauses_and_held_arrivals():
+    # schema rule 6: paused / resumed alternate per input; held arrivals follow the resume
+    r = _fast_slow(80, 80)
+    kinds = [(x.kind, x.seq) for x in r.trace.records("paused", "resumed")]
+    assert [k for k, _ in kinds] == ["paused", "resumed"]
+    resumed = kinds[1][1]
+    held = [x for x in r.trace.records("arrival", operator="fast") if x.proc_time == 8000]
+    assert len(held) == 50 and all(x.seq > resumed for x in held)

@@ -25,6 +25,9 @@ Record order (what the readers in ``winviz.viz`` and ``winviz.why`` rely on; tes
    ``purged`` / ``cleanup`` records of its window.
 5. A ``merged`` record (session windows) comes before the ``assigned`` record of the element
    that caused the merge; the absorbed windows' timers are deleted (``timer_deleted``) after it.
+6. Watermark alignment: ``paused`` and ``resumed`` records of one operator and input alternate,
+   a ``paused`` first; the ``arrival`` records of what a pause held back come after the
+   ``resumed`` record that released them (``winviz.trace.paused`` reads the spans).
 
 Parallel subtasks: an operator ``op`` with parallelism ``n > 1`` runs as subtasks ``op#0`` …
 ``op#n-1`` and each writes under its own name (``split_subtask`` splits it again); with
