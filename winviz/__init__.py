@@ -15,6 +15,7 @@ from winviz.datastream import (
     WindowedStream,
 )
 from winviz.errors import (
+    AlignmentStallError,
     DamagedSnapshotError,
     IllegalStateError,
     InputError,

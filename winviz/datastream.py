@@ -30,6 +30,7 @@ from itertools import islice
 from operator import le
 from typing import Any
 
+from winviz.alignment import DEFAULT_BUFFER_SIZE, check_buffer_size
 from winviz.batch_execution import RuntimeExecutionMode, runtime_mode
 from winviz.checkpoints import CheckpointConfig
 from winviz.collector import paused
@@ -94,6 +95,7 @@ class StreamExecutionEnvironment:
         self.parallelism = 1
         self.max_parallelism: int | None = None
         self.timer_firing_budget = DEFAULT_FIRING_BUDGET
+        self.watermark_alignment_buffer_size = DEFAULT_BUFFER_SIZE
         self.runtime_mode = RuntimeExecutionMode.STREAMING
 
     def set_runtime_mode(self, mode: RuntimeExecutionMode | str) -> StreamExecutionEnvironment:
@@ -199,6 +201,13 @@ class StreamExecutionEnvironment:
         if ms is not None and ms <= 0:
             raise InputError("checkpoint interval must be > 0", field="interval", value=ms)
         self.checkpoint_config = CheckpointConfig(ms, tuple(sorted(set(at_records))))
+        return self
+
+    def set_watermark_alignment_buffer_size(self, size: int) -> StreamExecutionEnvironment:
+        """Flink 2.3's ``pipeline.watermark-alignment.buffer-size`` (3 by default): how many
+        update intervals' samples of a watermark alignment checks behind the latest; 0 checks
+        the latest watermark (Flink before 2.3). See ``winviz.alignment``."""
+        self.watermark_alignment_buffer_size = check_buffer_size(size)
         return self
 
     def set_auto_watermark_interval(self, interval: Any) -> StreamExecutionEnvironment:

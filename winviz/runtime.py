@@ -76,6 +76,7 @@ from winviz.graph import (
     WindowSpec,
 )
 from winviz.keygroups import KeyRule, compute_default_max_parallelism
+from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.batch import Batch
 from winviz.operators.chaining import chain_sources, install_kernel
@@ -337,6 +338,8 @@ class JobRuntime:
         self.job.now = start
         for g in self.generators:
             g.start(start)
+        if self.alignment is not None:
+            self.alignment.start(start)
 
     # -- building ---------------------------------------------------------------------------
 
@@ -473,6 +476,10 @@ class JobRuntime:
         if not self.sources:
             raise InputError("the job has no source (use env.from_collection or from_pandas)")
         chain_sources(self.order, lambda op: outputs[op].targets)
+        self.alignment: AlignedInput | None = None  # watermark alignment (aligned_input)
+        # (in BATCH no watermark is generated, so no reader ever reports: no alignment)
+        if AlignedInput.any_aligned(self.order) and not self.batch:
+            self.alignment = AlignedInput(self, {op: outputs[op].targets for op in self.order})
         for out in outputs.values():
             out.bind()
 
@@ -550,6 +557,8 @@ class JobRuntime:
             t = op.next_processing_timer()
             if t is not None and (due is None or t < due):
                 due = t
+        if self.alignment is not None and (t := self.alignment.next_due()) is not None:
+            due = t if due is None else min(due, t)
         return due
 
     def advance_clock(self, target: int) -> None:
@@ -562,8 +571,12 @@ class JobRuntime:
                 if g.next_periodic is not None and g.next_periodic <= now:
                     g.next_periodic = now + g.interval
                     g.periodic_emit()
-                    if g.next_periodic < target:  # (else there is no period to skip)
+                    if self.alignment is not None:
+                        self.alignment.sync(g)
+                    elif g.next_periodic < target:  # (else there is no period to skip)
                         self._skip_quiet_periods(g, target)
+            if self.alignment is not None:  # reports, then announcements (aligned_input)
+                self.alignment.tick(now)
             for op in keyed:
                 op.advance_processing_time(now)
         if target > job.now:
@@ -688,6 +701,16 @@ class JobRuntime:
         job = self.job
         coordinator = self.coordinator
         checkpointing = coordinator.active
+        if self.alignment is not None:
+            if checkpointing or positions is not None:
+                raise InputError(
+                    "watermark alignment and checkpointing / restoring together are not "
+                    "supported by winviz (a held-back partition breaks the replay positions)",
+                    field="checkpointing",
+                    expected="a job with alignment and without enable_checkpointing / restore_from",
+                )
+            self.alignment.read()
+            return
         consumed = sum(src.position for src in self.sources)
         # Without processing-time timers, only advance_clock moves the next due time (the
         # generators' periodic emissions): until the clock reaches it, a record just sets it.

@@ -34,6 +34,7 @@ from winviz.trace import Trace
 from winviz.trace.causes import firing_causes
 from winviz.trace.channels import CHANNEL_KINDS, unrecorded_channel
 from winviz.trace.columns import TraceColumns
+from winviz.trace.paused import alignment_note
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -250,7 +251,9 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
             if len(skipped)
             else "no element of that key was ever assigned to it"
         )
-        return Answer(question, f"It has no contents at {op!r}: {why}.", _frame())
+        return Answer(
+            question, f"It has no contents at {op!r}: {why}." + alignment_note(trace), _frame()
+        )
     if wm is not None and wm >= max_ts:
         triggers = [r.detail for r in trace.records("trigger", operator=op, key=key, window=bounds)]
         return Answer(
@@ -294,6 +297,7 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
             " The operator has one input: no later event raised the generator's watermark "
             "(max timestamp seen − bound − 1) that far."
         )
+    sentence += alignment_note(trace)  # a source held back by watermark alignment
     return Answer(question, sentence, table)
 
 

@@ -30,6 +30,9 @@ Record order (what the readers in ``winviz.viz`` and ``winviz.why`` rely on; tes
    record, one ``joined`` record per pair (each before the ``emitted`` records of that pair) and
    the ``timer_registered`` record of its cleanup timer. A ``timer_fired`` record of namespace
    ``CLEANUP_LEFT`` / ``CLEANUP_RIGHT`` is followed by the ``buffer_removed`` record of its bucket.
+7. Watermark alignment: ``paused`` and ``resumed`` records of one operator and input alternate,
+   a ``paused`` first; the ``arrival`` records of what a pause held back come after the
+   ``resumed`` record that released them (``winviz.trace.paused`` reads the spans).
 
 Parallel subtasks: an operator ``op`` with parallelism ``n > 1`` runs as subtasks ``op#0`` …
 ``op#n-1`` and each writes under its own name (``split_subtask`` splits it again); with
@@ -89,6 +92,11 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "checkpoint": ("checkpoint_id", "source_records", "positions"),  # a completed checkpoint
     "restore": ("checkpoint_id", "source_records", "positions", "failed_at"),  # after a failure
     "error": ("message",),
+    # watermark alignment (winviz.alignment): a source reader or one of its partitions
+    # (input) stopped / started reading; ts = its oldest watermark sample, checked against
+    # max_allowed, the max desired watermark last announced for the group
+    "paused": ("input", "max_allowed", "group"),
+    "resumed": ("input", "max_allowed", "group"),
 }
 
 # the fields of a record as writers hand them over (seq is implicit: the position)
