@@ -226,3 +226,10 @@ class SnapshotMismatchError(SnapshotRestoreError):
 class DamagedSnapshotError(SnapshotRestoreError):
     """The snapshot is missing parts (an operator's state, a source position, a valve) or
     holds parts its operator cannot load; the message names the part."""
+
+
+class AlignmentStallError(WinvizError):
+    """Every record left is held back by watermark alignment and nothing can release it: the
+    group's minimum is held by a source (or partition) that sends no more watermarks. Real
+    Flink would wait forever here; ``with_idleness`` lets the quiet one be left out
+    (``winviz.alignment``)."""

@@ -24,6 +24,7 @@ from winviz.functions import AggregateFunction, CoProcessFunction, KeyedProcessF
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch
 from winviz.operators.co_process import CoProcessOperator, KeyedCoProcessOperator
+from winviz.operators.interval_join import IntervalJoinOperator
 from winviz.operators.keyed_process import KeyedProcessOperator, RollingReduceFunction
 from winviz.operators.simple import (
     FilterOperator,
@@ -69,6 +70,9 @@ class OperatorSpec:
 
     kind: ClassVar[str]
     """How the API and error messages name this kind of node."""
+    two_inputs: ClassVar[bool] = False
+    """True for a two-input operator (``connect``, an interval join): input ``k`` of the node
+    is its ``inputs[k]``, and records reach ``process_element1`` / ``process_element2``."""
 
     def key_selector_of(self, input_index: int) -> KeySelector | None:
         """The key selector records of input ``input_index`` are routed by (``key_by``)."""
@@ -226,6 +230,7 @@ class CoProcessSpec(OperatorSpec):
     ``key_by(k1, k2)`` (``KeyedCoProcessOperator``)."""
 
     kind: ClassVar[str] = "co_process"
+    two_inputs: ClassVar[bool] = True
     function: CoProcessFunction
     key_selectors: tuple[KeySelector, KeySelector] | None = None
 
@@ -236,6 +241,39 @@ class CoProcessSpec(OperatorSpec):
         if self.key_selectors is None:
             return CoProcessOperator(ctx.name, self.function)
         return KeyedCoProcessOperator(ctx.name, *self.key_selectors, self.function)
+
+
+@dataclass(frozen=True)
+class IntervalJoinSpec(OperatorSpec):
+    """``a.key_by(k1).interval_join(b.key_by(k2)).between(lower, upper).process(function)``
+    (Flink's ``IntervalJoinOperator``; bounds as given, with their inclusiveness)."""
+
+    kind: ClassVar[str] = "interval_join"
+    two_inputs: ClassVar[bool] = True
+    key_selectors: tuple[KeySelector, KeySelector]
+    lower: int
+    upper: int
+    lower_inclusive: bool
+    upper_inclusive: bool
+    function: Any
+    left_late_tag: OutputTag | None = None
+    right_late_tag: OutputTag | None = None
+
+    def key_selector_of(self, input_index: int) -> KeySelector | None:
+        return self.key_selectors[input_index]
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return IntervalJoinOperator(
+            ctx.name,
+            *self.key_selectors,
+            self.lower,
+            self.upper,
+            self.lower_inclusive,
+            self.upper_inclusive,
+            self.function,
+            self.left_late_tag,
+            self.right_late_tag,
+        )
 
 
 @dataclass(frozen=True)
