@@ -1671,3 +1671,28 @@ def test_the_continuous_triggers_share_the_wrapping_next_fire_time():
     assert next_fire_time(9_500, 1_000, window) == 9_999  # capped at the max timestamp
     # Java: (MAX - 807) + 1000 wraps to MIN + 192, below GlobalWindow's max timestamp MAX
     assert next_fire_time(wv.MAX - 807, 1_000, wv.GLOBAL_WINDOW) == wv.MIN + 192
+
+
+class _ReturningJoin(wv.ProcessJoinFunction):
+    def process_element(self, left, right, ctx, out):
+        return (left, right)
+
+
+def test_a_process_join_function_returning_its_pair_is_refused():
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([("A", 500)], arrival_times=[0]).assign_timestamps_and_watermarks(
+        bounded(0)
+    )
+    b = env.from_collection([("A", 600)], arrival_times=[10]).assign_timestamps_and_watermarks(
+        bounded(0)
+    )
+    a.key_by(lambda e: e[0]).interval_join(b.key_by(lambda e: e[0])).between(0, 200).process(
+        _ReturningJoin()
+    ).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value).startswith(
+        "_ReturningJoin.process_element in operator 'interval_join' returned a value when "
+        "joining ('A', 500) with ('A', 600), which Flink never reads: got (('A', 500), "
+        "('A', 600)); record 0; key 'A' (expected None: results go through the collector"
+    )
