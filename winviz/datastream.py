@@ -24,6 +24,7 @@ Parallelism (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``,
 from __future__ import annotations
 
 import copy
+import numbers
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from itertools import islice
@@ -200,7 +201,7 @@ class StreamExecutionEnvironment:
         ms = None if interval is None else duration_ms(interval, what="checkpoint interval")
         if ms is not None and ms <= 0:
             raise InputError("checkpoint interval must be > 0", field="interval", value=ms)
-        self.checkpoint_config = CheckpointConfig(ms, tuple(sorted(set(at_records))))
+        self.checkpoint_config = CheckpointConfig(ms, _record_cuts(at_records))
         return self
 
     def set_watermark_alignment_buffer_size(self, size: int) -> StreamExecutionEnvironment:
@@ -482,6 +483,32 @@ class StreamExecutionEnvironment:
             ) from None
         runtime = JobRuntime(self, job_name, fail_at=failures, restore_from=restore_from)
         return runtime.run(until)
+
+
+def _record_cuts(at_records: Any) -> tuple[int, ...]:
+    """``enable_checkpointing(at_records=...)``: several record counts (a list, a tuple, a
+    range), each an int >= 0, sorted and without repeats; one bare count, a str or a bool is
+    refused, saying what is expected."""
+    expected = "a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8]"
+    if isinstance(at_records, (str, bytes, numbers.Number)) or not isinstance(at_records, Iterable):
+        raise ArgumentTypeError(
+            "at_records takes the cuts of the checkpoints, several record counts",
+            field="at_records",
+            value=at_records,
+            expected=expected,
+        )
+    cuts = []
+    for n in at_records:
+        wrong_type = isinstance(n, bool) or not isinstance(n, numbers.Integral)
+        if wrong_type or n < 0:
+            raise (ArgumentTypeError if wrong_type else InputError)(
+                "each checkpoint cut is a record count",
+                field="at_records",
+                value=n,
+                expected=expected,
+            )
+        cuts.append(int(n))
+    return tuple(sorted(set(cuts)))
 
 
 class DataStream:

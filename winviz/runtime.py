@@ -100,6 +100,7 @@ from winviz.partitioners import (
     check_forward,
     default_partitioner,
 )
+from winviz.time import MAX
 from winviz.trace import Trace
 
 
@@ -564,6 +565,18 @@ class JobRuntime:
     def advance_clock(self, target: int) -> None:
         """Step the clock to ``target`` through everything due before or at it: at each due
         time, sources' periodic watermark emissions first, then operators' timers."""
+        if target == MAX and self.timer_owners:
+            # a chain of processing-time timers could run to MAX: count it as one advance
+            # (winviz.timers, the firing budget)
+            self.job.chain_watch = object()
+            try:
+                self._advance_clock(target)
+            finally:
+                self.job.chain_watch = None
+            return
+        self._advance_clock(target)
+
+    def _advance_clock(self, target: int) -> None:
         job, generators, keyed, next_due = self.job, self.generators, self.keyed, self._next_due
         while (due := next_due()) is not None and due <= target:
             now = job.now = max(due, job.now)

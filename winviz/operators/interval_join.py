@@ -37,7 +37,13 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.copies import copy_record
-from winviz.errors import InputError, UnsupportedOperationError, UserFunctionError, WinvizError
+from winviz.errors import (
+    InputError,
+    UnsupportedOperationError,
+    UserFunctionError,
+    WinvizError,
+    returned_value_error,
+)
 from winviz.functions import Collector, OutputTag, ProcessJoinFunction
 from winviz.keygroups import user_key
 from winviz.operators.co_process import IndexedCombinedWatermarkStatus, _TwoInputs
@@ -237,9 +243,18 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
                 (left_ts, right_ts),
             )
         try:
-            self.function.process_element(
+            returned = self.function.process_element(
                 copy_record(left), copy_record(right), ctx, self.collector
             )
+            if returned is not None:
+                raise returned_value_error(
+                    f"{type(self.function).__name__}.process_element",
+                    self.name,
+                    returned,
+                    when=f" when joining {left!r} with {right!r}",
+                    key=key,
+                    index=self.job.record_index,
+                )
         except WinvizError:
             raise
         except Exception as exc:
