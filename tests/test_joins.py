@@ -630,3 +630,34 @@ def test_parallel_window_join_gives_the_same_pairs():
 
     assert outputs(run(3)) == outputs(run(1))
     assert len(run(1).outputs["out"]) > 10
+
+
+class _ReturningCoGroup(wv.CoGroupFunction):
+    def co_group(self, first, second, out):
+        return [len(first), len(second)]  # should have been out.collect(...)
+
+
+class _ReturningFlatJoin(wv.FlatJoinFunction):
+    def join(self, first, second, out):
+        return (first[2], second[2])  # should have been out.collect(...)
+
+
+@pytest.mark.parametrize(
+    ("two", "function", "name"),
+    [
+        ("co_group", _ReturningCoGroup(), "_ReturningCoGroup.co_group"),
+        ("join", _ReturningFlatJoin(), "_ReturningFlatJoin.join"),
+    ],
+)
+def test_a_cogroup_or_flat_join_function_that_returns_a_value_is_refused(two, function, name):
+    """A CoGroupFunction / FlatJoinFunction collects its results (Flink's methods are void): a
+    returned value is refused by the window operator's one rule, naming the user's function,
+    key and window — never dropped in silence."""
+    env, a, b = _inputs([("L", "k", 1, "a"), ("R", "k", 2, "x"), ("L", "w", 20, "")])
+    joined = getattr(a, two)(b).where(lambda e: e[0]).equal_to(lambda e: e[0])
+    joined.window(wv.TumblingEventTimeWindows.of(10)).apply(function)
+    with pytest.raises(wv.FunctionResultError) as caught:
+        env.execute()
+    text = str(caught.value)
+    assert "returned a value when window [0, 10) fired" in text
+    assert name in text and "'k'" in text and "out.collect" in text

@@ -221,10 +221,14 @@ class CoGroupWindowFunction:
 
     co_group: Callable[[list[Any], list[Any], Collector], None]
 
+    @property
+    def __name__(self) -> str:  # how an error names the user's function
+        return _function_name(self.co_group)
+
     def __call__(self, key: Any, window: Any, elements: list[TaggedUnion], out: Collector):
         first = [e.one for e in elements if e.is_one]
         second = [e.two for e in elements if not e.is_one]
-        self.co_group(first, second, out)
+        return self.co_group(first, second, out)  # not None: the window operator refuses it
 
 
 @dataclass(frozen=True)
@@ -236,13 +240,18 @@ class JoinCoGroupFunction:
     join: Callable[..., Any]
     flat: bool = False
 
-    def __call__(self, first: list[Any], second: list[Any], out: Collector) -> None:
+    @property
+    def __name__(self) -> str:  # how an error names the user's function
+        return _function_name(self.join)
+
+    def __call__(self, first: list[Any], second: list[Any], out: Collector) -> Any:
         for a in first:
             for b in second:
-                if self.flat:
-                    self.join(a, b, out)
-                else:
+                if not self.flat:
                     out.collect(self.join(a, b))
+                elif (returned := self.join(a, b, out)) is not None:
+                    return returned  # a FlatJoinFunction collects: the window operator refuses it
+        return None
 
 
 class _TwoStreams:
@@ -383,6 +392,15 @@ def _tagged(stream: DataStream, tagger: Callable[[Any], TaggedUnion]) -> DataStr
     if not stream.node.is_virtual and stream.node.side_of is None:
         out.node.parallelism = stream.node.parallelism
     return out
+
+
+def _function_name(fn: Any) -> str:
+    """A user function's name: a function's ``__name__``, a bound method's
+    ``Class.method``, else its class name."""
+    owner = getattr(fn, "__self__", None)
+    if owner is not None:
+        return f"{type(owner).__name__}.{fn.__name__}"
+    return getattr(fn, "__name__", type(fn).__name__)
 
 
 def _callable(fn: Any, what: str) -> Any:
