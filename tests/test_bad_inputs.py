@@ -12,6 +12,7 @@ import datetime as dt
 import struct
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 from jobs import bounded
 
@@ -24,6 +25,7 @@ from winviz.errors import (
     LongRangeError,
     NameClashError,
     StateCopyError,
+    TimerLoopError,
     UserFunctionError,
 )
 
@@ -1095,3 +1097,602 @@ def test_a_batch_knows_when_every_value_is_immutable():
         assert all_immutable(values) is expected, values
         if expected:
             assert all(copy_record(v) is v for v in values), values
+
+
+# -- issue 28: processing-time timer chains that run to MAX stop with TimerLoopError ----------
+# (winviz.timers, the firing budget: while execute(until_processing_time=MAX) runs the clock
+# to MAX, the firings of one key and namespace's timers registered during that advance count
+# as one advance; a chain towards a finite time runs to the end)
+
+
+class _NextMs(wv.KeyedProcessFunction):
+    """Registers a processing-time timer 1 ms on at every element and every firing,
+    ``stop_after`` firings at most (None: for ever)."""
+
+    def __init__(self, step: int = 1, stop_after: int | None = None) -> None:
+        self.step, self.stop_after = step, stop_after
+
+    def process_element(self, value, ctx, out):
+        service = ctx.timer_service()
+        service.register_processing_time_timer(service.current_processing_time() + self.step)
+
+    def on_timer(self, timestamp, ctx, out):
+        out.collect(timestamp)
+        fired = (ctx.state("fired") or 0) + 1
+        ctx.update_state("fired", fired)
+        if self.stop_after is None or fired < self.stop_after:
+            ctx.timer_service().register_processing_time_timer(timestamp + self.step)
+
+
+def _chain_job(function, budget: int, trace: bool = True):
+    env = wv.StreamExecutionEnvironment(trace=trace).set_timer_firing_budget(budget)
+    (
+        env.from_collection([("A", 1)], arrival_times=[100])
+        .key_by(lambda e: e[0])
+        .process(function)
+        .sink_to("out")
+    )
+    return env
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_a_keyed_process_function_chaining_timers_to_max_stops(trace: bool):
+    with pytest.raises(TimerLoopError) as info:
+        _chain_job(_NextMs(), budget=5, trace=trace).execute(until_processing_time=wv.MAX)
+    err = info.value
+    message = str(err)
+    # 101 was registered by the element (before the advance): not counted; 102..106 are
+    # the 5 chained firings, and 107 would be the 6th
+    assert message.startswith(
+        "timer loop in operator 'process': _NextMs.on_timer fired 5 processing-time timers "
+        "of key 'A' in one advance of the processing time to MAX, each registered by an "
+        "earlier firing of the same advance, and the next one (at 107) is due too: with "
+        "execute(until_processing_time=MAX) the simulated clock runs on to MAX"
+    )
+    assert "(a winviz guard, not Flink behaviour)" in message
+    assert message.endswith("(now 5 firings per key and namespace in one advance).")
+    assert (err.operator, err.domain, err.key, err.namespace, err.timestamp) == (
+        "process",
+        "processing",
+        "A",
+        None,
+        107,
+    )
+    assert [r.value for r in err.partial_result.outputs["out"]] == [101, 102, 103, 104, 105, 106]
+    if trace:
+        fired = [(r.ts, r.proc_time) for r in err.trace.records("timer_fired")]
+        assert fired == [(t, t) for t in range(101, 107)]
+        assert err.trace[-1].kind == "error" and err.trace[-1].detail == message
+    else:
+        assert err.trace is None
+
+
+def test_a_chain_towards_a_finite_processing_time_runs_to_the_end():
+    # 1000 ms steps to 20_000: 19 chained firings, far past the budget of 5, and finite
+    result = _chain_job(_NextMs(step=1000), budget=5).execute(until_processing_time=20_000)
+    assert [r.value for r in result.outputs["out"]] == list(range(1100, 20_001, 1000))
+
+
+def test_a_chain_that_ends_before_max_finishes_within_the_budget():
+    # fires 101 (registered by the element), then 102..105: 4 chained firings
+    result = _chain_job(_NextMs(stop_after=5), budget=4).execute(until_processing_time=wv.MAX)
+    assert [r.value for r in result.outputs["out"]] == [101, 102, 103, 104, 105]
+    with pytest.raises(TimerLoopError, match=r"fired 3 processing-time timers .* \(at 105\)"):
+        _chain_job(_NextMs(stop_after=5), budget=3).execute(until_processing_time=wv.MAX)
+
+
+def _global_processing(trigger, budget: int):
+    env = wv.StreamExecutionEnvironment().set_timer_firing_budget(budget)
+    (
+        env.from_collection([("A", 500), ("A", 700)], arrival_times=[0, 1500])
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.GlobalWindows.create())
+        .trigger(trigger)
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .sink_to("out")
+    )
+    return env
+
+
+def test_continuous_processing_time_trigger_on_global_windows_to_max_stops():
+    with pytest.raises(TimerLoopError) as info:
+        _global_processing(wv.ContinuousProcessingTimeTrigger.of(1000), budget=3).execute(
+            until_processing_time=wv.MAX
+        )
+    err = info.value
+    # 1000 fires (registered by the first element) before 700 arrives at 1500; 2000 was
+    # registered at 1000, before the advance to MAX; then 3000, 4000, 5000 are chained
+    assert str(err).startswith(
+        "timer loop in operator 'window': trigger ContinuousProcessingTimeTrigger(1000) fired "
+        "3 processing-time timers of key 'A', window GlobalWindow in one advance of the "
+        "processing time to MAX, each registered by an earlier firing of the same advance, "
+        "and the next one (at 6000) is due too"
+    )
+    assert str(err).endswith("(now 3 firings per key and window in one advance).")
+    assert (err.domain, err.key, err.timestamp) == ("processing", "A", 6000)
+    assert err.namespace is wv.windows.GLOBAL_WINDOW
+    outputs = [(r.value, r.processing_time) for r in err.partial_result.outputs["out"]]
+    assert outputs == [(("A", 500), 1000)] + [(("A", 1200), t) for t in (2000, 3000, 4000, 5000)]
+
+
+class _CreepProcessing(wv.windows.Trigger):
+    """A user trigger that fires at every processing-time timer and registers the next one
+    1 ms later."""
+
+    def on_element(self, element, timestamp, window, ctx):
+        ctx.register_processing_time_timer(ctx.get_current_processing_time() + 1)
+        return wv.windows.TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx):
+        ctx.register_processing_time_timer(time + 1)
+        return wv.windows.TriggerResult.FIRE
+
+    def __repr__(self) -> str:
+        return "CreepProcessing()"
+
+
+def test_a_user_trigger_chaining_processing_time_timers_to_max_stops():
+    with pytest.raises(TimerLoopError) as info:
+        _global_processing(_CreepProcessing(), budget=4).execute(until_processing_time=wv.MAX)
+    err = info.value
+    # 1..1500 fire before the second element arrives at 1500 (one per step of the clock,
+    # which the budget of a finite advance does not count); 1501 (registered before the
+    # advance to MAX), then 1502..1505 chained; 1506 refused
+    assert str(err).startswith(
+        "timer loop in operator 'window': trigger CreepProcessing() fired 4 processing-time "
+        "timers of key 'A', window GlobalWindow in one advance of the processing time to MAX"
+    )
+    assert (err.key, err.timestamp) == ("A", 1506)
+    assert len(err.partial_result.outputs["out"]) == 1505
+
+
+class _CoNextMs(wv.KeyedCoProcessFunction):
+    def process_element1(self, value, ctx, out):
+        ctx.timer_service().register_processing_time_timer(1000)
+
+    def process_element2(self, value, ctx, out):
+        pass
+
+    def on_timer(self, timestamp, ctx, out):
+        out.collect(timestamp)
+        ctx.timer_service().register_processing_time_timer(timestamp + 1000)
+
+
+def test_a_keyed_co_process_function_chaining_timers_to_max_stops():
+    env = wv.StreamExecutionEnvironment().set_timer_firing_budget(2)
+    a = env.from_collection([("A", 1)], arrival_times=[0])
+    b = env.from_collection([("A", 2)], arrival_times=[0])
+    a.connect(b).key_by(lambda e: e[0], lambda e: e[0]).process(_CoNextMs()).sink_to("out")
+    with pytest.raises(TimerLoopError) as info:
+        env.execute(until_processing_time=wv.MAX)
+    assert str(info.value).startswith(
+        "timer loop in operator 'co_process': _CoNextMs.on_timer fired 2 processing-time "
+        "timers of key 'A' in one advance of the processing time to MAX"
+    )
+    assert info.value.timestamp == 4000
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [1000, 2000, 3000]
+
+
+# -- issue 28: a process function's return value, and filter's, are checked ------------------
+
+
+class _ReturningWindow(wv.ProcessWindowFunction):
+    """Returns its results instead of collecting them."""
+
+    def process(self, key, context, elements, out):
+        return [e["n"] for e in elements]
+
+
+@pytest.mark.parametrize("evictor", [False, True])
+def test_a_process_window_function_returning_its_results_is_refused(evictor: bool):
+    data = [{"k": "A", "ts": t, "n": n} for t, n in ((500, 1), (600, 2), (5500, 4))]
+    env = wv.StreamExecutionEnvironment()
+    windowed = (
+        env.from_collection(data, arrival_times=[0, 10, 30])
+        .assign_timestamps_and_watermarks(bounded(0, lambda e: e["ts"]))
+        .key_by(lambda e: e["k"])
+        .window(wv.TumblingEventTimeWindows.of(1000))
+    )
+    if evictor:
+        windowed = windowed.evictor(wv.CountEvictor.of(5))
+    windowed.process(_ReturningWindow()).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    err = info.value
+    # the periodic watermark 5499 fires [0, 1000) (no record is being processed then)
+    assert str(err) == (
+        "_ReturningWindow.process in operator 'window' returned a value when window "
+        "[0, 1000) fired, which Flink never reads: got [1, 2]; key 'A' (expected "
+        "None: results go through the collector, out.collect(result) for each, as Flink's "
+        "process methods return void)"
+    )
+    assert (err.function, err.key, err.index) == ("_ReturningWindow.process", "A", None)
+    assert err.partial_result.outputs["out"] == []
+    assert err.trace[-1].kind == "error"
+
+
+def test_a_window_function_of_apply_returning_a_value_is_refused():
+    env, stream = _keyed([("A", 500), ("A", 1500)], [0, 100])
+    stream.window(wv.TumblingEventTimeWindows.of(1000)).apply(
+        lambda key, window, elements, out: len(elements)
+    ).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value).startswith(
+        "apply function <lambda> in operator 'window' returned a value when window [0, 1000) "
+        "fired, which Flink never reads: got 1; key 'A' (expected None: results go "
+        "through the collector"
+    )
+
+
+class _ReturningProcess(wv.KeyedProcessFunction):
+    def process_element(self, value, ctx, out):
+        out.collect(value)
+        if value[1] > 1000:
+            return value
+
+
+class _ReturningTimer(wv.KeyedProcessFunction):
+    def process_element(self, value, ctx, out):
+        ctx.timer_service().register_event_time_timer(value[1])
+
+    def on_timer(self, timestamp, ctx, out):
+        return timestamp
+
+
+def test_a_keyed_process_function_returning_a_value_is_refused():
+    env, stream = _keyed()
+    stream.process(_ReturningProcess()).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value) == (
+        "_ReturningProcess.process_element in operator 'process' returned a value, which "
+        "Flink never reads: got ('A', 1500); record 1; key 'A'; value ('A', 1500) (expected "
+        "None: results go through the collector, out.collect(result) for each, as Flink's "
+        "process methods return void)"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 500), ("A", 1500)]
+
+    env, stream = _keyed()
+    stream.process(_ReturningTimer()).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value).startswith(
+        "_ReturningTimer.on_timer in operator 'process' returned a value when its event-time "
+        "timer at 500 fired, which Flink never reads: got 500; key 'A' (expected None"
+    )
+
+
+class _ReturningCo(wv.CoProcessFunction):
+    def process_element1(self, value, ctx, out):
+        out.collect(value)
+
+    def process_element2(self, value, ctx, out):
+        return [value]
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_a_co_process_function_returning_a_value_is_refused(keyed: bool):
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([("A", 1)], arrival_times=[0])
+    b = env.from_collection([("A", 2)], arrival_times=[5])
+    connected = a.connect(b)
+    if keyed:
+        connected = connected.key_by(lambda e: e[0], lambda e: e[0])
+    function = type("_ReturningKeyedCo", (wv.KeyedCoProcessFunction,), dict(vars(_ReturningCo)))
+    connected.process(function() if keyed else _ReturningCo()).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    name = "_ReturningKeyedCo" if keyed else "_ReturningCo"
+    key = "; key 'A'" if keyed else ""
+    assert str(info.value).startswith(
+        f"{name}.process_element2 in operator 'co_process' returned a value, which Flink "
+        f"never reads: got [('A', 2)]; record 0{key}; value ('A', 2) (expected None"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [("A", 1)]
+
+
+@pytest.mark.parametrize(
+    ("fn", "result"),
+    [
+        (lambda e: "no", "'no'"),
+        (lambda e: print(end=""), "None"),
+        (lambda e: 1, "1"),
+        (lambda e: [e], "[2]"),
+    ],
+)
+def test_a_filter_returning_no_boolean_is_refused(fn, result):
+    env = wv.StreamExecutionEnvironment()
+    env.from_collection([1, 2, 3]).filter(lambda e: e == 1 or fn(e)).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value) == (
+        f"filter in operator 'filter' returned no boolean: got {result}; record 1; value 2 "
+        "(expected True to keep the record or False to drop it (Flink's FilterFunction "
+        "returns a boolean), e.g. lambda e: e['n'] > 0)"
+    )
+    assert (info.value.index, info.value.record) == (1, 2)
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [1]
+
+
+def test_a_filter_takes_python_and_numpy_booleans():
+    np = pytest.importorskip("numpy")
+    env = wv.StreamExecutionEnvironment()
+    numbers = env.from_collection([1, 2, 3, 4])
+    numbers.filter(lambda e: np.int64(e) % 2 == 0).sink_to("numpy")
+    numbers.filter(lambda e: e > 2).sink_to("python")
+    result = env.execute()
+    assert [r.value for r in result.outputs["numpy"]] == [2, 4]
+    assert [r.value for r in result.outputs["python"]] == [3, 4]
+
+
+# -- issue 28: the edges ------------------------------------------------------------------------
+
+
+def _window_trace():
+    env, stream = _keyed([("A", 500), ("A", 1500)], [0, 100])
+    stream.window(wv.TumblingEventTimeWindows.of(1000)).reduce(lambda a, b: a).sink_to("out")
+    return env.execute().trace
+
+
+@pytest.mark.parametrize(
+    ("window", "what"),
+    [
+        ("0-1000", "a str"),
+        ((0,), "a 1-item tuple"),
+        ([0, 1000, 2000], "a 3-item list"),
+        (1000, "a int"),
+    ],
+)
+def test_a_window_filter_that_is_no_window_is_refused(window, what):
+    trace = _window_trace()
+    with pytest.raises(ArgumentTypeError) as info:
+        trace.where(window=window)
+    assert str(info.value) == (
+        f"field 'window', value {window!r}: {what} is no window (expected a TimeWindow, a "
+        "(start, end) pair of ints such as (0, 1000) or wv.TimeWindow(0, 1000), GLOBAL_WINDOW "
+        "or None)"
+    )
+    with pytest.raises(ArgumentTypeError):
+        trace.records("fired", window=window)
+    # what is expected selects the window
+    fired = [(r.kind, r.window) for r in trace.where(kind="fired", window=(0, 1000))]
+    assert fired == [("fired", wv.TimeWindow(0, 1000))]
+
+
+def _tampered(tmp_path, change):
+    path = tmp_path / "trace.parquet"
+    _window_trace().save(path)
+    table = pq.read_table(path)
+    columns = change(table)
+    pq.write_table(table.from_pydict(columns, schema=table.schema), path)
+    return path
+
+
+def test_load_trace_refuses_swapped_window_bounds(tmp_path):
+    def swap(table):
+        columns = table.to_pydict()
+        columns["window_start"], columns["window_end"] = (
+            columns["window_end"],
+            columns["window_start"],
+        )
+        return columns
+
+    path = _tampered(tmp_path, swap)
+    columns = pq.read_table(path).to_pydict()
+    row = next(i for i, s in enumerate(columns["window_start"]) if s is not None)
+    with pytest.raises(wv.errors.TraceFileError) as info:
+        wv.load_trace(path)
+    assert str(info.value) == (
+        f"{path}: damaged trace file: record {row}: field 'window_end' value 0 is not after "
+        "window_start 1000 (expected window_start < window_end: a time window [start, end) "
+        "of positive size, end - start in Java's long arithmetic)"
+    )
+
+
+def test_load_trace_keeps_a_window_wrapped_past_max(tmp_path):
+    # Flink's TumblingEventTimeWindows.of(1000) puts MAX - 5 into [MAX - 807, MAX + 193),
+    # whose end wraps to MIN + 192 in Java's long: a window of size 1000, not swapped
+    env, stream = _keyed([("A", wv.MAX - 5)], [0])
+    stream.window(wv.TumblingEventTimeWindows.of(1000)).reduce(lambda a, b: a).sink_to("out")
+    trace = env.execute().trace
+    path = tmp_path / "wrapped.parquet"
+    trace.save(path)
+    windows = {r.window for r in wv.load_trace(path) if r.window is not None}
+    assert windows == {wv.TimeWindow(wv.MAX - 807, wv.MIN + 192)}
+
+
+@pytest.mark.parametrize("seq", ["reversed", "zero"])
+def test_load_trace_refuses_a_seq_that_does_not_increase(tmp_path, seq):
+    n = len(_window_trace())
+
+    def renumber(table):
+        columns = table.to_pydict()
+        columns["seq"] = list(range(n - 1, -1, -1)) if seq == "reversed" else [0] * n
+        return columns
+
+    path = _tampered(tmp_path, renumber)
+    value, previous = (n - 2, n - 1) if seq == "reversed" else (0, 0)
+    with pytest.raises(wv.errors.TraceFileError) as info:
+        wv.load_trace(path)
+    assert str(info.value) == (
+        f"{path}: damaged trace file: record 1: field 'seq' value {value} is not greater "
+        f"than record 0's {previous} (expected seq to increase from record to record, as a "
+        "trace numbers them)"
+    )
+
+
+@pytest.mark.parametrize("size", [-5, dt.timedelta(milliseconds=-1)])
+def test_a_negative_time_evictor_size_is_refused_as_a_negative_count_is(size):
+    with pytest.raises(InputError) as info:
+        wv.TimeEvictor.of(size)
+    assert str(info.value) == (
+        f"field 'evictor window size', value {size!r}: TimeEvictor window size must be at "
+        "least 0: a negative size evicts every element (expected an int >= 0 (ms) or a "
+        "timedelta that is not negative)"
+    )
+    with pytest.raises(InputError, match="CountEvictor max_count must be at least 0"):
+        wv.CountEvictor.of(-1)
+    assert wv.TimeEvictor.of(0).window_size == 0
+
+
+def test_a_conformance_trigger_step_with_a_window_that_ends_before_it_starts_is_refused(
+    tmp_path,
+):
+    from winviz.conformance import TranscriptError, check_transcript, load
+
+    path = tmp_path / "backwards.yaml"
+    path.write_text(
+        "name: backwards\noperator: {kind: trigger, trigger: {type: event_time}}\nsteps:\n"
+        "  - {element: {value: 1, ts: 3}, window: [5, 2], expect_result: CONTINUE}\n"
+    )
+    with pytest.raises(TranscriptError) as info:
+        check_transcript(load(path))
+    assert str(info.value) == (
+        f"{path}: step 0: window: window [5, 2]: end 2 is not after start 5 (expected "
+        "[start, end] with start < end: a window of positive size, end - start in Java's long "
+        "arithmetic)"
+    )
+    # a window wrapped past MAX has a positive size in Java's long arithmetic
+    path.write_text(
+        "name: wrapped\noperator: {kind: trigger, trigger: {type: event_time}}\nsteps:\n"
+        "  - {element: {value: 1, ts: 3}, window: [9223372036854775000, "
+        "-9223372036854775616], expect_result: FIRE}\n"
+    )
+    check_transcript(load(path))
+
+
+def test_a_transcript_of_nested_yaml_aliases_is_refused_before_it_grows(tmp_path):
+    from winviz.conformance import TranscriptError, load
+
+    lines = ["name: laughs", "operator: {kind: valve, channels: 2}", "l0: &l0 [x, x, x, x, x]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 5)}]" for i in range(1, 30)]
+    path = tmp_path / "laughs.yaml"
+    path.write_text("\n".join([*lines, "steps: [*l29]"]) + "\n")
+    # 5**30 nodes once expanded (about 9·10^20): refused from the node graph, at once, at
+    # l7 (1 + 5 * (1 + 5 * (… (1 + 5 * 6)))) = 488281 nodes)
+    with pytest.raises(TranscriptError) as info:
+        load(path)
+    assert str(info.value) == (
+        f"{path}: line 10: this value expands to 488281 YAML nodes through its aliases "
+        "(*name), more than the 100000 a transcript may hold (expected a transcript written "
+        "out, or aliases that expand to a few nodes; nested aliases grow exponentially)"
+    )
+    path.write_text("name: self\noperator: {kind: valve, channels: 2}\nsteps: &s [1, *s]\n")
+    with pytest.raises(TranscriptError, match=r"line 3: this value contains itself through"):
+        load(path)
+    # a few aliases are fine
+    path.write_text(
+        "name: few\noperator: {kind: valve, channels: 1}\n"
+        "steps:\n  - &w {channel: 0, watermark: 5}\n  - *w\n"
+    )
+    assert load(path)["steps"] == [{"channel": 0, "watermark": 5}] * 2
+
+
+@pytest.mark.parametrize(
+    ("cuts", "error", "value", "message"),
+    [
+        (3, ArgumentTypeError, 3, "at_records takes the cuts of the checkpoints, several "),
+        ("38", ArgumentTypeError, "38", "at_records takes the cuts of the checkpoints, several "),
+        ([3, "8"], ArgumentTypeError, "8", "each checkpoint cut is a record count"),
+        ([True], ArgumentTypeError, True, "each checkpoint cut is a record count"),
+        ([3, -1], InputError, -1, "each checkpoint cut is a record count"),
+    ],
+)
+def test_enable_checkpointing_at_records_says_what_it_takes(cuts, error, value, message):
+    with pytest.raises(error) as info:
+        wv.StreamExecutionEnvironment().enable_checkpointing(at_records=cuts)
+    assert type(info.value) is error
+    assert str(info.value).startswith(f"field 'at_records', value {value!r}: {message}")
+    assert str(info.value).endswith(
+        "(expected a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8])"
+    )
+    config = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=range(8, 2, -5))
+    assert config.checkpoint_config.at_records == (3, 8)
+
+
+def test_seattle_temps_refuses_a_mean_delay_that_would_arrive_after_max():
+    from winviz.datasets import seattle_temps
+
+    with pytest.raises(InputError) as info:
+        seattle_temps(mean_delay=wv.MAX)
+    assert str(info.value) == (
+        "record 2, field 'mean_delay': seattle-temps.csv, line 4: the reading at ts "
+        "1262340000000 would arrive 9707558652627570688 ms later, after MAX (Long.MAX_VALUE): "
+        "mean_delay MAX is too large (expected a mean_delay that keeps every arrival time "
+        "(ts + delay) within Java's long range, e.g. the default 2000 ms)"
+    )
+    # a large delay that stays within the long range is kept as it is
+    rows = seattle_temps(mean_delay=wv.MAX // 10**6, limit=3)
+    assert [r["arrival_time"] for r in rows] == [2770527963854, 4871575191921, 10969898652627]
+
+
+def test_continuous_event_time_trigger_wraps_its_next_fire_time_as_java_longs_do():
+    # Flink 2.3's ContinuousEventTimeTrigger: next = Math.min(time + interval, maxTimestamp)
+    # in long arithmetic. Interval 2**62 on GlobalWindows, an element at 2**62 + 5: start =
+    # 2**62 and 2**62 + 2**62 wraps to MIN, so the fire-time timer is at MIN (not MAX). At
+    # the watermark 2**62 + 4 it fires, registers MIN + 2**62 = -2**62 (due), then 0, 2**62,
+    # MIN + … again: the chain cycles for ever, as in Flink (the single-step result is
+    # checked on real Flink: tests/conformance/flinkdiff_continuous_event_time_next_fire_
+    # wraps_past_max.yaml); winviz's firing budget stops it
+    env = wv.StreamExecutionEnvironment().set_timer_firing_budget(6)
+    (
+        env.from_collection([("A", 2**62 + 5)], arrival_times=[0])
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.GlobalWindows.create())
+        .trigger(wv.ContinuousEventTimeTrigger.of(2**62))
+        .reduce(lambda a, b: a)
+        .sink_to("out")
+    )
+    with pytest.raises(TimerLoopError) as info:
+        env.execute()
+    err = info.value
+    assert str(err).startswith(
+        "timer loop in operator 'window': trigger ContinuousEventTimeTrigger(4611686018427387904) "
+        "fired 6 event-time timers of key 'A', window GlobalWindow in one advance of the "
+        "watermark to 4611686018427387908, each registered by an earlier firing of the same "
+        "advance, and the next one (at 4611686018427387904) is due too"
+    )
+    cycle = [wv.MIN, -(2**62), 0, 2**62]
+    registered = [r.ts for r in err.trace.records("timer_registered")]
+    assert registered == [wv.MAX, *cycle, *cycle]  # the element: max timestamp, then MIN
+    fired = [r.ts for r in err.trace.records("timer_fired")]
+    assert fired == [*cycle, *cycle[:3]]
+    assert err.partial_result.outputs["out"] == [(("A", 2**62 + 5), wv.MAX, 0)] * 7
+
+
+def test_the_continuous_triggers_share_the_wrapping_next_fire_time():
+    from winviz.windows.triggers import next_fire_time
+
+    window = wv.TimeWindow(0, 10_000)
+    assert next_fire_time(2_000, 1_000, window) == 3_000
+    assert next_fire_time(9_500, 1_000, window) == 9_999  # capped at the max timestamp
+    # Java: (MAX - 807) + 1000 wraps to MIN + 192, below GlobalWindow's max timestamp MAX
+    assert next_fire_time(wv.MAX - 807, 1_000, wv.GLOBAL_WINDOW) == wv.MIN + 192
+
+
+class _ReturningJoin(wv.ProcessJoinFunction):
+    def process_element(self, left, right, ctx, out):
+        return (left, right)
+
+
+def test_a_process_join_function_returning_its_pair_is_refused():
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([("A", 500)], arrival_times=[0]).assign_timestamps_and_watermarks(
+        bounded(0)
+    )
+    b = env.from_collection([("A", 600)], arrival_times=[10]).assign_timestamps_and_watermarks(
+        bounded(0)
+    )
+    a.key_by(lambda e: e[0]).interval_join(b.key_by(lambda e: e[0])).between(0, 200).process(
+        _ReturningJoin()
+    ).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value).startswith(
+        "_ReturningJoin.process_element in operator 'interval_join' returned a value when "
+        "joining ('A', 500) with ('A', 600), which Flink never reads: got (('A', 500), "
+        "('A', 600)); record 0; key 'A' (expected None: results go through the collector"
+    )

@@ -571,3 +571,29 @@ def test_an_update_names_its_stages() -> None:
     assert all(v >= 0 for v in [*ex.last_stages.wall.values(), *ex.last_stages.cpu.values()])
     ex.controls["bound"].value = 500
     assert list(ex.last_stages.wall) == ["engine", "spec", "widget", "at_t"]
+
+
+def test_save_html_writes_an_explorer_as_its_lesson_page_shows_it(tmp_path) -> None:
+    """``wv.save_html(explorer, path)`` (issue 28): the explorer element ``make lessons``
+    writes for it (``lessons.explorer_html``), its runs precomputed on the slider grid, on
+    a self-contained page with the strict policy; a value that is neither a chart nor an
+    explorer is refused."""
+    from winviz.viz import grid, pages
+    from winviz.viz.lessons import explorer_html
+
+    ex = explore(Recorder(), RECORDS, bound=[0, 500, 1000], size=[2000, 5000], charts=("timeline",))
+    ex.set(bound=500)
+    path = wv.save_html(ex, tmp_path / "explorer.html", title="bounds <explored>")
+    page = path.read_text(encoding="utf-8")
+    assert pages.check_page(page) == []
+    assert "<title>bounds &lt;explored&gt;</title>" in page
+    payload = grid.export_grid(ex).payload()
+    markup, size = explorer_html({"text/plain": repr(ex)}, payload, grid.MAX_BYTES)
+    assert markup in page and size > 0
+    (block,) = pages.data_blocks(page, pages.EXPLORER_CLASS)
+    assert json.loads(block) == payload
+    assert payload["combinations"] == len(payload["runs"]) == 3 * 2
+    assert [c["labels"] for c in payload["controls"]] == [["0", "500", "1000"], ["2000", "5000"]]
+    assert ex.values == {"bound": 500, "size": 5000}
+    with pytest.raises(wv.errors.ArgumentTypeError, match="save_html writes a chart or an"):
+        wv.save_html("timeline", tmp_path / "no.html")

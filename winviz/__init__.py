@@ -5,6 +5,7 @@ strategies, window assigners, triggers, evictors, functions, the trace, time hel
 key-group rules.
 """
 
+from winviz.batch_execution import RuntimeExecutionMode
 from winviz.checkpoints import CheckpointConfig, CompletedCheckpoint, Restore
 from winviz.datastream import (
     ConnectedStreams,
@@ -14,8 +15,10 @@ from winviz.datastream import (
     WindowedStream,
 )
 from winviz.errors import (
+    AlignmentStallError,
     DamagedSnapshotError,
     FunctionNotSerializableError,
+    FunctionResultError,
     IllegalStateError,
     InputError,
     SnapshotMismatchError,
@@ -27,16 +30,27 @@ from winviz.errors import (
 )
 from winviz.functions import (
     AggregateFunction,
+    CoGroupFunction,
     Collector,
     CoProcessFunction,
     CountAggregate,
+    FlatJoinFunction,
+    JoinFunction,
     KeyedCoProcessFunction,
     KeyedProcessFunction,
     OutputTag,
+    ProcessJoinFunction,
     ProcessWindowFunction,
     ReduceFunction,
     SumAggregate,
     TimeDomain,
+)
+from winviz.joins import (
+    CoGroupedStreams,
+    IntervalJoin,
+    IntervalJoined,
+    JoinedStreams,
+    TaggedUnion,
 )
 from winviz.keygroups import (
     assign_key_to_subtask,

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError
-from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms
+from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, format_ms
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -199,6 +199,16 @@ def seattle_temps(
                     "seattle-temps.csv", line_no, "temp", row["temp"], "a finite number"
                 )
             delay = round(rnd.expovariate(1 / mean_delay)) if mean_delay > 0 else 0
+            if ts + delay > MAX:  # a processing time is a Java long, as every time
+                raise InputError(
+                    f"seattle-temps.csv, line {line_no}: the reading at ts {ts} would arrive "
+                    f"{delay} ms later, after MAX (Long.MAX_VALUE): mean_delay "
+                    f"{format_ms(mean_delay)} is too large",
+                    index=len(rows),
+                    field="mean_delay",
+                    expected="a mean_delay that keeps every arrival time (ts + delay) within "
+                    "Java's long range, e.g. the default 2000 ms",
+                )
             rows.append({"ts": ts, "temp": temp, "arrival_time": ts + delay})
     rows.sort(key=lambda r: r["arrival_time"])
     return rows

@@ -24,12 +24,15 @@ Parallelism (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``,
 from __future__ import annotations
 
 import copy
+import numbers
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from itertools import islice
 from operator import le
 from typing import Any
 
+from winviz.alignment import DEFAULT_BUFFER_SIZE, check_buffer_size
+from winviz.batch_execution import RuntimeExecutionMode, runtime_mode
 from winviz.checkpoints import CheckpointConfig
 from winviz.collector import paused
 from winviz.copies import all_immutable, copy_record
@@ -93,6 +96,19 @@ class StreamExecutionEnvironment:
         self.parallelism = 1
         self.max_parallelism: int | None = None
         self.timer_firing_budget = DEFAULT_FIRING_BUDGET
+        self.watermark_alignment_buffer_size = DEFAULT_BUFFER_SIZE
+        self.runtime_mode = RuntimeExecutionMode.STREAMING
+
+    def set_runtime_mode(self, mode: RuntimeExecutionMode | str) -> StreamExecutionEnvironment:
+        """Flink's ``env.setRuntimeMode``: STREAMING (the default), BATCH, or AUTOMATIC (BATCH
+        when every source is bounded, which every winviz source is). In BATCH a keyed operator
+        gets its records grouped by key and sorted by timestamp, with no watermarks but MAX at
+        the end of each key (``winviz.batch_execution``)."""
+        self.runtime_mode = runtime_mode(mode)
+        return self
+
+    def get_runtime_mode(self) -> RuntimeExecutionMode:
+        return self.runtime_mode
 
     def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
         """Flink's ``env.setParallelism``: the parallelism of every operator that sets none
@@ -185,7 +201,14 @@ class StreamExecutionEnvironment:
         ms = None if interval is None else duration_ms(interval, what="checkpoint interval")
         if ms is not None and ms <= 0:
             raise InputError("checkpoint interval must be > 0", field="interval", value=ms)
-        self.checkpoint_config = CheckpointConfig(ms, tuple(sorted(set(at_records))))
+        self.checkpoint_config = CheckpointConfig(ms, _record_cuts(at_records))
+        return self
+
+    def set_watermark_alignment_buffer_size(self, size: int) -> StreamExecutionEnvironment:
+        """Flink 2.3's ``pipeline.watermark-alignment.buffer-size`` (3 by default): how many
+        update intervals' samples of a watermark alignment checks behind the latest; 0 checks
+        the latest watermark (Flink before 2.3). See ``winviz.alignment``."""
+        self.watermark_alignment_buffer_size = check_buffer_size(size)
         return self
 
     def set_auto_watermark_interval(self, interval: Any) -> StreamExecutionEnvironment:
@@ -462,6 +485,32 @@ class StreamExecutionEnvironment:
         return runtime.run(until)
 
 
+def _record_cuts(at_records: Any) -> tuple[int, ...]:
+    """``enable_checkpointing(at_records=...)``: several record counts (a list, a tuple, a
+    range), each an int >= 0, sorted and without repeats; one bare count, a str or a bool is
+    refused, saying what is expected."""
+    expected = "a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8]"
+    if isinstance(at_records, (str, bytes, numbers.Number)) or not isinstance(at_records, Iterable):
+        raise ArgumentTypeError(
+            "at_records takes the cuts of the checkpoints, several record counts",
+            field="at_records",
+            value=at_records,
+            expected=expected,
+        )
+    cuts = []
+    for n in at_records:
+        wrong_type = isinstance(n, bool) or not isinstance(n, numbers.Integral)
+        if wrong_type or n < 0:
+            raise (ArgumentTypeError if wrong_type else InputError)(
+                "each checkpoint cut is a record count",
+                field="at_records",
+                value=n,
+                expected=expected,
+            )
+        cuts.append(int(n))
+    return tuple(sorted(set(cuts)))
+
+
 class DataStream:
     """A stream of records (Flink's ``DataStream`` / ``SingleOutputStreamOperator``)."""
 
@@ -542,6 +591,20 @@ class DataStream:
                 "connect needs a DataStream of the same environment", field="other", value=other
             )
         return ConnectedStreams(self, other)
+
+    def join(self, other: DataStream) -> Any:
+        """Flink's window join: ``.where(k1).equal_to(k2).window(assigner).apply(fn)`` (see
+        ``winviz.joins``; built over the window operator, as Flink builds it)."""
+        from winviz.joins import JoinedStreams
+
+        return JoinedStreams(self, other)
+
+    def co_group(self, other: DataStream) -> Any:
+        """Flink's window coGroup: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``
+        with a ``CoGroupFunction`` (see ``winviz.joins``)."""
+        from winviz.joins import CoGroupedStreams
+
+        return CoGroupedStreams(self, other)
 
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
         return self._then(MapSpec(_function(fn, "map", "fn", "a function of one record")), "map")
@@ -639,6 +702,20 @@ class KeyedStream:
 
     def window(self, assigner: WindowAssigner) -> WindowedStream:
         return WindowedStream(self.stream, self.key_selector, assigner)
+
+    def interval_join(self, other: KeyedStream) -> Any:
+        """Flink's ``KeyedStream.intervalJoin``: join with another keyed stream on event time,
+        ``.between(lower, upper).process(ProcessJoinFunction)`` (see ``winviz.joins``)."""
+        from winviz.joins import IntervalJoin
+
+        if not isinstance(other, KeyedStream):
+            raise ArgumentTypeError(
+                "interval_join takes a KeyedStream",
+                field="other",
+                value=other,
+                expected="a KeyedStream, e.g. other.key_by(lambda e: e['user'])",
+            )
+        return IntervalJoin(self, other)
 
     def reduce(self, fn: Callable[[Any, Any], Any]) -> DataStream:
         """A rolling reduce per key (no windows)."""

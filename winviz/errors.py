@@ -120,6 +120,35 @@ class FunctionResultError(WinvizError, TypeError):
         return "; ".join(parts) + f" (expected {self.expected})"
 
 
+def returned_value_error(
+    function: str,
+    operator: str,
+    value: Any,
+    *,
+    when: str = "",
+    key: Any = None,
+    index: int | None = None,
+    record: Any = ...,
+) -> FunctionResultError:
+    """A process function (``ProcessWindowFunction.process``, a ``WindowFunction`` of
+    ``apply``, ``KeyedProcessFunction.process_element`` / ``on_timer``, a
+    ``(Keyed)CoProcessFunction``) returned something other than None. In Flink these methods
+    are ``void``: results go only through the ``Collector``; winviz refuses the value rather
+    than drop it silently. ``when`` says what was being processed (e.g. " when window [0, 1000)
+    fired")."""
+    return FunctionResultError(
+        f"returned a value{when}, which Flink never reads",
+        function=function,
+        operator=operator,
+        value=value,
+        expected="None: results go through the collector, out.collect(result) for each, as "
+        "Flink's process methods return void",
+        index=index,
+        key=key,
+        record=record,
+    )
+
+
 class UserFunctionError(WinvizError, RuntimeError):
     """A user function raised: re-raised with the operator, key, window and record."""
 
@@ -205,3 +234,10 @@ class SnapshotMismatchError(SnapshotRestoreError):
 class DamagedSnapshotError(SnapshotRestoreError):
     """The snapshot is missing parts (an operator's state, a source position, a valve) or
     holds parts its operator cannot load; the message names the part."""
+
+
+class AlignmentStallError(WinvizError):
+    """Every record left is held back by watermark alignment and nothing can release it: the
+    group's minimum is held by a source (or partition) that sends no more watermarks. Real
+    Flink would wait forever here; ``with_idleness`` lets the quiet one be left out
+    (``winviz.alignment``)."""

@@ -9,6 +9,9 @@
   ``on_timer(timestamp, ctx, out)``: per-key logic with timers.
 * ``CoProcessFunction`` / ``KeyedCoProcessFunction`` — ``process_element1`` /
   ``process_element2`` for the two inputs of ``a.connect(b)`` (plus ``on_timer`` when keyed).
+* ``ProcessJoinFunction`` — ``process_element(left, right, ctx, out)`` per pair of an interval
+  join; ``JoinFunction`` / ``FlatJoinFunction`` / ``CoGroupFunction`` for window joins
+  (``winviz.joins``).
 
 Plain Python callables are accepted where Flink accepts a lambda (a reduce function, a key
 selector, a map function).
@@ -151,6 +154,49 @@ class KeyedCoProcessFunction(CoProcessFunction[IN, OUT]):
 
     def on_timer(self, timestamp: int, ctx: Any, out: Collector) -> None:
         """Called when a timer registered through ``ctx.timer_service()`` fires."""
+
+
+class ProcessJoinFunction(Generic[IN, OUT]):
+    """Flink's ``ProcessJoinFunction``: called by an interval join
+    (``a.key_by(k).interval_join(b.key_by(k)).between(lo, hi).process(fn)``) once per joined
+    pair, ``process_element(left, right, ctx, out)``. ``ctx.left_timestamp`` /
+    ``ctx.right_timestamp`` are the pair's timestamps, ``ctx.timestamp`` the output's (the larger
+    of the two); ``ctx.output(tag, value)`` writes to a side output at that timestamp."""
+
+    def open(self, ctx: Any) -> None:
+        """Called once before the first pair."""
+
+    def process_element(
+        self, left: Any, right: Any, ctx: Any, out: Collector
+    ) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class JoinFunction(Generic[IN, OUT]):
+    """Flink's ``JoinFunction`` of a window join: ``join(first, second)`` returns the one
+    record made of a pair of the window (a plain function ``(first, second)`` works too)."""
+
+    def join(self, first: Any, second: Any) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class FlatJoinFunction(Generic[IN, OUT]):
+    """Flink's ``FlatJoinFunction``: ``join(first, second, out)`` collects any number of
+    records per pair of a window join."""
+
+    def join(self, first: Any, second: Any, out: Collector) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+
+class CoGroupFunction(Generic[IN, OUT]):
+    """Flink's ``CoGroupFunction`` of a window coGroup: ``co_group(first, second, out)`` gets
+    the elements of both inputs in one window of one key (either list may be empty); a plain
+    function ``(first, second, out)`` works too."""
+
+    def co_group(
+        self, first: list[Any], second: list[Any], out: Collector
+    ) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
 
 
 class TimeDomain:

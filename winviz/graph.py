@@ -35,6 +35,7 @@ from winviz.functions import AggregateFunction, CoProcessFunction, KeyedProcessF
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch
 from winviz.operators.co_process import CoProcessOperator, KeyedCoProcessOperator
+from winviz.operators.interval_join import IntervalJoinOperator
 from winviz.operators.keyed_process import KeyedProcessOperator, RollingReduceFunction
 from winviz.operators.simple import (
     FilterOperator,
@@ -118,6 +119,10 @@ class OperatorSpec:
             "keep plain data in function objects and create locks, files or generators "
             "inside the function's methods"
         )
+
+    two_inputs: ClassVar[bool] = False
+    """True for a two-input operator (``connect``, an interval join): input ``k`` of the node
+    is its ``inputs[k]``, and records reach ``process_element1`` / ``process_element2``."""
 
     def key_selector_of(self, input_index: int) -> KeySelector | None:
         """The key selector records of input ``input_index`` are routed by (``key_by``)."""
@@ -293,6 +298,7 @@ class CoProcessSpec(OperatorSpec):
 
     kind: ClassVar[str] = "co_process"
     functions: ClassVar[tuple[str, ...]] = ("function", "key_selectors")
+    two_inputs: ClassVar[bool] = True
     function: CoProcessFunction
     key_selectors: tuple[KeySelector, KeySelector] | None = None
 
@@ -303,6 +309,40 @@ class CoProcessSpec(OperatorSpec):
         if self.key_selectors is None:
             return CoProcessOperator(ctx.name, self.function)
         return KeyedCoProcessOperator(ctx.name, *self.key_selectors, self.function)
+
+
+@dataclass(frozen=True)
+class IntervalJoinSpec(OperatorSpec):
+    """``a.key_by(k1).interval_join(b.key_by(k2)).between(lower, upper).process(function)``
+    (Flink's ``IntervalJoinOperator``; bounds as given, with their inclusiveness)."""
+
+    kind: ClassVar[str] = "interval_join"
+    functions: ClassVar[tuple[str, ...]] = ("key_selectors", "function")
+    two_inputs: ClassVar[bool] = True
+    key_selectors: tuple[KeySelector, KeySelector]
+    lower: int
+    upper: int
+    lower_inclusive: bool
+    upper_inclusive: bool
+    function: Any
+    left_late_tag: OutputTag | None = None
+    right_late_tag: OutputTag | None = None
+
+    def key_selector_of(self, input_index: int) -> KeySelector | None:
+        return self.key_selectors[input_index]
+
+    def build(self, ctx: BuildContext) -> StreamOperator:
+        return IntervalJoinOperator(
+            ctx.name,
+            *self.key_selectors,
+            self.lower,
+            self.upper,
+            self.lower_inclusive,
+            self.upper_inclusive,
+            self.function,
+            self.left_late_tag,
+            self.right_late_tag,
+        )
 
 
 @dataclass(frozen=True)

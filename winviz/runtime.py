@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from itertools import count, repeat
 from typing import Any
 
+from winviz import batch_execution
 from winviz.checkpoints import (
     CheckpointCoordinator,
     CompletedCheckpoint,
@@ -67,7 +68,6 @@ from winviz.errors import InputError
 from winviz.functions import OutputTag
 from winviz.graph import (
     BuildContext,
-    CoProcessSpec,
     Node,
     PartitionSpec,
     SourceSpec,
@@ -77,6 +77,7 @@ from winviz.graph import (
     WindowSpec,
 )
 from winviz.keygroups import KeyRule, compute_default_max_parallelism
+from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.batch import Batch
 from winviz.operators.chaining import chain_sources, install_kernel
@@ -100,6 +101,7 @@ from winviz.partitioners import (
     check_forward,
     default_partitioner,
 )
+from winviz.time import MAX
 from winviz.trace import Trace
 
 
@@ -262,6 +264,16 @@ class JobRuntime:
         self.env = env
         self.restore_from = restore_from
         """A snapshot to start from (``execute(restore_from=...)``), else None."""
+        self.batch = batch_execution.is_batch(
+            getattr(env, "runtime_mode", batch_execution.RuntimeExecutionMode.STREAMING)
+        )
+        """BATCH execution (``env.set_runtime_mode``; ``winviz.batch_execution``)."""
+        checkpoints = env.checkpoint_config is not None or fail_at or restore_from is not None
+        if self.batch and checkpoints:
+            raise batch_execution.UnsupportedOperationError(
+                "checkpoints, failures and restores are not supported in BATCH mode (Flink: "
+                "Checkpoints are not supported with sorted inputs in the BATCH runtime)"
+            )
         self.trace = Trace() if env.trace_enabled else None
         self.job = JobContext(trace=self.trace, timer_firing_budget=env.timer_firing_budget)
         self.result = JobExecutionResult(job_name, trace=self.trace, metrics=self.job.metrics)
@@ -329,6 +341,8 @@ class JobRuntime:
         self.job.now = start
         for g in self.generators:
             g.start(start)
+        if self.alignment is not None:
+            self.alignment.start(start)
 
     # -- building ---------------------------------------------------------------------------
 
@@ -426,7 +440,10 @@ class JobRuntime:
             names = [node.name] if par == 1 else [f"{node.name}#{i}" for i in range(par)]
             subs = [self._make(node, i, par, name) for i, name in enumerate(names)]
             for op in subs:  # (before anything upstream binds the operator's methods)
-                install_kernel(op, traced=self.trace is not None)
+                if self.batch:
+                    batch_execution.prepare(op)
+                else:
+                    install_kernel(op, traced=self.trace is not None)
             self.subtasks[node] = subs
             if subs[0].is_keyed:  # one key rule for all subtasks (winviz.keygroups.KeyRule)
                 rule = KeyRule(window_all=_is_window_all(node))
@@ -451,7 +468,7 @@ class JobRuntime:
                 for up, op in zip(self.subtasks[parent], subs, strict=True):
                     outputs[up].side_targets[node.side_of.id].append(op)
                 continue
-            if isinstance(node.spec, CoProcessSpec):
+            if node.spec.two_inputs:
                 inputs = [(k, [node.inputs[k]], node.spec.key_selector_of(k)) for k in (0, 1)]
             else:
                 inputs = [(0, node.inputs, node.spec.key_selector_of(0))] if node.inputs else []
@@ -463,6 +480,10 @@ class JobRuntime:
         if not self.sources:
             raise InputError("the job has no source (use env.from_collection or from_pandas)")
         chain_sources(self.order, lambda op: outputs[op].targets)
+        self.alignment: AlignedInput | None = None  # watermark alignment (aligned_input)
+        # (in BATCH no watermark is generated, so no reader ever reports: no alignment)
+        if AlignedInput.any_aligned(self.order) and not self.batch:
+            self.alignment = AlignedInput(self, {op: outputs[op].targets for op in self.order})
         for out in outputs.values():
             out.bind()
 
@@ -476,7 +497,7 @@ class JobRuntime:
         max_par: int,
     ) -> None:
         """Connect input ``k`` of every subtask of ``node`` to its upstream subtasks."""
-        two_inputs = isinstance(node.spec, CoProcessSpec)
+        two_inputs = node.spec.two_inputs
         par = len(subs)
         # Every downstream subtask has the same channels: edge by edge, one (forward: from
         # upstream subtask j) or one per upstream subtask; offsets[e] is edge e's first.
@@ -540,11 +561,25 @@ class JobRuntime:
             t = op.next_processing_timer()
             if t is not None and (due is None or t < due):
                 due = t
+        if self.alignment is not None and (t := self.alignment.next_due()) is not None:
+            due = t if due is None else min(due, t)
         return due
 
     def advance_clock(self, target: int) -> None:
         """Step the clock to ``target`` through everything due before or at it: at each due
         time, sources' periodic watermark emissions first, then operators' timers."""
+        if target == MAX and self.timer_owners:
+            # a chain of processing-time timers could run to MAX: count it as one advance
+            # (winviz.timers, the firing budget)
+            self.job.chain_watch = object()
+            try:
+                self._advance_clock(target)
+            finally:
+                self.job.chain_watch = None
+            return
+        self._advance_clock(target)
+
+    def _advance_clock(self, target: int) -> None:
         job, generators, keyed, next_due = self.job, self.generators, self.keyed, self._next_due
         while (due := next_due()) is not None and due <= target:
             now = job.now = max(due, job.now)
@@ -552,8 +587,12 @@ class JobRuntime:
                 if g.next_periodic is not None and g.next_periodic <= now:
                     g.next_periodic = now + g.interval
                     g.periodic_emit()
-                    if g.next_periodic < target:  # (else there is no period to skip)
+                    if self.alignment is not None:
+                        self.alignment.sync(g)
+                    elif g.next_periodic < target:  # (else there is no period to skip)
                         self._skip_quiet_periods(g, target)
+            if self.alignment is not None:  # reports, then announcements (aligned_input)
+                self.alignment.tick(now)
             for op in keyed:
                 op.advance_processing_time(now)
         if target > job.now:
@@ -678,6 +717,16 @@ class JobRuntime:
         job = self.job
         coordinator = self.coordinator
         checkpointing = coordinator.active
+        if self.alignment is not None:
+            if checkpointing or positions is not None:
+                raise InputError(
+                    "watermark alignment and checkpointing / restoring together are not "
+                    "supported by winviz (a held-back partition breaks the replay positions)",
+                    field="checkpointing",
+                    expected="a job with alignment and without enable_checkpointing / restore_from",
+                )
+            self.alignment.read()
+            return
         consumed = sum(src.position for src in self.sources)
         # Without processing-time timers, only advance_clock moves the next due time (the
         # generators' periodic emissions): until the clock reaches it, a record just sets it.

@@ -39,6 +39,17 @@ the backstop for user triggers and KeyedProcessFunctions; operators that can pro
 longer than the budget raise at its first firing (the WindowOperator does, for the continuous
 triggers). Timers registered before the advance never count: a watermark that fires a
 million windows at once is no loop.
+
+**Processing time to MAX.** The runtime moves the processing clock one due timer at a time, so
+a chain whose firings each register the next timer a little later (``t + 1`` in ``on_timer``,
+``ContinuousProcessingTimeTrigger`` on ``GlobalWindows``) is one firing per step and never
+meets the budget of a single step. Towards a finite time (an arrival, a finite
+``until_processing_time``) such a chain is finite, and runs to the end. With
+``execute(until_processing_time=MAX)`` it only ends at MAX, so while the runtime runs the
+clock to MAX (``JobContext.chain_watch``) the whole run to MAX is one advance for the budget:
+the firings of one key and namespace's timers registered during it count, and past the budget
+the run stops with ``TimerLoopError``. A real Flink job has no MAX to reach: it keeps firing
+such a chain for as long as it runs; the stop is winviz's guard, not Flink behaviour.
 """
 
 from __future__ import annotations
@@ -206,6 +217,10 @@ class InternalTimerService:
         """How many firings of timers registered during an advance one key and namespace
         may have in that advance (see the module docstring); ``key_context`` may provide
         ``timer_budget_error(timer, domain, now, budget)`` to name what loops."""
+        self.chain_watch: tuple[Any, int, dict[tuple[Any, Any], int]] | None = None
+        """While the job's clock runs to MAX (``clock.chain_watch`` set, see the module
+        docstring): (that watch, the registration number where it began, the chained firings
+        per key and namespace so far) — one advance for the firing budget."""
         self.fire_due_event_timers: Callable[[int], None] | None = None
         """A fused loop that fires the event-time timers due at a watermark exactly as
         ``advance_watermark``'s loop and ``target.on_event_time`` would, or None. The window
@@ -327,12 +342,19 @@ class InternalTimerService:
         seen: dict[Any, list[Any]] = {}
         before = queue._counter
         chained: dict[tuple[Any, Any], int] = {}
+        advance_to = now
+        watch = getattr(self.clock, "chain_watch", None)
+        if watch is not None:  # the clock runs to MAX: one advance for the budget
+            if self.chain_watch is None or self.chain_watch[0] is not watch:
+                self.chain_watch = (watch, before, chained)
+            _, before, chained = self.chain_watch
+            advance_to = MAX
         while True:
             ts = queue.peek_ts()
             if ts is None or ts > now:
                 return
             if queue.heap[0][1] > before:
-                self._count_chained(queue, chained, PROCESSING, now)
+                self._count_chained(queue, chained, PROCESSING, advance_to)
             timer = queue.poll()
             self.key_context.current_key = timer.key
             if self.on_change is not None:
@@ -409,25 +431,50 @@ class InternalTimerService:
 
 
 def budget_error(
-    operator: str, timer: InternalTimer, domain: str, now: int, budget: int, what: str = ""
+    operator: str,
+    timer: InternalTimer,
+    domain: str,
+    now: int,
+    budget: int,
+    what: str = "",
+    per: str = "namespace",
 ) -> TimerLoopError:
     """The ``TimerLoopError`` of a key and namespace whose firings went past the firing
-    budget of one advance; ``what`` names the code that registers the timers."""
+    budget of one advance; ``what`` names the code that registers the timers, ``per`` what
+    the namespace is ("window" for a window operator's)."""
     clock = "watermark" if domain == EVENT else "processing time"
     who = f"{what} " if what else ""
     whose = f"key {timer.key!r}"
-    if timer.namespace is not None:
+    if per == "window":
+        whose += f", window {timer.namespace}"
+    elif timer.namespace is not None:
         whose += f", namespace {timer.namespace!r}"
-    return TimerLoopError(
+    head = (
         f"timer loop in operator {operator!r}: {who}fired {budget} {domain}-time timers of "
-        f"{whose} in one advance of the {clock} to "
-        f"{format_ms(now)}, each registered by an earlier firing of the same advance, and the "
-        f"next one (at {format_ms(timer.timestamp)}) is due too: the chain may never end, and "
-        f"the {clock} cannot move on until it does. Real Flink keeps firing the same way (its "
-        "timer service fires every timer at or before the new time, including ones the "
-        "firings register), so the job would hang there. If the chain is meant to be this "
-        "long, raise the budget: env.set_timer_firing_budget(n) (now "
-        f"{budget} firings per key and namespace in one advance).",
+        f"{whose} in one advance of the {clock} to {format_ms(now)}, each registered by an "
+        f"earlier firing of the same advance, and the next one (at "
+        f"{format_ms(timer.timestamp)}) is due too: "
+    )
+    if domain == PROCESSING and now == MAX:
+        why = (
+            "with execute(until_processing_time=MAX) the simulated clock runs on to MAX, so "
+            "a chain that registers its next timer at every firing only ends there (about "
+            "as many firings as milliseconds to MAX, divided by its step). A real Flink job "
+            "keeps firing such a chain for as long as it runs; winviz stops it here (a winviz "
+            "guard, not Flink behaviour). Give until_processing_time a finite time (a chain "
+            "towards it runs to the end), stop the chain, or, if it is meant to be this long, "
+            "raise the budget: env.set_timer_firing_budget(n)"
+        )
+    else:
+        why = (
+            f"the chain may never end, and the {clock} cannot move on until it does. Real "
+            "Flink keeps firing the same way (its timer service fires every timer at or "
+            "before the new time, including ones the firings register), so the job would "
+            "hang there. If the chain is meant to be this long, raise the budget: "
+            "env.set_timer_firing_budget(n)"
+        )
+    return TimerLoopError(
+        f"{head}{why} (now {budget} firings per key and {per} in one advance).",
         operator=operator,
         domain=domain,
         key=user_key(timer.key),

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from winviz.alignment import DEFAULT_UPDATE_INTERVAL, WatermarkAlignmentParams
 from winviz.errors import ArgumentTypeError, InputError
 from winviz.time import MIN, duration_ms
 
@@ -165,6 +166,8 @@ class WatermarkStrategy:
     timestamp_assigner: Any = None
     idle_timeout: int | None = None
     name: str = "custom"
+    alignment: WatermarkAlignmentParams | None = None
+    """Set by ``with_watermark_alignment`` (``winviz.alignment``)."""
 
     @classmethod
     def for_bounded_out_of_orderness(cls, max_out_of_orderness: Any) -> WatermarkStrategy:
@@ -241,6 +244,20 @@ class WatermarkStrategy:
                 "idleness timeout must be > 0", field="idle_timeout", value=t, expected="> 0"
             )
         return replace(self, idle_timeout=t)
+
+    def with_watermark_alignment(
+        self, group: str, max_drift: Any, update_interval: Any = DEFAULT_UPDATE_INTERVAL
+    ) -> WatermarkStrategy:
+        """Flink's ``withWatermarkAlignment(group, maxAllowedWatermarkDrift,
+        updateInterval)``: a source read with this strategy pauses while its watermark is
+        more than ``max_drift`` ahead of the slowest source of ``group``, as last announced
+        (every ``update_interval`` ms of processing time, 1000 by default). Only a strategy
+        applied right after a source (``assign_timestamps_and_watermarks`` on
+        ``from_collection`` / ``from_partitions``, Flink's ``fromSource``) aligns; see
+        ``winviz.alignment``."""
+        return replace(
+            self, alignment=WatermarkAlignmentParams.of(group, max_drift, update_interval)
+        )
 
     def create_generator(self, clock: Callable[[], int]) -> WatermarkGenerator:
         gen = self.generator_factory()

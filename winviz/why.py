@@ -28,11 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from winviz.batch_execution import END_OF_KEY
 from winviz.time import MAX, MIN
 from winviz.trace import Trace
 from winviz.trace.causes import firing_causes
 from winviz.trace.channels import CHANNEL_KINDS, unrecorded_channel
 from winviz.trace.columns import TraceColumns
+from winviz.trace.paused import alignment_note
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -145,11 +147,18 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
     ):
         timer = trace.records_at([t])[0] if t >= 0 else None
         raised_by = ""
+        watermark = _time(record.watermark)
         if call == "on_event_time" and timer is not None:
             mark = marks[marks < t]
             cause = "end of input" if timer.watermark == MAX else f"event-time timer at {timer.ts}"
             if len(mark):
                 raised_by = _raised_by(trace, c, int(mark[-1]))
+                if trace.records_at(mark[-1:])[0].detail == END_OF_KEY:  # (BATCH mode)
+                    cause, watermark = "end of key", "MAX (end of key)"
+                    raised_by = (
+                        f"the end of key {timer.key!r}: in BATCH mode a key's watermark jumps "
+                        "to MAX once its records are done (winviz.batch_execution)"
+                    )
         elif call == "on_processing_time" and timer is not None:
             cause = f"processing-time timer at {timer.ts}"
         elif call == "on_element":
@@ -163,7 +172,7 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
             {
                 "seq": record.seq,
                 "proc_time": record.proc_time,
-                "watermark": _time(record.watermark),
+                "watermark": watermark,
                 "cause": cause,
                 "raised by": raised_by,
                 "pane": pane,
@@ -178,7 +187,7 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
         f"{first['proc_time']}, was caused by {first['cause']}"
         + (
             f": the watermark reached {first['watermark']} ≥ max timestamp {max_ts}"
-            if first["cause"].startswith(("event-time", "end of input"))
+            if first["cause"].startswith(("event-time", "end of"))
             else ""
         )
         + (f", raised by {first['raised by']}." if first["raised by"] else ".")
@@ -242,7 +251,9 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
             if len(skipped)
             else "no element of that key was ever assigned to it"
         )
-        return Answer(question, f"It has no contents at {op!r}: {why}.", _frame())
+        return Answer(
+            question, f"It has no contents at {op!r}: {why}." + alignment_note(trace), _frame()
+        )
     if wm is not None and wm >= max_ts:
         triggers = [r.detail for r in trace.records("trigger", operator=op, key=key, window=bounds)]
         return Answer(
@@ -286,6 +297,7 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
             " The operator has one input: no later event raised the generator's watermark "
             "(max timestamp seen − bound − 1) that far."
         )
+    sentence += alignment_note(trace)  # a source held back by watermark alignment
     return Answer(question, sentence, table)
 
 
@@ -363,14 +375,21 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
     elements = trace.rows_where(kind="element")
     elements = elements[elements > arrival.seq]
     element = next(
-        (r for r in trace.records_at(elements[:64]) if r.detail is value or r.detail == value),
+        (r for r in trace.records_at(elements[:64]) if _carries(r.detail, value)),
         None,
     )
     if element is None:
         return Answer(question, "It never reached a keyed operator.", _frame())
     op = element.operator
     group = trace.rows_where(
-        kind=("element", "assigned", "skipped_late_window", "late_dropped", "side_output"),
+        kind=(
+            "element",
+            "assigned",
+            "skipped_late_window",
+            "late_dropped",
+            "side_output",
+            "buffered",
+        ),
         operator=op,
     )
     after = group[group > element.seq]
@@ -378,8 +397,13 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
     nxt = nxt[nxt > element.seq]
     end = int(nxt[0]) if len(nxt) else len(c)
     own = trace.records_at(after[after < end])
-    lateness = _allowed_lateness(trace, op)
     wm, ts = element.watermark, element.ts
+    kinds = {r.kind for r in own}
+    if "buffered" in kinds or (
+        kinds & {"late_dropped", "side_output"} and not kinds & {"assigned", "skipped_late_window"}
+    ):  # no windows: an interval join (winviz.operators.interval_join)
+        return Answer(question, _interval_join_fate(trace, op, element, end, kinds), _frame())
+    lateness = _allowed_lateness(trace, op)
     rows = []
     for r in own:
         if r.kind not in ("assigned", "skipped_late_window"):
@@ -397,7 +421,6 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
             }
         )
     table = _frame(rows)
-    kinds = {r.kind for r in own}
     is_late = ts is not None and wm is not None and ts <= wm
     at = f"at {op!r} (timestamp {ts}, watermark {_time(wm)} at arrival)"
     if "late_dropped" in kinds:
@@ -421,6 +444,52 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
     else:
         sentence = f"On time {at}: its timestamp > the watermark; it was added to its windows."
     return Answer(question, sentence, table)
+
+
+def _carries(detail: Any, value: Any) -> bool:
+    """Whether an element record's value is ``value``, or a window join's ``TaggedUnion`` of it
+    (``winviz.joins``: the window operator of a join holds its inputs' records tagged)."""
+    if detail is value or detail == value:
+        return True
+    if hasattr(detail, "is_one"):
+        inner = detail.one if detail.is_one else detail.two
+        return inner is value or inner == value
+    return False
+
+
+def _interval_join_fate(trace: Trace, op: str, element: Any, end: int, kinds: set[str]) -> str:
+    """What an interval join did with an element (Flink's ``IntervalJoinOperator``): below
+    the watermark it is late (``isLate``: timestamp < watermark), not joined and dropped or sent
+    to the side output; else buffered, joined with the other input's buffered elements within
+    the bounds, and removed by its cleanup timer."""
+    at = f"at {op!r} (timestamp {element.ts}, watermark {_time(element.watermark)} at arrival)"
+    if "late_dropped" in kinds or "side_output" in kinds:
+        where = (
+            "dropped"
+            if "late_dropped" in kinds
+            else "sent to the side output "
+            + repr(
+                next(
+                    r.detail[0]
+                    for r in trace.records("side_output", operator=op)
+                    if r.seq > element.seq
+                )
+            )
+        )
+        return (
+            f"Late {at}: an interval join takes no element whose timestamp is below its "
+            f"watermark (Flink's IntervalJoinOperator.isLate: timestamp < watermark), so it was "
+            f"joined with nothing and {where}."
+        )
+    own = [r for r in trace.records("joined", "timer_registered", operator=op)]
+    own = [r for r in own if element.seq < r.seq < end]
+    pairs = sum(r.kind == "joined" for r in own)
+    cleanup = next((r.ts for r in own if r.kind == "timer_registered"), None)
+    return (
+        f"Buffered {at}: not below the watermark (Flink's isLate is timestamp < watermark), so "
+        f"it was joined with {pairs} buffered element(s) of the other input on arrival and "
+        f"stays buffered for later ones until its cleanup timer at {_time(cleanup)} fires."
+    )
 
 
 def _allowed_lateness(trace: Trace, operator: str) -> int | None:

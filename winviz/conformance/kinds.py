@@ -39,7 +39,7 @@ from winviz.windows import assigners as A
 from winviz.windows import evictors as E
 from winviz.windows import triggers as T
 from winviz.windows.merging import MergingWindowSet
-from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
+from winviz.windows.window import GLOBAL_WINDOW, TimeWindow, has_positive_size
 
 DEFAULT_NAMESPACE = "default"
 
@@ -79,7 +79,14 @@ def parse_window(value: Any, where: str) -> Any:
         return GLOBAL_WINDOW
     if not isinstance(value, list) or len(value) != 2:
         raise TranscriptError(f"{where}: a window is [start, end], got {value!r}")
-    return TimeWindow(parse_int_like(value[0], where), parse_int_like(value[1], where))
+    start, end = parse_int_like(value[0], where), parse_int_like(value[1], where)
+    if not has_positive_size(start, end):
+        raise TranscriptError(
+            f"{where}: window {value!r}: end {end} is not after start {start} (expected "
+            "[start, end] with start < end: a window of positive size, end - start in Java's "
+            "long arithmetic)"
+        )
+    return TimeWindow(start, end)
 
 
 class Driver:

@@ -20,11 +20,57 @@ from winviz.errors import WinvizError
 TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
 
 
-def _repeated_key(text: str, path: Path) -> None:
+MAX_EXPANDED_NODES = 100_000
+"""The most YAML nodes a transcript may hold once its aliases are expanded (the largest
+shipped transcript has a few hundred). YAML aliases share a node, so nested ones (a "billion
+laughs": ``a: &a [x, x]``, ``b: &b [*a, *a]`` …) take little text and memory to parse but
+grow exponentially as soon as anything walks the values; ``load`` refuses them first."""
+
+
+def _expanded_size(root: yaml.Node, path: Path) -> None:
+    """Refuse a node graph that would hold more than ``MAX_EXPANDED_NODES`` nodes with its
+    aliases expanded: counted over the graph (each node once, its size remembered), so
+    without expanding anything."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # entered, not yet sized: met again, it contains itself
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        if not children_done:
+            if id(node) in open_nodes:
+                raise TranscriptError(
+                    f"{path}: line {node.start_mark.line + 1}: this value contains itself "
+                    "through an alias (*name), so it never ends (expected a transcript "
+                    "written out)"
+                )
+            open_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            children = []
+        if not children_done:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+            continue
+        size = 1 + sum(sizes.get(id(c), 1) for c in children)
+        if size > MAX_EXPANDED_NODES:
+            raise TranscriptError(
+                f"{path}: line {node.start_mark.line + 1}: this value expands to {size} YAML "
+                f"nodes through its aliases (*name), more than the {MAX_EXPANDED_NODES} a "
+                "transcript may hold (expected a transcript written out, or aliases that "
+                "expand to a few nodes; nested aliases grow exponentially)"
+            )
+        sizes[id(node)] = size
+
+
+def _repeated_key(root: yaml.Node, path: Path) -> None:
     """Refuse a mapping that repeats a key: ``yaml.safe_load`` keeps the last value silently,
     so a step's second ``expect:`` would drop the first one unchecked. Read from the YAML
     node graph (``yaml.compose``: no value is constructed)."""
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
     stack, seen_nodes = [root] if root is not None else [], set()
     while stack:
         node = stack.pop()
@@ -54,10 +100,13 @@ def load(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     text = path.read_text()
     try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)  # the node graph: nothing built
+        if root is not None:
+            _expanded_size(root, path)
+            _repeated_key(root, path)
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise TranscriptError(f"{path}: not valid YAML: {exc}") from None
-    _repeated_key(text, path)
     if not isinstance(doc, dict):
         raise TranscriptError(f"{path}: a transcript is a mapping with name, operator, steps")
     unknown = set(doc) - TOP_LEVEL

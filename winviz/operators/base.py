@@ -36,6 +36,10 @@ class JobContext:
     metrics: dict[str, dict[str, int]] = field(default_factory=dict)
     timer_firing_budget: int = DEFAULT_FIRING_BUDGET
     """``InternalTimerService.firing_budget`` of every timer service of the job."""
+    chain_watch: Any = None
+    """Set (to a fresh object) while ``JobRuntime.advance_clock`` runs the clock to MAX: the
+    timer services then count a chain of processing-time firings over the whole advance, not
+    per step of the clock (``winviz.timers``, the firing budget)."""
 
 
 class Output:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.combined_watermark import CombinedWatermarkStatus
-from winviz.errors import UnsupportedOperationError
+from winviz.errors import UnsupportedOperationError, returned_value_error
 from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch
@@ -241,9 +241,17 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
         self.trace_event("element", ts, value)
         self.ctx._timestamp = ts
         self.collector.timestamp = ts
-        self.call_user(
+        returned = self.call_user(
             method, getattr(self.function, method), value, self.ctx, self.collector, record=value
         )
+        if returned is not None:
+            raise returned_value_error(
+                f"{type(self.function).__name__}.{method}",
+                self.name,
+                returned,
+                index=self.job.record_index,
+                record=value,
+            )
 
     def process_element1(self, value: Any, ts: int | None) -> None:
         self._process("process_element1", value, ts)

@@ -13,10 +13,16 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.copies import copy_record
-from winviz.errors import FunctionResultError, UserFunctionError, WinvizError
+from winviz.errors import (
+    FunctionResultError,
+    UserFunctionError,
+    WinvizError,
+    returned_value_error,
+)
 from winviz.functions import Collector, KeyedProcessFunction, OutputTag, TimeDomain
 from winviz.keygroups import user_key
 from winviz.operators.keyed import KeyedStreamOperator
+from winviz.time import format_ms
 from winviz.timers import InternalTimer, TimerService
 
 
@@ -107,7 +113,16 @@ class KeyedProcessOperator(KeyedStreamOperator):
             self.ctx._timestamp = ts
             self.ctx._domain = None
             self.collector.timestamp = ts
-            getattr(self.function, method)(copy_record(value), self.ctx, self.collector)
+            returned = getattr(self.function, method)(copy_record(value), self.ctx, self.collector)
+            if returned is not None:
+                raise returned_value_error(
+                    f"{type(self.function).__name__}.{method}",
+                    self.name,
+                    returned,
+                    key=user_key(self.current_key),
+                    index=self.job.record_index,
+                    record=value,
+                )
         except WinvizError:
             raise
         except Exception as exc:
@@ -125,7 +140,16 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self.ctx._domain = domain
         self.collector.timestamp = out_ts
         try:
-            self.function.on_timer(timer.timestamp, self.ctx, self.collector)
+            returned = self.function.on_timer(timer.timestamp, self.ctx, self.collector)
+            if returned is not None:
+                raise returned_value_error(
+                    f"{type(self.function).__name__}.on_timer",
+                    self.name,
+                    returned,
+                    when=f" when its {domain.lower().replace('_', '-')} timer at "
+                    f"{format_ms(timer.timestamp)} fired",
+                    key=user_key(timer.key),
+                )
         except WinvizError:
             raise
         except Exception as exc:

@@ -41,8 +41,27 @@ class FilterOperator(StreamOperator):
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
-        if self.call_user("filter", self.fn, copy_record(value), record=value):
+        keep = self.call_user("filter", self.fn, copy_record(value), record=value)
+        if keep is True or (keep is not False and self._boolean(keep, value)):
             self.emit(value, ts)
+
+    def _boolean(self, keep: Any, value: Any) -> bool:
+        """Flink's ``FilterFunction.filter`` returns a ``boolean``: a ``numpy.bool_`` is one
+        too (a Python bool never comes here); anything else (a str, None from ``print``, 1)
+        raises ``FunctionResultError`` naming the record and the result."""
+        kind = type(keep)
+        if kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool"):
+            return bool(keep)
+        raise FunctionResultError(
+            "returned no boolean",
+            function="filter",
+            operator=self.name,
+            value=keep,
+            expected="True to keep the record or False to drop it (Flink's FilterFunction "
+            "returns a boolean), e.g. lambda e: e['n'] > 0",
+            index=self.job.record_index,
+            record=value,
+        )
 
 
 class FlatMapOperator(StreamOperator):

@@ -93,6 +93,19 @@ class SourceOperator(StreamOperator):
         self.trace_event("arrival", ts, (value, self.position - 1))
         self.emit_record(value, ts)
 
+    def process_record(self, k: int) -> None:
+        """Hand over record ``k`` of this source: ``process_element`` for a reader that may
+        take a record later than the ones after it (a partition held back by watermark
+        alignment, ``winviz.operators.aligned_input``); the ``arrival`` record's index is
+        ``k``, the record's place in the source."""
+        _, _, value, ts = self.records[k]
+        self.metrics["num_records_in"] += 1
+        if self.partitions is not None:
+            self.job.partition = self.partitions[k]
+        self.position += 1
+        self.trace_event("arrival", ts, (value, k))
+        self.emit_record(value, ts)
+
     def snapshot(self) -> dict[str, Any]:
         """The source's offset: how many of its records went downstream (Flink's split
         state, e.g. a Kafka partition's offset). ``partition_positions`` breaks it down."""

@@ -40,15 +40,25 @@ class InternalWindowFunction:
         """The element list the (process) function sees for these contents."""
         raise NotImplementedError
 
-    def process(self, key: Any, window: Any, ctx: Any, contents: Any, out: Any) -> None:
+    def process(self, key: Any, window: Any, ctx: Any, contents: Any, out: Any) -> Any:
+        """Emit the results; returns what the user's function returned (None unless it
+        is wrong: the operator refuses anything else, ``winviz.errors.returned_value_error``)."""
         elements = self.results(contents)
         if self.process_function is None:
             for value in elements:
                 out.collect(value)
-        elif callable(getattr(self.process_function, "process", None)):
-            self.process_function.process(key, ctx, elements, out)
-        else:  # a plain function (key, context, elements, out)
-            self.process_function(key, ctx, elements, out)
+            return None
+        if callable(getattr(self.process_function, "process", None)):
+            return self.process_function.process(key, ctx, elements, out)
+        # a plain function (key, context, elements, out)
+        return self.process_function(key, ctx, elements, out)
+
+    def user_function_name(self) -> str:
+        """How an error names the user's function: ``Class.process`` or the function's name."""
+        fn = self.process_function
+        if callable(getattr(fn, "process", None)):
+            return f"{type(fn).__name__}.process"
+        return f"{self.name} function {getattr(fn, '__name__', type(fn).__name__)}"
 
     def clear(self, ctx: Any) -> None:
         clear = getattr(self.process_function, "clear", None)
@@ -130,4 +140,4 @@ class ApplyWindowFunction(ListWindowFunction):
     name = "apply"
 
     def process(self, key, window, ctx, contents, out):
-        self.process_function(key, window, list(contents), out)
+        return self.process_function(key, window, list(contents), out)

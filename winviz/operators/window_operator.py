@@ -42,6 +42,7 @@ from winviz.errors import (
     UnsupportedOperationError,
     UserFunctionError,
     WinvizError,
+    returned_value_error,
 )
 from winviz.functions import Collector, OutputTag
 from winviz.keygroups import user_key
@@ -49,7 +50,7 @@ from winviz.operators.keyed import KeyedStreamOperator
 from winviz.operators.window_functions import InternalWindowFunction
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor, state_type
 from winviz.time import MAX, format_ms, wrap_long
-from winviz.timers import InternalTimer
+from winviz.timers import InternalTimer, budget_error
 from winviz.windows.assigners import GlobalWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
 from winviz.windows.merging import MergingWindowSet
@@ -413,7 +414,11 @@ class WindowOperator(KeyedStreamOperator):
         if tracing:
             self._fired_values = []
         if self.evictor is None:
-            self.function.process(user_key(key), window, self.window_ctx, contents, self.collector)
+            returned = self.function.process(
+                user_key(key), window, self.window_ctx, contents, self.collector
+            )
+            if returned is not None:
+                raise self.returned_error(key, window, returned)
             count = len(contents) if isinstance(contents, list) else None
         else:
             count = self._emit_evicting(key, window, state_window, contents)
@@ -428,13 +433,15 @@ class WindowOperator(KeyedStreamOperator):
         evictor.evict_before(records, len(records), window, self.window_ctx)
         self._trace_evicted(key, window, before, records, "before")
         values = [r.value for r in records]
-        self.function.process(
+        returned = self.function.process(
             user_key(key),
             window,
             self.window_ctx,
             self.function.from_elements(values),
             self.collector,
         )
+        if returned is not None:
+            raise self.returned_error(key, window, returned)
         before = list(records)
         evictor.evict_after(records, len(records), window, self.window_ctx)
         self._trace_evicted(key, window, before, records, "after")
@@ -559,6 +566,16 @@ class WindowOperator(KeyedStreamOperator):
                 f"{exc.args[0]} [operator {self.name!r}, record "
                 f"{self.job.record_index}, key {user_key(key)!r}]",
             )
+
+    def returned_error(self, key: Any, window: Any, value: Any) -> FunctionResultError:
+        """The window function returned ``value`` instead of collecting its results."""
+        return returned_value_error(
+            self.function.user_function_name(),
+            self.name,
+            value,
+            when=f" when window {window} fired",
+            key=user_key(key),
+        )
 
     def none_result_error(self, key: Any, window: Any, value: Any) -> FunctionResultError:
         """The window state became None after ``value`` was added: a reduce function or an
@@ -699,23 +716,8 @@ class WindowOperator(KeyedStreamOperator):
         self, timer: InternalTimer, domain: str, now: int, budget: int
     ) -> TimerLoopError:
         """Name the trigger, key and window of a chain of firings past the firing budget."""
-        clock = "watermark" if domain == "event" else "processing time"
-        return TimerLoopError(
-            f"timer loop in operator {self.name!r}: trigger {self.trigger!r} fired {budget} "
-            f"{domain}-time timers of key {timer.key!r}, window {timer.namespace} in one "
-            f"advance of the {clock} to {format_ms(now)}, each registered by an earlier firing "
-            f"of the same advance, and the next one (at {format_ms(timer.timestamp)}) is due "
-            f"too: the chain may never end, and the {clock} cannot move on until it does. "
-            "Real Flink keeps firing the same way (its timer service fires every timer at or "
-            "before the new time, including ones the firings register), so the job would hang "
-            "there. If the chain is meant to be this long, raise the budget: "
-            f"env.set_timer_firing_budget(n) (now {budget} firings per key and window in one "
-            "advance).",
-            operator=self.name,
-            domain=domain,
-            key=user_key(timer.key),
-            namespace=timer.namespace,
-            timestamp=timer.timestamp,
+        return budget_error(
+            self.name, timer, domain, now, budget, f"trigger {self.trigger!r}", per="window"
         )
 
     # -- checkpoints ------------------------------------------------------------------------

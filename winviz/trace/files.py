@@ -717,10 +717,13 @@ def load(path: str | Path) -> TraceColumns:
         if got != want:
             raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
     try:
-        table = file.read(columns=["seq", "kind"], use_threads=False)
+        table = file.read(columns=["seq", "kind", "window_start", "window_end"], use_threads=False)
     except (pa.ArrowException, OSError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
     try:
+        _check_window_bounds(
+            _whole(table.column("window_start")), _whole(table.column("window_end"))
+        )
         with paused():  # many new objects, no cycles: no collection passes over them
             return _columns(table, schema, file, path)
     except (ValueError, TypeError, KeyError, IndexError) as exc:
@@ -853,9 +856,43 @@ def _layout_of(schema: pa.Schema) -> dict[str, dict[str, str]]:
 
 
 def _seq(column: pa.Array) -> np.ndarray:
+    """The records' ``seq``: present and strictly increasing (a run numbers its records 0,
+    1, 2 …; a view keeps its records' numbers, in order), else the file is refused."""
     if column.null_count:
         raise ValueError(f"record {int(np.argmax(null_flags(column)))} has no seq")
-    return _raw_values(column, np.int64)
+    seq = _raw_values(column, np.int64)
+    if len(seq) > 1:
+        down = np.flatnonzero(seq[1:] <= seq[:-1])
+        if len(down):
+            row = int(down[0]) + 1
+            raise ValueError(
+                f"record {row}: field 'seq' value {int(seq[row])} is not greater than record "
+                f"{row - 1}'s {int(seq[row - 1])} (expected seq to increase from record to "
+                "record, as a trace numbers them)"
+            )
+    return seq
+
+
+def _check_window_bounds(starts: pa.Array, ends: pa.Array) -> None:
+    """Every time window has a positive size (``winviz.windows.window.has_positive_size``,
+    here over whole columns: numpy's int64 subtraction wraps as Java's long does): swapped or
+    equal bounds are refused, naming the first such record."""
+    n = len(starts)
+    if not n or len(ends) != n:
+        return
+    with np.errstate(over="ignore"):
+        size = _raw_values(ends, np.int64) - _raw_values(starts, np.int64)  # wraps as a long
+    bad = size <= 0
+    if starts.null_count or ends.null_count:
+        bad &= valid_flags(starts) & valid_flags(ends)
+    if bad.any():
+        row = int(np.argmax(bad))
+        start, end = starts[row].as_py(), ends[row].as_py()
+        raise ValueError(
+            f"record {row}: field 'window_end' value {end} is not after window_start {start} "
+            "(expected window_start < window_end: a time window [start, end) of positive size, "
+            "end - start in Java's long arithmetic)"
+        )
 
 
 def _rows_per_code(column: CodedColumn) -> dict[Any, np.ndarray]:

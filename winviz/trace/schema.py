@@ -25,6 +25,14 @@ Record order (what the readers in ``winviz.viz`` and ``winviz.why`` rely on; tes
    ``purged`` / ``cleanup`` records of its window.
 5. A ``merged`` record (session windows) comes before the ``assigned`` record of the element
    that caused the merge; the absorbed windows' timers are deleted (``timer_deleted``) after it.
+6. For one input record reaching an interval join: an ``element`` record, then either a
+   ``late_dropped`` / ``side_output`` record (late: nothing else follows) or a ``buffered``
+   record, one ``joined`` record per pair (each before the ``emitted`` records of that pair) and
+   the ``timer_registered`` record of its cleanup timer. A ``timer_fired`` record of namespace
+   ``CLEANUP_LEFT`` / ``CLEANUP_RIGHT`` is followed by the ``buffer_removed`` record of its bucket.
+7. Watermark alignment: ``paused`` and ``resumed`` records of one operator and input alternate,
+   a ``paused`` first; the ``arrival`` records of what a pause held back come after the
+   ``resumed`` record that released them (``winviz.trace.paused`` reads the spans).
 
 Parallel subtasks: an operator ``op`` with parallelism ``n > 1`` runs as subtasks ``op#0`` …
 ``op#n-1`` and each writes under its own name (``split_subtask`` splits it again); with
@@ -66,10 +74,16 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "purged": ("reason",),
     "merged": ("merged_windows", "state_window"),
     "cleanup": ("cleanup_time",),
-    "late_dropped": ("value",),  # counted in num_late_records_dropped
+    "late_dropped": ("value",),  # a window operator counts it in num_late_records_dropped (an
+    # interval join drops a late record without counting it, as Flink)
     "side_output": ("tag", "value"),
     "evicted": ("when", "values"),
     "emitted": ("value",),  # a record left the operator (main output)
+    # an interval join (winviz.operators.interval_join): an element put into its side's
+    # buffer; a pair joined (ts: the output's); a cleanup timer removed a bucket (ts: its time)
+    "buffered": ("side", "value"),
+    "joined": ("left_ts", "right_ts"),
+    "buffer_removed": ("side", "count"),
     # a record crossed a rebalance / key_by exchange (written by the sending subtask; only
     # when one side has parallelism > 1): partitioner "rebalance" / "hash", the receiving
     # subtask, its channel index, the key group (hash only) and the record
@@ -82,6 +96,11 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     # goes back to the checkpoint's, every watermark to MIN
     "restore": ("checkpoint_id", "source_records", "positions", "failed_at"),
     "error": ("message",),
+    # watermark alignment (winviz.alignment): a source reader or one of its partitions
+    # (input) stopped / started reading; ts = its oldest watermark sample, checked against
+    # max_allowed, the max desired watermark last announced for the group
+    "paused": ("input", "max_allowed", "group"),
+    "resumed": ("input", "max_allowed", "group"),
 }
 
 # the fields of a record as writers hand them over (seq is implicit: the position)

@@ -702,6 +702,17 @@ def _window_code(c: TraceColumns, window: Any) -> int:
             if getattr(w, "end", None) is not None and (w.start, w.end) == want:
                 return i
         return -1
+    if pair or isinstance(window, (str, bytes, numbers.Number)):
+        # ("0-1000", (0,), 1000: never a window; they would select nothing without a word)
+        what = f"a {len(window)}-item " if pair else "a "
+        what += type(window).__name__
+        raise ArgumentTypeError(
+            f"{what} is no window",
+            field="window",
+            value=window,
+            expected="a TimeWindow, a (start, end) pair of ints such as (0, 1000) or "
+            "wv.TimeWindow(0, 1000), GLOBAL_WINDOW or None",
+        )
     code = c.window.code_of(window)
     if code < 0 and not _hashable(window):
         raise ArgumentTypeError(

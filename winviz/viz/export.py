@@ -60,12 +60,42 @@ def html_page(chart: alt.TopLevelMixin | dict[str, Any], *, title: str = "winviz
     return page
 
 
-def save_html(chart: alt.TopLevelMixin, path: str | Path, *, title: str = "winviz chart") -> Path:
-    """Write the chart as one self-contained HTML page (no external URL, strict
-    Content-Security-Policy, data shown as text); returns the path."""
+def save_html(chart: Any, path: str | Path, *, title: str = "winviz chart") -> Path:
+    """Write the chart (an Altair chart or its Vega-Lite dict) or an explorer
+    (``wv.explore``) as one self-contained HTML page (no external URL, strict
+    Content-Security-Policy, data shown as text); returns the path. An explorer's page is
+    the one ``make lessons`` makes of it (``explorer_page``)."""
+    from winviz.viz.explore import Explorer
+
+    if isinstance(chart, Explorer):
+        page = explorer_page(chart, title=title)
+    elif isinstance(chart, (alt.TopLevelMixin, dict)):
+        page = html_page(chart, title=title)
+    else:
+        from winviz.errors import ArgumentTypeError
+
+        raise ArgumentTypeError(
+            "save_html writes a chart or an explorer",
+            field="chart",
+            value=chart,
+            expected="an Altair chart, its Vega-Lite dict or an explorer (wv.explore)",
+        )
     path = Path(path)
-    path.write_text(html_page(chart, title=title), encoding="utf-8")
+    path.write_text(page, encoding="utf-8")
     return path
+
+
+def explorer_page(explorer: Any, *, title: str = "winviz explorer") -> str:
+    """The explorer on a page of its own, as a lesson page shows it
+    (``lessons.explorer_html``): its controls switch between the runs precomputed on its
+    slider grid (``grid.export_grid``), or, when they do not fit, its charts at its current
+    values with a note saying why."""
+    from winviz.viz import grid
+    from winviz.viz.lessons import explorer_html
+
+    payload = grid.export_grid(explorer).payload()
+    markup, _ = explorer_html({"text/plain": repr(explorer)}, payload, grid.MAX_BYTES)
+    return pages.page(markup, title=title, what="the explorer page")
 
 
 def save_svg(chart: alt.TopLevelMixin, path: str | Path) -> Path:

@@ -591,7 +591,11 @@ def _accepted(view: TraceView, operator: str, n_windows: np.ndarray) -> np.ndarr
     """Which elements the operator took in: at a window operator those assigned to a window
     at least (a late one assigned to none is dropped or sent to the side output); at an
     operator without windows (``KeyedProcessFunction``) every one — Flink's late element
-    (timestamp <= the watermark) reaches ``processElement`` there, nothing drops it."""
+    (timestamp <= the watermark) reaches ``processElement`` there, nothing drops it. An
+    interval join (it writes ``buffered`` records) takes in every element it does not drop or
+    send to the side output (those override this)."""
+    if view.kind_code("buffered") >= 0 and len(view.select("buffered", operator=operator)):
+        return True
     if n_windows.any() or operator in window_operators(view):  # (assigned: a window operator)
         return n_windows > 0
     return True

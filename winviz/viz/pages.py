@@ -355,19 +355,25 @@ def embed_script(options: dict[str, Any] | None = None) -> str:
 def chart_page(specs: Sequence[dict[str, Any]], *, title: str = "winviz chart") -> str:
     """A self-contained page drawing ``specs`` (Vega-Lite dicts): one inlined copy of Vega,
     the specs as data blocks, the strict policy. Loads nothing from anywhere."""
+    return page("\n".join(chart_element(s) for s in specs), title=title, what="the chart page")
+
+
+def page(body: str, *, title: str, what: str = "the page") -> str:
+    """A self-contained page around ``body`` (chart and explorer elements, made by this
+    module): one inlined copy of Vega, the page script that draws them, the strict policy;
+    checked by ``require_safe``."""
     bundle, embed = javascript_bundle(), embed_script()
-    charts = "\n".join(chart_element(s) for s in specs)
-    page = (
+    written = (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"{csp_meta([bundle, embed])}\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{text(title)}</title>\n"
         f"<style>\nbody {{ font-family: sans-serif; margin: 8px; }}\n{CHART_CSS}</style>\n"
-        f"</head>\n<body>\n{charts}\n{script_element(bundle)}\n{script_element(embed)}\n"
+        f"</head>\n<body>\n{body}\n{script_element(bundle)}\n{script_element(embed)}\n"
         "</body>\n</html>\n"
     )
-    require_safe(page, "the chart page")
-    return page
+    require_safe(written, what)
+    return written
 
 
 class _Scripts(HTMLParser):

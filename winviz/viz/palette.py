@@ -96,6 +96,12 @@ WINDOW_EVENT_SHAPES: tuple[str, ...] = (
     "triangle-down",
 )
 
+# What an interval join did (timeline "what happened" legend): a pair joined, at the output's
+# timestamp; a cleanup timer removed a buffer's bucket, at the bucket's timestamp.
+JOIN_EVENTS: tuple[str, ...] = ("joined", "buffer removed")
+JOIN_EVENT_COLORS: tuple[str, ...] = (GREEN, GREY)
+JOIN_EVENT_SHAPES: tuple[str, ...] = ("square", "triangle-down")
+
 # The reference lines of the timeline (each its own legend, by dash pattern).
 IDEAL = "event time = processing time (ideal)"
 IDEAL_DASH = [4, 4]

@@ -14,7 +14,12 @@ watermark) up; one panel per such operator, layers back to front:
    records; ``ts`` is the channel's watermark), coloured *and* dashed per channel;
 3. **the operator's watermark** — its ``watermark`` records, a thick black step line: the
    minimum while every channel is active, the active ones' minimum otherwise;
-4. **points** — one per record, carrying the tooltips (seq, processing time, watermark).
+4. **points** — one per record, carrying the tooltips (seq, processing time, watermark);
+5. **paused spans** — watermark alignment (``with_watermark_alignment``): a strip along the
+   bottom, in the line's colour, over each processing-time span in which a source reader or
+   partition was paused (``paused`` → the next ``resumed``, ``winviz.trace.paused``): a
+   partition's on its channel line, a reader's on the line of the channel it feeds (or of
+   its own watermark).
 
 Every line is held flat to the end of the trace: a channel that stopped advancing — the
 partition that "never lets the window fire" — shows as a flat line under everything else.
@@ -47,6 +52,7 @@ import pandas as pd
 
 from winviz.trace import split_subtask
 from winviz.trace.channels import CHANNEL_KINDS, UnrecordedChannel, unrecorded_channel
+from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import frames, palette, scale
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import LONG_MIN, TimeAxis
@@ -67,6 +73,7 @@ CHANNEL_DASHES: tuple[list[int], ...] = (*palette.WATERMARK_DASHES[1:], [4, 1, 1
 OPERATOR_COLOR = palette.BLACK
 IDLE_OPACITY = 0.15
 OPERATOR_STRIP = 8  # px: the operator-idle strip along the top of a panel
+PAUSED_STRIP = 7  # px: a paused-for-alignment strip along the bottom, one row per line
 
 
 @frames.gc_paused
@@ -375,7 +382,52 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
         "status": stat,
         "silent": silent,
         "restarts": restarts,
+        "paused": _paused_on_lines(view, ops, per_operator, lines),
     }
+
+
+def _paused_on_lines(
+    view: TraceView, ops: list[str], per_operator: bool, lines: pd.DataFrame
+) -> list[tuple[str, PausedSpan]]:
+    """The paused spans this panel draws, each with the line it belongs to: with
+    ``per_operator`` the line of the operator that wrote it; in a channel panel the channel
+    line of the paused partition (its ``input``) or of the channel the paused reader's
+    watermark operator feeds, else (a reader paused as a whole) the operator's own line."""
+    rows = view.select(*PAUSE_KINDS)
+    if not len(rows):
+        return []
+    kinds = view.kinds[rows]
+    fields = {
+        name: np.concatenate([view.detail(k, name, rows[kinds == k]) for k in PAUSE_KINDS])
+        for name in ("input", "max_allowed", "group")
+    }
+    order = np.concatenate([np.flatnonzero(kinds == k) for k in PAUSE_KINDS])
+    back = np.argsort(order, kind="stable")  # (the fields were gathered kind by kind)
+    records = zip(
+        kinds.tolist(),
+        view.column("proc_time", rows).tolist(),
+        view.column("operator", rows).tolist(),
+        view.column("ts", rows).tolist(),
+        fields["input"][back].tolist(),
+        fields["max_allowed"][back].tolist(),
+        fields["group"][back].tolist(),
+        strict=True,
+    )
+    spans = paused_spans(records)
+    out: list[tuple[str, PausedSpan]] = []
+    if per_operator:
+        return [(_line_name(s.operator, True), s) for s in spans if s.operator in ops]
+    op = ops[0]
+    chan = lines[lines["role"] == "channel"]
+    by_input = dict(zip(chan["line"], chan["line"], strict=True))
+    for s in spans:
+        if s.operator == op and s.input in by_input:
+            out.append((by_input[s.input], s))
+        elif s.operator == op:
+            out.append((_line_name(op, False), s))
+        elif s.operator in by_input:  # the reader feeds this channel
+            out.append((by_input[s.operator], s))
+    return out
 
 
 BEFORE_FIRST = "no watermark from this input yet: MIN, drawn on the bottom edge"
@@ -536,6 +588,10 @@ def _panel(
                 "is above the operator's watermark: it holds it back"
             )
     layers: list[alt.Chart] = []
+    paused = d["paused"]
+    if paused:
+        sub += f", {len(paused)} paused span(s) (watermark alignment, bottom strips)"
+        layers.append(_paused_layer(paused, x, t_end, height, color))
     if chan_spans:
         # a channel's idle span: full height, in the channel's colour
         layers.append(
@@ -629,6 +685,44 @@ def _restart_rules(restarts: list[frames.Restart], x: TimeAxis) -> list[alt.Char
         .encode(x=x.x("x"), y=alt.value(0), text=alt.Text("text:N"))
     )
     return [rule, label]
+
+
+_PAUSED_TIPS = ("paused", "paused from", "paused until", "its watermark", "max allowed", "group")
+
+
+def _paused_layer(
+    paused: list[tuple[str, PausedSpan]], x: TimeAxis, t_end: int, height: int, color: alt.Color
+) -> alt.Chart:
+    """Paused-for-alignment spans: a strip per line along the bottom (one row per line, in
+    the order the lines were first paused), in the line's colour."""
+    rows = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
+    data = pd.DataFrame(
+        {
+            "x": [x.clip(s.start)[0] for _, s in paused],
+            "x2": [x.clip(t_end if s.end is None else s.end)[0] for _, s in paused],
+            "y": [height - PAUSED_STRIP * (rows[line] + 1) for line, _ in paused],
+            "y2": [height - PAUSED_STRIP * rows[line] for line, _ in paused],
+            "line": [line for line, _ in paused],
+            "paused": [s.input for _, s in paused],
+            "paused from": [x.fmt(s.start) for _, s in paused],
+            "paused until": ["end of trace" if s.end is None else x.fmt(s.end) for _, s in paused],
+            "its watermark": [str(s.watermark) for _, s in paused],
+            "max allowed": [str(s.max_allowed) for _, s in paused],
+            "group": [s.group for _, s in paused],
+        }
+    )
+    return (
+        alt.Chart(data)
+        .mark_rect(opacity=0.75)
+        .encode(
+            x=x.x("x"),
+            x2=alt.X2("x2"),
+            y=alt.Y("y:Q", scale=None, axis=None),
+            y2=alt.Y2("y2"),
+            color=color,
+            tooltip=[alt.Tooltip(f"{name}:N") for name in _PAUSED_TIPS],
+        )
+    )
 
 
 def _point_style(n: int) -> dict[str, float]:

@@ -51,6 +51,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from winviz.trace import detail_names as detail_fields
 from winviz.viz import frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
@@ -251,6 +252,7 @@ def _timeline(
         ),
         _cleanups(cleaned, at_x, y, notes),
         *_restarts(restarts, x, y, notes),
+        _joins(view, op, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
     _with_category_scales(layers, _present_categories(layers))
@@ -1258,6 +1260,45 @@ def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> al
     )
 
 
+def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
+    """An interval join's pairs (``joined``, at the output's timestamp: the larger of the two)
+    and the buckets its cleanup timers removed (``buffer_removed``, at the bucket's timestamp),
+    at the processing time they happened; None for an operator without them."""
+    rows: list[dict[str, Any]] = []
+    for kind, what in (("joined", "joined"), ("buffer_removed", "buffer removed")):
+        if view.kind_code(kind) < 0:
+            continue
+        at = view.select(kind, operator=op)
+        if not len(at):
+            continue
+        stamps, procs = view.ints("ts", at)[0].tolist(), view.ints("proc_time", at)[0].tolist()
+        keys = frames.key_texts(view.column("key", at))
+        first, second = (view.detail(kind, f, at).tolist() for f in detail_fields(kind))
+        for i, seq in enumerate(at.tolist()):
+            cx, note = x.clip(stamps[i])
+            row = {"x": cx, "y": y.clip(procs[i])[0], "what": what, "seq": seq, "key": keys[i]}
+            if kind == "joined":
+                row |= {"left_ts": x.fmt(first[i]), "right_ts": x.fmt(second[i])}
+            else:
+                row |= {"side": first[i], "elements": second[i]}
+            rows.append(row | {"ts": x.fmt(stamps[i]), "proc_time": y.fmt(procs[i]), "note": note})
+        notes.append(
+            f"{len(at):,} pairs joined (at the output's timestamp)"
+            if kind == "joined"
+            else f"{len(at):,} buffer buckets removed by cleanup timers"
+        )
+    if not rows:
+        return None
+    rows, k = _every_kth(rows)
+    if k > 1:
+        notes.append(f"joins: every {k}th mark drawn")
+    return spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 40},
+        _what_encoding(rows, x, y, ["x", "y", "what"]),
+    )
+
+
 def _firings_aggregated(
     fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> alt.Chart:
@@ -1419,18 +1460,22 @@ def _present_categories(layers: list[alt.Chart]) -> list[str]:
     seen: set[str] = set()
     for layer in layers:
         seen.update(r["what"] for r in layer.data.values if "what" in r)
-    order = list(palette.FATES) + list(palette.WINDOW_EVENTS)
+    order = list(palette.FATES) + list(palette.WINDOW_EVENTS) + list(palette.JOIN_EVENTS)
     return [c for c in order if c in seen]
 
 
 def _with_category_scales(layers: list[alt.Chart], present: list[str]) -> None:
     """One legend, "what happened", with only the categories present, each with its fixed
     colour and shape (set on every layer coloured by it)."""
-    colors = dict(zip(palette.FATES, palette.FATE_COLORS, strict=True)) | dict(
-        zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True)
+    colors = (
+        dict(zip(palette.FATES, palette.FATE_COLORS, strict=True))
+        | dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
+        | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_COLORS, strict=True))
     )
-    shapes = dict(zip(palette.FATES, palette.FATE_SHAPES, strict=True)) | dict(
-        zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True)
+    shapes = (
+        dict(zip(palette.FATES, palette.FATE_SHAPES, strict=True))
+        | dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
+        | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_SHAPES, strict=True))
     )
     for layer in layers:
         enc = layer.encoding

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from winviz.errors import InputError
 from winviz.time import MIN, count_arg, duration_ms, wrap_long
 from winviz.windows.triggers import value_delta
 
@@ -69,6 +70,15 @@ class TimeEvictor(Evictor):
 
     def __init__(self, window_size: Any, do_evict_after: bool = False) -> None:
         self.window_size = duration_ms(window_size, what="evictor window size")
+        if self.window_size < 0:
+            # (Flink's TimeEvictor takes it unchecked: every element would be evicted, as a
+            # negative count in CountEvictor, which winviz refuses the same way)
+            raise InputError(
+                "TimeEvictor window size must be at least 0: a negative size evicts every element",
+                field="evictor window size",
+                value=window_size,
+                expected="an int >= 0 (ms) or a timedelta that is not negative",
+            )
         self.do_evict_after = do_evict_after
 
     @classmethod

@@ -16,7 +16,7 @@ from typing import Any
 
 from winviz.errors import InputError
 from winviz.state import ReducingStateDescriptor, ValueStateDescriptor
-from winviz.time import count_arg, duration_ms, java_rem
+from winviz.time import count_arg, duration_ms, java_rem, wrap_long
 
 
 class TriggerResult(enum.Enum):
@@ -172,6 +172,17 @@ class CountTrigger(Trigger):
         return f"CountTrigger({self.max_count})"
 
 
+def next_fire_time(time: int, interval: int, window: Any) -> int:
+    """The next fire time of the continuous triggers, as Flink 2.3's
+    ``ContinuousEventTimeTrigger`` / ``ContinuousProcessingTimeTrigger.registerNextFireTimestamp``
+    compute it: ``Math.min(time + interval, window.maxTimestamp())`` in Java's long
+    arithmetic. Near MAX ``time + interval`` overflows and wraps to a large negative time,
+    which ``min`` then picks: the next timer is in the past and fires at once (on
+    ``GlobalWindows`` at the watermark MAX the chain starts again from near MIN; Flink does
+    not stop there, and winviz's timer-loop guard does: ``winviz.timers``)."""
+    return min(wrap_long(time + interval), window.max_timestamp())
+
+
 class ContinuousEventTimeTrigger(Trigger):
     """Fires every ``interval`` of event time, and at the window's end.
 
@@ -217,7 +228,7 @@ class ContinuousEventTimeTrigger(Trigger):
         return CONTINUE
 
     def _register_next(self, time, window, ctx, fire_time) -> None:
-        next_fire = min(time + self.interval, window.max_timestamp())
+        next_fire = next_fire_time(time, self.interval, window)
         fire_time.add(next_fire)
         ctx.register_event_time_timer(next_fire)
 
@@ -275,7 +286,7 @@ class ContinuousProcessingTimeTrigger(Trigger):
         return CONTINUE
 
     def _register_next(self, time, window, ctx, fire_time) -> None:
-        next_fire = min(time + self.interval, window.max_timestamp())
+        next_fire = next_fire_time(time, self.interval, window)
         fire_time.add(next_fire)
         ctx.register_processing_time_timer(next_fire)
 

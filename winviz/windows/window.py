@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from winviz.time import MAX, MIN
+from winviz.time import MAX, MIN, wrap_long
 
 
 class TimeWindow(NamedTuple):
@@ -35,6 +35,15 @@ class TimeWindow(NamedTuple):
 
     def __repr__(self) -> str:
         return f"[{self.start}, {self.end})"
+
+
+def has_positive_size(start: int, end: int) -> bool:
+    """Whether ``[start, end)`` can be a window: every window an assigner makes is
+    ``[start, start + size)`` with size > 0 in Java's long arithmetic, so ``end - start``
+    wrapped to a long is positive (a window wrapped past MAX, e.g. [MAX - 807, MIN + 192),
+    is one; swapped or equal bounds are not). Trace files and conformance transcripts are
+    checked by this rule."""
+    return wrap_long(end - start) > 0
 
 
 class GlobalWindow:

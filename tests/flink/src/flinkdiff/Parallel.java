@@ -131,7 +131,7 @@ public final class Parallel {
         System.exit(0);
     }
 
-    private static MiniCluster startCluster() throws Exception {
+    static MiniCluster startCluster() throws Exception {
         Configuration conf = new Configuration();
         conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
         conf.set(RestOptions.BIND_PORT, "0");
@@ -146,7 +146,7 @@ public final class Parallel {
         return cluster;
     }
 
-    private static void run(MiniCluster cluster, StreamExecutionEnvironment env) throws Exception {
+    static void run(MiniCluster cluster, StreamExecutionEnvironment env) throws Exception {
         JobGraph job = env.getStreamGraph().getJobGraph();
         JobID id = cluster.submitJob(job).get().getJobID();
         JobResult result = cluster.requestJobResult(id).get(120, TimeUnit.SECONDS);

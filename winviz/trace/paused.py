@@ -1,0 +1,76 @@
+"""Paused spans: when watermark alignment held a source reader or partition back, read from
+the trace's ``paused`` / ``resumed`` records (written by ``winviz.operators.aligned_input``).
+
+One rule for every reader (the propagation chart, ``why_not_fired``): a span runs from a
+``paused`` record to the next ``resumed`` record of the same operator and input, or to the end
+of the trace (``end`` None: still paused when the trace ends).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+PAUSE_KINDS = ("paused", "resumed")
+
+
+@dataclass(frozen=True)
+class PausedSpan:
+    """``input`` (a source reader or ``source[p]``) of ``operator`` was paused from processing
+    time ``start`` to ``end`` (None: to the end of the trace); ``watermark`` is its oldest
+    sample that was ahead of ``max_allowed``, the max desired watermark announced for
+    ``group``."""
+
+    operator: str
+    input: str
+    start: int
+    end: int | None
+    watermark: int
+    max_allowed: int
+    group: str
+
+
+def paused_spans(records: Iterable[tuple[Any, ...]]) -> list[PausedSpan]:
+    """Spans from ``(kind, proc_time, operator, ts, input, max_allowed, group)`` tuples of
+    ``paused`` / ``resumed`` records in seq order, in the order they start."""
+    open_: dict[tuple[str, str], tuple[int, int, int, str, int]] = {}
+    spans: list[tuple[int, PausedSpan]] = []
+    for n, (kind, proc, op, ts, name, max_allowed, group) in enumerate(records):
+        key = (str(op), str(name))
+        if kind == "paused" and key not in open_:
+            open_[key] = (n, int(proc), int(ts), str(group), int(max_allowed))
+        elif kind == "resumed" and key in open_:
+            first, start, wm, grp, allowed = open_.pop(key)
+            spans.append((first, PausedSpan(key[0], key[1], start, int(proc), wm, allowed, grp)))
+    for key, (first, start, wm, grp, allowed) in open_.items():
+        spans.append((first, PausedSpan(key[0], key[1], start, None, wm, allowed, grp)))
+    return [s for _, s in sorted(spans, key=lambda e: e[0])]
+
+
+def trace_paused_spans(trace: Any) -> list[PausedSpan]:
+    """``paused_spans`` of a ``Trace``."""
+    return paused_spans(
+        (r.kind, r.proc_time, r.operator, r.ts, *r.detail) for r in trace.records(*PAUSE_KINDS)
+    )
+
+
+def alignment_note(trace: Any) -> str:
+    """A sentence naming what is still paused for watermark alignment when the trace ends
+    ("" when nothing is): none of its records are read until it resumes, so a window waiting
+    for its records, or for its watermark, waits for that."""
+    still = [s for s in trace_paused_spans(trace) if s.end is None]
+    if not still:
+        return ""
+    parts = [
+        f"{s.input} is paused for watermark alignment since processing time {s.start} (its "
+        f"watermark {s.watermark} is ahead of {s.max_allowed}, the max allowed in group "
+        f"{s.group!r}: the slowest source's watermark + max_drift)"
+        for s in still
+    ]
+    return (
+        " "
+        + "; ".join(parts)
+        + ": until an announcement lets it resume, none of its records are read (they are "
+        "held back), so its watermark cannot rise past what it has read."
+    )
