@@ -17,6 +17,7 @@ from winviz.datastream import (
 from winviz.errors import (
     AlignmentStallError,
     DamagedSnapshotError,
+    FunctionNotSerializableError,
     FunctionResultError,
     IllegalStateError,
     InputError,

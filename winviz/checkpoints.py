@@ -12,32 +12,48 @@ built anew, loads its part of the latest completed checkpoint (``initializeState
 sources re-read their input from the saved positions. Timers registered before the checkpoint
 fire after the restore — Flink's promise that timers survive failures.
 
+**Watermarks are not checkpointed** (Flink 2.3): a restored job starts with every watermark at
+MIN — each operator's (``AbstractStreamOperator``'s combined watermark status and
+``InternalTimerServiceImpl.currentWatermark`` are built anew, not restored), each input gate's
+``StatusWatermarkValve`` (every channel at MIN and active), each two-input operator's inputs,
+and each source's watermark generation: ``TimestampsAndWatermarksOperator.open()`` and
+``SourceOperator.open()`` create new generators (a ``BoundedOutOfOrdernessWatermarks`` has seen
+no timestamp), a new ``WatermarkOutputMultiplexer`` and emitter (at MIN, not idle) and register
+the first periodic emission at the current time plus the interval. The watermarks rise again
+with the replayed records. So a record that was late before the failure can be on time in the
+replay: it is added to its window (a new one, when the old one was cleaned up before the
+checkpoint) and the window fires again, where the run without a failure dropped the record or
+sent it to the late side output; and an event-time timer of the checkpoint fires only when the
+new watermark passes it.
+
 Here the engine is synchronous and the processing clock is simulated, so a barrier placed
 between two source records reaches every operator at once: a checkpoint is a snapshot of every
 operator taken at a **cut** — "after the first ``n`` source records, in arrival order, went in".
 It holds:
 
 * the source positions (per source subtask; per partition of a partitioned source),
-* every operator's watermark, metrics and own state: watermark generators (per partition), the
-  multiplexer's partial watermarks, idleness, the periodic-emit schedule, each input gate's
-  valve, keyed state (window contents, trigger state), merging-window sets, pane counters,
-  both timer queues of every timer service — for every parallel subtask (a keyed subtask holds
-  the state and timers of the key groups it owns),
+* every operator's metrics and own state: keyed state (window contents, trigger state),
+  merging-window sets, pane counters, both timer queues of every timer service — for every
+  parallel subtask (a keyed subtask holds the state and timers of the key groups it owns);
+  no watermark, no generator, no valve (see above),
 * the position of every rebalance exchange (Flink does not keep it: see below),
 * the simulated processing clock,
 * what the sinks and side outputs received so far. Sinks are part of the consistent state: on a
   restore their contents roll back to the checkpoint, as with Flink's exactly-once
   (two-phase-commit) sinks, which only commit what a completed checkpoint covers.
 
-A replay from the saved positions after a restore therefore gives exactly the outputs, side
-outputs and metrics of an uninterrupted run.
+A replay from the saved positions after a restore gives each window the contents it has in an
+uninterrupted run when no replayed record is late (in either run); firings may come later
+(the watermark starts again at MIN), and a record late before the failure may be accepted
+and fire its window again. Metrics are winviz's totals over the run: they are restored with
+the state (Flink's task metrics start again at 0 in a new attempt). One difference from
+Flink: a ``rebalance`` exchange resumes its round robin where it was (Flink's
+``RebalancePartitioner`` starts at a random channel after a restore), so the same input gives
+the same trace.
 
-Deliberate difference from Flink: Flink does **not** checkpoint watermarks — after a restore
-its operators start again at ``Long.MIN_VALUE`` and the watermark generators are created anew,
-so a record that was late before the failure may be on time in the replay. winviz snapshots the
-watermarks (and generator state) too, so the replay is exact and the lesson can compare the two
-runs record for record. Likewise a ``rebalance`` exchange resumes its round robin where it
-was (Flink's ``RebalancePartitioner`` starts at a random channel after a restore).
+The trace shows the restart: a ``restore`` record, then a ``watermark`` record at MIN (input
+``"restore"``) for every operator subtask whose watermark was above MIN before the failure
+(sinks have no watermark records).
 
 The API (``StreamExecutionEnvironment.enable_checkpointing`` and ``execute(fail_at=...)``)::
 
@@ -56,12 +72,20 @@ starts from a checkpoint or savepoint)::
 The job built anew must be the one the snapshot was taken of: winviz checks the checkpoint
 format version (``CHECKPOINT_VERSION``), every operator subtask (its name, which is winviz's
 uid, its kind and, for keyed operators, its number of key groups), the sources and the
-exchanges, and raises ``SnapshotMismatchError`` listing what differs (Flink matches state to
-operators by uid and fails on state it cannot assign; it could also change the parallelism by
-redistributing key groups, which winviz does not). A snapshot with missing or unloadable parts
-raises ``DamagedSnapshotError`` naming the part. The restored run's outputs, side outputs and
-metrics are those of an uninterrupted run (the sinks' contents at the checkpoint are part of
-it); its trace starts with a ``restore`` record (``failed_at`` None).
+exchanges, and what Flink's state backend checks: every state of the snapshot that an operator
+of the job registers again (``StreamOperator.state_descriptors``: the window operator's
+``window-contents`` and ``window-timers``) must have the same state type (LIST, REDUCING,
+AGGREGATING) and namespace serializer (the window type) — Flink fails such a restore with a
+``StateMigrationException``. It raises ``SnapshotMismatchError`` listing what differs (Flink
+matches state to operators by uid and fails on state it cannot assign; it could also change
+the parallelism by redistributing key groups, which winviz does not). What Flink accepts is
+accepted: another trigger, allowed lateness or window size with the same state, a session
+assigner where the snapshot had tumbling windows with the same function (the merging-window
+set is operator state, restored empty). Key types are not checked: Python keys have no
+serializer to compare. A snapshot with missing or unloadable parts raises
+``DamagedSnapshotError`` naming the part. In the restored run the watermarks start at MIN as
+after a failure (the sinks' contents at the checkpoint are part of the snapshot); its trace
+starts with a ``restore`` record (``failed_at`` None).
 
 A periodic checkpoint triggered at processing time ``T`` (``T`` = the run's start plus a
 multiple of the interval) puts its barrier in before the first record that arrives at or after
@@ -85,11 +109,12 @@ from winviz.errors import (
     SnapshotMismatchError,
     StateCopyError,
 )
+from winviz.time import MIN
 
 
 class Participant(Protocol):
-    """Anything whose state a checkpoint holds: an operator subtask, an input gate's valve,
-    a rebalance exchange (Flink's ``CheckpointedFunction`` / operator state handles)."""
+    """Anything whose state a checkpoint holds: an operator subtask or a rebalance exchange
+    (Flink's ``CheckpointedFunction`` / operator state handles)."""
 
     def snapshot(self) -> Any: ...
 
@@ -107,8 +132,6 @@ class CheckpointedJob(Protocol):
         """Every operator subtask (``name``, ``snapshot()``, ``restore()``), upstream first."""
         ...
 
-    def gate_participants(self) -> Mapping[str, Participant]: ...
-
     def exchange_participants(self) -> Mapping[str, Participant]: ...
 
     def source_subtasks(self) -> Sequence[Any]:
@@ -124,14 +147,17 @@ class CheckpointedJob(Protocol):
 
     def clock(self) -> int: ...
 
-    def set_clock(self, now: int) -> None: ...
+    def set_clock(self, now: int) -> None:
+        """Set the simulated clock of a restored job; the watermark generators start their
+        periodic emission from it (as Flink's operators do in ``open()`` at a restart)."""
+        ...
 
     def restart(self) -> None:
         """Build every operator anew and start them (Flink restarts the tasks)."""
         ...
 
 
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2
 """The layout of ``CompletedCheckpoint`` and of the operators' snapshots; a restore refuses a
 snapshot of another version."""
 
@@ -151,9 +177,8 @@ class CompletedCheckpoint:
 
     ``source_records`` is the cut (how many source records went in before the barrier);
     ``positions`` the offset of every source (and ``"name[p]"`` of every partition);
-    ``operator_states`` each operator's (each subtask's) snapshot by name, ``gate_states`` the
-    watermark valve of each operator with several input channels (``name/inputK`` for an input
-    of a two-input operator); ``side_outputs`` what each side output received;
+    ``operator_states`` each operator's (each subtask's) snapshot by name (no watermarks:
+    see the module docstring); ``side_outputs`` what each side output received;
     ``exchange_states`` the round-robin position of every rebalance exchange; ``operators``
     the job it was taken of (subtask name → kind, see ``job_manifest``) and ``version`` the
     checkpoint format (``CHECKPOINT_VERSION``), which a restore checks.
@@ -166,11 +191,15 @@ class CompletedCheckpoint:
     processing_time: int
     positions: Mapping[str, int]
     operator_states: Mapping[str, Mapping[str, Any]]
-    gate_states: Mapping[str, Any]
     side_outputs: Mapping[str, tuple[Any, ...]]
     exchange_states: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     operators: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     version: int = CHECKPOINT_VERSION
+    state_descriptors: Mapping[str, Mapping[str, str]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    """Each operator subtask's registered state (``StreamOperator.state_descriptors``): the
+    meta info a restore checks, as Flink's ``KeyedBackendSerializationProxy`` writes it."""
 
 
 @dataclass(frozen=True)
@@ -271,11 +300,36 @@ def check_snapshot(rt: CheckpointedJob, snapshot: Any) -> None:
             differences.append(
                 f"operator {name!r} is {ours[name]} in the job, {theirs[name]} in the snapshot"
             )
+    differences += _state_differences(rt, snapshot)
     if differences:
         raise SnapshotMismatchError(
             f"checkpoint {cid} is not a snapshot of this job: " + "; ".join(differences)
         )
     _check_parts(rt, snapshot)
+
+
+def _state_differences(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> list[str]:
+    """What Flink's state backend refuses on a restore: a state (or timer service) of the
+    snapshot that an operator of the job registers again under the same name with another
+    type or namespace serializer (``StateMigrationException``: "incompatible state types",
+    "new namespace serializer ... incompatible"). A state only the job has starts empty; a
+    state only the snapshot has is not read — Flink accepts both."""
+    held = snapshot.state_descriptors
+    if not isinstance(held, Mapping):
+        raise DamagedSnapshotError(
+            f"checkpoint {snapshot.checkpoint_id} is damaged: its state_descriptors is "
+            f"{type(held).__name__}, not a mapping"
+        )
+    differences = []
+    for op in rt.operator_subtasks():
+        theirs = held.get(op.name, {})
+        for state, ours in op.state_descriptors().items():
+            if state in theirs and theirs[state] != ours:
+                differences.append(
+                    f"operator {op.name!r} registers {state} as {ours} in the job, "
+                    f"{theirs[state]} in the snapshot"
+                )
+    return differences
 
 
 def _check_parts(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> None:
@@ -288,7 +342,6 @@ def _check_parts(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> None:
 
     parts = (
         ("operator_states", snapshot.operator_states, [op.name for op in operators]),
-        ("gate_states", snapshot.gate_states, list(rt.gate_participants())),
         ("exchange_states", snapshot.exchange_states, list(rt.exchange_participants())),
         ("positions", snapshot.positions, [src.name for src in sources]),
     )
@@ -422,9 +475,6 @@ class CheckpointCoordinator:
                     for op in rt.operator_subtasks()
                 }
             ),
-            gate_states=_read_only(
-                {name: g.snapshot() for name, g in rt.gate_participants().items()}
-            ),
             side_outputs=MappingProxyType(
                 {tag: tuple(copy.deepcopy(recs)) for tag, recs in rt.side_outputs().items()}
             ),
@@ -432,6 +482,9 @@ class CheckpointCoordinator:
                 {name: x.snapshot() for name, x in rt.exchange_participants().items()}
             ),
             operators=MappingProxyType(rt.manifest()),
+            state_descriptors=MappingProxyType(
+                {op.name: MappingProxyType(op.state_descriptors()) for op in rt.operator_subtasks()}
+            ),
         )
         self.completed.append(checkpoint)
         if rt.trace is not None:
@@ -478,9 +531,6 @@ class CheckpointCoordinator:
             for op in rt.operator_subtasks():
                 name = op.name
                 op.restore(copy.deepcopy(dict(checkpoint.operator_states[op.name])))
-            part = "valve"
-            for name, gate in rt.gate_participants().items():
-                gate.restore(copy.deepcopy(checkpoint.gate_states[name]))
             part = "exchange"
             for name, exchange in rt.exchange_participants().items():
                 exchange.restore(checkpoint.exchange_states[name])
@@ -526,10 +576,16 @@ class CheckpointCoordinator:
 
     def recover(self, failure: SimulatedFailure) -> dict[str, int]:
         """Restart the job from the latest completed checkpoint (the snapshot it started from
-        when none completed since): build every operator anew, load its snapshot, roll sinks
-        and side outputs back, set the clock; returns the source positions to replay from."""
+        when none completed since): build every operator anew (every watermark at MIN), load
+        its snapshot, roll sinks and side outputs back, set the clock; returns the source
+        positions to replay from."""
         rt = self.runtime
         checkpoint = self.completed[-1] if self.completed else self.initial
+        above_min = [
+            op.name
+            for op in rt.operator_subtasks()
+            if op.traces_watermarks and op.current_watermark() > MIN
+        ]
         rt.restart()
         if checkpoint is None:  # no checkpoint yet: start over
             positions: dict[str, int] = {src.name: 0 for src in rt.source_subtasks()}
@@ -540,4 +596,7 @@ class CheckpointCoordinator:
             positions = self._load(checkpoint)
             consumed = checkpoint.source_records
         self._emit_restore(checkpoint, consumed, positions, failure.failed_at)
+        if rt.trace is not None:  # every watermark starts again at MIN (module docstring)
+            for name in above_min:
+                rt.trace.emit("watermark", rt.clock(), MIN, name, None, None, MIN, "restore")
         return positions

@@ -70,6 +70,14 @@ class StateCopyError(WinvizError, TypeError):
     same way. Names the operator, the state entry and the cause."""
 
 
+class FunctionNotSerializableError(WinvizError, TypeError):
+    """A user function (or trigger, assigner, watermark strategy …) that cannot be copied for
+    the subtasks of a job: Flink serializes the job's functions and ships every subtask its
+    own deserialized copy, and refuses a function that is not serializable
+    (``InvalidProgramException``: "... is not serializable"). Names the operator, the
+    function and the cause."""
+
+
 class FunctionResultError(WinvizError, TypeError):
     """A user function returned something the operator cannot use (``flat_map`` returning
     an int or None, ``reduce`` returning None, a watermark function returning a str):

@@ -8,6 +8,15 @@ operator per subtask (Flink's ``StreamingJobGraphGenerator`` → ``ExecutionGrap
 so one pipeline can be executed again and again, e.g. by a slider. The Spark twin
 (``winviz.spark.builder``) reads the same specs.
 
+**Functions as Flink ships them.** Flink serializes the job's functions with the job graph and
+every task deserializes its own copy, so each subtask — in each execution, after each restart
+— has its own function objects. ``OperatorSpec.shipped`` does the same: the runtime builds
+every subtask's operator from a spec whose user functions (``OperatorSpec.functions``: map /
+filter / flat_map functions, process and window functions, aggregate and reduce functions,
+key selectors, assigners, triggers, evictors, watermark strategies) are a deep copy taken when
+the job starts; the caller's objects are never changed. A function that cannot be copied (it
+holds a lock, an open file, a generator) raises ``FunctionNotSerializableError`` naming it.
+
 Two kinds of node are no operators (Flink's "virtual" nodes): a ``UnionSpec`` (the next
 operator gets one input channel per united stream) and a ``PartitionSpec`` (``rebalance()`` /
 ``forward()``: how records travel to the next operator). A ``SideOutputSpec`` node stands for
@@ -16,10 +25,12 @@ operator gets one input channel per united stream) and a ``PartitionSpec`` (``re
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Protocol
 
+from winviz.errors import FunctionNotSerializableError
 from winviz.functions import AggregateFunction, CoProcessFunction, KeyedProcessFunction, OutputTag
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch
@@ -70,6 +81,45 @@ class OperatorSpec:
 
     kind: ClassVar[str]
     """How the API and error messages name this kind of node."""
+    functions: ClassVar[tuple[str, ...]] = ()
+    """The fields that hold the user's functions (and objects as assigners and triggers):
+    copied for every subtask (``shipped``)."""
+
+    def shipped(self, operator: str) -> OperatorSpec:
+        """This spec with its own deep copy of its ``functions`` (one ``copy.deepcopy`` of
+        them together: objects shared between them stay shared within the copy), as one
+        Flink task deserializes the operator factory it was shipped. ``operator`` names the
+        node in the error raised for a function that cannot be copied."""
+        if not self.functions:
+            return self
+        values = tuple(getattr(self, name) for name in self.functions)
+        try:
+            copied = copy.deepcopy(values)
+        except Exception as exc:
+            raise self._not_serializable(operator, values, exc) from exc
+        return replace(self, **dict(zip(self.functions, copied, strict=True)))
+
+    def _not_serializable(
+        self, operator: str, values: tuple[Any, ...], exc: Exception
+    ) -> FunctionNotSerializableError:
+        """The error naming the first of ``values`` that cannot be copied."""
+        field, value = self.functions[0], values[0]
+        for name, candidate in zip(self.functions, values, strict=True):
+            try:
+                copy.deepcopy(candidate)
+            except Exception:
+                field, value = name, candidate
+                break
+        what = type(value).__qualname__
+        return FunctionNotSerializableError(
+            f"the {_FIELD_WORDS.get(field, field)} of operator {operator!r} (a {what}) cannot be "
+            f"copied for its subtasks: {type(exc).__name__}: {exc}. Flink ships every subtask "
+            f"its own deserialized copy of the job's functions and refuses this one "
+            f"(InvalidProgramException: the implementation of {what} is not serializable); "
+            "keep plain data in function objects and create locks, files or generators "
+            "inside the function's methods"
+        )
+
     two_inputs: ClassVar[bool] = False
     """True for a two-input operator (``connect``, an interval join): input ``k`` of the node
     is its ``inputs[k]``, and records reach ``process_element1`` / ``process_element2``."""
@@ -81,6 +131,16 @@ class OperatorSpec:
     def build(self, ctx: BuildContext) -> StreamOperator:
         """A fresh operator for one subtask."""
         raise TypeError(f"a {self.kind} node is no operator")  # unions and partitionings
+
+
+_FIELD_WORDS = {
+    "fn": "function",
+    "process_function": "window function",
+    "strategy": "watermark strategy",
+    "key_selector": "key selector",
+    "key_selectors": "key selectors",
+}
+"""How ``OperatorSpec.shipped``'s error names a spec's function fields."""
 
 
 def owned_partitions(num_partitions: int, ctx: BuildContext) -> list[int]:
@@ -121,6 +181,7 @@ class WatermarksSpec(OperatorSpec):
     """``assign_timestamps_and_watermarks`` (Flink's ``TimestampsAndWatermarksOperator``)."""
 
     kind: ClassVar[str] = "watermarks"
+    functions: ClassVar[tuple[str, ...]] = ("strategy",)
     strategy: WatermarkStrategy
 
     def build(self, ctx: BuildContext) -> StreamOperator:
@@ -135,6 +196,7 @@ class SplitWatermarksSpec(OperatorSpec):
     per partition inside the source reader (Flink's per-split watermarks)."""
 
     kind: ClassVar[str] = "split_watermarks"
+    functions: ClassVar[tuple[str, ...]] = ("strategy",)
     strategy: WatermarkStrategy
     source_name: str
     num_partitions: int
@@ -156,6 +218,7 @@ class MapSpec(OperatorSpec):
     """``map``: one record out per record in."""
 
     kind: ClassVar[str] = "map"
+    functions: ClassVar[tuple[str, ...]] = ("fn",)
     fn: Callable[[Any], Any]
 
     def apply(self, value: Any) -> list[Any]:
@@ -171,6 +234,7 @@ class FilterSpec(OperatorSpec):
     """``filter``: the records ``fn`` keeps."""
 
     kind: ClassVar[str] = "filter"
+    functions: ClassVar[tuple[str, ...]] = ("fn",)
     fn: Callable[[Any], bool]
 
     def apply(self, value: Any) -> list[Any]:
@@ -185,6 +249,7 @@ class FlatMapSpec(OperatorSpec):
     """``flat_map``: any number of records out per record in."""
 
     kind: ClassVar[str] = "flat_map"
+    functions: ClassVar[tuple[str, ...]] = ("fn",)
     fn: Callable[[Any], Iterable[Any]]
 
     def apply(self, value: Any) -> list[Any]:
@@ -199,6 +264,7 @@ class KeyedProcessSpec(OperatorSpec):
     """``key_by(...).process(function)`` (Flink's ``KeyedProcessOperator``)."""
 
     kind: ClassVar[str] = "process"
+    functions: ClassVar[tuple[str, ...]] = ("key_selector", "function")
     key_selector: KeySelector
     function: KeyedProcessFunction
 
@@ -214,6 +280,7 @@ class RollingReduceSpec(OperatorSpec):
     """``key_by(...).reduce(fn)``: the running reduction per key (no windows)."""
 
     kind: ClassVar[str] = "rolling_reduce"
+    functions: ClassVar[tuple[str, ...]] = ("key_selector", "fn")
     key_selector: KeySelector
     fn: Callable[[Any, Any], Any]
 
@@ -230,6 +297,7 @@ class CoProcessSpec(OperatorSpec):
     ``key_by(k1, k2)`` (``KeyedCoProcessOperator``)."""
 
     kind: ClassVar[str] = "co_process"
+    functions: ClassVar[tuple[str, ...]] = ("function", "key_selectors")
     two_inputs: ClassVar[bool] = True
     function: CoProcessFunction
     key_selectors: tuple[KeySelector, KeySelector] | None = None
@@ -249,6 +317,7 @@ class IntervalJoinSpec(OperatorSpec):
     (Flink's ``IntervalJoinOperator``; bounds as given, with their inclusiveness)."""
 
     kind: ClassVar[str] = "interval_join"
+    functions: ClassVar[tuple[str, ...]] = ("key_selectors", "function")
     two_inputs: ClassVar[bool] = True
     key_selectors: tuple[KeySelector, KeySelector]
     lower: int
@@ -288,6 +357,14 @@ class WindowSpec(OperatorSpec):
     ``apply`` (a WindowFunction)."""
 
     kind: ClassVar[str] = "window"
+    functions: ClassVar[tuple[str, ...]] = (
+        "key_selector",
+        "assigner",
+        "fn",
+        "process_function",
+        "trigger",
+        "evictor",
+    )
     key_selector: KeySelector
     assigner: WindowAssigner
     function_kind: str = "process"

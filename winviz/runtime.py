@@ -40,7 +40,8 @@ young passes while they grow.
 With checkpointing (``env.enable_checkpointing``) the ``CheckpointCoordinator``
 (``winviz.checkpoints``) is asked at every cut between two source records; a planned failure
 (``env.execute(fail_at=...)``) makes the runtime rebuild every operator, restore the latest
-checkpoint and replay the sources from their saved positions.
+checkpoint and replay the sources from their saved positions; every watermark starts again at
+MIN, as in Flink.
 """
 
 from __future__ import annotations
@@ -303,9 +304,6 @@ class JobRuntime:
     def operator_subtasks(self) -> list[StreamOperator]:
         return self.order
 
-    def gate_participants(self) -> dict[str, InputGate]:
-        return self.gates
-
     def exchange_participants(self) -> dict[str, Exchange]:
         return self.exchanges
 
@@ -324,7 +322,11 @@ class JobRuntime:
         return self.job.now
 
     def set_clock(self, now: int) -> None:
+        """The clock of a restored job: the watermark generators (built anew, at MIN) start
+        their periodic emission from it, as Flink's ``open()`` registers ``now + interval``."""
         self.job.now = now
+        for g in self.generators:
+            g.start(now)
 
     def restart(self) -> None:
         """Fresh operators, opened, the clock at the run's start (after a failure)."""
@@ -371,8 +373,9 @@ class JobRuntime:
         return mp
 
     def _make(self, node: Node, subtask: int, parallelism: int, name: str) -> StreamOperator:
-        """One subtask's fresh operator, built by the node's spec (``winviz.graph``)."""
-        return node.spec.build(
+        """One subtask's fresh operator, built by the node's spec (``winviz.graph``) with
+        the subtask's own copy of the user's functions (``OperatorSpec.shipped``)."""
+        return node.spec.shipped(node.name).build(
             BuildContext(
                 name,
                 node.name,

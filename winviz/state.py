@@ -54,6 +54,20 @@ StateDescriptor = (
 )
 
 
+def state_type(descriptor: StateDescriptor) -> str:
+    """Flink's ``StateDescriptor.Type`` of a descriptor (VALUE, LIST, REDUCING, AGGREGATING):
+    a restore refuses a state registered under a snapshot's name with another type."""
+    return _STATE_TYPES[type(descriptor)]
+
+
+_STATE_TYPES: dict[type, str] = {
+    ValueStateDescriptor: "VALUE",
+    ListStateDescriptor: "LIST",
+    ReducingStateDescriptor: "REDUCING",
+    AggregatingStateDescriptor: "AGGREGATING",
+}
+
+
 class KeyedStateBackend:
     """Keyed, namespaced state (Flink's heap keyed state backend): the value of state
     ``name`` for ``key`` in ``namespace`` (a window); ``None`` means empty.

@@ -417,16 +417,17 @@ class InternalTimerService:
         return sum(1 for (_, ns, _) in self.processing_queue.live if ns == namespace)
 
     def snapshot(self) -> dict[str, Any]:
+        """Both timer queues (``InternalTimerServiceSerializationProxy`` writes them per key
+        group); not the watermark: a restored service starts at MIN, as Flink's
+        ``InternalTimerServiceImpl`` (``currentWatermark`` is not restored)."""
         return {
             "event": self.event_queue.snapshot(),
             "processing": self.processing_queue.snapshot(),
-            "watermark": self.current_watermark,
         }
 
     def restore(self, snap: dict[str, Any]) -> None:
         self.event_queue.restore(snap["event"])
         self.processing_queue.restore(snap["processing"])
-        self.current_watermark = snap["watermark"]
 
 
 def budget_error(

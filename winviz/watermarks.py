@@ -48,12 +48,6 @@ class WatermarkGenerator:
     def on_periodic_emit(self, output: WatermarkOutput) -> None:
         pass
 
-    def snapshot(self) -> Any:
-        return dict(self.__dict__)
-
-    def restore(self, snap: Any) -> None:
-        self.__dict__.update(snap)
-
 
 class BoundedOutOfOrdernessWatermarks(WatermarkGenerator):
     """``max_ts - bound - 1`` on every periodic emit (``Long.MIN_VALUE`` before any event)."""
@@ -96,9 +90,6 @@ class PunctuatedWatermarks(WatermarkGenerator):
         wm = self.fn(event, timestamp)
         if wm is not None:
             output.emit_watermark(wm)
-
-    def snapshot(self) -> Any:
-        return {}
 
 
 class NoWatermarksGenerator(WatermarkGenerator):
@@ -154,21 +145,6 @@ class WatermarksWithIdleness(WatermarkGenerator):
                 self.is_idle_now = True
         else:
             self.watermarks.on_periodic_emit(output)
-
-    def snapshot(self) -> Any:
-        return {
-            "inner": self.watermarks.snapshot(),
-            "counter": self.counter,
-            "last_counter": self.last_counter,
-            "start": self.start_of_inactivity,
-            "idle": self.is_idle_now,
-        }
-
-    def restore(self, snap: Any) -> None:
-        self.watermarks.restore(snap["inner"])
-        self.counter, self.last_counter = snap["counter"], snap["last_counter"]
-        self.start_of_inactivity = snap["start"]
-        self.is_idle_now = snap["idle"]
 
 
 class IngestionTimeAssigner:

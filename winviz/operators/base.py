@@ -96,6 +96,8 @@ class StreamOperator:
     emits_watermarks_per_record = False
     """True when the operator may emit a watermark on any record (a punctuated watermark
     generator): the watermark must come between two records, so they go one by one."""
+    traces_watermarks = True
+    """Whether the trace has this operator's ``watermark`` records (a sink has none)."""
 
     @property
     def takes_batches(self) -> bool:
@@ -239,19 +241,26 @@ class StreamOperator:
 
     # -- checkpoints ----------------------------------------------------------------------
 
+    def state_descriptors(self) -> dict[str, str]:
+        """The state this operator registers when it opens, by name → its type and namespace
+        serializer: what Flink's state backend checks against a snapshot's meta info on a
+        restore (``winviz.checkpoints.check_snapshot``). None here."""
+        return {}
+
     def snapshot(self) -> dict[str, Any]:
         """This operator's part of a checkpoint (Flink's ``snapshotState``): plain data that
         ``winviz.checkpoints`` deep-copies. The simulated clock is the job's, not the
-        operator's: the checkpoint keeps it once (``CompletedCheckpoint.processing_time``)."""
+        operator's: the checkpoint keeps it once (``CompletedCheckpoint.processing_time``).
+        The watermark is not part of it: as in Flink (``AbstractStreamOperator`` keeps it in
+        a transient ``IndexedCombinedWatermarkStatus``), a restored operator starts at MIN."""
         return {
-            "watermark": self._watermark,
             "metrics": dict(self.metrics),
             "current_key": self.current_key,
         }
 
     def restore(self, snap: dict[str, Any]) -> None:
-        """Load a snapshot into a freshly built operator (Flink's ``initializeState``)."""
-        self._watermark = snap["watermark"]
+        """Load a snapshot into a freshly built operator (Flink's ``initializeState``); its
+        watermark stays MIN."""
         self.metrics.clear()  # the same dict object: the job's metrics table points at it
         self.metrics.update(snap["metrics"])
         self.current_key = snap.get("current_key")

@@ -92,16 +92,6 @@ class InputGate:
             self.valve.input_active(channel)
         self._forward()
 
-    def snapshot(self) -> list[Any]:
-        """Each channel's watermark and status, and what the valve last emitted."""
-        valve = self.valve
-        channels = [(c.watermark, c.active, c.aligned) for c in valve.channels]
-        return [channels, valve.last_output_watermark, valve.active]
-
-    def restore(self, snap: Any) -> None:
-        channels, self.valve.last_output_watermark, self.valve.active = snap
-        self.valve.set_channels(channels)
-
     def _forward(self) -> None:
         """Hand what the valve emitted to the operator, in order."""
         for what, value in self.valve.drain():

@@ -101,6 +101,8 @@ class SinkOperator(StreamOperator):
     them (the runtime hands over one record at a time, so that order is deterministic); the
     ``owner`` subtask (subtask 0) checkpoints and restores it."""
 
+    traces_watermarks = False  # its watermark only stamps its ``sink`` records
+
     def __init__(self, name: str, records: list[Record] | None = None, owner: bool = True) -> None:
         super().__init__(name)
         self.records: list[Record] = [] if records is None else records

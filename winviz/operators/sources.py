@@ -512,18 +512,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         # This operator generates its own watermarks and statuses: upstream ones stop here.
         pass
 
-    def snapshot(self) -> dict[str, Any]:
-        """The generator's state, its idleness and the periodic-emit schedule."""
-        snap = super().snapshot()
-        snap["generator"] = self.generator.snapshot()
-        snap["next_periodic"] = self.next_periodic
-        snap["events_since_emit"] = self.events_since_emit
-        snap["idle"] = self.emitter.idle
-        return snap
-
-    def restore(self, snap: dict[str, Any]) -> None:
-        super().restore(snap)
-        self.generator.restore(snap["generator"])
-        self.next_periodic = snap["next_periodic"]
-        self.events_since_emit = snap["events_since_emit"]
-        self.emitter.idle = snap["idle"]
+    # snapshot / restore: StreamOperator's. Nothing of the watermark generation is part of a
+    # checkpoint: Flink's TimestampsAndWatermarksOperator has no operator state, and open()
+    # creates a new generator and WatermarkEmitter (at MIN, active) and registers the first
+    # periodic emission at now + interval (``start``, called again after a restore).

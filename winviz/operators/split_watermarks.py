@@ -22,8 +22,6 @@ watermark increases, ``watermark_dropped`` for a lower one, ``channel_idle`` /
 
 from __future__ import annotations
 
-from typing import Any
-
 from winviz.multiplexer import WatermarkOutputMultiplexer
 from winviz.operators.base import StreamOperator
 from winviz.operators.sources import TimestampsAndWatermarksOperator, emits_only_periodically
@@ -182,27 +180,6 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
             self._set_idle(False)
             StreamOperator.process_watermark(self, MAX)
 
-    def snapshot(self) -> dict[str, Any]:
-        """Every partition's generator, the multiplexer's partial and combined watermarks,
-        the source's idleness and the periodic-emit schedule."""
-        snap = StreamOperator.snapshot(self)
-        snap["generators"] = [g.snapshot() for g in self.generators]
-        snap["main_generator"] = self.main_generator.snapshot()
-        snap["partials"] = [(p.watermark, p.idle) for p in self.multiplexer.partials]
-        snap["combined"] = self.multiplexer.combined
-        snap["next_periodic"] = self.next_periodic
-        snap["events_since_emit"] = self.events_since_emit
-        snap["idle"] = self.idle
-        return snap
-
-    def restore(self, snap: dict[str, Any]) -> None:
-        StreamOperator.restore(self, snap)
-        for g, s in zip(self.generators, snap["generators"], strict=True):
-            g.restore(s)
-        self.main_generator.restore(snap["main_generator"])
-        for p, (watermark, idle) in zip(self.multiplexer.partials, snap["partials"], strict=True):
-            p.watermark, p.idle = watermark, idle
-        self.multiplexer.status.combined = snap["combined"]
-        self.next_periodic = snap["next_periodic"]
-        self.events_since_emit = snap["events_since_emit"]
-        self.idle = snap["idle"]
+    # snapshot / restore: StreamOperator's. Flink checkpoints a split's position, never its
+    # watermark: after a restore SourceOperator.open() creates the event-time logic anew (a
+    # new WatermarkOutputMultiplexer, a new generator per split, everything at MIN).

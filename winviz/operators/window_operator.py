@@ -48,7 +48,7 @@ from winviz.functions import Collector, OutputTag
 from winviz.keygroups import user_key
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.operators.window_functions import InternalWindowFunction
-from winviz.state import ListStateDescriptor, ReducingStateDescriptor
+from winviz.state import ListStateDescriptor, ReducingStateDescriptor, state_type
 from winviz.time import MAX, format_ms, wrap_long
 from winviz.timers import InternalTimer, budget_error
 from winviz.windows.assigners import GlobalWindows, WindowAssigner
@@ -721,6 +721,26 @@ class WindowOperator(KeyedStreamOperator):
         )
 
     # -- checkpoints ------------------------------------------------------------------------
+
+    def state_descriptors(self) -> dict[str, str]:
+        """The window contents (``window-contents``: LIST with a ProcessWindowFunction or an
+        evictor, REDUCING with reduce, AGGREGATING with aggregate) and the timer service
+        (``window-timers``), both with the window serializer as namespace serializer
+        (``WindowAssigner.getWindowSerializer``: ``GlobalWindow.Serializer`` for
+        ``GlobalWindows``, else ``TimeWindow.Serializer``). Flink's restore fails when a
+        state of the snapshot is registered again with another type
+        (``StateMigrationException``) or a timer service with an incompatible namespace
+        serializer. (The merging-window set of session windows is operator state: added or
+        dropped without a check.)"""
+        windows = (
+            "GlobalWindow.Serializer"
+            if isinstance(self.assigner, GlobalWindows)
+            else "TimeWindow.Serializer"
+        )
+        return {
+            f"state {self.contents.name!r}": f"{state_type(self.contents)} state of {windows}",
+            f"timer service {self.timer_service_name!r}": f"timers of {windows}",
+        }
 
     def snapshot(self) -> dict[str, Any]:
         snap = super().snapshot()

@@ -54,7 +54,9 @@ SCHEMA_VERSION = 1
 DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "element": ("value",),  # a record arrived at the operator
     "arrival": ("value", "index"),  # a source record entered the job (input index)
-    "watermark": ("input",),  # the operator's watermark advanced (input name)
+    # the operator's watermark advanced (input name), or went back to MIN after a restore
+    # (input "restore": watermarks are not checkpointed, winviz.checkpoints)
+    "watermark": ("input",),
     "watermark_generated": ("generator",),  # a watermark generator emitted a watermark
     "watermark_dropped": ("reason",),  # a non-increasing watermark was ignored
     "idle": ("input",),  # a source/channel was marked idle
@@ -90,7 +92,9 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "clock": ("reason",),  # the simulated processing clock moved
     "batch": ("batch_id", "input_rows", "late_watermark", "max_event_time", "dropped"),
     "checkpoint": ("checkpoint_id", "source_records", "positions"),  # a completed checkpoint
-    "restore": ("checkpoint_id", "source_records", "positions", "failed_at"),  # after a failure
+    # a restart from a checkpoint (failed_at None: a run started from a snapshot); the clock
+    # goes back to the checkpoint's, every watermark to MIN
+    "restore": ("checkpoint_id", "source_records", "positions", "failed_at"),
     "error": ("message",),
     # watermark alignment (winviz.alignment): a source reader or one of its partitions
     # (input) stopped / started reading; ts = its oldest watermark sample, checked against

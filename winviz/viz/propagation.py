@@ -364,6 +364,9 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
         silent = unrecorded_channel(ops[0], _rule_records(view, ch, wm), sink=sink)
         parts.append(_held_at_min(ch, wm, _line_name(ops[0], False), silent))
     parts.append(wm.assign(role="channel" if per_operator else "operator", note=None))
+    restarts = frames.restarts(view)
+    if not per_operator and restarts:
+        parts.append(_channels_at_min(parts[0], restarts))
     st = operator_status(view, ops, per_operator)
     status.append(st.assign(role="channel" if per_operator else "operator"))
     cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
@@ -378,6 +381,7 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
         "lines": lines,
         "status": stat,
         "silent": silent,
+        "restarts": restarts,
         "paused": _paused_on_lines(view, ops, per_operator, lines),
     }
 
@@ -483,6 +487,22 @@ def _held_at_min(
     return pd.DataFrame(rows, columns=cols)
 
 
+RESTARTED = "the job restarted: every watermark back to MIN (drawn on the bottom edge)"
+
+
+def _channels_at_min(marks: pd.DataFrame, restarts: list[frames.Restart]) -> pd.DataFrame:
+    """A row at MIN at each restart (``restore`` record) for every channel with a watermark
+    before it: after a restore each input gate's valve starts again with every channel at
+    MIN (the engine writes MIN ``watermark`` records only for the operators)."""
+    cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
+    rows = [
+        (r.seq, r.proc_time, LONG_MIN, line, "channel", RESTARTED)
+        for r in restarts
+        for line in dict.fromkeys(marks.loc[marks["seq"] < r.seq, "line"])
+    ]
+    return pd.DataFrame(rows, columns=cols)
+
+
 def _concat(parts: list[pd.DataFrame], cols: list[str]) -> pd.DataFrame:
     """The non-empty parts, one frame in seq order (an empty frame with ``cols`` if none)."""
     parts = [p for p in parts if len(p)]
@@ -541,7 +561,8 @@ def _panel(
             f"{d['name']}: {len(thinned):,} of {len(lines):,} watermark records drawn (the last "
             "per processing-time bucket)"
         )
-    vertices, points = _vertices(thinned, x, y, t_end)
+    restarts: list[frames.Restart] = d["restarts"]
+    vertices, points = _vertices(thinned, x, y, t_end, restarts)
     spans = idle_spans(status, "idle", "active", t_end)
     if len(spans) > max_points:
         kept, k = scale.every_kth(pd.DataFrame(spans), max_points)
@@ -595,7 +616,7 @@ def _panel(
                 .mark_text(align="left", baseline="top", dx=3, dy=OPERATOR_STRIP + 2, fontSize=10)
                 .encode(x=x.x("x"), y=alt.value(0), text=alt.value("operator idle"))
             )
-    vdata = pd.DataFrame(vertices, columns=["line", "role", "i", "x", "y"])
+    vdata = pd.DataFrame(vertices, columns=["line", "role", "attempt", "i", "x", "y"])
     for role, width_px in (("operator", 3.5), ("channel", 1.8)):
         part = vdata[vdata["role"] == role].drop(columns="role")
         if part.empty:
@@ -609,6 +630,7 @@ def _panel(
                 order=alt.Order("i:Q"),
                 color=color,
                 strokeDash=dash,
+                detail=alt.Detail("attempt:N"),  # a line per run attempt (restarts)
             )
         )
     pdata = pd.DataFrame(
@@ -633,7 +655,36 @@ def _panel(
                 ],
             )
         )
+    layers += _restart_rules(restarts, x)
     return alt.layer(*layers).properties(width=width, height=height), sub
+
+
+def _restart_rules(restarts: list[frames.Restart], x: TimeAxis) -> list[alt.Chart]:
+    """A vertical rule at each restart's processing time, labelled at the top."""
+    if not restarts:
+        return []
+    rows = pd.DataFrame(
+        {
+            "x": [x.clip(r.proc_time)[0] for r in restarts],
+            "text": [
+                ("restart from " if r.failed_at is not None else "started from ")
+                + ("the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}")
+                + ": watermarks at MIN"
+                for r in restarts
+            ],
+        }
+    )
+    rule = (
+        alt.Chart(rows)
+        .mark_rule(color=palette.GREY, strokeDash=[2, 2])
+        .encode(x=x.x("x"), tooltip=[alt.Tooltip("text:N", title="restart")])
+    )
+    label = (
+        alt.Chart(rows)
+        .mark_text(align="left", baseline="top", dx=3, dy=2, fontSize=10, color=palette.GREY)
+        .encode(x=x.x("x"), y=alt.value(0), text=alt.Text("text:N"))
+    )
+    return [rule, label]
 
 
 _PAUSED_TIPS = ("paused", "paused from", "paused until", "its watermark", "max allowed", "group")
@@ -702,10 +753,16 @@ def _span_tips() -> list[alt.Tooltip]:
 
 
 def _vertices(
-    lines: pd.DataFrame, x: TimeAxis, y: TimeAxis, t_end: int
+    lines: pd.DataFrame,
+    x: TimeAxis,
+    y: TimeAxis,
+    t_end: int,
+    restarts: list[frames.Restart] = (),  # type: ignore[assignment]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Step vertices per line — (t_i, w_i), (t_{i+1}, w_i), (t_{i+1}, w_{i+1}), …, the last
-    watermark held to ``t_end`` — and one point per record (tooltips)."""
+    watermark held to ``t_end`` — and one point per record (tooltips). A restart ends a
+    line's step where the job failed (the clock goes back to the checkpoint's): each run
+    attempt is its own line (``attempt``)."""
     vertices: list[dict[str, Any]] = []
     points: list[dict[str, Any]] = []
     end_x = x.clip(t_end)[0]
@@ -720,12 +777,17 @@ def _vertices(
             )
         )
         i = 0
+        times = [r[1] for r in recs]
+        attempts, ends = frames.steps_by_attempt([r[0] for r in recs], times, restarts)
         for j, (seq, proc, wm, held) in enumerate(recs):
             px = x.clip(proc)[0]
             wy, note = y.clip(wm)
-            nxt = x.clip(recs[j + 1][1])[0] if j + 1 < len(recs) else end_x
-            vertices.append({"line": line, "role": role, "i": i, "x": px, "y": wy})
-            vertices.append({"line": line, "role": role, "i": i + 1, "x": nxt, "y": wy})
+            a = attempts[j]
+            nxt = end_x if ends[j] is None else x.clip(ends[j])[0]
+            vertices.append({"line": line, "role": role, "attempt": a, "i": i, "x": px, "y": wy})
+            vertices.append(
+                {"line": line, "role": role, "attempt": a, "i": i + 1, "x": nxt, "y": wy}
+            )
             i += 2
             points.append(
                 {

@@ -110,7 +110,8 @@ def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
     """The watermark lag as (part, processing time, lag) vertices: from each finite watermark
     w_i at t_i, (t_i, t_i − w_i) rising to (t_{i+1}, t_{i+1} − w_i) just before the next
     record; the last finite one is held to ``t_end``. MIN and MAX break the line (a new
-    ``part``)."""
+    ``part``), and so does a restart (the clock goes back to the checkpoint's and the
+    watermark to MIN: the step before it ends at its own time)."""
     return _lag_vertices(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
 
 
@@ -123,7 +124,7 @@ def _lag_vertices(procs: list[Any], marks: list[Any], t_end: int) -> list[tuple[
         if w is None or abs(int(w)) > palette.EXACT:
             part += 1
             continue
-        t1 = int(recs[i + 1][0]) if i + 1 < len(recs) else max(int(t), t_end)
+        t1 = max(int(recs[i + 1][0]), int(t)) if i + 1 < len(recs) else max(int(t), t_end)
         out += [(part, int(t), int(t) - int(w)), (part, t1, t1 - int(w))]
     return out
 
@@ -245,6 +246,12 @@ def _skew(
             len(notes) - 1,
             f"{left_out:,} element(s) not drawn: no timestamp, or one off the chart (MIN, MAX, "
             "beyond ±2^53 ms) has no skew to draw",
+        )
+    for r in frames.restarts(view):
+        notes.append(
+            f"at {x.fmt(r.proc_time)} the job restarted from "
+            + ("the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}")
+            + ": the clock went back and the watermark to MIN (the lag line breaks there)"
         )
     if isinstance(elements, pd.DataFrame):
         before = _before_a_step(elements, steps)

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import Any, Literal, NamedTuple
 
@@ -234,7 +234,8 @@ def _timeline(
     # the firings' and cleanups' x: their event time (the timer's, else the window end and
     # cleanup time); of processing-time windows: the right edge (they have none)
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
-    watermark_layers = _watermarks(steps, x, y, notes)
+    restarts = frames.restarts(view)
+    watermark_layers = _watermarks(steps, x, y, notes, restarts)
     per_window = _per_window(lives)  # once, for the bands and the horizons
     layers = [
         _bands(per_window, horizons, x, y, notes, across=across),
@@ -250,6 +251,7 @@ def _timeline(
             _edge_boxes(watermark_layers, plot),
         ),
         _cleanups(cleaned, at_x, y, notes),
+        *_restarts(restarts, x, y, notes),
         _joins(view, op, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
@@ -642,9 +644,17 @@ def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> 
     return [spec.layer(rows, mark, encoding)]
 
 
-def _watermarks(steps: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list:
+def _watermarks(
+    steps: _Table,
+    x: TimeAxis,
+    y: TimeAxis,
+    notes: list[str],
+    restarts: Sequence[frames.Restart] = (),
+) -> list:
     """Step vertices (w_i, t_i), (w_i, t_{i+1}), (w_{i+1}, t_{i+1}), ... per operator, the last
-    one held to the top edge; plus one point per record (tooltips)."""
+    one held to the top edge; plus one point per record (tooltips). A restart (``restarts``)
+    ends the line where the job failed: the watermarks start a new line at MIN at the
+    restore's processing time (the clock went back to the checkpoint's)."""
     if steps.empty:
         return []
     seqs, operators, procs, marks = (
@@ -674,13 +684,15 @@ def _watermarks(steps: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> li
         x_clipped = x.clip_all(op_marks)
         y_at = [c[0] for c in y.clip_all(op_procs)]
         proc_texts, mark_texts = y.fmt_all(op_procs), x.fmt_all(op_marks)
+        attempts, ends = frames.steps_by_attempt([seqs[j] for j in recs], op_procs, restarts)
         for i, j in enumerate(recs):
             wx, note = x_clipped[i]
             t0 = y_at[i]
-            t1 = y_at[i + 1] if i + 1 < len(recs) else y.hi
+            t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
+            attempt = attempts[i]
             vertices += [
-                {"operator": op, "i": 2 * i, "x": wx, "y": t0},
-                {"operator": op, "i": 2 * i + 1, "x": wx, "y": t1},
+                {"operator": op, "attempt": attempt, "i": 2 * i, "x": wx, "y": t0},
+                {"operator": op, "attempt": attempt, "i": 2 * i + 1, "x": wx, "y": t1},
             ]
             points.append(
                 {
@@ -711,6 +723,7 @@ def _watermarks(steps: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> li
             "y": y.channel("y"),
             "order": {"field": "i", "type": "quantitative"},
             "strokeDash": dash,
+            "detail": {"field": "attempt", "type": "nominal"},  # a line per run attempt
         },
     )
     dots = spec.layer(
@@ -736,6 +749,51 @@ def _watermarks(steps: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> li
         }
         layers.append(spec.layer(_one_edge_text_per_point(edges), mark, encoding))
     return layers
+
+
+def _restarts(
+    restarts: Sequence[frames.Restart], x: TimeAxis, y: TimeAxis, notes: list[str]
+) -> list[alt.Chart]:
+    """A rule across the chart at each restore's processing time, with its text: the job
+    restarted from a checkpoint, the clock went back to the checkpoint's and every watermark
+    to MIN (what happens after it is drawn over what came before)."""
+    if not restarts:
+        return []
+    rows = []
+    for r in restarts:
+        source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+        what = "started from" if r.failed_at is None else "restarted from"
+        text = f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
+        rows += [
+            {"x": x.lo, "y": y.clip(r.proc_time)[0], "text": text, "end": 0},
+            {"x": x.hi, "y": y.clip(r.proc_time)[0], "text": text, "end": 1},
+        ]
+        if r.failed_at is not None:
+            notes.append(
+                f"a failure at {y.fmt(r.failed_at)}: the job {what} {source} — the clock went "
+                f"back to {y.fmt(r.proc_time)} and every watermark to MIN; the replay is drawn "
+                "over what came before"
+            )
+        else:
+            notes.append(f"the run {what} {source}: every watermark started at MIN")
+    encoding = {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "detail": {"field": "text", "type": "nominal"},
+        "tooltip": [{"field": "text", "type": "nominal", "title": "restart"}],
+    }
+    rule = spec.layer(
+        rows,
+        {"type": "line", "color": palette.GREY, "strokeWidth": 1, "strokeDash": [2, 2]},
+        encoding,
+    )
+    label = spec.layer(
+        [row for row in rows if row["end"] == 0],
+        {"type": "text", "align": "left", "baseline": "bottom", "dx": 4, "dy": -2,
+         "fontSize": 11, "font": "sans-serif", "color": palette.GREY},
+        {"x": x.channel("x"), "y": y.channel("y"), "text": {"field": "text", "type": "nominal"}},
+    )  # fmt: skip
+    return [rule, label]
 
 
 def _shared_lines(

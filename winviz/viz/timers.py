@@ -184,7 +184,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     layers = [
         _link_layer(queue_rows, y),
-        *_watermark_layers(steps, x, y),
+        *_watermark_layers(steps, x, y, frames.restarts(view)),
         *_diagonal_layers(lives, x, y),
         _rule_layer(rules, x, y, by_key),
         _event_layer(points, x, y),
@@ -578,19 +578,29 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
     return [spec.layer(labels, mark, encoding)]
 
 
-def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt.Chart]:
+def _watermark_layers(
+    steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, restarts: list[frames.Restart]
+) -> list[alt.Chart]:
     """The operator's watermark as a staircase (vertices (w_i, t_i), (w_i, t_{i+1}), …, the
-    last held to the top edge), one point per record (tooltips) and a label along its first step."""
+    last held to the top edge; a line per run attempt, ``frames.steps_by_attempt``), one point
+    per record (tooltips) and a label along its first step."""
     if steps.empty:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
     recs = list(thinned.itertuples())
+    attempts, ends = frames.steps_by_attempt(
+        [r.seq for r in recs], [r.proc_time for r in recs], restarts
+    )
     vertices, points = [], []
     for i, r in enumerate(recs):
         wx = x.clip(r.watermark)[0]
         t0 = y.clip(r.proc_time)[0]
-        t1 = y.clip(recs[i + 1].proc_time)[0] if i + 1 < len(recs) else y.hi
-        vertices += [{"i": 2 * i, "x": wx, "y": t0}, {"i": 2 * i + 1, "x": wx, "y": t1}]
+        t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
+        a = attempts[i]
+        vertices += [
+            {"attempt": a, "i": 2 * i, "x": wx, "y": t0},
+            {"attempt": a, "i": 2 * i + 1, "x": wx, "y": t1},
+        ]
         points.append(
             {
                 "kind": "watermark",
@@ -608,6 +618,7 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt
             "x": axes.channel(x, "x"),
             "y": axes.channel(y, "y"),
             "order": {"field": "i", "type": "quantitative"},
+            "detail": {"field": "attempt", "type": "nominal"},  # a line per run attempt
         },
     )
     dots = spec.layer(

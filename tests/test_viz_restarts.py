@@ -1,0 +1,160 @@
+"""Charts of a run with a restart: after a restore the simulated clock goes back to the
+checkpoint's and every watermark to MIN (``winviz.checkpoints``). The timeline, the
+propagation chart and the skew chart end each watermark line where the job failed, start a
+new one at MIN at the restore, and mark the restart; none draws a step backwards in
+processing time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_checkpoints import late_after_a_firing
+
+import winviz as wv
+from winviz import viz
+from winviz.viz import frames, skew
+
+
+@pytest.fixture(scope="module")
+def restarted() -> wv.JobExecutionResult:
+    """Checkpoint after three records (at 500 ms), failure after the fourth (at 700 ms)."""
+    return late_after_a_firing().enable_checkpointing(at_records=[3]).execute(fail_at=4)
+
+
+def rows_of(spec: dict[str, Any], mark: str, field: str) -> list[dict[str, Any]]:
+    """The rows of the first layer with this mark type whose rows have ``field``."""
+    for lay in spec["layer"]:
+        rows = spec["datasets"][lay["data"]["name"]]
+        if lay["mark"]["type"] == mark and rows and field in rows[0]:
+            return rows
+    raise AssertionError(f"no {mark} layer with {field}")
+
+
+def test_the_restarts_of_a_trace(restarted) -> None:
+    restore = restarted.trace.records("restore")[0]
+    assert frames.restarts(frames.TraceView(restarted.trace)) == [
+        frames.Restart(seq=restore.seq, proc_time=500, failed_at=700, checkpoint_id=1)
+    ]
+    snapshot = restarted.checkpoints[0]
+    fresh = late_after_a_firing().execute(restore_from=snapshot)
+    assert frames.restarts(frames.TraceView(fresh.trace)) == [
+        frames.Restart(seq=0, proc_time=500, failed_at=None, checkpoint_id=1)
+    ]
+    assert frames.restarts(frames.TraceView(late_after_a_firing().execute().trace)) == []
+
+
+def test_the_timeline_ends_the_line_at_the_failure_and_starts_again_at_min(restarted) -> None:
+    spec = viz.timeline(restarted.trace).to_dict()
+    line = [v for v in rows_of(spec, "line", "attempt") if v["operator"].startswith("watermarks")]
+    before = [(v["x"], v["y"]) for v in line if v["attempt"] == 0]
+    after = [(v["x"], v["y"]) for v in line if v["attempt"] == 1]
+    # 1199 from 200 ms, 1299 from 600 ms, held until the failure at 700 ms (not back to 500)
+    assert before == [(1_199, 200), (1_199, 600), (1_299, 600), (1_299, 700)]
+    min_x = after[0][0]  # MIN: the left edge
+    assert min_x < 0 and after[:2] == [(min_x, 500), (min_x, 700)]
+    rule = rows_of(spec, "line", "end")
+    assert {r["y"] for r in rule} == {500}
+    assert rule[0]["text"] == "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"
+    notes = spec["usermeta"]["winviz"]["notes"]
+    assert (
+        "a failure at 700 ms: the job restarted from checkpoint 1 — the clock went back to "
+        "500 ms and every watermark to MIN; the replay is drawn over what came before"
+    ) in notes
+
+
+def test_the_propagation_chart_breaks_the_line_at_the_restart(restarted) -> None:
+    spec = viz.propagation_chart(restarted.trace).to_dict()
+    window = [v for v in rows_of(spec, "line", "attempt") if v["line"] == "window"]
+    before = [(v["x"], v["y"]) for v in window if v["attempt"] == 0]
+    after = [(v["x"], v["y"]) for v in window if v["attempt"] == 1]
+    assert before == [(200, 1_199), (600, 1_199), (600, 1_299), (700, 1_299)]
+    bottom = after[0][1]  # MIN: the bottom edge
+    assert bottom < 499 and after[:2] == [(500, bottom), (700, bottom)]
+    assert rows_of(spec, "rule", "text") == [
+        {"x": 500, "text": "restart from checkpoint 1: watermarks at MIN"}
+    ]
+
+
+def test_the_channels_of_a_valve_start_again_at_min() -> None:
+    """Two watermark subtasks feed the window: after the restore both of its channels are drawn
+    at MIN from the restore on (a new valve), until their next watermark."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 100), ("a", 700), ("a", 1_300), ("a", 1_900)], arrival_times=[0, 300, 600, 900]
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .set_parallelism(2)
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1_000))
+        .aggregate(wv.CountAggregate())
+        .set_parallelism(1)
+        .sink_to("out")
+    )
+    result = env.enable_checkpointing(at_records=[2]).execute(fail_at=4)
+    spec = viz.propagation_chart(result.trace, operator="window").to_dict()
+    channels = [v for v in rows_of(spec, "line", "attempt") if v["line"].startswith("watermarks")]
+    restore = result.trace.records("restore")[0].proc_time
+    for name in {v["line"] for v in channels}:
+        again = [(v["x"], v["y"]) for v in channels if v["line"] == name and v["attempt"] == 1]
+        assert again[0][0] == restore  # from the restore on ...
+        assert again[0][1] < min(v["y"] for v in channels if v["attempt"] == 0)  # ... at MIN
+        ended = [v["x"] for v in channels if v["line"] == name and v["attempt"] == 0]
+        assert max(ended) <= 900  # the old line ends by the failure (900 ms)
+
+
+def test_the_skew_line_never_steps_back_in_time(restarted) -> None:
+    steps = frames.watermark_steps(frames.TraceView(restarted.trace))
+    vertices = skew.lag_vertices(steps[steps["operator"] == "window"], 700)
+    # 1199 at 200 ms, 1299 at 600 ms (its step ends there: the next record, MIN at the restore,
+    # is at 500 ms), then 499 at 700 ms in the replay (a new part after MIN)
+    assert vertices == [
+        (0, 200, 200 - 1_199),
+        (0, 600, 600 - 1_199),
+        (0, 600, 600 - 1_299),
+        (0, 600, 600 - 1_299),
+        (1, 700, 700 - 499),
+        (1, 700, 700 - 499),
+    ]
+    spec = viz.skew_chart(restarted.trace).to_dict()
+    assert (
+        "at 500 ms the job restarted from checkpoint 1: the clock went back and the watermark "
+        "to MIN (the lag line breaks there)"
+    ) in spec["usermeta"]["winviz"]["notes"]
+
+
+def test_steps_by_attempt() -> None:
+    """One rule for every step line: a step ends at the next record of its attempt, where the
+    job failed before a restart, at its own time when that is unknown, or at the edge."""
+    restarts = [
+        frames.Restart(seq=10, proc_time=500, failed_at=700, checkpoint_id=1),
+        frames.Restart(seq=20, proc_time=300, failed_at=None, checkpoint_id=None),
+    ]
+    # 1 and 5 before the failure at 700, 11 and 15 replayed from 500 (15: a second restart,
+    # from a snapshot with no failure time, follows it), 21 the last
+    attempts, ends = frames.steps_by_attempt(
+        [1, 5, 11, 15, 21], [200, 600, 500, 650, 300], restarts
+    )
+    assert attempts == [0, 0, 1, 1, 2]
+    assert ends == [600, 700, 650, 650, None]
+    # a row at a restore's own seq (a channel back at MIN) starts the new attempt
+    assert frames.steps_by_attempt([10, 12], [500, 600], restarts[:1]) == ([1, 1], [600, None])
+
+
+def test_the_timers_chart_ends_the_staircase_at_the_failure(restarted) -> None:
+    spec = viz.timers_chart(restarted.trace).to_dict()
+    panel = spec["hconcat"][0]
+    (line,) = [
+        rows
+        for lay in panel["layer"]
+        if (rows := spec["datasets"][lay["data"]["name"]]) and "attempt" in rows[0]
+    ]
+    before = [(v["x"], v["y"]) for v in line if v["attempt"] == 0]
+    after = [(v["x"], v["y"]) for v in line if v["attempt"] == 1]
+    assert before == [(1_199, 200), (1_199, 600), (1_299, 600), (1_299, 700)]
+    assert after[0][1] == 500 and after[0][0] < 499  # MIN (the left edge) from the restore
