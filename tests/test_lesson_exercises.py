@@ -130,11 +130,22 @@ def test_01_event_time_and_watermarks(lessons):
     assert check_1(8_500).startswith("Almost")
     assert check_1(6_499).startswith("The generator uses")
     assert_hides(check_1, 8_499, [8_500, 6_499, 6_500, 9_000, 0])
-    assert check_2(1_000).startswith("Too small")
-    assert check_2(2_001).startswith("Correct")
-    assert check_2(2_000).startswith("Too small")
-    assert check_2(5_000).endswith("try less.")
-    assert_hides(check_2, 2_001, [0, 1_000, 2_000, 2_002, 5_000])
+    # exercise 2 asks for the rule (a function of the bound), not a number to bisect
+    assert check_2(lambda bound: 12_000 - bound - 1 < 9_999).startswith("Correct")
+    assert check_2(lambda bound: bound > 2_000).startswith("Correct")  # the same rule
+    assert check_2(lambda bound: bound >= 2_000) == (
+        "With bound 2000 your rule says f is kept, but the run drops it. Look at the watermark "
+        "when f arrives: which event set it, at which tick, and has it reached [0, 10000)'s max "
+        "timestamp?"
+    )
+    # Spark's watermark (no - 1): wrong by one, and the message says where
+    assert check_2(lambda bound: 12_000 - bound < 9_999).startswith(
+        "With bound 2001 your rule says f is dropped, but the run keeps it."
+    )
+    assert check_2(lambda bound: True).startswith("With bound 0 your rule says f is kept")
+    assert check_2(2_001).startswith("Answer with a function")
+    for wrong in (lambda b: b >= 2_000, lambda b: 12_000 - b < 9_999, lambda b: False):
+        assert "12000 - bound - 1" not in check_2(wrong)  # the rule is never shown
 
 
 def test_02_windows(lessons):
