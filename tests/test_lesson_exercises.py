@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_lesson_answers_hidden import ANSWERS
 
 import winviz as wv
 import winviz.spark as wspark
@@ -40,6 +41,26 @@ NOTEBOOKS = ROOT / "notebooks"
 def lesson_path(prefix: str) -> Path:
     (path,) = NOTEBOOKS.glob(f"{prefix}_*.ipynb")
     return path
+
+
+PRINTED = "__printed__"  # what the lesson's cells printed, as "Run All" shows it
+
+
+def lesson_cells(prefix: str) -> list[dict[str, Any]]:
+    return json.loads(lesson_path(prefix).read_text())["cells"]
+
+
+def run_solution(prefix: str, ns: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Run the code of a lesson's worked solution — a collapsed markdown cell tagged
+    ``solution``, which "Run All" never runs — in a copy of the lesson's namespace; return that
+    namespace and what the code printed."""
+    (solution,) = [c for c in lesson_cells(prefix) if "solution" in c["metadata"].get("tags", [])]
+    assert solution["cell_type"] == "markdown"
+    (code,) = re.findall(r"```python\n(.*?)```", "".join(solution["source"]), re.S)
+    namespace = dict(ns)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(code, namespace)
+    return namespace, printed.getvalue()
 
 
 def run_lesson(prefix: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
@@ -59,6 +80,7 @@ def run_lesson(prefix: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     path = lesson_path(prefix)
     cells = json.loads(path.read_text())["cells"]
     namespace: dict[str, Any] = {"__name__": f"lesson_{prefix}"}
+    printed: list[str] = []
     cwd = os.getcwd()
     os.chdir(NOTEBOOKS)
     try:
@@ -66,13 +88,15 @@ def run_lesson(prefix: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             if cell["cell_type"] != "code" or "jvm" in cell["metadata"].get("tags", []):
                 continue
             source = "".join(cell["source"])
-            with contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()) as out:
                 try:
                     exec(compile(source, f"{path.name}[{index}]", "exec"), namespace)
                 except Exception as exc:  # name the cell, keep the cause
                     raise AssertionError(f"{path.name} cell {index} failed: {exc!r}") from exc
+            printed.append(out.getvalue())
     finally:
         os.chdir(cwd)
+    namespace[PRINTED] = "".join(printed)
     return namespace
 
 
@@ -218,14 +242,25 @@ def test_04_inside_the_window_operator(lessons):
     assert_hides(check_1, truth, [every_one, evict_after, three, oldest, []])
     # what the lesson shows of countWindow is the (3, 1) recipe, not these panes
     assert [r.value for r in ns["count_window"].outputs["panes"]][-1] != truth[-1]
-    # of(700): fire-times 700, 1400, ..., 4900 (epoch-aligned), then min(5600, 4999) = 4999;
-    # the lesson's one-jump example, of(1000) on [0, 5000), fires 5 times
-    assert check_2(8) == (
-        "Correct: 8 firings, at the timers [700, 1400, 2100, 2800, 3500, 4200, 4900, 4999]."
-    )
-    assert check_2(9).startswith("Too many") and check_2(7).startswith("Too few")
-    assert check_2(5).startswith("Too few")
-    assert_hides(check_2, 8, [3, 5, 7, 9])
+    # of(700): fire-time timers 700, 1400, ..., 4900 (epoch-aligned), then min(5600, 4999) = 4999;
+    # each fires at the first watermark that reaches it, those registered during an advance in it
+    truth_2 = [(700, 1199), (1400, 2599), (2100, 2599), (2800, 3099), (3500, 4399), (4200, 4399),
+               (4900, 5999), (4999, 5999)]  # fmt: skip
+    assert check_2(truth_2).startswith("Correct: each fire-time timer registers the next")
+    not_aligned = [(500, 499), *truth_2[1:]]
+    assert check_2(not_aligned).startswith("A timer that is not a multiple of 700")
+    no_cap = [*truth_2[:-1], (5600, 5999)]  # past maxTimestamp
+    assert check_2(no_cap).startswith("The timers are not the ones that fire")
+    assert check_2(truth_2[:-1]).startswith("The timers are not the ones that fire")
+    one_per_watermark = [(700, 1199), (1400, 2599), (2100, 3099), (2800, 4399), (3500, 5999),
+                         (4200, 5999), (4900, 5999), (4999, 5999)]  # fmt: skip
+    assert check_2(one_per_watermark).startswith("The timers are right; look at the watermarks")
+    assert check_2([(700, 499), *truth_2[1:]]).startswith("A timer fires at a watermark below it")
+    assert check_2(8).startswith("Answer with a list of (timer, watermark) pairs")
+    assert_hides(check_2, truth_2, [not_aligned, no_cap, one_per_watermark, []])
+    # the worked solution (a markdown cell, never run by Run All) gives the answer
+    _, printed = run_solution("04", ns)
+    assert printed == f"{truth} {check_1(truth)}\n"
 
 
 def test_05_late_data(lessons):
@@ -352,6 +387,9 @@ def test_09_troubleshooting_clinic(lessons):
         "latest([('A', 0, 2, 2), ('B', 0, 0, 4), ('A', 0, 0, 1), ('A', 0, 1, 3)])"
     )
     assert "('A', 0): 2" not in message  # the final count it should have kept
+    # the worked solution (a markdown cell, never run by Run All) is right
+    _, printed = run_solution("09", ns)
+    assert printed.startswith("Correct")
 
 
 def _alert_variants(gap: int) -> dict[str, type]:
@@ -452,7 +490,9 @@ def test_10_build_an_inactivity_alert(lessons, monkeypatch):
     check_1, check_2 = ns["check_1"], ns["check_2"]
     v = _alert_variants(ns["GAP"])
     assert check_1(v["Right"]).startswith("Correct")
-    assert check_1(ns["WorkedInactivityAlert"]).startswith("Correct")
+    worked, printed = run_solution("10", ns)  # a markdown cell, never run by Run All
+    assert printed.startswith("Correct")
+    assert check_1(worked["WorkedInactivityAlert"]).startswith("Correct")
     assert check_1(None).startswith("Not answered")
     assert check_1(ns["InactivityAlert"]).startswith("Not answered")  # the empty skeleton
     assert check_1(v["Right"]()).startswith("Pass the class itself")
@@ -510,3 +550,21 @@ def test_10_build_an_inactivity_alert(lessons, monkeypatch):
     assert check_2(10_499).startswith("With t = 10499, b's alert does not come")
     assert check_2("x").startswith("Answer with an int")
     assert_hides(check_2, 10_500, [0, 10_000, 10_499, 10_501, 10_502, 20_000])
+
+
+@pytest.mark.parametrize("prefix", sorted(ANSWERS))
+def test_run_all_prints_no_answer(lessons, prefix):
+    """What "Run All" prints in a learner's copy names no exercise answer: no worked solution
+    runs by default (a solution is a collapsed markdown cell; the learner copies it to run it),
+    and an unanswered check says only that it is unanswered."""
+    assert not [
+        c["id"]
+        for c in lesson_cells(prefix)
+        if c["cell_type"] == "code" and "solution" in c["metadata"].get("tags", [])
+    ], "a solution in a code cell runs on Run All"
+    printed = lessons(prefix)[PRINTED]
+    shown = [
+        a for a in ANSWERS[prefix] if re.search(rf"(?<![\w.-]){re.escape(a)}(?![\w])", printed)
+    ]
+    assert shown == [], f"lesson {prefix} prints its answers {shown} on Run All"
+    assert printed.count("Not answered yet") == 2  # both exercises, unanswered
