@@ -132,19 +132,37 @@ def test_00_tour(lessons):
     ns = lessons("00")
     check_1, check_2 = ns["check_1"], ns["check_2"]
     # product clicks in [20000, 25000): 2 by event time, 3 by arrival, 5 in [20000, 30000)
-    assert check_1(2) == "Correct: 2 product clicks have an event time in [20000, 25000)."
-    assert check_1(1).startswith("Too few") and check_1(4).startswith("Too many")
-    assert check_1(3).startswith("That is the count by *arrival* time")
-    assert check_1(5).startswith("That is the count of the 10-second window")
+    assert check_1((2, 3)).startswith("Correct: 2 by event time, 3 by arrival")
+    assert check_1((3, 2)).startswith("The two counts are swapped")
+    assert check_1((5, 3)).startswith("Your first count is that of the 10-second window")
+    assert check_1((1, 3)).startswith("Look again at the event-time count")
+    assert check_1((2, 2)).startswith("The event-time count is right")
+    assert check_1(2).startswith("Answer with a pair of ints")
     assert check_1(None).startswith("Not answered")
-    assert_hides(check_1, 2, [0, 1, 3, 4, 5, 6])
+    assert_hides(check_1, (2, 3), [(3, 2), (5, 3), (1, 3), (2, 2), (3, 3)])
     # the answer is no count the lesson prints: counts has 10-second windows only
     assert 2 not in set(ns["counts"].query("page == 'product'").clicks)
-    assert check_2(None).startswith("Not answered") and check_2(1500).startswith("The bound")
-    assert check_2(4000).startswith("Correct")
-    assert check_2(2000).endswith("try more.")
-    assert check_2(5000).startswith("With 5000 ms") and check_2(0).startswith("With 0 ms")
-    assert_hides(check_2, 4000, [0, 1000, 2000, 3000, 5000])
+    # exercise 2 asks for the rule: fires at +15,073 for 11652 - 10000 < bound <= 14711 - 10000
+    assert check_2(lambda bound: 1_652 < bound <= 4_711).startswith(
+        "Correct: the emission before u6's click must stay below 9999 (11652 - bound - 1"
+    )
+    assert check_2(lambda bound: 2_000 <= bound <= 4_000) == (
+        "With bound 1653 the window does fire at +15,073 ms, but your rule says no. Which click's "
+        "timestamp set the watermark at that emission, and did it reach 9999 — and the emission "
+        "before it?"
+    )
+    assert check_2(lambda bound: 1_652 <= bound <= 4_711).startswith(
+        "With bound 1652 your rule says yes, but the window fires earlier, at +13,073 ms."
+    )
+    assert check_2(lambda bound: bound <= 4_711).startswith(
+        "With bound 0 your rule says yes, but the window fires earlier, at +11,273 ms."
+    )
+    assert check_2(lambda bound: bound > 1_652).startswith(
+        "With bound 4712 your rule says yes, but the window fires later, at +16,873 ms."
+    )
+    assert check_2(4_000).startswith("Answer with a function")
+    for wrong in (lambda b: 2_000 <= b <= 4_000, lambda b: b > 1_652, lambda b: False):
+        assert "14711 - bound - 1" not in check_2(wrong)  # the rule is never shown
 
 
 def test_01_event_time_and_watermarks(lessons):
