@@ -284,12 +284,17 @@ def test_04_inside_the_window_operator(lessons):
 def test_05_late_data(lessons):
     ns = lessons("05")
     check_1, check_2 = ns["check_1"], ns["check_2"]
-    assert check_1(1000).startswith("Too small")
-    assert check_1(11904104).startswith("Correct")
-    assert check_1(20000000).endswith("try less.")
-    assert_hides(check_1, 11904104, [0, 1000, 11904103, 11904105, 20000000])
-    for message in (check_1(1000), check_1(11904103)):  # not even the two numbers it needs
-        assert "1566640319999" not in message and "1566652224102" not in message
+    # exercise 1 asks for two related numbers: 892's window's max timestamp and the lateness
+    max_ts = 1566640319999
+    assert check_1((max_ts, 11904104)).startswith("Correct: the window survives while")
+    assert check_1((max_ts + 1, 11904104)).startswith("Look again at 892's window")
+    for lateness in (11904103, 11904105, 0, 20000000):  # no direction: nothing to bisect
+        assert check_1((max_ts, lateness)).startswith("The max timestamp is right; the lateness")
+    assert check_1(11904104).startswith("Answer with a pair of ints")
+    assert check_1((max_ts, -1)).startswith("Allowed lateness is a non-negative")
+    assert_hides(check_1, (max_ts, 11904104), [(max_ts, 11904103), (max_ts + 1, 11904104)])
+    for message in (check_1((max_ts, 1000)), check_1((max_ts + 1, 1000))):
+        assert "11904104" not in message and "1566652224102" not in message
     # the largest watermark 893 could bring with 892 still taken: its window's cleanup time - 1
     assert check_2(1566640319998).startswith("Correct")
     assert check_2(1566640319999).startswith("At watermark 1566640319999 892's window is already")
