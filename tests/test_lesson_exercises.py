@@ -307,10 +307,21 @@ def test_05_late_data(lessons):
 def test_06_allowed_lateness(lessons):
     ns = lessons("06")
     check_1, check_2 = ns["check_1"], ns["check_2"]
-    assert check_1(7499) == "Correct: 4999 + 2500 = 7499."
-    assert check_1(7498).startswith("At watermark 7498 the window is still kept")
-    assert check_1(7500).endswith("not the smallest: try less.")
-    assert_hides(check_1, 7499, [5000, 7498, 7500, 8000])
+    # exercise 1 asks for the rule: lateness -> the smallest watermark that removes [0, 5000)
+    assert check_1(lambda lateness: 4_999 + lateness).startswith(
+        "Correct: the cleanup timer sits at cleanupTime = maxTimestamp + allowedLateness"
+    )
+    assert check_1(lambda lateness: 5_000 + lateness) == (
+        "With lateness 2500 your rule gives 7500, but a watermark one below removes the window "
+        "too: a timer fires when the watermark reaches it."
+    )
+    assert check_1(lambda lateness: 4_998 + lateness).startswith(
+        "With lateness 2500 your rule gives 7498: there the window is still kept."
+    )
+    assert check_1(lambda lateness: 7_499).startswith("With lateness 7 your rule gives 7499, but")
+    assert check_1(7_499).startswith("Answer with a function of the allowed lateness")
+    for wrong in (lambda x: 5_000 + x, lambda x: 4_998 + x, lambda x: 7_499):
+        assert "4999 + lateness" not in check_1(wrong)  # the rule is never shown
     # [ts, ts + 2000) must touch [0, 2000) (ts <= 2000) and [3000, 5000) (ts >= 1000)
     assert [t for t in range(0, 3001, 250) if ns["merges_both"](t)] == [
         1000,
