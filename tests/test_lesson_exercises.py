@@ -376,11 +376,15 @@ def test_08_flink_vs_spark(lessons):
     # from the start of the first window whose end is above that watermark: [90 s, 120 s)
     late_watermark = next(b.late_watermark for b in ns["spark"].batches if b.interval == 5)
     assert late_watermark == 96_611
-    assert check_2(90_000).startswith("Correct: Spark judges the click's window")
-    assert check_2(89_999).startswith("A click with event time 89999 is dropped")
-    assert check_2(late_watermark + 1).endswith("not the smallest: try less.")  # Flink's answer
-    assert check_2(1.5).startswith("Answer with an int")
-    assert_hides(check_2, 90_000, [0, 60_000, 89_999, 90_001, 96_612, 119_999])
+    answer = (late_watermark, 90_000)
+    assert check_2(answer).startswith("Correct: Spark judges the click's window")
+    assert check_2((96_612, 90_000)).startswith("Look again at the late-events watermark")
+    for ts in (89_999, 90_001, 96_612, 0, 119_999):  # no direction: nothing to bisect
+        assert check_2((late_watermark, ts)).startswith("The watermark is right; the event time")
+    assert check_2(90_000).startswith("Answer with a pair of ints")
+    assert check_2((late_watermark, 1.5)).startswith("Answer with a pair of ints")
+    assert_hides(check_2, answer, [(late_watermark, 89_999), (late_watermark, 96_612), (0, 0)])
+    assert "90000" not in check_2((late_watermark, 96_612))
 
 
 def test_09_troubleshooting_clinic(lessons):
@@ -578,12 +582,15 @@ def test_10_build_an_inactivity_alert(lessons, monkeypatch):
     assert flink == [("a", 1000), ("c", 3000), ("a", 6500), ("b", 9000)]
     assert [(k, last) for k, last, _, _ in ns["spark_alerts"]] == flink[:3]
 
-    assert check_2(10_500).startswith("Correct")
-    assert "max - delay - 1" in check_2(10_501)
-    assert check_2(10_502).endswith("try less.")
-    assert check_2(10_499).startswith("With t = 10499, b's alert does not come")
-    assert check_2("x").startswith("Answer with an int")
-    assert_hides(check_2, 10_500, [0, 10_000, 10_499, 10_501, 10_502, 20_000])
+    # exercise 2: two related numbers, b's deadline (the watermark that fires it) and t
+    answer = (10_000, 10_500)
+    assert check_2(answer).startswith("Correct: t moves Spark's watermark")
+    assert check_2((10_500, 10_500)).startswith("Look again at the watermark")
+    for t in (10_499, 10_501, 10_502, 0, 20_000):  # no direction: nothing to bisect
+        assert check_2((10_000, t)).startswith("The watermark is right; t is not the smallest")
+    assert check_2(10_500).startswith("Answer with a pair of ints")
+    assert_hides(check_2, answer, [(10_000, 10_499), (10_000, 10_501), (9_999, 10_500)])
+    assert "10500" not in check_2((10_000, 10_501))
 
 
 @pytest.mark.parametrize("prefix", sorted(ANSWERS))
