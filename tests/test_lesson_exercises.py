@@ -295,13 +295,16 @@ def test_05_late_data(lessons):
     assert_hides(check_1, (max_ts, 11904104), [(max_ts, 11904103), (max_ts + 1, 11904104)])
     for message in (check_1((max_ts, 1000)), check_1((max_ts + 1, 1000))):
         assert "11904104" not in message and "1566652224102" not in message
-    # the largest watermark 893 could bring with 892 still taken: its window's cleanup time - 1
-    assert check_2(1566640319998).startswith("Correct")
-    assert check_2(1566640319999).startswith("At watermark 1566640319999 892's window is already")
-    assert check_2(1566652224102).endswith("892 goes to the side output.")
-    assert check_2(1566640314152).endswith("not the largest: try more.")  # 892's own timestamp
-    assert check_2("x").startswith("A watermark is an int")
-    assert_hides(check_2, 1566640319998, [1566640319999, 1566640320000, 1566640314152, 0])
+    # exercise 2: the pair (892's window's cleanup time, the largest watermark that takes 892)
+    answer = (max_ts, 1566640319998)
+    assert check_2(answer).startswith("Correct: the largest watermark is one below")
+    assert check_2((max_ts + 1, 1566640319998)).startswith("Look again at the cleanup time")
+    # no direction: 892's own timestamp, the cleanup time, 893's watermark all get one message
+    for wrong in (1566640319999, 1566640320000, 1566640314152, 1566652224102, 0):
+        assert check_2((max_ts, wrong)).startswith("The cleanup time is right; the watermark")
+    assert check_2(1566640319998).startswith("Answer with a pair of ints")
+    assert_hides(check_2, answer, [(max_ts, 1566640319999), (max_ts + 1, 1566640319998)])
+    assert "1566640319998" not in check_2((max_ts, 1566640314152))
 
 
 def test_06_allowed_lateness(lessons):
