@@ -371,10 +371,13 @@ def test_08_flink_vs_spark(lessons):
         == 0
     )
     assert smallest == 9
-    assert check_1(9) == "Correct: 9 s is the smallest delay without drops here."
-    assert check_1(8).startswith("With 8 s Spark still drops")
-    assert check_1(20).endswith("not the smallest: try less.")
-    assert_hides(check_1, 9, [0, 8, 10, 20])
+    # exercise 1: the pair (window of the last rows dropped as the delay grows, smallest delay)
+    assert check_1((60_000, 9)).startswith("Correct: that window's rows are dropped until")
+    assert check_1((0, 9)).startswith("Look again at the window")
+    for seconds in (0, 8, 10, 20):  # no direction: nothing to bisect
+        assert check_1((60_000, seconds)).startswith("The window is right; the delay is not")
+    assert check_1(9).startswith("Answer with a pair of ints")
+    assert_hides(check_1, (60_000, 9), [(60_000, 8), (60_000, 10), (0, 9)])
     # a click arriving at 101 000 ms (late-events watermark 96 611) passes Spark's late filter
     # from the start of the first window whose end is above that watermark: [90 s, 120 s)
     late_watermark = next(b.late_watermark for b in ns["spark"].batches if b.interval == 5)
