@@ -25,14 +25,15 @@ LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 # The answers of every exercise, as a page would print them.
 ANSWERS = {
-    "00": ["4000", "4,000"],  # exercise 1's answer, 2, is too short a token to look for
+    # exercise 1's answer is the pair (2, 3); exercise 2's rule is 1652 < bound <= 4711
+    "00": ["(2, 3)", "4711", "4 711", "4,711", "1652", "1 652", "1,652"],
     "01": ["8499", "8 499", "8,499", "2001", "2 001", "2,001"],
     "02": ["(1, 13)", "[1, 13)"],
     "03": ["(2, 4)"],
     # the question names countWindow(4, 2); its answer is the panes, the third one distinctive
     "04": ["CountTrigger.of(2)", "CountEvictor.of(4)", "[21.0, 23.5, 23.0, 27.0]"],
     "05": ["11904104", "11 904 104", "11,904,104", "1566640319998", "1 566 640 319 998"],
-    "06": ["7499", "7 499", "7,499", "(1000, 2000)"],
+    "06": ["7499", "7 499", "7,499", "4999 + lateness", "(1000, 2000)"],
     "07": ["40 s", "245", "245 clicks"],
     "08": ["9 s", "90000", "90 000", "90,000", "90_000", "90 s"],
     "09": ["hours(5)", "18000000", "18 000 000", "hours(-19)"],
@@ -141,7 +142,9 @@ def test_without_answers_drops_check_and_solution_cells_only():
     assert len(nb.cells) == 4  # the input is not changed
 
 
-def test_a_built_page_leaves_out_checks_and_solutions_and_counts_its_charts(tmp_path: Path):
+def test_a_built_page_leaves_out_checks_solutions_and_facts_and_counts_its_charts(
+    tmp_path: Path,
+):
     src = tmp_path / "src"
     src.mkdir()
     nb = nbformat.v4.new_notebook()
@@ -164,6 +167,10 @@ def test_a_built_page_leaves_out_checks_and_solutions_and_counts_its_charts(tmp_
         nbformat.v4.new_markdown_cell("# 98 · Hidden answers"),
         nbformat.v4.new_code_cell(job),
         nbformat.v4.new_code_cell("wv.timeline(result.trace)"),
+        nbformat.v4.new_code_cell(
+            "assert len(result.outputs['n']) == 2  # SECRET-FACT",
+            metadata={"tags": ["facts"], "jupyter": {"source_hidden": True}},
+        ),
         nbformat.v4.new_markdown_cell("## Exercises\n\n**1.** How many windows fire?"),
         nbformat.v4.new_code_cell(
             "def check_1(n):\n    secret = 'SECRET-CHECK'\n"

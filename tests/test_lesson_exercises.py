@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_lesson_answers_hidden import ANSWERS
 
 import winviz as wv
 import winviz.spark as wspark
@@ -40,6 +41,26 @@ NOTEBOOKS = ROOT / "notebooks"
 def lesson_path(prefix: str) -> Path:
     (path,) = NOTEBOOKS.glob(f"{prefix}_*.ipynb")
     return path
+
+
+PRINTED = "__printed__"  # what the lesson's cells printed, as "Run All" shows it
+
+
+def lesson_cells(prefix: str) -> list[dict[str, Any]]:
+    return json.loads(lesson_path(prefix).read_text())["cells"]
+
+
+def run_solution(prefix: str, ns: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Run the code of a lesson's worked solution — a collapsed markdown cell tagged
+    ``solution``, which "Run All" never runs — in a copy of the lesson's namespace; return that
+    namespace and what the code printed."""
+    (solution,) = [c for c in lesson_cells(prefix) if "solution" in c["metadata"].get("tags", [])]
+    assert solution["cell_type"] == "markdown"
+    (code,) = re.findall(r"```python\n(.*?)```", "".join(solution["source"]), re.S)
+    namespace = dict(ns)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(code, namespace)
+    return namespace, printed.getvalue()
 
 
 def run_lesson(prefix: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
@@ -59,6 +80,7 @@ def run_lesson(prefix: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     path = lesson_path(prefix)
     cells = json.loads(path.read_text())["cells"]
     namespace: dict[str, Any] = {"__name__": f"lesson_{prefix}"}
+    printed: list[str] = []
     cwd = os.getcwd()
     os.chdir(NOTEBOOKS)
     try:
@@ -66,13 +88,15 @@ def run_lesson(prefix: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             if cell["cell_type"] != "code" or "jvm" in cell["metadata"].get("tags", []):
                 continue
             source = "".join(cell["source"])
-            with contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()) as out:
                 try:
                     exec(compile(source, f"{path.name}[{index}]", "exec"), namespace)
                 except Exception as exc:  # name the cell, keep the cause
                     raise AssertionError(f"{path.name} cell {index} failed: {exc!r}") from exc
+            printed.append(out.getvalue())
     finally:
         os.chdir(cwd)
+    namespace[PRINTED] = "".join(printed)
     return namespace
 
 
@@ -108,19 +132,37 @@ def test_00_tour(lessons):
     ns = lessons("00")
     check_1, check_2 = ns["check_1"], ns["check_2"]
     # product clicks in [20000, 25000): 2 by event time, 3 by arrival, 5 in [20000, 30000)
-    assert check_1(2) == "Correct: 2 product clicks have an event time in [20000, 25000)."
-    assert check_1(1).startswith("Too few") and check_1(4).startswith("Too many")
-    assert check_1(3).startswith("That is the count by *arrival* time")
-    assert check_1(5).startswith("That is the count of the 10-second window")
+    assert check_1((2, 3)).startswith("Correct: 2 by event time, 3 by arrival")
+    assert check_1((3, 2)).startswith("The two counts are swapped")
+    assert check_1((5, 3)).startswith("Your first count is that of the 10-second window")
+    assert check_1((1, 3)).startswith("Look again at the event-time count")
+    assert check_1((2, 2)).startswith("The event-time count is right")
+    assert check_1(2).startswith("Answer with a pair of ints")
     assert check_1(None).startswith("Not answered")
-    assert_hides(check_1, 2, [0, 1, 3, 4, 5, 6])
+    assert_hides(check_1, (2, 3), [(3, 2), (5, 3), (1, 3), (2, 2), (3, 3)])
     # the answer is no count the lesson prints: counts has 10-second windows only
     assert 2 not in set(ns["counts"].query("page == 'product'").clicks)
-    assert check_2(None).startswith("Not answered") and check_2(1500).startswith("The bound")
-    assert check_2(4000).startswith("Correct")
-    assert check_2(2000).endswith("try more.")
-    assert check_2(5000).startswith("With 5000 ms") and check_2(0).startswith("With 0 ms")
-    assert_hides(check_2, 4000, [0, 1000, 2000, 3000, 5000])
+    # exercise 2 asks for the rule: fires at +15,073 for 11652 - 10000 < bound <= 14711 - 10000
+    assert check_2(lambda bound: 1_652 < bound <= 4_711).startswith(
+        "Correct: the emission before u6's click must stay below 9999 (11652 - bound - 1"
+    )
+    assert check_2(lambda bound: 2_000 <= bound <= 4_000) == (
+        "With bound 1653 the window does fire at +15,073 ms, but your rule says no. Which click's "
+        "timestamp set the watermark at that emission, and did it reach 9999 — and the emission "
+        "before it?"
+    )
+    assert check_2(lambda bound: 1_652 <= bound <= 4_711).startswith(
+        "With bound 1652 your rule says yes, but the window fires earlier, at +13,073 ms."
+    )
+    assert check_2(lambda bound: bound <= 4_711).startswith(
+        "With bound 0 your rule says yes, but the window fires earlier, at +11,273 ms."
+    )
+    assert check_2(lambda bound: bound > 1_652).startswith(
+        "With bound 4712 your rule says yes, but the window fires later, at +16,873 ms."
+    )
+    assert check_2(4_000).startswith("Answer with a function")
+    for wrong in (lambda b: 2_000 <= b <= 4_000, lambda b: b > 1_652, lambda b: False):
+        assert "14711 - bound - 1" not in check_2(wrong)  # the rule is never shown
 
 
 def test_01_event_time_and_watermarks(lessons):
@@ -130,11 +172,22 @@ def test_01_event_time_and_watermarks(lessons):
     assert check_1(8_500).startswith("Almost")
     assert check_1(6_499).startswith("The generator uses")
     assert_hides(check_1, 8_499, [8_500, 6_499, 6_500, 9_000, 0])
-    assert check_2(1_000).startswith("Too small")
-    assert check_2(2_001).startswith("Correct")
-    assert check_2(2_000).startswith("Too small")
-    assert check_2(5_000).endswith("try less.")
-    assert_hides(check_2, 2_001, [0, 1_000, 2_000, 2_002, 5_000])
+    # exercise 2 asks for the rule (a function of the bound), not a number to bisect
+    assert check_2(lambda bound: 12_000 - bound - 1 < 9_999).startswith("Correct")
+    assert check_2(lambda bound: bound > 2_000).startswith("Correct")  # the same rule
+    assert check_2(lambda bound: bound >= 2_000) == (
+        "With bound 2000 your rule says f is kept, but the run drops it. Look at the watermark "
+        "when f arrives: which event set it, at which tick, and has it reached [0, 10000)'s max "
+        "timestamp?"
+    )
+    # Spark's watermark (no - 1): wrong by one, and the message says where
+    assert check_2(lambda bound: 12_000 - bound < 9_999).startswith(
+        "With bound 2001 your rule says f is dropped, but the run keeps it."
+    )
+    assert check_2(lambda bound: True).startswith("With bound 0 your rule says f is kept")
+    assert check_2(2_001).startswith("Answer with a function")
+    for wrong in (lambda b: b >= 2_000, lambda b: 12_000 - b < 9_999, lambda b: False):
+        assert "12000 - bound - 1" not in check_2(wrong)  # the rule is never shown
 
 
 def test_02_windows(lessons):
@@ -207,41 +260,71 @@ def test_04_inside_the_window_operator(lessons):
     assert_hides(check_1, truth, [every_one, evict_after, three, oldest, []])
     # what the lesson shows of countWindow is the (3, 1) recipe, not these panes
     assert [r.value for r in ns["count_window"].outputs["panes"]][-1] != truth[-1]
-    # of(700): fire-times 700, 1400, ..., 4900 (epoch-aligned), then min(5600, 4999) = 4999;
-    # the lesson's one-jump example, of(1000) on [0, 5000), fires 5 times
-    assert check_2(8) == (
-        "Correct: 8 firings, at the timers [700, 1400, 2100, 2800, 3500, 4200, 4900, 4999]."
-    )
-    assert check_2(9).startswith("Too many") and check_2(7).startswith("Too few")
-    assert check_2(5).startswith("Too few")
-    assert_hides(check_2, 8, [3, 5, 7, 9])
+    # of(700): fire-time timers 700, 1400, ..., 4900 (epoch-aligned), then min(5600, 4999) = 4999;
+    # each fires at the first watermark that reaches it, those registered during an advance in it
+    truth_2 = [(700, 1199), (1400, 2599), (2100, 2599), (2800, 3099), (3500, 4399), (4200, 4399),
+               (4900, 5999), (4999, 5999)]  # fmt: skip
+    assert check_2(truth_2).startswith("Correct: each fire-time timer registers the next")
+    not_aligned = [(500, 499), *truth_2[1:]]
+    assert check_2(not_aligned).startswith("A timer that is not a multiple of 700")
+    no_cap = [*truth_2[:-1], (5600, 5999)]  # past maxTimestamp
+    assert check_2(no_cap).startswith("The timers are not the ones that fire")
+    assert check_2(truth_2[:-1]).startswith("The timers are not the ones that fire")
+    one_per_watermark = [(700, 1199), (1400, 2599), (2100, 3099), (2800, 4399), (3500, 5999),
+                         (4200, 5999), (4900, 5999), (4999, 5999)]  # fmt: skip
+    assert check_2(one_per_watermark).startswith("The timers are right; look at the watermarks")
+    assert check_2([(700, 499), *truth_2[1:]]).startswith("A timer fires at a watermark below it")
+    assert check_2(8).startswith("Answer with a list of (timer, watermark) pairs")
+    assert_hides(check_2, truth_2, [not_aligned, no_cap, one_per_watermark, []])
+    # the worked solution (a markdown cell, never run by Run All) gives the answer
+    _, printed = run_solution("04", ns)
+    assert printed == f"{truth} {check_1(truth)}\n"
 
 
 def test_05_late_data(lessons):
     ns = lessons("05")
     check_1, check_2 = ns["check_1"], ns["check_2"]
-    assert check_1(1000).startswith("Too small")
-    assert check_1(11904104).startswith("Correct")
-    assert check_1(20000000).endswith("try less.")
-    assert_hides(check_1, 11904104, [0, 1000, 11904103, 11904105, 20000000])
-    for message in (check_1(1000), check_1(11904103)):  # not even the two numbers it needs
-        assert "1566640319999" not in message and "1566652224102" not in message
-    # the largest watermark 893 could bring with 892 still taken: its window's cleanup time - 1
-    assert check_2(1566640319998).startswith("Correct")
-    assert check_2(1566640319999).startswith("At watermark 1566640319999 892's window is already")
-    assert check_2(1566652224102).endswith("892 goes to the side output.")
-    assert check_2(1566640314152).endswith("not the largest: try more.")  # 892's own timestamp
-    assert check_2("x").startswith("A watermark is an int")
-    assert_hides(check_2, 1566640319998, [1566640319999, 1566640320000, 1566640314152, 0])
+    # exercise 1 asks for two related numbers: 892's window's max timestamp and the lateness
+    max_ts = 1566640319999
+    assert check_1((max_ts, 11904104)).startswith("Correct: the window survives while")
+    assert check_1((max_ts + 1, 11904104)).startswith("Look again at 892's window")
+    for lateness in (11904103, 11904105, 0, 20000000):  # no direction: nothing to bisect
+        assert check_1((max_ts, lateness)).startswith("The max timestamp is right; the lateness")
+    assert check_1(11904104).startswith("Answer with a pair of ints")
+    assert check_1((max_ts, -1)).startswith("Allowed lateness is a non-negative")
+    assert_hides(check_1, (max_ts, 11904104), [(max_ts, 11904103), (max_ts + 1, 11904104)])
+    for message in (check_1((max_ts, 1000)), check_1((max_ts + 1, 1000))):
+        assert "11904104" not in message and "1566652224102" not in message
+    # exercise 2: the pair (892's window's cleanup time, the largest watermark that takes 892)
+    answer = (max_ts, 1566640319998)
+    assert check_2(answer).startswith("Correct: the largest watermark is one below")
+    assert check_2((max_ts + 1, 1566640319998)).startswith("Look again at the cleanup time")
+    # no direction: 892's own timestamp, the cleanup time, 893's watermark all get one message
+    for wrong in (1566640319999, 1566640320000, 1566640314152, 1566652224102, 0):
+        assert check_2((max_ts, wrong)).startswith("The cleanup time is right; the watermark")
+    assert check_2(1566640319998).startswith("Answer with a pair of ints")
+    assert_hides(check_2, answer, [(max_ts, 1566640319999), (max_ts + 1, 1566640319998)])
+    assert "1566640319998" not in check_2((max_ts, 1566640314152))
 
 
 def test_06_allowed_lateness(lessons):
     ns = lessons("06")
     check_1, check_2 = ns["check_1"], ns["check_2"]
-    assert check_1(7499) == "Correct: 4999 + 2500 = 7499."
-    assert check_1(7498).startswith("At watermark 7498 the window is still kept")
-    assert check_1(7500).endswith("not the smallest: try less.")
-    assert_hides(check_1, 7499, [5000, 7498, 7500, 8000])
+    # exercise 1 asks for the rule: lateness -> the smallest watermark that removes [0, 5000)
+    assert check_1(lambda lateness: 4_999 + lateness).startswith(
+        "Correct: the cleanup timer sits at cleanupTime = maxTimestamp + allowedLateness"
+    )
+    assert check_1(lambda lateness: 5_000 + lateness) == (
+        "With lateness 2500 your rule gives 7500, but a watermark one below removes the window "
+        "too: a timer fires when the watermark reaches it."
+    )
+    assert check_1(lambda lateness: 4_998 + lateness).startswith(
+        "With lateness 2500 your rule gives 7498: there the window is still kept."
+    )
+    assert check_1(lambda lateness: 7_499).startswith("With lateness 7 your rule gives 7499, but")
+    assert check_1(7_499).startswith("Answer with a function of the allowed lateness")
+    for wrong in (lambda x: 5_000 + x, lambda x: 4_998 + x, lambda x: 7_499):
+        assert "4999 + lateness" not in check_1(wrong)  # the rule is never shown
     # [ts, ts + 2000) must touch [0, 2000) (ts <= 2000) and [3000, 5000) (ts >= 1000)
     assert [t for t in range(0, 3001, 250) if ns["merges_both"](t)] == [
         1000,
@@ -288,19 +371,26 @@ def test_08_flink_vs_spark(lessons):
         == 0
     )
     assert smallest == 9
-    assert check_1(9) == "Correct: 9 s is the smallest delay without drops here."
-    assert check_1(8).startswith("With 8 s Spark still drops")
-    assert check_1(20).endswith("not the smallest: try less.")
-    assert_hides(check_1, 9, [0, 8, 10, 20])
+    # exercise 1: the pair (window of the last rows dropped as the delay grows, smallest delay)
+    assert check_1((60_000, 9)).startswith("Correct: that window's rows are dropped until")
+    assert check_1((0, 9)).startswith("Look again at the window")
+    for seconds in (0, 8, 10, 20):  # no direction: nothing to bisect
+        assert check_1((60_000, seconds)).startswith("The window is right; the delay is not")
+    assert check_1(9).startswith("Answer with a pair of ints")
+    assert_hides(check_1, (60_000, 9), [(60_000, 8), (60_000, 10), (0, 9)])
     # a click arriving at 101 000 ms (late-events watermark 96 611) passes Spark's late filter
     # from the start of the first window whose end is above that watermark: [90 s, 120 s)
     late_watermark = next(b.late_watermark for b in ns["spark"].batches if b.interval == 5)
     assert late_watermark == 96_611
-    assert check_2(90_000).startswith("Correct: Spark judges the click's window")
-    assert check_2(89_999).startswith("A click with event time 89999 is dropped")
-    assert check_2(late_watermark + 1).endswith("not the smallest: try less.")  # Flink's answer
-    assert check_2(1.5).startswith("Answer with an int")
-    assert_hides(check_2, 90_000, [0, 60_000, 89_999, 90_001, 96_612, 119_999])
+    answer = (late_watermark, 90_000)
+    assert check_2(answer).startswith("Correct: Spark judges the click's window")
+    assert check_2((96_612, 90_000)).startswith("Look again at the late-events watermark")
+    for ts in (89_999, 90_001, 96_612, 0, 119_999):  # no direction: nothing to bisect
+        assert check_2((late_watermark, ts)).startswith("The watermark is right; the event time")
+    assert check_2(90_000).startswith("Answer with a pair of ints")
+    assert check_2((late_watermark, 1.5)).startswith("Answer with a pair of ints")
+    assert_hides(check_2, answer, [(late_watermark, 89_999), (late_watermark, 96_612), (0, 0)])
+    assert "90000" not in check_2((late_watermark, 96_612))
 
 
 def test_09_troubleshooting_clinic(lessons):
@@ -341,6 +431,9 @@ def test_09_troubleshooting_clinic(lessons):
         "latest([('A', 0, 2, 2), ('B', 0, 0, 4), ('A', 0, 0, 1), ('A', 0, 1, 3)])"
     )
     assert "('A', 0): 2" not in message  # the final count it should have kept
+    # the worked solution (a markdown cell, never run by Run All) is right
+    _, printed = run_solution("09", ns)
+    assert printed.startswith("Correct")
 
 
 def _alert_variants(gap: int) -> dict[str, type]:
@@ -441,7 +534,9 @@ def test_10_build_an_inactivity_alert(lessons, monkeypatch):
     check_1, check_2 = ns["check_1"], ns["check_2"]
     v = _alert_variants(ns["GAP"])
     assert check_1(v["Right"]).startswith("Correct")
-    assert check_1(ns["WorkedInactivityAlert"]).startswith("Correct")
+    worked, printed = run_solution("10", ns)  # a markdown cell, never run by Run All
+    assert printed.startswith("Correct")
+    assert check_1(worked["WorkedInactivityAlert"]).startswith("Correct")
     assert check_1(None).startswith("Not answered")
     assert check_1(ns["InactivityAlert"]).startswith("Not answered")  # the empty skeleton
     assert check_1(v["Right"]()).startswith("Pass the class itself")
@@ -493,9 +588,30 @@ def test_10_build_an_inactivity_alert(lessons, monkeypatch):
     assert flink == [("a", 1000), ("c", 3000), ("a", 6500), ("b", 9000)]
     assert [(k, last) for k, last, _, _ in ns["spark_alerts"]] == flink[:3]
 
-    assert check_2(10_500).startswith("Correct")
-    assert "max - delay - 1" in check_2(10_501)
-    assert check_2(10_502).endswith("try less.")
-    assert check_2(10_499).startswith("With t = 10499, b's alert does not come")
-    assert check_2("x").startswith("Answer with an int")
-    assert_hides(check_2, 10_500, [0, 10_000, 10_499, 10_501, 10_502, 20_000])
+    # exercise 2: two related numbers, b's deadline (the watermark that fires it) and t
+    answer = (10_000, 10_500)
+    assert check_2(answer).startswith("Correct: t moves Spark's watermark")
+    assert check_2((10_500, 10_500)).startswith("Look again at the watermark")
+    for t in (10_499, 10_501, 10_502, 0, 20_000):  # no direction: nothing to bisect
+        assert check_2((10_000, t)).startswith("The watermark is right; t is not the smallest")
+    assert check_2(10_500).startswith("Answer with a pair of ints")
+    assert_hides(check_2, answer, [(10_000, 10_499), (10_000, 10_501), (9_999, 10_500)])
+    assert "10500" not in check_2((10_000, 10_501))
+
+
+@pytest.mark.parametrize("prefix", sorted(ANSWERS))
+def test_run_all_prints_no_answer(lessons, prefix):
+    """What "Run All" prints in a learner's copy names no exercise answer: no worked solution
+    runs by default (a solution is a collapsed markdown cell; the learner copies it to run it),
+    and an unanswered check says only that it is unanswered."""
+    assert not [
+        c["id"]
+        for c in lesson_cells(prefix)
+        if c["cell_type"] == "code" and "solution" in c["metadata"].get("tags", [])
+    ], "a solution in a code cell runs on Run All"
+    printed = lessons(prefix)[PRINTED]
+    shown = [
+        a for a in ANSWERS[prefix] if re.search(rf"(?<![\w.-]){re.escape(a)}(?![\w])", printed)
+    ]
+    assert shown == [], f"lesson {prefix} prints its answers {shown} on Run All"
+    assert printed.count("Not answered yet") == 2  # both exercises, unanswered

@@ -216,3 +216,18 @@ def test_the_timeline_draws_spark_rows_with_their_fate() -> None:
         "operator 'spark': 3 elements, 1 (key, window) pairs, 1 firings",
         "elements: 2 on time, 1 dropped",
     ]
+
+
+def test_rows_frame_has_a_sum_column_only_with_a_value_field() -> None:
+    """Issue 29: lessons 00 and 01 showed a `sum` column of None (a count twin sums nothing)."""
+    records = [{"key": "a", "ts": 1000, "v": 3}, {"key": "a", "ts": 8000, "v": 4}]
+    counted = predict(records, [0, 1000], TwinSpec(size=5000, watermark_delay=0)).rows_frame()
+    assert list(counted.columns) == [
+        "batch_id", "watermark", "window_start", "window_end", "key", "count"
+    ]  # fmt: skip
+    summed = predict(
+        records,
+        [0, 1000],
+        TwinSpec(size=5000, watermark_delay=0, aggregate="sum", value_field="v"),
+    ).rows_frame()
+    assert list(summed.columns)[-2:] == ["count", "sum"] and list(summed["sum"]) == [3]

@@ -485,6 +485,7 @@ def test_ideal_diagonal_is_explained_in_a_legend() -> None:
         "type": "nominal",
         "title": None,
         "scale": {"domain": ["event time = processing time (ideal)"], "range": [[4, 4]]},
+        "legend": {"orient": "bottom", "labelLimit": 0},  # under the chart, never cut
     }
     x = diagonal["encoding"]["x"]["scale"]["domain"]
     y = diagonal["encoding"]["y"]["scale"]["domain"]

@@ -10,7 +10,7 @@ watermark is the previous batch's watermark, see ``winviz.spark.results``).
 
 Reasons (several may apply to one row, joined with ``"; "``):
 
-- ``Spark emits in append mode only once the watermark passes the window end, one batch
+- ``Spark emits in append mode only once the watermark reaches the window end, one batch
   later``: the same result, later — Spark's watermark moves after a batch, and the window is
   output by the next (often no-data) batch, while Flink fires at the periodic watermark;
 - ``fired by Flink's end-of-input watermark (MAX); Spark's watermark stayed at W < window
@@ -57,7 +57,7 @@ COLUMNS = [
     "reason",
 ]
 APPEND_LATER = (
-    "Spark emits in append mode only once the watermark passes the window end, one batch later"
+    "Spark emits in append mode only once the watermark reaches the window end, one batch later"
 )
 LATE_REFIRE = "late re-fire (allowed lateness) has no Spark equivalent"
 

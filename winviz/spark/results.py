@@ -126,11 +126,14 @@ class TwinResult:
         )
 
     def rows_frame(self):  # -> pandas.DataFrame
-        """One row per output row, with the batch that output it and that batch's watermark."""
+        """One row per output row, with the batch that output it and that batch's watermark
+        (without the ``sum`` column when the twin has no value field to sum)."""
         import pandas as pd
 
         row_type = TimerRow if isinstance(self.spec, StateSpec) else OutputRow
         columns = ["batch_id", "watermark", *row_type._fields]
+        if row_type is OutputRow and getattr(self.spec, "value_field", None) is None:
+            columns.remove("sum")  # no value field: every sum is None, an empty column
         return pd.DataFrame(
             [
                 {"batch_id": b.batch_id, "watermark": b.watermark, **r._asdict()}

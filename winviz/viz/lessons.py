@@ -242,11 +242,22 @@ ANSWER_TAGS = frozenset({"check", "solution"})
 shows it collapsed) and worked solutions (tagged ``solution``, collapsed in JupyterLab)."""
 
 
+FACT_TAGS = frozenset({"facts"})
+"""Cells a lesson page also leaves out: the lesson's own checks of what its prose says
+(asserts over the trace, tagged ``facts``, collapsed in JupyterLab) — they run on every build
+and test, and the page shows what they check in its prose, tables and charts."""
+
+
+def without_tags(nb: nbformat.NotebookNode, tags: frozenset[str]) -> nbformat.NotebookNode:
+    """A copy of ``nb`` without the cells tagged with any of ``tags``."""
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    nb.cells = [c for c in nb.cells if not tags & set(c.metadata.get("tags", []))]
+    return nb
+
+
 def without_answers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of ``nb`` without the cells tagged ``check`` or ``solution`` (``ANSWER_TAGS``)."""
-    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
-    nb.cells = [c for c in nb.cells if not ANSWER_TAGS & set(c.metadata.get("tags", []))]
-    return nb
+    return without_tags(nb, ANSWER_TAGS)
 
 
 def count_charts(page: str) -> int:
@@ -338,7 +349,7 @@ def build_lesson(
         raise LessonBuildError(
             f"lesson {path.name}: a cell failed on a clean kernel:\n{exc}"
         ) from exc
-    nb, _, widgets = staticize(without_answers(executed))
+    nb, _, widgets = staticize(without_tags(executed, ANSWER_TAGS | FACT_TAGS))
     title = lesson_title(nb, path.stem)
     page = render_page(nb, title, bundle)
     try:

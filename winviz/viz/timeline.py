@@ -528,12 +528,15 @@ def _horizon_layer(
 
 
 def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:
-    """A strokeDash channel of one constant category: a legend entry explaining a line."""
+    """A strokeDash channel of one constant category: a legend entry explaining a line. It
+    sits under the chart, where the plot's width holds the long label: in the right-hand legend
+    column it widened the chart past a 1400 px JupyterLab window and was cut (issue 29)."""
     return {
         "field": "line",
         "type": "nominal",
         "title": None,
         "scale": {"domain": [name], "range": [dash]},
+        "legend": {"orient": "bottom", "labelLimit": 0},
     }
 
 
