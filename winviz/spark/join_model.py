@@ -188,7 +188,9 @@ class JoinBatch:
     ``state_watermarks`` the (left, right) state watermarks (rule 2); ``dropped`` Spark's
     ``numRowsDroppedByWatermark``; ``rows`` the output. Which rows were behind those numbers
     (rules 3-5; Spark reports counts only): ``late`` — (side, input index) of the input rows
-    dropped as late; ``evicted`` — (side, input index, matched) of the state rows removed."""
+    dropped as late; ``evicted`` — (side, input index, matched) of the state rows removed, and
+    of the right input rows not stored because the right state watermark had passed them;
+    ``arrived`` — (side, input index) of the batch's input rows."""
 
     batch_id: int
     proc_time: int
@@ -200,6 +202,7 @@ class JoinBatch:
     rows: tuple[JoinRow, ...]
     late: tuple[tuple[int, int], ...] = ()
     evicted: tuple[tuple[int, int, bool], ...] = ()
+    arrived: tuple[tuple[int, int], ...] = ()
 
     @property
     def is_no_data(self) -> bool:
@@ -289,6 +292,7 @@ class JoinModel:
         indexes = batch.indexes if batch is not None else ()
         out: list[JoinRow] = []
         late: list[tuple[int, int]] = []
+        evicted: list[tuple[int, int, bool]] = []
         inputs: tuple[list[tuple[Any, int, int]], list[tuple[Any, int, int]]] = ([], [])
         for r, i in zip(rows, indexes, strict=True):
             side, index = i
@@ -323,7 +327,8 @@ class JoinModel:
                     out.append(JoinRow(key, s.index, s.ts, index, ts))
             if ts > right_wm or (keep_unmatched and not matches):
                 right_state.setdefault(key, []).append(_Stored(index, ts, bool(matches)))
-        evicted: list[tuple[int, int, bool]] = []
+            else:
+                evicted.append((RIGHT, index, bool(matches)))
         outer_sides = {
             "left_outer": (LEFT,),
             "right_outer": (RIGHT,),
@@ -357,6 +362,7 @@ class JoinModel:
             rows=tuple(sorted(out, key=join_row_order)),
             late=tuple(sorted(late)),
             evicted=tuple(sorted(evicted)),
+            arrived=tuple(sorted(indexes)),
         )
         self.batches.append(result)
         self.previous = evict
