@@ -290,6 +290,29 @@ def test_compare_with_flinks_interval_join() -> None:
     assert list(frame["spark"]) == [True, False, True, True, True, True, True]
 
 
+def test_the_docs_example() -> None:
+    # docs/spark_join.md's example, its batch table and its comparison frame
+    left, right = [rec("a", 1000), rec("b", 1000), rec("a", 3000)], [rec("a", 1400)]
+    right += [rec("a", 2600), rec("a", 900), rec("a", 3499)]
+    inputs = (left, [0, 0, 2000], right, [0, 2000, 3000, 3000])
+    spec = spec_a("left_outer")
+    model = predict_join(*inputs, spec)
+    table = model.to_pandas()
+    assert list(table["watermark"]) == [0, 1000, 1000, 2600, 2600, 3000]
+    assert list(table["left_state_watermark"]) == [-501, 499, 499, 2099, 2099, 2499]
+    assert list(table["late"]) == [[], [], [], [], ["right 2"], []]
+    assert list(table["evicted"]) == [[], [], [], ["left 0", "left 1", "right 0"], [], []]
+    assert list(table["null_rows"]) == [0, 0, 0, 1, 0, 0]
+    frame = compare_join(flink_interval_join(*inputs, spec), model, inputs)
+    assert list(frame["flink_time"].astype(object).where(frame["flink"], None)) == [
+        0, None, 2000, 3000, None,
+    ]  # fmt: skip
+    assert list(frame["spark_batch"].astype(object).where(frame["spark"], None)) == [
+        0, None, 2, 4, 3,
+    ]  # fmt: skip
+    assert frame["reason"][4].startswith("Spark left_outer: left row 1 never matched")
+
+
 def test_compare_explains_a_pair_both_engines_lose_for_different_reasons() -> None:
     # delays 0: Flink's watermark reaches 1500 (max ts 1501 - 0 - 1) at 200 ms and fires the
     # cleanup timer of left a@1000 at 1000 + 500; right a@1500 arriving at 1000 ms is on time
