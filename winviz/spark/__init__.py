@@ -18,7 +18,9 @@ micro-batches -> files), ``twins`` (the Spark query and its drive), ``state_twin
 KeyedProcessFunction analogue on transformWithStateInPandas / applyInPandasWithState, and its
 model), ``readback`` (progress -> outcomes), ``failures`` (a query failing mid-run),
 ``results`` (outcomes), ``tracing`` (outcomes -> trace), ``model`` (Spark's rules in Python),
-``builder`` (engine pipeline -> twin, or why not), ``compare`` (engine vs Spark).
+``builder`` (engine pipeline -> twin, or why not), ``compare`` (engine vs Spark);
+``join_model`` / ``join_twin`` / ``join_compare`` (the stream-stream join: Spark's rules,
+the real run, beside Flink's interval join).
 The engine core never imports this package; PySpark is imported only when a session
 starts.
 """
@@ -27,6 +29,9 @@ from winviz.spark.batches import BatchInputError, InputBatch, form_batches
 from winviz.spark.builder import NoTwinError, TwinPlan, build_twin
 from winviz.spark.compare import compare
 from winviz.spark.failures import SparkQueryError
+from winviz.spark.join_compare import compare_join, flink_interval_join
+from winviz.spark.join_model import JoinBatch, JoinResult, JoinRow, JoinSpec, predict_join
+from winviz.spark.join_twin import run_join_twin
 from winviz.spark.model import SparkModel, predict
 from winviz.spark.results import BatchOutcome, OutputRow, TimerRow, TwinResult
 from winviz.spark.session import SparkUnavailableError, get_spark, stop_spark
@@ -39,6 +44,10 @@ __all__ = [
     "BatchInputError",
     "BatchOutcome",
     "InputBatch",
+    "JoinBatch",
+    "JoinResult",
+    "JoinRow",
+    "JoinSpec",
     "NoTwinError",
     "OutputRow",
     "SparkModel",
@@ -51,10 +60,14 @@ __all__ = [
     "TwinSpec",
     "build_twin",
     "compare",
+    "compare_join",
+    "flink_interval_join",
     "form_batches",
     "get_spark",
     "predict",
+    "predict_join",
     "predict_state",
+    "run_join_twin",
     "run_processing_time_probe",
     "run_state_twin",
     "run_twin",

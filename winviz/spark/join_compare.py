@@ -1,0 +1,302 @@
+"""Flink's interval join and Spark's stream-stream join of the same data, side by side.
+
+``flink_interval_join(left, ..., right, ..., spec)`` runs the winviz engine's interval join
+(Flink 2.3's ``IntervalJoinOperator``, ``winviz.operators.interval_join``) with the spec's
+bounds (``between(lower, upper)``) and watermark delays (``for_bounded_out_of_orderness``),
+late rows to side outputs. ``compare_join(engine_result, spark_result)`` gives one row per pair
+of rows that the condition joins (same key, ``l.ts + lower <= r.ts <= l.ts + upper``) and
+one per NULL row Spark's outer join emitted: whether each engine output it, when, and why not.
+
+Reasons (joined with ``"; "``):
+
+- ``SPARK_LATER``: both output the pair, Spark at its micro-batch's time, after Flink;
+- ``Flink dropped left row i (ts T) as late: T < watermark W`` — ``IntervalJoinOperator``
+  drops a row *below* the watermark (at it, it still joins);
+- ``Flink removed left row i from its buffer at watermark W (cleanup timer T) before right
+  row j arrived`` — the row's cleanup timer fired first;
+- ``Spark dropped left row i (ts T) as late in batch N: T <= watermark of previous batch L``;
+- ``Spark evicted left row i in batch N (ts T <= left state watermark S = W - upper - 1)
+  before right row j arrived in batch M`` (right side: ``S = W + lower - 1``; a right row
+  past the right state watermark when it arrives is not stored at all);
+- ``Spark <join type>: left row i never matched; emitted with NULLs when evicted in batch N
+  (ts T <= left state watermark S); Flink's interval join has no outer rows``.
+
+The two watermarks differ by design: Flink's bounded-out-of-orderness watermark is
+``max ts - delay - 1`` and rises every ``auto_watermark_interval`` of processing time; Spark's
+is ``max ts - delay`` and moves only between micro-batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from winviz.errors import InputError
+from winviz.spark.batches import KEY, TS
+from winviz.spark.join_model import (
+    LEFT,
+    RIGHT,
+    SIDE_NAMES,
+    JoinResult,
+    JoinSpec,
+    join_batches,
+    joins,
+)
+
+COLUMNS = [
+    "key",
+    "left_index",
+    "left_ts",
+    "right_index",
+    "right_ts",
+    "flink",
+    "flink_time",
+    "spark",
+    "spark_batch",
+    "spark_time",
+    "reason",
+]
+LATE_TAGS = ("late-left", "late-right")
+SPARK_LATER = (
+    "the same pair, later: Spark outputs a micro-batch's rows when the batch runs, Flink "
+    "when the second row of the pair arrives"
+)
+
+
+def _sides(
+    left: Sequence[Any],
+    left_arrivals: Sequence[int],
+    right: Sequence[Any],
+    right_arrivals: Sequence[int],
+    spec: JoinSpec,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each side's rows as ``{side, i, key, ts, arrival}``, checked as the Spark twin checks
+    them."""
+    rows: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+    for b in join_batches(left, left_arrivals, right, right_arrivals, spec):
+        for r, (side, i), arrival in zip(b.rows, b.indexes, b.arrivals, strict=True):  # type: ignore[misc]
+            rows[side].append(
+                {"side": side, "i": i, "key": r[KEY], "ts": r[TS], "arrival": arrival}
+            )
+    return (sorted(rows[0], key=lambda r: r["i"]), sorted(rows[1], key=lambda r: r["i"]))
+
+
+def flink_interval_join(
+    left: Sequence[Any],
+    left_arrivals: Sequence[int],
+    right: Sequence[Any],
+    right_arrivals: Sequence[int],
+    spec: JoinSpec,
+) -> Any:
+    """The engine's interval join of the same inputs (``JobExecutionResult``): output
+    ``(left index, right index)`` per pair, late rows to the side outputs ``LATE_TAGS``."""
+    import winviz as wv
+
+    lrows, rrows = _sides(left, left_arrivals, right, right_arrivals, spec)
+    env = wv.StreamExecutionEnvironment()
+
+    def stream(rows: list[dict[str, Any]], delay: int, name: str) -> Any:
+        strategy = wv.WatermarkStrategy.for_bounded_out_of_orderness(delay)
+        strategy = strategy.with_timestamp_assigner(lambda e, _: e["ts"])
+        rows = sorted(rows, key=lambda r: (r["arrival"], r["i"]))  # a source's arrival order
+        values = [{k: r[k] for k in ("side", "i", "key", "ts")} for r in rows]
+        source = env.from_collection(values, arrival_times=[r["arrival"] for r in rows], name=name)
+        return source.assign_timestamps_and_watermarks(strategy).key_by(lambda e: e["key"])
+
+    class Pair(wv.ProcessJoinFunction):
+        def process_element(self, le: Any, ri: Any, ctx: Any, out: Any) -> None:
+            out.collect((le["i"], ri["i"]))
+
+    joined = (
+        stream(lrows, spec.left_delay, "left")
+        .interval_join(stream(rrows, spec.right_delay, "right"))
+        .between(spec.lower, spec.upper)
+        .side_output_left_late_data(wv.OutputTag(LATE_TAGS[0]))
+        .side_output_right_late_data(wv.OutputTag(LATE_TAGS[1]))
+        .process(Pair())
+    )
+    joined.sink_to("pairs")
+    return env.execute()
+
+
+class _FlinkFates:
+    """What the engine's trace says: pairs emitted (with proc time), rows late (with the
+    watermark) and buffer removals."""
+
+    def __init__(self, trace: Any) -> None:
+        records = list(trace.records())
+        ops = sorted({r.operator for r in records if r.kind == "buffered"})
+        ops = ops or sorted({r.operator for r in records if r.kind == "side_output"})
+        op = ops[0] if ops else None
+        self.pairs: dict[tuple[int, int], int] = {}
+        self.late: dict[tuple[int, int], int] = {}
+        self.arrived: dict[tuple[int, int], int] = {}
+        self.removed: list[tuple[int, Any, int, int, int]] = []  # seq, key, side, ts, wm
+        self.removed_at: dict[int, int] = {}  # seq -> proc_time
+        for r in records:
+            if r.operator != op:
+                continue
+            if r.kind == "emitted":
+                self.pairs.setdefault(tuple(r.detail), r.proc_time)
+            elif r.kind == "element":
+                self.arrived[(r.detail["side"], r.detail["i"])] = r.seq
+            elif r.kind == "side_output":
+                value = r.detail[1]
+                self.late[(value["side"], value["i"])] = r.watermark
+            elif r.kind == "buffer_removed":
+                side = LEFT if r.detail[0] in ("left", LEFT) else RIGHT
+                self.removed.append((r.seq, r.key, side, r.ts, r.watermark))
+
+    def removal(self, side: int, row: dict[str, Any]) -> tuple[int, int] | None:
+        """(seq, watermark) of the removal of ``row``'s buffer after it arrived."""
+        arrived = self.arrived.get((side, row["i"]))
+        if arrived is None:
+            return None
+        for seq, key, s, ts, wm in self.removed:
+            if s == side and key == row["key"] and ts == row["ts"] and seq > arrived:
+                return seq, wm
+        return None
+
+
+def compare_join(engine_result: Any, spark_result: JoinResult, inputs: Any) -> Any:
+    """A pandas DataFrame (columns ``COLUMNS``): one row per pair the condition joins and per
+    NULL row Spark output, sorted by key and indexes. ``inputs`` is ``(left, left_arrivals,
+    right, right_arrivals)`` as given to both runs."""
+    import pandas as pd
+
+    spec = spark_result.spec
+    if spec.join_type == "left_semi":
+        raise InputError(
+            "compare_join compares pairs; a left semi join outputs left rows only",
+            field="join_type",
+            value=spec.join_type,
+            expected="inner, left_outer, right_outer or full_outer",
+        )
+    lrows, rrows = _sides(*inputs, spec)
+    rows_of = (lrows, rrows)
+    flink = _FlinkFates(engine_result.trace)
+    spark_pairs: dict[tuple[Any, Any], tuple[int, int]] = {}
+    arrived_in: dict[tuple[int, int], int] = {}
+    late_in: dict[tuple[int, int], tuple[int, int]] = {}
+    evicted_in: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for b in spark_result.batches:
+        for r in b.rows:
+            spark_pairs.setdefault((r.left_index, r.right_index), (b.batch_id, b.proc_time))
+        for side, i in b.late:
+            late_in[(side, i)] = (b.batch_id, b.late_watermark)
+        for side, i, _ in b.evicted:
+            evicted_in.setdefault((side, i), (b.batch_id, b.state_watermarks[side], b.watermark))
+    # the batch each input row was read in: the n-th data batch reads the n-th file
+    data_batches = [b for b in spark_result.batches if not b.is_no_data]
+    for b in data_batches:
+        for side, i in b.arrived:
+            arrived_in[(side, i)] = b.batch_id
+
+    def flink_reasons(lr: dict[str, Any], rr: dict[str, Any]) -> list[str]:
+        late = [
+            f"Flink dropped {SIDE_NAMES[side]} row {row['i']} (ts {row['ts']}) as late: "
+            f"{row['ts']} < watermark {flink.late[(side, row['i'])]}"
+            for side, row in ((LEFT, lr), (RIGHT, rr))
+            if (side, row["i"]) in flink.late
+        ]
+        if late:
+            return late
+        out = []
+        for side, row, other, orow in ((LEFT, lr, RIGHT, rr), (RIGHT, rr, LEFT, lr)):
+            removal = flink.removal(side, row)
+            arrived = flink.arrived.get((other, orow["i"]))
+            if removal is not None and arrived is not None and removal[0] < arrived:
+                out.append(
+                    f"Flink removed {SIDE_NAMES[side]} row {row['i']} (ts {row['ts']}) from its "
+                    f"buffer at watermark {removal[1]} before {SIDE_NAMES[other]} row "
+                    f"{orow['i']} arrived"
+                )
+        return out or ["Flink emitted nothing"]
+
+    def spark_reasons(lr: dict[str, Any], rr: dict[str, Any]) -> list[str]:
+        late = []
+        for side, row in ((LEFT, lr), (RIGHT, rr)):
+            if (side, row["i"]) in late_in:
+                batch, wm = late_in[(side, row["i"])]
+                late.append(
+                    f"Spark dropped {SIDE_NAMES[side]} row {row['i']} (ts {row['ts']}) as late "
+                    f"in batch {batch}: {row['ts']} <= watermark of previous batch {wm}"
+                )
+        if late:
+            return late
+        out = []
+        for side, row, other, orow in ((LEFT, lr, RIGHT, rr), (RIGHT, rr, LEFT, lr)):
+            if (side, row["i"]) not in evicted_in:
+                continue
+            batch, swm, wm = evicted_in[(side, row["i"])]
+            later = arrived_in.get((other, orow["i"]))
+            if later is not None and later > batch:
+                name = SIDE_NAMES[side]
+                formula = f"{wm} - {spec.upper} - 1" if side == LEFT else f"{wm} + {spec.lower} - 1"
+                out.append(
+                    f"Spark evicted {name} row {row['i']} in batch {batch} (ts {row['ts']} <= "
+                    f"{name} state watermark {swm} = {formula}) before {SIDE_NAMES[other]} row "
+                    f"{orow['i']} arrived in batch {later}"
+                )
+        return out or ["Spark emitted nothing"]
+
+    table = []
+    for lr in lrows:
+        for rr in rrows:
+            if lr["key"] != rr["key"] or not joins(spec, lr["ts"], rr["ts"]):
+                continue
+            pair = (lr["i"], rr["i"])
+            f_time = flink.pairs.get(pair)
+            s = spark_pairs.get(pair)
+            reasons: list[str] = []
+            if f_time is None:
+                reasons += flink_reasons(lr, rr)
+            if s is None:
+                reasons += spark_reasons(lr, rr)
+            if f_time is not None and s is not None and s[1] > f_time:
+                reasons.append(SPARK_LATER)
+            table.append(_row(lr, rr, f_time, s, reasons))
+    for (li, ri), s in spark_pairs.items():
+        if li is not None and ri is not None:
+            continue
+        side = LEFT if ri is None else RIGHT
+        row = rows_of[side][li if side == LEFT else ri]
+        batch, swm, _ = evicted_in.get((side, row["i"]), (s[0], None, None))
+        reason = (
+            f"Spark {spec.join_type}: {SIDE_NAMES[side]} row {row['i']} never matched; "
+            f"emitted with NULLs when evicted in batch {batch} (ts {row['ts']} <= "
+            f"{SIDE_NAMES[side]} state watermark {swm}); Flink's interval join has no outer rows"
+        )
+        lr, rr = (row, None) if side == LEFT else (None, row)
+        table.append(_row(lr, rr, None, s, [reason]))
+    frame = pd.DataFrame(table, columns=COLUMNS, dtype=object)
+    frame = frame.sort_values(
+        ["key", "left_index", "right_index"], key=lambda c: c.astype(str), ignore_index=True
+    )
+    ints = ["left_index", "left_ts", "right_index", "right_ts", "flink_time"]
+    ints += ["spark_batch", "spark_time"]
+    return frame.astype({c: "Int64" for c in ints} | {"flink": bool, "spark": bool})
+
+
+def _row(
+    lr: dict[str, Any] | None,
+    rr: dict[str, Any] | None,
+    f_time: int | None,
+    s: tuple[int, int] | None,
+    reasons: list[str],
+) -> dict[str, Any]:
+    some = lr if lr is not None else rr
+    assert some is not None
+    return {
+        "key": some["key"],
+        "left_index": None if lr is None else lr["i"],
+        "left_ts": None if lr is None else lr["ts"],
+        "right_index": None if rr is None else rr["i"],
+        "right_ts": None if rr is None else rr["ts"],
+        "flink": f_time is not None,
+        "flink_time": f_time,
+        "spark": s is not None,
+        "spark_batch": None if s is None else s[0],
+        "spark_time": None if s is None else s[1],
+        "reason": "; ".join(dict.fromkeys(reasons)),
+    }

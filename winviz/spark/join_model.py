@@ -1,0 +1,456 @@
+"""Spark's stream-stream join with watermarks and a time-range condition, modelled batch by batch.
+
+The Spark query (``winviz.spark.join_twin`` runs it on real local Spark)::
+
+    left  = events.where("side = 0").withWatermark("lt", f"{left_delay} milliseconds")
+    right = events.where("side = 1").withWatermark("rt", f"{right_delay} milliseconds")
+    left.join(right, expr("lkey = rkey AND rt >= lt + INTERVAL {lower} MILLISECONDS"
+                          " AND rt <= lt + INTERVAL {upper} MILLISECONDS"), join_type)
+
+i.e. a left row ``l`` and a right row ``r`` of the same key join when
+``l.ts + lower <= r.ts <= l.ts + upper`` — the bounds of Flink's
+``interval_join(...).between(lower, upper)``. Spark plans it as ``StreamingSymmetricHashJoinExec``
+(``sql/core/.../operators/stateful/join/StreamingSymmetricHashJoinExec.scala``). Its rules,
+each checked against Spark's source and against real Spark 4.x (``tests/test_spark_join.py``):
+
+1. **Watermarks** (``WatermarkTracker``, ``MultipleWatermarkPolicy``): each ``withWatermark``
+   keeps ``max event time of its side's rows - its delay`` (0 until the side has rows); the
+   global watermark is the ``min`` (default, or ``max``) of the two and never falls. Every row
+   of a side counts, late ones included. A batch runs with the *eviction* watermark ``W``
+   computed after the batch before, and filters late rows with the *late-events* watermark
+   ``L``, the eviction watermark of the batch before (``spark.sql.streaming.statefulOperator.
+   allowMultiple``).
+2. **State watermarks** (``StreamingSymmetricHashJoinHelper.getStateWatermarkPredicates`` and
+   ``StreamingJoinHelper.getStateValueWatermark``): the condition is solved for each side's time
+   with the *other* side's time replaced by the watermark ``W``; a ``<=`` / ``>=`` conjunct gives
+   ``solution - 1`` because the eviction predicate is inclusive (``ts <= state watermark``,
+   ``WatermarkSupport.watermarkExpression``). ``rt <= lt + upper`` bounds the left side:
+   ``left state watermark = W - upper - 1``; ``rt >= lt + lower`` bounds the right side:
+   ``right state watermark = W + lower - 1``.
+3. **Late rows** (``OneSideHashJoiner.storeAndJoinWithOtherSide``): a row with ``ts <= L`` is
+   dropped before it joins anything and counted in ``numRowsDroppedByWatermark``.
+4. **Joining** (``processPartitions``): first every left input row joins the right *state*
+   (rows of earlier batches) and is stored (always — even if it is evicted at the end of this
+   batch); then every right input row joins the left state (which now holds this batch's left
+   rows too) and is stored unless its ``ts <= right state watermark`` — except that an
+   unmatched right row is stored anyway in a right/full outer join, so that eviction emits its
+   NULL row. A stored row keeps a ``matched`` flag (state format 2, SPARK-26154), set when it
+   joins. Left semi: a left input row that matches is output once and not stored; a right
+   input row outputs the stored left rows it matches that were not matched before.
+5. **Eviction and outer rows**: after the joined rows, the state rows with ``ts <= state
+   watermark`` are removed; for the outer side(s) (left outer: left; right outer: right; full
+   outer: both) each removed row that never matched is output with NULLs for the other side.
+   This is the only place a NULL row is produced: it comes when the state watermark passes the
+   row, not when the row arrives.
+6. **No-data batches** (``StreamingSymmetricHashJoinExec.shouldRunAnotherBatch``): the query
+   has state watermark predicates, so a raised watermark runs an extra batch with no input
+   (``per_batch`` drive: after every data batch that raised it; ``available_now``: once at the
+   end), as for the window twins.
+
+Spark computes the state watermark with doubles in microseconds (``StreamingJoinHelper``);
+the model uses exact integer milliseconds, which agree for event times within about
+±285 years of 1970 (below 2^53 µs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+from winviz.errors import InputError
+from winviz.spark.batches import KEY, STREAM, TS, InputBatch, form_batches
+from winviz.spark.model import WatermarkTracker
+from winviz.spark.spec import DRIVES, WATERMARK_POLICIES, TwinSpec
+
+JOIN_TYPES = ("inner", "left_outer", "right_outer", "full_outer", "left_semi")
+LEFT, RIGHT = 0, 1
+SIDE_NAMES = ("left", "right")
+
+JoinType = Literal["inner", "left_outer", "right_outer", "full_outer", "left_semi"]
+
+
+@dataclass(frozen=True)
+class JoinSpec:
+    """A Spark stream-stream join of two timestamped inputs (all times in ms).
+
+    A left row ``l`` and a right row ``r`` join when their keys are equal and
+    ``l.ts + lower <= r.ts <= l.ts + upper`` (Flink's ``between(lower, upper)``).
+    ``left_delay`` / ``right_delay`` are the ``withWatermark`` delays, ``watermark_policy``
+    Spark's ``spark.sql.streaming.multipleWatermarkPolicy``. ``join_type`` is one of
+    ``JOIN_TYPES`` (Spark 4 supports all five for stream-stream joins with a time range).
+    ``key_field`` / ``ts_field`` name the record fields; ``trigger_interval`` and ``drive``
+    cut and run the micro-batches as for ``TwinSpec``.
+    """
+
+    lower: int
+    upper: int
+    left_delay: int = 0
+    right_delay: int = 0
+    join_type: JoinType = "inner"
+    watermark_policy: Literal["min", "max"] = "min"
+    key_field: str | int = "key"
+    ts_field: str | int = "ts"
+    trigger_interval: int = 1000
+    drive: Literal["per_batch", "available_now"] = "per_batch"
+
+    output_mode = "append"  # a stream-stream join runs in append mode
+
+    def __post_init__(self) -> None:
+        for name in ("lower", "upper"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise InputError("must be an int (milliseconds)", field=name, value=value)
+        if self.lower > self.upper:
+            raise InputError(
+                f"lower bound {self.lower} > upper bound {self.upper}: no row could join",
+                field="lower",
+                value=self.lower,
+                expected=f"<= upper ({self.upper})",
+            )
+        for name in ("left_delay", "right_delay"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise InputError("must be an int >= 0 (milliseconds)", field=name, value=value)
+        for value, allowed, name in (
+            (self.join_type, JOIN_TYPES, "join_type"),
+            (self.watermark_policy, WATERMARK_POLICIES, "watermark_policy"),
+            (self.drive, DRIVES, "drive"),
+        ):
+            if value not in allowed:
+                raise InputError(
+                    "unknown option", field=name, value=value, expected=f"one of {allowed}"
+                )
+        if not isinstance(self.trigger_interval, int) or self.trigger_interval <= 0:
+            raise InputError(
+                "must be a positive int (milliseconds)",
+                field="trigger_interval",
+                value=self.trigger_interval,
+            )
+
+    @property
+    def delays(self) -> tuple[int, int]:
+        return (self.left_delay, self.right_delay)
+
+    def batch_spec(self) -> TwinSpec:
+        """The ``TwinSpec`` that cuts the combined input into micro-batches (a union of the two
+        sides, ``stream`` 0 = left, 1 = right)."""
+        return TwinSpec(
+            size=1,
+            watermark_delay=self.delays,
+            stream_field=STREAM,
+            watermark_policy=self.watermark_policy,
+            trigger_interval=self.trigger_interval,
+            drive=self.drive,
+        )
+
+
+def state_watermarks(spec: JoinSpec, watermark: int) -> tuple[int, int]:
+    """Rule 2: (left, right) state watermarks for eviction watermark ``watermark``: state rows
+    with ``ts <=`` them are removed."""
+    return watermark - spec.upper - 1, watermark + spec.lower - 1
+
+
+def joins(spec: JoinSpec, left_ts: int, right_ts: int) -> bool:
+    """The time-range condition ``left.ts + lower <= right.ts <= left.ts + upper``."""
+    return left_ts + spec.lower <= right_ts <= left_ts + spec.upper
+
+
+class JoinRow(NamedTuple):
+    """One output row: the key, and each side's input index and event time (None for the
+    NULL side of an outer row; a left semi row has no right side)."""
+
+    key: Any
+    left_index: int | None
+    left_ts: int | None
+    right_index: int | None
+    right_ts: int | None
+
+    @property
+    def is_outer(self) -> bool:
+        """A NULL row of an outer join (one side missing)."""
+        return self.left_index is None or self.right_index is None
+
+
+def join_row_order(r: JoinRow) -> tuple:
+    """A batch's rows in a fixed order (Spark's row order is not defined)."""
+    return (
+        str(type(r.key)),
+        r.key,
+        -1 if r.left_index is None else r.left_index,
+        -1 if r.right_index is None else r.right_index,
+    )
+
+
+@dataclass(frozen=True)
+class JoinBatch:
+    """One micro-batch of the join. ``watermark`` / ``late_watermark`` as in ``BatchOutcome``;
+    ``state_watermarks`` the (left, right) state watermarks (rule 2); ``dropped`` Spark's
+    ``numRowsDroppedByWatermark``; ``rows`` the output. Which rows were behind those numbers
+    (rules 3-5; Spark reports counts only): ``late`` — (side, input index) of the input rows
+    dropped as late; ``evicted`` — (side, input index, matched) of the state rows removed, and
+    of the right input rows not stored because the right state watermark had passed them;
+    ``arrived`` — (side, input index) of the batch's input rows."""
+
+    batch_id: int
+    proc_time: int
+    input_rows: int
+    watermark: int
+    late_watermark: int
+    state_watermarks: tuple[int, int]
+    dropped: int
+    rows: tuple[JoinRow, ...]
+    late: tuple[tuple[int, int], ...] = ()
+    evicted: tuple[tuple[int, int, bool], ...] = ()
+    arrived: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def is_no_data(self) -> bool:
+        return self.input_rows == 0
+
+
+@dataclass
+class JoinResult:
+    """Every micro-batch of one join run (``source``: ``"spark"`` or ``"model"``)."""
+
+    spec: JoinSpec
+    batches: list[JoinBatch]
+    source: str = "model"
+
+    def summary(self) -> list[tuple[int, int, int, int, tuple[JoinRow, ...]]]:
+        """``(batch_id, input_rows, watermark, dropped, rows)`` per batch: what Spark itself
+        reports, the thing to compare between a run and the model."""
+        return [(b.batch_id, b.input_rows, b.watermark, b.dropped, b.rows) for b in self.batches]
+
+    def to_pandas(self):  # -> pandas.DataFrame
+        """One row per micro-batch."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [
+                {
+                    "batch_id": b.batch_id,
+                    "proc_time": b.proc_time,
+                    "input_rows": b.input_rows,
+                    "watermark": b.watermark,
+                    "late_watermark": b.late_watermark,
+                    "left_state_watermark": b.state_watermarks[0],
+                    "right_state_watermark": b.state_watermarks[1],
+                    "dropped": b.dropped,
+                    "late": [f"{SIDE_NAMES[s]} {i}" for s, i in b.late],
+                    "evicted": [f"{SIDE_NAMES[s]} {i}" for s, i, _ in b.evicted],
+                    "joined": sum(1 for r in b.rows if not r.is_outer),
+                    "null_rows": sum(1 for r in b.rows if r.is_outer),
+                    "rows": [r._asdict() for r in b.rows],
+                }
+                for b in self.batches
+            ]
+        )
+
+
+class _Stored:
+    """A row in one side's join state: input index, event time, matched flag."""
+
+    __slots__ = ("index", "matched", "ts")
+
+    def __init__(self, index: int, ts: int, matched: bool) -> None:
+        self.index, self.ts, self.matched = index, ts, matched
+
+
+class JoinModel:
+    """Rules 1-6 for one query: the watermark tracker and both sides' join state
+    (key -> stored rows, in arrival order)."""
+
+    def __init__(self, spec: JoinSpec) -> None:
+        self.spec = spec
+        self.tracker = WatermarkTracker(spec.delays, spec.watermark_policy)
+        self.previous = 0
+        self.state: tuple[dict[Any, list[_Stored]], dict[Any, list[_Stored]]] = ({}, {})
+        self.batches: list[JoinBatch] = []
+
+    @property
+    def watermark(self) -> int:
+        return self.tracker.global_watermark
+
+    @property
+    def needs_no_data_batch(self) -> bool:
+        return self.watermark > self.previous
+
+    def run_batch(
+        self,
+        batch: InputBatch | None,
+        proc_time: int,
+        watermark: int | None = None,
+    ) -> JoinBatch:
+        """One micro-batch (``None``: no data). ``watermark`` overrides the eviction watermark
+        (replaying a real run with the watermarks Spark reported)."""
+        spec = self.spec
+        evict = self.watermark if watermark is None else watermark
+        late_wm = self.previous
+        left_wm, right_wm = state_watermarks(spec, evict)
+        rows = batch.rows if batch is not None else ()
+        indexes = batch.indexes if batch is not None else ()
+        out: list[JoinRow] = []
+        late: list[tuple[int, int]] = []
+        evicted: list[tuple[int, int, bool]] = []
+        inputs: tuple[list[tuple[Any, int, int]], list[tuple[Any, int, int]]] = ([], [])
+        for r, i in zip(rows, indexes, strict=True):
+            side, index = i
+            if r[TS] <= late_wm:  # rule 3
+                late.append((side, index))
+            else:
+                inputs[side].append((r[KEY], index, r[TS]))
+        semi = spec.join_type == "left_semi"
+        left_state, right_state = self.state
+        for key, index, ts in inputs[LEFT]:  # rule 4: left rows against the right state
+            matches = [s for s in right_state.get(key, ()) if joins(spec, ts, s.ts)]
+            for s in matches:
+                s.matched = True
+                if not semi:
+                    out.append(JoinRow(key, index, ts, s.index, s.ts))
+            if semi and matches:
+                out.append(JoinRow(key, index, ts, None, None))
+                continue
+            left_state.setdefault(key, []).append(_Stored(index, ts, bool(matches)))
+        keep_unmatched = spec.join_type in ("right_outer", "full_outer")
+        for key, index, ts in inputs[RIGHT]:  # right rows against the left state
+            matches = [
+                s
+                for s in left_state.get(key, ())
+                if joins(spec, s.ts, ts) and not (semi and s.matched)
+            ]
+            for s in matches:
+                s.matched = True
+                if semi:
+                    out.append(JoinRow(key, s.index, s.ts, None, None))
+                else:
+                    out.append(JoinRow(key, s.index, s.ts, index, ts))
+            if ts > right_wm or (keep_unmatched and not matches):
+                right_state.setdefault(key, []).append(_Stored(index, ts, bool(matches)))
+            else:
+                evicted.append((RIGHT, index, bool(matches)))
+        outer_sides = {
+            "left_outer": (LEFT,),
+            "right_outer": (RIGHT,),
+            "full_outer": (LEFT, RIGHT),
+        }.get(spec.join_type, ())
+        for side, wm in ((LEFT, left_wm), (RIGHT, right_wm)):  # rule 5
+            for key, stored in list(self.state[side].items()):
+                kept = []
+                for s in stored:
+                    if s.ts > wm:
+                        kept.append(s)
+                        continue
+                    evicted.append((side, s.index, s.matched))
+                    if side in outer_sides and not s.matched:
+                        if side == LEFT:
+                            out.append(JoinRow(key, s.index, s.ts, None, None))
+                        else:
+                            out.append(JoinRow(key, None, None, s.index, s.ts))
+                if kept:
+                    self.state[side][key] = kept
+                else:
+                    del self.state[side][key]
+        result = JoinBatch(
+            batch_id=len(self.batches),
+            proc_time=proc_time,
+            input_rows=len(rows),
+            watermark=evict,
+            late_watermark=late_wm,
+            state_watermarks=(left_wm, right_wm),
+            dropped=len(late),
+            rows=tuple(sorted(out, key=join_row_order)),
+            late=tuple(sorted(late)),
+            evicted=tuple(sorted(evicted)),
+            arrived=tuple(sorted(indexes)),
+        )
+        self.batches.append(result)
+        self.previous = evict
+        self.tracker.update(rows)
+        return result
+
+
+def join_batches(
+    left: Sequence[Any],
+    left_arrivals: Sequence[int],
+    right: Sequence[Any],
+    right_arrivals: Sequence[int],
+    spec: JoinSpec,
+) -> list[InputBatch]:
+    """The two inputs cut into micro-batches by arrival time (one file per batch holds both
+    sides' rows; rows with ``stream`` 0 = left, 1 = right). Each batch's ``indexes`` are
+    ``(side, input index)`` pairs; a bad record raises ``InputError`` naming its side and
+    index."""
+    records: list[dict[str, Any]] = []
+    arrivals: list[int] = []
+    origin: list[tuple[int, int]] = []
+    for side, (values, times) in enumerate(((left, left_arrivals), (right, right_arrivals))):
+        name = SIDE_NAMES[side]
+        if len(times) != len(values):
+            raise InputError(
+                f"{len(times)} arrival times for {len(values)} {name} records",
+                field=f"{name}_arrivals",
+                expected="one arrival time per record",
+            )
+        for i, (value, t) in enumerate(zip(values, times, strict=True)):
+            row = {STREAM: side}
+            for column, field in ((KEY, spec.key_field), (TS, spec.ts_field)):
+                try:
+                    if isinstance(value, Mapping) or isinstance(field, int):
+                        row[column] = value[field]
+                    else:
+                        raise KeyError(field)
+                except (KeyError, IndexError, TypeError):
+                    raise InputError(
+                        f"{name} record {i}: no field {field!r} in {value!r}",
+                        index=i,
+                        field=str(field),
+                    ) from None
+            records.append(row)
+            arrivals.append(t)
+            origin.append((side, i))
+    try:
+        batches = form_batches(records, arrivals, spec.batch_spec())
+    except InputError as exc:
+        if exc.index is None:
+            raise
+        side, i = origin[exc.index]
+        text = str(exc).replace(f"record {exc.index}", f"{SIDE_NAMES[side]} record {i}", 1)
+        error = InputError(text)
+        error.index, error.field, error.value = i, exc.field, exc.value
+        raise error from None
+    return [
+        InputBatch(
+            b.seq,
+            b.interval,
+            b.proc_time,
+            b.rows,
+            tuple(origin[j] for j in b.indexes),  # type: ignore[misc]
+            b.arrivals,
+        )
+        for b in batches
+    ]
+
+
+def replay(spec: JoinSpec, inputs: Sequence[InputBatch]) -> list[JoinBatch]:
+    """Every micro-batch Spark runs for ``inputs`` under ``spec.drive`` (rule 6)."""
+    model = JoinModel(spec)
+    for batch in inputs:
+        model.run_batch(batch, batch.proc_time)
+        if spec.drive == "per_batch" and model.needs_no_data_batch:
+            model.run_batch(None, batch.proc_time)
+    if spec.drive == "available_now" and inputs and model.needs_no_data_batch:
+        model.run_batch(None, inputs[-1].proc_time)
+    return model.batches
+
+
+def predict_join(
+    left: Sequence[Any],
+    left_arrivals: Sequence[int],
+    right: Sequence[Any],
+    right_arrivals: Sequence[int],
+    spec: JoinSpec,
+) -> JoinResult:
+    """The model's answer for what ``winviz.spark.run_join_twin`` gets from Spark."""
+    inputs = join_batches(left, left_arrivals, right, right_arrivals, spec)
+    return JoinResult(spec, replay(spec, inputs), source="model")

@@ -1,0 +1,172 @@
+"""The stream-stream join twin on real local Spark: ``run_join_twin(left, ..., right, ..., spec)``.
+
+The query is the one ``winviz.spark.join_model`` describes: one file source (one JSON-lines
+file per micro-batch, both sides' rows of a trigger interval in it, ``stream`` 0 = left, 1 =
+right, so one batch reads both sides' rows of an interval — two sources could split them),
+split into the two sides, each with its own ``withWatermark``, then
+``left.join(right, "lkey = rkey AND rt >= lt + INTERVAL lower MILLISECONDS AND rt <= lt +
+INTERVAL upper MILLISECONDS", join_type)`` (``StreamingSymmetricHashJoinExec``), written with
+``foreachBatch`` in append mode. It is driven as the window twins are (``winviz.spark.twins``:
+``per_batch`` or ``available_now``) and read back from ``query.recentProgress``: per batch its
+input rows, ``eventTime.watermark`` and ``numRowsDroppedByWatermark``, and the rows it output.
+
+Spark reports counts, not which rows a batch dropped or evicted; those (``JoinBatch.late`` /
+``.evicted``, and the state watermarks) are derived by replaying the batches through
+``JoinModel`` with the watermarks Spark reported (``explain_run``), and the tests check the
+model against Spark batch by batch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from winviz.spark.batches import INDEX, KEY, STREAM, TS, InputBatch
+from winviz.spark.join_model import (
+    JoinBatch,
+    JoinModel,
+    JoinResult,
+    JoinRow,
+    JoinSpec,
+    join_batches,
+    join_row_order,
+)
+from winviz.spark.readback import to_outcomes
+from winviz.spark.results import BatchOutcome
+from winviz.spark.session import get_spark
+from winviz.spark.twins import _Run, _run_query
+
+SPARK_JOIN_TYPES = {
+    "inner": "inner",
+    "left_outer": "left_outer",
+    "right_outer": "right_outer",
+    "full_outer": "full_outer",
+    "left_semi": "left_semi",
+}
+
+
+def run_join_twin(
+    left: Sequence[Any],
+    left_arrivals: Sequence[int],
+    right: Sequence[Any],
+    right_arrivals: Sequence[int],
+    spec: JoinSpec,
+    *,
+    spark: Any = None,
+) -> JoinResult:
+    """Run the join of ``spec`` on Spark, micro-batch by micro-batch; ``spark`` defaults to
+    ``get_spark()``."""
+    inputs = join_batches(left, left_arrivals, right, right_arrivals, spec)
+    spark = spark if spark is not None else get_spark()
+    files = [_file_batch(b) for b in inputs]
+    root = Path(tempfile.mkdtemp(prefix="winviz-join-"))
+    run = _Run()
+    conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
+    try:
+        _run_query(
+            spark,
+            spec,
+            files,
+            root,
+            lambda watched: build_join_query(spark, spec, files, watched),
+            run,
+            lambda r: JoinRow(*r),
+            join_row_order,
+            conf,
+        )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    outcomes = to_outcomes(run.progress, run.captured, files)
+    return JoinResult(spec, explain_run(spec, inputs, outcomes), source="spark")
+
+
+def _file_batch(batch: InputBatch) -> InputBatch:
+    """The batch as written to its file: each row's ``index`` is its index within its side."""
+    return dataclasses.replace(batch, indexes=tuple(i for _, i in batch.indexes))  # type: ignore[misc]
+
+
+def explain_run(
+    spec: JoinSpec, inputs: Sequence[InputBatch], outcomes: Sequence[BatchOutcome]
+) -> list[JoinBatch]:
+    """The batches Spark ran (rows, watermark and drop count as Spark reported them), with the
+    state watermarks and the late / evicted rows derived by ``JoinModel`` from Spark's
+    watermarks."""
+    model = JoinModel(spec)
+    data = iter(inputs)
+    batches = []
+    for o in outcomes:
+        batch = next(data) if o.input_rows else None
+        derived = model.run_batch(batch, o.proc_time, watermark=o.watermark)
+        batches.append(
+            dataclasses.replace(
+                derived,
+                batch_id=o.batch_id,
+                late_watermark=o.late_watermark,
+                dropped=o.dropped,
+                rows=tuple(o.rows),
+            )
+        )
+    return batches
+
+
+def build_join_query(
+    spark: Any, spec: JoinSpec, inputs: Sequence[InputBatch], watched: Path
+) -> Any:
+    """file source -> two sides with their own watermark -> the stream-stream join, projected
+    to ``JoinRow``'s columns (event times as epoch ms)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    ints = all(isinstance(r[KEY], int) for b in inputs for r in b.rows)
+    schema = StructType(
+        [
+            StructField(KEY, LongType() if ints else StringType()),
+            StructField(TS, LongType()),
+            StructField(STREAM, LongType()),
+            StructField(INDEX, LongType()),
+        ]
+    )
+    source = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(watched))
+
+    def side(stream: int, prefix: str, delay: int) -> Any:
+        return (
+            source.where(F.col(STREAM) == stream)
+            .select(
+                F.col(KEY).alias(f"{prefix}key"),
+                F.col(INDEX).alias(f"{prefix}idx"),
+                F.timestamp_millis(TS).alias(f"{prefix}t"),
+            )
+            .withWatermark(f"{prefix}t", f"{delay} milliseconds")
+        )
+
+    left = side(0, "l", spec.left_delay)
+    right = side(1, "r", spec.right_delay)
+    condition = F.expr(join_condition(spec))
+    joined = left.join(right, condition, SPARK_JOIN_TYPES[spec.join_type])
+    if spec.join_type == "left_semi":
+        return joined.select(
+            F.col("lkey").alias("key"),
+            F.col("lidx"),
+            F.unix_millis("lt"),
+            F.lit(None).cast("long"),
+            F.lit(None).cast("long"),
+        )
+    return joined.select(
+        F.coalesce("lkey", "rkey").alias("key"),
+        F.col("lidx"),
+        F.unix_millis("lt"),
+        F.col("ridx"),
+        F.unix_millis("rt"),
+    )
+
+
+def join_condition(spec: JoinSpec) -> str:
+    """The join condition as Spark SQL: key equality and the time range."""
+    return (
+        f"lkey = rkey AND rt >= lt + INTERVAL {spec.lower} MILLISECONDS "
+        f"AND rt <= lt + INTERVAL {spec.upper} MILLISECONDS"
+    )
