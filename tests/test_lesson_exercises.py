@@ -558,3 +558,32 @@ def test_13_watermark_alignment_and_sources(lessons):
     assert check_2((1200, 6000)).startswith("The pause is right")
     assert check_2((1, True)).startswith("Give a pair of two ints")
     assert_hides(check_2, (1200, 2000), [(1000, 2000), (2000, 6000), (1200, 3000)])
+
+
+def test_14_window_state_and_dynamic_sessions(lessons):
+    ns = lessons("14")
+    check_1, check_2 = ns["check_1"], ns["check_2"]
+    sessions = [
+        (1000, 4000, "abc"),
+        (7000, 8000, "d"),
+        (12000, 15000, "e"),
+        (16000, 17000, "g"),
+        (25000, 26000, "h"),
+    ]
+    assert check_1(sessions).startswith("Correct")
+    assert check_1(sessions[::-1]).startswith("The right sessions in the wrong order")
+    assert check_1([(4000, 5000, "f")]).startswith("f arrives with the watermark at 10999")
+    assert check_1([(1000, 9000, "abcd")]).startswith("Not these sessions")
+    assert check_1("x").startswith("Give a list")
+    assert_hides(check_1, sessions, [sessions[::-1], sessions[:2], [(1000, 9000, "abcd")]])
+
+    def intersects(s1, e1, s2, e2):
+        return s1 <= e2 and e1 >= s2
+
+    def overlaps_only(s1, e1, s2, e2):
+        return s1 < e2 and e1 > s2
+
+    assert check_2(intersects).startswith("Correct")
+    assert check_2(overlaps_only).startswith("merges(1000, 3000, 3000, 5000) = False")
+    assert check_2(lambda *a: 1 / 0).endswith("raised ZeroDivisionError('division by zero').")
+    assert check_2(None).startswith("Not answered") and check_2(1).startswith("Pass the function")
