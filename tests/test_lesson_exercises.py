@@ -615,3 +615,91 @@ def test_run_all_prints_no_answer(lessons, prefix):
     ]
     assert shown == [], f"lesson {prefix} prints its answers {shown} on Run All"
     assert printed.count("Not answered yet") == 2  # both exercises, unanswered
+
+
+def test_11_batch_and_streaming(lessons):
+    ns = lessons("11")
+    check_1, check_2 = ns["check_1"], ns["check_2"]
+    batch = [("ann", 0, 3), ("ann", 5000, 1), ("bob", 0, 1), ("bob", 5000, 1), ("bob", 10000, 1)]
+    streaming = [("ann", 0, 1), ("bob", 5000, 1), ("ann", 5000, 1), ("bob", 10000, 1)]
+    assert check_1(batch).startswith("Correct")
+    assert check_1(batch[2:] + batch[:2]).startswith("The right windows and counts, in the wrong")
+    assert check_1(streaming).startswith("That is what STREAMING counts")
+    assert check_1([("ann", 0, 2)]).startswith("Your counts add up to 2 clicks")
+    assert check_1("x").startswith("Give a list")
+    assert_hides(check_1, batch, [batch[2:] + batch[:2], streaming, [("ann", 0, 2)]])
+    late = {("bob", 2000), ("ann", 4000), ("ann", 3000)}
+    assert check_2(late).startswith("Correct")
+    assert check_2({("bob", 2000)}).startswith("All of these are late, and there are more")
+    assert check_2(late | {("ann", 7000)}).startswith("('ann', 7000) is not late")
+    assert check_2({("x", 1)}).startswith("Each item must be one of")
+    assert_hides(check_2, late, [{("bob", 2000)}, late | {("ann", 7000)}, set()])
+
+
+def test_12_joins_in_event_time(lessons):
+    ns = lessons("12")
+    check_1, check_2 = ns["check_1"], ns["check_2"]
+
+    def rule(side, ts, lower, upper):
+        if side == "left":
+            return ts + upper if upper > 0 else ts
+        return ts - lower if lower < 0 else ts
+
+    def no_clamp(side, ts, lower, upper):
+        return ts + upper if side == "left" else ts - lower
+
+    assert check_1(rule).startswith("Correct")
+    message = check_1(no_clamp)
+    assert message.startswith("cleanup_time('right', 4000, 200, 900) = 3800: that is not")
+    assert check_1(lambda *a: 1 / 0).endswith("raised ZeroDivisionError('division by zero').")
+    assert check_1(None).startswith("Not answered") and check_1(3).startswith("Pass the function")
+    pairs = {("bob", 2000, 2400), ("ann", 1000, 1600), ("ann", 4000, 4900)}
+    assert check_2(pairs).startswith("Correct")
+    assert check_2(pairs - {("ann", 1000, 1600)}).startswith("1 pair(s) missing")
+    assert check_2(pairs | {("ann", 1000, 700)}).startswith("('ann', 1000, 700) is not emitted")
+    assert_hides(check_2, pairs, [pairs - {("ann", 1000, 1600)}, pairs | {("cy", 1900, 2100)}])
+
+
+def test_13_watermark_alignment_and_sources(lessons):
+    ns = lessons("13")
+    check_1, check_2 = ns["check_1"], ns["check_2"]
+    truth = ({2000, 3000, 4000}, set())
+    assert check_1(truth).startswith("Correct")
+    assert check_1(({2000, 3000, 4000}, {2000, 3000, 4000})).startswith("Right about which")
+    assert check_1(({2000, 3000}, set())).startswith("Not the late set")
+    assert check_1((set(), {2000})).startswith("Only a late element")
+    assert_hides(check_1, truth, [({2000, 3000, 4000}, {4000}), ({2000}, set())])
+    assert check_2((1200, 2000)).startswith("Correct")
+    assert check_2((2000, 6000)).startswith("Not the first pause")
+    assert check_2((1200, 6000)).startswith("The pause is right")
+    assert check_2((1, True)).startswith("Give a pair of two ints")
+    assert_hides(check_2, (1200, 2000), [(1000, 2000), (2000, 6000), (1200, 3000)])
+
+
+def test_14_window_state_and_dynamic_sessions(lessons):
+    ns = lessons("14")
+    check_1, check_2 = ns["check_1"], ns["check_2"]
+    sessions = [
+        (1000, 4000, "abc"),
+        (7000, 8000, "d"),
+        (12000, 15000, "e"),
+        (16000, 17000, "g"),
+        (25000, 26000, "h"),
+    ]
+    assert check_1(sessions).startswith("Correct")
+    assert check_1(sessions[::-1]).startswith("The right sessions in the wrong order")
+    assert check_1([(4000, 5000, "f")]).startswith("f arrives with the watermark at 10999")
+    assert check_1([(1000, 9000, "abcd")]).startswith("Not these sessions")
+    assert check_1("x").startswith("Give a list")
+    assert_hides(check_1, sessions, [sessions[::-1], sessions[:2], [(1000, 9000, "abcd")]])
+
+    def intersects(s1, e1, s2, e2):
+        return s1 <= e2 and e1 >= s2
+
+    def overlaps_only(s1, e1, s2, e2):
+        return s1 < e2 and e1 > s2
+
+    assert check_2(intersects).startswith("Correct")
+    assert check_2(overlaps_only).startswith("merges(1000, 3000, 3000, 5000) = False")
+    assert check_2(lambda *a: 1 / 0).endswith("raised ZeroDivisionError('division by zero').")
+    assert check_2(None).startswith("Not answered") and check_2(1).startswith("Pass the function")
