@@ -1,0 +1,39 @@
+"""The one error of ``winviz.pyflink`` for what it does not model: it names the PyFlink
+feature and says what to do instead (never an ``AttributeError`` or a bare traceback)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.errors import UnsupportedOperationError
+
+
+class PyFlinkFeatureNotSupported(UnsupportedOperationError, ImportError):
+    """A PyFlink feature winviz does not model (the Table API, Kafka and other connectors,
+    state TTL…). It is an ``ImportError`` too, so ``from pyflink.table import …`` fails the
+    way a missing module does — with this message."""
+
+    def __init__(self, feature: str, instead: str) -> None:
+        self.feature = feature
+        self.instead = instead
+        super().__init__(f"{feature} is not supported by winviz.pyflink: {instead}")
+
+
+def unsupported(feature: str, instead: str) -> PyFlinkFeatureNotSupported:
+    return PyFlinkFeatureNotSupported(feature, instead)
+
+
+def module_getattr(module: str, known: dict[str, str] | None = None, default: str = "") -> Any:
+    """A module-level ``__getattr__`` for a PyFlink module: a name PyFlink has there but
+    winviz does not model raises ``PyFlinkFeatureNotSupported`` naming it (``known`` maps
+    names to what to do instead); any other name is an ``AttributeError`` as usual."""
+
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        instead = (known or {}).get(name, default)
+        if instead:
+            raise unsupported(f"{module}.{name}", instead)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
