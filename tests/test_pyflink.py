@@ -115,7 +115,7 @@ def test_keyed_rich_map_flat_map_filter(run):
 
 def test_word_count_rolling_reduce_and_sum(run):
     out, _ = run("word_count.py")
-    words = "to be or not to be".split()
+    words = ["to", "be", "or", "not", "to", "be"]
     running = [words[: i + 1].count(w) for i, w in enumerate(words)]
     assert out == [f"reduce> ({w},{n})" for w, n in zip(words, running, strict=True)] + [
         f"sum> ({w!r}, {n})" for w, n in zip(words, running, strict=True)
@@ -246,11 +246,10 @@ def test_last_result_and_why_fired_in_a_notebook_session():
 
     wp.install()
     try:
+        import pyflink.datastream
         from pyflink.common import Time
         from pyflink.datastream import StreamExecutionEnvironment
         from pyflink.datastream.window import TumblingEventTimeWindows
-
-        import pyflink.datastream
 
         assert pyflink.datastream is sys.modules["winviz.pyflink.datastream"]
         env = StreamExecutionEnvironment.get_execution_environment()
@@ -326,8 +325,10 @@ def test_out_of_scope_names_the_feature(statement, feature):
 
 def test_runner_reports_an_unsupported_feature_without_a_traceback(tmp_path):
     job = tmp_path / "table_job.py"
-    job.write_text("from pyflink.datastream import StreamExecutionEnvironment\n"
-                   "from pyflink.table import StreamTableEnvironment\n")  # fmt: skip
+    job.write_text(
+        "from pyflink.datastream import StreamExecutionEnvironment\n"
+        "from pyflink.table import StreamTableEnvironment\n"
+    )
     done = subprocess.run(
         [sys.executable, "-m", "winviz.pyflink", str(job)],
         capture_output=True,

@@ -30,7 +30,7 @@ class Pairs(FlatMapFunction):
 if __name__ == "__main__":
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(1)
-    words = env.from_collection("a b a c b a".split(), type_info=Types.STRING())
+    words = env.from_collection(["a", "b", "a", "c", "b", "a"], type_info=Types.STRING())
     words.key_by(lambda w: w).map(
         Count(), output_type=Types.TUPLE([Types.STRING(), Types.INT()])
     ).print("count")

@@ -45,8 +45,9 @@ if __name__ == "__main__":
     env.from_collection(
         data, type_info=Types.TUPLE([Types.STRING(), Types.INT(), Types.LONG()])
     ).assign_timestamps_and_watermarks(
-        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(10))
-        .with_timestamp_assigner(EventTime())
+        WatermarkStrategy.for_bounded_out_of_orderness(
+            Duration.of_seconds(10)
+        ).with_timestamp_assigner(EventTime())
     ).key_by(lambda e: e[0], key_type=Types.STRING()).window(
         EventTimeSessionWindows.with_dynamic_gap(Gap())
     ).aggregate(Average(), Session()).print()

@@ -47,8 +47,14 @@ class AllStates(KeyedProcessFunction):
         self.per_value.put(v, (self.per_value.get(v) or 0) + 1)
         self.largest.add(v)
         self.mean.add(v)
-        yield (ctx.get_current_key(), self.count.value(), list(self.seen.get()),
-               sorted(self.per_value.items()), self.largest.get(), self.mean.get())  # fmt: skip
+        yield (
+            ctx.get_current_key(),
+            self.count.value(),
+            list(self.seen.get()),
+            sorted(self.per_value.items()),
+            self.largest.get(),
+            self.mean.get(),
+        )
         if self.count.value() == 3:
             self.seen.clear()
             self.per_value.remove(v)

@@ -37,14 +37,22 @@ if __name__ == "__main__":
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(1)
     ds = env.from_collection(
-        collection=[(1000, "Alice", 110.1), (4000, "Bob", 30.2), (3000, "Alice", 20.0),
-                    (2000, "Bob", 53.1), (5000, "Alice", 13.1), (3000, "Bob", 3.1),
-                    (7000, "Bob", 16.1), (10000, "Alice", 20.1)],  # fmt: skip
+        collection=[
+            (1000, "Alice", 110.1),
+            (4000, "Bob", 30.2),
+            (3000, "Alice", 20.0),
+            (2000, "Bob", 53.1),
+            (5000, "Alice", 13.1),
+            (3000, "Bob", 3.1),
+            (7000, "Bob", 16.1),
+            (10000, "Alice", 20.1),
+        ],
         type_info=Types.TUPLE([Types.LONG(), Types.STRING(), Types.FLOAT()]),
     )
     ds = ds.assign_timestamps_and_watermarks(
-        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(2))
-        .with_timestamp_assigner(FirstField())
+        WatermarkStrategy.for_bounded_out_of_orderness(
+            Duration.of_seconds(2)
+        ).with_timestamp_assigner(FirstField())
     )
     ds.key_by(lambda value: value[1]).process(Sum()).print()
     env.execute()

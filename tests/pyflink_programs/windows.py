@@ -46,13 +46,20 @@ class Average(AggregateFunction):
 if __name__ == "__main__":
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(1)
-    data = [("a", 1, 1000), ("b", 2, 1500), ("a", 3, 4999), ("a", 4, 5000), ("b", 5, 3000),
-            ("a", 6, 12000)]  # fmt: skip
+    data = [
+        ("a", 1, 1000),
+        ("b", 2, 1500),
+        ("a", 3, 4999),
+        ("a", 4, 5000),
+        ("b", 5, 3000),
+        ("a", 6, 12000),
+    ]
     ds = env.from_collection(
         data, type_info=Types.TUPLE([Types.STRING(), Types.INT(), Types.LONG()])
     ).assign_timestamps_and_watermarks(
-        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(1))
-        .with_timestamp_assigner(EventTime())
+        WatermarkStrategy.for_bounded_out_of_orderness(
+            Duration.of_seconds(1)
+        ).with_timestamp_assigner(EventTime())
     )
     keyed = ds.key_by(lambda e: e[0], key_type=Types.STRING())
     keyed.window(TumblingEventTimeWindows.of(Time.seconds(5))).process(Describe()).print("process")

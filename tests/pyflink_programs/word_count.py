@@ -15,7 +15,7 @@ if __name__ == "__main__":
     lines.flat_map(split).map(
         lambda w: (w, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()])
     ).key_by(lambda e: e[0]).reduce(lambda a, b: (a[0], a[1] + b[1])).print("reduce")
-    lines.flat_map(lambda line: line.split()).map(lambda w: (w, 1)).key_by(
-        lambda e: e[0]
-    ).sum(1).print("sum")
+    lines.flat_map(lambda line: line.split()).map(lambda w: (w, 1)).key_by(lambda e: e[0]).sum(
+        1
+    ).print("sum")
     env.execute("word count")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from winviz.errors import UnsupportedOperationError
+import winviz as wv
 
 
-class PyFlinkFeatureNotSupported(UnsupportedOperationError, ImportError):
+class PyFlinkFeatureNotSupported(wv.UnsupportedOperationError, ImportError):
     """A PyFlink feature winviz does not model (the Table API, Kafka and other connectors,
     state TTL…). It is an ``ImportError`` too, so ``from pyflink.table import …`` fails the
     way a missing module does — with this message."""
@@ -17,6 +17,11 @@ class PyFlinkFeatureNotSupported(UnsupportedOperationError, ImportError):
         self.feature = feature
         self.instead = instead
         super().__init__(f"{feature} is not supported by winviz.pyflink: {instead}")
+
+
+class PyFlinkArgumentError(wv.InputError, TypeError):
+    """An argument of the wrong type for a PyFlink call (e.g. a number where PyFlink takes a
+    ``Time``): names the argument, the value and what was expected."""
 
 
 def unsupported(feature: str, instead: str) -> PyFlinkFeatureNotSupported:

@@ -38,8 +38,10 @@ def _instead(fullname: str) -> str:
     for prefix in _INSTEAD:
         if (fullname == prefix or fullname.startswith(prefix + ".")) and len(prefix) > len(best):
             best = prefix
-    return _INSTEAD.get(best, "winviz.pyflink models PyFlink's DataStream API; see "
-                        "docs/pyflink.md for what it covers")  # fmt: skip
+    return _INSTEAD.get(
+        best,
+        "winviz.pyflink models PyFlink's DataStream API; see docs/pyflink.md for what it covers",
+    )
 
 
 class _AliasLoader(importlib.abc.Loader):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from winviz.errors import ArgumentTypeError
+from winviz.pyflink.errors import PyFlinkArgumentError
 
 
 class Duration:
@@ -112,7 +112,7 @@ def millis(value: Any, what: str) -> int:
         return value.to_milliseconds()
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    raise ArgumentTypeError(
+    raise PyFlinkArgumentError(
         f"{what} takes a Time or Duration",
         field=what,
         value=value,

@@ -8,9 +8,8 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import winviz as wv
-from winviz.errors import ArgumentTypeError
 from winviz.pyflink.common.time import Duration, millis
-from winviz.pyflink.errors import unsupported
+from winviz.pyflink.errors import PyFlinkArgumentError, unsupported
 
 
 class TimestampAssigner(ABC):
@@ -43,7 +42,7 @@ class WatermarkStrategy:
     def with_timestamp_assigner(self, timestamp_assigner: TimestampAssigner) -> WatermarkStrategy:
         extract = getattr(timestamp_assigner, "extract_timestamp", None)
         if not callable(extract):
-            raise ArgumentTypeError(
+            raise PyFlinkArgumentError(
                 "with_timestamp_assigner takes a TimestampAssigner",
                 field="timestamp_assigner",
                 value=timestamp_assigner,

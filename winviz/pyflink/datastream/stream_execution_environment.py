@@ -51,7 +51,9 @@ class Job:
             n += 1
             try:
                 stream.name(candidate)
-            except wv.InputError:
+            except wv.InputError as error:
+                if "is taken" not in str(error):  # only a clash tries the next name
+                    raise
                 continue
             self.names[base] = n
             return
@@ -202,8 +204,9 @@ class StreamExecutionEnvironment:
         from winviz.pyflink.datastream.connectors.number_seq import NumberSequenceSource
 
         if isinstance(source, FileSource):
-            return self._with_strategy(source.lines(), watermark_strategy, source_name,
-                                       type_info or Types.STRING())  # fmt: skip
+            return self._with_strategy(
+                source.lines(), watermark_strategy, source_name, type_info or Types.STRING()
+            )
         if not isinstance(source, NumberSequenceSource):
             raise unsupported(
                 f"from_source({type(source).__name__})",
@@ -229,9 +232,12 @@ class StreamExecutionEnvironment:
         strategy = watermark_strategy.strategy
 
         def build(job: Job) -> Any:
-            stream = job.env.from_collection(values, name=source_name)
-            if strategy.name == "no_watermarks" and strategy.timestamp_assigner is None:
-                return stream
+            # a source record has no timestamp: the assigner sees Flink's NO_TIMESTAMP
+            # (Long.MIN_VALUE), and without an assigner the record keeps it
+            # (SourceOutputWithWatermarks, RecordTimestampAssigner)
+            stream = job.env.from_collection(
+                values, timestamps=[wv.MIN] * len(values), name=source_name
+            )
             return stream.assign_timestamps_and_watermarks(strategy)
 
         return DataStream(self, (), build, type_info or Types.LONG(), None)

@@ -15,9 +15,10 @@ from typing import Any
 
 import winviz as wv
 from winviz.pyflink.common.time import millis
-from winviz.windows.window import GlobalWindow, TimeWindow
 
 Window = object
+TimeWindow = wv.TimeWindow
+GlobalWindow = wv.GlobalWindow
 WindowAssigner = wv.WindowAssigner
 MergingWindowAssigner = wv.WindowAssigner
 Trigger = wv.Trigger

@@ -90,8 +90,14 @@ class BucketAssigner:
             return ""
         moment = dt.datetime.fromtimestamp(processing_time / 1000, tz=dt.UTC)
         java = self.format_str
-        for pattern, py in (("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"),
-                            ("mm", "%M"), ("ss", "%S")):  # fmt: skip
+        for pattern, py in (
+            ("yyyy", "%Y"),
+            ("MM", "%m"),
+            ("dd", "%d"),
+            ("HH", "%H"),
+            ("mm", "%M"),
+            ("ss", "%S"),
+        ):
             java = java.replace(pattern, py)
         return moment.strftime(java)
 
