@@ -217,6 +217,19 @@ def test_execute_runs_only_what_was_added_since(run):
     assert [op for op in results[1].trace.operators() if op.startswith("map")] == []
 
 
+def test_execute_with_nothing_to_run_is_refused_as_flink_refuses_it():
+    from winviz.pyflink.datastream import StreamExecutionEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.from_collection([1])
+    with pytest.raises(wv.IllegalStateError, match="No operators defined"):
+        env.execute()
+    # an operator without a sink is run (Flink's transformations include it)
+    env.from_collection([1, 2]).map(lambda x: x * 2, output_type=None).name("double")
+    result = env.execute()
+    assert result.metrics["double"]["num_records_in"] == 2
+
+
 def test_side_output_by_yielding_a_tag(run):
     out, _ = run("side_outputs.py")
     assert out == ["even> 200", "even> 400", "odd> 1", "odd> 3", "odd> 5"]

@@ -31,6 +31,12 @@ KNOWN = {
     "elements. Java Flink's countWindow(size, slide) is GlobalWindows + "
     "CountEvictor.of(size) + CountTrigger.of(slide): it fires every `slide` elements with "
     "the last `size`, from the first ones on.",
+    ("batch_mode.py", "process"): "BATCH, a key's timers: Java Flink's "
+    "BatchExecutionInternalTimeService fires the previous key's timers when the key changes, "
+    "before the new key's first element is processed (element j, timer j, element k…). "
+    "PyFlink's Python keyed process operator hands the new key's first element to the "
+    "Python worker before the previous key's timers reach it (element j, element k, timer "
+    "j…). The same lines, in another order.",
 }
 
 

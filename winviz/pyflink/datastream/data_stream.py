@@ -55,6 +55,8 @@ class DataStream:
         self._name: str | None = None
         self._parallelism: int | None = None
         self._max_parallelism: int | None = None
+        if inputs:
+            env._operators.append(self)
 
     # -- building ---------------------------------------------------------------------------
 

@@ -95,6 +95,9 @@ class StreamExecutionEnvironment:
         self._mode = wv.RuntimeExecutionMode.STREAMING
         self._checkpoint_interval: int | None = None
         self._sinks: list[DataStreamSink] = []
+        self._operators: list[DataStream] = []
+        """The operators added since the last ``execute()`` (Flink's transformations; a
+        source is none: it runs when an operator reads it)."""
 
     @staticmethod
     def get_execution_environment(
@@ -262,7 +265,12 @@ class StreamExecutionEnvironment:
     def execute(self, job_name: str | None = None) -> JobExecutionResult:
         """Run what the sinks added since the previous ``execute()`` need; print, write
         and collect what they got; return the result (with its trace)."""
+        if not self._sinks and not self._operators:  # Flink's getStreamGraph refuses it
+            raise wv.IllegalStateError(
+                "No operators defined in streaming topology. Cannot execute."
+            )
         sinks, self._sinks = self._sinks, []
+        operators, self._operators = self._operators, []
         job_name = job_name or "Flink Streaming Job"
         env = wv.StreamExecutionEnvironment(
             auto_watermark_interval=self._config.auto_watermark_interval
@@ -275,6 +283,8 @@ class StreamExecutionEnvironment:
             env.enable_checkpointing(self._checkpoint_interval)
         batch = env.get_runtime_mode() != wv.RuntimeExecutionMode.STREAMING
         job = Job(env, self._parallelism, batch)
+        for stream in operators:  # an operator without a sink runs too, as in Flink
+            stream._translate(job)
         names = []
         for i, sink in enumerate(sinks):
             built = sink.stream._translate(job)
@@ -328,6 +338,7 @@ class StreamExecutionEnvironment:
 
     def close(self) -> None:
         self._sinks = []
+        self._operators = []
 
 
 class _JobClient:
