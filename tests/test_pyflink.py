@@ -370,3 +370,28 @@ def test_importing_winviz_installs_no_finder():
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_print_writes_java_types_as_java_does():
+    from winviz.pyflink.common import Row, Types
+    from winviz.pyflink.common.typeinfo import java_float_text
+
+    # Double.toString: decimal in [10^-3, 10^7), else computerized scientific notation
+    assert [java_float_text(v) for v in (25.0, 1e-5, 1e7, 9999999.0, 0.001, -0.5)] == [
+        "25.0",
+        "1.0E-5",
+        "1.0E7",
+        "9999999.0",
+        "0.001",
+        "-0.5",
+    ]
+    # Float.toString: the shortest digits of the 32-bit float
+    assert java_float_text(f32(110.1), single=True) == "110.1"
+    typed = Types.TUPLE([Types.STRING(), Types.FLOAT(), Types.DOUBLE(), Types.BOOLEAN()])
+    assert typed.text(("a", f32(110.1), 25.0, True)) == "(a,110.1,25.0,true)"
+    assert Types.ROW([Types.INT(), Types.STRING()]).text(Row(1, "x")) == "+I[1,x]"
+    assert Types.PICKLED_BYTE_ARRAY().text(("a", True)) == "('a', True)"
+    # what a function receives after the value crossed Java
+    assert Types.TUPLE([Types.FLOAT()]).internal((110.1,)) == (f32(110.1),)
+    row = Types.ROW_NAMED(["id", "name"], [Types.INT(), Types.STRING()]).internal((1, "x"))
+    assert (row.id, row["name"], row[0]) == (1, "x", 1)

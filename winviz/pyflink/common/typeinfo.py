@@ -14,6 +14,7 @@ PyFlink type does change, and this module keeps them:
 from __future__ import annotations
 
 import struct
+from decimal import Decimal
 from typing import Any
 
 from winviz.pyflink.common.types import Row
@@ -51,6 +52,8 @@ class BasicTypeInfo(TypeInformation):
         return value
 
     def text(self, value: Any) -> str:
+        if isinstance(value, float) and self.name in ("FLOAT", "DOUBLE"):
+            return java_float_text(value, single=self.name == "FLOAT")
         return java_text(value)
 
 
@@ -122,6 +125,42 @@ def java_text(value: Any) -> str:
     if value is None:
         return "null"
     return value if isinstance(value, str) else str(value)
+
+
+def java_float_text(value: float, *, single: bool = False) -> str:
+    """Java's ``Double.toString`` (``Float.toString`` when ``single``): the shortest digits
+    that read back to the same value, as ``123.45`` when 10^-3 <= |value| < 10^7, else as
+    ``1.0E-5``; ``NaN``, ``Infinity``, ``-0.0``."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0.0" if str(value).startswith("-") else "0.0"
+    digits = repr(value)
+    if single:  # the shortest decimal that reads back to the same 32-bit float
+        target = struct.pack("f", value)
+        for precision in range(1, 10):
+            candidate = f"{value:.{precision}g}"
+            if struct.pack("f", float(candidate)) == target:
+                digits = candidate
+                break
+    sign, numerals, exponent = Decimal(digits).as_tuple()
+    numerals = tuple(numerals)
+    while len(numerals) > 1 and numerals[-1] == 0:
+        numerals, exponent = numerals[:-1], int(exponent) + 1
+    point = len(numerals) + int(exponent)  # digits before the decimal point
+    text = "".join(map(str, numerals))
+    if 1e-3 <= abs(value) < 1e7:
+        if point <= 0:
+            body = "0." + "0" * -point + text
+        elif point >= len(text):
+            body = text + "0" * (point - len(text)) + ".0"
+        else:
+            body = text[:point] + "." + text[point:]
+    else:
+        body = f"{text[0]}.{text[1:] or '0'}E{point - 1}"
+    return ("-" if sign else "") + body
 
 
 class Types:
