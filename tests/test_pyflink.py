@@ -4,6 +4,7 @@ rules in the comment above it."""
 
 from __future__ import annotations
 
+import importlib
 import struct
 import subprocess
 import sys
@@ -292,44 +293,51 @@ def _strategy():
 # -- out of scope: a clear error naming the feature, never an AttributeError ---------------
 
 
+def _pf(path: str):
+    """``module`` or ``module:name`` of the (aliased) pyflink package."""
+    module, _, name = path.partition(":")
+    loaded = importlib.import_module(module)
+    return getattr(loaded, name) if name else loaded
+
+
+def _env():
+    return _pf("pyflink.datastream:StreamExecutionEnvironment").get_execution_environment()
+
+
 @pytest.mark.parametrize(
-    ("statement", "feature"),
+    ("call", "feature"),
     [
-        ("import pyflink.table", "Table API"),
-        ("from pyflink.table import StreamTableEnvironment", "Table API"),
-        ("from pyflink.datastream.connectors.kafka import KafkaSource", "connectors.kafka"),
-        ("from pyflink.datastream.connectors import KafkaSource", "KafkaSource"),
-        ("from pyflink.datastream import BroadcastStream", "BroadcastStream"),
-        ("import pyflink.datastream as d; d.AsyncDataStream", "AsyncDataStream"),
+        (lambda: _pf("pyflink.table"), "Table API"),
+        (lambda: _pf("pyflink.table:StreamTableEnvironment"), "Table API"),
+        (lambda: _pf("pyflink.datastream.connectors.kafka:KafkaSource"), "connectors.kafka"),
+        (lambda: _pf("pyflink.datastream.connectors:KafkaSource"), "KafkaSource"),
+        (lambda: _pf("pyflink.datastream:BroadcastStream"), "BroadcastStream"),
+        (lambda: _pf("pyflink.datastream:AsyncDataStream"), "AsyncDataStream"),
         (
-            "from pyflink.datastream.state import StateTtlConfig\n"
-            "from pyflink.common import Time\nStateTtlConfig.new_builder(Time.seconds(1))",
+            lambda: _pf("pyflink.datastream.state:StateTtlConfig").new_builder(
+                _pf("pyflink.common:Time").seconds(1)
+            ),
             "State TTL",
         ),
         (
-            "from pyflink.datastream.state import ValueStateDescriptor\n"
-            "ValueStateDescriptor('s').enable_time_to_live(None)",
+            lambda: _pf("pyflink.datastream.state:ValueStateDescriptor")("s").enable_time_to_live(
+                None
+            ),
             "State TTL",
         ),
-        (
-            "from pyflink.datastream import StreamExecutionEnvironment as E\n"
-            "E.get_execution_environment().add_source(None)",
-            "add_source",
-        ),
-        (
-            "from pyflink.datastream import StreamExecutionEnvironment as E\n"
-            "E.get_execution_environment().from_collection([1]).add_sink(None)",
-            "add_sink",
-        ),
+        (lambda: _env().add_source(None), "add_source"),
+        (lambda: _env().from_collection([1]).add_sink(None), "add_sink"),
+        (lambda: _env().create_input(None), "StreamExecutionEnvironment.create_input"),
+        (lambda: _env().from_collection([1]).key_by(len).broadcast(), "broadcast"),
     ],
 )
-def test_out_of_scope_names_the_feature(statement, feature):
+def test_out_of_scope_names_the_feature(call, feature):
     import winviz.pyflink as wp
 
     wp.install()
     try:
         with pytest.raises(wp.PyFlinkFeatureNotSupported) as caught:
-            exec(statement, {})
+            call()
     finally:
         wp.uninstall()
     assert feature in str(caught.value)

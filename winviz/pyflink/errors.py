@@ -42,3 +42,17 @@ def module_getattr(module: str, known: dict[str, str] | None = None, default: st
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return __getattr__
+
+
+class NotModelled:
+    """A base for PyFlink's classes: a public method PyFlink has and winviz.pyflink does not
+    model raises ``PyFlinkFeatureNotSupported`` naming it (never an ``AttributeError``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise unsupported(
+            f"{type(self).__name__}.{name}",
+            "winviz.pyflink models PyFlink's DataStream API over winviz's engine and not this "
+            "call; see docs/pyflink.md for what it covers",
+        )

@@ -27,7 +27,7 @@ from winviz.pyflink.common.watermark_strategy import WatermarkStrategy
 from winviz.pyflink.datastream import functions as fns
 from winviz.pyflink.datastream.output_tag import OutputTag
 from winviz.pyflink.datastream.window import CountTumblingWindowAssigner
-from winviz.pyflink.errors import unsupported
+from winviz.pyflink.errors import NotModelled, unsupported
 
 if TYPE_CHECKING:
     from winviz.pyflink.datastream.stream_execution_environment import (
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     )
 
 
-class DataStream:
+class DataStream(NotModelled):
     """PyFlink's ``DataStream``: a node of the plan (see the module doc)."""
 
     def __init__(
@@ -313,7 +313,7 @@ class CloseableIterator:
         self.close()
 
 
-class DataStreamSink:
+class DataStreamSink(NotModelled):
     """What ``print()`` / ``sink_to()`` return."""
 
     def __init__(self, kind: str, stream: DataStream, target: Any) -> None:
@@ -414,7 +414,7 @@ class KeyedStream(DataStream):
         return WindowedStream(self, CountTumblingWindowAssigner(size, slide))
 
 
-class WindowedStream:
+class WindowedStream(NotModelled):
     """PyFlink's ``WindowedStream``: the window settings, completed by a window function."""
 
     _all = False
@@ -556,7 +556,7 @@ class _PassThrough:
         return inputs
 
 
-class ConnectedStreams:
+class ConnectedStreams(NotModelled):
     """PyFlink's ``ConnectedStreams``: ``map`` / ``flat_map`` / ``process`` with a
     two-input function (``CoMapFunction``…), keyed after ``key_by(k1, k2)``."""
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import winviz as wv
@@ -28,7 +27,7 @@ from winviz.pyflink.common.job_execution_result import JobExecutionResult
 from winviz.pyflink.common.typeinfo import TypeInformation, Types, internal, text
 from winviz.pyflink.common.watermark_strategy import WatermarkStrategy
 from winviz.pyflink.datastream.data_stream import DataStream, DataStreamSink
-from winviz.pyflink.errors import unsupported
+from winviz.pyflink.errors import NotModelled, unsupported
 
 
 @dataclass
@@ -59,7 +58,7 @@ class Job:
             return
 
 
-class ExecutionConfig:
+class ExecutionConfig(NotModelled):
     """The parts of Flink's ``ExecutionConfig`` winviz reads: the periodic watermark
     interval (``set_auto_watermark_interval``, ms of simulated processing time)."""
 
@@ -84,7 +83,7 @@ class ExecutionConfig:
         return self
 
 
-class StreamExecutionEnvironment:
+class StreamExecutionEnvironment(NotModelled):
     """PyFlink's ``StreamExecutionEnvironment`` (``get_execution_environment()``)."""
 
     def __init__(self, configuration: Configuration | None = None) -> None:
@@ -145,9 +144,24 @@ class StreamExecutionEnvironment:
     def get_checkpoint_interval(self) -> int:
         return -1 if self._checkpoint_interval is None else self._checkpoint_interval
 
-    def set_state_backend(self, state_backend: Any) -> StreamExecutionEnvironment:
-        """Accepted and ignored: the state backend changes where state lives, not results."""
+    def disable_operator_chaining(self) -> StreamExecutionEnvironment:
+        """Chaining changes no result (winviz chains what Flink chains)."""
         return self
+
+    def is_chaining_enabled(self) -> bool:
+        return True
+
+    def get_default_local_parallelism(self) -> int:
+        return 1
+
+    def set_default_local_parallelism(self, parallelism: int) -> None:
+        self._parallelism = parallelism
+
+    def register_slot_sharing_group(self, slot_sharing_group: Any) -> StreamExecutionEnvironment:
+        return self
+
+    def register_cached_file(self, file_path: str, name: str, executable: bool = False) -> None:
+        pass
 
     def configure(self, configuration: Configuration) -> StreamExecutionEnvironment:
         self._configuration = configuration
@@ -244,10 +258,6 @@ class StreamExecutionEnvironment:
             return stream.assign_timestamps_and_watermarks(strategy)
 
         return DataStream(self, (), build, type_info or Types.LONG(), None)
-
-    def read_text_file(self, file_path: str, charset_name: str = "UTF-8") -> DataStream:
-        lines = Path(file_path).read_text(encoding=charset_name).splitlines()
-        return self.from_collection(lines, Types.STRING())
 
     def add_source(self, source_func: Any, *args: Any, **kwargs: Any) -> Any:
         raise unsupported(
