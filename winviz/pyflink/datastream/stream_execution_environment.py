@@ -9,8 +9,8 @@ its part file, ``execute_and_collect()`` hands the records back. Every run is re
 Defaults that differ from a local PyFlink run, on purpose: the parallelism is 1 (local
 PyFlink uses one subtask per CPU core, and ``print()`` then prefixes ``k> ``); the source's
 records all arrive at processing time 0 (``from_collection``), so the periodic watermark
-generator emits nothing before the end of input, as happens in a PyFlink run over a small
-collection, which ends before the first 200 ms tick.
+generator emits nothing while they go in (once more at the end of input, then MAX), as
+happens in a PyFlink run over a small collection, which ends before the first 200 ms tick.
 """
 
 from __future__ import annotations
