@@ -37,16 +37,18 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def run(job: str, args: list[str]) -> list[Any]:
-    """Run ``job`` as ``__main__`` with ``sys.argv = [job, *args]``, its ``pyflink``
-    imports resolving to ``winviz.pyflink``; returns its runs' results."""
+    """Run ``job`` as ``__main__`` with ``sys.argv = [job, *args]`` and its folder first on
+    ``sys.path`` (as ``python job.py``), its ``pyflink`` imports resolving to
+    ``winviz.pyflink``; returns its runs' results."""
     install()
     _runs.clear()
-    saved = sys.argv
+    saved = sys.argv, list(sys.path)
     sys.argv = [job, *args]
+    sys.path.insert(0, str(Path(job).resolve().parent))  # as `python job.py` does
     try:
         runpy.run_path(job, run_name="__main__")
     finally:
-        sys.argv = saved
+        sys.argv, sys.path[:] = saved
     return _runs.results()
 
 
