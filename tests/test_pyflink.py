@@ -403,3 +403,22 @@ def test_print_writes_java_types_as_java_does():
     assert Types.TUPLE([Types.FLOAT()]).internal((110.1,)) == (f32(110.1),)
     row = Types.ROW_NAMED(["id", "name"], [Types.INT(), Types.STRING()]).internal((1, "x"))
     assert (row.id, row["name"], row[0]) == (1, "x", 1)
+
+
+def test_a_program_imports_modules_beside_it(tmp_path, capsys):
+    (tmp_path / "helper_pf.py").write_text("VALUES = [4, 2]\n")
+    job = tmp_path / "job.py"
+    job.write_text(
+        "from helper_pf import VALUES\n"
+        "from pyflink.datastream import StreamExecutionEnvironment\n"
+        "env = StreamExecutionEnvironment.get_execution_environment()\n"
+        "env.from_collection(VALUES).map(lambda v: v + 1).print()\n"
+        "env.execute()\n"
+    )
+    try:
+        runner.run(str(job), [])
+    finally:
+        finder.uninstall()
+        sys.modules.pop("helper_pf", None)
+    assert capsys.readouterr().out.splitlines() == ["5", "3"]
+    assert str(tmp_path) not in sys.path
