@@ -31,6 +31,11 @@ KNOWN = {
     "elements. Java Flink's countWindow(size, slide) is GlobalWindows + "
     "CountEvictor.of(size) + CountTrigger.of(slide): it fires every `slide` elements with "
     "the last `size`, from the first ones on.",
+    ("sessions.py", ""): "Session windows with an AggregateFunction, an element bridging two "
+    "sessions: Java Flink's WindowOperator merges the accumulators of every merged window "
+    "(MergingWindowSet, InternalMergingState.mergeNamespaces): (10 + 30 + 35) / 3 = 25.0. "
+    "PyFlink 2.3's Python window operator keeps only one merged session's accumulator and "
+    "the bridging element's: (30 + 35) / 2 = 32.5.",
     ("batch_mode.py", "process"): "BATCH, a key's timers: Java Flink's "
     "BatchExecutionInternalTimeService fires the previous key's timers when the key changes, "
     "before the new key's first element is processed (element j, timer j, element k…). "
