@@ -160,7 +160,8 @@ def test_count_windows_are_java_flinks(run):
 def test_session_bridged_by_an_element_keeps_every_accumulator(run):
     out, _ = run("sessions.py")
     # a: [1000,6000) and [10000,15000), then 5500 -> [5500,10500) merges all three:
-    # (10 + 30 + 35) / 3 = 25.0 (Java's WindowOperator merges the accumulators); b: 7.0
+    # (10 + 30 + 35) / 3 = 25.0 (Java's WindowOperator merges the accumulators); b: 7.0.
+    # PyFlink 2.3's Python window operator prints 32.5 here (make test-pyflink)
     assert out == ["('b', 2000, 3000, 7.0)", "('a', 1000, 15000, 25.0)"]
 
 
