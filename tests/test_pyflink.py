@@ -68,13 +68,14 @@ def test_windows_process_reduce_aggregate(run):
 
 def test_event_time_timers_with_value_state(run):
     out, _ = run("timers.py")
-    # Types.FLOAT() fields and state are Java floats; every timer (ts + 2000) fires at the
-    # end of input, in timestamp order, and reads the key's final sum
+    # Types.FLOAT() fields are Java floats (32 bits); the Types.FLOAT() state keeps the
+    # Python float it was given (PyFlink's state cache); every timer (ts + 2000) fires at
+    # the end of input, in timestamp order, and reads the key's final sum
     alice = bob = 0.0
     for v in (110.1, 20.0, 13.1, 20.1):
-        alice = f32(alice + f32(v))
+        alice += f32(v)
     for v in (30.2, 53.1, 3.1, 16.1):
-        bob = f32(bob + f32(v))
+        bob += f32(v)
     assert out == [
         f"('Alice', 3000, {alice})",
         f"('Bob', 4000, {bob})",

@@ -6,9 +6,9 @@ process, map or flat_map that is winviz's keyed state (``ctx.state(name)`` /
 ``ctx.update_state(name, value)``, Flink's heap keyed state backend); in a window
 function's ``window_state()`` / ``global_state()`` it is an entry of winviz's per-window /
 per-key state. A value is replaced, never changed in place (a list or map state writes a
-new list or dict), so a checkpoint's snapshot never sees a later change. Values pass
-through the descriptor's type as PyFlink's serializers pass them (``Types.FLOAT()`` state
-holds a 32-bit float).
+new list or dict), so a checkpoint's snapshot never sees a later change. A value reads back
+as it was written, whatever the descriptor's type: PyFlink's Python state cache hands back
+the Python object (measured: ``Types.FLOAT()`` state keeps a float's 64 bits).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from winviz.pyflink.common.typeinfo import TypeInformation, internal
+from winviz.pyflink.common.typeinfo import TypeInformation
 from winviz.pyflink.errors import unsupported
 
 
@@ -170,7 +170,7 @@ class ValueState(_State):
         return self._get()
 
     def update(self, value: Any) -> None:
-        self._put(None if value is None else internal(self._type, value))
+        self._put(value)
 
 
 class ListState(_State):
@@ -178,13 +178,13 @@ class ListState(_State):
         return list(self._get() or ())
 
     def add(self, value: Any) -> None:
-        self._put([*(self._get() or ()), internal(self._type, value)])
+        self._put([*(self._get() or ()), value])
 
     def add_all(self, values: Iterable[Any]) -> None:
-        self._put([*(self._get() or ()), *(internal(self._type, v) for v in values)] or None)
+        self._put([*(self._get() or ()), *values] or None)
 
     def update(self, values: Iterable[Any]) -> None:
-        self._put([internal(self._type, v) for v in values] or None)
+        self._put(list(values) or None)
 
     def __iter__(self):
         return iter(self.get())
@@ -198,10 +198,10 @@ class MapState(_State):
         return self._map().get(key)
 
     def put(self, key: Any, value: Any) -> None:
-        self._put({**self._map(), key: internal(self._type, value)})
+        self._put({**self._map(), key: value})
 
     def put_all(self, dict_value: dict[Any, Any]) -> None:
-        merged = {**self._map(), **{k: internal(self._type, v) for k, v in dict_value.items()}}
+        merged = {**self._map(), **dict_value}
         self._put(merged or None)
 
     def remove(self, key: Any) -> None:
@@ -253,8 +253,7 @@ class ReducingState(_State):
 
     def add(self, value: Any) -> None:
         current = self._get()
-        value = internal(self._type, value)
-        self._put(value if current is None else internal(self._type, self._reduce(current, value)))
+        self._put(value if current is None else self._reduce(current, value))
 
 
 class AggregatingState(_State):
