@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 WINVIZ_CHROMIUM ?= /usr/bin/chromium
 export WINVIZ_CHROMIUM
 
-.PHONY: setup lab lab-reset test test-fast test-flink lint bench conformance clean browser lessons
+.PHONY: setup lab lab-reset test test-fast test-flink test-pyflink lint bench conformance clean browser lessons
 
 setup: $(STAMP)
 
@@ -72,6 +72,11 @@ test-fast: setup browser
 # The differential tier against real Flink (needs a JDK; downloads apache-flink-libraries).
 test-flink: setup
 	$(MAKE) -C tests/flink run PY=$(abspath $(PY))
+
+# The optional tier against real PyFlink 2.3 (installs apache-flink==2.3.0 in
+# tests/pyflink/.venv; needs a JDK 17): the programs of tests/pyflink_programs on both.
+test-pyflink: setup
+	$(MAKE) -C tests/pyflink run PY=$(abspath $(PY))
 
 bench: setup
 	$(PY) bench/run.py $(BENCH_ARGS)

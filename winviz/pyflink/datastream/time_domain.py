@@ -1,0 +1,5 @@
+"""PyFlink's ``TimeDomain``."""
+
+from winviz.pyflink.datastream.functions import TimeDomain
+
+__all__ = ["TimeDomain"]
