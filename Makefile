@@ -2,21 +2,28 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+# tools/setup_venv.py builds .venv under a lock (make lab and make test started together: the
+# second waits and says so), prints its progress and times; a stamp per install.
+LAB_STAMP  := $(VENV)/.installed-lab
+TEST_STAMP := $(VENV)/.installed-test
 # The browser tests (tests/browser) drive Debian's Chromium with Playwright; never a browser
 # downloaded by `playwright install`.
 WINVIZ_CHROMIUM ?= /usr/bin/chromium
 export WINVIZ_CHROMIUM
 
-.PHONY: setup lab lab-reset test test-fast test-flink lint bench conformance clean browser lessons
+.PHONY: setup setup-test lab lab-reset test test-fast test-flink test-spark-cluster lint bench conformance clean browser lessons
 
-setup: $(STAMP)
+# The learner's install: what the lessons need (pyproject's dependencies + the lab extra).
+setup: $(LAB_STAMP)
 
-$(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	@touch $(STAMP)
+# The lab install plus the test tools (pytest, Playwright, ruff, hypothesis, nbval).
+setup-test: $(TEST_STAMP)
+
+$(LAB_STAMP): pyproject.toml
+	@$(PYTHON) tools/setup_venv.py $(VENV) lab
+
+$(TEST_STAMP): pyproject.toml
+	@$(PYTHON) tools/setup_venv.py $(VENV) test
 
 # The learner's copies: `make lab` copies every lesson that is not in $(LAB_DIR)/ yet (it never
 # overwrites one: delete a copy, or run `make lab-reset`, for a fresh one) and opens 00_tour
@@ -38,10 +45,10 @@ lab-reset:
 	@printf 'Replace every lesson in $(LAB_DIR)/ with a fresh copy (your edits are lost)? [y/N] '; \
 	read answer; [ "$$answer" = y ] && rm -f $(LAB_DIR)/*.ipynb && echo "removed; run make lab"
 
-lint: setup
-	$(VENV)/bin/ruff check winviz tests bench
+lint: setup-test
+	$(VENV)/bin/ruff check winviz tests bench tools
 	$(VENV)/bin/ruff check notebooks  # lint only: the Flink-style chains are formatted by hand
-	$(VENV)/bin/ruff format --check winviz tests bench
+	$(VENV)/bin/ruff format --check winviz tests bench tools
 
 conformance: setup
 	$(PY) -m winviz.conformance run tests/conformance
@@ -63,10 +70,23 @@ browser:
 lessons: setup
 	$(PY) -m winviz.viz.lessons notebooks build/lessons --jobs 2
 
-test: setup lint conformance browser
-	$(PY) -m pytest -n 2 --dist loadfile --nbval-lax tests notebooks
+# make test runs in tiers, each with a header saying which and how far, and its time; pytest
+# counts the tests it has run ([ 120/2000]).
+PYTEST := $(PY) -m pytest -n 2 --dist loadfile -o console_output_style=count
+define tier
+	@printf '\n==== make test, tier %s: %s ====\n' '$(1)' '$(2)'
+	@start=$$(date +%s); $(3); rc=$$?; \
+	  echo "==== tier $(1) $(2): $$(( $$(date +%s) - start )) s ===="; exit $$rc
+endef
 
-test-fast: setup browser
+test: setup-test browser
+	$(call tier,1/5,lint,$(MAKE) --no-print-directory lint)
+	$(call tier,2/5,conformance transcripts,$(MAKE) --no-print-directory conformance)
+	$(call tier,3/5,unit and Spark tests (tests/),$(PYTEST) tests --ignore=tests/browser)
+	$(call tier,4/5,browser tests (tests/browser; Chromium),$(PYTEST) tests/browser)
+	$(call tier,5/5,every lesson on a clean kernel (nbval),$(PYTEST) --nbval-lax notebooks)
+
+test-fast: setup-test browser
 	$(PY) -m pytest -x -q tests
 
 # The differential tier against real Flink (needs a JDK; downloads apache-flink-libraries).
@@ -84,4 +104,4 @@ bench: setup
 	$(PY) bench/spark_bench.py
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .ruff_cache  # never $(LAB_DIR)/: the learner's work
+	rm -rf $(VENV) $(VENV).lock build .pytest_cache .ruff_cache  # never $(LAB_DIR)/: the learner's work
