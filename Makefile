@@ -32,13 +32,17 @@ $(TEST_STAMP): pyproject.toml
 LAB_DIR  ?= lab
 LAB_ARGS ?=
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+# The server gives each kernel CurveZMQ keys (ipykernel's kernelspec declares "curve"), so its
+# TCP traffic is encrypted; without them every kernel start logs ipykernel's warning "Kernel is
+# running over TCP without encryption", which a learner cannot act on.
+LAB_KERNELS := --MappingKernelManager.transport_encryption=auto
 
 lab: setup
 	@mkdir -p $(LAB_DIR)
 	@for f in notebooks/*.ipynb; do \
 	  [ -e "$(LAB_DIR)/$${f##*/}" ] || { cp "$$f" "$(LAB_DIR)/" && echo "copied $$f to $(LAB_DIR)/"; }; \
 	done
-	cd $(LAB_DIR) && $(abspath $(VENV))/bin/jupyter lab $(ALLOW_ROOT) $(LAB_ARGS) 00_tour.ipynb
+	cd $(LAB_DIR) && $(abspath $(VENV))/bin/jupyter lab $(LAB_KERNELS) $(ALLOW_ROOT) $(LAB_ARGS) 00_tour.ipynb
 
 # Fresh copies of every lesson in $(LAB_DIR)/ (your edits there are lost: it asks first).
 lab-reset:

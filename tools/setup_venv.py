@@ -40,6 +40,7 @@ COUNT_EVERY = 20
 _DOWNLOAD = re.compile(r"^\s*Downloading (\S+) \(([\d.]+) (kB|MB|GB)\)")
 _COLLECTING = re.compile(r"^Collecting (\S+)")
 _BUILDING = re.compile(r"^\s*Building wheel for (\S+) .*: (started|finished)")
+_SETUP_PY = re.compile(r"^\s*Running setup.py install for (\S+): started")
 _INSTALLING = re.compile(r"^Installing collected packages: (.*)")
 _INSTALLED = re.compile(r"^Successfully installed (.*)")
 # pip's chatter a user cannot act on (the log keeps it): everything else is shown.
@@ -49,7 +50,11 @@ _QUIET = re.compile(
     r"|Preparing (editable )?metadata|Created wheel|Stored in directory|Successfully built"
     r"|Building wheels for collected packages|Building editable for|Attempting uninstall"
     r"|Found existing installation|Uninstalling|Successfully uninstalled|Downloading"
-    r"|Installing backend dependencies|Collecting|Building wheel for)"
+    r"|Installing backend dependencies|Collecting|Building wheel for|Running setup.py install)"
+    # pip 23.0 (Debian 12's python3-venv) installs pyspark, an sdist without pyproject.toml, by
+    # its legacy setup.py and says it is deprecated: a note to pyspark's packagers, nothing a
+    # user of the kit can act on (newer pip builds a wheel instead, which is slower here).
+    r"|DEPRECATION: pyspark is being installed using the legacy 'setup.py install' method"
     r"|\s*$)"
 )
 
@@ -125,6 +130,8 @@ class PipProgress:
             self.downloaded_mb += size
             if size >= BIG_DOWNLOAD_MB:
                 self.clock.say(f"  downloading {m.group(1)} ({m.group(2)} {m.group(3)})")
+        elif m := _SETUP_PY.match(text):
+            self.clock.say(f"  installing {m.group(1)} (setup.py)")
         elif m := _BUILDING.match(text):
             self.clock.say(f"  building a wheel for {m.group(1)}: {m.group(2)}")
         elif m := _INSTALLING.match(text):
@@ -204,24 +211,19 @@ def setup(venv: Path, extra: str, python: str = sys.executable) -> int:
         clock.say(f"step {step}/{steps}: pip install -e '.[{extra}]'{first}")
         begun = clock.elapsed()
         progress = PipProgress(clock)
-        rc = run_logged(
-            [str(py), "-m", "pip", "install", "-e", f".[{extra}]"], log, progress.line, env
-        )
+        # --no-compile: pip would byte-compile every installed module (pyspark alone has
+        # thousands), a third of the install's time; Python compiles what is imported, once.
+        argv = [str(py), "-m", "pip", "install", "--no-compile", "-e", f".[{extra}]"]
+        rc = run_logged(argv, log, progress.line, env)
         if rc:
             return failed(clock, log, f"pip install -e '.[{extra}]'", rc)
         clock.say(f"  pip install took {clock.elapsed() - begun:.0f} s")
         for provided in EXTRAS[extra]:
             stamp(venv, provided).touch()
-        size = du(venv)
-        clock.say(f"{venv.name} ready ({extra} install, {size}) in {clock.elapsed():.0f} s")
+        clock.say(f"{venv.name} ready ({extra} install) in {clock.elapsed():.0f} s")
         return 0
     finally:
         os.close(fd)
-
-
-def du(path: Path) -> str:
-    total = sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
-    return f"{total / 1e9:.2f} GB" if total >= 1e9 else f"{total / 1e6:.0f} MB"
 
 
 def failed(clock: Clock, log: Path, what: str, rc: int) -> int:
