@@ -43,13 +43,17 @@ _BUILDING = re.compile(r"^\s*Building wheel for (\S+) .*: (started|finished)")
 _SETUP_PY = re.compile(r"^\s*Running setup.py install for (\S+): started")
 _INSTALLING = re.compile(r"^Installing collected packages: (.*)")
 _INSTALLED = re.compile(r"^Successfully installed (.*)")
+# A pip configuration (pip.conf's find-links / extra-index-url, or PIP_* variables) naming a
+# local folder that lacks a package makes pip warn once per package: a hundred lines. The
+# user can act on it (it is their configuration), so the first is shown and the rest counted.
+_IGNORED_LOCATION = re.compile(r"^WARNING: Location '.*' is ignored: ")
 # pip's chatter a user cannot act on (the log keeps it): everything else is shown.
 _QUIET = re.compile(
     r"^(\s*(Requirement already satisfied|Looking in (indexes|links)|Obtaining|Using cached"
     r"|Installing build dependencies|Checking if build backend|Getting requirements"
     r"|Preparing (editable )?metadata|Created wheel|Stored in directory|Successfully built"
     r"|Building wheels for collected packages|Building editable for|Attempting uninstall"
-    r"|Found existing installation|Uninstalling|Successfully uninstalled|Downloading"
+    r"|Found existing installation|Uninstalling|Successfully uninstalled|Downloading|Processing"
     r"|Installing backend dependencies|Collecting|Building wheel for|Running setup.py install)"
     # pip 23.0 (Debian 12's python3-venv) installs pyspark, an sdist without pyproject.toml, by
     # its legacy setup.py and says it is deprecated: a note to pyspark's packagers, nothing a
@@ -118,6 +122,7 @@ class PipProgress:
         self.clock = clock
         self.collected = 0
         self.downloaded_mb = 0.0
+        self.ignored_locations = 0
 
     def line(self, text: str) -> None:
         text = text.rstrip()
@@ -142,6 +147,15 @@ class PipProgress:
             )
         elif m := _INSTALLED.match(text):
             self.clock.say(f"  installed {len(m.group(1).split())} packages")
+            if self.ignored_locations > 1:
+                self.clock.say(
+                    f"  pip warned {self.ignored_locations} times that a location of your pip "
+                    "configuration is ignored (the first is shown above; `pip config list`)"
+                )
+        elif _IGNORED_LOCATION.match(text):
+            self.ignored_locations += 1
+            if self.ignored_locations == 1:
+                self.clock.say(f"  pip: {text.strip()} (from your pip configuration)")
         elif not _QUIET.match(text):
             self.clock.say(f"  pip: {text.strip()}")
 
