@@ -93,6 +93,13 @@ test: setup-test browser
 test-fast: setup-test browser
 	$(PY) -m pytest -x -q tests
 
+# A real standalone Spark cluster (a master and a worker started from the installed PySpark,
+# on 127.0.0.1, stopped afterwards) runs every lesson's Spark twins; each is compared with
+# local[*]. SPARK_CLUSTER_ARGS: e.g. --only 00_tour, or --master spark://host:7077 to use an
+# existing cluster instead (docs/spark.md).
+test-spark-cluster: setup
+	$(PY) tests/spark_cluster/run.py $(SPARK_CLUSTER_ARGS)
+
 # The differential tier against real Flink (needs a JDK; downloads apache-flink-libraries).
 test-flink: setup
 	$(MAKE) -C tests/flink run PY=$(abspath $(PY))

@@ -200,3 +200,51 @@ def test_make_lab_works_on_ignored_copies_and_allows_root_only_as_root() -> None
         ["git", "check-ignore", "-q", "lab/00_tour.ipynb"], cwd=ROOT, check=False
     )
     assert ignored.returncode == 0
+
+
+def _without_code(text: str) -> str:
+    return re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+
+
+def _anchors(markdown: Path) -> set[str]:
+    """GitHub's anchors of a page's headings: lower case, punctuation out, spaces to -."""
+    headings = re.findall(r"^#+ (.+)$", _without_code(markdown.read_text()), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+DOC_PAGES = sorted((ROOT / "docs").glob("*.md"))
+
+
+def test_readme_first_screen_says_what_how_long_where_to_start_and_what_is_needed() -> None:
+    screen = "\n".join((ROOT / "README.md").read_text().splitlines()[:60])
+    (picture,) = re.findall(r"!\[[^\]]+\]\((docs/[^)]+\.png)\)", screen)
+    assert (ROOT / picture).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for command in ("make lab", "make test"):
+        (line,) = [t for t in screen.splitlines() if t.strip().startswith(f"{command} ")]
+        assert re.search(r"\d+ min", line), line
+    assert "**Where to start:**" in screen and "**What you need:**" in screen
+    assert "00_tour" in screen
+    linked = set(re.findall(r"\]\((docs/[\w-]+\.md)", screen))
+    assert linked == {f"docs/{p.name}" for p in DOC_PAGES}  # every reference page, up front
+
+
+def test_readme_and_docs_links_resolve() -> None:
+    assert len(DOC_PAGES) >= 9
+    broken = []
+    for page in [ROOT / "README.md", *DOC_PAGES]:
+        for target in re.findall(r"\]\(([^)\s]+)\)", _without_code(page.read_text())):
+            if re.match(r"[a-z]+:", target):
+                broken.append((page.name, target, "an external link (pages work offline)"))
+                continue
+            path, _, anchor = target.partition("#")
+            file = (page.parent / path) if path else page
+            if not file.exists():
+                broken.append((page.name, target, "no such file"))
+            elif anchor and anchor not in _anchors(file):
+                broken.append((page.name, target, "no such heading"))
+    assert broken == []
+
+
+def test_every_docs_page_links_back_to_the_readme() -> None:
+    for page in DOC_PAGES:
+        assert "[README](../README.md)" in page.read_text().splitlines()[2], page.name
