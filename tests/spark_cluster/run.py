@@ -127,8 +127,8 @@ def verdict(name: str, runs: list[dict], master: str) -> tuple[bool, str]:
     if bad:
         return False, f"{name}: {len(bad)} of {len(runs)} twins DIFFER ({bad}); {figures}"
     return True, (
-        f"{name}: {len(runs)} twins, identical batches and traces on {master} "
-        f"({runs[0]['executors']} executor(s)) and {LOCAL}: {figures}; {times}"
+        f"{name}: {len(runs)} twin{'s' if len(runs) > 1 else ''}, identical batches and traces "
+        f"on {master} ({runs[0]['executors']} executor) and {LOCAL}: {figures}; {times}"
     )
 
 
