@@ -134,7 +134,7 @@ def test_setup_progress_shows_downloads_counts_and_what_is_installed() -> None:
         "WARNING: Location 'file:///opt/x/simple/six/' is ignored: it is neither a file nor a dir",
         "Processing /opt/x/files/six-1.17.0-py3-none-any.whl (from winviz==0.1.0)",
         "WARNING: Location 'file:///opt/x/simple/pyspark/' is ignored: it is neither a file no",
-        "DEPRECATION: pyspark is being installed using the legacy 'setup.py install' method, x",
+        "  DEPRECATION: pyspark is being installed using the legacy 'setup.py install' method, x",
         "  Running setup.py install for pyspark: started",
         "WARNING: something the user should read",
         "Installing collected packages: six, pyspark, winviz",

@@ -54,11 +54,11 @@ _QUIET = re.compile(
     r"|Preparing (editable )?metadata|Created wheel|Stored in directory|Successfully built"
     r"|Building wheels for collected packages|Building editable for|Attempting uninstall"
     r"|Found existing installation|Uninstalling|Successfully uninstalled|Downloading|Processing"
-    r"|Installing backend dependencies|Collecting|Building wheel for|Running setup.py install)"
+    r"|Installing backend dependencies|Collecting|Building wheel for|Running setup.py install"
     # pip 23.0 (Debian 12's python3-venv) installs pyspark, an sdist without pyproject.toml, by
     # its legacy setup.py and says it is deprecated: a note to pyspark's packagers, nothing a
     # user of the kit can act on (newer pip builds a wheel instead, which is slower here).
-    r"|DEPRECATION: pyspark is being installed using the legacy 'setup.py install' method"
+    r"|DEPRECATION: pyspark is being installed using the legacy 'setup.py install' method)"
     r"|\s*$)"
 )
 
@@ -164,7 +164,7 @@ def run_logged(
     argv: list[str], log: Path, on_line: Callable[[str], None], env: dict[str, str]
 ) -> int:
     """Run ``argv``, writing its output to ``log`` and handing each line to ``on_line``."""
-    with log.open("a", encoding="utf-8") as sink:
+    with log.open("a", encoding="utf-8", buffering=1) as sink:  # line by line
         sink.write(f"$ {' '.join(argv)}\n")
         proc = subprocess.Popen(
             argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
