@@ -29,6 +29,10 @@ _MASTER_URL = re.compile(r"Starting Spark master at (spark://\S+)")
 _REGISTERED = re.compile(r"Successfully registered with master (spark://\S+)")
 
 
+interrupted: int | None = None
+"""The signal that asked the cluster to stop (SIGTERM), once one has."""
+
+
 class ClusterError(RuntimeError):
     """The standalone cluster did not start; the message says which JVM and shows its log."""
 
@@ -104,6 +108,8 @@ def _sigterm_raises() -> Iterator[None]:
     """Turn SIGTERM into SystemExit while the cluster runs, so that it is stopped."""
 
     def handler(signum: int, _frame: object) -> None:
+        global interrupted
+        interrupted = signum  # a caller that catches the exit (nbclient may) can still stop
         raise SystemExit(128 + signum)
 
     previous = signal.signal(signal.SIGTERM, handler)

@@ -155,12 +155,17 @@ def main(argv: list[str] | None = None) -> int:
                     runs = run_lesson(path, master, args.timeout)
                     passed, line = verdict(path.stem, runs, master)
                 except Exception as exc:  # a lesson cell failed on the cluster: say which
-                    passed, line = False, f"{path.stem}: FAILED on {master}: {exc}"
+                    if cluster.interrupted:  # nbclient turned our SIGTERM into an error
+                        raise SystemExit(128 + cluster.interrupted) from exc
+                    passed, line = False, f"{path.stem}: FAILED on {master}: {exc!r}"
                 ok &= passed
                 print(f"{line}  [{time.monotonic() - start:.0f} s]", flush=True)
     except cluster.ClusterError as exc:
         print(f"the standalone cluster did not start: {exc}", file=sys.stderr)
         return 1
+    except (SystemExit, KeyboardInterrupt):
+        print(f"stopped; the cluster is stopped too (logs: {logs})", file=sys.stderr)
+        raise
     print(f"{'all twins identical' if ok else 'FAILED'} in {time.monotonic() - began:.0f} s")
     return 0 if ok else 1
 
