@@ -5,6 +5,7 @@ batches on the cluster's master."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import time
@@ -12,9 +13,14 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "spark_cluster"))
-import cluster
-import run as tier
+HERE = Path(__file__).resolve().parent / "spark_cluster"
+sys.path.insert(0, str(HERE))
+import cluster  # noqa: E402  (tests/spark_cluster is not a package)
+
+# tests/spark_cluster/run.py under a name no other module has
+_spec = importlib.util.spec_from_file_location("winviz_spark_cluster_run", HERE / "run.py")
+tier = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tier)
 
 # Prints what the real Master / Worker log when ready, then waits with a child in its process
 # group (as the worker's executors are); records both pids.
