@@ -99,6 +99,11 @@ def test_a_second_setup_waits_for_the_first_and_says_so(tmp_path) -> None:
     assert len(lines) == 3
 
 
+def test_the_setup_lock_is_git_ignored() -> None:
+    done = subprocess.run(["git", "check-ignore", "-q", ".venv.lock"], cwd=ROOT, check=False)
+    assert done.returncode == 0
+
+
 def test_a_stale_install_is_not_taken_for_a_fresh_one(tmp_path) -> None:
     sys.path.insert(0, str(ROOT / "tools"))
     try:
