@@ -2,21 +2,28 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+# tools/setup_venv.py builds .venv under a lock (make lab and make test started together: the
+# second waits and says so), prints its progress and times; a stamp per install.
+LAB_STAMP  := $(VENV)/.installed-lab
+TEST_STAMP := $(VENV)/.installed-test
 # The browser tests (tests/browser) drive Debian's Chromium with Playwright; never a browser
 # downloaded by `playwright install`.
 WINVIZ_CHROMIUM ?= /usr/bin/chromium
 export WINVIZ_CHROMIUM
 
-.PHONY: setup lab lab-reset test test-fast test-flink test-pyflink lint bench conformance clean browser lessons
+.PHONY: setup setup-test lab lab-reset test test-fast test-flink test-pyflink test-spark-cluster lint bench conformance clean browser lessons
 
-setup: $(STAMP)
+# The learner's install: what the lessons need (pyproject's dependencies + the lab extra).
+setup: $(LAB_STAMP)
 
-$(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	@touch $(STAMP)
+# The lab install plus the test tools (pytest, Playwright, ruff, hypothesis, nbval).
+setup-test: $(TEST_STAMP)
+
+$(LAB_STAMP): pyproject.toml
+	@$(PYTHON) tools/setup_venv.py $(VENV) lab
+
+$(TEST_STAMP): pyproject.toml
+	@$(PYTHON) tools/setup_venv.py $(VENV) test
 
 # The learner's copies: `make lab` copies every lesson that is not in $(LAB_DIR)/ yet (it never
 # overwrites one: delete a copy, or run `make lab-reset`, for a fresh one) and opens 00_tour
@@ -25,23 +32,27 @@ $(STAMP): pyproject.toml
 LAB_DIR  ?= lab
 LAB_ARGS ?=
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+# The server gives each kernel CurveZMQ keys (ipykernel's kernelspec declares "curve"), so its
+# TCP traffic is encrypted; without them every kernel start logs ipykernel's warning "Kernel is
+# running over TCP without encryption", which a learner cannot act on.
+LAB_KERNELS := --MappingKernelManager.transport_encryption=auto
 
 lab: setup
 	@mkdir -p $(LAB_DIR)
 	@for f in notebooks/*.ipynb; do \
 	  [ -e "$(LAB_DIR)/$${f##*/}" ] || { cp "$$f" "$(LAB_DIR)/" && echo "copied $$f to $(LAB_DIR)/"; }; \
 	done
-	cd $(LAB_DIR) && $(abspath $(VENV))/bin/jupyter lab $(ALLOW_ROOT) $(LAB_ARGS) 00_tour.ipynb
+	cd $(LAB_DIR) && $(abspath $(VENV))/bin/jupyter lab $(LAB_KERNELS) $(ALLOW_ROOT) $(LAB_ARGS) 00_tour.ipynb
 
 # Fresh copies of every lesson in $(LAB_DIR)/ (your edits there are lost: it asks first).
 lab-reset:
 	@printf 'Replace every lesson in $(LAB_DIR)/ with a fresh copy (your edits are lost)? [y/N] '; \
 	read answer; [ "$$answer" = y ] && rm -f $(LAB_DIR)/*.ipynb && echo "removed; run make lab"
 
-lint: setup
-	$(VENV)/bin/ruff check winviz tests bench
+lint: setup-test
+	$(VENV)/bin/ruff check winviz tests bench tools
 	$(VENV)/bin/ruff check notebooks  # lint only: the Flink-style chains are formatted by hand
-	$(VENV)/bin/ruff format --check winviz tests bench
+	$(VENV)/bin/ruff format --check winviz tests bench tools
 
 conformance: setup
 	$(PY) -m winviz.conformance run tests/conformance
@@ -63,11 +74,31 @@ browser:
 lessons: setup
 	$(PY) -m winviz.viz.lessons notebooks build/lessons --jobs 2
 
-test: setup lint conformance browser
-	$(PY) -m pytest -n 2 --dist loadfile --nbval-lax tests notebooks
+# make test runs in tiers, each with a header saying which and how far, and its time; pytest
+# counts the tests it has run ([ 120/2000]).
+PYTEST := $(PY) -m pytest -n 2 --dist loadfile -o console_output_style=count
+define tier
+	@printf '\n==== make test, tier %s: %s ====\n' '$(1)' '$(2)'
+	@start=$$(date +%s); $(3); rc=$$?; \
+	  echo "==== tier $(1) $(2): $$(( $$(date +%s) - start )) s ===="; exit $$rc
+endef
 
-test-fast: setup browser
+test: setup-test browser
+	$(call tier,1/5,lint,$(MAKE) --no-print-directory lint)
+	$(call tier,2/5,conformance transcripts,$(MAKE) --no-print-directory conformance)
+	$(call tier,3/5,unit and Spark tests (tests/),$(PYTEST) tests --ignore=tests/browser)
+	$(call tier,4/5,browser tests (tests/browser; Chromium),$(PYTEST) tests/browser)
+	$(call tier,5/5,every lesson on a clean kernel (nbval),$(PYTEST) --nbval-lax notebooks)
+
+test-fast: setup-test browser
 	$(PY) -m pytest -x -q tests
+
+# A real standalone Spark cluster (a master and a worker started from the installed PySpark,
+# on 127.0.0.1, stopped afterwards) runs every lesson's Spark twins; each is compared with
+# local[*]. SPARK_CLUSTER_ARGS: e.g. --only 00_tour, or --master spark://host:7077 to use an
+# existing cluster instead (docs/spark.md).
+test-spark-cluster: setup
+	$(PY) tests/spark_cluster/run.py $(SPARK_CLUSTER_ARGS)
 
 # The differential tier against real Flink (needs a JDK; downloads apache-flink-libraries).
 test-flink: setup
@@ -89,4 +120,4 @@ bench: setup
 	$(PY) bench/spark_bench.py
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .ruff_cache  # never $(LAB_DIR)/: the learner's work
+	rm -rf $(VENV) $(VENV).lock build .pytest_cache .ruff_cache  # never $(LAB_DIR)/: the learner's work

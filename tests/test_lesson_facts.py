@@ -71,7 +71,7 @@ def test_no_wrong_sentences(path):
 
 
 def test_window_start_history_names_flink_26334():
-    for text in (lesson_text("02"), (ROOT / "README.md").read_text()):
+    for text in (lesson_text("02"), (ROOT / "docs" / "conformance.md").read_text()):
         assert "FLINK-26334" in text and "1.14.5" in text and "1.15.0" in text
         assert "pre-1.12" not in text
 

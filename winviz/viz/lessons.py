@@ -51,9 +51,12 @@ from typing import Any
 
 import jinja2
 import nbformat
+from jupyter_client.manager import KernelManager
+from jupyter_core.paths import jupyter_runtime_dir
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbconvert import HTMLExporter
+from traitlets import CaselessStrEnum, default
 
 from winviz.viz import grid
 from winviz.viz import pages as safe
@@ -107,7 +110,9 @@ class LessonBuildError(RuntimeError):
 
 @dataclass(frozen=True)
 class LessonPage:
-    """One built page: its lesson, file, size, the time it took, its charts and widgets."""
+    """One built page: its lesson, file, size, the time it took, its charts, its explorers
+    (``wv.explore``: interactive on the page, or ``frozen`` at the lesson's values when their
+    runs did not fit) and its other widgets (each shown as a note: they need a kernel)."""
 
     lesson: str
     path: Path
@@ -116,6 +121,8 @@ class LessonPage:
     charts: int
     widgets: int
     title: str
+    explorers: int = 0
+    frozen: int = 0
 
 
 def find_lessons(folder: str | Path) -> list[Path]:
@@ -126,6 +133,23 @@ def find_lessons(folder: str | Path) -> list[Path]:
     return sorted(folder.glob(LESSON_GLOB))
 
 
+class IPCKernelManager(KernelManager):
+    """A kernel on this machine reached over Unix sockets (ZeroMQ's IPC transport) in the
+    Jupyter runtime folder, instead of TCP ports on localhost. With TCP, ipykernel (≥ 7)
+    warns at every start that the kernel "is running over TCP without encryption" — 11 times
+    in ``make lessons``, and a user cannot act on it; IPC is the remedy that warning names."""
+
+    transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+    @default("ip")
+    def _ip_default(self) -> str:
+        # IPC's "ip" is the sockets' path prefix; jupyter_client's default is "kernel-ipc"
+        # in the working folder (the lesson's), so name a private one in the runtime folder.
+        runtime = Path(jupyter_runtime_dir())
+        runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return str(runtime / f"winviz-kernel-{os.getpid()}-{id(self):x}-ipc")
+
+
 def execute(path: str | Path, *, timeout: int = 600) -> nbformat.NotebookNode:
     """Run the notebook on a clean kernel in its own folder, charts in export mode."""
     path = Path(path)
@@ -134,6 +158,7 @@ def execute(path: str | Path, *, timeout: int = 600) -> nbformat.NotebookNode:
         nb,
         timeout=timeout,
         kernel_name="python3",
+        kernel_manager_class=IPCKernelManager,
         resources={"metadata": {"path": str(path.parent.resolve())}},
     )
     client.execute(env={**os.environ, RENDERER_ENV: "export"})
@@ -188,6 +213,10 @@ def _widget_html(data: dict[str, Any]) -> str:
     )
 
 
+_FROZEN = "<b>Explorer</b> at the values the lesson set"
+"""How an explorer whose runs are not on the page begins its note (``count_explorers``)."""
+
+
 def explorer_html(data: dict[str, Any], payload: dict[str, Any], room: int) -> tuple[str, int]:
     """An explorer (``wv.explore``) on a static page and the bytes of precomputed runs it
     adds: its controls switching between the runs ``make lessons`` precomputed on its
@@ -207,7 +236,7 @@ def explorer_html(data: dict[str, Any], payload: dict[str, Any], room: int) -> t
     specs = _lesson_run(payload)["specs"]
     if why:
         note = (
-            f'<div class="winviz-widget-note"><b>Explorer</b> at the values the lesson set '
+            f'<div class="winviz-widget-note">{_FROZEN} '
             f"(<code>{call}</code>): its runs are not precomputed on this page because "
             f"{safe.text(why)}. Open the lesson in JupyterLab (<code>make lab</code>) to move "
             "its sliders.</div>"
@@ -263,6 +292,12 @@ def without_answers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 def count_charts(page: str) -> int:
     """The charts a built page draws: its chart placeholders (what the index counts)."""
     return page.count('<div class="winviz-chart">')
+
+
+def count_explorers(page: str) -> tuple[int, int]:
+    """The explorers a built page holds: (interactive ones — their data blocks —, frozen ones
+    shown at the lesson's values with a note)."""
+    return len(safe.data_blocks(page, safe.EXPLORER_CLASS)), page.count(_FROZEN)
 
 
 def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, int]:
@@ -357,6 +392,7 @@ def build_lesson(
     except safe.PageError as exc:
         raise LessonBuildError(str(exc)) from None
     charts = count_charts(page)
+    explorers, frozen = count_explorers(page)
     bad = external_resources(page)
     if bad:
         raise LessonBuildError(
@@ -374,6 +410,8 @@ def build_lesson(
         charts=charts,
         widgets=widgets,
         title=title,
+        explorers=explorers,
+        frozen=frozen,
     )
 
 
@@ -403,12 +441,28 @@ def index_page(pages: Sequence[LessonPage]) -> str:
     )
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def report_line(page: LessonPage) -> str:
+    """What ``make lessons`` prints for a page: its size, charts, explorers (interactive, or
+    frozen at the lesson's values), the other widgets shown as a note, the time it took."""
+    parts = [f"{page.path}", f"{page.size / 1e6:.2f} MB", _count(page.charts, "chart", "charts")]
+    if page.explorers or page.frozen:
+        explorers = _count(page.explorers + page.frozen, "explorer", "explorers")
+        if page.frozen:
+            explorers += f" ({page.frozen} at the lesson's values only)"
+        parts.append(explorers)
+    if page.widgets:
+        parts.append(_count(page.widgets, "widget", "widgets") + " as a note (needs a kernel)")
+    parts.append(f"{page.seconds:.1f} s")
+    return "  ".join(parts)
+
+
 def _report(page: LessonPage, log: Any) -> None:
     if log:
-        log(
-            f"{page.path}  {page.size / 1e6:.2f} MB  {page.charts} charts  "
-            f"{page.widgets} widgets  {page.seconds:.1f} s"
-        )
+        log(report_line(page))
 
 
 def build_lessons(
