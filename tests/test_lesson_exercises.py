@@ -703,3 +703,23 @@ def test_14_window_state_and_dynamic_sessions(lessons):
     assert check_2(overlaps_only).startswith("merges(1000, 3000, 3000, 5000) = False")
     assert check_2(lambda *a: 1 / 0).endswith("raised ZeroDivisionError('division by zero').")
     assert check_2(None).startswith("Not answered") and check_2(1).startswith("Pass the function")
+
+
+def test_15_bring_your_pyflink_job(lessons):
+    ns = lessons("15")
+    check_1, check_2 = ns["check_1"], ns["check_2"]
+    sessions = {(1000, 6000, 10.0), (10000, 15000, 30.0)}
+    assert check_1(sessions).startswith("Correct")
+    assert check_1({(1000, 15000, 20.0)}).startswith("Not that many sessions")
+    assert check_1({(1000, 6000, 10.0), (10000, 15000, 32.5)}).startswith("The right number")
+    assert check_1("x").startswith("Give a set")
+    assert_hides(check_1, sessions, [{(1000, 15000, 20.0)}, {(1000, 6000, 10.0)}, set()])
+
+    def bridges(t):
+        return 5000 <= t <= 6000
+
+    assert check_2(bridges).startswith("Correct")
+    assert check_2(lambda t: 5000 < t <= 6000).startswith("bridges(5000) = False")
+    assert check_2(lambda t: 5000 <= t < 6000).startswith("bridges(6000) = False")
+    assert check_2(lambda t: 1 / 0).endswith("raised ZeroDivisionError('division by zero').")
+    assert check_2(None).startswith("Not answered") and check_2(1).startswith("Pass the function")

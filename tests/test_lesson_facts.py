@@ -21,7 +21,7 @@ def lesson_text(prefix: str) -> str:
 
 
 def test_all_lessons_found():
-    assert [p.name[:2] for p in LESSONS] == [f"{i:02d}" for i in range(15)]
+    assert [p.name[:2] for p in LESSONS] == [f"{i:02d}" for i in range(16)]
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
