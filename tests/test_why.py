@@ -140,8 +140,8 @@ def test_why_dropped_on_time_late_accepted_and_side_output() -> None:
         "Late but accepted at 'window' (timestamp 4000, watermark 5999 at arrival): its "
         "timestamp ≤ the watermark, but a window it belongs to is not past cleanup (max "
         "timestamp + allowed lateness > watermark), so it was added. Window [0, 5000) had "
-        "fired 1 time(s) and fired again at once on it (a re-firing, a late firing: the "
-        "watermark had passed its max timestamp 4999)."
+        "fired 1 time(s) and fired at once on it (re-firing, a late firing: the watermark had "
+        "passed its max timestamp 4999)."
     )
     assert sentences[4] == (
         "Sent to the side output 'late' at 'window' (timestamp 2000, watermark 11999 at "
@@ -322,9 +322,8 @@ def test_a_late_element_of_a_window_not_yet_fired_is_in_its_first_firing() -> No
     assert dropped.sentence == (
         "Late but accepted at 'window' (timestamp 4000, watermark 4499 at arrival): its "
         "timestamp ≤ the watermark, but a window it belongs to is not past cleanup (max "
-        "timestamp + allowed lateness > watermark), so it was added. Window [0, 5000) had not "
-        "reached its max timestamp 4999: the element is in its coming firing, not a late "
-        "firing."
+        "timestamp + allowed lateness > watermark), so it was added. Window [0, 5000) fired "
+        "next at processing time 300 (first firing), caused by end of input."
     )
     assert "again" not in dropped.sentence
     fired = wv.why_fired(trace, "a", (0, 5_000))
@@ -360,9 +359,10 @@ def test_a_merge_of_fired_sessions_by_a_late_element_is_a_late_firing() -> None:
     )
     fate = wv.why_dropped(trace, 3).claims[0]
     assert fate.fate == "late, accepted"
-    assert [(o.window, o.fired_now, o.late_firing) for o in fate.windows] == [
-        ("[1000, 4000)", True, True)
-    ]
+    assert [
+        (o.window, o.fired_now, o.earlier_firings, o.next_firing.late_firing)
+        for o in fate.windows
+    ] == [("[1000, 4000)", True, 0, True)]
 
 
 def test_the_sentence_is_rendered_from_the_claims_only() -> None:

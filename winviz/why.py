@@ -138,17 +138,17 @@ class WatermarkHeld:
 @dataclass(frozen=True)
 class WindowOutcome:
     """What one window of an element did with it: ``added`` (else past cleanup), the firings
-    of the window before the element, and ``fired_now``: the window fired at once because of
-    the element (its trigger's ``onElement`` / ``onMerge``), a late firing when
-    ``late_firing``."""
+    of the window before the element, and the window's next firing after it: ``next_firing``
+    (that firing, None when the window did not fire again in the trace); ``fired_now``: that
+    firing was caused by the element (its trigger's ``onElement`` / ``onMerge``)."""
 
     window: str
     max_timestamp: int
     cleanup: int | None
     added: bool
     earlier_firings: int
+    next_firing: Firing | None
     fired_now: bool
-    late_firing: bool
 
 
 @dataclass(frozen=True)
@@ -307,8 +307,11 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
     return Answer(question, tuple(claims), _frame(rows))
 
 
-def _firings(trace: Trace, op: str, max_ts: int, fired: np.ndarray) -> list[Firing]:
-    """The ``Firing`` claims of one window's ``fired`` rows (in seq order)."""
+def _firings(
+    trace: Trace, op: str, max_ts: int, fired: np.ndarray, *, earlier: int = 0
+) -> list[Firing]:
+    """The ``Firing`` claims of one window's ``fired`` rows (in seq order; ``earlier``
+    firings of it came before the first)."""
     c = trace.columns()
     calls, timer_rows = firing_causes(c, fired)
     marks = trace.rows_where(kind="watermark", operator=op)
@@ -351,7 +354,7 @@ def _firings(trace: Trace, op: str, max_ts: int, fired: np.ndarray) -> list[Firi
                 element_seq=element_seq,
                 element_ts=element_ts,
                 raised_by=raised_by,
-                earlier_firings=i,
+                earlier_firings=earlier + i,
                 watermark_before=before,
                 late_firing=words.is_late_firing(before, max_ts),
             )
@@ -575,7 +578,6 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
     own = trace.records_at(mine)
     lateness = _allowed_lateness(trace, op)
     wm, ts = element.watermark, element.ts
-    caused = _fired_by_element(trace, op, mine, element.seq)
     outcomes = []
     for r in own:
         if r.kind not in ("assigned", "skipped_late_window"):
@@ -583,17 +585,23 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
         w = r.window
         w_max = w.max_timestamp() if hasattr(w, "max_timestamp") else MAX
         cleanup = w_max + lateness if lateness is not None and w_max != MAX else None
-        earlier = _window_rows(trace, element.key, w, op, "fired")
-        now = r.kind == "assigned" and any(identity == (w.start, w.end) for identity in caused)
+        fired = _window_rows(trace, element.key, w, op, "fired")
+        earlier = int((fired < element.seq).sum())
+        later = fired[fired > element.seq]
+        nxt_firing = (
+            _firings(trace, op, w_max, later[:1], earlier=earlier)[0]
+            if r.kind == "assigned" and len(later) and hasattr(w, "start")
+            else None
+        )
         outcomes.append(
             WindowOutcome(
                 window=repr(w),
                 max_timestamp=w_max,
                 cleanup=cleanup,
                 added=r.kind == "assigned",
-                earlier_firings=int((earlier < element.seq).sum()),
-                fired_now=now,
-                late_firing=now and wm is not None and words.is_late_firing(wm, w_max),
+                earlier_firings=earlier,
+                next_firing=nxt_firing,
+                fired_now=nxt_firing is not None and nxt_firing.element_seq == element.seq,
             )
         )
     kinds = {r.kind for r in own}
@@ -623,29 +631,14 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
     return Answer(question, (claim,), table)
 
 
-def _fired_by_element(
-    trace: Trace, op: str, rows: np.ndarray, element_seq: int
-) -> list[tuple[Any, Any]]:
-    """The windows (start, end) that fired at once on the element at ``element_seq``: the
-    ``fired`` rows among ``rows`` whose trigger call is ``onElement`` or ``onMerge``."""
-    c = trace.columns()
-    fired = np.intersect1d(rows, trace.rows_where(kind="fired", operator=op))
-    if not len(fired):
-        return []
-    calls, _timers = firing_causes(c, fired)
-    out = []
-    for record, call in zip(trace.records_at(fired), calls.tolist(), strict=True):
-        if call in ("on_element", "on_merge") and hasattr(record.window, "start"):
-            out.append((record.window.start, record.window.end))
-    return out
-
-
 def _outcome_text(o: WindowOutcome) -> str:
     if not o.added:
         return "not added: past cleanup"
-    if not o.fired_now:
-        return "added"
-    return "added; fired at once (" + words.firing_words(o.earlier_firings, o.late_firing) + ")"
+    f = o.next_firing
+    if f is None:
+        return "added; no firing after it"
+    what = words.firing_words(f.earlier_firings, f.late_firing)
+    return f"added; fired at once ({what})" if o.fired_now else f"added; next firing: {what}"
 
 
 def _allowed_lateness(trace: Trace, operator: str) -> int | None:
@@ -824,26 +817,24 @@ def _render_fate(c: ElementFate) -> str:
 
 
 def _render_outcome(c: ElementFate, o: WindowOutcome) -> str:
-    if o.fired_now:
-        before = (
-            f"had fired {o.earlier_firings} time(s) and fired again at once on it (a re-firing"
-            if o.earlier_firings
-            else "fired at once on it (its first firing"
-        )
-        late = (
-            f", a late firing: the watermark had passed its max timestamp {o.max_timestamp})"
-            if o.late_firing
-            else ")"
-        )
-        return f"Window {o.window} {before}{late}."
-    if c.fate == words.ON_TIME:
+    f = o.next_firing
+    if c.fate == words.ON_TIME and not o.fired_now:
         return ""
-    if c.watermark is not None and c.watermark < o.max_timestamp:
-        return (
-            f"Window {o.window} had not reached its max timestamp {o.max_timestamp}: the "
-            "element is in its coming firing, not a late firing."
-        )
-    return f"Window {o.window}: its trigger did not fire on it."
+    if f is None:
+        return f"Window {o.window} did not fire after it (by the end of the trace)."
+    late = (
+        f", a late firing: the watermark had passed its max timestamp {o.max_timestamp}"
+        if f.late_firing
+        else ""
+    )
+    order = words.firing_order(f.earlier_firings)
+    if o.fired_now:
+        before = f"had fired {o.earlier_firings} time(s) and " if o.earlier_firings else ""
+        return f"Window {o.window} {before}fired at once on it ({order}{late})."
+    return (
+        f"Window {o.window} fired next at processing time {f.proc_time} ({order}{late}), "
+        f"caused by {_cause_text(f)}."
+    )
 
 
 _RENDER: dict[type, Any] = {
