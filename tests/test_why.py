@@ -360,8 +360,7 @@ def test_a_merge_of_fired_sessions_by_a_late_element_is_a_late_firing() -> None:
     fate = wv.why_dropped(trace, 3).claims[0]
     assert fate.fate == "late, accepted"
     assert [
-        (o.window, o.fired_now, o.earlier_firings, o.next_firing.late_firing)
-        for o in fate.windows
+        (o.window, o.fired_now, o.earlier_firings, o.next_firing.late_firing) for o in fate.windows
     ] == [("[1000, 4000)", True, 0, True)]
 
 
