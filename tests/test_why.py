@@ -51,8 +51,9 @@ def test_why_not_fired_names_the_partition_that_holds_the_watermark() -> None:
         "The watermark of 'window' is stuck at 1499, below the window's max timestamp 1999: it "
         "fires once the watermark ≥ 1999. The minimum is held by source[1] (channel 1 of "
         "'watermarks') at 1499, last advanced at processing time 200; it is not idle, so it "
-        "holds everyone back: with_idleness(t) would mark it idle after t ms without records "
-        "and let the other inputs advance the watermark to 2999 (and may make its later records "
+        "holds everyone back: once it is marked idle the other inputs advance the watermark to "
+        "2999. with_idleness(t) marks an input idle after t ms without records (the trace "
+        "shows no idle input yet, so the job may not use it; its later records may then be "
         "late)."
     )
     assert answer.table[["input", "watermark", "idle"]].values.tolist() == [
@@ -83,9 +84,10 @@ def test_why_not_fired_names_a_partition_without_elements() -> None:
         "The watermark of 'window' is stuck at MIN, below the window's max timestamp 1999: it "
         "fires once the watermark ≥ 1999. The minimum is held by kafka[1] (channel 1 of "
         "'watermarks') at MIN, never advanced (the trace has no watermark of it); it is not "
-        "idle, so it holds everyone back: with_idleness(t) would mark it idle after t ms "
-        "without records and let the other inputs advance the watermark to 2999 (and may make "
-        "its later records late)."
+        "idle, so it holds everyone back: once it is marked idle the other inputs advance the "
+        "watermark to 2999. with_idleness(t) marks an input idle after t ms without records "
+        "(the trace shows no idle input yet, so the job may not use it; its later records may "
+        "then be late)."
     )
     # MIN printed by name, never -9223372036854775808
     assert answer.table[["input", "watermark", "idle"]].values.tolist() == [
@@ -249,8 +251,8 @@ def test_an_idle_partition_is_never_named_as_holding_the_watermark() -> None:
         "The watermark of 'window' is stuck at 4499, below the window's max timestamp 4999: it "
         "fires once the watermark ≥ 4999. kafka[1] is idle and holds nothing back. The "
         "minimum is held by kafka[0] (channel 0 of 'watermarks') at 4499, last advanced at "
-        "processing time 1400; it is not idle: the window fires once its watermark reaches "
-        "4999."
+        "processing time 1400; it is not idle: the window fires only after its watermark "
+        "reaches 4999 or it goes idle."
     )
     (held,) = answer.claims
     assert [h.input for h in held.holders] == ["kafka[0]"]
@@ -295,7 +297,7 @@ def test_with_idleness_is_not_advised_to_a_job_that_has_it() -> None:
     answer = wv.why_not_fired(env.execute().trace.until(1_100), "a", (0, 2_000))
     (held,) = answer.claims
     assert (held.idleness_seen, held.idleness_would_help, held.others) == (True, True, 8999)
-    assert "with_idleness(t)" not in answer.sentence
+    assert "with_idleness" not in answer.sentence
     assert answer.sentence.endswith(
         "source[2] is idle and holds nothing back. The minimum is held by source[1] (channel 1 "
         "of 'watermarks') at 1499, last advanced at processing time 200; it is not idle, so it "

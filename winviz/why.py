@@ -100,6 +100,29 @@ class TriggerDecides:
 
 
 @dataclass(frozen=True)
+class NoEventTimer:
+    """The watermark is below the max timestamp, but the trigger registered no event-time
+    timer at the max timestamp for the window (a CountTrigger, a custom trigger): the
+    watermark reaching it would not fire the window; the trigger decides."""
+
+    operator: str
+    watermark: int
+    max_timestamp: int
+    calls: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class TimerDue:
+    """The trigger's next event-time timer ``timer`` is already at or below the operator's
+    watermark (registered after the watermark passed it): Flink fires it on the next
+    watermark advance (``InternalTimerServiceImpl.advanceWatermark``)."""
+
+    operator: str
+    watermark: int
+    timer: int
+
+
+@dataclass(frozen=True)
 class Channel:
     """One input channel or partition of an operator as it stood: its watermark (MIN before
     its first), whether it is idle, and when its watermark last advanced (None: never)."""
@@ -115,7 +138,9 @@ class Channel:
 
 @dataclass(frozen=True)
 class WatermarkHeld:
-    """The operator's watermark is below the window's max timestamp. ``channels_of``: the
+    """The operator's watermark is below ``target``, the window trigger's next event-time
+    timer (its max timestamp with ``EventTimeTrigger``; an earlier one with a continuous
+    trigger), and everything below is judged against it. ``channels_of``: the
     operator whose input channels were judged (None: a single input, no channels).
     ``holders``: the active channels below the max timestamp (one: it holds the watermark;
     several: no single input does); ``idle``: idle channels (they hold nothing back);
@@ -127,6 +152,7 @@ class WatermarkHeld:
     operator: str
     watermark: int
     max_timestamp: int
+    target: int
     channels_of: str | None
     holders: tuple[Channel, ...]
     idle: tuple[Channel, ...]
@@ -316,11 +342,14 @@ def _firings(
     calls, timer_rows = firing_causes(c, fired)
     marks = trace.rows_where(kind="watermark", operator=op)
     elements = trace.rows_where(kind="element", operator=op)
+    raisers = trace.rows_where(kind=_RAISERS)
+    timed = timer_rows[timer_rows >= 0]
+    timers = dict(zip(timed.tolist(), trace.records_at(timed), strict=True))
     out = []
     for i, (record, call, t) in enumerate(
         zip(trace.records_at(fired), calls.tolist(), timer_rows.tolist(), strict=True)
     ):
-        timer = trace.records_at([t])[0] if t >= 0 else None
+        timer = timers.get(t)
         wm = MIN if record.watermark is None else record.watermark
         before, raised_by, timer_ts = wm, "", None
         element_seq = element_ts = None
@@ -329,7 +358,7 @@ def _firings(
             timer_ts = timer.ts
             mark = _before(marks, record.seq)  # the advance that fired the timer
             if mark >= 0:
-                raised_by = _raised_by(trace, mark)
+                raised_by = _raised_by(trace, mark, raisers)
                 prior = _before(marks, mark)
                 before = MIN if prior < 0 else int(c.ts.get(prior))
         elif call == "on_processing_time" and timer is not None:
@@ -374,16 +403,18 @@ def _cause_text(f: Firing) -> str:
     return f.cause
 
 
-def _raised_by(trace: Trace, mark_row: int) -> str:
+_RAISERS = ("channel_watermark", "channel_idle", "channel_active", "watermark_generated")
+
+
+def _raised_by(trace: Trace, mark_row: int, raisers: np.ndarray | None = None) -> str:
     """Which input raised the watermark record at ``mark_row``: the latest channel or
-    partition watermark before it at the same processing time, else the generator."""
+    partition watermark before it at the same processing time, else the generator
+    (``raisers``: the rows of those kinds, when known)."""
     c = trace.columns()
     proc = c.proc_time.get(mark_row)
     if c.ts.get(mark_row) == MAX:
         return "the end of input (every source emits the MAX watermark when it finishes)"
-    channels = trace.rows_where(
-        kind=("channel_watermark", "channel_idle", "channel_active", "watermark_generated")
-    )
+    channels = trace.rows_where(kind=_RAISERS) if raisers is None else raisers
     channels = channels[channels < mark_row]
     if not len(channels):
         return ""
@@ -436,8 +467,16 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
             r.detail for r in trace.records("trigger", operator=op, key=key, window=bounds)
         )
         return Answer(question, (TriggerDecides(op, wm, max_ts, calls[-5:]),), _frame())
+    target = _next_trigger_timer(trace, op, key, bounds)
+    if target is None:
+        calls = tuple(
+            r.detail for r in trace.records("trigger", operator=op, key=key, window=bounds)
+        )
+        return Answer(question, (NoEventTimer(op, wm, max_ts, calls[-5:]),), _frame())
+    if target <= wm:
+        return Answer(question, (TimerDue(op, wm, target),), _frame())
     channels = _channels(trace)
-    held = _held(op, wm, max_ts, channels)
+    held = _held(op, wm, target, channels, max_ts)
     table = _frame(
         [
             {
@@ -454,8 +493,37 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
     return Answer(question, (held,), _typed(table, _CHANNEL_TYPES))
 
 
-def _held(op: str, wm: int, max_ts: int, channels: list[Channel]) -> WatermarkHeld:
-    """Which input channels hold ``op``'s watermark ``wm`` below ``max_ts``: those of ``op``
+def _next_trigger_timer(trace: Trace, op: str, key: Any, window: tuple[int, int]) -> int | None:
+    """The earliest event-time timer the window's *trigger* registered and that has neither
+    fired nor been deleted (None: none). A trigger registers its timers inside its call
+    (``onElement`` after the ``assigned`` record, ``onEventTime`` after ``timer_fired``), so
+    before that call's ``trigger`` record; the window operator's cleanup timer (max timestamp
+    + allowed lateness, ``WindowOperator.registerCleanupTimer``) is registered after it, and
+    is not the trigger's."""
+    pending: set[int] = set()
+    since: list[int] = []  # event-time timers registered in this call, before its record
+    for r in trace.records(
+        "assigned", "timer_registered", "timer_fired", "timer_deleted", "trigger",
+        operator=op, key=key, window=window,
+    ):  # fmt: skip
+        if r.kind == "trigger":
+            pending.update(since)
+            since = []
+        elif r.kind == "assigned":  # (a new element's processing: a cleanup timer before)
+            since = []
+        elif r.detail[0] != "event":
+            continue
+        elif r.kind == "timer_registered":
+            since.append(r.ts)
+        else:
+            pending.discard(r.ts)
+            since = [] if r.kind == "timer_fired" else since
+    return min(pending) if pending else None
+
+
+def _held(op: str, wm: int, target: int, channels: list[Channel], max_ts: int) -> WatermarkHeld:
+    """Which input channels hold ``op``'s watermark ``wm`` below ``target`` (the window's
+    next trigger timer; ``max_ts`` its max timestamp): those of ``op``
     itself when it has channels, else of the one operator upstream that has (Flink's
     ``StatusWatermarkValve`` / ``WatermarkOutputMultiplexer``: the minimum over the *active*
     channels; an idle channel holds nothing back)."""
@@ -463,7 +531,7 @@ def _held(op: str, wm: int, max_ts: int, channels: list[Channel]) -> WatermarkHe
     judged = op if op in ops else (ops[0] if len(ops) == 1 else None)
     mine = [ch for ch in channels if ch.operator == judged]
     active = [ch for ch in mine if not ch.idle]
-    holders = tuple(sorted((ch for ch in active if ch.watermark < max_ts), key=_by_watermark))
+    holders = tuple(sorted((ch for ch in active if ch.watermark < target), key=_by_watermark))
     idle = tuple(ch for ch in mine if ch.idle)
     others: int | None = None
     if len(holders) == 1:
@@ -473,12 +541,13 @@ def _held(op: str, wm: int, max_ts: int, channels: list[Channel]) -> WatermarkHe
         operator=op,
         watermark=wm,
         max_timestamp=max_ts,
+        target=target,
         channels_of=judged,
         holders=holders,
         idle=idle,
         others=others,
         idleness_seen=any(ch.idle_seen for ch in mine),
-        idleness_would_help=len(holders) == 1 and others is not None and others >= max_ts,
+        idleness_would_help=len(holders) == 1 and others is not None and others >= target,
     )
 
 
@@ -571,11 +640,17 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
         kind=("element", "assigned", "skipped_late_window", "late_dropped", "side_output", "fired"),
         operator=op,
     )
-    nxt = trace.rows_where(kind="element", operator=op)
+    # the element's own processing: up to its operator's next element, watermark or timer
+    # firing (a firing's ProcessWindowFunction may write side outputs too: one written
+    # before a fired record of this processing is not the element's late-data side output,
+    # as frames.late_side_outputs rules)
+    nxt = trace.rows_where(kind=("element", "watermark", "timer_fired"), operator=op)
     nxt = nxt[nxt > element.seq]
     end = int(nxt[0]) if len(nxt) else len(trace.columns())
     mine = group[(group > element.seq) & (group < end)]
     own = trace.records_at(mine)
+    last_fired = max((r.seq for r in own if r.kind == "fired"), default=-1)
+    own = [r for r in own if r.kind != "side_output" or r.seq > last_fired]
     lateness = _allowed_lateness(trace, op)
     wm, ts = element.watermark, element.ts
     outcomes = []
@@ -736,6 +811,14 @@ def _render_trigger(c: TriggerDecides) -> str:
     )
 
 
+def _render_no_timer(c: NoEventTimer) -> str:
+    return (
+        f"Its trigger registered no event-time timer at its max timestamp {c.max_timestamp} "
+        f"(the watermark of {c.operator!r} is {_time(c.watermark)}): the watermark alone "
+        f"will not fire it; the trigger decides (its calls so far: {list(c.calls)})."
+    )
+
+
 def _channel_words(ch: Channel) -> str:
     where = (
         f"channel {ch.channel} of {ch.operator!r}"
@@ -746,10 +829,19 @@ def _channel_words(ch: Channel) -> str:
 
 
 def _render_held(c: WatermarkHeld) -> str:
-    out = (
-        f"The watermark of {c.operator!r} is stuck at {_time(c.watermark)}, below the window's "
-        f"max timestamp {c.max_timestamp}: it fires once the watermark ≥ {c.max_timestamp}."
-    )
+    if c.target == c.max_timestamp:
+        out = (
+            f"The watermark of {c.operator!r} is stuck at {_time(c.watermark)}, below the "
+            f"window's max timestamp {c.max_timestamp}: it fires once the watermark ≥ "
+            f"{c.max_timestamp}."
+        )
+    else:
+        out = (
+            f"The watermark of {c.operator!r} is stuck at {_time(c.watermark)}, below "
+            f"{c.target}, the time of its trigger's next event-time timer (the window's max "
+            f"timestamp is {c.max_timestamp}): the trigger is asked once the watermark ≥ "
+            f"{c.target}."
+        )
     if c.channels_of is None:
         return out + (
             " The operator has one input: no later event raised the generator's watermark "
@@ -762,7 +854,7 @@ def _render_held(c: WatermarkHeld) -> str:
     if len(c.holders) > 1:
         held = ", ".join(_channel_words(ch) for ch in c.holders)
         return out + (
-            f" No single input holds it: {held} are all active and below {c.max_timestamp}; "
+            f" No single input holds it: {held} are all active and below {c.target}; "
             "it fires once each of them reaches it or goes idle."
         )
     if not c.holders:
@@ -778,7 +870,9 @@ def _render_held(c: WatermarkHeld) -> str:
     )
     out += f" The minimum is held by {_channel_words(h)}, {advanced}; it is not idle"
     if not c.idleness_would_help:
-        return out + f": the window fires once its watermark reaches {c.max_timestamp}."
+        return out + (
+            f": the window fires only after its watermark reaches {c.target} or it goes idle."
+        )
     others = _time(c.others)
     if c.idleness_seen:
         return out + (
@@ -786,9 +880,10 @@ def _render_held(c: WatermarkHeld) -> str:
             f"other inputs raise the watermark to {others}."
         )
     return out + (
-        ", so it holds everyone back: with_idleness(t) would mark it idle after t ms without "
-        f"records and let the other inputs advance the watermark to {others} (and may make "
-        "its later records late)."
+        ", so it holds everyone back: once it is marked idle the other inputs advance the "
+        f"watermark to {others}. with_idleness(t) marks an input idle after t ms without "
+        "records (the trace shows no idle input yet, so the job may not use it; its later "
+        "records may then be late)."
     )
 
 
@@ -842,6 +937,12 @@ _RENDER: dict[type, Any] = {
     DidFire: _render_did,
     NoContents: _render_empty,
     TriggerDecides: _render_trigger,
+    NoEventTimer: _render_no_timer,
+    TimerDue: lambda c: (
+        f"Its trigger's event-time timer at {c.timer} is at or below the watermark of "
+        f"{c.operator!r} ({_time(c.watermark)}): it fires on the operator's next watermark "
+        "advance."
+    ),
     WatermarkHeld: _render_held,
     ElementFate: _render_fate,
     NotKeyed: lambda c: "It never reached a keyed operator.",
