@@ -164,15 +164,16 @@ def test_firings_cleanups_bands_exact(result) -> None:
     assert rows(spec, "fired", "x", "y", "what", "label", "pane", "seq", "cause") == [
         (4999, 200, "fired: event-time timer", "1 · event-time timer at 4999", "0", f[0],
          "event-time timer at 4999"),
-        (5000, 300, "fired: element", "2 · element", "1", f[1], "element"),
+        (5000, 300, "fired: element", "2 · element, late firing", "1", f[1], "element"),
         (9999, 700, "fired: end of input", "2 · end of input", "0", f[2],
          "event-time timer at 9999"),
     ]  # fmt: skip
-    # Beam's pane timing stays a tooltip field, named as such
-    assert rows(spec, "fired", "Beam pane timing", "watermark") == [
-        ("on time", "5,499 ms"),
-        ("late", "5,499 ms"),
-        ("on time", "MAX (Long.MAX_VALUE)"),
+    # each firing in the one vocabulary (issue 26): first firing / re-firing, late firing
+    # (the watermark had passed the max timestamp 4999 before the late element came)
+    assert rows(spec, "fired", "firing", "watermark") == [
+        ("first firing", "5,499 ms"),
+        ("re-firing, late firing", "5,499 ms"),
+        ("first firing", "MAX (Long.MAX_VALUE)"),
     ]
     labels = [lay for lay in spec["layer"] if lay["mark"].get("dx") in (7, -7)]
     assert [
@@ -189,7 +190,7 @@ def test_firings_cleanups_bands_exact(result) -> None:
         for lay in labels
     ] == [
         [(9999, 700, "2 · end of input")],
-        [(5000, 300, "2 · element"), (4999, 200, "1 · event-time timer at 4999")],
+        [(5000, 300, "2 · element, late firing"), (4999, 200, "1 · event-time timer at 4999")],
     ]
     c = [str(seq) for seq in seqs(result.trace, "cleanup")]
     assert rows(spec, "cleanup", "x", "y", "cleanup_time", "seq") == [
@@ -376,12 +377,14 @@ def test_firings_are_labelled_by_cause() -> None:
     assert [r.value for r in result.outputs["out"]] == [2, 3, 4, 4, 4]
     view = frames.open_trace(result.trace)
     fired = frames.firings(view, "window")
-    assert fired[["at", "cause", "fired_by", "timing"]].values.tolist() == [
-        [2000, "event-time timer at 2000", "event-time timer", "early"],
-        [4000, "event-time timer at 4000", "event-time timer", "early"],
-        [6000, "event-time timer at 6000", "end of input", "on_time"],
-        [8000, "event-time timer at 8000", "end of input", "late"],
-        [9999, "event-time timer at 9999", "end of input", "late"],
+    # (Beam would call the last three on time, late, late; Flink knows first firing /
+    # re-firing and late firing — none is: each timer fired as the watermark passed it)
+    assert fired[["at", "cause", "fired_by", "firing", "late_firing"]].values.tolist() == [
+        [2000, "event-time timer at 2000", "event-time timer", "first firing", False],
+        [4000, "event-time timer at 4000", "event-time timer", "re-firing", False],
+        [6000, "event-time timer at 6000", "end of input", "re-firing", False],
+        [8000, "event-time timer at 8000", "end of input", "re-firing", False],
+        [9999, "event-time timer at 9999", "end of input", "re-firing", False],
     ]
     spec = viz.timeline(result.trace).to_dict()
     assert rows(spec, "fired", "x", "y", "what", "label") == [

@@ -971,14 +971,20 @@ def _firings(
     cols = {
         c: fired[c].tolist()
         for c in [
-            "seq", "result", "pane", "timing", "count", "watermark", "proc_time", "cause", "timer",
+            "seq", "result", "pane", "count", "watermark", "proc_time", "cause", "timer",
+            "firing", "late_firing",
         ]
     }  # fmt: skip
     cols["key"] = frames.key_texts(fired["key"])
     # each record's texts once (most marks are one firing)
     seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
     results = frames.shorts(cols["result"], 40)
-    timings = [str(t).replace("_", " ") for t in cols["timing"]]
+    # each firing in the one vocabulary (winviz.trace.vocabulary): first firing / re-firing,
+    # and "late firing" when it is one (Flink has no pane timing)
+    timings = [
+        f + (", late firing" if late else "")
+        for f, late in zip(cols["firing"], cols["late_firing"], strict=True)
+    ]
     keys, causes, timers, marks = cols["key"], cols["cause"], cols["timer"], cols["watermark"]
     rows = []
     # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
@@ -989,6 +995,7 @@ def _firings(
         i = idx[0]
         if len(idx) == 1:
             cause, shown = causes[i], _fired_label(causes[i], fired_by, timers[i], x)
+            shown += ", late firing" if cols["late_firing"][i] else ""
             key, result, label = keys[i], results[i], f"{results[i]} · {shown}"
             seq, pane, count, timing = seqs[i], panes[i], counts[i], timings[i]
         else:
@@ -999,6 +1006,9 @@ def _firings(
                 if len(distinct) == 1
                 else fired_by
             )
+            late = sum(bool(cols["late_firing"][j]) for j in idx)
+            if late:
+                shown += ", late firing" if late == len(idx) else f", {late} late firing(s)"
             key = ", ".join(keys[j] for j in idx)
             result = ", ".join(results[j] for j in idx)
             if len(idx) <= 3:
@@ -1023,7 +1033,7 @@ def _firings(
                 "count": count,
                 "proc_time": y.fmt(proc),
                 "watermark": x.fmt(marks[i]),
-                "Beam pane timing": timing,
+                "firing": timing,
                 "note": note,
             }
         )
