@@ -238,22 +238,35 @@ def _extreme(ufunc: Any, at: np.ndarray, values: np.ndarray, n: int) -> np.ndarr
     return out
 
 
-def thin_steps(frame: pd.DataFrame, time: str, group: str, limit: int) -> pd.DataFrame:
-    """Keep, per group, the first and the last row of each of ``limit // (2 × groups)`` equal
-    time buckets (rows must be in seq order). The values are monotone in time (watermark
-    steps), so a bucket's first and last rows are its lowest and highest: the one thinning
-    rule of ``keep_extremes`` (M4), and the drawn line never goes beyond the true one."""
+KEPT = "each processing-time bucket's first, last, lowest and highest kept"
+"""How every thinned line says what it kept (``thin_steps``, ``keep_extremes``)."""
+
+
+def thin_steps(
+    frame: pd.DataFrame, time: str, group: str, limit: int, value: str | None = None
+) -> pd.DataFrame:
+    """Keep, per group, the first and the last row of each equal time bucket and, when
+    ``value`` names a column that is not monotone (a queue size), its lowest and highest row
+    too: the one thinning rule of ``keep_extremes`` (M4). Rows must be in seq order; without
+    ``value`` the values are monotone in time (watermark steps), so a bucket's first and last
+    rows are its lowest and highest. The drawn line never goes beyond the true one."""
     if len(frame) <= limit:
         return frame
     groups = max(1, frame[group].nunique())
-    buckets = max(1, limit // (2 * groups))
+    buckets = max(1, limit // ((2 if value is None else 4) * groups))
     t = frame[time].astype(float)
     lo, hi = float(t.min()), float(t.max())
     width = max((hi - lo) / buckets, 1e-9)
     bucket = np.minimum(((t - lo) // width).astype(np.int64), buckets - 1)
     cells = pd.DataFrame({"g": frame[group].to_numpy(), "b": bucket.to_numpy()})
-    keep = ~cells.duplicated(keep="last") | ~cells.duplicated(keep="first")
-    return frame[keep.to_numpy()]
+    keep = np.array(~cells.duplicated(keep="last") | ~cells.duplicated(keep="first"))
+    if value is not None:
+        cells["v"] = pd.to_numeric(frame[value], errors="coerce").to_numpy()
+        cells["i"] = np.arange(len(cells))
+        by = cells.groupby(["g", "b"], sort=False)["v"]
+        for found in (by.idxmin(), by.idxmax()):
+            keep[found.dropna().astype(np.int64).to_numpy()] = True
+    return frame[keep]
 
 
 def keep_extremes(

@@ -655,10 +655,7 @@ def _watermarks(steps: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> li
         frame = pd.DataFrame({c: steps[c] for c in frames.WATERMARK_STEP_COLUMNS})
         shared = frame if kept is None else frame.iloc[kept].assign(operator=operators)
         thinned = scale.thin_steps(shared, "proc_time", "operator", scale.ROW_LIMIT // 2)
-        notes.append(
-            f"watermark: {len(thinned):,} of {len(shared):,} records drawn (the last per "
-            "processing-time bucket)"
-        )
+        notes.append(f"watermark: {len(thinned):,} of {len(shared):,} records drawn ({scale.KEPT})")
         seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
         marks, operators = thinned["watermark"].tolist(), thinned["operator"].tolist()
     vertices, points, edges = [], [], []
