@@ -525,3 +525,36 @@ def test_date_axis_ticks_fall_on_utc_boundaries() -> None:
         [start, start + 1, start + 2, start + 3],
         "%H:%M:%S.%L",
     )
+
+
+def test_legends_name_only_the_users_operators() -> None:
+    """Issue 26: get_side_output adds a node "side:late" that forwards the window's
+    watermark; no legend names it ("watermarks, window, side:late (same)" was shown)."""
+    import json
+
+    late = wv.OutputTag("late")
+    env = wv.StreamExecutionEnvironment()
+    out = (
+        env.from_collection([("a", 1000), ("a", 6000), ("a", 2000)], arrival_times=[0, 100, 300])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .side_output_late_data(late)
+        .aggregate(wv.CountAggregate())
+    )
+    out.sink_to("out")
+    out.get_side_output(late).sink_to("late")
+    trace = env.execute().trace
+    timeline = viz.timeline(trace).to_dict()
+    dash = next(
+        lay["encoding"]["strokeDash"]["scale"]["domain"]
+        for lay in timeline["layer"]
+        if "strokeDash" in lay.get("encoding", {})
+    )
+    assert dash == ["watermarks, window (same)", "source"]
+    propagation = json.dumps(viz.propagation_chart(trace).to_dict())
+    assert "side:" not in propagation and "side:" not in json.dumps(timeline)

@@ -709,9 +709,25 @@ def watermark_steps(view: TraceView) -> pd.DataFrame:
 WATERMARK_STEP_COLUMNS = ("seq", "operator", "proc_time", "watermark")
 
 
+SIDE_OUTPUT_NODE = "side:"
+"""The name prefix of the node ``DataStream.get_side_output`` adds (``side:<tag>``): not an
+operator of the user's, it forwards its operator's watermark. Legends name only the user's
+operators, so charts leave its watermark records out."""
+
+
+def is_user_operator(name: Any) -> bool:
+    """Whether ``name`` is an operator of the user's job (not the side-output node)."""
+    return not str(name).startswith(SIDE_OUTPUT_NODE)
+
+
 def watermark_step_columns(view: TraceView) -> Columns:
-    """``watermark_steps`` as ``Columns`` (operator, proc_time and watermark object arrays)."""
+    """``watermark_steps`` as ``Columns`` (operator, proc_time and watermark object arrays);
+    the side-output node's records left out (``is_user_operator``)."""
     rows = view.select("watermark")
+    part = view.c.part("operator", ("watermark",))
+    pseudo = [i for i, name in enumerate(part.values) if not is_user_operator(name)]
+    if pseudo:
+        rows = rows[~np.isin(part.codes[rows], pseudo)]
     return Columns(
         {
             "seq": rows,

@@ -109,8 +109,9 @@ def channel_operators(view: TraceView) -> list[str]:
 
 
 def watermark_operators(view: TraceView) -> list[str]:
-    """Operators that wrote ``watermark`` records, in order of first appearance."""
-    return view.operators("watermark")
+    """The user's operators that wrote ``watermark`` records, in order of first appearance
+    (the side-output node left out: ``frames.is_user_operator``)."""
+    return [op for op in view.operators("watermark") if frames.is_user_operator(op)]
 
 
 def finite_watermark_operators(view: TraceView) -> set[str]:
