@@ -558,3 +558,29 @@ def test_legends_name_only_the_users_operators() -> None:
     assert dash == ["watermarks, window (same)", "source"]
     propagation = json.dumps(viz.propagation_chart(trace).to_dict())
     assert "side:" not in propagation and "side:" not in json.dumps(timeline)
+
+
+def test_the_timeline_and_the_scrubber_count_windows_alike() -> None:
+    """Issue 26: one count rule and one wording — the scrubber said "3 windows" where the
+    timeline of the same run said "4 (key, window) pairs"; both now count (key, window)
+    pairs, and the scrubber (one band per window, all keys) adds the windows."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 100), ("b", 200), ("a", 1_200), ("a", 2_500)], arrival_times=[0, 10, 20, 30]
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    timeline = viz.timeline(trace).to_dict()["usermeta"]["winviz"]["notes"][0]
+    scrubber = viz.scrubber(trace).to_dict()["usermeta"]["winviz"]["notes"][0]
+    assert timeline == "operator 'window': 4 elements, 4 (key, window) pairs, 4 firings"
+    assert scrubber.startswith("operator 'window': 4 elements, 4 (key, window) pairs in 3 windows")

@@ -1159,6 +1159,14 @@ def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
     return out
 
 
+def pairs_text(pairs: int, windows: int | None = None) -> str:
+    """How every chart counts windows (one rule, one wording): a window of one key is one
+    "(key, window) pair" (``window_lives`` has a row per pair); a chart that draws one band
+    per window for all keys adds how many windows that is."""
+    text = f"{pairs:,} (key, window) pairs"
+    return text if windows is None else f"{text} in {windows:,} windows"
+
+
 def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     """One row per (key, window): opened (first assigned proc_time), closed (cleanup
     proc_time; None while still open at the end of the trace), elements assigned, firings,

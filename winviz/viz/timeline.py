@@ -208,7 +208,7 @@ def _timeline(
         y = _label_room(y, height)
 
     notes: list[str] = [
-        f"operator {op!r}: {len(elements):,} elements, {len(lives):,} (key, window) pairs, "
+        f"operator {op!r}: {len(elements):,} elements, {frames.pairs_text(len(lives))}, "
         f"{len(fired):,} firings"
     ]
     if untimed:
