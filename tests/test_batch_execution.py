@@ -174,6 +174,15 @@ def test_trace_groups_records_by_key_with_a_max_watermark_at_each_key_end():
     assert generated == [MAX]
     answer = wv.why_fired(result.trace, "a", (0, 5000))
     assert "end of key" in answer.sentence and "'a'" in answer.sentence
+    # key b's watermark starts anew at MIN (a's end of key is not b's): a first firing, caused
+    # by b's end of key, and not a late firing
+    (firing,) = wv.why_fired(result.trace, "b", (0, 5000)).claims
+    assert (firing.cause, firing.timer, firing.watermark_before, firing.late_firing) == (
+        "end of key",
+        4999,
+        MIN,
+        False,
+    )
 
 
 def test_batch_refuses_what_flink_batch_does_not_run():

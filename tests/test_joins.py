@@ -528,6 +528,9 @@ def test_charts_draw_an_interval_join_run():
     buffered = wv.why_dropped(result.trace, 1, source="inL")  # l5: joined r3
     assert "joined with 1 buffered element(s)" in buffered.sentence
     assert "cleanup timer at 8" in buffered.sentence
+    late = wv.why_dropped(result.trace, 3, source="inL")  # l3
+    assert late.sentence.startswith("Late at 'interval_join' (timestamp 3, watermark 8")
+    assert late.sentence.endswith("joined with nothing and sent to the side output 'late-left'.")
 
 
 def test_charts_and_why_read_a_window_join_as_a_window_operator():

@@ -359,7 +359,7 @@ def test_large_trace_respects_row_limit() -> None:
     spec = propagation_chart(env.execute()).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
     notes = spec["usermeta"]["winviz"]["notes"]
-    assert any("watermark records drawn (the last per processing-time bucket)" in n for n in notes)
+    assert any(f"watermark records drawn ({scale.KEPT})" in n for n in notes)
 
 
 def test_svg_render_shows_idle_span_and_minimum(fixed) -> None:

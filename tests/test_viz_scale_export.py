@@ -51,7 +51,8 @@ def test_100k_events_stay_under_the_row_limit(trace_100k) -> None:
     assert subtitle == [
         "operator 'window': 100,000 elements, 4,020 (key, window) pairs, 12,143 firings",
         # "watermarks" and "window" step together: one line
-        "watermark: 1,251 of 4,289 records drawn (the last per processing-time bucket)",
+        "watermark: 1,251 of 4,289 records drawn (each processing-time bucket's first, last, "
+        "lowest and highest kept)",
         # late = timestamp <= the window operator's watermark (up to 3 s of disorder against
         # a 1 s bound: more than half the elements)
         "elements: 43,814 on time, 54,590 late, accepted, 1,596 side output",
@@ -235,3 +236,27 @@ def test_bin_index_is_the_floor_division() -> None:
     expected = np.clip((values - lo) // width, 0, n - 1).astype(np.int64)
     assert _bin_index(values - lo, width, n).tolist() == expected.tolist()
     assert _bin_index(np.array([0.0, 2.5, 2.9999999999, 3.0]), 1.0, 5).tolist() == [0, 2, 2, 3]
+
+
+def test_thinning_keeps_every_extreme() -> None:
+    """Issue 26: a thinned line keeps each bucket's first, last, lowest and highest row
+    (M4): a spike inside a bucket of a queue-size line is still drawn, and a monotone step
+    line keeps each bucket's first and last step."""
+    import pandas as pd
+
+    from winviz.viz import scale
+
+    n = 10_000
+    size = [i % 7 for i in range(n)]
+    size[4321] = 99  # one spike, mid-bucket
+    frame = pd.DataFrame({"proc_time": range(n), "domain": "event", "size": size})
+    thinned = scale.thin_steps(frame, "proc_time", "domain", 1_000, "size")
+    assert len(thinned) <= 1_000
+    assert thinned["size"].max() == 99 and thinned["size"].min() == 0
+    steps = pd.DataFrame({"proc_time": range(n), "operator": "w", "watermark": range(n)})
+    kept = scale.thin_steps(steps, "proc_time", "operator", 1_000)
+    assert len(kept) <= 1_000
+    assert kept["watermark"].iloc[0] == 0 and kept["watermark"].iloc[-1] == n - 1
+    keep, bins = scale.keep_extremes(np.arange(n), np.array(size), np.zeros(n), 1_000)
+    assert len(keep) <= 1_000 and bins == 250
+    assert max(size[i] for i in keep) == 99

@@ -203,3 +203,47 @@ def test_message_cards_and_arguments() -> None:
     with pytest.raises(ValueError):
         skew_chart(wv.Trace(), max_points=0)
     assert wv.skew_chart is skew_chart
+
+
+def test_a_thinned_lag_line_keeps_its_true_extremes() -> None:
+    """Issue 26: 6,000 elements with a jittered lag and a watermark every 7 ms give ~17,000
+    lag vertices; the line is thinned under ROW_LIMIT keeping each bin's first, last, lowest
+    and highest vertex, so it reaches exactly the true highest and lowest lag, every vertex
+    drawn is a true one, and the subtitle says it was thinned."""
+    import random
+
+    from winviz.viz import frames
+    from winviz.viz.skew import lag_vertices
+
+    rnd = random.Random(26)
+    n = 6_000
+    events = [("k", i * 10 - rnd.randint(0, 400) * (i % 3 == 0)) for i in range(n)]
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=7)
+    (
+        env.from_collection(events, arrival_times=[i * 10 for i in range(n)])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(50).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    view = frames.open_trace(trace)
+    steps = frames.watermark_steps(view)
+    steps = steps[steps["operator"] == "window"]
+    t_end = int(element_skews(view, "window")["proc_time"].max())
+    true = lag_vertices(steps, t_end)
+    assert len(true) > scale.ROW_LIMIT
+    spec = skew_chart(trace, max_points=100).to_dict()
+    drawn = layer(spec, "watermark lag")
+    assert len(drawn) <= scale.ROW_LIMIT
+    lags = [v[2] for v in true]
+    assert max(r["y"] for r in drawn) == max(lags)
+    assert min(r["y"] for r in drawn) == min(lags)
+    assert {(r["x"], r["y"]) for r in drawn} <= {(v[1], v[2]) for v in true}
+    notes = spec["usermeta"]["winviz"]["notes"]
+    assert any(note.startswith("watermark lag line thinned: ") for note in notes)

@@ -164,15 +164,16 @@ def test_firings_cleanups_bands_exact(result) -> None:
     assert rows(spec, "fired", "x", "y", "what", "label", "pane", "seq", "cause") == [
         (4999, 200, "fired: event-time timer", "1 · event-time timer at 4999", "0", f[0],
          "event-time timer at 4999"),
-        (5000, 300, "fired: element", "2 · element", "1", f[1], "element"),
+        (5000, 300, "fired: element", "2 · element, late firing", "1", f[1], "element"),
         (9999, 700, "fired: end of input", "2 · end of input", "0", f[2],
          "event-time timer at 9999"),
     ]  # fmt: skip
-    # Beam's pane timing stays a tooltip field, named as such
-    assert rows(spec, "fired", "Beam pane timing", "watermark") == [
-        ("on time", "5,499 ms"),
-        ("late", "5,499 ms"),
-        ("on time", "MAX (Long.MAX_VALUE)"),
+    # each firing in the one vocabulary (issue 26): first firing / re-firing, late firing
+    # (the watermark had passed the max timestamp 4999 before the late element came)
+    assert rows(spec, "fired", "firing", "watermark") == [
+        ("first firing", "5,499 ms"),
+        ("re-firing, late firing", "5,499 ms"),
+        ("first firing", "MAX (Long.MAX_VALUE)"),
     ]
     labels = [lay for lay in spec["layer"] if lay["mark"].get("dx") in (7, -7)]
     assert [
@@ -189,7 +190,7 @@ def test_firings_cleanups_bands_exact(result) -> None:
         for lay in labels
     ] == [
         [(9999, 700, "2 · end of input")],
-        [(5000, 300, "2 · element"), (4999, 200, "1 · event-time timer at 4999")],
+        [(5000, 300, "2 · element, late firing"), (4999, 200, "1 · event-time timer at 4999")],
     ]
     c = [str(seq) for seq in seqs(result.trace, "cleanup")]
     assert rows(spec, "cleanup", "x", "y", "cleanup_time", "seq") == [
@@ -376,12 +377,14 @@ def test_firings_are_labelled_by_cause() -> None:
     assert [r.value for r in result.outputs["out"]] == [2, 3, 4, 4, 4]
     view = frames.open_trace(result.trace)
     fired = frames.firings(view, "window")
-    assert fired[["at", "cause", "fired_by", "timing"]].values.tolist() == [
-        [2000, "event-time timer at 2000", "event-time timer", "early"],
-        [4000, "event-time timer at 4000", "event-time timer", "early"],
-        [6000, "event-time timer at 6000", "end of input", "on_time"],
-        [8000, "event-time timer at 8000", "end of input", "late"],
-        [9999, "event-time timer at 9999", "end of input", "late"],
+    # (Beam would call the last three on time, late, late; Flink knows first firing /
+    # re-firing and late firing — none is: each timer fired as the watermark passed it)
+    assert fired[["at", "cause", "fired_by", "firing", "late_firing"]].values.tolist() == [
+        [2000, "event-time timer at 2000", "event-time timer", "first firing", False],
+        [4000, "event-time timer at 4000", "event-time timer", "re-firing", False],
+        [6000, "event-time timer at 6000", "end of input", "re-firing", False],
+        [8000, "event-time timer at 8000", "end of input", "re-firing", False],
+        [9999, "event-time timer at 9999", "end of input", "re-firing", False],
     ]
     spec = viz.timeline(result.trace).to_dict()
     assert rows(spec, "fired", "x", "y", "what", "label") == [
@@ -523,3 +526,62 @@ def test_date_axis_ticks_fall_on_utc_boundaries() -> None:
         [start, start + 1, start + 2, start + 3],
         "%H:%M:%S.%L",
     )
+
+
+def test_legends_name_only_the_users_operators() -> None:
+    """Issue 26: get_side_output adds a node "side:late" that forwards the window's
+    watermark; no legend names it ("watermarks, window, side:late (same)" was shown)."""
+    import json
+
+    late = wv.OutputTag("late")
+    env = wv.StreamExecutionEnvironment()
+    out = (
+        env.from_collection([("a", 1000), ("a", 6000), ("a", 2000)], arrival_times=[0, 100, 300])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .side_output_late_data(late)
+        .aggregate(wv.CountAggregate())
+    )
+    out.sink_to("out")
+    out.get_side_output(late).sink_to("late")
+    trace = env.execute().trace
+    timeline = viz.timeline(trace).to_dict()
+    dash = next(
+        lay["encoding"]["strokeDash"]["scale"]["domain"]
+        for lay in timeline["layer"]
+        if "strokeDash" in lay.get("encoding", {})
+    )
+    assert dash == ["watermarks, window (same)", "source"]
+    propagation = json.dumps(viz.propagation_chart(trace).to_dict())
+    assert "side:" not in propagation and "side:" not in json.dumps(timeline)
+
+
+def test_the_timeline_and_the_scrubber_count_windows_alike() -> None:
+    """Issue 26: one count rule and one wording — the scrubber said "3 windows" where the
+    timeline of the same run said "4 (key, window) pairs"; both now count (key, window)
+    pairs, and the scrubber (one band per window, all keys) adds the windows."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 100), ("b", 200), ("a", 1_200), ("a", 2_500)], arrival_times=[0, 10, 20, 30]
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(1_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    timeline = viz.timeline(trace).to_dict()["usermeta"]["winviz"]["notes"][0]
+    scrubber = viz.scrubber(trace).to_dict()["usermeta"]["winviz"]["notes"][0]
+    assert timeline == "operator 'window': 4 elements, 4 (key, window) pairs, 4 firings"
+    assert scrubber.startswith("operator 'window': 4 elements, 4 (key, window) pairs in 3 windows")

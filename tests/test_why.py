@@ -51,12 +51,14 @@ def test_why_not_fired_names_the_partition_that_holds_the_watermark() -> None:
         "The watermark of 'window' is stuck at 1499, below the window's max timestamp 1999: it "
         "fires once the watermark ≥ 1999. The minimum is held by source[1] (channel 1 of "
         "'watermarks') at 1499, last advanced at processing time 200; it is not idle, so it "
-        "holds everyone back: with_idleness(t) would mark it idle after t ms without records "
-        "and let the other inputs advance the watermark (and may make its later records late)."
+        "holds everyone back: once it is marked idle the other inputs advance the watermark to "
+        "2999. with_idleness(t) marks an input idle after t ms without records (the trace "
+        "shows no idle input yet, so the job may not use it; its later records may then be "
+        "late)."
     )
     assert answer.table[["input", "watermark", "idle"]].values.tolist() == [
-        ["source[0]", 2999, False],
-        ["source[1]", 1499, False],
+        ["source[0]", "2999", False],
+        ["source[1]", "1499", False],
     ]
     assert "source[1]" in repr(answer)
 
@@ -79,17 +81,20 @@ def test_why_not_fired_names_a_partition_without_elements() -> None:
     )
     answer = wv.why_not_fired(env.execute().trace.until(800), "a", (0, 2_000))
     assert answer.sentence == (
-        "The watermark of 'window' is stuck at none, below the window's max timestamp 1999: it "
+        "The watermark of 'window' is stuck at MIN, below the window's max timestamp 1999: it "
         "fires once the watermark ≥ 1999. The minimum is held by kafka[1] (channel 1 of "
         "'watermarks') at MIN, never advanced (the trace has no watermark of it); it is not "
-        "idle, so it holds everyone back: with_idleness(t) would mark it idle after t ms "
-        "without records and let the other inputs advance the watermark (and may make its "
-        "later records late)."
+        "idle, so it holds everyone back: once it is marked idle the other inputs advance the "
+        "watermark to 2999. with_idleness(t) marks an input idle after t ms without records "
+        "(the trace shows no idle input yet, so the job may not use it; its later records may "
+        "then be late)."
     )
+    # MIN printed by name, never -9223372036854775808
     assert answer.table[["input", "watermark", "idle"]].values.tolist() == [
-        ["kafka[0]", 2999, False],
-        ["kafka[1]", wv.MIN, False],
+        ["kafka[0]", "2999", False],
+        ["kafka[1]", "MIN", False],
     ]
+    assert "9223372036854775808" not in repr(answer)
     # the silent partition has no time it advanced: <NA>, the column stays ints (not 200.0)
     assert answer.table["channel"].dtype == "Int64"
     assert answer.table["last_advanced"].dtype == "Int64"
@@ -100,19 +105,23 @@ def test_why_not_fired_names_a_partition_without_elements() -> None:
 
 def test_why_fired_at_the_end_of_input_and_on_a_watermark() -> None:
     end = wv.why_fired(_partitions(), "a", (0, 2_000))
-    assert end.table[["proc_time", "cause", "timing"]].values.tolist() == [
-        [900, "end of input", "on_time"]
+    assert end.table[["proc_time", "cause", "firing", "late firing"]].values.tolist() == [
+        [900, "end of input", "first firing", False]
     ]
     assert end.table["raised by"].iloc[0].startswith("the end of input")
     answer = wv.why_fired(_lateness(), "a", (0, 5_000))
-    assert answer.table[["proc_time", "watermark", "cause", "timing"]].values.tolist() == [
-        [200, "5999", "event-time timer at 4999", "on_time"],
-        [300, "5999", "an element (the trigger fired on it)", "late"],
+    assert answer.table[
+        ["proc_time", "watermark", "cause", "firing", "late firing"]
+    ].values.tolist() == [
+        [200, "5999", "event-time timer at 4999", "first firing", False],
+        [300, "5999", "element at seq 21 (timestamp 4000)", "re-firing", True],
     ]
     assert answer.sentence == (
-        "It fired 2 time(s) at 'window'. The first firing, at processing time 200, was caused "
-        "by event-time timer at 4999: the watermark reached 5999 ≥ max timestamp 4999, raised "
-        "by the watermark generator of 'watermarks' emitting 5999."
+        "It fired 2 time(s) at 'window'. First firing at processing time 200, caused by the "
+        "event-time timer at 4999: the watermark reached 5999 ≥ 4999, raised by the watermark "
+        "generator of 'watermarks' emitting 5999. Re-firing at processing time 300, caused by "
+        "the element at seq 21 (timestamp 4000): the trigger fired on it; a late firing: the "
+        "watermark 5999 had already passed the max timestamp 4999."
     )
 
 
@@ -131,16 +140,22 @@ def test_why_dropped_on_time_late_accepted_and_side_output() -> None:
     assert sentences[0].startswith("On time at 'window' (timestamp 1000, watermark MIN")
     assert sentences[2] == (
         "Late but accepted at 'window' (timestamp 4000, watermark 5999 at arrival): its "
-        "timestamp ≤ the watermark, but a window it belongs to is still within allowed "
-        "lateness (not past cleanup), so it was added and that window fires again (a late "
-        "firing)."
+        "timestamp ≤ the watermark, but a window it belongs to is not past cleanup (max "
+        "timestamp + allowed lateness > watermark), so it was added. Window [0, 5000) had "
+        "fired 1 time(s) and fired at once on it (re-firing, a late firing: the watermark had "
+        "passed its max timestamp 4999)."
     )
     assert sentences[4] == (
         "Sent to the side output 'late' at 'window' (timestamp 2000, watermark 11999 at "
         "arrival): late, and every window it belongs to is past cleanup."
     )
     table = wv.why_dropped(trace, 4).table
-    assert table.values.tolist() == [["[0, 5000)", 4999, 6999, "11999", "not added: past cleanup"]]
+    assert table.values.tolist() == [
+        ["[0, 5000)", "4999", "6999", "11999", "not added: past cleanup"]
+    ]
+    assert wv.why_dropped(trace, 2).table["outcome"].tolist() == [
+        "added; fired at once (re-firing, late firing)"
+    ]
     with pytest.raises(ValueError, match="no arrival record with index 99"):
         wv.why_dropped(trace, 99)
 
@@ -202,3 +217,164 @@ def test_bad_arguments_are_refused_clearly() -> None:
         wv.StreamExecutionEnvironment().from_collection([1]) and trace, "a", (0, 5_000)
     )
     assert result_answer.sentence.startswith("It fired 2 time(s)")
+
+
+# -- issue 26: the false answers, each reproduced ----------------------------------------------
+
+
+def _idle_partitions() -> Trace:
+    """Two partitions with ``with_idleness(300)``: partition 0 reads a@1000, a@3000, a@4500
+    (at 0, 500, 1350 ms) then a@9000 at 2500; partition 1 never gets an element. Partition 1
+    goes idle at 600; partition 0 is idle at 1200, active again at 1400 (watermark 4499)."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions(
+            [[("a", 1_000), ("a", 3_000), ("a", 4_500), ("a", 9_000)], []],
+            arrival_times=[[0, 500, 1_350, 2_500], []],
+            name="kafka",
+        )
+        .assign_timestamps_and_watermarks(BOUND_0.with_idleness(300))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute().trace
+
+
+def test_an_idle_partition_is_never_named_as_holding_the_watermark() -> None:
+    """At 1800 partition 1 is idle (it holds nothing back) and partition 0 is active at 4499:
+    partition 0 holds the window [0, 5000); marking it idle would not help (no other active
+    input), so with_idleness is not advised — the job has it anyway."""
+    answer = wv.why_not_fired(_idle_partitions().until(1_800), "a", (0, 5_000))
+    assert answer.sentence == (
+        "The watermark of 'window' is stuck at 4499, below the window's max timestamp 4999: it "
+        "fires once the watermark ≥ 4999. kafka[1] is idle and holds nothing back. The "
+        "minimum is held by kafka[0] (channel 0 of 'watermarks') at 4499, last advanced at "
+        "processing time 1400; it is not idle: the window fires only after its watermark "
+        "reaches 4999 or it goes idle."
+    )
+    (held,) = answer.claims
+    assert [h.input for h in held.holders] == ["kafka[0]"]
+    assert [h.input for h in held.idle] == ["kafka[1]"]
+    assert (held.idleness_seen, held.idleness_would_help) == (True, False)
+    assert answer.table[["input", "watermark", "idle"]].values.tolist() == [
+        ["kafka[0]", "4499", False],
+        ["kafka[1]", "MIN", True],
+    ]
+
+
+def test_no_single_holder_is_said_so() -> None:
+    """At 500 both partitions are active and below 4999 (999 and MIN): marking either idle
+    would leave the other holding the window, so no single cause is named and no
+    with_idleness advice is given."""
+    answer = wv.why_not_fired(_idle_partitions().until(500), "a", (0, 5_000))
+    assert "with_idleness" not in answer.sentence
+    assert answer.sentence.endswith(
+        "No single input holds it: kafka[1] (channel 1 of 'watermarks') at MIN, kafka[0] "
+        "(channel 0 of 'watermarks') at 999 are all active and below 4999; it fires once each "
+        "of them reaches it or goes idle."
+    )
+
+
+def test_with_idleness_is_not_advised_to_a_job_that_has_it() -> None:
+    """Three partitions, idleness 300: p2 (one record at 0) is idle at 800, p1 keeps
+    delivering ts 1500 and holds [0, 2000) at 1499, p0 keeps delivering ts 9000. The job has
+    idleness (p2 went idle): the answer says its timeout marks p1 idle, not 'with_idleness(t)
+    would'."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions(
+            [[("a", 9_000)] * 4, [("a", 1_500)] * 5, [("a", 100)]],
+            arrival_times=[[100, 400, 700, 1_000], [0, 300, 600, 900, 1_200], [0]],
+        )
+        .assign_timestamps_and_watermarks(BOUND_0.with_idleness(300))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(2_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    answer = wv.why_not_fired(env.execute().trace.until(1_100), "a", (0, 2_000))
+    (held,) = answer.claims
+    assert (held.idleness_seen, held.idleness_would_help, held.others) == (True, True, 8999)
+    assert "with_idleness" not in answer.sentence
+    assert answer.sentence.endswith(
+        "source[2] is idle and holds nothing back. The minimum is held by source[1] (channel 1 "
+        "of 'watermarks') at 1499, last advanced at processing time 200; it is not idle, so it "
+        "holds everyone back; once the job's idleness timeout marks it idle, the other inputs "
+        "raise the watermark to 8999."
+    )
+
+
+def test_a_late_element_of_a_window_not_yet_fired_is_in_its_first_firing() -> None:
+    """Allowed lateness 0: a@4500 moves the watermark to 4499; a@4000 is then late (4000 ≤
+    4499) but [0, 5000) has not reached its max timestamp 4999: it is added and the window
+    fires once, at 4999 — a first firing, not a late one; nothing 'fires again'."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 4_500), ("a", 4_000)], arrival_times=[0, 300])
+        .assign_timestamps_and_watermarks(BOUND_0)
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    dropped = wv.why_dropped(trace, 1)
+    assert dropped.sentence == (
+        "Late but accepted at 'window' (timestamp 4000, watermark 4499 at arrival): its "
+        "timestamp ≤ the watermark, but a window it belongs to is not past cleanup (max "
+        "timestamp + allowed lateness > watermark), so it was added. Window [0, 5000) fired "
+        "next at processing time 300 (first firing), caused by end of input."
+    )
+    assert "again" not in dropped.sentence
+    fired = wv.why_fired(trace, "a", (0, 5_000))
+    assert fired.table[["cause", "firing", "late firing"]].values.tolist() == [
+        ["end of input", "first firing", False]
+    ]
+
+
+def test_a_merge_of_fired_sessions_by_a_late_element_is_a_late_firing() -> None:
+    """Sessions (gap 1000, lateness 10 s): [1000, 2000) and [3000, 4000) fire when a@10000
+    moves the watermark to 9999; the late a@2000 then merges them into [1000, 4000), which
+    fires at once — its first firing as that window, and a late firing (not 'on time')."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 1_000), ("a", 3_000), ("a", 10_000), ("a", 2_000)],
+            arrival_times=[0, 100, 300, 500],
+        )
+        .assign_timestamps_and_watermarks(BOUND_0)
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(1_000))
+        .allowed_lateness(10_000)
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    answer = wv.why_fired(trace, "a", (1_000, 4_000))
+    assert answer.table[["proc_time", "cause", "firing", "late firing"]].values.tolist() == [
+        [500, "element at seq 35 (timestamp 2000)", "first firing", True]
+    ]
+    assert "a late firing: the watermark 9999 had already passed the max timestamp 3999" in (
+        answer.sentence
+    )
+    fate = wv.why_dropped(trace, 3).claims[0]
+    assert fate.fate == "late, accepted"
+    assert [
+        (o.window, o.fired_now, o.earlier_firings, o.next_firing.late_firing) for o in fate.windows
+    ] == [("[1000, 4000)", True, 0, True)]
+
+
+def test_the_sentence_is_rendered_from_the_claims_only() -> None:
+    """An answer's sentence is ``render(claims)``: changing a claim changes the sentence, and
+    there is no other input to it."""
+    from dataclasses import replace
+
+    from winviz.why import Answer, render
+
+    answer = wv.why_fired(_lateness(), "a", (0, 5_000))
+    assert answer.sentence == render(answer.claims)
+    first, second = answer.claims
+    changed = Answer(answer.question, (first, replace(second, late_firing=False)), answer.table)
+    assert "late firing" in answer.sentence and "late firing" not in changed.sentence

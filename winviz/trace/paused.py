@@ -55,22 +55,26 @@ def trace_paused_spans(trace: Any) -> list[PausedSpan]:
     )
 
 
-def alignment_note(trace: Any) -> str:
-    """A sentence naming what is still paused for watermark alignment when the trace ends
-    ("" when nothing is): none of its records are read until it resumes, so a window waiting
-    for its records, or for its watermark, waits for that."""
-    still = [s for s in trace_paused_spans(trace) if s.end is None]
-    if not still:
-        return ""
+def still_paused(trace: Any) -> list[PausedSpan]:
+    """The spans of ``trace`` still open when it ends: what is paused for watermark alignment
+    then."""
+    return [s for s in trace_paused_spans(trace) if s.end is None]
+
+
+def paused_note(spans: Iterable[PausedSpan]) -> str:
+    """The sentence naming the paused ``spans`` ("" for none): none of their records are read
+    until they resume, so a window waiting for their records, or for their watermark, waits
+    for that."""
     parts = [
         f"{s.input} is paused for watermark alignment since processing time {s.start} (its "
         f"watermark {s.watermark} is ahead of {s.max_allowed}, the max allowed in group "
         f"{s.group!r}: the slowest source's watermark + max_drift)"
-        for s in still
+        for s in spans
     ]
+    if not parts:
+        return ""
     return (
-        " "
-        + "; ".join(parts)
+        "; ".join(parts)
         + ": until an announcement lets it resume, none of its records are read (they are "
         "held back), so its watermark cannot rise past what it has read."
     )

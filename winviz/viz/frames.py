@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.collector import paused
-from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable
+from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable, vocabulary
 from winviz.trace.bulk import distinct_objects, first_of_each, object_ids
 from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.columns import object_array, window_table
@@ -62,7 +62,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
-_FATE_NAMES = np.array(["on time", "late, accepted", "dropped", "side output"], dtype=object)
+_FATE_NAMES = np.array(list(vocabulary.ELEMENT_FATES), dtype=object)
 WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
 FATE_KINDS = ("element", "assigned", "skipped_late_window", "late_dropped", "side_output")
 
@@ -715,9 +715,25 @@ def watermark_steps(view: TraceView) -> pd.DataFrame:
 WATERMARK_STEP_COLUMNS = ("seq", "operator", "proc_time", "watermark")
 
 
+SIDE_OUTPUT_NODE = "side:"
+"""The name prefix of the node ``DataStream.get_side_output`` adds (``side:<tag>``): not an
+operator of the user's, it forwards its operator's watermark. Legends name only the user's
+operators, so charts leave its watermark records out."""
+
+
+def is_user_operator(name: Any) -> bool:
+    """Whether ``name`` is an operator of the user's job (not the side-output node)."""
+    return not str(name).startswith(SIDE_OUTPUT_NODE)
+
+
 def watermark_step_columns(view: TraceView) -> Columns:
-    """``watermark_steps`` as ``Columns`` (operator, proc_time and watermark object arrays)."""
+    """``watermark_steps`` as ``Columns`` (operator, proc_time and watermark object arrays);
+    the side-output node's records left out (``is_user_operator``)."""
     rows = view.select("watermark")
+    part = view.c.part("operator", ("watermark",))
+    pseudo = [i for i, name in enumerate(part.values) if not is_user_operator(name)]
+    if pseudo:
+        rows = rows[~np.isin(part.codes[rows], pseudo)]
     return Columns(
         {
             "seq": rows,
@@ -811,12 +827,13 @@ def _window_record_columns(
 
 
 def firings(view: TraceView, operator: str) -> pd.DataFrame:
-    """The ``fired`` records: window_records columns plus result (the value), pane, timing
-    (Beam's pane timing early / on_time / late, kept for tooltips only), count, and what
-    caused the firing (see ``firing_causes``): cause, timer (the firing timer's timestamp,
-    None when no timer fired it), fired_by (the cause's category, ``fired_by``) and at (the
-    event time a firing mark sits at: the event-time timer's timestamp, else the window's
-    end)."""
+    """The ``fired`` records: window_records columns plus result (the value), pane, count,
+    and what caused the firing (see ``firing_causes``): cause, timer (the firing timer's
+    timestamp, None when no timer fired it), firing ("first firing" / "re-firing") and
+    late_firing (``firing_words``: ``winviz.trace.vocabulary``'s words; Flink has no pane
+    timing, so the trace's ``timing`` field is not read), fired_by (the cause's category,
+    ``fired_by``) and at (the event time a firing mark sits at: the event-time timer's
+    timestamp, else the window's end)."""
     return memoized(
         view, "firings", operator, lambda: pd.DataFrame(_firing_records(view, operator))
     )
@@ -855,11 +872,11 @@ def _firings(view: TraceView, operator: str) -> dict[str, Any]:
     rows = frame["seq"]
     frame["result"] = view.detail("fired", "result", rows)  # raw values: short() them to show
     frame["pane"] = view.detail("fired", "pane", rows)
-    frame["timing"] = view.detail("fired", "timing", rows)
     frame["count"] = view.detail("fired", "count", rows)
     cause, timer, domain = firing_causes(view, rows)
     frame["cause"] = cause
     frame["timer"] = timer
+    frame["firing"], frame["late_firing"] = firing_words(view, operator, frame, domain)
     frame["fired_by"] = fired_by(cause, domain, view.ints("watermark", rows)[0])
     ends = pd.Series(frame["window_end"]).tolist()  # as the frame's column reads them
     frame["at"] = pd.Series(
@@ -870,6 +887,36 @@ def _firings(view: TraceView, operator: str) -> dict[str, Any]:
 
 
 _CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
+
+
+def firing_words(
+    view: TraceView, operator: str, frame: dict[str, Any], domains: list[str | None]
+) -> tuple[list[str], list[bool]]:
+    """Each firing in ``vocabulary``'s words: "first firing" or "re-firing" (the window of
+    that key fired before at the operator) and whether it is a late firing (the operator's
+    watermark before its cause — before the advance that fired an event-time timer — had
+    reached the window's max timestamp)."""
+    rows = frame["seq"]
+    keys = key_texts(object_array(list(frame["key"])))
+    seen: dict[tuple[Any, Any, Any], int] = {}
+    order = []
+    for ident in zip(keys, list(frame["window_start"]), list(frame["window_end"]), strict=True):
+        order.append(vocabulary.firing_order(seen.get(ident, 0)))
+        seen[ident] = seen.get(ident, 0) + 1
+    marks = view.select("watermark", operator=operator)
+    mark_ts, present = view.ints("ts", marks)
+    mark_ts = np.where(present, mark_ts, LONG_MIN)
+    own, has = view.ints("watermark", rows)
+    own = np.where(has, own, LONG_MIN)
+    k = np.searchsorted(marks, rows) - 2  # the watermark before the last advance
+    prev = np.where(k >= 0, mark_ts[np.maximum(k, 0)], LONG_MIN) if len(marks) else own
+    event = np.array([d == "event" for d in domains], dtype=bool)
+    before = np.where(event, prev, own)
+    late = [
+        end is not None and vocabulary.is_late_firing(int(b), int(end) - 1)
+        for b, end in zip(before.tolist(), list(frame["window_end"]), strict=True)
+    ]
+    return order, late
 
 
 FIRING_MARK_COLUMNS = ("seq", "window_start", "window_end", "proc_time", "at", "fired_by")
@@ -1169,6 +1216,14 @@ def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
     for i, k in enumerate(zip(*(frame[c].tolist() for c in by), strict=True)):
         out.setdefault(k, []).append(i)
     return out
+
+
+def pairs_text(pairs: int, windows: int | None = None) -> str:
+    """How every chart counts windows (one rule, one wording): a window of one key is one
+    "(key, window) pair" (``window_lives`` has a row per pair); a chart that draws one band
+    per window for all keys adds how many windows that is."""
+    text = f"{pairs:,} (key, window) pairs"
+    return text if windows is None else f"{text} in {windows:,} windows"
 
 
 def window_lives(view: TraceView, operator: str) -> pd.DataFrame:

@@ -27,6 +27,7 @@ import altair as alt
 import pandas as pd
 from altair.utils.schemapi import debug_mode
 
+from winviz.trace import vocabulary
 from winviz.viz import validation
 
 # Okabe–Ito
@@ -45,7 +46,7 @@ LIGHT_GREY = "#D9D9D9"
 # element is *late* when its timestamp <= the operator's current watermark on arrival; a late
 # element is still *accepted* while one of its windows is within the allowed lateness, and is
 # dropped (or sent to the side output) only when every window of it is past cleanup.
-FATES: tuple[str, ...] = ("on time", "late, accepted", "dropped", "side output")
+FATES: tuple[str, ...] = vocabulary.ELEMENT_FATES
 FATE_COLORS: tuple[str, ...] = (BLUE, ORANGE, VERMILLION, PURPLE)
 FATE_SHAPES: tuple[str, ...] = ("circle", "diamond", "cross", "triangle-up")
 
@@ -53,14 +54,7 @@ FATE_SHAPES: tuple[str, ...] = ("circle", "diamond", "cross", "triangle-up")
 # ``onElement`` (e.g. CountTrigger), in ``onEventTime`` for a timer the watermark passed, in
 # ``onProcessingTime``, or in ``onEventTime`` for a timer the end-of-input watermark (MAX)
 # fired. "cause not traced": no trigger record precedes the firing.
-FIRED_BY: tuple[str, ...] = (
-    "element",
-    "event-time timer",
-    "processing-time timer",
-    "end of input",
-    "session merge",
-    "cause not traced",
-)
+FIRED_BY: tuple[str, ...] = vocabulary.FIRED_BY
 FIRED_EVENT = {cause: f"fired: {cause}" for cause in FIRED_BY}
 
 # What happened to a window (timeline / lanes "what happened" legend).

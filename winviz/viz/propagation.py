@@ -38,8 +38,8 @@ them. Traces of jobs with parallelism 1 have no ``#``: one panel per operator.
 
 A trace without any operator with several inputs gets one panel with one line per operator
 that wrote ``watermark`` records (the watermark travelling down a chain). Over 5,000 records a
-line keeps the last vertex per processing-time bucket (``scale.thin_steps``) and the subtitle
-says so. Bad input gives the message card (``palette.message_chart``).
+line keeps each processing-time bucket's first and last vertex (``scale.thin_steps``) and the
+subtitle says so. Bad input gives the message card (``palette.message_chart``).
 """
 
 from __future__ import annotations
@@ -116,8 +116,9 @@ def channel_operators(view: TraceView) -> list[str]:
 
 
 def watermark_operators(view: TraceView) -> list[str]:
-    """Operators that wrote ``watermark`` records, in order of first appearance."""
-    return view.operators("watermark")
+    """The user's operators that wrote ``watermark`` records, in order of first appearance
+    (the side-output node left out: ``frames.is_user_operator``)."""
+    return [op for op in view.operators("watermark") if frames.is_user_operator(op)]
 
 
 def finite_watermark_operators(view: TraceView) -> set[str]:
@@ -558,8 +559,8 @@ def _panel(
     thinned = scale.thin_steps(lines, "proc_time", "line", max_points // 2)
     if len(thinned) < len(lines):
         notes.append(
-            f"{d['name']}: {len(thinned):,} of {len(lines):,} watermark records drawn (the last "
-            "per processing-time bucket)"
+            f"{d['name']}: {len(thinned):,} of {len(lines):,} watermark records drawn "
+            f"({scale.KEPT})"
         )
     restarts: list[frames.Restart] = d["restarts"]
     vertices, points = _vertices(thinned, x, y, t_end, restarts)

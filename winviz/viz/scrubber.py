@@ -169,8 +169,9 @@ def _scrubber(
     }
 
     notes = [
-        f"operator {op!r}: {len(elements):,} elements, {len(windows):,} windows; move the "
-        "slider to see the run at processing time t"
+        f"operator {op!r}: {len(elements):,} elements, "
+        f"{frames.pairs_text(int(windows['keys'].sum()) if len(windows) else 0, len(windows))}"
+        "; move the slider to see the run at processing time t"
     ]
     if across:
         notes.append(

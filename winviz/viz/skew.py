@@ -214,13 +214,15 @@ def _skew(
         procs, skew, fates = elements["proc_time"], elements["skew"], elements["fate"]
         t_end = int(procs.max())
         vertices = []
-    if isinstance(elements, pd.DataFrame) or len(vertices) > scale.ROW_LIMIT:
+    if isinstance(elements, pd.DataFrame):
         steps = frames.watermark_steps(view)
         steps = steps[steps["operator"] == op]
         vertices = lag_vertices(steps, t_end)
-        if len(vertices) > scale.ROW_LIMIT:
-            thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
-            vertices = lag_vertices(thinned, t_end)
+    drawn = len(vertices)
+    if len(vertices) > scale.ROW_LIMIT:  # the true vertices' extremes per time bin (M4)
+        a = np.array(vertices, dtype=np.int64)
+        keep, bins = scale.keep_extremes(a[:, 1], a[:, 2], a[:, 0], scale.ROW_LIMIT)
+        vertices = [vertices[i] for i in keep.tolist()]
     # (the axis of every value is the axis of their drawable extent, see scale.extent)
     x = palette.time_axis("processing time", [*scale.extent(procs), *(v[1] for v in vertices)])
     skews = [int(skew.min()), int(skew.max()), *(v[2] for v in vertices)]
@@ -240,6 +242,12 @@ def _skew(
         "black line: the watermark's lag (processing time − watermark); an element on or "
         "above it has timestamp ≤ watermark: it is late",
     ]
+    if len(vertices) < drawn:
+        notes.append(
+            f"watermark lag line thinned: {len(vertices):,} of its {drawn:,} vertices, each of "
+            f"{bins:,} time bins keeping its first, last, lowest and highest (its peaks are "
+            "the true ones)"
+        )
     left_out = len(frames.element_fate_columns(view, op)["seq"]) - len(elements)
     if left_out:  # (element_skews: no timestamp, or MIN / MAX / beyond ±2**53: no finite skew)
         notes.insert(

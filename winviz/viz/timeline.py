@@ -209,7 +209,7 @@ def _timeline(
         y = _label_room(y, height)
 
     notes: list[str] = [
-        f"operator {op!r}: {len(elements):,} elements, {len(lives):,} (key, window) pairs, "
+        f"operator {op!r}: {len(elements):,} elements, {frames.pairs_text(len(lives))}, "
         f"{len(fired):,} firings"
     ]
     if untimed:
@@ -670,10 +670,7 @@ def _watermarks(
         frame = pd.DataFrame({c: steps[c] for c in frames.WATERMARK_STEP_COLUMNS})
         shared = frame if kept is None else frame.iloc[kept].assign(operator=operators)
         thinned = scale.thin_steps(shared, "proc_time", "operator", scale.ROW_LIMIT // 2)
-        notes.append(
-            f"watermark: {len(thinned):,} of {len(shared):,} records drawn (the last per "
-            "processing-time bucket)"
-        )
+        notes.append(f"watermark: {len(thinned):,} of {len(shared):,} records drawn ({scale.KEPT})")
         seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
         marks, operators = thinned["watermark"].tolist(), thinned["operator"].tolist()
     vertices, points, edges = [], [], []
@@ -1034,14 +1031,20 @@ def _firings(
     cols = {
         c: fired[c].tolist()
         for c in [
-            "seq", "result", "pane", "timing", "count", "watermark", "proc_time", "cause", "timer",
+            "seq", "result", "pane", "count", "watermark", "proc_time", "cause", "timer",
+            "firing", "late_firing",
         ]
     }  # fmt: skip
     cols["key"] = frames.key_texts(fired["key"])
     # each record's texts once (most marks are one firing)
     seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
     results = frames.shorts(cols["result"], 40)
-    timings = [str(t).replace("_", " ") for t in cols["timing"]]
+    # each firing in the one vocabulary (winviz.trace.vocabulary): first firing / re-firing,
+    # and "late firing" when it is one (Flink has no pane timing)
+    timings = [
+        f + (", late firing" if late else "")
+        for f, late in zip(cols["firing"], cols["late_firing"], strict=True)
+    ]
     keys, causes, timers, marks = cols["key"], cols["cause"], cols["timer"], cols["watermark"]
     rows = []
     # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
@@ -1052,6 +1055,7 @@ def _firings(
         i = idx[0]
         if len(idx) == 1:
             cause, shown = causes[i], _fired_label(causes[i], fired_by, timers[i], x)
+            shown += ", late firing" if cols["late_firing"][i] else ""
             key, result, label = keys[i], results[i], f"{results[i]} · {shown}"
             seq, pane, count, timing = seqs[i], panes[i], counts[i], timings[i]
         else:
@@ -1062,6 +1066,9 @@ def _firings(
                 if len(distinct) == 1
                 else fired_by
             )
+            late = sum(bool(cols["late_firing"][j]) for j in idx)
+            if late:
+                shown += ", late firing" if late == len(idx) else f", {late} late firing(s)"
             key = ", ".join(keys[j] for j in idx)
             result = ", ".join(results[j] for j in idx)
             if len(idx) <= 3:
@@ -1086,7 +1093,7 @@ def _firings(
                 "count": count,
                 "proc_time": y.fmt(proc),
                 "watermark": x.fmt(marks[i]),
-                "Beam pane timing": timing,
+                "firing": timing,
                 "note": note,
             }
         )

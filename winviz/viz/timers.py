@@ -699,12 +699,9 @@ def _queue_panel(
     """Timers queued per domain against the same processing-time axis: vertices (size_i,
     t_i), (size_i, t_{i+1}), … (the size holds until the next change, and to the end)."""
     steps = queue[~_repeated(queue)]  # queue.drop_duplicates(["domain", "proc_time"], keep="last")
-    thinned = scale.thin_steps(steps, "proc_time", "domain", scale.ROW_LIMIT // 4)
+    thinned = scale.thin_steps(steps, "proc_time", "domain", scale.ROW_LIMIT // 4, "size")
     if len(thinned) < len(steps):
-        notes.append(
-            f"queue size: {len(thinned):,} of {len(steps):,} steps drawn (the last per "
-            "processing-time bucket)"
-        )
+        notes.append(f"queue size: {len(thinned):,} of {len(steps):,} steps drawn ({scale.KEPT})")
     rows: list[dict[str, Any]] = []
     for dom, g in thinned.groupby("domain", sort=False):
         procs, sizes = g["proc_time"].tolist(), g["size"].tolist()

@@ -1,0 +1,88 @@
+"""The words winviz uses for elements and firings, stated once (DESIGN.md, "Words are claims
+too"). Every chart tooltip, legend, explorer summary and ``why_*`` answer takes its words from
+here, and each word is a rule over the trace.
+
+Elements, in Flink's terms (``WindowOperator.isElementLate`` / ``isWindowLate``):
+
+* **on time** — its timestamp > the window operator's watermark when it arrives;
+* **late** — its timestamp ≤ that watermark. A late element is
+  **late, accepted** while one of its windows is not past cleanup (max timestamp + allowed
+  lateness > watermark), else **dropped** (counted in ``numLateRecordsDropped``) or sent to
+  the **side output** (``sideOutputLateData``).
+
+A firing (one ``fired`` record: ``WindowOperator.emitWindowContents``) is described by what
+Flink can observe:
+
+* its **cause** — an element (``Trigger.onElement`` returned FIRE), an event-time timer at t
+  (``onEventTime``), a processing-time timer at t (``onProcessingTime``), the end of input (an
+  event-time timer fired by the MAX watermark a finished source emits), a session merge
+  (``onMerge``), or "cause not traced"; in BATCH mode (``winviz.batch_execution``) the
+  **end of key**: a key's watermark jumps to MAX once its records are done, firing its
+  event-time timers (charts file it under "end of input": the watermark is MAX either way);
+* whether it is the window's **first firing** or a **re-firing** (the window, of that key at
+  that operator, fired before);
+* whether it is a **late firing**: the operator's watermark had already reached the window's
+  max timestamp before the event that caused it (for an event-time timer: before the
+  watermark advance that fired the timer). With ``EventTimeTrigger`` only a late element
+  within allowed lateness (or a merge it causes) makes one.
+
+An interval join (``IntervalJoinOperator``) has no windows: an element is late there when its
+timestamp < the watermark (``isLate``) and is **dropped** or sent to the **side output**;
+else it is **buffered** (joined with the other input's buffered elements, kept until its
+cleanup timer).
+
+Flink has no pane timing; Beam's ``PaneInfo.Timing`` (early / on time / late) is not used.
+The ``fired`` record still carries a ``timing`` field for old traces' sake; nothing reads it.
+"""
+
+from __future__ import annotations
+
+ON_TIME = "on time"
+LATE_ACCEPTED = "late, accepted"
+DROPPED = "dropped"
+SIDE_OUTPUT = "side output"
+ELEMENT_FATES: tuple[str, ...] = (ON_TIME, LATE_ACCEPTED, DROPPED, SIDE_OUTPUT)
+"""An element's fate at a window operator, in this order (charts colour them so)."""
+
+FIRED_BY: tuple[str, ...] = (
+    "element",
+    "event-time timer",
+    "processing-time timer",
+    "end of input",
+    "session merge",
+    "cause not traced",
+)
+"""The categories of a firing's cause (legends and labels)."""
+
+END_OF_KEY = "end of key"
+"""A ``why_fired`` cause in BATCH mode: the end of a key's records (not a chart category)."""
+
+BUFFERED = "buffered"
+"""An element's fate at an interval join when it is not late (not a window operator fate)."""
+
+FIRST_FIRING = "first firing"
+RE_FIRING = "re-firing"
+LATE_FIRING = "late firing"
+
+
+def is_late(ts: int | None, watermark: int | None) -> bool:
+    """Whether an element is late: its timestamp ≤ the operator's watermark at arrival."""
+    return ts is not None and watermark is not None and ts <= watermark
+
+
+def is_late_firing(watermark_before: int, max_timestamp: int) -> bool:
+    """Whether a firing is a late firing: the watermark before its cause had already reached
+    the window's max timestamp (``WindowOperator.isWindowLate`` without the lateness)."""
+    return watermark_before >= max_timestamp
+
+
+def firing_order(earlier_firings: int) -> str:
+    """The words for a window's first ``fired`` record ("first firing") and later ones
+    ("re-firing")."""
+    return FIRST_FIRING if earlier_firings == 0 else RE_FIRING
+
+
+def firing_words(earlier_firings: int, late_firing: bool) -> str:
+    """How a firing is named: "first firing" / "re-firing", with ", late firing" when it is
+    one (e.g. "re-firing, late firing")."""
+    return firing_order(earlier_firings) + (f", {LATE_FIRING}" if late_firing else "")
