@@ -73,8 +73,9 @@ from winviz.errors import WinvizError
 from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
+from winviz.operators.window_rules import add_to_contents, is_element_late, next_pane
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
-from winviz.time import MAX, MIN, wrap_long
+from winviz.time import MAX, MIN
 from winviz.trace import Packed
 from winviz.trace.columns import (
     CodedColumn,
@@ -245,8 +246,10 @@ class ElementEntry(Packed):
 
 class WindowKernel:
     """The fused loops of one ``WindowOperator`` in the kernel's configuration (see the
-    module docstring). ``install`` puts them in place of the operator's steps; the operator
-    itself keeps only Flink's path."""
+    module docstring). Chosen when the job is built (``winviz.operators.chaining``): the
+    operator hands its element path over to it (``WindowOperator.process_element`` with a
+    trace, ``process_batch`` without one) and its timer service its event-time firing
+    (``InternalTimerService.fire_due_event_timers``)."""
 
     enabled = True
     """Whether operators in the kernel's configuration take it (``winviz.operators.chaining``
@@ -264,8 +267,11 @@ class WindowKernel:
             and not isinstance(op.contents, ListStateDescriptor)
         )
 
-    def __init__(self, op: WindowOperator) -> None:
+    def __init__(self, op: WindowOperator, traced: bool) -> None:
         self.op = op
+        self.traced = traced
+        """Which element path the operator hands over (``WindowOperator.process_element`` /
+        ``process_batch``): the element loop with a trace, the batch loop without one."""
         self.tumbling = type(op.assigner) is TumblingEventTimeWindows
         # The trace shares each window's timer details: timer_registered / timer_deleted with
         # False and True, and timer_fired (fewer objects for the trace to hold and the garbage
@@ -316,15 +322,7 @@ class WindowKernel:
         op.output.collect(value, max_ts)
         # _trace_fire: event time, so the pane's timing is the watermark's
         wm = timers.current_watermark
-        panes = op.panes
-        pane, had_on_time = panes.get((key, window), (0, False))
-        if wm < max_ts:
-            timing = "early"
-        elif not had_on_time:
-            timing, had_on_time = "on_time", True
-        else:
-            timing = "late"
-        panes[(key, window)] = (pane + 1, had_on_time)
+        pane, timing = next_pane(op.panes, key, window, wm, max_ts)
         count = len(contents) if isinstance(contents, list) else None
         write(
             (
@@ -332,17 +330,6 @@ class WindowKernel:
                 (value, pane, timing, count),
             )
         )  # fmt: skip
-
-    def install(self, traced: bool) -> None:
-        """Take the operator's element path (the batch loop without a trace, the element
-        loop with one) and its timer service's event-time firing."""
-        op = self.op
-        op.kernel = self
-        if not traced:
-            op.process_batch = self.process_batch  # type: ignore[method-assign]
-        else:
-            op.process_element = self.process_element  # type: ignore[method-assign]
-        op.timers.fire_due_event_timers = self.fire_event_timers
 
     # -- elements ---------------------------------------------------------------------------
 
@@ -468,11 +455,7 @@ class WindowKernel:
                     skipped = False
                     slot = slot_of(name, window)
                     current = slot.get(key)
-                    if reducing:
-                        slot[key] = new = record if current is None else reduce(current, record)
-                    else:
-                        acc = agg.create_accumulator() if current is None else current
-                        slot[key] = new = agg.add(record, acc)
+                    slot[key] = new = add_to_contents(desc, current, record)
                     if new is None:
                         raise op.none_result_error(key, window, value)
                     if copies:  # the next window's function gets a copy of its own
@@ -575,15 +558,7 @@ class WindowKernel:
                 current = slot.get(internal)
                 # (winviz.copies: user functions get copies)
                 record = copy_record(value) if copies else value
-                if desc.__class__ is ReducingStateDescriptor:
-                    slot[internal] = new = (
-                        record if current is None else desc.reduce(current, record)
-                    )
-                else:
-                    agg = desc.function  # type: ignore[union-attr]
-                    slot[internal] = new = agg.add(
-                        record, agg.create_accumulator() if current is None else current
-                    )
+                slot[internal] = new = add_to_contents(desc, current, record)
                 if new is None:
                     raise op.none_result_error(internal, window, value)
                 ctx = op.ctx
@@ -637,7 +612,7 @@ class WindowKernel:
                     )
                 )  # fmt: skip
             # (is_element_late: the kernel's windows are event-time ones)
-            if skipped and ts is not None and wrap_long(ts + lateness) <= wm:
+            if skipped and is_element_late(ts, lateness, wm):
                 tag = op.late_data_tag
                 if tag is None:
                     op.late_element(internal, value, ts)
@@ -825,15 +800,7 @@ class WindowKernel:
                                 fire_contents = slot_of(cname, fire_window)
                             current = fire_contents.get(internal)
                             record = copy_record(value) if copies else value
-                            if reducing:
-                                fire_contents[internal] = new = (
-                                    record if current is None else reduce(current, record)
-                                )
-                            else:
-                                fire_contents[internal] = new = agg.add(
-                                    record,
-                                    agg.create_accumulator() if current is None else current,
-                                )
+                            fire_contents[internal] = new = add_to_contents(desc, current, record)
                             if new is None:
                                 raise op.none_result_error(internal, fire_window, value)
                             ctx.key, ctx.window = internal, fire_window
@@ -862,14 +829,16 @@ class WindowKernel:
                             if collect is None:
                                 collect = op.output.collect
                             collect(result, fire_max_ts)
-                            pane, had_on_time = panes.get((internal, fire_window), (0, False))
-                            panes[(internal, fire_window)] = (pane + 1, True)
+                            fired_wm = timers.current_watermark
+                            pane, timing = next_pane(
+                                panes, internal, fire_window, fired_wm, fire_max_ts
+                            )
                             write(
                                 (
-                                    "fired", job.now, timers.current_watermark, name, shown,
-                                    fire_window, fire_max_ts,
+                                    "fired", job.now, fired_wm, name, shown, fire_window,
+                                    fire_max_ts,
                                     (
-                                        result, pane, "late" if had_on_time else "on_time",
+                                        result, pane, timing,
                                         len(new) if isinstance(new, list) else None,
                                     ),
                                 )
@@ -911,7 +880,7 @@ class WindowKernel:
                                 )
                             )  # fmt: skip
                             # (is_element_late: the kernel's windows are event-time ones)
-                            if wrap_long(ts + lateness) <= wm:
+                            if is_element_late(ts, lateness, wm):
                                 if tag is None:
                                     op.late_element(internal, value, ts)
                                 else:  # WindowOperator.side_output
