@@ -431,6 +431,8 @@ class JobRuntime:
         self.subtasks: dict[Node, list[StreamOperator]] = {}
         self.exchanges: dict[str, Exchange] = {}
         outputs: dict[StreamOperator, _FanOut] = {}
+        self.sorting_inputs: dict[StreamOperator, Any] = {}
+        """BATCH: each keyed subtask's ``SortingDataInput`` (``winviz.batch_execution``)."""
         logical = 0
         for node in self.env.nodes:  # nodes are created after their inputs: a topological order
             if node.is_virtual:
@@ -441,7 +443,9 @@ class JobRuntime:
             subs = [self._make(node, i, par, name) for i, name in enumerate(names)]
             for op in subs:  # (before anything upstream binds the operator's methods)
                 if self.batch:
-                    batch_execution.prepare(op)
+                    sorting = batch_execution.prepare(op)
+                    if sorting is not None:  # upstream is wired to it (_wire), not to op
+                        self.sorting_inputs[op] = sorting
                 else:
                     install_kernel(op, traced=self.trace is not None)
             self.subtasks[node] = subs
@@ -466,7 +470,9 @@ class JobRuntime:
             if node.side_of is not None:  # a side output: subtask i of its producer feeds i
                 parent = node.inputs[0]
                 for up, op in zip(self.subtasks[parent], subs, strict=True):
-                    outputs[up].side_targets[node.side_of.id].append(op)
+                    outputs[up].side_targets[node.side_of.id].append(
+                        self.sorting_inputs.get(op, op)
+                    )
                 continue
             if node.spec.two_inputs:
                 inputs = [(k, [node.inputs[k]], node.spec.key_selector_of(k)) for k in (0, 1)]
@@ -510,7 +516,7 @@ class JobRuntime:
         receivers: list[Any] = []  # where subtask j takes records: the operator or its input
         gates: list[Any] = []  # subtask j's input gate (with more than one channel)
         for j, op in enumerate(subs):
-            receiver: Any = CoInput(op, k) if two_inputs else op
+            receiver: Any = CoInput(op, k) if two_inputs else self.sorting_inputs.get(op, op)
             receivers.append(receiver)
             if num_channels == 1:
                 gates.append(None)
@@ -518,7 +524,7 @@ class JobRuntime:
             names: list[str] = []
             for e, (_, kind, _) in enumerate(edges):
                 names += [up_names[e][j]] if kind == FORWARD else up_names[e]
-            gate = CoInputGate(receiver, names) if two_inputs else InputGate(op, names)
+            gate = CoInputGate(receiver, names) if two_inputs else InputGate(receiver, names)
             self.gates[f"{op.name}/input{k + 1}" if two_inputs else op.name] = gate
             gates.append(gate)
 
