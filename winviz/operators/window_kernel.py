@@ -47,6 +47,12 @@ The loops:
   and without a ProcessWindowFunction or per-window state it takes ``_fire_untraced``, which
   emits the contents as they are.
 
+**The rules they share.** The loops call the operator's rules where they decide per window
+or per firing (``winviz.operators.window_rules``: ``cleanup_time`` through
+``WindowOperator.cleanup_time``, ``is_element_late``, ``add_to_contents``, ``next_pane``);
+only the two short ways' per-record add to the open window's contents is that rule inlined
+(a call per record there costs measurably).
+
 They give the same results, errors, counters and trace, byte for byte, as Flink's path:
 ``tests/test_perf_paths.py`` and ``tests/test_batching.py`` generate jobs of every
 configuration that takes the kernel (reduce and aggregate, each with and without a
@@ -428,6 +434,7 @@ class WindowKernel:
                             cached_is_open = False
                 if cached_is_open:  # ts is in the cached window: the loop below for one window
                     current = cached_contents.get(key)
+                    # window_rules.add_to_contents, inlined: the short way's per-record step
                     if reducing:
                         cached_contents[key] = new = (
                             record if current is None else reduce(current, record)
@@ -961,6 +968,7 @@ class WindowKernel:
                 internal = key if key.__class__ is str else op.key_rule.internal_key(key)
                 progress = _KEYED
                 current = open_contents.get(internal)
+                # window_rules.add_to_contents, inlined: the short way's per-record step
                 if reducing:
                     open_contents[internal] = new = (
                         record if current is None else reduce(current, record)
