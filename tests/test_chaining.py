@@ -8,6 +8,7 @@ import pytest
 from jobs import engine_paths
 
 import winviz as wv
+from winviz.operators.batch import Batch
 from winviz.operators.chaining import SourceChain
 from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
 from winviz.operators.window_kernel import WindowKernel
@@ -52,12 +53,18 @@ def test_the_bench_pipeline_chains_source_timestamps_and_window_kernel(trace: bo
     assert isinstance(window.kernel, WindowKernel)
     assert window.timers.fire_due_event_timers == window.kernel.fire_event_timers
     assert source.chain == SourceChain(_timestamps(runtime), window.kernel)
-    if trace:  # the element loop; batches one record at a time through it
-        assert window.process_element == window.kernel.process_element
-        assert window.process_batch.__func__ is WindowOperator.process_batch
-    else:  # the batch loop; one record at a time takes Flink's path
-        assert window.process_batch == window.kernel.process_batch
-        assert window.process_element.__func__ is WindowOperator.process_element
+    # chosen when the job is built: the operator's own methods hand over to the kernel (none
+    # is replaced on the live object) — with a trace the element loop, without the batch loop
+    assert window.kernel.traced is trace
+    assert "process_element" not in vars(window) and "process_batch" not in vars(window)
+    taken: list[str] = []
+    window.kernel.process_element = lambda value, ts: taken.append("element")
+    window.kernel.process_batch = lambda batch: taken.append("batch")
+    if trace:
+        window.process_element(("a", 1, 1), 1)
+    else:
+        window.process_batch(Batch.of([]))
+    assert taken == (["element"] if trace else ["batch"])
 
 
 def test_without_the_kernel_every_record_takes_flinks_path() -> None:

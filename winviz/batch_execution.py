@@ -170,20 +170,33 @@ class SortingDataInput:
     """Flink's ``SortingDataInput`` in front of one keyed subtask: buffers every record with
     its key, and at the end of input hands them over grouped by key and sorted by timestamp,
     switching the operator's key (``BatchExecutionKeyedStateBackend.setCurrentKey``) between
-    groups; then the largest watermark seen (MAX)."""
+    groups; then the largest watermark seen (MAX). The job wires the operator's upstream (or
+    its input gate) to it instead of to the operator (``prepare``), as Flink puts the sorting
+    input in front of the operator when it builds the task."""
 
     def __init__(self, op: KeyedStreamOperator) -> None:
         self.op = op
         self.keys: dict[Any, tuple[bytes, int]] = {}  # internal key -> (sort bytes, place)
         self.buffer: list[tuple[tuple[bytes, int], int, int, Any, Any, int | None, Any]] = []
         self.watermark_seen = MIN
-        self.process_element = op.process_element  # the operator's own (after the sort)
-        op.process_element = self.take  # type: ignore[method-assign]
-        op.process_batch = self.take_batch  # type: ignore[method-assign]
-        op.process_watermark = self.watermark  # type: ignore[method-assign]
-        op.process_watermark_status = self.status  # type: ignore[method-assign]
 
-    def take(self, value: Any, ts: int | None) -> None:
+    # what an InputGate reads from the operator behind it
+    @property
+    def name(self) -> str:
+        return self.op.name
+
+    @property
+    def trace(self) -> Any:
+        return self.op.trace
+
+    @property
+    def job(self) -> Any:
+        return self.op.job
+
+    def current_watermark(self) -> int:
+        return self.op.current_watermark()
+
+    def process_element(self, value: Any, ts: int | None) -> None:
         """A record goes into the sorter with its key (``ForwardingDataOutput.emitRecord``)."""
         op = self.op
         index = op.job.record_index
@@ -202,16 +215,16 @@ class SortingDataInput:
         order = MIN if ts is None else ts
         self.buffer.append((place, order, len(self.buffer), internal, value, ts, index))
 
-    def take_batch(self, batch: Batch) -> None:
+    def process_batch(self, batch: Batch) -> None:
         job = self.op.job
         for arrival, index, value, ts in batch:
             job.now, job.record_index = arrival, index
-            self.take(value, ts)
+            self.process_element(value, ts)
 
-    def status(self, idle: bool) -> None:
+    def process_watermark_status(self, idle: bool) -> None:
         """Watermark statuses stop here (``emitWatermarkStatus`` does nothing)."""
 
-    def watermark(self, watermark: int) -> None:
+    def process_watermark(self, watermark: int) -> None:
         """Remember the largest watermark; the end of input (MAX) starts the sorted output."""
         if watermark > self.watermark_seen:
             self.watermark_seen = watermark
@@ -228,7 +241,7 @@ class SortingDataInput:
                 select_key(op, key)
                 current = key
             job.record_index = index
-            self.process_element(value, ts)
+            op.process_element(value, ts)
         job.record_index = None
         select_key(op, None, end=True)  # advanceWatermark(MAX) -> keySelected(null)
         if self.watermark_seen > MIN:
@@ -338,8 +351,9 @@ class BatchGroupedReduceFunction(KeyedProcessFunction):
 # -- setting a job up for batch execution -----------------------------------------------------
 
 
-def prepare(op: StreamOperator) -> None:
-    """Set one freshly made subtask up for batch execution (before anything is wired to it)."""
+def prepare(op: StreamOperator) -> SortingDataInput | None:
+    """Set one freshly made subtask up for batch execution (before anything is wired to it);
+    a keyed one's ``SortingDataInput``, which its upstream is wired to, else None."""
     if isinstance(op, TimestampsAndWatermarksOperator):
         op.generator = NoWatermarksGenerator()
         if hasattr(op, "generators"):  # per-split watermarks (winviz.operators.split_watermarks)
@@ -347,9 +361,9 @@ def prepare(op: StreamOperator) -> None:
             op.main_generator = op.generator  # type: ignore[attr-defined]
         op.interval = 0
         op.emits_watermarks_per_record = False
-        return
+        return None
     if not isinstance(op, KeyedStreamOperator):
-        return
+        return None
     if isinstance(op, KeyedCoProcessOperator):
         raise UnsupportedOperationError(
             f"operator {op.name!r}: a keyed two-input operator (connect().key_by()) in BATCH "
@@ -359,4 +373,4 @@ def prepare(op: StreamOperator) -> None:
         op.function = BatchGroupedReduceFunction(op.function)
     for service in op.timer_services.values():
         service.__class__ = BatchExecutionInternalTimeService
-    SortingDataInput(op)
+    return SortingDataInput(op)

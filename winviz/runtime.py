@@ -50,7 +50,7 @@ import gc
 import heapq
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import count, repeat
 from typing import Any
@@ -173,20 +173,10 @@ class _FanOut(Output):
         for t in self.targets:
             t.process_element(value, ts)
 
-    def bind(self) -> None:
-        """Once wired: with a single target, ``collect`` becomes that target's
-        ``process_element`` itself (the same call, one Python frame less per record)."""
-        if len(self.targets) == 1:
-            self.collect = self.targets[0].process_element  # type: ignore[method-assign]
-        else:
-            self.__dict__.pop("collect", None)
-        # the same for watermarks: with no side targets, no loop over none
-        self.__dict__.pop("emit_watermark", None)
-        if not any(self.side_targets.values()):
-            if not self.targets:
-                self.emit_watermark = self._emit_watermark_to_none  # type: ignore[method-assign]
-            elif len(self.targets) == 1:
-                self.emit_watermark = self._emit_watermark_to_one  # type: ignore[method-assign]
+    def wired(self) -> _FanOut:
+        """The output the operator gets once the job is wired: this one, or with a single
+        target a ``_ToOne`` (the same calls, one Python frame less per record)."""
+        return _ToOne(self) if len(self.targets) == 1 else self
 
     def collect_side(self, tag, value, ts):
         runtime = self.runtime
@@ -207,19 +197,33 @@ class _FanOut(Output):
             for t in targets:
                 t.process_watermark(watermark)
 
-    def _emit_watermark_to_one(self, watermark):
-        """``emit_watermark`` of a fan-out with one target and no side targets (``bind``)."""
-        self.targets[0].process_watermark(watermark)
-
-    def _emit_watermark_to_none(self, watermark):
-        """``emit_watermark`` of a fan-out without targets (a sink's; ``bind``)."""
-
     def emit_watermark_status(self, idle):
         for t in self.targets:
             t.process_watermark_status(idle)
         for targets in self.side_targets.values():
             for t in targets:
                 t.process_watermark_status(idle)
+
+
+class _ToOne(_FanOut):
+    """A ``_FanOut`` with a single target, made when the job is wired (``_FanOut.wired``):
+    ``collect`` is that target's ``process_element`` itself, bound here (as
+    ``winviz.operators.inputs.InputChannel`` binds its operator's)."""
+
+    collect: Callable[[Any, int | None], None]
+
+    def __init__(self, fanout: _FanOut) -> None:
+        super().__init__(fanout.runtime, fanout.node)
+        self.targets, self.side_targets = fanout.targets, fanout.side_targets
+        self.collect = fanout.targets[0].process_element
+        self.sided = any(fanout.side_targets.values())
+
+    def emit_watermark(self, watermark):
+        self.targets[0].process_watermark(watermark)
+        if self.sided:
+            for targets in self.side_targets.values():
+                for t in targets:
+                    t.process_watermark(watermark)
 
 
 def _is_window_all(node: Node) -> bool:
@@ -431,6 +435,8 @@ class JobRuntime:
         self.subtasks: dict[Node, list[StreamOperator]] = {}
         self.exchanges: dict[str, Exchange] = {}
         outputs: dict[StreamOperator, _FanOut] = {}
+        self.sorting_inputs: dict[StreamOperator, Any] = {}
+        """BATCH: each keyed subtask's ``SortingDataInput`` (``winviz.batch_execution``)."""
         logical = 0
         for node in self.env.nodes:  # nodes are created after their inputs: a topological order
             if node.is_virtual:
@@ -441,7 +447,9 @@ class JobRuntime:
             subs = [self._make(node, i, par, name) for i, name in enumerate(names)]
             for op in subs:  # (before anything upstream binds the operator's methods)
                 if self.batch:
-                    batch_execution.prepare(op)
+                    sorting = batch_execution.prepare(op)
+                    if sorting is not None:  # upstream is wired to it (_wire), not to op
+                        self.sorting_inputs[op] = sorting
                 else:
                     install_kernel(op, traced=self.trace is not None)
             self.subtasks[node] = subs
@@ -466,7 +474,9 @@ class JobRuntime:
             if node.side_of is not None:  # a side output: subtask i of its producer feeds i
                 parent = node.inputs[0]
                 for up, op in zip(self.subtasks[parent], subs, strict=True):
-                    outputs[up].side_targets[node.side_of.id].append(op)
+                    outputs[up].side_targets[node.side_of.id].append(
+                        self.sorting_inputs.get(op, op)
+                    )
                 continue
             if node.spec.two_inputs:
                 inputs = [(k, [node.inputs[k]], node.spec.key_selector_of(k)) for k in (0, 1)]
@@ -484,8 +494,8 @@ class JobRuntime:
         # (in BATCH no watermark is generated, so no reader ever reports: no alignment)
         if AlignedInput.any_aligned(self.order) and not self.batch:
             self.alignment = AlignedInput(self, {op: outputs[op].targets for op in self.order})
-        for out in outputs.values():
-            out.bind()
+        for op, out in outputs.items():
+            op.output = out.wired()
 
     def _wire(
         self,
@@ -510,7 +520,7 @@ class JobRuntime:
         receivers: list[Any] = []  # where subtask j takes records: the operator or its input
         gates: list[Any] = []  # subtask j's input gate (with more than one channel)
         for j, op in enumerate(subs):
-            receiver: Any = CoInput(op, k) if two_inputs else op
+            receiver: Any = CoInput(op, k) if two_inputs else self.sorting_inputs.get(op, op)
             receivers.append(receiver)
             if num_channels == 1:
                 gates.append(None)
@@ -518,7 +528,7 @@ class JobRuntime:
             names: list[str] = []
             for e, (_, kind, _) in enumerate(edges):
                 names += [up_names[e][j]] if kind == FORWARD else up_names[e]
-            gate = CoInputGate(receiver, names) if two_inputs else InputGate(op, names)
+            gate = CoInputGate(receiver, names) if two_inputs else InputGate(receiver, names)
             self.gates[f"{op.name}/input{k + 1}" if two_inputs else op.name] = gate
             gates.append(gate)
 

@@ -84,10 +84,10 @@ class SourceChain:
 
 
 def install_kernel(op: StreamOperator, traced: bool) -> None:
-    """Give a window operator in the kernel's configuration its kernel (before anything
-    upstream binds its methods)."""
+    """Give a window operator in the kernel's configuration its kernel (when the job is
+    built, before it runs)."""
     if isinstance(op, WindowOperator) and WindowKernel.takes(op):
-        WindowKernel(op).install(traced)
+        op.fuse(WindowKernel(op, traced))
 
 
 def chain_sources(

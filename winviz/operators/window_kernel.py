@@ -47,6 +47,12 @@ The loops:
   and without a ProcessWindowFunction or per-window state it takes ``_fire_untraced``, which
   emits the contents as they are.
 
+**The rules they share.** The loops call the operator's rules where they decide per window
+or per firing (``winviz.operators.window_rules``: ``cleanup_time`` through
+``WindowOperator.cleanup_time``, ``is_element_late``, ``add_to_contents``, ``next_pane``);
+only the two short ways' per-record add to the open window's contents is that rule inlined
+(a call per record there costs measurably).
+
 They give the same results, errors, counters and trace, byte for byte, as Flink's path:
 ``tests/test_perf_paths.py`` and ``tests/test_batching.py`` generate jobs of every
 configuration that takes the kernel (reduce and aggregate, each with and without a
@@ -73,8 +79,9 @@ from winviz.errors import WinvizError
 from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
+from winviz.operators.window_rules import add_to_contents, is_element_late, next_pane
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor
-from winviz.time import MAX, MIN, wrap_long
+from winviz.time import MAX, MIN
 from winviz.trace import Packed
 from winviz.trace.columns import (
     CodedColumn,
@@ -245,8 +252,10 @@ class ElementEntry(Packed):
 
 class WindowKernel:
     """The fused loops of one ``WindowOperator`` in the kernel's configuration (see the
-    module docstring). ``install`` puts them in place of the operator's steps; the operator
-    itself keeps only Flink's path."""
+    module docstring). Chosen when the job is built (``winviz.operators.chaining``): the
+    operator hands its element path over to it (``WindowOperator.process_element`` with a
+    trace, ``process_batch`` without one) and its timer service its event-time firing
+    (``InternalTimerService.fire_due_event_timers``)."""
 
     enabled = True
     """Whether operators in the kernel's configuration take it (``winviz.operators.chaining``
@@ -264,8 +273,11 @@ class WindowKernel:
             and not isinstance(op.contents, ListStateDescriptor)
         )
 
-    def __init__(self, op: WindowOperator) -> None:
+    def __init__(self, op: WindowOperator, traced: bool) -> None:
         self.op = op
+        self.traced = traced
+        """Which element path the operator hands over (``WindowOperator.process_element`` /
+        ``process_batch``): the element loop with a trace, the batch loop without one."""
         self.tumbling = type(op.assigner) is TumblingEventTimeWindows
         # The trace shares each window's timer details: timer_registered / timer_deleted with
         # False and True, and timer_fired (fewer objects for the trace to hold and the garbage
@@ -316,15 +328,7 @@ class WindowKernel:
         op.output.collect(value, max_ts)
         # _trace_fire: event time, so the pane's timing is the watermark's
         wm = timers.current_watermark
-        panes = op.panes
-        pane, had_on_time = panes.get((key, window), (0, False))
-        if wm < max_ts:
-            timing = "early"
-        elif not had_on_time:
-            timing, had_on_time = "on_time", True
-        else:
-            timing = "late"
-        panes[(key, window)] = (pane + 1, had_on_time)
+        pane, timing = next_pane(op.panes, key, window, wm, max_ts)
         count = len(contents) if isinstance(contents, list) else None
         write(
             (
@@ -332,17 +336,6 @@ class WindowKernel:
                 (value, pane, timing, count),
             )
         )  # fmt: skip
-
-    def install(self, traced: bool) -> None:
-        """Take the operator's element path (the batch loop without a trace, the element
-        loop with one) and its timer service's event-time firing."""
-        op = self.op
-        op.kernel = self
-        if not traced:
-            op.process_batch = self.process_batch  # type: ignore[method-assign]
-        else:
-            op.process_element = self.process_element  # type: ignore[method-assign]
-        op.timers.fire_due_event_timers = self.fire_event_timers
 
     # -- elements ---------------------------------------------------------------------------
 
@@ -441,6 +434,7 @@ class WindowKernel:
                             cached_is_open = False
                 if cached_is_open:  # ts is in the cached window: the loop below for one window
                     current = cached_contents.get(key)
+                    # window_rules.add_to_contents, inlined: the short way's per-record step
                     if reducing:
                         cached_contents[key] = new = (
                             record if current is None else reduce(current, record)
@@ -468,11 +462,7 @@ class WindowKernel:
                     skipped = False
                     slot = slot_of(name, window)
                     current = slot.get(key)
-                    if reducing:
-                        slot[key] = new = record if current is None else reduce(current, record)
-                    else:
-                        acc = agg.create_accumulator() if current is None else current
-                        slot[key] = new = agg.add(record, acc)
+                    slot[key] = new = add_to_contents(desc, current, record)
                     if new is None:
                         raise op.none_result_error(key, window, value)
                     if copies:  # the next window's function gets a copy of its own
@@ -575,15 +565,7 @@ class WindowKernel:
                 current = slot.get(internal)
                 # (winviz.copies: user functions get copies)
                 record = copy_record(value) if copies else value
-                if desc.__class__ is ReducingStateDescriptor:
-                    slot[internal] = new = (
-                        record if current is None else desc.reduce(current, record)
-                    )
-                else:
-                    agg = desc.function  # type: ignore[union-attr]
-                    slot[internal] = new = agg.add(
-                        record, agg.create_accumulator() if current is None else current
-                    )
+                slot[internal] = new = add_to_contents(desc, current, record)
                 if new is None:
                     raise op.none_result_error(internal, window, value)
                 ctx = op.ctx
@@ -637,7 +619,7 @@ class WindowKernel:
                     )
                 )  # fmt: skip
             # (is_element_late: the kernel's windows are event-time ones)
-            if skipped and ts is not None and wrap_long(ts + lateness) <= wm:
+            if skipped and is_element_late(ts, lateness, wm):
                 tag = op.late_data_tag
                 if tag is None:
                     op.late_element(internal, value, ts)
@@ -825,15 +807,7 @@ class WindowKernel:
                                 fire_contents = slot_of(cname, fire_window)
                             current = fire_contents.get(internal)
                             record = copy_record(value) if copies else value
-                            if reducing:
-                                fire_contents[internal] = new = (
-                                    record if current is None else reduce(current, record)
-                                )
-                            else:
-                                fire_contents[internal] = new = agg.add(
-                                    record,
-                                    agg.create_accumulator() if current is None else current,
-                                )
+                            fire_contents[internal] = new = add_to_contents(desc, current, record)
                             if new is None:
                                 raise op.none_result_error(internal, fire_window, value)
                             ctx.key, ctx.window = internal, fire_window
@@ -862,14 +836,16 @@ class WindowKernel:
                             if collect is None:
                                 collect = op.output.collect
                             collect(result, fire_max_ts)
-                            pane, had_on_time = panes.get((internal, fire_window), (0, False))
-                            panes[(internal, fire_window)] = (pane + 1, True)
+                            fired_wm = timers.current_watermark
+                            pane, timing = next_pane(
+                                panes, internal, fire_window, fired_wm, fire_max_ts
+                            )
                             write(
                                 (
-                                    "fired", job.now, timers.current_watermark, name, shown,
-                                    fire_window, fire_max_ts,
+                                    "fired", job.now, fired_wm, name, shown, fire_window,
+                                    fire_max_ts,
                                     (
-                                        result, pane, "late" if had_on_time else "on_time",
+                                        result, pane, timing,
                                         len(new) if isinstance(new, list) else None,
                                     ),
                                 )
@@ -911,7 +887,7 @@ class WindowKernel:
                                 )
                             )  # fmt: skip
                             # (is_element_late: the kernel's windows are event-time ones)
-                            if wrap_long(ts + lateness) <= wm:
+                            if is_element_late(ts, lateness, wm):
                                 if tag is None:
                                     op.late_element(internal, value, ts)
                                 else:  # WindowOperator.side_output
@@ -992,6 +968,7 @@ class WindowKernel:
                 internal = key if key.__class__ is str else op.key_rule.internal_key(key)
                 progress = _KEYED
                 current = open_contents.get(internal)
+                # window_rules.add_to_contents, inlined: the short way's per-record step
                 if reducing:
                     open_contents[internal] = new = (
                         record if current is None else reduce(current, record)

@@ -21,10 +21,14 @@ back with a due timer; the trigger decides again, and when the timer is the wind
 time (``is_cleanup_time``) ``clear_all_state`` clears everything the window holds — contents,
 trigger state, per-window user state, merging bookkeeping.
 
-This module is Flink's path only. For the most common configuration (a non-merging
-event-time window with EventTimeTrigger, no evictor, reduce or aggregate) the same steps also
-exist fused into tight loops, in ``winviz.operators.window_kernel``, which says exactly which
-path it equals; ``winviz.operators.chaining`` installs it when the job is built.
+This module is Flink's path. Its rules — the cleanup time, the lateness of an element, adding
+to reducing / aggregating contents, a firing's pane and timing — are stated once, in
+``winviz.operators.window_rules``, and called from here and from the fused path. For the most
+common configuration (a non-merging event-time window with EventTimeTrigger, no evictor,
+reduce or aggregate) the same steps also run fused into tight loops, in
+``winviz.operators.window_kernel``, which says exactly which path it equals;
+``winviz.operators.chaining`` chooses it when the job is built, and it plugs in at ``fuse``:
+the operator then hands its element path and its event-time firing to it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from __future__ import annotations
 import copy
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from winviz.copies import copy_record
 from winviz.errors import (
@@ -48,6 +52,7 @@ from winviz.functions import Collector, OutputTag
 from winviz.keygroups import user_key
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.operators.window_functions import InternalWindowFunction
+from winviz.operators.window_rules import cleanup_time, is_element_late, next_pane
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor, state_type
 from winviz.time import MAX, format_ms, wrap_long
 from winviz.timers import InternalTimer, budget_error
@@ -63,6 +68,10 @@ from winviz.windows.triggers import (
     decides_from_state_only,
     involves,
 )
+
+if TYPE_CHECKING:
+    from winviz.operators.batch import Batch
+    from winviz.operators.window_kernel import WindowKernel
 
 _USER_WINDOW_STATE = ListStateDescriptor("user-window-state")
 _USER_GLOBAL_STATE = ListStateDescriptor("user-global-state")
@@ -120,9 +129,9 @@ class WindowOperator(KeyedStreamOperator):
         self.panes: dict[tuple[Any, Any], tuple[int, bool]] = {}
         self.metrics["num_late_records_dropped"] = 0
         self.uses_window_state = False  # set once a function asks for per-window state
-        self.kernel: Any = None
-        """The fused kernel beneath this path, when the job installs one
-        (``winviz.operators.chaining``), else None."""
+        self.kernel: WindowKernel | None = None
+        """The fused kernel beneath this path, when the job is built with one (``fuse``),
+        else None."""
         self.registers_processing_timers = self.trigger.uses_processing_time or not (
             self.is_event_time or isinstance(assigner, GlobalWindows)
         )
@@ -136,12 +145,35 @@ class WindowOperator(KeyedStreamOperator):
         nested = self.trigger.nested if type(self.trigger) is PurgingTrigger else self.trigger
         self._continuous = nested if type(nested) is ContinuousEventTimeTrigger else None
 
+    def fuse(self, kernel: WindowKernel) -> None:
+        """Where the fused path plugs in: when the job is built (``winviz.operators.chaining``,
+        before it runs), a ``WindowKernel`` takes this operator's element path — with a
+        trace ``process_element``, without one ``process_batch`` — and its timer service's
+        event-time firing. It runs the same steps in tight loops and calls this module's
+        rules (``winviz.operators.window_rules``)."""
+        self.kernel = kernel
+        self.timers.fire_due_event_timers = kernel.fire_event_timers
+
     # -- elements ---------------------------------------------------------------------------
+
+    def process_batch(self, batch: Batch) -> None:
+        """Records one after another (``StreamOperator.process_batch``); the fused batch loop
+        when the job was built with a kernel and no trace (``fuse``)."""
+        kernel = self.kernel
+        if kernel is not None and not kernel.traced:
+            kernel.process_batch(batch)
+        else:
+            super().process_batch(batch)
 
     def process_element(self, value: Any, ts: int | None) -> None:
         """Flink's ``processElement``: the element's key, its windows, each window's steps
         (``_process_windows``, or ``_process_merging`` for session windows), then the late
-        side output if the element went into no window and is late itself."""
+        side output if the element went into no window and is late itself. The fused element
+        loop instead when the job was built with a kernel and a trace (``fuse``)."""
+        kernel = self.kernel
+        if kernel is not None and kernel.traced:
+            kernel.process_element(value, ts)
+            return
         self.metrics["num_records_in"] += 1
         key = None
         try:
@@ -476,14 +508,7 @@ class WindowOperator(KeyedStreamOperator):
             if self.is_event_time
             else self.timers.current_processing_time
         )
-        pane, had_on_time = self.panes.get((key, window), (0, False))
-        if now < window.max_timestamp():
-            timing = "early"
-        elif not had_on_time:
-            timing, had_on_time = "on_time", True
-        else:
-            timing = "late"
-        self.panes[(key, window)] = (pane + 1, had_on_time)
+        pane, timing = next_pane(self.panes, key, window, now, window.max_timestamp())
         values = self._fired_values
         self._fired_values = None
         result = values[0] if values is not None and len(values) == 1 else values
@@ -502,9 +527,7 @@ class WindowOperator(KeyedStreamOperator):
         """``max_timestamp + allowed_lateness`` for event time (MAX if that overflows);
         ``max_timestamp`` for processing time."""
         if self.is_event_time:
-            max_ts = window.max_timestamp()
-            t = wrap_long(max_ts + self.allowed_lateness)
-            return t if t >= max_ts else MAX
+            return cleanup_time(window.max_timestamp(), self.allowed_lateness)
         return window.max_timestamp()
 
     def is_cleanup_time(self, window: Any, time: int) -> bool:
@@ -515,10 +538,8 @@ class WindowOperator(KeyedStreamOperator):
         return self.is_event_time and self.cleanup_time(window) <= self.timers.current_watermark
 
     def is_element_late(self, ts: int | None) -> bool:
-        return (
-            self.is_event_time
-            and ts is not None
-            and wrap_long(ts + self.allowed_lateness) <= self.timers.current_watermark
+        return self.is_event_time and is_element_late(
+            ts, self.allowed_lateness, self.timers.current_watermark
         )
 
     def register_cleanup_timer(self, window: Any) -> None:
