@@ -238,6 +238,8 @@ Claim = (
     | DidFire
     | NoContents
     | TriggerDecides
+    | NoEventTimer
+    | TimerDue
     | WatermarkHeld
     | ElementFate
     | JoinFate
