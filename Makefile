@@ -62,9 +62,12 @@ conformance: setup
 browser:
 	@if [ -x "$(WINVIZ_CHROMIUM)" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing Debian's chromium for the browser tests"; \
+	  echo "installing Debian's chromium for the browser tests (apt's output: $${TMPDIR:-/tmp}/winviz-apt-chromium.log)"; \
 	  ( apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ) \
-	    || echo "warning: apt-get could not install chromium; the browser tests will fail"; \
+	    >"$${TMPDIR:-/tmp}/winviz-apt-chromium.log" 2>&1 \
+	    && echo "installed $$($(WINVIZ_CHROMIUM) --version 2>/dev/null)" \
+	    || { tail -n 20 "$${TMPDIR:-/tmp}/winviz-apt-chromium.log"; \
+	         echo "warning: apt-get could not install chromium; the browser tests will fail"; }; \
 	else \
 	  echo "warning: $(WINVIZ_CHROMIUM) is missing and this user cannot install it: the" \
 	    "browser tests will fail. As root: apt-get install chromium (or set WINVIZ_CHROMIUM)"; \
