@@ -209,8 +209,11 @@ def _strings(node: Any) -> list[str]:
 def test_hostile_charts_are_drawn(hostile_specs) -> None:
     """The hostile names and values reach the charts (so the page tests test something)."""
     spec_text = "\n".join(_strings(hostile_specs))
-    for name in (hj.WINDOW_OP, hj.PROCESS_OP, hj.SOURCE, "side:" + hj.LATE_TAG.id):
+    for name in (hj.WINDOW_OP, hj.PROCESS_OP, hj.SOURCE):
         assert name in spec_text
+    # the side output's pseudo-operator "side:<tag>" is drawn by no chart (legends name only
+    # the user's operators), so the hostile tag reaches no page
+    assert "side:" + hj.LATE_TAG.id not in spec_text
     for key in hj.KEYS:
         assert key[:12] in spec_text
     assert hj.LONG in spec_text
