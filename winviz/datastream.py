@@ -67,6 +67,12 @@ from winviz.partitioners import FORWARD, REBALANCE
 from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, in_long_range
 from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
+from winviz.windows.arguments import (
+    checked_assigner,
+    checked_evictor,
+    checked_lateness,
+    checked_trigger,
+)
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger
@@ -729,49 +735,22 @@ class WindowedStream:
     def __init__(
         self, stream: DataStream, key_selector: Callable[[Any], Any], assigner: WindowAssigner
     ) -> None:
-        if not isinstance(assigner, WindowAssigner):
-            raise ArgumentTypeError(
-                f"window() / window_all() take a WindowAssigner, not {type(assigner).__name__}",
-                field="assigner",
-                value=assigner,
-                expected="a WindowAssigner, e.g. TumblingEventTimeWindows.of(5000)",
-            )
         self.stream = stream
-        self.spec = WindowSpec(key_selector, assigner)
+        self.spec = WindowSpec(
+            key_selector, checked_assigner(assigner, "window() / window_all() take")
+        )
         """The window operator so far; the window function completes it."""
 
     def trigger(self, trigger: Trigger) -> WindowedStream:
-        if not isinstance(trigger, Trigger):
-            raise ArgumentTypeError(
-                f"trigger() takes a Trigger, not {type(trigger).__name__}",
-                field="trigger",
-                value=trigger,
-                expected="a Trigger, e.g. CountTrigger.of(3)",
-            )
-        self.spec = replace(self.spec, trigger=trigger)
+        self.spec = replace(self.spec, trigger=checked_trigger(trigger))
         return self
 
     def evictor(self, evictor: Evictor) -> WindowedStream:
-        if not isinstance(evictor, Evictor):
-            raise ArgumentTypeError(
-                f"evictor() takes an Evictor, not {type(evictor).__name__}",
-                field="evictor",
-                value=evictor,
-                expected="an Evictor, e.g. CountEvictor.of(3)",
-            )
-        self.spec = replace(self.spec, evictor=evictor)
+        self.spec = replace(self.spec, evictor=checked_evictor(evictor))
         return self
 
     def allowed_lateness(self, lateness: Any) -> WindowedStream:
-        ms = duration_ms(lateness, what="allowed lateness")
-        if ms < 0:
-            raise InputError(
-                "The allowed lateness cannot be negative.",
-                field="allowed_lateness",
-                value=ms,
-                expected=">= 0",
-            )
-        self.spec = replace(self.spec, allowed_lateness=ms)
+        self.spec = replace(self.spec, allowed_lateness=checked_lateness(lateness))
         return self
 
     def side_output_late_data(self, tag: OutputTag) -> WindowedStream:

@@ -48,6 +48,12 @@ from winviz.functions import (
 )
 from winviz.graph import IntervalJoinSpec, MapSpec
 from winviz.time import duration_ms
+from winviz.windows.arguments import (
+    checked_assigner,
+    checked_evictor,
+    checked_lateness,
+    checked_trigger,
+)
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger
@@ -294,48 +300,19 @@ class _TwoStreams:
             raise InputError(
                 f"{self.what}: call where(key).equal_to(key) before window()", field="equal_to"
             )
-        if not isinstance(assigner, WindowAssigner):
-            raise ArgumentTypeError(
-                f"window() takes a WindowAssigner, not {type(assigner).__name__}",
-                field="assigner",
-                value=assigner,
-                expected="a WindowAssigner, e.g. TumblingEventTimeWindows.of(5000)",
-            )
-        self.assigner = assigner
+        self.assigner = checked_assigner(assigner)
         return self
 
     def trigger(self, trigger: Trigger) -> _TwoStreams:
-        if not isinstance(trigger, Trigger):
-            raise ArgumentTypeError(
-                f"trigger() takes a Trigger, not {type(trigger).__name__}",
-                field="trigger",
-                value=trigger,
-                expected="a Trigger, e.g. CountTrigger.of(3)",
-            )
-        self.trigger_ = trigger
+        self.trigger_ = checked_trigger(trigger)
         return self
 
     def evictor(self, evictor: Evictor) -> _TwoStreams:
-        if not isinstance(evictor, Evictor):
-            raise ArgumentTypeError(
-                f"evictor() takes an Evictor, not {type(evictor).__name__}",
-                field="evictor",
-                value=evictor,
-                expected="an Evictor, e.g. CountEvictor.of(3)",
-            )
-        self.evictor_ = evictor
+        self.evictor_ = checked_evictor(evictor)
         return self
 
     def allowed_lateness(self, lateness: Any) -> _TwoStreams:
-        ms = duration_ms(lateness, what="allowed lateness")
-        if ms < 0:
-            raise InputError(
-                "The allowed lateness cannot be negative.",
-                field="allowed_lateness",
-                value=ms,
-                expected=">= 0",
-            )
-        self.lateness = ms
+        self.lateness = checked_lateness(lateness)
         return self
 
     def _apply(self, co_group: Callable[[list[Any], list[Any], Collector], None]) -> DataStream:
