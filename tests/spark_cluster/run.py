@@ -1,7 +1,7 @@
 """The Spark-cluster tier (``make test-spark-cluster``): every lesson's Spark twin on a real
 standalone cluster, compared with ``local[*]``.
 
-    python tests/spark_cluster/run.py [--only 00_tour ...] [--master spark://host:port]
+    python tests/spark_cluster/run.py [--only 00_tour [--only 02_windows ...]] [--master spark://host:port]
 
 It starts a standalone master and worker from the installed PySpark (``cluster.py``; or uses
 ``--master``, an existing cluster), then runs each lesson notebook (``notebooks/NN_*.ipynb``)
