@@ -19,6 +19,7 @@ from winviz.spark import get_spark, predict_join, run_join_twin
 from winviz.spark.builder import NO_TWIN, NoTwinError, build_twin
 from winviz.spark.join_builder import JoinTwinPlan
 from winviz.spark.join_model import LEFT, RIGHT, JoinRow, JoinSpec
+from winviz.spark.join_twin import join_condition
 
 J = JoinRow
 
@@ -150,6 +151,10 @@ def exclusive_plan() -> JoinTwinPlan:
 def test_exclusive_bounds_are_strict_inequalities_with_their_own_state_watermarks() -> None:
     plan = exclusive_plan()
     assert (plan.spec.lower_inclusive, plan.spec.upper_inclusive) == (False, False)
+    assert join_condition(plan.spec) == (
+        "lkey = rkey AND rt > lt + INTERVAL -500 MILLISECONDS AND rt < lt + INTERVAL 500 "
+        "MILLISECONDS"
+    )
     got = plan.predict()
     assert got.summary() == C_INNER
     assert got.batches[3].state_watermarks == (1000, 1000)
