@@ -172,6 +172,17 @@ class ProcessJoinFunction(Generic[IN, OUT]):
         raise NotImplementedError
 
 
+class PairJoinFunction(ProcessJoinFunction[Any, tuple[Any, Any]]):
+    """A ``ProcessJoinFunction`` that collects ``(left, right)`` for each joined pair, nothing
+    else. winviz-only: Flink ships no such class (in Java it is ``out.collect(Tuple2.of(left,
+    right))`` in your own ``ProcessJoinFunction``). Its output is exactly the pairs a Spark
+    stream-stream join outputs, so ``winviz.spark.build_twin`` can build the twin of an
+    interval join that uses it (any other function is arbitrary code)."""
+
+    def process_element(self, left: Any, right: Any, ctx: Any, out: Collector) -> None:
+        out.collect((left, right))
+
+
 class JoinFunction(Generic[IN, OUT]):
     """Flink's ``JoinFunction`` of a window join: ``join(first, second)`` returns the one
     record made of a pair of the window (a plain function ``(first, second)`` works too)."""
