@@ -325,21 +325,38 @@ def test_06_allowed_lateness(lessons):
     assert check_1(7_499).startswith("Answer with a function of the allowed lateness")
     for wrong in (lambda x: 5_000 + x, lambda x: 4_998 + x, lambda x: 7_499):
         assert "4999 + lateness" not in check_1(wrong)  # the rule is never shown
-    # [ts, ts + 2000) must touch [0, 2000) (ts <= 2000) and [3000, 5000) (ts >= 1000)
-    assert [t for t in range(0, 3001, 250) if ns["merges_both"](t)] == [
+    # exercise 2 asks for the rule: [ts, ts + gap) must reach [0, gap) and [3000, 3000 + gap)
+    assert [t for t in range(0, 3001, 250) if ns["late_session"](t, 2_000) == (0, 5_000)] == [
         1000,
         1250,
         1500,
         1750,
         2000,
     ]
-    assert check_2((1000, 2000)).startswith("Correct")
-    assert check_2((1500, 1500)).startswith("1500 merges both, but it is not the smallest")
-    assert check_2((1000, 1999)).endswith("not the largest: try more.")
-    assert check_2((999, 2000)).startswith("[999, 2999) does not reach both sessions")
-    assert check_2((1000, 2001)).startswith("[2001, 4001) does not reach both sessions")
-    assert check_2(1500).startswith("Answer with a pair")
-    assert_hides(check_2, (1000, 2000), [(1500, 1500), (1001, 1999), (999, 2001), (0, 5000)])
+    assert ns["late_session"](0, 2_000) == (0, 2_000)  # the same window as 0's: no merge
+    assert ns["late_session"](1_500, 1_500) == (0, 4_500)  # the one ts that bridges gap 1500
+    assert ns["late_session"](1_200, 1_000) == (1_200, 2_200)  # a session of its own
+
+    def rule(ts, gap):
+        return 3_000 - gap <= ts <= gap
+
+    assert check_2(rule).startswith("Correct: [ts, ts + gap) reaches [0, gap) while ts <= gap")
+    assert check_2(lambda ts, gap: 1_000 <= ts <= 2_000) == (  # gap 2000's timestamps only
+        "With gap 2500 the late element 500 ends up in [0, 5500), but your rule says it does not "
+        "merge both sessions. Which of [0, 2500) and [3000, 5500) does its own session "
+        "[500, 3000) reach — and do windows that only touch merge?"
+    )
+    assert check_2(lambda ts, gap: 3_000 - gap < ts < gap).startswith(  # touching merges too
+        "With gap 2000 the late element 1000 ends up in [0, 5000), but your rule says it does not"
+    )
+    assert check_2(lambda ts, gap: ts <= gap).startswith(
+        "With gap 2000 the late element 0 ends up in [0, 2000), but your rule says it merges both"
+    )
+    assert check_2(1_500).startswith("Answer with a function of the timestamp and the gap")
+    assert check_2(lambda ts: True).startswith("Answer with a function of the timestamp and")
+    assert check_2(None).startswith("Not answered")
+    for wrong in (lambda t, g: 1_000 <= t <= 2_000, lambda t, g: t <= g, lambda t, g: False):
+        assert "3000 - gap" not in check_2(wrong)  # the rule is never shown
 
 
 def test_07_watermark_propagation(lessons):
