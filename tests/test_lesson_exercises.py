@@ -362,20 +362,44 @@ def test_06_allowed_lateness(lessons):
 def test_07_watermark_propagation(lessons):
     ns = lessons("07")
     check_1, check_2 = ns["check_1"], ns["check_2"]
-    assert check_1(40).startswith("Correct")
-    assert check_1(30).startswith("Too short")
-    assert check_1(45).endswith("try less.")
-    assert_hides(check_1, 40, [30, 39, 41, 45])
-    # four subtasks: key groups 0-31, 32-63, 64-95, 96-127; window#2 gets u3, u4 and u6
+    # exercise 1 asks for the rule: the idleness count starts at the first periodic emit that
+    # finds no new record (360 473) and ends at the first emit more than the timeout after it
+    assert [ns["idle_at"](t) for t in (10_000, 30_000, 39_999)] == [370_673, 390_673, 400_473]
+    assert check_1(lambda timeout: 360_473 + (timeout // 200 + 1) * 200).startswith(
+        "Correct: partition 1's last record shows at the emit of 360 273"
+    )
+    assert check_1(lambda timeout: 360_473 + timeout + 200).startswith(  # right on a 200 grid
+        "With timeout 12345 your rule marks partition 1 idle at 373018, but it is already idle"
+    )
+    assert check_1(lambda timeout: 360_473 + (timeout // 200) * 200) == (  # >= instead of >
+        "With timeout 30000 your rule marks partition 1 idle at 390473, but it is still active "
+        "there. Which periodic emit is the first to find no new record from partition 1, and is "
+        "the time since then compared with > or >=?"
+    )
+    assert check_1(lambda timeout: 360_273 + timeout).startswith(  # counted from the last record
+        "With timeout 30000 your rule marks partition 1 idle at 390273, but it is still active"
+    )
+    assert check_1(lambda timeout: 390_673.0).startswith("With timeout 30000 your rule gives")
+    assert check_1(40).startswith("Answer with a function of the timeout")
+    assert check_1(None).startswith("Not answered")
+    for wrong in (lambda t: 360_473 + t, lambda t: 0):
+        assert "timeout // 200" not in check_1(wrong)  # the rule is never shown
+    # exercise 2: four subtasks: key groups 0-31, 32-63, 64-95, 96-127
     users = sorted({c.user for c in ns["clicks"]})
     owners = {u: wv.assign_key_to_subtask(u, 4) for u in users}
     assert owners == {"u1": 3, "u2": 1, "u3": 2, "u4": 2, "u5": 1, "u6": 2}
-    busiest = sum(1 for c in ns["clicks"] if owners[c.user] == 2)
-    assert busiest == 245
-    assert check_2(245).startswith("Correct: 245 clicks")
-    assert check_2(281).startswith("That is the busiest of three subtasks")
-    assert check_2(531).startswith("Not quite") and check_2("x").startswith("Answer with an int")
-    assert_hides(check_2, 245, [0, 105, 181, 281, 531])
+    loads = [sum(1 for c in ns["clicks"] if owners[c.user] == i) for i in range(4)]
+    assert loads == [0, 181, 245, 105]
+    assert check_2(loads).startswith("Correct: the four ranges of 32 key groups")
+    assert check_2([0, 181, 105, 245]) == (
+        "Not right for window#2, window#3: which users' key groups fall in that subtask's "
+        "range of 32, and how many clicks do they have?"
+    )
+    assert check_2([111, 139, 281, 0]).startswith("Not right for window#0, window#1, window#2,")
+    assert check_2([0, 181, 245, 104]).startswith("Your counts add up to 530: every click")
+    assert check_2(245).startswith("Answer with a list of four ints")
+    assert check_2([0, 181, 245]).startswith("Answer with a list of four ints")
+    assert_hides(check_2, loads, [[0, 181, 105, 245], [111, 139, 281, 0], [0, 0, 0, 0]])
 
 
 def test_08_flink_vs_spark(lessons):
