@@ -437,15 +437,35 @@ def test_08_flink_vs_spark(lessons):
 def test_09_troubleshooting_clinic(lessons):
     ns = lessons("09")
     check_1, check_2 = ns["check_1"], ns["check_2"]
-    assert check_1(wv.hours(5)) == (
-        "Correct: windows start at 2026-01-05 00:00 New York time (05:00 UTC)."
+    # exercise 1 asks for the rule (size, utc_offset) -> offset: -utc_offset, modulo the size
+    assert check_1(lambda size, utc_offset: -utc_offset % size).startswith(
+        "Correct: a local midnight is a UTC time utc_offset before UTC's midnight"
     )
-    assert check_1(wv.hours(-19)).startswith("Correct")
-    assert check_1(wv.hours(-5)).startswith(
-        "With offset -18000000 the window of 23:30 starts at 14:00"
+    assert check_1(lambda size, utc_offset: -(utc_offset % size)).startswith("Correct")
+    assert check_1(lambda size, utc_offset: -utc_offset) == (  # China's hours(-8) for 6 h
+        "For 6 h windows in Asia/Shanghai (UTC+0800) your rule gives offset -28800000, and Flink "
+        "refuses it: an offset must satisfy abs(offset) < size. Which offsets give the same "
+        "window starts?"
     )
-    assert check_1(wv.hours(29)).startswith("Flink requires")
-    assert_hides(check_1, wv.hours(5), [wv.hours(-5), 0, wv.hours(8), wv.hours(-8)])
+    assert check_1(lambda size, utc_offset: utc_offset % size) == (
+        "For 24 h windows in Asia/Shanghai (UTC+0800) your rule gives offset 28800000: the window "
+        "of 23:30 local time starts at 16:00 local time, not at local midnight or a multiple of "
+        "24 h after it. The offset moves the window starts, which are aligned to the epoch: UTC "
+        "midnight."
+    )
+    assert check_1(lambda size, utc_offset: -utc_offset % wv.hours(24)).startswith(
+        "For 6 h windows in Asia/Shanghai (UTC+0800) your rule gives offset 57600000, and Flink"
+    )
+    # New York's offset, wv.hours(5), is right for daily windows only
+    assert check_1(lambda size, utc_offset: wv.hours(5)).startswith(
+        "For 24 h windows in Asia/Shanghai (UTC+0800) your rule gives offset 18000000: the window"
+    )
+    assert check_1(lambda size, utc_offset: 1.0).startswith("For Asia/Shanghai (UTC+0800) your")
+    assert check_1(wv.hours(5)).startswith("Answer with a function of the size")
+    assert check_1(lambda utc_offset: 0).startswith("Answer with a function of the size")
+    assert check_1(None).startswith("Not answered")
+    for wrong in (lambda s, u: -u, lambda s, u: u % s, lambda s, u: 0):
+        assert "-utc_offset" not in check_1(wrong)  # the rule is never shown
 
     def by_pane(rs):
         return {(k, s): c for k, s, _, c in sorted(rs, key=lambda r: r[2])}
