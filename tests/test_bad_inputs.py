@@ -1696,3 +1696,68 @@ def test_a_process_join_function_returning_its_pair_is_refused():
         "joining ('A', 500) with ('A', 600), which Flink never reads: got (('A', 500), "
         "('A', 600)); record 0; key 'A' (expected None: results go through the collector"
     )
+
+
+# -- issue 28: per-window state on merging windows is refused as Flink refuses it -------------
+# (WindowOperator.MergingWindowStateStore: "Per-window state is not allowed when using merging
+# windows.", thrown as the function asks for the state — the job builds and runs until then)
+
+
+class _StateOnLongSessions(wv.ProcessWindowFunction):
+    """Emits each session; asks for per-window state only in sessions of several elements."""
+
+    def process(self, key, context, elements, out):
+        if len(elements) > 1:
+            context.window_state().add(1)
+        out.collect((key, context.window().start, context.window().end))
+
+
+class _ClearingSessions(wv.ProcessWindowFunction):
+    """Emits each session; clears per-window state at the window's cleanup."""
+
+    def process(self, key, context, elements, out):
+        out.collect((key, context.window().start, context.window().end))
+
+    def clear(self, context):
+        context.window_state().clear()
+
+
+def _sessions(function: wv.ProcessWindowFunction) -> wv.StreamExecutionEnvironment:
+    # the end of input (20 ms, watermark MAX) fires and cleans up A's session [1000, 2000)
+    # (timer 1999), then B's [2000, 4000) (timer 3999)
+    env, stream = _keyed([("A", 1000), ("B", 2000), ("B", 3000)], [0, 10, 20])
+    stream.window(wv.EventTimeSessionWindows.with_gap(1000)).process(function).sink_to("out")
+    return env
+
+
+def _refusal(key: str, window: str) -> str:
+    return (
+        "Per-window state is not allowed when using merging windows. Operator 'window', "
+        f"key {key!r}, window {window}: session windows merge, and the state of one window "
+        "could not follow it into the merged one (Flink's MergingWindowStateStore). Keep the "
+        "state in context.global_state() (per key, shared by the key's windows; clear what "
+        "belongs to a window in the function's clear(context)), or use a window assigner "
+        "that does not merge."
+    )
+
+
+def test_per_window_state_in_process_on_session_windows_is_refused_when_asked_for():
+    env = _sessions(_StateOnLongSessions())
+    with pytest.raises(wv.UnsupportedOperationError) as info:
+        env.execute()
+    err = info.value
+    assert str(err) == _refusal("B", "[2000, 4000)")
+    outputs = err.partial_result.outputs["out"]
+    assert [(r.value, r.processing_time) for r in outputs] == [(("A", 1000, 2000), 20)]
+    assert err.trace[len(err.trace) - 1].kind == "error"
+
+
+def test_per_window_state_in_clear_on_session_windows_is_refused_at_the_cleanup():
+    env = _sessions(_ClearingSessions())
+    with pytest.raises(wv.UnsupportedOperationError) as info:
+        env.execute()
+    err = info.value
+    assert str(err) == _refusal("A", "[1000, 2000)")
+    # A's session fired, then its cleanup called clear
+    assert [r.value for r in err.partial_result.outputs["out"]] == [("A", 1000, 2000)]
+    assert err.trace[len(err.trace) - 1].kind == "error"
