@@ -1733,11 +1733,11 @@ def _sessions(function: wv.ProcessWindowFunction) -> wv.StreamExecutionEnvironme
 def _refusal(key: str, window: str) -> str:
     return (
         "Per-window state is not allowed when using merging windows. Operator 'window', "
-        f"key {key!r}, window {window}: session windows merge, and the state of one window "
-        "could not follow it into the merged one (Flink's MergingWindowStateStore). Keep the "
-        "state in context.global_state() (per key, shared by the key's windows; clear what "
-        "belongs to a window in the function's clear(context)), or use a window assigner "
-        "that does not merge."
+        f"key {key!r}, window {window}: session windows merge, and Flink does not merge a "
+        "function's per-window state with them (its MergingWindowStateStore refuses it). "
+        "Keep the state in context.global_state() (per key, shared by the key's windows; "
+        "clear what belongs to a window in the function's clear(context)), or use a window "
+        "assigner that does not merge."
     )
 
 
