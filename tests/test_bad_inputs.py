@@ -1761,3 +1761,286 @@ def test_per_window_state_in_clear_on_session_windows_is_refused_at_the_cleanup(
     # A's session fired, then its cleanup called clear
     assert [r.value for r in err.partial_result.outputs["out"]] == [("A", 1000, 2000)]
     assert err.trace[len(err.trace) - 1].kind == "error"
+
+
+# -- issue 28: interval joins, window joins and coGroups: arguments refused at the call, a record
+# without timestamp refused naming it, a function's returned value refused ---------------------
+
+
+def _two_inputs() -> tuple[wv.StreamExecutionEnvironment, wv.DataStream, wv.DataStream]:
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([("k", 1, "a")], arrival_times=[0], name="a")
+    b = env.from_collection([("k", 2, "b"), ("k", 20, "c")], arrival_times=[1, 2], name="b")
+    return (
+        env,
+        a.assign_timestamps_and_watermarks(bounded(0)),
+        b.assign_timestamps_and_watermarks(bounded(0)),
+    )
+
+
+class _Pairs(wv.ProcessJoinFunction):
+    def process_element(self, left, right, ctx, out):
+        out.collect((left, right))
+
+
+class _ThreeArgs(wv.ProcessJoinFunction):
+    def process_element(self, left, right, out):  # no ctx
+        out.collect((left, right))
+
+
+def _interval_join():
+    _env, a, b = _two_inputs()
+    return a.key_by(lambda e: e[0]).interval_join(b.key_by(lambda e: e[0]))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: _interval_join().in_processing_time().between(0, 1),
+            wv.UnsupportedOperationError,
+            "Time-bounded stream joins are only supported in event time",
+        ),
+        (
+            lambda: _interval_join().between(None, 1),
+            InputError,
+            "field 'lower bound', value None: A lower bound needs to be provided for a "
+            "time-bounded join (expected int milliseconds or a timedelta)",
+        ),
+        (
+            lambda: _interval_join().between(0, 1.5),
+            ArgumentTypeError,
+            "field 'upper bound', value 1.5: upper bound must be milliseconds (int) or a "
+            "timedelta (expected int milliseconds or a timedelta)",
+        ),
+        (
+            lambda: _interval_join().between(0, 2**63),
+            LongRangeError,
+            "field 'upper bound', value 9223372036854775808: upper bound is outside Java's "
+            "long range, so Flink could not hold it (expected -2**63 <= ms <= 2**63-1)",
+        ),
+        (
+            # Flink's IntervalJoinOperator constructor: checked when process() builds it
+            lambda: _interval_join().between(5, 1).process(_Pairs()),
+            InputError,
+            "field 'between', value (5, 1): lowerBound <= upperBound must be fulfilled "
+            "(expected lower <= upper)",
+        ),
+        (
+            lambda: _interval_join().between(0, 1).side_output_left_late_data("late"),
+            ArgumentTypeError,
+            "field 'tag', value 'late': side_output_left_late_data needs an OutputTag "
+            "(expected an OutputTag)",
+        ),
+        (
+            lambda: _interval_join().between(0, 1).process(lambda *a: None),
+            ArgumentTypeError,
+            "process() takes a ProcessJoinFunction with process_element(left, right, ctx, out) "
+            "(expected a ProcessJoinFunction)",
+        ),
+        (
+            lambda: _interval_join().between(0, 1).process(_ThreeArgs()),
+            ArgumentTypeError,
+            "process() calls its function with 4 arguments; _ThreeArgs.process_element(left, "
+            "right, out) cannot take them (expected a ProcessJoinFunction with "
+            "process_element(left, right, ctx, out))",
+        ),
+        (
+            lambda: _two_inputs()[1].key_by(lambda e: e[0]).interval_join(_two_inputs()[2]),
+            ArgumentTypeError,
+            "interval_join takes a KeyedStream (expected a KeyedStream, e.g. "
+            "other.key_by(lambda e: e['user']))",
+        ),
+    ],
+)
+def test_interval_join_arguments_are_refused_at_the_call(call, error, message):
+    with pytest.raises(error) as info:
+        call()
+    assert str(info.value).endswith(message)
+
+
+def test_an_interval_join_element_without_timestamp_is_refused_naming_it():
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([("k", 1)], name="a")
+    b = env.from_collection([("k", 2)], name="b")
+    a.key_by(lambda e: e[0]).interval_join(b.key_by(lambda e: e[0])).between(0, 1).process(_Pairs())
+    with pytest.raises(InputError) as info:
+        env.execute()
+    assert str(info.value) == (
+        "record 0, field 'timestamp', value None: operator 'interval_join', input 1: "
+        "Long.MIN_VALUE timestamp: Elements used in interval stream joins need to have "
+        "timestamps meaningful timestamps. (expected an event timestamp "
+        "(assign_timestamps_and_watermarks before the join))"
+    )
+    # the trace up to the failure stays available: the element that failed is its last record
+    last = info.value.trace.records("element", operator="interval_join")[-1]
+    assert (last.ts, last.detail) == (None, ("k", 1))
+
+
+def _join(co_group: bool = False):
+    _env, a, b = _two_inputs()
+    return a.co_group(b) if co_group else a.join(b)
+
+
+def _windowed_join(co_group: bool = False):
+    keyed = _join(co_group).where(lambda e: e[0]).equal_to(lambda e: e[0])
+    return keyed.window(wv.TumblingEventTimeWindows.of(5))
+
+
+class _TwoArgFlatJoin(wv.FlatJoinFunction):
+    def join(self, first, second):  # no out
+        return (first, second)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: _join().equal_to(lambda e: e[0]),
+            InputError,
+            "field 'where': join: call where(key) before equal_to(key)",
+        ),
+        (
+            lambda: _join().where(lambda e: e[0]).window(wv.TumblingEventTimeWindows.of(5)),
+            InputError,
+            "field 'equal_to': join: call where(key).equal_to(key) before window()",
+        ),
+        (
+            lambda: (
+                _join(True)
+                .where(lambda e: e[0])
+                .equal_to(lambda e: e[0])
+                .trigger(wv.CountTrigger.of(1))
+            ),
+            InputError,
+            "field 'window': co_group: call where(...).equal_to(...).window(assigner) before "
+            "trigger()",
+        ),
+        (
+            lambda: _join().where(lambda e: e[0]).equal_to(lambda e: e[0]).apply(lambda a, b: a),
+            InputError,
+            "field 'window': join: call where(...).equal_to(...).window(assigner) before apply()",
+        ),
+        (
+            lambda: _join().where(3),
+            ArgumentTypeError,
+            "field 'where', value 3: where() takes a function; int is not callable (expected a "
+            "key selector (first) -> key)",
+        ),
+        (
+            lambda: _join().where(lambda: 1),
+            ArgumentTypeError,
+            "where() calls its function with 1 argument; <lambda>.<locals>.<lambda>() cannot "
+            "take them (expected a key selector (first) -> key)",
+        ),
+        (
+            lambda: _join(True).where(lambda e: e[0]).equal_to(lambda e: e[0]).window(5),
+            ArgumentTypeError,
+            "field 'assigner', value 5: window() takes a WindowAssigner, not int (expected a "
+            "WindowAssigner, e.g. TumblingEventTimeWindows.of(5000))",
+        ),
+        (
+            lambda: _windowed_join(True).trigger("count"),
+            ArgumentTypeError,
+            "field 'trigger', value 'count': trigger() takes a Trigger, not str (expected a "
+            "Trigger, e.g. CountTrigger.of(3))",
+        ),
+        (
+            lambda: _windowed_join(True).evictor(3),
+            ArgumentTypeError,
+            "field 'evictor', value 3: evictor() takes an Evictor, not int (expected an "
+            "Evictor, e.g. CountEvictor.of(3))",
+        ),
+        (
+            lambda: _windowed_join(True).allowed_lateness(-1),
+            InputError,
+            "field 'allowed_lateness', value -1: The allowed lateness cannot be negative. "
+            "(expected >= 0)",
+        ),
+        (
+            lambda: _windowed_join(True).apply(42),
+            ArgumentTypeError,
+            "field 'apply', value 42: apply() takes a function; int is not callable (expected "
+            "a CoGroupFunction or function (first, second, out))",
+        ),
+        (
+            lambda: _windowed_join(True).apply(lambda first, second: None),
+            ArgumentTypeError,
+            "apply() calls its function with 3 arguments; <lambda>.<locals>.<lambda>(first, "
+            "second) cannot take them (expected a CoGroupFunction or function (first, second, "
+            "out))",
+        ),
+        (
+            lambda: _windowed_join().apply(lambda first, second, out: None),
+            ArgumentTypeError,
+            "apply() calls its function with 2 arguments; <lambda>.<locals>.<lambda>(first, "
+            "second, out) cannot take them (expected a JoinFunction or function (first, "
+            "second) -> record; for join(first, second, out) subclass FlatJoinFunction)",
+        ),
+        (
+            lambda: _windowed_join().apply(_TwoArgFlatJoin()),
+            ArgumentTypeError,
+            "apply() calls its function with 3 arguments; _TwoArgFlatJoin.join(first, second) "
+            "cannot take them (expected a FlatJoinFunction with join(first, second, out))",
+        ),
+        (
+            lambda: _two_inputs()[1].join([1, 2]),
+            ArgumentTypeError,
+            "field 'other', value [1, 2]: join() needs a DataStream of the same environment "
+            "(expected a DataStream of this environment)",
+        ),
+        (
+            lambda: _two_inputs()[1].co_group(_two_inputs()[2]),
+            ArgumentTypeError,
+            "co_group() needs a DataStream of the same environment (expected a DataStream of "
+            "this environment)",
+        ),
+    ],
+)
+def test_window_join_and_co_group_arguments_are_refused_at_the_call(call, error, message):
+    with pytest.raises(error) as info:
+        call()
+    assert str(info.value).endswith(message)
+
+
+class _ReturningCoGroup(wv.CoGroupFunction):
+    def co_group(self, first, second, out):
+        return [len(first), len(second)]  # should have been out.collect(...)
+
+
+class _ReturningFlatJoin(wv.FlatJoinFunction):
+    def join(self, first, second, out):
+        return (first[2], second[2])  # should have been out.collect(...)
+
+
+@pytest.mark.parametrize(
+    ("co_group", "function", "name", "got"),
+    [
+        (True, _ReturningCoGroup(), "_ReturningCoGroup.co_group", "[1, 1]"),
+        (False, _ReturningFlatJoin(), "_ReturningFlatJoin.join", "('a', 'b')"),
+    ],
+)
+def test_a_cogroup_or_flat_join_function_that_returns_a_value_is_refused(
+    co_group, function, name, got
+):
+    """A CoGroupFunction / FlatJoinFunction collects its results (Flink's methods are void): a
+    returned value is refused by the window operator's one rule, naming the user's function,
+    key and window — never dropped in silence; the trace up to it stays."""
+    env, a, b = _two_inputs()
+    _windowed_join_of(a, b, co_group).apply(function).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value).startswith(
+        f"apply function {name} in operator 'window' returned a value when window [0, 5) "
+        f"fired, which Flink never reads: got {got}; key 'k' (expected None: results go "
+        "through the collector"
+    )
+    assert info.value.partial_result.outputs["out"] == []
+    assert info.value.trace[len(info.value.trace) - 1].kind == "error"
+
+
+def _windowed_join_of(a: wv.DataStream, b: wv.DataStream, co_group: bool):
+    two = a.co_group(b) if co_group else a.join(b)
+    return (
+        two.where(lambda e: e[0]).equal_to(lambda e: e[0]).window(wv.TumblingEventTimeWindows.of(5))
+    )

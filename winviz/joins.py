@@ -96,8 +96,9 @@ class IntervalJoin:
             raise InputError(
                 f"A{' lower' if lower is None else 'n upper'} bound needs to be provided for a "
                 "time-bounded join",
-                field="lower" if lower is None else "upper",
+                field="lower bound" if lower is None else "upper bound",
                 value=None,
+                expected="int milliseconds or a timedelta",
             )
         return IntervalJoined(
             self.left,
@@ -150,6 +151,7 @@ class IntervalJoined:
                 value=function,
                 expected="a ProcessJoinFunction",
             )
+        _callable(function.process_element, "process", 4, _PROCESS_JOIN)
         if self.lower > self.upper:  # Flink's IntervalJoinOperator constructor
             raise InputError(
                 "lowerBound <= upperBound must be fulfilled",
@@ -378,6 +380,7 @@ _JOIN = (
     "a JoinFunction or function (first, second) -> record; for join(first, second, out) "
     "subclass FlatJoinFunction"
 )
+_PROCESS_JOIN = "a ProcessJoinFunction with process_element(left, right, ctx, out)"
 _FLAT_JOIN = "a FlatJoinFunction with join(first, second, out)"
 _CO_GROUP = "a CoGroupFunction or function (first, second, out)"
 
