@@ -2044,3 +2044,78 @@ def _windowed_join_of(a: wv.DataStream, b: wv.DataStream, co_group: bool):
     return (
         two.where(lambda e: e[0]).equal_to(lambda e: e[0]).window(wv.TumblingEventTimeWindows.of(5))
     )
+
+
+# -- issue 28: watermark alignment and BATCH mode arguments (the range checks Flink makes, -1
+# drift, 0 interval, a None group, are in tests/test_alignment.py; checkpointing in BATCH in
+# tests/test_batch_execution.py) -----------------------------------------------------------------
+
+_ALIGNED = wv.WatermarkStrategy.for_monotonous_timestamps()
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: _ALIGNED.with_watermark_alignment(3, 10),
+            ArgumentTypeError,
+            "field 'group', value 3: with_watermark_alignment needs a watermark group name "
+            "(Flink: 'watermarkGroup cannot be null') (expected a str naming the alignment group)",
+        ),
+        (
+            lambda: _ALIGNED.with_watermark_alignment("g", 1.5),
+            ArgumentTypeError,
+            "field 'max_drift', value 1.5: max_drift must be milliseconds (int) or a timedelta "
+            "(expected int milliseconds or a timedelta)",
+        ),
+        (
+            lambda: _ALIGNED.with_watermark_alignment("g", 2**63),
+            LongRangeError,
+            "field 'max_drift', value 9223372036854775808: max_drift is outside Java's long "
+            "range, so Flink could not hold it (expected -2**63 <= ms <= 2**63-1)",
+        ),
+        (
+            lambda: _ALIGNED.with_watermark_alignment("g", 10, True),
+            ArgumentTypeError,
+            "field 'update_interval', value True: update_interval must be milliseconds (int) or "
+            "a timedelta (expected int milliseconds or a timedelta)",
+        ),
+        (
+            lambda: wv.StreamExecutionEnvironment().set_watermark_alignment_buffer_size(1.5),
+            InputError,
+            "field 'buffer_size', value 1.5: the watermark alignment buffer size must be an int "
+            ">= 0 (expected an int >= 0 (Flink's default 3; 0: check the latest watermark))",
+        ),
+        (
+            lambda: wv.StreamExecutionEnvironment().set_runtime_mode(None),
+            ArgumentTypeError,
+            "field 'mode', value None: set_runtime_mode takes a RuntimeExecutionMode (expected "
+            "wv.RuntimeExecutionMode.STREAMING, BATCH or AUTOMATIC)",
+        ),
+    ],
+)
+def test_alignment_and_runtime_mode_arguments_are_refused_at_the_call(call, error, message):
+    with pytest.raises(error) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_a_failure_or_a_restore_in_batch_mode_is_refused():
+    def job() -> wv.StreamExecutionEnvironment:
+        env, stream = _keyed()
+        stream.window(wv.TumblingEventTimeWindows.of(1000)).reduce(lambda a, b: a).sink_to("o")
+        return env
+
+    refusal = (
+        "checkpoints, failures and restores are not supported in BATCH mode (Flink: "
+        "Checkpoints are not supported with sorted inputs in the BATCH runtime)"
+    )
+    env = job().set_runtime_mode(wv.RuntimeExecutionMode.BATCH)
+    with pytest.raises(wv.UnsupportedOperationError) as info:
+        env.execute(fail_at=1)
+    assert str(info.value) == refusal
+    checkpointed = job().enable_checkpointing(at_records=[1])
+    (checkpoint,) = checkpointed.execute().checkpoints
+    with pytest.raises(wv.UnsupportedOperationError) as info:
+        job().set_runtime_mode("batch").execute(restore_from=checkpoint)
+    assert str(info.value) == refusal
