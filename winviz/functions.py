@@ -103,7 +103,8 @@ class AggregateFunction(Generic[IN, ACC, OUT]):
 class ProcessWindowFunction(Generic[IN, OUT]):
     """Flink's ``ProcessWindowFunction``. ``context`` offers ``window()``,
     ``current_watermark()``, ``current_processing_time()``, ``output(tag, value)``,
-    ``window_state()`` and ``global_state()``."""
+    ``window_state()`` (per key and window; refused on merging windows, as Flink's
+    ``MergingWindowStateStore`` refuses it) and ``global_state()`` (per key)."""
 
     def process(
         self, key: Any, context: Any, elements: list[IN], out: Collector
@@ -111,7 +112,9 @@ class ProcessWindowFunction(Generic[IN, OUT]):
         raise NotImplementedError
 
     def clear(self, context: Any) -> None:
-        """Called when the window is cleaned up (to clear per-window state)."""
+        """Called when the window is cleaned up (Flink's ``clearAllState`` calls it last).
+        Clear the window's ``context.window_state()`` here: the operator does not, and what
+        is left stays in the state for good."""
 
 
 class KeyedProcessFunction(Generic[IN, OUT]):
