@@ -12,6 +12,8 @@
 * ``why_dropped(trace, index)`` — what happened to the source record at ``index``: on time, late
   but accepted, dropped, or sent to the side output, window by window, and which firing it
   caused at once; at an interval join, late (dropped or side output) or buffered and joined.
+  A record a restore replayed arrived more than once: the answer is about its last arrival
+  (the fate the results keep), ``arrival=k`` asks about another, and it says so.
 
 The words are ``winviz.trace.vocabulary``'s (Flink's). Each answer is a list of typed claims
 (``Firing``, ``WatermarkHeld``, ``ElementFate`` …: what the trace shows, as data) and a
