@@ -307,6 +307,25 @@ def test_05_late_data(lessons):
     assert check_2(1566640319998).startswith("Answer with a pair of ints")
     assert_hides(check_2, answer, [(max_ts, 1566640319999), (max_ts + 1, 1566640319998)])
     assert "1566640319998" not in check_2((max_ts, 1566640314152))
+    # exercise 3: which late readings are on time after the restore (the rule, not a number)
+    check_3 = ns["check_3"]
+    assert ns["side_output_names"](ns["readings_job"]()) == ["p3", "p5", "p6", "p8"]
+    answer_3 = {"p5", "p6"}
+    assert check_3(answer_3).startswith("Correct: p3 arrived before the checkpoint")
+    assert check_3(frozenset(answer_3)).startswith("Correct")
+    assert check_3({"p3", "p5", "p6"}).startswith("p3 arrived before the checkpoint")
+    assert check_3({"p5", "p6", "p8"}).startswith("['p8'] is late in the replay too")
+    assert check_3({"p5"}).startswith("Not all of them: after the restore")
+    assert check_3(set()).startswith("Not all of them")
+    assert check_3({"p5", "p7"}).startswith("['p7']: not late without a failure")
+    assert check_3(["p5", "p6"]).startswith("Answer with a set of names")
+    assert check_3({5, 6}).startswith("Answer with a set of names")
+    assert_hides(check_3, answer_3, [{"p5"}, {"p6"}, {"p5", "p6", "p8"}, {"p3", "p5", "p6"}])
+    for wrong in ({"p5"}, {"p6", "p8"}, {"p3", "p5", "p6", "p8"}):
+        assert "p5 and p6" not in check_3(wrong) and "'p5', 'p6'" not in check_3(wrong)
+    # the worked solution (a markdown cell, never run by Run All) gives the answer
+    _, printed = run_solution("05", ns)
+    assert printed.startswith("Correct: p3 arrived before the checkpoint")
 
 
 def test_06_allowed_lateness(lessons):
@@ -677,7 +696,10 @@ def test_run_all_prints_no_answer(lessons, prefix):
         a for a in ANSWERS[prefix] if re.search(rf"(?<![\w.-]){re.escape(a)}(?![\w])", printed)
     ]
     assert shown == [], f"lesson {prefix} prints its answers {shown} on Run All"
-    assert printed.count("Not answered yet") == 2  # both exercises, unanswered
+    checks = [
+        c for c in lesson_cells(prefix) if re.search(r"^def check_\d\(", "".join(c["source"]), re.M)
+    ]
+    assert printed.count("Not answered yet") == len(checks)  # every exercise, unanswered
 
 
 def test_11_batch_and_streaming(lessons):
