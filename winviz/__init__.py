@@ -109,6 +109,7 @@ _LAZY = {
     "timers_chart": "winviz.viz",
     "skew_chart": "winviz.viz",
     "propagation_chart": "winviz.viz",
+    "operator_flow": "winviz.viz",
     "scrubber": "winviz.viz",
     "explore": "winviz.viz",
     "save_html": "winviz.viz",
