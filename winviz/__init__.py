@@ -110,6 +110,7 @@ _LAZY = {
     "skew_chart": "winviz.viz",
     "propagation_chart": "winviz.viz",
     "operator_flow": "winviz.viz",
+    "stage_watermarks": "winviz.viz",
     "scrubber": "winviz.viz",
     "explore": "winviz.viz",
     "save_html": "winviz.viz",

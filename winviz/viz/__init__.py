@@ -10,6 +10,7 @@
     viz.scrubber(result.trace)          # the timeline at processing time t (slider)
     viz.propagation_chart(result.trace) # per-channel watermarks, the minimum, idle periods
     viz.operator_flow(result.trace, 3)  # element 3's path through the WindowOperator
+    viz.stage_watermarks(result.trace, at=1200)  # each operator's input / output watermark
     viz.explore(pipeline, records, bound=(0, 5000, 500), size=[1000, 5000])   # sliders
     viz.save_html(chart, "t.html")      # self-contained page, no external URL
     viz.save_svg(chart, "t.svg"); viz.save_png(chart, "t.png")   # offline, for slides
@@ -36,6 +37,7 @@ from winviz.viz.lanes import window_lanes
 from winviz.viz.propagation import propagation_chart
 from winviz.viz.scrubber import scrubber
 from winviz.viz.skew import skew_chart
+from winviz.viz.stages import stage_watermarks
 from winviz.viz.timeline import timeline
 from winviz.viz.timers import timers_chart
 
@@ -51,6 +53,7 @@ __all__ = [
     "scrubber",
     "setup_rendering",
     "skew_chart",
+    "stage_watermarks",
     "timeline",
     "timers_chart",
     "window_lanes",

@@ -146,10 +146,16 @@ def box_rows(boxes: list[Box]) -> list[dict[str, Any]]:
 
 
 def diagram(
-    boxes: list[Box], arrows: list[Arrow], frame: Frame, *, legend: tuple[str, str] = (ON, OFF)
+    boxes: list[Box],
+    arrows: list[Arrow],
+    frame: Frame,
+    *,
+    legend: tuple[str, str] | None = (ON, OFF),
 ) -> alt.LayerChart:
     """The boxes and arrows as one layered chart (axes hidden, y downwards). ``legend``: the
-    words for on / off the path in the legend."""
+    words for on / off the path in the legend (None: no legend)."""
+    shown = legend is not None
+    legend = legend or (ON, OFF)
     by_id = {b.id: b for b in boxes}
     brows, arows = box_rows(boxes), arrow_rows(by_id, arrows, frame)
     words = {ON: legend[0], OFF: legend[1]}
@@ -163,7 +169,7 @@ def diagram(
         "type": "nominal",
         "title": "step",
         "scale": {"domain": path_domain, "range": [ON_FILL, "#FFFFFF"]},
-        "legend": {"symbolStrokeColor": palette.GREY, "symbolType": "square"},
+        "legend": {"symbolStrokeColor": palette.GREY, "symbolType": "square"} if shown else None,
     }
     stroke = {
         "field": "path",
@@ -225,6 +231,8 @@ def diagram(
                         "type": "text",
                         "fontSize": 9,
                         "dx": -4 if right else 4,
+                        "dy": -2,
+                        "baseline": "bottom",
                         "align": "right" if right else "left",
                         "fontStyle": "italic",
                     },
