@@ -132,7 +132,8 @@ def operator_flow(
     ``trace``: a Trace, its ``to_pandas()`` frame or a JobExecutionResult. ``element``: which
     element, by its position among the elements that reached the operator (0 = the first, as
     ``trace.records("element", operator=...)`` lists them; negative counts from the end).
-    ``operator``: the window operator (default: the trace's only one).
+    ``operator``: the window operator (default: the first in the trace; the subtitle names
+    the others).
 
     A trace that cannot be drawn (empty, no window operator, another schema version) gives a
     message card; a wrong ``element`` or ``operator`` raises ``ValueError`` naming it."""
@@ -144,7 +145,8 @@ def operator_flow(
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
     path = element_path(view, op, element)
-    return _chart(path, op, width, height)
+    others = [o for o in frames.window_operators(view) if o != op]
+    return _chart(path, op, others, width, height)
 
 
 def _check_size(name: str, value: Any) -> None:
@@ -161,7 +163,7 @@ def flow_steps(trace: Any, element: int = 0, *, operator: str | None = None) -> 
 
 
 def pick_window_operator(view: TraceView, operator: str | None) -> str:
-    """The window operator to read: ``operator`` (checked), or the trace's only one."""
+    """The window operator to read: ``operator`` (checked), or the trace's first."""
     if len(view) == 0:
         raise TraceInputError("The trace is empty. The job recorded no records at all.")
     ops = frames.window_operators(view)
@@ -170,11 +172,6 @@ def pick_window_operator(view: TraceView, operator: str | None) -> str:
             raise TraceInputError(
                 "No window operator in this trace. operator_flow draws a WindowOperator's "
                 "steps; this trace has no assigned / fired records."
-            )
-        if len(ops) > 1:
-            raise ValueError(
-                f"operator: the trace has {len(ops)} window operators "
-                f"({', '.join(map(repr, ops))}); pass operator=<one of them>"
             )
         return ops[0]
     if operator.__class__ is not str or operator not in ops:
@@ -208,8 +205,7 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
         )
     position = element % n
     seq = int(erows[position])
-    trace = view.trace
-    record = trace.records_at([seq])[0]
+    record = trace_records(view, erows[position : position + 1])[0]
     fates = frames.element_fates(view, operator)
     fate = str(fates.loc[fates["seq"] == seq, "fate"].iloc[0])
     # the element's own processing: up to the operator's next element, watermark or timer
@@ -219,7 +215,7 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
     kinds = ("merged", "assigned", "skipped_late_window", "trigger", "fired", "purged")
     own = view.select(*kinds, "timer_registered", operator=operator)
     own = own[(own > seq) & (own < end)]
-    records = trace.records_at(own)
+    records = trace_records(view, own)
     steps: list[tuple[int, str, str | None, str]] = []
     late = vocabulary.is_late(record.ts, record.watermark)
     steps.append(
@@ -285,9 +281,38 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
     steps += _timer_steps(
         view, operator, record, [r.window for r in windows if r.kind == "assigned"], firing
     )
-    frame = pd.DataFrame(steps, columns=list(STEP_COLUMNS))
-    frame = frame.sort_values("seq", kind="stable").reset_index(drop=True)
+    steps.sort(key=lambda step: step[0])  # (stable: a record's steps keep their order)
+    frame = pd.DataFrame(
+        {
+            name: pd.Series(values, dtype=object if name == "window" else None)
+            for name, values in zip(STEP_COLUMNS, zip(*steps, strict=True), strict=True)
+        }
+    )
     return ElementPath(record, position, fate, frame)
+
+
+def trace_records(view: TraceView, rows: np.ndarray) -> list[TraceRecord]:
+    """The records at these positions as ``TraceRecord``s, each field read from its part for
+    the records' kinds only (``TraceView.part``: the rest of the trace stays undecoded)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if not len(rows):
+        return []
+    fields = [view.column(name, rows) for name in ("proc_time", "watermark", "operator", "key")]
+    windows = view.part("window", rows).decode(rows)
+    stamps = view.column("ts", rows)
+    details = view.part("detail", rows)[rows]
+    return [
+        TraceRecord(int(seq), kind, proc, mark, op, key, window, ts, detail)
+        for seq, kind, proc, mark, op, key, window, ts, detail in zip(
+            rows.tolist(),
+            view.kinds_of(rows).tolist(),
+            *(f.tolist() for f in fields),
+            list(windows),
+            stamps.tolist(),
+            list(details),
+            strict=True,
+        )
+    ]
 
 
 def _first(view: TraceView, kind: str, operator: str, start: int, end: int) -> int:
@@ -328,7 +353,6 @@ def _timer_steps(
     operator's next ``timer_fired``, ``element`` or ``watermark`` record)."""
     if not windows:
         return []
-    trace = view.trace
     kinds = ("timer_fired", "trigger", "fired", "purged", "cleanup", "element", "watermark")
     rows = view.select(*kinds, operator=operator)
     rows = rows[rows > record.seq]
@@ -337,7 +361,7 @@ def _timer_steps(
     kind_of = view.kinds_of(rows)
     boundary = np.isin(kind_of, ("timer_fired", "element", "watermark"))
     keep = mine | boundary
-    records = trace.records_at(rows[keep])
+    records = trace_records(view, rows[keep])
     steps: list[tuple[int, str, str | None, str]] = []
     wanted = set(windows)
     current: Any = None  # the window of the timer call being read
@@ -392,7 +416,9 @@ def _timer_steps(
 # -- chart --------------------------------------------------------------------------------------
 
 
-def _chart(path: ElementPath, operator: str, width: int, height: int) -> alt.TopLevelMixin:
+def _chart(
+    path: ElementPath, operator: str, others: list[str], width: int, height: int
+) -> alt.TopLevelMixin:
     steps = path.steps
     lines: dict[str, list[str]] = {}
     for step, outcome in zip(steps["step"], steps["outcome"], strict=True):
@@ -442,6 +468,8 @@ def _chart(path: ElementPath, operator: str, width: int, height: int) -> alt.Top
         "boxes: WindowOperator.processElement (left and middle) and its timer call-backs "
         "(right); filled: the steps this element's records show; dashed boxes are questions",
     ]
+    if others:
+        notes.append(f"other window operators (operator=…): {', '.join(map(repr, others))}")
     chart = chart.properties(
         title=palette.title("The element's path through the WindowOperator", notes)
     )

@@ -46,6 +46,7 @@ from winviz.time import MAX, MIN, format_ms
 from winviz.trace import TraceRecord, split_subtask
 from winviz.viz import frames, palette
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
+from winviz.viz.flow import trace_records
 from winviz.viz.frames import TraceInputError, TraceView
 
 CHART = "stage_watermarks"
@@ -146,7 +147,7 @@ def _cut(view: TraceView, at: int | None, seq: int | None) -> int:
 def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
     cut = _cut(view, at, seq)
     rows = view.select(*KINDS)
-    records = view.trace.records_at(rows)
+    records = trace_records(view, rows)
     generated = set(view.operators("watermark_generated"))
     sources = set(view.operators("arrival"))
     ops = _grouped(
