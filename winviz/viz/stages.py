@@ -200,7 +200,7 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
                 if min(active) < out:
                     rule += " (one below it is not aligned yet: it rejoins once it catches up)"
             else:
-                rule = "every channel idle: MAX over all channels"
+                rule = "all channels idle: MAX over them"
             inp = out
         elif op in generated or op in sources:
             ups = upstream.get(op, [])
@@ -310,17 +310,21 @@ def _upstreams(
 
 def _depths(ops: list[str], upstream: dict[str, list[str]]) -> dict[str, int]:
     """The column of each operator: one right of its deepest upstream; 0 with none. An
-    operator whose upstream the trace does not tell goes one right of the operator before it
-    (order of first appearance), beside its own subtasks."""
-    depth: dict[str, int] = {}
-    for i, op in enumerate(ops):
-        ups = [u for u in upstream.get(op, []) if u in depth]
-        if ups:
-            depth[op] = 1 + max(depth[u] for u in ups)
-        elif i and upstream.get(op) is None:
-            depth[op] = depth[ops[i - 1]] + (0 if _same_stage(op, ops[i - 1]) else 1)
-        else:
-            depth[op] = 0
+    operator whose upstream the trace does not tell (absent from ``upstream``) goes one right
+    of the operator before it (order of first appearance), beside its own subtasks."""
+    depth = dict.fromkeys(ops, 0)
+    for _ in ops:  # longest paths: at most one pass per operator
+        changed = False
+        for i, op in enumerate(ops):
+            ups = upstream.get(op)
+            if ups is None:
+                new = depth[ops[i - 1]] + (0 if _same_stage(op, ops[i - 1]) else 1) if i else 0
+            else:
+                new = 1 + max((depth[u] for u in ups if u in depth), default=-1)
+            if new != depth[op]:
+                depth[op], changed = new, True
+        if not changed:
+            break
     return depth
 
 
