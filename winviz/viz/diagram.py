@@ -120,6 +120,7 @@ def arrow_rows(boxes: dict[str, Box], arrows: list[Arrow], frame: Frame) -> list
                     "path": ON if a.on else OFF,
                     "dashed": a.dashed,
                     "arrow": f"{s.title} → {d.title}",
+                    "edge": f"{a.src} → {a.dst}",
                 }
             )
     return rows
