@@ -208,3 +208,17 @@ def test_bad_arguments_name_themselves() -> None:
         stage_watermarks(run, -5)
     card = stage_watermarks(None)
     assert card.to_dict()["usermeta"]["winviz"]["status"] == "message"
+
+
+def test_times_relative_to_a_start() -> None:
+    spec = stage_watermarks(union(), 800, start=1000).to_dict()
+    data = [r for rs in spec["datasets"].values() for r in rs]
+    boxes = {r["id"]: r["text"].split("\n") for r in data if "id" in r}
+    assert boxes["counts"][0] == "ch 0 wm_a: +499, idle"
+    assert boxes["wm_b"][-1] == "output: -501, its generator's (idle)"
+    assert boxes["src_a"][-1] == "output: MIN"  # MIN and MAX by name, never shifted
+    assert spec["usermeta"]["winviz"]["notes"][0].startswith(
+        "at processing time -200: after trace record 37"
+    )
+    with pytest.raises(ValueError, match=r"start '0': expected an int time"):
+        stage_watermarks(union(), 800, start="0")  # type: ignore[arg-type]

@@ -72,7 +72,7 @@ OPERATOR_COLUMNS = (
 )
 CHANNEL_COLUMNS = ("operator", "channel", "input", "watermark", "idle", "holds_minimum")
 SOURCE_RULE = "a source: no input"
-BOX_W, COLUMN_GAP, ROW_GAP, TITLE_PX, LINE_PX, PAD = 230, 70, 18, 18, 13, 8
+BOX_W, COLUMN_GAP, ROW_GAP, TITLE_PX, LINE_PX, PAD = 260, 70, 18, 18, 13, 8
 
 
 @dataclass(frozen=True)
@@ -93,14 +93,16 @@ def stage_watermarks(
     at: int | None = None,
     *,
     seq: int | None = None,
+    start: int | None = None,
     width: int | None = None,
     height: int | None = None,
 ) -> alt.TopLevelMixin:
     """Each operator's input channels, input and output watermark at processing time ``at``
     (every record up to and including that time) or after trace record ``seq``; neither:
     at the end of the trace (see the module docstring). ``trace``: a Trace, its
-    ``to_pandas()`` frame or a JobExecutionResult. ``width`` / ``height``: of the drawing
-    (default: what the boxes need).
+    ``to_pandas()`` frame or a JobExecutionResult. ``start``: show times as ms after it
+    (``+303,328``; MIN and MAX by name), for epoch-millisecond traces. ``width`` /
+    ``height``: of the drawing (default: what the boxes need).
 
     A trace that cannot be drawn (empty, no watermark) gives a message card; a wrong ``at``
     or ``seq`` raises ``ValueError`` naming it."""
@@ -109,7 +111,9 @@ def stage_watermarks(
         table = _table(view, at, seq)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
-    return _chart(table, at, width, height)
+    if start is not None and start.__class__ is not int:
+        raise ValueError(f"start {start!r}: expected an int time (ms) or None")
+    return _chart(table, at, start, width, height)
 
 
 def stage_watermark_table(
@@ -332,34 +336,49 @@ def _same_stage(a: str, b: str) -> bool:
     return split_subtask(a)[0] == split_subtask(b)[0]
 
 
-def _lines(row: Any, chans: pd.DataFrame) -> list[str]:
+def _lines(row: Any, chans: pd.DataFrame, fmt: Any = format_ms) -> list[str]:
     """A box's text: its channels, its input watermark and rule, its output watermark."""
     lines = []
     for c in chans.itertuples():
         state = ", idle" if c.idle else (", holds the MIN" if c.holds_minimum else "")
-        lines.append(f"ch {c.channel} {c.input}: {format_ms(c.watermark)}{state}")
+        lines.append(f"ch {c.channel} {c.input}: {fmt(c.watermark)}{state}")
     if row.input_rule == SOURCE_RULE:
         lines.append(SOURCE_RULE)
     elif row.assigner:
         ups = row.upstream
         origin = f" from {ups[0]!r}" if ups else ""
-        lines.append(f"input: {format_ms(row.input_watermark)}{origin}, ignored")
+        lines.append(f"input: {fmt(row.input_watermark)}{origin}, ignored")
         lines.append("(only MAX is forwarded)")
     elif len(chans):
-        lines.append(f"input: {format_ms(row.input_watermark)}")
+        lines.append(f"input: {fmt(row.input_watermark)}")
         lines.append(f"= {row.input_rule}")
     else:
-        lines.append(f"input: {format_ms(row.input_watermark)}, {row.input_rule}")
+        lines.append(f"input: {fmt(row.input_watermark)}, {row.input_rule}")
     own = ", its generator's" if row.assigner else ""
-    lines.append(
-        f"output: {format_ms(row.output_watermark)}{own}" + (" (idle)" if row.idle else "")
-    )
+    lines.append(f"output: {fmt(row.output_watermark)}{own}" + (" (idle)" if row.idle else ""))
     return lines
 
 
+def relative(start: int | None) -> Any:
+    """How a time is printed: MIN / MAX by name; ``t - start`` as ``+303,328`` with a start,
+    else as it is."""
+
+    def fmt(value: int | None) -> str:
+        if start is None or value is None or value in (MIN, MAX):
+            return format_ms(value)
+        return f"{value - start:+,}"
+
+    return fmt
+
+
 def _chart(
-    table: StageWatermarks, at: int | None, width: int | None, height: int | None
+    table: StageWatermarks,
+    at: int | None,
+    start: int | None,
+    width: int | None,
+    height: int | None,
 ) -> alt.TopLevelMixin:
+    fmt = relative(start)
     ops_frame = table.operators
     ops = ops_frame["operator"].tolist()
     upstream = dict(zip(ops, (list(u) for u in ops_frame["upstream"]), strict=True))
@@ -377,7 +396,7 @@ def _chart(
     y_next: dict[int, float] = {}
     for row in ops_frame.itertuples():
         chans = table.channels[table.channels["operator"] == row.operator]
-        lines = [_short(s) for s in _lines(row, chans)]
+        lines = [_short(s) for s in _lines(row, chans, fmt)]
         h = TITLE_PX + LINE_PX * len(lines) + 2 * PAD
         col = depth[row.operator]
         top = y_next.get(col, 0.0)
@@ -398,12 +417,12 @@ def _chart(
                 title,
                 tuple(lines),
                 on=True,
-                tip="\n".join(_lines(row, chans)),
+                tip="\n".join(_lines(row, chans, fmt)),
             )
         )
     by_op = dict(zip(ops_frame["operator"], ops_frame["output_watermark"], strict=True))
     arrows = [
-        Arrow(u, op, format_ms(by_op[u]), on=True, at=0.3)
+        Arrow(u, op, fmt(by_op[u]), on=True, at=0.3)
         for op in ops
         for u in upstream[op]
         if u in by_op
@@ -413,15 +432,16 @@ def _chart(
     frame = Frame(-4, w + 4, -4, h + 4, width or int(w + 8), height or int(h + 8))
     chart = diagram(boxes, arrows, frame, legend=None)
     moment = (
-        f"at processing time {format_ms(at)}: after trace record {table.seq}"
+        f"at processing time {fmt(at)}: after trace record {table.seq}"
         if at is not None
-        else f"after trace record {table.seq} (processing time {format_ms(table.proc_time)})"
+        else f"after trace record {table.seq} (processing time {fmt(table.proc_time)})"
     )
     unknown = [
         op for op in ops if not upstream[op] and op not in sources and not _has_channels(table, op)
     ]
     notes = [
-        f"{moment}; on each arrow: the upstream operator's output watermark",
+        f"{moment}; on each arrow: the upstream operator's output watermark"
+        + ("" if start is None else f"; times in ms after {start}"),
         "several input channels: input = MIN over the active channels, every channel idle: "
         "MAX over all (StatusWatermarkValve, CombinedWatermarkStatus)",
         "output = input, forwarded after the operator's timers fired "
@@ -440,5 +460,5 @@ def _has_channels(table: StageWatermarks, op: str) -> bool:
     return bool(table.channels["operator"].eq(op).any())
 
 
-def _short(text: str, limit: int = 38) -> str:
+def _short(text: str, limit: int = 44) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
