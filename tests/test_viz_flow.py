@@ -280,3 +280,58 @@ def test_a_branch_past_a_box_is_not_taken_when_the_box_was() -> None:
     assert not {"on_element → purge", "on_element → cleanup_timer", "emit → cleanup_timer"} & taken
     assert {"on_timer → is_cleanup", "is_cleanup → clear", "cleanup_timer → timer"} <= taken
     assert not {"on_timer → timer_emit", "timer_emit → is_cleanup"} & taken
+
+
+def test_a_global_window_registers_no_cleanup_timer() -> None:
+    run = job(
+        [("A", 1000), ("A", 1200), ("A", 1300)],
+        [0, 10, 20],
+        assigner=wv.GlobalWindows.create(),
+        trigger=wv.CountTrigger.of(2),
+    )
+    assert steps(run, 1) == [
+        (5, "element", None, "ts 1200 > watermark MIN: on time"),
+        (5, "assign", None, "global window"),
+        (6, "window_late", "global window", "global window: no"),
+        (6, "add", "global window", "added to global window"),
+        (7, "on_element", "global window", "global window: FIRE"),
+        (10, "emit", "global window", "global window: first firing; cause: element"),
+        (10, "cleanup_timer", "global window", "global window: cleanup time MAX, no timer"),
+    ]
+    assert not run.trace.records("timer_registered")  # (the trace's own word for it)
+
+
+def test_processing_time_windows() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("A", 1), ("A", 2)], arrival_times=[0, 1500])
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingProcessingTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    got = [s[1:] for s in steps(env.execute(), 0)]
+    assert got[0] == ("element", None, "no event timestamp: on time")
+    assert got[5:] == [
+        ("cleanup_timer", "[0, 1000)", "[0, 1000): processing-time timer 999, already there"),
+        ("timer", "[0, 1000)", "[0, 1000): processing-time timer 999, watermark MIN"),
+        ("on_timer", "[0, 1000)", "[0, 1000): onProcessingTime → FIRE"),
+        ("timer_emit", "[0, 1000)", "[0, 1000): first firing; cause: processing-time timer at 999"),
+        ("is_cleanup", "[0, 1000)", "[0, 1000): yes, cleanup time 999"),
+        ("clear", "[0, 1000)", "[0, 1000): state cleared"),
+    ]
+
+
+def test_the_late_side_output_and_drop_steps_agree_with_every_elements_fate() -> None:
+    import chart_jobs
+
+    from winviz.viz import frames
+
+    trace = chart_jobs.JOBS["late_union"]().trace
+    view = frames.open_trace(trace)
+    for op in frames.window_operators(view):
+        for i, fate in enumerate(frames.element_fates(view, op)["fate"]):
+            taken = set(flow_steps(trace, i, operator=op)["step"])
+            assert ("side_output" in taken) == (fate == "side output"), (op, i)
+            assert ("dropped" in taken) == (fate == "dropped"), (op, i)
+            assert ("add" in taken) == (fate in ("on time", "late, accepted")), (op, i)

@@ -103,6 +103,7 @@ EDGES: tuple[tuple[str, str, str], ...] = (
 )
 STEP_COLUMNS = ("seq", "step", "window", "outcome")
 _CALLS = {"on_event_time": "onEventTime", "on_processing_time": "onProcessingTime"}
+GLOBAL = "global window"
 MAX_LINES = 4  # outcome lines per box; more are counted ("… 3 more")
 LATER = ((5.8, 7.0), (5.8, 3.0))  # the "later" arrow's bends: between the columns
 NARROW = 1.05  # the two boxes side by side under "element late?"
@@ -188,7 +189,7 @@ def window_text(window: Any) -> str | None:
         return None
     start, end = getattr(window, "start", None), getattr(window, "end", None)
     if start is None or end is None:
-        return "global window"
+        return GLOBAL
     return f"[{format_ms(start)}, {format_ms(end)})"
 
 
@@ -224,7 +225,9 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
             "element",
             None,
             f"ts {format_ms(record.ts)} {'≤' if late else '>'} watermark "
-            f"{format_ms(record.watermark)}: {'late' if late else vocabulary.ON_TIME}",
+            f"{format_ms(record.watermark)}: {'late' if late else vocabulary.ON_TIME}"
+            if record.ts is not None
+            else f"no event timestamp: {vocabulary.ON_TIME}",
         )
     )
     windows = [r for r in records if r.kind in ("assigned", "skipped_late_window")]
@@ -241,6 +244,7 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
     )
     firing = _firing_words(view, operator)
     called: set[Any] = set()  # windows whose on_element call was seen (cleanup timers follow)
+    last_call: dict[Any, int] = {}  # the global window: its call's last record
     for r in records:
         w = window_text(r.window)
         if r.kind == "merged":
@@ -265,6 +269,11 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
             steps.append(
                 (r.seq, "cleanup_timer", w, f"{w}: {domain} timer {format_ms(r.ts)}{again}")
             )
+        if r.kind in ("trigger", "fired", "purged") and r.window in called and w == GLOBAL:
+            last_call[r.window] = r.seq
+    # registerCleanupTimer registers no timer for the cleanup time MAX (the global window)
+    for at in last_call.values():
+        steps.append((at, "cleanup_timer", GLOBAL, f"{GLOBAL}: cleanup time MAX, no timer"))
     if not any(r.kind == "assigned" for r in records):
         # isElementLate is asked once every window was skipped (after the last of them)
         asked = max([seq, *(r.seq for r in windows)])
