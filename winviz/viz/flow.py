@@ -104,7 +104,7 @@ EDGES: tuple[tuple[str, str, str], ...] = (
 STEP_COLUMNS = ("seq", "step", "window", "outcome")
 _CALLS = {"on_event_time": "onEventTime", "on_processing_time": "onProcessingTime"}
 GLOBAL = "global window"
-MAX_LINES = 4  # outcome lines per box; more are counted ("… 3 more")
+MAX_LINES = 2  # outcome lines per box (the tooltip has all); more are counted ("… 3 more")
 LATER = ((5.8, 7.0), (5.8, 3.0))  # the "later" arrow's bends: between the columns
 NARROW = 1.05  # the two boxes side by side under "element late?"
 
@@ -445,7 +445,7 @@ def _chart(
                 NARROW if node in ("side_output", "dropped") else 2.15,
                 0.74,
                 title,
-                tuple(_cut(s) for s in shown[:2]),
+                tuple(_cut(s) for s in shown),
                 on=node in lines,
                 decision=question,
                 tip="\n".join(lines.get(node, [])) or "not taken by this element",
