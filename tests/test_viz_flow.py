@@ -335,3 +335,19 @@ def test_the_late_side_output_and_drop_steps_agree_with_every_elements_fate() ->
             assert ("side_output" in taken) == (fate == "side output"), (op, i)
             assert ("dropped" in taken) == (fate == "dropped"), (op, i)
             assert ("add" in taken) == (fate in ("on time", "late, accepted")), (op, i)
+
+
+def test_each_timer_call_marks_its_own_branch() -> None:
+    # allowed lateness 1000: the timer 4999 fires the window (FIRE), the cleanup timer 5999
+    # only cleans up (CONTINUE): both branches out of the trigger are taken
+    run = job([("A", 1000), ("A", 6000)], [0, 1000], lateness=1000)
+    rows = chart_rows(operator_flow(run, 0))
+    arrows = {r["edge"]: r["path"] for r in rows if "edge" in r and r["head"]}
+    taken = {a for a, p in arrows.items() if p == TAKEN}
+    assert {
+        "on_timer → timer_emit",
+        "timer_emit → is_cleanup",
+        "on_timer → is_cleanup",
+        "is_cleanup → clear",
+    } <= taken
+    assert "on_element → cleanup_timer" in taken and "on_element → emit" not in taken

@@ -36,6 +36,7 @@ and 4, ``winviz.trace.schema``):
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -451,13 +452,13 @@ def _chart(
                 tip="\n".join(lines.get(node, [])) or "not taken by this element",
             )
         )
-    on = set(lines)
+    taken = taken_edges(steps)
     arrows = [
         Arrow(
             a,
             b,
             label,
-            on=_edge_taken(a, b, on, lines),
+            on=(a, b) in taken,
             dashed=a == "cleanup_timer",
             right=b in ("side_output", "timer"),
             via=LATER if a == "cleanup_timer" else (),
@@ -489,21 +490,21 @@ def _cut(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _edge_taken(a: str, b: str, on: set[str], lines: dict[str, list[str]]) -> bool:
-    """Whether the element's steps went along this arrow: both ends taken, and for the
-    branches that skip a box, that box not taken."""
-    if a not in on or b not in on:
-        return False
-    skips = {
-        ("assign", "window_late"): "merge",
-        ("on_element", "cleanup_timer"): "emit",
-        ("emit", "cleanup_timer"): "purge",
-        ("on_timer", "is_cleanup"): "timer_emit",
-        ("timer_emit", "is_cleanup"): "timer_purge",
-    }
-    between = skips.get((a, b))
-    if between is not None and between in on:
-        return False
-    if (a, b) == ("on_element", "purge") and "emit" in on:
-        return False
-    return not ((a, b) == ("on_timer", "timer_purge") and "timer_emit" in on)
+def taken_edges(steps: pd.DataFrame) -> set[tuple[str, str]]:
+    """The arrows the element's steps went along: consecutive steps of the element itself
+    (window None) and of each of its windows (in seq order) that an arrow joins, the
+    assigner's arrow to each window's first step, and "no window took it" when the element
+    was asked whether it is late."""
+    edges = {(a, b) for a, b, _ in EDGES}
+    chains: dict[Any, list[str]] = {}
+    for window, step in zip(steps["window"], steps["step"], strict=True):
+        chains.setdefault(window, []).append(step)
+    out: set[tuple[str, str]] = set()
+    for window, chain in chains.items():
+        if window is not None and "assign" in chains.get(None, []):
+            out.add(("assign", chain[0]))
+        out |= {pair for pair in itertools.pairwise(chain) if pair in edges}
+    own = chains.get(None, [])
+    if "element_late" in own and any("skip" in c for c in chains.values()):
+        out.add(("skip", "element_late"))
+    return out & edges
