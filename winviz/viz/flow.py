@@ -23,7 +23,8 @@ and 4, ``winviz.trace.schema``):
   ``skipped_late_window``, ``trigger`` (``on_element``), ``fired``, ``purged`` and
   ``timer_registered`` records, window by window (a ``timer_registered`` record after the
   window's ``on_element`` call is ``registerCleanupTimer``: the trigger's own registrations
-  come before its call's record, which is written when the call returns);
+  come before its call's record, which is written when the call returns; for the global
+  window, whose cleanup time is MAX, ``registerCleanupTimer`` registers nothing);
 * its fate in ``winviz.trace.vocabulary``'s words (on time / late, accepted / dropped / side
   output: ``frames.element_fates``, the rule every chart reads);
 * for each window it was added to, the timers of that key and window that fired afterwards,
