@@ -85,3 +85,54 @@ def test_merge_marks(sessions) -> None:
     ]
     assert legend and all("merged" in c["domain"] for c in colours)
     assert all(c["range"][c["domain"].index("merged")] == "#0072B2" for c in colours)
+
+
+HORIZON = "allowed-lateness horizon"
+RULE = "max timestamp + the operator's allowed lateness"
+
+
+def test_horizon_of_a_merged_away_window(sessions) -> None:
+    """[3000, 4500) was merged away at 200 ms: it has no cleanup record (its cleanup timer
+    4999 was deleted at the merge), yet its horizon, 4499 + 500, is drawn over its life."""
+    spec = viz.timeline(sessions.trace, view="timeline").to_dict()
+    got = [(r["window"], r["x"], r["y"], r["y2"], r["from"]) for r in rows_of(spec, HORIZON)]
+    assert got == [
+        ("[1,000 ms, 2,500 ms)", 2999, 0, 200, "its cleanup record"),
+        ("[2,000 ms, 4,500 ms)", 4999, 200, 300, "its cleanup record"),
+        (
+            "[3,000 ms, 4,500 ms)",
+            4999,
+            100,
+            200,
+            f"{RULE} (merged into [2000, 4500) at 200 ms: its contents then wait for that "
+            "window's horizon)",
+        ),
+        ("[9,000 ms, 10,500 ms)", 10999, 300, 300, "its cleanup record"),
+    ]
+    deleted = [
+        r.ts
+        for r in sessions.trace.records("timer_deleted")
+        if r.window is not None and (r.window.start, r.window.end) == (3000, 4500)
+    ]
+    assert 4999 in deleted  # the merge deleted its cleanup timer: no cleanup record
+    assert not [
+        r
+        for r in sessions.trace.records("cleanup")
+        if (r.window.start, r.window.end) == (3000, 4500)
+    ]
+
+
+def test_horizon_of_a_window_still_open(sessions) -> None:
+    """Cut at 250 ms: [2000, 4500) is still open (no cleanup record yet); its horizon comes
+    from the rule with the lateness of [1000, 2500)'s cleanup (2999 − 2499 = 500)."""
+    spec = viz.timeline(sessions.trace.until(250), view="timeline").to_dict()
+    got = {r["window"]: (r["x"], r["from"]) for r in rows_of(spec, HORIZON)}
+    assert got["[2,000 ms, 4,500 ms)"] == (4999, f"{RULE} (still open at the end)")
+    assert got["[1,000 ms, 2,500 ms)"] == (2999, "its cleanup record")
+
+
+def test_no_horizon_derived_before_any_cleanup(sessions) -> None:
+    """Cut at 150 ms: no cleanup record yet, so the allowed lateness is not known from the
+    trace and no horizon is drawn (none guessed)."""
+    spec = viz.timeline(sessions.trace.until(150), view="timeline").to_dict()
+    assert rows_of(spec, HORIZON) == []

@@ -54,6 +54,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from winviz.operators.window_rules import cleanup_time
+from winviz.time import MAX
 from winviz.trace import detail_names as detail_fields
 from winviz.viz import frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
@@ -186,6 +188,8 @@ def _timeline(
     # times, not event times — they give the event-time axis nothing (see _bands)
     across = bool(len(lives)) and frames.processing_time_windows(view, op)
     horizons = {} if across else _horizons(lives, cleaned)
+    per_window = _per_window(lives)  # once, for the bands and the horizons
+    horizons, derived = _every_horizon(per_window, horizons)
     x_values = (
         _extent(elements["ts"])
         if across
@@ -195,6 +199,7 @@ def _timeline(
             lives["window_end"],
             cleaned["cleanup_time"],
             fired["at"],
+            np.array([horizons[w] for w in derived], dtype=np.int64),
         )
     )
     if not x_values:
@@ -239,10 +244,9 @@ def _timeline(
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
     restarts = frames.restarts(view)
     watermark_layers = _watermarks(steps, x, y, notes, restarts)
-    per_window = _per_window(lives)  # once, for the bands and the horizons
     layers = [
         _bands(per_window, horizons, x, y, notes, across=across),
-        _horizon_layer(per_window, horizons, x, y),
+        _horizon_layer(per_window, horizons, x, y, derived),
         *_diagonal(elements, x, y, diagonal),
         *watermark_layers,
         _elements(view, elements, x, y, max_points, notes),
@@ -383,6 +387,33 @@ def _horizons(lives: _Table, cleaned: _Table) -> dict[tuple[int, int], int]:
     return out
 
 
+def _every_horizon(
+    per_window: list[_Window] | None, horizons: dict[tuple[int, int], int]
+) -> tuple[dict[tuple[int, int], int], set[tuple[int, int]]]:
+    """The horizon of every window, and which of them are derived rather than read off a
+    ``cleanup`` record: a window merged away by a session merge (Flink's ``WindowOperator``
+    deletes its cleanup timer at the merge, ``deleteCleanupTimer(m)``, and registers the
+    result window's, so it never has a ``cleanup`` record) or still open at the end of the
+    trace gets ``cleanup_time(max timestamp, allowed lateness)`` (``window_rules``: the one
+    rule), the allowed lateness read off the operator's ``cleanup`` records (cleanup time −
+    max timestamp, the same for all its windows; those whose cleanup time overflowed to MAX
+    say nothing). Nothing is derived when the records give no single lateness."""
+    if not horizons or per_window is None:
+        return horizons, set()
+    lateness = {t - (end - 1) for (_, end), t in horizons.items() if t != MAX}
+    if len(lateness) != 1:
+        return horizons, set()
+    (allowed,) = lateness
+    out = dict(horizons)
+    derived = set()
+    for w in per_window:
+        window = (int(w.window_start), int(w.window_end))
+        if window not in out and w.window_start < w.window_end:
+            out[window] = cleanup_time(window[1] - 1, allowed)
+            derived.add(window)
+    return out, derived
+
+
 def _int64(column: Any) -> bool:
     """Whether a table's column holds int64 values (numpy's, not objects)."""
     return isinstance(column.dtype, np.dtype) and column.dtype == np.int64
@@ -488,11 +519,16 @@ def _bands(
 
 
 def _horizon_layer(
-    per_window: list[_Window] | None, horizons: dict[tuple[int, int], int], x: TimeAxis, y: TimeAxis
+    per_window: list[_Window] | None,
+    horizons: dict[tuple[int, int], int],
+    x: TimeAxis,
+    y: TimeAxis,
+    derived: set[tuple[int, int]] | None = None,
 ) -> alt.Chart | None:
     """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
     allowed lateness) over its band's life in processing time (``per_window``:
-    ``_per_window(lives)``)."""
+    ``_per_window(lives)``). ``derived``: the windows whose horizon ``_every_horizon``
+    derived (no ``cleanup`` record: merged away, or still open); their tooltips say so."""
     if not horizons or per_window is None:
         return None
     rows = []
@@ -516,6 +552,8 @@ def _horizon_layer(
                 "note": note,
             }
         )
+        if derived:
+            rows[-1]["from"] = _horizon_source(w, derived, y)
     rows, _ = _every_kth(rows)
     mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
     return spec.layer(
@@ -529,6 +567,20 @@ def _horizon_layer(
             "tooltip": spec.tooltips(rows, ["x", "y", "y2", "line"]),
         },
     )
+
+
+def _horizon_source(w: _Window, derived: set[tuple[int, int]], y: TimeAxis) -> str:
+    """Where a horizon comes from (the tooltip's "from"): the window's ``cleanup`` record, or
+    the rule, for a window merged away (its contents then wait for the result window's
+    horizon) or still open at the end of the trace."""
+    if (int(w.window_start), int(w.window_end)) not in derived:
+        return "its cleanup record"
+    if w.merged_into:
+        return (
+            f"max timestamp + the operator's allowed lateness (merged into {w.merged_into} at "
+            f"{y.fmt(w.closed)}: its contents then wait for that window's horizon)"
+        )
+    return "max timestamp + the operator's allowed lateness (still open at the end)"
 
 
 def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:
