@@ -136,3 +136,78 @@ def test_no_horizon_derived_before_any_cleanup(sessions) -> None:
     trace and no horizon is drawn (none guessed)."""
     spec = viz.timeline(sessions.trace.until(150), view="timeline").to_dict()
     assert rows_of(spec, HORIZON) == []
+
+
+def idle_job() -> wv.JobExecutionResult:
+    """Two partitions with ``with_idleness(300)`` (as test_why's): partition 0 reads a@1000,
+    a@3000, a@4500 (at 0, 500, 1350 ms) then a@9000 at 2500; partition 1 gets nothing. kafka[1]
+    goes idle at 600 for good; kafka[0] is idle 1200–1400 and 2000–2500, and then every input
+    of 'watermarks' is idle: the operator is idle over the same spans."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions(
+            [[("a", 1_000), ("a", 3_000), ("a", 4_500), ("a", 9_000)], []],
+            arrival_times=[[0, 500, 1_350, 2_500], []],
+            name="kafka",
+        )
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0)
+            .with_timestamp_assigner(lambda e, _: e[1])
+            .with_idleness(300)
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+IDLE_SPANS = [
+    ("kafka[1]", 600, "600 ms", "end of trace"),
+    ("kafka[0]", 1200, "1,200 ms", "1,400 ms"),
+    ("kafka[0]", 2000, "2,000 ms", "2,500 ms"),
+    ("watermarks (all inputs)", 1200, "1,200 ms", "1,400 ms"),
+    ("watermarks (all inputs)", 2000, "2,000 ms", "2,500 ms"),
+]
+IDLE_NOTE = (
+    "5 idle periods (grey strips along the left edge, left to right: kafka[1], kafka[0], "
+    "watermarks (all inputs))"
+)
+
+
+def test_idle_periods_on_the_timeline() -> None:
+    spec = viz.timeline(idle_job().trace, view="timeline").to_dict()
+    strips = rows_of(spec, "idle")
+    assert [(r["idle"], r["y"], r["idle from"], r["idle until"]) for r in strips] == IDLE_SPANS
+    y_hi = spec["layer"][0]["encoding"]["y"]["scale"]["domain"][1]
+    assert [r["y2"] for r in strips] == [y_hi, 1400, 2500, 1400, 2500]  # still idle: the edge
+    # one column per input, left to right, inside the axis' left padding
+    lo, hi = spec["layer"][0]["encoding"]["x"]["scale"]["domain"]
+    width = (hi - lo) * 0.006
+    assert [r["x"] for r in strips] == [round(lo + i * width * 1.25, 3) for i in (0, 1, 1, 2, 2)]
+    assert max(r["x2"] for r in strips) < 1_000  # left of the first element
+    assert IDLE_NOTE in spec["title"]["subtitle"]
+
+
+def test_idle_periods_on_the_scrubber() -> None:
+    spec = viz.scrubber(idle_job().trace).to_dict()
+    (layer,) = [
+        lay
+        for lay in spec["layer"]
+        if spec["datasets"][lay["data"]["name"]][0].get("kind") == "idle"
+    ]
+    strips = spec["datasets"][layer["data"]["name"]]
+    assert [(r["idle"], r["y"], r["idle from"], r["idle until"]) for r in strips] == IDLE_SPANS
+    # as they stand at t: begun by t, drawn up to min(end, t)
+    assert layer["transform"] == [
+        {"filter": "datum.y <= t"},
+        {"calculate": "datum.y2 < t ? datum.y2 : t", "as": "y2_at_t"},
+    ]
+    assert layer["encoding"]["y2"] == {"field": "y2_at_t"}
+    assert IDLE_NOTE + " as they stand at t" in spec["title"]["subtitle"]
+
+
+def test_no_idle_strips_without_idleness(sessions) -> None:
+    assert rows_of(viz.timeline(sessions.trace, view="timeline").to_dict(), "idle") == []
+    assert rows_of(viz.scrubber(sessions.trace).to_dict(), "idle") == []

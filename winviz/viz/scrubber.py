@@ -8,6 +8,8 @@ as in ``timeline`` (event time across, processing time down). Layers, back to fr
 1. **windows** — one band per window from its first element to ``min(t, cleanup)``, coloured
    by its state at *t*: ``open`` (no firing yet), ``fired`` (fired at least once, state still
    kept), ``gone`` (cleaned up); windows not yet opened at *t* are not drawn;
+   **idle periods** — a grey strip per input along the left edge, from its going idle to
+   ``min(t, active again)`` (``idle``);
 2. **now** — a horizontal rule at processing time *t*;
 3. **watermark at t** — a vertical rule at the window operator's watermark in effect at *t*
    (its last ``watermark`` record at or before *t*), labelled; none before the first one;
@@ -44,7 +46,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, scale, spec, validation
+from winviz.viz import frames, idle, palette, scale, spec, validation
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import pick_operator
@@ -184,8 +186,12 @@ def _scrubber(
         notes.append(
             f"{wrapped} window(s) whose end overflowed the long range (start >= end) are not drawn"
         )
+    spans = idle.idle_spans(view)
+    if spans:
+        notes.append(idle.lines_text(spans) + " as they stand at t")
     layers = [
         _window_layer(windows, x, y, across),
+        _idle_layer(spans, x, y),
         _now_layer(x, y),
         *_watermark_layers(steps, x, y),
         *_element_layers(view, elements, fate_codes, x, y, future, max_points, notes),
@@ -450,6 +456,21 @@ def _window_layer(
     }
     mark = {"type": "rect", "fillOpacity": 0.35, "strokeWidth": 1}
     return spec.layer(rows, mark, encoding, transform)
+
+
+def _idle_layer(spans: list[idle.IdleSpan], x: TimeAxis, y: TimeAxis) -> alt.Chart | None:
+    """The idle periods as they stand at t (``idle.strip_layer``): a span begun by t, drawn
+    up to its end or to t, whichever comes first."""
+    return idle.strip_layer(
+        spans,
+        x,
+        y,
+        [
+            {"filter": f"datum.y <= {PARAM}"},
+            {"calculate": f"datum.y2 < {PARAM} ? datum.y2 : {PARAM}", "as": "y2_at_t"},
+        ],
+        y2="y2_at_t",
+    )
 
 
 def _now_layer(x: TimeAxis, y: TimeAxis) -> alt.Chart:

@@ -8,6 +8,8 @@ Layers, back to front:
 2. **allowed-lateness horizons** — with ``allowed_lateness > 0``, a dashed vertical line per
    window at its max timestamp + allowed lateness (Flink's ``cleanupTime``) over the band's
    life: until the watermark passes it, the window still accepts late elements;
+   **idle periods** — a grey strip per input along the left edge over the processing
+   times it was idle (``idle``);
 3. **ideal diagonal** — event time = processing time, in its own legend (only where it makes
    sense, see ``_wants_diagonal``);
 4. **watermark** — one step line per distinct staircase: operators whose ``watermark``
@@ -57,7 +59,7 @@ import pandas as pd
 from winviz.operators.window_rules import cleanup_time
 from winviz.time import MAX
 from winviz.trace import detail_names as detail_fields
-from winviz.viz import frames, palette, scale, spec
+from winviz.viz import frames, idle, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 
@@ -247,6 +249,7 @@ def _timeline(
     layers = [
         _bands(per_window, horizons, x, y, notes, across=across),
         _horizon_layer(per_window, horizons, x, y, derived),
+        _idle_layer(view, x, y, notes),
         *_diagonal(elements, x, y, diagonal),
         *watermark_layers,
         _elements(view, elements, x, y, max_points, notes),
@@ -1324,6 +1327,15 @@ def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> al
         {"type": "point", "filled": True, "size": 50},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
+
+
+def _idle_layer(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
+    """The idle periods of the run's inputs (``idle.idle_spans``): a grey strip per input
+    along the left edge over the processing times it was idle, and the subtitle names them."""
+    spans = idle.idle_spans(view)
+    if spans:
+        notes.append(idle.lines_text(spans))
+    return idle.strip_layer(spans, x, y)
 
 
 def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
