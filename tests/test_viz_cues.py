@@ -211,3 +211,81 @@ def test_idle_periods_on_the_scrubber() -> None:
 def test_no_idle_strips_without_idleness(sessions) -> None:
     assert rows_of(viz.timeline(sessions.trace, view="timeline").to_dict(), "idle") == []
     assert rows_of(viz.scrubber(sessions.trace).to_dict(), "idle") == []
+
+
+def timer_rules(spec: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The timers chart's rule layer and its rows."""
+    for lay in spec["hconcat"][0]["layer"]:
+        rows = spec["datasets"][lay["data"]["name"]]
+        if rows and rows[0].get("kind") == "timer":
+            return lay, rows
+    raise AssertionError("no timer layer")
+
+
+def test_trigger_and_cleanup_timers_told_apart(sessions) -> None:
+    spec = viz.timers_chart(sessions.trace).to_dict()
+    layer, rules = timer_rules(spec)
+    assert [(r["timestamp"], r["namespace"], r["end"], r["set by"]) for r in rules] == [
+        ("2,499 ms", "[1000, 2500)", "fired", "trigger timer"),
+        ("2,999 ms", "[1000, 2500)", "fired", "cleanup timer"),
+        ("4,499 ms", "[3000, 4500)", "deleted", "trigger timer"),
+        ("4,999 ms", "[3000, 4500)", "deleted", "cleanup timer"),  # deleted at the merge
+        ("4,499 ms", "[2000, 4500)", "fired", "trigger timer"),
+        ("4,999 ms", "[2000, 4500)", "fired", "cleanup timer"),
+        ("10,499 ms", "[9000, 10500)", "fired", "trigger timer"),
+        ("10,999 ms", "[9000, 10500)", "fired", "cleanup timer"),
+    ]
+    assert layer["encoding"]["strokeWidth"] == {
+        "field": "set by",
+        "type": "nominal",
+        "title": "timer set by",
+        "scale": {"domain": ["trigger timer", "cleanup timer"], "range": [2.5, 1.0]},
+    }
+    assert (
+        "set by (derived with WindowOperator.cleanupTime: the trace does not record it): "
+        "4 trigger timers, 4 cleanup timers; cleanup timers are thin"
+    ) in spec["title"]["subtitle"]
+    # every timer whose firing cleaned its window up is drawn as a cleanup timer
+    cleaned = {(r.window.start, r.window.end, r.detail) for r in sessions.trace.records("cleanup")}
+    fired_cleanups = {
+        (r["namespace"], r["timestamp"]) for r in rules if r["set by"] == "cleanup timer"
+    }
+    assert {(f"[{s}, {e})", f"{t:,} ms") for s, e, t in cleaned} <= fired_cleanups
+
+
+def test_one_timer_for_trigger_and_cleanup_without_lateness() -> None:
+    """Allowed lateness 0: the EventTimeTrigger's timer at the max timestamp is the cleanup
+    timer too (one timer; the second registration is de-duplicated)."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 1_000)])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    _, rules = timer_rules(viz.timers_chart(env.execute().trace).to_dict())
+    assert [(r["timestamp"], r["set by"]) for r in rules] == [
+        ("4,999 ms", "cleanup timer at the max timestamp (the trigger's too)")
+    ]
+
+
+def test_timer_role_not_known_before_any_cleanup(sessions) -> None:
+    """Cut at 150 ms: no cleanup record yet, so the allowed lateness (and which timer is the
+    cleanup timer) is not known from the trace: said so, not guessed."""
+    _, rules = timer_rules(viz.timers_chart(sessions.trace.until(150)).to_dict())
+    assert {r["set by"] for r in rules} == {"trigger or cleanup (no cleanup record yet)"}
+
+
+def test_timeline_cleanups_name_their_timer(sessions) -> None:
+    spec = viz.timeline(sessions.trace, view="timeline").to_dict()
+    assert [(r["window"], r["timer"]) for r in rows_of(spec, "cleanup")] == [
+        ("[1,000 ms, 2,500 ms)", "the operator's cleanup timer (not the trigger's)"),
+        ("[2,000 ms, 4,500 ms)", "the operator's cleanup timer (not the trigger's)"),
+        ("[9,000 ms, 10,500 ms)", "the operator's cleanup timer (not the trigger's)"),
+    ]

@@ -92,6 +92,9 @@ def test_timers_layers_and_encodings(trace) -> None:
         "3 de-duplicated registrations",
         "an event-time timer fires when the watermark (black staircase) reaches its timestamp: "
         "at the next advance if it is already at or below it",
+        # issue 26: who set each timer (derived: the trace does not record it)
+        "set by (derived with WindowOperator.cleanupTime: the trace does not record it): "
+        "3 trigger timers, 3 cleanup timers; cleanup timers are thin",
         "the watermark reached MAX (end of input) at 700 ms: its last step leaves the chart to "
         "the right",
     ]

@@ -1492,6 +1492,29 @@ def timer_operators(view: TraceView) -> list[str]:
     return view.operators(*TIMER_KINDS)
 
 
+def allowed_lateness(view: TraceView, operator: str) -> int | None:
+    """The allowed lateness of a window operator, read off its ``cleanup`` records: cleanup
+    time − the window's max timestamp (Flink's ``WindowOperator.cleanupTime``: ``maxTimestamp
+    + allowedLateness`` for event time, the max timestamp for processing time), the same for
+    every window of the operator; cleanup times that overflowed to MAX say nothing. None when
+    the records give no single value (no cleanup record yet)."""
+
+    def build() -> int | None:
+        rows = view.select("cleanup", operator=operator)
+        if not len(rows):
+            return None
+        _, ends, present = view.bounds(rows)
+        times = view.detail("cleanup", "cleanup_time", rows).tolist()
+        found = {
+            int(t) - (int(e) - 1)
+            for t, e, p in zip(times, ends.tolist(), present.tolist(), strict=True)
+            if p and t is not None and t != LONG_MAX
+        }
+        return found.pop() if len(found) == 1 else None
+
+    return memoized(view, "allowed_lateness", operator, build)
+
+
 def processing_time_windows(view: TraceView, operator: str) -> bool:
     """Whether ``operator``'s windows are processing-time windows (Flink's
     ``TumblingProcessingTimeWindows``, ``ProcessingTimeSessionWindows``...): it registered

@@ -57,7 +57,6 @@ import numpy as np
 import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
-from winviz.time import MAX
 from winviz.trace import detail_names as detail_fields
 from winviz.viz import frames, idle, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
@@ -191,7 +190,7 @@ def _timeline(
     across = bool(len(lives)) and frames.processing_time_windows(view, op)
     horizons = {} if across else _horizons(lives, cleaned)
     per_window = _per_window(lives)  # once, for the bands and the horizons
-    horizons, derived = _every_horizon(per_window, horizons)
+    horizons, derived = _every_horizon(per_window, horizons, frames.allowed_lateness(view, op))
     x_values = (
         _extent(elements["ts"])
         if across
@@ -391,22 +390,19 @@ def _horizons(lives: _Table, cleaned: _Table) -> dict[tuple[int, int], int]:
 
 
 def _every_horizon(
-    per_window: list[_Window] | None, horizons: dict[tuple[int, int], int]
+    per_window: list[_Window] | None,
+    horizons: dict[tuple[int, int], int],
+    allowed: int | None,
 ) -> tuple[dict[tuple[int, int], int], set[tuple[int, int]]]:
     """The horizon of every window, and which of them are derived rather than read off a
     ``cleanup`` record: a window merged away by a session merge (Flink's ``WindowOperator``
     deletes its cleanup timer at the merge, ``deleteCleanupTimer(m)``, and registers the
     result window's, so it never has a ``cleanup`` record) or still open at the end of the
     trace gets ``cleanup_time(max timestamp, allowed lateness)`` (``window_rules``: the one
-    rule), the allowed lateness read off the operator's ``cleanup`` records (cleanup time −
-    max timestamp, the same for all its windows; those whose cleanup time overflowed to MAX
-    say nothing). Nothing is derived when the records give no single lateness."""
-    if not horizons or per_window is None:
+    rule), ``allowed`` read off the operator's ``cleanup`` records
+    (``frames.allowed_lateness``). Nothing is derived when they give no single lateness."""
+    if not horizons or per_window is None or not allowed:
         return horizons, set()
-    lateness = {t - (end - 1) for (_, end), t in horizons.items() if t != MAX}
-    if len(lateness) != 1:
-        return horizons, set()
-    (allowed,) = lateness
     out = dict(horizons)
     derived = set()
     for w in per_window:
@@ -1293,6 +1289,13 @@ def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
     return boxes
 
 
+CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
+"""What fired a cleanup: a ``cleanup`` record is written only when the timer the window
+operator registered at ``cleanupTime(window)`` fires (``WindowOperator.registerCleanupTimer``
+/ ``isCleanupTime``); a trigger's timer fires the window (the "fired: event-time timer"
+marks), never cleans it — unless it is the same timer (allowed lateness 0)."""
+
+
 def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> alt.Chart | None:
     if cleaned.empty:
         return None
@@ -1314,6 +1317,7 @@ def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> al
                 "window": f"[{x.fmt(start)}, {x.fmt(end)})",
                 "key": ", ".join(keys[i] for i in idx),
                 "cleanup_time": x.fmt(ctime),
+                "timer": CLEANUP_TIMER_TEXT,
                 "proc_time": y.fmt(proc),
                 "watermark": x.fmt(marks[idx[0]]),
                 "note": note,
