@@ -289,3 +289,94 @@ def test_timeline_cleanups_name_their_timer(sessions) -> None:
         ("[2,000 ms, 4,500 ms)", "the operator's cleanup timer (not the trigger's)"),
         ("[9,000 ms, 10,500 ms)", "the operator's cleanup timer (not the trigger's)"),
     ]
+
+
+def test_scrubber_draws_firings(sessions) -> None:
+    spec = viz.scrubber(sessions.trace).to_dict()
+    (layer,) = [
+        lay
+        for lay in spec["layer"]
+        if spec["datasets"][lay["data"]["name"]][0].get("kind") == "fired"
+    ]
+    assert spec["datasets"][layer["data"]["name"]] == [
+        {
+            "x": 2499,  # the timer's event time, as on the timeline
+            "y": 200,
+            "fired": 200,
+            "what": "fired: event-time timer",
+            "kind": "fired",
+            "firings": 1,
+            "window": "[1,000 ms, 2,500 ms)",
+            "proc_time": "200 ms",
+        },
+        {
+            "x": 4499,
+            "y": 300,
+            "fired": 300,
+            "what": "fired: event-time timer",
+            "kind": "fired",
+            "firings": 1,
+            "window": "[2,000 ms, 4,500 ms)",
+            "proc_time": "300 ms",
+        },
+        {
+            "x": 10499,
+            "y": 300,
+            "fired": 300,
+            "what": "fired: end of input",
+            "kind": "fired",
+            "firings": 1,
+            "window": "[9,000 ms, 10,500 ms)",
+            "proc_time": "300 ms",
+        },
+    ]
+    assert layer["transform"] == [{"filter": "datum.fired <= t"}]  # made by t
+    # the timeline's colours for the causes
+    assert layer["encoding"]["color"]["scale"] == {
+        "domain": ["fired: event-time timer", "fired: end of input"],
+        "range": ["#009E73", "#000000"],
+    }
+    assert (
+        "3 firings (squares, by cause, as on the timeline) shown once made"
+        in (spec["title"]["subtitle"])
+    )
+
+
+def test_scrubber_skew_mode(sessions) -> None:
+    """view="skew": the skew chart's axes (x processing time, y processing time − event
+    time), every timed layer drawn up to t, a firing at (its processing time, processing time
+    − its timer's time), and the slider over the run's processing times."""
+    spec = viz.scrubber(sessions.trace, view="skew").to_dict()
+    assert spec["title"]["text"] == "Scrubber (skew)"
+    kinds = {
+        spec["datasets"][lay["data"]["name"]][0]["kind"]: lay.get("transform")
+        for lay in spec["layer"]
+    }
+    assert kinds == {
+        "watermark lag": [{"filter": "datum.x <= t"}],
+        "element": [{"filter": "datum.x <= t"}],
+        "label": [{"filter": "datum.x <= t"}],
+        "now": [{"calculate": "t", "as": "x"}],
+        "fired": [{"filter": "datum.fired <= t"}],
+    }
+    fired = rows_of(spec, "fired")
+    assert [(r["x"], r["y"], r["fired"]) for r in fired[:2]] == [
+        (200, 200 - 2499, 200),
+        (300, 300 - 4499, 300),
+    ]
+    (t, play) = spec["params"]
+    assert (t["bind"]["min"], t["bind"]["max"], t["value"]) == (0, 300, 300)
+    assert play["name"] == "play" and spec["usermeta"]["winviz"]["replay"]["max"] == 300
+    assert spec["usermeta"]["winviz"]["chart"] == "scrubber"
+
+
+def test_scrubber_auto_picks_skew_for_a_long_run() -> None:
+    from chart_jobs import kernel_job
+
+    trace = kernel_job(12000).trace
+    auto = viz.scrubber(trace, view="auto").to_dict()
+    assert auto["title"]["text"] == "Scrubber (skew)"
+    assert auto["title"]["subtitle"][0].startswith('drawn by scrubber(view="auto")')
+    assert viz.scrubber(trace).to_dict()["title"]["text"] == "Scrubber"  # the default
+    with pytest.raises(ValueError, match="view must be"):
+        viz.scrubber(trace, view="lanes")  # type: ignore[arg-type]

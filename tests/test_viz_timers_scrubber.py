@@ -472,8 +472,9 @@ def test_scrubber_param_and_layers(trace) -> None:
         ("text", "watermark at t"),
         ("point", "element"),  # future, faded
         ("point", "element"),  # arrived by t
+        ("point", "fired"),  # firings made by t (issue 26: the scrubber draws firings)
     ]
-    windows, now, wm, _, fut, arrived = spec["layer"]
+    windows, now, wm, _, fut, arrived, _ = spec["layer"]
     assert windows["transform"][0]["calculate"].startswith("t < datum.opened ? 'not yet'")
     assert now["transform"] == [{"calculate": "t", "as": "y"}]
     assert wm["transform"][0] == {"filter": "datum.proc <= t"}
@@ -481,7 +482,7 @@ def test_scrubber_param_and_layers(trace) -> None:
     assert arrived["transform"] == [{"filter": "datum.arrived <= t"}]
     assert arrived["encoding"]["color"]["field"] == "fate"
     assert scrubber(trace, at=250).to_dict()["params"][0]["value"] == 250
-    assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 5
+    assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 6
 
 
 def test_scrubber_replay_settings_and_handlers(trace) -> None:
@@ -523,7 +524,7 @@ def test_scrubber_replay_compiles_to_vega_timer(trace) -> None:
 
 def test_scrubber_data(trace) -> None:
     spec = scrubber(trace).to_dict()
-    windows, _, wm, _, _, arrived = spec["layer"]
+    windows, _, wm, _, _, arrived, _ = spec["layer"]  # (the last: firings)
     assert [
         (w["x"], w["x2"], w["opened"], w["fired"], w["closed"]) for w in data(spec, windows)
     ] == [
@@ -608,7 +609,7 @@ def test_scrubber_binned_large() -> None:
     spec = scrubber(env.execute().trace).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
     assert any("binned" in n for n in spec["usermeta"]["winviz"]["notes"])
-    assert spec["layer"][-1]["encoding"]["size"]["field"] == "count"
+    assert spec["layer"][-2]["encoding"]["size"]["field"] == "count"  # (-1: the firings)
 
 
 def test_scrubber_message_card() -> None:
