@@ -49,7 +49,7 @@ def rows_of(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     """The data rows of every layer whose first row has this ``kind``."""
     out = []
     for lay in spec["layer"]:
-        rows = spec["datasets"][lay["data"]["name"]]
+        rows = spec["datasets"][(lay.get("data") or spec["data"])["name"]]
         if rows and rows[0].get("kind") == kind:
             out.extend(rows)
     return out
@@ -380,3 +380,42 @@ def test_scrubber_auto_picks_skew_for_a_long_run() -> None:
     assert viz.scrubber(trace).to_dict()["title"]["text"] == "Scrubber"  # the default
     with pytest.raises(ValueError, match="view must be"):
         viz.scrubber(trace, view="lanes")  # type: ignore[arg-type]
+
+
+def many_windows_job() -> wv.JobExecutionResult:
+    """Key a: one element in each of 30 tumbling 100 ms windows [0, 100) … [2900, 3000); the
+    watermark (bound 0) fires every window but the last before the end of input fires it."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", t) for t in range(0, 3000, 100)], arrival_interval=10)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(100))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+def test_lanes_aggregate_past_a_readable_number_of_windows() -> None:
+    """At 40 px a lane shows at most 40 // 4 = 10 windows; 30 are aggregated into 40 // 8 = 5
+    cells of 600 ms of window starts, 6 windows each, all fired."""
+    trace = many_windows_job().trace
+    spec = viz.window_lanes(trace, width=40).to_dict()
+    cells = rows_of(spec, "windows (aggregated)")
+    assert [(c["starting in"], c["windows"], c["fired"], c["elements"]) for c in cells] == [
+        (f"[{b:,} ms, {b + 600:,} ms)", 6, 6, 6) for b in range(0, 3000, 600)
+    ]
+    assert {c["share fired"] for c in cells} == {1.0}
+    assert (
+        "aggregated: a lane holds up to 30 windows, more than 10 (4 px each) — one cell per key "
+        "and 600 ms of window starts, shaded by the share of its windows that fired; hover for "
+        "the counts (timeline / explore draw each window)"
+    ) in spec["title"]["subtitle"]
+    # at the default width every window is a bar of its own
+    wide = viz.window_lanes(trace).to_dict()
+    assert len(rows_of(wide, "window")) == 30 and rows_of(wide, "windows (aggregated)") == []
