@@ -419,3 +419,58 @@ def test_lanes_aggregate_past_a_readable_number_of_windows() -> None:
     # at the default width every window is a bar of its own
     wide = viz.window_lanes(trace).to_dict()
     assert len(rows_of(wide, "window")) == 30 and rows_of(wide, "windows (aggregated)") == []
+
+
+def aligned_job() -> wv.JobExecutionResult:
+    """Watermark alignment (group "g", drift 1000, buffer 0): "fast" (ts i·1000) and "slow"
+    (ts i·100), 30 records each every 100 ms, windowed after their union. At 1000 fast's
+    watermark 8999 is ahead of 899 + 1000: paused until slow finishes (resumed at 3000), as
+    test_alignment's buffer-0 case."""
+
+    def strategy() -> wv.WatermarkStrategy:
+        return (
+            wv.WatermarkStrategy.for_monotonous_timestamps()
+            .with_timestamp_assigner(lambda e, _: e[1])
+            .with_watermark_alignment("g", 1000, 1000)
+        )
+
+    env = wv.StreamExecutionEnvironment()
+    env.set_watermark_alignment_buffer_size(0)
+    arrivals = [i * 100 for i in range(30)]
+    fast = env.from_collection(
+        [("f", i * 1000) for i in range(30)], arrival_times=arrivals, name="fast"
+    ).assign_timestamps_and_watermarks(strategy())
+    slow = env.from_collection(
+        [("s", i * 100) for i in range(30)], arrival_times=arrivals, name="slow"
+    ).assign_timestamps_and_watermarks(strategy())
+    (
+        fast.union(slow)
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(2000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    return env.execute()
+
+
+def test_paused_spans_on_the_timeline() -> None:
+    spec = viz.timeline(aligned_job().trace, view="timeline").to_dict()
+    (strip,) = rows_of(spec, "paused")
+    lo, hi = spec["layer"][0]["encoding"]["x"]["scale"]["domain"]
+    width = (hi - lo) * 0.006
+    assert strip == {
+        "x": round(hi - width, 3),  # along the right edge
+        "x2": hi,
+        "y": 1000,
+        "y2": 3000,
+        "kind": "paused",
+        "paused": "fast",
+        "paused from": "1,000 ms",
+        "paused until": "3,000 ms",
+        "its watermark": "8,999 ms",
+        "max allowed": "1,899 ms",
+        "group": "g",
+    }
+    assert (
+        "1 paused span (watermark alignment: dark strips along the right edge, right to left: fast)"
+    ) in spec["title"]["subtitle"]

@@ -13,6 +13,10 @@ input (or to the end of the trace: still idle).
 On a processing-time axis (the timeline's and scrubber's y) each input's spans are drawn as a
 narrow grey strip along the left edge of the plot, one column per input, so that spans of
 several inputs never overlap into a colour no legend names; the tooltip names the input.
+
+Watermark alignment's **paused** spans (``winviz.trace.paused``: a source reader or partition
+that stopped reading because its watermark was ahead of the group's max allowed) are drawn
+the same way along the right edge, darker (``paused_layer``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from winviz.trace.paused import PausedSpan
 from winviz.viz import palette, spec
 from winviz.viz.frames import TraceView
 from winviz.viz.palette import TimeAxis
@@ -132,6 +137,65 @@ def strip_layer(
     return spec.layer(
         rows,
         {"type": "rect", "color": STRIP_COLOR, "opacity": STRIP_OPACITY},
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
+            "y": y.channel("y"),
+            "y2": {"field": y2},
+            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
+        },
+        transform,
+    )
+
+
+PAUSED_COLOR = palette.BLACK
+PAUSED_OPACITY = 0.4
+
+
+def paused_text(spans: list[PausedSpan]) -> str:
+    """The subtitle's words for the paused strips."""
+    lines = list(dict.fromkeys(s.input for s in spans))
+    n = len(spans)
+    return (
+        f"{n:,} paused span{'' if n == 1 else 's'} (watermark alignment: dark strips along the "
+        f"right edge, right to left: {', '.join(lines)})"
+    )
+
+
+def paused_layer(
+    spans: list[PausedSpan],
+    x: TimeAxis,
+    y: TimeAxis,
+    transform: list[dict[str, Any]] | None = None,
+    y2: str = "y2",
+) -> Any:
+    """The paused spans as strips along the right edge, one column per input (None without
+    any); ``transform`` / ``y2`` as ``strip_layer``'s."""
+    if not spans:
+        return None
+    column = {line: i for i, line in enumerate(dict.fromkeys(s.input for s in spans))}
+    width = (x.hi - x.lo) * STRIP_SHARE
+    rows = []
+    for s in spans:
+        right = x.hi - column[s.input] * width * 1.25
+        rows.append(
+            {
+                "x": round(right - width, 3),
+                "x2": round(right, 3),
+                "y": y.clip(s.start)[0],
+                "y2": y.hi if s.end is None else y.clip(s.end)[0],
+                "kind": "paused",
+                "paused": s.input,
+                "paused from": y.fmt(s.start),
+                "paused until": "end of trace" if s.end is None else y.fmt(s.end),
+                "its watermark": x.fmt(s.watermark),
+                "max allowed": x.fmt(s.max_allowed),
+                "group": s.group,
+            }
+        )
+    return spec.layer(
+        rows,
+        {"type": "rect", "color": PAUSED_COLOR, "opacity": PAUSED_OPACITY},
         {
             "x": x.channel("x"),
             "x2": {"field": "x2"},

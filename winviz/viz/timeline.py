@@ -9,7 +9,8 @@ Layers, back to front:
    window at its max timestamp + allowed lateness (Flink's ``cleanupTime``) over the band's
    life: until the watermark passes it, the window still accepts late elements;
    **idle periods** — a grey strip per input along the left edge over the processing
-   times it was idle (``idle``);
+   times it was idle (``idle``), and watermark alignment's **paused** spans, a dark strip
+   per paused input along the right edge;
 3. **ideal diagonal** — event time = processing time, in its own legend (only where it makes
    sense, see ``_wants_diagonal``);
 4. **watermark** — one step line per distinct staircase: operators whose ``watermark``
@@ -61,6 +62,7 @@ from winviz.trace import detail_names as detail_fields
 from winviz.viz import frames, idle, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
+from winviz.viz.propagation import view_paused_spans
 
 LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
 DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
@@ -249,6 +251,7 @@ def _timeline(
         _bands(per_window, horizons, x, y, notes, across=across),
         _horizon_layer(per_window, horizons, x, y, derived),
         _idle_layer(view, x, y, notes),
+        _paused_layer(view, x, y, notes),
         *_diagonal(elements, x, y, diagonal),
         *watermark_layers,
         _elements(view, elements, x, y, max_points, notes),
@@ -1340,6 +1343,16 @@ def _idle_layer(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> 
     if spans:
         notes.append(idle.lines_text(spans))
     return idle.strip_layer(spans, x, y)
+
+
+def _paused_layer(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
+    """Watermark alignment's paused spans (``propagation.view_paused_spans``): a dark strip
+    per paused input along the right edge over the processing times it read nothing, and the
+    subtitle names them (the propagation chart draws the same spans)."""
+    spans = view_paused_spans(view)
+    if spans:
+        notes.append(idle.paused_text(spans))
+    return idle.paused_layer(spans, x, y)
 
 
 def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
