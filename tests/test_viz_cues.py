@@ -60,7 +60,7 @@ def test_merge_marks(sessions) -> None:
     merged = [r for r in sessions.trace.records("merged")]
     assert rows_of(spec, "merged") == [
         {
-            "x": 2000,
+            "x": 3000,  # the corner where [3000, 4500)'s band ends (not on a@2000)
             "y": 200,
             "what": "merged",
             "kind": "merged",
@@ -74,7 +74,7 @@ def test_merge_marks(sessions) -> None:
         }
     ]
     assert (
-        '1 session merge ("merged" marks at the result window\'s start)'
+        '1 session merge ("merged": at the start of each window merged away, when it merged)'
         in (spec["title"]["subtitle"])
     )
     legend = spec["layer"][0]  # the "what happened" scale is set on every coloured layer

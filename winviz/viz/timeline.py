@@ -26,9 +26,8 @@ Layers, back to front:
    so that they overlap neither each other nor the plot's edge (a label that fits nowhere is
    left to the tooltip, and the subtitle says so);
 7. **cleanups** — at (cleanup time, processing time);
-8. **merges** (session windows) — one "merged" mark per ``merged`` record at (the result
-   window's start, processing time of the merge): its tooltip names the windows merged away
-   and the window they merged into (``_merges``).
+8. **merges** (session windows) — a "merged" mark per window merged away, at (its start,
+   the merge's processing time): its tooltip names the window it merged into (``_merges``).
 
 Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
 traces are reduced per layer (scale.py) and the subtitle says how. Layers are written as
@@ -1357,22 +1356,24 @@ def _paused_layer(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -
 
 def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
     """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow`` merging windows,
-    one ``merged`` record each): a "merged" mark at (the result window's start, the merge's
-    processing time), merges of several keys at one point as one mark; the tooltip names the
-    windows merged away (``merged_windows``: the windows the set held before, the new
-    element's own window is not among them) and the result window."""
+    one ``merged`` record each): a "merged" mark per window merged away, at (its start, the
+    merge's processing time) — the corner where its band ends — naming the window it merged
+    into; windows of several keys merged at one point are one mark. ``merged_windows`` holds
+    the windows the set had before (the new element's own window is not among them, so the
+    mark never sits on the element that caused the merge)."""
     if not len(view.select("merged", operator=op)):
         return None
     merges = frames.merged(view, op)
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, m in enumerate(merges.itertuples()):
-        away = tuple(w for w in m.merged_windows if w != (m.window_start, m.window_end))
-        point = (int(m.window_start), int(m.window_end), int(m.proc_time), away)
-        groups.setdefault(point, []).append(i)
+        into = (int(m.window_start), int(m.window_end))
+        for w in m.merged_windows:
+            if w != into:
+                groups.setdefault((int(w[0]), int(w[1]), *into, int(m.proc_time)), []).append(i)
     seqs, marks = merges["seq"].tolist(), merges["watermark"].tolist()
     keys = merges["key_text"].tolist()
     rows = []
-    for (start, end, proc, away), idx in groups.items():
+    for (start, end, into_start, into_end, proc), idx in groups.items():
         mx, note = x.clip(start)
         rows.append(
             {
@@ -1382,8 +1383,8 @@ def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]
                 "kind": "merged",
                 "seq": _join(seqs, idx),
                 "key": ", ".join(keys[i] for i in idx),
-                "merged away": ", ".join(f"[{x.fmt(s)}, {x.fmt(e)})" for s, e in away),
-                "into": f"[{x.fmt(start)}, {x.fmt(end)})",
+                "merged away": f"[{x.fmt(start)}, {x.fmt(end)})",
+                "into": f"[{x.fmt(into_start)}, {x.fmt(into_end)})",
                 "proc_time": y.fmt(proc),
                 "watermark": x.fmt(marks[idx[0]]),
                 "note": note,
@@ -1391,11 +1392,12 @@ def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]
         )
     n = len(merges)
     notes.append(
-        f'{n:,} session merge{"" if n == 1 else "s"} ("merged" marks at the result window\'s start)'
+        f'{n:,} session merge{"" if n == 1 else "s"} ("merged": at the start of each window '
+        "merged away, when it merged)"
     )
     return spec.layer(
         rows,
-        {"type": "point", "filled": True, "size": 70},
+        {"type": "point", "filled": True, "size": 160},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
 
