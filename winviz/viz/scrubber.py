@@ -626,6 +626,7 @@ def _firing_layer(
     if not len(marks):
         return None
     groups: dict[tuple[Any, Any, str], list[int]] = {}
+    clipped = 0  # (skew mode) firings whose skew lies beyond the axis: drawn on its edge
     for i, (at, proc, by) in enumerate(
         zip(
             marks["at"].tolist(),
@@ -637,7 +638,9 @@ def _firing_layer(
         if proc is None or at is None:
             continue
         if skew:
-            point = (x.clip(proc)[0], y.clip(int(proc) - int(at))[0])
+            sy, edge = y.clip(int(proc) - int(at))
+            clipped += bool(edge)
+            point = (x.clip(proc)[0], sy)
         else:
             point = (x.hi if across else x.clip(at)[0], y.clip(proc)[0])
         what = palette.FIRED_EVENT.get(by, palette.FIRED_EVENT["cause not traced"])
@@ -667,6 +670,11 @@ def _firing_layer(
         f"{n:,} firing{'' if n == 1 else 's'} (squares, by cause, as on the timeline) shown once "
         "made" + (f"; every {k}th firing mark drawn" if k > 1 else "")
     )
+    if clipped:
+        notes.append(
+            f"{clipped:,} firing(s) lie beyond the skew axis (processing time − their timer's "
+            "time): drawn on its edge"
+        )
     present = [c for c in palette.WINDOW_EVENTS if any(r["what"] == c for r in rows)]
     colours = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
     return spec.layer(
