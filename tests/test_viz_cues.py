@@ -474,3 +474,22 @@ def test_paused_spans_on_the_timeline() -> None:
     assert (
         "1 paused span (watermark alignment: dark strips along the right edge, right to left: fast)"
     ) in spec["title"]["subtitle"]
+
+
+def test_late_firing_count_is_the_firings_rule() -> None:
+    """The explorer's count (array operations) equals the late firings ``frames.firings``
+    words one by one, on every chart job (kernel, late union, sliding counts, sessions)."""
+    from chart_jobs import JOBS
+
+    from winviz.viz import frames
+
+    checked = 0
+    for name, job in JOBS.items():
+        view = frames.open_trace(job().trace)
+        for op in frames.window_operators(view):
+            words = frames.firings(view, op)
+            traced = words["fired_by"] != "cause not traced"
+            expected = int((words["late_firing"].astype(bool) & traced).sum())
+            assert frames.late_firing_count(view, op) == expected, (name, op)
+            checked += expected
+    assert checked > 0  # some job has late firings

@@ -182,17 +182,9 @@ def summarize(trace: Any) -> Summary:
 
 
 def _late_firings(view: frames.TraceView, op: str) -> int:
-    """How many of ``op``'s firings are late firings (``frames.firing_words``' rule, read off
-    the firings the charts derive: shared through the view). A firing whose cause is not
-    traced (a Spark twin's, emitted per micro-batch) has no cause to be late before: not
-    counted."""
-    if not len(view.select("fired", operator=op)):
-        return 0
-    table = frames.firing_columns(view, op)
-    if table is None:
-        table = frames.firings(view, op)
-    late, by = list(table["late_firing"]), list(table["fired_by"])
-    return sum(bool(v) and b != "cause not traced" for v, b in zip(late, by, strict=True))
+    """How many of ``op``'s firings are late firings (``frames.late_firing_count``; a firing
+    whose cause is not traced — a Spark twin's, emitted per micro-batch — is not counted)."""
+    return frames.late_firing_count(view, op)
 
 
 def _fired_by_counts(view: frames.TraceView, rows: np.ndarray) -> dict[str, int]:
