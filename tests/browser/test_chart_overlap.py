@@ -1,0 +1,52 @@
+"""No mark hides another, no label crosses a mark (issue 26), checked on what Chromium drew:
+the gallery (tests/browser/gallery.py: every chart kind × tricky jobs, and an explorer) on one
+page, each chart's Vega scenegraph read back. Counted over the whole gallery:
+
+- a data label (a text mark) crossing another text — a label, an axis label, a legend entry;
+- a data label crossing a point mark;
+- a point mark lying wholly under an opaque point drawn after it;
+- a data label outside the canvas or its clipping group (cut off).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import wait_until
+from tests.browser.gallery import SCAN_JS, defects, gallery
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory) -> tuple[Path, list[str]]:
+    return gallery(tmp_path_factory.mktemp("gallery") / "gallery.html")
+
+
+def test_no_mark_hides_another_and_no_label_crosses_one(drawn, page, shots: Path) -> None:
+    path, names = drawn
+    pg, net = page
+    console: list[str] = []
+    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    pg.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    pg.goto(path.as_uri(), wait_until="commit", timeout=120_000)
+    wait_until(pg, "window.winvizCharts && window.winvizCharts.done", timeout=120, what="charts")
+    wait_until(
+        pg,
+        "document.querySelector('div.winviz-explorer').dataset.state === 'ready'",
+        what="the explorer",
+    )
+    assert pg.evaluate("window.winvizCharts.errors") == []
+    scenes = pg.evaluate(SCAN_JS)
+    assert len(scenes) == len(names)
+    assert all(scenes), [n for n, s in zip(names, scenes, strict=True) if not s]
+    found: dict[str, list[str]] = {"text/text": [], "text/point": [], "hidden": [], "cut": []}
+    for name, scene in zip(names, scenes, strict=True):
+        for what, items in defects(scene).items():
+            found[what] += [f"{name}: {item}" for item in items]
+    pg.screenshot(path=str(shots / "chart_overlap_gallery.png"), full_page=True)
+    (shots / "chart_overlap.json").write_text(json.dumps(found, indent=1), encoding="utf-8")
+    counts = {what: len(items) for what, items in found.items()}
+    assert counts == {"text/text": 0, "text/point": 0, "hidden": 0, "cut": 0}, found
+    assert (console, net.blocked) == ([], [])
