@@ -101,11 +101,11 @@ def test_timers_layers_and_encodings(trace) -> None:
     assert kinds == [
         "queue size",
         "vertex",
-        "watermark",
-        "label",
         "timer",
         "timer event",
+        "watermark",  # the watermark's dots over the timer events, never under one (issue 26)
         "timestamp",
+        "label",
     ]
     link = main["layer"][0]
     assert link["mark"]["type"] == "rule" and set(link["encoding"]) == {"y"}

@@ -126,21 +126,31 @@ def _explorer() -> Any:
     return wv.explore(job, RUNNING_EVENTS, bound=(0, 2000, 1000), charts=("timeline", "scrubber"))
 
 
-def gallery(path: Path) -> tuple[Path, list[str]]:
-    """Write the gallery page; returns it and each chart's name, in page order (an explorer's
-    charts after the plain charts)."""
-    runs = {name: make() for name, make in JOBS.items()}
+def gallery(
+    path: Path, jobs: list[str] | None = None, charts: list[str] | None = None
+) -> tuple[Path, list[str]]:
+    """Write the gallery page (all of it, or these ``jobs`` × ``charts`` only); returns it and
+    each chart's name, in page order (the explorer's two charts last)."""
+    runs = {name: make() for name, make in JOBS.items() if jobs is None or name in jobs}
     names, elements = [], []
     for job, run in runs.items():
         for kind, chart in CHARTS.items():
-            names.append(f"{kind} · {job}")
-            elements.append(pages.chart_element(export.chart_spec(chart(run))))
+            if charts is None or kind in charts:
+                names.append(f"{kind} · {job}")
+                elements.append(pages.chart_element(export.chart_spec(chart(run))))
+    markup = ""
+    if charts is None or "explorer" in charts:
+        markup = _explorer_markup()
+        names += ["explorer timeline", "explorer scrubber"]
+    path.write_text(pages.page("\n".join(elements) + markup, title="gallery"), encoding="utf-8")
+    return path, names
+
+
+def _explorer_markup() -> str:
     ex = _explorer()
     payload = grid.export_grid(ex).payload()
     markup, _ = lessons.explorer_html({"text/plain": "explorer"}, payload, grid.MAX_BYTES)
-    names += ["explorer timeline", "explorer scrubber"]
-    path.write_text(pages.page("\n".join(elements) + markup, title="gallery"), encoding="utf-8")
-    return path, names
+    return markup
 
 
 # Reads every drawn chart's scenegraph (div.winviz-chart's ``winvizView``, see
@@ -175,7 +185,7 @@ SCAN_JS = """() => {
         const filled = item.fill && item.fill !== "transparent" && item.fill !== "none";
         const rec = {box: abs, mark: name, role: mark.role, order: order++,
                      clip: clip, datum: item.datum ? (item.datum.label || item.datum.what ||
-                     item.datum.kind || "") : "",
+                     item.datum.event || item.datum.kind || "") : "",
                      opaque: !!filled && fo * (item.opacity === undefined ? 1 : item.opacity) >= 0.6};
         if (mark.marktype === "text") {
           const t = Array.isArray(item.text) ? item.text.join(" ") : String(item.text || "");

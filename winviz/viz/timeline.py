@@ -741,6 +741,7 @@ def _watermarks(
             )
             if note:
                 edges.append({"x": wx, "y": t0, "text": _edge_text(note)})
+    points = _one_dot_per_point(points)
     ops = list(dict.fromkeys(operators))
     dash = {
         "field": "operator",
@@ -853,6 +854,25 @@ def _shared_lines(
             name[other] = None
     kept = [i for i, op in enumerate(operators) if not _missing(name[op])]
     return [name[operators[i]] for i in kept], kept
+
+
+def _one_dot_per_point(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One watermark dot per position: records at the same processing time with the same
+    watermark (several operators', or a repeated one) would draw dots exactly under each
+    other; the first one's dot stands for them, its tooltip naming each operator ("a; b")."""
+    if len(points) < 2:
+        return points
+    seen: dict[tuple[Any, Any], dict[str, Any]] = {}
+    out = []
+    for p in points:
+        at = (p["x"], p["y"])
+        first = seen.get(at)
+        if first is None:
+            seen[at] = p
+            out.append(p)
+        elif p["operator"] not in str(first["operator"]).split("; "):
+            first["operator"] = f"{first['operator']}; {p['operator']}"
+    return out
 
 
 def _one_edge_text_per_point(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
