@@ -182,11 +182,12 @@ SCAN_JS = """() => {
         const b = item.bounds;
         const abs = [ox + b.x1, oy + b.y1, ox + b.x2, oy + b.y2];
         const fo = item.fillOpacity === undefined ? 1 : item.fillOpacity;
+        const op = item.opacity === undefined ? 1 : item.opacity;
         const filled = item.fill && item.fill !== "transparent" && item.fill !== "none";
         const rec = {box: abs, mark: name, role: mark.role, order: order++,
                      clip: clip, datum: item.datum ? (item.datum.label || item.datum.what ||
                      item.datum.event || item.datum.kind || "") : "",
-                     opaque: !!filled && fo * (item.opacity === undefined ? 1 : item.opacity) >= 0.6};
+                     opaque: !!filled && fo * op >= 0.6};
         if (mark.marktype === "text") {
           const t = Array.isArray(item.text) ? item.text.join(" ") : String(item.text || "");
           if (t.trim() === "") return;
@@ -214,9 +215,7 @@ SLACK = 1.0  # pixels two boxes may share (anti-aliasing, Vega's rounding of tex
 
 
 def _overlap(a: list[float], b: list[float]) -> bool:
-    return (
-        min(a[2], b[2]) - max(a[0], b[0]) > SLACK and min(a[3], b[3]) - max(a[1], b[1]) > SLACK
-    )
+    return min(a[2], b[2]) - max(a[0], b[0]) > SLACK and min(a[3], b[3]) - max(a[1], b[1]) > SLACK
 
 
 def _inside(a: list[float], b: list[float]) -> bool:

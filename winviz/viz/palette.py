@@ -325,6 +325,37 @@ def epoch_ticks(lo: int, hi: int) -> tuple[list[int], str]:
     return list(range(first, hi + 1, step)), fmt
 
 
+EDGE_ROOM = 0.06
+"""Ticks nearer than this share of the axis to an edge drawn as MIN / MAX are left out, so no
+number is printed where MIN or MAX is drawn."""
+
+
+def edge_named_axis(axis: TimeAxis, lo_min: bool, hi_max: bool) -> dict[str, Any]:
+    """``axis`` as a Vega-Lite axis whose bottom (left) edge is labelled "MIN" when ``lo_min``
+    and whose top (right) edge "MAX" when ``hi_max`` — where ``TimeAxis.clip`` draws
+    Long.MIN_VALUE / Long.MAX_VALUE — its other ticks at round values away from those edges
+    (``EDGE_ROOM``): MIN is never drawn on a tick labelled with a number."""
+    lo, hi = axis.lo, axis.hi
+    if axis.kind == "epoch":
+        ticks, fmt = epoch_ticks(lo, hi)
+        number = f"utcFormat(datum.value, '{fmt}')"
+    else:
+        raw = max(1, (hi - lo) / 6)
+        mag = 10 ** math.floor(math.log10(raw))
+        step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+        ticks = list(range(-(-lo // step) * step, hi + 1, step))
+        number = "format(datum.value, ',d')"
+    room = (hi - lo) * EDGE_ROOM
+    ticks = [t for t in ticks if not (lo_min and t - lo < room) and not (hi_max and hi - t < room)]
+    values = ([lo] if lo_min else []) + ticks + ([hi] if hi_max else [])
+    expr = number
+    if hi_max:
+        expr = f"datum.value === {hi} ? 'MAX' : {expr}"
+    if lo_min:
+        expr = f"datum.value === {lo} ? 'MIN' : {expr}"
+    return axis._axis() | {"values": values, "labelExpr": expr}
+
+
 def time_axis(title: str, values: list[int]) -> TimeAxis:
     """The axis for these times (off-chart values ignored), padded by 3 % each side
     (1 s each side when all values are equal; 0..1000 when there are none)."""

@@ -564,6 +564,13 @@ def _panel(
         )
     restarts: list[frames.Restart] = d["restarts"]
     vertices, points = _vertices(thinned, x, y, t_end, restarts)
+    points = _one_dot_per_point(points)
+    drawn = {p["watermark"] for p in points}  # the watermarks' texts: MIN / MAX on an edge
+    y_axis = palette.edge_named_axis(
+        y,
+        palette.format_time(palette.LONG_MIN) in drawn,
+        palette.format_time(palette.LONG_MAX) in drawn,
+    )
     spans = idle_spans(status, "idle", "active", t_end)
     if len(spans) > max_points:
         kept, k = scale.every_kth(pd.DataFrame(spans), max_points)
@@ -627,7 +634,7 @@ def _panel(
             .mark_line(strokeWidth=width_px, interpolate="linear")
             .encode(
                 x=x.x("x"),
-                y=y.y("y"),
+                y=alt.Y("y", type="quantitative", scale=y.scale(), axis=y_axis),
                 order=alt.Order("i:Q"),
                 color=color,
                 strokeDash=dash,
@@ -645,7 +652,7 @@ def _panel(
             .mark_point(filled=True, **_point_style(len(pdata)))
             .encode(
                 x=x.x("x"),
-                y=y.y("y"),
+                y=alt.Y("y", type="quantitative", scale=y.scale(), axis=y_axis),
                 color=color,
                 tooltip=[
                     alt.Tooltip("line:N"),
@@ -658,6 +665,24 @@ def _panel(
         )
     layers += _restart_rules(restarts, x)
     return alt.layer(*layers).properties(width=width, height=height), sub
+
+
+def _one_dot_per_point(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One dot per position: lines at the same watermark at the same time (a channel and the
+    operator's minimum, two channels) would draw their dots exactly under each other; the
+    first one's dot stands for them, its note naming the others ("same point: …")."""
+    first: dict[tuple[Any, Any], dict[str, Any]] = {}
+    out = []
+    for p in points:
+        at = (p["x"], p["y"])
+        seen = first.get(at)
+        if seen is None:
+            first[at] = p
+            out.append(p)
+        elif p["line"] != seen["line"] and str(p["line"]) not in seen["note"]:
+            also = f"same point: {p['line']}"
+            seen["note"] = f"{seen['note']}; {also}" if seen["note"] else also
+    return out
 
 
 def _restart_rules(restarts: list[frames.Restart], x: TimeAxis) -> list[alt.Chart]:
