@@ -124,7 +124,9 @@ def test_timers_layers_and_encodings(trace) -> None:
         "field": "key",
         "type": "nominal",
         "title": "timer of key",
-        "scale": {"domain": ["a", "b"], "range": ["#0072B2", "#E69F00"]},
+        # keys in identity colours, none of them a domain's (issue 26: orange was key "b" here
+        # and processing time when coloured by domain)
+        "scale": {"domain": ["a", "b"], "range": ["#332288", "#88CCEE"]},
     }
     assert enc["strokeDash"]["scale"] == {
         "domain": ["event", "processing"],

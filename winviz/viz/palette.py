@@ -42,6 +42,25 @@ PURPLE = "#CC79A7"
 GREY = "#7F7F7F"
 LIGHT_GREY = "#D9D9D9"
 
+# Identities — which key, which input channel — are told apart by Paul Tol's colour-blind-safe
+# "muted" set, which shares no colour with the Okabe–Ito colours above: those carry meanings
+# (an element's fate, a firing's cause, a timer's domain, the watermark), so a colour that
+# means something in one chart never merely names a key or a channel in another.
+IDENTITY_COLORS: tuple[str, ...] = (
+    "#332288",  # indigo
+    "#88CCEE",  # cyan
+    "#44AA99",  # teal
+    "#117733",  # green
+    "#999933",  # olive
+    "#DDCC77",  # sand
+    "#CC6677",  # rose
+    "#882255",  # wine
+    "#AA4499",  # purple
+)
+MEANING_COLORS: tuple[str, ...] = (
+    BLACK, ORANGE, SKY_BLUE, GREEN, YELLOW, BLUE, VERMILLION, PURPLE, GREY, LIGHT_GREY
+)  # fmt: skip
+
 # An element's fate at a window operator (see frames.element_fates), in Flink's words: an
 # element is *late* when its timestamp <= the operator's current watermark on arrival; a late
 # element is still *accepted* while one of its windows is within the allowed lateness, and is

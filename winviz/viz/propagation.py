@@ -60,15 +60,8 @@ from winviz.viz.palette import LONG_MIN, TimeAxis
 CHART = "propagation_chart"
 STATUS_KINDS = ("idle", "active")
 # channel colours in order (black is the operator's own line)
-CHANNEL_COLORS: tuple[str, ...] = (
-    palette.ORANGE,
-    palette.SKY_BLUE,
-    palette.GREEN,
-    palette.VERMILLION,
-    palette.PURPLE,
-    palette.BLUE,
-    palette.YELLOW,
-)
+# channels are identities: palette.IDENTITY_COLORS, none of them a colour with a meaning
+CHANNEL_COLORS: tuple[str, ...] = palette.IDENTITY_COLORS[:7]
 CHANNEL_DASHES: tuple[list[int], ...] = (*palette.WATERMARK_DASHES[1:], [4, 1, 1, 1, 1, 1])
 OPERATOR_COLOR = palette.BLACK
 IDLE_OPACITY = 0.15
@@ -564,7 +557,6 @@ def _panel(
         )
     restarts: list[frames.Restart] = d["restarts"]
     vertices, points = _vertices(thinned, x, y, t_end, restarts)
-    points = _one_dot_per_point(points)
     drawn = {p["watermark"] for p in points}  # the watermarks' texts: MIN / MAX on an edge
     y_axis = palette.edge_named_axis(
         y,
@@ -665,24 +657,6 @@ def _panel(
         )
     layers += _restart_rules(restarts, x)
     return alt.layer(*layers).properties(width=width, height=height), sub
-
-
-def _one_dot_per_point(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One dot per position: lines at the same watermark at the same time (a channel and the
-    operator's minimum, two channels) would draw their dots exactly under each other; the
-    first one's dot stands for them, its note naming the others ("same point: …")."""
-    first: dict[tuple[Any, Any], dict[str, Any]] = {}
-    out = []
-    for p in points:
-        at = (p["x"], p["y"])
-        seen = first.get(at)
-        if seen is None:
-            first[at] = p
-            out.append(p)
-        elif p["line"] != seen["line"] and str(p["line"]) not in seen["note"]:
-            also = f"same point: {p['line']}"
-            seen["note"] = f"{seen['note']}; {also}" if seen["note"] else also
-    return out
 
 
 def _restart_rules(restarts: list[frames.Restart], x: TimeAxis) -> list[alt.Chart]:

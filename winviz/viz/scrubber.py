@@ -505,13 +505,17 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
         },
         latest,
     )
+    # right of the rule in the left half of the axis, left of it in the right half: the label
+    # never runs off the plot into the legend (issue 26: "watermark MAX …" at the right edge
+    # crossed the legend's title)
+    right_half = f"datum.x > {(x.lo + x.hi) / 2}"
     label = spec.layer(
         rows,
         {
             "type": "text",
-            "align": "left",
+            "align": {"expr": f"{right_half} ? 'right' : 'left'"},
             "baseline": "top",
-            "dx": 4,
+            "dx": {"expr": f"{right_half} ? -4 : 4"},
             "dy": 4,
             "fontSize": 11,
             "font": "sans-serif",

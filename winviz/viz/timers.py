@@ -52,16 +52,9 @@ EVENTS = ("registered", "de-duplicated registration", "fired", "deleted", "queue
 EVENT_SHAPES = ("circle", "triangle-down", "square", "cross", "triangle-up")
 # a colour neither domain uses (processing time is orange): the marker is about the queue
 DEDUP_COLOR = palette.BLACK
-KEY_COLORS = (
-    palette.BLUE,
-    palette.ORANGE,
-    palette.GREEN,
-    palette.VERMILLION,
-    palette.PURPLE,
-    palette.SKY_BLUE,
-    palette.GREY,
-    palette.YELLOW,
-)
+# keys are identities: palette.IDENTITY_COLORS, none of them a domain's colour (issue 26:
+# orange was key "b" when by key and processing time when by domain)
+KEY_COLORS = palette.IDENTITY_COLORS[:8]
 KEY_PARAM = "timer_key"  # the key dropdown's Vega parameter ("" = every key)
 KEY_OPTIONS = 60  # at most this many keys in the dropdown (the keys with the most timers)
 AGGREGATE_LIMIT = 1500  # above this many timers: one rule per (domain, timestamp)
