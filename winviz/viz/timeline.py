@@ -256,9 +256,10 @@ def _timeline(
     element_layer = _elements(view, elements, x, y, max_points, notes)
     # what labels keep off: the marks (elements, firings, cleanups) and the watermark line;
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
-    taken, occupied, points = _Boxes(), _Boxes(), _Boxes()
-    _taken_by_marks(taken, [element_layer, *watermark_layers], plot)
+    occupied, points = _Centers(), _Boxes()
     _taken_by_marks(points, [element_layer, *watermark_layers], plot, lines=False)
+    taken = points.copy()
+    _taken_by_marks(taken, watermark_layers, plot, points=False)
     for box in _edge_boxes(watermark_layers, plot):
         taken.add(box)
     mark_plot = _Plot(at_x, y, width, height) if across else plot
@@ -282,8 +283,7 @@ def _timeline(
         _joins(view, op, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
-    for box in occupied.all():
-        points.add(box)
+    points.add_small(occupied.boxes())
     layers = _edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
         layers += _element_label_layers(element_layer, element_labels, x, y, plot, taken, notes)
@@ -1075,7 +1075,7 @@ def _firings(
     labels: bool | None,
     notes: list[str],
     taken: _Boxes,
-    occupied: _Boxes,
+    occupied: _Centers,
     then: Callable[[], list] = list,
 ) -> list:
     """The firing marks (marks at one point side by side), the layers ``then`` makes (drawn
@@ -1293,17 +1293,29 @@ _KINDS = {"label": "firing label", "element_label": "element label"}
 
 class _Boxes:
     """Pixel boxes on a grid of ``CELL``-pixel cells, so asking what a box crosses looks only
-    at the boxes of its cells."""
+    at the boxes of its cells. A small box (a point mark: at most a cell wide) is kept in
+    the cell of its corner only, so ``hits`` looks one cell further up and left."""
 
     CELL = 32
 
     def __init__(self) -> None:
         self.cells: dict[tuple[int, int], list[_Box]] = {}
 
-    def _cells(self, box: _Box) -> list[tuple[int, int]]:
+    def copy(self) -> _Boxes:
+        out = _Boxes()
+        out.cells = {cell: list(boxes) for cell, boxes in self.cells.items()}
+        return out
+
+    def add_small(self, boxes: list[_Box]) -> None:
+        """Add boxes at most ``CELL`` wide and high (finite: the caller's)."""
+        c, cells = self.CELL, self.cells
+        for box in boxes:
+            cells.setdefault((int(box[0] // c), int(box[1] // c)), []).append(box)
+
+    def _cells(self, box: _Box, reach: int = 0) -> list[tuple[int, int]]:
         c = self.CELL
-        lo_x, hi_x = max(-4, int(box[0] // c)), min(64, int(box[2] // c))
-        lo_y, hi_y = max(-4, int(box[1] // c)), min(64, int(box[3] // c))
+        lo_x, hi_x = max(-4, int(box[0] // c) - reach), min(64, int(box[2] // c))
+        lo_y, hi_y = max(-4, int(box[1] // c) - reach), min(64, int(box[3] // c))
         return [(i, j) for i in range(lo_x, hi_x + 1) for j in range(lo_y, hi_y + 1)]
 
     def add(self, box: _Box) -> None:
@@ -1316,7 +1328,7 @@ class _Boxes:
 
     def hits(self, box: _Box) -> bool:
         get = self.cells.get
-        return any(_overlaps(box, b) for cell in self._cells(box) for b in get(cell, ()))
+        return any(_overlaps(box, b) for cell in self._cells(box, 1) for b in get(cell, ()))
 
 
 def _point_radius(mark: dict[str, Any]) -> float:
@@ -1324,18 +1336,31 @@ def _point_radius(mark: dict[str, Any]) -> float:
     return math.sqrt(mark.get("size", 160)) / 2 + 1
 
 
-def _taken_by_marks(taken: _Boxes, layers: list[Any], plot: _Plot, lines: bool = True) -> None:
+def _taken_by_marks(
+    taken: _Boxes, layers: list[Any], plot: _Plot, lines: bool = True, points: bool = True
+) -> None:
     """Add the boxes of these layers' point marks (and of their lines' segments) to ``taken``."""
     for layer in layers:
         if layer is None:
             continue
         kind, rows = layer.mark["type"], layer.data.values
-        if kind == "point":
+        if kind == "point" and rows and points:
             r = _point_radius(layer.mark)
-            for row in rows:
-                if isinstance(row["x"], (int, float)) and isinstance(row["y"], (int, float)):
-                    px, py = plot.px(row["x"]), plot.py(row["y"])
-                    taken.add((px - r, py - r, px + r, py + r))
+            xy = np.array(
+                [
+                    (row["x"], row["y"])
+                    for row in rows
+                    if row["x"].__class__ in (int, float) and row["y"].__class__ in (int, float)
+                ],
+                dtype=float,
+            ).reshape(-1, 2)
+            px = (xy[:, 0] - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
+            py = (1 - (xy[:, 1] - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
+            ok = np.isfinite(px) & np.isfinite(py)
+            taken.add_small(
+                list(zip((px - r)[ok].tolist(), (py - r)[ok].tolist(),
+                         (px + r)[ok].tolist(), (py + r)[ok].tolist(), strict=True))
+            )  # fmt: skip
         elif kind == "line" and lines:
             for a, b in pairwise(rows):
                 same = a.get("operator") == b.get("operator") and a.get("attempt") == b.get(
@@ -1356,27 +1381,64 @@ STACK_PX = 11
 
 
 def _side_by_side(
-    rows: list[dict[str, Any]], plot: _Plot, occupied: _Boxes, taken: _Boxes | None, what: str
+    rows: list[dict[str, Any]], plot: _Plot, occupied: _Centers, taken: _Boxes | None, what: str
 ) -> list[int]:
     """Each mark's offset in pixels: 0, or ``STACK_PX`` steps right of its point while a firing
     or cleanup mark drawn before it sits there — so marks at one point (an on-time and a late
-    firing, a cleanup at a firing) are all seen, none under another. Each mark's box goes to
-    ``occupied`` (and to ``taken``, which labels keep off)."""
+    firing, a cleanup at a firing) are all seen, none under another. Each mark goes to
+    ``occupied`` (and its box to ``taken``, which labels keep off)."""
     half = STACK_PX / 2
-    offsets = []
+    offsets, boxes = [], []
+    sx, sy = plot.width / max(1, plot.x.hi - plot.x.lo), plot.height / max(1, plot.y.hi - plot.y.lo)
+    x0, y0, h = plot.x.lo, plot.y.lo, plot.height
     for row in rows:
-        px, py = plot.px(row["x"]), plot.py(row["y"])
+        px, py = (row["x"] - x0) * sx, h - (row["y"] - y0) * sy
         k = 0
-        while k < 12 and occupied.hits(
-            (px + k * STACK_PX - half, py - half, px + k * STACK_PX + half, py + half)
-        ):
+        while k < 12 and occupied.near(px + k * STACK_PX, py):
             k += 1
-        box = (px + k * STACK_PX - half, py - half, px + k * STACK_PX + half, py + half)
-        occupied.add(box)
-        if taken is not None:
-            taken.add(box)
+        cx = px + k * STACK_PX
+        occupied.add(cx, py)
+        boxes.append((cx - half, py - half, cx + half, py + half))
         offsets.append(k * STACK_PX)
+    if taken is not None:
+        taken.add_small([b for b in boxes if all(math.isfinite(v) for v in b)])
     return offsets
+
+
+class _Centers:
+    """Mark centres on a grid of ``STACK_PX`` cells: is a centre nearer than ``STACK_PX`` (in
+    both directions) to one already added?"""
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[int, int], list[tuple[float, float]]] = {}
+
+    def add(self, px: float, py: float) -> None:
+        if math.isfinite(px) and math.isfinite(py):
+            self.cells.setdefault((int(px // STACK_PX), int(py // STACK_PX)), []).append((px, py))
+
+    def near(self, px: float, py: float) -> bool:
+        if not (math.isfinite(px) and math.isfinite(py)):
+            return False
+        step, get = STACK_PX, self.cells.get
+        i, j = int(px // step), int(py // step)
+        for key in (
+            (i, j), (i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1),
+            (i - 1, j - 1), (i - 1, j + 1), (i + 1, j - 1), (i + 1, j + 1),
+        ):  # fmt: skip
+            centres = get(key)
+            if centres:
+                for qx, qy in centres:
+                    if -step < px - qx < step and -step < py - qy < step:
+                        return True
+        return False
+
+    def boxes(self) -> list[_Box]:
+        half = STACK_PX / 2
+        return [
+            (x - half, y - half, x + half, y + half)
+            for centres in self.cells.values()
+            for x, y in centres
+        ]
 
 
 def _offset_layers(
@@ -1547,7 +1609,7 @@ def _cleanups(
     y: TimeAxis,
     notes: list[str],
     plot: _Plot | None = None,
-    occupied: _Boxes | None = None,
+    occupied: _Centers | None = None,
     taken: _Boxes | None = None,
 ) -> list[alt.Chart]:
     if cleaned.empty:
