@@ -1292,43 +1292,38 @@ _KINDS = {"label": "firing label", "element_label": "element label"}
 
 
 class _Boxes:
-    """Pixel boxes on a grid of ``CELL``-pixel cells, so asking what a box crosses looks only
-    at the boxes of its cells. A small box (a point mark: at most a cell wide) is kept in
-    the cell of its corner only, so ``hits`` looks one cell further up and left."""
-
-    CELL = 32
+    """Pixel boxes (left, top, right, bottom) as one array: asking what a box crosses is one
+    vectorised test over all of them (few questions are asked: a label's places, an edge
+    text's)."""
 
     def __init__(self) -> None:
-        self.cells: dict[tuple[int, int], list[_Box]] = {}
+        self.parts: list[np.ndarray] = []
+        self.cached: np.ndarray | None = None
 
     def copy(self) -> _Boxes:
         out = _Boxes()
-        out.cells = {cell: list(boxes) for cell, boxes in self.cells.items()}
+        out.parts = list(self.parts)
         return out
 
     def add_small(self, boxes: list[_Box]) -> None:
-        """Add boxes at most ``CELL`` wide and high (finite: the caller's)."""
-        c, cells = self.CELL, self.cells
-        for box in boxes:
-            cells.setdefault((int(box[0] // c), int(box[1] // c)), []).append(box)
-
-    def _cells(self, box: _Box, reach: int = 0) -> list[tuple[int, int]]:
-        c = self.CELL
-        lo_x, hi_x = max(-4, int(box[0] // c) - reach), min(64, int(box[2] // c))
-        lo_y, hi_y = max(-4, int(box[1] // c) - reach), min(64, int(box[3] // c))
-        return [(i, j) for i in range(lo_x, hi_x + 1) for j in range(lo_y, hi_y + 1)]
+        """Add these boxes (finite: the caller's)."""
+        if boxes:
+            self.parts.append(np.asarray(boxes, dtype=float).reshape(-1, 4))
+            self.cached = None
 
     def add(self, box: _Box) -> None:
         if all(math.isfinite(v) for v in box):
-            for cell in self._cells(box):
-                self.cells.setdefault(cell, []).append(box)
-
-    def all(self) -> list[_Box]:
-        return list({id(b): b for boxes in self.cells.values() for b in boxes}.values())
+            self.add_small([box])
 
     def hits(self, box: _Box) -> bool:
-        get = self.cells.get
-        return any(_overlaps(box, b) for cell in self._cells(box, 1) for b in get(cell, ()))
+        if self.cached is None:
+            self.cached = np.concatenate(self.parts) if self.parts else np.empty((0, 4))
+        a = self.cached
+        return bool(
+            np.any(
+                (a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3])
+            )
+        )
 
 
 def _point_radius(mark: dict[str, Any]) -> float:
