@@ -48,12 +48,13 @@ def test_firings_and_cleanups_at_one_point_are_drawn_side_by_side() -> None:
     re-fires [997, 999) at its end 999 and [998, 1000) at 1000 — one point on a 1,000 ms
     axis: before, the marks lay on each other (an olive square no legend names)."""
     spec = wv.timeline(coinciding_firings()).to_dict()
-    fired = [(m.get("xOffset", 0), r["x"], r["y"]) for m, r in rows_of(spec, "fired")]
+    fired = [(r.get("dx", 0), r["x"], r["y"]) for m, r in rows_of(spec, "fired")]
     # x / y stay the trace's times; the marks of one point move right, 11 px apart
     assert sorted((off, x) for off, x, y in fired if y == 400) == [
         (0, 999), (0, 1500), (11, 1000), (11, 1501), (22, 1000), (44, 999),
     ]  # fmt: skip
-    cleaned = [(m.get("xOffset", 0), r["x"]) for m, r in rows_of(spec, "cleanup")]
+    cleaned = [(r.get("dx", 0), r["x"]) for m, r in rows_of(spec, "cleanup")]
+    assert {m["xOffset"]["expr"] for m, _ in rows_of(spec, "fired")} == {"datum.dx"}
     assert sorted(cleaned) == [(0, 1998), (0, 2500), (11, 1999), (11, 2501), (22, 2000)]
     assert "4 firing mark(s) at the point of another drawn beside it, 11 px right (hover for " \
         "its times)" in spec["title"]["subtitle"]  # fmt: skip

@@ -1341,14 +1341,8 @@ def _taken_by_marks(
         kind, rows = layer.mark["type"], layer.data.values
         if kind == "point" and rows and points:
             r = _point_radius(layer.mark)
-            xy = np.array(
-                [
-                    (row["x"], row["y"])
-                    for row in rows
-                    if row["x"].__class__ in (int, float) and row["y"].__class__ in (int, float)
-                ],
-                dtype=float,
-            ).reshape(-1, 2)
+            # positions as floats (None, a missing position: NaN, left out below)
+            xy = np.array([(row["x"], row["y"]) for row in rows], dtype=float).reshape(-1, 2)
             px = (xy[:, 0] - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
             py = (1 - (xy[:, 1] - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
             ok = np.isfinite(px) & np.isfinite(py)
@@ -1444,20 +1438,20 @@ def _offset_layers(
     notes: list[str],
     what: str,
 ) -> list[alt.Chart]:
-    """One layer of these marks per offset (``mark``'s ``xOffset``); the subtitle says how
-    many were moved beside their point."""
-    by: dict[int, list[dict[str, Any]]] = {}
-    for row, off in zip(rows, offsets, strict=True):
-        by.setdefault(off, []).append(row)
+    """The layer of these marks, each drawn ``offsets[i]`` pixels right of its point (its
+    ``dx``, the mark's ``xOffset``) when any is moved; the subtitle says how many were."""
     moved = sum(1 for off in offsets if off)
-    if moved:
-        notes.append(
-            f"{moved:,} {what} mark(s) at the point of another drawn beside it, {STACK_PX} px "
-            "right (hover for its times)"
-        )
+    if not moved:
+        return [spec.layer(rows, mark, encoding)]
+    notes.append(
+        f"{moved:,} {what} mark(s) at the point of another drawn beside it, {STACK_PX} px "
+        "right (hover for its times)"
+    )
+    for row, off in zip(rows, offsets, strict=True):
+        row["dx"] = off
+    tooltip = [t for t in encoding.get("tooltip", []) if t.get("field") != "dx"]
     return [
-        spec.layer(part, mark | {"xOffset": off} if off else mark, encoding)
-        for off, part in sorted(by.items())
+        spec.layer(rows, mark | {"xOffset": {"expr": "datum.dx"}}, encoding | {"tooltip": tooltip})
     ]
 
 
