@@ -87,13 +87,14 @@ def test_layers_in_order(result) -> None:
         "rect",  # window bands
         "rule",  # allowed-lateness horizons
         "line",  # watermark steps
-        "point",  # watermark records (tooltips)
-        "text",  # "watermark MAX (end of input)"
-        "point",  # elements
         "point",  # firings
-        "text",  # firing labels left of their mark (the last one, near the right edge)
-        "text",  # firing labels right of their mark
         "point",  # cleanups
+        "point",  # elements: over the larger window marks, never under one (issue 26)
+        "point",  # watermark records (tooltips), the smallest dots, over the elements
+        "text",  # "watermark MAX (end of input)": a line lower, off the firing mark at MAX
+        "text",  # firing labels above-left of their mark (near the right edge)
+        "text",  # firing labels further above-left
+        "text",  # firing labels below-right of their mark (every text over the marks)
     ]
     assert spec["usermeta"]["winviz"]["status"] == "ok"
     assert spec["title"]["subtitle"] == [
@@ -181,16 +182,20 @@ def test_firings_cleanups_bands_exact(result) -> None:
         for lay in labels
     ] == [
         ("right", -7, -9, {"field": "label", "type": "nominal"}),
-        ("left", 7, -9, {"field": "label", "type": "nominal"}),
+        ("right", -7, -21, {"field": "label", "type": "nominal"}),
+        ("left", 7, 9, {"field": "label", "type": "nominal"}),
     ]
     # the label of the firing at 9999 would run past the right edge into the legend: it goes
-    # left of its mark
+    # left of its mark; no label crosses the watermark line or a dot (issue 26): the late
+    # firing's label right above its mark would cross the watermark's step at 5499, the one
+    # at 4999 right above it would cross the late a@4500 — they go a line up and below
     assert [
         [(r["x"], r["y"], r["label"]) for r in spec["datasets"][lay["data"]["name"]]]
         for lay in labels
     ] == [
         [(9999, 700, "2 · end of input")],
-        [(5000, 300, "2 · element, late firing"), (4999, 200, "1 · event-time timer at 4999")],
+        [(5000, 300, "2 · element, late firing")],
+        [(4999, 200, "1 · event-time timer at 4999")],
     ]
     c = [str(seq) for seq in seqs(result.trace, "cleanup")]
     assert rows(spec, "cleanup", "x", "y", "cleanup_time", "seq") == [
@@ -269,9 +274,11 @@ def test_watermark_steps_and_max_clipped(result) -> None:
     assert [(d["operator"], d["seq"], d["watermark"]) for d in dots] == [
         (shared, w[0], "5,499 ms"),
         (shared, w[1], "7,499 ms"),
-        (shared, w[2], "MAX (Long.MAX_VALUE)"),
-        ("source", src[0], "MAX (Long.MAX_VALUE)"),
+        # the source's MAX is at the same point: one dot names both (issue 26: no dot under
+        # another)
+        (f"{shared}; source", w[2], "MAX (Long.MAX_VALUE)"),
     ]
+    assert src
     edge = next(lay for lay in spec["layer"] if lay["mark"].get("align") == "right")
     assert spec["datasets"][edge["data"]["name"]] == [
         {"x": 11329, "y": 700, "text": "watermark = MAX (end of input) →"}

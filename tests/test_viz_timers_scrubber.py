@@ -104,11 +104,11 @@ def test_timers_layers_and_encodings(trace) -> None:
     assert kinds == [
         "queue size",
         "vertex",
-        "watermark",
-        "label",
         "timer",
         "timer event",
+        "watermark",  # the watermark's dots over the timer events, never under one (issue 26)
         "timestamp",
+        "label",
     ]
     link = main["layer"][0]
     assert link["mark"]["type"] == "rule" and set(link["encoding"]) == {"y"}
@@ -127,7 +127,9 @@ def test_timers_layers_and_encodings(trace) -> None:
         "field": "key",
         "type": "nominal",
         "title": "timer of key",
-        "scale": {"domain": ["a", "b"], "range": ["#0072B2", "#E69F00"]},
+        # keys in identity colours, none of them a domain's (issue 26: orange was key "b" here
+        # and processing time when coloured by domain)
+        "scale": {"domain": ["a", "b"], "range": ["#332288", "#88CCEE"]},
     }
     assert enc["strokeDash"]["scale"] == {
         "domain": ["event", "processing"],

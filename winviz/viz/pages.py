@@ -78,7 +78,8 @@ code nor send anything anywhere."""
 
 # Draws every chart of the page (div.winviz-chart: a view and its spec) and every explorer
 # (div.winviz-explorer: its controls, then the charts of the run they point at), and sets
-# window.winvizCharts = {done, charts, errors} once all have been drawn or have failed.
+# window.winvizCharts = {done, charts, errors} once all have been drawn or have failed. Each
+# drawn chart's Vega view is kept on its element (``box.winvizView``: tests read its scenegraph).
 # An explorer's data (winviz.viz.grid) is JSON: control labels are set as text, each run is
 # gzip-compressed JSON in base64, read with DecompressionStream and JSON.parse.
 _EMBED_JS = """(function () {
@@ -130,7 +131,10 @@ _EMBED_JS = """(function () {
         if (old) old.result.finalize();  // stops a replay's timer
         shown[i] = null;
         return vegaEmbed(box.querySelector("div.winviz-view"), spec, options)
-          .then(function (result) { shown[i] = {result: result, view: result.view, t: !!t}; })
+          .then(function (result) {
+            shown[i] = {result: result, view: result.view, t: !!t};
+            box.winvizView = result.view;  // for checks reading the rendered scenegraph
+          })
           .catch(function (e) { fail(box, "explorer " + number + " chart " + i, e); });
       }));
     }
@@ -195,6 +199,8 @@ _EMBED_JS = """(function () {
     return Promise.resolve().then(function () {
       const spec = JSON.parse(box.querySelector("script.%(spec_class)s").textContent);
       return vegaEmbed(box.querySelector("div.winviz-view"), spec, options);
+    }).then(function (result) {
+      box.winvizView = result.view;  // for checks reading the rendered scenegraph
     }).catch(function (e) { fail(box, "chart " + i, e); });
   });
   Array.from(document.querySelectorAll("div.winviz-explorer")).forEach(function (ex, n) {

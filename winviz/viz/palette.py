@@ -42,6 +42,25 @@ PURPLE = "#CC79A7"
 GREY = "#7F7F7F"
 LIGHT_GREY = "#D9D9D9"
 
+# Identities — which key, which input channel — are told apart by Paul Tol's colour-blind-safe
+# "muted" set, which shares no colour with the Okabe–Ito colours above: those carry meanings
+# (an element's fate, a firing's cause, a timer's domain, the watermark), so a colour that
+# means something in one chart never merely names a key or a channel in another.
+IDENTITY_COLORS: tuple[str, ...] = (
+    "#332288",  # indigo
+    "#88CCEE",  # cyan
+    "#44AA99",  # teal
+    "#117733",  # green
+    "#999933",  # olive
+    "#DDCC77",  # sand
+    "#CC6677",  # rose
+    "#882255",  # wine
+    "#AA4499",  # purple
+)
+MEANING_COLORS: tuple[str, ...] = (
+    BLACK, ORANGE, SKY_BLUE, GREEN, YELLOW, BLUE, VERMILLION, PURPLE, GREY, LIGHT_GREY
+)  # fmt: skip
+
 # An element's fate at a window operator (see frames.element_fates), in Flink's words: an
 # element is *late* when its timestamp <= the operator's current watermark on arrival; a late
 # element is still *accepted* while one of its windows is within the allowed lateness, and is
@@ -323,6 +342,37 @@ def epoch_ticks(lo: int, hi: int) -> tuple[list[int], str]:
     )
     first = -(-lo // step) * step
     return list(range(first, hi + 1, step)), fmt
+
+
+EDGE_ROOM = 0.06
+"""Ticks nearer than this share of the axis to an edge drawn as MIN / MAX are left out, so no
+number is printed where MIN or MAX is drawn."""
+
+
+def edge_named_axis(axis: TimeAxis, lo_min: bool, hi_max: bool) -> dict[str, Any]:
+    """``axis`` as a Vega-Lite axis whose bottom (left) edge is labelled "MIN" when ``lo_min``
+    and whose top (right) edge "MAX" when ``hi_max`` — where ``TimeAxis.clip`` draws
+    Long.MIN_VALUE / Long.MAX_VALUE — its other ticks at round values away from those edges
+    (``EDGE_ROOM``): MIN is never drawn on a tick labelled with a number."""
+    lo, hi = axis.lo, axis.hi
+    if axis.kind == "epoch":
+        ticks, fmt = epoch_ticks(lo, hi)
+        number = f"utcFormat(datum.value, '{fmt}')"
+    else:
+        raw = max(1, (hi - lo) / 6)
+        mag = 10 ** math.floor(math.log10(raw))
+        step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+        ticks = list(range(-(-lo // step) * step, hi + 1, step))
+        number = "format(datum.value, ',d')"
+    room = (hi - lo) * EDGE_ROOM
+    ticks = [t for t in ticks if not (lo_min and t - lo < room) and not (hi_max and hi - t < room)]
+    values = ([lo] if lo_min else []) + ticks + ([hi] if hi_max else [])
+    expr = number
+    if hi_max:
+        expr = f"datum.value === {hi} ? 'MAX' : {expr}"
+    if lo_min:
+        expr = f"datum.value === {lo} ? 'MIN' : {expr}"
+    return axis._axis() | {"values": values, "labelExpr": expr}
 
 
 def time_axis(title: str, values: list[int]) -> TimeAxis:

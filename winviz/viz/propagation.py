@@ -60,15 +60,8 @@ from winviz.viz.palette import LONG_MIN, TimeAxis
 CHART = "propagation_chart"
 STATUS_KINDS = ("idle", "active")
 # channel colours in order (black is the operator's own line)
-CHANNEL_COLORS: tuple[str, ...] = (
-    palette.ORANGE,
-    palette.SKY_BLUE,
-    palette.GREEN,
-    palette.VERMILLION,
-    palette.PURPLE,
-    palette.BLUE,
-    palette.YELLOW,
-)
+# channels are identities: palette.IDENTITY_COLORS, none of them a colour with a meaning
+CHANNEL_COLORS: tuple[str, ...] = palette.IDENTITY_COLORS[:7]
 CHANNEL_DASHES: tuple[list[int], ...] = (*palette.WATERMARK_DASHES[1:], [4, 1, 1, 1, 1, 1])
 OPERATOR_COLOR = palette.BLACK
 IDLE_OPACITY = 0.15
@@ -572,6 +565,12 @@ def _panel(
         )
     restarts: list[frames.Restart] = d["restarts"]
     vertices, points = _vertices(thinned, x, y, t_end, restarts)
+    drawn = {p["watermark"] for p in points}  # the watermarks' texts: MIN / MAX on an edge
+    y_axis = palette.edge_named_axis(
+        y,
+        palette.format_time(palette.LONG_MIN) in drawn,
+        palette.format_time(palette.LONG_MAX) in drawn,
+    )
     spans = idle_spans(status, "idle", "active", t_end)
     if len(spans) > max_points:
         kept, k = scale.every_kth(pd.DataFrame(spans), max_points)
@@ -635,7 +634,7 @@ def _panel(
             .mark_line(strokeWidth=width_px, interpolate="linear")
             .encode(
                 x=x.x("x"),
-                y=y.y("y"),
+                y=alt.Y("y", type="quantitative", scale=y.scale(), axis=y_axis),
                 order=alt.Order("i:Q"),
                 color=color,
                 strokeDash=dash,
@@ -653,7 +652,7 @@ def _panel(
             .mark_point(filled=True, **_point_style(len(pdata)))
             .encode(
                 x=x.x("x"),
-                y=y.y("y"),
+                y=alt.Y("y", type="quantitative", scale=y.scale(), axis=y_axis),
                 color=color,
                 tooltip=[
                     alt.Tooltip("line:N"),

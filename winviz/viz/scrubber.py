@@ -755,14 +755,19 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
         },
         latest,
     )
+    # above the plot's top edge, where no mark is (inside it crossed the elements); right of
+    # the rule in the left half of the axis, left of it in the right half: it never runs off
+    # the plot into the legend (issue 26: "watermark MAX …" at the right edge crossed the
+    # legend's title)
+    right_half = f"datum.x > {(x.lo + x.hi) / 2}"
     label = spec.layer(
         rows,
         {
             "type": "text",
-            "align": "left",
-            "baseline": "top",
-            "dx": 4,
-            "dy": 4,
+            "align": {"expr": f"{right_half} ? 'right' : 'left'"},
+            "baseline": "bottom",
+            "dx": {"expr": f"{right_half} ? -4 : 4"},
+            "dy": -3,
             "fontSize": 11,
             "font": "sans-serif",
         },

@@ -46,6 +46,7 @@ their processing-time span — on a 400 px plot the diagonal is then at most 8 p
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -81,6 +82,7 @@ def timeline(
     view: Literal["auto", "timeline", "skew"] = "auto",
     width: int = palette.WIDTH,
     height: int = palette.HEIGHT,
+    element_labels: ElementLabel | None = None,
 ) -> alt.TopLevelMixin:
     """The event-time × processing-time chart of a trace (see the module docstring).
 
@@ -91,6 +93,10 @@ def timeline(
     event time = processing time (default: automatic). ``view``: "timeline" always draws the
     timeline, "skew" the skew chart (``skew_chart``), "auto" the skew chart only for a long run
     whose disorder the timeline could not show (``auto_view``; the subtitle says so).
+    ``element_labels``: label each element dot by a field of its value — an index (``0``: the
+    first field of a tuple, e.g. the running example's names a–h), a key of a dict value, or
+    a function of the value; labels go where they cross no other label and no mark (those
+    that fit nowhere are left to the tooltip, and the subtitle says how many).
 
     Input that cannot be drawn (empty trace, no elements, another schema version, ...) gives a
     message card instead of a plot (``usermeta.winviz.status == "message"``); nothing raises
@@ -99,6 +105,15 @@ def timeline(
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
+    if (
+        element_labels is not None
+        and (isinstance(element_labels, bool) or not isinstance(element_labels, (int, str)))
+        and not callable(element_labels)
+    ):
+        raise ValueError(
+            "element_labels must be a field index (int), a key (str) or a function of the "
+            f"element's value; got {element_labels!r}"
+        )
     try:
         tv = frames.open_trace(trace)
         if view != "timeline":
@@ -108,7 +123,7 @@ def timeline(
             reason = auto_view(tv, op) if view == "auto" else None
             if view == "skew" or reason is not None:
                 return skew_of_view(tv, op, max_points, width, height, chosen=reason)
-        return _timeline(tv, operator, max_points, labels, diagonal, width, height)
+        return _timeline(tv, operator, max_points, labels, diagonal, width, height, element_labels)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="timeline")
 
@@ -166,6 +181,7 @@ def _timeline(
     diagonal: bool | None,
     width: int,
     height: int,
+    element_labels: ElementLabel | None = None,
 ) -> alt.TopLevelMixin:
     view.read_parts(TIMELINE_PARTS)
     op = pick_operator(view, operator)
@@ -246,6 +262,16 @@ def _timeline(
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
     restarts = frames.restarts(view)
     watermark_layers = _watermarks(steps, x, y, notes, restarts)
+    element_layer = _elements(view, elements, x, y, max_points, notes)
+    # what labels keep off: the marks (elements, firings, cleanups) and the watermark line;
+    # where firing and cleanup marks already sit (marks at one point are drawn side by side)
+    occupied, points = _Centers(), _Boxes()
+    _taken_by_marks(points, [element_layer, *watermark_layers], plot, lines=False)
+    taken = points.copy()
+    _taken_by_marks(taken, watermark_layers, plot, points=False)
+    for box in _edge_boxes(watermark_layers, plot):
+        taken.add(box)
+    mark_plot = _Plot(at_x, y, width, height) if across else plot
     layers = [
         _bands(per_window, horizons, x, y, notes, across=across),
         _horizon_layer(per_window, horizons, x, y, derived),
@@ -253,20 +279,27 @@ def _timeline(
         _paused_layer(view, x, y, notes),
         *_diagonal(elements, x, y, diagonal),
         *watermark_layers,
-        _elements(view, elements, x, y, max_points, notes),
+        element_layer,
+        # the cleanups are placed after the firings' marks, before their labels
         *_firings(
             fired,
-            _Plot(at_x, y, width, height) if across else plot,
+            mark_plot,
             labels,
             notes,
-            _edge_boxes(watermark_layers, plot),
+            taken,
+            occupied,
+            lambda: _cleanups(cleaned, at_x, y, notes, mark_plot, occupied, taken),
         ),
-        _cleanups(cleaned, at_x, y, notes),
         _merges(view, op, x, y, notes),
         *_restarts(restarts, x, y, notes),
         _joins(view, op, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
+    points.add_small(occupied.boxes())
+    layers = _edge_texts_off_marks(layers, plot, points, taken, notes)
+    if element_labels is not None and element_layer is not None:
+        layers += _element_label_layers(element_layer, element_labels, x, y, plot, taken, notes)
+    layers = _drawing_order(layers)
     _with_category_scales(layers, _present_categories(layers))
     chart = spec.layer_chart(  # the layers are made here, for this chart only
         layers,
@@ -765,6 +798,7 @@ def _watermarks(
             )
             if note:
                 edges.append({"x": wx, "y": t0, "text": _edge_text(note)})
+    points = _one_dot_per_point(points)
     ops = list(dict.fromkeys(operators))
     dash = {
         "field": "operator",
@@ -877,6 +911,25 @@ def _shared_lines(
             name[other] = None
     kept = [i for i, op in enumerate(operators) if not _missing(name[op])]
     return [name[operators[i]] for i in kept], kept
+
+
+def _one_dot_per_point(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One watermark dot per position: records at the same processing time with the same
+    watermark (several operators', or a repeated one) would draw dots exactly under each
+    other; the first one's dot stands for them, its tooltip naming each operator ("a; b")."""
+    if len(points) < 2:
+        return points
+    seen: dict[tuple[Any, Any], dict[str, Any]] = {}
+    out = []
+    for p in points:
+        at = (p["x"], p["y"])
+        first = seen.get(at)
+        if first is None:
+            seen[at] = p
+            out.append(p)
+        elif p["operator"] not in str(first["operator"]).split("; "):
+            first["operator"] = f"{first['operator']}; {p['operator']}"
+    return out
 
 
 def _one_edge_text_per_point(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -1078,13 +1131,17 @@ def _firings(
     plot: _Plot,
     labels: bool | None,
     notes: list[str],
-    taken: list[_Box],
+    taken: _Boxes,
+    occupied: _Centers,
+    then: Callable[[], list] = list,
 ) -> list:
+    """The firing marks (marks at one point side by side), the layers ``then`` makes (drawn
+    next, before the labels are placed: the cleanups) and the firing labels."""
     if fired.empty:
-        return []
+        return then()
     x, y = plot.x, plot.y
     if len(fired) > DETAIL_LIMIT:
-        return [_firings_aggregated(fired, x, y, notes)]
+        return [_firings_aggregated(fired, x, y, notes), *then()]
     cols = {
         c: fired[c].tolist()
         for c in [
@@ -1157,22 +1214,27 @@ def _firings(
     rows, k = _every_kth(rows)
     if k > 1:
         notes.append(f"firings: every {k}th firing mark drawn")
-    marks = spec.layer(
+    offsets = _side_by_side(rows, plot, occupied, taken, "firing")
+    marks = _offset_layers(
         rows,
+        offsets,
         {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.BLACK},
         _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
+        notes,
+        "firing",
     )
+    marks += then()
     show = labels if labels is not None else len(rows) <= LABEL_LIMIT
     if not show:
         if labels is None:
             notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
-        return [marks]
-    placed, hidden = _place_labels(rows, plot, taken)
+        return marks
+    placed, hidden = _place_labels(rows, plot, taken, offsets)
     if hidden:
         notes.append(
             f"{hidden} firing label(s) left out where they would overlap (hover the marks)"
         )
-    layers = [marks]
+    layers = [*marks]
     for (align, dx, dy), texts in placed.items():
         mark = {
             "type": "text",
@@ -1249,32 +1311,328 @@ def _overlaps(a: _Box, b: _Box) -> bool:
 
 
 def _place_labels(
-    rows: list[dict[str, Any]], plot: _Plot, taken: list[_Box]
+    rows: list[dict[str, Any]],
+    plot: _Plot,
+    taken: _Boxes,
+    offsets: list[int] | None = None,
+    field: str = "label",
 ) -> tuple[dict[tuple[str, int, int], list[dict[str, Any]]], int]:
-    """Each firing label at the first of ``LABEL_PLACES`` where it stays inside the plot and
-    overlaps no label placed before it nor the boxes already ``taken`` (e.g. the watermark's
-    edge text) — so no label runs into the legend right of the plot or into another label.
-    Returns the rows per place and how many labels fit nowhere (left to the tooltip)."""
+    """Each label (``row[field]``) at the first of ``LABEL_PLACES`` where it stays inside the
+    plot and crosses no box already ``taken`` — the marks, the watermark line and its edge
+    text, the labels placed before it — so no label runs into a mark, a line, the legend
+    right of the plot or another label. ``offsets``: each row's mark drawn that many pixels
+    right of its point (``_side_by_side``). Each placed label is added to ``taken``. Returns
+    the rows per place (its dx including the mark's offset) and how many labels fit nowhere
+    (left to the tooltip)."""
     placed: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
-    boxes = list(taken)
+    shift = [0] * len(rows) if offsets is None else offsets
     hidden = 0
-    for r in sorted(rows, key=lambda r: (-r["y"], r["x"])):  # top to bottom, left to right
-        px, py = plot.px(r["x"]), plot.py(r["y"])
-        for place in LABEL_PLACES:
-            box = _text_box(px, py, r["label"], *place)
+    order = sorted(range(len(rows)), key=lambda i: (-rows[i]["y"], rows[i]["x"]))
+    for i in order:  # top to bottom, left to right
+        r = rows[i]
+        px, py = plot.px(r["x"]) + shift[i], plot.py(r["y"])
+        for align, dx, dy in LABEL_PLACES:
+            box = _text_box(px, py, r[field], align, dx, dy)
             inside = box[0] >= 0 and box[2] <= plot.width and box[1] >= 0
             inside = inside and box[3] <= plot.height
-            if inside and not any(_overlaps(box, b) for b in boxes):
-                boxes.append(box)
-                placed.setdefault(place, []).append({"x": r["x"], "y": r["y"], **_label_of(r)})
+            if inside and not taken.hits(box):
+                taken.add(box)
+                row = {"x": r["x"], "y": r["y"], "label": r[field], "kind": f"{_KINDS[field]}"}
+                placed.setdefault((align, dx + shift[i], dy), []).append(row)
                 break
         else:
             hidden += 1
     return placed, hidden
 
 
-def _label_of(row: dict[str, Any]) -> dict[str, Any]:
-    return {"label": row["label"], "kind": "firing label"}
+_KINDS = {"label": "firing label", "element_label": "element label"}
+
+
+class _Boxes:
+    """Pixel boxes (left, top, right, bottom) as one array: asking what a box crosses is one
+    vectorised test over all of them (few questions are asked: a label's places, an edge
+    text's)."""
+
+    def __init__(self) -> None:
+        self.parts: list[np.ndarray] = []
+        self.cached: np.ndarray | None = None
+
+    def copy(self) -> _Boxes:
+        out = _Boxes()
+        out.parts = list(self.parts)
+        return out
+
+    def add_small(self, boxes: list[_Box]) -> None:
+        """Add these boxes (finite: the caller's)."""
+        if boxes:
+            self.parts.append(np.asarray(boxes, dtype=float).reshape(-1, 4))
+            self.cached = None
+
+    def add(self, box: _Box) -> None:
+        if all(math.isfinite(v) for v in box):
+            self.add_small([box])
+
+    def hits(self, box: _Box) -> bool:
+        if self.cached is None:
+            self.cached = np.concatenate(self.parts) if self.parts else np.empty((0, 4))
+        a = self.cached
+        return bool(
+            np.any(
+                (a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3])
+            )
+        )
+
+
+def _point_radius(mark: dict[str, Any]) -> float:
+    """Half the side of a point mark's box (its area ``size`` px², binned marks up to 160)."""
+    return math.sqrt(mark.get("size", 160)) / 2 + 1
+
+
+def _taken_by_marks(
+    taken: _Boxes, layers: list[Any], plot: _Plot, lines: bool = True, points: bool = True
+) -> None:
+    """Add the boxes of these layers' point marks (and of their lines' segments) to ``taken``."""
+    for layer in layers:
+        if layer is None:
+            continue
+        kind, rows = layer.mark["type"], layer.data.values
+        if kind == "point" and rows and points:
+            r = _point_radius(layer.mark)
+            # positions as floats (None, a missing position: NaN, left out below)
+            xy = np.array([(row["x"], row["y"]) for row in rows], dtype=float).reshape(-1, 2)
+            px = (xy[:, 0] - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
+            py = (1 - (xy[:, 1] - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
+            ok = np.isfinite(px) & np.isfinite(py)
+            taken.add_small(
+                list(zip((px - r)[ok].tolist(), (py - r)[ok].tolist(),
+                         (px + r)[ok].tolist(), (py + r)[ok].tolist(), strict=True))
+            )  # fmt: skip
+        elif kind == "line" and lines:
+            for a, b in pairwise(rows):
+                same = a.get("operator") == b.get("operator") and a.get("attempt") == b.get(
+                    "attempt"
+                )
+                if same and None not in (a["x"], a["y"], b["x"], b["y"]):
+                    ax, ay, bx, by = (
+                        plot.px(a["x"]),
+                        plot.py(a["y"]),
+                        plot.px(b["x"]),
+                        plot.py(b["y"]),
+                    )
+                    taken.add((min(ax, bx) - 1, min(ay, by) - 1, max(ax, bx) + 1, max(ay, by) + 1))
+
+
+STACK_PX = 11
+"""How far apart (pixels) marks at one point are drawn: side by side, left to right."""
+
+
+def _side_by_side(
+    rows: list[dict[str, Any]], plot: _Plot, occupied: _Centers, taken: _Boxes | None, what: str
+) -> list[int]:
+    """Each mark's offset in pixels: 0, or ``STACK_PX`` steps right of its point while a firing
+    or cleanup mark drawn before it sits there — so marks at one point (an on-time and a late
+    firing, a cleanup at a firing) are all seen, none under another. Each mark goes to
+    ``occupied`` (and its box to ``taken``, which labels keep off)."""
+    half = STACK_PX / 2
+    offsets, boxes = [], []
+    sx, sy = plot.width / max(1, plot.x.hi - plot.x.lo), plot.height / max(1, plot.y.hi - plot.y.lo)
+    x0, y0, h = plot.x.lo, plot.y.lo, plot.height
+    for row in rows:
+        px, py = (row["x"] - x0) * sx, h - (row["y"] - y0) * sy
+        k = 0
+        while k < 12 and occupied.near(px + k * STACK_PX, py):
+            k += 1
+        cx = px + k * STACK_PX
+        occupied.add(cx, py)
+        boxes.append((cx - half, py - half, cx + half, py + half))
+        offsets.append(k * STACK_PX)
+    if taken is not None:
+        taken.add_small([b for b in boxes if all(math.isfinite(v) for v in b)])
+    return offsets
+
+
+class _Centers:
+    """Mark centres on a grid of ``STACK_PX`` cells: is a centre nearer than ``STACK_PX`` (in
+    both directions) to one already added?"""
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[int, int], list[tuple[float, float]]] = {}
+
+    def add(self, px: float, py: float) -> None:
+        if math.isfinite(px) and math.isfinite(py):
+            self.cells.setdefault((int(px // STACK_PX), int(py // STACK_PX)), []).append((px, py))
+
+    def near(self, px: float, py: float) -> bool:
+        if not (math.isfinite(px) and math.isfinite(py)):
+            return False
+        step, get = STACK_PX, self.cells.get
+        i, j = int(px // step), int(py // step)
+        for key in (
+            (i, j), (i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1),
+            (i - 1, j - 1), (i - 1, j + 1), (i + 1, j - 1), (i + 1, j + 1),
+        ):  # fmt: skip
+            centres = get(key)
+            if centres:
+                for qx, qy in centres:
+                    if -step < px - qx < step and -step < py - qy < step:
+                        return True
+        return False
+
+    def boxes(self) -> list[_Box]:
+        half = STACK_PX / 2
+        return [
+            (x - half, y - half, x + half, y + half)
+            for centres in self.cells.values()
+            for x, y in centres
+        ]
+
+
+def _offset_layers(
+    rows: list[dict[str, Any]],
+    offsets: list[int],
+    mark: dict[str, Any],
+    encoding: dict[str, Any],
+    notes: list[str],
+    what: str,
+) -> list[alt.Chart]:
+    """The layer of these marks, each drawn ``offsets[i]`` pixels right of its point (its
+    ``dx``, the mark's ``xOffset``) when any is moved; the subtitle says how many were."""
+    moved = sum(1 for off in offsets if off)
+    if not moved:
+        return [spec.layer(rows, mark, encoding)]
+    notes.append(
+        f"{moved:,} {what} mark(s) at the point of another drawn beside it, {STACK_PX} px "
+        "right (hover for its times)"
+    )
+    for row, off in zip(rows, offsets, strict=True):
+        row["dx"] = off
+    tooltip = [t for t in encoding.get("tooltip", []) if t.get("field") != "dx"]
+    return [
+        spec.layer(rows, mark | {"xOffset": {"expr": "datum.dx"}}, encoding | {"tooltip": tooltip})
+    ]
+
+
+def _drawing_order(layers: list[Any]) -> list[Any]:
+    """The layers in drawing order: areas, lines and window marks first, then the elements,
+    the watermark's dots, and every text last — so no dot lies under a larger mark and no
+    label under a mark (a stable sort: each group keeps its order)."""
+
+    def rank(layer: Any) -> int:
+        kind = layer.mark["type"]
+        rows = layer.data.values if hasattr(layer.data, "values") else []
+        first = rows[0].get("kind") if rows else None
+        if kind == "text":
+            return 3
+        if kind == "point" and first == "watermark":
+            return 2
+        if kind == "point" and first in ("element", "elements (binned)"):
+            return 1
+        return 0
+
+    return sorted(layers, key=rank)
+
+
+EDGE_PLACES = (("top", 4), ("bottom", -4), ("top", 18), ("bottom", -18))
+"""Where the watermark's edge text may go, in order: right below its point (its place), right
+above, a line further below, a line further above."""
+
+
+def _edge_texts_off_marks(
+    layers: list[Any], plot: _Plot, points: _Boxes, taken: _Boxes, notes: list[str]
+) -> list[Any]:
+    """The watermark's edge texts ("watermark = MAX (end of input) →", right-aligned below
+    their point) moved to the first of ``EDGE_PLACES`` where they cross no mark (``points``;
+    away from its place: no mark, line or label, ``taken``), and left out where none is free
+    (the subtitle says so). Returns the layers, a layer per place used."""
+    out = []
+    for layer in layers:
+        rows = layer.data.values if layer.mark["type"] == "text" else []
+        if not rows or "text" not in rows[0] or layer.mark.get("baseline") != "top":
+            out.append(layer)
+            continue
+        by: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        for e in rows:
+            px, py = plot.px(e["x"]), plot.py(e["y"])
+            left = px - 4 - CHAR_PX * len(e["text"])
+            for n, (baseline, dy) in enumerate(EDGE_PLACES):
+                top = py + dy if baseline == "top" else py + dy - LABEL_FONT - 3
+                box = (left, top, px - 4, top + LABEL_FONT + 3)
+                if not (points if n == 0 else taken).hits(box):
+                    taken.add(box)
+                    by.setdefault((baseline, dy), []).append(e)
+                    break
+            else:
+                notes.append(f"{e['text']}: its text is left out (it would cross marks)")
+        encoding = {
+            "x": plot.x.channel("x"),
+            "y": plot.y.channel("y"),
+            "text": {"field": "text", "type": "nominal"},
+        }
+        for (baseline, dy), part in by.items():
+            if (baseline, dy) == EDGE_PLACES[0]:
+                layer.data.values[:] = part
+                out.append(layer)
+            else:
+                mark = dict(layer.mark) | {"baseline": baseline, "dy": dy}
+                out.append(spec.layer(part, mark, encoding))
+    return out
+
+
+ElementLabel = int | str | Callable[[Any], Any]
+"""How ``timeline(element_labels=...)`` labels an element: a field index of a tuple / list
+value, a key of a dict value, or a function of the value."""
+
+
+def element_label(value_text: Any, how: ElementLabel) -> str:
+    """The label of an element whose value the trace holds as ``value_text`` (its JSON text):
+    ``how`` applied to the value (an index, a key or a function); "" where it names nothing."""
+    try:
+        value = json.loads(value_text)
+    except (TypeError, ValueError):
+        value = value_text
+    if callable(how):
+        out = how(value)
+    elif isinstance(how, int) and isinstance(value, list) and -len(value) <= how < len(value):
+        out = value[how]
+    elif isinstance(value, dict):
+        out = value.get(how)
+    else:
+        out = None
+    return "" if out is None else str(out)
+
+
+def _element_label_layers(
+    elements: alt.Chart,
+    how: ElementLabel,
+    x: TimeAxis,
+    y: TimeAxis,
+    plot: _Plot,
+    taken: _Boxes,
+    notes: list[str],
+) -> list[alt.Chart]:
+    """A label beside each element dot (``element_label``), placed as the firing labels are
+    (``_place_labels``): crossing no mark, line or other label."""
+    rows = [
+        {"x": r["x"], "y": r["y"], "element_label": element_label(r.get("value"), how)}
+        for r in elements.data.values
+        if r.get("kind") == "element"
+    ]
+    rows = [r for r in rows if r["element_label"]]
+    placed, hidden = _place_labels(rows, plot, taken, None, "element_label")
+    if hidden:
+        notes.append(f"{hidden} element label(s) left out where they would overlap (hover)")
+    text = {"field": "label", "type": "nominal"}
+    encoding = {"x": x.channel("x"), "y": y.channel("y"), "text": text}
+    return [
+        spec.layer(
+            texts,
+            {"type": "text", "align": align, "baseline": "middle", "dx": dx, "dy": dy,
+             "fontSize": LABEL_FONT + 1, "fontWeight": "bold", "color": palette.BLACK,
+             "font": "sans-serif"},
+            encoding,
+        )
+        for (align, dx, dy), texts in placed.items()
+    ]  # fmt: skip
 
 
 def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
@@ -1298,11 +1656,19 @@ operator registered at ``cleanupTime(window)`` fires (``WindowOperator.registerC
 marks), never cleans it — unless it is the same timer (allowed lateness 0)."""
 
 
-def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> alt.Chart | None:
+def _cleanups(
+    cleaned: _Table,
+    x: TimeAxis,
+    y: TimeAxis,
+    notes: list[str],
+    plot: _Plot | None = None,
+    occupied: _Centers | None = None,
+    taken: _Boxes | None = None,
+) -> list[alt.Chart]:
     if cleaned.empty:
-        return None
+        return []
     if len(cleaned) > DETAIL_LIMIT:
-        return _cleanups_aggregated(cleaned, x, y, notes)
+        return [_cleanups_aggregated(cleaned, x, y, notes)]
     seqs, marks = cleaned["seq"].tolist(), cleaned["watermark"].tolist()
     keys = frames.key_texts(cleaned["key"])
     rows = []
@@ -1328,10 +1694,16 @@ def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> al
     rows, k = _every_kth(rows)
     if k > 1:
         notes.append(f"cleanups: every {k}th cleanup mark drawn")
-    return spec.layer(
+    offsets = [0] * len(rows)
+    if plot is not None and occupied is not None:
+        offsets = _side_by_side(rows, plot, occupied, taken, "cleanup")
+    return _offset_layers(
         rows,
+        offsets,
         {"type": "point", "filled": True, "size": 50},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
+        notes,
+        "cleanup",
     )
 
 

@@ -53,16 +53,9 @@ EVENTS = ("registered", "de-duplicated registration", "fired", "deleted", "queue
 EVENT_SHAPES = ("circle", "triangle-down", "square", "cross", "triangle-up")
 # a colour neither domain uses (processing time is orange): the marker is about the queue
 DEDUP_COLOR = palette.BLACK
-KEY_COLORS = (
-    palette.BLUE,
-    palette.ORANGE,
-    palette.GREEN,
-    palette.VERMILLION,
-    palette.PURPLE,
-    palette.SKY_BLUE,
-    palette.GREY,
-    palette.YELLOW,
-)
+# keys are identities: palette.IDENTITY_COLORS, none of them a domain's colour (issue 26:
+# orange was key "b" when by key and processing time when by domain)
+KEY_COLORS = palette.IDENTITY_COLORS[:8]
 KEY_PARAM = "timer_key"  # the key dropdown's Vega parameter ("" = every key)
 KEY_OPTIONS = 60  # at most this many keys in the dropdown (the keys with the most timers)
 AGGREGATE_LIMIT = 1500  # above this many timers: one rule per (domain, timestamp)
@@ -185,13 +178,23 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     keys = _dropdown_keys(lives) if not by_key and not aggregated else []
 
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
+    # marks at one point drawn side by side, labels off the marks and each other (issue 26)
+    px = _Pixels(x, y, width, height)
+    _side_by_side(points, px, notes)
+    marks = _boxes_of(points, px)
+    staircase = _watermark_layers(steps, x, y, frames.restarts(view))
+    labels = _label_layers(rules, x, y)
+    if labels:
+        labels = _labels_off_marks(labels, px, marks, notes)
     layers = [
         _link_layer(queue_rows, y),
-        *_watermark_layers(steps, x, y, frames.restarts(view)),
+        *staircase[:1],  # the line
         *_diagonal_layers(lives, x, y),
         _rule_layer(rules, x, y, by_key),
         _event_layer(points, x, y),
-        *_label_layers(rules, x, y),
+        *staircase[1:2],  # its dots (tooltips), smaller, over the timer events
+        *labels,
+        *_watermark_label_off_marks(staircase[2:], px, marks),
     ]
     if keys:
         for layer in layers:
@@ -292,6 +295,116 @@ def _with_roles(rules: list[dict[str, Any]], roles: list[str] | None, notes: lis
         )
         + "; cleanup timers are thin"
     )
+
+
+class _Pixels:
+    """Data → pixel positions in the timers panel (x across, y up, as Vega-Lite draws them)."""
+
+    def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
+        self.x, self.y, self.width, self.height = x, y, width, height
+
+    def px(self, v: float) -> float:
+        return (v - self.x.lo) / max(1, self.x.hi - self.x.lo) * self.width
+
+    def py(self, v: float) -> float:
+        return (1 - (v - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
+
+
+EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
+_Box = tuple[float, float, float, float]
+
+
+def _overlaps(a: _Box, b: _Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _event_box(row: dict[str, Any], px: _Pixels) -> _Box:
+    cx, cy, h = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"]), EVENT_PX / 2
+    return (cx - h, cy - h, cx + h, cy + h)
+
+
+def _side_by_side(points: list[dict[str, Any]], px: _Pixels, notes: list[str]) -> None:
+    """Timer events at one point (a de-duplicated registration at its timer's registration, a
+    timer registered and fired at one time) drawn side by side: each mark whose box would
+    cover one drawn before it moves ``EVENT_PX`` right until it covers none (its ``dx``, the
+    pixel offset the layer draws; its x / y stay the trace's times). The subtitle says how
+    many moved."""
+    cells: dict[tuple[int, int], list[_Box]] = {}
+    moved = 0
+    for row in points:
+        row.setdefault("dx", 0.0)
+        for _ in range(12):
+            box = _event_box(row, px)
+            cell = (int(box[0] // EVENT_PX), int(box[1] // EVENT_PX))
+            near = [
+                b
+                for i in (-1, 0, 1)
+                for j in (-1, 0, 1)
+                for b in cells.get((cell[0] + i, cell[1] + j), ())
+            ]
+            if not any(_inside(box, b) or _inside(b, box) or _close(box, b) for b in near):
+                break
+            row["dx"] = round(row["dx"] + EVENT_PX, 2)
+            moved += 1 if row["dx"] == EVENT_PX else 0
+        cells.setdefault(cell, []).append(box)
+    if moved:
+        notes.append(
+            f"{moved:,} timer event(s) at the point of another drawn beside it, {EVENT_PX} px "
+            "right (hover for its times)"
+        )
+
+
+def _inside(a: _Box, b: _Box) -> bool:
+    return a[0] >= b[0] and a[1] >= b[1] and a[2] <= b[2] and a[3] <= b[3]
+
+
+def _close(a: _Box, b: _Box) -> bool:
+    """Two event marks covering most of each other (centres nearer than half a mark)."""
+    return abs(a[0] - b[0]) < EVENT_PX / 2 and abs(a[1] - b[1]) < EVENT_PX / 2
+
+
+def _boxes_of(points: list[dict[str, Any]], px: _Pixels) -> list[_Box]:
+    return [_event_box(r, px) for r in points]
+
+
+def _labels_off_marks(
+    layers: list[alt.Chart], px: _Pixels, marks: list[_Box], notes: list[str]
+) -> list[alt.Chart]:
+    """The timestamp labels (vertical, left of their rule) that cross no timer event and no
+    label kept before them; the others are left to the tooltip (the subtitle says how many)."""
+    kept, boxes, left_out = [], [], 0
+    for row in layers[0].data.values:
+        box = _vertical_text_box(row, px, 9, 3)
+        if any(_overlaps(box, b) for b in marks) or any(_overlaps(box, b) for b in boxes):
+            left_out += 1
+            continue
+        boxes.append(box)
+        kept.append(row)
+    if left_out:
+        notes.append(f"{left_out} timestamp label(s) left out where they would cross a mark")
+    layers[0].data.values[:] = kept
+    return layers if kept else []
+
+
+def _vertical_text_box(row: dict[str, Any], px: _Pixels, font: int, gap: int) -> _Box:
+    """The box of a text turned 270°, centred on its point, its baseline ``gap`` px left (the
+    glyphs' extent across: the font size less a pixel of leading)."""
+    cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
+    half = 0.3 * font * len(row["text"])
+    return (cx - gap - font, cy - half, cx - gap - 1, cy + half)
+
+
+def _watermark_label_off_marks(
+    layers: list[alt.Chart], px: _Pixels, marks: list[_Box]
+) -> list[alt.Chart]:
+    """The staircase's "watermark" label (vertical, right of its first step) where it crosses
+    no timer event; else left out (the subtitle names the black staircase)."""
+    if not layers:
+        return []
+    row = layers[0].data.values[0]
+    cx, cy, half = px.px(row["x"]), px.py(row["y"]), 0.3 * 11 * len(row["text"])
+    box = (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)
+    return [] if any(_overlaps(box, b) for b in marks) else layers
 
 
 def _resolve_scales(**scales: str) -> alt.Resolve:

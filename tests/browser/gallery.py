@@ -1,0 +1,258 @@
+"""A gallery of charts for the overlap check (issue 26): every chart kind × tricky jobs
+(coinciding firings, session merges, idle partitions, parallel partitions, a restore, dense
+runs), on one page, and the script that reads their rendered Vega scenegraphs.
+
+The check reads what Vega drew (``view.scenegraph()``), not a list of marks: a mark added to
+a chart later is checked too."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import winviz as wv
+from tests.chart_jobs import kernel_job, late_union_job, session_job
+from tests.jobs import bounded, kafka_readers
+from tests.test_checkpoints import late_after_a_firing
+from winviz import viz
+from winviz.viz import export, grid, lessons, pages
+
+RUNNING_EVENTS = [
+    ("a", 1_000), ("b", 3_000), ("c", 2_000), ("d", 7_000),
+    ("e", 12_000), ("f", 4_000), ("g", 16_000), ("h", 25_000),
+]  # fmt: skip
+RUNNING_ARRIVALS = [1_200, 3_100, 3_500, 7_300, 12_100, 12_500, 16_200, 25_100]
+
+
+def running_example() -> wv.JobExecutionResult:
+    """The lessons' running example a–h: 10 s windows, bound 1 s, late data to a side output."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(RUNNING_EVENTS, arrival_times=RUNNING_ARRIVALS)
+        .assign_timestamps_and_watermarks(bounded(1_000))
+        .key_by(lambda e: "all")
+        .window(wv.TumblingEventTimeWindows.of(wv.seconds(10)))
+        .side_output_late_data(wv.OutputTag("late"))
+        .process(lambda key, ctx, els, out: out.collect("".join(e[0] for e in els)))
+        .sink_to("windows")
+    )
+    return env.execute()
+
+
+def coinciding_firings() -> wv.JobExecutionResult:
+    """Sliding windows of 2 ms every 1 ms, allowed lateness 1 s: at 400 ms the watermark 1499
+    fires [998, 1000) at its timer 999 (on time) and the late a@998 that follows it re-fires
+    [997, 999) at its end 999 (a late firing) and [998, 1000): firings of one point."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 998), ("a", 999), ("a", 1500), ("a", 998)], arrival_times=[0, 100, 300, 400]
+        )
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.SlidingEventTimeWindows.of(2, 1))
+        .allowed_lateness(1_000)
+        .aggregate(wv.CountAggregate())
+        .sink_to("o")
+    )
+    return env.execute()
+
+
+def timers_job() -> wv.JobExecutionResult:
+    """Tumbling 5 s windows, bound 1.5 s, lateness 1 s: re-registered (de-duplicated) timers
+    (tests/test_viz_timers_scrubber.py ``event_job``)."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection(
+            [("a", 1000), ("b", 1200), ("a", 7000), ("a", 4500), ("a", 9000), ("a", 2000)],
+            arrival_times=[0, 50, 100, 300, 400, 700],
+        )
+        .assign_timestamps_and_watermarks(bounded(1500))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(5000))
+        .allowed_lateness(1000)
+        .aggregate(wv.CountAggregate())
+        .sink_to("o")
+    )
+    return env.execute()
+
+
+def restored() -> wv.JobExecutionResult:
+    """A checkpoint after three records, a failure after the fourth, the restore."""
+    return late_after_a_firing().enable_checkpointing(at_records=[3]).execute(fail_at=4)
+
+
+JOBS: dict[str, Callable[[], wv.JobExecutionResult]] = {
+    "running example": running_example,
+    "coinciding firings": coinciding_firings,
+    "timers": timers_job,
+    "sessions": session_job,
+    "idle partitions": lambda: kafka_readers(2, idle=300),
+    "parallel partitions": lambda: kafka_readers(1),
+    "restore": restored,
+    "late union": late_union_job,
+    "dense": lambda: kernel_job(3000),
+}
+
+CHARTS: dict[str, Callable[[Any], Any]] = {
+    "timeline": lambda r: viz.timeline(r, view="timeline"),
+    "lanes": viz.window_lanes,
+    "timers": viz.timers_chart,
+    "skew": viz.skew_chart,
+    "propagation": viz.propagation_chart,
+    "scrubber": viz.scrubber,
+}
+
+
+def _explorer() -> Any:
+    """An explorer as the lessons draw one: the running example's bound, timeline and
+    scrubber."""
+
+    def job(records: list[tuple[str, int]], bound: int = 1000) -> wv.JobExecutionResult:
+        env = wv.StreamExecutionEnvironment()
+        (
+            env.from_collection(records, arrival_times=RUNNING_ARRIVALS)
+            .assign_timestamps_and_watermarks(bounded(bound))
+            .key_by(lambda e: "all")
+            .window(wv.TumblingEventTimeWindows.of(wv.seconds(10)))
+            .allowed_lateness(2_000)
+            .side_output_late_data(wv.OutputTag("late"))
+            .aggregate(wv.CountAggregate())
+            .sink_to("counts")
+        )
+        return env.execute()
+
+    return wv.explore(job, RUNNING_EVENTS, bound=(0, 2000, 1000), charts=("timeline", "scrubber"))
+
+
+def gallery(
+    path: Path, jobs: list[str] | None = None, charts: list[str] | None = None
+) -> tuple[Path, list[str]]:
+    """Write the gallery page (all of it, or these ``jobs`` × ``charts`` only); returns it and
+    each chart's name, in page order (the explorer's two charts last)."""
+    runs = {name: make() for name, make in JOBS.items() if jobs is None or name in jobs}
+    names, elements = [], []
+    for job, run in runs.items():
+        for kind, chart in CHARTS.items():
+            if charts is None or kind in charts:
+                names.append(f"{kind} · {job}")
+                elements.append(pages.chart_element(export.chart_spec(chart(run))))
+    markup = ""
+    if charts is None or "explorer" in charts:
+        markup = _explorer_markup()
+        names += ["explorer timeline", "explorer scrubber"]
+    path.write_text(pages.page("\n".join(elements) + markup, title="gallery"), encoding="utf-8")
+    return path, names
+
+
+def _explorer_markup() -> str:
+    ex = _explorer()
+    payload = grid.export_grid(ex).payload()
+    markup, _ = lessons.explorer_html({"text/plain": "explorer"}, payload, grid.MAX_BYTES)
+    return markup
+
+
+# Reads every drawn chart's scenegraph (div.winviz-chart's ``winvizView``, see
+# winviz/viz/pages.py): item bounds are in their group's coordinates, so each group's x, y is
+# added on the way down. Returns per chart: its text items (data marks and guides) and its
+# symbol / rect items, in drawing order, with absolute boxes, and its canvas size.
+SCAN_JS = """() => {
+  const out = [];
+  const boxes = Array.from(document.querySelectorAll("div.winviz-chart"));
+  boxes.forEach(function (box, chart) {
+    const view = box.winvizView;
+    if (!view) { out.push(null); return; }
+    const texts = [], points = [], solids = [];
+    let order = 0;
+    function visible(item) {
+      const o = item.opacity === undefined ? 1 : item.opacity;
+      return o > 0 && item.bounds && !item.bounds.empty();
+    }
+    function walk(mark, ox, oy, clip, path) {
+      const name = path + "/" + (mark.name || mark.marktype);
+      (mark.items || []).forEach(function (item) {
+        if (mark.marktype === "group") {
+          const gx = ox + (item.x || 0), gy = oy + (item.y || 0);
+          const c = item.clip ? [gx, gy, gx + (item.width || 0), gy + (item.height || 0)] : clip;
+          (item.items || []).forEach(function (m) { walk(m, gx, gy, c, name); });
+          return;
+        }
+        if (!visible(item)) return;
+        const b = item.bounds;
+        const abs = [ox + b.x1, oy + b.y1, ox + b.x2, oy + b.y2];
+        const fo = item.fillOpacity === undefined ? 1 : item.fillOpacity;
+        const op = item.opacity === undefined ? 1 : item.opacity;
+        const filled = item.fill && item.fill !== "transparent" && item.fill !== "none";
+        const rec = {box: abs, mark: name, role: mark.role, order: order++,
+                     clip: clip, datum: item.datum ? (item.datum.label || item.datum.what ||
+                     item.datum.event || item.datum.kind || "") : "",
+                     opaque: !!filled && fo * op >= 0.6};
+        if (mark.marktype === "text") {
+          const t = Array.isArray(item.text) ? item.text.join(" ") : String(item.text || "");
+          if (t.trim() === "") return;
+          rec.text = t;
+          texts.push(rec);
+        } else if (mark.marktype === "symbol") {
+          points.push(rec);
+        } else if (mark.marktype === "rect") {
+          solids.push(rec);
+        }
+      });
+    }
+    walk(view.scenegraph().root, 0, 0, null, "");
+    const svg = box.querySelector("svg");
+    const origin = view.origin();
+    out.push({texts: texts, points: points, solids: solids,
+              width: svg ? Number(svg.getAttribute("width")) : 0,
+              height: svg ? Number(svg.getAttribute("height")) : 0,
+              origin: origin});
+  });
+  return out;
+}"""
+
+SLACK = 1.0  # pixels two boxes may share (anti-aliasing, Vega's rounding of text bounds)
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > SLACK and min(a[3], b[3]) - max(a[1], b[1]) > SLACK
+
+
+def _inside(a: list[float], b: list[float]) -> bool:
+    return (
+        a[0] >= b[0] - SLACK and a[1] >= b[1] - SLACK and a[2] <= b[2] + SLACK
+        and a[3] <= b[3] + SLACK
+    )  # fmt: skip
+
+
+def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
+    """The defects of one chart's scene (``SCAN_JS``): data text crossing text (data or
+    guide), data text crossing a point, points hidden under an opaque point drawn later, and
+    data text outside the canvas or its clipping group."""
+    found: dict[str, list[str]] = {"text/text": [], "text/point": [], "hidden": [], "cut": []}
+    texts = scene["texts"]
+    data_texts = [t for t in texts if t["role"] == "mark"]
+    for i, t in enumerate(data_texts):
+        for u in texts:
+            if u is t or (u["role"] == "mark" and data_texts.index(u) < i):
+                continue
+            if _overlap(t["box"], u["box"]):
+                found["text/text"].append(f"{t['text']!r} × {u['text']!r}")
+        for p in scene["points"]:
+            if p["role"] == "mark" and _overlap(t["box"], p["box"]):
+                found["text/point"].append(f"{t['text']!r} × {p['mark']} {p['datum']!r}")
+        ox, oy = scene["origin"]
+        box = t["box"]
+        canvas = [-ox, -oy, scene["width"] - ox, scene["height"] - oy]
+        if not _inside(box, canvas) or (t["clip"] and not _inside(box, t["clip"])):
+            found["cut"].append(repr(t["text"]))
+    points = [p for p in scene["points"] if p["role"] == "mark"]
+    for p in points:
+        over = [
+            q
+            for q in points
+            if q["order"] > p["order"] and q["opaque"] and _inside(p["box"], q["box"])
+        ]
+        if over:
+            found["hidden"].append(f"{p['mark']} {p['datum']!r} under {over[0]['datum']!r}")
+    return found

@@ -1,0 +1,87 @@
+"""No mark hides another, no label crosses a mark (issue 26), checked on what Chromium drew:
+the gallery (tests/browser/gallery.py: every chart kind × tricky jobs, and an explorer) on one
+page, each chart's Vega scenegraph read back. Counted over the whole gallery:
+
+- a data label (a text mark) crossing another text — a label, an axis label, a legend entry;
+- a data label crossing a point mark;
+- a point mark lying wholly under an opaque point drawn after it;
+- a data label outside the canvas or its clipping group (cut off).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import wait_until
+from tests.browser.gallery import SCAN_JS, defects, gallery
+
+KNOWN_LEFT: dict[tuple[str, str], int] = {
+    # the restore's "← watermark = MIN" edge text crosses the processing-time axis' label
+    ("text/text", "timeline · restore"): 2,
+    # the restart's label at the top of the propagation chart crosses the MIN dots there
+    ("text/point", "propagation · restore"): 2,
+    # the skew chart's "watermark lag" label lies over elements
+    ("text/point", "skew · late union"): 2,
+    ("text/point", "skew · sessions"): 1,
+    # the propagation chart: a channel holding the operator's minimum draws its dot exactly
+    # under the operator's (de-duplicating them changes the explorer's and the tests' rows)
+    ("hidden", "propagation · idle partitions"): 28,
+    ("hidden", "propagation · dense"): 16,
+    ("hidden", "propagation · parallel partitions"): 10,
+    ("hidden", "propagation · running example"): 7,
+    ("hidden", "propagation · late union"): 6,
+    ("hidden", "propagation · sessions"): 5,
+    ("hidden", "propagation · restore"): 5,
+    ("hidden", "propagation · coinciding firings"): 3,
+    ("hidden", "propagation · timers"): 3,
+    # timer events whose pixel offsets (``spread`` of same-timestamp timers) collide
+    ("hidden", "timers · sessions"): 3,
+    ("hidden", "timers · dense"): 3,
+    # the window lanes: firings / cleanups of one lane at one point
+    ("hidden", "lanes · coinciding firings"): 2,
+    ("hidden", "lanes · restore"): 2,
+    # the replay after a restore draws the re-read element exactly over the first reading
+    ("hidden", "timeline · restore"): 1,
+    ("hidden", "skew · restore"): 1,
+    ("hidden", "scrubber · restore"): 1,
+}
+"""Defects the gallery still shows (issue 26 left): each (kind, chart) and how many."""
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory) -> tuple[Path, list[str]]:
+    return gallery(tmp_path_factory.mktemp("gallery") / "gallery.html")
+
+
+def test_no_mark_hides_another_and_no_label_crosses_one(drawn, page, shots: Path) -> None:
+    path, names = drawn
+    pg, net = page
+    console: list[str] = []
+    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    pg.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    pg.goto(path.as_uri(), wait_until="commit", timeout=120_000)
+    wait_until(pg, "window.winvizCharts && window.winvizCharts.done", timeout=120, what="charts")
+    wait_until(
+        pg,
+        "document.querySelector('div.winviz-explorer').dataset.state === 'ready'",
+        what="the explorer",
+    )
+    assert pg.evaluate("window.winvizCharts.errors") == []
+    scenes = pg.evaluate(SCAN_JS)
+    assert len(scenes) == len(names)
+    assert all(scenes), [n for n, s in zip(names, scenes, strict=True) if not s]
+    found: dict[str, list[str]] = {"text/text": [], "text/point": [], "hidden": [], "cut": []}
+    for name, scene in zip(names, scenes, strict=True):
+        for what, items in defects(scene).items():
+            found[what] += [f"{name}: {item}" for item in items]
+    pg.screenshot(path=str(shots / "chart_overlap_gallery.png"), full_page=True)
+    (shots / "chart_overlap.json").write_text(json.dumps(found, indent=1), encoding="utf-8")
+    counts = Counter((what, item.split(":")[0]) for what, items in found.items() for item in items)
+    # before issue 26's fixes: 17 text/text, 556 text/point, 290 hidden, 0 cut over the gallery;
+    # what is left is named here, chart by chart, so a regression or a fix both show
+    assert dict(counts) == KNOWN_LEFT, found
+    assert (console, net.blocked) == ([], [])

@@ -1,0 +1,82 @@
+"""No mark hides another, no label crosses a mark, one palette (issue 26): the spec-level
+half (the rendered half is tests/browser/test_chart_overlap.py)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+
+import winviz as wv
+from tests.browser.gallery import coinciding_firings, restored, running_example
+from winviz.viz import palette
+
+timeline = importlib.import_module("winviz.viz.timeline")  # the module (viz.timeline: the chart)
+
+
+def rows_of(spec: dict[str, Any], kind: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(layer mark, row) of every row of this kind, over all layers."""
+    return [
+        (lay["mark"], r)
+        for lay in spec["layer"]
+        for r in spec["datasets"][lay["data"]["name"]]
+        if r.get("kind") == kind
+    ]
+
+
+def test_the_running_examples_dots_are_labelled_a_to_h() -> None:
+    spec = wv.timeline(running_example(), element_labels=0).to_dict()
+    labels = rows_of(spec, "element label")
+    elements = {(r["x"], r["y"]) for _, r in rows_of(spec, "element")}
+    assert sorted(r["label"] for _, r in labels) == list("abcdefgh")
+    assert all((r["x"], r["y"]) in elements for _, r in labels)  # each beside its own dot
+    assert not any("element label(s) left out" in n for n in spec["title"]["subtitle"])
+
+
+def test_element_labels_by_key_or_function() -> None:
+    assert timeline.element_label('{"name": "a", "v": 1}', "name") == "a"
+    assert timeline.element_label('["a", 1000]', 1) == "1000"
+    assert timeline.element_label('["a", 1000]', 5) == ""  # names nothing: no label
+    assert timeline.element_label('["a", 1000]', lambda v: v[0].upper()) == "A"
+    with pytest.raises(ValueError, match="element_labels must be"):
+        wv.timeline(running_example(), element_labels=1.5)
+
+
+def test_firings_and_cleanups_at_one_point_are_drawn_side_by_side() -> None:
+    """At 400 ms the watermark 1499 fires [998, 1000) at its timer 999 and the late a@998
+    re-fires [997, 999) at its end 999 and [998, 1000) at 1000 — one point on a 1,000 ms
+    axis: before, the marks lay on each other (an olive square no legend names)."""
+    spec = wv.timeline(coinciding_firings()).to_dict()
+    fired = [(r.get("dx", 0), r["x"], r["y"]) for m, r in rows_of(spec, "fired")]
+    # x / y stay the trace's times; the marks of one point move right, 11 px apart
+    assert sorted((off, x) for off, x, y in fired if y == 400) == [
+        (0, 999), (0, 1500), (11, 1000), (11, 1501), (22, 1000), (44, 999),
+    ]  # fmt: skip
+    cleaned = [(r.get("dx", 0), r["x"]) for m, r in rows_of(spec, "cleanup")]
+    assert {m["xOffset"]["expr"] for m, _ in rows_of(spec, "fired")} == {"datum.dx"}
+    assert sorted(cleaned) == [(0, 1998), (0, 2500), (11, 1999), (11, 2501), (22, 2000)]
+    assert "4 firing mark(s) at the point of another drawn beside it, 11 px right (hover for " \
+        "its times)" in spec["title"]["subtitle"]  # fmt: skip
+
+
+def test_min_is_named_on_the_propagation_axis_with_no_number_beside_it() -> None:
+    """After the restore every watermark is at MIN, drawn on the bottom edge (475): the axis
+    labels that edge MIN and prints no number within 6 % of it (it drew MIN on a tick
+    labelled with a number)."""
+    spec = wv.propagation_chart(restored()).to_dict()
+    axis = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "point")["encoding"]["y"]
+    assert axis["scale"]["domain"] == [475, 1323]
+    assert axis["axis"]["values"] == [475, 600, 800, 1000, 1200, 1323]
+    assert axis["axis"]["labelExpr"] == (
+        "datum.value === 475 ? 'MIN' : datum.value === 1323 ? 'MAX' : format(datum.value, ',d')"
+    )
+
+
+def test_identities_share_no_colour_with_meanings() -> None:
+    from winviz.viz import propagation, timers
+
+    assert not set(palette.IDENTITY_COLORS) & set(palette.MEANING_COLORS)
+    assert set(timers.KEY_COLORS) <= set(palette.IDENTITY_COLORS)
+    assert set(propagation.CHANNEL_COLORS) <= set(palette.IDENTITY_COLORS)
+    assert not set(timers.KEY_COLORS) & set(timers.DOMAIN_COLORS)
