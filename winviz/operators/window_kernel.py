@@ -70,7 +70,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import length_hint
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -248,6 +248,24 @@ class ElementEntry(Packed):
             ),
         ]  # fmt: skip
         return [per_record[: self.count] for per_record in fields]
+
+
+class _FiringWindow:
+    """The cached window an element fires at once (``WindowKernel.firing_way``): [start,
+    end), the window, its max_timestamp and cleanup time; its contents and shared timer
+    details, looked up at its first element of a batch."""
+
+    __slots__ = ("cleanup", "contents", "details", "end", "max_ts", "start", "window")
+
+    def __init__(self, start: int, end: int, window: Any, max_ts: int, cleanup: int) -> None:
+        self.start, self.end, self.window = start, end, window
+        self.max_ts, self.cleanup = max_ts, cleanup
+        self.contents: dict[Any, Any] | None = None
+        self.details: tuple[tuple[Any, ...], ...] | None = None
+
+
+_NOT_FIRING = _FiringWindow(0, 0, None, 0, 0)  # no window fires at once (an empty range)
+_CLOSED = (0, 0, None, {}, 0, 0, False, None)  # no open window (``WindowKernel.open_window``)
 
 
 class WindowKernel:
@@ -523,7 +541,6 @@ class WindowKernel:
             add_timer, live = queue.add, queue.live
             slot_of, desc = op.state.slot, op.contents
             lateness = op.allowed_lateness
-            timer_details = self.timer_details
             skipped = True
             start, end, cached, cached_max_ts, cached_cleanup = self.window_cache
             if ts is not None and start <= ts < end:
@@ -590,9 +607,7 @@ class WindowKernel:
                             )
                         )  # fmt: skip
                     continue
-                details = timer_details.get(window)
-                if details is None:
-                    details = timer_details[window] = _timer_details(window)
+                details = self.details_of(window)
                 existed = (internal, window, max_ts) in live or not add_timer(
                     internal, window, max_ts
                 )
@@ -634,15 +649,15 @@ class WindowKernel:
 
     def open_window(
         self, cache: tuple[int, int, Sequence[Any], int, int], wm: int, source: str
-    ) -> tuple[Any, ...] | None:
+    ) -> tuple[Any, ...]:
         """For ``process_source_batch``: the window of ``cache`` (``window_cache`` or
         ``other_window_cache``) if it is open at watermark ``wm`` (neither late nor firing at
         once), as (start, end, window, its contents, its max_timestamp, its cleanup time,
         whether its cleanup timer is its own, the marker of its entries for ``source``); else
-        None (a record in it takes the general steps)."""
+        ``_CLOSED`` (an empty range: a record takes the other ways)."""
         start, end, cached, max_ts, cleanup = cache
         if not cached or cleanup <= wm or max_ts <= wm:
-            return None
+            return _CLOSED
         window = cached[0]
         cleanup_timer = cleanup != MAX
         markers = self.entry_markers
@@ -680,92 +695,61 @@ class WindowKernel:
             return (0, 0, None)
         return (start, end, cached[0])
 
+    def firing_way(self, wm: int, caches: Sequence[Any]) -> _FiringWindow:
+        """The window of the first of ``caches`` an element fires at once at watermark ``wm``
+        (``firing_window``), kept in ``firing_cache``, when the kernel fires it itself
+        (``contents_as_they_are``: ``fire_traced``); else ``_NOT_FIRING`` (an empty range)."""
+        if self.contents_as_they_are:
+            for cache in caches:
+                found = self.firing_window(cache, wm)
+                if found[0] < found[1]:
+                    self.firing_cache = cache
+                    return _FiringWindow(*found)
+        return _NOT_FIRING
+
+    def late_way(self, wm: int, caches: Sequence[Any]) -> tuple[int, int, Any]:
+        """The window of the first of ``caches`` past the lateness at watermark ``wm``
+        (``late_window``), kept in ``late_cache``; else an empty range."""
+        for cache in caches:
+            found = self.late_window(cache, wm)
+            if found[0] < found[1]:
+                self.late_cache = cache
+                return found
+        return (0, 0, None)
+
     def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
         """A traced source batch chained straight into this window: the first
         ``len(stamps)`` records of ``batch`` (their timestamps already assigned) as the
         source would hand them over one by one — its ``arrival`` record, then
         ``process_element``. A record that lands in one of the two cached tumbling windows
-        while it is open is written as one packed entry (``ElementEntry``); any other record
-        gets its arrival record, then ``process_element``'s records: into a cached window an
-        element fires at once (within the allowed lateness, ``contents_as_they_are``) it takes
-        the *firing way* (``process_element``'s and ``fire_traced``'s steps here, the window
-        kept in ``firing_cache``), into a cached window past the lateness the *late way*
-        (skipped, then the side output or dropped; ``late_cache``), else it goes through
-        ``process_element``. Same records, same order, same state, timers, clock and counters
-        as one by one; a failing record's arrival (and element) record comes before the
-        error, as there."""
+        while it is open takes the *short way*, written as one packed entry (``ElementEntry``);
+        any other record gets its arrival record, then ``process_element``'s records: into a
+        cached window an element fires at once (within the allowed lateness,
+        ``contents_as_they_are``) it takes the *firing way* (``fire_at_once``), into a cached
+        window past the lateness the *late way* (``skip_late``), else ``process_element``.
+        Same records, same order, same state, timers, clock and counters as one by one; a
+        failing record's arrival (and element) record comes before the error, as there."""
         op = self.op
-        job, timers, trace = op.job, op.timers, op.trace
+        job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         write = trace.extend  # type: ignore[union-attr]
-        wm, name = timers.current_watermark, op.name
-        key_selector = op.key_selector
-        copies = not batch.immutable
-        desc = op.contents
-        reducing = desc.__class__ is ReducingStateDescriptor
-        reduce = desc.reduce if reducing else None  # type: ignore[union-attr]
-        agg = None if reducing else desc.function  # type: ignore[union-attr]
+        wm, source, source_wm = timers.current_watermark, arrival.source, arrival.watermark
+        key_selector, internal_key = op.key_selector, op.key_rule.internal_key
         add_timer = timers.event_queue.add
-        ctx = op.ctx
+        copies = not batch.immutable
         position = arrival.position
-        source_wm = arrival.watermark
-        entries = 0  # packed entries written (each run declared with ``trace.packed``)
+        entries = packed = 0  # packed entries written; of them, since ``marker`` was chosen
         # the open cached window [open_start, open_end) (empty when there is none), its
-        # timers, its contents and this batch's marker for it
-        open_start = open_end = open_max_ts = open_cleanup = 0
-        open_window: Any = None
-        open_contents: dict[Any, Any] = {}
-        has_cleanup_timer = False
-        marker: Any = None
-        packed = 0  # entries written with ``marker`` since it was chosen
-        # the open window before it, [other_start, other_end) and the rest of its entry
-        # (records out of order around a window's end alternate between the two)
-        other_start = other_end = 0
-        other: tuple[Any, ...] = ()
-
-        # (find_open_window: the cached window, if it is open; else none, an empty range)
-        found = self.open_window(self.window_cache, wm, arrival.source)
-        if found is not None:
-            (
-                open_start, open_end, open_window, open_contents, open_max_ts, open_cleanup,
-                has_cleanup_timer, marker,
-            ) = found  # fmt: skip
-        # the window cached before it, if it is open: a batch that starts with records of
-        # both takes both on the short way (the watermark stands still during a batch)
-        found = self.open_window(self.other_window_cache, wm, arrival.source)
-        if found is not None:
-            other_start, other_end, *rest = found
-            other = tuple(rest)
-        # the cached window an element fires at once (within the allowed lateness), when the
-        # kernel fires it itself (``fire_traced``'s configuration): [fire_start, fire_end),
-        # empty when there is none; its contents are looked up at its first element
-        fire_start = fire_end = fire_max_ts = fire_cleanup = 0
-        fire_window: Any = None
-        fire_contents: dict[Any, Any] | None = None
-        fire_details: tuple[tuple[Any, ...], ...] | None = None  # its shared timer details
-        as_they_are = self.contents_as_they_are
-        if as_they_are:
-            for cache in (self.window_cache, self.other_window_cache, self.firing_cache):
-                found_firing = self.firing_window(cache, wm)
-                if found_firing[0] < found_firing[1]:
-                    fire_start, fire_end, fire_window, fire_max_ts, fire_cleanup = found_firing
-                    self.firing_cache = cache
-                    break
-        # the cached window past the lateness: [late_start, late_end), empty when there is none
-        late_start = late_end = 0
-        late_window: Any = None
-        for cache in (self.window_cache, self.other_window_cache, self.late_cache):
-            found_late = self.late_window(cache, wm)
-            if found_late[0] < found_late[1]:
-                late_start, late_end, late_window = found_late
-                self.late_cache = cache
-                break
-        lateness, tag = op.allowed_lateness, op.late_data_tag
-        source, timer_details = arrival.source, self.timer_details
-        slot_of, cname, metrics = op.state.slot, desc.name, op.metrics
-        fn = op.function
-        get_result = fn.function.get_result if fn.__class__ is AggregateWindowFunction else None
-        collector, window_ctx, panes, collect = op.collector, op.window_ctx, op.panes, None
-        internal_key = op.key_rule.internal_key
+        # contents, timers and this batch's marker for it; the open window before it, [other_
+        # start, other_end) and the rest of its entry (records out of order around a
+        # window's end alternate between the two: the watermark stands still in a batch)
+        (
+            open_start, open_end, open_window, open_contents, open_max_ts, open_cleanup,
+            has_cleanup_timer, marker,
+        ) = self.open_window(self.window_cache, wm, source)  # fmt: skip
+        other_start, other_end, *other = self.open_window(self.other_window_cache, wm, source)
+        caches = (self.window_cache, self.other_window_cache)
+        firing = self.firing_way(wm, (*caches, self.firing_cache))
+        late_start, late_end, late_window = self.late_way(wm, (*caches, self.late_cache))
         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
         done = 0
         now = index = value = key = internal = source_ts = None
@@ -780,203 +764,67 @@ class WindowKernel:
                     if not other_start <= ts < other_end:
                         if packed:  # the run of entries ends here
                             trace.packed(marker, packed)  # type: ignore[union-attr]
-                            entries += packed
-                            packed = 0
+                            entries, packed = entries + packed, 0
                         job.now, job.record_index = now, index
-                        # (arrival.record, written here)
-                        write(
-                            (
-                                "arrival", now, source_wm, source, None, None, source_ts,
-                                (value, position),
-                            )
-                        )  # fmt: skip
+                        write(arrival.record(now, value, source_ts, position))
                         position += 1
-                        if fire_start <= ts < fire_end:
-                            # the firing way: process_element's steps and records for an
-                            # element into the cached window that fires at once, and
-                            # fire_traced's
-                            progress = _FIRING_SELECTING_KEY
-                            metrics["num_records_in"] += 1
-                            key = None
-                            key = key_selector(copy_record(value) if copies else value)
-                            internal = key if key.__class__ is str else internal_key(key)
-                            op.current_key = internal
-                            progress = _FIRING_KEYED
-                            write(("element", now, wm, name, key, None, ts, value))
-                            if fire_contents is None:
-                                fire_contents = slot_of(cname, fire_window)
-                            current = fire_contents.get(internal)
-                            record = copy_record(value) if copies else value
-                            fire_contents[internal] = new = add_to_contents(desc, current, record)
-                            if new is None:
-                                raise op.none_result_error(internal, fire_window, value)
-                            ctx.key, ctx.window = internal, fire_window
-                            progress = _FIRING
-                            write(
-                                (
-                                    "assigned", now, wm, name, key, fire_window, ts, value,
-                                    "trigger", now, wm, name, key, fire_window, None,
-                                    _ON_ELEMENT_FIRE,
-                                )
-                            )  # fmt: skip
-                            # fire_traced: the result, its emitted record, downstream, then
-                            # the fired record (max_timestamp <= the watermark: the pane is
-                            # on time the first time, late after)
-                            collector.timestamp = fire_max_ts
-                            window_ctx.current_window = fire_window
-                            result = new if get_result is None else get_result(new)
-                            shown = internal.value if internal.__class__ is JavaKey else internal
-                            metrics["num_records_out"] += 1
-                            write(
-                                (
-                                    "emitted", job.now, op._watermark, name, shown, None,
-                                    fire_max_ts, result,
-                                )
-                            )  # fmt: skip
-                            if collect is None:
-                                collect = op.output.collect
-                            collect(result, fire_max_ts)
-                            fired_wm = timers.current_watermark
-                            pane, timing = next_pane(
-                                panes, internal, fire_window, fired_wm, fire_max_ts
+                        progress = _GENERAL  # each way reports its errors, as one by one
+                        if firing.start <= ts < firing.end:
+                            last_key = ctx_key = self.fire_at_once(
+                                firing, value, ts, copies, (last_key, ctx_key, ctx_window)
                             )
-                            write(
-                                (
-                                    "fired", job.now, fired_wm, name, shown, fire_window,
-                                    fire_max_ts,
-                                    (
-                                        result, pane, timing,
-                                        len(new) if isinstance(new, list) else None,
-                                    ),
-                                )
-                            )  # fmt: skip
-                            if fire_cleanup != MAX:
-                                if fire_details is None:
-                                    fire_details = timer_details.get(fire_window)
-                                    if fire_details is None:
-                                        fire_details = timer_details[fire_window] = _timer_details(
-                                            fire_window
-                                        )
-                                existed = not add_timer(internal, fire_window, fire_cleanup)
-                                write(
-                                    (
-                                        "timer_registered", now, wm, name, key, fire_window,
-                                        fire_cleanup, fire_details[existed],
-                                    )
-                                )  # fmt: skip
-                            progress = _NOT_ON_THE_SHORT_WAY
-                            last_key, ctx_key, ctx_window = internal, internal, fire_window
-                            continue
-                        if late_start <= ts < late_end:
-                            # the late way: process_element's steps and records for an element
-                            # into the cached window past the lateness (skipped; the element,
-                            # late itself, to the side output or dropped); the trigger context
-                            # stays as it was
-                            progress = _FIRING_SELECTING_KEY
-                            metrics["num_records_in"] += 1
-                            key = None
-                            key = key_selector(copy_record(value) if copies else value)
-                            internal = key if key.__class__ is str else internal_key(key)
-                            op.current_key = internal
-                            progress = _FIRING_KEYED
-                            write(
-                                (
-                                    "element", now, wm, name, key, None, ts, value,
-                                    "skipped_late_window", now, wm, name, key, late_window, ts,
-                                    value,
-                                )
-                            )  # fmt: skip
-                            # (is_element_late: the kernel's windows are event-time ones)
-                            if is_element_late(ts, lateness, wm):
-                                if tag is None:
-                                    op.late_element(internal, value, ts)
-                                else:  # WindowOperator.side_output
-                                    write(
-                                        (
-                                            "side_output", now, wm, name, key, None, ts,
-                                            (tag.id, value),
-                                        )
-                                    )  # fmt: skip
-                                    op.output.collect_side(tag, value, ts)
-                            progress = _NOT_ON_THE_SHORT_WAY
-                            last_key = internal
-                            continue
-                        cache = self.window_cache
-                        # the current key and trigger context as the records before left
-                        # them (packed entries keep theirs here): a user function that raises
-                        # before process_element sets them names that window, as one by one
-                        op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
-                        progress = _GENERAL
-                        self.process_element(value, ts)
-                        progress = _NOT_ON_THE_SHORT_WAY
-                        last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
-                        if self.window_cache is cache:
-                            # the same cached window: what find_open_window found for it
-                            # stands (the watermark has not moved)
-                            continue
-                        if as_they_are:  # a new cached window that fires at once: the
-                            # firing way's (else the one before stays)
-                            found_firing = self.firing_window(self.window_cache, wm)
-                            if found_firing[0] < found_firing[1]:
-                                self.firing_cache = self.window_cache
-                                (
-                                    fire_start, fire_end, fire_window, fire_max_ts,
-                                    fire_cleanup,
-                                ) = found_firing  # fmt: skip
-                                fire_contents = fire_details = None
-                        found_late = self.late_window(self.window_cache, wm)
-                        if found_late[0] < found_late[1]:  # (else the one before stays)
-                            late_start, late_end, late_window = found_late
-                            self.late_cache = self.window_cache
-                        if open_start < open_end:  # the open window becomes the one before
-                            other_start, other_end = open_start, open_end
-                            other = (
-                                open_window, open_contents, open_max_ts, open_cleanup,
-                                has_cleanup_timer, marker,
-                            )  # fmt: skip
-                        found = self.open_window(self.window_cache, wm, arrival.source)
-                        if found is None:
-                            open_start = open_end = 0
+                            ctx_window = firing.window
+                        elif late_start <= ts < late_end:
+                            last_key = self.skip_late(
+                                late_window, value, ts, copies, (last_key, ctx_key, ctx_window)
+                            )
                         else:
-                            packed = 0
-                            (
-                                open_start, open_end, open_window, open_contents, open_max_ts,
-                                open_cleanup, has_cleanup_timer, marker,
-                            ) = found  # fmt: skip
+                            cache = self.window_cache
+                            # the current key and trigger context as the records before left
+                            # them (packed entries keep theirs here), as one by one
+                            op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
+                            self.process_element(value, ts)
+                            last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
+                            if self.window_cache is not cache:  # a new cached window
+                                new = (self.window_cache,)
+                                if (found := self.firing_way(wm, new)).start < found.end:
+                                    firing = found  # (else the one before stays)
+                                if (lw := self.late_way(wm, new))[0] < lw[1]:
+                                    late_start, late_end, late_window = lw
+                                if open_start < open_end:  # the open one becomes the other
+                                    other_start, other_end = open_start, open_end
+                                    other = [
+                                        open_window, open_contents, open_max_ts, open_cleanup,
+                                        has_cleanup_timer, marker,
+                                    ]  # fmt: skip
+                                (
+                                    open_start, open_end, open_window, open_contents,
+                                    open_max_ts, open_cleanup, has_cleanup_timer, marker,
+                                ) = self.open_window(self.window_cache, wm, source)  # fmt: skip
+                        progress = _NOT_ON_THE_SHORT_WAY
                         continue
                     # the open window before: the two swap (a run of entries ends with its
                     # marker)
                     if packed and other[5] is not marker:
                         trace.packed(marker, packed)  # type: ignore[union-attr]
-                        entries += packed
-                        packed = 0
+                        entries, packed = entries + packed, 0
                     other_start, other_end, other, (
                         open_start, open_end, open_window, open_contents, open_max_ts,
                         open_cleanup, has_cleanup_timer, marker,
-                    ) = open_start, open_end, (
+                    ) = open_start, open_end, [
                         open_window, open_contents, open_max_ts, open_cleanup,
                         has_cleanup_timer, marker,
-                    ), (other_start, other_end, *other)  # fmt: skip
+                    ], (other_start, other_end, *other)  # fmt: skip
+                # the short way: one packed entry
                 progress = _SELECTING_KEY
-                if copies:  # (a copy for the key selector, another for the function)
-                    key = key_selector(copy_record(value))
-                    record = copy_record(value)
-                else:
-                    key = key_selector(value)
-                    record = value
+                # (a copy for the key selector, another for the function)
+                key = key_selector(copy_record(value) if copies else value)
+                record = copy_record(value) if copies else value
                 # (winviz.keygroups: Java's rule for keys; the trace shows the user's key)
-                internal = key if key.__class__ is str else op.key_rule.internal_key(key)
+                internal = key if key.__class__ is str else internal_key(key)
                 progress = _KEYED
                 current = open_contents.get(internal)
-                # window_rules.add_to_contents, inlined: the short way's per-record step
-                if reducing:
-                    open_contents[internal] = new = (
-                        record if current is None else reduce(current, record)
-                    )
-                else:
-                    open_contents[internal] = new = agg.add(
-                        record, agg.create_accumulator() if current is None else current
-                    )
+                open_contents[internal] = new = add_to_contents(desc, current, record)
                 if new is None:
                     raise op.none_result_error(internal, open_window, value)
                 if current is None:  # the window's first element for this key
@@ -999,23 +847,12 @@ class WindowKernel:
             job.now, job.record_index = now, index
             if packed:  # the run of entries ends before the failing record's records
                 trace.packed(marker, packed)  # type: ignore[union-attr]
-                entries += packed
-                packed = 0
-            if progress == _GENERAL:  # process_element reported it, with its context
+                entries, packed = entries + packed, 0
+            if progress == _GENERAL:  # the way reported it, with its context
                 last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
                 raise
             if progress == _NOT_ON_THE_SHORT_WAY:
                 raise  # (the engine's own, between records)
-            if progress >= _FIRING_SELECTING_KEY:  # as process_element reports it
-                if progress != _FIRING_SELECTING_KEY:
-                    last_key = internal
-                if progress == _FIRING:
-                    ctx_key, ctx_window = internal, fire_window
-                ctx.key, ctx.window = ctx_key, ctx_window
-                if isinstance(exc, WinvizError):
-                    op.annotate(exc, key)
-                    raise
-                raise op.user_error(exc, key, value) from exc
             # as process_element: the record counts in, its arrival (and, once it has a key,
             # its element) record comes before the error
             ctx.key, ctx.window = ctx_key, ctx_window
@@ -1025,7 +862,7 @@ class WindowKernel:
                 key = None
             else:
                 last_key = internal
-                write(("element", now, wm, name, key, None, ts, value))
+                write(("element", now, wm, op.name, key, None, ts, value))
             if isinstance(exc, WinvizError):
                 op.annotate(exc, key)
                 raise
@@ -1040,6 +877,129 @@ class WindowKernel:
             arrival.taken = done
         if done:
             job.now, job.record_index = now, index
+
+    def fire_at_once(
+        self, firing: _FiringWindow, value: Any, ts: int, copies: bool, before: tuple[Any, ...]
+    ) -> Any:
+        """The firing way of ``process_source_batch``: ``process_element``'s steps and records
+        for an element into the cached window ``firing`` that fires at once (its
+        max_timestamp <= the watermark < its cleanup time), then ``fire_traced``'s and the
+        cleanup timer's. Returns the element's internal key. A failure is reported as
+        ``process_element`` reports it, the current key and trigger context set as there
+        (``before``: the ones the records before left, as (key, trigger key, window))."""
+        op = self.op
+        job, wm, name, write = op.job, op.timers.current_watermark, op.name, op.trace.extend  # type: ignore[union-attr]
+        now, window = job.now, firing.window
+        key = internal = None
+        progress = _FIRING_SELECTING_KEY
+        try:
+            op.metrics["num_records_in"] += 1
+            key = op.key_selector(copy_record(value) if copies else value)
+            internal = key if key.__class__ is str else op.key_rule.internal_key(key)
+            op.current_key = internal
+            progress = _FIRING_KEYED
+            write(("element", now, wm, name, key, None, ts, value))
+            if firing.contents is None:
+                firing.contents = op.state.slot(op.contents.name, window)
+            current = firing.contents.get(internal)
+            record = copy_record(value) if copies else value
+            firing.contents[internal] = new = add_to_contents(op.contents, current, record)
+            if new is None:
+                raise op.none_result_error(internal, window, value)
+            op.ctx.key, op.ctx.window = internal, window
+            progress = _FIRING
+            write(
+                (
+                    "assigned", now, wm, name, key, window, ts, value,
+                    "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
+                )
+            )  # fmt: skip
+            # max_timestamp <= the watermark: the pane is on time the first time, late after
+            self.fire_traced(internal, window, firing.max_ts, new)
+            if firing.cleanup != MAX:
+                if firing.details is None:
+                    firing.details = self.details_of(window)
+                existed = not op.timers.event_queue.add(internal, window, firing.cleanup)
+                write(
+                    (
+                        "timer_registered", now, wm, name, key, window, firing.cleanup,
+                        firing.details[existed],
+                    )
+                )  # fmt: skip
+        except Exception as exc:
+            self.way_failed(exc, progress, value, key, internal, window, before)
+        return internal
+
+    def skip_late(
+        self, window: Any, value: Any, ts: int, copies: bool, before: tuple[Any, ...]
+    ) -> Any:
+        """The late way of ``process_source_batch``: ``process_element``'s steps and records
+        for an element into the cached ``window`` past the lateness (skipped; the element,
+        late itself, to the side output or dropped); the trigger context stays as it was.
+        Returns the element's internal key; a failure as ``fire_at_once``'s."""
+        op = self.op
+        job, wm, name, write = op.job, op.timers.current_watermark, op.name, op.trace.extend  # type: ignore[union-attr]
+        now, tag = job.now, op.late_data_tag
+        key = internal = None
+        progress = _FIRING_SELECTING_KEY
+        try:
+            op.metrics["num_records_in"] += 1
+            key = op.key_selector(copy_record(value) if copies else value)
+            internal = key if key.__class__ is str else op.key_rule.internal_key(key)
+            op.current_key = internal
+            progress = _FIRING_KEYED
+            write(
+                (
+                    "element", now, wm, name, key, None, ts, value,
+                    "skipped_late_window", now, wm, name, key, window, ts, value,
+                )
+            )  # fmt: skip
+            # (the kernel's windows are event-time ones)
+            if is_element_late(ts, op.allowed_lateness, wm):
+                if tag is None:
+                    op.late_element(internal, value, ts)
+                else:  # WindowOperator.side_output
+                    write(("side_output", now, wm, name, key, None, ts, (tag.id, value)))
+                    op.output.collect_side(tag, value, ts)
+        except Exception as exc:
+            self.way_failed(exc, progress, value, key, internal, window, before)
+        return internal
+
+    def way_failed(
+        self,
+        exc: Exception,
+        progress: int,
+        value: Any,
+        key: Any,
+        internal: Any,
+        window: Any,
+        before: tuple[Any, ...],
+    ) -> NoReturn:
+        """Raise ``exc`` of the firing or the late way as ``process_element`` reports it:
+        annotated with the record's key (None before it has one), a user function's wrapped;
+        the current key the record's once it has one, the trigger context its key and window
+        once it fires (else ``before``'s)."""
+        op, ctx = self.op, self.op.ctx
+        last_key, ctx_key, ctx_window = before
+        if progress != _FIRING_SELECTING_KEY:
+            last_key = internal
+        if progress == _FIRING:
+            ctx_key, ctx_window = internal, window
+        ctx.key, ctx.window = ctx_key, ctx_window
+        try:
+            if isinstance(exc, WinvizError):
+                op.annotate(exc, key)
+                raise exc
+            raise op.user_error(exc, key, value) from exc
+        finally:
+            op.current_key = last_key
+
+    def details_of(self, window: Any) -> tuple[tuple[Any, ...], ...]:
+        """The window's shared timer details (``_timer_details``), made at its first use."""
+        details = self.timer_details.get(window)
+        if details is None:
+            details = self.timer_details[window] = _timer_details(window)
+        return details
 
     # -- timers -----------------------------------------------------------------------------
 
@@ -1091,9 +1051,7 @@ class WindowKernel:
                 fire = ts == max_ts
                 if write is not None:
                     shown = key.value if key.__class__ is JavaKey else key  # the user's key
-                    details = timer_details.get(window)
-                    if details is None:
-                        details = timer_details[window] = _timer_details(window)
+                    details = self.details_of(window)
                     write(
                         (
                             "timer_fired", now, watermark, name, shown, window, ts,
