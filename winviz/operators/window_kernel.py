@@ -717,50 +717,50 @@ class WindowKernel:
                 return found
         return (0, 0, None)
 
+    def ways(self, wm: int, source: str) -> tuple[Any, Any, _FiringWindow, tuple[int, int, Any]]:
+        """The ways of ``process_source_batch`` into the cached windows at watermark ``wm``:
+        the open window and the one before it (``open_window``), the firing way's window
+        (``firing_way``) and the late way's (``late_way``)."""
+        caches = (self.window_cache, self.other_window_cache)
+        return (
+            self.open_window(caches[0], wm, source),
+            self.open_window(caches[1], wm, source),
+            self.firing_way(wm, (*caches, self.firing_cache)),
+            self.late_way(wm, (*caches, self.late_cache)),
+        )
+
     def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
-        """A traced source batch chained straight into this window: the first
-        ``len(stamps)`` records of ``batch`` (their timestamps already assigned) as the
-        source would hand them over one by one — its ``arrival`` record, then
-        ``process_element``. A record that lands in one of the two cached tumbling windows
-        while it is open takes the *short way*, written as one packed entry (``ElementEntry``);
-        any other record gets its arrival record, then ``process_element``'s records: into a
-        cached window an element fires at once (within the allowed lateness,
-        ``contents_as_they_are``) it takes the *firing way* (``fire_at_once``), into a cached
-        window past the lateness the *late way* (``skip_late``), else ``process_element``.
-        Same records, same order, same state, timers, clock and counters as one by one; a
-        failing record's arrival (and element) record comes before the error, as there."""
+        """A traced source batch chained straight into this window: the first ``len(stamps)``
+        records of ``batch`` (timestamps assigned) as the source hands them over one by one —
+        its ``arrival`` record, then ``process_element``. A record into one of the two cached
+        tumbling windows while it is open takes the *short way*, one packed entry
+        (``ElementEntry``); any other gets its arrival record, then takes the *firing way*
+        (``fire_at_once``), the *late way* (``skip_late``) or the general way
+        (``process_element``). Same records, order, state, timers, clock and counters as one
+        by one; a failing record's arrival (and element) record comes before the error."""
         op = self.op
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         write = trace.extend  # type: ignore[union-attr]
         wm, source, source_wm = timers.current_watermark, arrival.source, arrival.watermark
         key_selector, internal_key = op.key_selector, op.key_rule.internal_key
-        add_timer = timers.event_queue.add
-        copies = not batch.immutable
-        position = arrival.position
+        add_timer, copies, position = timers.event_queue.add, not batch.immutable, arrival.position
         entries = packed = 0  # packed entries written; of them, since ``marker`` was chosen
-        # the open cached window [open_start, open_end) (empty when there is none), its
-        # contents, timers and this batch's marker for it; the open window before it, [other_
-        # start, other_end) and the rest of its entry (records out of order around a
-        # window's end alternate between the two: the watermark stands still in a batch)
-        (
-            open_start, open_end, open_window, open_contents, open_max_ts, open_cleanup,
-            has_cleanup_timer, marker,
-        ) = self.open_window(self.window_cache, wm, source)  # fmt: skip
-        other_start, other_end, *other = self.open_window(self.other_window_cache, wm, source)
-        caches = (self.window_cache, self.other_window_cache)
-        firing = self.firing_way(wm, (*caches, self.firing_cache))
-        late_start, late_end, late_window = self.late_way(wm, (*caches, self.late_cache))
+        # the open cached window, [start, end) (empty when there is none; its contents ``slot``,
+        # whether its cleanup timer is its ``own``, the ``marker`` of its entries), the one
+        # before it, [other_start, other_end); the windows of the firing and the late way
+        opened, other, firing, (late_start, late_end, late_window) = self.ways(wm, source)
+        start, end, window, slot, max_ts, cleanup, own, marker = opened
+        other_start, other_end = other[0], other[1]
         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
-        done = 0
+        done, progress = 0, _NOT_ON_THE_SHORT_WAY
         now = index = value = key = internal = source_ts = None
-        progress = _NOT_ON_THE_SHORT_WAY
         self.immutable_batch = not copies
         try:
             for now, index, value, source_ts, ts in zip(
                 batch.arrivals, batch.indices, batch.values, batch.stamps, stamps, strict=False
             ):  # (the first len(stamps) records)
                 done += 1
-                if not open_start <= ts < open_end:
+                if not start <= ts < end:
                     if not other_start <= ts < other_end:
                         if packed:  # the run of entries ends here
                             trace.packed(marker, packed)  # type: ignore[union-attr]
@@ -769,52 +769,34 @@ class WindowKernel:
                         write(arrival.record(now, value, source_ts, position))
                         position += 1
                         progress = _GENERAL  # each way reports its errors, as one by one
+                        was = (last_key, ctx_key, ctx_window)  # as the records before left them
                         if firing.start <= ts < firing.end:
-                            last_key = ctx_key = self.fire_at_once(
-                                firing, value, ts, copies, (last_key, ctx_key, ctx_window)
-                            )
+                            last_key = ctx_key = self.fire_at_once(firing, value, ts, copies, was)
                             ctx_window = firing.window
                         elif late_start <= ts < late_end:
-                            last_key = self.skip_late(
-                                late_window, value, ts, copies, (last_key, ctx_key, ctx_window)
-                            )
+                            last_key = self.skip_late(late_window, value, ts, copies, was)
                         else:
-                            cache = self.window_cache
-                            # the current key and trigger context as the records before left
-                            # them (packed entries keep theirs here), as one by one
-                            op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
-                            self.process_element(value, ts)
+                            moved = self.general_way(value, ts, was)
                             last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
-                            if self.window_cache is not cache:  # a new cached window
+                            if moved:  # a new cached window: the ways into it found again
                                 new = (self.window_cache,)
                                 if (found := self.firing_way(wm, new)).start < found.end:
                                     firing = found  # (else the one before stays)
                                 if (lw := self.late_way(wm, new))[0] < lw[1]:
                                     late_start, late_end, late_window = lw
-                                if open_start < open_end:  # the open one becomes the other
-                                    other_start, other_end = open_start, open_end
-                                    other = [
-                                        open_window, open_contents, open_max_ts, open_cleanup,
-                                        has_cleanup_timer, marker,
-                                    ]  # fmt: skip
-                                (
-                                    open_start, open_end, open_window, open_contents,
-                                    open_max_ts, open_cleanup, has_cleanup_timer, marker,
-                                ) = self.open_window(self.window_cache, wm, source)  # fmt: skip
+                                if start < end:  # the open one becomes the one before
+                                    other, other_start, other_end = opened, start, end
+                                opened = self.open_window(self.window_cache, wm, source)
+                                start, end, window, slot, max_ts, cleanup, own, marker = opened
                         progress = _NOT_ON_THE_SHORT_WAY
                         continue
-                    # the open window before: the two swap (a run of entries ends with its
-                    # marker)
-                    if packed and other[5] is not marker:
+                    # the open window before: the two swap (a run of entries ends with its marker)
+                    if packed and other[7] is not marker:
                         trace.packed(marker, packed)  # type: ignore[union-attr]
                         entries, packed = entries + packed, 0
-                    other_start, other_end, other, (
-                        open_start, open_end, open_window, open_contents, open_max_ts,
-                        open_cleanup, has_cleanup_timer, marker,
-                    ) = open_start, open_end, [
-                        open_window, open_contents, open_max_ts, open_cleanup,
-                        has_cleanup_timer, marker,
-                    ], (other_start, other_end, *other)  # fmt: skip
+                    opened, other = other, opened
+                    start, end, window, slot, max_ts, cleanup, own, marker = opened
+                    other_start, other_end = other[0], other[1]
                 # the short way: one packed entry
                 progress = _SELECTING_KEY
                 # (a copy for the key selector, another for the function)
@@ -823,26 +805,22 @@ class WindowKernel:
                 # (winviz.keygroups: Java's rule for keys; the trace shows the user's key)
                 internal = key if key.__class__ is str else internal_key(key)
                 progress = _KEYED
-                current = open_contents.get(internal)
-                open_contents[internal] = new = add_to_contents(desc, current, record)
+                current = slot.get(internal)
+                slot[internal] = new = add_to_contents(desc, current, record)
                 if new is None:
-                    raise op.none_result_error(internal, open_window, value)
+                    raise op.none_result_error(internal, window, value)
                 if current is None:  # the window's first element for this key
-                    existed = 0 if add_timer(internal, open_window, open_max_ts) else 1
-                    if not has_cleanup_timer or not add_timer(internal, open_window, open_cleanup):
+                    existed = 0 if add_timer(internal, window, max_ts) else 1
+                    if not own or not add_timer(internal, window, cleanup):
                         existed |= _CLEANUP_TIMER_EXISTED
                 else:  # both timers exist since its first element
                     existed = _BOTH_TIMERS_EXISTED
-                write(
-                    (
-                        marker, now, wm, key, open_window, ts, value, position, source_ts,
-                        existed, source_wm,
-                    )
-                )  # fmt: skip
+                write((marker, now, wm, key, window, ts, value, position, source_ts, existed,
+                       source_wm))  # fmt: skip
                 packed += 1
                 progress = _NOT_ON_THE_SHORT_WAY
                 position += 1
-                last_key, ctx_key, ctx_window = internal, internal, open_window
+                last_key, ctx_key, ctx_window = internal, internal, window
         except Exception as exc:
             job.now, job.record_index = now, index
             if packed:  # the run of entries ends before the failing record's records
@@ -853,20 +831,13 @@ class WindowKernel:
                 raise
             if progress == _NOT_ON_THE_SHORT_WAY:
                 raise  # (the engine's own, between records)
-            # as process_element: the record counts in, its arrival (and, once it has a key,
-            # its element) record comes before the error
             ctx.key, ctx.window = ctx_key, ctx_window
-            op.metrics["num_records_in"] += 1
-            write(arrival.record(now, value, source_ts, position))
-            if progress == _SELECTING_KEY:
-                key = None
-            else:
+            if progress == _KEYED:
                 last_key = internal
-                write(("element", now, wm, op.name, key, None, ts, value))
-            if isinstance(exc, WinvizError):
-                op.annotate(exc, key)
+            record = (now, value, source_ts, position, ts, key if progress == _KEYED else _UNSET)
+            if (error := self.short_way_failed(exc, arrival, *record)) is exc:
                 raise
-            raise op.user_error(exc, key, value) from exc
+            raise error from exc
         finally:
             self.immutable_batch = False
             if packed:
@@ -877,6 +848,45 @@ class WindowKernel:
             arrival.taken = done
         if done:
             job.now, job.record_index = now, index
+
+    def short_way_failed(
+        self,
+        exc: Exception,
+        arrival: SourceArrival,
+        now: int,
+        value: Any,
+        source_ts: int | None,
+        position: int,
+        ts: int,
+        key: Any,
+    ) -> BaseException:
+        """The error to raise for ``exc`` of a record on ``process_source_batch``'s short way,
+        as ``process_element`` reports it: the record counts in, its arrival (and, once it
+        has a ``key``, not ``_UNSET``, its element) record comes before the error; a winviz
+        error is annotated with the key (None before there is one) and raised as it is
+        (``exc``), a user function's wrapped."""
+        op = self.op
+        op.metrics["num_records_in"] += 1
+        write = op.trace.extend  # type: ignore[union-attr]
+        write(arrival.record(now, value, source_ts, position))
+        if key is _UNSET:
+            key = None
+        else:
+            write(("element", now, op.timers.current_watermark, op.name, key, None, ts, value))
+        if isinstance(exc, WinvizError):
+            op.annotate(exc, key)
+            return exc
+        return op.user_error(exc, key, value)
+
+    def general_way(self, value: Any, ts: int, before: tuple[Any, ...]) -> bool:
+        """``process_source_batch``'s general way: ``process_element``, the current key and
+        trigger context first set as the records before left them (``before``: packed
+        entries keep theirs in ``process_source_batch``), as one by one. True when it cached
+        a new window (the ways of the batch are then found again)."""
+        op, cache = self.op, self.window_cache
+        op.current_key, op.ctx.key, op.ctx.window = before
+        self.process_element(value, ts)
+        return self.window_cache is not cache
 
     def fire_at_once(
         self, firing: _FiringWindow, value: Any, ts: int, copies: bool, before: tuple[Any, ...]
