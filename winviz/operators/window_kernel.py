@@ -80,7 +80,7 @@ from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
 from winviz.operators.window_rules import add_to_contents, is_element_late, next_pane
-from winviz.state import ListStateDescriptor, ReducingStateDescriptor
+from winviz.state import ListStateDescriptor
 from winviz.time import MAX, MIN
 from winviz.trace import Packed
 from winviz.trace.columns import (
@@ -266,6 +266,7 @@ class _FiringWindow:
 
 _NOT_FIRING = _FiringWindow(0, 0, None, 0, 0)  # no window fires at once (an empty range)
 _CLOSED = (0, 0, None, {}, 0, 0, False, None)  # no open window (``WindowKernel.open_window``)
+_NOT_CACHED = (0, 0, None, None, 0, 0, False, False, {})  # (``WindowKernel.batch_window``)
 
 
 class WindowKernel:
@@ -357,6 +358,20 @@ class WindowKernel:
 
     # -- elements ---------------------------------------------------------------------------
 
+    def batch_window(self, windows: Sequence[Any], wm: int) -> tuple[Any, ...]:
+        """For ``process_batch``: the tumbling window the assigner gave (``windows``), to
+        cache, as (start, end, window, windows, its max_timestamp, its cleanup time, whether
+        its cleanup timer is a timer of its own — neither the max_timestamp timer nor MAX —,
+        whether it is open at watermark ``wm``, its contents when open)."""
+        op, window = self.op, windows[0]
+        max_ts = window.max_timestamp()
+        cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
+        is_open = cleanup > wm and max_ts > wm
+        return (
+            window[0], window[1], window, (window,), max_ts, cleanup, cleanup not in (max_ts, MAX),
+            is_open, op.state.slot(op.contents.name, window) if is_open else {},
+        )  # fmt: skip
+
     def process_batch(self, batch: Batch) -> None:
         """``process_element`` for each record of ``batch``, without a trace: skip late
         windows, add to state, fire at once if the watermark is already past the window's
@@ -370,25 +385,13 @@ class WindowKernel:
         internal_key = op.key_rule.internal_key
         copies = not batch.immutable
         slot_of, name, desc = op.state.slot, op.contents.name, op.contents
-        reducing = isinstance(desc, ReducingStateDescriptor)
-        reduce = desc.reduce if reducing else None  # type: ignore[union-attr]
-        agg = None if reducing else desc.function  # type: ignore[union-attr]
         add_timer = op.timers.event_queue.add
         wm, lateness = op.timers.current_watermark, op.allowed_lateness
-        tumbling = self.tumbling
-        # the cached tumbling window [cached_start, cached_end) (empty until one is cached),
-        # its timers' times, whether its cleanup timer is a timer of its own (neither the
-        # max_timestamp timer nor MAX), whether it is open, and its contents (key -> state)
-        cached_start = cached_end = 0
-        cached_windows: Any = None
-        cached_window: Any = None
-        cached_contents: dict[Any, Any] = {}
-        cached_max_ts = cached_cleanup = 0
-        cached_has_cleanup_timer = cached_is_open = False
-        # the window cached before it, [other_start, other_end), and the rest of its entry:
-        # records out of order around a window's end alternate between the two
-        other_start = other_end = 0
-        other: tuple[Any, ...] = ()
+        # the cached tumbling window (``batch_window``; [c_start, c_end), empty until one is
+        # cached) and the one cached before it, [other_start, other_end): records out of
+        # order around a window's end alternate between the two
+        cached = other = _NOT_CACHED  # (unpacked at the first record: it is not in [0, 0))
+        c_start = c_end = other_start = other_end = 0
         key = value = None
         last_key: Any = _UNSET  # the last key computed (Flink's path's current key)
         ctx = op.ctx
@@ -417,60 +420,33 @@ class WindowKernel:
                     record = value
                 if key.__class__ is not str:  # (winviz.keygroups: Java's rule for keys)
                     key = last_key = internal_key(key)
-                if ts is None or not cached_start <= ts < cached_end:
+                if ts is None or not c_start <= ts < c_end:
                     if ts is not None and other_start <= ts < other_end:  # the two swap
-                        other_start, other_end, other, (
-                            cached_start, cached_end, cached_window, cached_windows,
-                            cached_max_ts, cached_cleanup, cached_has_cleanup_timer,
-                            cached_is_open, cached_contents,
-                        ) = cached_start, cached_end, (
-                            cached_window, cached_windows, cached_max_ts, cached_cleanup,
-                            cached_has_cleanup_timer, cached_is_open, cached_contents,
-                        ), (other_start, other_end, *other)  # fmt: skip
+                        cached, other = other, cached
                     else:
                         windows: Any = assign(value, ts, arrivals[position()])
                         # cached only above MIN, so that MIN (refused by the assigner) never
                         # hits; windows not cached take the loop below
-                        if tumbling and windows[0][0] > MIN:
-                            other_start, other_end = cached_start, cached_end
-                            other = (
-                                cached_window, cached_windows, cached_max_ts, cached_cleanup,
-                                cached_has_cleanup_timer, cached_is_open, cached_contents,
-                            )  # fmt: skip
-                            cached_window = windows[0]
-                            cached_windows = (cached_window,)
-                            cached_start, cached_end = cached_window
-                            cached_max_ts = cached_window.max_timestamp()
-                            cached_cleanup = (
-                                op.cleanup_time(cached_window) if lateness else cached_max_ts
-                            )
-                            cached_has_cleanup_timer = cached_cleanup not in (cached_max_ts, MAX)
-                            cached_is_open = cached_cleanup > wm and cached_max_ts > wm
-                            if cached_is_open:  # (it gets this element below)
-                                cached_contents = slot_of(name, cached_window)
+                        if self.tumbling and windows[0][0] > MIN:
+                            cached, other = self.batch_window(windows, wm), cached
                         else:
-                            cached_is_open = False
-                if cached_is_open:  # ts is in the cached window: the loop below for one window
-                    current = cached_contents.get(key)
-                    # window_rules.add_to_contents, inlined: the short way's per-record step
-                    if reducing:
-                        cached_contents[key] = new = (
-                            record if current is None else reduce(current, record)
-                        )
-                    else:
-                        cached_contents[key] = new = agg.add(
-                            record, agg.create_accumulator() if current is None else current
-                        )
+                            cached = (*cached[:7], False, cached[8])  # (not open)
+                    (c_start, c_end, c_window, c_windows, c_max_ts, c_cleanup, c_own, c_open,
+                     c_slot) = cached  # fmt: skip
+                    other_start, other_end = other[0], other[1]
+                if c_open:  # ts is in the cached window: the loop below for one window
+                    current = c_slot.get(key)
+                    c_slot[key] = new = add_to_contents(desc, current, record)
                     if new is None:
-                        raise op.none_result_error(key, cached_window, value)
-                    ctx_key, ctx_window = key, cached_window
+                        raise op.none_result_error(key, c_window, value)
+                    ctx_key, ctx_window = key, c_window
                     if current is None:  # the window's first element: its two timers
-                        add_timer(key, cached_window, cached_max_ts)
-                        if cached_has_cleanup_timer:
-                            add_timer(key, cached_window, cached_cleanup)
+                        add_timer(key, c_window, c_max_ts)
+                        if c_own:
+                            add_timer(key, c_window, c_cleanup)
                     continue
-                if ts is not None and cached_start <= ts < cached_end:
-                    windows = cached_windows
+                if ts is not None and c_start <= ts < c_end:
+                    windows = c_windows
                 skipped = True
                 for window in windows:
                     max_ts = window.max_timestamp()
@@ -501,14 +477,12 @@ class WindowKernel:
                     at_current()
                     op.current_key = key
                     op.late_element(key, value, ts)
-        except WinvizError as exc:
-            at_current()
-            ctx.key, ctx.window = ctx_key, ctx_window
-            op.annotate(exc, key)
-            raise
         except Exception as exc:
             at_current()
             ctx.key, ctx.window = ctx_key, ctx_window
+            if isinstance(exc, WinvizError):
+                op.annotate(exc, key)
+                raise
             raise op.user_error(exc, key, value) from exc
         finally:  # every record taken, the one that failed included
             op.metrics["num_records_in"] += n - length_hint(remaining)
@@ -542,32 +516,7 @@ class WindowKernel:
             slot_of, desc = op.state.slot, op.contents
             lateness = op.allowed_lateness
             skipped = True
-            start, end, cached, cached_max_ts, cached_cleanup = self.window_cache
-            if ts is not None and start <= ts < end:
-                windows = cached  # a tumbling window, as the assigner would give it again
-            elif ts is not None and self.other_window_cache[0] <= ts < self.other_window_cache[1]:
-                # the window cached before: the two swap
-                self.window_cache, self.other_window_cache = (
-                    self.other_window_cache,
-                    self.window_cache,
-                )
-                start, end, cached, cached_max_ts, cached_cleanup = self.window_cache
-                windows = cached
-            else:
-                windows = op.assigner.assign_windows(value, ts, now)
-                if self.tumbling and windows[0][0] > MIN:  # MIN (refused) never hits
-                    window = windows[0]
-                    cached_max_ts = window.max_timestamp()
-                    cached_cleanup = op.cleanup_time(window) if lateness else cached_max_ts
-                    cached = windows
-                    self.other_window_cache = self.window_cache
-                    self.window_cache = (
-                        window[0],
-                        window[1],
-                        windows,
-                        cached_max_ts,
-                        cached_cleanup,
-                    )
+            windows, cached, cached_max_ts, cached_cleanup = self.windows_of(value, ts, now)
             for window in windows:
                 if windows is cached:  # (its times are the cache's)
                     max_ts, cleanup = cached_max_ts, cached_cleanup
@@ -646,6 +595,31 @@ class WindowKernel:
             raise
         except Exception as exc:
             raise op.user_error(exc, key, value) from exc
+
+    def windows_of(
+        self, value: Any, ts: int | None, now: int
+    ) -> tuple[Sequence[Any], Sequence[Any], int, int]:
+        """``process_element``'s windows of an element: the cached tumbling window when ``ts``
+        is in it (as the assigner would give it again), or in the one cached before (the two
+        swap), else the assigner's (a tumbling one is cached, the one before kept); with the
+        cached windows, their max_timestamp and cleanup time."""
+        start, end, cached, max_ts, cleanup = self.window_cache
+        if ts is not None and start <= ts < end:
+            return cached, cached, max_ts, cleanup
+        other = self.other_window_cache
+        if ts is not None and other[0] <= ts < other[1]:  # the window cached before: swap
+            self.window_cache, self.other_window_cache = other, self.window_cache
+            return other[2], other[2], other[3], other[4]
+        op = self.op
+        windows = op.assigner.assign_windows(value, ts, now)
+        if self.tumbling and windows[0][0] > MIN:  # MIN (refused) never hits
+            window = windows[0]
+            max_ts = window.max_timestamp()
+            cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
+            self.other_window_cache = self.window_cache
+            self.window_cache = (window[0], window[1], windows, max_ts, cleanup)
+            return windows, windows, max_ts, cleanup
+        return windows, cached, max_ts, cleanup
 
     def open_window(
         self, cache: tuple[int, int, Sequence[Any], int, int], wm: int, source: str
