@@ -90,16 +90,24 @@ with a ProcessWindowFunction (``Annotate``)."""
 class Annotate(wv.ProcessWindowFunction):
     """A ProcessWindowFunction after a reduce or aggregate (as lessons 00, 02 and 07 use one):
     emits the key, the window, its element, the watermark and the how-manieth firing of the
-    window it is (kept in per-window state, cleared with the window), and on the window's
-    first firing a side output."""
+    window it is, and on the window's first firing a side output. The firings are counted per
+    window in the key's global state (per-window state is refused on session windows, as in
+    Flink), and ``clear`` drops the window's count at its cleanup."""
 
     def process(self, key, ctx, elements, out):
-        fired = ctx.window_state()
-        fired.add(1)
-        count = len(fired.get())
+        fired = ctx.global_state()
+        counts = dict(fired.get() or {})
+        count = counts[ctx.window()] = counts.get(ctx.window(), 0) + 1
+        fired.update(counts)
         if count == 1:
             ctx.output(FIRST_FIRING, (key, ctx.window()))
         out.collect((key, ctx.window(), list(elements), ctx.current_watermark(), count))
+
+    def clear(self, ctx):
+        fired = ctx.global_state()
+        counts = dict(fired.get() or {})
+        counts.pop(ctx.window(), None)
+        fired.update(counts or None)
 
 
 FIRST_FIRING = wv.OutputTag("first-firing")

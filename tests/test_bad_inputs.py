@@ -1696,3 +1696,426 @@ def test_a_process_join_function_returning_its_pair_is_refused():
         "joining ('A', 500) with ('A', 600), which Flink never reads: got (('A', 500), "
         "('A', 600)); record 0; key 'A' (expected None: results go through the collector"
     )
+
+
+# -- issue 28: per-window state on merging windows is refused as Flink refuses it -------------
+# (WindowOperator.MergingWindowStateStore: "Per-window state is not allowed when using merging
+# windows.", thrown as the function asks for the state — the job builds and runs until then)
+
+
+class _StateOnLongSessions(wv.ProcessWindowFunction):
+    """Emits each session; asks for per-window state only in sessions of several elements."""
+
+    def process(self, key, context, elements, out):
+        if len(elements) > 1:
+            context.window_state().add(1)
+        out.collect((key, context.window().start, context.window().end))
+
+
+class _ClearingSessions(wv.ProcessWindowFunction):
+    """Emits each session; clears per-window state at the window's cleanup."""
+
+    def process(self, key, context, elements, out):
+        out.collect((key, context.window().start, context.window().end))
+
+    def clear(self, context):
+        context.window_state().clear()
+
+
+def _sessions(function: wv.ProcessWindowFunction) -> wv.StreamExecutionEnvironment:
+    # the end of input (20 ms, watermark MAX) fires and cleans up A's session [1000, 2000)
+    # (timer 1999), then B's [2000, 4000) (timer 3999)
+    env, stream = _keyed([("A", 1000), ("B", 2000), ("B", 3000)], [0, 10, 20])
+    stream.window(wv.EventTimeSessionWindows.with_gap(1000)).process(function).sink_to("out")
+    return env
+
+
+def _refusal(key: str, window: str) -> str:
+    return (
+        "Per-window state is not allowed when using merging windows. Operator 'window', "
+        f"key {key!r}, window {window}: session windows merge, and Flink does not merge a "
+        "function's per-window state with them (its MergingWindowStateStore refuses it). "
+        "Keep the state in context.global_state() (per key, shared by the key's windows; "
+        "clear what belongs to a window in the function's clear(context)), or use a window "
+        "assigner that does not merge."
+    )
+
+
+def test_per_window_state_in_process_on_session_windows_is_refused_when_asked_for():
+    env = _sessions(_StateOnLongSessions())
+    with pytest.raises(wv.UnsupportedOperationError) as info:
+        env.execute()
+    err = info.value
+    assert str(err) == _refusal("B", "[2000, 4000)")
+    outputs = err.partial_result.outputs["out"]
+    assert [(r.value, r.processing_time) for r in outputs] == [(("A", 1000, 2000), 20)]
+    assert err.trace[len(err.trace) - 1].kind == "error"
+
+
+def test_per_window_state_in_clear_on_session_windows_is_refused_at_the_cleanup():
+    env = _sessions(_ClearingSessions())
+    with pytest.raises(wv.UnsupportedOperationError) as info:
+        env.execute()
+    err = info.value
+    assert str(err) == _refusal("A", "[1000, 2000)")
+    # A's session fired, then its cleanup called clear
+    assert [r.value for r in err.partial_result.outputs["out"]] == [("A", 1000, 2000)]
+    assert err.trace[len(err.trace) - 1].kind == "error"
+
+
+# -- issue 28: interval joins, window joins and coGroups: arguments refused at the call, a record
+# without timestamp refused naming it, a function's returned value refused ---------------------
+
+
+def _two_inputs() -> tuple[wv.StreamExecutionEnvironment, wv.DataStream, wv.DataStream]:
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([("k", 1, "a")], arrival_times=[0], name="a")
+    b = env.from_collection([("k", 2, "b"), ("k", 20, "c")], arrival_times=[1, 2], name="b")
+    return (
+        env,
+        a.assign_timestamps_and_watermarks(bounded(0)),
+        b.assign_timestamps_and_watermarks(bounded(0)),
+    )
+
+
+class _Pairs(wv.ProcessJoinFunction):
+    def process_element(self, left, right, ctx, out):
+        out.collect((left, right))
+
+
+class _ThreeArgs(wv.ProcessJoinFunction):
+    def process_element(self, left, right, out):  # no ctx
+        out.collect((left, right))
+
+
+def _interval_join():
+    _env, a, b = _two_inputs()
+    return a.key_by(lambda e: e[0]).interval_join(b.key_by(lambda e: e[0]))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: _interval_join().in_processing_time().between(0, 1),
+            wv.UnsupportedOperationError,
+            "Time-bounded stream joins are only supported in event time",
+        ),
+        (
+            lambda: _interval_join().between(None, 1),
+            InputError,
+            "field 'lower bound', value None: A lower bound needs to be provided for a "
+            "time-bounded join (expected int milliseconds or a timedelta)",
+        ),
+        (
+            lambda: _interval_join().between(0, 1.5),
+            ArgumentTypeError,
+            "field 'upper bound', value 1.5: upper bound must be milliseconds (int) or a "
+            "timedelta (expected int milliseconds or a timedelta)",
+        ),
+        (
+            lambda: _interval_join().between(0, 2**63),
+            LongRangeError,
+            "field 'upper bound', value 9223372036854775808: upper bound is outside Java's "
+            "long range, so Flink could not hold it (expected -2**63 <= ms <= 2**63-1)",
+        ),
+        (
+            # Flink's IntervalJoinOperator constructor: checked when process() builds it
+            lambda: _interval_join().between(5, 1).process(_Pairs()),
+            InputError,
+            "field 'between', value (5, 1): lowerBound <= upperBound must be fulfilled "
+            "(expected lower <= upper)",
+        ),
+        (
+            lambda: _interval_join().between(0, 1).side_output_left_late_data("late"),
+            ArgumentTypeError,
+            "field 'tag', value 'late': side_output_left_late_data needs an OutputTag "
+            "(expected an OutputTag)",
+        ),
+        (
+            lambda: _interval_join().between(0, 1).process(lambda *a: None),
+            ArgumentTypeError,
+            "process() takes a ProcessJoinFunction with process_element(left, right, ctx, out) "
+            "(expected a ProcessJoinFunction)",
+        ),
+        (
+            lambda: _interval_join().between(0, 1).process(_ThreeArgs()),
+            ArgumentTypeError,
+            "process() calls its function with 4 arguments; _ThreeArgs.process_element(left, "
+            "right, out) cannot take them (expected a ProcessJoinFunction with "
+            "process_element(left, right, ctx, out))",
+        ),
+        (
+            lambda: _two_inputs()[1].key_by(lambda e: e[0]).interval_join(_two_inputs()[2]),
+            ArgumentTypeError,
+            "interval_join takes a KeyedStream (expected a KeyedStream, e.g. "
+            "other.key_by(lambda e: e['user']))",
+        ),
+    ],
+)
+def test_interval_join_arguments_are_refused_at_the_call(call, error, message):
+    with pytest.raises(error) as info:
+        call()
+    assert str(info.value).endswith(message)
+
+
+def test_an_interval_join_element_without_timestamp_is_refused_naming_it():
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([("k", 1)], name="a")
+    b = env.from_collection([("k", 2)], name="b")
+    a.key_by(lambda e: e[0]).interval_join(b.key_by(lambda e: e[0])).between(0, 1).process(_Pairs())
+    with pytest.raises(InputError) as info:
+        env.execute()
+    assert str(info.value) == (
+        "record 0, field 'timestamp', value None: operator 'interval_join', input 1: "
+        "Long.MIN_VALUE timestamp: Elements used in interval stream joins need to have "
+        "timestamps meaningful timestamps. (expected an event timestamp "
+        "(assign_timestamps_and_watermarks before the join))"
+    )
+    # the trace up to the failure stays available: the element that failed is its last record
+    last = info.value.trace.records("element", operator="interval_join")[-1]
+    assert (last.ts, last.detail) == (None, ("k", 1))
+
+
+def _join(co_group: bool = False):
+    _env, a, b = _two_inputs()
+    return a.co_group(b) if co_group else a.join(b)
+
+
+def _windowed_join(co_group: bool = False):
+    keyed = _join(co_group).where(lambda e: e[0]).equal_to(lambda e: e[0])
+    return keyed.window(wv.TumblingEventTimeWindows.of(5))
+
+
+class _TwoArgFlatJoin(wv.FlatJoinFunction):
+    def join(self, first, second):  # no out
+        return (first, second)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: _join().equal_to(lambda e: e[0]),
+            InputError,
+            "field 'where': join: call where(key) before equal_to(key)",
+        ),
+        (
+            lambda: _join().where(lambda e: e[0]).window(wv.TumblingEventTimeWindows.of(5)),
+            InputError,
+            "field 'equal_to': join: call where(key).equal_to(key) before window()",
+        ),
+        (
+            lambda: (
+                _join(True)
+                .where(lambda e: e[0])
+                .equal_to(lambda e: e[0])
+                .trigger(wv.CountTrigger.of(1))
+            ),
+            InputError,
+            "field 'window': co_group: call where(...).equal_to(...).window(assigner) before "
+            "trigger()",
+        ),
+        (
+            lambda: _join().where(lambda e: e[0]).equal_to(lambda e: e[0]).apply(lambda a, b: a),
+            InputError,
+            "field 'window': join: call where(...).equal_to(...).window(assigner) before apply()",
+        ),
+        (
+            lambda: _join().where(3),
+            ArgumentTypeError,
+            "field 'where', value 3: where() takes a function; int is not callable (expected a "
+            "key selector (first) -> key)",
+        ),
+        (
+            lambda: _join().where(lambda: 1),
+            ArgumentTypeError,
+            "where() calls its function with 1 argument; <lambda>.<locals>.<lambda>() cannot "
+            "take them (expected a key selector (first) -> key)",
+        ),
+        (
+            lambda: _join(True).where(lambda e: e[0]).equal_to(lambda e: e[0]).window(5),
+            ArgumentTypeError,
+            "field 'assigner', value 5: window() takes a WindowAssigner, not int (expected a "
+            "WindowAssigner, e.g. TumblingEventTimeWindows.of(5000))",
+        ),
+        (
+            lambda: _windowed_join(True).trigger("count"),
+            ArgumentTypeError,
+            "field 'trigger', value 'count': trigger() takes a Trigger, not str (expected a "
+            "Trigger, e.g. CountTrigger.of(3))",
+        ),
+        (
+            lambda: _windowed_join(True).evictor(3),
+            ArgumentTypeError,
+            "field 'evictor', value 3: evictor() takes an Evictor, not int (expected an "
+            "Evictor, e.g. CountEvictor.of(3))",
+        ),
+        (
+            lambda: _windowed_join(True).allowed_lateness(-1),
+            InputError,
+            "field 'allowed_lateness', value -1: The allowed lateness cannot be negative. "
+            "(expected >= 0)",
+        ),
+        (
+            lambda: _windowed_join(True).apply(42),
+            ArgumentTypeError,
+            "field 'apply', value 42: apply() takes a function; int is not callable (expected "
+            "a CoGroupFunction or function (first, second, out))",
+        ),
+        (
+            lambda: _windowed_join(True).apply(lambda first, second: None),
+            ArgumentTypeError,
+            "apply() calls its function with 3 arguments; <lambda>.<locals>.<lambda>(first, "
+            "second) cannot take them (expected a CoGroupFunction or function (first, second, "
+            "out))",
+        ),
+        (
+            lambda: _windowed_join().apply(lambda first, second, out: None),
+            ArgumentTypeError,
+            "apply() calls its function with 2 arguments; <lambda>.<locals>.<lambda>(first, "
+            "second, out) cannot take them (expected a JoinFunction or function (first, "
+            "second) -> record; for join(first, second, out) subclass FlatJoinFunction)",
+        ),
+        (
+            lambda: _windowed_join().apply(_TwoArgFlatJoin()),
+            ArgumentTypeError,
+            "apply() calls its function with 3 arguments; _TwoArgFlatJoin.join(first, second) "
+            "cannot take them (expected a FlatJoinFunction with join(first, second, out))",
+        ),
+        (
+            lambda: _two_inputs()[1].join([1, 2]),
+            ArgumentTypeError,
+            "field 'other', value [1, 2]: join() needs a DataStream of the same environment "
+            "(expected a DataStream of this environment)",
+        ),
+        (
+            lambda: _two_inputs()[1].co_group(_two_inputs()[2]),
+            ArgumentTypeError,
+            "co_group() needs a DataStream of the same environment (expected a DataStream of "
+            "this environment)",
+        ),
+    ],
+)
+def test_window_join_and_co_group_arguments_are_refused_at_the_call(call, error, message):
+    with pytest.raises(error) as info:
+        call()
+    assert str(info.value).endswith(message)
+
+
+class _ReturningCoGroup(wv.CoGroupFunction):
+    def co_group(self, first, second, out):
+        return [len(first), len(second)]  # should have been out.collect(...)
+
+
+class _ReturningFlatJoin(wv.FlatJoinFunction):
+    def join(self, first, second, out):
+        return (first[2], second[2])  # should have been out.collect(...)
+
+
+@pytest.mark.parametrize(
+    ("co_group", "function", "name", "got"),
+    [
+        (True, _ReturningCoGroup(), "_ReturningCoGroup.co_group", "[1, 1]"),
+        (False, _ReturningFlatJoin(), "_ReturningFlatJoin.join", "('a', 'b')"),
+    ],
+)
+def test_a_cogroup_or_flat_join_function_that_returns_a_value_is_refused(
+    co_group, function, name, got
+):
+    """A CoGroupFunction / FlatJoinFunction collects its results (Flink's methods are void): a
+    returned value is refused by the window operator's one rule, naming the user's function,
+    key and window — never dropped in silence; the trace up to it stays."""
+    env, a, b = _two_inputs()
+    _windowed_join_of(a, b, co_group).apply(function).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value).startswith(
+        f"apply function {name} in operator 'window' returned a value when window [0, 5) "
+        f"fired, which Flink never reads: got {got}; key 'k' (expected None: results go "
+        "through the collector"
+    )
+    assert info.value.partial_result.outputs["out"] == []
+    assert info.value.trace[len(info.value.trace) - 1].kind == "error"
+
+
+def _windowed_join_of(a: wv.DataStream, b: wv.DataStream, co_group: bool):
+    two = a.co_group(b) if co_group else a.join(b)
+    return (
+        two.where(lambda e: e[0]).equal_to(lambda e: e[0]).window(wv.TumblingEventTimeWindows.of(5))
+    )
+
+
+# -- issue 28: watermark alignment and BATCH mode arguments (the range checks Flink makes, -1
+# drift, 0 interval, a None group, are in tests/test_alignment.py; checkpointing in BATCH in
+# tests/test_batch_execution.py) -----------------------------------------------------------------
+
+_ALIGNED = wv.WatermarkStrategy.for_monotonous_timestamps()
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: _ALIGNED.with_watermark_alignment(3, 10),
+            ArgumentTypeError,
+            "field 'group', value 3: with_watermark_alignment needs a watermark group name "
+            "(Flink: 'watermarkGroup cannot be null') (expected a str naming the alignment group)",
+        ),
+        (
+            lambda: _ALIGNED.with_watermark_alignment("g", 1.5),
+            ArgumentTypeError,
+            "field 'max_drift', value 1.5: max_drift must be milliseconds (int) or a timedelta "
+            "(expected int milliseconds or a timedelta)",
+        ),
+        (
+            lambda: _ALIGNED.with_watermark_alignment("g", 2**63),
+            LongRangeError,
+            "field 'max_drift', value 9223372036854775808: max_drift is outside Java's long "
+            "range, so Flink could not hold it (expected -2**63 <= ms <= 2**63-1)",
+        ),
+        (
+            lambda: _ALIGNED.with_watermark_alignment("g", 10, True),
+            ArgumentTypeError,
+            "field 'update_interval', value True: update_interval must be milliseconds (int) or "
+            "a timedelta (expected int milliseconds or a timedelta)",
+        ),
+        (
+            lambda: wv.StreamExecutionEnvironment().set_watermark_alignment_buffer_size(1.5),
+            InputError,
+            "field 'buffer_size', value 1.5: the watermark alignment buffer size must be an int "
+            ">= 0 (expected an int >= 0 (Flink's default 3; 0: check the latest watermark))",
+        ),
+        (
+            lambda: wv.StreamExecutionEnvironment().set_runtime_mode(None),
+            ArgumentTypeError,
+            "field 'mode', value None: set_runtime_mode takes a RuntimeExecutionMode (expected "
+            "wv.RuntimeExecutionMode.STREAMING, BATCH or AUTOMATIC)",
+        ),
+    ],
+)
+def test_alignment_and_runtime_mode_arguments_are_refused_at_the_call(call, error, message):
+    with pytest.raises(error) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_a_failure_or_a_restore_in_batch_mode_is_refused():
+    def job() -> wv.StreamExecutionEnvironment:
+        env, stream = _keyed()
+        stream.window(wv.TumblingEventTimeWindows.of(1000)).reduce(lambda a, b: a).sink_to("o")
+        return env
+
+    refusal = (
+        "checkpoints, failures and restores are not supported in BATCH mode (Flink: "
+        "Checkpoints are not supported with sorted inputs in the BATCH runtime)"
+    )
+    env = job().set_runtime_mode(wv.RuntimeExecutionMode.BATCH)
+    with pytest.raises(wv.UnsupportedOperationError) as info:
+        env.execute(fail_at=1)
+    assert str(info.value) == refusal
+    checkpointed = job().enable_checkpointing(at_records=[1])
+    (checkpoint,) = checkpointed.execute().checkpoints
+    with pytest.raises(wv.UnsupportedOperationError) as info:
+        job().set_runtime_mode("batch").execute(restore_from=checkpoint)
+    assert str(info.value) == refusal

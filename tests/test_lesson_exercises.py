@@ -2,10 +2,10 @@
 
 Each lesson's code cells run in-process, in order, in one namespace per lesson (shared by its
 tests). The Spark twin runs on its pure-Python model instead of a JVM: ``run_twin`` /
-``run_state_twin`` / ``TwinPlan.run`` are replaced by ``predict`` / ``predict_state`` /
-``TwinPlan.predict``, which the lessons themselves assert give the same tables as real Spark
-(nbval runs them on real Spark). Cells tagged ``jvm`` need a live ``SparkSession`` and are
-skipped. A cell that fails fails the test.
+``run_state_twin`` / ``TwinPlan.run`` / ``JoinTwinPlan.run`` are replaced by ``predict`` /
+``predict_state`` / ``TwinPlan.predict`` / ``JoinTwinPlan.predict``, which the lessons
+themselves assert give the same tables as real Spark (nbval runs them on real Spark). Cells
+tagged ``jvm`` need a live ``SparkSession`` and are skipped. A cell that fails fails the test.
 
 For every exercise the tests know the answer and some wrong answers, and assert
 
@@ -31,6 +31,7 @@ import winviz as wv
 import winviz.spark as wspark
 import winviz.spark.twins as wtwins
 from winviz.spark.builder import TwinPlan
+from winviz.spark.join_builder import JoinTwinPlan
 from winviz.spark.model import predict
 from winviz.spark.state_twins import predict_state
 
@@ -76,6 +77,7 @@ def run_lesson(prefix: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     monkeypatch.setattr(wtwins, "run_twin", model_twin)
     monkeypatch.setattr(wspark, "run_state_twin", model_state_twin)
     monkeypatch.setattr(TwinPlan, "run", lambda self, **_: self.predict())
+    monkeypatch.setattr(JoinTwinPlan, "run", lambda self, **_: self.predict())
     monkeypatch.setenv("WINVIZ_RENDERER", "")
     path = lesson_path(prefix)
     cells = json.loads(path.read_text())["cells"]
@@ -305,6 +307,25 @@ def test_05_late_data(lessons):
     assert check_2(1566640319998).startswith("Answer with a pair of ints")
     assert_hides(check_2, answer, [(max_ts, 1566640319999), (max_ts + 1, 1566640319998)])
     assert "1566640319998" not in check_2((max_ts, 1566640314152))
+    # exercise 3: which late readings are on time after the restore (the rule, not a number)
+    check_3 = ns["check_3"]
+    assert ns["side_output_names"](ns["readings_job"]()) == ["p3", "p5", "p6", "p8"]
+    answer_3 = {"p5", "p6"}
+    assert check_3(answer_3).startswith("Correct: p3 arrived before the checkpoint")
+    assert check_3(frozenset(answer_3)).startswith("Correct")
+    assert check_3({"p3", "p5", "p6"}).startswith("p3 arrived before the checkpoint")
+    assert check_3({"p5", "p6", "p8"}).startswith("['p8'] is late in the replay too")
+    assert check_3({"p5"}).startswith("Not all of them: after the restore")
+    assert check_3(set()).startswith("Not all of them")
+    assert check_3({"p5", "p7"}).startswith("['p7']: not late without a failure")
+    assert check_3(["p5", "p6"]).startswith("Answer with a set of names")
+    assert check_3({5, 6}).startswith("Answer with a set of names")
+    assert_hides(check_3, answer_3, [{"p5"}, {"p6"}, {"p5", "p6", "p8"}, {"p3", "p5", "p6"}])
+    for wrong in ({"p5"}, {"p6", "p8"}, {"p3", "p5", "p6", "p8"}):
+        assert "p5 and p6" not in check_3(wrong) and "'p5', 'p6'" not in check_3(wrong)
+    # the worked solution (a markdown cell, never run by Run All) gives the answer
+    _, printed = run_solution("05", ns)
+    assert printed.startswith("Correct: p3 arrived before the checkpoint")
 
 
 def test_06_allowed_lateness(lessons):
@@ -325,40 +346,81 @@ def test_06_allowed_lateness(lessons):
     assert check_1(7_499).startswith("Answer with a function of the allowed lateness")
     for wrong in (lambda x: 5_000 + x, lambda x: 4_998 + x, lambda x: 7_499):
         assert "4999 + lateness" not in check_1(wrong)  # the rule is never shown
-    # [ts, ts + 2000) must touch [0, 2000) (ts <= 2000) and [3000, 5000) (ts >= 1000)
-    assert [t for t in range(0, 3001, 250) if ns["merges_both"](t)] == [
+    # exercise 2 asks for the rule: [ts, ts + gap) must reach [0, gap) and [3000, 3000 + gap)
+    assert [t for t in range(0, 3001, 250) if ns["late_session"](t, 2_000) == (0, 5_000)] == [
         1000,
         1250,
         1500,
         1750,
         2000,
     ]
-    assert check_2((1000, 2000)).startswith("Correct")
-    assert check_2((1500, 1500)).startswith("1500 merges both, but it is not the smallest")
-    assert check_2((1000, 1999)).endswith("not the largest: try more.")
-    assert check_2((999, 2000)).startswith("[999, 2999) does not reach both sessions")
-    assert check_2((1000, 2001)).startswith("[2001, 4001) does not reach both sessions")
-    assert check_2(1500).startswith("Answer with a pair")
-    assert_hides(check_2, (1000, 2000), [(1500, 1500), (1001, 1999), (999, 2001), (0, 5000)])
+    assert ns["late_session"](0, 2_000) == (0, 2_000)  # the same window as 0's: no merge
+    assert ns["late_session"](1_500, 1_500) == (0, 4_500)  # the one ts that bridges gap 1500
+    assert ns["late_session"](1_200, 1_000) == (1_200, 2_200)  # a session of its own
+
+    def rule(ts, gap):
+        return 3_000 - gap <= ts <= gap
+
+    assert check_2(rule).startswith("Correct: [ts, ts + gap) reaches [0, gap) while ts <= gap")
+    assert check_2(lambda ts, gap: 1_000 <= ts <= 2_000) == (  # gap 2000's timestamps only
+        "With gap 2500 the late element 500 ends up in [0, 5500), but your rule says it does not "
+        "merge both sessions. Which of [0, 2500) and [3000, 5500) does its own session "
+        "[500, 3000) reach — and do windows that only touch merge?"
+    )
+    assert check_2(lambda ts, gap: 3_000 - gap < ts < gap).startswith(  # touching merges too
+        "With gap 2000 the late element 1000 ends up in [0, 5000), but your rule says it does not"
+    )
+    assert check_2(lambda ts, gap: ts <= gap).startswith(
+        "With gap 2000 the late element 0 ends up in [0, 2000), but your rule says it merges both"
+    )
+    assert check_2(1_500).startswith("Answer with a function of the timestamp and the gap")
+    assert check_2(lambda ts: True).startswith("Answer with a function of the timestamp and")
+    assert check_2(None).startswith("Not answered")
+    for wrong in (lambda t, g: 1_000 <= t <= 2_000, lambda t, g: t <= g, lambda t, g: False):
+        assert "3000 - gap" not in check_2(wrong)  # the rule is never shown
 
 
 def test_07_watermark_propagation(lessons):
     ns = lessons("07")
     check_1, check_2 = ns["check_1"], ns["check_2"]
-    assert check_1(40).startswith("Correct")
-    assert check_1(30).startswith("Too short")
-    assert check_1(45).endswith("try less.")
-    assert_hides(check_1, 40, [30, 39, 41, 45])
-    # four subtasks: key groups 0-31, 32-63, 64-95, 96-127; window#2 gets u3, u4 and u6
+    # exercise 1 asks for the rule: the idleness count starts at the first periodic emit that
+    # finds no new record (360 473) and ends at the first emit more than the timeout after it
+    assert [ns["idle_at"](t) for t in (10_000, 30_000, 39_999)] == [370_673, 390_673, 400_473]
+    assert check_1(lambda timeout: 360_473 + (timeout // 200 + 1) * 200).startswith(
+        "Correct: partition 1's last record shows at the emit of 360 273"
+    )
+    assert check_1(lambda timeout: 360_473 + timeout + 200).startswith(  # right on a 200 grid
+        "With timeout 12345 your rule marks partition 1 idle at 373018, but it is already idle"
+    )
+    assert check_1(lambda timeout: 360_473 + (timeout // 200) * 200) == (  # >= instead of >
+        "With timeout 30000 your rule marks partition 1 idle at 390473, but it is still active "
+        "there. Which periodic emit is the first to find no new record from partition 1, and is "
+        "the time since then compared with > or >=?"
+    )
+    assert check_1(lambda timeout: 360_273 + timeout).startswith(  # counted from the last record
+        "With timeout 30000 your rule marks partition 1 idle at 390273, but it is still active"
+    )
+    assert check_1(lambda timeout: 390_673.0).startswith("With timeout 30000 your rule gives")
+    assert check_1(40).startswith("Answer with a function of the timeout")
+    assert check_1(None).startswith("Not answered")
+    for wrong in (lambda t: 360_473 + t, lambda t: 0):
+        assert "timeout // 200" not in check_1(wrong)  # the rule is never shown
+    # exercise 2: four subtasks: key groups 0-31, 32-63, 64-95, 96-127
     users = sorted({c.user for c in ns["clicks"]})
     owners = {u: wv.assign_key_to_subtask(u, 4) for u in users}
     assert owners == {"u1": 3, "u2": 1, "u3": 2, "u4": 2, "u5": 1, "u6": 2}
-    busiest = sum(1 for c in ns["clicks"] if owners[c.user] == 2)
-    assert busiest == 245
-    assert check_2(245).startswith("Correct: 245 clicks")
-    assert check_2(281).startswith("That is the busiest of three subtasks")
-    assert check_2(531).startswith("Not quite") and check_2("x").startswith("Answer with an int")
-    assert_hides(check_2, 245, [0, 105, 181, 281, 531])
+    loads = [sum(1 for c in ns["clicks"] if owners[c.user] == i) for i in range(4)]
+    assert loads == [0, 181, 245, 105]
+    assert check_2(loads).startswith("Correct: the four ranges of 32 key groups")
+    assert check_2([0, 181, 105, 245]) == (
+        "Not right for window#2, window#3: which users' key groups fall in that subtask's "
+        "range of 32, and how many clicks do they have?"
+    )
+    assert check_2([111, 139, 281, 0]).startswith("Not right for window#0, window#1, window#2,")
+    assert check_2([0, 181, 245, 104]).startswith("Your counts add up to 530: every click")
+    assert check_2(245).startswith("Answer with a list of four ints")
+    assert check_2([0, 181, 245]).startswith("Answer with a list of four ints")
+    assert_hides(check_2, loads, [[0, 181, 105, 245], [111, 139, 281, 0], [0, 0, 0, 0]])
 
 
 def test_08_flink_vs_spark(lessons):
@@ -396,15 +458,35 @@ def test_08_flink_vs_spark(lessons):
 def test_09_troubleshooting_clinic(lessons):
     ns = lessons("09")
     check_1, check_2 = ns["check_1"], ns["check_2"]
-    assert check_1(wv.hours(5)) == (
-        "Correct: windows start at 2026-01-05 00:00 New York time (05:00 UTC)."
+    # exercise 1 asks for the rule (size, utc_offset) -> offset: -utc_offset, modulo the size
+    assert check_1(lambda size, utc_offset: -utc_offset % size).startswith(
+        "Correct: a local midnight is a UTC time utc_offset before UTC's midnight"
     )
-    assert check_1(wv.hours(-19)).startswith("Correct")
-    assert check_1(wv.hours(-5)).startswith(
-        "With offset -18000000 the window of 23:30 starts at 14:00"
+    assert check_1(lambda size, utc_offset: -(utc_offset % size)).startswith("Correct")
+    assert check_1(lambda size, utc_offset: -utc_offset) == (  # China's hours(-8) for 6 h
+        "For 6 h windows in Asia/Shanghai (UTC+0800) your rule gives offset -28800000, and Flink "
+        "refuses it: an offset must satisfy abs(offset) < size. Which offsets give the same "
+        "window starts?"
     )
-    assert check_1(wv.hours(29)).startswith("Flink requires")
-    assert_hides(check_1, wv.hours(5), [wv.hours(-5), 0, wv.hours(8), wv.hours(-8)])
+    assert check_1(lambda size, utc_offset: utc_offset % size) == (
+        "For 24 h windows in Asia/Shanghai (UTC+0800) your rule gives offset 28800000: the window "
+        "of 23:30 local time starts at 16:00 local time, not at local midnight or a multiple of "
+        "24 h after it. The offset moves the window starts, which are aligned to the epoch: UTC "
+        "midnight."
+    )
+    assert check_1(lambda size, utc_offset: -utc_offset % wv.hours(24)).startswith(
+        "For 6 h windows in Asia/Shanghai (UTC+0800) your rule gives offset 57600000, and Flink"
+    )
+    # New York's offset, wv.hours(5), is right for daily windows only
+    assert check_1(lambda size, utc_offset: wv.hours(5)).startswith(
+        "For 24 h windows in Asia/Shanghai (UTC+0800) your rule gives offset 18000000: the window"
+    )
+    assert check_1(lambda size, utc_offset: 1.0).startswith("For Asia/Shanghai (UTC+0800) your")
+    assert check_1(wv.hours(5)).startswith("Answer with a function of the size")
+    assert check_1(lambda utc_offset: 0).startswith("Answer with a function of the size")
+    assert check_1(None).startswith("Not answered")
+    for wrong in (lambda s, u: -u, lambda s, u: u % s, lambda s, u: 0):
+        assert "-utc_offset" not in check_1(wrong)  # the rule is never shown
 
     def by_pane(rs):
         return {(k, s): c for k, s, _, c in sorted(rs, key=lambda r: r[2])}
@@ -614,7 +696,10 @@ def test_run_all_prints_no_answer(lessons, prefix):
         a for a in ANSWERS[prefix] if re.search(rf"(?<![\w.-]){re.escape(a)}(?![\w])", printed)
     ]
     assert shown == [], f"lesson {prefix} prints its answers {shown} on Run All"
-    assert printed.count("Not answered yet") == 2  # both exercises, unanswered
+    checks = [
+        c for c in lesson_cells(prefix) if re.search(r"^def check_\d\(", "".join(c["source"]), re.M)
+    ]
+    assert printed.count("Not answered yet") == len(checks)  # every exercise, unanswered
 
 
 def test_11_batch_and_streaming(lessons):

@@ -166,6 +166,18 @@ def test_session_bridged_by_an_element_keeps_every_accumulator(run):
     assert out == ["('b', 2000, 3000, 7.0)", "('a', 1000, 15000, 25.0)"]
 
 
+def test_per_window_state_on_session_windows_is_refused_as_a_state_is_taken(run):
+    out, _ = run("session_window_state.py")
+    # context.window_state() is taken; get_state on it raises (PyFlink's and Java's
+    # MergingWindowStateStore); the key's global state counts the elements of its sessions:
+    # b [2000, 7000) fires at 6999, a [1000, 8000) at 7999, a [20000, 25000) at 24999
+    assert out == [
+        "('b', 2000, 7000, True, 1)",
+        "('a', 1000, 8000, True, 2)",
+        "('a', 20000, 25000, True, 3)",
+    ]
+
+
 def test_batch_mode(run):
     out, results = run("batch_mode.py")
     assert out == [

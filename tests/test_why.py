@@ -8,6 +8,7 @@ from jobs import bounded
 
 import winviz as wv
 from winviz.trace import Trace
+from winviz.why import Replayed
 
 BOUND_0 = bounded(0)
 
@@ -378,3 +379,51 @@ def test_the_sentence_is_rendered_from_the_claims_only() -> None:
     first, second = answer.claims
     changed = Answer(answer.question, (first, replace(second, late_firing=False)), answer.table)
     assert "late firing" in answer.sentence and "late firing" not in changed.sentence
+
+
+def _replayed_late_record() -> wv.JobExecutionResult:
+    """The running example (bound 1 s, 10 s windows, late side output): f (4000, record 5) is
+    late when it first arrives (watermark 10999); the job fails right after it and restores the
+    checkpoint taken after e, so f is replayed with the watermark at MIN: on time."""
+    events = [("a", 1_000), ("b", 3_000), ("c", 2_000), ("d", 7_000),
+              ("e", 12_000), ("f", 4_000), ("g", 16_000), ("h", 25_000)]  # fmt: skip
+    arrivals = [1_200, 3_100, 3_500, 7_300, 12_100, 12_500, 16_200, 25_100]
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[5])
+    (
+        env.from_collection(events, arrival_times=arrivals)
+        .assign_timestamps_and_watermarks(bounded(1_000))
+        .key_by(lambda e: "all")
+        .window(wv.TumblingEventTimeWindows.of(10_000))
+        .side_output_late_data(wv.OutputTag("late"))
+        .process(lambda k, ctx, els, out: out.collect("".join(e[0] for e in els)))
+        .sink_to("out")
+    )
+    return env.execute(fail_at=6)
+
+
+def test_why_dropped_of_a_replayed_record_answers_its_last_arrival_and_says_so() -> None:
+    result = _replayed_late_record()
+    assert [r.value for r in result.outputs["out"]] == ["abcdf", "eg", "h"]
+    assert result.side_outputs.get("late", []) == []  # rolled back with the sinks
+    last = wv.why_dropped(result.trace, 5)
+    assert last.sentence == (
+        "Source record 5 arrived 2 times: a restore replayed it, with the watermarks starting "
+        "again at MIN. Its last arrival, whose fate the results keep (2 of 2): On time at "
+        "'window' (timestamp 4000, watermark MIN at arrival): its timestamp > the watermark; it "
+        "was added to its windows."
+    )
+    assert last.claims[0] == Replayed(5, 2, 2)
+    assert last.claims[1].fate == "on time" and last.claims[1].watermark == wv.MIN
+    first = wv.why_dropped(result.trace, 5, arrival=0)
+    assert first.claims[0] == Replayed(5, 2, 1)
+    assert first.sentence.startswith(
+        "Source record 5 arrived 2 times: a restore replayed it, with the watermarks starting "
+        "again at MIN. Arrival 1 of 2, rolled back by a restore: Sent to the side output "
+        "'late' at 'window' (timestamp 4000, watermark 10999 at arrival)"
+    )
+    assert wv.why_dropped(result.trace, 5, arrival=1).claims == last.claims
+    # a record read once says nothing of replays
+    assert [type(c).__name__ for c in wv.why_dropped(result.trace, 4).claims] == ["ElementFate"]
+    for bad in (2, -1, True, "0"):
+        with pytest.raises(ValueError, match=r"arrival .*: source record 5 arrived 2 time\(s\)"):
+            wv.why_dropped(result.trace, 5, arrival=bad)

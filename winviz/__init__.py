@@ -39,6 +39,7 @@ from winviz.functions import (
     KeyedCoProcessFunction,
     KeyedProcessFunction,
     OutputTag,
+    PairJoinFunction,
     ProcessJoinFunction,
     ProcessWindowFunction,
     ReduceFunction,

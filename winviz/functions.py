@@ -103,7 +103,8 @@ class AggregateFunction(Generic[IN, ACC, OUT]):
 class ProcessWindowFunction(Generic[IN, OUT]):
     """Flink's ``ProcessWindowFunction``. ``context`` offers ``window()``,
     ``current_watermark()``, ``current_processing_time()``, ``output(tag, value)``,
-    ``window_state()`` and ``global_state()``."""
+    ``window_state()`` (per key and window; refused on merging windows, as Flink's
+    ``MergingWindowStateStore`` refuses it) and ``global_state()`` (per key)."""
 
     def process(
         self, key: Any, context: Any, elements: list[IN], out: Collector
@@ -111,7 +112,9 @@ class ProcessWindowFunction(Generic[IN, OUT]):
         raise NotImplementedError
 
     def clear(self, context: Any) -> None:
-        """Called when the window is cleaned up (to clear per-window state)."""
+        """Called when the window is cleaned up (Flink's ``clearAllState`` calls it last).
+        Clear the window's ``context.window_state()`` here: the operator does not, and what
+        is left stays in the state for good."""
 
 
 class KeyedProcessFunction(Generic[IN, OUT]):
@@ -170,6 +173,17 @@ class ProcessJoinFunction(Generic[IN, OUT]):
         self, left: Any, right: Any, ctx: Any, out: Collector
     ) -> None:  # pragma: no cover - interface
         raise NotImplementedError
+
+
+class PairJoinFunction(ProcessJoinFunction[Any, tuple[Any, Any]]):
+    """A ``ProcessJoinFunction`` that collects ``(left, right)`` for each joined pair, nothing
+    else. winviz-only: Flink ships no such class (in Java it is ``out.collect(Tuple2.of(left,
+    right))`` in your own ``ProcessJoinFunction``). Its output is exactly the pairs a Spark
+    stream-stream join outputs, so ``winviz.spark.build_twin`` can build the twin of an
+    interval join that uses it (any other function is arbitrary code)."""
+
+    def process_element(self, left: Any, right: Any, ctx: Any, out: Collector) -> None:
+        out.collect((left, right))
 
 
 class JoinFunction(Generic[IN, OUT]):

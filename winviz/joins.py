@@ -34,6 +34,7 @@ timestamp. There is no late-data side output on a window join (Flink offers none
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -95,8 +96,9 @@ class IntervalJoin:
             raise InputError(
                 f"A{' lower' if lower is None else 'n upper'} bound needs to be provided for a "
                 "time-bounded join",
-                field="lower" if lower is None else "upper",
+                field="lower bound" if lower is None else "upper bound",
                 value=None,
+                expected="int milliseconds or a timedelta",
             )
         return IntervalJoined(
             self.left,
@@ -147,6 +149,7 @@ class IntervalJoined:
                 value=function,
                 expected="a ProcessJoinFunction",
             )
+        _callable(function.process_element, "process", 4, _PROCESS_JOIN)
         if self.lower > self.upper:  # Flink's IntervalJoinOperator constructor
             raise InputError(
                 "lowerBound <= upperBound must be fulfilled",
@@ -276,13 +279,13 @@ class _TwoStreams:
         self.lateness: Any = None
 
     def where(self, key_selector: KeySelector) -> _TwoStreams:
-        self.key1 = _callable(key_selector, "where")
+        self.key1 = _callable(key_selector, "where", 1, "a key selector (first) -> key")
         return self
 
     def equal_to(self, key_selector: KeySelector) -> _TwoStreams:
         if self.key1 is None:
             raise InputError(f"{self.what}: call where(key) before equal_to(key)", field="where")
-        self.key2 = _callable(key_selector, "equal_to")
+        self.key2 = _callable(key_selector, "equal_to", 1, "a key selector (second) -> key")
         return self
 
     def window(self, assigner: WindowAssigner) -> _TwoStreams:
@@ -294,24 +297,31 @@ class _TwoStreams:
         return self
 
     def trigger(self, trigger: Trigger) -> _TwoStreams:
+        self._windowed("trigger")
         self.trigger_ = checked_trigger(trigger)
         return self
 
     def evictor(self, evictor: Evictor) -> _TwoStreams:
+        self._windowed("evictor")
         self.evictor_ = checked_evictor(evictor)
         return self
 
     def allowed_lateness(self, lateness: Any) -> _TwoStreams:
+        self._windowed("allowed_lateness")
         self.lateness = checked_lateness(lateness)
         return self
 
-    def _apply(self, co_group: Callable[[list[Any], list[Any], Collector], None]) -> DataStream:
-        """Flink's ``CoGroupedStreams.WithWindow.apply``: tag, union, key, window, apply."""
+    def _windowed(self, method: str) -> None:
+        """Flink offers ``trigger``, ``evictor``, ``allowedLateness`` and ``apply`` only on
+        the ``WithWindow`` that ``window(assigner)`` returns."""
         if self.assigner is None:
             raise InputError(
-                f"{self.what}: call where(...).equal_to(...).window(assigner) before apply()",
+                f"{self.what}: call where(...).equal_to(...).window(assigner) before {method}()",
                 field="window",
             )
+
+    def _apply(self, co_group: Callable[[list[Any], list[Any], Collector], None]) -> DataStream:
+        """Flink's ``CoGroupedStreams.WithWindow.apply``: tag, union, key, window, apply."""
         one = _tagged(self.first, tag_one)
         two = _tagged(self.second, tag_two)
         windowed = one.union(two).key_by(UnionKeySelector(self.key1, self.key2))  # type: ignore[arg-type]
@@ -333,11 +343,13 @@ class JoinedStreams(_TwoStreams):
     def apply(self, function: Any) -> DataStream:
         """A ``JoinFunction`` (``join(first, second)`` returns one record, or a plain function
         ``(first, second)``) or a ``FlatJoinFunction`` (``join(first, second, out)``)."""
+        self._windowed("apply")
         if isinstance(function, FlatJoinFunction):
-            return self._apply(JoinCoGroupFunction(function.join, flat=True))
+            flat = _callable(function.join, "apply", 3, _FLAT_JOIN)
+            return self._apply(JoinCoGroupFunction(flat, flat=True))
         join = getattr(function, "join", None)
         fn = join if callable(join) else function
-        return self._apply(JoinCoGroupFunction(_callable(fn, "apply")))
+        return self._apply(JoinCoGroupFunction(_callable(fn, "apply", 2, _JOIN)))
 
 
 class CoGroupedStreams(_TwoStreams):
@@ -348,8 +360,19 @@ class CoGroupedStreams(_TwoStreams):
     def apply(self, function: Any) -> DataStream:
         """A ``CoGroupFunction`` (``co_group(first, second, out)``) or a plain function of
         ``(first, second, out)``."""
+        self._windowed("apply")
         method = getattr(function, "co_group", None)
-        return self._apply(_callable(method if callable(method) else function, "apply"))
+        fn = method if callable(method) else function
+        return self._apply(_callable(fn, "apply", 3, _CO_GROUP))
+
+
+_JOIN = (
+    "a JoinFunction or function (first, second) -> record; for join(first, second, out) "
+    "subclass FlatJoinFunction"
+)
+_PROCESS_JOIN = "a ProcessJoinFunction with process_element(left, right, ctx, out)"
+_FLAT_JOIN = "a FlatJoinFunction with join(first, second, out)"
+_CO_GROUP = "a CoGroupFunction or function (first, second, out)"
 
 
 def _tagged(stream: DataStream, tagger: Callable[[Any], TaggedUnion]) -> DataStream:
@@ -370,14 +393,33 @@ def _function_name(fn: Any) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
-def _callable(fn: Any, what: str) -> Any:
+def _callable(fn: Any, what: str, arity: int, expected: str = "a function") -> Any:
+    """``fn`` when it is a function that can be called with ``arity`` positional arguments
+    (as the operator will call it), else a clear error naming the method and what it takes —
+    at the call that got it, not when the job runs. A callable whose signature Python cannot
+    read (some builtins) is taken as it is."""
     if not callable(fn):
         raise ArgumentTypeError(
             f"{what}() takes a function; {type(fn).__name__} is not callable",
             field=what,
             value=fn,
-            expected="a function",
+            expected=expected,
         )
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return fn
+    try:
+        signature.bind(*([None] * arity))
+    except TypeError:
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        raise ArgumentTypeError(
+            f"{what}() calls its function with {arity} argument{'' if arity == 1 else 's'}; "
+            f"{name}{signature} cannot take them",
+            field=what,
+            value=fn,
+            expected=expected,
+        ) from None
     return fn
 
 

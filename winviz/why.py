@@ -12,6 +12,8 @@
 * ``why_dropped(trace, index)`` — what happened to the source record at ``index``: on time, late
   but accepted, dropped, or sent to the side output, window by window, and which firing it
   caused at once; at an interval join, late (dropped or side output) or buffered and joined.
+  A record a restore replayed arrived more than once: the answer is about its last arrival
+  (the fate the results keep), ``arrival=k`` asks about another, and it says so.
 
 The words are ``winviz.trace.vocabulary``'s (Flink's). Each answer is a list of typed claims
 (``Firing``, ``WatermarkHeld``, ``ElementFate`` …: what the trace shows, as data) and a
@@ -226,6 +228,18 @@ class PausedForAlignment:
 
 
 @dataclass(frozen=True)
+class Replayed:
+    """The source record arrived ``arrivals`` times: a restore replayed it from a checkpoint
+    (``winviz.checkpoints``: the source re-reads from its saved position, every watermark
+    starts again at MIN). The answer is about arrival ``shown`` (1-based); the last arrival's
+    fate is the one the results keep (what came before the restore was rolled back)."""
+
+    index: int
+    arrivals: int
+    shown: int
+
+
+@dataclass(frozen=True)
 class NotKeyed:
     """The record never reached a keyed window operator."""
 
@@ -244,6 +258,7 @@ Claim = (
     | ElementFate
     | JoinFate
     | PausedForAlignment
+    | Replayed
     | NotKeyed
 )
 """What an answer can claim (each a dataclass of what the trace shows)."""
@@ -666,9 +681,14 @@ def _typed(frame: pd.DataFrame, types: dict[str, Any]) -> pd.DataFrame:
 # -- why was it dropped -------------------------------------------------------------------------
 
 
-def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answer:
+def why_dropped(
+    trace: Trace, index: int, *, source: str | None = None, arrival: int | None = None
+) -> Answer:
     """What became of the source record at ``index``: on time, late but accepted, dropped or
-    side output, window by window, and the firing it caused at once."""
+    side output, window by window, and the firing it caused at once. A record a restore
+    replayed arrived more than once (its watermarks differ: they start again at MIN after a
+    restore): ``arrival`` picks one (0 the first; by default the last, whose fate the results
+    keep), and the answer says how many there were."""
     trace = _trace_of(trace)
     if index.__class__ is not int:
         raise TypeError(f"index {index!r}: expected the int index of a source record")
@@ -680,7 +700,22 @@ def why_dropped(trace: Trace, index: int, *, source: str | None = None) -> Answe
     question = f"What happened to source record {index}?"
     if not arrivals:
         raise ValueError(f"no arrival record with index {index} in the trace")
-    arrival = arrivals[0]
+    # the same source's arrivals of the record: more than one only when a restore replayed it
+    arrivals = [r for r in arrivals if r.operator == arrivals[0].operator]
+    if arrival is None:
+        arrival = len(arrivals) - 1
+    elif arrival.__class__ is not int or not 0 <= arrival < len(arrivals):
+        raise ValueError(
+            f"arrival {arrival!r}: source record {index} arrived {len(arrivals)} time(s); "
+            f"expected an int from 0 to {len(arrivals) - 1}"
+        )
+    replayed = (Replayed(index, len(arrivals), arrival + 1),) if len(arrivals) > 1 else ()
+    answer = _fate_of(trace, index, arrivals[arrival], question)
+    return Answer(question, replayed + answer.claims, answer.table)
+
+
+def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
+    """``why_dropped`` for one arrival record of the source record at ``index``."""
     value = arrival.detail[0]
     elements = trace.rows_where(kind="element")
     elements = elements[elements > arrival.seq]
@@ -1075,5 +1110,14 @@ _RENDER: dict[type, Any] = {
     ElementFate: _render_fate,
     JoinFate: _render_join_fate,
     PausedForAlignment: lambda c: paused_note(c.spans),
+    Replayed: lambda c: (
+        f"Source record {c.index} arrived {c.arrivals} times: a restore replayed it, with the "
+        "watermarks starting again at MIN. "
+        + (
+            f"Its last arrival, whose fate the results keep ({c.arrivals} of {c.arrivals}):"
+            if c.shown == c.arrivals
+            else f"Arrival {c.shown} of {c.arrivals}, rolled back by a restore:"
+        )
+    ),
     NotKeyed: lambda c: "It never reached a keyed operator.",
 }

@@ -1,18 +1,19 @@
 """The Spark-cluster tier (``make test-spark-cluster``): every lesson's Spark twin on a real
 standalone cluster, compared with ``local[*]``.
 
-    python tests/spark_cluster/run.py [--only 00_tour ...] [--master spark://host:port]
+    python tests/spark_cluster/run.py [--only 00_tour [--only 02_windows ...]] [--master spark://host:port]
 
 It starts a standalone master and worker from the installed PySpark (``cluster.py``; or uses
 ``--master``, an existing cluster), then runs each lesson notebook (``notebooks/NN_*.ipynb``)
 on a clean kernel whose twins use that master (``WINVIZ_SPARK_MASTER``): a cell put before the
-lesson records every call of ``run_twin`` / ``run_state_twin`` (``TwinPlan.run`` calls
-``run_twin``) with its input, spec and result; a cell put after it stops the cluster session,
-runs each recorded call again on ``local[*]`` and compares the two results: the same
-micro-batches (``BatchOutcome``: id, input, both watermarks, dropped rows, output rows,
-processing time) and the same trace, byte for byte (``Trace.to_json``). The lesson's own checks
-run against the cluster too. It prints a line per lesson and exits 1 when a lesson fails or a
-twin differs. The cluster is stopped afterwards, also on failure or Ctrl-C.
+lesson records every call of ``run_twin`` / ``run_state_twin`` / ``run_join_twin``
+(``TwinPlan.run`` calls ``run_twin``) with its input, spec and result; a cell put after it
+stops the cluster session, runs each recorded call again on ``local[*]`` and compares the two
+results: the same micro-batches (``BatchOutcome``: id, input, both watermarks, dropped rows,
+output rows, processing time; a join's ``JoinBatch``: rows, late, evicted and state watermarks)
+and the same trace, byte for byte (``Trace.to_json``; a join twin has none). The lesson's own
+checks run against the cluster too. It prints a line per lesson and exits 1 when a lesson fails
+or a twin differs. The cluster is stopped afterwards, also on failure or Ctrl-C.
 """
 
 from __future__ import annotations
@@ -39,31 +40,36 @@ LOCAL = "local[*]"
 
 RECORD = """
 import winviz.spark as _wcs_pkg
+import winviz.spark.join_twin as _wcs_join
 import winviz.spark.state_twins as _wcs_state
 import winviz.spark.twins as _wcs_twins
 from winviz.spark.session import get_spark as _wcs_get_spark
 
 _WCS_RUNS = []
-_WCS_REAL = {"run_twin": _wcs_twins.run_twin, "run_state_twin": _wcs_state.run_state_twin}
+_WCS_MODULES = {"run_twin": _wcs_twins, "run_state_twin": _wcs_state, "run_join_twin": _wcs_join}
+_WCS_REAL = {name: getattr(module, name) for name, module in _WCS_MODULES.items()}
 
 
 def _wcs_recording(name):
     real = _WCS_REAL[name]
 
-    def run(records, arrival_times, spec, **kw):
+    def run(*args, **kw):
         import time as _time
         began = _time.perf_counter()
-        result = real(records, arrival_times, spec, **kw)
+        result = real(*args, **kw)
         master = _wcs_get_spark().sparkContext.master
-        _WCS_RUNS.append((name, list(records), list(arrival_times), spec, result, master,
-                          _time.perf_counter() - began))
+        inputs = tuple(list(a) if isinstance(a, (list, tuple)) else a for a in args)
+        options = {k: v for k, v in kw.items() if k != "spark"}  # the replay uses its own
+        _WCS_RUNS.append((name, inputs, options, result, master, _time.perf_counter() - began))
         return result
 
     return run
 
 
-_wcs_pkg.run_twin = _wcs_twins.run_twin = _wcs_recording("run_twin")
-_wcs_pkg.run_state_twin = _wcs_state.run_state_twin = _wcs_recording("run_state_twin")
+for _wcs_name, _wcs_module in _WCS_MODULES.items():
+    _wcs_run = _wcs_recording(_wcs_name)
+    setattr(_wcs_module, _wcs_name, _wcs_run)
+    setattr(_wcs_pkg, _wcs_name, _wcs_run)
 """
 
 COMPARE = f'''
@@ -75,14 +81,16 @@ _wcs_executors = _wcs_get_spark().sparkContext._jsc.sc().getExecutorMemoryStatus
 _wcs_stop()  # the cluster session; the same calls again on {LOCAL}
 _wcs_get_spark("{LOCAL}")
 _wcs_report = []
-for _n, _records, _arrivals, _spec, _cluster, _master, _secs in _WCS_RUNS:
+for _n, _inputs, _options, _cluster, _master, _secs in _WCS_RUNS:
     _began = _wcs_time.perf_counter()
-    _local = _WCS_REAL[_n](_records, _arrivals, _spec)
+    _local = _WCS_REAL[_n](*_inputs, **_options)
     _wcs_report.append({{
         "call": _n, "master": _master, "executors": _wcs_executors,
         "batches": len(_cluster.batches), "local_batches": len(_local.batches),
         "same_batches": _cluster.batches == _local.batches,
-        "same_trace": _cluster.trace.to_json() == _local.trace.to_json(),
+        # a join twin's result has batches only (no trace)
+        "same_trace": getattr(_cluster, "trace", None) is None
+        or _cluster.trace.to_json() == _local.trace.to_json(),
         "cluster_s": round(_secs, 1), "local_s": round(_wcs_time.perf_counter() - _began, 1),
     }})
 _wcs_stop()

@@ -1004,7 +1004,6 @@ class WindowKernel:
             op.trace is None
             and fn.process_function is None
             and type(fn) in _CONTENTS_AS_THEY_ARE
-            and not op.uses_window_state
             and not op.panes
         ):
             self._fire_untraced(watermark)
@@ -1065,8 +1064,6 @@ class WindowKernel:
                             )
                         )  # fmt: skip
                     window_ctx.current_window = window
-                    if op.uses_window_state:
-                        op.clear_window_state(key, window)
                     fn.clear(window_ctx)
                     if op.panes:
                         op.panes.pop((key, window), None)

@@ -18,8 +18,12 @@ folded into one state window. Flink refuses a merge whose result would already b
 
 ``on_event_time`` / ``on_processing_time``: the **timer service** (``winviz.timers``) calls
 back with a due timer; the trigger decides again, and when the timer is the window's cleanup
-time (``is_cleanup_time``) ``clear_all_state`` clears everything the window holds — contents,
-trigger state, per-window user state, merging bookkeeping.
+time (``is_cleanup_time``) ``clear_all_state`` clears what the operator keeps for the window —
+contents, trigger state, merging bookkeeping — and calls the window function's ``clear``.
+Per-window state a ``ProcessWindowFunction`` keeps (``context.window_state()``) is the
+function's to clear there: Flink does not clear it, and state the function leaves stays for
+good. Merging (session) windows have no per-window state at all: Flink's
+``MergingWindowStateStore`` refuses it (``UnsupportedOperationError``).
 
 This module is Flink's path. Its rules — the cleanup time, the lateness of an element, adding
 to reducing / aggregating contents, a firing's pane and timing — are stated once, in
@@ -128,7 +132,6 @@ class WindowOperator(KeyedStreamOperator):
         self._fired_values: list[Any] | None = None
         self.panes: dict[tuple[Any, Any], tuple[int, bool]] = {}
         self.metrics["num_late_records_dropped"] = 0
-        self.uses_window_state = False  # set once a function asks for per-window state
         self.kernel: WindowKernel | None = None
         """The fused kernel beneath this path, when the job is built with one (``fuse``),
         else None."""
@@ -409,14 +412,15 @@ class WindowOperator(KeyedStreamOperator):
     def clear_all_state(
         self, key: Any, window: Any, state_window: Any, merging: MergingWindowSet | None
     ) -> None:
-        """Flink's ``clearAllState``: contents, trigger state, per-window user state and the
-        merging bookkeeping of a window whose cleanup time has come."""
+        """Flink's ``clearAllState`` of a window whose cleanup time has come: the contents,
+        the trigger's ``clear``, the window function's ``clear`` (``WindowContext.clear``)
+        and the merging bookkeeping. The function's per-window state (``window_state()``)
+        is not cleared here: it stays unless the function's ``clear`` clears it, as in
+        Flink."""
         self.state.clear(self.contents.name, key, state_window)
         self.ctx.key, self.ctx.window = key, window
         self.trigger.clear(window, self.ctx)
         self.window_ctx.current_window = window
-        if self.uses_window_state:
-            self.clear_window_state(key, window)
         self.function.clear(self.window_ctx)
         if merging is not None:
             merging.retire_window(window)
@@ -426,10 +430,6 @@ class WindowOperator(KeyedStreamOperator):
             self._emit_trace(
                 "cleanup", key, window, window.max_timestamp(), self.cleanup_time(window)
             )
-
-    def clear_window_state(self, key: Any, window: Any) -> None:
-        """Clear the per-window state a ProcessWindowFunction kept (``window_state``)."""
-        self.state.clear(_USER_WINDOW_STATE.name, key, window)
 
     def _purge(self, key: Any, window: Any, state_window: Any, reason: str) -> None:
         self.state.clear(self.contents.name, key, state_window)
@@ -767,7 +767,6 @@ class WindowOperator(KeyedStreamOperator):
         snap = super().snapshot()
         snap["merging"] = {k: dict(m.mapping) for k, m in self.merging_sets.items()}
         snap["panes"] = dict(self.panes)
-        snap["uses_window_state"] = self.uses_window_state
         return snap
 
     def restore(self, snap: dict[str, Any]) -> None:
@@ -776,7 +775,6 @@ class WindowOperator(KeyedStreamOperator):
             k: MergingWindowSet(self.assigner, list(m.items())) for k, m in snap["merging"].items()
         }
         self.panes = dict(snap["panes"])
-        self.uses_window_state = snap["uses_window_state"]
 
 
 class TriggerContext:
@@ -866,12 +864,34 @@ class WindowContext:
         self.op.side_output(tag, value, self.current_window.max_timestamp())
 
     def window_state(self) -> PartitionedState:
-        """Per-key, per-window state (cleared with the window)."""
-        self.op.uses_window_state = True
-        return PartitionedState(
-            self.op, _USER_WINDOW_STATE, self.op.current_key, self.current_window
-        )
+        """Per-key, per-window state (Flink's ``windowState()``, a ``PerWindowStateStore``):
+        the window operator never clears it — clear it in the function's ``clear``, which
+        runs at the window's cleanup, or it stays for good (Flink's ``clearAllState`` calls
+        the function's ``clear`` and leaves the rest to it).
+
+        Merging windows (session windows) have none: Flink's ``MergingWindowStateStore``
+        throws ``UnsupportedOperationException("Per-window state is not allowed when using
+        merging windows.")`` as the function asks for the state; so does this, naming the
+        operator, key and window (the trace up to here stays on the error)."""
+        op = self.op
+        if op.assigner.is_merging:
+            raise per_window_state_error(op.name, op.current_key, self.current_window)
+        return PartitionedState(op, _USER_WINDOW_STATE, op.current_key, self.current_window)
 
     def global_state(self) -> PartitionedState:
-        """Per-key state shared by all windows of the key."""
+        """Per-key state shared by all windows of the key (Flink's ``globalState()``, the
+        operator's keyed state store): allowed with merging windows too, and never cleared
+        by the window operator."""
         return PartitionedState(self.op, _USER_GLOBAL_STATE, self.op.current_key, None)
+
+
+def per_window_state_error(operator: str, key: Any, window: Any) -> UnsupportedOperationError:
+    """Flink's refusal of per-window state on merging windows, with what to do instead."""
+    return UnsupportedOperationError(
+        "Per-window state is not allowed when using merging windows. "
+        f"Operator {operator!r}, key {user_key(key)!r}, window {window}: session windows "
+        "merge, and Flink does not merge a function's per-window state with them (its "
+        "MergingWindowStateStore refuses it). Keep the state in context.global_state() (per "
+        "key, shared by the key's windows; clear what belongs to a window in the "
+        "function's clear(context)), or use a window assigner that does not merge."
+    )

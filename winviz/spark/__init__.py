@@ -19,8 +19,8 @@ KeyedProcessFunction analogue on transformWithStateInPandas / applyInPandasWithS
 model), ``readback`` (progress -> outcomes), ``failures`` (a query failing mid-run),
 ``results`` (outcomes), ``tracing`` (outcomes -> trace), ``model`` (Spark's rules in Python),
 ``builder`` (engine pipeline -> twin, or why not), ``compare`` (engine vs Spark);
-``join_model`` / ``join_twin`` / ``join_compare`` (the stream-stream join: Spark's rules,
-the real run, beside Flink's interval join).
+``join_model`` / ``join_twin`` / ``join_compare`` / ``join_builder`` (the stream-stream
+join: Spark's rules, the real run, beside Flink's interval join, built from a pipeline).
 The engine core never imports this package; PySpark is imported only when a session
 starts.
 """
@@ -29,6 +29,7 @@ from winviz.spark.batches import BatchInputError, InputBatch, form_batches
 from winviz.spark.builder import NoTwinError, TwinPlan, build_twin
 from winviz.spark.compare import compare
 from winviz.spark.failures import SparkQueryError
+from winviz.spark.join_builder import JoinTwinPlan
 from winviz.spark.join_compare import compare_join, flink_interval_join
 from winviz.spark.join_model import JoinBatch, JoinResult, JoinRow, JoinSpec, predict_join
 from winviz.spark.join_twin import run_join_twin
@@ -48,6 +49,7 @@ __all__ = [
     "JoinResult",
     "JoinRow",
     "JoinSpec",
+    "JoinTwinPlan",
     "NoTwinError",
     "OutputRow",
     "SparkModel",

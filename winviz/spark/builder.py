@@ -21,7 +21,12 @@ What translates (the engine side -> the Spark side):
 
 Everything else is refused with its reason (``NO_TWIN``): allowed lateness (late re-firing),
 late-data side outputs, evictors, custom triggers, other functions, processing-time or global
-windows, window offsets, other watermark generators, idleness, partitioned sources.
+windows, window offsets, other watermark generators, idleness, partitioned sources, BATCH
+runtime mode.
+
+A sink fed by an interval join (``key_by(...).interval_join(other.key_by(...)).between(lower,
+upper).process(wv.PairJoinFunction())``) gets the Spark stream-stream join twin instead: a
+``JoinTwinPlan`` (``winviz.spark.join_builder``); window joins and coGroups are refused.
 """
 
 from __future__ import annotations
@@ -30,11 +35,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from winviz.batch_execution import RuntimeExecutionMode, runtime_mode
 from winviz.datastream import StreamExecutionEnvironment
 from winviz.errors import ArgumentTypeError, InputError, WinvizError
 from winviz.graph import (
     FilterSpec,
     FlatMapSpec,
+    IntervalJoinSpec,
     KeyedProcessSpec,
     MapSpec,
     SinkSpec,
@@ -44,6 +51,8 @@ from winviz.graph import (
     WatermarksSpec,
     WindowSpec,
 )
+from winviz.joins import UnionKeySelector
+from winviz.spark.join_builder import JoinTwinPlan, build_join_twin
 from winviz.spark.spec import Drive, TwinSpec
 
 NO_TWIN = {
@@ -91,7 +100,38 @@ NO_TWIN = {
     ),
     "shape": (
         "the twin covers source(s) -> [map/filter/flat_map] -> assign_timestamps_and_watermarks "
-        "-> [union] -> key_by -> window -> aggregate -> sink"
+        "-> [union] -> key_by -> window -> aggregate -> sink, and two such inputs (no union) "
+        "-> key_by -> interval_join -> between -> process(PairJoinFunction()) -> sink"
+    ),
+    "batch": (
+        "BATCH runtime mode has no Spark streaming twin: Flink runs a bounded job key by key "
+        "with no late data (the watermark jumps to MAX at the end of each key), while Spark "
+        "Structured Streaming drops rows behind its watermark between micro-batches"
+    ),
+    "join_function": (
+        "a ProcessJoinFunction is arbitrary code (it may emit any number of records per pair, "
+        "read its context, write side outputs, keep state or have side effects); Spark's "
+        "stream-stream join outputs the joined pairs, so the twin exists for "
+        "wv.PairJoinFunction(), which collects (left, right) for each pair"
+    ),
+    "join_side_output": (
+        "side outputs of late join input have no Spark equivalent: Spark drops late rows before "
+        "they join (numRowsDroppedByWatermark) and cannot route them to another stream"
+    ),
+    "join_union": (
+        "a union on one side of an interval join has no twin: each side of Spark's join has one "
+        "withWatermark, while Flink's side keeps one watermark per input stream (the minimum)"
+    ),
+    "join_key": (
+        "the join twin's key must be a str or an int (Spark's key column is a string or a "
+        "long): key_by gave {kind} {value!r} for {side} record {index}"
+    ),
+    "window_join": (
+        "a window join / coGroup has no Spark counterpart: Flink outputs a window's pairs (or "
+        "calls the coGroup function with both sides' elements) when the window fires, under "
+        "its trigger and allowed lateness, and pairs only elements of the same window; Spark's "
+        "stream-stream join has no window firing: it outputs a pair in the micro-batch in "
+        "which its second row arrives"
     ),
 }
 
@@ -145,11 +185,12 @@ def build_twin(
     trigger_interval: int = 1000,
     drive: Drive = "per_batch",
     approximate: bool = False,
-) -> TwinPlan:
+) -> TwinPlan | JoinTwinPlan:
     """The Spark twin of the pipeline that ends in ``sink_to(sink)`` (``TwinPlan.reasons``
     says why when there is none). ``approximate=True`` builds the nearest twin of a pipeline
     with allowed lateness or a late-data side output anyway — Spark drops those late rows —
-    and lists what it leaves out in ``TwinPlan.caveats`` (for ``winviz.spark.compare``)."""
+    and lists what it leaves out in ``TwinPlan.caveats`` (for ``winviz.spark.compare``).
+    A sink fed by an interval join gets a ``JoinTwinPlan`` (``winviz.spark.join_builder``)."""
     if not isinstance(env, StreamExecutionEnvironment):
         raise ArgumentTypeError(
             "build_twin needs the job's StreamExecutionEnvironment",
@@ -162,12 +203,28 @@ def build_twin(
         names = sorted(n.name for n in env.nodes if isinstance(n.spec, SinkSpec))
         raise InputError("no such sink", field="sink", value=sink, expected=f"one of {names}")
     window = sinks[0].inputs[0]
-    if isinstance(window.spec, KeyedProcessSpec):
-        return TwinPlan(sink, None, reasons=(NO_TWIN["process"],))
-    if not isinstance(window.spec, WindowSpec):
-        return TwinPlan(sink, None, reasons=(NO_TWIN["shape"],))
-    w = window.spec
     reasons: list[str] = []
+    if runtime_mode(env.runtime_mode) is not RuntimeExecutionMode.STREAMING:
+        reasons.append(NO_TWIN["batch"])  # AUTOMATIC is BATCH: every source is bounded
+    if isinstance(window.spec, IntervalJoinSpec):
+        return build_join_twin(
+            env,
+            sink,
+            window,
+            trigger_interval=trigger_interval,
+            drive=drive,
+            approximate=approximate,
+            reasons=reasons,
+        )
+    if isinstance(window.spec, KeyedProcessSpec):
+        return TwinPlan(sink, None, reasons=(*reasons, NO_TWIN["process"]))
+    if isinstance(window.spec, WindowSpec) and isinstance(
+        window.spec.key_selector, UnionKeySelector
+    ):
+        return TwinPlan(sink, None, reasons=(*reasons, NO_TWIN["window_join"]))
+    if not isinstance(window.spec, WindowSpec):
+        return TwinPlan(sink, None, reasons=(*reasons, NO_TWIN["shape"]))
+    w = window.spec
     shape = _window_shape(w.assigner, reasons)
     caveats: list[str] = []
     if w.allowed_lateness:

@@ -2,7 +2,8 @@
 
 ``flink_interval_join(left, ..., right, ..., spec)`` runs the winviz engine's interval join
 (Flink 2.3's ``IntervalJoinOperator``, ``winviz.operators.interval_join``) with the spec's
-bounds (``between(lower, upper)``) and watermark delays (``for_bounded_out_of_orderness``),
+bounds (``between(lower, upper)``, an exclusive bound as ``lower_bound_exclusive()`` /
+``upper_bound_exclusive()``) and watermark delays (``for_bounded_out_of_orderness``),
 late rows to side outputs. ``compare_join(engine_result, spark_result)`` gives one row per pair
 of rows that the condition joins (same key, ``l.ts + lower <= r.ts <= l.ts + upper``) and
 one per NULL row Spark's outer join emitted: whether each engine output it, when, and why not.
@@ -87,13 +88,16 @@ def flink_interval_join(
     right: Sequence[Any],
     right_arrivals: Sequence[int],
     spec: JoinSpec,
+    *,
+    auto_watermark_interval: int = 200,
 ) -> Any:
     """The engine's interval join of the same inputs (``JobExecutionResult``): output
-    ``(left index, right index)`` per pair, late rows to the side outputs ``LATE_TAGS``."""
+    ``(left index, right index)`` per pair, late rows to the side outputs ``LATE_TAGS``;
+    periodic watermarks every ``auto_watermark_interval`` ms (the environment's setting)."""
     import winviz as wv
 
     lrows, rrows = _sides(left, left_arrivals, right, right_arrivals, spec)
-    env = wv.StreamExecutionEnvironment()
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=auto_watermark_interval)
 
     def stream(rows: list[dict[str, Any]], delay: int, name: str) -> Any:
         strategy = wv.WatermarkStrategy.for_bounded_out_of_orderness(delay)
@@ -107,11 +111,17 @@ def flink_interval_join(
         def process_element(self, le: Any, ri: Any, ctx: Any, out: Any) -> None:
             out.collect((le["i"], ri["i"]))
 
-    joined = (
+    between = (
         stream(lrows, spec.left_delay, "left")
         .interval_join(stream(rrows, spec.right_delay, "right"))
         .between(spec.lower, spec.upper)
-        .side_output_left_late_data(wv.OutputTag(LATE_TAGS[0]))
+    )
+    if not spec.lower_inclusive:
+        between = between.lower_bound_exclusive()
+    if not spec.upper_inclusive:
+        between = between.upper_bound_exclusive()
+    joined = (
+        between.side_output_left_late_data(wv.OutputTag(LATE_TAGS[0]))
         .side_output_right_late_data(wv.OutputTag(LATE_TAGS[1]))
         .process(Pair())
     )
@@ -232,7 +242,7 @@ def compare_join(engine_result: Any, spark_result: JoinResult, inputs: Any) -> A
             later = arrived_in.get((other, orow["i"]))
             if later is not None and later > batch:
                 name = SIDE_NAMES[side]
-                formula = f"{wm} - {spec.upper} - 1" if side == LEFT else f"{wm} + {spec.lower} - 1"
+                formula = state_watermark_formula(spec, side, wm)
                 out.append(
                     f"Spark evicted {name} row {row['i']} in batch {batch} (ts {row['ts']} <= "
                     f"{name} state watermark {swm} = {formula}) before {SIDE_NAMES[other]} row "
@@ -276,6 +286,13 @@ def compare_join(engine_result: Any, spark_result: JoinResult, inputs: Any) -> A
     ints = ["left_index", "left_ts", "right_index", "right_ts", "flink_time"]
     ints += ["spark_batch", "spark_time"]
     return frame.astype({c: "Int64" for c in ints} | {"flink": bool, "spark": bool})
+
+
+def state_watermark_formula(spec: JoinSpec, side: int, watermark: int) -> str:
+    """How the side's state watermark is solved from ``watermark`` (``join_model`` rule 2)."""
+    if side == LEFT:
+        return f"{watermark} - {spec.upper}" + (" - 1" if spec.upper_inclusive else "")
+    return f"{watermark} + {spec.lower}" + (" - 1" if spec.lower_inclusive else "")
 
 
 def _row(

@@ -9,7 +9,9 @@ The Spark query (``winviz.spark.join_twin`` runs it on real local Spark)::
 
 i.e. a left row ``l`` and a right row ``r`` of the same key join when
 ``l.ts + lower <= r.ts <= l.ts + upper`` — the bounds of Flink's
-``interval_join(...).between(lower, upper)``. Spark plans it as ``StreamingSymmetricHashJoinExec``
+``interval_join(...).between(lower, upper)``; an exclusive bound (Flink's
+``lower_bound_exclusive()`` / ``upper_bound_exclusive()``) is the strict inequality
+``rt > lt + lower`` / ``rt < lt + upper``. Spark plans it as ``StreamingSymmetricHashJoinExec``
 (``sql/core/.../operators/stateful/join/StreamingSymmetricHashJoinExec.scala``). Its rules,
 each checked against Spark's source and against real Spark 4.x (``tests/test_spark_join.py``):
 
@@ -24,9 +26,12 @@ each checked against Spark's source and against real Spark 4.x (``tests/test_spa
    ``StreamingJoinHelper.getStateValueWatermark``): the condition is solved for each side's time
    with the *other* side's time replaced by the watermark ``W``; a ``<=`` / ``>=`` conjunct gives
    ``solution - 1`` because the eviction predicate is inclusive (``ts <= state watermark``,
-   ``WatermarkSupport.watermarkExpression``). ``rt <= lt + upper`` bounds the left side:
-   ``left state watermark = W - upper - 1``; ``rt >= lt + lower`` bounds the right side:
-   ``right state watermark = W + lower - 1``.
+   ``WatermarkSupport.watermarkExpression``); a strict ``<`` / ``>`` conjunct gives the
+   solution itself. ``rt <= lt + upper`` bounds the left side:
+   ``left state watermark = W - upper - 1`` (``rt < lt + upper``: ``W - upper``);
+   ``rt >= lt + lower`` bounds the right side: ``right state watermark = W + lower - 1``
+   (``rt > lt + lower``: ``W + lower``). So an exclusive bound evicts exactly as the inclusive
+   bound moved by one (Flink's ``upper - 1`` / ``lower + 1``) would.
 3. **Late rows** (``OneSideHashJoiner.storeAndJoinWithOtherSide``): a row with ``ts <= L`` is
    dropped before it joins anything and counted in ``numRowsDroppedByWatermark``.
 4. **Joining** (``processPartitions``): first every left input row joins the right *state*
@@ -75,9 +80,11 @@ class JoinSpec:
     """A Spark stream-stream join of two timestamped inputs (all times in ms).
 
     A left row ``l`` and a right row ``r`` join when their keys are equal and
-    ``l.ts + lower <= r.ts <= l.ts + upper`` (Flink's ``between(lower, upper)``).
-    ``left_delay`` / ``right_delay`` are the ``withWatermark`` delays, ``watermark_policy``
-    Spark's ``spark.sql.streaming.multipleWatermarkPolicy``. ``join_type`` is one of
+    ``l.ts + lower <= r.ts <= l.ts + upper`` (Flink's ``between(lower, upper)``);
+    ``lower_inclusive=False`` / ``upper_inclusive=False`` make that bound strict (Flink's
+    ``lower_bound_exclusive()`` / ``upper_bound_exclusive()``). ``left_delay`` /
+    ``right_delay`` are the ``withWatermark`` delays, ``watermark_policy`` Spark's
+    ``spark.sql.streaming.multipleWatermarkPolicy``. ``join_type`` is one of
     ``JOIN_TYPES`` (Spark 4 supports all five for stream-stream joins with a time range).
     ``key_field`` / ``ts_field`` name the record fields; ``trigger_interval`` and ``drive``
     cut and run the micro-batches as for ``TwinSpec``.
@@ -93,6 +100,8 @@ class JoinSpec:
     ts_field: str | int = "ts"
     trigger_interval: int = 1000
     drive: Literal["per_batch", "available_now"] = "per_batch"
+    lower_inclusive: bool = True
+    upper_inclusive: bool = True
 
     output_mode = "append"  # a stream-stream join runs in append mode
 
@@ -108,6 +117,9 @@ class JoinSpec:
                 value=self.lower,
                 expected=f"<= upper ({self.upper})",
             )
+        for name in ("lower_inclusive", "upper_inclusive"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError("must be a bool", field=name, value=getattr(self, name))
         for name in ("left_delay", "right_delay"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -147,13 +159,21 @@ class JoinSpec:
 
 def state_watermarks(spec: JoinSpec, watermark: int) -> tuple[int, int]:
     """Rule 2: (left, right) state watermarks for eviction watermark ``watermark``: state rows
-    with ``ts <=`` them are removed."""
-    return watermark - spec.upper - 1, watermark + spec.lower - 1
+    with ``ts <=`` them are removed. An inclusive bound (``<=`` / ``>=``) subtracts 1, a strict
+    one does not (``StreamingJoinHelper.getStateValueWatermark``)."""
+    return (
+        watermark - spec.upper - (1 if spec.upper_inclusive else 0),
+        watermark + spec.lower - (1 if spec.lower_inclusive else 0),
+    )
 
 
 def joins(spec: JoinSpec, left_ts: int, right_ts: int) -> bool:
-    """The time-range condition ``left.ts + lower <= right.ts <= left.ts + upper``."""
-    return left_ts + spec.lower <= right_ts <= left_ts + spec.upper
+    """The time-range condition ``left.ts + lower <= right.ts <= left.ts + upper`` (``<`` on
+    an exclusive side)."""
+    low, high = left_ts + spec.lower, left_ts + spec.upper
+    above = right_ts >= low if spec.lower_inclusive else right_ts > low
+    below = right_ts <= high if spec.upper_inclusive else right_ts < high
+    return above and below
 
 
 class JoinRow(NamedTuple):

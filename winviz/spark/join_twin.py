@@ -165,8 +165,11 @@ def build_join_query(
 
 
 def join_condition(spec: JoinSpec) -> str:
-    """The join condition as Spark SQL: key equality and the time range."""
+    """The join condition as Spark SQL: key equality and the time range (an exclusive bound
+    as a strict inequality)."""
+    above = ">=" if spec.lower_inclusive else ">"
+    below = "<=" if spec.upper_inclusive else "<"
     return (
-        f"lkey = rkey AND rt >= lt + INTERVAL {spec.lower} MILLISECONDS "
-        f"AND rt <= lt + INTERVAL {spec.upper} MILLISECONDS"
+        f"lkey = rkey AND rt {above} lt + INTERVAL {spec.lower} MILLISECONDS "
+        f"AND rt {below} lt + INTERVAL {spec.upper} MILLISECONDS"
     )

@@ -18,7 +18,13 @@ from typing import Any, Generic, TypeVar
 import winviz as wv
 from winviz.pyflink.common.typeinfo import TypeInformation, internal
 from winviz.pyflink.datastream.output_tag import OutputTag
-from winviz.pyflink.datastream.state import KeyedStateStore, StateCells, StateHandle, ValueCells
+from winviz.pyflink.datastream.state import (
+    KeyedStateStore,
+    StateCells,
+    StateHandle,
+    ValueCells,
+    WindowStateHandle,
+)
 
 IN = TypeVar("IN")
 OUT = TypeVar("OUT")
@@ -414,7 +420,7 @@ class _WindowContext(ProcessWindowFunction.Context, ProcessAllWindowFunction.Con
         return self._ctx.current_watermark()
 
     def window_state(self) -> KeyedStateStore:
-        return KeyedStateStore(StateHandle(self._ctx.window_state()))
+        return KeyedStateStore(WindowStateHandle(self._ctx))
 
     def global_state(self) -> KeyedStateStore:
         return KeyedStateStore(StateHandle(self._ctx.global_state()))

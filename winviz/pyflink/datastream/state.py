@@ -30,6 +30,10 @@ class StateCells:
     def put(self, name: str, value: Any) -> None:
         raise NotImplementedError
 
+    def open(self) -> None:
+        """Called as a state object is taken (``get_state`` & co.): a store that refuses
+        state refuses it here, as Flink's ``KeyedStateStore.getState`` does."""
+
 
 class ValueCells(StateCells):
     """winviz's keyed state of the call being made (``ctx`` is set before each call)."""
@@ -67,6 +71,21 @@ class StateHandle(StateCells):
         else:
             cells[name] = value
         self.partitioned.update(cells or None)
+
+
+class WindowStateHandle(StateHandle):
+    """The cells of the per-window state of a window function's context, taken from winviz's
+    ``context.window_state()`` as a state object is taken: on merging windows that refuses
+    it (PyFlink's ``MergingWindowStateStore.get_state`` & co. raise "Per-window state is not
+    allowed when using merging windows."), not ``context.window_state()`` itself."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        self.partitioned = None
+
+    def open(self) -> None:
+        if self.partitioned is None:
+            self.partitioned = self.context.window_state()
 
 
 class StateTtlConfig:
@@ -283,6 +302,7 @@ class KeyedStateStore:
     def _check(self, desc: Any, cls: type) -> None:
         if not isinstance(desc, cls):
             raise TypeError(f"expected a {cls.__name__}, not {type(desc).__name__}")
+        self._cells.open()
 
     def get_state(self, state_descriptor: ValueStateDescriptor) -> ValueState:
         self._check(state_descriptor, ValueStateDescriptor)
