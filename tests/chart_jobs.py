@@ -111,6 +111,8 @@ CHARTS: dict[str, Callable[[Any], Any]] = {
     "timers_chart": viz.timers_chart,
     "window_lanes": viz.window_lanes,
     "propagation_chart": viz.propagation_chart,
+    "operator_flow": viz.operator_flow,
+    "stage_watermarks": viz.stage_watermarks,
 }
 
 FIELDS = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")

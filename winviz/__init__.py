@@ -110,6 +110,8 @@ _LAZY = {
     "timers_chart": "winviz.viz",
     "skew_chart": "winviz.viz",
     "propagation_chart": "winviz.viz",
+    "operator_flow": "winviz.viz",
+    "stage_watermarks": "winviz.viz",
     "scrubber": "winviz.viz",
     "explore": "winviz.viz",
     "save_html": "winviz.viz",

@@ -9,6 +9,8 @@
     viz.skew_chart(result.trace)        # long runs: processing − event time, the watermark lag
     viz.scrubber(result.trace)          # the timeline at processing time t (slider)
     viz.propagation_chart(result.trace) # per-channel watermarks, the minimum, idle periods
+    viz.operator_flow(result.trace, 3)  # element 3's path through the WindowOperator
+    viz.stage_watermarks(result.trace, at=1200)  # each operator's input / output watermark
     viz.explore(pipeline, records, bound=(0, 5000, 500), size=[1000, 5000])   # sliders
     viz.save_html(chart, "t.html")      # self-contained page, no external URL
     viz.save_svg(chart, "t.svg"); viz.save_png(chart, "t.png")   # offline, for slides
@@ -29,11 +31,13 @@ from __future__ import annotations
 
 from winviz.viz.explore import Explorer, explore
 from winviz.viz.export import save_html, save_png, save_svg, setup_rendering
+from winviz.viz.flow import operator_flow
 from winviz.viz.frames import TraceInputError
 from winviz.viz.lanes import window_lanes
 from winviz.viz.propagation import propagation_chart
 from winviz.viz.scrubber import scrubber
 from winviz.viz.skew import skew_chart
+from winviz.viz.stages import stage_watermarks
 from winviz.viz.timeline import timeline
 from winviz.viz.timers import timers_chart
 
@@ -41,6 +45,7 @@ __all__ = [
     "Explorer",
     "TraceInputError",
     "explore",
+    "operator_flow",
     "propagation_chart",
     "save_html",
     "save_png",
@@ -48,6 +53,7 @@ __all__ = [
     "scrubber",
     "setup_rendering",
     "skew_chart",
+    "stage_watermarks",
     "timeline",
     "timers_chart",
     "window_lanes",

@@ -1,0 +1,353 @@
+"""winviz.viz.operator_flow / flow_steps: the path of one element through the WindowOperator,
+read off the trace — the exact steps for each branch of ``processElement`` (on time, late and
+accepted with a late firing, late and dropped / side output, FIRE_AND_PURGE on an element,
+sliding windows, a session merge) and the timer call-backs of the element's windows; the
+chart marks exactly those boxes and arrows, validates, and names MIN / MAX; bad arguments
+raise naming them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import winviz as wv
+from winviz.viz import validation
+from winviz.viz.flow import EDGES, NODES, flow_steps, operator_flow
+
+TAKEN = "taken by this element"
+
+
+def job(
+    data: list[tuple[str, int]],
+    arrivals: list[int],
+    *,
+    assigner: Any = None,
+    trigger: Any = None,
+    lateness: int = 0,
+    tag: bool = False,
+) -> wv.JobExecutionResult:
+    """One key, 5 s tumbling event-time windows by default, bound 0 (watermark = max ts − 1,
+    every 200 ms), a count per window."""
+    env = wv.StreamExecutionEnvironment()
+    windowed = (
+        env.from_collection(data, arrival_times=arrivals)
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(assigner or wv.TumblingEventTimeWindows.of(wv.seconds(5)))
+    )
+    if trigger is not None:
+        windowed = windowed.trigger(trigger)
+    if lateness:
+        windowed = windowed.allowed_lateness(lateness)
+    if tag:
+        windowed = windowed.side_output_late_data(wv.OutputTag("late"))
+    windowed.aggregate(wv.CountAggregate()).sink_to("out")
+    return env.execute()
+
+
+LATE_DATA = [("A", 1000), ("A", 6000), ("A", 2000)]
+LATE_ARRIVALS = [0, 1000, 2000]  # 6000 raises the watermark to 5999: [0, 5000) fires
+
+
+def steps(result: Any, element: int, **kw: Any) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in flow_steps(result, element, **kw).itertuples(index=False)]
+
+
+def test_an_on_time_element_and_its_windows_timers() -> None:
+    run = job(LATE_DATA, LATE_ARRIVALS)
+    # each step's seq is the record that shows it
+    kinds = {r.seq: r.kind for r in run.trace.records(operator="window")}
+    assert [kinds[seq] for seq in (1, 2, 4, 5, 18, 19, 22, 24)] == [
+        "element",
+        "assigned",
+        "trigger",
+        "timer_registered",
+        "timer_fired",
+        "trigger",
+        "fired",
+        "cleanup",
+    ]
+    assert steps(run, 0) == [
+        (1, "element", None, "ts 1000 > watermark MIN: on time"),
+        (1, "assign", None, "[0, 5000)"),
+        (2, "window_late", "[0, 5000)", "[0, 5000): no"),
+        (2, "add", "[0, 5000)", "added to [0, 5000)"),
+        (4, "on_element", "[0, 5000)", "[0, 5000): CONTINUE"),
+        (5, "cleanup_timer", "[0, 5000)", "[0, 5000): event-time timer 4999, already there"),
+        (18, "timer", "[0, 5000)", "[0, 5000): event-time timer 4999, watermark 5999"),
+        (19, "on_timer", "[0, 5000)", "[0, 5000): onEventTime → FIRE"),
+        (
+            22,
+            "timer_emit",
+            "[0, 5000)",
+            "[0, 5000): first firing; cause: event-time timer at 4999",
+        ),
+        (24, "is_cleanup", "[0, 5000)", "[0, 5000): yes, cleanup time 4999"),
+        (24, "clear", "[0, 5000)", "[0, 5000): state cleared"),
+    ]
+
+
+def test_a_late_element_is_dropped_or_sent_to_the_side_output() -> None:
+    head = [
+        (26, "element", None, "ts 2000 ≤ watermark 5999: late"),
+        (26, "assign", None, "[0, 5000)"),
+        (27, "window_late", "[0, 5000)", "[0, 5000): yes, past its cleanup time"),
+        (27, "skip", "[0, 5000)", "[0, 5000) skipped"),
+        (27, "element_late", None, "yes: ts + allowed lateness ≤ watermark"),
+    ]
+    assert steps(job(LATE_DATA, LATE_ARRIVALS), 2) == [*head, (28, "dropped", None, "dropped")]
+    assert steps(job(LATE_DATA, LATE_ARRIVALS, tag=True), 2) == [
+        *head,
+        (28, "side_output", None, "side output"),
+    ]
+
+
+def test_a_late_element_within_allowed_lateness_causes_a_late_re_firing() -> None:
+    assert steps(job(LATE_DATA, LATE_ARRIVALS, lateness=2000), 2) == [
+        (24, "element", None, "ts 2000 ≤ watermark 5999: late"),
+        (24, "assign", None, "[0, 5000)"),
+        (25, "window_late", "[0, 5000)", "[0, 5000): no"),
+        (25, "add", "[0, 5000)", "added to [0, 5000)"),
+        (26, "on_element", "[0, 5000)", "[0, 5000): FIRE"),
+        (29, "emit", "[0, 5000)", "[0, 5000): re-firing, late firing; cause: element"),
+        (30, "cleanup_timer", "[0, 5000)", "[0, 5000): event-time timer 6999, already there"),
+        (35, "timer", "[0, 5000)", "[0, 5000): event-time timer 6999, watermark MAX"),
+        (36, "on_timer", "[0, 5000)", "[0, 5000): onEventTime → CONTINUE"),
+        (38, "is_cleanup", "[0, 5000)", "[0, 5000): yes, cleanup time 6999"),
+        (38, "clear", "[0, 5000)", "[0, 5000): state cleared"),
+    ]
+
+
+def test_fire_and_purge_on_an_element() -> None:
+    run = job(
+        [("A", 1000), ("A", 1200), ("A", 1300)],
+        [0, 10, 20],
+        trigger=wv.PurgingTrigger.of(wv.CountTrigger.of(2)),
+    )
+    assert [s[1:] for s in steps(run, 1)] == [
+        ("element", None, "ts 1200 > watermark MIN: on time"),
+        ("assign", None, "[0, 5000)"),
+        ("window_late", "[0, 5000)", "[0, 5000): no"),
+        ("add", "[0, 5000)", "added to [0, 5000)"),
+        ("on_element", "[0, 5000)", "[0, 5000): FIRE_AND_PURGE"),
+        ("emit", "[0, 5000)", "[0, 5000): first firing; cause: element"),
+        ("purge", "[0, 5000)", "[0, 5000) purged"),
+        ("cleanup_timer", "[0, 5000)", "[0, 5000): event-time timer 4999, already there"),
+        ("timer", "[0, 5000)", "[0, 5000): event-time timer 4999, watermark MAX"),
+        ("on_timer", "[0, 5000)", "[0, 5000): onEventTime → CONTINUE"),
+        ("is_cleanup", "[0, 5000)", "[0, 5000): yes, cleanup time 4999"),
+        ("clear", "[0, 5000)", "[0, 5000): state cleared"),
+    ]
+
+
+def test_a_timer_that_is_not_the_cleanup_time_answers_no() -> None:
+    run = job([("A", 1000), ("A", 6000)], [0, 1000], lateness=1000)  # fire at 4999, clean 5999
+    got = [s[1:] for s in steps(run, 0) if s[1] in ("timer", "on_timer", "is_cleanup", "clear")]
+    assert got == [
+        ("timer", "[0, 5000)", "[0, 5000): event-time timer 4999, watermark 5999"),
+        ("on_timer", "[0, 5000)", "[0, 5000): onEventTime → FIRE"),
+        ("is_cleanup", "[0, 5000)", "[0, 5000): no"),
+        ("timer", "[0, 5000)", "[0, 5000): event-time timer 5999, watermark 5999"),
+        ("on_timer", "[0, 5000)", "[0, 5000): onEventTime → CONTINUE"),
+        ("is_cleanup", "[0, 5000)", "[0, 5000): yes, cleanup time 5999"),
+        ("clear", "[0, 5000)", "[0, 5000): state cleared"),
+    ]
+
+
+def test_sliding_windows_each_take_the_steps() -> None:
+    run = job(LATE_DATA, LATE_ARRIVALS, assigner=wv.SlidingEventTimeWindows.of(4000, 2000))
+    got = steps(run, 0)
+    assert got[1] == (1, "assign", None, "[0, 4000), [-2000, 2000)")
+    assert [(s[1], s[2]) for s in got if s[1] in ("add", "timer_emit", "clear")] == [
+        ("add", "[0, 4000)"),
+        ("add", "[-2000, 2000)"),
+        ("timer_emit", "[-2000, 2000)"),
+        ("clear", "[-2000, 2000)"),
+        ("timer_emit", "[0, 4000)"),
+        ("clear", "[0, 4000)"),
+    ]
+
+
+def test_a_session_merge_and_an_end_of_input_firing() -> None:
+    run = job(
+        [("A", 1000), ("A", 3000), ("A", 2000)],
+        [0, 10, 20],
+        assigner=wv.EventTimeSessionWindows.with_gap(1500),
+    )
+    got = steps(run, 2)
+    assert got[1:3] == [
+        (13, "assign", None, "[1000, 4500) (after the merge)"),
+        (
+            14,
+            "merge",
+            "[1000, 4500)",
+            "merged [1000, 2500), [3000, 4500) into [1000, 4500)",
+        ),
+    ]
+    assert (
+        35,
+        "timer_emit",
+        "[1000, 4500)",
+        "[1000, 4500): first firing; cause: end of input (event-time timer at 4499)",
+    ) in got
+
+
+def chart_rows(chart: Any) -> list[dict[str, Any]]:
+    spec = chart.to_dict()  # validated against the Vega-Lite schema
+    return [row for rows in spec["datasets"].values() for row in rows]
+
+
+def test_the_chart_marks_exactly_the_steps_taken() -> None:
+    run = job(LATE_DATA, LATE_ARRIVALS, tag=True)
+    chart = operator_flow(run, 2)
+    assert isinstance(chart, validation.CHECKED_CHARTS)
+    rows = chart_rows(chart)
+    boxes = {r["id"]: r for r in rows if "id" in r}
+    assert set(boxes) == set(NODES)
+    assert {b for b, r in boxes.items() if r["path"] == TAKEN} == {
+        "element",
+        "assign",
+        "window_late",
+        "skip",
+        "element_late",
+        "side_output",
+    }
+    arrows = {r["edge"]: r["path"] for r in rows if "edge" in r and r["head"]}
+    assert set(arrows) == {f"{a} → {b}" for a, b, _ in EDGES}
+    assert sorted(a for a, p in arrows.items() if p == TAKEN) == [
+        "assign → window_late",
+        "element → assign",
+        "element_late → side_output",
+        "skip → element_late",
+        "window_late → skip",
+    ]
+    assert boxes["side_output"]["text"] == "side output"
+    meta = chart.to_dict()["usermeta"]["winviz"]
+    assert meta["status"] == "ok"
+    assert meta["notes"][0] == (
+        "element 2 at 'window': key A, value [\"A\",2000], ts 2000, watermark 5999 — side output"
+    )
+
+
+def test_min_and_max_are_named_never_printed_as_numbers() -> None:
+    run = job(LATE_DATA, LATE_ARRIVALS, lateness=2000)
+    text = json.dumps(operator_flow(run, 0).to_dict()) + json.dumps(operator_flow(run, 2).to_dict())
+    assert "watermark MIN" in text and "watermark MAX" in text
+    assert "9223372036854775807" not in text and "9223372036854775808" not in text
+
+
+def test_bad_arguments_name_themselves() -> None:
+    run = job(LATE_DATA, LATE_ARRIVALS)
+    with pytest.raises(ValueError, match=r"element 3: operator 'window' received 3 element"):
+        operator_flow(run, 3)
+    with pytest.raises(ValueError, match=r"element must be an int position .* got '1'"):
+        operator_flow(run, "1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"operator 'windows' is not a window operator"):
+        operator_flow(run, 0, operator="windows")
+    with pytest.raises(ValueError, match=r"width must be an int of at least 100 px, got 0"):
+        operator_flow(run, 0, width=0)
+    assert steps(run, -1) == steps(run, 2)  # from the end, as a list
+
+
+def test_input_that_cannot_be_drawn_gives_a_message_card() -> None:
+    card = operator_flow(None)
+    assert card.to_dict()["usermeta"]["winviz"]["status"] == "message"
+    env = wv.StreamExecutionEnvironment()
+    env.from_collection([1, 2]).map(lambda x: x + 1).sink_to("out")
+    card = operator_flow(env.execute())
+    meta = card.to_dict()["usermeta"]["winviz"]
+    assert (meta["status"], meta["message"]) == ("message", "No window operator in this trace.")
+
+
+def test_a_branch_past_a_box_is_not_taken_when_the_box_was() -> None:
+    run = job(
+        [("A", 1000), ("A", 1200), ("A", 1300)],
+        [0, 10, 20],
+        trigger=wv.PurgingTrigger.of(wv.CountTrigger.of(2)),
+    )
+    rows = chart_rows(operator_flow(run, 1))
+    arrows = {r["edge"]: r["path"] for r in rows if "edge" in r and r["head"]}
+    taken = {a for a, p in arrows.items() if p == TAKEN}
+    # FIRE_AND_PURGE: onElement -> emit -> purge -> registerCleanupTimer; not the arrows that
+    # skip emit (PURGE alone) or both (CONTINUE)
+    assert {"on_element → emit", "emit → purge", "purge → cleanup_timer"} <= taken
+    assert not {"on_element → purge", "on_element → cleanup_timer", "emit → cleanup_timer"} & taken
+    assert {"on_timer → is_cleanup", "is_cleanup → clear", "cleanup_timer → timer"} <= taken
+    assert not {"on_timer → timer_emit", "timer_emit → is_cleanup"} & taken
+
+
+def test_a_global_window_registers_no_cleanup_timer() -> None:
+    run = job(
+        [("A", 1000), ("A", 1200), ("A", 1300)],
+        [0, 10, 20],
+        assigner=wv.GlobalWindows.create(),
+        trigger=wv.CountTrigger.of(2),
+    )
+    assert steps(run, 1) == [
+        (5, "element", None, "ts 1200 > watermark MIN: on time"),
+        (5, "assign", None, "global window"),
+        (6, "window_late", "global window", "global window: no"),
+        (6, "add", "global window", "added to global window"),
+        (7, "on_element", "global window", "global window: FIRE"),
+        (10, "emit", "global window", "global window: first firing; cause: element"),
+        (10, "cleanup_timer", "global window", "global window: cleanup time MAX, no timer"),
+    ]
+    assert not run.trace.records("timer_registered")  # (the trace's own word for it)
+
+
+def test_processing_time_windows() -> None:
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("A", 1), ("A", 2)], arrival_times=[0, 1500])
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingProcessingTimeWindows.of(1000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    got = [s[1:] for s in steps(env.execute(), 0)]
+    assert got[0] == ("element", None, "no event timestamp: on time")
+    assert got[5:] == [
+        ("cleanup_timer", "[0, 1000)", "[0, 1000): processing-time timer 999, already there"),
+        ("timer", "[0, 1000)", "[0, 1000): processing-time timer 999, watermark MIN"),
+        ("on_timer", "[0, 1000)", "[0, 1000): onProcessingTime → FIRE"),
+        ("timer_emit", "[0, 1000)", "[0, 1000): first firing; cause: processing-time timer at 999"),
+        ("is_cleanup", "[0, 1000)", "[0, 1000): yes, cleanup time 999"),
+        ("clear", "[0, 1000)", "[0, 1000): state cleared"),
+    ]
+
+
+def test_the_late_side_output_and_drop_steps_agree_with_every_elements_fate() -> None:
+    import chart_jobs
+
+    from winviz.viz import frames
+
+    trace = chart_jobs.JOBS["late_union"]().trace
+    view = frames.open_trace(trace)
+    for op in frames.window_operators(view):
+        for i, fate in enumerate(frames.element_fates(view, op)["fate"]):
+            taken = set(flow_steps(trace, i, operator=op)["step"])
+            assert ("side_output" in taken) == (fate == "side output"), (op, i)
+            assert ("dropped" in taken) == (fate == "dropped"), (op, i)
+            assert ("add" in taken) == (fate in ("on time", "late, accepted")), (op, i)
+
+
+def test_each_timer_call_marks_its_own_branch() -> None:
+    # allowed lateness 1000: the timer 4999 fires the window (FIRE), the cleanup timer 5999
+    # only cleans up (CONTINUE): both branches out of the trigger are taken
+    run = job([("A", 1000), ("A", 6000)], [0, 1000], lateness=1000)
+    rows = chart_rows(operator_flow(run, 0))
+    arrows = {r["edge"]: r["path"] for r in rows if "edge" in r and r["head"]}
+    taken = {a for a, p in arrows.items() if p == TAKEN}
+    assert {
+        "on_timer → timer_emit",
+        "timer_emit → is_cleanup",
+        "on_timer → is_cleanup",
+        "is_cleanup → clear",
+    } <= taken
+    assert "on_element → cleanup_timer" in taken and "on_element → emit" not in taken

@@ -1,0 +1,312 @@
+"""Box-and-arrow diagrams as Vega-Lite marks: the drawing under ``operator_flow`` and
+``stage_watermarks``.
+
+A diagram is a list of ``Box`` (a rectangle at data coordinates, a bold title and lines of
+text under it) and a list of ``Arrow`` (from one box's border to another's, an optional
+label, an arrowhead). Each box and arrow is either **on** the path the chart claims (drawn
+dark, filled) or **off** it (light grey): which, is decided by the chart from the trace; this
+module only draws. The layers are plain Vega-Lite dicts over inline rows (``spec.layer``),
+finished with ``palette.finish`` like every winviz chart, so the spec is checked against the
+Vega-Lite schema when it is converted (``validation``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+
+from winviz.viz import palette, spec
+
+ON = "on the path"
+OFF = "not on the path"
+ON_FILL = "#D6ECFA"  # a light sky blue
+ON_STROKE = palette.BLACK
+OFF_STROKE = "#BBBBBB"
+OFF_TEXT = "#8A8A8A"
+TITLE_SIZE = 11
+LINE_SIZE = 10
+LINE_PX = 13  # px between lines of text in a box
+
+
+@dataclass(frozen=True)
+class Box:
+    """One box at centre (``x``, ``y``) in data units, ``w`` × ``h`` wide and high; y grows
+    downwards. ``decision``: a question (drawn dashed)."""
+
+    id: str
+    x: float
+    y: float
+    w: float
+    h: float
+    title: str
+    lines: tuple[str, ...] = ()
+    on: bool = False
+    decision: bool = False
+    tip: str = ""
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """An arrow from box ``src`` to box ``dst`` with an optional ``label``; ``dashed``: a
+    later step (a timer that fires afterwards)."""
+
+    src: str
+    dst: str
+    label: str = ""
+    on: bool = False
+    dashed: bool = False
+    at: float = 0.5  # where along the arrow's longest segment its label sits (0: its start)
+    via: tuple[tuple[float, float], ...] = ()  # points the arrow bends at
+    right: bool = False  # the label left of that point (else right of it)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The visible data extent and the plot's size in pixels."""
+
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    width: int
+    height: int
+
+    def px(self, dx: float, dy: float) -> tuple[float, float]:
+        """A data-unit offset in pixels."""
+        return dx * self.width / (self.x1 - self.x0), dy * self.height / (self.y1 - self.y0)
+
+
+def _border(box: Box, tx: float, ty: float) -> tuple[float, float]:
+    """Where the segment from the box's centre towards (tx, ty) leaves the box."""
+    dx, dy = tx - box.x, ty - box.y
+    if dx == 0 and dy == 0:
+        return box.x, box.y
+    sx = (box.w / 2) / abs(dx) if dx else math.inf
+    sy = (box.h / 2) / abs(dy) if dy else math.inf
+    s = min(sx, sy)
+    return box.x + dx * s, box.y + dy * s
+
+
+def arrow_rows(boxes: dict[str, Box], arrows: list[Arrow], frame: Frame) -> list[dict[str, Any]]:
+    """One row per straight segment of each arrow: from the source box's border (through the
+    arrow's ``via`` points) to the target box's border. The last segment carries the angle of
+    the head (degrees clockwise from up, on screen); the longest one the label's place."""
+    rows = []
+    for a in arrows:
+        s, d = boxes[a.src], boxes[a.dst]
+        first = a.via[0] if a.via else (d.x, d.y)
+        last = a.via[-1] if a.via else (s.x, s.y)
+        points = [_border(s, *first), *a.via, _border(d, *last)]
+        segments = list(itertools.pairwise(points))
+        longest = max(range(len(segments)), key=lambda i: math.dist(*segments[i]))
+        for i, ((x, y), (x2, y2)) in enumerate(segments):
+            px, py = frame.px(x2 - x, y2 - y)
+            rows.append(
+                {
+                    "x": x,
+                    "y": y,
+                    "x2": x2,
+                    "y2": y2,
+                    "head": i == len(segments) - 1,
+                    "angle": round(math.degrees(math.atan2(px, -py)) % 360, 1),
+                    "mx": x + (x2 - x) * a.at,
+                    "my": y + (y2 - y) * a.at,
+                    "label": a.label if i == longest else "",
+                    "right": a.right,
+                    "path": ON if a.on else OFF,
+                    "dashed": a.dashed,
+                    "arrow": f"{s.title} → {d.title}",
+                    "edge": f"{a.src} → {a.dst}",
+                }
+            )
+    return rows
+
+
+def box_rows(boxes: list[Box]) -> list[dict[str, Any]]:
+    """One row per box: its rectangle, title, text lines (joined by newlines), on / off."""
+    return [
+        {
+            "id": b.id,
+            "x": b.x - b.w / 2,
+            "x2": b.x + b.w / 2,
+            "y": b.y - b.h / 2,
+            "y2": b.y + b.h / 2,
+            "cx": b.x,
+            "title": b.title,
+            "text": "\n".join(b.lines),
+            "path": ON if b.on else OFF,
+            "kind": "decision" if b.decision else "step",
+            "tip": b.tip or "\n".join(b.lines),
+        }
+        for b in boxes
+    ]
+
+
+def diagram(
+    boxes: list[Box],
+    arrows: list[Arrow],
+    frame: Frame,
+    *,
+    legend: tuple[str, str] | None = (ON, OFF),
+) -> alt.LayerChart:
+    """The boxes and arrows as one layered chart (axes hidden, y downwards). ``legend``: the
+    words for on / off the path in the legend (None: no legend)."""
+    shown = legend is not None
+    legend = legend or (ON, OFF)
+    by_id = {b.id: b for b in boxes}
+    brows, arows = box_rows(boxes), arrow_rows(by_id, arrows, frame)
+    words = {ON: legend[0], OFF: legend[1]}
+    for r in brows + arows:
+        r["path"] = words[r["path"]]
+    x = {"scale": {"domain": [frame.x0, frame.x1]}, "axis": None}
+    y = {"scale": {"domain": [frame.y0, frame.y1], "reverse": True}, "axis": None}
+    path_domain = [legend[0], legend[1]]
+    fill = {
+        "field": "path",
+        "type": "nominal",
+        "title": "step",
+        "scale": {"domain": path_domain, "range": [ON_FILL, "#FFFFFF"]},
+        "legend": {"symbolStrokeColor": palette.GREY, "symbolType": "square"} if shown else None,
+    }
+    stroke = {
+        "field": "path",
+        "type": "nominal",
+        "scale": {"domain": path_domain, "range": [ON_STROKE, OFF_STROKE]},
+        "legend": None,
+    }
+    text_color = {
+        "field": "path",
+        "type": "nominal",
+        "scale": {"domain": path_domain, "range": [palette.BLACK, OFF_TEXT]},
+        "legend": None,
+    }
+    q = "quantitative"
+    layers = []
+    if arows:
+        for dashed in (False, True):
+            part = [r for r in arows if r["dashed"] is dashed]
+            if not part:
+                continue
+            layers.append(
+                spec.layer(
+                    part,
+                    {
+                        "type": "rule",
+                        "strokeWidth": 1.6,
+                        **({"strokeDash": [5, 3]} if dashed else {}),
+                    },
+                    {
+                        "x": {"field": "x", "type": q, **x},
+                        "y": {"field": "y", "type": q, **y},
+                        "x2": {"field": "x2"},
+                        "y2": {"field": "y2"},
+                        "color": stroke,
+                        "tooltip": [{"field": "arrow", "type": "nominal"}],
+                    },
+                )
+            )
+        layers.append(
+            spec.layer(
+                [r for r in arows if r["head"]],
+                {"type": "point", "shape": "triangle-up", "filled": True, "size": 60, "opacity": 1},
+                {
+                    "x": {"field": "x2", "type": q, **x},
+                    "y": {"field": "y2", "type": q, **y},
+                    "angle": {"field": "angle", "type": q, "scale": None},
+                    "color": stroke,
+                },
+            )
+        )
+        for right in (False, True):
+            labelled = [r for r in arows if r["label"] and r["right"] is right]
+            if not labelled:
+                continue
+            layers.append(
+                spec.layer(
+                    labelled,
+                    {
+                        "type": "text",
+                        "fontSize": 9,
+                        "dx": -4 if right else 4,
+                        "dy": -2,
+                        "baseline": "bottom",
+                        "align": "right" if right else "left",
+                        "fontStyle": "italic",
+                    },
+                    {
+                        "x": {"field": "mx", "type": q, **x},
+                        "y": {"field": "my", "type": q, **y},
+                        "text": {"field": "label", "type": "nominal"},
+                        "color": text_color,
+                    },
+                )
+            )
+    for kind, mark in (
+        ("step", {"type": "rect", "cornerRadius": 4, "strokeWidth": 1.5}),
+        ("decision", {"type": "rect", "strokeWidth": 1.5, "strokeDash": [4, 2]}),
+    ):
+        part = [r for r in brows if r["kind"] == kind]
+        if not part:
+            continue
+        layers.append(
+            spec.layer(
+                part,
+                mark,
+                {
+                    "x": {"field": "x", "type": q, **x},
+                    "x2": {"field": "x2"},
+                    "y": {"field": "y", "type": q, **y},
+                    "y2": {"field": "y2"},
+                    "fill": fill,
+                    "stroke": stroke,
+                    "tooltip": [
+                        {"field": "title", "type": "nominal", "title": "step"},
+                        {"field": "tip", "type": "nominal", "title": "from the trace"},
+                    ],
+                },
+            )
+        )
+    layers.append(
+        spec.layer(
+            brows,
+            {
+                "type": "text",
+                "fontSize": TITLE_SIZE,
+                "fontWeight": "bold",
+                "baseline": "top",
+                "dy": 3,
+            },
+            {
+                "x": {"field": "cx", "type": q, **x},
+                "y": {"field": "y", "type": q, **y},
+                "text": {"field": "title", "type": "nominal"},
+                "color": text_color,
+            },
+        )
+    )
+    texts = [r for r in brows if r["text"]]
+    if texts:
+        layers.append(
+            spec.layer(
+                texts,
+                {
+                    "type": "text",
+                    "fontSize": LINE_SIZE,
+                    "baseline": "top",
+                    "dy": 5 + LINE_PX,
+                    "lineBreak": "\n",
+                    "lineHeight": LINE_PX,
+                },
+                {
+                    "x": {"field": "cx", "type": q, **x},
+                    "y": {"field": "y", "type": q, **y},
+                    "text": {"field": "text", "type": "nominal"},
+                    "color": text_color,
+                },
+            )
+        )
+    return spec.layer_chart(layers, width=frame.width, height=frame.height)

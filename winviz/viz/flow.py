@@ -1,0 +1,511 @@
+"""``operator_flow``: the path one element took through Flink's ``WindowOperator``.
+
+Flink's ``WindowOperator.processElement`` does, for each element (``winviz.operators.
+window_operator`` mirrors it): ask the ``WindowAssigner`` for the element's windows
+(``assignWindows``); with a merging assigner (sessions) put each into the key's
+``MergingWindowSet`` (``addWindow``, which may merge windows); skip a window that is late
+(``isWindowLate``: event time and ``cleanupTime(window) <= currentWatermark``); add the element
+to the window's state; ask the trigger (``onElement``); on FIRE emit the window's contents
+(``emitWindowContents``), on PURGE clear them; register the window's cleanup timer
+(``registerCleanupTimer``). An element that went into no window and is late itself
+(``isElementLate``: ``timestamp + allowedLateness <= currentWatermark``) goes to the late-data
+side output (``sideOutputLateData``) or is counted in ``numLateRecordsDropped``. Later the timer
+service calls back (``onEventTime`` / ``onProcessingTime``): the trigger decides again, FIRE
+emits, PURGE clears, and at the window's cleanup time (``isCleanupTime``) ``clearAllState``
+clears everything the window holds.
+
+This chart draws those steps as boxes and arrows and marks the ones the element's own records
+in the trace show it took — a claim about the trace, read from it only (schema order rules 3
+and 4, ``winviz.trace.schema``):
+
+* its ``element`` record at the operator, then, up to that operator's next ``element``,
+  ``watermark`` or ``timer_fired`` record, its ``merged``, ``assigned`` /
+  ``skipped_late_window``, ``trigger`` (``on_element``), ``fired``, ``purged`` and
+  ``timer_registered`` records, window by window (a ``timer_registered`` record after the
+  window's ``on_element`` call is ``registerCleanupTimer``: the trigger's own registrations
+  come before its call's record, which is written when the call returns; for the global
+  window, whose cleanup time is MAX, ``registerCleanupTimer`` registers nothing);
+* its fate in ``winviz.trace.vocabulary``'s words (on time / late, accepted / dropped / side
+  output: ``frames.element_fates``, the rule every chart reads);
+* for each window it was added to, the timers of that key and window that fired afterwards,
+  up to the window's ``cleanup`` record: each ``timer_fired``, the trigger call it caused and
+  its result, the ``fired`` record (with the firing's cause, first firing / re-firing and late
+  firing: ``frames.firings``), ``purged`` and ``cleanup``.
+
+``flow_steps`` gives the same as a table, one row per step taken, in seq order.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from winviz.time import format_ms
+from winviz.trace import TraceRecord, vocabulary
+from winviz.viz import frames, palette
+from winviz.viz.diagram import Arrow, Box, Frame, diagram
+from winviz.viz.frames import TraceInputError, TraceView
+
+CHART = "operator_flow"
+
+# the boxes: id -> (title, column x, row y, a question?)
+LATE, MAIN, SIDE, TIMERS, TIMER_SIDE = 0.0, 2.3, 4.6, 7.0, 9.3
+NODES: dict[str, tuple[str, float, float, bool]] = {
+    "element": ("processElement", MAIN, 0, False),
+    "assign": ("WindowAssigner.assignWindows", MAIN, 1, False),
+    "merge": ("MergingWindowSet.addWindow", SIDE, 1.5, False),
+    "window_late": ("window late? (isWindowLate)", MAIN, 2, True),
+    "skip": ("skip the window", LATE, 2, False),
+    "add": ("add to the window's state", MAIN, 3, False),
+    "on_element": ("Trigger.onElement", MAIN, 4, False),
+    "emit": ("emitWindowContents", SIDE, 4, False),
+    "purge": ("purge the contents", SIDE, 5.6, False),
+    "cleanup_timer": ("registerCleanupTimer", MAIN, 7, False),
+    "element_late": ("element late? (isElementLate)", LATE, 3.5, True),
+    "side_output": ("side output", LATE - 0.55, 5, False),
+    "dropped": ("dropped", LATE + 0.55, 5, False),
+    "timer": ("a timer fires", TIMERS, 3, False),
+    "on_timer": ("Trigger.onEventTime / …", TIMERS, 4, False),
+    "timer_emit": ("emitWindowContents", TIMER_SIDE, 4, False),
+    "timer_purge": ("purge the contents", TIMER_SIDE, 5.6, False),
+    "is_cleanup": ("cleanup time? (isCleanupTime)", TIMERS, 6.25, True),
+    "clear": ("clearAllState", TIMERS, 7.5, False),
+}
+EDGES: tuple[tuple[str, str, str], ...] = (
+    ("element", "assign", ""),
+    ("assign", "window_late", "not merging"),
+    ("assign", "merge", "merging"),
+    ("merge", "window_late", ""),
+    ("window_late", "skip", "yes"),
+    ("window_late", "add", "no"),
+    ("add", "on_element", ""),
+    ("on_element", "emit", "FIRE"),
+    ("on_element", "purge", "PURGE"),
+    ("on_element", "cleanup_timer", "CONTINUE"),
+    ("emit", "purge", "FIRE_AND_PURGE"),
+    ("emit", "cleanup_timer", ""),
+    ("purge", "cleanup_timer", ""),
+    ("skip", "element_late", "no window took it"),
+    ("element_late", "side_output", "yes, tag set"),
+    ("element_late", "dropped", "yes, no tag"),
+    ("cleanup_timer", "timer", "later"),
+    ("timer", "on_timer", ""),
+    ("on_timer", "timer_emit", "FIRE"),
+    ("on_timer", "timer_purge", "PURGE"),
+    ("on_timer", "is_cleanup", "CONTINUE"),
+    ("timer_emit", "timer_purge", "FIRE_AND_PURGE"),
+    ("timer_emit", "is_cleanup", ""),
+    ("timer_purge", "is_cleanup", ""),
+    ("is_cleanup", "clear", "yes"),
+)
+STEP_COLUMNS = ("seq", "step", "window", "outcome")
+_CALLS = {"on_event_time": "onEventTime", "on_processing_time": "onProcessingTime"}
+GLOBAL = "global window"
+MAX_LINES = 2  # outcome lines per box (the tooltip has all); more are counted ("… 3 more")
+LATER = ((5.8, 7.0), (5.8, 3.0))  # the "later" arrow's bends: between the columns
+NARROW = 1.05  # the two boxes side by side under "element late?"
+
+
+@dataclass(frozen=True)
+class ElementPath:
+    """The element (its ``element`` record), its fate, and the steps it took."""
+
+    record: TraceRecord
+    position: int
+    fate: str
+    steps: pd.DataFrame
+
+
+@frames.gc_paused
+def operator_flow(
+    trace: Any,
+    element: int = 0,
+    *,
+    operator: str | None = None,
+    width: int = 980,
+    height: int = 560,
+) -> alt.TopLevelMixin:
+    """The path of one element through the window operator (see the module docstring).
+
+    ``trace``: a Trace, its ``to_pandas()`` frame or a JobExecutionResult. ``element``: which
+    element, by its position among the elements that reached the operator (0 = the first, as
+    ``trace.records("element", operator=...)`` lists them; negative counts from the end).
+    ``operator``: the window operator (default: the first in the trace; the subtitle names
+    the others).
+
+    A trace that cannot be drawn (empty, no window operator, another schema version) gives a
+    message card; a wrong ``element`` or ``operator`` raises ``ValueError`` naming it."""
+    _check_size("width", width)
+    _check_size("height", height)
+    try:
+        view = frames.open_trace(trace)
+        op = pick_window_operator(view, operator)
+    except TraceInputError as exc:
+        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
+    path = element_path(view, op, element)
+    others = [o for o in frames.window_operators(view) if o != op]
+    return _chart(path, op, others, width, height)
+
+
+def _check_size(name: str, value: Any) -> None:
+    if value.__class__ is not int or value < 100:
+        raise ValueError(f"{name} must be an int of at least 100 px, got {value!r}")
+
+
+def flow_steps(trace: Any, element: int = 0, *, operator: str | None = None) -> pd.DataFrame:
+    """The steps ``operator_flow`` marks, one row per step taken in seq order: seq (of the
+    record that shows it), step (a box of the chart: ``NODES``), window (``[start, end)``
+    text, None for the element's own steps) and outcome (what the trace says happened)."""
+    view = frames.open_trace(trace)
+    return element_path(view, pick_window_operator(view, operator), element).steps
+
+
+def pick_window_operator(view: TraceView, operator: str | None) -> str:
+    """The window operator to read: ``operator`` (checked), or the trace's first."""
+    if len(view) == 0:
+        raise TraceInputError("The trace is empty. The job recorded no records at all.")
+    ops = frames.window_operators(view)
+    if operator is None:
+        if not ops:
+            raise TraceInputError(
+                "No window operator in this trace. operator_flow draws a WindowOperator's "
+                "steps; this trace has no assigned / fired records."
+            )
+        return ops[0]
+    if operator.__class__ is not str or operator not in ops:
+        raise ValueError(
+            f"operator {operator!r} is not a window operator of this trace; "
+            f"expected one of: {', '.join(map(repr, ops)) or '(none)'}"
+        )
+    return operator
+
+
+def window_text(window: Any) -> str | None:
+    """``[0, 5000)`` for a time window, "global window" for the global one, None for none."""
+    if window is None:
+        return None
+    start, end = getattr(window, "start", None), getattr(window, "end", None)
+    if start is None or end is None:
+        return GLOBAL
+    return f"[{format_ms(start)}, {format_ms(end)})"
+
+
+def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
+    """The element's record, fate and steps (``flow_steps``)."""
+    erows = view.select("element", operator=operator)
+    n = len(erows)
+    if element.__class__ is not int:
+        raise ValueError(f"element must be an int position (0 = the first), got {element!r}")
+    if not -n <= element < n:
+        raise ValueError(
+            f"element {element}: operator {operator!r} received {n} element(s); "
+            f"expected 0 … {n - 1} (or -{n} … -1 from the end)"
+        )
+    position = element % n
+    seq = int(erows[position])
+    record = trace_records(view, erows[position : position + 1])[0]
+    fates = frames.element_fates(view, operator)
+    fate = str(fates.loc[fates["seq"] == seq, "fate"].iloc[0])
+    # the element's own processing: up to the operator's next element, watermark or timer
+    ends = view.select("element", "watermark", "timer_fired", operator=operator)
+    later = ends[ends > seq]
+    end = int(later[0]) if len(later) else len(view)
+    kinds = ("merged", "assigned", "skipped_late_window", "trigger", "fired", "purged")
+    own = view.select(*kinds, "timer_registered", operator=operator)
+    own = own[(own > seq) & (own < end)]
+    records = trace_records(view, own)
+    steps: list[tuple[int, str, str | None, str]] = []
+    late = vocabulary.is_late(record.ts, record.watermark)
+    steps.append(
+        (
+            seq,
+            "element",
+            None,
+            f"ts {format_ms(record.ts)} {'≤' if late else '>'} watermark "
+            f"{format_ms(record.watermark)}: {'late' if late else vocabulary.ON_TIME}"
+            if record.ts is not None
+            else f"no event timestamp: {vocabulary.ON_TIME}",
+        )
+    )
+    windows = [r for r in records if r.kind in ("assigned", "skipped_late_window")]
+    steps.append(
+        (
+            seq,
+            "assign",
+            None,
+            ", ".join(str(window_text(r.window)) for r in windows)
+            + (" (after the merge)" if any(r.kind == "merged" for r in records) else "")
+            if windows
+            else "no window",
+        )
+    )
+    firing = _firing_words(view, operator)
+    called: set[Any] = set()  # windows whose on_element call was seen (cleanup timers follow)
+    last_call: dict[Any, int] = {}  # the global window: its call's last record
+    for r in records:
+        w = window_text(r.window)
+        if r.kind == "merged":
+            merged = ", ".join(str(window_text(m)) for m in r.details()["merged_windows"])
+            steps.append((r.seq, "merge", w, f"merged {merged} into {w}"))
+        elif r.kind == "skipped_late_window":
+            steps.append((r.seq, "window_late", w, f"{w}: yes, past its cleanup time"))
+            steps.append((r.seq, "skip", w, f"{w} skipped"))
+        elif r.kind == "assigned":
+            steps.append((r.seq, "window_late", w, f"{w}: no"))
+            steps.append((r.seq, "add", w, f"added to {w}"))
+        elif r.kind == "trigger" and r.details()["call"] == "on_element":
+            called.add(r.window)
+            steps.append((r.seq, "on_element", w, f"{w}: {r.details()['result']}"))
+        elif r.kind == "fired":
+            steps.append((r.seq, "emit", w, f"{w}: {firing.get(r.seq, 'fired')}"))
+        elif r.kind == "purged":
+            steps.append((r.seq, "purge", w, f"{w} purged"))
+        elif r.kind == "timer_registered" and r.window in called:
+            domain = "event-time" if r.details()["domain"] == "event" else "processing-time"
+            again = ", already there" if r.details()["deduplicated"] else ""
+            steps.append(
+                (r.seq, "cleanup_timer", w, f"{w}: {domain} timer {format_ms(r.ts)}{again}")
+            )
+        if r.kind in ("trigger", "fired", "purged") and r.window in called and w == GLOBAL:
+            last_call[r.window] = r.seq
+    # registerCleanupTimer registers no timer for the cleanup time MAX (the global window)
+    for at in last_call.values():
+        steps.append((at, "cleanup_timer", GLOBAL, f"{GLOBAL}: cleanup time MAX, no timer"))
+    if not any(r.kind == "assigned" for r in records):
+        # isElementLate is asked once every window was skipped (after the last of them)
+        asked = max([seq, *(r.seq for r in windows)])
+        verdict = "yes: ts + allowed lateness ≤ watermark"
+        if fate in (vocabulary.SIDE_OUTPUT, vocabulary.DROPPED):
+            kind = "side_output" if fate == vocabulary.SIDE_OUTPUT else "late_dropped"
+            steps.append((asked, "element_late", None, verdict))
+            step = "side_output" if fate == vocabulary.SIDE_OUTPUT else "dropped"
+            steps.append((_first(view, kind, operator, seq, end), step, None, fate))
+        else:
+            steps.append(
+                (asked, "element_late", None, "no: ignored (ts + allowed lateness > watermark)")
+            )
+    steps += _timer_steps(
+        view, operator, record, [r.window for r in windows if r.kind == "assigned"], firing
+    )
+    steps.sort(key=lambda step: step[0])  # (stable: a record's steps keep their order)
+    frame = pd.DataFrame(
+        {
+            name: pd.Series(values, dtype=object if name == "window" else None)
+            for name, values in zip(STEP_COLUMNS, zip(*steps, strict=True), strict=True)
+        }
+    )
+    return ElementPath(record, position, fate, frame)
+
+
+def trace_records(view: TraceView, rows: np.ndarray) -> list[TraceRecord]:
+    """The records at these positions as ``TraceRecord``s, each field read from its part for
+    the records' kinds only (``TraceView.part``: the rest of the trace stays undecoded)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if not len(rows):
+        return []
+    fields = [view.column(name, rows) for name in ("proc_time", "watermark", "operator", "key")]
+    windows = view.part("window", rows).decode(rows)
+    stamps = view.column("ts", rows)
+    details = view.part("detail", rows)[rows]
+    return [
+        TraceRecord(int(seq), kind, proc, mark, op, key, window, ts, detail)
+        for seq, kind, proc, mark, op, key, window, ts, detail in zip(
+            rows.tolist(),
+            view.kinds_of(rows).tolist(),
+            *(f.tolist() for f in fields),
+            list(windows),
+            stamps.tolist(),
+            list(details),
+            strict=True,
+        )
+    ]
+
+
+def _first(view: TraceView, kind: str, operator: str, start: int, end: int) -> int:
+    rows = view.select(kind, operator=operator)
+    rows = rows[(rows > start) & (rows < end)]
+    return int(rows[0]) if len(rows) else start
+
+
+def _firing_words(view: TraceView, operator: str) -> dict[int, str]:
+    """Each ``fired`` record's seq -> "first firing, cause: event-time timer at 4999" in
+    ``vocabulary``'s words (``frames.firings``)."""
+    f = frames.firings(view, operator)
+    out = {}
+    for seq, order, late, cause, by in zip(
+        f["seq"].tolist(),
+        f["firing"].tolist(),
+        f["late_firing"].tolist(),
+        f["cause"].tolist(),
+        f["fired_by"].tolist(),
+        strict=True,
+    ):
+        words = order + (f", {vocabulary.LATE_FIRING}" if late else "")
+        if by == vocabulary.FIRED_BY[3]:  # the MAX watermark of a finished input
+            cause = f"{by} ({cause})"
+        out[int(seq)] = f"{words}; cause: {cause or by}"
+    return out
+
+
+def _timer_steps(
+    view: TraceView,
+    operator: str,
+    record: TraceRecord,
+    windows: list[Any],
+    firing: dict[int, str],
+) -> list[tuple[int, str, str | None, str]]:
+    """The timer call-backs of the element's windows after it, up to each window's cleanup:
+    each ``timer_fired`` of the key and window, then the records of that call (up to the
+    operator's next ``timer_fired``, ``element`` or ``watermark`` record)."""
+    if not windows:
+        return []
+    kinds = ("timer_fired", "trigger", "fired", "purged", "cleanup", "element", "watermark")
+    rows = view.select(*kinds, operator=operator)
+    rows = rows[rows > record.seq]
+    keys = view.column("key", rows)
+    mine = np.array([k == record.key and type(k) is type(record.key) for k in keys], dtype=bool)
+    kind_of = view.kinds_of(rows)
+    boundary = np.isin(kind_of, ("timer_fired", "element", "watermark"))
+    keep = mine | boundary
+    records = trace_records(view, rows[keep])
+    steps: list[tuple[int, str, str | None, str]] = []
+    wanted = set(windows)
+    current: Any = None  # the window of the timer call being read
+    last = -1  # the seq of the call's last record
+
+    def call_ends() -> None:
+        """A call that did not clean up answered "no" at ``isCleanupTime``."""
+        if current is not None:
+            steps.append((last, "is_cleanup", window_text(current), f"{window_text(current)}: no"))
+
+    for r in records:
+        if r.kind in ("element", "watermark") or (
+            r.kind == "timer_fired" and (r.window not in wanted or r.key != record.key)
+        ):
+            call_ends()
+            current = None
+            continue
+        w = window_text(r.window)
+        if r.kind == "timer_fired":
+            call_ends()
+            current, last = r.window, r.seq
+            domain = "event-time" if r.details()["domain"] == "event" else "processing-time"
+            steps.append(
+                (
+                    r.seq,
+                    "timer",
+                    w,
+                    f"{w}: {domain} timer {format_ms(r.ts)}, watermark {format_ms(r.watermark)}",
+                )
+            )
+            continue
+        if current is None or r.window != current:
+            continue
+        last = r.seq
+        if r.kind == "trigger":
+            call = _CALLS.get(r.details()["call"], r.details()["call"])
+            steps.append((r.seq, "on_timer", w, f"{w}: {call} → {r.details()['result']}"))
+        elif r.kind == "fired":
+            steps.append((r.seq, "timer_emit", w, f"{w}: {firing.get(r.seq, 'fired')}"))
+        elif r.kind == "purged":
+            steps.append((r.seq, "timer_purge", w, f"{w} purged"))
+        elif r.kind == "cleanup":
+            cleanup = format_ms(r.details()["cleanup_time"])
+            steps.append((r.seq, "is_cleanup", w, f"{w}: yes, cleanup time {cleanup}"))
+            steps.append((r.seq, "clear", w, f"{w}: state cleared"))
+            wanted.discard(r.window)
+            current = None
+    call_ends()
+    return steps
+
+
+# -- chart --------------------------------------------------------------------------------------
+
+
+def _chart(
+    path: ElementPath, operator: str, others: list[str], width: int, height: int
+) -> alt.TopLevelMixin:
+    steps = path.steps
+    lines: dict[str, list[str]] = {}
+    for step, outcome in zip(steps["step"], steps["outcome"], strict=True):
+        lines.setdefault(step, []).append(outcome)
+    boxes = []
+    for node, (title, x, y, question) in NODES.items():
+        shown = lines.get(node, [])
+        if len(shown) > MAX_LINES:
+            shown = [*shown[: MAX_LINES - 1], f"… {len(shown) - MAX_LINES + 1} more"]
+        boxes.append(
+            Box(
+                node,
+                x,
+                y,
+                NARROW if node in ("side_output", "dropped") else 2.15,
+                0.74,
+                title,
+                tuple(_cut(s) for s in shown),
+                on=node in lines,
+                decision=question,
+                tip="\n".join(lines.get(node, [])) or "not taken by this element",
+            )
+        )
+    taken = taken_edges(steps)
+    arrows = [
+        Arrow(
+            a,
+            b,
+            label,
+            on=(a, b) in taken,
+            dashed=a == "cleanup_timer",
+            right=b in ("side_output", "timer"),
+            via=LATER if a == "cleanup_timer" else (),
+        )
+        for a, b, label in EDGES
+    ]
+    frame = Frame(-1.15, 10.45, -0.5, 8.0, width, height)
+    chart = diagram(boxes, arrows, frame, legend=("taken by this element", "not taken"))
+    r = path.record
+    head = (
+        f"element {path.position} at {operator!r}: key {frames.short(r.key)}, value "
+        f"{frames.short(r.details()['value'])}, ts {format_ms(r.ts)}, watermark "
+        f"{format_ms(r.watermark)} — {path.fate}"
+    )
+    notes = [
+        head,
+        "boxes: WindowOperator.processElement (left and middle) and its timer call-backs "
+        "(right); filled: the steps this element's records show; dashed boxes are questions",
+    ]
+    if others:
+        notes.append(f"other window operators (operator=…): {', '.join(map(repr, others))}")
+    chart = chart.properties(
+        title=palette.title("The element's path through the WindowOperator", notes)
+    )
+    return palette.finish(chart, name=CHART, notes=notes)
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def taken_edges(steps: pd.DataFrame) -> set[tuple[str, str]]:
+    """The arrows the element's steps went along: consecutive steps of the element itself
+    (window None) and of each of its windows (in seq order) that an arrow joins, the
+    assigner's arrow to each window's first step, and "no window took it" when the element
+    was asked whether it is late."""
+    edges = {(a, b) for a, b, _ in EDGES}
+    chains: dict[Any, list[str]] = {}
+    for window, step in zip(steps["window"], steps["step"], strict=True):
+        chains.setdefault(window, []).append(step)
+    out: set[tuple[str, str]] = set()
+    for window, chain in chains.items():
+        if window is not None and "assign" in chains.get(None, []):
+            out.add(("assign", chain[0]))
+        out |= {pair for pair in itertools.pairwise(chain) if pair in edges}
+    own = chains.get(None, [])
+    if "element_late" in own and any("skip" in c for c in chains.values()):
+        out.add(("skip", "element_late"))
+    return out & edges

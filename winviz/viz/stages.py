@@ -1,0 +1,464 @@
+"""``stage_watermarks``: every operator's input and output watermark at one moment.
+
+At a chosen moment — a processing time ``at``, or a trace position ``seq`` — each operator
+(each subtask ``op#i`` of a parallel one) is a box holding:
+
+* its **input channels** (an operator with several: a union's inputs, the upstream subtasks
+  of a parallel job, a partitioned source's partitions), each with its latest watermark (the
+  ``ts`` of its last ``channel_watermark`` record; MIN before any) and whether it is idle
+  (``channel_idle`` / ``channel_active``);
+* its **input watermark**: for several channels, the combined one — Flink's
+  ``StatusWatermarkValve`` (an input gate's channels) and ``CombinedWatermarkStatus`` (a
+  source's splits, ``WatermarkOutputMultiplexer``) take the **MIN over the active (not idle)
+  channels**, only ever rising; when **every** channel is idle they flush the **MAX over all
+  channels** and the operator is idle itself. The value drawn is the trace's own: the
+  operator's last ``watermark`` record, which is the valve's output; the box names the
+  channel(s) holding it. With one input, the upstream operator's output watermark;
+* its **output watermark**: what it forwards downstream. Flink's
+  ``AbstractStreamOperator.processWatermark`` first advances the operator's timers (a
+  ``WindowOperator`` fires its due windows) and then emits the same watermark: output = input.
+  A watermark assigner (``TimestampsAndWatermarksOperator``: it wrote ``watermark_generated``
+  records) emits the watermarks its generator makes instead and ignores the watermarks it
+  receives, except MAX (the end of input), which it forwards.
+
+Arrows join an operator to the operators it reads from, from the trace only: a channel's
+``input`` naming an operator (or a partition ``name[p]`` of a source ``name``; of a parallel
+source, its subtask of the same index ``name#i``: the assigner runs chained to its reader, a
+forward connection); for an operator
+with one input, the operator whose ``watermark`` record of the same value and processing time
+came last before its first one (a watermark travels down the chain in one step), for an
+assigner its first MAX record. An operator whose input the trace does not tell gets no arrow
+(the subtitle says so). MIN and MAX are printed by name.
+
+``stage_watermark_table`` gives the same as two tables (operators, channels).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from winviz.time import MAX, MIN, format_ms
+from winviz.trace import TraceRecord, split_subtask
+from winviz.viz import frames, palette
+from winviz.viz.diagram import Arrow, Box, Frame, diagram
+from winviz.viz.flow import trace_records
+from winviz.viz.frames import TraceInputError, TraceView
+
+CHART = "stage_watermarks"
+KINDS = (
+    "watermark",
+    "channel_watermark",
+    "channel_idle",
+    "channel_active",
+    "idle",
+    "active",
+    "restore",
+)
+OPERATOR_COLUMNS = (
+    "operator",
+    "stage",
+    "subtask",
+    "input_watermark",
+    "input_rule",
+    "output_watermark",
+    "idle",
+    "assigner",
+    "upstream",
+)
+CHANNEL_COLUMNS = ("operator", "channel", "input", "watermark", "idle", "holds_minimum")
+SOURCE_RULE = "a source: no input"
+BOX_W, COLUMN_GAP, ROW_GAP, TITLE_PX, LINE_PX, PAD = 260, 70, 18, 18, 13, 8
+
+
+@dataclass(frozen=True)
+class StageWatermarks:
+    """The stages at one moment: the trace position ``seq`` (the last record counted), its
+    processing time, one row per operator (``OPERATOR_COLUMNS``) and one per input channel
+    (``CHANNEL_COLUMNS``)."""
+
+    seq: int
+    proc_time: int | None
+    operators: pd.DataFrame
+    channels: pd.DataFrame
+
+
+@frames.gc_paused
+def stage_watermarks(
+    trace: Any,
+    at: int | None = None,
+    *,
+    seq: int | None = None,
+    start: int | None = None,
+    width: int | None = None,
+    height: int | None = None,
+) -> alt.TopLevelMixin:
+    """Each operator's input channels, input and output watermark at processing time ``at``
+    (every record up to and including that time) or after trace record ``seq``; neither:
+    at the end of the trace (see the module docstring). ``trace``: a Trace, its
+    ``to_pandas()`` frame or a JobExecutionResult. ``start``: show times as ms after it
+    (``+303,328``; MIN and MAX by name), for epoch-millisecond traces. ``width`` /
+    ``height``: of the drawing (default: what the boxes need).
+
+    A trace that cannot be drawn (empty, no watermark) gives a message card; a wrong ``at``
+    or ``seq`` raises ``ValueError`` naming it."""
+    try:
+        view = frames.open_trace(trace)
+        table = _table(view, at, seq)
+    except TraceInputError as exc:
+        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
+    if start is not None and start.__class__ is not int:
+        raise ValueError(f"start {start!r}: expected an int time (ms) or None")
+    return _chart(table, at, start, width, height)
+
+
+def stage_watermark_table(
+    trace: Any, at: int | None = None, *, seq: int | None = None
+) -> StageWatermarks:
+    """What ``stage_watermarks`` draws, as tables (watermarks as ints: MIN / MAX exact)."""
+    return _table(frames.open_trace(trace), at, seq)
+
+
+def _cut(view: TraceView, at: int | None, seq: int | None) -> int:
+    """The position of the last record counted."""
+    n = len(view)
+    if n == 0:
+        raise TraceInputError("The trace is empty. The job recorded no records at all.")
+    if at is not None and seq is not None:
+        raise ValueError(f"give at (processing time) or seq, not both: at={at!r}, seq={seq!r}")
+    if seq is not None:
+        if seq.__class__ is not int or not 0 <= seq < n:
+            raise ValueError(f"seq {seq!r}: expected an int record position in 0 … {n - 1}")
+        return seq
+    if at is None:
+        return n - 1
+    if at.__class__ is not int:
+        raise ValueError(f"at {at!r}: expected an int processing time (ms)")
+    times = view.column("proc_time", np.arange(n)).tolist()
+    inside = [i for i, t in enumerate(times) if t is not None and t <= at]
+    if not inside:
+        first = min(t for t in times if t is not None)
+        raise ValueError(
+            f"at {at}: the trace starts at processing time {first}; expected at ≥ {first}"
+        )
+    return inside[-1]
+
+
+def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
+    cut = _cut(view, at, seq)
+    rows = view.select(*KINDS)
+    records = trace_records(view, rows)
+    generated = set(view.operators("watermark_generated"))
+    sources = set(view.operators("arrival"))
+    ops = _grouped(
+        [
+            op
+            for op in view.operators("watermark", "channel_watermark", "channel_idle", "arrival")
+            if frames.is_user_operator(op)
+        ]
+    )
+    if not len(view.select("watermark", "channel_watermark")):
+        raise TraceInputError(
+            "No watermark in this trace. Watermarks come from "
+            "assign_timestamps_and_watermarks(...) on an event-time job."
+        )
+    own: dict[str, int] = {}
+    idle: dict[str, bool] = {}
+    channels: dict[str, dict[int, dict[str, Any]]] = {}
+    for r in records:
+        if r.seq > cut:
+            break
+        if r.kind == "restore":  # every watermark back to MIN (winviz.checkpoints)
+            own = {op: MIN for op in own}
+            for chans in channels.values():
+                for ch in chans.values():
+                    ch["watermark"] = MIN
+            continue
+        if r.kind == "watermark":
+            own[r.operator] = r.ts if r.ts is not None else MIN
+        elif r.kind in ("idle", "active"):
+            idle[r.operator] = r.kind == "idle"
+        else:
+            number, name = r.detail
+            ch = channels.setdefault(r.operator, {}).setdefault(
+                int(number), {"input": str(name), "watermark": MIN, "idle": False}
+            )
+            if r.kind == "channel_watermark":
+                ch["watermark"] = r.ts
+            else:
+                ch["idle"] = r.kind == "channel_idle"
+    upstream = _upstreams(records, ops, generated, sources, channels)
+    op_rows, ch_rows = [], []
+    for op in ops:
+        stage, subtask = split_subtask(op)
+        out = own.get(op, MIN)
+        chans = channels.get(op, {})
+        if chans:
+            active = [c["watermark"] for c in chans.values() if not c["idle"]]
+            if active:
+                rule = "MIN over the active channels"
+                if min(active) < out:
+                    rule += " (one below it is not aligned yet: it rejoins once it catches up)"
+            else:
+                rule = "all channels idle: MAX over them"
+            inp = out
+        elif op in generated or op in sources:
+            ups = upstream.get(op, [])
+            inp = own.get(ups[0], MIN) if ups else None
+            rule = (
+                SOURCE_RULE
+                if op in sources
+                else "ignored except MAX (TimestampsAndWatermarksOperator)"
+            )
+        else:
+            ups = upstream.get(op, [])
+            inp = out
+            rule = f"from {ups[0]!r}" if ups else "one input (not named in the trace)"
+        for number, c in sorted(chans.items()):
+            holds = not c["idle"] and c["watermark"] == inp
+            ch_rows.append((op, number, c["input"], c["watermark"], c["idle"], holds))
+        op_rows.append(
+            (
+                op,
+                stage,
+                subtask,
+                inp,
+                rule,
+                out,
+                idle.get(op, False),
+                op in generated,
+                tuple(upstream.get(op, [])),
+            )
+        )
+    operators = pd.DataFrame(op_rows, columns=list(OPERATOR_COLUMNS), dtype=object)
+    channels_frame = pd.DataFrame(ch_rows, columns=list(CHANNEL_COLUMNS), dtype=object)
+    return StageWatermarks(
+        cut, view.column("proc_time", np.array([cut])).tolist()[0], operators, channels_frame
+    )
+
+
+def _grouped(ops: list[str]) -> list[str]:
+    """The subtasks of an operator next to each other, in subtask order; operators in order
+    of first appearance (of any of their subtasks)."""
+    first: dict[str, int] = {}
+    for i, op in enumerate(ops):
+        first.setdefault(split_subtask(op)[0], i)
+
+    def place(op: str) -> tuple[int, int]:
+        name, subtask = split_subtask(op)
+        return first[name], -1 if subtask is None else subtask
+
+    return sorted(ops, key=place)
+
+
+def _upstreams(
+    records: list[TraceRecord],
+    ops: list[str],
+    generated: set[str],
+    sources: set[str],
+    channels: dict[str, dict[int, dict[str, Any]]],
+) -> dict[str, list[str]]:
+    """Each operator's upstream operators, as the trace tells them (module docstring)."""
+    known = set(ops)
+    out: dict[str, list[str]] = {}
+    # channel inputs: an operator's name, or a partition name[p] of a source
+    named: dict[str, list[str]] = {}
+    for r in records:
+        if r.kind in ("channel_watermark", "channel_idle", "channel_active"):
+            name = str(r.detail[1])
+            base = name.split("[", 1)[0] if name.endswith("]") else name
+            own = split_subtask(r.operator)[1]
+            if base not in known and own is not None and f"{base}#{own}" in known:
+                base = f"{base}#{own}"  # a partition read by this subtask's own reader
+            if base in known and base != r.operator:
+                named.setdefault(r.operator, [])
+                if base not in named[r.operator]:
+                    named[r.operator].append(base)
+    watermarks = [r for r in records if r.kind == "watermark"]
+    for op in ops:
+        if op in named:
+            out[op] = named[op]
+            continue
+        if op in sources and op not in generated:
+            continue
+        if op in channels:
+            continue
+        mine = [r for r in watermarks if r.operator == op]
+        if op in generated:
+            mine = [r for r in mine if r.ts == MAX]
+        else:
+            mine = [r for r in mine if r.ts is not None and r.ts != MIN]
+        if not mine:
+            continue
+        first = mine[0]
+        before = [
+            r
+            for r in watermarks
+            if r.seq < first.seq
+            and r.operator != op
+            and r.ts == first.ts
+            and r.proc_time == first.proc_time
+            and frames.is_user_operator(r.operator)
+        ]
+        if before:
+            out[op] = [before[-1].operator]
+    return out
+
+
+# -- chart --------------------------------------------------------------------------------------
+
+
+def _depths(ops: list[str], upstream: dict[str, list[str]]) -> dict[str, int]:
+    """The column of each operator: one right of its deepest upstream; 0 with none. An
+    operator whose upstream the trace does not tell (absent from ``upstream``) goes one right
+    of the operator before it (order of first appearance), beside its own subtasks."""
+    depth = dict.fromkeys(ops, 0)
+    for _ in ops:  # longest paths: at most one pass per operator
+        changed = False
+        for i, op in enumerate(ops):
+            ups = upstream.get(op)
+            if ups is None:
+                new = depth[ops[i - 1]] + (0 if _same_stage(op, ops[i - 1]) else 1) if i else 0
+            else:
+                new = 1 + max((depth[u] for u in ups if u in depth), default=-1)
+            if new != depth[op]:
+                depth[op], changed = new, True
+        if not changed:
+            break
+    return depth
+
+
+def _same_stage(a: str, b: str) -> bool:
+    return split_subtask(a)[0] == split_subtask(b)[0]
+
+
+def _lines(row: Any, chans: pd.DataFrame, fmt: Any = format_ms) -> list[str]:
+    """A box's text: its channels, its input watermark and rule, its output watermark."""
+    lines = []
+    for c in chans.itertuples():
+        state = ", idle" if c.idle else (", holds the MIN" if c.holds_minimum else "")
+        lines.append(f"ch {c.channel} {c.input}: {fmt(c.watermark)}{state}")
+    if row.input_rule == SOURCE_RULE:
+        lines.append(SOURCE_RULE)
+    elif row.assigner:
+        ups = row.upstream
+        origin = f" from {ups[0]!r}" if ups else ""
+        lines.append(f"input: {fmt(row.input_watermark)}{origin}, ignored")
+        lines.append("(only MAX is forwarded)")
+    elif len(chans):
+        lines.append(f"input: {fmt(row.input_watermark)}")
+        lines.append(f"= {row.input_rule}")
+    else:
+        lines.append(f"input: {fmt(row.input_watermark)}, {row.input_rule}")
+    own = ", its generator's" if row.assigner else ""
+    lines.append(f"output: {fmt(row.output_watermark)}{own}" + (" (idle)" if row.idle else ""))
+    return lines
+
+
+def relative(start: int | None) -> Any:
+    """How a time is printed: MIN / MAX by name; ``t - start`` as ``+303,328`` with a start,
+    else as it is."""
+
+    def fmt(value: int | None) -> str:
+        if start is None or value is None or value in (MIN, MAX):
+            return format_ms(value)
+        return f"{value - start:+,}"
+
+    return fmt
+
+
+def _chart(
+    table: StageWatermarks,
+    at: int | None,
+    start: int | None,
+    width: int | None,
+    height: int | None,
+) -> alt.TopLevelMixin:
+    fmt = relative(start)
+    ops_frame = table.operators
+    ops = ops_frame["operator"].tolist()
+    upstream = dict(zip(ops, (list(u) for u in ops_frame["upstream"]), strict=True))
+    sources = set(ops_frame.loc[ops_frame["input_rule"] == SOURCE_RULE, "operator"])
+    # (a source, and an operator whose channels name no operator, start a column of its own)
+    depth = _depths(
+        ops,
+        {
+            op: upstream[op]
+            for op in ops
+            if upstream[op] or op in sources or _has_channels(table, op)
+        },
+    )
+    boxes: list[Box] = []
+    y_next: dict[int, float] = {}
+    for row in ops_frame.itertuples():
+        chans = table.channels[table.channels["operator"] == row.operator]
+        lines = [_short(s) for s in _lines(row, chans, fmt)]
+        h = TITLE_PX + LINE_PX * len(lines) + 2 * PAD
+        col = depth[row.operator]
+        top = y_next.get(col, 0.0)
+        y_next[col] = top + h + ROW_GAP
+        x = col * (BOX_W + COLUMN_GAP) + BOX_W / 2
+        title = (
+            row.operator
+            if row.subtask is None or row.subtask != row.subtask
+            else f"{row.stage} (subtask {int(row.subtask)})"
+        )
+        boxes.append(
+            Box(
+                row.operator,
+                x,
+                top + h / 2,
+                BOX_W,
+                h,
+                title,
+                tuple(lines),
+                on=True,
+                tip="\n".join(_lines(row, chans, fmt)),
+            )
+        )
+    by_op = dict(zip(ops_frame["operator"], ops_frame["output_watermark"], strict=True))
+    arrows = [
+        Arrow(u, op, fmt(by_op[u]), on=True, at=0.3)
+        for op in ops
+        for u in upstream[op]
+        if u in by_op
+    ]
+    w = (max(depth.values()) + 1) * (BOX_W + COLUMN_GAP) - COLUMN_GAP
+    h = max(y_next.values()) - ROW_GAP
+    frame = Frame(-4, w + 4, -4, h + 4, width or int(w + 8), height or int(h + 8))
+    chart = diagram(boxes, arrows, frame, legend=None)
+    moment = (
+        f"at processing time {fmt(at)}: after trace record {table.seq}"
+        if at is not None
+        else f"after trace record {table.seq} (processing time {fmt(table.proc_time)})"
+    )
+    unknown = [
+        op for op in ops if not upstream[op] and op not in sources and not _has_channels(table, op)
+    ]
+    notes = [
+        f"{moment}; on each arrow: the upstream operator's output watermark"
+        + ("" if start is None else f"; times in ms after {start}"),
+        "several input channels: input = MIN over the active channels, every channel idle: "
+        "MAX over all (StatusWatermarkValve, CombinedWatermarkStatus)",
+        "output = input, forwarded after the operator's timers fired "
+        "(AbstractStreamOperator.processWatermark); an assigner emits its generator's own "
+        "(TimestampsAndWatermarksOperator)",
+    ]
+    if unknown:
+        notes.append(
+            "the trace does not tell what feeds " + ", ".join(map(repr, unknown)) + " (no arrow)"
+        )
+    chart = chart.properties(title=palette.title("Input and output watermarks per stage", notes))
+    return palette.finish(chart, name=CHART, notes=notes)
+
+
+def _has_channels(table: StageWatermarks, op: str) -> bool:
+    return bool(table.channels["operator"].eq(op).any())
+
+
+def _short(text: str, limit: int = 44) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
