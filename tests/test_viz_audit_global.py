@@ -61,5 +61,5 @@ def test_the_timeline_says_the_global_windows_firings_are_not_drawn() -> None:
 def test_the_explorers_summary_counts_the_element_firings() -> None:
     assert summarize(global_count_job()).text() == (
         "fired 2 (event-time timer 0 · element 2 · processing-time timer 0 · end of input 0) · "
-        "elements 7: on time 7 · late, accepted 0 · dropped 0 · side output 0"
+        "late firings 0 · elements 7: on time 7 · late, accepted 0 · dropped 0 · side output 0"
     )

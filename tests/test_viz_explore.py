@@ -105,7 +105,7 @@ def test_controls_start_at_the_pipelines_defaults(explorer) -> None:
     # past cleanup: side output
     assert ex.summary.value == (
         "fired 3 (event-time timer 2 · element 0 · processing-time timer 0 · end of input 1) · "
-        "elements 6: on time 5 · late, accepted 0 · dropped 0 · side output 1"
+        "late firings 0 · elements 6: on time 5 · late, accepted 0 · dropped 0 · side output 1"
     )
     assert all(isinstance(jc, alt.JupyterChart) for jc in ex.charts)
     prop, tl = ex.specs()
@@ -139,6 +139,7 @@ def test_a_slider_change_reruns_the_engine_and_updates_the_charts_in_place(explo
         late_accepted=1,
         dropped=0,
         side_output=0,
+        late_firings=1,  # the re-firing by ts 3000: the watermark 5999 had passed 4999
     )
     assert ex.summary.value.startswith(
         "fired 4 (event-time timer 2 · element 1 · processing-time timer 0 · end of input 1)"
@@ -384,7 +385,7 @@ def test_summarize_reads_the_trace() -> None:
     assert summarize(result) == summarize(result.trace.to_pandas())
     assert summarize(result).text() == (
         "fired 4 (event-time timer 2 · element 1 · processing-time timer 0 · end of input 1) · "
-        "elements 6: on time 5 · late, accepted 1 · dropped 0 · side output 0"
+        "late firings 1 · elements 6: on time 5 · late, accepted 1 · dropped 0 · side output 0"
     )
 
 
@@ -404,8 +405,8 @@ def test_summary_parts_add_up_for_merged_session_windows_without_trigger_records
     summary = summarize(trace)
     assert summary.text() == (
         "fired 1 (event-time timer 0 · element 0 · processing-time timer 0 · end of input 0 · "
-        "cause not traced 1) · elements 3: on time 3 · late, accepted 0 · dropped 0 · side "
-        "output 0"
+        "cause not traced 1) · late firings 0 · elements 3: on time 3 · late, accepted 0 · "
+        "dropped 0 · side output 0"
     )
     parts = (
         summary.by_event_time_timer, summary.by_element, summary.by_processing_time_timer,

@@ -92,6 +92,9 @@ def test_timers_layers_and_encodings(trace) -> None:
         "3 de-duplicated registrations",
         "an event-time timer fires when the watermark (black staircase) reaches its timestamp: "
         "at the next advance if it is already at or below it",
+        # issue 26: who set each timer (derived: the trace does not record it)
+        "set by (derived with WindowOperator.cleanupTime: the trace does not record it): "
+        "3 trigger timers, 3 cleanup timers; cleanup timers are thin",
         "the watermark reached MAX (end of input) at 700 ms: its last step leaves the chart to "
         "the right",
     ]
@@ -469,8 +472,9 @@ def test_scrubber_param_and_layers(trace) -> None:
         ("text", "watermark at t"),
         ("point", "element"),  # future, faded
         ("point", "element"),  # arrived by t
+        ("point", "fired"),  # firings made by t (issue 26: the scrubber draws firings)
     ]
-    windows, now, wm, _, fut, arrived = spec["layer"]
+    windows, now, wm, _, fut, arrived, _ = spec["layer"]
     assert windows["transform"][0]["calculate"].startswith("t < datum.opened ? 'not yet'")
     assert now["transform"] == [{"calculate": "t", "as": "y"}]
     assert wm["transform"][0] == {"filter": "datum.proc <= t"}
@@ -478,7 +482,7 @@ def test_scrubber_param_and_layers(trace) -> None:
     assert arrived["transform"] == [{"filter": "datum.arrived <= t"}]
     assert arrived["encoding"]["color"]["field"] == "fate"
     assert scrubber(trace, at=250).to_dict()["params"][0]["value"] == 250
-    assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 5
+    assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 6
 
 
 def test_scrubber_replay_settings_and_handlers(trace) -> None:
@@ -520,7 +524,7 @@ def test_scrubber_replay_compiles_to_vega_timer(trace) -> None:
 
 def test_scrubber_data(trace) -> None:
     spec = scrubber(trace).to_dict()
-    windows, _, wm, _, _, arrived = spec["layer"]
+    windows, _, wm, _, _, arrived, _ = spec["layer"]  # (the last: firings)
     assert [
         (w["x"], w["x2"], w["opened"], w["fired"], w["closed"]) for w in data(spec, windows)
     ] == [
@@ -605,7 +609,7 @@ def test_scrubber_binned_large() -> None:
     spec = scrubber(env.execute().trace).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
     assert any("binned" in n for n in spec["usermeta"]["winviz"]["notes"])
-    assert spec["layer"][-1]["encoding"]["size"]["field"] == "count"
+    assert spec["layer"][-2]["encoding"]["size"]["field"] == "count"  # (-1: the firings)
 
 
 def test_scrubber_message_card() -> None:

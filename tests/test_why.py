@@ -54,8 +54,8 @@ def test_why_not_fired_names_the_partition_that_holds_the_watermark() -> None:
         "'watermarks') at 1499, last advanced at processing time 200; it is not idle, so it "
         "holds everyone back: once it is marked idle the other inputs advance the watermark to "
         "2999. with_idleness(t) marks an input idle after t ms without records (the trace "
-        "shows no idle input yet, so the job may not use it; its later records may then be "
-        "late)."
+        "records no idleness timeout for it and shows no idle input; its later records may "
+        "then be late)."
     )
     assert answer.table[["input", "watermark", "idle"]].values.tolist() == [
         ["source[0]", "2999", False],
@@ -87,8 +87,8 @@ def test_why_not_fired_names_a_partition_without_elements() -> None:
         "'watermarks') at MIN, never advanced (the trace has no watermark of it); it is not "
         "idle, so it holds everyone back: once it is marked idle the other inputs advance the "
         "watermark to 2999. with_idleness(t) marks an input idle after t ms without records "
-        "(the trace shows no idle input yet, so the job may not use it; its later records may "
-        "then be late)."
+        "(the trace records no idleness timeout for it and shows no idle input; its later "
+        "records may then be late)."
     )
     # MIN printed by name, never -9223372036854775808
     assert answer.table[["input", "watermark", "idle"]].values.tolist() == [
@@ -427,3 +427,42 @@ def test_why_dropped_of_a_replayed_record_answers_its_last_arrival_and_says_so()
     for bad in (2, -1, True, "0"):
         with pytest.raises(ValueError, match=r"arrival .*: source record 5 arrived 2 time\(s\)"):
             wv.why_dropped(result.trace, 5, arrival=bad)
+
+
+def test_idleness_is_known_before_any_input_goes_idle() -> None:
+    """Issue 26: two partitions with ``with_idleness(300)``, both delivering every 100 ms: p0
+    ts 9000, p1 ts 1500 (it holds [0, 2000) at 1499). No input is idle before 1000, yet the
+    trace records the strategy's idleness (an ``idleness`` record when the run starts), so
+    the answer knows the job has it: its timeout, not ``with_idleness(t)``, would mark p1
+    idle."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_partitions(
+            [[("a", 9_000)] * 10, [("a", 1_500)] * 10],
+            arrival_times=[[i * 100 for i in range(10)]] * 2,
+            name="kafka",
+        )
+        .assign_timestamps_and_watermarks(BOUND_0.with_idleness(300))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(2_000))
+        .aggregate(wv.CountAggregate())
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    (record,) = trace.records("idleness")
+    assert (record.seq, record.proc_time, record.operator, record.detail) == (
+        0,
+        0,
+        "watermarks",
+        (300, "watermarks"),
+    )
+    cut = trace.until(500)
+    assert not cut.records("channel_idle")  # nothing idle yet
+    answer = wv.why_not_fired(cut, "a", (0, 2_000))
+    (held,) = answer.claims
+    assert (held.idleness_seen, held.idleness_would_help, held.others) == (True, True, 8999)
+    assert "with_idleness(t)" not in answer.sentence
+    assert answer.sentence.endswith(
+        "it is not idle, so it holds everyone back; once the job's idleness timeout marks it "
+        "idle, the other inputs raise the watermark to 8999."
+    )

@@ -191,9 +191,9 @@ def check_held(
         assert not any(idle for _wm, idle in states.values())  # no idleness seen
         assert held.idleness_would_help
         TALLY["with_idleness advised"] += 1
-        # the trace cannot tell a job whose idleness timeout has not passed yet from one
-        # without idleness (the sentence says "may not use it"): counted, for the record
-        TALLY["with_idleness advised, the job has it (timeout not passed)"] += idleness > 0
+        # the trace records the strategy's idleness (issue 26): never advised to a job that
+        # has it, even before its timeout passed
+        assert not idleness
     if len(held.holders) != 1:
         TALLY["held: every input idle"] += 1
         return

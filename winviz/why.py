@@ -154,9 +154,11 @@ class WatermarkHeld:
     ``holders``: the active channels below the max timestamp (one: it holds the watermark;
     several: no single input does); ``idle``: idle channels (they hold nothing back);
     ``others``: the lowest watermark of the other active channels (None: there is none);
-    ``idleness_seen``: the trace shows a channel of that operator going idle (the job uses
-    ``with_idleness``); ``idleness_would_help``: marking the one holder idle would let the
-    other active channels raise the watermark to at least the max timestamp."""
+    ``idleness_seen``: the job uses ``with_idleness`` there — the trace records its strategy's
+    idleness timeout (an ``idleness`` record of that operator or of one of its inputs), or
+    shows a channel of that operator going idle; ``idleness_would_help``: marking the one
+    holder idle would let the other active channels raise the watermark to at least the max
+    timestamp."""
 
     operator: str
     watermark: int
@@ -540,7 +542,7 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
     if target <= wm:
         return Answer(question, (TimerDue(op, wm, target),), _frame())
     channels = _channels(trace)
-    held = _held(op, wm, target, channels, max_ts)
+    held = _held(op, wm, target, channels, max_ts, _with_idleness(trace))
     table = _frame(
         [
             {
@@ -591,12 +593,26 @@ def _next_trigger_timer(trace: Trace, op: str, key: Any, window: tuple[int, int]
     return min(pending) if pending else None
 
 
-def _held(op: str, wm: int, target: int, channels: list[Channel], max_ts: int) -> WatermarkHeld:
+def _with_idleness(trace: Trace) -> set[str]:
+    """The timestamps-and-watermarks operators whose strategy has ``with_idleness``: the
+    ``idleness`` records the run wrote when it started (none in a trace written before that
+    record kind existed)."""
+    return {str(r.detail[1]) for r in trace.records("idleness")}
+
+
+def _held(
+    op: str,
+    wm: int,
+    target: int,
+    channels: list[Channel],
+    max_ts: int,
+    with_idleness: set[str] | frozenset[str] = frozenset(),
+) -> WatermarkHeld:
     """Which input channels hold ``op``'s watermark ``wm`` below ``target`` (the window's
     next trigger timer; ``max_ts`` its max timestamp): those of ``op``
     itself when it has channels, else of the one operator upstream that has (Flink's
     ``StatusWatermarkValve`` / ``WatermarkOutputMultiplexer``: the minimum over the *active*
-    channels; an idle channel holds nothing back)."""
+    channels; an idle channel holds nothing back). ``with_idleness``: ``_with_idleness``."""
     ops = list(dict.fromkeys(ch.operator for ch in channels))
     judged = op if op in ops else (ops[0] if len(ops) == 1 else None)
     mine = [ch for ch in channels if ch.operator == judged]
@@ -616,7 +632,9 @@ def _held(op: str, wm: int, target: int, channels: list[Channel], max_ts: int) -
         holders=holders,
         idle=idle,
         others=others,
-        idleness_seen=any(ch.idle_seen for ch in mine),
+        idleness_seen=any(ch.idle_seen for ch in mine)
+        or judged in with_idleness
+        or any(ch.input in with_idleness for ch in mine),
         idleness_would_help=len(holders) == 1 and others is not None and others >= target,
     )
 
@@ -1028,8 +1046,8 @@ def _render_held(c: WatermarkHeld) -> str:
     return out + (
         ", so it holds everyone back: once it is marked idle the other inputs advance the "
         f"watermark to {others}. with_idleness(t) marks an input idle after t ms without "
-        "records (the trace shows no idle input yet, so the job may not use it; its later "
-        "records may then be late)."
+        "records (the trace records no idleness timeout for it and shows no idle input; its "
+        "later records may then be late)."
     )
 
 

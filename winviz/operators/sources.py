@@ -288,6 +288,8 @@ class TimestampsAndWatermarksOperator(StreamOperator):
     def start(self, now: int) -> None:
         if self.interval > 0:
             self.next_periodic = now + self.interval
+        if self.strategy.idle_timeout is not None:  # (WatermarkStrategy.withIdleness)
+            self.trace_event("idleness", None, (self.strategy.idle_timeout, self.name))
 
     def assigner_error(self, exc: Exception, value: Any, index: int) -> UserFunctionError:
         """The error to raise when the timestamp assigner fails on record ``index``."""

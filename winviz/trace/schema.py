@@ -60,6 +60,10 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "watermark_generated": ("generator",),  # a watermark generator emitted a watermark
     "watermark_dropped": ("reason",),  # a non-increasing watermark was ignored
     "idle": ("input",),  # a source/channel was marked idle
+    # the watermark strategy of a timestamps-and-watermarks operator (input: its name) has
+    # ``with_idleness(timeout)``: written when the run starts, only for such a strategy (so
+    # a job without idleness writes none; a trace from before this kind has none either)
+    "idleness": ("timeout", "input"),
     "active": ("input",),  # ... and active again
     "channel_watermark": ("channel", "input"),  # a watermark of one input channel / partition
     "channel_idle": ("channel", "input"),  # one input channel / partition became idle

@@ -65,7 +65,7 @@ from altair.utils.schemapi import debug_mode
 from ipywidgets.widgets.widget import _remove_buffers
 
 from winviz.errors import InputError
-from winviz.trace import Trace
+from winviz.trace import Trace, vocabulary
 from winviz.trace.causes import firing_causes
 from winviz.trace.columns import object_array
 from winviz.viz import frames, grid, pages, palette
@@ -137,6 +137,10 @@ class Summary:
     """Firings the trace gives no trigger call or timer for ("cause not traced"): a Spark
     twin's trace, say, whose session windows merge and are emitted per micro-batch with no
     trigger. ``text()`` states these two only when not 0: its parts add up to ``fired``."""
+    late_firings: int = 0
+    """Firings that are *late firings* (``winviz.trace.vocabulary``: the operator's watermark
+    had already reached the window's max timestamp before the firing's cause;
+    ``frames.firing_words``), counted over every window operator."""
 
     def text(self) -> str:
         rare = "".join(
@@ -150,7 +154,8 @@ class Summary:
         return (
             f"fired {self.fired} (event-time timer {self.by_event_time_timer} · element "
             f"{self.by_element} · processing-time timer {self.by_processing_time_timer} · end "
-            f"of input {self.at_end_of_input}{rare}) · elements {self.elements}: on time "
+            f"of input {self.at_end_of_input}{rare}) · {vocabulary.LATE_FIRING}s "
+            f"{self.late_firings} · elements {self.elements}: on time "
             f"{self.on_time} · late, accepted {self.late_accepted} · dropped {self.dropped} · "
             f"side output {self.side_output}"
         )
@@ -163,9 +168,11 @@ def summarize(trace: Any) -> Summary:
     rows = view.select("fired")
     by = _fired_by_counts(view, rows)
     fates = np.zeros(len(palette.FATES), dtype=np.int64)
+    late_firings = 0
     for op in frames.window_operators(view):
         codes = frames.element_fate_columns(view, op)["fate_code"]
         fates += np.bincount(codes, minlength=len(palette.FATES))
+        late_firings += _late_firings(view, op)
     on_time, late_accepted, dropped, side_output = fates.tolist()
     return Summary(
         fired=len(rows),
@@ -180,7 +187,14 @@ def summarize(trace: Any) -> Summary:
         late_accepted=late_accepted,
         dropped=dropped,
         side_output=side_output,
+        late_firings=late_firings,
     )
+
+
+def _late_firings(view: frames.TraceView, op: str) -> int:
+    """How many of ``op``'s firings are late firings (``frames.late_firing_count``; a firing
+    whose cause is not traced — a Spark twin's, emitted per micro-batch — is not counted)."""
+    return frames.late_firing_count(view, op)
 
 
 def _fired_by_counts(view: frames.TraceView, rows: np.ndarray) -> dict[str, int]:

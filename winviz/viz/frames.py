@@ -903,6 +903,21 @@ def firing_words(
     for ident in zip(keys, list(frame["window_start"]), list(frame["window_end"]), strict=True):
         order.append(vocabulary.firing_order(seen.get(ident, 0)))
         seen[ident] = seen.get(ident, 0) + 1
+    event = np.array([d == "event" for d in domains], dtype=bool)
+    before = _watermark_before(view, operator, np.asarray(rows), event)
+    late = [
+        end is not None and vocabulary.is_late_firing(int(b), int(end) - 1)
+        for b, end in zip(before.tolist(), list(frame["window_end"]), strict=True)
+    ]
+    return order, late
+
+
+def _watermark_before(
+    view: TraceView, operator: str, rows: np.ndarray, event: np.ndarray
+) -> np.ndarray:
+    """The operator's watermark before each firing's cause (``rows``: its ``fired``
+    records): before the advance that fired it for an event-time timer (``event``), else the
+    watermark the record carries (``vocabulary.is_late_firing`` compares it)."""
     marks = view.select("watermark", operator=operator)
     mark_ts, present = view.ints("ts", marks)
     mark_ts = np.where(present, mark_ts, LONG_MIN)
@@ -910,13 +925,30 @@ def firing_words(
     own = np.where(has, own, LONG_MIN)
     k = np.searchsorted(marks, rows) - 2  # the watermark before the last advance
     prev = np.where(k >= 0, mark_ts[np.maximum(k, 0)], LONG_MIN) if len(marks) else own
-    event = np.array([d == "event" for d in domains], dtype=bool)
-    before = np.where(event, prev, own)
-    late = [
-        end is not None and vocabulary.is_late_firing(int(b), int(end) - 1)
-        for b, end in zip(before.tolist(), list(frame["window_end"]), strict=True)
-    ]
-    return order, late
+    return np.where(event, prev, own)
+
+
+def late_firing_count(view: TraceView, operator: str) -> int:
+    """How many of ``operator``'s firings of a time window are late firings (the rule of
+    ``firing_words``, counted with array operations: no texts), leaving out firings whose
+    cause is not traced (no trigger call or timer: nothing to be late before)."""
+    rows = view.select("fired", operator=operator)
+    _, end, present = view.bounds(rows)
+    rows, end = rows[present], end[present]
+    if not len(rows):
+        return 0
+    calls, timer_rows = trace_firing_causes(view.c, rows)
+    has_timer = timer_rows >= 0
+    event = np.zeros(len(rows), dtype=bool)
+    if has_timer.any():
+        numbers, details = distinct_objects(
+            view.c.values_at("detail", timer_rows[has_timer], ("timer_fired",))
+        )
+        event[has_timer] = np.array([d[0] == "event" for d in details], dtype=bool)[numbers]
+    traced = has_timer | np.isin(calls, list(_CALL_CAUSE))
+    before = _watermark_before(view, operator, rows, event)
+    # is_late_firing(before, end - 1), as arrays (end - 1 never overflows: end > MIN)
+    return int((traced & (before >= end - 1)).sum())
 
 
 FIRING_MARK_COLUMNS = ("seq", "window_start", "window_end", "proc_time", "at", "fired_by")
@@ -1490,6 +1522,29 @@ TIMER_COLUMNS = [
 def timer_operators(view: TraceView) -> list[str]:
     """Operators that wrote timer records, in order of first appearance."""
     return view.operators(*TIMER_KINDS)
+
+
+def allowed_lateness(view: TraceView, operator: str) -> int | None:
+    """The allowed lateness of a window operator, read off its ``cleanup`` records: cleanup
+    time − the window's max timestamp (Flink's ``WindowOperator.cleanupTime``: ``maxTimestamp
+    + allowedLateness`` for event time, the max timestamp for processing time), the same for
+    every window of the operator; cleanup times that overflowed to MAX say nothing. None when
+    the records give no single value (no cleanup record yet)."""
+
+    def build() -> int | None:
+        rows = view.select("cleanup", operator=operator)
+        if not len(rows):
+            return None
+        _, ends, present = view.bounds(rows)
+        times = view.detail("cleanup", "cleanup_time", rows).tolist()
+        found = {
+            int(t) - (int(e) - 1)
+            for t, e, p in zip(times, ends.tolist(), present.tolist(), strict=True)
+            if p and t is not None and t != LONG_MAX
+        }
+        return found.pop() if len(found) == 1 else None
+
+    return memoized(view, "allowed_lateness", operator, build)
 
 
 def processing_time_windows(view: TraceView, operator: str) -> bool:

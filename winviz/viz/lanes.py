@@ -14,7 +14,10 @@ purges at its end, evictions and session merges at its start. Tooltips give the 
 records' fields.
 
 Scale: at most ``max_keys`` lanes (the keys with most elements) and at most 5,000 bars (the
-earliest windows in event time); the subtitle says what was left out.
+earliest windows in event time); the subtitle says what was left out. Past a readable number
+of windows (a lane with more windows than ``width // MIN_BAR_PX``) the lanes aggregate: one
+cell per key and event-time bin with its counts, shaded by the share that fired
+(``_aggregated``), and the subtitle says so.
 """
 
 from __future__ import annotations
@@ -97,6 +100,8 @@ def _lanes(
     bars = _without_wrapped(bars, notes)
     keys = _lane_keys(bars, max_keys, notes)
     bars = bars[bars["key"].isin(keys)]
+    if _too_many(bars, width):
+        return _aggregated(view, op, bars, keys, width, notes)
     if len(bars) > max_bars:
         bars = bars.sort_values(["window_start", "window_end"], kind="stable")
         cutoff = int(bars["window_start"].iloc[max_bars])
@@ -135,6 +140,112 @@ def _lanes(
         height=height,
         title=palette.title("Window lanes", notes),
         resolve={"scale": {"fill": "independent", "strokeDash": "independent"}},
+    )
+    return palette.finish(chart, name="window_lanes", notes=notes, in_place=True)
+
+
+MIN_BAR_PX = 4
+"""A lane is readable while each of its windows can have this many pixels: with more windows
+than ``width // MIN_BAR_PX`` in one lane, the lanes are aggregated (``_aggregated``)."""
+AGGREGATE_BIN_PX = 8
+"""Aggregated lanes: one cell per key and event-time bin of about this many pixels."""
+
+
+def _too_many(bars: pd.DataFrame, width: int) -> bool:
+    """Whether some lane holds more windows than it can show (``MIN_BAR_PX`` each)."""
+    return bool(len(bars)) and int(bars.groupby("key", sort=False).size().max()) > max(
+        1, width // MIN_BAR_PX
+    )
+
+
+def _aggregated(
+    view: TraceView, op: str, bars: pd.DataFrame, keys: list[str], width: int, notes: list[str]
+) -> alt.TopLevelMixin:
+    """Lanes past a readable number of windows: per key, one cell per event-time bin (of
+    ``AGGREGATE_BIN_PX`` pixels) counting the windows that start in it — how many, how many
+    fired, never fired or were merged away, their elements and firings — shaded by the share
+    that fired (the "fired" colour); the subtitle says so. Per-window marks (firings,
+    cleanups, horizons) are left to ``timeline`` and ``explore``."""
+    starts = bars["window_start"].to_numpy(dtype=np.int64)
+    ends = bars["window_end"].to_numpy(dtype=np.int64)
+    axis = "processing time" if frames.processing_time_windows(view, op) else "event time"
+    x = palette.time_axis(axis, [int(starts.min()), int(ends.max())])
+    lo, hi = int(starts.min()), int(ends.max())
+    n_bins = max(1, width // AGGREGATE_BIN_PX)
+    size = max(1, -(-(hi - lo) // n_bins))
+    bins = (starts - lo) // size
+    status = bars["status"].to_numpy(dtype=object)
+    table = pd.DataFrame(
+        {
+            "key": bars["key"].to_numpy(dtype=object),
+            "bin": bins,
+            "fired": status == "fired",
+            "not_fired": status == "not fired",
+            "merged": status == "merged away",
+            "elements": bars["elements"].astype("int64").to_numpy(),
+            "firings": bars["firings"].astype("int64").to_numpy(),
+        }
+    )
+    cells = table.groupby(["key", "bin"], sort=False).agg(
+        windows=("fired", "size"),
+        fired=("fired", "sum"),
+        not_fired=("not_fired", "sum"),
+        merged=("merged", "sum"),
+        elements=("elements", "sum"),
+        firings=("firings", "sum"),
+    )
+    rows = []
+    for (key, b), c in zip(cells.index.tolist(), cells.itertuples(index=False), strict=True):
+        b0 = lo + int(b) * size
+        rows.append(
+            {
+                "x": x.clip(b0)[0],
+                "x2": x.clip(b0 + size)[0],
+                "key": key,
+                "kind": "windows (aggregated)",
+                "starting in": f"[{x.fmt(b0)}, {x.fmt(b0 + size)})",
+                "windows": int(c.windows),
+                "fired": int(c.fired),
+                "not fired": int(c.not_fired),
+                "merged away": int(c.merged),
+                "elements": int(c.elements),
+                "firings": int(c.firings),
+                "share fired": round(int(c.fired) / int(c.windows), 3),
+            }
+        )
+    most = int(table.groupby("key", sort=False).size().max())
+    notes.append(
+        f"aggregated: a lane holds up to {most:,} windows, more than {width // MIN_BAR_PX:,} "
+        f"({MIN_BAR_PX} px each) — one cell per key and {size:,} ms of window starts, shaded "
+        "by the share of its windows that fired; hover for the counts (timeline / explore "
+        "draw each window)"
+    )
+    height = max(60, min(900, len(keys) * 24))
+    layer = spec.layer(
+        rows,
+        {"type": "bar", "stroke": palette.BLUE, "strokeWidth": 0.5, "fill": STATUS_FILL[0]},
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
+            "y": {
+                "field": "key",
+                "type": "nominal",
+                "sort": None,
+                "scale": {"domain": keys},
+                "title": "key",
+                "axis": {"labelLimit": 160},
+            },
+            "fillOpacity": {
+                "field": "share fired",
+                "type": "quantitative",
+                "title": "share of windows fired",
+                "scale": {"domain": [0, 1], "range": [0.08, 0.95]},
+            },
+            "tooltip": spec.tooltips(rows, ["x", "x2"]),
+        },
+    )
+    chart = spec.layer_chart(
+        [layer], width=width, height=height, title=palette.title("Window lanes", notes)
     )
     return palette.finish(chart, name="window_lanes", notes=notes, in_place=True)
 

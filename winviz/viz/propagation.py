@@ -387,13 +387,9 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     }
 
 
-def _paused_on_lines(
-    view: TraceView, ops: list[str], per_operator: bool, lines: pd.DataFrame
-) -> list[tuple[str, PausedSpan]]:
-    """The paused spans this panel draws, each with the line it belongs to: with
-    ``per_operator`` the line of the operator that wrote it; in a channel panel the channel
-    line of the paused partition (its ``input``) or of the channel the paused reader's
-    watermark operator feeds, else (a reader paused as a whole) the operator's own line."""
+def view_paused_spans(view: TraceView) -> list[PausedSpan]:
+    """Every paused-for-alignment span of the trace (``winviz.trace.paused.paused_spans`` of
+    its ``paused`` / ``resumed`` records), in the order they start."""
     rows = view.select(*PAUSE_KINDS)
     if not len(rows):
         return []
@@ -414,7 +410,19 @@ def _paused_on_lines(
         fields["group"][back].tolist(),
         strict=True,
     )
-    spans = paused_spans(records)
+    return paused_spans(records)
+
+
+def _paused_on_lines(
+    view: TraceView, ops: list[str], per_operator: bool, lines: pd.DataFrame
+) -> list[tuple[str, PausedSpan]]:
+    """The paused spans this panel draws, each with the line it belongs to: with
+    ``per_operator`` the line of the operator that wrote it; in a channel panel the channel
+    line of the paused partition (its ``input``) or of the channel the paused reader's
+    watermark operator feeds, else (a reader paused as a whole) the operator's own line."""
+    spans = view_paused_spans(view)
+    if not spans:
+        return []
     out: list[tuple[str, PausedSpan]] = []
     if per_operator:
         return [(_line_name(s.operator, True), s) for s in spans if s.operator in ops]

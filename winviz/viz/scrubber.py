@@ -8,12 +8,17 @@ as in ``timeline`` (event time across, processing time down). Layers, back to fr
 1. **windows** — one band per window from its first element to ``min(t, cleanup)``, coloured
    by its state at *t*: ``open`` (no firing yet), ``fired`` (fired at least once, state still
    kept), ``gone`` (cleaned up); windows not yet opened at *t* are not drawn;
+   **idle periods** — a grey strip per input along the left edge, from its going idle to
+   ``min(t, active again)`` (``idle``);
 2. **now** — a horizontal rule at processing time *t*;
 3. **watermark at t** — a vertical rule at the window operator's watermark in effect at *t*
    (its last ``watermark`` record at or before *t*), labelled; none before the first one;
 4. **future elements** — elements arriving after *t*, faint grey (``future="hide"`` leaves
    them out);
-5. **elements arrived by t** — coloured and shaped by fate, as in ``timeline``.
+5. **elements arrived by t** — coloured and shaped by fate, as in ``timeline``;
+6. **firings made by t** — squares coloured by cause as on the timeline ("fired: …"), at the
+   event time of the timer that fired them (else the window end), one mark per point with
+   the count (``_firing_layer``).
 
 All of this is computed in the browser from the same data: ``t`` only drives filters and
 colours. Over 5,000 elements they are binned as in ``timeline`` (a cell shows once its
@@ -44,10 +49,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, scale, spec
+from winviz.viz import frames, idle, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timeline import pick_operator
+from winviz.viz.timeline import auto_view, pick_operator
 
 PARAM = "t"
 PLAY_PARAM = "play"
@@ -72,13 +77,16 @@ def scrubber(
     replay_seconds: float = REPLAY_SECONDS,
     width: int = palette.WIDTH,
     height: int = palette.HEIGHT,
+    view: Literal["timeline", "skew", "auto"] = "timeline",
 ) -> alt.TopLevelMixin:
     """The timeline at processing time ``t``, with a slider for ``t`` (see the module
     docstring). ``at``: the slider's start value (default: the last processing time, i.e. the
     whole run). ``future``: elements not yet arrived at ``t`` are drawn faint ("fade") or not
     at all ("hide"). ``replay``: a "play" checkbox that animates ``t`` from the slider's
-    position to the end of the run in about ``replay_seconds``. Bad input gives a message
-    card, like ``timeline``."""
+    position to the end of the run in about ``replay_seconds``. ``view``: "skew" scrubs the
+    skew chart instead (``skew_scrubber``: x processing time, y processing time − event
+    time, for long runs), "auto" does so when the timeline's ``auto_view`` would. Bad input
+    gives a message card, like ``timeline``."""
     if future not in ("fade", "hide"):
         raise ValueError(f"future must be 'fade' or 'hide', got {future!r}")
     if not 1 <= max_points <= scale.ROW_LIMIT:
@@ -87,8 +95,26 @@ def scrubber(
         isinstance(replay_seconds, (int, float)) and 0.5 <= replay_seconds <= 3600
     ):
         raise ValueError(f"replay_seconds must be a number in 0.5..3600, got {replay_seconds!r}")
+    if view not in ("timeline", "skew", "auto"):
+        raise ValueError(f"view must be 'timeline', 'skew' or 'auto'; got {view!r}")
+    mode = view
     try:
         view = frames.open_trace(trace)
+        if mode != "timeline":
+            op = pick_operator(view, operator)
+            reason = auto_view(view, op) if mode == "auto" else None
+            if mode == "skew" or reason is not None:
+                return skew_scrubber(
+                    view,
+                    op,
+                    at,
+                    future,
+                    max_points,
+                    replay_seconds if replay else None,
+                    width,
+                    height,
+                    reason,
+                )
         return _scrubber(
             view,
             operator,
@@ -184,11 +210,16 @@ def _scrubber(
         notes.append(
             f"{wrapped} window(s) whose end overflowed the long range (start >= end) are not drawn"
         )
+    spans = idle.idle_spans(view)
+    if spans:
+        notes.append(idle.lines_text(spans) + " as they stand at t")
     layers = [
         _window_layer(windows, x, y, across),
+        _idle_layer(spans, x, y),
         _now_layer(x, y),
         *_watermark_layers(steps, x, y),
         *_element_layers(view, elements, fate_codes, x, y, future, max_points, notes),
+        _firing_layer(view, op, x, y, notes, across=across),
     ]
     layers = [layer for layer in layers if layer is not None]
     params = [t]
@@ -210,6 +241,112 @@ def _scrubber(
     if replay_seconds is not None:
         chart.usermeta["winviz"]["replay"] = replay_settings(t_lo, t_hi, step, replay_seconds)
     return chart
+
+
+def skew_scrubber(
+    view: TraceView,
+    op: str,
+    at: int | None,
+    future: str,
+    max_points: int,
+    replay_seconds: float | None,
+    width: int,
+    height: int,
+    chosen: str | None = None,
+) -> alt.TopLevelMixin:
+    """The skew mode: the skew chart (``skew.skew_of_view``: x processing time, y processing
+    time − event time, under the watermark lag) as it stood at processing time t — elements
+    (binned cells: once their mean processing time is reached), the lag line and firings up
+    to t, t a vertical rule; the same slider and replay as the scrubber. Elements after t are
+    not drawn (``future`` is the timeline mode's: on this x axis the future is simply right
+    of t). ``chosen``: why ``view="auto"`` drew it."""
+    del future
+    from winviz.viz.skew import skew_of_view  # skew.py imports timeline, as this module
+
+    chart = skew_of_view(view, op, max_points, width, height)
+    meta = chart.usermeta["winviz"] if chart.usermeta is not alt.Undefined else {}
+    if meta.get("status") != "ok":
+        return chart
+    layers = list(chart.layer)
+    enc = layers[0].encoding
+    (x_lo, x_hi), (y_lo, y_hi) = enc["x"]["scale"]["domain"], enc["y"]["scale"]["domain"]
+    kind = palette.time_axis("processing time", [x_lo, x_hi]).kind
+    x = TimeAxis("processing time", kind, x_lo, x_hi)
+    y = TimeAxis("processing time − event time", "ms", y_lo, y_hi)
+    notes = ([] if chosen is None else [chosen.replace("timeline(", "scrubber(")]) + list(
+        meta.get("notes", [])
+    )
+    binned = False
+    for layer in layers:
+        rows = layer.data.values
+        if not rows or rows[0].get("kind") not in _SKEW_TIMED:
+            continue
+        binned |= rows[0].get("kind") == "elements (binned)"
+        layer.transform = [{"filter": f"datum.x <= {PARAM}"}]
+    if binned:
+        notes.append("a binned mark shows once its cell's mean processing time is reached")
+    t_lo, t_hi = _time_range(layers, x_lo, x_hi)
+    start = t_hi if at is None else int(min(max(at, t_lo), t_hi))
+    step = 1 if t_hi - t_lo <= 2000 else 10 ** max(0, len(str((t_hi - t_lo) // 1000)) - 1)
+    now = spec.layer(
+        [{"kind": "now"}],
+        {"type": "rule", "color": palette.BLACK, "strokeWidth": 1, "strokeDash": [2, 2]},
+        {
+            "x": x.channel("x"),
+            "tooltip": [{"field": "x", "type": "quantitative", "title": "t (processing time)"}],
+        },
+        [{"calculate": PARAM, "as": "x"}],
+    )
+    firing = _firing_layer(view, op, x, y, notes, skew=True)
+    layers = [*layers, now, *([firing] if firing is not None else [])]
+    notes[len([chosen] if chosen else [])] += (
+        "; move the slider to see the run at processing time t"
+    )
+    t = {
+        "name": PARAM,
+        "bind": {
+            "input": "range",
+            "max": t_hi,
+            "min": t_lo,
+            "name": "processing time t (ms) ",
+            "step": step,
+        },
+        "value": start,
+    }
+    params = [t]
+    if replay_seconds is not None:
+        params.append(
+            {"name": PLAY_PARAM, "bind": {"input": "checkbox", "name": "play "}, "value": False}
+        )
+    out = spec.layer_chart(
+        layers,
+        cls=ScrubberChart,
+        width=width,
+        height=height,
+        title=palette.title("Scrubber (skew)", notes),
+        resolve={"scale": {"color": "independent", "shape": "independent"}},
+    )
+    out.params = [alt.VariableParameter(**p) for p in params]
+    out = palette.finish(out, name="scrubber", notes=notes, in_place=True)
+    if replay_seconds is not None:
+        out.usermeta["winviz"]["replay"] = replay_settings(t_lo, t_hi, step, replay_seconds)
+    return out
+
+
+_SKEW_TIMED = ("element", "elements (binned)", "watermark lag", "label")
+"""The skew chart's layers drawn up to t (their x is a processing time)."""
+
+
+def _time_range(layers: list[alt.Chart], lo: int, hi: int) -> tuple[int, int]:
+    """The slider's range: the smallest and largest processing time (x) of the skew chart's
+    elements and lag line (within the axis [lo, hi])."""
+    xs = [
+        r["x"]
+        for layer in layers
+        for r in (layer.data.values or [])
+        if r.get("kind") in _SKEW_TIMED
+    ]
+    return (max(lo, int(min(xs))), min(hi, int(max(xs)))) if xs else (lo, hi)
 
 
 # -- replay -------------------------------------------------------------------------------------
@@ -453,6 +590,119 @@ def _window_layer(
     }
     mark = {"type": "rect", "fillOpacity": 0.35, "strokeWidth": 1}
     return spec.layer(rows, mark, encoding, transform)
+
+
+def _idle_layer(spans: list[idle.IdleSpan], x: TimeAxis, y: TimeAxis) -> alt.Chart | None:
+    """The idle periods as they stand at t (``idle.strip_layer``): a span begun by t, drawn
+    up to its end or to t, whichever comes first."""
+    return idle.strip_layer(
+        spans,
+        x,
+        y,
+        [
+            {"filter": f"datum.y <= {PARAM}"},
+            {"calculate": f"datum.y2 < {PARAM} ? datum.y2 : {PARAM}", "as": "y2_at_t"},
+        ],
+        y2="y2_at_t",
+    )
+
+
+FIRING_SHAPE = "square"
+
+
+def _firing_layer(
+    view: TraceView,
+    op: str,
+    x: TimeAxis,
+    y: TimeAxis,
+    notes: list[str],
+    *,
+    across: bool = False,
+    skew: bool = False,
+) -> alt.Chart | None:
+    """The firings made by t (``frames.firing_marks``: at the event time of the timer that
+    fired them, else the window end, and their processing time), coloured by cause as on the
+    timeline ("fired: …", ``palette.FIRED_EVENT``); firings at one point are one mark with
+    their count. ``across``: processing-time windows, drawn on the right edge. ``skew``: the
+    skew mode's axes (x: processing time, y: processing time − that event time)."""
+    marks = frames.firing_marks(view, op)
+    if not len(marks):
+        return None
+    groups: dict[tuple[Any, Any, str], list[int]] = {}
+    clipped = 0  # (skew mode) firings whose skew lies beyond the axis: drawn on its edge
+    for i, (at, proc, by) in enumerate(
+        zip(
+            marks["at"].tolist(),
+            marks["proc_time"].tolist(),
+            marks["fired_by"].tolist(),
+            strict=True,
+        )
+    ):
+        if proc is None or at is None:
+            continue
+        if skew:
+            sy, edge = y.clip(int(proc) - int(at))
+            clipped += bool(edge)
+            point = (x.clip(proc)[0], sy)
+        else:
+            point = (x.hi if across else x.clip(at)[0], y.clip(proc)[0])
+        what = palette.FIRED_EVENT.get(by, palette.FIRED_EVENT["cause not traced"])
+        groups.setdefault((*point, what), []).append(i)
+    starts, ends = marks["window_start"].tolist(), marks["window_end"].tolist()
+    procs = marks["proc_time"].tolist()
+    rows = []
+    for (fx, fy, what), idx in groups.items():
+        windows = list(dict.fromkeys(f"[{x.fmt(starts[i])}, {x.fmt(ends[i])})" for i in idx))
+        rows.append(
+            {
+                "x": fx,
+                "y": fy,
+                "fired": y.clip(procs[idx[0]])[0] if not skew else x.clip(procs[idx[0]])[0],
+                "what": what,
+                "kind": "fired",
+                "firings": len(idx),
+                "window": ", ".join(windows[:3])
+                + (f" … ({len(windows)})" if len(windows) > 3 else ""),
+                "proc_time": (x if skew else y).fmt(procs[idx[0]]),
+            }
+        )
+    k = -(-len(rows) // scale.ROW_LIMIT)  # a regular sample of at most ROW_LIMIT marks
+    rows = rows[::k]
+    n = len(marks)
+    notes.append(
+        f"{n:,} firing{'' if n == 1 else 's'} (squares, by cause, as on the timeline) shown once "
+        "made" + (f"; every {k}th firing mark drawn" if k > 1 else "")
+    )
+    if clipped:
+        notes.append(
+            f"{clipped:,} firing(s) lie beyond the skew axis (processing time − their timer's "
+            "time): drawn on its edge"
+        )
+    present = [c for c in palette.WINDOW_EVENTS if any(r["what"] == c for r in rows)]
+    colours = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
+    return spec.layer(
+        rows,
+        {
+            "type": "point",
+            "filled": True,
+            "shape": FIRING_SHAPE,
+            "size": 80,
+            "stroke": palette.BLACK,
+            "strokeWidth": 0.5,
+        },
+        {
+            "x": x.channel("x"),
+            "y": y.channel("y"),
+            "color": {
+                "field": "what",
+                "type": "nominal",
+                "title": "firing",
+                "scale": {"domain": present, "range": [colours[c] for c in present]},
+            },
+            "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
+        },
+        [{"filter": f"datum.fired <= {PARAM}"}],
+    )
 
 
 def _now_layer(x: TimeAxis, y: TimeAxis) -> alt.Chart:

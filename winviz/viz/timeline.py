@@ -8,6 +8,9 @@ Layers, back to front:
 2. **allowed-lateness horizons** — with ``allowed_lateness > 0``, a dashed vertical line per
    window at its max timestamp + allowed lateness (Flink's ``cleanupTime``) over the band's
    life: until the watermark passes it, the window still accepts late elements;
+   **idle periods** — a grey strip per input along the left edge over the processing
+   times it was idle (``idle``), and watermark alignment's **paused** spans, a dark strip
+   per paused input along the right edge;
 3. **ideal diagonal** — event time = processing time, in its own legend (only where it makes
    sense, see ``_wants_diagonal``);
 4. **watermark** — one step line per distinct staircase: operators whose ``watermark``
@@ -22,7 +25,9 @@ Layers, back to front:
    several keys at the same point are one mark ("3 keys · end of input"); labels are placed
    so that they overlap neither each other nor the plot's edge (a label that fits nowhere is
    left to the tooltip, and the subtitle says so);
-7. **cleanups** — at (cleanup time, processing time).
+7. **cleanups** — at (cleanup time, processing time);
+8. **merges** (session windows) — a "merged" mark per window merged away, at (its start,
+   the merge's processing time): its tooltip names the window it merged into (``_merges``).
 
 Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
 traces are reduced per layer (scale.py) and the subtitle says how. Layers are written as
@@ -51,10 +56,12 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from winviz.operators.window_rules import cleanup_time
 from winviz.trace import detail_names as detail_fields
-from winviz.viz import frames, palette, scale, spec
+from winviz.viz import frames, idle, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
+from winviz.viz.propagation import view_paused_spans
 
 LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
 DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
@@ -183,6 +190,8 @@ def _timeline(
     # times, not event times — they give the event-time axis nothing (see _bands)
     across = bool(len(lives)) and frames.processing_time_windows(view, op)
     horizons = {} if across else _horizons(lives, cleaned)
+    per_window = _per_window(lives)  # once, for the bands and the horizons
+    horizons, derived = _every_horizon(per_window, horizons, frames.allowed_lateness(view, op))
     x_values = (
         _extent(elements["ts"])
         if across
@@ -192,6 +201,7 @@ def _timeline(
             lives["window_end"],
             cleaned["cleanup_time"],
             fired["at"],
+            np.array([horizons[w] for w in derived], dtype=np.int64),
         )
     )
     if not x_values:
@@ -236,10 +246,11 @@ def _timeline(
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
     restarts = frames.restarts(view)
     watermark_layers = _watermarks(steps, x, y, notes, restarts)
-    per_window = _per_window(lives)  # once, for the bands and the horizons
     layers = [
         _bands(per_window, horizons, x, y, notes, across=across),
-        _horizon_layer(per_window, horizons, x, y),
+        _horizon_layer(per_window, horizons, x, y, derived),
+        _idle_layer(view, x, y, notes),
+        _paused_layer(view, x, y, notes),
         *_diagonal(elements, x, y, diagonal),
         *watermark_layers,
         _elements(view, elements, x, y, max_points, notes),
@@ -251,6 +262,7 @@ def _timeline(
             _edge_boxes(watermark_layers, plot),
         ),
         _cleanups(cleaned, at_x, y, notes),
+        _merges(view, op, x, y, notes),
         *_restarts(restarts, x, y, notes),
         _joins(view, op, x, y, notes),
     ]
@@ -379,6 +391,30 @@ def _horizons(lives: _Table, cleaned: _Table) -> dict[tuple[int, int], int]:
     return out
 
 
+def _every_horizon(
+    per_window: list[_Window] | None,
+    horizons: dict[tuple[int, int], int],
+    allowed: int | None,
+) -> tuple[dict[tuple[int, int], int], set[tuple[int, int]]]:
+    """The horizon of every window, and which of them are derived rather than read off a
+    ``cleanup`` record: a window merged away by a session merge (Flink's ``WindowOperator``
+    deletes its cleanup timer at the merge, ``deleteCleanupTimer(m)``, and registers the
+    result window's, so it never has a ``cleanup`` record) or still open at the end of the
+    trace gets ``cleanup_time(max timestamp, allowed lateness)`` (``window_rules``: the one
+    rule), ``allowed`` read off the operator's ``cleanup`` records
+    (``frames.allowed_lateness``). Nothing is derived when they give no single lateness."""
+    if not horizons or per_window is None or not allowed:
+        return horizons, set()
+    out = dict(horizons)
+    derived = set()
+    for w in per_window:
+        window = (int(w.window_start), int(w.window_end))
+        if window not in out and w.window_start < w.window_end:
+            out[window] = cleanup_time(window[1] - 1, allowed)
+            derived.add(window)
+    return out, derived
+
+
 def _int64(column: Any) -> bool:
     """Whether a table's column holds int64 values (numpy's, not objects)."""
     return isinstance(column.dtype, np.dtype) and column.dtype == np.int64
@@ -484,11 +520,16 @@ def _bands(
 
 
 def _horizon_layer(
-    per_window: list[_Window] | None, horizons: dict[tuple[int, int], int], x: TimeAxis, y: TimeAxis
+    per_window: list[_Window] | None,
+    horizons: dict[tuple[int, int], int],
+    x: TimeAxis,
+    y: TimeAxis,
+    derived: set[tuple[int, int]] | None = None,
 ) -> alt.Chart | None:
     """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
     allowed lateness) over its band's life in processing time (``per_window``:
-    ``_per_window(lives)``)."""
+    ``_per_window(lives)``). ``derived``: the windows whose horizon ``_every_horizon``
+    derived (no ``cleanup`` record: merged away, or still open); their tooltips say so."""
     if not horizons or per_window is None:
         return None
     rows = []
@@ -512,6 +553,8 @@ def _horizon_layer(
                 "note": note,
             }
         )
+        if derived:
+            rows[-1]["from"] = _horizon_source(w, derived, y)
     rows, _ = _every_kth(rows)
     mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
     return spec.layer(
@@ -525,6 +568,20 @@ def _horizon_layer(
             "tooltip": spec.tooltips(rows, ["x", "y", "y2", "line"]),
         },
     )
+
+
+def _horizon_source(w: _Window, derived: set[tuple[int, int]], y: TimeAxis) -> str:
+    """Where a horizon comes from (the tooltip's "from"): the window's ``cleanup`` record, or
+    the rule, for a window merged away (its contents then wait for the result window's
+    horizon) or still open at the end of the trace."""
+    if (int(w.window_start), int(w.window_end)) not in derived:
+        return "its cleanup record"
+    if w.merged_into:
+        return (
+            f"max timestamp + the operator's allowed lateness (merged into {w.merged_into} at "
+            f"{y.fmt(w.closed)}: its contents then wait for that window's horizon)"
+        )
+    return "max timestamp + the operator's allowed lateness (still open at the end)"
 
 
 def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:
@@ -1234,6 +1291,13 @@ def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
     return boxes
 
 
+CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
+"""What fired a cleanup: a ``cleanup`` record is written only when the timer the window
+operator registered at ``cleanupTime(window)`` fires (``WindowOperator.registerCleanupTimer``
+/ ``isCleanupTime``); a trigger's timer fires the window (the "fired: event-time timer"
+marks), never cleans it — unless it is the same timer (allowed lateness 0)."""
+
+
 def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> alt.Chart | None:
     if cleaned.empty:
         return None
@@ -1255,6 +1319,7 @@ def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> al
                 "window": f"[{x.fmt(start)}, {x.fmt(end)})",
                 "key": ", ".join(keys[i] for i in idx),
                 "cleanup_time": x.fmt(ctime),
+                "timer": CLEANUP_TIMER_TEXT,
                 "proc_time": y.fmt(proc),
                 "watermark": x.fmt(marks[idx[0]]),
                 "note": note,
@@ -1266,6 +1331,73 @@ def _cleanups(cleaned: _Table, x: TimeAxis, y: TimeAxis, notes: list[str]) -> al
     return spec.layer(
         rows,
         {"type": "point", "filled": True, "size": 50},
+        _what_encoding(rows, x, y, ["x", "y", "what"]),
+    )
+
+
+def _idle_layer(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
+    """The idle periods of the run's inputs (``idle.idle_spans``): a grey strip per input
+    along the left edge over the processing times it was idle, and the subtitle names them."""
+    spans = idle.idle_spans(view)
+    if spans:
+        notes.append(idle.lines_text(spans))
+    return idle.strip_layer(spans, x, y)
+
+
+def _paused_layer(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
+    """Watermark alignment's paused spans (``propagation.view_paused_spans``): a dark strip
+    per paused input along the right edge over the processing times it read nothing, and the
+    subtitle names them (the propagation chart draws the same spans)."""
+    spans = view_paused_spans(view)
+    if spans:
+        notes.append(idle.paused_text(spans))
+    return idle.paused_layer(spans, x, y)
+
+
+def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
+    """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow`` merging windows,
+    one ``merged`` record each): a "merged" mark per window merged away, at (its start, the
+    merge's processing time) — the corner where its band ends — naming the window it merged
+    into; windows of several keys merged at one point are one mark. ``merged_windows`` holds
+    the windows the set had before (the new element's own window is not among them, so the
+    mark never sits on the element that caused the merge)."""
+    if not len(view.select("merged", operator=op)):
+        return None
+    merges = frames.merged(view, op)
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, m in enumerate(merges.itertuples()):
+        into = (int(m.window_start), int(m.window_end))
+        for w in m.merged_windows:
+            if w != into:
+                groups.setdefault((int(w[0]), int(w[1]), *into, int(m.proc_time)), []).append(i)
+    seqs, marks = merges["seq"].tolist(), merges["watermark"].tolist()
+    keys = merges["key_text"].tolist()
+    rows = []
+    for (start, end, into_start, into_end, proc), idx in groups.items():
+        mx, note = x.clip(start)
+        rows.append(
+            {
+                "x": mx,
+                "y": y.clip(proc)[0],
+                "what": "merged",
+                "kind": "merged",
+                "seq": _join(seqs, idx),
+                "key": ", ".join(keys[i] for i in idx),
+                "merged away": f"[{x.fmt(start)}, {x.fmt(end)})",
+                "into": f"[{x.fmt(into_start)}, {x.fmt(into_end)})",
+                "proc_time": y.fmt(proc),
+                "watermark": x.fmt(marks[idx[0]]),
+                "note": note,
+            }
+        )
+    n = len(merges)
+    notes.append(
+        f'{n:,} session merge{"" if n == 1 else "s"} ("merged": at the start of each window '
+        "merged away, when it merged)"
+    )
+    return spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 160},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
 

@@ -1,0 +1,207 @@
+"""Idle periods, as the timeline and the scrubber draw them: when an input stopped counting
+towards a watermark.
+
+Flink's ``WatermarkStatus`` (``IDLE`` / ``ACTIVE``): a source split (partition) marked idle by
+``WatermarkStrategy.withIdleness`` no longer holds back the combined watermark
+(``WatermarksWithIdleness``, ``StatusWatermarkValve``: the minimum is taken over the active
+channels only); when every input of an operator is idle, the operator itself is idle and
+sends no watermark on. The trace records both: ``channel_idle`` / ``channel_active`` of one
+input channel (detail ``input``: e.g. ``kafka[1]``) and ``idle`` / ``active`` of an operator
+(all its inputs idle). A span runs from an idle record to the next active record of the same
+input (or to the end of the trace: still idle).
+
+On a processing-time axis (the timeline's and scrubber's y) each input's spans are drawn as a
+narrow grey strip along the left edge of the plot, one column per input, so that spans of
+several inputs never overlap into a colour no legend names; the tooltip names the input.
+
+Watermark alignment's **paused** spans (``winviz.trace.paused``: a source reader or partition
+that stopped reading because its watermark was ahead of the group's max allowed) are drawn
+the same way along the right edge, darker (``paused_layer``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from winviz.trace.paused import PausedSpan
+from winviz.viz import palette, spec
+from winviz.viz.frames import TraceView
+from winviz.viz.palette import TimeAxis
+
+IDLE_KINDS = ("idle", "active", "channel_idle", "channel_active")
+STRIP_SHARE = 0.006
+"""The width of one input's strip, as a share of the event-time axis (about 4 px at 640 px:
+three strips fit in the axis' 3 % padding)."""
+STRIP_COLOR = palette.GREY
+STRIP_OPACITY = 0.55
+
+
+@dataclass(frozen=True, slots=True)
+class IdleSpan:
+    """One idle period of one input: ``line`` names it (the channel's input, or "<operator>
+    (all inputs)"), ``start`` / ``end`` are processing times, ``end`` None while still idle at
+    the end of the trace."""
+
+    line: str
+    start: int
+    end: int | None
+
+
+def idle_spans(view: TraceView) -> list[IdleSpan]:
+    """Every idle span of the trace, per input in order of its first idle record, then by
+    start (from ``idle`` / ``channel_idle`` to the next ``active`` / ``channel_active`` of
+    the same input)."""
+    rows = view.select(*IDLE_KINDS)
+    if not len(rows):
+        return []
+    kinds = view.kinds_of(rows).tolist()
+    procs = view.column("proc_time", rows).tolist()
+    operators = view.column("operator", rows).tolist()
+    names: list[str] = [""] * len(rows)
+    for kind in IDLE_KINDS:
+        mask = np.asarray([k == kind for k in kinds], dtype=bool)
+        if not mask.any():
+            continue
+        at = np.flatnonzero(mask)
+        if kind.startswith("channel_"):
+            inputs = view.detail(kind, "input", rows[at]).tolist()
+            for i, name in zip(at.tolist(), inputs, strict=True):
+                names[i] = str(name)
+        else:
+            for i in at.tolist():
+                names[i] = f"{operators[i]} (all inputs)"
+    since: dict[str, int] = {}
+    spans: dict[str, list[IdleSpan]] = {}
+    for kind, proc, line in zip(kinds, procs, names, strict=True):
+        if proc is None:
+            continue
+        if kind in ("idle", "channel_idle"):
+            spans.setdefault(line, [])
+            since.setdefault(line, int(proc))
+        elif line in since:
+            spans[line].append(IdleSpan(line, since.pop(line), int(proc)))
+    for line, start in since.items():
+        spans[line].append(IdleSpan(line, start, None))
+    return [s for line in spans for s in sorted(spans[line], key=lambda s: s.start)]
+
+
+def lines_text(spans: list[IdleSpan]) -> str:
+    """The subtitle's words for the strips: how many periods, and the inputs left to right."""
+    lines = list(dict.fromkeys(s.line for s in spans))
+    n = len(spans)
+    return (
+        f"{n:,} idle period{'' if n == 1 else 's'} (grey strips along the left edge, left to "
+        f"right: {', '.join(lines)})"
+    )
+
+
+def strip_rows(spans: list[IdleSpan], x: TimeAxis, y: TimeAxis) -> list[dict[str, Any]]:
+    """One row per span: its strip's x / x2 (the input's column at the left edge, in the axis'
+    units), y / y2 (its processing times; a span still idle at the end reaches the axis'
+    edge), and its tooltip texts."""
+    column = {line: i for i, line in enumerate(dict.fromkeys(s.line for s in spans))}
+    width = (x.hi - x.lo) * STRIP_SHARE
+    rows = []
+    for s in spans:
+        i = column[s.line]
+        rows.append(
+            {
+                "x": round(x.lo + i * width * 1.25, 3),
+                "x2": round(x.lo + i * width * 1.25 + width, 3),
+                "y": y.clip(s.start)[0],
+                "y2": y.hi if s.end is None else y.clip(s.end)[0],
+                "kind": "idle",
+                "idle": s.line,
+                "idle from": y.fmt(s.start),
+                "idle until": "end of trace" if s.end is None else y.fmt(s.end),
+            }
+        )
+    return rows
+
+
+def strip_layer(
+    spans: list[IdleSpan],
+    x: TimeAxis,
+    y: TimeAxis,
+    transform: list[dict[str, Any]] | None = None,
+    y2: str = "y2",
+) -> Any:
+    """The strips as a layer (None without idle spans); ``transform`` / ``y2``: the scrubber
+    shows only what happened by its ``t``."""
+    if not spans:
+        return None
+    rows = strip_rows(spans, x, y)
+    return spec.layer(
+        rows,
+        {"type": "rect", "color": STRIP_COLOR, "opacity": STRIP_OPACITY},
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
+            "y": y.channel("y"),
+            "y2": {"field": y2},
+            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
+        },
+        transform,
+    )
+
+
+PAUSED_COLOR = palette.BLACK
+PAUSED_OPACITY = 0.4
+
+
+def paused_text(spans: list[PausedSpan]) -> str:
+    """The subtitle's words for the paused strips."""
+    lines = list(dict.fromkeys(s.input for s in spans))
+    n = len(spans)
+    return (
+        f"{n:,} paused span{'' if n == 1 else 's'} (watermark alignment: dark strips along the "
+        f"right edge, right to left: {', '.join(lines)})"
+    )
+
+
+def paused_layer(
+    spans: list[PausedSpan],
+    x: TimeAxis,
+    y: TimeAxis,
+    transform: list[dict[str, Any]] | None = None,
+    y2: str = "y2",
+) -> Any:
+    """The paused spans as strips along the right edge, one column per input (None without
+    any); ``transform`` / ``y2`` as ``strip_layer``'s."""
+    if not spans:
+        return None
+    column = {line: i for i, line in enumerate(dict.fromkeys(s.input for s in spans))}
+    width = (x.hi - x.lo) * STRIP_SHARE
+    rows = []
+    for s in spans:
+        right = x.hi - column[s.input] * width * 1.25
+        rows.append(
+            {
+                "x": round(right - width, 3),
+                "x2": round(right, 3),
+                "y": y.clip(s.start)[0],
+                "y2": y.hi if s.end is None else y.clip(s.end)[0],
+                "kind": "paused",
+                "paused": s.input,
+                "paused from": y.fmt(s.start),
+                "paused until": "end of trace" if s.end is None else y.fmt(s.end),
+                "its watermark": x.fmt(s.watermark),
+                "max allowed": x.fmt(s.max_allowed),
+                "group": s.group,
+            }
+        )
+    return spec.layer(
+        rows,
+        {"type": "rect", "color": PAUSED_COLOR, "opacity": PAUSED_OPACITY},
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
+            "y": y.channel("y"),
+            "y2": {"field": y2},
+            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
+        },
+        transform,
+    )
