@@ -14,7 +14,7 @@ import pytest
 
 import winviz as wv
 from winviz.viz import frames
-from winviz.viz.validation import validated
+from winviz.viz.spec import validated
 
 KEY = 0  # a record is (key, ts, value); "w" records carry a watermark in ts
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 
 from winviz.viz import export, grid, lessons
-from winviz.viz.explore import EXPLORER_KEY
+from winviz.viz.export import EXPLORER_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 

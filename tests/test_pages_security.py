@@ -17,7 +17,7 @@ import pytest
 import vl_convert as vlc
 
 from winviz.viz import export, grid, lessons, pages
-from winviz.viz.explore import EXPLORER_KEY
+from winviz.viz.export import EXPLORER_KEY
 
 # Fragments that only the hostile payloads contain.
 MARKERS = ("pwned", "<img", "</script", "\u2028", "\u2029", "<!--", "<b>long")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import winviz as wv
-from winviz.viz import validation
+from winviz.viz import spec as charts
 from winviz.viz.flow import EDGES, NODES, flow_steps, operator_flow
 
 TAKEN = "taken by this element"
@@ -206,7 +206,7 @@ def chart_rows(chart: Any) -> list[dict[str, Any]]:
 def test_the_chart_marks_exactly_the_steps_taken() -> None:
     run = job(LATE_DATA, LATE_ARRIVALS, tag=True)
     chart = operator_flow(run, 2)
-    assert isinstance(chart, validation.CHECKED_CHARTS)
+    assert isinstance(chart, charts.CHECKED_CHARTS)
     rows = chart_rows(chart)
     boxes = {r["id"]: r for r in rows if "id" in r}
     assert set(boxes) == set(NODES)

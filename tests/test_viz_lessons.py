@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from winviz.viz import export, grid, lessons, pages
-from winviz.viz.explore import EXPLORER_KEY
+from winviz.viz.export import EXPLORER_KEY
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest
 
 import winviz as wv
 from winviz.time import MAX, MIN
-from winviz.viz import validation
+from winviz.viz import spec as charts
 from winviz.viz.stages import stage_watermark_table, stage_watermarks
 
 PARTS = [[("a", 1000), ("a", 3000), ("a", 7000)], [("b", 2000), ("b", 2500)]]
@@ -171,7 +171,7 @@ def test_parallel_subtasks_read_one_channel_per_upstream_subtask() -> None:
 def test_the_chart_validates_and_names_min_and_max() -> None:
     run = union()
     chart = stage_watermarks(run, 800)
-    assert isinstance(chart, validation.CHECKED_CHARTS)
+    assert isinstance(chart, charts.CHECKED_CHARTS)
     spec = chart.to_dict()
     data = [r for rs in spec["datasets"].values() for r in rs]
     boxes = {r["id"]: r["text"].split("\n") for r in data if "id" in r}

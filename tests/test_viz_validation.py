@@ -16,6 +16,7 @@ import pytest
 from altair.utils.schemapi import SchemaValidationError, validate_jsonschema
 
 from winviz import viz
+from winviz.viz import spec as charts
 from winviz.viz import validation
 
 CHARTS = {**chart_jobs.CHARTS, "skew_chart": viz.skew_chart}
@@ -57,7 +58,7 @@ def spec_of(chart: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("name", sorted(CHARTS))
 def test_both_checks_accept_every_chart_winviz_draws(job: str, name: str) -> None:
     chart = CHARTS[name](chart_jobs.JOBS[job]().trace)
-    assert isinstance(chart, validation.CHECKED_CHARTS)
+    assert isinstance(chart, charts.CHECKED_CHARTS)
     spec = spec_of(chart)
     assert compiled_accepts(type(chart), spec)
     assert altair_accepts(type(chart), spec)
@@ -65,7 +66,7 @@ def test_both_checks_accept_every_chart_winviz_draws(job: str, name: str) -> Non
 
 def test_a_message_card_is_checked_too() -> None:
     card = viz.timeline(None)
-    assert type(card) is validation.Chart
+    assert type(card) is charts.Chart
     assert card.to_dict()["usermeta"]["winviz"]["status"] == "message"
 
 
@@ -103,16 +104,16 @@ def test_a_broken_chart_raises_altairs_error_naming_the_property() -> None:
 def test_a_changed_copy_is_checked_the_same_way() -> None:
     trace = chart_jobs.JOBS["session"]().trace
     changed = viz.window_lanes(trace).properties(width=500)
-    assert type(changed) is validation.LayerChart  # a copy keeps the class
+    assert type(changed) is charts.LayerChart  # a copy keeps the class
     assert changed.to_dict()["width"] == 500
 
 
 def test_validated_leaves_other_classes_alone() -> None:
     facet = alt.Chart(alt.Data(values=[{"a": 1}])).mark_point().encode(x="a:Q").facet("a:N")
-    assert validation.validated(facet) is facet
+    assert charts.validated(facet) is facet
     assert type(facet) is alt.FacetChart
     plain = alt.Chart(alt.Data(values=[{"a": 1}])).mark_point()
-    assert type(validation.validated(plain)) is validation.Chart
+    assert type(charts.validated(plain)) is charts.Chart
 
 
 def test_every_reference_names_a_definition() -> None:
@@ -147,7 +148,7 @@ def altairs_own(chart: Any) -> dict[str, Any]:
     added after it, as ``ScrubberChart.to_dict`` adds them)."""
     from winviz.viz.scrubber import ScrubberChart, with_replay
 
-    spec = super(validation._CompiledCheck, chart).to_dict()
+    spec = super(charts._CompiledCheck, chart).to_dict()
     return with_replay(spec) if isinstance(chart, ScrubberChart) else spec
 
 

@@ -61,6 +61,7 @@ from winviz.graph import (
     WatermarksSpec,
     WindowSpec,
 )
+from winviz.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
 from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
@@ -532,6 +533,22 @@ class DataStream:
     def _then(self, spec: OperatorSpec, base: str) -> DataStream:
         return DataStream(self.env, self.env._add(spec, base, [self.node]))
 
+    def _then_two(self, other: DataStream, spec: OperatorSpec, base: str) -> DataStream:
+        """A two-input operator reading this stream (first input) and ``other``."""
+        return DataStream(self.env, self.env._add(spec, base, [self.node, other.node]))
+
+    def _same_environment(self, other: Any, what: str) -> DataStream:
+        """``other`` when it is a stream of this environment, else ``ArgumentTypeError``
+        (a window join / coGroup needs one)."""
+        if not isinstance(other, DataStream) or other.env is not self.env:
+            raise ArgumentTypeError(
+                f"{what}() needs a DataStream of the same environment",
+                field="other",
+                value=other,
+                expected="a DataStream of this environment",
+            )
+        return other
+
     def _operator_node(self, what: str) -> Node:
         """The node whose parallelism ``set_parallelism`` / ``set_max_parallelism`` sets."""
         node = self.node
@@ -601,16 +618,12 @@ class DataStream:
     def join(self, other: DataStream) -> Any:
         """Flink's window join: ``.where(k1).equal_to(k2).window(assigner).apply(fn)`` (see
         ``winviz.joins``; built over the window operator, as Flink builds it)."""
-        from winviz.joins import JoinedStreams
-
-        return JoinedStreams(self, other)
+        return JoinedStreams(self, self._same_environment(other, "join"))
 
     def co_group(self, other: DataStream) -> Any:
         """Flink's window coGroup: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``
         with a ``CoGroupFunction`` (see ``winviz.joins``)."""
-        from winviz.joins import CoGroupedStreams
-
-        return CoGroupedStreams(self, other)
+        return CoGroupedStreams(self, self._same_environment(other, "co_group"))
 
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
         return self._then(MapSpec(_function(fn, "map", "fn", "a function of one record")), "map")
@@ -712,8 +725,6 @@ class KeyedStream:
     def interval_join(self, other: KeyedStream) -> Any:
         """Flink's ``KeyedStream.intervalJoin``: join with another keyed stream on event time,
         ``.between(lower, upper).process(ProcessJoinFunction)`` (see ``winviz.joins``)."""
-        from winviz.joins import IntervalJoin
-
         if not isinstance(other, KeyedStream):
             raise ArgumentTypeError(
                 "interval_join takes a KeyedStream",
@@ -818,10 +829,8 @@ class ConnectedStreams:
                     value=function,
                     expected="a CoProcessFunction" + (" / KeyedCoProcessFunction" if keyed else ""),
                 )
-        env = self.first.env
         spec = CoProcessSpec(function, self.key_selectors)
-        node = env._add(spec, "co_process", [self.first.node, self.second.node])
-        return DataStream(env, node)
+        return self.first._then_two(self.second, spec, "co_process")
 
 
 def _function(fn: Any, what: str, field: str, expected: str) -> Any:

@@ -142,8 +142,6 @@ class IntervalJoined:
         return self
 
     def process(self, function: ProcessJoinFunction) -> DataStream:
-        from winviz.datastream import DataStream
-
         if not callable(getattr(function, "process_element", None)):
             raise ArgumentTypeError(
                 "process() takes a ProcessJoinFunction with process_element(left, right, ctx, out)",
@@ -176,8 +174,7 @@ class IntervalJoined:
             self.left_late_tag,
             self.right_late_tag,
         )
-        env = first.env
-        return DataStream(env, env._add(spec, "interval_join", [first.node, second.node]))
+        return first._then_two(second, spec, "interval_join")
 
 
 def _tag(tag: Any, what: str) -> OutputTag:
@@ -270,15 +267,8 @@ class _TwoStreams:
     what = "join"
 
     def __init__(self, first: DataStream, second: DataStream) -> None:
-        from winviz.datastream import DataStream
-
-        if not isinstance(second, DataStream) or second.env is not first.env:
-            raise ArgumentTypeError(
-                f"{self.what}() needs a DataStream of the same environment",
-                field="other",
-                value=second,
-                expected="a DataStream of this environment",
-            )
+        """``second`` is a stream of ``first``'s environment (``DataStream.join`` /
+        ``co_group`` check it)."""
         self.first = first
         self.second = second
         self.key1: KeySelector | None = None

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import length_hint
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -80,7 +80,7 @@ from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
 from winviz.operators.window_rules import add_to_contents, is_element_late, next_pane
-from winviz.state import ListStateDescriptor, ReducingStateDescriptor
+from winviz.state import ListStateDescriptor
 from winviz.time import MAX, MIN
 from winviz.trace import Packed
 from winviz.trace.columns import (
@@ -250,6 +250,25 @@ class ElementEntry(Packed):
         return [per_record[: self.count] for per_record in fields]
 
 
+class _FiringWindow:
+    """The cached window an element fires at once (``WindowKernel.firing_way``): [start,
+    end), the window, its max_timestamp and cleanup time; its contents and shared timer
+    details, looked up at its first element of a batch."""
+
+    __slots__ = ("cleanup", "contents", "details", "end", "max_ts", "start", "window")
+
+    def __init__(self, start: int, end: int, window: Any, max_ts: int, cleanup: int) -> None:
+        self.start, self.end, self.window = start, end, window
+        self.max_ts, self.cleanup = max_ts, cleanup
+        self.contents: dict[Any, Any] | None = None
+        self.details: tuple[tuple[Any, ...], ...] | None = None
+
+
+_NOT_FIRING = _FiringWindow(0, 0, None, 0, 0)  # no window fires at once (an empty range)
+_CLOSED = (0, 0, None, {}, 0, 0, False, None)  # no open window (``WindowKernel.open_window``)
+_NOT_CACHED = (0, 0, None, None, 0, 0, False, False, {})  # (``WindowKernel.batch_window``)
+
+
 class WindowKernel:
     """The fused loops of one ``WindowOperator`` in the kernel's configuration (see the
     module docstring). Chosen when the job is built (``winviz.operators.chaining``): the
@@ -339,6 +358,20 @@ class WindowKernel:
 
     # -- elements ---------------------------------------------------------------------------
 
+    def batch_window(self, windows: Sequence[Any], wm: int) -> tuple[Any, ...]:
+        """For ``process_batch``: the tumbling window the assigner gave (``windows``), to
+        cache, as (start, end, window, windows, its max_timestamp, its cleanup time, whether
+        its cleanup timer is a timer of its own — neither the max_timestamp timer nor MAX —,
+        whether it is open at watermark ``wm``, its contents when open)."""
+        op, window = self.op, windows[0]
+        max_ts = window.max_timestamp()
+        cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
+        is_open = cleanup > wm and max_ts > wm
+        return (
+            window[0], window[1], window, (window,), max_ts, cleanup, cleanup not in (max_ts, MAX),
+            is_open, op.state.slot(op.contents.name, window) if is_open else {},
+        )  # fmt: skip
+
     def process_batch(self, batch: Batch) -> None:
         """``process_element`` for each record of ``batch``, without a trace: skip late
         windows, add to state, fire at once if the watermark is already past the window's
@@ -352,25 +385,13 @@ class WindowKernel:
         internal_key = op.key_rule.internal_key
         copies = not batch.immutable
         slot_of, name, desc = op.state.slot, op.contents.name, op.contents
-        reducing = isinstance(desc, ReducingStateDescriptor)
-        reduce = desc.reduce if reducing else None  # type: ignore[union-attr]
-        agg = None if reducing else desc.function  # type: ignore[union-attr]
         add_timer = op.timers.event_queue.add
         wm, lateness = op.timers.current_watermark, op.allowed_lateness
-        tumbling = self.tumbling
-        # the cached tumbling window [cached_start, cached_end) (empty until one is cached),
-        # its timers' times, whether its cleanup timer is a timer of its own (neither the
-        # max_timestamp timer nor MAX), whether it is open, and its contents (key -> state)
-        cached_start = cached_end = 0
-        cached_windows: Any = None
-        cached_window: Any = None
-        cached_contents: dict[Any, Any] = {}
-        cached_max_ts = cached_cleanup = 0
-        cached_has_cleanup_timer = cached_is_open = False
-        # the window cached before it, [other_start, other_end), and the rest of its entry:
-        # records out of order around a window's end alternate between the two
-        other_start = other_end = 0
-        other: tuple[Any, ...] = ()
+        # the cached tumbling window (``batch_window``; [c_start, c_end), empty until one is
+        # cached) and the one cached before it, [other_start, other_end): records out of
+        # order around a window's end alternate between the two
+        cached = other = _NOT_CACHED  # (unpacked at the first record: it is not in [0, 0))
+        c_start = c_end = other_start = other_end = 0
         key = value = None
         last_key: Any = _UNSET  # the last key computed (Flink's path's current key)
         ctx = op.ctx
@@ -399,60 +420,33 @@ class WindowKernel:
                     record = value
                 if key.__class__ is not str:  # (winviz.keygroups: Java's rule for keys)
                     key = last_key = internal_key(key)
-                if ts is None or not cached_start <= ts < cached_end:
+                if ts is None or not c_start <= ts < c_end:
                     if ts is not None and other_start <= ts < other_end:  # the two swap
-                        other_start, other_end, other, (
-                            cached_start, cached_end, cached_window, cached_windows,
-                            cached_max_ts, cached_cleanup, cached_has_cleanup_timer,
-                            cached_is_open, cached_contents,
-                        ) = cached_start, cached_end, (
-                            cached_window, cached_windows, cached_max_ts, cached_cleanup,
-                            cached_has_cleanup_timer, cached_is_open, cached_contents,
-                        ), (other_start, other_end, *other)  # fmt: skip
+                        cached, other = other, cached
                     else:
                         windows: Any = assign(value, ts, arrivals[position()])
                         # cached only above MIN, so that MIN (refused by the assigner) never
                         # hits; windows not cached take the loop below
-                        if tumbling and windows[0][0] > MIN:
-                            other_start, other_end = cached_start, cached_end
-                            other = (
-                                cached_window, cached_windows, cached_max_ts, cached_cleanup,
-                                cached_has_cleanup_timer, cached_is_open, cached_contents,
-                            )  # fmt: skip
-                            cached_window = windows[0]
-                            cached_windows = (cached_window,)
-                            cached_start, cached_end = cached_window
-                            cached_max_ts = cached_window.max_timestamp()
-                            cached_cleanup = (
-                                op.cleanup_time(cached_window) if lateness else cached_max_ts
-                            )
-                            cached_has_cleanup_timer = cached_cleanup not in (cached_max_ts, MAX)
-                            cached_is_open = cached_cleanup > wm and cached_max_ts > wm
-                            if cached_is_open:  # (it gets this element below)
-                                cached_contents = slot_of(name, cached_window)
+                        if self.tumbling and windows[0][0] > MIN:
+                            cached, other = self.batch_window(windows, wm), cached
                         else:
-                            cached_is_open = False
-                if cached_is_open:  # ts is in the cached window: the loop below for one window
-                    current = cached_contents.get(key)
-                    # window_rules.add_to_contents, inlined: the short way's per-record step
-                    if reducing:
-                        cached_contents[key] = new = (
-                            record if current is None else reduce(current, record)
-                        )
-                    else:
-                        cached_contents[key] = new = agg.add(
-                            record, agg.create_accumulator() if current is None else current
-                        )
+                            cached = (*cached[:7], False, cached[8])  # (not open)
+                    (c_start, c_end, c_window, c_windows, c_max_ts, c_cleanup, c_own, c_open,
+                     c_slot) = cached  # fmt: skip
+                    other_start, other_end = other[0], other[1]
+                if c_open:  # ts is in the cached window: the loop below for one window
+                    current = c_slot.get(key)
+                    c_slot[key] = new = add_to_contents(desc, current, record)
                     if new is None:
-                        raise op.none_result_error(key, cached_window, value)
-                    ctx_key, ctx_window = key, cached_window
+                        raise op.none_result_error(key, c_window, value)
+                    ctx_key, ctx_window = key, c_window
                     if current is None:  # the window's first element: its two timers
-                        add_timer(key, cached_window, cached_max_ts)
-                        if cached_has_cleanup_timer:
-                            add_timer(key, cached_window, cached_cleanup)
+                        add_timer(key, c_window, c_max_ts)
+                        if c_own:
+                            add_timer(key, c_window, c_cleanup)
                     continue
-                if ts is not None and cached_start <= ts < cached_end:
-                    windows = cached_windows
+                if ts is not None and c_start <= ts < c_end:
+                    windows = c_windows
                 skipped = True
                 for window in windows:
                     max_ts = window.max_timestamp()
@@ -483,14 +477,12 @@ class WindowKernel:
                     at_current()
                     op.current_key = key
                     op.late_element(key, value, ts)
-        except WinvizError as exc:
-            at_current()
-            ctx.key, ctx.window = ctx_key, ctx_window
-            op.annotate(exc, key)
-            raise
         except Exception as exc:
             at_current()
             ctx.key, ctx.window = ctx_key, ctx_window
+            if isinstance(exc, WinvizError):
+                op.annotate(exc, key)
+                raise
             raise op.user_error(exc, key, value) from exc
         finally:  # every record taken, the one that failed included
             op.metrics["num_records_in"] += n - length_hint(remaining)
@@ -523,34 +515,8 @@ class WindowKernel:
             add_timer, live = queue.add, queue.live
             slot_of, desc = op.state.slot, op.contents
             lateness = op.allowed_lateness
-            timer_details = self.timer_details
             skipped = True
-            start, end, cached, cached_max_ts, cached_cleanup = self.window_cache
-            if ts is not None and start <= ts < end:
-                windows = cached  # a tumbling window, as the assigner would give it again
-            elif ts is not None and self.other_window_cache[0] <= ts < self.other_window_cache[1]:
-                # the window cached before: the two swap
-                self.window_cache, self.other_window_cache = (
-                    self.other_window_cache,
-                    self.window_cache,
-                )
-                start, end, cached, cached_max_ts, cached_cleanup = self.window_cache
-                windows = cached
-            else:
-                windows = op.assigner.assign_windows(value, ts, now)
-                if self.tumbling and windows[0][0] > MIN:  # MIN (refused) never hits
-                    window = windows[0]
-                    cached_max_ts = window.max_timestamp()
-                    cached_cleanup = op.cleanup_time(window) if lateness else cached_max_ts
-                    cached = windows
-                    self.other_window_cache = self.window_cache
-                    self.window_cache = (
-                        window[0],
-                        window[1],
-                        windows,
-                        cached_max_ts,
-                        cached_cleanup,
-                    )
+            windows, cached, cached_max_ts, cached_cleanup = self.windows_of(value, ts, now)
             for window in windows:
                 if windows is cached:  # (its times are the cache's)
                     max_ts, cleanup = cached_max_ts, cached_cleanup
@@ -590,9 +556,7 @@ class WindowKernel:
                             )
                         )  # fmt: skip
                     continue
-                details = timer_details.get(window)
-                if details is None:
-                    details = timer_details[window] = _timer_details(window)
+                details = self.details_of(window)
                 existed = (internal, window, max_ts) in live or not add_timer(
                     internal, window, max_ts
                 )
@@ -632,17 +596,42 @@ class WindowKernel:
         except Exception as exc:
             raise op.user_error(exc, key, value) from exc
 
+    def windows_of(
+        self, value: Any, ts: int | None, now: int
+    ) -> tuple[Sequence[Any], Sequence[Any], int, int]:
+        """``process_element``'s windows of an element: the cached tumbling window when ``ts``
+        is in it (as the assigner would give it again), or in the one cached before (the two
+        swap), else the assigner's (a tumbling one is cached, the one before kept); with the
+        cached windows, their max_timestamp and cleanup time."""
+        start, end, cached, max_ts, cleanup = self.window_cache
+        if ts is not None and start <= ts < end:
+            return cached, cached, max_ts, cleanup
+        other = self.other_window_cache
+        if ts is not None and other[0] <= ts < other[1]:  # the window cached before: swap
+            self.window_cache, self.other_window_cache = other, self.window_cache
+            return other[2], other[2], other[3], other[4]
+        op = self.op
+        windows = op.assigner.assign_windows(value, ts, now)
+        if self.tumbling and windows[0][0] > MIN:  # MIN (refused) never hits
+            window = windows[0]
+            max_ts = window.max_timestamp()
+            cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
+            self.other_window_cache = self.window_cache
+            self.window_cache = (window[0], window[1], windows, max_ts, cleanup)
+            return windows, windows, max_ts, cleanup
+        return windows, cached, max_ts, cleanup
+
     def open_window(
         self, cache: tuple[int, int, Sequence[Any], int, int], wm: int, source: str
-    ) -> tuple[Any, ...] | None:
+    ) -> tuple[Any, ...]:
         """For ``process_source_batch``: the window of ``cache`` (``window_cache`` or
         ``other_window_cache``) if it is open at watermark ``wm`` (neither late nor firing at
         once), as (start, end, window, its contents, its max_timestamp, its cleanup time,
         whether its cleanup timer is its own, the marker of its entries for ``source``); else
-        None (a record in it takes the general steps)."""
+        ``_CLOSED`` (an empty range: a record takes the other ways)."""
         start, end, cached, max_ts, cleanup = cache
         if not cached or cleanup <= wm or max_ts <= wm:
-            return None
+            return _CLOSED
         window = cached[0]
         cleanup_timer = cleanup != MAX
         markers = self.entry_markers
@@ -680,356 +669,149 @@ class WindowKernel:
             return (0, 0, None)
         return (start, end, cached[0])
 
-    def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
-        """A traced source batch chained straight into this window: the first
-        ``len(stamps)`` records of ``batch`` (their timestamps already assigned) as the
-        source would hand them over one by one — its ``arrival`` record, then
-        ``process_element``. A record that lands in one of the two cached tumbling windows
-        while it is open is written as one packed entry (``ElementEntry``); any other record
-        gets its arrival record, then ``process_element``'s records: into a cached window an
-        element fires at once (within the allowed lateness, ``contents_as_they_are``) it takes
-        the *firing way* (``process_element``'s and ``fire_traced``'s steps here, the window
-        kept in ``firing_cache``), into a cached window past the lateness the *late way*
-        (skipped, then the side output or dropped; ``late_cache``), else it goes through
-        ``process_element``. Same records, same order, same state, timers, clock and counters
-        as one by one; a failing record's arrival (and element) record comes before the
-        error, as there."""
-        op = self.op
-        job, timers, trace = op.job, op.timers, op.trace
-        write = trace.extend  # type: ignore[union-attr]
-        wm, name = timers.current_watermark, op.name
-        key_selector = op.key_selector
-        copies = not batch.immutable
-        desc = op.contents
-        reducing = desc.__class__ is ReducingStateDescriptor
-        reduce = desc.reduce if reducing else None  # type: ignore[union-attr]
-        agg = None if reducing else desc.function  # type: ignore[union-attr]
-        add_timer = timers.event_queue.add
-        ctx = op.ctx
-        position = arrival.position
-        source_wm = arrival.watermark
-        entries = 0  # packed entries written (each run declared with ``trace.packed``)
-        # the open cached window [open_start, open_end) (empty when there is none), its
-        # timers, its contents and this batch's marker for it
-        open_start = open_end = open_max_ts = open_cleanup = 0
-        open_window: Any = None
-        open_contents: dict[Any, Any] = {}
-        has_cleanup_timer = False
-        marker: Any = None
-        packed = 0  # entries written with ``marker`` since it was chosen
-        # the open window before it, [other_start, other_end) and the rest of its entry
-        # (records out of order around a window's end alternate between the two)
-        other_start = other_end = 0
-        other: tuple[Any, ...] = ()
-
-        # (find_open_window: the cached window, if it is open; else none, an empty range)
-        found = self.open_window(self.window_cache, wm, arrival.source)
-        if found is not None:
-            (
-                open_start, open_end, open_window, open_contents, open_max_ts, open_cleanup,
-                has_cleanup_timer, marker,
-            ) = found  # fmt: skip
-        # the window cached before it, if it is open: a batch that starts with records of
-        # both takes both on the short way (the watermark stands still during a batch)
-        found = self.open_window(self.other_window_cache, wm, arrival.source)
-        if found is not None:
-            other_start, other_end, *rest = found
-            other = tuple(rest)
-        # the cached window an element fires at once (within the allowed lateness), when the
-        # kernel fires it itself (``fire_traced``'s configuration): [fire_start, fire_end),
-        # empty when there is none; its contents are looked up at its first element
-        fire_start = fire_end = fire_max_ts = fire_cleanup = 0
-        fire_window: Any = None
-        fire_contents: dict[Any, Any] | None = None
-        fire_details: tuple[tuple[Any, ...], ...] | None = None  # its shared timer details
-        as_they_are = self.contents_as_they_are
-        if as_they_are:
-            for cache in (self.window_cache, self.other_window_cache, self.firing_cache):
-                found_firing = self.firing_window(cache, wm)
-                if found_firing[0] < found_firing[1]:
-                    fire_start, fire_end, fire_window, fire_max_ts, fire_cleanup = found_firing
+    def firing_way(self, wm: int, caches: Sequence[Any]) -> _FiringWindow:
+        """The window of the first of ``caches`` an element fires at once at watermark ``wm``
+        (``firing_window``), kept in ``firing_cache``, when the kernel fires it itself
+        (``contents_as_they_are``: ``fire_traced``); else ``_NOT_FIRING`` (an empty range)."""
+        if self.contents_as_they_are:
+            for cache in caches:
+                found = self.firing_window(cache, wm)
+                if found[0] < found[1]:
                     self.firing_cache = cache
-                    break
-        # the cached window past the lateness: [late_start, late_end), empty when there is none
-        late_start = late_end = 0
-        late_window: Any = None
-        for cache in (self.window_cache, self.other_window_cache, self.late_cache):
-            found_late = self.late_window(cache, wm)
-            if found_late[0] < found_late[1]:
-                late_start, late_end, late_window = found_late
+                    return _FiringWindow(*found)
+        return _NOT_FIRING
+
+    def late_way(self, wm: int, caches: Sequence[Any]) -> tuple[int, int, Any]:
+        """The window of the first of ``caches`` past the lateness at watermark ``wm``
+        (``late_window``), kept in ``late_cache``; else an empty range."""
+        for cache in caches:
+            found = self.late_window(cache, wm)
+            if found[0] < found[1]:
                 self.late_cache = cache
-                break
-        lateness, tag = op.allowed_lateness, op.late_data_tag
-        source, timer_details = arrival.source, self.timer_details
-        slot_of, cname, metrics = op.state.slot, desc.name, op.metrics
-        fn = op.function
-        get_result = fn.function.get_result if fn.__class__ is AggregateWindowFunction else None
-        collector, window_ctx, panes, collect = op.collector, op.window_ctx, op.panes, None
-        internal_key = op.key_rule.internal_key
+                return found
+        return (0, 0, None)
+
+    def ways(self, wm: int, source: str) -> tuple[Any, Any, _FiringWindow, tuple[int, int, Any]]:
+        """The ways of ``process_source_batch`` into the cached windows at watermark ``wm``:
+        the open window and the one before it (``open_window``), the firing way's window
+        (``firing_way``) and the late way's (``late_way``)."""
+        caches = (self.window_cache, self.other_window_cache)
+        return (
+            self.open_window(caches[0], wm, source),
+            self.open_window(caches[1], wm, source),
+            self.firing_way(wm, (*caches, self.firing_cache)),
+            self.late_way(wm, (*caches, self.late_cache)),
+        )
+
+    def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
+        """A traced source batch chained straight into this window: the first ``len(stamps)``
+        records of ``batch`` (timestamps assigned) as the source hands them over one by one —
+        its ``arrival`` record, then ``process_element``. A record into one of the two cached
+        tumbling windows while it is open takes the *short way*, one packed entry
+        (``ElementEntry``); any other gets its arrival record, then takes the *firing way*
+        (``fire_at_once``), the *late way* (``skip_late``) or the general way
+        (``process_element``). Same records, order, state, timers, clock and counters as one
+        by one; a failing record's arrival (and element) record comes before the error."""
+        op = self.op
+        job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
+        write = trace.extend  # type: ignore[union-attr]
+        wm, source, source_wm = timers.current_watermark, arrival.source, arrival.watermark
+        key_selector, internal_key = op.key_selector, op.key_rule.internal_key
+        add_timer, copies, position = timers.event_queue.add, not batch.immutable, arrival.position
+        entries = packed = 0  # packed entries written; of them, since ``marker`` was chosen
+        # the open cached window, [start, end) (empty when there is none; its contents ``slot``,
+        # whether its cleanup timer is its ``own``, the ``marker`` of its entries), the one
+        # before it, [other_start, other_end); the windows of the firing and the late way
+        opened, other, firing, (late_start, late_end, late_window) = self.ways(wm, source)
+        start, end, window, slot, max_ts, cleanup, own, marker = opened
+        other_start, other_end = other[0], other[1]
         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
-        done = 0
+        done, progress = 0, _NOT_ON_THE_SHORT_WAY
         now = index = value = key = internal = source_ts = None
-        progress = _NOT_ON_THE_SHORT_WAY
         self.immutable_batch = not copies
         try:
             for now, index, value, source_ts, ts in zip(
                 batch.arrivals, batch.indices, batch.values, batch.stamps, stamps, strict=False
             ):  # (the first len(stamps) records)
                 done += 1
-                if not open_start <= ts < open_end:
+                if not start <= ts < end:
                     if not other_start <= ts < other_end:
                         if packed:  # the run of entries ends here
                             trace.packed(marker, packed)  # type: ignore[union-attr]
-                            entries += packed
-                            packed = 0
+                            entries, packed = entries + packed, 0
                         job.now, job.record_index = now, index
-                        # (arrival.record, written here)
-                        write(
-                            (
-                                "arrival", now, source_wm, source, None, None, source_ts,
-                                (value, position),
-                            )
-                        )  # fmt: skip
+                        write(arrival.record(now, value, source_ts, position))
                         position += 1
-                        if fire_start <= ts < fire_end:
-                            # the firing way: process_element's steps and records for an
-                            # element into the cached window that fires at once, and
-                            # fire_traced's
-                            progress = _FIRING_SELECTING_KEY
-                            metrics["num_records_in"] += 1
-                            key = None
-                            key = key_selector(copy_record(value) if copies else value)
-                            internal = key if key.__class__ is str else internal_key(key)
-                            op.current_key = internal
-                            progress = _FIRING_KEYED
-                            write(("element", now, wm, name, key, None, ts, value))
-                            if fire_contents is None:
-                                fire_contents = slot_of(cname, fire_window)
-                            current = fire_contents.get(internal)
-                            record = copy_record(value) if copies else value
-                            fire_contents[internal] = new = add_to_contents(desc, current, record)
-                            if new is None:
-                                raise op.none_result_error(internal, fire_window, value)
-                            ctx.key, ctx.window = internal, fire_window
-                            progress = _FIRING
-                            write(
-                                (
-                                    "assigned", now, wm, name, key, fire_window, ts, value,
-                                    "trigger", now, wm, name, key, fire_window, None,
-                                    _ON_ELEMENT_FIRE,
-                                )
-                            )  # fmt: skip
-                            # fire_traced: the result, its emitted record, downstream, then
-                            # the fired record (max_timestamp <= the watermark: the pane is
-                            # on time the first time, late after)
-                            collector.timestamp = fire_max_ts
-                            window_ctx.current_window = fire_window
-                            result = new if get_result is None else get_result(new)
-                            shown = internal.value if internal.__class__ is JavaKey else internal
-                            metrics["num_records_out"] += 1
-                            write(
-                                (
-                                    "emitted", job.now, op._watermark, name, shown, None,
-                                    fire_max_ts, result,
-                                )
-                            )  # fmt: skip
-                            if collect is None:
-                                collect = op.output.collect
-                            collect(result, fire_max_ts)
-                            fired_wm = timers.current_watermark
-                            pane, timing = next_pane(
-                                panes, internal, fire_window, fired_wm, fire_max_ts
-                            )
-                            write(
-                                (
-                                    "fired", job.now, fired_wm, name, shown, fire_window,
-                                    fire_max_ts,
-                                    (
-                                        result, pane, timing,
-                                        len(new) if isinstance(new, list) else None,
-                                    ),
-                                )
-                            )  # fmt: skip
-                            if fire_cleanup != MAX:
-                                if fire_details is None:
-                                    fire_details = timer_details.get(fire_window)
-                                    if fire_details is None:
-                                        fire_details = timer_details[fire_window] = _timer_details(
-                                            fire_window
-                                        )
-                                existed = not add_timer(internal, fire_window, fire_cleanup)
-                                write(
-                                    (
-                                        "timer_registered", now, wm, name, key, fire_window,
-                                        fire_cleanup, fire_details[existed],
-                                    )
-                                )  # fmt: skip
-                            progress = _NOT_ON_THE_SHORT_WAY
-                            last_key, ctx_key, ctx_window = internal, internal, fire_window
-                            continue
-                        if late_start <= ts < late_end:
-                            # the late way: process_element's steps and records for an element
-                            # into the cached window past the lateness (skipped; the element,
-                            # late itself, to the side output or dropped); the trigger context
-                            # stays as it was
-                            progress = _FIRING_SELECTING_KEY
-                            metrics["num_records_in"] += 1
-                            key = None
-                            key = key_selector(copy_record(value) if copies else value)
-                            internal = key if key.__class__ is str else internal_key(key)
-                            op.current_key = internal
-                            progress = _FIRING_KEYED
-                            write(
-                                (
-                                    "element", now, wm, name, key, None, ts, value,
-                                    "skipped_late_window", now, wm, name, key, late_window, ts,
-                                    value,
-                                )
-                            )  # fmt: skip
-                            # (is_element_late: the kernel's windows are event-time ones)
-                            if is_element_late(ts, lateness, wm):
-                                if tag is None:
-                                    op.late_element(internal, value, ts)
-                                else:  # WindowOperator.side_output
-                                    write(
-                                        (
-                                            "side_output", now, wm, name, key, None, ts,
-                                            (tag.id, value),
-                                        )
-                                    )  # fmt: skip
-                                    op.output.collect_side(tag, value, ts)
-                            progress = _NOT_ON_THE_SHORT_WAY
-                            last_key = internal
-                            continue
-                        cache = self.window_cache
-                        # the current key and trigger context as the records before left
-                        # them (packed entries keep theirs here): a user function that raises
-                        # before process_element sets them names that window, as one by one
-                        op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
-                        progress = _GENERAL
-                        self.process_element(value, ts)
-                        progress = _NOT_ON_THE_SHORT_WAY
-                        last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
-                        if self.window_cache is cache:
-                            # the same cached window: what find_open_window found for it
-                            # stands (the watermark has not moved)
-                            continue
-                        if as_they_are:  # a new cached window that fires at once: the
-                            # firing way's (else the one before stays)
-                            found_firing = self.firing_window(self.window_cache, wm)
-                            if found_firing[0] < found_firing[1]:
-                                self.firing_cache = self.window_cache
-                                (
-                                    fire_start, fire_end, fire_window, fire_max_ts,
-                                    fire_cleanup,
-                                ) = found_firing  # fmt: skip
-                                fire_contents = fire_details = None
-                        found_late = self.late_window(self.window_cache, wm)
-                        if found_late[0] < found_late[1]:  # (else the one before stays)
-                            late_start, late_end, late_window = found_late
-                            self.late_cache = self.window_cache
-                        if open_start < open_end:  # the open window becomes the one before
-                            other_start, other_end = open_start, open_end
-                            other = (
-                                open_window, open_contents, open_max_ts, open_cleanup,
-                                has_cleanup_timer, marker,
-                            )  # fmt: skip
-                        found = self.open_window(self.window_cache, wm, arrival.source)
-                        if found is None:
-                            open_start = open_end = 0
+                        progress = _GENERAL  # each way reports its errors, as one by one
+                        was = (last_key, ctx_key, ctx_window)  # as the records before left them
+                        if firing.start <= ts < firing.end:
+                            last_key = ctx_key = self.fire_at_once(firing, value, ts, copies, was)
+                            ctx_window = firing.window
+                        elif late_start <= ts < late_end:
+                            last_key = self.skip_late(late_window, value, ts, copies, was)
                         else:
-                            packed = 0
-                            (
-                                open_start, open_end, open_window, open_contents, open_max_ts,
-                                open_cleanup, has_cleanup_timer, marker,
-                            ) = found  # fmt: skip
+                            moved = self.general_way(value, ts, was)
+                            last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
+                            if moved:  # a new cached window: the ways into it found again
+                                new = (self.window_cache,)
+                                if (found := self.firing_way(wm, new)).start < found.end:
+                                    firing = found  # (else the one before stays)
+                                if (lw := self.late_way(wm, new))[0] < lw[1]:
+                                    late_start, late_end, late_window = lw
+                                if start < end:  # the open one becomes the one before
+                                    other, other_start, other_end = opened, start, end
+                                opened = self.open_window(self.window_cache, wm, source)
+                                start, end, window, slot, max_ts, cleanup, own, marker = opened
+                        progress = _NOT_ON_THE_SHORT_WAY
                         continue
-                    # the open window before: the two swap (a run of entries ends with its
-                    # marker)
-                    if packed and other[5] is not marker:
+                    # the open window before: the two swap (a run of entries ends with its marker)
+                    if packed and other[7] is not marker:
                         trace.packed(marker, packed)  # type: ignore[union-attr]
-                        entries += packed
-                        packed = 0
-                    other_start, other_end, other, (
-                        open_start, open_end, open_window, open_contents, open_max_ts,
-                        open_cleanup, has_cleanup_timer, marker,
-                    ) = open_start, open_end, (
-                        open_window, open_contents, open_max_ts, open_cleanup,
-                        has_cleanup_timer, marker,
-                    ), (other_start, other_end, *other)  # fmt: skip
+                        entries, packed = entries + packed, 0
+                    opened, other = other, opened
+                    start, end, window, slot, max_ts, cleanup, own, marker = opened
+                    other_start, other_end = other[0], other[1]
+                # the short way: one packed entry
                 progress = _SELECTING_KEY
-                if copies:  # (a copy for the key selector, another for the function)
-                    key = key_selector(copy_record(value))
-                    record = copy_record(value)
-                else:
-                    key = key_selector(value)
-                    record = value
+                # (a copy for the key selector, another for the function)
+                key = key_selector(copy_record(value) if copies else value)
+                record = copy_record(value) if copies else value
                 # (winviz.keygroups: Java's rule for keys; the trace shows the user's key)
-                internal = key if key.__class__ is str else op.key_rule.internal_key(key)
+                internal = key if key.__class__ is str else internal_key(key)
                 progress = _KEYED
-                current = open_contents.get(internal)
-                # window_rules.add_to_contents, inlined: the short way's per-record step
-                if reducing:
-                    open_contents[internal] = new = (
-                        record if current is None else reduce(current, record)
-                    )
-                else:
-                    open_contents[internal] = new = agg.add(
-                        record, agg.create_accumulator() if current is None else current
-                    )
+                current = slot.get(internal)
+                slot[internal] = new = add_to_contents(desc, current, record)
                 if new is None:
-                    raise op.none_result_error(internal, open_window, value)
+                    raise op.none_result_error(internal, window, value)
                 if current is None:  # the window's first element for this key
-                    existed = 0 if add_timer(internal, open_window, open_max_ts) else 1
-                    if not has_cleanup_timer or not add_timer(internal, open_window, open_cleanup):
+                    existed = 0 if add_timer(internal, window, max_ts) else 1
+                    if not own or not add_timer(internal, window, cleanup):
                         existed |= _CLEANUP_TIMER_EXISTED
                 else:  # both timers exist since its first element
                     existed = _BOTH_TIMERS_EXISTED
-                write(
-                    (
-                        marker, now, wm, key, open_window, ts, value, position, source_ts,
-                        existed, source_wm,
-                    )
-                )  # fmt: skip
+                write((marker, now, wm, key, window, ts, value, position, source_ts, existed,
+                       source_wm))  # fmt: skip
                 packed += 1
                 progress = _NOT_ON_THE_SHORT_WAY
                 position += 1
-                last_key, ctx_key, ctx_window = internal, internal, open_window
+                last_key, ctx_key, ctx_window = internal, internal, window
         except Exception as exc:
             job.now, job.record_index = now, index
             if packed:  # the run of entries ends before the failing record's records
                 trace.packed(marker, packed)  # type: ignore[union-attr]
-                entries += packed
-                packed = 0
-            if progress == _GENERAL:  # process_element reported it, with its context
+                entries, packed = entries + packed, 0
+            if progress == _GENERAL:  # the way reported it, with its context
                 last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
                 raise
             if progress == _NOT_ON_THE_SHORT_WAY:
                 raise  # (the engine's own, between records)
-            if progress >= _FIRING_SELECTING_KEY:  # as process_element reports it
-                if progress != _FIRING_SELECTING_KEY:
-                    last_key = internal
-                if progress == _FIRING:
-                    ctx_key, ctx_window = internal, fire_window
-                ctx.key, ctx.window = ctx_key, ctx_window
-                if isinstance(exc, WinvizError):
-                    op.annotate(exc, key)
-                    raise
-                raise op.user_error(exc, key, value) from exc
-            # as process_element: the record counts in, its arrival (and, once it has a key,
-            # its element) record comes before the error
             ctx.key, ctx.window = ctx_key, ctx_window
-            op.metrics["num_records_in"] += 1
-            write(arrival.record(now, value, source_ts, position))
-            if progress == _SELECTING_KEY:
-                key = None
-            else:
+            if progress == _KEYED:
                 last_key = internal
-                write(("element", now, wm, name, key, None, ts, value))
-            if isinstance(exc, WinvizError):
-                op.annotate(exc, key)
+            record = (now, value, source_ts, position, ts, key if progress == _KEYED else _UNSET)
+            if (error := self.short_way_failed(exc, arrival, *record)) is exc:
                 raise
-            raise op.user_error(exc, key, value) from exc
+            raise error from exc
         finally:
             self.immutable_batch = False
             if packed:
@@ -1040,6 +822,168 @@ class WindowKernel:
             arrival.taken = done
         if done:
             job.now, job.record_index = now, index
+
+    def short_way_failed(
+        self,
+        exc: Exception,
+        arrival: SourceArrival,
+        now: int,
+        value: Any,
+        source_ts: int | None,
+        position: int,
+        ts: int,
+        key: Any,
+    ) -> BaseException:
+        """The error to raise for ``exc`` of a record on ``process_source_batch``'s short way,
+        as ``process_element`` reports it: the record counts in, its arrival (and, once it
+        has a ``key``, not ``_UNSET``, its element) record comes before the error; a winviz
+        error is annotated with the key (None before there is one) and raised as it is
+        (``exc``), a user function's wrapped."""
+        op = self.op
+        op.metrics["num_records_in"] += 1
+        write = op.trace.extend  # type: ignore[union-attr]
+        write(arrival.record(now, value, source_ts, position))
+        if key is _UNSET:
+            key = None
+        else:
+            write(("element", now, op.timers.current_watermark, op.name, key, None, ts, value))
+        if isinstance(exc, WinvizError):
+            op.annotate(exc, key)
+            return exc
+        return op.user_error(exc, key, value)
+
+    def general_way(self, value: Any, ts: int, before: tuple[Any, ...]) -> bool:
+        """``process_source_batch``'s general way: ``process_element``, the current key and
+        trigger context first set as the records before left them (``before``: packed
+        entries keep theirs in ``process_source_batch``), as one by one. True when it cached
+        a new window (the ways of the batch are then found again)."""
+        op, cache = self.op, self.window_cache
+        op.current_key, op.ctx.key, op.ctx.window = before
+        self.process_element(value, ts)
+        return self.window_cache is not cache
+
+    def fire_at_once(
+        self, firing: _FiringWindow, value: Any, ts: int, copies: bool, before: tuple[Any, ...]
+    ) -> Any:
+        """The firing way of ``process_source_batch``: ``process_element``'s steps and records
+        for an element into the cached window ``firing`` that fires at once (its
+        max_timestamp <= the watermark < its cleanup time), then ``fire_traced``'s and the
+        cleanup timer's. Returns the element's internal key. A failure is reported as
+        ``process_element`` reports it, the current key and trigger context set as there
+        (``before``: the ones the records before left, as (key, trigger key, window))."""
+        op = self.op
+        job, wm, name, write = op.job, op.timers.current_watermark, op.name, op.trace.extend  # type: ignore[union-attr]
+        now, window = job.now, firing.window
+        key = internal = None
+        progress = _FIRING_SELECTING_KEY
+        try:
+            op.metrics["num_records_in"] += 1
+            key = op.key_selector(copy_record(value) if copies else value)
+            internal = key if key.__class__ is str else op.key_rule.internal_key(key)
+            op.current_key = internal
+            progress = _FIRING_KEYED
+            write(("element", now, wm, name, key, None, ts, value))
+            if firing.contents is None:
+                firing.contents = op.state.slot(op.contents.name, window)
+            current = firing.contents.get(internal)
+            record = copy_record(value) if copies else value
+            firing.contents[internal] = new = add_to_contents(op.contents, current, record)
+            if new is None:
+                raise op.none_result_error(internal, window, value)
+            op.ctx.key, op.ctx.window = internal, window
+            progress = _FIRING
+            write(
+                (
+                    "assigned", now, wm, name, key, window, ts, value,
+                    "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
+                )
+            )  # fmt: skip
+            # max_timestamp <= the watermark: the pane is on time the first time, late after
+            self.fire_traced(internal, window, firing.max_ts, new)
+            if firing.cleanup != MAX:
+                if firing.details is None:
+                    firing.details = self.details_of(window)
+                existed = not op.timers.event_queue.add(internal, window, firing.cleanup)
+                write(
+                    (
+                        "timer_registered", now, wm, name, key, window, firing.cleanup,
+                        firing.details[existed],
+                    )
+                )  # fmt: skip
+        except Exception as exc:
+            self.way_failed(exc, progress, value, key, internal, window, before)
+        return internal
+
+    def skip_late(
+        self, window: Any, value: Any, ts: int, copies: bool, before: tuple[Any, ...]
+    ) -> Any:
+        """The late way of ``process_source_batch``: ``process_element``'s steps and records
+        for an element into the cached ``window`` past the lateness (skipped; the element,
+        late itself, to the side output or dropped); the trigger context stays as it was.
+        Returns the element's internal key; a failure as ``fire_at_once``'s."""
+        op = self.op
+        job, wm, name, write = op.job, op.timers.current_watermark, op.name, op.trace.extend  # type: ignore[union-attr]
+        now, tag = job.now, op.late_data_tag
+        key = internal = None
+        progress = _FIRING_SELECTING_KEY
+        try:
+            op.metrics["num_records_in"] += 1
+            key = op.key_selector(copy_record(value) if copies else value)
+            internal = key if key.__class__ is str else op.key_rule.internal_key(key)
+            op.current_key = internal
+            progress = _FIRING_KEYED
+            write(
+                (
+                    "element", now, wm, name, key, None, ts, value,
+                    "skipped_late_window", now, wm, name, key, window, ts, value,
+                )
+            )  # fmt: skip
+            # (the kernel's windows are event-time ones)
+            if is_element_late(ts, op.allowed_lateness, wm):
+                if tag is None:
+                    op.late_element(internal, value, ts)
+                else:  # WindowOperator.side_output
+                    write(("side_output", now, wm, name, key, None, ts, (tag.id, value)))
+                    op.output.collect_side(tag, value, ts)
+        except Exception as exc:
+            self.way_failed(exc, progress, value, key, internal, window, before)
+        return internal
+
+    def way_failed(
+        self,
+        exc: Exception,
+        progress: int,
+        value: Any,
+        key: Any,
+        internal: Any,
+        window: Any,
+        before: tuple[Any, ...],
+    ) -> NoReturn:
+        """Raise ``exc`` of the firing or the late way as ``process_element`` reports it:
+        annotated with the record's key (None before it has one), a user function's wrapped;
+        the current key the record's once it has one, the trigger context its key and window
+        once it fires (else ``before``'s)."""
+        op, ctx = self.op, self.op.ctx
+        last_key, ctx_key, ctx_window = before
+        if progress != _FIRING_SELECTING_KEY:
+            last_key = internal
+        if progress == _FIRING:
+            ctx_key, ctx_window = internal, window
+        ctx.key, ctx.window = ctx_key, ctx_window
+        try:
+            if isinstance(exc, WinvizError):
+                op.annotate(exc, key)
+                raise exc
+            raise op.user_error(exc, key, value) from exc
+        finally:
+            op.current_key = last_key
+
+    def details_of(self, window: Any) -> tuple[tuple[Any, ...], ...]:
+        """The window's shared timer details (``_timer_details``), made at its first use."""
+        details = self.timer_details.get(window)
+        if details is None:
+            details = self.timer_details[window] = _timer_details(window)
+        return details
 
     # -- timers -----------------------------------------------------------------------------
 
@@ -1090,9 +1034,7 @@ class WindowKernel:
                 fire = ts == max_ts
                 if write is not None:
                     shown = key.value if key.__class__ is JavaKey else key  # the user's key
-                    details = timer_details.get(window)
-                    if details is None:
-                        details = timer_details[window] = _timer_details(window)
+                    details = self.details_of(window)
                     write(
                         (
                             "timer_fired", now, watermark, name, shown, window, ts,

@@ -106,6 +106,14 @@ class Packed:
         ]
 
 
+class _ReadOnlyBuffer(list):
+    """The write buffer of a read-only trace (``Trace.where``'s view): always empty, it
+    refuses every write."""
+
+    def extend(self, _values: Iterable[Any]) -> None:
+        raise TypeError("this trace is a read-only selection (Trace.where); write to the run's")
+
+
 class Trace:
     """The records of one run, in ``seq`` order (see the module docstring)."""
 
@@ -123,8 +131,9 @@ class Trace:
     WIDTH = len(BASE_FIELDS)
     FIELDS = BASE_FIELDS
 
-    def __init__(self) -> None:
-        self._buffer: list[Any] = []
+    def __init__(self, *, view: bool = False) -> None:
+        # a view's buffer refuses every write (``_ReadOnlyBuffer``)
+        self._buffer: list[Any] = _ReadOnlyBuffer() if view else []
         self.extend = self._buffer.extend  # the writer API's bulk append (see the docstring)
         self._chunks: list[TraceColumns] = []
         # the runs of packed entries ``packed`` declared: (first slot, marker, entries), in
@@ -132,16 +141,13 @@ class Trace:
         self._runs: list[tuple[int, Packed, int]] = []
         self._packed_slots = 0
         self._packed_records = 0
-        self._view = False  # a read-only selection of another trace (``where``)
+        self._view = view  # a read-only selection of another trace (``where``)
 
     @classmethod
     def from_columns(cls, columns: TraceColumns, *, view: bool = False) -> Trace:
         """A trace holding these columns (``view``: read-only, as ``where`` returns)."""
-        trace = cls()
+        trace = cls(view=view)
         trace._chunks = [columns]
-        trace._view = view
-        if view:
-            trace.extend = trace._refuse  # type: ignore[method-assign]
         return trace
 
     # -- the writer API -----------------------------------------------------------------------
@@ -158,8 +164,6 @@ class Trace:
         detail: Any = None,
     ) -> None:
         """Append one record."""
-        if self._view:
-            self._refuse(())
         self._buffer.extend((kind, proc, wm, op, key, window, ts, detail))
 
     def packed(self, marker: Packed, entries: int) -> None:
@@ -183,9 +187,6 @@ class Trace:
             runs[-1] = (runs[-1][0], marker, runs[-1][2] + entries)
         else:
             runs.append((start, marker, entries))
-
-    def _refuse(self, _values: Iterable[Any]) -> None:
-        raise TypeError("this trace is a read-only selection (Trace.where); write to the run's")
 
     # -- reading --------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ label, an arrowhead). Each box and arrow is either **on** the path the chart cla
 dark, filled) or **off** it (light grey): which, is decided by the chart from the trace; this
 module only draws. The layers are plain Vega-Lite dicts over inline rows (``spec.layer``),
 finished with ``palette.finish`` like every winviz chart, so the spec is checked against the
-Vega-Lite schema when it is converted (``validation``).
+Vega-Lite schema when it is converted (``spec.validated``).
 """
 
 from __future__ import annotations

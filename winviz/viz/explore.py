@@ -68,9 +68,21 @@ from winviz.errors import InputError
 from winviz.trace import Trace, vocabulary
 from winviz.trace.causes import firing_causes
 from winviz.trace.columns import object_array
-from winviz.viz import frames, palette
-from winviz.viz.export import EXPORT_MIMETYPE, EXPORT_RENDERER, JUPYTER_EMBED_OPTIONS
+from winviz.viz import frames, grid, pages, palette
+from winviz.viz.export import (
+    EXPLORER_KEY,
+    EXPORT_MIMETYPE,
+    EXPORT_RENDERER,
+    JUPYTER_EMBED_OPTIONS,
+)
+from winviz.viz.grid import export_grid
+from winviz.viz.lanes import window_lanes
+from winviz.viz.propagation import propagation_chart
+from winviz.viz.scrubber import scrubber
+from winviz.viz.skew import skew_chart
 from winviz.viz.spec import chart_dict
+from winviz.viz.timeline import timeline
+from winviz.viz.timers import timers_chart
 
 NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only
 
@@ -88,18 +100,16 @@ LABELS: dict[str, str] = {
     "interval": "watermark interval (ms)",
 }
 
-CHART_NAMES = (
-    "timeline",
-    "window_lanes",
-    "timers_chart",
-    "scrubber",
-    "propagation_chart",
-    "skew_chart",
-)
+_CHART_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "timeline": timeline,
+    "window_lanes": window_lanes,
+    "timers_chart": timers_chart,
+    "scrubber": scrubber,
+    "propagation_chart": propagation_chart,
+    "skew_chart": skew_chart,
+}
+CHART_NAMES = tuple(_CHART_FUNCTIONS)
 SCRUB_PARAM = "t"  # the scrubber's Vega parameter (winviz.viz.scrubber.PARAM)
-EXPLORER_KEY = "winviz_explorer"
-"""The key of an explorer's output for ``make lessons`` (under ``EXPORT_MIMETYPE``): its
-runs precomputed on the slider grid (``winviz.viz.grid``)."""
 
 
 @dataclass(frozen=True)
@@ -759,14 +769,31 @@ class Explorer:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         if alt.renderers.active == EXPORT_RENDERER:  # make lessons: runs on the slider grid
-            from winviz.viz.grid import export_grid
-
             return {
                 EXPORT_MIMETYPE: {EXPLORER_KEY: export_grid(self).payload()},
                 # plain text (the page writer escapes it), not the widget's escaped HTML
                 "text/plain": f"{self!r}: {self.last_summary.text() if self.last_summary else ''}",
             }
         return self.widget._repr_mimebundle_(**kwargs)
+
+    def label(self, name: str) -> str:
+        """The readable label of control ``name`` (``LABELS``; else the name)."""
+        return LABELS.get(name, name)
+
+    def call(self, values: dict[str, Any]) -> str:
+        """The pipeline call a run at ``values`` stands for (``call_text``)."""
+        return call_text(self.pipeline, values, self.data is not NO_DATA)
+
+    def page(self, *, title: str = "winviz explorer") -> str:
+        """The explorer on a page of its own, as a lesson page shows it
+        (``lessons.explorer_html``): its controls switch between the runs precomputed on its
+        slider grid (``grid.export_grid``), or, when they do not fit, its charts at its current
+        values with a note saying why (``save_html`` writes it)."""
+        from winviz.viz.lessons import explorer_html  # nbconvert & co., only for a page
+
+        payload = export_grid(self).payload()
+        markup, _ = explorer_html({"text/plain": repr(self)}, payload, grid.MAX_BYTES)
+        return pages.page(markup, title=title, what="the explorer page")
 
     def __repr__(self) -> str:
         values = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
@@ -832,9 +859,7 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int 
             f"explore: unknown chart {chart!r}; choose from {', '.join(CHART_NAMES)} or pass "
             "a function result → chart"
         )
-    from winviz import viz
-
-    fn = getattr(viz, chart)
+    fn = _CHART_FUNCTIONS[chart]
     if chart == "scrubber":
         return lambda result, view, at: fn(view, at=at)
     return lambda result, view, at: fn(view)

@@ -24,7 +24,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import altair as alt
 import vl_convert as vlc
@@ -64,13 +64,11 @@ def save_html(chart: Any, path: str | Path, *, title: str = "winviz chart") -> P
     """Write the chart (an Altair chart or its Vega-Lite dict) or an explorer
     (``wv.explore``) as one self-contained HTML page (no external URL, strict
     Content-Security-Policy, data shown as text); returns the path. An explorer's page is
-    the one ``make lessons`` makes of it (``explorer_page``)."""
-    from winviz.viz.explore import Explorer
-
-    if isinstance(chart, Explorer):
-        page = explorer_page(chart, title=title)
-    elif isinstance(chart, (alt.TopLevelMixin, dict)):
+    the one ``make lessons`` makes of it (``Explorer.page``)."""
+    if isinstance(chart, (alt.TopLevelMixin, dict)):
         page = html_page(chart, title=title)
+    elif isinstance(chart, OwnPage):
+        page = chart.page(title=title)
     else:
         from winviz.errors import ArgumentTypeError
 
@@ -85,17 +83,11 @@ def save_html(chart: Any, path: str | Path, *, title: str = "winviz chart") -> P
     return path
 
 
-def explorer_page(explorer: Any, *, title: str = "winviz explorer") -> str:
-    """The explorer on a page of its own, as a lesson page shows it
-    (``lessons.explorer_html``): its controls switch between the runs precomputed on its
-    slider grid (``grid.export_grid``), or, when they do not fit, its charts at its current
-    values with a note saying why."""
-    from winviz.viz import grid
-    from winviz.viz.lessons import explorer_html
+@runtime_checkable
+class OwnPage(Protocol):
+    """What ``save_html`` asks to write its own page: an explorer (``Explorer.page``)."""
 
-    payload = grid.export_grid(explorer).payload()
-    markup, _ = explorer_html({"text/plain": repr(explorer)}, payload, grid.MAX_BYTES)
-    return pages.page(markup, title=title, what="the explorer page")
+    def page(self, *, title: str) -> str: ...
 
 
 def save_svg(chart: alt.TopLevelMixin, path: str | Path) -> Path:
@@ -147,6 +139,9 @@ EXPORT_MIMETYPE = "application/vnd.winviz.vegalite+json"
 """The output type of the "winviz-export" renderer: the chart's Vega-Lite spec (a dict), or a
 list of specs (an explorer's current charts)."""
 EXPORT_RENDERER = "winviz-export"
+EXPLORER_KEY = "winviz_explorer"
+"""The key of an explorer's output for ``make lessons`` (under ``EXPORT_MIMETYPE``): its
+runs precomputed on the slider grid (``winviz.viz.grid``)."""
 
 
 def export_renderer(spec: dict[str, Any], **_: Any) -> dict[str, Any]:

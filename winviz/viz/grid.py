@@ -229,13 +229,9 @@ def export_grid(
     explorer: Explorer, *, max_runs: int = MAX_RUNS, max_bytes: int = MAX_BYTES
 ) -> GridExport:
     """Precompute ``explorer``'s runs on its slider grid (module docstring)."""
-    from winviz.viz.explore import LABELS
-
-    controls = [
-        control_of(name, w, LABELS.get(name, name)) for name, w in explorer.controls.items()
-    ]
+    controls = [control_of(name, w, explorer.label(name)) for name, w in explorer.controls.items()]
     initial = {c.name: c.values[c.initial] for c in controls}
-    call = _call(explorer, initial)
+    call = explorer.call(initial)
     cache: dict[tuple[int, ...], str] = {}
     first = _run_blob(explorer, initial)
     cache[tuple(c.initial for c in controls)] = first
@@ -264,12 +260,6 @@ def export_grid(
             return GridExport(call, thinned, runs, blobs, combinations, engine_runs=len(cache))
         tried = (len(runs), size)
         limit = min(len(runs) - 1, int(len(runs) * max_bytes / size))
-
-
-def _call(explorer: Explorer, values: dict[str, Any]) -> str:
-    from winviz.viz.explore import NO_DATA, call_text
-
-    return call_text(explorer.pipeline, values, explorer.data is not NO_DATA)
 
 
 def _fallback(

@@ -60,8 +60,7 @@ from traitlets import CaselessStrEnum, default
 
 from winviz.viz import grid
 from winviz.viz import pages as safe
-from winviz.viz.explore import EXPLORER_KEY
-from winviz.viz.export import EXPORT_MIMETYPE, RENDERER_ENV
+from winviz.viz.export import EXPLORER_KEY, EXPORT_MIMETYPE, RENDERER_ENV
 
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 """Lesson notebooks: two digits, an underscore, a name (``00_tour.ipynb``)."""

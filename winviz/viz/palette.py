@@ -28,7 +28,7 @@ import pandas as pd
 from altair.utils.schemapi import debug_mode
 
 from winviz.trace import vocabulary
-from winviz.viz import validation
+from winviz.viz import spec
 
 # Okabe–Ito
 BLACK = "#000000"
@@ -434,7 +434,7 @@ def message_chart(headline: str, detail: str, *, chart: str) -> alt.Chart:
         )
         .configure_view(stroke=None)
     )
-    return validation.validated(card)
+    return spec.validated(card)
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -465,7 +465,7 @@ def finish(
     chart: alt.TopLevelMixin, *, name: str, notes: list[str], in_place: bool = False
 ) -> alt.TopLevelMixin:
     """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``); the
-    chart checked by the compiled Vega-Lite schema when converted (``validation``).
+    chart checked by the compiled Vega-Lite schema when converted (``spec.validated``).
 
     The same spec as ``chart.properties(usermeta=...).configure_legend(...)
     .configure_axis(...).configure_view(...)``, made with one shallow copy of the chart
@@ -481,4 +481,4 @@ def finish(
     config["axis"] = dict(AXIS_CONFIG)
     config["view"] = dict(VIEW_CONFIG)
     out.config = config
-    return validation.validated(out)
+    return spec.validated(out)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.viz.palette import FATES
+from winviz.trace.vocabulary import ELEMENT_FATES as FATES
 
 ROW_LIMIT = 5000  # Altair's default max_rows
 EXACT = 2**53  # palette.EXACT: beyond this magnitude a time is off the chart

@@ -49,7 +49,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, idle, palette, scale, spec, validation
+from winviz.viz import frames, idle, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import auto_view, pick_operator
@@ -403,14 +403,17 @@ def with_replay(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-class ScrubberChart(validation.LayerChart):
+class ScrubberChart(spec.LayerChart):
     """The scrubber's layered chart: an ``alt.LayerChart`` (checked by the compiled schema,
-    ``validation``) whose ``to_dict`` adds the replay handlers (``with_replay``) after the
+    ``spec.LayerChart``) whose ``to_dict`` adds the replay handlers (``with_replay``) after the
     spec is validated — Vega-Lite passes a parameter's ``on`` through to Vega, but its schema
     does not list it."""
 
+    def finished(self, spec: dict[str, Any]) -> dict[str, Any]:
+        return with_replay(spec)
+
     def to_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        return with_replay(super().to_dict(*args, **kwargs))
+        return self.finished(super().to_dict(*args, **kwargs))
 
     def _repr_mimebundle_(self, *args: Any, **kwargs: Any) -> Any:
         # Altair's "jupyter" renderer rebuilds the chart from the dict with validation, which

@@ -33,9 +33,15 @@ from itertools import repeat
 from typing import Any, ClassVar
 
 import altair as alt
+import jsonschema
 import narwhals.stable.v1 as nw
 import pandas as pd
-from altair.utils.schemapi import SchemaBase, _get_optional_modules, _todict
+from altair.utils.schemapi import (
+    SchemaBase,
+    SchemaValidationError,
+    _get_optional_modules,
+    _todict,
+)
 from altair.vegalite.v6.api import _dataset_name
 
 from winviz.viz import scale, validation
@@ -175,6 +181,94 @@ def tooltips(
     return [{"field": c, "type": known.get(c) or field_type(rows, c)} for c in cols]
 
 
+# -- winviz's chart classes: Altair's, with to_dict written here and checked compiled --------
+
+
+class _CompiledCheck:
+    """``validate`` of a winviz chart: the compiled check, then Altair's on a rejection; and
+    ``to_dict`` writing Altair's dict directly (``altair_dict``)."""
+
+    _schema: ClassVar[dict[str, Any]]
+
+    @classmethod
+    def validate(cls, instance: dict[str, Any], schema: dict[str, Any] | None = None) -> None:
+        ref = (schema or cls._schema).get("$ref")
+        if isinstance(ref, str) and validation.compiled(ref).is_valid(instance):
+            return
+        super().validate(instance, schema)  # type: ignore[misc]  # raises Altair's error
+
+    def to_dict(
+        self,
+        validate: bool = True,
+        *,
+        format: str = "vega-lite",
+        ignore: list[str] | None = None,
+        context: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Altair's ``to_dict``: the same dict, written by ``altair_dict`` (the chart's
+        own objects, no copies of the chart; a few times faster) and checked as Altair checks
+        it; any other call (another format, ``ignore``, a ``context`` — the chart inside
+        another) or a chart that writer does not cover goes to Altair's ``to_dict``."""
+        if format == "vega-lite" and not ignore and context is None:
+            spec = altair_dict(self, self._check if validate else None)  # type: ignore[arg-type]
+            if spec is not None:
+                return spec
+        return super().to_dict(  # type: ignore[misc]
+            validate=validate, format=format, ignore=ignore, context=context
+        )
+
+    def _check(self, instance: dict[str, Any]) -> None:
+        """``validate``, raising Altair's ``SchemaValidationError`` as its ``to_dict`` does."""
+        try:
+            self.validate(instance)
+        except jsonschema.ValidationError as err:
+            raise SchemaValidationError(self, err) from None  # type: ignore[arg-type]
+
+    def finished(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """The chart's dict as its ``to_dict`` gives it, from the dict ``chart_dict`` wrote:
+        the same here; a subclass that adds to Altair's dict adds the same (the scrubber's
+        replay handlers, ``scrubber.ScrubberChart``)."""
+        return spec
+
+
+class Chart(_CompiledCheck, alt.Chart):
+    """An ``alt.Chart`` validated by the compiled check (see ``winviz.viz.validation``)."""
+
+
+class LayerChart(_CompiledCheck, alt.LayerChart):
+    """An ``alt.LayerChart`` validated by the compiled check (see ``winviz.viz.validation``)."""
+
+
+class HConcatChart(_CompiledCheck, alt.HConcatChart):
+    """An ``alt.HConcatChart`` validated by the compiled check (see ``winviz.viz.validation``)."""
+
+
+class VConcatChart(_CompiledCheck, alt.VConcatChart):
+    """An ``alt.VConcatChart`` validated by the compiled check (see ``winviz.viz.validation``)."""
+
+
+_CHECKED: dict[type, type] = {
+    alt.Chart: Chart,
+    alt.LayerChart: LayerChart,
+    alt.HConcatChart: HConcatChart,
+    alt.VConcatChart: VConcatChart,
+}
+
+
+CHECKED_CHARTS = tuple(_CHECKED.values())
+"""The winviz chart classes (``Chart``, ``LayerChart``, ``HConcatChart``, ``VConcatChart``)."""
+
+
+def validated(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """``chart`` (a finished top-level chart of one of Altair's four classes) as the winviz
+    class of that kind, so ``to_dict()`` checks it with the compiled validator; other classes
+    are left as they are. Changed in place; returned."""
+    cls = _CHECKED.get(type(chart))
+    if cls is not None:
+        object.__setattr__(chart, "__class__", cls)  # (SchemaBase.__setattr__ sets a property)
+    return chart
+
+
 # -- the Vega-Lite dict of a chart, without Altair's to_dict ---------------------------------------
 
 ROWS_PREFIX = "rows-"
@@ -187,9 +281,9 @@ _CHARTS = (
     alt.VConcatChart,
     alt.HConcatChart,
     alt.ConcatChart,
-    *validation.CHECKED_CHARTS,  # the same charts, checked by the compiled schema
+    *CHECKED_CHARTS,  # the same charts, checked by the compiled schema
 )
-_UNIT_CHARTS = (alt.Chart, validation.Chart)
+_UNIT_CHARTS = (alt.Chart, Chart)
 
 
 class _Fallback(Exception):
@@ -214,13 +308,10 @@ def chart_dict(chart: alt.TopLevelMixin) -> dict[str, Any]:
     Charts this does not cover — data other than inline rows (a DataFrame, ``alt.Data``, a
     URL), a facet or repeat chart, the data transformer's dataset consolidation turned off or
     VegaFusion on — are converted by ``to_dict(validate=False)`` itself (its hash names)."""
-    from winviz.viz.scrubber import ScrubberChart, with_replay  # scrubber.py imports this module
-
     spec = _written(chart, None, None)
     if spec is None:
         return chart.to_dict(validate=False)
-    # a scrubber's to_dict adds the replay handlers to Altair's dict
-    return with_replay(spec) if type(chart) is ScrubberChart else spec
+    return chart.finished(spec) if isinstance(chart, _CompiledCheck) else spec
 
 
 def altair_dict(
@@ -277,9 +368,7 @@ class _Writer:
 
     def chart(self, chart: Any, data: Any) -> dict[str, Any]:
         """A (sub)chart; ``data``: the data it inherits (None: none)."""
-        if type(chart) not in _CHARTS and not (
-            isinstance(chart, alt.LayerChart) and type(chart).__name__ == "ScrubberChart"
-        ):
+        if type(chart) not in _CHARTS and not isinstance(chart, _CompiledCheck):
             raise _Fallback
         kwds = {
             k: v
