@@ -65,7 +65,8 @@ def test_equal_in_python_distinct_keys_in_the_timers_and_timeline() -> None:
     assert spec["title"]["subtitle"][0].startswith("operator 'window': 6 timers of 6 key(s)")
     timers = rows_of(spec, "timer")
     assert [t["key"] for t in timers] == LABELS
-    colour = spec["hconcat"][0]["layer"][4]["encoding"]["color"]["scale"]["domain"]
+    (coloured,) = [lay for lay in spec["hconcat"][0]["layer"] if "color" in lay["encoding"]]
+    colour = coloured["encoding"]["color"]["scale"]["domain"]
     assert colour == LABELS
 
     spec = viz.timeline(result.trace, view="timeline").to_dict()

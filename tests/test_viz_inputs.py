@@ -95,8 +95,9 @@ def test_trace_without_watermarks() -> None:
     no_wm = frame[frame["kind"] != "watermark"]
     assert no_wm.attrs["schema_version"] == wv.SCHEMA_VERSION
     spec = viz.timeline(no_wm).to_dict()
+    # bands, the firing and cleanup marks, the elements drawn over them, the firing labels
     assert [lay["mark"]["type"] for lay in spec["layer"]] == [
-        "rect", "point", "point", "text", "text", "point",
+        "rect", "point", "point", "point", "text",
     ]  # fmt: skip
     # the last window opens and is cleaned up at 5 ms (end of input): a band of zero height,
     # its outline drawn 4 px thick so that it does not vanish
@@ -146,9 +147,13 @@ def test_min_and_max_timestamps_are_clipped_and_annotated() -> None:
     ]
     assert element["encoding"]["x"]["scale"]["domain"] == [-1, 11]
     assert spec["title"]["subtitle"][1:] == [
-        "2 window(s) whose end overflowed the long range (start >= end) have no band",
         "elements: 3 on time",
         "2 element(s) beyond the event-time axis drawn on its edge",
+        "2 window(s) whose end overflowed the long range (start >= end) have no band",
+        "1 firing mark(s) at the point of another drawn beside it, 11 px right (hover for its "
+        "times)",
+        "3 cleanup mark(s) at the point of another drawn beside it, 11 px right (hover for its "
+        "times)",
     ]
     lanes = viz.window_lanes(result.trace).to_dict()
     for rows in lanes["datasets"].values():
@@ -166,4 +171,4 @@ def test_dataframe_keeps_max_exact_and_a_float_widened_frame_still_reads_as_max(
         points = [
             r for rows in spec["datasets"].values() for r in rows if r.get("kind") == "watermark"
         ]
-        assert [r["watermark"] for r in points][-1] == "MAX (Long.MAX_VALUE)"
+        assert sorted(r["watermark"] for r in points) == ["4 ms", "MAX (Long.MAX_VALUE)"]

@@ -81,7 +81,7 @@ def rows(frame: Any) -> list[tuple[Any, ...]]:
 def test_a_partitioned_source_takes_the_min_over_its_active_partitions() -> None:
     run = two_stages()
     at_800 = stage_watermark_table(run, 800)
-    assert (at_800.seq, at_800.proc_time) == (47, 800)
+    assert (at_800.seq, at_800.proc_time) == (48, 800)
     assert rows(at_800.operators) == [
         ("clicks", "clicks", None, None, "a source: no input", MIN, False, False, ()),
         ("watermarks", "watermarks", None, 2499, "MIN over the active channels", 2499, False,
@@ -101,7 +101,7 @@ def test_a_partitioned_source_takes_the_min_over_its_active_partitions() -> None
         ("watermarks", 1, "clicks[1]", 2499, False, True),
     ]
     # the valve's output is the trace's watermark record of the operator at that moment
-    last = [r.ts for r in run.trace.records("watermark", operator="watermarks") if r.seq <= 48]
+    last = [r.ts for r in run.trace.records("watermark", operator="watermarks") if r.seq <= 49]
     assert at_1400.operators["input_watermark"].tolist()[1] == last[-1] == 2499
 
 
@@ -130,8 +130,8 @@ def test_every_channel_idle_flushes_the_max_and_an_assigner_ignores_its_input() 
 
 def test_a_moment_by_seq_and_the_end_of_input() -> None:
     run = union()
-    # seq 51: src_a ended (MAX), wm_a forwarded MAX, wm_b still idle: the window is at MAX
-    by_seq = stage_watermark_table(run, seq=51).operators.set_index("operator")
+    # seq 53: src_a ended (MAX), wm_a forwarded MAX, wm_b still idle: the window is at MAX
+    by_seq = stage_watermark_table(run, seq=53).operators.set_index("operator")
     assert by_seq.loc["wm_a", "input_watermark"] == MAX  # an assigner forwards MAX
     assert by_seq.loc["wm_a", "output_watermark"] == MAX
     assert by_seq.loc["counts", "input_watermark"] == MAX
@@ -218,7 +218,7 @@ def test_times_relative_to_a_start() -> None:
     assert boxes["wm_b"][-1] == "output: -501, its generator's (idle)"
     assert boxes["src_a"][-1] == "output: MIN"  # MIN and MAX by name, never shifted
     assert spec["usermeta"]["winviz"]["notes"][0].startswith(
-        "at processing time -200: after trace record 37"
+        "at processing time -200: after trace record 39"
     )
     with pytest.raises(ValueError, match=r"start '0': expected an int time"):
         stage_watermarks(union(), 800, start="0")  # type: ignore[arg-type]
