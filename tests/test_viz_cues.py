@@ -237,7 +237,8 @@ def test_trigger_and_cleanup_timers_told_apart(sessions) -> None:
     ]
     assert layer["encoding"]["strokeWidth"] == {
         "field": "set by",
-        "type": "nominal",
+        "type": "ordinal",
+        "sort": ["trigger timer", "cleanup timer"],
         "title": "timer set by",
         "scale": {"domain": ["trigger timer", "cleanup timer"], "range": [2.5, 1.0]},
     }
@@ -308,6 +309,7 @@ def test_scrubber_draws_firings(sessions) -> None:
             "firings": 1,
             "window": "[1,000 ms, 2,500 ms)",
             "proc_time": "200 ms",
+            "dx": 0,  # no other firing mark near it
         },
         {
             "x": 4499,
@@ -318,6 +320,7 @@ def test_scrubber_draws_firings(sessions) -> None:
             "firings": 1,
             "window": "[2,000 ms, 4,500 ms)",
             "proc_time": "300 ms",
+            "dx": 0,  # no other firing mark near it
         },
         {
             "x": 10499,
@@ -328,6 +331,7 @@ def test_scrubber_draws_firings(sessions) -> None:
             "firings": 1,
             "window": "[9,000 ms, 10,500 ms)",
             "proc_time": "300 ms",
+            "dx": 0,  # no other firing mark near it
         },
     ]
     assert layer["transform"] == [{"filter": "datum.fired <= t"}]  # made by t

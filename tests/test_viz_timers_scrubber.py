@@ -472,11 +472,11 @@ def test_scrubber_param_and_layers(trace) -> None:
         ("rule", "now"),
         ("rule", "watermark at t"),
         ("text", "watermark at t"),
+        ("point", "fired"),  # firings made by t (issue 26), under the elements
         ("point", "element"),  # future, faded
         ("point", "element"),  # arrived by t
-        ("point", "fired"),  # firings made by t (issue 26: the scrubber draws firings)
     ]
-    windows, now, wm, _, fut, arrived, _ = spec["layer"]
+    windows, now, wm, _, _, fut, arrived = spec["layer"]
     assert windows["transform"][0]["calculate"].startswith("t < datum.opened ? 'not yet'")
     assert now["transform"] == [{"calculate": "t", "as": "y"}]
     assert wm["transform"][0] == {"filter": "datum.proc <= t"}
@@ -611,7 +611,7 @@ def test_scrubber_binned_large() -> None:
     spec = scrubber(env.execute().trace).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
     assert any("binned" in n for n in spec["usermeta"]["winviz"]["notes"])
-    assert spec["layer"][-2]["encoding"]["size"]["field"] == "count"  # (-1: the firings)
+    assert spec["layer"][-1]["encoding"]["size"]["field"] == "count"  # (the firings: under)
 
 
 def test_scrubber_message_card() -> None:

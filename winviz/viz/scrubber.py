@@ -218,8 +218,9 @@ def _scrubber(
         _idle_layer(spans, x, y),
         _now_layer(x, y),
         *_watermark_layers(steps, x, y),
+        # firings under the elements: an element at a firing's point stays visible on its square
+        _firing_layer(view, op, x, y, (width, height), notes, across=across),
         *_element_layers(view, elements, fate_codes, x, y, future, max_points, notes),
-        _firing_layer(view, op, x, y, notes, across=across),
     ]
     layers = [layer for layer in layers if layer is not None]
     params = [t]
@@ -297,7 +298,7 @@ def skew_scrubber(
         },
         [{"calculate": PARAM, "as": "x"}],
     )
-    firing = _firing_layer(view, op, x, y, notes, skew=True)
+    firing = _firing_layer(view, op, x, y, (width, height), notes, skew=True)
     layers = [*layers, now, *([firing] if firing is not None else [])]
     notes[len([chosen] if chosen else [])] += (
         "; move the slider to see the run at processing time t"
@@ -610,11 +611,50 @@ def _idle_layer(spans: list[idle.IdleSpan], x: TimeAxis, y: TimeAxis) -> alt.Cha
 FIRING_SHAPE = "square"
 
 
+Size = tuple[int, int]  # a chart's width and height in pixels
+FIRING_STEP_PX = 11
+"""How far right a firing mark of another cause at the point of one is drawn (the timeline's
+step for marks at one point): the square is 80 px², about 9 px wide."""
+
+
+def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, size: Size) -> int:
+    """Firing marks that would cover one another (closer than a square's width in pixels),
+    side by side: each mark whose square would touch one drawn before it moves
+    ``FIRING_STEP_PX`` right until it touches none (its ``dx``; its x / y stay the trace's
+    times). How many moved."""
+    width, height = size
+    sx = width / max(1, x.hi - x.lo)
+    sy = height / max(1, y.hi - y.lo)
+    step = FIRING_STEP_PX
+    cells: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    moved = 0
+    for row in rows:
+        px, py = (row["x"] - x.lo) * sx, (row["y"] - y.lo) * sy
+        dx = 0
+        while dx < 40 * step:
+            cx, cy = px + dx, py
+            cell = (int(cx // step), int(cy // step))
+            near = [
+                c
+                for i in (-1, 0, 1)
+                for j in (-1, 0, 1)
+                for c in cells.get((cell[0] + i, cell[1] + j), ())
+            ]
+            if not any(abs(cx - ox) < step - 1 and abs(cy - oy) < step - 1 for ox, oy in near):
+                break
+            dx += step
+        moved += dx > 0
+        row["dx"] = dx
+        cells.setdefault(cell, []).append((cx, cy))
+    return moved
+
+
 def _firing_layer(
     view: TraceView,
     op: str,
     x: TimeAxis,
     y: TimeAxis,
+    size: Size,
     notes: list[str],
     *,
     across: bool = False,
@@ -668,11 +708,17 @@ def _firing_layer(
         )
     k = -(-len(rows) // scale.ROW_LIMIT)  # a regular sample of at most ROW_LIMIT marks
     rows = rows[::k]
+    beside = _side_by_side(rows, x, y, size)
     n = len(marks)
     notes.append(
         f"{n:,} firing{'' if n == 1 else 's'} (squares, by cause, as on the timeline) shown once "
         "made" + (f"; every {k}th firing mark drawn" if k > 1 else "")
     )
+    if beside:
+        notes.append(
+            f"{beside:,} firing mark(s) that would cover another drawn beside it, "
+            f"{FIRING_STEP_PX} px right (hover for its times)"
+        )
     if clipped:
         notes.append(
             f"{clipped:,} firing(s) lie beyond the skew axis (processing time − their timer's "
@@ -689,6 +735,7 @@ def _firing_layer(
             "size": 80,
             "stroke": palette.BLACK,
             "strokeWidth": 0.5,
+            "xOffset": {"expr": "datum.dx"},
         },
         {
             "x": x.channel("x"),

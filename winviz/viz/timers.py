@@ -704,7 +704,8 @@ def _role_width(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "strokeWidth": {
             "field": "set by",
-            "type": "nominal",
+            "type": "ordinal",  # ordered as ROLES (a nominal width: Vega-Lite warns)
+            "sort": drawn,
             "title": "timer set by",
             "scale": {"domain": drawn, "range": [widths[r] for r in drawn]},
         }
