@@ -156,7 +156,7 @@ def test_lesson_runs_in_jupyterlab_with_charts_and_widgets(
     assert chart.count() == 1
     marks = chart.first.locator(".role-mark")  # Altair's JupyterChart draws SVG
     marks.first.wait_for(state="attached")
-    assert marks.count() == 6
+    assert marks.count() == 7  # windows, now, watermark line + label, firings, elements (2)
     slider_t = chart.first.locator('.vega-bindings input[type="range"][name="t"]')
     assert (slider_t.get_attribute("min"), slider_t.get_attribute("max")) == ("0", "900")
 
@@ -176,8 +176,9 @@ def test_lesson_runs_in_jupyterlab_with_charts_and_widgets(
     )
     # and the scrubber's Vega slider moves its processing time t, in the browser: at t = 0
     # only the click that arrived at 0 ms is drawn as arrived, the other three as future
-    arrived = ".jp-OutputArea .vega-embed g.mark-symbol.layer_5_marks path"
-    future = ".jp-OutputArea .vega-embed g.mark-symbol.layer_4_marks path"
+    # (layer 4: the firings, drawn under the elements)
+    arrived = ".jp-OutputArea .vega-embed g.mark-symbol.layer_6_marks path"
+    future = ".jp-OutputArea .vega-embed g.mark-symbol.layer_5_marks path"
     assert (pg.locator(arrived).count(), pg.locator(future).count()) == (4, 0)
     slider_t.focus()
     pg.keyboard.press("Home")

@@ -16,8 +16,8 @@ from tests.browser.conftest import wait_until
 from tests.browser.site_check import check_page
 from winviz.viz import export, lessons
 
-ARRIVED = ".vega-embed g.mark-symbol.layer_5_marks path"  # scrubber: elements arrived by t
-FUTURE = ".vega-embed g.mark-symbol.layer_4_marks path"  # scrubber: elements after t
+ARRIVED = ".vega-embed g.mark-symbol.layer_6_marks path"  # scrubber: elements arrived by t
+FUTURE = ".vega-embed g.mark-symbol.layer_5_marks path"  # scrubber: elements after t (4: firings)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import winviz as wv
 from tests.browser.conftest import wait_until
 from winviz.viz import save_html
 
-ARRIVED = ".vega-embed g.mark-symbol.layer_5_marks path"  # elements arrived by t
+ARRIVED = ".vega-embed g.mark-symbol.layer_6_marks path"  # elements arrived by t (4: firings)
 SLIDER = '.vega-bindings input[type="range"][name="t"]'
 PLAY = '.vega-bindings input[type="checkbox"][name="play"]'
 
