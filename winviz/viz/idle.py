@@ -134,18 +134,7 @@ def strip_layer(
     if not spans:
         return None
     rows = strip_rows(spans, x, y)
-    return spec.layer(
-        rows,
-        {"type": "rect", "color": STRIP_COLOR, "opacity": STRIP_OPACITY},
-        {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": y.channel("y"),
-            "y2": {"field": y2},
-            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
-        },
-        transform,
-    )
+    return _strips(rows, STRIP_COLOR, STRIP_OPACITY, x, y, transform, y2)
 
 
 PAUSED_COLOR = palette.BLACK
@@ -193,9 +182,22 @@ def paused_layer(
                 "group": s.group,
             }
         )
+    return _strips(rows, PAUSED_COLOR, PAUSED_OPACITY, x, y, transform, y2)
+
+
+def _strips(
+    rows: list[dict[str, Any]],
+    color: str,
+    opacity: float,
+    x: TimeAxis,
+    y: TimeAxis,
+    transform: list[dict[str, Any]] | None,
+    y2: str,
+) -> Any:
+    """Rows of x / x2 / y / y2 strips as one rect layer, their other fields as its tooltip."""
     return spec.layer(
         rows,
-        {"type": "rect", "color": PAUSED_COLOR, "opacity": PAUSED_OPACITY},
+        {"type": "rect", "color": color, "opacity": opacity},
         {
             "x": x.channel("x"),
             "x2": {"field": "x2"},

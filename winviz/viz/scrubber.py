@@ -223,25 +223,11 @@ def _scrubber(
         *_element_layers(view, elements, fate_codes, x, y, future, max_points, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
-    params = [t]
     if replay_seconds is not None:
-        params.append(
-            {"name": PLAY_PARAM, "bind": {"input": "checkbox", "name": "play "}, "value": False}
-        )
         notes[0] += "; tick play to replay it"
-    chart = spec.layer_chart(  # the layers are made here, for this chart only
-        layers,
-        cls=ScrubberChart,
-        width=width,
-        height=height,
-        title=palette.title("Scrubber", notes),
-        resolve={"scale": {"color": "independent", "shape": "independent"}},
+    return _finished(
+        layers, "Scrubber", notes, (width, height), t, (t_lo, t_hi, step), replay_seconds
     )
-    chart.params = [alt.VariableParameter(**p) for p in params]
-    chart = palette.finish(chart, name="scrubber", notes=notes, in_place=True)
-    if replay_seconds is not None:
-        chart.usermeta["winviz"]["replay"] = replay_settings(t_lo, t_hi, step, replay_seconds)
-    return chart
 
 
 def skew_scrubber(
@@ -314,24 +300,9 @@ def skew_scrubber(
         },
         "value": start,
     }
-    params = [t]
-    if replay_seconds is not None:
-        params.append(
-            {"name": PLAY_PARAM, "bind": {"input": "checkbox", "name": "play "}, "value": False}
-        )
-    out = spec.layer_chart(
-        layers,
-        cls=ScrubberChart,
-        width=width,
-        height=height,
-        title=palette.title("Scrubber (skew)", notes),
-        resolve={"scale": {"color": "independent", "shape": "independent"}},
+    return _finished(
+        layers, "Scrubber (skew)", notes, (width, height), t, (t_lo, t_hi, step), replay_seconds
     )
-    out.params = [alt.VariableParameter(**p) for p in params]
-    out = palette.finish(out, name="scrubber", notes=notes, in_place=True)
-    if replay_seconds is not None:
-        out.usermeta["winviz"]["replay"] = replay_settings(t_lo, t_hi, step, replay_seconds)
-    return out
 
 
 _SKEW_TIMED = ("element", "elements (binned)", "watermark lag", "label")
@@ -612,6 +583,40 @@ FIRING_SHAPE = "square"
 
 
 Size = tuple[int, int]  # a chart's width and height in pixels
+
+
+def _finished(
+    layers: list[Any],
+    title: str,
+    notes: list[str],
+    size: Size,
+    t: dict[str, Any],
+    span: tuple[int, int, int],
+    replay_seconds: float | None,
+) -> ScrubberChart:
+    """A scrubber's layers as its chart (both views): the slider ``t``, the play switch and
+    the replay settings when ``replay_seconds`` is given (``span``: the slider's lo, hi and
+    step)."""
+    params = [t]
+    if replay_seconds is not None:
+        params.append(
+            {"name": PLAY_PARAM, "bind": {"input": "checkbox", "name": "play "}, "value": False}
+        )
+    chart = spec.layer_chart(  # the layers are made here, for this chart only
+        layers,
+        cls=ScrubberChart,
+        width=size[0],
+        height=size[1],
+        title=palette.title(title, notes),
+        resolve={"scale": {"color": "independent", "shape": "independent"}},
+    )
+    chart.params = [alt.VariableParameter(**p) for p in params]
+    chart = palette.finish(chart, name="scrubber", notes=notes, in_place=True)
+    if replay_seconds is not None:
+        chart.usermeta["winviz"]["replay"] = replay_settings(*span, replay_seconds)
+    return chart
+
+
 FIRING_STEP_PX = 11
 """How far right a firing mark of another cause at the point of one is drawn (the timeline's
 step for marks at one point): the square is 80 px², about 9 px wide."""
