@@ -27,9 +27,6 @@ KNOWN_LEFT: dict[tuple[str, str], int] = {
     # the skew chart's "watermark lag" label lies over elements
     ("text/point", "skew · late union"): 2,
     ("text/point", "skew · sessions"): 1,
-    # timer events whose pixel offsets (``spread`` of same-timestamp timers) collide
-    ("hidden", "timers · sessions"): 3,
-    ("hidden", "timers · dense"): 3,
     # the window lanes: firings / cleanups of one lane at one point
     ("hidden", "lanes · coinciding firings"): 2,
     ("hidden", "lanes · restore"): 2,
