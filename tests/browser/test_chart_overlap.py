@@ -27,9 +27,6 @@ KNOWN_LEFT: dict[tuple[str, str], int] = {
     # the skew chart's "watermark lag" label lies over elements
     ("text/point", "skew · late union"): 2,
     ("text/point", "skew · sessions"): 1,
-    # the window lanes: firings / cleanups of one lane at one point
-    ("hidden", "lanes · coinciding firings"): 2,
-    ("hidden", "lanes · restore"): 2,
     # the replay after a restore draws the re-read element exactly over the first reading
     ("hidden", "timeline · restore"): 1,
     ("hidden", "skew · restore"): 1,
