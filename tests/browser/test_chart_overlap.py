@@ -24,8 +24,6 @@ KNOWN_LEFT: dict[tuple[str, str], int] = {
     ("text/text", "timeline · restore"): 2,
     # the restart's label at the top of the propagation chart crosses the MIN dots there
     ("text/point", "propagation · restore"): 1,
-    # the skew chart's "watermark lag" label lies over elements
-    ("text/point", "skew · sessions"): 1,
     # the replay after a restore draws the re-read element exactly over the first reading
     ("hidden", "timeline · restore"): 1,
     ("hidden", "skew · restore"): 1,

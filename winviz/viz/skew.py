@@ -306,12 +306,12 @@ def _skew(
 
 LABEL_PLACES = tuple(
     (align, baseline, dy)
-    for gap in (4, 16, 28)
+    for gap in (4, 16, 28, 40)
     for align in ("right", "left")
     for baseline, dy in (("bottom", -gap), ("top", gap))
 )
 """Where the "watermark lag" label may sit at a point of the line: left of it or right,
-above or below, 4, 16 or 28 px off (align, baseline, dy), in this order of preference."""
+above or below, 4, 16, 28 or 40 px off (align, baseline, dy), in this order of preference."""
 
 
 def _lag_label_place(
@@ -327,7 +327,7 @@ def _lag_label_place(
     place (``LABEL_PLACES``, at the last vertices backwards and the middles of the segments
     between them) where its box crosses no element mark and stays on the plot (issue 26: it
     lay over elements); else the place crossing the fewest. One vectorised test of every
-    element per place tried (at most 12 × 79)."""
+    element per place tried (at most 16 × 79)."""
     sx, sy = width / max(1, x.hi - x.lo), height / max(1, y.hi - y.lo)
     ex, ey = (procs - x.lo) * sx, height - (skews - y.lo) * sy
     w, h, r = 6.6 * len("watermark lag"), 13.0, 4.0  # 11 px sans-serif; an element's half side
