@@ -57,12 +57,14 @@ class Recorder:
 
 def window_watermarks(spec: dict) -> list[tuple[int, int]]:
     """The window operator's watermark points in a propagation chart (processing time,
-    watermark; MAX is drawn at the top edge)."""
+    watermark; MAX is drawn at the top edge). Where the window's watermark equals the
+    source's at the same time the two lines share one dot, the source's, whose ``also``
+    names the window's record."""
     points = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "point")
     return [
         (p["x"], MAX if p["note"] else p["y"])
         for p in spec["datasets"][points["data"]["name"]]
-        if p["line"] == "window"
+        if p["line"] == "window" or (p["also"] or "").startswith("window (")
     ]
 
 

@@ -131,6 +131,7 @@ def test_layers_and_encodings(fixed) -> None:
         "proc_time",
         "watermark",
         "note",
+        "also",
     ]
 
 
@@ -177,7 +178,15 @@ def test_lines_idle_and_points_data(fixed) -> None:
         (200, 199, "199 ms"),
         (600, 699, "699 ms"),
     ]
-    assert len(pts) == 5 + 2 + 7
+    # where partition 0 holds the minimum its dot would lie exactly under the operator's: one
+    # dot, the operator's, whose tooltip names partition 0's record too (5 + 2 + 7 records)
+    assert [(p["x"], p["line"], p["also"]) for p in data(spec, points) if p["also"]] == [
+        (200, OP, "kafka[0] (seq 13)"),
+        (600, OP, "kafka[0] (seq 29)"),
+        (1600, OP, "kafka[0] (seq 58)"),
+        (2000, OP, "kafka[0] (seq 68)"),
+    ]
+    assert len(pts) == 5 + 2 + 7 - 4
 
 
 def test_the_stall_without_idleness() -> None:
@@ -384,9 +393,12 @@ def test_svg_render_shows_idle_span_and_minimum(fixed) -> None:
     ]
     assert [s for s in labels if f"line: {OP}; seq: {seq};" in s] == [
         f"x: 1,400; y: 1,199; watermark line: {OP}; line: {OP}; seq: {seq}; "
-        "processing time: 1,400 ms; watermark: 1,199 ms; note: "
+        "processing time: 1,400 ms; watermark: 1,199 ms; note: ; also here: "
     ]
-    assert len([s for s in labels if "; line: kafka[0]; seq: " in s]) == 5
+    # partition 0's five records: one dot where it is above the minimum, four in the
+    # operator's dots' "also here"
+    assert len([s for s in labels if "; line: kafka[0]; seq: " in s]) == 1
+    assert len([s for s in labels if "also here: kafka[0] (seq " in s]) == 4
 
 
 # -- a channel held at MIN: a partition without elements, a reader without partitions ---------
@@ -433,17 +445,14 @@ def test_a_partition_without_elements_is_drawn_held_at_min() -> None:
     # the source's watermark: MIN (held by partition 1) until the end of input's MAX
     assert steps(spec, op_line) == {OP: [(200, 27), (2000, 27), (2000, 2571), (2000, 2571)]}
     held = [p for p in data(spec, points) if p["seq"] is None]
+    # both at MIN at 200 ms: one dot, the operator's, naming partition 1 too
     assert held == [
-        {
-            "x": 200, "y": 27, "line": "kafka[1]", "seq": None, "proc_time": "200 ms",
-            "watermark": "MIN (Long.MIN_VALUE)",
-            "note": "no record of this input in the trace: MIN throughout, drawn on the bottom "
-            "edge",
-        },
         {
             "x": 200, "y": 27, "line": OP, "seq": None, "proc_time": "200 ms",
             "watermark": "MIN (Long.MIN_VALUE)",
             "note": "no watermark yet: MIN, drawn on the bottom edge",
+            "also": "kafka[1] (no record of this input in the trace: MIN throughout, drawn on "
+            "the bottom edge)",
         },
     ]  # fmt: skip
     # the same input as why_not_fired names, before the end of input
@@ -462,8 +471,9 @@ def test_an_idle_partition_without_elements_is_at_min_and_shaded() -> None:
     assert steps(spec, ch_lines)["kafka[1]"] == [(200, 27), (2000, 27)]
     # MIN until partition 1 is idle at 800 ms, then partition 0's watermark
     assert steps(spec, op_line)[OP][:4] == [(200, 27), (800, 27), (800, 599), (1200, 599)]
-    assert [p["note"] for p in data(spec, points) if p["line"] == "kafka[1]"] == [
-        "no watermark from this input yet: MIN, drawn on the bottom edge"
+    # partition 1 and the operator at MIN at 200 ms share the operator's dot
+    assert [p["also"] for p in data(spec, points) if p["x"] == 200 and p["line"] == OP] == [
+        "kafka[1] (no watermark from this input yet: MIN, drawn on the bottom edge)"
     ]
 
 

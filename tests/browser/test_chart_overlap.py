@@ -23,27 +23,7 @@ KNOWN_LEFT: dict[tuple[str, str], int] = {
     # the restore's "← watermark = MIN" edge text crosses the processing-time axis' label
     ("text/text", "timeline · restore"): 2,
     # the restart's label at the top of the propagation chart crosses the MIN dots there
-    ("text/point", "propagation · restore"): 2,
-    # the skew chart's "watermark lag" label lies over elements
-    ("text/point", "skew · late union"): 2,
-    ("text/point", "skew · sessions"): 1,
-    # the propagation chart: a channel holding the operator's minimum draws its dot exactly
-    # under the operator's (de-duplicating them changes the explorer's and the tests' rows)
-    ("hidden", "propagation · idle partitions"): 28,
-    ("hidden", "propagation · dense"): 16,
-    ("hidden", "propagation · parallel partitions"): 10,
-    ("hidden", "propagation · running example"): 7,
-    ("hidden", "propagation · late union"): 6,
-    ("hidden", "propagation · sessions"): 5,
-    ("hidden", "propagation · restore"): 5,
-    ("hidden", "propagation · coinciding firings"): 3,
-    ("hidden", "propagation · timers"): 3,
-    # timer events whose pixel offsets (``spread`` of same-timestamp timers) collide
-    ("hidden", "timers · sessions"): 3,
-    ("hidden", "timers · dense"): 3,
-    # the window lanes: firings / cleanups of one lane at one point
-    ("hidden", "lanes · coinciding firings"): 2,
-    ("hidden", "lanes · restore"): 2,
+    ("text/point", "propagation · restore"): 1,
     # the replay after a restore draws the re-read element exactly over the first reading
     ("hidden", "timeline · restore"): 1,
     ("hidden", "skew · restore"): 1,

@@ -32,7 +32,7 @@ import pandas as pd
 from winviz.viz import frames, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timeline import pick_operator
+from winviz.viz.timeline import STACK_PX, pick_operator, stack_offsets
 
 STATUS = ("fired", "not fired", "merged away")
 STATUS_FILL = (palette.SKY_BLUE, palette.LIGHT_GREY, "#FFFFFF")
@@ -522,7 +522,28 @@ def _events(
         shift[claims] = 0.0
         for r, v in zip(rows, np.clip(at + shift, x.lo, x.hi).round(3).tolist(), strict=True):
             r["x"] = v
+        _side_by_side(rows, x, width)
     return rows
+
+
+def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> None:
+    """Firings and cleanups of one lane row (key and slot) still at one point after their
+    ``EVENT_DX`` — two firings of one cause, a firing replayed after a restore, two
+    cleanups — drawn side by side by the timeline's rule (``timeline.stack_offsets``): each
+    row's ``dx``, the pixels its mark is drawn right of ``x``."""
+    lanes: dict[tuple[Any, Any], int] = {}
+    gap = 4 * STACK_PX  # (lane rows never share a place)
+    places = [
+        (
+            (r["x"] - x.lo) / max(1, x.hi - x.lo) * width,
+            gap * lanes.setdefault((r["key"], r["slot"]), len(lanes)),
+        )
+        for r in rows
+    ]
+    offsets = stack_offsets(places)
+    if any(offsets):  # (a column only when a mark moved)
+        for r, dx in zip(rows, offsets, strict=True):
+            r["dx"] = dx
 
 
 def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
@@ -834,6 +855,8 @@ def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[alt.Chart]:
     if "cause" in events[0]:
         columns.insert(4, "cause")
     tips = [{"field": c, "type": "nominal"} for c in columns]
+    # marks set side by side (``_side_by_side``) are drawn ``dx`` pixels right of their time
+    moved = {"xOffset": {"expr": "datum.dx"}} if any(e.get("dx") for e in events) else {}
     layers = []
     for what_ in present:
         part = [e for e in events if e["what"] == what_]
@@ -853,6 +876,7 @@ def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[alt.Chart]:
                     "size": 70,
                     "stroke": palette.BLACK,
                     "strokeWidth": 0.5,
+                    **moved,
                 },
                 {**base, "color": color, "shape": shape, "tooltip": tips},
             )
@@ -865,6 +889,7 @@ def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[alt.Chart]:
                 "dy": -6,
                 "fontSize": 9,
                 "font": "sans-serif",
+                **moved,
             }
             layers.append(
                 spec.layer(part, mark, {**base, "text": {"field": "label", "type": "nominal"}})

@@ -15,6 +15,8 @@ watermark) up; one panel per such operator, layers back to front:
 3. **the operator's watermark** — its ``watermark`` records, a thick black step line: the
    minimum while every channel is active, the active ones' minimum otherwise;
 4. **points** — one per record, carrying the tooltips (seq, processing time, watermark);
+   where lines meet (a channel holding the operator's minimum) one dot, the operator's,
+   whose tooltip names the other lines there ("also here");
 5. **paused spans** — watermark alignment (``with_watermark_alignment``): a strip along the
    bottom, in the line's colour, over each processing-time span in which a source reader or
    partition was paused (``paused`` → the next ``resumed``, ``winviz.trace.paused``): a
@@ -642,7 +644,7 @@ def _panel(
             )
         )
     pdata = pd.DataFrame(
-        points, columns=["x", "y", "line", "seq", "proc_time", "watermark", "note"]
+        points, columns=["x", "y", "line", "seq", "proc_time", "watermark", "note", "also"]
     )
     if not pdata.empty and pdata["seq"].isna().any():  # (a line held at MIN: ints and None)
         pdata["seq"] = pd.array([p["seq"] for p in points], dtype="Int64")
@@ -660,6 +662,7 @@ def _panel(
                     alt.Tooltip("proc_time:N", title="processing time"),
                     alt.Tooltip("watermark:N"),
                     alt.Tooltip("note:N"),
+                    alt.Tooltip("also:N", title="also here"),
                 ],
             )
         )
@@ -802,6 +805,7 @@ def _vertices(
                     "x": px,
                     "y": wy,
                     "line": line,
+                    "role": role,
                     "seq": int(seq) if seq >= 0 else None,  # (no record: held at MIN)
                     "proc_time": x.fmt(proc),
                     "watermark": y.fmt(wm),
@@ -812,4 +816,38 @@ def _vertices(
                     else note,
                 }
             )
-    return vertices, points
+    return vertices, one_dot_per_place(points)
+
+
+def one_dot_per_place(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One point per place (x, y): where lines meet at one record's time and watermark — a
+    channel holding the operator's minimum, the channels all at MIN after a restart — their
+    dots would lie exactly under each other. The operator's dot is kept (else the first), and
+    its ``also`` names the other lines there ("kafka[1] (seq 7)"); kept points stay in order."""
+    kept: dict[tuple[Any, Any], int] = {}  # place → index of its kept point
+    others: dict[tuple[Any, Any], list[int]] = {}
+    for i, p in enumerate(points):
+        place = (p["x"], p["y"])
+        first = kept.get(place)
+        if first is None:
+            kept[place], others[place] = i, []
+        elif p["role"] == "operator" and points[first]["role"] != "operator":
+            kept[place] = i
+            others[place].append(first)
+        else:
+            others[place].append(i)
+    out = []
+    for place, i in sorted(kept.items(), key=lambda item: item[1]):
+        p = {k: v for k, v in points[i].items() if k != "role"}
+        names = [_named(points[j], p["watermark"]) for j in sorted(others[place])]
+        out.append({**p, "also": "; ".join(names)})
+    return out
+
+
+def _named(p: dict[str, Any], watermark: str) -> str:
+    """A line's point as the ``also`` of another: its line and seq (or note: held at MIN),
+    and its watermark where it differs (two clipped watermarks share the edge)."""
+    what = [f"seq {p['seq']}" if p["seq"] is not None else p["note"]]
+    if p["watermark"] != watermark:
+        what.append(f"watermark {p['watermark']}")
+    return f"{p['line']} ({', '.join(what)})"

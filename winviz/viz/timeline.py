@@ -1434,20 +1434,32 @@ def _side_by_side(
     firing, a cleanup at a firing) are all seen, none under another. Each mark goes to
     ``occupied`` (and its box to ``taken``, which labels keep off)."""
     half = STACK_PX / 2
-    offsets, boxes = [], []
     sx, sy = plot.width / max(1, plot.x.hi - plot.x.lo), plot.height / max(1, plot.y.hi - plot.y.lo)
     x0, y0, h = plot.x.lo, plot.y.lo, plot.height
-    for row in rows:
-        px, py = (row["x"] - x0) * sx, h - (row["y"] - y0) * sy
+    places = [((row["x"] - x0) * sx, h - (row["y"] - y0) * sy) for row in rows]
+    offsets = stack_offsets(places, occupied)
+    boxes = [
+        (px + k - half, py - half, px + k + half, py + half)
+        for (px, py), k in zip(places, offsets, strict=True)
+    ]
+    if taken is not None:
+        taken.add_small([b for b in boxes if all(math.isfinite(v) for v in b)])
+    return offsets
+
+
+def stack_offsets(places: list[tuple[float, float]], occupied: _Centers | None = None) -> list[int]:
+    """The side-by-side rule for marks at (pixel) ``places``, in drawing order: each mark's
+    offset, 0 or ``STACK_PX`` steps right of its place while a mark placed before it (in
+    ``occupied``, which each mark joins) is nearer than ``STACK_PX``. Shared by the charts
+    that draw firings and cleanups (the timeline, the window lanes)."""
+    occupied = _Centers() if occupied is None else occupied
+    offsets = []
+    for px, py in places:
         k = 0
         while k < 12 and occupied.near(px + k * STACK_PX, py):
             k += 1
-        cx = px + k * STACK_PX
-        occupied.add(cx, py)
-        boxes.append((cx - half, py - half, cx + half, py + half))
+        occupied.add(px + k * STACK_PX, py)
         offsets.append(k * STACK_PX)
-    if taken is not None:
-        taken.add_small([b for b in boxes if all(math.isfinite(v) for v in b)])
     return offsets
 
 

@@ -331,9 +331,10 @@ def _side_by_side(points: list[dict[str, Any]], px: _Pixels, notes: list[str]) -
     many moved."""
     cells: dict[tuple[int, int], list[_Box]] = {}
     moved = 0
+    steps = max(1, int(px.width // EVENT_PX))  # at most across the panel's width
     for row in points:
         row.setdefault("dx", 0.0)
-        for _ in range(12):
+        for step in range(steps + 1):
             box = _event_box(row, px)
             cell = (int(box[0] // EVENT_PX), int(box[1] // EVENT_PX))
             near = [
@@ -342,8 +343,10 @@ def _side_by_side(points: list[dict[str, Any]], px: _Pixels, notes: list[str]) -
                 for j in (-1, 0, 1)
                 for b in cells.get((cell[0] + i, cell[1] + j), ())
             ]
-            if not any(_inside(box, b) or _inside(b, box) or _close(box, b) for b in near):
-                break
+            if step == steps or not any(
+                _inside(box, b) or _inside(b, box) or _close(box, b) for b in near
+            ):
+                break  # (the box kept is the one drawn)
             row["dx"] = round(row["dx"] + EVENT_PX, 2)
             moved += 1 if row["dx"] == EVENT_PX else 0
         cells.setdefault(cell, []).append(box)
