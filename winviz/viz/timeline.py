@@ -1405,9 +1405,10 @@ def _taken_by_marks(
         if kind == "point" and rows and points:
             r = _point_radius(layer.mark)
             # positions as floats (None, a missing position: NaN, left out below)
-            xy = np.array([(row["x"], row["y"]) for row in rows], dtype=float).reshape(-1, 2)
-            px = (xy[:, 0] - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
-            py = (1 - (xy[:, 1] - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
+            xs = np.array([row["x"] for row in rows], dtype=float)
+            ys = np.array([row["y"] for row in rows], dtype=float)
+            px = (xs - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
+            py = (1 - (ys - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
             ok = np.isfinite(px) & np.isfinite(py)
             taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
         elif kind == "line" and lines:
@@ -1470,7 +1471,8 @@ def _side_by_side(
         boxes.append((cx - half, py - half, cx + half, py + half))
         offsets.append(k * STACK_PX)
     if taken is not None:
-        taken.add_small([b for b in boxes if all(math.isfinite(v) for v in b)])
+        arr = np.asarray(boxes, dtype=float).reshape(-1, 4)
+        taken.add_array(arr[np.isfinite(arr).all(axis=1)])
     return offsets
 
 
@@ -1480,8 +1482,9 @@ class _Centers:
 
     def __init__(self) -> None:
         self.cells: dict[tuple[int, int], list[tuple[float, float]]] = {}
-        # a place tried (its x) -> a centre found near it, and that centre's cell
-        self.blockers: dict[float, tuple[float, float, int, int]] = {}
+        # a mark's x -> the places tried right of it: [x, its cell column, a centre found
+        # near it and that centre's cell (or None)]
+        self.tries: dict[float, list[list[Any]]] = {}
 
     def add(self, px: float, py: float) -> None:
         if math.isfinite(px) and math.isfinite(py):
@@ -1506,16 +1509,19 @@ class _Centers:
     def first_free(self, px: float, py: float, most: int) -> int:
         """The least ``k`` below ``most`` where no centre is ``near(px + k * STACK_PX, py)``,
         else ``most`` — what ``k = 0; while k < most and near(px + k * STACK_PX, py): k += 1``
-        gives. Marks piled at one point try the same places one after another: the centre
-        found near a place is tried first the next time (``blockers``), before the cells."""
+        gives. Marks piled at one point try the same places one after another: each place of
+        ``px`` keeps the centre found near it, tried first the next time, before the cells."""
         if not (math.isfinite(px) and math.isfinite(py)):
             return 0
-        step, get, blockers = STACK_PX, self.cells.get, self.blockers
+        step, get = STACK_PX, self.cells.get
         j = int(py // step)
+        tries = self.tries.setdefault(px, [])
         for k in range(most):
-            spot = px + k * step
-            i = int(spot // step)
-            known = blockers.get(spot)
+            if k == len(tries):
+                spot = px + k * step
+                tries.append([spot, int(spot // step), None])
+            tried = tries[k]
+            spot, i, known = tried
             if known is not None:  # (a centre of the cells near() reads, near this place)
                 qx, qy, ci, cj = known
                 in_cells = -1 <= ci - i <= 1 and -1 <= cj - j <= 1
@@ -1524,7 +1530,7 @@ class _Centers:
             known = _centre_near(get, spot, py, i, j)
             if known is None:
                 return k
-            blockers[spot] = known
+            tried[2] = known
         return most
 
     def boxes(self) -> list[_Box]:
