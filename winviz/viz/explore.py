@@ -66,7 +66,6 @@ from ipywidgets.widgets.widget import _remove_buffers
 
 from winviz.errors import InputError
 from winviz.trace import Trace, vocabulary
-from winviz.trace.causes import firing_causes
 from winviz.trace.columns import object_array
 from winviz.viz import frames, grid, pages, palette
 from winviz.viz.export import (
@@ -205,7 +204,7 @@ def _fired_by_counts(view: frames.TraceView, rows: np.ndarray) -> dict[str, int]
     a timer is of its domain (an event-time timer at the watermark MAX is the end of input;
     a timer whose domain the trace does not name is worded, in none of them), one without a
     timer is "element" when its trigger call is ``on_element``."""
-    calls, timer_rows = firing_causes(view.c, rows)
+    calls, timer_rows = frames.fired_causes(view, rows)
     timed = timer_rows >= 0
     with_timer = timer_rows[timed]
     domains = object_array([d[0] for d in view.part("detail", with_timer)[with_timer].tolist()])

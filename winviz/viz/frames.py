@@ -937,7 +937,7 @@ def late_firing_count(view: TraceView, operator: str) -> int:
     rows, end = rows[present], end[present]
     if not len(rows):
         return 0
-    calls, timer_rows = trace_firing_causes(view.c, rows)
+    calls, timer_rows = fired_causes(view, rows)
     has_timer = timer_rows >= 0
     event = np.zeros(len(rows), dtype=bool)
     if has_timer.any():
@@ -967,7 +967,7 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
     rows = view.select("fired", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
-    calls, timer_rows = trace_firing_causes(view.c, rows)
+    calls, timer_rows = fired_causes(view, rows)
     has_timer = timer_rows >= 0
     domains = np.full(len(rows), None, dtype=object)
     timed = timer_rows[has_timer]
@@ -1040,7 +1040,7 @@ def firing_causes(
     (cause text, timer timestamp, timer domain) per record — "event-time timer at t" /
     "processing-time timer at t", "element", "session merge", or "" (unknown, never
     guessed)."""
-    calls, timer_rows = trace_firing_causes(view.c, fired_rows)
+    calls, timer_rows = fired_causes(view, fired_rows)
     causes = base_causes(calls).tolist()
     timers: list[int | None] = [None] * len(fired_rows)
     domains: list[str | None] = [None] * len(fired_rows)
@@ -1054,6 +1054,19 @@ def firing_causes(
             word = "event-time" if domain == "event" else "processing-time"
             causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
     return causes, timers, domains
+
+
+def fired_causes(view: TraceView, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``winviz.trace.causes.firing_causes`` of these ``fired`` records (trigger calls, timer
+    positions), found once per view for every ``fired`` record of the trace — each record's
+    cause is its own, whichever others are asked with it — and picked for these."""
+    every = view.select("fired")
+    calls, timers = memoized(view, "firing_causes", "", lambda: trace_firing_causes(view.c, every))
+    rows = np.asarray(fired_rows, dtype=np.int64)
+    at = np.minimum(np.searchsorted(every, rows), max(0, len(every) - 1))
+    if len(rows) and not (len(every) and np.array_equal(every[at], rows)):
+        return trace_firing_causes(view.c, rows)  # (not ``fired`` records only)
+    return calls[at], timers[at]
 
 
 def base_causes(calls: np.ndarray) -> np.ndarray:

@@ -1368,6 +1368,12 @@ class _Boxes:
             self.parts.append(np.asarray(boxes, dtype=float).reshape(-1, 4))
             self.cached = None
 
+    def add_array(self, boxes: np.ndarray) -> None:
+        """Add these boxes (an n × 4 float array, finite)."""
+        if len(boxes):
+            self.parts.append(boxes)
+            self.cached = None
+
     def add(self, box: _Box) -> None:
         if all(math.isfinite(v) for v in box):
             self.add_small([box])
@@ -1399,27 +1405,47 @@ def _taken_by_marks(
         if kind == "point" and rows and points:
             r = _point_radius(layer.mark)
             # positions as floats (None, a missing position: NaN, left out below)
-            xy = np.array([(row["x"], row["y"]) for row in rows], dtype=float).reshape(-1, 2)
-            px = (xy[:, 0] - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
-            py = (1 - (xy[:, 1] - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
+            xs = np.array([row["x"] for row in rows], dtype=float)
+            ys = np.array([row["y"] for row in rows], dtype=float)
+            px = (xs - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
+            py = (1 - (ys - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
             ok = np.isfinite(px) & np.isfinite(py)
-            taken.add_small(
-                list(zip((px - r)[ok].tolist(), (py - r)[ok].tolist(),
-                         (px + r)[ok].tolist(), (py + r)[ok].tolist(), strict=True))
-            )  # fmt: skip
+            taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
         elif kind == "line" and lines:
-            for a, b in pairwise(rows):
-                same = a.get("operator") == b.get("operator") and a.get("attempt") == b.get(
-                    "attempt"
-                )
-                if same and None not in (a["x"], a["y"], b["x"], b["y"]):
-                    ax, ay, bx, by = (
-                        plot.px(a["x"]),
-                        plot.py(a["y"]),
-                        plot.px(b["x"]),
-                        plot.py(b["y"]),
-                    )
-                    taken.add((min(ax, bx) - 1, min(ay, by) - 1, max(ax, bx) + 1, max(ay, by) + 1))
+            _taken_by_segments(taken, rows, plot)
+
+
+_HALF_EXACT = 2**52
+
+
+def _taken_by_segments(taken: _Boxes, rows: list[dict[str, Any]], plot: _Plot) -> None:
+    """Add the box (1 px wider on every side) of each segment of a line layer's ``rows`` —
+    between rows of one operator and attempt, both with a position — to ``taken``; when
+    every position is an int within ±2**52 (the usual case) as arrays, with the values
+    ``_Plot.px`` / ``py`` give."""
+    pairs = [
+        (a, b)
+        for a, b in pairwise(rows)
+        if a.get("operator") == b.get("operator") and a.get("attempt") == b.get("attempt")
+        and None not in (a["x"], a["y"], b["x"], b["y"])
+    ]  # fmt: skip
+    values = [p[n][c] for p in pairs for n in (0, 1) for c in ("x", "y")]
+    values += [plot.x.lo, plot.x.hi, plot.y.lo, plot.y.hi]
+    if not all(v.__class__ is int and -_HALF_EXACT <= v <= _HALF_EXACT for v in values):
+        for a, b in pairs:
+            ax, ay, bx, by = plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"])
+            taken.add((min(ax, bx) - 1, min(ay, by) - 1, max(ax, bx) + 1, max(ay, by) + 1))
+        return
+    # (a difference of two of them is below 2**53: exact as a float too, so each operation
+    # rounds as Python's does)
+    v = np.array(values[:-4], dtype=np.int64).reshape(-1, 4)
+    span_x, span_y = max(1, plot.x.hi - plot.x.lo), max(1, plot.y.hi - plot.y.lo)
+    px = (v[:, [0, 2]] - plot.x.lo).astype(float) / span_x * plot.width
+    py = (1 - (v[:, [1, 3]] - plot.y.lo).astype(float) / span_y) * plot.height
+    boxes = np.column_stack(
+        (px.min(axis=1) - 1, py.min(axis=1) - 1, px.max(axis=1) + 1, py.max(axis=1) + 1)
+    )
+    taken.add_array(boxes[np.isfinite(boxes).all(axis=1)])
 
 
 STACK_PX = 11
@@ -1438,12 +1464,13 @@ def _side_by_side(
     x0, y0, h = plot.x.lo, plot.y.lo, plot.height
     places = [((row["x"] - x0) * sx, h - (row["y"] - y0) * sy) for row in rows]
     offsets = stack_offsets(places, occupied)
-    boxes = [
-        (px + k - half, py - half, px + k + half, py + half)
-        for (px, py), k in zip(places, offsets, strict=True)
-    ]
     if taken is not None:
-        taken.add_small([b for b in boxes if all(math.isfinite(v) for v in b)])
+        arr = np.asarray(
+            [(px + k - half, py - half, px + k + half, py + half)
+             for (px, py), k in zip(places, offsets, strict=True)],
+            dtype=float,
+        ).reshape(-1, 4)
+        taken.add_array(arr[np.isfinite(arr).all(axis=1)])
     return offsets
 
 
@@ -1455,9 +1482,7 @@ def stack_offsets(places: list[tuple[float, float]], occupied: _Centers | None =
     occupied = _Centers() if occupied is None else occupied
     offsets = []
     for px, py in places:
-        k = 0
-        while k < 12 and occupied.near(px + k * STACK_PX, py):
-            k += 1
+        k = occupied.first_free(px, py, 12)
         occupied.add(px + k * STACK_PX, py)
         offsets.append(k * STACK_PX)
     return offsets
@@ -1469,6 +1494,9 @@ class _Centers:
 
     def __init__(self) -> None:
         self.cells: dict[tuple[int, int], list[tuple[float, float]]] = {}
+        # a mark's x -> the places tried right of it: [x, its cell column, a centre found
+        # near it and that centre's cell (or None)]
+        self.tries: dict[float, list[list[Any]]] = {}
 
     def add(self, px: float, py: float) -> None:
         if math.isfinite(px) and math.isfinite(py):
@@ -1490,6 +1518,33 @@ class _Centers:
                         return True
         return False
 
+    def first_free(self, px: float, py: float, most: int) -> int:
+        """The least ``k`` below ``most`` where no centre is ``near(px + k * STACK_PX, py)``,
+        else ``most`` — what ``k = 0; while k < most and near(px + k * STACK_PX, py): k += 1``
+        gives. Marks piled at one point try the same places one after another: each place of
+        ``px`` keeps the centre found near it, tried first the next time, before the cells."""
+        if not (math.isfinite(px) and math.isfinite(py)):
+            return 0
+        step, get = STACK_PX, self.cells.get
+        j = int(py // step)
+        tries = self.tries.setdefault(px, [])
+        for k in range(most):
+            if k == len(tries):
+                spot = px + k * step
+                tries.append([spot, int(spot // step), None])
+            tried = tries[k]
+            spot, i, known = tried
+            if known is not None:  # (a centre of the cells near() reads, near this place)
+                qx, qy, ci, cj = known
+                in_cells = -1 <= ci - i <= 1 and -1 <= cj - j <= 1
+                if in_cells and -step < spot - qx < step and -step < py - qy < step:
+                    continue
+            known = _centre_near(get, spot, py, i, j)
+            if known is None:
+                return k
+            tried[2] = known
+        return most
+
     def boxes(self) -> list[_Box]:
         half = STACK_PX / 2
         return [
@@ -1497,6 +1552,24 @@ class _Centers:
             for centres in self.cells.values()
             for x, y in centres
         ]
+
+
+_AROUND = ((0, 0), (0, -1), (0, 1), (-1, 0), (1, 0), (-1, -1), (-1, 1), (1, -1), (1, 1))
+
+
+def _centre_near(
+    get: Callable[[tuple[int, int]], Any], px: float, py: float, i: int, j: int
+) -> tuple[float, float, int, int] | None:
+    """A centre ``_Centers.near(px, py)`` finds (``get``: its cells' ``get``; (i, j): the
+    cell of (px, py)) and its cell, or None."""
+    step = STACK_PX
+    for di, dj in _AROUND:
+        centres = get((i + di, j + dj))
+        if centres:
+            for qx, qy in centres:
+                if -step < px - qx < step and -step < py - qy < step:
+                    return qx, qy, i + di, j + dj
+    return None
 
 
 def _offset_layers(
