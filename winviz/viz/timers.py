@@ -200,16 +200,15 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         for layer in layers:
             if layer.data.values and "key" in layer.data.values[0]:
                 layer.transform = [{"filter": f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"}]
-    # built of spec's fresh charts (shallow copies at every step), made plain at the end; the
-    # title and scale resolutions given as they are made (what ``properties`` and
-    # ``resolve_scale`` set, without a copy of the chart each)
-    main = spec.fresh_layers(
+    # the title and scale resolutions given as the charts are made (what ``properties`` and
+    # ``resolve_scale`` set, without another copy of the chart each)
+    main = spec.layer_chart(
         layers,
         width=width,
         height=height,
         **({} if by_key else {"resolve": _resolve_scales(color="independent")}),
     )
-    chart = spec.FreshHConcatChart(
+    chart = alt.HConcatChart(
         hconcat=[main, panel],
         spacing=16,
         # the subtitle: the notes so far (the dropdown's note below is for usermeta only)
@@ -229,7 +228,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
             f"{n_keys:,} keys: the dropdown shows one key's timers"
             + (f" (the {len(keys)} keys with the most timers)" if len(keys) < n_keys else "")
         )
-    return palette.finish(spec.plain(chart), name="timers_chart", notes=notes, in_place=True)
+    return palette.finish(chart, name="timers_chart", notes=notes, in_place=True)
 
 
 ROLES = (TRIGGER_TIMER, CLEANUP_TIMER, BOTH_TIMER, UNKNOWN_ROLE) = (
@@ -896,7 +895,7 @@ def _size_ticks(rows: list[dict[str, Any]]) -> list[int]:
 
 def _queue_panel(
     queue: pd.DataFrame, y: TimeAxis, t_end: int, height: int, notes: list[str]
-) -> tuple[spec.FreshLayerChart, list[dict[str, Any]]]:
+) -> tuple[alt.LayerChart, list[dict[str, Any]]]:
     """Timers queued per domain against the same processing-time axis: vertices (size_i,
     t_i), (size_i, t_{i+1}), … (the size holds until the next change, and to the end)."""
     steps = queue[~_repeated(queue)]  # queue.drop_duplicates(["domain", "proc_time"], keep="last")
@@ -949,7 +948,7 @@ def _queue_panel(
         )
     )
     points.name = "queue_points"  # a stable name for its marks (Altair: queue_points_1)
-    return spec.fresh_layers([line, points], width=110, height=height), rows
+    return spec.layer_chart([line, points], width=110, height=height), rows
 
 
 def _repeated(queue: pd.DataFrame) -> np.ndarray:
