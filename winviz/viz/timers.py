@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
-from winviz.viz import axes, frames, palette, scale, spec
+from winviz.viz import axes, frames, palette, scale, spec, timer_places
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 
@@ -179,13 +179,13 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
 
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     # marks at one point drawn side by side, labels off the marks and each other (issue 26)
-    px = _Pixels(x, y, width, height)
-    _side_by_side(points, px, notes)
-    marks = _boxes_of(points, px)
+    px = timer_places.Pixels(x, y, width, height)
+    timer_places.side_by_side(points, px, notes)
+    marks = timer_places.boxes_of(points, px)
     staircase = _watermark_layers(steps, x, y, frames.restarts(view))
     labels = _label_layers(rules, x, y)
     if labels:
-        labels = _labels_off_marks(labels, px, marks, notes)
+        labels = timer_places.labels_off_marks(labels, px, marks, notes)
     layers = [
         _link_layer(queue_rows, y),
         *staircase[:1],  # the line
@@ -194,8 +194,25 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         _event_layer(points, x, y),
         *staircase[1:2],  # its dots (tooltips), smaller, over the timer events
         *labels,
-        *_watermark_label_off_marks(staircase[2:], px, marks),
+        *timer_places.watermark_label_off_marks(staircase[2:], px, marks),
     ]
+    chart = _two_panels(layers, panel, (width, height), by_key, keys, n_keys, notes)
+    return palette.finish(chart, name="timers_chart", notes=notes, in_place=True)
+
+
+def _two_panels(
+    layers: list[alt.Chart],
+    panel: alt.LayerChart,
+    size: tuple[int, int],
+    by_key: bool,
+    keys: list[str],
+    n_keys: int,
+    notes: list[str],
+) -> alt.HConcatChart:
+    """The timers panel (``layers``) beside the queue ``panel``, titled with the notes so far;
+    with ``keys``, the key dropdown (``KEY_PARAM``) and the layers with a ``key`` column
+    filtered by it."""
+    width, height = size
     if keys:
         for layer in layers:
             if layer.data.values and "key" in layer.data.values[0]:
@@ -228,7 +245,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
             f"{n_keys:,} keys: the dropdown shows one key's timers"
             + (f" (the {len(keys)} keys with the most timers)" if len(keys) < n_keys else "")
         )
-    return palette.finish(chart, name="timers_chart", notes=notes, in_place=True)
+    return chart
 
 
 ROLES = (TRIGGER_TIMER, CLEANUP_TIMER, BOTH_TIMER, UNKNOWN_ROLE) = (
@@ -294,119 +311,6 @@ def _with_roles(rules: list[dict[str, Any]], roles: list[str] | None, notes: lis
         )
         + "; cleanup timers are thin"
     )
-
-
-class _Pixels:
-    """Data → pixel positions in the timers panel (x across, y up, as Vega-Lite draws them)."""
-
-    def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
-        self.x, self.y, self.width, self.height = x, y, width, height
-
-    def px(self, v: float) -> float:
-        return (v - self.x.lo) / max(1, self.x.hi - self.x.lo) * self.width
-
-    def py(self, v: float) -> float:
-        return (1 - (v - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
-
-
-EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
-_Box = tuple[float, float, float, float]
-
-
-def _overlaps(a: _Box, b: _Box) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _event_box(row: dict[str, Any], px: _Pixels) -> _Box:
-    cx, cy, h = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"]), EVENT_PX / 2
-    return (cx - h, cy - h, cx + h, cy + h)
-
-
-def _side_by_side(points: list[dict[str, Any]], px: _Pixels, notes: list[str]) -> None:
-    """Timer events at one point (a de-duplicated registration at its timer's registration, a
-    timer registered and fired at one time) drawn side by side: each mark whose box would
-    cover one drawn before it moves ``EVENT_PX`` right until it covers none (its ``dx``, the
-    pixel offset the layer draws; its x / y stay the trace's times). The subtitle says how
-    many moved."""
-    cells: dict[tuple[int, int], list[_Box]] = {}
-    moved = 0
-    steps = max(1, int(px.width // EVENT_PX))  # at most across the panel's width
-    for row in points:
-        row.setdefault("dx", 0.0)
-        for step in range(steps + 1):
-            box = _event_box(row, px)
-            cell = (int(box[0] // EVENT_PX), int(box[1] // EVENT_PX))
-            near = [
-                b
-                for i in (-1, 0, 1)
-                for j in (-1, 0, 1)
-                for b in cells.get((cell[0] + i, cell[1] + j), ())
-            ]
-            if step == steps or not any(
-                _inside(box, b) or _inside(b, box) or _close(box, b) for b in near
-            ):
-                break  # (the box kept is the one drawn)
-            row["dx"] = round(row["dx"] + EVENT_PX, 2)
-            moved += 1 if row["dx"] == EVENT_PX else 0
-        cells.setdefault(cell, []).append(box)
-    if moved:
-        notes.append(
-            f"{moved:,} timer event(s) at the point of another drawn beside it, {EVENT_PX} px "
-            "right (hover for its times)"
-        )
-
-
-def _inside(a: _Box, b: _Box) -> bool:
-    return a[0] >= b[0] and a[1] >= b[1] and a[2] <= b[2] and a[3] <= b[3]
-
-
-def _close(a: _Box, b: _Box) -> bool:
-    """Two event marks covering most of each other (centres nearer than half a mark)."""
-    return abs(a[0] - b[0]) < EVENT_PX / 2 and abs(a[1] - b[1]) < EVENT_PX / 2
-
-
-def _boxes_of(points: list[dict[str, Any]], px: _Pixels) -> list[_Box]:
-    return [_event_box(r, px) for r in points]
-
-
-def _labels_off_marks(
-    layers: list[alt.Chart], px: _Pixels, marks: list[_Box], notes: list[str]
-) -> list[alt.Chart]:
-    """The timestamp labels (vertical, left of their rule) that cross no timer event and no
-    label kept before them; the others are left to the tooltip (the subtitle says how many)."""
-    kept, boxes, left_out = [], [], 0
-    for row in layers[0].data.values:
-        box = _vertical_text_box(row, px, 9, 3)
-        if any(_overlaps(box, b) for b in marks) or any(_overlaps(box, b) for b in boxes):
-            left_out += 1
-            continue
-        boxes.append(box)
-        kept.append(row)
-    if left_out:
-        notes.append(f"{left_out} timestamp label(s) left out where they would cross a mark")
-    layers[0].data.values[:] = kept
-    return layers if kept else []
-
-
-def _vertical_text_box(row: dict[str, Any], px: _Pixels, font: int, gap: int) -> _Box:
-    """The box of a text turned 270°, centred on its point, its baseline ``gap`` px left (the
-    glyphs' extent across: the font size less a pixel of leading)."""
-    cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
-    half = 0.3 * font * len(row["text"])
-    return (cx - gap - font, cy - half, cx - gap - 1, cy + half)
-
-
-def _watermark_label_off_marks(
-    layers: list[alt.Chart], px: _Pixels, marks: list[_Box]
-) -> list[alt.Chart]:
-    """The staircase's "watermark" label (vertical, right of its first step) where it crosses
-    no timer event; else left out (the subtitle names the black staircase)."""
-    if not layers:
-        return []
-    row = layers[0].data.values[0]
-    cx, cy, half = px.px(row["x"]), px.py(row["y"]), 0.3 * 11 * len(row["text"])
-    box = (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)
-    return [] if any(_overlaps(box, b) for b in marks) else layers
 
 
 def _resolve_scales(**scales: str) -> alt.Resolve:
