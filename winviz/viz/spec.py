@@ -25,10 +25,11 @@ the charts here hand Altair what it would produce anyway:
 
 The whole spec is still validated against the Vega-Lite schema by ``to_dict()``, once.
 
-Altair is used only through its public API: its chart classes, their constructors and
-properties (read as attributes, in the order of each class's Vega-Lite constructor, the order
-Altair's ``to_dict`` writes them), ``to_dict`` for any other schema object, and
-``debug_mode``; no private name of Altair's (``tests/test_viz_spec.py`` scans for them).
+Altair is used only through its public API: its chart and schema classes and their
+constructors; a chart's properties read by name (``chart["width"]``) in the order of its
+Vega-Lite class's constructor, the order Altair's ``to_dict`` writes them; ``to_dict`` for
+any other schema object; ``debug_mode``. No private name of Altair's
+(``tests/test_viz_altair_public.py`` scans the package for them).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class _CompiledCheck:
 
     @classmethod
     def validate(cls, instance: dict[str, Any], schema: dict[str, Any] | None = None) -> None:
-        ref = (schema or {}).get("$ref", f"#/definitions/{_vega_lite_class(cls).__name__}")
+        ref = (schema or {}).get("$ref") or _definition(cls)
         if isinstance(ref, str) and validation.compiled(ref).is_valid(instance):
             return
         super().validate(instance, schema)  # type: ignore[misc]  # raises Altair's error
@@ -276,10 +277,33 @@ def dataset_name(values: list[Any]) -> str:
 
 
 @cache
-def _vega_lite_class(cls: type) -> type:
+def _vega_lite_class(cls: type) -> type | None:
     """The Vega-Lite schema class an Altair class is built on (``alt.LayerChart`` →
-    ``TopLevelLayerSpec``): the first class of its MRO generated from the schema."""
-    return next(c for c in cls.__mro__ if c.__module__ == "altair.vegalite.v6.schema.core")
+    ``TopLevelLayerSpec``): the first class of its MRO generated from the schema (None:
+    none)."""
+    return next((c for c in cls.__mro__ if c.__module__ == "altair.vegalite.v6.schema.core"), None)
+
+
+def _definition(cls: type) -> str:
+    """The reference to the schema's definition of a winviz chart class (``LayerChart`` →
+    ``#/definitions/TopLevelLayerSpec``), as Altair's class holds it."""
+    schema_class = _vega_lite_class(cls)
+    return "" if schema_class is None else f"#/definitions/{schema_class.__name__}"
+
+
+@cache
+def _walkable(cls: type) -> bool:
+    """Whether ``_Writer`` writes an object of this class from its properties (read as
+    attributes, ``_properties``), as Altair's ``to_dict`` would: a Vega-Lite object (not a
+    chart) whose class converts it with ``SchemaBase.to_dict`` and is made from named
+    properties only (an object schema: its constructor takes no positional value)."""
+    if not issubclass(cls, SchemaBase) or issubclass(cls, alt.TopLevelMixin):
+        return False
+    schema_class = _vega_lite_class(cls)
+    if schema_class is None or cls.to_dict is not SchemaBase.to_dict:  # channels (shorthand)…
+        return False
+    params = inspect.signature(schema_class.__init__).parameters.values()
+    return not any(p.kind is p.VAR_POSITIONAL for p in params)
 
 
 @cache
@@ -287,7 +311,10 @@ def _properties(cls: type) -> tuple[str, ...]:
     """The Vega-Lite properties of an Altair chart class in the order its ``to_dict`` writes
     them: its schema class's constructor parameters (``alt.Chart``: ``data``, ``mark``, then
     the others in alphabetical order)."""
-    params = inspect.signature(_vega_lite_class(cls).__init__).parameters.values()
+    schema_class = _vega_lite_class(cls)
+    if schema_class is None:
+        raise _Fallback
+    params = inspect.signature(schema_class.__init__).parameters.values()
     return tuple(p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.name != "self")
 
 
@@ -334,12 +361,7 @@ class _Writer:
         """A (sub)chart; ``data``: the data it inherits (None: none)."""
         if type(chart) not in _CHARTS and not isinstance(chart, _CompiledCheck):
             raise _Fallback
-        undefined = alt.Undefined
-        kwds = {
-            k: v
-            for k in _properties(type(chart))
-            if (v := getattr(chart, k, undefined)) is not undefined
-        }
+        kwds = _set_properties(chart)
         own = kwds.get("data", alt.Undefined)
         if own is alt.Undefined and data is None and type(chart) in _UNIT_CHARTS:
             own = kwds["data"] = alt.InlineData(values=[{}])  # what Chart.to_dict injects
@@ -404,6 +426,12 @@ class _Writer:
             return {k: self.value(v, data) for k, v in obj.items() if v is not alt.Undefined}
         if isinstance(obj, (list, tuple)):
             return [self.value(v, data) for v in obj]
+        if _walkable(type(obj)):  # an object of the schema, e.g. a layer's encoding
+            kwds = _set_properties(obj)
+            mark = kwds.get("mark")
+            if isinstance(mark, str):
+                kwds["mark"] = {"type": mark}
+            return self.value(kwds, data)
         if isinstance(obj, SchemaBase) and not isinstance(obj, alt.TopLevelMixin):
             context: dict[str, Any] = {"datasets": {}, "top_level": False, "pre_transform": False}
             if data is not None:
@@ -413,6 +441,21 @@ class _Writer:
                 raise _Fallback
             return result
         raise _Fallback
+
+
+def _set_properties(obj: SchemaBase) -> dict[str, Any]:
+    """The properties set on a chart or schema object (not ``Undefined``), read by name
+    (``obj[name]``) in the order Altair's ``to_dict`` writes them (``_properties``)."""
+    undefined = alt.Undefined
+    out: dict[str, Any] = {}
+    for key in _properties(type(obj)):
+        try:
+            value = obj[key]
+        except KeyError:  # never set (an object not made by its class's constructor)
+            continue
+        if value is not undefined:
+            out[key] = value
+    return out
 
 
 def inline_datasets(spec: dict[str, Any]) -> dict[str, Any]:
