@@ -13,8 +13,9 @@ import winviz
 
 PRIVATE_STATE = {"_args", "_kwds"}
 """The attributes where an Altair schema object keeps its properties (``SchemaBase``)."""
-PRIVATE_FUNCTIONS = {"_todict", "_dataset_name", "_get_optional_modules"}
-"""Altair's private conversion helpers (``altair.utils.schemapi``, ``altair.vegalite.v6.api``)."""
+PRIVATE_FUNCTIONS = {"_todict", "_dataset_name", "_get_optional_modules", "_rootschema"}
+"""Altair's private conversion helpers (``altair.utils.schemapi``, ``altair.vegalite.v6.api``)
+and the schema its classes hold (``core.load_schema()`` gives it)."""
 
 
 def _findings(path: Path) -> list[str]:
@@ -28,6 +29,15 @@ def _findings(path: Path) -> list[str]:
             found.append(f"{where} reads .{node.attr}")
         elif isinstance(node, ast.Name) and node.id in PRIVATE_FUNCTIONS:
             found.append(f"{where} calls {node.id}")
+        elif (  # SchemaBase._get("property"): a property is read by name, chart["width"]
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "_get"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append(f"{where} calls ._get({node.args[0].value!r})")
         name = getattr(node, "name", None) or getattr(node, "id", None) or ""
         if isinstance(name, str) and name.lstrip("_").lower().startswith("fresh"):
             found.append(f"{where} defines or uses {name}")
@@ -48,6 +58,7 @@ def test_the_scan_finds_what_it_looks_for(tmp_path: Path) -> None:
         "from altair.utils.schemapi import _todict\n"
         "class _Fresh: pass\n"
         "def f(c): return _todict(c._kwds, None), c._args, fresh_layers\n"
+        "schema = Chart._rootschema; config = chart._get('config'); state = self._get()\n"
     )
     assert sorted(_findings(bad)) == [
         "bad.py:1 imports _todict",
@@ -56,4 +67,6 @@ def test_the_scan_finds_what_it_looks_for(tmp_path: Path) -> None:
         "bad.py:3 defines or uses fresh_layers",
         "bad.py:3 reads ._args",
         "bad.py:3 reads ._kwds",
+        "bad.py:4 calls ._get('config')",
+        "bad.py:4 reads ._rootschema",
     ]

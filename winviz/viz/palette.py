@@ -475,7 +475,7 @@ def finish(
     runs ``alt.LayerChart.__init__`` again, which copies every layer)."""
     out = chart if in_place else chart.copy(deep=False)
     out.usermeta = {"winviz": {"chart": name, "status": "ok", "notes": notes}}
-    config = out._get("config")
+    config = getattr(out, "config", alt.Undefined)
     config = alt.Config() if config is alt.Undefined else config.copy(deep=False)
     config["legend"] = dict(LEGEND_CONFIG)
     config["axis"] = dict(AXIS_CONFIG)

@@ -2078,6 +2078,6 @@ def _with_category_scales(layers: list[alt.Chart], present: list[str]) -> None:
     )
     for layer in layers:
         enc = layer.encoding
-        if enc._get("color") is not alt.Undefined:
+        if getattr(enc, "color", alt.Undefined) is not alt.Undefined:
             enc["color"]["scale"] = {"domain": present, "range": [colors[c] for c in present]}
             enc["shape"]["scale"] = {"domain": present, "range": [shapes[c] for c in present]}
