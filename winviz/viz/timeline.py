@@ -1466,8 +1466,10 @@ def _side_by_side(
     offsets = stack_offsets(places, occupied)
     if taken is not None:
         arr = np.asarray(
-            [(px + k - half, py - half, px + k + half, py + half)
-             for (px, py), k in zip(places, offsets, strict=True)],
+            [
+                (px + k - half, py - half, px + k + half, py + half)
+                for (px, py), k in zip(places, offsets, strict=True)
+            ],
             dtype=float,
         ).reshape(-1, 4)
         taken.add_array(arr[np.isfinite(arr).all(axis=1)])
