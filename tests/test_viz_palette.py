@@ -82,6 +82,9 @@ KIND_COLOR: dict[str, str] = {
     "element": "FADED_COLOR",  # the scrubber's elements that arrive after t
     "timer event": "DEDUP_COLOR",  # the timers chart's de-duplicated registrations
 }
+MEANING_NAMES = sorted(
+    n for n in vars(palette) if re.fullmatch(r"[A-Z_]+_COLOR", n) or n == "PATH_FILL"
+)
 DIAGRAMS = ("operator_flow", "stage_watermarks")  # boxes and arrows drawn in ink
 FATE_NAMES = ("ON_TIME_COLOR", "LATE_ACCEPTED_COLOR", "DROPPED_COLOR", "SIDE_OUTPUT_COLOR")
 CAUSE_NAMES = (
@@ -239,7 +242,8 @@ def uses(chart: str, spec: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
     """(colour, meaning, where) for every colour the spec draws a mark in: the categories of
     its colour scales (meaning: the palette name ``CATEGORY_COLOR`` gives the category, or
     "identity" for a key / channel in ``palette.IDENTITY_COLORS``) and the colours written on
-    marks (meaning: by the layer's ``kind``, else the colour's own ``palette.COLOR_MEANINGS``).
+    marks (meaning: the name ``KIND_COLOR`` gives the layer's ``kind``, else the palette name
+    of that colour).
     Ink — text, outlines and the diagrams' boxes and arrows in ``palette.INK_COLORS`` — is
     left out."""
     datasets = spec.get("datasets", {})
@@ -300,7 +304,7 @@ def _mark_uses(
                     expected = getattr(palette, name)
                     assert colour == expected, (chart, category, colour, name)
                     where = f"{chart}: {channel} {category!r}"
-                    yield colour, palette.COLOR_MEANINGS[expected], where
+                    yield colour, name, where
         for value in values:
             colour = _colour(value)
             if colour is None or _ink(chart, colour, channel, mark_type):
@@ -311,7 +315,8 @@ def _mark_uses(
             for name in named:
                 assert colour == getattr(palette, name), (chart, kinds, colour, name)
             where = f"{chart}: {mark_type} {channel} of {sorted(map(str, kinds))[:3]}"
-            yield colour, palette.COLOR_MEANINGS[colour], where
+            (name,) = named or {n for n in MEANING_NAMES if getattr(palette, n) == colour}
+            yield colour, name, where
 
 
 @pytest.fixture(scope="module")
@@ -348,12 +353,15 @@ def test_one_meaning_per_colour_across_all_charts(specs) -> None:
     assert clashes == {}
     # the rarer meanings were drawn too: the jobs reach every category of the legends
     drawn = {m for ms in meanings.values() for m in ms}
-    assert drawn >= {palette.COLOR_MEANINGS[getattr(palette, n)] for n in CATEGORY_COLOR.values()}
-    assert drawn >= {palette.COLOR_MEANINGS[getattr(palette, n)] for n in KIND_COLOR.values()}
-    assert "identity" in drawn
+    assert drawn >= set(CATEGORY_COLOR.values()) | set(KIND_COLOR.values()) | {"identity"}
 
 
 def test_every_meaning_has_one_colour_and_no_identity_has_one() -> None:
+    """The palette's meaning names (``*_COLOR``, ``PATH_FILL``) name distinct colours, each
+    described once in ``COLOR_MEANINGS`` (two names of one colour would collapse there)."""
+    colours = [getattr(palette, n) for n in MEANING_NAMES]
+    assert len(set(colours)) == len(colours) == len(palette.COLOR_MEANINGS)
+    assert set(colours) == set(palette.COLOR_MEANINGS)
     meanings = list(palette.COLOR_MEANINGS.values())
     assert len(set(meanings)) == len(meanings)
     assert not set(palette.IDENTITY_COLORS) & set(palette.COLOR_MEANINGS)
