@@ -101,9 +101,9 @@ MERGED_AWAY_COLOR = "#E3CDB5"
 REMOVED_COLOR = GREY
 GONE_COLOR = LIGHT_GREY
 # a window: its band (extent × life) and a window that has not fired (yet); a window that has
-# fired: the darker shade of the same hue
+# fired: a darker shade of the same hue, light enough for the firing squares drawn on it
 WINDOW_COLOR = "#8DA0CB"
-WINDOW_FIRED_COLOR = "#4A5A8F"
+WINDOW_FIRED_COLOR = "#6676AE"
 # the allowed-lateness horizon (max timestamp + lateness): until the watermark passes it, late
 # elements are accepted — a darker shade of the "late, accepted" orange
 HORIZON_COLOR = "#B36B00"
