@@ -1,10 +1,11 @@
 """``window_lanes``: one lane per key, its windows as bars over event time.
 
-A bar is one (key, window) pair: filled when it fired, grey when it never fired, outlined
-with dashes when a session merge absorbed it (``merged`` records; windows that were merged
-away before receiving an element are drawn too). Overlapping windows of one key (sliding
-windows, sessions before a merge) stack in sub-lanes. On each bar: its firings at the event
-time of the timer that fired them (else the window's end), one mark per cause with the count,
+A bar is one (key, window) pair: slate when it fired, a paler slate when it never fired, pale
+brown and outlined with dashes when a session merge absorbed it (``merged`` records; windows
+that were merged away before receiving an element are drawn too). Overlapping windows of one
+key (sliding windows, sessions before a merge) stack in sub-lanes. On each bar: its firings
+at the event time of the timer that fired them (else the window's end), one mark per cause
+with the count,
 coloured by what caused them ("fired: event-time timer", "fired: element", "fired:
 processing-time timer", "fired: end of input" — the MAX watermark at the end of the input);
 its cleanup at the cleanup time (Flink's ``cleanupTime``: max timestamp + allowed lateness);
