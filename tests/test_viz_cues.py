@@ -84,7 +84,7 @@ def test_merge_marks(sessions) -> None:
         if lay["encoding"].get("color", {}).get("field") == "what"
     ]
     assert legend and all("merged" in c["domain"] for c in colours)
-    assert all(c["range"][c["domain"].index("merged")] == "#0072B2" for c in colours)
+    assert all(c["range"][c["domain"].index("merged")] == "#543005" for c in colours)  # merge
 
 
 HORIZON = "allowed-lateness horizon"
@@ -338,7 +338,7 @@ def test_scrubber_draws_firings(sessions) -> None:
     # the timeline's colours for the causes
     assert layer["encoding"]["color"]["scale"] == {
         "domain": ["fired: event-time timer", "fired: end of input"],
-        "range": ["#009E73", "#000000"],
+        "range": ["#009E73", "#000000"],  # the event-time timer's green, the watermark's black
     }
     assert (
         "3 firings (squares, by cause, as on the timeline) shown once made"

@@ -85,7 +85,7 @@ def test_session_merges_are_drawn() -> None:
     assert enc["y"]["field"] == "key" and enc["yOffset"]["field"] == "slot"
     assert enc["fill"]["scale"] == {
         "domain": ["fired", "not fired", "merged away"],
-        "range": ["#56B4E9", "#D9D9D9", "#FFFFFF"],
+        "range": ["#6676AE", "#8DA0CB", "#E3CDB5"],  # window fired / not, merge tint
     }
 
 

@@ -129,11 +129,12 @@ def test_elements_exact(result) -> None:
     # last firings: ceil(742 * 28 / 372)
     assert enc["y"]["scale"]["domain"] == [-21, 777]
     # one legend for fates and window events (firings by cause), only the categories
-    # present, fixed colours
+    # present, fixed colours: no fate shares a colour with a firing cause (issue 26: "late,
+    # accepted" and "fired: element" were both #E69F00)
     assert enc["color"]["scale"] == {
         "domain": ["on time", "late, accepted", "side output", "fired: element",
                    "fired: event-time timer", "fired: end of input", "cleanup"],
-        "range": ["#0072B2", "#E69F00", "#CC79A7", "#E69F00", "#009E73", "#000000", "#7F7F7F"],
+        "range": ["#0072B2", "#E69F00", "#CC79A7", "#F0E442", "#009E73", "#000000", "#7F7F7F"],
     }  # fmt: skip
     assert enc["shape"]["scale"]["range"] == [
         "circle", "diamond", "triangle-up", "square", "square", "square", "triangle-down",
@@ -489,7 +490,7 @@ def test_ideal_diagonal_is_explained_in_a_legend() -> None:
     )
     spec = viz.timeline(env.execute().trace).to_dict()
     diagonal = layer(spec, "event time = processing time (ideal)")
-    assert diagonal["mark"] == {"type": "line", "color": "#7F7F7F", "strokeWidth": 1}
+    assert diagonal["mark"] == {"type": "line", "color": "#A6A6A6", "strokeWidth": 1}  # a guide
     assert diagonal["encoding"]["strokeDash"] == {
         "field": "line",
         "type": "nominal",

@@ -136,9 +136,9 @@ def test_timers_layers_and_encodings(trace) -> None:
         "range": [[1, 0], [4, 2]],
     }
     # every timer event is a shape of one legend, de-duplicated registrations included, in
-    # black (not the processing-time orange)
+    # the de-duplication grey (neither domain's colour, nor the watermark's black)
     events = layer_of(spec, "timer event")
-    assert events["mark"]["color"] == "#000000"
+    assert events["mark"]["color"] == "#5C5C5C"
     assert events["encoding"]["shape"] == {
         "field": "event",
         "type": "nominal",

@@ -51,6 +51,8 @@ from typing import Any
 
 import vl_convert as vlc
 
+from winviz.viz import palette
+
 SPEC_CLASS = "winviz-spec"
 EXPLORER_CLASS = "winviz-explorer-data"
 """The class of an explorer's data block (``explorer_element``)."""
@@ -213,13 +215,13 @@ _EMBED_JS = """(function () {
 
 CHART_CSS = (
     ".winviz-chart { margin: 4px 0; overflow-x: auto; }\n"
-    ".winviz-chart-error { color: #b00; white-space: pre-wrap; }\n"
-    ".winviz-widget-note { border-left: 4px solid #999; background: #f4f4f4; "
-    "padding: 6px 10px; }\n"
+    f".winviz-chart-error {{ color: {palette.ERROR_INK}; white-space: pre-wrap; }}\n"
+    f".winviz-widget-note {{ border-left: 4px solid {palette.NOTE_BORDER}; "
+    f"background: {palette.NOTE_BACKGROUND}; padding: 6px 10px; }}\n"
     ".winviz-explorer-control { display: block; margin: 2px 0; font: 13px sans-serif; }\n"
     ".winviz-explorer-control input[type=range] { width: 260px; vertical-align: middle; }\n"
     ".winviz-explorer-status { font: 13px sans-serif; margin: 4px 0; }\n"
-    ".winviz-explorer-error { color: #b00; }\n"
+    f".winviz-explorer-error {{ color: {palette.ERROR_INK}; }}\n"
     "#vg-tooltip-element { font-family: sans-serif; font-size: 12px; }\n"
 )
 

@@ -289,7 +289,7 @@ def _skew(
                     "dy": dy,
                     "fontSize": 11,
                     "font": "sans-serif",
-                    "color": palette.BLACK,
+                    "color": palette.INK,
                 },
                 {
                     "x": axes.channel(x, "x"),
@@ -393,7 +393,7 @@ def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -
     ]
     return spec.layer(
         rows,
-        {"type": "line", "color": palette.BLACK, "strokeWidth": 1.2},
+        {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.2},
         {
             "x": axes.channel(x, "x"),
             "y": axes.channel(y, "y"),
