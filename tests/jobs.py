@@ -118,15 +118,7 @@ def two_keys_run(n: int) -> wv.Trace:
     over [0, 900), bounded out-of-orderness 50, tumbling 100 ms windows, a reduce."""
     env = wv.StreamExecutionEnvironment(trace=True)
     events = [("a" if i % 3 else "b", i * 7 % 900, i) for i in range(n)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(50))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(100))
-        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("out")
-    )
-    return env.execute().trace
+    return sum_pipeline(env, events, 100, bounded(50), arrival_interval=1).execute().trace
 
 
 def step_at_arrival_job() -> wv.JobExecutionResult:
@@ -148,6 +140,91 @@ def step_at_arrival_job() -> wv.JobExecutionResult:
     return env.execute()
 
 
+BOUND_0 = bounded(0)
+"""Bounded out-of-orderness 0 on the record's second field: the watermark follows the largest
+timestamp seen (minus 1), so every element behind it is late."""
+
+
+def first(e: Any) -> Any:
+    """The key selector of most test jobs: the record's first field."""
+    return e[0]
+
+
+def windowed(
+    env: wv.StreamExecutionEnvironment,
+    events: list[Any],
+    window: int | Any,
+    strategy: wv.WatermarkStrategy = BOUND_0,
+    *,
+    partitioned: bool = False,
+    key: Callable[[Any], Any] = first,
+    trigger: Any = None,
+    lateness: int | None = None,
+    late: wv.OutputTag | None = None,
+    **source: Any,
+) -> Any:
+    """The keyed window of a test job, not yet given its window function: ``events`` read by
+    ``env.from_collection`` (``partitioned``: a list of partitions, ``env.from_partitions``)
+    with ``source``'s keywords (``arrival_times``, ``arrival_interval``, ``name``), timestamps
+    and watermarks by ``strategy`` (Flink's ``TimestampsAndWatermarksOperator``), ``key_by(key)``
+    and ``window(window)`` (an int: ``TumblingEventTimeWindows.of(window)``, else the assigner
+    itself), then, where given, a ``trigger``, ``allowed_lateness(lateness)`` and
+    ``side_output_late_data(late)`` — the parts of Flink's ``WindowedStream``."""
+    read = env.from_partitions if partitioned else env.from_collection
+    assigner = wv.TumblingEventTimeWindows.of(window) if isinstance(window, int) else window
+    stream = (read(events, **source).assign_timestamps_and_watermarks(strategy).key_by(key)).window(
+        assigner
+    )
+    if trigger is not None:
+        stream = stream.trigger(trigger)
+    if lateness is not None:
+        stream = stream.allowed_lateness(lateness)
+    if late is not None:
+        stream = stream.side_output_late_data(late)
+    return stream
+
+
+def count_pipeline(
+    env: wv.StreamExecutionEnvironment,
+    events: list[Any],
+    window: int | Any,
+    strategy: wv.WatermarkStrategy = BOUND_0,
+    *,
+    sink: str = "out",
+    **options: Any,
+) -> wv.StreamExecutionEnvironment:
+    """Adds to ``env`` the job most tests run: records counted per key and window
+    (``CountAggregate``) — by default in tumbling event-time windows of ``window`` ms, with
+    watermarks of bounded out-of-orderness 0 — into the sink ``sink``. ``options`` as
+    ``windowed``'s (partitions, key, trigger, allowed lateness, late side output, arrivals).
+    Returns ``env``: ``count_pipeline(env, ...).execute()``."""
+    windowed(env, events, window, strategy, **options).aggregate(wv.CountAggregate()).sink_to(sink)
+    return env
+
+
+def sum_pipeline(
+    env: wv.StreamExecutionEnvironment,
+    events: list[Any],
+    window: int | Any,
+    strategy: wv.WatermarkStrategy = BOUND_0,
+    *,
+    sink: str = "out",
+    **options: Any,
+) -> wv.StreamExecutionEnvironment:
+    """Adds to ``env`` an incremental window aggregation: (key, ts, value) records reduced per
+    key and window to (key, first ts, sum of values) — a ``ReduceFunction`` that Flink's
+    ``WindowOperator`` applies as each element is added (one value in state per window, not a
+    list); by default in tumbling event-time windows of ``window`` ms, bound 0. ``options`` as
+    ``windowed``'s. Returns ``env``."""
+    windowed(env, events, window, strategy, **options).reduce(add_values).sink_to(sink)
+    return env
+
+
+def add_values(a: Any, b: Any) -> Any:
+    """The reduce of ``sum_pipeline``: keeps ``a``'s key and timestamp, adds the values."""
+    return (a[0], a[1], a[2] + b[2])
+
+
 def count_per_key(
     events: list[tuple[Any, int]],
     size: int,
@@ -158,15 +235,7 @@ def count_per_key(
     "out"); watermarks by ``strategy`` (bounded out-of-orderness 0 unless told otherwise);
     ``arrivals``: ``from_collection``'s ``arrival_interval`` or ``arrival_times``."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(events, **arrivals)
-        .assign_timestamps_and_watermarks(strategy or bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(size))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
+    return count_pipeline(env, events, size, strategy or BOUND_0, **arrivals).execute()
 
 
 def explorer_job(events: list[tuple[str, int]], bound: int) -> wv.JobExecutionResult:
@@ -174,17 +243,9 @@ def explorer_job(events: list[tuple[str, int]], bound: int) -> wv.JobExecutionRe
     allowed lateness 1 s, late data to a side output, a count per key (events: (key, ts),
     10 ms apart)."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(events, arrival_interval=10)
-        .assign_timestamps_and_watermarks(bounded(bound))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .allowed_lateness(1000)
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
+    late = wv.OutputTag("late")
+    options = {"lateness": 1000, "late": late, "arrival_interval": 10}
+    return count_pipeline(env, events, 5000, bounded(bound), **options).execute()
 
 
 @st.composite
@@ -282,18 +343,5 @@ def counts(records, bound=1000, lateness=0, size=5000):
     explorer tests slide through (records arrive at ``ARRIVALS``)."""
     env = wv.StreamExecutionEnvironment()
     late = wv.OutputTag("late")
-    (
-        env.from_collection(records, arrival_times=ARRIVALS)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(size))
-        .allowed_lateness(lateness)
-        .side_output_late_data(late)
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
-    )
-    return env.execute()
+    options = {"lateness": lateness, "late": late, "arrival_times": ARRIVALS, "sink": "counts"}
+    return count_pipeline(env, records, size, bounded(bound), **options).execute()
