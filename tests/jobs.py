@@ -1,7 +1,13 @@
-"""Shared by the tests: the random windowed jobs that several test modules run through
-different paths of the engine, the switches between those paths, the usual watermark
-strategy, and the explorers' pipeline (``counts`` over ``RECORDS``). (tests/conftest.py puts
-this folder on ``sys.path``: ``import jobs``.)"""
+"""Shared by the tests: the jobs they run, built here once (issue 30: a test calls a builder
+with its numbers instead of spelling a pipeline out). The builders, one Flink concept each:
+``timestamped`` (a source and its ``TimestampsAndWatermarksOperator``), ``window_of`` and
+``keyed_window`` (``key_by`` then a ``WindowedStream`` with its trigger, allowed lateness and
+late side output), ``count_windows`` / ``count_pipeline`` (a count per key and window) and
+``sum_pipeline`` (a ``ReduceFunction`` per window). Also: the random windowed jobs that
+several test modules run through different paths of the engine, the switches between those
+paths, the usual watermark strategy, and the explorers' pipeline (``counts`` over
+``RECORDS``). tests/test_jobs_used.py checks that no pipeline shape is spelled out more than
+twice in tests/. (tests/conftest.py puts this folder on ``sys.path``: ``import jobs``.)"""
 
 from __future__ import annotations
 
@@ -125,19 +131,11 @@ def step_at_arrival_job() -> wv.JobExecutionResult:
     """a@10 at 0 ms (watermark 5000 emitted right after it, at 0 ms), a@20 at 10 ms (late:
     dropped); 100 ms tumbling windows."""
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=0)
-    (
-        env.from_collection([("a", 10), ("a", 20)], arrival_times=[0, 10])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_punctuated(lambda e, ts: 5000).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(100))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    strategy = wv.WatermarkStrategy.for_punctuated(lambda e, ts: 5000).with_timestamp_assigner(
+        lambda e, _: e[1]
     )
-    return env.execute()
+    events = [("a", 10), ("a", 20)]
+    return count_pipeline(env, events, 100, strategy, arrival_times=[0, 10]).execute()
 
 
 BOUND_0 = bounded(0)
@@ -150,45 +148,78 @@ def first(e: Any) -> Any:
     return e[0]
 
 
-def windowed(
+def timestamped(
+    env: wv.StreamExecutionEnvironment,
+    events: list[Any],
+    strategy: wv.WatermarkStrategy | None = BOUND_0,
+    *,
+    partitioned: bool = False,
+    **source: Any,
+) -> Any:
+    """A test job's source: ``events`` read by ``env.from_collection`` (``partitioned``: a
+    list of partitions, ``env.from_partitions``, one source subtask's split each) with
+    ``source``'s keywords (``arrival_times``, ``arrival_interval``, ``name``), given
+    timestamps and watermarks by ``strategy`` — Flink's ``TimestampsAndWatermarksOperator``;
+    None: no timestamps (a processing-time job)."""
+    read = env.from_partitions if partitioned else env.from_collection
+    stream = read(events, **source)
+    return stream if strategy is None else stream.assign_timestamps_and_watermarks(strategy)
+
+
+def window_of(
+    stream: Any,
+    window: int | Any,
+    *,
+    key: Callable[[Any], Any] = first,
+    trigger: Any = None,
+    lateness: int | None = None,
+    late: wv.OutputTag | None = None,
+) -> Any:
+    """Flink's ``WindowedStream`` of a test job, not yet given its window function:
+    ``stream.key_by(key).window(window)`` (an int: ``TumblingEventTimeWindows.of(window)``,
+    else the assigner itself), then, where given, a ``trigger``, ``allowed_lateness(lateness)``
+    and ``side_output_late_data(late)``."""
+    assigner = wv.TumblingEventTimeWindows.of(window) if isinstance(window, int) else window
+    windowed = stream.key_by(key).window(assigner)
+    if trigger is not None:
+        windowed = windowed.trigger(trigger)
+    if lateness is not None:
+        windowed = windowed.allowed_lateness(lateness)
+    if late is not None:
+        windowed = windowed.side_output_late_data(late)
+    return windowed
+
+
+def keyed_window(
     env: wv.StreamExecutionEnvironment,
     events: list[Any],
     window: int | Any,
-    strategy: wv.WatermarkStrategy = BOUND_0,
+    strategy: wv.WatermarkStrategy | None = BOUND_0,
     *,
-    partitioned: bool = False,
     key: Callable[[Any], Any] = first,
     trigger: Any = None,
     lateness: int | None = None,
     late: wv.OutputTag | None = None,
     **source: Any,
 ) -> Any:
-    """The keyed window of a test job, not yet given its window function: ``events`` read by
-    ``env.from_collection`` (``partitioned``: a list of partitions, ``env.from_partitions``)
-    with ``source``'s keywords (``arrival_times``, ``arrival_interval``, ``name``), timestamps
-    and watermarks by ``strategy`` (Flink's ``TimestampsAndWatermarksOperator``), ``key_by(key)``
-    and ``window(window)`` (an int: ``TumblingEventTimeWindows.of(window)``, else the assigner
-    itself), then, where given, a ``trigger``, ``allowed_lateness(lateness)`` and
-    ``side_output_late_data(late)`` — the parts of Flink's ``WindowedStream``."""
-    read = env.from_partitions if partitioned else env.from_collection
-    assigner = wv.TumblingEventTimeWindows.of(window) if isinstance(window, int) else window
-    stream = (read(events, **source).assign_timestamps_and_watermarks(strategy).key_by(key)).window(
-        assigner
-    )
-    if trigger is not None:
-        stream = stream.trigger(trigger)
-    if lateness is not None:
-        stream = stream.allowed_lateness(lateness)
-    if late is not None:
-        stream = stream.side_output_late_data(late)
-    return stream
+    """``window_of`` a ``timestamped`` source: the keyed window of a test job whose events come
+    from ``env``, not yet given its window function (``source``: ``timestamped``'s keywords)."""
+    stream = timestamped(env, events, strategy, **source)
+    return window_of(stream, window, key=key, trigger=trigger, lateness=lateness, late=late)
+
+
+def count_windows(stream: Any, window: int | Any, *, sink: str = "out", **options: Any) -> Any:
+    """Records of ``stream`` counted per key and window (``CountAggregate``, Flink's
+    ``AggregateFunction`` applied as each element is added), into the sink ``sink``;
+    ``options``: ``window_of``'s."""
+    return window_of(stream, window, **options).aggregate(wv.CountAggregate()).sink_to(sink)
 
 
 def count_pipeline(
     env: wv.StreamExecutionEnvironment,
     events: list[Any],
     window: int | Any,
-    strategy: wv.WatermarkStrategy = BOUND_0,
+    strategy: wv.WatermarkStrategy | None = BOUND_0,
     *,
     sink: str = "out",
     **options: Any,
@@ -196,9 +227,10 @@ def count_pipeline(
     """Adds to ``env`` the job most tests run: records counted per key and window
     (``CountAggregate``) — by default in tumbling event-time windows of ``window`` ms, with
     watermarks of bounded out-of-orderness 0 — into the sink ``sink``. ``options`` as
-    ``windowed``'s (partitions, key, trigger, allowed lateness, late side output, arrivals).
+    ``keyed_window``'s (partitions, key, trigger, allowed lateness, late side output, arrivals).
     Returns ``env``: ``count_pipeline(env, ...).execute()``."""
-    windowed(env, events, window, strategy, **options).aggregate(wv.CountAggregate()).sink_to(sink)
+    windowing = {k: options.pop(k) for k in ("key", "trigger", "lateness", "late") if k in options}
+    count_windows(timestamped(env, events, strategy, **options), window, sink=sink, **windowing)
     return env
 
 
@@ -215,8 +247,8 @@ def sum_pipeline(
     key and window to (key, first ts, sum of values) — a ``ReduceFunction`` that Flink's
     ``WindowOperator`` applies as each element is added (one value in state per window, not a
     list); by default in tumbling event-time windows of ``window`` ms, bound 0. ``options`` as
-    ``windowed``'s. Returns ``env``."""
-    windowed(env, events, window, strategy, **options).reduce(add_values).sink_to(sink)
+    ``keyed_window``'s. Returns ``env``."""
+    keyed_window(env, events, window, strategy, **options).reduce(add_values).sink_to(sink)
     return env
 
 
