@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from jobs import bounded
+from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz import viz
@@ -26,15 +26,14 @@ def _job(n: int, lateness: int = 0) -> wv.JobExecutionResult:
     """A 1 s tumbling count over 30 keys, one event per ms, disorder up to 150 ms."""
     env = wv.StreamExecutionEnvironment()
     events = [(KEYS[i % 30], i - (i * 7919) % 150) for i in range(n)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(100))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .allowed_lateness(lateness)
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        events,
+        1000,
+        bounded(100),
+        lateness=lateness,
+        late=wv.OutputTag("late"),
+        arrival_interval=1,
     )
     return env.execute()
 
@@ -237,17 +236,12 @@ def test_columns_hold_the_frames_values() -> None:
 
 def test_columns_are_left_to_the_frames_for_session_merges() -> None:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 0), ("a", 400), ("a", 200)], arrival_interval=10)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.EventTimeSessionWindows.with_gap(300))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 0), ("a", 400), ("a", 200)],
+        wv.EventTimeSessionWindows.with_gap(300),
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        arrival_interval=10,
     )
     view = frames.open_trace(env.execute().trace)
     assert frames.window_life_columns(view, "window") is None  # merged windows: the frame
@@ -308,15 +302,7 @@ def test_element_fates_without_side_outputs_are_the_records_fates() -> None:
     # fates are found by searching each record's element among the elements
     env = wv.StreamExecutionEnvironment()
     events = [(f"k{i % 3}", (i * 37) % 900 + (i // 10) * 100) for i in range(120)]
-    (
-        env.from_collection(events, arrival_interval=3)
-        .assign_timestamps_and_watermarks(bounded(50))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(200))
-        .allowed_lateness(150)
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, events, 200, bounded(50), lateness=150, arrival_interval=3)
     trace = env.execute().trace
     assert "side_output" not in frames.open_trace(trace).counts()
     fates = frames.element_fate_columns(frames.open_trace(trace), "window")
