@@ -120,10 +120,11 @@ PROBE_JS = """(() => {
     bb.input = null; bb.specs = []; bb.embeds = []; bb.changes = 0; bb.lastChange = null;
     bb.paint = null;
     bb.observer = new MutationObserver((records) => {
-      if (!records.some((r) => {
-        const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      const chart = (node) => {
+        const el = node.nodeType === 1 ? node : node.parentElement;
         return el && el.closest(".vega-embed, .winviz-view");
-      })) return;
+      };
+      if (!records.some((r) => chart(r.target) || Array.from(r.addedNodes).some(chart))) return;
       bb.changes += 1;
       bb.lastChange = now();
       requestAnimationFrame(() => channel.port2.postMessage(0));
@@ -156,6 +157,7 @@ KERNEL = """() => {
   const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
   return k ? k.connectionStatus + '/' + k.status : 'none';
 }"""
+AHEAD_DONE = "() => document.querySelectorAll('div.winviz-explorer')[%d].dataset.ahead !== 'busy'"
 KERNEL_ID = "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.id"
 SHUTDOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
 STDERR = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
@@ -190,6 +192,7 @@ class Explorer:
     control: str
     steps: list[Step] = field(default_factory=list)
     note: str = ""
+    prepared: int = 0  # pages: steps that showed views drawn ahead (data-drawn="prepared")
 
 
 class Blocked:
@@ -252,7 +255,7 @@ def finish_step(pg, *, lab: bool) -> Step | None:
     if r["lastChange"] is None or r["input"] is None:
         return None
     marks = r["specs"] if lab else r["embeds"]
-    first = min((t for t in marks if t >= r["input"]), default=None)
+    first = min((t for t in marks if r["input"] <= t <= r["paint"]), default=None)
     return Step(r["step"], r["paint"] - r["input"], None if first is None else first - r["input"])
 
 
@@ -293,7 +296,7 @@ class MainThreadCPU:
             end, first = marks.get(f"bb-paint-{step.number}"), marks.get(f"bb-first-{step.number}")
             if start is not None and end is not None:
                 step.cpu = end - start
-            if start is not None and first is not None:
+            if start is not None and first is not None and end is not None and first <= end:
                 step.cpu_first = first - start
 
 
@@ -558,6 +561,9 @@ def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
                 continue
             cpu.start()
             for direction in walk(position, count_values, steps):
+                # a learner looking at the chart before the next step: the page has drawn
+                # the runs next to it ahead (pages.py), when it does
+                wait_until(pg, AHEAD_DONE % number, STEP_TIMEOUT_S, "the runs drawn ahead")
                 root.evaluate("e => window.__bb.mark(e)")
                 position += direction
                 if kind == "slider":
@@ -567,6 +573,7 @@ def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
                 step = finish_step(pg, lab=False)
                 if step is not None:
                     ex.steps.append(step)
+                    ex.prepared += root.get_attribute("data-drawn") == "prepared"
             cpu.stop(pg, ex.steps)
             if pg.evaluate("window.winvizCharts.errors").__len__():
                 ex.note = "page errors: " + "; ".join(pg.evaluate("window.winvizCharts.errors"))
@@ -641,6 +648,8 @@ def report(results: list[Explorer]) -> str:
             )
             if where == "lab":
                 line += f" {_ms(kernel):>7} {_ms(both)}"
+            if r.prepared:
+                line += f"  ({r.prepared} drawn ahead)"
             lines.append(line + (f"  note: {r.note}" if r.note else ""))
             if median is not None and (worst is None or median > worst[0]):
                 worst = (median, name)
