@@ -317,15 +317,13 @@ class MainThreadCPU:
 
 
 # Main-thread trace events (devtools.timeline) counted by phase: the browser's own work of a
-# step (its script is the rest of the step's CPU time; garbage collection runs inside it).
+# step (its script is the rest of the step's CPU time).
 PHASES = {
     "UpdateLayoutTree": "style",
     "Layout": "layout",
     "PrePaint": "paint",
     "Paint": "paint",
     "Layerize": "paint",
-    "MajorGC": "gc",
-    "MinorGC": "gc",
 }
 
 
@@ -639,10 +637,9 @@ def _col(steps: list[Step], value) -> float | None:
 def report(results: list[Explorer]) -> str:
     """Per explorer, medians over its steps (ms): the wall clock of a step (and quartiles),
     of its two parts; then CPU time: the page's main thread (``page``) — split into its
-    script (the rest), style, layout and paint, garbage collection shown apart (it runs inside
-    the script) — and, in JupyterLab, the kernel process and the sum of both (about what a
-    step costs on an idle machine). The goal lines judge the wall clock, and show the CPU sum
-    next to it."""
+    script (the rest: JavaScript, garbage collection, DOM), style, layout and paint — and, in
+    JupyterLab, the kernel process and the sum of both (about what a step costs on an idle
+    machine). The goal lines judge the wall clock, and show the CPU sum next to it."""
     lines = []
     for where, parts in (("lab", ("kernel", "browser")), ("pages", ("decode", "embed"))):
         rows = [r for r in results if r.where == where]
@@ -652,14 +649,13 @@ def report(results: list[Explorer]) -> str:
         lines.append(
             f"\n{title}: a step, input → charts painted (ms, medians over the steps). Wall "
             f"clock: the step (quartiles), {parts[0]} / {parts[1]}. CPU: the page's main "
-            "thread: script, style, layout, paint (gc: inside script)"
+            "thread: script, style, layout, paint"
             + ("; the kernel process; page + kernel" if where == "lab" else "")
         )
         lines.append(
             f"  {'lesson / explorer':<38} {'n':>2} {'wall':>6} {'q1':>6} {'q3':>6} "
             f"{parts[0]:>7} {parts[1]:>7} | {'page':>6} {'script':>6} {'style':>6} "
-            f"{'layout':>6} {'paint':>6} {'gc':>6}"
-            + (f" {'kernel':>6} {'sum':>6}" if where == "lab" else "")
+            f"{'layout':>6} {'paint':>6}" + (f" {'kernel':>6} {'sum':>6}" if where == "lab" else "")
         )
         worst = worst_cpu = None
         for r in rows:
@@ -674,18 +670,13 @@ def report(results: list[Explorer]) -> str:
 
             script = _col(
                 r.steps,
-                lambda s: (
-                    None
-                    if s.cpu is None or not s.phases
-                    else s.cpu - sum(v for k, v in s.phases.items() if k != "gc")
-                ),
+                lambda s: None if s.cpu is None or not s.phases else s.cpu - sum(s.phases.values()),
             )
             line = (
                 f"  {name:<38} {len(totals):>2} {_ms(median)} {_ms(q1)} {_ms(q3)} "
                 f"{_ms(_col(r.steps, lambda s: s.first)):>7} "
                 f"{_ms(_col(r.steps, lambda s: s.rest)):>7} | {_ms(cpu)} {_ms(script)} "
-                f"{_ms(phase('style'))} {_ms(phase('layout'))} {_ms(phase('paint'))} "
-                f"{_ms(phase('gc'))}"
+                f"{_ms(phase('style'))} {_ms(phase('layout'))} {_ms(phase('paint'))}"
             )
             both = cpu
             if where == "lab":

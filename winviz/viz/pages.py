@@ -82,6 +82,11 @@ code nor send anything anywhere."""
 # drawn chart's Vega view is kept on its element (``box.winvizView``: tests read its scenegraph).
 # An explorer's data (winviz.viz.grid) is JSON: control labels are set as text, each run is
 # gzip-compressed JSON in base64, read with DecompressionStream and JSON.parse.
+# Once a run is shown, the runs next to it on the control moved last are drawn ahead, out of
+# sight (div.winviz-prepared), one at a time after the frame that shows it; choosing one of
+# them moves its views into place (a step then costs a layout and a paint, not a Vega-Lite
+# compile, a dataflow run and an SVG render). An explorer with a scrubber draws each run
+# when chosen: its t follows the chart shown.
 _EMBED_JS = """(function () {
   const options = %(options)s;
   const all = Array.from(document.querySelectorAll("div.winviz-chart"));
