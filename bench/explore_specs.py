@@ -4,8 +4,9 @@
 ``json.dumps(chart.to_dict(), sort_keys=True)`` — every chart kind of
 tests/chart_jobs.py's ``CHARTS`` (plus the skew chart) over its ``JOBS`` and over the
 explorer bench's job (bench/explore_bench.py) at 2,000 and 20,000 events and several bounds
-— and of the specs an explorer sets on its widgets (``Explorer.specs()``, the
-``spec.chart_dict`` path) after slider changes, for the bench's job."""
+and lesson 01's clickstream job — and of the specs an explorer sets on its widgets
+(``Explorer.specs()``, the ``spec.chart_dict`` path) after slider changes, for the bench's
+job."""
 
 from __future__ import annotations
 
@@ -21,10 +22,32 @@ import altair as alt  # noqa: E402
 import explore_bench  # noqa: E402
 from chart_jobs import CHARTS, JOBS  # noqa: E402
 
-from winviz import viz  # noqa: E402
+import winviz as wv  # noqa: E402
+from winviz import datasets, viz  # noqa: E402
 from winviz.viz.explore import explore  # noqa: E402
 
 KINDS = {**CHARTS, "timeline_auto": viz.timeline, "skew_chart": viz.skew_chart}
+
+
+def clickstream_run(bound: int) -> wv.JobExecutionResult:
+    """Lesson 01's clickstream job (dataclass records: ``datasets.Click``), as its explorer
+    runs it."""
+    clicks = datasets.clickstream()
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
+    (
+        env.from_collection(clicks, arrival_times=[c.arrival_time for c in clicks])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+                lambda c, _: c.event_time
+            )
+        )
+        .key_by(lambda c: c.page)
+        .window(wv.TumblingEventTimeWindows.of(wv.seconds(10)))
+        .side_output_late_data(wv.OutputTag("late"))
+        .aggregate(wv.CountAggregate())
+        .sink_to("counts")
+    )
+    return env.execute()
 
 
 def digest(spec: dict) -> str:
@@ -37,6 +60,8 @@ def main() -> None:
         events = explore_bench.make_events(n)
         for bound in bounds:
             runs[f"bench{n}_b{bound}"] = explore_bench.pipeline(events, bound=bound)
+    for bound in (0, 1000, 30_000):
+        runs[f"clickstream_b{bound}"] = clickstream_run(bound)
     for name, result in runs.items():
         for kind, chart in KINDS.items():
             try:
