@@ -339,3 +339,66 @@ def test_distinct_objects_number_objects_by_identity() -> None:
     assert distinct[0] is shared and distinct[1] is other and distinct[2] is None
     empty_numbers, empty = distinct_objects(np.empty(0, dtype=object))
     assert empty_numbers.tolist() == [] and empty == []
+
+
+def test_dataclass_texts_are_the_compact_json_of_their_jsonable_form() -> None:
+    """``short`` writes a dataclass of plain fields (lesson 01's clicks) directly: the same text
+    as ``json.dumps(jsonable(v))``; a dataclass with ``start`` and ``end`` (a window to
+    ``jsonable``), an ``OpaqueValue``, and fields of other types (a nested dataclass, a list,
+    an int subclass, NaN) go the general way."""
+    import dataclasses
+    import enum
+
+    from winviz import datasets
+    from winviz.trace import jsonable
+    from winviz.trace.schema import OpaqueValue
+
+    class Level(enum.IntEnum):
+        LOW = 1
+
+    @dataclasses.dataclass
+    class Reading:
+        z: int
+        a: str
+        m: Any = 1.5
+        b: bool = True
+        n: Any = None
+
+    @dataclasses.dataclass(frozen=True)
+    class Span:
+        start: int
+        end: int
+
+    @dataclasses.dataclass
+    class Nested:
+        inner: Reading
+        xs: list[int]
+
+    click = datasets.clickstream()[0]
+    plain = [click, Reading(-3, 'é"\n\u2028'), Reading(True, "", -0.0, False), Reading(10**30, "x")]
+    other = [
+        Span(1, 2),
+        OpaqueValue("Click(1)", "m.Click", {"t": 1}),
+        Nested(Reading(1, "a"), [1, 2]),
+        Reading(Level.LOW, "enum"),
+        Reading(1, "nan", float("nan")),
+        Reading(1, "inf", float("inf")),
+    ]
+    for value in plain + other:
+        text = json.dumps(jsonable(value), ensure_ascii=False, separators=(",", ":"), default=str)
+        assert frames.short(value, 1000) == text, value
+        assert frames.short(value) == (text if len(text) <= 60 else text[:59] + "…"), value
+    assert [frames.dataclass_json(v) is not None for v in plain] == [True] * len(plain)
+    assert [frames.dataclass_json(v) for v in other] == [None] * len(other)
+    assert frames.dataclass_json(click) == (
+        '{"arrival_time":1767603602073,"event_time":1767603600975,"page":"home",'
+        '"partition":0,"user":"u1"}'
+    )
+
+
+def test_operators_are_found_once_per_view_and_handed_out_as_copies() -> None:
+    view = frames.TraceView(_job(300).trace)
+    first = frames.window_operators(view)
+    first.append("changed by a caller")
+    assert frames.window_operators(view) == view.operators(*frames.WINDOW_KINDS) == ["window"]
+    assert view.operators("element", "element") == view.operators("element")
