@@ -444,12 +444,7 @@ class WindowKernel(EventTimeFiring):
                 )  # fmt: skip
             # (is_element_late: the kernel's windows are event-time ones)
             if skipped and is_element_late(ts, lateness, wm):
-                tag = op.late_data_tag
-                if tag is None:
-                    op.late_element(internal, value, ts)
-                else:  # WindowOperator.side_output
-                    write(("side_output", now, wm, name, key, None, ts, (tag.id, value)))
-                    op.output.collect_side(tag, value, ts)
+                self.late_element(key, internal, value, ts)
         except WinvizError as exc:
             op.annotate(exc, key)
             raise
@@ -569,7 +564,7 @@ class WindowKernel(EventTimeFiring):
         its ``arrival`` record, then ``process_element``. A record into one of the two cached
         tumbling windows while it is open takes the *short way*, one packed entry
         (``ElementEntry``); any other gets its arrival record, then takes the *firing way*
-        (``fire_at_once``), the *late way* (``skip_late``) or the general way
+        (``cached_way``), the *late way* (``cached_way``, ``skip_late``) or the general way
         (``process_element``). Same records, order, state, timers, clock and counters as one
         by one; a failing record's arrival (and element) record comes before the error."""
         op = self.op
@@ -605,10 +600,12 @@ class WindowKernel(EventTimeFiring):
                         progress = _GENERAL  # each way reports its errors, as one by one
                         was = (last_key, ctx_key, ctx_window)  # as the records before left them
                         if firing.start <= ts < firing.end:
-                            last_key = ctx_key = self.fire_at_once(firing, value, ts, copies, was)
+                            last_key = ctx_key = self.cached_way(
+                                firing, None, value, ts, copies, was
+                            )
                             ctx_window = firing.window
                         elif late_start <= ts < late_end:
-                            last_key = self.skip_late(late_window, value, ts, copies, was)
+                            last_key = self.cached_way(None, late_window, value, ts, copies, was)
                         else:
                             moved = self.general_way(value, ts, was)
                             last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
@@ -722,18 +719,29 @@ class WindowKernel(EventTimeFiring):
         self.process_element(value, ts)
         return self.window_cache is not cache
 
-    def fire_at_once(
-        self, firing: _FiringWindow, value: Any, ts: int, copies: bool, before: tuple[Any, ...]
+    def cached_way(
+        self,
+        firing: _FiringWindow | None,
+        late_window: Any,
+        value: Any,
+        ts: int,
+        copies: bool,
+        before: tuple[Any, ...],
     ) -> Any:
-        """The firing way of ``process_source_batch``: ``process_element``'s steps and records
-        for an element into the cached window ``firing`` that fires at once (its
-        max_timestamp <= the watermark < its cleanup time), then ``fire_traced``'s and the
-        cleanup timer's. Returns the element's internal key. A failure is reported as
-        ``process_element`` reports it, the current key and trigger context set as there
-        (``before``: the ones the records before left, as (key, trigger key, window))."""
+        """The firing way (``firing``) or the late way (``firing`` None) of
+        ``process_source_batch``: ``process_element``'s steps and records for an element into
+        a cached window. The firing way's window fires at once (its max_timestamp <= the
+        watermark < its cleanup time): the element is added, then ``fire_traced``'s and the
+        cleanup timer's records. The late way's, ``late_window``, is past the lateness: it is
+        skipped, and the element, late itself, goes to the side output or is dropped
+        (``skip_late``); the trigger context stays as it was. Returns the element's internal
+        key. A failure is reported as ``process_element`` reports it, the current key and
+        trigger context set as there (``before``: the ones the records before left, as (key,
+        trigger key, window))."""
         op = self.op
         job, wm, name, write = op.job, op.timers.current_watermark, op.name, op.trace.extend  # type: ignore[union-attr]
-        now, window = job.now, firing.window
+        now = job.now
+        window = late_window if firing is None else firing.window
         key = internal = None
         progress = _FIRING_SELECTING_KEY
         try:
@@ -742,6 +750,9 @@ class WindowKernel(EventTimeFiring):
             internal = key if key.__class__ is str else op.key_rule.internal_key(key)
             op.current_key = internal
             progress = _FIRING_KEYED
+            if firing is None:
+                self.skip_late(window, key, internal, value, ts)
+                return internal
             write(("element", now, wm, name, key, None, ts, value))
             if firing.contents is None:
                 firing.contents = op.state.slot(op.contents.name, window)
@@ -774,40 +785,42 @@ class WindowKernel(EventTimeFiring):
             self.way_failed(exc, progress, value, key, internal, window, before)
         return internal
 
-    def skip_late(
-        self, window: Any, value: Any, ts: int, copies: bool, before: tuple[Any, ...]
-    ) -> Any:
-        """The late way of ``process_source_batch``: ``process_element``'s steps and records
-        for an element into the cached ``window`` past the lateness (skipped; the element,
-        late itself, to the side output or dropped); the trigger context stays as it was.
-        Returns the element's internal key; a failure as ``fire_at_once``'s."""
+    def skip_late(self, window: Any, key: Any, internal: Any, value: Any, ts: int) -> None:
+        """The late way's records (``cached_way``) once the element has its ``key``: its
+        ``element`` and ``skipped_late_window`` records, then, late itself, to the side output
+        or dropped (``WindowOperator``'s ``isElementLate``: the kernel's windows are event-time
+        ones)."""
         op = self.op
-        job, wm, name, write = op.job, op.timers.current_watermark, op.name, op.trace.extend  # type: ignore[union-attr]
-        now, tag = job.now, op.late_data_tag
-        key = internal = None
-        progress = _FIRING_SELECTING_KEY
-        try:
-            op.metrics["num_records_in"] += 1
-            key = op.key_selector(copy_record(value) if copies else value)
-            internal = key if key.__class__ is str else op.key_rule.internal_key(key)
-            op.current_key = internal
-            progress = _FIRING_KEYED
-            write(
-                (
-                    "element", now, wm, name, key, None, ts, value,
-                    "skipped_late_window", now, wm, name, key, window, ts, value,
-                )
-            )  # fmt: skip
-            # (the kernel's windows are event-time ones)
-            if is_element_late(ts, op.allowed_lateness, wm):
-                if tag is None:
-                    op.late_element(internal, value, ts)
-                else:  # WindowOperator.side_output
-                    write(("side_output", now, wm, name, key, None, ts, (tag.id, value)))
-                    op.output.collect_side(tag, value, ts)
-        except Exception as exc:
-            self.way_failed(exc, progress, value, key, internal, window, before)
-        return internal
+        now, wm, name = op.job.now, op.timers.current_watermark, op.name
+        write = op.trace.extend  # type: ignore[union-attr]
+        write(
+            (
+                "element", now, wm, name, key, None, ts, value,
+                "skipped_late_window", now, wm, name, key, window, ts, value,
+            )
+        )  # fmt: skip
+        if is_element_late(ts, op.allowed_lateness, wm):
+            self.late_element(key, internal, value, ts)
+
+    def late_element(self, key: Any, internal: Any, value: Any, ts: int) -> None:
+        """A traced element in no window that is late itself: to the late-data side output
+        (``WindowOperator.sideOutput``, its ``side_output`` record first) or dropped and
+        counted (``WindowOperator.late_element``); ``key`` the user's, ``internal`` the
+        engine's."""
+        op = self.op
+        tag = op.late_data_tag
+        if tag is None:
+            op.late_element(internal, value, ts)
+            return
+        timers = op.timers
+        write = op.trace.extend  # type: ignore[union-attr]
+        write(
+            (
+                "side_output", timers.current_processing_time, timers.current_watermark,
+                op.name, key, None, ts, (tag.id, value),
+            )
+        )  # fmt: skip
+        op.output.collect_side(tag, value, ts)
 
     def way_failed(
         self,
