@@ -563,10 +563,9 @@ class WindowKernel(EventTimeFiring):
         records of ``batch`` (timestamps assigned) as the source hands them over one by one —
         its ``arrival`` record, then ``process_element``. A record into one of the two cached
         tumbling windows while it is open takes the *short way*, one packed entry
-        (``ElementEntry``); any other gets its arrival record, then takes the *firing way*
-        (``cached_way``), the *late way* (``cached_way``, ``skip_late``) or the general way
-        (``process_element``). Same records, order, state, timers, clock and counters as one
-        by one; a failing record's arrival (and element) record comes before the error."""
+        (``ElementEntry``); any other its arrival record, then the *firing* or *late way*
+        (``cached_way``) or the general way (``process_element``): the same records, state,
+        timers, clock and counters as one by one, a failure's arrival record first."""
         op = self.op
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         write = trace.extend  # type: ignore[union-attr]
