@@ -105,6 +105,19 @@ class Driver:
     def at(self, index: int, field: str) -> str:
         return f"{self.where}: step {index}: {field}"
 
+    def time_step(self, op: Any, step: dict[str, Any], index: int) -> None:
+        """A step of ``TIME_STEPS`` on an operator as its test harness runs it: a
+        ``watermark`` (``processWatermark``), a ``processing_time`` (the harness's
+        ``setProcessingTime``) or the ``end`` of input (the MAX watermark); else nothing."""
+        if "watermark" in step:
+            op.process_watermark(parse_int_like(step["watermark"], self.at(index, "watermark")))
+        elif "processing_time" in step:
+            op.advance_processing_time(
+                parse_int_like(step["processing_time"], self.at(index, "processing_time"))
+            )
+        elif step.get("end"):
+            op.process_watermark(MAX)
+
     def step(self, step: dict[str, Any], index: int) -> dict[str, Any]:
         raise NotImplementedError
 

@@ -17,7 +17,6 @@ from winviz.conformance.kinds.driver import (
 )
 from winviz.operators.base import JobContext
 from winviz.operators.keyed_process import KeyedProcessOperator
-from winviz.time import MAX
 from winviz.timers import InternalTimerService
 
 
@@ -95,14 +94,8 @@ class TimersDriver(Driver):
         elif "key" in step:
             op.current_key = str(step["key"])
             apply_timer_ops(step, op.timers, self.at(index, ""))
-        elif "watermark" in step:
-            op.process_watermark(parse_int_like(step["watermark"], self.at(index, "watermark")))
-        elif "processing_time" in step:
-            op.advance_processing_time(
-                parse_int_like(step["processing_time"], self.at(index, "processing_time"))
-            )
-        elif step.get("end"):
-            op.process_watermark(MAX)
+        else:
+            self.time_step(op, step, index)
         return {"timers": fn.fired}
 
 

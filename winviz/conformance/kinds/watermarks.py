@@ -98,6 +98,12 @@ class BoundedOutOfOrdernessDriver(Driver):
 
     def step(self, step, index):
         out = _GeneratorOutput()
+        self.drive(step, index, out)
+        return {"watermarks": out.watermarks, "status": out.status}
+
+    def drive(self, step, index, out: _GeneratorOutput) -> None:
+        """One step on the generator: the processing time first (idleness reads it), then
+        an event (``onEvent``), then a periodic emit (``onPeriodicEmit``)."""
         if "processing_time" in step:
             self.clock = parse_int_like(step["processing_time"], self.at(index, "processing_time"))
         if "event_ts" in step:
@@ -106,7 +112,6 @@ class BoundedOutOfOrdernessDriver(Driver):
             )
         if step.get("periodic_emit"):
             self.generator.on_periodic_emit(out)
-        return {"watermarks": out.watermarks, "status": out.status}
 
 
 class WatermarkGeneratorDriver(BoundedOutOfOrdernessDriver):
@@ -149,12 +154,5 @@ class WatermarkGeneratorDriver(BoundedOutOfOrdernessDriver):
     def step(self, step, index):
         out = self.output  # idleness is a property of the output across steps
         out.watermarks, out.status = [], []
-        if "processing_time" in step:
-            self.clock = parse_int_like(step["processing_time"], self.at(index, "processing_time"))
-        if "event_ts" in step:
-            self.generator.on_event(
-                None, parse_int_like(step["event_ts"], self.at(index, "event_ts")), out
-            )
-        if step.get("periodic_emit"):
-            self.generator.on_periodic_emit(out)
+        self.drive(step, index, out)
         return {"watermarks": list(out.watermarks), "status": list(out.status)}

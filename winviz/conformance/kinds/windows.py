@@ -29,7 +29,7 @@ from winviz.operators.window_functions import (
 )
 from winviz.operators.window_operator import TriggerContext, WindowOperator
 from winviz.state import KeyedStateBackend
-from winviz.time import MAX, MIN
+from winviz.time import MIN
 from winviz.timers import InternalTimerService
 from winviz.windows import assigners as A
 from winviz.windows import evictors as E
@@ -248,14 +248,8 @@ class WindowDriver(Driver):
                 )
             value = (str(el["key"]), el.get("value", 1))
             op.process_batch(Batch.of([(op.job.now, None, value, ts)]))
-        elif "watermark" in step:
-            op.process_watermark(parse_int_like(step["watermark"], self.at(index, "watermark")))
-        elif "processing_time" in step:
-            op.advance_processing_time(
-                parse_int_like(step["processing_time"], self.at(index, "processing_time"))
-            )
-        elif step.get("end"):
-            op.process_watermark(MAX)
+        else:
+            self.time_step(op, step, index)
         emitted = [
             {"key": k, "value": v, "ts": ts, "window": window_json(w)}
             for (k, w, v), ts in out.records[n_out:]
