@@ -59,7 +59,7 @@ import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
 from winviz.trace import detail_names as detail_fields
-from winviz.viz import frames, idle, palette, scale, spec
+from winviz.viz import frames, idle, palette, replay, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.propagation import view_paused_spans
@@ -262,14 +262,14 @@ def _timeline(
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
     restarts = frames.restarts(view)
     watermark_layers = _watermarks(steps, x, y, notes, restarts)
-    element_layer = _elements(view, elements, x, y, max_points, notes)
+    element_layer, replay_layer = _elements(view, elements, x, y, max_points, notes, restarts)
     # what labels keep off: the marks (elements, firings, cleanups) and the watermark line;
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
     occupied, points = _Centers(), _Boxes()
-    _taken_by_marks(points, [element_layer, *watermark_layers], plot, lines=False)
+    _taken_by_marks(points, [element_layer, replay_layer, *watermark_layers], plot, lines=False)
     taken = points.copy()
     _taken_by_marks(taken, watermark_layers, plot, points=False)
-    for box in _edge_boxes(watermark_layers, plot):
+    for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
     mark_plot = _Plot(at_x, y, width, height) if across else plot
     layers = [
@@ -280,6 +280,7 @@ def _timeline(
         *_diagonal(elements, x, y, diagonal),
         *watermark_layers,
         element_layer,
+        replay_layer,
         # the cleanups are placed after the firings' marks, before their labels
         *_firings(
             fired,
@@ -823,23 +824,38 @@ def _watermarks(
         {"x": x.channel("x"), "y": y.channel("y"), "tooltip": spec.tooltips(points, ["x", "y"])},
     )
     layers = [line, dots]
-    if edges:
+    encoding = {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "text": {"field": "text", "type": "nominal"},
+    }
+    edges = _one_edge_text_per_point(edges)
+    for align, part in _edge_sides(edges):
         mark = {
             "type": "text",
-            "align": "right",
+            "align": align,
             "baseline": "top",
-            "dx": -4,
+            "dx": EDGE_DX[align],
             "dy": 4,
             "fontSize": 11,
             "font": "sans-serif",
         }
-        encoding = {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "text": {"field": "text", "type": "nominal"},
-        }
-        layers.append(spec.layer(_one_edge_text_per_point(edges), mark, encoding))
+        layers.append(spec.layer(part, mark, encoding))
     return layers
+
+
+EDGE_DX = {"right": -4, "left": 4}
+"""The watermark's edge texts: right-aligned, ending 4 px left of their point (on the right
+edge: "watermark = MAX (end of input) →"), or left-aligned, starting 4 px right of it (on the
+left edge, "← watermark = MIN": inside the plot, off the processing-time axis' labels)."""
+
+
+def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The edge texts by alignment (see ``EDGE_DX``): those at MIN left-aligned, the others
+    right-aligned (each group in order; only the groups present)."""
+    left = [e for e in edges if e["text"] == _edge_text("◀ MIN")]
+    right = [e for e in edges if e["text"] != _edge_text("◀ MIN")]
+    return [(align, part) for align, part in (("right", right), ("left", left)) if part]
 
 
 def _restarts(
@@ -854,7 +870,7 @@ def _restarts(
     for r in restarts:
         source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
         what = "started from" if r.failed_at is None else "restarted from"
-        text = f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
+        text = _restart_text(r, y)
         rows += [
             {"x": x.lo, "y": y.clip(r.proc_time)[0], "text": text, "end": 0},
             {"x": x.hi, "y": y.clip(r.proc_time)[0], "text": text, "end": 1},
@@ -885,6 +901,24 @@ def _restarts(
         {"x": x.channel("x"), "y": y.channel("y"), "text": {"field": "text", "type": "nominal"}},
     )  # fmt: skip
     return [rule, label]
+
+
+def _restart_text(r: frames.Restart, y: TimeAxis) -> str:
+    """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
+    what = "started from" if r.failed_at is None else "restarted from"
+    source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+    return f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
+
+
+def _restart_boxes(restarts: Sequence[frames.Restart], plot: _Plot) -> list[_Box]:
+    """The pixel boxes of the restarts' texts (``_restarts``: left-aligned 4 px right of the
+    left edge, their bottom 2 px above the rule), which labels and edge texts keep off."""
+    boxes = []
+    for r in restarts:
+        text = _restart_text(r, plot.y)
+        py = plot.py(plot.y.clip(r.proc_time)[0])
+        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + CHAR_PX * len(text), py - 2))
+    return boxes
 
 
 def _shared_lines(
@@ -958,15 +992,18 @@ def _elements(
     y: TimeAxis,
     max_points: int,
     notes: list[str],
-) -> alt.Chart | None:
+    restarts: Sequence[frames.Restart] = (),
+) -> tuple[alt.Chart | None, alt.Chart | None]:
+    """The elements' layer, and the layer of those read again after a restart (``replay``:
+    hollow, around their first reading), or None."""
     if elements.empty:
-        return None
+        return None, None
     counts = _fate_counts(elements)
     notes.append(
         "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts)
     )
     if len(elements) > max_points:
-        return _binned_elements(elements, x, y, max_points, notes)
+        return _binned_elements(elements, x, y, max_points, notes), None
     fates = elements["fate"].tolist()
     stamps_f = np.asarray(elements["ts"])
     off = int(((stamps_f < x.lo) | (stamps_f > x.hi)).sum())
@@ -1021,11 +1058,15 @@ def _elements(
     # None where the element has no source record, read off the rows)
     types = dict.fromkeys(rows[0], "nominal") | {"seq": "quantitative", "windows": "quantitative"}
     del types["source_index"]
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 70, "opacity": 0.9},
-        _what_encoding(rows, x, y, ["x", "y"], types),
-    )
+    mark = {"type": "point", "filled": True, "size": 70, "opacity": 0.9}
+    again = replay.read_again(seqs.tolist(), sources, stamps, values, restarts)
+    rows, replayed = replay.split(rows, again)
+    layer = spec.layer(rows, mark, _what_encoding(rows, x, y, ["x", "y"], types))
+    if not replayed:
+        return layer, None
+    notes.append(replay.note(replayed))
+    encoding = _what_encoding(replayed, x, y, ["x", "y"], types | {replay.FIELD: "nominal"})
+    return layer, spec.layer(replayed, replay.mark(mark, mark["size"]), encoding)
 
 
 def _fate_counts(elements: _Table) -> dict[str, int]:
@@ -1636,12 +1677,13 @@ def _edge_texts_off_marks(
             out.append(layer)
             continue
         by: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        align = layer.mark.get("align", "right")
         for e in rows:
-            px, py = plot.px(e["x"]), plot.py(e["y"])
-            left = px - 4 - CHAR_PX * len(e["text"])
+            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
+            py = plot.py(e["y"])
             for n, (baseline, dy) in enumerate(EDGE_PLACES):
                 top = py + dy if baseline == "top" else py + dy - LABEL_FONT - 3
-                box = (left, top, px - 4, top + LABEL_FONT + 3)
+                box = (left, top, right, top + LABEL_FONT + 3)
                 if not (points if n == 0 else taken).hits(box):
                     taken.add(box)
                     by.setdefault((baseline, dy), []).append(e)
@@ -1722,16 +1764,24 @@ def _element_label_layers(
 
 def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
     """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
-    drawn right-aligned below their point (see ``_watermarks``)."""
+    drawn below their point, aligned as ``EDGE_DX`` says (see ``_watermarks``)."""
     boxes = []
     for layer in layers:
         if layer.mark["type"] != "text":
             continue
+        align = layer.mark.get("align", "right")
         for e in layer.data.values:
-            px, py = plot.px(e["x"]), plot.py(e["y"])
-            w = CHAR_PX * len(e["text"])
-            boxes.append((px - 4 - w, py + 4, px - 4, py + 4 + LABEL_FONT + 3))
+            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
+            py = plot.py(e["y"])
+            boxes.append((left, py + 4, right, py + 4 + LABEL_FONT + 3))
     return boxes
+
+
+def _edge_span(px: float, text: str, align: str) -> tuple[float, float]:
+    """The left and right pixel of an edge text at ``px`` with this ``align`` (``EDGE_DX``)."""
+    w = CHAR_PX * len(text)
+    dx = EDGE_DX[align]
+    return (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)
 
 
 CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
