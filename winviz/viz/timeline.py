@@ -1276,6 +1276,13 @@ def _firings(
             f"{hidden} firing label(s) left out where they would overlap (hover the marks)"
         )
     layers = [*marks]
+    leaders = label_leaders(placed)
+    if leaders:  # under the marks (a rule: drawn first, _drawing_order)
+        ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
+        mark = {"type": "rule", "color": palette.GREY, "strokeWidth": 0.75} | ends
+        encoding = {"x": x.channel("x"), "y": y.channel("y")}
+        encoding |= {"x2": {"field": "x"}, "y2": {"field": "y"}}
+        layers.append(spec.layer(leaders, mark, encoding))
     for (align, dx, dy), texts in placed.items():
         mark = {
             "type": "text",
@@ -1379,6 +1386,8 @@ def _place_labels(
             if inside and not taken.hits(box):
                 taken.add(box)
                 row = {"x": r["x"], "y": r["y"], "label": r[field], "kind": f"{_KINDS[field]}"}
+                if shift[i]:
+                    row["shift"] = shift[i]
                 placed.setdefault((align, dx + shift[i], dy), []).append(row)
                 break
         else:
@@ -1387,6 +1396,45 @@ def _place_labels(
 
 
 _KINDS = {"label": "firing label", "element_label": "element label"}
+
+LABEL_REACH_PX = 12.0
+"""How far (pixels) a firing label may lie from its mark's centre — to its box's nearest
+point — without a line to it: the first four ``LABEL_PLACES`` (about 8 px) are within it; a
+label a line further away (about 17 px), where nothing nearer is free, is joined to its mark
+by a thin leader line, so it is never read as the label of a mark it happens to sit by."""
+
+
+def label_leaders(
+    placed: dict[tuple[str, int, int], list[dict[str, Any]]], radius: float = 5.5
+) -> list[dict[str, Any]]:
+    """A leader line for each label ``_place_labels`` placed (per (align, dx, dy): dx from the
+    point, its mark's side-by-side shift included — ``row["shift"]``) farther than
+    ``LABEL_REACH_PX`` from its mark's centre: from the edge of the mark (``radius`` px from
+    its centre towards the label; 5.5, half the ``STACK_PX`` box of a firing mark) to the label box's nearest point, as pixel offsets from the
+    mark's point (``xOffset``, ``yOffset``, ``x2Offset``, ``y2Offset``)."""
+    out = []
+    for (align, dx, dy), rows in placed.items():
+        for r in rows:
+            cx = r.get("shift", 0)
+            left, top, right, bottom = _text_box(0, 0, r["label"], align, dx, dy)
+            nx, ny = min(max(cx, left), right), min(max(0.0, top), bottom)
+            far = math.hypot(nx - cx, ny)
+            if far <= LABEL_REACH_PX:
+                continue
+            ux, uy = (nx - cx) / far, ny / far
+            out.append(
+                {
+                    "x": r["x"],
+                    "y": r["y"],
+                    "label": r["label"],
+                    "kind": "leader",
+                    "xOffset": round(cx + ux * radius, 2),
+                    "yOffset": round(uy * radius, 2),
+                    "x2Offset": round(nx, 2),
+                    "y2Offset": round(ny, 2),
+                }
+            )
+    return out
 
 
 class _Boxes:
