@@ -55,7 +55,8 @@ def test_no_mark_hides_another_and_no_label_crosses_one(drawn, page, shots: Path
     (shots / "chart_overlap.json").write_text(json.dumps(found, indent=1), encoding="utf-8")
     counts = Counter((what, item.split(":")[0]) for what, items in found.items() for item in items)
     # before issue 26's fixes: 17 text/text, 556 text/point, 290 hidden, 0 cut over the gallery
-    # (and, once counted, 24 far labels and 55 merge marks 2.7 px wide);
+    # (and, counted since, 13 firing labels far from their mark with no leader line and 84
+    # merge marks under 8 px, over the timelines);
     # what is left is named here, chart by chart, so a regression or a fix both show
     assert dict(counts) == KNOWN_LEFT, found
     assert (console, net.blocked) == ([], [])
