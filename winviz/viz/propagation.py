@@ -59,6 +59,7 @@ from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import frames, palette, scale
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import LONG_MIN, TimeAxis
+from winviz.viz.timers import _Pixels  # data → pixels, as Vega-Lite draws a panel
 
 CHART = "propagation_chart"
 STATUS_KINDS = ("idle", "active")
@@ -670,19 +671,6 @@ def _panel(
     plot = _Pixels(x, y, width, height)
     layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
     return alt.layer(*layers).properties(width=width, height=height), sub
-
-
-class _Pixels:
-    """Data → pixel positions of a panel (x across, y up, as Vega-Lite draws them)."""
-
-    def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
-        self.x, self.y, self.width, self.height = x, y, width, height
-
-    def px(self, vx: float) -> float:
-        return (vx - self.x.lo) / max(1, self.x.hi - self.x.lo) * self.width
-
-    def py(self, vy: float) -> float:
-        return (1 - (vy - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
 
 
 _Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
