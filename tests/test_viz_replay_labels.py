@@ -100,6 +100,13 @@ def test_the_reading_again_is_hollow_around_the_first_on_every_chart(restore_run
         assert note in spec["title"]["subtitle"], name
         (tips,) = [lay["encoding"]["tooltip"] for lay in spec["layer"] if lay["mark"] is mark]
         assert replay.FIELD in [t["field"] for t in tips], name
+    # the scrubber's legends are independent: the readings again have their own, of the fates
+    # read again only (here the replay's on-time reading)
+    spec = charts["scrubber"][0].to_dict()
+    (enc,) = [lay["encoding"] for lay in spec["layer"] if lay["mark"].get("filled") is False]
+    for channel, values in (("color", ["#0072B2"]), ("shape", ["circle"])):
+        assert enc[channel]["title"] == "read again (replay)"
+        assert enc[channel]["scale"] == {"domain": ["on time"], "range": values}
 
 
 def test_no_restart_no_reading_again() -> None:

@@ -26,6 +26,9 @@ from winviz.viz import frames
 FIELD = "read again"
 """The tooltip field of a reading again: "after restore from checkpoint 1"."""
 
+LEGEND = "read again (replay)"
+"""The title of a legend of readings again, where a chart gives them their own."""
+
 SIZE_FACTOR = 2.6
 """A reading again is drawn this many times the area of the chart's element glyph: its ring
 lies around the first reading's glyph (about 1.6 × as wide)."""

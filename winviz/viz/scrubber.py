@@ -936,6 +936,12 @@ def _element_layers(
         notes.append(replay.note(replayed))
         tips = [*tips, {"field": replay.FIELD, "type": "nominal"}]
         del encoding["size"]
+        # its own legend (the scrubber's legends are independent): the fates read again
+        present = [f for f in palette.FATES if any(r["fate"] == f for r in replayed)]
+        for channel, values in (("color", palette.FATE_COLORS), ("shape", palette.FATE_SHAPES)):
+            kept = [values[palette.FATES.index(f)] for f in present]
+            legend = {"title": replay.LEGEND, "scale": {"domain": present, "range": kept}}
+            encoding[channel] = encoding[channel] | legend
         layers.append(
             spec.layer(
                 replayed,
