@@ -1410,8 +1410,9 @@ def label_leaders(
     """A leader line for each label ``_place_labels`` placed (per (align, dx, dy): dx from the
     point, its mark's side-by-side shift included — ``row["shift"]``) farther than
     ``LABEL_REACH_PX`` from its mark's centre: from the edge of the mark (``radius`` px from
-    its centre towards the label; 5.5, half the ``STACK_PX`` box of a firing mark) to the label box's nearest point, as pixel offsets from the
-    mark's point (``xOffset``, ``yOffset``, ``x2Offset``, ``y2Offset``)."""
+    its centre towards the label; 5.5, half the ``STACK_PX`` box of a firing mark) to the
+    label box's nearest point, as pixel offsets from the mark's point (``xOffset``,
+    ``yOffset``, ``x2Offset``, ``y2Offset``)."""
     out = []
     for (align, dx, dy), rows in placed.items():
         for r in rows:
@@ -1714,10 +1715,11 @@ above, a line further below, a line further above."""
 def _edge_texts_off_marks(
     layers: list[Any], plot: _Plot, points: _Boxes, taken: _Boxes, notes: list[str]
 ) -> list[Any]:
-    """The watermark's edge texts ("watermark = MAX (end of input) →", right-aligned below
-    their point) moved to the first of ``EDGE_PLACES`` where they cross no mark (``points``;
-    away from its place: no mark, line or label, ``taken``), and left out where none is free
-    (the subtitle says so). Returns the layers, a layer per place used."""
+    """The watermark's edge texts ("watermark = MAX (end of input) →" right-aligned below
+    their point, "← watermark = MIN" left-aligned: ``EDGE_DX``) moved to the first of
+    ``EDGE_PLACES`` where they cross no mark (``points``; away from its place: no mark, line
+    or label, ``taken``), and left out where none is free (the subtitle says so). Returns the
+    layers, a layer per place used."""
     out = []
     for layer in layers:
         rows = layer.data.values if layer.mark["type"] == "text" else []
