@@ -23,10 +23,11 @@ from winviz.viz import palette, spec
 
 ON = "on the path"
 OFF = "not on the path"
-ON_FILL = "#D6ECFA"  # a light sky blue
-ON_STROKE = palette.BLACK
-OFF_STROKE = "#BBBBBB"
-OFF_TEXT = "#8A8A8A"
+ON_FILL = palette.PATH_FILL
+ON_STROKE = palette.INK
+OFF_FILL = palette.PAPER
+OFF_STROKE = palette.FADED_COLOR
+OFF_TEXT = palette.FADED_INK
 TITLE_SIZE = 11
 LINE_SIZE = 10
 LINE_PX = 13  # px between lines of text in a box
@@ -169,8 +170,8 @@ def diagram(
         "field": "path",
         "type": "nominal",
         "title": "step",
-        "scale": {"domain": path_domain, "range": [ON_FILL, "#FFFFFF"]},
-        "legend": {"symbolStrokeColor": palette.GREY, "symbolType": "square"} if shown else None,
+        "scale": {"domain": path_domain, "range": [ON_FILL, OFF_FILL]},
+        "legend": {"symbolStrokeColor": palette.INK, "symbolType": "square"} if shown else None,
     }
     stroke = {
         "field": "path",
@@ -181,7 +182,7 @@ def diagram(
     text_color = {
         "field": "path",
         "type": "nominal",
-        "scale": {"domain": path_domain, "range": [palette.BLACK, OFF_TEXT]},
+        "scale": {"domain": path_domain, "range": [palette.INK, OFF_TEXT]},
         "legend": None,
     }
     q = "quantitative"

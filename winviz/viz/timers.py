@@ -47,12 +47,12 @@ from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 
 DOMAINS = ("event", "processing")
-DOMAIN_COLORS = (palette.BLUE, palette.ORANGE)
+DOMAIN_COLORS = (palette.EVENT_TIME_COLOR, palette.PROCESSING_TIME_COLOR)
 DOMAIN_DASHES = ([1, 0], [4, 2])
 EVENTS = ("registered", "de-duplicated registration", "fired", "deleted", "queued at the end")
 EVENT_SHAPES = ("circle", "triangle-down", "square", "cross", "triangle-up")
-# a colour neither domain uses (processing time is orange): the marker is about the queue
-DEDUP_COLOR = palette.BLACK
+# a colour neither domain uses: the marker is about the queue
+DEDUP_COLOR = palette.DEDUP_COLOR
 # keys are identities: palette.IDENTITY_COLORS, none of them a domain's colour (issue 26:
 # orange was key "b" when by key and processing time when by domain)
 KEY_COLORS = palette.IDENTITY_COLORS[:8]
@@ -214,7 +214,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         spacing=16,
         # the subtitle: the notes so far (the dropdown's note below is for usermeta only)
         title=palette.title("Timers", list(notes)),
-        resolve=_resolve_scales(strokeDash="shared", shape="independent"),
+        resolve=_resolve_scales(color="independent", strokeDash="shared", shape="independent"),
     )
     if keys:
         options, labels = ["", *keys], ["every key", *keys]
@@ -668,6 +668,13 @@ def _domain_dash() -> dict[str, Any]:
     }
 
 
+def _queue_color() -> dict[str, Any]:
+    """The queue panel's colour: its timer domain, in the domain's palette colour (the panel
+    has no colour legend of its own: the dash legend names the domains)."""
+    scale = {"domain": list(DOMAINS), "range": list(DOMAIN_COLORS)}
+    return {"field": "domain", "type": "nominal", "scale": scale, "legend": None}
+
+
 def _rule_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, by_key: bool) -> alt.Chart:
     if by_key:
         keys = list(dict.fromkeys(r["key"] for r in rows))
@@ -769,7 +776,7 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
         "xOffset": {"expr": "datum.dx"},
         "fontSize": 9,
         "font": "sans-serif",
-        "color": palette.BLACK,
+        "color": palette.INK,
     }
     encoding = {
         "x": axes.channel(x, "x"),
@@ -814,7 +821,7 @@ def _watermark_layers(
         )
     line = spec.layer(
         vertices,
-        {"type": "line", "color": palette.BLACK, "strokeWidth": 1.5},
+        {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.5},
         {
             "x": axes.channel(x, "x"),
             "y": axes.channel(y, "y"),
@@ -824,7 +831,13 @@ def _watermark_layers(
     )
     dots = spec.layer(
         points,
-        {"type": "point", "color": palette.BLACK, "size": 14, "filled": True, "opacity": 0.6},
+        {
+            "type": "point",
+            "color": palette.WATERMARK_COLOR,
+            "size": 14,
+            "filled": True,
+            "opacity": 0.6,
+        },
         {
             "x": axes.channel(x, "x"),
             "y": axes.channel(y, "y"),
@@ -842,7 +855,7 @@ def _watermark_layers(
             "dy": 3,
             "fontSize": 11,
             "font": "sans-serif",
-            "color": palette.BLACK,
+            "color": palette.INK,
         },
         {
             "x": axes.channel(x, "x"),
@@ -863,7 +876,7 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt.
     rows = [{"kind": "processing time", "x": v, "y": v} for v in (lo, hi)]
     line = spec.layer(
         rows,
-        {"type": "line", "color": palette.GREY, "strokeDash": [4, 4], "strokeWidth": 1},
+        {"type": "line", "color": palette.GUIDE_COLOR, "strokeDash": [4, 4], "strokeWidth": 1},
         {"x": axes.channel(x, "x"), "y": axes.channel(y, "y")},
     )
     label = spec.layer(
@@ -876,7 +889,7 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt.
             "dy": 2,
             "fontSize": 10,
             "font": "sans-serif",
-            "color": palette.GREY,
+            "color": palette.GUIDE_COLOR,
         },
         {
             "x": axes.channel(x, "x"),
@@ -928,11 +941,12 @@ def _queue_panel(
     }
     line = spec.layer(
         rows,
-        {"type": "line", "strokeWidth": 1.5, "color": palette.BLACK},
+        {"type": "line", "strokeWidth": 1.5},
         {
             "x": x,
             "y": axes.channel(y, "y"),
             "order": {"field": "i", "type": "quantitative"},
+            "color": _queue_color(),
             "strokeDash": _domain_dash(),
             "detail": {"field": "domain", "type": "nominal"},
         },
@@ -941,8 +955,13 @@ def _queue_panel(
     # the timers (``link_layer``)
     points = spec.layer(
         rows,
-        {"type": "point", "size": 18, "filled": True, "color": palette.BLACK, "opacity": 0.5},
-        {"x": x, "y": axes.channel(y, "y"), "tooltip": spec.tooltips(rows, ["y", "i", "kind"])},
+        {"type": "point", "size": 18, "filled": True, "opacity": 0.5},
+        {
+            "x": x,
+            "y": axes.channel(y, "y"),
+            "color": _queue_color(),
+            "tooltip": spec.tooltips(rows, ["y", "i", "kind"]),
+        },
     ).add_params(
         alt.selection_point(
             name=LINK_PARAM, fields=["y"], on="pointerover", nearest=True, clear="pointerout"
@@ -973,7 +992,7 @@ def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> alt.Chart:
     queue panel: which timers were queued then, and how many."""
     layer = spec.layer(
         rows,
-        {"type": "rule", "color": palette.GREY, "strokeDash": [2, 2], "strokeWidth": 1},
+        {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2], "strokeWidth": 1},
         {"y": axes.channel(y, "y")},
     )
     layer.transform = [{"filter": {"param": LINK_PARAM, "empty": False}}]
