@@ -90,6 +90,7 @@ def test_layers_in_order(result) -> None:
         "line",  # watermark steps
         "point",  # firings
         "point",  # cleanups
+        "rule",  # a leader line: the label a line above its mark joined to it (issue 26)
         "point",  # elements: over the larger window marks, never under one (issue 26)
         "point",  # watermark records (tooltips), the smallest dots, over the elements
         "text",  # "watermark MAX (end of input)": a line lower, off the firing mark at MAX

@@ -17,6 +17,7 @@ from tests.jobs import bounded, kafka_readers
 from tests.test_checkpoints import late_after_a_firing
 from winviz import viz
 from winviz.viz import export, grid, lessons, pages
+from winviz.viz.timeline import LABEL_REACH_PX
 
 RUNNING_EVENTS = [
     ("a", 1_000), ("b", 3_000), ("c", 2_000), ("d", 7_000),
@@ -163,7 +164,7 @@ SCAN_JS = """() => {
   boxes.forEach(function (box, chart) {
     const view = box.winvizView;
     if (!view) { out.push(null); return; }
-    const texts = [], points = [], solids = [];
+    const texts = [], points = [], solids = [], rules = [];
     let order = 0;
     function visible(item) {
       const o = item.opacity === undefined ? 1 : item.opacity;
@@ -187,6 +188,7 @@ SCAN_JS = """() => {
         const rec = {box: abs, mark: name, role: mark.role, order: order++,
                      clip: clip, datum: item.datum ? (item.datum.label || item.datum.what ||
                      item.datum.event || item.datum.kind || "") : "",
+                     kind: item.datum ? (item.datum.kind || "") : "",
                      opaque: !!filled && fo * op >= 0.6};
         if (mark.marktype === "text") {
           const t = Array.isArray(item.text) ? item.text.join(" ") : String(item.text || "");
@@ -197,13 +199,18 @@ SCAN_JS = """() => {
           points.push(rec);
         } else if (mark.marktype === "rect") {
           solids.push(rec);
+        } else if (mark.marktype === "rule") {
+          const x = ox + (item.x || 0), y = oy + (item.y || 0);
+          rec.ends = [x, y, item.x2 === undefined ? x : ox + item.x2,
+                      item.y2 === undefined ? y : oy + item.y2];
+          rules.push(rec);
         }
       });
     }
     walk(view.scenegraph().root, 0, 0, null, "");
     const svg = box.querySelector("svg");
     const origin = view.origin();
-    out.push({texts: texts, points: points, solids: solids,
+    out.push({texts: texts, points: points, solids: solids, rules: rules,
               width: svg ? Number(svg.getAttribute("width")) : 0,
               height: svg ? Number(svg.getAttribute("height")) : 0,
               origin: origin});
@@ -212,6 +219,9 @@ SCAN_JS = """() => {
 }"""
 
 SLACK = 1.0  # pixels two boxes may share (anti-aliasing, Vega's rounding of text bounds)
+MERGE_MIN_PX = 8.0  # a "merged" mark's box is at least this wide and high (issue 26)
+DEFECTS = ("text/text", "text/point", "hidden", "cut", "far", "small")
+"""What ``defects`` counts: see its docstring."""
 
 
 def _overlap(a: list[float], b: list[float]) -> bool:
@@ -227,9 +237,11 @@ def _inside(a: list[float], b: list[float]) -> bool:
 
 def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
     """The defects of one chart's scene (``SCAN_JS``): data text crossing text (data or
-    guide), data text crossing a point, points hidden under an opaque point drawn later, and
-    data text outside the canvas or its clipping group."""
-    found: dict[str, list[str]] = {"text/text": [], "text/point": [], "hidden": [], "cut": []}
+    guide), data text crossing a point, points hidden under an opaque point drawn later,
+    data text outside the canvas or its clipping group, a firing label farther than
+    ``LABEL_REACH_PX`` from its own mark with no leader line joining them, and a "merged"
+    mark smaller than ``MERGE_MIN_PX`` either way."""
+    found: dict[str, list[str]] = {kind: [] for kind in DEFECTS}
     texts = scene["texts"]
     data_texts = [t for t in texts if t["role"] == "mark"]
     for i, t in enumerate(data_texts):
@@ -255,4 +267,51 @@ def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
         ]
         if over:
             found["hidden"].append(f"{p['mark']} {p['datum']!r} under {over[0]['datum']!r}")
+    found["far"] = far_labels(scene)
+    for p in points:
+        w, h = p["box"][2] - p["box"][0], p["box"][3] - p["box"][1]
+        if p["kind"] == "merged" and min(w, h) < MERGE_MIN_PX:
+            found["small"].append(f"{p['mark']} merged mark {w:.1f} × {h:.1f} px")
     return found
+
+
+def _gap(a: list[float], b: list[float]) -> float:
+    """The distance (px) between two boxes (0 where they touch or cross)."""
+    dx = max(a[0] - b[2], b[0] - a[2], 0.0)
+    dy = max(a[1] - b[3], b[1] - a[3], 0.0)
+    return (dx * dx + dy * dy) ** 0.5
+
+
+def _reach(mark: list[float], label: list[float]) -> float:
+    """How far (px) a label's box lies from the centre of its mark's box."""
+    cx, cy = (mark[0] + mark[2]) / 2, (mark[1] + mark[3]) / 2
+    return _gap([cx, cy, cx, cy], label)
+
+
+def far_labels(scene: dict[str, Any]) -> list[str]:
+    """Firing labels (text of kind "firing label") whose box lies farther than
+    ``LABEL_REACH_PX`` from the centre of their own mark (the firing point whose label is the
+    text) with no leader line (a rule of kind "leader" of that label) running from that
+    mark's box to the label's box."""
+    out = []
+    for t in scene["texts"]:
+        if t["kind"] != "firing label":
+            continue
+        own = [p for p in scene["points"] if p["kind"] == "fired" and p["datum"] == t["text"]]
+        if not own:
+            out.append(f"{t['text']!r}: no mark of its own")
+            continue
+        mark = min(own, key=lambda p, box=t["box"]: _reach(p["box"], box))
+        far = _reach(mark["box"], t["box"])
+        if far <= LABEL_REACH_PX + SLACK:
+            continue
+        joined = any(
+            r["kind"] == "leader"
+            and r["datum"] == t["text"]
+            and _gap([*r["ends"][:2], *r["ends"][:2]], mark["box"]) <= 2 * SLACK
+            and _gap([*r["ends"][2:], *r["ends"][2:]], t["box"]) <= 2 * SLACK
+            for r in scene["rules"]
+        )
+        if not joined:
+            out.append(f"{t['text']!r}: {far:.1f} px from its mark, no leader line")
+    return out

@@ -200,6 +200,10 @@ WINDOW_EVENT_COLORS: tuple[str, ...] = (
     MERGE_COLOR,  # merged
     REMOVED_COLOR,  # cleanup
 )
+MERGE_SHAPE = "M-1,-1L0,0L-1,1ZM1,-1L0,0L1,1Z"
+"""The "merged" mark: two triangles meeting at its point, ▶◀ (windows merging into one), a
+Vega symbol path in the [-1, 1] square — as wide and high as a square of the same size (Vega's
+"wedge" symbol is a sliver about 2 px wide)."""
 WINDOW_EVENT_SHAPES: tuple[str, ...] = (
     "square",
     "square",
@@ -209,7 +213,7 @@ WINDOW_EVENT_SHAPES: tuple[str, ...] = (
     "square",
     "triangle-left",
     "triangle-right",
-    "wedge",
+    MERGE_SHAPE,
     "triangle-down",
 )
 

@@ -46,6 +46,7 @@ subtitle says so. Bad input gives the message card (``palette.message_chart``).
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import altair as alt
@@ -58,6 +59,7 @@ from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import frames, palette, scale
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import LONG_MIN, TimeAxis
+from winviz.viz.timers import _Pixels  # data → pixels, as Vega-Lite draws a panel
 
 CHART = "propagation_chart"
 STATUS_KINDS = ("idle", "active")
@@ -666,14 +668,80 @@ def _panel(
                 ],
             )
         )
-    layers += _restart_rules(restarts, x)
+    plot = _Pixels(x, y, width, height)
+    layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
     return alt.layer(*layers).properties(width=width, height=height), sub
 
 
-def _restart_rules(restarts: list[frames.Restart], x: TimeAxis) -> list[alt.Chart]:
-    """A vertical rule at each restart's processing time, labelled at the top."""
+_Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
+
+
+def _dot_boxes(points: list[dict[str, Any]], plot: _Pixels) -> list[_Box]:
+    """The pixel boxes of the watermark dots (``_point_style``'s size, 1 px to spare)."""
+    r = (_point_style(len(points))["size"] ** 0.5) / 2 + 1
+    out = []
+    for p in points:
+        if p["x"] is not None and p["y"] is not None:
+            px, py = plot.px(p["x"]), plot.py(p["y"])
+            out.append((px - r, py - r, px + r, py + r))
+    return out
+
+
+def _step_boxes(vertices: list[dict[str, Any]], plot: _Pixels) -> list[_Box]:
+    """The pixel boxes (1 px wider on every side) of the step lines' segments: between
+    vertices of one line and run attempt."""
+    out = []
+    for a, b in pairwise(vertices):
+        same = all(a[k] == b[k] for k in ("line", "role", "attempt"))
+        if same and None not in (a["x"], a["y"], b["x"], b["y"]):
+            ax, ay, bx, by = plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"])
+            out.append((min(ax, bx) - 1, min(ay, by) - 1, max(ax, bx) + 1, max(ay, by) + 1))
+    return out
+
+
+RESTART_FONT = 10
+RESTART_CHAR_PX = 6.0  # a generous average advance of a 10 px sans-serif character
+RESTART_PLACES = tuple((align, top) for top in (2, 16, 30, 44, 58) for align in ("left", "right"))
+"""Where a restart's text may go, in order: (align, its top in pixels below the panel's top)
+— right of its rule (left-aligned, 3 px off it) or left of it (right-aligned), at the top,
+then a line lower each time."""
+
+
+def _restart_place(
+    px: float, text: str, plot: _Pixels, dots: list[_Box], steps: list[_Box]
+) -> tuple[str, int]:
+    """The place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at ``px``: the
+    first inside the panel crossing no watermark dot and no step line, else the first
+    crossing no dot (it may cross a line), else the first."""
+    w, h = RESTART_CHAR_PX * len(text), RESTART_FONT + 2
+
+    def box(align: str, top: int) -> _Box:
+        left = px + 3 if align == "left" else px - 3 - w
+        return (left, top, left + w, top + h)
+
+    def free(b: _Box, boxes: list[_Box]) -> bool:
+        return not any(b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3] for o in boxes)
+
+    inside = [
+        (align, top)
+        for align, top in RESTART_PLACES
+        if box(align, top)[0] >= 0 and box(align, top)[2] <= plot.width
+    ]
+    for avoid in (dots + steps, dots):
+        for align, top in inside:
+            if free(box(align, top), avoid):
+                return align, top
+    return (inside or list(RESTART_PLACES))[0]
+
+
+def _restart_rules(
+    restarts: list[frames.Restart], plot: _Pixels, dots: list[_Box], steps: list[_Box]
+) -> list[alt.Chart]:
+    """A vertical rule at each restart's processing time, its text beside it near the top,
+    off the watermark dots and lines (``_restart_place``)."""
     if not restarts:
         return []
+    x = plot.x
     rows = pd.DataFrame(
         {
             "x": [x.clip(r.proc_time)[0] for r in restarts],
@@ -690,12 +758,25 @@ def _restart_rules(restarts: list[frames.Restart], x: TimeAxis) -> list[alt.Char
         .mark_rule(color=palette.GUIDE_COLOR, strokeDash=[2, 2])
         .encode(x=x.x("x"), tooltip=[alt.Tooltip("text:N", title="restart")])
     )
-    label = (
-        alt.Chart(rows)
-        .mark_text(align="left", baseline="top", dx=3, dy=2, fontSize=10, color=palette.GUIDE_COLOR)
-        .encode(x=x.x("x"), y=alt.value(0), text=alt.Text("text:N"))
-    )
-    return [rule, label]
+    places = [
+        _restart_place(plot.px(vx), text, plot, dots, steps)
+        for vx, text in zip(rows["x"].tolist(), rows["text"].tolist(), strict=True)
+    ]
+    labels = []
+    for align, top in dict.fromkeys(places):
+        part = rows[[p == (align, top) for p in places]]
+        labels.append(
+            alt.Chart(part)
+            .mark_text(
+                align=align,
+                baseline="top",
+                dx=3 if align == "left" else -3,
+                fontSize=RESTART_FONT,
+                color=palette.GUIDE_COLOR,
+            )
+            .encode(x=x.x("x"), y=alt.value(top), text=alt.Text("text:N"))
+        )
+    return [rule, *labels]
 
 
 _PAUSED_TIPS = ("paused", "paused from", "paused until", "its watermark", "max allowed", "group")

@@ -49,7 +49,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, idle, palette, scale, spec
+from winviz.viz import frames, idle, palette, replay, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import auto_view, pick_operator
@@ -846,11 +846,16 @@ def _element_layers(
 ) -> list:
     if elements.empty:
         return []
+    again: list[str | None] | None = None
     if len(elements) > max_points:
         rows = _binned(elements, fate_codes, x, y, max_points, notes)
     else:
         d = frames.element_detail_lists(view, elements["seq"])
         procs = elements["proc_time"].tolist()
+        restarts = frames.restarts(view)
+        if restarts:
+            seqs = elements["seq"].astype("int64").tolist()
+            again = replay.read_again(seqs, d["source_index"], d["ts"], d["value"], restarts)
         rows = [
             {
                 "x": ex,
@@ -907,31 +912,46 @@ def _element_layers(
             "title": "elements",
         }
     fates = {"domain": list(palette.FATES)}
-    layers.append(
-        spec.layer(
-            rows,
-            {"type": "point", "filled": True, "opacity": 0.9},
-            {
-                "x": x.channel("x"),
-                "y": y.channel("y"),
-                "color": {
-                    "field": "fate",
-                    "type": "nominal",
-                    "title": "element",
-                    "scale": {**fates, "range": list(palette.FATE_COLORS)},
-                },
-                "shape": {
-                    "field": "fate",
-                    "type": "nominal",
-                    "title": "element",
-                    "scale": {**fates, "range": list(palette.FATE_SHAPES)},
-                },
-                "size": size,
-                "tooltip": tips,
-            },
-            [{"filter": f"datum.arrived <= {PARAM}"}],
+    arrived = {"type": "point", "filled": True, "opacity": 0.9}
+    encoding = {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "color": {
+            "field": "fate",
+            "type": "nominal",
+            "title": "element",
+            "scale": {**fates, "range": list(palette.FATE_COLORS)},
+        },
+        "shape": {
+            "field": "fate",
+            "type": "nominal",
+            "title": "element",
+            "scale": {**fates, "range": list(palette.FATE_SHAPES)},
+        },
+        "size": size,
+        "tooltip": tips,
+    }
+    shown = [{"filter": f"datum.arrived <= {PARAM}"}]
+    rows, replayed = replay.split(rows, [None] * len(rows) if again is None else again)
+    layers.append(spec.layer(rows, arrived, encoding, shown))
+    if replayed:  # read again after a restart: hollow, around the first reading
+        notes.append(replay.note(replayed))
+        tips = [*tips, {"field": replay.FIELD, "type": "nominal"}]
+        del encoding["size"]
+        # its own legend (the scrubber's legends are independent): the fates read again
+        present = [f for f in palette.FATES if any(r["fate"] == f for r in replayed)]
+        for channel, values in (("color", palette.FATE_COLORS), ("shape", palette.FATE_SHAPES)):
+            kept = [values[palette.FATES.index(f)] for f in present]
+            legend = {"title": replay.LEGEND, "scale": {"domain": present, "range": kept}}
+            encoding[channel] = encoding[channel] | legend
+        layers.append(
+            spec.layer(
+                replayed,
+                replay.mark(arrived, size["value"]),
+                encoding | {"tooltip": tips},
+                shown,
+            )
         )
-    )
     return layers
 
 

@@ -31,7 +31,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import axes, frames, palette, scale, spec
+from winviz.viz import axes, frames, palette, replay, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import pick_operator
@@ -272,8 +272,10 @@ def _skew(
     if isinstance(elements, _Binned):
         points = _binned(elements.procs, elements.skews, elements.fates, x, y, max_points, notes)
     else:
-        points = _elements_layer(elements, x, y, max_points, notes)
+        points = _elements_layer(elements, x, y, max_points, notes, _read_again(view, elements))
     layers = [_lag_layer(vertices, x, y), points]
+    if isinstance(points, tuple):  # (the elements, those read again after a restart)
+        layers[1:] = points
     if vertices:
         (at, lag), (align, baseline, dy) = _lag_label_place(
             vertices, np.asarray(procs, dtype=np.float64), np.asarray(skew, dtype=np.float64),
@@ -434,12 +436,35 @@ def _fate_encoding(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> dict
     }
 
 
+def _read_again(view: TraceView, elements: pd.DataFrame) -> list[str | None] | None:
+    """``replay.read_again`` of these elements (None: the job never restarted)."""
+    restarts = frames.restarts(view)
+    if not restarts:
+        return None
+    seqs = elements["seq"].to_numpy()
+    d = frames.element_detail_lists(view, seqs)
+    return replay.read_again(
+        seqs.tolist(), d["source_index"], elements["ts"].tolist(), d["value"], restarts
+    )
+
+
 def _elements_layer(
-    elements: pd.DataFrame, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
-) -> alt.Chart:
+    elements: pd.DataFrame,
+    x: TimeAxis,
+    y: TimeAxis,
+    max_points: int,
+    notes: list[str],
+    again: list[str | None] | None = None,
+) -> alt.Chart | tuple[alt.Chart, alt.Chart]:
+    """The elements' layer; with ``again`` (each element's ``replay.read_again``) where any
+    was read again after a restart, it and the layer of those (hollow, around the first
+    reading)."""
     # the common fate first, so the rarer ones (the point of the lesson) are drawn on top
     common = (elements["fate"] == palette.FATES[0]).to_numpy()
-    elements = elements.iloc[np.argsort(~common, kind="stable")]
+    order = np.argsort(~common, kind="stable")
+    elements = elements.iloc[order]
+    if again is not None:
+        again = [again[i] for i in order.tolist()]
     if len(elements) > max_points:
         return _binned(
             pd.to_numeric(elements["proc_time"]),
@@ -478,11 +503,14 @@ def _elements_layer(
             strict=True,
         )
     ]
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 40, "opacity": 0.85},
-        _fate_encoding(rows, x, y),
-    )
+    mark = {"type": "point", "filled": True, "size": 40, "opacity": 0.85}
+    rows, replayed = replay.split(rows, [None] * len(rows) if again is None else again)
+    layer = spec.layer(rows, mark, _fate_encoding(rows, x, y))
+    if not replayed:
+        return layer
+    notes.append(replay.note(replayed))
+    again_mark = replay.mark(mark, mark["size"])
+    return layer, spec.layer(replayed, again_mark, _fate_encoding(replayed, x, y))
 
 
 def _binned(

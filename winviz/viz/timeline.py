@@ -59,7 +59,7 @@ import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
 from winviz.trace import detail_names as detail_fields
-from winviz.viz import frames, idle, palette, scale, spec
+from winviz.viz import frames, idle, palette, replay, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.propagation import view_paused_spans
@@ -262,14 +262,14 @@ def _timeline(
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
     restarts = frames.restarts(view)
     watermark_layers = _watermarks(steps, x, y, notes, restarts)
-    element_layer = _elements(view, elements, x, y, max_points, notes)
+    element_layer, replay_layer = _elements(view, elements, x, y, max_points, notes, restarts)
     # what labels keep off: the marks (elements, firings, cleanups) and the watermark line;
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
     occupied, points = _Centers(), _Boxes()
-    _taken_by_marks(points, [element_layer, *watermark_layers], plot, lines=False)
+    _taken_by_marks(points, [element_layer, replay_layer, *watermark_layers], plot, lines=False)
     taken = points.copy()
     _taken_by_marks(taken, watermark_layers, plot, points=False)
-    for box in _edge_boxes(watermark_layers, plot):
+    for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
     mark_plot = _Plot(at_x, y, width, height) if across else plot
     layers = [
@@ -280,6 +280,7 @@ def _timeline(
         *_diagonal(elements, x, y, diagonal),
         *watermark_layers,
         element_layer,
+        replay_layer,
         # the cleanups are placed after the firings' marks, before their labels
         *_firings(
             fired,
@@ -829,23 +830,38 @@ def _watermarks(
         {"x": x.channel("x"), "y": y.channel("y"), "tooltip": spec.tooltips(points, ["x", "y"])},
     )
     layers = [line, dots]
-    if edges:
+    encoding = {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "text": {"field": "text", "type": "nominal"},
+    }
+    edges = _one_edge_text_per_point(edges)
+    for align, part in _edge_sides(edges):
         mark = {
             "type": "text",
-            "align": "right",
+            "align": align,
             "baseline": "top",
-            "dx": -4,
+            "dx": EDGE_DX[align],
             "dy": 4,
             "fontSize": 11,
             "font": "sans-serif",
         }
-        encoding = {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "text": {"field": "text", "type": "nominal"},
-        }
-        layers.append(spec.layer(_one_edge_text_per_point(edges), mark, encoding))
+        layers.append(spec.layer(part, mark, encoding))
     return layers
+
+
+EDGE_DX = {"right": -4, "left": 4}
+"""The watermark's edge texts: right-aligned, ending 4 px left of their point (on the right
+edge: "watermark = MAX (end of input) →"), or left-aligned, starting 4 px right of it (on the
+left edge, "← watermark = MIN": inside the plot, off the processing-time axis' labels)."""
+
+
+def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The edge texts by alignment (see ``EDGE_DX``): those at MIN left-aligned, the others
+    right-aligned (each group in order; only the groups present)."""
+    left = [e for e in edges if e["text"] == _edge_text("◀ MIN")]
+    right = [e for e in edges if e["text"] != _edge_text("◀ MIN")]
+    return [(align, part) for align, part in (("right", right), ("left", left)) if part]
 
 
 def _restarts(
@@ -860,7 +876,7 @@ def _restarts(
     for r in restarts:
         source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
         what = "started from" if r.failed_at is None else "restarted from"
-        text = f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
+        text = _restart_text(r, y)
         rows += [
             {"x": x.lo, "y": y.clip(r.proc_time)[0], "text": text, "end": 0},
             {"x": x.hi, "y": y.clip(r.proc_time)[0], "text": text, "end": 1},
@@ -891,6 +907,24 @@ def _restarts(
         {"x": x.channel("x"), "y": y.channel("y"), "text": {"field": "text", "type": "nominal"}},
     )  # fmt: skip
     return [rule, label]
+
+
+def _restart_text(r: frames.Restart, y: TimeAxis) -> str:
+    """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
+    what = "started from" if r.failed_at is None else "restarted from"
+    source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+    return f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
+
+
+def _restart_boxes(restarts: Sequence[frames.Restart], plot: _Plot) -> list[_Box]:
+    """The pixel boxes of the restarts' texts (``_restarts``: left-aligned 4 px right of the
+    left edge, their bottom 2 px above the rule), which labels and edge texts keep off."""
+    boxes = []
+    for r in restarts:
+        text = _restart_text(r, plot.y)
+        py = plot.py(plot.y.clip(r.proc_time)[0])
+        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + CHAR_PX * len(text), py - 2))
+    return boxes
 
 
 def _shared_lines(
@@ -964,15 +998,18 @@ def _elements(
     y: TimeAxis,
     max_points: int,
     notes: list[str],
-) -> alt.Chart | None:
+    restarts: Sequence[frames.Restart] = (),
+) -> tuple[alt.Chart | None, alt.Chart | None]:
+    """The elements' layer, and the layer of those read again after a restart (``replay``:
+    hollow, around their first reading), or None."""
     if elements.empty:
-        return None
+        return None, None
     counts = _fate_counts(elements)
     notes.append(
         "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts)
     )
     if len(elements) > max_points:
-        return _binned_elements(elements, x, y, max_points, notes)
+        return _binned_elements(elements, x, y, max_points, notes), None
     fates = elements["fate"].tolist()
     stamps_f = np.asarray(elements["ts"])
     off = int(((stamps_f < x.lo) | (stamps_f > x.hi)).sum())
@@ -1027,11 +1064,15 @@ def _elements(
     # None where the element has no source record, read off the rows)
     types = dict.fromkeys(rows[0], "nominal") | {"seq": "quantitative", "windows": "quantitative"}
     del types["source_index"]
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 70, "opacity": 0.9},
-        _what_encoding(rows, x, y, ["x", "y"], types),
-    )
+    mark = {"type": "point", "filled": True, "size": 70, "opacity": 0.9}
+    again = replay.read_again(seqs.tolist(), sources, stamps, values, restarts)
+    rows, replayed = replay.split(rows, again)
+    layer = spec.layer(rows, mark, _what_encoding(rows, x, y, ["x", "y"], types))
+    if not replayed:
+        return layer, None
+    notes.append(replay.note(replayed))
+    encoding = _what_encoding(replayed, x, y, ["x", "y"], types | {replay.FIELD: "nominal"})
+    return layer, spec.layer(replayed, replay.mark(mark, mark["size"]), encoding)
 
 
 def _fate_counts(elements: _Table) -> dict[str, int]:
@@ -1241,6 +1282,13 @@ def _firings(
             f"{hidden} firing label(s) left out where they would overlap (hover the marks)"
         )
     layers = [*marks]
+    leaders = label_leaders(placed)
+    if leaders:  # under the marks (a rule: drawn first, _drawing_order)
+        ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
+        mark = {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 0.75} | ends
+        encoding = {"x": x.channel("x"), "y": y.channel("y")}
+        encoding |= {"x2": {"field": "x"}, "y2": {"field": "y"}}
+        layers.append(spec.layer(leaders, mark, encoding))
     for (align, dx, dy), texts in placed.items():
         mark = {
             "type": "text",
@@ -1344,6 +1392,8 @@ def _place_labels(
             if inside and not taken.hits(box):
                 taken.add(box)
                 row = {"x": r["x"], "y": r["y"], "label": r[field], "kind": f"{_KINDS[field]}"}
+                if shift[i]:
+                    row["shift"] = shift[i]
                 placed.setdefault((align, dx + shift[i], dy), []).append(row)
                 break
         else:
@@ -1352,6 +1402,46 @@ def _place_labels(
 
 
 _KINDS = {"label": "firing label", "element_label": "element label"}
+
+LABEL_REACH_PX = 12.0
+"""How far (pixels) a firing label may lie from its mark's centre — to its box's nearest
+point — without a line to it: the first four ``LABEL_PLACES`` (about 8 px) are within it; a
+label a line further away (about 17 px), where nothing nearer is free, is joined to its mark
+by a thin leader line, so it is never read as the label of a mark it happens to sit by."""
+
+
+def label_leaders(
+    placed: dict[tuple[str, int, int], list[dict[str, Any]]], radius: float = 5.5
+) -> list[dict[str, Any]]:
+    """A leader line for each label ``_place_labels`` placed (per (align, dx, dy): dx from the
+    point, its mark's side-by-side shift included — ``row["shift"]``) farther than
+    ``LABEL_REACH_PX`` from its mark's centre: from the edge of the mark (``radius`` px from
+    its centre towards the label; 5.5, half the ``STACK_PX`` box of a firing mark) to the
+    label box's nearest point, as pixel offsets from the mark's point (``xOffset``,
+    ``yOffset``, ``x2Offset``, ``y2Offset``)."""
+    out = []
+    for (align, dx, dy), rows in placed.items():
+        for r in rows:
+            cx = r.get("shift", 0)
+            left, top, right, bottom = _text_box(0, 0, r["label"], align, dx, dy)
+            nx, ny = min(max(cx, left), right), min(max(0.0, top), bottom)
+            far = math.hypot(nx - cx, ny)
+            if far <= LABEL_REACH_PX:
+                continue
+            ux, uy = (nx - cx) / far, ny / far
+            out.append(
+                {
+                    "x": r["x"],
+                    "y": r["y"],
+                    "label": r["label"],
+                    "kind": "leader",
+                    "xOffset": round(cx + ux * radius, 2),
+                    "yOffset": round(uy * radius, 2),
+                    "x2Offset": round(nx, 2),
+                    "y2Offset": round(ny, 2),
+                }
+            )
+    return out
 
 
 class _Boxes:
@@ -1633,10 +1723,11 @@ above, a line further below, a line further above."""
 def _edge_texts_off_marks(
     layers: list[Any], plot: _Plot, points: _Boxes, taken: _Boxes, notes: list[str]
 ) -> list[Any]:
-    """The watermark's edge texts ("watermark = MAX (end of input) →", right-aligned below
-    their point) moved to the first of ``EDGE_PLACES`` where they cross no mark (``points``;
-    away from its place: no mark, line or label, ``taken``), and left out where none is free
-    (the subtitle says so). Returns the layers, a layer per place used."""
+    """The watermark's edge texts ("watermark = MAX (end of input) →" right-aligned below
+    their point, "← watermark = MIN" left-aligned: ``EDGE_DX``) moved to the first of
+    ``EDGE_PLACES`` where they cross no mark (``points``; away from its place: no mark, line
+    or label, ``taken``), and left out where none is free (the subtitle says so). Returns the
+    layers, a layer per place used."""
     out = []
     for layer in layers:
         rows = layer.data.values if layer.mark["type"] == "text" else []
@@ -1644,12 +1735,13 @@ def _edge_texts_off_marks(
             out.append(layer)
             continue
         by: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        align = layer.mark.get("align", "right")
         for e in rows:
-            px, py = plot.px(e["x"]), plot.py(e["y"])
-            left = px - 4 - CHAR_PX * len(e["text"])
+            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
+            py = plot.py(e["y"])
             for n, (baseline, dy) in enumerate(EDGE_PLACES):
                 top = py + dy if baseline == "top" else py + dy - LABEL_FONT - 3
-                box = (left, top, px - 4, top + LABEL_FONT + 3)
+                box = (left, top, right, top + LABEL_FONT + 3)
                 if not (points if n == 0 else taken).hits(box):
                     taken.add(box)
                     by.setdefault((baseline, dy), []).append(e)
@@ -1730,16 +1822,24 @@ def _element_label_layers(
 
 def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
     """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
-    drawn right-aligned below their point (see ``_watermarks``)."""
+    drawn below their point, aligned as ``EDGE_DX`` says (see ``_watermarks``)."""
     boxes = []
     for layer in layers:
         if layer.mark["type"] != "text":
             continue
+        align = layer.mark.get("align", "right")
         for e in layer.data.values:
-            px, py = plot.px(e["x"]), plot.py(e["y"])
-            w = CHAR_PX * len(e["text"])
-            boxes.append((px - 4 - w, py + 4, px - 4, py + 4 + LABEL_FONT + 3))
+            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
+            py = plot.py(e["y"])
+            boxes.append((left, py + 4, right, py + 4 + LABEL_FONT + 3))
     return boxes
+
+
+def _edge_span(px: float, text: str, align: str) -> tuple[float, float]:
+    """The left and right pixel of an edge text at ``px`` with this ``align`` (``EDGE_DX``)."""
+    w = CHAR_PX * len(text)
+    dx = EDGE_DX[align]
+    return (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)
 
 
 CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"

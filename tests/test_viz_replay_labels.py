@@ -1,0 +1,261 @@
+"""Issue 26, what the gallery overlap check found around a restore and far-off labels: the
+replay's readings again (``winviz.viz.replay``: one rule for the timeline, the skew chart and
+the scrubber), the restart texts placed off marks, firing labels kept near their mark or
+joined to it by a leader line, and a merge mark one can see."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+import winviz as wv
+from tests.browser.gallery import restored, running_example
+from tests.chart_jobs import session_job
+from winviz import viz
+from winviz.viz import frames, palette, propagation, replay
+from winviz.viz.palette import TimeAxis
+from winviz.viz.timeline import (
+    LABEL_REACH_PX,
+    _Boxes,
+    _place_labels,
+    _Plot,
+    _text_box,
+    label_leaders,
+)
+
+AGAIN = "after restore from checkpoint 1"
+
+
+def layers_of(spec: dict[str, Any]) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """(mark, rows) of each layer of a layer chart's spec."""
+    return [(lay["mark"], spec["datasets"][lay["data"]["name"]]) for lay in spec["layer"]]
+
+
+@pytest.fixture(scope="module")
+def restore_run() -> wv.JobExecutionResult:
+    return restored()
+
+
+# -- the replay: one rule, three charts ---------------------------------------------------------
+
+
+def test_read_again_names_the_restore_a_reading_follows() -> None:
+    first, second = frames.Restart(36, 500, 700, 1), frames.Restart(60, 900, 1000, 2)
+    seqs = [1, 7, 23, 33, 40, 45, 62, 70]
+    sources = [0, 1, 2, 3, 3, 4, None, 4]
+    stamps = [100, 1200, 1300, 500, 500, 800, 100, 800]
+    values = ["a", "b", "c", "d", "d", "e", "a", "e"]
+    assert replay.read_again(seqs, sources, stamps, values, [first, second]) == [
+        None,  # read once, before any restart
+        None,
+        None,
+        None,  # d's first reading (seq 33), before the restore at seq 36 ...
+        AGAIN,  # ... read again after it
+        None,  # e, first read after the first restore
+        None,  # no source record (made upstream): never called read again
+        "after restore from checkpoint 2",  # e again, after the second restore
+    ]
+    assert replay.read_again(seqs, sources, stamps, values, []) == [None] * len(seqs)
+    # from the beginning (a run restarted with no checkpoint)
+    start = frames.Restart(36, 0, 700, None)
+    assert replay.read_again([33, 40], [3, 3], [5, 5], ["d", "d"], [start]) == [
+        None,
+        "after restart from the beginning",
+    ]
+
+
+def test_the_reading_again_is_hollow_around_the_first_on_every_chart(restore_run) -> None:
+    r = restore_run
+    e = [x.seq for x in r.trace.records("element") if x.operator == "window"]
+    # the element ("a", 500) is read at seq e[3] (side output), again at e[4] after the restore
+    charts = {
+        "timeline": (viz.timeline(r.trace, view="timeline"), 70, (500, 700)),
+        "skew": (viz.skew_chart(r.trace), 40, (700, 200)),
+        "scrubber": (viz.scrubber(r.trace), 70, (500, 700)),
+    }
+    for name, (chart, size, at) in charts.items():
+        spec = chart.to_dict()
+        elements = [(m, rows) for m, rows in layers_of(spec) if rows and "seq" in rows[0]]
+        elements = [(m, rows) for m, rows in elements if rows[0].get("kind") == "element"]
+        again = [(m, rows) for m, rows in elements if replay.FIELD in rows[0]]
+        assert len(again) == 1, name
+        mark, rows = again[0]
+        assert [(row["seq"], row[replay.FIELD]) for row in rows] == [(e[4], AGAIN)], name
+        assert (rows[0]["x"], rows[0]["y"]) == at, name
+        assert mark["filled"] is False and mark["size"] == round(size * 2.6), name
+        assert mark["strokeWidth"] == 1.5 and mark["opacity"] == 1, name
+        # the first reading stays in the filled layer, at the same point
+        # (the scrubber's faded layer of elements not arrived yet, one colour, aside)
+        firsts = [
+            row for m, rows in elements if m.get("filled") and "color" not in m for row in rows
+        ]
+        assert [(row["x"], row["y"]) for row in firsts if row["seq"] == e[3]] == [at], name
+        assert e[4] not in [row["seq"] for row in firsts], name
+        note = (
+            "1 element read again after restore from checkpoint 1 (the replay): drawn hollow "
+            "and larger, around the first reading where it is read at the same place"
+        )
+        assert note in spec["title"]["subtitle"], name
+        (tips,) = [lay["encoding"]["tooltip"] for lay in spec["layer"] if lay["mark"] is mark]
+        assert replay.FIELD in [t["field"] for t in tips], name
+    # the scrubber's legends are independent: the readings again have their own, of the fates
+    # read again only (here the replay's on-time reading)
+    spec = charts["scrubber"][0].to_dict()
+    (enc,) = [lay["encoding"] for lay in spec["layer"] if lay["mark"].get("filled") is False]
+    for channel, values in (("color", ["#0072B2"]), ("shape", ["circle"])):
+        assert enc[channel]["title"] == "read again (replay)"
+        assert enc[channel]["scale"] == {"domain": ["on time"], "range": values}
+
+
+def test_no_restart_no_reading_again() -> None:
+    spec = viz.timeline(running_example().trace).to_dict()
+    assert not any(rows and replay.FIELD in rows[0] for _, rows in layers_of(spec))
+    assert not any("read again" in n for n in spec["title"]["subtitle"])
+
+
+# -- the restarts' texts -----------------------------------------------------------------------
+
+
+def test_the_min_edge_text_is_inside_the_plot_left_aligned(restore_run) -> None:
+    spec = viz.timeline(restore_run.trace, view="timeline").to_dict()
+    edges = [
+        (m, rows)
+        for m, rows in layers_of(spec)
+        if m["type"] == "text" and rows and rows[0].get("text") == "← watermark = MIN"
+    ]
+    assert len(edges) == 1
+    mark, rows = edges[0]
+    # at the left edge (x.lo), starting 4 px right of it: off the processing-time axis
+    assert (mark["align"], mark["dx"], mark["baseline"], mark["dy"]) == ("left", 4, "top", 4)
+    lo = spec["layer"][0]["encoding"]["x"]["scale"]["domain"][0]
+    assert [(r["x"], r["y"]) for r in rows] == [(lo, 500)]
+
+
+def test_the_restart_text_goes_beside_its_rule_off_the_dots() -> None:
+    x = TimeAxis("processing time", "ms", 0, 1000)
+    y = TimeAxis("watermark (event time)", "ms", 0, 1000)
+    plot = propagation._Pixels(x, y, 1000, 1000)
+    text = "restart from checkpoint 1: watermarks at MIN"  # 44 characters: 264 px
+    assert propagation._restart_place(500, text, plot, [], []) == ("left", 2)
+    # a dot right of the rule at the top: left of it
+    dot = [(600.0, 0.0, 606.0, 6.0)]
+    assert propagation._restart_place(500, text, plot, dot, []) == ("right", 2)
+    # dots both sides at the top: a line lower; a step line there too: lower still
+    both = [(600.0, 0.0, 606.0, 6.0), (300.0, 0.0, 306.0, 6.0)]
+    assert propagation._restart_place(500, text, plot, both, []) == ("left", 16)
+    line = [(0.0, 14.0, 1000.0, 20.0)]
+    assert propagation._restart_place(500, text, plot, both, line) == ("left", 30)
+    # no room right of the rule (near the right edge): left of it
+    assert propagation._restart_place(900, text, plot, [], []) == ("right", 2)
+    # crossing a line rather than a dot where nothing is free of both
+    everywhere = [(0.0, 0.0, 1000.0, 1000.0)]
+    assert propagation._restart_place(500, text, plot, both, everywhere) == ("left", 16)
+
+
+def test_the_gallery_restart_text_sits_left_of_its_rule(restore_run) -> None:
+    spec = viz.propagation_chart(restore_run.trace).to_dict()
+    texts = [m for m, rows in layers_of(spec) if m["type"] == "text"]
+    # the dots right of the rule at the top (the watermark reaching 1,299 at 600 ms): left
+    assert [(m["align"], m["dx"], m["baseline"]) for m in texts] == [("right", -3, "top")]
+
+
+# -- firing labels near their mark --------------------------------------------------------------
+
+
+def _plot() -> _Plot:
+    """1 px per ms both ways: a point (x, y) is drawn at (x, 1000 − y)."""
+    x = TimeAxis("event time", "ms", 0, 1000)
+    y = TimeAxis("processing time", "ms", 0, 1000)
+    return _Plot(x, y, 1000, 1000)
+
+
+def test_a_label_with_room_beside_its_mark_has_no_leader() -> None:
+    rows = [{"x": 500, "y": 500, "label": "abc"}]
+    placed, hidden = _place_labels(rows, _plot(), _Boxes())
+    assert hidden == 0
+    assert placed == {("left", 7, -9): [
+        {"x": 500, "y": 500, "label": "abc", "kind": "firing label"}
+    ]}  # fmt: skip
+    # its box (507, 485)–(525, 497): 7.6 px from the mark's centre (500, 500)
+    assert _text_box(500, 500, "abc", "left", 7, -9) == (507, 485.0, 525.0, 497.0)
+    assert label_leaders(placed) == []
+
+
+def test_a_label_a_line_away_is_joined_to_its_mark() -> None:
+    taken = _Boxes()
+    taken.add((470, 486, 530, 514))  # blocks the four places beside the mark
+    rows = [{"x": 500, "y": 500, "label": "abc"}]
+    placed, hidden = _place_labels(rows, _plot(), taken)
+    assert hidden == 0
+    assert list(placed) == [("left", 7, -21)]  # box (507, 473)–(525, 485)
+    # nearest point of the box to the mark's centre: 7 px right, 15 px up (16.55 px > 12):
+    # a leader from the mark's edge (5.5 px towards it) to that point
+    far = math.hypot(7, 15)
+    assert far > LABEL_REACH_PX
+    assert label_leaders(placed) == [
+        {
+            "x": 500,
+            "y": 500,
+            "label": "abc",
+            "kind": "leader",
+            "xOffset": round(5.5 * 7 / far, 2),
+            "yOffset": round(-5.5 * 15 / far, 2),
+            "x2Offset": 7.0,
+            "y2Offset": -15.0,
+        }
+    ]
+    assert (round(5.5 * 7 / far, 2), round(-5.5 * 15 / far, 2)) == (2.33, -4.98)
+
+
+def test_a_shifted_marks_leader_starts_at_the_shifted_mark() -> None:
+    taken = _Boxes()
+    taken.add((470, 486, 545, 514))
+    rows = [{"x": 500, "y": 500, "label": "abc"}]
+    # the mark drawn 11 px right of its point (side by side): the label's dx includes it
+    placed, _ = _place_labels(rows, _plot(), taken, [11])
+    assert list(placed) == [("left", 18, -21)]
+    (leader,) = label_leaders(placed)
+    far = math.hypot(7, 15)
+    assert (leader["xOffset"], leader["yOffset"]) == (round(11 + 5.5 * 7 / far, 2), -4.98)
+    assert (leader["x2Offset"], leader["y2Offset"]) == (18.0, -15.0)
+
+
+def test_the_running_examples_far_labels_have_leaders() -> None:
+    spec = viz.timeline(running_example().trace).to_dict()
+    leaders = [rows for m, rows in layers_of(spec) if m["type"] == "rule"]
+    leaders = [r for rows in leaders for r in rows if r.get("kind") == "leader"]
+    # "abcd · event-time timer at 9999" sat above element f (4,000 ms) with nothing joining
+    # it to its square at 9,999: now a leader line does, as for "h · end of input"
+    assert [(r["label"], r["x"], r["y"]) for r in leaders] == [
+        ("h · end of input", 29999, 25100),
+        ("abcd · event-time timer at 9999", 9999, 12200),
+    ]
+    assert {(r["xOffset"], r["yOffset"], r["x2Offset"], r["y2Offset"]) for r in leaders} == {
+        (-2.33, -4.98, -7.0, -15.0)
+    }
+    near = [
+        rows
+        for m, rows in layers_of(spec)
+        if m["type"] == "text" and rows and rows[0].get("kind") == "firing label"
+        and abs(m["dy"]) == 9
+    ]  # fmt: skip
+    assert [r["label"] for rows in near for r in rows] == ["eg · event-time timer at 19999"]
+
+
+# -- the merge mark -----------------------------------------------------------------------------
+
+
+def test_the_merge_mark_is_a_glyph_as_big_as_a_square() -> None:
+    spec = viz.timeline(session_job(), view="timeline").to_dict()
+    (merged,) = [
+        lay
+        for lay in spec["layer"]
+        if spec["datasets"][lay["data"]["name"]][0].get("kind") == "merged"
+    ]
+    assert merged["mark"]["size"] == 160  # its box: √160 ≈ 12.6 px each way
+    shapes = merged["encoding"]["shape"]["scale"]
+    assert shapes["range"][shapes["domain"].index("merged")] == palette.MERGE_SHAPE
+    assert palette.MERGE_SHAPE == "M-1,-1L0,0L-1,1ZM1,-1L0,0L1,1Z"  # ▶◀ in the [-1, 1] square
+    assert "wedge" not in palette.WINDOW_EVENT_SHAPES
