@@ -35,8 +35,8 @@ def test_a_pile_too_deep_is_counted_on_the_mark_at_its_point() -> None:
     assert piles.moved_note(placed, "timer event", 10) == [
         "2 timer event(s) at the point of another drawn beside it, 10 px right or left "
         "(hover for its times)",
-        "2 timer event(s) where others pile up counted on the mark there, not drawn (hover "
-        "it: 'also here')",
+        "2 timer event(s) where others pile up counted on the mark there, not drawn: a ring "
+        "marks it (hover it: 'also here')",
     ]
 
 
@@ -48,3 +48,13 @@ def test_a_grid_shared_by_two_layers_keeps_the_second_off_the_first() -> None:
     # a reach below the step: centres 6 px apart do not cover each other
     near = piles.side_by_side([(50, 0), (56, 0)], 10, 100, most=3, grid=piles.Grid(10, reach=5))
     assert near.dx == [0, 0]
+
+
+def test_rings_are_drawn_round_the_marks_others_were_counted_on() -> None:
+    grid = piles.Grid(10)
+    rows = [{"x": 7, "y": 3, "key": "k"}, {"x": 7, "y": 3, "key": "k"}, {"x": 7, "y": 3}]
+    placed = piles.side_by_side([(95, 0)] * 3, 10, 100, most=1, grid=grid, rows=rows)
+    assert (placed.dx, placed.counted_on) == ([0, -10, 0], [None, None, 0])
+    assert piles.rings(grid) == [
+        {"kind": "pile", "x": 7, "y": 3, "dx": 0, "key": "k", piles.ALSO_HERE: 1}
+    ]

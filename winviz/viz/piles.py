@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from winviz.viz import palette, spec
+
 ALSO_HERE = "also here"
 """The tooltip field of a mark that others were counted on: how many more are at its point."""
 
@@ -33,6 +35,8 @@ class Grid:
     reach: float = 0.0
     cells: dict[tuple[int, int], list[tuple[float, float, int]]] = field(default_factory=dict)
     n: int = 0  # the marks added: the next one's index
+    anchors: dict[int, dict[str, Any]] = field(default_factory=dict)  # index: x, y, dx (key)
+    more: dict[int, int] = field(default_factory=dict)  # index: marks counted on it
 
     def near(self, px: float, py: float) -> int | None:
         """The index of a placed mark nearer than ``step`` to (px, py), else None."""
@@ -47,11 +51,15 @@ class Grid:
                         return n
         return None
 
-    def add(self, px: float, py: float) -> None:
-        """Add a mark's centre (it gets the next index, ``n``)."""
+    def add(self, px: float, py: float, anchor: dict[str, Any] | None = None) -> None:
+        """Add a mark's centre (it gets the next index, ``n``); ``anchor``: its x, y (data),
+        ``dx`` (pixels) and key if it has one, where a ring is drawn if marks are counted on
+        it."""
         if math.isfinite(px) and math.isfinite(py):
             key = (int(px // self.step), int(py // self.step))
             self.cells.setdefault(key, []).append((px, py, self.n))
+        if anchor is not None:
+            self.anchors[self.n] = anchor
         self.n += 1
 
     def boxes(self) -> list[tuple[float, float, float, float]]:
@@ -118,29 +126,40 @@ def side_by_side(
     *,
     most: int,
     grid: Grid | None = None,
+    rows: Sequence[dict[str, Any]] | None = None,
 ) -> Placement:
     """Place marks at pixel ``places`` (x right, y either way), in drawing order, by the rule
-    above. ``grid`` holds the marks placed before (another layer's) and receives these."""
+    above. ``grid`` holds the marks placed before (another layer's) and receives these;
+    ``rows``: the marks' rows, whose ``x`` / ``y`` anchor a ring (``rings``)."""
     grid = Grid(step) if grid is None else grid
     first = grid.n
     dx: list[float] = []
     counted_on: list[int | None] = []
-    for px, py in places:
+    for i, (px, py) in enumerate(places):
         k, on = first_free(px, py, grid, width, most)
         if k is None:
             dx.append(0)
             counted_on.append(on)
+            if on is not None:
+                grid.more[on] = grid.more.get(on, 0) + 1
             grid.n += 1  # (its index, in no cell)
             continue
-        grid.add(px + k * step, py)
+        anchor = None
+        if rows is not None:
+            row = rows[i]
+            anchor = {"x": row["x"], "y": row["y"], "dx": row.get("dx", 0) + k * step}
+            if "key" in row:
+                anchor["key"] = row["key"]
+        grid.add(px + k * step, py, anchor)
         dx.append(k * step)
         counted_on.append(None)
     return Placement(dx, counted_on, first)
 
 
-def moved_note(placement: Placement, what: str, step: float) -> list[str]:
+def moved_note(placement: Placement, what: str, step: float, cue: str = "a ring") -> list[str]:
     """The subtitle's notes on marks moved beside another and marks counted on another
-    (``what``: the marks' name, e.g. "firing mark")."""
+    (``what``: the marks' name, e.g. "firing mark"; ``cue``: what shows a mark others were
+    counted on)."""
     notes = []
     if placement.moved:
         way = "right or left" if placement.left else "right"
@@ -151,7 +170,7 @@ def moved_note(placement: Placement, what: str, step: float) -> list[str]:
     if placement.counted:
         notes.append(
             f"{placement.counted:,} {what}(s) where others pile up counted on the mark there, "
-            f"not drawn (hover it: '{ALSO_HERE}')"
+            f"not drawn: {cue} marks it (hover it: '{ALSO_HERE}')"
         )
     return notes
 
@@ -170,3 +189,34 @@ def count_on(rows: list[dict[str, Any]], placement: Placement) -> list[dict[str,
             row[ALSO_HERE] = n
             drawn.append(row)
     return drawn
+
+
+def rings(grid: Grid) -> list[dict[str, Any]]:
+    """A row per mark that others were counted on: its x, y, ``dx`` (and key) and how many
+    (the ring drawn around it says "more here: hover")."""
+    return [
+        {"kind": "pile", **grid.anchors[i], ALSO_HERE: n}
+        for i, n in sorted(grid.more.items())
+        if i in grid.anchors
+    ]
+
+
+def ring_layer(grid: Grid, x: dict[str, Any], y: dict[str, Any], size: float) -> Any:
+    """The rings around marks that others were counted on (``x`` / ``y``: the chart's
+    channels; ``size``: the marks' area, px²), else None."""
+    rows = rings(grid)
+    if not rows:
+        return None
+    return spec.layer(
+        rows,
+        {
+            "type": "point",
+            "shape": "circle",
+            "filled": False,
+            "size": size * 3,
+            "stroke": palette.BLACK,
+            "strokeWidth": 1.5,
+            "xOffset": {"expr": "datum.dx"},
+        },
+        {"x": x, "y": y, "tooltip": [{"field": ALSO_HERE, "type": "quantitative"}]},
+    )

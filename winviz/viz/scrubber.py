@@ -711,7 +711,7 @@ def _firing_layer(
         f"{n:,} firing{'' if n == 1 else 's'} (squares, by cause, as on the timeline) shown once "
         "made" + (f"; every {k}th firing mark drawn" if k > 1 else "")
     )
-    notes += piles.moved_note(placed, "firing mark", FIRING_STEP_PX)
+    notes += piles.moved_note(placed, "firing mark", FIRING_STEP_PX, "a thick outline")
     if clipped:
         notes.append(
             f"{clipped:,} firing(s) lie beyond the skew axis (processing time − their timer's "
@@ -740,9 +740,18 @@ def _firing_layer(
                 "scale": {"domain": present, "range": [colours[c] for c in present]},
             },
             "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
+            **_pile_outline(placed),
         },
         [{"filter": f"datum.fired <= {PARAM}"}],
     )
+
+
+def _pile_outline(placed: piles.Placement) -> dict[str, Any]:
+    """A thick outline on a firing mark others were counted on (``piles``), if any was."""
+    if not placed.counted:
+        return {}
+    test = f"datum[{piles.ALSO_HERE!r}] > 0"
+    return {"strokeWidth": {"condition": {"test": test, "value": 2.5}, "value": 0.5}}
 
 
 def _now_layer(x: TimeAxis, y: TimeAxis) -> alt.Chart:

@@ -290,6 +290,8 @@ def _timeline(
             occupied,
             lambda: _cleanups(cleaned, at_x, y, notes, mark_plot, occupied, taken),
         ),
+        # (after the cleanups are placed) a ring round each mark others were counted on
+        piles.ring_layer(occupied, mark_plot.x.channel("x"), y.channel("y"), 90),
         _merges(view, op, x, y, notes),
         *_restarts(restarts, x, y, notes),
         _joins(view, op, x, y, notes),
@@ -1473,7 +1475,9 @@ def _side_by_side(
     sx, sy = plot.width / max(1, plot.x.hi - plot.x.lo), plot.height / max(1, plot.y.hi - plot.y.lo)
     x0, y0, h = plot.x.lo, plot.y.lo, plot.height
     places = [((row["x"] - x0) * sx, h - (row["y"] - y0) * sy) for row in rows]
-    placed = piles.side_by_side(places, STACK_PX, plot.width, most=STACK_STEPS, grid=occupied)
+    placed = piles.side_by_side(
+        places, STACK_PX, plot.width, most=STACK_STEPS, grid=occupied, rows=rows
+    )
     notes += piles.moved_note(placed, f"{what} mark", STACK_PX)
     drawn = [i for i, on in enumerate(placed.counted_on) if on is None]
     offsets = [placed.dx[i] for i in drawn]

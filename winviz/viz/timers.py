@@ -180,7 +180,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     # marks at one point drawn side by side, labels off the marks and each other (issue 26)
     px = _Pixels(x, y, width, height)
-    points = _side_by_side(points, px, notes)
+    points, pile = _side_by_side(points, px, notes)
     marks = _boxes_of(points, px)
     staircase = _watermark_layers(steps, x, y, frames.restarts(view))
     labels = _label_layers(rules, x, y)
@@ -192,10 +192,12 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         *_diagonal_layers(lives, x, y),
         _rule_layer(rules, x, y, by_key),
         _event_layer(points, x, y),
+        piles.ring_layer(pile, axes.channel(x, "x"), axes.channel(y, "y"), 45),
         *staircase[1:2],  # its dots (tooltips), smaller, over the timer events
         *labels,
         *_watermark_label_off_marks(staircase[2:], px, marks),
     ]
+    layers = [layer for layer in layers if layer is not None]
     if keys:
         for layer in layers:
             if layer.data.values and "key" in layer.data.values[0]:
@@ -330,22 +332,23 @@ it is counted on the mark there (``piles``)."""
 
 def _side_by_side(
     points: list[dict[str, Any]], px: _Pixels, notes: list[str]
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], piles.Grid]:
     """Timer events at one point (a de-duplicated registration at its timer's registration, a
     timer registered and fired at one time) drawn side by side by the charts' one rule
     (``piles.side_by_side``: a few ``EVENT_PX`` steps right, then left, on the panel; each
     row's ``dx``, its x / y stay the trace's times); events of a pile too deep for that are
     counted on the mark at their point (its ``also here``) and not drawn. Returns the rows
-    drawn; the subtitle says how many moved and how many were counted."""
+    drawn and the grid (``piles.ring_layer``); the subtitle says how many moved and how many
+    were counted."""
     places = [(px.px(r["x"]) + r.get("dx", 0.0), px.py(r["y"])) for r in points]
     grid = piles.Grid(EVENT_PX, reach=EVENT_PX / 2)  # (centres nearer than half a mark)
-    placed = piles.side_by_side(places, EVENT_PX, px.width, most=EVENT_STEPS, grid=grid)
+    placed = piles.side_by_side(
+        places, EVENT_PX, px.width, most=EVENT_STEPS, grid=grid, rows=points
+    )
     for row, d in zip(points, placed.dx, strict=True):
         row["dx"] = round(row.get("dx", 0.0) + d, 2)
     notes += piles.moved_note(placed, "timer event", EVENT_PX)
-    if not placed.counted:
-        return points
-    return piles.count_on(points, placed)
+    return (piles.count_on(points, placed) if placed.counted else points), grid
 
 
 def _inside(a: _Box, b: _Box) -> bool:
