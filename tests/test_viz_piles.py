@@ -58,3 +58,19 @@ def test_rings_are_drawn_round_the_marks_others_were_counted_on() -> None:
     assert piles.rings(grid) == [
         {"kind": "pile", "x": 7, "y": 3, "dx": 0, "key": "k", piles.ALSO_HERE: 1}
     ]
+
+
+class _Marks:
+    def __init__(self, boxes: list[tuple[float, float, float, float]]) -> None:
+        self.boxes = boxes
+
+    def hits(self, b: tuple[float, float, float, float]) -> bool:
+        return any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3] for a in self.boxes)
+
+
+def test_a_moved_mark_keeps_its_centre_off_the_marks_to_avoid() -> None:
+    grid = piles.Grid(10, avoid=_Marks([(55, -5, 65, 5)]))  # an element at 60
+    placed = piles.side_by_side([(50, 0), (50, 0)], 10, 100, most=3, grid=grid)
+    assert placed.dx == [0, 20]  # 10 right would sit under the element
+    # a mark at its own point is not moved off the element (elements are drawn over it)
+    assert piles.side_by_side([(60, 20)], 10, 100, most=3, grid=grid).dx == [0]

@@ -37,6 +37,9 @@ class Grid:
     n: int = 0  # the marks added: the next one's index
     anchors: dict[int, dict[str, Any]] = field(default_factory=dict)  # index: x, y, dx (key)
     more: dict[int, int] = field(default_factory=dict)  # index: marks counted on it
+    # other marks a moved mark keeps its centre off (drawn over it: the elements), as an
+    # object whose ``hits((left, top, right, bottom))`` tells whether a box crosses one
+    avoid: Any = None
 
     def near(self, px: float, py: float) -> int | None:
         """The index of a placed mark nearer than ``step`` to (px, py), else None."""
@@ -87,8 +90,11 @@ def first_free(
     tries is free — (None, the index of the mark in its way at its own point)."""
     in_way = None
     for k in places_tried(px, grid.step, width, most):
-        n = grid.near(px + k * grid.step, py)
+        cx = px + k * grid.step
+        n = grid.near(cx, py)
         if n is None:
+            if k and grid.avoid is not None and grid.avoid.hits((cx - 1, py - 1, cx + 1, py + 1)):
+                continue  # (moved under another mark)
             return k, None
         if k == 0:
             in_way = n

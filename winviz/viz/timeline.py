@@ -267,6 +267,7 @@ def _timeline(
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
     occupied, points = piles.Grid(STACK_PX), _Boxes()
     _taken_by_marks(points, [element_layer, *watermark_layers], plot, lines=False)
+    occupied.avoid = points.copy()  # (a firing or cleanup moved aside keeps off them)
     taken = points.copy()
     _taken_by_marks(taken, watermark_layers, plot, points=False)
     for box in _edge_boxes(watermark_layers, plot):
