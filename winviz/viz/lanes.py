@@ -30,10 +30,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, scale, spec
+from winviz.viz import frames, palette, piles, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timeline import STACK_PX, pick_operator, stack_offsets
+from winviz.viz.timeline import STACK_PX, STACK_STEPS, pick_operator
 
 STATUS = ("fired", "not fired", "merged away")
 STATUS_FILL = (palette.WINDOW_FIRED_COLOR, palette.WINDOW_COLOR, palette.MERGED_AWAY_COLOR)
@@ -523,15 +523,16 @@ def _events(
         shift[claims] = 0.0
         for r, v in zip(rows, np.clip(at + shift, x.lo, x.hi).round(3).tolist(), strict=True):
             r["x"] = v
-        _side_by_side(rows, x, width)
+        rows = _side_by_side(rows, x, width)
     return rows
 
 
-def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> None:
+def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[dict[str, Any]]:
     """Firings and cleanups of one lane row (key and slot) still at one point after their
     ``EVENT_DX`` — two firings of one cause, a firing replayed after a restore, two
-    cleanups — drawn side by side by the timeline's rule (``timeline.stack_offsets``): each
-    row's ``dx``, the pixels its mark is drawn right of ``x``."""
+    cleanups — drawn side by side by the charts' one rule (``piles.side_by_side``, the
+    timeline's steps): each row's ``dx``, the pixels its mark is drawn beside ``x``. Returns
+    the rows drawn (a mark of a pile too deep is counted on the mark at its point)."""
     lanes: dict[tuple[Any, Any], int] = {}
     gap = 4 * STACK_PX  # (lane rows never share a place)
     places = [
@@ -541,10 +542,11 @@ def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> None:
         )
         for r in rows
     ]
-    offsets = stack_offsets(places)
-    if any(offsets):  # (a column only when a mark moved)
-        for r, dx in zip(rows, offsets, strict=True):
+    placed = piles.side_by_side(places, STACK_PX, width, most=STACK_STEPS)
+    if placed.moved:  # (a column only when a mark moved)
+        for r, dx in zip(rows, placed.dx, strict=True):
             r["dx"] = dx
+    return piles.count_on(rows, placed) if placed.counted else rows
 
 
 def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:

@@ -49,7 +49,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, idle, palette, replay, scale, spec
+from winviz.viz import frames, idle, palette, piles, replay, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import auto_view, pick_operator
@@ -624,36 +624,26 @@ FIRING_STEP_PX = 11
 step for marks at one point): the square is 80 px², about 9 px wide."""
 
 
-def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, size: Size) -> int:
+FIRING_STEPS = 6
+"""How many places (``FIRING_STEP_PX`` apart) each way a firing mark tries beside its point
+before it is counted on the mark there (``piles``)."""
+
+
+def _side_by_side(
+    rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, size: Size
+) -> piles.Placement:
     """Firing marks that would cover one another (closer than a square's width in pixels),
-    side by side: each mark whose square would touch one drawn before it moves
-    ``FIRING_STEP_PX`` right until it touches none (its ``dx``; its x / y stay the trace's
-    times). How many moved."""
+    side by side by the charts' one rule (``piles.side_by_side``: ``FIRING_STEP_PX`` steps
+    right, then left, on the plot; each row's ``dx``, its x / y stay the trace's times)."""
     width, height = size
     sx = width / max(1, x.hi - x.lo)
     sy = height / max(1, y.hi - y.lo)
-    step = FIRING_STEP_PX
-    cells: dict[tuple[int, int], list[tuple[float, float]]] = {}
-    moved = 0
-    for row in rows:
-        px, py = (row["x"] - x.lo) * sx, (row["y"] - y.lo) * sy
-        dx = 0
-        while dx < 40 * step:
-            cx, cy = px + dx, py
-            cell = (int(cx // step), int(cy // step))
-            near = [
-                c
-                for i in (-1, 0, 1)
-                for j in (-1, 0, 1)
-                for c in cells.get((cell[0] + i, cell[1] + j), ())
-            ]
-            if not any(abs(cx - ox) < step - 1 and abs(cy - oy) < step - 1 for ox, oy in near):
-                break
-            dx += step
-        moved += dx > 0
-        row["dx"] = dx
-        cells.setdefault(cell, []).append((cx, cy))
-    return moved
+    places = [((r["x"] - x.lo) * sx, (r["y"] - y.lo) * sy) for r in rows]
+    grid = piles.Grid(FIRING_STEP_PX, reach=FIRING_STEP_PX - 1)
+    placed = piles.side_by_side(places, FIRING_STEP_PX, width, most=FIRING_STEPS, grid=grid)
+    for row, d in zip(rows, placed.dx, strict=True):
+        row["dx"] = d
+    return placed
 
 
 def _firing_layer(
@@ -715,17 +705,15 @@ def _firing_layer(
         )
     k = -(-len(rows) // scale.ROW_LIMIT)  # a regular sample of at most ROW_LIMIT marks
     rows = rows[::k]
-    beside = _side_by_side(rows, x, y, size)
+    placed = _side_by_side(rows, x, y, size)
+    if placed.counted:
+        rows = piles.count_on(rows, placed)
     n = len(marks)
     notes.append(
         f"{n:,} firing{'' if n == 1 else 's'} (squares, by cause, as on the timeline) shown once "
         "made" + (f"; every {k}th firing mark drawn" if k > 1 else "")
     )
-    if beside:
-        notes.append(
-            f"{beside:,} firing mark(s) that would cover another drawn beside it, "
-            f"{FIRING_STEP_PX} px right (hover for its times)"
-        )
+    notes += piles.moved_note(placed, "firing mark", FIRING_STEP_PX, "a thick outline")
     if clipped:
         notes.append(
             f"{clipped:,} firing(s) lie beyond the skew axis (processing time − their timer's "
@@ -754,9 +742,18 @@ def _firing_layer(
                 "scale": {"domain": present, "range": [colours[c] for c in present]},
             },
             "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
+            **_pile_outline(placed),
         },
         [{"filter": f"datum.fired <= {PARAM}"}],
     )
+
+
+def _pile_outline(placed: piles.Placement) -> dict[str, Any]:
+    """A thick outline on a firing mark others were counted on (``piles``), if any was."""
+    if not placed.counted:
+        return {}
+    test = f"datum[{piles.ALSO_HERE!r}] > 0"
+    return {"strokeWidth": {"condition": {"test": test, "value": 2.5}, "value": 0.5}}
 
 
 def _now_layer(x: TimeAxis, y: TimeAxis) -> alt.Chart:

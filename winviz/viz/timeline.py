@@ -59,7 +59,7 @@ import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
 from winviz.trace import detail_names as detail_fields
-from winviz.viz import frames, idle, palette, replay, scale, spec
+from winviz.viz import frames, idle, palette, piles, replay, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 from winviz.viz.propagation import view_paused_spans
@@ -265,8 +265,9 @@ def _timeline(
     element_layer, replay_layer = _elements(view, elements, x, y, max_points, notes, restarts)
     # what labels keep off: the marks (elements, firings, cleanups) and the watermark line;
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
-    occupied, points = _Centers(), _Boxes()
+    occupied, points = piles.Grid(STACK_PX), _Boxes()
     _taken_by_marks(points, [element_layer, replay_layer, *watermark_layers], plot, lines=False)
+    occupied.avoid = points.copy()  # (a firing or cleanup moved aside keeps off them)
     taken = points.copy()
     _taken_by_marks(taken, watermark_layers, plot, points=False)
     for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
@@ -291,6 +292,8 @@ def _timeline(
             occupied,
             lambda: _cleanups(cleaned, at_x, y, notes, mark_plot, occupied, taken),
         ),
+        # (after the cleanups are placed) a ring round each mark others were counted on
+        piles.ring_layer(occupied, mark_plot.x.channel("x"), y.channel("y"), 90),
         _merges(view, op, x, y, notes),
         *_restarts(restarts, x, y, notes),
         _joins(view, op, x, y, notes),
@@ -1179,7 +1182,7 @@ def _firings(
     labels: bool | None,
     notes: list[str],
     taken: _Boxes,
-    occupied: _Centers,
+    occupied: piles.Grid,
     then: Callable[[], list] = list,
 ) -> list:
     """The firing marks (marks at one point side by side), the layers ``then`` makes (drawn
@@ -1261,14 +1264,12 @@ def _firings(
     rows, k = _every_kth(rows)
     if k > 1:
         notes.append(f"firings: every {k}th firing mark drawn")
-    offsets = _side_by_side(rows, plot, occupied, taken, "firing")
+    rows, offsets = _side_by_side(rows, plot, occupied, taken, "firing", notes)
     marks = _offset_layers(
         rows,
         offsets,
         {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
         _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
-        notes,
-        "firing",
     )
     marks += then()
     show = labels if labels is not None else len(rows) <= LABEL_LIMIT
@@ -1548,145 +1549,57 @@ STACK_PX = 11
 """How far apart (pixels) marks at one point are drawn: side by side, left to right."""
 
 
+STACK_STEPS = 12
+"""How many places (``STACK_PX`` apart) each way a firing or cleanup mark tries beside its
+point before it is counted on the mark there (``piles``)."""
+
+
 def _side_by_side(
-    rows: list[dict[str, Any]], plot: _Plot, occupied: _Centers, taken: _Boxes | None, what: str
-) -> list[int]:
-    """Each mark's offset in pixels: 0, or ``STACK_PX`` steps right of its point while a firing
-    or cleanup mark drawn before it sits there — so marks at one point (an on-time and a late
-    firing, a cleanup at a firing) are all seen, none under another. Each mark goes to
-    ``occupied`` (and its box to ``taken``, which labels keep off)."""
+    rows: list[dict[str, Any]],
+    plot: _Plot,
+    occupied: piles.Grid,
+    taken: _Boxes | None,
+    what: str,
+    notes: list[str],
+) -> tuple[list[dict[str, Any]], list[float]]:
+    """Firing and cleanup marks at one point (an on-time and a late firing, a cleanup at a
+    firing) drawn side by side by the charts' one rule (``piles.side_by_side``: ``STACK_PX``
+    steps right, then left, on the plot), so all are seen, none under another. Each mark goes
+    to ``occupied`` (and its box to ``taken``, which labels keep off). Returns the rows drawn
+    (a mark of a pile too deep is counted on the mark at its point) and their offsets; the
+    subtitle says how many were moved or counted."""
     half = STACK_PX / 2
     sx, sy = plot.width / max(1, plot.x.hi - plot.x.lo), plot.height / max(1, plot.y.hi - plot.y.lo)
     x0, y0, h = plot.x.lo, plot.y.lo, plot.height
     places = [((row["x"] - x0) * sx, h - (row["y"] - y0) * sy) for row in rows]
-    offsets = stack_offsets(places, occupied)
+    placed = piles.side_by_side(
+        places, STACK_PX, plot.width, most=STACK_STEPS, grid=occupied, rows=rows
+    )
+    notes += piles.moved_note(placed, f"{what} mark", STACK_PX)
+    drawn = [i for i, on in enumerate(placed.counted_on) if on is None]
+    offsets = [placed.dx[i] for i in drawn]
     if taken is not None:
         arr = np.asarray(
             [
-                (px + k - half, py - half, px + k + half, py + half)
-                for (px, py), k in zip(places, offsets, strict=True)
+                (places[i][0] + placed.dx[i] - half, places[i][1] - half,
+                 places[i][0] + placed.dx[i] + half, places[i][1] + half)
+                for i in drawn
             ],
             dtype=float,
-        ).reshape(-1, 4)
+        ).reshape(-1, 4)  # fmt: skip
         taken.add_array(arr[np.isfinite(arr).all(axis=1)])
-    return offsets
-
-
-def stack_offsets(places: list[tuple[float, float]], occupied: _Centers | None = None) -> list[int]:
-    """The side-by-side rule for marks at (pixel) ``places``, in drawing order: each mark's
-    offset, 0 or ``STACK_PX`` steps right of its place while a mark placed before it (in
-    ``occupied``, which each mark joins) is nearer than ``STACK_PX``. Shared by the charts
-    that draw firings and cleanups (the timeline, the window lanes)."""
-    occupied = _Centers() if occupied is None else occupied
-    offsets = []
-    for px, py in places:
-        k = occupied.first_free(px, py, 12)
-        occupied.add(px + k * STACK_PX, py)
-        offsets.append(k * STACK_PX)
-    return offsets
-
-
-class _Centers:
-    """Mark centres on a grid of ``STACK_PX`` cells: is a centre nearer than ``STACK_PX`` (in
-    both directions) to one already added?"""
-
-    def __init__(self) -> None:
-        self.cells: dict[tuple[int, int], list[tuple[float, float]]] = {}
-        # a mark's x -> the places tried right of it: [x, its cell column, a centre found
-        # near it and that centre's cell (or None)]
-        self.tries: dict[float, list[list[Any]]] = {}
-
-    def add(self, px: float, py: float) -> None:
-        if math.isfinite(px) and math.isfinite(py):
-            self.cells.setdefault((int(px // STACK_PX), int(py // STACK_PX)), []).append((px, py))
-
-    def near(self, px: float, py: float) -> bool:
-        if not (math.isfinite(px) and math.isfinite(py)):
-            return False
-        step, get = STACK_PX, self.cells.get
-        i, j = int(px // step), int(py // step)
-        for key in (
-            (i, j), (i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1),
-            (i - 1, j - 1), (i - 1, j + 1), (i + 1, j - 1), (i + 1, j + 1),
-        ):  # fmt: skip
-            centres = get(key)
-            if centres:
-                for qx, qy in centres:
-                    if -step < px - qx < step and -step < py - qy < step:
-                        return True
-        return False
-
-    def first_free(self, px: float, py: float, most: int) -> int:
-        """The least ``k`` below ``most`` where no centre is ``near(px + k * STACK_PX, py)``,
-        else ``most`` — what ``k = 0; while k < most and near(px + k * STACK_PX, py): k += 1``
-        gives. Marks piled at one point try the same places one after another: each place of
-        ``px`` keeps the centre found near it, tried first the next time, before the cells."""
-        if not (math.isfinite(px) and math.isfinite(py)):
-            return 0
-        step, get = STACK_PX, self.cells.get
-        j = int(py // step)
-        tries = self.tries.setdefault(px, [])
-        for k in range(most):
-            if k == len(tries):
-                spot = px + k * step
-                tries.append([spot, int(spot // step), None])
-            tried = tries[k]
-            spot, i, known = tried
-            if known is not None:  # (a centre of the cells near() reads, near this place)
-                qx, qy, ci, cj = known
-                in_cells = -1 <= ci - i <= 1 and -1 <= cj - j <= 1
-                if in_cells and -step < spot - qx < step and -step < py - qy < step:
-                    continue
-            known = _centre_near(get, spot, py, i, j)
-            if known is None:
-                return k
-            tried[2] = known
-        return most
-
-    def boxes(self) -> list[_Box]:
-        half = STACK_PX / 2
-        return [
-            (x - half, y - half, x + half, y + half)
-            for centres in self.cells.values()
-            for x, y in centres
-        ]
-
-
-_AROUND = ((0, 0), (0, -1), (0, 1), (-1, 0), (1, 0), (-1, -1), (-1, 1), (1, -1), (1, 1))
-
-
-def _centre_near(
-    get: Callable[[tuple[int, int]], Any], px: float, py: float, i: int, j: int
-) -> tuple[float, float, int, int] | None:
-    """A centre ``_Centers.near(px, py)`` finds (``get``: its cells' ``get``; (i, j): the
-    cell of (px, py)) and its cell, or None."""
-    step = STACK_PX
-    for di, dj in _AROUND:
-        centres = get((i + di, j + dj))
-        if centres:
-            for qx, qy in centres:
-                if -step < px - qx < step and -step < py - qy < step:
-                    return qx, qy, i + di, j + dj
-    return None
+    if placed.counted:
+        rows = piles.count_on(rows, placed)
+    return rows, offsets
 
 
 def _offset_layers(
-    rows: list[dict[str, Any]],
-    offsets: list[int],
-    mark: dict[str, Any],
-    encoding: dict[str, Any],
-    notes: list[str],
-    what: str,
+    rows: list[dict[str, Any]], offsets: list[float], mark: dict[str, Any], encoding: dict[str, Any]
 ) -> list[alt.Chart]:
-    """The layer of these marks, each drawn ``offsets[i]`` pixels right of its point (its
-    ``dx``, the mark's ``xOffset``) when any is moved; the subtitle says how many were."""
-    moved = sum(1 for off in offsets if off)
-    if not moved:
+    """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point (its
+    ``dx``, the mark's ``xOffset``) when any is moved."""
+    if not any(offsets):
         return [spec.layer(rows, mark, encoding)]
-    notes.append(
-        f"{moved:,} {what} mark(s) at the point of another drawn beside it, {STACK_PX} px "
-        "right (hover for its times)"
-    )
     for row, off in zip(rows, offsets, strict=True):
         row["dx"] = off
     tooltip = [t for t in encoding.get("tooltip", []) if t.get("field") != "dx"]
@@ -1855,7 +1768,7 @@ def _cleanups(
     y: TimeAxis,
     notes: list[str],
     plot: _Plot | None = None,
-    occupied: _Centers | None = None,
+    occupied: piles.Grid | None = None,
     taken: _Boxes | None = None,
 ) -> list[alt.Chart]:
     if cleaned.empty:
@@ -1887,16 +1800,14 @@ def _cleanups(
     rows, k = _every_kth(rows)
     if k > 1:
         notes.append(f"cleanups: every {k}th cleanup mark drawn")
-    offsets = [0] * len(rows)
+    offsets: list[float] = [0] * len(rows)
     if plot is not None and occupied is not None:
-        offsets = _side_by_side(rows, plot, occupied, taken, "cleanup")
+        rows, offsets = _side_by_side(rows, plot, occupied, taken, "cleanup", notes)
     return _offset_layers(
         rows,
         offsets,
         {"type": "point", "filled": True, "size": 50},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
-        notes,
-        "cleanup",
     )
 
 

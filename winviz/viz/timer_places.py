@@ -14,6 +14,7 @@ from typing import Any
 
 import altair as alt
 
+from winviz.viz import piles
 from winviz.viz.palette import TimeAxis
 
 
@@ -43,47 +44,30 @@ def _event_box(row: dict[str, Any], px: Pixels) -> Box:
     return (cx - h, cy - h, cx + h, cy + h)
 
 
-def side_by_side(points: list[dict[str, Any]], px: Pixels, notes: list[str]) -> None:
+EVENT_STEPS = 4
+"""How many places (``EVENT_PX`` apart) each way a timer event tries beside its point before
+it is counted on the mark there (``piles``)."""
+
+
+def side_by_side(
+    points: list[dict[str, Any]], px: Pixels, notes: list[str]
+) -> tuple[list[dict[str, Any]], piles.Grid]:
     """Timer events at one point (a de-duplicated registration at its timer's registration, a
-    timer registered and fired at one time) drawn side by side: each mark whose box would
-    cover one drawn before it moves ``EVENT_PX`` right until it covers none (its ``dx``, the
-    pixel offset the layer draws; its x / y stay the trace's times). The subtitle says how
-    many moved."""
-    cells: dict[tuple[int, int], list[Box]] = {}
-    moved = 0
-    steps = max(1, int(px.width // EVENT_PX))  # at most across the panel's width
-    for row in points:
-        row.setdefault("dx", 0.0)
-        for step in range(steps + 1):
-            box = _event_box(row, px)
-            cell = (int(box[0] // EVENT_PX), int(box[1] // EVENT_PX))
-            near = [
-                b
-                for i in (-1, 0, 1)
-                for j in (-1, 0, 1)
-                for b in cells.get((cell[0] + i, cell[1] + j), ())
-            ]
-            if step == steps or not any(
-                _inside(box, b) or _inside(b, box) or _close(box, b) for b in near
-            ):
-                break  # (the box kept is the one drawn)
-            row["dx"] = round(row["dx"] + EVENT_PX, 2)
-            moved += 1 if row["dx"] == EVENT_PX else 0
-        cells.setdefault(cell, []).append(box)
-    if moved:
-        notes.append(
-            f"{moved:,} timer event(s) at the point of another drawn beside it, {EVENT_PX} px "
-            "right (hover for its times)"
-        )
-
-
-def _inside(a: Box, b: Box) -> bool:
-    return a[0] >= b[0] and a[1] >= b[1] and a[2] <= b[2] and a[3] <= b[3]
-
-
-def _close(a: Box, b: Box) -> bool:
-    """Two event marks covering most of each other (centres nearer than half a mark)."""
-    return abs(a[0] - b[0]) < EVENT_PX / 2 and abs(a[1] - b[1]) < EVENT_PX / 2
+    timer registered and fired at one time) drawn side by side by the charts' one rule
+    (``piles.side_by_side``: a few ``EVENT_PX`` steps right, then left, on the panel; each
+    row's ``dx``, its x / y stay the trace's times); events of a pile too deep for that are
+    counted on the mark at their point (its ``also here``) and not drawn. Returns the rows
+    drawn and the grid (``piles.ring_layer``); the subtitle says how many moved and how many
+    were counted."""
+    places = [(px.px(r["x"]) + r.get("dx", 0.0), px.py(r["y"])) for r in points]
+    grid = piles.Grid(EVENT_PX, reach=EVENT_PX / 2)  # (centres nearer than half a mark)
+    placed = piles.side_by_side(
+        places, EVENT_PX, px.width, most=EVENT_STEPS, grid=grid, rows=points
+    )
+    for row, d in zip(points, placed.dx, strict=True):
+        row["dx"] = round(row.get("dx", 0.0) + d, 2)
+    notes += piles.moved_note(placed, "timer event", EVENT_PX)
+    return (piles.count_on(points, placed) if placed.counted else points), grid
 
 
 def boxes_of(points: list[dict[str, Any]], px: Pixels) -> list[Box]:

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
-from winviz.viz import axes, frames, palette, scale, spec, timer_places
+from winviz.viz import axes, frames, palette, piles, scale, spec, timer_places
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 
@@ -180,7 +180,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     # marks at one point drawn side by side, labels off the marks and each other (issue 26)
     px = timer_places.Pixels(x, y, width, height)
-    timer_places.side_by_side(points, px, notes)
+    points, pile = timer_places.side_by_side(points, px, notes)
     marks = timer_places.boxes_of(points, px)
     staircase = _watermark_layers(steps, x, y, frames.restarts(view))
     labels = _label_layers(rules, x, y)
@@ -192,10 +192,12 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         *_diagonal_layers(lives, x, y),
         _rule_layer(rules, x, y, by_key),
         _event_layer(points, x, y),
+        piles.ring_layer(pile, axes.channel(x, "x"), axes.channel(y, "y"), 45),
         *staircase[1:2],  # its dots (tooltips), smaller, over the timer events
         *labels,
         *timer_places.watermark_label_off_marks(staircase[2:], px, marks),
     ]
+    layers = [layer for layer in layers if layer is not None]
     chart = _two_panels(layers, panel, (width, height), by_key, keys, n_keys, notes)
     return palette.finish(chart, name="timers_chart", notes=notes, in_place=True)
 

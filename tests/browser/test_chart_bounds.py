@@ -1,0 +1,126 @@
+"""Every data point stays on its plot and off the legends and axes (issue 26), checked on what
+Chromium drew: the gallery (tests/browser/gallery.py) on one page, each chart's Vega scenegraph
+read back. Marks drawn side by side at one point (firings, cleanups, timer events) are moved
+right by a few pixels each; at the plot's right edge that must not carry them off the plot and
+over the legend. Counted over the whole gallery:
+
+- a point mark whose centre lies outside its plot (the group it is drawn in);
+- a point mark crossing a guide's text (a legend entry or title, an axis label or title).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import wait_until
+from tests.browser.gallery import SLACK, _overlap, gallery
+
+# Per chart: every data symbol's box with the box of the group that holds it (its plot), and
+# every guide text's box; all in the canvas' coordinates (each group's x, y added on the way).
+BOUNDS_JS = """() => {
+  const out = [];
+  Array.from(document.querySelectorAll("div.winviz-chart")).forEach(function (box) {
+    const view = box.winvizView;
+    if (!view) { out.push(null); return; }
+    const points = [], guides = [];
+    function visible(item) {
+      const o = item.opacity === undefined ? 1 : item.opacity;
+      return o > 0 && item.bounds && !item.bounds.empty();
+    }
+    function walk(mark, ox, oy, plot) {
+      (mark.items || []).forEach(function (item) {
+        if (mark.marktype === "group") {
+          const gx = ox + (item.x || 0), gy = oy + (item.y || 0);
+          const w = item.width || 0, h = item.height || 0;
+          const inner = (mark.role === "scope" || mark.role === "frame") && w > 0 && h > 0
+            ? [gx, gy, gx + w, gy + h] : plot;
+          (item.items || []).forEach(function (m) { walk(m, gx, gy, inner); });
+          return;
+        }
+        if (!visible(item)) return;
+        const b = item.bounds;
+        const abs = [ox + b.x1, oy + b.y1, ox + b.x2, oy + b.y2];
+        if (mark.marktype === "symbol" && mark.role === "mark") {
+          points.push({box: abs, plot: plot, mark: mark.name || "",
+                       datum: item.datum ? String(item.datum.label || item.datum.what ||
+                       item.datum.event || item.datum.kind || "") : ""});
+        } else if (mark.marktype === "text" && /legend|axis/.test(mark.role || "")) {
+          const t = Array.isArray(item.text) ? item.text.join(" ") : String(item.text || "");
+          if (t.trim() !== "") guides.push({box: abs, text: t});
+        }
+      });
+    }
+    const root = view.scenegraph().root;
+    const r = root.items[0];
+    walk(root, 0, 0, [r.x || 0, r.y || 0, (r.x || 0) + (r.width || 0),
+                      (r.y || 0) + (r.height || 0)]);
+    out.push({points: points, guides: guides});
+  });
+  return out;
+}"""
+
+
+def bounds_defects(scene: dict[str, Any]) -> dict[str, list[str]]:
+    """A scene's (``BOUNDS_JS``) points whose centre is off their plot, and points crossing a
+    guide's text."""
+    found: dict[str, list[str]] = {"off plot": [], "point/guide": []}
+    for p in scene["points"]:
+        x1, y1, x2, y2 = p["box"]
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        px1, py1, px2, py2 = p["plot"]
+        if not (px1 - SLACK <= cx <= px2 + SLACK and py1 - SLACK <= cy <= py2 + SLACK):
+            found["off plot"].append(f"{p['mark']} {p['datum']!r} at ({cx:.0f}, {cy:.0f})")
+        for g in scene["guides"]:
+            if _overlap(p["box"], g["box"]):
+                found["point/guide"].append(f"{p['mark']} {p['datum']!r} × {g['text']!r}")
+    return found
+
+
+KNOWN_LEFT: dict[tuple[str, str], int] = {}
+"""Defects the gallery still shows: each (kind, chart) and how many (the goal: none)."""
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory) -> tuple[Path, list[str]]:
+    return gallery(tmp_path_factory.mktemp("gallery") / "gallery.html")
+
+
+def test_bounds_defects_finds_a_point_off_its_plot_and_one_over_a_legend() -> None:
+    scene = {
+        "points": [
+            {"box": [95, 10, 105, 20], "plot": [0, 0, 100, 100], "mark": "m", "datum": "on edge"},
+            {"box": [104, 10, 114, 20], "plot": [0, 0, 100, 100], "mark": "m", "datum": "off"},
+        ],
+        "guides": [{"box": [110, 12, 160, 22], "text": "on time"}],
+    }
+    assert bounds_defects(scene) == {
+        "off plot": ["m 'off' at (109, 15)"],
+        "point/guide": ["m 'off' × 'on time'"],
+    }
+
+
+def test_every_point_stays_on_its_plot_and_off_the_guides(drawn, page, shots: Path) -> None:
+    path, names = drawn
+    pg, net = page
+    pg.goto(path.as_uri(), wait_until="commit", timeout=120_000)
+    wait_until(pg, "window.winvizCharts && window.winvizCharts.done", timeout=120, what="charts")
+    wait_until(
+        pg,
+        "document.querySelector('div.winviz-explorer').dataset.state === 'ready'",
+        what="the explorer",
+    )
+    scenes = pg.evaluate(BOUNDS_JS)
+    assert len(scenes) == len(names) and all(scenes)
+    found: dict[str, list[str]] = {"off plot": [], "point/guide": []}
+    for name, scene in zip(names, scenes, strict=True):
+        for what, items in bounds_defects(scene).items():
+            found[what] += [f"{name}: {item}" for item in items]
+    (shots / "chart_bounds.json").write_text(json.dumps(found, indent=1), encoding="utf-8")
+    counts = Counter((what, item.split(":")[0]) for what, items in found.items() for item in items)
+    assert dict(counts) == KNOWN_LEFT, found
+    assert net.blocked == []

@@ -1,0 +1,76 @@
+"""The one side-by-side rule (winviz.viz.piles): marks at one point are drawn a few steps
+right, then left, never off the plot; a pile too deep is counted on the mark at its point."""
+
+from __future__ import annotations
+
+from winviz.viz import piles
+
+
+def test_places_tried_go_right_then_left_and_stay_on_the_plot() -> None:
+    assert piles.places_tried(50, 10, 100, 3) == [0, 1, 2, 3, -1, -2, -3]
+    # at the right edge: only left
+    assert piles.places_tried(95, 10, 100, 3) == [0, -1, -2, -3]
+    # at the left edge: only right
+    assert piles.places_tried(5, 10, 100, 3) == [0, 1, 2, 3]
+
+
+def test_marks_at_one_point_go_side_by_side_then_left_at_the_edge() -> None:
+    placed = piles.side_by_side([(50, 0), (50, 0), (50, 0)], 10, 100, most=3)
+    assert placed.dx == [0, 10, 20]
+    assert placed.counted_on == [None, None, None] and (placed.moved, placed.left) == (2, False)
+    edge = piles.side_by_side([(95, 0), (95, 0), (95, 0)], 10, 100, most=3)
+    assert edge.dx == [0, -10, -20] and edge.left
+
+
+def test_a_pile_too_deep_is_counted_on_the_mark_at_its_point() -> None:
+    rows = [{"n": i} for i in range(5)]
+    placed = piles.side_by_side([(95, 0)] * 5, 10, 100, most=2)
+    assert placed.dx == [0, -10, -20, 0, 0]
+    assert placed.counted_on == [None, None, None, 0, 0]
+    assert piles.count_on(rows, placed) == [
+        {"n": 0, piles.ALSO_HERE: 2},
+        {"n": 1, piles.ALSO_HERE: 0},
+        {"n": 2, piles.ALSO_HERE: 0},
+    ]
+    assert piles.moved_note(placed, "timer event", 10) == [
+        "2 timer event(s) at the point of another drawn beside it, 10 px right or left "
+        "(hover for its times)",
+        "2 timer event(s) where others pile up counted on the mark there, not drawn: a ring "
+        "marks it (hover it: 'also here')",
+    ]
+
+
+def test_a_grid_shared_by_two_layers_keeps_the_second_off_the_first() -> None:
+    grid = piles.Grid(10)
+    first = piles.side_by_side([(50, 0)], 10, 100, most=3, grid=grid)
+    second = piles.side_by_side([(50, 0), (52, 40)], 10, 100, most=3, grid=grid)
+    assert (first.dx, second.dx, second.first) == ([0], [10, 0], 1)
+    # a reach below the step: centres 6 px apart do not cover each other
+    near = piles.side_by_side([(50, 0), (56, 0)], 10, 100, most=3, grid=piles.Grid(10, reach=5))
+    assert near.dx == [0, 0]
+
+
+def test_rings_are_drawn_round_the_marks_others_were_counted_on() -> None:
+    grid = piles.Grid(10)
+    rows = [{"x": 7, "y": 3, "key": "k"}, {"x": 7, "y": 3, "key": "k"}, {"x": 7, "y": 3}]
+    placed = piles.side_by_side([(95, 0)] * 3, 10, 100, most=1, grid=grid, rows=rows)
+    assert (placed.dx, placed.counted_on) == ([0, -10, 0], [None, None, 0])
+    assert piles.rings(grid) == [
+        {"kind": "pile", "x": 7, "y": 3, "dx": 0, "key": "k", piles.ALSO_HERE: 1}
+    ]
+
+
+class _Marks:
+    def __init__(self, boxes: list[tuple[float, float, float, float]]) -> None:
+        self.boxes = boxes
+
+    def hits(self, b: tuple[float, float, float, float]) -> bool:
+        return any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3] for a in self.boxes)
+
+
+def test_a_moved_mark_keeps_its_centre_off_the_marks_to_avoid() -> None:
+    grid = piles.Grid(10, avoid=_Marks([(55, -5, 65, 5)]))  # an element at 60
+    placed = piles.side_by_side([(50, 0), (50, 0)], 10, 100, most=3, grid=grid)
+    assert placed.dx == [0, 20]  # 10 right would sit under the element
+    # a mark at its own point is not moved off the element (elements are drawn over it)
+    assert piles.side_by_side([(60, 20)], 10, 100, most=3, grid=grid).dx == [0]

@@ -1,0 +1,228 @@
+"""Marks at one point, drawn side by side — the one rule every chart follows.
+
+Two marks whose centres are nearer than a ``step`` (in pixels, across and up) would cover each
+other. Each mark, in drawing order, takes the first free place of: its own point; then one
+``step`` right, two steps right … while the place stays on the plot; then one ``step`` left,
+two steps left … likewise; at most ``most`` places each way. A mark's x is a claim about a
+time, so it moves a few steps at most: a mark that finds no free place that near is *counted*
+on the mark already drawn where it belongs (the chart draws it no more, says how many it
+counted, and that mark's tooltip says how many more are there). A mark is never carried off
+the plot and over a legend.
+
+Nothing here is Flink's: it is how a chart keeps every mark of the trace in sight.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from winviz.viz import palette, spec
+
+ALSO_HERE = "also here"
+"""The tooltip field of a mark that others were counted on: how many more are at its point."""
+
+
+@dataclass
+class Grid:
+    """The centres of the marks placed so far, on cells of ``step`` pixels: which mark, if
+    any, is nearer than ``reach`` (across and up; at most ``step``, by default ``step``) to a
+    point."""
+
+    step: float
+    reach: float = 0.0
+    cells: dict[tuple[int, int], list[tuple[float, float, int]]] = field(default_factory=dict)
+    n: int = 0  # the marks added: the next one's index
+    anchors: dict[int, dict[str, Any]] = field(default_factory=dict)  # index: x, y, dx (key)
+    more: dict[int, int] = field(default_factory=dict)  # index: marks counted on it
+    # other marks a moved mark keeps its centre off (drawn over it: the elements), as an
+    # object whose ``hits((left, top, right, bottom))`` tells whether a box crosses one
+    avoid: Any = None
+
+    def near(self, px: float, py: float) -> int | None:
+        """The index of a placed mark nearer than ``step`` to (px, py), else None."""
+        if not (math.isfinite(px) and math.isfinite(py)):
+            return None
+        step, reach = self.step, self.reach or self.step
+        i, j = int(px // step), int(py // step)
+        for di in (0, -1, 1):
+            for dj in (0, -1, 1):
+                for qx, qy, n in self.cells.get((i + di, j + dj), ()):
+                    if -reach < px - qx < reach and -reach < py - qy < reach:
+                        return n
+        return None
+
+    def add(self, px: float, py: float, anchor: dict[str, Any] | None = None) -> None:
+        """Add a mark's centre (it gets the next index, ``n``); ``anchor``: its x, y (data),
+        ``dx`` (pixels) and key if it has one, where a ring is drawn if marks are counted on
+        it."""
+        if math.isfinite(px) and math.isfinite(py):
+            key = (int(px // self.step), int(py // self.step))
+            self.cells.setdefault(key, []).append((px, py, self.n))
+        if anchor is not None:
+            self.anchors[self.n] = anchor
+        self.n += 1
+
+    def boxes(self) -> list[tuple[float, float, float, float]]:
+        """Each centre's square of side ``step``."""
+        half = self.step / 2
+        return [
+            (x - half, y - half, x + half, y + half)
+            for centres in self.cells.values()
+            for x, y, _ in centres
+        ]
+
+
+def places_tried(px: float, step: float, width: float, most: int) -> list[int]:
+    """The offsets (in steps) a mark at ``px`` tries, in order: 0, then 1, 2 … right, then
+    −1, −2 … left — at most ``most`` each way and only those on the plot (0 … ``width``)."""
+    right = [k for k in range(1, most + 1) if px + k * step <= width]
+    left = [-k for k in range(1, most + 1) if px - k * step >= 0]
+    return [0, *right, *left]
+
+
+def first_free(
+    px: float, py: float, grid: Grid, width: float, most: int
+) -> tuple[int | None, int | None]:
+    """Where a mark at (px, py) goes: (its offset in steps, None), or — when no place it
+    tries is free — (None, the index of the mark in its way at its own point)."""
+    in_way = None
+    for k in places_tried(px, grid.step, width, most):
+        cx = px + k * grid.step
+        n = grid.near(cx, py)
+        if n is None:
+            if k and grid.avoid is not None and grid.avoid.hits((cx - 1, py - 1, cx + 1, py + 1)):
+                continue  # (moved under another mark)
+            return k, None
+        if k == 0:
+            in_way = n
+    return None, in_way
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Each mark's offset in pixels (its ``dx``; 0 for a counted mark) and, for a mark that
+    found no free place, the index (in its ``Grid``) of the mark it is counted on, else None;
+    ``first``: the grid's index of the first of these marks."""
+
+    dx: list[float]
+    counted_on: list[int | None]
+    first: int = 0
+
+    @property
+    def moved(self) -> int:
+        return sum(1 for d in self.dx if d)
+
+    @property
+    def counted(self) -> int:
+        return sum(1 for c in self.counted_on if c is not None)
+
+    @property
+    def left(self) -> bool:
+        """Whether any mark went left of its point (the plot's right edge was too near)."""
+        return any(d < 0 for d in self.dx)
+
+
+def side_by_side(
+    places: Sequence[tuple[float, float]],
+    step: float,
+    width: float,
+    *,
+    most: int,
+    grid: Grid | None = None,
+    rows: Sequence[dict[str, Any]] | None = None,
+) -> Placement:
+    """Place marks at pixel ``places`` (x right, y either way), in drawing order, by the rule
+    above. ``grid`` holds the marks placed before (another layer's) and receives these;
+    ``rows``: the marks' rows, whose ``x`` / ``y`` anchor a ring (``rings``)."""
+    grid = Grid(step) if grid is None else grid
+    first = grid.n
+    dx: list[float] = []
+    counted_on: list[int | None] = []
+    for i, (px, py) in enumerate(places):
+        k, on = first_free(px, py, grid, width, most)
+        if k is None:
+            dx.append(0)
+            counted_on.append(on)
+            if on is not None:
+                grid.more[on] = grid.more.get(on, 0) + 1
+            grid.n += 1  # (its index, in no cell)
+            continue
+        anchor = None
+        if rows is not None:
+            row = rows[i]
+            anchor = {"x": row["x"], "y": row["y"], "dx": row.get("dx", 0) + k * step}
+            if "key" in row:
+                anchor["key"] = row["key"]
+        grid.add(px + k * step, py, anchor)
+        dx.append(k * step)
+        counted_on.append(None)
+    return Placement(dx, counted_on, first)
+
+
+def moved_note(placement: Placement, what: str, step: float, cue: str = "a ring") -> list[str]:
+    """The subtitle's notes on marks moved beside another and marks counted on another
+    (``what``: the marks' name, e.g. "firing mark"; ``cue``: what shows a mark others were
+    counted on)."""
+    notes = []
+    if placement.moved:
+        way = "right or left" if placement.left else "right"
+        notes.append(
+            f"{placement.moved:,} {what}(s) at the point of another drawn beside it, "
+            f"{step:g} px {way} (hover for its times)"
+        )
+    if placement.counted:
+        notes.append(
+            f"{placement.counted:,} {what}(s) where others pile up counted on the mark there, "
+            f"not drawn: {cue} marks it (hover it: '{ALSO_HERE}')"
+        )
+    return notes
+
+
+def count_on(rows: list[dict[str, Any]], placement: Placement) -> list[dict[str, Any]]:
+    """The rows drawn, without those counted on another: every drawn row gets ``ALSO_HERE``,
+    how many were counted on it (``rows``: those ``placement`` placed; a mark counted on one of
+    another layer adds to the subtitle's count only)."""
+    here = [0] * len(rows)
+    for on in placement.counted_on:
+        if on is not None and 0 <= on - placement.first < len(rows):
+            here[on - placement.first] += 1
+    drawn = []
+    for row, on, n in zip(rows, placement.counted_on, here, strict=True):
+        if on is None:
+            row[ALSO_HERE] = n
+            drawn.append(row)
+    return drawn
+
+
+def rings(grid: Grid) -> list[dict[str, Any]]:
+    """A row per mark that others were counted on: its x, y, ``dx`` (and key) and how many
+    (the ring drawn around it says "more here: hover")."""
+    return [
+        {"kind": "pile", **grid.anchors[i], ALSO_HERE: n}
+        for i, n in sorted(grid.more.items())
+        if i in grid.anchors
+    ]
+
+
+def ring_layer(grid: Grid, x: dict[str, Any], y: dict[str, Any], size: float) -> Any:
+    """The rings around marks that others were counted on (``x`` / ``y``: the chart's
+    channels; ``size``: the marks' area, px²), else None."""
+    rows = rings(grid)
+    if not rows:
+        return None
+    return spec.layer(
+        rows,
+        {
+            "type": "point",
+            "shape": "circle",
+            "filled": False,
+            "size": size * 3,
+            "stroke": palette.INK,
+            "strokeWidth": 1.5,
+            "xOffset": {"expr": "datum.dx"},
+        },
+        {"x": x, "y": y, "tooltip": [{"field": ALSO_HERE, "type": "quantitative"}]},
+    )
