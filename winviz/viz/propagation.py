@@ -59,7 +59,7 @@ from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import frames, palette, scale
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import LONG_MIN, TimeAxis
-from winviz.viz.timers import _Pixels  # data → pixels, as Vega-Lite draws a panel
+from winviz.viz.timer_places import Pixels  # data → pixels, as Vega-Lite draws a panel
 
 CHART = "propagation_chart"
 STATUS_KINDS = ("idle", "active")
@@ -668,7 +668,7 @@ def _panel(
                 ],
             )
         )
-    plot = _Pixels(x, y, width, height)
+    plot = Pixels(x, y, width, height)
     layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
     return alt.layer(*layers).properties(width=width, height=height), sub
 
@@ -676,7 +676,7 @@ def _panel(
 _Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
 
 
-def _dot_boxes(points: list[dict[str, Any]], plot: _Pixels) -> list[_Box]:
+def _dot_boxes(points: list[dict[str, Any]], plot: Pixels) -> list[_Box]:
     """The pixel boxes of the watermark dots (``_point_style``'s size, 1 px to spare)."""
     r = (_point_style(len(points))["size"] ** 0.5) / 2 + 1
     out = []
@@ -687,7 +687,7 @@ def _dot_boxes(points: list[dict[str, Any]], plot: _Pixels) -> list[_Box]:
     return out
 
 
-def _step_boxes(vertices: list[dict[str, Any]], plot: _Pixels) -> list[_Box]:
+def _step_boxes(vertices: list[dict[str, Any]], plot: Pixels) -> list[_Box]:
     """The pixel boxes (1 px wider on every side) of the step lines' segments: between
     vertices of one line and run attempt."""
     out = []
@@ -708,7 +708,7 @@ then a line lower each time."""
 
 
 def _restart_place(
-    px: float, text: str, plot: _Pixels, dots: list[_Box], steps: list[_Box]
+    px: float, text: str, plot: Pixels, dots: list[_Box], steps: list[_Box]
 ) -> tuple[str, int]:
     """The place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at ``px``: the
     first inside the panel crossing no watermark dot and no step line, else the first
@@ -735,7 +735,7 @@ def _restart_place(
 
 
 def _restart_rules(
-    restarts: list[frames.Restart], plot: _Pixels, dots: list[_Box], steps: list[_Box]
+    restarts: list[frames.Restart], plot: Pixels, dots: list[_Box], steps: list[_Box]
 ) -> list[alt.Chart]:
     """A vertical rule at each restart's processing time, its text beside it near the top,
     off the watermark dots and lines (``_restart_place``)."""
