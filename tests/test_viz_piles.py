@@ -56,8 +56,16 @@ def test_rings_are_drawn_round_the_marks_others_were_counted_on() -> None:
     placed = piles.side_by_side([(95, 0)] * 3, 10, 100, most=1, grid=grid, rows=rows)
     assert (placed.dx, placed.counted_on) == ([0, -10, 0], [None, None, 0])
     assert piles.rings(grid) == [
-        {"kind": "pile", "x": 7, "y": 3, "dx": 0, "key": "k", piles.ALSO_HERE: 1}
-    ]
+        {"kind": "pile", "x": 7, "y": 3, "dx": 0, "key": "k", piles.ALSO_HERE: 1,
+         piles.COUNTED: " ×1", "seq": ""}
+    ]  # fmt: skip
+    grid = piles.Grid(10)
+    rows = [{"x": 1, "y": 2, "seq": "4", "what": "cleanup"}] * 2
+    piles.side_by_side([(95, 0)] * 2, 10, 100, most=0, grid=grid, rows=rows)
+    assert piles.rings(grid) == [
+        {"kind": "pile", "x": 1, "y": 2, "dx": 0, piles.ALSO_HERE: 1,
+         piles.COUNTED: "cleanup ×1", "seq": "4"}
+    ]  # fmt: skip
 
 
 class _Marks:

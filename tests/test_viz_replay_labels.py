@@ -136,7 +136,7 @@ def test_the_min_edge_text_is_inside_the_plot_left_aligned(restore_run) -> None:
 def test_the_restart_text_goes_beside_its_rule_off_the_dots() -> None:
     x = TimeAxis("processing time", "ms", 0, 1000)
     y = TimeAxis("watermark (event time)", "ms", 0, 1000)
-    plot = propagation._Pixels(x, y, 1000, 1000)
+    plot = propagation.Pixels(x, y, 1000, 1000)
     text = "restart from checkpoint 1: watermarks at MIN"  # 44 characters: 264 px
     assert propagation._restart_place(500, text, plot, [], []) == ("left", 2)
     # a dot right of the rule at the top: left of it

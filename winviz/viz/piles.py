@@ -36,7 +36,7 @@ class Grid:
     cells: dict[tuple[int, int], list[tuple[float, float, int]]] = field(default_factory=dict)
     n: int = 0  # the marks added: the next one's index
     anchors: dict[int, dict[str, Any]] = field(default_factory=dict)  # index: x, y, dx (key)
-    more: dict[int, int] = field(default_factory=dict)  # index: marks counted on it
+    more: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # index: rows counted
     # other marks a moved mark keeps its centre off (drawn over it: the elements), as an
     # object whose ``hits((left, top, right, bottom))`` tells whether a box crosses one
     avoid: Any = None
@@ -147,7 +147,7 @@ def side_by_side(
             dx.append(0)
             counted_on.append(on)
             if on is not None:
-                grid.more[on] = grid.more.get(on, 0) + 1
+                grid.more.setdefault(on, []).append(rows[i] if rows is not None else {})
             grid.n += 1  # (its index, in no cell)
             continue
         anchor = None
@@ -197,14 +197,25 @@ def count_on(rows: list[dict[str, Any]], placement: Placement) -> list[dict[str,
     return drawn
 
 
+COUNTED = "counted here"
+"""The ring's tooltip field naming the marks counted on its mark (what each is, its seq)."""
+
+
 def rings(grid: Grid) -> list[dict[str, Any]]:
-    """A row per mark that others were counted on: its x, y, ``dx`` (and key) and how many
-    (the ring drawn around it says "more here: hover")."""
-    return [
-        {"kind": "pile", **grid.anchors[i], ALSO_HERE: n}
-        for i, n in sorted(grid.more.items())
-        if i in grid.anchors
-    ]
+    """A row per mark that others were counted on: its x, y, ``dx`` (and key), how many, what
+    they are and their records' ``seq`` (the ring drawn around it says "more here: hover")."""
+    out = []
+    for i, counted in sorted(grid.more.items()):
+        if i not in grid.anchors:
+            continue
+        seqs = [str(r["seq"]) for r in counted if r.get("seq") not in (None, "")]
+        whats = [str(r.get("what") or r.get("event") or r.get("kind") or "") for r in counted]
+        what = ", ".join(f"{w} ×{whats.count(w)}" for w in dict.fromkeys(whats))
+        out.append(
+            {"kind": "pile", **grid.anchors[i], ALSO_HERE: len(counted), COUNTED: what,
+             "seq": ", ".join(seqs)}
+        )  # fmt: skip
+    return out
 
 
 def ring_layer(grid: Grid, x: dict[str, Any], y: dict[str, Any], size: float) -> Any:
@@ -224,5 +235,13 @@ def ring_layer(grid: Grid, x: dict[str, Any], y: dict[str, Any], size: float) ->
             "strokeWidth": 1.5,
             "xOffset": {"expr": "datum.dx"},
         },
-        {"x": x, "y": y, "tooltip": [{"field": ALSO_HERE, "type": "quantitative"}]},
+        {
+            "x": x,
+            "y": y,
+            "tooltip": [
+                {"field": ALSO_HERE, "type": "quantitative"},
+                {"field": COUNTED, "type": "nominal"},
+                {"field": "seq", "type": "nominal"},
+            ],
+        },
     )
