@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from winviz.collector import paused
-from winviz.trace.bulk import first_of_each, object_ids, object_pointers
+from winviz.trace.bulk import is_none, shared_objects
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
@@ -417,8 +417,7 @@ def time_column(values: list[Any]) -> TimeColumn:
     if types == {type(None)}:
         return TimeColumn(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool))
     objects = object_array(values)
-    # (where a value is present: its pointer is not None's, read without touching the values)
-    present = object_ids(objects) != id(None)
+    present = ~is_none(objects)
     if types == {int, type(None)}:
         objects[~present] = 0
         try:
@@ -476,7 +475,7 @@ def _encode_by_object(values: list[Any], *, fast: bool = False) -> CodedColumn |
     if len(set(map(id, sample))) * 8 > len(sample):
         return None
     objects = object_array(values)
-    codes, first = first_of_each(object_pointers(objects))
+    codes, first = shared_objects(objects)
     if len(first) * 8 > len(values):
         return None
     head = encode(objects[first].tolist(), fast=fast)
