@@ -8,14 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import jobs
+
 import winviz as wv
 from winviz import viz
-
-
-def _strategy(bound: int) -> wv.WatermarkStrategy:
-    return wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-        lambda e, _: e[1]
-    )
 
 
 def kernel_job(n: int) -> wv.JobExecutionResult:
@@ -23,15 +19,7 @@ def kernel_job(n: int) -> wv.JobExecutionResult:
     event per ms; the window kernel packs most element records."""
     env = wv.StreamExecutionEnvironment()
     events = [(f"k{i % 20:02d}", i - (i * 7919) % 150, 1) for i in range(n)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(_strategy(200))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("out")
-    )
-    return env.execute()
+    return jobs.sum_pipeline(env, events, 1000, jobs.bounded(200), arrival_interval=1).execute()
 
 
 def late_union_job() -> wv.JobExecutionResult:
@@ -44,7 +32,7 @@ def late_union_job() -> wv.JobExecutionResult:
     b = [(f"b{i % 2}", (i * 53) % 700 + (i // 10) * 90, -i) for i in range(90)]
     (
         env.from_collection(a, arrival_interval=3)
-        .assign_timestamps_and_watermarks(_strategy(50))
+        .assign_timestamps_and_watermarks(jobs.bounded(50))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(200))
         .allowed_lateness(150)
@@ -52,14 +40,7 @@ def late_union_job() -> wv.JobExecutionResult:
         .reduce(lambda x, y: (x[0], x[1], x[2] + y[2]))
         .sink_to("out")
     )
-    (
-        env.from_collection(b, arrival_interval=2)
-        .assign_timestamps_and_watermarks(_strategy(20))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(150))
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
-    )
+    jobs.count_pipeline(env, b, 150, jobs.bounded(20), arrival_interval=2, sink="counts")
     return env.execute()
 
 
@@ -70,7 +51,7 @@ def sliding_count_job() -> wv.JobExecutionResult:
     events = [(keys[i % 3], (i * 29) % 400 + i * 4, i) for i in range(150)]
     (
         env.from_collection(events, arrival_interval=2)
-        .assign_timestamps_and_watermarks(_strategy(30))
+        .assign_timestamps_and_watermarks(jobs.bounded(30))
         .key_by(lambda e: e[0])
         .window(wv.SlidingEventTimeWindows.of(120, 40))
         .trigger(wv.CountTrigger.of(3))
@@ -87,7 +68,7 @@ def session_job() -> wv.JobExecutionResult:
     events = [(f"s{i % 4}", (i * 41) % 500 + i * 7, i) for i in range(160)]
     (
         env.from_collection(events, arrival_interval=5)
-        .assign_timestamps_and_watermarks(_strategy(40))
+        .assign_timestamps_and_watermarks(jobs.bounded(40))
         .key_by(lambda e: e[0])
         .window(wv.EventTimeSessionWindows.with_gap(60))
         .allowed_lateness(30)

@@ -1,7 +1,13 @@
-"""Shared by the tests: the random windowed jobs that several test modules run through
-different paths of the engine, the switches between those paths, the usual watermark
-strategy, and the explorers' pipeline (``counts`` over ``RECORDS``). (tests/conftest.py puts
-this folder on ``sys.path``: ``import jobs``.)"""
+"""Shared by the tests: the jobs they run, built here once (issue 30: a test calls a builder
+with its numbers instead of spelling a pipeline out). The builders, one Flink concept each:
+``timestamped`` (a source and its ``TimestampsAndWatermarksOperator``), ``window_of`` and
+``keyed_window`` (``key_by`` then a ``WindowedStream`` with its trigger, allowed lateness and
+late side output), ``count_windows`` / ``count_pipeline`` (a count per key and window) and
+``sum_pipeline`` (a ``ReduceFunction`` per window). Also: the random windowed jobs that
+several test modules run through different paths of the engine, the switches between those
+paths, the usual watermark strategy, and the explorers' pipeline (``counts`` over
+``RECORDS``). tests/test_jobs_used.py checks that no pipeline shape is spelled out more than
+twice in tests/. (tests/conftest.py puts this folder on ``sys.path``: ``import jobs``.)"""
 
 from __future__ import annotations
 
@@ -118,34 +124,137 @@ def two_keys_run(n: int) -> wv.Trace:
     over [0, 900), bounded out-of-orderness 50, tumbling 100 ms windows, a reduce."""
     env = wv.StreamExecutionEnvironment(trace=True)
     events = [("a" if i % 3 else "b", i * 7 % 900, i) for i in range(n)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(50))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(100))
-        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("out")
-    )
-    return env.execute().trace
+    return sum_pipeline(env, events, 100, bounded(50), arrival_interval=1).execute().trace
 
 
 def step_at_arrival_job() -> wv.JobExecutionResult:
     """a@10 at 0 ms (watermark 5000 emitted right after it, at 0 ms), a@20 at 10 ms (late:
     dropped); 100 ms tumbling windows."""
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=0)
-    (
-        env.from_collection([("a", 10), ("a", 20)], arrival_times=[0, 10])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_punctuated(lambda e, ts: 5000).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(100))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    strategy = wv.WatermarkStrategy.for_punctuated(lambda e, ts: 5000).with_timestamp_assigner(
+        lambda e, _: e[1]
     )
-    return env.execute()
+    events = [("a", 10), ("a", 20)]
+    return count_pipeline(env, events, 100, strategy, arrival_times=[0, 10]).execute()
+
+
+BOUND_0 = bounded(0)
+"""Bounded out-of-orderness 0 on the record's second field: the watermark follows the largest
+timestamp seen (minus 1), so every element behind it is late."""
+
+
+def first(e: Any) -> Any:
+    """The key selector of most test jobs: the record's first field."""
+    return e[0]
+
+
+def timestamped(
+    env: wv.StreamExecutionEnvironment,
+    events: list[Any],
+    strategy: wv.WatermarkStrategy | None = BOUND_0,
+    *,
+    partitioned: bool = False,
+    **source: Any,
+) -> Any:
+    """A test job's source: ``events`` read by ``env.from_collection`` (``partitioned``: a
+    list of partitions, ``env.from_partitions``, one source subtask's split each) with
+    ``source``'s keywords (``arrival_times``, ``arrival_interval``, ``name``), given
+    timestamps and watermarks by ``strategy`` — Flink's ``TimestampsAndWatermarksOperator``;
+    None: no timestamps (a processing-time job)."""
+    read = env.from_partitions if partitioned else env.from_collection
+    stream = read(events, **source)
+    return stream if strategy is None else stream.assign_timestamps_and_watermarks(strategy)
+
+
+def window_of(
+    stream: Any,
+    window: int | Any,
+    *,
+    key: Callable[[Any], Any] = first,
+    trigger: Any = None,
+    lateness: int | None = None,
+    late: wv.OutputTag | None = None,
+) -> Any:
+    """Flink's ``WindowedStream`` of a test job, not yet given its window function:
+    ``stream.key_by(key).window(window)`` (an int: ``TumblingEventTimeWindows.of(window)``,
+    else the assigner itself), then, where given, a ``trigger``, ``allowed_lateness(lateness)``
+    and ``side_output_late_data(late)``."""
+    assigner = wv.TumblingEventTimeWindows.of(window) if isinstance(window, int) else window
+    windowed = stream.key_by(key).window(assigner)
+    if trigger is not None:
+        windowed = windowed.trigger(trigger)
+    if lateness is not None:
+        windowed = windowed.allowed_lateness(lateness)
+    if late is not None:
+        windowed = windowed.side_output_late_data(late)
+    return windowed
+
+
+def keyed_window(
+    env: wv.StreamExecutionEnvironment,
+    events: list[Any],
+    window: int | Any,
+    strategy: wv.WatermarkStrategy | None = BOUND_0,
+    *,
+    key: Callable[[Any], Any] = first,
+    trigger: Any = None,
+    lateness: int | None = None,
+    late: wv.OutputTag | None = None,
+    **source: Any,
+) -> Any:
+    """``window_of`` a ``timestamped`` source: the keyed window of a test job whose events come
+    from ``env``, not yet given its window function (``source``: ``timestamped``'s keywords)."""
+    stream = timestamped(env, events, strategy, **source)
+    return window_of(stream, window, key=key, trigger=trigger, lateness=lateness, late=late)
+
+
+def count_windows(stream: Any, window: int | Any, *, sink: str = "out", **options: Any) -> Any:
+    """Records of ``stream`` counted per key and window (``CountAggregate``, Flink's
+    ``AggregateFunction`` applied as each element is added), into the sink ``sink``;
+    ``options``: ``window_of``'s."""
+    return window_of(stream, window, **options).aggregate(wv.CountAggregate()).sink_to(sink)
+
+
+def count_pipeline(
+    env: wv.StreamExecutionEnvironment,
+    events: list[Any],
+    window: int | Any,
+    strategy: wv.WatermarkStrategy | None = BOUND_0,
+    *,
+    sink: str = "out",
+    **options: Any,
+) -> wv.StreamExecutionEnvironment:
+    """Adds to ``env`` the job most tests run: records counted per key and window
+    (``CountAggregate``) — by default in tumbling event-time windows of ``window`` ms, with
+    watermarks of bounded out-of-orderness 0 — into the sink ``sink``. ``options`` as
+    ``keyed_window``'s (partitions, key, trigger, allowed lateness, late side output, arrivals).
+    Returns ``env``: ``count_pipeline(env, ...).execute()``."""
+    windowing = {k: options.pop(k) for k in ("key", "trigger", "lateness", "late") if k in options}
+    count_windows(timestamped(env, events, strategy, **options), window, sink=sink, **windowing)
+    return env
+
+
+def sum_pipeline(
+    env: wv.StreamExecutionEnvironment,
+    events: list[Any],
+    window: int | Any,
+    strategy: wv.WatermarkStrategy = BOUND_0,
+    *,
+    sink: str = "out",
+    **options: Any,
+) -> wv.StreamExecutionEnvironment:
+    """Adds to ``env`` an incremental window aggregation: (key, ts, value) records reduced per
+    key and window to (key, first ts, sum of values) — a ``ReduceFunction`` that Flink's
+    ``WindowOperator`` applies as each element is added (one value in state per window, not a
+    list); by default in tumbling event-time windows of ``window`` ms, bound 0. ``options`` as
+    ``keyed_window``'s. Returns ``env``."""
+    keyed_window(env, events, window, strategy, **options).reduce(add_values).sink_to(sink)
+    return env
+
+
+def add_values(a: Any, b: Any) -> Any:
+    """The reduce of ``sum_pipeline``: keeps ``a``'s key and timestamp, adds the values."""
+    return (a[0], a[1], a[2] + b[2])
 
 
 def count_per_key(
@@ -158,15 +267,7 @@ def count_per_key(
     "out"); watermarks by ``strategy`` (bounded out-of-orderness 0 unless told otherwise);
     ``arrivals``: ``from_collection``'s ``arrival_interval`` or ``arrival_times``."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(events, **arrivals)
-        .assign_timestamps_and_watermarks(strategy or bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(size))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
+    return count_pipeline(env, events, size, strategy or BOUND_0, **arrivals).execute()
 
 
 def explorer_job(events: list[tuple[str, int]], bound: int) -> wv.JobExecutionResult:
@@ -174,17 +275,9 @@ def explorer_job(events: list[tuple[str, int]], bound: int) -> wv.JobExecutionRe
     allowed lateness 1 s, late data to a side output, a count per key (events: (key, ts),
     10 ms apart)."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(events, arrival_interval=10)
-        .assign_timestamps_and_watermarks(bounded(bound))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .allowed_lateness(1000)
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
+    late = wv.OutputTag("late")
+    options = {"lateness": 1000, "late": late, "arrival_interval": 10}
+    return count_pipeline(env, events, 5000, bounded(bound), **options).execute()
 
 
 @st.composite
@@ -282,18 +375,5 @@ def counts(records, bound=1000, lateness=0, size=5000):
     explorer tests slide through (records arrive at ``ARRIVALS``)."""
     env = wv.StreamExecutionEnvironment()
     late = wv.OutputTag("late")
-    (
-        env.from_collection(records, arrival_times=ARRIVALS)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(size))
-        .allowed_lateness(lateness)
-        .side_output_late_data(late)
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
-    )
-    return env.execute()
+    options = {"lateness": lateness, "late": late, "arrival_times": ARRIVALS, "sink": "counts"}
+    return count_pipeline(env, records, size, bounded(bound), **options).execute()

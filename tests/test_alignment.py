@@ -13,6 +13,7 @@ are ``ts(i)`` has, after the emission at t (a multiple of 200), the watermark ``
 from __future__ import annotations
 
 import pytest
+from jobs import timestamped
 
 import winviz as wv
 from winviz.alignment import (
@@ -363,7 +364,7 @@ def test_alignment_after_another_operator_is_refused():
 def test_alignment_with_checkpointing_is_refused():
     env = wv.StreamExecutionEnvironment()
     env.enable_checkpointing(at_records=[1])
-    env.from_collection([1, 2]).assign_timestamps_and_watermarks(_strategy()).sink_to("out")
+    timestamped(env, [1, 2], _strategy()).sink_to("out")
     with pytest.raises(wv.InputError, match="checkpointing"):
         env.execute()
 
@@ -438,9 +439,13 @@ def test_why_not_fired_a_window_held_back_by_its_paused_source():
     fast = env.from_collection(
         [i * 1000 for i in range(30)], arrival_times=[i * 100 for i in range(30)], name="fast"
     ).assign_timestamps_and_watermarks(_strategy())
-    env.from_collection(
-        [i * 100 for i in range(30)], arrival_times=[i * 100 for i in range(30)], name="slow"
-    ).assign_timestamps_and_watermarks(_strategy()).sink_to("slow_out")
+    timestamped(
+        env,
+        [i * 100 for i in range(30)],
+        _strategy(),
+        arrival_times=[i * 100 for i in range(30)],
+        name="slow",
+    ).sink_to("slow_out")
     fast.key_by(lambda e: 0).window(wv.TumblingEventTimeWindows.of(5000)).reduce(
         lambda a, b: a + b
     ).sink_to("out")
@@ -476,11 +481,14 @@ def test_propagation_chart_draws_paused_spans():
     # a partitioned source: the partition's span on its channel line, still open at the end
     env = wv.StreamExecutionEnvironment()
     env.set_watermark_alignment_buffer_size(0)
-    env.from_partitions(
+    timestamped(
+        env,
         [[i * 1000 for i in range(30)], [i * 100 for i in range(100)]],
+        _strategy(),
+        partitioned=True,
         arrival_times=[[i * 100 for i in range(30)], [i * 100 for i in range(100)]],
         name="kafka",
-    ).assign_timestamps_and_watermarks(_strategy()).sink_to("out")
+    ).sink_to("out")
     assert _paused_strips(propagation_chart(env.execute())) == [
         ("kafka[0]", "kafka[0]", "1,000 ms", "9,000 ms"),
         ("kafka[0]", "kafka[0]", "9,200 ms", "end of trace"),
@@ -517,11 +525,14 @@ def test_same_input_same_trace():
 def _partitions_with_idleness():
     env = wv.StreamExecutionEnvironment()
     env.set_watermark_alignment_buffer_size(0)
-    env.from_partitions(
+    timestamped(
+        env,
         [[i * 1000 for i in range(30)], [i * 100 for i in range(100)]],
+        _strategy(idle=500),
+        partitioned=True,
         arrival_times=[[i * 100 for i in range(30)], [i * 100 for i in range(100)]],
         name="kafka",
-    ).assign_timestamps_and_watermarks(_strategy(idle=500)).sink_to("out")
+    ).sink_to("out")
     return env.execute()
 
 
@@ -545,8 +556,8 @@ def test_a_drift_of_max_turns_alignment_off():
     s = wv.WatermarkStrategy.for_monotonous_timestamps().with_watermark_alignment("g", wv.MAX)
     assert not s.alignment.enabled
     env = wv.StreamExecutionEnvironment()
-    env.from_collection([5, 1], arrival_times=[0, 10]).assign_timestamps_and_watermarks(
-        s.with_timestamp_assigner(lambda e, _: e)
+    timestamped(
+        env, [5, 1], s.with_timestamp_assigner(lambda e, _: e), arrival_times=[0, 10]
     ).sink_to("out")
     r = env.execute()
     assert r.trace.records("paused") == []

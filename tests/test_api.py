@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from jobs import bounded
+from jobs import bounded, timestamped
 
 import winviz as wv
 
@@ -113,15 +113,13 @@ def test_trace_off_gives_same_outputs() -> None:
 
 def test_bad_timestamp_names_record_field_value_and_keeps_trace() -> None:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([{"ts": 1}, {"ts": 2}, {"ts": "yesterday"}])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e["ts"]
-            )
-        )
-        .sink_to("out")
-    )
+    timestamped(
+        env,
+        [{"ts": 1}, {"ts": 2}, {"ts": "yesterday"}],
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+            lambda e, _: e["ts"]
+        ),
+    ).sink_to("out")
     with pytest.raises(
         wv.InputError, match=r"record 2, field 'timestamp', value 'yesterday'"
     ) as err:
@@ -202,15 +200,14 @@ def test_negative_lateness_is_refused() -> None:
 
 def test_periodic_watermarks_follow_the_simulated_clock() -> None:
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
-    (
-        env.from_collection([10, 20, 3000, 3001], arrival_times=[0, 50, 1000, 1500])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(5).with_timestamp_assigner(
-                lambda e, _: e
-            )
-        )
-        .sink_to("out")
-    )
+    timestamped(
+        env,
+        [10, 20, 3000, 3001],
+        wv.WatermarkStrategy.for_bounded_out_of_orderness(5).with_timestamp_assigner(
+            lambda e, _: e
+        ),
+        arrival_times=[0, 50, 1000, 1500],
+    ).sink_to("out")
     result = env.execute()
     generated = [(r.proc_time, r.ts) for r in result.trace.records("watermark_generated")]
     # first periodic emit at 200 ms: max 20 - 5 - 1 = 14 (the emits at 400..1000 repeat it and
@@ -221,11 +218,9 @@ def test_periodic_watermarks_follow_the_simulated_clock() -> None:
 
 def test_ingestion_time_stamps_arrival_time() -> None:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(["a", "b"], arrival_times=[100, 250])
-        .assign_timestamps_and_watermarks(wv.WatermarkStrategy.ingestion_time())
-        .sink_to("out")
-    )
+    timestamped(
+        env, ["a", "b"], wv.WatermarkStrategy.ingestion_time(), arrival_times=[100, 250]
+    ).sink_to("out")
     result = env.execute()
     assert [r.timestamp for r in result.outputs["out"]] == [100, 250]
 
@@ -368,15 +363,14 @@ def test_pending_processing_time_timers_do_not_fire_at_the_end_of_a_bounded_inpu
 
 def test_idleness_marks_a_quiet_source_idle_on_the_processing_clock() -> None:
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=100)
-    (
-        env.from_collection([1, 2], arrival_times=[0, 1_000])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps()
-            .with_timestamp_assigner(lambda e, _: e)
-            .with_idleness(250)
-        )
-        .sink_to("out")
-    )
+    timestamped(
+        env,
+        [1, 2],
+        wv.WatermarkStrategy.for_monotonous_timestamps()
+        .with_timestamp_assigner(lambda e, _: e)
+        .with_idleness(250),
+        arrival_times=[0, 1_000],
+    ).sink_to("out")
     result = env.execute()
     status = [(r.kind, r.proc_time) for r in result.trace.records("idle", "active")]
     # emits at 100 (activity seen), 200 (starts the countdown), 300, 400 (400-200 = 200 ≤ 250),

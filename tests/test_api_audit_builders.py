@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jobs import timestamped
 
 import winviz as wv
 from winviz.errors import ArgumentTypeError, InputError
@@ -19,7 +20,7 @@ WS = wv.WatermarkStrategy
 
 def _stamped(strategy: wv.WatermarkStrategy, records: list[Any]) -> list[Any]:
     env = wv.StreamExecutionEnvironment()
-    env.from_collection(records).assign_timestamps_and_watermarks(strategy).sink_to("out")
+    timestamped(env, records, strategy).sink_to("out")
     return [(r.value, r.timestamp) for r in env.execute().outputs["out"]]
 
 

@@ -7,7 +7,7 @@ expects."""
 from __future__ import annotations
 
 import pytest
-from jobs import two_keys_run
+from jobs import count_pipeline, two_keys_run
 
 import winviz as wv
 from winviz.errors import InputError
@@ -51,17 +51,11 @@ def test_an_operator_of_the_run_with_no_records_in_a_view_is_an_empty_selection(
 
 def test_where_says_an_operator_runs_as_subtasks() -> None:
     env = wv.StreamExecutionEnvironment().set_parallelism(2)
-    (
-        env.from_collection([("a", 1), ("b", 2)])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(10))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 1), ("b", 2)],
+        10,
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
     )
     run = env.execute().trace
     with pytest.raises(

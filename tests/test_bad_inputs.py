@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from jobs import bounded
+from jobs import bounded, count_pipeline, keyed_window, timestamped
 
 import winviz as wv
 from winviz.errors import (
@@ -40,6 +40,11 @@ def _keyed(data=(("A", 500), ("A", 1500)), arrivals=(0, 100), env=None):
         .key_by(lambda e: e[0])
     )
     return env, stream
+
+
+def _keep_first(stream, sink: str = "out") -> None:
+    """Tumbling 1 s windows of a keyed stream, each keeping its first element."""
+    stream.window(wv.TumblingEventTimeWindows.of(1000)).reduce(lambda a, b: a).sink_to(sink)
 
 
 # -- 2. durations, timestamps and timers beyond Java's long, floats and bools -----------------
@@ -345,11 +350,13 @@ def _windowed(function: str, fn, *, trace: bool = True, batches: bool = True):
 
     data = [{"k": "A", "ts": t, "n": n} for t, n in ((500, 1), (600, 2), (700, 3), (5500, 4))]
     env = wv.StreamExecutionEnvironment(trace=trace)
-    windowed = (
-        env.from_collection(data, arrival_times=[0, 10, 20, 30])
-        .assign_timestamps_and_watermarks(bounded(0, lambda e: e["ts"]))
-        .key_by(lambda e: e["k"])
-        .window(wv.TumblingEventTimeWindows.of(1000))
+    windowed = keyed_window(
+        env,
+        data,
+        1000,
+        bounded(0, lambda e: e["ts"]),
+        key=lambda e: e["k"],
+        arrival_times=[0, 10, 20, 30],
     )
     getattr(windowed, function)(fn).sink_to("out")
     JobRuntime.use_batches = batches
@@ -429,13 +436,12 @@ def test_a_flat_map_returning_no_iterable_is_refused(returned):
 
 def _punctuated(fn, trace: bool):
     env = wv.StreamExecutionEnvironment(trace=trace)
-    (
-        env.from_collection([("A", 500), ("A", 1500), ("A", 2000)], arrival_times=[0, 0, 0])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_punctuated(fn).with_timestamp_assigner(lambda e, _: e[1])
-        )
-        .sink_to("out")
-    )
+    timestamped(
+        env,
+        [("A", 500), ("A", 1500), ("A", 2000)],
+        wv.WatermarkStrategy.for_punctuated(fn).with_timestamp_assigner(lambda e, _: e[1]),
+        arrival_times=[0, 0, 0],
+    ).sink_to("out")
     return env
 
 
@@ -592,14 +598,7 @@ def test_build_twin_and_compare_name_a_wrong_argument():
 
 def _count_by_key(keys, parallelism: int, trace: bool = True):
     env = wv.StreamExecutionEnvironment(trace=trace).set_parallelism(parallelism)
-    (
-        env.from_collection([(k, 100 * i) for i, k in enumerate(keys)], arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, [(k, 100 * i) for i, k in enumerate(keys)], 1000, arrival_interval=1)
     return env
 
 
@@ -609,10 +608,7 @@ PARALLELISMS = [1, 2, 3, 4, 8]
 def _per_key_counts(keys, parallelism: int):
     env = wv.StreamExecutionEnvironment().set_parallelism(parallelism)
     (
-        env.from_collection([(k, 50 * i) for i, k in enumerate(keys)], arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
+        keyed_window(env, [(k, 50 * i) for i, k in enumerate(keys)], 1000, arrival_interval=1)
         .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
         .sink_to("out")
     )
@@ -748,10 +744,9 @@ def test_a_restore_keeps_1_and_true_apart():
     def job():
         env = wv.StreamExecutionEnvironment()
         (
-            env.from_collection([(1, 0), (True, 100), (1, 200), (True, 300)], arrival_interval=1)
-            .assign_timestamps_and_watermarks(bounded(0))
-            .key_by(lambda e: e[0])
-            .window(wv.TumblingEventTimeWindows.of(1000))
+            keyed_window(
+                env, [(1, 0), (True, 100), (1, 200), (True, 300)], 1000, arrival_interval=1
+            )
             .process(lambda key, ctx, elements, out: out.collect((key, len(elements))))
             .sink_to("out")
         )
@@ -1288,11 +1283,13 @@ class _ReturningWindow(wv.ProcessWindowFunction):
 def test_a_process_window_function_returning_its_results_is_refused(evictor: bool):
     data = [{"k": "A", "ts": t, "n": n} for t, n in ((500, 1), (600, 2), (5500, 4))]
     env = wv.StreamExecutionEnvironment()
-    windowed = (
-        env.from_collection(data, arrival_times=[0, 10, 30])
-        .assign_timestamps_and_watermarks(bounded(0, lambda e: e["ts"]))
-        .key_by(lambda e: e["k"])
-        .window(wv.TumblingEventTimeWindows.of(1000))
+    windowed = keyed_window(
+        env,
+        data,
+        1000,
+        bounded(0, lambda e: e["ts"]),
+        key=lambda e: e["k"],
+        arrival_times=[0, 10, 30],
     )
     if evictor:
         windowed = windowed.evictor(wv.CountEvictor.of(5))
@@ -1432,7 +1429,7 @@ def test_a_filter_takes_python_and_numpy_booleans():
 
 def _window_trace():
     env, stream = _keyed([("A", 500), ("A", 1500)], [0, 100])
-    stream.window(wv.TumblingEventTimeWindows.of(1000)).reduce(lambda a, b: a).sink_to("out")
+    _keep_first(stream)
     return env.execute().trace
 
 
@@ -1495,7 +1492,7 @@ def test_load_trace_keeps_a_window_wrapped_past_max(tmp_path):
     # Flink's TumblingEventTimeWindows.of(1000) puts MAX - 5 into [MAX - 807, MAX + 193),
     # whose end wraps to MIN + 192 in Java's long: a window of size 1000, not swapped
     env, stream = _keyed([("A", wv.MAX - 5)], [0])
-    stream.window(wv.TumblingEventTimeWindows.of(1000)).reduce(lambda a, b: a).sink_to("out")
+    _keep_first(stream)
     trace = env.execute().trace
     path = tmp_path / "wrapped.parquet"
     trace.save(path)
@@ -2103,7 +2100,7 @@ def test_alignment_and_runtime_mode_arguments_are_refused_at_the_call(call, erro
 def test_a_failure_or_a_restore_in_batch_mode_is_refused():
     def job() -> wv.StreamExecutionEnvironment:
         env, stream = _keyed()
-        stream.window(wv.TumblingEventTimeWindows.of(1000)).reduce(lambda a, b: a).sink_to("o")
+        _keep_first(stream, "o")
         return env
 
     refusal = (

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from jobs import bounded, keyed_window, sum_pipeline
+
 import winviz as wv
 from winviz.operators.batch import Batch
 from winviz.trace import Packed, Trace
@@ -68,14 +70,7 @@ def test_packed_entries_count_before_the_first_read_and_unpack_in_order() -> Non
 def test_a_traced_job_reads_the_same_before_and_after_unpacking() -> None:
     env = wv.StreamExecutionEnvironment(trace=True)
     (
-        env.from_collection([("a", 1), ("b", 2), ("a", 3), ("a", 12)], arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(10))
+        keyed_window(env, [("a", 1), ("b", 2), ("a", 3), ("a", 12)], 10, arrival_interval=1)
         .reduce(lambda a, b: (a[0], a[1] + b[1]))
         .sink_to("out")
     )
@@ -103,18 +98,13 @@ def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> No
     for lateness in (0, 7):
         env = wv.StreamExecutionEnvironment(trace=True)
         events = [(f"k{i % 3}", i * 3 % 40, i) for i in range(60)]
-        (
-            env.from_collection(events, arrival_interval=1)
-            .assign_timestamps_and_watermarks(
-                wv.WatermarkStrategy.for_bounded_out_of_orderness(5).with_timestamp_assigner(
-                    lambda e, _: e[1]
-                )
-            )
-            .key_by(lambda e: e[0])
-            .window(wv.TumblingEventTimeWindows.of(10))
-            .allowed_lateness(lateness)
-            .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-            .sink_to("out")
+        sum_pipeline(
+            env,
+            events,
+            10,
+            bounded(5),
+            lateness=lateness,
+            arrival_interval=1,
         )
         trace = env.execute().trace
         raw = list(trace._buffer)  # the write buffer, before the first read

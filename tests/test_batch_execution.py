@@ -6,6 +6,7 @@ same rules against real Flink on random jobs."""
 from __future__ import annotations
 
 import pytest
+from jobs import count_windows
 
 import winviz as wv
 from winviz.errors import ArgumentTypeError, UnsupportedOperationError
@@ -188,9 +189,7 @@ def test_trace_groups_records_by_key_with_a_max_watermark_at_each_key_end():
 def test_batch_refuses_what_flink_batch_does_not_run():
     env, stream = _source("BATCH")
     env.enable_checkpointing(1000)
-    stream.key_by(lambda e: e[0]).window(wv.TumblingEventTimeWindows.of(5000)).aggregate(
-        wv.CountAggregate()
-    ).sink_to("out")
+    count_windows(stream, 5000)
     with pytest.raises(UnsupportedOperationError, match="not supported in BATCH"):
         env.execute()
     with pytest.raises(ArgumentTypeError, match="RuntimeExecutionMode"):
@@ -266,9 +265,7 @@ def test_batch_refuses_keyed_two_input_operators():
 
 def test_a_failing_key_selector_names_the_record_in_batch():
     env, stream = _source("BATCH")
-    stream.key_by(lambda e: {"a": 1}[e[0]]).window(wv.TumblingEventTimeWindows.of(5000)).aggregate(
-        wv.CountAggregate()
-    ).sink_to("out")
+    count_windows(stream, 5000, key=lambda e: {"a": 1}[e[0]])
     with pytest.raises(wv.UserFunctionError, match="record 1") as info:
         env.execute()
     # the trace up to the failure stays available: the two records read so far

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import build, engine_paths, jobs
+from jobs import bounded, build, engine_paths, jobs, keyed_window
 
 import winviz as wv
 
@@ -123,14 +123,13 @@ def test_the_benchmark_pipeline_really_takes_the_batched_fast_path() -> None:
 
     env = wv.StreamExecutionEnvironment(trace=False)
     (
-        env.from_collection([("a", 1, 1)] * 5, arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(5).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
+        keyed_window(
+            env,
+            [("a", 1, 1)] * 5,
+            10,
+            bounded(5),
+            arrival_interval=1,
         )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(10))
         .reduce(lambda a, b: a)
         .sink_to("out")
     )

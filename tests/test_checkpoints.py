@@ -28,7 +28,7 @@ from types import MappingProxyType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import bounded, build, jobs
+from jobs import bounded, build, jobs, keyed_window
 
 import winviz as wv
 from winviz.checkpoints import CompletedCheckpoint
@@ -236,12 +236,12 @@ def test_a_failure_at_every_cut_after_the_checkpoint() -> None:
 def tumbling(trace: bool = True) -> wv.StreamExecutionEnvironment:
     env = wv.StreamExecutionEnvironment(trace=trace)
     (
-        env.from_collection(
-            [("a", 100), ("a", 400), ("b", 700), ("a", 1_200)], arrival_times=[0, 300, 600, 1_300]
+        keyed_window(
+            env,
+            [("a", 100), ("a", 400), ("b", 700), ("a", 1_200)],
+            1_000,
+            arrival_times=[0, 300, 600, 1_300],
         )
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1_000))
         .process(lambda k, ctx, els, out: out.collect((k, sorted(e[1] for e in els))))
         .sink_to("out")
     )
@@ -300,14 +300,13 @@ def late_after_a_firing(trace: bool = True) -> wv.StreamExecutionEnvironment:
     window [0, 1000) and cleans it up, so a@500 is late (side output "late")."""
     env = wv.StreamExecutionEnvironment(trace=trace)
     (
-        env.from_collection(
+        keyed_window(
+            env,
             [("a", 100), ("a", 1_200), ("b", 1_300), ("a", 500)],
+            1_000,
+            late=LATE,
             arrival_times=[0, 100, 500, 700],
         )
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1_000))
-        .side_output_late_data(LATE)
         .process(lambda k, ctx, els, out: out.collect((k, sorted(e[1] for e in els))))
         .sink_to("out")
     )
@@ -550,10 +549,7 @@ def test_another_jobs_snapshot_is_refused_naming_what_differs() -> None:
 
     short = wv.StreamExecutionEnvironment()
     (
-        short.from_collection([("a", 100)])
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1_000))
+        keyed_window(short, [("a", 100)], 1_000)
         .process(lambda k, ctx, els, out: out.collect(k))
         .sink_to("out")
     )

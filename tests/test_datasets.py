@@ -7,6 +7,7 @@ import itertools
 from pathlib import Path
 
 import pytest
+from jobs import keyed_window
 
 import winviz as wv
 from winviz import datasets
@@ -27,15 +28,17 @@ def test_seed_002_pipeline_sends_892_to_the_side_output() -> None:
     env = wv.StreamExecutionEnvironment()
     late = wv.OutputTag("late")
     (
-        env.from_collection(datasets.late_data(), arrival_interval=1)
-        .assign_timestamps_and_watermarks(
+        keyed_window(
+            env,
+            datasets.late_data(),
+            wv.TumblingEventTimeWindows.of(wv.minutes(1)),
             wv.WatermarkStrategy.for_punctuated(lambda e, ts: ts).with_timestamp_assigner(
                 lambda e, _: e["ts"]
-            )
+            ),
+            key=lambda e: "key",
+            late=late,
+            arrival_interval=1,
         )
-        .key_by(lambda e: "key")
-        .window(wv.TumblingEventTimeWindows.of(wv.minutes(1)))
-        .side_output_late_data(late)
         .process(lambda k, ctx, els, out: out.collect([e["id"] for e in els]))
         .sink_to("out")
     )

@@ -29,10 +29,6 @@ KNOWN_CYCLES: list[tuple[str, ...]] = [
     # timeline.py imports skew.skew_of_view inside a function; skew.py imports
     # timeline.pick_operator (timeline.py is being reworked in parallel)
     ("winviz.viz.skew", "winviz.viz.timeline"),
-    # join_builder.py (merged from the Spark join twin work while this check was written)
-    # imports builder's NO_TWIN, NoTwinError and _streams inside functions; builder.py imports
-    # build_join_twin: the refusal vocabulary and the stream reading belong below both
-    ("winviz.spark.builder", "winviz.spark.join_builder"),
 ]
 
 

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from jobs import count_pipeline
 
 import winviz as wv
 
@@ -210,17 +211,15 @@ def test_spark_append_emits_when_the_watermark_reaches_the_window_end():
 def test_flink_fires_at_end_minus_one_and_spark_at_end():
     """Lesson 08's table: Flink's window fires at watermark end - 1, Spark's at end."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("k", 0), ("k", 4_999)], arrival_times=[0, 1_000])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_punctuated(lambda e, ts: ts).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("n")
+    count_pipeline(
+        env,
+        [("k", 0), ("k", 4_999)],
+        5_000,
+        wv.WatermarkStrategy.for_punctuated(lambda e, ts: ts).with_timestamp_assigner(
+            lambda e, _: e[1]
+        ),
+        sink="n",
+        arrival_times=[0, 1_000],
     )
     fired = env.execute().trace.records("fired")
     assert [(r.window.end, r.watermark) for r in fired] == [(5_000, 4_999)]

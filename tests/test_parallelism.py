@@ -15,7 +15,16 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import ASSIGNERS, KAFKA_ARRIVALS, KAFKA_PARTITIONS, bounded, build, jobs, kafka_readers
+from jobs import (
+    ASSIGNERS,
+    KAFKA_ARRIVALS,
+    KAFKA_PARTITIONS,
+    bounded,
+    build,
+    count_pipeline,
+    jobs,
+    kafka_readers,
+)
 
 import winviz as wv
 from winviz.errors import InputError, UserFunctionError
@@ -147,14 +156,7 @@ def test_max_parallelism_is_validated_like_flink() -> None:
 
 def test_a_none_key_into_a_parallel_keyed_operator_names_the_record() -> None:
     env = wv.StreamExecutionEnvironment().set_parallelism(2)
-    (
-        env.from_collection([("a", 1), (None, 2)])
-        .assign_timestamps_and_watermarks(strategy())
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(10))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, [("a", 1), (None, 2)], 10, strategy())
     with pytest.raises(InputError) as err:
         env.execute()
     assert err.value.index == 1 and err.value.value == (None, 2)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import bounded, engine_paths
+from jobs import bounded, engine_paths, keyed_window
 from test_batching import same_run
 
 import winviz as wv
@@ -174,12 +174,13 @@ def late_heavy_jobs(draw):
 
 def _late_heavy(job: dict) -> wv.StreamExecutionEnvironment:
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=job["interval"])
-    windowed = (
-        env.from_collection(job["events"], arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(job["bound"]))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(job["size"]))
-        .allowed_lateness(job["lateness"])
+    windowed = keyed_window(
+        env,
+        job["events"],
+        job["size"],
+        bounded(job["bound"]),
+        lateness=job["lateness"],
+        arrival_interval=1,
     )
     if job["side"]:
         windowed = windowed.side_output_late_data(wv.OutputTag("late"))

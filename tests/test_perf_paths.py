@@ -10,7 +10,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import KERNEL_FUNCTIONS, bounded, build, engine_paths, jobs
+from jobs import (
+    KERNEL_FUNCTIONS,
+    build,
+    engine_paths,
+    jobs,
+    keyed_window,
+    sum_pipeline,
+    timestamped,
+)
 
 import winviz as wv
 from winviz.errors import InputError, UserFunctionError
@@ -154,23 +162,21 @@ def _failing_job(trace: bool, fast: bool, where: str):
         return (a[0], a[1], a[2] + b[2])
 
     env = wv.StreamExecutionEnvironment(trace=trace)
-    windowed = (
-        env.from_collection(
-            [("a", 5, 1), ("b", 7, 2), ("a", 9, 3), ("a", 60, 4)], arrival_interval=1
-        )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: (
-                    e[1]
-                    if e[2] != 3 or where not in ("assigner", "timestamp")
-                    else e[99]
-                    if where == "assigner"
-                    else 9.5
-                )
+    windowed = keyed_window(
+        env,
+        [("a", 5, 1), ("b", 7, 2), ("a", 9, 3), ("a", 60, 4)],
+        50,
+        wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
+            lambda e, _: (
+                e[1]
+                if e[2] != 3 or where not in ("assigner", "timestamp")
+                else e[99]
+                if where == "assigner"
+                else 9.5
             )
-        )
-        .key_by(lambda e: e[0] if where != "key" or e[2] != 3 else e[99])
-        .window(wv.TumblingEventTimeWindows.of(50))
+        ),
+        key=lambda e: e[0] if where != "key" or e[2] != 3 else e[99],
+        arrival_interval=1,
     )
     out = windowed.reduce(reduce) if where == "reduce" else windowed.aggregate(Agg(lambda e: e[2]))
     out.sink_to("out")
@@ -222,10 +228,10 @@ def test_a_run_raises_the_full_collection_threshold_and_puts_it_back() -> None:
         gc.set_threshold(before[0], before[1], 10)
         for fail in (False, True):
             env = wv.StreamExecutionEnvironment()
-            env.from_collection(
-                [("a", 1, 1), ("a", 2, 2), ("a", 3, 3 if fail else 4)]
-            ).assign_timestamps_and_watermarks(
-                wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(assigner)
+            timestamped(
+                env,
+                [("a", 1, 1), ("a", 2, 2), ("a", 3, 3 if fail else 4)],
+                wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(assigner),
             ).sink_to("out")
             if fail:
                 with pytest.raises(UserFunctionError):
@@ -237,8 +243,10 @@ def test_a_run_raises_the_full_collection_threshold_and_puts_it_back() -> None:
         gc.set_threshold(before[0], before[1], 500)  # already higher: left alone
         seen.clear()
         env = wv.StreamExecutionEnvironment()
-        env.from_collection([("a", 1, 1)]).assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(assigner)
+        timestamped(
+            env,
+            [("a", 1, 1)],
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(assigner),
         ).sink_to("out")
         env.execute()
         assert seen == [500] and gc.get_threshold()[2] == 500
@@ -296,13 +304,7 @@ def _one_batch_job(
     batch, before the periodic emission at 200; from 100 on the watermark is 119."""
     env = wv.StreamExecutionEnvironment(trace=trace, auto_watermark_interval=100)
     arrivals = [0, *range(101, 100 + len(events))]
-    windowed = (
-        env.from_collection(events, arrival_times=arrivals)
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(50))
-        .allowed_lateness(30)
-    )
+    windowed = keyed_window(env, events, 50, lateness=30, arrival_times=arrivals)
     if late:
         windowed = windowed.side_output_late_data(wv.OutputTag("late"))
     if function == "reduce":
@@ -432,15 +434,7 @@ def test_records_alternating_between_two_open_windows_write_the_one_by_one_trace
             ("a", 30, 5),
             ("a", 80, 6),
         ]
-        (
-            env.from_collection(events, arrival_times=[1, 2, 3, 4, 5, 6])
-            .assign_timestamps_and_watermarks(bounded(0))
-            .key_by(lambda e: e[0])
-            .window(wv.TumblingEventTimeWindows.of(50))
-            .allowed_lateness(10)
-            .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-            .sink_to("out")
-        )
+        sum_pipeline(env, events, 50, lateness=10, arrival_times=[1, 2, 3, 4, 5, 6])
         return env
 
     calls: list[str] = []

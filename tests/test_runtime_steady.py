@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import bounded, build, explorer_job, jobs
+from jobs import bounded, build, count_pipeline, explorer_job, jobs
 from test_batching import same_run
 
 import winviz as wv
@@ -112,15 +112,7 @@ def test_a_batch_takes_both_open_windows_on_the_short_way(monkeypatch) -> None:
 
     def make() -> wv.JobExecutionResult:
         env = wv.StreamExecutionEnvironment(auto_watermark_interval=50)
-        (
-            env.from_collection(events, arrival_interval=10)
-            .assign_timestamps_and_watermarks(bounded(1000))
-            .key_by(lambda e: e[0])
-            .window(wv.TumblingEventTimeWindows.of(100))
-            .allowed_lateness(20)
-            .aggregate(wv.CountAggregate())
-            .sink_to("out")
-        )
+        count_pipeline(env, events, 100, bounded(1000), lateness=20, arrival_interval=10)
         return env.execute()
 
     general: list[int] = []

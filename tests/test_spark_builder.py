@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from jobs import bounded
+from jobs import bounded, count_windows
 
 import winviz as wv
 from winviz.errors import InputError
@@ -80,9 +80,7 @@ def test_sessions_sliding_maps_filters_and_unions() -> None:
         .assign_timestamps_and_watermarks(wv.WatermarkStrategy.for_monotonous_timestamps()
                                           .with_timestamp_assigner(lambda e, _: e[1]))
     )  # fmt: skip
-    a.union(b).key_by(lambda e: e[0]).window(wv.TumblingEventTimeWindows.of(5000)).aggregate(
-        wv.CountAggregate()
-    ).sink_to("u")
+    count_windows(a.union(b), 5000, sink="u")
     plan = build_twin(env, "u")
     assert (plan.spec.watermark_delay, plan.spec.stream_field) == ((500, 0), "stream")
     assert plan.records == (

@@ -4,7 +4,7 @@ produced, when, and why they differ — exact tables for known scenarios."""
 from __future__ import annotations
 
 import pytest
-from jobs import bounded
+from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz.spark import get_spark
@@ -19,25 +19,22 @@ def strategy(bound: int):
 def side_output_job():
     """The README's job: a late row goes to a side output."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(
-            [
-                ("alice", 1_000),
-                ("bob", 2_500),
-                ("alice", 4_999),
-                ("alice", 900),
-                ("alice", 12_000),
-                ("bob", 3_000),
-                ("alice", 6_000),
-            ],
-            arrival_times=[0, 100, 200, 900, 1500, 2500, 2600],
-        )
-        .assign_timestamps_and_watermarks(strategy(500))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
+    count_pipeline(
+        env,
+        [
+            ("alice", 1_000),
+            ("bob", 2_500),
+            ("alice", 4_999),
+            ("alice", 900),
+            ("alice", 12_000),
+            ("bob", 3_000),
+            ("alice", 6_000),
+        ],
+        5000,
+        strategy(500),
+        late=wv.OutputTag("late"),
+        sink="counts",
+        arrival_times=[0, 100, 200, 900, 1500, 2500, 2600],
     )
     return env
 
@@ -45,17 +42,14 @@ def side_output_job():
 def lateness_job():
     """Allowed lateness 2 s: Flink re-fires [0, 5000) twice; Spark drops a@2000 and b@4000."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(
-            [("a", 1000), ("a", 7000), ("a", 3000), ("a", 2000), ("b", 4000), ("a", 9500)],
-            arrival_times=[0, 1000, 1300, 2100, 2200, 3000],
-        )
-        .assign_timestamps_and_watermarks(strategy(1000))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .allowed_lateness(2000)
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
+    count_pipeline(
+        env,
+        [("a", 1000), ("a", 7000), ("a", 3000), ("a", 2000), ("b", 4000), ("a", 9500)],
+        5000,
+        strategy(1000),
+        lateness=2000,
+        sink="counts",
+        arrival_times=[0, 1000, 1300, 2100, 2200, 3000],
     )
     return env
 
@@ -170,14 +164,14 @@ def test_a_row_flink_calls_late_but_spark_counts() -> None:
     """Spark's late filter uses the previous batch's watermark: a row that Flink's periodic
     watermark already made late can still be counted by Spark, and the table says so."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 1000), ("a", 8000), ("a", 3000)], arrival_times=[0, 100, 900])
-        .assign_timestamps_and_watermarks(strategy(500))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
+    count_pipeline(
+        env,
+        [("a", 1000), ("a", 8000), ("a", 3000)],
+        5000,
+        strategy(500),
+        late=wv.OutputTag("late"),
+        sink="counts",
+        arrival_times=[0, 100, 900],
     )
     first = table(env).to_dict("records")[0]
     assert (first["window_start"], first["flink_result"], first["spark_result"]) == (0, 1, 2)
@@ -191,13 +185,13 @@ def test_a_session_flink_fired_inside_a_bigger_open_spark_session() -> None:
     """Flink fires [0, 1500) before a@1200 arrives; in Spark all three rows share a batch and
     merge into [0, 4000), still open: compare reads Spark's state by replaying the model."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 0), ("a", 2500), ("a", 1200)], arrival_times=[0, 100, 300])
-        .assign_timestamps_and_watermarks(strategy(0))
-        .key_by(lambda e: e[0])
-        .window(wv.EventTimeSessionWindows.with_gap(1500))
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
+    count_pipeline(
+        env,
+        [("a", 0), ("a", 2500), ("a", 1200)],
+        wv.EventTimeSessionWindows.with_gap(1500),
+        strategy(0),
+        sink="counts",
+        arrival_times=[0, 100, 300],
     )
     rows = table(env).to_dict("records")
     assert [(r["window_start"], r["window_end"], r["flink_result"]) for r in rows] == [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jobs import bounded
+from jobs import bounded, keyed_window
 
 import winviz as wv
 from winviz.runtime import JobRuntime
@@ -51,11 +51,14 @@ def test_values_are_kept_per_state_key_and_namespace_and_empty_slots_go() -> Non
 def test_a_finished_window_job_leaves_no_state_behind() -> None:
     env = wv.StreamExecutionEnvironment()
     (
-        env.from_collection([(f"k{i % 7}", i * 13 % 500) for i in range(300)], arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(20))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(50))
-        .allowed_lateness(10)
+        keyed_window(
+            env,
+            [(f"k{i % 7}", i * 13 % 500) for i in range(300)],
+            50,
+            bounded(20),
+            lateness=10,
+            arrival_interval=1,
+        )
         .reduce(lambda a, b: (a[0], max(a[1], b[1])))
         .sink_to("out")
     )

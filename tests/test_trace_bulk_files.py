@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from jobs import bounded
+from jobs import bounded, sum_pipeline
 
 import winviz as wv
 from winviz.trace import Trace, codec
@@ -273,14 +273,7 @@ def test_a_long_run_round_trips_exactly(tmp_path: Path) -> None:
     own detail tuple), with a shared timer detail per window as the engine writes it."""
     env = wv.StreamExecutionEnvironment()
     events = [(f"k{i % 7}", i * 3 - (i * 13) % 40, i % 5) for i in range(3_000)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(50))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(500))
-        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("out")
-    )
+    sum_pipeline(env, events, 500, bounded(50), arrival_interval=1)
     trace = env.execute().trace
     assert trace.kinds()["arrival"] == 3_000
     back = wv.load_trace(trace.save(tmp_path / "long.parquet"))

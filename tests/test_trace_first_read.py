@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from jobs import bounded
+from jobs import bounded, sum_pipeline
 
 import winviz as wv
 from winviz.trace import Packed, Trace
@@ -41,15 +41,7 @@ class _Pair(Packed):
 def _kernel_job(n: int = 300, lateness: int = 0) -> Trace:
     env = wv.StreamExecutionEnvironment(trace=True)
     events = [(f"k{i % 7}", i * 5 - (i * 37) % 60, i) for i in range(n)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(20))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(100))
-        .allowed_lateness(lateness)
-        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("out")
-    )
+    sum_pipeline(env, events, 100, bounded(20), lateness=lateness, arrival_interval=1)
     return env.execute().trace
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
-from jobs import bounded, build, jobs, two_keys_run
+from jobs import bounded, build, jobs, sum_pipeline, two_keys_run
 
 import winviz as wv
 from winviz.trace import Trace
@@ -196,14 +196,7 @@ def test_categories_come_in_order_of_first_appearance_across_packed_and_plain_re
     env = wv.StreamExecutionEnvironment(trace=True)
     keys = [f"k{i:03d}" for i in range(100)]
     events = [(keys[i % 100], i - (i * 7919) % 150, 1) for i in range(3_000)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(200))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("out")
-    )
+    sum_pipeline(env, events, 1000, bounded(200), arrival_interval=1)
     trace = env.execute().trace
     codes = trace.columns().key
     assert list(codes.values) != [None, *keys]  # (the dictionary is not in record order)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from jobs import bounded
+from jobs import bounded, keyed_window
 
 import winviz as wv
 from winviz.trace import Trace
@@ -128,10 +128,7 @@ def test_int_and_bool_fields_are_nullable_columns() -> None:
 def test_a_field_none_throughout_stays_objects() -> None:
     env = wv.StreamExecutionEnvironment()
     (
-        env.from_collection([("a", 1), ("a", 2)], arrival_times=[0, 1])
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(10))
+        keyed_window(env, [("a", 1), ("a", 2)], 10, arrival_times=[0, 1])
         .reduce(lambda x, y: (x[0], x[1] + y[1]))  # no element count at the firing
         .sink_to("out")
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz.trace import Trace
@@ -14,19 +15,15 @@ def _job(lateness: int = 0) -> wv.JobExecutionResult:
     env = wv.StreamExecutionEnvironment()
     late = wv.OutputTag("late")
     events = [("a", 1_000), ("b", 2_500), ("a", 4_999), ("a", 900), ("b", 7_000), ("a", 200)]
-    (
-        env.from_collection(events, arrival_times=[0, 100, 200, 900, 1_000, 1_300])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(500).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5_000))
-        .allowed_lateness(lateness)
-        .side_output_late_data(late)
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
+    count_pipeline(
+        env,
+        events,
+        5_000,
+        bounded(500),
+        lateness=lateness,
+        late=late,
+        sink="counts",
+        arrival_times=[0, 100, 200, 900, 1_000, 1_300],
     )
     return env.execute()
 

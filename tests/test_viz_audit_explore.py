@@ -5,6 +5,8 @@ shows one window fired. Each key's pane now counts once."""
 
 from __future__ import annotations
 
+from jobs import count_pipeline
+
 import winviz as wv
 from winviz.viz.explore import AtTime, state_at
 
@@ -15,22 +17,13 @@ def late_firings_job() -> wv.JobExecutionResult:
     a@30 fire it again, late (2,000 and 3,000 ms); at 4,200 ms [200, 300) fires; a@40 is too
     late (side output); the end of input fires [400, 500) at 5,000 ms."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(
-            [("a", 10), ("a", 250), ("a", 20), ("a", 30), ("a", 400), ("a", 40)],
-            arrival_interval=1000,
-        )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(100))
-        .allowed_lateness(200)
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 10), ("a", 250), ("a", 20), ("a", 30), ("a", 400), ("a", 40)],
+        100,
+        lateness=200,
+        late=wv.OutputTag("late"),
+        arrival_interval=1000,
     )
     return env.execute()
 

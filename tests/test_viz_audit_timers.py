@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz import viz
@@ -22,17 +23,12 @@ def merging_job() -> wv.JobExecutionResult:
     of a1 and a3 at 99 and of a0 and a2 at 149, at 5 ms."""
     env = wv.StreamExecutionEnvironment()
     events = [("a0", 0), ("a1", 0), ("a2", 0), ("a3", 0), ("a0", 50), ("a2", 50)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(1000).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.EventTimeSessionWindows.with_gap(100))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        events,
+        wv.EventTimeSessionWindows.with_gap(100),
+        bounded(1000),
+        arrival_interval=1,
     )
     return env.execute()
 

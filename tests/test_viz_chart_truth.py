@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from jobs import ASSIGNERS as JOB_ASSIGNERS
 from jobs import TRIGGERS as JOB_TRIGGERS
-from jobs import build, jobs
+from jobs import bounded, build, count_pipeline, jobs
 
 import winviz as wv
 from winviz import viz
@@ -91,19 +91,12 @@ def test_merge_chain_carries_inherited_elements() -> None:
     """[1000, 2500) and [3000, 4500) are bridged by a@2200 ([2200, 3700)) into [1000, 4500)
     at 20 ms, which a@4000 at 30 ms extends to [1000, 5500): that pane holds all four."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(
-            [("a", 1000), ("a", 3000), ("a", 2200), ("a", 4000)], arrival_times=[0, 10, 20, 30]
-        )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(5000).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.EventTimeSessionWindows.with_gap(1500))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 1000), ("a", 3000), ("a", 2200), ("a", 4000)],
+        wv.EventTimeSessionWindows.with_gap(1500),
+        bounded(5000),
+        arrival_times=[0, 10, 20, 30],
     )
     result = env.execute()
     assert [r.value for r in result.outputs["out"]] == [4]

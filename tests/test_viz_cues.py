@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jobs import count_pipeline, count_windows
 
 import winviz as wv
 from winviz import viz
@@ -84,7 +85,7 @@ def test_merge_marks(sessions) -> None:
         if lay["encoding"].get("color", {}).get("field") == "what"
     ]
     assert legend and all("merged" in c["domain"] for c in colours)
-    assert all(c["range"][c["domain"].index("merged")] == "#0072B2" for c in colours)
+    assert all(c["range"][c["domain"].index("merged")] == "#543005" for c in colours)  # merge
 
 
 HORIZON = "allowed-lateness horizon"
@@ -144,21 +145,16 @@ def idle_job() -> wv.JobExecutionResult:
     goes idle at 600 for good; kafka[0] is idle 1200–1400 and 2000–2500, and then every input
     of 'watermarks' is idle: the operator is idle over the same spans."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_partitions(
-            [[("a", 1_000), ("a", 3_000), ("a", 4_500), ("a", 9_000)], []],
-            arrival_times=[[0, 500, 1_350, 2_500], []],
-            name="kafka",
-        )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0)
-            .with_timestamp_assigner(lambda e, _: e[1])
-            .with_idleness(300)
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [[("a", 1_000), ("a", 3_000), ("a", 4_500), ("a", 9_000)], []],
+        5_000,
+        wv.WatermarkStrategy.for_bounded_out_of_orderness(0)
+        .with_timestamp_assigner(lambda e, _: e[1])
+        .with_idleness(300),
+        partitioned=True,
+        arrival_times=[[0, 500, 1_350, 2_500], []],
+        name="kafka",
     )
     return env.execute()
 
@@ -258,18 +254,7 @@ def test_one_timer_for_trigger_and_cleanup_without_lateness() -> None:
     """Allowed lateness 0: the EventTimeTrigger's timer at the max timestamp is the cleanup
     timer too (one timer; the second registration is de-duplicated)."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 1_000)])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, [("a", 1_000)], 5_000)
     _, rules = timer_rules(viz.timers_chart(env.execute().trace).to_dict())
     assert [(r["timestamp"], r["set by"]) for r in rules] == [
         ("4,999 ms", "cleanup timer at the max timestamp (the trigger's too)")
@@ -338,7 +323,7 @@ def test_scrubber_draws_firings(sessions) -> None:
     # the timeline's colours for the causes
     assert layer["encoding"]["color"]["scale"] == {
         "domain": ["fired: event-time timer", "fired: end of input"],
-        "range": ["#009E73", "#000000"],
+        "range": ["#009E73", "#000000"],  # the event-time timer's green, the watermark's black
     }
     assert (
         "3 firings (squares, by cause, as on the timeline) shown once made"
@@ -390,18 +375,7 @@ def many_windows_job() -> wv.JobExecutionResult:
     """Key a: one element in each of 30 tumbling 100 ms windows [0, 100) … [2900, 3000); the
     watermark (bound 0) fires every window but the last before the end of input fires it."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", t) for t in range(0, 3000, 100)], arrival_interval=10)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(100))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, [("a", t) for t in range(0, 3000, 100)], 100, arrival_interval=10)
     return env.execute()
 
 
@@ -447,13 +421,7 @@ def aligned_job() -> wv.JobExecutionResult:
     slow = env.from_collection(
         [("s", i * 100) for i in range(30)], arrival_times=arrivals, name="slow"
     ).assign_timestamps_and_watermarks(strategy())
-    (
-        fast.union(slow)
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(2000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_windows(fast.union(slow), 2000)
     return env.execute()
 
 

@@ -25,7 +25,7 @@ import json
 import altair as alt
 import ipywidgets as widgets
 import pytest
-from jobs import RECORDS, counts
+from jobs import RECORDS, bounded, count_pipeline, counts
 
 import winviz as wv
 from winviz.errors import InputError
@@ -457,19 +457,14 @@ def disordered(n: int) -> list[tuple[str, int]]:
 
 def clicks(records, bound=1000, lateness=1000, size=5000):
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(records, arrival_interval=10)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(size))
-        .allowed_lateness(lateness)
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        records,
+        size,
+        bounded(bound),
+        lateness=lateness,
+        late=wv.OutputTag("late"),
+        arrival_interval=10,
     )
     return env.execute()
 

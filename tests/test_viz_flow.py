@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 import pytest
+from jobs import count_pipeline, keyed_window
 
 import winviz as wv
 from winviz.viz import spec as charts
@@ -31,15 +32,8 @@ def job(
     """One key, 5 s tumbling event-time windows by default, bound 0 (watermark = max ts − 1,
     every 200 ms), a count per window."""
     env = wv.StreamExecutionEnvironment()
-    windowed = (
-        env.from_collection(data, arrival_times=arrivals)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(assigner or wv.TumblingEventTimeWindows.of(wv.seconds(5)))
+    windowed = keyed_window(
+        env, data, assigner or wv.TumblingEventTimeWindows.of(wv.seconds(5)), arrival_times=arrivals
     )
     if trigger is not None:
         windowed = windowed.trigger(trigger)
@@ -303,13 +297,8 @@ def test_a_global_window_registers_no_cleanup_timer() -> None:
 
 def test_processing_time_windows() -> None:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("A", 1), ("A", 2)], arrival_times=[0, 1500])
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingProcessingTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    processing = wv.TumblingProcessingTimeWindows.of(1000)
+    count_pipeline(env, [("A", 1), ("A", 2)], processing, None, arrival_times=[0, 1500])
     got = [s[1:] for s in steps(env.execute(), 0)]
     assert got[0] == ("element", None, "no event timestamp: on time")
     assert got[5:] == [

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from jobs import bounded
+from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz import viz
@@ -26,15 +26,14 @@ def _job(n: int, lateness: int = 0) -> wv.JobExecutionResult:
     """A 1 s tumbling count over 30 keys, one event per ms, disorder up to 150 ms."""
     env = wv.StreamExecutionEnvironment()
     events = [(KEYS[i % 30], i - (i * 7919) % 150) for i in range(n)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(bounded(100))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .allowed_lateness(lateness)
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        events,
+        1000,
+        bounded(100),
+        lateness=lateness,
+        late=wv.OutputTag("late"),
+        arrival_interval=1,
     )
     return env.execute()
 
@@ -237,17 +236,12 @@ def test_columns_hold_the_frames_values() -> None:
 
 def test_columns_are_left_to_the_frames_for_session_merges() -> None:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 0), ("a", 400), ("a", 200)], arrival_interval=10)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.EventTimeSessionWindows.with_gap(300))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 0), ("a", 400), ("a", 200)],
+        wv.EventTimeSessionWindows.with_gap(300),
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        arrival_interval=10,
     )
     view = frames.open_trace(env.execute().trace)
     assert frames.window_life_columns(view, "window") is None  # merged windows: the frame
@@ -308,15 +302,7 @@ def test_element_fates_without_side_outputs_are_the_records_fates() -> None:
     # fates are found by searching each record's element among the elements
     env = wv.StreamExecutionEnvironment()
     events = [(f"k{i % 3}", (i * 37) % 900 + (i // 10) * 100) for i in range(120)]
-    (
-        env.from_collection(events, arrival_interval=3)
-        .assign_timestamps_and_watermarks(bounded(50))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(200))
-        .allowed_lateness(150)
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, events, 200, bounded(50), lateness=150, arrival_interval=3)
     trace = env.execute().trace
     assert "side_output" not in frames.open_trace(trace).counts()
     fates = frames.element_fate_columns(frames.open_trace(trace), "window")
@@ -353,3 +339,66 @@ def test_distinct_objects_number_objects_by_identity() -> None:
     assert distinct[0] is shared and distinct[1] is other and distinct[2] is None
     empty_numbers, empty = distinct_objects(np.empty(0, dtype=object))
     assert empty_numbers.tolist() == [] and empty == []
+
+
+def test_dataclass_texts_are_the_compact_json_of_their_jsonable_form() -> None:
+    """``short`` writes a dataclass of plain fields (lesson 01's clicks) directly: the same text
+    as ``json.dumps(jsonable(v))``; a dataclass with ``start`` and ``end`` (a window to
+    ``jsonable``), an ``OpaqueValue``, and fields of other types (a nested dataclass, a list,
+    an int subclass, NaN) go the general way."""
+    import dataclasses
+    import enum
+
+    from winviz import datasets
+    from winviz.trace import jsonable
+    from winviz.trace.schema import OpaqueValue
+
+    class Level(enum.IntEnum):
+        LOW = 1
+
+    @dataclasses.dataclass
+    class Reading:
+        z: int
+        a: str
+        m: Any = 1.5
+        b: bool = True
+        n: Any = None
+
+    @dataclasses.dataclass(frozen=True)
+    class Span:
+        start: int
+        end: int
+
+    @dataclasses.dataclass
+    class Nested:
+        inner: Reading
+        xs: list[int]
+
+    click = datasets.clickstream()[0]
+    plain = [click, Reading(-3, 'é"\n\u2028'), Reading(True, "", -0.0, False), Reading(10**30, "x")]
+    other = [
+        Span(1, 2),
+        OpaqueValue("Click(1)", "m.Click", {"t": 1}),
+        Nested(Reading(1, "a"), [1, 2]),
+        Reading(Level.LOW, "enum"),
+        Reading(1, "nan", float("nan")),
+        Reading(1, "inf", float("inf")),
+    ]
+    for value in plain + other:
+        text = json.dumps(jsonable(value), ensure_ascii=False, separators=(",", ":"), default=str)
+        assert frames.short(value, 1000) == text, value
+        assert frames.short(value) == (text if len(text) <= 60 else text[:59] + "…"), value
+    assert [frames.dataclass_json(v) is not None for v in plain] == [True] * len(plain)
+    assert [frames.dataclass_json(v) for v in other] == [None] * len(other)
+    assert frames.dataclass_json(click) == (
+        '{"arrival_time":1767603602073,"event_time":1767603600975,"page":"home",'
+        '"partition":0,"user":"u1"}'
+    )
+
+
+def test_operators_are_found_once_per_view_and_handed_out_as_copies() -> None:
+    view = frames.TraceView(_job(300).trace)
+    first = frames.window_operators(view)
+    first.append("changed by a caller")
+    assert frames.window_operators(view) == view.operators(*frames.WINDOW_KINDS) == ["window"]
+    assert view.operators("element", "element") == view.operators("element")

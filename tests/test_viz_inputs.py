@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jobs import count_pipeline
 
 import winviz as wv
 from winviz import viz
@@ -27,13 +28,8 @@ def windowed(events, arrivals, *, watermarks: bool = True) -> wv.JobExecutionRes
         if watermarks
         else wv.WatermarkStrategy.no_watermarks()
     )
-    (
-        env.from_collection(events, arrival_times=arrivals)
-        .assign_timestamps_and_watermarks(strategy.with_timestamp_assigner(lambda e, _: e[1]))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(10))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env, events, 10, strategy.with_timestamp_assigner(lambda e, _: e[1]), arrival_times=arrivals
     )
     return env.execute()
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from jobs import count_pipeline
+
 import winviz as wv
 from winviz import viz
 
@@ -85,7 +87,7 @@ def test_session_merges_are_drawn() -> None:
     assert enc["y"]["field"] == "key" and enc["yOffset"]["field"] == "slot"
     assert enc["fill"]["scale"] == {
         "domain": ["fired", "not fired", "merged away"],
-        "range": ["#56B4E9", "#D9D9D9", "#FFFFFF"],
+        "range": ["#6676AE", "#8DA0CB", "#E3CDB5"],  # window fired / not, merge tint
     }
 
 
@@ -128,18 +130,13 @@ def test_allowed_lateness_horizon_on_each_bar() -> None:
     max timestamp + lateness = its cleanup time, and its cleanup mark there; the axis holds
     the last horizon (10,999 ms)."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 1000), ("a", 7000), ("b", 2000)], arrival_times=[0, 10, 20])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .allowed_lateness(1000)
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 1000), ("a", 7000), ("b", 2000)],
+        5000,
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        lateness=1000,
+        arrival_times=[0, 10, 20],
     )
     spec = viz.window_lanes(env.execute().trace).to_dict()
     rules = [
@@ -187,18 +184,7 @@ def test_lanes_with_more_keys_than_lanes_keep_the_busiest() -> None:
     object"."""
     env = wv.StreamExecutionEnvironment()
     events = [(f"k{i:02d}", 1_000 * (i % 3)) for i in range(31)] + [("k07", 100)] * 5
-    (
-        env.from_collection(events, arrival_interval=10)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, events, 5_000, arrival_interval=10)
     spec = viz.window_lanes(env.execute().trace, max_keys=30).to_dict()
     keys = {r["key"] for rows in spec["datasets"].values() for r in rows if "key" in r}
     assert len(keys) == 30 and "k07" in keys

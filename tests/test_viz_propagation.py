@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import vl_convert as vlc
-from jobs import kafka_readers
+from jobs import count_pipeline, kafka_readers
 
 import winviz as wv
 from winviz.viz import scale
@@ -43,13 +43,15 @@ def kafka_count(
 ) -> wv.JobExecutionResult:
     """The partitions read as "kafka" (bound 0, idleness ``idle``), counted in 1 s windows."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_partitions(partitions, arrival_times=arrivals, name="kafka")
-        .assign_timestamps_and_watermarks(strategy(idle))
-        .key_by(lambda e: 0)
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        partitions,
+        1000,
+        strategy(idle),
+        partitioned=True,
+        key=lambda e: 0,
+        arrival_times=arrivals,
+        name="kafka",
     )
     return env.execute()
 
@@ -300,14 +302,7 @@ def test_parallel_subtasks_get_a_panel_each() -> None:
 
 def test_chain_fallback_without_several_inputs() -> None:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 1000), ("a", 3000)], arrival_times=[0, 500])
-        .assign_timestamps_and_watermarks(strategy())
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, [("a", 1000), ("a", 3000)], 1000, strategy(), arrival_times=[0, 500])
     spec = propagation_chart(env.execute()).to_dict()
     assert spec["usermeta"]["winviz"]["notes"][:2] == [
         "no operator with several inputs: one line per operator's watermark; shaded: idle",
@@ -357,13 +352,16 @@ def test_large_trace_respects_row_limit() -> None:
     n = 4000
     parts = [[("p", 2 * i + p) for i in range(n)] for p in (0, 1)]
     times = [[2 * i + p for i in range(n)] for p in (0, 1)]
-    (
-        env.from_partitions(parts, arrival_times=times, name="k")
-        .assign_timestamps_and_watermarks(strategy())
-        .key_by(lambda e: 0)
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("o")
+    count_pipeline(
+        env,
+        parts,
+        1000,
+        strategy(),
+        partitioned=True,
+        key=lambda e: 0,
+        sink="o",
+        arrival_times=times,
+        name="k",
     )
     spec = propagation_chart(env.execute()).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())

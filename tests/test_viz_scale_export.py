@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from jobs import explorer_job
+from jobs import bounded, count_pipeline, explorer_job
 
 import winviz as wv
 from winviz import viz
@@ -79,17 +79,12 @@ def test_binned_fates_add_up(trace_100k) -> None:
 
 def small_chart():
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 1000), ("b", 2000), ("a", 6000)], arrival_times=[0, 300, 600])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(1000).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 1000), ("b", 2000), ("a", 6000)],
+        5000,
+        bounded(1000),
+        arrival_times=[0, 300, 600],
     )
     return viz.timeline(env.execute().trace)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz import datasets
@@ -30,18 +31,14 @@ ARRIVALS = [1_200, 3_100, 3_500, 7_300, 12_100, 12_500, 16_200, 25_100]
 def eight_events(bound: int) -> wv.JobExecutionResult:
     """Lesson 01's job: 10 s tumbling windows, late data to a side output."""
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
-    (
-        env.from_collection(EVENTS, arrival_times=ARRIVALS)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: "all")
-        .window(wv.TumblingEventTimeWindows.of(10_000))
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        EVENTS,
+        10_000,
+        bounded(bound),
+        key=lambda e: "all",
+        late=wv.OutputTag("late"),
+        arrival_times=ARRIVALS,
     )
     return env.execute()
 
@@ -121,18 +118,17 @@ def clickstream_run(bound: int) -> wv.JobExecutionResult:
     clicks = datasets.clickstream()
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
     late = wv.OutputTag("late")
-    (
-        env.from_collection(clicks, arrival_times=[c.arrival_time for c in clicks])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-                lambda c, _: c.event_time
-            )
-        )
-        .key_by(lambda c: c.page)
-        .window(wv.TumblingEventTimeWindows.of(10_000))
-        .side_output_late_data(late)
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
+    count_pipeline(
+        env,
+        clicks,
+        10_000,
+        wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
+            lambda c, _: c.event_time
+        ),
+        key=lambda c: c.page,
+        late=late,
+        sink="counts",
+        arrival_times=[c.arrival_time for c in clicks],
     )
     return env.execute()
 
@@ -190,13 +186,7 @@ def test_binned_above_max_points() -> None:
 def test_message_cards_and_arguments() -> None:
     assert skew_chart(None).to_dict()["usermeta"]["winviz"]["status"] == "message"
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 1)])
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingProcessingTimeWindows.of(10))
-        .aggregate(wv.CountAggregate())
-        .sink_to("o")
-    )
+    count_pipeline(env, [("a", 1)], wv.TumblingProcessingTimeWindows.of(10), None, sink="o")
     card = skew_chart(env.execute()).to_dict()["usermeta"]["winviz"]
     assert card["status"] == "message"
     assert card["message"] == "No element with a timestamp reached 'window'."
@@ -219,17 +209,12 @@ def test_a_thinned_lag_line_keeps_its_true_extremes() -> None:
     n = 6_000
     events = [("k", i * 10 - rnd.randint(0, 400) * (i % 3 == 0)) for i in range(n)]
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=7)
-    (
-        env.from_collection(events, arrival_times=[i * 10 for i in range(n)])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(50).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        events,
+        1_000,
+        bounded(50),
+        arrival_times=[i * 10 for i in range(n)],
     )
     trace = env.execute().trace
     view = frames.open_trace(trace)

@@ -10,6 +10,7 @@ import json
 import altair as alt
 import pandas as pd
 import pytest
+from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz.viz import spec
@@ -99,19 +100,12 @@ def test_charts_it_does_not_write_go_through_to_dict() -> None:
 def test_the_kits_charts_of_a_run() -> None:
     """Every named chart of a small run: the content of its validated ``to_dict()``."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(
-            [("a", 1000), ("b", 2500), ("a", 6000), ("a", 900)], arrival_interval=100
-        )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(500).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(2000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 1000), ("b", 2500), ("a", 6000), ("a", 900)],
+        2000,
+        bounded(500),
+        arrival_interval=100,
     )
     result = env.execute()
     for fn in (wv.timeline, wv.scrubber, wv.window_lanes, wv.timers_chart, wv.propagation_chart):

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 import pytest
+from jobs import count_pipeline
 
 import winviz as wv
 from winviz.time import MAX, MIN
@@ -143,13 +144,14 @@ def test_a_moment_by_seq_and_the_end_of_input() -> None:
 
 def test_parallel_subtasks_read_one_channel_per_upstream_subtask() -> None:
     env = wv.StreamExecutionEnvironment().set_parallelism(2)
-    (
-        env.from_partitions(PARTS, arrival_times=PART_ARRIVALS, name="clicks")
-        .assign_timestamps_and_watermarks(strategy())
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(wv.seconds(2)))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        PARTS,
+        wv.TumblingEventTimeWindows.of(wv.seconds(2)),
+        strategy(),
+        partitioned=True,
+        arrival_times=PART_ARRIVALS,
+        name="clicks",
     )
     table = stage_watermark_table(env.execute(), 700)
     ops = table.operators

@@ -7,6 +7,7 @@ import importlib
 from typing import Any
 
 import pytest
+from jobs import count_pipeline
 
 import winviz as wv
 from winviz import viz
@@ -129,11 +130,12 @@ def test_elements_exact(result) -> None:
     # last firings: ceil(742 * 28 / 372)
     assert enc["y"]["scale"]["domain"] == [-21, 777]
     # one legend for fates and window events (firings by cause), only the categories
-    # present, fixed colours
+    # present, fixed colours: no fate shares a colour with a firing cause (issue 26: "late,
+    # accepted" and "fired: element" were both #E69F00)
     assert enc["color"]["scale"] == {
         "domain": ["on time", "late, accepted", "side output", "fired: element",
                    "fired: event-time timer", "fired: end of input", "cleanup"],
-        "range": ["#0072B2", "#E69F00", "#CC79A7", "#E69F00", "#009E73", "#000000", "#7F7F7F"],
+        "range": ["#0072B2", "#E69F00", "#CC79A7", "#F0E442", "#009E73", "#000000", "#7F7F7F"],
     }  # fmt: skip
     assert enc["shape"]["scale"]["range"] == [
         "circle", "diamond", "triangle-up", "square", "square", "square", "triangle-down",
@@ -228,17 +230,12 @@ def test_allowed_lateness_horizons(result) -> None:
 
 def test_no_horizon_without_allowed_lateness() -> None:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 1000), ("a", 7000)], arrival_times=[0, 100])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 1000), ("a", 7000)],
+        5000,
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        arrival_times=[0, 100],
     )
     spec = viz.timeline(env.execute().trace).to_dict()
     assert "rule" not in [m for m, _ in layers(spec)]
@@ -308,17 +305,12 @@ def test_dataframe_input_gives_the_same_chart(result) -> None:
 def test_epoch_times_get_a_utc_date_axis() -> None:
     env = wv.StreamExecutionEnvironment()
     base = 1_566_640_304_152  # 2019-08-24 09:51:44.152 UTC
-    (
-        env.from_collection([("k", base), ("k", base + 30_000)], arrival_times=[base, base + 1])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(wv.minutes(1)))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("k", base), ("k", base + 30_000)],
+        wv.TumblingEventTimeWindows.of(wv.minutes(1)),
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        arrival_times=[base, base + 1],
     )
     spec = viz.timeline(env.execute().trace).to_dict()
     enc = layer(spec, "element")["encoding"]
@@ -446,17 +438,12 @@ def test_late_element_of_a_window_not_yet_fired_is_late_accepted() -> None:
     at 6999 (a@7000): 6000 <= 6999, late; [0, 10000) has not fired (its end is far ahead), so
     it is assigned: "late, accepted"."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 5000), ("a", 7000), ("a", 6000)], arrival_times=[0, 1000, 2000])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(10000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 5000), ("a", 7000), ("a", 6000)],
+        10000,
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        arrival_times=[0, 1000, 2000],
     )
     result = env.execute()
     view = frames.open_trace(result.trace)
@@ -475,21 +462,16 @@ def test_ideal_diagonal_is_explained_in_a_legend() -> None:
     """Arrivals just after their timestamps: the diagonal event time = processing time is
     drawn across the overlap of both axes, with its own legend entry saying what it is."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 1000), ("a", 2500)], arrival_times=[1100, 2600])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(3000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 1000), ("a", 2500)],
+        3000,
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        arrival_times=[1100, 2600],
     )
     spec = viz.timeline(env.execute().trace).to_dict()
     diagonal = layer(spec, "event time = processing time (ideal)")
-    assert diagonal["mark"] == {"type": "line", "color": "#7F7F7F", "strokeWidth": 1}
+    assert diagonal["mark"] == {"type": "line", "color": "#A6A6A6", "strokeWidth": 1}  # a guide
     assert diagonal["encoding"]["strokeDash"] == {
         "field": "line",
         "type": "nominal",
@@ -573,19 +555,11 @@ def test_the_timeline_and_the_scrubber_count_windows_alike() -> None:
     timeline of the same run said "4 (key, window) pairs"; both now count (key, window)
     pairs, and the scrubber (one band per window, all keys) adds the windows."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(
-            [("a", 100), ("b", 200), ("a", 1_200), ("a", 2_500)], arrival_times=[0, 10, 20, 30]
-        )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [("a", 100), ("b", 200), ("a", 1_200), ("a", 2_500)],
+        1_000,
+        arrival_times=[0, 10, 20, 30],
     )
     trace = env.execute().trace
     timeline = viz.timeline(trace).to_dict()["usermeta"]["winviz"]["notes"][0]

@@ -6,6 +6,7 @@ overrides either way; the rule's two thresholds are exact."""
 from __future__ import annotations
 
 import pytest
+from jobs import bounded, count_pipeline
 from test_viz_skew import eight_events  # lesson 01's eight events
 
 import winviz as wv
@@ -30,18 +31,14 @@ def long_clickstream(copies: int) -> tuple[wv.JobExecutionResult, list[tuple[int
         for c in clicks
     ]
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
-    (
-        env.from_collection(events, arrival_times=[e[2] for e in events])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(1000).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(10_000))
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
+    count_pipeline(
+        env,
+        events,
+        10_000,
+        bounded(1000),
+        late=wv.OutputTag("late"),
+        sink="counts",
+        arrival_times=[e[2] for e in events],
     )
     return env.execute(), [(e[2], e[1]) for e in events]
 
@@ -52,18 +49,7 @@ def in_order(n: int, late_by: int) -> wv.JobExecutionResult:
     events = [("k", 10 * i) for i in range(n)]
     events[-1] = ("k", 10 * (n - 1) - late_by)
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(events, arrival_times=[10 * i for i in range(n)])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("o")
-    )
+    count_pipeline(env, events, 1000, sink="o", arrival_times=[10 * i for i in range(n)])
     return env.execute()
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import vl_convert as vlc
+from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz.viz import frames, scale
@@ -26,21 +27,14 @@ def event_job() -> wv.Trace:
     600 ms fires the cleanup timers at 5999 (and deletes the already-fired 4999 timer: a
     no-op); the end-of-input watermark at 700 ms fires a's [5000, 10000) timers."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(
-            [("a", 1000), ("b", 1200), ("a", 7000), ("a", 4500), ("a", 9000), ("a", 2000)],
-            arrival_times=[0, 50, 100, 300, 400, 700],
-        )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(1500).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .allowed_lateness(1000)
-        .aggregate(wv.CountAggregate())
-        .sink_to("counted")
+    count_pipeline(
+        env,
+        [("a", 1000), ("b", 1200), ("a", 7000), ("a", 4500), ("a", 9000), ("a", 2000)],
+        5000,
+        bounded(1500),
+        lateness=1000,
+        sink="counted",
+        arrival_times=[0, 50, 100, 300, 400, 700],
     )
     return env.execute().trace
 
@@ -49,13 +43,9 @@ def processing_job() -> wv.Trace:
     """Tumbling 1 s processing-time windows: a's timer at 999 fires; b's at 1999 is still
     queued when the input ends at 1200 ms."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 1), ("a", 2), ("b", 3)], arrival_times=[0, 100, 1200])
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingProcessingTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    events = [("a", 1), ("a", 2), ("b", 3)]
+    processing = wv.TumblingProcessingTimeWindows.of(1000)
+    count_pipeline(env, events, processing, None, arrival_times=[0, 100, 1200])
     return env.execute().trace
 
 
@@ -136,9 +126,9 @@ def test_timers_layers_and_encodings(trace) -> None:
         "range": [[1, 0], [4, 2]],
     }
     # every timer event is a shape of one legend, de-duplicated registrations included, in
-    # black (not the processing-time orange)
+    # the de-duplication grey (neither domain's colour, nor the watermark's black)
     events = layer_of(spec, "timer event")
-    assert events["mark"]["color"] == "#000000"
+    assert events["mark"]["color"] == "#5C5C5C"
     assert events["encoding"]["shape"] == {
         "field": "event",
         "type": "nominal",
@@ -317,17 +307,13 @@ def test_timers_frame_input_agrees(trace) -> None:
 
 def many_keys_job(keys: int, n: int) -> wv.Trace:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([(f"k{i % keys}", i * 10) for i in range(n)], arrival_interval=10)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("o")
+    count_pipeline(
+        env,
+        [(f"k{i % keys}", i * 10) for i in range(n)],
+        1000,
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        sink="o",
+        arrival_interval=10,
     )
     return env.execute().trace
 
@@ -397,20 +383,13 @@ def test_epoch_axes_are_quantitative_with_utc_labels() -> None:
     ("Infinite extent for field data") on the lesson pages."""
     midnight = 1_566_662_400_000
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(
-            [("a", midnight - 2_000), ("a", midnight + 500)],
-            arrival_times=[midnight - 1_000, midnight + 1_000],
-        )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("o")
+    count_pipeline(
+        env,
+        [("a", midnight - 2_000), ("a", midnight + 500)],
+        1000,
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        sink="o",
+        arrival_times=[midnight - 1_000, midnight + 1_000],
     )
     spec = timers_chart(env.execute().trace).to_dict()
     enc = layer_of(spec, "timer")["encoding"]
@@ -596,17 +575,13 @@ def test_scrubber_html_is_self_contained(trace, tmp_path) -> None:
 
 def test_scrubber_binned_large() -> None:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([(f"k{i % 5}", i * 10) for i in range(6000)], arrival_interval=10)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("o")
+    count_pipeline(
+        env,
+        [(f"k{i % 5}", i * 10) for i in range(6000)],
+        5000,
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        sink="o",
+        arrival_interval=10,
     )
     spec = scrubber(env.execute().trace).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())

@@ -4,7 +4,7 @@ record. Each answer is checked word for word against a run whose story is known.
 from __future__ import annotations
 
 import pytest
-from jobs import bounded
+from jobs import bounded, count_pipeline, keyed_window
 
 import winviz as wv
 from winviz.trace import Trace
@@ -18,14 +18,7 @@ def _partitions() -> Trace:
     until the end of input."""
     env = wv.StreamExecutionEnvironment()
     parts = [[("a", 1_000), ("a", 3_000), ("a", 9_000)], [("b", 1_500)]]
-    (
-        env.from_partitions(parts, arrival_times=[[0, 100, 900], [50]])
-        .assign_timestamps_and_watermarks(BOUND_0)
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(2_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, parts, 2_000, partitioned=True, arrival_times=[[0, 100, 900], [50]])
     return env.execute().trace
 
 
@@ -33,15 +26,13 @@ def _lateness() -> Trace:
     """5 s windows, allowed lateness 2 s, late data to a side output."""
     env = wv.StreamExecutionEnvironment()
     events = [("a", 1_000), ("a", 6_000), ("a", 4_000), ("a", 12_000), ("a", 2_000)]
-    (
-        env.from_collection(events, arrival_times=[0, 100, 300, 500, 700])
-        .assign_timestamps_and_watermarks(BOUND_0)
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5_000))
-        .allowed_lateness(2_000)
-        .side_output_late_data(wv.OutputTag("late"))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        events,
+        5_000,
+        lateness=2_000,
+        late=wv.OutputTag("late"),
+        arrival_times=[0, 100, 300, 500, 700],
     )
     return env.execute().trace
 
@@ -68,17 +59,13 @@ def test_why_not_fired_names_a_partition_without_elements() -> None:
     """Partition 1 gets no element: it writes no record, and its watermark MIN holds the
     source's (winviz.trace.channels finds it from the source's watermark staying at MIN)."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_partitions(
-            [[("a", 1_000), ("a", 3_000), ("a", 9_000)], []],
-            arrival_times=[[0, 100, 900], []],
-            name="kafka",
-        )
-        .assign_timestamps_and_watermarks(BOUND_0)
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(2_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [[("a", 1_000), ("a", 3_000), ("a", 9_000)], []],
+        2_000,
+        partitioned=True,
+        arrival_times=[[0, 100, 900], []],
+        name="kafka",
     )
     answer = wv.why_not_fired(env.execute().trace.until(800), "a", (0, 2_000))
     assert answer.sentence == (
@@ -163,14 +150,7 @@ def test_why_dropped_on_time_late_accepted_and_side_output() -> None:
 
 def test_why_dropped_without_a_side_output_says_dropped() -> None:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 9_000), ("a", 1_000)], arrival_times=[0, 300])
-        .assign_timestamps_and_watermarks(BOUND_0)
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, [("a", 9_000), ("a", 1_000)], 5_000, arrival_times=[0, 300])
     answer = wv.why_dropped(env.execute().trace, 1)
     assert answer.sentence.startswith("Dropped at 'window' (timestamp 1000, watermark 8999")
     assert "num_late_records_dropped" in answer.sentence
@@ -183,17 +163,16 @@ def test_a_window_argument_that_is_not_a_window_is_refused() -> None:
 
 def test_why_fired_names_a_partition_going_idle() -> None:
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_partitions(
-            [[("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800)], [("p1", 200), ("p1", 700)]],
-            arrival_times=[[0, 500, 1000, 1500], [100, 400]],
-            name="kafka",
-        )
-        .assign_timestamps_and_watermarks(BOUND_0.with_idleness(500))
-        .key_by(lambda e: 0)
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("counts")
+    count_pipeline(
+        env,
+        [[("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800)], [("p1", 200), ("p1", 700)]],
+        1000,
+        BOUND_0.with_idleness(500),
+        partitioned=True,
+        key=lambda e: 0,
+        sink="counts",
+        arrival_times=[[0, 500, 1000, 1500], [100, 400]],
+        name="kafka",
     )
     answer = wv.why_fired(env.execute().trace, 0, (0, 1000))
     assert answer.table[["proc_time", "watermark", "cause", "raised by"]].values.tolist() == [
@@ -228,17 +207,14 @@ def _idle_partitions() -> Trace:
     (at 0, 500, 1350 ms) then a@9000 at 2500; partition 1 never gets an element. Partition 1
     goes idle at 600; partition 0 is idle at 1200, active again at 1400 (watermark 4499)."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_partitions(
-            [[("a", 1_000), ("a", 3_000), ("a", 4_500), ("a", 9_000)], []],
-            arrival_times=[[0, 500, 1_350, 2_500], []],
-            name="kafka",
-        )
-        .assign_timestamps_and_watermarks(BOUND_0.with_idleness(300))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [[("a", 1_000), ("a", 3_000), ("a", 4_500), ("a", 9_000)], []],
+        5_000,
+        BOUND_0.with_idleness(300),
+        partitioned=True,
+        arrival_times=[[0, 500, 1_350, 2_500], []],
+        name="kafka",
     )
     return env.execute().trace
 
@@ -284,16 +260,13 @@ def test_with_idleness_is_not_advised_to_a_job_that_has_it() -> None:
     idleness (p2 went idle): the answer says its timeout marks p1 idle, not 'with_idleness(t)
     would'."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_partitions(
-            [[("a", 9_000)] * 4, [("a", 1_500)] * 5, [("a", 100)]],
-            arrival_times=[[100, 400, 700, 1_000], [0, 300, 600, 900, 1_200], [0]],
-        )
-        .assign_timestamps_and_watermarks(BOUND_0.with_idleness(300))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(2_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [[("a", 9_000)] * 4, [("a", 1_500)] * 5, [("a", 100)]],
+        2_000,
+        BOUND_0.with_idleness(300),
+        partitioned=True,
+        arrival_times=[[100, 400, 700, 1_000], [0, 300, 600, 900, 1_200], [0]],
     )
     answer = wv.why_not_fired(env.execute().trace.until(1_100), "a", (0, 2_000))
     (held,) = answer.claims
@@ -312,14 +285,7 @@ def test_a_late_element_of_a_window_not_yet_fired_is_in_its_first_firing() -> No
     4499) but [0, 5000) has not reached its max timestamp 4999: it is added and the window
     fires once, at 4999 — a first firing, not a late one; nothing 'fires again'."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection([("a", 4_500), ("a", 4_000)], arrival_times=[0, 300])
-        .assign_timestamps_and_watermarks(BOUND_0)
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
+    count_pipeline(env, [("a", 4_500), ("a", 4_000)], 5_000, arrival_times=[0, 300])
     trace = env.execute().trace
     dropped = wv.why_dropped(trace, 1)
     assert dropped.sentence == (
@@ -390,11 +356,15 @@ def _replayed_late_record() -> wv.JobExecutionResult:
     arrivals = [1_200, 3_100, 3_500, 7_300, 12_100, 12_500, 16_200, 25_100]
     env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[5])
     (
-        env.from_collection(events, arrival_times=arrivals)
-        .assign_timestamps_and_watermarks(bounded(1_000))
-        .key_by(lambda e: "all")
-        .window(wv.TumblingEventTimeWindows.of(10_000))
-        .side_output_late_data(wv.OutputTag("late"))
+        keyed_window(
+            env,
+            events,
+            10_000,
+            bounded(1_000),
+            key=lambda e: "all",
+            late=wv.OutputTag("late"),
+            arrival_times=arrivals,
+        )
         .process(lambda k, ctx, els, out: out.collect("".join(e[0] for e in els)))
         .sink_to("out")
     )
@@ -436,17 +406,14 @@ def test_idleness_is_known_before_any_input_goes_idle() -> None:
     the answer knows the job has it: its timeout, not ``with_idleness(t)``, would mark p1
     idle."""
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_partitions(
-            [[("a", 9_000)] * 10, [("a", 1_500)] * 10],
-            arrival_times=[[i * 100 for i in range(10)]] * 2,
-            name="kafka",
-        )
-        .assign_timestamps_and_watermarks(BOUND_0.with_idleness(300))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(2_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
+    count_pipeline(
+        env,
+        [[("a", 9_000)] * 10, [("a", 1_500)] * 10],
+        2_000,
+        BOUND_0.with_idleness(300),
+        partitioned=True,
+        arrival_times=[[i * 100 for i in range(10)]] * 2,
+        name="kafka",
     )
     trace = env.execute().trace
     (record,) = trace.records("idleness")

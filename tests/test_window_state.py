@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from jobs import bounded, engine_paths
+from jobs import bounded, engine_paths, keyed_window
 
 import winviz as wv
 from winviz.runtime import JobRuntime
@@ -68,13 +68,7 @@ def _run(function: Any, reduce: bool = False) -> tuple[list[Any], dict[Any, Any]
     """The outputs and what the window operator's state holds after the run, by (state
     name, key, namespace)."""
     env = wv.StreamExecutionEnvironment()
-    windowed = (
-        env.from_collection(RECORDS, arrival_times=ARRIVALS)
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .allowed_lateness(500)
-    )
+    windowed = keyed_window(env, RECORDS, 1000, lateness=500, arrival_times=ARRIVALS)
     if reduce:
         windowed.reduce(lambda a, b: (a[0], a[1] + b[1]), ReducedFirings()).sink_to("out")
     else:

@@ -32,6 +32,16 @@ from operator import le
 from typing import Any
 
 from winviz.alignment import DEFAULT_BUFFER_SIZE, check_buffer_size
+from winviz.arguments import (
+    AGGREGATE_METHODS,
+    check_max_parallelism,
+    check_parallelism,
+    checked_function,
+    checked_methods,
+    checked_output_tag,
+    checked_watermark_interval,
+    checked_window_function,
+)
 from winviz.batch_execution import RuntimeExecutionMode, runtime_mode
 from winviz.checkpoints import CheckpointConfig
 from winviz.collector import paused
@@ -62,7 +72,6 @@ from winviz.graph import (
     WindowSpec,
 )
 from winviz.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
-from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
 from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, in_long_range
@@ -94,7 +103,7 @@ class StreamExecutionEnvironment:
     def __init__(
         self, *, auto_watermark_interval: int = 200, trace: bool = True, tz: str | None = None
     ) -> None:
-        self.auto_watermark_interval = _watermark_interval(auto_watermark_interval)
+        self.auto_watermark_interval = checked_watermark_interval(auto_watermark_interval)
         self.trace_enabled = trace
         self.tz = tz
         self.nodes: list[Node] = []
@@ -221,7 +230,7 @@ class StreamExecutionEnvironment:
     def set_auto_watermark_interval(self, interval: Any) -> StreamExecutionEnvironment:
         """Flink's ``ExecutionConfig.setAutoWatermarkInterval``: ms (or a timedelta) of
         processing time between periodic watermarks, >= 0 (0 turns them off)."""
-        self.auto_watermark_interval = _watermark_interval(interval)
+        self.auto_watermark_interval = checked_watermark_interval(interval)
         return self
 
     # -- sources --------------------------------------------------------------------------
@@ -626,14 +635,18 @@ class DataStream:
         return CoGroupedStreams(self, self._same_environment(other, "co_group"))
 
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
-        return self._then(MapSpec(_function(fn, "map", "fn", "a function of one record")), "map")
+        return self._then(
+            MapSpec(checked_function(fn, "map", "fn", "a function of one record")), "map"
+        )
 
     def filter(self, fn: Callable[[Any], bool]) -> DataStream:
-        fn = _function(fn, "filter", "fn", "a function of one record returning a bool")
+        fn = checked_function(fn, "filter", "fn", "a function of one record returning a bool")
         return self._then(FilterSpec(fn), "filter")
 
     def flat_map(self, fn: Callable[[Any], Iterable[Any]]) -> DataStream:
-        fn = _function(fn, "flat_map", "fn", "a function of one record returning an iterable")
+        fn = checked_function(
+            fn, "flat_map", "fn", "a function of one record returning an iterable"
+        )
         return self._then(FlatMapSpec(fn), "flat_map")
 
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
@@ -678,7 +691,7 @@ class DataStream:
         return DataStream(self.env, self.env._add(UnionSpec(), "union", inputs))
 
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
-        _function(key_selector, "key_by", "key_selector", "a function of one record")
+        checked_function(key_selector, "key_by", "key_selector", "a function of one record")
         return KeyedStream(self, key_selector)
 
     def window_all(self, assigner: WindowAssigner) -> WindowedStream:
@@ -689,7 +702,7 @@ class DataStream:
         return windowed
 
     def get_side_output(self, tag: OutputTag) -> DataStream:
-        _output_tag(tag, "get_side_output")
+        checked_output_tag(tag, "get_side_output")
         if self.node.is_virtual:
             raise InputError(
                 f"a {self.node.kind} has no side outputs (it is no operator)",
@@ -716,7 +729,9 @@ class KeyedStream:
         self.key_selector = key_selector
 
     def process(self, function: KeyedProcessFunction) -> DataStream:
-        _methods(function, "process", "function", ("process_element",), "a KeyedProcessFunction")
+        checked_methods(
+            function, "process", "function", ("process_element",), "a KeyedProcessFunction"
+        )
         return self.stream._then(KeyedProcessSpec(self.key_selector, function), "process")
 
     def window(self, assigner: WindowAssigner) -> WindowedStream:
@@ -736,7 +751,7 @@ class KeyedStream:
 
     def reduce(self, fn: Callable[[Any, Any], Any]) -> DataStream:
         """A rolling reduce per key (no windows)."""
-        fn = _function(fn, "reduce", "fn", "a function of two records returning one")
+        fn = checked_function(fn, "reduce", "fn", "a function of two records returning one")
         return self.stream._then(RollingReduceSpec(self.key_selector, fn), "reduce")
 
 
@@ -766,7 +781,7 @@ class WindowedStream:
 
     def side_output_late_data(self, tag: OutputTag) -> WindowedStream:
         """Send late records to the side output ``tag`` (``result.side_outputs[tag.id]``)."""
-        tag = _output_tag(tag, "side_output_late_data")
+        tag = checked_output_tag(tag, "side_output_late_data")
         self.spec = replace(self.spec, late_data_tag=tag)
         return self
 
@@ -779,20 +794,22 @@ class WindowedStream:
         return out
 
     def reduce(self, fn: Callable[[Any, Any], Any], process_function: Any = None) -> DataStream:
-        _function(fn, "reduce", "fn", "a function of two records returning one")
-        return self._function("reduce", fn, _window_function(process_function, "reduce"))
+        checked_function(fn, "reduce", "fn", "a function of two records returning one")
+        return self._function("reduce", fn, checked_window_function(process_function, "reduce"))
 
     def aggregate(self, fn: AggregateFunction, process_function: Any = None) -> DataStream:
-        _methods(fn, "aggregate", "fn", _AGGREGATE_METHODS, "an AggregateFunction")
-        return self._function("aggregate", fn, _window_function(process_function, "aggregate"))
+        checked_methods(fn, "aggregate", "fn", AGGREGATE_METHODS, "an AggregateFunction")
+        return self._function(
+            "aggregate", fn, checked_window_function(process_function, "aggregate")
+        )
 
     def process(self, process_function: Any) -> DataStream:
         if process_function is None:
-            _window_function(None, "process", required=True)
-        return self._function("process", None, _window_function(process_function, "process"))
+            checked_window_function(None, "process", required=True)
+        return self._function("process", None, checked_window_function(process_function, "process"))
 
     def apply(self, fn: Callable[[Any, Any, list[Any], Any], None]) -> DataStream:
-        fn = _function(fn, "apply", "fn", "a function (key, window, elements, out)")
+        fn = checked_function(fn, "apply", "fn", "a function (key, window, elements, out)")
         return self._function("apply", None, fn)
 
 
@@ -815,7 +832,7 @@ class ConnectedStreams:
         """Key both inputs (records of equal keys meet in the same subtask and share keyed
         state and timers)."""
         for i, ks in enumerate((key_selector1, key_selector2), start=1):
-            _function(ks, "key_by", f"key_selector{i}", "a function of one record")
+            checked_function(ks, "key_by", f"key_selector{i}", "a function of one record")
         return ConnectedStreams(self.first, self.second, (key_selector1, key_selector2))
 
     def process(self, function: CoProcessFunction) -> DataStream:
@@ -833,53 +850,6 @@ class ConnectedStreams:
         return self.first._then_two(self.second, spec, "co_process")
 
 
-def _function(fn: Any, what: str, field: str, expected: str) -> Any:
-    """``fn`` when it can be called; else ``ArgumentTypeError`` when the pipeline is built,
-    not a failure of the first record at run time (Flink's Java API cannot take a
-    non-function there, and refuses null: ``ReducingStateDescriptor``'s
-    ``checkNotNull(reduceFunction)``, ``KeyedStream``'s ``checkNotNull(keySelector)``)."""
-    if not callable(fn):
-        raise ArgumentTypeError(
-            f"{what}() takes a function; {type(fn).__name__} is not callable",
-            field=field,
-            value=fn,
-            expected=expected,
-        )
-    return fn
-
-
-_AGGREGATE_METHODS = ("create_accumulator", "add", "get_result")
-
-
-def _methods(obj: Any, what: str, field: str, methods: tuple[str, ...], expected: str) -> Any:
-    """``obj`` when it has these methods (a Flink function interface's); else
-    ``ArgumentTypeError`` naming the first one missing, when the pipeline is built."""
-    for method in methods:
-        if not callable(getattr(obj, method, None)):
-            raise ArgumentTypeError(
-                f"{what}() takes {expected}; {type(obj).__name__} has no {method}()",
-                field=field,
-                value=obj,
-                expected=f"{expected} (with {', '.join(m + '()' for m in methods)})",
-            )
-    return obj
-
-
-def _window_function(function: Any, what: str, *, required: bool = False) -> Any:
-    """A window's ``ProcessWindowFunction`` (an object with ``process``, or a function
-    ``(key, context, elements, out)``), or None where it is optional."""
-    if function is None and not required:
-        return None
-    if callable(getattr(function, "process", None)) or callable(function):
-        return function
-    raise ArgumentTypeError(
-        f"{what}() takes a window function; {type(function).__name__} is not one",
-        field="process_function",
-        value=function,
-        expected="a ProcessWindowFunction or a function (key, context, elements, out)",
-    )
-
-
 _NONE_TYPE = type(None)
 
 
@@ -891,66 +861,3 @@ def _snapshot(value: Any) -> Any:
         return copy_record(value)
     except (TypeError, copy.Error):
         return value
-
-
-def _output_tag(tag: Any, what: str) -> OutputTag:
-    if not isinstance(tag, OutputTag):
-        raise ArgumentTypeError(
-            f"{what} needs an OutputTag",
-            field="tag",
-            value=tag,
-            expected=f"an OutputTag, e.g. OutputTag({tag!r})"
-            if isinstance(tag, str)
-            else "an OutputTag",
-        )
-    return tag
-
-
-def _watermark_interval(interval: Any) -> int:
-    ms = duration_ms(interval, what="auto_watermark_interval")
-    if ms < 0:
-        raise InputError(
-            "auto_watermark_interval must be >= 0",
-            field="auto_watermark_interval",
-            value=interval,
-            expected=">= 0 ms (0 turns periodic watermarks off)",
-        )
-    return ms
-
-
-def check_parallelism(parallelism: Any) -> int:
-    """A parallelism: an int in 1..32768 (Flink: "The parallelism of an operator must be at
-    least 1", and no more than the largest max parallelism)."""
-    if isinstance(parallelism, bool) or not isinstance(parallelism, int):
-        raise InputError("a parallelism must be an int", field="parallelism", value=parallelism)
-    if not 1 <= parallelism <= UPPER_BOUND_MAX_PARALLELISM:
-        raise InputError(
-            "The parallelism of an operator must be at least 1 and at most the largest "
-            "maximum parallelism",
-            field="parallelism",
-            value=parallelism,
-            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
-        )
-    return parallelism
-
-
-def check_max_parallelism(max_parallelism: Any) -> int:
-    """A maximum parallelism (number of key groups): an int in 1..32768 (Flink's
-    ``OperatorValidationUtils.validateMaxParallelism``)."""
-    if isinstance(max_parallelism, bool) or not isinstance(max_parallelism, int):
-        raise InputError(
-            "a maximum parallelism must be an int", field="max_parallelism", value=max_parallelism
-        )
-    if not 1 <= max_parallelism <= UPPER_BOUND_MAX_PARALLELISM:
-        message = (
-            "The maximum parallelism must be greater than 0."
-            if max_parallelism < 1
-            else f"Maximum parallelism must be between 1 and {UPPER_BOUND_MAX_PARALLELISM}"
-        )
-        raise InputError(
-            message,
-            field="max_parallelism",
-            value=max_parallelism,
-            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
-        )
-    return max_parallelism

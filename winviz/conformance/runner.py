@@ -14,7 +14,8 @@ from typing import Any
 import yaml
 
 from winviz.conformance.errors import TranscriptError
-from winviz.conformance.kinds import DRIVERS, normalise_expected
+from winviz.conformance.kinds import DRIVERS
+from winviz.conformance.kinds.driver import normalise_expected
 from winviz.errors import WinvizError
 
 TOP_LEVEL = {"name", "source", "description", "operator", "steps"}

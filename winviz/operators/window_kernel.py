@@ -41,11 +41,12 @@ The loops:
 - ``process_element``, trace on: one record, each window's records written at once;
 - ``process_source_batch``, trace on: a source batch chained through the timestamps
   operator straight into this window (``winviz.operators.chaining``), an element in the open
-  cached window written as one packed trace entry (``ElementEntry``);
-- ``fire_event_timers``: the timer service's event-time firing
-  (``InternalTimerService.fire_due_event_timers``), with or without a trace; without a trace
-  and without a ProcessWindowFunction or per-window state it takes ``_fire_untraced``, which
-  emits the contents as they are.
+  cached window written as one packed trace entry (``ElementEntry``,
+  ``winviz.operators.element_entry``);
+- ``fire_event_timers`` (``winviz.operators.window_kernel_timers``, ``EventTimeFiring``):
+  the timer service's event-time firing (``InternalTimerService.fire_due_event_timers``),
+  with or without a trace; without a trace and without a ProcessWindowFunction or
+  per-window state it takes ``_fire_untraced``, which emits the contents as they are.
 
 **The rules they share.** The loops call the operator's rules where they decide per window
 or per firing (``winviz.operators.window_rules``: ``cleanup_time`` through
@@ -68,30 +69,26 @@ batch whose values are all immutable (``Batch.immutable``) skips the copies.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from operator import length_hint
 from typing import TYPE_CHECKING, Any, NoReturn
-
-import numpy as np
 
 from winviz.copies import copy_record
 from winviz.errors import WinvizError
 from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
-from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
+from winviz.operators.element_entry import (
+    BOTH_TIMERS_EXISTED,
+    CLEANUP_TIMER_EXISTED,
+    ON_ELEMENT_CONTINUE,
+    ElementEntry,
+    shared_timer_details,
+)
+from winviz.operators.window_functions import ReduceWindowFunction
+from winviz.operators.window_kernel_timers import CONTENTS_AS_THEY_ARE, EventTimeFiring
 from winviz.operators.window_rules import add_to_contents, is_element_late, next_pane
 from winviz.state import ListStateDescriptor
 from winviz.time import MAX, MIN
-from winviz.trace import Packed
-from winviz.trace.columns import (
-    CodedColumn,
-    Deferred,
-    Tuples,
-    encode,
-    encode_runs,
-    ints_column,
-    object_array,
-)
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
 
@@ -99,17 +96,7 @@ if TYPE_CHECKING:
     from winviz.operators.window_operator import WindowOperator
 
 _UNSET: Any = object()
-_CONTENTS_AS_THEY_ARE = (ReduceWindowFunction, AggregateWindowFunction)
-_ON_ELEMENT_CONTINUE = ("on_element", "CONTINUE")  # trigger records' details (shared)
 _ON_ELEMENT_FIRE = ("on_element", "FIRE")
-_ON_EVENT_TIME_FIRE = ("on_event_time", "FIRE")
-_ON_EVENT_TIME_CONTINUE = ("on_event_time", "CONTINUE")
-
-# An element entry's de-duplication bits: whether its window's timer at max_timestamp, and
-# its cleanup timer, already existed when the element registered them.
-_MAX_TIMESTAMP_TIMER_EXISTED = 1
-_CLEANUP_TIMER_EXISTED = 2
-_BOTH_TIMERS_EXISTED = _MAX_TIMESTAMP_TIMER_EXISTED | _CLEANUP_TIMER_EXISTED
 
 # How far a record taken the short way by ``process_source_batch`` got when it failed.
 _NOT_ON_THE_SHORT_WAY = 0  # between records (its packed entry is written, or it is done)
@@ -123,131 +110,6 @@ _FIRING = 5  # the trigger context is its key and window (firing, or the cleanup
 # ... and on the general way (``process_element``), which sets the current key and the
 # trigger context itself: the operator's are the ones to keep
 _GENERAL = 6
-
-
-def _timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
-    """A window's shared timer details: ``(domain, namespace, flag)`` with flag False and
-    True (timer_registered's deduplicated, timer_deleted's existed), then timer_fired's."""
-    return (("event", window, False), ("event", window, True), ("event", window))
-
-
-class ElementEntry(Packed):
-    """A packed trace entry (``winviz.trace.Packed``) for a source record that goes into an
-    open window: its ``arrival``, then the window's ``element``, ``assigned``,
-    ``timer_registered`` (``max_timestamp``), ``trigger`` (on_element CONTINUE) and, unless
-    the window has no cleanup timer, ``timer_registered`` (cleanup time) — the records
-    ``WindowKernel.process_element`` writes after the source's. Values: processing time,
-    watermark, key, window, timestamp, value, source offset, source timestamp, the two
-    timers' de-duplication bits
-    (``_MAX_TIMESTAMP_TIMER_EXISTED``, ``_CLEANUP_TIMER_EXISTED``) and the source's
-    watermark. One marker per operator, source and cleanup timer: the entries of a whole
-    run are read together, field by field."""
-
-    width = 10
-
-    def __init__(self, op: WindowOperator, source: str, cleanup_timer: bool) -> None:
-        self.source = source
-        self.name = op.name
-        self.cleanup_time = op.cleanup_time
-        self.cleanup_timer = cleanup_timer
-        self.count = 6 if cleanup_timer else 5
-        self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
-
-    def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
-        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = values[
-            at : at + 10
-        ]
-        name = self.name
-        details = self._details.get(window)
-        if details is None:
-            details = self._details[window] = _timer_details(window)
-        out.extend(
-            (
-                "arrival", now, source_wm, self.source, None, None, source_ts,
-                (value, position),
-                "element", now, wm, name, key, None, ts, value,
-                "assigned", now, wm, name, key, window, ts, value,
-                "timer_registered", now, wm, name, key, window, window.max_timestamp(),
-                details[existed & _MAX_TIMESTAMP_TIMER_EXISTED],
-                "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE,
-            )
-        )  # fmt: skip
-        if self.cleanup_timer:
-            out.extend(
-                (
-                    "timer_registered", now, wm, name, key, window, self.cleanup_time(window),
-                    details[existed >> 1],
-                )
-            )  # fmt: skip
-
-    def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
-        """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
-        each record's value for all entries, or its values, one per entry, made when that
-        field is decoded (``Deferred``): the keys and windows dictionary-encoded once for all
-        records, the timers' times and details looked up per distinct window."""
-        # (each slot is sliced when a field that reads it is decoded: ``slots[i]``, in order
-        # now, wm, key, window, ts, value, position, source_ts, existed, source_wm)
-        # (windows come in runs, one per open window; the engine's are told apart by equality)
-        windows = Deferred(lambda: encode_runs(slots[3], fast=True))
-        bits = Deferred(lambda: np.fromiter(slots[8], dtype=np.int8))
-
-        def per_window(of_window: Callable[[Any], Any], dtype: Any) -> Any:
-            """``of_window(w)`` for each entry's window, looked up per distinct window."""
-            coded = windows.get()
-            return np.array([of_window(w) for w in coded.values], dtype=dtype)[coded.codes]
-
-        def times(of_window: Callable[[Any], int]) -> Any:
-            try:
-                return per_window(of_window, np.int64)
-            except OverflowError:  # (not a long: the general path's object columns)
-                return [of_window(w) for w in slots[3]]
-
-        def registered(bit: Callable[[np.ndarray], np.ndarray]) -> CodedColumn:
-            """timer_registered's detail: its window's, deduplicated as ``bit`` says (coded:
-            each window's two shared tuples, the entry's code its window's twice plus the
-            bit)."""
-            coded = windows.get()
-            table: list[Any] = []
-            for w in coded.values:
-                details = self._details.get(w)
-                if details is None:
-                    details = self._details[w] = _timer_details(w)
-                table.extend(details[:2])
-            codes = coded.codes * 2 + bit(bits.get())
-            return CodedColumn(codes.astype(np.int32, copy=False), table)
-
-        def arrivals() -> Tuples:
-            """arrival's detail: (value, source offset) of each entry (said field by field:
-            the tuples are made when the detail column is read; the offsets, the engine's
-            ints, as ``int64``)."""
-            return Tuples((value.get(), ints_column(slots[6]).values))
-
-        name, source = self.name, self.source
-        # (the engine's times: ints, checked where they enter the job)
-        now = Deferred(lambda: ints_column(slots[0]))
-        wm = Deferred(lambda: ints_column(slots[1]))
-        ts = Deferred(lambda: ints_column(slots[4]))
-        value = Deferred(lambda: object_array(slots[5]))
-        # one tuple per field: the values of the entry's records, in order
-        fields = [
-            ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
-            (now, now, now, now, now, now),
-            (Deferred(lambda: ints_column(slots[9])), wm, wm, wm, wm, wm),
-            (source, name, name, name, name, name),
-            (None, *[Deferred(lambda: encode(slots[2]))] * 5),
-            (None, None, windows, windows, windows, windows),
-            (
-                Deferred(lambda: slots[7]), ts, ts,
-                Deferred(lambda: times(lambda w: w.max_timestamp())), None,
-                Deferred(lambda: times(self.cleanup_time)),
-            ),
-            (
-                Deferred(arrivals),
-                value, value, Deferred(lambda: registered(lambda b: b & 1)),
-                _ON_ELEMENT_CONTINUE, Deferred(lambda: registered(lambda b: b >> 1)),
-            ),
-        ]  # fmt: skip
-        return [per_record[: self.count] for per_record in fields]
 
 
 class _FiringWindow:
@@ -269,7 +131,7 @@ _CLOSED = (0, 0, None, {}, 0, 0, False, None)  # no open window (``WindowKernel.
 _NOT_CACHED = (0, 0, None, None, 0, 0, False, False, {})  # (``WindowKernel.batch_window``)
 
 
-class WindowKernel:
+class WindowKernel(EventTimeFiring):
     """The fused loops of one ``WindowOperator`` in the kernel's configuration (see the
     module docstring). Chosen when the job is built (``winviz.operators.chaining``): the
     operator hands its element path over to it (``WindowOperator.process_element`` with a
@@ -321,9 +183,7 @@ class WindowKernel:
         # a reduce / aggregate without a ProcessWindowFunction emits its contents as they are
         # (the traced loops fire it with ``fire_traced``)
         fn = op.function
-        self.contents_as_they_are = (
-            type(fn) in _CONTENTS_AS_THEY_ARE and fn.process_function is None
-        )
+        self.contents_as_they_are = type(fn) in CONTENTS_AS_THEY_ARE and fn.process_function is None
 
     def fire_traced(self, key: Any, window: Any, max_ts: int, contents: Any) -> None:
         """``WindowOperator.emit_window_contents`` with a trace, for a reduce / aggregate
@@ -566,7 +426,7 @@ class WindowKernel:
                             "assigned", now, wm, name, key, window, ts, value,
                             "timer_registered", now, wm, name, key, window, max_ts,
                             details[existed],
-                            "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE,
+                            "trigger", now, wm, name, key, window, None, ON_ELEMENT_CONTINUE,
                         )
                     )  # fmt: skip
                     continue
@@ -577,19 +437,14 @@ class WindowKernel:
                         "assigned", now, wm, name, key, window, ts, value,
                         "timer_registered", now, wm, name, key, window, max_ts,
                         details[existed],
-                        "trigger", now, wm, name, key, window, None, _ON_ELEMENT_CONTINUE,
+                        "trigger", now, wm, name, key, window, None, ON_ELEMENT_CONTINUE,
                         "timer_registered", now, wm, name, key, window, cleanup,
                         details[cleanup_existed],
                     )
                 )  # fmt: skip
             # (is_element_late: the kernel's windows are event-time ones)
             if skipped and is_element_late(ts, lateness, wm):
-                tag = op.late_data_tag
-                if tag is None:
-                    op.late_element(internal, value, ts)
-                else:  # WindowOperator.side_output
-                    write(("side_output", now, wm, name, key, None, ts, (tag.id, value)))
-                    op.output.collect_side(tag, value, ts)
+                self.late_element(key, internal, value, ts)
         except WinvizError as exc:
             op.annotate(exc, key)
             raise
@@ -708,10 +563,9 @@ class WindowKernel:
         records of ``batch`` (timestamps assigned) as the source hands them over one by one —
         its ``arrival`` record, then ``process_element``. A record into one of the two cached
         tumbling windows while it is open takes the *short way*, one packed entry
-        (``ElementEntry``); any other gets its arrival record, then takes the *firing way*
-        (``fire_at_once``), the *late way* (``skip_late``) or the general way
-        (``process_element``). Same records, order, state, timers, clock and counters as one
-        by one; a failing record's arrival (and element) record comes before the error."""
+        (``ElementEntry``); any other its arrival record, then the *firing* or *late way*
+        (``cached_way``) or the general way (``process_element``): the same records, state,
+        timers, clock and counters as one by one, a failure's arrival record first."""
         op = self.op
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         write = trace.extend  # type: ignore[union-attr]
@@ -745,10 +599,12 @@ class WindowKernel:
                         progress = _GENERAL  # each way reports its errors, as one by one
                         was = (last_key, ctx_key, ctx_window)  # as the records before left them
                         if firing.start <= ts < firing.end:
-                            last_key = ctx_key = self.fire_at_once(firing, value, ts, copies, was)
+                            last_key = ctx_key = self.cached_way(
+                                firing, None, value, ts, copies, was
+                            )
                             ctx_window = firing.window
                         elif late_start <= ts < late_end:
-                            last_key = self.skip_late(late_window, value, ts, copies, was)
+                            last_key = self.cached_way(None, late_window, value, ts, copies, was)
                         else:
                             moved = self.general_way(value, ts, was)
                             last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
@@ -786,9 +642,9 @@ class WindowKernel:
                 if current is None:  # the window's first element for this key
                     existed = 0 if add_timer(internal, window, max_ts) else 1
                     if not own or not add_timer(internal, window, cleanup):
-                        existed |= _CLEANUP_TIMER_EXISTED
+                        existed |= CLEANUP_TIMER_EXISTED
                 else:  # both timers exist since its first element
-                    existed = _BOTH_TIMERS_EXISTED
+                    existed = BOTH_TIMERS_EXISTED
                 write((marker, now, wm, key, window, ts, value, position, source_ts, existed,
                        source_wm))  # fmt: skip
                 packed += 1
@@ -862,18 +718,29 @@ class WindowKernel:
         self.process_element(value, ts)
         return self.window_cache is not cache
 
-    def fire_at_once(
-        self, firing: _FiringWindow, value: Any, ts: int, copies: bool, before: tuple[Any, ...]
+    def cached_way(
+        self,
+        firing: _FiringWindow | None,
+        late_window: Any,
+        value: Any,
+        ts: int,
+        copies: bool,
+        before: tuple[Any, ...],
     ) -> Any:
-        """The firing way of ``process_source_batch``: ``process_element``'s steps and records
-        for an element into the cached window ``firing`` that fires at once (its
-        max_timestamp <= the watermark < its cleanup time), then ``fire_traced``'s and the
-        cleanup timer's. Returns the element's internal key. A failure is reported as
-        ``process_element`` reports it, the current key and trigger context set as there
-        (``before``: the ones the records before left, as (key, trigger key, window))."""
+        """The firing way (``firing``) or the late way (``firing`` None) of
+        ``process_source_batch``: ``process_element``'s steps and records for an element into
+        a cached window. The firing way's window fires at once (its max_timestamp <= the
+        watermark < its cleanup time): the element is added, then ``fire_traced``'s and the
+        cleanup timer's records. The late way's, ``late_window``, is past the lateness: it is
+        skipped, and the element, late itself, goes to the side output or is dropped
+        (``skip_late``); the trigger context stays as it was. Returns the element's internal
+        key. A failure is reported as ``process_element`` reports it, the current key and
+        trigger context set as there (``before``: the ones the records before left, as (key,
+        trigger key, window))."""
         op = self.op
         job, wm, name, write = op.job, op.timers.current_watermark, op.name, op.trace.extend  # type: ignore[union-attr]
-        now, window = job.now, firing.window
+        now = job.now
+        window = late_window if firing is None else firing.window
         key = internal = None
         progress = _FIRING_SELECTING_KEY
         try:
@@ -882,6 +749,9 @@ class WindowKernel:
             internal = key if key.__class__ is str else op.key_rule.internal_key(key)
             op.current_key = internal
             progress = _FIRING_KEYED
+            if firing is None:
+                self.skip_late(window, key, internal, value, ts)
+                return internal
             write(("element", now, wm, name, key, None, ts, value))
             if firing.contents is None:
                 firing.contents = op.state.slot(op.contents.name, window)
@@ -914,40 +784,42 @@ class WindowKernel:
             self.way_failed(exc, progress, value, key, internal, window, before)
         return internal
 
-    def skip_late(
-        self, window: Any, value: Any, ts: int, copies: bool, before: tuple[Any, ...]
-    ) -> Any:
-        """The late way of ``process_source_batch``: ``process_element``'s steps and records
-        for an element into the cached ``window`` past the lateness (skipped; the element,
-        late itself, to the side output or dropped); the trigger context stays as it was.
-        Returns the element's internal key; a failure as ``fire_at_once``'s."""
+    def skip_late(self, window: Any, key: Any, internal: Any, value: Any, ts: int) -> None:
+        """The late way's records (``cached_way``) once the element has its ``key``: its
+        ``element`` and ``skipped_late_window`` records, then, late itself, to the side output
+        or dropped (``WindowOperator``'s ``isElementLate``: the kernel's windows are event-time
+        ones)."""
         op = self.op
-        job, wm, name, write = op.job, op.timers.current_watermark, op.name, op.trace.extend  # type: ignore[union-attr]
-        now, tag = job.now, op.late_data_tag
-        key = internal = None
-        progress = _FIRING_SELECTING_KEY
-        try:
-            op.metrics["num_records_in"] += 1
-            key = op.key_selector(copy_record(value) if copies else value)
-            internal = key if key.__class__ is str else op.key_rule.internal_key(key)
-            op.current_key = internal
-            progress = _FIRING_KEYED
-            write(
-                (
-                    "element", now, wm, name, key, None, ts, value,
-                    "skipped_late_window", now, wm, name, key, window, ts, value,
-                )
-            )  # fmt: skip
-            # (the kernel's windows are event-time ones)
-            if is_element_late(ts, op.allowed_lateness, wm):
-                if tag is None:
-                    op.late_element(internal, value, ts)
-                else:  # WindowOperator.side_output
-                    write(("side_output", now, wm, name, key, None, ts, (tag.id, value)))
-                    op.output.collect_side(tag, value, ts)
-        except Exception as exc:
-            self.way_failed(exc, progress, value, key, internal, window, before)
-        return internal
+        now, wm, name = op.job.now, op.timers.current_watermark, op.name
+        write = op.trace.extend  # type: ignore[union-attr]
+        write(
+            (
+                "element", now, wm, name, key, None, ts, value,
+                "skipped_late_window", now, wm, name, key, window, ts, value,
+            )
+        )  # fmt: skip
+        if is_element_late(ts, op.allowed_lateness, wm):
+            self.late_element(key, internal, value, ts)
+
+    def late_element(self, key: Any, internal: Any, value: Any, ts: int) -> None:
+        """A traced element in no window that is late itself: to the late-data side output
+        (``WindowOperator.sideOutput``, its ``side_output`` record first) or dropped and
+        counted (``WindowOperator.late_element``); ``key`` the user's, ``internal`` the
+        engine's."""
+        op = self.op
+        tag = op.late_data_tag
+        if tag is None:
+            op.late_element(internal, value, ts)
+            return
+        timers = op.timers
+        write = op.trace.extend  # type: ignore[union-attr]
+        write(
+            (
+                "side_output", timers.current_processing_time, timers.current_watermark,
+                op.name, key, None, ts, (tag.id, value),
+            )
+        )  # fmt: skip
+        op.output.collect_side(tag, value, ts)
 
     def way_failed(
         self,
@@ -979,160 +851,8 @@ class WindowKernel:
             op.current_key = last_key
 
     def details_of(self, window: Any) -> tuple[tuple[Any, ...], ...]:
-        """The window's shared timer details (``_timer_details``), made at its first use."""
+        """The window's shared timer details (``shared_timer_details``), made at its first use."""
         details = self.timer_details.get(window)
         if details is None:
-            details = self.timer_details[window] = _timer_details(window)
+            details = self.timer_details[window] = shared_timer_details(window)
         return details
-
-    # -- timers -----------------------------------------------------------------------------
-
-    def fire_event_timers(self, watermark: int) -> None:
-        """The timer service's ``advance_watermark`` with ``on_event_time`` for the kernel's
-        configuration, in one loop: pop every live event-time timer at or before the
-        watermark in (time, registration) order; EventTimeTrigger fires when the timer is the
-        window's ``max_timestamp``; the cleanup timer clears the window's contents and
-        deletes the trigger's timer (``EventTimeTrigger.clear``). With a trace, the same
-        records as Flink's path (timer_fired, trigger, the firing's records, timer_deleted,
-        cleanup)."""
-        op = self.op
-        heap = op.timers.event_queue.heap
-        if not heap or heap[0][0] > watermark:
-            return  # no timer due: the earliest (live or deleted) is after the watermark
-        fn = op.function
-        if (
-            op.trace is None
-            and fn.process_function is None
-            and type(fn) in _CONTENTS_AS_THEY_ARE
-            and not op.panes
-        ):
-            self._fire_untraced(watermark)
-            return
-        timers = op.timers
-        queue = timers.event_queue
-        live = queue.live
-        state, cname = op.state, op.contents.name
-        as_they_are = self.contents_as_they_are and op.trace is not None
-        lateness = op.allowed_lateness
-        trace = op.trace
-        write = trace.extend if trace is not None else None
-        name, ctx, window_ctx = op.name, op.ctx, op.window_ctx
-        timer_details = self.timer_details
-        details: Any = None
-        cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
-        now = timers.current_processing_time  # (it stands still while a watermark advances)
-        key = window = shown = None
-        last_window: Any = None  # the window whose max_timestamp and cleanup time these are
-        max_ts = cleanup = 0
-        try:
-            for ts, key, window in queue.pop_due(watermark):
-                op.current_key = key
-                ctx.key, ctx.window = key, window
-                if window is not last_window:  # (timers come window by window)
-                    last_window, max_ts = window, window.max_timestamp()
-                    cleanup = op.cleanup_time(window) if lateness else max_ts
-                fire = ts == max_ts
-                if write is not None:
-                    shown = key.value if key.__class__ is JavaKey else key  # the user's key
-                    details = self.details_of(window)
-                    write(
-                        (
-                            "timer_fired", now, watermark, name, shown, window, ts,
-                            details[2],
-                            "trigger", now, watermark, name, shown, window, None,
-                            _ON_EVENT_TIME_FIRE if fire else _ON_EVENT_TIME_CONTINUE,
-                        )
-                    )  # fmt: skip
-                if fire:
-                    contents = state.get(cname, key, window)
-                    if contents is None:
-                        pass
-                    elif as_they_are:
-                        self.fire_traced(key, window, max_ts, contents)
-                    else:
-                        op.emit_window_contents(key, window, window, contents)
-                if ts == cleanup:
-                    # clear_all_state: EventTimeTrigger.clear deletes the timer at
-                    # max_timestamp (traced as timer_deleted), then the function's clear
-                    state.clear(cname, key, window)
-                    existed = live.pop((key, window, max_ts), None) is not None
-                    if write is not None:
-                        write(
-                            (
-                                "timer_deleted", now, watermark, name, shown, window, max_ts,
-                                details[existed],
-                            )
-                        )  # fmt: skip
-                    window_ctx.current_window = window
-                    fn.clear(window_ctx)
-                    if op.panes:
-                        op.panes.pop((key, window), None)
-                    if write is not None:
-                        write(
-                            (
-                                "cleanup", now, watermark, name, shown, window, max_ts,
-                                cleanup,
-                            )
-                        )  # fmt: skip
-                        cleaned.append(window)
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise op.user_error(exc, key, None, window) from exc
-        finally:
-            for gone in cleaned:
-                timer_details.pop(gone, None)
-
-    def _fire_untraced(self, watermark: int) -> None:
-        """``fire_event_timers`` without a trace for a reduce / aggregate without a
-        ProcessWindowFunction (whose ``clear`` does nothing) and no per-window user state:
-        the timer at ``max_timestamp`` emits the contents; the cleanup timer (the same one
-        without allowed lateness) drops them and the trigger's timer. The current key, the
-        trigger context's key and window and the window context's window are left as the
-        last timer sets them, as Flink's path leaves them."""
-        op = self.op
-        queue = op.timers.event_queue
-        live = queue.live
-        slots, cname = op.state.slots, op.contents.name
-        lateness = op.allowed_lateness
-        fn = op.function
-        get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
-        metrics, collect = op.metrics, op.output.collect
-        key = window = last = last_key = None
-        # the window whose state ``slot`` is, its max_timestamp and cleanup time (timers come
-        # window by window)
-        slot_window: Any = None
-        slot: dict[Any, Any] | None = None
-        max_ts = cleanup = 0
-        emitted = 0
-        try:
-            for ts, key, window in queue.pop_due(watermark):
-                last, last_key = window, key
-                if window is not slot_window:
-                    slot_window, slot = window, slots.get((cname, window))
-                    max_ts = window.max_timestamp()
-                    cleanup = op.cleanup_time(window) if lateness else max_ts
-                if ts == cleanup and slot is not None:  # contents go (after firing, below)
-                    contents = slot.pop(key, None)
-                    if not slot:  # (KeyedStateBackend.clear: no empty slot stays)
-                        del slots[(cname, window)]
-                        slot_window = slot = None
-                else:
-                    contents = None if slot is None else slot.get(key)
-                if ts == max_ts:  # EventTimeTrigger.on_event_time: FIRE
-                    if contents is not None:
-                        emitted += 1
-                        collect(contents if get_result is None else get_result(contents), max_ts)
-                elif ts == cleanup:  # the cleanup timer also deletes the trigger's timer
-                    live.pop((key, window, max_ts), None)
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise op.user_error(exc, key, None, window) from exc
-        finally:
-            metrics["num_records_out"] += emitted
-            if last is not None:  # the last timer taken
-                op.current_key = last_key
-                op.ctx.key, op.ctx.window = last_key, last
-                op.window_ctx.current_window = last
-                op.collector.timestamp = last.max_timestamp()

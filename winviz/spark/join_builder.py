@@ -18,7 +18,7 @@ What translates (the engine side -> the Spark side, ``winviz.spark.join_model``)
 - ``process(wv.PairJoinFunction())`` -> the join's output rows (one per pair): an inner join
   (Flink's interval join is inner).
 
-Refused, with the reason (``NO_TWIN`` in ``winviz.spark.builder``): any other
+Refused, with the reason (``NO_TWIN`` in ``winviz.spark.no_twin``): any other
 ``ProcessJoinFunction`` (arbitrary code), late-data side outputs (unless ``approximate=True``:
 they do not change the pairs, Spark drops those rows), a union on one side, other watermark
 generators, idleness, partitioned sources, keys that are not str or int, BATCH runtime mode, and
@@ -35,6 +35,8 @@ from typing import Any
 
 from winviz.graph import IntervalJoinSpec
 from winviz.spark.join_model import JoinResult, JoinSpec
+from winviz.spark.no_twin import NO_TWIN, NoTwinError
+from winviz.spark.twin_streams import streams_of
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,6 @@ class JoinTwinPlan:
 
     def _spec(self) -> JoinSpec:
         if self.spec is None:
-            from winviz.spark.builder import NoTwinError
-
             raise NoTwinError(self.sink, self.reasons)
         return self.spec
 
@@ -111,7 +111,6 @@ def build_join_twin(
     """The twin of the interval join node ``join`` (``IntervalJoinSpec``) feeding ``sink``;
     ``reasons`` holds what the caller already refused."""
     from winviz.functions import PairJoinFunction
-    from winviz.spark.builder import NO_TWIN, _streams
 
     spec: IntervalJoinSpec = join.spec
     if type(spec.function) is not PairJoinFunction:
@@ -123,7 +122,7 @@ def build_join_twin(
         reasons.extend(caveats)
     sides = []
     for node in join.inputs:
-        streams = _streams(node, reasons)
+        streams = streams_of(node, reasons)
         if len(streams) > 1:
             reasons.append(NO_TWIN["join_union"])
         sides.append(streams[0] if len(streams) == 1 else None)

@@ -23,10 +23,11 @@ from winviz.viz import palette, spec
 
 ON = "on the path"
 OFF = "not on the path"
-ON_FILL = "#D6ECFA"  # a light sky blue
-ON_STROKE = palette.BLACK
-OFF_STROKE = "#BBBBBB"
-OFF_TEXT = "#8A8A8A"
+ON_FILL = palette.PATH_FILL
+ON_STROKE = palette.INK
+OFF_FILL = palette.PAPER
+OFF_STROKE = palette.FADED_COLOR
+OFF_TEXT = palette.FADED_INK
 TITLE_SIZE = 11
 LINE_SIZE = 10
 LINE_PX = 13  # px between lines of text in a box
@@ -146,105 +147,92 @@ def box_rows(boxes: list[Box]) -> list[dict[str, Any]]:
     ]
 
 
-def diagram(
-    boxes: list[Box],
-    arrows: list[Arrow],
-    frame: Frame,
-    *,
-    legend: tuple[str, str] | None = (ON, OFF),
-) -> alt.LayerChart:
-    """The boxes and arrows as one layered chart (axes hidden, y downwards). ``legend``: the
-    words for on / off the path in the legend (None: no legend)."""
-    shown = legend is not None
-    legend = legend or (ON, OFF)
-    by_id = {b.id: b for b in boxes}
-    brows, arows = box_rows(boxes), arrow_rows(by_id, arrows, frame)
-    words = {ON: legend[0], OFF: legend[1]}
-    for r in brows + arows:
-        r["path"] = words[r["path"]]
-    x = {"scale": {"domain": [frame.x0, frame.x1]}, "axis": None}
-    y = {"scale": {"domain": [frame.y0, frame.y1], "reverse": True}, "axis": None}
-    path_domain = [legend[0], legend[1]]
-    fill = {
-        "field": "path",
-        "type": "nominal",
-        "title": "step",
-        "scale": {"domain": path_domain, "range": [ON_FILL, "#FFFFFF"]},
-        "legend": {"symbolStrokeColor": palette.GREY, "symbolType": "square"} if shown else None,
-    }
-    stroke = {
-        "field": "path",
-        "type": "nominal",
-        "scale": {"domain": path_domain, "range": [ON_STROKE, OFF_STROKE]},
-        "legend": None,
-    }
-    text_color = {
-        "field": "path",
-        "type": "nominal",
-        "scale": {"domain": path_domain, "range": [palette.BLACK, OFF_TEXT]},
-        "legend": None,
-    }
+def _arrow_layers(
+    arows: list[dict[str, Any]],
+    x: dict[str, Any],
+    y: dict[str, Any],
+    colors: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
+) -> list[alt.Chart]:
+    """The arrows (``arrow_rows``): their lines (solid, then dashed), their heads and their
+    labels (left, then right of the line); none without arrows. ``colors``: as
+    ``_box_layers``'s (the arrows use the stroke and text colours)."""
+    if not arows:
+        return []
+    _, stroke, text_color = colors
     q = "quantitative"
     layers = []
-    if arows:
-        for dashed in (False, True):
-            part = [r for r in arows if r["dashed"] is dashed]
-            if not part:
-                continue
-            layers.append(
-                spec.layer(
-                    part,
-                    {
-                        "type": "rule",
-                        "strokeWidth": 1.6,
-                        **({"strokeDash": [5, 3]} if dashed else {}),
-                    },
-                    {
-                        "x": {"field": "x", "type": q, **x},
-                        "y": {"field": "y", "type": q, **y},
-                        "x2": {"field": "x2"},
-                        "y2": {"field": "y2"},
-                        "color": stroke,
-                        "tooltip": [{"field": "arrow", "type": "nominal"}],
-                    },
-                )
-            )
+    for dashed in (False, True):
+        part = [r for r in arows if r["dashed"] is dashed]
+        if not part:
+            continue
         layers.append(
             spec.layer(
-                [r for r in arows if r["head"]],
-                {"type": "point", "shape": "triangle-up", "filled": True, "size": 60, "opacity": 1},
+                part,
                 {
-                    "x": {"field": "x2", "type": q, **x},
-                    "y": {"field": "y2", "type": q, **y},
-                    "angle": {"field": "angle", "type": q, "scale": None},
+                    "type": "rule",
+                    "strokeWidth": 1.6,
+                    **({"strokeDash": [5, 3]} if dashed else {}),
+                },
+                {
+                    "x": {"field": "x", "type": q, **x},
+                    "y": {"field": "y", "type": q, **y},
+                    "x2": {"field": "x2"},
+                    "y2": {"field": "y2"},
                     "color": stroke,
+                    "tooltip": [{"field": "arrow", "type": "nominal"}],
                 },
             )
         )
-        for right in (False, True):
-            labelled = [r for r in arows if r["label"] and r["right"] is right]
-            if not labelled:
-                continue
-            layers.append(
-                spec.layer(
-                    labelled,
-                    {
-                        "type": "text",
-                        "fontSize": 9,
-                        "dx": -4 if right else 4,
-                        "dy": -2,
-                        "baseline": "bottom",
-                        "align": "right" if right else "left",
-                        "fontStyle": "italic",
-                    },
-                    {
-                        "x": {"field": "mx", "type": q, **x},
-                        "y": {"field": "my", "type": q, **y},
-                        "text": {"field": "label", "type": "nominal"},
-                        "color": text_color,
-                    },
-                )
+    layers.append(
+        spec.layer(
+            [r for r in arows if r["head"]],
+            {"type": "point", "shape": "triangle-up", "filled": True, "size": 60, "opacity": 1},
+            {
+                "x": {"field": "x2", "type": q, **x},
+                "y": {"field": "y2", "type": q, **y},
+                "angle": {"field": "angle", "type": q, "scale": None},
+                "color": stroke,
+            },
+        )
+    )
+    for right in (False, True):
+        labelled = [r for r in arows if r["label"] and r["right"] is right]
+        if not labelled:
+            continue
+        layers.append(
+            spec.layer(
+                labelled,
+                {
+                    "type": "text",
+                    "fontSize": 9,
+                    "dx": -4 if right else 4,
+                    "dy": -2,
+                    "baseline": "bottom",
+                    "align": "right" if right else "left",
+                    "fontStyle": "italic",
+                },
+                {
+                    "x": {"field": "mx", "type": q, **x},
+                    "y": {"field": "my", "type": q, **y},
+                    "text": {"field": "label", "type": "nominal"},
+                    "color": text_color,
+                },
             )
+        )
+    return layers
+
+
+def _box_layers(
+    brows: list[dict[str, Any]],
+    x: dict[str, Any],
+    y: dict[str, Any],
+    colors: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
+) -> list[alt.Chart]:
+    """The boxes (``box_rows``): the steps' and the decisions' rectangles, their titles and
+    their lines of text. ``colors``: the fill, stroke and text colour channels."""
+    fill, stroke, text_color = colors
+    q = "quantitative"
+    layers = []
     for kind, mark in (
         ("step", {"type": "rect", "cornerRadius": 4, "strokeWidth": 1.5}),
         ("decision", {"type": "rect", "strokeWidth": 1.5, "strokeDash": [4, 2]}),
@@ -309,4 +297,47 @@ def diagram(
                 },
             )
         )
+    return layers
+
+
+def diagram(
+    boxes: list[Box],
+    arrows: list[Arrow],
+    frame: Frame,
+    *,
+    legend: tuple[str, str] | None = (ON, OFF),
+) -> alt.LayerChart:
+    """The boxes and arrows as one layered chart (axes hidden, y downwards). ``legend``: the
+    words for on / off the path in the legend (None: no legend)."""
+    shown = legend is not None
+    legend = legend or (ON, OFF)
+    by_id = {b.id: b for b in boxes}
+    brows, arows = box_rows(boxes), arrow_rows(by_id, arrows, frame)
+    words = {ON: legend[0], OFF: legend[1]}
+    for r in brows + arows:
+        r["path"] = words[r["path"]]
+    x = {"scale": {"domain": [frame.x0, frame.x1]}, "axis": None}
+    y = {"scale": {"domain": [frame.y0, frame.y1], "reverse": True}, "axis": None}
+    path_domain = [legend[0], legend[1]]
+    fill = {
+        "field": "path",
+        "type": "nominal",
+        "title": "step",
+        "scale": {"domain": path_domain, "range": [ON_FILL, OFF_FILL]},
+        "legend": {"symbolStrokeColor": palette.INK, "symbolType": "square"} if shown else None,
+    }
+    stroke = {
+        "field": "path",
+        "type": "nominal",
+        "scale": {"domain": path_domain, "range": [ON_STROKE, OFF_STROKE]},
+        "legend": None,
+    }
+    text_color = {
+        "field": "path",
+        "type": "nominal",
+        "scale": {"domain": path_domain, "range": [palette.INK, OFF_TEXT]},
+        "legend": None,
+    }
+    colors = (fill, stroke, text_color)
+    layers = [*_arrow_layers(arows, x, y, colors), *_box_layers(brows, x, y, colors)]
     return spec.layer_chart(layers, width=frame.width, height=frame.height)

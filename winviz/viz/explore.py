@@ -749,7 +749,7 @@ class Explorer:
         if run.error is not None:
             exc = run.error
             self.status.value = (
-                '<div style="color:#D55E00"><b>'
+                f'<div style="color:{palette.ERROR_INK}"><b>'
                 + html.escape(run.call)
                 + " raised "
                 + html.escape(type(exc).__name__)

@@ -38,6 +38,7 @@ none).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -57,6 +58,7 @@ from winviz.trace.bulk import distinct_objects, first_of_each, object_ids
 from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
+from winviz.trace.schema import OpaqueValue
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -115,6 +117,7 @@ class TraceView:
         # ``select``'s results by (kinds, operator), and the kinds present in each (by id)
         self._selected: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
         self._kinds_of: dict[int, tuple[np.ndarray, list[str]]] = {}
+        self._operators: dict[tuple[str, ...], list[str]] = {}  # ``operators``' by kinds
 
     @property
     def kinds(self) -> np.ndarray:
@@ -138,9 +141,16 @@ class TraceView:
         return self._codes[rows] == self._code_of.get(kind, -1)
 
     def operators(self, *kinds: str) -> list[str]:
-        """Operators that wrote records of these kinds, in order of first appearance."""
-        first: dict[int, int] = {}  # operator code -> its first record of these kinds
+        """Operators that wrote records of these kinds, in order of first appearance (found
+        once per view and kinds: every chart and the summary ask for the window operators)."""
         kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
+        found = self._operators.get(kinds)
+        if found is None:
+            found = self._operators[kinds] = self._first_operators(kinds)
+        return list(found)
+
+    def _first_operators(self, kinds: tuple[str, ...]) -> list[str]:
+        first: dict[int, int] = {}  # operator code -> its first record of these kinds
         operator = self.c.part("operator", kinds)
         for kind in kinds:
             rows = self._rows(self._code_of[kind])
@@ -430,6 +440,8 @@ def short(value: Any, limit: int = 60) -> str:
     as compact JSON; cut to ``limit`` characters."""
     text = value if value.__class__ is str else plain_json(value)
     if text is None:
+        text = dataclass_json(value)
+    if text is None:
         text = (
             value
             if isinstance(value, str)
@@ -471,6 +483,46 @@ def plain_json(value: Any) -> str | None:
     except (KeyError, ValueError):  # another type inside, or a float JSON cannot say
         pass
     return None
+
+
+def dataclass_json(value: Any) -> str | None:
+    """The compact JSON ``short`` writes for a dataclass instance whose fields are all plain
+    values (an int, a finite float, a bool, None, a string), written directly: the same text
+    as ``json.dumps(jsonable(value))`` — the object of its fields, in the order of their
+    names — for the usual record of a lesson's data (``datasets``' clicks...); None for
+    anything else (a dataclass with a ``start`` and an ``end``, which ``jsonable`` writes as a
+    window, or with a field of another type)."""
+    names = _FIELD_NAMES.get(value.__class__, _NOT_SEEN)
+    if names is _NOT_SEEN:
+        names = _field_names(value.__class__)
+    if names is None or (hasattr(value, "start") and hasattr(value, "end")):
+        return None
+    parts = []
+    try:
+        for name, key in names:
+            field = getattr(value, name)
+            parts.append(f"{key}:{_JSON_OF[field.__class__](field)}")
+    except (KeyError, ValueError, AttributeError):  # another type, a float JSON cannot say
+        return None
+    return "{" + ",".join(parts) + "}"
+
+
+_NOT_SEEN: Any = object()
+_FIELD_NAMES: dict[type, tuple[tuple[str, str], ...] | None] = {}
+
+
+def _field_names(cls: type) -> tuple[tuple[str, str], ...] | None:
+    """A dataclass's field names as ``jsonable`` orders them (sorted) with their JSON texts;
+    None for a class that is not a plain dataclass (``jsonable`` writes an ``OpaqueValue`` or a
+    dataclass that is also an int, a string, a list... otherwise). Remembered per class."""
+    names = None
+    if dataclasses.is_dataclass(cls) and not issubclass(
+        cls, (OpaqueValue, int, float, str, list, tuple, dict)
+    ):
+        fields = sorted(f.name for f in dataclasses.fields(cls))
+        names = tuple((name, encode_basestring(name)) for name in fields)
+    _FIELD_NAMES[cls] = names
+    return names
 
 
 def _finite(value: float) -> str:

@@ -35,7 +35,7 @@ IDLE_KINDS = ("idle", "active", "channel_idle", "channel_active")
 STRIP_SHARE = 0.006
 """The width of one input's strip, as a share of the event-time axis (about 4 px at 640 px:
 three strips fit in the axis' 3 % padding)."""
-STRIP_COLOR = palette.GREY
+STRIP_COLOR = palette.IDLE_COLOR
 STRIP_OPACITY = 0.55
 
 
@@ -137,7 +137,7 @@ def strip_layer(
     return _strips(rows, STRIP_COLOR, STRIP_OPACITY, x, y, transform, y2)
 
 
-PAUSED_COLOR = palette.BLACK
+PAUSED_COLOR = palette.PAUSED_COLOR
 PAUSED_OPACITY = 0.4
 
 

@@ -1,10 +1,11 @@
 """``window_lanes``: one lane per key, its windows as bars over event time.
 
-A bar is one (key, window) pair: filled when it fired, grey when it never fired, outlined
-with dashes when a session merge absorbed it (``merged`` records; windows that were merged
-away before receiving an element are drawn too). Overlapping windows of one key (sliding
-windows, sessions before a merge) stack in sub-lanes. On each bar: its firings at the event
-time of the timer that fired them (else the window's end), one mark per cause with the count,
+A bar is one (key, window) pair: slate when it fired, a paler slate when it never fired, pale
+brown and outlined with dashes when a session merge absorbed it (``merged`` records; windows
+that were merged away before receiving an element are drawn too). Overlapping windows of one
+key (sliding windows, sessions before a merge) stack in sub-lanes. On each bar: its firings
+at the event time of the timer that fired them (else the window's end), one mark per cause
+with the count,
 coloured by what caused them ("fired: event-time timer", "fired: element", "fired:
 processing-time timer", "fired: end of input" — the MAX watermark at the end of the input);
 its cleanup at the cleanup time (Flink's ``cleanupTime``: max timestamp + allowed lateness);
@@ -35,7 +36,7 @@ from winviz.viz.palette import TimeAxis
 from winviz.viz.timeline import STACK_PX, pick_operator, stack_offsets
 
 STATUS = ("fired", "not fired", "merged away")
-STATUS_FILL = (palette.SKY_BLUE, palette.LIGHT_GREY, "#FFFFFF")
+STATUS_FILL = (palette.WINDOW_FIRED_COLOR, palette.WINDOW_COLOR, palette.MERGED_AWAY_COLOR)
 # window event -> pixel offset from its anchor (the time it claims: a firing's timer, a
 # cleanup time, the window end for a purge, the start for evicted / merged); firings and
 # cleanups move aside only when another mark of their bar falls on the same pixel
@@ -223,7 +224,7 @@ def _aggregated(
     height = max(60, min(900, len(keys) * 24))
     layer = spec.layer(
         rows,
-        {"type": "bar", "stroke": palette.BLUE, "strokeWidth": 0.5, "fill": STATUS_FILL[0]},
+        {"type": "bar", "stroke": palette.INK, "strokeWidth": 0.5, "fill": STATUS_FILL[0]},
         {
             "x": x.channel("x"),
             "x2": {"field": "x2"},
@@ -392,7 +393,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
         rows,
         {
             "type": "bar",
-            "stroke": palette.BLUE,
+            "stroke": palette.INK,
             "strokeWidth": 1,
             "cornerRadius": 2,
             "opacity": 0.9,
@@ -874,7 +875,7 @@ def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[alt.Chart]:
                     "type": "point",
                     "filled": True,
                     "size": 70,
-                    "stroke": palette.BLACK,
+                    "stroke": palette.INK,
                     "strokeWidth": 0.5,
                     **moved,
                 },

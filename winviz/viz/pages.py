@@ -51,6 +51,8 @@ from typing import Any
 
 import vl_convert as vlc
 
+from winviz.viz import palette
+
 SPEC_CLASS = "winviz-spec"
 EXPLORER_CLASS = "winviz-explorer-data"
 """The class of an explorer's data block (``explorer_element``)."""
@@ -82,6 +84,11 @@ code nor send anything anywhere."""
 # drawn chart's Vega view is kept on its element (``box.winvizView``: tests read its scenegraph).
 # An explorer's data (winviz.viz.grid) is JSON: control labels are set as text, each run is
 # gzip-compressed JSON in base64, read with DecompressionStream and JSON.parse.
+# Once a run is shown, the runs next to it on the control moved last are drawn ahead, out of
+# sight (div.winviz-prepared), one at a time after the frame that shows it; choosing one of
+# them moves its views into place (a step then costs a layout and a paint, not a Vega-Lite
+# compile, a dataflow run and an SVG render). An explorer with a scrubber draws each run
+# when chosen: its t follows the chart shown.
 _EMBED_JS = """(function () {
   const options = %(options)s;
   const all = Array.from(document.querySelectorAll("div.winviz-chart"));
@@ -112,15 +119,106 @@ _EMBED_JS = """(function () {
     const status = ex.querySelector("div.winviz-explorer-status");
     const picked = data.controls.map(function (c) { return c.initial; });
     const runs = new Map();
+    const prepared = new Map();  // run → Promise of its views drawn out of sight, or null
+    const holder = document.createElement("div");  // where they are drawn
+    holder.className = "winviz-prepared";
+    holder.setAttribute("aria-hidden", "true");
+    holder.style.cssText = "position:absolute;left:0;top:0;visibility:hidden;" +
+      "pointer-events:none;width:" + ex.clientWidth + "px";
+    document.body.appendChild(holder);
     const shown = views.map(function () { return null; });
     let latest = 0;
     let current = -1;
     let queue = Promise.resolve();  // one redraw at a time, in the order asked
+    function decode(run) {
+      if (!runs.has(run)) runs.set(run, inflate(data.blobs[run]));
+      return runs.get(run);
+    }
+    function preparable(r) {  // no scrubber (its t follows the shown chart), fixed size
+      return !r.error && r.specs.every(function (spec) {
+        return !param(spec, "t") && spec.width !== "container" && spec.height !== "container";
+      });
+    }
+    // Drawing ahead: when a run has been drawn, the runs next to it on the control moved
+    // last (first the one the learner is moving towards) are drawn one after the other into
+    // views out of sight (one per chart); choosing one of them then moves its views into
+    // place instead of drawing them. ex.dataset.drawn says which it was, ex.dataset.ahead
+    // whether drawing ahead is "busy" or "done".
+    let moved = {control: 0, direction: 1};
+    let ahead = Promise.resolve();
+    let round = 0;
+    function prepare(run) {
+      if (run === current || prepared.has(run)) return prepared.get(run);
+      const made = decode(run).then(function (r) {
+        if (!preparable(r)) return null;
+        return Promise.all(r.specs.map(function (spec) {
+          const div = document.createElement("div");
+          holder.appendChild(div);
+          return vegaEmbed(div, spec, options).then(function (result) {
+            return {div: div, result: result};
+          });
+        }));
+      }).catch(function () { return null; });  // drawn (and its error shown) when chosen
+      prepared.set(run, made);
+      return made;
+    }
+    function discard(run) {
+      const made = prepared.get(run);
+      prepared.delete(run);
+      made.then(function (views) {
+        (views || []).forEach(function (v) { v.result.finalize(); v.div.remove(); });
+      });
+    }
+    function neighbours() {
+      const k = moved.control;
+      const order = [];
+      [moved.direction, -moved.direction].forEach(function (d) {
+        const at = picked[k] + d;
+        if (at < 0 || at >= data.controls[k].labels.length) return;
+        const next = picked.slice();
+        next[k] = at;
+        order.push(data.runs[gridIndex(next)]);
+      });
+      return order;
+    }
+    function prepareAround() {
+      const order = neighbours();
+      Array.from(prepared.keys()).forEach(function (run) {
+        if (order.indexOf(run) < 0) discard(run);
+      });
+      const mine = ++round;
+      ex.dataset.ahead = "busy";
+      ahead = ahead.then(function () {
+        return order.reduce(function (chain, run) {
+          return chain.then(function () { return mine === round ? prepare(run) : null; });
+        }, Promise.resolve());
+      }).then(function () { if (mine === round) ex.dataset.ahead = "done"; });
+    }
+    function place(made) {
+      views.forEach(function (box, i) {
+        const old = shown[i];
+        if (old) old.result.finalize();
+        made[i].div.className = "winviz-view " + made[i].div.className;
+        box.replaceChild(made[i].div, box.querySelector("div.winviz-view"));
+        shown[i] = {result: made[i].result, view: made[i].result.view, t: false};
+        box.winvizView = made[i].result.view;
+      });
+      ex.dataset.drawn = "prepared";
+    }
     function draw(run, r) {
       status.textContent = r.status;
       status.className = "winviz-explorer-status" + (r.error ? " winviz-explorer-error" : "");
       if (run === current) return null;
       current = run;
+      const ready = prepared.get(run);
+      prepared.delete(run);
+      return (ready || Promise.resolve(null)).then(function (made) {
+        if (made) return place(made);
+        ex.dataset.drawn = "embedded";
+        return embed(r);
+      });
+    }
+    function embed(r) {
       return Promise.all(views.map(function (box, i) {
         const spec = JSON.parse(JSON.stringify(r.specs[i]));
         const old = shown[i];
@@ -138,20 +236,27 @@ _EMBED_JS = """(function () {
           .catch(function (e) { fail(box, "explorer " + number + " chart " + i, e); });
       }));
     }
-    function show() {
+    function gridIndex(values) {
       let index = 0;
-      data.controls.forEach(function (c, k) { index = index * c.labels.length + picked[k]; });
+      data.controls.forEach(function (c, k) { index = index * c.labels.length + values[k]; });
+      return index;
+    }
+    function show() {
+      const index = gridIndex(picked);
       const run = data.runs[index];
       const ticket = ++latest;
       ex.dataset.state = "drawing";
-      if (!runs.has(run)) runs.set(run, inflate(data.blobs[run]));
-      const decoded = runs.get(run);
+      const decoded = decode(run);
       queue = queue.then(function () { return decoded; }).then(function (r) {
         return ticket === latest ? draw(run, r) : null;  // skipped: a newer choice follows
       }).then(function () {
         if (ticket === latest) {
           ex.dataset.state = "ready";
           ex.dataset.run = String(index);
+          // after the frame that shows this run: the next frame is not held up
+          requestAnimationFrame(function () {
+            setTimeout(function () { if (ticket === latest) prepareAround(); }, 0);
+          });
         }
       }).catch(function (e) { fail(ex, "explorer " + number, e); });
       return queue;
@@ -185,7 +290,9 @@ _EMBED_JS = """(function () {
       input.value = String(c.initial);
       out.textContent = c.kind === "dropdown" ? "" : " " + c.labels[c.initial];
       input.addEventListener("input", function () {
-        picked[k] = Number(input.value);
+        const value = Number(input.value);
+        moved = {control: k, direction: value < picked[k] ? -1 : 1};
+        picked[k] = value;
         out.textContent = c.kind === "dropdown" ? "" : " " + c.labels[picked[k]];
         show();
       });
@@ -213,13 +320,13 @@ _EMBED_JS = """(function () {
 
 CHART_CSS = (
     ".winviz-chart { margin: 4px 0; overflow-x: auto; }\n"
-    ".winviz-chart-error { color: #b00; white-space: pre-wrap; }\n"
-    ".winviz-widget-note { border-left: 4px solid #999; background: #f4f4f4; "
-    "padding: 6px 10px; }\n"
+    f".winviz-chart-error {{ color: {palette.ERROR_INK}; white-space: pre-wrap; }}\n"
+    f".winviz-widget-note {{ border-left: 4px solid {palette.NOTE_BORDER}; "
+    f"background: {palette.NOTE_BACKGROUND}; padding: 6px 10px; }}\n"
     ".winviz-explorer-control { display: block; margin: 2px 0; font: 13px sans-serif; }\n"
     ".winviz-explorer-control input[type=range] { width: 260px; vertical-align: middle; }\n"
     ".winviz-explorer-status { font: 13px sans-serif; margin: 4px 0; }\n"
-    ".winviz-explorer-error { color: #b00; }\n"
+    f".winviz-explorer-error {{ color: {palette.ERROR_INK}; }}\n"
     "#vg-tooltip-element { font-family: sans-serif; font-size: 12px; }\n"
 )
 

@@ -1,8 +1,12 @@
 """Shared look: the colour-blind-safe palette, mark shapes, time axes, titles and the message
 card every chart returns when there is nothing it can honestly draw.
 
-Colours are Okabe & Ito's eight (safe for the common colour-vision deficiencies). Every
-categorical colour is paired with a distinct shape, so no meaning rests on colour alone.
+One palette with meanings: every colour a chart draws means one thing in every chart
+(``COLOR_MEANINGS``); charts name colours from here and write none themselves. The strongest
+meanings — an element's fate, a firing's cause — take colour-blind-safe colours (mostly Okabe &
+Ito's), fates and causes in different hues; keys and channels take
+Paul Tol's ``IDENTITY_COLORS``, none of them a colour with a meaning. Every categorical colour
+is paired with a distinct shape, so no meaning rests on colour alone.
 
 Time axes. Trace times are integer milliseconds. An axis is drawn as **dates** (UTC) when
 every time on it lies in 2000-01-01 .. 2100-01-01 as epoch milliseconds, otherwise as **plain
@@ -30,22 +34,23 @@ from altair.utils.schemapi import debug_mode
 from winviz.trace import vocabulary
 from winviz.viz import spec
 
-# Okabe–Ito
+# Okabe–Ito's colours (seven of the eight: their sky blue is not used, see PROCESSING_TIME_COLOR),
+# white and two greys. Charts name the meanings below, never these.
 BLACK = "#000000"
 ORANGE = "#E69F00"
-SKY_BLUE = "#56B4E9"
 GREEN = "#009E73"
 YELLOW = "#F0E442"
 BLUE = "#0072B2"
 VERMILLION = "#D55E00"
 PURPLE = "#CC79A7"
+WHITE = "#FFFFFF"
 GREY = "#7F7F7F"
 LIGHT_GREY = "#D9D9D9"
 
 # Identities — which key, which input channel — are told apart by Paul Tol's colour-blind-safe
-# "muted" set, which shares no colour with the Okabe–Ito colours above: those carry meanings
-# (an element's fate, a firing's cause, a timer's domain, the watermark), so a colour that
-# means something in one chart never merely names a key or a channel in another.
+# "muted" set, which shares no colour with the colours below: those carry meanings (an
+# element's fate, a firing's cause, a timer's domain, the watermark), so a colour that means
+# something in one chart never merely names a key or a channel in another.
 IDENTITY_COLORS: tuple[str, ...] = (
     "#332288",  # indigo
     "#88CCEE",  # cyan
@@ -57,16 +62,115 @@ IDENTITY_COLORS: tuple[str, ...] = (
     "#882255",  # wine
     "#AA4499",  # purple
 )
-MEANING_COLORS: tuple[str, ...] = (
-    BLACK, ORANGE, SKY_BLUE, GREEN, YELLOW, BLUE, VERMILLION, PURPLE, GREY, LIGHT_GREY
-)  # fmt: skip
+
+# ---- One palette with meanings (issue 26) ------------------------------------------------
+# Every colour a chart draws a mark in is one of the names below, and means the same thing in
+# every chart (``COLOR_MEANINGS``; tests/test_viz_palette.py checks the charts' specs). The
+# strongest meanings take colour-blind-safe colours: the four element fates, and the firing
+# causes — element, event-time timer, processing-time timer, end of input (the watermark),
+# session merge — in hues no fate uses. Classes of one concept share one hue family
+# and are told apart by shape: a session merge (brown), removal from window state (grey), a
+# window's state (slate blue). Text and outlines are ink (``INK``), not a meaning.
+
+# the watermark: its lines and steps, the operator's minimum, and a firing by the
+# end-of-input watermark (MAX)
+WATERMARK_COLOR = BLACK
+# the four fates of an element (vocabulary.ELEMENT_FATES)
+ON_TIME_COLOR = BLUE
+LATE_ACCEPTED_COLOR = ORANGE
+DROPPED_COLOR = VERMILLION
+SIDE_OUTPUT_COLOR = PURPLE
+# the timer domains — a firing by that domain's timer, and the timers chart's domains; the
+# processing-time purple (ColorBrewer PRGn) keeps every cause apart from every fate for the
+# three colour-vision deficiencies (tests/test_viz_palette.py: CIE76 distance after Machado's
+# simulation), which Okabe–Ito's sky blue beside the "on time" blue does not as clearly
+EVENT_TIME_COLOR = GREEN
+PROCESSING_TIME_COLOR = "#762A83"
+# output caused by an element's arrival: a firing the trigger returned in onElement (e.g.
+# CountTrigger), and an interval join's joined pair (Flink's IntervalJoinOperator emits pairs
+# in processElement, never on a timer)
+ELEMENT_FIRING_COLOR = YELLOW
+# a firing no trigger record explains: drawn hollow (white, outlined)
+NOT_TRACED_COLOR = WHITE
+# session merges: a window merged into another, a firing on the merge (dark brown, ColorBrewer
+# BrBG), and a window that was merged away (its pale tint)
+MERGE_COLOR = "#543005"
+MERGED_AWAY_COLOR = "#E3CDB5"
+# removal from window state: cleanup (and an interval join's buffer removal), purge, evict —
+# one grey, told apart by shape; a window whose state is gone: its pale tint
+REMOVED_COLOR = GREY
+GONE_COLOR = LIGHT_GREY
+# a window: its band (extent × life) and a window that has not fired (yet); a window that has
+# fired: a darker shade of the same hue, light enough for the firing squares drawn on it
+WINDOW_COLOR = "#8DA0CB"
+WINDOW_FIRED_COLOR = "#6676AE"
+# the allowed-lateness horizon (max timestamp + lateness): until the watermark passes it, late
+# elements are accepted — a darker shade of the "late, accepted" orange
+HORIZON_COLOR = "#B36B00"
+# guides: the processing time = event time diagonal, restarts, the scrubber's "now", the
+# timers chart's pointer link (told apart by dash and label)
+GUIDE_COLOR = "#A6A6A6"
+# what has not happened (yet) in this view: the scrubber's elements after t, the flow
+# diagram's steps off the element's path
+FADED_COLOR = "#BBBBBB"
+# an input that is idle (marked so by the source or WatermarkStatus.IDLE)
+IDLE_COLOR = "#C4C4C4"
+# an input paused by watermark alignment
+PAUSED_COLOR = "#333333"
+# a timer registration that changed nothing (de-duplicated: the timer already existed)
+DEDUP_COLOR = "#5C5C5C"
+# the flow / stage diagrams: a step on the element's path (off it: FADED_COLOR outlines on
+# PAPER)
+PATH_FILL = "#E8E8F4"
+
+# Ink: text, outlines, frames and page chrome — no meaning of their own.
+INK = BLACK
+NOTE_INK = "#444444"  # subtitles
+FADED_INK = "#8A8A8A"  # text of a step off the path
+GRID_INK = "#EEEEEE"
+FRAME_INK = LIGHT_GREY
+ERROR_INK = "#B00000"  # a page's error text
+NOTE_BORDER = "#999999"  # a page's widget note
+NOTE_BACKGROUND = "#F4F4F4"
+PAPER = "#FAFAFA"  # the fill of a plain box (a diagram's step off the path)
+
+COLOR_MEANINGS: dict[str, str] = {
+    WATERMARK_COLOR: "the watermark (and a firing by the end-of-input watermark MAX)",
+    ON_TIME_COLOR: "element on time",
+    LATE_ACCEPTED_COLOR: "element late, accepted",
+    DROPPED_COLOR: "element dropped",
+    SIDE_OUTPUT_COLOR: "element sent to the side output",
+    EVENT_TIME_COLOR: "event-time timer",
+    PROCESSING_TIME_COLOR: "processing-time timer",
+    ELEMENT_FIRING_COLOR: "output caused by an element's arrival (a firing, a joined pair)",
+    NOT_TRACED_COLOR: "firing whose cause is not traced",
+    MERGE_COLOR: "session merge",
+    MERGED_AWAY_COLOR: "window merged away",
+    REMOVED_COLOR: "removed from window state (cleanup, purge, evict)",
+    GONE_COLOR: "window state gone (cleaned up)",
+    WINDOW_COLOR: "window (not fired yet)",
+    WINDOW_FIRED_COLOR: "window that has fired",
+    HORIZON_COLOR: "allowed-lateness horizon",
+    GUIDE_COLOR: "guide (diagonal, restart, now, pointer)",
+    FADED_COLOR: "not (yet) happened in this view (after t, off the path)",
+    IDLE_COLOR: "input idle",
+    PAUSED_COLOR: "input paused by watermark alignment",
+    DEDUP_COLOR: "timer registration de-duplicated",
+    PATH_FILL: "step on the element's path",
+}
+"""Each colour a chart draws a mark in, and the one thing it means (identities aside)."""
+INK_COLORS: tuple[str, ...] = (INK, NOTE_INK, FADED_INK, GRID_INK, FRAME_INK, ERROR_INK, PAPER)
+"""Colours of text, outlines and frames only."""
+MEANING_COLORS: tuple[str, ...] = tuple(COLOR_MEANINGS)
 
 # An element's fate at a window operator (see frames.element_fates), in Flink's words: an
 # element is *late* when its timestamp <= the operator's current watermark on arrival; a late
 # element is still *accepted* while one of its windows is within the allowed lateness, and is
 # dropped (or sent to the side output) only when every window of it is past cleanup.
 FATES: tuple[str, ...] = vocabulary.ELEMENT_FATES
-FATE_COLORS: tuple[str, ...] = (BLUE, ORANGE, VERMILLION, PURPLE)
+FATE_COLORS: tuple[str, ...] = (
+    ON_TIME_COLOR, LATE_ACCEPTED_COLOR, DROPPED_COLOR, SIDE_OUTPUT_COLOR
+)  # fmt: skip
 FATE_SHAPES: tuple[str, ...] = ("circle", "diamond", "cross", "triangle-up")
 
 # What made a window fire (frames.firings ``fired_by``): the trigger returned FIRE in
@@ -85,16 +189,16 @@ WINDOW_EVENTS: tuple[str, ...] = (
     "cleanup",
 )
 WINDOW_EVENT_COLORS: tuple[str, ...] = (
-    ORANGE,  # fired: element
-    GREEN,  # fired: event-time timer
-    SKY_BLUE,  # fired: processing-time timer
-    BLACK,  # fired: end of input
-    BLUE,  # fired: session merge
-    GREY,  # fired: cause not traced
-    VERMILLION,  # purged
-    PURPLE,  # evicted
-    BLUE,  # merged
-    GREY,  # cleanup
+    ELEMENT_FIRING_COLOR,  # fired: element
+    EVENT_TIME_COLOR,  # fired: event-time timer
+    PROCESSING_TIME_COLOR,  # fired: processing-time timer
+    WATERMARK_COLOR,  # fired: end of input (the watermark MAX)
+    MERGE_COLOR,  # fired: session merge
+    NOT_TRACED_COLOR,  # fired: cause not traced (hollow)
+    REMOVED_COLOR,  # purged
+    REMOVED_COLOR,  # evicted
+    MERGE_COLOR,  # merged
+    REMOVED_COLOR,  # cleanup
 )
 WINDOW_EVENT_SHAPES: tuple[str, ...] = (
     "square",
@@ -112,7 +216,7 @@ WINDOW_EVENT_SHAPES: tuple[str, ...] = (
 # What an interval join did (timeline "what happened" legend): a pair joined, at the output's
 # timestamp; a cleanup timer removed a buffer's bucket, at the bucket's timestamp.
 JOIN_EVENTS: tuple[str, ...] = ("joined", "buffer removed")
-JOIN_EVENT_COLORS: tuple[str, ...] = (GREEN, GREY)
+JOIN_EVENT_COLORS: tuple[str, ...] = (ELEMENT_FIRING_COLOR, REMOVED_COLOR)
 JOIN_EVENT_SHAPES: tuple[str, ...] = ("square", "triangle-down")
 
 # The reference lines of the timeline (each its own legend, by dash pattern).
@@ -120,11 +224,10 @@ IDEAL = "event time = processing time (ideal)"
 IDEAL_DASH = [4, 4]
 HORIZON = "allowed-lateness horizon (max timestamp + lateness)"
 HORIZON_DASH = [3, 2]
-HORIZON_COLOR = VERMILLION
 
 WATERMARK_DASHES: tuple[list[int], ...] = ([1, 0], [6, 3], [2, 2], [8, 2, 2, 2], [1, 3])
 
-WINDOW_FILL = SKY_BLUE
+WINDOW_FILL = WINDOW_COLOR
 WINDOW_OPACITY = 0.12
 
 EPOCH_LO = 946_684_800_000  # 2000-01-01T00:00:00Z in ms
@@ -406,7 +509,7 @@ def title(text: str, subtitle: list[str]) -> alt.TitleParams:
             anchor="start",
             fontSize=15,
             subtitleFontSize=11,
-            subtitleColor="#444444",
+            subtitleColor=NOTE_INK,
         )
 
 
@@ -420,7 +523,7 @@ def message_chart(headline: str, detail: str, *, chart: str) -> alt.Chart:
     data = alt.Data(values=[{"line": line, "row": i} for i, line in enumerate(lines)])
     card = (
         alt.Chart(data, width=WIDTH, height=20 * len(lines))
-        .mark_text(align="left", baseline="top", fontSize=13, color=BLACK)
+        .mark_text(align="left", baseline="top", fontSize=13, color=INK)
         .encode(x=alt.value(0), y=alt.Y("row:O", axis=None), text=alt.Text("line:N"))
         .properties(
             title=alt.TitleParams(
@@ -428,7 +531,7 @@ def message_chart(headline: str, detail: str, *, chart: str) -> alt.Chart:
                 subtitle=f"winviz.viz.{chart}: nothing to draw",
                 anchor="start",
                 fontSize=15,
-                subtitleColor="#444444",
+                subtitleColor=NOTE_INK,
             ),
             usermeta={"winviz": {"chart": chart, "status": "message", "message": headline}},
         )
@@ -457,8 +560,8 @@ LEGEND_CONFIG = {
     "symbolSize": 80,
     "labelLimit": 320,  # "watermarks, window, window_2 (same)" and the horizon entry in full
 }
-AXIS_CONFIG = {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColor": "#EEEEEE"}
-VIEW_CONFIG = {"stroke": LIGHT_GREY}
+AXIS_CONFIG = {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColor": GRID_INK}
+VIEW_CONFIG = {"stroke": FRAME_INK}
 
 
 def finish(
@@ -475,7 +578,7 @@ def finish(
     runs ``alt.LayerChart.__init__`` again, which copies every layer)."""
     out = chart if in_place else chart.copy(deep=False)
     out.usermeta = {"winviz": {"chart": name, "status": "ok", "notes": notes}}
-    config = out._get("config")
+    config = getattr(out, "config", alt.Undefined)
     config = alt.Config() if config is alt.Undefined else config.copy(deep=False)
     config["legend"] = dict(LEGEND_CONFIG)
     config["axis"] = dict(AXIS_CONFIG)

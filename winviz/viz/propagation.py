@@ -65,7 +65,7 @@ STATUS_KINDS = ("idle", "active")
 # channels are identities: palette.IDENTITY_COLORS, none of them a colour with a meaning
 CHANNEL_COLORS: tuple[str, ...] = palette.IDENTITY_COLORS[:7]
 CHANNEL_DASHES: tuple[list[int], ...] = (*palette.WATERMARK_DASHES[1:], [4, 1, 1, 1, 1, 1])
-OPERATOR_COLOR = palette.BLACK
+OPERATOR_COLOR = palette.WATERMARK_COLOR
 IDLE_OPACITY = 0.15
 OPERATOR_STRIP = 8  # px: the operator-idle strip along the top of a panel
 PAUSED_STRIP = 7  # px: a paused-for-alignment strip along the bottom, one row per line
@@ -614,7 +614,7 @@ def _panel(
         odata = _span_data(op_spans, x)
         strip = alt.Chart(odata).encode(x=x.x("x"), x2=alt.X2("x2"), tooltip=_span_tips())
         layers.append(
-            strip.mark_rect(color=palette.GREY, opacity=0.5).encode(
+            strip.mark_rect(color=palette.IDLE_COLOR, opacity=0.5).encode(
                 y=alt.value(0), y2=alt.value(OPERATOR_STRIP)
             )
         )
@@ -687,12 +687,12 @@ def _restart_rules(restarts: list[frames.Restart], x: TimeAxis) -> list[alt.Char
     )
     rule = (
         alt.Chart(rows)
-        .mark_rule(color=palette.GREY, strokeDash=[2, 2])
+        .mark_rule(color=palette.GUIDE_COLOR, strokeDash=[2, 2])
         .encode(x=x.x("x"), tooltip=[alt.Tooltip("text:N", title="restart")])
     )
     label = (
         alt.Chart(rows)
-        .mark_text(align="left", baseline="top", dx=3, dy=2, fontSize=10, color=palette.GREY)
+        .mark_text(align="left", baseline="top", dx=3, dy=2, fontSize=10, color=palette.GUIDE_COLOR)
         .encode(x=x.x("x"), y=alt.value(0), text=alt.Text("text:N"))
     )
     return [rule, label]

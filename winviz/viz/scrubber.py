@@ -61,8 +61,10 @@ TICK_MS = 100
 REPLAY_SECONDS = 10.0
 """Replay: the default time, in seconds, from the first processing time to the last."""
 STATES = ("open", "fired", "merged away", "gone")
-STATE_COLORS = (palette.SKY_BLUE, palette.GREEN, palette.PURPLE, palette.LIGHT_GREY)
-FUTURE_COLOR = palette.GREY
+STATE_COLORS = (
+    palette.WINDOW_COLOR, palette.WINDOW_FIRED_COLOR, palette.MERGED_AWAY_COLOR, palette.GONE_COLOR
+)  # fmt: skip
+FUTURE_COLOR = palette.FADED_COLOR
 
 
 @frames.gc_paused
@@ -277,7 +279,7 @@ def skew_scrubber(
     step = 1 if t_hi - t_lo <= 2000 else 10 ** max(0, len(str((t_hi - t_lo) // 1000)) - 1)
     now = spec.layer(
         [{"kind": "now"}],
-        {"type": "rule", "color": palette.BLACK, "strokeWidth": 1, "strokeDash": [2, 2]},
+        {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]},
         {
             "x": x.channel("x"),
             "tooltip": [{"field": "x", "type": "quantitative", "title": "t (processing time)"}],
@@ -552,7 +554,7 @@ def _window_layer(
                 "range": [c for st, c in zip(STATES, STATE_COLORS, strict=True) if st in shown],
             },
         },
-        "stroke": {"value": palette.SKY_BLUE},
+        "stroke": {"value": palette.WINDOW_COLOR},
         "tooltip": [
             {"field": "window", "type": "nominal"},
             {"field": "state", "type": "nominal", "title": "state at t"},
@@ -738,7 +740,7 @@ def _firing_layer(
             "filled": True,
             "shape": FIRING_SHAPE,
             "size": 80,
-            "stroke": palette.BLACK,
+            "stroke": palette.INK,
             "strokeWidth": 0.5,
             "xOffset": {"expr": "datum.dx"},
         },
@@ -760,7 +762,7 @@ def _firing_layer(
 def _now_layer(x: TimeAxis, y: TimeAxis) -> alt.Chart:
     return spec.layer(
         [{"kind": "now"}],
-        {"type": "rule", "color": palette.BLACK, "strokeWidth": 1, "strokeDash": [2, 2]},
+        {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]},
         {
             "y": y.channel("y"),
             "tooltip": [{"field": "y", "type": "quantitative", "title": "t (processing time)"}],
@@ -800,7 +802,7 @@ def _watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
     ]
     rule = spec.layer(
         rows,
-        {"type": "rule", "color": palette.BLACK, "strokeWidth": 2},
+        {"type": "rule", "color": palette.WATERMARK_COLOR, "strokeWidth": 2},
         {
             "x": x.channel("x"),
             "tooltip": [

@@ -289,7 +289,7 @@ def _skew(
                     "dy": dy,
                     "fontSize": 11,
                     "font": "sans-serif",
-                    "color": palette.BLACK,
+                    "color": palette.INK,
                 },
                 {
                     "x": axes.channel(x, "x"),
@@ -346,8 +346,19 @@ def _lag_label_place(
             ),
         )
     ]
-    for t, lag in spots:
-        px, py = (x.clip(t)[0] - x.lo) * sx, height - (lag - y.lo) * sy
+    points = [((x.clip(t)[0] - x.lo) * sx, height - (lag - y.lo) * sy) for t, lag in spots]
+    pxs, pys = [p[0] for p in points], [p[1] for p in points]
+    if points and np.isfinite(pxs).all() and np.isfinite(pys).all():
+        # only the elements within reach of some place tried can cross its box
+        reach = max(abs(p[2]) for p in LABEL_PLACES) + h + r + 1
+        near = (
+            (ex > min(pxs) - w - r - 1)
+            & (ex < max(pxs) + w + r + 1)
+            & (ey > min(pys) - reach)
+            & (ey < max(pys) + reach)
+        )
+        ex, ey = ex[near], ey[near]
+    for (t, lag), (px, py) in zip(spots, points, strict=True):
         for align, baseline, dy in LABEL_PLACES:
             left = px - w if align == "right" else px
             top = py + dy - h if baseline == "bottom" else py + dy
@@ -393,7 +404,7 @@ def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -
     ]
     return spec.layer(
         rows,
-        {"type": "line", "color": palette.BLACK, "strokeWidth": 1.2},
+        {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.2},
         {
             "x": axes.channel(x, "x"),
             "y": axes.channel(y, "y"),

@@ -14,8 +14,8 @@ the charts here hand Altair what it would produce anyway:
 * ``layer`` — an ``alt.Chart`` of one mark from dicts (``mark``, ``encoding``, optionally
   ``transform``), exactly the dicts ``Chart.mark_*(...).encode(...).transform_*(...)`` would
   serialise to;
-* ``layer_chart`` — the layered chart of such layers, without the deep copies of each layer
-  that ``alt.LayerChart`` and every ``properties`` / ``resolve_scale`` call make;
+* ``layer_chart`` — the layered chart of such layers (``alt.LayerChart``'s own constructor:
+  its copies of a layer share the layer's rows, see ``Rows``);
 * ``tooltips`` — tooltip channel dicts for the columns of some rows.
 
 * ``chart_dict`` / ``altair_dict`` — a finished chart's whole Vega-Lite dict written
@@ -24,25 +24,29 @@ the charts here hand Altair what it would produce anyway:
   ``winviz.viz.validation``).
 
 The whole spec is still validated against the Vega-Lite schema by ``to_dict()``, once.
+
+Altair is used only through its public API: its chart and schema classes and their
+constructors; a chart's properties read by name (``chart["width"]``) in the order of its
+Vega-Lite class's constructor, the order Altair's ``to_dict`` writes them; ``to_dict`` for
+any other schema object; ``debug_mode``. No private name of Altair's
+(``tests/test_viz_altair_public.py`` scans the package for them).
 """
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import json
 from collections.abc import Callable
+from functools import cache
 from itertools import repeat
-from typing import Any, ClassVar
+from typing import Any
 
 import altair as alt
 import jsonschema
 import narwhals.stable.v1 as nw
 import pandas as pd
-from altair.utils.schemapi import (
-    SchemaBase,
-    SchemaValidationError,
-    _get_optional_modules,
-    _todict,
-)
-from altair.vegalite.v6.api import _dataset_name
+from altair.utils.schemapi import SchemaBase, SchemaValidationError, debug_mode
 
 from winviz.viz import scale, validation
 
@@ -52,19 +56,12 @@ class Rows(alt.InlineData):
 
     Altair deep-copies a chart (every layer, every row) whenever it is layered, configured or
     given properties; the rows of a winviz layer are built once and never changed, so a copy
-    may share them. The values are JSON-ready (int, float, str, bool, None)."""
-
-    _class_is_valid_at_instantiation: ClassVar[bool] = False  # rows are checked by limit_rows
+    may share them (Python's ``__deepcopy__``, which Altair's copies honour). The values are
+    JSON-ready (int, float, str, bool, None) and checked by ``limit_rows``, not by the schema
+    as they are made (``rows_data``)."""
 
     def __deepcopy__(self, memo: Any = None) -> Rows:
         return self
-
-
-class Encoding(alt.FacetedEncoding):
-    """A layer's encoding given as Vega-Lite channel dicts (validated with the whole spec by
-    ``to_dict()``, not channel by channel as they are made)."""
-
-    _class_is_valid_at_instantiation: ClassVar[bool] = False
 
 
 def rows_data(rows: list[dict[str, Any]]) -> Rows:
@@ -72,16 +69,8 @@ def rows_data(rows: list[dict[str, Any]]) -> Rows:
     data transformer's ``max_rows`` (5,000 by default; winviz reduces layers before this)."""
     max_rows = alt.data_transformers.options.get("max_rows", scale.ROW_LIMIT)
     alt.limit_rows({"values": rows}, max_rows=max_rows)
-    return Rows(values=rows)
-
-
-class _Fresh(alt.Chart):
-    """A layer handed to ``layer_chart``: its copies are shallow (they share its mark, encoding
-    and rows). ``alt.LayerChart.__init__`` copies every layer twice — deeply, to leave the
-    caller's layers unchanged; a layer made just now for one chart has no other user."""
-
-    def copy(self, deep: Any = True, ignore: list[str] | None = None) -> _Fresh:
-        return super().copy(deep=False)
+    with debug_mode(False):  # (validated with the whole spec by ``to_dict()``)
+        return Rows(values=rows)
 
 
 def layer(
@@ -91,8 +80,11 @@ def layer(
     transform: list[dict[str, Any]] | None = None,
 ) -> alt.Chart:
     """One layer: ``mark`` (a Vega-Lite mark definition with ``type``) drawn from ``rows``,
-    after the Vega-Lite ``transform`` steps, if any."""
-    chart = alt.Chart(data=rows_data(rows), mark=mark, encoding=Encoding(**encoding))
+    after the Vega-Lite ``transform`` steps, if any. The channels are Vega-Lite dicts,
+    validated with the whole spec by ``to_dict()``, not one by one as they are made."""
+    data = rows_data(rows)
+    with debug_mode(False):
+        chart = alt.Chart(data=data, mark=mark, encoding=alt.FacetedEncoding(**encoding))
     if transform:
         chart.transform = transform
     return chart
@@ -101,60 +93,9 @@ def layer(
 def layer_chart(
     layers: list[alt.Chart], cls: type[alt.LayerChart] = alt.LayerChart, **kwargs: Any
 ) -> alt.LayerChart:
-    """``cls(layer=layers, **kwargs)`` (an ``alt.LayerChart``) — the same chart — for layers
-    the caller has just made and does not use or change afterwards: they are not deep-copied
-    on the way in. The chart's layers are plain ``alt.Chart`` objects."""
-    chart = cls(layer=[_Fresh(*c._args, **c._kwds) for c in layers], **kwargs)
-    chart.layer = [alt.Chart(*c._args, **c._kwds) for c in chart.layer]
-    return chart
-
-
-class FreshLayerChart(alt.LayerChart):
-    """An ``alt.LayerChart`` being built (of ``fresh_layers``): its copies are shallow, like
-    ``_Fresh``'s. Every Altair method that returns a changed chart (``resolve_scale``,
-    ``properties``, ``add_params``, combining it with ``alt.hconcat``…) copies the chart and
-    re-runs ``LayerChart.__init__``, which copies every layer deeply; for a chart made here
-    and used by nothing else, a shallow copy gives the same chart. ``plain`` turns the
-    finished chart back into Altair's own classes."""
-
-    def copy(self, deep: Any = True, ignore: list[str] | None = None) -> FreshLayerChart:
-        return super().copy(deep=False)
-
-
-class FreshHConcatChart(alt.HConcatChart):
-    """An ``alt.HConcatChart`` being built, of ``FreshLayerChart`` charts: shallow copies (see
-    ``FreshLayerChart``)."""
-
-    def copy(self, deep: Any = True, ignore: list[str] | None = None) -> FreshHConcatChart:
-        return super().copy(deep=False)
-
-
-def fresh_layers(layers: list[alt.Chart], **kwargs: Any) -> FreshLayerChart:
-    """``alt.LayerChart(layer=layers, **kwargs)`` — the same chart — as a ``FreshLayerChart``
-    of layers the caller has just made and does not use afterwards (none is copied)."""
-    return FreshLayerChart(layer=[_Fresh(*c._args, **c._kwds) for c in layers], **kwargs)
-
-
-_PLAIN = {
-    _Fresh: alt.Chart,
-    FreshLayerChart: alt.LayerChart,
-    FreshHConcatChart: alt.HConcatChart,
-}
-
-
-def plain(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """The finished chart with every chart in it of Altair's own class again (``_Fresh`` →
-    ``alt.Chart``, ``FreshLayerChart`` → ``alt.LayerChart``, ``FreshHConcatChart`` →
-    ``alt.HConcatChart``): their copies are deep again. Changed in place; returned."""
-    cls = _PLAIN.get(type(chart))
-    if cls is not None:
-        object.__setattr__(chart, "__class__", cls)  # (SchemaBase.__setattr__ sets a property)
-    for key in ("layer", "hconcat"):
-        children = chart._kwds.get(key, alt.Undefined)
-        if isinstance(children, list):
-            for child in children:
-                plain(child)
-    return chart
+    """``cls(layer=layers, **kwargs)``: the layered chart (an ``alt.LayerChart``, or the
+    subclass ``cls``) of the layers, with the chart's properties ``kwargs``."""
+    return cls(layer=list(layers), **kwargs)
 
 
 def field_type(rows: list[dict[str, Any]], column: str) -> str:
@@ -188,11 +129,9 @@ class _CompiledCheck:
     """``validate`` of a winviz chart: the compiled check, then Altair's on a rejection; and
     ``to_dict`` writing Altair's dict directly (``altair_dict``)."""
 
-    _schema: ClassVar[dict[str, Any]]
-
     @classmethod
     def validate(cls, instance: dict[str, Any], schema: dict[str, Any] | None = None) -> None:
-        ref = (schema or cls._schema).get("$ref")
+        ref = (schema or {}).get("$ref") or _definition(cls)
         if isinstance(ref, str) and validation.compiled(ref).is_valid(instance):
             return
         super().validate(instance, schema)  # type: ignore[misc]  # raises Altair's error
@@ -319,12 +258,64 @@ def altair_dict(
 ) -> dict[str, Any] | None:
     """Altair's ``chart.to_dict()`` — the same dict, key for key and in the same order, each
     dataset named as Altair names it (``data-`` and a SHA-256 of its rows' JSON: Altair's own
-    ``_dataset_name``) — written directly from the chart's objects, as ``chart_dict`` writes
+    ``dataset_name``) — written directly from the chart's objects, as ``chart_dict`` writes
     it (no generic converter, no copies of the chart). ``check``, when given, is called with
     the spec before ``$schema``, the theme and the datasets are added, the dict Altair
     validates. None for a chart ``chart_dict`` does not cover (then only Altair's
     ``to_dict`` writes it)."""
-    return _written(chart, _dataset_name, check)
+    return _written(chart, dataset_name, check)
+
+
+def dataset_name(values: list[Any]) -> str:
+    """The name Altair's ``to_dict`` gives inline rows in the top-level ``datasets``: ``empty``
+    for ``[{}]``, else ``data-`` and the first 32 hex digits of the SHA-256 of the rows' JSON
+    (keys sorted, other values as ``str``)."""
+    if values == [{}]:
+        return "empty"
+    text = json.dumps(values, sort_keys=True, default=str)
+    return "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+@cache
+def _vega_lite_class(cls: type) -> type | None:
+    """The Vega-Lite schema class an Altair class is built on (``alt.LayerChart`` →
+    ``TopLevelLayerSpec``): the first class of its MRO generated from the schema (None:
+    none)."""
+    return next((c for c in cls.__mro__ if c.__module__ == "altair.vegalite.v6.schema.core"), None)
+
+
+def _definition(cls: type) -> str:
+    """The reference to the schema's definition of a winviz chart class (``LayerChart`` →
+    ``#/definitions/TopLevelLayerSpec``), as Altair's class holds it."""
+    schema_class = _vega_lite_class(cls)
+    return "" if schema_class is None else f"#/definitions/{schema_class.__name__}"
+
+
+@cache
+def _walkable(cls: type) -> bool:
+    """Whether ``_Writer`` writes an object of this class from its properties (read as
+    attributes, ``_properties``), as Altair's ``to_dict`` would: a Vega-Lite object (not a
+    chart) whose class converts it with ``SchemaBase.to_dict`` and is made from named
+    properties only (an object schema: its constructor takes no positional value)."""
+    if not issubclass(cls, SchemaBase) or issubclass(cls, alt.TopLevelMixin):
+        return False
+    schema_class = _vega_lite_class(cls)
+    if schema_class is None or cls.to_dict is not SchemaBase.to_dict:  # channels (shorthand)…
+        return False
+    params = inspect.signature(schema_class.__init__).parameters.values()
+    return not any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+@cache
+def _properties(cls: type) -> tuple[str, ...]:
+    """The Vega-Lite properties of an Altair chart class in the order its ``to_dict`` writes
+    them: its schema class's constructor parameters (``alt.Chart``: ``data``, ``mark``, then
+    the others in alphabetical order)."""
+    schema_class = _vega_lite_class(cls)
+    if schema_class is None:
+        raise _Fallback
+    params = inspect.signature(schema_class.__init__).parameters.values()
+    return tuple(p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.name != "self")
 
 
 def _written(
@@ -370,11 +361,7 @@ class _Writer:
         """A (sub)chart; ``data``: the data it inherits (None: none)."""
         if type(chart) not in _CHARTS and not isinstance(chart, _CompiledCheck):
             raise _Fallback
-        kwds = {
-            k: v
-            for k, v in chart._kwds.items()
-            if v is not alt.Undefined and k not in ("shorthand", "_cached_hash")
-        }
+        kwds = _set_properties(chart)
         own = kwds.get("data", alt.Undefined)
         if own is alt.Undefined and data is None and type(chart) in _UNIT_CHARTS:
             own = kwds["data"] = alt.InlineData(values=[{}])  # what Chart.to_dict injects
@@ -429,38 +416,46 @@ class _Writer:
         return out, seen
 
     def value(self, obj: Any, data: Any) -> Any:
-        """Any other value, as Altair's ``_todict`` converts it."""
+        """Any other value, as Altair's ``to_dict`` converts it: JSON values as they are, dicts
+        and lists item by item, other schema objects by their own ``to_dict`` (given the data
+        they see, as ``to_dict`` gives it); anything else (numpy numbers, dates…) is left to
+        Altair's ``to_dict`` of the whole chart."""
         if obj is None or type(obj) in (str, int, float, bool):
             return obj
         if isinstance(obj, dict):
             return {k: self.value(v, data) for k, v in obj.items() if v is not alt.Undefined}
         if isinstance(obj, (list, tuple)):
             return [self.value(v, data) for v in obj]
-        if isinstance(obj, SchemaBase) and type(obj).to_dict is SchemaBase.to_dict:
-            if obj._args and not obj._kwds:
-                return self.value(obj._args[0], data)
-            if obj._args:
-                raise _Fallback
-            kwds = {
-                k: v
-                for k, v in obj._kwds.items()
-                if v is not alt.Undefined and k not in ("shorthand", "_cached_hash")
-            }
+        if _walkable(type(obj)):  # an object of the schema, e.g. a layer's encoding
+            kwds = _set_properties(obj)
             mark = kwds.get("mark")
             if isinstance(mark, str):
                 kwds["mark"] = {"type": mark}
             return self.value(kwds, data)
-        if isinstance(obj, SchemaBase):  # a class with its own to_dict (channels, charts…)
-            if isinstance(obj, alt.TopLevelMixin):
-                raise _Fallback
-            context = {"datasets": {}, "top_level": False, "pre_transform": False}
+        if isinstance(obj, SchemaBase) and not isinstance(obj, alt.TopLevelMixin):
+            context: dict[str, Any] = {"datasets": {}, "top_level": False, "pre_transform": False}
             if data is not None:
                 context["data"] = data
             result = obj.to_dict(validate=False, context=context)
             if context["datasets"]:
                 raise _Fallback
             return result
-        return _todict(obj, None, **_get_optional_modules(np_opt="numpy", pd_opt="pandas"))
+        raise _Fallback
+
+
+def _set_properties(obj: SchemaBase) -> dict[str, Any]:
+    """The properties set on a chart or schema object (not ``Undefined``), read by name
+    (``obj[name]``) in the order Altair's ``to_dict`` writes them (``_properties``)."""
+    undefined = alt.Undefined
+    out: dict[str, Any] = {}
+    for key in _properties(type(obj)):
+        try:
+            value = obj[key]
+        except KeyError:  # never set (an object not made by its class's constructor)
+            continue
+        if value is not undefined:
+            out[key] = value
+    return out
 
 
 def inline_datasets(spec: dict[str, Any]) -> dict[str, Any]:

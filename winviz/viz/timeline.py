@@ -533,7 +533,7 @@ def _bands(
         "type": "rect",
         "fill": palette.WINDOW_FILL,
         "fillOpacity": palette.WINDOW_OPACITY,
-        "stroke": palette.SKY_BLUE,
+        "stroke": palette.WINDOW_COLOR,
     }
     return spec.layer(
         rows,
@@ -727,7 +727,7 @@ def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> 
         return []
     lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
     rows = [{"x": v, "y": v, "line": palette.IDEAL, "kind": palette.IDEAL} for v in (lo, hi)]
-    mark = {"type": "line", "color": palette.GREY, "strokeWidth": 1}
+    mark = {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1}
     encoding = {
         "x": x.channel("x"),
         "y": y.channel("y"),
@@ -808,7 +808,7 @@ def _watermarks(
     }
     line = spec.layer(
         vertices,
-        {"type": "line", "color": palette.BLACK, "strokeWidth": 1.5},
+        {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.5},
         {
             "x": x.channel("x"),
             "y": y.channel("y"),
@@ -819,7 +819,13 @@ def _watermarks(
     )
     dots = spec.layer(
         points,
-        {"type": "point", "color": palette.BLACK, "size": 14, "filled": True, "opacity": 0.6},
+        {
+            "type": "point",
+            "color": palette.WATERMARK_COLOR,
+            "size": 14,
+            "filled": True,
+            "opacity": 0.6,
+        },
         {"x": x.channel("x"), "y": y.channel("y"), "tooltip": spec.tooltips(points, ["x", "y"])},
     )
     layers = [line, dots]
@@ -875,13 +881,13 @@ def _restarts(
     }
     rule = spec.layer(
         rows,
-        {"type": "line", "color": palette.GREY, "strokeWidth": 1, "strokeDash": [2, 2]},
+        {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]},
         encoding,
     )
     label = spec.layer(
         [row for row in rows if row["end"] == 0],
         {"type": "text", "align": "left", "baseline": "bottom", "dx": 4, "dy": -2,
-         "fontSize": 11, "font": "sans-serif", "color": palette.GREY},
+         "fontSize": 11, "font": "sans-serif", "color": palette.GUIDE_COLOR},
         {"x": x.channel("x"), "y": y.channel("y"), "text": {"field": "text", "type": "nominal"}},
     )  # fmt: skip
     return [rule, label]
@@ -1218,7 +1224,7 @@ def _firings(
     marks = _offset_layers(
         rows,
         offsets,
-        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.BLACK},
+        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
         _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
         notes,
         "firing",
@@ -1243,7 +1249,7 @@ def _firings(
             "dx": dx,
             "dy": dy,
             "fontSize": LABEL_FONT,
-            "color": palette.BLACK,
+            "color": palette.INK,
             "font": "sans-serif",
         }
         encoding = {
@@ -1466,8 +1472,10 @@ def _side_by_side(
     offsets = stack_offsets(places, occupied)
     if taken is not None:
         arr = np.asarray(
-            [(px + k - half, py - half, px + k + half, py + half)
-             for (px, py), k in zip(places, offsets, strict=True)],
+            [
+                (px + k - half, py - half, px + k + half, py + half)
+                for (px, py), k in zip(places, offsets, strict=True)
+            ],
             dtype=float,
         ).reshape(-1, 4)
         taken.add_array(arr[np.isfinite(arr).all(axis=1)])
@@ -1712,7 +1720,7 @@ def _element_label_layers(
         spec.layer(
             texts,
             {"type": "text", "align": align, "baseline": "middle", "dx": dx, "dy": dy,
-             "fontSize": LABEL_FONT + 1, "fontWeight": "bold", "color": palette.BLACK,
+             "fontSize": LABEL_FONT + 1, "fontWeight": "bold", "color": palette.INK,
              "font": "sans-serif"},
             encoding,
         )
@@ -1956,7 +1964,7 @@ def _firings_aggregated(
     ]
     return spec.layer(
         rows,
-        {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.BLACK},
+        {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK},
         _what_encoding(rows, x, y, ["x", "y"]),
     )
 
@@ -2078,6 +2086,6 @@ def _with_category_scales(layers: list[alt.Chart], present: list[str]) -> None:
     )
     for layer in layers:
         enc = layer.encoding
-        if enc._get("color") is not alt.Undefined:
+        if getattr(enc, "color", alt.Undefined) is not alt.Undefined:
             enc["color"]["scale"] = {"domain": present, "range": [colors[c] for c in present]}
             enc["shape"]["scale"] = {"domain": present, "range": [shapes[c] for c in present]}

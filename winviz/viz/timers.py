@@ -42,17 +42,17 @@ import numpy as np
 import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
-from winviz.viz import axes, frames, palette, scale, spec
+from winviz.viz import axes, frames, palette, scale, spec, timer_places
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 
 DOMAINS = ("event", "processing")
-DOMAIN_COLORS = (palette.BLUE, palette.ORANGE)
+DOMAIN_COLORS = (palette.EVENT_TIME_COLOR, palette.PROCESSING_TIME_COLOR)
 DOMAIN_DASHES = ([1, 0], [4, 2])
 EVENTS = ("registered", "de-duplicated registration", "fired", "deleted", "queued at the end")
 EVENT_SHAPES = ("circle", "triangle-down", "square", "cross", "triangle-up")
-# a colour neither domain uses (processing time is orange): the marker is about the queue
-DEDUP_COLOR = palette.BLACK
+# a colour neither domain uses: the marker is about the queue
+DEDUP_COLOR = palette.DEDUP_COLOR
 # keys are identities: palette.IDENTITY_COLORS, none of them a domain's colour (issue 26:
 # orange was key "b" when by key and processing time when by domain)
 KEY_COLORS = palette.IDENTITY_COLORS[:8]
@@ -179,13 +179,13 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
 
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     # marks at one point drawn side by side, labels off the marks and each other (issue 26)
-    px = _Pixels(x, y, width, height)
-    _side_by_side(points, px, notes)
-    marks = _boxes_of(points, px)
+    px = timer_places.Pixels(x, y, width, height)
+    timer_places.side_by_side(points, px, notes)
+    marks = timer_places.boxes_of(points, px)
     staircase = _watermark_layers(steps, x, y, frames.restarts(view))
     labels = _label_layers(rules, x, y)
     if labels:
-        labels = _labels_off_marks(labels, px, marks, notes)
+        labels = timer_places.labels_off_marks(labels, px, marks, notes)
     layers = [
         _link_layer(queue_rows, y),
         *staircase[:1],  # the line
@@ -194,27 +194,43 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         _event_layer(points, x, y),
         *staircase[1:2],  # its dots (tooltips), smaller, over the timer events
         *labels,
-        *_watermark_label_off_marks(staircase[2:], px, marks),
+        *timer_places.watermark_label_off_marks(staircase[2:], px, marks),
     ]
+    chart = _two_panels(layers, panel, (width, height), by_key, keys, n_keys, notes)
+    return palette.finish(chart, name="timers_chart", notes=notes, in_place=True)
+
+
+def _two_panels(
+    layers: list[alt.Chart],
+    panel: alt.LayerChart,
+    size: tuple[int, int],
+    by_key: bool,
+    keys: list[str],
+    n_keys: int,
+    notes: list[str],
+) -> alt.HConcatChart:
+    """The timers panel (``layers``) beside the queue ``panel``, titled with the notes so far;
+    with ``keys``, the key dropdown (``KEY_PARAM``) and the layers with a ``key`` column
+    filtered by it."""
+    width, height = size
     if keys:
         for layer in layers:
             if layer.data.values and "key" in layer.data.values[0]:
                 layer.transform = [{"filter": f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"}]
-    # built of spec's fresh charts (shallow copies at every step), made plain at the end; the
-    # title and scale resolutions given as they are made (what ``properties`` and
-    # ``resolve_scale`` set, without a copy of the chart each)
-    main = spec.fresh_layers(
+    # the title and scale resolutions given as the charts are made (what ``properties`` and
+    # ``resolve_scale`` set, without another copy of the chart each)
+    main = spec.layer_chart(
         layers,
         width=width,
         height=height,
         **({} if by_key else {"resolve": _resolve_scales(color="independent")}),
     )
-    chart = spec.FreshHConcatChart(
+    chart = alt.HConcatChart(
         hconcat=[main, panel],
         spacing=16,
         # the subtitle: the notes so far (the dropdown's note below is for usermeta only)
         title=palette.title("Timers", list(notes)),
-        resolve=_resolve_scales(strokeDash="shared", shape="independent"),
+        resolve=_resolve_scales(color="independent", strokeDash="shared", shape="independent"),
     )
     if keys:
         options, labels = ["", *keys], ["every key", *keys]
@@ -229,7 +245,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
             f"{n_keys:,} keys: the dropdown shows one key's timers"
             + (f" (the {len(keys)} keys with the most timers)" if len(keys) < n_keys else "")
         )
-    return palette.finish(spec.plain(chart), name="timers_chart", notes=notes, in_place=True)
+    return chart
 
 
 ROLES = (TRIGGER_TIMER, CLEANUP_TIMER, BOTH_TIMER, UNKNOWN_ROLE) = (
@@ -295,119 +311,6 @@ def _with_roles(rules: list[dict[str, Any]], roles: list[str] | None, notes: lis
         )
         + "; cleanup timers are thin"
     )
-
-
-class _Pixels:
-    """Data → pixel positions in the timers panel (x across, y up, as Vega-Lite draws them)."""
-
-    def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
-        self.x, self.y, self.width, self.height = x, y, width, height
-
-    def px(self, v: float) -> float:
-        return (v - self.x.lo) / max(1, self.x.hi - self.x.lo) * self.width
-
-    def py(self, v: float) -> float:
-        return (1 - (v - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
-
-
-EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
-_Box = tuple[float, float, float, float]
-
-
-def _overlaps(a: _Box, b: _Box) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _event_box(row: dict[str, Any], px: _Pixels) -> _Box:
-    cx, cy, h = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"]), EVENT_PX / 2
-    return (cx - h, cy - h, cx + h, cy + h)
-
-
-def _side_by_side(points: list[dict[str, Any]], px: _Pixels, notes: list[str]) -> None:
-    """Timer events at one point (a de-duplicated registration at its timer's registration, a
-    timer registered and fired at one time) drawn side by side: each mark whose box would
-    cover one drawn before it moves ``EVENT_PX`` right until it covers none (its ``dx``, the
-    pixel offset the layer draws; its x / y stay the trace's times). The subtitle says how
-    many moved."""
-    cells: dict[tuple[int, int], list[_Box]] = {}
-    moved = 0
-    steps = max(1, int(px.width // EVENT_PX))  # at most across the panel's width
-    for row in points:
-        row.setdefault("dx", 0.0)
-        for step in range(steps + 1):
-            box = _event_box(row, px)
-            cell = (int(box[0] // EVENT_PX), int(box[1] // EVENT_PX))
-            near = [
-                b
-                for i in (-1, 0, 1)
-                for j in (-1, 0, 1)
-                for b in cells.get((cell[0] + i, cell[1] + j), ())
-            ]
-            if step == steps or not any(
-                _inside(box, b) or _inside(b, box) or _close(box, b) for b in near
-            ):
-                break  # (the box kept is the one drawn)
-            row["dx"] = round(row["dx"] + EVENT_PX, 2)
-            moved += 1 if row["dx"] == EVENT_PX else 0
-        cells.setdefault(cell, []).append(box)
-    if moved:
-        notes.append(
-            f"{moved:,} timer event(s) at the point of another drawn beside it, {EVENT_PX} px "
-            "right (hover for its times)"
-        )
-
-
-def _inside(a: _Box, b: _Box) -> bool:
-    return a[0] >= b[0] and a[1] >= b[1] and a[2] <= b[2] and a[3] <= b[3]
-
-
-def _close(a: _Box, b: _Box) -> bool:
-    """Two event marks covering most of each other (centres nearer than half a mark)."""
-    return abs(a[0] - b[0]) < EVENT_PX / 2 and abs(a[1] - b[1]) < EVENT_PX / 2
-
-
-def _boxes_of(points: list[dict[str, Any]], px: _Pixels) -> list[_Box]:
-    return [_event_box(r, px) for r in points]
-
-
-def _labels_off_marks(
-    layers: list[alt.Chart], px: _Pixels, marks: list[_Box], notes: list[str]
-) -> list[alt.Chart]:
-    """The timestamp labels (vertical, left of their rule) that cross no timer event and no
-    label kept before them; the others are left to the tooltip (the subtitle says how many)."""
-    kept, boxes, left_out = [], [], 0
-    for row in layers[0].data.values:
-        box = _vertical_text_box(row, px, 9, 3)
-        if any(_overlaps(box, b) for b in marks) or any(_overlaps(box, b) for b in boxes):
-            left_out += 1
-            continue
-        boxes.append(box)
-        kept.append(row)
-    if left_out:
-        notes.append(f"{left_out} timestamp label(s) left out where they would cross a mark")
-    layers[0].data.values[:] = kept
-    return layers if kept else []
-
-
-def _vertical_text_box(row: dict[str, Any], px: _Pixels, font: int, gap: int) -> _Box:
-    """The box of a text turned 270°, centred on its point, its baseline ``gap`` px left (the
-    glyphs' extent across: the font size less a pixel of leading)."""
-    cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
-    half = 0.3 * font * len(row["text"])
-    return (cx - gap - font, cy - half, cx - gap - 1, cy + half)
-
-
-def _watermark_label_off_marks(
-    layers: list[alt.Chart], px: _Pixels, marks: list[_Box]
-) -> list[alt.Chart]:
-    """The staircase's "watermark" label (vertical, right of its first step) where it crosses
-    no timer event; else left out (the subtitle names the black staircase)."""
-    if not layers:
-        return []
-    row = layers[0].data.values[0]
-    cx, cy, half = px.px(row["x"]), px.py(row["y"]), 0.3 * 11 * len(row["text"])
-    box = (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)
-    return [] if any(_overlaps(box, b) for b in marks) else layers
 
 
 def _resolve_scales(**scales: str) -> alt.Resolve:
@@ -668,6 +571,13 @@ def _domain_dash() -> dict[str, Any]:
     }
 
 
+def _queue_color() -> dict[str, Any]:
+    """The queue panel's colour: its timer domain, in the domain's palette colour (the panel
+    has no colour legend of its own: the dash legend names the domains)."""
+    scale = {"domain": list(DOMAINS), "range": list(DOMAIN_COLORS)}
+    return {"field": "domain", "type": "nominal", "scale": scale, "legend": None}
+
+
 def _rule_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, by_key: bool) -> alt.Chart:
     if by_key:
         keys = list(dict.fromkeys(r["key"] for r in rows))
@@ -769,7 +679,7 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
         "xOffset": {"expr": "datum.dx"},
         "fontSize": 9,
         "font": "sans-serif",
-        "color": palette.BLACK,
+        "color": palette.INK,
     }
     encoding = {
         "x": axes.channel(x, "x"),
@@ -814,7 +724,7 @@ def _watermark_layers(
         )
     line = spec.layer(
         vertices,
-        {"type": "line", "color": palette.BLACK, "strokeWidth": 1.5},
+        {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.5},
         {
             "x": axes.channel(x, "x"),
             "y": axes.channel(y, "y"),
@@ -824,7 +734,13 @@ def _watermark_layers(
     )
     dots = spec.layer(
         points,
-        {"type": "point", "color": palette.BLACK, "size": 14, "filled": True, "opacity": 0.6},
+        {
+            "type": "point",
+            "color": palette.WATERMARK_COLOR,
+            "size": 14,
+            "filled": True,
+            "opacity": 0.6,
+        },
         {
             "x": axes.channel(x, "x"),
             "y": axes.channel(y, "y"),
@@ -842,7 +758,7 @@ def _watermark_layers(
             "dy": 3,
             "fontSize": 11,
             "font": "sans-serif",
-            "color": palette.BLACK,
+            "color": palette.INK,
         },
         {
             "x": axes.channel(x, "x"),
@@ -863,7 +779,7 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt.
     rows = [{"kind": "processing time", "x": v, "y": v} for v in (lo, hi)]
     line = spec.layer(
         rows,
-        {"type": "line", "color": palette.GREY, "strokeDash": [4, 4], "strokeWidth": 1},
+        {"type": "line", "color": palette.GUIDE_COLOR, "strokeDash": [4, 4], "strokeWidth": 1},
         {"x": axes.channel(x, "x"), "y": axes.channel(y, "y")},
     )
     label = spec.layer(
@@ -876,7 +792,7 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt.
             "dy": 2,
             "fontSize": 10,
             "font": "sans-serif",
-            "color": palette.GREY,
+            "color": palette.GUIDE_COLOR,
         },
         {
             "x": axes.channel(x, "x"),
@@ -896,7 +812,7 @@ def _size_ticks(rows: list[dict[str, Any]]) -> list[int]:
 
 def _queue_panel(
     queue: pd.DataFrame, y: TimeAxis, t_end: int, height: int, notes: list[str]
-) -> tuple[spec.FreshLayerChart, list[dict[str, Any]]]:
+) -> tuple[alt.LayerChart, list[dict[str, Any]]]:
     """Timers queued per domain against the same processing-time axis: vertices (size_i,
     t_i), (size_i, t_{i+1}), … (the size holds until the next change, and to the end)."""
     steps = queue[~_repeated(queue)]  # queue.drop_duplicates(["domain", "proc_time"], keep="last")
@@ -928,11 +844,12 @@ def _queue_panel(
     }
     line = spec.layer(
         rows,
-        {"type": "line", "strokeWidth": 1.5, "color": palette.BLACK},
+        {"type": "line", "strokeWidth": 1.5},
         {
             "x": x,
             "y": axes.channel(y, "y"),
             "order": {"field": "i", "type": "quantitative"},
+            "color": _queue_color(),
             "strokeDash": _domain_dash(),
             "detail": {"field": "domain", "type": "nominal"},
         },
@@ -941,15 +858,20 @@ def _queue_panel(
     # the timers (``link_layer``)
     points = spec.layer(
         rows,
-        {"type": "point", "size": 18, "filled": True, "color": palette.BLACK, "opacity": 0.5},
-        {"x": x, "y": axes.channel(y, "y"), "tooltip": spec.tooltips(rows, ["y", "i", "kind"])},
+        {"type": "point", "size": 18, "filled": True, "opacity": 0.5},
+        {
+            "x": x,
+            "y": axes.channel(y, "y"),
+            "color": _queue_color(),
+            "tooltip": spec.tooltips(rows, ["y", "i", "kind"]),
+        },
     ).add_params(
         alt.selection_point(
             name=LINK_PARAM, fields=["y"], on="pointerover", nearest=True, clear="pointerout"
         )
     )
     points.name = "queue_points"  # a stable name for its marks (Altair: queue_points_1)
-    return spec.fresh_layers([line, points], width=110, height=height), rows
+    return spec.layer_chart([line, points], width=110, height=height), rows
 
 
 def _repeated(queue: pd.DataFrame) -> np.ndarray:
@@ -973,7 +895,7 @@ def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> alt.Chart:
     queue panel: which timers were queued then, and how many."""
     layer = spec.layer(
         rows,
-        {"type": "rule", "color": palette.GREY, "strokeDash": [2, 2], "strokeWidth": 1},
+        {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2], "strokeWidth": 1},
         {"y": axes.channel(y, "y")},
     )
     layer.transform = [{"filter": {"param": LINK_PARAM, "empty": False}}]

@@ -27,8 +27,8 @@ import functools
 import urllib.parse
 from typing import Any
 
-import altair as alt
 import jsonschema_rs
+from altair.vegalite.v6.schema.core import load_schema
 
 
 def _encoded_refs(node: Any) -> Any:
@@ -48,8 +48,9 @@ def _encoded_refs(node: Any) -> Any:
 
 @functools.cache
 def _definitions() -> dict[str, Any]:
-    """The Vega-Lite schema's definitions, refs encoded (Altair's root schema, read once)."""
-    root = alt.Chart._rootschema
+    """The Vega-Lite schema's definitions, refs encoded (the schema Altair validates with,
+    ``load_schema``, read once)."""
+    root = load_schema()
     return _encoded_refs(root["definitions"])
 
 

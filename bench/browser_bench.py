@@ -1,0 +1,774 @@
+"""A slider step on every lesson explorer, timed in Chromium (``python bench/browser_bench.py``).
+
+Where a learner feels it: Debian's Chromium (``/usr/bin/chromium`` or ``$WINVIZ_CHROMIUM``,
+headless, every request off this machine aborted — as ``tests/browser`` launches it), driven
+by Playwright, on
+
+* **JupyterLab** (``lab``): ``jupyter lab`` from this Python on 127.0.0.1 (a free port, a
+  random token, a temporary root holding copies of the lessons, temporary config, settings and
+  workspaces). Each lesson with an explorer (``wv.explore`` in ``notebooks/``) is opened and
+  run with JupyterLab's "run all cells"; then the first control of each of its explorers is
+  stepped ``--steps`` times (a slider's handle gets an arrow key, a dropdown its next option);
+* **exported pages** (``pages``): the same lessons built as ``make lessons`` builds them
+  (``winviz.viz.lessons``; ``--site DIR`` reuses a build), opened from ``file://``, the same
+  steps on the page's controls (which switch between runs precomputed at build time).
+
+A step is timed from the input event (``keydown`` / ``input``, in the page) to the paint of
+the charts' last change: a ``MutationObserver`` on the explorer's charts notes each change and
+the end of the next animation frame after it (``requestAnimationFrame``, then a message: the
+frame has been drawn). The step is over when the page has been quiet for ``QUIET_MS`` (and, in
+JupyterLab, the kernel is idle). Each step is split where the page lets us see it:
+
+* JupyterLab: ``kernel`` — input to the first new spec in the page (Altair's JupyterChart
+  widget starts its re-embed with ``structuredClone(model.get("spec"))``, which the bench
+  notes); ``browser`` — from there to the paint (vega-embed: Vega-Lite compile, Vega parse,
+  dataflow, SVG);
+* pages: ``decode`` — input to the first ``vegaEmbed`` call (inflating the run's gzip/base64
+  data and parsing it); ``embed`` — from there to the paint.
+
+Prints each explorer's median (and the quartiles) and the goal lines of issue 30: median ≤
+100 ms in JupyterLab, ≤ 80 ms on exported pages. A bench reports; it always exits 0 (a
+missing Chromium or Playwright is reported, not raised).
+
+    python bench/browser_bench.py [--steps 9] [--only 01_event_time_and_watermarks]
+                                  [--where lab,pages] [--site build/lessons]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+GOALS_MS = {"lab": 100.0, "pages": 80.0}
+QUIET_MS = 400  # no chart change for this long (and an idle kernel): the step is over
+STEP_TIMEOUT_S = 60.0
+CHROMIUM_ARGS = [  # as tests/browser/conftest.py
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOCAL = ("file:", "data:", "blob:", "about:", "http://127.0.0.1", "ws://127.0.0.1")
+
+# Installed before any page script runs. window.__bb.mark(root) starts a step: from then on
+# every change under a chart of ``root`` (its .vega-embed / .winviz-view elements) is noted,
+# and the end of the animation frame that follows it is the step's paint time. The input
+# event's time is taken by a capturing listener, before the page's own handlers run.
+# structuredClone(spec) is where Altair's JupyterChart starts a re-embed (its index.js);
+# vegaEmbed is wrapped on exported pages, once their script has defined it.
+PROBE_JS = """(() => {
+  const bb = window.__bb = {step: 0, input: null, specs: [], embeds: [], changes: 0,
+                            lastChange: null, paint: null, observer: null};
+  const now = () => performance.now();
+  for (const type of ["keydown", "input", "change"]) {
+    document.addEventListener(type, () => {
+      if (bb.input === null) { bb.input = now(); performance.mark("bb-in-" + bb.step); }
+    }, true);
+  }
+  const clone = window.structuredClone;
+  window.structuredClone = function (value, options) {
+    if (value && typeof value === "object" && ("datasets" in value || "$schema" in value
+        || "layer" in value || "hconcat" in value || "vconcat" in value || "mark" in value)) {
+      bb.specs.push(now());
+      if (bb.specs.length === 1) performance.mark("bb-first-" + bb.step);
+    }
+    return clone.call(this, value, options);
+  };
+  bb.wrapEmbed = () => {
+    if (!window.vegaEmbed || window.vegaEmbed.__bb) return !!window.vegaEmbed;
+    const embed = window.vegaEmbed;
+    const wrapped = function () {
+      bb.embeds.push(now());
+      if (bb.embeds.length === 1) performance.mark("bb-first-" + bb.step);
+      return embed.apply(this, arguments);
+    };
+    Object.assign(wrapped, embed);
+    wrapped.__bb = true;
+    window.vegaEmbed = wrapped;
+    return true;
+  };
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => { bb.paint = now(); performance.mark("bb-paint-" + bb.step); };
+  bb.step = 0;
+  bb.mark = (root) => {
+    bb.step += 1;
+    if (bb.observer) bb.observer.disconnect();
+    bb.input = null; bb.specs = []; bb.embeds = []; bb.changes = 0; bb.lastChange = null;
+    bb.paint = null;
+    bb.observer = new MutationObserver((records) => {
+      const chart = (node) => {
+        const el = node.nodeType === 1 ? node : node.parentElement;
+        return el && el.closest(".vega-embed, .winviz-view");
+      };
+      if (!records.some((r) => chart(r.target) || Array.from(r.addedNodes).some(chart))) return;
+      bb.changes += 1;
+      bb.lastChange = now();
+      requestAnimationFrame(() => channel.port2.postMessage(0));
+    });
+    bb.observer.observe(root, {subtree: true, childList: true, attributes: true,
+                               characterData: true});
+  };
+  bb.read = () => ({step: bb.step, input: bb.input, specs: bb.specs, embeds: bb.embeds,
+                    changes: bb.changes, lastChange: bb.lastChange, paint: bb.paint,
+                    now: now()});
+})();"""
+
+# JupyterLab: every explorer of the open notebook (an explorer is a VBox whose first child
+# is the VBox of its controls and which holds its charts), marked data-bb="N".
+LAB_EXPLORERS = """() => {
+  const found = [];
+  for (const box of document.querySelectorAll(".jp-OutputArea-output .widget-vbox")) {
+    const first = box.firstElementChild;
+    if (!first || !first.classList.contains("widget-vbox")) continue;
+    if (!box.querySelector(".vega-embed")) continue;
+    if (!first.querySelector(".widget-slider, .widget-dropdown")) continue;
+    box.dataset.bb = String(found.length);
+    found.push(first.querySelector(".widget-slider, .widget-dropdown")
+                 .classList.contains("widget-slider") ? "slider" : "dropdown");
+  }
+  return found;
+}"""
+KERNEL = """() => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+  return k ? k.connectionStatus + '/' + k.status : 'none';
+}"""
+AHEAD_DONE = "() => document.querySelectorAll('div.winviz-explorer')[%d].dataset.ahead !== 'busy'"
+KERNEL_ID = "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.id"
+SHUTDOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
+STDERR = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+ALL_RAN = """() => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const cells = w.content.widgets.filter(c => c.model.type === 'code');
+  const k = w.sessionContext.session.kernel;
+  return cells.length > 0 && cells.every(c => c.model.executionCount !== null)
+      && k.status === 'idle';
+}"""
+
+
+@dataclass
+class Step:
+    number: int  # the page's step count (its performance marks' suffix)
+    total: float  # ms, input → paint
+    first: float | None  # ms, input → first spec (lab) / first vegaEmbed (pages)
+    cpu: float | None = None  # ms of the page's main thread's CPU, input → paint
+    cpu_first: float | None = None  # … input → first spec / first vegaEmbed
+    kernel_cpu: float | None = None  # ms of the kernel process's CPU during the step (lab)
+    phases: dict[str, float] = field(default_factory=dict)  # ms of CPU by PHASES
+
+    @property
+    def rest(self) -> float | None:
+        return None if self.first is None else self.total - self.first
+
+
+@dataclass
+class Explorer:
+    where: str  # "lab" or "pages"
+    lesson: str
+    number: int
+    control: str
+    steps: list[Step] = field(default_factory=list)
+    note: str = ""
+    prepared: int = 0  # pages: steps that showed views drawn ahead (data-drawn="prepared")
+
+
+class Blocked:
+    """Aborts every request that would leave this machine, and counts them."""
+
+    def __init__(self) -> None:
+        self.urls: list[str] = []
+
+    def route(self, route) -> None:
+        url = route.request.url
+        if url.startswith(LOCAL):
+            route.continue_()
+        else:
+            self.urls.append(url)
+            route.abort()
+
+
+def explorer_lessons(only: list[str]) -> list[Path]:
+    """The lesson notebooks that call ``wv.explore`` (or those named in ``only``)."""
+    found = []
+    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+        if any(re.search(r"\bexplore\(", c) for c in code) and (not only or path.stem in only):
+            found.append(path)
+    return found
+
+
+# -- measuring one step -------------------------------------------------------------------
+
+
+def wait_until(pg, expression: str, timeout: float, what: str) -> object:
+    """Poll ``expression`` (a function's source) in the page until it returns a truthy value
+    (evaluated through the debugging protocol: the exported pages' policy has no
+    'unsafe-eval')."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = pg.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout} s waiting for {what}")
+        pg.wait_for_timeout(50)
+
+
+def finish_step(pg, *, lab: bool) -> Step | None:
+    """Wait for the step's last chart change to be painted and the page to be quiet; the
+    step's times (None when no chart changed)."""
+    deadline = time.monotonic() + STEP_TIMEOUT_S
+    while True:
+        pg.wait_for_timeout(100)
+        r = pg.evaluate("window.__bb.read()")
+        idle = not lab or pg.evaluate(KERNEL) == "connected/idle"
+        quiet = r["lastChange"] is None or r["now"] - r["lastChange"] >= QUIET_MS
+        started = r["input"] is not None and (r["changes"] > 0 or r["now"] - r["input"] > 5000)
+        if started and quiet and idle and (r["lastChange"] is None or r["paint"] is not None):
+            break
+        if time.monotonic() > deadline:
+            raise TimeoutError("a step did not finish in time")
+    if r["lastChange"] is None or r["input"] is None:
+        return None
+    marks = r["specs"] if lab else r["embeds"]
+    first = min((t for t in marks if r["input"] <= t <= r["paint"]), default=None)
+    return Step(r["step"], r["paint"] - r["input"], None if first is None else first - r["input"])
+
+
+class MainThreadCPU:
+    """The CPU time of the page's main thread between a step's performance marks, from
+    Chromium's trace (the "toplevel" and "blink.user_timing" categories: each mark carries
+    the thread's CPU clock, ``tts``). On a shared machine the wall clock counts the waits for
+    a core; this does not."""
+
+    def __init__(self, context, pg) -> None:
+        self.cdp = context.new_cdp_session(pg)
+        self.events: list[dict] = []
+        self.done = False
+        self.cdp.on("Tracing.dataCollected", lambda e: self.events.extend(e["value"]))
+        self.cdp.on("Tracing.tracingComplete", lambda e: setattr(self, "done", True))
+
+    def start(self) -> None:
+        self.events, self.done = [], False
+        config = {"includedCategories": ["toplevel", "blink.user_timing", "devtools.timeline"]}
+        self.cdp.send("Tracing.start", {"traceConfig": config, "transferMode": "ReportEvents"})
+
+    def stop(self, pg, steps: list[Step]) -> None:
+        """End the trace; set each step's ``cpu``, ``cpu_first`` and ``phases``."""
+        self.cdp.send("Tracing.end")
+        deadline = time.monotonic() + 30
+        while not self.done and time.monotonic() < deadline:
+            pg.wait_for_timeout(50)
+        marks: dict[str, dict] = {}  # the first input and first spec of a step, its last paint
+        for e in self.events:
+            name = e.get("name", "")
+            if name.startswith("bb-") and "tts" in e:
+                keep = max if name.startswith("bb-paint-") else min
+                marks[name] = keep(marks.get(name, e), e, key=lambda m: m["tts"])
+        main = {(m["pid"], m["tid"]) for m in marks.values()}
+        work = [
+            e
+            for e in self.events
+            if e.get("ph") == "X" and e.get("name") in PHASES and (e["pid"], e["tid"]) in main
+        ]
+        for step in steps:
+            start = marks.get(f"bb-in-{step.number}")
+            end = marks.get(f"bb-paint-{step.number}")
+            first = marks.get(f"bb-first-{step.number}")
+            if start is None or end is None:
+                continue
+            step.cpu = (end["tts"] - start["tts"]) / 1000
+            if first is not None and first["tts"] <= end["tts"]:
+                step.cpu_first = (first["tts"] - start["tts"]) / 1000
+            step.phases = {}
+            covered = start["ts"]  # an event inside one already counted is not counted again
+            for e in sorted(work, key=lambda e: (e["ts"], -e.get("dur", 0))):
+                stop = e["ts"] + e.get("dur", 0)
+                if e["ts"] < covered or stop > end["ts"]:
+                    continue
+                covered = stop
+                phase = PHASES[e["name"]]
+                step.phases[phase] = step.phases.get(phase, 0.0) + e.get("tdur", 0) / 1000
+
+
+# Main-thread trace events (devtools.timeline) counted by phase: the browser's own work of a
+# step (its script is the rest of the step's CPU time).
+PHASES = {
+    "UpdateLayoutTree": "style",
+    "Layout": "layout",
+    "PrePaint": "paint",
+    "Paint": "paint",
+    "Layerize": "paint",
+}
+
+
+def walk(position: int, count: int, steps: int) -> Iterator[int]:
+    """The direction (+1 / -1) of each step from ``position`` among ``count`` values: up to
+    the end, then back down, and so on (every step a change)."""
+    direction = 1 if position < count - 1 else -1
+    for _ in range(steps):
+        if not 0 <= position + direction < count:
+            direction = -direction
+        position += direction
+        yield direction
+
+
+# -- JupyterLab ---------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def jupyter_lab(root: Path, home: Path) -> Iterator[tuple[str, str, int]]:
+    """A JupyterLab server on 127.0.0.1 serving ``root``, as tests/browser/test_jupyterlab.py
+    starts it (no news, no update checks): yields (url, token, the server's pid)."""
+    settings = home / "settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_DATA_DIR": str(home / "data"),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        ),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--MappingKernelManager.transport_encryption=auto",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+        "--LabApp.expose_app_in_browser=True",
+        *(["--allow-root"] if os.geteuid() == 0 else []),
+    ]
+    log = home / "lab.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited with {proc.returncode}; see {log}")
+            try:
+                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2):
+                    break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"jupyter lab did not answer in 90 s; see {log}") from None
+                time.sleep(0.25)  # a server starting
+        yield url, token, proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def bench_lab(context, lessons: list[Path], steps: int, log) -> list[Explorer]:
+    results: list[Explorer] = []
+    with tempfile.TemporaryDirectory(prefix="winviz-browser-bench-") as tmp:
+        root = Path(tmp) / "lessons"
+        root.mkdir()
+        for path in lessons:
+            shutil.copy(path, root / path.name)
+        with jupyter_lab(root, Path(tmp) / "jupyter") as (url, token, server):
+            for path in lessons:
+                started = time.monotonic()
+                try:
+                    found = lab_lesson(context, url, token, server, path, steps)
+                except (TimeoutError, RuntimeError) as exc:
+                    found = [Explorer("lab", path.stem, 0, "?", note=str(exc))]
+                log(
+                    f"  lab   {path.stem}: {len(found)} explorer(s), "
+                    f"{time.monotonic() - started:.0f} s"
+                )
+                results.extend(found)
+    return results
+
+
+def kernel_process(server: int, kernel_id: str):
+    """The kernel's process (a child of the server whose connection file names its id)."""
+    import psutil
+
+    for child in psutil.Process(server).children(recursive=True):
+        try:
+            if any(kernel_id in part for part in child.cmdline()):
+                return child
+        except psutil.Error:
+            continue
+    return None
+
+
+def cpu_ms(process) -> float | None:
+    if process is None:
+        return None
+    times = process.cpu_times()
+    return (times.user + times.system + times.children_user + times.children_system) * 1000
+
+
+def lab_lesson(
+    context, url: str, token: str, server: int, path: Path, steps: int
+) -> list[Explorer]:
+    pg = context.new_page()
+    blocked = Blocked()
+    pg.route("**/*", blocked.route)
+    pg.add_init_script(PROBE_JS)
+    pg.set_default_timeout(60_000)
+    try:
+        pg.goto(f"{url}/lab/workspaces/{path.stem}/tree/{path.name}?token={token}")
+        wait_until(pg, "() => window.jupyterapp !== undefined", 60, "JupyterLab")
+        pg.locator(".jp-NotebookPanel .jp-Cell").first.wait_for()
+        wait_until(pg, f"() => ({KERNEL})() === 'connected/idle'", 90, "the kernel")
+        pg.evaluate("() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        wait_until(pg, ALL_RAN, 600, f"{path.stem}'s cells")
+        if pg.locator(STDERR).count():
+            text = pg.locator(STDERR).first.inner_text()[:300]
+            return [Explorer("lab", path.stem, 0, "?", note=f"a cell failed: {text}")]
+        kinds = pg.evaluate(LAB_EXPLORERS)
+        kernel = kernel_process(server, pg.evaluate(KERNEL_ID))
+        cpu = MainThreadCPU(context, pg)
+        found = []
+        for number, kind in enumerate(kinds):
+            ex = Explorer("lab", path.stem, number, kind)
+            box = f'.widget-vbox[data-bb="{number}"]'
+            pg.locator(box).scroll_into_view_if_needed()
+            pg.wait_for_timeout(QUIET_MS)
+            cpu.start()
+            for direction in lab_walk(pg, box, kind, steps):
+                pg.evaluate(f"window.__bb.mark(document.querySelector('{box}'))")
+                kernel_before = cpu_ms(kernel)
+                if kind == "slider":
+                    handle = pg.locator(f"{box} .widget-slider .noUi-handle").first
+                    handle.focus()
+                    handle.press("ArrowRight" if direction > 0 else "ArrowLeft")
+                else:
+                    select = pg.locator(f"{box} .widget-dropdown select").first
+                    index = select.evaluate("s => s.selectedIndex") + direction
+                    select.select_option(index=index)
+                step = finish_step(pg, lab=True)
+                if step is not None:
+                    if kernel_before is not None:
+                        step.kernel_cpu = cpu_ms(kernel) - kernel_before
+                    ex.steps.append(step)
+            cpu.stop(pg, ex.steps)
+            if blocked.urls:
+                ex.note = f"{len(blocked.urls)} request(s) off the machine blocked"
+            found.append(ex)
+        pg.evaluate(SHUTDOWN)
+        return found
+    finally:
+        pg.close()
+
+
+def lab_walk(pg, box: str, kind: str, steps: int) -> Iterator[int]:
+    """The direction of each step of an explorer's first control in JupyterLab (a slider's
+    position is read from its handle before each step: up to its end, then back)."""
+    if kind == "dropdown":
+        select = pg.locator(f"{box} .widget-dropdown select").first
+        count = select.evaluate("s => s.options.length")
+        yield from walk(select.evaluate("s => s.selectedIndex"), count, steps)
+        return
+    handle = pg.locator(f"{box} .widget-slider .noUi-handle").first
+    direction = 1
+    for _ in range(steps):
+        lo, hi, now = (
+            float(handle.get_attribute(a))
+            for a in ("aria-valuemin", "aria-valuemax", "aria-valuenow")
+        )
+        if (direction > 0 and now >= hi) or (direction < 0 and now <= lo):
+            direction = -direction
+        yield direction
+
+
+# -- exported pages -----------------------------------------------------------------------
+
+
+def build_site(lessons: list[Path], out: Path, log) -> None:
+    from winviz.viz import lessons as site
+
+    started = time.monotonic()
+    site.build_lessons(NOTEBOOKS, out, only=[p.stem for p in lessons], log=None)
+    log(f"  built {len(lessons)} lesson page(s) in {time.monotonic() - started:.0f} s ({out})")
+
+
+def bench_pages(context, lessons: list[Path], site: Path, steps: int, log) -> list[Explorer]:
+    results = []
+    for path in lessons:
+        page = site / f"{path.stem}.html"
+        if not page.is_file():
+            results.append(Explorer("pages", path.stem, 0, "?", note=f"no page {page}"))
+            continue
+        started = time.monotonic()
+        try:
+            found = page_lesson(context, page, path.stem, steps)
+        except (TimeoutError, RuntimeError) as exc:
+            found = [Explorer("pages", path.stem, 0, "?", note=str(exc))]
+        log(f"  pages {path.stem}: {len(found)} explorer(s), {time.monotonic() - started:.0f} s")
+        results.extend(found)
+    return results
+
+
+def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
+    pg = context.new_page()
+    blocked = Blocked()
+    pg.route("**/*", blocked.route)
+    pg.add_init_script(PROBE_JS)
+    try:
+        pg.goto(page.as_uri())
+        wait_until(pg, "() => window.winvizCharts && window.winvizCharts.done", 120, "charts")
+        pg.evaluate("window.__bb.wrapEmbed()")
+        count = pg.locator("div.winviz-explorer").count()
+        cpu = MainThreadCPU(context, pg)
+        found = []
+        for number in range(count):
+            box = f"div.winviz-explorer >> nth={number}"
+            root = pg.locator(box)
+            control = root.locator("div.winviz-explorer-controls input, select").first
+            kind = "slider" if control.evaluate("e => e.tagName") == "INPUT" else "dropdown"
+            ex = Explorer("pages", lesson, number, kind)
+            root.scroll_into_view_if_needed()
+            if kind == "slider":
+                count_values = int(control.get_attribute("max") or 0) + 1
+            else:
+                count_values = control.evaluate("s => s.options.length")
+            position = int(control.input_value())
+            if count_values < 2:
+                ex.note = "its first control has one value"
+                found.append(ex)
+                continue
+            cpu.start()
+            for direction in walk(position, count_values, steps):
+                # a learner looking at the chart before the next step: the page has drawn
+                # the runs next to it ahead (pages.py), when it does
+                wait_until(pg, AHEAD_DONE % number, STEP_TIMEOUT_S, "the runs drawn ahead")
+                root.evaluate("e => window.__bb.mark(e)")
+                position += direction
+                if kind == "slider":
+                    control.fill(str(position))
+                else:
+                    control.select_option(index=position)
+                step = finish_step(pg, lab=False)
+                if step is not None:
+                    ex.steps.append(step)
+                    ex.prepared += root.get_attribute("data-drawn") == "prepared"
+            cpu.stop(pg, ex.steps)
+            if pg.evaluate("window.winvizCharts.errors").__len__():
+                ex.note = "page errors: " + "; ".join(pg.evaluate("window.winvizCharts.errors"))
+            if blocked.urls:
+                ex.note = f"{len(blocked.urls)} request(s) off the machine blocked"
+            found.append(ex)
+        return found
+    finally:
+        pg.close()
+
+
+# -- report -------------------------------------------------------------------------------
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _ms(value: float | None) -> str:
+    return "   –  " if value is None else f"{value:6.0f}"
+
+
+def _quartiles(values: list[float]) -> tuple[float | None, float | None]:
+    if len(values) >= 2:
+        q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+        return q1, q3
+    return _median(values), _median(values)
+
+
+def _col(steps: list[Step], value) -> float | None:
+    return _median([v for v in map(value, steps) if v is not None])
+
+
+def report(results: list[Explorer]) -> str:
+    """Per explorer, medians over its steps (ms): the wall clock of a step (and quartiles),
+    of its two parts; then CPU time: the page's main thread (``page``) — split into its
+    script (the rest: JavaScript, garbage collection, DOM), style, layout and paint — and, in
+    JupyterLab, the kernel process and the sum of both (about what a step costs on an idle
+    machine). The goal lines judge the wall clock, and show the CPU sum next to it."""
+    lines = []
+    for where, parts in (("lab", ("kernel", "browser")), ("pages", ("decode", "embed"))):
+        rows = [r for r in results if r.where == where]
+        if not rows:
+            continue
+        title = "JupyterLab" if where == "lab" else "exported pages (file://)"
+        lines.append(
+            f"\n{title}: a step, input → charts painted (ms, medians over the steps). Wall "
+            f"clock: the step (quartiles), {parts[0]} / {parts[1]}. CPU: the page's main "
+            "thread: script, style, layout, paint"
+            + ("; the kernel process; page + kernel" if where == "lab" else "")
+        )
+        lines.append(
+            f"  {'lesson / explorer':<38} {'n':>2} {'wall':>6} {'q1':>6} {'q3':>6} "
+            f"{parts[0]:>7} {parts[1]:>7} | {'page':>6} {'script':>6} {'style':>6} "
+            f"{'layout':>6} {'paint':>6}" + (f" {'kernel':>6} {'sum':>6}" if where == "lab" else "")
+        )
+        worst = worst_cpu = None
+        for r in rows:
+            totals = [s.total for s in r.steps]
+            name = f"{r.lesson} #{r.number} ({r.control})"
+            median = _median(totals)
+            q1, q3 = _quartiles(totals)
+            cpu = _col(r.steps, lambda s: s.cpu)
+
+            def phase(name: str, steps: list[Step] = r.steps) -> float | None:
+                return _col(steps, lambda st: st.phases.get(name, 0.0) if st.phases else None)
+
+            script = _col(
+                r.steps,
+                lambda s: None if s.cpu is None or not s.phases else s.cpu - sum(s.phases.values()),
+            )
+            line = (
+                f"  {name:<38} {len(totals):>2} {_ms(median)} {_ms(q1)} {_ms(q3)} "
+                f"{_ms(_col(r.steps, lambda s: s.first)):>7} "
+                f"{_ms(_col(r.steps, lambda s: s.rest)):>7} | {_ms(cpu)} {_ms(script)} "
+                f"{_ms(phase('style'))} {_ms(phase('layout'))} {_ms(phase('paint'))}"
+            )
+            both = cpu
+            if where == "lab":
+                both = _col(
+                    r.steps,
+                    lambda s: None if s.cpu is None else s.cpu + (s.kernel_cpu or 0.0),
+                )
+                line += f" {_ms(_col(r.steps, lambda s: s.kernel_cpu))} {_ms(both)}"
+            if r.prepared:
+                line += f"  ({r.prepared} drawn ahead)"
+            lines.append(line + (f"  note: {r.note}" if r.note else ""))
+            if median is not None and (worst is None or median > worst[0]):
+                worst = (median, name)
+            if both is not None and (worst_cpu is None or both > worst_cpu[0]):
+                worst_cpu = (both, name)
+        goal = GOALS_MS[where]
+        if worst is None:
+            lines.append(f"  goal ≤ {goal:.0f} ms median on every explorer: no measurement")
+            continue
+        verdict = "met" if worst[0] <= goal else "NOT met"
+        lines.append(
+            f"  goal ≤ {goal:.0f} ms median on every explorer (wall clock): {verdict} "
+            f"(slowest: {worst[1]}, {worst[0]:.0f} ms)"
+        )
+        if worst_cpu is not None:
+            what = "page + kernel" if where == "lab" else "the page's main thread"
+            lines.append(
+                f"  the same in CPU time ({what}): "
+                f"{'met' if worst_cpu[0] <= goal else 'NOT met'} "
+                f"(slowest: {worst_cpu[1]}, {worst_cpu[0]:.0f} ms)"
+            )
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines.append(f"\nload average at the end: {load} on {os.cpu_count()} CPUs")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=9, help="steps per explorer")
+    parser.add_argument("--only", action="append", default=[], help="lesson stem (repeat)")
+    parser.add_argument("--where", default="lab,pages", help="lab, pages or both")
+    parser.add_argument("--site", type=Path, help="a built lessons folder (else built anew)")
+    args = parser.parse_args(argv)
+    where = {w.strip() for w in args.where.split(",") if w.strip()}
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+
+    executable = os.environ.get("WINVIZ_CHROMIUM", "/usr/bin/chromium")
+    if not (Path(executable).is_file() and os.access(executable, os.X_OK)):
+        log(f"browser bench skipped: no Chromium at {executable} (make browser installs it)")
+        return 0
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        log("browser bench skipped: Playwright is not installed (make setup-test)")
+        return 0
+    lessons = explorer_lessons(args.only)
+    log(
+        f"browser bench: {len(lessons)} lesson(s) with an explorer, {args.steps} steps each, "
+        f"in {executable}"
+    )
+    results: list[Explorer] = []
+    profile = tempfile.mkdtemp(prefix="winviz-chromium-")
+    try:
+        with sync_playwright() as pw:
+            context = pw.chromium.launch_persistent_context(
+                profile,
+                executable_path=executable,
+                args=CHROMIUM_ARGS,
+                headless=True,
+                viewport={"width": 1280, "height": 1000},
+            )
+            try:
+                if "pages" in where:
+                    site = args.site
+                    with tempfile.TemporaryDirectory(prefix="winviz-site-") as tmp:
+                        if site is None:
+                            site = Path(tmp)
+                            build_site(lessons, site, log)
+                        results += bench_pages(context, lessons, site, args.steps, log)
+                if "lab" in where:
+                    results += bench_lab(context, lessons, args.steps, log)
+            finally:
+                context.close()
+    except Exception:  # a bench reports: say what stopped it, keep what was measured
+        log("browser bench stopped:\n" + traceback.format_exc())
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    log(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""The checks the DataStream API makes of its arguments when the pipeline is built, not when the
+first record fails at run time (Flink's Java API checks them in the builder: ``checkNotNull``
+of a function, ``OperatorValidationUtils`` for parallelisms): functions and function objects,
+window functions, output tags, the auto-watermark interval and (max) parallelisms. Each raises
+``ArgumentTypeError`` / ``InputError`` naming the field, the value and what was expected. The
+windowed stream's own checks are in ``winviz.windows.arguments``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.errors import ArgumentTypeError, InputError
+from winviz.functions import (
+    OutputTag,
+)
+from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
+from winviz.time import duration_ms
+
+
+def checked_function(fn: Any, what: str, field: str, expected: str) -> Any:
+    """``fn`` when it can be called; else ``ArgumentTypeError`` when the pipeline is built,
+    not a failure of the first record at run time (Flink's Java API cannot take a
+    non-function there, and refuses null: ``ReducingStateDescriptor``'s
+    ``checkNotNull(reduceFunction)``, ``KeyedStream``'s ``checkNotNull(keySelector)``)."""
+    if not callable(fn):
+        raise ArgumentTypeError(
+            f"{what}() takes a function; {type(fn).__name__} is not callable",
+            field=field,
+            value=fn,
+            expected=expected,
+        )
+    return fn
+
+
+AGGREGATE_METHODS = ("create_accumulator", "add", "get_result")
+
+
+def checked_methods(
+    obj: Any, what: str, field: str, methods: tuple[str, ...], expected: str
+) -> Any:
+    """``obj`` when it has these methods (a Flink function interface's); else
+    ``ArgumentTypeError`` naming the first one missing, when the pipeline is built."""
+    for method in methods:
+        if not callable(getattr(obj, method, None)):
+            raise ArgumentTypeError(
+                f"{what}() takes {expected}; {type(obj).__name__} has no {method}()",
+                field=field,
+                value=obj,
+                expected=f"{expected} (with {', '.join(m + '()' for m in methods)})",
+            )
+    return obj
+
+
+def checked_window_function(function: Any, what: str, *, required: bool = False) -> Any:
+    """A window's ``ProcessWindowFunction`` (an object with ``process``, or a function
+    ``(key, context, elements, out)``), or None where it is optional."""
+    if function is None and not required:
+        return None
+    if callable(getattr(function, "process", None)) or callable(function):
+        return function
+    raise ArgumentTypeError(
+        f"{what}() takes a window function; {type(function).__name__} is not one",
+        field="process_function",
+        value=function,
+        expected="a ProcessWindowFunction or a function (key, context, elements, out)",
+    )
+
+
+def checked_output_tag(tag: Any, what: str) -> OutputTag:
+    if not isinstance(tag, OutputTag):
+        raise ArgumentTypeError(
+            f"{what} needs an OutputTag",
+            field="tag",
+            value=tag,
+            expected=f"an OutputTag, e.g. OutputTag({tag!r})"
+            if isinstance(tag, str)
+            else "an OutputTag",
+        )
+    return tag
+
+
+def checked_watermark_interval(interval: Any) -> int:
+    ms = duration_ms(interval, what="auto_watermark_interval")
+    if ms < 0:
+        raise InputError(
+            "auto_watermark_interval must be >= 0",
+            field="auto_watermark_interval",
+            value=interval,
+            expected=">= 0 ms (0 turns periodic watermarks off)",
+        )
+    return ms
+
+
+def check_parallelism(parallelism: Any) -> int:
+    """A parallelism: an int in 1..32768 (Flink: "The parallelism of an operator must be at
+    least 1", and no more than the largest max parallelism)."""
+    if isinstance(parallelism, bool) or not isinstance(parallelism, int):
+        raise InputError("a parallelism must be an int", field="parallelism", value=parallelism)
+    if not 1 <= parallelism <= UPPER_BOUND_MAX_PARALLELISM:
+        raise InputError(
+            "The parallelism of an operator must be at least 1 and at most the largest "
+            "maximum parallelism",
+            field="parallelism",
+            value=parallelism,
+            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
+        )
+    return parallelism
+
+
+def check_max_parallelism(max_parallelism: Any) -> int:
+    """A maximum parallelism (number of key groups): an int in 1..32768 (Flink's
+    ``OperatorValidationUtils.validateMaxParallelism``)."""
+    if isinstance(max_parallelism, bool) or not isinstance(max_parallelism, int):
+        raise InputError(
+            "a maximum parallelism must be an int", field="max_parallelism", value=max_parallelism
+        )
+    if not 1 <= max_parallelism <= UPPER_BOUND_MAX_PARALLELISM:
+        message = (
+            "The maximum parallelism must be greater than 0."
+            if max_parallelism < 1
+            else f"Maximum parallelism must be between 1 and {UPPER_BOUND_MAX_PARALLELISM}"
+        )
+        raise InputError(
+            message,
+            field="max_parallelism",
+            value=max_parallelism,
+            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
+        )
+    return max_parallelism

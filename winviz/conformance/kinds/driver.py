@@ -1,0 +1,137 @@
+"""The base of every transcript kind's driver (``Driver``: it checks a step's keys and runs it),
+and the reading of a transcript's values that all kinds share: integers that may be spelled as
+strings, ``MIN``/``MAX``, windows (``[start, end]`` or ``null`` for the ``GlobalWindow``),
+expected values, and the timer/state count check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.conformance.errors import TranscriptError
+from winviz.time import MAX, MIN
+from winviz.windows.window import GLOBAL_WINDOW, TimeWindow, has_positive_size
+
+DEFAULT_NAMESPACE = "default"
+
+
+def parse_int_like(value: Any, where: str) -> int:
+    """An exact integer; the strings "MIN"/"MAX" are Java's Long.MIN_VALUE/MAX_VALUE."""
+    if value == "MIN":
+        return MIN
+    if value == "MAX":
+        return MAX
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TranscriptError(f'{where}: expected an integer (or "MIN"/"MAX"), got {value!r}')
+    if not MIN <= value <= MAX:
+        raise TranscriptError(f"{where}: {value} is outside Java's long range")
+    return value
+
+
+def normalise_expected(value: Any) -> Any:
+    """Expected values: "MIN"/"MAX" → ints, tuples → lists, recursively."""
+    if isinstance(value, str) and value in ("MIN", "MAX"):
+        return parse_int_like(value, "")
+    if isinstance(value, (list, tuple)):
+        return [normalise_expected(v) for v in value]
+    if isinstance(value, dict):
+        return {k: normalise_expected(v) for k, v in value.items()}
+    return value
+
+
+def window_json(window: Any) -> list[int | None]:
+    if window is GLOBAL_WINDOW:
+        return [None, None]
+    return [window.start, window.end]
+
+
+def parse_window(value: Any, where: str) -> Any:
+    if value is None or value == [None, None]:
+        return GLOBAL_WINDOW
+    if not isinstance(value, list) or len(value) != 2:
+        raise TranscriptError(f"{where}: a window is [start, end], got {value!r}")
+    start, end = parse_int_like(value[0], where), parse_int_like(value[1], where)
+    if not has_positive_size(start, end):
+        raise TranscriptError(
+            f"{where}: window {value!r}: end {end} is not after start {start} (expected "
+            "[start, end] with start < end: a window of positive size, end - start in Java's "
+            "long arithmetic)"
+        )
+    return TimeWindow(start, end)
+
+
+TIME_STEPS = {"watermark", "processing_time", "end"}
+
+
+class Driver:
+    """Base driver: validates fields; subclasses execute steps."""
+
+    OPERATOR_KEYS: frozenset[str] = frozenset({"kind"})
+    STEP_KEYS: frozenset[str] = frozenset()
+    EXCLUSIVE: frozenset[str] = frozenset()
+    """Step fields of which a step may have one only (the driver would run one of them)."""
+    OUTPUTS: tuple[tuple[str, str, str], ...] = ()
+    CHECKS: dict[str, Any] = {}
+
+    def __init__(self, spec: dict[str, Any], where: str) -> None:
+        self.where = where
+        unknown = set(spec) - self.OPERATOR_KEYS
+        if unknown:
+            raise TranscriptError(f"{where}: operator: unknown field(s) {sorted(unknown)}")
+
+    def validate(self, step: dict[str, Any], index: int) -> None:
+        unknown = set(step) - self.STEP_KEYS - {"expect_error"}
+        if unknown:
+            raise TranscriptError(f"{self.where}: step {index}: unknown field(s) {sorted(unknown)}")
+        if "element" in step and not isinstance(step["element"], dict):
+            raise TranscriptError(
+                f"{self.where}: step {index}: element {step['element']!r}: expected a mapping "
+                "such as {key: a, value: 1, ts: 5}"
+            )
+        for _, expect_key, mode in self.OUTPUTS:
+            wanted = step.get(expect_key, [])
+            if mode.startswith("multiset") and not isinstance(wanted, list):
+                raise TranscriptError(
+                    f"{self.where}: step {index}: {expect_key} {wanted!r}: expected a list "
+                    "(compared as a multiset)"
+                )
+        actions = sorted(self.EXCLUSIVE.intersection(step))
+        if len(actions) > 1:
+            raise TranscriptError(
+                f"{self.where}: step {index}: one of {sorted(self.EXCLUSIVE)} per step, got "
+                f"{actions} (split them into steps)"
+            )
+
+    def at(self, index: int, field: str) -> str:
+        return f"{self.where}: step {index}: {field}"
+
+    def time_step(self, op: Any, step: dict[str, Any], index: int) -> None:
+        """A step of ``TIME_STEPS`` on an operator as its test harness runs it: a
+        ``watermark`` (``processWatermark``), a ``processing_time`` (the harness's
+        ``setProcessingTime``) or the ``end`` of input (the MAX watermark); else nothing."""
+        if "watermark" in step:
+            op.process_watermark(parse_int_like(step["watermark"], self.at(index, "watermark")))
+        elif "processing_time" in step:
+            op.advance_processing_time(
+                parse_int_like(step["processing_time"], self.at(index, "processing_time"))
+            )
+        elif step.get("end"):
+            op.process_watermark(MAX)
+
+    def step(self, step: dict[str, Any], index: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+def check_counts(expected: dict[str, Any], result: dict[str, Any]) -> str | None:
+    counts = result.get("_counts_by", {})
+    scope = expected.get("namespace", expected.get("window", ...))
+    scope_key = "all" if scope is ... else repr(scope)
+    actual = counts.get(scope_key)
+    if actual is None:
+        return f"no counts for {scope}"
+    for name, value in expected.items():
+        if name in ("namespace", "window"):
+            continue
+        if actual.get(name) != value:
+            return f"{name}: expected {value}, got {actual.get(name)}"
+    return None

@@ -1,0 +1,187 @@
+"""The input family of transcript kinds, how records reach an operator: ``partitioner`` (Flink's
+``KeyGroupStreamPartitioner`` / ``RebalancePartitioner`` choosing a channel) and ``two_input``
+(a ``KeyedCoProcessOperator`` combining its inputs' watermarks with an
+``IndexedCombinedWatermarkStatus``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.conformance.errors import TranscriptError
+from winviz.conformance.kinds.driver import Driver, parse_int_like
+from winviz.conformance.kinds.timers import _TIMER_OPS, apply_timer_ops
+from winviz.functions import KeyedCoProcessFunction
+from winviz.operators.base import CollectingOutput, JobContext
+from winviz.operators.co_process import CoInput, CoInputGate, KeyedCoProcessOperator
+from winviz.partitioners import KeyGroupStreamPartitioner, RebalancePartitioner
+
+
+class PartitionerDriver(Driver):
+    """Kind ``partitioner``: which channel (downstream subtask) a record goes to.
+
+    ``partitioner: hash`` is Flink's ``KeyGroupStreamPartitioner`` (``key_by``): a step's ``key``
+    goes to key group ``murmur(hashCode) % max_parallelism`` and channel
+    ``key_group * parallelism // max_parallelism``. ``partitioner: rebalance`` is
+    ``RebalancePartitioner``: every step sends one record, round-robin from channel ``first``
+    (Flink draws that first channel at random; winviz's upstream subtask i starts at i)."""
+
+    OPERATOR_KEYS = frozenset({"kind", "partitioner", "parallelism", "max_parallelism", "first"})
+    STEP_KEYS = frozenset({"key", "record", "expect_channel", "expect_key_group"})
+    OUTPUTS = (
+        ("channel", "expect_channel", "exact"),
+        ("key_group", "expect_key_group", "exact"),
+    )
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        self.kind = spec.get("partitioner")
+        parallelism = parse_int_like(spec.get("parallelism"), f"{where}: operator.parallelism")
+        if parallelism < 1:
+            raise TranscriptError(f"{where}: operator.parallelism must be >= 1, got {parallelism}")
+        if self.kind == "hash":
+            max_parallelism = parse_int_like(
+                spec.get("max_parallelism"), f"{where}: operator.max_parallelism"
+            )
+            if max_parallelism < parallelism:
+                raise TranscriptError(
+                    f"{where}: operator.max_parallelism {max_parallelism} is below the "
+                    f"parallelism {parallelism}"
+                )
+            self.hash = KeyGroupStreamPartitioner(lambda k: k, parallelism, max_parallelism)
+        elif self.kind == "rebalance":
+            first = parse_int_like(spec.get("first", 0), f"{where}: operator.first")
+            self.rebalance = RebalancePartitioner(parallelism, first)
+        else:
+            raise TranscriptError(
+                f"{where}: operator.partitioner {self.kind!r} is not hash or rebalance"
+            )
+
+    def step(self, step, index):
+        if self.kind == "hash":
+            if "key" not in step:
+                raise TranscriptError(self.at(index, "key: a hash partitioner step needs a key"))
+            key = step["key"]
+            if isinstance(key, list):
+                key = tuple(key)  # a Flink TupleN key
+            group, channel = self.hash.route(key)
+            return {"channel": channel, "key_group": group}
+        return {"channel": self.rebalance.select_channel(step.get("record"))}
+
+
+class _CoFunctionFromSteps(KeyedCoProcessFunction):
+    """The KeyedCoProcessFunction of kind ``two_input``: records the watermark it sees in
+    ``process_element1/2``, registers / deletes what the step says, records timers firing."""
+
+    def __init__(self) -> None:
+        self.step: dict[str, Any] = {}
+        self.seen: int | None = None
+        self.fired: list[dict[str, Any]] = []
+
+    def _element(self, ctx: Any) -> None:
+        service = ctx.timer_service()
+        self.seen = service.current_watermark()
+        apply_timer_ops(self.step, service._internal, "")
+
+    def process_element1(self, value, ctx, out):
+        self._element(ctx)
+
+    def process_element2(self, value, ctx, out):
+        self._element(ctx)
+
+    def on_timer(self, timestamp, ctx, out):
+        self.fired.append(
+            {
+                "key": ctx.get_current_key(),
+                "ts": timestamp,
+                "watermark": ctx.timer_service().current_watermark(),
+            }
+        )
+
+
+class TwoInputDriver(Driver):
+    """Kind ``two_input``: a ``KeyedCoProcessOperator`` whose two inputs each have an input
+    gate with ``channels[i]`` channels (a ``StatusWatermarkValve`` each, as Flink's
+    ``StreamTwoInputProcessor``); the operator combines the two with an
+    ``IndexedCombinedWatermarkStatus`` (``AbstractStreamOperator.processWatermark1/2``,
+    ``processWatermarkStatus1/2``)."""
+
+    OPERATOR_KEYS = frozenset({"kind", "channels"})
+    STEP_KEYS = frozenset(
+        {
+            "input",
+            "channel",
+            "element",
+            "watermark",
+            "idle",
+            "active",
+            *_TIMER_OPS,
+            "expect_watermark",
+            "expect_timers",
+            "expect_watermarks",
+            "expect_status",
+        }
+    )
+    OUTPUTS = (
+        ("watermark", "expect_watermark", "exact"),
+        ("timers", "expect_timers", "multiset-strict"),
+        ("watermarks", "expect_watermarks", "ordered-strict"),
+        ("status", "expect_status", "ordered-strict"),
+    )
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        channels = spec.get("channels", [1, 1])
+        if not isinstance(channels, list) or len(channels) != 2:
+            raise TranscriptError(f"{where}: operator.channels is [n1, n2], got {channels!r}")
+        counts = [parse_int_like(c, f"{where}: operator.channels") for c in channels]
+        if min(counts) < 1:
+            raise TranscriptError(f"{where}: operator.channels must be >= 1, got {channels!r}")
+        self.function = _CoFunctionFromSteps()
+        self.op = KeyedCoProcessOperator("co", lambda e: e[0], lambda e: e[0], self.function)
+        self.output = CollectingOutput()
+        self.op.output = self.output
+        self.op.open(JobContext())
+        self.gates = [
+            CoInputGate(CoInput(self.op, i), [f"input{i + 1}[{c}]" for c in range(n)])
+            for i, n in enumerate(counts)
+        ]
+
+    def step(self, step, index):
+        fn, out = self.function, self.output
+        fn.step, fn.seen, fn.fired = step, None, []
+        out.watermarks, out.statuses = [], []
+        which = parse_int_like(step.get("input"), self.at(index, "input"))
+        if which not in (1, 2):
+            raise TranscriptError(self.at(index, f"input is 1 or 2, got {which}"))
+        gate = self.gates[which - 1]
+        channel = parse_int_like(step.get("channel", 0), self.at(index, "channel"))
+        if not 0 <= channel < len(gate.channels):
+            raise TranscriptError(
+                self.at(index, f"channel {channel} of input {which} does not exist")
+            )
+        actions = [a for a in ("element", "watermark", "idle", "active") if a in step]
+        if len(actions) != 1:
+            raise TranscriptError(
+                self.at(index, f"one of element / watermark / idle / active, got {actions}")
+            )
+        if any(step.get(op) for op in _TIMER_OPS) and "element" not in step:
+            raise TranscriptError(self.at(index, "timers are registered by an element step"))
+        if "element" in step:
+            el = step["element"]
+            ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
+            method = self.op.process_element1 if which == 1 else self.op.process_element2
+            method((str(el["key"]), el.get("value", 1)), ts)
+        elif "watermark" in step:
+            watermark = parse_int_like(step["watermark"], self.at(index, "watermark"))
+            gate.channel_watermark(channel, watermark)
+        else:
+            gate.channel_status(channel, bool(step.get("idle")))
+        result: dict[str, Any] = {
+            "timers": fn.fired,
+            "watermarks": list(out.watermarks),
+            "status": list(out.statuses),
+        }
+        if "element" in step:
+            result["watermark"] = fn.seen
+        return result

@@ -1,0 +1,165 @@
+"""The timer family of transcript kinds: ``timers`` (a ``KeyedProcessOperator`` whose function
+registers and deletes the timers the steps name) and ``timer_service`` (Flink's
+``InternalTimerServiceImpl`` on its own).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.conformance.errors import TranscriptError
+from winviz.conformance.kinds.driver import (
+    DEFAULT_NAMESPACE,
+    TIME_STEPS,
+    Driver,
+    check_counts,
+    parse_int_like,
+)
+from winviz.operators.base import JobContext
+from winviz.operators.keyed_process import KeyedProcessOperator
+from winviz.timers import InternalTimerService
+
+
+class _FunctionFromSteps:
+    """The KeyedProcessFunction of kind ``timers``: registers what the current step says."""
+
+    def __init__(self) -> None:
+        self.step: dict[str, Any] = {}
+        self.fired: list[dict[str, Any]] = []
+
+    def process_element(self, value, ctx, out):
+        apply_timer_ops(self.step, ctx.timer_service()._internal, "")
+
+    def on_timer(self, ts, ctx, out):
+        domain = "event" if ctx.time_domain() == "EVENT_TIME" else "processing"
+        self.fired.append({"key": ctx.get_current_key(), "ts": ts, "domain": domain})
+
+
+def _timer_entries(entries: Any, where: str) -> list[tuple[int, Any]]:
+    if not isinstance(entries, list):
+        raise TranscriptError(f"{where}: expected a list of timestamps")
+    out = []
+    for e in entries:
+        if isinstance(e, dict):
+            out.append((parse_int_like(e["ts"], where), e.get("namespace", DEFAULT_NAMESPACE)))
+        else:
+            out.append((parse_int_like(e, where), DEFAULT_NAMESPACE))
+    return out
+
+
+def apply_timer_ops(
+    step: dict[str, Any], service: InternalTimerService, where: str, void_namespace: bool = True
+) -> None:
+    """register_* / delete_* of a step, on the service, for its current key."""
+    ops = (
+        ("register_event_time", service.register_event_time_timer),
+        ("delete_event_time", service.delete_event_time_timer),
+        ("register_processing_time", service.register_processing_time_timer),
+        ("delete_processing_time", service.delete_processing_time_timer),
+    )
+    for field, call in ops:
+        for ts, ns in _timer_entries(step.get(field, []), f"{where}{field}"):
+            call(None if void_namespace and ns == DEFAULT_NAMESPACE else ns, ts)
+
+
+_TIMER_OPS = {
+    "register_event_time",
+    "delete_event_time",
+    "register_processing_time",
+    "delete_processing_time",
+}
+
+
+class TimersDriver(Driver):
+    """Kind ``timers``: a KeyedProcessFunction whose timers the steps register."""
+
+    STEP_KEYS = frozenset({"element", "key", *TIME_STEPS, *_TIMER_OPS, "expect_timers"})
+    EXCLUSIVE = frozenset({"element", "key", *TIME_STEPS})
+    OUTPUTS = (("timers", "expect_timers", "multiset-strict"),)
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        self.function = _FunctionFromSteps()
+        self.op = KeyedProcessOperator("timers", lambda e: e[0], self.function)
+        self.op.open(JobContext())
+
+    def step(self, step, index):
+        fn, op = self.function, self.op
+        fn.fired = []
+        fn.step = step
+        if "element" in step:
+            el = step["element"]
+            ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
+            op.process_element((str(el["key"]), el.get("value", 1)), ts)
+        elif "key" in step:
+            op.current_key = str(step["key"])
+            apply_timer_ops(step, op.timers, self.at(index, ""))
+        else:
+            self.time_step(op, step, index)
+        return {"timers": fn.fired}
+
+
+class _KeyContext:
+    def __init__(self) -> None:
+        self.current_key: Any = None
+
+
+class _RecordingTarget:
+    def __init__(self) -> None:
+        self.fired: list[dict[str, Any]] = []
+
+    def _record(self, timer, domain):
+        rec = {"key": timer.key, "ts": timer.timestamp, "domain": domain}
+        if timer.namespace != DEFAULT_NAMESPACE:
+            rec["namespace"] = timer.namespace
+        self.fired.append(rec)
+
+    def on_event_time(self, timer):
+        self._record(timer, "event")
+
+    def on_processing_time(self, timer):
+        self._record(timer, "processing")
+
+
+class TimerServiceDriver(Driver):
+    """Kind ``timer_service``: an InternalTimerService with namespaces."""
+
+    STEP_KEYS = frozenset(
+        {"key", "watermark", "processing_time", *_TIMER_OPS, "expect_timers", "expect_counts"}
+    )
+    OUTPUTS = (("timers", "expect_timers", "multiset-strict"),)
+    CHECKS = {"expect_counts": check_counts}
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        self.keys = _KeyContext()
+        self.target = _RecordingTarget()
+        self.service = InternalTimerService("test", self.keys, self.target)
+
+    def step(self, step, index):
+        self.target.fired = []
+        if "key" in step:
+            self.keys.current_key = str(step["key"])
+            apply_timer_ops(step, self.service, self.at(index, ""), void_namespace=False)
+        if "watermark" in step:
+            self.service.advance_watermark(
+                parse_int_like(step["watermark"], self.at(index, "watermark"))
+            )
+        if "processing_time" in step:
+            self.service.advance_processing_time(
+                parse_int_like(step["processing_time"], self.at(index, "processing_time"))
+            )
+        s = self.service
+        counts = {
+            "all": {
+                "event": s.num_event_time_timers(),
+                "processing": s.num_processing_time_timers(),
+            }
+        }
+        ns = (step.get("expect_counts") or {}).get("namespace")
+        if ns is not None:
+            counts[repr(ns)] = {
+                "event": s.num_event_time_timers(ns),
+                "processing": s.num_processing_time_timers(ns),
+            }
+        return {"timers": self.target.fired, "counts": counts["all"], "_counts_by": counts}

@@ -1,0 +1,158 @@
+"""The watermark family of transcript kinds: ``valve`` (Flink's ``StatusWatermarkValve``),
+``bounded_out_of_orderness`` (``BoundedOutOfOrdernessWatermarks``) and ``watermark_generator``
+(the other generators, with ``WatermarksWithIdleness``).
+"""
+
+from __future__ import annotations
+
+from winviz.conformance.errors import TranscriptError
+from winviz.conformance.kinds.driver import Driver, parse_int_like
+from winviz.time import MIN
+from winviz.valve import StatusWatermarkValve
+from winviz.watermarks import (
+    AscendingTimestampsWatermarks,
+    BoundedOutOfOrdernessWatermarks,
+    WatermarksWithIdleness,
+)
+
+
+class ValveDriver(Driver):
+    """Kind ``valve``: a StatusWatermarkValve with ``channels`` inputs."""
+
+    OPERATOR_KEYS = frozenset({"kind", "channels"})
+    STEP_KEYS = frozenset(
+        {"channel", "watermark", "idle", "active", "expect_watermarks", "expect_status"}
+    )
+    OUTPUTS = (
+        ("watermarks", "expect_watermarks", "ordered-strict"),
+        ("status", "expect_status", "ordered-strict"),
+    )
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        self.valve = StatusWatermarkValve(
+            parse_int_like(spec.get("channels"), f"{where}: operator.channels")
+        )
+
+    def step(self, step, index):
+        channel = parse_int_like(step.get("channel"), self.at(index, "channel"))
+        if not 0 <= channel < len(self.valve.channels):
+            raise TranscriptError(self.at(index, f"channel {channel} does not exist"))
+        if "watermark" in step:
+            self.valve.input_watermark(
+                parse_int_like(step["watermark"], self.at(index, "watermark")), channel
+            )
+        if step.get("idle"):
+            self.valve.input_idle(channel)
+        if step.get("active"):
+            self.valve.input_active(channel)
+        out = self.valve.drain()
+        return {
+            "watermarks": [v for k, v in out if k == "watermark"],
+            "status": [v for k, v in out if k == "status"],
+        }
+
+
+class _GeneratorOutput:
+    """A WatermarkOutput that records raw watermarks and idle/active changes."""
+
+    def __init__(self) -> None:
+        self.watermarks: list[int] = []
+        self.status: list[str] = []
+        self.idle = False
+
+    def emit_watermark(self, watermark: int) -> None:
+        if self.idle:
+            self.mark_active()
+        self.watermarks.append(watermark)
+
+    def mark_idle(self) -> None:
+        if not self.idle:
+            self.idle = True
+            self.status.append("idle")
+
+    def mark_active(self) -> None:
+        if self.idle:
+            self.idle = False
+            self.status.append("active")
+
+
+class BoundedOutOfOrdernessDriver(Driver):
+    """Kind ``bounded_out_of_orderness``: the generator alone."""
+
+    OPERATOR_KEYS = frozenset({"kind", "max_out_of_orderness"})
+    STEP_KEYS = frozenset({"event_ts", "periodic_emit", "expect_watermarks"})
+    OUTPUTS = (("watermarks", "expect_watermarks", "ordered-strict"),)
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        self.generator = self._make(spec, where)
+        self.clock = MIN
+
+    def _make(self, spec, where):
+        return BoundedOutOfOrdernessWatermarks(
+            parse_int_like(
+                spec.get("max_out_of_orderness"), f"{where}: operator.max_out_of_orderness"
+            )
+        )
+
+    def step(self, step, index):
+        out = _GeneratorOutput()
+        self.drive(step, index, out)
+        return {"watermarks": out.watermarks, "status": out.status}
+
+    def drive(self, step, index, out: _GeneratorOutput) -> None:
+        """One step on the generator: the processing time first (idleness reads it), then
+        an event (``onEvent``), then a periodic emit (``onPeriodicEmit``)."""
+        if "processing_time" in step:
+            self.clock = parse_int_like(step["processing_time"], self.at(index, "processing_time"))
+        if "event_ts" in step:
+            self.generator.on_event(
+                None, parse_int_like(step["event_ts"], self.at(index, "event_ts")), out
+            )
+        if step.get("periodic_emit"):
+            self.generator.on_periodic_emit(out)
+
+
+class WatermarkGeneratorDriver(BoundedOutOfOrdernessDriver):
+    """Kind ``watermark_generator``: a strategy's generator, optionally with idleness."""
+
+    OPERATOR_KEYS = frozenset({"kind", "strategy", "idleness"})
+    STEP_KEYS = frozenset(
+        {"event_ts", "periodic_emit", "processing_time", "expect_watermarks", "expect_status"}
+    )
+    OUTPUTS = (
+        ("watermarks", "expect_watermarks", "ordered-strict"),
+        ("status", "expect_status", "ordered-strict"),
+    )
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        self.output = _GeneratorOutput()
+
+    def _make(self, spec, where):
+        strategy = spec.get("strategy") or {}
+        kind = strategy.get("type")
+        if kind == "bounded_out_of_orderness":
+            gen = BoundedOutOfOrdernessWatermarks(
+                parse_int_like(
+                    strategy.get("max_out_of_orderness"), f"{where}: strategy.max_out_of_orderness"
+                )
+            )
+        elif kind == "monotonous":
+            gen = AscendingTimestampsWatermarks()
+        else:
+            raise TranscriptError(
+                f"{where}: strategy.type {kind!r} is not bounded_out_of_orderness or monotonous"
+            )
+        if "idleness" in spec:
+            gen = WatermarksWithIdleness(
+                gen, parse_int_like(spec["idleness"], where), lambda: self.clock
+            )
+        return gen
+
+    def step(self, step, index):
+        out = self.output  # idleness is a property of the output across steps
+        out.watermarks, out.status = [], []
+        self.drive(step, index, out)
+        return {"watermarks": list(out.watermarks), "status": list(out.status)}

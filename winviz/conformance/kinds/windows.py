@@ -1,0 +1,461 @@
+"""The window family of transcript kinds: ``window`` (Flink's ``WindowOperator`` in its test
+harness), ``trigger`` (``TriggerTestHarness``), ``assigner`` (a ``WindowAssigner``'s
+``assignWindows``) and ``merging_window_set`` (``MergingWindowSet``), with the builders that
+turn a transcript's ``operator:`` into the assigner, trigger, evictor and function.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.conformance.errors import TranscriptError
+from winviz.conformance.kinds.driver import (
+    TIME_STEPS,
+    Driver,
+    check_counts,
+    normalise_expected,
+    parse_int_like,
+    parse_window,
+    window_json,
+)
+from winviz.functions import CountAggregate, OutputTag
+from winviz.operators.base import CollectingOutput, JobContext
+from winviz.operators.batch import Batch
+from winviz.operators.chaining import install_kernel
+from winviz.operators.window_functions import (
+    AggregateWindowFunction,
+    ListWindowFunction,
+    ReduceWindowFunction,
+)
+from winviz.operators.window_operator import TriggerContext, WindowOperator
+from winviz.state import KeyedStateBackend
+from winviz.time import MIN
+from winviz.timers import InternalTimerService
+from winviz.windows import assigners as A
+from winviz.windows import evictors as E
+from winviz.windows import triggers as T
+from winviz.windows.merging import MergingWindowSet
+from winviz.windows.window import TimeWindow
+
+
+def build_assigner(spec: dict[str, Any], where: str) -> A.WindowAssigner:
+    spec = dict(spec)
+    kind = spec.pop("type", None)
+    time = spec.pop("time", "event")
+    if time not in ("event", "processing"):
+        raise TranscriptError(f"{where}: assigner.time must be event or processing, got {time!r}")
+    proc = time == "processing"
+    allowed = {
+        "tumbling": {"size", "offset"},
+        "sliding": {"size", "slide", "offset"},
+        "session": {"gap"},
+        "dynamic_session": {"gap_by_key", "gap_from_value"},
+        "global": set(),
+    }
+    if kind not in allowed:
+        raise TranscriptError(f"{where}: assigner.type {kind!r} is not one of {sorted(allowed)}")
+    unknown = set(spec) - allowed[kind]
+    if unknown:
+        raise TranscriptError(f"{where}: assigner: unknown field(s) {sorted(unknown)}")
+    num = {
+        k: parse_int_like(v, f"{where}: assigner.{k}")
+        for k, v in spec.items()
+        if k in ("size", "slide", "offset", "gap")
+    }
+    try:
+        if kind == "tumbling":
+            cls = A.TumblingProcessingTimeWindows if proc else A.TumblingEventTimeWindows
+            return cls(num["size"], num.get("offset", 0))
+        if kind == "sliding":
+            cls = A.SlidingProcessingTimeWindows if proc else A.SlidingEventTimeWindows
+            return cls(num["size"], num["slide"], num.get("offset", 0))
+        cls = A.ProcessingTimeSessionWindows if proc else A.EventTimeSessionWindows
+        if kind == "session":
+            return cls(num["gap"])
+        if kind == "dynamic_session":
+            if "gap_by_key" in spec:
+                gaps = spec["gap_by_key"]
+                return cls(gap_extractor=lambda element: gaps[element[0]])
+            if spec.get("gap_from_value"):
+                return cls(gap_extractor=lambda element: element[1])
+            raise TranscriptError(f"{where}: dynamic_session needs gap_by_key or gap_from_value")
+        if proc:
+            raise TranscriptError(f"{where}: global windows have no processing-time variant")
+        return A.GlobalWindows()
+    except KeyError as exc:
+        raise TranscriptError(f"{where}: assigner {kind} needs field {exc.args[0]!r}") from None
+
+
+def _delta(a: Any, b: Any) -> float:
+    return abs(b[1] - a[1])
+
+
+def build_trigger(spec: dict[str, Any], where: str) -> T.Trigger:
+    kind = spec.get("type")
+    fields = {
+        "event_time": set(),
+        "processing_time": set(),
+        "count": {"n"},
+        "continuous_event_time": {"interval"},
+        "continuous_processing_time": {"interval"},
+        "delta": {"threshold"},
+        "never": set(),
+        "purging": {"of"},
+        "end_of_stream": set(),
+    }
+    if kind not in fields:
+        raise TranscriptError(f"{where}: trigger.type {kind!r} is not one of {sorted(fields)}")
+    unknown = set(spec) - fields[kind] - {"type"}
+    if unknown:
+        raise TranscriptError(f"{where}: trigger: unknown field(s) {sorted(unknown)}")
+    try:
+        if kind == "event_time":
+            return T.EventTimeTrigger()
+        if kind == "processing_time":
+            return T.ProcessingTimeTrigger()
+        if kind == "count":
+            return T.CountTrigger(parse_int_like(spec["n"], f"{where}: trigger.n"))
+        if kind == "continuous_event_time":
+            return T.ContinuousEventTimeTrigger(parse_int_like(spec["interval"], where))
+        if kind == "continuous_processing_time":
+            return T.ContinuousProcessingTimeTrigger(parse_int_like(spec["interval"], where))
+        if kind == "delta":
+            return T.DeltaTrigger(spec["threshold"], _delta)
+        if kind == "never":
+            return T.NeverTrigger()
+        if kind == "end_of_stream":
+            return T.EndOfStreamTrigger()
+        return T.PurgingTrigger(build_trigger(spec["of"], where))
+    except KeyError as exc:
+        raise TranscriptError(f"{where}: trigger {kind} needs field {exc.args[0]!r}") from None
+
+
+def build_evictor(spec: dict[str, Any], where: str) -> E.Evictor:
+    kind = spec.get("type")
+    fields = {"count": {"max"}, "time": {"size"}, "delta": {"threshold"}}
+    if kind not in fields:
+        raise TranscriptError(f"{where}: evictor.type {kind!r} is not one of {sorted(fields)}")
+    unknown = set(spec) - fields[kind] - {"type", "after"}
+    if unknown:
+        raise TranscriptError(f"{where}: evictor: unknown field(s) {sorted(unknown)}")
+    after = bool(spec.get("after", False))
+    try:
+        if kind == "count":
+            return E.CountEvictor(parse_int_like(spec["max"], where), after)
+        if kind == "time":
+            return E.TimeEvictor(parse_int_like(spec["size"], where), after)
+        return E.DeltaEvictor(spec["threshold"], _delta, after)
+    except KeyError as exc:
+        raise TranscriptError(f"{where}: evictor {kind} needs field {exc.args[0]!r}") from None
+
+
+def _emit_keyed(key: Any, ctx: Any, elements: list[Any], out: Any) -> None:
+    out.collect((key, ctx.window(), elements[0]))
+
+
+def _emit_values(key: Any, ctx: Any, elements: list[Any], out: Any) -> None:
+    out.collect((key, ctx.window(), sorted(v for _, v in elements)))
+
+
+def build_function(name: Any, where: str):
+    if name == "sum":
+        return ReduceWindowFunction(
+            lambda a, b: (a[0], a[1] + b[1]),
+            lambda key, ctx, els, out: out.collect(
+                (key, ctx.window(), None if els[0] is None else els[0][1])
+            ),
+        )
+    if name == "count":
+        return AggregateWindowFunction(CountAggregate(), _emit_keyed)
+    if name == "values":
+        return ListWindowFunction(_emit_values)
+    raise TranscriptError(f"{where}: function {name!r} is not one of sum, count, values")
+
+
+class WindowDriver(Driver):
+    """Kind ``window``: a WindowOperator driven like WindowOperatorTest's harness."""
+
+    OPERATOR_KEYS = frozenset(
+        {
+            "kind",
+            "assigner",
+            "trigger",
+            "evictor",
+            "allowed_lateness",
+            "late_side_output",
+            "function",
+        }
+    )
+    STEP_KEYS = frozenset({"element", *TIME_STEPS, "expect", "expect_late"})
+    EXCLUSIVE = frozenset({"element", *TIME_STEPS})
+    OUTPUTS = (("emitted", "expect", "multiset-strict"), ("late", "expect_late", "multiset-strict"))
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        for required in ("assigner", "function"):
+            if required not in spec:
+                raise TranscriptError(f"{where}: operator: missing field {required!r}")
+        assigner = build_assigner(spec["assigner"], f"{where}: operator.assigner")
+        trigger = (
+            build_trigger(spec["trigger"], f"{where}: operator.trigger")
+            if "trigger" in spec
+            else None
+        )
+        evictor = (
+            build_evictor(spec["evictor"], f"{where}: operator.evictor")
+            if "evictor" in spec
+            else None
+        )
+        lateness = parse_int_like(
+            spec.get("allowed_lateness", 0), f"{where}: operator.allowed_lateness"
+        )
+        self.late_tag = OutputTag("late") if spec.get("late_side_output", False) else None
+        try:
+            self.op = WindowOperator(
+                "window",
+                lambda e: e[0],
+                assigner,
+                build_function(spec["function"], where),
+                trigger,
+                lateness,
+                self.late_tag,
+                evictor,
+            )
+        except ValueError as exc:
+            raise TranscriptError(f"{where}: operator: {exc}") from None
+        self.out = CollectingOutput()
+        self.op.output = self.out
+        # as a job would run it: with the window kernel where it applies (an element goes in
+        # as a batch of one, the way the runtime hands records over)
+        install_kernel(self.op, traced=False)
+        self.op.open(JobContext())
+
+    def step(self, step, index):
+        op, out = self.op, self.out
+        n_out, n_late = len(out.records), len(out.side.get("late", []))
+        if "element" in step:
+            el = step["element"]
+            unknown = set(el) - {"key", "value", "ts"}
+            if unknown or "key" not in el:
+                raise TranscriptError(
+                    self.at(index, f"element: needs key; unknown {sorted(unknown)}")
+                )
+            ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
+            value = el.get("value", 1)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TranscriptError(
+                    self.at(index, f"element.value: expected an integer, got {el['value']!r}")
+                )
+            value = (str(el["key"]), el.get("value", 1))
+            op.process_batch(Batch.of([(op.job.now, None, value, ts)]))
+        else:
+            self.time_step(op, step, index)
+        emitted = [
+            {"key": k, "value": v, "ts": ts, "window": window_json(w)}
+            for (k, w, v), ts in out.records[n_out:]
+        ]
+        late = [
+            {"key": k, "value": v, "ts": ts} for (k, v), ts in out.side.get("late", [])[n_late:]
+        ]
+        return {"emitted": emitted, "late": late}
+
+
+class _HarnessOp:
+    """Just enough of an operator for a TriggerContext: timers and state, one key."""
+
+    def __init__(self) -> None:
+        self.current_key = "key"
+        self.state = KeyedStateBackend()
+        self.timers = InternalTimerService("trigger", self, self)
+
+
+class TriggerDriver(Driver):
+    """Kind ``trigger``: Flink's TriggerTestHarness around one trigger."""
+
+    OPERATOR_KEYS = frozenset({"kind", "trigger"})
+    STEP_KEYS = frozenset(
+        {
+            "element",
+            "window",
+            "watermark",
+            "processing_time",
+            "merge",
+            "clear",
+            "expect_result",
+            "expect_fired",
+            "expect_counts",
+        }
+    )
+    OUTPUTS = (("result", "expect_result", "equal"), ("fired", "expect_fired", "multiset-strict"))
+    CHECKS = {"expect_counts": check_counts}
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        self.trigger = build_trigger(spec["trigger"], f"{where}: operator.trigger")
+        self.op = _HarnessOp()
+        self.ctx = TriggerContext(self.op)  # type: ignore[arg-type]
+        self.ctx.key = "key"
+
+    def _fire_due(self, queue, now: int, event: bool) -> list[dict[str, Any]]:
+        due = []
+        while (ts := queue.peek_ts()) is not None and ts <= now:
+            due.append(queue.poll())
+        fired = []
+        for timer in due:  # the harness collects the due timers first, then calls the trigger
+            self.ctx.window = timer.namespace
+            call = self.trigger.on_event_time if event else self.trigger.on_processing_time
+            result = call(timer.timestamp, timer.namespace, self.ctx)
+            fired.append({"window": window_json(timer.namespace), "result": result.name})
+        return fired
+
+    def step(self, step, index):
+        op, ctx = self.op, self.ctx
+        result: dict[str, Any] = {}
+        if "element" in step:
+            if "window" not in step:
+                raise TranscriptError(self.at(index, "element needs window"))
+            el = step["element"]
+            ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else MIN
+            ctx.window = parse_window(step["window"], self.at(index, "window"))
+            ctx.merged_windows = None
+            r = self.trigger.on_element(el.get("value", 1), ts, ctx.window, ctx)
+            result["result"] = r.name
+        if "watermark" in step:
+            wm = parse_int_like(step["watermark"], self.at(index, "watermark"))
+            op.timers.current_watermark = wm
+            result["fired"] = self._fire_due(op.timers.event_queue, wm, True)
+        if "processing_time" in step:
+            now = parse_int_like(step["processing_time"], self.at(index, "processing_time"))
+            op.timers.current_processing_time = now
+            result["fired"] = self._fire_due(op.timers.processing_queue, now, False)
+        if "merge" in step:
+            target = parse_window(step["merge"]["target"], self.at(index, "merge.target"))
+            merged = [
+                parse_window(w, self.at(index, "merge.windows")) for w in step["merge"]["windows"]
+            ]
+            ctx.window, ctx.merged_windows = target, merged
+            self.trigger.on_merge(target, ctx)
+            ctx.merged_windows = None
+            for w in merged:
+                ctx.window = w
+                self.trigger.clear(w, ctx)
+        if "clear" in step:
+            ctx.window = parse_window(step["clear"], self.at(index, "clear"))
+            self.trigger.clear(ctx.window, ctx)
+        counts = {"all": self._counts(...)}
+        w = (step.get("expect_counts") or {}).get("window")
+        if w is not None:
+            counts[repr(w)] = self._counts(parse_window(w, self.at(index, "expect_counts")))
+        result["counts"] = counts["all"]
+        result["_counts_by"] = counts
+        return result
+
+    def _counts(self, window: Any) -> dict[str, int]:
+        t = self.op.timers
+        state = self.op.state.count() if window is ... else self.op.state.count(namespace=window)
+        return {
+            "state_entries": state,
+            "event": t.num_event_time_timers(window),
+            "processing": t.num_processing_time_timers(window),
+        }
+
+
+class AssignerDriver(Driver):
+    """Kind ``assigner``: element timestamp (or processing time) → windows."""
+
+    OPERATOR_KEYS = frozenset({"kind", "assigner"})
+    STEP_KEYS = frozenset({"ts", "processing_time", "value", "expect_windows"})
+    OUTPUTS = (("windows", "expect_windows", "multiset"),)
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        self.assigner = build_assigner(spec["assigner"], f"{where}: operator.assigner")
+
+    def step(self, step, index):
+        ts = parse_int_like(step["ts"], self.at(index, "ts")) if "ts" in step else None
+        now = (
+            parse_int_like(step["processing_time"], self.at(index, "processing_time"))
+            if "processing_time" in step
+            else MIN
+        )
+        windows = self.assigner.assign_windows(("key", step.get("value", 1)), ts, now)
+        return {"windows": [window_json(w) for w in windows]}
+
+
+def _merges_equal(expected: list[dict[str, Any]], result: dict[str, Any]) -> str | None:
+    actual = result["merges"]
+
+    def canon(m):
+        return (
+            m["result"],
+            sorted(m["merged"]),
+            m["state_window"],
+            sorted(m["merged_state_windows"]),
+        )
+
+    exp = [canon(normalise_expected(m)) for m in expected]
+    act = [canon(m) for m in actual]
+    return None if exp == act else f"expected {exp}, got {act}"
+
+
+class MergingWindowSetDriver(Driver):
+    """Kind ``merging_window_set``: MergingWindowSet with a recording merge function."""
+
+    OPERATOR_KEYS = frozenset({"kind", "assigner"})
+    STEP_KEYS = frozenset(
+        {
+            "add",
+            "retire",
+            "state_window_of",
+            "persist",
+            "restore",
+            "expect_window",
+            "expect_merges",
+            "expect_state_window",
+            "expect_mapping",
+        }
+    )
+    OUTPUTS = (
+        ("window", "expect_window", "equal"),
+        ("state_window", "expect_state_window", "equal"),
+        ("mapping", "expect_mapping", "multiset"),
+    )
+    CHECKS = {"expect_merges": _merges_equal}
+
+    def __init__(self, spec, where):
+        super().__init__(spec, where)
+        self.assigner = build_assigner(spec["assigner"], f"{where}: operator.assigner")
+        self.set = MergingWindowSet(self.assigner)
+        self.persisted: list[tuple[TimeWindow, TimeWindow]] = []
+
+    def step(self, step, index):
+        result: dict[str, Any] = {"merges": []}
+
+        def merge_function(merge_result, merged, state_result, merged_state):
+            result["merges"].append(
+                {
+                    "result": window_json(merge_result),
+                    "merged": [window_json(w) for w in merged],
+                    "state_window": window_json(state_result),
+                    "merged_state_windows": [window_json(w) for w in merged_state],
+                }
+            )
+
+        if "add" in step:
+            w = parse_window(step["add"], self.at(index, "add"))
+            result["window"] = window_json(self.set.add_window(w, merge_function))
+        if "retire" in step:
+            self.set.retire_window(parse_window(step["retire"], self.at(index, "retire")))
+        if "state_window_of" in step:
+            sw = self.set.get_state_window(
+                parse_window(step["state_window_of"], self.at(index, "state_window_of"))
+            )
+            result["state_window"] = None if sw is None else window_json(sw)
+        if step.get("persist"):
+            changed = self.set.persist()
+            if changed is not None:
+                self.persisted = changed
+        if step.get("restore"):
+            self.set = MergingWindowSet(self.assigner, self.persisted)
+        result["mapping"] = [[window_json(w), window_json(s)] for w, s in self.set.mapping.items()]
+        return result

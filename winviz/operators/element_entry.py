@@ -1,0 +1,162 @@
+"""The packed trace entry of an element into an open window (``ElementEntry``): what the window
+kernel's source-batch loop (``winviz.operators.window_kernel``) writes, one entry for the six
+records Flink's ``WindowOperator.processElement`` writes for it — the source's ``arrival``,
+``element``, ``assigned``, ``timer_registered`` at ``maxTimestamp``, ``trigger``
+(``EventTimeTrigger.onElement``: CONTINUE) and ``timer_registered`` at the cleanup time
+(``registerCleanupTimer``). The store unpacks it (``winviz.trace.Packed``) entry by entry or
+field by field; the records are the ones the general path writes, byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from winviz.trace import Packed
+from winviz.trace.columns import (
+    CodedColumn,
+    Deferred,
+    Tuples,
+    encode,
+    encode_runs,
+    ints_column,
+    object_array,
+)
+
+if TYPE_CHECKING:
+    from winviz.operators.window_operator import WindowOperator
+
+ON_ELEMENT_CONTINUE = ("on_element", "CONTINUE")  # trigger records' details (shared)
+
+# An element entry's de-duplication bits: whether its window's timer at max_timestamp, and
+# its cleanup timer, already existed when the element registered them.
+MAX_TIMESTAMP_TIMER_EXISTED = 1
+CLEANUP_TIMER_EXISTED = 2
+BOTH_TIMERS_EXISTED = MAX_TIMESTAMP_TIMER_EXISTED | CLEANUP_TIMER_EXISTED
+
+
+def shared_timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
+    """A window's shared timer details: ``(domain, namespace, flag)`` with flag False and
+    True (timer_registered's deduplicated, timer_deleted's existed), then timer_fired's."""
+    return (("event", window, False), ("event", window, True), ("event", window))
+
+
+class ElementEntry(Packed):
+    """A packed trace entry (``winviz.trace.Packed``) for a source record that goes into an
+    open window: its ``arrival``, then the window's ``element``, ``assigned``,
+    ``timer_registered`` (``max_timestamp``), ``trigger`` (on_element CONTINUE) and, unless
+    the window has no cleanup timer, ``timer_registered`` (cleanup time) — the records
+    ``WindowKernel.process_element`` writes after the source's. Values: processing time,
+    watermark, key, window, timestamp, value, source offset, source timestamp, the two
+    timers' de-duplication bits
+    (``MAX_TIMESTAMP_TIMER_EXISTED``, ``CLEANUP_TIMER_EXISTED``) and the source's
+    watermark. One marker per operator, source and cleanup timer: the entries of a whole
+    run are read together, field by field."""
+
+    width = 10
+
+    def __init__(self, op: WindowOperator, source: str, cleanup_timer: bool) -> None:
+        self.source = source
+        self.name = op.name
+        self.cleanup_time = op.cleanup_time
+        self.cleanup_timer = cleanup_timer
+        self.count = 6 if cleanup_timer else 5
+        self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
+
+    def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
+        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = values[
+            at : at + 10
+        ]
+        name = self.name
+        details = self._details.get(window)
+        if details is None:
+            details = self._details[window] = shared_timer_details(window)
+        out.extend(
+            (
+                "arrival", now, source_wm, self.source, None, None, source_ts,
+                (value, position),
+                "element", now, wm, name, key, None, ts, value,
+                "assigned", now, wm, name, key, window, ts, value,
+                "timer_registered", now, wm, name, key, window, window.max_timestamp(),
+                details[existed & MAX_TIMESTAMP_TIMER_EXISTED],
+                "trigger", now, wm, name, key, window, None, ON_ELEMENT_CONTINUE,
+            )
+        )  # fmt: skip
+        if self.cleanup_timer:
+            out.extend(
+                (
+                    "timer_registered", now, wm, name, key, window, self.cleanup_time(window),
+                    details[existed >> 1],
+                )
+            )  # fmt: skip
+
+    def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
+        """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
+        each record's value for all entries, or its values, one per entry, made when that
+        field is decoded (``Deferred``): the keys and windows dictionary-encoded once for all
+        records, the timers' times and details looked up per distinct window."""
+        # (each slot is sliced when a field that reads it is decoded: ``slots[i]``, in order
+        # now, wm, key, window, ts, value, position, source_ts, existed, source_wm)
+        # (windows come in runs, one per open window; the engine's are told apart by equality)
+        windows = Deferred(lambda: encode_runs(slots[3], fast=True))
+        bits = Deferred(lambda: np.fromiter(slots[8], dtype=np.int8))
+
+        def per_window(of_window: Callable[[Any], Any], dtype: Any) -> Any:
+            """``of_window(w)`` for each entry's window, looked up per distinct window."""
+            coded = windows.get()
+            return np.array([of_window(w) for w in coded.values], dtype=dtype)[coded.codes]
+
+        def times(of_window: Callable[[Any], int]) -> Any:
+            try:
+                return per_window(of_window, np.int64)
+            except OverflowError:  # (not a long: the general path's object columns)
+                return [of_window(w) for w in slots[3]]
+
+        def registered(bit: Callable[[np.ndarray], np.ndarray]) -> CodedColumn:
+            """timer_registered's detail: its window's, deduplicated as ``bit`` says (coded:
+            each window's two shared tuples, the entry's code its window's twice plus the
+            bit)."""
+            coded = windows.get()
+            table: list[Any] = []
+            for w in coded.values:
+                details = self._details.get(w)
+                if details is None:
+                    details = self._details[w] = shared_timer_details(w)
+                table.extend(details[:2])
+            codes = coded.codes * 2 + bit(bits.get())
+            return CodedColumn(codes.astype(np.int32, copy=False), table)
+
+        def arrivals() -> Tuples:
+            """arrival's detail: (value, source offset) of each entry (said field by field:
+            the tuples are made when the detail column is read; the offsets, the engine's
+            ints, as ``int64``)."""
+            return Tuples((value.get(), ints_column(slots[6]).values))
+
+        name, source = self.name, self.source
+        # (the engine's times: ints, checked where they enter the job)
+        now = Deferred(lambda: ints_column(slots[0]))
+        wm = Deferred(lambda: ints_column(slots[1]))
+        ts = Deferred(lambda: ints_column(slots[4]))
+        value = Deferred(lambda: object_array(slots[5]))
+        # one tuple per field: the values of the entry's records, in order
+        fields = [
+            ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
+            (now, now, now, now, now, now),
+            (Deferred(lambda: ints_column(slots[9])), wm, wm, wm, wm, wm),
+            (source, name, name, name, name, name),
+            (None, *[Deferred(lambda: encode(slots[2]))] * 5),
+            (None, None, windows, windows, windows, windows),
+            (
+                Deferred(lambda: slots[7]), ts, ts,
+                Deferred(lambda: times(lambda w: w.max_timestamp())), None,
+                Deferred(lambda: times(self.cleanup_time)),
+            ),
+            (
+                Deferred(arrivals),
+                value, value, Deferred(lambda: registered(lambda b: b & 1)),
+                ON_ELEMENT_CONTINUE, Deferred(lambda: registered(lambda b: b >> 1)),
+            ),
+        ]  # fmt: skip
+        return [per_record[: self.count] for per_record in fields]

@@ -1,0 +1,190 @@
+"""The window kernel's event-time timers: Flink's ``WindowOperator.onEventTime`` for the
+kernel's configuration (``winviz.operators.window_kernel``: ``EventTimeTrigger``, incremental
+contents, no evictor), fused into one loop over the due timers of
+``InternalTimerService.advanceWatermark`` (``winviz.timers``). ``EventTimeTrigger.onEventTime``
+FIREs when the timer is the window's ``maxTimestamp`` and registers no timer; at the cleanup
+time ``clearAllState`` clears the contents and ``EventTimeTrigger.clear`` deletes the
+``maxTimestamp`` timer. The rules are ``winviz.operators.window_rules``' (``cleanup_time``
+through ``WindowOperator.cleanup_time``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from winviz.errors import WinvizError
+from winviz.keygroups import JavaKey
+from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
+
+if TYPE_CHECKING:
+    from winviz.operators.window_operator import WindowOperator
+
+CONTENTS_AS_THEY_ARE = (ReduceWindowFunction, AggregateWindowFunction)
+"""The window functions whose contents are the result as they are (with
+``AggregateFunction.get_result`` for an aggregate) when there is no ProcessWindowFunction."""
+ON_EVENT_TIME_FIRE = ("on_event_time", "FIRE")  # trigger records' details (shared)
+ON_EVENT_TIME_CONTINUE = ("on_event_time", "CONTINUE")
+
+
+class EventTimeFiring:
+    """The event-time firing of a ``WindowKernel`` (which the timer service calls as its
+    ``fire_due_event_timers``): with a trace, the same records as Flink's path; without one,
+    for contents emitted as they are, ``_fire_untraced``."""
+
+    op: WindowOperator
+    contents_as_they_are: bool
+    timer_details: dict[Any, tuple[tuple[Any, ...], ...]]
+
+    details_of: Callable[[Any], tuple[tuple[Any, ...], ...]]  # the window's timer details
+    fire_traced: Callable[[Any, Any, int, Any], None]  # emit contents as they are, traced
+
+    def fire_event_timers(self, watermark: int) -> None:
+        """The timer service's ``advance_watermark`` with ``on_event_time`` for the kernel's
+        configuration, in one loop: pop every live event-time timer at or before the
+        watermark in (time, registration) order; EventTimeTrigger fires when the timer is the
+        window's ``max_timestamp``; the cleanup timer clears the window's contents and
+        deletes the trigger's timer (``EventTimeTrigger.clear``). With a trace, the same
+        records as Flink's path (timer_fired, trigger, the firing's records, timer_deleted,
+        cleanup)."""
+        op = self.op
+        heap = op.timers.event_queue.heap
+        if not heap or heap[0][0] > watermark:
+            return  # no timer due: the earliest (live or deleted) is after the watermark
+        fn = op.function
+        if (
+            op.trace is None
+            and fn.process_function is None
+            and type(fn) in CONTENTS_AS_THEY_ARE
+            and not op.panes
+        ):
+            self._fire_untraced(watermark)
+            return
+        timers = op.timers
+        queue = timers.event_queue
+        live = queue.live
+        state, cname = op.state, op.contents.name
+        as_they_are = self.contents_as_they_are and op.trace is not None
+        lateness = op.allowed_lateness
+        trace = op.trace
+        write = trace.extend if trace is not None else None
+        name, ctx, window_ctx = op.name, op.ctx, op.window_ctx
+        timer_details = self.timer_details
+        details: Any = None
+        cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
+        now = timers.current_processing_time  # (it stands still while a watermark advances)
+        key = window = shown = None
+        last_window: Any = None  # the window whose max_timestamp and cleanup time these are
+        max_ts = cleanup = 0
+        try:
+            for ts, key, window in queue.pop_due(watermark):
+                op.current_key = key
+                ctx.key, ctx.window = key, window
+                if window is not last_window:  # (timers come window by window)
+                    last_window, max_ts = window, window.max_timestamp()
+                    cleanup = op.cleanup_time(window) if lateness else max_ts
+                fire = ts == max_ts
+                if write is not None:
+                    shown = key.value if key.__class__ is JavaKey else key  # the user's key
+                    details = self.details_of(window)
+                    write(
+                        (
+                            "timer_fired", now, watermark, name, shown, window, ts,
+                            details[2],
+                            "trigger", now, watermark, name, shown, window, None,
+                            ON_EVENT_TIME_FIRE if fire else ON_EVENT_TIME_CONTINUE,
+                        )
+                    )  # fmt: skip
+                if fire:
+                    contents = state.get(cname, key, window)
+                    if contents is None:
+                        pass
+                    elif as_they_are:
+                        self.fire_traced(key, window, max_ts, contents)
+                    else:
+                        op.emit_window_contents(key, window, window, contents)
+                if ts == cleanup:
+                    # clear_all_state: EventTimeTrigger.clear deletes the timer at
+                    # max_timestamp (traced as timer_deleted), then the function's clear
+                    state.clear(cname, key, window)
+                    existed = live.pop((key, window, max_ts), None) is not None
+                    if write is not None:
+                        write(
+                            (
+                                "timer_deleted", now, watermark, name, shown, window, max_ts,
+                                details[existed],
+                            )
+                        )  # fmt: skip
+                    window_ctx.current_window = window
+                    fn.clear(window_ctx)
+                    if op.panes:
+                        op.panes.pop((key, window), None)
+                    if write is not None:
+                        write(
+                            (
+                                "cleanup", now, watermark, name, shown, window, max_ts,
+                                cleanup,
+                            )
+                        )  # fmt: skip
+                        cleaned.append(window)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise op.user_error(exc, key, None, window) from exc
+        finally:
+            for gone in cleaned:
+                timer_details.pop(gone, None)
+
+    def _fire_untraced(self, watermark: int) -> None:
+        """``fire_event_timers`` without a trace for a reduce / aggregate without a
+        ProcessWindowFunction (whose ``clear`` does nothing) and no per-window user state:
+        the timer at ``max_timestamp`` emits the contents; the cleanup timer (the same one
+        without allowed lateness) drops them and the trigger's timer. The current key, the
+        trigger context's key and window and the window context's window are left as the
+        last timer sets them, as Flink's path leaves them."""
+        op = self.op
+        queue = op.timers.event_queue
+        live = queue.live
+        slots, cname = op.state.slots, op.contents.name
+        lateness = op.allowed_lateness
+        fn = op.function
+        get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
+        metrics, collect = op.metrics, op.output.collect
+        key = window = last = last_key = None
+        # the window whose state ``slot`` is, its max_timestamp and cleanup time (timers come
+        # window by window)
+        slot_window: Any = None
+        slot: dict[Any, Any] | None = None
+        max_ts = cleanup = 0
+        emitted = 0
+        try:
+            for ts, key, window in queue.pop_due(watermark):
+                last, last_key = window, key
+                if window is not slot_window:
+                    slot_window, slot = window, slots.get((cname, window))
+                    max_ts = window.max_timestamp()
+                    cleanup = op.cleanup_time(window) if lateness else max_ts
+                if ts == cleanup and slot is not None:  # contents go (after firing, below)
+                    contents = slot.pop(key, None)
+                    if not slot:  # (KeyedStateBackend.clear: no empty slot stays)
+                        del slots[(cname, window)]
+                        slot_window = slot = None
+                else:
+                    contents = None if slot is None else slot.get(key)
+                if ts == max_ts:  # EventTimeTrigger.on_event_time: FIRE
+                    if contents is not None:
+                        emitted += 1
+                        collect(contents if get_result is None else get_result(contents), max_ts)
+                elif ts == cleanup:  # the cleanup timer also deletes the trigger's timer
+                    live.pop((key, window, max_ts), None)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise op.user_error(exc, key, None, window) from exc
+        finally:
+            metrics["num_records_out"] += emitted
+            if last is not None:  # the last timer taken
+                op.current_key = last_key
+                op.ctx.key, op.ctx.window = last_key, last
+                op.window_ctx.current_window = last
+                op.collector.timestamp = last.max_timestamp()

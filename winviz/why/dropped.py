@@ -1,0 +1,209 @@
+"""``why_dropped``: what became of one source record — on time, late but accepted, dropped or
+sent to the side output, window by window, and the firing it caused at once (Flink's
+``WindowOperator.processElement``: ``isElementLate`` / ``isWindowLate``); at an interval join
+late or buffered and joined (``IntervalJoinOperator``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.operators.window_rules import cleanup_time
+from winviz.time import MAX
+from winviz.trace import Trace
+from winviz.trace import vocabulary as words
+from winviz.why.answer import Answer
+from winviz.why.claims import ElementFate, JoinFate, NotKeyed, Replayed, WindowOutcome
+from winviz.why.fired import firings_of
+from winviz.why.reading import table_frame, time_text, trace_of, window_rows
+
+
+def why_dropped(
+    trace: Trace, index: int, *, source: str | None = None, arrival: int | None = None
+) -> Answer:
+    """What became of the source record at ``index``: on time, late but accepted, dropped or
+    side output, window by window, and the firing it caused at once. A record a restore
+    replayed arrived more than once (its watermarks differ: they start again at MIN after a
+    restore): ``arrival`` picks one (0 the first; by default the last, whose fate the results
+    keep), and the answer says how many there were."""
+    trace = trace_of(trace)
+    if index.__class__ is not int:
+        raise TypeError(f"index {index!r}: expected the int index of a source record")
+    arrivals = [
+        r
+        for r in trace.records("arrival", operator=source)
+        if isinstance(r.detail, tuple) and r.detail[1] == index
+    ]
+    question = f"What happened to source record {index}?"
+    if not arrivals:
+        raise ValueError(f"no arrival record with index {index} in the trace")
+    # the same source's arrivals of the record: more than one only when a restore replayed it
+    arrivals = [r for r in arrivals if r.operator == arrivals[0].operator]
+    if arrival is None:
+        arrival = len(arrivals) - 1
+    elif arrival.__class__ is not int or not 0 <= arrival < len(arrivals):
+        raise ValueError(
+            f"arrival {arrival!r}: source record {index} arrived {len(arrivals)} time(s); "
+            f"expected an int from 0 to {len(arrivals) - 1}"
+        )
+    replayed = (Replayed(index, len(arrivals), arrival + 1),) if len(arrivals) > 1 else ()
+    answer = _fate_of(trace, index, arrivals[arrival], question)
+    return Answer(question, replayed + answer.claims, answer.table)
+
+
+def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
+    """``why_dropped`` for one arrival record of the source record at ``index``."""
+    value = arrival.detail[0]
+    elements = trace.rows_where(kind="element")
+    elements = elements[elements > arrival.seq]
+    element = next(
+        (r for r in trace.records_at(elements[:64]) if _carries(r.detail, value)),
+        None,
+    )
+    if element is None:
+        return Answer(question, (NotKeyed(index),), table_frame())
+    op = element.operator
+    group = trace.rows_where(
+        kind=(
+            "element",
+            "assigned",
+            "skipped_late_window",
+            "late_dropped",
+            "side_output",
+            "fired",
+            "buffered",
+        ),
+        operator=op,
+    )
+    # the element's own processing: up to its operator's next element, watermark or timer
+    # firing (a firing's ProcessWindowFunction may write side outputs too: one written
+    # before a fired record of this processing is not the element's late-data side output,
+    # as frames.late_side_outputs rules)
+    nxt = trace.rows_where(kind=("element", "watermark", "timer_fired"), operator=op)
+    nxt = nxt[nxt > element.seq]
+    end = int(nxt[0]) if len(nxt) else len(trace.columns())
+    mine = group[(group > element.seq) & (group < end)]
+    own = trace.records_at(mine)
+    last_fired = max((r.seq for r in own if r.kind == "fired"), default=-1)
+    own = [r for r in own if r.kind != "side_output" or r.seq > last_fired]
+    wm, ts = element.watermark, element.ts
+    kinds = {r.kind for r in own}
+    if "buffered" in kinds or (
+        kinds & {"late_dropped", "side_output"} and not kinds & {"assigned", "skipped_late_window"}
+    ):  # no windows: an interval join (winviz.operators.interval_join)
+        return Answer(question, (_join_fate(trace, index, element, own, end),), table_frame())
+    lateness = _allowed_lateness(trace, op)
+    outcomes = []
+    for r in own:
+        if r.kind not in ("assigned", "skipped_late_window"):
+            continue
+        w = r.window
+        w_max = w.max_timestamp() if hasattr(w, "max_timestamp") else MAX
+        cleanup = cleanup_time(w_max, lateness) if lateness is not None and w_max != MAX else None
+        fired = window_rows(trace, element.key, w, op, "fired")
+        earlier = int((fired < element.seq).sum())
+        later = fired[fired > element.seq]
+        nxt_firing = (
+            firings_of(trace, op, w_max, later[:1], earlier=earlier)[0]
+            if r.kind == "assigned" and len(later) and hasattr(w, "start")
+            else None
+        )
+        outcomes.append(
+            WindowOutcome(
+                window=repr(w),
+                max_timestamp=w_max,
+                cleanup=cleanup,
+                added=r.kind == "assigned",
+                earlier_firings=earlier,
+                next_firing=nxt_firing,
+                fired_now=nxt_firing is not None and nxt_firing.element_seq == element.seq,
+            )
+        )
+    tag = None
+    if "late_dropped" in kinds:
+        fate = words.DROPPED
+    elif "side_output" in kinds:
+        fate = words.SIDE_OUTPUT
+        tag = next(r.detail[0] for r in own if r.kind == "side_output")
+    elif words.is_late(ts, wm):
+        fate = words.LATE_ACCEPTED
+    else:
+        fate = words.ON_TIME
+    claim = ElementFate(index, op, ts, wm, fate, tuple(outcomes), tag)
+    table = table_frame(
+        [
+            {
+                "window": o.window,
+                "max timestamp": time_text(o.max_timestamp),
+                "cleanup time": time_text(o.cleanup),
+                "watermark": time_text(wm),
+                "outcome": _outcome_text(o),
+            }
+            for o in outcomes
+        ]
+    )
+    return Answer(question, (claim,), table)
+
+
+def _carries(detail: Any, value: Any) -> bool:
+    """Whether an element record's value is ``value``, or a window join's ``TaggedUnion`` of it
+    (``winviz.joins``: the window operator of a join holds its inputs' records tagged)."""
+    if detail is value or detail == value:
+        return True
+    if hasattr(detail, "is_one"):
+        inner = detail.one if detail.is_one else detail.two
+        return inner is value or inner == value
+    return False
+
+
+def _join_fate(trace: Trace, index: int, element: Any, own: list[Any], end: int) -> JoinFate:
+    """What an interval join did with an element (Flink's ``IntervalJoinOperator``): below
+    the watermark it is late (``isLate``: timestamp < watermark), not joined and dropped or sent
+    to the side output; else buffered, joined with the other input's buffered elements within
+    the bounds, and removed by its cleanup timer (``own``: the records of its processing,
+    which ends before row ``end``)."""
+    op = element.operator
+    kinds = {r.kind for r in own}
+    fate = (
+        words.DROPPED
+        if "late_dropped" in kinds
+        else words.SIDE_OUTPUT
+        if "side_output" in kinds
+        else words.BUFFERED
+    )
+    if fate != words.BUFFERED:
+        tag = next((r.detail[0] for r in own if r.kind == "side_output"), None)
+        return JoinFate(index, op, element.ts, element.watermark, fate, side_output=tag)
+    later = [
+        r
+        for r in trace.records("joined", "timer_registered", operator=op)
+        if element.seq < r.seq < end
+    ]
+    pairs = sum(r.kind == "joined" for r in later)
+    cleanup = next((r.ts for r in later if r.kind == "timer_registered"), None)
+    return JoinFate(index, op, element.ts, element.watermark, fate, pairs=pairs, cleanup=cleanup)
+
+
+def _outcome_text(o: WindowOutcome) -> str:
+    if not o.added:
+        return "not added: past cleanup"
+    f = o.next_firing
+    if f is None:
+        return "added; no firing after it"
+    what = words.firing_words(f.earlier_firings, f.late_firing)
+    return f"added; fired at once ({what})" if o.fired_now else f"added; next firing: {what}"
+
+
+def _allowed_lateness(trace: Trace, operator: str) -> int | None:
+    """The operator's allowed lateness, read off a cleanup timer (cleanup − max timestamp);
+    0 when its cleanup timers are its max timestamps; None when the trace cannot tell."""
+    for r in trace.records("cleanup", operator=operator)[:1]:
+        return int(r.detail) - r.window.max_timestamp()
+    regs = trace.records("timer_registered", operator=operator)
+    diffs = {
+        r.ts - r.window.max_timestamp()
+        for r in regs[:200]
+        if hasattr(r.window, "max_timestamp") and r.window.start is not None
+    }
+    diffs.discard(0)
+    return min(diffs) if diffs else (0 if regs else None)

@@ -1,0 +1,159 @@
+"""``why_fired``: each firing of a window — its cause (an element, an event-time timer, a
+processing-time timer, the end of input or of a key, a session merge), first firing or
+re-firing, late firing or not, and the input whose watermark advance raised the watermark
+(Flink's ``WindowOperator.onEventTime`` / ``onElement`` and ``StatusWatermarkValve``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from winviz.batch_execution import END_OF_KEY
+from winviz.time import MAX, MIN
+from winviz.trace import Trace
+from winviz.trace import vocabulary as words
+from winviz.trace.causes import firing_causes
+from winviz.why.answer import Answer
+from winviz.why.claims import Firing, NeverFired
+from winviz.why.reading import (
+    row_before,
+    table_frame,
+    time_text,
+    trace_of,
+    window_bounds,
+    window_operator_of,
+    window_rows,
+)
+from winviz.why.render import cause_text, firing_watermark
+
+
+def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
+    """Each firing of ``window`` for ``key``: its cause, first firing or re-firing, late
+    firing or not, and the watermark advance behind it."""
+    trace = trace_of(trace)
+    bounds = window_bounds(window)
+    question = f"Why did window [{bounds[0]}, {bounds[1]}) of key {key!r} fire when it did?"
+    op = window_operator_of(trace, key, bounds, operator)
+    fired = window_rows(trace, key, bounds, op, "fired")
+    if not len(fired):
+        return Answer(question, (NeverFired(op, key, bounds),), table_frame())
+    claims = firings_of(trace, op, bounds[1] - 1, fired)
+    rows = [
+        {
+            "seq": f.seq,
+            "proc_time": f.proc_time,
+            "watermark": firing_watermark(f),
+            "cause": cause_text(f),
+            "raised by": f.raised_by,
+            "firing": words.firing_order(f.earlier_firings),
+            "late firing": f.late_firing,
+        }
+        for f in claims
+    ]
+    return Answer(question, tuple(claims), table_frame(rows))
+
+
+def firings_of(
+    trace: Trace, op: str, max_ts: int, fired: np.ndarray, *, earlier: int = 0
+) -> list[Firing]:
+    """The ``Firing`` claims of one window's ``fired`` rows (in seq order; ``earlier``
+    firings of it came before the first)."""
+    c = trace.columns()
+    calls, timer_rows = firing_causes(c, fired)
+    marks = trace.rows_where(kind="watermark", operator=op)
+    elements = trace.rows_where(kind="element", operator=op)
+    raisers = trace.rows_where(kind=_RAISERS)
+    timed = timer_rows[timer_rows >= 0]
+    timers = dict(zip(timed.tolist(), trace.records_at(timed), strict=True))
+    out = []
+    for i, (record, call, t) in enumerate(
+        zip(trace.records_at(fired), calls.tolist(), timer_rows.tolist(), strict=True)
+    ):
+        timer = timers.get(t)
+        wm = MIN if record.watermark is None else record.watermark
+        before, raised_by, timer_ts = wm, "", None
+        element_seq = element_ts = None
+        if call == "on_event_time" and timer is not None:
+            cause = "end of input" if wm == MAX else "event-time timer"
+            timer_ts = timer.ts
+            mark = row_before(marks, record.seq)  # the advance that fired the timer
+            if mark >= 0 and trace.records_at([mark])[0].detail == END_OF_KEY:  # BATCH mode
+                cause, before = words.END_OF_KEY, MIN
+                raised_by = (
+                    f"the end of key {timer.key!r}: in BATCH mode a key's watermark jumps "
+                    "to MAX once its records are done (winviz.batch_execution)"
+                )  # the key's watermark was MIN until then: each key starts anew
+            elif mark >= 0:
+                raised_by = _raised_by(trace, mark, raisers)
+                prior = row_before(marks, mark)
+                before = MIN if prior < 0 else int(c.ts.get(prior))
+        elif call == "on_processing_time" and timer is not None:
+            cause, timer_ts = "processing-time timer", timer.ts
+        elif call in ("on_element", "on_merge"):
+            cause = "element" if call == "on_element" else "session merge"
+            e = row_before(elements, record.seq)
+            if e >= 0:
+                element = trace.records_at([e])[0]
+                element_seq, element_ts = element.seq, element.ts
+        else:
+            cause = "cause not traced"
+        out.append(
+            Firing(
+                operator=op,
+                seq=record.seq,
+                proc_time=record.proc_time,
+                watermark=wm,
+                max_timestamp=max_ts,
+                cause=cause,
+                timer=timer_ts,
+                element_seq=element_seq,
+                element_ts=element_ts,
+                raised_by=raised_by,
+                earlier_firings=earlier + i,
+                watermark_before=before,
+                late_firing=words.is_late_firing(before, max_ts),
+            )
+        )
+    return out
+
+
+_RAISERS = ("channel_watermark", "channel_idle", "channel_active", "watermark_generated")
+
+
+def _raised_by(trace: Trace, mark_row: int, raisers: np.ndarray | None = None) -> str:
+    """Which input raised the watermark record at ``mark_row``: the latest channel or
+    partition watermark before it at the same processing time, else the generator
+    (``raisers``: the rows of those kinds, when known)."""
+    c = trace.columns()
+    proc = c.proc_time.get(mark_row)
+    if c.ts.get(mark_row) == MAX:
+        return "the end of input (every source emits the MAX watermark when it finishes)"
+    channels = trace.rows_where(kind=_RAISERS) if raisers is None else raisers
+    channels = channels[channels < mark_row]
+    if not len(channels):
+        return ""
+    r, *before = trace.records_at(channels[-1:-3:-1])
+    if r.proc_time != proc:
+        return ""
+    if (
+        r.kind == "channel_active"
+        and before
+        and before[0].kind == "channel_watermark"
+        and (before[0].operator, before[0].detail, before[0].proc_time)
+        == (r.operator, r.detail, proc)
+    ):
+        r = before[0]  # a record on an idle channel: it advances, then is active again
+    if r.kind == "channel_watermark":
+        channel, name = r.detail
+        return f"{name} (channel {channel} of {r.operator!r}) advancing to {time_text(r.ts)}"
+    if r.kind == "channel_idle":
+        channel, name = r.detail
+        return (
+            f"{name} (channel {channel} of {r.operator!r}) going idle: the minimum then ignores it"
+        )
+    if r.kind == "channel_active":
+        channel, name = r.detail
+        return f"{name} (channel {channel} of {r.operator!r}) becoming active again"
+    return f"the watermark generator of {r.operator!r} emitting {time_text(r.ts)}"

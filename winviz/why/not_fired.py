@@ -1,0 +1,221 @@
+"""``why_not_fired``: why a window has not fired — no element reached it, the trigger decides
+(not the watermark), or the operator's watermark is held below the window's max timestamp by
+one *active* input channel or partition, or several (Flink's ``StatusWatermarkValve`` /
+``WatermarkOutputMultiplexer``: the minimum over the active channels; an idle one holds
+nothing back).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from winviz.time import MIN
+from winviz.trace import Trace
+from winviz.trace.channels import CHANNEL_KINDS, unrecorded_channel
+from winviz.trace.paused import still_paused
+from winviz.why.answer import Answer
+from winviz.why.claims import (
+    Channel,
+    DidFire,
+    NoContents,
+    NoEventTimer,
+    PausedForAlignment,
+    TimerDue,
+    TriggerDecides,
+    WatermarkHeld,
+)
+from winviz.why.reading import (
+    table_frame,
+    time_text,
+    trace_of,
+    window_bounds,
+    window_operator_of,
+    window_rows,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
+    """Why ``window`` has not fired for ``key`` (by the end of the trace)."""
+    trace = trace_of(trace)
+    bounds = window_bounds(window)
+    max_ts = bounds[1] - 1
+    question = f"Why has window [{bounds[0]}, {bounds[1]}) of key {key!r} not fired?"
+    op = window_operator_of(trace, key, bounds, operator)
+    fired = window_rows(trace, key, bounds, op, "fired")
+    if len(fired):
+        return Answer(question, (DidFire(op, len(fired)),), table_frame())
+    assigned = window_rows(trace, key, bounds, op, "assigned")
+    skipped = window_rows(trace, key, bounds, op, "skipped_late_window")
+    marks = trace.records("watermark", operator=op)
+    wm = marks[-1].ts if marks else MIN
+    if not len(assigned):
+        return Answer(question, (NoContents(op, len(skipped)), *_paused(trace)), table_frame())
+    if wm >= max_ts:
+        calls = tuple(
+            r.detail for r in trace.records("trigger", operator=op, key=key, window=bounds)
+        )
+        return Answer(question, (TriggerDecides(op, wm, max_ts, calls[-5:]),), table_frame())
+    target = _next_trigger_timer(trace, op, key, bounds)
+    if target is None:
+        calls = tuple(
+            r.detail for r in trace.records("trigger", operator=op, key=key, window=bounds)
+        )
+        return Answer(question, (NoEventTimer(op, wm, max_ts, calls[-5:]),), table_frame())
+    if target <= wm:
+        return Answer(question, (TimerDue(op, wm, target),), table_frame())
+    channels = _channels(trace)
+    held = _held(op, wm, target, channels, max_ts, _with_idleness(trace))
+    table = table_frame(
+        [
+            {
+                "operator": ch.operator,
+                "channel": ch.channel,
+                "input": ch.input,
+                "watermark": time_text(ch.watermark),
+                "last_advanced": ch.last_advanced,
+                "idle": ch.idle,
+            }
+            for ch in channels
+        ]
+    )
+    return Answer(question, (held, *_paused(trace)), _typed(table, _CHANNEL_TYPES))
+
+
+def _paused(trace: Trace) -> tuple[PausedForAlignment, ...]:
+    """The claim that sources are still paused for watermark alignment (none: nothing is)."""
+    spans = tuple(still_paused(trace))
+    return (PausedForAlignment(spans),) if spans else ()
+
+
+def _next_trigger_timer(trace: Trace, op: str, key: Any, window: tuple[int, int]) -> int | None:
+    """The earliest event-time timer the window's *trigger* registered and that has neither
+    fired nor been deleted (None: none). A trigger registers its timers inside its call
+    (``onElement`` after the ``assigned`` record, ``onEventTime`` after ``timer_fired``), so
+    before that call's ``trigger`` record; the window operator's cleanup timer (max timestamp
+    + allowed lateness, ``WindowOperator.registerCleanupTimer``) is registered after it, and
+    is not the trigger's."""
+    pending: set[int] = set()
+    since: list[int] = []  # event-time timers registered in this call, before its record
+    for r in trace.records(
+        "assigned", "timer_registered", "timer_fired", "timer_deleted", "trigger",
+        operator=op, key=key, window=window,
+    ):  # fmt: skip
+        if r.kind == "trigger":
+            pending.update(since)
+            since = []
+        elif r.kind == "assigned":  # (a new element's processing: a cleanup timer before)
+            since = []
+        elif r.detail[0] != "event":
+            continue
+        elif r.kind == "timer_registered":
+            since.append(r.ts)
+        else:
+            pending.discard(r.ts)
+            since = [] if r.kind == "timer_fired" else since
+    return min(pending) if pending else None
+
+
+def _with_idleness(trace: Trace) -> set[str]:
+    """The timestamps-and-watermarks operators whose strategy has ``with_idleness``: the
+    ``idleness`` records the run wrote when it started (none in a trace written before that
+    record kind existed)."""
+    return {str(r.detail[1]) for r in trace.records("idleness")}
+
+
+def _held(
+    op: str,
+    wm: int,
+    target: int,
+    channels: list[Channel],
+    max_ts: int,
+    with_idleness: set[str] | frozenset[str] = frozenset(),
+) -> WatermarkHeld:
+    """Which input channels hold ``op``'s watermark ``wm`` below ``target`` (the window's
+    next trigger timer; ``max_ts`` its max timestamp): those of ``op``
+    itself when it has channels, else of the one operator upstream that has (Flink's
+    ``StatusWatermarkValve`` / ``WatermarkOutputMultiplexer``: the minimum over the *active*
+    channels; an idle channel holds nothing back). ``with_idleness``: ``_with_idleness``."""
+    ops = list(dict.fromkeys(ch.operator for ch in channels))
+    judged = op if op in ops else (ops[0] if len(ops) == 1 else None)
+    mine = [ch for ch in channels if ch.operator == judged]
+    active = [ch for ch in mine if not ch.idle]
+    holders = tuple(sorted((ch for ch in active if ch.watermark < target), key=_by_watermark))
+    idle = tuple(ch for ch in mine if ch.idle)
+    others: int | None = None
+    if len(holders) == 1:
+        rest = [ch.watermark for ch in active if ch is not holders[0]]
+        others = min(rest) if rest else None
+    return WatermarkHeld(
+        operator=op,
+        watermark=wm,
+        max_timestamp=max_ts,
+        target=target,
+        channels_of=judged,
+        holders=holders,
+        idle=idle,
+        others=others,
+        idleness_seen=any(ch.idle_seen for ch in mine)
+        or judged in with_idleness
+        or any(ch.input in with_idleness for ch in mine),
+        idleness_would_help=len(holders) == 1 and others is not None and others >= target,
+    )
+
+
+def _by_watermark(ch: Channel) -> int:
+    return ch.watermark
+
+
+def _channels(trace: Trace) -> list[Channel]:
+    """The last watermark and idleness of every input channel or partition in the trace: a
+    channel is at MIN until its first watermark record, and a channel that wrote no record at
+    all is found by ``winviz.trace.channels.unrecorded_channel``."""
+    state: dict[tuple[str, int | None], dict[str, Any]] = {}
+    per_operator: dict[str, list[tuple[Any, ...]]] = {}
+    for r in trace.records(*CHANNEL_KINDS, "watermark"):
+        if r.kind == "watermark":
+            if r.operator in per_operator:
+                per_operator[r.operator].append(
+                    (r.seq, r.kind, r.proc_time, r.watermark, r.watermark, None, None)
+                )
+            continue
+        channel, name = r.detail
+        value = r.ts if r.kind == "channel_watermark" else None
+        per_operator.setdefault(r.operator, []).append(
+            (r.seq, r.kind, r.proc_time, value, r.watermark, channel, name)
+        )
+        entry = state.setdefault(
+            (r.operator, channel),
+            {"operator": r.operator, "channel": channel, "input": name, "watermark": MIN,
+             "last_advanced": None, "idle": False, "idle_seen": False},
+        )  # fmt: skip
+        if r.kind == "channel_watermark":
+            entry["watermark"], entry["last_advanced"] = r.ts, r.proc_time
+        else:
+            entry["idle"] = r.kind == "channel_idle"
+            entry["idle_seen"] = entry["idle_seen"] or entry["idle"]
+    for op, records in per_operator.items():
+        sink = len(trace.rows_where(kind="sink", operator=op)) > 0
+        silent = unrecorded_channel(op, records, sink=sink)
+        if silent is not None:
+            state[(op, None)] = {
+                "operator": op, "channel": silent.channel, "input": silent.input,
+                "watermark": MIN, "last_advanced": None, "idle": False, "idle_seen": False,
+            }  # fmt: skip
+    return [Channel(**entry) for entry in state.values()]
+
+
+# the channel table's columns: a channel without records has no index nor time it advanced
+# (<NA>, the numbers staying ints: a float column would show 1199.0); watermarks are printed
+# by name (MIN)
+_CHANNEL_TYPES = {
+    "operator": object, "channel": "Int64", "input": object, "watermark": object,
+    "last_advanced": "Int64", "idle": bool,
+}  # fmt: skip
+
+
+def _typed(frame: pd.DataFrame, types: dict[str, Any]) -> pd.DataFrame:
+    """``frame`` with these column types (an empty frame as it is)."""
+    return frame if frame.empty else frame.astype(types)

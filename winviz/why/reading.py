@@ -1,0 +1,84 @@
+"""What every why-question reads off the trace the same way: the trace of a result, the window
+asked about, the window operator, a window's rows of some kinds, the row before another, a
+time as printed (MIN and MAX by name) and the table frame (pandas, imported only when a
+question is asked: the engine needs none).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from winviz.time import MAX, format_ms
+from winviz.trace import Trace
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def table_frame(rows: Any = None) -> pd.DataFrame:
+    import pandas as pd  # imported when a question is asked: the engine needs no pandas
+
+    return pd.DataFrame(rows)
+
+
+def time_text(t: int | None) -> str:
+    """A time as printed: MIN and MAX by name (``winviz.time.format_ms``), never
+    ±9223372036854775808; MAX is the end of input."""
+    if t is None:
+        return "none"
+    return "MAX (end of input)" if t == MAX else format_ms(t)
+
+
+def window_bounds(window: Any) -> tuple[int, int]:
+    bounds = (
+        (window.start, window.end)
+        if hasattr(window, "start") and window.start is not None
+        else window
+    )
+    if (
+        isinstance(bounds, (tuple, list))
+        and len(bounds) == 2
+        and all(b.__class__ is int for b in bounds)
+    ):
+        return bounds[0], bounds[1]
+    raise TypeError(f"window {window!r}: expected a TimeWindow or a (start, end) pair of ints")
+
+
+def trace_of(source: Any) -> Trace:
+    """The trace of a ``Trace`` or of a result with ``.trace``; a clear error for anything
+    else."""
+    trace = source if isinstance(source, Trace) else getattr(source, "trace", None)
+    if not isinstance(trace, Trace):
+        raise TypeError(
+            f"expected a winviz Trace or a job result with .trace, got {type(source).__name__}"
+            + (" (the job ran with trace=False)" if hasattr(source, "trace") else "")
+        )
+    return trace
+
+
+def window_rows(
+    trace: Trace, key: Any, window: Any, operator: str | None, *kinds: str
+) -> np.ndarray:
+    return trace.rows_where(kind=kinds or None, operator=operator, key=key, window=window)
+
+
+def window_operator_of(
+    trace: Trace, key: Any, window: tuple[int, int], operator: str | None
+) -> str:
+    if operator is not None:
+        return operator
+    rows = window_rows(trace, key, window, None, "assigned", "fired", "skipped_late_window")
+    if len(rows):
+        return trace.records_at(rows[:1])[0].operator
+    ops = trace.operators("assigned", "fired", "late_dropped", "skipped_late_window")
+    if not ops:
+        raise ValueError("the trace has no window operator (no assigned / fired records)")
+    return ops[0]
+
+
+def row_before(rows: np.ndarray, row: int) -> int:
+    """The last of the sorted ``rows`` before ``row`` (-1: none)."""
+    k = int(np.searchsorted(rows, row)) - 1
+    return int(rows[k]) if k >= 0 else -1

@@ -1,0 +1,303 @@
+"""The sentence of a why-answer, rendered from its claims only (``render``): one function per
+claim type, in the words of ``winviz.trace.vocabulary``; times printed by name (MIN, MAX).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from winviz.trace import vocabulary as words
+from winviz.trace.paused import paused_note
+from winviz.why.claims import (
+    Channel,
+    Claim,
+    DidFire,
+    ElementFate,
+    Firing,
+    JoinFate,
+    NeverFired,
+    NoContents,
+    NoEventTimer,
+    NotKeyed,
+    PausedForAlignment,
+    Replayed,
+    TimerDue,
+    TriggerDecides,
+    WatermarkHeld,
+    WindowOutcome,
+)
+from winviz.why.reading import time_text
+
+
+def firing_watermark(f: Firing) -> str:
+    """The watermark a firing saw, as printed (MAX by the end of a key in BATCH mode)."""
+    return "MAX (end of key)" if f.cause == words.END_OF_KEY else time_text(f.watermark)
+
+
+def cause_text(f: Firing) -> str:
+    """A firing's cause in a few words (the table's "cause" column)."""
+    if f.cause == "event-time timer":
+        return f"event-time timer at {f.timer}"
+    if f.cause == "processing-time timer":
+        return f"processing-time timer at {f.timer}"
+    if f.cause in ("element", "session merge") and f.element_seq is not None:
+        what = "element" if f.cause == "element" else "session merge on the element"
+        return f"{what} at seq {f.element_seq} (timestamp {time_text(f.element_ts)})"
+    return f.cause
+
+
+FIRINGS_SPELLED = 4  # firings a sentence spells out; the table has them all
+
+
+def render(claims: tuple[Claim, ...]) -> str:
+    """The sentence of an answer: each claim in words, in order (nothing else is said)."""
+    firings = [c for c in claims if isinstance(c, Firing)]
+    parts = []
+    if firings:
+        parts.append(_render_firings(firings))
+    parts += [_RENDER[type(c)](c) for c in claims if not isinstance(c, Firing)]
+    return " ".join(parts)
+
+
+def _render_firings(firings: list[Firing]) -> str:
+    op_text = f"It fired {len(firings)} time(s) at {firings[0].operator!r}."
+    spelled = [_render_firing(f) for f in firings[:FIRINGS_SPELLED]]
+    more = len(firings) - FIRINGS_SPELLED
+    tail = [f"{more} more in the table."] if more > 0 else []
+    return " ".join([op_text, *spelled, *tail])
+
+
+def _render_firing(f: Firing) -> str:
+    what = words.firing_order(f.earlier_firings).capitalize()
+    head = f"{what} at processing time {f.proc_time}"
+    if f.cause == "event-time timer":
+        body = (
+            f"caused by the event-time timer at {f.timer}: the watermark reached "
+            f"{time_text(f.watermark)} ≥ {f.timer}"
+            + (f", raised by {f.raised_by}" if f.raised_by else "")
+        )
+    elif f.cause == "end of input":
+        body = "caused by the end of input: the watermark reached MAX"
+    elif f.cause == words.END_OF_KEY:
+        body = (
+            f"caused by the end of key: the watermark reached {firing_watermark(f)} ≥ "
+            f"{f.timer}, raised by {f.raised_by}"
+        )
+    elif f.cause == "processing-time timer":
+        body = f"caused by the processing-time timer at {f.timer}"
+    elif f.cause in ("element", "session merge") and f.element_seq is not None:
+        merge = " (it merged sessions into this window)" if f.cause == "session merge" else ""
+        body = (
+            f"caused by the element at seq {f.element_seq} (timestamp "
+            f"{time_text(f.element_ts)}){merge}: the trigger fired on it"
+        )
+    else:
+        body = "cause not traced (no trigger record before it)"
+    late = (
+        f"; a late firing: the watermark {time_text(f.watermark_before)} had already passed the "
+        f"max timestamp {f.max_timestamp}"
+        if f.late_firing
+        else ""
+    )
+    return f"{head}, {body}{late}."
+
+
+def _render_never(c: NeverFired) -> str:
+    return (
+        f"It never fired at {c.operator!r}; ask why_not_fired(trace, {c.key!r}, {list(c.window)})."
+    )
+
+
+def _render_did(c: DidFire) -> str:
+    return f"It did fire, {c.firings} time(s), at {c.operator!r}: ask why_fired."
+
+
+def _render_empty(c: NoContents) -> str:
+    why = (
+        f"{c.skipped} element(s) came for it after it was past cleanup and were not added"
+        if c.skipped
+        else "no element of that key was ever assigned to it"
+    )
+    return f"It has no contents at {c.operator!r}: {why}."
+
+
+def _render_trigger(c: TriggerDecides) -> str:
+    return (
+        f"The watermark ({time_text(c.watermark)}) is past its max timestamp {c.max_timestamp}, "
+        f"but the trigger never returned FIRE (its calls: {list(c.calls)}); the trigger "
+        "decides, not the watermark, for GlobalWindows or a custom trigger."
+    )
+
+
+def _render_no_timer(c: NoEventTimer) -> str:
+    return (
+        f"Its trigger registered no event-time timer at its max timestamp {c.max_timestamp} "
+        f"(the watermark of {c.operator!r} is {time_text(c.watermark)}): the watermark alone "
+        f"will not fire it; the trigger decides (its calls so far: {list(c.calls)})."
+    )
+
+
+def _channel_words(ch: Channel) -> str:
+    where = (
+        f"channel {ch.channel} of {ch.operator!r}"
+        if ch.channel is not None
+        else f"a channel of {ch.operator!r} that wrote no record"
+    )
+    return f"{ch.input} ({where}) at {time_text(ch.watermark)}"
+
+
+def _render_held(c: WatermarkHeld) -> str:
+    if c.target == c.max_timestamp:
+        out = (
+            f"The watermark of {c.operator!r} is stuck at {time_text(c.watermark)}, below the "
+            f"window's max timestamp {c.max_timestamp}: it fires once the watermark ≥ "
+            f"{c.max_timestamp}."
+        )
+    else:
+        out = (
+            f"The watermark of {c.operator!r} is stuck at {time_text(c.watermark)}, below "
+            f"{c.target}, the time of its trigger's next event-time timer (the window's max "
+            f"timestamp is {c.max_timestamp}): the trigger is asked once the watermark ≥ "
+            f"{c.target}."
+        )
+    if c.channels_of is None:
+        return out + (
+            " The operator has one input: no later event raised the generator's watermark "
+            "(max timestamp seen − bound − 1) that far."
+        )
+    if c.idle:
+        names = ", ".join(ch.input for ch in c.idle)
+        verb = "is" if len(c.idle) == 1 else "are"
+        out += f" {names} {verb} idle and hold{'s' if len(c.idle) == 1 else ''} nothing back."
+    if len(c.holders) > 1:
+        held = ", ".join(_channel_words(ch) for ch in c.holders)
+        return out + (
+            f" No single input holds it: {held} are all active and below {c.target}; "
+            "it fires once each of them reaches it or goes idle."
+        )
+    if not c.holders:
+        return out + (
+            " No active input is below it now: every input is idle, and the watermark stays "
+            "where it is until an input is active again and advances."
+        )
+    h = c.holders[0]
+    advanced = (
+        f"last advanced at processing time {h.last_advanced}"
+        if h.last_advanced is not None
+        else "never advanced (the trace has no watermark of it)"
+    )
+    out += f" The minimum is held by {_channel_words(h)}, {advanced}; it is not idle"
+    if not c.idleness_would_help:
+        return out + (
+            f": the window fires only after its watermark reaches {c.target} or it goes idle."
+        )
+    others = time_text(c.others)
+    if c.idleness_seen:
+        return out + (
+            f", so it holds everyone back; once the job's idleness timeout marks it idle, the "
+            f"other inputs raise the watermark to {others}."
+        )
+    return out + (
+        ", so it holds everyone back: once it is marked idle the other inputs advance the "
+        f"watermark to {others}. with_idleness(t) marks an input idle after t ms without "
+        "records (the trace records no idleness timeout for it and shows no idle input; its "
+        "later records may then be late)."
+    )
+
+
+def _arrival_words(c: ElementFate | JoinFate) -> str:
+    """Where and when an element arrived: its operator, timestamp and the watermark then."""
+    return (
+        f"at {c.operator!r} (timestamp {time_text(c.ts)}, "
+        f"watermark {time_text(c.watermark)} at arrival)"
+    )
+
+
+def _render_fate(c: ElementFate) -> str:
+    at = _arrival_words(c)
+    if c.fate == words.DROPPED:
+        return (
+            f"Dropped {at}: it is late (timestamp ≤ watermark) and every window it belongs to "
+            "is past cleanup (max timestamp + allowed lateness ≤ watermark); counted in "
+            "num_late_records_dropped."
+        )
+    if c.fate == words.SIDE_OUTPUT:
+        return (
+            f"Sent to the side output {c.side_output!r} {at}: late, and every window it "
+            "belongs to is past cleanup."
+        )
+    if c.fate == words.ON_TIME:
+        head = f"On time {at}: its timestamp > the watermark; it was added to its windows."
+    else:
+        head = (
+            f"Late but accepted {at}: its timestamp ≤ the watermark, but a window it belongs "
+            "to is not past cleanup (max timestamp + allowed lateness > watermark), so it was "
+            "added."
+        )
+    return " ".join([head, *(_render_outcome(c, o) for o in c.windows if o.added)]).strip()
+
+
+def _render_join_fate(c: JoinFate) -> str:
+    at = _arrival_words(c)
+    if c.fate == words.BUFFERED:
+        return (
+            f"Buffered {at}: not below the watermark (Flink's isLate is timestamp < watermark), "
+            f"so it was joined with {c.pairs} buffered element(s) of the other input on arrival "
+            f"and stays buffered for later ones until its cleanup timer at {time_text(c.cleanup)} "
+            "fires."
+        )
+    where = "dropped" if c.fate == words.DROPPED else f"sent to the side output {c.side_output!r}"
+    return (
+        f"Late {at}: an interval join takes no element whose timestamp is below its "
+        "watermark (Flink's IntervalJoinOperator.isLate: timestamp < watermark), so it was "
+        f"joined with nothing and {where}."
+    )
+
+
+def _render_outcome(c: ElementFate, o: WindowOutcome) -> str:
+    f = o.next_firing
+    if c.fate == words.ON_TIME and not o.fired_now:
+        return ""
+    if f is None:
+        return f"Window {o.window} did not fire after it (by the end of the trace)."
+    late = (
+        f", a late firing: the watermark had passed its max timestamp {o.max_timestamp}"
+        if f.late_firing
+        else ""
+    )
+    order = words.firing_order(f.earlier_firings)
+    if o.fired_now:
+        before = f"had fired {o.earlier_firings} time(s) and " if o.earlier_firings else ""
+        return f"Window {o.window} {before}fired at once on it ({order}{late})."
+    return (
+        f"Window {o.window} fired next at processing time {f.proc_time} ({order}{late}), "
+        f"caused by {cause_text(f)}."
+    )
+
+
+_RENDER: dict[type, Any] = {
+    NeverFired: _render_never,
+    DidFire: _render_did,
+    NoContents: _render_empty,
+    TriggerDecides: _render_trigger,
+    NoEventTimer: _render_no_timer,
+    TimerDue: lambda c: (
+        f"Its trigger's event-time timer at {c.timer} is at or below the watermark of "
+        f"{c.operator!r} ({time_text(c.watermark)}): it fires on the operator's next watermark "
+        "advance."
+    ),
+    WatermarkHeld: _render_held,
+    ElementFate: _render_fate,
+    JoinFate: _render_join_fate,
+    PausedForAlignment: lambda c: paused_note(c.spans),
+    Replayed: lambda c: (
+        f"Source record {c.index} arrived {c.arrivals} times: a restore replayed it, with the "
+        "watermarks starting again at MIN. "
+        + (
+            f"Its last arrival, whose fate the results keep ({c.arrivals} of {c.arrivals}):"
+            if c.shown == c.arrivals
+            else f"Arrival {c.shown} of {c.arrivals}, rolled back by a restore:"
+        )
+    ),
+    NotKeyed: lambda c: "It never reached a keyed operator.",
+}
