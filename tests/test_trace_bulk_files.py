@@ -18,7 +18,7 @@ from jobs import bounded, sum_pipeline
 
 import winviz as wv
 from winviz.trace import Trace, codec
-from winviz.trace.bulk import object_ids, object_pointers
+from winviz.trace.bulk import is_none, object_ids, same_objects, shared_objects
 from winviz.trace.columns import CodedColumn
 from winviz.trace.files import (
     _piece_texts,
@@ -109,16 +109,29 @@ def test_object_ids_are_the_ids_of_the_elements() -> None:
         object_ids(np.arange(3))
 
 
-def test_object_pointers_are_the_ids_read_in_place() -> None:
+def test_shared_objects_number_the_distinct_objects_in_order_of_first_appearance() -> None:
     shared = ("k", 1)
     values = np.empty(5, dtype=object)
-    values[:] = [shared, "a", shared, None, ("k", 1)]
-    pointers = object_pointers(values)
-    assert pointers.tolist() == [id(v) for v in values]
-    assert not pointers.flags.writeable and not pointers.flags.owndata  # (a view)
-    assert object_pointers(values[::2]).tolist() == [id(v) for v in values[::2]]  # (a copy)
-    with pytest.raises(TypeError, match="expected a 1-d object array"):
-        object_pointers(np.arange(3))
+    values[:] = [shared, "a", shared, None, tuple(["k", 1])]  # (equal, another object)
+    codes, first = shared_objects(values)
+    assert codes.tolist() == [0, 1, 0, 2, 3]
+    assert first.tolist() == [0, 1, 3, 4]
+
+
+def test_is_none_and_same_objects_compare_no_values() -> None:
+    class Odd:  # (== None and == anything: only ``is`` tells it apart)
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    odd, shared = Odd(), ("k", 1)
+    values = np.empty(4, dtype=object)
+    values[:] = [None, odd, 0, shared]
+    assert is_none(values).tolist() == [True, False, False, False]
+    other = np.empty(4, dtype=object)
+    other[:] = [None, Odd(), 0, tuple(["k", 1])]
+    assert same_objects(values, other).tolist() == [True, False, True, False]
 
 
 def _tricky_trace() -> Trace:

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from winviz.trace import Packed, Trace, codec, jsonable
-from winviz.trace.schema import OpaqueValue
+from winviz.trace.codec import OpaqueValue
 from winviz.viz import frames
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 

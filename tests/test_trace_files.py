@@ -13,7 +13,7 @@ import pytest
 
 import winviz as wv
 from winviz.trace import Trace
-from winviz.trace.schema import OpaqueValue
+from winviz.trace.codec import OpaqueValue
 
 STRATEGY = wv.WatermarkStrategy.for_bounded_out_of_orderness(300).with_timestamp_assigner(
     lambda e, _: e[1]

@@ -351,7 +351,7 @@ def test_dataclass_texts_are_the_compact_json_of_their_jsonable_form() -> None:
 
     from winviz import datasets
     from winviz.trace import jsonable
-    from winviz.trace.schema import OpaqueValue
+    from winviz.trace.codec import OpaqueValue
 
     class Level(enum.IntEnum):
         LOW = 1

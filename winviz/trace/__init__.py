@@ -1,11 +1,13 @@
 """The trace: one record per thing that happens inside a run, stored as columns.
 
 Every chart, lesson, question and comparison reads the trace, never the engine's internals.
-``schema`` names the kinds and fields and the order rules readers rely on; ``store`` is the
-``Trace`` (its writer API and its readers); ``columns`` the columnar layout; ``frame`` the
-pandas view; ``files`` the Parquet file a trace is saved to and loaded from.
+``schema`` names the kinds and fields and the order rules readers rely on; ``codec`` turns
+their values into JSON (the plain form ``to_json`` writes, the tagged form files hold);
+``store`` is the ``Trace`` (its writer API and its readers); ``columns`` the columnar layout;
+``frame`` the pandas view; ``files`` the Parquet file a trace is saved to and loaded from.
 """
 
+from winviz.trace.codec import jsonable
 from winviz.trace.schema import (
     BASE_FIELDS,
     DETAIL_FIELDS,
@@ -13,7 +15,6 @@ from winviz.trace.schema import (
     SCHEMA_VERSION,
     TraceRecord,
     detail_names,
-    jsonable,
     split_subtask,
     window_bounds,
 )

@@ -1,63 +1,22 @@
 """Helpers for converting a whole trace at once (``to_pandas``, ``save``, ``load_trace``).
 
-A trace of a 1M-event run holds millions of Python objects; a bulk conversion makes hundreds
-of thousands more, with the cyclic garbage collector paused (``winviz.collector.paused``).
-These helpers keep it at C speed:
-
-* ``object_ids``: the identities of an object array's elements as ``uint64`` without a Python
-  call per element. Readers tell a trace's values apart by identity where the engine shares
-  one object among many records (a window's timer details, an element's payload in its
-  ``arrival``, ``element`` and ``assigned`` records), as ``id()`` would.
-* ``object_pointers``: the same, read in place (a read-only view of the array's pointers, no
-  copy) where the array is contiguous, for readers that gather from it while it lives.
 * ``first_of_each``: codes of values numbered in order of first appearance, and where each
-  code first appears.
-* ``distinct_objects``: an object array's distinct objects (by identity) and each element's
-  number among them — to compute something once per shared object (a detail tuple's fields).
+  code first appears (pandas' hash table: no Python call per value).
+* ``shared_objects``: an object array's distinct objects, as the engine shares them (one
+  tuple for a window's timer details, one key object for a key's records): each element's
+  number among them and the first position of each. A reader computes something once per
+  shared object (a detail tuple's fields, a value's text) and gathers it by those numbers;
+  what it computes is a function of the value alone, so the result is the same as
+  computing it per element — sharing only saves the work. Identities are read with ``id``
+  (``map``: C speed, no raw pointers); ``is None`` tests use ``is_none``.
 """
 
 from __future__ import annotations
 
-import ctypes
-import sys
+from itertools import repeat
+from operator import is_
 
 import numpy as np
-
-# An object array holds one pointer per element, and in CPython ``id(x)`` is that pointer.
-_POINTERS = sys.implementation.name == "cpython" and ctypes.sizeof(ctypes.c_void_p) == 8
-
-
-def object_ids(values: np.ndarray) -> np.ndarray:
-    """``id()`` of each element of a 1-d object array, as ``uint64`` (equal exactly where the
-    elements are the same object). In CPython the array's own pointers are read (a copy of
-    its data buffer; the array keeps the objects alive meanwhile); elsewhere ``id`` is called
-    per element."""
-    if values.dtype != object or values.ndim != 1:
-        raise TypeError(f"expected a 1-d object array, got {values.dtype} of shape {values.shape}")
-    n = len(values)
-    if _POINTERS and n:
-        values = np.ascontiguousarray(values)
-        buffer = (ctypes.c_uint64 * n).from_address(values.ctypes.data)
-        return np.frombuffer(buffer, dtype=np.uint64, count=n).copy()
-    return np.fromiter(map(id, values.tolist()), dtype=np.uint64, count=n)
-
-
-def object_pointers(values: np.ndarray) -> np.ndarray:
-    """``object_ids(values)`` read in place: in CPython, for a contiguous 1-d object array, a
-    read-only ``uint64`` view of the array's own pointers (no copy), valid while the array
-    lives unchanged; else ``object_ids``' copy."""
-    if not (
-        _POINTERS
-        and values.dtype == object
-        and values.ndim == 1
-        and len(values)
-        and values.flags.c_contiguous
-    ):
-        return object_ids(values)
-    buffer = (ctypes.c_uint64 * len(values)).from_address(values.ctypes.data)
-    view = np.frombuffer(buffer, dtype=np.uint64)
-    view.flags.writeable = False
-    return view
 
 
 def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -71,12 +30,33 @@ def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, first
 
 
+def object_ids(values: np.ndarray) -> np.ndarray:
+    """``id()`` of each element of a 1-d object array, as ``uint64`` (equal exactly where the
+    elements are the same object; the array keeps them alive meanwhile)."""
+    if values.dtype != object or values.ndim != 1:
+        raise TypeError(f"expected a 1-d object array, got {values.dtype} of shape {values.shape}")
+    return np.fromiter(map(id, values), dtype=np.uint64, count=len(values))
+
+
+def shared_objects(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The number of each element of a 1-d object array among its distinct objects (numbered
+    in order of first appearance) and the position of each one's first element."""
+    return first_of_each(object_ids(values))
+
+
 def distinct_objects(values: np.ndarray) -> tuple[np.ndarray, list[object]]:
-    """The number of each element of a 1-d object array among its distinct objects (by
-    identity, numbered in order of first appearance) and those objects, in that order: a
-    reader of a field of values the trace shares (a window's timer details, a trigger call's
-    detail) reads each shared object once, without touching every element."""
+    """``shared_objects``' numbers and the distinct objects themselves, in that order."""
     if not len(values):
         return np.zeros(0, dtype=np.int64), []
-    codes, first = first_of_each(object_ids(values))
+    codes, first = shared_objects(values)
     return codes, values[first].tolist()
+
+
+def is_none(values: np.ndarray | list[object]) -> np.ndarray:
+    """Where the values are None, as a bool array (``is``: C speed, no value compared)."""
+    return np.fromiter(map(is_, values, repeat(None)), dtype=bool, count=len(values))
+
+
+def same_objects(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Where ``a[i] is b[i]`` (the same object is the same value), as a bool array."""
+    return np.fromiter(map(is_, a, b), dtype=bool, count=len(a))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from winviz.trace.bulk import distinct_objects, object_ids
+from winviz.trace.bulk import distinct_objects, same_objects
 from winviz.trace.columns import TraceColumns, identity, object_array
 
 TIMER_CALLS = ("on_event_time", "on_processing_time")
@@ -82,7 +82,7 @@ def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.nda
     field's part of the ``fired`` records (which the charts read too), the timers' alone."""
     a = c.values_at(name, timer_rows, ("timer_fired",))
     b = c.part(name, ("fired",)).decode(fired_rows)
-    same = object_ids(a) == object_ids(b)  # (the same object is the same value)
+    same = same_objects(a, b)  # (the same object is the same value)
     for i in np.flatnonzero(~same).tolist():
         same[i] = identity(a[i]) == identity(b[i])
     return same

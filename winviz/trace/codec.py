@@ -1,8 +1,12 @@
-"""Values in a trace file, as data only.
+"""Values of a trace as JSON: the one place a trace value becomes JSON, in two forms.
 
-A trace carries the engine's own values: keys, element payloads, windows, timer namespaces.
-A trace file must never run code when it is read (no pickle), so each value is written as
-JSON text, with a tag for what JSON cannot say by itself:
+* **The plain form** (``jsonable``) — what ``Trace.to_json`` and ``to_rows`` write and the
+  charts' tooltips show: deterministic and readable, a value as JSON says it (a tuple as a
+  list, a window as ``[start, end]``); not meant to be read back.
+* **The tagged form** (``encode`` / ``to_text``; ``decode`` / ``from_text`` read it) — what
+  a trace file holds (``winviz.trace.files``). A trace file must never run code when it is
+  read (no pickle), so each value is written as JSON text, with a tag for what JSON cannot
+  say by itself:
 
 | value | written as |
 |---|---|
@@ -15,24 +19,94 @@ JSON text, with a tag for what JSON cannot say by itself:
 | any other dict | ``{"$dict": [[key, value], ...]}`` |
 | anything else (a dataclass, an enum, an object) | ``{"$text": …, "$type": …, "$json": …}`` |
 
-Reading gives back the same values, except the last row (its ``repr``, type name and
-``jsonable`` form): an ``OpaqueValue`` that shows the original's text and keeps its JSON
-form, so ``to_json()`` of a loaded trace is byte for byte the original's. ``decode`` accepts
-only these shapes and raises ``ValueError`` on anything else.
+Reading gives back the same values, except the last row (its ``repr``, type name and plain
+form): an ``OpaqueValue`` that shows the original's text and keeps its plain form, so
+``to_json()`` of a loaded trace is byte for byte the original's. ``decode`` accepts only
+these shapes and raises ``ValueError`` on anything else.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+from dataclasses import dataclass
 from itertools import chain, compress
 from json.encoder import encode_basestring
 from typing import Any
 
 import numpy as np
 
-from winviz.trace.schema import OpaqueValue, jsonable
 from winviz.windows.window import GLOBAL_WINDOW, GlobalWindow, TimeWindow
+
+
+@dataclass(frozen=True, slots=True)
+class OpaqueValue:
+    """A value read from a trace file that was not plain data when it was saved (a dataclass,
+    an enum, an object): its ``repr`` text, its type's name, and the JSON form ``jsonable``
+    gave it then. Never turned back into the object (no code runs when a file is read)."""
+
+    text: str
+    type_name: str
+    json: Any
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def jsonable(value: Any) -> Any:
+    """A deterministic JSON-ready form of any value the engine carries (what ``to_json``,
+    ``to_rows`` and the charts' tooltips write): None, bools, ints and strings as they are, a
+    finite float as itself (NaN and infinities as their ``repr`` text), lists and tuples as
+    lists, a window as ``[start, end]``, a dataclass as the dict of its fields, anything else
+    as its ``repr`` text.
+
+    A dict becomes a JSON object whose member names are the keys' ``str()``, in that order —
+    unless two of its keys have the same ``str()`` (``1`` and ``"1"``, ``True`` and
+    ``"True"``): one object cannot hold both, so such a dict becomes a list of ``[key,
+    value]`` pairs instead, each key and value in its own JSON form, in the order of the
+    keys' ``str()``, then their types' names (module and qualified name), then the JSON
+    texts of key and value — the same dict, whatever the order of its entries, gives the
+    same list. ``{1: "a", "1": "b"}`` -> ``[[1, "a"], ["1", "b"]]``; a dict whose keys'
+    ``str()`` are all distinct keeps the object form (``{2: "x"}`` -> ``{"2": "x"}``)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, OpaqueValue):
+        return value.json
+    if isinstance(value, float):
+        return (
+            value if value == value and value not in (float("inf"), float("-inf")) else repr(value)
+        )
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        named = {str(k): jsonable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+        return named if len(named) == len(value) else _pairs(value)
+    if hasattr(value, "start") and hasattr(value, "end"):
+        return [value.start, value.end]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable(dataclasses.asdict(value))
+    return repr(value)
+
+
+def _pairs(value: dict[Any, Any]) -> list[list[Any]]:
+    """``jsonable``'s form of a dict two of whose keys have the same ``str()``: its ``[key,
+    value]`` pairs in a deterministic order (see ``jsonable``)."""
+    entries = []
+    for k, v in value.items():
+        cls = k.__class__
+        key, val = jsonable(k), jsonable(v)
+        order = (str(k), f"{cls.__module__}.{cls.__qualname__}", _text(key), _text(val))
+        entries.append((order, [key, val]))
+    entries.sort(key=lambda entry: entry[0])
+    return [pair for _, pair in entries]
+
+
+def _text(value: Any) -> str:
+    """The canonical JSON text of a plain form (compact, keys sorted): what the tagged form
+    keeps of an opaque value, and what ``_pairs`` orders by."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
 
 _PLAIN = (type(None), bool, int, str)
 _JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
@@ -227,16 +301,12 @@ def encode(value: Any) -> Any:
             return {k: encode(v) for k, v in value.items()}
         return {"$dict": [[encode(k), encode(v)] for k, v in value.items()]}
     if isinstance(value, OpaqueValue):
-        return {"$text": value.text, "$type": value.type_name, "$json": _json_text(value.json)}
+        return {"$text": value.text, "$type": value.type_name, "$json": _text(value.json)}
     return {
         "$text": repr(value),
         "$type": f"{cls.__module__}.{cls.__qualname__}",
-        "$json": _json_text(jsonable(value)),
+        "$json": _text(jsonable(value)),
     }
-
-
-def _json_text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 def decode(data: Any) -> Any:

@@ -23,7 +23,6 @@ as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one).
 from __future__ import annotations
 
 import numbers
-import sys
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -34,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from winviz.collector import paused
-from winviz.trace.bulk import first_of_each, object_ids, object_pointers
+from winviz.trace.bulk import is_none
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
@@ -417,8 +416,7 @@ def time_column(values: list[Any]) -> TimeColumn:
     if types == {type(None)}:
         return TimeColumn(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool))
     objects = object_array(values)
-    # (where a value is present: its pointer is not None's, read without touching the values)
-    present = object_ids(objects) != id(None)
+    present = ~is_none(objects)
     if types == {int, type(None)}:
         objects[~present] = 0
         try:
@@ -442,10 +440,6 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
     """Dictionary-encode a column. ``fast``: the values are known to be told apart by
     equality alone (strings; windows, whose bounds the engine made ints)."""
     n = len(values)
-    if n >= _BY_OBJECT_MIN:
-        coded = _encode_by_object(values, fast=fast)
-        if coded is not None:
-            return coded
     # one pass: a value not seen before gets the next code (``__missing__``), at C speed
     code_of: defaultdict[Any, int] = defaultdict(count().__next__)
     try:
@@ -458,34 +452,6 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
     codes = np.fromiter(map(code_of_ident.__getitem__, map(identity, values)), np.int32, n)
     first = np.unique(codes, return_index=True)[1] if n else codes  # (each code's first)
     return CodedColumn(codes, [values[i] for i in first.tolist()])
-
-
-def _encode_by_object(values: list[Any], *, fast: bool = False) -> CodedColumn | None:
-    """``encode`` of values that are a few objects repeated (the keys a job hands on: each
-    key one object, shared by its records; the plain records' kinds, operator names and
-    windows): the distinct objects found by identity, their pointers numbered by pandas'
-    hash table (``bulk.first_of_each``), and only they encoded (as ``encode``, ``fast`` as
-    given); the same codes and values as ``encode`` of every value, without a dictionary
-    lookup per value nor the check of every value's type an exact plain dictionary needs.
-    None (``encode``'s own way) when pandas is not loaded (a reader that needs no pandas does
-    not load it for this), or when a sample of the values, or the values, hold many distinct
-    objects."""
-    if "pandas" not in sys.modules:
-        return None
-    sample = values[:_BY_OBJECT_SAMPLE]
-    if len(set(map(id, sample))) * 8 > len(sample):
-        return None
-    objects = object_array(values)
-    codes, first = first_of_each(object_pointers(objects))
-    if len(first) * 8 > len(values):
-        return None
-    head = encode(objects[first].tolist(), fast=fast)
-    return CodedColumn(head.codes[codes], head.values)
-
-
-# ``_encode_by_object``: for this many values or more, seeing this many of them first
-_BY_OBJECT_MIN = 4096
-_BY_OBJECT_SAMPLE = 1024
 
 
 def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:

@@ -84,7 +84,7 @@ import pyarrow.parquet as pq
 from winviz.collector import paused
 from winviz.errors import InputError, TraceFileError
 from winviz.trace import codec
-from winviz.trace.bulk import first_of_each, object_pointers
+from winviz.trace.bulk import first_of_each, object_ids
 from winviz.trace.columns import (
     LONG_MAX,
     LONG_MIN,
@@ -390,8 +390,7 @@ def _texts_array(
 class _WholeIds:
     """The identities (``object_ids``) of the object arrays that are a kind's whole detail
     (``DetailPiece.whole``: the trace's detail column), read once per array for every
-    detail column, in place where CPython allows (a read-only view of the array's pointers:
-    no 54 MB copy of a million-event trace's), kept alive with the array."""
+    detail column, kept alive with the array."""
 
     def __init__(self) -> None:
         self._ids: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -399,7 +398,7 @@ class _WholeIds:
     def of(self, table: np.ndarray) -> np.ndarray:
         held = self._ids.get(id(table))
         if held is None:
-            held = self._ids[id(table)] = (table, object_pointers(table))
+            held = self._ids[id(table)] = (table, object_ids(table))
         return held[1]
 
 
@@ -427,7 +426,7 @@ def _detail_array(
         if p.whole:
             parts.append(whole.of(p.table)[p.rows])
         else:
-            parts.append(object_pointers(p.table))
+            parts.append(object_ids(p.table))
     codes, first = first_of_each(parts[0] if len(parts) == 1 else np.concatenate(parts))
     offsets = np.cumsum([0] + [len(part) for part in parts])
     row_codes = [
@@ -464,7 +463,7 @@ def _json_column(n: int, pieces: list[DetailPiece], whole: _WholeIds) -> pa.Stri
     rows, codes = [], []
     for p in pieces:
         # (a piece's own table is read in place too: it lives as long as the piece)
-        ids = whole.of(p.table)[p.rows] if p.whole else object_pointers(p.table)
+        ids = whole.of(p.table)[p.rows] if p.whole else object_ids(p.table)
         local = next(
             (c for seen, c in done if len(seen) == len(ids) and np.array_equal(seen, ids)), None
         )

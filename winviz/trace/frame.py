@@ -49,7 +49,7 @@ import pandas as pd
 
 from winviz.collector import paused
 from winviz.errors import InputError
-from winviz.trace.bulk import first_of_each, object_ids, object_pointers
+from winviz.trace.bulk import first_of_each, is_none, object_ids
 from winviz.trace.columns import (
     CodedColumn,
     TimeColumn,
@@ -263,17 +263,14 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
     first appearance)."""
     per_kind = kind_rows(c)
     parts: dict[str, list[DetailPiece]] = {name: [] for name in _field_names(per_kind)}
-    ids: np.ndarray | None = None  # the details' identities (read once, without touching them)
     for kind, rows in per_kind.items():
         fields = detail_names(kind)
         if len(fields) == 1:
             parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
             continue
-        if ids is None:
-            ids = object_pointers(c.detail)
         codes: np.ndarray | None = None
         first = rows
-        kind_ids = ids[rows]
+        kind_ids = object_ids(c.detail[rows])
         if shared(kind_ids):
             # each distinct tuple split once (by identity: the engine shares tuples)
             codes, at = first_of_each(kind_ids)
@@ -335,8 +332,7 @@ Piece = tuple[np.ndarray, np.ndarray, np.ndarray | None]  # rows, table, codes
 
 @dataclass(frozen=True, slots=True)
 class _Picked:
-    """The details of one kind's plain records: ``values[at]`` (gathered only where they are
-    not shared: a shared tuple's records are told apart by identity, ``_item_pieces``)."""
+    """The details of one kind's plain records: ``values[at]`` (``_item_pieces``)."""
 
     values: np.ndarray
     at: np.ndarray
@@ -365,24 +361,16 @@ def _item_pieces(
     if isinstance(item, Tuples) and width > 1 and len(item.fields) == width:
         return [(rows, _typed(f), None) for f in item.fields]
     if isinstance(item, _Picked):
-        if width == 1:
-            return [(rows, item.values[item.at], None)]
-        ids = object_pointers(item.values)[item.at]
-        picked: np.ndarray | None = item.at
-        values = item.values
-    else:
-        values = _item_objects(item, len(rows))
-        if width == 1:
-            return [(rows, values, None)]
-        ids = object_ids(values)
-        picked = None
+        item = item.values[item.at]
+    values = _item_objects(item, len(rows))
+    if width == 1:
+        return [(rows, values, None)]
+    ids = object_ids(values)
     codes = None
     first = rows
-    if shared(ids):  # each distinct tuple split once (by identity: the engine shares tuples)
+    if shared(ids):  # each distinct tuple split once (the engine shares tuples)
         codes, at = first_of_each(ids)
-        first, values = rows[at], values[at if picked is None else picked[at]]
-    elif picked is not None:
-        values = values[picked]
+        first, values = rows[at], values[at]
     tables = split_fields(c, kind, first, values.tolist(), width)
     return [(rows, t, codes) for t in tables]
 
@@ -665,12 +653,11 @@ def _masked(
     values_of: list[DetailPiece] = []  # each piece's values, and where they are missing
     missing_of: list[DetailPiece] = []
     present = np.zeros(1, dtype=bool)  # (one value for all the rows of a piece: none missing)
-    none = id(None)
     for p, table in zip(pieces, tables, strict=True):
         if table.dtype == dtype:  # (ints already: ``_typed``)
             values, absent = table, present
         else:
-            absent = object_pointers(table) == none
+            absent = is_none(table)
             try:
                 if absent.any():
                     values = np.zeros(len(table), dtype=dtype)

@@ -43,8 +43,6 @@ exchange. Two-input operators (``connect``) write ``channel_watermark`` / ``chan
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,20 +149,6 @@ class TraceRecord:
         return dict(zip(names, self.detail, strict=True))
 
 
-@dataclass(frozen=True, slots=True)
-class OpaqueValue:
-    """A value read from a trace file that was not plain data when it was saved (a dataclass,
-    an enum, an object): its ``repr`` text, its type's name, and the JSON form ``jsonable``
-    gave it then. Never turned back into the object (no code runs when a file is read)."""
-
-    text: str
-    type_name: str
-    json: Any
-
-    def __repr__(self) -> str:
-        return self.text
-
-
 def split_subtask(operator: str) -> tuple[str, int | None]:
     """``"window#2"`` -> ``("window", 2)``; an operator with parallelism 1 -> ``(name, None)``."""
     name, sep, index = operator.rpartition("#")
@@ -178,56 +162,3 @@ def window_bounds(window: Any) -> tuple[int | None, int | None]:
     start = getattr(window, "start", None)
     end = getattr(window, "end", None)
     return start, end
-
-
-def jsonable(value: Any) -> Any:
-    """A deterministic JSON-ready form of any value the engine carries (what ``to_json``,
-    ``to_rows`` and the charts' tooltips write): None, bools, ints and strings as they are, a
-    finite float as itself (NaN and infinities as their ``repr`` text), lists and tuples as
-    lists, a window as ``[start, end]``, a dataclass as the dict of its fields, anything else
-    as its ``repr`` text.
-
-    A dict becomes a JSON object whose member names are the keys' ``str()``, in that order —
-    unless two of its keys have the same ``str()`` (``1`` and ``"1"``, ``True`` and
-    ``"True"``): one object cannot hold both, so such a dict becomes a list of ``[key,
-    value]`` pairs instead, each key and value in its own JSON form, in the order of the
-    keys' ``str()``, then their types' names (module and qualified name), then the JSON
-    texts of key and value — the same dict, whatever the order of its entries, gives the
-    same list. ``{1: "a", "1": "b"}`` -> ``[[1, "a"], ["1", "b"]]``; a dict whose keys'
-    ``str()`` are all distinct keeps the object form (``{2: "x"}`` -> ``{"2": "x"}``)."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, OpaqueValue):
-        return value.json
-    if isinstance(value, float):
-        return (
-            value if value == value and value not in (float("inf"), float("-inf")) else repr(value)
-        )
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        named = {str(k): jsonable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
-        return named if len(named) == len(value) else _pairs(value)
-    if hasattr(value, "start") and hasattr(value, "end"):
-        return [value.start, value.end]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return jsonable(dataclasses.asdict(value))
-    return repr(value)
-
-
-def _pairs(value: dict[Any, Any]) -> list[list[Any]]:
-    """``jsonable``'s form of a dict two of whose keys have the same ``str()``: its ``[key,
-    value]`` pairs in a deterministic order (see ``jsonable``)."""
-    entries = []
-    for k, v in value.items():
-        cls = k.__class__
-        key, val = jsonable(k), jsonable(v)
-        order = (str(k), f"{cls.__module__}.{cls.__qualname__}", _text(key), _text(val))
-        entries.append((order, [key, val]))
-    entries.sort(key=lambda entry: entry[0])
-    return [pair for _, pair in entries]
-
-
-def _text(value: Any) -> str:
-    """The compact JSON text of a ``jsonable`` form (keys sorted), to order by."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from winviz.errors import ArgumentTypeError, InputError
+from winviz.trace.codec import jsonable
 from winviz.trace.columns import (
     Pieces,
     Plain,
@@ -58,7 +59,6 @@ from winviz.trace.schema import (
     DETAIL_FIELDS,
     SCHEMA_VERSION,
     TraceRecord,
-    jsonable,
     split_subtask,
     window_bounds,
 )

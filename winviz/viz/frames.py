@@ -56,9 +56,9 @@ from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable, vocabulary
 from winviz.trace.bulk import distinct_objects, first_of_each, object_ids
 from winviz.trace.causes import firing_causes as trace_firing_causes
+from winviz.trace.codec import OpaqueValue
 from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
-from winviz.trace.schema import OpaqueValue
 
 P = ParamSpec("P")
 R = TypeVar("R")
