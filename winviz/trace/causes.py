@@ -6,17 +6,24 @@ record of its operator before it names the call (``on_element``, ``on_event_time
 ``on_processing_time``, ``on_merge``); for a timer call, the latest ``timer_fired`` record of
 that operator before the call is the timer that fired it, when it is of the same key and
 window. Nothing is guessed: no trigger record gives no call, a timer of another key or window
-gives no timer. ``winviz.viz`` (firing marks) and ``winviz.why`` word the result.
+gives no timer. ``fired_by`` then puts each firing in one category of
+``vocabulary.FIRED_BY`` — the one rule ``winviz.viz`` (firing marks, legends, the explorer's
+summary) and ``winviz.why`` (``why_fired``) both call.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from winviz.time import MAX
+from winviz.trace import vocabulary as words
 from winviz.trace.bulk import distinct_objects, same_objects
 from winviz.trace.columns import TraceColumns, identity, object_array
 
 TIMER_CALLS = ("on_event_time", "on_processing_time")
+CALL_CAUSES = {"on_element": words.ELEMENT, "on_merge": words.SESSION_MERGE}
+"""The trigger calls that name a firing's cause by themselves (``Trigger.onElement``,
+``Trigger.onMerge``); a timer call's cause is its timer's domain (``fired_by``)."""
 
 
 def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,3 +93,54 @@ def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.nda
     for i in np.flatnonzero(~same).tolist():
         same[i] = identity(a[i]) == identity(b[i])
     return same
+
+
+def timer_domains(
+    c: TraceColumns, timer_rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The domain of the timer that fired each firing (``timer_rows``: its ``timer_fired``
+    record's position, -1 where none, as ``firing_causes`` gives them): the domains (an
+    object array: the first item of the timer's detail, "event" or "processing"; None where
+    no timer fired it), where a domain is named (not None) and where it is "event". Each
+    detail is read once (the engine shares each window's timer details)."""
+    timer_rows = np.asarray(timer_rows, dtype=np.int64)
+    timed = timer_rows >= 0
+    domains = np.full(len(timer_rows), None, dtype=object)
+    named = np.zeros(len(timer_rows), dtype=bool)
+    event = np.zeros(len(timer_rows), dtype=bool)
+    if timed.any():
+        numbers, details = distinct_objects(
+            c.values_at("detail", timer_rows[timed], ("timer_fired",))
+        )
+        heads = [d[0] for d in details]
+        domains[timed] = object_array(heads)[numbers]
+        named[timed] = np.array([h is not None for h in heads], dtype=bool)[numbers]
+        event[timed] = np.array([h == "event" for h in heads], dtype=bool)[numbers]
+    return domains, named, event
+
+
+def fired_by(
+    calls: np.ndarray, named: np.ndarray, event: np.ndarray, watermarks: np.ndarray
+) -> np.ndarray:
+    """The category of each firing's cause (one of ``vocabulary.FIRED_BY``; an object array),
+    from ``firing_causes``' trigger calls and ``timer_domains``' masks (``named``: a timer of
+    a named domain fired it; ``event``: an event-time timer) and the watermark each ``fired``
+    record carries (int64; any value but MAX where absent):
+
+    * an event-time timer (``WindowOperator.onEventTime``) is "event-time timer", or "end of
+      input" when it fired while the operator's watermark was MAX (``Long.MAX_VALUE``, which
+      a source emits when it finishes);
+    * a processing-time timer (``onProcessingTime``) is "processing-time timer";
+    * otherwise the trigger call names it: ``onElement`` "element", ``onMerge`` "session
+      merge" (``CALL_CAUSES``);
+    * anything else — no trigger record, or a timer call whose timer the trace does not
+      give — is "cause not traced" (nothing is guessed).
+
+    Each distinct call is looked up once (the engine shares the call names)."""
+    numbers, distinct = distinct_objects(np.asarray(calls, dtype=object))
+    names = [CALL_CAUSES.get(c, "") if isinstance(c, str) else "" for c in distinct]
+    out = object_array([n or words.CAUSE_NOT_TRACED for n in names])[numbers]
+    out[named] = words.PROCESSING_TIME_TIMER
+    out[event] = words.EVENT_TIME_TIMER
+    out[event & (np.asarray(watermarks) == MAX)] = words.END_OF_INPUT
+    return out

@@ -44,15 +44,22 @@ SIDE_OUTPUT = "side output"
 ELEMENT_FATES: tuple[str, ...] = (ON_TIME, LATE_ACCEPTED, DROPPED, SIDE_OUTPUT)
 """An element's fate at a window operator, in this order (charts colour them so)."""
 
+ELEMENT = "element"
+EVENT_TIME_TIMER = "event-time timer"
+PROCESSING_TIME_TIMER = "processing-time timer"
+END_OF_INPUT = "end of input"
+SESSION_MERGE = "session merge"
+CAUSE_NOT_TRACED = "cause not traced"
 FIRED_BY: tuple[str, ...] = (
-    "element",
-    "event-time timer",
-    "processing-time timer",
-    "end of input",
-    "session merge",
-    "cause not traced",
+    ELEMENT,
+    EVENT_TIME_TIMER,
+    PROCESSING_TIME_TIMER,
+    END_OF_INPUT,
+    SESSION_MERGE,
+    CAUSE_NOT_TRACED,
 )
-"""The categories of a firing's cause (legends and labels)."""
+"""The categories of a firing's cause (legends and labels); ``winviz.trace.causes.fired_by``
+is the rule that puts a firing in one."""
 
 END_OF_KEY = "end of key"
 """A ``why_fired`` cause in BATCH mode: the end of a key's records (not a chart category)."""

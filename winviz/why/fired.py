@@ -14,7 +14,7 @@ from winviz.batch_execution import END_OF_KEY
 from winviz.time import MAX, MIN
 from winviz.trace import Trace
 from winviz.trace import vocabulary as words
-from winviz.trace.causes import firing_causes
+from winviz.trace.causes import fired_by, firing_causes, timer_domains
 from winviz.why.answer import Answer
 from winviz.why.claims import Firing, NeverFired
 from winviz.why.reading import (
@@ -62,21 +62,24 @@ def firings_of(
     firings of it came before the first)."""
     c = trace.columns()
     calls, timer_rows = firing_causes(c, fired)
+    _, named, event = timer_domains(c, timer_rows)
+    records = trace.records_at(fired)
+    watermarks = [MIN if r.watermark is None else r.watermark for r in records]
+    categories = fired_by(calls, named, event, np.array(watermarks, dtype=object))  # the rule
     marks = trace.rows_where(kind="watermark", operator=op)
     elements = trace.rows_where(kind="element", operator=op)
     raisers = trace.rows_where(kind=_RAISERS)
     timed = timer_rows[timer_rows >= 0]
     timers = dict(zip(timed.tolist(), trace.records_at(timed), strict=True))
     out = []
-    for i, (record, call, t) in enumerate(
-        zip(trace.records_at(fired), calls.tolist(), timer_rows.tolist(), strict=True)
+    for i, (record, cause, t) in enumerate(
+        zip(records, categories.tolist(), timer_rows.tolist(), strict=True)
     ):
         timer = timers.get(t)
         wm = MIN if record.watermark is None else record.watermark
         before, raised_by, timer_ts = wm, "", None
         element_seq = element_ts = None
-        if call == "on_event_time" and timer is not None:
-            cause = "end of input" if wm == MAX else "event-time timer"
+        if cause in (words.EVENT_TIME_TIMER, words.END_OF_INPUT) and timer is not None:
             timer_ts = timer.ts
             mark = row_before(marks, record.seq)  # the advance that fired the timer
             if mark >= 0 and trace.records_at([mark])[0].detail == END_OF_KEY:  # BATCH mode
@@ -89,16 +92,13 @@ def firings_of(
                 raised_by = _raised_by(trace, mark, raisers)
                 prior = row_before(marks, mark)
                 before = MIN if prior < 0 else int(c.ts.get(prior))
-        elif call == "on_processing_time" and timer is not None:
-            cause, timer_ts = "processing-time timer", timer.ts
-        elif call in ("on_element", "on_merge"):
-            cause = "element" if call == "on_element" else "session merge"
+        elif cause == words.PROCESSING_TIME_TIMER and timer is not None:
+            timer_ts = timer.ts
+        elif cause in (words.ELEMENT, words.SESSION_MERGE):
             e = row_before(elements, record.seq)
             if e >= 0:
                 element = trace.records_at([e])[0]
                 element_seq, element_ts = element.seq, element.ts
-        else:
-            cause = "cause not traced"
         out.append(
             Firing(
                 operator=op,
