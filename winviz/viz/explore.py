@@ -51,6 +51,7 @@ import html
 import inspect
 import numbers
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -66,7 +67,6 @@ from ipywidgets.widgets.widget import _remove_buffers
 
 from winviz.errors import InputError
 from winviz.trace import Trace, vocabulary
-from winviz.trace.columns import object_array
 from winviz.viz import frames, grid, pages, palette
 from winviz.viz.export import (
     EXPLORER_KEY,
@@ -197,30 +197,11 @@ def _late_firings(view: frames.TraceView, op: str) -> int:
 
 
 def _fired_by_counts(view: frames.TraceView, rows: np.ndarray) -> dict[str, int]:
-    """How many of these ``fired`` records ``frames.fired_by`` puts in each of "element",
-    "event-time timer", "processing-time timer", "end of input", "session merge" and "cause
-    not traced" (the rest), counted from the
-    causes (``winviz.trace.causes.firing_causes``) without wording each one: a firing with
-    a timer is of its domain (an event-time timer at the watermark MAX is the end of input;
-    a timer whose domain the trace does not name is worded, in none of them), one without a
-    timer is "element" when its trigger call is ``on_element``."""
-    calls, timer_rows = frames.fired_causes(view, rows)
-    timed = timer_rows >= 0
-    with_timer = timer_rows[timed]
-    domains = object_array([d[0] for d in view.part("detail", with_timer)[with_timer].tolist()])
-    event = domains == "event"
-    at_max = view.ints("watermark", rows)[0][timed] == frames.LONG_MAX
-    processing = ~event & np.not_equal(domains, None)
-    untimed = calls[~timed]
-    out = {
-        "element": int((untimed == "on_element").sum()),
-        "event-time timer": int((event & ~at_max).sum()),
-        "processing-time timer": int(processing.sum()),
-        "end of input": int((event & at_max).sum()),
-        "session merge": int((untimed == "on_merge").sum()),
-    }
-    out["cause not traced"] = len(rows) - sum(out.values())  # (no trigger call, or no timer)
-    return out
+    """How many of these ``fired`` records ``frames.fired_by`` puts in each category of
+    ``vocabulary.FIRED_BY``."""
+    by = frames.fired_by(view, rows)  # (winviz.trace.causes.fired_by, the one rule)
+    counts = Counter(by.tolist())
+    return {cause: counts[cause] for cause in vocabulary.FIRED_BY}
 
 
 class Stages:

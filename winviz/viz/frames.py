@@ -46,7 +46,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
-from operator import is_, itemgetter, ne
+from operator import is_, itemgetter
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -55,7 +55,9 @@ import pandas as pd
 from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jsonable, vocabulary
 from winviz.trace.bulk import distinct_objects, first_of_each, object_ids
+from winviz.trace.causes import fired_by as cause_category
 from winviz.trace.causes import firing_causes as trace_firing_causes
+from winviz.trace.causes import timer_domains
 from winviz.trace.codec import OpaqueValue
 from winviz.trace.columns import object_array, window_table
 from winviz.trace.frame import from_pandas
@@ -929,16 +931,13 @@ def _firings(view: TraceView, operator: str) -> dict[str, Any]:
     frame["cause"] = cause
     frame["timer"] = timer
     frame["firing"], frame["late_firing"] = firing_words(view, operator, frame, domain)
-    frame["fired_by"] = fired_by(cause, domain, view.ints("watermark", rows)[0])
+    frame["fired_by"] = fired_by(view, rows)
     ends = pd.Series(frame["window_end"]).tolist()  # as the frame's column reads them
     frame["at"] = pd.Series(
         [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
         dtype=object,
     )
     return frame
-
-
-_CALL_CAUSE = {"on_element": "element", "on_merge": "session merge"}
 
 
 def firing_words(
@@ -990,14 +989,9 @@ def late_firing_count(view: TraceView, operator: str) -> int:
     if not len(rows):
         return 0
     calls, timer_rows = fired_causes(view, rows)
-    has_timer = timer_rows >= 0
-    event = np.zeros(len(rows), dtype=bool)
-    if has_timer.any():
-        numbers, details = distinct_objects(
-            view.c.values_at("detail", timer_rows[has_timer], ("timer_fired",))
-        )
-        event[has_timer] = np.array([d[0] == "event" for d in details], dtype=bool)[numbers]
-    traced = has_timer | np.isin(calls, list(_CALL_CAUSE))
+    _, named, event = timer_domains(view.c, timer_rows)
+    by = cause_category(calls, named, event, view.ints("watermark", rows)[0])
+    traced = by != vocabulary.CAUSE_NOT_TRACED
     before = _watermark_before(view, operator, rows, event)
     # is_late_firing(before, end - 1), as arrays (end - 1 never overflows: end > MIN)
     return int((traced & (before >= end - 1)).sum())
@@ -1021,17 +1015,7 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
     rows, start, end = rows[present], start[present], end[present]
     calls, timer_rows = fired_causes(view, rows)
     has_timer = timer_rows >= 0
-    domains = np.full(len(rows), None, dtype=object)
-    timed = timer_rows[has_timer]
-    # each timer's domain: the first item of its detail, read once per detail object (the
-    # engine shares each window's timer details)
-    numbers, details = distinct_objects(view.c.values_at("detail", timed, ("timer_fired",)))
-    heads = [d[0] for d in details]
-    domains[has_timer] = object_array(heads)[numbers]
-    event = np.zeros(len(rows), dtype=bool)
-    event[has_timer] = np.array([h == "event" for h in heads], dtype=bool)[numbers]
-    has_domain = np.zeros(len(rows), dtype=bool)  # (a detail whose domain is not None)
-    has_domain[has_timer] = np.array([ne(h, None) for h in heads], dtype=bool)[numbers]
+    domains, named, event = timer_domains(view.c, timer_rows)
     event_rows = timer_rows[event]
     timer_ts = view.part("ts", event_rows).take(event_rows)
     if timer_ts.exact and timer_ts.present.all():  # ints: the timer's, else the window end
@@ -1053,20 +1037,9 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
             "window_end": end,
             "proc_time": _time_values(view, "proc_time", rows),
             "at": at,
-            "fired_by": _fired_by_marks(calls, has_domain, event, view.ints("watermark", rows)[0]),
+            "fired_by": cause_category(calls, named, event, view.ints("watermark", rows)[0]),
         }
     )
-
-
-def _fired_by_marks(
-    calls: np.ndarray, has_domain: np.ndarray, event: np.ndarray, watermarks: np.ndarray
-) -> np.ndarray:
-    """``fired_by(base_causes(calls), domains, watermarks)`` of firings whose timer's domain
-    is not None where ``has_domain`` and "event" where ``event`` (``fired_by_masks``), each
-    distinct call's cause found once."""
-    numbers, distinct = distinct_objects(calls)  # (a few shared call names, and None)
-    causes = base_causes(object_array(distinct))[numbers]
-    return fired_by_masks(causes, has_domain, event, watermarks)
 
 
 def _known_marks(known: pd.DataFrame, names: tuple[str, ...]) -> Columns:
@@ -1092,8 +1065,9 @@ def firing_causes(
     (cause text, timer timestamp, timer domain) per record — "event-time timer at t" /
     "processing-time timer at t", "element", "session merge", or "" (unknown, never
     guessed)."""
-    calls, timer_rows = fired_causes(view, fired_rows)
-    causes = base_causes(calls).tolist()
+    _, timer_rows = fired_causes(view, fired_rows)
+    by = fired_by(view, fired_rows).tolist()  # (element and session merge say it all)
+    texts = [b if b in (vocabulary.ELEMENT, vocabulary.SESSION_MERGE) else "" for b in by]
     timers: list[int | None] = [None] * len(fired_rows)
     domains: list[str | None] = [None] * len(fired_rows)
     which = np.flatnonzero(timer_rows >= 0)
@@ -1104,8 +1078,8 @@ def firing_causes(
         for i, ts, detail in zip(which.tolist(), stamps, details, strict=True):
             domain = detail[0]
             word = "event-time" if domain == "event" else "processing-time"
-            causes[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
-    return causes, timers, domains
+            texts[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
+    return texts, timers, domains
 
 
 def fired_causes(view: TraceView, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1121,39 +1095,12 @@ def fired_causes(view: TraceView, fired_rows: np.ndarray) -> tuple[np.ndarray, n
     return calls[at], timers[at]
 
 
-def base_causes(calls: np.ndarray) -> np.ndarray:
-    """The cause of each firing that its trigger call names by itself (an object array):
-    "element" (``onElement``), "session merge" (``onMerge``), else "" (a timer call, or no
-    trigger record: ``fired_by`` tells them apart by the timer's domain)."""
-    out = np.full(len(calls), "", dtype=object)
-    for call, cause in _CALL_CAUSE.items():
-        out[calls == call] = cause
-    return out
-
-
-def fired_by(causes: Any, domains: Any, watermarks: np.ndarray) -> np.ndarray:
-    """The category of each firing's cause (one of ``palette.FIRED_BY``; an object array):
-    ``fired_by_masks`` of the timers' domains (``causes``: texts, "" where unknown;
-    ``domains``: the timer's, None where no timer fired it — arrays or lists)."""
-    domains = object_array(list(domains))
-    has_domain = np.not_equal(domains, None)  # (elementwise)
-    return fired_by_masks(object_array(list(causes)), has_domain, domains == "event", watermarks)
-
-
-def fired_by_masks(
-    causes: np.ndarray, has_domain: np.ndarray, event: np.ndarray, watermarks: np.ndarray
-) -> np.ndarray:
-    """The category of each firing's cause: an event-time timer (``event``) that fired while
-    the operator's watermark was MAX (``Long.MAX_VALUE``, emitted when the input ends) is
-    "end of input"; otherwise the timer's domain (``has_domain``: a timer fired it), the cause
-    ("element", "session merge"), or "cause not traced" when the trace names no trigger call
-    (``causes``: an object array of texts, "" where unknown; changed in place)."""
-    out = causes
-    out[out == ""] = "cause not traced"
-    out[has_domain] = "processing-time timer"
-    out[event] = "event-time timer"
-    out[event & (watermarks == LONG_MAX)] = "end of input"
-    return out
+def fired_by(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
+    """The category of each of these ``fired`` records' cause (one of ``palette.FIRED_BY``;
+    an object array): ``winviz.trace.causes.fired_by``, the one rule, of their causes."""
+    calls, timer_rows = fired_causes(view, fired_rows)
+    _, named, event = timer_domains(view.c, timer_rows)
+    return cause_category(calls, named, event, view.ints("watermark", fired_rows)[0])
 
 
 def cleanups(view: TraceView, operator: str) -> pd.DataFrame:

@@ -627,7 +627,7 @@ def _drawn_firings(view: TraceView, op: str, slot: dict) -> dict[str, list[Any]]
         "key_text": [k for k, p in zip(keys, picked, strict=True) if p],
         "window_start": [s for s, k in zip(start, picked, strict=True) if k],
         "window_end": ends,
-        "fired_by": frames.fired_by(cause, domain, view.ints("watermark", rows)[0]).tolist(),
+        "fired_by": frames.fired_by(view, rows).tolist(),
         "at": [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
         "seq": rows.tolist(),
         "proc_time": view.column("proc_time", rows).tolist(),
