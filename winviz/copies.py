@@ -7,8 +7,17 @@ keeps the records it traces as they were: a map, filter, flat_map, KeyedProcessF
 window function gets a copy of a record that could be changed in place (a dict, a list, an
 object), and the first record of a window's reduce state is a copy too. Immutable records —
 None, bool, int, float, str, bytes and tuples (or frozensets) of those, nested to any depth —
-are handed over as they are (no copy, no cost). ``copy_record`` copies dicts and lists of
-such values at C speed and anything else with ``copy.deepcopy``.
+are handed over as they are (no copy, no cost): a copy of a value that cannot be changed is
+unobservable. So are *immutable records*: instances of a frozen dataclass or of a
+namedtuple whose every attribute is itself immutable (``Click(user="u1", ...)``; a frozen
+dataclass holding a list is copied). Whether a type can be such a record is decided once
+and cached (``_record_fields``): the class itself is a ``@dataclass(frozen=True)`` or a
+tuple subclass whose instances have no ``__dict__`` (a namedtuple), and it does not take
+over copying (no ``__deepcopy__``, ``__copy__``, ``__reduce__``, ``__reduce_ex__``,
+``__getstate__`` or ``__setstate__`` of its own, but a dataclass's own slot state); each
+instance's values are then looked into as a tuple's items are. Mutable dataclasses, lists,
+dicts, sets and any other object are copied. ``copy_record`` copies dicts and lists of
+immutable values at C speed and anything else with ``copy.deepcopy``.
 """
 
 from __future__ import annotations
@@ -22,16 +31,78 @@ _ATOMIC = frozenset({type(None), bool, int, float, str, bytes, complex})
 _ATOMIC_OR_TUPLE = _ATOMIC | {tuple}
 
 
+_COPY_HOOKS = (
+    "__deepcopy__",
+    "__copy__",
+    "__reduce__",
+    "__reduce_ex__",
+    "__getstate__",
+    "__setstate__",
+)
+_ITEMS = ("",)
+_RECORD_FIELDS: dict[type, tuple[str, ...] | None] = {}
+"""Per type: where its instances' values are when it may be an immutable record — ``("",)``
+for a namedtuple (its items); for a frozen dataclass its slots' names, with ``"__dict__"``
+first when its instances have a ``__dict__`` (all its values) — or None: never immutable,
+copied. Filled on first sight of a type (``_record_fields``)."""
+
+
+def _record_fields(cls: type) -> tuple[str, ...] | None:
+    """``_RECORD_FIELDS[cls]``, decided the first time ``cls`` is seen."""
+    try:
+        return _RECORD_FIELDS[cls]
+    except KeyError:
+        fields = _RECORD_FIELDS[cls] = _decide_record_fields(cls)
+        return fields
+
+
+def _decide_record_fields(cls: type) -> tuple[str, ...] | None:
+    """The rule of ``_RECORD_FIELDS``: a class that takes over copying is never shared; a
+    tuple subclass whose instances have no ``__dict__`` (a namedtuple) is read as its items;
+    a class decorated with ``@dataclass(frozen=True)`` itself (not a subclass of one, which
+    may set attributes) by its ``__dict__`` and every slot of its classes."""
+    for klass in cls.__mro__[:-1]:  # (object's own hooks copy the state as it is)
+        for hook in _COPY_HOOKS:
+            f = klass.__dict__.get(hook)
+            if f is not None and not getattr(f, "__qualname__", "").startswith("_dataclass_"):
+                return None  # (dataclasses' own slot state hooks are fine)
+    if issubclass(cls, tuple):
+        return _ITEMS if cls.__dictoffset__ == 0 else None
+    params = cls.__dict__.get("__dataclass_params__")
+    if params is None or not params.frozen:
+        return None
+    names = ["__dict__"] if cls.__dictoffset__ != 0 else []
+    for klass in cls.__mro__[:-1]:
+        slots = klass.__dict__.get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else list(slots)
+    return tuple(dict.fromkeys(n for n in names if n != "__weakref__"))
+
+
+def _record_immutable(value: Any, fields: tuple[str, ...]) -> bool:
+    """Whether an immutable record's values (``_RECORD_FIELDS``) are all immutable."""
+    if fields is _ITEMS:
+        return all(map(is_immutable, value))  # a namedtuple's items
+    for name in fields:
+        if name == "__dict__":
+            if not all(map(is_immutable, value.__dict__.values())):
+                return False
+        elif not is_immutable(getattr(value, name, None)):
+            return False
+    return True
+
+
 def is_immutable(value: Any) -> bool:
-    """True when nothing in ``value`` can be changed in place: an atomic value, or a tuple or
-    frozenset whose items are immutable (to any depth). A tuple key such as
+    """True when nothing in ``value`` can be changed in place: an atomic value, a tuple or
+    frozenset whose items are immutable (to any depth), or an immutable record (a frozen
+    dataclass or namedtuple, see the module) whose values are. A tuple key such as
     ``(("eu", "web"), 3)`` is immutable; a tuple holding a list is not."""
     cls = value.__class__
     if cls in _ATOMIC:
         return True
     if cls is tuple or cls is frozenset:
         return all(map(is_immutable, value))
-    return False
+    fields = _record_fields(cls)
+    return fields is not None and _record_immutable(value, fields)
 
 
 def copy_record(value: Any) -> Any:
@@ -51,6 +122,9 @@ def copy_record(value: Any) -> Any:
             if item.__class__ not in _ATOMIC and not is_immutable(item):
                 return copy.deepcopy(value)
         return value.copy()
+    fields = _record_fields(cls)
+    if fields is not None and _record_immutable(value, fields):
+        return value
     return copy.deepcopy(value)
 
 
@@ -63,7 +137,9 @@ def all_immutable(values: Sequence[Any], kinds: set[type] | None = None) -> bool
     if kinds is None:
         kinds = set(map(type, values))
     if not kinds <= _ATOMIC_OR_TUPLE:
-        return False
+        if any(_record_fields(k) is None for k in kinds - _ATOMIC_OR_TUPLE):
+            return False  # (a type whose instances are never shared)
+        return all(map(is_immutable, values))
     if tuple not in kinds:
         return True
     tuples = values if len(kinds) == 1 else [v for v in values if v.__class__ is tuple]
