@@ -52,7 +52,7 @@ import pandas as pd
 from winviz.viz import frames, idle, palette, piles, replay, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timeline import auto_view, pick_operator
+from winviz.viz.timeline import STACK_STEPS, auto_view, pick_operator
 
 PARAM = "t"
 PLAY_PARAM = "play"
@@ -624,11 +624,6 @@ FIRING_STEP_PX = 11
 step for marks at one point): the square is 80 px², about 9 px wide."""
 
 
-FIRING_STEPS = 6
-"""How many places (``FIRING_STEP_PX`` apart) each way a firing mark tries beside its point
-before it is counted on the mark there (``piles``)."""
-
-
 def _side_by_side(
     rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, size: Size
 ) -> piles.Placement:
@@ -640,7 +635,7 @@ def _side_by_side(
     sy = height / max(1, y.hi - y.lo)
     places = [((r["x"] - x.lo) * sx, (r["y"] - y.lo) * sy) for r in rows]
     grid = piles.Grid(FIRING_STEP_PX, reach=FIRING_STEP_PX - 1)
-    placed = piles.side_by_side(places, FIRING_STEP_PX, width, most=FIRING_STEPS, grid=grid)
+    placed = piles.side_by_side(places, FIRING_STEP_PX, width, most=STACK_STEPS, grid=grid)
     for row, d in zip(rows, placed.dx, strict=True):
         row["dx"] = d
     return placed
