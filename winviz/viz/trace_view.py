@@ -383,7 +383,7 @@ class Columns:
 
 
 def memoized(view: TraceView, name: str, operator: str, build: Any) -> Any:
-    """``build()`` once per view, table name and operator: the frames below that several
+    """``build()`` once per view, table name and operator: the derived tables that several
     charts (and an explorer's summary) of one trace read are derived once per view. The
     table is shared: callers never change it in place."""
     key = (name, operator)
