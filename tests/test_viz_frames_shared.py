@@ -15,7 +15,7 @@ from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames, palette
+from winviz.viz import frames, palette, timer_records, window_lives
 from winviz.viz.explore import summarize
 from winviz.viz.timeline import DETAIL_LIMIT
 
@@ -165,7 +165,7 @@ def test_window_table_per_view(many) -> None:
 def test_group_ids_number_tuples_in_order_of_first_appearance() -> None:
     rng = np.random.default_rng(7)
     columns = [rng.integers(-3, 4, 500), rng.integers(0, 2**40, 500) % 5, rng.integers(0, 3, 500)]
-    ids = frames._group_ids(*columns)
+    ids = window_lives._group_ids(*columns)
     seen: dict[tuple[int, ...], int] = {}
     expected = [
         seen.setdefault(t, len(seen)) for t in zip(*(c.tolist() for c in columns), strict=True)
@@ -177,16 +177,16 @@ def test_group_ids_number_tuples_in_order_of_first_appearance() -> None:
     expected = [
         seen.setdefault(t, len(seen)) for t in zip(*(c.tolist() for c in wide), strict=True)
     ]
-    assert frames._group_ids(*wide).tolist() == expected
+    assert window_lives._group_ids(*wide).tolist() == expected
 
 
 def test_identity_codes_tell_values_apart() -> None:
     made = "".join(["proc", "essing"])  # equal to "processing", another object
     assert made is not "processing"  # noqa: F632
     values = ["event", "processing", "event", made, "other"]
-    assert frames._identity_codes(values).tolist() == [0, 1, 0, 1, 2]
-    assert frames._identity_codes(["event"] * 4).tolist() == [0, 0, 0, 0]
-    assert frames._identity_codes([]).tolist() == []
+    assert timer_records._identity_codes(values).tolist() == [0, 1, 0, 1, 2]
+    assert timer_records._identity_codes(["event"] * 4).tolist() == [0, 0, 0, 0]
+    assert timer_records._identity_codes([]).tolist() == []
 
 
 def _values(column) -> list:

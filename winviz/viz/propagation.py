@@ -530,34 +530,7 @@ def _panel(
     """One panel and its one-line description."""
     lines: pd.DataFrame = d["lines"]
     status: pd.DataFrame = d["status"]
-    # legend (and colour) order: channels by their first record, then those held at MIN
-    # before any record (seq -1), so a held line does not shift the other channels' colours
-    recorded = lines["seq"] >= 0
-    channels = list(dict.fromkeys(lines.loc[recorded & (lines["role"] == "channel"), "line"]))
-    for more in (
-        status.loc[status["role"] == "channel", "line"],
-        lines.loc[~recorded & (lines["role"] == "channel"), "line"],
-    ):
-        channels += [c for c in dict.fromkeys(more) if c not in channels]
-    operator_lines = list(dict.fromkeys(lines.loc[lines["role"] == "operator", "line"]))
-    domain = [*operator_lines, *channels]
-    colors = [OPERATOR_COLOR] * len(operator_lines) + [
-        CHANNEL_COLORS[i % len(CHANNEL_COLORS)] for i in range(len(channels))
-    ]
-    dashes = [[1, 0]] * len(operator_lines) + [
-        CHANNEL_DASHES[i % len(CHANNEL_DASHES)] for i in range(len(channels))
-    ]
-    color = alt.Color(
-        "line:N",
-        title="watermark line",
-        scale=alt.Scale(domain=domain, range=colors),
-        legend=alt.Legend(
-            labelLimit=260, symbolType="stroke", symbolStrokeWidth=3, symbolOpacity=1
-        ),
-    )
-    dash = alt.StrokeDash(
-        "line:N", title="watermark line", scale=alt.Scale(domain=domain, range=dashes)
-    )
+    channels, operator_lines, color, dash = _line_encodings(lines, status)
 
     y = palette.time_axis("watermark (event time)", lines["watermark"].tolist())
 
@@ -604,30 +577,7 @@ def _panel(
     if paused:
         sub += f", {len(paused)} paused span(s) (watermark alignment, bottom strips)"
         layers.append(_paused_layer(paused, x, t_end, height, color))
-    if chan_spans:
-        # a channel's idle span: full height, in the channel's colour
-        layers.append(
-            alt.Chart(_span_data(chan_spans, x))
-            .mark_rect(opacity=IDLE_OPACITY)
-            .encode(x=x.x("x"), x2=alt.X2("x2"), color=color, tooltip=_span_tips())
-        )
-    if op_spans:
-        # the operator's own idle span: a grey strip along the top, labelled
-        odata = _span_data(op_spans, x)
-        strip = alt.Chart(odata).encode(x=x.x("x"), x2=alt.X2("x2"), tooltip=_span_tips())
-        layers.append(
-            strip.mark_rect(color=palette.IDLE_COLOR, opacity=0.5).encode(
-                y=alt.value(0), y2=alt.value(OPERATOR_STRIP)
-            )
-        )
-        # labelled where the strip is wide enough to hold the words (≥ 10 % of the axis)
-        wide = odata[(odata["x2"] - odata["x"]) >= (x.hi - x.lo) / 10]
-        if not wide.empty:
-            layers.append(
-                alt.Chart(wide)
-                .mark_text(align="left", baseline="top", dx=3, dy=OPERATOR_STRIP + 2, fontSize=10)
-                .encode(x=x.x("x"), y=alt.value(0), text=alt.value("operator idle"))
-            )
+    layers += _idle_layers(chan_spans, op_spans, x, color)
     vdata = pd.DataFrame(vertices, columns=["line", "role", "attempt", "i", "x", "y"])
     for role, width_px in (("operator", 3.5), ("channel", 1.8)):
         part = vdata[vdata["role"] == role].drop(columns="role")
@@ -671,6 +621,75 @@ def _panel(
     plot = Pixels(x, y, width, height)
     layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
     return alt.layer(*layers).properties(width=width, height=height), sub
+
+
+def _line_encodings(
+    lines: pd.DataFrame, status: pd.DataFrame
+) -> tuple[list[str], list[str], alt.Color, alt.StrokeDash]:
+    """A panel's channels and operator lines in legend order, and the colour and dash
+    encodings of its watermark lines."""
+    # legend (and colour) order: channels by their first record, then those held at MIN
+    # before any record (seq -1), so a held line does not shift the other channels' colours
+    recorded = lines["seq"] >= 0
+    channels = list(dict.fromkeys(lines.loc[recorded & (lines["role"] == "channel"), "line"]))
+    for more in (
+        status.loc[status["role"] == "channel", "line"],
+        lines.loc[~recorded & (lines["role"] == "channel"), "line"],
+    ):
+        channels += [c for c in dict.fromkeys(more) if c not in channels]
+    operator_lines = list(dict.fromkeys(lines.loc[lines["role"] == "operator", "line"]))
+    domain = [*operator_lines, *channels]
+    colors = [OPERATOR_COLOR] * len(operator_lines) + [
+        CHANNEL_COLORS[i % len(CHANNEL_COLORS)] for i in range(len(channels))
+    ]
+    dashes = [[1, 0]] * len(operator_lines) + [
+        CHANNEL_DASHES[i % len(CHANNEL_DASHES)] for i in range(len(channels))
+    ]
+    color = alt.Color(
+        "line:N",
+        title="watermark line",
+        scale=alt.Scale(domain=domain, range=colors),
+        legend=alt.Legend(
+            labelLimit=260, symbolType="stroke", symbolStrokeWidth=3, symbolOpacity=1
+        ),
+    )
+    dash = alt.StrokeDash(
+        "line:N", title="watermark line", scale=alt.Scale(domain=domain, range=dashes)
+    )
+    return channels, operator_lines, color, dash
+
+
+def _idle_layers(
+    chan_spans: list[dict[str, Any]], op_spans: list[dict[str, Any]], x: TimeAxis, color: alt.Color
+) -> list[alt.Chart]:
+    """The idle periods of a panel: each channel's (full height, in its colour) and the
+    operator's own (a labelled grey strip along the top)."""
+    layers: list[alt.Chart] = []
+    if chan_spans:
+        # a channel's idle span: full height, in the channel's colour
+        layers.append(
+            alt.Chart(_span_data(chan_spans, x))
+            .mark_rect(opacity=IDLE_OPACITY)
+            .encode(x=x.x("x"), x2=alt.X2("x2"), color=color, tooltip=_span_tips())
+        )
+    if op_spans:
+        # the operator's own idle span: a grey strip along the top, labelled
+        odata = _span_data(op_spans, x)
+        strip = alt.Chart(odata).encode(x=x.x("x"), x2=alt.X2("x2"), tooltip=_span_tips())
+        layers.append(
+            strip.mark_rect(color=palette.IDLE_COLOR, opacity=0.5).encode(
+                y=alt.value(0), y2=alt.value(OPERATOR_STRIP)
+            )
+        )
+        # labelled where the strip is wide enough to hold the words (≥ 10 % of the axis)
+        wide = odata[(odata["x2"] - odata["x"]) >= (x.hi - x.lo) / 10]
+        if not wide.empty:
+            layers.append(
+                alt.Chart(wide)
+                .mark_text(align="left", baseline="top", dx=3, dy=OPERATOR_STRIP + 2, fontSize=10)
+                .encode(x=x.x("x"), y=alt.value(0), text=alt.value("operator idle"))
+            )
+    return layers
 
 
 _Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels

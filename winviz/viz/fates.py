@@ -1,0 +1,266 @@
+"""The fate of each element reaching a window operator (``element_fates``), the details of
+elements, and the late elements sent to the side output (``late_side_outputs``).
+
+How an element's fate is derived (``element_fates``), in Flink's words. An element is **late**
+when its timestamp is at or below the window operator's current watermark when it arrives
+(``ts <= watermark`` of its ``element`` record: Flink's "late element"); it is still
+**accepted** while one of its windows is within the allowed lateness (the operator assigns it),
+and is dropped or sent to the side output only when every window of it is past its cleanup
+time. The engine writes, for one input record reaching a window operator, an ``element`` record
+followed — before that operator's next ``element`` record — by its ``assigned`` /
+``skipped_late_window`` records (one per window) and at most one ``late_dropped`` or
+``side_output`` record. Records of *other* operators may interleave (a firing's output
+travelling downstream), so the grouping is per operator: each record of kind assigned /
+skipped_late_window / late_dropped / side_output belongs to the latest ``element`` record of
+its operator in ``seq`` order. Then, per element:
+
+* ``dropped`` — it has a ``late_dropped`` record (late, every window past cleanup);
+* ``side output`` — it has a ``side_output`` record (late, every window past cleanup);
+* ``late, accepted`` — ``ts <= watermark`` and it was assigned to at least one window (the
+  window may not have fired yet: lateness is about the watermark, not about firings);
+* ``on time`` — otherwise (``ts > watermark``, or no timestamp / no watermark yet).
+
+``source_index`` is the ``index`` of the nearest earlier ``arrival`` record when its value
+equals the element's value (the record that caused it; elements made by a firing upstream get
+none).
+"""
+
+from __future__ import annotations
+
+from operator import is_, itemgetter
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from winviz.trace import jsonable, vocabulary
+from winviz.viz.trace_view import (
+    FATE_KINDS,
+    Columns,
+    TraceView,
+    _numbers,
+    _objects,
+    memoized,
+    window_operators,
+)
+from winviz.viz.value_texts import key_text, shorts
+
+_FATE_NAMES = np.array(list(vocabulary.ELEMENT_FATES), dtype=object)
+
+
+def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
+    """One row per element reaching ``operator``: seq, proc_time, ts, fate, windows (how
+    many it was assigned to). See the module docstring for the rules (Flink's late element,
+    ``timestamp <= currentWatermark``; ``WindowOperator.isWindowLate`` decides what is
+    dropped or side output)."""
+    return memoized(view, "element_fates", operator, lambda: _element_fates_frame(view, operator))
+
+
+def element_fate_columns(view: TraceView, operator: str) -> Columns:
+    """``element_fates`` as ``Columns`` (the same values; fate an object array) and fate_code:
+    each fate's position in ``palette.FATES``."""
+    return memoized(view, "element_fate_columns", operator, lambda: _element_fates(view, operator))
+
+
+def _element_fates_frame(view: TraceView, operator: str) -> pd.DataFrame:
+    columns = element_fate_columns(view, operator)
+    return pd.DataFrame(
+        {
+            name: _objects(columns[name]) if name == "fate" else columns[name]
+            for name in ("seq", "proc_time", "ts", "fate", "windows")
+        }
+    )
+
+
+def _element_fates(view: TraceView, operator: str) -> Columns:
+    if view.kind_code("side_output") < 0 and view.kind_code("skipped_late_window") < 0:
+        return _element_fates_searched(view, operator)
+    rows = view.select(*FATE_KINDS, operator=operator)
+    codes = view.kind_codes(rows)  # (read once: each mask below compares them)
+    is_element = codes == view.kind_code("element")
+    group = np.cumsum(is_element) - 1
+    if len(group) and group[0] < 0:  # records before the first element (group: ascending)
+        keep = slice(int(np.argmax(is_element)) if is_element.any() else len(rows), None)
+        rows, group, is_element, codes = rows[keep], group[keep], is_element[keep], codes[keep]
+
+    assigned = codes == view.kind_code("assigned")
+    erows = rows[is_element]
+    n = len(erows)
+    # Flink's "late element": timestamp <= the operator's watermark on arrival (exact int64
+    # comparison, not float64, which would round near MIN / MAX)
+    stamps, has_ts = view.ints("ts", erows)
+    marks, has_mark = view.ints("watermark", erows)
+    late = has_ts & has_mark & (stamps <= marks)
+    n_windows = np.bincount(group[assigned], minlength=n)
+    # the fate's position in palette.FATES: late and assigned (to one window at least) is
+    # "late, accepted", and so is a late element of an operator without windows (a
+    # KeyedProcessFunction: it gets every element); a side output of its own (see
+    # late_side_outputs) or a late_dropped record overrides that, late_dropped first
+    fate = np.zeros(n, dtype=np.int64)
+    fate[late & _accepted(view, operator, n_windows)] = 1
+    if view.kind_code("side_output") >= 0:
+        fate[group[late_side_outputs(view, rows, group, operator)]] = 3
+    dropped = view.kind_code("late_dropped")
+    if dropped >= 0:
+        fate[group[codes == dropped]] = 2
+    return Columns(
+        {
+            "seq": erows,
+            "proc_time": view.numbers("proc_time", erows),
+            "ts": _numbers(stamps, has_ts),  # view.numbers("ts", erows), read once
+            "fate": _FATE_NAMES[fate],  # an object array (not pandas' str dtype)
+            "windows": n_windows,
+            "fate_code": fate,  # counted with bincount
+        }
+    )
+
+
+def _element_fates_searched(view: TraceView, operator: str) -> Columns:
+    """``_element_fates`` of a trace without side outputs: each assigned and late_dropped
+    record's element (the last element record of the operator before it) found by a binary
+    search among the elements, not by merging the records of all the kinds."""
+    erows = view.select("element", operator=operator)
+    n = len(erows)
+
+    def elements_of(kind: str) -> np.ndarray:
+        """The element of each record of ``kind`` at the operator that follows one."""
+        owner = np.searchsorted(erows, view.select(kind, operator=operator)) - 1
+        return owner[owner >= 0] if len(owner) and owner[0] < 0 else owner
+
+    stamps, has_ts = view.ints("ts", erows)
+    marks, has_mark = view.ints("watermark", erows)
+    late = has_ts & has_mark & (stamps <= marks)
+    n_windows = np.bincount(elements_of("assigned"), minlength=n)
+    fate = np.zeros(n, dtype=np.int64)
+    fate[late & _accepted(view, operator, n_windows)] = 1
+    if view.kind_code("late_dropped") >= 0:
+        fate[elements_of("late_dropped")] = 2
+    return Columns(
+        {
+            "seq": erows,
+            "proc_time": view.numbers("proc_time", erows),
+            "ts": _numbers(stamps, has_ts),
+            "fate": _FATE_NAMES[fate],
+            "windows": n_windows,
+            "fate_code": fate,
+        }
+    )
+
+
+def _accepted(view: TraceView, operator: str, n_windows: np.ndarray) -> np.ndarray | bool:
+    """Which elements the operator took in: at a window operator those assigned to a window
+    at least (a late one assigned to none is dropped or sent to the side output); at an
+    operator without windows (``KeyedProcessFunction``) every one — Flink's late element
+    (timestamp <= the watermark) reaches ``processElement`` there, nothing drops it. An
+    interval join (it writes ``buffered`` records) takes in every element it does not drop or
+    send to the side output (those override this)."""
+    if view.kind_code("buffered") >= 0 and len(view.select("buffered", operator=operator)):
+        return True
+    if n_windows.any() or operator in window_operators(view):  # (assigned: a window operator)
+        return n_windows > 0
+    return True
+
+
+def late_side_outputs(
+    view: TraceView, rows: np.ndarray, group: np.ndarray, operator: str
+) -> np.ndarray:
+    """Which of these ``side_output`` records (rows of ``element_fates``, ``group`` = their
+    element) are the late-data side output of their element — Flink's
+    ``sideOutput(lateDataOutputTag, element)`` in ``WindowOperator.processElement``, the last
+    thing the operator does for a late element. A ProcessWindowFunction's ``ctx.output`` also
+    writes ``side_output`` records: during a firing in ``onElement`` / ``onMerge`` (before that
+    firing's ``fired`` record) or when a later watermark or timer fires a window (after a
+    ``watermark`` / ``timer_fired`` record). Those are not the element's fate."""
+    is_side = view.is_kind(rows, "side_output")
+    if not is_side.any():
+        return is_side
+    # the records of the element's own processing: up to its operator's next watermark or
+    # timer firing; a side output counts when no firing of that processing follows it
+    marks = view.select("element", "watermark", "timer_fired", "fired", operator=operator)
+    is_element = view.is_kind(marks, "element")
+    is_fired = view.is_kind(marks, "fired")
+    ordinal = np.cumsum(is_element) - 1  # the element each mark follows (-1: none yet)
+    n = int(is_element.sum())
+    # per element: its first boundary (a watermark or timer firing) before the next element
+    boundary = np.flatnonzero(~is_element & ~is_fired & (ordinal >= 0))
+    owners, first = np.unique(ordinal[boundary], return_index=True)
+    end_pos = np.full(n, len(marks), dtype=np.int64)  # as a position in marks
+    end_pos[owners] = boundary[first]
+    own_end = np.full(n, len(view), dtype=np.int64)
+    own_end[owners] = marks[boundary[first]]
+    # per element: the last firing of its own processing (before that boundary)
+    fired = np.flatnonzero(is_fired & (ordinal >= 0))
+    fired = fired[fired < end_pos[ordinal[fired]]]
+    fired_last = np.full(n, -1, dtype=np.int64)
+    np.maximum.at(fired_last, ordinal[fired], marks[fired])
+    side = np.flatnonzero(is_side)
+    out = np.zeros(len(rows), dtype=bool)
+    at = group[side]  # the element of each side output (elements are numbered alike)
+    out[side] = (rows[side] < own_end[at]) & (rows[side] > fired_last[at])
+    return out
+
+
+def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:
+    """Tooltip fields of some element records: operator, key, value, watermark, ts (exact
+    ints), source_index (see the module docstring)."""
+    operators, keys, values, source_index = _element_texts(view, seqs)
+    return pd.DataFrame(
+        {
+            "seq": seqs,
+            "operator": operators,
+            "key": keys,
+            "value": values,
+            "watermark": view.column("watermark", seqs),
+            "ts": view.column("ts", seqs),
+            "source_index": source_index,
+        }
+    )
+
+
+def element_detail_lists(view: TraceView, seqs: np.ndarray) -> dict[str, list[Any]]:
+    """``element_details`` as plain lists (no DataFrame: a chart that turns them into rows
+    straight away saves pandas' column conversions): operator, key, value, watermark, ts the
+    values ``element_details(...)[c].tolist()`` gives; source_index an int or None."""
+    operators, keys, values, source_index = _element_texts(view, seqs)
+    return {
+        "operator": operators.tolist(),
+        "key": keys,
+        "value": values,
+        "watermark": view.part("watermark", seqs).take(seqs).tolist(),
+        "ts": view.part("ts", seqs).take(seqs).tolist(),
+        "source_index": source_index,
+    }
+
+
+def _element_texts(
+    view: TraceView, seqs: np.ndarray
+) -> tuple[np.ndarray, list[str], list[str], list[Any]]:
+    """The operator (an object array), key and value texts and source index (int or None)
+    of element records."""
+    arrivals = view.select("arrival")
+    values = view.detail("element", "value", seqs).tolist()
+    source_index: list[Any] = [None] * len(values)
+    if len(arrivals):
+        pos = np.searchsorted(arrivals, seqs) - 1
+        has = (pos >= 0).tolist()
+        src_rows = arrivals[np.maximum(pos, 0)]
+        sources = view.part("detail", src_rows)[src_rows].tolist()  # (value, index) of each
+        # the engine hands the arrival's own object on: identity first, then equal JSON
+        same = list(map(is_, map(itemgetter(0), sources), values))
+        indexes = list(map(itemgetter(1), sources))
+        if all(has) and all(same) and all(i.__class__ is int for i in indexes):
+            source_index = indexes  # the usual case: every element its arrival's own object
+        else:
+            for i, (h, s) in enumerate(zip(has, same, strict=True)):
+                if h and (s or jsonable(sources[i][0]) == jsonable(values[i])):
+                    source_index[i] = int(sources[i][1])
+    # a key's text once per distinct key (the key column's dictionary tells keys apart)
+    key_column = view.part("key", seqs)
+    key_codes = key_column.codes[seqs]
+    texts = {code: key_text(key_column.values[code]) for code in set(key_codes.tolist())}
+    return (
+        view.column("operator", seqs),
+        [texts[c] for c in key_codes.tolist()],
+        shorts(values),
+        source_index,
+    )

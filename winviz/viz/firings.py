@@ -1,0 +1,349 @@
+"""A window operator's firings and cleanups as tables (``firings``, ``firing_marks``,
+``cleanups``), read off its ``fired`` and ``cleanup`` records (Flink's ``WindowOperator``:
+``onEventTime`` / ``onProcessingTime`` fire a window and clear it at its cleanup time).
+
+How a firing's cause is worded (``firings``): ``cause`` names the trigger call or the timer
+that made the window fire ("element", "event-time timer at 4999", "processing-time timer at
+999"); ``fired_by`` is its category for legends and labels — "element", "event-time timer",
+"processing-time timer", "end of input" (an event-time timer fired by the end-of-input
+watermark MAX: the source finished, not a late element), "session merge" or "cause not
+traced".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from winviz.trace import vocabulary
+from winviz.trace.causes import fired_by as cause_category
+from winviz.trace.causes import firing_causes as trace_firing_causes
+from winviz.trace.causes import timer_domains
+from winviz.trace.columns import object_array
+from winviz.viz.trace_view import LONG_MIN, Columns, TraceView, memoized
+from winviz.viz.value_texts import key_texts
+
+
+def window_records(
+    view: TraceView,
+    operator: str,
+    *kinds: str,
+    fields: tuple[str, ...] = ("key", "proc_time", "watermark", "ts"),
+) -> pd.DataFrame:
+    """Records of these kinds at ``operator`` with window bounds: seq, kind, the ``fields``
+    asked for (key, proc_time, watermark, ts), window_start, window_end (None for the global
+    window)."""
+    return pd.DataFrame(_window_record_columns(view, operator, kinds, fields))
+
+
+def _window_record_columns(
+    view: TraceView, operator: str, kinds: tuple[str, ...], fields: tuple[str, ...]
+) -> dict[str, Any]:
+    """The columns of ``window_records``, before they become a DataFrame."""
+    rows = view.select(*kinds, operator=operator)
+    columns: dict[str, Any] = {"seq": rows, "kind": view.kinds_of(rows)}
+    for name in fields:
+        columns[name] = view.column(name, rows)
+    start, end, present = view.bounds(rows)
+    if present.all():
+        columns["window_start"], columns["window_end"] = start, end
+    else:
+        for name, values in (("window_start", start), ("window_end", end)):
+            columns[name] = [int(v) if p else None for v, p in zip(values, present, strict=True)]
+    return columns
+
+
+def firings(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``fired`` records: window_records columns plus result (the value), pane, count,
+    and what caused the firing (see ``firing_causes``): cause, timer (the firing timer's
+    timestamp, None when no timer fired it), firing ("first firing" / "re-firing") and
+    late_firing (``firing_words``: ``winviz.trace.vocabulary``'s words; Flink has no pane
+    timing, so the trace's ``timing`` field is not read), fired_by (the cause's category,
+    ``fired_by``) and at (the event time a firing mark sits at: the event-time timer's
+    timestamp, else the window's end)."""
+    return memoized(
+        view, "firings", operator, lambda: pd.DataFrame(_firing_records(view, operator))
+    )
+
+
+def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
+    """The columns of ``firings`` before they become a DataFrame (made once per view)."""
+    return memoized(view, "firing_record_columns", operator, lambda: _firings(view, operator))
+
+
+def firing_columns(view: TraceView, operator: str) -> Columns:
+    """``firings`` as ``Columns``: the same values as ``firings(...)[c].tolist()`` gives for
+    records of a time window, as object arrays (seq, window_start, window_end: int64), except
+    ``timer``: ints and None (the frame's column is float64 where a firing has no timer). Only
+    when every firing has a time window; None otherwise (use ``firings``)."""
+    return memoized(view, "firing_columns", operator, lambda: _firing_columns(view, operator))
+
+
+def _firing_columns(view: TraceView, operator: str) -> Columns | None:
+    raw = _firing_records(view, operator)
+    if not isinstance(raw["window_end"], np.ndarray):  # some firing without a time window
+        return None
+    return Columns(
+        {
+            name: values if isinstance(values, np.ndarray) else object_array(list(values))
+            for name, values in raw.items()
+        }
+    )
+
+
+def _firings(view: TraceView, operator: str) -> dict[str, Any]:
+    # the columns first, one DataFrame at the end (adding columns one by one costs more)
+    frame = _window_record_columns(
+        view, operator, ("fired",), ("key", "proc_time", "watermark", "ts")
+    )
+    rows = frame["seq"]
+    frame["result"] = view.detail("fired", "result", rows)  # raw values: short() them to show
+    frame["pane"] = view.detail("fired", "pane", rows)
+    frame["count"] = view.detail("fired", "count", rows)
+    cause, timer, domain = firing_causes(view, rows)
+    frame["cause"] = cause
+    frame["timer"] = timer
+    frame["firing"], frame["late_firing"] = firing_words(view, operator, frame, domain)
+    frame["fired_by"] = fired_by(view, rows)
+    ends = pd.Series(frame["window_end"]).tolist()  # as the frame's column reads them
+    frame["at"] = pd.Series(
+        [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
+        dtype=object,
+    )
+    return frame
+
+
+def firing_words(
+    view: TraceView, operator: str, frame: dict[str, Any], domains: list[str | None]
+) -> tuple[list[str], list[bool]]:
+    """Each firing in ``vocabulary``'s words: "first firing" or "re-firing" (the window of
+    that key fired before at the operator) and whether it is a late firing (the operator's
+    watermark before its cause — before the advance that fired an event-time timer — had
+    reached the window's max timestamp)."""
+    rows = frame["seq"]
+    keys = key_texts(object_array(list(frame["key"])))
+    seen: dict[tuple[Any, Any, Any], int] = {}
+    order = []
+    for ident in zip(keys, list(frame["window_start"]), list(frame["window_end"]), strict=True):
+        order.append(vocabulary.firing_order(seen.get(ident, 0)))
+        seen[ident] = seen.get(ident, 0) + 1
+    event = np.array([d == "event" for d in domains], dtype=bool)
+    before = _watermark_before(view, operator, np.asarray(rows), event)
+    late = [
+        end is not None and vocabulary.is_late_firing(int(b), int(end) - 1)
+        for b, end in zip(before.tolist(), list(frame["window_end"]), strict=True)
+    ]
+    return order, late
+
+
+def _watermark_before(
+    view: TraceView, operator: str, rows: np.ndarray, event: np.ndarray
+) -> np.ndarray:
+    """The operator's watermark before each firing's cause (``rows``: its ``fired``
+    records): before the advance that fired it for an event-time timer (``event``), else the
+    watermark the record carries (``vocabulary.is_late_firing`` compares it)."""
+    marks = view.select("watermark", operator=operator)
+    mark_ts, present = view.ints("ts", marks)
+    mark_ts = np.where(present, mark_ts, LONG_MIN)
+    own, has = view.ints("watermark", rows)
+    own = np.where(has, own, LONG_MIN)
+    k = np.searchsorted(marks, rows) - 2  # the watermark before the last advance
+    prev = np.where(k >= 0, mark_ts[np.maximum(k, 0)], LONG_MIN) if len(marks) else own
+    return np.where(event, prev, own)
+
+
+def late_firing_count(view: TraceView, operator: str) -> int:
+    """How many of ``operator``'s firings of a time window are late firings (the rule of
+    ``firing_words``, counted with array operations: no texts), leaving out firings whose
+    cause is not traced (no trigger call or timer: nothing to be late before)."""
+    rows = view.select("fired", operator=operator)
+    _, end, present = view.bounds(rows)
+    rows, end = rows[present], end[present]
+    if not len(rows):
+        return 0
+    calls, timer_rows = fired_causes(view, rows)
+    _, named, event = timer_domains(view.c, timer_rows)
+    by = cause_category(calls, named, event, view.ints("watermark", rows)[0])
+    traced = by != vocabulary.CAUSE_NOT_TRACED
+    before = _watermark_before(view, operator, rows, event)
+    # is_late_firing(before, end - 1), as arrays (end - 1 never overflows: end > MIN)
+    return int((traced & (before >= end - 1)).sum())
+
+
+FIRING_MARK_COLUMNS = ("seq", "window_start", "window_end", "proc_time", "at", "fired_by")
+CLEANUP_MARK_COLUMNS = ("seq", "window_start", "window_end", "proc_time", "cleanup_time")
+
+
+def firing_marks(view: TraceView, operator: str) -> Columns:
+    """Where ``firings`` puts each firing of a time window, without its texts (key, result,
+    cause wording): seq, window_start, window_end, proc_time, at and fired_by with the values
+    ``firings`` has (times as int64 columns where every value is an exact int, else objects;
+    fired_by objects) — what a chart needs to draw many firings aggregated, as ``Columns``
+    (no DataFrame). Read off ``firings`` when that was derived already."""
+    known = view.memo.get(("firings", operator))
+    if known is not None:
+        return _known_marks(known, FIRING_MARK_COLUMNS)
+    rows = view.select("fired", operator=operator)
+    start, end, present = view.bounds(rows)
+    rows, start, end = rows[present], start[present], end[present]
+    calls, timer_rows = fired_causes(view, rows)
+    has_timer = timer_rows >= 0
+    domains, named, event = timer_domains(view.c, timer_rows)
+    event_rows = timer_rows[event]
+    timer_ts = view.part("ts", event_rows).take(event_rows)
+    if timer_ts.exact and timer_ts.present.all():  # ints: the timer's, else the window end
+        at: Any = end.copy()
+        at[event] = timer_ts.values
+    else:
+        stamps = np.full(len(rows), None, dtype=object)
+        stamps[has_timer] = view.column("ts", timer_rows[has_timer])
+        at = object_array(
+            [
+                t if d == "event" else e
+                for t, d, e in zip(stamps.tolist(), domains.tolist(), end.tolist(), strict=True)
+            ]
+        )
+    return Columns(
+        {
+            "seq": rows,
+            "window_start": start,
+            "window_end": end,
+            "proc_time": _time_values(view, "proc_time", rows),
+            "at": at,
+            "fired_by": cause_category(calls, named, event, view.ints("watermark", rows)[0]),
+        }
+    )
+
+
+def _known_marks(known: pd.DataFrame, names: tuple[str, ...]) -> Columns:
+    """The marks' columns of a frame derived already (``firings``, ``cleanups``): its rows
+    with a time window, each column's values as its ``to_numpy()`` gives them."""
+    known = known[known["window_end"].notna()]
+    return Columns({name: known[name].to_numpy() for name in names})
+
+
+def _time_values(view: TraceView, name: str, rows: np.ndarray) -> np.ndarray:
+    """``_times`` as an array: int64 when every record has an exact value, else the values
+    as objects (ints, None where absent)."""
+    column = view.part(name, rows).take(rows)
+    if column.exact and column.present.all():
+        return column.values
+    return view.column(name, rows)
+
+
+def firing_causes(
+    view: TraceView, fired_rows: np.ndarray
+) -> tuple[list[str], list[int | None], list[str | None]]:
+    """What made each of these ``fired`` records happen (``winviz.trace.causes``):
+    (cause text, timer timestamp, timer domain) per record — "event-time timer at t" /
+    "processing-time timer at t", "element", "session merge", or "" (unknown, never
+    guessed)."""
+    _, timer_rows = fired_causes(view, fired_rows)
+    by = fired_by(view, fired_rows).tolist()  # (element and session merge say it all)
+    texts = [b if b in (vocabulary.ELEMENT, vocabulary.SESSION_MERGE) else "" for b in by]
+    timers: list[int | None] = [None] * len(fired_rows)
+    domains: list[str | None] = [None] * len(fired_rows)
+    which = np.flatnonzero(timer_rows >= 0)
+    if len(which):
+        rows = timer_rows[which]
+        stamps = view.column("ts", rows).tolist()
+        details = view.part("detail", rows)[rows].tolist()
+        for i, ts, detail in zip(which.tolist(), stamps, details, strict=True):
+            domain = detail[0]
+            word = "event-time" if domain == "event" else "processing-time"
+            texts[i], timers[i], domains[i] = f"{word} timer at {ts}", ts, domain
+    return texts, timers, domains
+
+
+def fired_causes(view: TraceView, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``winviz.trace.causes.firing_causes`` of these ``fired`` records (trigger calls, timer
+    positions), found once per view for every ``fired`` record of the trace — each record's
+    cause is its own, whichever others are asked with it — and picked for these."""
+    every = view.select("fired")
+    calls, timers = memoized(view, "firing_causes", "", lambda: trace_firing_causes(view.c, every))
+    rows = np.asarray(fired_rows, dtype=np.int64)
+    at = np.minimum(np.searchsorted(every, rows), max(0, len(every) - 1))
+    if len(rows) and not (len(every) and np.array_equal(every[at], rows)):
+        return trace_firing_causes(view.c, rows)  # (not ``fired`` records only)
+    return calls[at], timers[at]
+
+
+def fired_by(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
+    """The category of each of these ``fired`` records' cause (one of ``palette.FIRED_BY``;
+    an object array): ``winviz.trace.causes.fired_by`` (the one rule) of their causes."""
+    calls, timer_rows = fired_causes(view, fired_rows)
+    _, named, event = timer_domains(view.c, timer_rows)
+    return cause_category(calls, named, event, view.ints("watermark", fired_rows)[0])
+
+
+def cleanups(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``cleanup`` records: window_records columns plus cleanup_time (shared, see
+    ``memoized``)."""
+    return memoized(view, "cleanups", operator, lambda: _cleanups(view, operator))
+
+
+def cleanup_marks(view: TraceView, operator: str) -> Columns:
+    """The ``cleanup`` records of time windows without their key, watermark and ts: seq,
+    window_start, window_end, proc_time and cleanup_time as ``cleanups`` has them (times
+    int64 where every value is an int in the long range, else objects) — what a chart needs
+    to draw many cleanups aggregated, as ``Columns``. Read off ``cleanups`` when that was
+    derived already."""
+    known = view.memo.get(("cleanups", operator))
+    if known is not None:
+        return _known_marks(known, CLEANUP_MARK_COLUMNS)
+    rows = view.select("cleanup", operator=operator)
+    start, end, present = view.bounds(rows)
+    rows = rows[present]
+    return Columns(
+        {
+            "seq": rows,
+            "window_start": start[present],
+            "window_end": end[present],
+            "proc_time": _time_values(view, "proc_time", rows),
+            "cleanup_time": _int64_if_ints(view.detail("cleanup", "cleanup_time", rows)),
+        }
+    )
+
+
+def _int64_if_ints(values: np.ndarray) -> np.ndarray:
+    """An object array of values as int64 when every one is an ``int`` (not a bool) in the
+    long range, else as it is."""
+    items = values.tolist()
+    if set(map(type, items)) != {int}:
+        return values
+    try:
+        return np.array(items, dtype=np.int64)
+    except OverflowError:
+        return values
+
+
+def cleanup_columns(view: TraceView, operator: str) -> Columns | None:
+    """``cleanups`` as ``Columns`` (as ``firing_columns``: object arrays of the values the
+    frame's columns give, seq, window_start, window_end int64), when every cleanup has a time
+    window; None otherwise."""
+    return memoized(view, "cleanup_columns", operator, lambda: _cleanup_columns(view, operator))
+
+
+def _cleanup_columns(view: TraceView, operator: str) -> Columns | None:
+    raw = memoized(
+        view, "cleanup_record_columns", operator, lambda: _cleanup_records(view, operator)
+    )
+    if not isinstance(raw["window_end"], np.ndarray):
+        return None
+    return Columns(raw)
+
+
+def _cleanup_records(view: TraceView, operator: str) -> dict[str, Any]:
+    columns = _window_record_columns(
+        view, operator, ("cleanup",), ("key", "proc_time", "watermark", "ts")
+    )
+    columns["cleanup_time"] = view.detail("cleanup", "cleanup_time", columns["seq"])
+    return columns
+
+
+def _cleanups(view: TraceView, operator: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        memoized(view, "cleanup_record_columns", operator, lambda: _cleanup_records(view, operator))
+    )

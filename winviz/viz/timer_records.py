@@ -1,0 +1,263 @@
+"""An operator's timers as tables (Flink's ``InternalTimerServiceImpl``): its timer records
+(``timer_records``), each timer's life from registration to firing or deletion
+(``timer_lives``) and the size of the timer queues after each record (``timer_queue``).
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from winviz.trace.bulk import first_of_each, object_ids
+from winviz.trace.columns import object_array
+from winviz.viz.trace_view import TraceView, _objects, _times
+from winviz.viz.value_texts import key_texts, short
+from winviz.viz.window_lives import _group_ids
+
+TIMER_KINDS = ("timer_registered", "timer_deleted", "timer_fired")
+TIMER_COLUMNS = [
+    "key",
+    "namespace",
+    "domain",
+    "timestamp",
+    "registered",
+    "ended",
+    "end",
+    "reg_seq",
+    "end_seq",
+    "watermark",
+]
+
+
+def timer_operators(view: TraceView) -> list[str]:
+    """Operators that wrote timer records, in order of first appearance."""
+    return view.operators(*TIMER_KINDS)
+
+
+def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
+    """The timer records of ``operator``: seq, kind, proc_time, watermark, key, namespace (text),
+    ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a deletion, False for
+    a firing), and timer: one integer per timer identity (key, namespace text, domain,
+    timestamp), as ``timer_lives`` tells timers apart. The times are int64 columns when every
+    record has an exact one, else objects (ints, None where absent)."""
+    rows = view.select(*TIMER_KINDS, operator=operator)
+    # the kind as a categorical of TIMER_KINDS: comparisons by code, not string by string
+    order = np.full(len(view.c.kind.values) + 1, -1, dtype=np.int8)
+    for i, kind in enumerate(TIMER_KINDS):
+        if kind in view._code_of:
+            order[view._code_of[kind]] = i
+    kinds = pd.Categorical.from_codes(order[view._codes[rows]], categories=list(TIMER_KINDS))
+    columns: dict[str, Any] = {"seq": rows.copy(), "kind": kinds}
+    for name in ("proc_time", "watermark"):
+        columns[name] = _times(view, name, rows)
+    columns["key"] = _objects(view.column("key", rows))
+    columns["ts"] = _times(view, "ts", rows)
+    # detail is (domain, namespace[, flag]) for every timer kind; a run shares a few detail
+    # objects among many records: each distinct object (by id(): alive throughout, so no id
+    # is reused) is read once
+    details = view.part("detail", rows)[rows]  # (an object array: its ids read in bulk)
+    at, firsts = _first_of_each(details)
+    distinct = [details[i] for i in firsts]
+    texts, text_codes = _namespace_texts_codes(list(map(itemgetter(1), distinct)))
+    columns["namespace"] = _objects(object_array(texts)[at])
+    ns_codes = text_codes[at]
+    distinct_domains = list(map(itemgetter(0), distinct))
+    domains = object_array(distinct_domains)[at]
+    columns["domain"] = _objects(domains)
+    columns["flag"] = np.array([bool(d[2]) if len(d) > 2 else False for d in distinct], dtype=bool)[
+        at
+    ]
+    if len(rows):
+        stamps = columns["ts"]
+        ts_codes = (
+            pd.factorize(stamps.to_numpy())[0]
+            if stamps.dtype != object
+            else _codes(stamps.to_numpy(dtype=object))
+        )
+        columns["timer"] = _group_ids(
+            view.part("key", rows).codes[rows],
+            ns_codes,
+            _identity_codes(distinct_domains)[at],
+            ts_codes,
+        )
+    else:
+        columns["timer"] = np.zeros(0, dtype=np.int64)
+    return pd.DataFrame(columns, copy=False)  # (every column made here, for this frame only)
+
+
+def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Per value of an object array, the number of the distinct object it is (by identity,
+    numbered in order of first appearance), and each distinct object's first position."""
+    codes, first = first_of_each(object_ids(values))
+    return codes, first.tolist()
+
+
+def _identity_codes(values: list[Any]) -> np.ndarray:
+    """Integer codes of some strings (or any values) telling equal ones apart: by object
+    identity first (a run's domains are a few shared objects), then by value."""
+    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
+    if not len(ids) or (ids == ids[0]).all():  # one shared object (one domain): no hashing
+        return np.zeros(len(ids), dtype=np.int64)
+    codes, distinct = pd.factorize(ids)
+    firsts = np.full(len(distinct), len(codes), dtype=np.int64)  # each object's first record
+    np.minimum.at(firsts, codes, np.arange(len(codes), dtype=np.int64))
+    by_value, _ = pd.factorize(object_array([values[i] for i in firsts.tolist()]))
+    return by_value[codes]
+
+
+def namespace_texts(values: list[Any]) -> list[str]:
+    """A timer namespace as text: a window as "[start, end)" (from a TimeWindow or the
+    [start, end] pair of a DataFrame), anything else as ``short``."""
+    return _namespace_texts_codes(values)[0]
+
+
+def _namespace_texts_codes(values: list[Any]) -> tuple[list[str], np.ndarray]:
+    """``namespace_texts`` and an integer code per value: one per distinct text."""
+    if not values:
+        return [], np.zeros(0, dtype=np.int64)
+    # a text per distinct object (by id(): the values are alive throughout, so no id is
+    # reused), then per distinct namespace — not a Python-level __hash__ per record
+    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
+    codes, _ = pd.factorize(ids)
+    first_pos = np.unique(codes, return_index=True)[1]  # codes are 0..n-1: in code order
+    cache: dict[Any, str] = {}
+    texts = []
+    for pos in first_pos.tolist():
+        v = values[pos]
+        ident = _identity(v)
+        text = cache.get(ident)
+        if text is None:
+            if hasattr(v, "start") and hasattr(v, "end"):
+                text = f"[{v.start}, {v.end})"
+            elif (
+                isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(b, int) for b in v)
+            ):
+                text = f"[{v[0]}, {v[1]})"
+            else:
+                text = short(v, 30)
+            cache[ident] = text
+        texts.append(text)
+    text_codes, _ = pd.factorize(np.asarray(texts, dtype=object))
+    return np.asarray(texts, dtype=object)[codes].tolist(), text_codes[codes]
+
+
+def _identity(v: Any) -> Any:
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return short(v, 200)
+
+
+def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
+    """One row per timer that existed (a registration that was not de-duplicated): key and
+    namespace (texts), domain, timestamp, registered (proc_time), ended (proc_time of its
+    firing or deletion; None while pending at the end), end ("fired" / "deleted" / "pending"),
+    reg_seq, end_seq, watermark (at registration). A timer is (key, namespace, domain,
+    timestamp), as in Flink's timer queues.
+
+    Per timer identity, in seq order, a registration that was not de-duplicated starts a
+    timer unless one is live, and a firing or deletion ends the live one, if any: so of a run
+    of registrations (or of ends) only the first counts, and the counted records alternate
+    start, end, start, ... — found with array operations, not a walk over every record."""
+    n = len(records)
+    if n == 0:
+        return pd.DataFrame([], columns=TIMER_COLUMNS)
+    kinds = records["kind"]
+    is_reg = (kinds == "timer_registered").to_numpy()
+    is_fired = (kinds == "timer_fired").to_numpy()
+    counted = np.flatnonzero(~(is_reg & records["flag"].to_numpy(dtype=bool)))
+    if "timer" in records.columns:  # timer_records' identities
+        ident = records["timer"].to_numpy()[counted]
+    else:
+        ident = _group_ids(
+            _codes(records["key"].to_numpy(dtype=object)[counted]),
+            _codes(records["namespace"].to_numpy(dtype=object)[counted]),
+            _codes(records["domain"].to_numpy(dtype=object)[counted]),
+            _codes(records["ts"].to_numpy(dtype=object)[counted]),
+        )
+    order = np.argsort(ident, kind="stable")  # per timer, in seq order
+    group, reg, pos = ident[order], is_reg[counted][order], counted[order]
+    same = np.zeros(len(order), dtype=bool)
+    same[1:] = group[1:] == group[:-1]
+    prev_reg = np.zeros(len(order), dtype=bool)
+    prev_reg[1:] = reg[:-1]
+    keep = reg != (same & prev_reg)  # a start after no live timer, an end of a live one
+    group, reg, pos = group[keep], reg[keep], pos[keep]
+    starts = np.flatnonzero(reg)
+    nxt = np.minimum(starts + 1, len(pos) - 1)
+    ended = (starts + 1 < len(pos)) & (group[nxt] == group[starts]) & ~reg[nxt]
+    start_pos = pos[starts]
+    end_pos = np.where(ended, pos[nxt], -1)
+    by_seq = np.argsort(start_pos, kind="stable")
+    start_pos, end_pos = start_pos[by_seq], end_pos[by_seq]
+    has_end = end_pos >= 0
+    end_at = np.where(has_end, end_pos, 0)
+
+    def col(name: str, at: np.ndarray) -> list[Any]:
+        return records[name].to_numpy()[at].tolist()  # Python ints / objects as they are
+
+    end_text = np.where(is_fired[end_at], "fired", "deleted")
+    end_text = np.where(has_end, end_text, "pending").tolist()
+    ends = has_end.tolist()
+    values = (
+        records["key"].to_numpy(dtype=object)[start_pos],
+        col("namespace", start_pos),
+        col("domain", start_pos),
+        col("ts", start_pos),
+        col("proc_time", start_pos),
+        [p if e else None for p, e in zip(col("proc_time", end_at), ends, strict=True)],
+        end_text,
+        col("seq", start_pos),
+        [q if e else None for q, e in zip(col("seq", end_at), ends, strict=True)],
+        col("watermark", start_pos),
+    )
+    frame = {c: pd.Series(v, dtype=object) for c, v in zip(TIMER_COLUMNS, values, strict=True)}
+    if len(start_pos):  # the keys as texts (the string column assigning them would make)
+        frame["key"] = pd.Series(key_texts(values[0]), dtype="str")
+    return pd.DataFrame(frame)
+
+
+def _codes(values: np.ndarray) -> np.ndarray:
+    """Integer codes of an object column by ``_identity`` (values that cannot be hashed by
+    their ``short`` text)."""
+    try:
+        codes, _ = pd.factorize(values, use_na_sentinel=False)
+    except TypeError:
+        codes, _ = pd.factorize(
+            object_array([_identity(v) for v in values.tolist()]),
+            use_na_sentinel=False,
+        )
+    return codes
+
+
+def timer_queue(records: pd.DataFrame) -> pd.DataFrame:
+    """Live timers per domain after each timer record: seq, proc_time, domain, size
+    (registrations that were not de-duplicated add one, firings and deletions of an existing
+    timer take one away)."""
+    kinds = records["kind"]
+    flag = records["flag"].to_numpy(dtype=bool)
+    delta = np.where(
+        (kinds == "timer_registered").to_numpy(),
+        np.where(flag, 0, 1),
+        np.where((kinds == "timer_fired").to_numpy(), -1, np.where(flag, -1, 0)),
+    )
+    keep = np.flatnonzero(delta != 0)
+    domains = records["domain"].to_numpy()[keep]
+    codes, _ = pd.factorize(domains, use_na_sentinel=False)
+    size = np.zeros(len(keep), dtype=np.int64)
+    steps = delta[keep]
+    for code in range(int(codes.max()) + 1 if len(codes) else 0):  # a running sum per domain
+        mine = codes == code
+        size[mine] = np.cumsum(steps[mine])
+    return pd.DataFrame(
+        {
+            "seq": records["seq"].to_numpy()[keep],
+            "proc_time": pd.Series(records["proc_time"].to_numpy()[keep].tolist(), dtype=object),
+            "domain": pd.Series(domains, dtype=object),
+            "size": size,
+        }
+    )

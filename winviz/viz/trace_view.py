@@ -1,0 +1,412 @@
+"""A trace as the charts read it — the only place ``winviz.viz`` reads trace records.
+
+Input is a ``wv.Trace``, its ``to_pandas()`` DataFrame, or anything with a ``.trace``
+(a ``JobExecutionResult``). ``open_trace`` checks it and returns a ``TraceView``, a columnar
+read-only view; an input that cannot be drawn raises ``TraceInputError``, whose message the
+charts show in place of a plot.
+
+The tables derived from it live one concept a module (``fates``, ``firings``,
+``window_lives``, ``watermark_steps``, ``timer_records``); ``frames`` names them all.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from winviz.collector import paused
+from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names
+from winviz.trace.columns import object_array, window_table
+from winviz.trace.frame import from_pandas
+
+P = ParamSpec("P")
+R = TypeVar("R")
+LONG_MIN = -(2**63)
+LONG_MAX = 2**63 - 1
+WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
+FATE_KINDS = ("element", "assigned", "skipped_late_window", "late_dropped", "side_output")
+
+
+def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` with Python's cyclic garbage collector paused while it runs
+    (``winviz.collector.paused``), as ``Trace.columns`` does for its bulk conversion: a chart
+    of a large trace makes hundreds of thousands of short-lived containers and no cycles, and
+    every collection pass they trigger would also walk all the objects the trace keeps alive.
+    Reference counting still frees everything as usual."""
+
+    @functools.wraps(fn)
+    def with_collector_paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        with paused():
+            return fn(*args, **kwargs)
+
+    return with_collector_paused
+
+
+class TraceInputError(ValueError):
+    """The input is not a trace winviz.viz can draw; the message says why and what to do."""
+
+
+class TraceView:
+    """Read-only access to a trace's columns (``winviz.trace.columns.TraceColumns``) by
+    record position, for the frame builders below. A DataFrame made by ``to_pandas`` is read
+    back into columns first (``winviz.trace.frame.from_pandas``): one backend.
+
+    The methods that read a field of some records (``column``, ``detail``, ``ints``,
+    ``numbers``, ``codes``, ``bounds``, ``select`` by operator, ``operators``) read the
+    field's part for those records' kinds (``TraceColumns.part``): a chart decodes only the
+    records of the kinds it reads. ``c`` is the whole trace: ``c.window.codes`` go with
+    ``window_table()``, never with a part's codes."""
+
+    def __init__(self, source: Trace | pd.DataFrame) -> None:
+        self.source = source
+        if isinstance(source, Trace):
+            self.trace = source
+        else:
+            self.trace = Trace.from_columns(from_pandas(source), view=True)
+        self.c = self.trace.columns()
+        self._codes = self.c.kind.codes
+        self._code_of = {k: i for i, k in enumerate(self.c.kind.values)}
+        self._kind_names = self.c.kind.lookup()
+        # per window column or part read (by id): the column and its window table
+        self._tables: dict[int, tuple[Any, Any]] = {}
+        self._rows_of: dict[int, np.ndarray] = {}  # per kind code: its records, in seq order
+        self.memo: dict[Any, Any] = {}  # tables derived from this view (see ``memoized``)
+        self._last_kinds: tuple[np.ndarray, list[str]] | None = None  # (see ``_kinds_in``)
+        # ``select``'s results by (kinds, operator), and the kinds present in each (by id)
+        self._selected: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
+        self._kinds_of: dict[int, tuple[np.ndarray, list[str]]] = {}
+        self._operators: dict[tuple[str, ...], list[str]] = {}  # ``operators``' by kinds
+
+    @property
+    def kinds(self) -> np.ndarray:
+        """The kind of every record (an object array)."""
+        return self._kind_names[self._codes]
+
+    def kinds_of(self, rows: np.ndarray) -> np.ndarray:
+        """The kinds of some records (object array) — cheaper than ``kinds[rows]``."""
+        return self._kind_names[self._codes[rows]]
+
+    def kind_codes(self, rows: np.ndarray) -> np.ndarray:
+        """The kind codes of some records (compare them with ``kind_code``)."""
+        return self._codes[rows]
+
+    def kind_code(self, kind: str) -> int:
+        """The code of ``kind`` in ``kind_codes`` (-1 when no record is of it)."""
+        return self._code_of.get(kind, -1)
+
+    def is_kind(self, rows: np.ndarray, kind: str) -> np.ndarray:
+        """Boolean mask: which of these records are of ``kind``."""
+        return self._codes[rows] == self._code_of.get(kind, -1)
+
+    def operators(self, *kinds: str) -> list[str]:
+        """Operators that wrote records of these kinds, in order of first appearance (found
+        once per view and kinds: every chart and the summary ask for the window operators)."""
+        kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
+        found = self._operators.get(kinds)
+        if found is None:
+            found = self._operators[kinds] = self._first_operators(kinds)
+        return list(found)
+
+    def _first_operators(self, kinds: tuple[str, ...]) -> list[str]:
+        first: dict[int, int] = {}  # operator code -> its first record of these kinds
+        operator = self.c.part("operator", kinds)
+        for kind in kinds:
+            rows = self._rows(self._code_of[kind])
+            codes = operator.codes[rows]
+            for op in np.flatnonzero(np.bincount(codes)).tolist():
+                at = int(rows[int(np.argmax(codes == op))])
+                first[op] = min(at, first.get(op, at))
+        return [operator.values[op] for op in sorted(first, key=first.__getitem__)]
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def counts(self) -> dict[str, int]:
+        """How many records of each kind."""
+        n = np.bincount(self._codes, minlength=len(self._code_of))
+        return {k: int(n[i]) for k, i in self._code_of.items()}
+
+    def select(self, *kinds: str, operator: str | None = None) -> np.ndarray:
+        """The positions of records of these kinds, in seq order (read-only: found once per
+        view, kinds and operator, and shared; the kinds present among them are remembered
+        for ``part``)."""
+        kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
+        found = self._selected.get((kinds, operator))
+        if found is not None:
+            return found
+        if operator is None:
+            parts = [self._rows(self._code_of[k]) for k in kinds]
+        else:
+            parts = [self._rows_at(k, operator, kinds) for k in kinds]
+        present = [k for k, p in zip(kinds, parts, strict=True) if len(p)]
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            rows = np.zeros(0, dtype=np.int64)
+        elif len(parts) == 1:
+            rows = parts[0]
+        else:  # each part in seq order: one sort of their union
+            rows = np.sort(np.concatenate(parts), kind="stable")  # merges the sorted runs
+        rows.setflags(write=False)
+        self._selected[(kinds, operator)] = rows
+        self._kinds_of[id(rows)] = (rows, present)  # (the array kept: its id stays its own)
+        return rows
+
+    def _rows_at(self, kind: str, operator: str, kinds: tuple[str, ...]) -> np.ndarray:
+        """The records of one kind at one operator, found once per view (``kinds``: the
+        kinds whose operator part to read when it is not read yet)."""
+        found = self._selected.get(((kind,), operator))
+        if found is None:
+            rows = self._rows(self._code_of[kind])
+            column = self.c.part("operator", kinds)
+            found = rows[column.codes[rows] == column.code_of(operator)]
+            found.setflags(write=False)
+            self._selected[((kind,), operator)] = found
+            self._kinds_of[id(found)] = (found, [kind] if len(found) else [])
+        return found
+
+    def _rows(self, code: int) -> np.ndarray:
+        """The records of one kind (by its code), found once per view."""
+        rows = self._rows_of.get(code)
+        if rows is None:
+            rows = self._rows_of[code] = np.flatnonzero(self._codes == code)
+            rows.setflags(write=False)  # shared by every select of this kind
+        return rows
+
+    def read_parts(self, parts: dict[str, tuple[str, ...] | None]) -> None:
+        """Read each field's part for these kinds at once (``TraceColumns.part``), the kinds
+        that have records only (None: the whole column): a chart that will read a field of
+        several kinds one after another asks for their union first, and each later read
+        finds its records decoded (one pass over the write buffer per field instead of one
+        per kind). Nothing changes when the columns are decoded already."""
+        for name, kinds in parts.items():
+            if kinds is None:
+                getattr(self.c, name)
+                continue
+            present = [k for k in kinds if k in self._code_of]
+            if present:
+                self.c.part(name, present)
+
+    def part(self, name: str, rows: np.ndarray) -> Any:
+        """Field ``name``'s part for the kinds of these records (``TraceColumns.part``): its
+        values are the field's on these records."""
+        if not len(rows):
+            return self.c.part(name, ())
+        return self.c.part(name, self._kinds_in(rows))
+
+    def _kinds_in(self, rows: np.ndarray) -> list[str]:
+        """The kinds of these records, remembered for the last array asked about (a frame
+        reads several fields of the same records in a row; the array is kept, so it is that
+        very array, and frames never change an array of positions in place)."""
+        last = self._last_kinds
+        if last is not None and last[0] is rows:
+            return last[1]
+        known = self._kinds_of.get(id(rows))
+        if known is not None and known[0] is rows:  # an array ``select`` made
+            return known[1]
+        present = np.bincount(self._codes[rows], minlength=len(self._kind_names))
+        kinds = self._kind_names[np.flatnonzero(present)].tolist()
+        self._last_kinds = (rows, kinds)
+        return kinds
+
+    def column(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """A base column (kind, proc_time, watermark, operator, key, window, ts) for rows, as
+        an object array; ``window`` gives (start, end) pairs or None."""
+        if name in ("proc_time", "watermark", "ts"):
+            return object_array(self.part(name, rows).take(rows).tolist())
+        if name == "window":
+            start, end, present = self.bounds(rows)
+            return object_array(
+                [
+                    (s, e) if p else None
+                    for s, e, p in zip(start.tolist(), end.tolist(), present.tolist(), strict=True)
+                ]
+            )
+        return self.part(name, rows).decode(rows)
+
+    def detail(self, kind: str, name: str, rows: np.ndarray) -> np.ndarray:
+        """A detail field of records that are all of ``kind``."""
+        names = detail_names(kind)
+        raw = self.c.values_at("detail", rows, (kind,))
+        if len(names) == 1:
+            return raw
+        i = names.index(name)
+        return object_array([d[i] for d in raw.tolist()])
+
+    def numbers(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """A time column as float64 (NaN where absent) — for vectorised arithmetic only;
+        values beyond 2**53 are approximate (they are drawn clipped anyway)."""
+        return _numbers(*self.ints(name, rows))
+
+    def codes(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+        """A coded base column (operator, key) of some records as integer codes and the
+        distinct values, in order of first appearance."""
+        column = self.part(name, rows)
+        codes, firsts = pd.factorize(column.codes[rows])
+        return codes, [column.values[i] for i in firsts.tolist()]
+
+    def ints(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A time column (proc_time, watermark, ts) as exact int64 values and a mask of where
+        a value is present (absent values are 0 in the first array)."""
+        column = self.part(name, rows).take(rows)
+        if column.exact:
+            return column.values, column.present
+        out = np.zeros(len(rows), dtype=np.int64)
+        out[column.present] = [
+            min(max(int(v), LONG_MIN), 2**63 - 1) for v in column.values[column.present]
+        ]
+        return out, column.present
+
+    def window_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(start, end, is a time window) of each distinct window of the trace, by window
+        code (``winviz.trace.columns.window_table``), made once per view."""
+        return self._window_table(self.c.window)
+
+    def _window_table(self, window: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``window_table`` of a window column or part (made once per column)."""
+        made = self._tables.get(id(window))
+        if made is None:  # (the column kept alive with its table: ids stay its own)
+            made = self._tables[id(window)] = (window, window_table(window.values))
+        return made[1]
+
+    def window_codes(
+        self, rows: np.ndarray
+    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The window codes of some records and the table they index ((start, end, is a time
+        window) per code, as ``window_table``), both of the window part of these records'
+        kinds: compare these codes with each other, never with ``c.window.codes``."""
+        window = self.part("window", rows)
+        return window.codes[rows], self._window_table(window)
+
+    def bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The windows of some records as (start, end, present): int64 arrays and a mask of
+        the records that have a time window (False for none and for the global window)."""
+        codes, (starts, ends, has) = self.window_codes(rows)
+        return starts[codes], ends[codes], has[codes]
+
+
+def _numbers(ints: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """``TraceView.numbers`` of a time column read with ``TraceView.ints``."""
+    out = ints.astype(float)
+    out[~present] = np.nan
+    return out
+
+
+def open_trace(source: Any) -> TraceView:
+    """A TraceView of a Trace, a trace DataFrame or a result with ``.trace`` (a TraceView as
+    it is: charts drawn from one view share the tables derived from it, see ``memoized``);
+    raises TraceInputError with a readable reason when the input cannot be drawn."""
+    if isinstance(source, TraceView):
+        return source
+    if source is not None and not isinstance(source, (Trace, pd.DataFrame)):
+        inner = getattr(source, "trace", None)
+        if isinstance(inner, Trace):
+            source = inner
+    if source is None:
+        raise TraceInputError(
+            "There is no trace: the job ran with trace=False. Run it with "
+            "StreamExecutionEnvironment(trace=True) (the default) and pass result.trace."
+        )
+    if isinstance(source, Trace):
+        return TraceView(source)
+    if isinstance(source, pd.DataFrame):
+        _check_frame(source)
+        return TraceView(source)
+    raise TraceInputError(
+        f"Expected a winviz Trace or its to_pandas() DataFrame, got {type(source).__name__}. "
+        "Pass result.trace or result.trace.to_pandas()."
+    )
+
+
+def _check_frame(frame: pd.DataFrame) -> None:
+    version = frame.attrs.get("schema_version")
+    if version != SCHEMA_VERSION:
+        found = "no schema_version" if version is None else f"schema version {version!r}"
+        raise TraceInputError(
+            f"This DataFrame has {found} (frame.attrs['schema_version']); winviz.viz reads "
+            f"trace schema version {SCHEMA_VERSION}. Pass the Trace itself, or a frame made by "
+            f"Trace.to_pandas() of this winviz version."
+        )
+    missing = [c for c in FRAME_COLUMNS if c not in frame.columns]
+    if missing:
+        raise TraceInputError(
+            f"This DataFrame lacks the trace column(s) {', '.join(missing)}; it does not look "
+            "like Trace.to_pandas() output."
+        )
+
+
+# -- tidy frames ------------------------------------------------------------------------------
+
+
+class Columns:
+    """A table as named numpy arrays of equal length, without a pandas DataFrame: what a chart
+    that turns a few hundred rows into Vega-Lite rows reads (a DataFrame costs more to build and
+    to read a column of than the chart's own work at that size). ``table[name]`` is a column,
+    ``len(table)`` its row count; ``frame()`` the DataFrame."""
+
+    __slots__ = ("_data", "_n")
+
+    def __init__(self, data: dict[str, np.ndarray]) -> None:
+        self._data = data
+        self._n = len(next(iter(data.values()))) if data else 0
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._data[name]
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def empty(self) -> bool:
+        return self._n == 0
+
+    def take(self, rows: np.ndarray) -> Columns:
+        """The rows at these positions (or where a boolean mask is True)."""
+        return Columns({name: values[rows] for name, values in self._data.items()})
+
+    @property
+    def columns(self) -> list[str]:
+        """The column names, in order."""
+        return list(self._data)
+
+    def frame(self) -> pd.DataFrame:
+        """The table as a DataFrame (object columns kept as objects)."""
+        return pd.DataFrame(
+            {
+                name: pd.Series(values, dtype=object) if values.dtype == object else values
+                for name, values in self._data.items()
+            }
+        )
+
+
+def memoized(view: TraceView, name: str, operator: str, build: Any) -> Any:
+    """``build()`` once per view, table name and operator: the derived tables that several
+    charts (and an explorer's summary) of one trace read are derived once per view. The
+    table is shared: callers never change it in place."""
+    key = (name, operator)
+    if key not in view.memo:
+        view.memo[key] = build()
+    return view.memo[key]
+
+
+def window_operators(view: TraceView) -> list[str]:
+    """Operators that wrote window records, in order of first appearance."""
+    return view.operators(*WINDOW_KINDS)
+
+
+def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
+    """A time column of some records: int64 when every one has an exact value, else objects
+    (ints, None where absent)."""
+    column = view.part(name, rows).take(rows)
+    if column.exact and column.present.all():
+        return pd.Series(column.values, dtype=np.int64)
+    return _objects(view.column(name, rows))
+
+
+def _objects(values: Any) -> pd.Series:
+    """A column of Python objects as they are (not converted to pandas' Arrow-backed str
+    dtype, which costs a conversion each way for columns only read back as objects)."""
+    return pd.Series(values, dtype=object)

@@ -1,0 +1,105 @@
+"""The ``watermark`` records as steps per operator (``watermark_steps``), and the job's
+restarts (``restarts``), which split a run's steps into attempts.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from winviz.viz.trace_view import Columns, TraceView
+
+
+def watermark_steps(view: TraceView) -> pd.DataFrame:
+    """The ``watermark`` records: seq, operator, proc_time, watermark (ints; MIN/MAX kept)."""
+    columns = watermark_step_columns(view)
+    return pd.DataFrame({name: columns[name] for name in WATERMARK_STEP_COLUMNS})
+
+
+WATERMARK_STEP_COLUMNS = ("seq", "operator", "proc_time", "watermark")
+
+
+SIDE_OUTPUT_NODE = "side:"
+"""The name prefix of the node ``DataStream.get_side_output`` adds (``side:<tag>``): not an
+operator of the user's, it forwards its operator's watermark. Legends name only the user's
+operators, so charts leave its watermark records out."""
+
+
+def is_user_operator(name: Any) -> bool:
+    """Whether ``name`` is an operator of the user's job (not the side-output node)."""
+    return not str(name).startswith(SIDE_OUTPUT_NODE)
+
+
+def watermark_step_columns(view: TraceView) -> Columns:
+    """``watermark_steps`` as ``Columns`` (operator, proc_time and watermark object arrays);
+    the side-output node's records left out (``is_user_operator``)."""
+    rows = view.select("watermark")
+    part = view.c.part("operator", ("watermark",))
+    pseudo = [i for i, name in enumerate(part.values) if not is_user_operator(name)]
+    if pseudo:
+        rows = rows[~np.isin(part.codes[rows], pseudo)]
+    return Columns(
+        {
+            "seq": rows,
+            "operator": view.column("operator", rows),
+            "proc_time": view.column("proc_time", rows),
+            "watermark": view.column("watermark", rows),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class Restart:
+    """A ``restore`` record: the job restarted from checkpoint ``checkpoint_id`` (None: from
+    the beginning) at processing time ``proc_time`` (the checkpoint's: the simulated clock
+    goes back), with every watermark at MIN (``winviz.checkpoints``); ``failed_at`` is the
+    processing time of the record before it — when the failure happened — or None when the
+    run started from a snapshot (``execute(restore_from=...)``)."""
+
+    seq: int
+    proc_time: int
+    failed_at: int | None
+    checkpoint_id: int | None
+
+
+def restarts(view: TraceView) -> list[Restart]:
+    """The trace's ``restore`` records, in seq order."""
+    rows = view.select("restore")
+    if not len(rows):
+        return []
+    procs = view.column("proc_time", rows).tolist()
+    ids = view.detail("restore", "checkpoint_id", rows).tolist()
+    failures = view.detail("restore", "failed_at", rows).tolist()
+    before = view.column("proc_time", np.maximum(rows - 1, 0)).tolist()
+    return [
+        Restart(int(seq), proc, None if failed is None or seq == 0 else prev, cid)
+        for seq, proc, cid, failed, prev in zip(
+            rows.tolist(), procs, ids, failures, before, strict=True
+        )
+    ]
+
+
+def steps_by_attempt(
+    seqs: list[int], times: list[Any], restarts: list[Restart]
+) -> tuple[list[int], list[Any]]:
+    """The run attempt and the end of each step of a step line (a watermark's records in seq
+    order, ``times`` their processing times): ``attempt`` counts the restarts at or before
+    the record; a step ends at the next record's time in the same attempt, where the job
+    failed when a restart comes first (at its own time when that is unknown: a run started
+    from a snapshot), and the last one at None (the chart's edge). So no step runs back in
+    processing time when the clock goes back to a checkpoint's: the charts draw one line per
+    attempt (the timeline, the timers chart, the propagation chart)."""
+    cuts = [r.seq for r in restarts]
+    attempts = [bisect_right(cuts, seq) for seq in seqs]
+    ends: list[Any] = []
+    for i, attempt in enumerate(attempts):
+        if attempt < len(cuts) and (i + 1 == len(seqs) or attempts[i + 1] != attempt):
+            failed = restarts[attempt].failed_at
+            ends.append(times[i] if failed is None else failed)
+        else:
+            ends.append(times[i + 1] if i + 1 < len(seqs) else None)
+    return attempts, ends

@@ -1,0 +1,354 @@
+"""A window's life, one row per (key, window) (``window_lives``): when it opened and was
+cleaned up, its elements and firings, and the session merges that absorbed it (``merged``:
+Flink's ``MergingWindowSet``); and a window operator's allowed lateness and time domain,
+read off its records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from winviz.trace.bulk import distinct_objects
+from winviz.trace.columns import object_array
+from winviz.viz.firings import window_records
+from winviz.viz.trace_view import LONG_MAX, Columns, TraceView, memoized
+from winviz.viz.value_texts import key_text, key_texts
+
+LIFE_COLUMNS = [
+    "key",
+    "window_start",
+    "window_end",
+    "opened",
+    "closed",
+    "elements",
+    "firings",
+    "merged_into",
+]
+
+
+def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
+    """Row positions per distinct value of ``by``, in order of first appearance (a plain dict:
+    much faster than iterating a pandas groupby over thousands of small groups)."""
+    out: dict[tuple, list[int]] = {}
+    for i, k in enumerate(zip(*(frame[c].tolist() for c in by), strict=True)):
+        out.setdefault(k, []).append(i)
+    return out
+
+
+def pairs_text(pairs: int, windows: int | None = None) -> str:
+    """How every chart counts windows (one rule, one wording): a window of one key is one
+    "(key, window) pair" (``window_lives`` has a row per pair); a chart that draws one band
+    per window for all keys adds how many windows that is."""
+    text = f"{pairs:,} (key, window) pairs"
+    return text if windows is None else f"{text} in {windows:,} windows"
+
+
+def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
+    """One row per (key, window): opened (first assigned proc_time), closed (cleanup
+    proc_time; None while still open at the end of the trace), elements assigned, firings,
+    merged_into ("[s, e)" when a session merge absorbed it, else None)."""
+    return memoized(view, "window_lives", operator, lambda: _window_lives(view, operator))
+
+
+def window_life_columns(view: TraceView, operator: str) -> Columns | None:
+    """``window_lives`` as ``Columns`` (key and merged_into object arrays) when the operator
+    has windows and merged none (no session merge); None otherwise (use ``window_lives``)."""
+    return memoized(
+        view, "window_life_columns", operator, lambda: _window_life_columns(view, operator)
+    )
+
+
+def _window_life_columns(view: TraceView, operator: str) -> Columns | None:
+    if len(view.select("merged", operator=operator)):
+        return None
+    columns = _life_records(view, operator)
+    return None if columns is None else Columns(columns)
+
+
+def _life_records(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
+    """The columns of ``window_lives`` before session merges (None: no window)."""
+    return memoized(view, "window_life_records", operator, lambda: _life_columns(view, operator))
+
+
+def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
+    columns = _life_records(view, operator)
+    if columns is None:
+        return pd.DataFrame(columns=LIFE_COLUMNS)
+    lives = pd.DataFrame(
+        {
+            **columns,
+            "key": columns["key"].tolist(),
+            "merged_into": pd.Series(columns["merged_into"], dtype=object),
+        }
+    )
+    if not len(view.select("merged", operator=operator)):  # no session merge: nothing to apply
+        return lives
+    return _apply_merges(lives.drop(columns="merged_into"), merged(view, operator))[LIFE_COLUMNS]
+
+
+def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
+    rows = view.select("assigned", "fired", "cleanup", operator=operator)
+    # the windows' codes read once (``bounds`` and ``window_codes`` both read them)
+    window_codes, (starts_of, ends_of, has_of) = view.window_codes(rows)
+    present = has_of[window_codes]
+    if not present.all():
+        rows, window_codes = rows[present], window_codes[present]
+    if not len(rows):
+        return None
+    proc, _ = view.ints("proc_time", rows)
+    # group by the key's text (as the lanes show it), then the window: a text per distinct
+    # key of the key part's dictionary present here (numbered in any order: the groups are
+    # numbered by first appearance below)
+    key = view.part("key", rows)
+    key_codes = key.codes[rows]
+    present = np.flatnonzero(np.bincount(key_codes, minlength=len(key.values)))
+    text_codes, texts = pd.factorize(
+        object_array([key_text(key.values[i]) for i in present.tolist()]),
+        use_na_sentinel=False,
+    )
+    text_of = np.zeros(len(key.values), dtype=np.int64)
+    text_of[present] = text_codes
+    t = text_of[key_codes]
+    # one id per (start, end) among the trace's distinct windows, then per (key text, window)
+    # in order of first appearance
+    window_id = _group_ids(starts_of, ends_of) if len(starts_of) else starts_of
+    codes = window_id[window_codes].astype(np.int64)
+    group, first_row = _first_appearance(t * (int(codes.max()) + 1) + codes)
+    n_groups = len(first_row)
+    kinds = view.kind_codes(rows)  # (gathered once: three masks)
+    assigned = kinds == view.kind_code("assigned")
+    fired = kinds == view.kind_code("fired")
+    cleanup = kinds == view.kind_code("cleanup")
+    first = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, group, proc)
+    opened = first.copy()
+    np.minimum.at(opened, group[assigned], proc[assigned])  # the first assigned, if any
+    elements = np.bincount(group[assigned], minlength=n_groups)
+    last_cleanup = np.full(n_groups, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(last_cleanup, group[cleanup], proc[cleanup])
+    cleanups = np.bincount(group[cleanup], minlength=n_groups)
+    # closed: int64, or float64 with NaN while some pane is kept (what pandas makes of ints
+    # and None)
+    kept = cleanups == 0
+    closed = np.where(kept, np.nan, last_cleanup.astype(np.float64)) if kept.any() else last_cleanup
+    return {
+        "key": np.asarray(texts, dtype=object)[t[first_row]],
+        "window_start": starts_of[window_codes[first_row]],
+        "window_end": ends_of[window_codes[first_row]],
+        "opened": np.where(elements > 0, opened, first),
+        "closed": closed,
+        "elements": elements.astype(np.int64),
+        "firings": np.bincount(group[fired], minlength=n_groups).astype(np.int64),
+        "merged_into": object_array([None] * n_groups),
+    }
+
+
+def _first_appearance(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Non-negative int64 ids numbered densely in order of first appearance (as
+    ``pd.factorize``), and each number's first position. Ids below a few times their count
+    are numbered through a table indexed by id (no hashing), others by ``pd.factorize``."""
+    n = len(ids)
+    positions = np.arange(n, dtype=np.int64)
+    span = int(ids.max()) + 1 if n else 0
+    if span <= 4 * n + 64:
+        first = np.full(span, n, dtype=np.int64)  # per id: its first position (n: none)
+        np.minimum.at(first, ids, positions)
+        used = np.flatnonzero(first < n)
+        firsts = np.sort(first[used])  # the ids' first positions, in order of appearance
+        number = np.zeros(span, dtype=np.int64)
+        number[ids[firsts]] = np.arange(len(firsts), dtype=np.int64)
+        return number[ids], firsts
+    codes, uniques = pd.factorize(ids)
+    firsts = np.full(len(uniques), n, dtype=np.int64)
+    np.minimum.at(firsts, codes, positions)
+    return codes.astype(np.int64, copy=False), firsts
+
+
+def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:
+    """Session merges, in seq order: a window a merge absorbed is closed at the merge
+    (``closed`` = the merge's proc_time, ``merged_into`` = "[s, e)" of the window it went into);
+    the window it went into inherits the absorbed window's elements (its pane holds them, as
+    Flink's ``MergingWindowSet`` merges the state), so ``elements`` counts every element the
+    surviving pane received, directly or through the windows it absorbed. A window that only
+    a merge names (no record of its own) gets a row opened and closed at the merge."""
+    lives = lives.assign(merged_into=[None] * len(lives))
+    if merges.empty:
+        return lives
+    row_of = {
+        (k, s, e): i
+        for i, (k, s, e) in enumerate(
+            zip(
+                lives["key"].tolist(),
+                lives["window_start"].tolist(),
+                lives["window_end"].tolist(),
+                strict=True,
+            )
+        )
+    }
+    table = {c: lives[c].tolist() for c in lives.columns}
+    # elements assigned directly; inherited ones are added merge by merge (chains carry over)
+    total = list(table["elements"])
+
+    def row(key: str, s: int, e: int, proc: int) -> int:
+        i = row_of.get((key, s, e))
+        if i is None:
+            i = row_of[(key, s, e)] = len(total)
+            new = dict.fromkeys(table, None)
+            new.update(key=key, window_start=s, window_end=e, opened=proc, elements=0, firings=0)
+            for c, v in new.items():
+                table[c].append(v)
+            total.append(0)
+        return i
+
+    for m in merges.itertuples():
+        into = (int(m.window_start), int(m.window_end))
+        target = row(m.key_text, *into, int(m.proc_time))
+        for s, e in m.merged_windows:
+            if (s, e) == into:
+                continue
+            i = row(m.key_text, int(s), int(e), int(m.proc_time))
+            total[target] += total[i]
+            table["closed"][i] = int(m.proc_time)
+            table["merged_into"][i] = f"[{into[0]}, {into[1]})"
+    table["elements"] = total
+    out = pd.DataFrame(table)
+    out["elements"] = out["elements"].astype(np.int64)
+    out["firings"] = out["firings"].astype(np.int64)
+    out["opened"] = out["opened"].astype(np.int64)
+    out["window_start"] = out["window_start"].astype(np.int64)
+    out["window_end"] = out["window_end"].astype(np.int64)
+    out["closed"] = pd.Series(
+        [None if c is None or pd.isna(c) else int(c) for c in table["closed"]], dtype=object
+    )
+    # object, not pandas' str dtype, which would turn None into NaN
+    out["merged_into"] = pd.Series(table["merged_into"], dtype=object)
+    return out
+
+    return lives[LIFE_COLUMNS]
+
+
+def merged_text(values: pd.Series | list[Any]) -> str:
+    """The windows a (start, end) was merged into, over all keys — "" unless every key's pane
+    of it was merged away by a session merge."""
+    texts = values.tolist() if isinstance(values, pd.Series) else values
+    if not texts or not all(isinstance(t, str) for t in texts):
+        return ""
+    return ", ".join(dict.fromkeys(texts))
+
+
+def _group_ids(*columns: np.ndarray) -> np.ndarray:
+    """One id per distinct tuple of these integer columns, numbered in order of first
+    appearance (as ``groupby(sort=False).ngroup()``): each column's codes folded into one
+    int64 per row (renumbered densely whenever the next fold could leave the int64 range),
+    then numbered once."""
+    ids, span = _dense_codes(columns[0])
+    for column in columns[1:]:
+        codes, width = _dense_codes(column)
+        if span * width > 2**62:  # renumber densely first: the product stays in int64
+            ids, found = pd.factorize(ids)
+            span = max(1, len(found))
+        ids = ids.astype(np.int64) * width + codes
+        span *= width
+    ids, _ = pd.factorize(ids)
+    return ids
+
+
+def _dense_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
+    """Codes of an integer column, equal where its values are, and a bound above them: the
+    values themselves when they are already small non-negative codes (as a trace's key codes
+    are), else numbered by ``pd.factorize``."""
+    column = np.asarray(column)
+    if column.dtype.kind in "iu" and len(column):
+        lo, hi = int(column.min()), int(column.max())
+        if lo >= 0 and hi <= 4 * len(column) + 64:
+            return column.astype(np.int64, copy=False), hi + 1
+    codes, uniques = pd.factorize(column)
+    return codes, max(1, len(uniques))
+
+
+def merged(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``merged`` records: window_records columns plus key_text and merged_windows
+    (list of (start, end)); shared, see ``memoized``."""
+    return memoized(view, "merged", operator, lambda: _merged(view, operator))
+
+
+def _merged(view: TraceView, operator: str) -> pd.DataFrame:
+    frame = window_records(view, operator, "merged")
+    rows = frame["seq"].to_numpy()
+    mw = view.detail("merged", "merged_windows", rows)
+    frame["merged_windows"] = [[_bounds(w) for w in ws] for ws in mw]
+    frame["key_text"] = key_texts(frame["key"])
+    return frame
+
+
+def _bounds(w: Any) -> tuple[int, int]:
+    if hasattr(w, "start"):
+        return (w.start, w.end)
+    return (int(w[0]), int(w[1]))
+
+
+# -- timers -------------------------------------------------------------------------------------
+
+
+def allowed_lateness(view: TraceView, operator: str) -> int | None:
+    """The allowed lateness of a window operator, read off its ``cleanup`` records: cleanup
+    time − the window's max timestamp (Flink's ``WindowOperator.cleanupTime``: ``maxTimestamp
+    + allowedLateness`` for event time, the max timestamp for processing time), the same for
+    every window of the operator; cleanup times that overflowed to MAX say nothing. None when
+    the records give no single value (no cleanup record yet)."""
+
+    def build() -> int | None:
+        rows = view.select("cleanup", operator=operator)
+        if not len(rows):
+            return None
+        _, ends, present = view.bounds(rows)
+        times = view.detail("cleanup", "cleanup_time", rows).tolist()
+        found = {
+            int(t) - (int(e) - 1)
+            for t, e, p in zip(times, ends.tolist(), present.tolist(), strict=True)
+            if p and t is not None and t != LONG_MAX
+        }
+        return found.pop() if len(found) == 1 else None
+
+    return memoized(view, "allowed_lateness", operator, build)
+
+
+def processing_time_windows(view: TraceView, operator: str) -> bool:
+    """Whether ``operator``'s windows are processing-time windows (Flink's
+    ``TumblingProcessingTimeWindows``, ``ProcessingTimeSessionWindows``...): it registered
+    processing-time timers and no event-time timer at all. (An event-time window operator
+    registers an event-time cleanup timer for every window that got an element:
+    ``WindowOperator.registerCleanupTimer`` uses the assigner's domain.) Their start, end,
+    firing and cleanup times are processing times."""
+
+    def build() -> bool:
+        first = _first_of(view, "timer_registered", operator)
+        if first < 0:
+            return False
+        detail = view.c.values_at("detail", np.array([first]), ("timer_registered",))[0]
+        if detail[0] == "event":  # (the usual case, an event-time window: one record read)
+            return False
+        rows = view.select("timer_registered", operator=operator)
+        _, details = distinct_objects(view.c.values_at("detail", rows, ("timer_registered",)))
+        return {d[0] for d in details} == {"processing"}
+
+    return bool(memoized(view, "processing_time_windows", operator, build))
+
+
+def _first_of(view: TraceView, kind: str, operator: str, step: int = 1024) -> int:
+    """The position of the first record of ``kind`` written by ``operator`` (-1: none), read
+    a block of records at a time (not the kind and operator of every record)."""
+    code = view.kind_code(kind)
+    if code < 0:
+        return -1
+    codes = view.c.kind.codes
+    for start in range(0, len(codes), step):
+        rows = start + np.flatnonzero(codes[start : start + step] == code)
+        if len(rows):
+            hit = np.flatnonzero(view.c.values_at("operator", rows, (kind,)) == operator)
+            if len(hit):
+                return int(rows[hit[0]])
+    return -1
