@@ -19,7 +19,7 @@ from jobs import bounded, sum_pipeline
 import winviz as wv
 from winviz.trace import Trace, codec
 from winviz.trace.bulk import is_none, object_ids, same_objects, shared_objects
-from winviz.trace.columns import CodedColumn
+from winviz.trace.coded import CodedColumn
 from winviz.trace.files import (
     _piece_texts,
     _windows,

@@ -85,14 +85,8 @@ from winviz.collector import paused
 from winviz.errors import InputError, TraceFileError
 from winviz.trace import codec
 from winviz.trace.bulk import first_of_each, object_ids
-from winviz.trace.columns import (
-    LONG_MAX,
-    LONG_MIN,
-    CodedColumn,
-    TimeColumn,
-    TraceColumns,
-    object_array,
-)
+from winviz.trace.coded import LONG_MAX, LONG_MIN, CodedColumn, TimeColumn, object_array
+from winviz.trace.columns import TraceColumns
 from winviz.trace.frame import DetailPiece, detail_fields
 from winviz.trace.schema import SCHEMA_VERSION, detail_names
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow

@@ -57,7 +57,8 @@ from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names, jso
 from winviz.trace.bulk import distinct_objects, first_of_each, object_ids
 from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.codec import OpaqueValue
-from winviz.trace.columns import object_array, window_table
+from winviz.trace.coded import object_array
+from winviz.trace.columns import window_table
 from winviz.trace.frame import from_pandas
 
 P = ParamSpec("P")
