@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from winviz.trace.bulk import distinct_objects, same_objects
-from winviz.trace.columns import TraceColumns, identity, object_array
+from winviz.trace.coded import identity, object_array
+from winviz.trace.columns import TraceColumns
 
 TIMER_CALLS = ("on_event_time", "on_processing_time")
 

@@ -66,7 +66,7 @@ from ipywidgets.widgets.widget import _remove_buffers
 
 from winviz.errors import InputError
 from winviz.trace import Trace, vocabulary
-from winviz.trace.columns import object_array
+from winviz.trace.coded import object_array
 from winviz.viz import frames, grid, pages, palette
 from winviz.viz.export import (
     EXPLORER_KEY,
