@@ -16,7 +16,7 @@ from tests.chart_jobs import session_job
 from winviz import viz
 from winviz.viz import frames, palette, propagation, replay
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timeline import (
+from winviz.viz.labels import (
     LABEL_REACH_PX,
     _Boxes,
     _place_labels,
