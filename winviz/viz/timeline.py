@@ -217,53 +217,11 @@ def _timeline(
     horizons = {} if across else _horizons(lives, cleaned)
     per_window = _per_window(lives)  # once, for the bands and the horizons
     horizons, derived = _every_horizon(per_window, horizons, frames.allowed_lateness(view, op))
-    x_values = (
-        _extent(elements["ts"])
-        if across
-        else _extent(
-            elements["ts"],
-            lives["window_start"],
-            lives["window_end"],
-            cleaned["cleanup_time"],
-            fired["at"],
-            np.array([horizons[w] for w in derived], dtype=np.int64),
-        )
-    )
-    if not x_values:
-        x_values = _extent(steps["watermark"])
-    y_values = _extent(
-        elements["proc_time"],
-        steps["proc_time"],
-        fired["proc_time"],
-        cleaned["proc_time"],
-        lives["opened"],
-    )
-    x = palette.time_axis("event time", x_values)
-    y = palette.time_axis("processing time", y_values)
+    x, y = _axes(elements, steps, fired, cleaned, lives, [horizons[w] for w in derived], across)
     if not fired.empty:
         y = _label_room(y, height)
 
-    notes: list[str] = [
-        f"operator {op!r}: {len(elements):,} elements, {frames.pairs_text(len(lives))}, "
-        f"{len(fired):,} firings"
-    ]
-    if untimed:
-        notes.append(f"{untimed:,} elements without a timestamp are not drawn")
-    if across:
-        notes.append(
-            "processing-time windows: [start, end) is processing time — a window holds the "
-            "elements that reached the operator then, whatever their timestamps: its band "
-            "spans the event-time axis over its life in processing time; firings and cleanups "
-            "at their processing time, on the right edge"
-        )
-    not_drawn = _untimed_count(view, op, "fired", len(fired))
-    if not_drawn:  # a GlobalWindow's firings: its window has no place on the event-time axis
-        notes.append(
-            f"{not_drawn:,} firings of the global window are not drawn (it has no start or end "
-            "on the event-time axis)"
-        )
-    if steps.empty:
-        notes.append("no watermark in this trace: no watermark line, nothing is late")
+    notes = _first_notes(view, op, elements, untimed, steps, fired, lives, across)
 
     plot = _Plot(x, y, width, height)
     # the firings' and cleanups' x: their event time (the timer's, else the window end and
@@ -327,6 +285,79 @@ def _timeline(
         },
     )
     return palette.finish(chart, name="timeline", notes=notes, in_place=True)
+
+
+def _axes(
+    elements: _Table,
+    steps: _Table,
+    fired: _Table,
+    cleaned: _Table,
+    lives: _Table,
+    horizons: list[int],
+    across: bool,
+) -> tuple[TimeAxis, TimeAxis]:
+    """The event-time and processing-time axes: their domains hold every element, window,
+    firing, cleanup and (``horizons``: derived) allowed-lateness horizon — of processing-time
+    windows (``across``) the elements' timestamps only — else the watermarks."""
+    x_values = (
+        _extent(elements["ts"])
+        if across
+        else _extent(
+            elements["ts"],
+            lives["window_start"],
+            lives["window_end"],
+            cleaned["cleanup_time"],
+            fired["at"],
+            np.array(horizons, dtype=np.int64),
+        )
+    )
+    if not x_values:
+        x_values = _extent(steps["watermark"])
+    y_values = _extent(
+        elements["proc_time"],
+        steps["proc_time"],
+        fired["proc_time"],
+        cleaned["proc_time"],
+        lives["opened"],
+    )
+    x = palette.time_axis("event time", x_values)
+    y = palette.time_axis("processing time", y_values)
+    return x, y
+
+
+def _first_notes(
+    view: TraceView,
+    op: str,
+    elements: _Table,
+    untimed: int,
+    steps: _Table,
+    fired: _Table,
+    lives: _Table,
+    across: bool,
+) -> list[str]:
+    """The subtitle's first lines: what the operator holds, and what is not drawn."""
+    notes: list[str] = [
+        f"operator {op!r}: {len(elements):,} elements, {frames.pairs_text(len(lives))}, "
+        f"{len(fired):,} firings"
+    ]
+    if untimed:
+        notes.append(f"{untimed:,} elements without a timestamp are not drawn")
+    if across:
+        notes.append(
+            "processing-time windows: [start, end) is processing time — a window holds the "
+            "elements that reached the operator then, whatever their timestamps: its band "
+            "spans the event-time axis over its life in processing time; firings and cleanups "
+            "at their processing time, on the right edge"
+        )
+    not_drawn = _untimed_count(view, op, "fired", len(fired))
+    if not_drawn:  # a GlobalWindow's firings: its window has no place on the event-time axis
+        notes.append(
+            f"{not_drawn:,} firings of the global window are not drawn (it has no start or end "
+            "on the event-time axis)"
+        )
+    if steps.empty:
+        notes.append("no watermark in this trace: no watermark line, nothing is late")
+    return notes
 
 
 TIMELINE_PARTS: dict[str, tuple[str, ...] | None] = {

@@ -257,17 +257,33 @@ def _firings(
         _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
     )
     marks += then()
+    return marks + _firing_labels(rows, offsets, plot, labels, notes, taken)
+
+
+def _firing_labels(
+    rows: list[dict[str, Any]],
+    offsets: list[float],
+    plot: _Plot,
+    labels: bool | None,
+    notes: list[str],
+    taken: _Boxes,
+) -> list:
+    """The firing labels (``rows``: the marks drawn, ``offsets`` beside their points), placed
+    off every mark, line and other label (``_place_labels``), with a leader line to a label
+    placed far from its mark; none when ``labels`` is False, or by default over
+    ``LABEL_LIMIT`` marks (the subtitle says so)."""
+    x, y = plot.x, plot.y
     show = labels if labels is not None else len(rows) <= LABEL_LIMIT
     if not show:
         if labels is None:
             notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
-        return marks
+        return []
     placed, hidden = _place_labels(rows, plot, taken, offsets)
     if hidden:
         notes.append(
             f"{hidden} firing label(s) left out where they would overlap (hover the marks)"
         )
-    layers = [*marks]
+    layers: list[Any] = []
     leaders = label_leaders(placed)
     if leaders:  # under the marks (a rule: drawn first, _drawing_order)
         ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
