@@ -27,7 +27,12 @@ Layers, back to front:
    left to the tooltip, and the subtitle says so);
 7. **cleanups** — at (cleanup time, processing time);
 8. **merges** (session windows) — a "merged" mark per window merged away, at (its start,
-   the merge's processing time): its tooltip names the window it merged into (``_merges``).
+   the merge's processing time): its tooltip names the window it merged into
+   (``window_marks._merges``).
+
+Where the layers are made: the bands and horizons in ``bands.py``; the firings, cleanups,
+merges, joins and restarts in ``window_marks.py``; where labels and edge texts go (pixel
+boxes) in ``labels.py``; the watermark line, the elements and the diagonal here.
 
 Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
 traces are reduced per layer (scale.py) and the subtitle says how. Layers are written as
