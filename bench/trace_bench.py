@@ -7,7 +7,7 @@ to the traced run itself:
 
 * ``run`` — ``env.execute()`` with the trace on;
 * ``columns`` — the first read: the write buffer (with its packed entries) to columns, each
-  column decoded when a reader first asks for it (``winviz.trace.columns.Pieces``);
+  column decoded when a reader first asks for it (``winviz.trace.pieces.Pieces``);
 * ``columns, all decoded`` — the first read and every column decoded (what a reader of
   every field, ``to_pandas`` say, pays for the first read);
 * ``to_pandas`` — the DataFrame, on a fresh run's trace (first read included);

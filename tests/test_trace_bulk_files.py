@@ -18,18 +18,11 @@ from jobs import bounded, sum_pipeline
 
 import winviz as wv
 from winviz.trace import Trace, codec
+from winviz.trace.bitmaps import bits_at, null_flags, nulls_at, valid_flags
 from winviz.trace.bulk import is_none, object_ids, same_objects, shared_objects
-from winviz.trace.columns import CodedColumn
-from winviz.trace.files import (
-    _piece_texts,
-    _windows,
-    bits_at,
-    decode_texts,
-    json_texts,
-    null_flags,
-    nulls_at,
-    valid_flags,
-)
+from winviz.trace.coded import CodedColumn
+from winviz.trace.files import _piece_texts, json_texts
+from winviz.trace.read_file import _windows, decode_texts
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
 

@@ -13,7 +13,8 @@ import pytest
 import winviz as wv
 from winviz.trace import Trace
 from winviz.trace.causes import TIMER_CALLS, firing_causes
-from winviz.trace.columns import TraceColumns, identity
+from winviz.trace.coded import identity
+from winviz.trace.columns import TraceColumns
 from winviz.viz import frames
 
 

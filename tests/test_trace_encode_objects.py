@@ -10,8 +10,7 @@ import enum
 import numpy as np
 import pytest
 
-from winviz.trace import columns
-from winviz.trace.columns import encode, identity
+from winviz.trace.coded import CodedColumn, encode, identity
 
 
 class Color(enum.StrEnum):
@@ -30,7 +29,7 @@ def expected(values: list[object]) -> tuple[list[int], list[object]]:
     return codes, list(code_of)
 
 
-def typed(coded: columns.CodedColumn) -> tuple[list[int], list[object]]:
+def typed(coded: CodedColumn) -> tuple[list[int], list[object]]:
     return coded.codes.tolist(), [identity(v) for v in coded.values]
 
 

@@ -11,17 +11,9 @@ from jobs import bounded, sum_pipeline
 
 import winviz as wv
 from winviz.trace import Packed, Trace
-from winviz.trace.columns import (
-    Deferred,
-    Plain,
-    Slots,
-    encode,
-    encode_runs,
-    from_flat,
-    identity,
-    sliced,
-    time_column,
-)
+from winviz.trace.coded import encode, encode_runs, identity, time_column
+from winviz.trace.columns import from_flat
+from winviz.trace.pieces import Deferred, Plain, Slots, sliced
 
 FIELDS = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")
 

@@ -20,7 +20,8 @@ from chart_jobs import JOBS
 from test_trace_frame_reference import reference_frame
 
 from winviz.trace import Packed, Trace
-from winviz.trace.columns import CodedColumn, Tuples
+from winviz.trace.coded import CodedColumn
+from winviz.trace.pieces import Tuples
 from winviz.windows.window import TimeWindow
 
 W = TimeWindow(0, 10)
@@ -234,7 +235,7 @@ def test_columns_written_entry_block_by_block_are_the_same(
     """``_Group.put`` writes a big output entry block by entry block (a 1M-event run's); here
     every output is "big" and blocks are 7 entries (a partial last block): each whole column
     and each part is the same as written slot by slot."""
-    from winviz.trace import columns
+    from winviz.trace import pieces
 
     def read(trace: Trace) -> list[Any]:
         c = trace.columns()
@@ -243,13 +244,13 @@ def test_columns_written_entry_block_by_block_are_the_same(
         return [part, *whole]
 
     def flat(column: Any) -> list[Any]:
-        if isinstance(column, columns.CodedColumn):
+        if isinstance(column, CodedColumn):
             return [column.codes.tolist(), column.values]
         return [column.values.tolist(), column.present.tolist()]
 
     expected = [flat(column) for column in read(JOBS[job]().trace)]
-    monkeypatch.setattr(columns, "_BLOCKED_BYTES", 0)
-    monkeypatch.setattr(columns, "_BLOCK_ENTRIES", 7)
+    monkeypatch.setattr(pieces, "_BLOCKED_BYTES", 0)
+    monkeypatch.setattr(pieces, "_BLOCK_ENTRIES", 7)
     assert [flat(column) for column in read(JOBS[job]().trace)] == expected
 
 

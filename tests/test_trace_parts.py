@@ -16,17 +16,17 @@ import pytest
 from chart_jobs import FIELDS, JOBS, decode_all
 
 from winviz.trace import Packed, Trace
-from winviz.trace.columns import (
+from winviz.trace.coded import (
     LONG_MAX,
     LONG_MIN,
     CodedColumn,
-    Deferred,
     TimeColumn,
     encode,
     identity,
     object_array,
     time_column,
 )
+from winviz.trace.pieces import Deferred
 from winviz.windows.window import TimeWindow
 
 READ = FIELDS[1:]  # every field but the kind (decoded first, whole)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from chart_jobs import JOBS, decode_all
 
-from winviz.trace.columns import identity
+from winviz.trace.coded import identity
 
 NAMES = ("operator", "key", "window", "detail")
 

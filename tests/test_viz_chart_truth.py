@@ -679,7 +679,7 @@ def test_aggregated_firings_keep_their_timer_times() -> None:
     """Above DETAIL_LIMIT firings the timeline draws one mark per (window, cause, firing
     time): the early firings at 2000 and 4000 stay apart there too."""
     from winviz.viz import palette
-    from winviz.viz.timeline import _firings_aggregated
+    from winviz.viz.window_marks import _firings_aggregated
 
     result = continuous_job()
     view = frames.open_trace(result.trace)

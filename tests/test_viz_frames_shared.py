@@ -17,7 +17,7 @@ import winviz as wv
 from winviz import viz
 from winviz.viz import frames, palette, timer_records, window_lives
 from winviz.viz.explore import summarize
-from winviz.viz.timeline import DETAIL_LIMIT
+from winviz.viz.window_marks import DETAIL_LIMIT
 
 KEYS = [f"k{i:02d}" for i in range(30)]
 
@@ -41,7 +41,7 @@ def _job(n: int, lateness: int = 0) -> wv.JobExecutionResult:
 @pytest.fixture(scope="module")
 def many() -> wv.JobExecutionResult:
     # 30 keys x 101 windows (timestamps -149 .. 99,999): 3,030 firings and cleanups, above
-    # timeline.DETAIL_LIMIT
+    # window_marks.DETAIL_LIMIT
     return _job(100_000, lateness=200)
 
 

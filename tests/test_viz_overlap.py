@@ -12,7 +12,7 @@ import winviz as wv
 from tests.browser.gallery import coinciding_firings, restored, running_example
 from winviz.viz import palette
 
-timeline = importlib.import_module("winviz.viz.timeline")  # the module (viz.timeline: the chart)
+labels = importlib.import_module("winviz.viz.labels")  # element_label (viz.labels: a module)
 
 
 def rows_of(spec: dict[str, Any], kind: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -35,10 +35,10 @@ def test_the_running_examples_dots_are_labelled_a_to_h() -> None:
 
 
 def test_element_labels_by_key_or_function() -> None:
-    assert timeline.element_label('{"name": "a", "v": 1}', "name") == "a"
-    assert timeline.element_label('["a", 1000]', 1) == "1000"
-    assert timeline.element_label('["a", 1000]', 5) == ""  # names nothing: no label
-    assert timeline.element_label('["a", 1000]', lambda v: v[0].upper()) == "A"
+    assert labels.element_label('{"name": "a", "v": 1}', "name") == "a"
+    assert labels.element_label('["a", 1000]', 1) == "1000"
+    assert labels.element_label('["a", 1000]', 5) == ""  # names nothing: no label
+    assert labels.element_label('["a", 1000]', lambda v: v[0].upper()) == "A"
     with pytest.raises(ValueError, match="element_labels must be"):
         wv.timeline(running_example(), element_labels=1.5)
 

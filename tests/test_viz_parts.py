@@ -16,7 +16,7 @@ import pytest
 from chart_jobs import CHARTS, FIELDS, JOBS, decode_all
 
 from winviz.trace import Trace
-from winviz.trace.columns import identity
+from winviz.trace.coded import identity
 from winviz.trace.schema import detail_names
 from winviz.viz import frames
 

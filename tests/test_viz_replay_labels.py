@@ -15,8 +15,7 @@ from tests.browser.gallery import restored, running_example
 from tests.chart_jobs import session_job
 from winviz import viz
 from winviz.viz import frames, palette, propagation, replay
-from winviz.viz.palette import TimeAxis
-from winviz.viz.timeline import (
+from winviz.viz.labels import (
     LABEL_REACH_PX,
     _Boxes,
     _place_labels,
@@ -24,6 +23,7 @@ from winviz.viz.timeline import (
     _text_box,
     label_leaders,
 )
+from winviz.viz.palette import TimeAxis
 
 AGAIN = "after restore from checkpoint 1"
 

@@ -407,7 +407,7 @@ def test_firings_are_labelled_by_cause() -> None:
 
 
 def test_labels_overlap_neither_each_other_nor_the_edges() -> None:
-    tl = importlib.import_module("winviz.viz.timeline")  # (viz.timeline is the function)
+    tl = importlib.import_module("winviz.viz.labels")  # the label placement's pixel boxes
     spec = viz.timeline(continuous_job().trace).to_dict()
     x = layer(spec, "fired")["encoding"]["x"]["scale"]["domain"]
     y = layer(spec, "fired")["encoding"]["y"]["scale"]["domain"]

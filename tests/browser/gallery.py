@@ -17,7 +17,7 @@ from tests.jobs import bounded, kafka_readers
 from tests.test_checkpoints import late_after_a_firing
 from winviz import viz
 from winviz.viz import export, grid, lessons, pages
-from winviz.viz.timeline import LABEL_REACH_PX
+from winviz.viz.labels import LABEL_REACH_PX
 
 RUNNING_EVENTS = [
     ("a", 1_000), ("b", 3_000), ("c", 2_000), ("d", 7_000),

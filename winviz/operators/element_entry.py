@@ -15,15 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from winviz.trace import Packed
-from winviz.trace.columns import (
-    CodedColumn,
-    Deferred,
-    Tuples,
-    encode,
-    encode_runs,
-    ints_column,
-    object_array,
-)
+from winviz.trace.coded import CodedColumn, encode, encode_runs, ints_column, object_array
+from winviz.trace.pieces import Deferred, Tuples
 
 if TYPE_CHECKING:
     from winviz.operators.window_operator import WindowOperator

@@ -18,7 +18,8 @@ import numpy as np
 from winviz.time import MAX
 from winviz.trace import vocabulary as words
 from winviz.trace.bulk import distinct_objects, same_objects
-from winviz.trace.columns import TraceColumns, identity, object_array
+from winviz.trace.coded import identity, object_array
+from winviz.trace.columns import TraceColumns
 
 TIMER_CALLS = ("on_event_time", "on_processing_time")
 CALL_CAUSES = {"on_element": words.ELEMENT, "on_merge": words.SESSION_MERGE}

@@ -50,16 +50,9 @@ import pandas as pd
 from winviz.collector import paused
 from winviz.errors import InputError
 from winviz.trace.bulk import first_of_each, is_none, object_ids
-from winviz.trace.columns import (
-    CodedColumn,
-    TimeColumn,
-    TraceColumns,
-    Tuples,
-    encode,
-    object_array,
-    time_column,
-    window_table,
-)
+from winviz.trace.coded import CodedColumn, TimeColumn, encode, object_array, time_column
+from winviz.trace.columns import TraceColumns, window_table
+from winviz.trace.pieces import Tuples
 from winviz.trace.schema import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, detail_names
 from winviz.windows.window import TimeWindow
 

@@ -1,4 +1,4 @@
-"""``winviz.load_trace``: a saved trace file back as a ``Trace`` (``winviz.trace.files``)."""
+"""``winviz.load_trace``: a saved trace file back as a ``Trace`` (``winviz.trace.read_file``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def load_trace(path: str | Path) -> Trace:
     file and what was expected; nothing in the file is ever run. Each column but ``seq`` and
     ``kind`` is decoded when first read, the records' details too (a damaged one raises
     ``TraceFileError`` then)."""
-    from winviz.trace.files import load  # pyarrow, imported when a file is read
+    from winviz.trace.read_file import load  # pyarrow, imported when a file is read
 
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path {path!r}: expected a str or pathlib.Path of a trace file")

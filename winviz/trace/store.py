@@ -44,16 +44,8 @@ import numpy as np
 
 from winviz.errors import ArgumentTypeError, InputError
 from winviz.trace.codec import jsonable
-from winviz.trace.columns import (
-    Pieces,
-    Plain,
-    Slots,
-    TraceColumns,
-    concat,
-    empty,
-    sliced,
-    spans,
-)
+from winviz.trace.columns import TraceColumns, concat, empty
+from winviz.trace.pieces import Pieces, Plain, Slots, sliced, spans
 from winviz.trace.schema import (
     BASE_FIELDS,
     DETAIL_FIELDS,

@@ -21,7 +21,7 @@ from winviz.trace import vocabulary
 from winviz.trace.causes import fired_by as cause_category
 from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.causes import timer_domains
-from winviz.trace.columns import object_array
+from winviz.trace.coded import object_array
 from winviz.viz.trace_view import LONG_MIN, Columns, TraceView, memoized
 from winviz.viz.value_texts import key_texts
 

@@ -30,10 +30,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, palette, piles, scale, spec
+from winviz.viz import frames, labels, palette, piles, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timeline import STACK_PX, STACK_STEPS, pick_operator
 
 STATUS = ("fired", "not fired", "merged away")
 STATUS_FILL = (palette.WINDOW_FIRED_COLOR, palette.WINDOW_COLOR, palette.MERGED_AWAY_COLOR)
@@ -534,7 +534,7 @@ def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[d
     timeline's steps): each row's ``dx``, the pixels its mark is drawn beside ``x``. Returns
     the rows drawn (a mark of a pile too deep is counted on the mark at its point)."""
     lanes: dict[tuple[Any, Any], int] = {}
-    gap = 4 * STACK_PX  # (lane rows never share a place)
+    gap = 4 * labels.STACK_PX  # (lane rows never share a place)
     places = [
         (
             (r["x"] - x.lo) / max(1, x.hi - x.lo) * width,
@@ -542,7 +542,7 @@ def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[d
         )
         for r in rows
     ]
-    placed = piles.side_by_side(places, STACK_PX, width, most=STACK_STEPS)
+    placed = piles.side_by_side(places, labels.STACK_PX, width, most=labels.STACK_STEPS)
     if placed.moved:  # (a column only when a mark moved)
         for r, dx in zip(rows, placed.dx, strict=True):
             r["dx"] = dx

@@ -49,6 +49,7 @@ import numpy as np
 
 from winviz.viz import frames, idle, palette, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.scrubber_layers import (
     PARAM,
@@ -61,7 +62,7 @@ from winviz.viz.scrubber_layers import (
     window_layer,
     window_rows,
 )
-from winviz.viz.timeline import auto_view, pick_operator
+from winviz.viz.timeline import auto_view
 
 PLAY_PARAM = "play"
 TICK_MS = 100

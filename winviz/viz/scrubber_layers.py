@@ -14,8 +14,8 @@ import pandas as pd
 
 from winviz.viz import frames, idle, palette, piles, replay, scale, spec
 from winviz.viz.frames import TraceView
+from winviz.viz.labels import STACK_STEPS
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timeline import STACK_STEPS
 
 PARAM = "t"
 """The slider's Vega-Lite parameter: processing time *t* (``scrubber``)."""

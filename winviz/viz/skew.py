@@ -33,8 +33,8 @@ import pandas as pd
 
 from winviz.viz import axes, frames, palette, replay, scale, spec
 from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timeline import pick_operator
 
 LAG_LABEL = "watermark lag (processing time − watermark)"
 

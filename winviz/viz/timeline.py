@@ -27,7 +27,12 @@ Layers, back to front:
    left to the tooltip, and the subtitle says so);
 7. **cleanups** — at (cleanup time, processing time);
 8. **merges** (session windows) — a "merged" mark per window merged away, at (its start,
-   the merge's processing time): its tooltip names the window it merged into (``_merges``).
+   the merge's processing time): its tooltip names the window it merged into
+   (``window_marks._merges``).
+
+Where the layers are made: the bands and horizons in ``bands.py``; the firings, cleanups,
+merges, joins and restarts in ``window_marks.py``; where labels and edge texts go (pixel
+boxes) in ``labels.py``; the watermark line, the elements and the diagonal here.
 
 Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
 traces are reduced per layer (scale.py) and the subtitle says how. Layers are written as
@@ -46,26 +51,58 @@ their processing-time span — on a 400 px plot the diagonal is then at most 8 p
 
 from __future__ import annotations
 
-import json
-import math
 from collections import Counter
-from collections.abc import Callable, Sequence
-from itertools import pairwise
-from typing import Any, Literal, NamedTuple
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.operators.window_rules import cleanup_time
-from winviz.trace import detail_names as detail_fields
 from winviz.viz import frames, idle, palette, piles, replay, scale, spec
+from winviz.viz.bands import (
+    _bands,
+    _every_horizon,
+    _horizon_layer,
+    _horizons,
+    _line_legend,
+    _per_window,
+)
 from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.labels import (
+    EDGE_DX,
+    STACK_PX,
+    ElementLabel,
+    _Boxes,
+    _drawing_order,
+    _edge_boxes,
+    _edge_texts_off_marks,
+    _element_label_layers,
+    _label_room,
+    _Plot,
+    _taken_by_marks,
+)
+from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.propagation import view_paused_spans
+from winviz.viz.skew import skew_of_view
+from winviz.viz.window_marks import (
+    _cleanups,
+    _firings,
+    _joins,
+    _merges,
+    _missing,
+    _present_categories,
+    _restart_boxes,
+    _restarts,
+    _Table,
+    _untimed_count,
+    _what_encoding,
+    _where_present,
+    _window_marks,
+    _with_category_scales,
+)
 
-LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
-DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
 VIEWS = ("auto", "timeline", "skew")
 SKEW_MIN_ELEMENTS = 1000  # view="auto" never picks the skew chart for this many elements or fewer
 SKEW_SPREAD = 0.02  # ... nor unless their skews spread over less than this share of the run
@@ -117,8 +154,6 @@ def timeline(
     try:
         tv = frames.open_trace(trace)
         if view != "timeline":
-            from winviz.viz.skew import skew_of_view  # skew.py imports this module
-
             op = pick_operator(tv, operator)
             reason = auto_view(tv, op) if view == "auto" else None
             if view == "skew" or reason is not None:
@@ -150,27 +185,6 @@ def auto_view(view: TraceView, operator: str) -> str | None:
         f"{span:,} ms run (< {SKEW_SPREAD:.0%}), so the timeline would be one thick diagonal; "
         'timeline(..., view="timeline") draws it anyway'
     )
-
-
-def pick_operator(view: TraceView, operator: str | None) -> str:
-    """The window operator to draw; raises TraceInputError naming the choices."""
-    if len(view) == 0:
-        raise TraceInputError("The trace is empty. The job recorded no records at all.")
-    candidates = frames.window_operators(view) or view.operators("element")
-    if not candidates:
-        raise TraceInputError(
-            "No element reached a keyed operator. The timeline places elements by event time "
-            "at a window (or keyed) operator; this trace has none "
-            f"(kinds: {', '.join(sorted(view.counts()))})."
-        )
-    if operator is None:
-        return candidates[0]
-    if operator not in candidates:
-        raise TraceInputError(
-            f"No window operator named {operator!r}. Choose one of: "
-            f"{', '.join(map(repr, candidates))}."
-        )
-    return operator
 
 
 def _timeline(
@@ -208,53 +222,11 @@ def _timeline(
     horizons = {} if across else _horizons(lives, cleaned)
     per_window = _per_window(lives)  # once, for the bands and the horizons
     horizons, derived = _every_horizon(per_window, horizons, frames.allowed_lateness(view, op))
-    x_values = (
-        _extent(elements["ts"])
-        if across
-        else _extent(
-            elements["ts"],
-            lives["window_start"],
-            lives["window_end"],
-            cleaned["cleanup_time"],
-            fired["at"],
-            np.array([horizons[w] for w in derived], dtype=np.int64),
-        )
-    )
-    if not x_values:
-        x_values = _extent(steps["watermark"])
-    y_values = _extent(
-        elements["proc_time"],
-        steps["proc_time"],
-        fired["proc_time"],
-        cleaned["proc_time"],
-        lives["opened"],
-    )
-    x = palette.time_axis("event time", x_values)
-    y = palette.time_axis("processing time", y_values)
+    x, y = _axes(elements, steps, fired, cleaned, lives, [horizons[w] for w in derived], across)
     if not fired.empty:
         y = _label_room(y, height)
 
-    notes: list[str] = [
-        f"operator {op!r}: {len(elements):,} elements, {frames.pairs_text(len(lives))}, "
-        f"{len(fired):,} firings"
-    ]
-    if untimed:
-        notes.append(f"{untimed:,} elements without a timestamp are not drawn")
-    if across:
-        notes.append(
-            "processing-time windows: [start, end) is processing time — a window holds the "
-            "elements that reached the operator then, whatever their timestamps: its band "
-            "spans the event-time axis over its life in processing time; firings and cleanups "
-            "at their processing time, on the right edge"
-        )
-    not_drawn = _untimed_count(view, op, "fired", len(fired))
-    if not_drawn:  # a GlobalWindow's firings: its window has no place on the event-time axis
-        notes.append(
-            f"{not_drawn:,} firings of the global window are not drawn (it has no start or end "
-            "on the event-time axis)"
-        )
-    if steps.empty:
-        notes.append("no watermark in this trace: no watermark line, nothing is late")
+    notes = _first_notes(view, op, elements, untimed, steps, fired, lives, across)
 
     plot = _Plot(x, y, width, height)
     # the firings' and cleanups' x: their event time (the timer's, else the window end and
@@ -320,6 +292,79 @@ def _timeline(
     return palette.finish(chart, name="timeline", notes=notes, in_place=True)
 
 
+def _axes(
+    elements: _Table,
+    steps: _Table,
+    fired: _Table,
+    cleaned: _Table,
+    lives: _Table,
+    horizons: list[int],
+    across: bool,
+) -> tuple[TimeAxis, TimeAxis]:
+    """The event-time and processing-time axes: their domains hold every element, window,
+    firing, cleanup and (``horizons``: derived) allowed-lateness horizon — of processing-time
+    windows (``across``) the elements' timestamps only — else the watermarks."""
+    x_values = (
+        _extent(elements["ts"])
+        if across
+        else _extent(
+            elements["ts"],
+            lives["window_start"],
+            lives["window_end"],
+            cleaned["cleanup_time"],
+            fired["at"],
+            np.array(horizons, dtype=np.int64),
+        )
+    )
+    if not x_values:
+        x_values = _extent(steps["watermark"])
+    y_values = _extent(
+        elements["proc_time"],
+        steps["proc_time"],
+        fired["proc_time"],
+        cleaned["proc_time"],
+        lives["opened"],
+    )
+    x = palette.time_axis("event time", x_values)
+    y = palette.time_axis("processing time", y_values)
+    return x, y
+
+
+def _first_notes(
+    view: TraceView,
+    op: str,
+    elements: _Table,
+    untimed: int,
+    steps: _Table,
+    fired: _Table,
+    lives: _Table,
+    across: bool,
+) -> list[str]:
+    """The subtitle's first lines: what the operator holds, and what is not drawn."""
+    notes: list[str] = [
+        f"operator {op!r}: {len(elements):,} elements, {frames.pairs_text(len(lives))}, "
+        f"{len(fired):,} firings"
+    ]
+    if untimed:
+        notes.append(f"{untimed:,} elements without a timestamp are not drawn")
+    if across:
+        notes.append(
+            "processing-time windows: [start, end) is processing time — a window holds the "
+            "elements that reached the operator then, whatever their timestamps: its band "
+            "spans the event-time axis over its life in processing time; firings and cleanups "
+            "at their processing time, on the right edge"
+        )
+    not_drawn = _untimed_count(view, op, "fired", len(fired))
+    if not_drawn:  # a GlobalWindow's firings: its window has no place on the event-time axis
+        notes.append(
+            f"{not_drawn:,} firings of the global window are not drawn (it has no start or end "
+            "on the event-time axis)"
+        )
+    if steps.empty:
+        notes.append("no watermark in this trace: no watermark line, nothing is late")
+    return notes
+
+
 TIMELINE_PARTS: dict[str, tuple[str, ...] | None] = {
     "operator": None,  # (whole: the records of nearly every kind are selected by operator)
     "proc_time": ("element", "watermark", "fired", "cleanup", "assigned"),
@@ -335,126 +380,6 @@ timestamps; the operator of every record (None: the whole column, cheaper than t
 the kinds it selects by operator, which are most of the trace's)."""
 
 _extent = scale.extent
-_Table = pd.DataFrame | frames.Columns  # a table the timeline reads (frames.Columns: few rows)
-
-
-def _window_marks(
-    view: TraceView,
-    op: str,
-    kind: str,
-    marks: Callable[[TraceView, str], Any],
-    columns: Callable[[TraceView, str], Any],
-    records: Callable[[TraceView, str], Any],
-) -> Any:
-    """The firings or cleanups of ``op`` (records of ``kind``) to draw: aggregated marks
-    (``marks``) when there are many, else one by one with their texts — as columns, or, when
-    some record has no time window (``columns`` gives None), its records with one."""
-    drawn = None
-    if len(view.select(kind, operator=op)) > DETAIL_LIMIT:
-        drawn = marks(view, op)
-    if drawn is None or len(drawn) <= DETAIL_LIMIT:
-        drawn = columns(view, op)
-        if drawn is None:
-            drawn = _where_present(records(view, op), "window_end")
-    return drawn
-
-
-def _untimed_count(view: TraceView, op: str, kind: str, drawn: int) -> int:
-    """How many records of ``kind`` at ``op`` are not among the ``drawn`` ones: those of a
-    window that is not a time window (Flink's ``GlobalWindow``)."""
-    return len(view.select(kind, operator=op)) - drawn
-
-
-def _where_present(frame: _Table, column: str) -> _Table:
-    """The rows with a value in ``column`` (the frame itself when every row has one: no copy;
-    nothing here changes a frame in place)."""
-    values = frame[column]
-    kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"
-    if kind in "iub":  # numpy ints: every row has one
-        return frame
-    if kind == "f":
-        present = ~np.isnan(np.asarray(values))
-    else:
-        present = np.asarray(pd.notna(values), dtype=bool)
-    if present.all():
-        return frame
-    return frame.take(present) if isinstance(frame, frames.Columns) else frame[present]
-
-
-# -- layers -------------------------------------------------------------------------------------
-
-
-FLAT_BAND_PX = 4
-"""The outline width of a window band of zero height (opened and closed at one processing
-time); other bands have a 1 px outline."""
-
-
-def _horizons(lives: _Table, cleaned: _Table) -> dict[tuple[int, int], int]:
-    """The allowed-lateness horizon of each (start, end) window with lateness > 0: max
-    timestamp + allowed lateness, read off its ``cleanup`` records (Flink's
-    ``WindowOperator.cleanupTime``: ``window.maxTimestamp() + allowedLateness`` for event-time
-    windows); a window cleaned at its max timestamp (lateness 0, or processing time) has
-    none."""
-    out: dict[tuple[int, int], int] = {}
-    if cleaned.empty or lives.empty:
-        return out
-    column = cleaned["cleanup_time"]
-    times = None if _int64(column) else column.tolist()
-    if times is None or all(t.__class__ is int for t in times):  # the usual case
-        stamps = np.array(column if times is None else times, dtype=np.int64)
-        starts = np.asarray(cleaned["window_start"], dtype=np.int64)
-        ends = np.asarray(cleaned["window_end"], dtype=np.int64)
-        order = np.lexsort((stamps, ends, starts))  # per window, its latest cleanup last
-        starts, ends, stamps = starts[order], ends[order], stamps[order]
-        last = np.r_[(starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1]), True]
-        late = last & (stamps > ends - 1)
-        keys = zip(starts[late].tolist(), ends[late].tolist(), strict=True)
-        return dict(zip(keys, stamps[late].tolist(), strict=True))
-    latest: dict[tuple[int, int], int] = {}  # the last cleanup time of each window
-    for start, end, t in zip(
-        cleaned["window_start"].tolist(),
-        cleaned["window_end"].tolist(),
-        times,
-        strict=True,
-    ):
-        if _missing(t):
-            continue
-        window, t = (int(start), int(end)), int(t)
-        if t > latest.get(window, t - 1):
-            latest[window] = t
-    for window, t in latest.items():
-        if t > window[1] - 1:
-            out[window] = t
-    return out
-
-
-def _every_horizon(
-    per_window: list[_Window] | None,
-    horizons: dict[tuple[int, int], int],
-    allowed: int | None,
-) -> tuple[dict[tuple[int, int], int], set[tuple[int, int]]]:
-    """The horizon of every window, and which of them are derived rather than read off a
-    ``cleanup`` record: a window merged away by a session merge (Flink's ``WindowOperator``
-    deletes its cleanup timer at the merge, ``deleteCleanupTimer(m)``, and registers the
-    result window's, so it never has a ``cleanup`` record) or still open at the end of the
-    trace gets ``cleanup_time(max timestamp, allowed lateness)`` (``window_rules``: the one
-    rule), ``allowed`` read off the operator's ``cleanup`` records
-    (``frames.allowed_lateness``). Nothing is derived when they give no single lateness."""
-    if not horizons or per_window is None or not allowed:
-        return horizons, set()
-    out = dict(horizons)
-    derived = set()
-    for w in per_window:
-        window = (int(w.window_start), int(w.window_end))
-        if window not in out and w.window_start < w.window_end:
-            out[window] = cleanup_time(window[1] - 1, allowed)
-            derived.add(window)
-    return out, derived
-
-
-def _int64(column: Any) -> bool:
-    """Whether a table's column holds int64 values (numpy's, not objects)."""
-    return isinstance(column.dtype, np.dtype) and column.dtype == np.int64
 
 
 class _RightEdge(TimeAxis):
@@ -469,246 +394,6 @@ class _RightEdge(TimeAxis):
 
     def clip_all(self, values: list[Any]) -> list[tuple[float | None, str]]:
         return [self.clip(v) for v in values]
-
-
-def _bands(
-    per_window: list[_Window] | None,
-    horizons: dict[tuple[int, int], int],
-    x: TimeAxis,
-    y: TimeAxis,
-    notes: list[str],
-    *,
-    across: bool = False,
-) -> alt.Chart | None:
-    """The window bands; a window opened and closed at the same processing time — typically
-    the last one, filled and cleaned up at the end of input — has no height: its outline is
-    drawn ``FLAT_BAND_PX`` thick so that it does not vanish (its data stay exact).
-    ``per_window``: ``_per_window(lives)``. ``across``: processing-time windows, whose
-    [start, end) is processing time: each band spans the whole event-time axis (the window
-    holds elements of any timestamp) over its life."""
-    if per_window is None:
-        return None
-    wrapped = sum(w.window_start >= w.window_end for w in per_window)
-    if wrapped:
-        notes.append(
-            f"{wrapped} window(s) whose end overflowed the long range (start >= end) have no band"
-        )
-        per_window = [w for w in per_window if w.window_start < w.window_end]
-    per_window, k = _every_kth(per_window)
-    if k > 1:
-        notes.append(f"window bands: every {k}th of {len(per_window) * k:,} windows drawn")
-    rows = []
-    for w in per_window:
-        if across:
-            (x0, n0), (x1, n1) = (x.lo, ""), (x.hi, "")
-        else:
-            x0, n0 = x.clip(w.window_start)
-            x1, n1 = x.clip(w.window_end)
-        y0, _ = y.clip(w.opened)
-        closed = w.closed
-        y1 = y.hi if closed is None else y.clip(closed)[0]
-        horizon = horizons.get((int(w.window_start), int(w.window_end)))
-        rows.append(
-            {
-                "x": x0,
-                "x2": x1,
-                "y": y0,
-                "y2": y1,
-                "kind": "window",
-                "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
-                "keys": int(w.keys),
-                "elements": int(w.elements),
-                "firings": int(w.firings),
-                "opened": y.fmt(w.opened),
-                "closed": (
-                    "still open at the end"
-                    if closed is None
-                    else (f"merged into {w.merged_into} at " if w.merged_into else "")
-                    + y.fmt(closed)
-                ),
-                "accepts late elements until": "" if horizon is None else x.fmt(horizon),
-                "note": (n0 + " " + n1).strip(),
-            }
-        )
-    if not any(r["accepts late elements until"] for r in rows):
-        for r in rows:
-            del r["accepts late elements until"]
-    mark = {
-        "type": "rect",
-        "fill": palette.WINDOW_FILL,
-        "fillOpacity": palette.WINDOW_OPACITY,
-        "stroke": palette.WINDOW_COLOR,
-    }
-    return spec.layer(
-        rows,
-        mark,
-        {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": y.channel("y"),
-            "y2": {"field": "y2"},
-            "strokeWidth": {
-                "condition": {"test": "datum.y === datum.y2", "value": FLAT_BAND_PX},
-                "value": 1,
-            },
-            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
-        },
-    )
-
-
-def _horizon_layer(
-    per_window: list[_Window] | None,
-    horizons: dict[tuple[int, int], int],
-    x: TimeAxis,
-    y: TimeAxis,
-    derived: set[tuple[int, int]] | None = None,
-) -> alt.Chart | None:
-    """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
-    allowed lateness) over its band's life in processing time (``per_window``:
-    ``_per_window(lives)``). ``derived``: the windows whose horizon ``_every_horizon``
-    derived (no ``cleanup`` record: merged away, or still open); their tooltips say so."""
-    if not horizons or per_window is None:
-        return None
-    rows = []
-    for w in per_window:
-        horizon = horizons.get((int(w.window_start), int(w.window_end)))
-        if horizon is None:
-            continue
-        closed = w.closed
-        hx, note = x.clip(horizon)
-        rows.append(
-            {
-                "x": hx,
-                "y": y.clip(w.opened)[0],
-                "y2": y.hi if closed is None else y.clip(closed)[0],
-                "line": palette.HORIZON,
-                "kind": "allowed-lateness horizon",
-                "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
-                "max timestamp": x.fmt(int(w.window_end) - 1),
-                "allowed lateness": f"{horizon - (int(w.window_end) - 1):,} ms",
-                "horizon": x.fmt(horizon),
-                "note": note,
-            }
-        )
-        if derived:
-            rows[-1]["from"] = _horizon_source(w, derived, y)
-    rows, _ = _every_kth(rows)
-    mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
-    return spec.layer(
-        rows,
-        mark,
-        {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "y2": {"field": "y2"},
-            "strokeDash": _line_legend(palette.HORIZON, palette.HORIZON_DASH),
-            "tooltip": spec.tooltips(rows, ["x", "y", "y2", "line"]),
-        },
-    )
-
-
-def _horizon_source(w: _Window, derived: set[tuple[int, int]], y: TimeAxis) -> str:
-    """Where a horizon comes from (the tooltip's "from"): the window's ``cleanup`` record, or
-    the rule, for a window merged away (its contents then wait for the result window's
-    horizon) or still open at the end of the trace."""
-    if (int(w.window_start), int(w.window_end)) not in derived:
-        return "its cleanup record"
-    if w.merged_into:
-        return (
-            f"max timestamp + the operator's allowed lateness (merged into {w.merged_into} at "
-            f"{y.fmt(w.closed)}: its contents then wait for that window's horizon)"
-        )
-    return "max timestamp + the operator's allowed lateness (still open at the end)"
-
-
-def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:
-    """A strokeDash channel of one constant category: a legend entry explaining a line. It
-    sits under the chart, where the plot's width holds the long label: in the right-hand legend
-    column it widened the chart past a 1400 px JupyterLab window and was cut (issue 29)."""
-    return {
-        "field": "line",
-        "type": "nominal",
-        "title": None,
-        "scale": {"domain": [name], "range": [dash]},
-        "legend": {"orient": "bottom", "labelLimit": 0},
-    }
-
-
-class _Window(NamedTuple):
-    """One (start, end) window over all keys (``_per_window``)."""
-
-    window_start: int
-    window_end: int
-    keys: int
-    elements: int
-    firings: int
-    opened: Any
-    closed: int | None
-    merged_into: str
-
-
-def _per_window(lives: _Table) -> list[_Window] | None:
-    """The windows of ``lives`` by (start, end), in that order: distinct keys, elements and
-    firings summed, first opened, and closed (the last close) once every key's pane of it is
-    cleaned up or merged away, else None; ``merged_into`` as ``frames.merged_text``. The
-    (key, window) rows of ``window_lives`` (one per key text and window, ints) grouped with
-    numpy."""
-    if lives.empty:
-        return None
-    starts = np.asarray(lives["window_start"], dtype=np.int64)
-    ends = np.asarray(lives["window_end"], dtype=np.int64)
-    order = np.lexsort((ends, starts))  # by window; a window's rows in their order
-    starts, ends = starts[order], ends[order]
-    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
-    bounds = np.r_[first, len(order)].tolist()
-    present = np.asarray(pd.notna(np.asarray(lives["key"], dtype=object)), dtype=bool)
-    keys = np.add.reduceat(present[order].astype(np.int64), first)
-    elements = np.add.reduceat(np.asarray(lives["elements"], dtype=np.int64)[order], first)
-    firings = np.add.reduceat(np.asarray(lives["firings"], dtype=np.int64)[order], first)
-    opened = np.minimum.reduceat(np.asarray(lives["opened"], dtype=np.int64)[order], first)
-    closed = _closed_per_window(np.asarray(lives["closed"]), order, first, bounds)
-    merged_into = np.asarray(lives["merged_into"], dtype=object)[order]
-    if pd.isna(merged_into).all():  # no session merge: no text
-        texts = [""] * len(first)
-    else:
-        merged = merged_into.tolist()
-        texts = [
-            ", ".join(dict.fromkeys(group)) if all(isinstance(t, str) for t in group) else ""
-            for group in (merged[a:b] for a, b in pairwise(bounds))
-        ]
-    return [
-        _Window(*values)
-        for values in zip(
-            starts[first].tolist(),
-            ends[first].tolist(),
-            keys.tolist(),
-            elements.tolist(),
-            firings.tolist(),
-            opened.tolist(),
-            closed,
-            texts,
-            strict=True,
-        )
-    ]
-
-
-def _closed_per_window(
-    closed: np.ndarray, order: np.ndarray, first: np.ndarray, bounds: list[int]
-) -> list[int | None]:
-    """Per window (rows ``order``, windows starting at ``first``): the last close of its
-    (key, window) rows, None while one of them is still open (missing)."""
-    closed = closed[order]
-    if closed.dtype.kind in "iu":  # every pane closed
-        return np.maximum.reduceat(closed, first).tolist()
-    if closed.dtype.kind == "f":  # NaN: still open
-        still_open = np.logical_or.reduceat(np.isnan(closed), first).tolist()
-        last = np.fmax.reduceat(closed, first).tolist()
-        return [None if o else int(v) for o, v in zip(still_open, last, strict=True)]
-    values = closed.tolist()
-    return [
-        None if any(map(_missing, values[a:b])) else int(max(values[a:b]))
-        for a, b in pairwise(bounds)
-    ]
 
 
 def _wants_diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> bool:
@@ -853,81 +538,12 @@ def _watermarks(
     return layers
 
 
-EDGE_DX = {"right": -4, "left": 4}
-"""The watermark's edge texts: right-aligned, ending 4 px left of their point (on the right
-edge: "watermark = MAX (end of input) →"), or left-aligned, starting 4 px right of it (on the
-left edge, "← watermark = MIN": inside the plot, off the processing-time axis' labels)."""
-
-
 def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
     """The edge texts by alignment (see ``EDGE_DX``): those at MIN left-aligned, the others
     right-aligned (each group in order; only the groups present)."""
     left = [e for e in edges if e["text"] == _edge_text("◀ MIN")]
     right = [e for e in edges if e["text"] != _edge_text("◀ MIN")]
     return [(align, part) for align, part in (("right", right), ("left", left)) if part]
-
-
-def _restarts(
-    restarts: Sequence[frames.Restart], x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> list[alt.Chart]:
-    """A rule across the chart at each restore's processing time, with its text: the job
-    restarted from a checkpoint, the clock went back to the checkpoint's and every watermark
-    to MIN (what happens after it is drawn over what came before)."""
-    if not restarts:
-        return []
-    rows = []
-    for r in restarts:
-        source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
-        what = "started from" if r.failed_at is None else "restarted from"
-        text = _restart_text(r, y)
-        rows += [
-            {"x": x.lo, "y": y.clip(r.proc_time)[0], "text": text, "end": 0},
-            {"x": x.hi, "y": y.clip(r.proc_time)[0], "text": text, "end": 1},
-        ]
-        if r.failed_at is not None:
-            notes.append(
-                f"a failure at {y.fmt(r.failed_at)}: the job {what} {source} — the clock went "
-                f"back to {y.fmt(r.proc_time)} and every watermark to MIN; the replay is drawn "
-                "over what came before"
-            )
-        else:
-            notes.append(f"the run {what} {source}: every watermark started at MIN")
-    encoding = {
-        "x": x.channel("x"),
-        "y": y.channel("y"),
-        "detail": {"field": "text", "type": "nominal"},
-        "tooltip": [{"field": "text", "type": "nominal", "title": "restart"}],
-    }
-    rule = spec.layer(
-        rows,
-        {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]},
-        encoding,
-    )
-    label = spec.layer(
-        [row for row in rows if row["end"] == 0],
-        {"type": "text", "align": "left", "baseline": "bottom", "dx": 4, "dy": -2,
-         "fontSize": 11, "font": "sans-serif", "color": palette.GUIDE_COLOR},
-        {"x": x.channel("x"), "y": y.channel("y"), "text": {"field": "text", "type": "nominal"}},
-    )  # fmt: skip
-    return [rule, label]
-
-
-def _restart_text(r: frames.Restart, y: TimeAxis) -> str:
-    """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
-    what = "started from" if r.failed_at is None else "restarted from"
-    source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
-    return f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
-
-
-def _restart_boxes(restarts: Sequence[frames.Restart], plot: _Plot) -> list[_Box]:
-    """The pixel boxes of the restarts' texts (``_restarts``: left-aligned 4 px right of the
-    left edge, their bottom 2 px above the rule), which labels and edge texts keep off."""
-    boxes = []
-    for r in restarts:
-        text = _restart_text(r, plot.y)
-        py = plot.py(plot.y.clip(r.proc_time)[0])
-        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + CHAR_PX * len(text), py - 2))
-    return boxes
 
 
 def _shared_lines(
@@ -1164,653 +780,6 @@ def _binned_elements(
     return spec.layer(rows, {"type": "point", "filled": True, "opacity": 0.75}, encoding)
 
 
-def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
-    """What a firing label says caused it: the timer ("event-time timer at 4999", on a date
-    axis "event-time timer at 09:51:59.999"), "element", "end of input" (an event-time timer
-    fired by the MAX watermark)."""
-    if fired_by in ("end of input", "cause not traced") or not cause:
-        return fired_by
-    if x.kind == "epoch" and not _missing(timer) and not palette.is_off_chart(timer):
-        stamp = x.fmt(int(timer))  # "2019-08-24 09:51:59.999 UTC": the time of day
-        return f"{fired_by} at {stamp.split(' ')[1]}"
-    return cause
-
-
-def _firings(
-    fired: _Table,
-    plot: _Plot,
-    labels: bool | None,
-    notes: list[str],
-    taken: _Boxes,
-    occupied: piles.Grid,
-    then: Callable[[], list] = list,
-) -> list:
-    """The firing marks (marks at one point side by side), the layers ``then`` makes (drawn
-    next, before the labels are placed: the cleanups) and the firing labels."""
-    if fired.empty:
-        return then()
-    x, y = plot.x, plot.y
-    if len(fired) > DETAIL_LIMIT:
-        return [_firings_aggregated(fired, x, y, notes), *then()]
-    cols = {
-        c: fired[c].tolist()
-        for c in [
-            "seq", "result", "pane", "count", "watermark", "proc_time", "cause", "timer",
-            "firing", "late_firing",
-        ]
-    }  # fmt: skip
-    cols["key"] = frames.key_texts(fired["key"])
-    # each record's texts once (most marks are one firing)
-    seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
-    results = frames.shorts(cols["result"], 40)
-    # each firing in the one vocabulary (winviz.trace.vocabulary): first firing / re-firing,
-    # and "late firing" when it is one (Flink has no pane timing)
-    timings = [
-        f + (", late firing" if late else "")
-        for f, late in zip(cols["firing"], cols["late_firing"], strict=True)
-    ]
-    keys, causes, timers, marks = cols["key"], cols["cause"], cols["timer"], cols["watermark"]
-    rows = []
-    # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
-    # else at its window's end: early firings of one window are not stacked at the end
-    by = ["window_start", "window_end", "at", "proc_time", "fired_by"]
-    for (start, end, at, proc, fired_by), idx in frames.groups(fired, by).items():
-        fx, note = x.clip(at)
-        i = idx[0]
-        if len(idx) == 1:
-            cause, shown = causes[i], _fired_label(causes[i], fired_by, timers[i], x)
-            shown += ", late firing" if cols["late_firing"][i] else ""
-            key, result, label = keys[i], results[i], f"{results[i]} · {shown}"
-            seq, pane, count, timing = seqs[i], panes[i], counts[i], timings[i]
-        else:
-            distinct = list(dict.fromkeys(causes[j] for j in idx))
-            cause = ", ".join(distinct)
-            shown = (
-                _fired_label(distinct[0], fired_by, timers[i], x)
-                if len(distinct) == 1
-                else fired_by
-            )
-            late = sum(bool(cols["late_firing"][j]) for j in idx)
-            if late:
-                shown += ", late firing" if late == len(idx) else f", {late} late firing(s)"
-            key = ", ".join(keys[j] for j in idx)
-            result = ", ".join(results[j] for j in idx)
-            if len(idx) <= 3:
-                label = ", ".join(f"{keys[j]}={results[j]}" for j in idx) + f" · {shown}"
-            else:
-                label = f"{len(idx)} keys · {shown}"
-            seq, pane, count = (", ".join(t[j] for j in idx) for t in (seqs, panes, counts))
-            timing = ", ".join(dict.fromkeys(timings[j] for j in idx))
-        rows.append(
-            {
-                "x": fx,
-                "y": y.clip(proc)[0],
-                "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
-                "label": label,
-                "kind": "fired",
-                "seq": seq,
-                "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-                "key": key,
-                "result": result,
-                "pane": pane,
-                "cause": cause,
-                "count": count,
-                "proc_time": y.fmt(proc),
-                "watermark": x.fmt(marks[i]),
-                "firing": timing,
-                "note": note,
-            }
-        )
-    rows, k = _every_kth(rows)
-    if k > 1:
-        notes.append(f"firings: every {k}th firing mark drawn")
-    rows, offsets = _side_by_side(rows, plot, occupied, taken, "firing", notes)
-    marks = _offset_layers(
-        rows,
-        offsets,
-        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
-        _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
-    )
-    marks += then()
-    show = labels if labels is not None else len(rows) <= LABEL_LIMIT
-    if not show:
-        if labels is None:
-            notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
-        return marks
-    placed, hidden = _place_labels(rows, plot, taken, offsets)
-    if hidden:
-        notes.append(
-            f"{hidden} firing label(s) left out where they would overlap (hover the marks)"
-        )
-    layers = [*marks]
-    leaders = label_leaders(placed)
-    if leaders:  # under the marks (a rule: drawn first, _drawing_order)
-        ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
-        mark = {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 0.75} | ends
-        encoding = {"x": x.channel("x"), "y": y.channel("y")}
-        encoding |= {"x2": {"field": "x"}, "y2": {"field": "y"}}
-        layers.append(spec.layer(leaders, mark, encoding))
-    for (align, dx, dy), texts in placed.items():
-        mark = {
-            "type": "text",
-            "align": align,
-            "baseline": "middle",
-            "dx": dx,
-            "dy": dy,
-            "fontSize": LABEL_FONT,
-            "color": palette.INK,
-            "font": "sans-serif",
-        }
-        encoding = {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "text": {"field": "label", "type": "nominal"},
-        }
-        layers.append(spec.layer(texts, mark, encoding))
-    return layers
-
-
-# -- label placement ----------------------------------------------------------------------------
-
-LABEL_FONT = 10
-CHAR_PX = 6.0  # a generous average advance of a 10 px sans-serif character
-LABEL_PLACES = (
-    ("left", 7, -9),
-    ("left", 7, 9),
-    ("right", -7, -9),
-    ("right", -7, 9),
-    ("left", 7, -21),
-    ("right", -7, -21),
-    ("left", 7, 21),
-    ("right", -7, 21),
-)
-"""Where a firing label may go, in order of preference: (align, dx, dy) from its mark —
-right above, right below, left above, left below, then a line further away."""
-
-
-LABEL_ROOM_PX = 28
-"""Room kept above the last processing time for the labels of the last firings (at the end
-of input they sit right under the top edge, beside the watermark's MAX note)."""
-
-
-def _label_room(y: TimeAxis, height: int) -> TimeAxis:
-    """``y`` with its top raised by ``LABEL_ROOM_PX`` pixels (of a ``height``-pixel plot)."""
-    extra = math.ceil((y.hi - y.lo) * LABEL_ROOM_PX / max(1, height - LABEL_ROOM_PX))
-    return TimeAxis(y.title, y.kind, y.lo, y.hi + extra)
-
-
-class _Plot:
-    """Data → pixel positions of a timeline (x across, y up, as Vega-Lite draws them)."""
-
-    def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
-        self.x, self.y, self.width, self.height = x, y, width, height
-
-    def px(self, vx: float) -> float:
-        return (vx - self.x.lo) / max(1, self.x.hi - self.x.lo) * self.width
-
-    def py(self, vy: float) -> float:
-        return (1 - (vy - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
-
-
-_Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
-
-
-def _text_box(px: float, py: float, text: str, align: str, dx: float, dy: float) -> _Box:
-    w, h = CHAR_PX * len(text), LABEL_FONT + 2
-    left = px + dx if align == "left" else px + dx - w
-    return (left, py + dy - h / 2, left + w, py + dy + h / 2)
-
-
-def _overlaps(a: _Box, b: _Box) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _place_labels(
-    rows: list[dict[str, Any]],
-    plot: _Plot,
-    taken: _Boxes,
-    offsets: list[int] | None = None,
-    field: str = "label",
-) -> tuple[dict[tuple[str, int, int], list[dict[str, Any]]], int]:
-    """Each label (``row[field]``) at the first of ``LABEL_PLACES`` where it stays inside the
-    plot and crosses no box already ``taken`` — the marks, the watermark line and its edge
-    text, the labels placed before it — so no label runs into a mark, a line, the legend
-    right of the plot or another label. ``offsets``: each row's mark drawn that many pixels
-    right of its point (``_side_by_side``). Each placed label is added to ``taken``. Returns
-    the rows per place (its dx including the mark's offset) and how many labels fit nowhere
-    (left to the tooltip)."""
-    placed: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
-    shift = [0] * len(rows) if offsets is None else offsets
-    hidden = 0
-    order = sorted(range(len(rows)), key=lambda i: (-rows[i]["y"], rows[i]["x"]))
-    for i in order:  # top to bottom, left to right
-        r = rows[i]
-        px, py = plot.px(r["x"]) + shift[i], plot.py(r["y"])
-        for align, dx, dy in LABEL_PLACES:
-            box = _text_box(px, py, r[field], align, dx, dy)
-            inside = box[0] >= 0 and box[2] <= plot.width and box[1] >= 0
-            inside = inside and box[3] <= plot.height
-            if inside and not taken.hits(box):
-                taken.add(box)
-                row = {"x": r["x"], "y": r["y"], "label": r[field], "kind": f"{_KINDS[field]}"}
-                if shift[i]:
-                    row["shift"] = shift[i]
-                placed.setdefault((align, dx + shift[i], dy), []).append(row)
-                break
-        else:
-            hidden += 1
-    return placed, hidden
-
-
-_KINDS = {"label": "firing label", "element_label": "element label"}
-
-LABEL_REACH_PX = 12.0
-"""How far (pixels) a firing label may lie from its mark's centre — to its box's nearest
-point — without a line to it: the first four ``LABEL_PLACES`` (about 8 px) are within it; a
-label a line further away (about 17 px), where nothing nearer is free, is joined to its mark
-by a thin leader line, so it is never read as the label of a mark it happens to sit by."""
-
-
-def label_leaders(
-    placed: dict[tuple[str, int, int], list[dict[str, Any]]], radius: float = 5.5
-) -> list[dict[str, Any]]:
-    """A leader line for each label ``_place_labels`` placed (per (align, dx, dy): dx from the
-    point, its mark's side-by-side shift included — ``row["shift"]``) farther than
-    ``LABEL_REACH_PX`` from its mark's centre: from the edge of the mark (``radius`` px from
-    its centre towards the label; 5.5, half the ``STACK_PX`` box of a firing mark) to the
-    label box's nearest point, as pixel offsets from the mark's point (``xOffset``,
-    ``yOffset``, ``x2Offset``, ``y2Offset``)."""
-    out = []
-    for (align, dx, dy), rows in placed.items():
-        for r in rows:
-            cx = r.get("shift", 0)
-            left, top, right, bottom = _text_box(0, 0, r["label"], align, dx, dy)
-            nx, ny = min(max(cx, left), right), min(max(0.0, top), bottom)
-            far = math.hypot(nx - cx, ny)
-            if far <= LABEL_REACH_PX:
-                continue
-            ux, uy = (nx - cx) / far, ny / far
-            out.append(
-                {
-                    "x": r["x"],
-                    "y": r["y"],
-                    "label": r["label"],
-                    "kind": "leader",
-                    "xOffset": round(cx + ux * radius, 2),
-                    "yOffset": round(uy * radius, 2),
-                    "x2Offset": round(nx, 2),
-                    "y2Offset": round(ny, 2),
-                }
-            )
-    return out
-
-
-class _Boxes:
-    """Pixel boxes (left, top, right, bottom) as one array: asking what a box crosses is one
-    vectorised test over all of them (few questions are asked: a label's places, an edge
-    text's)."""
-
-    def __init__(self) -> None:
-        self.parts: list[np.ndarray] = []
-        self.cached: np.ndarray | None = None
-
-    def copy(self) -> _Boxes:
-        out = _Boxes()
-        out.parts = list(self.parts)
-        return out
-
-    def add_small(self, boxes: list[_Box]) -> None:
-        """Add these boxes (finite: the caller's)."""
-        if boxes:
-            self.parts.append(np.asarray(boxes, dtype=float).reshape(-1, 4))
-            self.cached = None
-
-    def add_array(self, boxes: np.ndarray) -> None:
-        """Add these boxes (an n × 4 float array, finite)."""
-        if len(boxes):
-            self.parts.append(boxes)
-            self.cached = None
-
-    def add(self, box: _Box) -> None:
-        if all(math.isfinite(v) for v in box):
-            self.add_small([box])
-
-    def hits(self, box: _Box) -> bool:
-        if self.cached is None:
-            self.cached = np.concatenate(self.parts) if self.parts else np.empty((0, 4))
-        a = self.cached
-        return bool(
-            np.any(
-                (a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3])
-            )
-        )
-
-
-def _point_radius(mark: dict[str, Any]) -> float:
-    """Half the side of a point mark's box (its area ``size`` px², binned marks up to 160)."""
-    return math.sqrt(mark.get("size", 160)) / 2 + 1
-
-
-def _taken_by_marks(
-    taken: _Boxes, layers: list[Any], plot: _Plot, lines: bool = True, points: bool = True
-) -> None:
-    """Add the boxes of these layers' point marks (and of their lines' segments) to ``taken``."""
-    for layer in layers:
-        if layer is None:
-            continue
-        kind, rows = layer.mark["type"], layer.data.values
-        if kind == "point" and rows and points:
-            r = _point_radius(layer.mark)
-            # positions as floats (None, a missing position: NaN, left out below)
-            xs = np.array([row["x"] for row in rows], dtype=float)
-            ys = np.array([row["y"] for row in rows], dtype=float)
-            px = (xs - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
-            py = (1 - (ys - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
-            ok = np.isfinite(px) & np.isfinite(py)
-            taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
-        elif kind == "line" and lines:
-            _taken_by_segments(taken, rows, plot)
-
-
-_HALF_EXACT = 2**52
-
-
-def _taken_by_segments(taken: _Boxes, rows: list[dict[str, Any]], plot: _Plot) -> None:
-    """Add the box (1 px wider on every side) of each segment of a line layer's ``rows`` —
-    between rows of one operator and attempt, both with a position — to ``taken``; when
-    every position is an int within ±2**52 (the usual case) as arrays, with the values
-    ``_Plot.px`` / ``py`` give."""
-    pairs = [
-        (a, b)
-        for a, b in pairwise(rows)
-        if a.get("operator") == b.get("operator") and a.get("attempt") == b.get("attempt")
-        and None not in (a["x"], a["y"], b["x"], b["y"])
-    ]  # fmt: skip
-    values = [p[n][c] for p in pairs for n in (0, 1) for c in ("x", "y")]
-    values += [plot.x.lo, plot.x.hi, plot.y.lo, plot.y.hi]
-    if not all(v.__class__ is int and -_HALF_EXACT <= v <= _HALF_EXACT for v in values):
-        for a, b in pairs:
-            ax, ay, bx, by = plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"])
-            taken.add((min(ax, bx) - 1, min(ay, by) - 1, max(ax, bx) + 1, max(ay, by) + 1))
-        return
-    # (a difference of two of them is below 2**53: exact as a float too, so each operation
-    # rounds as Python's does)
-    v = np.array(values[:-4], dtype=np.int64).reshape(-1, 4)
-    span_x, span_y = max(1, plot.x.hi - plot.x.lo), max(1, plot.y.hi - plot.y.lo)
-    px = (v[:, [0, 2]] - plot.x.lo).astype(float) / span_x * plot.width
-    py = (1 - (v[:, [1, 3]] - plot.y.lo).astype(float) / span_y) * plot.height
-    boxes = np.column_stack(
-        (px.min(axis=1) - 1, py.min(axis=1) - 1, px.max(axis=1) + 1, py.max(axis=1) + 1)
-    )
-    taken.add_array(boxes[np.isfinite(boxes).all(axis=1)])
-
-
-STACK_PX = 11
-"""How far apart (pixels) marks at one point are drawn: side by side, left to right."""
-
-
-STACK_STEPS = 12
-"""How many places (``STACK_PX`` apart) each way a firing or cleanup mark tries beside its
-point before it is counted on the mark there (``piles``)."""
-
-
-def _side_by_side(
-    rows: list[dict[str, Any]],
-    plot: _Plot,
-    occupied: piles.Grid,
-    taken: _Boxes | None,
-    what: str,
-    notes: list[str],
-) -> tuple[list[dict[str, Any]], list[float]]:
-    """Firing and cleanup marks at one point (an on-time and a late firing, a cleanup at a
-    firing) drawn side by side by the charts' one rule (``piles.side_by_side``: ``STACK_PX``
-    steps right, then left, on the plot), so all are seen, none under another. Each mark goes
-    to ``occupied`` (and its box to ``taken``, which labels keep off). Returns the rows drawn
-    (a mark of a pile too deep is counted on the mark at its point) and their offsets; the
-    subtitle says how many were moved or counted."""
-    half = STACK_PX / 2
-    sx, sy = plot.width / max(1, plot.x.hi - plot.x.lo), plot.height / max(1, plot.y.hi - plot.y.lo)
-    x0, y0, h = plot.x.lo, plot.y.lo, plot.height
-    places = [((row["x"] - x0) * sx, h - (row["y"] - y0) * sy) for row in rows]
-    placed = piles.side_by_side(
-        places, STACK_PX, plot.width, most=STACK_STEPS, grid=occupied, rows=rows
-    )
-    notes += piles.moved_note(placed, f"{what} mark", STACK_PX)
-    drawn = [i for i, on in enumerate(placed.counted_on) if on is None]
-    offsets = [placed.dx[i] for i in drawn]
-    if taken is not None:
-        arr = np.asarray(
-            [
-                (places[i][0] + placed.dx[i] - half, places[i][1] - half,
-                 places[i][0] + placed.dx[i] + half, places[i][1] + half)
-                for i in drawn
-            ],
-            dtype=float,
-        ).reshape(-1, 4)  # fmt: skip
-        taken.add_array(arr[np.isfinite(arr).all(axis=1)])
-    if placed.counted:
-        rows = piles.count_on(rows, placed)
-    return rows, offsets
-
-
-def _offset_layers(
-    rows: list[dict[str, Any]], offsets: list[float], mark: dict[str, Any], encoding: dict[str, Any]
-) -> list[alt.Chart]:
-    """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point (its
-    ``dx``, the mark's ``xOffset``) when any is moved."""
-    if not any(offsets):
-        return [spec.layer(rows, mark, encoding)]
-    for row, off in zip(rows, offsets, strict=True):
-        row["dx"] = off
-    tooltip = [t for t in encoding.get("tooltip", []) if t.get("field") != "dx"]
-    return [
-        spec.layer(rows, mark | {"xOffset": {"expr": "datum.dx"}}, encoding | {"tooltip": tooltip})
-    ]
-
-
-def _drawing_order(layers: list[Any]) -> list[Any]:
-    """The layers in drawing order: areas, lines and window marks first, then the elements,
-    the watermark's dots, and every text last — so no dot lies under a larger mark and no
-    label under a mark (a stable sort: each group keeps its order)."""
-
-    def rank(layer: Any) -> int:
-        kind = layer.mark["type"]
-        rows = layer.data.values if hasattr(layer.data, "values") else []
-        first = rows[0].get("kind") if rows else None
-        if kind == "text":
-            return 3
-        if kind == "point" and first == "watermark":
-            return 2
-        if kind == "point" and first in ("element", "elements (binned)"):
-            return 1
-        return 0
-
-    return sorted(layers, key=rank)
-
-
-EDGE_PLACES = (("top", 4), ("bottom", -4), ("top", 18), ("bottom", -18))
-"""Where the watermark's edge text may go, in order: right below its point (its place), right
-above, a line further below, a line further above."""
-
-
-def _edge_texts_off_marks(
-    layers: list[Any], plot: _Plot, points: _Boxes, taken: _Boxes, notes: list[str]
-) -> list[Any]:
-    """The watermark's edge texts ("watermark = MAX (end of input) →" right-aligned below
-    their point, "← watermark = MIN" left-aligned: ``EDGE_DX``) moved to the first of
-    ``EDGE_PLACES`` where they cross no mark (``points``; away from its place: no mark, line
-    or label, ``taken``), and left out where none is free (the subtitle says so). Returns the
-    layers, a layer per place used."""
-    out = []
-    for layer in layers:
-        rows = layer.data.values if layer.mark["type"] == "text" else []
-        if not rows or "text" not in rows[0] or layer.mark.get("baseline") != "top":
-            out.append(layer)
-            continue
-        by: dict[tuple[str, int], list[dict[str, Any]]] = {}
-        align = layer.mark.get("align", "right")
-        for e in rows:
-            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
-            py = plot.py(e["y"])
-            for n, (baseline, dy) in enumerate(EDGE_PLACES):
-                top = py + dy if baseline == "top" else py + dy - LABEL_FONT - 3
-                box = (left, top, right, top + LABEL_FONT + 3)
-                if not (points if n == 0 else taken).hits(box):
-                    taken.add(box)
-                    by.setdefault((baseline, dy), []).append(e)
-                    break
-            else:
-                notes.append(f"{e['text']}: its text is left out (it would cross marks)")
-        encoding = {
-            "x": plot.x.channel("x"),
-            "y": plot.y.channel("y"),
-            "text": {"field": "text", "type": "nominal"},
-        }
-        for (baseline, dy), part in by.items():
-            if (baseline, dy) == EDGE_PLACES[0]:
-                layer.data.values[:] = part
-                out.append(layer)
-            else:
-                mark = dict(layer.mark) | {"baseline": baseline, "dy": dy}
-                out.append(spec.layer(part, mark, encoding))
-    return out
-
-
-ElementLabel = int | str | Callable[[Any], Any]
-"""How ``timeline(element_labels=...)`` labels an element: a field index of a tuple / list
-value, a key of a dict value, or a function of the value."""
-
-
-def element_label(value_text: Any, how: ElementLabel) -> str:
-    """The label of an element whose value the trace holds as ``value_text`` (its JSON text):
-    ``how`` applied to the value (an index, a key or a function); "" where it names nothing."""
-    try:
-        value = json.loads(value_text)
-    except (TypeError, ValueError):
-        value = value_text
-    if callable(how):
-        out = how(value)
-    elif isinstance(how, int) and isinstance(value, list) and -len(value) <= how < len(value):
-        out = value[how]
-    elif isinstance(value, dict):
-        out = value.get(how)
-    else:
-        out = None
-    return "" if out is None else str(out)
-
-
-def _element_label_layers(
-    elements: alt.Chart,
-    how: ElementLabel,
-    x: TimeAxis,
-    y: TimeAxis,
-    plot: _Plot,
-    taken: _Boxes,
-    notes: list[str],
-) -> list[alt.Chart]:
-    """A label beside each element dot (``element_label``), placed as the firing labels are
-    (``_place_labels``): crossing no mark, line or other label."""
-    rows = [
-        {"x": r["x"], "y": r["y"], "element_label": element_label(r.get("value"), how)}
-        for r in elements.data.values
-        if r.get("kind") == "element"
-    ]
-    rows = [r for r in rows if r["element_label"]]
-    placed, hidden = _place_labels(rows, plot, taken, None, "element_label")
-    if hidden:
-        notes.append(f"{hidden} element label(s) left out where they would overlap (hover)")
-    text = {"field": "label", "type": "nominal"}
-    encoding = {"x": x.channel("x"), "y": y.channel("y"), "text": text}
-    return [
-        spec.layer(
-            texts,
-            {"type": "text", "align": align, "baseline": "middle", "dx": dx, "dy": dy,
-             "fontSize": LABEL_FONT + 1, "fontWeight": "bold", "color": palette.INK,
-             "font": "sans-serif"},
-            encoding,
-        )
-        for (align, dx, dy), texts in placed.items()
-    ]  # fmt: skip
-
-
-def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
-    """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
-    drawn below their point, aligned as ``EDGE_DX`` says (see ``_watermarks``)."""
-    boxes = []
-    for layer in layers:
-        if layer.mark["type"] != "text":
-            continue
-        align = layer.mark.get("align", "right")
-        for e in layer.data.values:
-            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
-            py = plot.py(e["y"])
-            boxes.append((left, py + 4, right, py + 4 + LABEL_FONT + 3))
-    return boxes
-
-
-def _edge_span(px: float, text: str, align: str) -> tuple[float, float]:
-    """The left and right pixel of an edge text at ``px`` with this ``align`` (``EDGE_DX``)."""
-    w = CHAR_PX * len(text)
-    dx = EDGE_DX[align]
-    return (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)
-
-
-CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
-"""What fired a cleanup: a ``cleanup`` record is written only when the timer the window
-operator registered at ``cleanupTime(window)`` fires (``WindowOperator.registerCleanupTimer``
-/ ``isCleanupTime``); a trigger's timer fires the window (the "fired: event-time timer"
-marks), never cleans it — unless it is the same timer (allowed lateness 0)."""
-
-
-def _cleanups(
-    cleaned: _Table,
-    x: TimeAxis,
-    y: TimeAxis,
-    notes: list[str],
-    plot: _Plot | None = None,
-    occupied: piles.Grid | None = None,
-    taken: _Boxes | None = None,
-) -> list[alt.Chart]:
-    if cleaned.empty:
-        return []
-    if len(cleaned) > DETAIL_LIMIT:
-        return [_cleanups_aggregated(cleaned, x, y, notes)]
-    seqs, marks = cleaned["seq"].tolist(), cleaned["watermark"].tolist()
-    keys = frames.key_texts(cleaned["key"])
-    rows = []
-    by = ["window_start", "window_end", "proc_time", "cleanup_time"]
-    for (start, end, proc, ctime), idx in frames.groups(cleaned, by).items():
-        cx, note = x.clip(ctime)
-        rows.append(
-            {
-                "x": cx,
-                "y": y.clip(proc)[0],
-                "what": "cleanup",
-                "kind": "cleanup",
-                "seq": _join(seqs, idx),
-                "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-                "key": ", ".join(keys[i] for i in idx),
-                "cleanup_time": x.fmt(ctime),
-                "timer": CLEANUP_TIMER_TEXT,
-                "proc_time": y.fmt(proc),
-                "watermark": x.fmt(marks[idx[0]]),
-                "note": note,
-            }
-        )
-    rows, k = _every_kth(rows)
-    if k > 1:
-        notes.append(f"cleanups: every {k}th cleanup mark drawn")
-    offsets: list[float] = [0] * len(rows)
-    if plot is not None and occupied is not None:
-        rows, offsets = _side_by_side(rows, plot, occupied, taken, "cleanup", notes)
-    return _offset_layers(
-        rows,
-        offsets,
-        {"type": "point", "filled": True, "size": 50},
-        _what_encoding(rows, x, y, ["x", "y", "what"]),
-    )
-
-
 def _idle_layer(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
     """The idle periods of the run's inputs (``idle.idle_spans``): a grey strip per input
     along the left edge over the processing times it was idle, and the subtitle names them."""
@@ -1828,275 +797,3 @@ def _paused_layer(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -
     if spans:
         notes.append(idle.paused_text(spans))
     return idle.paused_layer(spans, x, y)
-
-
-def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow`` merging windows,
-    one ``merged`` record each): a "merged" mark per window merged away, at (its start, the
-    merge's processing time) — the corner where its band ends — naming the window it merged
-    into; windows of several keys merged at one point are one mark. ``merged_windows`` holds
-    the windows the set had before (the new element's own window is not among them, so the
-    mark never sits on the element that caused the merge)."""
-    if not len(view.select("merged", operator=op)):
-        return None
-    merges = frames.merged(view, op)
-    groups: dict[tuple[Any, ...], list[int]] = {}
-    for i, m in enumerate(merges.itertuples()):
-        into = (int(m.window_start), int(m.window_end))
-        for w in m.merged_windows:
-            if w != into:
-                groups.setdefault((int(w[0]), int(w[1]), *into, int(m.proc_time)), []).append(i)
-    seqs, marks = merges["seq"].tolist(), merges["watermark"].tolist()
-    keys = merges["key_text"].tolist()
-    rows = []
-    for (start, end, into_start, into_end, proc), idx in groups.items():
-        mx, note = x.clip(start)
-        rows.append(
-            {
-                "x": mx,
-                "y": y.clip(proc)[0],
-                "what": "merged",
-                "kind": "merged",
-                "seq": _join(seqs, idx),
-                "key": ", ".join(keys[i] for i in idx),
-                "merged away": f"[{x.fmt(start)}, {x.fmt(end)})",
-                "into": f"[{x.fmt(into_start)}, {x.fmt(into_end)})",
-                "proc_time": y.fmt(proc),
-                "watermark": x.fmt(marks[idx[0]]),
-                "note": note,
-            }
-        )
-    n = len(merges)
-    notes.append(
-        f'{n:,} session merge{"" if n == 1 else "s"} ("merged": at the start of each window '
-        "merged away, when it merged)"
-    )
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 160},
-        _what_encoding(rows, x, y, ["x", "y", "what"]),
-    )
-
-
-def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """An interval join's pairs (``joined``, at the output's timestamp: the larger of the two)
-    and the buckets its cleanup timers removed (``buffer_removed``, at the bucket's timestamp),
-    at the processing time they happened; None for an operator without them."""
-    rows: list[dict[str, Any]] = []
-    for kind, what in (("joined", "joined"), ("buffer_removed", "buffer removed")):
-        if view.kind_code(kind) < 0:
-            continue
-        at = view.select(kind, operator=op)
-        if not len(at):
-            continue
-        stamps, procs = view.ints("ts", at)[0].tolist(), view.ints("proc_time", at)[0].tolist()
-        keys = frames.key_texts(view.column("key", at))
-        first, second = (view.detail(kind, f, at).tolist() for f in detail_fields(kind))
-        for i, seq in enumerate(at.tolist()):
-            cx, note = x.clip(stamps[i])
-            row = {"x": cx, "y": y.clip(procs[i])[0], "what": what, "seq": seq, "key": keys[i]}
-            if kind == "joined":
-                row |= {"left_ts": x.fmt(first[i]), "right_ts": x.fmt(second[i])}
-            else:
-                row |= {"side": first[i], "elements": second[i]}
-            rows.append(row | {"ts": x.fmt(stamps[i]), "proc_time": y.fmt(procs[i]), "note": note})
-        notes.append(
-            f"{len(at):,} pairs joined (at the output's timestamp)"
-            if kind == "joined"
-            else f"{len(at):,} buffer buckets removed by cleanup timers"
-        )
-    if not rows:
-        return None
-    rows, k = _every_kth(rows)
-    if k > 1:
-        notes.append(f"joins: every {k}th mark drawn")
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 40},
-        _what_encoding(rows, x, y, ["x", "y", "what"]),
-    )
-
-
-def _firings_aggregated(
-    fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> alt.Chart:
-    """One mark per (window, cause, event time of the firing timer — else the window end)
-    at the first such firing's processing time."""
-    starts = np.asarray(fired["window_start"], dtype=np.int64)
-    ends = np.asarray(fired["window_end"], dtype=np.int64)
-    at = np.asarray(pd.to_numeric(fired["at"])).astype(np.int64)
-    proc = np.asarray(pd.to_numeric(fired["proc_time"]))
-    causes, names = pd.factorize(np.asarray(fired["fired_by"], dtype=object))
-    rank = np.argsort(np.argsort(np.asarray(names, dtype=object)))[causes]  # by cause name
-    order = np.lexsort((rank, at, ends, starts))  # groups sorted as groupby(sort=True)
-    keys = np.stack([starts, ends, at, rank])[:, order]
-    first = np.flatnonzero(np.r_[True, (keys[:, 1:] != keys[:, :-1]).any(axis=0)])
-    proc = proc[order]
-    n = np.diff(np.r_[first, len(order)])
-    firsts, lasts = np.fmin.reduceat(proc, first), np.fmax.reduceat(proc, first)
-    cause = np.asarray(names, dtype=object)[causes[order][first]]
-    agg = pd.DataFrame(
-        {
-            "window_start": keys[0, first],
-            "window_end": keys[1, first],
-            "at": keys[2, first],
-            "fired_by": cause,
-            "n": n,
-            "first": firsts,
-            "last": lasts,
-        }
-    )
-    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
-    notes.append(
-        f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
-        "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
-    )
-    rows = [
-        {
-            "x": x.clip(at)[0],
-            "y": y.clip(first)[0],
-            "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
-            "kind": "fired (aggregated)",
-            "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-            "fired by": fired_by,
-            "firings": int(n),
-            "proc_time": f"{y.fmt(first)} .. {y.fmt(last)}",
-        }
-        for start, end, at, fired_by, n, first, last in zip(
-            agg["window_start"].tolist(),
-            agg["window_end"].tolist(),
-            agg["at"].tolist(),
-            agg["fired_by"].tolist(),
-            agg["n"].tolist(),
-            agg["first"].tolist(),
-            agg["last"].tolist(),
-            strict=True,
-        )
-    ]
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK},
-        _what_encoding(rows, x, y, ["x", "y"]),
-    )
-
-
-def _cleanups_aggregated(
-    cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> alt.Chart:
-    """One mark per window at its last cleanup."""
-    starts = np.asarray(cleaned["window_start"], dtype=np.int64)
-    ends = np.asarray(cleaned["window_end"], dtype=np.int64)
-    order = np.lexsort((ends, starts))  # windows in (start, end) order
-    starts, ends = starts[order], ends[order]
-    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
-    agg = pd.DataFrame(
-        {
-            "window_start": starts[first],
-            "window_end": ends[first],
-            "keys": np.diff(np.r_[first, len(order)]),
-            "proc": np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned["proc_time"]))[order], first),
-            "at": np.fmax.reduceat(
-                np.asarray(pd.to_numeric(cleaned["cleanup_time"]))[order], first
-            ),
-        }
-    )
-    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
-    notes.append(
-        f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
-        + (f"; every {k}th mark" if k > 1 else "")
-    )
-    rows = [
-        {
-            "x": x.clip(at)[0],
-            "y": y.clip(proc)[0],
-            "what": "cleanup",
-            "kind": "cleanup (aggregated)",
-            "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-            "keys": int(keys),
-            "cleanup_time": x.fmt(at),
-            "proc_time": y.fmt(proc),
-        }
-        for start, end, keys, at, proc in zip(
-            agg["window_start"].tolist(),
-            agg["window_end"].tolist(),
-            agg["keys"].tolist(),
-            agg["at"].tolist(),
-            agg["proc"].tolist(),
-            strict=True,
-        )
-    ]
-    return spec.layer(
-        rows, {"type": "point", "filled": True, "size": 30}, _what_encoding(rows, x, y, ["x", "y"])
-    )
-
-
-def _int_texts(values: list[Any]) -> list[str]:
-    """Each value as ``_join`` writes it: an int as an int, missing as empty."""
-    return [str(v) if v.__class__ is int else "" if _missing(v) else str(int(v)) for v in values]
-
-
-def _join(values: list[Any], idx: list[int]) -> str:
-    """The values at idx as "1, 2, 3" (ints as ints, missing as empty)."""
-    return ", ".join("" if _missing(values[i]) else str(int(values[i])) for i in idx)
-
-
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and v != v)
-
-
-# -- shared encodings -------------------------------------------------------------------------
-
-
-def _what_encoding(
-    rows: list[dict[str, Any]],
-    x: TimeAxis,
-    y: TimeAxis,
-    skip: list[str],
-    types: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    """Position, colour and shape by "what happened" (scales set by _with_category_scales),
-    tooltips for the other columns (``types``: as ``spec.tooltips``)."""
-    return {
-        "x": x.channel("x"),
-        "y": y.channel("y"),
-        "color": {"field": "what", "type": "nominal", "title": "what happened"},
-        "shape": {"field": "what", "type": "nominal", "title": "what happened"},
-        "tooltip": spec.tooltips(rows, skip, types),
-    }
-
-
-def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
-    """scale.every_kth for a list of rows."""
-    if len(rows) <= scale.ROW_LIMIT:
-        return rows, 1
-    k = math.ceil(len(rows) / scale.ROW_LIMIT)
-    return rows[::k], k
-
-
-def _present_categories(layers: list[alt.Chart]) -> list[str]:
-    """The "what happened" categories drawn, in legend order."""
-    seen: set[str] = set()
-    for layer in layers:
-        seen.update(r["what"] for r in layer.data.values if "what" in r)
-    order = list(palette.FATES) + list(palette.WINDOW_EVENTS) + list(palette.JOIN_EVENTS)
-    return [c for c in order if c in seen]
-
-
-def _with_category_scales(layers: list[alt.Chart], present: list[str]) -> None:
-    """One legend, "what happened", with only the categories present, each with its fixed
-    colour and shape (set on every layer coloured by it)."""
-    colors = (
-        dict(zip(palette.FATES, palette.FATE_COLORS, strict=True))
-        | dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
-        | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_COLORS, strict=True))
-    )
-    shapes = (
-        dict(zip(palette.FATES, palette.FATE_SHAPES, strict=True))
-        | dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
-        | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_SHAPES, strict=True))
-    )
-    for layer in layers:
-        enc = layer.encoding
-        if getattr(enc, "color", alt.Undefined) is not alt.Undefined:
-            enc["color"]["scale"] = {"domain": present, "range": [colors[c] for c in present]}
-            enc["shape"]["scale"] = {"domain": present, "range": [shapes[c] for c in present]}

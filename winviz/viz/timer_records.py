@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.trace.bulk import first_of_each, object_ids
-from winviz.trace.columns import object_array
+from winviz.trace.coded import object_array
 from winviz.viz.trace_view import TraceView, _objects, _times
 from winviz.viz.value_texts import key_texts, short
 from winviz.viz.window_lives import _group_ids

@@ -20,7 +20,8 @@ import pandas as pd
 
 from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names
-from winviz.trace.columns import object_array, window_table
+from winviz.trace.coded import object_array
+from winviz.trace.columns import window_table
 from winviz.trace.frame import from_pandas
 
 P = ParamSpec("P")

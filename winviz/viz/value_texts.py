@@ -16,7 +16,7 @@ import pandas as pd
 from winviz.trace import jsonable
 from winviz.trace.bulk import distinct_objects
 from winviz.trace.codec import OpaqueValue
-from winviz.trace.columns import object_array
+from winviz.trace.coded import object_array
 
 
 def short(value: Any, limit: int = 60) -> str:

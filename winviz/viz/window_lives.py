@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.trace.bulk import distinct_objects
-from winviz.trace.columns import object_array
+from winviz.trace.coded import object_array
 from winviz.viz.firings import window_records
 from winviz.viz.trace_view import LONG_MAX, Columns, TraceView, memoized
 from winviz.viz.value_texts import key_text, key_texts

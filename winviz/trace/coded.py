@@ -1,0 +1,217 @@
+"""Coded columns: a trace field's values as ``int32`` codes into a dictionary of its distinct
+values (``CodedColumn``: ``kind``, ``operator``, ``key``, ``window``), or as ``int64`` times with
+a mask of where a value is present (``TimeColumn``), and the encoders that build them from
+Python values (``encode``, ``encode_runs``, ``time_column``, ``ints_column``).
+
+Dictionary codes tell values apart by type as well as by value, as Java would: ``1`` and
+``True`` (equal in Python) stay two keys, and so do a ``TimeWindow`` and a plain tuple; floats
+as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one): ``identity``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import count, islice
+from operator import is_not
+from typing import Any
+
+import numpy as np
+
+from winviz.trace.bulk import is_none
+
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class TimeColumn:
+    """A time field: ``values`` (``int64``, 0 where absent) and ``present`` (a bool mask).
+
+    ``values`` is an object array instead when some value is not an int in Java's long range
+    (the column then holds the values exactly as written, None where absent)."""
+
+    values: np.ndarray
+    present: np.ndarray
+
+    @property
+    def exact(self) -> bool:
+        """True when ``values`` is ``int64`` (every present value an int in the long range)."""
+        return self.values.dtype != object
+
+    def take(self, rows: np.ndarray) -> TimeColumn:
+        return TimeColumn(self.values[rows], self.present[rows])
+
+    def get(self, i: int) -> Any:
+        """The value of record ``i`` (an int, None where absent)."""
+        if not self.present[i]:
+            return None
+        value = self.values[i]
+        return value.item() if self.exact else value
+
+    def tolist(self) -> list[Any]:
+        """Python ints, None where absent."""
+        if not self.exact:
+            return self.values.tolist()
+        values = self.values.tolist()
+        if self.present.all():
+            return values
+        return [v if p else None for v, p in zip(values, self.present.tolist(), strict=True)]
+
+
+@dataclass(frozen=True, slots=True)
+class CodedColumn:
+    """A field with few distinct values: ``codes`` (``int32``) into ``values`` (the distinct
+    values in order of first appearance)."""
+
+    codes: np.ndarray
+    values: list[Any]
+    _lookup: list[np.ndarray] = field(default_factory=list, repr=False, compare=False)
+
+    def take(self, rows: np.ndarray) -> CodedColumn:
+        return CodedColumn(self.codes[rows], self.values, self._lookup)
+
+    def lookup(self) -> np.ndarray:
+        """``values`` as an object array (made once, element by element: tuples stay
+        scalars)."""
+        if not self._lookup:
+            self._lookup.append(object_array(self.values))
+        return self._lookup[0]
+
+    def decode(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """The values of some records (all when ``rows`` is None), as an object array."""
+        codes = self.codes if rows is None else self.codes[rows]
+        return self.lookup()[codes]
+
+    def code_of(self, value: Any) -> int:
+        """The code of ``value`` (type and value), -1 when no record has it."""
+        want = identity(value)
+        for i, v in enumerate(self.values):
+            if identity(v) == want:
+                return i
+        return -1
+
+
+def object_array(values: Any) -> np.ndarray:
+    """A 1-d object array of these values (tuples and lists stay elements)."""
+    values = values if isinstance(values, (list, tuple)) else list(values)
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def time_column(values: list[Any]) -> TimeColumn:
+    """A ``TimeColumn`` of ints and Nones (one C-speed pass when every value is an int). A
+    value of another type (a float, a bool) or beyond the long range keeps the column as
+    written (an object column): nothing is rounded."""
+    n = len(values)
+    types = set(map(type, values))
+    if types <= {int}:
+        return ints_column(values)
+    if types == {type(None)}:
+        return TimeColumn(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool))
+    objects = object_array(values)
+    present = ~is_none(objects)
+    if types == {int, type(None)}:
+        objects[~present] = 0
+        try:
+            return TimeColumn(objects.astype(np.int64), present)
+        except OverflowError:  # (beyond the long range: the values as written)
+            objects = object_array(values)
+    return TimeColumn(objects, present)
+
+
+def ints_column(values: list[int]) -> TimeColumn:
+    """A ``TimeColumn`` of values known to be ints (``int`` itself: the engine's times), an
+    object column when one is beyond the long range."""
+    n = len(values)
+    try:
+        return TimeColumn(np.fromiter(values, dtype=np.int64, count=n), np.ones(n, dtype=bool))
+    except OverflowError:
+        return TimeColumn(object_array(values), np.ones(n, dtype=bool))
+
+
+def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
+    """Dictionary-encode a column. ``fast``: the values are known to be told apart by
+    equality alone (strings; windows, whose bounds the engine made ints)."""
+    n = len(values)
+    # one pass: a value not seen before gets the next code (``__missing__``), at C speed
+    code_of: defaultdict[Any, int] = defaultdict(count().__next__)
+    try:
+        codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=n)
+    except TypeError:  # an unhashable value: the general way
+        codes = None
+    if codes is not None and (fast or _plain_dictionary_is_exact(values, code_of)):
+        return CodedColumn(codes, list(code_of))
+    code_of_ident: defaultdict[Any, int] = defaultdict(count().__next__)
+    codes = np.fromiter(map(code_of_ident.__getitem__, map(identity, values)), np.int32, n)
+    first = np.unique(codes, return_index=True)[1] if n else codes  # (each code's first)
+    return CodedColumn(codes, [values[i] for i in first.tolist()])
+
+
+def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
+    """``encode`` for values that come in runs of one object (an open window's elements):
+    only the first value of each run is looked up (consecutive values that are the same
+    object have the same code); ``encode`` itself when runs are short."""
+    n = len(values)
+    if n < 64:
+        return encode(values, fast=fast)
+    # (``is not`` of neighbours: no int made per value, as ``id`` would)
+    changes = np.fromiter(map(is_not, islice(values, 1, None), values), dtype=bool, count=n - 1)
+    starts = np.flatnonzero(changes) + 1
+    if len(starts) * 4 > n:
+        return encode(values, fast=fast)
+    starts = np.concatenate(([0], starts))
+    heads = encode([values[i] for i in starts.tolist()], fast=fast)
+    return CodedColumn(np.repeat(heads.codes, np.diff(starts, append=n)), heads.values)
+
+
+_FAMILIES = (numbers.Number, tuple, str, bytes, frozenset)
+
+
+def _plain_dictionary_is_exact(values: list[Any], distinct: dict[Any, Any] | None = None) -> bool:
+    """True when a plain dict tells the values apart exactly: no two of their types belong to
+    one family whose members compare equal across types (``1 == True == 1.0``, a namedtuple and
+    a tuple, ...), and no tuple holds such mixtures. ``distinct``: ``dict.fromkeys(values)``
+    when the caller has it."""
+    if distinct is None:
+        try:
+            distinct = dict.fromkeys(values)
+        except TypeError:
+            return False
+    types = set(map(type, values))  # of every value: the dict above already merged 1 and True
+    if float in types and any(v.__class__ is float and (v == 0 or v != v) for v in distinct):
+        return False  # the dict merged 0.0 and -0.0, or kept NaNs apart
+    if any(issubclass(t, tuple) for t in types):
+        # tuples compare element by element: (1,) == (True,); be exact only when every
+        # element of every tuple is a str, an int or None (composite keys, windows)
+        for v in distinct:
+            if isinstance(v, tuple) and not all(
+                e is None or e.__class__ is str or e.__class__ is int for e in v
+            ):
+                return False
+        if sum(1 for t in types if issubclass(t, tuple)) > 1:
+            return False
+        # equal tuples of other element types were merged: check every tuple, not the distinct
+        return all(
+            all(e is None or e.__class__ is str or e.__class__ is int for e in v)
+            for v in values
+            if isinstance(v, tuple)
+        ) and _one_per_family(types)
+    return _one_per_family(types)
+
+
+def _one_per_family(types: set[type]) -> bool:
+    return all(sum(1 for t in types if issubclass(t, family)) <= 1 for family in _FAMILIES)
+
+
+def identity(value: Any) -> Any:
+    """What tells a value apart, type included: ``(type, value)`` for hashable scalars, the
+    same, element by element, for tuples, and the value's ``repr`` for unhashable ones."""
+    if isinstance(value, tuple):
+        return (type(value), tuple(identity(v) for v in value))
+    if value.__class__ is float:  # as Double.equals: 0.0 and -0.0 differ, every NaN is one
+        return (float, value.hex())
+    try:
+        hash(value)
+    except TypeError:
+        return (type(value), repr(value))
+    return (type(value), value)

@@ -1,0 +1,672 @@
+"""A trace's write buffer read as columns, each decoded the first time a reader asks for it.
+
+Writers never build columns: they append whole records to the trace's write buffer (one
+``list.extend`` per record, the cheapest append CPython has; packed entries stand for several
+records, ``winviz.trace.store``). A read slices the buffer field by field (``Pieces``) and
+decodes each column the first time a reader asks for it: one C-speed pass over its slice
+for the plain records, the marker's ``Packed.fields`` for the entries. A reader of a few
+kinds' records (a chart) asks for a field's ``part`` instead (``TraceColumns.part``): only
+the plain records of those kinds and the packed record slots of those kinds are decoded,
+and the whole columns stay the same whatever parts were read first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from winviz.collector import paused
+from winviz.trace.coded import (
+    LONG_MAX,
+    LONG_MIN,
+    CodedColumn,
+    TimeColumn,
+    encode,
+    identity,
+    object_array,
+    time_column,
+)
+
+BASE_NAMES = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")
+CODED = ("kind", "operator", "key", "window")
+TIMES = ("proc_time", "watermark", "ts")
+
+
+class NotExact(Exception):
+    """A time value that is not an int in the long range: the builder's caller takes the
+    general path (object columns) instead."""
+
+
+def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
+    """One field of the records of ``n`` packed entries, entry by entry, as Python objects
+    (``Packed.fields``): ``per_record[r]`` is record ``r``'s value (the same for every entry)
+    or its values (a list, one per entry, or converted: a ``CodedColumn``, a ``TimeColumn``,
+    an array)."""
+    out = np.empty((n, len(per_record)), dtype=object)
+    for r, values in enumerate(per_record):
+        if isinstance(values, CodedColumn):
+            out[:, r] = values.decode()
+        elif isinstance(values, TimeColumn):
+            out[:, r] = object_array(values.tolist())
+        elif isinstance(values, np.ndarray):
+            out[:, r] = values if values.dtype == object else object_array(values.tolist())
+        elif isinstance(values, list):
+            out[:, r] = np.fromiter(values, dtype=object, count=n)
+        else:
+            out[:, r].fill(values)
+    return out.ravel()
+
+
+@dataclass(frozen=True, slots=True)
+class Tuples:
+    """A ``Packed.fields`` detail item of tuples said field by field: entry ``e``'s detail is
+    ``tuple(f[e] for f in fields)`` (each field a list or an object array, one value per
+    entry; an ``int64`` array for ints the engine made). The tuples are made only when the
+    detail column is read (``objects``); a reader of the detail's fields one by one
+    (``to_pandas``) reads ``fields`` as they are."""
+
+    fields: tuple[Any, ...]
+
+    def objects(self) -> np.ndarray:
+        """Each entry's tuple, as an object array."""
+        n = len(self.fields[0])
+        fields = [_python(f) for f in self.fields]
+        return np.fromiter(zip(*fields, strict=True), dtype=object, count=n)
+
+    def pick(self, entries: np.ndarray) -> np.ndarray:
+        """The tuples of some entries, as an object array."""
+        at = entries.tolist()
+        fields = [
+            _python(f[entries]) if isinstance(f, np.ndarray) else list(map(f.__getitem__, at))
+            for f in self.fields
+        ]
+        return np.fromiter(zip(*fields, strict=True), dtype=object, count=len(at))
+
+
+def _python(values: Any) -> Any:
+    """A ``Tuples`` field as Python values (an ``int64`` array's as ints)."""
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        return values.tolist()
+    return values
+
+
+def _entry_objects(item: Any, done: dict[int, Any]) -> np.ndarray:
+    """An entry's detail values as an object array (a 0-d one for one value for all)."""
+    if isinstance(item, np.ndarray):
+        return item
+    if isinstance(item, (list, Tuples, CodedColumn)):
+        objects = done.get(id(item))
+        if objects is None:
+            if isinstance(item, list):
+                objects = object_array(item)
+            else:
+                objects = item.objects() if isinstance(item, Tuples) else item.decode()
+            done[id(item)] = objects
+        return objects
+    one = np.empty((), dtype=object)
+    one[()] = item
+    return one
+
+
+class Deferred:
+    """An item of ``Packed.fields`` made only when its field is decoded, by ``make()``, once
+    (a ``Deferred`` several fields share is made for the first)."""
+
+    __slots__ = ("_make", "_value")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make: Callable[[], Any] | None = make
+        self._value: Any = None
+
+    def get(self) -> Any:
+        if self._make is not None:
+            self._value, self._make = self._make(), None
+        return self._value
+
+
+class Slots:
+    """A packed marker's entries value by value: ``slots[f]`` is value ``f`` of every entry,
+    a list sliced from the entries' flat values (``width`` after each marker) when it is
+    asked for, so that a field's decoding makes only the slots it reads. ``spans``: where
+    the marker's runs of entries are in ``flat`` (slot ranges ``(start, stop)``, each
+    starting at a marker; None: ``flat`` is one run): a first read slices them straight from
+    the trace's write buffer."""
+
+    __slots__ = ("_flat", "_spans", "_step", "_width")
+
+    def __init__(
+        self, flat: list[Any], width: int, spans: list[tuple[int, int]] | None = None
+    ) -> None:
+        self._flat, self._step, self._width = flat, 1 + width, width
+        self._spans = [(0, len(flat))] if spans is None else spans
+
+    def __len__(self) -> int:
+        return self._width
+
+    def __getitem__(self, f: int) -> list[Any]:
+        if not 0 <= f < self._width:
+            raise IndexError(f)
+        return sliced(self._flat, self._spans, 1 + f, self._step)
+
+
+class Plain:
+    """The plain records of a write buffer, in place: ``data``'s slot ranges ``spans``
+    (``(start, stop)``, whole records of ``width`` values each, in order). ``field(f)``
+    slices field ``f`` of every record (kept for ``gather`` until ``drop``), ``gather(rows,
+    f)`` picks some records' (indices among the plain records); ``kinds``: field 0 when the
+    caller has it already (a first read checks it)."""
+
+    __slots__ = ("_data", "_fields", "_n", "_spans", "_table", "_width")
+
+    def __init__(
+        self,
+        data: list[Any],
+        spans: list[tuple[int, int]],
+        width: int = 8,
+        kinds: list[Any] | None = None,
+    ) -> None:
+        self._data, self._spans, self._width = data, spans, width
+        self._n = sum(stop - start for start, stop in spans) // width
+        self._fields: dict[int, list[Any]] = {} if kinds is None else {0: kinds}
+        self._table: tuple[np.ndarray, np.ndarray] | None = None  # (see ``pick``)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def field(self, f: int, *, drop: bool = False) -> list[Any]:
+        """Field ``f`` of every plain record (``drop``: not kept for later reads)."""
+        values = self._fields.pop(f, None) if drop else self._fields.get(f)
+        if values is None:
+            values = sliced(self._data, self._spans, f, self._width)
+            if not drop:
+                self._fields[f] = values
+        return values
+
+    def gather(self, rows: np.ndarray, f: int) -> list[Any]:
+        """Field ``f`` of the plain records ``rows``, in that order (a few records: picked
+        from the buffer, ``pick``; more: from the field sliced whole and kept)."""
+        if f not in self._fields and len(rows) * 8 < self._n:
+            return self.pick(rows, f)
+        return list(map(self.field(f).__getitem__, rows.tolist()))
+
+    def pick(self, rows: np.ndarray, f: int) -> list[Any]:
+        """``gather`` without slicing the field of every record first (nothing is kept but
+        where the spans start): the records' slots in the buffer, found span by span."""
+        values = self._fields.get(f)
+        if values is not None:
+            return list(map(values.__getitem__, rows.tolist()))
+        if not len(rows):
+            return []
+        if self._table is None:
+            spans = np.array(self._spans, dtype=np.int64).reshape(-1, 2)
+            counts = (spans[:, 1] - spans[:, 0]) // self._width
+            ends = np.cumsum(counts)  # (the records before each span's end)
+            # a record's slot: its index times the width plus its span's offset
+            self._table = (ends, spans[:, 0] - (ends - counts) * self._width)
+        ends, offsets = self._table
+        span = np.searchsorted(ends, rows, side="right")
+        slots = offsets[span] + rows * self._width + f
+        return list(map(self._data.__getitem__, slots.tolist()))
+
+
+def sliced(data: list[Any], ranges: list[tuple[int, int]], offset: int, step: int) -> list[Any]:
+    """``data[start + offset : stop : step]`` of each slot range, one list (C-speed slices)."""
+    if len(ranges) == 1:
+        start, stop = ranges[0]
+        return data[start + offset : stop : step]
+    out: list[Any] = []
+    for start, stop in ranges:
+        out += data[start + offset : stop : step]
+    return out
+
+
+def spans(starts: np.ndarray, lengths: np.ndarray, step: int = 1) -> np.ndarray:
+    """``start, start + step, ...`` (``length`` numbers) for each start and length, one
+    after another: the records of some pieces (``step`` 1), their entries' first records
+    (``step`` = the records of an entry) or their records' first slots (``step`` = the
+    record width)."""
+    total = int(lengths.sum())
+    offsets = np.cumsum(lengths) - lengths  # where each span starts in the result
+    return np.repeat(starts - offsets * step, lengths) + np.arange(total, dtype=np.int64) * step
+
+
+@dataclass(slots=True)
+class _Group:
+    """A marker's entries in a first read (``Pieces``): ``n`` entries of ``count`` records,
+    an entry's records one after another from position ``first[e]`` (record ``r`` of entry
+    ``e`` at ``first[e] + r``: ``at(r)``); ``fields`` the marker's ``Packed.fields`` (a
+    field's items dropped once that field is decoded whole), ``kinds`` the kind of each
+    record slot when it is the same for every entry (a str), else None."""
+
+    n: int
+    count: int
+    first: np.ndarray
+    fields: list[Any]
+    kinds: tuple[str | None, ...]
+    _at: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def at(self, r: int) -> np.ndarray:
+        """The positions of record slot ``r`` of every entry (made once)."""
+        at = self._at.get(r)
+        if at is None:
+            at = self._at[r] = self.first + r
+        return at
+
+    def item(self, f: int, r: int) -> Any:
+        """Field ``f``'s item of record slot ``r``, made if it is ``Deferred``."""
+        item = self.fields[f][r]
+        return item.get() if item.__class__ is Deferred else item
+
+    def put(self, out: np.ndarray, slots: list[tuple[int, Any]]) -> None:
+        """``out[at(r)] = values`` for each ``(r, values)`` (the entries' values of record slot
+        ``r``, an array, or one value for all). Into an output bigger than the caches, entry
+        block by entry block: each block's records are one after another in ``out``, so each
+        of its cache lines is written once rather than once per slot."""
+        if out.nbytes < _BLOCKED_BYTES or len(slots) < 2:
+            for r, values in slots:
+                out[self.at(r)] = values
+            return
+        offsets = np.array([r for r, _ in slots], dtype=np.int64)
+        grid = np.empty((_BLOCK_ENTRIES, len(slots)), dtype=out.dtype)
+        for start in range(0, self.n, _BLOCK_ENTRIES):
+            stop = min(start + _BLOCK_ENTRIES, self.n)
+            block = grid[: stop - start]
+            for j, (_, values) in enumerate(slots):
+                block[:, j] = values[start:stop] if isinstance(values, np.ndarray) else values
+            out[(self.first[start:stop, None] + offsets).ravel()] = block.ravel()
+
+
+# ``_Group.put``: an output of more bytes than this is written in blocks of this many entries
+_BLOCKED_BYTES = 16 << 20
+_BLOCK_ENTRIES = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class _Pick:
+    """The records a part reads (``Pieces.part``): the plain records ``plain`` (indices among
+    the plain records, in order) at positions ``plain_at``, and per marker group the record
+    slots read."""
+
+    plain: np.ndarray
+    plain_at: np.ndarray
+    slots: list[list[int]]
+
+
+class Pieces:
+    """The records of a trace's write buffer, not yet decoded (``Trace.columns``): the plain
+    records, eight values each (``plain``, a ``Plain``: sliced field by field when the field
+    is decoded),
+    at record positions ``plain_at`` (None: every record is plain, in order), and the packed
+    entries of each marker slot by slot, each entry's records one after another from the
+    position of its first (``first``, entry by entry).
+    ``decode(name)`` builds one field's column, straight into its typed array (codes, int64
+    times), never through Python objects per record except the details;
+    ``TraceColumns.pending`` asks for each field the first time a reader reads it. What a
+    field alone needed is dropped once it is decoded.
+
+    ``part(name, kinds, kind)`` builds a field's column on the records of some kinds only
+    (``TraceColumns.part``): only the plain records of those kinds are read, and of the
+    packed entries only the record slots of those kinds (a slot whose kind varies from entry
+    to entry is read whole when any of its records is of one of them). Nothing a part makes
+    is dropped: the field's whole column, decoded later, reads the same items."""
+
+    def __init__(
+        self,
+        n: int,
+        plain: Plain | None,
+        plain_at: np.ndarray | None,
+        groups: list[tuple[Any, Any, np.ndarray]],
+    ) -> None:
+        self.n, self.plain_at = n, plain_at
+        self.flat = plain if plain is not None and len(plain) else None
+        self.left = len(BASE_NAMES)  # fields not decoded yet
+        self.groups = groups  # (marker, slots, each entry's first record's position)
+        # per marker: its entries' fields (``_Group``), made when the first field is asked
+        self.items: list[_Group] = []
+        # (parts) the plain records' kind codes, and the plain records of each kind code
+        self._plain_kinds: np.ndarray | None = None
+        self._plain_of: dict[int, np.ndarray] = {}
+
+    def _items(self) -> list[_Group]:
+        if self.groups:
+            items = []
+            for marker, slots, first in self.groups:
+                fields = list(marker.fields(slots))
+                kinds = tuple(k if k.__class__ is str else None for k in fields[0])
+                items.append(_Group(len(first), marker.count, first, fields, kinds))
+            self.items, self.groups = items, []
+        return self.items
+
+    def decode(self, name: str) -> Any:
+        f = BASE_NAMES.index(name)
+        with paused():  # many new containers, no cycles: no collection passes over them
+            items = self._items()
+            plain = self.flat.field(f, drop=True) if self.flat is not None else None
+            column = self._column(name, f, plain, None)
+            for group in items:
+                group.fields[f] = None
+            self.left -= 1
+            if not self.left:  # every field decoded: nothing more to keep
+                self.flat, self.plain_at, self.items = None, None, []
+                self._plain_kinds, self._plain_of = None, {}
+            return column
+
+    def part(
+        self,
+        name: str,
+        kinds: Collection[str],
+        kind: CodedColumn,
+        base: tuple[Collection[str], Any] | None = None,
+    ) -> Any:
+        """Field ``name``'s column (a ``CodedColumn`` with a dictionary of its own, a
+        ``TimeColumn``, an object array), full length, whose values are those of the whole
+        column on the records of these ``kinds`` (``kind``: the kind column): -1 codes, absent
+        times and None details elsewhere, except where a read slot holds other kinds too.
+        ``base``: (its kinds, a part) to extend with these kinds' records, in place (the
+        values on the base's kinds stay as they are; a coded part gets a new ``CodedColumn``
+        with the dictionary extended)."""
+        f = BASE_NAMES.index(name)
+        column = None if base is None else base[1]
+        if column is not None and name in TIMES and not column.exact:
+            kinds, column = frozenset(kinds) | frozenset(base[0]), None  # (read again)
+        with paused():
+            pick = self._pick(kinds, kind)
+            plain = self.flat.gather(pick.plain, f) if self.flat is not None else []
+            try:
+                return self._column(name, f, plain, pick, column)
+            except NotExact:  # a time not a long among the new kinds' records: all again
+                assert base is not None
+                return self.part(name, frozenset(kinds) | frozenset(base[0]), kind)
+
+    def values_at(self, name: str, rows: np.ndarray, kind: CodedColumn) -> np.ndarray:
+        """Field ``name`` (coded or ``detail``, not decoded whole yet) of the records at
+        positions ``rows``, as an object array of the values as written: only these records'
+        plain values and the packed entries' items of these records are read (``kind``: the
+        kind column; record slots of other kinds are not searched)."""
+        f = BASE_NAMES.index(name)
+        out = np.empty(len(rows), dtype=object)
+        for hit, e, item in self._found(rows, kind, f):
+            out[hit] = object_array(item) if e is None else _entry_values(item, e)
+        return out
+
+    def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
+        """The detail field as the buffer holds it, not decoded (for a reader that splits the
+        details into their fields itself, ``to_pandas``): per piece of records (their kind,
+        None where it varies from record to record; their positions, ascending; their
+        details: a list or an object array with one per record, a ``CodedColumn``, a
+        ``Tuples``, else one value for them all). The plain records first, then each
+        marker's record slots; nothing is kept (the column, decoded later, reads them
+        again)."""
+        f = BASE_NAMES.index("detail")
+        out: list[tuple[str | None, np.ndarray, Any]] = []
+        with paused():
+            items = self._items()
+            if self.flat is not None:
+                at = self.plain_at if self.plain_at is not None else np.arange(self.n)
+                out.append((None, at, self.flat.field(f, drop=True)))
+            for group in items:
+                for r in range(group.count):
+                    out.append((group.kinds[r], group.at(r), group.item(f, r)))
+        return out
+
+    def _found(
+        self, rows: np.ndarray, kind: CodedColumn, f: int
+    ) -> Iterator[tuple[np.ndarray, np.ndarray | None, Any]]:
+        """Where the records at positions ``rows`` are: (the mask of those among the plain
+        records, None, their field ``f`` values) and per packed record slot holding some
+        (their mask, their entries, the slot's item of field ``f``)."""
+        if not len(rows):
+            return
+        present = np.bincount(kind.codes[rows], minlength=len(kind.values))
+        kinds = {kind.values[k] for k in np.flatnonzero(present).tolist()}
+        with paused():
+            if self.flat is not None:
+                if self.plain_at is None:
+                    at, hit = rows, np.ones(len(rows), dtype=bool)
+                else:
+                    at = np.searchsorted(self.plain_at, rows)
+                    hit = self.plain_at[np.minimum(at, len(self.plain_at) - 1)] == rows
+                if hit.any():
+                    yield hit, None, self.flat.gather(at[hit], f)
+            for group in self._items():
+                for r in range(group.count):
+                    slot = group.at(r)  # (each entry's record r, in order)
+                    k = group.kinds[r]
+                    if not len(slot) or (k is not None and k not in kinds):
+                        continue
+                    e = np.searchsorted(slot, rows)
+                    hit = slot[np.minimum(e, len(slot) - 1)] == rows
+                    if hit.any():
+                        yield hit, e[hit], group.item(f, r)
+
+    def _pick(self, kinds: Collection[str], kind: CodedColumn) -> _Pick:
+        codes = [i for i, k in enumerate(kind.values) if k in kinds]
+        if self.flat is not None:
+            found = [self._plain_of_kind(c, kind) for c in codes]
+            if len(found) == 1:
+                plain = found[0]
+            else:  # (each in order: one sort of their union)
+                plain = np.sort(np.concatenate(found or [np.zeros(0, dtype=np.int64)]))
+            plain_at = plain if self.plain_at is None else self.plain_at[plain]
+        else:
+            plain = plain_at = np.zeros(0, dtype=np.int64)
+        slots = []
+        wanted = None
+        for group in self._items():
+            read = []
+            for r, k in enumerate(group.kinds):
+                if k is not None:
+                    if k in kinds:
+                        read.append(r)
+                    continue
+                if wanted is None:
+                    wanted = np.zeros(len(kind.values), dtype=bool)
+                    wanted[codes] = True
+                if wanted[kind.codes[group.at(r)]].any():  # (a slot of varying kinds)
+                    read.append(r)
+            slots.append(read)
+        return _Pick(plain, plain_at, slots)
+
+    def _plain_of_kind(self, code: int, kind: CodedColumn) -> np.ndarray:
+        """The plain records of a kind (indices among the plain records), found once."""
+        found = self._plain_of.get(code)
+        if found is None:
+            if self._plain_kinds is None:
+                at = self.plain_at
+                self._plain_kinds = kind.codes if at is None else kind.codes[at]
+            found = self._plain_of[code] = np.flatnonzero(self._plain_kinds == code)
+        return found
+
+    def _column(
+        self, name: str, f: int, plain: list[Any] | None, pick: _Pick | None, base: Any = None
+    ) -> Any:
+        """Field ``f``'s column of the records picked (all when ``pick`` is None), into the
+        part ``base`` when given (``NotExact`` from a time then: the caller reads the union
+        again)."""
+        if name in CODED:
+            return self._coded(plain, f, name, pick, base)
+        if name in TIMES:
+            try:
+                return self._time(plain, f, pick, base)
+            except NotExact:  # a time that is not a long: the values as written
+                if base is not None:
+                    raise
+                return self._time_objects(plain, f, pick)
+        return self._objects(plain, f, pick, base)
+
+    def _read(self, pick: _Pick | None) -> Iterator[tuple[_Group, list[tuple[int, np.ndarray]]]]:
+        """Each marker group with the record slots read, each with its records' positions
+        (entry by entry)."""
+        if pick is None:
+            for group in self.items:
+                yield group, [(r, group.at(r)) for r in range(group.count)]
+        else:
+            for group, read in zip(self.items, pick.slots, strict=True):
+                if read:
+                    yield group, [(r, group.at(r)) for r in read]
+
+    def _put(self, out: np.ndarray, values: Any, pick: _Pick | None) -> None:
+        """The plain records' values into ``out``."""
+        if pick is not None:
+            out[pick.plain_at] = values
+        elif self.plain_at is None:
+            out[:] = values
+        else:
+            out[self.plain_at] = values
+
+    def _coded(
+        self,
+        plain: list[Any] | None,
+        f: int,
+        name: str,
+        pick: _Pick | None,
+        base: CodedColumn | None = None,
+    ) -> CodedColumn:
+        fast = name != "key"  # (strings; the engine's windows, whose bounds are ints)
+        if not self.items and pick is None:
+            return encode(plain if plain is not None else [], fast=fast)
+        values: list[Any] = [] if base is None else list(base.values)
+        index: dict[Any, int] = {identity(v): i for i, v in enumerate(values)}
+
+        def code(value: Any) -> int:
+            ident = identity(value)
+            c = index.get(ident)
+            if c is None:
+                c = index[ident] = len(values)
+                values.append(value)
+            return c
+
+        def remap(column: CodedColumn) -> np.ndarray:
+            first = len(values)  # (the codes new values get from here on)
+            table = np.fromiter(map(code, column.values), dtype=np.int32, count=len(column.values))
+            if first == 0 and len(values) == len(table):  # all new, in order: the same codes
+                return column.codes
+            return table[column.codes] if len(column.codes) else column.codes
+
+        if base is not None:
+            out = base.codes  # (grown in place)
+        elif pick is None:  # (a whole column: every position is written below)
+            out = np.empty(self.n, dtype=np.int32)
+        else:
+            out = np.full(self.n, -1, dtype=np.int32)
+        if plain:
+            self._put(out, remap(encode(plain, fast=fast)), pick)
+        for group, read in self._read(pick):
+            done: dict[int, np.ndarray] = {}  # id(item) -> codes (items stay alive meanwhile)
+            slots: list[tuple[int, Any]] = []
+            for r, _ in read:
+                item = group.item(f, r)
+                if isinstance(item, (CodedColumn, list)):
+                    codes = done.get(id(item))
+                    if codes is None:
+                        coded = item if isinstance(item, CodedColumn) else encode(item, fast=fast)
+                        codes = done[id(item)] = remap(coded)
+                    slots.append((r, codes))
+                else:  # the same for every entry
+                    slots.append((r, code(item)))
+            group.put(out, slots)
+        return CodedColumn(out, values)
+
+    def _time(
+        self, plain: list[Any] | None, f: int, pick: _Pick | None, base: TimeColumn | None = None
+    ) -> TimeColumn:
+        if not self.items and pick is None:
+            return time_column(plain if plain is not None else [])
+        if base is not None:  # (grown in place)
+            values, present = base.values, base.present
+        elif pick is None:  # (every value is written below; present unless said absent)
+            values, present = np.empty(self.n, dtype=np.int64), np.ones(self.n, dtype=bool)
+        else:
+            values, present = np.zeros(self.n, dtype=np.int64), np.zeros(self.n, dtype=bool)
+        whole = base is None and pick is None  # (``present`` True where nothing is written)
+        if plain:
+            column = time_column(plain)
+            if not column.exact:
+                raise NotExact(f)
+            self._put(values, column.values, pick)
+            if not whole or not column.present.all():
+                self._put(present, column.present, pick)
+        for group, read in self._read(pick):
+            done: dict[int, Any] = {}
+            times: list[tuple[int, Any]] = []
+            masks: list[tuple[int, Any]] = []
+            for r, _ in read:
+                item = group.item(f, r)
+                v, m = (0, False) if item is None else _entry_times(item, done)
+                times.append((r, v))
+                if not whole or m is not True:
+                    masks.append((r, m))
+            group.put(values, times)
+            group.put(present, masks)
+        return TimeColumn(values, present)
+
+    def _time_objects(self, plain: list[Any] | None, f: int, pick: _Pick | None) -> TimeColumn:
+        objects = np.empty(self.n, dtype=object)  # (None where nothing is written)
+        if plain:
+            self._put(objects, object_array(plain), pick)
+        for group, read in self._read(pick):
+            for r, at in read:
+                objects[at] = entry_grid(group.n, (group.item(f, r),))
+        return time_column(objects.tolist())
+
+    def _objects(
+        self,
+        plain: list[Any] | None,
+        f: int,
+        pick: _Pick | None,
+        base: np.ndarray | None = None,
+    ) -> np.ndarray:
+        if not self.items and pick is None:
+            return object_array(plain if plain is not None else [])
+        out = np.empty(self.n, dtype=object) if base is None else base  # (None: not written)
+        if plain:
+            self._put(out, object_array(plain), pick)
+        for group, read in self._read(pick):
+            done: dict[int, Any] = {}
+            for r, at in read:
+                out[at] = _entry_objects(group.item(f, r), done)
+        return out
+
+
+def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
+    """A ``Packed.fields`` item's values of some entries (a coded or object field's item:
+    a ``CodedColumn``, a list or an array, one value per entry, else one value for all)."""
+    if isinstance(item, CodedColumn):
+        return item.decode(entries)
+    if isinstance(item, Tuples):
+        return item.pick(entries)
+    if isinstance(item, np.ndarray):
+        return item[entries] if item.dtype == object else object_array(item[entries].tolist())
+    if isinstance(item, list):
+        return object_array(list(map(item.__getitem__, entries.tolist())))
+    out = np.empty(len(entries), dtype=object)
+    out.fill(item)
+    return out
+
+
+def _entry_times(item: Any, done: dict[int, Any]) -> tuple[Any, Any]:
+    """An entry time field's (values, present) for all entries (``Packed.fields``'s item:
+    an int, a list, an ``int64`` array or a ``TimeColumn``); ``NotExact`` for a value that
+    is not an int in the long range."""
+    if item.__class__ is int:
+        if not LONG_MIN <= item <= LONG_MAX:
+            raise NotExact(item)
+        return item, True
+    if isinstance(item, np.ndarray):
+        if item.dtype != np.int64:
+            raise NotExact(item)
+        return item, True
+    if isinstance(item, TimeColumn):
+        column = item
+    elif isinstance(item, list):
+        column = done.get(id(item))
+        if column is None:
+            column = done[id(item)] = time_column(item)
+    else:
+        raise NotExact(item)
+    if not column.exact:
+        raise NotExact(item)
+    return column.values, True if column.present.all() else column.present

@@ -1,0 +1,569 @@
+"""Reading a trace file (``winviz.load_trace``): the columns of a file written by
+``Trace.save`` (the layout: ``winviz.trace.files``).
+
+``load`` reads the file's bytes once and checks the metadata and every column's type at once,
+decodes ``seq`` and ``kind`` (and checks each kind's detail columns), and decodes every other
+column (from those bytes) when a reader first asks for it (``TraceColumns.pending``), as a
+run's trace decodes its columns when first read: the details — a Python object per record,
+most of a load's work — and the base columns (times, keys, windows), so ``load_trace`` then a
+chart of kinds and times never decodes the keys, windows or details. A damaged column (one
+that does not decode, a time window without bounds, a text that is not a trace value) raises
+``TraceFileError`` naming the file when it is first read. The columns' buffers are used as
+read (no copy of a column of one chunk), and the time windows are numbered by Arrow's hash
+of each record's ``(start, end)`` pair.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from winviz.collector import paused
+from winviz.errors import TraceFileError
+from winviz.trace import codec
+from winviz.trace.bitmaps import bits_at, null_flags, nulls_at, valid_flags
+from winviz.trace.bulk import first_of_each
+from winviz.trace.coded import CodedColumn, TimeColumn, object_array
+from winviz.trace.columns import TraceColumns
+from winviz.trace.files import (
+    COLUMNS,
+    ENCODING,
+    FORMAT,
+    META_COLUMNS,
+    META_FORMAT,
+    META_LAYOUT,
+    META_VERSION,
+    READS_LAYOUTS,
+)
+from winviz.trace.schema import SCHEMA_VERSION, detail_names
+from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
+
+
+def load(path: str | Path) -> TraceColumns:
+    """The columns of a trace file written by ``save``; ``TraceFileError`` names the file and
+    what is wrong when it is not one."""
+    path = Path(path)
+    if path.is_dir():
+        raise TraceFileError(f"{path}: a directory; expected a trace file written by Trace.save")
+    if not path.is_file():
+        raise TraceFileError(f"{path}: no such trace file")
+    try:
+        # the file's bytes, read once: the base columns are decoded now, the detail columns
+        # from the same bytes when the details are first read (a file changed or removed
+        # meanwhile changes nothing)
+        data = pa.py_buffer(path.read_bytes())
+        file = pq.ParquetFile(pa.BufferReader(data))
+        schema = file.schema_arrow
+    except (pa.ArrowException, OSError) as exc:
+        raise TraceFileError(
+            f"{path}: not a readable Parquet file ({exc}); expected a trace written by Trace.save"
+        ) from exc
+    meta = schema.metadata or {}
+    if meta.get(META_FORMAT) != FORMAT.encode():
+        raise TraceFileError(
+            f"{path}: not a winviz trace file (its metadata lacks {META_FORMAT.decode()}="
+            f"{FORMAT}); expected a trace written by Trace.save"
+        )
+    version = meta.get(META_VERSION, b"").decode(errors="replace")
+    if version != str(SCHEMA_VERSION):
+        raise TraceFileError(
+            f"{path}: trace schema version {version!r}; this winviz reads schema version "
+            f"{SCHEMA_VERSION}"
+        )
+    layout = meta.get(META_LAYOUT, b"1").decode(errors="replace")
+    if layout not in READS_LAYOUTS:
+        raise TraceFileError(
+            f"{path}: trace file layout version {layout!r}; this winviz reads layout versions "
+            f"{' and '.join(READS_LAYOUTS)} (save the trace again with this winviz)"
+        )
+    for name, want in COLUMNS.items():
+        if name not in schema.names:
+            raise TraceFileError(f"{path}: the column {name!r} is missing")
+        got = schema.field(name).type
+        if pa.types.is_dictionary(got):
+            got = got.value_type
+        if got != want:
+            raise TraceFileError(f"{path}: column {name!r} is {got}; expected {want}")
+    try:
+        table = file.read(columns=["seq", "kind", "window_start", "window_end"], use_threads=False)
+    except (pa.ArrowException, OSError) as exc:
+        raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
+    try:
+        _check_window_bounds(
+            _whole(table.column("window_start")), _whole(table.column("window_end"))
+        )
+        with paused():  # many new objects, no cycles: no collection passes over them
+            return _columns(table, schema, file, path)
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
+
+
+def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Path) -> TraceColumns:
+    """The file's columns: ``seq`` and ``kind`` read now, the other columns' types, the
+    metadata and the detail columns' types checked now; every other column decoded (from the
+    file's bytes) when a reader first asks for it (``TraceColumns.pending``), as a run's trace
+    decodes its columns when first read: the details — the Python objects of every record,
+    most of a load's work — and the base columns (a chart of kinds and times never decodes
+    the keys or the windows). A damaged column then raises ``TraceFileError`` naming the
+    file."""
+    kinds = _coded(table, "kind")
+    layout = _layout_of(schema)
+    used = _present(kinds.codes, len(kinds.values))
+    needed: dict[str, bytes] = {}
+    for k, kind in enumerate(kinds.values):
+        if not used[k]:
+            continue
+        if kind is None:
+            raise ValueError(f"record {int(np.argmax(kinds.codes == k))} has no kind")
+        where = layout.get(kind)
+        if where is None or list(where) != list(detail_names(kind)):
+            raise ValueError(
+                f"{META_COLUMNS.decode()} names no columns for the {kind!r} records' detail "
+                f"fields {list(detail_names(kind))}"
+            )
+        for name in where.values():
+            if name not in schema.names:
+                raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
+            if name not in needed:
+                needed[name] = _check_detail(schema, name)
+    seq = _seq(_whole(table.column("seq")))
+    held = [file]  # the file's bytes, dropped once every column is decoded
+    pending = {*_BASE_READS, "detail"}
+
+    def decode(name: str) -> Any:
+        if name == "kind":
+            return kinds
+        try:
+            with paused():  # many new objects, no cycles: no collection passes over them
+                if name == "detail":
+                    columns = held[0].read(columns=list(needed), use_threads=False)
+                    checked = {name: (columns.column(name), needed[name]) for name in needed}
+                    value = _details(len(seq), checked, _rows_per_code(kinds), layout)
+                else:
+                    read = held[0].read(columns=list(_BASE_READS[name]), use_threads=False)
+                    value = _base_column(read, name)
+        except (ValueError, TypeError, KeyError, IndexError, OSError, pa.ArrowException) as exc:
+            raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
+        pending.discard(name)
+        if not pending:
+            held.clear()
+        return value
+
+    return TraceColumns.pending(seq, decode)
+
+
+# the file's columns each base field (but ``seq`` and ``kind``) is decoded from
+_BASE_READS = {
+    "proc_time": ("proc_time",),
+    "watermark": ("watermark",),
+    "operator": ("operator",),
+    "key": ("key",),
+    "window": ("window", "window_start", "window_end"),
+    "ts": ("ts",),
+}
+
+
+def _base_column(table: pa.Table, name: str) -> Any:
+    """Base field ``name``'s column from the file's columns for it (``_BASE_READS``)."""
+    if name in ("proc_time", "watermark", "ts"):
+        return _time(table, name)
+    if name == "window":
+        return _windows(
+            _coded(table, "window"),
+            _whole(table.column("window_start")),
+            _whole(table.column("window_end")),
+        )
+    coded = _coded(table, name)
+    if name == "key":  # tagged JSON texts
+        return CodedColumn(coded.codes, codec.from_texts(coded.values))
+    return coded
+
+
+def _details(
+    n: int,
+    table: dict[str, tuple[pa.ChunkedArray, bytes]],
+    per_kind: dict[Any, np.ndarray],
+    layout: dict[str, dict[str, str]],
+) -> np.ndarray:
+    """Every record's detail, built from the detail columns kind by kind."""
+    details = np.empty(n, dtype=object)
+    columns: dict[str, _DetailColumn] = {}
+    for kind, rows in per_kind.items():
+        names = list(layout[kind].values())
+        for name in names:
+            if name not in columns:
+                columns[name] = _detail_values(table[name])
+        if len(names) == 1:
+            details[rows] = columns[names[0]].values(rows)
+        else:
+            fields = [columns[name] for name in names]
+            if _mostly_distinct(fields, rows):  # each record its own tuple (as ``arrival``)
+                parts = [f.values(rows).tolist() for f in fields]
+                details[rows] = object_array(list(zip(*parts, strict=True)))
+                continue
+            # one tuple per distinct combination of the fields' values, shared by its rows
+            # (as the engine shares a window's timer details)
+            group, first = _groups([f.codes(rows) for f in fields])
+            parts = [f.values(rows[first]).tolist() for f in fields]
+            details[rows] = object_array(list(zip(*parts, strict=True)))[group]
+    return details
+
+
+def _layout_of(schema: pa.Schema) -> dict[str, dict[str, str]]:
+    """The file's ``{kind: {field: column}}`` (its metadata, read as JSON data)."""
+    text = (schema.metadata or {}).get(META_COLUMNS)
+    if text is None:
+        raise ValueError(f"the metadata lacks {META_COLUMNS.decode()}")
+    layout = json.loads(text)
+    if not isinstance(layout, dict) or not all(
+        isinstance(where, dict) and all(isinstance(c, str) for c in where.values())
+        for where in layout.values()
+    ):
+        raise ValueError(f"{META_COLUMNS.decode()} is not {{kind: {{field: column}}}}")
+    return layout
+
+
+def _seq(column: pa.Array) -> np.ndarray:
+    """The records' ``seq``: present and strictly increasing (a run numbers its records 0,
+    1, 2 …; a view keeps its records' numbers, in order), else the file is refused."""
+    if column.null_count:
+        raise ValueError(f"record {int(np.argmax(null_flags(column)))} has no seq")
+    seq = _raw_values(column, np.int64)
+    if len(seq) > 1:
+        down = np.flatnonzero(seq[1:] <= seq[:-1])
+        if len(down):
+            row = int(down[0]) + 1
+            raise ValueError(
+                f"record {row}: field 'seq' value {int(seq[row])} is not greater than record "
+                f"{row - 1}'s {int(seq[row - 1])} (expected seq to increase from record to "
+                "record, as a trace numbers them)"
+            )
+    return seq
+
+
+def _check_window_bounds(starts: pa.Array, ends: pa.Array) -> None:
+    """Every time window has a positive size (``winviz.windows.window.has_positive_size``,
+    here over whole columns: numpy's int64 subtraction wraps as Java's long does): swapped or
+    equal bounds are refused, naming the first such record."""
+    n = len(starts)
+    if not n or len(ends) != n:
+        return
+    with np.errstate(over="ignore"):
+        size = _raw_values(ends, np.int64) - _raw_values(starts, np.int64)  # wraps as a long
+    bad = size <= 0
+    if starts.null_count or ends.null_count:
+        bad &= valid_flags(starts) & valid_flags(ends)
+    if bad.any():
+        row = int(np.argmax(bad))
+        start, end = starts[row].as_py(), ends[row].as_py()
+        raise ValueError(
+            f"record {row}: field 'window_end' value {end} is not after window_start {start} "
+            "(expected window_start < window_end: a time window [start, end) of positive size, "
+            "end - start in Java's long arithmetic)"
+        )
+
+
+def _rows_per_code(column: CodedColumn) -> dict[Any, np.ndarray]:
+    """The positions of each value's records, in order (values in order of their codes,
+    those without a record left out)."""
+    codes = column.codes
+    order = np.argsort(
+        codes.astype(np.uint8) if len(column.values) <= 256 else codes, kind="stable"
+    )
+    counts = np.bincount(codes, minlength=len(column.values))
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    return {
+        value: order[bounds[i] : bounds[i + 1]]
+        for i, value in enumerate(column.values)
+        if counts[i]
+    }
+
+
+class _DetailColumn:
+    """A detail field's column as read from the file: ``values(rows)`` (an object array,
+    None where null) and ``codes(rows)`` (int64, equal exactly where the values are equal,
+    -1 where null) on some rows — each kind's rows are read, not the whole column."""
+
+    def __init__(self, column: pa.Array, table_values: np.ndarray, codes: np.ndarray) -> None:
+        self.column, self.table_values, self._codes = column, table_values, codes
+
+    def codes(self, rows: np.ndarray) -> np.ndarray:
+        codes = self._codes[rows].astype(np.int64)
+        codes[nulls_at(self.column, rows)] = -1  # whatever a null slot holds
+        return codes
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        codes = self.codes(rows)
+        if not len(self.table_values):
+            return np.empty(len(rows), dtype=object)
+        out = self.table_values[np.maximum(codes, 0)]
+        out[codes < 0] = None
+        return out
+
+
+class _PlainColumn(_DetailColumn):
+    """A bool or int64 detail column (values are the data themselves)."""
+
+    def __init__(self, column: pa.Array) -> None:
+        super().__init__(column, np.empty(0, dtype=object), np.zeros(0, dtype=np.int64))
+
+    def data(self, rows: np.ndarray) -> np.ndarray:
+        if pa.types.is_boolean(self.column.type):
+            return bits_at(self.column.buffers()[1], self.column.offset, rows)
+        return _raw_values(self.column, np.int64)[rows]
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        out = object_array(self.data(rows).tolist())
+        out[nulls_at(self.column, rows)] = None
+        return out
+
+    def codes(self, rows: np.ndarray) -> np.ndarray:
+        data = self.data(rows)
+        codes = data.astype(np.int64) if data.dtype == bool else pd.factorize(data)[0]
+        return np.where(nulls_at(self.column, rows), -1, codes.astype(np.int64))
+
+
+def _mostly_distinct(fields: list[_DetailColumn], rows: np.ndarray, sample: int = 256) -> bool:
+    """True when evenly spread sample rows all have different combinations of the fields'
+    values (then grouping the rows would not pay)."""
+    if len(rows) < 4 * sample:
+        return False
+    picked = rows[:: len(rows) // sample]
+    combos = set(zip(*(f.codes(picked).tolist() for f in fields), strict=True))
+    return len(combos) == len(picked)
+
+
+def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Group ids of rows by several code columns (each -1 or more; numbered in order of
+    first appearance) and each group's first row."""
+    combined = codes[0] + 1
+    width = int(combined.max()) + 1 if len(combined) else 1
+    for column in codes[1:]:
+        span = int(column.max()) + 2 if len(column) else 1
+        if width * span >= 2**62:  # too wide for one int64: number the groups so far first
+            combined, _ = pd.factorize(combined)
+            width = int(combined.max()) + 1 if len(combined) else 1
+        combined = combined * span + (column + 1)
+        width *= span
+    return first_of_each(combined)
+
+
+def _check_detail(schema: pa.Schema, name: str) -> bytes:
+    """A detail column's encoding, checked with its type: texts (``plain`` or ``json``; strings
+    or a dictionary of strings), or bools or int64s (``plain``)."""
+    field = schema.field(name)
+    encoding = (field.metadata or {}).get(ENCODING)
+    if encoding not in (b"plain", b"json"):
+        raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
+    kind = field.type
+    if pa.types.is_dictionary(kind):
+        if not pa.types.is_string(kind.value_type):
+            raise ValueError(f"detail column {name!r} is {kind}; expected strings")
+    elif pa.types.is_string(kind):
+        pass
+    elif pa.types.is_boolean(kind) or pa.types.is_int64(kind):
+        if encoding != b"plain":
+            raise ValueError(f"detail column {name!r} is {kind} but marked json")
+    else:
+        raise ValueError(f"detail column {name!r} is {kind}; expected bool, int64 or text")
+    return encoding
+
+
+def _detail_values(checked: tuple[pa.ChunkedArray, bytes]) -> _DetailColumn:
+    """A detail column (checked by ``_check_detail``) as a ``_DetailColumn``."""
+    chunks, encoding = checked
+    column = _whole(chunks)
+    if pa.types.is_string(column.type):  # each distinct text decoded once
+        column = column.dictionary_encode()
+    if pa.types.is_dictionary(column.type):
+        if encoding == b"json":
+            table_values = decode_texts(column.dictionary)
+        else:
+            table_values = object_array(column.dictionary.to_pylist())
+        return _DetailColumn(column, table_values, _raw_values(column.indices, np.int32))
+    return _PlainColumn(column)
+
+
+# a text that is one tuple of plain scalars / one plain scalar: no bracket or brace outside
+# a string, strings without escapes (so each text's strings end inside it)
+_FLAT_TUPLE = r'^\{"\$tuple":\[(?:[^\[\]{}\\"]|"[^"\\]*")*\]\}$'
+_FLAT_SCALAR = r'^(?:[^\[\]{}\\"]|"[^"\\]*")*$'
+_TUPLE_HEAD = len('{"$tuple":')
+
+
+def decode_texts(texts: pa.Array) -> np.ndarray:
+    """``codec.from_texts`` of an array of texts, as an object array: the texts of flat
+    tuples (``{"$tuple":[...]}`` of plain scalars) and of plain scalars — found by a regular
+    expression over the whole array — each kind parsed by one ``json.loads`` of them all
+    (a text's strings end inside it, so no text can run into the next: the count of values
+    parsed is checked), the others one by one by ``codec.from_texts``."""
+    out = np.empty(len(texts), dtype=object)
+    if not len(texts):
+        return out
+    if texts.null_count:
+        raise ValueError("a text in a dictionary is null; expected tagged JSON text")
+    tuples = pc.match_substring_regex(texts, _FLAT_TUPLE).to_numpy(zero_copy_only=False)
+    if tuples.all():
+        inner = pc.utf8_slice_codeunits(texts, _TUPLE_HEAD, -1)
+        return object_array(list(map(tuple, _loads_all(inner))))
+    if tuples.any():
+        inner = pc.utf8_slice_codeunits(texts.filter(tuples), _TUPLE_HEAD, -1)
+        out[tuples] = object_array(list(map(tuple, _loads_all(inner))))
+    rest = np.flatnonzero(~tuples)
+    others = texts.take(rest)
+    scalars = pc.match_substring_regex(others, _FLAT_SCALAR).to_numpy(zero_copy_only=False)
+    if scalars.any():
+        out[rest[scalars]] = object_array(_loads_all(others.filter(scalars)))
+    if not scalars.all():
+        out[rest[~scalars]] = object_array(codec.from_texts(others.filter(~scalars).to_pylist()))
+    return out
+
+
+def _loads_all(texts: pa.Array) -> list[Any]:
+    """The JSON values of these texts (each one value), parsed as one array (the texts
+    joined by Arrow, never made Python strings one by one)."""
+    whole = pa.ListArray.from_arrays(pa.array([0, len(texts)], pa.int32()), texts)
+    values = json.loads("[" + pc.binary_join(whole, ",")[0].as_py() + "]")
+    if len(values) != len(texts):
+        raise ValueError(f"{len(texts)} texts hold {len(values)} values; expected one each")
+    return values
+
+
+def _whole(column: pa.ChunkedArray) -> pa.Array:
+    """A column read from the file as one array: its one chunk itself (a file of one row group
+    reads as one; ``combine_chunks`` would copy it: 54 MB per int64 column of a
+    million-event trace), else its chunks joined."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
+def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
+    """The values buffer of a fixed-width array as numpy (whatever a null slot holds: the
+    caller masks nulls), without a copy."""
+    if array.type.bit_width != np.dtype(dtype).itemsize * 8:
+        raise ValueError(f"expected {np.dtype(dtype).name} values, found {array.type}")
+    buffer = array.buffers()[1]
+    if buffer is None:
+        return np.zeros(len(array), dtype=dtype)
+    return np.frombuffer(buffer, dtype=dtype, count=array.offset + len(array))[array.offset :]
+
+
+def _coded(table: pa.Table, name: str) -> CodedColumn:
+    """A dictionary column as codes (-1 for null) into its values (None appended for null)."""
+    column = _whole(table.column(name))
+    if not pa.types.is_dictionary(column.type):
+        column = column.dictionary_encode()
+    values = column.dictionary.to_pylist()
+    codes = _raw_values(column.indices, np.int32)  # read-only, kept alive by the table
+    if column.null_count:
+        codes = codes.copy()
+        codes[null_flags(column)] = len(values)
+        values.append(None)
+    return CodedColumn(codes, values)
+
+
+def _time(table: pa.Table, name: str) -> TimeColumn:
+    column = _whole(table.column(name))
+    if not column.null_count:
+        return TimeColumn(_raw_values(column, np.int64), np.ones(len(column), dtype=bool))
+    present = valid_flags(column)
+    values = _raw_values(column, np.int64)
+    if values.flags.writeable:  # this table's own buffer (decoded for it): 0 put in place
+        np.copyto(values, 0, where=~present)
+    else:
+        values = np.where(present, values, 0)  # 0 where absent
+    return TimeColumn(values, present)
+
+
+def _present(codes: np.ndarray, count: int) -> np.ndarray:
+    """Whether each of ``count`` codes is used (``bincount``'s nonzero, without its copy of
+    the codes as intp)."""
+    used = np.zeros(count, dtype=bool)
+    used[codes] = True
+    return used
+
+
+def _time_windows(
+    starts: pa.Array, ends: pa.Array, is_time: np.ndarray, codes: np.ndarray, values: list[Any]
+) -> CodedColumn:
+    """``_windows`` of bounds valid exactly on the time windows' records: each record's
+    (start, end) as one 16-byte value, numbered by Arrow's hash table in order of first
+    appearance (nulls elsewhere), without gathering the time windows' records first."""
+    n = len(is_time)
+    pairs = np.empty((n, 2), dtype=np.int64)
+    pairs[:, 0] = _raw_values(starts, np.int64)
+    pairs[:, 1] = _raw_values(ends, np.int64)
+    bitmap = starts.buffers()[0]
+    encoded = pa.Array.from_buffers(
+        pa.binary(16), n, [bitmap, pa.py_buffer(pairs)], null_count=starts.null_count
+    ).dictionary_encode()
+    found = encoded.dictionary
+    bounds = np.frombuffer(
+        found.buffers()[1], dtype=np.int64, count=2 * (found.offset + len(found))
+    )
+    bounds = bounds[2 * found.offset :].reshape(-1, 2)
+    # (``codes`` holds the time windows' first code on their records already)
+    np.add(codes, _raw_values(encoded.indices, np.int32), out=codes, where=is_time)
+    values.extend(map(TimeWindow, bounds[:, 0].tolist(), bounds[:, 1].tolist()))
+    return CodedColumn(codes, values)
+
+
+def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn:
+    """Each record's window object, dictionary-encoded again (one object per distinct
+    window: the global window and no window first, then the time windows in order of first
+    appearance)."""
+    if len(kind.values) <= 8:  # a pass per value (a few): no full-length scatter
+        used = [bool((kind.codes == k).any()) for k in range(len(kind.values))]
+    else:
+        used = _present(kind.codes, len(kind.values)).tolist()
+    lookup = np.zeros(len(kind.values), dtype=np.int32)  # the code of each kind's window
+    values: list[Any] = []
+    time_code = -1
+    for k, name in enumerate(kind.values):
+        if not used[k]:
+            continue
+        if name == "time":
+            time_code = k
+        elif name is None or name == "global":
+            lookup[k] = len(values)
+            values.append(None if name is None else GLOBAL_WINDOW)
+        else:
+            row = int(np.argmax(kind.codes == k))
+            raise ValueError(f"record {row}: window {name!r}; expected 'time', 'global' or null")
+    if time_code >= 0:  # the time windows' codes follow the others'
+        lookup[time_code] = len(values)
+    codes = lookup[kind.codes]
+    if time_code < 0:
+        return CodedColumn(codes, values)
+    # the time windows' records by a mask (no arrays of their positions: on a 1M-event trace,
+    # each temporary array is tens of MB of fresh memory)
+    is_time = kind.codes == time_code
+    if (
+        np.array_equal(valid_flags(starts), is_time)
+        and np.array_equal(valid_flags(ends), is_time)
+        and not starts.offset
+        and not ends.offset
+    ):  # bounds exactly on the time windows' records (as ``save`` writes them)
+        return _time_windows(starts, ends, is_time, codes, values)
+    missing = is_time & ~(valid_flags(starts) & valid_flags(ends))
+    if missing.any():
+        row = int(np.argmax(missing))
+        raise ValueError(f"record {row}: a time window without window_start / window_end")
+    start = _raw_values(starts, np.int64)[is_time]
+    end = _raw_values(ends, np.int64)[is_time]
+    group, first = first_of_each(start)
+    if not (end[first][group] == end).all():  # windows of one start but several ends
+        ends_of, _ = pd.factorize(end)
+        group, first = first_of_each(group.astype(np.int64) * (int(ends_of.max()) + 1) + ends_of)
+    codes[is_time] = group + len(values)
+    values.extend(map(TimeWindow, start[first].tolist(), end[first].tolist()))
+    return CodedColumn(codes, values)
+
+
+__all__ = ["load"]

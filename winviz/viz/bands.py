@@ -1,0 +1,334 @@
+"""The timeline's window bands and allowed-lateness horizons.
+
+A band per (start, end) window over all keys: its event-time extent across, its life in
+processing time (first element assigned → state cleaned up, or merged away) down. With
+allowed lateness > 0, a dashed line per window at its horizon — max timestamp + allowed
+lateness, Flink's ``WindowOperator.cleanupTime`` — over the band's life: until the watermark
+passes it, the window still accepts late elements.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any, NamedTuple
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from winviz.operators.window_rules import cleanup_time
+from winviz.viz import palette, spec
+from winviz.viz.palette import TimeAxis
+from winviz.viz.window_marks import _every_kth, _missing, _Table
+
+FLAT_BAND_PX = 4
+"""The outline width of a window band of zero height (opened and closed at one processing
+time); other bands have a 1 px outline."""
+
+
+def _horizons(lives: _Table, cleaned: _Table) -> dict[tuple[int, int], int]:
+    """The allowed-lateness horizon of each (start, end) window with lateness > 0: max
+    timestamp + allowed lateness, read off its ``cleanup`` records (Flink's
+    ``WindowOperator.cleanupTime``: ``window.maxTimestamp() + allowedLateness`` for event-time
+    windows); a window cleaned at its max timestamp (lateness 0, or processing time) has
+    none."""
+    out: dict[tuple[int, int], int] = {}
+    if cleaned.empty or lives.empty:
+        return out
+    column = cleaned["cleanup_time"]
+    times = None if _int64(column) else column.tolist()
+    if times is None or all(t.__class__ is int for t in times):  # the usual case
+        stamps = np.array(column if times is None else times, dtype=np.int64)
+        starts = np.asarray(cleaned["window_start"], dtype=np.int64)
+        ends = np.asarray(cleaned["window_end"], dtype=np.int64)
+        order = np.lexsort((stamps, ends, starts))  # per window, its latest cleanup last
+        starts, ends, stamps = starts[order], ends[order], stamps[order]
+        last = np.r_[(starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1]), True]
+        late = last & (stamps > ends - 1)
+        keys = zip(starts[late].tolist(), ends[late].tolist(), strict=True)
+        return dict(zip(keys, stamps[late].tolist(), strict=True))
+    latest: dict[tuple[int, int], int] = {}  # the last cleanup time of each window
+    for start, end, t in zip(
+        cleaned["window_start"].tolist(),
+        cleaned["window_end"].tolist(),
+        times,
+        strict=True,
+    ):
+        if _missing(t):
+            continue
+        window, t = (int(start), int(end)), int(t)
+        if t > latest.get(window, t - 1):
+            latest[window] = t
+    for window, t in latest.items():
+        if t > window[1] - 1:
+            out[window] = t
+    return out
+
+
+def _every_horizon(
+    per_window: list[_Window] | None,
+    horizons: dict[tuple[int, int], int],
+    allowed: int | None,
+) -> tuple[dict[tuple[int, int], int], set[tuple[int, int]]]:
+    """The horizon of every window, and which of them are derived rather than read off a
+    ``cleanup`` record: a window merged away by a session merge (Flink's ``WindowOperator``
+    deletes its cleanup timer at the merge, ``deleteCleanupTimer(m)``, and registers the
+    result window's, so it never has a ``cleanup`` record) or still open at the end of the
+    trace gets ``cleanup_time(max timestamp, allowed lateness)`` (``window_rules``: the one
+    rule), ``allowed`` read off the operator's ``cleanup`` records
+    (``frames.allowed_lateness``). Nothing is derived when they give no single lateness."""
+    if not horizons or per_window is None or not allowed:
+        return horizons, set()
+    out = dict(horizons)
+    derived = set()
+    for w in per_window:
+        window = (int(w.window_start), int(w.window_end))
+        if window not in out and w.window_start < w.window_end:
+            out[window] = cleanup_time(window[1] - 1, allowed)
+            derived.add(window)
+    return out, derived
+
+
+def _int64(column: Any) -> bool:
+    """Whether a table's column holds int64 values (numpy's, not objects)."""
+    return isinstance(column.dtype, np.dtype) and column.dtype == np.int64
+
+
+def _bands(
+    per_window: list[_Window] | None,
+    horizons: dict[tuple[int, int], int],
+    x: TimeAxis,
+    y: TimeAxis,
+    notes: list[str],
+    *,
+    across: bool = False,
+) -> alt.Chart | None:
+    """The window bands; a window opened and closed at the same processing time — typically
+    the last one, filled and cleaned up at the end of input — has no height: its outline is
+    drawn ``FLAT_BAND_PX`` thick so that it does not vanish (its data stay exact).
+    ``per_window``: ``_per_window(lives)``. ``across``: processing-time windows, whose
+    [start, end) is processing time: each band spans the whole event-time axis (the window
+    holds elements of any timestamp) over its life."""
+    if per_window is None:
+        return None
+    wrapped = sum(w.window_start >= w.window_end for w in per_window)
+    if wrapped:
+        notes.append(
+            f"{wrapped} window(s) whose end overflowed the long range (start >= end) have no band"
+        )
+        per_window = [w for w in per_window if w.window_start < w.window_end]
+    per_window, k = _every_kth(per_window)
+    if k > 1:
+        notes.append(f"window bands: every {k}th of {len(per_window) * k:,} windows drawn")
+    rows = []
+    for w in per_window:
+        if across:
+            (x0, n0), (x1, n1) = (x.lo, ""), (x.hi, "")
+        else:
+            x0, n0 = x.clip(w.window_start)
+            x1, n1 = x.clip(w.window_end)
+        y0, _ = y.clip(w.opened)
+        closed = w.closed
+        y1 = y.hi if closed is None else y.clip(closed)[0]
+        horizon = horizons.get((int(w.window_start), int(w.window_end)))
+        rows.append(
+            {
+                "x": x0,
+                "x2": x1,
+                "y": y0,
+                "y2": y1,
+                "kind": "window",
+                "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
+                "keys": int(w.keys),
+                "elements": int(w.elements),
+                "firings": int(w.firings),
+                "opened": y.fmt(w.opened),
+                "closed": (
+                    "still open at the end"
+                    if closed is None
+                    else (f"merged into {w.merged_into} at " if w.merged_into else "")
+                    + y.fmt(closed)
+                ),
+                "accepts late elements until": "" if horizon is None else x.fmt(horizon),
+                "note": (n0 + " " + n1).strip(),
+            }
+        )
+    if not any(r["accepts late elements until"] for r in rows):
+        for r in rows:
+            del r["accepts late elements until"]
+    mark = {
+        "type": "rect",
+        "fill": palette.WINDOW_FILL,
+        "fillOpacity": palette.WINDOW_OPACITY,
+        "stroke": palette.WINDOW_COLOR,
+    }
+    return spec.layer(
+        rows,
+        mark,
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
+            "y": y.channel("y"),
+            "y2": {"field": "y2"},
+            "strokeWidth": {
+                "condition": {"test": "datum.y === datum.y2", "value": FLAT_BAND_PX},
+                "value": 1,
+            },
+            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
+        },
+    )
+
+
+def _horizon_layer(
+    per_window: list[_Window] | None,
+    horizons: dict[tuple[int, int], int],
+    x: TimeAxis,
+    y: TimeAxis,
+    derived: set[tuple[int, int]] | None = None,
+) -> alt.Chart | None:
+    """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
+    allowed lateness) over its band's life in processing time (``per_window``:
+    ``_per_window(lives)``). ``derived``: the windows whose horizon ``_every_horizon``
+    derived (no ``cleanup`` record: merged away, or still open); their tooltips say so."""
+    if not horizons or per_window is None:
+        return None
+    rows = []
+    for w in per_window:
+        horizon = horizons.get((int(w.window_start), int(w.window_end)))
+        if horizon is None:
+            continue
+        closed = w.closed
+        hx, note = x.clip(horizon)
+        rows.append(
+            {
+                "x": hx,
+                "y": y.clip(w.opened)[0],
+                "y2": y.hi if closed is None else y.clip(closed)[0],
+                "line": palette.HORIZON,
+                "kind": "allowed-lateness horizon",
+                "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
+                "max timestamp": x.fmt(int(w.window_end) - 1),
+                "allowed lateness": f"{horizon - (int(w.window_end) - 1):,} ms",
+                "horizon": x.fmt(horizon),
+                "note": note,
+            }
+        )
+        if derived:
+            rows[-1]["from"] = _horizon_source(w, derived, y)
+    rows, _ = _every_kth(rows)
+    mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
+    return spec.layer(
+        rows,
+        mark,
+        {
+            "x": x.channel("x"),
+            "y": y.channel("y"),
+            "y2": {"field": "y2"},
+            "strokeDash": _line_legend(palette.HORIZON, palette.HORIZON_DASH),
+            "tooltip": spec.tooltips(rows, ["x", "y", "y2", "line"]),
+        },
+    )
+
+
+def _horizon_source(w: _Window, derived: set[tuple[int, int]], y: TimeAxis) -> str:
+    """Where a horizon comes from (the tooltip's "from"): the window's ``cleanup`` record, or
+    the rule, for a window merged away (its contents then wait for the result window's
+    horizon) or still open at the end of the trace."""
+    if (int(w.window_start), int(w.window_end)) not in derived:
+        return "its cleanup record"
+    if w.merged_into:
+        return (
+            f"max timestamp + the operator's allowed lateness (merged into {w.merged_into} at "
+            f"{y.fmt(w.closed)}: its contents then wait for that window's horizon)"
+        )
+    return "max timestamp + the operator's allowed lateness (still open at the end)"
+
+
+def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:
+    """A strokeDash channel of one constant category: a legend entry explaining a line. It
+    sits under the chart, where the plot's width holds the long label: in the right-hand legend
+    column it widened the chart past a 1400 px JupyterLab window and was cut (issue 29)."""
+    return {
+        "field": "line",
+        "type": "nominal",
+        "title": None,
+        "scale": {"domain": [name], "range": [dash]},
+        "legend": {"orient": "bottom", "labelLimit": 0},
+    }
+
+
+class _Window(NamedTuple):
+    """One (start, end) window over all keys (``_per_window``)."""
+
+    window_start: int
+    window_end: int
+    keys: int
+    elements: int
+    firings: int
+    opened: Any
+    closed: int | None
+    merged_into: str
+
+
+def _per_window(lives: _Table) -> list[_Window] | None:
+    """The windows of ``lives`` by (start, end), in that order: distinct keys, elements and
+    firings summed, first opened, and closed (the last close) once every key's pane of it is
+    cleaned up or merged away, else None; ``merged_into`` as ``frames.merged_text``. The
+    (key, window) rows of ``window_lives`` (one per key text and window, ints) grouped with
+    numpy."""
+    if lives.empty:
+        return None
+    starts = np.asarray(lives["window_start"], dtype=np.int64)
+    ends = np.asarray(lives["window_end"], dtype=np.int64)
+    order = np.lexsort((ends, starts))  # by window; a window's rows in their order
+    starts, ends = starts[order], ends[order]
+    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
+    bounds = np.r_[first, len(order)].tolist()
+    present = np.asarray(pd.notna(np.asarray(lives["key"], dtype=object)), dtype=bool)
+    keys = np.add.reduceat(present[order].astype(np.int64), first)
+    elements = np.add.reduceat(np.asarray(lives["elements"], dtype=np.int64)[order], first)
+    firings = np.add.reduceat(np.asarray(lives["firings"], dtype=np.int64)[order], first)
+    opened = np.minimum.reduceat(np.asarray(lives["opened"], dtype=np.int64)[order], first)
+    closed = _closed_per_window(np.asarray(lives["closed"]), order, first, bounds)
+    merged_into = np.asarray(lives["merged_into"], dtype=object)[order]
+    if pd.isna(merged_into).all():  # no session merge: no text
+        texts = [""] * len(first)
+    else:
+        merged = merged_into.tolist()
+        texts = [
+            ", ".join(dict.fromkeys(group)) if all(isinstance(t, str) for t in group) else ""
+            for group in (merged[a:b] for a, b in pairwise(bounds))
+        ]
+    return [
+        _Window(*values)
+        for values in zip(
+            starts[first].tolist(),
+            ends[first].tolist(),
+            keys.tolist(),
+            elements.tolist(),
+            firings.tolist(),
+            opened.tolist(),
+            closed,
+            texts,
+            strict=True,
+        )
+    ]
+
+
+def _closed_per_window(
+    closed: np.ndarray, order: np.ndarray, first: np.ndarray, bounds: list[int]
+) -> list[int | None]:
+    """Per window (rows ``order``, windows starting at ``first``): the last close of its
+    (key, window) rows, None while one of them is still open (missing)."""
+    closed = closed[order]
+    if closed.dtype.kind in "iu":  # every pane closed
+        return np.maximum.reduceat(closed, first).tolist()
+    if closed.dtype.kind == "f":  # NaN: still open
+        still_open = np.logical_or.reduceat(np.isnan(closed), first).tolist()
+        last = np.fmax.reduceat(closed, first).tolist()
+        return [None if o else int(v) for o, v in zip(still_open, last, strict=True)]
+    values = closed.tolist()
+    return [
+        None if any(map(_missing, values[a:b])) else int(max(values[a:b]))
+        for a, b in pairwise(bounds)
+    ]

@@ -1,0 +1,472 @@
+"""Label placement on the timeline, in pixels: where a mark's label, an element's label and
+the watermark's edge texts go so that they cross no mark, no line and no other label.
+
+The plot's data → pixel mapping (``_Plot``), the pixel boxes taken by marks, lines and texts
+(``_Boxes``), the places a label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``), the
+leader line from a far label to its mark (``label_leaders``), marks at one point drawn side by
+side (``_side_by_side``, by ``piles``' rule) and the layers' drawing order (texts last). The
+timeline (``timeline.py``) and the window marks (``window_marks.py``) call these; the lanes
+chart shares ``STACK_PX`` / ``STACK_STEPS``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from itertools import pairwise
+from typing import Any
+
+import altair as alt
+import numpy as np
+
+from winviz.viz import palette, piles, spec
+from winviz.viz.palette import TimeAxis
+
+EDGE_DX = {"right": -4, "left": 4}
+"""The watermark's edge texts: right-aligned, ending 4 px left of their point (on the right
+edge: "watermark = MAX (end of input) →"), or left-aligned, starting 4 px right of it (on the
+left edge, "← watermark = MIN": inside the plot, off the processing-time axis' labels)."""
+
+
+LABEL_FONT = 10
+CHAR_PX = 6.0  # a generous average advance of a 10 px sans-serif character
+LABEL_PLACES = (
+    ("left", 7, -9),
+    ("left", 7, 9),
+    ("right", -7, -9),
+    ("right", -7, 9),
+    ("left", 7, -21),
+    ("right", -7, -21),
+    ("left", 7, 21),
+    ("right", -7, 21),
+)
+"""Where a firing label may go, in order of preference: (align, dx, dy) from its mark —
+right above, right below, left above, left below, then a line further away."""
+
+
+LABEL_ROOM_PX = 28
+"""Room kept above the last processing time for the labels of the last firings (at the end
+of input they sit right under the top edge, beside the watermark's MAX note)."""
+
+
+def _label_room(y: TimeAxis, height: int) -> TimeAxis:
+    """``y`` with its top raised by ``LABEL_ROOM_PX`` pixels (of a ``height``-pixel plot)."""
+    extra = math.ceil((y.hi - y.lo) * LABEL_ROOM_PX / max(1, height - LABEL_ROOM_PX))
+    return TimeAxis(y.title, y.kind, y.lo, y.hi + extra)
+
+
+class _Plot:
+    """Data → pixel positions of a timeline (x across, y up, as Vega-Lite draws them)."""
+
+    def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
+        self.x, self.y, self.width, self.height = x, y, width, height
+
+    def px(self, vx: float) -> float:
+        return (vx - self.x.lo) / max(1, self.x.hi - self.x.lo) * self.width
+
+    def py(self, vy: float) -> float:
+        return (1 - (vy - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
+
+
+_Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
+
+
+def _text_box(px: float, py: float, text: str, align: str, dx: float, dy: float) -> _Box:
+    w, h = CHAR_PX * len(text), LABEL_FONT + 2
+    left = px + dx if align == "left" else px + dx - w
+    return (left, py + dy - h / 2, left + w, py + dy + h / 2)
+
+
+def _overlaps(a: _Box, b: _Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _place_labels(
+    rows: list[dict[str, Any]],
+    plot: _Plot,
+    taken: _Boxes,
+    offsets: list[int] | None = None,
+    field: str = "label",
+) -> tuple[dict[tuple[str, int, int], list[dict[str, Any]]], int]:
+    """Each label (``row[field]``) at the first of ``LABEL_PLACES`` where it stays inside the
+    plot and crosses no box already ``taken`` — the marks, the watermark line and its edge
+    text, the labels placed before it — so no label runs into a mark, a line, the legend
+    right of the plot or another label. ``offsets``: each row's mark drawn that many pixels
+    right of its point (``_side_by_side``). Each placed label is added to ``taken``. Returns
+    the rows per place (its dx including the mark's offset) and how many labels fit nowhere
+    (left to the tooltip)."""
+    placed: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    shift = [0] * len(rows) if offsets is None else offsets
+    hidden = 0
+    order = sorted(range(len(rows)), key=lambda i: (-rows[i]["y"], rows[i]["x"]))
+    for i in order:  # top to bottom, left to right
+        r = rows[i]
+        px, py = plot.px(r["x"]) + shift[i], plot.py(r["y"])
+        for align, dx, dy in LABEL_PLACES:
+            box = _text_box(px, py, r[field], align, dx, dy)
+            inside = box[0] >= 0 and box[2] <= plot.width and box[1] >= 0
+            inside = inside and box[3] <= plot.height
+            if inside and not taken.hits(box):
+                taken.add(box)
+                row = {"x": r["x"], "y": r["y"], "label": r[field], "kind": f"{_KINDS[field]}"}
+                if shift[i]:
+                    row["shift"] = shift[i]
+                placed.setdefault((align, dx + shift[i], dy), []).append(row)
+                break
+        else:
+            hidden += 1
+    return placed, hidden
+
+
+_KINDS = {"label": "firing label", "element_label": "element label"}
+
+LABEL_REACH_PX = 12.0
+"""How far (pixels) a firing label may lie from its mark's centre — to its box's nearest
+point — without a line to it: the first four ``LABEL_PLACES`` (about 8 px) are within it; a
+label a line further away (about 17 px), where nothing nearer is free, is joined to its mark
+by a thin leader line, so it is never read as the label of a mark it happens to sit by."""
+
+
+def label_leaders(
+    placed: dict[tuple[str, int, int], list[dict[str, Any]]], radius: float = 5.5
+) -> list[dict[str, Any]]:
+    """A leader line for each label ``_place_labels`` placed (per (align, dx, dy): dx from the
+    point, its mark's side-by-side shift included — ``row["shift"]``) farther than
+    ``LABEL_REACH_PX`` from its mark's centre: from the edge of the mark (``radius`` px from
+    its centre towards the label; 5.5, half the ``STACK_PX`` box of a firing mark) to the
+    label box's nearest point, as pixel offsets from the mark's point (``xOffset``,
+    ``yOffset``, ``x2Offset``, ``y2Offset``)."""
+    out = []
+    for (align, dx, dy), rows in placed.items():
+        for r in rows:
+            cx = r.get("shift", 0)
+            left, top, right, bottom = _text_box(0, 0, r["label"], align, dx, dy)
+            nx, ny = min(max(cx, left), right), min(max(0.0, top), bottom)
+            far = math.hypot(nx - cx, ny)
+            if far <= LABEL_REACH_PX:
+                continue
+            ux, uy = (nx - cx) / far, ny / far
+            out.append(
+                {
+                    "x": r["x"],
+                    "y": r["y"],
+                    "label": r["label"],
+                    "kind": "leader",
+                    "xOffset": round(cx + ux * radius, 2),
+                    "yOffset": round(uy * radius, 2),
+                    "x2Offset": round(nx, 2),
+                    "y2Offset": round(ny, 2),
+                }
+            )
+    return out
+
+
+class _Boxes:
+    """Pixel boxes (left, top, right, bottom) as one array: asking what a box crosses is one
+    vectorised test over all of them (few questions are asked: a label's places, an edge
+    text's)."""
+
+    def __init__(self) -> None:
+        self.parts: list[np.ndarray] = []
+        self.cached: np.ndarray | None = None
+
+    def copy(self) -> _Boxes:
+        out = _Boxes()
+        out.parts = list(self.parts)
+        return out
+
+    def add_small(self, boxes: list[_Box]) -> None:
+        """Add these boxes (finite: the caller's)."""
+        if boxes:
+            self.parts.append(np.asarray(boxes, dtype=float).reshape(-1, 4))
+            self.cached = None
+
+    def add_array(self, boxes: np.ndarray) -> None:
+        """Add these boxes (an n × 4 float array, finite)."""
+        if len(boxes):
+            self.parts.append(boxes)
+            self.cached = None
+
+    def add(self, box: _Box) -> None:
+        if all(math.isfinite(v) for v in box):
+            self.add_small([box])
+
+    def hits(self, box: _Box) -> bool:
+        if self.cached is None:
+            self.cached = np.concatenate(self.parts) if self.parts else np.empty((0, 4))
+        a = self.cached
+        return bool(
+            np.any(
+                (a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3])
+            )
+        )
+
+
+def _point_radius(mark: dict[str, Any]) -> float:
+    """Half the side of a point mark's box (its area ``size`` px², binned marks up to 160)."""
+    return math.sqrt(mark.get("size", 160)) / 2 + 1
+
+
+def _taken_by_marks(
+    taken: _Boxes, layers: list[Any], plot: _Plot, lines: bool = True, points: bool = True
+) -> None:
+    """Add the boxes of these layers' point marks (and of their lines' segments) to ``taken``."""
+    for layer in layers:
+        if layer is None:
+            continue
+        kind, rows = layer.mark["type"], layer.data.values
+        if kind == "point" and rows and points:
+            r = _point_radius(layer.mark)
+            # positions as floats (None, a missing position: NaN, left out below)
+            xs = np.array([row["x"] for row in rows], dtype=float)
+            ys = np.array([row["y"] for row in rows], dtype=float)
+            px = (xs - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
+            py = (1 - (ys - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
+            ok = np.isfinite(px) & np.isfinite(py)
+            taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
+        elif kind == "line" and lines:
+            _taken_by_segments(taken, rows, plot)
+
+
+_HALF_EXACT = 2**52
+
+
+def _taken_by_segments(taken: _Boxes, rows: list[dict[str, Any]], plot: _Plot) -> None:
+    """Add the box (1 px wider on every side) of each segment of a line layer's ``rows`` —
+    between rows of one operator and attempt, both with a position — to ``taken``; when
+    every position is an int within ±2**52 (the usual case) as arrays, with the values
+    ``_Plot.px`` / ``py`` give."""
+    pairs = [
+        (a, b)
+        for a, b in pairwise(rows)
+        if a.get("operator") == b.get("operator") and a.get("attempt") == b.get("attempt")
+        and None not in (a["x"], a["y"], b["x"], b["y"])
+    ]  # fmt: skip
+    values = [p[n][c] for p in pairs for n in (0, 1) for c in ("x", "y")]
+    values += [plot.x.lo, plot.x.hi, plot.y.lo, plot.y.hi]
+    if not all(v.__class__ is int and -_HALF_EXACT <= v <= _HALF_EXACT for v in values):
+        for a, b in pairs:
+            ax, ay, bx, by = plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"])
+            taken.add((min(ax, bx) - 1, min(ay, by) - 1, max(ax, bx) + 1, max(ay, by) + 1))
+        return
+    # (a difference of two of them is below 2**53: exact as a float too, so each operation
+    # rounds as Python's does)
+    v = np.array(values[:-4], dtype=np.int64).reshape(-1, 4)
+    span_x, span_y = max(1, plot.x.hi - plot.x.lo), max(1, plot.y.hi - plot.y.lo)
+    px = (v[:, [0, 2]] - plot.x.lo).astype(float) / span_x * plot.width
+    py = (1 - (v[:, [1, 3]] - plot.y.lo).astype(float) / span_y) * plot.height
+    boxes = np.column_stack(
+        (px.min(axis=1) - 1, py.min(axis=1) - 1, px.max(axis=1) + 1, py.max(axis=1) + 1)
+    )
+    taken.add_array(boxes[np.isfinite(boxes).all(axis=1)])
+
+
+STACK_PX = 11
+"""How far apart (pixels) marks at one point are drawn: side by side, left to right."""
+
+
+STACK_STEPS = 12
+"""How many places (``STACK_PX`` apart) each way a firing or cleanup mark tries beside its
+point before it is counted on the mark there (``piles``)."""
+
+
+def _side_by_side(
+    rows: list[dict[str, Any]],
+    plot: _Plot,
+    occupied: piles.Grid,
+    taken: _Boxes | None,
+    what: str,
+    notes: list[str],
+) -> tuple[list[dict[str, Any]], list[float]]:
+    """Firing and cleanup marks at one point (an on-time and a late firing, a cleanup at a
+    firing) drawn side by side by the charts' one rule (``piles.side_by_side``: ``STACK_PX``
+    steps right, then left, on the plot), so all are seen, none under another. Each mark goes
+    to ``occupied`` (and its box to ``taken``, which labels keep off). Returns the rows drawn
+    (a mark of a pile too deep is counted on the mark at its point) and their offsets; the
+    subtitle says how many were moved or counted."""
+    half = STACK_PX / 2
+    sx, sy = plot.width / max(1, plot.x.hi - plot.x.lo), plot.height / max(1, plot.y.hi - plot.y.lo)
+    x0, y0, h = plot.x.lo, plot.y.lo, plot.height
+    places = [((row["x"] - x0) * sx, h - (row["y"] - y0) * sy) for row in rows]
+    placed = piles.side_by_side(
+        places, STACK_PX, plot.width, most=STACK_STEPS, grid=occupied, rows=rows
+    )
+    notes += piles.moved_note(placed, f"{what} mark", STACK_PX)
+    drawn = [i for i, on in enumerate(placed.counted_on) if on is None]
+    offsets = [placed.dx[i] for i in drawn]
+    if taken is not None:
+        arr = np.asarray(
+            [
+                (places[i][0] + placed.dx[i] - half, places[i][1] - half,
+                 places[i][0] + placed.dx[i] + half, places[i][1] + half)
+                for i in drawn
+            ],
+            dtype=float,
+        ).reshape(-1, 4)  # fmt: skip
+        taken.add_array(arr[np.isfinite(arr).all(axis=1)])
+    if placed.counted:
+        rows = piles.count_on(rows, placed)
+    return rows, offsets
+
+
+def _offset_layers(
+    rows: list[dict[str, Any]], offsets: list[float], mark: dict[str, Any], encoding: dict[str, Any]
+) -> list[alt.Chart]:
+    """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point (its
+    ``dx``, the mark's ``xOffset``) when any is moved."""
+    if not any(offsets):
+        return [spec.layer(rows, mark, encoding)]
+    for row, off in zip(rows, offsets, strict=True):
+        row["dx"] = off
+    tooltip = [t for t in encoding.get("tooltip", []) if t.get("field") != "dx"]
+    return [
+        spec.layer(rows, mark | {"xOffset": {"expr": "datum.dx"}}, encoding | {"tooltip": tooltip})
+    ]
+
+
+def _drawing_order(layers: list[Any]) -> list[Any]:
+    """The layers in drawing order: areas, lines and window marks first, then the elements,
+    the watermark's dots, and every text last — so no dot lies under a larger mark and no
+    label under a mark (a stable sort: each group keeps its order)."""
+
+    def rank(layer: Any) -> int:
+        kind = layer.mark["type"]
+        rows = layer.data.values if hasattr(layer.data, "values") else []
+        first = rows[0].get("kind") if rows else None
+        if kind == "text":
+            return 3
+        if kind == "point" and first == "watermark":
+            return 2
+        if kind == "point" and first in ("element", "elements (binned)"):
+            return 1
+        return 0
+
+    return sorted(layers, key=rank)
+
+
+EDGE_PLACES = (("top", 4), ("bottom", -4), ("top", 18), ("bottom", -18))
+"""Where the watermark's edge text may go, in order: right below its point (its place), right
+above, a line further below, a line further above."""
+
+
+def _edge_texts_off_marks(
+    layers: list[Any], plot: _Plot, points: _Boxes, taken: _Boxes, notes: list[str]
+) -> list[Any]:
+    """The watermark's edge texts ("watermark = MAX (end of input) →" right-aligned below
+    their point, "← watermark = MIN" left-aligned: ``EDGE_DX``) moved to the first of
+    ``EDGE_PLACES`` where they cross no mark (``points``; away from its place: no mark, line
+    or label, ``taken``), and left out where none is free (the subtitle says so). Returns the
+    layers, a layer per place used."""
+    out = []
+    for layer in layers:
+        rows = layer.data.values if layer.mark["type"] == "text" else []
+        if not rows or "text" not in rows[0] or layer.mark.get("baseline") != "top":
+            out.append(layer)
+            continue
+        by: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        align = layer.mark.get("align", "right")
+        for e in rows:
+            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
+            py = plot.py(e["y"])
+            for n, (baseline, dy) in enumerate(EDGE_PLACES):
+                top = py + dy if baseline == "top" else py + dy - LABEL_FONT - 3
+                box = (left, top, right, top + LABEL_FONT + 3)
+                if not (points if n == 0 else taken).hits(box):
+                    taken.add(box)
+                    by.setdefault((baseline, dy), []).append(e)
+                    break
+            else:
+                notes.append(f"{e['text']}: its text is left out (it would cross marks)")
+        encoding = {
+            "x": plot.x.channel("x"),
+            "y": plot.y.channel("y"),
+            "text": {"field": "text", "type": "nominal"},
+        }
+        for (baseline, dy), part in by.items():
+            if (baseline, dy) == EDGE_PLACES[0]:
+                layer.data.values[:] = part
+                out.append(layer)
+            else:
+                mark = dict(layer.mark) | {"baseline": baseline, "dy": dy}
+                out.append(spec.layer(part, mark, encoding))
+    return out
+
+
+ElementLabel = int | str | Callable[[Any], Any]
+"""How ``timeline(element_labels=...)`` labels an element: a field index of a tuple / list
+value, a key of a dict value, or a function of the value."""
+
+
+def element_label(value_text: Any, how: ElementLabel) -> str:
+    """The label of an element whose value the trace holds as ``value_text`` (its JSON text):
+    ``how`` applied to the value (an index, a key or a function); "" where it names nothing."""
+    try:
+        value = json.loads(value_text)
+    except (TypeError, ValueError):
+        value = value_text
+    if callable(how):
+        out = how(value)
+    elif isinstance(how, int) and isinstance(value, list) and -len(value) <= how < len(value):
+        out = value[how]
+    elif isinstance(value, dict):
+        out = value.get(how)
+    else:
+        out = None
+    return "" if out is None else str(out)
+
+
+def _element_label_layers(
+    elements: alt.Chart,
+    how: ElementLabel,
+    x: TimeAxis,
+    y: TimeAxis,
+    plot: _Plot,
+    taken: _Boxes,
+    notes: list[str],
+) -> list[alt.Chart]:
+    """A label beside each element dot (``element_label``), placed as the firing labels are
+    (``_place_labels``): crossing no mark, line or other label."""
+    rows = [
+        {"x": r["x"], "y": r["y"], "element_label": element_label(r.get("value"), how)}
+        for r in elements.data.values
+        if r.get("kind") == "element"
+    ]
+    rows = [r for r in rows if r["element_label"]]
+    placed, hidden = _place_labels(rows, plot, taken, None, "element_label")
+    if hidden:
+        notes.append(f"{hidden} element label(s) left out where they would overlap (hover)")
+    text = {"field": "label", "type": "nominal"}
+    encoding = {"x": x.channel("x"), "y": y.channel("y"), "text": text}
+    return [
+        spec.layer(
+            texts,
+            {"type": "text", "align": align, "baseline": "middle", "dx": dx, "dy": dy,
+             "fontSize": LABEL_FONT + 1, "fontWeight": "bold", "color": palette.INK,
+             "font": "sans-serif"},
+            encoding,
+        )
+        for (align, dx, dy), texts in placed.items()
+    ]  # fmt: skip
+
+
+def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
+    """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
+    drawn below their point, aligned as ``EDGE_DX`` says (see ``_watermarks``)."""
+    boxes = []
+    for layer in layers:
+        if layer.mark["type"] != "text":
+            continue
+        align = layer.mark.get("align", "right")
+        for e in layer.data.values:
+            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
+            py = plot.py(e["y"])
+            boxes.append((left, py + 4, right, py + 4 + LABEL_FONT + 3))
+    return boxes
+
+
+def _edge_span(px: float, text: str, align: str) -> tuple[float, float]:
+    """The left and right pixel of an edge text at ``px`` with this ``align`` (``EDGE_DX``)."""
+    w = CHAR_PX * len(text)
+    dx = EDGE_DX[align]
+    return (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)

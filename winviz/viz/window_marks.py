@@ -1,0 +1,639 @@
+"""The timeline's window marks: the firings, cleanups, session merges, interval-join pairs
+and restarts of one operator, drawn where the trace says they happened.
+
+A firing sits at the event time of the timer that fired it (else its window's end) at its
+processing time, coloured by its cause and labelled "result · cause" (``_firings``); a cleanup
+at (cleanup time, processing time) — what fired it is the operator's cleanup timer
+(``CLEANUP_TIMER_TEXT``); a "merged" mark per window a session merge merged away
+(``_merges``); a rule at each restore from a checkpoint (``_restarts``). Few marks are drawn
+one by one with their texts, many (over ``DETAIL_LIMIT``) aggregated per window. Marks at one
+point are drawn side by side and labels placed off every mark by ``labels.py``. The "what
+happened" legend (``_what_encoding``, ``_with_category_scales``) is shared by every mark of the
+timeline.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from winviz.trace import detail_names as detail_fields
+from winviz.viz import frames, palette, piles, scale, spec
+from winviz.viz.frames import TraceView
+from winviz.viz.labels import (
+    CHAR_PX,
+    LABEL_FONT,
+    _Box,
+    _Boxes,
+    _offset_layers,
+    _place_labels,
+    _Plot,
+    _side_by_side,
+    label_leaders,
+)
+from winviz.viz.palette import TimeAxis
+
+LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
+DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
+_Table = pd.DataFrame | frames.Columns  # a table the timeline reads (frames.Columns: few rows)
+
+
+def _window_marks(
+    view: TraceView,
+    op: str,
+    kind: str,
+    marks: Callable[[TraceView, str], Any],
+    columns: Callable[[TraceView, str], Any],
+    records: Callable[[TraceView, str], Any],
+) -> Any:
+    """The firings or cleanups of ``op`` (records of ``kind``) to draw: aggregated marks
+    (``marks``) when there are many, else one by one with their texts — as columns, or, when
+    some record has no time window (``columns`` gives None), its records with one."""
+    drawn = None
+    if len(view.select(kind, operator=op)) > DETAIL_LIMIT:
+        drawn = marks(view, op)
+    if drawn is None or len(drawn) <= DETAIL_LIMIT:
+        drawn = columns(view, op)
+        if drawn is None:
+            drawn = _where_present(records(view, op), "window_end")
+    return drawn
+
+
+def _untimed_count(view: TraceView, op: str, kind: str, drawn: int) -> int:
+    """How many records of ``kind`` at ``op`` are not among the ``drawn`` ones: those of a
+    window that is not a time window (Flink's ``GlobalWindow``)."""
+    return len(view.select(kind, operator=op)) - drawn
+
+
+def _where_present(frame: _Table, column: str) -> _Table:
+    """The rows with a value in ``column`` (the frame itself when every row has one: no copy;
+    nothing here changes a frame in place)."""
+    values = frame[column]
+    kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"
+    if kind in "iub":  # numpy ints: every row has one
+        return frame
+    if kind == "f":
+        present = ~np.isnan(np.asarray(values))
+    else:
+        present = np.asarray(pd.notna(values), dtype=bool)
+    if present.all():
+        return frame
+    return frame.take(present) if isinstance(frame, frames.Columns) else frame[present]
+
+
+def _restarts(
+    restarts: Sequence[frames.Restart], x: TimeAxis, y: TimeAxis, notes: list[str]
+) -> list[alt.Chart]:
+    """A rule across the chart at each restore's processing time, with its text: the job
+    restarted from a checkpoint, the clock went back to the checkpoint's and every watermark
+    to MIN (what happens after it is drawn over what came before)."""
+    if not restarts:
+        return []
+    rows = []
+    for r in restarts:
+        source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+        what = "started from" if r.failed_at is None else "restarted from"
+        text = _restart_text(r, y)
+        rows += [
+            {"x": x.lo, "y": y.clip(r.proc_time)[0], "text": text, "end": 0},
+            {"x": x.hi, "y": y.clip(r.proc_time)[0], "text": text, "end": 1},
+        ]
+        if r.failed_at is not None:
+            notes.append(
+                f"a failure at {y.fmt(r.failed_at)}: the job {what} {source} — the clock went "
+                f"back to {y.fmt(r.proc_time)} and every watermark to MIN; the replay is drawn "
+                "over what came before"
+            )
+        else:
+            notes.append(f"the run {what} {source}: every watermark started at MIN")
+    encoding = {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "detail": {"field": "text", "type": "nominal"},
+        "tooltip": [{"field": "text", "type": "nominal", "title": "restart"}],
+    }
+    rule = spec.layer(
+        rows,
+        {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]},
+        encoding,
+    )
+    label = spec.layer(
+        [row for row in rows if row["end"] == 0],
+        {"type": "text", "align": "left", "baseline": "bottom", "dx": 4, "dy": -2,
+         "fontSize": 11, "font": "sans-serif", "color": palette.GUIDE_COLOR},
+        {"x": x.channel("x"), "y": y.channel("y"), "text": {"field": "text", "type": "nominal"}},
+    )  # fmt: skip
+    return [rule, label]
+
+
+def _restart_text(r: frames.Restart, y: TimeAxis) -> str:
+    """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
+    what = "started from" if r.failed_at is None else "restarted from"
+    source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+    return f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
+
+
+def _restart_boxes(restarts: Sequence[frames.Restart], plot: _Plot) -> list[_Box]:
+    """The pixel boxes of the restarts' texts (``_restarts``: left-aligned 4 px right of the
+    left edge, their bottom 2 px above the rule), which labels and edge texts keep off."""
+    boxes = []
+    for r in restarts:
+        text = _restart_text(r, plot.y)
+        py = plot.py(plot.y.clip(r.proc_time)[0])
+        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + CHAR_PX * len(text), py - 2))
+    return boxes
+
+
+def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
+    """What a firing label says caused it: the timer ("event-time timer at 4999", on a date
+    axis "event-time timer at 09:51:59.999"), "element", "end of input" (an event-time timer
+    fired by the MAX watermark)."""
+    if fired_by in ("end of input", "cause not traced") or not cause:
+        return fired_by
+    if x.kind == "epoch" and not _missing(timer) and not palette.is_off_chart(timer):
+        stamp = x.fmt(int(timer))  # "2019-08-24 09:51:59.999 UTC": the time of day
+        return f"{fired_by} at {stamp.split(' ')[1]}"
+    return cause
+
+
+def _firings(
+    fired: _Table,
+    plot: _Plot,
+    labels: bool | None,
+    notes: list[str],
+    taken: _Boxes,
+    occupied: piles.Grid,
+    then: Callable[[], list] = list,
+) -> list:
+    """The firing marks (marks at one point side by side), the layers ``then`` makes (drawn
+    next, before the labels are placed: the cleanups) and the firing labels."""
+    if fired.empty:
+        return then()
+    x, y = plot.x, plot.y
+    if len(fired) > DETAIL_LIMIT:
+        return [_firings_aggregated(fired, x, y, notes), *then()]
+    cols = {
+        c: fired[c].tolist()
+        for c in [
+            "seq", "result", "pane", "count", "watermark", "proc_time", "cause", "timer",
+            "firing", "late_firing",
+        ]
+    }  # fmt: skip
+    cols["key"] = frames.key_texts(fired["key"])
+    # each record's texts once (most marks are one firing)
+    seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
+    results = frames.shorts(cols["result"], 40)
+    # each firing in the one vocabulary (winviz.trace.vocabulary): first firing / re-firing,
+    # and "late firing" when it is one (Flink has no pane timing)
+    timings = [
+        f + (", late firing" if late else "")
+        for f, late in zip(cols["firing"], cols["late_firing"], strict=True)
+    ]
+    keys, causes, timers, marks = cols["key"], cols["cause"], cols["timer"], cols["watermark"]
+    rows = []
+    # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
+    # else at its window's end: early firings of one window are not stacked at the end
+    by = ["window_start", "window_end", "at", "proc_time", "fired_by"]
+    for (start, end, at, proc, fired_by), idx in frames.groups(fired, by).items():
+        fx, note = x.clip(at)
+        i = idx[0]
+        if len(idx) == 1:
+            cause, shown = causes[i], _fired_label(causes[i], fired_by, timers[i], x)
+            shown += ", late firing" if cols["late_firing"][i] else ""
+            key, result, label = keys[i], results[i], f"{results[i]} · {shown}"
+            seq, pane, count, timing = seqs[i], panes[i], counts[i], timings[i]
+        else:
+            distinct = list(dict.fromkeys(causes[j] for j in idx))
+            cause = ", ".join(distinct)
+            shown = (
+                _fired_label(distinct[0], fired_by, timers[i], x)
+                if len(distinct) == 1
+                else fired_by
+            )
+            late = sum(bool(cols["late_firing"][j]) for j in idx)
+            if late:
+                shown += ", late firing" if late == len(idx) else f", {late} late firing(s)"
+            key = ", ".join(keys[j] for j in idx)
+            result = ", ".join(results[j] for j in idx)
+            if len(idx) <= 3:
+                label = ", ".join(f"{keys[j]}={results[j]}" for j in idx) + f" · {shown}"
+            else:
+                label = f"{len(idx)} keys · {shown}"
+            seq, pane, count = (", ".join(t[j] for j in idx) for t in (seqs, panes, counts))
+            timing = ", ".join(dict.fromkeys(timings[j] for j in idx))
+        rows.append(
+            {
+                "x": fx,
+                "y": y.clip(proc)[0],
+                "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
+                "label": label,
+                "kind": "fired",
+                "seq": seq,
+                "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+                "key": key,
+                "result": result,
+                "pane": pane,
+                "cause": cause,
+                "count": count,
+                "proc_time": y.fmt(proc),
+                "watermark": x.fmt(marks[i]),
+                "firing": timing,
+                "note": note,
+            }
+        )
+    rows, k = _every_kth(rows)
+    if k > 1:
+        notes.append(f"firings: every {k}th firing mark drawn")
+    rows, offsets = _side_by_side(rows, plot, occupied, taken, "firing", notes)
+    marks = _offset_layers(
+        rows,
+        offsets,
+        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
+        _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
+    )
+    marks += then()
+    return marks + _firing_labels(rows, offsets, plot, labels, notes, taken)
+
+
+def _firing_labels(
+    rows: list[dict[str, Any]],
+    offsets: list[float],
+    plot: _Plot,
+    labels: bool | None,
+    notes: list[str],
+    taken: _Boxes,
+) -> list:
+    """The firing labels (``rows``: the marks drawn, ``offsets`` beside their points), placed
+    off every mark, line and other label (``_place_labels``), with a leader line to a label
+    placed far from its mark; none when ``labels`` is False, or by default over
+    ``LABEL_LIMIT`` marks (the subtitle says so)."""
+    x, y = plot.x, plot.y
+    show = labels if labels is not None else len(rows) <= LABEL_LIMIT
+    if not show:
+        if labels is None:
+            notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
+        return []
+    placed, hidden = _place_labels(rows, plot, taken, offsets)
+    if hidden:
+        notes.append(
+            f"{hidden} firing label(s) left out where they would overlap (hover the marks)"
+        )
+    layers: list[Any] = []
+    leaders = label_leaders(placed)
+    if leaders:  # under the marks (a rule: drawn first, _drawing_order)
+        ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
+        mark = {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 0.75} | ends
+        encoding = {"x": x.channel("x"), "y": y.channel("y")}
+        encoding |= {"x2": {"field": "x"}, "y2": {"field": "y"}}
+        layers.append(spec.layer(leaders, mark, encoding))
+    for (align, dx, dy), texts in placed.items():
+        mark = {
+            "type": "text",
+            "align": align,
+            "baseline": "middle",
+            "dx": dx,
+            "dy": dy,
+            "fontSize": LABEL_FONT,
+            "color": palette.INK,
+            "font": "sans-serif",
+        }
+        encoding = {
+            "x": x.channel("x"),
+            "y": y.channel("y"),
+            "text": {"field": "label", "type": "nominal"},
+        }
+        layers.append(spec.layer(texts, mark, encoding))
+    return layers
+
+
+CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
+"""What fired a cleanup: a ``cleanup`` record is written only when the timer the window
+operator registered at ``cleanupTime(window)`` fires (``WindowOperator.registerCleanupTimer``
+/ ``isCleanupTime``); a trigger's timer fires the window (the "fired: event-time timer"
+marks), never cleans it — unless it is the same timer (allowed lateness 0)."""
+
+
+def _cleanups(
+    cleaned: _Table,
+    x: TimeAxis,
+    y: TimeAxis,
+    notes: list[str],
+    plot: _Plot | None = None,
+    occupied: piles.Grid | None = None,
+    taken: _Boxes | None = None,
+) -> list[alt.Chart]:
+    if cleaned.empty:
+        return []
+    if len(cleaned) > DETAIL_LIMIT:
+        return [_cleanups_aggregated(cleaned, x, y, notes)]
+    seqs, marks = cleaned["seq"].tolist(), cleaned["watermark"].tolist()
+    keys = frames.key_texts(cleaned["key"])
+    rows = []
+    by = ["window_start", "window_end", "proc_time", "cleanup_time"]
+    for (start, end, proc, ctime), idx in frames.groups(cleaned, by).items():
+        cx, note = x.clip(ctime)
+        rows.append(
+            {
+                "x": cx,
+                "y": y.clip(proc)[0],
+                "what": "cleanup",
+                "kind": "cleanup",
+                "seq": _join(seqs, idx),
+                "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+                "key": ", ".join(keys[i] for i in idx),
+                "cleanup_time": x.fmt(ctime),
+                "timer": CLEANUP_TIMER_TEXT,
+                "proc_time": y.fmt(proc),
+                "watermark": x.fmt(marks[idx[0]]),
+                "note": note,
+            }
+        )
+    rows, k = _every_kth(rows)
+    if k > 1:
+        notes.append(f"cleanups: every {k}th cleanup mark drawn")
+    offsets: list[float] = [0] * len(rows)
+    if plot is not None and occupied is not None:
+        rows, offsets = _side_by_side(rows, plot, occupied, taken, "cleanup", notes)
+    return _offset_layers(
+        rows,
+        offsets,
+        {"type": "point", "filled": True, "size": 50},
+        _what_encoding(rows, x, y, ["x", "y", "what"]),
+    )
+
+
+def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
+    """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow`` merging windows,
+    one ``merged`` record each): a "merged" mark per window merged away, at (its start, the
+    merge's processing time) — the corner where its band ends — naming the window it merged
+    into; windows of several keys merged at one point are one mark. ``merged_windows`` holds
+    the windows the set had before (the new element's own window is not among them, so the
+    mark never sits on the element that caused the merge)."""
+    if not len(view.select("merged", operator=op)):
+        return None
+    merges = frames.merged(view, op)
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, m in enumerate(merges.itertuples()):
+        into = (int(m.window_start), int(m.window_end))
+        for w in m.merged_windows:
+            if w != into:
+                groups.setdefault((int(w[0]), int(w[1]), *into, int(m.proc_time)), []).append(i)
+    seqs, marks = merges["seq"].tolist(), merges["watermark"].tolist()
+    keys = merges["key_text"].tolist()
+    rows = []
+    for (start, end, into_start, into_end, proc), idx in groups.items():
+        mx, note = x.clip(start)
+        rows.append(
+            {
+                "x": mx,
+                "y": y.clip(proc)[0],
+                "what": "merged",
+                "kind": "merged",
+                "seq": _join(seqs, idx),
+                "key": ", ".join(keys[i] for i in idx),
+                "merged away": f"[{x.fmt(start)}, {x.fmt(end)})",
+                "into": f"[{x.fmt(into_start)}, {x.fmt(into_end)})",
+                "proc_time": y.fmt(proc),
+                "watermark": x.fmt(marks[idx[0]]),
+                "note": note,
+            }
+        )
+    n = len(merges)
+    notes.append(
+        f'{n:,} session merge{"" if n == 1 else "s"} ("merged": at the start of each window '
+        "merged away, when it merged)"
+    )
+    return spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 160},
+        _what_encoding(rows, x, y, ["x", "y", "what"]),
+    )
+
+
+def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
+    """An interval join's pairs (``joined``, at the output's timestamp: the larger of the two)
+    and the buckets its cleanup timers removed (``buffer_removed``, at the bucket's timestamp),
+    at the processing time they happened; None for an operator without them."""
+    rows: list[dict[str, Any]] = []
+    for kind, what in (("joined", "joined"), ("buffer_removed", "buffer removed")):
+        if view.kind_code(kind) < 0:
+            continue
+        at = view.select(kind, operator=op)
+        if not len(at):
+            continue
+        stamps, procs = view.ints("ts", at)[0].tolist(), view.ints("proc_time", at)[0].tolist()
+        keys = frames.key_texts(view.column("key", at))
+        first, second = (view.detail(kind, f, at).tolist() for f in detail_fields(kind))
+        for i, seq in enumerate(at.tolist()):
+            cx, note = x.clip(stamps[i])
+            row = {"x": cx, "y": y.clip(procs[i])[0], "what": what, "seq": seq, "key": keys[i]}
+            if kind == "joined":
+                row |= {"left_ts": x.fmt(first[i]), "right_ts": x.fmt(second[i])}
+            else:
+                row |= {"side": first[i], "elements": second[i]}
+            rows.append(row | {"ts": x.fmt(stamps[i]), "proc_time": y.fmt(procs[i]), "note": note})
+        notes.append(
+            f"{len(at):,} pairs joined (at the output's timestamp)"
+            if kind == "joined"
+            else f"{len(at):,} buffer buckets removed by cleanup timers"
+        )
+    if not rows:
+        return None
+    rows, k = _every_kth(rows)
+    if k > 1:
+        notes.append(f"joins: every {k}th mark drawn")
+    return spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 40},
+        _what_encoding(rows, x, y, ["x", "y", "what"]),
+    )
+
+
+def _firings_aggregated(
+    fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
+) -> alt.Chart:
+    """One mark per (window, cause, event time of the firing timer — else the window end)
+    at the first such firing's processing time."""
+    starts = np.asarray(fired["window_start"], dtype=np.int64)
+    ends = np.asarray(fired["window_end"], dtype=np.int64)
+    at = np.asarray(pd.to_numeric(fired["at"])).astype(np.int64)
+    proc = np.asarray(pd.to_numeric(fired["proc_time"]))
+    causes, names = pd.factorize(np.asarray(fired["fired_by"], dtype=object))
+    rank = np.argsort(np.argsort(np.asarray(names, dtype=object)))[causes]  # by cause name
+    order = np.lexsort((rank, at, ends, starts))  # groups sorted as groupby(sort=True)
+    keys = np.stack([starts, ends, at, rank])[:, order]
+    first = np.flatnonzero(np.r_[True, (keys[:, 1:] != keys[:, :-1]).any(axis=0)])
+    proc = proc[order]
+    n = np.diff(np.r_[first, len(order)])
+    firsts, lasts = np.fmin.reduceat(proc, first), np.fmax.reduceat(proc, first)
+    cause = np.asarray(names, dtype=object)[causes[order][first]]
+    agg = pd.DataFrame(
+        {
+            "window_start": keys[0, first],
+            "window_end": keys[1, first],
+            "at": keys[2, first],
+            "fired_by": cause,
+            "n": n,
+            "first": firsts,
+            "last": lasts,
+        }
+    )
+    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
+    notes.append(
+        f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
+        "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
+    )
+    rows = [
+        {
+            "x": x.clip(at)[0],
+            "y": y.clip(first)[0],
+            "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
+            "kind": "fired (aggregated)",
+            "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+            "fired by": fired_by,
+            "firings": int(n),
+            "proc_time": f"{y.fmt(first)} .. {y.fmt(last)}",
+        }
+        for start, end, at, fired_by, n, first, last in zip(
+            agg["window_start"].tolist(),
+            agg["window_end"].tolist(),
+            agg["at"].tolist(),
+            agg["fired_by"].tolist(),
+            agg["n"].tolist(),
+            agg["first"].tolist(),
+            agg["last"].tolist(),
+            strict=True,
+        )
+    ]
+    return spec.layer(
+        rows,
+        {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK},
+        _what_encoding(rows, x, y, ["x", "y"]),
+    )
+
+
+def _cleanups_aggregated(
+    cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
+) -> alt.Chart:
+    """One mark per window at its last cleanup."""
+    starts = np.asarray(cleaned["window_start"], dtype=np.int64)
+    ends = np.asarray(cleaned["window_end"], dtype=np.int64)
+    order = np.lexsort((ends, starts))  # windows in (start, end) order
+    starts, ends = starts[order], ends[order]
+    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
+    agg = pd.DataFrame(
+        {
+            "window_start": starts[first],
+            "window_end": ends[first],
+            "keys": np.diff(np.r_[first, len(order)]),
+            "proc": np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned["proc_time"]))[order], first),
+            "at": np.fmax.reduceat(
+                np.asarray(pd.to_numeric(cleaned["cleanup_time"]))[order], first
+            ),
+        }
+    )
+    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
+    notes.append(
+        f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
+        + (f"; every {k}th mark" if k > 1 else "")
+    )
+    rows = [
+        {
+            "x": x.clip(at)[0],
+            "y": y.clip(proc)[0],
+            "what": "cleanup",
+            "kind": "cleanup (aggregated)",
+            "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+            "keys": int(keys),
+            "cleanup_time": x.fmt(at),
+            "proc_time": y.fmt(proc),
+        }
+        for start, end, keys, at, proc in zip(
+            agg["window_start"].tolist(),
+            agg["window_end"].tolist(),
+            agg["keys"].tolist(),
+            agg["at"].tolist(),
+            agg["proc"].tolist(),
+            strict=True,
+        )
+    ]
+    return spec.layer(
+        rows, {"type": "point", "filled": True, "size": 30}, _what_encoding(rows, x, y, ["x", "y"])
+    )
+
+
+def _int_texts(values: list[Any]) -> list[str]:
+    """Each value as ``_join`` writes it: an int as an int, missing as empty."""
+    return [str(v) if v.__class__ is int else "" if _missing(v) else str(int(v)) for v in values]
+
+
+def _join(values: list[Any], idx: list[int]) -> str:
+    """The values at idx as "1, 2, 3" (ints as ints, missing as empty)."""
+    return ", ".join("" if _missing(values[i]) else str(int(values[i])) for i in idx)
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
+# -- shared encodings -------------------------------------------------------------------------
+
+
+def _what_encoding(
+    rows: list[dict[str, Any]],
+    x: TimeAxis,
+    y: TimeAxis,
+    skip: list[str],
+    types: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Position, colour and shape by "what happened" (scales set by _with_category_scales),
+    tooltips for the other columns (``types``: as ``spec.tooltips``)."""
+    return {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "color": {"field": "what", "type": "nominal", "title": "what happened"},
+        "shape": {"field": "what", "type": "nominal", "title": "what happened"},
+        "tooltip": spec.tooltips(rows, skip, types),
+    }
+
+
+def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
+    """scale.every_kth for a list of rows."""
+    if len(rows) <= scale.ROW_LIMIT:
+        return rows, 1
+    k = math.ceil(len(rows) / scale.ROW_LIMIT)
+    return rows[::k], k
+
+
+def _present_categories(layers: list[alt.Chart]) -> list[str]:
+    """The "what happened" categories drawn, in legend order."""
+    seen: set[str] = set()
+    for layer in layers:
+        seen.update(r["what"] for r in layer.data.values if "what" in r)
+    order = list(palette.FATES) + list(palette.WINDOW_EVENTS) + list(palette.JOIN_EVENTS)
+    return [c for c in order if c in seen]
+
+
+def _with_category_scales(layers: list[alt.Chart], present: list[str]) -> None:
+    """One legend, "what happened", with only the categories present, each with its fixed
+    colour and shape (set on every layer coloured by it)."""
+    colors = (
+        dict(zip(palette.FATES, palette.FATE_COLORS, strict=True))
+        | dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
+        | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_COLORS, strict=True))
+    )
+    shapes = (
+        dict(zip(palette.FATES, palette.FATE_SHAPES, strict=True))
+        | dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
+        | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_SHAPES, strict=True))
+    )
+    for layer in layers:
+        enc = layer.encoding
+        if getattr(enc, "color", alt.Undefined) is not alt.Undefined:
+            enc["color"]["scale"] = {"domain": present, "range": [colors[c] for c in present]}
+            enc["shape"]["scale"] = {"domain": present, "range": [shapes[c] for c in present]}
