@@ -17,9 +17,9 @@ from winviz import viz
 from winviz.viz import frames, palette, propagation, replay
 from winviz.viz.labels import (
     LABEL_REACH_PX,
+    Plot,
     _Boxes,
     _place_labels,
-    _Plot,
     _text_box,
     label_leaders,
 )
@@ -136,7 +136,7 @@ def test_the_min_edge_text_is_inside_the_plot_left_aligned(restore_run) -> None:
 def test_the_restart_text_goes_beside_its_rule_off_the_dots() -> None:
     x = TimeAxis("processing time", "ms", 0, 1000)
     y = TimeAxis("watermark (event time)", "ms", 0, 1000)
-    plot = propagation.Pixels(x, y, 1000, 1000)
+    plot = propagation.Plot(x, y, 1000, 1000)
     text = "restart from checkpoint 1: watermarks at MIN"  # 44 characters: 264 px
     assert propagation._restart_place(500, text, plot, [], []) == ("left", 2)
     # a dot right of the rule at the top: left of it
@@ -164,11 +164,11 @@ def test_the_gallery_restart_text_sits_left_of_its_rule(restore_run) -> None:
 # -- firing labels near their mark --------------------------------------------------------------
 
 
-def _plot() -> _Plot:
+def _plot() -> Plot:
     """1 px per ms both ways: a point (x, y) is drawn at (x, 1000 − y)."""
     x = TimeAxis("event time", "ms", 0, 1000)
     y = TimeAxis("processing time", "ms", 0, 1000)
-    return _Plot(x, y, 1000, 1000)
+    return Plot(x, y, 1000, 1000)
 
 
 def test_a_label_with_room_beside_its_mark_has_no_leader() -> None:

@@ -1,7 +1,7 @@
 """Label placement on the timeline, in pixels: where a mark's label, an element's label and
 the watermark's edge texts go so that they cross no mark, no line and no other label.
 
-The plot's data → pixel mapping (``_Plot``), the pixel boxes taken by marks, lines and texts
+The plot's data → pixel mapping (``Plot``), the pixel boxes taken by marks, lines and texts
 (``_Boxes``), the places a label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``), the
 leader line from a far label to its mark (``label_leaders``), marks at one point drawn side by
 side (``_side_by_side``, by ``piles``' rule) and the layers' drawing order (texts last). The
@@ -56,7 +56,7 @@ def _label_room(y: TimeAxis, height: int) -> TimeAxis:
     return TimeAxis(y.title, y.kind, y.lo, y.hi + extra)
 
 
-class _Plot:
+class Plot:
     """Data → pixel positions of a timeline (x across, y up, as Vega-Lite draws them)."""
 
     def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
@@ -69,22 +69,22 @@ class _Plot:
         return (1 - (vy - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
 
 
-_Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
+Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
 
 
-def _text_box(px: float, py: float, text: str, align: str, dx: float, dy: float) -> _Box:
+def _text_box(px: float, py: float, text: str, align: str, dx: float, dy: float) -> Box:
     w, h = CHAR_PX * len(text), LABEL_FONT + 2
     left = px + dx if align == "left" else px + dx - w
     return (left, py + dy - h / 2, left + w, py + dy + h / 2)
 
 
-def _overlaps(a: _Box, b: _Box) -> bool:
+def overlaps(a: Box, b: Box) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def _place_labels(
     rows: list[dict[str, Any]],
-    plot: _Plot,
+    plot: Plot,
     taken: _Boxes,
     offsets: list[int] | None = None,
     field: str = "label",
@@ -176,7 +176,7 @@ class _Boxes:
         out.parts = list(self.parts)
         return out
 
-    def add_small(self, boxes: list[_Box]) -> None:
+    def add_small(self, boxes: list[Box]) -> None:
         """Add these boxes (finite: the caller's)."""
         if boxes:
             self.parts.append(np.asarray(boxes, dtype=float).reshape(-1, 4))
@@ -188,11 +188,11 @@ class _Boxes:
             self.parts.append(boxes)
             self.cached = None
 
-    def add(self, box: _Box) -> None:
+    def add(self, box: Box) -> None:
         if all(math.isfinite(v) for v in box):
             self.add_small([box])
 
-    def hits(self, box: _Box) -> bool:
+    def hits(self, box: Box) -> bool:
         if self.cached is None:
             self.cached = np.concatenate(self.parts) if self.parts else np.empty((0, 4))
         a = self.cached
@@ -209,7 +209,7 @@ def _point_radius(mark: dict[str, Any]) -> float:
 
 
 def _taken_by_marks(
-    taken: _Boxes, layers: list[Any], plot: _Plot, lines: bool = True, points: bool = True
+    taken: _Boxes, layers: list[Any], plot: Plot, lines: bool = True, points: bool = True
 ) -> None:
     """Add the boxes of these layers' point marks (and of their lines' segments) to ``taken``."""
     for layer in layers:
@@ -232,11 +232,11 @@ def _taken_by_marks(
 _HALF_EXACT = 2**52
 
 
-def _taken_by_segments(taken: _Boxes, rows: list[dict[str, Any]], plot: _Plot) -> None:
+def _taken_by_segments(taken: _Boxes, rows: list[dict[str, Any]], plot: Plot) -> None:
     """Add the box (1 px wider on every side) of each segment of a line layer's ``rows`` —
     between rows of one operator and attempt, both with a position — to ``taken``; when
     every position is an int within ±2**52 (the usual case) as arrays, with the values
-    ``_Plot.px`` / ``py`` give."""
+    ``Plot.px`` / ``py`` give."""
     pairs = [
         (a, b)
         for a, b in pairwise(rows)
@@ -273,7 +273,7 @@ point before it is counted on the mark there (``piles``)."""
 
 def _side_by_side(
     rows: list[dict[str, Any]],
-    plot: _Plot,
+    plot: Plot,
     occupied: piles.Grid,
     taken: _Boxes | None,
     what: str,
@@ -351,7 +351,7 @@ above, a line further below, a line further above."""
 
 
 def _edge_texts_off_marks(
-    layers: list[Any], plot: _Plot, points: _Boxes, taken: _Boxes, notes: list[str]
+    layers: list[Any], plot: Plot, points: _Boxes, taken: _Boxes, notes: list[str]
 ) -> list[Any]:
     """The watermark's edge texts ("watermark = MAX (end of input) →" right-aligned below
     their point, "← watermark = MIN" left-aligned: ``EDGE_DX``) moved to the first of
@@ -421,7 +421,7 @@ def _element_label_layers(
     how: ElementLabel,
     x: TimeAxis,
     y: TimeAxis,
-    plot: _Plot,
+    plot: Plot,
     taken: _Boxes,
     notes: list[str],
 ) -> list[alt.Chart]:
@@ -450,7 +450,7 @@ def _element_label_layers(
     ]  # fmt: skip
 
 
-def _edge_boxes(layers: list[alt.Chart], plot: _Plot) -> list[_Box]:
+def _edge_boxes(layers: list[alt.Chart], plot: Plot) -> list[Box]:
     """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
     drawn below their point, aligned as ``EDGE_DX`` says (see ``_watermarks``)."""
     boxes = []

@@ -58,8 +58,8 @@ from winviz.trace.channels import CHANNEL_KINDS, UnrecordedChannel, unrecorded_c
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import frames, palette, scale
 from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a panel
 from winviz.viz.palette import LONG_MIN, TimeAxis
-from winviz.viz.timer_places import Pixels  # data → pixels, as Vega-Lite draws a panel
 
 CHART = "propagation_chart"
 STATUS_KINDS = ("idle", "active")
@@ -618,7 +618,7 @@ def _panel(
                 ],
             )
         )
-    plot = Pixels(x, y, width, height)
+    plot = Plot(x, y, width, height)
     layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
     return alt.layer(*layers).properties(width=width, height=height), sub
 
@@ -692,10 +692,7 @@ def _idle_layers(
     return layers
 
 
-_Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
-
-
-def _dot_boxes(points: list[dict[str, Any]], plot: Pixels) -> list[_Box]:
+def _dot_boxes(points: list[dict[str, Any]], plot: Plot) -> list[Box]:
     """The pixel boxes of the watermark dots (``_point_style``'s size, 1 px to spare)."""
     r = (_point_style(len(points))["size"] ** 0.5) / 2 + 1
     out = []
@@ -706,7 +703,7 @@ def _dot_boxes(points: list[dict[str, Any]], plot: Pixels) -> list[_Box]:
     return out
 
 
-def _step_boxes(vertices: list[dict[str, Any]], plot: Pixels) -> list[_Box]:
+def _step_boxes(vertices: list[dict[str, Any]], plot: Plot) -> list[Box]:
     """The pixel boxes (1 px wider on every side) of the step lines' segments: between
     vertices of one line and run attempt."""
     out = []
@@ -727,18 +724,18 @@ then a line lower each time."""
 
 
 def _restart_place(
-    px: float, text: str, plot: Pixels, dots: list[_Box], steps: list[_Box]
+    px: float, text: str, plot: Plot, dots: list[Box], steps: list[Box]
 ) -> tuple[str, int]:
     """The place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at ``px``: the
     first inside the panel crossing no watermark dot and no step line, else the first
     crossing no dot (it may cross a line), else the first."""
     w, h = RESTART_CHAR_PX * len(text), RESTART_FONT + 2
 
-    def box(align: str, top: int) -> _Box:
+    def box(align: str, top: int) -> Box:
         left = px + 3 if align == "left" else px - 3 - w
         return (left, top, left + w, top + h)
 
-    def free(b: _Box, boxes: list[_Box]) -> bool:
+    def free(b: Box, boxes: list[Box]) -> bool:
         return not any(b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3] for o in boxes)
 
     inside = [
@@ -754,7 +751,7 @@ def _restart_place(
 
 
 def _restart_rules(
-    restarts: list[frames.Restart], plot: Pixels, dots: list[_Box], steps: list[_Box]
+    restarts: list[frames.Restart], plot: Plot, dots: list[Box], steps: list[Box]
 ) -> list[alt.Chart]:
     """A vertical rule at each restart's processing time, its text beside it near the top,
     off the watermark dots and lines (``_restart_place``)."""

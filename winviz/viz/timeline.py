@@ -73,13 +73,13 @@ from winviz.viz.labels import (
     EDGE_DX,
     STACK_PX,
     ElementLabel,
+    Plot,
     _Boxes,
     _drawing_order,
     _edge_boxes,
     _edge_texts_off_marks,
     _element_label_layers,
     _label_room,
-    _Plot,
     _taken_by_marks,
 )
 from winviz.viz.operator_pick import pick_operator
@@ -228,7 +228,7 @@ def _timeline(
 
     notes = _first_notes(view, op, elements, untimed, steps, fired, lives, across)
 
-    plot = _Plot(x, y, width, height)
+    plot = Plot(x, y, width, height)
     # the firings' and cleanups' x: their event time (the timer's, else the window end and
     # cleanup time); of processing-time windows: the right edge (they have none)
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
@@ -244,7 +244,7 @@ def _timeline(
     _taken_by_marks(taken, watermark_layers, plot, points=False)
     for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
-    mark_plot = _Plot(at_x, y, width, height) if across else plot
+    mark_plot = Plot(at_x, y, width, height) if across else plot
     layers = [
         _bands(per_window, horizons, x, y, notes, across=across),
         _horizon_layer(per_window, horizons, x, y, derived),

@@ -1,11 +1,11 @@
 """Where the timers chart's marks and labels sit, in pixels (``winviz.viz.timers``).
 
-Timer events at one point are drawn side by side (``side_by_side``: a mark that would cover
-one drawn before it moves right until it covers none); the vertical timestamp labels and the
+Timer events at one point are drawn side by side (``side_by_side``, by the charts' one rule,
+``piles``); the vertical timestamp labels and the
 staircase's "watermark" label are kept only where they cross no timer event (and, for the
 timestamps, no label kept before them) — the others are left to the tooltip, and the subtitle
-says how many (issue 26). Positions are computed as Vega-Lite draws the panel (``Pixels``:
-x across, y up), from the layers' rows.
+says how many (issue 26). Positions are computed as Vega-Lite draws the panel
+(``labels.Plot``: x across, y up), from the layers' rows.
 """
 
 from __future__ import annotations
@@ -15,31 +15,12 @@ from typing import Any
 import altair as alt
 
 from winviz.viz import piles
-from winviz.viz.palette import TimeAxis
-
-
-class Pixels:
-    """Data → pixel positions in the timers panel (x across, y up, as Vega-Lite draws them)."""
-
-    def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
-        self.x, self.y, self.width, self.height = x, y, width, height
-
-    def px(self, v: float) -> float:
-        return (v - self.x.lo) / max(1, self.x.hi - self.x.lo) * self.width
-
-    def py(self, v: float) -> float:
-        return (1 - (v - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
-
+from winviz.viz.labels import Box, Plot, overlaps
 
 EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
-Box = tuple[float, float, float, float]
 
 
-def _overlaps(a: Box, b: Box) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _event_box(row: dict[str, Any], px: Pixels) -> Box:
+def _event_box(row: dict[str, Any], px: Plot) -> Box:
     cx, cy, h = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"]), EVENT_PX / 2
     return (cx - h, cy - h, cx + h, cy + h)
 
@@ -50,7 +31,7 @@ it is counted on the mark there (``piles``)."""
 
 
 def side_by_side(
-    points: list[dict[str, Any]], px: Pixels, notes: list[str]
+    points: list[dict[str, Any]], px: Plot, notes: list[str]
 ) -> tuple[list[dict[str, Any]], piles.Grid]:
     """Timer events at one point (a de-duplicated registration at its timer's registration, a
     timer registered and fired at one time) drawn side by side by the charts' one rule
@@ -70,19 +51,19 @@ def side_by_side(
     return (piles.count_on(points, placed) if placed.counted else points), grid
 
 
-def boxes_of(points: list[dict[str, Any]], px: Pixels) -> list[Box]:
+def boxes_of(points: list[dict[str, Any]], px: Plot) -> list[Box]:
     return [_event_box(r, px) for r in points]
 
 
 def labels_off_marks(
-    layers: list[alt.Chart], px: Pixels, marks: list[Box], notes: list[str]
+    layers: list[alt.Chart], px: Plot, marks: list[Box], notes: list[str]
 ) -> list[alt.Chart]:
     """The timestamp labels (vertical, left of their rule) that cross no timer event and no
     label kept before them; the others are left to the tooltip (the subtitle says how many)."""
     kept, boxes, left_out = [], [], 0
     for row in layers[0].data.values:
         box = _vertical_text_box(row, px, 9, 3)
-        if any(_overlaps(box, b) for b in marks) or any(_overlaps(box, b) for b in boxes):
+        if any(overlaps(box, b) for b in marks) or any(overlaps(box, b) for b in boxes):
             left_out += 1
             continue
         boxes.append(box)
@@ -93,7 +74,7 @@ def labels_off_marks(
     return layers if kept else []
 
 
-def _vertical_text_box(row: dict[str, Any], px: Pixels, font: int, gap: int) -> Box:
+def _vertical_text_box(row: dict[str, Any], px: Plot, font: int, gap: int) -> Box:
     """The box of a text turned 270°, centred on its point, its baseline ``gap`` px left (the
     glyphs' extent across: the font size less a pixel of leading)."""
     cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
@@ -102,7 +83,7 @@ def _vertical_text_box(row: dict[str, Any], px: Pixels, font: int, gap: int) -> 
 
 
 def watermark_label_off_marks(
-    layers: list[alt.Chart], px: Pixels, marks: list[Box]
+    layers: list[alt.Chart], px: Plot, marks: list[Box]
 ) -> list[alt.Chart]:
     """The staircase's "watermark" label (vertical, right of its first step) where it crosses
     no timer event; else left out (the subtitle names the black staircase)."""
@@ -111,4 +92,4 @@ def watermark_label_off_marks(
     row = layers[0].data.values[0]
     cx, cy, half = px.px(row["x"]), px.py(row["y"]), 0.3 * 11 * len(row["text"])
     box = (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)
-    return [] if any(_overlaps(box, b) for b in marks) else layers
+    return [] if any(overlaps(box, b) for b in marks) else layers

@@ -179,7 +179,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
 
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     # marks at one point drawn side by side, labels off the marks and each other (issue 26)
-    px = timer_places.Pixels(x, y, width, height)
+    px = timer_places.Plot(x, y, width, height)
     points, pile = timer_places.side_by_side(points, px, notes)
     marks = timer_places.boxes_of(points, px)
     staircase = _watermark_layers(steps, x, y, frames.restarts(view))

@@ -28,11 +28,11 @@ from winviz.viz.frames import TraceView
 from winviz.viz.labels import (
     CHAR_PX,
     LABEL_FONT,
-    _Box,
+    Box,
+    Plot,
     _Boxes,
     _offset_layers,
     _place_labels,
-    _Plot,
     _side_by_side,
     label_leaders,
 )
@@ -138,7 +138,7 @@ def _restart_text(r: frames.Restart, y: TimeAxis) -> str:
     return f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
 
 
-def _restart_boxes(restarts: Sequence[frames.Restart], plot: _Plot) -> list[_Box]:
+def _restart_boxes(restarts: Sequence[frames.Restart], plot: Plot) -> list[Box]:
     """The pixel boxes of the restarts' texts (``_restarts``: left-aligned 4 px right of the
     left edge, their bottom 2 px above the rule), which labels and edge texts keep off."""
     boxes = []
@@ -163,7 +163,7 @@ def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
 
 def _firings(
     fired: _Table,
-    plot: _Plot,
+    plot: Plot,
     labels: bool | None,
     notes: list[str],
     taken: _Boxes,
@@ -263,7 +263,7 @@ def _firings(
 def _firing_labels(
     rows: list[dict[str, Any]],
     offsets: list[float],
-    plot: _Plot,
+    plot: Plot,
     labels: bool | None,
     notes: list[str],
     taken: _Boxes,
@@ -323,7 +323,7 @@ def _cleanups(
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
-    plot: _Plot | None = None,
+    plot: Plot | None = None,
     occupied: piles.Grid | None = None,
     taken: _Boxes | None = None,
 ) -> list[alt.Chart]:
