@@ -15,7 +15,8 @@ from jobs import count_pipeline, kafka_readers
 import winviz as wv
 from winviz.viz import scale
 from winviz.viz.export import spec_json
-from winviz.viz.propagation import CHANNEL_COLORS, idle_spans, propagation_chart
+from winviz.viz.propagation import CHANNEL_COLORS, propagation_chart
+from winviz.viz.watermark_channels import idle_spans
 
 P0 = [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800), ("p0", 2500)]
 A0 = [0, 500, 1000, 1500, 2000]

@@ -41,8 +41,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.operators.window_rules import cleanup_time
-from winviz.viz import axes, frames, palette, piles, scale, spec, timer_places
+from winviz.viz import axes, frames, palette, piles, scale, spec, timer_places, timer_roles
 from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.palette import TimeAxis
 
@@ -165,7 +164,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
         by_key = False
     rules = _rule_rows(lives, records, x, y, t_end, aggregated)
     if not aggregated:
-        _with_roles(rules, timer_roles(view, op, lives), notes)
+        timer_roles.with_roles(rules, timer_roles.timer_roles(view, op, lives), notes)
     rules, k = _every_kth(rules)
     if k > 1:
         notes.append(f"timers: every {k}th rule drawn")
@@ -248,71 +247,6 @@ def _two_panels(
             + (f" (the {len(keys)} keys with the most timers)" if len(keys) < n_keys else "")
         )
     return chart
-
-
-ROLES = (TRIGGER_TIMER, CLEANUP_TIMER, BOTH_TIMER, UNKNOWN_ROLE) = (
-    "trigger timer",
-    "cleanup timer",
-    "cleanup timer at the max timestamp (the trigger's too)",
-    "trigger or cleanup (no cleanup record yet)",
-)
-ROLE_WIDTHS = (2.5, 1.0, 2.5, 2.5)
-"""A window operator's timer is either its trigger's or the operator's cleanup timer: the
-cleanup timers' rules are thin."""
-
-
-def timer_roles(view: TraceView, op: str, lives: pd.DataFrame) -> list[str] | None:
-    """Who set each timer of a window operator (None for an operator without window timers):
-    the trace does not record it, so it is derived with the one rule — Flink's
-    ``WindowOperator.registerCleanupTimer`` registers, in the assigner's domain, a timer at
-    ``cleanupTime(window)`` (``window_rules.cleanup_time``: max timestamp + allowed lateness
-    for event time, the max timestamp for processing time), the allowed lateness read off the
-    operator's cleanup records (``frames.allowed_lateness``); every other timer of the window
-    is its trigger's. With allowed lateness 0 an ``EventTimeTrigger``'s timer and the cleanup
-    timer are one timer (Flink's queue keeps one per key, window and time)."""
-    if lives.empty:
-        return None
-    seqs = np.asarray(lives["reg_seq"].to_numpy(), dtype=np.int64)
-    _, ends, present = view.bounds(seqs)
-    if not present.any():
-        return None
-    cleanup_domain = "processing" if frames.processing_time_windows(view, op) else "event"
-    allowed = 0 if cleanup_domain == "processing" else frames.allowed_lateness(view, op)
-    roles = []
-    for end, has, domain, ts in zip(
-        ends.tolist(),
-        present.tolist(),
-        lives["domain"].tolist(),
-        lives["timestamp"].tolist(),
-        strict=True,
-    ):
-        if not has or domain != cleanup_domain:
-            roles.append(TRIGGER_TIMER)
-        elif allowed is None:
-            roles.append(UNKNOWN_ROLE)
-        elif ts != cleanup_time(end - 1, allowed):
-            roles.append(TRIGGER_TIMER)
-        else:
-            roles.append(BOTH_TIMER if allowed == 0 else CLEANUP_TIMER)
-    return roles
-
-
-def _with_roles(rules: list[dict[str, Any]], roles: list[str] | None, notes: list[str]) -> None:
-    """Each rule's "set by" (``timer_roles``, rules in ``timer_lives`` order), and the
-    subtitle's count of each role."""
-    if roles is None or len(roles) != len(rules):
-        return
-    for row, role in zip(rules, roles, strict=True):
-        row["set by"] = role
-    counts = {role: roles.count(role) for role in ROLES if role in roles}
-    notes.append(
-        "set by (derived with WindowOperator.cleanupTime: the trace does not record it): "
-        + ", ".join(
-            f"{n:,} {role}{'s' if n != 1 and role in ROLES[:2] else ''}"
-            for role, n in counts.items()
-        )
-        + "; cleanup timers are thin"
-    )
 
 
 def _resolve_scales(**scales: str) -> alt.Resolve:
@@ -606,25 +540,9 @@ def _rule_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, by_key: bo
             "color": color,
             "strokeDash": _domain_dash(),
             "tooltip": spec.tooltips(rows, ["x", "y", "y2", "dx", "kind"]),
-            **(_role_width(rows) if rows and "set by" in rows[0] else {}),
+            **(timer_roles.role_width(rows) if rows and "set by" in rows[0] else {}),
         },
     )
-
-
-def _role_width(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The strokeWidth channel of the timers' roles: a thin rule for a cleanup timer, with a
-    legend naming the roles drawn."""
-    drawn = [r for r in ROLES if any(row["set by"] == r for row in rows)]
-    widths = dict(zip(ROLES, ROLE_WIDTHS, strict=True))
-    return {
-        "strokeWidth": {
-            "field": "set by",
-            "type": "ordinal",  # ordered as ROLES (a nominal width: Vega-Lite warns)
-            "sort": drawn,
-            "title": "timer set by",
-            "scale": {"domain": drawn, "range": [widths[r] for r in drawn]},
-        }
-    }
 
 
 def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> alt.Chart:
