@@ -13,8 +13,9 @@ from collections import Counter
 import pytest
 
 import winviz as wv
-from winviz.viz import frames
+from winviz.viz.fates import element_fates
 from winviz.viz.spec import validated
+from winviz.viz.trace_view import open_trace, window_operators
 
 KEY = 0  # a record is (key, ts, value); "w" records carry a watermark in ts
 
@@ -183,7 +184,7 @@ def test_late_elements_of_either_side_are_dropped_or_sent_to_their_side_output()
     trace = result.trace
     assert [(r.ts, r.detail) for r in trace.records("late_dropped")] == [(9, ("k", 9, "l9"))]
     assert [(r.detail[0], r.ts) for r in trace.records("buffered")] == [("left", 10), ("right", 11)]
-    fates = frames.element_fates(frames.open_trace(trace), "interval_join")
+    fates = element_fates(open_trace(trace), "interval_join")
     # l10 and r11: ts <= watermark 10? l10 is (late in the kit's words, accepted); r11 on time
     assert list(fates["fate"]) == ["dropped", "late, accepted", "side output", "on time"]
     left = interval(events, -2, 3, late_left=True)
@@ -472,8 +473,8 @@ LATE_EVENTS = [
 
 def test_charts_draw_an_interval_join_run():
     result = interval(LATE_EVENTS, -2, 3, late_left=True)
-    view = frames.open_trace(result.trace)
-    fates = frames.element_fates(view, "interval_join")
+    view = open_trace(result.trace)
+    fates = element_fates(view, "interval_join")
     assert list(fates["fate"]) == [
         "on time", "on time", "on time", "dropped", "side output", "on time", "on time",
     ]  # fmt: skip
@@ -512,7 +513,7 @@ def test_charts_draw_an_interval_join_run():
 
 def test_charts_and_why_read_a_window_join_as_a_window_operator():
     result = window_join(LATE_EVENTS, wv.TumblingEventTimeWindows.of(10), co_group=True)
-    assert "window" in frames.window_operators(frames.open_trace(result.trace))
+    assert "window" in window_operators(open_trace(result.trace))
     for chart in (wv.timeline, wv.window_lanes, wv.timers_chart):
         assert "nothing to draw" not in repr(chart(result, operator="window").to_dict())
     answer = wv.why_fired(result.trace, "k", (0, 10))

@@ -9,7 +9,7 @@ from typing import Any
 
 from winviz.trace import Packed, Trace, codec, jsonable
 from winviz.trace.codec import OpaqueValue
-from winviz.viz import frames
+from winviz.viz.value_texts import short
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
 
@@ -137,5 +137,5 @@ def test_tooltip_texts_are_compact_json_of_the_jsonable_form() -> None:
             else json.dumps(jsonable(value), ensure_ascii=False, separators=(",", ":"), default=str)
         )
         want = text if len(text) <= 60 else text[:59] + "…"
-        assert frames.short(value) == want, value
-        assert frames.short(value, 5) == (text if len(text) <= 5 else text[:4] + "…")
+        assert short(value) == want, value
+        assert short(value, 5) == (text if len(text) <= 5 else text[:4] + "…")

@@ -15,7 +15,7 @@ from winviz.trace import Trace
 from winviz.trace.causes import TIMER_CALLS, firing_causes
 from winviz.trace.coded import identity
 from winviz.trace.columns import TraceColumns
-from winviz.viz import frames
+from winviz.viz.trace_view import open_trace
 
 
 def _strategy(bound: int) -> wv.WatermarkStrategy:
@@ -132,7 +132,7 @@ def test_firing_causes_without_some_trigger_or_timer_records(seed: int) -> None:
     # and every trigger record of one operator: its firings have no call at all
     first = frame["operator"][kind == "fired"].iloc[0]
     drop |= (kind == "trigger") & (frame["operator"] == first).to_numpy()
-    view = frames.open_trace(frame[~drop].reset_index(drop=True))
+    view = open_trace(frame[~drop].reset_index(drop=True))
     called, timed, untimed = _check(view.c, view.c)
     fired = int((kind == "fired").sum())
     assert 0 < timed < called < fired  # some firings lost their call,

@@ -12,7 +12,8 @@ from jobs import step_at_arrival_job
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames
+from winviz.viz.fates import element_fates
+from winviz.viz.trace_view import open_trace
 
 
 class TimerAtTimestamp(wv.KeyedProcessFunction):
@@ -56,7 +57,7 @@ def test_a_late_element_of_a_process_function_is_late_accepted() -> None:
         (1000, 2999),
         (3000, wv.MAX),
     ]
-    fates = frames.element_fates(frames.open_trace(result.trace), "process")
+    fates = element_fates(open_trace(result.trace), "process")
     assert fates["fate"].tolist() == ["on time", "late, accepted", "on time"]
 
     timeline = viz.timeline(result.trace, view="timeline").to_dict()
@@ -86,5 +87,5 @@ def test_a_late_element_of_a_process_function_is_late_accepted() -> None:
 def test_window_operators_keep_their_fates() -> None:
     """At a window operator a late element assigned to no window is dropped (or sent to the
     side output): the rule above does not make it "late, accepted"."""
-    fates = frames.element_fates(frames.open_trace(step_at_arrival_job().trace), "window")
+    fates = element_fates(open_trace(step_at_arrival_job().trace), "window")
     assert fates["fate"].tolist() == ["on time", "dropped"]

@@ -7,8 +7,9 @@ from __future__ import annotations
 import winviz as wv
 from winviz import viz
 from winviz.trace.causes import firing_causes
-from winviz.viz import frames
+from winviz.viz import firings
 from winviz.viz.explore import summarize
+from winviz.viz.trace_view import open_trace
 
 
 def global_count_job() -> wv.JobExecutionResult:
@@ -36,12 +37,12 @@ def test_firing_causes_of_a_trace_without_timers() -> None:
     assert [r.value for r in result.outputs["out"]] == [3, 3]
     trace = result.trace
     assert not any(r.kind.startswith("timer_") for r in trace.records())
-    view = frames.open_trace(trace)
+    view = open_trace(trace)
     rows = view.select("fired", operator="window")
     calls, timers = firing_causes(view.c, rows)
     assert calls.tolist() == ["on_element", "on_element"]
     assert timers.tolist() == [-1, -1]
-    assert frames.firing_causes(view, rows) == (["element", "element"], [None, None], [None, None])
+    assert firings.firing_causes(view, rows) == (["element", "element"], [None, None], [None, None])
 
 
 def test_the_timeline_says_the_global_windows_firings_are_not_drawn() -> None:

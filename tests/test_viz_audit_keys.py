@@ -11,7 +11,7 @@ from jobs import count_per_key
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames
+from winviz.viz.value_texts import key_text, key_texts
 
 KEYS: list[Any] = [1, True, 1.0, "1", ("a", 1), '<b>"x"</b>']
 LABELS = ["1", "true", "1.0", '"1"', '["a",1]', '<b>"x"</b>']
@@ -28,10 +28,10 @@ def rows_of(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 def test_key_text_quotes_only_str_keys_that_read_as_json() -> None:
-    assert [frames.key_text(k) for k in KEYS] == LABELS
-    assert frames.key_texts(KEYS + KEYS[::-1]) == LABELS + LABELS[::-1]
-    assert frames.key_texts(["k03", "user 7", "nope", ""]) == ["k03", "user 7", "nope", ""]
-    assert frames.key_texts([0.0, -0.0, "NaN", " 2"]) == ["0.0", "-0.0", '"NaN"', '" 2"']
+    assert [key_text(k) for k in KEYS] == LABELS
+    assert key_texts(KEYS + KEYS[::-1]) == LABELS + LABELS[::-1]
+    assert key_texts(["k03", "user 7", "nope", ""]) == ["k03", "user 7", "nope", ""]
+    assert key_texts([0.0, -0.0, "NaN", " 2"]) == ["0.0", "-0.0", '"NaN"', '" 2"']
 
 
 def test_equal_in_python_distinct_keys_get_a_lane_each() -> None:
@@ -90,10 +90,10 @@ def test_long_keys_with_one_beginning_keep_a_lane_each() -> None:
     """Cut to 30 characters, both keys read "customer-session-000000000000…": the lanes drew
     one lane of "1 keys" for the two, the timers "of 1 key(s)", the timeline "1 (key, window)
     pairs". A cut label ends with a hash of the whole key's text."""
-    labels = [frames.key_text(k) for k in LONG]
+    labels = [key_text(k) for k in LONG]
     assert labels[0] != labels[1]
     assert all(len(t) == 30 and t.startswith("customer-session-000…#") for t in labels)
-    assert frames.key_text("x" * 30) == "x" * 30  # a key that fits is not cut
+    assert key_text("x" * 30) == "x" * 30  # a key that fits is not cut
     events = [(k, 50 + 100 * i) for i, k in enumerate(LONG)]
     trace = count_per_key(events, 1000, arrival_interval=10).trace
     spec = viz.window_lanes(trace).to_dict()

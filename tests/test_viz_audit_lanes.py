@@ -11,7 +11,9 @@ import numpy as np
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames, lanes
+from winviz.viz import lanes
+from winviz.viz.trace_view import open_trace
+from winviz.viz.window_lives import processing_time_windows
 
 
 def processing_time_job() -> wv.JobExecutionResult:
@@ -85,8 +87,8 @@ def test_processing_time_windows_are_on_a_processing_time_axis() -> None:
     processing times) on an axis titled "event time"; the timeline places them on its
     event-time axis and now says so."""
     trace = processing_time_job().trace
-    view = frames.open_trace(trace)
-    assert frames.processing_time_windows(view, "window")
+    view = open_trace(trace)
+    assert processing_time_windows(view, "window")
     spec = viz.window_lanes(trace).to_dict()
     assert spec["layer"][0]["encoding"]["x"]["axis"]["title"] == "processing time (ms)"
     assert spec["title"]["subtitle"][-1] == "processing-time windows: the axis is processing time"
@@ -96,7 +98,7 @@ def test_processing_time_windows_are_on_a_processing_time_axis() -> None:
     assert spec["title"]["subtitle"][1].startswith("processing-time windows: [start, end) is")
     # event-time windows keep their axis (an event-time cleanup timer each)
     event = extremes_free_event_job().trace
-    assert not frames.processing_time_windows(frames.open_trace(event), "window")
+    assert not processing_time_windows(open_trace(event), "window")
     spec = viz.window_lanes(event).to_dict()
     assert spec["layer"][0]["encoding"]["x"]["axis"]["title"] == "event time (ms)"
 

@@ -17,7 +17,12 @@ from jobs import bounded, build, count_pipeline, jobs
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames, palette, piles
+from winviz.viz import palette, piles
+from winviz.viz.fates import element_fates
+from winviz.viz.firings import firings
+from winviz.viz.timer_records import timer_operators
+from winviz.viz.trace_view import open_trace, window_operators
+from winviz.viz.window_lives import window_lives
 
 
 def layer_rows(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
@@ -54,8 +59,8 @@ def session_job(lateness: int) -> wv.JobExecutionResult:
 def test_session_merge_closes_the_absorbed_window(lateness: int) -> None:
     result = session_job(lateness)
     assert [r.value for r in result.outputs["out"]] == [2, 1]
-    view = frames.open_trace(result.trace)
-    lives = frames.window_lives(view, "window")
+    view = open_trace(result.trace)
+    lives = window_lives(view, "window")
     assert [
         (r.window_start, r.window_end, r.opened, r.closed, r.elements, r.firings, r.merged_into)
         for r in lives.itertuples()
@@ -101,7 +106,7 @@ def test_merge_chain_carries_inherited_elements() -> None:
     )
     result = env.execute()
     assert [r.value for r in result.outputs["out"]] == [4]
-    lives = frames.window_lives(frames.open_trace(result.trace), "window")
+    lives = window_lives(open_trace(result.trace), "window")
     assert [
         (r.window_start, r.window_end, r.closed, r.elements, r.merged_into)
         for r in lives.itertuples()
@@ -139,8 +144,8 @@ def continuous_job() -> wv.JobExecutionResult:
 def test_firings_sit_at_the_timer_that_fired_them() -> None:
     result = continuous_job()
     assert [r.value for r in result.outputs["out"]] == [3, 3, 3, 1]
-    view = frames.open_trace(result.trace)
-    fired = frames.firings(view, "window")
+    view = open_trace(result.trace)
+    fired = firings(view, "window")
     assert list(zip(fired["timer"], fired["at"], fired["cause"], strict=True)) == [
         (2000, 2000, "event-time timer at 2000"),
         (4000, 4000, "event-time timer at 4000"),
@@ -205,12 +210,12 @@ def test_element_and_processing_time_firings_say_so() -> None:
         .sink_to("timed")
     )
     result = env.execute()
-    view = frames.open_trace(result.trace)
-    ops = frames.window_operators(view)
+    view = open_trace(result.trace)
+    ops = window_operators(view)
     causes = {
         op: list(zip(f["cause"], f["timer"], f["at"], strict=True))
         for op in ops
-        for f in [frames.firings(view, op)]
+        for f in [firings(view, op)]
     }
     assert causes == {
         ops[0]: [("element", None, 10)],
@@ -249,7 +254,7 @@ def test_a_firings_side_output_is_not_an_elements_fate() -> None:
     result = env.execute()
     assert [r.value for r in result.side_outputs["late"]] == [("a", 10)]
     assert [r.value for r in result.side_outputs["note"]] == [2]
-    fates = frames.element_fates(frames.open_trace(result.trace), "window")
+    fates = element_fates(open_trace(result.trace), "window")
     assert fates["fate"].tolist() == ["on time", "on time", "on time", "side output"]
 
 
@@ -546,8 +551,8 @@ def test_every_chart_agrees_with_the_engine(
     1: ``which``), every chart of it checked against its records."""
     env = build(job, True, evicting_branch(job, evictor)).set_parallelism(parallelism)
     trace = env.execute().trace
-    view = frames.open_trace(trace)
-    ops = frames.window_operators(view)
+    view = open_trace(trace)
+    ops = window_operators(view)
     if not ops:  # no element reached a window
         return
     op = ops[which % len(ops)]
@@ -557,7 +562,7 @@ def test_every_chart_agrees_with_the_engine(
         check_skew(viz.skew_chart(trace, operator=op).to_dict(validate=False), f)
         check_scrubber(viz.scrubber(trace, operator=op).to_dict(validate=False), f)
     check_lanes(viz.window_lanes(trace, operator=op).to_dict(validate=False), f)
-    if op in frames.timer_operators(view):
+    if op in timer_operators(view):
         check_timers(viz.timers_chart(trace, operator=op).to_dict(validate=False), f)
 
 
@@ -649,10 +654,10 @@ def test_window_lives_agree_with_the_engine(
 ) -> None:
     result = random_job(assigner, events, delay, lateness, side)
     facts = engine_facts(result.trace)
-    view = frames.open_trace(result.trace)
-    lives = frames.window_lives(view, "window")
+    view = open_trace(result.trace)
+    lives = window_lives(view, "window")
     # each firing mark sits at the event-time timer that fired it (else the window end)
-    assert frames.firings(view, "window")["at"].tolist() == facts["fired_at"]
+    assert firings(view, "window")["at"].tolist() == facts["fired_at"]
     got = {(r.key, r.window_start, r.window_end): r for r in lives.itertuples()}
     assert len(got) == len(lives)  # one row per (key, window)
     # every window that got an element is opened, at its first element
@@ -682,8 +687,8 @@ def test_aggregated_firings_keep_their_timer_times() -> None:
     from winviz.viz.window_marks import _firings_aggregated
 
     result = continuous_job()
-    view = frames.open_trace(result.trace)
-    fired = frames.firings(view, "window")
+    view = open_trace(result.trace)
+    fired = firings(view, "window")
     x = palette.time_axis("event time", [0, 10000])
     y = palette.time_axis("processing time", [0, 30])
     notes: list[str] = []

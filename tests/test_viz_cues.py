@@ -12,6 +12,8 @@ from jobs import count_pipeline, count_windows
 
 import winviz as wv
 from winviz import viz
+from winviz.viz.firings import firings, late_firing_count
+from winviz.viz.trace_view import open_trace, window_operators
 
 
 def session_job(idle: int | None = None) -> wv.JobExecutionResult:
@@ -449,19 +451,17 @@ def test_paused_spans_on_the_timeline() -> None:
 
 
 def test_late_firing_count_is_the_firings_rule() -> None:
-    """The explorer's count (array operations) equals the late firings ``frames.firings``
+    """The explorer's count (array operations) equals the late firings ``firings.firings``
     words one by one, on every chart job (kernel, late union, sliding counts, sessions)."""
     from chart_jobs import JOBS
 
-    from winviz.viz import frames
-
     checked = 0
     for name, job in JOBS.items():
-        view = frames.open_trace(job().trace)
-        for op in frames.window_operators(view):
-            words = frames.firings(view, op)
+        view = open_trace(job().trace)
+        for op in window_operators(view):
+            words = firings(view, op)
             traced = words["fired_by"] != "cause not traced"
             expected = int((words["late_firing"].astype(bool) & traced).sum())
-            assert frames.late_firing_count(view, op) == expected, (name, op)
+            assert late_firing_count(view, op) == expected, (name, op)
             checked += expected
     assert checked > 0  # some job has late firings

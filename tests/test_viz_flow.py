@@ -15,7 +15,9 @@ from jobs import count_pipeline, keyed_window
 
 import winviz as wv
 from winviz.viz import spec as charts
+from winviz.viz.fates import element_fates
 from winviz.viz.flow import EDGES, NODES, flow_steps, operator_flow
+from winviz.viz.trace_view import open_trace, window_operators
 
 TAKEN = "taken by this element"
 
@@ -314,12 +316,10 @@ def test_processing_time_windows() -> None:
 def test_the_late_side_output_and_drop_steps_agree_with_every_elements_fate() -> None:
     import chart_jobs
 
-    from winviz.viz import frames
-
     trace = chart_jobs.JOBS["late_union"]().trace
-    view = frames.open_trace(trace)
-    for op in frames.window_operators(view):
-        for i, fate in enumerate(frames.element_fates(view, op)["fate"]):
+    view = open_trace(trace)
+    for op in window_operators(view):
+        for i, fate in enumerate(element_fates(view, op)["fate"]):
             taken = set(flow_steps(trace, i, operator=op)["step"])
             assert ("side_output" in taken) == (fate == "side output"), (op, i)
             assert ("dropped" in taken) == (fate == "dropped"), (op, i)

@@ -15,8 +15,22 @@ from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames, palette, timer_records, window_lives
+from winviz.viz import palette, timer_records, window_lives
 from winviz.viz.explore import summarize
+from winviz.viz.fates import element_fate_columns, element_fates
+from winviz.viz.firings import (
+    cleanup_columns,
+    cleanup_marks,
+    cleanups,
+    firing_columns,
+    firing_marks,
+    firings,
+)
+from winviz.viz.timer_records import timer_lives
+from winviz.viz.trace_view import WINDOW_KINDS, TraceView, open_trace, window_operators
+from winviz.viz.value_texts import dataclass_json, short, shorts
+from winviz.viz.watermark_steps import watermark_step_columns, watermark_steps
+from winviz.viz.window_lives import window_life_columns
 from winviz.viz.window_marks import DETAIL_LIMIT
 
 KEYS = [f"k{i:02d}" for i in range(30)]
@@ -46,13 +60,13 @@ def many() -> wv.JobExecutionResult:
 
 
 def test_open_trace_keeps_a_view_and_its_tables(many) -> None:
-    view = frames.open_trace(many.trace)
-    assert frames.open_trace(view) is view
-    fates = frames.element_fates(view, "window")
-    assert frames.element_fates(view, "window") is fates
-    assert frames.window_lives(view, "window") is frames.window_lives(view, "window")
+    view = open_trace(many.trace)
+    assert open_trace(view) is view
+    fates = element_fates(view, "window")
+    assert element_fates(view, "window") is fates
+    assert window_lives.window_lives(view, "window") is window_lives.window_lives(view, "window")
     # a new view derives its own tables: the same values
-    other = frames.element_fates(frames.open_trace(many.trace), "window")
+    other = element_fates(open_trace(many.trace), "window")
     assert other is not fates
     assert other.equals(fates)
     # the records of a kind are shared between selections, so nobody may change them
@@ -63,7 +77,7 @@ def test_open_trace_keeps_a_view_and_its_tables(many) -> None:
 
 def test_charts_of_one_view_equal_charts_of_the_trace() -> None:
     result = _job(3_000, lateness=200)
-    view = frames.open_trace(result.trace)
+    view = open_trace(result.trace)
     for chart in (viz.timeline, viz.scrubber, viz.window_lanes, viz.timers_chart):
         from_view = json.dumps(chart(view).to_dict(), sort_keys=True)
         assert from_view == json.dumps(chart(result.trace).to_dict(), sort_keys=True)
@@ -71,26 +85,26 @@ def test_charts_of_one_view_equal_charts_of_the_trace() -> None:
 
 
 def test_firing_and_cleanup_marks_are_the_firings_and_cleanups(many) -> None:
-    view = frames.open_trace(many.trace)
-    marks = frames.firing_marks(view, "window")
-    cleaned = frames.cleanup_marks(view, "window")
+    view = open_trace(many.trace)
+    marks = firing_marks(view, "window")
+    cleaned = cleanup_marks(view, "window")
     assert len(marks) == len(cleaned) == 3_030 > DETAIL_LIMIT
-    fresh = frames.open_trace(many.trace)  # read without the full tables first
-    assert frames.firing_marks(fresh, "window").frame().equals(marks.frame())
-    full = frames.firings(view, "window")
+    fresh = open_trace(many.trace)  # read without the full tables first
+    assert firing_marks(fresh, "window").frame().equals(marks.frame())
+    full = firings(view, "window")
     for column in marks.columns:
         assert marks[column].tolist() == full[column].tolist(), column
     # 101 windows, each fired by its event-time timer at its max timestamp (the last one by
     # the end-of-input watermark)
     assert set(marks["fired_by"].tolist()) == {"event-time timer", "end of input"}
     assert (marks["at"] == marks["window_end"] - 1).all()
-    full_cleaned = frames.cleanups(view, "window")
+    full_cleaned = cleanups(view, "window")
     for column in cleaned.columns:
         assert cleaned[column].tolist() == full_cleaned[column].tolist(), column
     # the cleanup time: max timestamp + allowed lateness
     assert (cleaned["cleanup_time"] == cleaned["window_end"] - 1 + 200).all()
     # once the full tables exist, the marks are read off them
-    assert frames.firing_marks(view, "window")["seq"].tolist() == full["seq"].tolist()
+    assert firing_marks(view, "window")["seq"].tolist() == full["seq"].tolist()
 
 
 def test_aggregated_timeline_counts_every_firing_and_cleanup(many) -> None:
@@ -112,8 +126,8 @@ def test_aggregated_timeline_counts_every_firing_and_cleanup(many) -> None:
 
 
 def test_timer_identities(many) -> None:
-    view = frames.open_trace(many.trace)
-    records = frames.timer_records(view, "window")
+    view = open_trace(many.trace)
+    records = timer_records.timer_records(view, "window")
     # one identity per (key, namespace, domain, timestamp)
     ident = records[["key", "namespace", "domain", "ts"]].astype(str).agg("|".join, axis=1)
     codes = records["timer"].to_numpy()
@@ -121,8 +135,8 @@ def test_timer_identities(many) -> None:
     pairs = set(zip(codes.tolist(), ident.tolist(), strict=True))
     assert len(pairs) == len(set(codes.tolist()))
     # the lives read from the identities are those from the columns themselves
-    lives = frames.timer_lives(records)
-    assert lives.equals(frames.timer_lives(records.drop(columns="timer")))
+    lives = timer_lives(records)
+    assert lives.equals(timer_lives(records.drop(columns="timer")))
     # every window's event-time timer and its cleanup timer (at max timestamp + 200) fired
     assert len(lives) == 2 * 3_030
     assert set(lives["end"]) == {"fired"}
@@ -152,7 +166,7 @@ def test_charts_restore_the_garbage_collector() -> None:
 
 
 def test_window_table_per_view(many) -> None:
-    view = frames.open_trace(many.trace)
+    view = open_trace(many.trace)
     starts, ends, has = view.window_table()
     assert view.window_table()[0] is starts
     assert len(starts) == len(ends) == len(has) == len(view.c.window.values)
@@ -195,11 +209,11 @@ def _values(column) -> list:
 
 
 def test_columns_hold_the_frames_values() -> None:
-    # the timeline reads frames.Columns; the other charts the DataFrames built from them
+    # the timeline reads trace_view.Columns; the other charts the DataFrames built from them
     result = _job(3_000, lateness=200)
-    view = frames.open_trace(result.trace)
-    fates = frames.element_fate_columns(view, "window")
-    frame = frames.element_fates(view, "window")
+    view = open_trace(result.trace)
+    fates = element_fate_columns(view, "window")
+    frame = element_fates(view, "window")
     assert list(frame.columns) == ["seq", "proc_time", "ts", "fate", "windows"]
     for name in frame.columns:
         assert _values(fates[name]) == _values(frame[name]), name
@@ -209,22 +223,22 @@ def test_columns_hold_the_frames_values() -> None:
     assert [palette.FATES[c] for c in codes] == frame["fate"].tolist()
     assert frame["fate"].value_counts().to_dict() == {"on time": 2945, "late, accepted": 55}
 
-    fired, fired_frame = frames.firing_columns(view, "window"), frames.firings(view, "window")
+    fired, fired_frame = firing_columns(view, "window"), firings(view, "window")
     assert len(fired) == len(fired_frame) == 30 * 4  # 30 keys x windows [-1000, 0) .. [2000, 3000)
     for name in fired_frame.columns:
         assert _values(fired[name]) == _values(fired_frame[name]), name
-    cleaned, cleaned_frame = frames.cleanup_columns(view, "window"), frames.cleanups(view, "window")
+    cleaned, cleaned_frame = cleanup_columns(view, "window"), cleanups(view, "window")
     assert len(cleaned) == len(cleaned_frame) == 30 * 4
     for name in cleaned_frame.columns:
         assert _values(cleaned[name]) == _values(cleaned_frame[name]), name
     lives, lives_frame = (
-        frames.window_life_columns(view, "window"),
-        frames.window_lives(view, "window"),
+        window_life_columns(view, "window"),
+        window_lives.window_lives(view, "window"),
     )
     assert len(lives) == len(lives_frame) == 30 * 4
     for name in lives_frame.columns:
         assert _values(lives[name]) == _values(lives_frame[name]), name
-    steps, steps_frame = frames.watermark_step_columns(view), frames.watermark_steps(view)
+    steps, steps_frame = watermark_step_columns(view), watermark_steps(view)
     assert len(steps) == len(steps_frame) > 0
     for name in steps_frame.columns:
         assert _values(steps[name]) == _values(steps_frame[name]), name
@@ -243,9 +257,9 @@ def test_columns_are_left_to_the_frames_for_session_merges() -> None:
         wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
         arrival_interval=10,
     )
-    view = frames.open_trace(env.execute().trace)
-    assert frames.window_life_columns(view, "window") is None  # merged windows: the frame
-    lives = frames.window_lives(view, "window")
+    view = open_trace(env.execute().trace)
+    assert window_life_columns(view, "window") is None  # merged windows: the frame
+    lives = window_lives.window_lives(view, "window")
     assert lives["merged_into"].notna().any()
 
 
@@ -268,8 +282,8 @@ def test_shorts_is_short_of_each() -> None:
         (1, 2, 3),
     ]
     for limit in (60, 40, 10):
-        assert frames.shorts(values, limit) == [frames.short(v, limit) for v in values]
-    assert frames.shorts([("k3", 1200)]) == ['["k3",1200]']
+        assert shorts(values, limit) == [short(v, limit) for v in values]
+    assert shorts([("k3", 1200)]) == ['["k3",1200]']
 
 
 def _fates_by_walking(trace: wv.Trace, operator: str) -> list[tuple[int, str, int]]:
@@ -304,8 +318,8 @@ def test_element_fates_without_side_outputs_are_the_records_fates() -> None:
     events = [(f"k{i % 3}", (i * 37) % 900 + (i // 10) * 100) for i in range(120)]
     count_pipeline(env, events, 200, bounded(50), lateness=150, arrival_interval=3)
     trace = env.execute().trace
-    assert "side_output" not in frames.open_trace(trace).counts()
-    fates = frames.element_fate_columns(frames.open_trace(trace), "window")
+    assert "side_output" not in open_trace(trace).counts()
+    fates = element_fate_columns(open_trace(trace), "window")
     got = list(
         zip(fates["seq"].tolist(), fates["fate"].tolist(), fates["windows"].tolist(), strict=True)
     )
@@ -315,7 +329,7 @@ def test_element_fates_without_side_outputs_are_the_records_fates() -> None:
 
 
 def test_select_is_found_once_and_read_only(many) -> None:
-    view = frames.open_trace(many.trace)
+    view = open_trace(many.trace)
     rows = view.select("assigned", "fired", operator="window")
     assert view.select("fired", "assigned", "fired", operator="window") is not rows  # (order)
     assert view.select("assigned", "fired", operator="window") is rows
@@ -386,19 +400,19 @@ def test_dataclass_texts_are_the_compact_json_of_their_jsonable_form() -> None:
     ]
     for value in plain + other:
         text = json.dumps(jsonable(value), ensure_ascii=False, separators=(",", ":"), default=str)
-        assert frames.short(value, 1000) == text, value
-        assert frames.short(value) == (text if len(text) <= 60 else text[:59] + "…"), value
-    assert [frames.dataclass_json(v) is not None for v in plain] == [True] * len(plain)
-    assert [frames.dataclass_json(v) for v in other] == [None] * len(other)
-    assert frames.dataclass_json(click) == (
+        assert short(value, 1000) == text, value
+        assert short(value) == (text if len(text) <= 60 else text[:59] + "…"), value
+    assert [dataclass_json(v) is not None for v in plain] == [True] * len(plain)
+    assert [dataclass_json(v) for v in other] == [None] * len(other)
+    assert dataclass_json(click) == (
         '{"arrival_time":1767603602073,"event_time":1767603600975,"page":"home",'
         '"partition":0,"user":"u1"}'
     )
 
 
 def test_operators_are_found_once_per_view_and_handed_out_as_copies() -> None:
-    view = frames.TraceView(_job(300).trace)
-    first = frames.window_operators(view)
+    view = TraceView(_job(300).trace)
+    first = window_operators(view)
     first.append("changed by a caller")
-    assert frames.window_operators(view) == view.operators(*frames.WINDOW_KINDS) == ["window"]
+    assert window_operators(view) == view.operators(*WINDOW_KINDS) == ["window"]
     assert view.operators("element", "element") == view.operators("element")

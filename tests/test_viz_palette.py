@@ -27,7 +27,8 @@ from jobs import RECORDS, counts
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames, palette
+from winviz.viz import palette
+from winviz.viz.trace_view import open_trace
 
 VIZ = Path(viz.__file__).parent
 
@@ -201,7 +202,7 @@ def untraced() -> Any:
     """A trace frame without its trigger calls: the charts cannot tell what fired a window
     (one view of it, shared by the charts: a frame is checked once)."""
     frame = JOBS["sliding_count"]().trace.to_pandas()
-    return frames.open_trace(frame[~frame["kind"].isin(["trigger", "timer_fired"])])
+    return open_trace(frame[~frame["kind"].isin(["trigger", "timer_fired"])])
 
 
 EVERY = None

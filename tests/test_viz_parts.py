@@ -18,7 +18,7 @@ from chart_jobs import CHARTS, FIELDS, JOBS, decode_all
 from winviz.trace import Trace
 from winviz.trace.coded import identity
 from winviz.trace.schema import detail_names
-from winviz.viz import frames
+from winviz.viz.trace_view import open_trace
 
 
 def spec(chart: Any) -> str:
@@ -67,7 +67,7 @@ def test_charts_drawn_one_after_another_and_the_files_after_them(job: str, tmp_p
 
 def _view_reads(trace: Trace) -> list[Any]:
     """What a ``TraceView`` gives for every kind's records: each read method's values."""
-    view = frames.open_trace(trace)
+    view = open_trace(trace)
     out: list[Any] = []
     for kind in view.counts():
         rows = view.select(kind)

@@ -14,7 +14,7 @@ import winviz as wv
 from tests.browser.gallery import restored, running_example
 from tests.chart_jobs import session_job
 from winviz import viz
-from winviz.viz import frames, palette, propagation, replay
+from winviz.viz import palette, propagation, replay
 from winviz.viz.labels import (
     LABEL_REACH_PX,
     Plot,
@@ -24,6 +24,7 @@ from winviz.viz.labels import (
     label_leaders,
 )
 from winviz.viz.palette import TimeAxis
+from winviz.viz.watermark_steps import Restart
 
 AGAIN = "after restore from checkpoint 1"
 
@@ -42,7 +43,7 @@ def restore_run() -> wv.JobExecutionResult:
 
 
 def test_read_again_names_the_restore_a_reading_follows() -> None:
-    first, second = frames.Restart(36, 500, 700, 1), frames.Restart(60, 900, 1000, 2)
+    first, second = Restart(36, 500, 700, 1), Restart(60, 900, 1000, 2)
     seqs = [1, 7, 23, 33, 40, 45, 62, 70]
     sources = [0, 1, 2, 3, 3, 4, None, 4]
     stamps = [100, 1200, 1300, 500, 500, 800, 100, 800]
@@ -59,7 +60,7 @@ def test_read_again_names_the_restore_a_reading_follows() -> None:
     ]
     assert replay.read_again(seqs, sources, stamps, values, []) == [None] * len(seqs)
     # from the beginning (a run restarted with no checkpoint)
-    start = frames.Restart(36, 0, 700, None)
+    start = Restart(36, 0, 700, None)
     assert replay.read_again([33, 40], [3, 3], [5, 5], ["d", "d"], [start]) == [
         None,
         "after restart from the beginning",

@@ -13,7 +13,9 @@ from test_checkpoints import late_after_a_firing
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames, skew
+from winviz.viz import skew, watermark_steps
+from winviz.viz.trace_view import TraceView
+from winviz.viz.watermark_steps import Restart, steps_by_attempt
 
 
 @pytest.fixture(scope="module")
@@ -33,15 +35,15 @@ def rows_of(spec: dict[str, Any], mark: str, field: str) -> list[dict[str, Any]]
 
 def test_the_restarts_of_a_trace(restarted) -> None:
     restore = restarted.trace.records("restore")[0]
-    assert frames.restarts(frames.TraceView(restarted.trace)) == [
-        frames.Restart(seq=restore.seq, proc_time=500, failed_at=700, checkpoint_id=1)
+    assert watermark_steps.restarts(TraceView(restarted.trace)) == [
+        Restart(seq=restore.seq, proc_time=500, failed_at=700, checkpoint_id=1)
     ]
     snapshot = restarted.checkpoints[0]
     fresh = late_after_a_firing().execute(restore_from=snapshot)
-    assert frames.restarts(frames.TraceView(fresh.trace)) == [
-        frames.Restart(seq=0, proc_time=500, failed_at=None, checkpoint_id=1)
+    assert watermark_steps.restarts(TraceView(fresh.trace)) == [
+        Restart(seq=0, proc_time=500, failed_at=None, checkpoint_id=1)
     ]
-    assert frames.restarts(frames.TraceView(late_after_a_firing().execute().trace)) == []
+    assert watermark_steps.restarts(TraceView(late_after_a_firing().execute().trace)) == []
 
 
 def test_the_timeline_ends_the_line_at_the_failure_and_starts_again_at_min(restarted) -> None:
@@ -109,7 +111,7 @@ def test_the_channels_of_a_valve_start_again_at_min() -> None:
 
 
 def test_the_skew_line_never_steps_back_in_time(restarted) -> None:
-    steps = frames.watermark_steps(frames.TraceView(restarted.trace))
+    steps = watermark_steps.watermark_steps(TraceView(restarted.trace))
     vertices = skew.lag_vertices(steps[steps["operator"] == "window"], 700)
     # 1199 at 200 ms, 1299 at 600 ms (its step ends there: the next record, MIN at the restore,
     # is at 500 ms), then 499 at 700 ms in the replay (a new part after MIN)
@@ -132,18 +134,16 @@ def test_steps_by_attempt() -> None:
     """One rule for every step line: a step ends at the next record of its attempt, where the
     job failed before a restart, at its own time when that is unknown, or at the edge."""
     restarts = [
-        frames.Restart(seq=10, proc_time=500, failed_at=700, checkpoint_id=1),
-        frames.Restart(seq=20, proc_time=300, failed_at=None, checkpoint_id=None),
+        Restart(seq=10, proc_time=500, failed_at=700, checkpoint_id=1),
+        Restart(seq=20, proc_time=300, failed_at=None, checkpoint_id=None),
     ]
     # 1 and 5 before the failure at 700, 11 and 15 replayed from 500 (15: a second restart,
     # from a snapshot with no failure time, follows it), 21 the last
-    attempts, ends = frames.steps_by_attempt(
-        [1, 5, 11, 15, 21], [200, 600, 500, 650, 300], restarts
-    )
+    attempts, ends = steps_by_attempt([1, 5, 11, 15, 21], [200, 600, 500, 650, 300], restarts)
     assert attempts == [0, 0, 1, 1, 2]
     assert ends == [600, 700, 650, 650, None]
     # a row at a restore's own seq (a channel back at MIN) starts the new attempt
-    assert frames.steps_by_attempt([10, 12], [500, 600], restarts[:1]) == ([1, 1], [600, None])
+    assert steps_by_attempt([10, 12], [500, 600], restarts[:1]) == ([1, 1], [600, None])
 
 
 def test_the_timers_chart_ends_the_staircase_at_the_failure(restarted) -> None:

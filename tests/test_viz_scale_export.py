@@ -12,6 +12,8 @@ from jobs import bounded, count_pipeline, explorer_job
 import winviz as wv
 from winviz import viz
 from winviz.viz.export import external_urls
+from winviz.viz.fates import element_fates
+from winviz.viz.trace_view import open_trace
 
 
 def big_trace(n: int) -> wv.Trace:
@@ -187,8 +189,6 @@ def test_bin_points_exact_cells() -> None:
 def test_trace_view_windows_global_and_none() -> None:
     import numpy as np
 
-    from winviz.viz import frames
-
     env = wv.StreamExecutionEnvironment()
     (
         env.from_collection([("a", 1), ("a", 2)], arrival_times=[0, 1])
@@ -205,7 +205,7 @@ def test_trace_view_windows_global_and_none() -> None:
     )
     trace = env.execute().trace
     for source in (trace, trace.to_pandas()):
-        view = frames.open_trace(source)
+        view = open_trace(source)
         rows = view.select("assigned", "element")
         start, end, present = view.bounds(rows)
         assert present.tolist() == [False] * len(rows)  # global window / no window
@@ -213,7 +213,7 @@ def test_trace_view_windows_global_and_none() -> None:
         ints, has = view.ints("ts", rows)
         assert has.all() and sorted(set(ints.tolist())) == [1, 2]
         assert view.operators("assigned") == ["window"]
-        assert frames.element_fates(view, "window")["fate"].tolist() == ["on time", "on time"]
+        assert element_fates(view, "window")["fate"].tolist() == ["on time", "on time"]
         assert np.array_equal(view.kinds_of(rows), view.kinds[rows])
 
 

@@ -14,6 +14,8 @@ import winviz as wv
 from winviz import datasets
 from winviz.viz import scale
 from winviz.viz.skew import element_skews, skew_chart
+from winviz.viz.trace_view import open_trace
+from winviz.viz.watermark_steps import watermark_steps
 
 EVENTS = [
     ("a", 1_000),
@@ -99,9 +101,7 @@ def test_late_is_on_or_above_the_lag(bound: int) -> None:
     """ts <= W  ⇔  t − ts >= t − W: an element is late exactly when its skew reaches the lag
     the watermark it met gives at its processing time."""
     result = eight_events(bound)
-    from winviz.viz import frames
-
-    skews = element_skews(frames.open_trace(result.trace), "window")
+    skews = element_skews(open_trace(result.trace), "window")
     late = [w is not None and t <= w for t, w in zip(skews["ts"], skews["watermark"], strict=True)]
     above = [
         w is not None and w > -(2**63) and s >= p - w
@@ -202,7 +202,6 @@ def test_a_thinned_lag_line_keeps_its_true_extremes() -> None:
     drawn is a true one, and the subtitle says it was thinned."""
     import random
 
-    from winviz.viz import frames
     from winviz.viz.skew import lag_vertices
 
     rnd = random.Random(26)
@@ -217,8 +216,8 @@ def test_a_thinned_lag_line_keeps_its_true_extremes() -> None:
         arrival_times=[i * 10 for i in range(n)],
     )
     trace = env.execute().trace
-    view = frames.open_trace(trace)
-    steps = frames.watermark_steps(view)
+    view = open_trace(trace)
+    steps = watermark_steps(view)
     steps = steps[steps["operator"] == "window"]
     t_end = int(element_skews(view, "window")["proc_time"].max())
     true = lag_vertices(steps, t_end)

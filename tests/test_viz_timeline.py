@@ -11,7 +11,10 @@ from jobs import count_pipeline
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import frames, palette
+from winviz.viz import palette
+from winviz.viz.fates import element_fates
+from winviz.viz.firings import firings
+from winviz.viz.trace_view import open_trace
 
 
 def job() -> wv.JobExecutionResult:
@@ -284,8 +287,8 @@ def test_watermark_steps_and_max_clipped(result) -> None:
 
 
 def test_element_fates_frame(result) -> None:
-    view = frames.open_trace(result.trace)
-    fates = frames.element_fates(view, "window")
+    view = open_trace(result.trace)
+    fates = element_fates(view, "window")
     assert fates["seq"].tolist() == seqs(result.trace, "element")
     assert fates[["ts", "proc_time", "fate", "windows"]].values.tolist() == [
         [1000.0, 0.0, "on time", 1],
@@ -375,8 +378,8 @@ def continuous_job() -> wv.JobExecutionResult:
 def test_firings_are_labelled_by_cause() -> None:
     result = continuous_job()
     assert [r.value for r in result.outputs["out"]] == [2, 3, 4, 4, 4]
-    view = frames.open_trace(result.trace)
-    fired = frames.firings(view, "window")
+    view = open_trace(result.trace)
+    fired = firings(view, "window")
     # (Beam would call the last three on time, late, late; Flink knows first firing /
     # re-firing and late firing — none is: each timer fired as the watermark passed it)
     assert fired[["at", "cause", "fired_by", "firing", "late_firing"]].values.tolist() == [
@@ -447,14 +450,14 @@ def test_late_element_of_a_window_not_yet_fired_is_late_accepted() -> None:
         arrival_times=[0, 1000, 2000],
     )
     result = env.execute()
-    view = frames.open_trace(result.trace)
-    fates = frames.element_fates(view, "window")
+    view = open_trace(result.trace)
+    fates = element_fates(view, "window")
     assert fates[["ts", "proc_time", "fate", "windows"]].values.tolist() == [
         [5000.0, 0.0, "on time", 1],
         [7000.0, 1000.0, "on time", 1],
         [6000.0, 2000.0, "late, accepted", 1],
     ]
-    assert frames.firings(view, "window")[["proc_time", "fired_by"]].values.tolist() == [
+    assert firings(view, "window")[["proc_time", "fired_by"]].values.tolist() == [
         [2000, "end of input"]
     ]
 

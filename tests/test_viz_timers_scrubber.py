@@ -13,9 +13,11 @@ import vl_convert as vlc
 from jobs import bounded, count_pipeline
 
 import winviz as wv
-from winviz.viz import frames, scale
+from winviz.viz import scale
 from winviz.viz.scrubber import replay_settings, scrubber, with_replay
+from winviz.viz.timer_records import timer_lives, timer_records
 from winviz.viz.timers import timers_chart
+from winviz.viz.trace_view import open_trace
 
 
 def event_job() -> wv.Trace:
@@ -601,6 +603,6 @@ def test_scrubber_message_card() -> None:
 
 
 def test_frames_timer_lives_match_records(trace) -> None:
-    view = frames.open_trace(trace)
-    lives = frames.timer_lives(frames.timer_records(view, "window"))
+    view = open_trace(trace)
+    lives = timer_lives(timer_records(view, "window"))
     assert lives["end"].tolist() == ["fired"] * 6

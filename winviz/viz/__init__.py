@@ -32,7 +32,6 @@ from __future__ import annotations
 from winviz.viz.explore import Explorer, explore
 from winviz.viz.export import save_html, save_png, save_svg, setup_rendering
 from winviz.viz.flow import operator_flow
-from winviz.viz.frames import TraceInputError
 from winviz.viz.lanes import window_lanes
 from winviz.viz.propagation import propagation_chart
 from winviz.viz.scrubber import scrubber
@@ -40,6 +39,7 @@ from winviz.viz.skew import skew_chart
 from winviz.viz.stages import stage_watermarks
 from winviz.viz.timeline import timeline
 from winviz.viz.timers import timers_chart
+from winviz.viz.trace_view import TraceInputError
 
 __all__ = [
     "Explorer",

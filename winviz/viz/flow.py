@@ -26,11 +26,11 @@ and 4, ``winviz.trace.schema``):
   come before its call's record, which is written when the call returns; for the global
   window, whose cleanup time is MAX, ``registerCleanupTimer`` registers nothing);
 * its fate in ``winviz.trace.vocabulary``'s words (on time / late, accepted / dropped / side
-  output: ``frames.element_fates``, the rule every chart reads);
+  output: ``fates.element_fates``, the rule every chart reads);
 * for each window it was added to, the timers of that key and window that fired afterwards,
   up to the window's ``cleanup`` record: each ``timer_fired``, the trigger call it caused and
   its result, the ``fired`` record (with the firing's cause, first firing / re-firing and late
-  firing: ``frames.firings``), ``purged`` and ``cleanup``.
+  firing: ``firings.firings``), ``purged`` and ``cleanup``.
 
 ``flow_steps`` gives the same as a table, one row per step taken, in seq order.
 """
@@ -47,9 +47,18 @@ import pandas as pd
 
 from winviz.time import format_ms
 from winviz.trace import TraceRecord, vocabulary
-from winviz.viz import frames, palette
+from winviz.viz import palette
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
-from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.fates import element_fates
+from winviz.viz.firings import firings
+from winviz.viz.trace_view import (
+    TraceInputError,
+    TraceView,
+    gc_paused,
+    open_trace,
+    window_operators,
+)
+from winviz.viz.value_texts import short
 
 CHART = "operator_flow"
 
@@ -121,7 +130,7 @@ class ElementPath:
     steps: pd.DataFrame
 
 
-@frames.gc_paused
+@gc_paused
 def operator_flow(
     trace: Any,
     element: int = 0,
@@ -143,12 +152,12 @@ def operator_flow(
     _check_size("width", width)
     _check_size("height", height)
     try:
-        view = frames.open_trace(trace)
+        view = open_trace(trace)
         op = pick_window_operator(view, operator)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
     path = element_path(view, op, element)
-    others = [o for o in frames.window_operators(view) if o != op]
+    others = [o for o in window_operators(view) if o != op]
     return _chart(path, op, others, width, height)
 
 
@@ -161,7 +170,7 @@ def flow_steps(trace: Any, element: int = 0, *, operator: str | None = None) -> 
     """The steps ``operator_flow`` marks, one row per step taken in seq order: seq (of the
     record that shows it), step (a box of the chart: ``NODES``), window (``[start, end)``
     text, None for the element's own steps) and outcome (what the trace says happened)."""
-    view = frames.open_trace(trace)
+    view = open_trace(trace)
     return element_path(view, pick_window_operator(view, operator), element).steps
 
 
@@ -169,7 +178,7 @@ def pick_window_operator(view: TraceView, operator: str | None) -> str:
     """The window operator to read: ``operator`` (checked), or the trace's first."""
     if len(view) == 0:
         raise TraceInputError("The trace is empty. The job recorded no records at all.")
-    ops = frames.window_operators(view)
+    ops = window_operators(view)
     if operator is None:
         if not ops:
             raise TraceInputError(
@@ -209,7 +218,7 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
     position = element % n
     seq = int(erows[position])
     record = trace_records(view, erows[position : position + 1])[0]
-    fates = frames.element_fates(view, operator)
+    fates = element_fates(view, operator)
     fate = str(fates.loc[fates["seq"] == seq, "fate"].iloc[0])
     # the element's own processing: up to the operator's next element, watermark or timer
     ends = view.select("element", "watermark", "timer_fired", operator=operator)
@@ -334,8 +343,8 @@ def _first(view: TraceView, kind: str, operator: str, start: int, end: int) -> i
 
 def _firing_words(view: TraceView, operator: str) -> dict[int, str]:
     """Each ``fired`` record's seq -> "first firing, cause: event-time timer at 4999" in
-    ``vocabulary``'s words (``frames.firings``)."""
-    f = frames.firings(view, operator)
+    ``vocabulary``'s words (``firings.firings``)."""
+    f = firings(view, operator)
     out = {}
     for seq, order, late, cause, by in zip(
         f["seq"].tolist(),
@@ -470,8 +479,8 @@ def _chart(
     chart = diagram(boxes, arrows, frame, legend=("taken by this element", "not taken"))
     r = path.record
     head = (
-        f"element {path.position} at {operator!r}: key {frames.short(r.key)}, value "
-        f"{frames.short(r.details()['value'])}, ts {format_ms(r.ts)}, watermark "
+        f"element {path.position} at {operator!r}: key {short(r.key)}, value "
+        f"{short(r.details()['value'])}, ts {format_ms(r.ts)}, watermark "
         f"{format_ms(r.watermark)} — {path.fate}"
     )
     notes = [

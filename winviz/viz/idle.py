@@ -28,8 +28,8 @@ import numpy as np
 
 from winviz.trace.paused import PausedSpan
 from winviz.viz import palette, spec
-from winviz.viz.frames import TraceView
 from winviz.viz.palette import TimeAxis
+from winviz.viz.trace_view import TraceView
 
 IDLE_KINDS = ("idle", "active", "channel_idle", "channel_active")
 STRIP_SHARE = 0.006

@@ -30,10 +30,13 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, labels, palette, piles, scale, spec
-from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_lives
+from winviz.viz.firings import cleanups, fired_by, firing_causes, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
+from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, memoized, open_trace
+from winviz.viz.value_texts import key_texts
+from winviz.viz.window_lives import processing_time_windows
 
 STATUS = ("fired", "not fired", "merged away")
 STATUS_FILL = (palette.WINDOW_FIRED_COLOR, palette.WINDOW_COLOR, palette.MERGED_AWAY_COLOR)
@@ -57,7 +60,7 @@ HORIZON_TITLE = "allowed lateness"
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 
 
-@frames.gc_paused
+@gc_paused
 def window_lanes(
     trace: Any,
     *,
@@ -71,7 +74,7 @@ def window_lanes(
     if max_keys < 1 or not 1 <= max_bars <= scale.ROW_LIMIT:
         raise ValueError(f"max_keys must be >= 1 and max_bars in 1..{scale.ROW_LIMIT}")
     try:
-        view = frames.open_trace(trace)
+        view = open_trace(trace)
         return _lanes(view, operator, max_keys, max_bars, width)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="window_lanes")
@@ -125,7 +128,7 @@ def _lanes(
         if k in drawn and t is not None and not palette.is_off_chart(t)
     ]
     # a processing-time window's start, end, firings and cleanup are processing times
-    axis = "processing time" if frames.processing_time_windows(view, op) else "event time"
+    axis = "processing time" if processing_time_windows(view, op) else "event time"
     if axis == "processing time":
         notes.append("processing-time windows: the axis is processing time")
     x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *cleanup_times])
@@ -169,7 +172,7 @@ def _aggregated(
     cleanups, horizons) are left to ``timeline`` and ``explore``."""
     starts = bars["window_start"].to_numpy(dtype=np.int64)
     ends = bars["window_end"].to_numpy(dtype=np.int64)
-    axis = "processing time" if frames.processing_time_windows(view, op) else "event time"
+    axis = "processing time" if processing_time_windows(view, op) else "event time"
     x = palette.time_axis(axis, [int(starts.min()), int(ends.max())])
     lo, hi = int(starts.min()), int(ends.max())
     n_bins = max(1, width // AGGREGATE_BIN_PX)
@@ -252,8 +255,8 @@ def _aggregated(
 
 
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
-    lives = frames.window_lives(view, op)
-    merges = frames.merged(view, op)
+    lives = window_lives.window_lives(view, op)
+    merges = window_lives.merged(view, op)
     known = (
         {
             (k, s, e)
@@ -464,7 +467,7 @@ def _events(
         zip(f["key_text"], f["window_start"], f["window_end"], f["fired_by"], f["at"], strict=True)
     ):
         by.setdefault(k, []).append(i)
-    fired_event, short = palette.FIRED_EVENT, frames.short
+    fired_event, short = palette.FIRED_EVENT, value_texts.short
     one = _one_record_event(slot, x)
     for (key, s, e, cause, at), idx in by.items():
         what = fired_event.get(cause, "fired: cause not traced")
@@ -491,11 +494,11 @@ def _events(
         )
         if drawn((key, int(s), int(e)))  # only drawn marks' tooltips are formatted
     ]
-    other = frames.window_records(view, op, "purged", "evicted")
+    other = window_records(view, op, "purged", "evicted")
     other = other[other["window_start"].notna()]
     if not other.empty:
         rows += _purges_and_evictions(view, other, slot, x)
-    for m in frames.merged(view, op).itertuples():
+    for m in window_lives.merged(view, op).itertuples():
         merged_text = ", ".join(f"[{s}, {e})" for s, e in m.merged_windows)
         g = _Records([m.seq], [m.proc_time], m.watermark)
         rows.append(
@@ -603,31 +606,31 @@ _FIRING_FIELDS = (
 
 
 def _drawn_firings(view: TraceView, op: str, slot: dict) -> dict[str, list[Any]]:
-    """The ``frames.firings`` columns of the firings of drawn windows (a key in ``slot``), as
-    lists in seq order, with ``key_text``. Read off ``frames.firings`` when another chart of
+    """The ``firings.firings`` columns of the firings of drawn windows (a key in ``slot``), as
+    lists in seq order, with ``key_text``. Read off ``firings.firings`` when another chart of
     this view derived it already; else only the drawn firings' results and causes are read
     (a lane chart draws a few keys of many)."""
     known = view.memo.get(("firings", op))
     if known is not None:
         fired = known[known["window_start"].notna()]
-        fired = _drawn(fired.assign(key_text=frames.key_texts(fired["key"])), slot)
+        fired = _drawn(fired.assign(key_text=key_texts(fired["key"])), slot)
         return {c: fired[c].tolist() for c in _FIRING_FIELDS}
     rows = view.select("fired", operator=op)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present].tolist(), end[present].tolist()
-    keys = frames.key_texts(view.column("key", rows))  # (of every time window's firing)
+    keys = key_texts(view.column("key", rows))  # (of every time window's firing)
     keep = np.fromiter(
         map(slot.__contains__, zip(keys, start, end, strict=True)), dtype=bool, count=len(rows)
     )
     picked = keep.tolist()
     rows = rows[keep]
-    cause, timer, domain = frames.firing_causes(view, rows)
+    cause, timer, domain = firing_causes(view, rows)
     ends = [e for e, k in zip(end, picked, strict=True) if k]
     return {
         "key_text": [k for k, p in zip(keys, picked, strict=True) if p],
         "window_start": [s for s, k in zip(start, picked, strict=True) if k],
         "window_end": ends,
-        "fired_by": frames.fired_by(view, rows).tolist(),
+        "fired_by": fired_by(view, rows).tolist(),
         "at": [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
         "seq": rows.tolist(),
         "proc_time": view.column("proc_time", rows).tolist(),
@@ -641,7 +644,7 @@ def _purges_and_evictions(
     view: TraceView, other: pd.DataFrame, slot: dict, x: TimeAxis
 ) -> list[dict[str, Any]]:
     rows = []
-    other = other.assign(key_text=frames.key_texts(other["key"]))
+    other = other.assign(key_text=key_texts(other["key"]))
     for kind in ("purged", "evicted"):
         part = other[other["kind"] == kind]
         if part.empty:
@@ -652,7 +655,7 @@ def _purges_and_evictions(
         else:
             whens = view.detail("evicted", "when", seqs)
             values = view.detail("evicted", "values", seqs)
-            info = [f"{w}: {frames.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
+            info = [f"{w}: {value_texts.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
         # one mark per (key, window) and kind, as the firings: the purges (evictions) of one
         # pane all sit at its end (start), so one mark per record drew n marks on one spot
         groups: dict[tuple[Any, Any, Any], list[int]] = {}
@@ -676,15 +679,15 @@ def _purges_and_evictions(
 
 
 def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
-    """The cleanups of time windows and their keys' texts (``frames.key_texts``), made once
+    """The cleanups of time windows and their keys' texts (``value_texts.key_texts``), made once
     per view (the axis, the cleanup marks and the horizons read them)."""
 
     def build() -> tuple[pd.DataFrame, list[str]]:
-        cleaned = frames.cleanups(view, op)
+        cleaned = cleanups(view, op)
         cleaned = cleaned[cleaned["window_start"].notna()]
-        return cleaned, frames.key_texts(cleaned["key"])
+        return cleaned, key_texts(cleaned["key"])
 
-    return frames.memoized(view, "lanes_cleaned", op, build)
+    return memoized(view, "lanes_cleaned", op, build)
 
 
 def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:

@@ -4,15 +4,14 @@ it shows; the default is the first one in the trace)."""
 
 from __future__ import annotations
 
-from winviz.viz import frames
-from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.trace_view import TraceInputError, TraceView, window_operators
 
 
 def pick_operator(view: TraceView, operator: str | None) -> str:
     """The window operator to draw; raises TraceInputError naming the choices."""
     if len(view) == 0:
         raise TraceInputError("The trace is empty. The job recorded no records at all.")
-    candidates = frames.window_operators(view) or view.operators("element")
+    candidates = window_operators(view) or view.operators("element")
     if not candidates:
         raise TraceInputError(
             "No element reached a keyed operator. The timeline places elements by event time "

@@ -163,7 +163,7 @@ INK_COLORS: tuple[str, ...] = (INK, NOTE_INK, FADED_INK, GRID_INK, FRAME_INK, ER
 """Colours of text, outlines and frames only."""
 MEANING_COLORS: tuple[str, ...] = tuple(COLOR_MEANINGS)
 
-# An element's fate at a window operator (see frames.element_fates), in Flink's words: an
+# An element's fate at a window operator (see fates.element_fates), in Flink's words: an
 # element is *late* when its timestamp <= the operator's current watermark on arrival; a late
 # element is still *accepted* while one of its windows is within the allowed lateness, and is
 # dropped (or sent to the side output) only when every window of it is past cleanup.
@@ -173,7 +173,7 @@ FATE_COLORS: tuple[str, ...] = (
 )  # fmt: skip
 FATE_SHAPES: tuple[str, ...] = ("circle", "diamond", "cross", "triangle-up")
 
-# What made a window fire (frames.firings ``fired_by``): the trigger returned FIRE in
+# What made a window fire (firings.firings ``fired_by``): the trigger returned FIRE in
 # ``onElement`` (e.g. CountTrigger), in ``onEventTime`` for a timer the watermark passed, in
 # ``onProcessingTime``, or in ``onEventTime`` for a timer the end-of-input watermark (MAX)
 # fired. "cause not traced": no trigger record precedes the firing.

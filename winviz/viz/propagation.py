@@ -56,10 +56,10 @@ import pandas as pd
 
 from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
-from winviz.viz import frames, palette, scale
-from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz import palette, scale, watermark_steps
 from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a panel
 from winviz.viz.palette import LONG_MIN, TimeAxis
+from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
 from winviz.viz.watermark_channels import (
     channel_records,
     describe,
@@ -69,6 +69,7 @@ from winviz.viz.watermark_channels import (
     operator_watermarks,
     pick_operators,
 )
+from winviz.viz.watermark_steps import Restart, steps_by_attempt
 
 CHART = "propagation_chart"
 # channel colours in order (black is the operator's own line)
@@ -81,7 +82,7 @@ OPERATOR_STRIP = 8  # px: the operator-idle strip along the top of a panel
 PAUSED_STRIP = 7  # px: a paused-for-alignment strip along the bottom, one row per line
 
 
-@frames.gc_paused
+@gc_paused
 def propagation_chart(
     trace: Any,
     *,
@@ -105,7 +106,7 @@ def propagation_chart(
     if operator is not None and not isinstance(operator, str) and not list(operator):
         raise ValueError("operator must be a name, a non-empty list of names, or None")
     try:
-        view = frames.open_trace(trace)
+        view = open_trace(trace)
         return _propagation(view, operator, max_points, width, height)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
@@ -186,7 +187,7 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
         silent = unrecorded_channel(ops[0], _rule_records(view, ch, wm), sink=sink)
         parts.append(_held_at_min(ch, wm, line_name(ops[0], False), silent))
     parts.append(wm.assign(role="channel" if per_operator else "operator", note=None))
-    restarts = frames.restarts(view)
+    restarts = watermark_steps.restarts(view)
     if not per_operator and restarts:
         parts.append(_channels_at_min(parts[0], restarts))
     st = operator_status(view, ops, per_operator)
@@ -320,7 +321,7 @@ def _held_at_min(
 RESTARTED = "the job restarted: every watermark back to MIN (drawn on the bottom edge)"
 
 
-def _channels_at_min(marks: pd.DataFrame, restarts: list[frames.Restart]) -> pd.DataFrame:
+def _channels_at_min(marks: pd.DataFrame, restarts: list[Restart]) -> pd.DataFrame:
     """A row at MIN at each restart (``restore`` record) for every channel with a watermark
     before it: after a restore each input gate's valve starts again with every channel at
     MIN (the engine writes MIN ``watermark`` records only for the operators)."""
@@ -364,7 +365,7 @@ def _panel(
             f"{d['name']}: {len(thinned):,} of {len(lines):,} watermark records drawn "
             f"({scale.KEPT})"
         )
-    restarts: list[frames.Restart] = d["restarts"]
+    restarts: list[Restart] = d["restarts"]
     vertices, points = _vertices(thinned, x, y, t_end, restarts)
     drawn = {p["watermark"] for p in points}  # the watermarks' texts: MIN / MAX on an edge
     y_axis = palette.edge_named_axis(
@@ -575,7 +576,7 @@ def _restart_place(
 
 
 def _restart_rules(
-    restarts: list[frames.Restart], plot: Plot, dots: list[Box], steps: list[Box]
+    restarts: list[Restart], plot: Plot, dots: list[Box], steps: list[Box]
 ) -> list[alt.Chart]:
     """A vertical rule at each restart's processing time, its text beside it near the top,
     off the watermark dots and lines (``_restart_place``)."""
@@ -689,7 +690,7 @@ def _vertices(
     x: TimeAxis,
     y: TimeAxis,
     t_end: int,
-    restarts: list[frames.Restart] = (),  # type: ignore[assignment]
+    restarts: list[Restart] = (),  # type: ignore[assignment]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Step vertices per line — (t_i, w_i), (t_{i+1}, w_i), (t_{i+1}, w_{i+1}), …, the last
     watermark held to ``t_end`` — and one point per record (tooltips). A restart ends a
@@ -710,7 +711,7 @@ def _vertices(
         )
         i = 0
         times = [r[1] for r in recs]
-        attempts, ends = frames.steps_by_attempt([r[0] for r in recs], times, restarts)
+        attempts, ends = steps_by_attempt([r[0] for r in recs], times, restarts)
         for j, (seq, proc, wm, held) in enumerate(recs):
             px = x.clip(proc)[0]
             wy, note = y.clip(wm)

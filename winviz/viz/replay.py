@@ -21,7 +21,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from winviz.viz import frames
+from winviz.viz.watermark_steps import Restart
 
 FIELD = "read again"
 """The tooltip field of a reading again: "after restore from checkpoint 1"."""
@@ -34,7 +34,7 @@ SIZE_FACTOR = 2.6
 lies around the first reading's glyph (about 1.6 × as wide)."""
 
 
-def restart_text(r: frames.Restart) -> str:
+def restart_text(r: Restart) -> str:
     """What a reading again is read after: "restore from checkpoint 1" (or "restart from the
     beginning")."""
     if r.checkpoint_id is None:
@@ -47,7 +47,7 @@ def read_again(
     sources: Sequence[Any],
     stamps: Sequence[Any],
     values: Sequence[Any],
-    restarts: Sequence[frames.Restart],
+    restarts: Sequence[Restart],
 ) -> list[str | None]:
     """Per element (its seq, ``source_index``, timestamp and value): "after restore from
     checkpoint N" when an element of the same source record was read before the latest

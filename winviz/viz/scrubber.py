@@ -47,8 +47,8 @@ from typing import Any, Literal
 import altair as alt
 import numpy as np
 
-from winviz.viz import frames, idle, palette, scale, spec
-from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz import idle, palette, scale, spec
+from winviz.viz.fates import element_fate_columns
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.scrubber_layers import (
@@ -63,6 +63,9 @@ from winviz.viz.scrubber_layers import (
     window_rows,
 )
 from winviz.viz.timeline import auto_view
+from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.watermark_steps import watermark_steps
+from winviz.viz.window_lives import pairs_text, processing_time_windows
 
 PLAY_PARAM = "play"
 TICK_MS = 100
@@ -71,7 +74,7 @@ REPLAY_SECONDS = 10.0
 """Replay: the default time, in seconds, from the first processing time to the last."""
 
 
-@frames.gc_paused
+@gc_paused
 def scrubber(
     trace: Any,
     *,
@@ -105,7 +108,7 @@ def scrubber(
         raise ValueError(f"view must be 'timeline', 'skew' or 'auto'; got {view!r}")
     mode = view
     try:
-        view = frames.open_trace(trace)
+        view = open_trace(trace)
         if mode != "timeline":
             op = pick_operator(view, operator)
             reason = auto_view(view, op) if mode == "auto" else None
@@ -157,17 +160,17 @@ def _scrubber(
     view.read_parts(SCRUBBER_PARTS)
     op = pick_operator(view, operator)
     # element_fates as columns (no DataFrame: only a few columns are read, then binned)
-    elements = frames.element_fate_columns(view, op)
+    elements = element_fate_columns(view, op)
     drawn = ~np.isnan(elements["ts"]) & ~np.isnan(elements["proc_time"])
     if not drawn.all():
         elements = elements.take(drawn)
     fate_codes = elements["fate_code"]  # their fates as positions in palette.FATES
-    steps = frames.watermark_steps(view)
+    steps = watermark_steps(view)
     steps = steps[steps["operator"] == op]
     windows = window_rows(view, op)
     # processing-time windows: their [start, end) is processing time, nothing on the
     # event-time axis (see window_layer)
-    across = bool(len(windows)) and frames.processing_time_windows(view, op)
+    across = bool(len(windows)) and processing_time_windows(view, op)
 
     # the axes from each column's drawable extent (the same axes as from every value)
     x = palette.time_axis(
@@ -202,7 +205,7 @@ def _scrubber(
 
     notes = [
         f"operator {op!r}: {len(elements):,} elements, "
-        f"{frames.pairs_text(int(windows['keys'].sum()) if len(windows) else 0, len(windows))}"
+        f"{pairs_text(int(windows['keys'].sum()) if len(windows) else 0, len(windows))}"
         "; move the slider to see the run at processing time t"
     ]
     if across:

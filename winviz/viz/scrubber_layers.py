@@ -12,10 +12,13 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, idle, palette, piles, replay, scale, spec
-from winviz.viz.frames import TraceView
+from winviz.viz import idle, palette, piles, replay, scale, spec, watermark_steps
+from winviz.viz.fates import element_detail_lists
+from winviz.viz.firings import firing_marks
 from winviz.viz.labels import STACK_STEPS
 from winviz.viz.palette import TimeAxis
+from winviz.viz.trace_view import Columns, TraceView
+from winviz.viz.window_lives import merged_text, window_life_columns, window_lives
 
 PARAM = "t"
 """The slider's Vega-Lite parameter: processing time *t* (``scrubber``)."""
@@ -42,9 +45,9 @@ def window_rows(view: TraceView, op: str) -> pd.DataFrame:
     key's pane is kept), merged_into ("[s, e)" when every key's pane of it was merged away,
     else ""), by (start, end)."""
     # as columns when there is no session merge (no DataFrame), else the frame
-    lives = frames.window_life_columns(view, op)
+    lives = window_life_columns(view, op)
     if lives is None:
-        lives = frames.window_lives(view, op)
+        lives = window_lives(view, op)
     columns = ["window_start", "window_end", "keys", "opened", "fired", "closed", "merged_into"]
     if lives.empty:
         return pd.DataFrame(columns=columns)
@@ -71,9 +74,9 @@ def window_rows(view: TraceView, op: str) -> pd.DataFrame:
         merged_into = [""] * len(first)
     else:
         bounds = np.r_[first, len(order)].tolist()
-        merged_into = [frames.merged_text(texts[a:b]) for a, b in pairwise(bounds)]
+        merged_into = [merged_text(texts[a:b]) for a, b in pairwise(bounds)]
     # the first firing of each window: only the fired records' windows and processing times
-    # (not frames.firings, which also words every firing's cause and result)
+    # (not firings.firings, which also words every firing's cause and result)
     rows = view.select("fired", operator=op)
     start, end, present = view.bounds(rows)
     procs = view.numbers("proc_time", rows[present])
@@ -246,12 +249,12 @@ def firing_layer(
     across: bool = False,
     skew: bool = False,
 ) -> alt.Chart | None:
-    """The firings made by t (``frames.firing_marks``: at the event time of the timer that
+    """The firings made by t (``firings.firing_marks``: at the event time of the timer that
     fired them, else the window end, and their processing time), coloured by cause as on the
     timeline ("fired: …", ``palette.FIRED_EVENT``); firings at one point are one mark with
     their count. ``across``: processing-time windows, drawn on the right edge. ``skew``: the
     skew mode's axes (x: processing time, y: processing time − that event time)."""
-    marks = frames.firing_marks(view, op)
+    marks = firing_marks(view, op)
     if not len(marks):
         return None
     groups: dict[tuple[Any, Any, str], list[int]] = {}
@@ -422,7 +425,7 @@ def watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
 
 def element_layers(
     view: TraceView,
-    elements: frames.Columns,
+    elements: Columns,
     fate_codes: np.ndarray,
     x: TimeAxis,
     y: TimeAxis,
@@ -436,9 +439,9 @@ def element_layers(
     if len(elements) > max_points:
         rows = _binned(elements, fate_codes, x, y, max_points, notes)
     else:
-        d = frames.element_detail_lists(view, elements["seq"])
+        d = element_detail_lists(view, elements["seq"])
         procs = elements["proc_time"].tolist()
-        restarts = frames.restarts(view)
+        restarts = watermark_steps.restarts(view)
         if restarts:
             seqs = elements["seq"].astype("int64").tolist()
             again = replay.read_again(seqs, d["source_index"], d["ts"], d["value"], restarts)
@@ -542,7 +545,7 @@ def element_layers(
 
 
 def _binned(
-    elements: frames.Columns,
+    elements: Columns,
     fate_codes: np.ndarray,
     x: TimeAxis,
     y: TimeAxis,

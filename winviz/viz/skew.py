@@ -8,7 +8,7 @@ Systems*, ch. 2–3: processing-time lag and event-time skew):
 * x: **processing time**;
 * y: **processing time − event time** — how far behind its own timestamp each element is
   processed (its *skew*);
-* **elements**, coloured and shaped by fate (``frames.element_fates``: on time, late but
+* **elements**, coloured and shaped by fate (``fates.element_fates``: on time, late but
   accepted, dropped, side output);
 * **the watermark lag** — processing time − the operator's watermark, a sawtooth: it grows
   with the clock while the watermark stands still and drops when the watermark advances.
@@ -31,15 +31,16 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import axes, frames, palette, replay, scale, spec
-from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz import axes, palette, replay, scale, spec, watermark_steps
+from winviz.viz.fates import element_detail_lists, element_details, element_fate_columns
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
+from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
 
 LAG_LABEL = "watermark lag (processing time − watermark)"
 
 
-@frames.gc_paused
+@gc_paused
 def skew_chart(
     trace: Any,
     *,
@@ -58,18 +59,18 @@ def skew_chart(
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     try:
-        view = frames.open_trace(trace)
+        view = open_trace(trace)
         return _skew(view, pick_operator(view, operator), max_points, width, height)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="skew_chart")
 
 
 def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd.DataFrame:
-    """``frames.element_fates`` of ``operator`` with exact ints: seq, proc_time, ts, skew
+    """``fates.element_fates`` of ``operator`` with exact ints: seq, proc_time, ts, skew
     (proc_time − ts), watermark (the one the element met), fate, key, value. Elements without
     a drawable timestamp (none, MIN, MAX) are left out. ``details=False`` leaves out key and
     value (their texts are only needed for elements drawn one by one, not binned)."""
-    fates = frames.element_fate_columns(view, operator)
+    fates = element_fate_columns(view, operator)
     seqs = fates["seq"]
     stamps, has_ts = view.ints("ts", seqs)
     procs, has_proc = view.ints("proc_time", seqs)
@@ -87,7 +88,7 @@ def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd
         "fate": pd.Series(fates["fate"][keep], dtype=object),
     }
     if details:
-        d = frames.element_details(view, seqs)
+        d = element_details(view, seqs)
         columns["key"], columns["value"] = d["key"].to_numpy(), d["value"].to_numpy()
     if exact:
         columns["skew"] = procs_k - stamps_k
@@ -100,8 +101,8 @@ def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd
 
 
 def with_details(view: TraceView, elements: pd.DataFrame) -> None:
-    """Adds the key and value texts (``frames.element_details``) of these elements."""
-    d = frames.element_details(view, elements["seq"].to_numpy())
+    """Adds the key and value texts (``fates.element_details``) of these elements."""
+    d = element_details(view, elements["seq"].to_numpy())
     elements["key"] = d["key"].to_numpy()
     elements["value"] = d["value"].to_numpy()
 
@@ -166,7 +167,7 @@ def _binned_elements(view: TraceView, op: str, max_points: int) -> _Binned | Non
     """The elements of ``element_skews(view, op)`` when there are more than ``max_points``
     and every skew is an int64 (processing times within ±2**62): the chart bins them, so
     their watermarks, keys and values are not read. Else None (``element_skews``' frame)."""
-    fates = frames.element_fate_columns(view, op)
+    fates = element_fate_columns(view, op)
     seqs = fates["seq"]
     stamps, has_ts = view.ints("ts", seqs)
     procs, has_proc = view.ints("proc_time", seqs)
@@ -215,7 +216,7 @@ def _skew(
         t_end = int(procs.max())
         vertices = []
     if isinstance(elements, pd.DataFrame):
-        steps = frames.watermark_steps(view)
+        steps = watermark_steps.watermark_steps(view)
         steps = steps[steps["operator"] == op]
         vertices = lag_vertices(steps, t_end)
     drawn = len(vertices)
@@ -248,14 +249,14 @@ def _skew(
             f"{bins:,} time bins keeping its first, last, lowest and highest (its peaks are "
             "the true ones)"
         )
-    left_out = len(frames.element_fate_columns(view, op)["seq"]) - len(elements)
+    left_out = len(element_fate_columns(view, op)["seq"]) - len(elements)
     if left_out:  # (element_skews: no timestamp, or MIN / MAX / beyond ±2**53: no finite skew)
         notes.insert(
             len(notes) - 1,
             f"{left_out:,} element(s) not drawn: no timestamp, or one off the chart (MIN, MAX, "
             "beyond ±2^53 ms) has no skew to draw",
         )
-    for r in frames.restarts(view):
+    for r in watermark_steps.restarts(view):
         notes.append(
             f"at {x.fmt(r.proc_time)} the job restarted from "
             + ("the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}")
@@ -438,11 +439,11 @@ def _fate_encoding(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> dict
 
 def _read_again(view: TraceView, elements: pd.DataFrame) -> list[str | None] | None:
     """``replay.read_again`` of these elements (None: the job never restarted)."""
-    restarts = frames.restarts(view)
+    restarts = watermark_steps.restarts(view)
     if not restarts:
         return None
     seqs = elements["seq"].to_numpy()
-    d = frames.element_detail_lists(view, seqs)
+    d = element_detail_lists(view, seqs)
     return replay.read_again(
         seqs.tolist(), d["source_index"], elements["ts"].tolist(), d["value"], restarts
     )

@@ -44,10 +44,11 @@ import pandas as pd
 
 from winviz.time import MAX, MIN, format_ms
 from winviz.trace import TraceRecord, split_subtask
-from winviz.viz import frames, palette
+from winviz.viz import palette
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
 from winviz.viz.flow import trace_records
-from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.watermark_steps import is_user_operator
 
 CHART = "stage_watermarks"
 KINDS = (
@@ -87,7 +88,7 @@ class StageWatermarks:
     channels: pd.DataFrame
 
 
-@frames.gc_paused
+@gc_paused
 def stage_watermarks(
     trace: Any,
     at: int | None = None,
@@ -107,7 +108,7 @@ def stage_watermarks(
     A trace that cannot be drawn (empty, no watermark) gives a message card; a wrong ``at``
     or ``seq`` raises ``ValueError`` naming it."""
     try:
-        view = frames.open_trace(trace)
+        view = open_trace(trace)
         table = _table(view, at, seq)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
@@ -120,7 +121,7 @@ def stage_watermark_table(
     trace: Any, at: int | None = None, *, seq: int | None = None
 ) -> StageWatermarks:
     """What ``stage_watermarks`` draws, as tables (watermarks as ints: MIN / MAX exact)."""
-    return _table(frames.open_trace(trace), at, seq)
+    return _table(open_trace(trace), at, seq)
 
 
 def _cut(view: TraceView, at: int | None, seq: int | None) -> int:
@@ -158,7 +159,7 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
         [
             op
             for op in view.operators("watermark", "channel_watermark", "channel_idle", "arrival")
-            if frames.is_user_operator(op)
+            if is_user_operator(op)
         ]
     )
     if not len(view.select("watermark", "channel_watermark")):
@@ -302,7 +303,7 @@ def _upstreams(
             and r.operator != op
             and r.ts == first.ts
             and r.proc_time == first.proc_time
-            and frames.is_user_operator(r.operator)
+            and is_user_operator(r.operator)
         ]
         if before:
             out[op] = [before[-1].operator]

@@ -41,9 +41,13 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import axes, frames, palette, piles, scale, spec, timer_places, timer_roles
-from winviz.viz.frames import TraceInputError, TraceView
+from winviz.viz import axes, palette, piles, scale, spec, timer_places, timer_roles, watermark_steps
 from winviz.viz.palette import TimeAxis
+from winviz.viz.timer_records import timer_lives, timer_operators, timer_queue, timer_records
+from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.value_texts import key_texts
+from winviz.viz.watermark_steps import Restart, steps_by_attempt
+from winviz.viz.window_lives import groups
 
 DOMAINS = ("event", "processing")
 DOMAIN_COLORS = (palette.EVENT_TIME_COLOR, palette.PROCESSING_TIME_COLOR)
@@ -63,7 +67,7 @@ DX_GAP = 4  # pixels between timers of one timestamp
 LINK_PARAM = "queue_at"  # the queue panel's pointer: a processing time drawn across the timers
 
 
-@frames.gc_paused
+@gc_paused
 def timers_chart(
     trace: Any,
     *,
@@ -78,7 +82,7 @@ def timers_chart(
     if width < 100 or height < 60:
         raise ValueError(f"width must be >= 100 and height >= 60, got {width} and {height}")
     try:
-        view = frames.open_trace(trace)
+        view = open_trace(trace)
         return _timers(view, operator, width, height)
     except TraceInputError as exc:
         return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="timers_chart")
@@ -87,7 +91,7 @@ def timers_chart(
 def _pick(view: TraceView, operator: str | None) -> str:
     if len(view) == 0:
         raise TraceInputError("The trace is empty. The job recorded no records at all.")
-    candidates = frames.timer_operators(view)
+    candidates = timer_operators(view)
     if not candidates:
         raise TraceInputError(
             "No operator registered a timer. Timers are registered by window operators with "
@@ -106,15 +110,15 @@ def _pick(view: TraceView, operator: str | None) -> str:
 
 def _timers(view: TraceView, operator: str | None, width: int, height: int) -> alt.TopLevelMixin:
     op = _pick(view, operator)
-    records = frames.timer_records(view, op)
+    records = timer_records(view, op)
     lives = timer_rows(records)
-    queue = frames.timer_queue(records)
+    queue = timer_queue(records)
     # the de-duplicated registrations, as positions in ``records`` (the rows drawn are taken
     # from the frame once thinned: ``_event_rows``)
     dedup = np.flatnonzero(
         (records["kind"] == "timer_registered").to_numpy() & records["flag"].to_numpy(dtype=bool)
     )
-    steps = frames.watermark_steps(view)
+    steps = watermark_steps.watermark_steps(view)
     steps = steps[steps["operator"] == op].reset_index(drop=True)
 
     # the processing times of the timer records and of the trace's last record: their end,
@@ -181,7 +185,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     px = timer_places.Plot(x, y, width, height)
     points, pile = timer_places.side_by_side(points, px, notes)
     marks = timer_places.boxes_of(points, px)
-    staircase = _watermark_layers(steps, x, y, frames.restarts(view))
+    staircase = _watermark_layers(steps, x, y, watermark_steps.restarts(view))
     labels = _label_layers(rules, x, y)
     if labels:
         labels = timer_places.labels_off_marks(labels, px, marks, notes)
@@ -262,9 +266,9 @@ def _finite(values: pd.Series) -> list[int]:
 
 
 def timer_rows(records: pd.DataFrame) -> pd.DataFrame:
-    """``frames.timer_lives`` plus, per timer, the watermark when it left the queue
+    """``timer_records.timer_lives`` plus, per timer, the watermark when it left the queue
     (``end_watermark``; None while pending)."""
-    lives = frames.timer_lives(records)
+    lives = timer_lives(records)
     ended = lives["end_seq"].notna().to_numpy()
     marks = np.full(len(lives), None, dtype=object)
     if ended.any():
@@ -334,7 +338,7 @@ def _aggregated_rows(
     registered, keys = lives["registered"].tolist(), lives["key"].tolist()
     texts = all(k.__class__ is str for k in keys)  # (key_texts: the usual case, never missing)
     rows = []
-    for (domain, timestamp), idx in frames.groups(lives, ["domain", "timestamp"]).items():
+    for (domain, timestamp), idx in groups(lives, ["domain", "timestamp"]).items():
         how = {ends[i] for i in idx}
         pending = "pending" in how
         first, last = min([registered[i] for i in idx]), max([ended[i] for i in idx])
@@ -370,7 +374,7 @@ def _ends_by_timestamp(
     y of the last one and its text."""
     out: dict[tuple[Any, str], list[tuple[str, float, str]]] = {}
     ends, ended = lives["end"].tolist(), lives["ended"].tolist()
-    for (domain, timestamp), idx in frames.groups(lives, ["domain", "timestamp"]).items():
+    for (domain, timestamp), idx in groups(lives, ["domain", "timestamp"]).items():
         last: dict[str, int] = {}
         for i in idx:
             if ends[i] != "pending":
@@ -387,7 +391,7 @@ def spread(lives: pd.DataFrame) -> list[float]:
     several keys' or namespaces' timers — in order of registration, centred on the
     timestamp, ``DX_GAP`` apart (closer when there are more than six)."""
     dx = [0.0] * len(lives)
-    for members in frames.groups(lives, ["domain", "timestamp"]).values():
+    for members in groups(lives, ["domain", "timestamp"]).values():
         n = len(members)
         gap = min(DX_GAP, 24 / n)
         for j, i in enumerate(members):
@@ -438,7 +442,7 @@ def _event_rows(
         notes.append(f"de-duplicated registrations: every {k}th of {len(dedup):,} drawn")
         dedup = dedup[::k]
     # the columns drawn, at those records only (not a frame of every column: ``iloc``)
-    keys = frames.key_texts(records["key"].to_numpy()[dedup])
+    keys = key_texts(records["key"].to_numpy()[dedup])
     namespaces, domains, stamps, procs, seqs = (
         records[c].to_numpy()[dedup].tolist()
         for c in ("namespace", "domain", "ts", "proc_time", "seq")
@@ -610,18 +614,16 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
 
 
 def _watermark_layers(
-    steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, restarts: list[frames.Restart]
+    steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, restarts: list[Restart]
 ) -> list[alt.Chart]:
     """The operator's watermark as a staircase (vertices (w_i, t_i), (w_i, t_{i+1}), …, the
-    last held to the top edge; a line per run attempt, ``frames.steps_by_attempt``), one point
-    per record (tooltips) and a label along its first step."""
+    last held to the top edge; a line per run attempt, ``steps_by_attempt``), one point per record
+    (tooltips) and a label along its first step."""
     if steps.empty:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
     recs = list(thinned.itertuples())
-    attempts, ends = frames.steps_by_attempt(
-        [r.seq for r in recs], [r.proc_time for r in recs], restarts
-    )
+    attempts, ends = steps_by_attempt([r.seq for r in recs], [r.proc_time for r in recs], restarts)
     vertices, points = [], []
     for i, r in enumerate(recs):
         wx = x.clip(r.watermark)[0]

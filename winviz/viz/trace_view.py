@@ -6,7 +6,7 @@ read-only view; an input that cannot be drawn raises ``TraceInputError``, whose 
 charts show in place of a plot.
 
 The tables derived from it live one concept a module (``fates``, ``firings``,
-``window_lives``, ``watermark_steps``, ``timer_records``); ``frames`` names them all.
+``window_lives``, ``watermark_steps``, ``timer_records``), imported from there.
 """
 
 from __future__ import annotations

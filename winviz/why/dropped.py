@@ -78,7 +78,7 @@ def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
     # the element's own processing: up to its operator's next element, watermark or timer
     # firing (a firing's ProcessWindowFunction may write side outputs too: one written
     # before a fired record of this processing is not the element's late-data side output,
-    # as frames.late_side_outputs rules)
+    # as fates.late_side_outputs rules)
     nxt = trace.rows_where(kind=("element", "watermark", "timer_fired"), operator=op)
     nxt = nxt[nxt > element.seq]
     end = int(nxt[0]) if len(nxt) else len(trace.columns())
