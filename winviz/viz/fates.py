@@ -201,26 +201,27 @@ def late_side_outputs(
 
 
 def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:
-    """Tooltip fields of some element records: operator, key, value, watermark, ts (exact
-    ints), source_index (see the module docstring)."""
-    operators, keys, values, source_index = _element_texts(view, seqs)
+    """``element_detail_lists`` as a DataFrame with the records' seq (operator, watermark and
+    ts object columns: exact ints, None where absent)."""
+    d = element_detail_lists(view, seqs)
     return pd.DataFrame(
         {
             "seq": seqs,
-            "operator": operators,
-            "key": keys,
-            "value": values,
-            "watermark": view.column("watermark", seqs),
-            "ts": view.column("ts", seqs),
-            "source_index": source_index,
+            "operator": _objects(d["operator"]),
+            "key": d["key"],
+            "value": d["value"],
+            "watermark": _objects(d["watermark"]),
+            "ts": _objects(d["ts"]),
+            "source_index": d["source_index"],
         }
     )
 
 
 def element_detail_lists(view: TraceView, seqs: np.ndarray) -> dict[str, list[Any]]:
-    """``element_details`` as plain lists (no DataFrame: a chart that turns them into rows
-    straight away saves pandas' column conversions): operator, key, value, watermark, ts the
-    values ``element_details(...)[c].tolist()`` gives; source_index an int or None."""
+    """Tooltip fields of some element records as plain lists (no DataFrame: a chart that
+    turns them into rows straight away saves pandas' column conversions): operator, key and
+    value texts, watermark and ts (exact ints, None where absent), source_index (an int or
+    None; see the module docstring)."""
     operators, keys, values, source_index = _element_texts(view, seqs)
     return {
         "operator": operators.tolist(),

@@ -107,11 +107,10 @@ def _firings(view: TraceView, operator: str) -> dict[str, Any]:
     frame["timer"] = timer
     frame["firing"], frame["late_firing"] = firing_words(view, operator, frame, domain)
     frame["fired_by"] = fired_by(view, rows)
-    ends = pd.Series(frame["window_end"]).tolist()  # as the frame's column reads them
-    frame["at"] = pd.Series(
-        [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
-        dtype=object,
-    )
+    _, timer_rows = fired_causes(view, rows)
+    event = np.array([d == "event" for d in domain], dtype=bool)
+    _, end, present = view.bounds(rows)
+    frame["at"] = pd.Series(firing_at(view, timer_rows, event, end, present).tolist(), dtype=object)
     return frame
 
 
@@ -172,56 +171,49 @@ def late_firing_count(view: TraceView, operator: str) -> int:
     return int((traced & (before >= end - 1)).sum())
 
 
-FIRING_MARK_COLUMNS = ("seq", "window_start", "window_end", "proc_time", "at", "fired_by")
-CLEANUP_MARK_COLUMNS = ("seq", "window_start", "window_end", "proc_time", "cleanup_time")
-
-
 def firing_marks(view: TraceView, operator: str) -> Columns:
     """Where ``firings`` puts each firing of a time window, without its texts (key, result,
     cause wording): seq, window_start, window_end, proc_time, at and fired_by with the values
     ``firings`` has (times as int64 columns where every value is an exact int, else objects;
     fired_by objects) — what a chart needs to draw many firings aggregated, as ``Columns``
-    (no DataFrame). Read off ``firings`` when that was derived already."""
-    known = view.memo.get(("firings", operator))
-    if known is not None:
-        return _known_marks(known, FIRING_MARK_COLUMNS)
+    (no DataFrame)."""
     rows = view.select("fired", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
     calls, timer_rows = fired_causes(view, rows)
-    has_timer = timer_rows >= 0
-    domains, named, event = timer_domains(view.c, timer_rows)
-    event_rows = timer_rows[event]
-    timer_ts = view.part("ts", event_rows).take(event_rows)
-    if timer_ts.exact and timer_ts.present.all():  # ints: the timer's, else the window end
-        at: Any = end.copy()
-        at[event] = timer_ts.values
-    else:
-        stamps = np.full(len(rows), None, dtype=object)
-        stamps[has_timer] = view.column("ts", timer_rows[has_timer])
-        at = object_array(
-            [
-                t if d == "event" else e
-                for t, d, e in zip(stamps.tolist(), domains.tolist(), end.tolist(), strict=True)
-            ]
-        )
+    _, named, event = timer_domains(view.c, timer_rows)
     return Columns(
         {
             "seq": rows,
             "window_start": start,
             "window_end": end,
             "proc_time": _time_values(view, "proc_time", rows),
-            "at": at,
+            "at": firing_at(view, timer_rows, event, end, present[present]),
             "fired_by": cause_category(calls, named, event, view.ints("watermark", rows)[0]),
         }
     )
 
 
-def _known_marks(known: pd.DataFrame, names: tuple[str, ...]) -> Columns:
-    """The marks' columns of a frame derived already (``firings``, ``cleanups``): its rows
-    with a time window, each column's values as its ``to_numpy()`` gives them."""
-    known = known[known["window_end"].notna()]
-    return Columns({name: known[name].to_numpy() for name in names})
+def firing_at(
+    view: TraceView, timer_rows: np.ndarray, event: np.ndarray, end: np.ndarray, present: np.ndarray
+) -> np.ndarray:
+    """The event time a firing mark sits at: the timestamp of the event-time timer that fired
+    it (``event``; ``timer_rows``: the ``timer_fired`` records, ``fired_causes``), else its
+    window's end (``end`` where ``present``, else None: no time window) — int64 when every
+    value is an exact int, else objects (ints, None)."""
+    event_rows = timer_rows[event]
+    timer_ts = view.part("ts", event_rows).take(event_rows)
+    if timer_ts.exact and timer_ts.present.all() and present.all():
+        at = end.copy()
+        at[event] = timer_ts.values
+        return at
+    has_timer = timer_rows >= 0
+    stamps = np.full(len(timer_rows), None, dtype=object)
+    stamps[has_timer] = view.column("ts", timer_rows[has_timer])
+    ends = [e if p else None for e, p in zip(end.tolist(), present.tolist(), strict=True)]
+    return object_array(
+        [t if ev else e for t, ev, e in zip(stamps.tolist(), event.tolist(), ends, strict=True)]
+    )
 
 
 def _time_values(view: TraceView, name: str, rows: np.ndarray) -> np.ndarray:
@@ -288,11 +280,7 @@ def cleanup_marks(view: TraceView, operator: str) -> Columns:
     """The ``cleanup`` records of time windows without their key, watermark and ts: seq,
     window_start, window_end, proc_time and cleanup_time as ``cleanups`` has them (times
     int64 where every value is an int in the long range, else objects) — what a chart needs
-    to draw many cleanups aggregated, as ``Columns``. Read off ``cleanups`` when that was
-    derived already."""
-    known = view.memo.get(("cleanups", operator))
-    if known is not None:
-        return _known_marks(known, CLEANUP_MARK_COLUMNS)
+    to draw many cleanups aggregated, as ``Columns``."""
     rows = view.select("cleanup", operator=operator)
     start, end, present = view.bounds(rows)
     rows = rows[present]

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_lives
-from winviz.viz.firings import cleanups, fired_by, firing_causes, window_records
+from winviz.viz.firings import cleanups, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, memoized, open_trace
@@ -599,44 +599,31 @@ def _drawn(records: pd.DataFrame, slot: dict) -> pd.DataFrame:
     return records if all(keep) else records[keep]
 
 
-_FIRING_FIELDS = (
-    "key_text", "window_start", "window_end", "fired_by", "at", "seq", "proc_time", "watermark",
-    "result", "cause",
-)  # fmt: skip
-
-
 def _drawn_firings(view: TraceView, op: str, slot: dict) -> dict[str, list[Any]]:
     """The ``firings.firings`` columns of the firings of drawn windows (a key in ``slot``), as
-    lists in seq order, with ``key_text``. Read off ``firings.firings`` when another chart of
-    this view derived it already; else only the drawn firings' results and causes are read
-    (a lane chart draws a few keys of many)."""
-    known = view.memo.get(("firings", op))
-    if known is not None:
-        fired = known[known["window_start"].notna()]
-        fired = _drawn(fired.assign(key_text=key_texts(fired["key"])), slot)
-        return {c: fired[c].tolist() for c in _FIRING_FIELDS}
-    rows = view.select("fired", operator=op)
-    start, end, present = view.bounds(rows)
-    rows, start, end = rows[present], start[present].tolist(), end[present].tolist()
+    lists in seq order, with ``key_text``: where each sits (``firings.firing_marks``), then
+    only the drawn firings' keys, results and causes are read (a lane chart draws a few keys
+    of many)."""
+    marks = firing_marks(view, op)
+    rows = marks["seq"]
+    start, end = marks["window_start"].tolist(), marks["window_end"].tolist()
     keys = key_texts(view.column("key", rows))  # (of every time window's firing)
     keep = np.fromiter(
         map(slot.__contains__, zip(keys, start, end, strict=True)), dtype=bool, count=len(rows)
     )
-    picked = keep.tolist()
-    rows = rows[keep]
-    cause, timer, domain = firing_causes(view, rows)
-    ends = [e for e, k in zip(end, picked, strict=True) if k]
+    drawn = marks.take(keep)
+    rows = drawn["seq"]
     return {
-        "key_text": [k for k, p in zip(keys, picked, strict=True) if p],
-        "window_start": [s for s, k in zip(start, picked, strict=True) if k],
-        "window_end": ends,
-        "fired_by": fired_by(view, rows).tolist(),
-        "at": [t if d == "event" else e for t, d, e in zip(timer, domain, ends, strict=True)],
+        "key_text": [k for k, p in zip(keys, keep.tolist(), strict=True) if p],
+        "window_start": drawn["window_start"].tolist(),
+        "window_end": drawn["window_end"].tolist(),
+        "fired_by": drawn["fired_by"].tolist(),
+        "at": drawn["at"].tolist(),
         "seq": rows.tolist(),
-        "proc_time": view.column("proc_time", rows).tolist(),
+        "proc_time": drawn["proc_time"].tolist(),
         "watermark": view.column("watermark", rows).tolist(),
         "result": view.detail("fired", "result", rows).tolist(),
-        "cause": cause,
+        "cause": firing_causes(view, rows)[0],
     }
 
 
