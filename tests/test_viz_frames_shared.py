@@ -134,9 +134,7 @@ def test_timer_identities(many) -> None:
     assert len(set(codes.tolist())) == ident.nunique()
     pairs = set(zip(codes.tolist(), ident.tolist(), strict=True))
     assert len(pairs) == len(set(codes.tolist()))
-    # the lives read from the identities are those from the columns themselves
     lives = timer_lives(records)
-    assert lives.equals(timer_lives(records.drop(columns="timer")))
     # every window's event-time timer and its cleanup timer (at max timestamp + 200) fired
     assert len(lives) == 2 * 3_030
     assert set(lives["end"]) == {"fired"}
@@ -248,7 +246,7 @@ def test_columns_hold_the_frames_values() -> None:
     assert set(late["fate"].tolist()) == {"late, accepted"}
 
 
-def test_columns_are_left_to_the_frames_for_session_merges() -> None:
+def test_columns_hold_the_merged_windows_too() -> None:
     env = wv.StreamExecutionEnvironment()
     count_pipeline(
         env,
@@ -258,9 +256,19 @@ def test_columns_are_left_to_the_frames_for_session_merges() -> None:
         arrival_interval=10,
     )
     view = open_trace(env.execute().trace)
-    assert window_life_columns(view, "window") is None  # merged windows: the frame
+    # one backend: the session merges are applied to the columns, the frame is made of them
+    columns = window_life_columns(view, "window")
     lives = window_lives.window_lives(view, "window")
-    assert lives["merged_into"].notna().any()
+    assert list(lives.columns) == window_lives.LIFE_COLUMNS
+    for name in lives.columns:
+        assert _values(columns[name]) == _values(lives[name]), name
+    # [0, 300) and [400, 700) open, then 200 joins them into [0, 700): elements 1 + 1 + 1
+    assert lives[["window_start", "window_end", "elements", "merged_into"]].values.tolist() == [
+        [0, 300, 1, "[0, 700)"],
+        [400, 700, 1, "[0, 700)"],
+        [0, 700, 3, None],
+    ]
+    assert lives["closed"].dtype == object
 
 
 def test_shorts_is_short_of_each() -> None:

@@ -153,9 +153,10 @@ def _identity(v: Any) -> Any:
 
 
 def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
-    """One row per timer that existed (a registration that was not de-duplicated): key and
-    namespace (texts), domain, timestamp, registered (proc_time), ended (proc_time of its
-    firing or deletion; None while pending at the end), end ("fired" / "deleted" / "pending"),
+    """One row per timer that existed (a registration that was not de-duplicated) among
+    ``timer_records``' records (by their ``timer`` identities): key and namespace (texts),
+    domain, timestamp, registered (proc_time), ended (proc_time of its firing or deletion;
+    None while pending at the end), end ("fired" / "deleted" / "pending"),
     reg_seq, end_seq, watermark (at registration). A timer is (key, namespace, domain,
     timestamp), as in Flink's timer queues.
 
@@ -170,15 +171,7 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
     is_reg = (kinds == "timer_registered").to_numpy()
     is_fired = (kinds == "timer_fired").to_numpy()
     counted = np.flatnonzero(~(is_reg & records["flag"].to_numpy(dtype=bool)))
-    if "timer" in records.columns:  # timer_records' identities
-        ident = records["timer"].to_numpy()[counted]
-    else:
-        ident = _group_ids(
-            _codes(records["key"].to_numpy(dtype=object)[counted]),
-            _codes(records["namespace"].to_numpy(dtype=object)[counted]),
-            _codes(records["domain"].to_numpy(dtype=object)[counted]),
-            _codes(records["ts"].to_numpy(dtype=object)[counted]),
-        )
+    ident = records["timer"].to_numpy()[counted]  # timer_records' identities
     order = np.argsort(ident, kind="stable")  # per timer, in seq order
     group, reg, pos = ident[order], is_reg[counted][order], counted[order]
     same = np.zeros(len(order), dtype=bool)

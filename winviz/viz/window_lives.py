@@ -54,39 +54,44 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
 
 
 def window_life_columns(view: TraceView, operator: str) -> Columns | None:
-    """``window_lives`` as ``Columns`` (key and merged_into object arrays) when the operator
-    has windows and merged none (no session merge); None otherwise (use ``window_lives``)."""
+    """``window_lives`` as ``Columns`` (key, merged_into and, after session merges, closed
+    object arrays); None when the operator has no window."""
     return memoized(
         view, "window_life_columns", operator, lambda: _window_life_columns(view, operator)
     )
 
 
 def _window_life_columns(view: TraceView, operator: str) -> Columns | None:
-    if len(view.select("merged", operator=operator)):
-        return None
     columns = _life_records(view, operator)
     return None if columns is None else Columns(columns)
 
 
 def _life_records(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
-    """The columns of ``window_lives`` before session merges (None: no window)."""
-    return memoized(view, "window_life_records", operator, lambda: _life_columns(view, operator))
+    """The columns of ``window_lives``, session merges applied (None: no window)."""
+
+    def build() -> dict[str, np.ndarray] | None:
+        columns = _life_columns(view, operator)
+        if columns is None or not len(view.select("merged", operator=operator)):
+            return columns  # (no session merge: nothing to apply)
+        return _apply_merges(columns, merged(view, operator))
+
+    return memoized(view, "window_life_records", operator, build)
 
 
 def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
     columns = _life_records(view, operator)
     if columns is None:
         return pd.DataFrame(columns=LIFE_COLUMNS)
-    lives = pd.DataFrame(
+    return pd.DataFrame(
         {
             **columns,
             "key": columns["key"].tolist(),
+            "closed": columns["closed"]
+            if columns["closed"].dtype != object
+            else pd.Series(columns["closed"], dtype=object),
             "merged_into": pd.Series(columns["merged_into"], dtype=object),
         }
     )
-    if not len(view.select("merged", operator=operator)):  # no session merge: nothing to apply
-        return lives
-    return _apply_merges(lives.drop(columns="merged_into"), merged(view, operator))[LIFE_COLUMNS]
 
 
 def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
@@ -167,28 +172,23 @@ def _first_appearance(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64, copy=False), firsts
 
 
-def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:
+def _apply_merges(columns: dict[str, np.ndarray], merges: pd.DataFrame) -> dict[str, np.ndarray]:
     """Session merges, in seq order: a window a merge absorbed is closed at the merge
     (``closed`` = the merge's proc_time, ``merged_into`` = "[s, e)" of the window it went into);
     the window it went into inherits the absorbed window's elements (its pane holds them, as
     Flink's ``MergingWindowSet`` merges the state), so ``elements`` counts every element the
     surviving pane received, directly or through the windows it absorbed. A window that only
-    a merge names (no record of its own) gets a row opened and closed at the merge."""
-    lives = lives.assign(merged_into=[None] * len(lives))
-    if merges.empty:
-        return lives
+    a merge names (no record of its own) gets a row opened and closed at the merge. The
+    columns of ``_life_columns`` in, the same columns out (closed: ints, None while open)."""
+    table = {c: columns[c].tolist() for c in LIFE_COLUMNS if c != "merged_into"}
+    table["closed"] = [None if c is None or c != c else int(c) for c in table["closed"]]
+    table["merged_into"] = [None] * len(table["key"])
     row_of = {
         (k, s, e): i
         for i, (k, s, e) in enumerate(
-            zip(
-                lives["key"].tolist(),
-                lives["window_start"].tolist(),
-                lives["window_end"].tolist(),
-                strict=True,
-            )
+            zip(table["key"], table["window_start"], table["window_end"], strict=True)
         )
     }
-    table = {c: lives[c].tolist() for c in lives.columns}
     # elements assigned directly; inherited ones are added merge by merge (chains carry over)
     total = list(table["elements"])
 
@@ -214,20 +214,11 @@ def _apply_merges(lives: pd.DataFrame, merges: pd.DataFrame) -> pd.DataFrame:
             table["closed"][i] = int(m.proc_time)
             table["merged_into"][i] = f"[{into[0]}, {into[1]})"
     table["elements"] = total
-    out = pd.DataFrame(table)
-    out["elements"] = out["elements"].astype(np.int64)
-    out["firings"] = out["firings"].astype(np.int64)
-    out["opened"] = out["opened"].astype(np.int64)
-    out["window_start"] = out["window_start"].astype(np.int64)
-    out["window_end"] = out["window_end"].astype(np.int64)
-    out["closed"] = pd.Series(
-        [None if c is None or pd.isna(c) else int(c) for c in table["closed"]], dtype=object
-    )
-    # object, not pandas' str dtype, which would turn None into NaN
-    out["merged_into"] = pd.Series(table["merged_into"], dtype=object)
-    return out
-
-    return lives[LIFE_COLUMNS]
+    objects = ("key", "closed", "merged_into")
+    return {
+        c: object_array(table[c]) if c in objects else np.array(table[c], dtype=np.int64)
+        for c in LIFE_COLUMNS
+    }
 
 
 def merged_text(values: pd.Series | list[Any]) -> str:
