@@ -4,6 +4,8 @@ timer at all in its trace — is drawn, and the timeline says how many firings i
 
 from __future__ import annotations
 
+import numpy as np
+
 import winviz as wv
 from winviz import viz
 from winviz.trace.causes import firing_causes
@@ -43,6 +45,16 @@ def test_firing_causes_of_a_trace_without_timers() -> None:
     assert calls.tolist() == ["on_element", "on_element"]
     assert timers.tolist() == [-1, -1]
     assert firings.firing_causes(view, rows) == (["element", "element"], [None, None], [None, None])
+
+
+def test_the_columns_of_the_firings_are_those_of_time_windows() -> None:
+    # one backend: the firings' columns leave the global window's out, the frame has them all
+    view = open_trace(global_count_job().trace)
+    assert firings.firings(view, "window")["window_end"].tolist() == [None, None]
+    fired = firings.firing_columns(view, "window")
+    assert len(fired) == 0
+    assert fired["window_end"].dtype == fired["window_start"].dtype == np.int64
+    assert len(firings.cleanup_columns(view, "window")) == 0
 
 
 def test_the_timeline_says_the_global_windows_firings_are_not_drawn() -> None:

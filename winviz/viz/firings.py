@@ -74,21 +74,34 @@ def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
 
 
 def firing_columns(view: TraceView, operator: str) -> Columns:
-    """``firings`` as ``Columns``: the same values as ``firings(...)[c].tolist()`` gives for
-    records of a time window, as object arrays (seq, window_start, window_end: int64), except
-    ``timer``: ints and None (the frame's column is float64 where a firing has no timer). Only
-    when every firing has a time window; None otherwise (use ``firings``)."""
-    return memoized(view, "firing_columns", operator, lambda: _firing_columns(view, operator))
+    """``firings`` of time windows as ``Columns``: the same values as ``firings(...)[c]
+    .tolist()`` gives for those records, as object arrays (seq, window_start, window_end:
+    int64), except ``timer``: ints and None (the frame's column is float64 where a firing has
+    no timer). The firings of the global window (no start or end) are left out."""
+    return memoized(
+        view,
+        "firing_columns",
+        operator,
+        lambda: _of_time_windows(_firing_records(view, operator)),
+    )
 
 
-def _firing_columns(view: TraceView, operator: str) -> Columns | None:
-    raw = _firing_records(view, operator)
-    if not isinstance(raw["window_end"], np.ndarray):  # some firing without a time window
-        return None
+def _of_time_windows(raw: dict[str, Any]) -> Columns:
+    """The rows of a table's columns (``_window_record_columns`` and more) that have a time
+    window, as ``Columns``: object arrays of the values, window_start and window_end int64."""
+    columns = {
+        name: values if isinstance(values, np.ndarray) else object_array(list(values))
+        for name, values in raw.items()
+    }
+    if isinstance(raw["window_end"], np.ndarray):  # (every record has a time window)
+        return Columns(columns)
+    keep = np.array([end is not None for end in raw["window_end"]], dtype=bool)
+    for name in ("window_start", "window_end"):
+        columns[name] = np.array(columns[name][keep].tolist(), dtype=np.int64)
     return Columns(
         {
-            name: values if isinstance(values, np.ndarray) else object_array(list(values))
-            for name, values in raw.items()
+            name: v if name in ("window_start", "window_end") else v[keep]
+            for name, v in columns.items()
         }
     )
 
@@ -307,20 +320,22 @@ def _int64_if_ints(values: np.ndarray) -> np.ndarray:
         return values
 
 
-def cleanup_columns(view: TraceView, operator: str) -> Columns | None:
-    """``cleanups`` as ``Columns`` (as ``firing_columns``: object arrays of the values the
-    frame's columns give, seq, window_start, window_end int64), when every cleanup has a time
-    window; None otherwise."""
-    return memoized(view, "cleanup_columns", operator, lambda: _cleanup_columns(view, operator))
+def cleanup_columns(view: TraceView, operator: str) -> Columns:
+    """``cleanups`` of time windows as ``Columns`` (as ``firing_columns``: object arrays of
+    the values the frame's columns give, seq, window_start, window_end int64)."""
+    return memoized(
+        view,
+        "cleanup_columns",
+        operator,
+        lambda: _of_time_windows(_cleanup_record_columns(view, operator)),
+    )
 
 
-def _cleanup_columns(view: TraceView, operator: str) -> Columns | None:
-    raw = memoized(
+def _cleanup_record_columns(view: TraceView, operator: str) -> dict[str, Any]:
+    """The columns of ``cleanups`` before they become a DataFrame (made once per view)."""
+    return memoized(
         view, "cleanup_record_columns", operator, lambda: _cleanup_records(view, operator)
     )
-    if not isinstance(raw["window_end"], np.ndarray):
-        return None
-    return Columns(raw)
 
 
 def _cleanup_records(view: TraceView, operator: str) -> dict[str, Any]:
@@ -332,6 +347,4 @@ def _cleanup_records(view: TraceView, operator: str) -> dict[str, Any]:
 
 
 def _cleanups(view: TraceView, operator: str) -> pd.DataFrame:
-    return pd.DataFrame(
-        memoized(view, "cleanup_record_columns", operator, lambda: _cleanup_records(view, operator))
-    )
+    return pd.DataFrame(_cleanup_record_columns(view, operator))
