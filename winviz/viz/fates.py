@@ -200,28 +200,10 @@ def late_side_outputs(
     return out
 
 
-def element_details(view: TraceView, seqs: np.ndarray) -> pd.DataFrame:
-    """``element_detail_lists`` as a DataFrame with the records' seq (operator, watermark and
-    ts object columns: exact ints, None where absent)."""
-    d = element_detail_lists(view, seqs)
-    return pd.DataFrame(
-        {
-            "seq": seqs,
-            "operator": _objects(d["operator"]),
-            "key": d["key"],
-            "value": d["value"],
-            "watermark": _objects(d["watermark"]),
-            "ts": _objects(d["ts"]),
-            "source_index": d["source_index"],
-        }
-    )
-
-
 def element_detail_lists(view: TraceView, seqs: np.ndarray) -> dict[str, list[Any]]:
-    """Tooltip fields of some element records as plain lists (no DataFrame: a chart that
-    turns them into rows straight away saves pandas' column conversions): operator, key and
-    value texts, watermark and ts (exact ints, None where absent), source_index (an int or
-    None; see the module docstring)."""
+    """Tooltip fields of some element records as plain lists (a chart turns them into rows
+    straight away): operator, key and value texts, watermark and ts (exact ints, None where
+    absent), source_index (an int or None; see the module docstring)."""
     operators, keys, values, source_index = _element_texts(view, seqs)
     return {
         "operator": operators.tolist(),

@@ -31,8 +31,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from winviz.trace.coded import object_array
 from winviz.viz import axes, palette, replay, scale, spec, watermark_steps
-from winviz.viz.fates import element_detail_lists, element_details, element_fate_columns
+from winviz.viz.fates import element_detail_lists, element_fate_columns
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
@@ -88,8 +89,8 @@ def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd
         "fate": pd.Series(fates["fate"][keep], dtype=object),
     }
     if details:
-        d = element_details(view, seqs)
-        columns["key"], columns["value"] = d["key"].to_numpy(), d["value"].to_numpy()
+        d = element_detail_lists(view, seqs)
+        columns["key"], columns["value"] = object_array(d["key"]), object_array(d["value"])
     if exact:
         columns["skew"] = procs_k - stamps_k
     else:
@@ -101,10 +102,10 @@ def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd
 
 
 def with_details(view: TraceView, elements: pd.DataFrame) -> None:
-    """Adds the key and value texts (``fates.element_details``) of these elements."""
-    d = element_details(view, elements["seq"].to_numpy())
-    elements["key"] = d["key"].to_numpy()
-    elements["value"] = d["value"].to_numpy()
+    """Adds the key and value texts (``fates.element_detail_lists``) of these elements."""
+    d = element_detail_lists(view, elements["seq"].to_numpy())
+    elements["key"] = object_array(d["key"])
+    elements["value"] = object_array(d["value"])
 
 
 def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
