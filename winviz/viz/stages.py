@@ -48,6 +48,7 @@ from winviz.viz import palette
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
 from winviz.viz.flow import trace_records
 from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.watermark_channels import grouped
 from winviz.viz.watermark_steps import is_user_operator
 
 CHART = "stage_watermarks"
@@ -155,7 +156,7 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
     records = trace_records(view, rows)
     generated = set(view.operators("watermark_generated"))
     sources = set(view.operators("arrival"))
-    ops = _grouped(
+    ops = grouped(
         [
             op
             for op in view.operators("watermark", "channel_watermark", "channel_idle", "arrival")
@@ -240,20 +241,6 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
     return StageWatermarks(
         cut, view.column("proc_time", np.array([cut])).tolist()[0], operators, channels_frame
     )
-
-
-def _grouped(ops: list[str]) -> list[str]:
-    """The subtasks of an operator next to each other, in subtask order; operators in order
-    of first appearance (of any of their subtasks)."""
-    first: dict[str, int] = {}
-    for i, op in enumerate(ops):
-        first.setdefault(split_subtask(op)[0], i)
-
-    def place(op: str) -> tuple[int, int]:
-        name, subtask = split_subtask(op)
-        return first[name], -1 if subtask is None else subtask
-
-    return sorted(ops, key=place)
 
 
 def _upstreams(
