@@ -1,67 +1,28 @@
 """Real-browser fixtures: Debian's Chromium driven by Playwright, with no network.
 
-The browser is the executable Debian's ``chromium`` package installs (``/usr/bin/chromium``,
-or ``$WINVIZ_CHROMIUM``), never one downloaded by ``playwright install``. When it is missing
-the tests FAIL (not skip) and say how to get it: ``make browser`` as root installs it.
-Every page is opened with all requests routed through ``Network``: anything not to
-``file:``, ``data:``, ``blob:`` or 127.0.0.1 is aborted and recorded, and tests assert that
-nothing was asked for.
+The browser, its launch and the pages' ``Network`` are ``tools/browser.py``'s (shared with
+``bench/browser_bench.py``): Debian's ``chromium`` (``/usr/bin/chromium`` or
+``$WINVIZ_CHROMIUM``), never one downloaded by ``playwright install``. When it is missing the
+tests FAIL (not skip) and say how to get it: ``make browser`` as root installs it. Every page
+is opened with all requests routed through a ``Network``: anything not to ``file:``,
+``data:``, ``blob:`` or 127.0.0.1 is aborted and recorded, and tests assert that nothing was
+asked for.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from tools.browser import Network, chromium, chromium_path, new_page, wait_until
+
+__all__ = ["wait_until"]  # the tests' page poll (tools.browser)
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "browser"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-LOCAL = ("file:", "data:", "blob:", "about:", "http://127.0.0.1", "ws://127.0.0.1")
-
-
-def chromium_path() -> str:
-    """The Chromium executable, or a test failure saying how to install it."""
-    path = os.environ.get("WINVIZ_CHROMIUM", "/usr/bin/chromium")
-    if not (Path(path).is_file() and os.access(path, os.X_OK)):
-        pytest.fail(
-            f"Chromium not found at {path!r}: the browser tests need Debian's chromium. "
-            "Install it with `make browser` (as root: apt-get update && apt-get install -y "
-            "chromium) or point WINVIZ_CHROMIUM at a Chromium executable. "
-            "(`playwright install` downloads a browser and is not used.)",
-            pytrace=False,
-        )
-    return path
-
-
-class Network:
-    """Records every request a page makes and aborts those leaving this machine."""
-
-    def __init__(self) -> None:
-        self.blocked: list[str] = []
-
-    def route(self, route) -> None:
-        url = route.request.url
-        if url.startswith(LOCAL):
-            route.continue_()
-        else:
-            self.blocked.append(url)
-            route.abort()
 
 
 @pytest.fixture(scope="session")
@@ -73,32 +34,19 @@ def shots() -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium_path()
-    profile = tempfile.mkdtemp(prefix="winviz-chromium-")
-    with sync_playwright() as pw:
-        # a fresh user-data-dir per module: launch_persistent_context owns it
-        context = pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=executable,
-            args=CHROMIUM_ARGS,
-            headless=True,
-            viewport={"width": 1280, "height": 1000},
-        )
-        try:
-            yield context
-        finally:
-            context.close()
-            shutil.rmtree(profile, ignore_errors=True)
+    """Chromium (a fresh profile per module), or a test failure saying how to install it."""
+    try:
+        executable = chromium_path()
+    except FileNotFoundError as missing:
+        pytest.fail(str(missing), pytrace=False)
+    with chromium(executable) as context:
+        yield context
 
 
 @pytest.fixture
 def page(browser) -> Iterator[tuple[object, Network]]:
     """A fresh page whose requests go through a ``Network`` (page, network)."""
-    net = Network()
-    pg = browser.new_page()
-    pg.route("**/*", net.route)
+    pg, net = new_page(browser)
     try:
         yield pg, net
     finally:
@@ -148,21 +96,6 @@ def write_check_notebook(path: Path) -> Path:
     }
     nbformat.write(nb, path)
     return path
-
-
-def wait_until(pg, expression: str, *, timeout: float = 30.0, what: str = "") -> object:
-    """Poll ``expression`` in the page until it is truthy and return its value; fail after
-    ``timeout`` seconds naming ``what``. (Playwright's ``wait_for_function`` compiles its
-    predicate in the page, which the pages' policy forbids: no ``'unsafe-eval'``; this
-    evaluates through the debugging protocol instead.)"""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pg.evaluate(expression)
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what or expression}")
-        pg.wait_for_timeout(50)  # polling the page, as wait_for_function would
 
 
 @pytest.fixture(scope="module")
