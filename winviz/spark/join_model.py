@@ -65,7 +65,7 @@ from typing import Any, Literal, NamedTuple
 
 from winviz.errors import InputError
 from winviz.spark.batches import KEY, STREAM, TS, InputBatch, form_batches
-from winviz.spark.model import WatermarkTracker
+from winviz.spark.model import MicroBatchModel, run_micro_batches
 from winviz.spark.spec import DRIVES, WATERMARK_POLICIES, TwinSpec
 
 JOIN_TYPES = ("inner", "left_outer", "right_outer", "full_outer", "left_semi")
@@ -277,24 +277,15 @@ class _Stored:
         self.index, self.ts, self.matched = index, ts, matched
 
 
-class JoinModel:
+class JoinModel(MicroBatchModel):
     """Rules 1-6 for one query: the watermark tracker and both sides' join state
     (key -> stored rows, in arrival order)."""
 
     def __init__(self, spec: JoinSpec) -> None:
+        super().__init__(spec.delays, spec.watermark_policy)
         self.spec = spec
-        self.tracker = WatermarkTracker(spec.delays, spec.watermark_policy)
-        self.previous = 0
         self.state: tuple[dict[Any, list[_Stored]], dict[Any, list[_Stored]]] = ({}, {})
         self.batches: list[JoinBatch] = []
-
-    @property
-    def watermark(self) -> int:
-        return self.tracker.global_watermark
-
-    @property
-    def needs_no_data_batch(self) -> bool:
-        return self.watermark > self.previous
 
     def run_batch(
         self,
@@ -385,8 +376,7 @@ class JoinModel:
             arrived=tuple(sorted(indexes)),
         )
         self.batches.append(result)
-        self.previous = evict
-        self.tracker.update(rows)
+        self._advance(evict, rows)
         return result
 
 
@@ -455,12 +445,7 @@ def join_batches(
 def replay(spec: JoinSpec, inputs: Sequence[InputBatch]) -> list[JoinBatch]:
     """Every micro-batch Spark runs for ``inputs`` under ``spec.drive`` (rule 6)."""
     model = JoinModel(spec)
-    for batch in inputs:
-        model.run_batch(batch, batch.proc_time)
-        if spec.drive == "per_batch" and model.needs_no_data_batch:
-            model.run_batch(None, batch.proc_time)
-    if spec.drive == "available_now" and inputs and model.needs_no_data_batch:
-        model.run_batch(None, inputs[-1].proc_time)
+    run_micro_batches(model, inputs, spec.drive)
     return model.batches
 
 
