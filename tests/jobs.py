@@ -424,3 +424,16 @@ def global_sums(
     )
     windowed.reduce(lambda a, b: (a[0], a[1] + b[1])).sink_to("out")
     return env
+
+
+def union_all_idle() -> wv.JobExecutionResult:
+    """Two streams into map "m": a idle at 800 ms, b at 1000 ms, then m itself is idle until
+    the end of input at 3000 ms (test_parallel_inputs.py's last test, test_viz_propagation)."""
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([1_000], arrival_times=[0], name="a")
+    b = env.from_collection([5_000, 6_000], arrival_times=[0, 3_000], name="b")
+    s = wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e)
+    a = a.assign_timestamps_and_watermarks(s.with_idleness(300))
+    b = b.assign_timestamps_and_watermarks(s.with_idleness(500))
+    a.union(b).map(lambda e: e).name("m").sink_to("out")
+    return env.execute()
