@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -38,10 +37,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
+from flink_java import run_java  # noqa: E402
+
 import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 
-OUT = HERE / "out"
-CLASSPATH = f"{HERE / 'classes'}:{HERE / 'lib'}/*"
 SHOW_DETAILED = 5
 
 # --------------------------------------------------------------------------- random cases
@@ -255,12 +254,7 @@ def diff_multisets(what: str, flink: list[dict], ours: list[dict]) -> list[str]:
 
 
 def run_flink(doc: dict) -> dict:
-    OUT.mkdir(exist_ok=True)
-    given, answer = OUT / "joins.flink-in.json", OUT / "joins.flink-out.json"
-    given.write_text(json.dumps(doc))
-    java = ["java", "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "flinkdiff.Joins"]
-    subprocess.run([*java, str(given), str(answer)], check=True)
-    return json.loads(answer.read_text())
+    return run_java("Joins", "joins", doc)
 
 
 def main(argv: list[str] | None = None) -> int:
