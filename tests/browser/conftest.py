@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lesson_notebook import write_lesson
 
 from tools.browser import Network, chromium, chromium_path, new_page, wait_until
 
@@ -64,38 +65,35 @@ def write_check_notebook(path: Path) -> Path:
     """Write the purpose-made lesson the browser tests use: the README's job, its scrubber
     (four clicks arriving at processing times 0, 100, 200 and 900 ms) and an ipywidgets
     slider."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_markdown_cell("# Browser check\n\nThe README's job, scrubbed."),
-        nbformat.v4.new_code_cell(
-            "import ipywidgets\n"
-            "import winviz as wv\n\n"
-            "wv.setup_rendering()\n"
-            "env = wv.StreamExecutionEnvironment()\n"
-            "clicks = env.from_collection(\n"
-            '    [("alice", 1_000), ("bob", 2_500), ("alice", 4_999), ("alice", 900)],\n'
-            "    arrival_times=[0, 100, 200, 900],\n"
-            ")\n"
-            "sums = (clicks\n"
-            "        .assign_timestamps_and_watermarks(\n"
-            "            wv.WatermarkStrategy.for_bounded_out_of_orderness(500)\n"
-            "            .with_timestamp_assigner(lambda e, _: e[1]))\n"
-            "        .key_by(lambda e: e[0])\n"
-            "        .window(wv.TumblingEventTimeWindows.of(wv.seconds(5)))\n"
-            "        .aggregate(wv.CountAggregate()))\n"
-            'sums.sink_to("counts")\n'
-            "result = env.execute()"
-        ),
-        nbformat.v4.new_code_cell("wv.scrubber(result.trace)"),
-        nbformat.v4.new_code_cell('ipywidgets.IntSlider(value=3, min=0, max=9, description="n")'),
-    ]
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nbformat.write(nb, path)
-    return path
+    return write_lesson(
+        path,
+        [
+            nbformat.v4.new_markdown_cell("# Browser check\n\nThe README's job, scrubbed."),
+            nbformat.v4.new_code_cell(
+                "import ipywidgets\n"
+                "import winviz as wv\n\n"
+                "wv.setup_rendering()\n"
+                "env = wv.StreamExecutionEnvironment()\n"
+                "clicks = env.from_collection(\n"
+                '    [("alice", 1_000), ("bob", 2_500), ("alice", 4_999), ("alice", 900)],\n'
+                "    arrival_times=[0, 100, 200, 900],\n"
+                ")\n"
+                "sums = (clicks\n"
+                "        .assign_timestamps_and_watermarks(\n"
+                "            wv.WatermarkStrategy.for_bounded_out_of_orderness(500)\n"
+                "            .with_timestamp_assigner(lambda e, _: e[1]))\n"
+                "        .key_by(lambda e: e[0])\n"
+                "        .window(wv.TumblingEventTimeWindows.of(wv.seconds(5)))\n"
+                "        .aggregate(wv.CountAggregate()))\n"
+                'sums.sink_to("counts")\n'
+                "result = env.execute()"
+            ),
+            nbformat.v4.new_code_cell("wv.scrubber(result.trace)"),
+            nbformat.v4.new_code_cell(
+                'ipywidgets.IntSlider(value=3, min=0, max=9, description="n")'
+            ),
+        ],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -110,39 +108,36 @@ def write_explorer_notebook(path: Path) -> Path:
     100 ms, tumbling windows of ``size`` (a dropdown: 5000 or 10000 ms) with out-of-orderness
     ``bound`` (a slider: 0, 1000, …, 3000 ms), late data to a side output; charts: the
     timeline and the scrubber. Its grid is 4 × 2 = 8 runs, all precomputed."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_markdown_cell("# Explorer check\n\nA bound and a window size."),
-        nbformat.v4.new_code_cell(
-            "import winviz as wv\n\n"
-            "wv.setup_rendering()\n"
-            'RECORDS = [("a", 1000), ("a", 2500), ("a", 6000), ("a", 4000), ("a", 12000),\n'
-            '           ("a", 3000)]\n\n\n'
-            "def counts(records, bound=1000, size=5000):\n"
-            "    env = wv.StreamExecutionEnvironment()\n"
-            '    late = wv.OutputTag("late")\n'
-            "    (env.from_collection(records, arrival_times=[0, 100, 200, 300, 400, 500])\n"
-            "        .assign_timestamps_and_watermarks(\n"
-            "            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound)\n"
-            "            .with_timestamp_assigner(lambda e, _: e[1]))\n"
-            "        .key_by(lambda e: e[0])\n"
-            "        .window(wv.TumblingEventTimeWindows.of(size))\n"
-            "        .side_output_late_data(late)\n"
-            "        .aggregate(wv.CountAggregate())\n"
-            '        .sink_to("counts"))\n'
-            "    return env.execute()"
-        ),
-        nbformat.v4.new_code_cell(
-            "ex = wv.explore(counts, RECORDS, bound=(0, 3000, 1000), size=[5000, 10000],\n"
-            '                charts=("timeline", "scrubber"))\n'
-            "ex"
-        ),
-        nbformat.v4.new_code_cell("ex.set(bound=3000)  # the page shows the lesson's first run"),
-    ]
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nbformat.write(nb, path)
-    return path
+    return write_lesson(
+        path,
+        [
+            nbformat.v4.new_markdown_cell("# Explorer check\n\nA bound and a window size."),
+            nbformat.v4.new_code_cell(
+                "import winviz as wv\n\n"
+                "wv.setup_rendering()\n"
+                'RECORDS = [("a", 1000), ("a", 2500), ("a", 6000), ("a", 4000), ("a", 12000),\n'
+                '           ("a", 3000)]\n\n\n'
+                "def counts(records, bound=1000, size=5000):\n"
+                "    env = wv.StreamExecutionEnvironment()\n"
+                '    late = wv.OutputTag("late")\n'
+                "    (env.from_collection(records, arrival_times=[0, 100, 200, 300, 400, 500])\n"
+                "        .assign_timestamps_and_watermarks(\n"
+                "            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound)\n"
+                "            .with_timestamp_assigner(lambda e, _: e[1]))\n"
+                "        .key_by(lambda e: e[0])\n"
+                "        .window(wv.TumblingEventTimeWindows.of(size))\n"
+                "        .side_output_late_data(late)\n"
+                "        .aggregate(wv.CountAggregate())\n"
+                '        .sink_to("counts"))\n'
+                "    return env.execute()"
+            ),
+            nbformat.v4.new_code_cell(
+                "ex = wv.explore(counts, RECORDS, bound=(0, 3000, 1000), size=[5000, 10000],\n"
+                '                charts=("timeline", "scrubber"))\n'
+                "ex"
+            ),
+            nbformat.v4.new_code_cell(
+                "ex.set(bound=3000)  # the page shows the lesson's first run"
+            ),
+        ],
+    )
