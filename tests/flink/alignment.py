@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flink_java import run_java  # noqa: E402
+from tier import run_java  # noqa: E402
 
 import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 import winviz.operators.aligned_input as aligned_input  # noqa: E402

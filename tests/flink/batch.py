@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flink_java import OUT, run_java  # noqa: E402
+from tier import OUT, run_java  # noqa: E402
 
 import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 

@@ -26,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 import yaml
-from flink_java import OUT, run_java
+from tier import OUT, run_java
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent

@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flink_java import run_java  # noqa: E402
+from tier import diff_multisets, run_java  # noqa: E402
 
 import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 
@@ -239,18 +239,6 @@ def winviz_window(case: dict) -> dict:
 
 
 # --------------------------------------------------------------------------- comparing
-
-
-def multiset(recs: list[dict]) -> Counter:
-    return Counter(json.dumps(r, sort_keys=True) for r in recs)
-
-
-def diff_multisets(what: str, flink: list[dict], ours: list[dict]) -> list[str]:
-    a, b = multiset(flink), multiset(ours)
-    if a == b:
-        return []
-    only_flink, only_ours = sorted((a - b).elements()), sorted((b - a).elements())
-    return [f"{what}: only Flink: {only_flink}; only winviz: {only_ours}"]
 
 
 def run_flink(doc: dict) -> dict:

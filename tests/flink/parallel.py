@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flink_java import OUT, run_java  # noqa: E402
+from tier import OUT, diff_multisets, run_java  # noqa: E402
 
 import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 from winviz.conformance.runner import run_transcript  # noqa: E402
@@ -337,18 +337,6 @@ def subtask(operator: str) -> int:
 
 
 # --------------------------------------------------------------------------- comparing
-
-
-def multiset(recs: list[dict]) -> Counter:
-    return Counter(json.dumps(r, sort_keys=True) for r in recs)
-
-
-def diff_multisets(what: str, flink: list[dict], ours: list[dict]) -> list[str]:
-    a, b = multiset(flink), multiset(ours)
-    if a == b:
-        return []
-    only_flink, only_ours = sorted((a - b).elements()), sorted((b - a).elements())
-    return [f"{what}: only Flink: {only_flink}; only winviz: {only_ours}"]
 
 
 def canonical_co(result: dict) -> dict:
