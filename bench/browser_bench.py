@@ -40,40 +40,35 @@ import argparse
 import json
 import os
 import re
-import secrets
 import shutil
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import traceback
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
+sys.path.insert(0, str(ROOT))  # for tools/: `python bench/x.py` puts only bench/ on the path
+
+from tools.browser import (  # noqa: E402  (Chromium and JupyterLab as tests/browser use them)
+    ALL_RAN,
+    CHARTS_DRAWN,
+    KERNEL,
+    STDERR,
+    chromium,
+    chromium_path,
+    jupyter_lab,
+    new_page,
+    wait_until,
+)
+
 GOALS_MS = {"lab": 100.0, "pages": 80.0}
 QUIET_MS = 400  # no chart change for this long (and an idle kernel): the step is over
 STEP_TIMEOUT_S = 60.0
-CHROMIUM_ARGS = [  # as tests/browser/conftest.py
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-LOCAL = ("file:", "data:", "blob:", "about:", "http://127.0.0.1", "ws://127.0.0.1")
-
 # Installed before any page script runs. window.__bb.mark(root) starts a step: from then on
 # every change under a chart of ``root`` (its .vega-embed / .winviz-view elements) is noted,
 # and the end of the animation frame that follows it is the step's paint time. The input
@@ -152,22 +147,9 @@ LAB_EXPLORERS = """() => {
   }
   return found;
 }"""
-KERNEL = """() => {
-  const w = window.jupyterapp.shell.currentWidget;
-  const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-  return k ? k.connectionStatus + '/' + k.status : 'none';
-}"""
 AHEAD_DONE = "() => document.querySelectorAll('div.winviz-explorer')[%d].dataset.ahead !== 'busy'"
 KERNEL_ID = "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.id"
 SHUTDOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
-STDERR = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
-ALL_RAN = """() => {
-  const w = window.jupyterapp.shell.currentWidget;
-  const cells = w.content.widgets.filter(c => c.model.type === 'code');
-  const k = w.sessionContext.session.kernel;
-  return cells.length > 0 && cells.every(c => c.model.executionCount !== null)
-      && k.status === 'idle';
-}"""
 
 
 @dataclass
@@ -196,21 +178,6 @@ class Explorer:
     prepared: int = 0  # pages: steps that showed views drawn ahead (data-drawn="prepared")
 
 
-class Blocked:
-    """Aborts every request that would leave this machine, and counts them."""
-
-    def __init__(self) -> None:
-        self.urls: list[str] = []
-
-    def route(self, route) -> None:
-        url = route.request.url
-        if url.startswith(LOCAL):
-            route.continue_()
-        else:
-            self.urls.append(url)
-            route.abort()
-
-
 def explorer_lessons(only: list[str]) -> list[Path]:
     """The lesson notebooks that call ``wv.explore`` (or those named in ``only``)."""
     found = []
@@ -223,20 +190,6 @@ def explorer_lessons(only: list[str]) -> list[Path]:
 
 
 # -- measuring one step -------------------------------------------------------------------
-
-
-def wait_until(pg, expression: str, timeout: float, what: str) -> object:
-    """Poll ``expression`` (a function's source) in the page until it returns a truthy value
-    (evaluated through the debugging protocol: the exported pages' policy has no
-    'unsafe-eval')."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pg.evaluate(expression)
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout} s waiting for {what}")
-        pg.wait_for_timeout(50)
 
 
 def finish_step(pg, *, lab: bool) -> Step | None:
@@ -341,79 +294,6 @@ def walk(position: int, count: int, steps: int) -> Iterator[int]:
 # -- JupyterLab ---------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def jupyter_lab(root: Path, home: Path) -> Iterator[tuple[str, str, int]]:
-    """A JupyterLab server on 127.0.0.1 serving ``root``, as tests/browser/test_jupyterlab.py
-    starts it (no news, no update checks): yields (url, token, the server's pid)."""
-    settings = home / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False})
-    )
-    port, token = _free_port(), secrets.token_hex(16)
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(home / "config"),
-        "JUPYTER_DATA_DIR": str(home / "data"),
-        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(
-            os.pathsep
-        ),
-    }
-    cmd = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "lab",
-        "--no-browser",
-        "--ip=127.0.0.1",
-        f"--port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={root}",
-        "--MappingKernelManager.transport_encryption=auto",
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly",
-        "--LabApp.expose_app_in_browser=True",
-        *(["--allow-root"] if os.geteuid() == 0 else []),
-    ]
-    log = home / "lab.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited with {proc.returncode}; see {log}")
-            try:
-                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2):
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"jupyter lab did not answer in 90 s; see {log}") from None
-                time.sleep(0.25)  # a server starting
-        yield url, token, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-
-
 def bench_lab(context, lessons: list[Path], steps: int, log) -> list[Explorer]:
     results: list[Explorer] = []
     with tempfile.TemporaryDirectory(prefix="winviz-browser-bench-") as tmp:
@@ -421,7 +301,7 @@ def bench_lab(context, lessons: list[Path], steps: int, log) -> list[Explorer]:
         root.mkdir()
         for path in lessons:
             shutil.copy(path, root / path.name)
-        with jupyter_lab(root, Path(tmp) / "jupyter") as (url, token, server):
+        with jupyter_lab(root, Path(tmp) / "jupyter") as (url, token, server, _log):
             for path in lessons:
                 started = time.monotonic()
                 try:
@@ -459,9 +339,7 @@ def cpu_ms(process) -> float | None:
 def lab_lesson(
     context, url: str, token: str, server: int, path: Path, steps: int
 ) -> list[Explorer]:
-    pg = context.new_page()
-    blocked = Blocked()
-    pg.route("**/*", blocked.route)
+    pg, net = new_page(context)
     pg.add_init_script(PROBE_JS)
     pg.set_default_timeout(60_000)
     try:
@@ -501,8 +379,8 @@ def lab_lesson(
                         step.kernel_cpu = cpu_ms(kernel) - kernel_before
                     ex.steps.append(step)
             cpu.stop(pg, ex.steps)
-            if blocked.urls:
-                ex.note = f"{len(blocked.urls)} request(s) off the machine blocked"
+            if net.blocked:
+                ex.note = f"{len(net.blocked)} request(s) off the machine blocked"
             found.append(ex)
         pg.evaluate(SHUTDOWN)
         return found
@@ -559,13 +437,11 @@ def bench_pages(context, lessons: list[Path], site: Path, steps: int, log) -> li
 
 
 def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
-    pg = context.new_page()
-    blocked = Blocked()
-    pg.route("**/*", blocked.route)
+    pg, net = new_page(context)
     pg.add_init_script(PROBE_JS)
     try:
         pg.goto(page.as_uri())
-        wait_until(pg, "() => window.winvizCharts && window.winvizCharts.done", 120, "charts")
+        wait_until(pg, CHARTS_DRAWN, 120, "charts")
         pg.evaluate("window.__bb.wrapEmbed()")
         count = pg.locator("div.winviz-explorer").count()
         cpu = MainThreadCPU(context, pg)
@@ -604,8 +480,8 @@ def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
             cpu.stop(pg, ex.steps)
             if pg.evaluate("window.winvizCharts.errors").__len__():
                 ex.note = "page errors: " + "; ".join(pg.evaluate("window.winvizCharts.errors"))
-            if blocked.urls:
-                ex.note = f"{len(blocked.urls)} request(s) off the machine blocked"
+            if net.blocked:
+                ex.note = f"{len(net.blocked)} request(s) off the machine blocked"
             found.append(ex)
         return found
     finally:
@@ -725,12 +601,13 @@ def main(argv: list[str] | None = None) -> int:
     def log(line: str) -> None:
         print(line, flush=True)
 
-    executable = os.environ.get("WINVIZ_CHROMIUM", "/usr/bin/chromium")
-    if not (Path(executable).is_file() and os.access(executable, os.X_OK)):
-        log(f"browser bench skipped: no Chromium at {executable} (make browser installs it)")
+    try:
+        executable = chromium_path()
+    except FileNotFoundError as missing:
+        log(f"browser bench skipped: {missing}")
         return 0
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401  (tools.browser.chromium drives it)
     except ImportError:
         log("browser bench skipped: Playwright is not installed (make setup-test)")
         return 0
@@ -740,32 +617,19 @@ def main(argv: list[str] | None = None) -> int:
         f"in {executable}"
     )
     results: list[Explorer] = []
-    profile = tempfile.mkdtemp(prefix="winviz-chromium-")
     try:
-        with sync_playwright() as pw:
-            context = pw.chromium.launch_persistent_context(
-                profile,
-                executable_path=executable,
-                args=CHROMIUM_ARGS,
-                headless=True,
-                viewport={"width": 1280, "height": 1000},
-            )
-            try:
-                if "pages" in where:
-                    site = args.site
-                    with tempfile.TemporaryDirectory(prefix="winviz-site-") as tmp:
-                        if site is None:
-                            site = Path(tmp)
-                            build_site(lessons, site, log)
-                        results += bench_pages(context, lessons, site, args.steps, log)
-                if "lab" in where:
-                    results += bench_lab(context, lessons, args.steps, log)
-            finally:
-                context.close()
+        with chromium(executable) as context:
+            if "pages" in where:
+                site = args.site
+                with tempfile.TemporaryDirectory(prefix="winviz-site-") as tmp:
+                    if site is None:
+                        site = Path(tmp)
+                        build_site(lessons, site, log)
+                    results += bench_pages(context, lessons, site, args.steps, log)
+            if "lab" in where:
+                results += bench_lab(context, lessons, args.steps, log)
     except Exception:  # a bench reports: say what stopped it, keep what was measured
         log("browser bench stopped:\n" + traceback.format_exc())
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
     log(report(results))
     return 0
 

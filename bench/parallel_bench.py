@@ -25,6 +25,8 @@ import gc
 import random
 import time
 
+from sum_job import sum_job
+
 import winviz as wv
 
 SIZE = 10_000
@@ -49,19 +51,7 @@ def make_partitions(n: int, seed: int = 7) -> tuple[list[list], list[list[int]]]
 
 def job(parts, arrivals, parallelism: int) -> wv.StreamExecutionEnvironment:
     env = wv.StreamExecutionEnvironment(trace=False).set_parallelism(parallelism)
-    (
-        env.from_partitions(parts, arrival_times=arrivals, name="kafka")
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(BOUND).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(SIZE))
-        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("sums")
-    )
-    return env
+    return sum_job(env, parts, SIZE, BOUND, partitioned=True, arrival_times=arrivals, name="kafka")
 
 
 def timed(parts, arrivals, parallelism: int, repeat: int):

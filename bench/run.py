@@ -36,6 +36,8 @@ import random
 import time
 import tracemalloc
 
+from sum_job import sum_job
+
 import winviz as wv
 
 KEYS = [f"user{i:03d}" for i in range(100)]
@@ -103,19 +105,7 @@ def minimal_loop(
 
 def engine(events: list[tuple[str, int, int]], trace: bool, size: int, bound: int):
     env = wv.StreamExecutionEnvironment(trace=trace)
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(size))
-        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("sums")
-    )
-    return env.execute()
+    return sum_job(env, events, size, bound, arrival_interval=1).execute()
 
 
 def read_all(trace: wv.Trace) -> None:

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import pandas  # noqa: F401  (imported once, as in a notebook; not part of any figure)
 import pyarrow.parquet  # noqa: F401
+from sum_job import sum_job
 
 import winviz as wv
 from winviz import viz
@@ -78,19 +79,7 @@ def verdict(value: float, goal: float | None) -> str:
 def job(n: int, trace: bool = True) -> wv.StreamExecutionEnvironment:
     env = wv.StreamExecutionEnvironment(trace=trace)
     events = [(KEYS[i % 100], i - (i * 7919) % 150, 1) for i in range(n)]
-    (
-        env.from_collection(events, arrival_interval=1)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(200).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(1000))
-        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
-        .sink_to("out")
-    )
-    return env
+    return sum_job(env, events, 1000, 200, sink="out", arrival_interval=1)
 
 
 def decode_all(columns: object) -> None:

@@ -377,3 +377,63 @@ def counts(records, bound=1000, lateness=0, size=5000):
     late = wv.OutputTag("late")
     options = {"lateness": lateness, "late": late, "arrival_times": ARRIVALS, "sink": "counts"}
     return count_pipeline(env, records, size, bounded(bound), **options).execute()
+
+
+def aligned_job() -> wv.JobExecutionResult:
+    """Watermark alignment (group "g", drift 1000, buffer 0): "fast" (ts i·1000) and "slow"
+    (ts i·100), 30 records each every 100 ms, windowed after their union. At 1000 fast's
+    watermark 8999 is ahead of 899 + 1000: paused until slow finishes (resumed at 3000), as
+    test_alignment's buffer-0 case. (test_viz_cues, test_viz_palette.)"""
+
+    def strategy() -> wv.WatermarkStrategy:
+        return (
+            wv.WatermarkStrategy.for_monotonous_timestamps()
+            .with_timestamp_assigner(lambda e, _: e[1])
+            .with_watermark_alignment("g", 1000, 1000)
+        )
+
+    env = wv.StreamExecutionEnvironment()
+    env.set_watermark_alignment_buffer_size(0)
+    arrivals = [i * 100 for i in range(30)]
+    fast = env.from_collection(
+        [("f", i * 1000) for i in range(30)], arrival_times=arrivals, name="fast"
+    ).assign_timestamps_and_watermarks(strategy())
+    slow = env.from_collection(
+        [("s", i * 100) for i in range(30)], arrival_times=arrivals, name="slow"
+    ).assign_timestamps_and_watermarks(strategy())
+    count_windows(fast.union(slow), 2000)
+    return env.execute()
+
+
+def global_sums(
+    trigger: Any,
+    events: list[tuple[Any, int]],
+    arrival_times: list[int],
+    *,
+    budget: int | None = None,
+    trace: bool = True,
+) -> wv.StreamExecutionEnvironment:
+    """(key, ts) events keyed by key into ``GlobalWindows`` under ``trigger``, reduced to
+    (key, sum of ts) into the sink "out" (bound 0); ``budget``: the timer firing budget, where
+    given. Returns ``env``, not run (the trigger-loop tests run it)."""
+    env = wv.StreamExecutionEnvironment(trace=trace)
+    if budget is not None:
+        env.set_timer_firing_budget(budget)
+    windowed = keyed_window(
+        env, events, wv.GlobalWindows.create(), trigger=trigger, arrival_times=arrival_times
+    )
+    windowed.reduce(lambda a, b: (a[0], a[1] + b[1])).sink_to("out")
+    return env
+
+
+def union_all_idle() -> wv.JobExecutionResult:
+    """Two streams into map "m": a idle at 800 ms, b at 1000 ms, then m itself is idle until
+    the end of input at 3000 ms (test_parallel_inputs.py's last test, test_viz_propagation)."""
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([1_000], arrival_times=[0], name="a")
+    b = env.from_collection([5_000, 6_000], arrival_times=[0, 3_000], name="b")
+    s = wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e)
+    a = a.assign_timestamps_and_watermarks(s.with_idleness(300))
+    b = b.assign_timestamps_and_watermarks(s.with_idleness(500))
+    a.union(b).map(lambda e: e).name("m").sink_to("out")
+    return env.execute()

@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from jobs import bounded, count_pipeline, keyed_window, timestamped
+from jobs import bounded, count_pipeline, global_sums, keyed_window, timestamped
 
 import winviz as wv
 from winviz.errors import (
@@ -1177,17 +1177,7 @@ def test_a_chain_that_ends_before_max_finishes_within_the_budget():
 
 
 def _global_processing(trigger, budget: int):
-    env = wv.StreamExecutionEnvironment().set_timer_firing_budget(budget)
-    (
-        env.from_collection([("A", 500), ("A", 700)], arrival_times=[0, 1500])
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.GlobalWindows.create())
-        .trigger(trigger)
-        .reduce(lambda a, b: (a[0], a[1] + b[1]))
-        .sink_to("out")
-    )
-    return env
+    return global_sums(trigger, [("A", 500), ("A", 700)], [0, 1500], budget=budget)
 
 
 def test_continuous_processing_time_trigger_on_global_windows_to_max_stops():

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lesson_notebook import write_lesson
 
 from winviz.viz import lessons
 
@@ -178,12 +179,6 @@ def test_a_built_page_leaves_out_checks_solutions_and_facts_and_counts_its_chart
 ):
     src = tmp_path / "src"
     src.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
     job = (
         "import winviz as wv\nwv.setup_rendering()\n"
         "env = wv.StreamExecutionEnvironment()\n"
@@ -194,7 +189,7 @@ def test_a_built_page_leaves_out_checks_solutions_and_facts_and_counts_its_chart
         " .aggregate(wv.CountAggregate()).sink_to('n'))\n"
         "result = env.execute()"
     )
-    nb.cells = [
+    cells = [
         nbformat.v4.new_markdown_cell("# 98 · Hidden answers"),
         nbformat.v4.new_code_cell(job),
         nbformat.v4.new_code_cell("wv.timeline(result.trace)"),
@@ -214,7 +209,7 @@ def test_a_built_page_leaves_out_checks_solutions_and_facts_and_counts_its_chart
             metadata={"tags": ["solution"], "jupyter": {"source_hidden": True}},
         ),
     ]
-    nbformat.write(nb, src / "98_hidden.ipynb")
+    write_lesson(src / "98_hidden.ipynb", cells)
     (page,) = lessons.build_lessons(src, tmp_path / "site")
     html = page.path.read_text(encoding="utf-8")
     assert "SECRET" not in html and "def check_1" not in html

@@ -11,7 +11,7 @@ quiet. Window [0, 1000) holds 100, 200, 600, 700 and needs the watermark 999.
 from __future__ import annotations
 
 import pytest
-from jobs import bounded
+from jobs import bounded, union_all_idle
 
 import winviz as wv
 from winviz.errors import InputError
@@ -166,14 +166,7 @@ def test_union_combines_its_inputs_watermarks_in_the_next_operator() -> None:
 
 
 def test_all_inputs_idle_flushes_the_largest_watermark_then_the_operator_is_idle() -> None:
-    env = wv.StreamExecutionEnvironment()
-    a = env.from_collection([1_000], arrival_times=[0], name="a")
-    b = env.from_collection([5_000, 6_000], arrival_times=[0, 3_000], name="b")
-    s = wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e)
-    a = a.assign_timestamps_and_watermarks(s.with_idleness(300))
-    b = b.assign_timestamps_and_watermarks(s.with_idleness(500))
-    a.union(b).map(lambda e: e).name("m").sink_to("out")
-    result = env.execute()
+    result = union_all_idle()
     # both emit at 200 (999 / 4999); the idleness timers start at the emit at 400: a is idle
     # at 800 (800 - 400 > 300), b at 1000 (600 > 500). a's idleness lets the valve move on to
     # b's 4999; with both idle it flushes the max (4999, already out) and goes idle itself.

@@ -9,7 +9,7 @@ import html
 from typing import Any
 
 import pytest
-from jobs import bounded
+from jobs import bounded, global_sums
 
 import winviz as wv
 from winviz.errors import IllegalStateError, InputError, TimerLoopError
@@ -303,20 +303,8 @@ def test_a_user_trigger_is_never_guarded():
 def _global(trigger: wv.windows.Trigger, trace: bool = True, budget: int | None = None, n: int = 3):
     """The first ``n`` of [("A", 500) at 0, ("A", 1200) at 1000, ("A", 6000) at 5000] into
     GlobalWindows: the periodic watermarks are 499, 1199, 5999, then MAX at the end."""
-    env = wv.StreamExecutionEnvironment(trace=trace)
-    if budget is not None:
-        env.set_timer_firing_budget(budget)
     data, arrivals = [("A", 500), ("A", 1200), ("A", 6000)][:n], [0, 1000, 5000][:n]
-    (
-        env.from_collection(data, arrival_times=arrivals)
-        .assign_timestamps_and_watermarks(bounded(0))
-        .key_by(lambda e: e[0])
-        .window(wv.GlobalWindows.create())
-        .trigger(trigger)
-        .reduce(lambda a, b: (a[0], a[1] + b[1]))
-        .sink_to("out")
-    )
-    return env
+    return global_sums(trigger, data, arrivals, budget=budget, trace=trace)
 
 
 def test_continuous_event_time_trigger_on_global_windows_is_proved_endless_at_max():

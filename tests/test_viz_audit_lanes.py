@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from jobs import count_pipeline
 
 import winviz as wv
 from winviz import viz
@@ -21,22 +22,10 @@ def processing_time_job() -> wv.JobExecutionResult:
     b@3 at 1500 ms in [1000, 2000), a@4 at 2600 ms in [2000, 3000) (still open at the end).
     Each window fires at its processing-time timer (drawn at the window's end: 1000, 2000)
     and is cleaned up at its cleanup time (999, 1999) — 1 ms, a third of a pixel, apart."""
+    events = [("a", 1), ("a", 2), ("b", 3), ("a", 4)]
+    window = wv.TumblingProcessingTimeWindows.of(1000)
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(
-            [("a", 1), ("a", 2), ("b", 3), ("a", 4)], arrival_times=[0, 400, 1500, 2600]
-        )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingProcessingTimeWindows.of(1000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
+    return count_pipeline(env, events, window, arrival_times=[0, 400, 1500, 2600]).execute()
 
 
 def test_marks_less_than_a_pixel_apart_are_set_apart_wherever_the_pixel_edge_is() -> None:

@@ -122,23 +122,11 @@ def continuous_job() -> wv.JobExecutionResult:
     """A 5 s tumbling window with ContinuousEventTimeTrigger.of(2000): a@500, a@1500 and
     a@4500 register timers at 2000 (then 4000) and the window's max timestamp 4999; a@9000
     moves the watermark to 8999 at 30 ms, so timers 2000, 4000 and 4999 all fire then."""
+    events = [("a", 500), ("a", 1500), ("a", 4500), ("a", 9000)]
+    trigger = wv.ContinuousEventTimeTrigger.of(2000)
+    arrivals = [0, 10, 20, 30]
     env = wv.StreamExecutionEnvironment()
-    (
-        env.from_collection(
-            [("a", 500), ("a", 1500), ("a", 4500), ("a", 9000)], arrival_times=[0, 10, 20, 30]
-        )
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(0).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(5000))
-        .trigger(wv.ContinuousEventTimeTrigger.of(2000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
+    return count_pipeline(env, events, 5000, trigger=trigger, arrival_times=arrivals).execute()
 
 
 def test_firings_sit_at_the_timer_that_fired_them() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from jobs import count_pipeline, count_windows
+from jobs import aligned_job, count_pipeline
 
 import winviz as wv
 from winviz import viz
@@ -399,32 +399,6 @@ def test_lanes_aggregate_past_a_readable_number_of_windows() -> None:
     # at the default width every window is a bar of its own
     wide = viz.window_lanes(trace).to_dict()
     assert len(rows_of(wide, "window")) == 30 and rows_of(wide, "windows (aggregated)") == []
-
-
-def aligned_job() -> wv.JobExecutionResult:
-    """Watermark alignment (group "g", drift 1000, buffer 0): "fast" (ts i·1000) and "slow"
-    (ts i·100), 30 records each every 100 ms, windowed after their union. At 1000 fast's
-    watermark 8999 is ahead of 899 + 1000: paused until slow finishes (resumed at 3000), as
-    test_alignment's buffer-0 case."""
-
-    def strategy() -> wv.WatermarkStrategy:
-        return (
-            wv.WatermarkStrategy.for_monotonous_timestamps()
-            .with_timestamp_assigner(lambda e, _: e[1])
-            .with_watermark_alignment("g", 1000, 1000)
-        )
-
-    env = wv.StreamExecutionEnvironment()
-    env.set_watermark_alignment_buffer_size(0)
-    arrivals = [i * 100 for i in range(30)]
-    fast = env.from_collection(
-        [("f", i * 1000) for i in range(30)], arrival_times=arrivals, name="fast"
-    ).assign_timestamps_and_watermarks(strategy())
-    slow = env.from_collection(
-        [("s", i * 100) for i in range(30)], arrival_times=arrivals, name="slow"
-    ).assign_timestamps_and_watermarks(strategy())
-    count_windows(fast.union(slow), 2000)
-    return env.execute()
 
 
 def test_paused_spans_on_the_timeline() -> None:

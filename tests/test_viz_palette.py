@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from chart_jobs import CHARTS, JOBS
-from jobs import RECORDS, counts
+from jobs import RECORDS, aligned_job, counts
 
 import winviz as wv
 from winviz import viz
@@ -162,36 +162,6 @@ def idle_job() -> wv.JobExecutionResult:
         .assign_timestamps_and_watermarks(_strategy(0).with_idleness(300))
         .key_by(lambda e: e[0])
         .window(wv.TumblingEventTimeWindows.of(5_000))
-        .aggregate(wv.CountAggregate())
-        .sink_to("out")
-    )
-    return env.execute()
-
-
-def aligned_job() -> wv.JobExecutionResult:
-    """Watermark alignment (group "g", drift 1000): "fast" is paused until "slow" catches up
-    (as tests/test_viz_cues.py's job)."""
-
-    def strategy() -> wv.WatermarkStrategy:
-        return (
-            wv.WatermarkStrategy.for_monotonous_timestamps()
-            .with_timestamp_assigner(lambda e, _: e[1])
-            .with_watermark_alignment("g", 1000, 1000)
-        )
-
-    env = wv.StreamExecutionEnvironment()
-    env.set_watermark_alignment_buffer_size(0)
-    arrivals = [i * 100 for i in range(30)]
-    fast = env.from_collection(
-        [("f", i * 1000) for i in range(30)], arrival_times=arrivals, name="fast"
-    ).assign_timestamps_and_watermarks(strategy())
-    slow = env.from_collection(
-        [("s", i * 100) for i in range(30)], arrival_times=arrivals, name="slow"
-    ).assign_timestamps_and_watermarks(strategy())
-    (
-        fast.union(slow)
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(2000))
         .aggregate(wv.CountAggregate())
         .sink_to("out")
     )

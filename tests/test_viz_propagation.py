@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import vl_convert as vlc
-from jobs import count_pipeline, kafka_readers
+from jobs import count_pipeline, kafka_readers, union_all_idle
 
 import winviz as wv
 from winviz.viz import scale
@@ -54,19 +54,6 @@ def kafka_count(
         arrival_times=arrivals,
         name="kafka",
     )
-    return env.execute()
-
-
-def union_all_idle() -> wv.JobExecutionResult:
-    """Two streams into map "m": a idle at 800 ms, b at 1000 ms, then m itself is idle until
-    the end of input at 3000 ms (test_parallel_inputs.py, last test)."""
-    env = wv.StreamExecutionEnvironment()
-    a = env.from_collection([1_000], arrival_times=[0], name="a")
-    b = env.from_collection([5_000, 6_000], arrival_times=[0, 3_000], name="b")
-    s = wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e)
-    a = a.assign_timestamps_and_watermarks(s.with_idleness(300))
-    b = b.assign_timestamps_and_watermarks(s.with_idleness(500))
-    a.union(b).map(lambda e: e).name("m").sink_to("out")
     return env.execute()
 
 

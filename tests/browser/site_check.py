@@ -14,24 +14,11 @@ pages it builds.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LOCAL = ("file:", "data:", "blob:", "about:")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tools.browser import CHARTS_DRAWN, OFFLINE, chromium, console_of, new_page, wait_until
 
 # Moves an explorer's first control with two or more values to the end it is not at; returns
 # 1, or -1 when no control has two values. (The explorer sets data-run once it has drawn.)
@@ -77,33 +64,23 @@ class PageReport:
         return text
 
 
-def _wait(pg, expression: str, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not pg.evaluate(expression):
-        if time.monotonic() > deadline:
-            return False
-        pg.wait_for_timeout(50)
+def _drawn(pg, expression: str, timeout: float) -> bool:
+    """Whether ``expression`` became true in the page within ``timeout`` seconds."""
+    try:
+        wait_until(pg, expression, timeout)
+    except TimeoutError:
+        return False
     return True
 
 
 def check_page(context, path: Path, shots: Path | None = None) -> PageReport:
     """Open ``path`` in a new page of ``context`` and report (module docstring)."""
     report = PageReport(path.name)
-    pg = context.new_page()
-
-    def route(r) -> None:
-        if r.request.url.startswith(LOCAL):
-            r.continue_()
-        else:
-            report.blocked.append(r.request.url)
-            r.abort()
-
-    pg.route("**/*", route)
-    pg.on("console", lambda m: report.console.append(f"{m.type}: {m.text}"))
-    pg.on("pageerror", lambda e: report.console.append(f"pageerror: {e}"))
+    pg, net = new_page(context, OFFLINE)
+    report.blocked, report.console = net.blocked, console_of(pg)
     try:
         pg.goto(path.as_uri())
-        if not _wait(pg, "window.winvizCharts && window.winvizCharts.done", 120):
+        if not _drawn(pg, CHARTS_DRAWN, 120):
             report.errors.append("the charts were not drawn within 120 s")
             return report
         state = pg.evaluate("window.winvizCharts")
@@ -112,14 +89,14 @@ def check_page(context, path: Path, shots: Path | None = None) -> PageReport:
         report.explorers = pg.locator("div.winviz-explorer").count()
         for i in range(report.explorers):
             ex = f"document.querySelectorAll('div.winviz-explorer')[{i}]"
-            if not _wait(pg, f"{ex}.dataset.state === 'ready'", 60):
+            if not _drawn(pg, f"{ex}.dataset.state === 'ready'", 60):
                 report.errors.append(f"explorer {i} did not draw its first run")
                 continue
             before = pg.evaluate(f"[{ex}.dataset.run, {ex}.innerHTML]")
             if pg.evaluate(_MOVE, i) < 0:
                 continue  # every control is fixed: nothing to switch
             moved = f"{ex}.dataset.state === 'ready' && {ex}.dataset.run !== '{before[0]}'"
-            if not _wait(pg, moved, 60):
+            if not _drawn(pg, moved, 60):
                 report.errors.append(f"explorer {i}: moving a control drew no other run")
             elif pg.evaluate(f"{ex}.innerHTML") == before[1]:
                 report.errors.append(f"explorer {i}: another run, but the same marks")
@@ -132,31 +109,12 @@ def check_page(context, path: Path, shots: Path | None = None) -> PageReport:
     return report
 
 
-def check_site(folder: Path, chromium: str, shots: Path | None = None) -> list[PageReport]:
+def check_site(folder: Path, chromium_exe: str, shots: Path | None = None) -> list[PageReport]:
     """``check_page`` for every lesson page of ``folder`` (relative or absolute) in one
     Chromium."""
-    from playwright.sync_api import sync_playwright
-
     folder = Path(folder).resolve()
-
-    profile = tempfile.mkdtemp(prefix="winviz-chromium-")
-    try:
-        with sync_playwright() as pw:
-            context = pw.chromium.launch_persistent_context(
-                profile,
-                executable_path=chromium,
-                args=CHROMIUM_ARGS,
-                headless=True,
-                viewport={"width": 1280, "height": 1000},
-            )
-            try:
-                return [
-                    check_page(context, p, shots) for p in sorted(folder.glob("[0-9][0-9]_*.html"))
-                ]
-            finally:
-                context.close()
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
+    with chromium(chromium_exe) as context:
+        return [check_page(context, p, shots) for p in sorted(folder.glob("[0-9][0-9]_*.html"))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,7 @@ import pytest
 
 from tests.browser.conftest import wait_until
 from tests.browser.gallery import SLACK, _overlap, gallery
+from tools.browser import open_drawn
 
 # Per chart: every data symbol's box with the box of the group that holds it (its plot), and
 # every guide text's box; all in the canvas' coordinates (each group's x, y added on the way).
@@ -107,8 +108,7 @@ def test_bounds_defects_finds_a_point_off_its_plot_and_one_over_a_legend() -> No
 def test_every_point_stays_on_its_plot_and_off_the_guides(drawn, page, shots: Path) -> None:
     path, names = drawn
     pg, net = page
-    pg.goto(path.as_uri(), wait_until="commit", timeout=120_000)
-    wait_until(pg, "window.winvizCharts && window.winvizCharts.done", timeout=120, what="charts")
+    open_drawn(pg, path)
     wait_until(
         pg,
         "document.querySelector('div.winviz-explorer').dataset.state === 'ready'",

@@ -20,6 +20,7 @@ import pytest
 
 from tests.browser.conftest import wait_until
 from tests.browser.gallery import DEFECTS, SCAN_JS, defects, gallery
+from tools.browser import open_drawn
 
 KNOWN_LEFT: dict[tuple[str, str], int] = {}
 """Defects the gallery still shows (issue 26 left): each (kind, chart) and how many."""
@@ -33,11 +34,7 @@ def drawn(tmp_path_factory) -> tuple[Path, list[str]]:
 def test_no_mark_hides_another_and_no_label_crosses_one(drawn, page, shots: Path) -> None:
     path, names = drawn
     pg, net = page
-    console: list[str] = []
-    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    pg.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    pg.goto(path.as_uri(), wait_until="commit", timeout=120_000)
-    wait_until(pg, "window.winvizCharts && window.winvizCharts.done", timeout=120, what="charts")
+    console = open_drawn(pg, path)
     wait_until(
         pg,
         "document.querySelector('div.winviz-explorer').dataset.state === 'ready'",

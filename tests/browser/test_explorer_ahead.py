@@ -20,6 +20,7 @@ import pytest
 import winviz as wv
 from tests.browser.conftest import wait_until
 from tests.jobs import RECORDS, counts
+from tools.browser import open_drawn
 
 EXPLORER = "div.winviz-explorer"
 BOUND = f'{EXPLORER} input[type="range"][name="bound"]'
@@ -57,11 +58,7 @@ def _timeline(pg) -> str:
 
 def test_a_step_shows_the_run_drawn_ahead_as_drawing_it_would(explorer_page: Path, page) -> None:
     pg, net = page
-    console: list[str] = []
-    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    pg.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    pg.goto(explorer_page.as_uri())
-    wait_until(pg, "window.winvizCharts && window.winvizCharts.done", what="the charts")
+    console = open_drawn(pg, explorer_page)
     assert _settled(pg, 2) == "embedded"  # the first run: bound 1000, size 5000
     # bound 0 and 2000 are drawn ahead, out of the explorer: one view per chart and run
     assert pg.locator("div.winviz-prepared > div.vega-embed").count() == 2

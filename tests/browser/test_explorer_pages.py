@@ -15,6 +15,7 @@ import pytest
 
 from tests.browser.conftest import wait_until
 from tests.browser.site_check import check_page
+from tools.browser import open_drawn
 from winviz.viz import lessons
 
 EXPLORER = "div.winviz-explorer"
@@ -51,11 +52,7 @@ def test_slider_and_dropdown_switch_between_real_runs(
     built: lessons.LessonPage, page, shots: Path
 ) -> None:
     pg, net = page
-    console: list[str] = []
-    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    pg.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    pg.goto(built.path.as_uri())
-    wait_until(pg, "window.winvizCharts && window.winvizCharts.done", what="the charts")
+    console = open_drawn(pg, built.path)
     assert pg.evaluate("window.winvizCharts") == {"done": True, "charts": 2, "errors": []}
     _ready(pg, 2)  # the lesson's values: bound 1000 (index 1), size 5000 (index 0)
     status = pg.locator(f"{EXPLORER} div.winviz-explorer-status")
@@ -107,8 +104,7 @@ def test_quick_changes_end_at_the_last_choice(built: lessons.LessonPage, page) -
     """Controls moved faster than runs are drawn: each redraw waits for the one before, and
     the explorer ends on the run of the last values, drawn once per chart."""
     pg, net = page
-    pg.goto(built.path.as_uri())
-    wait_until(pg, "window.winvizCharts && window.winvizCharts.done", what="the charts")
+    open_drawn(pg, built.path)
     _ready(pg, 2)
     pg.evaluate(
         """() => {

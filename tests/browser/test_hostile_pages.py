@@ -19,6 +19,7 @@ from typing import Any
 import hostile_job as hj
 import nbformat
 import pytest
+from lesson_notebook import write_lesson
 
 import winviz as wv
 from tests.browser.conftest import wait_until
@@ -131,8 +132,7 @@ def _hostile_lesson(folder: Path) -> Path:
     """A lesson that draws every chart of the hostile job, an explorer named by a payload,
     printed payloads and a pandas table of them."""
     shutil.copy(Path(hj.__file__), folder / "hostile_job.py")
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
+    cells = [
         nbformat.v4.new_markdown_cell("# Hostile data\n\nEvery name and value is a payload."),
         nbformat.v4.new_code_cell(
             "import pandas as pd\n"
@@ -152,14 +152,7 @@ def _hostile_lesson(folder: Path) -> Path:
         nbformat.v4.new_code_cell("print(hostile_job.SCRIPT)\nprint(hostile_job.IMG)"),
         nbformat.v4.new_code_cell("pd.DataFrame({'payload': hostile_job.PAYLOADS[:4]})"),
     ]
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    path = folder / "91_hostile.ipynb"
-    nbformat.write(nb, path)
-    return path
+    return write_lesson(folder / "91_hostile.ipynb", cells)
 
 
 @pytest.fixture(scope="module")

@@ -12,128 +12,19 @@ server: other requests are blocked, recorded and must not happen.
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-START_TIMEOUT = 60  # s for the server to answer /api/status
-
-
-@dataclass(frozen=True)
-class Lab:
-    url: str
-    token: str
-    log: Path
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _settings(folder: Path) -> None:
-    """User settings that keep JupyterLab off the network: no news, no update checks."""
-    target = folder / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    target.parent.mkdir(parents=True)
-    target.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-
-
-def _log_tail(log: Path) -> str:
-    return "\n".join(log.read_text(errors="replace").splitlines()[-30:])
+from tools.browser import Lab, jupyter_lab, run_notebook
 
 
 @pytest.fixture(scope="module")
 def lab(check_notebook: Path, tmp_path_factory) -> Iterator[Lab]:
-    home = tmp_path_factory.mktemp("jupyter")
-    _settings(home / "settings")
-    port, token = _free_port(), secrets.token_hex(16)
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(home / "config"),
-        "JUPYTER_DATA_DIR": str(home / "data"),
-        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
-    }
-    log = home / "lab.log"
-    cmd = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "lab",
-        "--no-browser",
-        "--ip=127.0.0.1",
-        f"--port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={check_notebook.parent}",
-        "--LabApp.expose_app_in_browser=True",
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly",
-        *(["--allow-root"] if os.geteuid() == 0 else []),  # CI runs as root
-    ]
-    with log.open("w") as out:
-        # its own process group, so that a server that will not stop is killed with its kernel
-        proc = subprocess.Popen(
-            cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"jupyter lab exited with {proc.returncode}:\n{_log_tail(log)}")
-            try:
-                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2):
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                if time.monotonic() > deadline:
-                    pytest.fail(
-                        f"jupyter lab did not answer in {START_TIMEOUT} s:\n{_log_tail(log)}"
-                    )
-                time.sleep(0.25)  # polling a server that is starting, not waiting on a page
-        yield Lab(url, token, log)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-
-
-# The open notebook's kernel, as "connectionStatus/status" ("none" before it has one).
-KERNEL = """() => {
-    const w = window.jupyterapp.shell.currentWidget;
-    const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-    return k ? k.connectionStatus + '/' + k.status : 'none';
-}"""
-# True when every code cell has an execution count and the kernel is idle again, or as soon
-# as a cell has written to stderr (an error stops "run all": the test then says which).
-STDERR = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
-ALL_RAN = (
-    "() => {\n"
-    f"    if (document.querySelector({json.dumps(STDERR)})) return true;\n"
-    """    const w = window.jupyterapp.shell.currentWidget;
-    const cells = w.content.widgets.filter(c => c.model.type === 'code');
-    const k = w.sessionContext.session.kernel;
-    return cells.length === 3 && cells.every(c => c.model.executionCount !== null)
-        && k.status === 'idle';
-}"""
-)
+    """JupyterLab serving the check notebook's folder (``tools.browser.jupyter_lab``)."""
+    with jupyter_lab(check_notebook.parent, tmp_path_factory.mktemp("jupyter"), 60) as server:
+        yield server
 
 
 def test_lesson_runs_in_jupyterlab_with_charts_and_widgets(
@@ -141,15 +32,7 @@ def test_lesson_runs_in_jupyterlab_with_charts_and_widgets(
 ) -> None:
     pg, net = page
     pg.set_default_timeout(45_000)
-    pg.goto(f"{lab.url}/lab/tree/{check_notebook.name}?token={lab.token}")
-    pg.wait_for_function("window.jupyterapp !== undefined")
-    pg.locator(".jp-NotebookPanel .jp-Cell").first.wait_for()
-    pg.wait_for_function(f"({KERNEL})() === 'connected/idle'")  # the kernel has started
-    # run all cells through JupyterLab's own command (not awaited: we wait on the cells)
-    pg.evaluate("() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-    pg.wait_for_function(ALL_RAN, polling=250, timeout=90_000)  # a loaded machine is slow
-    errors = pg.locator(STDERR)
-    assert errors.count() == 0, errors.all_inner_texts()
+    assert run_notebook(pg, lab, check_notebook.name) == []
 
     chart = pg.locator(".jp-OutputArea .vega-embed")
     chart.first.wait_for()
@@ -194,17 +77,6 @@ def test_lesson_runs_in_jupyterlab_with_charts_and_widgets(
     assert net.blocked == []
 
 
-# every code cell has run and the kernel is idle again (or a cell wrote to stderr)
-ALL_CELLS_RAN = (
-    "() => {\n"
-    f'    if (document.querySelector("{STDERR}")) return true;\n'
-    """    const w = window.jupyterapp.shell.currentWidget;
-    const cells = w.content.widgets.filter(c => c.model.type === 'code');
-    const k = w.sessionContext.session.kernel;
-    return cells.length > 0 && cells.every(c => c.model.executionCount !== null)
-        && k.status === 'idle';
-}"""
-)
 EXPLORER_SVG = ".jp-OutputArea .widget-vbox .vega-embed svg"
 READOUT = ".jp-OutputArea .widget-vbox .widget-slider .widget-readout"
 
@@ -231,15 +103,8 @@ def test_a_live_explorer_redraws_its_charts_from_the_kernels_specs(
     pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
     pg.set_default_timeout(45_000)
     # a workspace of its own: the default one would reopen the other test's notebook
-    pg.goto(f"{lab.url}/lab/workspaces/explorer/tree/{notebook.name}?token={lab.token}")
-    pg.wait_for_function("window.jupyterapp !== undefined")
-    pg.locator(".jp-NotebookPanel .jp-Cell").first.wait_for()
-    pg.wait_for_function(f"({KERNEL})() === 'connected/idle'")
+    assert run_notebook(pg, lab, notebook.name, workspace="explorer") == []
     assert pg.evaluate("window.jupyterapp.shell.currentWidget.context.path") == notebook.name
-    pg.evaluate("() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-    pg.wait_for_function(ALL_CELLS_RAN, polling=250, timeout=90_000)
-    errors = pg.locator(STDERR)
-    assert errors.count() == 0, errors.all_inner_texts()
 
     charts = pg.locator(".jp-OutputArea .widget-vbox .vega-embed")
     charts.first.wait_for()

@@ -14,6 +14,7 @@ import pytest
 
 from tests.browser.conftest import wait_until
 from tests.browser.site_check import check_page
+from tools.browser import open_drawn
 from winviz.viz import export, lessons
 
 ARRIVED = ".vega-embed g.mark-symbol.layer_6_marks path"  # scrubber: elements arrived by t
@@ -24,17 +25,6 @@ FUTURE = ".vega-embed g.mark-symbol.layer_5_marks path"  # scrubber: elements af
 def built(check_notebook: Path, tmp_path_factory) -> lessons.LessonPage:
     out = tmp_path_factory.mktemp("site")
     return lessons.build_lessons(check_notebook.parent, out)[0]
-
-
-def _open(pg, path: Path) -> list[str]:
-    """Open the page and wait for its charts; returns the console messages and page errors
-    as they come (a list the page keeps appending to)."""
-    console: list[str] = []
-    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    pg.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    pg.goto(path.as_uri())
-    pg.wait_for_function("window.winvizCharts && window.winvizCharts.done", timeout=30_000)
-    return console
 
 
 def test_built_page_is_self_contained(built: lessons.LessonPage) -> None:
@@ -53,7 +43,7 @@ def test_charts_render_and_the_slider_moves_time(
     built: lessons.LessonPage, page, shots: Path
 ) -> None:
     pg, net = page
-    console = _open(pg, built.path)
+    console = open_drawn(pg, built.path)
     assert pg.evaluate("window.winvizCharts") == {"done": True, "charts": 1, "errors": []}
     for chart in pg.locator("div.winviz-chart").all():
         assert chart.locator(".role-mark").count() > 0
@@ -87,7 +77,7 @@ def test_charts_render_and_the_slider_moves_time(
 
 def test_tooltip_and_widget_note(built: lessons.LessonPage, page, shots: Path) -> None:
     pg, net = page
-    _open(pg, built.path)
+    open_drawn(pg, built.path)
     pg.locator(ARRIVED).first.hover()
     tip = pg.locator("#vg-tooltip-element")
     tip.wait_for(state="visible", timeout=10_000)
@@ -113,7 +103,7 @@ def test_a_chart_that_cannot_be_drawn_says_so(tmp_path: Path, page) -> None:
     path = tmp_path / "bad.html"
     path.write_text(lessons.render_page(nb, "bad", lessons.javascript_bundle()), "utf-8")
     pg, net = page
-    _open(pg, path)
+    open_drawn(pg, path)
     state = pg.evaluate("window.winvizCharts")
     assert (state["done"], state["charts"], len(state["errors"])) == (True, 1, 1)
     assert state["errors"][0] == (

@@ -14,6 +14,7 @@ import pytest
 
 import winviz as wv
 from tests.browser.conftest import wait_until
+from tools.browser import open_drawn
 from winviz.viz import save_html
 
 ARRIVED = ".vega-embed g.mark-symbol.layer_6_marks path"  # elements arrived by t (4: firings)
@@ -49,11 +50,7 @@ def scrubber_page(tmp_path_factory) -> Path:
 
 def test_play_moves_time_and_the_marks_pause_holds_them(scrubber_page: Path, page, shots) -> None:
     pg, net = page
-    console: list[str] = []
-    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    pg.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    pg.goto(scrubber_page.as_uri())
-    wait_until(pg, "window.winvizCharts && window.winvizCharts.done", what="the chart")
+    console = open_drawn(pg, scrubber_page)
     slider, play = pg.locator(SLIDER), pg.locator(PLAY)
     assert (slider.input_value(), play.is_checked()) == ("900", False)
     assert pg.locator(ARRIVED).count() == 4

@@ -12,18 +12,9 @@ import pytest
 import winviz as wv
 from tests.test_viz_skew import clickstream_run, eight_events
 from tests.test_viz_timers_scrubber import event_job, many_keys_job
+from tools.browser import open_drawn
 
 LINK = "g.mark-rule.role-mark.concat_0_layer_0_marks line"  # the queue panel's time, across
-
-
-def _open(pg, path: Path) -> list[str]:
-    """Open the page and wait for its chart; returns every console message and page error."""
-    console: list[str] = []
-    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    pg.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    pg.goto(path.as_uri())
-    pg.wait_for_function("window.winvizCharts && window.winvizCharts.done", timeout=30_000)
-    return console
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +32,7 @@ def pages(tmp_path_factory) -> dict[str, Path]:
 @pytest.mark.parametrize("name", ["timers", "timers_keys", "skew", "skew_dates"])
 def test_drawn_without_a_console_message(name: str, pages, page) -> None:
     pg, net = page
-    console = _open(pg, pages[name])
+    console = open_drawn(pg, pages[name])
     assert pg.evaluate("window.winvizCharts") == {"done": True, "charts": 1, "errors": []}
     assert pg.locator("div.winviz-chart .role-mark").count() > 0
     assert (console, net.blocked) == ([], [])
@@ -49,7 +40,7 @@ def test_drawn_without_a_console_message(name: str, pages, page) -> None:
 
 def test_the_queue_panel_points_at_a_processing_time(pages, page) -> None:
     pg, net = page
-    console = _open(pg, pages["timers"])
+    console = open_drawn(pg, pages["timers"])
     assert pg.locator(LINK).count() == 0  # nothing picked yet
     # the queue panel's points: the pointer over the one at the top (700 ms)
     points = pg.locator("g.mark-symbol.role-mark.queue_points_1_marks path")
@@ -67,7 +58,7 @@ def test_the_queue_panel_points_at_a_processing_time(pages, page) -> None:
 
 def test_the_key_dropdown_shows_one_keys_timers(pages, page) -> None:
     pg, net = page
-    console = _open(pg, pages["timers_keys"])
+    console = open_drawn(pg, pages["timers_keys"])
     rules = "g.mark-rule.role-mark line[aria-roledescription='rule mark']"
     timers = f"{rules.replace('line', 'path')}, {rules}"
     before = pg.locator(timers).count()

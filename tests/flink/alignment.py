@@ -24,9 +24,7 @@ Exits with 1 when anything differs; closes with ``alignment: N cases, M mismatch
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,12 +34,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tier import run_java  # noqa: E402
+
 import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 import winviz.operators.aligned_input as aligned_input  # noqa: E402
 from winviz.alignment import AlignmentCoordinator, SourceReaderAlignment  # noqa: E402
 
-OUT = HERE / "out"
-CLASSPATH = f"{HERE / 'classes'}:{HERE / 'lib'}/*"
 SHOW_DETAILED = 5
 
 
@@ -273,14 +271,10 @@ def main() -> int:
         if case is not None:
             cases.append(case)
     winviz_s = time.monotonic() - started
-    OUT.mkdir(exist_ok=True)
-    given, answer = OUT / "alignment.flink-in.json", OUT / "alignment.flink-out.json"
-    given.write_text(json.dumps({"cases": cases}))
     started = time.monotonic()
-    java = ["java", "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "flinkdiff.Align"]
-    subprocess.run([*java, str(given), str(answer)], check=True)
+    done = run_java("Align", "alignment", {"cases": cases})
     flink_s = time.monotonic() - started
-    flink = {c["name"]: c for c in json.loads(answer.read_text())["cases"]}
+    flink = {c["name"]: c for c in done["cases"]}
     mismatches = 0
     calls = sum(len(c["ops"]) for c in cases)
     for case in cases:

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -44,10 +43,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tier import OUT, run_java  # noqa: E402
+
 import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 
-OUT = HERE / "out"
-CLASSPATH = f"{HERE / 'classes'}:{HERE / 'lib'}/*"
 MAX = wv.MAX
 
 
@@ -232,12 +231,7 @@ def key_order(lines: list[str]) -> list[str]:
 
 
 def run_flink(cases: list[dict]) -> list[dict]:
-    OUT.mkdir(exist_ok=True)
-    given, answer = OUT / "batch.flink-in.json", OUT / "batch.flink-out.json"
-    given.write_text(json.dumps({"cases": cases}))
-    java = ["java", "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "flinkdiff.Batch"]
-    subprocess.run([*java, str(given), str(answer)], check=True)
-    return json.loads(answer.read_text())["cases"]
+    return run_java("Batch", "batch", {"cases": cases})["cases"]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,12 +26,11 @@ from collections import Counter
 from pathlib import Path
 
 import yaml
+from tier import OUT, run_java
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 CONFORMANCE_DIR = ROOT / "tests" / "conformance"
-OUT = HERE / "out"
-CLASSPATH = f"{HERE / 'classes'}:{HERE / 'lib'}/*"
 
 MIN, MAX = -(2**63), 2**63 - 1
 KINDS = {"window": ("emitted", "late"), "timers": ("timers",)}  # outputs compared per kind
@@ -44,13 +43,8 @@ SHOW_DETAILED = 5  # how many mismatches are printed in full
 
 def run_flink(transcripts: list[dict], label: str, batch: int) -> dict[str, dict]:
     """Replays transcripts through real Flink; returns {name: result} (see src/flinkdiff/Main)."""
-    OUT.mkdir(exist_ok=True)
-    given, answer = OUT / f"{label}.flink-in.json", OUT / f"{label}.flink-out.json"
-    given.write_text(json.dumps({"transcripts": transcripts}))
-    # Many short jobs: the quick C1 compiler alone makes the whole run about 40 % faster.
-    java = ["java", "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "flinkdiff.Main"]
-    subprocess.run([*java, str(given), str(answer), "--batch", str(batch)], check=True)
-    return {r["name"]: r for r in json.loads(answer.read_text())["transcripts"]}
+    done = run_java("Main", label, {"transcripts": transcripts}, "--batch", str(batch))
+    return {r["name"]: r for r in done["transcripts"]}
 
 
 # --------------------------------------------------------------------------- comparing

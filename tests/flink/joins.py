@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -38,10 +37,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tier import diff_multisets, run_java  # noqa: E402
+
 import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 
-OUT = HERE / "out"
-CLASSPATH = f"{HERE / 'classes'}:{HERE / 'lib'}/*"
 SHOW_DETAILED = 5
 
 # --------------------------------------------------------------------------- random cases
@@ -242,25 +241,8 @@ def winviz_window(case: dict) -> dict:
 # --------------------------------------------------------------------------- comparing
 
 
-def multiset(recs: list[dict]) -> Counter:
-    return Counter(json.dumps(r, sort_keys=True) for r in recs)
-
-
-def diff_multisets(what: str, flink: list[dict], ours: list[dict]) -> list[str]:
-    a, b = multiset(flink), multiset(ours)
-    if a == b:
-        return []
-    only_flink, only_ours = sorted((a - b).elements()), sorted((b - a).elements())
-    return [f"{what}: only Flink: {only_flink}; only winviz: {only_ours}"]
-
-
 def run_flink(doc: dict) -> dict:
-    OUT.mkdir(exist_ok=True)
-    given, answer = OUT / "joins.flink-in.json", OUT / "joins.flink-out.json"
-    given.write_text(json.dumps(doc))
-    java = ["java", "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "flinkdiff.Joins"]
-    subprocess.run([*java, str(given), str(answer)], check=True)
-    return json.loads(answer.read_text())
+    return run_java("Joins", "joins", doc)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,6 @@ import argparse
 import json
 import random
 import shutil
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -43,12 +42,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tier import OUT, diff_multisets, run_java  # noqa: E402
+
 import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 from winviz.conformance.runner import run_transcript  # noqa: E402
 from winviz.partitioners import KeyGroupStreamPartitioner, RebalancePartitioner  # noqa: E402
 
-OUT = HERE / "out"
-CLASSPATH = f"{HERE / 'classes'}:{HERE / 'lib'}/*"
 MIN, MAX = -(2**63), 2**63 - 1
 SHOW_DETAILED = 5
 
@@ -340,18 +339,6 @@ def subtask(operator: str) -> int:
 # --------------------------------------------------------------------------- comparing
 
 
-def multiset(recs: list[dict]) -> Counter:
-    return Counter(json.dumps(r, sort_keys=True) for r in recs)
-
-
-def diff_multisets(what: str, flink: list[dict], ours: list[dict]) -> list[str]:
-    a, b = multiset(flink), multiset(ours)
-    if a == b:
-        return []
-    only_flink, only_ours = sorted((a - b).elements()), sorted((b - a).elements())
-    return [f"{what}: only Flink: {only_flink}; only winviz: {only_ours}"]
-
-
 def canonical_co(result: dict) -> dict:
     """A co step result with MIN / MAX as integers and timers as a sorted multiset."""
 
@@ -455,12 +442,7 @@ def transcript_problems(doc: dict, result: dict) -> list[str]:
 
 
 def run_flink(doc: dict) -> dict:
-    OUT.mkdir(exist_ok=True)
-    given, answer = OUT / "parallel.flink-in.json", OUT / "parallel.flink-out.json"
-    given.write_text(json.dumps(doc))
-    java = ["java", "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "flinkdiff.Parallel"]
-    subprocess.run([*java, str(given), str(answer)], check=True)
-    return json.loads(answer.read_text())
+    return run_java("Parallel", "parallel", doc)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,8 +17,6 @@ on a mismatch).
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -28,19 +26,15 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tier import run_java  # noqa: E402
+
 import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 
-OUT = HERE / "out"
-CLASSPATH = f"{HERE / 'classes'}:{HERE / 'lib'}/*"
 RECORDS = [("a", 100), ("a", 1_200), ("b", 1_300), ("a", 500)]
 
 
 def run_flink() -> dict[str, Any]:
-    OUT.mkdir(exist_ok=True)
-    answer = OUT / "restore.flink-out.json"
-    java = ["java", "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "flinkdiff.Restore"]
-    subprocess.run([*java, str(answer)], check=True)
-    return json.loads(answer.read_text())
+    return run_java("Restore", "restore")
 
 
 def run_winviz() -> dict[str, Any]:

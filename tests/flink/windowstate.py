@@ -26,8 +26,6 @@ mismatches`` (exit 1 on a mismatch).
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,18 +34,13 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-import winviz as wv  # noqa: E402  (the repository root must be on the path first)
+from tier import run_java  # noqa: E402
 
-OUT = HERE / "out"
-CLASSPATH = f"{HERE / 'classes'}:{HERE / 'lib'}/*"
+import winviz as wv  # noqa: E402  (the repository root must be on the path first)
 
 
 def run_flink() -> dict[str, Any]:
-    OUT.mkdir(exist_ok=True)
-    answer = OUT / "windowstate.flink-out.json"
-    java = ["java", "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "flinkdiff.WindowState"]
-    subprocess.run([*java, str(answer)], check=True)
-    return json.loads(answer.read_text())
+    return run_java("WindowState", "windowstate")
 
 
 class AlwaysZeroToTen(wv.WindowAssigner):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from winviz.errors import InputError
-from winviz.spark.spec import TwinSpec
+from winviz.spark.spec import TwinSpec, is_ms
 from winviz.time import TimestampNormalizer
 
 # Spark's column names for the three fields of a row (the JSON files use them).
@@ -77,7 +77,7 @@ def form_batches(
         )
     by_interval: dict[int, list[int]] = {}
     for i, arrival in enumerate(arrival_times):
-        if not isinstance(arrival, int) or isinstance(arrival, bool):
+        if not is_ms(arrival):
             raise InputError("must be an int (ms)", index=i, field="arrival_time", value=arrival)
         by_interval.setdefault(arrival // spec.trigger_interval, []).append(i)
     norm = TimestampNormalizer(None)

@@ -65,8 +65,15 @@ from typing import Any, Literal, NamedTuple
 
 from winviz.errors import InputError
 from winviz.spark.batches import KEY, STREAM, TS, InputBatch, form_batches
-from winviz.spark.model import WatermarkTracker
-from winviz.spark.spec import DRIVES, WATERMARK_POLICIES, TwinSpec
+from winviz.spark.model import MicroBatchModel, run_micro_batches
+from winviz.spark.spec import (
+    DRIVES,
+    WATERMARK_POLICIES,
+    TwinSpec,
+    is_ms,
+    one_of,
+    positive_ms,
+)
 
 JOIN_TYPES = ("inner", "left_outer", "right_outer", "full_outer", "left_semi")
 LEFT, RIGHT = 0, 1
@@ -108,7 +115,7 @@ class JoinSpec:
     def __post_init__(self) -> None:
         for name in ("lower", "upper"):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool):
+            if not is_ms(value):
                 raise InputError("must be an int (milliseconds)", field=name, value=value)
         if self.lower > self.upper:
             raise InputError(
@@ -122,23 +129,12 @@ class JoinSpec:
                 raise InputError("must be a bool", field=name, value=getattr(self, name))
         for name in ("left_delay", "right_delay"):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if not is_ms(value) or value < 0:
                 raise InputError("must be an int >= 0 (milliseconds)", field=name, value=value)
-        for value, allowed, name in (
-            (self.join_type, JOIN_TYPES, "join_type"),
-            (self.watermark_policy, WATERMARK_POLICIES, "watermark_policy"),
-            (self.drive, DRIVES, "drive"),
-        ):
-            if value not in allowed:
-                raise InputError(
-                    "unknown option", field=name, value=value, expected=f"one of {allowed}"
-                )
-        if not isinstance(self.trigger_interval, int) or self.trigger_interval <= 0:
-            raise InputError(
-                "must be a positive int (milliseconds)",
-                field="trigger_interval",
-                value=self.trigger_interval,
-            )
+        one_of(self.join_type, JOIN_TYPES, "join_type")
+        one_of(self.watermark_policy, WATERMARK_POLICIES, "watermark_policy")
+        one_of(self.drive, DRIVES, "drive")
+        positive_ms(self.trigger_interval, "trigger_interval")
 
     @property
     def delays(self) -> tuple[int, int]:
@@ -277,24 +273,15 @@ class _Stored:
         self.index, self.ts, self.matched = index, ts, matched
 
 
-class JoinModel:
+class JoinModel(MicroBatchModel):
     """Rules 1-6 for one query: the watermark tracker and both sides' join state
     (key -> stored rows, in arrival order)."""
 
     def __init__(self, spec: JoinSpec) -> None:
+        super().__init__(spec.delays, spec.watermark_policy)
         self.spec = spec
-        self.tracker = WatermarkTracker(spec.delays, spec.watermark_policy)
-        self.previous = 0
         self.state: tuple[dict[Any, list[_Stored]], dict[Any, list[_Stored]]] = ({}, {})
         self.batches: list[JoinBatch] = []
-
-    @property
-    def watermark(self) -> int:
-        return self.tracker.global_watermark
-
-    @property
-    def needs_no_data_batch(self) -> bool:
-        return self.watermark > self.previous
 
     def run_batch(
         self,
@@ -385,8 +372,7 @@ class JoinModel:
             arrived=tuple(sorted(indexes)),
         )
         self.batches.append(result)
-        self.previous = evict
-        self.tracker.update(rows)
+        self._advance(evict, rows)
         return result
 
 
@@ -455,12 +441,7 @@ def join_batches(
 def replay(spec: JoinSpec, inputs: Sequence[InputBatch]) -> list[JoinBatch]:
     """Every micro-batch Spark runs for ``inputs`` under ``spec.drive`` (rule 6)."""
     model = JoinModel(spec)
-    for batch in inputs:
-        model.run_batch(batch, batch.proc_time)
-        if spec.drive == "per_batch" and model.needs_no_data_batch:
-            model.run_batch(None, batch.proc_time)
-    if spec.drive == "available_now" and inputs and model.needs_no_data_batch:
-        model.run_batch(None, inputs[-1].proc_time)
+    run_micro_batches(model, inputs, spec.drive)
     return model.batches
 
 

@@ -109,22 +109,58 @@ class WatermarkTracker:
         self.global_watermark = max(self.global_watermark, chosen)
 
 
-class SparkModel:
-    """The state of one modelled query: the watermark(s), the previous batch's watermark and
-    the aggregation state (window, key) -> [count, sum] (sessions: key -> sessions)."""
+class MicroBatchModel:
+    """What every modelled query shares: its ``WatermarkTracker`` (rule 6), the last executed
+    batch's eviction watermark (``previous``) and rule 5: a no-data batch runs when the
+    watermark has moved past it. A subclass runs one batch (``run_batch``) and ends it with
+    ``_advance``; ``run_micro_batches`` drives it."""
 
-    def __init__(self, spec: TwinSpec) -> None:
-        self.spec = spec
-        self.tracker = WatermarkTracker(spec.delays, spec.watermark_policy)
+    def __init__(self, delays: Sequence[int], policy: str) -> None:
+        self.tracker = WatermarkTracker(delays, policy)
         self.previous = 0  # the last executed batch's eviction watermark
-        self.state: dict[Group, list[Any]] = {}
-        self.sessions: dict[Any, list[list[Any]]] = {}
-        self.outcomes: list[BatchOutcome] = []
 
     @property
     def watermark(self) -> int:
         """The next batch's eviction watermark."""
         return self.tracker.global_watermark
+
+    @property
+    def needs_no_data_batch(self) -> bool:
+        """Rule 5: the watermark moved past the last batch's eviction watermark."""
+        return self.watermark > self.previous
+
+    def run_batch(self, batch: InputBatch | None, proc_time: int) -> Any:
+        raise NotImplementedError
+
+    def _advance(self, evict: int, rows: Sequence[dict[str, Any]]) -> None:
+        """After a batch that evicted at ``evict``: it is the previous one now, and its rows
+        raise the watermark for the next."""
+        self.previous = evict
+        self.tracker.update(rows)
+
+
+def run_micro_batches(model: MicroBatchModel, inputs: Sequence[InputBatch], drive: str) -> None:
+    """Every micro-batch Spark runs for these input batches under ``drive``: each batch, and
+    with a per-batch trigger a no-data batch after it when the watermark moved (rule 5); with
+    ``available_now`` one no-data batch after the last."""
+    for batch in inputs:
+        model.run_batch(batch, batch.proc_time)
+        if drive == "per_batch" and model.needs_no_data_batch:
+            model.run_batch(None, batch.proc_time)
+    if drive == "available_now" and inputs and model.needs_no_data_batch:
+        model.run_batch(None, inputs[-1].proc_time)
+
+
+class SparkModel(MicroBatchModel):
+    """The state of one modelled query: the watermark(s), the previous batch's watermark and
+    the aggregation state (window, key) -> [count, sum] (sessions: key -> sessions)."""
+
+    def __init__(self, spec: TwinSpec) -> None:
+        super().__init__(spec.delays, spec.watermark_policy)
+        self.spec = spec
+        self.state: dict[Group, list[Any]] = {}
+        self.sessions: dict[Any, list[list[Any]]] = {}
+        self.outcomes: list[BatchOutcome] = []
 
     def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
         """Execute one micro-batch (``None``: a no-data batch) and advance the watermark."""
@@ -146,8 +182,7 @@ class SparkModel:
             rows=tuple(sorted(out, key=row_order)),
         )
         self.outcomes.append(outcome)
-        self.previous = evict
-        self.tracker.update(rows)
+        self._advance(evict, rows)
         return outcome
 
     def _window_batch(
@@ -194,11 +229,6 @@ class SparkModel:
                 del self.sessions[key]
         return dropped, out
 
-    @property
-    def needs_no_data_batch(self) -> bool:
-        """Rule 5: the watermark moved past the last batch's eviction watermark."""
-        return self.watermark > self.previous
-
     def _partial_aggregate(self, rows: Sequence[dict[str, Any]]) -> dict[Group, list[Any]]:
         spec = self.spec
         partial: dict[Group, list[Any]] = {}
@@ -228,12 +258,7 @@ def sum_ignoring_nulls(total: Any, value: Any) -> Any:
 def model_batches(spec: TwinSpec, inputs: Sequence[InputBatch]) -> list[BatchOutcome]:
     """Every micro-batch Spark runs for these input batches under ``spec.drive``."""
     model = SparkModel(spec)
-    for batch in inputs:
-        model.run_batch(batch, batch.proc_time)
-        if spec.drive == "per_batch" and model.needs_no_data_batch:
-            model.run_batch(None, batch.proc_time)
-    if spec.drive == "available_now" and inputs and model.needs_no_data_batch:
-        model.run_batch(None, inputs[-1].proc_time)
+    run_micro_batches(model, inputs, spec.drive)
     return model.outcomes
 
 

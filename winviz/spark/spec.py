@@ -88,7 +88,7 @@ class TwinSpec:
                 value=self.size,
             )
         if self.is_session:
-            _positive(self.session_gap, "session_gap")
+            positive_ms(self.session_gap, "session_gap")
             if self.slide is not None:
                 raise InputError("session windows have no slide", field="slide", value=self.slide)
             if self.output_mode != "append":
@@ -99,15 +99,15 @@ class TwinSpec:
                     expected="'append'",
                 )
         else:
-            _positive(self.size, "size")
-            _positive(self.window_slide, "slide")
+            positive_ms(self.size, "size")
+            positive_ms(self.window_slide, "slide")
             if self.window_slide > self.size:
                 raise InputError(
                     "a slide larger than the window leaves gaps", field="slide", value=self.slide
                 )
-        _positive(self.trigger_interval, "trigger_interval")
+        positive_ms(self.trigger_interval, "trigger_interval")
         for delay in self.delays:
-            if not isinstance(delay, int) or isinstance(delay, bool) or delay < 0:
+            if not is_ms(delay) or delay < 0:
                 raise InputError(
                     "must be an int >= 0 (or a tuple of them, one per stream)",
                     field="watermark_delay",
@@ -132,10 +132,10 @@ class TwinSpec:
                 field="watermark_delay",
                 value=self.watermark_delay,
             )
-        _one_of(self.watermark_policy, WATERMARK_POLICIES, "watermark_policy")
-        _one_of(self.output_mode, OUTPUT_MODES, "output_mode")
-        _one_of(self.drive, DRIVES, "drive")
-        _one_of(self.aggregate, AGGREGATES, "aggregate")
+        one_of(self.watermark_policy, WATERMARK_POLICIES, "watermark_policy")
+        one_of(self.output_mode, OUTPUT_MODES, "output_mode")
+        one_of(self.drive, DRIVES, "drive")
+        one_of(self.aggregate, AGGREGATES, "aggregate")
         if self.aggregate == "sum" and self.value_field is None:
             raise InputError("aggregate='sum' needs a value_field", field="value_field", value=None)
 
@@ -165,12 +165,17 @@ class TwinSpec:
         return len(self.delays) > 1
 
 
-def _positive(value: object, name: str) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+def is_ms(value: object) -> bool:
+    """Whether ``value`` is an int of milliseconds (an int, not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def positive_ms(value: object, name: str) -> None:
+    if not is_ms(value) or value <= 0:  # type: ignore[operator]
         raise InputError("must be a positive int (milliseconds)", field=name, value=value)
 
 
-def _one_of(value: object, allowed: tuple[str, ...], name: str) -> None:
+def one_of(value: object, allowed: tuple[str, ...], name: str) -> None:
     if value not in allowed:
         raise InputError("unknown option", field=name, value=value, expected=f"one of {allowed}")
 
@@ -215,13 +220,13 @@ class StateSpec:
     is_union = False
 
     def __post_init__(self) -> None:
-        _positive(self.timeout, "timeout")
-        _positive(self.trigger_interval, "trigger_interval")
+        positive_ms(self.timeout, "timeout")
+        positive_ms(self.trigger_interval, "trigger_interval")
         d = self.watermark_delay
-        if not isinstance(d, int) or isinstance(d, bool) or d < 0:
+        if not is_ms(d) or d < 0:
             raise InputError("must be an int >= 0", field="watermark_delay", value=d)
-        _one_of(self.api, STATE_APIS, "api")
-        _one_of(self.drive, DRIVES, "drive")
+        one_of(self.api, STATE_APIS, "api")
+        one_of(self.drive, DRIVES, "drive")
 
     @property
     def delays(self) -> tuple[int, ...]:

@@ -58,7 +58,7 @@ from winviz.spark.batches import (
     write_batch_file,
 )
 from winviz.spark.failures import SparkQueryError, record_marker
-from winviz.spark.model import WatermarkTracker, sum_ignoring_nulls
+from winviz.spark.model import MicroBatchModel, run_micro_batches, sum_ignoring_nulls
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_order
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec
@@ -217,25 +217,18 @@ class StateTimeoutRefused(ValueError):
     """The model's ``INVALID_TIMEOUT_TIMESTAMP``: rule 4."""
 
 
-class StateModel:
+class StateModel(MicroBatchModel):
     """Rules 1-4 of this module for one query: watermark, per-key state and timers."""
 
     def __init__(self, spec: StateSpec) -> None:
+        super().__init__(spec.delays, "min")
         self.spec = spec
-        self.tracker = WatermarkTracker(spec.delays, "min")
-        self.previous = 0
         self.keys: dict[Any, list[Any]] = {}  # key -> [count, sum, max_ts, timer]
         self.outcomes: list[BatchOutcome] = []
-
-    @property
-    def watermark(self) -> int:
-        return self.tracker.global_watermark
-
-    @property
-    def needs_no_data_batch(self) -> bool:
-        return self.watermark > self.previous
+        self.running: InputBatch | None = None  # the batch being run (None: a no-data one)
 
     def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
+        self.running = batch
         evict, late = self.watermark, self.previous
         rows = batch.rows if batch is not None else ()
         indexes = batch.indexes if batch is not None else ()
@@ -274,8 +267,7 @@ class StateModel:
             rows=tuple(sorted(out, key=timer_row_order)),
         )
         self.outcomes.append(outcome)
-        self.previous = evict
-        self.tracker.update(rows)
+        self._advance(evict, rows)
         return outcome
 
 
@@ -286,22 +278,14 @@ def predict_state(
     ``SparkQueryError`` naming the batch and row, as ``run_state_twin`` does."""
     inputs = form_batches(records, arrival_times, spec)
     model = StateModel(spec)
-    current: InputBatch | None = None
     try:
-        for batch in inputs:
-            current = batch
-            model.run_batch(batch, batch.proc_time)
-            current = None
-            if spec.drive == "per_batch" and model.needs_no_data_batch:
-                model.run_batch(None, batch.proc_time)
-        if spec.drive == "available_now" and inputs and model.needs_no_data_batch:
-            model.run_batch(None, inputs[-1].proc_time)
+        run_micro_batches(model, inputs, spec.drive)
     except StateTimeoutRefused as exc:
         from winviz.spark.failures import marked_record
 
         raise SparkQueryError(
             batch_id=len(model.outcomes),
-            input_batch=current,
+            input_batch=model.running,
             index=marked_record(str(exc)),
             outcomes=model.outcomes,
             spark_message=f"StateTimeoutRefused: {exc}",

@@ -14,38 +14,33 @@ from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger
 
 
+def _instance(value: Any, kind: type, field: str, method: str, example: str) -> Any:
+    """``value`` if it is a ``kind``; else ``ArgumentTypeError`` naming the call (``method``,
+    e.g. "trigger() takes"), the value's type and an ``example`` of a ``kind``."""
+    if not isinstance(value, kind):
+        a_kind = ("an " if kind.__name__[0] in "AEIOU" else "a ") + kind.__name__
+        raise ArgumentTypeError(
+            f"{method} {a_kind}, not {type(value).__name__}",
+            field=field,
+            value=value,
+            expected=f"{a_kind}, e.g. {example}",
+        )
+    return value
+
+
 def checked_assigner(assigner: Any, method: str = "window() takes") -> WindowAssigner:
     """``assigner`` if it is a ``WindowAssigner``; ``method`` names the call in the error."""
-    if not isinstance(assigner, WindowAssigner):
-        raise ArgumentTypeError(
-            f"{method} a WindowAssigner, not {type(assigner).__name__}",
-            field="assigner",
-            value=assigner,
-            expected="a WindowAssigner, e.g. TumblingEventTimeWindows.of(5000)",
-        )
-    return assigner
+    return _instance(
+        assigner, WindowAssigner, "assigner", method, "TumblingEventTimeWindows.of(5000)"
+    )
 
 
 def checked_trigger(trigger: Any) -> Trigger:
-    if not isinstance(trigger, Trigger):
-        raise ArgumentTypeError(
-            f"trigger() takes a Trigger, not {type(trigger).__name__}",
-            field="trigger",
-            value=trigger,
-            expected="a Trigger, e.g. CountTrigger.of(3)",
-        )
-    return trigger
+    return _instance(trigger, Trigger, "trigger", "trigger() takes", "CountTrigger.of(3)")
 
 
 def checked_evictor(evictor: Any) -> Evictor:
-    if not isinstance(evictor, Evictor):
-        raise ArgumentTypeError(
-            f"evictor() takes an Evictor, not {type(evictor).__name__}",
-            field="evictor",
-            value=evictor,
-            expected="an Evictor, e.g. CountEvictor.of(3)",
-        )
-    return evictor
+    return _instance(evictor, Evictor, "evictor", "evictor() takes", "CountEvictor.of(3)")
 
 
 def checked_lateness(lateness: Any) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 from winviz.errors import InputError
 from winviz.state import ReducingStateDescriptor, ValueStateDescriptor
@@ -183,20 +183,17 @@ def next_fire_time(time: int, interval: int, window: Any) -> int:
     return min(wrap_long(time + interval), window.max_timestamp())
 
 
-class ContinuousEventTimeTrigger(Trigger):
-    """Fires every ``interval`` of event time, and at the window's end.
-
-    Keeps the next fire time in a ``fire-time`` state (minimum on merge); the first fire time
-    is the element's interval boundary plus ``interval``, capped at ``max_timestamp``.
-    """
-
-    uses_processing_time = False
+class _ContinuousTrigger(Trigger):
+    """What Flink's two continuous triggers share (``ContinuousEventTimeTrigger`` and
+    ``ContinuousProcessingTimeTrigger`` are twins but for their time domain): the next fire
+    time kept in a ``fire-time`` state (minimum on merge); a timer at that time fires and
+    registers the next one (``next_fire_time``). A subclass names its domain's timer calls."""
 
     def __init__(self, interval: Any) -> None:
         self.interval = duration_ms(interval, what="interval")
         if self.interval <= 0:
             raise InputError(
-                "ContinuousEventTimeTrigger needs interval > 0",
+                f"{type(self).__name__} needs interval > 0",
                 field="interval",
                 value=interval,
                 expected="> 0",
@@ -204,8 +201,58 @@ class ContinuousEventTimeTrigger(Trigger):
         self.state_desc = ReducingStateDescriptor("fire-time", min)
 
     @classmethod
-    def of(cls, interval: Any) -> ContinuousEventTimeTrigger:
+    def of(cls, interval: Any) -> Self:
         return cls(interval)
+
+    def _register_timer(self, ctx: Any, time: int) -> None:
+        raise NotImplementedError
+
+    def _delete_timer(self, ctx: Any, time: int) -> None:
+        raise NotImplementedError
+
+    def _fire_if_next(self, time: int, window: Any, ctx: Any) -> TriggerResult:
+        """A timer at ``time``: FIRE and register the next one when ``time`` is the kept fire
+        time, else CONTINUE."""
+        fire_time = ctx.get_partitioned_state(self.state_desc)
+        if fire_time.get() == time:
+            fire_time.clear()
+            self._register_next(time, window, ctx, fire_time)
+            return FIRE
+        return CONTINUE
+
+    def _register_next(self, time, window, ctx, fire_time) -> None:
+        next_fire = next_fire_time(time, self.interval, window)
+        fire_time.add(next_fire)
+        self._register_timer(ctx, next_fire)
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx):
+        ctx.merge_partitioned_state(self.state_desc)
+        next_fire = ctx.get_partitioned_state(self.state_desc).get()
+        if next_fire is not None:
+            self._register_timer(ctx, next_fire)
+
+    def clear(self, window, ctx):
+        fire_time = ctx.get_partitioned_state(self.state_desc)
+        ts = fire_time.get()
+        if ts is not None:
+            self._delete_timer(ctx, ts)
+            fire_time.clear()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.interval})"
+
+
+class ContinuousEventTimeTrigger(_ContinuousTrigger):
+    """Fires every ``interval`` of event time, and at the window's end.
+
+    Keeps the next fire time in a ``fire-time`` state (minimum on merge); the first fire time
+    is the element's interval boundary plus ``interval``, capped at ``max_timestamp``.
+    """
+
+    uses_processing_time = False
 
     def on_element(self, element, timestamp, window, ctx):
         if window.max_timestamp() <= ctx.get_current_watermark():
@@ -220,55 +267,17 @@ class ContinuousEventTimeTrigger(Trigger):
     def on_event_time(self, time, window, ctx):
         if time == window.max_timestamp():
             return FIRE
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        if fire_time.get() == time:
-            fire_time.clear()
-            self._register_next(time, window, ctx, fire_time)
-            return FIRE
-        return CONTINUE
+        return self._fire_if_next(time, window, ctx)
 
-    def _register_next(self, time, window, ctx, fire_time) -> None:
-        next_fire = next_fire_time(time, self.interval, window)
-        fire_time.add(next_fire)
-        ctx.register_event_time_timer(next_fire)
+    def _register_timer(self, ctx: Any, time: int) -> None:
+        ctx.register_event_time_timer(time)
 
-    def can_merge(self) -> bool:
-        return True
-
-    def on_merge(self, window, ctx):
-        ctx.merge_partitioned_state(self.state_desc)
-        next_fire = ctx.get_partitioned_state(self.state_desc).get()
-        if next_fire is not None:
-            ctx.register_event_time_timer(next_fire)
-
-    def clear(self, window, ctx):
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        ts = fire_time.get()
-        if ts is not None:
-            ctx.delete_event_time_timer(ts)
-            fire_time.clear()
-
-    def __repr__(self) -> str:
-        return f"ContinuousEventTimeTrigger({self.interval})"
+    def _delete_timer(self, ctx: Any, time: int) -> None:
+        ctx.delete_event_time_timer(time)
 
 
-class ContinuousProcessingTimeTrigger(Trigger):
+class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
     """Fires every ``interval`` of processing time (next fire time kept in ``fire-time``)."""
-
-    def __init__(self, interval: Any) -> None:
-        self.interval = duration_ms(interval, what="interval")
-        if self.interval <= 0:
-            raise InputError(
-                "ContinuousProcessingTimeTrigger needs interval > 0",
-                field="interval",
-                value=interval,
-                expected="> 0",
-            )
-        self.state_desc = ReducingStateDescriptor("fire-time", min)
-
-    @classmethod
-    def of(cls, interval: Any) -> ContinuousProcessingTimeTrigger:
-        return cls(interval)
 
     def on_element(self, element, timestamp, window, ctx):
         fire_time = ctx.get_partitioned_state(self.state_desc)
@@ -278,36 +287,13 @@ class ContinuousProcessingTimeTrigger(Trigger):
         return CONTINUE
 
     def on_processing_time(self, time, window, ctx):
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        if fire_time.get() == time:
-            fire_time.clear()
-            self._register_next(time, window, ctx, fire_time)
-            return FIRE
-        return CONTINUE
+        return self._fire_if_next(time, window, ctx)
 
-    def _register_next(self, time, window, ctx, fire_time) -> None:
-        next_fire = next_fire_time(time, self.interval, window)
-        fire_time.add(next_fire)
-        ctx.register_processing_time_timer(next_fire)
+    def _register_timer(self, ctx: Any, time: int) -> None:
+        ctx.register_processing_time_timer(time)
 
-    def can_merge(self) -> bool:
-        return True
-
-    def on_merge(self, window, ctx):
-        ctx.merge_partitioned_state(self.state_desc)
-        next_fire = ctx.get_partitioned_state(self.state_desc).get()
-        if next_fire is not None:
-            ctx.register_processing_time_timer(next_fire)
-
-    def clear(self, window, ctx):
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        ts = fire_time.get()
-        if ts is not None:
-            ctx.delete_processing_time_timer(ts)
-            fire_time.clear()
-
-    def __repr__(self) -> str:
-        return f"ContinuousProcessingTimeTrigger({self.interval})"
+    def _delete_timer(self, ctx: Any, time: int) -> None:
+        ctx.delete_processing_time_timer(time)
 
 
 def value_delta(old: Any, new: Any) -> float:

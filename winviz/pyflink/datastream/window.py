@@ -11,7 +11,7 @@ Python operator numbers its windows (``CountWindow(id)``), Java's window is the
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Self
 
 import winviz as wv
 from winviz.pyflink.common.time import millis
@@ -85,24 +85,25 @@ def _extractor(extractor: Any) -> Any:
     return extract if callable(extract) else extractor
 
 
-class EventTimeSessionWindows(wv.EventTimeSessionWindows):
-    @classmethod
-    def with_gap(cls, size: Any) -> EventTimeSessionWindows:  # type: ignore[override]
-        return cls(millis(size, "size"))
+class _SessionGaps:
+    """PyFlink's session-window factories, alike for both time domains: a gap (a ``Time`` or
+    ms) or a ``SessionWindowTimeGapExtractor`` (or a function)."""
 
     @classmethod
-    def with_dynamic_gap(cls, extractor: Any) -> EventTimeSessionWindows:  # type: ignore[override]
-        return cls(gap_extractor=_extractor(extractor))
-
-
-class ProcessingTimeSessionWindows(wv.ProcessingTimeSessionWindows):
-    @classmethod
-    def with_gap(cls, size: Any) -> ProcessingTimeSessionWindows:  # type: ignore[override]
-        return cls(millis(size, "size"))
+    def with_gap(cls, size: Any) -> Self:
+        return cls(millis(size, "size"))  # type: ignore[call-arg]
 
     @classmethod
-    def with_dynamic_gap(cls, extractor: Any) -> ProcessingTimeSessionWindows:  # type: ignore[override]
-        return cls(gap_extractor=_extractor(extractor))
+    def with_dynamic_gap(cls, extractor: Any) -> Self:
+        return cls(gap_extractor=_extractor(extractor))  # type: ignore[call-arg]
+
+
+class EventTimeSessionWindows(_SessionGaps, wv.EventTimeSessionWindows):
+    pass
+
+
+class ProcessingTimeSessionWindows(_SessionGaps, wv.ProcessingTimeSessionWindows):
+    pass
 
 
 class DynamicEventTimeSessionWindows(EventTimeSessionWindows):
