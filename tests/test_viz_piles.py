@@ -3,6 +3,10 @@ right, then left, never off the plot; a pile too deep is counted on the mark at 
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from winviz.viz import piles
 
 
@@ -82,3 +86,44 @@ def test_a_moved_mark_keeps_its_centre_off_the_marks_to_avoid() -> None:
     assert placed.dx == [0, 20]  # 10 right would sit under the element
     # a mark at its own point is not moved off the element (elements are drawn over it)
     assert piles.side_by_side([(60, 20)], 10, 100, most=3, grid=grid).dx == [0]
+
+
+def test_boxes_answer_as_a_test_over_every_box() -> None:
+    """labels._Boxes (a test over every box for the first questions, then its row index):
+    the same answer as ``overlaps`` against each box, for boxes that touch, share edges on
+    the index's rows, are tall, wide, inverted or far off, and for questions of each kind."""
+    import random
+
+    from winviz.viz.labels import _Boxes, overlaps
+
+    rnd = random.Random(3)
+
+    def box() -> tuple[float, float, float, float]:
+        kind = rnd.random()
+        x, y = (
+            rnd.choice([rnd.uniform(-50, 650), 16.0 * rnd.randrange(-2, 30)]),
+            rnd.uniform(-50, 450),
+        )
+        w = rnd.choice([0.0, 2.0, 10.4, 16.0, rnd.uniform(0, 40), 300.0])
+        h = rnd.choice([0.0, 2.0, 10.4, 16.0, rnd.uniform(0, 40), 300.0])
+        if kind < 0.05:
+            return (x, y, x - w, y - h)  # inverted
+        if kind < 0.08:
+            return (x * 1e10, y, x * 1e10 + w, y + h)  # far off
+        return (x, y, x + w, y + h)
+
+    boxes = [box() for _ in range(400)]
+    every = _Boxes()
+    every.add_array(np.asarray(boxes[:300], dtype=float))
+    every.add_small(boxes[300:390])
+    for b in boxes[390:]:
+        every.add(b)
+    for _ in range(2000):  # past _Boxes.ASKED: the index answers most
+        q = box()
+        assert every.hits(q) == any(overlaps(a, q) for a in boxes), q
+    # touching edges do not cross; a box one ulp inside does
+    touch = _Boxes()
+    touch.add_array(np.asarray([(16.0, 16.0, 26.0, 26.0)] * 40))
+    for _ in range(20):
+        assert not touch.hits((26.0, 16.0, 30.0, 26.0))
+    assert touch.hits((math.nextafter(26.0, 0), 16.0, 30.0, 26.0))

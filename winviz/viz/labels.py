@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from bisect import bisect_left
 from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
@@ -162,45 +163,133 @@ def label_leaders(
     return out
 
 
+_ROW_PX = 16.0
+"""The height of a row of ``_Boxes``' index (and the largest box it holds: marks' boxes)."""
+
+_FAR_PX = 1e9  # boxes beyond this many pixels are tested one by one
+
+
 class _Boxes:
-    """Pixel boxes (left, top, right, bottom) as one array: asking what a box crosses is one
-    vectorised test over all of them (few questions are asked: a label's places, an edge
-    text's)."""
+    """Pixel boxes (left, top, right, bottom), and whether a box crosses one of them
+    (``hits``, by ``overlaps``' rule). Where many questions are asked of the same boxes (a
+    mark trying the places beside its point, ``piles.first_free``; labels their places), a
+    question looks only at the boxes near it: the boxes added in bulk are then indexed
+    (``_BoxIndex``); those added one by one (labels, edge texts) are few, tested one by one."""
+
+    ASKED = 16  # questions answered by a test over every box before the boxes are indexed
 
     def __init__(self) -> None:
         self.parts: list[np.ndarray] = []
+        self.loose: list[Box] = []
+        self.index: _BoxIndex | None = None
         self.cached: np.ndarray | None = None
+        self.asked = 0
 
     def copy(self) -> _Boxes:
         out = _Boxes()
-        out.parts = list(self.parts)
+        out.parts, out.loose = list(self.parts), list(self.loose)
+        out.index, out.cached = self.index, self.cached
         return out
 
     def add_small(self, boxes: list[Box]) -> None:
         """Add these boxes (finite: the caller's)."""
         if boxes:
-            self.parts.append(np.asarray(boxes, dtype=float).reshape(-1, 4))
-            self.cached = None
+            self.add_array(np.asarray(boxes, dtype=float).reshape(-1, 4))
 
     def add_array(self, boxes: np.ndarray) -> None:
         """Add these boxes (an n × 4 float array, finite)."""
         if len(boxes):
             self.parts.append(boxes)
-            self.cached = None
+            self.index = self.cached = None
+            self.asked = 0
 
     def add(self, box: Box) -> None:
         if all(math.isfinite(v) for v in box):
-            self.add_small([box])
+            self.loose.append(box)
 
     def hits(self, box: Box) -> bool:
+        """Whether ``box`` crosses one of the boxes (``overlaps``)."""
+        if any(overlaps(a, box) for a in self.loose):
+            return True
+        if self.index is not None:
+            return self.index.hits(box)
         if self.cached is None:
             self.cached = np.concatenate(self.parts) if self.parts else np.empty((0, 4))
-        a = self.cached
-        return bool(
-            np.any(
-                (a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3])
-            )
+        self.asked += 1
+        if self.asked > self.ASKED:
+            self.index = _BoxIndex(self.cached)
+            return self.index.hits(box)
+        return _crossed(self.cached, box)
+
+
+class _BoxIndex:
+    """Boxes of at most ``_ROW_PX`` each way in rows of ``_ROW_PX`` pixels (a box is in each
+    row its top to bottom spans, the row of y being ``floor(y / _ROW_PX)``), sorted by their
+    left edge in each row; the others (larger, or far off) kept apart. A box crossing another
+    shares a row with it, and its left edge is less than the widest box's width left of the
+    other's left: ``hits`` tests only those, and the others."""
+
+    def __init__(self, a: np.ndarray) -> None:
+        left, top, right, bottom = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
+        first, last = np.floor(top / _ROW_PX), np.floor(bottom / _ROW_PX)
+        width, height = right - left, bottom - top
+        small = (
+            (width >= 0)
+            & (width <= _ROW_PX)
+            & (height >= 0)
+            & (height <= _ROW_PX)
+            & (last - first <= 1)
+            & (left >= -_FAR_PX)
+            & (right <= _FAR_PX)
+            & (top >= -_FAR_PX)
+            & (bottom <= _FAR_PX)
         )
+        self.all = a
+        self.others = a[~small]
+        self.few: list[Box] | None = (
+            list(map(tuple, self.others.tolist())) if len(self.others) <= 32 else None
+        )
+        two = small & (first != last)  # (in two rows)
+        rows = np.concatenate([first[small], last[two]]).astype(np.int64)
+        boxes = np.concatenate([a[small], a[two]])
+        order = np.lexsort((boxes[:, 0], rows))
+        rows, boxes = rows[order], boxes[order]
+        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]]).tolist()
+        ends = [*starts[1:], len(rows)]
+        sides = [boxes[:, c].tolist() for c in range(4)]
+        # (a box crossing one whose left edge is x has its own left edge past x - reach)
+        self.reach = float(width[small].max()) + 1 if small.any() else 0.0
+        self.rows: dict[int, tuple[list[float], ...]] = {
+            row: tuple(side[i:j] for side in sides)
+            for row, i, j in zip(rows[starts].tolist(), starts, ends, strict=True)
+        }
+
+    def hits(self, box: Box) -> bool:
+        left, top, right, bottom = box
+        if self.few is None:
+            if _crossed(self.others, box):
+                return True
+        elif self.few and any(overlaps(a, box) for a in self.few):
+            return True
+        if not (-_FAR_PX <= left <= right <= _FAR_PX and -_FAR_PX <= top <= bottom <= _FAR_PX):
+            return _crossed(self.all, box)  # (NaN, inverted or far off: all of them)
+        rows = self.rows
+        for row in range(math.floor(top / _ROW_PX), math.floor(bottom / _ROW_PX) + 1):
+            found = rows.get(row)
+            if found is not None:
+                lefts, tops, rights, bottoms = found
+                # (overlaps, side by side)
+                for i in range(bisect_left(lefts, left - self.reach), bisect_left(lefts, right)):
+                    if left < rights[i] and tops[i] < bottom and top < bottoms[i]:
+                        return True
+        return False
+
+
+def _crossed(a: np.ndarray, box: Box) -> bool:
+    """Whether ``box`` crosses one of the boxes ``a`` (n × 4), as ``overlaps``."""
+    return bool(
+        np.any((a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3]))
+    )
 
 
 def _point_radius(mark: dict[str, Any]) -> float:

@@ -34,6 +34,8 @@ class Grid:
     step: float
     reach: float = 0.0
     cells: dict[tuple[int, int], list[tuple[float, float, int]]] = field(default_factory=dict)
+    # the same centres by row of cells (j): (x, y, column i) — the marks near one y (``row``)
+    rows: dict[int, list[tuple[float, float, int]]] = field(default_factory=dict)
     n: int = 0  # the marks added: the next one's index
     anchors: dict[int, dict[str, Any]] = field(default_factory=dict)  # index: x, y, dx (key)
     more: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # index: rows counted
@@ -42,7 +44,8 @@ class Grid:
     avoid: Any = None
 
     def near(self, px: float, py: float) -> int | None:
-        """The index of a placed mark nearer than ``step`` to (px, py), else None."""
+        """The index of a placed mark nearer than ``reach`` to (px, py), else None: the first
+        found in the cells around (px, py) — its own, then the ones left, right, below, above."""
         if not (math.isfinite(px) and math.isfinite(py)):
             return None
         step, reach = self.step, self.reach or self.step
@@ -54,13 +57,38 @@ class Grid:
                         return n
         return None
 
+    def row(self, py: float) -> dict[int, list[float]]:
+        """The x of the placed marks nearer than ``reach`` to ``py`` up and down, by cell
+        column: a point (px, py) has a mark near it (``near``) exactly when one of these in
+        px's column or the two beside it is nearer than ``reach`` across (``taken``)."""
+        reach = self.reach or self.step
+        j = int(py // self.step)
+        out: dict[int, list[float]] = {}
+        for dj in (0, -1, 1):
+            for qx, qy, i in self.rows.get(j + dj, ()):
+                if -reach < py - qy < reach:
+                    out.setdefault(i, []).append(qx)
+        return out
+
+    def taken(self, row: dict[int, list[float]], px: float) -> bool:
+        """Whether a placed mark of ``row`` (``row(py)``) is nearer than ``reach`` across to
+        ``px``: ``near(px, py) is not None`` for finite px, py."""
+        reach = self.reach or self.step
+        i = int(px // self.step)
+        for di in (0, -1, 1):
+            for qx in row.get(i + di, ()):
+                if -reach < px - qx < reach:
+                    return True
+        return False
+
     def add(self, px: float, py: float, anchor: dict[str, Any] | None = None) -> None:
         """Add a mark's centre (it gets the next index, ``n``); ``anchor``: its x, y (data),
         ``dx`` (pixels) and key if it has one, where a ring is drawn if marks are counted on
         it."""
         if math.isfinite(px) and math.isfinite(py):
-            key = (int(px // self.step), int(py // self.step))
-            self.cells.setdefault(key, []).append((px, py, self.n))
+            i, j = int(px // self.step), int(py // self.step)
+            self.cells.setdefault((i, j), []).append((px, py, self.n))
+            self.rows.setdefault(j, []).append((px, py, i))
         if anchor is not None:
             self.anchors[self.n] = anchor
         self.n += 1
@@ -88,16 +116,18 @@ def first_free(
 ) -> tuple[int | None, int | None]:
     """Where a mark at (px, py) goes: (its offset in steps, None), or — when no place it
     tries is free — (None, the index of the mark in its way at its own point)."""
-    in_way = None
-    for k in places_tried(px, grid.step, width, most):
-        cx = px + k * grid.step
-        n = grid.near(cx, py)
-        if n is None:
-            if k and grid.avoid is not None and grid.avoid.hits((cx - 1, py - 1, cx + 1, py + 1)):
-                continue  # (moved under another mark)
-            return k, None
-        if k == 0:
-            in_way = n
+    in_way = grid.near(px, py)
+    if in_way is None:
+        return 0, None
+    # (its own point is taken, so px and py are finite: the marks near py, once)
+    row, step, avoid = grid.row(py), grid.step, grid.avoid
+    for k in places_tried(px, step, width, most)[1:]:
+        cx = px + k * step
+        if grid.taken(row, cx):
+            continue
+        if avoid is not None and avoid.hits((cx - 1, py - 1, cx + 1, py + 1)):
+            continue  # (moved under another mark)
+        return k, None
     return None, in_way
 
 

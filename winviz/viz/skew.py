@@ -330,8 +330,8 @@ def _lag_label_place(
     """The line's "watermark lag" label: at its last vertex above the line, else the first
     place (``LABEL_PLACES``, at the last vertices backwards and the middles of the segments
     between them) where its box crosses no element mark and stays on the plot (issue 26: it
-    lay over elements); else the place crossing the fewest. One vectorised test of every
-    element per place tried (at most 16 × 79)."""
+    lay over elements); else the place crossing the fewest. Per place tried (at most 16 × 79)
+    one vectorised test of the elements across its box (a slice of them sorted by x)."""
     sx, sy = width / max(1, x.hi - x.lo), height / max(1, y.hi - y.lo)
     ex, ey = (procs - x.lo) * sx, height - (skews - y.lo) * sy
     w, h, r = 6.6 * len("watermark lag"), 13.0, 4.0  # 11 px sans-serif; an element's half side
@@ -362,14 +362,24 @@ def _lag_label_place(
             & (ey < max(pys) + reach)
         )
         ex, ey = ex[near], ey[near]
+    # the elements by x: those whose box spans across a label's (ex + r > left and
+    # ex - r < left + w, both rising with ex) are one slice of them
+    by_x = np.argsort(ex, kind="stable")
+    ex, ey = ex[by_x], ey[by_x]
+    ex_right, ex_left, ey_bottom, ey_top = ex + r, ex - r, ey + r, ey - r
     for (t, lag), (px, py) in zip(spots, points, strict=True):
         for align, baseline, dy in LABEL_PLACES:
             left = px - w if align == "right" else px
             top = py + dy - h if baseline == "bottom" else py + dy
             if left < 0 or top < 0 or left + w > width or top + h > height:
                 continue
-            crosses = (ex + r > left) & (ex - r < left + w) & (ey + r > top) & (ey - r < top + h)
-            n = int(crosses.sum())
+            i = np.searchsorted(ex_right, left, side="right")
+            j = np.searchsorted(ex_left, left + w, side="left")
+            n = (
+                int(np.count_nonzero((ey_bottom[i:j] > top) & (ey_top[i:j] < top + h)))
+                if i < j
+                else 0
+            )
             if best is None or n < best[0]:
                 best = (n, (t, lag), (align, baseline, dy))
             if n == 0:
