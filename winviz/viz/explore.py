@@ -29,6 +29,12 @@ Two kinds of control, by where they can be evaluated:
   (the watermark, firings and elements at *t*, computed in Python from the trace), and a
   re-run keeps it (the new scrubber starts at the *t* the learner had scrubbed to).
 
+After each change the explorer computes, while the kernel is idle, the runs of the
+neighbouring control values (one slider step down and up, the previous and next option:
+``winviz.viz.ahead``), one per event-loop callback so that a learner's change is never kept
+waiting by them; a change to one of them shows it at once (``last_ahead``), exactly as a
+fresh run would draw it.
+
 A control's initial value is the pipeline function's default for that parameter when it has
 one (and it is in range / among the options), else the first. A summary line (windows fired
 by cause, elements by fate) is updated with every run. When the pipeline raises for some
@@ -47,6 +53,8 @@ the page's controls switch between them.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import html
 import inspect
 import numbers
@@ -68,6 +76,15 @@ from ipywidgets.widgets.widget import _remove_buffers
 from winviz.errors import InputError
 from winviz.trace import Trace, vocabulary
 from winviz.viz import frames, grid, pages, palette
+from winviz.viz.ahead import (
+    AHEAD_GAP_S,
+    KEPT_RUNS,
+    Ahead,
+    ControlKey,
+    Ready,
+    control_key,
+    neighbours,
+)
 from winviz.viz.export import (
     EXPLORER_KEY,
     EXPORT_MIMETYPE,
@@ -239,6 +256,9 @@ class Run:
     """The time of each stage of the run: ``engine`` (the pipeline call), ``read`` (the
     trace's first read into columns, which the first chart would otherwise do), ``charts``
     (building the chart objects), ``summary``."""
+    view: Any = None
+    """What the named charts were drawn from (the trace's view, else the result): a chart
+    that depends on the scrubber's start time is redrawn from it (``winviz.viz.ahead``)."""
 
     def status(self) -> str:
         """The line a page shows under the controls: the summary, or what raised."""
@@ -522,7 +542,9 @@ class Explorer:
     ``controls`` (name → widget), ``charts`` (one ``alt.JupyterChart`` each), ``summary`` and
     ``status`` (ipywidgets.HTML) are the live widgets; ``values`` the controls' current
     values; after each run ``result`` (what the pipeline returned), ``error`` (the exception
-    of a failed run, else None), ``runs`` (how many times the pipeline ran), ``last_values``
+    of a failed run, else None), ``runs`` (how many runs were shown; ``ahead_runs``: how many
+    were computed ahead, ``ahead``: their cache, ``last_ahead``: whether the last run shown
+    was one of them), ``last_values``
     and ``last_seconds`` (the time from the change to the updated chart specs). With a
     scrubber, ``at_t`` (ipywidgets.HTML) and ``last_at`` follow the browser's t
     (``state_at``)."""
@@ -559,14 +581,27 @@ class Explorer:
         self.summary = widgets.HTML()
         self.status = widgets.HTML()
         self.at_t = widgets.HTML()  # the scrubber's t, read back from the browser
+        # runs computed ahead (winviz.viz.ahead): the neighbours of the shown values, and the
+        # shown run and the one before it
+        self.ahead = Ahead(limit=2 * len(self.controls) + KEPT_RUNS)
+        self.ahead_runs = 0
+        self.ahead_error: BaseException | None = None
+        self.last_ahead = False
+        self.last_ahead_stages: Stages | None = None
+        self._uses_t = [_draws_at(c) for c in charts]
+        self._moved: tuple[str | None, int] = (None, 1)
+        self._wanted: set[ControlKey] = set()
+        self._ahead_handle: asyncio.TimerHandle | None = None
         alt.JupyterChart.enable_offline()  # the widget's JavaScript from vl-convert, no CDN
-        first = self._run()
+        run = self.compute(self.values)
+        first = self._show(run, run.stages)
         # the first charts are validated once, by JupyterChart's to_dict; their specs then come
         # from chart_dict like every update's (the same content, datasets named rows-N)
         self.charts = [ExplorerChart(c, embed_options=JUPYTER_EMBED_OPTIONS) for c in first]
         with debug_mode(False):
             for jc, chart in zip(self.charts, first, strict=True):
                 jc.spec = chart_dict(chart)
+        self._remember(run, list(self._kept_t), [jc.spec for jc in self.charts])
         for widget in self.controls.values():
             widget.observe(self._on_change, names="value")
         self._watch_scrubbers()
@@ -579,6 +614,7 @@ class Explorer:
                 self.at_t,
             ]
         )
+        self._plan_ahead()
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -604,6 +640,8 @@ class Explorer:
     # -- running ----------------------------------------------------------------------------
 
     def _on_change(self, change: dict[str, Any]) -> None:
+        name = next((n for n, w in self.controls.items() if w is change.get("owner")), None)
+        self._moved = (name, _direction(self.controls.get(name), change))
         if not self._holding:
             self.update()
 
@@ -623,33 +661,151 @@ class Explorer:
                 self.controls[name].value = value
         finally:
             self._holding = False
+        if values:
+            self._moved = (list(values)[-1], 1)
         self.update()
 
     def update(self) -> None:
         """Re-run the pipeline with the current values and replace every chart's spec in
-        place (what a control change does). ``last_stages`` (``Stages``) gets the time of
-        each stage: ``engine``, ``read``, ``charts``, ``summary`` (``Run.stages``), ``spec``
-        (the charts' Vega-Lite dicts, ``spec.chart_dict``), ``widget`` (setting them on the
-        widgets) and ``at_t`` (the line under the charts at the scrubber's t)."""
+        place (what a control change does), or show the run computed ahead for them
+        (``winviz.viz.ahead``; ``last_ahead`` says which). ``last_stages`` (``Stages``) gets
+        the time of each stage: for a run computed now ``engine``, ``read``, ``charts``,
+        ``summary`` (``Run.stages``), ``spec`` (the charts' Vega-Lite dicts,
+        ``spec.chart_dict``); for a run computed ahead ``ahead`` (taking it from the cache,
+        and redrawing a scrubber whose t moved since); then ``widget`` (setting the specs on
+        the widgets) and ``at_t`` (the line under the charts at the scrubber's t). The
+        neighbours of the new values are then planned to be computed ahead."""
         start = time.perf_counter()
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
-        self._kept_t = [
-            t if t is not None else old
-            for t, old in zip(map(self._scrub_time, self.charts), self._kept_t, strict=True)
-        ]
+        self._kept_t = self._keep_now()
+        values = self.values
+        key = control_key(self.controls, values)
         # Altair validates every schema object as it is made (its debug mode): this was done
         # for the first run's charts, of the same shape (the chart tests validate every
         # layout), so an update skips it — and chart_dict does not validate the spec again
         with debug_mode(False):
-            new = self._run(self._kept_t)
-            with self.last_stages.time("spec"):
-                specs = [chart_dict(chart) for chart in new]
+            ready = self.ahead.get(key)
+            if ready is not None:
+                stages = Stages()
+                with stages.time("ahead"):
+                    ready = self._at_keep(key, ready, self._kept_t)
+                charts = self._show(ready.run, stages)
+                specs = ready.specs
+            else:
+                run = self.compute(values, self._kept_t)
+                charts = self._show(run, run.stages)
+                with self.last_stages.time("spec"):
+                    specs = [chart_dict(chart) for chart in charts]
+                self._remember(run, list(self._kept_t), specs)
+            self.last_ahead = ready is not None
             with self.last_stages.time("widget"):
-                for jc, chart, spec in zip(self.charts, new, specs, strict=True):
+                for jc, chart, spec in zip(self.charts, charts, specs, strict=True):
                     jc.show(chart, spec)
         with self.last_stages.time("at_t"):
             self._watch_scrubbers()
         self.last_seconds = time.perf_counter() - start
+        self._plan_ahead()
+
+    def _keep_now(self) -> list[int | None]:
+        """Each scrubber's t in the browser now (else the one it had before a message card)."""
+        return [
+            t if t is not None else old
+            for t, old in zip(map(self._scrub_time, self.charts), self._kept_t, strict=True)
+        ]
+
+    # -- computing ahead (winviz.viz.ahead) -------------------------------------------------
+
+    def _remember(self, run: Run, keep: list[int | None], specs: list[dict[str, Any]]) -> None:
+        """Keep a run (shown, or computed ahead) in the cache under its values."""
+        key = control_key(self.controls, run.values)
+        if key is not None:
+            self.ahead.computed += 1
+            ready = Ready(self.ahead.computed, run, run.view, keep, specs)
+            self.ahead.put(key, ready, self._wanted | {key})
+
+    def _at_keep(self, key: ControlKey, ready: Ready, keep: list[int | None]) -> Ready:
+        """``ready`` with every chart that draws the scrubber's start time redrawn at ``keep``
+        where it was drawn at another (exactly what a fresh run at ``keep`` draws)."""
+        redo = [
+            i
+            for i, (uses, was, now) in enumerate(zip(self._uses_t, ready.keep, keep, strict=True))
+            if uses and was != now and ready.run.error is None
+        ]
+        if not redo:
+            return ready
+        charts, specs = list(ready.run.charts), list(ready.specs)
+        for i in redo:
+            charts[i] = self._chart_fns[i](ready.run.result, ready.view, keep[i])
+            specs[i] = chart_dict(charts[i])
+        run = dataclasses.replace(ready.run, charts=charts)
+        new = Ready(ready.number, run, ready.view, list(keep), specs)
+        self.ahead.ready[key] = new
+        return new
+
+    def _plan_ahead(self) -> None:
+        """Queue the neighbours of the shown values not yet computed (the control moved last
+        first, in its direction) and schedule the first on the kernel's event loop."""
+        if self._ahead_handle is not None:
+            self._ahead_handle.cancel()
+            self._ahead_handle = None
+        moved, direction = self._moved
+        wanted = neighbours(self.controls, self.values, moved, direction)
+        keys = [control_key(self.controls, v) for v in wanted]
+        current = control_key(self.controls, self.values)
+        self._wanted = {k for k in [*keys, current] if k is not None}
+        self.ahead.queue = [
+            v
+            for v, k in zip(wanted, keys, strict=True)
+            if k is not None and k not in self.ahead.ready
+        ]
+        self._schedule_ahead()
+
+    def _schedule_ahead(self) -> None:
+        if not self.ahead.queue:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a script): work_ahead() does it when asked
+            return
+        self._ahead_handle = loop.call_later(AHEAD_GAP_S, self._ahead_step)
+
+    def _ahead_step(self) -> None:
+        """One neighbour's run (one event-loop callback), then schedule the next."""
+        self._ahead_handle = None
+        if self.ahead.queue:
+            self._compute_ahead(self.ahead.queue.pop(0))
+        self._schedule_ahead()
+
+    def work_ahead(self) -> int:
+        """Compute every queued neighbour now (what the kernel does when idle) and return how
+        many ran; for scripts, tests and ``bench/explore_bench.py``, which have no event loop."""
+        if self._ahead_handle is not None:
+            self._ahead_handle.cancel()
+            self._ahead_handle = None
+        done = 0
+        while self.ahead.queue:
+            self._compute_ahead(self.ahead.queue.pop(0))
+            done += 1
+        return done
+
+    def _compute_ahead(self, values: dict[str, Any]) -> None:
+        """The run of ``values``, its charts and their specs, kept in the cache. An exception
+        of the pipeline or a chart is part of the run (its message cards, as ``compute``);
+        one outside them (writing a spec) is kept in ``ahead_error`` and the run is not
+        cached: the change to these values then runs them in front of the learner, who sees
+        it there."""
+        keep = self._keep_now()
+        try:
+            with debug_mode(False):
+                run = self.compute(values, keep)
+                with run.stages.time("spec"):
+                    specs = [chart_dict(chart) for chart in run.charts]
+        except Exception as exc:
+            self.ahead_error = exc
+            return
+        self.ahead_runs += 1
+        self.last_ahead_stages = run.stages
+        self._remember(run, keep, specs)
 
     def _watch_scrubbers(self) -> None:
         """Follow the scrubber's t as the browser moves it (JupyterChart makes a new
@@ -717,13 +873,13 @@ class Explorer:
                 chart="explore",
             )
             return Run(values, call, None, [card for _ in self._chart_fns], None, exc, stages)
-        return Run(values, call, result, charts, summary, None, stages)
+        return Run(values, call, result, charts, summary, None, stages, shared)
 
-    def _run(self, keep: list[int | None] | None = None) -> list[alt.TopLevelMixin]:
-        """Call the pipeline and build every chart; on an exception keep it in ``error`` and
-        return message cards saying what failed."""
-        run = self.compute(self.values, keep)
-        self.last_stages = run.stages
+    def _show(self, run: Run, stages: Stages) -> list[alt.TopLevelMixin]:
+        """Make ``run`` the explorer's current run (its result, error, summary and status
+        line; ``stages`` become ``last_stages``) and return its charts (message cards saying
+        what failed when the pipeline raised)."""
+        self.last_stages = stages
         self.last_values = run.values
         self.runs += 1
         self.error, self.result, self.last_summary = run.error, run.result, run.summary
@@ -843,6 +999,25 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int 
     if chart == "scrubber":
         return lambda result, view, at: fn(view, at=at)
     return lambda result, view, at: fn(view)
+
+
+def _draws_at(chart: str | Callable[..., Any]) -> bool:
+    """Whether the chart draws the scrubber's start time (``_chart_function``)."""
+    return chart == "scrubber"
+
+
+def _direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
+    """+1 when a control moved up (a larger value, a later option), else -1."""
+    old, new = change.get("old"), change.get("new")
+    options = getattr(widget, "options", None)
+    if options is not None and hasattr(widget, "index"):
+        values = [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
+        old = next((i for i, v in enumerate(values) if v is old), 0)
+        new = next((i for i, v in enumerate(values) if v is new), 0)
+    try:
+        return 1 if new > old else -1
+    except TypeError:
+        return 1
 
 
 def _first_read(result: Any) -> frames.TraceView | None:
