@@ -73,11 +73,16 @@ def test_a_neighbour_is_served_from_the_cache_exactly_as_a_fresh_run() -> None:
     assert json.dumps(ex.specs()) == fresh_specs({"bound": 1500})
     assert ex.result.outputs["counts"] == counts(RECORDS, bound=1500).outputs["counts"]
     assert ex.summary.value.startswith("fired 3 ")
-    # the next neighbours, bound 2000 first (the way it moved), then back to 1000 (cached)
-    assert ex.ahead.queue[0] == {"bound": 2000, "lateness": 0, "size": 5000}
-    assert {"bound": 1000, "lateness": 0, "size": 5000} not in ex.ahead.queue
-    ex.controls["size"].value = 2000  # not a neighbour of bound 1500: run now
-    assert not ex.last_ahead and len(run.calls) == 7
+    # the next neighbours, bound 2000 first (the way it moved), then back to 1000
+    assert ex.ahead.queue[:2] == [
+        {"bound": 2000, "lateness": 0, "size": 5000},
+        {"bound": 1000, "lateness": 0, "size": 5000},
+    ]
+    assert ex.work_ahead() == 4  # bound 1000 was run already: only sent to the page
+    assert len(run.calls) == 10
+    ex.ahead.clear()
+    ex.controls["size"].value = 2000  # not computed ahead: run now
+    assert not ex.last_ahead and len(run.calls) == 11
     assert "ahead" not in ex.last_stages.wall and "engine" in ex.last_stages.wall
     assert json.dumps(ex.specs()) == fresh_specs({"bound": 1500, "size": 2000})
 
@@ -156,3 +161,33 @@ def test_on_the_event_loop_one_neighbour_per_callback_and_a_change_is_served_fir
         {"bound": 500, "lateness": 0, "size": 10000},
         {"bound": 1000, "lateness": 1000, "size": 10000},
     ]
+
+
+def test_the_page_gets_the_runs_ahead_and_the_key_of_the_one_shown(monkeypatch) -> None:
+    """Each run computed ahead is sent to the page under a key per chart (``prepare``); the
+    change to it shows its spec with that key (the page moves that view into place), and the
+    page is told to drop the views no longer next to the shown run (``keep``). A scrubber
+    moved since is drawn anew: its key is another."""
+    from winviz.viz.explorer_chart import ExplorerChart
+
+    sent: list[tuple[int, dict]] = []
+    monkeypatch.setattr(ExplorerChart, "send", lambda self, msg: sent.append((id(self), msg)))
+    ex = make(charts=("scrubber", "timeline"))
+    ex.work_ahead()
+    ahead = {(who, m["key"]): m["spec"] for who, m in sent if m["type"] == "ahead"}
+    assert len(ahead) == 5 * 2  # five neighbours, two charts each
+    ex.controls["size"].value = 10000
+    scrubber, tl = ex.charts
+    assert ahead[(id(tl), tl._key)] == tl.spec and ahead[(id(scrubber), scrubber._key)] == (
+        scrubber.spec
+    )
+    keeps = [m["keys"] for who, m in sent if m["type"] == "keep" and who == id(tl)]
+    assert keeps[-1] == []  # none of the five is next to size 10000 but size 5000, not sent
+    sent.clear()
+    assert ex.work_ahead() == 3  # bound 1500, 500, lateness 1000; size 5000: only sent
+    assert len([m for who, m in sent if who == id(tl) and m["type"] == "ahead"]) == 4
+    scrubber._params = {"t": 200}
+    ex.controls["bound"].value = 1500
+    assert ex.last_ahead
+    ahead = {(who, m["key"]): m["spec"] for who, m in sent if m["type"] == "ahead"}
+    assert (id(tl), tl._key) in ahead and (id(scrubber), scrubber._key) not in ahead

@@ -43,7 +43,9 @@ exception (``explorer.error``); the next good values bring the charts back.
 
 Charts are named ("timeline", "window_lanes", "timers_chart", "scrubber", "skew_chart",
 "propagation_chart") or given as functions of the pipeline's result. Everything runs offline
-(``JupyterChart.enable_offline``: the widget's JavaScript is bundled by vl-convert).
+(the widget's JavaScript is bundled by vl-convert: ``ExplorerChart.bundle``). In JupyterLab
+the runs computed ahead are drawn in the page out of sight too, and a change to one of them
+moves its views into place (``winviz.viz.explorer_chart``).
 
 On a lesson page (``make lessons``, which has no kernel) an explorer displays its runs
 precomputed on a grid of its controls' values instead (``winviz.viz.grid``, through
@@ -68,10 +70,7 @@ from typing import Any
 import altair as alt
 import ipywidgets as widgets
 import numpy as np
-import traitlets
-from altair.jupyter.jupyter_chart import Params, collect_transform_params
 from altair.utils.schemapi import debug_mode
-from ipywidgets.widgets.widget import _remove_buffers
 
 from winviz.errors import InputError
 from winviz.trace import Trace, vocabulary
@@ -85,6 +84,7 @@ from winviz.viz.ahead import (
     control_key,
     neighbours,
 )
+from winviz.viz.explorer_chart import ExplorerChart
 from winviz.viz.export import (
     EXPLORER_KEY,
     EXPORT_MIMETYPE,
@@ -446,95 +446,6 @@ def _option_label(value: Any) -> str:
 # -- the explorer -------------------------------------------------------------------------------
 
 
-_NO_SPEC: Any = object()
-
-
-def _param_trait(value: Any) -> type:
-    """The traitlet type ``altair.jupyter.Params`` gives a parameter of this initial value."""
-    return type(Params({"p": value}).traits()["p"])
-
-
-class ExplorerChart(alt.JupyterChart):
-    """The ``alt.JupyterChart`` of one of an explorer's charts, whose spec the explorer sets
-    directly on a slider move (``show``).
-
-    ``JupyterChart`` turns a new chart into its spec with Altair's ``to_dict`` (which names
-    each dataset by a SHA-256 hash of its rows' JSON) and makes new ``params`` and
-    ``selections`` objects. A slider move instead writes the spec with ``spec.chart_dict`` —
-    the same content, datasets named ``rows-1``, ``rows-2``, … — and, when the new chart has
-    the same Vega parameters as the shown one (names and kinds of value; no selections, no
-    parameters made by transforms), keeps the ``params`` object and sets the parameters'
-    new initial values, as ``JupyterChart`` would. Any other change (a message card in place
-    of a chart, or back) goes through ``JupyterChart`` itself, and its spec is then
-    rewritten by ``chart_dict`` too, so every spec an explorer shows names its datasets the
-    same way. The browser redraws the chart on each new spec either way."""
-
-    _quiet = False
-
-    def send_state(self, key: Any = None) -> None:
-        """``ipywidgets.Widget.send_state`` without searching the spec for binary buffers.
-
-        ipywidgets walks every value it sends for bytes / memoryviews to send them as binary
-        message parts: through the spec, that is every data row (~7 ms at 2,000 events). A
-        Vega-Lite spec is JSON and has none, so only the other values are searched; the
-        message is the one ``Widget.send_state`` sends."""
-        state = self.get_state(key=key)
-        if not state:
-            return
-        if self._property_lock:  # as Widget.send_state: keep the lock's values current
-            for name, value in state.items():
-                if name in self._property_lock:
-                    self._property_lock[name] = value
-        spec = state.pop("spec", _NO_SPEC)
-        state, buffer_paths, buffers = _remove_buffers(state)
-        if spec is not _NO_SPEC:
-            state["spec"] = spec
-        self._send({"method": "update", "state": state, "buffer_paths": buffer_paths}, buffers)
-
-    @traitlets.observe("chart")
-    def _on_change_chart(self, change: Any) -> None:
-        if not self._quiet:
-            super()._on_change_chart(change)
-
-    def show(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> bool:
-        """Show ``chart`` (whose ``chart_dict`` is ``spec``); True when the parameters were kept
-        (the fast path), False when ``JupyterChart`` set the chart up anew."""
-        initial = self._same_params(chart, spec)
-        if initial is None:
-            self.chart = chart  # (JupyterChart's to_dict: the compiled schema check)
-            self.spec = spec
-            return False
-        self._quiet = True
-        try:
-            self.chart = chart
-        finally:
-            self._quiet = False
-        with self.hold_sync():
-            self.spec = spec
-            self._params = initial  # JupyterChart._on_change_params sets self.params
-        return True
-
-    def _same_params(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> dict | None:
-        """The new chart's parameters' initial values (name → value, as ``JupyterChart``
-        takes them) when they match the shown chart's; else None."""
-        if self._selection_types or self.spec is None:
-            return None
-        initial: dict[str, Any] = {}
-        for param in spec.get("params", []):
-            if "select" in param or not isinstance(param.get("name"), str):
-                return None
-            initial[param["name"]] = param.get("value")
-        if collect_transform_params(chart):
-            return None
-        traits = self.params.traits()
-        shown = set(self.params.trait_names()) - set(traitlets.HasTraits().trait_names())
-        if set(initial) != shown or set(initial) != set(self._params):
-            return None
-        if any(type(traits[k]) is not _param_trait(v) for k, v in initial.items()):
-            return None
-        return initial
-
-
 class Explorer:
     """Controls, summary line and charts of one ``explore(...)`` call (see the module
     docstring). Display it as the last expression of a cell (or ``display(explorer)``).
@@ -592,7 +503,7 @@ class Explorer:
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
         self._ahead_handle: asyncio.TimerHandle | None = None
-        alt.JupyterChart.enable_offline()  # the widget's JavaScript from vl-convert, no CDN
+        ExplorerChart.bundle()  # the widget's JavaScript from vl-convert, no CDN
         run = self.compute(self.values)
         first = self._show(run, run.stages)
         # the first charts are validated once, by JupyterChart's to_dict; their specs then come
@@ -685,6 +596,7 @@ class Explorer:
         # layout), so an update skips it — and chart_dict does not validate the spec again
         with debug_mode(False):
             ready = self.ahead.get(key)
+            self.last_ahead = ready is not None
             if ready is not None:
                 stages = Stages()
                 with stages.time("ahead"):
@@ -696,11 +608,11 @@ class Explorer:
                 charts = self._show(run, run.stages)
                 with self.last_stages.time("spec"):
                     specs = [chart_dict(chart) for chart in charts]
-                self._remember(run, list(self._kept_t), specs)
-            self.last_ahead = ready is not None
+                ready = self._remember(run, list(self._kept_t), specs)
+            keys = [self._chart_key(ready, i) for i in range(len(specs))]
             with self.last_stages.time("widget"):
-                for jc, chart, spec in zip(self.charts, charts, specs, strict=True):
-                    jc.show(chart, spec)
+                for jc, chart, spec, k in zip(self.charts, charts, specs, keys, strict=True):
+                    jc.show(chart, spec, k)
         with self.last_stages.time("at_t"):
             self._watch_scrubbers()
         self.last_seconds = time.perf_counter() - start
@@ -715,13 +627,29 @@ class Explorer:
 
     # -- computing ahead (winviz.viz.ahead) -------------------------------------------------
 
-    def _remember(self, run: Run, keep: list[int | None], specs: list[dict[str, Any]]) -> None:
+    def _remember(
+        self, run: Run, keep: list[int | None], specs: list[dict[str, Any]]
+    ) -> Ready | None:
         """Keep a run (shown, or computed ahead) in the cache under its values."""
         key = control_key(self.controls, run.values)
-        if key is not None:
-            self.ahead.computed += 1
-            ready = Ready(self.ahead.computed, run, run.view, keep, specs)
-            self.ahead.put(key, ready, self._wanted | {key})
+        if key is None:
+            return None
+        self.ahead.computed += 1
+        ready = Ready(self.ahead.computed, run, run.view, keep, specs)
+        self.ahead.put(key, ready, self._wanted | {key})
+        return ready
+
+    def _chart_key(self, ready: Ready | None, i: int) -> str:
+        """The key of chart ``i``'s spec of a run in the page (``ExplorerChart.prepare``): the
+        run's number, the chart's and, for a scrubber, the t it starts at."""
+        if ready is None:
+            return ""
+        return f"{ready.number}:{i}:{ready.keep[i] if self._uses_t[i] else ''}"
+
+    def _send_ahead(self, ready: Ready) -> None:
+        """Send a run computed ahead to the page, each chart's spec under its key."""
+        for i, (jc, spec) in enumerate(zip(self.charts, ready.specs, strict=True)):
+            jc.prepare(self._chart_key(ready, i), spec)
 
     def _at_keep(self, key: ControlKey, ready: Ready, keep: list[int | None]) -> Ready:
         """``ready`` with every chart that draws the scrubber's start time redrawn at ``keep``
@@ -753,11 +681,11 @@ class Explorer:
         keys = [control_key(self.controls, v) for v in wanted]
         current = control_key(self.controls, self.values)
         self._wanted = {k for k in [*keys, current] if k is not None}
-        self.ahead.queue = [
-            v
-            for v, k in zip(wanted, keys, strict=True)
-            if k is not None and k not in self.ahead.ready
-        ]
+        self.ahead.queue = [v for v, k in zip(wanted, keys, strict=True) if k is not None]
+        if hasattr(self, "charts"):  # the page keeps the views of these runs only
+            kept = [self.ahead.ready[k] for k in keys if k in self.ahead.ready]
+            for i, jc in enumerate(self.charts):
+                jc.keep({self._chart_key(r, i) for r in kept})
         self._schedule_ahead()
 
     def _schedule_ahead(self) -> None:
@@ -777,23 +705,28 @@ class Explorer:
         self._schedule_ahead()
 
     def work_ahead(self) -> int:
-        """Compute every queued neighbour now (what the kernel does when idle) and return how
-        many ran; for scripts, tests and ``bench/explore_bench.py``, which have no event loop."""
+        """Do every queued neighbour now (what the kernel does when idle) and return how many
+        runs it computed; for scripts, tests and ``bench/explore_bench.py``, which have no
+        event loop."""
         if self._ahead_handle is not None:
             self._ahead_handle.cancel()
             self._ahead_handle = None
         done = 0
         while self.ahead.queue:
-            self._compute_ahead(self.ahead.queue.pop(0))
-            done += 1
+            done += self._compute_ahead(self.ahead.queue.pop(0))
         return done
 
-    def _compute_ahead(self, values: dict[str, Any]) -> None:
-        """The run of ``values``, its charts and their specs, kept in the cache. An exception
-        of the pipeline or a chart is part of the run (its message cards, as ``compute``);
-        one outside them (writing a spec) is kept in ``ahead_error`` and the run is not
-        cached: the change to these values then runs them in front of the learner, who sees
-        it there."""
+    def _compute_ahead(self, values: dict[str, Any]) -> bool:
+        """The run of ``values``, its charts and their specs, kept in the cache and sent to
+        the page (only sent when it is in the cache already: False). An exception of the
+        pipeline or a chart is part of the run (its message cards, as ``compute``); one
+        outside them (writing a spec) is kept in ``ahead_error`` and the run is not cached:
+        the change to these values then runs them in front of the learner, who sees it
+        there."""
+        cached = self.ahead.get(control_key(self.controls, values))
+        if cached is not None:
+            self._send_ahead(cached)
+            return False
         keep = self._keep_now()
         try:
             with debug_mode(False):
@@ -802,10 +735,13 @@ class Explorer:
                     specs = [chart_dict(chart) for chart in run.charts]
         except Exception as exc:
             self.ahead_error = exc
-            return
+            return False
         self.ahead_runs += 1
         self.last_ahead_stages = run.stages
-        self._remember(run, keep, specs)
+        ready = self._remember(run, keep, specs)
+        if ready is not None:
+            self._send_ahead(ready)
+        return True
 
     def _watch_scrubbers(self) -> None:
         """Follow the scrubber's t as the browser moves it (JupyterChart makes a new
