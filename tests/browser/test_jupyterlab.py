@@ -266,16 +266,18 @@ def test_a_live_explorer_redraws_its_charts_from_the_kernels_specs(
     )
     pg.screenshot(path=str(shots / "jupyterlab_explorer.png"))
     bad = [m for m in console if m.startswith(("error", "warning"))]
-    assert bad == []
+    assert bad == [], bad
     assert net.blocked == []
 
 
 # each explorer chart's widget element (ExplorerChart's page script sets data-drawn on it)
 DRAWN = ".jp-OutputArea [data-drawn]"
-PREPARED_READY = """() => {
+PREPARED_READY = f"""() => {{
   const holders = Array.from(document.querySelectorAll("div.winviz-prepared"));
-  return holders.length === 2 && holders.every(h => h.querySelectorAll("svg").length >= 2);
-}"""
+  const charts = Array.from(document.querySelectorAll("{DRAWN}"));
+  return holders.length === 2 && holders.every(h => h.querySelectorAll("svg").length >= 2)
+    && charts.length === 2 && charts.every(el => el.dataset.ahead === "done");
+}}"""
 RUN_IN_KERNEL = """async (code) => {
   const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   await k.requestExecute({code: code}).done;

@@ -513,6 +513,8 @@ class Explorer:
             for jc, chart in zip(self.charts, first, strict=True):
                 jc.spec = chart_dict(chart)
         self._remember(run, list(self._kept_t), [jc.spec for jc in self.charts])
+        for jc in self.charts:  # a new view in the page: send it the runs ahead again
+            jc.on_page = self._plan_ahead
         for widget in self.controls.values():
             widget.observe(self._on_change, names="value")
         self._watch_scrubbers()
@@ -690,6 +692,8 @@ class Explorer:
 
     def _schedule_ahead(self) -> None:
         if not self.ahead.queue:
+            for jc in getattr(self, "charts", []):
+                jc.done()
             return
         try:
             loop = asyncio.get_running_loop()
@@ -714,6 +718,7 @@ class Explorer:
         done = 0
         while self.ahead.queue:
             done += self._compute_ahead(self.ahead.queue.pop(0))
+        self._schedule_ahead()  # (tells the page it has every run ahead)
         return done
 
     def _compute_ahead(self, values: dict[str, Any]) -> bool:

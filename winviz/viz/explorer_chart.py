@@ -26,6 +26,7 @@ does); nothing loads from a CDN."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import altair as alt
@@ -74,6 +75,13 @@ async function render({ model, el }) {
   let shown = null;  // {div, result}
   let chain = Promise.resolve();
   let pending = 0;  // new specs still to show: a change of _params comes with them
+  let kernelDone = false;  // the kernel has sent every run it computed ahead for this one
+  el.dataset.ahead = "busy";
+
+  function settle() {  // data-ahead: "done" once the kernel's runs ahead are all drawn
+    const left = Array.from(ahead.values()).some((a) => a.made === null);
+    el.dataset.ahead = kernelDone && !left && !drawing ? "done" : "busy";
+  }
 
   function options() {
     const o = model.get("embed_options");
@@ -100,6 +108,7 @@ async function render({ model, el }) {
       }
     } finally {
       drawing = false;
+      settle();
     }
   }
 
@@ -116,8 +125,13 @@ async function render({ model, el }) {
       for (const [key, a] of Array.from(ahead.entries())) {
         if (!keep.has(key)) { ahead.delete(key); discard(a); }
       }
+    } else if (msg.type === "done") {
+      kernelDone = true;
+      settle();
     }
   });
+  // what the kernel sent ahead before this view listened is lost: it sends it again
+  model.send({type: "ready"});
 
   function connect(view) {
     model.set("local_tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
@@ -187,6 +201,8 @@ async function render({ model, el }) {
   }
 
   function again() {
+    kernelDone = false;
+    el.dataset.ahead = "busy";
     pending += 1;
     chain = chain.then(show).catch((e) => console.error(e)).finally(() => { pending -= 1; });
     return chain;
@@ -261,6 +277,20 @@ class ExplorerChart(alt.JupyterChart):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._sent: set[str] = set()  # keys of the specs sent ahead to the page
+        self.on_page: Callable[[], None] | None = None
+        """Called when a view of the widget starts in a page (it has none of the specs sent
+        before: they are sent again)."""
+        self.on_msg(self._on_page_message)
+
+    def _on_page_message(self, _: Any, content: Any, buffers: Any) -> None:
+        if isinstance(content, dict) and content.get("type") == "ready":
+            self._sent.clear()
+            if self.on_page is not None:
+                self.on_page()
+
+    def done(self) -> None:
+        """Tell the page every run computed ahead for the shown one has been sent."""
+        self.send({"type": "done"})
 
     def prepare(self, key: str, spec: dict[str, Any]) -> None:
         """Send ``spec`` to the page to be drawn out of sight under ``key`` (once per key)."""
