@@ -107,6 +107,17 @@ def _step(widget: widgets.Widget, value: Any, step: int) -> Any:
     return _NONE
 
 
+def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
+    """+1 when a control moved up (a larger value, a later option), else -1."""
+    old, new = change.get("old"), change.get("new")
+    if widget is not None and _is_dropdown(widget):
+        old, new = _option_index(widget, old) or 0, _option_index(widget, new) or 0
+    try:
+        return 1 if new > old else -1
+    except TypeError:
+        return 1
+
+
 def _is_dropdown(widget: widgets.Widget) -> bool:
     return getattr(widget, "options", None) is not None and hasattr(widget, "index")
 
