@@ -19,10 +19,14 @@ the end of the next animation frame after it (``requestAnimationFrame``, then a 
 frame has been drawn). The step is over when the page has been quiet for ``QUIET_MS`` (and, in
 JupyterLab, the kernel is idle). Each step is split where the page lets us see it:
 
-* JupyterLab: ``kernel`` — input to the first new spec in the page (Altair's JupyterChart
-  widget starts its re-embed with ``structuredClone(model.get("spec"))``, which the bench
-  notes); ``browser`` — from there to the paint (vega-embed: Vega-Lite compile, Vega parse,
-  dataflow, SVG);
+* JupyterLab: ``kernel`` — input to the first new spec in the page (the explorer's chart
+  widget, ``winviz.viz.explorer_chart``, starts a re-embed with
+  ``structuredClone(model.get("spec"))``, which the bench notes); ``browser`` — from there to
+  the paint (vega-embed: Vega-Lite compile, Vega parse, dataflow, SVG). A step to a run the
+  page has drawn ahead moves its views into place and clones no spec: it has no split. Before
+  each step the bench waits, as a learner looking at the charts would, until the kernel has
+  computed the runs next to the shown one and the page has drawn them (``data-ahead``), and
+  counts the steps that showed views drawn ahead;
 * pages: ``decode`` — input to the first ``vegaEmbed`` call (inflating the run's gzip/base64
   data and parsing it); ``embed`` — from there to the paint.
 
@@ -147,6 +151,12 @@ LAB_EXPLORERS = """() => {
   }
   return found;
 }"""
+# JupyterLab: every chart of the explorer (its ExplorerChart's element) has the runs next to
+# the shown one drawn ahead / showed a view drawn ahead on the last step
+LAB_AHEAD_DONE = """() => Array.from(document.querySelectorAll('%s [data-drawn]'))
+  .every(el => el.dataset.ahead === 'done')"""
+LAB_PREPARED = """() => Array.from(document.querySelectorAll('%s [data-drawn]'))
+  .every(el => el.dataset.drawn === 'prepared')"""
 AHEAD_DONE = "() => document.querySelectorAll('div.winviz-explorer')[%d].dataset.ahead !== 'busy'"
 KERNEL_ID = "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.id"
 SHUTDOWN = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
@@ -363,6 +373,9 @@ def lab_lesson(
             pg.wait_for_timeout(QUIET_MS)
             cpu.start()
             for direction in lab_walk(pg, box, kind, steps):
+                # a learner looking at the charts before the next step: the kernel has
+                # computed the runs next to it ahead and the page drawn them (explorer_chart)
+                wait_until(pg, LAB_AHEAD_DONE % box, STEP_TIMEOUT_S, "the runs drawn ahead")
                 pg.evaluate(f"window.__bb.mark(document.querySelector('{box}'))")
                 kernel_before = cpu_ms(kernel)
                 if kind == "slider":
@@ -378,6 +391,7 @@ def lab_lesson(
                     if kernel_before is not None:
                         step.kernel_cpu = cpu_ms(kernel) - kernel_before
                     ex.steps.append(step)
+                    ex.prepared += pg.evaluate(LAB_PREPARED % box)
             cpu.stop(pg, ex.steps)
             if net.blocked:
                 ex.note = f"{len(net.blocked)} request(s) off the machine blocked"

@@ -54,6 +54,7 @@ STAGES = {
     "spec": "Vega-Lite dicts (spec.chart_dict)",
     "widget": "specs set on the JupyterCharts",
     "at_t": "line at the scrubber's t (explore.state_at)",
+    "ahead": "the run computed ahead, from the cache",
 }
 
 
@@ -124,22 +125,87 @@ def lesson_explorer(lesson: str) -> Explorer:
     return made[-1]
 
 
-def slider_steps(ex: Explorer, changes: int) -> tuple[str, list[Any]]:
-    """The first slider of ``ex`` and the values of ``changes`` one-step moves of it: up from
-    its current value, back to its minimum past its maximum (each differs from the last)."""
-    for name, widget in ex.controls.items():
+def slider_steps(ex: Explorer, changes: int, only: str | None = None) -> tuple[str, list[Any]]:
+    """The first slider of ``ex`` (or the one named) and the values of ``changes`` one-step
+    moves of it: up from its current value, down from its maximum (a learner's moves: each
+    differs from the last by one step)."""
+    pool = ex.controls.items() if only is None else [(only, ex.controls[only])]
+    for name, widget in pool:
         if isinstance(widget, (widgets.IntSlider, widgets.FloatSlider)):
             lo, hi, step = widget.min, widget.max, widget.step
             count = round((hi - lo) / step) + 1
             if count < 2:
                 continue
             j = round((widget.value - lo) / step)
-            values = []
+            values, way = [], 1
             for _ in range(changes):
-                j = (j + 1) % count
+                if not 0 <= j + way < count:
+                    way = -way
+                j += way
                 values.append(type(widget.value)(lo + j * step))
             return name, values
     raise SystemExit("the explorer has no slider with two values or more")
+
+
+def measure(ex: Explorer, control: str, steps: list[Any], *, warm: bool) -> dict[str, Any]:
+    """Time each change of ``control`` to the next of ``steps``: cold (the explorer's cache
+    of runs emptied first: the run is made in front of the learner) or warm (the neighbours
+    of the shown values computed ahead first, ``Explorer.work_ahead``, untimed in the change)."""
+    out: dict[str, Any] = {"seconds": [], "cpu": [], "stages": {}, "stages_cpu": {}}
+    out["ahead_cpu"], out["ahead_runs"] = [], []
+    for value in steps:
+        if warm:
+            c0 = time.process_time()
+            done = ex.work_ahead()
+            if done:
+                out["ahead_cpu"].append((time.process_time() - c0) / done)
+            out["ahead_runs"].append(done)
+        else:
+            ex.ahead.clear()
+        runs = ex.runs
+        t0, c0 = time.perf_counter(), time.process_time()
+        ex.controls[control].value = value
+        out["seconds"].append(time.perf_counter() - t0)
+        out["cpu"].append(time.process_time() - c0)
+        assert ex.error is None, ex.error
+        assert ex.runs == runs + 1 and ex.last_ahead is warm, (ex.runs, ex.last_ahead)
+        for stage, took in ex.last_stages.wall.items():
+            out["stages"].setdefault(stage, []).append(took)
+            out["stages_cpu"].setdefault(stage, []).append(ex.last_stages.cpu[stage])
+    return out
+
+
+def report(m: dict[str, Any], goal: float | None, events: int) -> None:
+    seconds, cpu, stages, stages_cpu = m["seconds"], m["cpu"], m["stages"], m["stages_cpu"]
+    print(
+        f"    value change → updated spec: median {statistics.median(seconds) * 1000:.1f} ms, "
+        f"min {min(seconds) * 1000:.1f} ms, max {max(seconds) * 1000:.1f} ms "
+        f"({len(seconds)} changes)"
+    )
+    print(  # CPU time of this process: what the change costs when the machine is shared
+        f"    value change → updated spec, CPU: median {statistics.median(cpu) * 1000:.1f} ms, "
+        f"min {min(cpu) * 1000:.1f} ms"
+    )
+    if goal is not None:
+        median = statistics.median(seconds) * 1000
+        median_cpu = statistics.median(cpu) * 1000
+        print(
+            f"    goal <= {goal:g} ms at {events:,} events: median {median:.1f} ms "
+            f"{'met' if median <= goal else 'NOT met'}, CPU median {median_cpu:.1f} ms "
+            f"{'met' if median_cpu <= goal else 'NOT met'}"
+        )
+    print(f"    stages of a change (medians, Explorer.last_stages){'wall':>15} {'CPU':>10}")
+    for stage, took in stages.items():
+        print(
+            f"      {STAGES.get(stage, stage):<44} {statistics.median(took) * 1000:8.1f} ms "
+            f"{statistics.median(stages_cpu[stage]) * 1000:7.1f} ms"
+        )
+    rest = statistics.median(seconds) - sum(statistics.median(t) for t in stages.values())
+    rest_cpu = statistics.median(cpu) - sum(statistics.median(t) for t in stages_cpu.values())
+    print(
+        f"      {'rest (median change - sum of stage medians)':<44} {rest * 1000:8.1f} ms "
+        f"{rest_cpu * 1000:7.1f} ms"
+    )
 
 
 def engine_floor(ex: Explorer) -> tuple[float, float]:
@@ -196,52 +262,26 @@ def main() -> None:
     # "read" stage below), CPU medians of 5 runs outside the explorer
     engine, first_read = engine_floor(ex)
 
-    runs_before = ex.runs
-    seconds, cpu = [], []
-    stages: dict[str, list[float]] = {}
-    stages_cpu: dict[str, list[float]] = {}
-    for value in steps:
-        t0, c0 = time.perf_counter(), time.process_time()
-        ex.controls[control].value = value
-        seconds.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-        assert ex.error is None, ex.error
-        for stage, took in ex.last_stages.wall.items():
-            stages.setdefault(stage, []).append(took)
-            stages_cpu.setdefault(stage, []).append(ex.last_stages.cpu[stage])
-    assert ex.runs == runs_before + len(steps)
+    cold = measure(ex, control, steps, warm=False)
+    # warm: one slider step at a time from where the cold changes left it, each after the
+    # explorer computed the neighbours ahead (what the kernel does while the learner looks)
+    control, warm_steps = slider_steps(ex, args.changes, control)
+    warm = measure(ex, control, warm_steps, warm=True)
     print(f"explore: {title}")
     print(f"  {build_text + ':':<47}{build * 1000:8.1f} ms")
     print(f"  engine run alone, CPU median of 5:             {engine * 1000:8.1f} ms")
     print(f"  the trace's first read (Trace.columns):       {first_read * 1000:8.1f} ms")
+    for label, m in (
+        ("cold: the run made in front of the learner (cache emptied)", cold),
+        ("warm: the run computed ahead while the kernel was idle", warm),
+    ):
+        print(f"  {label}")
+        report(m, goal, args.events)
+    ahead = warm["ahead_cpu"]
     print(
-        f"  value change → updated spec: median {statistics.median(seconds) * 1000:.1f} ms, "
-        f"min {min(seconds) * 1000:.1f} ms, max {max(seconds) * 1000:.1f} ms "
-        f"({args.changes} changes)"
-    )
-    print(  # CPU time of this process: what the change costs when the machine is shared
-        f"  value change → updated spec, CPU: median {statistics.median(cpu) * 1000:.1f} ms, "
-        f"min {min(cpu) * 1000:.1f} ms"
-    )
-    if goal is not None:
-        median = statistics.median(seconds) * 1000
-        median_cpu = statistics.median(cpu) * 1000
-        print(
-            f"  goal <= {goal:g} ms at {args.events:,} events: median {median:.1f} ms "
-            f"{'met' if median <= goal else 'NOT met'}, CPU median {median_cpu:.1f} ms "
-            f"{'met' if median_cpu <= goal else 'NOT met'}"
-        )
-    print(f"  stages of a change (medians, Explorer.last_stages){'wall':>17} {'CPU':>10}")
-    for stage, took in stages.items():
-        print(
-            f"    {STAGES.get(stage, stage):<46} {statistics.median(took) * 1000:8.1f} ms "
-            f"{statistics.median(stages_cpu[stage]) * 1000:7.1f} ms"
-        )
-    rest = statistics.median(seconds) - sum(statistics.median(t) for t in stages.values())
-    rest_cpu = statistics.median(cpu) - sum(statistics.median(t) for t in stages_cpu.values())
-    print(
-        f"    {'rest (median change - sum of stage medians)':<46} {rest * 1000:8.1f} ms "
-        f"{rest_cpu * 1000:7.1f} ms"
+        f"  idle work ahead: {sum(warm['ahead_runs'])} neighbour runs, CPU median "
+        f"{statistics.median(ahead) * 1000:.1f} ms each"
+        " (Explorer.work_ahead; off the change's path)"
     )
     print(f"  summary after the last change: {ex.last_summary.text()}")
 

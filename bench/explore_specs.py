@@ -25,6 +25,7 @@ from chart_jobs import CHARTS, JOBS  # noqa: E402
 import winviz as wv  # noqa: E402
 from winviz import datasets, viz  # noqa: E402
 from winviz.viz.explore import explore  # noqa: E402
+from winviz.viz.explorer_chart import ExplorerChart  # noqa: E402
 
 KINDS = {**CHARTS, "timeline_auto": viz.timeline, "skew_chart": viz.skew_chart}
 
@@ -71,6 +72,7 @@ def main() -> None:
                 continue
             print(f"{name:<22} {kind:<18} {digest(spec)}")
     alt.JupyterChart.enable_offline = classmethod(lambda cls, **_: None)  # no widget bundle
+    ExplorerChart.bundle = classmethod(lambda cls: None)  # (the explorer's own widget's)
     charts = ("timeline", "scrubber", "window_lanes", "timers_chart", "skew_chart")
     ex = explore(
         explore_bench.pipeline,

@@ -131,5 +131,86 @@ def test_a_live_explorer_redraws_its_charts_from_the_kernels_specs(
     )
     pg.screenshot(path=str(shots / "jupyterlab_explorer.png"))
     bad = [m for m in console if m.startswith(("error", "warning"))]
-    assert bad == []
+    assert bad == [], bad
+    assert net.blocked == []
+
+
+# each explorer chart's widget element (ExplorerChart's page script sets data-drawn on it)
+DRAWN = ".jp-OutputArea [data-drawn]"
+PREPARED_READY = f"""() => {{
+  const holders = Array.from(document.querySelectorAll("div.winviz-prepared"));
+  const charts = Array.from(document.querySelectorAll("{DRAWN}"));
+  return holders.length === 2 && holders.every(h => h.querySelectorAll("svg").length >= 2)
+    && charts.length === 2 && charts.every(el => el.dataset.ahead === "done");
+}}"""
+RUN_IN_KERNEL = """async (code) => {
+  const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  await k.requestExecute({code: code}).done;
+}"""
+
+
+def _chart_svgs(pg) -> list[str]:
+    """Each explorer chart as drawn (its SVG's markup; Vega's clip ids, numbered per page,
+    left out)."""
+    return pg.evaluate(
+        f"""Array.from(document.querySelectorAll('{DRAWN}')).map(
+          el => el.querySelector('svg').outerHTML.replace(/clip\\d+/g, 'clip'))"""
+    )
+
+
+def _drawn(pg) -> list[str]:
+    return pg.evaluate(
+        f"Array.from(document.querySelectorAll('{DRAWN}')).map(el => el.dataset.drawn)"
+    )
+
+
+def test_a_slider_step_to_a_run_drawn_ahead_shows_that_runs_marks(
+    lab: Lab, check_notebook: Path, page, shots: Path
+) -> None:
+    """The explorer computes the runs next to the shown one in the kernel while it is idle
+    and the page draws them out of sight (``winviz.viz.ahead``, ``ExplorerChart``): at bound
+    3000 (the slider's end), bound 2000 and size 10000. A key press to bound 2000 then moves
+    the views drawn ahead into place (``data-drawn="prepared"``) — and they must be the views
+    of bound 2000: each chart's SVG is the one the page draws when the kernel sends that run
+    afresh (``data-drawn="embedded"``, the cache emptied), and not the one it showed before."""
+    from tests.browser.conftest import write_explorer_notebook
+
+    notebook = write_explorer_notebook(check_notebook.parent / "92_explorer_ahead.ipynb")
+    pg, net = page
+    console: list[str] = []
+    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    pg.set_default_timeout(45_000)
+    errors = run_notebook(pg, lab, notebook.name, "ahead")
+    assert errors == [], errors
+    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '3000'")
+    pg.wait_for_function(PREPARED_READY, polling=250, timeout=90_000)
+    pg.wait_for_timeout(500)  # the widget's debounce: the last redraw has finished
+    at_3000 = _chart_svgs(pg)
+    assert len(at_3000) == 2  # the timeline and the scrubber
+
+    handle = pg.locator(".jp-OutputArea .widget-vbox .widget-slider .noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '2000'")
+    pg.wait_for_function(
+        f"Array.from(document.querySelectorAll('{DRAWN}')).every(el => el.dataset.drawn === "
+        "'prepared')"
+    )
+    pg.wait_for_timeout(500)
+    prepared = _chart_svgs(pg)
+    assert prepared[0] != at_3000[0] and prepared[1] != at_3000[1]
+
+    # the same run sent afresh: the cache emptied, via bound 1000
+    pg.evaluate(RUN_IN_KERNEL, "ex.set(bound=1000)")
+    pg.evaluate(RUN_IN_KERNEL, "ex.ahead.clear(); ex.set(bound=2000)")
+    pg.wait_for_function(
+        f"Array.from(document.querySelectorAll('{DRAWN}')).every(el => el.dataset.drawn === "
+        "'embedded')"
+    )
+    pg.wait_for_timeout(500)
+    assert _chart_svgs(pg) == prepared
+    pg.screenshot(path=str(shots / "jupyterlab_explorer_ahead.png"))
+    bad = [m for m in console if m.startswith(("error", "warning")) and " to activate." not in m]
+    assert bad == []  # (JupyterLab warns of plugins slow to start on a loaded machine)
     assert net.blocked == []

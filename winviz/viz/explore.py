@@ -29,6 +29,12 @@ Two kinds of control, by where they can be evaluated:
   (the watermark, firings and elements at *t*, computed in Python from the trace), and a
   re-run keeps it (the new scrubber starts at the *t* the learner had scrubbed to).
 
+After each change the explorer computes, while the kernel is idle, the runs of the
+neighbouring control values (one slider step down and up, the previous and next option:
+``winviz.viz.ahead``), one per event-loop callback so that a learner's change is never kept
+waiting by them; a change to one of them shows it at once (``last_ahead``), exactly as a
+fresh run would draw it.
+
 A control's initial value is the pipeline function's default for that parameter when it has
 one (and it is in range / among the options), else the first. A summary line (windows fired
 by cause, elements by fate) is updated with every run. When the pipeline raises for some
@@ -37,7 +43,9 @@ exception (``explorer.error``); the next good values bring the charts back.
 
 Charts are named ("timeline", "window_lanes", "timers_chart", "scrubber", "skew_chart",
 "propagation_chart") or given as functions of the pipeline's result. Everything runs offline
-(``JupyterChart.enable_offline``: the widget's JavaScript is bundled by vl-convert).
+(the widget's JavaScript is bundled by vl-convert: ``ExplorerChart.bundle``). In JupyterLab
+the runs computed ahead are drawn in the page out of sight too, and a change to one of them
+moves its views into place (``winviz.viz.explorer_chart``).
 
 On a lesson page (``make lessons``, which has no kernel) an explorer displays its runs
 precomputed on a grid of its controls' values instead (``winviz.viz.grid``, through
@@ -47,9 +55,10 @@ the page's controls switch between them.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import html
 import inspect
-import numbers
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -60,14 +69,28 @@ from typing import Any
 import altair as alt
 import ipywidgets as widgets
 import numpy as np
-import traitlets
-from altair.jupyter.jupyter_chart import Params, collect_transform_params
 from altair.utils.schemapi import debug_mode
-from ipywidgets.widgets.widget import _remove_buffers
 
-from winviz.errors import InputError
 from winviz.trace import Trace, vocabulary
 from winviz.viz import frames, grid, pages, palette
+from winviz.viz.ahead import (
+    AHEAD_GAP_S,
+    KEPT_RUNS,
+    Ahead,
+    ControlKey,
+    Ready,
+    control_key,
+    direction,
+    neighbours,
+)
+from winviz.viz.controls import (
+    LABELS,
+    ControlValueError,  # noqa: F401 (imported from here too)
+    check_control_value,
+    make_control,
+    option_label,
+)
+from winviz.viz.explorer_chart import ExplorerChart
 from winviz.viz.export import (
     EXPLORER_KEY,
     EXPORT_MIMETYPE,
@@ -84,20 +107,6 @@ from winviz.viz.timeline import timeline
 from winviz.viz.timers import timers_chart
 
 NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only
-
-# readable labels of the usual engine parameters (any other name is shown as it is)
-LABELS: dict[str, str] = {
-    "bound": "out-of-orderness bound (ms)",
-    "out_of_orderness": "out-of-orderness bound (ms)",
-    "lateness": "allowed lateness (ms)",
-    "allowed_lateness": "allowed lateness (ms)",
-    "size": "window size (ms)",
-    "slide": "window slide (ms)",
-    "gap": "session gap (ms)",
-    "trigger": "trigger",
-    "idleness": "idleness timeout (ms)",
-    "interval": "watermark interval (ms)",
-}
 
 _CHART_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "timeline": timeline,
@@ -239,6 +248,9 @@ class Run:
     """The time of each stage of the run: ``engine`` (the pipeline call), ``read`` (the
     trace's first read into columns, which the first chart would otherwise do), ``charts``
     (building the chart objects), ``summary``."""
+    view: Any = None
+    """What the named charts were drawn from (the trace's view, else the result): a chart
+    that depends on the scrubber's start time is redrawn from it (``winviz.viz.ahead``)."""
 
     def status(self) -> str:
         """The line a page shows under the controls: the summary, or what raised."""
@@ -300,219 +312,7 @@ def _panes_fired(view: frames.TraceView, op: str, t: int) -> int:
     return len(set(zip(keys, windows, strict=True)))
 
 
-# -- controls -----------------------------------------------------------------------------------
-
-
-def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -> widgets.Widget:
-    """The widget for one control: ``(min, max, step)`` or ``(min, max, step, value)`` → an
-    integer slider (a float slider if any of them is a float); a list of values or of
-    ``(label, value)`` pairs, or a dict label → value → a dropdown; an ipywidgets widget is
-    used as it is. ``default``: the pipeline's default for this parameter (the initial value
-    when it is in range / among the options). Sliders update on release, not while dragged:
-    every change re-runs the engine."""
-    label = LABELS.get(name, name)
-    style = {"description_width": "initial"}
-    layout = widgets.Layout(width="420px")
-    if isinstance(spec, widgets.Widget):
-        if not hasattr(spec, "value"):
-            raise ValueError(f"control {name!r}: a widget without a value ({type(spec).__name__})")
-        return spec
-    if isinstance(spec, tuple):
-        if len(spec) not in (3, 4) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in spec
-        ):
-            raise ValueError(
-                f"control {name!r}: a slider is (min, max, step) or (min, max, step, value) "
-                f"of numbers, got {spec!r}"
-            )
-        lo, hi, step = spec[:3]
-        if not lo <= hi or step <= 0:
-            raise ValueError(f"control {name!r}: expected min <= max and step > 0, got {spec!r}")
-        value = spec[3] if len(spec) == 4 else default
-        if value is inspect.Parameter.empty or not isinstance(value, (int, float)):
-            value = lo
-        if not lo <= value <= hi:
-            raise ControlValueError(f"control {name!r}: value {value!r} is outside [{lo}, {hi}]")
-        cls = widgets.FloatSlider if any(isinstance(v, float) for v in spec) else widgets.IntSlider
-        return cls(
-            min=lo,
-            max=hi,
-            step=step,
-            value=value,
-            description=label,
-            continuous_update=False,
-            style=style,
-            layout=layout,
-        )
-    if isinstance(spec, Mapping):
-        options = [(str(k), v) for k, v in spec.items()]
-    elif isinstance(spec, list):
-        options = [
-            (str(o[0]), o[1])
-            if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], str)
-            else (_option_label(o), o)
-            for o in spec
-        ]
-    else:
-        raise ValueError(
-            f"control {name!r}: expected (min, max, step) for a slider, a list or dict of "
-            f"options for a dropdown, or an ipywidgets widget; got {type(spec).__name__} "
-            f"{spec!r}"
-        )
-    if not options:
-        raise ValueError(f"control {name!r}: a dropdown needs at least one option")
-    values = [v for _, v in options]
-    value = default if _among(default, values) else values[0]
-    return widgets.Dropdown(
-        options=options, value=value, description=label, style=style, layout=layout
-    )
-
-
-class ControlValueError(InputError):
-    """A value a control cannot take: outside its slider's ``[min, max]``, not a number of
-    the slider's kind, or not among its dropdown's options. ipywidgets would clamp a slider's
-    value silently (``bound=-100`` becoming 0), so the explorer refuses it instead."""
-
-
-def check_control_value(name: str, widget: widgets.Widget, value: Any) -> None:
-    """Raise ``ControlValueError`` naming the control, the value and the allowed range or
-    options when ``widget`` (a slider or a dropdown) cannot take ``value`` as it is."""
-    options = getattr(widget, "options", None)
-    if options is not None and hasattr(widget, "index"):  # a dropdown / selection widget
-        pairs = [o if isinstance(o, tuple) and len(o) == 2 else (str(o), o) for o in options]
-        if not _among(value, [v for _, v in pairs]):
-            choices = ", ".join(repr(v) for _, v in pairs)
-            raise ControlValueError(
-                f"control {name!r}: value {value!r} is not among its options ({choices})"
-            )
-        return
-    lo, hi = getattr(widget, "min", None), getattr(widget, "max", None)
-    if lo is None or hi is None:
-        return  # another kind of widget: it validates its own values
-    whole = isinstance(widget, (widgets.IntSlider, widgets.BoundedIntText))
-    kind = "an int" if whole else "a number"
-    if isinstance(value, bool) or not isinstance(
-        value, numbers.Integral if whole else numbers.Real
-    ):
-        raise ControlValueError(
-            f"control {name!r}: value {value!r} is not {kind} (expected {kind} in [{lo}, {hi}])"
-        )
-    if not lo <= value <= hi:
-        raise ControlValueError(
-            f"control {name!r}: value {value!r} is outside the slider's range [{lo}, {hi}] "
-            "(ipywidgets would clamp it silently)"
-        )
-
-
-def _among(value: Any, values: list[Any]) -> bool:
-    return value is not inspect.Parameter.empty and any(value is v or _eq(value, v) for v in values)
-
-
-def _eq(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):  # == gives no plain bool (arrays...): not equal
-        return False
-
-
-def _option_label(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, (int, float, str)):
-        return str(value)
-    return frames.short(getattr(value, "__name__", None) or repr(value), 50)
-
-
 # -- the explorer -------------------------------------------------------------------------------
-
-
-_NO_SPEC: Any = object()
-
-
-def _param_trait(value: Any) -> type:
-    """The traitlet type ``altair.jupyter.Params`` gives a parameter of this initial value."""
-    return type(Params({"p": value}).traits()["p"])
-
-
-class ExplorerChart(alt.JupyterChart):
-    """The ``alt.JupyterChart`` of one of an explorer's charts, whose spec the explorer sets
-    directly on a slider move (``show``).
-
-    ``JupyterChart`` turns a new chart into its spec with Altair's ``to_dict`` (which names
-    each dataset by a SHA-256 hash of its rows' JSON) and makes new ``params`` and
-    ``selections`` objects. A slider move instead writes the spec with ``spec.chart_dict`` —
-    the same content, datasets named ``rows-1``, ``rows-2``, … — and, when the new chart has
-    the same Vega parameters as the shown one (names and kinds of value; no selections, no
-    parameters made by transforms), keeps the ``params`` object and sets the parameters'
-    new initial values, as ``JupyterChart`` would. Any other change (a message card in place
-    of a chart, or back) goes through ``JupyterChart`` itself, and its spec is then
-    rewritten by ``chart_dict`` too, so every spec an explorer shows names its datasets the
-    same way. The browser redraws the chart on each new spec either way."""
-
-    _quiet = False
-
-    def send_state(self, key: Any = None) -> None:
-        """``ipywidgets.Widget.send_state`` without searching the spec for binary buffers.
-
-        ipywidgets walks every value it sends for bytes / memoryviews to send them as binary
-        message parts: through the spec, that is every data row (~7 ms at 2,000 events). A
-        Vega-Lite spec is JSON and has none, so only the other values are searched; the
-        message is the one ``Widget.send_state`` sends."""
-        state = self.get_state(key=key)
-        if not state:
-            return
-        if self._property_lock:  # as Widget.send_state: keep the lock's values current
-            for name, value in state.items():
-                if name in self._property_lock:
-                    self._property_lock[name] = value
-        spec = state.pop("spec", _NO_SPEC)
-        state, buffer_paths, buffers = _remove_buffers(state)
-        if spec is not _NO_SPEC:
-            state["spec"] = spec
-        self._send({"method": "update", "state": state, "buffer_paths": buffer_paths}, buffers)
-
-    @traitlets.observe("chart")
-    def _on_change_chart(self, change: Any) -> None:
-        if not self._quiet:
-            super()._on_change_chart(change)
-
-    def show(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> bool:
-        """Show ``chart`` (whose ``chart_dict`` is ``spec``); True when the parameters were kept
-        (the fast path), False when ``JupyterChart`` set the chart up anew."""
-        initial = self._same_params(chart, spec)
-        if initial is None:
-            self.chart = chart  # (JupyterChart's to_dict: the compiled schema check)
-            self.spec = spec
-            return False
-        self._quiet = True
-        try:
-            self.chart = chart
-        finally:
-            self._quiet = False
-        with self.hold_sync():
-            self.spec = spec
-            self._params = initial  # JupyterChart._on_change_params sets self.params
-        return True
-
-    def _same_params(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> dict | None:
-        """The new chart's parameters' initial values (name → value, as ``JupyterChart``
-        takes them) when they match the shown chart's; else None."""
-        if self._selection_types or self.spec is None:
-            return None
-        initial: dict[str, Any] = {}
-        for param in spec.get("params", []):
-            if "select" in param or not isinstance(param.get("name"), str):
-                return None
-            initial[param["name"]] = param.get("value")
-        if collect_transform_params(chart):
-            return None
-        traits = self.params.traits()
-        shown = set(self.params.trait_names()) - set(traitlets.HasTraits().trait_names())
-        if set(initial) != shown or set(initial) != set(self._params):
-            return None
-        if any(type(traits[k]) is not _param_trait(v) for k, v in initial.items()):
-            return None
-        return initial
 
 
 class Explorer:
@@ -522,7 +322,9 @@ class Explorer:
     ``controls`` (name → widget), ``charts`` (one ``alt.JupyterChart`` each), ``summary`` and
     ``status`` (ipywidgets.HTML) are the live widgets; ``values`` the controls' current
     values; after each run ``result`` (what the pipeline returned), ``error`` (the exception
-    of a failed run, else None), ``runs`` (how many times the pipeline ran), ``last_values``
+    of a failed run, else None), ``runs`` (how many runs were shown; ``ahead_runs``: how many
+    were computed ahead, ``ahead``: their cache, ``last_ahead``: whether the last run shown
+    was one of them), ``last_values``
     and ``last_seconds`` (the time from the change to the updated chart specs). With a
     scrubber, ``at_t`` (ipywidgets.HTML) and ``last_at`` follow the browser's t
     (``state_at``)."""
@@ -559,14 +361,29 @@ class Explorer:
         self.summary = widgets.HTML()
         self.status = widgets.HTML()
         self.at_t = widgets.HTML()  # the scrubber's t, read back from the browser
-        alt.JupyterChart.enable_offline()  # the widget's JavaScript from vl-convert, no CDN
-        first = self._run()
+        # runs computed ahead (winviz.viz.ahead): the neighbours of the shown values, and the
+        # shown run and the one before it
+        self.ahead = Ahead(limit=2 * len(self.controls) + KEPT_RUNS)
+        self.ahead_runs = 0
+        self.ahead_error: BaseException | None = None
+        self.last_ahead = False
+        self.last_ahead_stages: Stages | None = None
+        self._uses_t = [_draws_at(c) for c in charts]
+        self._moved: tuple[str | None, int] = (None, 1)
+        self._wanted: set[ControlKey] = set()
+        self._ahead_handle: asyncio.TimerHandle | None = None
+        ExplorerChart.bundle()  # the widget's JavaScript from vl-convert, no CDN
+        run = self.compute(self.values)
+        first = self._show(run, run.stages)
         # the first charts are validated once, by JupyterChart's to_dict; their specs then come
         # from chart_dict like every update's (the same content, datasets named rows-N)
         self.charts = [ExplorerChart(c, embed_options=JUPYTER_EMBED_OPTIONS) for c in first]
         with debug_mode(False):
             for jc, chart in zip(self.charts, first, strict=True):
                 jc.spec = chart_dict(chart)
+        self._remember(run, list(self._kept_t), [jc.spec for jc in self.charts])
+        for jc in self.charts:  # a new view in the page: send it the runs ahead again
+            jc.on_page = self._plan_ahead
         for widget in self.controls.values():
             widget.observe(self._on_change, names="value")
         self._watch_scrubbers()
@@ -579,6 +396,7 @@ class Explorer:
                 self.at_t,
             ]
         )
+        self._plan_ahead()
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -604,6 +422,8 @@ class Explorer:
     # -- running ----------------------------------------------------------------------------
 
     def _on_change(self, change: dict[str, Any]) -> None:
+        name = next((n for n, w in self.controls.items() if w is change.get("owner")), None)
+        self._moved = (name, direction(self.controls.get(name), change))
         if not self._holding:
             self.update()
 
@@ -623,33 +443,179 @@ class Explorer:
                 self.controls[name].value = value
         finally:
             self._holding = False
+        if values:
+            self._moved = (list(values)[-1], 1)
         self.update()
 
     def update(self) -> None:
         """Re-run the pipeline with the current values and replace every chart's spec in
-        place (what a control change does). ``last_stages`` (``Stages``) gets the time of
-        each stage: ``engine``, ``read``, ``charts``, ``summary`` (``Run.stages``), ``spec``
-        (the charts' Vega-Lite dicts, ``spec.chart_dict``), ``widget`` (setting them on the
-        widgets) and ``at_t`` (the line under the charts at the scrubber's t)."""
+        place (what a control change does), or show the run computed ahead for them
+        (``winviz.viz.ahead``; ``last_ahead`` says which). ``last_stages`` (``Stages``) gets
+        the time of each stage: for a run computed now ``engine``, ``read``, ``charts``,
+        ``summary`` (``Run.stages``), ``spec`` (the charts' Vega-Lite dicts,
+        ``spec.chart_dict``); for a run computed ahead ``ahead`` (taking it from the cache,
+        and redrawing a scrubber whose t moved since); then ``widget`` (setting the specs on
+        the widgets) and ``at_t`` (the line under the charts at the scrubber's t). The
+        neighbours of the new values are then planned to be computed ahead."""
         start = time.perf_counter()
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
-        self._kept_t = [
-            t if t is not None else old
-            for t, old in zip(map(self._scrub_time, self.charts), self._kept_t, strict=True)
-        ]
+        self._kept_t = self._keep_now()
+        values = self.values
+        key = control_key(self.controls, values)
         # Altair validates every schema object as it is made (its debug mode): this was done
         # for the first run's charts, of the same shape (the chart tests validate every
         # layout), so an update skips it — and chart_dict does not validate the spec again
         with debug_mode(False):
-            new = self._run(self._kept_t)
-            with self.last_stages.time("spec"):
-                specs = [chart_dict(chart) for chart in new]
+            ready = self.ahead.get(key)
+            self.last_ahead = ready is not None
+            if ready is not None:
+                stages = Stages()
+                with stages.time("ahead"):
+                    ready = self._at_keep(key, ready, self._kept_t)
+                charts = self._show(ready.run, stages)
+                specs = ready.specs
+            else:
+                run = self.compute(values, self._kept_t)
+                charts = self._show(run, run.stages)
+                with self.last_stages.time("spec"):
+                    specs = [chart_dict(chart) for chart in charts]
+                ready = self._remember(run, list(self._kept_t), specs)
+            keys = [self._chart_key(ready, i) for i in range(len(specs))]
             with self.last_stages.time("widget"):
-                for jc, chart, spec in zip(self.charts, new, specs, strict=True):
-                    jc.show(chart, spec)
+                for jc, chart, spec, k in zip(self.charts, charts, specs, keys, strict=True):
+                    jc.show(chart, spec, k)
         with self.last_stages.time("at_t"):
             self._watch_scrubbers()
         self.last_seconds = time.perf_counter() - start
+        self._plan_ahead()
+
+    def _keep_now(self) -> list[int | None]:
+        """Each scrubber's t in the browser now (else the one it had before a message card)."""
+        return [
+            t if t is not None else old
+            for t, old in zip(map(self._scrub_time, self.charts), self._kept_t, strict=True)
+        ]
+
+    # -- computing ahead (winviz.viz.ahead) -------------------------------------------------
+
+    def _remember(
+        self, run: Run, keep: list[int | None], specs: list[dict[str, Any]]
+    ) -> Ready | None:
+        """Keep a run (shown, or computed ahead) in the cache under its values."""
+        key = control_key(self.controls, run.values)
+        if key is None:
+            return None
+        self.ahead.computed += 1
+        ready = Ready(self.ahead.computed, run, run.view, keep, specs)
+        self.ahead.put(key, ready, self._wanted | {key})
+        return ready
+
+    def _chart_key(self, ready: Ready | None, i: int) -> str:
+        """The key of chart ``i``'s spec of a run in the page (``ExplorerChart.prepare``): the
+        run's number, the chart's and, for a scrubber, the t it starts at."""
+        if ready is None:
+            return ""
+        return f"{ready.number}:{i}:{ready.keep[i] if self._uses_t[i] else ''}"
+
+    def _send_ahead(self, ready: Ready) -> None:
+        """Send a run computed ahead to the page, each chart's spec under its key."""
+        for i, (jc, spec) in enumerate(zip(self.charts, ready.specs, strict=True)):
+            jc.prepare(self._chart_key(ready, i), spec)
+
+    def _at_keep(self, key: ControlKey, ready: Ready, keep: list[int | None]) -> Ready:
+        """``ready`` with every chart that draws the scrubber's start time redrawn at ``keep``
+        where it was drawn at another (exactly what a fresh run at ``keep`` draws)."""
+        redo = [
+            i
+            for i, (uses, was, now) in enumerate(zip(self._uses_t, ready.keep, keep, strict=True))
+            if uses and was != now and ready.run.error is None
+        ]
+        if not redo:
+            return ready
+        charts, specs = list(ready.run.charts), list(ready.specs)
+        for i in redo:
+            charts[i] = self._chart_fns[i](ready.run.result, ready.view, keep[i])
+            specs[i] = chart_dict(charts[i])
+        run = dataclasses.replace(ready.run, charts=charts)
+        new = Ready(ready.number, run, ready.view, list(keep), specs)
+        self.ahead.ready[key] = new
+        return new
+
+    def _plan_ahead(self) -> None:
+        """Queue the neighbours of the shown values not yet computed (the control moved last
+        first, in its direction) and schedule the first on the kernel's event loop."""
+        if self._ahead_handle is not None:
+            self._ahead_handle.cancel()
+            self._ahead_handle = None
+        moved, direction = self._moved
+        wanted = neighbours(self.controls, self.values, moved, direction)
+        keys = [control_key(self.controls, v) for v in wanted]
+        current = control_key(self.controls, self.values)
+        self._wanted = {k for k in [*keys, current] if k is not None}
+        self.ahead.queue = [v for v, k in zip(wanted, keys, strict=True) if k is not None]
+        if hasattr(self, "charts"):  # the page keeps the views of these runs only
+            kept = [self.ahead.ready[k] for k in keys if k in self.ahead.ready]
+            for i, jc in enumerate(self.charts):
+                jc.keep({self._chart_key(r, i) for r in kept})
+        self._schedule_ahead()
+
+    def _schedule_ahead(self) -> None:
+        if not self.ahead.queue:
+            for jc in getattr(self, "charts", []):
+                jc.done()
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a script): work_ahead() does it when asked
+            return
+        self._ahead_handle = loop.call_later(AHEAD_GAP_S, self._ahead_step)
+
+    def _ahead_step(self) -> None:
+        """One neighbour's run (one event-loop callback), then schedule the next."""
+        self._ahead_handle = None
+        if self.ahead.queue:
+            self._compute_ahead(self.ahead.queue.pop(0))
+        self._schedule_ahead()
+
+    def work_ahead(self) -> int:
+        """Do every queued neighbour now (what the kernel does when idle) and return how many
+        runs it computed; for scripts, tests and ``bench/explore_bench.py``, which have no
+        event loop."""
+        if self._ahead_handle is not None:
+            self._ahead_handle.cancel()
+            self._ahead_handle = None
+        done = 0
+        while self.ahead.queue:
+            done += self._compute_ahead(self.ahead.queue.pop(0))
+        self._schedule_ahead()  # (tells the page it has every run ahead)
+        return done
+
+    def _compute_ahead(self, values: dict[str, Any]) -> bool:
+        """The run of ``values``, its charts and their specs, kept in the cache and sent to
+        the page (only sent when it is in the cache already: False). An exception of the
+        pipeline or a chart is part of the run (its message cards, as ``compute``); one
+        outside them (writing a spec) is kept in ``ahead_error`` and the run is not cached:
+        the change to these values then runs them in front of the learner, who sees it
+        there."""
+        cached = self.ahead.get(control_key(self.controls, values))
+        if cached is not None:
+            self._send_ahead(cached)
+            return False
+        keep = self._keep_now()
+        try:
+            with debug_mode(False):
+                run = self.compute(values, keep)
+                with run.stages.time("spec"):
+                    specs = [chart_dict(chart) for chart in run.charts]
+        except Exception as exc:
+            self.ahead_error = exc
+            return False
+        self.ahead_runs += 1
+        self.last_ahead_stages = run.stages
+        ready = self._remember(run, keep, specs)
+        if ready is not None:
+            self._send_ahead(ready)
+        return True
 
     def _watch_scrubbers(self) -> None:
         """Follow the scrubber's t as the browser moves it (JupyterChart makes a new
@@ -717,13 +683,13 @@ class Explorer:
                 chart="explore",
             )
             return Run(values, call, None, [card for _ in self._chart_fns], None, exc, stages)
-        return Run(values, call, result, charts, summary, None, stages)
+        return Run(values, call, result, charts, summary, None, stages, shared)
 
-    def _run(self, keep: list[int | None] | None = None) -> list[alt.TopLevelMixin]:
-        """Call the pipeline and build every chart; on an exception keep it in ``error`` and
-        return message cards saying what failed."""
-        run = self.compute(self.values, keep)
-        self.last_stages = run.stages
+    def _show(self, run: Run, stages: Stages) -> list[alt.TopLevelMixin]:
+        """Make ``run`` the explorer's current run (its result, error, summary and status
+        line; ``stages`` become ``last_stages``) and return its charts (message cards saying
+        what failed when the pipeline raised)."""
+        self.last_stages = stages
         self.last_values = run.values
         self.runs += 1
         self.error, self.result, self.last_summary = run.error, run.result, run.summary
@@ -845,6 +811,11 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int 
     return lambda result, view, at: fn(view)
 
 
+def _draws_at(chart: str | Callable[..., Any]) -> bool:
+    """Whether the chart draws the scrubber's start time (``_chart_function``)."""
+    return chart == "scrubber"
+
+
 def _first_read(result: Any) -> frames.TraceView | None:
     """Read the run's trace into columns (``Trace.columns``, kept by the trace) before the
     charts do, so that this engine-side cost is timed as its own stage, and return its view
@@ -863,6 +834,6 @@ def _name(fn: Callable[..., Any]) -> str:
 def call_text(fn: Callable[..., Any], values: dict[str, Any], with_data: bool) -> str:
     """The pipeline call a run stands for, as the explorer shows it: ``fn(data, k=v, ...)``."""
     args = (["data"] if with_data else []) + [
-        f"{k}={_option_label(v) if not isinstance(v, str) else repr(v)}" for k, v in values.items()
+        f"{k}={option_label(v) if not isinstance(v, str) else repr(v)}" for k, v in values.items()
     ]
     return f"{_name(fn)}({', '.join(args)})"

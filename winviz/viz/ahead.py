@@ -1,0 +1,185 @@
+"""Drawing ahead in the kernel: the runs an explorer's learner is likely to ask for next.
+
+A learner moving a slider moves it one step at a time. After each change the explorer
+(``winviz.viz.explore``) computes, while the kernel is idle, the runs of the *neighbouring*
+control values — every slider one step down and up, every dropdown its previous and next
+option; first the control moved last, in the direction it was moved — and keeps each in a
+small cache keyed on the full control values (``Ahead``). When the learner then picks one of
+them, the explorer shows the cached run (its charts and their Vega-Lite specs made already)
+instead of running the pipeline again. This is what exported lesson pages do in the browser
+(``winviz.viz.pages``: the runs next to the shown one are drawn out of sight).
+
+The result is exact: a run computed ahead is the run the same values give (the pipeline is
+deterministic — the same input gives the same trace), and the one part of a chart that
+depends on the learner rather than on the values — the scrubber's starting time *t* — is
+rebuilt from the cached run when it moved since (``Ready.keep``).
+
+Never in the learner's way: the work is done on the kernel's event loop (ipykernel's asyncio
+loop), **one neighbour per callback**, each scheduled ``AHEAD_GAP_S`` after the last, so a
+widget message arriving meanwhile (the learner's next change) is handled before the next
+neighbour starts; a change empties the queue and plans the new neighbours. Without a running
+loop (a script, a test, ``bench/explore_bench.py``) nothing runs by itself:
+``Explorer.work_ahead()`` does the pending work at once.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+
+AHEAD_GAP_S = 0.02
+"""The idle gap before each neighbour's run on the kernel's event loop: the loop polls its
+sockets meanwhile, so a learner's change is served before the next neighbour's run."""
+
+KEPT_RUNS = 2
+"""Runs kept besides the current neighbours (the run shown and the one before it: going back
+a step is served from the cache too)."""
+
+ControlKey = tuple[tuple[str, Hashable], ...]
+
+
+def control_key(
+    controls: Mapping[str, widgets.Widget], values: Mapping[str, Any]
+) -> ControlKey | None:
+    """The cache key of these control values: per control its name and, for a dropdown, the
+    index of the option (options need not be hashable), else the value. None when a value
+    cannot be a key (an unhashable value of another kind of widget): such runs are not
+    cached."""
+    key = []
+    for name, widget in controls.items():
+        value = values[name]
+        if _is_dropdown(widget):
+            index = _option_index(widget, value)
+            if index is None:
+                return None
+            key.append((name, ("option", index)))
+            continue
+        try:
+            hash(value)
+        except TypeError:
+            return None
+        key.append((name, (type(value).__name__, value)))
+    return tuple(key)
+
+
+def neighbours(
+    controls: Mapping[str, widgets.Widget],
+    values: Mapping[str, Any],
+    moved: str | None = None,
+    direction: int = 1,
+) -> list[dict[str, Any]]:
+    """The control values one step from ``values``: each slider one ``step`` down and up
+    within ``[min, max]``, each dropdown its previous and next option; the control ``moved``
+    last comes first, its ``direction`` (+1 up, -1 down) first. Other widgets have none."""
+    order = sorted(controls, key=lambda name: name != moved)
+    found: list[dict[str, Any]] = []
+    for name in order:
+        widget = controls[name]
+        steps = (direction, -direction) if name == moved else (1, -1)
+        for step in steps:
+            value = _step(widget, values[name], step)
+            if value is not _NONE:
+                found.append({**values, name: value})
+    return found
+
+
+_NONE: Any = object()
+
+
+def _step(widget: widgets.Widget, value: Any, step: int) -> Any:
+    """The value of ``widget`` one step from ``value`` (``_NONE`` past an end)."""
+    if _is_dropdown(widget):
+        index = _option_index(widget, value)
+        if index is None:
+            return _NONE
+        values = _option_values(widget)
+        at = index + step
+        return values[at] if 0 <= at < len(values) else _NONE
+    if isinstance(widget, (widgets.IntSlider, widgets.FloatSlider)):
+        new = value + step * widget.step
+        if isinstance(widget, widgets.FloatSlider):  # as the browser's slider steps: on the grid
+            new = widget.min + round((new - widget.min) / widget.step) * widget.step
+        return new if widget.min <= new <= widget.max else _NONE
+    return _NONE
+
+
+def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
+    """+1 when a control moved up (a larger value, a later option), else -1."""
+    old, new = change.get("old"), change.get("new")
+    if widget is not None and _is_dropdown(widget):
+        old, new = _option_index(widget, old) or 0, _option_index(widget, new) or 0
+    try:
+        return 1 if new > old else -1
+    except TypeError:
+        return 1
+
+
+def _is_dropdown(widget: widgets.Widget) -> bool:
+    return getattr(widget, "options", None) is not None and hasattr(widget, "index")
+
+
+def _option_values(widget: widgets.Widget) -> list[Any]:
+    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in widget.options]
+
+
+def _option_index(widget: widgets.Widget, value: Any) -> int | None:
+    for i, option in enumerate(_option_values(widget)):
+        if option is value:
+            return i
+    for i, option in enumerate(_option_values(widget)):
+        try:
+            if bool(option == value):
+                return i
+        except (TypeError, ValueError):
+            continue
+    return None
+
+
+@dataclass
+class Ready:
+    """A run computed ahead: ``run`` (``explore.Run``), ``view`` (the trace's view its charts
+    were drawn from), ``keep`` (the scrubber start time each chart was drawn with) and
+    ``specs`` (each chart's Vega-Lite dict, ``spec.chart_dict``). ``number``: its place in the
+    order runs were computed (the widget's key of its specs)."""
+
+    number: int
+    run: Any
+    view: Any
+    keep: list[int | None]
+    specs: list[dict[str, Any]]
+
+
+class Ahead:
+    """The explorer's cache of runs by control values (``control_key``), least recently used
+    first, holding at most ``limit`` runs, and the queue of values still to compute."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.ready: OrderedDict[ControlKey, Ready] = OrderedDict()
+        self.queue: list[dict[str, Any]] = []
+        self.computed = 0  # runs computed ahead so far
+
+    def get(self, key: ControlKey | None) -> Ready | None:
+        if key is None or key not in self.ready:
+            return None
+        self.ready.move_to_end(key)
+        return self.ready[key]
+
+    def put(self, key: ControlKey, ready: Ready, keep: set[ControlKey]) -> None:
+        """Keep ``ready`` under ``key``; drop the least recently used runs not in ``keep`` (the
+        keys still wanted) while there are more than ``limit``."""
+        self.ready[key] = ready
+        self.ready.move_to_end(key)
+        for old in list(self.ready):
+            if len(self.ready) <= self.limit:
+                break
+            if old not in keep:
+                del self.ready[old]
+
+    def clear(self) -> None:
+        self.ready.clear()
+        self.queue.clear()

@@ -1,0 +1,149 @@
+"""An explorer's controls (``winviz.viz.explore``): the ipywidgets slider or dropdown made for
+each of a pipeline's parameters, their readable labels, and the check of a value a control
+is set to from Python (``ControlValueError``)."""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import ipywidgets as widgets
+
+from winviz.errors import InputError
+from winviz.viz import frames
+
+# readable labels of the usual engine parameters (any other name is shown as it is)
+LABELS: dict[str, str] = {
+    "bound": "out-of-orderness bound (ms)",
+    "out_of_orderness": "out-of-orderness bound (ms)",
+    "lateness": "allowed lateness (ms)",
+    "allowed_lateness": "allowed lateness (ms)",
+    "size": "window size (ms)",
+    "slide": "window slide (ms)",
+    "gap": "session gap (ms)",
+    "trigger": "trigger",
+    "idleness": "idleness timeout (ms)",
+    "interval": "watermark interval (ms)",
+}
+
+
+def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -> widgets.Widget:
+    """The widget for one control: ``(min, max, step)`` or ``(min, max, step, value)`` → an
+    integer slider (a float slider if any of them is a float); a list of values or of
+    ``(label, value)`` pairs, or a dict label → value → a dropdown; an ipywidgets widget is
+    used as it is. ``default``: the pipeline's default for this parameter (the initial value
+    when it is in range / among the options). Sliders update on release, not while dragged:
+    every change re-runs the engine."""
+    label = LABELS.get(name, name)
+    style = {"description_width": "initial"}
+    layout = widgets.Layout(width="420px")
+    if isinstance(spec, widgets.Widget):
+        if not hasattr(spec, "value"):
+            raise ValueError(f"control {name!r}: a widget without a value ({type(spec).__name__})")
+        return spec
+    if isinstance(spec, tuple):
+        if len(spec) not in (3, 4) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in spec
+        ):
+            raise ValueError(
+                f"control {name!r}: a slider is (min, max, step) or (min, max, step, value) "
+                f"of numbers, got {spec!r}"
+            )
+        lo, hi, step = spec[:3]
+        if not lo <= hi or step <= 0:
+            raise ValueError(f"control {name!r}: expected min <= max and step > 0, got {spec!r}")
+        value = spec[3] if len(spec) == 4 else default
+        if value is inspect.Parameter.empty or not isinstance(value, (int, float)):
+            value = lo
+        if not lo <= value <= hi:
+            raise ControlValueError(f"control {name!r}: value {value!r} is outside [{lo}, {hi}]")
+        cls = widgets.FloatSlider if any(isinstance(v, float) for v in spec) else widgets.IntSlider
+        return cls(
+            min=lo,
+            max=hi,
+            step=step,
+            value=value,
+            description=label,
+            continuous_update=False,
+            style=style,
+            layout=layout,
+        )
+    if isinstance(spec, Mapping):
+        options = [(str(k), v) for k, v in spec.items()]
+    elif isinstance(spec, list):
+        options = [
+            (str(o[0]), o[1])
+            if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], str)
+            else (option_label(o), o)
+            for o in spec
+        ]
+    else:
+        raise ValueError(
+            f"control {name!r}: expected (min, max, step) for a slider, a list or dict of "
+            f"options for a dropdown, or an ipywidgets widget; got {type(spec).__name__} "
+            f"{spec!r}"
+        )
+    if not options:
+        raise ValueError(f"control {name!r}: a dropdown needs at least one option")
+    values = [v for _, v in options]
+    value = default if _among(default, values) else values[0]
+    return widgets.Dropdown(
+        options=options, value=value, description=label, style=style, layout=layout
+    )
+
+
+class ControlValueError(InputError):
+    """A value a control cannot take: outside its slider's ``[min, max]``, not a number of
+    the slider's kind, or not among its dropdown's options. ipywidgets would clamp a slider's
+    value silently (``bound=-100`` becoming 0), so the explorer refuses it instead."""
+
+
+def check_control_value(name: str, widget: widgets.Widget, value: Any) -> None:
+    """Raise ``ControlValueError`` naming the control, the value and the allowed range or
+    options when ``widget`` (a slider or a dropdown) cannot take ``value`` as it is."""
+    options = getattr(widget, "options", None)
+    if options is not None and hasattr(widget, "index"):  # a dropdown / selection widget
+        pairs = [o if isinstance(o, tuple) and len(o) == 2 else (str(o), o) for o in options]
+        if not _among(value, [v for _, v in pairs]):
+            choices = ", ".join(repr(v) for _, v in pairs)
+            raise ControlValueError(
+                f"control {name!r}: value {value!r} is not among its options ({choices})"
+            )
+        return
+    lo, hi = getattr(widget, "min", None), getattr(widget, "max", None)
+    if lo is None or hi is None:
+        return  # another kind of widget: it validates its own values
+    whole = isinstance(widget, (widgets.IntSlider, widgets.BoundedIntText))
+    kind = "an int" if whole else "a number"
+    if isinstance(value, bool) or not isinstance(
+        value, numbers.Integral if whole else numbers.Real
+    ):
+        raise ControlValueError(
+            f"control {name!r}: value {value!r} is not {kind} (expected {kind} in [{lo}, {hi}])"
+        )
+    if not lo <= value <= hi:
+        raise ControlValueError(
+            f"control {name!r}: value {value!r} is outside the slider's range [{lo}, {hi}] "
+            "(ipywidgets would clamp it silently)"
+        )
+
+
+def _among(value: Any, values: list[Any]) -> bool:
+    return value is not inspect.Parameter.empty and any(value is v or _eq(value, v) for v in values)
+
+
+def _eq(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # == gives no plain bool (arrays...): not equal
+        return False
+
+
+def option_label(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    return frames.short(getattr(value, "__name__", None) or repr(value), 50)

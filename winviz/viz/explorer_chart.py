@@ -1,0 +1,373 @@
+"""The widget of one of an explorer's charts in JupyterLab (``ExplorerChart``): Altair's
+``alt.JupyterChart`` on the Python side, with a script of its own in the page that shows a
+run computed ahead without drawing it on the change.
+
+A Vega-Lite spec drawn in the page costs a compile, a dataflow run and a render
+(vega-embed: 100–200 ms of script for a lesson's timeline), which Altair's ``JupyterChart``
+pays on every new spec. The explorer computes the neighbouring runs ahead in the kernel
+(``winviz.viz.ahead``) and sends each chart's spec of them to the page as it has it
+(``prepare``: a custom widget message, keyed); the page draws each out of sight, one at a
+time when it is idle (``requestIdleCallback``), in a holder outside the notebook's output —
+as exported lesson pages draw their neighbouring runs (``winviz.viz.pages``). On a change the
+kernel sends the new spec with its key (``_key``) as before; when the page has that key's view
+drawn, it moves it into place (``el.dataset.drawn = "prepared"``) instead of drawing the spec
+(``"embedded"``). ``keep`` tells the page which keys are still wanted; the others' views are
+dropped.
+
+Vega parameters and selections are synced with the kernel as ``JupyterChart`` syncs them
+(``_params``, ``_vl_selections``, debounced by ``debounce_wait`` / ``max_wait``): a view moved
+into place reports its parameters' values then, as a freshly drawn one does. ``JupyterChart``'s
+watch plans (``_js_watch_plan``, ``_py_to_js_updates``) are not used by explorers and not
+supported here.
+
+Everything is offline: the script is bundled with Vega, Vega-Lite and vega-embed by
+vl-convert (``bundle``: ``vl_convert.javascript_bundle``, as ``JupyterChart.enable_offline``
+does); nothing loads from a CDN."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import altair as alt
+import traitlets
+from altair.jupyter.jupyter_chart import Params, collect_transform_params
+from ipywidgets.widgets.widget import _remove_buffers
+
+# The page's side (an anywidget ESM; vl-convert's bundle provides ``vegaEmbed``).
+ESM = r"""
+function debounce(fn, wait, maxWait) {
+  let timer = null, first = null, last = null;
+  const run = () => { timer = null; first = null; const a = last; last = null; fn(...a); };
+  return function (...a) {
+    last = a;
+    const now = performance.now();
+    if (first === null) first = now;
+    if (timer !== null) clearTimeout(timer);
+    if (maxWait && now - first >= wait) { run(); return; }
+    timer = setTimeout(run, wait);
+  };
+}
+
+function clean(value) {
+  return JSON.parse(JSON.stringify(value ?? null));
+}
+
+function idle() {
+  return new Promise(function (resolve) {
+    if (window.requestIdleCallback) window.requestIdleCallback(() => resolve(), {timeout: 500});
+    else setTimeout(resolve, 0);
+  });
+}
+
+async function render({ model, el }) {
+  const slot = document.createElement("div");
+  el.appendChild(slot);
+  // views drawn ahead: out of sight, outside the notebook's output
+  const holder = document.createElement("div");
+  holder.className = "winviz-prepared";
+  holder.setAttribute("aria-hidden", "true");
+  holder.style.cssText = "position:absolute;left:0;top:0;visibility:hidden;pointer-events:none";
+  document.body.appendChild(holder);
+  const ahead = new Map();  // key -> {spec, made: null or a Promise of {div, result} or null}
+  let drawing = false;
+  let alive = true;
+  let shown = null;  // {div, result}
+  let chain = Promise.resolve();
+  let pending = 0;  // new specs still to show: a change of _params comes with them
+  let kernelDone = false;  // the kernel has sent every run it computed ahead for this one
+  el.dataset.ahead = "busy";
+
+  function settle() {  // data-ahead: "done" once the kernel's runs ahead are all drawn
+    const left = Array.from(ahead.values()).some((a) => a.made === null);
+    el.dataset.ahead = kernelDone && !left && !drawing ? "done" : "busy";
+  }
+
+  function options() {
+    const o = model.get("embed_options");
+    return o == null ? undefined : structuredClone(o);
+  }
+
+  async function drawAhead() {
+    if (drawing) return;
+    drawing = true;
+    try {
+      for (;;) {
+        const next = Array.from(ahead.entries()).find((e) => e[1].made === null);
+        if (!next || !alive) break;
+        await idle();
+        const [key, a] = next;
+        if (ahead.get(key) !== a || a.made !== null) continue;
+        const div = document.createElement("div");
+        holder.appendChild(div);
+        a.made = vegaEmbed(div, a.spec, options()).then(
+          (result) => ({div: div, result: result}),
+          () => { div.remove(); return null; }  // drawn (and its error shown) when shown
+        );
+        await a.made;
+      }
+    } finally {
+      drawing = false;
+      settle();
+    }
+  }
+
+  function discard(a) {
+    if (a.made) a.made.then((m) => { if (m) { m.result.finalize(); m.div.remove(); } });
+  }
+
+  model.on("msg:custom", function (msg) {
+    if (msg.type === "ahead") {
+      if (!ahead.has(msg.key)) ahead.set(msg.key, {spec: msg.spec, made: null});
+      drawAhead();
+    } else if (msg.type === "keep") {
+      const keep = new Set(msg.keys);
+      for (const [key, a] of Array.from(ahead.entries())) {
+        if (!keep.has(key)) { ahead.delete(key); discard(a); }
+      }
+    } else if (msg.type === "done") {
+      kernelDone = true;
+      settle();
+    }
+  });
+  // what the kernel sent ahead before this view listened is lost: it sends it again
+  model.send({type: "ready"});
+
+  function connect(view) {
+    model.set("local_tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
+    const wait = model.get("debounce_wait") ?? 10;
+    const maxWait = model.get("max_wait") ?? true;
+    const current = () => shown !== null && shown.result.view === view;
+    const selections = {};
+    for (const name of Object.keys(model.get("_vl_selections") ?? {})) {
+      const store = name + "_store";
+      view.addSignalListener(name, debounce(function (_, value) {
+        if (!current()) return;
+        const all = clean(model.get("_vl_selections") ?? {});
+        all[name] = {value: clean(value), store: clean(view.data(store) ?? [])};
+        model.set("_vl_selections", all);
+        model.save_changes();
+      }, wait, maxWait));
+      selections[name] = {value: clean(view.signal(name) ?? {}),
+                          store: clean(view.data(store) ?? [])};
+    }
+    model.set("_vl_selections", selections);
+    const params = {};
+    for (const name of Object.keys(model.get("_params") ?? {})) {
+      view.addSignalListener(name, debounce(function (_, value) {
+        if (!current()) return;
+        const all = clean(model.get("_params") ?? {});
+        all[name] = value;
+        model.set("_params", all);
+        model.save_changes();
+      }, wait, maxWait));
+      params[name] = view.signal(name) ?? null;
+    }
+    model.set("_params", params);
+    model.save_changes();
+  }
+
+  async function show() {
+    const key = model.get("_key");
+    const a = key ? ahead.get(key) : undefined;
+    if (a) ahead.delete(key);
+    const made = a && a.made ? await a.made : null;
+    const old = shown;
+    if (made) {
+      if (old) { old.result.finalize(); slot.replaceChild(made.div, old.div); }
+      else slot.appendChild(made.div);
+      shown = made;
+      el.dataset.drawn = "prepared";
+    } else {
+      const spec = structuredClone(model.get("spec"));
+      if (old) { old.result.finalize(); old.div.remove(); }
+      shown = null;
+      if (spec == null) return;
+      const div = document.createElement("div");
+      slot.appendChild(div);
+      try {
+        shown = {div: div, result: await vegaEmbed(div, spec, options())};
+      } catch (error) {
+        const p = document.createElement("p");
+        p.style.color = "red";
+        p.textContent = "JavaScript Error: " + error.message;
+        div.appendChild(p);
+        return;
+      }
+      el.dataset.drawn = "embedded";
+    }
+    el.winvizView = shown.result.view;
+    connect(shown.result.view);
+  }
+
+  function again() {
+    kernelDone = false;
+    el.dataset.ahead = "busy";
+    pending += 1;
+    chain = chain.then(show).catch((e) => console.error(e)).finally(() => { pending -= 1; });
+    return chain;
+  }
+
+  model.on("change:_params", function () {
+    Promise.resolve().then(async function () {  // after the rest of this update is set
+      if (pending || shown === null) return;
+      const view = shown.result.view;
+      for (const [name, value] of Object.entries(model.get("_params") ?? {})) {
+        view.signal(name, value);
+      }
+      await view.runAsync();
+    });
+  });
+  model.on("change:spec", again);
+  model.on("change:embed_options", again);
+  await again();
+  return function () {
+    alive = false;
+    for (const a of ahead.values()) discard(a);
+    ahead.clear();
+    holder.remove();
+    if (shown) shown.result.finalize();
+  };
+}
+
+export default { render };
+"""
+
+_NO_SPEC: Any = object()
+
+
+def _param_trait(value: Any) -> type:
+    """The traitlet type ``altair.jupyter.Params`` gives a parameter of this initial value."""
+    return type(Params({"p": value}).traits()["p"])
+
+
+class ExplorerChart(alt.JupyterChart):
+    """The ``alt.JupyterChart`` of one of an explorer's charts, whose spec the explorer sets
+    directly on a slider move (``show``).
+
+    ``JupyterChart`` turns a new chart into its spec with Altair's ``to_dict`` (which names
+    each dataset by a SHA-256 hash of its rows' JSON) and makes new ``params`` and
+    ``selections`` objects. A slider move instead writes the spec with ``spec.chart_dict`` —
+    the same content, datasets named ``rows-1``, ``rows-2``, … — and, when the new chart has
+    the same Vega parameters as the shown one (names and kinds of value; no selections, no
+    parameters made by transforms), keeps the ``params`` object and sets the parameters'
+    new initial values, as ``JupyterChart`` would. Any other change (a message card in place
+    of a chart, or back) goes through ``JupyterChart`` itself, and its spec is then
+    rewritten by ``chart_dict`` too, so every spec an explorer shows names its datasets the
+    same way. The browser redraws the chart on each new spec either way."""
+
+    _quiet = False
+    _key = traitlets.Unicode("").tag(sync=True)
+    """The key of the shown spec: the page moves its view drawn ahead with this key into
+    place, if it has one (``prepare``)."""
+    _bundled: ClassVar[bool] = False
+
+    @classmethod
+    def bundle(cls) -> None:
+        """Bundle the page's script (``ESM``) with vega-embed, Vega and Vega-Lite, offline
+        (``vl_convert.javascript_bundle``, for Altair's Vega-Lite version), once per process."""
+        if cls._bundled:
+            return
+        import vl_convert
+
+        version = "_".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+        cls._esm = vl_convert.javascript_bundle(ESM, vl_version=f"v{version}")
+        cls._bundled = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sent: set[str] = set()  # keys of the specs sent ahead to the page
+        self.on_page: Callable[[], None] | None = None
+        """Called when a view of the widget starts in a page (it has none of the specs sent
+        before: they are sent again)."""
+        self.on_msg(self._on_page_message)
+
+    def _on_page_message(self, _: Any, content: Any, buffers: Any) -> None:
+        if isinstance(content, dict) and content.get("type") == "ready":
+            self._sent.clear()
+            if self.on_page is not None:
+                self.on_page()
+
+    def done(self) -> None:
+        """Tell the page every run computed ahead for the shown one has been sent."""
+        self.send({"type": "done"})
+
+    def prepare(self, key: str, spec: dict[str, Any]) -> None:
+        """Send ``spec`` to the page to be drawn out of sight under ``key`` (once per key)."""
+        if key not in self._sent:
+            self._sent.add(key)
+            self.send({"type": "ahead", "key": key, "spec": spec})
+
+    def keep(self, keys: set[str]) -> None:
+        """Tell the page which keys' views it should still keep (the others are dropped)."""
+        dropped = self._sent - keys
+        if dropped:
+            self._sent -= dropped
+            self.send({"type": "keep", "keys": sorted(self._sent)})
+
+    def send_state(self, key: Any = None) -> None:
+        """``ipywidgets.Widget.send_state`` without searching the spec for binary buffers.
+
+        ipywidgets walks every value it sends for bytes / memoryviews to send them as binary
+        message parts: through the spec, that is every data row (~7 ms at 2,000 events). A
+        Vega-Lite spec is JSON and has none, so only the other values are searched; the
+        message is the one ``Widget.send_state`` sends."""
+        state = self.get_state(key=key)
+        if not state:
+            return
+        if self._property_lock:  # as Widget.send_state: keep the lock's values current
+            for name, value in state.items():
+                if name in self._property_lock:
+                    self._property_lock[name] = value
+        spec = state.pop("spec", _NO_SPEC)
+        state, buffer_paths, buffers = _remove_buffers(state)
+        if spec is not _NO_SPEC:
+            state["spec"] = spec
+        self._send({"method": "update", "state": state, "buffer_paths": buffer_paths}, buffers)
+
+    @traitlets.observe("chart")
+    def _on_change_chart(self, change: Any) -> None:
+        if not self._quiet:
+            super()._on_change_chart(change)
+
+    def show(self, chart: alt.TopLevelMixin, spec: dict[str, Any], key: str = "") -> bool:
+        """Show ``chart`` (whose ``chart_dict`` is ``spec``; ``key``: the key it was sent ahead
+        under, if it was, ``prepare``); True when the parameters were kept (the fast path),
+        False when ``JupyterChart`` set the chart up anew."""
+        initial = self._same_params(chart, spec)
+        if initial is None:
+            with self.hold_sync():  # one message: the page draws the final spec once
+                self.chart = chart  # (JupyterChart's to_dict: the compiled schema check)
+                self.spec = spec
+                self._key = key
+            return False
+        self._quiet = True
+        try:
+            self.chart = chart
+        finally:
+            self._quiet = False
+        with self.hold_sync():
+            self.spec = spec
+            self._key = key
+            self._params = initial  # JupyterChart._on_change_params sets self.params
+        return True
+
+    def _same_params(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> dict | None:
+        """The new chart's parameters' initial values (name → value, as ``JupyterChart``
+        takes them) when they match the shown chart's; else None."""
+        if self._selection_types or self.spec is None:
+            return None
+        initial: dict[str, Any] = {}
+        for param in spec.get("params", []):
+            if "select" in param or not isinstance(param.get("name"), str):
+                return None
+            initial[param["name"]] = param.get("value")
+        if collect_transform_params(chart):
+            return None
+        traits = self.params.traits()
+        shown = set(self.params.trait_names()) - set(traitlets.HasTraits().trait_names())
+        if set(initial) != shown or set(initial) != set(self._params):
+            return None
+        if any(type(traits[k]) is not _param_trait(v) for k, v in initial.items()):
+            return None
+        return initial
