@@ -12,7 +12,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from winviz.errors import InputError
-from winviz.viz import frames
+from winviz.viz import value_texts
 
 # readable labels of the usual engine parameters (any other name is shown as it is)
 LABELS: dict[str, str] = {
@@ -146,4 +146,4 @@ def option_label(value: Any) -> str:
         return "none"
     if isinstance(value, (int, float, str)):
         return str(value)
-    return frames.short(getattr(value, "__name__", None) or repr(value), 50)
+    return value_texts.short(getattr(value, "__name__", None) or repr(value), 50)

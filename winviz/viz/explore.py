@@ -72,7 +72,7 @@ import numpy as np
 from altair.utils.schemapi import debug_mode
 
 from winviz.trace import Trace, vocabulary
-from winviz.viz import frames, grid, pages, palette
+from winviz.viz import fates, firings, grid, pages, palette, trace_view, value_texts
 from winviz.viz.ahead import (
     AHEAD_GAP_S,
     KEPT_RUNS,
@@ -124,8 +124,8 @@ SCRUB_PARAM = "t"  # the scrubber's Vega parameter (winviz.viz.scrubber.PARAM)
 class Summary:
     """What a run did, from its trace: window firings by what caused them (the trigger fired
     on an element, on an event-time timer the watermark passed, on a processing-time timer,
-    or on an event-time timer the end-of-input watermark MAX fired; ``frames.fired_by``) and
-    elements reaching window operators by fate in Flink's words (``frames.element_fates``:
+    or on an event-time timer the end-of-input watermark MAX fired; ``firings.fired_by``) and
+    elements reaching window operators by fate in Flink's words (``fates.element_fates``:
     *late* is timestamp ≤ the operator's watermark on arrival; a late element is accepted
     while a window of it is within the allowed lateness)."""
 
@@ -140,7 +140,7 @@ class Summary:
     dropped: int
     side_output: int
     by_session_merge: int = 0
-    """Firings on a trigger's ``onMerge`` call (``frames.fired_by``'s "session merge")."""
+    """Firings on a trigger's ``onMerge`` call (``firings.fired_by``'s "session merge")."""
     cause_not_traced: int = 0
     """Firings the trace gives no trigger call or timer for ("cause not traced"): a Spark
     twin's trace, say, whose session windows merge and are emitted per micro-batch with no
@@ -148,7 +148,7 @@ class Summary:
     late_firings: int = 0
     """Firings that are *late firings* (``winviz.trace.vocabulary``: the operator's watermark
     had already reached the window's max timestamp before the firing's cause;
-    ``frames.firing_words``), counted over every window operator."""
+    ``firings.firing_words``), counted over every window operator."""
 
     def text(self) -> str:
         rare = "".join(
@@ -172,16 +172,16 @@ class Summary:
 def summarize(trace: Any) -> Summary:
     """The ``Summary`` of a trace (a Trace, its frame or a result with ``.trace``); raises
     TraceInputError when it cannot be read."""
-    view = frames.open_trace(trace)
+    view = trace_view.open_trace(trace)
     rows = view.select("fired")
     by = _fired_by_counts(view, rows)
-    fates = np.zeros(len(palette.FATES), dtype=np.int64)
+    counts = np.zeros(len(palette.FATES), dtype=np.int64)
     late_firings = 0
-    for op in frames.window_operators(view):
-        codes = frames.element_fate_columns(view, op)["fate_code"]
-        fates += np.bincount(codes, minlength=len(palette.FATES))
+    for op in trace_view.window_operators(view):
+        codes = fates.element_fate_columns(view, op)["fate_code"]
+        counts += np.bincount(codes, minlength=len(palette.FATES))
         late_firings += _late_firings(view, op)
-    on_time, late_accepted, dropped, side_output = fates.tolist()
+    on_time, late_accepted, dropped, side_output = counts.tolist()
     return Summary(
         fired=len(rows),
         by_element=by["element"],
@@ -199,16 +199,16 @@ def summarize(trace: Any) -> Summary:
     )
 
 
-def _late_firings(view: frames.TraceView, op: str) -> int:
-    """How many of ``op``'s firings are late firings (``frames.late_firing_count``; a firing
+def _late_firings(view: trace_view.TraceView, op: str) -> int:
+    """How many of ``op``'s firings are late firings (``firings.late_firing_count``; a firing
     whose cause is not traced — a Spark twin's, emitted per micro-batch — is not counted)."""
-    return frames.late_firing_count(view, op)
+    return firings.late_firing_count(view, op)
 
 
-def _fired_by_counts(view: frames.TraceView, rows: np.ndarray) -> dict[str, int]:
-    """How many of these ``fired`` records ``frames.fired_by`` puts in each category of
+def _fired_by_counts(view: trace_view.TraceView, rows: np.ndarray) -> dict[str, int]:
+    """How many of these ``fired`` records ``firings.fired_by`` puts in each category of
     ``vocabulary.FIRED_BY``."""
-    by = frames.fired_by(view, rows)  # (winviz.trace.causes.fired_by, the one rule)
+    by = firings.fired_by(view, rows)  # (winviz.trace.causes.fired_by, the one rule)
     counts = Counter(by.tolist())
     return {cause: counts[cause] for cause in vocabulary.FIRED_BY}
 
@@ -283,8 +283,8 @@ class AtTime:
 def state_at(trace: Any, t: int) -> AtTime:
     """``AtTime`` of a trace at processing time ``t`` (the first window operator; elements
     are those reaching it)."""
-    view = frames.open_trace(trace)
-    ops = frames.window_operators(view) or view.operators("element")
+    view = trace_view.open_trace(trace)
+    ops = trace_view.window_operators(view) or view.operators("element")
     op = ops[0] if ops else None
     watermark = None
     fired = elements = 0
@@ -299,16 +299,16 @@ def state_at(trace: Any, t: int) -> AtTime:
     return AtTime(t=int(t), operator=op, watermark=watermark, fired=fired, elements=elements)
 
 
-def _panes_fired(view: frames.TraceView, op: str, t: int) -> int:
+def _panes_fired(view: trace_view.TraceView, op: str, t: int) -> int:
     """How many (key, window) panes of ``op`` fired at processing time ``t`` or before: the
     distinct (key, window) of its ``fired`` records by then (keys told apart as the engine
-    does, ``frames.key_texts``)."""
+    does, ``value_texts.key_texts``)."""
     rows = view.select("fired", operator=op)
     rows = rows[view.numbers("proc_time", rows) <= t]
     if not len(rows):
         return 0
-    keys = frames.key_texts(view.column("key", rows))
-    windows = [frames.short(w, 200) for w in view.column("window", rows).tolist()]
+    keys = value_texts.key_texts(view.column("key", rows))
+    windows = [value_texts.short(w, 200) for w in view.column("window", rows).tolist()]
     return len(set(zip(keys, windows, strict=True)))
 
 
@@ -816,14 +816,14 @@ def _draws_at(chart: str | Callable[..., Any]) -> bool:
     return chart == "scrubber"
 
 
-def _first_read(result: Any) -> frames.TraceView | None:
+def _first_read(result: Any) -> trace_view.TraceView | None:
     """Read the run's trace into columns (``Trace.columns``, kept by the trace) before the
     charts do, so that this engine-side cost is timed as its own stage, and return its view
-    (``frames.open_trace``). A result without a trace is left to the charts (which say what
+    (``trace_view.open_trace``). A result without a trace is left to the charts (which say what
     is missing): None."""
     trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
     if isinstance(trace, Trace):
-        return frames.TraceView(trace)
+        return trace_view.TraceView(trace)
     return None
 
 
