@@ -13,13 +13,13 @@ from __future__ import annotations
 import numbers
 from collections import defaultdict
 from dataclasses import dataclass, field
-from itertools import count, islice
-from operator import is_not
+from itertools import compress, count, islice, repeat
+from operator import is_, itemgetter, ne
 from typing import Any
 
 import numpy as np
 
-from winviz.trace.bulk import is_none
+from winviz.trace import codec
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
@@ -148,14 +148,14 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
 
 
 def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
-    """``encode`` for values that come in runs of one object (an open window's elements):
-    only the first value of each run is looked up (consecutive values that are the same
-    object have the same code); ``encode`` itself when runs are short."""
+    """``encode`` for values that come in runs of one value (an open window's elements):
+    only the first value of each run is looked up (neighbours ``==`` holds equal, when
+    ``fast`` says equality alone tells the values apart, have the same code); ``encode``
+    itself when runs are short, or without ``fast``."""
     n = len(values)
-    if n < 64:
+    if n < 64 or not fast:
         return encode(values, fast=fast)
-    # (``is not`` of neighbours: no int made per value, as ``id`` would)
-    changes = np.fromiter(map(is_not, islice(values, 1, None), values), dtype=bool, count=n - 1)
+    changes = np.fromiter(map(ne, islice(values, 1, None), values), dtype=bool, count=n - 1)
     starts = np.flatnonzero(changes) + 1
     if len(starts) * 4 > n:
         return encode(values, fast=fast)
@@ -205,7 +205,9 @@ def _one_per_family(types: set[type]) -> bool:
 
 def identity(value: Any) -> Any:
     """What tells a value apart, type included: ``(type, value)`` for hashable scalars, the
-    same, element by element, for tuples, and the value's ``repr`` for unhashable ones."""
+    same, element by element, for tuples, and the value's canonical tagged JSON text
+    (``codec.to_text``: the text a trace file holds, so one identity is one text) for
+    unhashable ones (its ``repr`` when it contains itself and has no text)."""
     if isinstance(value, tuple):
         return (type(value), tuple(identity(v) for v in value))
     if value.__class__ is float:  # as Double.equals: 0.0 and -0.0 differ, every NaN is one
@@ -213,5 +215,138 @@ def identity(value: Any) -> Any:
     try:
         hash(value)
     except TypeError:
-        return (type(value), repr(value))
+        try:
+            return (type(value), codec.to_text(value))
+        except RecursionError:
+            return (type(value), "repr", repr(value))
     return (type(value), value)
+
+
+def is_none(values: np.ndarray | list[Any]) -> np.ndarray:
+    """Where the values are None, as a bool array (one C-speed pass, no value compared)."""
+    return np.fromiter(map(is_, values, repeat(None)), dtype=bool, count=len(values))
+
+
+def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``values`` (a typed array: numbered in order of first appearance, by
+    pandas' hash table) and the position of each code's first value."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(values)
+    return codes, _firsts(codes, len(uniques))
+
+
+def _firsts(codes: np.ndarray, count: int) -> np.ndarray:
+    """The position of each code's first occurrence (codes ``0 .. count-1``)."""
+    first = np.zeros(count, dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return first
+
+
+def value_codes(values: np.ndarray | list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Dictionary codes of some values, numbered in order of first appearance, and the
+    position of each code's first value. Two values get one code exactly when ``identity``
+    says they are one value (type included: ``1`` and ``True``, a ``TimeWindow`` and a plain
+    tuple differ; floats as ``Double.equals``; an unhashable value by its canonical JSON
+    text), whatever objects hold them: a reader that computes something of a value (its
+    text, its fields) once per code gets what it would get per value.
+
+    Hashable values whose equality alone tells them apart (``equality_is_exact``: one
+    C-speed pass over their types) are looked up in one dict pass at C speed; any others
+    through ``identity``, value by value."""
+    listed = values.tolist() if isinstance(values, np.ndarray) else values
+    n = len(listed)
+    codes = None
+    if equality_is_exact(listed):
+        code_of: defaultdict[Any, int] = defaultdict(count().__next__)
+        try:
+            codes = np.fromiter(map(code_of.__getitem__, listed), dtype=np.int64, count=n)
+        except TypeError:  # an unhashable value: by identity
+            codes = None
+    if codes is None:
+        code_of = defaultdict(count().__next__)
+        codes = np.fromiter(map(code_of.__getitem__, map(identity, listed)), np.int64, n)
+    return codes, _firsts(codes, len(code_of))
+
+
+def distinct_values(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """``value_codes``' codes and each code's first value, in that order."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64), []
+    codes, first = value_codes(values)
+    return codes, values[first].tolist()
+
+
+def same_values(a: np.ndarray | list[Any], b: np.ndarray | list[Any]) -> np.ndarray:
+    """Where ``a[i]`` and ``b[i]`` are one value (``identity``'s rule), as a bool array:
+    ``==`` (one C-speed pass), then ``identity`` for the pairs ``==`` holds equal whose
+    types may be told apart by it alone (``equality_is_exact`` of both, together)."""
+    a = a.tolist() if isinstance(a, np.ndarray) else a
+    b = b.tolist() if isinstance(b, np.ndarray) else b
+    n = len(a)
+    same = np.fromiter(map(_equal, a, b), dtype=bool, count=n)
+    if same.any() and not equality_is_exact(a + b):
+        for i in np.flatnonzero(same).tolist():
+            same[i] = identity(a[i]) == identity(b[i])
+    return same
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # (an ``==`` that gives no bool, numpy's: told by ``identity`` instead)
+        return identity(a) == identity(b)
+
+
+# types whose ``==`` and ``hash`` are their values' (no two values of one such type compare
+# equal unless they are one value), within one family at most (``_FAMILIES``); floats checked
+_SCALARS = frozenset({type(None), bool, int, str, bytes, float})
+_DEPTH = 4  # nested tuples looked into this deep; deeper ones go through ``identity``
+
+
+def equality_is_exact(values: list[Any], depth: int = 0) -> bool:
+    """True when ``==`` tells these values apart exactly as ``identity`` does: of one type
+    only (its own equality, whatever it is), or of the plain scalar types and tuples, at most
+    one type per family whose members compare equal across types (``1 == True == 1.0``, a
+    ``TimeWindow`` and a tuple), no float 0.0 / -0.0 or NaN, and in tuples the same at each
+    position (type by type, one C-speed pass per position)."""
+    types = set(map(type, values))
+    tuples = [t for t in types if issubclass(t, tuple)]
+    if len(types) > 1 and not types <= _SCALARS | set(tuples):
+        return False  # (another type among others: its equality may cross types)
+    if not _one_per_family(types):
+        return False
+    if float in types:
+        floats = np.array([v for v in values if v.__class__ is float], dtype=np.float64)
+        if (floats == 0).any() or np.isnan(floats).any():
+            return False  # (== holds 0.0 and -0.0 one value, and each NaN none)
+    if not tuples:
+        return True
+    if depth >= _DEPTH:
+        return False
+    (kind,) = tuples
+    mine = (
+        values
+        if len(types) == 1
+        else list(compress(values, map(is_, map(type, values), repeat(kind))))
+    )
+    lengths = set(map(len, mine))
+    if len(lengths) > 1:
+        return False  # (tuples of several lengths: told apart through ``identity``)
+    return all(
+        equality_is_exact(list(map(itemgetter(i), mine)), depth + 1) for i in range(lengths.pop())
+    )
+
+
+def all_same(a: np.ndarray | list[Any], b: np.ndarray | list[Any]) -> bool:
+    """Whether ``a`` and ``b`` hold one value at every position (``same_values`` of each),
+    stopping at the first pair ``==`` holds different."""
+    a = a.tolist() if isinstance(a, np.ndarray) else a
+    b = b.tolist() if isinstance(b, np.ndarray) else b
+    if len(a) != len(b) or not all(map(_equal, a, b)):
+        return False
+    return equality_is_exact(a + b) or all(map(_same_identity, a, b))
+
+
+def _same_identity(a: Any, b: Any) -> bool:
+    return identity(a) == identity(b)
