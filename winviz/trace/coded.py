@@ -6,6 +6,10 @@ Python values (``encode``, ``encode_runs``, ``time_column``, ``ints_column``).
 Dictionary codes tell values apart by type as well as by value, as Java would: ``1`` and
 ``True`` (equal in Python) stay two keys, and so do a ``TimeWindow`` and a plain tuple; floats
 as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one): ``identity``.
+The same rule codes any column of values for a reader that computes something once per
+distinct value (``value_codes``, ``distinct_values``, ``same_values``): by value, never by
+which objects hold them, so a reader's result and its work do not depend on the engine
+sharing objects between records.
 """
 
 from __future__ import annotations
@@ -204,7 +208,8 @@ def _one_per_family(types: set[type]) -> bool:
 
 
 def identity(value: Any) -> Any:
-    """What tells a value apart, type included: ``(type, value)`` for hashable scalars, the
+    """A value's identity as a trace value — what tells it apart, type included, never the
+    object that holds it: ``(type, value)`` for hashable scalars, the
     same, element by element, for tuples, and the value's canonical tagged JSON text
     (``codec.to_text``: the text a trace file holds, so one identity is one text) for
     unhashable ones (its ``repr`` when it contains itself and has no text)."""

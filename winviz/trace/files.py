@@ -34,9 +34,10 @@ and on a kind's rows a null is the value None. Only the columns some kind uses a
 
 A value's type is its field's within a kind: ``bool``, ``int`` (all in Java's long range) or
 ``str`` when every value of that field in that kind is one (None aside); otherwise each value
-is tagged JSON text (``winviz.trace.codec``), encoded once per distinct object (the engine
-shares one object among several records: an element's payload in its ``arrival``,
-``element`` and ``assigned`` records, a window's timer namespace) and written as a plain
+is tagged JSON text (``winviz.trace.codec``), encoded once per distinct value as far as the
+pieces tell cheaply (``value_codes``: many records have one value — an element's payload in
+its ``arrival``, ``element`` and ``assigned`` records, a window's timer namespace) and
+written as a plain
 string per record (layout 3: the texts are mostly distinct, a payload's repeats sit a few rows
 apart so the pages' compression stores them about as small as a dictionary would — 18.0 MB
 either way for a 1M-event run — and no million texts are hashed to build one). The column's
@@ -47,8 +48,10 @@ dictionary-encoded in Parquet (its dictionary is written once), and the int64 co
 watermark are written as deltas (``DELTA_BINARY_PACKED``: a trace's times rise slowly, so a
 100k-event run's file is ~3 MB instead of ~7.4 MB, and it reads faster).
 
-Both ways work on whole columns (issue 11): a detail tuple shared by many records is split
-once (``winviz.trace.frame.detail_fields``: shared tuples found by a random sample of them);
+Both ways work on whole columns (issue 11): a detail tuple many records have is split once
+(``winviz.trace.frame.detail_fields``: repeated tuples found by a random sample of them, then
+told apart by value, ``winviz.trace.coded.value_codes``; no reader looks at which objects
+hold the values);
 the texts of flat values (scalars and tuples of scalars) are written by one call of the JSON
 encoder — tuples of one shape of plain scalars (an element payload per event) column by
 column by Arrow (``json_texts``) — and read back by one ``json.loads`` of the texts joined

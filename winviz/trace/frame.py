@@ -19,10 +19,11 @@ the record itself). ``frame.attrs["schema_version"]`` names the schema.
 The frame is built column by column from the trace's codes and typed arrays (issue 11): the
 categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
 and their masks, the window bounds gathered from the distinct windows, and each detail field
-from ``detail_fields``, which splits a detail tuple shared by many records once; only the
+from ``detail_fields``, which splits a detail tuple many records have once (told apart by
+value: ``value_codes``); only the
 fields that stay objects take a full-length object array. While the trace's detail column is
 not decoded yet (a first read), the detail fields come from the write buffer's items instead
-(``item_fields``: a packed entry's tuples said field by field, its coded shared tuples split
+(``item_fields``: a packed entry's tuples said field by field, its coded tuples split
 once, the plain records split by kind), and the detail column itself is never made (the
 trace keeps its write buffer until a reader decodes it). Gathers by ``int32`` codes go chunk
 by chunk (no full-length ``intp`` copy of the codes), and no other full-length temporary is
