@@ -26,6 +26,7 @@ from winviz.trace.coded import (
     equality_is_exact,
     is_none,
     same_values,
+    type_signature,
     value_codes,
 )
 from winviz.trace.files import _piece_texts, json_texts
@@ -136,7 +137,10 @@ def test_equality_is_exact_only_where_no_two_types_compare_equal() -> None:
     assert not equality_is_exact([("k", 1), ("k", True)])
     assert not equality_is_exact([TimeWindow(0, 5), (0, 5)])
     assert not equality_is_exact([1.5, -0.0])
-    assert not equality_is_exact([("k", 1), ("k", 1, 2)])
+    assert equality_is_exact([("k", 1), ("k", True, 2)])  # (two lengths: never equal)
+    assert not equality_is_exact([("k", 1), ("k", True), ("k", 1, 2)])
+    assert type_signature([("k", 1)]) == type_signature([tuple(["j", 2])])
+    assert type_signature([("k", 1)]) != type_signature([("k", True)])
 
 
 def test_is_none_and_same_values_compare_values_by_type() -> None:

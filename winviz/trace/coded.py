@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import numbers
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import compress, count, islice, repeat
-from operator import is_, itemgetter, ne
+from operator import eq, is_, itemgetter, ne
 from typing import Any
 
 import numpy as np
@@ -203,7 +204,7 @@ def _plain_dictionary_is_exact(values: list[Any], distinct: dict[Any, Any] | Non
     return _one_per_family(types)
 
 
-def _one_per_family(types: set[type]) -> bool:
+def _one_per_family(types: set[type] | frozenset[type]) -> bool:
     return all(sum(1 for t in types if issubclass(t, family)) <= 1 for family in _FAMILIES)
 
 
@@ -284,16 +285,44 @@ def distinct_values(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
 
 def same_values(a: np.ndarray | list[Any], b: np.ndarray | list[Any]) -> np.ndarray:
     """Where ``a[i]`` and ``b[i]`` are one value (``identity``'s rule), as a bool array:
-    ``==`` (one C-speed pass), then ``identity`` for the pairs ``==`` holds equal whose
-    types may be told apart by it alone (``equality_is_exact`` of both, together)."""
+    ``==`` (one C-speed pass), then ``identity`` for the pairs ``==`` holds equal unless the
+    two have one ``type_signature``."""
     a = a.tolist() if isinstance(a, np.ndarray) else a
     b = b.tolist() if isinstance(b, np.ndarray) else b
-    n = len(a)
-    same = np.fromiter(map(_equal, a, b), dtype=bool, count=n)
-    if same.any() and not equality_is_exact(a + b):
+    try:
+        same = np.fromiter(map(eq, a, b), dtype=bool, count=len(a))
+    except (TypeError, ValueError):  # (an ``==`` that gives no bool: numpy's)
+        same = np.fromiter(map(_equal, a, b), dtype=bool, count=len(a))
+    if same.any() and not _one_signature(a, b):
         for i in np.flatnonzero(same).tolist():
             same[i] = identity(a[i]) == identity(b[i])
     return same
+
+
+def all_same(
+    a: np.ndarray | list[Any], b: np.ndarray | list[Any], signature_of_a: Any = None
+) -> bool:
+    """Whether ``a`` and ``b`` hold one value at every position (``same_values`` of each),
+    stopping at the first pair ``==`` holds different (``signature_of_a``: ``a``'s
+    ``type_signature`` when the caller has it)."""
+    if len(a) != len(b):
+        return False
+    a = a.tolist() if isinstance(a, np.ndarray) else a
+    b = b.tolist() if isinstance(b, np.ndarray) else b
+    try:
+        if not all(map(eq, a, b)):
+            return False
+    except (TypeError, ValueError):  # (an ``==`` that gives no bool: numpy's)
+        if not all(map(_equal, a, b)):
+            return False
+    return _one_signature(a, b, signature_of_a) or all(map(_same_identity, a, b))
+
+
+def _one_signature(a: list[Any], b: list[Any], signature_of_a: Any = None) -> bool:
+    """True when ``a`` and ``b`` have one ``type_signature`` (not None): where ``==`` holds
+    ``a[i]`` and ``b[i]`` equal, they are one value."""
+    mine = type_signature(a) if signature_of_a is None else signature_of_a
+    return mine is not None and type_signature(b) == mine
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -303,55 +332,82 @@ def _equal(a: Any, b: Any) -> bool:
         return identity(a) == identity(b)
 
 
+def _same_identity(a: Any, b: Any) -> bool:
+    return identity(a) == identity(b)
+
+
 # types whose ``==`` and ``hash`` are their values' (no two values of one such type compare
 # equal unless they are one value), within one family at most (``_FAMILIES``); floats checked
 _SCALARS = frozenset({type(None), bool, int, str, bytes, float})
 _DEPTH = 4  # nested tuples looked into this deep; deeper ones go through ``identity``
 
 
-def equality_is_exact(values: list[Any], depth: int = 0) -> bool:
-    """True when ``==`` tells these values apart exactly as ``identity`` does: of one type
-    only (its own equality, whatever it is), or of the plain scalar types and tuples, at most
-    one type per family whose members compare equal across types (``1 == True == 1.0``, a
-    ``TimeWindow`` and a tuple), no float 0.0 / -0.0 or NaN, and in tuples the same at each
-    position (type by type, one C-speed pass per position)."""
-    types = set(map(type, values))
-    tuples = [t for t in types if issubclass(t, tuple)]
-    if len(types) > 1 and not types <= _SCALARS | set(tuples):
-        return False  # (another type among others: its equality may cross types)
-    if not _one_per_family(types):
-        return False
+def equality_is_exact(values: list[Any]) -> bool:
+    """True when ``==`` tells these values apart exactly as ``identity`` does
+    (``type_signature``)."""
+    return type_signature(values) is not None
+
+
+def type_signature(values: list[Any]) -> Any:
+    """The types of some values as far as ``==`` needs them to tell the values apart exactly
+    as ``identity`` does, or None when it cannot: values of one type only (its own equality,
+    whatever it is), or of the plain scalar types and tuples, at most one type per family
+    whose members compare equal across types (``1 == True == 1.0``, a ``TimeWindow`` and a
+    tuple), no float 0.0 / -0.0 or NaN, and in tuples the same at each position (per length:
+    type by type, one C-speed pass per position, no list made of it). Two lists of one
+    signature: where ``==`` holds two of their values equal, they are one value."""
+    return _signature(lambda: iter(values), frozenset(map(type, values)), 0)
+
+
+def _signature(column: Callable[[], Iterator[Any]], types: frozenset[type], depth: int) -> Any:
+    """``type_signature`` of the values ``column()`` iterates over (their ``types`` given)."""
+    if not _types_exact(types):
+        return None
     if float in types:
-        floats = np.array([v for v in values if v.__class__ is float], dtype=np.float64)
+        floats = np.array([v for v in column() if v.__class__ is float], dtype=np.float64)
         if (floats == 0).any() or np.isnan(floats).any():
-            return False  # (== holds 0.0 and -0.0 one value, and each NaN none)
+            return None  # (== holds 0.0 and -0.0 one value, and each NaN none)
+    tuples = [t for t in types if issubclass(t, tuple)]
     if not tuples:
-        return True
+        return types
     if depth >= _DEPTH:
-        return False
-    (kind,) = tuples
-    mine = (
-        values
-        if len(types) == 1
-        else list(compress(values, map(is_, map(type, values), repeat(kind))))
-    )
-    lengths = set(map(len, mine))
-    if len(lengths) > 1:
-        return False  # (tuples of several lengths: told apart through ``identity``)
-    return all(
-        equality_is_exact(list(map(itemgetter(i), mine)), depth + 1) for i in range(lengths.pop())
-    )
+        return None
+    kind = tuples[0]
+    mine = column
+    if len(types) > 1:
+        picked = list(compress(column(), map(is_, map(type, column()), repeat(kind))))
+        mine = lambda: iter(picked)  # noqa: E731
+    each = sorted(set(map(len, mine())))
+    groups = [(each[0], mine)] if len(each) == 1 else _by_length(list(mine()), each)
+    shape = []
+    for length, group in groups:  # (tuples of two lengths are never equal: each length apart)
+        for i in range(length):
+            item = itemgetter(i)
+
+            def items(group: Any = group, item: Any = item) -> Iterator[Any]:
+                return map(item, group())
+
+            signature = _signature(items, frozenset(map(type, items())), depth + 1)
+            if signature is None:
+                return None
+            shape.append((length, i, signature))
+    return (types, tuple(shape))
 
 
-def all_same(a: np.ndarray | list[Any], b: np.ndarray | list[Any]) -> bool:
-    """Whether ``a`` and ``b`` hold one value at every position (``same_values`` of each),
-    stopping at the first pair ``==`` holds different."""
-    a = a.tolist() if isinstance(a, np.ndarray) else a
-    b = b.tolist() if isinstance(b, np.ndarray) else b
-    if len(a) != len(b) or not all(map(_equal, a, b)):
-        return False
-    return equality_is_exact(a + b) or all(map(_same_identity, a, b))
+def _by_length(
+    tuples: list[tuple[Any, ...]], lengths: list[int]
+) -> list[tuple[int, Callable[[], Iterator[Any]]]]:
+    """The tuples of each length, as ``_signature``'s columns."""
+    of = list(map(len, tuples))
+    groups = []
+    for length in lengths:
+        group = list(compress(tuples, map(eq, of, repeat(length))))
+        groups.append((length, lambda group=group: iter(group)))
+    return groups
 
 
-def _same_identity(a: Any, b: Any) -> bool:
-    return identity(a) == identity(b)
+def _types_exact(types: frozenset[type]) -> bool:
+    """One type, or plain scalars and tuples at most one per family (``type_signature``)."""
+    if len(types) > 1 and not all(t in _SCALARS or issubclass(t, tuple) for t in types):
+        return False  # (another type among others: its equality may cross types)
+    return _one_per_family(types)

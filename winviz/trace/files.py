@@ -77,7 +77,14 @@ from winviz.collector import paused
 from winviz.errors import InputError, TraceFileError
 from winviz.trace import codec
 from winviz.trace.bitmaps import masked, null_flags, where_valid, with_valid
-from winviz.trace.coded import LONG_MAX, LONG_MIN, TimeColumn, all_same, value_codes
+from winviz.trace.coded import (
+    LONG_MAX,
+    LONG_MIN,
+    TimeColumn,
+    all_same,
+    type_signature,
+    value_codes,
+)
 from winviz.trace.columns import TraceColumns
 from winviz.trace.frame import DetailPiece, detail_fields
 from winviz.trace.schema import SCHEMA_VERSION, detail_names
@@ -416,13 +423,21 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
       by value, without a hash table of a million values;
     * any other piece (a window's timer namespace, many records' one value) is told apart
       by its values first (``value_codes``)."""
-    done: list[tuple[np.ndarray, np.ndarray]] = []  # (values, codes) of the pieces so far
+    # (values, codes, type signature when told) of the pieces so far
+    done: list[list[Any]] = []
     texts: list[pa.Array] = []  # each piece's new values' texts, in the order of their codes
     count = 0  # of the values encoded so far
     rows, codes = [], []
     for p in pieces:
         values = p.table[p.rows] if p.whole else p.table
-        local = next((c for seen, c in done if all_same(seen, values)), None)
+        local = None
+        for seen in done:
+            if len(seen[0]) == len(values):
+                if seen[2] is None:  # (told once per piece)
+                    seen[2] = type_signature(seen[0].tolist()) or False
+                if all_same(seen[0], values, seen[2] or None):
+                    local = seen[1]
+                    break
         if local is None:
             if _distinct_sample(values):
                 local = np.arange(count, count + len(values))
@@ -433,7 +448,7 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
                 objects = values[first].tolist()
             texts.append(_piece_texts(objects))
             count += len(objects)
-            done.append((values, local))
+            done.append([values, local, None])
         rows.append(p.rows)
         codes.append(local if p.whole or p.codes is None else local[p.codes])
     return _dense_texts(n, rows, codes, texts[0] if len(texts) == 1 else pa.concat_arrays(texts))
