@@ -19,8 +19,16 @@ from jobs import bounded, sum_pipeline
 import winviz as wv
 from winviz.trace import Trace, codec
 from winviz.trace.bitmaps import bits_at, null_flags, nulls_at, valid_flags
-from winviz.trace.bulk import is_none, object_ids, same_objects, shared_objects
-from winviz.trace.coded import CodedColumn
+from winviz.trace.coded import (
+    CodedColumn,
+    all_same,
+    distinct_values,
+    equality_is_exact,
+    is_none,
+    same_values,
+    type_signature,
+    value_codes,
+)
 from winviz.trace.files import _piece_texts, json_texts
 from winviz.trace.read_file import _windows, decode_texts
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
@@ -92,26 +100,50 @@ def test_texts_that_are_not_one_value_each_are_refused(texts: list[str]) -> None
         decode_texts(pa.array(texts, pa.string()))
 
 
-def test_object_ids_are_the_ids_of_the_elements() -> None:
+def test_value_codes_number_values_not_objects_in_order_of_first_appearance() -> None:
     shared = ("k", 1)
-    values = np.empty(5, dtype=object)
-    values[:] = [shared, "a", shared, None, ("k", 1)]
-    assert object_ids(values).tolist() == [id(v) for v in values]
-    assert object_ids(values[::2]).tolist() == [id(v) for v in values[::2]]
-    with pytest.raises(TypeError, match="expected a 1-d object array"):
-        object_ids(np.arange(3))
+    values = np.empty(6, dtype=object)
+    values[:] = [shared, "a", shared, None, tuple(["k", 1]), ("k", True)]
+    codes, first = value_codes(values)
+    # an equal tuple that is another object is the same value; (k, True) is not (k, 1)
+    assert codes.tolist() == [0, 1, 0, 2, 0, 3]
+    assert first.tolist() == [0, 1, 3, 5]
+    numbers, distinct = distinct_values(values)
+    assert numbers.tolist() == codes.tolist() and distinct == [shared, "a", None, ("k", True)]
+    assert [type(d[1]) for d in (distinct[0], distinct[3])] == [int, bool]
 
 
-def test_shared_objects_number_the_distinct_objects_in_order_of_first_appearance() -> None:
-    shared = ("k", 1)
-    values = np.empty(5, dtype=object)
-    values[:] = [shared, "a", shared, None, tuple(["k", 1])]  # (equal, another object)
-    codes, first = shared_objects(values)
-    assert codes.tolist() == [0, 1, 0, 2, 3]
-    assert first.tolist() == [0, 1, 3, 4]
+@pytest.mark.parametrize(
+    ("values", "codes"),
+    [
+        ([1, True, 1.0, 1], [0, 1, 2, 0]),  # equal across types: three values
+        ([0.0, -0.0, float("nan"), float("nan")], [0, 1, 2, 2]),  # as Double.equals
+        ([TimeWindow(0, 5), (0, 5), TimeWindow(0, 5)], [0, 1, 0]),
+        ([[1, 2], [1, 2], [1, True], {"a": 1}, {"a": 1}], [0, 0, 1, 2, 2]),  # unhashable
+        ([(1, [2]), (1, [2]), (True, [2])], [0, 0, 1]),  # a tuple holding a list
+        ([((1, "a"),), ((True, "a"),), ((1, "a"),)], [0, 1, 0]),  # nested tuples
+    ],
+)
+def test_value_codes_tell_values_apart_by_type_as_well(values: list, codes: list[int]) -> None:
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    assert value_codes(array)[0].tolist() == codes
 
 
-def test_is_none_and_same_objects_compare_no_values() -> None:
+def test_equality_is_exact_only_where_no_two_types_compare_equal() -> None:
+    assert equality_is_exact(["a", 1, None, ("k", 1), ("j", 2)])
+    assert equality_is_exact([TimeWindow(0, 5), TimeWindow(5, 10), None])
+    assert not equality_is_exact([1, True])
+    assert not equality_is_exact([("k", 1), ("k", True)])
+    assert not equality_is_exact([TimeWindow(0, 5), (0, 5)])
+    assert not equality_is_exact([1.5, -0.0])
+    assert equality_is_exact([("k", 1), ("k", True, 2)])  # (two lengths: never equal)
+    assert not equality_is_exact([("k", 1), ("k", True), ("k", 1, 2)])
+    assert type_signature([("k", 1)]) == type_signature([tuple(["j", 2])])
+    assert type_signature([("k", 1)]) != type_signature([("k", True)])
+
+
+def test_is_none_and_same_values_compare_values_by_type() -> None:
     class Odd:  # (== None and == anything: only ``is`` tells it apart)
         def __eq__(self, other: object) -> bool:
             return True
@@ -119,12 +151,15 @@ def test_is_none_and_same_objects_compare_no_values() -> None:
         __hash__ = object.__hash__
 
     odd, shared = Odd(), ("k", 1)
-    values = np.empty(4, dtype=object)
-    values[:] = [None, odd, 0, shared]
-    assert is_none(values).tolist() == [True, False, False, False]
-    other = np.empty(4, dtype=object)
-    other[:] = [None, Odd(), 0, tuple(["k", 1])]
-    assert same_objects(values, other).tolist() == [True, False, True, False]
+    values = np.empty(5, dtype=object)
+    values[:] = [None, odd, 0, shared, ("k", 1)]
+    assert is_none(values).tolist() == [True, False, False, False, False]
+    other = np.empty(5, dtype=object)
+    other[:] = [None, 1, 0, tuple(["k", 1]), ("k", True)]
+    # Odd() == 1 holds, but they are of two types; (k, 1) is not (k, True)
+    assert same_values(values, other).tolist() == [True, False, True, True, False]
+    assert all_same(values[:4], values[:4]) and not all_same(values, other)
+    assert not all_same(values[:3], values[:4])
 
 
 def _tricky_trace() -> Trace:
@@ -408,13 +443,17 @@ def test_shared_detail_tuples_are_told_by_a_sample_that_does_not_step_with_them(
     """A window's timer detail is one tuple shared by every key's records of it; records of
     a few thousand such tuples in a repeating order are told shared (each split once), even
     where an even stride would pick a different tuple each time; a tuple per record is not."""
-    from winviz.trace.frame import shared as _shared
+    from winviz.trace.frame import repeated
 
     n = 2_000_000
     # the tuple at row i: one of 4,001 in turn (a prime count: an even stride never lands on
     # the same one twice in 256 steps)
-    shared = np.arange(n, dtype=np.uint64) % 4_001
-    assert len(np.unique(shared[:: n // 256][:256])) == 256  # an even stride sees no repeat
-    assert _shared(shared)
-    assert not _shared(np.arange(n, dtype=np.uint64))
-    assert _shared(np.arange(1_000, dtype=np.uint64))  # few: grouped whatever they are
+    tuples = np.empty(4_001, dtype=object)
+    tuples[:] = [("event", TimeWindow(i, i + 1), False) for i in range(4_001)]
+    shared = tuples[np.arange(n) % 4_001]
+    assert len(set(shared[:: n // 256][:256])) == 256  # an even stride sees no repeat
+    assert repeated(shared)
+    distinct = np.empty(n, dtype=object)
+    distinct[:] = [("event", i) for i in range(n)]
+    assert not repeated(distinct)
+    assert repeated(distinct[:1_000])  # few: grouped whatever they are

@@ -349,17 +349,17 @@ def test_select_is_found_once_and_read_only(many) -> None:
     assert len(view.select("assigned", operator="no such operator")) == 0
 
 
-def test_distinct_objects_number_objects_by_identity() -> None:
-    from winviz.trace.bulk import distinct_objects
+def test_distinct_values_number_values_not_objects() -> None:
+    from winviz.trace.coded import distinct_values
 
     shared, other = tuple(["event", 1]), tuple(["event", 1])  # equal, but two objects
     assert shared == other and shared is not other
     values = np.empty(5, dtype=object)
-    values[:] = [shared, other, shared, None, other]
-    numbers, distinct = distinct_objects(values)
-    assert numbers.tolist() == [0, 1, 0, 2, 1]
-    assert distinct[0] is shared and distinct[1] is other and distinct[2] is None
-    empty_numbers, empty = distinct_objects(np.empty(0, dtype=object))
+    values[:] = [shared, other, shared, None, ("event", True)]
+    numbers, distinct = distinct_values(values)
+    assert numbers.tolist() == [0, 0, 0, 1, 2]
+    assert distinct == [("event", 1), None, ("event", True)]
+    empty_numbers, empty = distinct_values(np.empty(0, dtype=object))
     assert empty_numbers.tolist() == [] and empty == []
 
 

@@ -17,8 +17,7 @@ import numpy as np
 
 from winviz.time import MAX
 from winviz.trace import vocabulary as words
-from winviz.trace.bulk import distinct_objects, same_objects
-from winviz.trace.coded import identity, object_array
+from winviz.trace.coded import distinct_values, object_array, same_values
 from winviz.trace.columns import TraceColumns
 
 TIMER_CALLS = ("on_event_time", "on_processing_time")
@@ -65,9 +64,8 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
     has[has] = ops[t[has]] == fired_ops[has]  # a trigger record of the firing's operator
     mine = np.flatnonzero(has)
     t = t[mine]
-    # each call's name: the first item of its detail, read once per detail object (the
-    # engine shares them)
-    numbers, details = distinct_objects(c.values_at("detail", candidates[t], ("trigger",)))
+    # each call's name: the first item of its detail, read once per distinct detail
+    numbers, details = distinct_values(c.values_at("detail", candidates[t], ("trigger",)))
     names = [d[0] for d in details]
     calls[mine] = object_array(names)[numbers]
     if not len(timers_at):  # no timer_fired record (a GlobalWindow's CountTrigger): no timer
@@ -90,10 +88,7 @@ def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.nda
     field's part of the ``fired`` records (which the charts read too), the timers' alone."""
     a = c.values_at(name, timer_rows, ("timer_fired",))
     b = c.part(name, ("fired",)).decode(fired_rows)
-    same = same_objects(a, b)  # (the same object is the same value)
-    for i in np.flatnonzero(~same).tolist():
-        same[i] = identity(a[i]) == identity(b[i])
-    return same
+    return same_values(a, b)
 
 
 def timer_domains(
@@ -103,14 +98,14 @@ def timer_domains(
     record's position, -1 where none, as ``firing_causes`` gives them): the domains (an
     object array: the first item of the timer's detail, "event" or "processing"; None where
     no timer fired it), where a domain is named (not None) and where it is "event". Each
-    detail is read once (the engine shares each window's timer details)."""
+    distinct detail is read once (a window's timer details repeat)."""
     timer_rows = np.asarray(timer_rows, dtype=np.int64)
     timed = timer_rows >= 0
     domains = np.full(len(timer_rows), None, dtype=object)
     named = np.zeros(len(timer_rows), dtype=bool)
     event = np.zeros(len(timer_rows), dtype=bool)
     if timed.any():
-        numbers, details = distinct_objects(
+        numbers, details = distinct_values(
             c.values_at("detail", timer_rows[timed], ("timer_fired",))
         )
         heads = [d[0] for d in details]
@@ -137,8 +132,8 @@ def fired_by(
     * anything else — no trigger record, or a timer call whose timer the trace does not
       give — is "cause not traced" (nothing is guessed).
 
-    Each distinct call is looked up once (the engine shares the call names)."""
-    numbers, distinct = distinct_objects(np.asarray(calls, dtype=object))
+    Each distinct call is looked up once."""
+    numbers, distinct = distinct_values(np.asarray(calls, dtype=object))
     names = [CALL_CAUSES.get(c, "") if isinstance(c, str) else "" for c in distinct]
     out = object_array([n or words.CAUSE_NOT_TRACED for n in names])[numbers]
     out[named] = words.PROCESSING_TIME_TIMER

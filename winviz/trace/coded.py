@@ -6,20 +6,25 @@ Python values (``encode``, ``encode_runs``, ``time_column``, ``ints_column``).
 Dictionary codes tell values apart by type as well as by value, as Java would: ``1`` and
 ``True`` (equal in Python) stay two keys, and so do a ``TimeWindow`` and a plain tuple; floats
 as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one): ``identity``.
+The same rule codes any column of values for a reader that computes something once per
+distinct value (``value_codes``, ``distinct_values``, ``same_values``): by value, never by
+which objects hold them, so a reader's result and its work do not depend on the engine
+sharing objects between records.
 """
 
 from __future__ import annotations
 
 import numbers
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import count, islice
-from operator import is_not
+from itertools import compress, count, islice, repeat
+from operator import eq, is_, itemgetter, ne
 from typing import Any
 
 import numpy as np
 
-from winviz.trace.bulk import is_none
+from winviz.trace import codec
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
@@ -148,14 +153,14 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
 
 
 def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
-    """``encode`` for values that come in runs of one object (an open window's elements):
-    only the first value of each run is looked up (consecutive values that are the same
-    object have the same code); ``encode`` itself when runs are short."""
+    """``encode`` for values that come in runs of one value (an open window's elements):
+    only the first value of each run is looked up (neighbours ``==`` holds equal, when
+    ``fast`` says equality alone tells the values apart, have the same code); ``encode``
+    itself when runs are short, or without ``fast``."""
     n = len(values)
-    if n < 64:
+    if n < 64 or not fast:
         return encode(values, fast=fast)
-    # (``is not`` of neighbours: no int made per value, as ``id`` would)
-    changes = np.fromiter(map(is_not, islice(values, 1, None), values), dtype=bool, count=n - 1)
+    changes = np.fromiter(map(ne, islice(values, 1, None), values), dtype=bool, count=n - 1)
     starts = np.flatnonzero(changes) + 1
     if len(starts) * 4 > n:
         return encode(values, fast=fast)
@@ -199,13 +204,16 @@ def _plain_dictionary_is_exact(values: list[Any], distinct: dict[Any, Any] | Non
     return _one_per_family(types)
 
 
-def _one_per_family(types: set[type]) -> bool:
+def _one_per_family(types: set[type] | frozenset[type]) -> bool:
     return all(sum(1 for t in types if issubclass(t, family)) <= 1 for family in _FAMILIES)
 
 
 def identity(value: Any) -> Any:
-    """What tells a value apart, type included: ``(type, value)`` for hashable scalars, the
-    same, element by element, for tuples, and the value's ``repr`` for unhashable ones."""
+    """A value's identity as a trace value — what tells it apart, type included, never the
+    object that holds it: ``(type, value)`` for hashable scalars, the
+    same, element by element, for tuples, and the value's canonical tagged JSON text
+    (``codec.to_text``: the text a trace file holds, so one identity is one text) for
+    unhashable ones (its ``repr`` when it contains itself and has no text)."""
     if isinstance(value, tuple):
         return (type(value), tuple(identity(v) for v in value))
     if value.__class__ is float:  # as Double.equals: 0.0 and -0.0 differ, every NaN is one
@@ -213,5 +221,193 @@ def identity(value: Any) -> Any:
     try:
         hash(value)
     except TypeError:
-        return (type(value), repr(value))
+        try:
+            return (type(value), codec.to_text(value))
+        except RecursionError:
+            return (type(value), "repr", repr(value))
     return (type(value), value)
+
+
+def is_none(values: np.ndarray | list[Any]) -> np.ndarray:
+    """Where the values are None, as a bool array (one C-speed pass, no value compared)."""
+    return np.fromiter(map(is_, values, repeat(None)), dtype=bool, count=len(values))
+
+
+def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``values`` (a typed array: numbered in order of first appearance, by
+    pandas' hash table) and the position of each code's first value."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(values)
+    return codes, _firsts(codes, len(uniques))
+
+
+def _firsts(codes: np.ndarray, count: int) -> np.ndarray:
+    """The position of each code's first occurrence (codes ``0 .. count-1``)."""
+    first = np.zeros(count, dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return first
+
+
+def value_codes(values: np.ndarray | list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Dictionary codes of some values, numbered in order of first appearance, and the
+    position of each code's first value. Two values get one code exactly when ``identity``
+    says they are one value (type included: ``1`` and ``True``, a ``TimeWindow`` and a plain
+    tuple differ; floats as ``Double.equals``; an unhashable value by its canonical JSON
+    text), whatever objects hold them: a reader that computes something of a value (its
+    text, its fields) once per code gets what it would get per value.
+
+    Hashable values whose equality alone tells them apart (``equality_is_exact``: one
+    C-speed pass over their types) are looked up in one dict pass at C speed; any others
+    through ``identity``, value by value."""
+    listed = values.tolist() if isinstance(values, np.ndarray) else values
+    n = len(listed)
+    codes = None
+    if equality_is_exact(listed):
+        code_of: defaultdict[Any, int] = defaultdict(count().__next__)
+        try:
+            codes = np.fromiter(map(code_of.__getitem__, listed), dtype=np.int64, count=n)
+        except TypeError:  # an unhashable value: by identity
+            codes = None
+    if codes is None:
+        code_of = defaultdict(count().__next__)
+        codes = np.fromiter(map(code_of.__getitem__, map(identity, listed)), np.int64, n)
+    return codes, _firsts(codes, len(code_of))
+
+
+def distinct_values(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """``value_codes``' codes and each code's first value, in that order."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64), []
+    codes, first = value_codes(values)
+    return codes, values[first].tolist()
+
+
+def same_values(a: np.ndarray | list[Any], b: np.ndarray | list[Any]) -> np.ndarray:
+    """Where ``a[i]`` and ``b[i]`` are one value (``identity``'s rule), as a bool array:
+    ``==`` (one C-speed pass), then ``identity`` for the pairs ``==`` holds equal unless the
+    two have one ``type_signature``."""
+    a = a.tolist() if isinstance(a, np.ndarray) else a
+    b = b.tolist() if isinstance(b, np.ndarray) else b
+    try:
+        same = np.fromiter(map(eq, a, b), dtype=bool, count=len(a))
+    except (TypeError, ValueError):  # (an ``==`` that gives no bool: numpy's)
+        same = np.fromiter(map(_equal, a, b), dtype=bool, count=len(a))
+    if same.any() and not _one_signature(a, b):
+        for i in np.flatnonzero(same).tolist():
+            same[i] = identity(a[i]) == identity(b[i])
+    return same
+
+
+def all_same(
+    a: np.ndarray | list[Any], b: np.ndarray | list[Any], signature_of_a: Any = None
+) -> bool:
+    """Whether ``a`` and ``b`` hold one value at every position (``same_values`` of each),
+    stopping at the first pair ``==`` holds different (``signature_of_a``: ``a``'s
+    ``type_signature`` when the caller has it)."""
+    if len(a) != len(b):
+        return False
+    a = a.tolist() if isinstance(a, np.ndarray) else a
+    b = b.tolist() if isinstance(b, np.ndarray) else b
+    try:
+        if not all(map(eq, a, b)):
+            return False
+    except (TypeError, ValueError):  # (an ``==`` that gives no bool: numpy's)
+        if not all(map(_equal, a, b)):
+            return False
+    return _one_signature(a, b, signature_of_a) or all(map(_same_identity, a, b))
+
+
+def _one_signature(a: list[Any], b: list[Any], signature_of_a: Any = None) -> bool:
+    """True when ``a`` and ``b`` have one ``type_signature`` (not None): where ``==`` holds
+    ``a[i]`` and ``b[i]`` equal, they are one value."""
+    mine = type_signature(a) if signature_of_a is None else signature_of_a
+    return mine is not None and type_signature(b) == mine
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # (an ``==`` that gives no bool, numpy's: told by ``identity`` instead)
+        return identity(a) == identity(b)
+
+
+def _same_identity(a: Any, b: Any) -> bool:
+    return identity(a) == identity(b)
+
+
+# types whose ``==`` and ``hash`` are their values' (no two values of one such type compare
+# equal unless they are one value), within one family at most (``_FAMILIES``); floats checked
+_SCALARS = frozenset({type(None), bool, int, str, bytes, float})
+_DEPTH = 4  # nested tuples looked into this deep; deeper ones go through ``identity``
+
+
+def equality_is_exact(values: list[Any]) -> bool:
+    """True when ``==`` tells these values apart exactly as ``identity`` does
+    (``type_signature``)."""
+    return type_signature(values) is not None
+
+
+def type_signature(values: list[Any]) -> Any:
+    """The types of some values as far as ``==`` needs them to tell the values apart exactly
+    as ``identity`` does, or None when it cannot: values of one type only (its own equality,
+    whatever it is), or of the plain scalar types and tuples, at most one type per family
+    whose members compare equal across types (``1 == True == 1.0``, a ``TimeWindow`` and a
+    tuple), no float 0.0 / -0.0 or NaN, and in tuples the same at each position (per length:
+    type by type, one C-speed pass per position, no list made of it). Two lists of one
+    signature: where ``==`` holds two of their values equal, they are one value."""
+    return _signature(lambda: iter(values), frozenset(map(type, values)), 0)
+
+
+def _signature(column: Callable[[], Iterator[Any]], types: frozenset[type], depth: int) -> Any:
+    """``type_signature`` of the values ``column()`` iterates over (their ``types`` given)."""
+    if not _types_exact(types):
+        return None
+    if float in types:
+        floats = np.array([v for v in column() if v.__class__ is float], dtype=np.float64)
+        if (floats == 0).any() or np.isnan(floats).any():
+            return None  # (== holds 0.0 and -0.0 one value, and each NaN none)
+    tuples = [t for t in types if issubclass(t, tuple)]
+    if not tuples:
+        return types
+    if depth >= _DEPTH:
+        return None
+    kind = tuples[0]
+    mine = column
+    if len(types) > 1:
+        picked = list(compress(column(), map(is_, map(type, column()), repeat(kind))))
+        mine = lambda: iter(picked)  # noqa: E731
+    each = sorted(set(map(len, mine())))
+    groups = [(each[0], mine)] if len(each) == 1 else _by_length(list(mine()), each)
+    shape = []
+    for length, group in groups:  # (tuples of two lengths are never equal: each length apart)
+        for i in range(length):
+            item = itemgetter(i)
+
+            def items(group: Any = group, item: Any = item) -> Iterator[Any]:
+                return map(item, group())
+
+            signature = _signature(items, frozenset(map(type, items())), depth + 1)
+            if signature is None:
+                return None
+            shape.append((length, i, signature))
+    return (types, tuple(shape))
+
+
+def _by_length(
+    tuples: list[tuple[Any, ...]], lengths: list[int]
+) -> list[tuple[int, Callable[[], Iterator[Any]]]]:
+    """The tuples of each length, as ``_signature``'s columns."""
+    of = list(map(len, tuples))
+    groups = []
+    for length in lengths:
+        group = list(compress(tuples, map(eq, of, repeat(length))))
+        groups.append((length, lambda group=group: iter(group)))
+    return groups
+
+
+def _types_exact(types: frozenset[type]) -> bool:
+    """One type, or plain scalars and tuples at most one per family (``type_signature``)."""
+    if len(types) > 1 and not all(t in _SCALARS or issubclass(t, tuple) for t in types):
+        return False  # (another type among others: its equality may cross types)
+    return _one_per_family(types)

@@ -34,9 +34,10 @@ and on a kind's rows a null is the value None. Only the columns some kind uses a
 
 A value's type is its field's within a kind: ``bool``, ``int`` (all in Java's long range) or
 ``str`` when every value of that field in that kind is one (None aside); otherwise each value
-is tagged JSON text (``winviz.trace.codec``), encoded once per distinct object (the engine
-shares one object among several records: an element's payload in its ``arrival``,
-``element`` and ``assigned`` records, a window's timer namespace) and written as a plain
+is tagged JSON text (``winviz.trace.codec``), encoded once per distinct value as far as the
+pieces tell cheaply (``value_codes``: many records have one value — an element's payload in
+its ``arrival``, ``element`` and ``assigned`` records, a window's timer namespace) and
+written as a plain
 string per record (layout 3: the texts are mostly distinct, a payload's repeats sit a few rows
 apart so the pages' compression stores them about as small as a dictionary would — 18.0 MB
 either way for a 1M-event run — and no million texts are hashed to build one). The column's
@@ -47,8 +48,10 @@ dictionary-encoded in Parquet (its dictionary is written once), and the int64 co
 watermark are written as deltas (``DELTA_BINARY_PACKED``: a trace's times rise slowly, so a
 100k-event run's file is ~3 MB instead of ~7.4 MB, and it reads faster).
 
-Both ways work on whole columns (issue 11): a detail tuple shared by many records is split
-once (``winviz.trace.frame.detail_fields``: shared tuples found by a random sample of them);
+Both ways work on whole columns (issue 11): a detail tuple many records have is split once
+(``winviz.trace.frame.detail_fields``: repeated tuples found by a random sample of them, then
+told apart by value, ``winviz.trace.coded.value_codes``; no reader looks at which objects
+hold the values);
 the texts of flat values (scalars and tuples of scalars) are written by one call of the JSON
 encoder — tuples of one shape of plain scalars (an element payload per event) column by
 column by Arrow (``json_texts``) — and read back by one ``json.loads`` of the texts joined
@@ -74,8 +77,14 @@ from winviz.collector import paused
 from winviz.errors import InputError, TraceFileError
 from winviz.trace import codec
 from winviz.trace.bitmaps import masked, null_flags, where_valid, with_valid
-from winviz.trace.bulk import first_of_each, object_ids
-from winviz.trace.coded import LONG_MAX, LONG_MIN, TimeColumn
+from winviz.trace.coded import (
+    LONG_MAX,
+    LONG_MIN,
+    TimeColumn,
+    all_same,
+    type_signature,
+    value_codes,
+)
 from winviz.trace.columns import TraceColumns
 from winviz.trace.frame import DetailPiece, detail_fields
 from winviz.trace.schema import SCHEMA_VERSION, detail_names
@@ -185,11 +194,9 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
     }
     # a column without nulls is marked so (Parquet then stores no null flags for it)
     fields = [pa.field(name, a.type, nullable=a.null_count > 0) for name, a in columns.items()]
-    listed: dict[int, Any] = {}  # each typed piece's values, listed once (or ints converted)
-    mapping, pieces_of = _detail_layout(c, listed)
-    whole = _WholeIds()  # the details' identities, read once for every detail column
+    mapping, pieces_of = _detail_layout(c)
     for name, pieces in pieces_of.items():
-        array, encoding = _detail_array(len(c), pieces, name.split("_")[1], listed, whole)
+        array, encoding = _detail_array(len(c), pieces, name.split("_")[1])
         columns[name] = array
         fields.append(
             pa.field(name, array.type, array.null_count > 0, metadata={ENCODING: encoding})
@@ -206,22 +213,28 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
     return pa.Table.from_arrays(list(columns.values()), schema=schema)
 
 
-def _detail_layout(
-    c: TraceColumns, listed: dict[int, Any]
-) -> tuple[dict[str, dict[str, str]], dict[str, list[DetailPiece]]]:
+# a detail column's piece, and its values listed once when its type was told (ints converted),
+# else None (``_value_type``)
+Listed = tuple[DetailPiece, Any]
+
+
+def _detail_layout(c: TraceColumns) -> tuple[dict[str, dict[str, str]], dict[str, list[Listed]]]:
     """Which column holds each detail field of each kind present (``{kind: {field:
-    column}}``, kinds in order of first appearance) and each column's pieces.
+    column}}``, kinds in order of first appearance) and each column's pieces (with their
+    values as ``_value_type`` listed them).
 
     A kind's field goes to the column of its values' type (``_value_type``): the kind's first
     field of that type to ``detail_<type>``, its second to ``detail_<type>_2``, … Kinds share
     the columns, so a trace has a few detail columns, whatever kinds it holds."""
     mapping: dict[str, dict[str, str]] = {}
-    pieces_of: dict[str, list[DetailPiece]] = {}
+    pieces_of: dict[str, list[Listed]] = {}
     per_name = detail_fields(c)
+    listed: dict[tuple[str, int], Any] = {}  # (field, piece) -> its values (``_value_type``)
     for name, pieces in per_name.items():
-        for p in pieces:
+        for i, p in enumerate(pieces):
             kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
-            mapping.setdefault(kind, {})[name] = _value_type(p, listed)
+            typ, listed[name, i] = _value_type(p)
+            mapping.setdefault(kind, {})[name] = typ
     for kind in list(mapping):  # each kind's fields in its schema order
         taken: dict[str, int] = {}
         columns = {}
@@ -231,45 +244,48 @@ def _detail_layout(
             columns[name] = f"detail_{typ}" + ("" if taken[typ] == 1 else f"_{taken[typ]}")
         mapping[kind] = columns
     for name, pieces in per_name.items():
-        for p in pieces:
+        for i, p in enumerate(pieces):
             kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
-            pieces_of.setdefault(mapping[kind][name], []).append(p)
+            pieces_of.setdefault(mapping[kind][name], []).append((p, listed[name, i]))
     order = {"json": 0, "int": 1, "str": 2, "bool": 3}
     ordered = sorted(pieces_of, key=lambda col: (order[col.split("_")[1]], col))
-    return mapping, {col: sorted(pieces_of[col], key=lambda p: int(p.rows[0])) for col in ordered}
+    return mapping, {
+        col: sorted(pieces_of[col], key=lambda p: int(p[0].rows[0])) for col in ordered
+    }
 
 
 _TYPED = (bool, int, str, type(None))
 
 
-def _value_type(piece: DetailPiece, listed: dict[int, Any]) -> str:
+def _value_type(piece: DetailPiece) -> tuple[str, Any]:
     """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
-    else): the type of a kind's values of one field, None aside (all None: ``str``). A piece
-    whose first value is none of these (an element payload) is ``json`` without building
-    or scanning its values (on a 1M-event trace, each object touched is a cache miss)."""
+    else): the type of a kind's values of one field, None aside (all None: ``str``), and
+    the values listed to tell it (kept for the writer; ints converted), None when not
+    listed. A piece whose first value is none of these (an element payload) is ``json``
+    without building or scanning its values (on a 1M-event trace, each object touched is a
+    cache miss)."""
     if len(piece.rows):
         first = piece.table[piece.rows[0]] if piece.whole else piece.table[0]
         if first.__class__ not in _TYPED:
-            return "json"
-    values = listed[id(piece)] = piece.distinct().tolist()  # (``listed``: kept for the writer)
+            return "json", None
+    values = piece.distinct().tolist()
     types = set(map(type, values))
     if types == {int}:  # (no None) converted now, once: beyond Java's long range, OverflowError
         try:
-            listed[id(piece)] = np.fromiter(values, dtype=np.int64, count=len(values))
+            return "int", np.fromiter(values, dtype=np.int64, count=len(values))
         except OverflowError:
-            return "json"
-        return "int"
+            return "json", values
     types.discard(type(None))
     if types == {bool}:
-        return "bool"
+        return "bool", values
     if types == {int}:
         ints = [v for v in values if v is not None]
         if min(ints) >= LONG_MIN and max(ints) <= LONG_MAX:
-            return "int"
-        return "json"
+            return "int", values
+        return "json", values
     if types <= {str}:
-        return "str"
-    return "json"
+        return "str", values
+    return "json", values
 
 
 def save(c: TraceColumns, path: Path) -> Path:
@@ -370,98 +386,69 @@ def _texts_array(
     )
 
 
-class _WholeIds:
-    """The identities (``object_ids``) of the object arrays that are a kind's whole detail
-    (``DetailPiece.whole``: the trace's detail column), read once per array for every
-    detail column, kept alive with the array."""
-
-    def __init__(self) -> None:
-        self._ids: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-    def of(self, table: np.ndarray) -> np.ndarray:
-        held = self._ids.get(id(table))
-        if held is None:
-            held = self._ids[id(table)] = (table, object_ids(table))
-        return held[1]
-
-
-def _detail_array(
-    n: int, pieces: list[DetailPiece], typ: str, listed: dict[int, Any], whole: _WholeIds
-) -> tuple[pa.Array, bytes]:
+def _detail_array(n: int, listed: list[Listed], typ: str) -> tuple[pa.Array, bytes]:
     """A detail column (null where absent) of values of one type (``_value_type``) and its
-    encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings (one per
-    distinct object, by identity, and equal strings once), ``json`` tagged JSON text per
-    record (``_json_column``)."""
+    encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings (equal strings
+    once), ``json`` tagged JSON text per record (``_json_column``)."""
+    pieces = [p for p, _ in listed]
+    values = [v if v is not None else p.distinct().tolist() for p, v in listed]
     if typ in ("bool", "int"):
-        values = [listed[id(p)] if id(p) in listed else p.distinct().tolist() for p in pieces]
         typed = _typed_detail(n, pieces, values, typ == "bool")
         if typed is not None:
             return typed, b"plain"
         typ = "json"
     if typ == "json":
-        return _json_column(n, pieces, whole), b"json"
-    # the distinct objects of all pieces (by identity), and each record's code among them:
-    # told apart by their addresses, read from the object arrays without touching the
-    # objects (a piece that is a kind's whole detail is read through the detail column's
-    # addresses: no array of its values is built)
-    parts = []
-    for p in pieces:
-        if p.whole:
-            parts.append(whole.of(p.table)[p.rows])
-        else:
-            parts.append(object_ids(p.table))
-    codes, first = first_of_each(parts[0] if len(parts) == 1 else np.concatenate(parts))
-    offsets = np.cumsum([0] + [len(part) for part in parts])
-    row_codes = [
-        codes[start:stop] if p.codes is None else codes[start:stop][p.codes]
-        for p, start, stop in zip(pieces, offsets[:-1], offsets[1:], strict=True)
-    ]
-    # each distinct object fetched once, from its piece
-    objects = np.empty(len(first), dtype=object)
-    piece_of = np.searchsorted(offsets, first, side="right") - 1
-    for i, p in enumerate(pieces):
-        picked = np.flatnonzero(piece_of == i)
-        if len(picked):
-            local = first[picked] - offsets[i]
-            objects[picked] = p.table[p.rows[local]] if p.whole else p.table[local]
-    rows = [p.rows for p in pieces]
-    return _texts_array(n, rows, row_codes, objects.tolist()), b"plain"
+        return _json_column(n, pieces), b"json"
+    # each piece's strings one after another (a kind's whole detail: its records'), each
+    # record's code among them (``_texts_array`` keeps each distinct string once)
+    rows, codes, texts = [], [], []
+    for p, strings in zip(pieces, values, strict=True):
+        local = np.arange(len(texts), len(texts) + len(strings))
+        texts += strings
+        rows.append(p.rows)
+        codes.append(local if p.whole or p.codes is None else local[p.codes])
+    return _texts_array(n, rows, codes, texts), b"plain"
 
 
-def _json_column(n: int, pieces: list[DetailPiece], whole: _WholeIds) -> pa.StringArray:
+def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
     """A JSON detail column: each record's value as tagged JSON text (null where absent),
-    each object encoded once as far as the pieces tell cheaply (the texts are written per
-    record, so an object encoded twice changes nothing in the file, only the time taken):
+    each value encoded once as far as the pieces tell cheaply (the texts are written per
+    record, so a value encoded twice changes nothing in the file, only the time taken):
 
-    * a piece whose objects are, row by row, those of an earlier piece (an element's payload
+    * a piece whose values are, row by row, those of an earlier piece (an element's payload
       in its ``arrival``, ``element`` and ``assigned`` records; a result in its ``emitted``,
-      ``sink`` and ``fired`` records) takes that piece's texts: one comparison of addresses;
-    * a piece whose sampled objects are all different (a payload per event) is encoded
-      object by object, without a hash table of a million addresses;
-    * any other piece (a window's timer namespace, shared by many records) is told apart by
-      its objects' addresses first."""
-    done: list[tuple[np.ndarray, np.ndarray]] = []  # (addresses, codes) of the pieces so far
-    texts: list[pa.Array] = []  # each piece's new objects' texts, in the order of their codes
-    count = 0  # of the objects encoded so far
+      ``sink`` and ``fired`` records) takes that piece's texts (``all_same``: one ``==`` per
+      row, and the values' types);
+    * a piece whose sampled values are all different (a payload per event) is encoded value
+      by value, without a hash table of a million values;
+    * any other piece (a window's timer namespace, many records' one value) is told apart
+      by its values first (``value_codes``)."""
+    # (values, codes, type signature when told) of the pieces so far
+    done: list[list[Any]] = []
+    texts: list[pa.Array] = []  # each piece's new values' texts, in the order of their codes
+    count = 0  # of the values encoded so far
     rows, codes = [], []
     for p in pieces:
-        # (a piece's own table is read in place too: it lives as long as the piece)
-        ids = whole.of(p.table)[p.rows] if p.whole else object_ids(p.table)
-        local = next(
-            (c for seen, c in done if len(seen) == len(ids) and np.array_equal(seen, ids)), None
-        )
+        values = p.table[p.rows] if p.whole else p.table
+        local = None
+        for seen in done:
+            if len(seen[0]) == len(values):
+                if seen[2] is None:  # (told once per piece)
+                    seen[2] = type_signature(seen[0].tolist()) or False
+                if all_same(seen[0], values, seen[2] or None):
+                    local = seen[1]
+                    break
         if local is None:
-            values = p.table[p.rows] if p.whole else p.table
-            if _distinct_sample(ids):
-                local = np.arange(count, count + len(ids))
+            if _distinct_sample(values):
+                local = np.arange(count, count + len(values))
                 objects = values.tolist()
             else:
-                group, first = first_of_each(ids)
+                group, first = value_codes(values)
                 local = group + count
                 objects = values[first].tolist()
             texts.append(_piece_texts(objects))
             count += len(objects)
-            done.append((ids, local))
+            done.append([values, local, None])
         rows.append(p.rows)
         codes.append(local if p.whole or p.codes is None else local[p.codes])
     return _dense_texts(n, rows, codes, texts[0] if len(texts) == 1 else pa.concat_arrays(texts))
@@ -476,14 +463,15 @@ def _piece_texts(values: list[Any]) -> pa.Array:
     return json_texts(values)
 
 
-def _distinct_sample(ids: np.ndarray, sample: int = 256) -> bool:
-    """True when evenly spread samples of these addresses, each with its next one, are all
-    different (each record its own object, as an ``arrival`` record's payload)."""
-    if len(ids) < 4 * sample:
+def _distinct_sample(values: np.ndarray, sample: int = 256) -> bool:
+    """True when evenly spread samples of these values, each with its next one, are all
+    different (``value_codes``: each record its own value, as an ``arrival`` record's
+    payload)."""
+    if len(values) < 4 * sample:
         return False
-    at = np.arange(0, len(ids) - 1, (len(ids) - 1) // sample)
-    picked = np.concatenate((ids[at], ids[at + 1]))
-    return len(np.unique(picked)) == len(picked)
+    at = np.arange(0, len(values) - 1, (len(values) - 1) // sample)
+    picked = np.concatenate((values[at], values[at + 1]))
+    return len(value_codes(picked)[1]) == len(picked)
 
 
 def _dense_texts(

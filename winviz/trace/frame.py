@@ -19,10 +19,11 @@ the record itself). ``frame.attrs["schema_version"]`` names the schema.
 The frame is built column by column from the trace's codes and typed arrays (issue 11): the
 categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
 and their masks, the window bounds gathered from the distinct windows, and each detail field
-from ``detail_fields``, which splits a detail tuple shared by many records once; only the
+from ``detail_fields``, which splits a detail tuple many records have once (told apart by
+value: ``value_codes``); only the
 fields that stay objects take a full-length object array. While the trace's detail column is
 not decoded yet (a first read), the detail fields come from the write buffer's items instead
-(``item_fields``: a packed entry's tuples said field by field, its coded shared tuples split
+(``item_fields``: a packed entry's tuples said field by field, its coded tuples split
 once, the plain records split by kind), and the detail column itself is never made (the
 trace keeps its write buffer until a reader decodes it). Gathers by ``int32`` codes go chunk
 by chunk (no full-length ``intp`` copy of the codes), and no other full-length temporary is
@@ -49,8 +50,16 @@ import pandas as pd
 
 from winviz.collector import paused
 from winviz.errors import InputError
-from winviz.trace.bulk import first_of_each, is_none, object_ids
-from winviz.trace.coded import CodedColumn, TimeColumn, encode, object_array, time_column
+from winviz.trace.coded import (
+    CodedColumn,
+    TimeColumn,
+    encode,
+    first_of_each,
+    is_none,
+    object_array,
+    time_column,
+    value_codes,
+)
 from winviz.trace.columns import TraceColumns, window_table
 from winviz.trace.pieces import Tuples
 from winviz.trace.schema import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, detail_names
@@ -230,8 +239,9 @@ class DetailPiece:
     For a kind with one field the values are the records' details themselves (``whole``:
     ``table`` is then the whole detail column and record ``rows[i]`` has
     ``table[rows[i]]``). For a kind with several fields ``table`` holds that field of each
-    distinct detail tuple (the engine shares one tuple among many records: a window's timer
-    details), so each tuple is split once; ``codes`` is None when each record has its own."""
+    distinct detail tuple (by value, ``value_codes``: many records have one tuple, a
+    window's timer details), so each tuple is split once; ``codes`` is None when the
+    records' tuples are mostly distinct (each split)."""
 
     rows: np.ndarray
     table: np.ndarray
@@ -263,12 +273,11 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
             continue
         codes: np.ndarray | None = None
         first = rows
-        kind_ids = object_ids(c.detail[rows])
-        if shared(kind_ids):
-            # each distinct tuple split once (by identity: the engine shares tuples)
-            codes, at = first_of_each(kind_ids)
-            first = rows[at]
-        tables = split_fields(c, kind, first, c.detail[first].tolist(), len(fields))
+        details = c.detail[rows]
+        if repeated(details):  # each distinct tuple split once
+            codes, at = value_codes(details)
+            first, details = rows[at], details[at]
+        tables = split_fields(c, kind, first, details.tolist(), len(fields))
         for name, table in zip(fields, tables, strict=True):
             parts[name].append(DetailPiece(rows, table, codes))
     return parts
@@ -358,11 +367,10 @@ def _item_pieces(
     values = _item_objects(item, len(rows))
     if width == 1:
         return [(rows, values, None)]
-    ids = object_ids(values)
     codes = None
     first = rows
-    if shared(ids):  # each distinct tuple split once (the engine shares tuples)
-        codes, at = first_of_each(ids)
+    if repeated(values):  # each distinct tuple split once
+        codes, at = value_codes(values)
         first, values = rows[at], values[at]
     tables = split_fields(c, kind, first, values.tolist(), width)
     return [(rows, t, codes) for t in tables]
@@ -440,18 +448,19 @@ def _rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]
     ]
 
 
-def shared(ids: np.ndarray, sample: int = 1024) -> bool:
-    """True when some details' identities (``object_ids``) repeat in a sample of them — rows
-    drawn at random by a fixed seed (the same rows every time), since an even stride can step
-    in time with the records' order (every key's timer of one window in turn: 4,004 tuples
-    among 2M ``timer_registered`` records of a 1M-event run) — or when they are few (telling
-    them apart then costs little). False: each record has its own tuple (as ``arrival``),
-    and telling them apart would not pay."""
-    n = len(ids)
+def repeated(values: np.ndarray, sample: int = 1024) -> bool:
+    """True when some details repeat (``value_codes``) in a sample of them — rows drawn at
+    random by a fixed seed (the same rows every time), since an even stride can step in time
+    with the records' order (every key's timer of one window in turn: 4,004 tuples among 2M
+    ``timer_registered`` records of a 1M-event run) — or when they are few (telling them
+    apart then costs little). False: each record has its own tuple (as ``arrival``), and
+    telling them apart would not pay. (Only the work depends on it: the pieces' values are
+    the same either way.)"""
+    n = len(values)
     if n < 4 * sample:
         return True
-    picked = ids[np.random.default_rng(0).integers(0, n, sample)]
-    return len(np.unique(picked)) < sample * 15 // 16
+    picked = values[np.random.default_rng(0).integers(0, n, sample)]
+    return len(value_codes(picked)[1]) < sample * 15 // 16
 
 
 def split_fields(

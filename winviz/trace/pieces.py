@@ -93,19 +93,14 @@ def _python(values: Any) -> Any:
     return values
 
 
-def _entry_objects(item: Any, done: dict[int, Any]) -> np.ndarray:
+def _entry_objects(item: Any) -> np.ndarray:
     """An entry's detail values as an object array (a 0-d one for one value for all)."""
     if isinstance(item, np.ndarray):
         return item
-    if isinstance(item, (list, Tuples, CodedColumn)):
-        objects = done.get(id(item))
-        if objects is None:
-            if isinstance(item, list):
-                objects = object_array(item)
-            else:
-                objects = item.objects() if isinstance(item, Tuples) else item.decode()
-            done[id(item)] = objects
-        return objects
+    if isinstance(item, list):
+        return object_array(item)
+    if isinstance(item, (Tuples, CodedColumn)):
+        return item.objects() if isinstance(item, Tuples) else item.decode()
     one = np.empty((), dtype=object)
     one[()] = item
     return one
@@ -555,16 +550,12 @@ class Pieces:
         if plain:
             self._put(out, remap(encode(plain, fast=fast)), pick)
         for group, read in self._read(pick):
-            done: dict[int, np.ndarray] = {}  # id(item) -> codes (items stay alive meanwhile)
             slots: list[tuple[int, Any]] = []
             for r, _ in read:
                 item = group.item(f, r)
                 if isinstance(item, (CodedColumn, list)):
-                    codes = done.get(id(item))
-                    if codes is None:
-                        coded = item if isinstance(item, CodedColumn) else encode(item, fast=fast)
-                        codes = done[id(item)] = remap(coded)
-                    slots.append((r, codes))
+                    coded = item if isinstance(item, CodedColumn) else encode(item, fast=fast)
+                    slots.append((r, remap(coded)))
                 else:  # the same for every entry
                     slots.append((r, code(item)))
             group.put(out, slots)
@@ -590,12 +581,11 @@ class Pieces:
             if not whole or not column.present.all():
                 self._put(present, column.present, pick)
         for group, read in self._read(pick):
-            done: dict[int, Any] = {}
             times: list[tuple[int, Any]] = []
             masks: list[tuple[int, Any]] = []
             for r, _ in read:
                 item = group.item(f, r)
-                v, m = (0, False) if item is None else _entry_times(item, done)
+                v, m = (0, False) if item is None else _entry_times(item)
                 times.append((r, v))
                 if not whole or m is not True:
                     masks.append((r, m))
@@ -625,9 +615,8 @@ class Pieces:
         if plain:
             self._put(out, object_array(plain), pick)
         for group, read in self._read(pick):
-            done: dict[int, Any] = {}
             for r, at in read:
-                out[at] = _entry_objects(group.item(f, r), done)
+                out[at] = _entry_objects(group.item(f, r))
         return out
 
 
@@ -647,7 +636,7 @@ def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
     return out
 
 
-def _entry_times(item: Any, done: dict[int, Any]) -> tuple[Any, Any]:
+def _entry_times(item: Any) -> tuple[Any, Any]:
     """An entry time field's (values, present) for all entries (``Packed.fields``'s item:
     an int, a list, an ``int64`` array or a ``TimeColumn``); ``NotExact`` for a value that
     is not an int in the long range."""
@@ -662,9 +651,7 @@ def _entry_times(item: Any, done: dict[int, Any]) -> tuple[Any, Any]:
     if isinstance(item, TimeColumn):
         column = item
     elif isinstance(item, list):
-        column = done.get(id(item))
-        if column is None:
-            column = done[id(item)] = time_column(item)
+        column = time_column(item)
     else:
         raise NotExact(item)
     if not column.exact:

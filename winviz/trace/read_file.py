@@ -29,8 +29,7 @@ from winviz.collector import paused
 from winviz.errors import TraceFileError
 from winviz.trace import codec
 from winviz.trace.bitmaps import bits_at, null_flags, nulls_at, valid_flags
-from winviz.trace.bulk import first_of_each
-from winviz.trace.coded import CodedColumn, TimeColumn, object_array
+from winviz.trace.coded import CodedColumn, TimeColumn, first_of_each, object_array
 from winviz.trace.columns import TraceColumns
 from winviz.trace.files import (
     COLUMNS,

@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.trace.bulk import first_of_each, object_ids
-from winviz.trace.coded import object_array
+from winviz.trace.coded import object_array, value_codes
 from winviz.viz.trace_view import TraceView, _objects, _times
 from winviz.viz.value_texts import key_texts, short
 from winviz.viz.window_lives import _group_ids
@@ -89,9 +88,9 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
 
 
 def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, list[int]]:
-    """Per value of an object array, the number of the distinct object it is (by identity,
-    numbered in order of first appearance), and each distinct object's first position."""
-    codes, first = first_of_each(object_ids(values))
+    """Per value of an object array, the number of the distinct value it is (``value_codes``,
+    numbered in order of first appearance), and each distinct value's first position."""
+    codes, first = value_codes(values)
     return codes, first.tolist()
 
 

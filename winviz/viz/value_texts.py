@@ -14,9 +14,8 @@ import numpy as np
 import pandas as pd
 
 from winviz.trace import jsonable
-from winviz.trace.bulk import distinct_objects
 from winviz.trace.codec import OpaqueValue
-from winviz.trace.coded import object_array
+from winviz.trace.coded import distinct_values, object_array
 
 
 def short(value: Any, limit: int = 60) -> str:
@@ -179,7 +178,7 @@ def key_texts(keys: Any) -> list[str]:
         texts = [key_text(k) for k in uniques]
         return [texts[c] for c in codes]
     # each distinct object once (the engine shares its key objects), then per identity
-    numbers, objects = distinct_objects(keys)
+    numbers, objects = distinct_values(keys)
     cache: dict[Any, str] = {}
     texts = []
     for k in objects:

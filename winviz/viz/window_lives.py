@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.trace.bulk import distinct_objects
-from winviz.trace.coded import object_array
+from winviz.trace.coded import distinct_values, object_array
 from winviz.viz.firings import window_records
 from winviz.viz.trace_view import LONG_MAX, Columns, TraceView, memoized
 from winviz.viz.value_texts import key_text, key_texts
@@ -323,7 +322,7 @@ def processing_time_windows(view: TraceView, operator: str) -> bool:
         if detail[0] == "event":  # (the usual case, an event-time window: one record read)
             return False
         rows = view.select("timer_registered", operator=operator)
-        _, details = distinct_objects(view.c.values_at("detail", rows, ("timer_registered",)))
+        _, details = distinct_values(view.c.values_at("detail", rows, ("timer_registered",)))
         return {d[0] for d in details} == {"processing"}
 
     return bool(memoized(view, "processing_time_windows", operator, build))
