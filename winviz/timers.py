@@ -102,12 +102,10 @@ class TimerQueue:
 
     def add(self, key: Any, namespace: Any, ts: int) -> bool:
         """Register; False when the same timer already exists (de-duplicated)."""
-        ident = (key, namespace, ts)
-        live = self.live
-        if ident in live:
+        n = self._counter + 1  # (its number if it is new: no timer has it yet)
+        if self.live.setdefault((key, namespace, ts), n) != n:
             return False
-        n = self._counter = self._counter + 1
-        live[ident] = n
+        self._counter = n
         _heappush(self.heap, (ts, n, key, namespace))
         return True
 
@@ -131,14 +129,17 @@ class TimerQueue:
         while heap:
             ts, n, key, ns = heap[0]
             ident = (key, ns, ts)
-            if live.get(ident) != n:
-                pop(heap)  # deleted (or registered again later): skip it
-                continue
             if ts > time:
+                if live.get(ident) != n:
+                    pop(heap)  # deleted (or registered again later): skip it
+                    continue
                 return
             pop(heap)
-            del live[ident]
-            yield ts, key, ns
+            number = live.pop(ident, None)  # (one look-up for a due timer)
+            if number == n:
+                yield ts, key, ns
+            elif number is not None:  # registered again later: that timer stays
+                live[ident] = number
 
     def poll(self) -> InternalTimer:
         ts, _, key, ns = heapq.heappop(self.heap)
