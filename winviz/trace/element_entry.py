@@ -1,5 +1,6 @@
-"""The packed trace entry of an element into an open window (``ElementEntry``): what the window
-kernel's source-batch loop (``winviz.operators.window_kernel``) writes, one entry for the six
+"""The packed trace entry of an element into an open window (``ElementEntry``): how the trace
+writer (``TraceWriter.open_window_elements``) stores what the window kernel's source-batch loop
+(``winviz.operators.window_kernel``) hands it, one entry for the six
 records Flink's ``WindowOperator.processElement`` writes for it — the source's ``arrival``,
 ``element``, ``assigned``, ``timer_registered`` at ``maxTimestamp``, ``trigger``
 (``EventTimeTrigger.onElement``: CONTINUE) and ``timer_registered`` at the cleanup time
@@ -10,16 +11,13 @@ field by field; the records are the ones the general path writes, byte for byte.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from winviz.trace import Packed
 from winviz.trace.coded import CodedColumn, encode, encode_runs, ints_column, object_array
 from winviz.trace.pieces import Deferred, Tuples
-
-if TYPE_CHECKING:
-    from winviz.operators.window_operator import WindowOperator
+from winviz.trace.store import Packed
 
 ON_ELEMENT_CONTINUE = ("on_element", "CONTINUE")  # trigger records' details (shared)
 
@@ -36,6 +34,10 @@ def shared_timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
     return (("event", window, False), ("event", window, True), ("event", window))
 
 
+def _no_cleanup_timer(window: Any) -> int:
+    raise AssertionError(f"{window!r}: an entry without a cleanup timer has no cleanup time")
+
+
 class ElementEntry(Packed):
     """A packed trace entry (``winviz.trace.Packed``) for a source record that goes into an
     open window: its ``arrival``, then the window's ``element``, ``assigned``,
@@ -50,12 +52,14 @@ class ElementEntry(Packed):
 
     width = 10
 
-    def __init__(self, op: WindowOperator, source: str, cleanup_timer: bool) -> None:
+    def __init__(
+        self, operator: str, source: str, cleanup_time: Callable[[Any], int] | None
+    ) -> None:
         self.source = source
-        self.name = op.name
-        self.cleanup_time = op.cleanup_time
-        self.cleanup_timer = cleanup_timer
-        self.count = 6 if cleanup_timer else 5
+        self.name = operator
+        self.cleanup_time: Callable[[Any], int] = cleanup_time or _no_cleanup_timer
+        self.cleanup_timer = cleanup_time is not None
+        self.count = 6 if self.cleanup_timer else 5
         self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
 
     def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
