@@ -42,10 +42,10 @@ class _Pair(Packed):
 
 def test_packed_entries_count_before_the_first_read_and_unpack_in_order() -> None:
     trace, pair = Trace(), _Pair()
-    trace.emit("first", 0, 0, "op", None, None, None, None)
+    trace.writer.emit("first", 0, 0, "op", None, None, None, None)
     trace.extend((pair, 1, 10, pair, 2, 20))
     trace.packed(pair, 2)
-    trace.emit("between", 3, 0, "op", None, None, None, None)
+    trace.writer.emit("between", 3, 0, "op", None, None, None, None)
     trace.extend((pair, 4, 40))
     trace.packed(pair, 1)
     assert len(trace) == 8  # counted without unpacking
@@ -93,7 +93,7 @@ def test_a_traced_job_reads_the_same_before_and_after_unpacking() -> None:
 def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> None:
     """``ElementEntry.fields`` (field by field) against ``unpack`` (entry by entry),
     with and without a cleanup timer of its own (allowed lateness)."""
-    from winviz.operators.window_kernel import ElementEntry
+    from winviz.trace.element_entry import ElementEntry
 
     for lateness in (0, 7):
         env = wv.StreamExecutionEnvironment(trace=True)
@@ -122,7 +122,7 @@ def test_a_time_that_is_not_a_long_takes_the_general_path_with_packed_entries() 
     trace, pair = Trace(), _Pair()
     trace.extend((pair, 1, 10))
     trace.packed(pair, 1)
-    trace.emit("odd", 2**70, 0, "op", None, None, 1.5, None)
+    trace.writer.emit("odd", 2**70, 0, "op", None, None, 1.5, None)
     c = trace.columns()
     assert not c.proc_time.exact and not c.ts.exact
     assert [(r.kind, r.proc_time, r.ts, r.detail) for r in trace] == [
