@@ -394,7 +394,9 @@ def test_json_texts_are_one_per_record_however_the_objects_are_shared(tmp_path: 
     for i, value in enumerate(again):
         trace.writer.emit("assigned", i, 0, "w", value[0], windows[i % 3], i, value)
     for i in range(1_200):
-        trace.writer.emit("timer_fired", i, 0, "w", "k0", windows[i % 3], 9, ("event", windows[i % 3]))
+        trace.writer.emit(
+            "timer_fired", i, 0, "w", "k0", windows[i % 3], 9, ("event", windows[i % 3])
+        )
     path = trace.save(tmp_path / "shared.parquet")
     texts = pq.read_table(path).column("detail_json").to_pylist()
     want = [*payloads, *payloads, *again, *(windows[i % 3] for i in range(1_200))]

@@ -97,9 +97,13 @@ def mixed_trace(seed: int) -> Trace:
                 call = rng.choice(["on_event_time", "on_element"])
                 trace.writer.emit("trigger", t, t, "w", "k1", W, None, (call, "FIRE"))
             elif pick < 0.55:
-                trace.writer.emit("timer_registered", t, t, "w", "k2", W, 9, TIMERS[rng.randrange(3)])
+                trace.writer.emit(
+                    "timer_registered", t, t, "w", "k2", W, 9, TIMERS[rng.randrange(3)]
+                )
             elif pick < 0.7:
-                trace.writer.emit("watermark", t, t, "w", None, None, None, rng.choice(["input", "x"]))
+                trace.writer.emit(
+                    "watermark", t, t, "w", None, None, None, rng.choice(["input", "x"])
+                )
             elif pick < 0.85:
                 trace.writer.emit("arrival", t, None, "src", None, None, t, (f"v{t}", block))
             else:
