@@ -143,8 +143,9 @@ def hand_trace(varying: Varying | None = None) -> Trace:
             trace.writer.emit(
                 "alpha", t, None, "op", key, None, [None, LONG_MAX, LONG_MIN, t][i % 4], j
             )
-            trace.writer.emit("epsilon", None, t, "op3", KEYS[(j + 1) % len(KEYS)], TimeWindow(t, t + 5),
-                       -t if i % 2 else LONG_MAX + 1, {"j": j})  # fmt: skip
+            trace.writer.emit("epsilon", None, t, "op3", KEYS[(j + 1) % len(KEYS)],
+                              TimeWindow(t, t + 5), -t if i % 2 else LONG_MAX + 1,
+                              {"j": j})  # fmt: skip
             trace.writer.emit("beta", t, t, "op", key, None, t, ("plain", j))
         entries = [
             (varying, 100 * block + e, KEYS[(block + e) % len(KEYS)], block * 7 + e, f"d{e}")
