@@ -22,7 +22,7 @@ from winviz.trace import TraceWriter
 
 @dataclass
 class JobContext:
-    """Run-wide facts operators read: the trace (None when off), the index of the source
+    """Run-wide facts operators read: the trace writer (None when off), the index of the source
     record being processed (for error messages), the partition it came from (partitioned
     sources only), the simulated processing clock and the timers' firing budget."""
 
