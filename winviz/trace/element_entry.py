@@ -62,6 +62,34 @@ class ElementEntry(Packed):
         self.count = 6 if self.cleanup_timer else 5
         self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
 
+    def entries(
+        self,
+        watermark: int,
+        source_watermark: int,
+        proc_times: Sequence[int],
+        source_stamps: Sequence[int | None],
+        first_index: int,
+        values: Sequence[Any],
+        stamps: Sequence[int],
+        keys: Sequence[Any],
+        windows: Sequence[Any],
+        deduplicated: Sequence[int],
+    ) -> list[Any]:
+        """The write buffer's slots of ``len(keys)`` entries given column by column (the
+        marker, then its ``width`` values, per entry; ``TraceWriter.open_window_elements``):
+        the constant slots laid out at once, each column put in place with one slice."""
+        n = len(keys)
+        slots = [self, None, watermark, *[None] * 7, source_watermark] * n
+        slots[1::11] = proc_times
+        slots[3::11] = keys
+        slots[4::11] = windows
+        slots[5::11] = stamps
+        slots[6::11] = values
+        slots[7::11] = range(first_index, first_index + n)
+        slots[8::11] = source_stamps
+        slots[9::11] = deduplicated
+        return slots
+
     def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
         now, wm, key, window, ts, value, position, source_ts, existed, source_wm = values[
             at : at + 10

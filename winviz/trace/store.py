@@ -160,6 +160,18 @@ class Trace:
                 f"trace.packed({marker!r}, {entries}): the last {entries} entries written are "
                 f"not entries of this marker (declare each run right after writing it)"
             )
+        self._declare(marker, entries, start)
+
+    def append_run(self, marker: Packed, values: list[Any], entries: int) -> None:
+        """Append a run of ``entries`` packed entries of ``marker`` (``values``: each entry's
+        marker, then its ``width`` values) and declare it (the writer's: it made them)."""
+        start = len(self._buffer)
+        self._buffer.extend(values)
+        self._declare(marker, entries, start)
+
+    def _declare(self, marker: Packed, entries: int, start: int) -> None:
+        """Count the run of ``entries`` entries of ``marker`` at buffer slot ``start``."""
+        step = 1 + marker.width
         self._packed_slots += entries * step
         self._packed_records += entries * marker.count
         runs = self._runs

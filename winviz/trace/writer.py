@@ -70,18 +70,12 @@ class TraceWriter:
 
     # -- shared details ---------------------------------------------------------------------
 
-    def _timer_details(self, domain: str, namespace: Any) -> tuple[tuple[Any, ...], ...]:
-        """The namespace's timer details, shared for event time."""
-        shared = None
-        if domain == "event":
-            try:
-                shared = self._timers.get(namespace)
-            except TypeError:  # (an unhashable namespace: not shared)
-                return ((domain, namespace, False), (domain, namespace, True), (domain, namespace))
-            if shared is not None and shared[2][1].__class__ is namespace.__class__:
-                return shared
+    def _share(self, domain: str, namespace: Any) -> tuple[tuple[Any, ...], ...]:
+        """The namespace's timer details: (domain, namespace, flag) with flag False and True,
+        then (domain, namespace); made once per namespace for event time (timer namespaces
+        are hashable: the timer service keys its timers by them)."""
         made = ((domain, namespace, False), (domain, namespace, True), (domain, namespace))
-        if domain == "event" and shared is None:
+        if domain == "event":
             self._timers[namespace] = made
         return made
 
@@ -198,7 +192,10 @@ class TraceWriter:
         namespace: Any,
         deduplicated: bool,
     ) -> None:
-        detail = self._timer_details(domain, namespace)[deduplicated]
+        shared = self._timers.get(namespace) if domain == "event" else None
+        if shared is None or shared[2][1].__class__ is not namespace.__class__:
+            shared = self._share(domain, namespace)
+        detail = shared[deduplicated]
         self._extend(("timer_registered", proc_time, watermark, operator, key, window, ts, detail))
 
     def timer_deleted(
@@ -213,7 +210,10 @@ class TraceWriter:
         namespace: Any,
         existed: bool,
     ) -> None:
-        detail = self._timer_details(domain, namespace)[existed]
+        shared = self._timers.get(namespace) if domain == "event" else None
+        if shared is None or shared[2][1].__class__ is not namespace.__class__:
+            shared = self._share(domain, namespace)
+        detail = shared[existed]
         self._extend(("timer_deleted", proc_time, watermark, operator, key, window, ts, detail))
 
     def timer_fired(
@@ -227,7 +227,10 @@ class TraceWriter:
         domain: str,
         namespace: Any,
     ) -> None:
-        detail = self._timer_details(domain, namespace)[2]
+        shared = self._timers.get(namespace) if domain == "event" else None
+        if shared is None or shared[2][1].__class__ is not namespace.__class__:
+            shared = self._share(domain, namespace)
+        detail = shared[2]
         self._extend(("timer_fired", proc_time, watermark, operator, key, window, ts, detail))
 
     def trigger(
@@ -241,7 +244,7 @@ class TraceWriter:
         result: str,
     ) -> None:
         pair = (call, result)
-        detail = _TRIGGER_DETAILS.setdefault(pair, pair)
+        detail = _TRIGGER_DETAILS.get(pair) or _TRIGGER_DETAILS.setdefault(pair, pair)
         self._extend(("trigger", proc_time, watermark, operator, key, window, None, detail))
 
     def fired(
@@ -514,25 +517,15 @@ class TraceWriter:
         ``cleanup_time`` is None (no cleanup timer), ``timer_registered`` at the cleanup
         time; ``deduplicated`` the two timers' bits (``MAX_TIMESTAMP_TIMER_EXISTED``,
         ``CLEANUP_TIMER_EXISTED``). Stored as one packed entry per element
-        (``ElementEntry``), interleaved column by column at C speed."""
-        n = len(keys)
-        if not n:
+        (``ElementEntry.entries``: interleaved column by column, at C speed)."""
+        if not keys:
             return
         marker = self._entry(operator, source, cleanup_time)
-        step = 1 + marker.width
-        flat: list[Any] = [marker] * (n * step)
-        flat[1::step] = proc_times
-        flat[2::step] = [watermark] * n
-        flat[3::step] = keys
-        flat[4::step] = windows
-        flat[5::step] = stamps
-        flat[6::step] = values
-        flat[7::step] = range(first_index, first_index + n)
-        flat[8::step] = source_stamps
-        flat[9::step] = deduplicated
-        flat[10::step] = [source_watermark] * n
-        self._extend(flat)
-        self._trace.packed(marker, n)
+        entries = marker.entries(
+            watermark, source_watermark, proc_times, source_stamps, first_index, values, stamps,
+            keys, windows, deduplicated,
+        )  # fmt: skip
+        self._trace.append_run(marker, entries, len(keys))
 
     def _entry(
         self, operator: str, source: str, cleanup_time: Callable[[Any], int] | None
