@@ -17,7 +17,7 @@ from winviz.trace.writer import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
 
 FIRST = ("proc_time", "watermark", "operator")  # every kind's first parameters
 OPTIONAL = ("key", "window", "ts")  # the base fields a kind may have (in this order)
-NOT_KINDS = {"emit", "forget", "open_window_elements"}  # the writer's other methods
+NOT_KINDS = {"emit", "forget", "event_timer_fired", "open_window_elements"}  # the others
 BOOLS = {"deduplicated", "existed"}  # (they pick a shared detail: bools)
 
 
@@ -107,3 +107,15 @@ def test_nothing_in_the_engine_writes_around_the_writer() -> None:
         if around.search(line)
     ]
     assert found == []
+
+
+@pytest.mark.parametrize("fire", [True, False])
+def test_event_timer_fired_writes_what_the_kind_methods_write(fire: bool) -> None:
+    window = wv.TimeWindow(0, 10)
+    bulk, single = Trace(), Trace()
+    bulk.writer.event_timer_fired(1, 2, "win", "k", window, 9, fire)
+    single.writer.timer_fired(1, 2, "win", "k", window, 9, "event", window)
+    result = "FIRE" if fire else "CONTINUE"
+    single.writer.trigger(1, 2, "win", "k", window, "on_event_time", result)
+    assert bulk.to_json() == single.to_json()
+    assert [r.kind for r in bulk.records()] == ["timer_fired", "trigger"]

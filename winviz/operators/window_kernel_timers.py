@@ -79,11 +79,7 @@ class EventTimeFiring:
                 fire = ts == max_ts
                 if trace is not None:
                     shown = key.value if key.__class__ is JavaKey else key  # the user's key
-                    trace.timer_fired(now, watermark, name, shown, window, ts, "event", window)
-                    trace.trigger(
-                        now, watermark, name, shown, window, "on_event_time",
-                        "FIRE" if fire else "CONTINUE",
-                    )  # fmt: skip
+                    trace.event_timer_fired(now, watermark, name, shown, window, ts, fire)
                 if fire:
                     contents = state.get(cname, key, window)
                     if contents is None:

@@ -36,7 +36,9 @@ MAX_TIMESTAMP_TIMER_EXISTED = 1
 CLEANUP_TIMER_EXISTED = 2
 BOTH_TIMERS_EXISTED = MAX_TIMESTAMP_TIMER_EXISTED | CLEANUP_TIMER_EXISTED
 
-_TRIGGER_DETAILS: dict[tuple[str, str], tuple[str, str]] = {}  # (call, result), shared
+# trigger details, shared: call -> result -> (call, result)
+_TRIGGER_DETAILS: dict[str, dict[str, tuple[str, str]]] = {}
+_ON_EVENT_TIME = {True: ("on_event_time", "FIRE"), False: ("on_event_time", "CONTINUE")}
 
 
 class TraceWriter:
@@ -243,8 +245,9 @@ class TraceWriter:
         call: str,
         result: str,
     ) -> None:
-        pair = (call, result)
-        detail = _TRIGGER_DETAILS.get(pair) or _TRIGGER_DETAILS.setdefault(pair, pair)
+        detail = _TRIGGER_DETAILS.setdefault(call, {}).get(result)
+        if detail is None:
+            detail = _TRIGGER_DETAILS[call][result] = (call, result)
         self._extend(("trigger", proc_time, watermark, operator, key, window, None, detail))
 
     def fired(
@@ -490,7 +493,29 @@ class TraceWriter:
             ("resumed", proc_time, watermark, operator, None, None, ts, (input, max_allowed, group))
         )
 
-    # -- bulk -------------------------------------------------------------------------------
+    # -- bulk: the window kernel's (``winviz.operators.window_kernel``) -----------------------
+
+    def event_timer_fired(
+        self,
+        proc_time: Time,
+        watermark: Time,
+        operator: str,
+        key: Any,
+        window: Any,
+        ts: int,
+        fire: bool,
+    ) -> None:
+        """``timer_fired`` (event time, namespace ``window``) and the ``trigger`` record of
+        ``EventTimeTrigger.onEventTime``: FIRE (``fire``) or CONTINUE, in one write."""
+        shared = self._timers.get(window)
+        if shared is None or shared[2][1].__class__ is not window.__class__:
+            shared = self._share("event", window)
+        self._extend(
+            (
+                "timer_fired", proc_time, watermark, operator, key, window, ts, shared[2],
+                "trigger", proc_time, watermark, operator, key, window, None, _ON_EVENT_TIME[fire],
+            )
+        )  # fmt: skip
 
     def open_window_elements(
         self,
