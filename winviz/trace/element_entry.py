@@ -18,14 +18,9 @@ import numpy as np
 from winviz.trace.coded import CodedColumn, encode, encode_runs, ints_column, object_array
 from winviz.trace.pieces import Deferred, Tuples
 from winviz.trace.store import Packed
+from winviz.trace.writer import MAX_TIMESTAMP_TIMER_EXISTED
 
 ON_ELEMENT_CONTINUE = ("on_element", "CONTINUE")  # trigger records' details (shared)
-
-# An element entry's de-duplication bits: whether its window's timer at max_timestamp, and
-# its cleanup timer, already existed when the element registered them.
-MAX_TIMESTAMP_TIMER_EXISTED = 1
-CLEANUP_TIMER_EXISTED = 2
-BOTH_TIMERS_EXISTED = MAX_TIMESTAMP_TIMER_EXISTED | CLEANUP_TIMER_EXISTED
 
 
 def shared_timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
