@@ -531,11 +531,15 @@ class WindowKernel(EventTimeFiring):
         key_selector, internal_key = op.key_selector, op.key_rule.internal_key
         add_timer, copies, position = timers.event_queue.add, not batch.immutable, arrival.position
         entries = 0  # short-way records written
-        # the run of short-way records (``write_run``): their keys, windows and timer bits
+        # the run of short-way records (``write_run``): their keys; the window at each change
+        # of window (from which record on: ``run_window`` the last); the timer bits that are
+        # not BOTH_TIMERS_EXISTED (a key's first record in its window), with their records
         keys: list[Any] = []
-        windows: list[Any] = []
-        bits: list[int] = []
-        add_key, add_window, add_bits = keys.append, windows.append, bits.append
+        switches: list[tuple[int, Any]] = []
+        firsts: list[tuple[int, int]] = []
+        add_key, add_switch, add_first = keys.append, switches.append, firsts.append
+        run = (keys, switches, firsts)
+        run_window: Any = None
         # the open cached window, [start, end) (empty when there is none; its contents ``slot``,
         # whether its cleanup timer is its ``own``, whether it ``has_cleanup`` timer), the one
         # before it, [other_start, other_end); the windows of the firing and the late way
@@ -555,8 +559,9 @@ class WindowKernel(EventTimeFiring):
                     if not other_start <= ts < other_end:
                         if keys:  # the run ends here
                             entries += self.write_run(
-                                batch, stamps, done - 1, keys, windows, bits, has_cleanup, arrival
+                                batch, stamps, done - 1, run, has_cleanup, arrival
                             )
+                            run_window = None
                         job.now, job.record_index = now, index
                         arrival.write(trace, now, value, source_ts, position)
                         position += 1
@@ -587,8 +592,9 @@ class WindowKernel(EventTimeFiring):
                     # the open window before: the two swap (a run ends if its cleanup timers differ)
                     if keys and other[7] != has_cleanup:
                         entries += self.write_run(
-                            batch, stamps, done - 1, keys, windows, bits, has_cleanup, arrival
+                            batch, stamps, done - 1, run, has_cleanup, arrival
                         )
+                        run_window = None
                     opened, other = other, opened
                     start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
                     other_start, other_end = other[0], other[1]
@@ -608,20 +614,20 @@ class WindowKernel(EventTimeFiring):
                     existed = 0 if add_timer(internal, window, max_ts) else 1
                     if not own or not add_timer(internal, window, cleanup):
                         existed |= CLEANUP_TIMER_EXISTED
-                else:  # both timers exist since its first element
-                    existed = BOTH_TIMERS_EXISTED
+                    if existed != BOTH_TIMERS_EXISTED:
+                        add_first((len(keys), existed))
+                # (else both timers exist since its first element)
+                if window is not run_window:
+                    add_switch((len(keys), window))
+                    run_window = window
                 add_key(key)
-                add_window(window)
-                add_bits(existed)
                 progress = _NOT_ON_THE_SHORT_WAY
                 position += 1
                 last_key, ctx_key, ctx_window = internal, internal, window
         except Exception as exc:
             job.now, job.record_index = now, index
             if keys:  # the run ends before the failing record's records
-                entries += self.write_run(
-                    batch, stamps, done - 1, keys, windows, bits, has_cleanup, arrival
-                )
+                entries += self.write_run(batch, stamps, done - 1, run, has_cleanup, arrival)
             if progress == _GENERAL:  # the way reported it, with its context
                 last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
                 raise
@@ -637,9 +643,7 @@ class WindowKernel(EventTimeFiring):
         finally:
             self.immutable_batch = False
             if keys:  # (the batch's last record ends the run)
-                entries += self.write_run(
-                    batch, stamps, done, keys, windows, bits, has_cleanup, arrival
-                )
+                entries += self.write_run(batch, stamps, done, run, has_cleanup, arrival)
             op.metrics["num_records_in"] += entries
             op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
             arrival.taken = done
@@ -651,17 +655,24 @@ class WindowKernel(EventTimeFiring):
         batch: Batch,
         stamps: list[int],
         end: int,
-        keys: list[Any],
-        windows: list[Any],
-        bits: list[int],
+        run: tuple[list[Any], list[tuple[int, Any]], list[tuple[int, int]]],
         has_cleanup: bool,
         arrival: SourceArrival,
     ) -> int:
         """Write the run of short-way records of ``batch`` that ends before record ``end``
-        (``TraceWriter.open_window_elements``): their keys, windows and timer bits as
-        collected (then cleared), the rest sliced from the batch's columns. Returns how many."""
+        (``TraceWriter.open_window_elements``) from the ``run`` collected: their keys, their
+        windows from the switches (from which record on, which window), their timer bits
+        BOTH_TIMERS_EXISTED but for the firsts (which record, its bits), all three then
+        cleared; the rest sliced from the batch's columns. Returns how many."""
+        keys, switches, firsts = run
         op, n = self.op, len(keys)
         first = end - n
+        windows: list[Any] = []
+        for (at, window), (until, _) in zip(switches, [*switches[1:], (n, None)], strict=True):
+            windows += [window] * (until - at)
+        bits = [BOTH_TIMERS_EXISTED] * n
+        for at, existed in firsts:
+            bits[at] = existed
         op.trace.open_window_elements(  # type: ignore[union-attr]
             arrival.source, arrival.watermark, op.name, op.timers.current_watermark,
             op.cleanup_time if has_cleanup else None, batch.arrivals[first:end],
@@ -669,8 +680,8 @@ class WindowKernel(EventTimeFiring):
             stamps[first:end], keys, windows, bits,
         )  # fmt: skip
         keys.clear()
-        windows.clear()
-        bits.clear()
+        switches.clear()
+        firsts.clear()
         return n
 
     def short_way_failed(
