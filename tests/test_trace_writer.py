@@ -17,7 +17,9 @@ from winviz.trace.writer import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
 
 FIRST = ("proc_time", "watermark", "operator")  # every kind's first parameters
 OPTIONAL = ("key", "window", "ts")  # the base fields a kind may have (in this order)
-NOT_KINDS = {"emit", "forget", "event_timer_fired", "open_window_elements"}  # the others
+NOT_KINDS = {  # the others
+    "emit", "forget", "event_timer_fired", "event_window_cleared", "open_window_elements",
+}  # fmt: skip
 BOOLS = {"deduplicated", "existed"}  # (they pick a shared detail: bools)
 
 
@@ -119,3 +121,14 @@ def test_event_timer_fired_writes_what_the_kind_methods_write(fire: bool) -> Non
     single.writer.trigger(1, 2, "win", "k", window, "on_event_time", result)
     assert bulk.to_json() == single.to_json()
     assert [r.kind for r in bulk.records()] == ["timer_fired", "trigger"]
+
+
+@pytest.mark.parametrize("existed", [True, False])
+def test_event_window_cleared_writes_what_the_kind_methods_write(existed: bool) -> None:
+    window = wv.TimeWindow(0, 10)
+    bulk, single = Trace(), Trace()
+    bulk.writer.event_window_cleared(1, 2, "win", "k", window, 9, existed, 14)
+    single.writer.timer_deleted(1, 2, "win", "k", window, 9, "event", window, existed)
+    single.writer.cleanup(1, 2, "win", "k", window, 9, 14)
+    assert bulk.to_json() == single.to_json()
+    assert [r.kind for r in bulk.records()] == ["timer_deleted", "cleanup"]

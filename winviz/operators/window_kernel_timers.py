@@ -93,6 +93,15 @@ class EventTimeFiring:
                     # max_timestamp (traced as timer_deleted), then the function's clear
                     state.clear(cname, key, window)
                     existed = live.pop((key, window, max_ts), None) is not None
+                    if as_they_are:  # (its function's clear does nothing: one write)
+                        trace.event_window_cleared(  # type: ignore[union-attr]
+                            now, watermark, name, shown, window, max_ts, existed, cleanup
+                        )
+                        window_ctx.current_window = window
+                        if op.panes:
+                            op.panes.pop((key, window), None)
+                        cleaned.append(window)
+                        continue
                     if trace is not None:
                         trace.timer_deleted(
                             now, watermark, name, shown, window, max_ts, "event", window, existed

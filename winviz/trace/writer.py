@@ -517,6 +517,32 @@ class TraceWriter:
             )
         )  # fmt: skip
 
+    def event_window_cleared(
+        self,
+        proc_time: Time,
+        watermark: Time,
+        operator: str,
+        key: Any,
+        window: Any,
+        max_ts: int,
+        existed: bool,
+        cleanup_time: int,
+    ) -> None:
+        """A window's cleanup timer fired (``WindowOperator.clearAllState``): the
+        ``timer_deleted`` of ``EventTimeTrigger.clear`` (event time, namespace ``window``, the
+        timer at ``max_ts``; ``existed``), then ``cleanup``, in one write — for a window
+        function whose ``clear`` does nothing (nothing can happen between the two)."""
+        shared = self._timers.get(window)
+        if shared is None or shared[2][1].__class__ is not window.__class__:
+            shared = self._share("event", window)
+        self._extend(
+            (
+                "timer_deleted", proc_time, watermark, operator, key, window, max_ts,
+                shared[existed],
+                "cleanup", proc_time, watermark, operator, key, window, max_ts, cleanup_time,
+            )
+        )  # fmt: skip
+
     def open_window_elements(
         self,
         source: str,
