@@ -108,8 +108,8 @@ def test_a_schema_kind_the_trace_lacks_and_a_hand_made_kind_select_as_before(
     assert len(trace.where(kind="late_dropped")) == 0  # in the schema, none in this run
     assert len(trace.where(kind="fired").where(kind="cleanup")) == 0  # a view's kinds
     own = Trace()
-    own.emit("alpha", 0, None, "w", "k", None, 1, "x")
-    own.emit("element", 1, None, "w", "k", None, 1, "y")
+    own.writer.emit("alpha", 0, None, "w", "k", None, 1, "x")
+    own.writer.emit("element", 1, None, "w", "k", None, 1, "y")
     assert [r.detail for r in own.where(kind="alpha")] == ["x"]
 
 
@@ -144,7 +144,7 @@ def test_a_key_that_can_never_be_a_key_is_refused(trace: Trace) -> None:
         trace.records("fired", key={"a": 1})
     # a hand-made trace that holds such a key still finds it
     own = Trace()
-    own.emit("element", 0, None, "w", ["a"], None, 1, "x")
+    own.writer.emit("element", 0, None, "w", ["a"], None, 1, "x")
     assert len(own.where(key=["a"])) == 1
 
 
@@ -155,16 +155,16 @@ def test_to_json_names_the_record_of_a_value_that_contains_itself() -> None:
     cycle: list[Any] = [1]
     cycle.append(cycle)
     own = Trace()
-    own.emit("element", 0, None, "w", "k", None, 1, "fine")
-    own.emit("element", 1, None, "w", "k", None, 2, cycle)
+    own.writer.emit("element", 0, None, "w", "k", None, 1, "fine")
+    own.writer.emit("element", 1, None, "w", "k", None, 2, cycle)
     with pytest.raises(InputError, match=r"record 1, field \"element record's key or detail\""):
         own.to_json()
 
 
 def test_to_json_names_the_record_and_field_of_a_nan_time() -> None:
     own = Trace()
-    own.emit("element", 0, None, "w", "k", None, 1, "x")
-    own.emit("element", 1, None, "w", "k", None, float("nan"), "y")
+    own.writer.emit("element", 0, None, "w", "k", None, 1, "x")
+    own.writer.emit("element", 1, None, "w", "k", None, float("nan"), "y")
     with pytest.raises(InputError, match=r"record 1, field 'ts', value nan: JSON has no NaN"):
         own.to_json()
 
@@ -237,8 +237,8 @@ def _two(**second: Any) -> Trace:
     fields = {"proc": 1, "wm": None, "key": "k", "window": None, "ts": 2, "detail": "y"}
     fields.update(second)
     own = Trace()
-    own.emit("element", 0, None, "w", "k", None, 1, "x")
-    own.emit(
+    own.writer.emit("element", 0, None, "w", "k", None, 1, "x")
+    own.writer.emit(
         "element",
         fields["proc"],
         fields["wm"],

@@ -39,7 +39,7 @@ def test_a_dict_whose_keys_str_forms_differ_keeps_its_object_form() -> None:
 
 def _trace_of(value: object) -> Trace:
     own = Trace()
-    own.emit("element", 0, None, "w", "k", None, 1, value)
+    own.writer.emit("element", 0, None, "w", "k", None, 1, value)
     return own
 
 

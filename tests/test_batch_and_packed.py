@@ -42,10 +42,10 @@ class _Pair(Packed):
 
 def test_packed_entries_count_before_the_first_read_and_unpack_in_order() -> None:
     trace, pair = Trace(), _Pair()
-    trace.emit("first", 0, 0, "op", None, None, None, None)
+    trace.writer.emit("first", 0, 0, "op", None, None, None, None)
     trace.extend((pair, 1, 10, pair, 2, 20))
     trace.packed(pair, 2)
-    trace.emit("between", 3, 0, "op", None, None, None, None)
+    trace.writer.emit("between", 3, 0, "op", None, None, None, None)
     trace.extend((pair, 4, 40))
     trace.packed(pair, 1)
     assert len(trace) == 8  # counted without unpacking
@@ -93,7 +93,7 @@ def test_a_traced_job_reads_the_same_before_and_after_unpacking() -> None:
 def test_an_element_entry_unpacks_the_same_run_by_run_and_entry_by_entry() -> None:
     """``ElementEntry.fields`` (field by field) against ``unpack`` (entry by entry),
     with and without a cleanup timer of its own (allowed lateness)."""
-    from winviz.operators.window_kernel import ElementEntry
+    from winviz.trace.element_entry import ElementEntry
 
     for lateness in (0, 7):
         env = wv.StreamExecutionEnvironment(trace=True)
@@ -122,7 +122,7 @@ def test_a_time_that_is_not_a_long_takes_the_general_path_with_packed_entries() 
     trace, pair = Trace(), _Pair()
     trace.extend((pair, 1, 10))
     trace.packed(pair, 1)
-    trace.emit("odd", 2**70, 0, "op", None, None, 1.5, None)
+    trace.writer.emit("odd", 2**70, 0, "op", None, None, 1.5, None)
     c = trace.columns()
     assert not c.proc_time.exact and not c.ts.exact
     assert [(r.kind, r.proc_time, r.ts, r.detail) for r in trace] == [
@@ -130,3 +130,28 @@ def test_a_time_that_is_not_a_long_takes_the_general_path_with_packed_entries() 
         ("y", 1, None, 11),
         ("odd", 2**70, 1.5, None),
     ]
+
+
+def test_an_element_entry_reads_part_of_a_run_field_by_field() -> None:
+    """``ElementEntry.fields`` over some entries of a run (not a whole run: each entry's
+    values looked up in its run) gives those entries' values, as ``unpack`` does."""
+    from winviz.trace.pieces import Slots
+
+    w = wv.TimeWindow(0, 10)
+    trace = Trace()
+    trace.writer.open_window_elements(
+        "src", 7, "win", 8, None, [1, 2, 3], [4, None, 6], 40, ["a", "b", "c"], [4, 5, 6],
+        ["k", "j", "k"], [w, w, w], [0, 3, 3],
+    )  # fmt: skip
+    buffer = list(trace._buffer)
+    marker = buffer[0]
+    fields = marker.fields(Slots(buffer, marker.width, [(6, 18)]))  # the last two entries
+    assert fields[1][0].get().values.tolist() == [2, 3]  # proc_time
+    assert fields[2][0].get().values.tolist() == [7, 7]  # the source's watermark
+    assert fields[6][0].get() == [None, 6]  # arrival's ts: the source timestamps
+    assert fields[6][1].get().values.tolist() == [5, 6]  # element's ts
+    values, positions = fields[7][0].get().fields
+    assert (list(values), positions.tolist()) == (["b", "c"], [41, 42])
+    by_entry: list[Any] = []
+    marker.unpack(buffer, 7, by_entry)
+    assert by_entry[:8] == ["arrival", 2, 7, "src", None, None, None, ("b", 41)]

@@ -169,13 +169,13 @@ def _tricky_trace() -> Trace:
     timer = ("event", TimeWindow(0, 10), False)
     for i, s in enumerate(TRICKY):
         value = (s, i, i % 2 == 0)
-        trace.emit("arrival", i, None, "src", None, None, i, (value, i))
-        trace.emit("element", i, 0, "w", s, None, i, value)
-        trace.emit("assigned", i, 0, "w", s, TimeWindow(0, 10), i, value)
-        trace.emit("timer_registered", i, 0, "w", s, TimeWindow(0, 10), 9, timer)
-    trace.emit("element", 20, 0, "w", "k", None, 5, ("same", 1))
-    trace.emit("element", 21, 0, "w", "k", None, 6, ("same", 1))
-    trace.emit("fired", 22, 9, "w", "k", GLOBAL_WINDOW, 9, (("k", 3), 0, "on_time", None))
+        trace.writer.emit("arrival", i, None, "src", None, None, i, (value, i))
+        trace.writer.emit("element", i, 0, "w", s, None, i, value)
+        trace.writer.emit("assigned", i, 0, "w", s, TimeWindow(0, 10), i, value)
+        trace.writer.emit("timer_registered", i, 0, "w", s, TimeWindow(0, 10), 9, timer)
+    trace.writer.emit("element", 20, 0, "w", "k", None, 5, ("same", 1))
+    trace.writer.emit("element", 21, 0, "w", "k", None, 6, ("same", 1))
+    trace.writer.emit("fired", 22, 9, "w", "k", GLOBAL_WINDOW, 9, (("k", 3), 0, "on_time", None))
     return trace
 
 
@@ -205,8 +205,8 @@ def test_a_tricky_trace_round_trips_exactly(tmp_path: Path) -> None:
 
 def test_a_detail_that_is_not_its_fields_is_refused_naming_the_record() -> None:
     trace = Trace()
-    trace.emit("element", 0, 0, "w", "k", None, 1, ("k", 1))
-    trace.emit("timer_registered", 1, 0, "w", "k", None, 9, ("event", TimeWindow(0, 10)))
+    trace.writer.emit("element", 0, 0, "w", "k", None, 1, ("k", 1))
+    trace.writer.emit("timer_registered", 1, 0, "w", "k", None, 9, ("event", TimeWindow(0, 10)))
     with pytest.raises(ValueError, match=r"record 1 \(timer_registered\): detail .*expected a"):
         trace.to_pandas()
 
@@ -423,13 +423,15 @@ def test_json_texts_are_one_per_record_however_the_objects_are_shared(tmp_path: 
     windows = [TimeWindow(w * 10, w * 10 + 10) for w in range(3)]
     again = [payloads[i % 602] for i in range(1_200)]  # objects twice, 602 records apart
     for i, value in enumerate(payloads):
-        trace.emit("arrival", i, None, "src", None, None, i, (value, i))
+        trace.writer.emit("arrival", i, None, "src", None, None, i, (value, i))
     for i, value in enumerate(payloads):
-        trace.emit("element", i, 0, "w", value[0], None, i, value)
+        trace.writer.emit("element", i, 0, "w", value[0], None, i, value)
     for i, value in enumerate(again):
-        trace.emit("assigned", i, 0, "w", value[0], windows[i % 3], i, value)
+        trace.writer.emit("assigned", i, 0, "w", value[0], windows[i % 3], i, value)
     for i in range(1_200):
-        trace.emit("timer_fired", i, 0, "w", "k0", windows[i % 3], 9, ("event", windows[i % 3]))
+        trace.writer.emit(
+            "timer_fired", i, 0, "w", "k0", windows[i % 3], 9, ("event", windows[i % 3])
+        )
     path = trace.save(tmp_path / "shared.parquet")
     texts = pq.read_table(path).column("detail_json").to_pylist()
     want = [*payloads, *payloads, *again, *(windows[i % 3] for i in range(1_200))]

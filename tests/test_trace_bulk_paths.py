@@ -39,10 +39,10 @@ class _EqualsAnything:
 
 def _write(trace: Trace, payload: Any) -> None:
     pair = _Pair()
-    trace.emit("first", 0, 0, "op", None, None, None, payload)
+    trace.writer.emit("first", 0, 0, "op", None, None, None, payload)
     trace.extend((pair, 1, 10, pair, 2, payload))
     trace.packed(pair, 2)
-    trace.emit("between", 3, 0, "op", None, None, None, 30)
+    trace.writer.emit("between", 3, 0, "op", None, None, None, 30)
     trace.extend((pair, 4, 40))
     trace.packed(pair, 1)
 

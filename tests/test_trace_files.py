@@ -318,12 +318,12 @@ def test_each_kinds_fields_go_to_the_column_of_their_values_type(tmp_path: Path)
     to JSON text, a field that is None on every record to a null string column, a kind the
     schema lacks keeps its whole detail as JSON; all of it round-trips exactly."""
     trace = Trace()
-    trace.emit("custom_kind", 1, None, "op", None, None, None, {"a": (1, 2)})
-    trace.emit("fired", 2, 3, "w", "k", None, 4, (None, 0, "on_time", 3))
-    trace.emit("fired", 2, 3, "w", "k", None, 4, (None, 1, "late", None))
-    trace.emit("cleanup", 2, 3, "w", "k", None, 4, 2**70)
-    trace.emit("cleanup", 2, 3, "w", "k", None, 4, None)
-    trace.emit("trigger", 2, 3, "w", "k", None, 4, ("on_element", None))
+    trace.writer.emit("custom_kind", 1, None, "op", None, None, None, {"a": (1, 2)})
+    trace.writer.emit("fired", 2, 3, "w", "k", None, 4, (None, 0, "on_time", 3))
+    trace.writer.emit("fired", 2, 3, "w", "k", None, 4, (None, 1, "late", None))
+    trace.writer.emit("cleanup", 2, 3, "w", "k", None, 4, 2**70)
+    trace.writer.emit("cleanup", 2, 3, "w", "k", None, 4, None)
+    trace.writer.emit("trigger", 2, 3, "w", "k", None, 4, ("on_element", None))
     path = trace.save(tmp_path / "odd.parquet")
     table = pq.read_table(path)
     assert json.loads(table.schema.metadata[b"winviz.detail_columns"]) == {

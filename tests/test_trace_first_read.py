@@ -69,13 +69,13 @@ def test_each_field_decoded_on_first_read_equals_the_records_unpacked_one_by_one
 
 def test_runs_of_entries_are_declared_where_they_stand_and_a_wrong_declaration_refused() -> None:
     trace, pair = Trace(), _Pair()
-    trace.emit("first", 0, 0, "op", None, None, None, None)
+    trace.writer.emit("first", 0, 0, "op", None, None, None, None)
     trace.extend((pair, 1, 2, pair, 3, 4))
     trace.packed(pair, 2)
     trace.extend((pair, 5, 6))
     trace.packed(pair, 1)  # the same run: no plain record in between
     assert trace._runs == [(8, pair, 3)]
-    trace.emit("last", 7, 0, "op", None, None, None, None)
+    trace.writer.emit("last", 7, 0, "op", None, None, None, None)
     assert len(trace) == 8
     with pytest.raises(ValueError, match=r"the last 1 entries written are not entries of this"):
         trace.packed(pair, 1)  # the buffer ends with a plain record
@@ -96,11 +96,11 @@ def test_runs_of_entries_are_declared_where_they_stand_and_a_wrong_declaration_r
 
 def test_a_marker_written_without_its_declaration_is_a_clear_error() -> None:
     trace, pair = Trace(), _Pair()
-    trace.emit("first", 0, 0, "op", None, None, None, None)
+    trace.writer.emit("first", 0, 0, "op", None, None, None, None)
     trace.extend((pair, 1, 2))
     trace.packed(pair, 1)
     trace.extend((pair, 3, 4))  # never declared
-    trace.emit("last", 7, 0, "op", None, None, None, None)
+    trace.writer.emit("last", 7, 0, "op", None, None, None, None)
     with pytest.raises(ValueError, match=r"trace write buffer slot 11: <.*_Pair.*> where a record"):
         trace.columns()
 
@@ -109,8 +109,8 @@ def test_a_time_that_is_not_a_long_int_is_kept_as_written() -> None:
     """A float or bool time is not a long: the column keeps it (an object column), never
     rounded to an int."""
     trace = Trace()
-    trace.emit("odd", 3, 0, "op", None, None, 1.5, None)
-    trace.emit("odd", True, 0, "op", None, None, 7, None)
+    trace.writer.emit("odd", 3, 0, "op", None, None, 1.5, None)
+    trace.writer.emit("odd", True, 0, "op", None, None, 7, None)
     c = trace.columns()
     assert not c.ts.exact and not c.proc_time.exact and c.watermark.exact
     assert [(r.proc_time, r.ts) for r in trace] == [(3, 1.5), (True, 7)]
@@ -182,7 +182,7 @@ def _random_trace(seed: int) -> Trace:
                 key = rng.choice(_KEYS)
                 time = rng.choice([None, rng.randrange(-(2**40), 2**40)])
                 kind = rng.choice(["a", "b", "c"])
-                trace.emit(kind, rng.randrange(100), time, "op", key, None, time, key)
+                trace.writer.emit(kind, rng.randrange(100), time, "op", key, None, time, key)
         elif what < 0.7:
             entries = rng.randrange(1, 8)
             for _ in range(entries):
@@ -241,14 +241,14 @@ def test_random_traces_parts_equal_their_whole_columns(seed: int) -> None:
 
 def test_the_first_read_takes_the_write_buffer_itself_and_writing_goes_on() -> None:
     trace, pair = Trace(), _Pair()
-    trace.emit("first", 0, 0, "op", None, None, None, None)
+    trace.writer.emit("first", 0, 0, "op", None, None, None, None)
     trace.extend((pair, 1, 2, pair, 3, 4))
     trace.packed(pair, 2)
     buffer = id(trace._buffer)
     c = trace.columns()
     assert id(trace._buffer) != buffer and trace._buffer == []  # taken, not copied
     assert trace._runs == [] and len(trace) == 5
-    trace.emit("later", 9, 0, "op", None, None, None, None)  # into the new buffer
+    trace.writer.emit("later", 9, 0, "op", None, None, None, None)  # into the new buffer
     assert trace._buffer[0] == "later" and len(trace) == 6
     assert c.kind.decode().tolist() == ["first", "x", "y", "x", "y"]
     assert [(r.kind, r.proc_time, r.detail) for r in trace] == [

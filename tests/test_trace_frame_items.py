@@ -95,21 +95,25 @@ def mixed_trace(seed: int) -> Trace:
             pick = rng.random()
             if pick < 0.3:
                 call = rng.choice(["on_event_time", "on_element"])
-                trace.emit("trigger", t, t, "w", "k1", W, None, (call, "FIRE"))
+                trace.writer.emit("trigger", t, t, "w", "k1", W, None, (call, "FIRE"))
             elif pick < 0.55:
-                trace.emit("timer_registered", t, t, "w", "k2", W, 9, TIMERS[rng.randrange(3)])
+                trace.writer.emit(
+                    "timer_registered", t, t, "w", "k2", W, 9, TIMERS[rng.randrange(3)]
+                )
             elif pick < 0.7:
-                trace.emit("watermark", t, t, "w", None, None, None, rng.choice(["input", "x"]))
+                trace.writer.emit(
+                    "watermark", t, t, "w", None, None, None, rng.choice(["input", "x"])
+                )
             elif pick < 0.85:
-                trace.emit("arrival", t, None, "src", None, None, t, (f"v{t}", block))
+                trace.writer.emit("arrival", t, None, "src", None, None, t, (f"v{t}", block))
             else:
-                trace.emit("fired", t, t, "w", "k1", W, 9, FIRED[block % 2])
+                trace.writer.emit("fired", t, t, "w", "k1", W, 9, FIRED[block % 2])
         entries = rng.randrange(1, 6)
         for _ in range(entries):
             t += 1
             trace.extend((marker, t, rng.choice(["k1", "k2", "k3"]), rng.randrange(7), f"e{t}"))
         trace.packed(marker, entries)
-    trace.emit("cleanup", t + 1, t, "w", "k3", W, None, 2**70)  # beyond the long range
+    trace.writer.emit("cleanup", t + 1, t, "w", "k3", W, None, 2**70)  # beyond the long range
     return trace
 
 
@@ -152,8 +156,8 @@ def test_mixed_traces_from_items_equal_the_decoded_column_and_the_reference(seed
 def test_categories_in_order_of_first_appearance_across_plain_records_and_entries() -> None:
     trace = Trace()
     marker = _Mixed()
-    trace.emit("trigger", 0, 0, "w", "k1", W, None, ("on_event_time", "FIRE"))
-    trace.emit("timer_registered", 0, 0, "w", "k1", W, 9, TIMERS[1])  # processing first
+    trace.writer.emit("trigger", 0, 0, "w", "k1", W, None, ("on_event_time", "FIRE"))
+    trace.writer.emit("timer_registered", 0, 0, "w", "k1", W, 9, TIMERS[1])  # processing first
     for which in (0, 1):
         trace.extend((marker, 1 + which, "k2", which, "v"))
     trace.packed(marker, 2)
@@ -195,7 +199,7 @@ class _Bad(Packed):
 def test_a_detail_that_is_not_its_fields_is_refused_naming_its_record() -> None:
     def make() -> Trace:
         trace, bad = Trace(), _Bad()
-        trace.emit("trigger", 0, 0, "w", None, None, None, ("on_element", "CONTINUE"))
+        trace.writer.emit("trigger", 0, 0, "w", None, None, None, ("on_element", "CONTINUE"))
         trace.extend((bad, 5, bad, 6))
         trace.packed(bad, 2)
         return trace
@@ -217,10 +221,10 @@ def test_a_string_field_of_several_kinds_has_its_categories_in_order_of_first_ap
 
     def make() -> Trace:
         trace = Trace()
-        trace.emit("channel_watermark", 0, 0, "w", None, None, None, (0, "source[0]"))
-        trace.emit("watermark", 1, 0, "w", None, None, None, "input")
-        trace.emit("channel_watermark", 2, 0, "w", None, None, None, (1, "source[1]"))
-        trace.emit("watermark", 3, 0, "w", None, None, None, "input")
+        trace.writer.emit("channel_watermark", 0, 0, "w", None, None, None, (0, "source[0]"))
+        trace.writer.emit("watermark", 1, 0, "w", None, None, None, "input")
+        trace.writer.emit("channel_watermark", 2, 0, "w", None, None, None, (1, "source[1]"))
+        trace.writer.emit("watermark", 3, 0, "w", None, None, None, "input")
         return trace
 
     frame = _both(make)

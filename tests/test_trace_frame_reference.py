@@ -152,7 +152,7 @@ def _mixed(seed: int, n: int) -> Trace:
         else:
             kind, detail = "custom_kind", rng.choice([1, "x", (1, 2), None])
         proc = rng.choice([i, None, MIN, MAX])
-        trace.emit(
+        trace.writer.emit(
             kind,
             proc,
             rng.choice([None, i - 5]),
@@ -182,7 +182,7 @@ def test_a_trace_of_many_kinds_is_the_reference() -> None:
         kind = rng.choice(kinds)
         width = len(detail_names(kind))
         detail = rng.choice([i, "s", None]) if width == 1 else tuple([i % 7] * width)
-        trace.emit(kind, i, None, "w", "k", None, i, detail)
+        trace.writer.emit(kind, i, None, "w", "k", None, i, detail)
     frame = _same(trace)
     assert len(set(frame["kind"].tolist())) == 20
 

@@ -145,7 +145,7 @@ def _hand_made(*records: tuple[str, Any]) -> Trace:
     """A trace of records of these kinds and details (times and keys made up)."""
     trace = Trace()
     for i, (kind, detail) in enumerate(records):
-        trace.emit(kind, i, None, "w", "k", None, i, detail)
+        trace.writer.emit(kind, i, None, "w", "k", None, i, detail)
     return trace
 
 

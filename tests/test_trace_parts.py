@@ -140,10 +140,13 @@ def hand_trace(varying: Varying | None = None) -> Trace:
             j = block * 5 + i
             key = KEYS[j % len(KEYS)]
             t = 100 * block + i
-            trace.emit("alpha", t, None, "op", key, None, [None, LONG_MAX, LONG_MIN, t][i % 4], j)
-            trace.emit("epsilon", None, t, "op3", KEYS[(j + 1) % len(KEYS)], TimeWindow(t, t + 5),
-                       -t if i % 2 else LONG_MAX + 1, {"j": j})  # fmt: skip
-            trace.emit("beta", t, t, "op", key, None, t, ("plain", j))
+            trace.writer.emit(
+                "alpha", t, None, "op", key, None, [None, LONG_MAX, LONG_MIN, t][i % 4], j
+            )
+            trace.writer.emit("epsilon", None, t, "op3", KEYS[(j + 1) % len(KEYS)],
+                              TimeWindow(t, t + 5), -t if i % 2 else LONG_MAX + 1,
+                              {"j": j})  # fmt: skip
+            trace.writer.emit("beta", t, t, "op", key, None, t, ("plain", j))
         entries = [
             (varying, 100 * block + e, KEYS[(block + e) % len(KEYS)], block * 7 + e, f"d{e}")
             for e in range(6)
@@ -154,7 +157,7 @@ def hand_trace(varying: Varying | None = None) -> Trace:
         for e in range(3):
             trace.extend((plain, 1000 * block + e, KEYS[(block * 3 + e) % len(KEYS)]))
         trace.packed(plain, 3)
-    trace.emit("zeta", 5, 5, "op", True, None, 5, None)
+    trace.writer.emit("zeta", 5, 5, "op", True, None, 5, None)
     return trace
 
 

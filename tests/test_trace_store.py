@@ -30,7 +30,7 @@ def _job(lateness: int = 0) -> wv.JobExecutionResult:
 
 def test_records_written_one_by_one_and_in_bulk_read_back_in_order() -> None:
     trace = Trace()
-    trace.emit("clock", 0, None, "op", None, None, None, "start")
+    trace.writer.emit("clock", 0, None, "op", None, None, None, "start")
     trace.extend(("clock", 5, 7, "op", 1, None, 3, "a", "clock", 6, 7, "op", True, None, 4, "b"))
     assert len(trace) == 3
     assert [(r.seq, r.proc_time, r.key, r.detail) for r in trace] == [
@@ -40,7 +40,7 @@ def test_records_written_one_by_one_and_in_bulk_read_back_in_order() -> None:
     ]
     # 1 and True are equal in Python but two keys (as in Java): the dictionary keeps both
     assert [type(k) for k in trace.column("key")] == [type(None), int, bool]
-    trace.emit("clock", 9, 8, "op", 1, None, None, "after a read")  # writing goes on
+    trace.writer.emit("clock", 9, 8, "op", 1, None, None, "after a read")  # writing goes on
     assert len(trace) == 4 and trace[3].detail == "after a read"
     assert trace.column("watermark") == [None, 7, 7, 8]
 
@@ -59,7 +59,7 @@ def test_where_filters_by_kind_operator_key_and_window_keeping_seq() -> None:
     both = trace.where(kind=["fired", "cleanup"], operator="window")
     assert set(both.kinds()) == {"fired", "cleanup"}
     with pytest.raises(TypeError, match="read-only"):
-        both.emit("clock", 0, None, "op", None, None, None)
+        both.writer.emit("clock", 0, None, "op", None, None, None)
     with pytest.raises(TypeError, match="read-only"):  # the bulk append the engine writes with
         both.extend(("clock", 0, None, "op", None, None, None, None))
     assert len(both) == len(trace.where(kind=["fired", "cleanup"], operator="window"))
@@ -98,9 +98,9 @@ def test_to_pandas_types_and_values() -> None:
 
 def test_to_pandas_keys_that_cannot_be_categories_stay_objects() -> None:
     trace = Trace()
-    trace.emit("element", 0, 0, "w", 1, None, 5, "x")
-    trace.emit("element", 1, 0, "w", True, None, 6, "y")
-    trace.emit("element", 2, 0, "w", ["list"], None, 7, "z")
+    trace.writer.emit("element", 0, 0, "w", 1, None, 5, "x")
+    trace.writer.emit("element", 1, 0, "w", True, None, 6, "y")
+    trace.writer.emit("element", 2, 0, "w", ["list"], None, 7, "z")
     keys = trace.to_pandas()["key"]
     assert keys.dtype == object and keys.tolist() == [1, True, ["list"]]
     assert [type(k) for k in keys] == [int, bool, list]

@@ -306,9 +306,7 @@ def select_key(op: KeyedStreamOperator, key: Any, end: bool = False) -> None:
     services = op.timer_services.values()
     previous = [s.batch_key for s in services if s.batch_key_set]  # type: ignore[attr-defined]
     if previous and op.trace is not None:
-        op.trace.emit(
-            "watermark", op.job.now, MAX, op.name, user_key(previous[0]), None, MAX, END_OF_KEY
-        )
+        op.trace.watermark(op.job.now, MAX, op.name, user_key(previous[0]), MAX, END_OF_KEY)
     if previous:
         op._watermark = MAX  # what the key's firings and emissions see
     for service in services:

@@ -488,15 +488,8 @@ class CheckpointCoordinator:
         )
         self.completed.append(checkpoint)
         if rt.trace is not None:
-            rt.trace.emit(
-                "checkpoint",
-                rt.clock(),
-                None,
-                "job",
-                None,
-                None,
-                None,
-                (checkpoint.checkpoint_id, consumed, dict(positions)),
+            rt.trace.writer.checkpoint(
+                rt.clock(), None, "job", checkpoint.checkpoint_id, consumed, dict(positions)
             )
         return checkpoint
 
@@ -561,15 +554,8 @@ class CheckpointCoordinator:
         rt = self.runtime
         if rt.trace is not None:
             shown = dict(checkpoint.positions) if checkpoint is not None else positions
-            rt.trace.emit(
-                "restore",
-                rt.clock(),
-                None,
-                "job",
-                None,
-                None,
-                None,
-                (checkpoint_id, consumed, shown, failed_at),
+            rt.trace.writer.restore(
+                rt.clock(), None, "job", checkpoint_id, consumed, shown, failed_at
             )
 
     # -- after a failure ----------------------------------------------------------------------
@@ -598,5 +584,5 @@ class CheckpointCoordinator:
         self._emit_restore(checkpoint, consumed, positions, failure.failed_at)
         if rt.trace is not None:  # every watermark starts again at MIN (module docstring)
             for name in above_min:
-                rt.trace.emit("watermark", rt.clock(), MIN, name, None, None, MIN, "restore")
+                rt.trace.writer.watermark(rt.clock(), MIN, name, None, MIN, "restore")
         return positions

@@ -279,7 +279,10 @@ class JobRuntime:
                 "Checkpoints are not supported with sorted inputs in the BATCH runtime)"
             )
         self.trace = Trace() if env.trace_enabled else None
-        self.job = JobContext(trace=self.trace, timer_firing_budget=env.timer_firing_budget)
+        self.job = JobContext(
+            trace=None if self.trace is None else self.trace.writer,
+            timer_firing_budget=env.timer_firing_budget,
+        )
         self.result = JobExecutionResult(job_name, trace=self.trace, metrics=self.job.metrics)
         self.coordinator = CheckpointCoordinator(self, env.checkpoint_config, fail_at)
         self.result.checkpoints = self.coordinator.completed
@@ -714,7 +717,7 @@ class JobRuntime:
                 op.finish()
         except Exception as exc:
             if self.trace is not None:
-                self.trace.emit("error", self.job.now, None, "job", None, None, None, str(exc))
+                self.trace.writer.error(self.job.now, None, "job", str(exc))
             exc.trace = self.trace  # type: ignore[attr-defined]
             exc.partial_result = self.result  # type: ignore[attr-defined]
             raise

@@ -295,7 +295,13 @@ class AlignedInput:
             else:
                 clock.unpause()
             name = a.input_name if split is None else a.partition_names[split]
-            a.gen.trace_event(kind, oldest, (name, max_allowed, a.state.params.group))
+            gen, trace = a.gen, a.gen.trace
+            if trace is not None:
+                write = trace.paused if kind == "paused" else trace.resumed
+                write(
+                    gen.current_processing_time(), gen._watermark, gen.name, oldest,
+                    name, max_allowed, a.state.params.group,
+                )  # fmt: skip
 
     # -- reading ---------------------------------------------------------------------------------
 

@@ -17,16 +17,16 @@ from winviz.keygroups import user_key
 from winviz.operators.batch import Batch
 from winviz.time import MIN
 from winviz.timers import DEFAULT_FIRING_BUDGET
-from winviz.trace import Trace
+from winviz.trace import TraceWriter
 
 
 @dataclass
 class JobContext:
-    """Run-wide facts operators read: the trace (None when off), the index of the source
+    """Run-wide facts operators read: the trace writer (None when off), the index of the source
     record being processed (for error messages), the partition it came from (partitioned
     sources only), the simulated processing clock and the timers' firing budget."""
 
-    trace: Trace | None = None
+    trace: TraceWriter | None = None
     record_index: int | None = None
     partition: int | None = None
     now: int = MIN
@@ -114,7 +114,7 @@ class StreamOperator:
         self.parallelism = 1
         self.output: Output = CollectingOutput()
         self.job = JobContext()
-        self.trace: Trace | None = None
+        self.trace: TraceWriter | None = None
         self.current_key: Any = None
         self._watermark = MIN
         self.metrics: dict[str, int] = {"num_records_in": 0, "num_records_out": 0}
@@ -149,23 +149,12 @@ class StreamOperator:
         self.on_watermark(watermark)
         self.output.emit_watermark(watermark)
 
-    def trace_event(self, kind: str, ts: int | None, detail: Any) -> None:
-        """A keyless trace record of this operator (an arrival, a sink write, a side output,
-        a channel's watermark or status…) at the current processing time and watermark;
-        nothing when the trace is off."""
-        if self.trace is not None:  # (Trace.emit, written directly)
-            self.trace.extend(
-                (kind, self.current_processing_time(), self._watermark, self.name, None, None,
-                 ts, detail)
-            )  # fmt: skip
-
     def trace_watermark(self, watermark: int) -> None:
         """The trace's ``watermark`` record: this operator's watermark advanced to
         ``watermark`` (written before anything it makes due)."""
-        self.trace.extend(  # type: ignore[union-attr]  (Trace.emit, written directly)
-            ("watermark", self.current_processing_time(), watermark, self.name, None, None,
-             watermark, "input")
-        )  # fmt: skip
+        self.trace.watermark(  # type: ignore[union-attr]
+            self.current_processing_time(), watermark, self.name, None, watermark, "input"
+        )
 
     def process_watermark_status(self, idle: bool) -> None:
         """Flink's ``processWatermarkStatus`` of a one-input operator: pass the status on
@@ -202,8 +191,7 @@ class StreamOperator:
     def emit(self, value: Any, ts: int | None) -> None:
         self.metrics["num_records_out"] += 1
         if self.trace is not None:
-            self.trace.emit(
-                "emitted",
+            self.trace.emitted(
                 self.current_processing_time(),
                 self._watermark,
                 self.name,

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from winviz.copies import all_immutable
+
+if TYPE_CHECKING:
+    from winviz.trace.writer import TraceWriter
 
 # One record of a batch: (arrival time, source record index, value, timestamp or None).
 BatchItem = tuple[int, int | None, Any, int | None]
@@ -103,7 +106,8 @@ class SourceArrival:
     position: int
     taken: int = 0
 
-    def record(self, now: int, value: Any, source_ts: int | None, position: int) -> tuple:
-        """The source's ``arrival`` trace record (eight values) of one of its records."""
-        return ("arrival", now, self.watermark, self.source, None, None, source_ts,
-                (value, position))  # fmt: skip
+    def write(
+        self, trace: TraceWriter, now: int, value: Any, source_ts: int | None, position: int
+    ) -> None:
+        """Write the source's ``arrival`` trace record of one of its records."""
+        trace.arrival(now, self.watermark, self.source, None, source_ts, value, position)

@@ -73,9 +73,10 @@ class SourceChain:
         arrival_time, index, value, ts = batch[len(stamps)]
         job = timestamps.job
         job.now, job.record_index = arrival_time, index
-        timestamps.trace.extend(  # type: ignore[union-attr]
-            arrival.record(arrival_time, value, ts, arrival.position + arrival.taken)
-        )
+        arrival.write(
+            timestamps.trace,  # type: ignore[arg-type]
+            arrival_time, value, ts, arrival.position + arrival.taken,
+        )  # fmt: skip
         arrival.taken += 1
         timestamps.count_chained(1, 0)
         if isinstance(failure, WinvizError):

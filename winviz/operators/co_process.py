@@ -71,23 +71,14 @@ class _TwoInputs:
 
     combined_status: IndexedCombinedWatermarkStatus
 
-    def _trace_input(self, kind: str, index: int, ts: int | None) -> None:
-        op: Any = self
-        if op.trace is not None:
-            op.trace.emit(
-                kind,
-                op.current_processing_time(),
-                op.current_watermark(),
-                op.name,
-                None,
-                None,
-                ts,
-                (index, INPUT_NAMES[index]),
-            )
-
     def input_watermark(self, index: int, watermark: int) -> None:
         """``processWatermark1`` / ``processWatermark2``."""
-        self._trace_input("channel_watermark", index, watermark)
+        op: Any = self
+        if op.trace is not None:
+            op.trace.channel_watermark(
+                op.current_processing_time(), op.current_watermark(), op.name, watermark, index,
+                INPUT_NAMES[index],
+            )  # fmt: skip
         status = self.combined_status
         if status.update_watermark(index, watermark):
             self.process_watermark(status.combined)  # type: ignore[attr-defined]
@@ -97,7 +88,13 @@ class _TwoInputs:
         status = self.combined_status
         if status.is_input_idle(index) == idle:
             return
-        self._trace_input("channel_idle" if idle else "channel_active", index, None)
+        op: Any = self
+        if op.trace is not None:
+            write = op.trace.channel_idle if idle else op.trace.channel_active
+            write(
+                op.current_processing_time(), op.current_watermark(), op.name, index,
+                INPUT_NAMES[index],
+            )  # fmt: skip
         was_idle = status.all_idle
         if status.update_status(index, idle):
             self.process_watermark(status.combined)  # type: ignore[attr-defined]
@@ -112,16 +109,8 @@ class _TwoInputs:
         idle = self.combined_status.all_idle
         if idle != was_idle:
             if op.trace is not None:
-                op.trace.emit(
-                    "idle" if idle else "active",
-                    op.current_processing_time(),
-                    op.current_watermark(),
-                    op.name,
-                    None,
-                    None,
-                    None,
-                    op.name,
-                )
+                write = op.trace.idle if idle else op.trace.active
+                write(op.current_processing_time(), op.current_watermark(), op.name, op.name)
             op.output.emit_watermark_status(idle)
 
 
@@ -238,7 +227,10 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
 
     def _process(self, method: str, value: Any, ts: int | None) -> None:
         self.metrics["num_records_in"] += 1
-        self.trace_event("element", ts, value)
+        if self.trace is not None:
+            self.trace.element(
+                self.current_processing_time(), self._watermark, self.name, None, ts, value
+            )
         self.ctx._timestamp = ts
         self.collector.timestamp = ts
         returned = self.call_user(
@@ -263,7 +255,10 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
         raise UnsupportedOperationError("a two-input operator takes records through an input")
 
     def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
-        self.trace_event("side_output", ts, (tag.id, value))
+        if self.trace is not None:
+            self.trace.side_output(
+                self.current_processing_time(), self._watermark, self.name, None, ts, tag.id, value
+            )
         self.output.collect_side(tag, value, ts)
 
 

@@ -95,15 +95,17 @@ class Exchange:
     def _trace(self, key: Any, channel: int, group: int | None, value: Any, ts: int | None):
         up = self.upstream
         if up.trace is not None:
-            up.trace.emit(
-                "exchange",
+            up.trace.exchange(
                 up.current_processing_time(),
                 up.current_watermark(),
                 up.name,
                 key,
-                None,
                 ts,
-                (self.kind, self.names[channel], channel, group, value),
+                self.kind,
+                self.names[channel],
+                channel,
+                group,
+                value,
             )
 
     def process_batch(self, batch: Batch) -> None:

@@ -15,8 +15,6 @@ the valve emits one and ``idle`` / ``active`` when the valve's status changes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from winviz.operators.base import StreamOperator
 from winviz.valve import StatusWatermarkValve
 
@@ -67,14 +65,13 @@ class InputGate:
         """Every channel's ``InputChannel``, in order."""
         return [self.channel(i) for i in range(len(self.inputs))]
 
-    def _trace(self, kind: str, ts: int | None, detail: Any) -> None:
+    def channel_watermark(self, channel: int, watermark: int) -> None:
         op = self.op
         if op.trace is not None:
-            op.trace.emit(kind, op.job.now, op.current_watermark(), op.name, None, None, ts, detail)
-
-    def channel_watermark(self, channel: int, watermark: int) -> None:
-        if self.op.trace is not None:
-            self._trace("channel_watermark", watermark, (channel, self.inputs[channel]))
+            op.trace.channel_watermark(
+                op.job.now, op.current_watermark(), op.name, watermark, channel,
+                self.inputs[channel],
+            )  # fmt: skip
         valve = self.valve
         valve.input_watermark(watermark, channel)
         if valve.emitted:
@@ -83,9 +80,10 @@ class InputGate:
     def channel_status(self, channel: int, idle: bool) -> None:
         if self.valve.is_active(channel) != idle:  # no change
             return
-        self._trace(
-            "channel_idle" if idle else "channel_active", None, (channel, self.inputs[channel])
-        )
+        op = self.op
+        if op.trace is not None:
+            write = op.trace.channel_idle if idle else op.trace.channel_active
+            write(op.job.now, op.current_watermark(), op.name, channel, self.inputs[channel])
         if idle:
             self.valve.input_idle(channel)
         else:
@@ -99,5 +97,8 @@ class InputGate:
                 self.op.process_watermark(value)  # type: ignore[arg-type]
             else:
                 idle = value == "idle"
-                self._trace("idle" if idle else "active", None, self.op.name)
+                op = self.op
+                if op.trace is not None:
+                    write = op.trace.idle if idle else op.trace.active
+                    write(op.job.now, op.current_watermark(), op.name, op.name)
                 self.op.process_watermark_status(idle)

@@ -179,7 +179,7 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
         watermark = self.timers.current_watermark
         trace = self.trace
         if trace is not None:
-            trace.emit("element", job.now, watermark, self.name, key, None, ts, value)
+            trace.element(job.now, watermark, self.name, key, ts, value)
         if ts is None or ts == MIN:  # Flink reads a missing timestamp as Long.MIN_VALUE
             raise InputError(
                 f"operator {self.name!r}, input {index + 1}: Long.MIN_VALUE timestamp: "
@@ -196,7 +196,7 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
             if tag is not None:
                 self.side_output(tag, value, ts)
             elif trace is not None:
-                trace.emit("late_dropped", job.now, watermark, self.name, key, None, ts, value)
+                trace.late_dropped(job.now, watermark, self.name, key, ts, value)
             return
         value = copy_record(value)
         ours, theirs = (LEFT_BUFFER, RIGHT_BUFFER) if index == 0 else (RIGHT_BUFFER, LEFT_BUFFER)
@@ -206,7 +206,7 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
             self.state.put(ours, self.current_key, None, buffer)
         buffer.setdefault(ts, []).append(value)
         if trace is not None:
-            trace.emit("buffered", job.now, watermark, self.name, key, None, ts, (side, value))
+            trace.buffered(job.now, watermark, self.name, key, ts, side, value)
         if index == 0:
             rel_lower, rel_upper = self.lower, self.upper
         else:
@@ -232,15 +232,14 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
         ctx._left, ctx._right, ctx._result = left_ts, right_ts, result
         self.collector.timestamp = result
         if self.trace is not None:
-            self.trace.emit(
-                "joined",
+            self.trace.joined(
                 self.job.now,
                 self.timers.current_watermark,
                 self.name,
                 key,
-                None,
                 result,
-                (left_ts, right_ts),
+                left_ts,
+                right_ts,
             )
         try:
             returned = self.function.process_element(
@@ -284,15 +283,14 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
         if buffer is not None and not buffer:
             self.state.clear(name, timer.key, None)
         if self.trace is not None:
-            self.trace.emit(
-                "buffer_removed",
+            self.trace.buffer_removed(
                 self.job.now,
                 self.timers.current_watermark,
                 self.name,
                 user_key(timer.key),
-                None,
                 bucket,
-                (side, len(removed) if removed else 0),
+                side,
+                len(removed) if removed else 0,
             )
 
     def on_processing_time(self, timer: InternalTimer) -> None:  # pragma: no cover
@@ -300,14 +298,13 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
 
     def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
         if self.trace is not None:
-            self.trace.emit(
-                "side_output",
+            self.trace.side_output(
                 self.job.now,
                 self.timers.current_watermark,
                 self.name,
                 user_key(self.current_key),
-                None,
                 ts,
-                (tag.id, value),
+                tag.id,
+                value,
             )
         self.output.collect_side(tag, value, ts)

@@ -41,16 +41,20 @@ class KeyedStreamOperator(StreamOperator):
     def _trace_timer(
         self, kind: str, domain: str, key: Any, namespace: Any, ts: int, flag: bool
     ) -> None:
-        self.trace.emit(
-            kind,
+        trace: Any = self.trace
+        now, wm, shown = (
             self.timers.current_processing_time,
             self.timers.current_watermark,
-            self.name,
             user_key(key),
-            namespace,
-            ts,
-            (domain, namespace) if kind == "timer_fired" else (domain, namespace, flag),
         )
+        if kind == "timer_fired":
+            trace.timer_fired(now, wm, self.name, shown, namespace, ts, domain, namespace)
+        elif kind == "timer_registered":
+            trace.timer_registered(
+                now, wm, self.name, shown, namespace, ts, domain, namespace, flag
+            )
+        else:
+            trace.timer_deleted(now, wm, self.name, shown, namespace, ts, domain, namespace, flag)
 
     def get_internal_timer_service(self, name: str, target: Any = None) -> InternalTimerService:
         """Flink's ``getInternalTimerService(name, ...)``: a named timer service of this

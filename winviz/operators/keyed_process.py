@@ -100,13 +100,11 @@ class KeyedProcessOperator(KeyedStreamOperator):
                 else self.key_rule.internal_key(key, self.job.record_index)
             )
             if self.trace is not None:
-                self.trace.emit(
-                    "element",
+                self.trace.element(
                     self.timers.current_processing_time,
                     self.timers.current_watermark,
                     self.name,
                     key,
-                    None,
                     ts,
                     value,
                 )
@@ -169,15 +167,14 @@ class KeyedProcessOperator(KeyedStreamOperator):
 
     def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
         if self.trace is not None:
-            self.trace.emit(
-                "side_output",
+            self.trace.side_output(
                 self.timers.current_processing_time,
                 self.timers.current_watermark,
                 self.name,
                 user_key(self.current_key),
-                None,
                 ts,
-                (tag.id, value),
+                tag.id,
+                value,
             )
         self.output.collect_side(tag, value, ts)
 

@@ -111,9 +111,9 @@ class SinkOperator(StreamOperator):
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
         now = self.job.now  # (current_processing_time)
-        if self.trace is not None:  # (trace_event; Trace.emit, written directly)
+        if self.trace is not None:
             name = self.name
-            self.trace.extend(("sink", now, self._watermark, name, None, None, ts, (name, value)))
+            self.trace.sink(now, self._watermark, name, ts, name, value)
         self.records.append(_new_record(Record, (value, ts, now)))
 
     def process_watermark(self, watermark):

@@ -19,7 +19,7 @@ from winviz.errors import FunctionResultError, InputError, UserFunctionError, Wi
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.time import MAX, MIN, TimestampNormalizer
-from winviz.trace import Trace
+from winviz.trace import TraceWriter
 from winviz.watermarks import (
     AscendingTimestampsWatermarks,
     BoundedOutOfOrdernessWatermarks,
@@ -90,7 +90,7 @@ class SourceOperator(StreamOperator):
         if self.partitions is not None:
             self.job.partition = self.partitions[self.position]
         self.position += 1
-        self.trace_event("arrival", ts, (value, self.position - 1))
+        self._trace_arrival(value, ts, self.position - 1)
         self.emit_record(value, ts)
 
     def process_record(self, k: int) -> None:
@@ -103,8 +103,15 @@ class SourceOperator(StreamOperator):
         if self.partitions is not None:
             self.job.partition = self.partitions[k]
         self.position += 1
-        self.trace_event("arrival", ts, (value, k))
+        self._trace_arrival(value, ts, k)
         self.emit_record(value, ts)
+
+    def _trace_arrival(self, value: Any, ts: int | None, index: int) -> None:
+        """The ``arrival`` record of the source's record ``index``."""
+        if self.trace is not None:
+            self.trace.arrival(
+                self.current_processing_time(), self._watermark, self.name, None, ts, value, index
+            )
 
     def snapshot(self) -> dict[str, Any]:
         """The source's offset: how many of its records went downstream (Flink's split
@@ -148,7 +155,7 @@ class SourceOperator(StreamOperator):
         self.position += n
         self.output.collect_batch(batch)
 
-    def _process_batch_traced(self, batch, trace: Trace) -> None:
+    def _process_batch_traced(self, batch, trace: TraceWriter) -> None:
         job = self.job
         if self.partitions is not None:  # a batch never spans two partitions
             job.partition = self.partitions[self.position]
@@ -161,7 +168,7 @@ class SourceOperator(StreamOperator):
                 self.metrics["num_records_in"] += arrival.taken
                 self.metrics["num_records_out"] += arrival.taken
             return
-        write, name, wm = trace.extend, self.name, self._watermark
+        write, name, wm = trace.arrival, self.name, self._watermark
         metrics, collect = self.metrics, self.output.collect
         position = self.position
         done = 0
@@ -169,7 +176,7 @@ class SourceOperator(StreamOperator):
             for arrival_time, index, value, ts in batch:
                 job.now = arrival_time
                 job.record_index = index
-                write(("arrival", arrival_time, wm, name, None, None, ts, (value, position)))
+                write(arrival_time, wm, name, None, ts, value, position)
                 position += 1
                 done += 1
                 collect(value, ts)
@@ -206,18 +213,16 @@ class _Emitter(WatermarkOutput):
         current = op._watermark
         if watermark <= current:
             if watermark < current and op.trace is not None:
-                op.trace.extend(  # (Trace.emit, written directly)
-                    ("watermark_dropped", op.current_processing_time(), current, op.name, None,
-                     None, watermark, "not increasing")
-                )  # fmt: skip
+                op.trace.watermark_dropped(
+                    op.current_processing_time(), current, op.name, watermark, "not increasing"
+                )
             return
         if self.idle:
             self.mark_active()
         if op.trace is not None:
-            op.trace.extend(
-                ("watermark_generated", op.current_processing_time(), watermark, op.name, None,
-                 None, watermark, op.strategy.name)
-            )  # fmt: skip
+            op.trace.watermark_generated(
+                op.current_processing_time(), watermark, op.name, watermark, op.strategy.name
+            )
         StreamOperator.process_watermark(op, watermark)
 
     def mark_idle(self) -> None:
@@ -225,16 +230,7 @@ class _Emitter(WatermarkOutput):
             self.idle = True
             op = self.op
             if op.trace is not None:
-                op.trace.emit(
-                    "idle",
-                    op.current_processing_time(),
-                    op._watermark,
-                    op.name,
-                    None,
-                    None,
-                    None,
-                    op.name,
-                )
+                op.trace.idle(op.current_processing_time(), op._watermark, op.name, op.name)
             op.output.emit_watermark_status(True)
 
     def mark_active(self) -> None:
@@ -242,16 +238,7 @@ class _Emitter(WatermarkOutput):
             self.idle = False
             op = self.op
             if op.trace is not None:
-                op.trace.emit(
-                    "active",
-                    op.current_processing_time(),
-                    op._watermark,
-                    op.name,
-                    None,
-                    None,
-                    None,
-                    op.name,
-                )
+                op.trace.active(op.current_processing_time(), op._watermark, op.name, op.name)
             op.output.emit_watermark_status(False)
 
 
@@ -288,8 +275,12 @@ class TimestampsAndWatermarksOperator(StreamOperator):
     def start(self, now: int) -> None:
         if self.interval > 0:
             self.next_periodic = now + self.interval
-        if self.strategy.idle_timeout is not None:  # (WatermarkStrategy.withIdleness)
-            self.trace_event("idleness", None, (self.strategy.idle_timeout, self.name))
+        # (WatermarkStrategy.withIdleness)
+        if self.strategy.idle_timeout is not None and self.trace is not None:
+            self.trace.idleness(
+                self.current_processing_time(), self._watermark, self.name,
+                self.strategy.idle_timeout, self.name,
+            )  # fmt: skip
 
     def assigner_error(self, exc: Exception, value: Any, index: int) -> UserFunctionError:
         """The error to raise when the timestamp assigner fails on record ``index``."""
@@ -325,7 +316,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         downstream, then the generator's largest timestamp. ``arrival.taken`` counts the
         records the source handed over; counters and the generator's state are written back
         at the end, also when something fails."""
-        job, write = self.job, self.trace.extend  # type: ignore[union-attr]
+        job, trace = self.job, self.trace
         assigner, norm = self.strategy.timestamp_assigner, self.normalizer
         copies = not batch.immutable
         bounded = self.generator
@@ -337,7 +328,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             for arrival_time, index, value, ts in batch:
                 job.now = arrival_time
                 job.record_index = index
-                write(arrival.record(arrival_time, value, ts, position))
+                arrival.write(trace, arrival_time, value, ts, position)  # type: ignore[arg-type]
                 position += 1
                 done += 1
                 try:

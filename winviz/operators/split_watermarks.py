@@ -49,28 +49,45 @@ class _PartitionOutput(WatermarkOutput):
     def emit_watermark(self, watermark: int) -> None:
         op, partial = self.op, self.partial
         was_idle = partial.idle
+        trace = op.trace
         if partial.set_watermark(watermark):
-            op.trace_event("channel_watermark", watermark, (self.partition, self.input_name))
-        elif watermark < partial.watermark:
-            op.trace_event("watermark_dropped", watermark, "not increasing")
+            if trace is not None:
+                trace.channel_watermark(
+                    op.current_processing_time(), op._watermark, op.name, watermark,
+                    self.partition, self.input_name,
+                )  # fmt: skip
+        elif watermark < partial.watermark and trace is not None:
+            trace.watermark_dropped(
+                op.current_processing_time(), op._watermark, op.name, watermark, "not increasing"
+            )
         if was_idle:
-            op.trace_event("channel_active", None, (self.partition, self.input_name))
+            self._trace_status(idle=False)
         if self.immediate:
             op.combine()
 
     def mark_idle(self) -> None:
         if not self.partial.idle:
             self.partial.idle = True
-            self.op.trace_event("channel_idle", None, (self.partition, self.input_name))
+            self._trace_status(idle=True)
         if self.immediate:
             self.op.combine()
 
     def mark_active(self) -> None:
         if self.partial.idle:
             self.partial.idle = False
-            self.op.trace_event("channel_active", None, (self.partition, self.input_name))
+            self._trace_status(idle=False)
         if self.immediate:
             self.op.combine()
+
+    def _trace_status(self, idle: bool) -> None:
+        """The partition's ``channel_idle`` / ``channel_active`` record."""
+        op = self.op
+        if op.trace is not None:
+            write = op.trace.channel_idle if idle else op.trace.channel_active
+            write(
+                op.current_processing_time(), op._watermark, op.name, self.partition,
+                self.input_name,
+            )  # fmt: skip
 
 
 class _MainOutput(WatermarkOutput):
@@ -146,7 +163,9 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
     def _set_idle(self, idle: bool) -> None:
         if idle != self.idle:
             self.idle = idle
-            self.trace_event("idle" if idle else "active", None, self.name)
+            if self.trace is not None:
+                write = self.trace.idle if idle else self.trace.active
+                write(self.current_processing_time(), self._watermark, self.name, self.name)
             self.output.emit_watermark_status(idle)
 
     def _select(self) -> None:

@@ -40,9 +40,8 @@ The loops:
 - ``process_batch``, trace off: a batch of records (``winviz.operators.batch``);
 - ``process_element``, trace on: one record, each window's records written at once;
 - ``process_source_batch``, trace on: a source batch chained through the timestamps
-  operator straight into this window (``winviz.operators.chaining``), an element in the open
-  cached window written as one packed trace entry (``ElementEntry``,
-  ``winviz.operators.element_entry``);
+  operator straight into this window (``winviz.operators.chaining``), the elements in the
+  open cached windows written a run at a time (``TraceWriter.open_window_elements``);
 - ``fire_event_timers`` (``winviz.operators.window_kernel_timers``, ``EventTimeFiring``):
   the timer service's event-time firing (``InternalTimerService.fire_due_event_timers``),
   with or without a trace; without a trace and without a ProcessWindowFunction or
@@ -77,18 +76,12 @@ from winviz.copies import copy_record
 from winviz.errors import WinvizError
 from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
-from winviz.operators.element_entry import (
-    BOTH_TIMERS_EXISTED,
-    CLEANUP_TIMER_EXISTED,
-    ON_ELEMENT_CONTINUE,
-    ElementEntry,
-    shared_timer_details,
-)
 from winviz.operators.window_functions import ReduceWindowFunction
 from winviz.operators.window_kernel_timers import CONTENTS_AS_THEY_ARE, EventTimeFiring
 from winviz.operators.window_rules import add_to_contents, is_element_late, next_pane
 from winviz.state import ListStateDescriptor
 from winviz.time import MAX, MIN
+from winviz.trace.writer import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
 
@@ -96,10 +89,9 @@ if TYPE_CHECKING:
     from winviz.operators.window_operator import WindowOperator
 
 _UNSET: Any = object()
-_ON_ELEMENT_FIRE = ("on_element", "FIRE")
 
 # How far a record taken the short way by ``process_source_batch`` got when it failed.
-_NOT_ON_THE_SHORT_WAY = 0  # between records (its packed entry is written, or it is done)
+_NOT_ON_THE_SHORT_WAY = 0  # between records (it is in the run of short-way records, or done)
 _SELECTING_KEY = 1  # the key selector (or the key rule) failed: the record has no key
 _KEYED = 2  # it has a key: its element record is written before the error
 # ... and on the firing way (a record into the cached window that fires at once), where the
@@ -114,16 +106,15 @@ _GENERAL = 6
 
 class _FiringWindow:
     """The cached window an element fires at once (``WindowKernel.firing_way``): [start,
-    end), the window, its max_timestamp and cleanup time; its contents and shared timer
-    details, looked up at its first element of a batch."""
+    end), the window, its max_timestamp and cleanup time; its contents, looked up at its
+    first element of a batch."""
 
-    __slots__ = ("cleanup", "contents", "details", "end", "max_ts", "start", "window")
+    __slots__ = ("cleanup", "contents", "end", "max_ts", "start", "window")
 
     def __init__(self, start: int, end: int, window: Any, max_ts: int, cleanup: int) -> None:
         self.start, self.end, self.window = start, end, window
         self.max_ts, self.cleanup = max_ts, cleanup
         self.contents: dict[Any, Any] | None = None
-        self.details: tuple[tuple[Any, ...], ...] | None = None
 
 
 _NOT_FIRING = _FiringWindow(0, 0, None, 0, 0)  # no window fires at once (an empty range)
@@ -160,10 +151,6 @@ class WindowKernel(EventTimeFiring):
         """Which element path the operator hands over (``WindowOperator.process_element`` /
         ``process_batch``): the element loop with a trace, the batch loop without one."""
         self.tumbling = type(op.assigner) is TumblingEventTimeWindows
-        # The trace shares each window's timer details: timer_registered / timer_deleted with
-        # False and True, and timer_fired (fewer objects for the trace to hold and the garbage
-        # collector to visit); dropped once the window is cleaned up.
-        self.timer_details: dict[Any, tuple[tuple[Any, ...], ...]] = {}
         # the traced loops' last tumbling window: (start, end, [window] as the assigner gave
         # it, its max_timestamp, its cleanup time); empty at first
         self.window_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
@@ -175,8 +162,6 @@ class WindowKernel(EventTimeFiring):
         # the last cached window that ``process_source_batch`` took the late way into (past
         # the lateness: it stays so, the watermark never goes back)
         self.late_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
-        # packed trace entries: one marker per (source, whether a cleanup timer of its own)
-        self.entry_markers: dict[tuple[str, bool], ElementEntry] = {}
         self.immutable_batch = False
         """True while ``process_source_batch`` hands records of an immutable batch
         (``Batch.immutable``) to ``process_element``, which then makes no copies of them."""
@@ -201,19 +186,17 @@ class WindowKernel(EventTimeFiring):
             contents if fn.__class__ is ReduceWindowFunction else fn.function.get_result(contents)
         )
         shown = key.value if key.__class__ is JavaKey else key  # the user's key
-        job, timers, name, write = op.job, op.timers, op.name, op.trace.extend  # type: ignore[union-attr]
+        job, timers, name, trace = op.job, op.timers, op.name, op.trace
         op.metrics["num_records_out"] += 1
-        write(("emitted", job.now, op._watermark, name, shown, None, max_ts, value))
+        trace.emitted(job.now, op._watermark, name, shown, None, max_ts, value)  # type: ignore[union-attr]
         op.output.collect(value, max_ts)
         # _trace_fire: event time, so the pane's timing is the watermark's
         wm = timers.current_watermark
         pane, timing = next_pane(op.panes, key, window, wm, max_ts)
         count = len(contents) if isinstance(contents, list) else None
-        write(
-            (
-                "fired", timers.current_processing_time, wm, name, shown, window, max_ts,
-                (value, pane, timing, count),
-            )
+        trace.fired(  # type: ignore[union-attr]
+            timers.current_processing_time, wm, name, shown, window, max_ts, value, pane, timing,
+            count,
         )  # fmt: skip
 
     # -- elements ---------------------------------------------------------------------------
@@ -369,8 +352,8 @@ class WindowKernel(EventTimeFiring):
             op.current_key = internal
             timers = op.timers
             now, wm, name = timers.current_processing_time, timers.current_watermark, op.name
-            write = op.trace.extend  # type: ignore[union-attr]
-            write(("element", now, wm, name, key, None, ts, value))
+            trace: Any = op.trace
+            trace.element(now, wm, name, key, ts, value)
             queue = timers.event_queue
             add_timer, live = queue.add, queue.live
             slot_of, desc = op.state.slot, op.contents
@@ -384,7 +367,7 @@ class WindowKernel(EventTimeFiring):
                     max_ts = window.max_timestamp()
                     cleanup = op.cleanup_time(window) if lateness else max_ts
                 if cleanup <= wm:
-                    write(("skipped_late_window", now, wm, name, key, window, ts, value))
+                    trace.skipped_late_window(now, wm, name, key, window, ts, value)
                     continue
                 skipped = False
                 slot = slot_of(desc.name, window)
@@ -396,52 +379,31 @@ class WindowKernel(EventTimeFiring):
                     raise op.none_result_error(internal, window, value)
                 ctx = op.ctx
                 ctx.key, ctx.window = internal, window
+                trace.assigned(now, wm, name, key, window, ts, value)
                 if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                    write(
-                        (
-                            "assigned", now, wm, name, key, window, ts, value,
-                            "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
-                        )
-                    )  # fmt: skip
+                    trace.trigger(now, wm, name, key, window, "on_element", "FIRE")
                     if self.contents_as_they_are:
                         self.fire_traced(internal, window, max_ts, new)
                     else:
                         op.emit_window_contents(internal, window, window, new)
                     if cleanup != MAX:
                         existed = not add_timer(internal, window, cleanup)
-                        write(
-                            (
-                                "timer_registered", now, wm, name, key, window, cleanup,
-                                ("event", window, existed),
-                            )
-                        )  # fmt: skip
+                        trace.timer_registered(
+                            now, wm, name, key, window, cleanup, "event", window, existed
+                        )
                     continue
-                details = self.details_of(window)
                 existed = (internal, window, max_ts) in live or not add_timer(
                     internal, window, max_ts
                 )
+                trace.timer_registered(now, wm, name, key, window, max_ts, "event", window, existed)
+                trace.trigger(now, wm, name, key, window, "on_element", "CONTINUE")
                 if cleanup == MAX:
-                    write(
-                        (
-                            "assigned", now, wm, name, key, window, ts, value,
-                            "timer_registered", now, wm, name, key, window, max_ts,
-                            details[existed],
-                            "trigger", now, wm, name, key, window, None, ON_ELEMENT_CONTINUE,
-                        )
-                    )  # fmt: skip
                     continue
                 # (without lateness the cleanup timer is the trigger's: de-duplicated)
-                cleanup_existed = cleanup == max_ts or not add_timer(internal, window, cleanup)
-                write(
-                    (
-                        "assigned", now, wm, name, key, window, ts, value,
-                        "timer_registered", now, wm, name, key, window, max_ts,
-                        details[existed],
-                        "trigger", now, wm, name, key, window, None, ON_ELEMENT_CONTINUE,
-                        "timer_registered", now, wm, name, key, window, cleanup,
-                        details[cleanup_existed],
-                    )
-                )  # fmt: skip
+                existed = cleanup == max_ts or not add_timer(internal, window, cleanup)
+                trace.timer_registered(
+                    now, wm, name, key, window, cleanup, "event", window, existed
+                )
             # (is_element_late: the kernel's windows are event-time ones)
             if skipped and is_element_late(ts, lateness, wm):
                 self.late_element(key, internal, value, ts)
@@ -477,26 +439,22 @@ class WindowKernel(EventTimeFiring):
         return windows, cached, max_ts, cleanup
 
     def open_window(
-        self, cache: tuple[int, int, Sequence[Any], int, int], wm: int, source: str
+        self, cache: tuple[int, int, Sequence[Any], int, int], wm: int
     ) -> tuple[Any, ...]:
         """For ``process_source_batch``: the window of ``cache`` (``window_cache`` or
         ``other_window_cache``) if it is open at watermark ``wm`` (neither late nor firing at
         once), as (start, end, window, its contents, its max_timestamp, its cleanup time,
-        whether its cleanup timer is its own, the marker of its entries for ``source``); else
-        ``_CLOSED`` (an empty range: a record takes the other ways)."""
+        whether its cleanup timer is its own, whether it has one); else ``_CLOSED`` (an empty
+        range: a record takes the other ways)."""
         start, end, cached, max_ts, cleanup = cache
         if not cached or cleanup <= wm or max_ts <= wm:
             return _CLOSED
         window = cached[0]
         cleanup_timer = cleanup != MAX
-        markers = self.entry_markers
-        marker = markers.get((source, cleanup_timer))
-        if marker is None:
-            marker = markers[source, cleanup_timer] = ElementEntry(self.op, source, cleanup_timer)
         op = self.op
         return (
             start, end, window, op.state.slot(op.contents.name, window), max_ts, cleanup,
-            cleanup_timer and cleanup != max_ts, marker,
+            cleanup_timer and cleanup != max_ts, cleanup_timer,
         )  # fmt: skip
 
     @staticmethod
@@ -546,14 +504,14 @@ class WindowKernel(EventTimeFiring):
                 return found
         return (0, 0, None)
 
-    def ways(self, wm: int, source: str) -> tuple[Any, Any, _FiringWindow, tuple[int, int, Any]]:
+    def ways(self, wm: int) -> tuple[Any, Any, _FiringWindow, tuple[int, int, Any]]:
         """The ways of ``process_source_batch`` into the cached windows at watermark ``wm``:
         the open window and the one before it (``open_window``), the firing way's window
         (``firing_way``) and the late way's (``late_way``)."""
         caches = (self.window_cache, self.other_window_cache)
         return (
-            self.open_window(caches[0], wm, source),
-            self.open_window(caches[1], wm, source),
+            self.open_window(caches[0], wm),
+            self.open_window(caches[1], wm),
             self.firing_way(wm, (*caches, self.firing_cache)),
             self.late_way(wm, (*caches, self.late_cache)),
         )
@@ -562,22 +520,31 @@ class WindowKernel(EventTimeFiring):
         """A traced source batch chained straight into this window: the first ``len(stamps)``
         records of ``batch`` (timestamps assigned) as the source hands them over one by one —
         its ``arrival`` record, then ``process_element``. A record into one of the two cached
-        tumbling windows while it is open takes the *short way*, one packed entry
-        (``ElementEntry``); any other its arrival record, then the *firing* or *late way*
-        (``cached_way``) or the general way (``process_element``): the same records, state,
-        timers, clock and counters as one by one, a failure's arrival record first."""
+        tumbling windows while it is open takes the *short way*, its records written with the
+        run of short-way records it is in (``write_run``); any other its arrival record, then
+        the *firing* or *late way* (``cached_way``) or the general way (``process_element``):
+        the same records, state, timers, clock and counters as one by one, a failure's arrival
+        record first."""
         op = self.op
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
-        write = trace.extend  # type: ignore[union-attr]
-        wm, source, source_wm = timers.current_watermark, arrival.source, arrival.watermark
+        wm = timers.current_watermark
         key_selector, internal_key = op.key_selector, op.key_rule.internal_key
         add_timer, copies, position = timers.event_queue.add, not batch.immutable, arrival.position
-        entries = packed = 0  # packed entries written; of them, since ``marker`` was chosen
+        entries = 0  # short-way records written
+        # the run of short-way records (``write_run``): their keys; the window at each change
+        # of window (from which record on: ``run_window`` the last); the timer bits that are
+        # not BOTH_TIMERS_EXISTED (a key's first record in its window), with their records
+        keys: list[Any] = []
+        switches: list[tuple[int, Any]] = []
+        firsts: list[tuple[int, int]] = []
+        add_key, add_switch, add_first = keys.append, switches.append, firsts.append
+        run = (keys, switches, firsts)
+        run_window: Any = None
         # the open cached window, [start, end) (empty when there is none; its contents ``slot``,
-        # whether its cleanup timer is its ``own``, the ``marker`` of its entries), the one
+        # whether its cleanup timer is its ``own``, whether it ``has_cleanup`` timer), the one
         # before it, [other_start, other_end); the windows of the firing and the late way
-        opened, other, firing, (late_start, late_end, late_window) = self.ways(wm, source)
-        start, end, window, slot, max_ts, cleanup, own, marker = opened
+        opened, other, firing, (late_start, late_end, late_window) = self.ways(wm)
+        start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
         other_start, other_end = other[0], other[1]
         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
         done, progress = 0, _NOT_ON_THE_SHORT_WAY
@@ -590,11 +557,13 @@ class WindowKernel(EventTimeFiring):
                 done += 1
                 if not start <= ts < end:
                     if not other_start <= ts < other_end:
-                        if packed:  # the run of entries ends here
-                            trace.packed(marker, packed)  # type: ignore[union-attr]
-                            entries, packed = entries + packed, 0
+                        if keys:  # the run ends here
+                            entries += self.write_run(
+                                batch, stamps, done - 1, run, has_cleanup, arrival
+                            )
+                            run_window = None
                         job.now, job.record_index = now, index
-                        write(arrival.record(now, value, source_ts, position))
+                        arrival.write(trace, now, value, source_ts, position)
                         position += 1
                         progress = _GENERAL  # each way reports its errors, as one by one
                         was = (last_key, ctx_key, ctx_window)  # as the records before left them
@@ -616,18 +585,20 @@ class WindowKernel(EventTimeFiring):
                                     late_start, late_end, late_window = lw
                                 if start < end:  # the open one becomes the one before
                                     other, other_start, other_end = opened, start, end
-                                opened = self.open_window(self.window_cache, wm, source)
-                                start, end, window, slot, max_ts, cleanup, own, marker = opened
+                                opened = self.open_window(self.window_cache, wm)
+                                start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
                         progress = _NOT_ON_THE_SHORT_WAY
                         continue
-                    # the open window before: the two swap (a run of entries ends with its marker)
-                    if packed and other[7] is not marker:
-                        trace.packed(marker, packed)  # type: ignore[union-attr]
-                        entries, packed = entries + packed, 0
+                    # the open window before: the two swap (a run ends if its cleanup timers differ)
+                    if keys and other[7] != has_cleanup:
+                        entries += self.write_run(
+                            batch, stamps, done - 1, run, has_cleanup, arrival
+                        )
+                        run_window = None
                     opened, other = other, opened
-                    start, end, window, slot, max_ts, cleanup, own, marker = opened
+                    start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
                     other_start, other_end = other[0], other[1]
-                # the short way: one packed entry
+                # the short way: into the run
                 progress = _SELECTING_KEY
                 # (a copy for the key selector, another for the function)
                 key = key_selector(copy_record(value) if copies else value)
@@ -643,19 +614,20 @@ class WindowKernel(EventTimeFiring):
                     existed = 0 if add_timer(internal, window, max_ts) else 1
                     if not own or not add_timer(internal, window, cleanup):
                         existed |= CLEANUP_TIMER_EXISTED
-                else:  # both timers exist since its first element
-                    existed = BOTH_TIMERS_EXISTED
-                write((marker, now, wm, key, window, ts, value, position, source_ts, existed,
-                       source_wm))  # fmt: skip
-                packed += 1
+                    if existed != BOTH_TIMERS_EXISTED:
+                        add_first((len(keys), existed))
+                # (else both timers exist since its first element)
+                if window is not run_window:
+                    add_switch((len(keys), window))
+                    run_window = window
+                add_key(key)
                 progress = _NOT_ON_THE_SHORT_WAY
                 position += 1
                 last_key, ctx_key, ctx_window = internal, internal, window
         except Exception as exc:
             job.now, job.record_index = now, index
-            if packed:  # the run of entries ends before the failing record's records
-                trace.packed(marker, packed)  # type: ignore[union-attr]
-                entries, packed = entries + packed, 0
+            if keys:  # the run ends before the failing record's records
+                entries += self.write_run(batch, stamps, done - 1, run, has_cleanup, arrival)
             if progress == _GENERAL:  # the way reported it, with its context
                 last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
                 raise
@@ -670,14 +642,47 @@ class WindowKernel(EventTimeFiring):
             raise error from exc
         finally:
             self.immutable_batch = False
-            if packed:
-                trace.packed(marker, packed)  # type: ignore[union-attr]
-                entries += packed
+            if keys:  # (the batch's last record ends the run)
+                entries += self.write_run(batch, stamps, done, run, has_cleanup, arrival)
             op.metrics["num_records_in"] += entries
             op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
             arrival.taken = done
         if done:
             job.now, job.record_index = now, index
+
+    def write_run(
+        self,
+        batch: Batch,
+        stamps: list[int],
+        end: int,
+        run: tuple[list[Any], list[tuple[int, Any]], list[tuple[int, int]]],
+        has_cleanup: bool,
+        arrival: SourceArrival,
+    ) -> int:
+        """Write the run of short-way records of ``batch`` that ends before record ``end``
+        (``TraceWriter.open_window_elements``) from the ``run`` collected: their keys, their
+        windows from the switches (from which record on, which window), their timer bits
+        BOTH_TIMERS_EXISTED but for the firsts (which record, its bits), all three then
+        cleared; the rest sliced from the batch's columns. Returns how many."""
+        keys, switches, firsts = run
+        op, n = self.op, len(keys)
+        first = end - n
+        windows: list[Any] = []
+        for (at, window), (until, _) in zip(switches, [*switches[1:], (n, None)], strict=True):
+            windows += [window] * (until - at)
+        bits = [BOTH_TIMERS_EXISTED] * n
+        for at, existed in firsts:
+            bits[at] = existed
+        op.trace.open_window_elements(  # type: ignore[union-attr]
+            arrival.source, arrival.watermark, op.name, op.timers.current_watermark,
+            op.cleanup_time if has_cleanup else None, batch.arrivals[first:end],
+            batch.stamps[first:end], arrival.position + first, batch.values[first:end],
+            stamps[first:end], keys, windows, bits,
+        )  # fmt: skip
+        keys.clear()
+        switches.clear()
+        firsts.clear()
+        return n
 
     def short_way_failed(
         self,
@@ -697,12 +702,12 @@ class WindowKernel(EventTimeFiring):
         (``exc``), a user function's wrapped."""
         op = self.op
         op.metrics["num_records_in"] += 1
-        write = op.trace.extend  # type: ignore[union-attr]
-        write(arrival.record(now, value, source_ts, position))
+        trace: Any = op.trace
+        arrival.write(trace, now, value, source_ts, position)
         if key is _UNSET:
             key = None
         else:
-            write(("element", now, op.timers.current_watermark, op.name, key, None, ts, value))
+            trace.element(now, op.timers.current_watermark, op.name, key, ts, value)
         if isinstance(exc, WinvizError):
             op.annotate(exc, key)
             return exc
@@ -738,7 +743,7 @@ class WindowKernel(EventTimeFiring):
         trigger context set as there (``before``: the ones the records before left, as (key,
         trigger key, window))."""
         op = self.op
-        job, wm, name, write = op.job, op.timers.current_watermark, op.name, op.trace.extend  # type: ignore[union-attr]
+        job, wm, name, trace = op.job, op.timers.current_watermark, op.name, op.trace
         now = job.now
         window = late_window if firing is None else firing.window
         key = internal = None
@@ -752,7 +757,7 @@ class WindowKernel(EventTimeFiring):
             if firing is None:
                 self.skip_late(window, key, internal, value, ts)
                 return internal
-            write(("element", now, wm, name, key, None, ts, value))
+            trace.element(now, wm, name, key, ts, value)  # type: ignore[union-attr]
             if firing.contents is None:
                 firing.contents = op.state.slot(op.contents.name, window)
             current = firing.contents.get(internal)
@@ -762,24 +767,15 @@ class WindowKernel(EventTimeFiring):
                 raise op.none_result_error(internal, window, value)
             op.ctx.key, op.ctx.window = internal, window
             progress = _FIRING
-            write(
-                (
-                    "assigned", now, wm, name, key, window, ts, value,
-                    "trigger", now, wm, name, key, window, None, _ON_ELEMENT_FIRE,
-                )
-            )  # fmt: skip
+            trace.assigned(now, wm, name, key, window, ts, value)  # type: ignore[union-attr]
+            trace.trigger(now, wm, name, key, window, "on_element", "FIRE")  # type: ignore[union-attr]
             # max_timestamp <= the watermark: the pane is on time the first time, late after
             self.fire_traced(internal, window, firing.max_ts, new)
             if firing.cleanup != MAX:
-                if firing.details is None:
-                    firing.details = self.details_of(window)
                 existed = not op.timers.event_queue.add(internal, window, firing.cleanup)
-                write(
-                    (
-                        "timer_registered", now, wm, name, key, window, firing.cleanup,
-                        firing.details[existed],
-                    )
-                )  # fmt: skip
+                trace.timer_registered(  # type: ignore[union-attr]
+                    now, wm, name, key, window, firing.cleanup, "event", window, existed
+                )
         except Exception as exc:
             self.way_failed(exc, progress, value, key, internal, window, before)
         return internal
@@ -790,14 +786,9 @@ class WindowKernel(EventTimeFiring):
         or dropped (``WindowOperator``'s ``isElementLate``: the kernel's windows are event-time
         ones)."""
         op = self.op
-        now, wm, name = op.job.now, op.timers.current_watermark, op.name
-        write = op.trace.extend  # type: ignore[union-attr]
-        write(
-            (
-                "element", now, wm, name, key, None, ts, value,
-                "skipped_late_window", now, wm, name, key, window, ts, value,
-            )
-        )  # fmt: skip
+        now, wm, name, trace = op.job.now, op.timers.current_watermark, op.name, op.trace
+        trace.element(now, wm, name, key, ts, value)  # type: ignore[union-attr]
+        trace.skipped_late_window(now, wm, name, key, window, ts, value)  # type: ignore[union-attr]
         if is_element_late(ts, op.allowed_lateness, wm):
             self.late_element(key, internal, value, ts)
 
@@ -812,13 +803,15 @@ class WindowKernel(EventTimeFiring):
             op.late_element(internal, value, ts)
             return
         timers = op.timers
-        write = op.trace.extend  # type: ignore[union-attr]
-        write(
-            (
-                "side_output", timers.current_processing_time, timers.current_watermark,
-                op.name, key, None, ts, (tag.id, value),
-            )
-        )  # fmt: skip
+        op.trace.side_output(  # type: ignore[union-attr]
+            timers.current_processing_time,
+            timers.current_watermark,
+            op.name,
+            key,
+            ts,
+            tag.id,
+            value,
+        )
         op.output.collect_side(tag, value, ts)
 
     def way_failed(
@@ -849,10 +842,3 @@ class WindowKernel(EventTimeFiring):
             raise op.user_error(exc, key, value) from exc
         finally:
             op.current_key = last_key
-
-    def details_of(self, window: Any) -> tuple[tuple[Any, ...], ...]:
-        """The window's shared timer details (``shared_timer_details``), made at its first use."""
-        details = self.timer_details.get(window)
-        if details is None:
-            details = self.timer_details[window] = shared_timer_details(window)
-        return details

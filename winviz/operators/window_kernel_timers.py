@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 CONTENTS_AS_THEY_ARE = (ReduceWindowFunction, AggregateWindowFunction)
 """The window functions whose contents are the result as they are (with
 ``AggregateFunction.get_result`` for an aggregate) when there is no ProcessWindowFunction."""
-ON_EVENT_TIME_FIRE = ("on_event_time", "FIRE")  # trigger records' details (shared)
-ON_EVENT_TIME_CONTINUE = ("on_event_time", "CONTINUE")
 
 
 class EventTimeFiring:
@@ -34,9 +32,7 @@ class EventTimeFiring:
 
     op: WindowOperator
     contents_as_they_are: bool
-    timer_details: dict[Any, tuple[tuple[Any, ...], ...]]
 
-    details_of: Callable[[Any], tuple[tuple[Any, ...], ...]]  # the window's timer details
     fire_traced: Callable[[Any, Any, int, Any], None]  # emit contents as they are, traced
 
     def fire_event_timers(self, watermark: int) -> None:
@@ -67,10 +63,7 @@ class EventTimeFiring:
         as_they_are = self.contents_as_they_are and op.trace is not None
         lateness = op.allowed_lateness
         trace = op.trace
-        write = trace.extend if trace is not None else None
         name, ctx, window_ctx = op.name, op.ctx, op.window_ctx
-        timer_details = self.timer_details
-        details: Any = None
         cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
         now = timers.current_processing_time  # (it stands still while a watermark advances)
         key = window = shown = None
@@ -84,17 +77,9 @@ class EventTimeFiring:
                     last_window, max_ts = window, window.max_timestamp()
                     cleanup = op.cleanup_time(window) if lateness else max_ts
                 fire = ts == max_ts
-                if write is not None:
+                if trace is not None:
                     shown = key.value if key.__class__ is JavaKey else key  # the user's key
-                    details = self.details_of(window)
-                    write(
-                        (
-                            "timer_fired", now, watermark, name, shown, window, ts,
-                            details[2],
-                            "trigger", now, watermark, name, shown, window, None,
-                            ON_EVENT_TIME_FIRE if fire else ON_EVENT_TIME_CONTINUE,
-                        )
-                    )  # fmt: skip
+                    trace.event_timer_fired(now, watermark, name, shown, window, ts, fire)
                 if fire:
                     contents = state.get(cname, key, window)
                     if contents is None:
@@ -108,32 +93,33 @@ class EventTimeFiring:
                     # max_timestamp (traced as timer_deleted), then the function's clear
                     state.clear(cname, key, window)
                     existed = live.pop((key, window, max_ts), None) is not None
-                    if write is not None:
-                        write(
-                            (
-                                "timer_deleted", now, watermark, name, shown, window, max_ts,
-                                details[existed],
-                            )
-                        )  # fmt: skip
+                    if as_they_are:  # (its function's clear does nothing: one write)
+                        trace.event_window_cleared(  # type: ignore[union-attr]
+                            now, watermark, name, shown, window, max_ts, existed, cleanup
+                        )
+                        window_ctx.current_window = window
+                        if op.panes:
+                            op.panes.pop((key, window), None)
+                        cleaned.append(window)
+                        continue
+                    if trace is not None:
+                        trace.timer_deleted(
+                            now, watermark, name, shown, window, max_ts, "event", window, existed
+                        )
                     window_ctx.current_window = window
                     fn.clear(window_ctx)
                     if op.panes:
                         op.panes.pop((key, window), None)
-                    if write is not None:
-                        write(
-                            (
-                                "cleanup", now, watermark, name, shown, window, max_ts,
-                                cleanup,
-                            )
-                        )  # fmt: skip
+                    if trace is not None:
+                        trace.cleanup(now, watermark, name, shown, window, max_ts, cleanup)
                         cleaned.append(window)
         except WinvizError:
             raise
         except Exception as exc:
             raise op.user_error(exc, key, None, window) from exc
         finally:
-            for gone in cleaned:
-                timer_details.pop(gone, None)
+            if cleaned:
+                trace.forget(cleaned)  # type: ignore[union-attr]
 
     def _fire_untraced(self, watermark: int) -> None:
         """``fire_event_timers`` without a trace for a reduce / aggregate without a

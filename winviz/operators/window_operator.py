@@ -186,13 +186,11 @@ class WindowOperator(KeyedStreamOperator):
             self.current_key = internal
             trace = self.trace
             if trace is not None:
-                trace.emit(
-                    "element",
+                trace.element(
                     self.timers.current_processing_time,
                     self.timers.current_watermark,
                     self.name,
                     key,
-                    None,
                     ts,
                     value,
                 )
@@ -219,7 +217,7 @@ class WindowOperator(KeyedStreamOperator):
         for window in windows:
             if self.is_window_late(window):
                 if trace is not None:
-                    self._emit_trace("skipped_late_window", key, window, ts, value)
+                    trace.skipped_late_window(*self._trace_at(key), window, ts, value)
                 continue
             skipped = False
             copied = copy_record(value)  # (winviz.copies: user functions get copies)
@@ -229,7 +227,7 @@ class WindowOperator(KeyedStreamOperator):
             if not evicting and self.state.get(self.contents.name, key, window) is None:
                 raise self.none_result_error(key, window, value)
             if trace is not None:
-                self._emit_trace("assigned", key, window, ts, value)
+                trace.assigned(*self._trace_at(key), window, ts, value)
             ctx = self.ctx
             ctx.key, ctx.window = key, window
             result = self._check(
@@ -263,7 +261,7 @@ class WindowOperator(KeyedStreamOperator):
             if self.is_window_late(actual):
                 merging.retire_window(actual)
                 if trace is not None:
-                    self._emit_trace("skipped_late_window", key, actual, ts, value)
+                    trace.skipped_late_window(*self._trace_at(key), actual, ts, value)
                 continue
             skipped = False
             state_window = merging.get_state_window(actual)
@@ -282,7 +280,7 @@ class WindowOperator(KeyedStreamOperator):
             ):
                 raise self.none_result_error(key, actual, value)
             if trace is not None:
-                self._emit_trace("assigned", key, actual, ts, value)
+                trace.assigned(*self._trace_at(key), actual, ts, value)
             ctx = self.ctx
             ctx.key, ctx.window = key, actual
             result = self._check(
@@ -326,8 +324,8 @@ class WindowOperator(KeyedStreamOperator):
                         f"{now} window: {merge_result}"
                     )
             if self.trace is not None:
-                self._emit_trace(
-                    "merged", key, merge_result, None, (list(merged_windows), state_window_result)
+                self.trace.merged(
+                    *self._trace_at(key), merge_result, list(merged_windows), state_window_result
                 )
             ctx = self.ctx
             ctx.key, ctx.window, ctx.merged_windows = key, merge_result, merged_windows
@@ -357,7 +355,7 @@ class WindowOperator(KeyedStreamOperator):
         else:
             self.metrics["num_late_records_dropped"] += 1
             if self.trace is not None:
-                self._emit_trace("late_dropped", key, None, ts, value)
+                self.trace.late_dropped(*self._trace_at(key), ts, value)
 
     # -- timers -----------------------------------------------------------------------------
 
@@ -427,14 +425,14 @@ class WindowOperator(KeyedStreamOperator):
         if self.panes:
             self.panes.pop((key, window), None)
         if self.trace is not None:
-            self._emit_trace(
-                "cleanup", key, window, window.max_timestamp(), self.cleanup_time(window)
+            self.trace.cleanup(
+                *self._trace_at(key), window, window.max_timestamp(), self.cleanup_time(window)
             )
 
     def _purge(self, key: Any, window: Any, state_window: Any, reason: str) -> None:
         self.state.clear(self.contents.name, key, state_window)
         if self.trace is not None:
-            self._emit_trace("purged", key, window, None, reason)
+            self.trace.purged(*self._trace_at(key), window, reason)
 
     # -- emitting ---------------------------------------------------------------------------
 
@@ -494,7 +492,7 @@ class WindowOperator(KeyedStreamOperator):
         if self.trace is not None and len(after) != len(before):
             kept = {id(r) for r in after}
             gone = [r.value for r in before if id(r) not in kept]
-            self._emit_trace("evicted", key, window, None, (when, gone))
+            self.trace.evicted(*self._trace_at(key), window, when, gone)
 
     def _collect_result(self, value: Any, ts: int | None) -> None:
         if self._fired_values is not None:
@@ -512,13 +510,13 @@ class WindowOperator(KeyedStreamOperator):
         values = self._fired_values
         self._fired_values = None
         result = values[0] if values is not None and len(values) == 1 else values
-        self._emit_trace(
-            "fired", key, window, window.max_timestamp(), (result, pane, timing, count)
+        self.trace.fired(  # type: ignore[union-attr]
+            *self._trace_at(key), window, window.max_timestamp(), result, pane, timing, count
         )
 
     def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
         if self.trace is not None:
-            self._emit_trace("side_output", self.current_key, None, ts, (tag.id, value))
+            self.trace.side_output(*self._trace_at(self.current_key), ts, tag.id, value)
         self.output.collect_side(tag, value, ts)
 
     # -- Flink's small helpers, verbatim in spirit -----------------------------------------
@@ -562,19 +560,12 @@ class WindowOperator(KeyedStreamOperator):
 
     # -- helpers ----------------------------------------------------------------------------
 
-    def _emit_trace(self, kind: str, key: Any, window: Any, ts: int | None, detail: Any) -> None:
-        """One trace record of this operator; ``key`` an internal key (the trace shows the
-        user's key: ``winviz.keygroups.user_key``)."""
-        self.trace.emit(
-            kind,
-            self.timers.current_processing_time,
-            self.timers.current_watermark,
-            self.name,
-            user_key(key),
-            window,
-            ts,
-            detail,
-        )
+    def _trace_at(self, key: Any) -> tuple[int, int, str, Any]:
+        """The first fields of this operator's trace records now: processing time, watermark,
+        name and the key (``key`` an internal key: the trace shows the user's,
+        ``winviz.keygroups.user_key``)."""
+        timers = self.timers
+        return timers.current_processing_time, timers.current_watermark, self.name, user_key(key)
 
     def annotate(self, exc: WinvizError, key: Any) -> None:
         """Add operator, record and key to an engine error raised while processing."""
@@ -635,7 +626,7 @@ class WindowOperator(KeyedStreamOperator):
                 f"{window}; expected a TriggerResult (CONTINUE, FIRE, PURGE or FIRE_AND_PURGE)"
             )
         if self.trace is not None:
-            self._emit_trace("trigger", key, window, None, (call, result.name))
+            self.trace.trigger(*self._trace_at(key), window, call, result.name)
         return result
 
     def user_error(

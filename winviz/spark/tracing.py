@@ -34,7 +34,7 @@ from winviz.spark.batches import InputBatch
 from winviz.spark.late_filter import is_dropped
 from winviz.spark.results import BatchOutcome, TimerRow
 from winviz.spark.spec import StateSpec, TwinSpec
-from winviz.trace import DETAIL_FIELDS, Trace
+from winviz.trace import DETAIL_FIELDS, Trace, TraceWriter
 from winviz.windows import TimeWindow
 
 OPERATOR = "spark"
@@ -47,6 +47,7 @@ def build_trace(
     """The trace of a run: ``outcomes`` in batch order; data batches take their input rows
     from ``inputs`` in order."""
     trace = Trace()
+    write = trace.writer
     data = iter(inputs)
     panes: dict[tuple, int] = {}
     previous_wm = 0
@@ -57,28 +58,24 @@ def build_trace(
             batch = next(data)
             rows = batch.rows
             for row, index in zip(rows, batch.indexes, strict=True):
-                trace.emit(
-                    "arrival", arrivals[index], previous_wm, OPERATOR, row["key"], None,
-                    row["ts"], (row, index),
-                )  # fmt: skip
-        detail = (b.batch_id, b.input_rows, b.late_watermark, b.max_event_time, b.dropped)
-        trace.emit("batch", b.proc_time, b.watermark, OPERATOR, None, None, None, detail)
+                write.arrival(
+                    arrivals[index], previous_wm, OPERATOR, row["key"], row["ts"], row, index
+                )
+        write.batch(
+            b.proc_time, b.watermark, OPERATOR, b.batch_id, b.input_rows, b.late_watermark,
+            b.max_event_time, b.dropped,
+        )  # fmt: skip
         if b.watermark > previous_wm:
-            trace.emit(
-                "watermark", b.proc_time, b.watermark, OPERATOR, None, None, None,
-                f"batch {b.batch_id}",
-            )  # fmt: skip
+            write.watermark(b.proc_time, b.watermark, OPERATOR, None, None, f"batch {b.batch_id}")
         previous_wm = b.watermark
         for row in rows:
             key, ts = row["key"], row["ts"]
-            trace.emit("element", b.proc_time, b.late_watermark, OPERATOR, key, None, ts, row)
+            write.element(b.proc_time, b.late_watermark, OPERATOR, key, ts, row)
             if is_dropped(spec, ts, b.late_watermark):
-                trace.emit(
-                    "late_dropped", b.proc_time, b.late_watermark, OPERATOR, key, None, ts, row
-                )
+                write.late_dropped(b.proc_time, b.late_watermark, OPERATOR, key, ts, row)
         for r in b.rows:
             if isinstance(r, TimerRow):
-                _timer_output(trace, b, r)
+                _timer_output(write, b, r)
                 continue
             window = TimeWindow(r.window_start, r.window_end)
             pane = panes.get((r.key, window), 0)
@@ -86,21 +83,17 @@ def build_trace(
             timing = "early" if r.window_end > b.watermark else ("on_time" if pane == 0 else "late")
             result = r.count if spec.aggregate == "count" else r.sum
             ts = window.max_timestamp()
-            detail = (result, pane, timing, r.count)
-            trace.emit("fired", b.proc_time, b.watermark, OPERATOR, r.key, window, ts, detail)
-            trace.emit(
-                "emitted", b.proc_time, b.watermark, OPERATOR, r.key, window, ts, r._asdict()
+            write.fired(
+                b.proc_time, b.watermark, OPERATOR, r.key, window, ts, result, pane, timing, r.count
             )
+            write.emitted(b.proc_time, b.watermark, OPERATOR, r.key, window, ts, r._asdict())
     return trace
 
 
-def _timer_output(trace: Trace, b: BatchOutcome, r: TimerRow) -> None:
+def _timer_output(write: TraceWriter, b: BatchOutcome, r: TimerRow) -> None:
     """A state twin's timer firing and its output row."""
-    trace.emit(
-        "timer_fired", b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer,
-        ("EVENT_TIME", None),
-    )  # fmt: skip
-    trace.emit("emitted", b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, r._asdict())
+    write.timer_fired(b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, "EVENT_TIME", None)
+    write.emitted(b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, r._asdict())
 
 
 def _arrival_times(inputs: Sequence[InputBatch]) -> dict[int, int]:

@@ -3,7 +3,8 @@
 Every chart, lesson, question and comparison reads the trace, never the engine's internals.
 ``schema`` names the kinds and fields and the order rules readers rely on; ``codec`` turns
 their values into JSON (the plain form ``to_json`` writes, the tagged form files hold);
-``store`` is the ``Trace`` (its writer API and its readers); ``columns`` the columnar layout;
+``writer`` the ``TraceWriter`` the engine writes records through (one method per kind);
+``store`` is the ``Trace`` (its encoding and its readers); ``columns`` the columnar layout;
 ``frame`` the pandas view; ``files`` the Parquet file a trace is saved to and loaded from.
 """
 
@@ -19,6 +20,7 @@ from winviz.trace.schema import (
     window_bounds,
 )
 from winviz.trace.store import Packed, Trace
+from winviz.trace.writer import TraceWriter
 
 __all__ = [
     "BASE_FIELDS",
@@ -28,6 +30,7 @@ __all__ = [
     "Packed",
     "Trace",
     "TraceRecord",
+    "TraceWriter",
     "detail_names",
     "jsonable",
     "split_subtask",

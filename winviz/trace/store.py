@@ -3,17 +3,16 @@
 Writing (the engine's hot path) and reading (charts, lessons, questions) want different
 shapes, so the store has both, as Arrow's array builders do:
 
-* **The writer API** — the only way records go in (``winviz.trace.schema`` names the fields):
-
-  - ``trace.emit(kind, proc_time, watermark, operator, key, window, ts, detail)``: one record;
-  - ``trace.extend(values)``: whole records, ``Trace.WIDTH`` (8) values each in
-    ``BASE_FIELDS`` order — a hot loop takes ``write = trace.extend`` once and appends a
-    tuple per record (one ``list.extend``, the cheapest append CPython has);
-  - *packed entries*: a ``Packed`` marker's entry is the marker followed by its ``width``
-    values, appended with ``extend``, standing for ``count`` records at once (an element's
-    arrival, assignment, timers and trigger call are one entry). After a run of ``n``
-    entries, before writing anything else, the writer declares them with
-    ``trace.packed(marker, n)``: a read then knows where every record is without looking.
+* **Writing** goes through the trace's ``writer`` (``winviz.trace.writer.TraceWriter``: one
+  method per record kind), the only way records go in. Beneath it, the store's encoding:
+  plain records, ``Trace.WIDTH`` (8) values each in ``BASE_FIELDS`` order, appended to one
+  flat buffer with ``extend`` (one ``list.extend`` per record, the cheapest append CPython
+  has); and *packed entries*: a ``Packed`` marker's entry is the marker followed by its
+  ``width`` values, standing for ``count`` records at once (an element's arrival,
+  assignment, timers and trigger call are one entry: ``winviz.trace.element_entry``). After
+  a run of ``n`` entries, before anything else is written, the run is declared with
+  ``packed(marker, n)``: a read then knows where every record is without looking. Only the
+  writer (and tests of the encoding) call ``extend`` and ``packed``.
 
 * **Reading** turns what was written since the last read into a columnar chunk
   (``winviz.trace.columns``): ``columns()`` takes the buffer's values (the list itself when
@@ -54,6 +53,7 @@ from winviz.trace.schema import (
     split_subtask,
     window_bounds,
 )
+from winviz.trace.writer import TraceWriter
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -117,6 +117,7 @@ class Trace:
         "_runs",
         "_view",
         "extend",
+        "writer",
     )
 
     schema_version = SCHEMA_VERSION
@@ -134,6 +135,7 @@ class Trace:
         self._packed_slots = 0
         self._packed_records = 0
         self._view = view  # a read-only selection of another trace (``where``)
+        self.writer = TraceWriter(self)  # the one way records go in
 
     @classmethod
     def from_columns(cls, columns: TraceColumns, *, view: bool = False) -> Trace:
@@ -142,21 +144,7 @@ class Trace:
         trace._chunks = [columns]
         return trace
 
-    # -- the writer API -----------------------------------------------------------------------
-
-    def emit(
-        self,
-        kind: str,
-        proc: int | None,
-        wm: int | None,
-        op: str,
-        key: Any,
-        window: Any,
-        ts: int | None,
-        detail: Any = None,
-    ) -> None:
-        """Append one record."""
-        self._buffer.extend((kind, proc, wm, op, key, window, ts, detail))
+    # -- the encoding the writer writes (module docstring) -------------------------------------
 
     def packed(self, marker: Packed, entries: int) -> None:
         """Declare the run of ``entries`` packed entries of ``marker`` just appended with
@@ -172,6 +160,18 @@ class Trace:
                 f"trace.packed({marker!r}, {entries}): the last {entries} entries written are "
                 f"not entries of this marker (declare each run right after writing it)"
             )
+        self._declare(marker, entries, start)
+
+    def append_run(self, marker: Packed, values: list[Any], entries: int) -> None:
+        """Append a run of ``entries`` packed entries of ``marker`` (``values``: each entry's
+        marker, then its ``width`` values) and declare it (the writer's: it made them)."""
+        start = len(self._buffer)
+        self._buffer.extend(values)
+        self._declare(marker, entries, start)
+
+    def _declare(self, marker: Packed, entries: int, start: int) -> None:
+        """Count the run of ``entries`` entries of ``marker`` at buffer slot ``start``."""
+        step = 1 + marker.width
         self._packed_slots += entries * step
         self._packed_records += entries * marker.count
         runs = self._runs
@@ -261,7 +261,7 @@ class Trace:
         if self._refs() == _sole_refs():
             data = self._buffer
             self._buffer = []
-            self.extend = self._buffer.extend
+            self.extend = self.writer._extend = self._buffer.extend
         else:
             data = self._buffer[:]
             self._buffer.clear()

@@ -1,5 +1,6 @@
-"""The packed trace entry of an element into an open window (``ElementEntry``): what the window
-kernel's source-batch loop (``winviz.operators.window_kernel``) writes, one entry for the six
+"""The packed trace entry of an element into an open window (``ElementEntry``): how the trace
+writer (``TraceWriter.open_window_elements``) stores what the window kernel's source-batch loop
+(``winviz.operators.window_kernel``) hands it, one entry for the six
 records Flink's ``WindowOperator.processElement`` writes for it — the source's ``arrival``,
 ``element``, ``assigned``, ``timer_registered`` at ``maxTimestamp``, ``trigger``
 (``EventTimeTrigger.onElement``: CONTINUE) and ``timer_registered`` at the cleanup time
@@ -10,24 +11,17 @@ field by field; the records are the ones the general path writes, byte for byte.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from itertools import chain, repeat
+from typing import Any
 
 import numpy as np
 
-from winviz.trace import Packed
 from winviz.trace.coded import CodedColumn, encode, encode_runs, ints_column, object_array
 from winviz.trace.pieces import Deferred, Tuples
-
-if TYPE_CHECKING:
-    from winviz.operators.window_operator import WindowOperator
+from winviz.trace.store import Packed
+from winviz.trace.writer import MAX_TIMESTAMP_TIMER_EXISTED
 
 ON_ELEMENT_CONTINUE = ("on_element", "CONTINUE")  # trigger records' details (shared)
-
-# An element entry's de-duplication bits: whether its window's timer at max_timestamp, and
-# its cleanup timer, already existed when the element registered them.
-MAX_TIMESTAMP_TIMER_EXISTED = 1
-CLEANUP_TIMER_EXISTED = 2
-BOTH_TIMERS_EXISTED = MAX_TIMESTAMP_TIMER_EXISTED | CLEANUP_TIMER_EXISTED
 
 
 def shared_timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
@@ -36,32 +30,92 @@ def shared_timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
     return (("event", window, False), ("event", window, True), ("event", window))
 
 
+def _no_cleanup_timer(window: Any) -> int:
+    raise AssertionError(f"{window!r}: an entry without a cleanup timer has no cleanup time")
+
+
+class _Run:
+    """What the entries of one run (``ElementEntry.entries``) share: the watermarks, and the
+    run's columns as the kernel hands them over (``proc_times``, ``source_stamps``,
+    ``values``, ``stamps``; the source offsets from ``first_index`` on). Told apart by
+    identity (one object per run)."""
+
+    __slots__ = (
+        "first_index", "n", "proc_times", "source_stamps", "source_wm", "stamps", "values", "wm",
+    )  # fmt: skip
+
+    def __init__(self, wm: int, source_wm: int, n: int, columns: tuple[Any, ...]) -> None:
+        self.wm, self.source_wm, self.n = wm, source_wm, n
+        self.proc_times, self.source_stamps, self.first_index, self.values, self.stamps = columns
+
+    def positions(self) -> range:
+        """The run's source offsets."""
+        return range(self.first_index, self.first_index + self.n)
+
+
+def _whole_runs(runs: list[_Run]) -> list[_Run] | None:
+    """The distinct runs of entries' ``runs`` slot, in order, when the entries are all of
+    each (a first read's); else None."""
+    distinct = list(dict.fromkeys(runs))
+    return distinct if sum(run.n for run in distinct) == len(runs) else None
+
+
 class ElementEntry(Packed):
     """A packed trace entry (``winviz.trace.Packed``) for a source record that goes into an
     open window: its ``arrival``, then the window's ``element``, ``assigned``,
     ``timer_registered`` (``max_timestamp``), ``trigger`` (on_element CONTINUE) and, unless
     the window has no cleanup timer, ``timer_registered`` (cleanup time) — the records
-    ``WindowKernel.process_element`` writes after the source's. Values: processing time,
-    watermark, key, window, timestamp, value, source offset, source timestamp, the two
-    timers' de-duplication bits
-    (``MAX_TIMESTAMP_TIMER_EXISTED``, ``CLEANUP_TIMER_EXISTED``) and the source's
-    watermark. One marker per operator, source and cleanup timer: the entries of a whole
-    run are read together, field by field."""
+    ``WindowKernel.process_element`` writes after the source's. Values: its run (``_Run``:
+    the watermarks, processing times, source timestamps, values, timestamps and source
+    offsets of the run's elements), its place in the run, key, window and the two timers'
+    de-duplication bits (``MAX_TIMESTAMP_TIMER_EXISTED``, ``CLEANUP_TIMER_EXISTED``). One
+    marker per operator, source and cleanup timer: the entries of a whole run are read
+    together, field by field."""
 
-    width = 10
+    width = 5
 
-    def __init__(self, op: WindowOperator, source: str, cleanup_timer: bool) -> None:
+    def __init__(
+        self, operator: str, source: str, cleanup_time: Callable[[Any], int] | None
+    ) -> None:
         self.source = source
-        self.name = op.name
-        self.cleanup_time = op.cleanup_time
-        self.cleanup_timer = cleanup_timer
-        self.count = 6 if cleanup_timer else 5
+        self.name = operator
+        self.cleanup_time: Callable[[Any], int] = cleanup_time or _no_cleanup_timer
+        self.cleanup_timer = cleanup_time is not None
+        self.count = 6 if self.cleanup_timer else 5
         self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
 
+    def entries(
+        self,
+        watermark: int,
+        source_watermark: int,
+        proc_times: Sequence[int],
+        source_stamps: Sequence[int | None],
+        first_index: int,
+        values: Sequence[Any],
+        stamps: Sequence[int],
+        keys: Sequence[Any],
+        windows: Sequence[Any],
+        deduplicated: Sequence[int],
+    ) -> list[Any]:
+        """The write buffer's slots of ``len(keys)`` entries given column by column (the
+        marker, then its ``width`` values, per entry; ``TraceWriter.open_window_elements``):
+        the columns shared by the run kept once (``_Run``), the constant slots laid out at
+        once, each per-entry column put in place with one slice."""
+        n = len(keys)
+        run = _Run(
+            watermark, source_watermark, n, (proc_times, source_stamps, first_index, values, stamps)
+        )
+        slots = [self, run, None, None, None, None] * n
+        slots[2::6] = range(n)
+        slots[3::6] = keys
+        slots[4::6] = windows
+        slots[5::6] = deduplicated
+        return slots
+
     def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
-        now, wm, key, window, ts, value, position, source_ts, existed, source_wm = values[
-            at : at + 10
-        ]
+        run, i, key, window, existed = values[at : at + 5]
+        now, wm, ts, value = run.proc_times[i], run.wm, run.stamps[i], run.values[i]
+        source_ts, source_wm, position = run.source_stamps[i], run.source_wm, run.first_index + i
         name = self.name
         details = self._details.get(window)
         if details is None:
@@ -91,10 +145,25 @@ class ElementEntry(Packed):
         field is decoded (``Deferred``): the keys and windows dictionary-encoded once for all
         records, the timers' times and details looked up per distinct window."""
         # (each slot is sliced when a field that reads it is decoded: ``slots[i]``, in order
-        # now, wm, key, window, ts, value, position, source_ts, existed, source_wm)
+        # run, place in the run, key, window, existed; the run's columns joined)
         # (windows come in runs, one per open window; the engine's are told apart by equality)
         windows = Deferred(lambda: encode_runs(slots[3], fast=True))
-        bits = Deferred(lambda: np.fromiter(slots[8], dtype=np.int8))
+        bits = Deferred(lambda: np.fromiter(slots[4], dtype=np.int8))
+        runs = Deferred(lambda: _whole_runs(slots[0]))
+
+        def joined(column: Callable[[_Run], Sequence[Any]]) -> list[Any]:
+            """Each entry's value of a run's ``column``."""
+            whole = runs.get()
+            if whole is not None:
+                return list(chain.from_iterable(map(column, whole)))
+            return [column(run)[i] for run, i in zip(slots[0], slots[1], strict=True)]
+
+        def shared(of_run: Callable[[_Run], int]) -> list[int]:
+            """Each entry's run's ``of_run``."""
+            whole = runs.get()
+            if whole is not None:
+                return list(chain.from_iterable(repeat(of_run(run), run.n) for run in whole))
+            return [of_run(run) for run in slots[0]]
 
         def per_window(of_window: Callable[[Any], Any], dtype: Any) -> Any:
             """``of_window(w)`` for each entry's window, looked up per distinct window."""
@@ -125,24 +194,24 @@ class ElementEntry(Packed):
             """arrival's detail: (value, source offset) of each entry (said field by field:
             the tuples are made when the detail column is read; the offsets, the engine's
             ints, as ``int64``)."""
-            return Tuples((value.get(), ints_column(slots[6]).values))
+            return Tuples((value.get(), ints_column(joined(_Run.positions)).values))
 
         name, source = self.name, self.source
         # (the engine's times: ints, checked where they enter the job)
-        now = Deferred(lambda: ints_column(slots[0]))
-        wm = Deferred(lambda: ints_column(slots[1]))
-        ts = Deferred(lambda: ints_column(slots[4]))
-        value = Deferred(lambda: object_array(slots[5]))
+        now = Deferred(lambda: ints_column(joined(lambda run: run.proc_times)))
+        wm = Deferred(lambda: ints_column(shared(lambda run: run.wm)))
+        ts = Deferred(lambda: ints_column(joined(lambda run: run.stamps)))
+        value = Deferred(lambda: object_array(joined(lambda run: run.values)))
         # one tuple per field: the values of the entry's records, in order
         fields = [
             ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
             (now, now, now, now, now, now),
-            (Deferred(lambda: ints_column(slots[9])), wm, wm, wm, wm, wm),
+            (Deferred(lambda: ints_column(shared(lambda run: run.source_wm))), wm, wm, wm, wm, wm),
             (source, name, name, name, name, name),
             (None, *[Deferred(lambda: encode(slots[2]))] * 5),
             (None, None, windows, windows, windows, windows),
             (
-                Deferred(lambda: slots[7]), ts, ts,
+                Deferred(lambda: joined(lambda run: run.source_stamps)), ts, ts,
                 Deferred(lambda: times(lambda w: w.max_timestamp())), None,
                 Deferred(lambda: times(self.cleanup_time)),
             ),
