@@ -408,11 +408,59 @@ def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]
         f'{n:,} session merge{"" if n == 1 else "s"} ("merged": at the start of each window '
         "merged away, when it merged)"
     )
+    if len(rows) > scale.ROW_LIMIT:
+        rows = _merges_binned(groups, x, y, notes)
     return spec.layer(
         rows,
         {"type": "point", "filled": True, "size": 160},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
+
+
+def _merges_binned(
+    groups: dict[tuple[Any, ...], list[int]], x: TimeAxis, y: TimeAxis, notes: list[str]
+) -> list[dict[str, Any]]:
+    """More "merged" marks than ``scale.ROW_LIMIT``: the windows merged away (one per key, at
+    their start and the merge's processing time, clipped to the axes) counted per grid cell
+    (``scale.bin_points``), a mark per non-empty cell at their mean position; its tooltip
+    gives the count and the extent of the starts and processing times it holds."""
+    n = sum(len(idx) for idx in groups.values())
+    xs, ys = np.empty(n), np.empty(n)
+    at = 0
+    for (start, _, _, _, proc), idx in groups.items():
+        xs[at : at + len(idx)] = x.clip(start)[0]
+        ys[at : at + len(idx)] = y.clip(proc)[0]
+        at += len(idx)
+    what = pd.Series(np.full(n, "merged", dtype=object))
+    cells, nx, ny = scale._bin_arrays(
+        xs, ys, what, "what", (x.lo, x.hi), (y.lo, y.hi), scale.ROW_LIMIT
+    )
+    notes.append(
+        f"{len(groups):,} merged marks ({n:,} windows merged away) binned on a {nx} × {ny} "
+        "grid: a mark is a cell's windows merged away, at their mean position, their count "
+        "in its tooltip"
+    )
+    return [
+        {
+            "x": cx,
+            "y": cy,
+            "what": "merged",
+            "kind": "merged (binned)",
+            "windows merged away": count,
+            "start": f"{x.fmt(xa)} .. {x.fmt(xb)}",
+            "proc_time": f"{y.fmt(ya)} .. {y.fmt(yb)}",
+        }
+        for cx, cy, count, xa, xb, ya, yb in zip(
+            cells["x"].round().astype("int64").tolist(),
+            cells["y"].round().astype("int64").tolist(),
+            cells["count"].astype("int64").tolist(),
+            cells["x_min"].round().astype("int64").tolist(),
+            cells["x_max"].round().astype("int64").tolist(),
+            cells["y_min"].round().astype("int64").tolist(),
+            cells["y_max"].round().astype("int64").tolist(),
+            strict=True,
+        )
+    ]
 
 
 def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
