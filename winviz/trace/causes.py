@@ -17,8 +17,8 @@ import numpy as np
 
 from winviz.time import MAX
 from winviz.trace import vocabulary as words
-from winviz.trace.bulk import distinct_objects, same_objects
-from winviz.trace.coded import identity, object_array
+from winviz.trace.bulk import distinct_objects
+from winviz.trace.coded import encode, object_array
 from winviz.trace.columns import TraceColumns
 
 TIMER_CALLS = ("on_event_time", "on_processing_time")
@@ -85,15 +85,13 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
 
 def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.ndarray) -> np.ndarray:
     """Whether field ``name`` of each ``timer_fired`` record is that of the ``fired`` record
-    beside it, by type and value as the columns' dictionaries tell values apart (Java's
-    ``equals``: ``1`` and ``True`` differ). The ``fired`` records' values are read from the
-    field's part of the ``fired`` records (which the charts read too), the timers' alone."""
+    beside it, by type and value (Java's ``equals``: ``1`` and ``True`` differ): the values of
+    both, read at these records only, dictionary-encoded together (``encode``: one exact code
+    per value, never per object) and their codes compared."""
     a = c.values_at(name, timer_rows, ("timer_fired",))
-    b = c.part(name, ("fired",)).decode(fired_rows)
-    same = same_objects(a, b)  # (the same object is the same value)
-    for i in np.flatnonzero(~same).tolist():
-        same[i] = identity(a[i]) == identity(b[i])
-    return same
+    b = c.values_at(name, fired_rows, ("fired",))
+    codes = encode([*a.tolist(), *b.tolist()]).codes
+    return codes[: len(a)] == codes[len(a) :]
 
 
 def timer_domains(
