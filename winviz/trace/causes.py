@@ -86,10 +86,11 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
 def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.ndarray) -> np.ndarray:
     """Whether field ``name`` of each ``timer_fired`` record is that of the ``fired`` record
     beside it, by type and value (Java's ``equals``: ``1`` and ``True`` differ): the values of
-    both, read at these records only, dictionary-encoded together (``encode``: one exact code
-    per value, never per object) and their codes compared."""
+    both (the timers' read alone, the ``fired`` records' from the field's part of the ``fired``
+    records, which the charts read too) dictionary-encoded together (``encode``: one exact
+    code per value, never per object) and their codes compared."""
     a = c.values_at(name, timer_rows, ("timer_fired",))
-    b = c.values_at(name, fired_rows, ("fired",))
+    b = c.part(name, ("fired",)).decode(fired_rows)  # (the part the charts read too)
     # (windows: equality alone tells them apart — their bounds are ints —, as the columns
     # code them; keys by type too)
     codes = encode([*a.tolist(), *b.tolist()], fast=name == "window").codes
