@@ -83,9 +83,10 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
 
 def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.ndarray) -> np.ndarray:
     """Whether field ``name`` of each ``timer_fired`` record is that of the ``fired`` record
-    beside it, by type and value as the columns' dictionaries tell values apart (Java's
-    ``equals``: ``1`` and ``True`` differ). The ``fired`` records' values are read from the
-    field's part of the ``fired`` records (which the charts read too), the timers' alone."""
+    beside it, by type and value (Java's ``equals``: ``1`` and ``True`` differ): the values of
+    both (the timers' read alone, the ``fired`` records' from the field's part of the ``fired``
+    records, which the charts read too) compared by value (``coded.same_values``: one exact
+    code per value, never per object)."""
     a = c.values_at(name, timer_rows, ("timer_fired",))
     b = c.part(name, ("fired",)).decode(fired_rows)
     return same_values(a, b)

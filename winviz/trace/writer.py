@@ -14,8 +14,8 @@ Flink has no such thing: winviz's trace is its own record of what happened insid
 nearest Flink concepts are an operator's ``Output`` (what it emits) and its metric group
 (what it counts); the trace writes down, in addition, every decision in between.
 
-Details that repeat are shared, not made anew (fewer objects for the trace to hold, and a
-reader computes once per shared object: ``winviz.trace.bulk``): a namespace's event-time
+Details that repeat are shared, not made anew (fewer objects for the trace to hold; readers
+tell values apart by value, ``winviz.trace.coded.value_codes``, never by object): a namespace's event-time
 timer details (kept until ``forget`` drops them) and every trigger call's detail.
 """
 

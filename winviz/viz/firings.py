@@ -175,10 +175,10 @@ def late_firing_count(view: TraceView, operator: str) -> int:
     rows, end = rows[present], end[present]
     if not len(rows):
         return 0
-    calls, timer_rows = fired_causes(view, rows)
-    _, named, event = timer_domains(view.c, timer_rows)
-    by = cause_category(calls, named, event, view.ints("watermark", rows)[0])
-    traced = by != vocabulary.CAUSE_NOT_TRACED
+    every = _every_firing(view)
+    at = _positions(view, rows)
+    event = every["event"][at]
+    traced = every["fired_by"][at] != vocabulary.CAUSE_NOT_TRACED
     before = _watermark_before(view, operator, rows, event)
     # is_late_firing(before, end - 1), as arrays (end - 1 never overflows: end > MIN)
     return int((traced & (before >= end - 1)).sum())
@@ -193,16 +193,16 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
     rows = view.select("fired", operator=operator)
     start, end, present = view.bounds(rows)
     rows, start, end = rows[present], start[present], end[present]
-    calls, timer_rows = fired_causes(view, rows)
-    _, named, event = timer_domains(view.c, timer_rows)
+    every = _every_firing(view)
+    at = _positions(view, rows)
     return Columns(
         {
             "seq": rows,
             "window_start": start,
             "window_end": end,
             "proc_time": _time_values(view, "proc_time", rows),
-            "at": firing_at(view, timer_rows, event, end, present[present]),
-            "fired_by": cause_category(calls, named, event, view.ints("watermark", rows)[0]),
+            "at": firing_at(view, every["timers"][at], every["event"][at], end, present[present]),
+            "fired_by": every["fired_by"][at],
         }
     )
 
@@ -266,21 +266,51 @@ def fired_causes(view: TraceView, fired_rows: np.ndarray) -> tuple[np.ndarray, n
     """``winviz.trace.causes.firing_causes`` of these ``fired`` records (trigger calls, timer
     positions), found once per view for every ``fired`` record of the trace — each record's
     cause is its own, whichever others are asked with it — and picked for these."""
-    every = view.select("fired")
-    calls, timers = memoized(view, "firing_causes", "", lambda: trace_firing_causes(view.c, every))
     rows = np.asarray(fired_rows, dtype=np.int64)
-    at = np.minimum(np.searchsorted(every, rows), max(0, len(every) - 1))
-    if len(rows) and not (len(every) and np.array_equal(every[at], rows)):
+    if not _all_fired(view, rows):
         return trace_firing_causes(view.c, rows)  # (not ``fired`` records only)
-    return calls[at], timers[at]
+    every = _every_firing(view)
+    at = _positions(view, rows)
+    return every["calls"][at], every["timers"][at]
 
 
 def fired_by(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
     """The category of each of these ``fired`` records' cause (one of ``palette.FIRED_BY``;
     an object array): ``winviz.trace.causes.fired_by`` (the one rule) of their causes."""
-    calls, timer_rows = fired_causes(view, fired_rows)
-    _, named, event = timer_domains(view.c, timer_rows)
-    return cause_category(calls, named, event, view.ints("watermark", fired_rows)[0])
+    rows = np.asarray(fired_rows, dtype=np.int64)
+    if not _all_fired(view, rows):
+        calls, timer_rows = trace_firing_causes(view.c, rows)
+        _, named, event = timer_domains(view.c, timer_rows)
+        return cause_category(calls, named, event, view.ints("watermark", rows)[0])
+    return _every_firing(view)["fired_by"][_positions(view, rows)]
+
+
+def _every_firing(view: TraceView) -> dict[str, np.ndarray]:
+    """The cause of every ``fired`` record of the trace (``view.select("fired")``), derived
+    once per view: its trigger call and timer position (``calls``, ``timers``: ``winviz.trace
+    .causes.firing_causes``), whether that timer is of a named domain and of event time
+    (``named``, ``event``: ``timer_domains``) and the cause's category (``fired_by``)."""
+
+    def build() -> dict[str, np.ndarray]:
+        every = view.select("fired")
+        calls, timers = trace_firing_causes(view.c, every)
+        _, named, event = timer_domains(view.c, timers)
+        by = cause_category(calls, named, event, view.ints("watermark", every)[0])
+        return {"calls": calls, "timers": timers, "named": named, "event": event, "fired_by": by}
+
+    return memoized(view, "every_firing", "", build)
+
+
+def _positions(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
+    """Where each of these ``fired`` records is among every ``fired`` record of the trace."""
+    every = view.select("fired")
+    return np.minimum(np.searchsorted(every, fired_rows), max(0, len(every) - 1))
+
+
+def _all_fired(view: TraceView, rows: np.ndarray) -> bool:
+    """Whether every one of these positions is a ``fired`` record's."""
+    every = view.select("fired")
+    return not len(rows) or bool(len(every) and np.array_equal(every[_positions(view, rows)], rows))
 
 
 def cleanups(view: TraceView, operator: str) -> pd.DataFrame:

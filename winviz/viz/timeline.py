@@ -17,7 +17,7 @@ Layers, back to front:
    records step at exactly the same processing times to the same values share one line and
    one legend entry ("watermarks, window (same)"); points carry the records' tooltips; the
    end-of-input watermark MAX is drawn on the right edge and labelled;
-5. **elements** — coloured and shaped by fate (frames.element_fates): *late* in Flink's
+5. **elements** — coloured and shaped by fate (fates.element_fates): *late* in Flink's
    sense (timestamp ≤ the operator's watermark on arrival) but assigned is "late, accepted";
 6. **firings** — at the event time of the timer that fired them (else the window end),
    coloured by what caused them ("fired: event-time timer", "fired: element", "fired:
@@ -59,7 +59,19 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from winviz.viz import frames, idle, palette, piles, replay, scale, spec
+from winviz.viz import (
+    fates,
+    firings,
+    idle,
+    palette,
+    piles,
+    replay,
+    scale,
+    spec,
+    trace_view,
+    watermark_steps,
+    window_lives,
+)
 from winviz.viz.bands import (
     _bands,
     _every_horizon,
@@ -68,7 +80,6 @@ from winviz.viz.bands import (
     _line_legend,
     _per_window,
 )
-from winviz.viz.frames import TraceInputError, TraceView
 from winviz.viz.labels import (
     EDGE_DX,
     STACK_PX,
@@ -86,6 +97,7 @@ from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.propagation import view_paused_spans
 from winviz.viz.skew import skew_of_view
+from winviz.viz.trace_view import TraceInputError, TraceView
 from winviz.viz.window_marks import (
     _cleanups,
     _firings,
@@ -108,7 +120,7 @@ SKEW_MIN_ELEMENTS = 1000  # view="auto" never picks the skew chart for this many
 SKEW_SPREAD = 0.02  # ... nor unless their skews spread over less than this share of the run
 
 
-@frames.gc_paused
+@trace_view.gc_paused
 def timeline(
     trace: Any,
     *,
@@ -152,7 +164,7 @@ def timeline(
             f"element's value; got {element_labels!r}"
         )
     try:
-        tv = frames.open_trace(trace)
+        tv = trace_view.open_trace(trace)
         if view != "timeline":
             op = pick_operator(tv, operator)
             reason = auto_view(tv, op) if view == "auto" else None
@@ -199,29 +211,27 @@ def _timeline(
 ) -> alt.TopLevelMixin:
     view.read_parts(TIMELINE_PARTS)
     op = pick_operator(view, operator)
-    elements = frames.element_fate_columns(view, op)
+    elements = fates.element_fate_columns(view, op)
     n = len(elements)
     elements = _where_present(elements, "ts")
     untimed = n - len(elements)
-    steps = frames.watermark_step_columns(view)
+    steps = watermark_steps.watermark_step_columns(view)
     # few firings (cleanups) are drawn one by one, with their texts; many are aggregated,
     # from their windows and times only
-    fired = _window_marks(
-        view, op, "fired", frames.firing_marks, frames.firing_columns, frames.firings
-    )
-    cleaned = _window_marks(
-        view, op, "cleanup", frames.cleanup_marks, frames.cleanup_columns, frames.cleanups
-    )
-    lives = frames.window_life_columns(view, op)  # None: no window, or session merges
+    fired = _window_marks(view, op, "fired", firings.firing_marks, firings.firing_columns)
+    cleaned = _window_marks(view, op, "cleanup", firings.cleanup_marks, firings.cleanup_columns)
+    lives = window_lives.window_life_columns(view, op)  # None: no window, or session merges
     if lives is None:
-        lives = frames.window_lives(view, op)
+        lives = window_lives.window_lives(view, op)
 
     # processing-time windows: their start, end, firing and cleanup times are processing
     # times, not event times — they give the event-time axis nothing (see _bands)
-    across = bool(len(lives)) and frames.processing_time_windows(view, op)
+    across = bool(len(lives)) and window_lives.processing_time_windows(view, op)
     horizons = {} if across else _horizons(lives, cleaned)
     per_window = _per_window(lives)  # once, for the bands and the horizons
-    horizons, derived = _every_horizon(per_window, horizons, frames.allowed_lateness(view, op))
+    horizons, derived = _every_horizon(
+        per_window, horizons, window_lives.allowed_lateness(view, op)
+    )
     x, y = _axes(elements, steps, fired, cleaned, lives, [horizons[w] for w in derived], across)
     if not fired.empty:
         y = _label_room(y, height)
@@ -232,7 +242,7 @@ def _timeline(
     # the firings' and cleanups' x: their event time (the timer's, else the window end and
     # cleanup time); of processing-time windows: the right edge (they have none)
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
-    restarts = frames.restarts(view)
+    restarts = watermark_steps.restarts(view)
     watermark_layers = _watermarks(steps, x, y, notes, restarts)
     element_layer, replay_layer = _elements(view, elements, x, y, max_points, notes, restarts)
     # what labels keep off: the marks (elements, firings, cleanups) and the watermark line;
@@ -342,7 +352,7 @@ def _first_notes(
 ) -> list[str]:
     """The subtitle's first lines: what the operator holds, and what is not drawn."""
     notes: list[str] = [
-        f"operator {op!r}: {len(elements):,} elements, {frames.pairs_text(len(lives))}, "
+        f"operator {op!r}: {len(elements):,} elements, {window_lives.pairs_text(len(lives))}, "
         f"{len(fired):,} firings"
     ]
     if untimed:
@@ -431,7 +441,7 @@ def _watermarks(
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
-    restarts: Sequence[frames.Restart] = (),
+    restarts: Sequence[watermark_steps.Restart] = (),
 ) -> list:
     """Step vertices (w_i, t_i), (w_i, t_{i+1}), (w_{i+1}, t_{i+1}), ... per operator, the last
     one held to the top edge; plus one point per record (tooltips). A restart (``restarts``)
@@ -446,7 +456,7 @@ def _watermarks(
     if kept is not None:
         seqs, procs, marks = ([v[i] for i in kept] for v in (seqs, procs, marks))
     if len(seqs) > scale.ROW_LIMIT // 2:  # thinned: a frame for scale.thin_steps
-        frame = pd.DataFrame({c: steps[c] for c in frames.WATERMARK_STEP_COLUMNS})
+        frame = pd.DataFrame({c: steps[c] for c in watermark_steps.WATERMARK_STEP_COLUMNS})
         shared = frame if kept is None else frame.iloc[kept].assign(operator=operators)
         thinned = scale.thin_steps(shared, "proc_time", "operator", scale.ROW_LIMIT // 2)
         notes.append(f"watermark: {len(thinned):,} of {len(shared):,} records drawn ({scale.KEPT})")
@@ -463,7 +473,9 @@ def _watermarks(
         x_clipped = x.clip_all(op_marks)
         y_at = [c[0] for c in y.clip_all(op_procs)]
         proc_texts, mark_texts = y.fmt_all(op_procs), x.fmt_all(op_marks)
-        attempts, ends = frames.steps_by_attempt([seqs[j] for j in recs], op_procs, restarts)
+        attempts, ends = watermark_steps.steps_by_attempt(
+            [seqs[j] for j in recs], op_procs, restarts
+        )
         for i, j in enumerate(recs):
             wx, note = x_clipped[i]
             t0 = y_at[i]
@@ -617,7 +629,7 @@ def _elements(
     y: TimeAxis,
     max_points: int,
     notes: list[str],
-    restarts: Sequence[frames.Restart] = (),
+    restarts: Sequence[watermark_steps.Restart] = (),
 ) -> tuple[alt.Chart | None, alt.Chart | None]:
     """The elements' layer, and the layer of those read again after a restart (``replay``:
     hollow, around their first reading), or None."""
@@ -629,13 +641,13 @@ def _elements(
     )
     if len(elements) > max_points:
         return _binned_elements(elements, x, y, max_points, notes), None
-    fates = elements["fate"].tolist()
+    fate_texts = elements["fate"].tolist()
     stamps_f = np.asarray(elements["ts"])
     off = int(((stamps_f < x.lo) | (stamps_f > x.hi)).sum())
     if off:
         notes.append(f"{off:,} element(s) beyond the event-time axis drawn on its edge")
     seqs = np.asarray(elements["seq"])
-    d = frames.element_detail_lists(view, seqs)
+    d = fates.element_detail_lists(view, seqs)
     operators, keys, values = d["operator"], d["key"], d["value"]
     marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
     stamp_column = view.part("ts", seqs).take(seqs)
@@ -665,7 +677,7 @@ def _elements(
         for seq, ey, fate, windows, ex, note, operator, key, value, ts, proc, mark, source in zip(
             seqs.tolist(),
             ys,
-            fates,
+            fate_texts,
             elements["windows"].tolist(),
             xs,
             x_notes,
@@ -696,7 +708,7 @@ def _elements(
 
 def _fate_counts(elements: _Table) -> dict[str, int]:
     """How many elements of each fate there are (the fates present only)."""
-    if isinstance(elements, frames.Columns):
+    if isinstance(elements, trace_view.Columns):
         counts = np.bincount(elements["fate_code"], minlength=len(palette.FATES)).tolist()
         return {f: n for f, n in zip(palette.FATES, counts, strict=True) if n}
     return dict(Counter(elements["fate"].tolist()))
@@ -735,8 +747,8 @@ def _texts(axis: TimeAxis, values: list[Any], column: Any) -> list[str]:
 def _binned_elements(
     elements: _Table, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
 ) -> alt.Chart:
-    """``elements``: ``frames.element_fate_columns`` (their fates as codes), or a frame."""
-    codes = elements["fate_code"] if isinstance(elements, frames.Columns) else None
+    """``elements``: ``fates.element_fate_columns`` (their fates as codes), or a frame."""
+    codes = elements["fate_code"] if isinstance(elements, trace_view.Columns) else None
     cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points, codes)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "

@@ -23,8 +23,15 @@ import numpy as np
 import pandas as pd
 
 from winviz.trace import detail_names as detail_fields
-from winviz.viz import frames, palette, piles, scale, spec
-from winviz.viz.frames import TraceView
+from winviz.viz import (
+    palette,
+    piles,
+    scale,
+    spec,
+    value_texts,
+    watermark_steps,
+    window_lives,
+)
 from winviz.viz.labels import (
     CHAR_PX,
     LABEL_FONT,
@@ -37,31 +44,28 @@ from winviz.viz.labels import (
     label_leaders,
 )
 from winviz.viz.palette import TimeAxis
+from winviz.viz.trace_view import Columns, TraceView
 
 LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
 DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
-_Table = pd.DataFrame | frames.Columns  # a table the timeline reads (frames.Columns: few rows)
+_Table = pd.DataFrame | Columns  # a table the timeline reads (Columns: few rows)
 
 
 def _window_marks(
     view: TraceView,
     op: str,
     kind: str,
-    marks: Callable[[TraceView, str], Any],
-    columns: Callable[[TraceView, str], Any],
-    records: Callable[[TraceView, str], Any],
-) -> Any:
-    """The firings or cleanups of ``op`` (records of ``kind``) to draw: aggregated marks
-    (``marks``) when there are many, else one by one with their texts — as columns, or, when
-    some record has no time window (``columns`` gives None), its records with one."""
-    drawn = None
+    marks: Callable[[TraceView, str], Columns],
+    columns: Callable[[TraceView, str], Columns],
+) -> Columns:
+    """The firings or cleanups of ``op`` (records of ``kind``) of a time window to draw:
+    aggregated marks (``marks``) when there are many, else one by one with their texts
+    (``columns``)."""
     if len(view.select(kind, operator=op)) > DETAIL_LIMIT:
         drawn = marks(view, op)
-    if drawn is None or len(drawn) <= DETAIL_LIMIT:
-        drawn = columns(view, op)
-        if drawn is None:
-            drawn = _where_present(records(view, op), "window_end")
-    return drawn
+        if len(drawn) > DETAIL_LIMIT:
+            return drawn
+    return columns(view, op)
 
 
 def _untimed_count(view: TraceView, op: str, kind: str, drawn: int) -> int:
@@ -83,11 +87,11 @@ def _where_present(frame: _Table, column: str) -> _Table:
         present = np.asarray(pd.notna(values), dtype=bool)
     if present.all():
         return frame
-    return frame.take(present) if isinstance(frame, frames.Columns) else frame[present]
+    return frame.take(present) if isinstance(frame, Columns) else frame[present]
 
 
 def _restarts(
-    restarts: Sequence[frames.Restart], x: TimeAxis, y: TimeAxis, notes: list[str]
+    restarts: Sequence[watermark_steps.Restart], x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> list[alt.Chart]:
     """A rule across the chart at each restore's processing time, with its text: the job
     restarted from a checkpoint, the clock went back to the checkpoint's and every watermark
@@ -131,14 +135,14 @@ def _restarts(
     return [rule, label]
 
 
-def _restart_text(r: frames.Restart, y: TimeAxis) -> str:
+def _restart_text(r: watermark_steps.Restart, y: TimeAxis) -> str:
     """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
     what = "started from" if r.failed_at is None else "restarted from"
     source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
     return f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
 
 
-def _restart_boxes(restarts: Sequence[frames.Restart], plot: Plot) -> list[Box]:
+def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> list[Box]:
     """The pixel boxes of the restarts' texts (``_restarts``: left-aligned 4 px right of the
     left edge, their bottom 2 px above the rule), which labels and edge texts keep off."""
     boxes = []
@@ -184,10 +188,10 @@ def _firings(
             "firing", "late_firing",
         ]
     }  # fmt: skip
-    cols["key"] = frames.key_texts(fired["key"])
+    cols["key"] = value_texts.key_texts(fired["key"])
     # each record's texts once (most marks are one firing)
     seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
-    results = frames.shorts(cols["result"], 40)
+    results = value_texts.shorts(cols["result"], 40)
     # each firing in the one vocabulary (winviz.trace.vocabulary): first firing / re-firing,
     # and "late firing" when it is one (Flink has no pane timing)
     timings = [
@@ -196,10 +200,10 @@ def _firings(
     ]
     keys, causes, timers, marks = cols["key"], cols["cause"], cols["timer"], cols["watermark"]
     rows = []
-    # a firing sits at the event time of the timer that fired it (see frames.firing_causes),
+    # a firing sits at the event time of the timer that fired it (see firings.firing_causes),
     # else at its window's end: early firings of one window are not stacked at the end
     by = ["window_start", "window_end", "at", "proc_time", "fired_by"]
-    for (start, end, at, proc, fired_by), idx in frames.groups(fired, by).items():
+    for (start, end, at, proc, fired_by), idx in window_lives.groups(fired, by).items():
         fx, note = x.clip(at)
         i = idx[0]
         if len(idx) == 1:
@@ -332,10 +336,10 @@ def _cleanups(
     if len(cleaned) > DETAIL_LIMIT:
         return [_cleanups_aggregated(cleaned, x, y, notes)]
     seqs, marks = cleaned["seq"].tolist(), cleaned["watermark"].tolist()
-    keys = frames.key_texts(cleaned["key"])
+    keys = value_texts.key_texts(cleaned["key"])
     rows = []
     by = ["window_start", "window_end", "proc_time", "cleanup_time"]
-    for (start, end, proc, ctime), idx in frames.groups(cleaned, by).items():
+    for (start, end, proc, ctime), idx in window_lives.groups(cleaned, by).items():
         cx, note = x.clip(ctime)
         rows.append(
             {
@@ -376,7 +380,7 @@ def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]
     mark never sits on the element that caused the merge)."""
     if not len(view.select("merged", operator=op)):
         return None
-    merges = frames.merged(view, op)
+    merges = window_lives.merged(view, op)
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, m in enumerate(merges.itertuples()):
         into = (int(m.window_start), int(m.window_end))
@@ -408,11 +412,59 @@ def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]
         f'{n:,} session merge{"" if n == 1 else "s"} ("merged": at the start of each window '
         "merged away, when it merged)"
     )
+    if len(rows) > scale.ROW_LIMIT:
+        rows = _merges_binned(groups, x, y, notes)
     return spec.layer(
         rows,
         {"type": "point", "filled": True, "size": 160},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
+
+
+def _merges_binned(
+    groups: dict[tuple[Any, ...], list[int]], x: TimeAxis, y: TimeAxis, notes: list[str]
+) -> list[dict[str, Any]]:
+    """More "merged" marks than ``scale.ROW_LIMIT``: the windows merged away (one per key, at
+    their start and the merge's processing time, clipped to the axes) counted per grid cell
+    (``scale.bin_points``), a mark per non-empty cell at their mean position; its tooltip
+    gives the count and the extent of the starts and processing times it holds."""
+    n = sum(len(idx) for idx in groups.values())
+    xs, ys = np.empty(n), np.empty(n)
+    at = 0
+    for (start, _, _, _, proc), idx in groups.items():
+        xs[at : at + len(idx)] = x.clip(start)[0]
+        ys[at : at + len(idx)] = y.clip(proc)[0]
+        at += len(idx)
+    what = pd.Series(np.full(n, "merged", dtype=object))
+    cells, nx, ny = scale._bin_arrays(
+        xs, ys, what, "what", (x.lo, x.hi), (y.lo, y.hi), scale.ROW_LIMIT
+    )
+    notes.append(
+        f"{len(groups):,} merged marks ({n:,} windows merged away) binned on a {nx} × {ny} "
+        "grid: a mark is a cell's windows merged away, at their mean position, their count "
+        "in its tooltip"
+    )
+    return [
+        {
+            "x": cx,
+            "y": cy,
+            "what": "merged",
+            "kind": "merged (binned)",
+            "windows merged away": count,
+            "start": f"{x.fmt(xa)} .. {x.fmt(xb)}",
+            "proc_time": f"{y.fmt(ya)} .. {y.fmt(yb)}",
+        }
+        for cx, cy, count, xa, xb, ya, yb in zip(
+            cells["x"].round().astype("int64").tolist(),
+            cells["y"].round().astype("int64").tolist(),
+            cells["count"].astype("int64").tolist(),
+            cells["x_min"].round().astype("int64").tolist(),
+            cells["x_max"].round().astype("int64").tolist(),
+            cells["y_min"].round().astype("int64").tolist(),
+            cells["y_max"].round().astype("int64").tolist(),
+            strict=True,
+        )
+    ]
 
 
 def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
@@ -427,7 +479,7 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
         if not len(at):
             continue
         stamps, procs = view.ints("ts", at)[0].tolist(), view.ints("proc_time", at)[0].tolist()
-        keys = frames.key_texts(view.column("key", at))
+        keys = value_texts.key_texts(view.column("key", at))
         first, second = (view.detail(kind, f, at).tolist() for f in detail_fields(kind))
         for i, seq in enumerate(at.tolist()):
             cx, note = x.clip(stamps[i])
