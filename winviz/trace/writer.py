@@ -15,8 +15,9 @@ nearest Flink concepts are an operator's ``Output`` (what it emits) and its metr
 (what it counts); the trace writes down, in addition, every decision in between.
 
 Details that repeat are shared, not made anew (fewer objects for the trace to hold; readers
-tell values apart by value, ``winviz.trace.coded.value_codes``, never by object): a namespace's event-time
-timer details (kept until ``forget`` drops them) and every trigger call's detail.
+tell values apart by value, ``winviz.trace.coded.value_codes``, never by object): a
+namespace's event-time timer details (kept until ``forget`` drops them) and every trigger
+call's detail.
 """
 
 from __future__ import annotations
