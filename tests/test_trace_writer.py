@@ -13,7 +13,7 @@ import pytest
 
 import winviz as wv
 from winviz.trace import BASE_FIELDS, DETAIL_FIELDS, Trace, TraceWriter
-from winviz.trace.writer import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
+from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
 
 FIRST = ("proc_time", "watermark", "operator")  # every kind's first parameters
 OPTIONAL = ("key", "window", "ts")  # the base fields a kind may have (in this order)

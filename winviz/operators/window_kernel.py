@@ -81,7 +81,7 @@ from winviz.operators.window_kernel_timers import CONTENTS_AS_THEY_ARE, EventTim
 from winviz.operators.window_rules import add_to_contents, is_element_late, next_pane
 from winviz.state import ListStateDescriptor
 from winviz.time import MAX, MIN
-from winviz.trace.writer import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
+from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
 

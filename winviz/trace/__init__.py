@@ -9,6 +9,7 @@ their values into JSON (the plain form ``to_json`` writes, the tagged form files
 """
 
 from winviz.trace.codec import jsonable
+from winviz.trace.packed import Packed
 from winviz.trace.schema import (
     BASE_FIELDS,
     DETAIL_FIELDS,
@@ -19,7 +20,7 @@ from winviz.trace.schema import (
     split_subtask,
     window_bounds,
 )
-from winviz.trace.store import Packed, Trace
+from winviz.trace.store import Trace
 from winviz.trace.writer import TraceWriter
 
 __all__ = [

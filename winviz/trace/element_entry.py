@@ -17,9 +17,14 @@ from typing import Any
 import numpy as np
 
 from winviz.trace.coded import CodedColumn, encode, encode_runs, ints_column, object_array
+from winviz.trace.packed import Packed
 from winviz.trace.pieces import Deferred, Tuples
-from winviz.trace.store import Packed
-from winviz.trace.writer import MAX_TIMESTAMP_TIMER_EXISTED
+
+# ``open_window_elements``' per-element bits: whether the window's timer at max_timestamp,
+# and its cleanup timer, already existed when the element registered them (deduplicated)
+MAX_TIMESTAMP_TIMER_EXISTED = 1
+CLEANUP_TIMER_EXISTED = 2
+BOTH_TIMERS_EXISTED = MAX_TIMESTAMP_TIMER_EXISTED | CLEANUP_TIMER_EXISTED
 
 ON_ELEMENT_CONTINUE = ("on_element", "CONTINUE")  # trigger records' details (shared)
 

@@ -32,7 +32,7 @@ import json
 import numbers
 import reprlib
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from difflib import get_close_matches
 from itertools import repeat
 from operator import is_
@@ -44,6 +44,7 @@ import numpy as np
 from winviz.errors import ArgumentTypeError, InputError
 from winviz.trace.codec import jsonable
 from winviz.trace.columns import TraceColumns, concat, empty
+from winviz.trace.packed import Packed
 from winviz.trace.pieces import Pieces, Plain, Slots, sliced, spans
 from winviz.trace.schema import (
     BASE_FIELDS,
@@ -61,41 +62,6 @@ if TYPE_CHECKING:
 
 _ANY: Any = object()  # "no filter" for filters whose value may be None
 _BLOCK = 1 << 16  # records decoded at a time when iterating
-
-
-class Packed:
-    """A marker for packed entries: the ``width`` values that follow it in the write buffer
-    stand for ``count`` records. ``unpack`` defines them (eight values per record, exactly as
-    separate ``emit`` calls would have written); ``fields`` builds the same records field
-    by field for many entries at once, which is how a read converts them. Subclasses live
-    next to the code that writes them."""
-
-    width: int = 0
-    count: int = 0
-
-    def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
-        """Append the records of the entry whose values start at ``values[at]`` to ``out``."""
-        raise NotImplementedError
-
-    def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
-        """The records of ``n`` entries, whose values are given slot by slot (``slots[f][e]``:
-        value ``f`` of entry ``e``; ``slots[f]`` is sliced when asked for: take it where it
-        is needed), field by field: for each of the eight fields
-        (``BASE_FIELDS`` order) a tuple with one item per record of an entry — the value
-        every entry's record has, or the ``n`` entries' values: a list, or already converted
-        (a ``CodedColumn`` for kind / operator / key / window, an ``int64`` array or a
-        ``TimeColumn`` for a time, an object array, a ``CodedColumn`` or a ``Tuples`` for the
-        detail; ``winviz.trace.columns``),
-        or a ``Deferred`` that makes one of those when its field is decoded. An item several
-        records share is converted once. This default unpacks entry by entry; a subclass may
-        say it directly."""
-        rows: list[Any] = []
-        for values in zip(*slots, strict=True):
-            self.unpack(list(values), 0, rows)
-        width, count = len(BASE_FIELDS), self.count
-        return [
-            tuple(rows[f + width * r :: width * count] for r in range(count)) for f in range(width)
-        ]
 
 
 class _ReadOnlyBuffer(list):

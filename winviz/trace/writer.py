@@ -25,17 +25,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from winviz.trace.element_entry import ElementEntry
+
 if TYPE_CHECKING:
-    from winviz.trace.element_entry import ElementEntry
     from winviz.trace.store import Trace
 
 Time = int | None
 
-# ``open_window_elements``' per-element bits: whether the window's timer at max_timestamp,
-# and its cleanup timer, already existed when the element registered them (deduplicated)
-MAX_TIMESTAMP_TIMER_EXISTED = 1
-CLEANUP_TIMER_EXISTED = 2
-BOTH_TIMERS_EXISTED = MAX_TIMESTAMP_TIMER_EXISTED | CLEANUP_TIMER_EXISTED
 
 # trigger details, shared: call -> result -> (call, result)
 _TRIGGER_DETAILS: dict[str, dict[str, tuple[str, str]]] = {}
@@ -587,7 +583,5 @@ class TraceWriter:
         at = (operator, source, cleanup_time is not None)
         marker = self._entries.get(at)
         if marker is None:
-            from winviz.trace.element_entry import ElementEntry
-
             marker = self._entries[at] = ElementEntry(operator, source, cleanup_time)
         return marker
