@@ -76,7 +76,7 @@ def _every_horizon(
     result window's, so it never has a ``cleanup`` record) or still open at the end of the
     trace gets ``cleanup_time(max timestamp, allowed lateness)`` (``window_rules``: the one
     rule), ``allowed`` read off the operator's ``cleanup`` records
-    (``frames.allowed_lateness``). Nothing is derived when they give no single lateness."""
+    (``window_lives.allowed_lateness``). Nothing is derived when they give no single lateness."""
     if not horizons or per_window is None or not allowed:
         return horizons, set()
     out = dict(horizons)
@@ -273,7 +273,7 @@ class _Window(NamedTuple):
 def _per_window(lives: _Table) -> list[_Window] | None:
     """The windows of ``lives`` by (start, end), in that order: distinct keys, elements and
     firings summed, first opened, and closed (the last close) once every key's pane of it is
-    cleaned up or merged away, else None; ``merged_into`` as ``frames.merged_text``. The
+    cleaned up or merged away, else None; ``merged_into`` as ``window_lives.merged_text``. The
     (key, window) rows of ``window_lives`` (one per key text and window, ints) grouped with
     numpy."""
     if lives.empty:
