@@ -88,6 +88,40 @@ def test_a_moved_mark_keeps_its_centre_off_the_marks_to_avoid() -> None:
     assert piles.side_by_side([(60, 20)], 10, 100, most=3, grid=grid).dx == [0]
 
 
+def test_first_free_is_the_first_place_tried_near_no_mark_and_off_the_marks_to_avoid() -> None:
+    """piles.first_free (the marks near the row found once, by cell column): the same place
+    as trying each of ``places_tried`` in turn against every mark placed (``near``) and every
+    box to avoid, on random piles with a reach below or at the step — the rule any faster
+    search must keep."""
+    import random
+
+    rnd = random.Random(5)
+    for _ in range(300):
+        step, width, most = rnd.choice([10, 11.0, 7.5]), rnd.uniform(20, 200), rnd.randrange(5)
+        centres = [(rnd.uniform(0, width), rnd.uniform(0, 30)) for _ in range(rnd.randrange(12))]
+        boxes = [(x - r, y - r, x + r, y + r) for x, y in centres for r in [rnd.uniform(0.5, 6)]]
+        grid = piles.Grid(step, reach=rnd.choice([0.0, step / 2, step * 0.9]), avoid=_Marks(boxes))
+        for _ in range(rnd.randrange(1, 40)):
+            px = rnd.choice([rnd.uniform(0, width), rnd.randrange(5) * step / 2])
+            py = rnd.choice([0.0, rnd.uniform(0, 30)])
+            want: tuple[int | None, int | None] = (0, None)
+            in_way = grid.near(px, py)
+            if in_way is not None:
+                want = (None, in_way)
+                for k in piles.places_tried(px, step, width, most)[1:]:
+                    cx = px + k * step
+                    spot = (cx - 1, py - 1, cx + 1, py + 1)
+                    if grid.near(cx, py) is None and not _Marks(boxes).hits(spot):
+                        want = (k, None)
+                        break
+            got = piles.first_free(px, py, grid, width, most)
+            assert got == want, (px, py)
+            if got[0] is not None:
+                grid.add(px + got[0] * step, py)
+            else:
+                grid.n += 1
+
+
 def test_boxes_answer_as_a_test_over_every_box() -> None:
     """labels._Boxes (a test over every box for the first questions, then its row index):
     the same answer as ``overlaps`` against each box, for boxes that touch, share edges on
