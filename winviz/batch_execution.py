@@ -57,8 +57,6 @@ from winviz.copies import copy_record
 from winviz.errors import (
     ArgumentTypeError,
     UnsupportedOperationError,
-    UserFunctionError,
-    WinvizError,
 )
 from winviz.functions import KeyedProcessFunction
 from winviz.keygroups import user_key
@@ -200,14 +198,8 @@ class SortingDataInput:
         """A record goes into the sorter with its key (``ForwardingDataOutput.emitRecord``)."""
         op = self.op
         index = op.job.record_index
-        try:
-            key = op.key_selector(copy_record(value))  # (winviz.copies: as the operators do)
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise UserFunctionError(
-                function="key selector", operator=op.name, record=value, index=index, cause=exc
-            ) from exc
+        # (winviz.copies: the selector sees a copy, as the operators' do)
+        key = op.call_user("key selector", op.key_selector, copy_record(value), record=value)
         internal = key if key.__class__ is str else op.key_rule.internal_key(key, index)
         place = self.keys.get(internal)
         if place is None:  # (place: keys with equal bytes, of different types, stay apart)

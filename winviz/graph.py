@@ -165,13 +165,14 @@ class SourceSpec(OperatorSpec):
     def build(self, ctx: BuildContext) -> StreamOperator:
         if self.partitions is None or self.num_partitions is None:
             return SourceOperator(ctx.name, self.records)
-        mine = [k for k, p in enumerate(self.partitions) if p % ctx.parallelism == ctx.subtask]
+        owned = owned_partitions(self.num_partitions, ctx)
+        mine = [k for k, p in enumerate(self.partitions) if p in owned]
         return SourceOperator(
             ctx.name,
             self.records.take(mine),
             [self.partitions[k] for k in mine],
             self.num_partitions,
-            partition_ids=owned_partitions(self.num_partitions, ctx),
+            partition_ids=owned,
             order=mine,
         )
 

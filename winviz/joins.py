@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from winviz.arguments import checked_function
 from winviz.errors import ArgumentTypeError, InputError, UnsupportedOperationError
 from winviz.functions import (
     CoGroupFunction,
@@ -398,13 +399,7 @@ def _callable(fn: Any, what: str, arity: int, expected: str = "a function") -> A
     (as the operator will call it), else a clear error naming the method and what it takes —
     at the call that got it, not when the job runs. A callable whose signature Python cannot
     read (some builtins) is taken as it is."""
-    if not callable(fn):
-        raise ArgumentTypeError(
-            f"{what}() takes a function; {type(fn).__name__} is not callable",
-            field=what,
-            value=fn,
-            expected=expected,
-        )
+    checked_function(fn, what, what, expected)
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):

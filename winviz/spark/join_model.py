@@ -111,6 +111,8 @@ class JoinSpec:
     upper_inclusive: bool = True
 
     output_mode = "append"  # a stream-stream join runs in append mode
+    value_field = None  # the input files' columns (``twins.input_schema``): key, ts, stream
+    stream_field = STREAM
 
     def __post_init__(self) -> None:
         for name in ("lower", "upper"):

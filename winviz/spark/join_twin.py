@@ -19,8 +19,6 @@ model against Spark batch by batch.
 from __future__ import annotations
 
 import dataclasses
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,7 +36,7 @@ from winviz.spark.join_model import (
 from winviz.spark.readback import to_outcomes
 from winviz.spark.results import BatchOutcome
 from winviz.spark.session import get_spark
-from winviz.spark.twins import _Run, _run_query
+from winviz.spark.twins import _Run, _run_query, input_stream
 
 SPARK_JOIN_TYPES = {
     "inner": "inner",
@@ -63,23 +61,18 @@ def run_join_twin(
     inputs = join_batches(left, left_arrivals, right, right_arrivals, spec)
     spark = spark if spark is not None else get_spark()
     files = [_file_batch(b) for b in inputs]
-    root = Path(tempfile.mkdtemp(prefix="winviz-join-"))
     run = _Run()
     conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
-    try:
-        _run_query(
-            spark,
-            spec,
-            files,
-            root,
-            lambda watched: build_join_query(spark, spec, files, watched),
-            run,
-            lambda r: JoinRow(*r),
-            join_row_order,
-            conf,
-        )
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    _run_query(
+        spark,
+        spec,
+        files,
+        lambda watched: build_join_query(spark, spec, files, watched),
+        run,
+        lambda r: JoinRow(*r),
+        join_row_order,
+        conf,
+    )
     outcomes = to_outcomes(run.progress, run.captured, files)
     return JoinResult(spec, explain_run(spec, inputs, outcomes), source="spark")
 
@@ -119,18 +112,8 @@ def build_join_query(
     """file source -> two sides with their own watermark -> the stream-stream join, projected
     to ``JoinRow``'s columns (event times as epoch ms)."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-    ints = all(isinstance(r[KEY], int) for b in inputs for r in b.rows)
-    schema = StructType(
-        [
-            StructField(KEY, LongType() if ints else StringType()),
-            StructField(TS, LongType()),
-            StructField(STREAM, LongType()),
-            StructField(INDEX, LongType()),
-        ]
-    )
-    source = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(watched))
+    source = input_stream(spark, spec, inputs, watched, indexed=True)
 
     def side(stream: int, prefix: str, delay: int) -> Any:
         return (

@@ -149,13 +149,8 @@ def stop_spark() -> None:
         from pyspark import SparkContext
 
         # launch_gateway() leaves the JVM running; shut it so a new one can start cleanly
-        gateway = SparkContext._gateway
-        if gateway is not None:
-            gateway.shutdown()
-            proc = getattr(gateway, "proc", None)
-            if proc is not None:
-                proc.stdin.close()
-                proc.wait(timeout=30)
+        if SparkContext._gateway is not None:
+            _shutdown(SparkContext._gateway)
         SparkContext._gateway = None
         SparkContext._jvm = None
 
@@ -245,7 +240,7 @@ def _check_master(gateway: Any, master: str) -> None:
 
 
 def _shutdown(gateway: Any) -> None:
-    """Stop a gateway's JVM (one that no SparkContext uses)."""
+    """Stop a gateway's JVM (one that no SparkContext uses any more)."""
     gateway.shutdown()
     proc = getattr(gateway, "proc", None)
     if proc is not None:

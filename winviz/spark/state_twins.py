@@ -63,7 +63,7 @@ from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_o
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec
 from winviz.spark.tracing import build_trace
-from winviz.spark.twins import EVENT_TIME, execute, input_schema
+from winviz.spark.twins import EVENT_TIME, execute, input_schema, input_stream
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 STATE_CONF = {"spark.sql.streaming.stateStore.providerClass": ROCKSDB}
@@ -106,11 +106,8 @@ def build_state_query(
 ) -> Any:
     """file source -> event time -> watermark -> groupBy(key) -> the chosen state API."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import LongType, StructField
 
-    schema = input_schema(spec, inputs)
-    schema = schema.add(StructField(INDEX, LongType()))
-    stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(watched))
+    stream = input_stream(spark, spec, inputs, watched, indexed=True)
     stream = stream.withColumn(EVENT_TIME, F.timestamp_millis(TS)).withWatermark(
         EVENT_TIME, f"{spec.watermark_delay} milliseconds"
     )
@@ -146,11 +143,18 @@ def _fold(state: tuple | None, frames: Any) -> tuple[int, Any, int, int]:
     return count, total, max_ts, at
 
 
+def _expired(key: tuple, state: tuple) -> Any:
+    """The output row of a key whose timer fired: ``key, timer, count, sum``."""
+    import pandas as pd
+
+    count, total, _, timer = state
+    return pd.DataFrame({"key": [key[0]], "timer": [timer], "count": [count], "sum": [total]})
+
+
 def make_processor(timeout: int, state_ddl: str, processing_time: bool = False) -> Any:
     """A ``StatefulProcessor`` for ``transformWithStateInPandas`` (defined here so that
     importing ``winviz.spark`` does not import PySpark; cloudpickle ships it by value). With
     ``processing_time`` the timer is the batch's processing time + timeout."""
-    import pandas as pd
     from pyspark.sql.streaming import StatefulProcessor
 
     class TimeoutCounter(StatefulProcessor):
@@ -174,11 +178,9 @@ def make_processor(timeout: int, state_ddl: str, processing_time: bool = False) 
             yield from ()
 
         def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any) -> Any:
-            count, total, _, timer = self.acc.get()
+            row = _expired(key, self.acc.get())
             self.acc.clear()
-            yield pd.DataFrame(
-                {"key": [key[0]], "timer": [timer], "count": [count], "sum": [total]}
-            )
+            yield row
 
         def close(self) -> None:
             pass
@@ -189,15 +191,12 @@ def make_processor(timeout: int, state_ddl: str, processing_time: bool = False) 
 def make_timeout_function(timeout: int) -> Any:
     """The ``applyInPandasWithState`` function: the same program with a ``GroupState`` and
     ``EventTimeTimeout``. A timeout Spark refuses raises with the record's ``record_marker``."""
-    import pandas as pd
 
     def func(key: tuple, frames: Any, state: Any) -> Any:
         if state.hasTimedOut:
-            count, total, _, timer = state.get
+            row = _expired(key, state.get)
             state.remove()
-            yield pd.DataFrame(
-                {"key": [key[0]], "timer": [timer], "count": [count], "sum": [total]}
-            )
+            yield row
             return
         count, total, max_ts, at = _fold(state.getOption, frames)
         timer = max_ts + timeout
@@ -384,10 +383,7 @@ def _swallow_stop(query: Any) -> None:
 def _processing_time_query(
     spark: Any, spec: StateSpec, inputs: Sequence[InputBatch], watched: Path
 ) -> Any:
-    from pyspark.sql.types import LongType, StructField
-
-    schema = input_schema(spec, inputs).add(StructField(INDEX, LongType()))
-    stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(watched))
+    stream = input_stream(spark, spec, inputs, watched, indexed=True)
     columns = [KEY, TS, INDEX] + ([VALUE] if spec.value_field is not None else [])
     processor = make_processor(spec.timeout, state_schema(spec, inputs), processing_time=True)
     with warnings.catch_warnings():

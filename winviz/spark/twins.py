@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from winviz.spark.batches import (
+    INDEX,
     KEY,
     STREAM,
     TS,
@@ -80,10 +81,9 @@ def execute(
     """Run the streaming DataFrame ``build(watched_dir)`` over ``inputs`` with session
     settings ``conf`` set while it starts (restored after); ``make_row`` turns a collected row
     into the result's row type, ``order`` sorts a batch's rows."""
-    root = Path(tempfile.mkdtemp(prefix="winviz-twin-"))
     run = _Run()
     try:
-        _run_query(spark, spec, inputs, root, build, run, make_row, order, conf)
+        _run_query(spark, spec, inputs, build, run, make_row, order, conf)
     except Exception as exc:
         if not _is_query_failure(exc):
             raise
@@ -97,8 +97,6 @@ def execute(
             outcomes=done,
             spark_message=message,
         ) from exc
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
     outcomes = to_outcomes(run.progress, run.captured, inputs)
     return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), source="spark")
 
@@ -123,9 +121,7 @@ def build_query(spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], watche
     projected to ``OutputRow``'s columns (window bounds as epoch ms)."""
     from pyspark.sql import functions as F
 
-    schema = input_schema(spec, inputs)
-    source = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(watched))
-    stream = watermarked(source, spec)
+    stream = watermarked(input_stream(spark, spec, inputs, watched), spec)
     if spec.is_session:
         window = F.session_window(EVENT_TIME, f"{spec.session_gap} milliseconds")
     else:
@@ -166,9 +162,22 @@ def watermarked(source: Any, spec: TwinSpec) -> Any:
     return union
 
 
-def input_schema(spec: TwinSpec, inputs: Sequence[InputBatch]) -> Any:
+def input_stream(
+    spark: Any, spec: Any, inputs: Sequence[InputBatch], watched: Path, *, indexed: bool = False
+) -> Any:
+    """Spark's file source over ``watched``, one file per micro-batch, with ``input_schema``
+    (and each row's input ``index`` when ``indexed``)."""
+    from pyspark.sql.types import LongType, StructField
+
+    schema = input_schema(spec, inputs)
+    if indexed:
+        schema = schema.add(StructField(INDEX, LongType()))
+    return spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(watched))
+
+
+def input_schema(spec: Any, inputs: Sequence[InputBatch]) -> Any:
     """The JSON files' schema: ``key`` (long if every key is an int, else string), ``ts``
-    (long ms) and ``value`` (long or double)."""
+    (long ms), ``value`` (long or double) and ``stream`` where the spec has them."""
     from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
 
     ints = all(isinstance(r[KEY], int) for b in inputs for r in b.rows)
@@ -188,46 +197,45 @@ def _run_query(
     spark: Any,
     spec: Any,
     inputs: Sequence[InputBatch],
-    root: Path,
     build: Callable[[Path], Any],
     run: _Run,
     make_row: Callable[[Any], Any],
     order: Callable[[Any], Any],
     conf: dict[str, str],
 ) -> None:
-    """Run the query to the end of the input, filling ``run`` with the progress reports (as
-    dicts) and each batch's captured output rows."""
+    """Run the query to the end of the input in fresh directories (removed afterwards),
+    filling ``run`` with the progress reports (as dicts) and each batch's captured output
+    rows."""
+    root = Path(tempfile.mkdtemp(prefix="winviz-twin-"))
     watched, staging, checkpoint = root / "input", root / "staging", root / "checkpoint"
-    watched.mkdir()
-    staging.mkdir()
 
     def capture(frame: Any, batch_id: int) -> None:
         rows = [make_row(row) for row in frame.collect()]
         run.captured[batch_id] = sorted(rows, key=order)
 
-    writer = (
-        build(watched)
-        .writeStream.outputMode(spec.output_mode)
-        .foreachBatch(capture)
-        .option("checkpointLocation", str(checkpoint))
-    )
     query = None
     previous = {k: spark.conf.get(k, None) for k in conf}
-    for k, v in conf.items():
-        spark.conf.set(k, v)  # read when the query starts
     try:
+        watched.mkdir()
+        staging.mkdir()
+        writer = (
+            build(watched)
+            .writeStream.outputMode(spec.output_mode)
+            .foreachBatch(capture)
+            .option("checkpointLocation", str(checkpoint))
+        )
+        for k, v in conf.items():
+            spark.conf.set(k, v)  # read when the query starts
         if spec.drive == "per_batch":
             query = writer.start()
-            written = 0
-            for batch in inputs:
-                write_batch_file(batch, watched, staging)
-                run.files_written += 1
-                written += len(batch.rows)
+        written = 0
+        for batch in inputs:
+            write_batch_file(batch, watched, staging)
+            run.files_written += 1
+            written += len(batch.rows)
+            if query is not None:
                 _process_all(query, written)
-        else:
-            for batch in inputs:
-                write_batch_file(batch, watched, staging)
-                run.files_written += 1
+        if query is None:  # available_now: every file first, then one run
             query = writer.trigger(availableNow=True).start()
             query.awaitTermination()
         if query.exception() is not None:
@@ -241,6 +249,7 @@ def _run_query(
         if query is not None:
             run.progress = [json.loads(p.json) for p in query.recentProgress]
             query.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _process_all(query: Any, rows_written: int) -> None:

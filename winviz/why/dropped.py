@@ -119,16 +119,9 @@ def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
                 fired_now=nxt_firing is not None and nxt_firing.element_seq == element.seq,
             )
         )
-    tag = None
-    if "late_dropped" in kinds:
-        fate = words.DROPPED
-    elif "side_output" in kinds:
-        fate = words.SIDE_OUTPUT
-        tag = next(r.detail[0] for r in own if r.kind == "side_output")
-    elif words.is_late(ts, wm):
-        fate = words.LATE_ACCEPTED
-    else:
-        fate = words.ON_TIME
+    fate, tag = _late_fate(own)
+    if fate is None:
+        fate = words.LATE_ACCEPTED if words.is_late(ts, wm) else words.ON_TIME
     claim = ElementFate(index, op, ts, wm, fate, tuple(outcomes), tag)
     table = table_frame(
         [
@@ -163,16 +156,8 @@ def _join_fate(trace: Trace, index: int, element: Any, own: list[Any], end: int)
     the bounds, and removed by its cleanup timer (``own``: the records of its processing,
     which ends before row ``end``)."""
     op = element.operator
-    kinds = {r.kind for r in own}
-    fate = (
-        words.DROPPED
-        if "late_dropped" in kinds
-        else words.SIDE_OUTPUT
-        if "side_output" in kinds
-        else words.BUFFERED
-    )
-    if fate != words.BUFFERED:
-        tag = next((r.detail[0] for r in own if r.kind == "side_output"), None)
+    fate, tag = _late_fate(own)
+    if fate is not None:
         return JoinFate(index, op, element.ts, element.watermark, fate, side_output=tag)
     later = [
         r
@@ -181,7 +166,20 @@ def _join_fate(trace: Trace, index: int, element: Any, own: list[Any], end: int)
     ]
     pairs = sum(r.kind == "joined" for r in later)
     cleanup = next((r.ts for r in later if r.kind == "timer_registered"), None)
-    return JoinFate(index, op, element.ts, element.watermark, fate, pairs=pairs, cleanup=cleanup)
+    return JoinFate(
+        index, op, element.ts, element.watermark, words.BUFFERED, pairs=pairs, cleanup=cleanup
+    )
+
+
+def _late_fate(own: list[Any]) -> tuple[str | None, str | None]:
+    """A late element's fate, and its side output's tag, when its processing (``own``) wrote
+    a ``late_dropped`` (dropped) or ``side_output`` record; else ``(None, None)``."""
+    kinds = {r.kind for r in own}
+    if "late_dropped" in kinds:
+        return words.DROPPED, None
+    if "side_output" in kinds:
+        return words.SIDE_OUTPUT, next(r.detail[0] for r in own if r.kind == "side_output")
+    return None, None
 
 
 def _outcome_text(o: WindowOutcome) -> str:

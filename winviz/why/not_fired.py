@@ -53,17 +53,12 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
     wm = marks[-1].ts if marks else MIN
     if not len(assigned):
         return Answer(question, (NoContents(op, len(skipped)), *_paused(trace)), table_frame())
-    if wm >= max_ts:
-        calls = tuple(
-            r.detail for r in trace.records("trigger", operator=op, key=key, window=bounds)
-        )
-        return Answer(question, (TriggerDecides(op, wm, max_ts, calls[-5:]),), table_frame())
-    target = _next_trigger_timer(trace, op, key, bounds)
-    if target is None:
-        calls = tuple(
-            r.detail for r in trace.records("trigger", operator=op, key=key, window=bounds)
-        )
-        return Answer(question, (NoEventTimer(op, wm, max_ts, calls[-5:]),), table_frame())
+    target = None if wm >= max_ts else _next_trigger_timer(trace, op, key, bounds)
+    if target is None:  # the trigger decides: its last calls
+        triggers = trace.records("trigger", operator=op, key=key, window=bounds)
+        calls = tuple(r.detail for r in triggers)[-5:]
+        claim = TriggerDecides if wm >= max_ts else NoEventTimer
+        return Answer(question, (claim(op, wm, max_ts, calls),), table_frame())
     if target <= wm:
         return Answer(question, (TimerDue(op, wm, target),), table_frame())
     channels = _channels(trace)

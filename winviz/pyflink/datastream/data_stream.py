@@ -164,7 +164,7 @@ class DataStream(NotModelled):
         return self._then(lambda job, s: _stream(s).filter(call.of(job)), self._type)
 
     def key_by(self, key_selector: Any, key_type: TypeInformation | None = None) -> KeyedStream:
-        return KeyedStream(self, fns.key_callable(key_selector))
+        return KeyedStream(self, fns.method_of(key_selector, "get_key"))
 
     def window_all(self, window_assigner: Any) -> AllWindowedStream:
         return AllWindowedStream(self, window_assigner)
@@ -381,7 +381,7 @@ class KeyedStream(DataStream):
     def reduce(self, func: Any) -> DataStream:
         """Flink's rolling reduce per key (``StreamGroupedReduceOperator``); in BATCH one
         final result per key (``BatchGroupedReduceOperator``)."""
-        fn = fns.reduce_callable(func)
+        fn = fns.method_of(func, "reduce")
         return self._keyed(lambda job, k: k.reduce(fn), self._type)
 
     def sum(self, position_to_sum: int | str = 0) -> DataStream:
@@ -491,7 +491,7 @@ class WindowedStream(NotModelled):
         window_function: Any = None,
         output_type: TypeInformation | None = None,
     ) -> DataStream:
-        fn = fns.reduce_callable(reduce_function)
+        fn = fns.method_of(reduce_function, "reduce")
         out_type = output_type if window_function is not None else self._stream._type
         return self._result(
             lambda w: w.reduce(fn, self._window_function(window_function, output_type)),
@@ -568,7 +568,7 @@ class ConnectedStreams(NotModelled):
         self._keys = keys
 
     def key_by(self, key_selector1: Any, key_selector2: Any, key_type: Any = None):
-        keys = (fns.key_callable(key_selector1), fns.key_callable(key_selector2))
+        keys = (fns.method_of(key_selector1, "get_key"), fns.method_of(key_selector2, "get_key"))
         return ConnectedStreams(self._first, self._second, keys)
 
     def _co(self, func: Any, kind: str, output_type: Any) -> DataStream:
@@ -671,8 +671,8 @@ class _Rich:
 
     def of(self, job: Job) -> Callable[[Any], Any]:
         func, method = self.func, self.method
-        call = getattr(func, method, None)
-        if not callable(call) or isinstance(func, type(lambda: 0)):
+        call = fns.method_of(func, method)
+        if call is func:
             return func
         opened = []
 

@@ -380,12 +380,7 @@ class KeyedMapAdapter(KeyedProcessAdapter):
     def __init__(self, fn: Any, method: str, output_type: Any, name: str, parallelism: int):
         super().__init__(fn, output_type, name, parallelism)
         self.method = method
-        self.call = getattr(fn, method, None) or fn
-
-    def open(self, ctx: Any) -> None:
-        self.cells.ctx = ctx
-        if not isinstance(self.fn, type(lambda: 0)):
-            call_open(self.fn, self.runtime_context)
+        self.call = method_of(fn, method)
 
     def process_element(self, value: Any, ctx: Any, out: wv.Collector) -> None:
         self.cells.ctx = ctx
@@ -482,13 +477,9 @@ class AggregateAdapter(wv.AggregateFunction):
         return self.fn.merge(a, b)
 
 
-def reduce_callable(fn: Any) -> Any:
-    """A ``ReduceFunction`` or a plain function of two values, as a function."""
-    method = getattr(fn, "reduce", None)
-    return method if callable(method) and not isinstance(fn, type(lambda: 0)) else fn
-
-
-def key_callable(fn: Any) -> Any:
-    """A ``KeySelector`` or a plain function, as a function of one record."""
-    method = getattr(fn, "get_key", None)
+def method_of(fn: Any, name: str) -> Any:
+    """A PyFlink function object's method ``name`` (``ReduceFunction.reduce``,
+    ``KeySelector.get_key``, ``MapFunction.map``…), or ``fn`` itself when it is a plain
+    function: the one rule by which every API call here takes either."""
+    method = getattr(fn, name, None)
     return method if callable(method) else fn

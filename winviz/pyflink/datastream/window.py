@@ -15,6 +15,7 @@ from typing import Any, Self
 
 import winviz as wv
 from winviz.pyflink.common.time import millis
+from winviz.pyflink.datastream.functions import method_of
 
 Window = object
 TimeWindow = wv.TimeWindow
@@ -80,11 +81,6 @@ class SlidingProcessingTimeWindows(wv.SlidingProcessingTimeWindows):
         return cls(millis(size, "size"), millis(slide, "slide"), _offset(offset))
 
 
-def _extractor(extractor: Any) -> Any:
-    extract = getattr(extractor, "extract", None)
-    return extract if callable(extract) else extractor
-
-
 class _SessionGaps:
     """PyFlink's session-window factories, alike for both time domains: a gap (a ``Time`` or
     ms) or a ``SessionWindowTimeGapExtractor`` (or a function)."""
@@ -95,7 +91,7 @@ class _SessionGaps:
 
     @classmethod
     def with_dynamic_gap(cls, extractor: Any) -> Self:
-        return cls(gap_extractor=_extractor(extractor))  # type: ignore[call-arg]
+        return cls(gap_extractor=method_of(extractor, "extract"))  # type: ignore[call-arg]
 
 
 class EventTimeSessionWindows(_SessionGaps, wv.EventTimeSessionWindows):
