@@ -72,19 +72,36 @@ def test_lesson_runs_in_jupyterlab_with_charts_and_widgets(
     play.check()
     pg.wait_for_function(f"document.querySelectorAll('{arrived}').length >= 2")
     assert int(slider_t.input_value()) >= 100
-    # untick it: a click can race the widget's echo of an earlier "play" update (ipywidgets
-    # echoes state back to the page; seen once in CI, it re-ticked the box), so click again
-    # if it is still ticked a moment later — at most three times, well before the replay's end
-    for _ in range(3):
-        if not play.is_checked():
-            break
-        play.click()
-        pg.wait_for_timeout(300)
+    # untick it, with one click, right after a replay tick moved t: the page's report of
+    # that t to the kernel is still pending (debounced) and must not tick "play" again
+    # (JupyterChart's script sent the model's older play = true with it and set it back on
+    # the view: explorer_chart). The click is made by the page, in the task that shows the
+    # tick's t in the slider's readout, so the race is the same on a slow machine.
+    assert pg.evaluate(UNTICK_AFTER_A_TICK) == 1
+    pg.wait_for_timeout(600)  # several ticks, and the reports' round trip to the kernel
+    stopped_at = slider_t.input_value()
     assert not play.is_checked()
+    pg.wait_for_timeout(400)
+    assert (play.is_checked(), slider_t.input_value()) == (False, stopped_at)
     pg.screenshot(path=str(shots / "jupyterlab_lesson.png"))
     assert net.blocked == []
 
 
+# the scrubber's play box unticked by one click, in the task of a replay tick (its t shown in
+# the range input's readout span): the number of clicks made
+UNTICK_AFTER_A_TICK = """() => new Promise((resolve) => {
+  const bindings = document.querySelector(".jp-OutputArea .vega-embed .vega-bindings");
+  const readout = bindings.querySelector('input[name="t"]').parentElement
+    .querySelector("span:last-child");
+  const play = bindings.querySelector('input[name="play"]');
+  let clicks = 0;
+  const watch = new MutationObserver(() => {
+    watch.disconnect();
+    if (play.checked) { play.click(); clicks += 1; }
+    resolve(clicks);
+  });
+  watch.observe(readout, {childList: true, characterData: true, subtree: true});
+})"""
 EXPLORER_SVG = ".jp-OutputArea .widget-vbox .vega-embed svg"
 READOUT = ".jp-OutputArea .widget-vbox .widget-slider .widget-readout"
 

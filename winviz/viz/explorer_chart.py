@@ -16,7 +16,12 @@ dropped.
 
 Vega parameters and selections are synced with the kernel as ``JupyterChart`` syncs them
 (``_params``, ``_vl_selections``, debounced by ``debounce_wait`` / ``max_wait``): a view moved
-into place reports its parameters' values then, as a freshly drawn one does. ``JupyterChart``'s
+into place reports its parameters' values then, as a freshly drawn one does. Unlike
+``JupyterChart``'s script, a report reads every value from the view when it is sent, and the
+page's own reports are not applied back to the view (only the kernel's changes are):
+``JupyterChart`` builds a report from the model's values, so a replay tick's report of ``t``
+sent just after "play" was unticked carried ``play: true`` and re-ticked it (the scrubber's
+widget is therefore an ``ExplorerChart`` too, ``ScrubberChart``). ``JupyterChart``'s
 watch plans (``_js_watch_plan``, ``_py_to_js_updates``) are not used by explorers and not
 supported here.
 
@@ -133,38 +138,34 @@ async function render({ model, el }) {
   // what the kernel sent ahead before this view listened is lost: it sends it again
   model.send({type: "ready"});
 
+  // The page's own writes of _params / _vl_selections: Backbone fires "change" on them too,
+  // and they must not be applied back to the view (only the kernel's changes are).
+  let fromPage = false;
+  function save(attrs) {
+    fromPage = true;
+    try { model.set(attrs); } finally { fromPage = false; }
+    model.save_changes();
+  }
+
   function connect(view) {
     model.set("local_tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
     const wait = model.get("debounce_wait") ?? 10;
     const maxWait = model.get("max_wait") ?? true;
     const current = () => shown !== null && shown.result.view === view;
-    const selections = {};
-    for (const name of Object.keys(model.get("_vl_selections") ?? {})) {
-      const store = name + "_store";
-      view.addSignalListener(name, debounce(function (_, value) {
-        if (!current()) return;
-        const all = clean(model.get("_vl_selections") ?? {});
-        all[name] = {value: clean(value), store: clean(view.data(store) ?? [])};
-        model.set("_vl_selections", all);
-        model.save_changes();
-      }, wait, maxWait));
-      selections[name] = {value: clean(view.signal(name) ?? {}),
-                          store: clean(view.data(store) ?? [])};
-    }
-    model.set("_vl_selections", selections);
-    const params = {};
-    for (const name of Object.keys(model.get("_params") ?? {})) {
-      view.addSignalListener(name, debounce(function (_, value) {
-        if (!current()) return;
-        const all = clean(model.get("_params") ?? {});
-        all[name] = value;
-        model.set("_params", all);
-        model.save_changes();
-      }, wait, maxWait));
-      params[name] = view.signal(name) ?? null;
-    }
-    model.set("_params", params);
-    model.save_changes();
+    // every value is read from the view when it is sent, never from the model: a debounced
+    // report of one signal must not carry another's older value (it would be set back on
+    // the view: e.g. a replay tick's report re-ticking "play" just unticked)
+    const selectionNames = Object.keys(model.get("_vl_selections") ?? {});
+    const paramNames = Object.keys(model.get("_params") ?? {});
+    const state = () => ({
+      _vl_selections: Object.fromEntries(selectionNames.map((name) => [name, {
+        value: clean(view.signal(name) ?? {}), store: clean(view.data(name + "_store") ?? [])
+      }])),
+      _params: Object.fromEntries(paramNames.map((name) => [name, view.signal(name) ?? null])),
+    });
+    const report = debounce(function () { if (current()) save(state()); }, wait, maxWait);
+    for (const name of [...selectionNames, ...paramNames]) view.addSignalListener(name, report);
+    save(state());
   }
 
   async function show() {
@@ -209,11 +210,12 @@ async function render({ model, el }) {
   }
 
   model.on("change:_params", function () {
+    if (fromPage) return;
     Promise.resolve().then(async function () {  // after the rest of this update is set
       if (pending || shown === null) return;
       const view = shown.result.view;
       for (const [name, value] of Object.entries(model.get("_params") ?? {})) {
-        view.signal(name, value);
+        if (view.signal(name) !== value) view.signal(name, value);
       }
       await view.runAsync();
     });
