@@ -391,10 +391,12 @@ def lab_lesson(
                 wait_until(pg, LAB_AHEAD_DONE % box, STEP_TIMEOUT_S, "the runs drawn ahead")
                 pg.evaluate(f"window.__bb.mark(document.querySelector('{box}'))")
                 kernel_before = cpu_ms(kernel)
-                if kind == "slider":
+                if kind == "slider":  # (focused once: focusing makes JupyterLab select the
+                    # cell and its editors measure themselves, in the step)
                     handle = pg.locator(f"{box} .widget-slider .noUi-handle").first
-                    handle.focus()
-                    handle.press("ArrowRight" if direction > 0 else "ArrowLeft")
+                    if not handle.evaluate("h => h === document.activeElement"):
+                        handle.focus()
+                    pg.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
                 else:
                     select = pg.locator(f"{box} .widget-dropdown select").first
                     index = select.evaluate("s => s.selectedIndex") + direction

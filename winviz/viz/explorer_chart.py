@@ -8,11 +8,12 @@ pays on every new spec. The explorer computes the neighbouring runs ahead in the
 (``winviz.viz.ahead``) and sends each chart's spec of them to the page as it has it
 (``prepare``: a custom widget message, keyed); the page draws each out of sight, one at a
 time when it is idle (``requestIdleCallback``), in a holder outside the notebook's output —
-as exported lesson pages draw their neighbouring runs (``winviz.viz.pages``). On a change the
-kernel sends the new spec with its key (``_key``) as before; when the page has that key's view
-drawn, it moves it into place (``el.dataset.drawn = "prepared"``) instead of drawing the spec
-(``"embedded"``). ``keep`` tells the page which keys are still wanted; the others' views are
-dropped.
+as exported lesson pages draw their neighbouring runs (``winviz.viz.pages``). On a change to a
+run sent ahead the kernel sends only its key (``_key``: the page has its spec) and the page
+moves that key's view into place (``el.dataset.drawn = "prepared"``); any other run comes with
+its spec (``spec``, and ``_spec_key`` its key), which the page draws (``"embedded"``). A view
+that has neither (it started after the run was sent ahead) asks for the spec (``need``).
+``keep`` tells the page which keys are still wanted; the others' views are dropped.
 
 Vega parameters and selections are synced with the kernel as ``JupyterChart`` syncs them
 (``_params``, ``_vl_selections``, debounced by ``debounce_wait`` / ``max_wait``): a view moved
@@ -127,8 +128,9 @@ async function render({ model, el }) {
       drawAhead();
     } else if (msg.type === "keep") {
       const keep = new Set(msg.keys);
+      const showing = model.get("_key");  // (a run to show may still be waiting its turn)
       for (const [key, a] of Array.from(ahead.entries())) {
-        if (!keep.has(key)) { ahead.delete(key); discard(a); }
+        if (!keep.has(key) && key !== showing) { ahead.delete(key); discard(a); }
       }
     } else if (msg.type === "done") {
       kernelDone = true;
@@ -173,15 +175,21 @@ async function render({ model, el }) {
     const a = key ? ahead.get(key) : undefined;
     if (a) ahead.delete(key);
     const made = a && a.made ? await a.made : null;
+    let spec = null;
+    if (!made) {  // not drawn ahead (or its drawing failed: drawn now, with its error)
+      if (a) spec = a.spec;
+      else if (model.get("_spec_key") === key) spec = structuredClone(model.get("spec"));
+      else { model.send({type: "need"}); return; }  // sent ahead before this view started
+    }
     const old = shown;
+    if (old) old.result.finalize();
     if (made) {
-      if (old) { old.result.finalize(); slot.replaceChild(made.div, old.div); }
+      if (old) slot.replaceChild(made.div, old.div);
       else slot.appendChild(made.div);
       shown = made;
       el.dataset.drawn = "prepared";
     } else {
-      const spec = structuredClone(model.get("spec"));
-      if (old) { old.result.finalize(); old.div.remove(); }
+      if (old) old.div.remove();
       shown = null;
       if (spec == null) return;
       const div = document.createElement("div");
@@ -202,6 +210,7 @@ async function render({ model, el }) {
   }
 
   function again() {
+    performance.mark("winviz-show");  // a new run to show (bench/browser_bench.py)
     kernelDone = false;
     el.dataset.ahead = "busy";
     pending += 1;
@@ -220,8 +229,9 @@ async function render({ model, el }) {
       await view.runAsync();
     });
   });
-  model.on("change:spec", again);
-  model.on("change:embed_options", again);
+  model.on("change", function (m) {  // one message may change several of them
+    if (m.hasChanged("spec") || m.hasChanged("_key") || m.hasChanged("embed_options")) again();
+  });
   await again();
   return function () {
     alive = false;
@@ -262,6 +272,10 @@ class ExplorerChart(alt.JupyterChart):
     _key = traitlets.Unicode("").tag(sync=True)
     """The key of the shown spec: the page moves its view drawn ahead with this key into
     place, if it has one (``prepare``)."""
+    _spec_key = traitlets.Unicode("").tag(sync=True)
+    """The key of the spec last sent to the page (``spec``): the spec of a run sent ahead is
+    not sent again when it is shown (``show``), only its key."""
+    _unsent: frozenset[str] = frozenset()  # traits not to send (``_should_send_property``)
     _bundled: ClassVar[bool] = False
 
     @classmethod
@@ -285,10 +299,16 @@ class ExplorerChart(alt.JupyterChart):
         self.on_msg(self._on_page_message)
 
     def _on_page_message(self, _: Any, content: Any, buffers: Any) -> None:
-        if isinstance(content, dict) and content.get("type") == "ready":
+        kind = content.get("type") if isinstance(content, dict) else None
+        if kind == "ready":
             self._sent.clear()
             if self.on_page is not None:
                 self.on_page()
+        elif kind == "need":  # a view lacks the shown spec (sent ahead before it started)
+            self.send_state(["spec", "_spec_key"])
+
+    def _should_send_property(self, key: str, value: Any) -> bool:
+        return key not in self._unsent and super()._should_send_property(key, value)
 
     def done(self) -> None:
         """Tell the page every run computed ahead for the shown one has been sent."""
@@ -341,17 +361,23 @@ class ExplorerChart(alt.JupyterChart):
             with self.hold_sync():  # one message: the page draws the final spec once
                 self.chart = chart  # (JupyterChart's to_dict: the compiled schema check)
                 self.spec = spec
-                self._key = key
+                self._spec_key = self._key = key
             return False
         self._quiet = True
         try:
             self.chart = chart
         finally:
             self._quiet = False
-        with self.hold_sync():
-            self.spec = spec
-            self._key = key
-            self._params = initial  # JupyterChart._on_change_params sets self.params
+        if key in self._sent:  # the page has it (and drops it from what it keeps ahead)
+            self._sent.discard(key)
+            self._unsent = frozenset({"spec", "_spec_key"})
+        try:
+            with self.hold_sync():
+                self.spec = spec
+                self._spec_key = self._key = key
+                self._params = initial  # JupyterChart._on_change_params sets self.params
+        finally:
+            self._unsent = frozenset()
         return True
 
     def _same_params(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> dict | None:
