@@ -230,7 +230,8 @@ async function render({ model, el }) {
     });
   });
   model.on("change", function (m) {  // one message may change several of them
-    if (m.hasChanged("spec") || m.hasChanged("_key") || m.hasChanged("embed_options")) again();
+    const names = ["spec", "_spec_key", "_key", "embed_options"];
+    if (names.some((name) => m.hasChanged(name))) again();
   });
   await again();
   return function () {
