@@ -21,9 +21,10 @@ JupyterLab, the kernel is idle). Each step is split where the page lets us see i
 
 * JupyterLab: ``kernel`` — input to the first new spec in the page (the explorer's chart
   widget, ``winviz.viz.explorer_chart``, starts a re-embed with
-  ``structuredClone(model.get("spec"))``, which the bench notes); ``browser`` — from there to
-  the paint (vega-embed: Vega-Lite compile, Vega parse, dataflow, SVG). A step to a run the
-  page has drawn ahead moves its views into place and clones no spec: it has no split. Before
+  ``structuredClone(model.get("spec"))``, which the bench notes, or marks ``winviz-show``
+  with ``performance.mark`` when the kernel's message naming the run to show has been
+  applied); ``browser`` — from there to the paint (vega-embed: Vega-Lite compile, Vega
+  parse, dataflow, SVG; or moving the views drawn ahead into place). Before
   each step the bench waits, as a learner looking at the charts would, until the kernel has
   computed the runs next to the shown one and the page has drawn them (``data-ahead``), and
   counts the steps that showed views drawn ahead;
@@ -97,6 +98,9 @@ PROBE_JS = """(() => {
     }
     return clone.call(this, value, options);
   };
+  new PerformanceObserver((list) => {  // the explorer chart's page script: a run to show
+    for (const e of list.getEntries()) if (e.name === "winviz-show") bb.specs.push(e.startTime);
+  }).observe({type: "mark"});
   bb.wrapEmbed = () => {
     if (!window.vegaEmbed || window.vegaEmbed.__bb) return !!window.vegaEmbed;
     const embed = window.vegaEmbed;
@@ -248,11 +252,14 @@ class MainThreadCPU:
         while not self.done and time.monotonic() < deadline:
             pg.wait_for_timeout(50)
         marks: dict[str, dict] = {}  # the first input and first spec of a step, its last paint
+        shows = []  # the page script's marks of a run to show (winviz-show)
         for e in self.events:
             name = e.get("name", "")
             if name.startswith("bb-") and "tts" in e:
                 keep = max if name.startswith("bb-paint-") else min
                 marks[name] = keep(marks.get(name, e), e, key=lambda m: m["tts"])
+            elif name == "winviz-show" and "tts" in e:
+                shows.append(e)
         main = {(m["pid"], m["tid"]) for m in marks.values()}
         work = [
             e
@@ -265,6 +272,12 @@ class MainThreadCPU:
             first = marks.get(f"bb-first-{step.number}")
             if start is None or end is None:
                 continue
+            if first is None:
+                first = min(
+                    (e for e in shows if start["ts"] <= e["ts"] <= end["ts"]),
+                    key=lambda e: e["ts"],
+                    default=None,
+                )
             step.cpu = (end["tts"] - start["tts"]) / 1000
             if first is not None and first["tts"] <= end["tts"]:
                 step.cpu_first = (first["tts"] - start["tts"]) / 1000
@@ -378,10 +391,12 @@ def lab_lesson(
                 wait_until(pg, LAB_AHEAD_DONE % box, STEP_TIMEOUT_S, "the runs drawn ahead")
                 pg.evaluate(f"window.__bb.mark(document.querySelector('{box}'))")
                 kernel_before = cpu_ms(kernel)
-                if kind == "slider":
+                if kind == "slider":  # (focused once: focusing makes JupyterLab select the
+                    # cell and its editors measure themselves, in the step)
                     handle = pg.locator(f"{box} .widget-slider .noUi-handle").first
-                    handle.focus()
-                    handle.press("ArrowRight" if direction > 0 else "ArrowLeft")
+                    if not handle.evaluate("h => h === document.activeElement"):
+                        handle.focus()
+                    pg.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
                 else:
                     select = pg.locator(f"{box} .widget-dropdown select").first
                     index = select.evaluate("s => s.selectedIndex") + direction

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import json
+import sys
 
 import altair as alt
 import ipywidgets as widgets
@@ -283,17 +284,19 @@ def test_the_scrubbers_replay_is_in_the_widget_and_play_is_read_back() -> None:
 
 def test_a_scrubber_shown_by_the_jupyter_renderer_is_a_widget_with_replay(monkeypatch) -> None:
     """Altair's "jupyter" renderer would re-validate the dict (and refuse ``on``): the
-    scrubber hands itself to a JupyterChart with the renderer's options instead."""
+    scrubber hands itself to a JupyterChart with the renderer's options instead: an
+    ``ExplorerChart``, whose page script does not re-tick "play" (explorer_chart)."""
     from winviz.viz import scrubber
+    from winviz.viz.explorer_chart import ExplorerChart
 
-    made: list[alt.JupyterChart] = []
+    made: list[ExplorerChart] = []
 
-    class Recorded(alt.JupyterChart):
+    class Recorded(ExplorerChart):
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             made.append(self)
 
-    monkeypatch.setattr(alt, "JupyterChart", Recorded)
+    monkeypatch.setattr(sys.modules["winviz.viz.scrubber"], "ExplorerChart", Recorded)
     chart = scrubber(counts(RECORDS).trace)
     active = alt.renderers.active
     alt.renderers.enable("jupyter", offline=True, embed_options={"actions": False})

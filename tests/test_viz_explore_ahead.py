@@ -191,3 +191,35 @@ def test_the_page_gets_the_runs_ahead_and_the_key_of_the_one_shown(monkeypatch) 
     assert ex.last_ahead
     ahead = {(who, m["key"]): m["spec"] for who, m in sent if m["type"] == "ahead"}
     assert (id(tl), tl._key) in ahead and (id(scrubber), scrubber._key) not in ahead
+
+
+def test_a_run_sent_ahead_is_shown_by_its_key_alone(monkeypatch) -> None:
+    """The page has the spec of a run sent ahead: showing it sends its key, not the spec
+    (250 KB for a lesson's timeline) again (``ExplorerChart.show``); a view of the widget
+    that lacks it asks ("need") and gets the spec with its key (``_spec_key``). A run not
+    sent ahead is shown with its spec."""
+    from winviz.viz.explorer_chart import ExplorerChart
+
+    states: list[tuple[int, dict]] = []
+    monkeypatch.setattr(ExplorerChart, "send", lambda self, msg: None)
+    monkeypatch.setattr(
+        ExplorerChart, "_send", lambda self, msg, buffers=None: states.append((id(self), msg))
+    )
+    ex = make(charts=("scrubber", "timeline"))
+    ex.work_ahead()
+    states.clear()
+    ex.controls["size"].value = 10000  # a neighbour, sent ahead
+    assert ex.last_ahead
+    tl = ex.charts[1]
+    (update,) = [m["state"] for who, m in states if who == id(tl)]
+    assert update == {"_key": tl._key}
+    states.clear()
+    tl._on_page_message(tl, {"type": "need"}, [])
+    (update,) = [m["state"] for who, m in states if who == id(tl)]
+    assert update == {"spec": tl.spec, "_spec_key": tl._key}
+    states.clear()
+    ex.ahead.clear()
+    ex.controls["size"].value = 5000  # computed now: never sent
+    (update,) = [m["state"] for who, m in states if who == id(tl)]
+    assert update == {"spec": tl.spec, "_spec_key": tl._key, "_key": tl._key}
+    assert tl._key != ""

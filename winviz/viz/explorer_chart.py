@@ -8,15 +8,21 @@ pays on every new spec. The explorer computes the neighbouring runs ahead in the
 (``winviz.viz.ahead``) and sends each chart's spec of them to the page as it has it
 (``prepare``: a custom widget message, keyed); the page draws each out of sight, one at a
 time when it is idle (``requestIdleCallback``), in a holder outside the notebook's output —
-as exported lesson pages draw their neighbouring runs (``winviz.viz.pages``). On a change the
-kernel sends the new spec with its key (``_key``) as before; when the page has that key's view
-drawn, it moves it into place (``el.dataset.drawn = "prepared"``) instead of drawing the spec
-(``"embedded"``). ``keep`` tells the page which keys are still wanted; the others' views are
-dropped.
+as exported lesson pages draw their neighbouring runs (``winviz.viz.pages``). On a change to a
+run sent ahead the kernel sends only its key (``_key``: the page has its spec) and the page
+moves that key's view into place (``el.dataset.drawn = "prepared"``); any other run comes with
+its spec (``spec``, and ``_spec_key`` its key), which the page draws (``"embedded"``). A view
+that has neither (it started after the run was sent ahead) asks for the spec (``need``).
+``keep`` tells the page which keys are still wanted; the others' views are dropped.
 
 Vega parameters and selections are synced with the kernel as ``JupyterChart`` syncs them
 (``_params``, ``_vl_selections``, debounced by ``debounce_wait`` / ``max_wait``): a view moved
-into place reports its parameters' values then, as a freshly drawn one does. ``JupyterChart``'s
+into place reports its parameters' values then, as a freshly drawn one does. Unlike
+``JupyterChart``'s script, a report reads every value from the view when it is sent, and the
+page's own reports are not applied back to the view (only the kernel's changes are):
+``JupyterChart`` builds a report from the model's values, so a replay tick's report of ``t``
+sent just after "play" was unticked carried ``play: true`` and re-ticked it (the scrubber's
+widget is therefore an ``ExplorerChart`` too, ``ScrubberChart``). ``JupyterChart``'s
 watch plans (``_js_watch_plan``, ``_py_to_js_updates``) are not used by explorers and not
 supported here.
 
@@ -122,8 +128,9 @@ async function render({ model, el }) {
       drawAhead();
     } else if (msg.type === "keep") {
       const keep = new Set(msg.keys);
+      const showing = model.get("_key");  // (a run to show may still be waiting its turn)
       for (const [key, a] of Array.from(ahead.entries())) {
-        if (!keep.has(key)) { ahead.delete(key); discard(a); }
+        if (!keep.has(key) && key !== showing) { ahead.delete(key); discard(a); }
       }
     } else if (msg.type === "done") {
       kernelDone = true;
@@ -133,38 +140,34 @@ async function render({ model, el }) {
   // what the kernel sent ahead before this view listened is lost: it sends it again
   model.send({type: "ready"});
 
+  // The page's own writes of _params / _vl_selections: Backbone fires "change" on them too,
+  // and they must not be applied back to the view (only the kernel's changes are).
+  let fromPage = false;
+  function save(attrs) {
+    fromPage = true;
+    try { model.set(attrs); } finally { fromPage = false; }
+    model.save_changes();
+  }
+
   function connect(view) {
     model.set("local_tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
     const wait = model.get("debounce_wait") ?? 10;
     const maxWait = model.get("max_wait") ?? true;
     const current = () => shown !== null && shown.result.view === view;
-    const selections = {};
-    for (const name of Object.keys(model.get("_vl_selections") ?? {})) {
-      const store = name + "_store";
-      view.addSignalListener(name, debounce(function (_, value) {
-        if (!current()) return;
-        const all = clean(model.get("_vl_selections") ?? {});
-        all[name] = {value: clean(value), store: clean(view.data(store) ?? [])};
-        model.set("_vl_selections", all);
-        model.save_changes();
-      }, wait, maxWait));
-      selections[name] = {value: clean(view.signal(name) ?? {}),
-                          store: clean(view.data(store) ?? [])};
-    }
-    model.set("_vl_selections", selections);
-    const params = {};
-    for (const name of Object.keys(model.get("_params") ?? {})) {
-      view.addSignalListener(name, debounce(function (_, value) {
-        if (!current()) return;
-        const all = clean(model.get("_params") ?? {});
-        all[name] = value;
-        model.set("_params", all);
-        model.save_changes();
-      }, wait, maxWait));
-      params[name] = view.signal(name) ?? null;
-    }
-    model.set("_params", params);
-    model.save_changes();
+    // every value is read from the view when it is sent, never from the model: a debounced
+    // report of one signal must not carry another's older value (it would be set back on
+    // the view: e.g. a replay tick's report re-ticking "play" just unticked)
+    const selectionNames = Object.keys(model.get("_vl_selections") ?? {});
+    const paramNames = Object.keys(model.get("_params") ?? {});
+    const state = () => ({
+      _vl_selections: Object.fromEntries(selectionNames.map((name) => [name, {
+        value: clean(view.signal(name) ?? {}), store: clean(view.data(name + "_store") ?? [])
+      }])),
+      _params: Object.fromEntries(paramNames.map((name) => [name, view.signal(name) ?? null])),
+    });
+    const report = debounce(function () { if (current()) save(state()); }, wait, maxWait);
+    for (const name of [...selectionNames, ...paramNames]) view.addSignalListener(name, report);
+    save(state());
   }
 
   async function show() {
@@ -172,15 +175,21 @@ async function render({ model, el }) {
     const a = key ? ahead.get(key) : undefined;
     if (a) ahead.delete(key);
     const made = a && a.made ? await a.made : null;
+    let spec = null;
+    if (!made) {  // not drawn ahead (or its drawing failed: drawn now, with its error)
+      if (a) spec = a.spec;
+      else if (model.get("_spec_key") === key) spec = structuredClone(model.get("spec"));
+      else { model.send({type: "need"}); return; }  // sent ahead before this view started
+    }
     const old = shown;
+    if (old) old.result.finalize();
     if (made) {
-      if (old) { old.result.finalize(); slot.replaceChild(made.div, old.div); }
+      if (old) slot.replaceChild(made.div, old.div);
       else slot.appendChild(made.div);
       shown = made;
       el.dataset.drawn = "prepared";
     } else {
-      const spec = structuredClone(model.get("spec"));
-      if (old) { old.result.finalize(); old.div.remove(); }
+      if (old) old.div.remove();
       shown = null;
       if (spec == null) return;
       const div = document.createElement("div");
@@ -201,6 +210,7 @@ async function render({ model, el }) {
   }
 
   function again() {
+    performance.mark("winviz-show");  // a new run to show (bench/browser_bench.py)
     kernelDone = false;
     el.dataset.ahead = "busy";
     pending += 1;
@@ -209,17 +219,20 @@ async function render({ model, el }) {
   }
 
   model.on("change:_params", function () {
+    if (fromPage) return;
     Promise.resolve().then(async function () {  // after the rest of this update is set
       if (pending || shown === null) return;
       const view = shown.result.view;
       for (const [name, value] of Object.entries(model.get("_params") ?? {})) {
-        view.signal(name, value);
+        if (view.signal(name) !== value) view.signal(name, value);
       }
       await view.runAsync();
     });
   });
-  model.on("change:spec", again);
-  model.on("change:embed_options", again);
+  model.on("change", function (m) {  // one message may change several of them
+    const names = ["spec", "_spec_key", "_key", "embed_options"];
+    if (names.some((name) => m.hasChanged(name))) again();
+  });
   await again();
   return function () {
     alive = false;
@@ -260,6 +273,10 @@ class ExplorerChart(alt.JupyterChart):
     _key = traitlets.Unicode("").tag(sync=True)
     """The key of the shown spec: the page moves its view drawn ahead with this key into
     place, if it has one (``prepare``)."""
+    _spec_key = traitlets.Unicode("").tag(sync=True)
+    """The key of the spec last sent to the page (``spec``): the spec of a run sent ahead is
+    not sent again when it is shown (``show``), only its key."""
+    _unsent: frozenset[str] = frozenset()  # traits not to send (``_should_send_property``)
     _bundled: ClassVar[bool] = False
 
     @classmethod
@@ -283,10 +300,16 @@ class ExplorerChart(alt.JupyterChart):
         self.on_msg(self._on_page_message)
 
     def _on_page_message(self, _: Any, content: Any, buffers: Any) -> None:
-        if isinstance(content, dict) and content.get("type") == "ready":
+        kind = content.get("type") if isinstance(content, dict) else None
+        if kind == "ready":
             self._sent.clear()
             if self.on_page is not None:
                 self.on_page()
+        elif kind == "need":  # a view lacks the shown spec (sent ahead before it started)
+            self.send_state(["spec", "_spec_key"])
+
+    def _should_send_property(self, key: str, value: Any) -> bool:
+        return key not in self._unsent and super()._should_send_property(key, value)
 
     def done(self) -> None:
         """Tell the page every run computed ahead for the shown one has been sent."""
@@ -339,17 +362,23 @@ class ExplorerChart(alt.JupyterChart):
             with self.hold_sync():  # one message: the page draws the final spec once
                 self.chart = chart  # (JupyterChart's to_dict: the compiled schema check)
                 self.spec = spec
-                self._key = key
+                self._spec_key = self._key = key
             return False
         self._quiet = True
         try:
             self.chart = chart
         finally:
             self._quiet = False
-        with self.hold_sync():
-            self.spec = spec
-            self._key = key
-            self._params = initial  # JupyterChart._on_change_params sets self.params
+        if key in self._sent:  # the page has it (and drops it from what it keeps ahead)
+            self._sent.discard(key)
+            self._unsent = frozenset({"spec", "_spec_key"})
+        try:
+            with self.hold_sync():
+                self.spec = spec
+                self._spec_key = self._key = key
+                self._params = initial  # JupyterChart._on_change_params sets self.params
+        finally:
+            self._unsent = frozenset()
         return True
 
     def _same_params(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> dict | None:

@@ -31,9 +31,10 @@ one step every ``TICK_MS`` and the run unfolds from the slider's position to its
 and unticking it pauses. The slider follows ``t`` and can be dragged at any time. This is a
 Vega timer event stream on the ``t`` signal (``on: [{events: {type: "timer", throttle:
 TICK_MS}, update: ...}]``) and one on the ``play`` signal (it turns off at the end), so it
-runs wherever the chart is drawn — JupyterLab's ``alt.JupyterChart`` (which syncs ``t`` and
-``play`` back to Python), ``save_html`` pages and ``make lessons`` pages (no page script,
-so nothing to add to their Content-Security-Policy; expressions run under ``ast: true``).
+runs wherever the chart is drawn — JupyterLab's widget (``ExplorerChart``, an
+``alt.JupyterChart`` which syncs ``t`` and ``play`` back to Python), ``save_html`` pages
+and ``make lessons`` pages (no page script, so nothing to add to their
+Content-Security-Policy; expressions run under ``ast: true``).
 Vega-Lite copies a variable parameter's ``on`` into the Vega signal but its JSON schema does
 not list it, so Altair would refuse it: the chart is a ``ScrubberChart``, whose ``to_dict``
 adds the two handlers after Altair's validation, from what ``usermeta.winviz.replay`` says
@@ -48,6 +49,7 @@ import altair as alt
 import numpy as np
 
 from winviz.viz import idle, palette, scale, spec
+from winviz.viz.explorer_chart import ExplorerChart
 from winviz.viz.fates import element_fate_columns
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
@@ -400,10 +402,10 @@ class ScrubberChart(spec.LayerChart):
         # Altair's "jupyter" renderer rebuilds the chart from the dict with validation, which
         # would refuse the handlers: give the widget this chart itself, with the options
         # setup_rendering() enabled it with
+        # (an ExplorerChart: JupyterChart's script can re-tick "play", see explorer_chart)
         if alt.renderers.active == "jupyter":
-            options = alt.renderers.options
-            alt.JupyterChart.enable_offline(offline=bool(options.get("offline", False)))
-            widget = alt.JupyterChart(self, embed_options=options.get("embed_options"))
+            ExplorerChart.bundle()  # offline, always
+            widget = ExplorerChart(self, embed_options=alt.renderers.options.get("embed_options"))
             return widget._repr_mimebundle_()
         return super()._repr_mimebundle_(*args, **kwargs)
 
