@@ -114,20 +114,34 @@ def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
     record; the last finite one is held to ``t_end``. MIN and MAX break the line (a new
     ``part``), and so does a restart (the clock goes back to the checkpoint's and the
     watermark to MIN: the step before it ends at its own time)."""
-    return _lag_vertices(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
+    lags = _lag_array(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
+    return [tuple(v) for v in lags.tolist()]
 
 
-def _lag_vertices(procs: list[Any], marks: list[Any], t_end: int) -> list[tuple[int, int, int]]:
-    """``lag_vertices`` of the steps' processing times and watermarks."""
-    out: list[tuple[int, int, int]] = []
-    recs = list(zip(procs, marks, strict=True))
-    part = 0
-    for i, (t, w) in enumerate(recs):
-        if w is None or abs(int(w)) > palette.EXACT:
-            part += 1
-            continue
-        t1 = max(int(recs[i + 1][0]), int(t)) if i + 1 < len(recs) else max(int(t), t_end)
-        out += [(part, int(t), int(t) - int(w)), (part, t1, t1 - int(w))]
+def _lag_array(procs: list[Any], marks: list[Any], t_end: int) -> np.ndarray:
+    """``lag_vertices`` of the steps' processing times and watermarks, one row (part,
+    processing time, lag) each, computed over whole columns: int64 (exact Python ints in an
+    object array when a processing time is beyond ±2**62, where a lag could overflow)."""
+    n = len(procs)
+    times = [int(t) for t in procs]
+    wide = max(map(abs, [t_end, *(times and [max(times), min(times)])])) > 2**62
+    dtype: Any = object if wide else np.int64
+    t = np.array(times, dtype=dtype)
+    # each step's line rises to just before the next record (the last: to t_end)
+    until = np.empty(n, dtype=dtype)
+    until[:-1] = np.maximum(t[1:], t[:-1])
+    if n:
+        until[-1] = max(times[-1], t_end)
+    # MIN, MAX (and anything off the chart) break the line: a new part after each
+    finite = np.fromiter(
+        (w is not None and -palette.EXACT <= w <= palette.EXACT for w in marks), bool, n
+    )
+    w = np.array([int(m) for m, f in zip(marks, finite.tolist(), strict=True) if f], dtype)
+    t0, t1 = t[finite], until[finite]
+    out = np.empty((2 * len(w), 3), dtype=dtype)
+    out[0::2, 0] = out[1::2, 0] = np.cumsum(~finite)[finite]
+    out[0::2, 1], out[0::2, 2] = t0, t0 - w
+    out[1::2, 1], out[1::2, 2] = t1, t1 - w
     return out
 
 
@@ -209,22 +223,20 @@ def _skew(
         procs, skew, fates = elements.procs, elements.skews, elements.fates
         rows = view.select("watermark", operator=op)  # (watermark_steps of the operator)
         t_end = int(procs.max())
-        vertices = _lag_vertices(
+        lags = _lag_array(
             view.column("proc_time", rows).tolist(), view.column("watermark", rows).tolist(), t_end
         )
     else:
         procs, skew, fates = elements["proc_time"], elements["skew"], elements["fate"]
         t_end = int(procs.max())
-        vertices = []
-    if isinstance(elements, pd.DataFrame):
         steps = watermark_steps.watermark_steps(view)
         steps = steps[steps["operator"] == op]
-        vertices = lag_vertices(steps, t_end)
-    drawn = len(vertices)
-    if len(vertices) > scale.ROW_LIMIT:  # the true vertices' extremes per time bin (M4)
-        a = np.array(vertices, dtype=np.int64)
-        keep, bins = scale.keep_extremes(a[:, 1], a[:, 2], a[:, 0], scale.ROW_LIMIT)
-        vertices = [vertices[i] for i in keep.tolist()]
+        lags = _lag_array(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
+    drawn = len(lags)
+    if len(lags) > scale.ROW_LIMIT:  # the true vertices' extremes per time bin (M4)
+        keep, bins = scale.keep_extremes(lags[:, 1], lags[:, 2], lags[:, 0], scale.ROW_LIMIT)
+        lags = lags[keep]
+    vertices = lags.tolist()  # (part, processing time, lag) each
     # (the axis of every value is the axis of their drawable extent, see scale.extent)
     x = palette.time_axis("processing time", [*scale.extent(procs), *(v[1] for v in vertices)])
     skews = [int(skew.min()), int(skew.max()), *(v[2] for v in vertices)]
