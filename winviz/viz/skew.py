@@ -440,7 +440,11 @@ def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -
     )
 
 
-def _fate_encoding(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> dict[str, Any]:
+def _fate_encoding(
+    rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, types: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The elements' channels; ``types``: their tooltip fields' types where known
+    (``spec.tooltips``)."""
     return {
         "x": axes.channel(x, "x"),
         "y": axes.channel(y, "y"),
@@ -456,8 +460,17 @@ def _fate_encoding(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> dict
             "title": "element",
             "scale": {"domain": list(palette.FATES), "range": list(palette.FATE_SHAPES)},
         },
-        "tooltip": spec.tooltips(rows, ["x", "y", "kind"]),
+        "tooltip": spec.tooltips(rows, ["x", "y", "kind"], types),
     }
+
+
+BINNED_TYPES = {
+    "fate": "nominal",
+    "count": "quantitative",
+    "processing time": "nominal",
+    "skew": "nominal",
+}
+"""The types of a binned elements row's tooltip fields (``_binned``: texts, and the count)."""
 
 
 def _read_again(view: TraceView, elements: pd.DataFrame) -> list[str | None] | None:
@@ -566,10 +579,9 @@ def _binned(
     cell_fates = cells["fate"].to_numpy(dtype=object)
     cell_counts = cells["count"].to_numpy(dtype=np.int64)
     order = np.lexsort((-cell_counts, cell_fates != palette.FATES[0]))
-    cells = {name: cells[name].to_numpy()[order] for name in cells.columns}
 
     def ints(column: str) -> list[int]:  # round() of each value (half to even, as numpy)
-        return np.rint(cells[column].astype(float)).astype(np.int64).tolist()
+        return np.rint(cells[column].to_numpy(dtype=float)[order]).astype(np.int64).tolist()
 
     # the extent of each cell's own elements (not the cell's bounds, which can hold times none has)
     x_lo, x_hi, y_lo, y_hi = ints("x_min"), ints("x_max"), ints("y_min"), ints("y_max")
@@ -581,20 +593,19 @@ def _binned(
             "fate": fate,
             "count": n,
             "processing time": procs,
-            "skew": f"{ya:,} .. {yb:,} ms",
+            "skew": skew,
         }
-        for cx, cy, fate, n, procs, ya, yb in zip(
+        for cx, cy, fate, n, procs, skew in zip(
             ints("x"),
             ints("y"),
-            cells["fate"].tolist(),
-            cells["count"].astype(np.int64).tolist(),
+            cell_fates[order].tolist(),
+            cell_counts[order].tolist(),
             x.fmt_ranges(x_lo, x_hi),
-            y_lo,
-            y_hi,
+            map("{:,} .. {:,} ms".format, y_lo, y_hi),
             strict=True,
         )
     ]
-    encoding = _fate_encoding(rows, x, y)
+    encoding = _fate_encoding(rows, x, y, BINNED_TYPES)
     encoding["size"] = {
         "field": "count",
         "type": "quantitative",
