@@ -463,10 +463,8 @@ class Explorer:
         and redrawing a scrubber whose t moved since); then ``widget`` (setting the specs on
         the widgets) and ``at_t`` (the line under the charts at the scrubber's t). The
         neighbours of the new values are then planned to be computed ahead. The cyclic
-        garbage collector is paused meanwhile (``winviz.viz.ahead``: it collects when idle,
-        and here first after ``GARBAGE_RUNS`` runs without)."""
-        if self.uncollected >= GARBAGE_RUNS:
-            self.collect()
+        garbage collector is paused meanwhile (``winviz.viz.ahead``: it collects when idle;
+        ``compute`` first after ``GARBAGE_RUNS`` runs without)."""
         start = time.perf_counter()
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = self._keep_now()
@@ -674,7 +672,11 @@ class Explorer:
         chart) raised, the exception, the call that raised it and message cards. ``keep``:
         the scrub time each scrubber starts at (None: the end of the run). What a control
         change runs, and what ``make lessons`` runs for every point of the slider grid
-        (``winviz.viz.grid``)."""
+        (``winviz.viz.grid``). The garbage of the runs before is collected first when
+        ``GARBAGE_RUNS`` runs were made since it last was (``collect``): a script, or the
+        slider grid, that never lets the kernel idle."""
+        if self.uncollected >= GARBAGE_RUNS:
+            self.collect()
         values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
         call = call_text(self.pipeline, values, self.data is not NO_DATA)
