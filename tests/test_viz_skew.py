@@ -231,3 +231,40 @@ def test_a_thinned_lag_line_keeps_its_true_extremes() -> None:
     assert {(r["x"], r["y"]) for r in drawn} <= {(v[1], v[2]) for v in true}
     notes = spec["usermeta"]["winviz"]["notes"]
     assert any(note.startswith("watermark lag line thinned: ") for note in notes)
+
+
+@pytest.mark.parametrize("far", [0, 2**62, 2**63 - 1])
+def test_lag_vertices_follow_the_rule_step_by_step(far: int) -> None:
+    """The lag line's vertices (computed over whole columns) against the rule stated one
+    step at a time: each finite watermark w at t gives (t, t − w) rising to (t', t' − w),
+    t' the next record's time (not before t; the last: t_end); MIN, MAX and None (and any
+    watermark beyond ±2**53) start a new part. Processing times up to ``far`` (beyond ±2**62
+    the lags are exact Python ints, never wrapped int64)."""
+    import random
+
+    import pandas as pd
+
+    from winviz.viz.skew import lag_vertices
+
+    rnd = random.Random(far)
+    for _ in range(50):
+        n = rnd.randrange(0, 12)
+        procs = sorted(
+            rnd.choice([rnd.randrange(0, 5000), far - rnd.randrange(0, 9)]) for _ in range(n)
+        )
+        marks = [
+            rnd.choice([None, wv.MIN, wv.MAX, 2**53 + 1, rnd.randrange(-3000, 3000)])
+            for _ in range(n)
+        ]
+        t_end = rnd.choice([0, 4000, far])
+        expected, part = [], 0
+        for i, (t, w) in enumerate(zip(procs, marks, strict=True)):
+            if w is None or abs(w) > 2**53:
+                part += 1
+                continue
+            t1 = max(procs[i + 1], t) if i + 1 < n else max(t, t_end)
+            expected += [(part, t, t - w), (part, t1, t1 - w)]
+        steps = pd.DataFrame({"proc_time": procs, "watermark": marks}, dtype=object)
+        got = lag_vertices(steps, t_end)
+        assert got == expected
+        assert all(type(v) is int for vertex in got for v in vertex)

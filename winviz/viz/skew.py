@@ -114,20 +114,34 @@ def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
     record; the last finite one is held to ``t_end``. MIN and MAX break the line (a new
     ``part``), and so does a restart (the clock goes back to the checkpoint's and the
     watermark to MIN: the step before it ends at its own time)."""
-    return _lag_vertices(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
+    lags = _lag_array(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
+    return [tuple(v) for v in lags.tolist()]
 
 
-def _lag_vertices(procs: list[Any], marks: list[Any], t_end: int) -> list[tuple[int, int, int]]:
-    """``lag_vertices`` of the steps' processing times and watermarks."""
-    out: list[tuple[int, int, int]] = []
-    recs = list(zip(procs, marks, strict=True))
-    part = 0
-    for i, (t, w) in enumerate(recs):
-        if w is None or abs(int(w)) > palette.EXACT:
-            part += 1
-            continue
-        t1 = max(int(recs[i + 1][0]), int(t)) if i + 1 < len(recs) else max(int(t), t_end)
-        out += [(part, int(t), int(t) - int(w)), (part, t1, t1 - int(w))]
+def _lag_array(procs: list[Any], marks: list[Any], t_end: int) -> np.ndarray:
+    """``lag_vertices`` of the steps' processing times and watermarks, one row (part,
+    processing time, lag) each, computed over whole columns: int64 (exact Python ints in an
+    object array when a processing time is beyond ±2**62, where a lag could overflow)."""
+    n = len(procs)
+    times = [int(t) for t in procs]
+    wide = max(map(abs, [t_end, *(times and [max(times), min(times)])])) > 2**62
+    dtype: Any = object if wide else np.int64
+    t = np.array(times, dtype=dtype)
+    # each step's line rises to just before the next record (the last: to t_end)
+    until = np.empty(n, dtype=dtype)
+    until[:-1] = np.maximum(t[1:], t[:-1])
+    if n:
+        until[-1] = max(times[-1], t_end)
+    # MIN, MAX (and anything off the chart) break the line: a new part after each
+    finite = np.fromiter(
+        (w is not None and -palette.EXACT <= w <= palette.EXACT for w in marks), bool, n
+    )
+    w = np.array([int(m) for m, f in zip(marks, finite.tolist(), strict=True) if f], dtype)
+    t0, t1 = t[finite], until[finite]
+    out = np.empty((2 * len(w), 3), dtype=dtype)
+    out[0::2, 0] = out[1::2, 0] = np.cumsum(~finite)[finite]
+    out[0::2, 1], out[0::2, 2] = t0, t0 - w
+    out[1::2, 1], out[1::2, 2] = t1, t1 - w
     return out
 
 
@@ -209,22 +223,20 @@ def _skew(
         procs, skew, fates = elements.procs, elements.skews, elements.fates
         rows = view.select("watermark", operator=op)  # (watermark_steps of the operator)
         t_end = int(procs.max())
-        vertices = _lag_vertices(
+        lags = _lag_array(
             view.column("proc_time", rows).tolist(), view.column("watermark", rows).tolist(), t_end
         )
     else:
         procs, skew, fates = elements["proc_time"], elements["skew"], elements["fate"]
         t_end = int(procs.max())
-        vertices = []
-    if isinstance(elements, pd.DataFrame):
         steps = watermark_steps.watermark_steps(view)
         steps = steps[steps["operator"] == op]
-        vertices = lag_vertices(steps, t_end)
-    drawn = len(vertices)
-    if len(vertices) > scale.ROW_LIMIT:  # the true vertices' extremes per time bin (M4)
-        a = np.array(vertices, dtype=np.int64)
-        keep, bins = scale.keep_extremes(a[:, 1], a[:, 2], a[:, 0], scale.ROW_LIMIT)
-        vertices = [vertices[i] for i in keep.tolist()]
+        lags = _lag_array(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
+    drawn = len(lags)
+    if len(lags) > scale.ROW_LIMIT:  # the true vertices' extremes per time bin (M4)
+        keep, bins = scale.keep_extremes(lags[:, 1], lags[:, 2], lags[:, 0], scale.ROW_LIMIT)
+        lags = lags[keep]
+    vertices = lags.tolist()  # (part, processing time, lag) each
     # (the axis of every value is the axis of their drawable extent, see scale.extent)
     x = palette.time_axis("processing time", [*scale.extent(procs), *(v[1] for v in vertices)])
     skews = [int(skew.min()), int(skew.max()), *(v[2] for v in vertices)]
@@ -428,7 +440,11 @@ def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -
     )
 
 
-def _fate_encoding(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> dict[str, Any]:
+def _fate_encoding(
+    rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, types: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The elements' channels; ``types``: their tooltip fields' types where known
+    (``spec.tooltips``)."""
     return {
         "x": axes.channel(x, "x"),
         "y": axes.channel(y, "y"),
@@ -444,8 +460,17 @@ def _fate_encoding(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> dict
             "title": "element",
             "scale": {"domain": list(palette.FATES), "range": list(palette.FATE_SHAPES)},
         },
-        "tooltip": spec.tooltips(rows, ["x", "y", "kind"]),
+        "tooltip": spec.tooltips(rows, ["x", "y", "kind"], types),
     }
+
+
+BINNED_TYPES = {
+    "fate": "nominal",
+    "count": "quantitative",
+    "processing time": "nominal",
+    "skew": "nominal",
+}
+"""The types of a binned elements row's tooltip fields (``_binned``: texts, and the count)."""
 
 
 def _read_again(view: TraceView, elements: pd.DataFrame) -> list[str | None] | None:
@@ -554,10 +579,9 @@ def _binned(
     cell_fates = cells["fate"].to_numpy(dtype=object)
     cell_counts = cells["count"].to_numpy(dtype=np.int64)
     order = np.lexsort((-cell_counts, cell_fates != palette.FATES[0]))
-    cells = {name: cells[name].to_numpy()[order] for name in cells.columns}
 
     def ints(column: str) -> list[int]:  # round() of each value (half to even, as numpy)
-        return np.rint(cells[column].astype(float)).astype(np.int64).tolist()
+        return np.rint(cells[column].to_numpy(dtype=float)[order]).astype(np.int64).tolist()
 
     # the extent of each cell's own elements (not the cell's bounds, which can hold times none has)
     x_lo, x_hi, y_lo, y_hi = ints("x_min"), ints("x_max"), ints("y_min"), ints("y_max")
@@ -569,20 +593,19 @@ def _binned(
             "fate": fate,
             "count": n,
             "processing time": procs,
-            "skew": f"{ya:,} .. {yb:,} ms",
+            "skew": skew,
         }
-        for cx, cy, fate, n, procs, ya, yb in zip(
+        for cx, cy, fate, n, procs, skew in zip(
             ints("x"),
             ints("y"),
-            cells["fate"].tolist(),
-            cells["count"].astype(np.int64).tolist(),
+            cell_fates[order].tolist(),
+            cell_counts[order].tolist(),
             x.fmt_ranges(x_lo, x_hi),
-            y_lo,
-            y_hi,
+            map("{:,} .. {:,} ms".format, y_lo, y_hi),
             strict=True,
         )
     ]
-    encoding = _fate_encoding(rows, x, y)
+    encoding = _fate_encoding(rows, x, y, BINNED_TYPES)
     encoding["size"] = {
         "field": "count",
         "type": "quantitative",
