@@ -34,6 +34,8 @@ import traitlets
 from altair.jupyter.jupyter_chart import Params, collect_transform_params
 from ipywidgets.widgets.widget import _remove_buffers
 
+from winviz.viz.spec import altair_chart
+
 # The page's side (an anywidget ESM; vl-convert's bundle provides ``vegaEmbed``).
 ESM = r"""
 function debounce(fn, wait, maxWait) {
@@ -274,8 +276,8 @@ class ExplorerChart(alt.JupyterChart):
         cls._esm = vl_convert.javascript_bundle(ESM, vl_version=f"v{version}")
         cls._bundled = True
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, chart: Any, **kwargs: Any) -> None:
+        super().__init__(_altair(chart), **kwargs)
         self._sent: set[str] = set()  # keys of the specs sent ahead to the page
         self.on_page: Callable[[], None] | None = None
         """Called when a view of the widget starts in a page (it has none of the specs sent
@@ -330,10 +332,11 @@ class ExplorerChart(alt.JupyterChart):
         if not self._quiet:
             super()._on_change_chart(change)
 
-    def show(self, chart: alt.TopLevelMixin, spec: dict[str, Any], key: str = "") -> bool:
+    def show(self, chart: Any, spec: dict[str, Any], key: str = "") -> bool:
         """Show ``chart`` (whose ``chart_dict`` is ``spec``; ``key``: the key it was sent ahead
         under, if it was, ``prepare``); True when the parameters were kept (the fast path),
         False when ``JupyterChart`` set the chart up anew."""
+        chart = _altair(chart)
         initial = self._same_params(chart, spec)
         if initial is None:
             with self.hold_sync():  # one message: the page draws the final spec once
@@ -371,3 +374,9 @@ class ExplorerChart(alt.JupyterChart):
         if any(type(traits[k]) is not _param_trait(v) for k, v in initial.items()):
             return None
         return initial
+
+
+def _altair(chart: Any) -> alt.TopLevelMixin:
+    """A chart dict (what the named charts draw) as its Altair chart (``altair_chart``); an
+    Altair chart (a user's function's) as it is."""
+    return altair_chart(chart) if isinstance(chart, dict) else chart
