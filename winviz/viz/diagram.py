@@ -5,9 +5,8 @@ A diagram is a list of ``Box`` (a rectangle at data coordinates, a bold title an
 text under it) and a list of ``Arrow`` (from one box's border to another's, an optional
 label, an arrowhead). Each box and arrow is either **on** the path the chart claims (drawn
 dark, filled) or **off** it (light grey): which, is decided by the chart from the trace; this
-module only draws. The layers are plain Vega-Lite dicts over inline rows (``spec.layer``),
-finished with ``palette.finish`` like every winviz chart, so the spec is checked against the
-Vega-Lite schema when it is converted (``spec.validated``).
+module only draws: a chart dict of layers over inline rows (``spec.layer``), finished by the
+chart that draws it (``palette.finish``).
 """
 
 from __future__ import annotations

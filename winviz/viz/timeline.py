@@ -35,9 +35,8 @@ merges, joins and restarts in ``window_marks.py``; where labels and edge texts g
 boxes) in ``labels.py``; the watermark line, the elements and the diagonal here.
 
 Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
-traces are reduced per layer (scale.py) and the subtitle says how. Layers are written as
-Vega-Lite dicts over plain rows (spec.py): the spec Altair's chart API would build, without
-its per-object validation and deep copies (``bench/viz_bench.py`` times it).
+traces are reduced per layer (scale.py) and the subtitle says how. The chart is a Vega-Lite
+dict over plain rows (spec.py), an Altair chart only at the public edge.
 
 **Long runs** (``view="auto"``, the default). When the elements' event-time disorder is
 negligible against the run's length, the timeline is one thick diagonal and shows nothing of
