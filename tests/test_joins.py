@@ -14,7 +14,6 @@ import pytest
 
 import winviz as wv
 from winviz.viz.fates import element_fates
-from winviz.viz.spec import validated
 from winviz.viz.trace_view import open_trace, window_operators
 
 KEY = 0  # a record is (key, ts, value); "w" records carry a watermark in ts
@@ -478,7 +477,7 @@ def test_charts_draw_an_interval_join_run():
     assert list(fates["fate"]) == [
         "on time", "on time", "on time", "dropped", "side output", "on time", "on time",
     ]  # fmt: skip
-    chart = validated(wv.timeline(result, operator="interval_join", view="timeline"))
+    chart = wv.timeline(result, operator="interval_join", view="timeline")
     spec = chart.to_dict()
     text = repr(spec)
     for word in ("on time", "dropped", "side output"):
@@ -497,7 +496,7 @@ def test_charts_draw_an_interval_join_run():
         + [("buffer removed", t) for t in (0, 3, 5, 10, 12)]
     )
     assert "3 pairs joined (at the output's timestamp)" in text
-    timers = repr(validated(wv.timers_chart(result, operator="interval_join")).to_dict())
+    timers = repr(wv.timers_chart(result, operator="interval_join").to_dict())
     assert "CLEANUP_LEFT" in timers and "CLEANUP_RIGHT" in timers
     assert "nothing to draw" in repr(wv.window_lanes(result, operator="interval_join").to_dict())
     answer = wv.why_dropped(result.trace, 2, source="inR")  # r6

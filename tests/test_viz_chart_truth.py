@@ -680,8 +680,7 @@ def test_aggregated_firings_keep_their_timer_times() -> None:
     x = palette.time_axis("event time", [0, 10000])
     y = palette.time_axis("processing time", [0, 30])
     notes: list[str] = []
-    layer = _firings_aggregated(fired, x, y, notes).to_dict()
-    rows = next(iter(layer["datasets"].values()))
+    rows = _firings_aggregated(fired, x, y, notes)["data"]["values"]
     assert [(r["x"], r["fired by"], r["firings"]) for r in rows] == [
         (2000, "event-time timer", 1),
         (4000, "event-time timer", 1),

@@ -283,8 +283,8 @@ def test_the_scrubbers_replay_is_in_the_widget_and_play_is_read_back() -> None:
 
 
 def test_a_scrubber_shown_by_the_jupyter_renderer_is_a_widget_with_replay(monkeypatch) -> None:
-    """Altair's "jupyter" renderer would re-validate the dict (and refuse ``on``): the
-    scrubber hands itself to a JupyterChart with the renderer's options instead: an
+    """Altair's "jupyter" renderer would re-validate the dict (and refuse ``on``): a winviz
+    chart hands itself to a JupyterChart with the renderer's options instead (``spec``): an
     ``ExplorerChart``, whose page script does not re-tick "play" (explorer_chart)."""
     from winviz.viz import scrubber
     from winviz.viz.explorer_chart import ExplorerChart
@@ -296,7 +296,7 @@ def test_a_scrubber_shown_by_the_jupyter_renderer_is_a_widget_with_replay(monkey
             super().__init__(*args, **kwargs)
             made.append(self)
 
-    monkeypatch.setattr(sys.modules["winviz.viz.scrubber"], "ExplorerChart", Recorded)
+    monkeypatch.setattr(sys.modules["winviz.viz.spec"], "ExplorerChart", Recorded)
     chart = scrubber(counts(RECORDS).trace)
     active = alt.renderers.active
     alt.renderers.enable("jupyter", offline=True, embed_options={"actions": False})

@@ -18,7 +18,8 @@ def message(chart: Any) -> dict[str, Any]:
     meta = spec["usermeta"]["winviz"]
     assert meta["status"] == "message"
     assert spec["mark"]["type"] == "text"
-    return {"message": meta["message"], "lines": [v["line"] for v in spec["data"]["values"]]}
+    rows = spec["datasets"][spec["data"]["name"]]  # (a layer's rows, like every chart's)
+    return {"message": meta["message"], "lines": [v["line"] for v in rows]}
 
 
 def windowed(events, arrivals, *, watermarks: bool = True) -> wv.JobExecutionResult:

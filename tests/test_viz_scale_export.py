@@ -124,25 +124,23 @@ def test_message_card_exports_too(tmp_path) -> None:
 # -- the cheap building blocks behind the charts (spec.py, scale.bin_points, TraceView) --------
 
 
-def test_rows_data_keeps_altairs_row_limit() -> None:
+def test_a_layer_keeps_altairs_row_limit() -> None:
     import altair as alt
 
     from winviz.viz import spec
 
     rows = [{"x": i} for i in range(5001)]
+    x = {"x": {"field": "x", "type": "quantitative"}}
     with pytest.raises(alt.MaxRowsError):
-        spec.rows_data(rows)
-    layer = spec.layer(
-        rows[:5000], {"type": "point"}, {"x": {"field": "x", "type": "quantitative"}}
-    )
-    out = layer.to_dict()
+        spec.layer(rows, {"type": "point"}, x)
+    out = spec.altair_chart(spec.layer(rows[:5000], {"type": "point"}, x)).to_dict()
     assert out["datasets"][out["data"]["name"]] == rows[:5000]
     # the user's own setting is honoured (here: a lower limit)
     with alt.data_transformers.enable("default", max_rows=10), pytest.raises(alt.MaxRowsError):
-        spec.rows_data(rows[:11])
+        spec.layer(rows[:11], {"type": "point"}, x)
 
 
-def test_layer_rows_are_shared_by_copies_and_serialise_as_a_dataframe_would() -> None:
+def test_layer_rows_serialise_as_a_dataframe_would() -> None:
     import altair as alt
     import pandas as pd
 
@@ -151,8 +149,7 @@ def test_layer_rows_are_shared_by_copies_and_serialise_as_a_dataframe_would() ->
     rows = [{"x": 1, "what": "a"}, {"x": 2, "what": "b"}]
     layer = spec.layer(rows, {"type": "point"}, {"x": {"field": "x", "type": "quantitative"}})
     other = spec.layer(rows[:1], {"type": "point"}, {"x": {"field": "x", "type": "quantitative"}})
-    chart = alt.LayerChart(layer=[layer, other])
-    assert chart.layer[0].data is layer.data  # shared, not deep-copied
+    chart = spec.altair_chart({"layer": [layer, other]})
     via_frames = alt.layer(
         alt.Chart(pd.DataFrame(rows)).mark_point().encode(x="x:Q"),
         alt.Chart(pd.DataFrame(rows[:1])).mark_point().encode(x="x:Q"),

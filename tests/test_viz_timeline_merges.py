@@ -35,7 +35,7 @@ def test_merges_over_the_row_limit_are_counted_per_cell(merging: wv.JobExecution
     notes: list[str] = []
     x = TimeAxis("event time", "ms", 0, 119)  # 120 columns of 1 ms: starts 0 and 100
     y = TimeAxis("processing time", "ms", 0, 7999)  # 80 rows of 100 ms
-    rows = window_marks._merges(view, "window", x, y, notes).data.values
+    rows = window_marks._merges(view, "window", x, y, notes)["data"]["values"]
     # per start (0, then 100) and 100-ms row of processing times 5002 .. 7502: the merges in it
     expected = []
     for start in (0, 100):

@@ -14,7 +14,8 @@ from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz.viz import scale
-from winviz.viz.scrubber import replay_settings, scrubber, with_replay
+from winviz.viz.scrubber import replay_settings, scrubber
+from winviz.viz.spec import with_replay
 from winviz.viz.timer_records import timer_lives, timer_records
 from winviz.viz.timers import timers_chart
 from winviz.viz.trace_view import open_trace

@@ -12,7 +12,6 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any, NamedTuple
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -102,7 +101,7 @@ def _bands(
     notes: list[str],
     *,
     across: bool = False,
-) -> alt.Chart | None:
+) -> spec.ChartDict | None:
     """The window bands; a window opened and closed at the same processing time — typically
     the last one, filled and cleaned up at the end of input — has no height: its outline is
     drawn ``FLAT_BAND_PX`` thick so that it does not vanish (its data stay exact).
@@ -185,7 +184,7 @@ def _horizon_layer(
     x: TimeAxis,
     y: TimeAxis,
     derived: set[tuple[int, int]] | None = None,
-) -> alt.Chart | None:
+) -> spec.ChartDict | None:
     """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
     allowed lateness) over its band's life in processing time (``per_window``:
     ``_per_window(lives)``). ``derived``: the windows whose horizon ``_every_horizon``

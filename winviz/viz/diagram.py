@@ -5,9 +5,8 @@ A diagram is a list of ``Box`` (a rectangle at data coordinates, a bold title an
 text under it) and a list of ``Arrow`` (from one box's border to another's, an optional
 label, an arrowhead). Each box and arrow is either **on** the path the chart claims (drawn
 dark, filled) or **off** it (light grey): which, is decided by the chart from the trace; this
-module only draws. The layers are plain Vega-Lite dicts over inline rows (``spec.layer``),
-finished with ``palette.finish`` like every winviz chart, so the spec is checked against the
-Vega-Lite schema when it is converted (``spec.validated``).
+module only draws: a chart dict of layers over inline rows (``spec.layer``), finished by the
+chart that draws it (``palette.finish``).
 """
 
 from __future__ import annotations
@@ -16,8 +15,6 @@ import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
-
-import altair as alt
 
 from winviz.viz import palette, spec
 
@@ -152,7 +149,7 @@ def _arrow_layers(
     x: dict[str, Any],
     y: dict[str, Any],
     colors: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
-) -> list[alt.Chart]:
+) -> list[spec.ChartDict]:
     """The arrows (``arrow_rows``): their lines (solid, then dashed), their heads and their
     labels (left, then right of the line); none without arrows. ``colors``: as
     ``_box_layers``'s (the arrows use the stroke and text colours)."""
@@ -227,7 +224,7 @@ def _box_layers(
     x: dict[str, Any],
     y: dict[str, Any],
     colors: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
-) -> list[alt.Chart]:
+) -> list[spec.ChartDict]:
     """The boxes (``box_rows``): the steps' and the decisions' rectangles, their titles and
     their lines of text. ``colors``: the fill, stroke and text colour channels."""
     fill, stroke, text_color = colors
@@ -306,7 +303,7 @@ def diagram(
     frame: Frame,
     *,
     legend: tuple[str, str] | None = (ON, OFF),
-) -> alt.LayerChart:
+) -> spec.ChartDict:
     """The boxes and arrows as one layered chart (axes hidden, y downwards). ``legend``: the
     words for on / off the path in the legend (None: no legend)."""
     shown = legend is not None
@@ -340,4 +337,4 @@ def diagram(
     }
     colors = (fill, stroke, text_color)
     layers = [*_arrow_layers(arows, x, y, colors), *_box_layers(brows, x, y, colors)]
-    return spec.layer_chart(layers, width=frame.width, height=frame.height)
+    return {"layer": layers, "width": frame.width, "height": frame.height}

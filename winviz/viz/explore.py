@@ -105,7 +105,7 @@ from winviz.viz.lanes import window_lanes
 from winviz.viz.propagation import propagation_chart
 from winviz.viz.scrubber import scrubber
 from winviz.viz.skew import skew_chart
-from winviz.viz.spec import chart_dict
+from winviz.viz.spec import altair_chart, chart_dict
 from winviz.viz.timeline import timeline
 from winviz.viz.timers import timers_chart
 
@@ -383,7 +383,9 @@ class Explorer:
         first = self._show(run, run.stages)
         # the first charts are validated once, by JupyterChart's to_dict; their specs then come
         # from chart_dict like every update's (the same content, datasets named rows-N)
-        self.charts = [ExplorerChart(c, embed_options=JUPYTER_EMBED_OPTIONS) for c in first]
+        self.charts = [
+            ExplorerChart(_altair(c), embed_options=JUPYTER_EMBED_OPTIONS) for c in first
+        ]
         with debug_mode(False):
             for jc, chart in zip(self.charts, first, strict=True):
                 jc.spec = chart_dict(chart)
@@ -491,7 +493,7 @@ class Explorer:
             keys = [self._chart_key(ready, i) for i in range(len(specs))]
             with self.last_stages.time("widget"):
                 for jc, chart, spec, k in zip(self.charts, charts, specs, keys, strict=True):
-                    jc.show(chart, spec, k)
+                    jc.show(_altair(chart), spec, k)
         with self.last_stages.time("at_t"):
             self._watch_scrubbers()
         self.last_seconds = time.perf_counter() - start
@@ -842,7 +844,7 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int 
             f"explore: unknown chart {chart!r}; choose from {', '.join(CHART_NAMES)} or pass "
             "a function result → chart"
         )
-    fn = _CHART_FUNCTIONS[chart]
+    fn = _CHART_FUNCTIONS[chart].vega_lite  # the chart's dict (spec.chart_function)
     if chart == "scrubber":
         return lambda result, view, at: fn(view, at=at)
     return lambda result, view, at: fn(view)
@@ -874,3 +876,9 @@ def call_text(fn: Callable[..., Any], values: dict[str, Any], with_data: bool) -
         f"{k}={option_label(v) if not isinstance(v, str) else repr(v)}" for k, v in values.items()
     ]
     return f"{_name(fn)}({', '.join(args)})"
+
+
+def _altair(chart: Any) -> Any:
+    """A chart dict (what the named charts draw) as its Altair chart (``altair_chart``), for the
+    widget; an Altair chart (a user's function's) as it is."""
+    return altair_chart(chart) if isinstance(chart, dict) else chart

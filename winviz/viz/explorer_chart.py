@@ -291,8 +291,8 @@ class ExplorerChart(alt.JupyterChart):
         cls._esm = vl_convert.javascript_bundle(ESM, vl_version=f"v{version}")
         cls._bundled = True
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, chart: Any, **kwargs: Any) -> None:
+        super().__init__(chart, **kwargs)
         self._sent: set[str] = set()  # keys of the specs sent ahead to the page
         self.on_page: Callable[[], None] | None = None
         """Called when a view of the widget starts in a page (it has none of the specs sent
@@ -353,7 +353,7 @@ class ExplorerChart(alt.JupyterChart):
         if not self._quiet:
             super()._on_change_chart(change)
 
-    def show(self, chart: alt.TopLevelMixin, spec: dict[str, Any], key: str = "") -> bool:
+    def show(self, chart: Any, spec: dict[str, Any], key: str = "") -> bool:
         """Show ``chart`` (whose ``chart_dict`` is ``spec``; ``key``: the key it was sent ahead
         under, if it was, ``prepare``); True when the parameters were kept (the fast path),
         False when ``JupyterChart`` set the chart up anew."""

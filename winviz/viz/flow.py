@@ -41,13 +41,12 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
 from winviz.time import format_ms
 from winviz.trace import TraceRecord, vocabulary
-from winviz.viz import palette
+from winviz.viz import palette, spec
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
 from winviz.viz.fates import element_fates
 from winviz.viz.firings import firings
@@ -130,6 +129,7 @@ class ElementPath:
     steps: pd.DataFrame
 
 
+@spec.chart_function
 @gc_paused
 def operator_flow(
     trace: Any,
@@ -138,7 +138,7 @@ def operator_flow(
     operator: str | None = None,
     width: int = 980,
     height: int = 560,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """The path of one element through the window operator (see the module docstring).
 
     ``trace``: a Trace, its ``to_pandas()`` frame or a JobExecutionResult. ``element``: which
@@ -155,7 +155,7 @@ def operator_flow(
         view = open_trace(trace)
         op = pick_window_operator(view, operator)
     except TraceInputError as exc:
-        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
+        return palette.input_card(exc, chart=CHART)
     path = element_path(view, op, element)
     others = [o for o in window_operators(view) if o != op]
     return _chart(path, op, others, width, height)
@@ -438,7 +438,7 @@ def _timer_steps(
 
 def _chart(
     path: ElementPath, operator: str, others: list[str], width: int, height: int
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     steps = path.steps
     lines: dict[str, list[str]] = {}
     for step, outcome in zip(steps["step"], steps["outcome"], strict=True):
@@ -490,9 +490,7 @@ def _chart(
     ]
     if others:
         notes.append(f"other window operators (operator=…): {', '.join(map(repr, others))}")
-    chart = chart.properties(
-        title=palette.title("The element's path through the WindowOperator", notes)
-    )
+    chart["title"] = palette.title("The element's path through the WindowOperator", notes)
     return palette.finish(chart, name=CHART, notes=notes)
 
 

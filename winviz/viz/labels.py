@@ -18,7 +18,6 @@ from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
-import altair as alt
 import numpy as np
 
 from winviz.viz import palette, piles, spec
@@ -304,9 +303,9 @@ def _taken_by_marks(
     for layer in layers:
         if layer is None:
             continue
-        kind, rows = layer.mark["type"], layer.data.values
+        kind, rows = layer["mark"]["type"], spec.rows(layer)
         if kind == "point" and rows and points:
-            r = _point_radius(layer.mark)
+            r = _point_radius(layer["mark"])
             # positions as floats (None, a missing position: NaN, left out below)
             xs = np.array([row["x"] for row in rows], dtype=float)
             ys = np.array([row["y"] for row in rows], dtype=float)
@@ -401,7 +400,7 @@ def _side_by_side(
 
 def _offset_layers(
     rows: list[dict[str, Any]], offsets: list[float], mark: dict[str, Any], encoding: dict[str, Any]
-) -> list[alt.Chart]:
+) -> list[spec.ChartDict]:
     """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point (its
     ``dx``, the mark's ``xOffset``) when any is moved."""
     if not any(offsets):
@@ -420,8 +419,8 @@ def _drawing_order(layers: list[Any]) -> list[Any]:
     label under a mark (a stable sort: each group keeps its order)."""
 
     def rank(layer: Any) -> int:
-        kind = layer.mark["type"]
-        rows = layer.data.values if hasattr(layer.data, "values") else []
+        kind = layer["mark"]["type"]
+        rows = spec.rows(layer)
         first = rows[0].get("kind") if rows else None
         if kind == "text":
             return 3
@@ -449,12 +448,12 @@ def _edge_texts_off_marks(
     layers, a layer per place used."""
     out = []
     for layer in layers:
-        rows = layer.data.values if layer.mark["type"] == "text" else []
-        if not rows or "text" not in rows[0] or layer.mark.get("baseline") != "top":
+        rows = spec.rows(layer) if layer["mark"]["type"] == "text" else []
+        if not rows or "text" not in rows[0] or layer["mark"].get("baseline") != "top":
             out.append(layer)
             continue
         by: dict[tuple[str, int], list[dict[str, Any]]] = {}
-        align = layer.mark.get("align", "right")
+        align = layer["mark"].get("align", "right")
         for e in rows:
             left, right = _edge_span(plot.px(e["x"]), e["text"], align)
             py = plot.py(e["y"])
@@ -474,10 +473,10 @@ def _edge_texts_off_marks(
         }
         for (baseline, dy), part in by.items():
             if (baseline, dy) == EDGE_PLACES[0]:
-                layer.data.values[:] = part
+                spec.rows(layer)[:] = part
                 out.append(layer)
             else:
-                mark = dict(layer.mark) | {"baseline": baseline, "dy": dy}
+                mark = dict(layer["mark"]) | {"baseline": baseline, "dy": dy}
                 out.append(spec.layer(part, mark, encoding))
     return out
 
@@ -506,19 +505,19 @@ def element_label(value_text: Any, how: ElementLabel) -> str:
 
 
 def _element_label_layers(
-    elements: alt.Chart,
+    elements: spec.ChartDict,
     how: ElementLabel,
     x: TimeAxis,
     y: TimeAxis,
     plot: Plot,
     taken: _Boxes,
     notes: list[str],
-) -> list[alt.Chart]:
+) -> list[spec.ChartDict]:
     """A label beside each element dot (``element_label``), placed as the firing labels are
     (``_place_labels``): crossing no mark, line or other label."""
     rows = [
         {"x": r["x"], "y": r["y"], "element_label": element_label(r.get("value"), how)}
-        for r in elements.data.values
+        for r in spec.rows(elements)
         if r.get("kind") == "element"
     ]
     rows = [r for r in rows if r["element_label"]]
@@ -539,15 +538,15 @@ def _element_label_layers(
     ]  # fmt: skip
 
 
-def _edge_boxes(layers: list[alt.Chart], plot: Plot) -> list[Box]:
+def _edge_boxes(layers: list[spec.ChartDict], plot: Plot) -> list[Box]:
     """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
     drawn below their point, aligned as ``EDGE_DX`` says (see ``_watermarks``)."""
     boxes = []
     for layer in layers:
-        if layer.mark["type"] != "text":
+        if layer["mark"]["type"] != "text":
             continue
-        align = layer.mark.get("align", "right")
-        for e in layer.data.values:
+        align = layer["mark"].get("align", "right")
+        for e in spec.rows(layer):
             left, right = _edge_span(plot.px(e["x"]), e["text"], align)
             py = plot.py(e["y"])
             boxes.append((left, py + 4, right, py + 4 + LABEL_FONT + 3))

@@ -26,7 +26,6 @@ from __future__ import annotations
 import itertools
 from typing import Any, NamedTuple
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -60,6 +59,7 @@ HORIZON_TITLE = "allowed lateness"
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 
 
+@spec.chart_function
 @gc_paused
 def window_lanes(
     trace: Any,
@@ -68,7 +68,7 @@ def window_lanes(
     max_keys: int = 30,
     max_bars: int = scale.ROW_LIMIT,
     width: int = palette.WIDTH,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """Lanes of windows per key (see the module docstring). Bad input gives a message card,
     like ``timeline``."""
     if max_keys < 1 or not 1 <= max_bars <= scale.ROW_LIMIT:
@@ -77,7 +77,7 @@ def window_lanes(
         view = open_trace(trace)
         return _lanes(view, operator, max_keys, max_bars, width)
     except TraceInputError as exc:
-        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="window_lanes")
+        return palette.input_card(exc, chart="window_lanes")
 
 
 LANES_PARTS: dict[str, tuple[str, ...] | None] = {
@@ -91,7 +91,7 @@ LANES_PARTS: dict[str, tuple[str, ...] | None] = {
 
 def _lanes(
     view: TraceView, operator: str | None, max_keys: int, max_bars: int, width: int
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     view.read_parts(LANES_PARTS)
     op = pick_operator(view, operator)
     bars = _bars(view, op)
@@ -138,14 +138,14 @@ def _lanes(
     height = max(60, min(900, lanes * max(24, 14 * slots)))
     horizons = _horizon_layer(view, op, bars, x)
     layers = [_bar_layer(bars, x), *horizons, *_event_layers(events, x)]
-    chart = spec.layer_chart(  # the layers are made here, for this chart only
-        layers,
-        width=width,
-        height=height,
-        title=palette.title("Window lanes", notes),
-        resolve={"scale": {"fill": "independent", "strokeDash": "independent"}},
-    )
-    return palette.finish(chart, name="window_lanes", notes=notes, in_place=True)
+    chart = {
+        "layer": layers,
+        "width": width,
+        "height": height,
+        "title": palette.title("Window lanes", notes),
+        "resolve": {"scale": {"fill": "independent", "strokeDash": "independent"}},
+    }
+    return palette.finish(chart, name="window_lanes", notes=notes)
 
 
 MIN_BAR_PX = 4
@@ -164,7 +164,7 @@ def _too_many(bars: pd.DataFrame, width: int) -> bool:
 
 def _aggregated(
     view: TraceView, op: str, bars: pd.DataFrame, keys: list[str], width: int, notes: list[str]
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """Lanes past a readable number of windows: per key, one cell per event-time bin (of
     ``AGGREGATE_BIN_PX`` pixels) counting the windows that start in it — how many, how many
     fired, never fired or were merged away, their elements and firings — shaded by the share
@@ -248,10 +248,13 @@ def _aggregated(
             "tooltip": spec.tooltips(rows, ["x", "x2"]),
         },
     )
-    chart = spec.layer_chart(
-        [layer], width=width, height=height, title=palette.title("Window lanes", notes)
-    )
-    return palette.finish(chart, name="window_lanes", notes=notes, in_place=True)
+    chart = {
+        "layer": [layer],
+        "width": width,
+        "height": height,
+        "title": palette.title("Window lanes", notes),
+    }
+    return palette.finish(chart, name="window_lanes", notes=notes)
 
 
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
@@ -366,7 +369,7 @@ def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end:
     return label
 
 
-def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> alt.Chart:
+def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> spec.ChartDict:
     rows = []
     clip, fmt = x.clip, x.fmt
     windows: dict[tuple[Any, Any], str] = {}  # "[start, end)" by int bounds (they repeat)
@@ -677,7 +680,9 @@ def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
     return memoized(view, "lanes_cleaned", op, build)
 
 
-def _horizon_layer(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) -> list[alt.Chart]:
+def _horizon_layer(
+    view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis
+) -> list[spec.ChartDict]:
     """With allowed lateness > 0: per drawn (key, window), a line on its bar's sub-lane from
     the window's end to its horizon, max timestamp + allowed lateness — its cleanup time
     (``cleanup`` records; a window cleaned at its max timestamp has none)."""
@@ -834,7 +839,7 @@ def _one_record_event(slot: dict, x: TimeAxis) -> Any:
     return one
 
 
-def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[alt.Chart]:
+def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartDict]:
     if not events:
         return []
     seen = {e["what"] for e in events}

@@ -27,9 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-import altair as alt
 import pandas as pd
-from altair.utils.schemapi import debug_mode
 
 from winviz.trace import vocabulary
 from winviz.viz import spec
@@ -244,22 +242,6 @@ WIDTH = 640
 HEIGHT = 400
 
 
-def fate_scale() -> alt.Scale:
-    return alt.Scale(domain=list(FATES), range=list(FATE_COLORS))
-
-
-def fate_shape_scale() -> alt.Scale:
-    return alt.Scale(domain=list(FATES), range=list(FATE_SHAPES))
-
-
-def event_scale() -> alt.Scale:
-    return alt.Scale(domain=list(WINDOW_EVENTS), range=list(WINDOW_EVENT_COLORS))
-
-
-def event_shape_scale() -> alt.Scale:
-    return alt.Scale(domain=list(WINDOW_EVENTS), range=list(WINDOW_EVENT_SHAPES))
-
-
 def is_off_chart(value: float | int | None) -> bool:
     """A time too large in magnitude to draw (|v| > 2**53, e.g. wv.MIN / wv.MAX)."""
     return value is not None and not _nan(value) and abs(value) > EXACT
@@ -332,13 +314,8 @@ class TimeAxis:
         # property domain"); a number scale draws the same positions without a warning
         return "quantitative"
 
-    def scale(self) -> alt.Scale:
-        return alt.Scale(domain=[self.lo, self.hi], nice=False, zero=False)
-
-    def axis(self) -> alt.Axis:
-        return alt.Axis(**self._axis())
-
-    def _axis(self) -> dict[str, Any]:
+    def axis(self) -> dict[str, Any]:
+        """The Vega-Lite axis of this time axis: its title, tick labels."""
         if self.kind == "epoch":
             values, fmt = epoch_ticks(self.lo, self.hi)
             return {
@@ -349,27 +326,10 @@ class TimeAxis:
             }
         return {"title": self.title + " (ms)", "format": ",d", "labelOverlap": True}
 
-    def x(self, field: str, **kwargs: Any) -> alt.X:
-        return alt.X(
-            field, type=self.encoding_type(), scale=self.scale(), axis=self.axis(), **kwargs
-        )
-
-    def y(self, field: str, **kwargs: Any) -> alt.Y:
-        return alt.Y(
-            field, type=self.encoding_type(), scale=self.scale(), axis=self.axis(), **kwargs
-        )
-
     def channel(self, field: str) -> dict[str, Any]:
-        """The x or y channel of ``field`` on this axis as a Vega-Lite dict — exactly what
-        ``x(field)`` / ``y(field)`` serialise to, without building Altair objects."""
+        """The x or y channel of ``field`` on this axis as a Vega-Lite dict."""
         scale = {"domain": [self.lo, self.hi], "nice": False, "zero": False}
-        return {"field": field, "type": "quantitative", "scale": scale, "axis": self._axis()}
-
-    def x2(self, field: str) -> alt.X2:
-        return alt.X2(field)
-
-    def y2(self, field: str) -> alt.Y2:
-        return alt.Y2(field)
+        return {"field": field, "type": "quantitative", "scale": scale, "axis": self.axis()}
 
     def fmt(self, value: Any) -> str:
         try:
@@ -479,7 +439,7 @@ def edge_named_axis(axis: TimeAxis, lo_min: bool, hi_max: bool) -> dict[str, Any
         expr = f"datum.value === {hi} ? 'MAX' : {expr}"
     if lo_min:
         expr = f"datum.value === {lo} ? 'MIN' : {expr}"
-    return axis._axis() | {"values": values, "labelExpr": expr}
+    return axis.axis() | {"values": values, "labelExpr": expr}
 
 
 def time_axis(title: str, values: list[int]) -> TimeAxis:
@@ -502,46 +462,49 @@ def time_axis(title: str, values: list[int]) -> TimeAxis:
     return TimeAxis(title, kind, lo - pad, hi + pad)
 
 
-def title(text: str, subtitle: list[str]) -> alt.TitleParams:
-    """A left-aligned title; the subtitle lines say what was reduced or clipped. Not validated
-    as it is made (Altair's debug mode would, ~0.7 ms a chart): texts of a chart's own making,
-    validated with the whole spec by ``to_dict()``."""
-    with debug_mode(False):
-        return alt.TitleParams(
-            text=text,
-            subtitle=subtitle or alt.Undefined,
-            anchor="start",
-            fontSize=15,
-            subtitleFontSize=11,
-            subtitleColor=NOTE_INK,
-        )
+def title(text: str, subtitle: list[str]) -> dict[str, Any]:
+    """A left-aligned title; the subtitle lines say what was reduced or clipped."""
+    out: dict[str, Any] = {"text": text, "anchor": "start", "fontSize": 15}
+    if subtitle:
+        out["subtitle"] = subtitle
+    return out | {"subtitleColor": NOTE_INK, "subtitleFontSize": 11}
 
 
-def message_chart(headline: str, detail: str, *, chart: str) -> alt.Chart:
+def message_chart(headline: str, detail: str, *, chart: str) -> dict[str, Any]:
     """The chart returned in place of a plot: a text card saying why nothing is drawn.
 
     The headline is the title; the detail (what is wrong and what to do) the text.
     ``usermeta.winviz`` carries ``{"chart": chart, "status": "message", "message": headline}``
     so code can tell a message card from a plot without parsing text."""
     lines = _wrap(detail, 90)
-    data = alt.Data(values=[{"line": line, "row": i} for i, line in enumerate(lines)])
-    card = (
-        alt.Chart(data, width=WIDTH, height=20 * len(lines))
-        .mark_text(align="left", baseline="top", fontSize=13, color=INK)
-        .encode(x=alt.value(0), y=alt.Y("row:O", axis=None), text=alt.Text("line:N"))
-        .properties(
-            title=alt.TitleParams(
-                text=headline,
-                subtitle=f"winviz.viz.{chart}: nothing to draw",
-                anchor="start",
-                fontSize=15,
-                subtitleColor=NOTE_INK,
-            ),
-            usermeta={"winviz": {"chart": chart, "status": "message", "message": headline}},
-        )
-        .configure_view(stroke=None)
+    card = spec.layer(
+        [{"line": line, "row": i} for i, line in enumerate(lines)],
+        {"type": "text", "align": "left", "baseline": "top", "color": INK, "fontSize": 13},
+        {
+            "text": {"field": "line", "type": "nominal"},
+            "x": {"value": 0},
+            "y": {"axis": None, "field": "row", "type": "ordinal"},
+        },
     )
-    return spec.validated(card)
+    return card | {
+        "config": {"view": {"stroke": None}},
+        "height": 20 * len(lines),
+        "title": {
+            "text": headline,
+            "anchor": "start",
+            "fontSize": 15,
+            "subtitle": f"winviz.viz.{chart}: nothing to draw",
+            "subtitleColor": NOTE_INK,
+        },
+        "usermeta": {"winviz": {"chart": chart, "status": "message", "message": headline}},
+        "width": WIDTH,
+    }
+
+
+def input_card(exc: Exception, *, chart: str) -> dict[str, Any]:
+    """The message card of input a chart cannot draw (a ``TraceInputError``): its first
+    sentence the headline, the whole message the detail."""
+    return message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=chart)
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -568,24 +531,15 @@ AXIS_CONFIG = {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColo
 VIEW_CONFIG = {"stroke": FRAME_INK}
 
 
-def finish(
-    chart: alt.TopLevelMixin, *, name: str, notes: list[str], in_place: bool = False
-) -> alt.TopLevelMixin:
-    """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``); the
-    chart checked by the compiled Vega-Lite schema when converted (``spec.validated``).
-
-    The same spec as ``chart.properties(usermeta=...).configure_legend(...)
-    .configure_axis(...).configure_view(...)``, made with one shallow copy of the chart
-    instead of four deep ones (the config's legend / axis / view entries are replaced, other
-    config entries kept). ``in_place``: the caller has just made ``chart`` and keeps no other
-    reference to it, so it is configured itself, without the copy (a copy of a layer chart
-    runs ``alt.LayerChart.__init__`` again, which copies every layer)."""
-    out = chart if in_place else chart.copy(deep=False)
-    out.usermeta = {"winviz": {"chart": name, "status": "ok", "notes": notes}}
-    config = getattr(out, "config", alt.Undefined)
-    config = alt.Config() if config is alt.Undefined else config.copy(deep=False)
-    config["legend"] = dict(LEGEND_CONFIG)
-    config["axis"] = dict(AXIS_CONFIG)
-    config["view"] = dict(VIEW_CONFIG)
-    out.config = config
-    return spec.validated(out)
+def finish(chart: dict[str, Any], *, name: str, notes: list[str]) -> dict[str, Any]:
+    """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``) — what
+    ``.properties(usermeta=...).configure_legend(...).configure_axis(...).configure_view(...)``
+    sets (the config's legend / axis / view entries replaced, other entries kept). ``chart``
+    (a chart dict) is changed in place and returned."""
+    chart["usermeta"] = {"winviz": {"chart": name, "status": "ok", "notes": notes}}
+    chart["config"] = chart.get("config", {}) | {
+        "axis": dict(AXIS_CONFIG),
+        "legend": dict(LEGEND_CONFIG),
+        "view": dict(VIEW_CONFIG),
+    }
+    return chart

@@ -56,7 +56,7 @@ import pandas as pd
 
 from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
-from winviz.viz import palette, scale, watermark_steps
+from winviz.viz import palette, scale, spec, watermark_steps
 from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a panel
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
@@ -82,6 +82,7 @@ OPERATOR_STRIP = 8  # px: the operator-idle strip along the top of a panel
 PAUSED_STRIP = 7  # px: a paused-for-alignment strip along the bottom, one row per line
 
 
+@spec.chart_function
 @gc_paused
 def propagation_chart(
     trace: Any,
@@ -90,7 +91,7 @@ def propagation_chart(
     max_points: int = scale.ROW_LIMIT,
     width: int = palette.WIDTH,
     height: int = 260,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """Per-channel watermarks, the operator's minimum and idle periods (see the module
     docstring).
 
@@ -109,7 +110,7 @@ def propagation_chart(
         view = open_trace(trace)
         return _propagation(view, operator, max_points, width, height)
     except TraceInputError as exc:
-        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
+        return palette.input_card(exc, chart=CHART)
 
 
 # -- chart --------------------------------------------------------------------------------------
@@ -121,7 +122,7 @@ def _propagation(
     max_points: int,
     width: int,
     height: int,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     notes: list[str] = []
     ops, with_channels = pick_operators(view, operator, notes)
     panels_data = (
@@ -153,18 +154,17 @@ def _propagation(
     )
     notes.insert(0, head)
     if len(drawn) == 1:
-        panel, sub = drawn[0]
+        chart, sub = drawn[0]
         notes.insert(1, sub)
-        chart = panel.properties(title=palette.title("Watermark propagation", notes))
     else:
-        panels = [
-            p.properties(title=alt.TitleParams(s, anchor="start", fontSize=12)) for p, s in drawn
-        ]
-        chart = (
-            alt.vconcat(*panels, spacing=16)
-            .resolve_scale(color="independent", strokeDash="independent")  # a legend per panel
-            .properties(title=palette.title("Watermark propagation", notes))
-        )
+        for panel, sub in drawn:
+            panel["title"] = {"text": sub, "anchor": "start", "fontSize": 12}
+        chart = {
+            "vconcat": [panel for panel, _ in drawn],
+            "resolve": {"scale": {"color": "independent", "strokeDash": "independent"}},
+            "spacing": 16,
+        }  # a legend per panel
+    chart["title"] = palette.title("Watermark propagation", notes)
     return palette.finish(chart, name=CHART, notes=notes)
 
 
@@ -351,7 +351,7 @@ def _panel(
     width: int,
     height: int,
     notes: list[str],
-) -> tuple[alt.LayerChart, str]:
+) -> tuple[spec.ChartDict, str]:
     """One panel and its one-line description."""
     lines: pd.DataFrame = d["lines"]
     status: pd.DataFrame = d["status"]
@@ -397,60 +397,53 @@ def _panel(
                 f"it is at MIN throughout; from {x.fmt(silent.since)} on every other channel "
                 "is above the operator's watermark: it holds it back"
             )
-    layers: list[alt.Chart] = []
+    layers: list[spec.ChartDict] = []
     paused = d["paused"]
     if paused:
         sub += f", {len(paused)} paused span(s) (watermark alignment, bottom strips)"
         layers.append(_paused_layer(paused, x, t_end, height, color))
     layers += _idle_layers(chan_spans, op_spans, x, color)
     vdata = pd.DataFrame(vertices, columns=["line", "role", "attempt", "i", "x", "y"])
+    y_channel = {"axis": y_axis, "field": "y", "scale": _scale(y), "type": "quantitative"}
     for role, width_px in (("operator", 3.5), ("channel", 1.8)):
         part = vdata[vdata["role"] == role].drop(columns="role")
         if part.empty:
             continue
-        layers.append(
-            alt.Chart(part)
-            .mark_line(strokeWidth=width_px, interpolate="linear")
-            .encode(
-                x=x.x("x"),
-                y=alt.Y("y", type="quantitative", scale=y.scale(), axis=y_axis),
-                order=alt.Order("i:Q"),
-                color=color,
-                strokeDash=dash,
-                detail=alt.Detail("attempt:N"),  # a line per run attempt (restarts)
-            )
-        )
+        encoding = {
+            "x": _x(x),
+            "y": y_channel,
+            "order": {"field": "i", "type": "quantitative"},
+            "color": color,
+            "strokeDash": dash,
+            "detail": {"field": "attempt", "type": "nominal"},  # a line per run attempt
+        }
+        mark = {"type": "line", "interpolate": "linear", "strokeWidth": width_px}
+        layers.append(spec.layer(_rows(part), mark, encoding))
     pdata = pd.DataFrame(
         points, columns=["x", "y", "line", "seq", "proc_time", "watermark", "note", "also"]
     )
     if not pdata.empty and pdata["seq"].isna().any():  # (a line held at MIN: ints and None)
         pdata["seq"] = pd.array([p["seq"] for p in points], dtype="Int64")
     if not pdata.empty:
-        layers.append(
-            alt.Chart(pdata)
-            .mark_point(filled=True, **_point_style(len(pdata)))
-            .encode(
-                x=x.x("x"),
-                y=alt.Y("y", type="quantitative", scale=y.scale(), axis=y_axis),
-                color=color,
-                tooltip=[
-                    alt.Tooltip("line:N"),
-                    alt.Tooltip("seq:Q"),
-                    alt.Tooltip("proc_time:N", title="processing time"),
-                    alt.Tooltip("watermark:N"),
-                    alt.Tooltip("note:N"),
-                    alt.Tooltip("also:N", title="also here"),
-                ],
-            )
-        )
+        tooltip = [
+            _tip("line"),
+            {"field": "seq", "type": "quantitative"},
+            _tip("proc_time", "processing time"),
+            _tip("watermark"),
+            _tip("note"),
+            _tip("also", "also here"),
+        ]
+        mark = {"type": "point", "filled": True} | dict(sorted(_point_style(len(pdata)).items()))
+        encoding = {"x": _x(x), "y": y_channel, "color": color, "tooltip": tooltip}
+        layers.append(spec.layer(_rows(pdata), mark, encoding))
     plot = Plot(x, y, width, height)
     layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
-    return alt.layer(*layers).properties(width=width, height=height), sub
+    return {"layer": layers, "width": width, "height": height}, sub
 
 
 def _line_encodings(
     lines: pd.DataFrame, status: pd.DataFrame
-) -> tuple[list[str], list[str], alt.Color, alt.StrokeDash]:
+) -> tuple[list[str], list[str], dict[str, Any], dict[str, Any]]:
     """A panel's channels and operator lines in legend order, and the colour and dash
     encodings of its watermark lines."""
     # legend (and colour) order: channels by their first record, then those held at MIN
@@ -470,50 +463,60 @@ def _line_encodings(
     dashes = [[1, 0]] * len(operator_lines) + [
         CHANNEL_DASHES[i % len(CHANNEL_DASHES)] for i in range(len(channels))
     ]
-    color = alt.Color(
-        "line:N",
-        title="watermark line",
-        scale=alt.Scale(domain=domain, range=colors),
-        legend=alt.Legend(
-            labelLimit=260, symbolType="stroke", symbolStrokeWidth=3, symbolOpacity=1
-        ),
-    )
-    dash = alt.StrokeDash(
-        "line:N", title="watermark line", scale=alt.Scale(domain=domain, range=dashes)
-    )
+    color = {
+        "field": "line",
+        "legend": {
+            "labelLimit": 260,
+            "symbolOpacity": 1,
+            "symbolStrokeWidth": 3,
+            "symbolType": "stroke",
+        },
+        "scale": {"domain": domain, "range": colors},
+        "title": "watermark line",
+        "type": "nominal",
+    }
+    dash = {
+        "field": "line",
+        "scale": {"domain": domain, "range": dashes},
+        "title": "watermark line",
+        "type": "nominal",
+    }
     return channels, operator_lines, color, dash
 
 
 def _idle_layers(
-    chan_spans: list[dict[str, Any]], op_spans: list[dict[str, Any]], x: TimeAxis, color: alt.Color
-) -> list[alt.Chart]:
+    chan_spans: list[dict[str, Any]],
+    op_spans: list[dict[str, Any]],
+    x: TimeAxis,
+    color: dict[str, Any],
+) -> list[spec.ChartDict]:
     """The idle periods of a panel: each channel's (full height, in its colour) and the
     operator's own (a labelled grey strip along the top)."""
-    layers: list[alt.Chart] = []
+    layers: list[spec.ChartDict] = []
+    span = {"x": _x(x), "x2": {"field": "x2"}, "tooltip": _span_tips()}
     if chan_spans:
         # a channel's idle span: full height, in the channel's colour
-        layers.append(
-            alt.Chart(_span_data(chan_spans, x))
-            .mark_rect(opacity=IDLE_OPACITY)
-            .encode(x=x.x("x"), x2=alt.X2("x2"), color=color, tooltip=_span_tips())
-        )
+        mark = {"type": "rect", "opacity": IDLE_OPACITY}
+        layers.append(spec.layer(_rows(_span_data(chan_spans, x)), mark, span | {"color": color}))
     if op_spans:
         # the operator's own idle span: a grey strip along the top, labelled
         odata = _span_data(op_spans, x)
-        strip = alt.Chart(odata).encode(x=x.x("x"), x2=alt.X2("x2"), tooltip=_span_tips())
-        layers.append(
-            strip.mark_rect(color=palette.IDLE_COLOR, opacity=0.5).encode(
-                y=alt.value(0), y2=alt.value(OPERATOR_STRIP)
-            )
-        )
+        mark = {"type": "rect", "color": palette.IDLE_COLOR, "opacity": 0.5}
+        strip = {"y": {"value": 0}, "y2": {"value": OPERATOR_STRIP}}
+        layers.append(spec.layer(_rows(odata), mark, span | strip))
         # labelled where the strip is wide enough to hold the words (≥ 10 % of the axis)
         wide = odata[(odata["x2"] - odata["x"]) >= (x.hi - x.lo) / 10]
         if not wide.empty:
-            layers.append(
-                alt.Chart(wide)
-                .mark_text(align="left", baseline="top", dx=3, dy=OPERATOR_STRIP + 2, fontSize=10)
-                .encode(x=x.x("x"), y=alt.value(0), text=alt.value("operator idle"))
-            )
+            mark = {
+                "type": "text",
+                "align": "left",
+                "baseline": "top",
+                "dx": 3,
+                "dy": OPERATOR_STRIP + 2,
+                "fontSize": 10,
+            }
+            encoding = {"x": _x(x), "y": {"value": 0}, "text": {"value": "operator idle"}}
+            layers.append(spec.layer(_rows(wide), mark, encoding))
     return layers
 
 
@@ -577,7 +580,7 @@ def _restart_place(
 
 def _restart_rules(
     restarts: list[Restart], plot: Plot, dots: list[Box], steps: list[Box]
-) -> list[alt.Chart]:
+) -> list[spec.ChartDict]:
     """A vertical rule at each restart's processing time, its text beside it near the top,
     off the watermark dots and lines (``_restart_place``)."""
     if not restarts:
@@ -594,10 +597,10 @@ def _restart_rules(
             ],
         }
     )
-    rule = (
-        alt.Chart(rows)
-        .mark_rule(color=palette.GUIDE_COLOR, strokeDash=[2, 2])
-        .encode(x=x.x("x"), tooltip=[alt.Tooltip("text:N", title="restart")])
+    rule = spec.layer(
+        _rows(rows),
+        {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2]},
+        {"x": _x(x), "tooltip": [_tip("text", "restart")]},
     )
     places = [
         _restart_place(plot.px(vx), text, plot, dots, steps)
@@ -606,17 +609,16 @@ def _restart_rules(
     labels = []
     for align, top in dict.fromkeys(places):
         part = rows[[p == (align, top) for p in places]]
-        labels.append(
-            alt.Chart(part)
-            .mark_text(
-                align=align,
-                baseline="top",
-                dx=3 if align == "left" else -3,
-                fontSize=RESTART_FONT,
-                color=palette.GUIDE_COLOR,
-            )
-            .encode(x=x.x("x"), y=alt.value(top), text=alt.Text("text:N"))
-        )
+        mark = {
+            "type": "text",
+            "align": align,
+            "baseline": "top",
+            "color": palette.GUIDE_COLOR,
+            "dx": 3 if align == "left" else -3,
+            "fontSize": RESTART_FONT,
+        }
+        encoding = {"x": _x(x), "y": {"value": top}, "text": _tip("text")}
+        labels.append(spec.layer(_rows(part), mark, encoding))
     return [rule, *labels]
 
 
@@ -624,8 +626,12 @@ _PAUSED_TIPS = ("paused", "paused from", "paused until", "its watermark", "max a
 
 
 def _paused_layer(
-    paused: list[tuple[str, PausedSpan]], x: TimeAxis, t_end: int, height: int, color: alt.Color
-) -> alt.Chart:
+    paused: list[tuple[str, PausedSpan]],
+    x: TimeAxis,
+    t_end: int,
+    height: int,
+    color: dict[str, Any],
+) -> spec.ChartDict:
     """Paused-for-alignment spans: a strip per line along the bottom (one row per line, in
     the order the lines were first paused), in the line's colour."""
     rows = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
@@ -644,17 +650,17 @@ def _paused_layer(
             "group": [s.group for _, s in paused],
         }
     )
-    return (
-        alt.Chart(data)
-        .mark_rect(opacity=0.75)
-        .encode(
-            x=x.x("x"),
-            x2=alt.X2("x2"),
-            y=alt.Y("y:Q", scale=None, axis=None),
-            y2=alt.Y2("y2"),
-            color=color,
-            tooltip=[alt.Tooltip(f"{name}:N") for name in _PAUSED_TIPS],
-        )
+    return spec.layer(
+        _rows(data),
+        {"type": "rect", "opacity": 0.75},
+        {
+            "x": _x(x),
+            "x2": {"field": "x2"},
+            "y": {"axis": None, "field": "y", "scale": None, "type": "quantitative"},
+            "y2": {"field": "y2"},
+            "color": color,
+            "tooltip": [_tip(name) for name in _PAUSED_TIPS],
+        },
     )
 
 
@@ -677,12 +683,42 @@ def _span_data(spans: list[dict[str, Any]], x: TimeAxis) -> pd.DataFrame:
     )
 
 
-def _span_tips() -> list[alt.Tooltip]:
-    return [
-        alt.Tooltip("line:N", title="idle"),
-        alt.Tooltip("idle from:N"),
-        alt.Tooltip("idle until:N"),
-    ]
+def _span_tips() -> list[dict[str, Any]]:
+    return [_tip("line", "idle"), _tip("idle from"), _tip("idle until")]
+
+
+def _tip(field: str, title: str | None = None) -> dict[str, Any]:
+    """A nominal tooltip channel of ``field`` (titled ``title``)."""
+    return (
+        {"field": field, "type": "nominal"}
+        if title is None
+        else {
+            "field": field,
+            "title": title,
+            "type": "nominal",
+        }
+    )
+
+
+def _x(x: TimeAxis) -> dict[str, Any]:
+    """The x channel of field "x" on ``x`` (keys in Altair's order, as its ``alt.X`` writes
+    them)."""
+    return {
+        "axis": dict(sorted(x.axis().items())),
+        "field": "x",
+        "scale": _scale(x),
+        "type": "quantitative",
+    }
+
+
+def _scale(axis: TimeAxis) -> dict[str, Any]:
+    return {"domain": [axis.lo, axis.hi], "nice": False, "zero": False}
+
+
+def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A frame's rows as a layer's data: JSON values, as Altair's data transformer writes a
+    DataFrame (``alt.to_values``)."""
+    return alt.to_values(frame)["values"]
 
 
 def _vertices(

@@ -36,20 +36,17 @@ runs wherever the chart is drawn — JupyterLab's widget (``ExplorerChart``, an
 and ``make lessons`` pages (no page script, so nothing to add to their
 Content-Security-Policy; expressions run under ``ast: true``).
 Vega-Lite copies a variable parameter's ``on`` into the Vega signal but its JSON schema does
-not list it, so Altair would refuse it: the chart is a ``ScrubberChart``, whose ``to_dict``
-adds the two handlers after Altair's validation, from what ``usermeta.winviz.replay`` says
-(``with_replay``).
+not list it: they are added to the spec after it is validated, from what
+``usermeta.winviz.replay`` says (``spec.with_replay``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-import altair as alt
 import numpy as np
 
 from winviz.viz import idle, palette, scale, spec
-from winviz.viz.explorer_chart import ExplorerChart
 from winviz.viz.fates import element_fate_columns
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
@@ -76,6 +73,7 @@ REPLAY_SECONDS = 10.0
 """Replay: the default time, in seconds, from the first processing time to the last."""
 
 
+@spec.chart_function
 @gc_paused
 def scrubber(
     trace: Any,
@@ -89,7 +87,7 @@ def scrubber(
     width: int = palette.WIDTH,
     height: int = palette.HEIGHT,
     view: Literal["timeline", "skew", "auto"] = "timeline",
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """The timeline at processing time ``t``, with a slider for ``t`` (see the module
     docstring). ``at``: the slider's start value (default: the last processing time, i.e. the
     whole run). ``future``: elements not yet arrived at ``t`` are drawn faint ("fade") or not
@@ -137,7 +135,7 @@ def scrubber(
             height,
         )
     except TraceInputError as exc:
-        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="scrubber")
+        return palette.input_card(exc, chart="scrubber")
 
 
 SCRUBBER_PARTS: dict[str, tuple[str, ...] | None] = {
@@ -158,7 +156,7 @@ def _scrubber(
     replay_seconds: float | None,
     width: int,
     height: int,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     view.read_parts(SCRUBBER_PARTS)
     op = pick_operator(view, operator)
     # element_fates as columns (no DataFrame: only a few columns are read, then binned)
@@ -251,7 +249,7 @@ def skew_scrubber(
     width: int,
     height: int,
     chosen: str | None = None,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """The skew mode: the skew chart (``skew.skew_of_view``: x processing time, y processing
     time − event time, under the watermark lag) as it stood at processing time t — elements
     (binned cells: once their mean processing time is reached), the lag line and firings up
@@ -262,11 +260,11 @@ def skew_scrubber(
     from winviz.viz.skew import skew_of_view  # skew.py imports timeline, as this module
 
     chart = skew_of_view(view, op, max_points, width, height)
-    meta = chart.usermeta["winviz"] if chart.usermeta is not alt.Undefined else {}
+    meta = chart["usermeta"]["winviz"]
     if meta.get("status") != "ok":
         return chart
-    layers = list(chart.layer)
-    enc = layers[0].encoding
+    layers = chart["layer"]
+    enc = layers[0]["encoding"]
     (x_lo, x_hi), (y_lo, y_hi) = enc["x"]["scale"]["domain"], enc["y"]["scale"]["domain"]
     kind = palette.time_axis("processing time", [x_lo, x_hi]).kind
     x = TimeAxis("processing time", kind, x_lo, x_hi)
@@ -276,11 +274,11 @@ def skew_scrubber(
     )
     binned = False
     for layer in layers:
-        rows = layer.data.values
+        rows = spec.rows(layer)
         if not rows or rows[0].get("kind") not in _SKEW_TIMED:
             continue
         binned |= rows[0].get("kind") == "elements (binned)"
-        layer.transform = [{"filter": f"datum.x <= {PARAM}"}]
+        layer["transform"] = [{"filter": f"datum.x <= {PARAM}"}]
     if binned:
         notes.append("a binned mark shows once its cell's mean processing time is reached")
     t_lo, t_hi = _time_range(layers, x_lo, x_hi)
@@ -320,15 +318,10 @@ _SKEW_TIMED = ("element", "elements (binned)", "watermark lag", "label")
 """The skew chart's layers drawn up to t (their x is a processing time)."""
 
 
-def _time_range(layers: list[alt.Chart], lo: int, hi: int) -> tuple[int, int]:
+def _time_range(layers: list[spec.ChartDict], lo: int, hi: int) -> tuple[int, int]:
     """The slider's range: the smallest and largest processing time (x) of the skew chart's
     elements and lag line (within the axis [lo, hi])."""
-    xs = [
-        r["x"]
-        for layer in layers
-        for r in (layer.data.values or [])
-        if r.get("kind") in _SKEW_TIMED
-    ]
+    xs = [r["x"] for layer in layers for r in (spec.rows(layer)) if r.get("kind") in _SKEW_TIMED]
     return (max(lo, int(min(xs))), min(hi, int(max(xs)))) if xs else (lo, hi)
 
 
@@ -352,64 +345,6 @@ def replay_settings(t_lo: int, t_hi: int, step: int, seconds: float) -> dict[str
     }
 
 
-def replay_handlers(settings: dict[str, Any]) -> tuple[list[dict], list[dict]]:
-    """The Vega event handlers of replay: (those of ``t``, those of ``play``). Every number
-    comes from ``replay_settings`` (ints), every name is a constant of this module: no
-    expression holds anything from a trace."""
-    t, play = settings["param"], settings["switch"]
-    lo, hi, inc = (int(settings[k]) for k in ("min", "max", "step"))
-    tick = {"type": "timer", "throttle": int(settings["tick_ms"])}
-    on_t = [
-        {
-            "events": tick,
-            # a tick while playing: from the end, start again; else one step, at most to the end
-            "update": f"{play} ? ({t} >= {hi} ? {lo} : min({hi}, {t} + {inc})) : {t}",
-        }
-    ]
-    on_play = [{"events": {"signal": t}, "update": f"{play} && {t} < {hi}"}]  # off at the end
-    return on_t, on_play
-
-
-def with_replay(spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` (a scrubber's Vega-Lite dict, changed in place and returned) with the replay
-    handlers on its ``t`` and ``play`` parameters, when ``usermeta.winviz.replay`` asks for
-    them; other specs are returned as they are."""
-    settings = ((spec.get("usermeta") or {}).get("winviz") or {}).get("replay")
-    if not settings:
-        return spec
-    on_t, on_play = replay_handlers(settings)
-    for param in spec.get("params", []):
-        if param.get("name") == settings["param"]:
-            param["on"] = on_t
-        elif param.get("name") == settings["switch"]:
-            param["on"] = on_play
-    return spec
-
-
-class ScrubberChart(spec.LayerChart):
-    """The scrubber's layered chart: an ``alt.LayerChart`` (checked by the compiled schema,
-    ``spec.LayerChart``) whose ``to_dict`` adds the replay handlers (``with_replay``) after the
-    spec is validated — Vega-Lite passes a parameter's ``on`` through to Vega, but its schema
-    does not list it."""
-
-    def finished(self, spec: dict[str, Any]) -> dict[str, Any]:
-        return with_replay(spec)
-
-    def to_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        return self.finished(super().to_dict(*args, **kwargs))
-
-    def _repr_mimebundle_(self, *args: Any, **kwargs: Any) -> Any:
-        # Altair's "jupyter" renderer rebuilds the chart from the dict with validation, which
-        # would refuse the handlers: give the widget this chart itself, with the options
-        # setup_rendering() enabled it with
-        # (an ExplorerChart: JupyterChart's script can re-tick "play", see explorer_chart)
-        if alt.renderers.active == "jupyter":
-            ExplorerChart.bundle()  # offline, always
-            widget = ExplorerChart(self, embed_options=alt.renderers.options.get("embed_options"))
-            return widget._repr_mimebundle_()
-        return super()._repr_mimebundle_(*args, **kwargs)
-
-
 def _finished(
     layers: list[Any],
     title: str,
@@ -418,7 +353,7 @@ def _finished(
     t: dict[str, Any],
     span: tuple[int, int, int],
     replay_seconds: float | None,
-) -> ScrubberChart:
+) -> spec.ChartDict:
     """A scrubber's layers as its chart (both views): the slider ``t``, the play switch and
     the replay settings when ``replay_seconds`` is given (``span``: the slider's lo, hi and
     step)."""
@@ -427,16 +362,15 @@ def _finished(
         params.append(
             {"name": PLAY_PARAM, "bind": {"input": "checkbox", "name": "play "}, "value": False}
         )
-    chart = spec.layer_chart(  # the layers are made here, for this chart only
-        layers,
-        cls=ScrubberChart,
-        width=size[0],
-        height=size[1],
-        title=palette.title(title, notes),
-        resolve={"scale": {"color": "independent", "shape": "independent"}},
-    )
-    chart.params = [alt.VariableParameter(**p) for p in params]
-    chart = palette.finish(chart, name="scrubber", notes=notes, in_place=True)
+    chart = {
+        "layer": layers,
+        "width": size[0],
+        "height": size[1],
+        "params": params,
+        "title": palette.title(title, notes),
+        "resolve": {"scale": {"color": "independent", "shape": "independent"}},
+    }
+    chart = palette.finish(chart, name="scrubber", notes=notes)
     if replay_seconds is not None:
-        chart.usermeta["winviz"]["replay"] = replay_settings(*span, replay_seconds)
+        chart["usermeta"]["winviz"]["replay"] = replay_settings(*span, replay_seconds)
     return chart

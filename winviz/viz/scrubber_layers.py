@@ -8,7 +8,6 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -125,7 +124,7 @@ def window_rows(view: TraceView, op: str) -> pd.DataFrame:
 
 def window_layer(
     windows: pd.DataFrame, x: TimeAxis, y: TimeAxis, across: bool = False
-) -> alt.Chart | None:
+) -> spec.ChartDict | None:
     """The windows as they stand at t. ``across``: processing-time windows, whose [start,
     end) is processing time: each spans the whole event-time axis (it holds elements of any
     timestamp) over its life."""
@@ -201,7 +200,7 @@ def window_layer(
     return spec.layer(rows, mark, encoding, transform)
 
 
-def idle_layer(spans: list[idle.IdleSpan], x: TimeAxis, y: TimeAxis) -> alt.Chart | None:
+def idle_layer(spans: list[idle.IdleSpan], x: TimeAxis, y: TimeAxis) -> spec.ChartDict | None:
     """The idle periods as they stand at t (``idle.strip_layer``): a span begun by t, drawn
     up to its end or to t, whichever comes first."""
     return idle.strip_layer(
@@ -248,7 +247,7 @@ def firing_layer(
     *,
     across: bool = False,
     skew: bool = False,
-) -> alt.Chart | None:
+) -> spec.ChartDict | None:
     """The firings made by t (``firings.firing_marks``: at the event time of the timer that
     fired them, else the window end, and their processing time), coloured by cause as on the
     timeline ("fired: …", ``palette.FIRED_EVENT``); firings at one point are one mark with
@@ -348,7 +347,7 @@ def _pile_outline(placed: piles.Placement) -> dict[str, Any]:
     return {"strokeWidth": {"condition": {"test": test, "value": 2.5}, "value": 0.5}}
 
 
-def now_layer(x: TimeAxis, y: TimeAxis) -> alt.Chart:
+def now_layer(x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
     return spec.layer(
         [{"kind": "now"}],
         {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]},

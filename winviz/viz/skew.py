@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -41,6 +40,7 @@ from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_tr
 LAG_LABEL = "watermark lag (processing time − watermark)"
 
 
+@spec.chart_function
 @gc_paused
 def skew_chart(
     trace: Any,
@@ -49,7 +49,7 @@ def skew_chart(
     max_points: int = scale.ROW_LIMIT,
     width: int = palette.WIDTH,
     height: int = palette.HEIGHT,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """Each element's event-time skew (processing time − event time) against processing
     time, coloured by fate, under the watermark lag (see the module docstring).
 
@@ -63,7 +63,7 @@ def skew_chart(
         view = open_trace(trace)
         return _skew(view, pick_operator(view, operator), max_points, width, height)
     except TraceInputError as exc:
-        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="skew_chart")
+        return palette.input_card(exc, chart="skew_chart")
 
 
 def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd.DataFrame:
@@ -153,14 +153,14 @@ def skew_of_view(
     height: int,
     *,
     chosen: str | None = None,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """The skew chart of an opened trace (``timeline(view="skew")`` / ``view="auto"``);
     ``chosen``: why the timeline drew it instead (the first subtitle line). Input that cannot
     be drawn gives the skew chart's message card."""
     try:
         return _skew(view, operator, max_points, width, height, chosen)
     except TraceInputError as exc:
-        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="skew_chart")
+        return palette.input_card(exc, chart="skew_chart")
 
 
 class _Binned:
@@ -207,7 +207,7 @@ def _skew(
     width: int,
     height: int,
     chosen: str | None = None,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     elements: pd.DataFrame | _Binned | None = _binned_elements(view, op, max_points)
     if elements is None:
         # key and value texts only for elements drawn one by one (tooltips), not when binned
@@ -314,10 +314,13 @@ def _skew(
                 },
             )
         )
-    chart = spec.layer_chart(  # the layers are made here, for this chart only
-        layers, width=width, height=height, title=palette.title("Event-time skew", notes)
-    )
-    return palette.finish(chart, name="skew_chart", notes=notes, in_place=True)
+    chart = {
+        "layer": layers,
+        "width": width,
+        "height": height,
+        "title": palette.title("Event-time skew", notes),
+    }
+    return palette.finish(chart, name="skew_chart", notes=notes)
 
 
 LABEL_PLACES = tuple(
@@ -423,7 +426,7 @@ def _before_a_step(elements: pd.DataFrame, steps: pd.DataFrame) -> int:
     return n
 
 
-def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -> alt.Chart:
+def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
     rows = [
         {"kind": "watermark lag", "i": i, "part": part, "x": x.clip(t)[0], "y": lag}
         for i, (part, t, lag) in enumerate(vertices)
@@ -492,7 +495,7 @@ def _elements_layer(
     max_points: int,
     notes: list[str],
     again: list[str | None] | None = None,
-) -> alt.Chart | tuple[alt.Chart, alt.Chart]:
+) -> spec.ChartDict | tuple[spec.ChartDict, spec.ChartDict]:
     """The elements' layer; with ``again`` (each element's ``replay.read_again``) where any
     was read again after a restart, it and the layer of those (hollow, around the first
     reading)."""
@@ -558,7 +561,7 @@ def _binned(
     y: TimeAxis,
     max_points: int,
     notes: list[str],
-) -> alt.Chart:
+) -> spec.ChartDict:
     """The elements' layer binned (``scale.bin_points``): their processing times and skews
     (int64 arrays or numeric Series) and fates, the common fate first."""
     frame = pd.DataFrame(

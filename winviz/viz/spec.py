@@ -1,76 +1,56 @@
-"""Vega-Lite layers written as plain dicts over inline rows — the cheap way into Altair.
+"""A winviz chart is a Vega-Lite dict — built one way, from plain dicts, Altair at the edge.
 
-A chart built from pandas DataFrames and Altair channel objects pays, on every build, for
-sanitising each frame, validating each channel object as it is created and deep-copying the
-whole object tree each time a chart is combined or configured. For the same Vega-Lite spec,
-the charts here hand Altair what it would produce anyway:
+Every chart function builds its chart from the rows it derives from the trace:
 
-* ``rows_data`` — a layer's data as a list of plain JSON-ready dicts, wrapped in ``Rows`` (an
-  ``alt.InlineData`` that Altair's copies share instead of duplicating: the rows are never
-  changed after they are built). Altair still moves them to the top-level ``datasets`` under
-  a content hash when the chart is converted, as it does for a DataFrame, and the row limit
-  still applies: ``rows_data`` runs Altair's own ``limit_rows`` check with the active data
-  transformer's ``max_rows`` (``MaxRowsError`` above 5,000 rows unless the user changed it);
-* ``layer`` — an ``alt.Chart`` of one mark from dicts (``mark``, ``encoding``, optionally
-  ``transform``), exactly the dicts ``Chart.mark_*(...).encode(...).transform_*(...)`` would
-  serialise to;
-* ``layer_chart`` — the layered chart of such layers (``alt.LayerChart``'s own constructor:
-  its copies of a layer share the layer's rows, see ``Rows``);
+* ``layer`` — one layer (a Vega-Lite unit spec): a mark (``{"type": …}``) drawn from a list
+  of JSON-ready row dicts (inline data, ``{"values": rows}``) with Vega-Lite channel dicts,
+  optionally after ``transform`` steps. The row limit of Altair's data transformer applies
+  (``limit_rows``: ``MaxRowsError`` above 5,000 rows unless the user raised it);
+* a layered or concatenated chart is a dict too — ``{"layer": [layer, …], "width": …}``,
+  ``{"hconcat": [chart, …], …}`` — written by the chart function as Vega-Lite has it (a
+  selection parameter already on the top-level chart, with the ``views`` it applies to);
 * ``tooltips`` — tooltip channel dicts for the columns of some rows.
 
-* ``chart_dict`` / ``altair_dict`` — a finished chart's whole Vega-Lite dict written
-  directly from its objects: ``chart_dict`` names the datasets ``rows-N`` (an explorer's
-  slider moves), ``altair_dict`` as Altair does (``to_dict`` of a winviz chart,
-  ``winviz.viz.validation``).
+Two writers finish a chart dict as Altair's ``to_dict`` would (``$schema``, the active
+theme, each layer's rows moved to the top-level ``datasets``):
 
-The whole spec is still validated against the Vega-Lite schema by ``to_dict()``, once.
+* ``chart_dict`` — datasets named ``rows-N`` by position: what an explorer sends to its
+  widget on every slider move (``winviz.viz.explore``);
+* ``altair_dict`` — datasets named as Altair names them (``data-`` and a hash of the rows):
+  the ``to_dict()`` of a winviz chart.
 
-Altair is used only through its public API: its chart and schema classes and their
-constructors; a chart's properties read by name (``chart["width"]``) in the order of its
-Vega-Lite class's constructor, the order Altair's ``to_dict`` writes them; ``to_dict`` for
-any other schema object; ``debug_mode``. No private name of Altair's
+At the public edge, ``chart_function`` makes a chart function's dict an Altair chart
+(``altair_chart``: ``Chart``, ``LayerChart``, ``HConcatChart``, ``VConcatChart`` — Altair's
+classes, whose ``to_dict`` is ``altair_dict``, checked once against the Vega-Lite schema,
+compiled: ``winviz.viz.validation``), which users display, save, configure or combine as any
+Altair chart; the explorer takes the dicts themselves (``chart_function``'s ``vega_lite``).
+
+Altair is used only through its public API: its chart and schema classes, their
+constructors and properties read and set by name (``chart["width"]``), in the order of the
+Vega-Lite class's constructor (the order Altair's ``to_dict`` writes them); ``to_dict`` for
+any other schema object; ``debug_mode``; ``limit_rows``. No private name of Altair's
 (``tests/test_viz_altair_public.py`` scans the package for them).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
 from collections.abc import Callable
-from functools import cache
 from itertools import repeat
 from typing import Any
 
 import altair as alt
 import jsonschema
-import narwhals.stable.v1 as nw
-import pandas as pd
 from altair.utils.schemapi import SchemaBase, SchemaValidationError, debug_mode
 
 from winviz.viz import scale, validation
+from winviz.viz.explorer_chart import ExplorerChart
 
-
-class Rows(alt.InlineData):
-    """Inline data rows (Vega-Lite ``InlineData``) shared, not copied, by chart copies.
-
-    Altair deep-copies a chart (every layer, every row) whenever it is layered, configured or
-    given properties; the rows of a winviz layer are built once and never changed, so a copy
-    may share them (Python's ``__deepcopy__``, which Altair's copies honour). The values are
-    JSON-ready (int, float, str, bool, None) and checked by ``limit_rows``, not by the schema
-    as they are made (``rows_data``)."""
-
-    def __deepcopy__(self, memo: Any = None) -> Rows:
-        return self
-
-
-def rows_data(rows: list[dict[str, Any]]) -> Rows:
-    """The rows as a layer's data; raises Altair's ``MaxRowsError`` when they exceed the active
-    data transformer's ``max_rows`` (5,000 by default; winviz reduces layers before this)."""
-    max_rows = alt.data_transformers.options.get("max_rows", scale.ROW_LIMIT)
-    alt.limit_rows({"values": rows}, max_rows=max_rows)
-    with debug_mode(False):  # (validated with the whole spec by ``to_dict()``)
-        return Rows(values=rows)
+ChartDict = dict[str, Any]
+"""A Vega-Lite chart as a dict (layers and sub-charts dicts too, rows inline)."""
 
 
 def layer(
@@ -78,24 +58,23 @@ def layer(
     mark: dict[str, Any],
     encoding: dict[str, Any],
     transform: list[dict[str, Any]] | None = None,
-) -> alt.Chart:
+) -> ChartDict:
     """One layer: ``mark`` (a Vega-Lite mark definition with ``type``) drawn from ``rows``,
-    after the Vega-Lite ``transform`` steps, if any. The channels are Vega-Lite dicts,
-    validated with the whole spec by ``to_dict()``, not one by one as they are made."""
-    data = rows_data(rows)
-    with debug_mode(False):
-        chart = alt.Chart(data=data, mark=mark, encoding=alt.FacetedEncoding(**encoding))
+    after the Vega-Lite ``transform`` steps, if any. Raises Altair's ``MaxRowsError`` when
+    the rows exceed the active data transformer's ``max_rows`` (5,000 by default; winviz
+    reduces layers before this). The dicts are validated with the whole spec by
+    ``to_dict()``, not one by one as they are made."""
+    max_rows = alt.data_transformers.options.get("max_rows", scale.ROW_LIMIT)
+    alt.limit_rows({"values": rows}, max_rows=max_rows)
+    out = {"data": {"values": rows}, "mark": mark, "encoding": encoding}
     if transform:
-        chart.transform = transform
-    return chart
+        out["transform"] = transform
+    return out
 
 
-def layer_chart(
-    layers: list[alt.Chart], cls: type[alt.LayerChart] = alt.LayerChart, **kwargs: Any
-) -> alt.LayerChart:
-    """``cls(layer=layers, **kwargs)``: the layered chart (an ``alt.LayerChart``, or the
-    subclass ``cls``) of the layers, with the chart's properties ``kwargs``."""
-    return cls(layer=list(layers), **kwargs)
+def rows(chart: ChartDict) -> list[dict[str, Any]]:
+    """The rows a layer draws (its inline data)."""
+    return chart["data"]["values"]
 
 
 def field_type(rows: list[dict[str, Any]], column: str) -> str:
@@ -122,12 +101,12 @@ def tooltips(
     return [{"field": c, "type": known.get(c) or field_type(rows, c)} for c in cols]
 
 
-# -- winviz's chart classes: Altair's, with to_dict written here and checked compiled --------
+# -- the public edge: a chart dict as an Altair chart ------------------------------------------
 
 
 class _CompiledCheck:
-    """``validate`` of a winviz chart: the compiled check, then Altair's on a rejection; and
-    ``to_dict`` writing Altair's dict directly (``altair_dict``)."""
+    """A winviz chart: ``to_dict`` writes Altair's dict directly (``altair_dict``) and
+    ``validate`` asks the compiled check first, then Altair's on a rejection."""
 
     @classmethod
     def validate(cls, instance: dict[str, Any], schema: dict[str, Any] | None = None) -> None:
@@ -144,10 +123,10 @@ class _CompiledCheck:
         ignore: list[str] | None = None,
         context: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Altair's ``to_dict``: the same dict, written by ``altair_dict`` (the chart's
-        own objects, no copies of the chart; a few times faster) and checked as Altair checks
-        it; any other call (another format, ``ignore``, a ``context`` — the chart inside
-        another) or a chart that writer does not cover goes to Altair's ``to_dict``."""
+        """Altair's ``to_dict``: the same dict, written by ``altair_dict`` (no copies of the
+        chart; a few times faster) and checked as Altair checks it; any other call (another
+        format, ``ignore``, a ``context`` — the chart inside another) or a chart that writer
+        does not cover goes to Altair's ``to_dict``."""
         if format == "vega-lite" and not ignore and context is None:
             spec = altair_dict(self, self._check if validate else None)  # type: ignore[arg-type]
             if spec is not None:
@@ -163,49 +142,128 @@ class _CompiledCheck:
         except jsonschema.ValidationError as err:
             raise SchemaValidationError(self, err) from None  # type: ignore[arg-type]
 
-    def finished(self, spec: dict[str, Any]) -> dict[str, Any]:
-        """The chart's dict as its ``to_dict`` gives it, from the dict ``chart_dict`` wrote:
-        the same here; a subclass that adds to Altair's dict adds the same (the scrubber's
-        replay handlers, ``scrubber.ScrubberChart``)."""
-        return spec
+    def _repr_mimebundle_(self, *args: Any, **kwargs: Any) -> Any:
+        # Altair's "jupyter" renderer rebuilds the chart from its dict (``from_dict``, which
+        # validates it again and refuses a parameter's event handlers): give the widget this
+        # chart itself, with the embed options setup_rendering() enabled the renderer with.
+        # The widget is an ExplorerChart (always offline): JupyterChart's own page script can
+        # re-tick a scrubber's "play" just unticked (see winviz.viz.explorer_chart).
+        if alt.renderers.active == "jupyter":
+            ExplorerChart.bundle()
+            embed_options = alt.renderers.options.get("embed_options")
+            return ExplorerChart(self, embed_options=embed_options)._repr_mimebundle_()
+        return super()._repr_mimebundle_(*args, **kwargs)  # type: ignore[misc]
 
 
 class Chart(_CompiledCheck, alt.Chart):
-    """An ``alt.Chart`` validated by the compiled check (see ``winviz.viz.validation``)."""
+    """A winviz ``alt.Chart`` (``_CompiledCheck``)."""
 
 
 class LayerChart(_CompiledCheck, alt.LayerChart):
-    """An ``alt.LayerChart`` validated by the compiled check (see ``winviz.viz.validation``)."""
+    """A winviz ``alt.LayerChart`` (``_CompiledCheck``)."""
 
 
 class HConcatChart(_CompiledCheck, alt.HConcatChart):
-    """An ``alt.HConcatChart`` validated by the compiled check (see ``winviz.viz.validation``)."""
+    """A winviz ``alt.HConcatChart`` (``_CompiledCheck``)."""
 
 
 class VConcatChart(_CompiledCheck, alt.VConcatChart):
-    """An ``alt.VConcatChart`` validated by the compiled check (see ``winviz.viz.validation``)."""
+    """A winviz ``alt.VConcatChart`` (``_CompiledCheck``)."""
 
 
-_CHECKED: dict[type, type] = {
-    alt.Chart: Chart,
-    alt.LayerChart: LayerChart,
-    alt.HConcatChart: HConcatChart,
-    alt.VConcatChart: VConcatChart,
+CHECKED_CHARTS = (Chart, LayerChart, HConcatChart, VConcatChart)
+"""The winviz chart classes."""
+
+_KINDS: dict[str, tuple[type, type]] = {
+    "layer": (alt.LayerChart, LayerChart),
+    "hconcat": (alt.HConcatChart, HConcatChart),
+    "vconcat": (alt.VConcatChart, VConcatChart),
+    "concat": (alt.ConcatChart, alt.ConcatChart),
 }
+"""A compound chart's key → (the Altair class of such a sub-chart, of such a top chart)."""
 
 
-CHECKED_CHARTS = tuple(_CHECKED.values())
-"""The winviz chart classes (``Chart``, ``LayerChart``, ``HConcatChart``, ``VConcatChart``)."""
-
-
-def validated(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """``chart`` (a finished top-level chart of one of Altair's four classes) as the winviz
-    class of that kind, so ``to_dict()`` checks it with the compiled validator; other classes
-    are left as they are. Changed in place; returned."""
-    cls = _CHECKED.get(type(chart))
-    if cls is not None:
-        object.__setattr__(chart, "__class__", cls)  # (SchemaBase.__setattr__ sets a property)
+def altair_chart(spec: ChartDict, *, top: bool = True) -> alt.TopLevelMixin:
+    """The Altair chart of a chart dict: each (sub)chart an object of its Altair class (the
+    winviz class at the top, ``top``) with the dict's properties set by name; parameters and
+    encodings as Altair's objects (what ``alt.JupyterChart``, Altair's layering and copies
+    read). Its ``to_dict()`` is ``altair_dict`` of ``spec``."""
+    kind = next((k for k in _KINDS if k in spec), None)
+    cls = (Chart if top else alt.Chart) if kind is None else _KINDS[kind][top]
+    with debug_mode(False):  # (validated with the whole spec by ``to_dict()``)
+        chart = cls()
+        for key, value in spec.items():
+            if key == kind:
+                value = [altair_chart(c, top=False) for c in value]
+            elif key == "params":
+                value = [_parameter(p) for p in value]
+            elif key == "encoding":  # (what Altair's layering and copies read)
+                value = alt.FacetedEncoding(**value)
+            chart[key] = value
     return chart
+
+
+def _parameter(param: dict[str, Any]) -> SchemaBase:
+    """A parameter dict as Altair's object: a selection (with ``views``: the top level's) or
+    a variable."""
+    if "select" not in param:
+        return alt.VariableParameter(**param)
+    if "views" in param:
+        return alt.TopLevelSelectionParameter(**param)
+    return alt.SelectionParameter(**param)
+
+
+def chart_function(fn: Callable[..., ChartDict]) -> Callable[..., alt.TopLevelMixin]:
+    """The public chart function of ``fn`` (a function → chart dict): the same arguments, the
+    Altair chart (``altair_chart``); ``fn`` itself stays its ``vega_lite`` attribute."""
+
+    @functools.wraps(fn)
+    def public(*args: Any, **kwargs: Any) -> alt.TopLevelMixin:
+        return altair_chart(fn(*args, **kwargs))
+
+    public.vega_lite = fn  # type: ignore[attr-defined]
+    signature = inspect.signature(fn).replace(return_annotation="alt.TopLevelMixin")
+    public.__signature__ = signature  # type: ignore[attr-defined]
+    return public
+
+
+# -- the replay's event handlers, which Vega-Lite passes to Vega but its schema does not list --
+
+
+def replay_handlers(settings: dict[str, Any]) -> tuple[list[dict], list[dict]]:
+    """The Vega event handlers of replay: (those of ``t``, those of ``play``). Every number
+    comes from ``scrubber.replay_settings`` (ints), every name one of its constants: no
+    expression holds anything from a trace."""
+    t, play = settings["param"], settings["switch"]
+    lo, hi, inc = (int(settings[k]) for k in ("min", "max", "step"))
+    tick = {"type": "timer", "throttle": int(settings["tick_ms"])}
+    on_t = [
+        {
+            "events": tick,
+            # a tick while playing: from the end, start again; else one step, at most to the end
+            "update": f"{play} ? ({t} >= {hi} ? {lo} : min({hi}, {t} + {inc})) : {t}",
+        }
+    ]
+    on_play = [{"events": {"signal": t}, "update": f"{play} && {t} < {hi}"}]  # off at the end
+    return on_t, on_play
+
+
+def with_replay(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` (a scrubber's Vega-Lite dict, changed in place and returned) with the replay
+    handlers on its ``t`` and ``play`` parameters, when ``usermeta.winviz.replay`` asks for
+    them (``winviz.viz.scrubber.replay_settings``); other specs are returned as they are.
+    Added after the spec is validated (``_written``): Vega-Lite copies a variable parameter's
+    ``on`` into its Vega signal, but its schema does not list it."""
+    settings = ((spec.get("usermeta") or {}).get("winviz") or {}).get("replay")
+    if not settings:
+        return spec
+    on_t, on_play = replay_handlers(settings)
+    for param in spec.get("params", []):
+        if param.get("name") == settings["param"]:
+            param["on"] = on_t
+        elif param.get("name") == settings["switch"]:
+            param["on"] = on_play
+    return spec
 
 
 # -- the Vega-Lite dict of a chart, without Altair's to_dict ---------------------------------------
@@ -214,55 +272,46 @@ ROWS_PREFIX = "rows-"
 """Prefix of the dataset names ``chart_dict`` gives: ``rows-1``, ``rows-2``, … in the order
 the layers' rows are first met (depth first, a chart's own data before its children's)."""
 
-_CHARTS = (
-    alt.Chart,
-    alt.LayerChart,
-    alt.VConcatChart,
-    alt.HConcatChart,
-    alt.ConcatChart,
-    *CHECKED_CHARTS,  # the same charts, checked by the compiled schema
-)
-_UNIT_CHARTS = (alt.Chart, Chart)
-
 
 class _Fallback(Exception):
     """Something ``chart_dict`` does not write itself: Altair's ``to_dict`` does it."""
 
 
-def chart_dict(chart: alt.TopLevelMixin) -> dict[str, Any]:
-    """The Vega-Lite dict of ``chart`` — the same content as ``chart.to_dict(validate=False)``,
-    written directly from the chart's objects. What an explorer sends to its widget on every
-    slider move (``winviz.viz.explore``).
+def chart_dict(chart: ChartDict | alt.TopLevelMixin) -> dict[str, Any]:
+    """The Vega-Lite dict of ``chart`` (a chart dict or an Altair chart) — the same content as
+    ``to_dict(validate=False)`` of its Altair chart. What an explorer sends to its widget on
+    every slider move (``winviz.viz.explore``).
 
     Altair's ``to_dict`` names every layer's inline rows by a SHA-256 hash of their JSON text
-    (``data-<hash>``: about half its time at 2,000 events) and walks every schema object
-    through its generic converter. Here each distinct rows list (``Rows``, shared by identity
-    between Altair's chart copies) is named by its position instead (``ROWS_PREFIX``: ``rows-1``,
-    ``rows-2``, …; deterministic for the same chart), so **the dataset names differ** from
-    ``to_dict``'s — every other key, mark, encoding, parameter and data row is the same (a
-    chart without data of its own or its parents' gets Altair's ``empty`` dataset ``[{}]``,
-    as ``to_dict`` does). Two different rows lists of equal content are two datasets here
-    (``to_dict`` shares one): resolving every ``{"name": …}`` to its rows gives the same spec.
+    (``data-<hash>``: about half its time at 2,000 events). Here each distinct rows list (by
+    identity) is named by its position instead (``ROWS_PREFIX``: ``rows-1``, ``rows-2``, …;
+    deterministic for the same chart), so **the dataset names differ** from ``to_dict``'s —
+    every other key, mark, encoding, parameter and data row is the same (a chart without data
+    of its own or its parents' gets Altair's ``empty`` dataset ``[{}]``, as ``to_dict`` does).
+    Two different rows lists of equal content are two datasets here (``to_dict`` shares one):
+    resolving every ``{"name": …}`` to its rows gives the same spec.
 
-    Charts this does not cover — data other than inline rows (a DataFrame, ``alt.Data``, a
-    URL), a facet or repeat chart, the data transformer's dataset consolidation turned off or
-    VegaFusion on — are converted by ``to_dict(validate=False)`` itself (its hash names)."""
+    Altair charts this does not cover — data other than inline rows (a DataFrame,
+    ``alt.Data``, a URL), a facet or repeat chart, the data transformer's dataset
+    consolidation turned off or VegaFusion on — are converted by ``to_dict(validate=False)``
+    itself (its hash names)."""
     spec = _written(chart, None, None)
     if spec is None:
+        if isinstance(chart, dict):
+            chart = altair_chart(chart)
         return chart.to_dict(validate=False)
-    return chart.finished(spec) if isinstance(chart, _CompiledCheck) else spec
+    return spec
 
 
 def altair_dict(
-    chart: alt.TopLevelMixin, check: Callable[[dict[str, Any]], None] | None = None
+    chart: ChartDict | alt.TopLevelMixin, check: Callable[[dict[str, Any]], None] | None = None
 ) -> dict[str, Any] | None:
-    """Altair's ``chart.to_dict()`` — the same dict, key for key and in the same order, each
-    dataset named as Altair names it (``data-`` and a SHA-256 of its rows' JSON: Altair's own
-    ``dataset_name``) — written directly from the chart's objects, as ``chart_dict`` writes
-    it (no generic converter, no copies of the chart). ``check``, when given, is called with
-    the spec before ``$schema``, the theme and the datasets are added, the dict Altair
-    validates. None for a chart ``chart_dict`` does not cover (then only Altair's
-    ``to_dict`` writes it)."""
+    """Altair's ``to_dict()`` of the chart — the same dict, key for key and in the same order,
+    each dataset named as Altair names it (``data-`` and a SHA-256 of its rows' JSON:
+    ``dataset_name``) — written directly, as ``chart_dict`` writes it (no generic converter,
+    no copies of the chart). ``check``, when given, is called with the spec before
+    ``$schema``, the theme and the datasets are added, the dict Altair validates. None for a
+    chart ``chart_dict`` does not cover (then only Altair's ``to_dict`` writes it)."""
     return _written(chart, dataset_name, check)
 
 
@@ -276,7 +325,7 @@ def dataset_name(values: list[Any]) -> str:
     return "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-@cache
+@functools.cache
 def _vega_lite_class(cls: type) -> type | None:
     """The Vega-Lite schema class an Altair class is built on (``alt.LayerChart`` →
     ``TopLevelLayerSpec``): the first class of its MRO generated from the schema (None:
@@ -291,26 +340,11 @@ def _definition(cls: type) -> str:
     return "" if schema_class is None else f"#/definitions/{schema_class.__name__}"
 
 
-@cache
-def _walkable(cls: type) -> bool:
-    """Whether ``_Writer`` writes an object of this class from its properties (read as
-    attributes, ``_properties``), as Altair's ``to_dict`` would: a Vega-Lite object (not a
-    chart) whose class converts it with ``SchemaBase.to_dict`` and is made from named
-    properties only (an object schema: its constructor takes no positional value)."""
-    if not issubclass(cls, SchemaBase) or issubclass(cls, alt.TopLevelMixin):
-        return False
-    schema_class = _vega_lite_class(cls)
-    if schema_class is None or cls.to_dict is not SchemaBase.to_dict:  # channels (shorthand)…
-        return False
-    params = inspect.signature(schema_class.__init__).parameters.values()
-    return not any(p.kind is p.VAR_POSITIONAL for p in params)
-
-
-@cache
+@functools.cache
 def _properties(cls: type) -> tuple[str, ...]:
-    """The Vega-Lite properties of an Altair chart class in the order its ``to_dict`` writes
-    them: its schema class's constructor parameters (``alt.Chart``: ``data``, ``mark``, then
-    the others in alphabetical order)."""
+    """The Vega-Lite properties of an Altair class in the order its ``to_dict`` writes them:
+    its schema class's constructor parameters (``alt.Chart``: ``data``, ``mark``, then the
+    others in alphabetical order)."""
     schema_class = _vega_lite_class(cls)
     if schema_class is None:
         raise _Fallback
@@ -318,8 +352,20 @@ def _properties(cls: type) -> tuple[str, ...]:
     return tuple(p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.name != "self")
 
 
+def _in_order(props: dict[str, Any], cls: type) -> dict[str, Any]:
+    """``props`` in the order Altair's ``to_dict`` writes the properties of ``cls``."""
+    order = _properties(cls)
+    out = {k: props[k] for k in order if k in props}
+    if len(out) < len(props):
+        out.update((k, v) for k, v in props.items() if k not in out)
+    return out
+
+
+_COMPOUND = {alt.LayerChart: "layer", alt.HConcatChart: "hconcat", alt.VConcatChart: "vconcat"}
+
+
 def _written(
-    chart: alt.TopLevelMixin,
+    chart: ChartDict | alt.TopLevelMixin,
     name_of: Callable[[list[Any]], str] | None,
     check: Callable[[dict[str, Any]], None] | None,
 ) -> dict[str, Any] | None:
@@ -340,6 +386,7 @@ def _written(
         return None
     if check is not None:
         check(spec)
+    with_replay(spec)
     if "$schema" not in spec:
         spec["$schema"] = alt.SCHEMA_URL
     spec = alt.utils.update_nested(theme(), spec, copy=True)
@@ -349,62 +396,61 @@ def _written(
 
 
 class _Writer:
-    """One ``chart_dict`` conversion: the datasets met so far, by the identity of their rows,
-    named by ``name_of`` (None: by their position, ``rows-N``)."""
+    """One conversion: the datasets met so far, by the identity of their rows, named by
+    ``name_of`` (None: by their position, ``rows-N``)."""
 
     def __init__(self, name_of: Callable[[list[Any]], str] | None = None) -> None:
         self.datasets: dict[str, list[Any]] = {}
         self._names: dict[int, str] = {}
         self._name_of = name_of
 
-    def chart(self, chart: Any, data: Any) -> dict[str, Any]:
-        """A (sub)chart; ``data``: the data it inherits (None: none)."""
-        if type(chart) not in _CHARTS and not isinstance(chart, _CompiledCheck):
-            raise _Fallback
-        kwds = _set_properties(chart)
-        own = kwds.get("data", alt.Undefined)
-        if own is alt.Undefined and data is None and type(chart) in _UNIT_CHARTS:
-            own = kwds["data"] = alt.InlineData(values=[{}])  # what Chart.to_dict injects
-        if own is not alt.Undefined:
-            kwds["data"], data = self.data(own)
-        mark = kwds.get("mark")
-        if isinstance(mark, str):
-            kwds["mark"] = {"type": mark}
+    def chart(self, chart: ChartDict | alt.TopLevelMixin, data: Any) -> dict[str, Any]:
+        """A (sub)chart, a dict or an Altair chart; ``data``: the data it inherits (None:
+        none)."""
+        if isinstance(chart, dict):
+            kind = next((k for k in _KINDS if k in chart), None)
+            cls = alt.Chart if kind is None else _KINDS[kind][0]
+            props = _in_order(chart, cls)
+        else:
+            cls = next((c for c in (alt.Chart, *_COMPOUND) if isinstance(chart, c)), None)
+            if cls is None:
+                raise _Fallback
+            kind, props = _COMPOUND.get(cls), _set_properties(chart)
+        if kind is None and data is None and "data" not in props:
+            props = {"data": {"values": [{}]}, **props}  # what Chart.to_dict injects
         out: dict[str, Any] = {}
-        for key, value in kwds.items():
+        for key, value in props.items():
             if key == "data":
-                out[key] = value
-            elif key in ("layer", "vconcat", "hconcat", "concat"):
+                out[key], data = self.data(value)
+            elif key == kind:
                 out[key] = [self.chart(c, data) for c in value]
+            elif key == "mark" and isinstance(value, str):
+                out[key] = {"type": value}
+            elif key == "encoding" and type(value) in (dict, alt.FacetedEncoding):
+                channels = value if type(value) is dict else _set_properties(value)
+                out[key] = self.value(_in_order(channels, alt.FacetedEncoding), data)
             else:
                 out[key] = self.value(value, data)
         return out
 
     def data(self, data: Any) -> tuple[dict[str, Any], Any]:
         """A chart's data as ``{"name": …}`` (its rows go to the top-level datasets) and the
-        data its children and channels see (Altair's ``context["data"]``): inline rows as
-        they are; a pandas DataFrame through the active data transformer, as ``to_dict``
-        converts it."""
-        key = id(data)
-        if isinstance(data, pd.DataFrame):
-            converted = alt.data_transformers.get()(data)
-            if not isinstance(converted, dict) or set(converted) != {"values"}:
-                raise _Fallback
-            values, fmt = converted["values"], alt.Undefined
-            seen = nw.from_native(data, eager_or_interchange_only=True)
-        elif type(data) in (Rows, alt.InlineData) and isinstance(data.values, list):
-            if data.name is not alt.Undefined:
-                raise _Fallback
-            values, fmt, seen = data.values, data.format, data
-            key = id(values)
+        data its children and channels see (Altair's ``context["data"]``): inline rows (a
+        ``{"values": rows}`` dict or ``alt.InlineData``) as they are."""
+        if isinstance(data, dict) and "name" not in data:
+            values, fmt = data.get("values"), data.get("format", alt.Undefined)
+        elif type(data) is alt.InlineData and data.name is alt.Undefined:
+            values, fmt = data.values, data.format
         else:
+            raise _Fallback
+        if not isinstance(values, list):
             raise _Fallback
         if values == [{}]:
             name = "empty"
         else:
-            name = self._names.get(key)
+            name = self._names.get(id(values))
             if name is None:
-                name = self._names[key] = (
+                name = self._names[id(values)] = (
                     f"{ROWS_PREFIX}{len(self._names) + 1}"
                     if self._name_of is None
                     else self._name_of(values)
@@ -413,7 +459,7 @@ class _Writer:
         out: dict[str, Any] = {"name": name}
         if fmt is not alt.Undefined:
             out["format"] = self.value(fmt, None)
-        return out, seen
+        return out, data
 
     def value(self, obj: Any, data: Any) -> Any:
         """Any other value, as Altair's ``to_dict`` converts it: JSON values as they are, dicts
@@ -426,12 +472,6 @@ class _Writer:
             return {k: self.value(v, data) for k, v in obj.items() if v is not alt.Undefined}
         if isinstance(obj, (list, tuple)):
             return [self.value(v, data) for v in obj]
-        if _walkable(type(obj)):  # an object of the schema, e.g. a layer's encoding
-            kwds = _set_properties(obj)
-            mark = kwds.get("mark")
-            if isinstance(mark, str):
-                kwds["mark"] = {"type": mark}
-            return self.value(kwds, data)
         if isinstance(obj, SchemaBase) and not isinstance(obj, alt.TopLevelMixin):
             context: dict[str, Any] = {"datasets": {}, "top_level": False, "pre_transform": False}
             if data is not None:
@@ -444,7 +484,7 @@ class _Writer:
 
 
 def _set_properties(obj: SchemaBase) -> dict[str, Any]:
-    """The properties set on a chart or schema object (not ``Undefined``), read by name
+    """The properties set on a chart or an encoding (not ``Undefined``), read by name
     (``obj[name]``) in the order Altair's ``to_dict`` writes them (``_properties``)."""
     undefined = alt.Undefined
     out: dict[str, Any] = {}

@@ -38,13 +38,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
 from winviz.time import MAX, MIN, format_ms
 from winviz.trace import TraceRecord, split_subtask
-from winviz.viz import palette
+from winviz.viz import palette, spec
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
 from winviz.viz.flow import trace_records
 from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
@@ -89,6 +88,7 @@ class StageWatermarks:
     channels: pd.DataFrame
 
 
+@spec.chart_function
 @gc_paused
 def stage_watermarks(
     trace: Any,
@@ -98,7 +98,7 @@ def stage_watermarks(
     start: int | None = None,
     width: int | None = None,
     height: int | None = None,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """Each operator's input channels, input and output watermark at processing time ``at``
     (every record up to and including that time) or after trace record ``seq``; neither:
     at the end of the trace (see the module docstring). ``trace``: a Trace, its
@@ -112,7 +112,7 @@ def stage_watermarks(
         view = open_trace(trace)
         table = _table(view, at, seq)
     except TraceInputError as exc:
-        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=CHART)
+        return palette.input_card(exc, chart=CHART)
     if start is not None and start.__class__ is not int:
         raise ValueError(f"start {start!r}: expected an int time (ms) or None")
     return _chart(table, at, start, width, height)
@@ -365,7 +365,7 @@ def _chart(
     start: int | None,
     width: int | None,
     height: int | None,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     fmt = relative(start)
     ops_frame = table.operators
     ops = ops_frame["operator"].tolist()
@@ -440,7 +440,7 @@ def _chart(
         notes.append(
             "the trace does not tell what feeds " + ", ".join(map(repr, unknown)) + " (no arrow)"
         )
-    chart = chart.properties(title=palette.title("Input and output watermarks per stage", notes))
+    chart["title"] = palette.title("Input and output watermarks per stage", notes)
     return palette.finish(chart, name=CHART, notes=notes)
 
 

@@ -35,9 +35,8 @@ merges, joins and restarts in ``window_marks.py``; where labels and edge texts g
 boxes) in ``labels.py``; the watermark line, the elements and the diagonal here.
 
 Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
-traces are reduced per layer (scale.py) and the subtitle says how. Layers are written as
-Vega-Lite dicts over plain rows (spec.py): the spec Altair's chart API would build, without
-its per-object validation and deep copies (``bench/viz_bench.py`` times it).
+traces are reduced per layer (scale.py) and the subtitle says how. The chart is a Vega-Lite
+dict over plain rows (spec.py), an Altair chart only at the public edge.
 
 **Long runs** (``view="auto"``, the default). When the elements' event-time disorder is
 negligible against the run's length, the timeline is one thick diagonal and shows nothing of
@@ -55,7 +54,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -120,6 +118,7 @@ SKEW_MIN_ELEMENTS = 1000  # view="auto" never picks the skew chart for this many
 SKEW_SPREAD = 0.02  # ... nor unless their skews spread over less than this share of the run
 
 
+@spec.chart_function
 @trace_view.gc_paused
 def timeline(
     trace: Any,
@@ -132,7 +131,7 @@ def timeline(
     width: int = palette.WIDTH,
     height: int = palette.HEIGHT,
     element_labels: ElementLabel | None = None,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """The event-time × processing-time chart of a trace (see the module docstring).
 
     ``trace``: a Trace, its ``to_pandas()`` frame, or a JobExecutionResult. ``operator``: the
@@ -172,7 +171,7 @@ def timeline(
                 return skew_of_view(tv, op, max_points, width, height, chosen=reason)
         return _timeline(tv, operator, max_points, labels, diagonal, width, height, element_labels)
     except TraceInputError as exc:
-        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="timeline")
+        return palette.input_card(exc, chart="timeline")
 
 
 def auto_view(view: TraceView, operator: str) -> str | None:
@@ -208,7 +207,7 @@ def _timeline(
     width: int,
     height: int,
     element_labels: ElementLabel | None = None,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     view.read_parts(TIMELINE_PARTS)
     op = pick_operator(view, operator)
     elements = fates.element_fate_columns(view, op)
@@ -287,19 +286,19 @@ def _timeline(
         layers += _element_label_layers(element_layer, element_labels, x, y, plot, taken, notes)
     layers = _drawing_order(layers)
     _with_category_scales(layers, _present_categories(layers))
-    chart = spec.layer_chart(  # the layers are made here, for this chart only
-        layers,
-        width=width,
-        height=height,
-        title=palette.title("Timeline", notes),
+    chart = {
+        "layer": layers,
+        "width": width,
+        "height": height,
+        "title": palette.title("Timeline", notes),
         # one "what happened" legend; each reference line (watermark, ideal diagonal,
         # allowed-lateness horizon) its own dash legend
-        resolve={
+        "resolve": {
             "scale": {"color": "shared", "shape": "shared", "strokeDash": "independent"},
             "legend": {"strokeDash": "independent"},
         },
-    )
-    return palette.finish(chart, name="timeline", notes=notes, in_place=True)
+    }
+    return palette.finish(chart, name="timeline", notes=notes)
 
 
 def _axes(
@@ -630,7 +629,7 @@ def _elements(
     max_points: int,
     notes: list[str],
     restarts: Sequence[watermark_steps.Restart] = (),
-) -> tuple[alt.Chart | None, alt.Chart | None]:
+) -> tuple[spec.ChartDict | None, spec.ChartDict | None]:
     """The elements' layer, and the layer of those read again after a restart (``replay``:
     hollow, around their first reading), or None."""
     if elements.empty:
@@ -746,7 +745,7 @@ def _texts(axis: TimeAxis, values: list[Any], column: Any) -> list[str]:
 
 def _binned_elements(
     elements: _Table, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
-) -> alt.Chart:
+) -> spec.ChartDict:
     """``elements``: ``fates.element_fate_columns`` (their fates as codes), or a frame."""
     codes = elements["fate_code"] if isinstance(elements, trace_view.Columns) else None
     cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points, codes)

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import altair as alt
-
-from winviz.viz import piles
+from winviz.viz import piles, spec
 from winviz.viz.labels import Box, Plot, overlaps
 
 EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
@@ -56,12 +54,12 @@ def boxes_of(points: list[dict[str, Any]], px: Plot) -> list[Box]:
 
 
 def labels_off_marks(
-    layers: list[alt.Chart], px: Plot, marks: list[Box], notes: list[str]
-) -> list[alt.Chart]:
+    layers: list[spec.ChartDict], px: Plot, marks: list[Box], notes: list[str]
+) -> list[spec.ChartDict]:
     """The timestamp labels (vertical, left of their rule) that cross no timer event and no
     label kept before them; the others are left to the tooltip (the subtitle says how many)."""
     kept, boxes, left_out = [], [], 0
-    for row in layers[0].data.values:
+    for row in spec.rows(layers[0]):
         box = _vertical_text_box(row, px, 9, 3)
         if any(overlaps(box, b) for b in marks) or any(overlaps(box, b) for b in boxes):
             left_out += 1
@@ -70,7 +68,7 @@ def labels_off_marks(
         kept.append(row)
     if left_out:
         notes.append(f"{left_out} timestamp label(s) left out where they would cross a mark")
-    layers[0].data.values[:] = kept
+    spec.rows(layers[0])[:] = kept
     return layers if kept else []
 
 
@@ -83,13 +81,13 @@ def _vertical_text_box(row: dict[str, Any], px: Plot, font: int, gap: int) -> Bo
 
 
 def watermark_label_off_marks(
-    layers: list[alt.Chart], px: Plot, marks: list[Box]
-) -> list[alt.Chart]:
+    layers: list[spec.ChartDict], px: Plot, marks: list[Box]
+) -> list[spec.ChartDict]:
     """The staircase's "watermark" label (vertical, right of its first step) where it crosses
     no timer event; else left out (the subtitle names the black staircase)."""
     if not layers:
         return []
-    row = layers[0].data.values[0]
+    row = spec.rows(layers[0])[0]
     cx, cy, half = px.px(row["x"]), px.py(row["y"]), 0.3 * 11 * len(row["text"])
     box = (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)
     return [] if any(overlaps(box, b) for b in marks) else layers

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -64,9 +63,11 @@ KEY_OPTIONS = 60  # at most this many keys in the dropdown (the keys with the mo
 AGGREGATE_LIMIT = 1500  # above this many timers: one rule per (domain, timestamp)
 LABEL_LIMIT = 25  # timestamps written when there are at most this many distinct ones
 DX_GAP = 4  # pixels between timers of one timestamp
+QUEUE_VIEW = "queue_points_1"  # the queue panel's points (the view of LINK_PARAM)
 LINK_PARAM = "queue_at"  # the queue panel's pointer: a processing time drawn across the timers
 
 
+@spec.chart_function
 @gc_paused
 def timers_chart(
     trace: Any,
@@ -74,7 +75,7 @@ def timers_chart(
     operator: str | None = None,
     width: int = palette.WIDTH,
     height: int = palette.HEIGHT,
-) -> alt.TopLevelMixin:
+) -> spec.ChartDict:
     """The timers of one operator (default: the first with timer records) at their
     timestamps against processing time, the operator's watermark staircase and the queue
     size (see the module docstring). Bad input gives a message card
@@ -85,7 +86,7 @@ def timers_chart(
         view = open_trace(trace)
         return _timers(view, operator, width, height)
     except TraceInputError as exc:
-        return palette.message_chart(str(exc).split(". ")[0] + ".", str(exc), chart="timers_chart")
+        return palette.input_card(exc, chart="timers_chart")
 
 
 def _pick(view: TraceView, operator: str | None) -> str:
@@ -108,7 +109,7 @@ def _pick(view: TraceView, operator: str | None) -> str:
     return operator
 
 
-def _timers(view: TraceView, operator: str | None, width: int, height: int) -> alt.TopLevelMixin:
+def _timers(view: TraceView, operator: str | None, width: int, height: int) -> spec.ChartDict:
     op = _pick(view, operator)
     records = timer_records(view, op)
     lives = timer_rows(records)
@@ -202,60 +203,65 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> a
     ]
     layers = [layer for layer in layers if layer is not None]
     chart = _two_panels(layers, panel, (width, height), by_key, keys, n_keys, notes)
-    return palette.finish(chart, name="timers_chart", notes=notes, in_place=True)
+    return palette.finish(chart, name="timers_chart", notes=notes)
 
 
 def _two_panels(
-    layers: list[alt.Chart],
-    panel: alt.LayerChart,
+    layers: list[spec.ChartDict],
+    panel: spec.ChartDict,
     size: tuple[int, int],
     by_key: bool,
     keys: list[str],
     n_keys: int,
     notes: list[str],
-) -> alt.HConcatChart:
+) -> spec.ChartDict:
     """The timers panel (``layers``) beside the queue ``panel``, titled with the notes so far;
     with ``keys``, the key dropdown (``KEY_PARAM``) and the layers with a ``key`` column
     filtered by it."""
     width, height = size
     if keys:
         for layer in layers:
-            if layer.data.values and "key" in layer.data.values[0]:
-                layer.transform = [{"filter": f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"}]
-    # the title and scale resolutions given as the charts are made (what ``properties`` and
-    # ``resolve_scale`` set, without another copy of the chart each)
-    main = spec.layer_chart(
-        layers,
-        width=width,
-        height=height,
-        **({} if by_key else {"resolve": _resolve_scales(color="independent")}),
-    )
-    chart = alt.HConcatChart(
-        hconcat=[main, panel],
-        spacing=16,
-        # the subtitle: the notes so far (the dropdown's note below is for usermeta only)
-        title=palette.title("Timers", list(notes)),
-        resolve=_resolve_scales(color="independent", strokeDash="shared", shape="independent"),
-    )
+            if spec.rows(layer) and "key" in spec.rows(layer)[0]:
+                layer["transform"] = [
+                    {"filter": f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"}
+                ]
+    main = {"layer": layers, "width": width, "height": height}
+    if not by_key:
+        main["resolve"] = {"scale": {"color": "independent"}}
+    # the queue panel's pointer selection, on the top-level chart with the view it is made
+    # in (``_queue_panel``), as Altair lifts a layer's selection
+    params: list[dict[str, Any]] = [
+        {
+            "name": LINK_PARAM,
+            "select": {
+                "type": "point",
+                "clear": "pointerout",
+                "fields": ["y"],
+                "nearest": True,
+                "on": "pointerover",
+            },
+            "views": [QUEUE_VIEW],
+        }
+    ]
+    # the subtitle: the notes so far (the dropdown's note below is for usermeta only)
+    title = palette.title("Timers", list(notes))
     if keys:
         options, labels = ["", *keys], ["every key", *keys]
-        chart = chart.add_params(
-            alt.param(
-                name=KEY_PARAM,
-                value="",
-                bind=alt.binding_select(options=options, labels=labels, name="key "),
-            )
-        )
+        bind = {"input": "select", "options": options, "labels": labels, "name": "key "}
+        params.append({"name": KEY_PARAM, "bind": bind, "value": ""})
         notes.append(
             f"{n_keys:,} keys: the dropdown shows one key's timers"
             + (f" (the {len(keys)} keys with the most timers)" if len(keys) < n_keys else "")
         )
-    return chart
-
-
-def _resolve_scales(**scales: str) -> alt.Resolve:
-    """What ``chart.resolve_scale(**scales)`` sets on a chart without a resolve of its own."""
-    return alt.Resolve(scale=alt.ScaleResolveMap(**scales))
+    return {
+        "hconcat": [main, panel],
+        "params": params,
+        "resolve": {
+            "scale": {"color": "independent", "shape": "independent", "strokeDash": "shared"}
+        },
+        "spacing": 16,
+        "title": title,
+    }
 
 
 def _finite(values: pd.Series) -> list[int]:
@@ -518,7 +524,9 @@ def _queue_color() -> dict[str, Any]:
     return {"field": "domain", "type": "nominal", "scale": scale, "legend": None}
 
 
-def _rule_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, by_key: bool) -> alt.Chart:
+def _rule_layer(
+    rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, by_key: bool
+) -> spec.ChartDict:
     if by_key:
         keys = list(dict.fromkeys(r["key"] for r in rows))
         color = {
@@ -549,7 +557,7 @@ def _rule_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, by_key: bo
     )
 
 
-def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> alt.Chart:
+def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
     return spec.layer(
         rows,
         {
@@ -574,7 +582,7 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> alt.Ch
     )
 
 
-def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[alt.Chart]:
+def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
     """Each distinct timestamp written along its first timer's rule (vertical text, on its
     left), when there are at most LABEL_LIMIT of them."""
     first: dict[tuple[Any, Any], dict[str, Any]] = {}
@@ -615,7 +623,7 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
 
 def _watermark_layers(
     steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, restarts: list[Restart]
-) -> list[alt.Chart]:
+) -> list[spec.ChartDict]:
     """The operator's watermark as a staircase (vertices (w_i, t_i), (w_i, t_{i+1}), …, the
     last held to the top edge; a line per run attempt, ``steps_by_attempt``), one point per record
     (tooltips) and a label along its first step."""
@@ -691,7 +699,7 @@ def _watermark_layers(
     return [line, dots, label]
 
 
-def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[alt.Chart]:
+def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
     """Timestamp = processing time, where processing-time timers are drawn against it."""
     if not (lives["domain"] == "processing").any() or x.kind != y.kind:
         return []
@@ -734,7 +742,7 @@ def _size_ticks(rows: list[dict[str, Any]]) -> list[int]:
 
 def _queue_panel(
     queue: pd.DataFrame, y: TimeAxis, t_end: int, height: int, notes: list[str]
-) -> tuple[alt.LayerChart, list[dict[str, Any]]]:
+) -> tuple[spec.ChartDict, list[dict[str, Any]]]:
     """Timers queued per domain against the same processing-time axis: vertices (size_i,
     t_i), (size_i, t_{i+1}), … (the size holds until the next change, and to the end)."""
     steps = queue[~_repeated(queue)]  # queue.drop_duplicates(["domain", "proc_time"], keep="last")
@@ -787,13 +795,9 @@ def _queue_panel(
             "color": _queue_color(),
             "tooltip": spec.tooltips(rows, ["y", "i", "kind"]),
         },
-    ).add_params(
-        alt.selection_point(
-            name=LINK_PARAM, fields=["y"], on="pointerover", nearest=True, clear="pointerout"
-        )
     )
-    points.name = "queue_points"  # a stable name for its marks (Altair: queue_points_1)
-    return spec.layer_chart([line, points], width=110, height=height), rows
+    points["name"] = QUEUE_VIEW  # the view of the pointer selection (``_two_panels``)
+    return {"layer": [line, points], "width": 110, "height": height}, rows
 
 
 def _repeated(queue: pd.DataFrame) -> np.ndarray:
@@ -812,7 +816,7 @@ def _repeated(queue: pd.DataFrame) -> np.ndarray:
     return queue.duplicated(["domain", "proc_time"], keep="last").to_numpy()
 
 
-def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> alt.Chart:
+def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> spec.ChartDict:
     """A horizontal line across the timers at the processing time the pointer picks in the
     queue panel: which timers were queued then, and how many."""
     layer = spec.layer(
@@ -820,5 +824,5 @@ def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> alt.Chart:
         {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2], "strokeWidth": 1},
         {"y": axes.channel(y, "y")},
     )
-    layer.transform = [{"filter": {"param": LINK_PARAM, "empty": False}}]
+    layer["transform"] = [{"filter": {"param": LINK_PARAM, "empty": False}}]
     return layer

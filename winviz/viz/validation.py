@@ -6,7 +6,7 @@ a winviz chart of eight layers that check takes about 30 ms of CPU on every disp
 or explorer frame — longer than drawing the chart's data. The same check, against the same
 schema, compiled once per process by ``jsonschema-rs``, takes well under a millisecond:
 ``compiled(ref)``. The winviz chart classes (``spec.Chart``, ``spec.LayerChart``,
-``spec.HConcatChart``, ``spec.VConcatChart``, made by ``spec.validated``) ask it first:
+``spec.HConcatChart``, ``spec.VConcatChart``, made by ``spec.altair_chart``) ask it first:
 
 * a spec the compiled validator accepts is valid — both validators read the same Draft 7
   schema (``tests/test_viz_validation.py`` checks that they agree on every chart the chart

@@ -18,7 +18,6 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -92,7 +91,7 @@ def _where_present(frame: _Table, column: str) -> _Table:
 
 def _restarts(
     restarts: Sequence[watermark_steps.Restart], x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> list[alt.Chart]:
+) -> list[spec.ChartDict]:
     """A rule across the chart at each restore's processing time, with its text: the job
     restarted from a checkpoint, the clock went back to the checkpoint's and every watermark
     to MIN (what happens after it is drawn over what came before)."""
@@ -330,7 +329,7 @@ def _cleanups(
     plot: Plot | None = None,
     occupied: piles.Grid | None = None,
     taken: _Boxes | None = None,
-) -> list[alt.Chart]:
+) -> list[spec.ChartDict]:
     if cleaned.empty:
         return []
     if len(cleaned) > DETAIL_LIMIT:
@@ -508,7 +507,7 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
 
 def _firings_aggregated(
     fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> alt.Chart:
+) -> spec.ChartDict:
     """One mark per (window, cause, event time of the firing timer — else the window end)
     at the first such firing's processing time."""
     starts = np.asarray(fired["window_start"], dtype=np.int64)
@@ -571,7 +570,7 @@ def _firings_aggregated(
 
 def _cleanups_aggregated(
     cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> alt.Chart:
+) -> spec.ChartDict:
     """One mark per window at its last cleanup."""
     starts = np.asarray(cleaned["window_start"], dtype=np.int64)
     ends = np.asarray(cleaned["window_end"], dtype=np.int64)
@@ -662,16 +661,16 @@ def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
     return rows[::k], k
 
 
-def _present_categories(layers: list[alt.Chart]) -> list[str]:
+def _present_categories(layers: list[spec.ChartDict]) -> list[str]:
     """The "what happened" categories drawn, in legend order."""
     seen: set[str] = set()
     for layer in layers:
-        seen.update(r["what"] for r in layer.data.values if "what" in r)
+        seen.update(r["what"] for r in spec.rows(layer) if "what" in r)
     order = list(palette.FATES) + list(palette.WINDOW_EVENTS) + list(palette.JOIN_EVENTS)
     return [c for c in order if c in seen]
 
 
-def _with_category_scales(layers: list[alt.Chart], present: list[str]) -> None:
+def _with_category_scales(layers: list[spec.ChartDict], present: list[str]) -> None:
     """One legend, "what happened", with only the categories present, each with its fixed
     colour and shape (set on every layer coloured by it)."""
     colors = (
@@ -685,7 +684,7 @@ def _with_category_scales(layers: list[alt.Chart], present: list[str]) -> None:
         | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_SHAPES, strict=True))
     )
     for layer in layers:
-        enc = layer.encoding
-        if getattr(enc, "color", alt.Undefined) is not alt.Undefined:
+        enc = layer["encoding"]
+        if "color" in enc:
             enc["color"]["scale"] = {"domain": present, "range": [colors[c] for c in present]}
             enc["shape"]["scale"] = {"domain": present, "range": [shapes[c] for c in present]}
