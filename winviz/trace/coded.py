@@ -249,6 +249,30 @@ def _firsts(codes: np.ndarray, count: int) -> np.ndarray:
     return first
 
 
+# up to this many codes, ``rows_by_code`` finds each code's rows by a pass over the codes
+# (cheaper than the radix sort's two full-length position arrays, fresh memory at a million
+# events)
+_FEW_CODES = 16
+
+
+def rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]:
+    """The positions of each code's values in ``codes`` (codes below ``count``), in order,
+    for the codes present (ascending): the records of each kind, say."""
+    if count <= 256:  # a stable sort of small ints is a radix sort: one pass
+        codes = codes.astype(np.uint8)
+    if count <= _FEW_CODES:  # a pass per code over the (one-byte) codes: no sort
+        found = [(code, np.flatnonzero(codes == code)) for code in range(count)]
+        return [(code, at) for code, at in found if len(at)]
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
+    return [
+        (int(ordered[start]), order[start:stop])
+        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+        if stop > start
+    ]
+
+
 def value_codes(values: np.ndarray | list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Dictionary codes of some values, numbered in order of first appearance, and the
     position of each code's first value. Two values get one code exactly when ``identity``

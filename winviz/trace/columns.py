@@ -140,14 +140,21 @@ class TraceColumns:
         column = getattr(self, name)
         return column[rows] if name == "detail" else column.decode(rows)
 
-    def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]] | None:
-        """The detail field as the write buffer holds it (``Pieces.detail_items``) while the
-        detail column is not decoded yet; None once it is (or when these columns were not
-        read from a write buffer)."""
+    def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
+        """The detail field in pieces of records, as a reader splits it into its fields
+        (``winviz.trace.frame.detail_fields``): per piece its kind (None where it varies
+        from record to record), its records' positions (ascending) and their details (one
+        per record: a list or an object array; or a ``CodedColumn``, a ``Tuples``, one
+        value for all). While a first read's detail column is not decoded, as the write
+        buffer holds it (``Pieces.detail_items``); once it is, the packed details the writer
+        numbered once, and the column for the rest (``Pieces.kept_details``); else the
+        column, one piece."""
         pieces = getattr(self._part, "__self__", None)
-        if self._detail is not None or not isinstance(pieces, Pieces) or not pieces.left:
-            return None
-        return pieces.detail_items()
+        if isinstance(pieces, Pieces):
+            if self._detail is None:
+                return pieces.detail_items()
+            return pieces.kept_details(self._detail)
+        return [(None, np.arange(len(self)), self.detail)]
 
     @property
     def kind(self) -> CodedColumn:

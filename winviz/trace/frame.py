@@ -19,13 +19,14 @@ the record itself). ``frame.attrs["schema_version"]`` names the schema.
 The frame is built column by column from the trace's codes and typed arrays (issue 11): the
 categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
 and their masks, the window bounds gathered from the distinct windows, and each detail field
-from ``detail_fields``, which splits a detail tuple many records have once (told apart by
-value: ``value_codes``); only the
-fields that stay objects take a full-length object array. While the trace's detail column is
-not decoded yet (a first read), the detail fields come from the write buffer's items instead
-(``item_fields``: a packed entry's tuples said field by field, its coded tuples split
-once, the plain records split by kind), and the detail column itself is never made (the
-trace keeps its write buffer until a reader decodes it). Gathers by ``int32`` codes go chunk
+from ``detail_fields``, which splits a detail tuple many records have once; only the
+fields that stay objects take a full-length object array. It reads the detail in the pieces
+the trace holds it in (``TraceColumns.detail_items``): while a first read's detail column is
+not decoded, the write buffer's items (a packed entry's tuples said field by field, its coded
+tuples split once, the plain records split by kind), so the detail column itself is never
+made (the trace keeps its write buffer until a reader decodes it); once it is, the tuples the
+writer numbered still split once, the rest of the column's tuples told apart by value
+(``value_codes``). Gathers by ``int32`` codes go chunk
 by chunk (no full-length ``intp`` copy of the codes), and no other full-length temporary is
 kept that a pass can do without: memory a 1M-event frame would touch fresh. Each column owns
 its arrays: no mask is shared, and no array is the trace's own decoded column (``seq``, the
@@ -57,6 +58,7 @@ from winviz.trace.coded import (
     first_of_each,
     is_none,
     object_array,
+    rows_by_code,
     time_column,
     value_codes,
 )
@@ -205,32 +207,6 @@ class Coded:
         return from_codes(self.codes, self.categories)
 
 
-# up to this many kinds, each kind's rows are found by a pass over the codes (cheaper than the
-# radix sort's two full-length position arrays, fresh memory at a million events)
-_FEW_KINDS = 16
-
-
-def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
-    """The positions of each kind's records, in order (kinds in order of first appearance)."""
-    codes = c.kind.codes
-    kinds = c.kind.values
-    if len(kinds) <= 256:  # a stable sort of small ints is a radix sort: one pass
-        codes = codes.astype(np.uint8)
-    if len(kinds) <= _FEW_KINDS:  # a pass per kind over the (one-byte) codes: no sort
-        rows = [np.flatnonzero(codes == code) for code in range(len(kinds))]
-        present = sorted((int(r[0]), code) for code, r in enumerate(rows) if len(r))
-        return {kinds[code]: rows[code] for _, code in present}
-    order = np.argsort(codes, kind="stable")
-    ordered = codes[order]
-    # where each kind's run of sorted codes starts (a kind absent has no run)
-    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
-    return {
-        kinds[int(ordered[start])]: order[start:stop]
-        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
-        if stop > start
-    }
-
-
 @dataclass(frozen=True, slots=True)
 class DetailPiece:
     """One kind's values of one detail field, for its records ``rows``: record ``rows[i]``
@@ -260,29 +236,6 @@ class DetailPiece:
         return self.values() if self.whole else self.table
 
 
-def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
-    """Each detail field of the kinds present (in ``DETAIL_FIELDS`` order; ``detail`` for a
-    kind the schema lacks) as pieces, one per kind that has the field (kinds in order of
-    first appearance)."""
-    per_kind = kind_rows(c)
-    parts: dict[str, list[DetailPiece]] = {name: [] for name in _field_names(per_kind)}
-    for kind, rows in per_kind.items():
-        fields = detail_names(kind)
-        if len(fields) == 1:
-            parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
-            continue
-        codes: np.ndarray | None = None
-        first = rows
-        details = c.detail[rows]
-        if repeated(details):  # each distinct tuple split once
-            codes, at = value_codes(details)
-            first, details = rows[at], details[at]
-        tables = split_fields(c, kind, first, details.tolist(), len(fields))
-        for name, table in zip(fields, tables, strict=True):
-            parts[name].append(DetailPiece(rows, table, codes))
-    return parts
-
-
 def _field_names(kinds: Any) -> list[str]:
     """The detail fields of these kinds, in ``DETAIL_FIELDS`` order (``detail`` last, for a
     kind the schema lacks)."""
@@ -295,26 +248,27 @@ def _field_names(kinds: Any) -> list[str]:
     return names
 
 
-def item_fields(
-    c: TraceColumns, items: list[tuple[str | None, np.ndarray, Any]]
-) -> dict[str, list[DetailPiece]]:
-    """``detail_fields`` from the detail field as the write buffer holds it
-    (``TraceColumns.detail_items``), without its column: a packed entry's item of one value
-    per record becomes its pieces as it is, one of tuples said field by field (``Tuples``)
-    gives each field's values straight, a coded one (``CodedColumn``: tuples a window's
-    records share) and one value for all are split once; the plain records (and a slot of
-    varying kinds) are split by kind. The same pieces' values as ``detail_fields`` gives,
-    kind by kind (a kind may have several pieces)."""
+def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
+    """Each detail field of the kinds present (in ``DETAIL_FIELDS`` order; ``detail`` for a
+    kind the schema lacks) as pieces, one or more per kind that has the field (kinds in
+    order of first appearance), from the detail's pieces of records
+    (``TraceColumns.detail_items``): an item of one value per record becomes its pieces as
+    it is, one of tuples said field by field (``Tuples``) gives each field's values
+    straight, a coded one (``CodedColumn``: tuples a window's records share, numbered once
+    by the writer) and one value for all are split once; the records of a piece of varying
+    kinds are split by kind, and a kind's tuples that repeat are split once per distinct
+    tuple (told apart by value: ``value_codes``). The pieces' values are the records'
+    details, whatever pieces the trace holds them in."""
     kind = c.kind
     by_kind: list[tuple[str, np.ndarray, Any]] = []
-    for k, rows, item in items:
+    for k, rows, item in c.detail_items():
         if not len(rows):
             continue
         if k is not None:
             by_kind.append((k, rows, item))
             continue
         values = _item_objects(item, len(rows))
-        for code, at in _rows_by_code(kind.codes[rows], len(kind.values)):
+        for code, at in rows_by_code(kind.codes[rows], len(kind.values)):
             by_kind.append((kind.values[code], rows[at], _Picked(values, at)))
     # the kinds in order of first appearance (each piece's rows ascending)
     first: dict[str, int] = {}
@@ -345,7 +299,7 @@ def _item_pieces(
 ) -> list[Piece]:
     """The pieces (``DetailPiece``'s rows, table, codes) of each of a kind's
     ``width`` detail fields, for its records ``rows`` whose details ``item`` gives (see
-    ``item_fields``)."""
+    ``detail_fields``)."""
     if isinstance(item, CodedColumn) or not isinstance(item, (list, np.ndarray, Tuples, _Picked)):
         # a table of distinct details and each record's code in it (one value: code 0)
         if isinstance(item, CodedColumn):
@@ -418,7 +372,8 @@ def _objects_of(values: Any) -> np.ndarray:
 
 
 def _item_objects(item: Any, n: int) -> np.ndarray:
-    """The details of ``n`` records as an object array, one per record (see ``item_fields``)."""
+    """The details of ``n`` records as an object array, one per record (see
+    ``detail_fields``)."""
     if isinstance(item, (list, np.ndarray)):
         return _objects_of(item)
     if isinstance(item, Tuples):
@@ -428,24 +383,6 @@ def _item_objects(item: Any, n: int) -> np.ndarray:
     out = np.empty(n, dtype=object)
     out.fill(item)
     return out
-
-
-def _rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]:
-    """The positions of each code's values in ``codes`` (codes below ``count``), in order,
-    for the codes present (ascending)."""
-    if count <= 256:  # a stable sort of small ints is a radix sort: one pass
-        codes = codes.astype(np.uint8)
-    if count <= _FEW_KINDS:  # a pass per code over the (one-byte) codes: no sort
-        found = [(code, np.flatnonzero(codes == code)) for code in range(count)]
-        return [(code, at) for code, at in found if len(at)]
-    order = np.argsort(codes, kind="stable")
-    ordered = codes[order]
-    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
-    return [
-        (int(ordered[start]), order[start:stop])
-        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
-        if stop > start
-    ]
 
 
 def repeated(values: np.ndarray, sample: int = 1024) -> bool:
@@ -489,8 +426,7 @@ def split_fields(
 def detail_columns(c: TraceColumns, *, defer: bool = False) -> dict[str, Any]:
     """One column per detail field of the kinds present, missing on the rows of other kinds
     (see ``detail_column``; ``defer``: a categorical as its ``Coded`` codes)."""
-    items = c.detail_items()
-    fields = detail_fields(c) if items is None else item_fields(c, items)
+    fields = detail_fields(c)
     return {name: detail_column(len(c), pieces, defer=defer) for name, pieces in fields.items()}
 
 
