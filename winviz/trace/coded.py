@@ -135,21 +135,19 @@ def ints_column(values: list[int]) -> TimeColumn:
 
 
 def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
-    """Dictionary-encode a column. ``fast``: the values are known to be told apart by
-    equality alone (strings; windows, whose bounds the engine made ints)."""
-    n = len(values)
-    # one pass: a value not seen before gets the next code (``__missing__``), at C speed
-    code_of: defaultdict[Any, int] = defaultdict(count().__next__)
-    try:
-        codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=n)
-    except TypeError:  # an unhashable value: the general way
-        codes = None
-    if codes is not None and (fast or _plain_dictionary_is_exact(values, code_of)):
-        return CodedColumn(codes, list(code_of))
-    code_of_ident: defaultdict[Any, int] = defaultdict(count().__next__)
-    codes = np.fromiter(map(code_of_ident.__getitem__, map(identity, values)), np.int32, n)
-    first = np.unique(codes, return_index=True)[1] if n else codes  # (each code's first)
-    return CodedColumn(codes, [values[i] for i in first.tolist()])
+    """Dictionary-encode a column: ``value_codes``, the values in order of first appearance.
+    ``fast``: the values are known to be told apart by equality alone (strings; windows,
+    whose bounds the engine made ints)."""
+    if fast:
+        # one pass: a value not seen before gets the next code (``__missing__``), at C speed
+        code_of: defaultdict[Any, int] = defaultdict(count().__next__)
+        try:
+            codes = np.fromiter(map(code_of.__getitem__, values), np.int32, len(values))
+            return CodedColumn(codes, list(code_of))
+        except TypeError:  # an unhashable value: the general way
+            pass
+    codes, first = value_codes(values)
+    return CodedColumn(codes.astype(np.int32), [values[i] for i in first.tolist()])
 
 
 def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
@@ -170,38 +168,6 @@ def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
 
 
 _FAMILIES = (numbers.Number, tuple, str, bytes, frozenset)
-
-
-def _plain_dictionary_is_exact(values: list[Any], distinct: dict[Any, Any] | None = None) -> bool:
-    """True when a plain dict tells the values apart exactly: no two of their types belong to
-    one family whose members compare equal across types (``1 == True == 1.0``, a namedtuple and
-    a tuple, ...), and no tuple holds such mixtures. ``distinct``: ``dict.fromkeys(values)``
-    when the caller has it."""
-    if distinct is None:
-        try:
-            distinct = dict.fromkeys(values)
-        except TypeError:
-            return False
-    types = set(map(type, values))  # of every value: the dict above already merged 1 and True
-    if float in types and any(v.__class__ is float and (v == 0 or v != v) for v in distinct):
-        return False  # the dict merged 0.0 and -0.0, or kept NaNs apart
-    if any(issubclass(t, tuple) for t in types):
-        # tuples compare element by element: (1,) == (True,); be exact only when every
-        # element of every tuple is a str, an int or None (composite keys, windows)
-        for v in distinct:
-            if isinstance(v, tuple) and not all(
-                e is None or e.__class__ is str or e.__class__ is int for e in v
-            ):
-                return False
-        if sum(1 for t in types if issubclass(t, tuple)) > 1:
-            return False
-        # equal tuples of other element types were merged: check every tuple, not the distinct
-        return all(
-            all(e is None or e.__class__ is str or e.__class__ is int for e in v)
-            for v in values
-            if isinstance(v, tuple)
-        ) and _one_per_family(types)
-    return _one_per_family(types)
 
 
 def _one_per_family(types: set[type] | frozenset[type]) -> bool:

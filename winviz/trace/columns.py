@@ -236,15 +236,15 @@ def from_flat(data: list[Any], first_seq: int = 0, width: int = 8) -> TraceColum
     return from_fields([data[f::width] for f in range(8)], first_seq)
 
 
-def from_fields(fields: list[Any], first_seq: int = 0) -> TraceColumns:
+def from_fields(fields: list[Any], seq: np.ndarray | int = 0) -> TraceColumns:
     """Columns of records given field by field (eight sequences of equal length, in
-    ``BASE_FIELDS`` order), numbered from ``first_seq``."""
+    ``BASE_FIELDS`` order), numbered ``seq`` (an ``int64`` array), or from ``seq`` on."""
     kind, proc, wm, op, key, window, ts, detail = (
         f.tolist() if isinstance(f, np.ndarray) else f for f in fields
     )
     n = len(kind)
     return TraceColumns(
-        np.arange(first_seq, first_seq + n, dtype=np.int64),
+        np.arange(seq, seq + n, dtype=np.int64) if isinstance(seq, int) else seq,
         encode(kind, fast=True),
         time_column(proc),
         time_column(wm),

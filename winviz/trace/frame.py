@@ -54,15 +54,13 @@ from winviz.errors import InputError
 from winviz.trace.coded import (
     CodedColumn,
     TimeColumn,
-    encode,
     first_of_each,
     is_none,
     object_array,
     rows_by_code,
-    time_column,
     value_codes,
 )
-from winviz.trace.columns import TraceColumns, window_table
+from winviz.trace.columns import TraceColumns, from_fields, window_table
 from winviz.trace.pieces import Tuples
 from winviz.trace.schema import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, detail_names
 from winviz.windows.window import TimeWindow
@@ -688,17 +686,17 @@ def from_pandas(frame: pd.DataFrame) -> TraceColumns:
         fields = detail_names(kind)
         values = tuple(cells[f][i] if f in cells else None for f in fields)
         details.append(values[0] if len(fields) == 1 else values)
-    return TraceColumns(
-        seq,
-        encode(kinds, fast=True),
-        time_column(rows.ints(frame, "proc_time")),
-        time_column(rows.ints(frame, "watermark")),
-        encode([str(o) for o in frame["operator"].tolist()], fast=True),
-        encode([None if _missing(k) else k for k in frame["key"].tolist()]),
-        encode(windows),
-        time_column(rows.ints(frame, "ts")),
-        object_array(details),
-    )
+    fields = [
+        kinds,
+        rows.ints(frame, "proc_time"),
+        rows.ints(frame, "watermark"),
+        [str(o) for o in frame["operator"].tolist()],
+        [None if _missing(k) else k for k in frame["key"].tolist()],
+        windows,
+        rows.ints(frame, "ts"),
+        details,
+    ]
+    return from_fields(fields, seq)
 
 
 # the columns ``from_pandas`` reads (``seq`` is optional: the rows' positions then)

@@ -188,7 +188,7 @@ def _base_column(table: pa.Table, name: str) -> Any:
         )
     coded = _coded(table, name)
     if name == "key":  # tagged JSON texts
-        return CodedColumn(coded.codes, codec.from_texts(coded.values))
+        return CodedColumn(coded.codes, decode_texts(pa.array(coded.values, pa.string())).tolist())
     return coded
 
 
@@ -391,11 +391,11 @@ _TUPLE_HEAD = len('{"$tuple":')
 
 
 def decode_texts(texts: pa.Array) -> np.ndarray:
-    """``codec.from_texts`` of an array of texts, as an object array: the texts of flat
+    """``codec.from_text`` of each of an array of texts, as an object array: the texts of flat
     tuples (``{"$tuple":[...]}`` of plain scalars) and of plain scalars — found by a regular
     expression over the whole array — each kind parsed by one ``json.loads`` of them all
     (a text's strings end inside it, so no text can run into the next: the count of values
-    parsed is checked), the others one by one by ``codec.from_texts``."""
+    parsed is checked), the others one by one by ``codec.from_text``."""
     out = np.empty(len(texts), dtype=object)
     if not len(texts):
         return out
@@ -414,7 +414,8 @@ def decode_texts(texts: pa.Array) -> np.ndarray:
     if scalars.any():
         out[rest[scalars]] = object_array(_loads_all(others.filter(scalars)))
     if not scalars.all():
-        out[rest[~scalars]] = object_array(codec.from_texts(others.filter(~scalars).to_pylist()))
+        tagged = others.filter(~scalars).to_pylist()
+        out[rest[~scalars]] = object_array(list(map(codec.from_text, tagged)))
     return out
 
 
