@@ -76,12 +76,13 @@ import pyarrow.parquet as pq
 from winviz.collector import paused
 from winviz.errors import InputError, TraceFileError
 from winviz.trace import codec
-from winviz.trace.bitmaps import masked, null_flags, where_valid, with_valid
+from winviz.trace.bitmaps import null_flags, where_valid, with_valid
 from winviz.trace.coded import (
     LONG_MAX,
     LONG_MIN,
     TimeColumn,
     all_same,
+    repeated,
     type_signature,
     value_codes,
 )
@@ -369,10 +370,9 @@ def _texts_array(
     if rows is None:
         assert isinstance(codes, np.ndarray)
         local = codes.astype(np.int32, copy=False) if remap is None else remap[codes]
+        valid = np.ones(1, dtype=bool) if null is None else ~null[codes]
         return pa.DictionaryArray.from_arrays(
-            masked(local, pa.int32(), None if null is None else null[codes]),
-            dictionary,
-            safe=False,
+            where_valid(local, pa.int32(), valid), dictionary, safe=False
         )
     # each piece put in place (no concatenation of millions of rows)
     indices = np.zeros(n, dtype=np.int32)
@@ -418,8 +418,8 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
       in its ``arrival``, ``element`` and ``assigned`` records; a result in its ``emitted``,
       ``sink`` and ``fired`` records) takes that piece's texts (``all_same``: one ``==`` per
       row, and the values' types);
-    * a piece whose sampled values are all different (a payload per event) is encoded value
-      by value, without a hash table of a million values;
+    * a piece whose sampled values do not repeat (a payload per event, ``repeated``) is
+      encoded value by value, without a hash table of a million values;
     * any other piece (a window's timer namespace, many records' one value) is told apart
       by its values first (``value_codes``)."""
     # (values, codes, type signature when told) of the pieces so far
@@ -438,7 +438,7 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
                     local = seen[1]
                     break
         if local is None:
-            if _distinct_sample(values):
+            if not repeated(values):
                 local = np.arange(count, count + len(values))
                 objects = values.tolist()
             else:
@@ -460,17 +460,6 @@ def _piece_texts(values: list[Any]) -> pa.Array:
         texts = _tuple_texts(values)
         return pa.array(codec.to_texts(values), pa.string()) if texts is None else texts
     return json_texts(values)
-
-
-def _distinct_sample(values: np.ndarray, sample: int = 256) -> bool:
-    """True when evenly spread samples of these values, each with its next one, are all
-    different (``value_codes``: each record its own value, as an ``arrival`` record's
-    payload)."""
-    if len(values) < 4 * sample:
-        return False
-    at = np.arange(0, len(values) - 1, (len(values) - 1) // sample)
-    picked = np.concatenate((values[at], values[at + 1]))
-    return len(value_codes(picked)[1]) == len(picked)
 
 
 def _dense_texts(

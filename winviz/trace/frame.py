@@ -57,6 +57,7 @@ from winviz.trace.coded import (
     first_of_each,
     is_none,
     object_array,
+    repeated,
     rows_by_code,
     value_codes,
 )
@@ -381,21 +382,6 @@ def _item_objects(item: Any, n: int) -> np.ndarray:
     out = np.empty(n, dtype=object)
     out.fill(item)
     return out
-
-
-def repeated(values: np.ndarray, sample: int = 1024) -> bool:
-    """True when some details repeat (``value_codes``) in a sample of them — rows drawn at
-    random by a fixed seed (the same rows every time), since an even stride can step in time
-    with the records' order (every key's timer of one window in turn: 4,004 tuples among 2M
-    ``timer_registered`` records of a 1M-event run) — or when they are few (telling them
-    apart then costs little). False: each record has its own tuple (as ``arrival``), and
-    telling them apart would not pay. (Only the work depends on it: the pieces' values are
-    the same either way.)"""
-    n = len(values)
-    if n < 4 * sample:
-        return True
-    picked = values[np.random.default_rng(0).integers(0, n, sample)]
-    return len(value_codes(picked)[1]) < sample * 15 // 16
 
 
 def split_fields(
