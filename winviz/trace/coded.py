@@ -97,6 +97,20 @@ class CodedColumn:
         return -1
 
 
+# rows gathered per chunk (``gather``): numpy casts int32 indices to intp before a gather (a
+# full-length temporary); a chunk's cast stays in cache and its memory is reused
+CHUNK = 1 << 16
+
+
+def gather(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``table[codes]`` gathered chunk by chunk (see ``CHUNK``; a code out of range is
+    refused as by ``table[codes]``)."""
+    out = np.empty(len(codes), dtype=table.dtype)
+    for start in range(0, len(codes), CHUNK):
+        table.take(codes[start : start + CHUNK], out=out[start : start + CHUNK])
+    return out
+
+
 def object_array(values: Any) -> np.ndarray:
     """A 1-d object array of these values (tuples and lists stay elements)."""
     values = values if isinstance(values, (list, tuple)) else list(values)

@@ -20,6 +20,7 @@ from winviz.trace.coded import (
     CodedColumn,
     TimeColumn,
     encode,
+    gather,
     identity,
     object_array,
     time_column,
@@ -209,11 +210,12 @@ class TraceColumns:
         )
 
     def window_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(start, end, present) per record: ``int64`` arrays and a mask of the records whose
-        window is a time window (False for none and for the global window)."""
-        starts, ends, has = window_table(self.window.values)
+        """(start, end, present) per record: ``int64`` arrays (0 where absent) and a mask of
+        the records whose window is a time window (False for none and for the global
+        window), gathered from the distinct windows (``window_table``) by their codes."""
         codes = self.window.codes
-        return starts[codes], ends[codes], has[codes]
+        starts, ends, has = (gather(t, codes) for t in window_table(self.window.values))
+        return starts, ends, has
 
 
 def window_table(windows: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

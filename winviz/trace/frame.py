@@ -52,16 +52,18 @@ import pandas as pd
 from winviz.collector import paused
 from winviz.errors import InputError
 from winviz.trace.coded import (
+    CHUNK,
     CodedColumn,
     TimeColumn,
     first_of_each,
+    gather,
     is_none,
     object_array,
     repeated,
     rows_by_code,
     value_codes,
 )
-from winviz.trace.columns import TraceColumns, from_fields, window_table
+from winviz.trace.columns import TraceColumns, from_fields
 from winviz.trace.pieces import Tuples
 from winviz.trace.schema import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, detail_names
 from winviz.windows.window import TimeWindow
@@ -70,7 +72,8 @@ from winviz.windows.window import TimeWindow
 def to_pandas(c: TraceColumns) -> pd.DataFrame:
     """The DataFrame view of some columns (see the module docstring)."""
     with paused():  # many new objects, no cycles: no collection passes over the trace
-        starts, ends, no_window = _window_columns(c)
+        starts, ends, has = c.window_bounds()
+        no_window = ~has
         columns: dict[str, Any] = {
             "seq": c.seq.copy(),
             "kind": categorical(c.kind, strings=True),
@@ -93,36 +96,6 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
         frame = pd.DataFrame(columns, copy=False)
     frame.attrs["schema_version"] = SCHEMA_VERSION
     return frame
-
-
-# rows gathered per chunk: numpy casts int32 indices to intp before a gather (a full-length
-# temporary); a chunk's cast stays in cache and its memory is reused
-_CHUNK = 1 << 16
-
-
-def _window_columns(c: TraceColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each record's window start and end (0 where it has no time window) and where it has
-    none, gathered from the distinct windows chunk by chunk (a code out of range is refused
-    as by ``starts[codes]``)."""
-    starts, ends, has = window_table(c.window.values)
-    codes = c.window.codes
-    n = len(codes)
-    out = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=bool)
-    tables = starts, ends, ~has
-    for start in range(0, n, _CHUNK):
-        at = codes[start : start + _CHUNK].astype(np.intp)
-        for table, column in zip(tables, out, strict=True):
-            table.take(at, out=column[start : start + _CHUNK])
-    return out
-
-
-def _take(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """``table[codes]`` gathered chunk by chunk (see ``_CHUNK``; a code out of range is
-    refused as by ``table[codes]``)."""
-    out = np.empty(len(codes), dtype=table.dtype)
-    for start in range(0, len(codes), _CHUNK):
-        table.take(codes[start : start + _CHUNK], out=out[start : start + _CHUNK])
-    return out
 
 
 def nullable_ints(column: TimeColumn) -> Any:
@@ -163,8 +136,8 @@ def appearance_order(codes: np.ndarray, count: int) -> np.ndarray:
     found = np.zeros(count, dtype=bool)
     order: list[np.ndarray] = []
     left = count
-    for start in range(0, len(codes), _CHUNK):
-        chunk = codes[start : start + _CHUNK]
+    for start in range(0, len(codes), CHUNK):
+        chunk = codes[start : start + CHUNK]
         if len(chunk) and chunk.min() < 0:
             chunk = chunk[chunk >= 0]
         new = np.flatnonzero((np.bincount(chunk, minlength=count) > 0) & ~found)
@@ -185,7 +158,7 @@ def _recoded(codes: np.ndarray, keep: np.ndarray, count: int) -> np.ndarray:
     in the narrowest type pandas keeps."""
     remap = np.full(count, -1, dtype=_code_type(len(keep)))
     remap[keep] = np.arange(len(keep))
-    return _take(remap, codes)
+    return gather(remap, codes)
 
 
 def from_codes(codes: np.ndarray, categories: Any) -> pd.Categorical:
@@ -523,13 +496,13 @@ def _first_appearance(
 
 def _put(out: np.ndarray, rows: np.ndarray, table: np.ndarray, codes: np.ndarray | None) -> None:
     """``out[rows] = table`` (``codes`` None) or ``table[codes]``, gathered chunk by chunk (no
-    full-length temporary of the gathered values, see ``_CHUNK``; a table of one value is
+    full-length temporary of the gathered values, see ``CHUNK``; a table of one value is
     set on every row at once: a trigger's call and result)."""
     if codes is None or len(table) == 1:
         out[rows] = table
         return
-    for start in range(0, len(rows), _CHUNK):
-        out[rows[start : start + _CHUNK]] = table.take(codes[start : start + _CHUNK])
+    for start in range(0, len(rows), CHUNK):
+        out[rows[start : start + CHUNK]] = table.take(codes[start : start + CHUNK])
 
 
 # ``_put_all``: an output of more bytes than this (a 1M-event run's columns: their pieces'
