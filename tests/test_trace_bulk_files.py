@@ -445,7 +445,7 @@ def test_shared_detail_tuples_are_told_by_a_sample_that_does_not_step_with_them(
     """A window's timer detail is one tuple shared by every key's records of it; records of
     a few thousand such tuples in a repeating order are told shared (each split once), even
     where an even stride would pick a different tuple each time; a tuple per record is not."""
-    from winviz.trace.frame import repeated
+    from winviz.trace.coded import repeated
 
     n = 2_000_000
     # the tuple at row i: one of 4,001 in turn (a prime count: an even stride never lands on

@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pyarrow as pa
+
 from winviz.trace import Packed, Trace, codec, jsonable
 from winviz.trace.codec import OpaqueValue
+from winviz.trace.read_file import decode_texts
 from winviz.viz.value_texts import short
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
@@ -121,7 +124,7 @@ def test_texts_written_in_bulk_are_the_texts_written_one_by_one() -> None:
 
 def test_texts_parsed_in_bulk_are_the_values_parsed_one_by_one() -> None:
     texts = [codec.to_text(v) for v in VALUES]
-    bulk = codec.from_texts(texts)
+    bulk = decode_texts(pa.array(texts, pa.string())).tolist()
     single = [codec.from_text(t) for t in texts]
     assert [type(v) for v in bulk] == [type(v) for v in single]
     assert [repr(v) for v in bulk] == [repr(v) for v in single]

@@ -1,7 +1,8 @@
 """``to_pandas`` of a trace whose detail column is not decoded yet builds the detail fields'
 columns from the packed entries' items and the plain records' details as the write buffer
-holds them (``TraceColumns.detail_items``, ``frame.item_fields``; issue 11), not from the
-whole detail column. The frame is the same as the one made from the decoded column (and,
+holds them (``TraceColumns.detail_items``, ``frame.detail_fields``; issue 11), not from the
+whole detail column; once it is decoded, from the packed details the writer numbered and the
+column for the rest. The frame is the same as the one made from the decoded column alone (and,
 where keys are strings, the record-by-record reference): on engine traces, on hand-made
 traces mixing plain records with packed entries of every kind of item (tuples said field by
 field, a coded table with an entry no record uses, one value for all, lists, a slot whose
@@ -122,19 +123,23 @@ def _both(make: Any) -> pd.DataFrame:
     the same order, to the frame made from the decoded detail column; and the trace's
     columns afterwards as a fresh trace's."""
     trace = make()
-    assert trace.columns().detail_items() is not None  # (the detail column not decoded)
+    assert trace.columns()._detail is None  # (the detail column not decoded)
     frame = trace.to_pandas()
-    assert trace.columns().detail_items() is not None  # (still not: the frame read items)
+    assert trace.columns()._detail is None  # (still not: the frame read items)
     after = trace.columns().detail.tolist()
     fresh = make()
     expected_detail = fresh.columns().detail.tolist()
     assert [(type(v), repr(v)) for v in after] == [(type(v), repr(v)) for v in expected_detail]
-    assert fresh.columns().detail_items() is None  # decoded: the frame reads the column
-    expected = fresh.to_pandas()
-    pd.testing.assert_frame_equal(frame, expected, check_exact=True)
-    for name in frame.columns:
-        if isinstance(frame[name].dtype, pd.CategoricalDtype):
-            assert frame[name].cat.categories.tolist() == expected[name].cat.categories.tolist()
+    # decoded: the frame reads the packed details the writer numbered, the column for the rest
+    assert fresh.columns().detail_items()[-1][0] is None
+    column_only = Trace.from_columns(fresh.columns().take(np.arange(len(fresh))), view=True)
+    assert [k for k, _, _ in column_only.columns().detail_items()] == [None]
+    for expected in (fresh.to_pandas(), column_only.to_pandas()):
+        pd.testing.assert_frame_equal(frame, expected, check_exact=True)
+        for name in frame.columns:
+            if isinstance(frame[name].dtype, pd.CategoricalDtype):
+                categories = expected[name].cat.categories.tolist()
+                assert frame[name].cat.categories.tolist() == categories
     return frame
 
 
@@ -273,7 +278,7 @@ def test_a_few_records_details_read_from_the_items_are_the_columns() -> None:
         ]
         if kind == "arrival":
             assert {type(v[1]) for v in got} == {int}
-    assert c.detail_items() is not None  # (nothing decoded whole)
+    assert c._detail is None  # (nothing decoded whole)
 
 
 def _details(frame: pd.DataFrame) -> pd.DataFrame:
@@ -289,7 +294,7 @@ def test_a_selection_and_a_loaded_trace_read_their_decoded_details(tmp_path: Any
     trace = JOBS["kernel"]().trace
     kinds = ["arrival", "timer_registered", "trigger", "fired", "watermark"]
     selection = trace.where(kind=kinds)
-    assert selection.columns().detail_items() is None
+    assert [k for k, _, _ in selection.columns().detail_items()] == [None]  # (the column)
     frame = selection.to_pandas()
     pd.testing.assert_frame_equal(
         _details(frame), _details(reference_frame(selection)), check_exact=True
@@ -300,7 +305,7 @@ def test_a_selection_and_a_loaded_trace_read_their_decoded_details(tmp_path: Any
         pd.testing.assert_series_equal(frame[name], picked[name], check_exact=True)
     assert frame["value"].tolist() == picked["value"].tolist()
     loaded = wv.load_trace(JOBS["kernel"]().trace.save(tmp_path / "t.parquet"))
-    assert loaded.columns().detail_items() is None
+    assert [k for k, _, _ in loaded.columns().detail_items()] == [None]
     pd.testing.assert_frame_equal(_details(loaded.to_pandas()), _details(whole), check_exact=True)
 
 

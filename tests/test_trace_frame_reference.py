@@ -173,7 +173,7 @@ def test_mixed_hand_made_traces_are_the_reference() -> None:
 
 
 def test_a_trace_of_many_kinds_is_the_reference() -> None:
-    """More kinds than ``kind_rows`` finds by a pass per kind (it sorts them then): the
+    """More kinds than ``rows_by_code`` finds by a pass per kind (it sorts them then): the
     schema's kinds and some it lacks, interleaved."""
     rng = random.Random(5)
     kinds = [*list(DETAIL_FIELDS)[:14], *(f"custom_{i}" for i in range(6))]

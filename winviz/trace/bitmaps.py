@@ -1,5 +1,5 @@
 """Arrow validity bitmaps and numpy flags: an Arrow array with nulls built from a numpy array
-and its flags (``masked``, ``where_valid``, ``with_valid``), and the null or valid flags read
+and its flags (``where_valid``, ``with_valid``), and the null or valid flags read
 straight from an array's bitmap (``valid_flags``, ``null_flags``, ``nulls_at``, ``bits_at``),
 for the trace file's writer and reader (``winviz.trace.files``, ``winviz.trace.read_file``).
 """
@@ -10,17 +10,9 @@ import numpy as np
 import pyarrow as pa
 
 
-def masked(values: np.ndarray, kind: pa.DataType, nulls: np.ndarray | None) -> pa.Array:
-    """An Arrow array of a numpy array (int32, int64 or bool) with nulls where ``nulls`` is
-    True (none when it is None)."""
-    if nulls is None or not nulls.any():
-        return pa.array(values, kind)
-    return with_valid(values, kind, ~nulls)
-
-
 def where_valid(values: np.ndarray, kind: pa.DataType, valid: np.ndarray) -> pa.Array:
     """An Arrow array of a numpy array (int32, int64 or bool), null where ``valid`` is False
-    (``masked`` without a negated copy of the flags: a million-event trace's are 6.7 MB)."""
+    (``valid`` as it is: no negated copy of null flags, a million-event trace's are 6.7 MB)."""
     if valid.all():
         return pa.array(values, kind)
     return with_valid(values, kind, valid)

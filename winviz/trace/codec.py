@@ -3,7 +3,7 @@
 * **The plain form** (``jsonable``) — what ``Trace.to_json`` and ``to_rows`` write and the
   charts' tooltips show: deterministic and readable, a value as JSON says it (a tuple as a
   list, a window as ``[start, end]``); not meant to be read back.
-* **The tagged form** (``encode`` / ``to_text``; ``decode`` / ``from_text`` read it) — what
+* **The tagged form** (``encode`` / ``to_text``; ``from_text`` reads it) — what
   a trace file holds (``winviz.trace.files``). A trace file must never run code when it is
   read (no pickle), so each value is written as JSON text, with a tag for what JSON cannot
   say by itself:
@@ -243,42 +243,6 @@ _SCALAR_TEXT: dict[type, Any] = {
 }
 
 
-def from_texts(texts: list[str]) -> list[Any]:
-    """The values of many ``to_text`` texts, parsed in bulk: texts without a tagged object
-    inside (plain JSON) and tuples of plain values in one ``json.loads`` each, without the
-    tag hook; the rest with it."""
-    if not texts:
-        return []
-    out: list[Any] = [None] * len(texts)
-    plain: list[int] = []
-    tuples: list[int] = []
-    tagged: list[int] = []
-    for i, t in enumerate(texts):
-        if "{" not in t:
-            plain.append(i)
-        elif t.startswith(_TUPLE) and t.find("{", 1) < 0 and t.endswith("]}"):
-            tuples.append(i)
-        else:
-            tagged.append(i)
-    for i, v in zip(plain, _loads([texts[i] for i in plain]), strict=True):
-        out[i] = v
-    inner = len(_TUPLE) - 1
-    for i, v in zip(tuples, _loads([texts[i][inner:-1] for i in tuples]), strict=True):
-        out[i] = tuple(v)
-    for i, v in zip(tagged, _loads([texts[i] for i in tagged], _tagged), strict=True):
-        out[i] = v
-    return out
-
-
-_TUPLE = '{"$tuple":['
-
-
-def _loads(texts: list[str], hook: Any = None) -> list[Any]:
-    if not texts:
-        return []
-    return json.loads("[" + ",".join(texts) + "]", object_hook=hook)
-
-
 def encode(value: Any) -> Any:
     """A JSON-ready, tagged form of a value."""
     cls = value.__class__
@@ -307,11 +271,6 @@ def encode(value: Any) -> Any:
         "$type": f"{cls.__module__}.{cls.__qualname__}",
         "$json": _text(jsonable(value)),
     }
-
-
-def decode(data: Any) -> Any:
-    """The value of a tagged form made by ``encode`` (as ``json.loads`` would give it)."""
-    return json.loads(json.dumps(data), object_hook=_tagged)
 
 
 def _tagged(data: dict[str, Any]) -> Any:

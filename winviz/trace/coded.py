@@ -97,6 +97,20 @@ class CodedColumn:
         return -1
 
 
+# rows gathered per chunk (``gather``): numpy casts int32 indices to intp before a gather (a
+# full-length temporary); a chunk's cast stays in cache and its memory is reused
+CHUNK = 1 << 16
+
+
+def gather(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``table[codes]`` gathered chunk by chunk (see ``CHUNK``; a code out of range is
+    refused as by ``table[codes]``)."""
+    out = np.empty(len(codes), dtype=table.dtype)
+    for start in range(0, len(codes), CHUNK):
+        table.take(codes[start : start + CHUNK], out=out[start : start + CHUNK])
+    return out
+
+
 def object_array(values: Any) -> np.ndarray:
     """A 1-d object array of these values (tuples and lists stay elements)."""
     values = values if isinstance(values, (list, tuple)) else list(values)
@@ -135,21 +149,19 @@ def ints_column(values: list[int]) -> TimeColumn:
 
 
 def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
-    """Dictionary-encode a column. ``fast``: the values are known to be told apart by
-    equality alone (strings; windows, whose bounds the engine made ints)."""
-    n = len(values)
-    # one pass: a value not seen before gets the next code (``__missing__``), at C speed
-    code_of: defaultdict[Any, int] = defaultdict(count().__next__)
-    try:
-        codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=n)
-    except TypeError:  # an unhashable value: the general way
-        codes = None
-    if codes is not None and (fast or _plain_dictionary_is_exact(values, code_of)):
-        return CodedColumn(codes, list(code_of))
-    code_of_ident: defaultdict[Any, int] = defaultdict(count().__next__)
-    codes = np.fromiter(map(code_of_ident.__getitem__, map(identity, values)), np.int32, n)
-    first = np.unique(codes, return_index=True)[1] if n else codes  # (each code's first)
-    return CodedColumn(codes, [values[i] for i in first.tolist()])
+    """Dictionary-encode a column: ``value_codes``, the values in order of first appearance.
+    ``fast``: the values are known to be told apart by equality alone (strings; windows,
+    whose bounds the engine made ints)."""
+    if fast:
+        # one pass: a value not seen before gets the next code (``__missing__``), at C speed
+        code_of: defaultdict[Any, int] = defaultdict(count().__next__)
+        try:
+            codes = np.fromiter(map(code_of.__getitem__, values), np.int32, len(values))
+            return CodedColumn(codes, list(code_of))
+        except TypeError:  # an unhashable value: the general way
+            pass
+    codes, first = value_codes(values)
+    return CodedColumn(codes.astype(np.int32), [values[i] for i in first.tolist()])
 
 
 def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
@@ -170,38 +182,6 @@ def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
 
 
 _FAMILIES = (numbers.Number, tuple, str, bytes, frozenset)
-
-
-def _plain_dictionary_is_exact(values: list[Any], distinct: dict[Any, Any] | None = None) -> bool:
-    """True when a plain dict tells the values apart exactly: no two of their types belong to
-    one family whose members compare equal across types (``1 == True == 1.0``, a namedtuple and
-    a tuple, ...), and no tuple holds such mixtures. ``distinct``: ``dict.fromkeys(values)``
-    when the caller has it."""
-    if distinct is None:
-        try:
-            distinct = dict.fromkeys(values)
-        except TypeError:
-            return False
-    types = set(map(type, values))  # of every value: the dict above already merged 1 and True
-    if float in types and any(v.__class__ is float and (v == 0 or v != v) for v in distinct):
-        return False  # the dict merged 0.0 and -0.0, or kept NaNs apart
-    if any(issubclass(t, tuple) for t in types):
-        # tuples compare element by element: (1,) == (True,); be exact only when every
-        # element of every tuple is a str, an int or None (composite keys, windows)
-        for v in distinct:
-            if isinstance(v, tuple) and not all(
-                e is None or e.__class__ is str or e.__class__ is int for e in v
-            ):
-                return False
-        if sum(1 for t in types if issubclass(t, tuple)) > 1:
-            return False
-        # equal tuples of other element types were merged: check every tuple, not the distinct
-        return all(
-            all(e is None or e.__class__ is str or e.__class__ is int for e in v)
-            for v in values
-            if isinstance(v, tuple)
-        ) and _one_per_family(types)
-    return _one_per_family(types)
 
 
 def _one_per_family(types: set[type] | frozenset[type]) -> bool:
@@ -249,6 +229,30 @@ def _firsts(codes: np.ndarray, count: int) -> np.ndarray:
     return first
 
 
+# up to this many codes, ``rows_by_code`` finds each code's rows by a pass over the codes
+# (cheaper than the radix sort's two full-length position arrays, fresh memory at a million
+# events)
+_FEW_CODES = 16
+
+
+def rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]:
+    """The positions of each code's values in ``codes`` (codes below ``count``), in order,
+    for the codes present (ascending): the records of each kind, say."""
+    if count <= 256:  # a stable sort of small ints is a radix sort: one pass
+        codes = codes.astype(np.uint8)
+    if count <= _FEW_CODES:  # a pass per code over the (one-byte) codes: no sort
+        found = [(code, np.flatnonzero(codes == code)) for code in range(count)]
+        return [(code, at) for code, at in found if len(at)]
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
+    return [
+        (int(ordered[start]), order[start:stop])
+        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+        if stop > start
+    ]
+
+
 def value_codes(values: np.ndarray | list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Dictionary codes of some values, numbered in order of first appearance, and the
     position of each code's first value. Two values get one code exactly when ``identity``
@@ -273,6 +277,21 @@ def value_codes(values: np.ndarray | list[Any]) -> tuple[np.ndarray, np.ndarray]
         code_of = defaultdict(count().__next__)
         codes = np.fromiter(map(code_of.__getitem__, map(identity, listed)), np.int64, n)
     return codes, _firsts(codes, len(code_of))
+
+
+def repeated(values: np.ndarray, sample: int = 1024) -> bool:
+    """True when some values repeat (``value_codes``) in a sample of them — rows drawn at
+    random by a fixed seed (the same rows every time), since an even stride can step in time
+    with the records' order (every key's timer of one window in turn: 4,004 tuples among 2M
+    ``timer_registered`` records of a 1M-event run) — or when they are few (telling them
+    apart then costs little). False: each record has its own tuple (as ``arrival``), and
+    telling them apart would not pay. (Only the work depends on it: a reader's result is
+    the same either way.)"""
+    n = len(values)
+    if n < 4 * sample:
+        return True
+    picked = values[np.random.default_rng(0).integers(0, n, sample)]
+    return len(value_codes(picked)[1]) < sample * 15 // 16
 
 
 def distinct_values(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:

@@ -20,6 +20,7 @@ from winviz.trace.coded import (
     CodedColumn,
     TimeColumn,
     encode,
+    gather,
     identity,
     object_array,
     time_column,
@@ -140,14 +141,21 @@ class TraceColumns:
         column = getattr(self, name)
         return column[rows] if name == "detail" else column.decode(rows)
 
-    def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]] | None:
-        """The detail field as the write buffer holds it (``Pieces.detail_items``) while the
-        detail column is not decoded yet; None once it is (or when these columns were not
-        read from a write buffer)."""
+    def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
+        """The detail field in pieces of records, as a reader splits it into its fields
+        (``winviz.trace.frame.detail_fields``): per piece its kind (None where it varies
+        from record to record), its records' positions (ascending) and their details (one
+        per record: a list or an object array; or a ``CodedColumn``, a ``Tuples``, one
+        value for all). While a first read's detail column is not decoded, as the write
+        buffer holds it (``Pieces.detail_items``); once it is, the packed details the writer
+        numbered once, and the column for the rest (``Pieces.kept_details``); else the
+        column, one piece."""
         pieces = getattr(self._part, "__self__", None)
-        if self._detail is not None or not isinstance(pieces, Pieces) or not pieces.left:
-            return None
-        return pieces.detail_items()
+        if isinstance(pieces, Pieces):
+            if self._detail is None:
+                return pieces.detail_items()
+            return pieces.kept_details(self._detail)
+        return [(None, np.arange(len(self)), self.detail)]
 
     @property
     def kind(self) -> CodedColumn:
@@ -202,11 +210,12 @@ class TraceColumns:
         )
 
     def window_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(start, end, present) per record: ``int64`` arrays and a mask of the records whose
-        window is a time window (False for none and for the global window)."""
-        starts, ends, has = window_table(self.window.values)
+        """(start, end, present) per record: ``int64`` arrays (0 where absent) and a mask of
+        the records whose window is a time window (False for none and for the global
+        window), gathered from the distinct windows (``window_table``) by their codes."""
         codes = self.window.codes
-        return starts[codes], ends[codes], has[codes]
+        starts, ends, has = (gather(t, codes) for t in window_table(self.window.values))
+        return starts, ends, has
 
 
 def window_table(windows: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -229,15 +238,15 @@ def from_flat(data: list[Any], first_seq: int = 0, width: int = 8) -> TraceColum
     return from_fields([data[f::width] for f in range(8)], first_seq)
 
 
-def from_fields(fields: list[Any], first_seq: int = 0) -> TraceColumns:
+def from_fields(fields: list[Any], seq: np.ndarray | int = 0) -> TraceColumns:
     """Columns of records given field by field (eight sequences of equal length, in
-    ``BASE_FIELDS`` order), numbered from ``first_seq``."""
+    ``BASE_FIELDS`` order), numbered ``seq`` (an ``int64`` array), or from ``seq`` on."""
     kind, proc, wm, op, key, window, ts, detail = (
         f.tolist() if isinstance(f, np.ndarray) else f for f in fields
     )
     n = len(kind)
     return TraceColumns(
-        np.arange(first_seq, first_seq + n, dtype=np.int64),
+        np.arange(seq, seq + n, dtype=np.int64) if isinstance(seq, int) else seq,
         encode(kind, fast=True),
         time_column(proc),
         time_column(wm),

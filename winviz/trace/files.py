@@ -49,9 +49,9 @@ watermark are written as deltas (``DELTA_BINARY_PACKED``: a trace's times rise s
 100k-event run's file is ~3 MB instead of ~7.4 MB, and it reads faster).
 
 Both ways work on whole columns (issue 11): a detail tuple many records have is split once
-(``winviz.trace.frame.detail_fields``: repeated tuples found by a random sample of them, then
-told apart by value, ``winviz.trace.coded.value_codes``; no reader looks at which objects
-hold the values);
+(``winviz.trace.frame.detail_fields``: the tuples the writer numbered once, other repeated
+tuples found by a random sample of them, then told apart by value,
+``winviz.trace.coded.value_codes``; no reader looks at which objects hold the values);
 the texts of flat values (scalars and tuples of scalars) are written by one call of the JSON
 encoder — tuples of one shape of plain scalars (an element payload per event) column by
 column by Arrow (``json_texts``) — and read back by one ``json.loads`` of the texts joined
@@ -76,12 +76,13 @@ import pyarrow.parquet as pq
 from winviz.collector import paused
 from winviz.errors import InputError, TraceFileError
 from winviz.trace import codec
-from winviz.trace.bitmaps import masked, null_flags, where_valid, with_valid
+from winviz.trace.bitmaps import null_flags, where_valid, with_valid
 from winviz.trace.coded import (
     LONG_MAX,
     LONG_MIN,
     TimeColumn,
     all_same,
+    repeated,
     type_signature,
     value_codes,
 )
@@ -226,27 +227,26 @@ def _detail_layout(c: TraceColumns) -> tuple[dict[str, dict[str, str]], dict[str
     A kind's field goes to the column of its values' type (``_value_type``): the kind's first
     field of that type to ``detail_<type>``, its second to ``detail_<type>_2``, … Kinds share
     the columns, so a trace has a few detail columns, whatever kinds it holds."""
+    kind_of = c.kind.values
+    typed: dict[str, dict[str, tuple[str, list[Listed]]]] = {}  # kind -> field -> typed pieces
+    for name, pieces in detail_fields(c).items():
+        of_kind: dict[str, list[DetailPiece]] = {}
+        for p in pieces:
+            of_kind.setdefault(kind_of[int(c.kind.codes[p.rows[0]])], []).append(p)
+        for kind, mine in of_kind.items():
+            typ, listed = _value_type(mine)
+            typed.setdefault(kind, {})[name] = (typ, list(zip(mine, listed, strict=True)))
     mapping: dict[str, dict[str, str]] = {}
     pieces_of: dict[str, list[Listed]] = {}
-    per_name = detail_fields(c)
-    listed: dict[tuple[str, int], Any] = {}  # (field, piece) -> its values (``_value_type``)
-    for name, pieces in per_name.items():
-        for i, p in enumerate(pieces):
-            kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
-            typ, listed[name, i] = _value_type(p)
-            mapping.setdefault(kind, {})[name] = typ
-    for kind in list(mapping):  # each kind's fields in its schema order
+    for kind, fields in typed.items():  # each kind's fields in its schema order
         taken: dict[str, int] = {}
-        columns = {}
+        mapping[kind] = {}
         for name in detail_names(kind):
-            typ = mapping[kind][name]
+            typ, listed = fields[name]
             taken[typ] = taken.get(typ, 0) + 1
-            columns[name] = f"detail_{typ}" + ("" if taken[typ] == 1 else f"_{taken[typ]}")
-        mapping[kind] = columns
-    for name, pieces in per_name.items():
-        for i, p in enumerate(pieces):
-            kind = c.kind.values[int(c.kind.codes[p.rows[0]])]
-            pieces_of.setdefault(mapping[kind][name], []).append((p, listed[name, i]))
+            column = f"detail_{typ}" + ("" if taken[typ] == 1 else f"_{taken[typ]}")
+            mapping[kind][name] = column
+            pieces_of.setdefault(column, []).extend(listed)
     order = {"json": 0, "int": 1, "str": 2, "bool": 3}
     ordered = sorted(pieces_of, key=lambda col: (order[col.split("_")[1]], col))
     return mapping, {
@@ -257,35 +257,35 @@ def _detail_layout(c: TraceColumns) -> tuple[dict[str, dict[str, str]], dict[str
 _TYPED = (bool, int, str, type(None))
 
 
-def _value_type(piece: DetailPiece) -> tuple[str, Any]:
+def _value_type(pieces: list[DetailPiece]) -> tuple[str, list[Any]]:
     """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
-    else): the type of a kind's values of one field, None aside (all None: ``str``), and
-    the values listed to tell it (kept for the writer; ints converted), None when not
-    listed. A piece whose first value is none of these (an element payload) is ``json``
-    without building or scanning its values (on a 1M-event trace, each object touched is a
-    cache miss)."""
-    if len(piece.rows):
-        first = piece.table[piece.rows[0]] if piece.whole else piece.table[0]
+    else): the type of a kind's values of one field (in these pieces), None aside (all None:
+    ``str``), and each piece's values listed to tell it (kept for the writer; ints without
+    None converted), None when not listed. A piece whose first value is none of these (an
+    element payload) makes it ``json`` without building or scanning the values (on a
+    1M-event trace, each object touched is a cache miss)."""
+    for p in pieces:
+        first = p.table[p.rows[0]] if p.whole else p.table[0]
         if first.__class__ not in _TYPED:
-            return "json", None
-    values = piece.distinct().tolist()
-    types = set(map(type, values))
+            return "json", [None] * len(pieces)
+    listed = [p.distinct().tolist() for p in pieces]
+    types = set().union(*(map(type, values) for values in listed))
     if types == {int}:  # (no None) converted now, once: beyond Java's long range, OverflowError
         try:
-            return "int", np.fromiter(values, dtype=np.int64, count=len(values))
+            return "int", [np.fromiter(v, dtype=np.int64, count=len(v)) for v in listed]
         except OverflowError:
-            return "json", values
+            return "json", listed
     types.discard(type(None))
     if types == {bool}:
-        return "bool", values
+        return "bool", listed
     if types == {int}:
-        ints = [v for v in values if v is not None]
+        ints = [v for values in listed for v in values if v is not None]
         if min(ints) >= LONG_MIN and max(ints) <= LONG_MAX:
-            return "int", values
-        return "json", values
+            return "int", listed
+        return "json", listed
     if types <= {str}:
-        return "str", values
-    return "json", values
+        return "str", listed
+    return "json", listed
 
 
 def save(c: TraceColumns, path: Path) -> Path:
@@ -370,10 +370,9 @@ def _texts_array(
     if rows is None:
         assert isinstance(codes, np.ndarray)
         local = codes.astype(np.int32, copy=False) if remap is None else remap[codes]
+        valid = np.ones(1, dtype=bool) if null is None else ~null[codes]
         return pa.DictionaryArray.from_arrays(
-            masked(local, pa.int32(), None if null is None else null[codes]),
-            dictionary,
-            safe=False,
+            where_valid(local, pa.int32(), valid), dictionary, safe=False
         )
     # each piece put in place (no concatenation of millions of rows)
     indices = np.zeros(n, dtype=np.int32)
@@ -419,8 +418,8 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
       in its ``arrival``, ``element`` and ``assigned`` records; a result in its ``emitted``,
       ``sink`` and ``fired`` records) takes that piece's texts (``all_same``: one ``==`` per
       row, and the values' types);
-    * a piece whose sampled values are all different (a payload per event) is encoded value
-      by value, without a hash table of a million values;
+    * a piece whose sampled values do not repeat (a payload per event, ``repeated``) is
+      encoded value by value, without a hash table of a million values;
     * any other piece (a window's timer namespace, many records' one value) is told apart
       by its values first (``value_codes``)."""
     # (values, codes, type signature when told) of the pieces so far
@@ -439,7 +438,7 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
                     local = seen[1]
                     break
         if local is None:
-            if _distinct_sample(values):
+            if not repeated(values):
                 local = np.arange(count, count + len(values))
                 objects = values.tolist()
             else:
@@ -461,17 +460,6 @@ def _piece_texts(values: list[Any]) -> pa.Array:
         texts = _tuple_texts(values)
         return pa.array(codec.to_texts(values), pa.string()) if texts is None else texts
     return json_texts(values)
-
-
-def _distinct_sample(values: np.ndarray, sample: int = 256) -> bool:
-    """True when evenly spread samples of these values, each with its next one, are all
-    different (``value_codes``: each record its own value, as an ``arrival`` record's
-    payload)."""
-    if len(values) < 4 * sample:
-        return False
-    at = np.arange(0, len(values) - 1, (len(values) - 1) // sample)
-    picked = np.concatenate((values[at], values[at + 1]))
-    return len(value_codes(picked)[1]) == len(picked)
 
 
 def _dense_texts(

@@ -19,13 +19,14 @@ the record itself). ``frame.attrs["schema_version"]`` names the schema.
 The frame is built column by column from the trace's codes and typed arrays (issue 11): the
 categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
 and their masks, the window bounds gathered from the distinct windows, and each detail field
-from ``detail_fields``, which splits a detail tuple many records have once (told apart by
-value: ``value_codes``); only the
-fields that stay objects take a full-length object array. While the trace's detail column is
-not decoded yet (a first read), the detail fields come from the write buffer's items instead
-(``item_fields``: a packed entry's tuples said field by field, its coded tuples split
-once, the plain records split by kind), and the detail column itself is never made (the
-trace keeps its write buffer until a reader decodes it). Gathers by ``int32`` codes go chunk
+from ``detail_fields``, which splits a detail tuple many records have once; only the
+fields that stay objects take a full-length object array. It reads the detail in the pieces
+the trace holds it in (``TraceColumns.detail_items``): while a first read's detail column is
+not decoded, the write buffer's items (a packed entry's tuples said field by field, its coded
+tuples split once, the plain records split by kind), so the detail column itself is never
+made (the trace keeps its write buffer until a reader decodes it); once it is, the tuples the
+writer numbered still split once, the rest of the column's tuples told apart by value
+(``value_codes``). Gathers by ``int32`` codes go chunk
 by chunk (no full-length ``intp`` copy of the codes), and no other full-length temporary is
 kept that a pass can do without: memory a 1M-event frame would touch fresh. Each column owns
 its arrays: no mask is shared, and no array is the trace's own decoded column (``seq``, the
@@ -51,16 +52,18 @@ import pandas as pd
 from winviz.collector import paused
 from winviz.errors import InputError
 from winviz.trace.coded import (
+    CHUNK,
     CodedColumn,
     TimeColumn,
-    encode,
     first_of_each,
+    gather,
     is_none,
     object_array,
-    time_column,
+    repeated,
+    rows_by_code,
     value_codes,
 )
-from winviz.trace.columns import TraceColumns, window_table
+from winviz.trace.columns import TraceColumns, from_fields
 from winviz.trace.pieces import Tuples
 from winviz.trace.schema import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, detail_names
 from winviz.windows.window import TimeWindow
@@ -69,7 +72,8 @@ from winviz.windows.window import TimeWindow
 def to_pandas(c: TraceColumns) -> pd.DataFrame:
     """The DataFrame view of some columns (see the module docstring)."""
     with paused():  # many new objects, no cycles: no collection passes over the trace
-        starts, ends, no_window = _window_columns(c)
+        starts, ends, has = c.window_bounds()
+        no_window = ~has
         columns: dict[str, Any] = {
             "seq": c.seq.copy(),
             "kind": categorical(c.kind, strings=True),
@@ -92,36 +96,6 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
         frame = pd.DataFrame(columns, copy=False)
     frame.attrs["schema_version"] = SCHEMA_VERSION
     return frame
-
-
-# rows gathered per chunk: numpy casts int32 indices to intp before a gather (a full-length
-# temporary); a chunk's cast stays in cache and its memory is reused
-_CHUNK = 1 << 16
-
-
-def _window_columns(c: TraceColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each record's window start and end (0 where it has no time window) and where it has
-    none, gathered from the distinct windows chunk by chunk (a code out of range is refused
-    as by ``starts[codes]``)."""
-    starts, ends, has = window_table(c.window.values)
-    codes = c.window.codes
-    n = len(codes)
-    out = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=bool)
-    tables = starts, ends, ~has
-    for start in range(0, n, _CHUNK):
-        at = codes[start : start + _CHUNK].astype(np.intp)
-        for table, column in zip(tables, out, strict=True):
-            table.take(at, out=column[start : start + _CHUNK])
-    return out
-
-
-def _take(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """``table[codes]`` gathered chunk by chunk (see ``_CHUNK``; a code out of range is
-    refused as by ``table[codes]``)."""
-    out = np.empty(len(codes), dtype=table.dtype)
-    for start in range(0, len(codes), _CHUNK):
-        table.take(codes[start : start + _CHUNK], out=out[start : start + _CHUNK])
-    return out
 
 
 def nullable_ints(column: TimeColumn) -> Any:
@@ -162,8 +136,8 @@ def appearance_order(codes: np.ndarray, count: int) -> np.ndarray:
     found = np.zeros(count, dtype=bool)
     order: list[np.ndarray] = []
     left = count
-    for start in range(0, len(codes), _CHUNK):
-        chunk = codes[start : start + _CHUNK]
+    for start in range(0, len(codes), CHUNK):
+        chunk = codes[start : start + CHUNK]
         if len(chunk) and chunk.min() < 0:
             chunk = chunk[chunk >= 0]
         new = np.flatnonzero((np.bincount(chunk, minlength=count) > 0) & ~found)
@@ -184,7 +158,7 @@ def _recoded(codes: np.ndarray, keep: np.ndarray, count: int) -> np.ndarray:
     in the narrowest type pandas keeps."""
     remap = np.full(count, -1, dtype=_code_type(len(keep)))
     remap[keep] = np.arange(len(keep))
-    return _take(remap, codes)
+    return gather(remap, codes)
 
 
 def from_codes(codes: np.ndarray, categories: Any) -> pd.Categorical:
@@ -203,32 +177,6 @@ class Coded:
 
     def categorical(self) -> pd.Categorical:
         return from_codes(self.codes, self.categories)
-
-
-# up to this many kinds, each kind's rows are found by a pass over the codes (cheaper than the
-# radix sort's two full-length position arrays, fresh memory at a million events)
-_FEW_KINDS = 16
-
-
-def kind_rows(c: TraceColumns) -> dict[str, np.ndarray]:
-    """The positions of each kind's records, in order (kinds in order of first appearance)."""
-    codes = c.kind.codes
-    kinds = c.kind.values
-    if len(kinds) <= 256:  # a stable sort of small ints is a radix sort: one pass
-        codes = codes.astype(np.uint8)
-    if len(kinds) <= _FEW_KINDS:  # a pass per kind over the (one-byte) codes: no sort
-        rows = [np.flatnonzero(codes == code) for code in range(len(kinds))]
-        present = sorted((int(r[0]), code) for code, r in enumerate(rows) if len(r))
-        return {kinds[code]: rows[code] for _, code in present}
-    order = np.argsort(codes, kind="stable")
-    ordered = codes[order]
-    # where each kind's run of sorted codes starts (a kind absent has no run)
-    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
-    return {
-        kinds[int(ordered[start])]: order[start:stop]
-        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
-        if stop > start
-    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,29 +208,6 @@ class DetailPiece:
         return self.values() if self.whole else self.table
 
 
-def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
-    """Each detail field of the kinds present (in ``DETAIL_FIELDS`` order; ``detail`` for a
-    kind the schema lacks) as pieces, one per kind that has the field (kinds in order of
-    first appearance)."""
-    per_kind = kind_rows(c)
-    parts: dict[str, list[DetailPiece]] = {name: [] for name in _field_names(per_kind)}
-    for kind, rows in per_kind.items():
-        fields = detail_names(kind)
-        if len(fields) == 1:
-            parts[fields[0]].append(DetailPiece(rows, c.detail, None, whole=True))
-            continue
-        codes: np.ndarray | None = None
-        first = rows
-        details = c.detail[rows]
-        if repeated(details):  # each distinct tuple split once
-            codes, at = value_codes(details)
-            first, details = rows[at], details[at]
-        tables = split_fields(c, kind, first, details.tolist(), len(fields))
-        for name, table in zip(fields, tables, strict=True):
-            parts[name].append(DetailPiece(rows, table, codes))
-    return parts
-
-
 def _field_names(kinds: Any) -> list[str]:
     """The detail fields of these kinds, in ``DETAIL_FIELDS`` order (``detail`` last, for a
     kind the schema lacks)."""
@@ -295,26 +220,27 @@ def _field_names(kinds: Any) -> list[str]:
     return names
 
 
-def item_fields(
-    c: TraceColumns, items: list[tuple[str | None, np.ndarray, Any]]
-) -> dict[str, list[DetailPiece]]:
-    """``detail_fields`` from the detail field as the write buffer holds it
-    (``TraceColumns.detail_items``), without its column: a packed entry's item of one value
-    per record becomes its pieces as it is, one of tuples said field by field (``Tuples``)
-    gives each field's values straight, a coded one (``CodedColumn``: tuples a window's
-    records share) and one value for all are split once; the plain records (and a slot of
-    varying kinds) are split by kind. The same pieces' values as ``detail_fields`` gives,
-    kind by kind (a kind may have several pieces)."""
+def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
+    """Each detail field of the kinds present (in ``DETAIL_FIELDS`` order; ``detail`` for a
+    kind the schema lacks) as pieces, one or more per kind that has the field (kinds in
+    order of first appearance), from the detail's pieces of records
+    (``TraceColumns.detail_items``): an item of one value per record becomes its pieces as
+    it is, one of tuples said field by field (``Tuples``) gives each field's values
+    straight, a coded one (``CodedColumn``: tuples a window's records share, numbered once
+    by the writer) and one value for all are split once; the records of a piece of varying
+    kinds are split by kind, and a kind's tuples that repeat are split once per distinct
+    tuple (told apart by value: ``value_codes``). The pieces' values are the records'
+    details, whatever pieces the trace holds them in."""
     kind = c.kind
     by_kind: list[tuple[str, np.ndarray, Any]] = []
-    for k, rows, item in items:
+    for k, rows, item in c.detail_items():
         if not len(rows):
             continue
         if k is not None:
             by_kind.append((k, rows, item))
             continue
         values = _item_objects(item, len(rows))
-        for code, at in _rows_by_code(kind.codes[rows], len(kind.values)):
+        for code, at in rows_by_code(kind.codes[rows], len(kind.values)):
             by_kind.append((kind.values[code], rows[at], _Picked(values, at)))
     # the kinds in order of first appearance (each piece's rows ascending)
     first: dict[str, int] = {}
@@ -345,7 +271,7 @@ def _item_pieces(
 ) -> list[Piece]:
     """The pieces (``DetailPiece``'s rows, table, codes) of each of a kind's
     ``width`` detail fields, for its records ``rows`` whose details ``item`` gives (see
-    ``item_fields``)."""
+    ``detail_fields``)."""
     if isinstance(item, CodedColumn) or not isinstance(item, (list, np.ndarray, Tuples, _Picked)):
         # a table of distinct details and each record's code in it (one value: code 0)
         if isinstance(item, CodedColumn):
@@ -418,7 +344,8 @@ def _objects_of(values: Any) -> np.ndarray:
 
 
 def _item_objects(item: Any, n: int) -> np.ndarray:
-    """The details of ``n`` records as an object array, one per record (see ``item_fields``)."""
+    """The details of ``n`` records as an object array, one per record (see
+    ``detail_fields``)."""
     if isinstance(item, (list, np.ndarray)):
         return _objects_of(item)
     if isinstance(item, Tuples):
@@ -428,39 +355,6 @@ def _item_objects(item: Any, n: int) -> np.ndarray:
     out = np.empty(n, dtype=object)
     out.fill(item)
     return out
-
-
-def _rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]:
-    """The positions of each code's values in ``codes`` (codes below ``count``), in order,
-    for the codes present (ascending)."""
-    if count <= 256:  # a stable sort of small ints is a radix sort: one pass
-        codes = codes.astype(np.uint8)
-    if count <= _FEW_KINDS:  # a pass per code over the (one-byte) codes: no sort
-        found = [(code, np.flatnonzero(codes == code)) for code in range(count)]
-        return [(code, at) for code, at in found if len(at)]
-    order = np.argsort(codes, kind="stable")
-    ordered = codes[order]
-    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(codes)]))
-    return [
-        (int(ordered[start]), order[start:stop])
-        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
-        if stop > start
-    ]
-
-
-def repeated(values: np.ndarray, sample: int = 1024) -> bool:
-    """True when some details repeat (``value_codes``) in a sample of them — rows drawn at
-    random by a fixed seed (the same rows every time), since an even stride can step in time
-    with the records' order (every key's timer of one window in turn: 4,004 tuples among 2M
-    ``timer_registered`` records of a 1M-event run) — or when they are few (telling them
-    apart then costs little). False: each record has its own tuple (as ``arrival``), and
-    telling them apart would not pay. (Only the work depends on it: the pieces' values are
-    the same either way.)"""
-    n = len(values)
-    if n < 4 * sample:
-        return True
-    picked = values[np.random.default_rng(0).integers(0, n, sample)]
-    return len(value_codes(picked)[1]) < sample * 15 // 16
 
 
 def split_fields(
@@ -489,8 +383,7 @@ def split_fields(
 def detail_columns(c: TraceColumns, *, defer: bool = False) -> dict[str, Any]:
     """One column per detail field of the kinds present, missing on the rows of other kinds
     (see ``detail_column``; ``defer``: a categorical as its ``Coded`` codes)."""
-    items = c.detail_items()
-    fields = detail_fields(c) if items is None else item_fields(c, items)
+    fields = detail_fields(c)
     return {name: detail_column(len(c), pieces, defer=defer) for name, pieces in fields.items()}
 
 
@@ -603,13 +496,13 @@ def _first_appearance(
 
 def _put(out: np.ndarray, rows: np.ndarray, table: np.ndarray, codes: np.ndarray | None) -> None:
     """``out[rows] = table`` (``codes`` None) or ``table[codes]``, gathered chunk by chunk (no
-    full-length temporary of the gathered values, see ``_CHUNK``; a table of one value is
+    full-length temporary of the gathered values, see ``CHUNK``; a table of one value is
     set on every row at once: a trigger's call and result)."""
     if codes is None or len(table) == 1:
         out[rows] = table
         return
-    for start in range(0, len(rows), _CHUNK):
-        out[rows[start : start + _CHUNK]] = table.take(codes[start : start + _CHUNK])
+    for start in range(0, len(rows), CHUNK):
+        out[rows[start : start + CHUNK]] = table.take(codes[start : start + CHUNK])
 
 
 # ``_put_all``: an output of more bytes than this (a 1M-event run's columns: their pieces'
@@ -752,17 +645,17 @@ def from_pandas(frame: pd.DataFrame) -> TraceColumns:
         fields = detail_names(kind)
         values = tuple(cells[f][i] if f in cells else None for f in fields)
         details.append(values[0] if len(fields) == 1 else values)
-    return TraceColumns(
-        seq,
-        encode(kinds, fast=True),
-        time_column(rows.ints(frame, "proc_time")),
-        time_column(rows.ints(frame, "watermark")),
-        encode([str(o) for o in frame["operator"].tolist()], fast=True),
-        encode([None if _missing(k) else k for k in frame["key"].tolist()]),
-        encode(windows),
-        time_column(rows.ints(frame, "ts")),
-        object_array(details),
-    )
+    fields = [
+        kinds,
+        rows.ints(frame, "proc_time"),
+        rows.ints(frame, "watermark"),
+        [str(o) for o in frame["operator"].tolist()],
+        [None if _missing(k) else k for k in frame["key"].tolist()],
+        windows,
+        rows.ints(frame, "ts"),
+        details,
+    ]
+    return from_fields(fields, seq)
 
 
 # the columns ``from_pandas`` reads (``seq`` is optional: the rows' positions then)

@@ -321,6 +321,9 @@ class Pieces:
         self.groups = groups  # (marker, slots, each entry's first record's position)
         # per marker: its entries' fields (``_Group``), made when the first field is asked
         self.items: list[_Group] = []
+        # once the detail column is decoded: the packed details the writer numbered
+        # (``kept_details``)
+        self.kept: list[tuple[str | None, np.ndarray, Any]] = []
         # (parts) the plain records' kind codes, and the plain records of each kind code
         self._plain_kinds: np.ndarray | None = None
         self._plain_of: dict[int, np.ndarray] = {}
@@ -339,6 +342,8 @@ class Pieces:
         f = BASE_NAMES.index(name)
         with paused():  # many new containers, no cycles: no collection passes over them
             items = self._items()
+            if name == "detail":
+                self.kept = self._coded_details(items, f)
             plain = self.flat.field(f, drop=True) if self.flat is not None else None
             column = self._column(name, f, plain, None)
             for group in items:
@@ -406,6 +411,32 @@ class Pieces:
                 for r in range(group.count):
                     out.append((group.kinds[r], group.at(r), group.item(f, r)))
         return out
+
+    def kept_details(self, column: np.ndarray) -> list[tuple[str | None, np.ndarray, Any]]:
+        """``detail_items`` once the detail column is decoded (``column``): the packed
+        details the writer numbered once (a ``CodedColumn``: a window's timer details; one
+        value for all: a trigger call's) as they were, every other record's detail read
+        from the column (one piece of records of varying kinds), so a reader splits each
+        numbered detail once without telling the records' values apart again."""
+        if not self.kept:
+            return [(None, np.arange(self.n), column)]
+        rest = np.ones(self.n, dtype=bool)
+        for _, rows, _ in self.kept:
+            rest[rows] = False
+        return [*self.kept, (None, np.flatnonzero(rest), column[rest])]
+
+    def _coded_details(
+        self, items: list[_Group], f: int
+    ) -> list[tuple[str | None, np.ndarray, Any]]:
+        """The packed detail items ``kept_details`` keeps: those that are not one value per
+        record (a list, an array, ``Tuples``), with their kind and records."""
+        kept = []
+        for group in items:
+            for r in range(group.count):
+                item = group.item(f, r)
+                if not isinstance(item, (list, np.ndarray, Tuples)):
+                    kept.append((group.kinds[r], group.at(r), item))
+        return kept
 
     def _found(
         self, rows: np.ndarray, kind: CodedColumn, f: int

@@ -29,7 +29,13 @@ from winviz.collector import paused
 from winviz.errors import TraceFileError
 from winviz.trace import codec
 from winviz.trace.bitmaps import bits_at, null_flags, nulls_at, valid_flags
-from winviz.trace.coded import CodedColumn, TimeColumn, first_of_each, object_array
+from winviz.trace.coded import (
+    CodedColumn,
+    TimeColumn,
+    first_of_each,
+    object_array,
+    rows_by_code,
+)
 from winviz.trace.columns import TraceColumns
 from winviz.trace.files import (
     COLUMNS,
@@ -144,7 +150,8 @@ def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Pat
                 if name == "detail":
                     columns = held[0].read(columns=list(needed), use_threads=False)
                     checked = {name: (columns.column(name), needed[name]) for name in needed}
-                    value = _details(len(seq), checked, _rows_per_code(kinds), layout)
+                    per_kind = rows_by_code(kinds.codes, len(kinds.values))
+                    value = _details(len(seq), checked, per_kind, kinds.values, layout)
                 else:
                     read = held[0].read(columns=list(_BASE_READS[name]), use_threads=False)
                     value = _base_column(read, name)
@@ -181,21 +188,23 @@ def _base_column(table: pa.Table, name: str) -> Any:
         )
     coded = _coded(table, name)
     if name == "key":  # tagged JSON texts
-        return CodedColumn(coded.codes, codec.from_texts(coded.values))
+        return CodedColumn(coded.codes, decode_texts(pa.array(coded.values, pa.string())).tolist())
     return coded
 
 
 def _details(
     n: int,
     table: dict[str, tuple[pa.ChunkedArray, bytes]],
-    per_kind: dict[Any, np.ndarray],
+    per_kind: list[tuple[int, np.ndarray]],
+    kinds: list[Any],
     layout: dict[str, dict[str, str]],
 ) -> np.ndarray:
-    """Every record's detail, built from the detail columns kind by kind."""
+    """Every record's detail, built from the detail columns kind by kind (``per_kind``: the
+    records of each code of ``kinds``)."""
     details = np.empty(n, dtype=object)
     columns: dict[str, _DetailColumn] = {}
-    for kind, rows in per_kind.items():
-        names = list(layout[kind].values())
+    for code, rows in per_kind:
+        names = list(layout[kinds[code]].values())
         for name in names:
             if name not in columns:
                 columns[name] = _detail_values(table[name])
@@ -267,22 +276,6 @@ def _check_window_bounds(starts: pa.Array, ends: pa.Array) -> None:
             "(expected window_start < window_end: a time window [start, end) of positive size, "
             "end - start in Java's long arithmetic)"
         )
-
-
-def _rows_per_code(column: CodedColumn) -> dict[Any, np.ndarray]:
-    """The positions of each value's records, in order (values in order of their codes,
-    those without a record left out)."""
-    codes = column.codes
-    order = np.argsort(
-        codes.astype(np.uint8) if len(column.values) <= 256 else codes, kind="stable"
-    )
-    counts = np.bincount(codes, minlength=len(column.values))
-    bounds = np.concatenate(([0], np.cumsum(counts)))
-    return {
-        value: order[bounds[i] : bounds[i + 1]]
-        for i, value in enumerate(column.values)
-        if counts[i]
-    }
 
 
 class _DetailColumn:
@@ -398,11 +391,11 @@ _TUPLE_HEAD = len('{"$tuple":')
 
 
 def decode_texts(texts: pa.Array) -> np.ndarray:
-    """``codec.from_texts`` of an array of texts, as an object array: the texts of flat
+    """``codec.from_text`` of each of an array of texts, as an object array: the texts of flat
     tuples (``{"$tuple":[...]}`` of plain scalars) and of plain scalars — found by a regular
     expression over the whole array — each kind parsed by one ``json.loads`` of them all
     (a text's strings end inside it, so no text can run into the next: the count of values
-    parsed is checked), the others one by one by ``codec.from_texts``."""
+    parsed is checked), the others one by one by ``codec.from_text``."""
     out = np.empty(len(texts), dtype=object)
     if not len(texts):
         return out
@@ -421,7 +414,8 @@ def decode_texts(texts: pa.Array) -> np.ndarray:
     if scalars.any():
         out[rest[scalars]] = object_array(_loads_all(others.filter(scalars)))
     if not scalars.all():
-        out[rest[~scalars]] = object_array(codec.from_texts(others.filter(~scalars).to_pylist()))
+        tagged = others.filter(~scalars).to_pylist()
+        out[rest[~scalars]] = object_array(list(map(codec.from_text, tagged)))
     return out
 
 
