@@ -33,7 +33,7 @@ class EventTimeFiring:
     op: WindowOperator
     contents_as_they_are: bool
 
-    fire_traced: Callable[[Any, Any, int, Any], None]  # emit contents as they are, traced
+    fire_traced: Callable[..., None]  # emit contents as they are, traced
 
     def fire_event_timers(self, watermark: int) -> None:
         """The timer service's ``advance_watermark`` with ``on_event_time`` for the kernel's
@@ -76,27 +76,31 @@ class EventTimeFiring:
                 if window is not last_window:  # (timers come window by window)
                     last_window, max_ts = window, window.max_timestamp()
                     cleanup = op.cleanup_time(window) if lateness else max_ts
-                fire = ts == max_ts
+                fire, clears = ts == max_ts, ts == cleanup
+                contents = state.get(cname, key, window) if fire else None
+                # (fire_traced writes timer_fired and trigger with the firing's records)
+                traced_firing = as_they_are and contents is not None
                 if trace is not None:
                     shown = key.value if key.__class__ is JavaKey else key  # the user's key
-                    trace.event_timer_fired(now, watermark, name, shown, window, ts, fire)
-                if fire:
-                    contents = state.get(cname, key, window)
-                    if contents is None:
-                        pass
-                    elif as_they_are:
-                        self.fire_traced(key, window, max_ts, contents)
-                    else:
-                        op.emit_window_contents(key, window, window, contents)
-                if ts == cleanup:
+                    if not traced_firing:
+                        trace.event_timer_fired(now, watermark, name, shown, window, ts, fire)
+                if contents is None:
+                    pass
+                elif traced_firing:  # (and when it clears: timer_deleted and cleanup too)
+                    existed = (key, window, max_ts) in live if clears else None
+                    self.fire_traced(key, window, max_ts, contents, True, existed, cleanup)
+                else:
+                    op.emit_window_contents(key, window, window, contents)
+                if clears:
                     # clear_all_state: EventTimeTrigger.clear deletes the timer at
                     # max_timestamp (traced as timer_deleted), then the function's clear
                     state.clear(cname, key, window)
                     existed = live.pop((key, window, max_ts), None) is not None
                     if as_they_are:  # (its function's clear does nothing: one write)
-                        trace.event_window_cleared(  # type: ignore[union-attr]
-                            now, watermark, name, shown, window, max_ts, existed, cleanup
-                        )
+                        if not traced_firing:
+                            trace.event_window_cleared(  # type: ignore[union-attr]
+                                now, watermark, name, shown, window, max_ts, existed, cleanup
+                            )
                         window_ctx.current_window = window
                         if op.panes:
                             op.panes.pop((key, window), None)
