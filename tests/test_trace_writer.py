@@ -150,6 +150,20 @@ def test_event_timer_emitted_writes_what_the_kind_methods_write() -> None:
     assert (emitted.proc_time, emitted.watermark, emitted.window, emitted.ts) == (3, 4, None, 9)
 
 
+def test_event_timer_emitted_into_a_sink_writes_the_sinks_record_too() -> None:
+    """Into a sink straight after: its ``sink`` record follows (at the emitted record's
+    processing time and the sink's own watermark)."""
+    window = wv.TimeWindow(0, 10)
+    bulk, single = Trace(), Trace()
+    bulk.writer.event_timer_emitted(1, 2, "win", "k", window, 9, 3, 4, ("k", 7), "out", 5)
+    single.writer.timer_fired(1, 2, "win", "k", window, 9, "event", window)
+    single.writer.trigger(1, 2, "win", "k", window, "on_event_time", "FIRE")
+    single.writer.emitted(3, 4, "win", "k", None, 9, ("k", 7))
+    single.writer.sink(3, 5, "out", 9, "out", ("k", 7))
+    assert bulk.to_json() == single.to_json()
+    assert [r.kind for r in bulk.records()] == ["timer_fired", "trigger", "emitted", "sink"]
+
+
 @pytest.mark.parametrize("existed", [True, False])
 def test_fired_and_cleared_writes_what_the_kind_methods_write(existed: bool) -> None:
     window = wv.TimeWindow(0, 10)

@@ -220,14 +220,17 @@ class WindowKernel(EventTimeFiring):
                 )  # fmt: skip
             raise
         op.metrics["num_records_out"] += 1
-        if timer:
+        if timer:  # (kept for a sink straight after, whose record goes with these)
             trace.event_timer_emitted(  # type: ignore[union-attr]
                 timers.current_processing_time, timers.current_watermark, name, shown, window,
-                max_ts, job.now, op._watermark, value,
+                max_ts, job.now, op._watermark, value, *self.sink_record,
             )  # fmt: skip
         else:
             trace.emitted(job.now, op._watermark, name, shown, None, max_ts, value)  # type: ignore[union-attr]
-        op.output.collect(value, max_ts)
+        if timer and self.kept is not None:
+            self.kept.append((value, max_ts))
+        else:
+            op.output.collect(value, max_ts)
         # _trace_fire: event time, so the pane's timing is the watermark's
         wm = timers.current_watermark
         pane, timing = next_pane(op.panes, key, window, wm, max_ts)

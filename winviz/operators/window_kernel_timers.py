@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from winviz.errors import WinvizError
 from winviz.keygroups import JavaKey
+from winviz.operators.simple import SinkOperator
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
 
 if TYPE_CHECKING:
@@ -34,6 +35,20 @@ class EventTimeFiring:
     contents_as_they_are: bool
 
     fire_traced: Callable[..., None]  # emit contents as they are, traced
+    kept: list[tuple[Any, int]] | None = None
+    """While the traced loop fires into a sink straight after (``straight_sink``): the
+    results kept for it, handed over at the end (``SinkOperator.keep``)."""
+    sink_record: tuple[str | None, int | None] = (None, None)
+    """That sink's name and watermark (for its ``sink`` records), else (None, None)."""
+
+    def straight_sink(self) -> SinkOperator | None:
+        """The sink the operator's records go straight into — its output's one target,
+        chained: ``collect`` is the sink's ``process_element`` — or None. Firings into it
+        keep their results for it (``SinkOperator.keep``, once per watermark: nothing runs in
+        between) and, traced, write its ``sink`` records with their own."""
+        collect = getattr(self.op.output, "collect", None)
+        sink = getattr(collect, "__self__", None)
+        return sink if type(sink) is SinkOperator and collect == sink.process_element else None
 
     def fire_event_timers(self, watermark: int) -> None:
         """The timer service's ``advance_watermark`` with ``on_event_time`` for the kernel's
@@ -54,7 +69,7 @@ class EventTimeFiring:
             and type(fn) in CONTENTS_AS_THEY_ARE
             and not op.panes
         ):
-            self._fire_untraced(watermark)
+            self._fire_untraced(watermark, self.straight_sink())
             return
         timers = op.timers
         queue = timers.event_queue
@@ -66,6 +81,9 @@ class EventTimeFiring:
         name, ctx, window_ctx = op.name, op.ctx, op.window_ctx
         cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
         now = timers.current_processing_time  # (it stands still while a watermark advances)
+        sink = self.straight_sink() if as_they_are else None  # (fire_traced keeps for it)
+        self.kept = [] if sink is not None else None
+        self.sink_record = (None, None) if sink is None else (sink.name, sink._watermark)
         key = window = shown = None
         last_window: Any = None  # the window whose max_timestamp and cleanup time these are
         max_ts = cleanup = 0
@@ -124,14 +142,18 @@ class EventTimeFiring:
         finally:
             if cleaned:
                 trace.forget(cleaned)  # type: ignore[union-attr]
+            if self.kept:
+                sink.keep(self.kept)  # type: ignore[union-attr]
+            self.kept, self.sink_record = None, (None, None)
 
-    def _fire_untraced(self, watermark: int) -> None:
+    def _fire_untraced(self, watermark: int, sink: SinkOperator | None) -> None:
         """``fire_event_timers`` without a trace for a reduce / aggregate without a
         ProcessWindowFunction (whose ``clear`` does nothing) and no per-window user state:
-        the timer at ``max_timestamp`` emits the contents; the cleanup timer (the same one
-        without allowed lateness) drops them and the trigger's timer. The current key, the
-        trigger context's key and window and the window context's window are left as the
-        last timer sets them, as Flink's path leaves them."""
+        the timer at ``max_timestamp`` emits the contents (kept for ``sink`` when there is a
+        sink straight after); the cleanup timer (the same one without allowed lateness)
+        drops them and the trigger's timer. The current key, the trigger context's key and
+        window and the window context's window are left as the last timer sets them, as
+        Flink's path leaves them."""
         op = self.op
         queue = op.timers.event_queue
         live = queue.live
@@ -147,6 +169,7 @@ class EventTimeFiring:
         slot: dict[Any, Any] | None = None
         max_ts = cleanup = 0
         emitted = 0
+        kept: list[tuple[Any, int]] | None = [] if sink is not None else None
         try:
             for ts, key, window in queue.pop_due(watermark):
                 last, last_key = window, key
@@ -164,7 +187,11 @@ class EventTimeFiring:
                 if ts == max_ts:  # EventTimeTrigger.on_event_time: FIRE
                     if contents is not None:
                         emitted += 1
-                        collect(contents if get_result is None else get_result(contents), max_ts)
+                        result = contents if get_result is None else get_result(contents)
+                        if kept is None:
+                            collect(result, max_ts)
+                        else:
+                            kept.append((result, max_ts))
                 elif ts == cleanup:  # the cleanup timer also deletes the trigger's timer
                     live.pop((key, window, max_ts), None)
         except WinvizError:
@@ -173,6 +200,8 @@ class EventTimeFiring:
             raise op.user_error(exc, key, None, window) from exc
         finally:
             metrics["num_records_out"] += emitted
+            if kept:
+                sink.keep(kept)  # type: ignore[union-attr]
             if last is not None:  # the last timer taken
                 op.current_key = last_key
                 op.ctx.key, op.ctx.window = last_key, last

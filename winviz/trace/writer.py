@@ -525,10 +525,14 @@ class TraceWriter:
         emitted_time: Time,
         emitted_watermark: Time,
         value: Any,
+        sink: str | None = None,
+        sink_watermark: Time = None,
     ) -> None:
         """``event_timer_fired`` with FIRE (the window's timer at its max_timestamp ``ts``)
         and the ``emitted`` record of the firing's one result ``value`` (stamped ``ts``, at
-        ``emitted_time`` and the operator's ``emitted_watermark``), in one write."""
+        ``emitted_time`` and the operator's ``emitted_watermark``), in one write; with the
+        ``sink`` record of the sink it goes straight into (at ``emitted_time`` and the sink's
+        ``sink_watermark``) unless ``sink`` is None."""
         shared = self._timers.get(window)
         if shared is None or shared[2][1].__class__ is not window.__class__:
             shared = self._share("event", window)
@@ -540,6 +544,9 @@ class TraceWriter:
                 "emitted", emitted_time, emitted_watermark, operator, key, None, ts, value,
             )
         )  # fmt: skip
+        if sink is not None:
+            detail = (sink, value)
+            self._extend(("sink", emitted_time, sink_watermark, sink, None, None, ts, detail))
 
     def fired_and_cleared(
         self,
