@@ -6,6 +6,7 @@ sibling branch (Flink's default, object reuse disabled: ``CopyingChainingOutput`
 from __future__ import annotations
 
 import copy
+import sys
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -171,3 +172,47 @@ def test_a_frozen_record_reaches_the_user_function_as_it_was() -> None:
     changed, read = _branches(data, lambda p: p is data[0] or p is data[1], lambda p: p.x + p.y)
     assert changed == [True, True]
     assert read == [3, 7]
+
+
+# all_immutable decides a level at a time (one pass over the types of each level's values);
+# each case: the values, and whether they are all immutable
+LEVELS = [
+    ([], True),
+    ([1, "a", None, 2.5, b"x", True, 1j], True),
+    ([("u1", 1, 2), ("u2", 3, 4)], True),  # flat tuples: one level inside
+    ([("u1", 1), ("u2", [3])], False),  # a list inside one tuple
+    ([(("eu", "web"), 3), ((("deep",),), frozenset({1}))], True),  # nested tuples, a frozenset
+    ([((("deep", [1]),),)], False),  # a list three tuples down
+    ([1, ("a", 2), "b"], True),  # atomic values next to tuples
+    ([1, ("a", {}), "b"], False),
+    ([Point(1, 2), Labelled("a", Point(1, 2), ("t",)), Slotted(3, "s")], True),
+    ([Labelled("a", Point(1, 2), ("t", ["x"]))], False),  # a list two records down
+    ([Slotted(3, ("s", [])), Slotted(4, "t")], False),  # in a slot
+    ([Pair(1, Point(0, 0)), (Pair(2, "x"), 3)], True),  # namedtuples, inside a tuple too
+    ([Pair(1, Point(0, [0]))], False),
+    ([Point(1, 2), Basket("u", [])], False),  # a frozen dataclass holding a list
+    ([Point(1, 2), LoosePoint(1, 2)], False),  # a subclass that may set attributes
+    ([OwnCopy(1)], False),  # takes over copying
+    ([(Point(1, 2), Counter("u", 1))], False),  # a mutable dataclass inside a tuple
+    ([frozenset({(1, "a"), 2})], True),
+]
+
+
+@pytest.mark.parametrize(("values", "expected"), LEVELS, ids=repr)
+def test_all_immutable_is_is_immutable_of_every_value(values: list[Any], expected: bool) -> None:
+    assert all_immutable(values) is expected
+    assert all_immutable(values, set(map(type, values))) is expected  # (kinds given)
+    assert all(map(is_immutable, values)) is expected  # the rule it decides level by level
+
+
+def test_all_immutable_says_it_as_deep_as_the_values_go() -> None:
+    """A list five hundred tuples down is found; nested deeper than the recursion limit (a
+    frozen record holding itself, say) it raises as ``is_immutable`` does."""
+    deep: Any = [1]
+    for _ in range(500):
+        deep = (deep,)
+    assert all_immutable([("a", 1), deep]) is False
+    for _ in range(sys.getrecursionlimit()):
+        deep = (deep,)
+    with pytest.raises(RecursionError):
+        all_immutable([deep])

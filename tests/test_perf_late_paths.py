@@ -87,9 +87,9 @@ def test_late_elements_write_the_one_by_one_trace(function: str) -> None:
     fire, element = WindowKernel.fire_traced, WindowKernel.process_element
     assign = wv.TumblingEventTimeWindows.assign_windows
 
-    def spy_fire(self, key, window, max_ts, contents):
+    def spy_fire(self, key, window, max_ts, contents, *timer):
         fired.append((key, max_ts))
-        fire(self, key, window, max_ts, contents)
+        fire(self, key, window, max_ts, contents, *timer)
 
     def spy_element(self, value, ts):
         elements.append(ts)
@@ -234,10 +234,10 @@ def test_the_firing_and_late_ways_are_taken() -> None:
         finally:
             inside[0] = False
 
-    def spy_fire(self, key, window, max_ts, contents):
+    def spy_fire(self, key, window, max_ts, contents, *timer):
         if inside[0]:
             through_element.append(max_ts)
-        fire(self, key, window, max_ts, contents)
+        fire(self, key, window, max_ts, contents, *timer)
 
     WindowKernel.process_element, WindowKernel.fire_traced = spy_element, spy_fire
     try:

@@ -19,6 +19,7 @@ FIRST = ("proc_time", "watermark", "operator")  # every kind's first parameters
 OPTIONAL = ("key", "window", "ts")  # the base fields a kind may have (in this order)
 NOT_KINDS = {  # the others
     "emit", "forget", "event_timer_fired", "event_window_cleared", "open_window_elements",
+    "event_timer_emitted", "fired_and_cleared",
 }  # fmt: skip
 BOOLS = {"deduplicated", "existed"}  # (they pick a shared detail: bools)
 
@@ -132,3 +133,47 @@ def test_event_window_cleared_writes_what_the_kind_methods_write(existed: bool) 
     single.writer.cleanup(1, 2, "win", "k", window, 9, 14)
     assert bulk.to_json() == single.to_json()
     assert [r.kind for r in bulk.records()] == ["timer_deleted", "cleanup"]
+
+
+def test_event_timer_emitted_writes_what_the_kind_methods_write() -> None:
+    """The window's timer at max_timestamp fires and its result is emitted: timer_fired,
+    trigger (on_event_time FIRE) and emitted (at the operator's own time and watermark)."""
+    window = wv.TimeWindow(0, 10)
+    bulk, single = Trace(), Trace()
+    bulk.writer.event_timer_emitted(1, 2, "win", "k", window, 9, 3, 4, ("k", 7))
+    single.writer.timer_fired(1, 2, "win", "k", window, 9, "event", window)
+    single.writer.trigger(1, 2, "win", "k", window, "on_event_time", "FIRE")
+    single.writer.emitted(3, 4, "win", "k", None, 9, ("k", 7))
+    assert bulk.to_json() == single.to_json()
+    assert [r.kind for r in bulk.records()] == ["timer_fired", "trigger", "emitted"]
+    emitted = bulk.records()[2]
+    assert (emitted.proc_time, emitted.watermark, emitted.window, emitted.ts) == (3, 4, None, 9)
+
+
+def test_event_timer_emitted_into_a_sink_writes_the_sinks_record_too() -> None:
+    """Into a sink straight after: its ``sink`` record follows (at the emitted record's
+    processing time and the sink's own watermark)."""
+    window = wv.TimeWindow(0, 10)
+    bulk, single = Trace(), Trace()
+    bulk.writer.event_timer_emitted(1, 2, "win", "k", window, 9, 3, 4, ("k", 7), "out", 5)
+    single.writer.timer_fired(1, 2, "win", "k", window, 9, "event", window)
+    single.writer.trigger(1, 2, "win", "k", window, "on_event_time", "FIRE")
+    single.writer.emitted(3, 4, "win", "k", None, 9, ("k", 7))
+    single.writer.sink(3, 5, "out", 9, "out", ("k", 7))
+    assert bulk.to_json() == single.to_json()
+    assert [r.kind for r in bulk.records()] == ["timer_fired", "trigger", "emitted", "sink"]
+
+
+@pytest.mark.parametrize("existed", [True, False])
+def test_fired_and_cleared_writes_what_the_kind_methods_write(existed: bool) -> None:
+    window = wv.TimeWindow(0, 10)
+    bulk, single = Trace(), Trace()
+    bulk.writer.fired_and_cleared(1, 2, "win", "k", window, 9, 7, 1, "late", None, existed, 14)
+    single.writer.fired(1, 2, "win", "k", window, 9, 7, 1, "late", None)
+    single.writer.timer_deleted(1, 2, "win", "k", window, 9, "event", window, existed)
+    single.writer.cleanup(1, 2, "win", "k", window, 9, 14)
+    assert bulk.to_json() == single.to_json()
+    assert [r.kind for r in bulk.records()] == ["fired", "timer_deleted", "cleanup"]
+    assert bulk.records()[1].details() == {
+        "domain": "event", "namespace": window, "existed": existed,
+    }  # fmt: skip

@@ -23,12 +23,12 @@ immutable values at C speed and anything else with ``copy.deepcopy``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from itertools import chain
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, repeat
 from typing import Any
 
 _ATOMIC = frozenset({type(None), bool, int, float, str, bytes, complex})
-_ATOMIC_OR_TUPLE = _ATOMIC | {tuple}
 
 
 _COPY_HOOKS = (
@@ -130,19 +130,47 @@ def copy_record(value: Any) -> Any:
 
 def all_immutable(values: Sequence[Any], kinds: set[type] | None = None) -> bool:
     """True when ``copy_record`` would hand every value over as it is, so loops over a batch
-    of such values skip the copies (``Batch.immutable``). Atomic values and tuples of atomic
-    values are checked at C speed (about 60 ns per three-field tuple); nested tuples and
-    frozensets are looked into item by item (``is_immutable``). ``kinds``: the values' types,
-    when the caller has them already (``set(map(type, values))``)."""
+    of such values skip the copies (``Batch.immutable``): ``is_immutable`` of each value,
+    decided a level at a time rather than value by value. Each level is one pass over its
+    values' types at C speed (a flat tuple's items are one level): atomic values are done,
+    the items of tuples, frozensets and namedtuples and the values of frozen dataclasses
+    (``_RECORD_FIELDS``, decided once per type) make the next level, and any other type
+    makes it False. ``kinds``: the values' types, when the caller has them already
+    (``set(map(type, values))``)."""
+    level = values
     if kinds is None:
-        kinds = set(map(type, values))
-    if not kinds <= _ATOMIC_OR_TUPLE:
-        if any(_record_fields(k) is None for k in kinds - _ATOMIC_OR_TUPLE):
+        kinds = set(map(type, level))
+    for _ in range(sys.getrecursionlimit()):
+        if kinds <= _ATOMIC:
+            return True
+        if any(_fields_of(kind) is None for kind in kinds - _ATOMIC):
             return False  # (a type whose instances are never shared)
-        return all(map(is_immutable, values))
-    if tuple not in kinds:
-        return True
-    tuples = values if len(kinds) == 1 else [v for v in values if v.__class__ is tuple]
-    if _ATOMIC.issuperset(map(type, chain.from_iterable(tuples))):
-        return True
-    return all(map(is_immutable, tuples))
+        if _ATOMIC.issuperset(map(type, _inside(level, kinds))):
+            return True  # (the level inside is all atomic: looked at once, not kept)
+        level = list(_inside(level, kinds))
+        kinds = set(map(type, level))
+    return all(map(is_immutable, values))  # (nested deeper than that: it raises as deep)
+
+
+def _fields_of(kind: type) -> tuple[str, ...] | None:
+    """Where the values inside an instance of ``kind`` (not atomic) are: ``_ITEMS`` for a
+    tuple or frozenset, else ``_record_fields``."""
+    return _ITEMS if kind is tuple or kind is frozenset else _record_fields(kind)
+
+
+def _inside(level: Sequence[Any], kinds: set[type]) -> Iterator[Any]:
+    """The values inside the values of ``level`` that are not atomic (``kinds``: the types
+    of ``level``'s values, none of them ``_fields_of`` None), as ``is_immutable`` looks
+    into them: a tuple's, frozenset's or namedtuple's items, a frozen dataclass's
+    ``__dict__`` values and slots (None for an unset slot)."""
+    parts: list[Iterable[Any]] = []
+    for kind in kinds - _ATOMIC:
+        of_kind = level if len(kinds) == 1 else [v for v in level if v.__class__ is kind]
+        for name in _fields_of(kind):  # type: ignore[union-attr]
+            if name == "":  # (_ITEMS)
+                parts.append(chain.from_iterable(of_kind))
+            elif name == "__dict__":
+                parts.append(chain.from_iterable(map(dict.values, map(vars, of_kind))))
+            else:
+                parts.append(map(getattr, of_kind, repeat(name), repeat(None)))
+    return iter(parts[0]) if len(parts) == 1 else chain.from_iterable(parts)

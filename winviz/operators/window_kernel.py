@@ -50,8 +50,10 @@ The loops:
 **The rules they share.** The loops call the operator's rules where they decide per window
 or per firing (``winviz.operators.window_rules``: ``cleanup_time`` through
 ``WindowOperator.cleanup_time``, ``is_element_late``, ``add_to_contents``, ``next_pane``);
-only the two short ways' per-record add to the open window's contents is that rule inlined
-(a call per record there costs measurably).
+the two short ways' per-record add to the open window's contents calls that rule's two cases
+(``first_contents``, and ``contents_step``'s step, looked up once per batch: the user's
+reduce function itself, with no frame in between — a call per record there costs
+measurably).
 
 They give the same results, errors, counters and trace, byte for byte, as Flink's path:
 ``tests/test_perf_paths.py`` and ``tests/test_batching.py`` generate jobs of every
@@ -78,7 +80,13 @@ from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import ReduceWindowFunction
 from winviz.operators.window_kernel_timers import CONTENTS_AS_THEY_ARE, EventTimeFiring
-from winviz.operators.window_rules import add_to_contents, is_element_late, next_pane
+from winviz.operators.window_rules import (
+    add_to_contents,
+    contents_step,
+    first_contents,
+    is_element_late,
+    next_pane,
+)
 from winviz.state import ListStateDescriptor
 from winviz.time import MAX, MIN
 from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
@@ -170,34 +178,70 @@ class WindowKernel(EventTimeFiring):
         fn = op.function
         self.contents_as_they_are = type(fn) in CONTENTS_AS_THEY_ARE and fn.process_function is None
 
-    def fire_traced(self, key: Any, window: Any, max_ts: int, contents: Any) -> None:
+    def fire_traced(
+        self,
+        key: Any,
+        window: Any,
+        max_ts: int,
+        contents: Any,
+        timer: bool = False,
+        existed: bool | None = None,
+        cleanup: int = 0,
+    ) -> None:
         """``WindowOperator.emit_window_contents`` with a trace, for a reduce / aggregate
         without a ProcessWindowFunction (``contents_as_they_are``): the one result (the
         contents, or ``AggregateFunction.get_result`` of them) is emitted stamped
         ``max_ts`` — its ``emitted`` record, then downstream — and the ``fired`` record
         follows with its pane index and timing (``_trace_fire``). The same records, counters
         and state as Flink's path; ``key`` is the internal key (the operator's current
-        key)."""
+        key). ``timer``: fired by the window's event-time timer at ``max_ts``, whose
+        ``timer_fired`` and ``trigger`` (FIRE) records go in the write of ``emitted``
+        (``TraceWriter.event_timer_emitted``). ``existed`` not None: that timer is also the
+        window's cleanup timer (at ``cleanup``), which the caller clears next: ``fired`` goes
+        with ``EventTimeTrigger.clear``'s ``timer_deleted`` (the max_timestamp timer
+        ``existed``) and ``cleanup`` (``TraceWriter.fired_and_cleared``)."""
         op = self.op
         op.collector.timestamp = max_ts
         op.window_ctx.current_window = window
         fn = op.function
-        value = (
-            contents if fn.__class__ is ReduceWindowFunction else fn.function.get_result(contents)
-        )
         shown = key.value if key.__class__ is JavaKey else key  # the user's key
         job, timers, name, trace = op.job, op.timers, op.name, op.trace
+        try:
+            value = (
+                contents
+                if fn.__class__ is ReduceWindowFunction
+                else fn.function.get_result(contents)
+            )
+        except Exception:
+            if timer:  # (the timer's records come before the failure)
+                trace.event_timer_fired(  # type: ignore[union-attr]
+                    timers.current_processing_time, timers.current_watermark, name, shown,
+                    window, max_ts, True,
+                )  # fmt: skip
+            raise
         op.metrics["num_records_out"] += 1
-        trace.emitted(job.now, op._watermark, name, shown, None, max_ts, value)  # type: ignore[union-attr]
-        op.output.collect(value, max_ts)
+        if timer:  # (kept for a sink straight after, whose record goes with these)
+            trace.event_timer_emitted(  # type: ignore[union-attr]
+                timers.current_processing_time, timers.current_watermark, name, shown, window,
+                max_ts, job.now, op._watermark, value, *self.sink_record,
+            )  # fmt: skip
+        else:
+            trace.emitted(job.now, op._watermark, name, shown, None, max_ts, value)  # type: ignore[union-attr]
+        if timer and self.kept is not None:
+            self.kept.append((value, max_ts))
+        else:
+            op.output.collect(value, max_ts)
         # _trace_fire: event time, so the pane's timing is the watermark's
         wm = timers.current_watermark
         pane, timing = next_pane(op.panes, key, window, wm, max_ts)
         count = len(contents) if isinstance(contents, list) else None
-        trace.fired(  # type: ignore[union-attr]
-            timers.current_processing_time, wm, name, shown, window, max_ts, value, pane, timing,
-            count,
-        )  # fmt: skip
+        now = timers.current_processing_time
+        if existed is None:
+            trace.fired(now, wm, name, shown, window, max_ts, value, pane, timing, count)  # type: ignore[union-attr]
+        else:
+            trace.fired_and_cleared(  # type: ignore[union-attr]
+                now, wm, name, shown, window, max_ts, value, pane, timing, count, existed, cleanup
+            )
 
     # -- elements ---------------------------------------------------------------------------
 
@@ -228,6 +272,7 @@ class WindowKernel(EventTimeFiring):
         internal_key = op.key_rule.internal_key
         copies = not batch.immutable
         slot_of, name, desc = op.state.slot, op.contents.name, op.contents
+        first, step = first_contents, contents_step(desc)  # (add_to_contents' two cases)
         add_timer = op.timers.event_queue.add
         wm, lateness = op.timers.current_watermark, op.allowed_lateness
         # the cached tumbling window (``batch_window``; [c_start, c_end), empty until one is
@@ -279,7 +324,9 @@ class WindowKernel(EventTimeFiring):
                     other_start, other_end = other[0], other[1]
                 if c_open:  # ts is in the cached window: the loop below for one window
                     current = c_slot.get(key)
-                    c_slot[key] = new = add_to_contents(desc, current, record)
+                    c_slot[key] = new = (
+                        first(desc, record) if current is None else step(current, record)
+                    )
                     if new is None:
                         raise op.none_result_error(key, c_window, value)
                     ctx_key, ctx_window = key, c_window
@@ -530,6 +577,7 @@ class WindowKernel(EventTimeFiring):
         wm = timers.current_watermark
         key_selector, internal_key = op.key_selector, op.key_rule.internal_key
         add_timer, copies, position = timers.event_queue.add, not batch.immutable, arrival.position
+        first, step = first_contents, contents_step(desc)  # (add_to_contents' two cases)
         entries = 0  # short-way records written
         # the run of short-way records (``write_run``): their keys; the window at each change
         # of window (from which record on: ``run_window`` the last); the timer bits that are
@@ -607,7 +655,9 @@ class WindowKernel(EventTimeFiring):
                 internal = key if key.__class__ is str else internal_key(key)
                 progress = _KEYED
                 current = slot.get(internal)
-                slot[internal] = new = add_to_contents(desc, current, record)
+                slot[internal] = new = (
+                    first(desc, record) if current is None else step(current, record)
+                )
                 if new is None:
                     raise op.none_result_error(internal, window, value)
                 if current is None:  # the window's first element for this key

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from winviz.errors import WinvizError
 from winviz.keygroups import JavaKey
+from winviz.operators.simple import SinkOperator
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
 
 if TYPE_CHECKING:
@@ -33,7 +34,21 @@ class EventTimeFiring:
     op: WindowOperator
     contents_as_they_are: bool
 
-    fire_traced: Callable[[Any, Any, int, Any], None]  # emit contents as they are, traced
+    fire_traced: Callable[..., None]  # emit contents as they are, traced
+    kept: list[tuple[Any, int]] | None = None
+    """While the traced loop fires into a sink straight after (``straight_sink``): the
+    results kept for it, handed over at the end (``SinkOperator.keep``)."""
+    sink_record: tuple[str | None, int | None] = (None, None)
+    """That sink's name and watermark (for its ``sink`` records), else (None, None)."""
+
+    def straight_sink(self) -> SinkOperator | None:
+        """The sink the operator's records go straight into — its output's one target,
+        chained: ``collect`` is the sink's ``process_element`` — or None. Firings into it
+        keep their results for it (``SinkOperator.keep``, once per watermark: nothing runs in
+        between) and, traced, write its ``sink`` records with their own."""
+        collect = getattr(self.op.output, "collect", None)
+        sink = getattr(collect, "__self__", None)
+        return sink if type(sink) is SinkOperator and collect == sink.process_element else None
 
     def fire_event_timers(self, watermark: int) -> None:
         """The timer service's ``advance_watermark`` with ``on_event_time`` for the kernel's
@@ -54,7 +69,7 @@ class EventTimeFiring:
             and type(fn) in CONTENTS_AS_THEY_ARE
             and not op.panes
         ):
-            self._fire_untraced(watermark)
+            self._fire_untraced(watermark, self.straight_sink())
             return
         timers = op.timers
         queue = timers.event_queue
@@ -66,6 +81,9 @@ class EventTimeFiring:
         name, ctx, window_ctx = op.name, op.ctx, op.window_ctx
         cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
         now = timers.current_processing_time  # (it stands still while a watermark advances)
+        sink = self.straight_sink() if as_they_are else None  # (fire_traced keeps for it)
+        self.kept = [] if sink is not None else None
+        self.sink_record = (None, None) if sink is None else (sink.name, sink._watermark)
         key = window = shown = None
         last_window: Any = None  # the window whose max_timestamp and cleanup time these are
         max_ts = cleanup = 0
@@ -76,27 +94,31 @@ class EventTimeFiring:
                 if window is not last_window:  # (timers come window by window)
                     last_window, max_ts = window, window.max_timestamp()
                     cleanup = op.cleanup_time(window) if lateness else max_ts
-                fire = ts == max_ts
+                fire, clears = ts == max_ts, ts == cleanup
+                contents = state.get(cname, key, window) if fire else None
+                # (fire_traced writes timer_fired and trigger with the firing's records)
+                traced_firing = as_they_are and contents is not None
                 if trace is not None:
                     shown = key.value if key.__class__ is JavaKey else key  # the user's key
-                    trace.event_timer_fired(now, watermark, name, shown, window, ts, fire)
-                if fire:
-                    contents = state.get(cname, key, window)
-                    if contents is None:
-                        pass
-                    elif as_they_are:
-                        self.fire_traced(key, window, max_ts, contents)
-                    else:
-                        op.emit_window_contents(key, window, window, contents)
-                if ts == cleanup:
+                    if not traced_firing:
+                        trace.event_timer_fired(now, watermark, name, shown, window, ts, fire)
+                if contents is None:
+                    pass
+                elif traced_firing:  # (and when it clears: timer_deleted and cleanup too)
+                    existed = (key, window, max_ts) in live if clears else None
+                    self.fire_traced(key, window, max_ts, contents, True, existed, cleanup)
+                else:
+                    op.emit_window_contents(key, window, window, contents)
+                if clears:
                     # clear_all_state: EventTimeTrigger.clear deletes the timer at
                     # max_timestamp (traced as timer_deleted), then the function's clear
                     state.clear(cname, key, window)
                     existed = live.pop((key, window, max_ts), None) is not None
                     if as_they_are:  # (its function's clear does nothing: one write)
-                        trace.event_window_cleared(  # type: ignore[union-attr]
-                            now, watermark, name, shown, window, max_ts, existed, cleanup
-                        )
+                        if not traced_firing:
+                            trace.event_window_cleared(  # type: ignore[union-attr]
+                                now, watermark, name, shown, window, max_ts, existed, cleanup
+                            )
                         window_ctx.current_window = window
                         if op.panes:
                             op.panes.pop((key, window), None)
@@ -120,14 +142,18 @@ class EventTimeFiring:
         finally:
             if cleaned:
                 trace.forget(cleaned)  # type: ignore[union-attr]
+            if self.kept:
+                sink.keep(self.kept)  # type: ignore[union-attr]
+            self.kept, self.sink_record = None, (None, None)
 
-    def _fire_untraced(self, watermark: int) -> None:
+    def _fire_untraced(self, watermark: int, sink: SinkOperator | None) -> None:
         """``fire_event_timers`` without a trace for a reduce / aggregate without a
         ProcessWindowFunction (whose ``clear`` does nothing) and no per-window user state:
-        the timer at ``max_timestamp`` emits the contents; the cleanup timer (the same one
-        without allowed lateness) drops them and the trigger's timer. The current key, the
-        trigger context's key and window and the window context's window are left as the
-        last timer sets them, as Flink's path leaves them."""
+        the timer at ``max_timestamp`` emits the contents (kept for ``sink`` when there is a
+        sink straight after); the cleanup timer (the same one without allowed lateness)
+        drops them and the trigger's timer. The current key, the trigger context's key and
+        window and the window context's window are left as the last timer sets them, as
+        Flink's path leaves them."""
         op = self.op
         queue = op.timers.event_queue
         live = queue.live
@@ -143,6 +169,7 @@ class EventTimeFiring:
         slot: dict[Any, Any] | None = None
         max_ts = cleanup = 0
         emitted = 0
+        kept: list[tuple[Any, int]] | None = [] if sink is not None else None
         try:
             for ts, key, window in queue.pop_due(watermark):
                 last, last_key = window, key
@@ -160,7 +187,11 @@ class EventTimeFiring:
                 if ts == max_ts:  # EventTimeTrigger.on_event_time: FIRE
                     if contents is not None:
                         emitted += 1
-                        collect(contents if get_result is None else get_result(contents), max_ts)
+                        result = contents if get_result is None else get_result(contents)
+                        if kept is None:
+                            collect(result, max_ts)
+                        else:
+                            kept.append((result, max_ts))
                 elif ts == cleanup:  # the cleanup timer also deletes the trigger's timer
                     live.pop((key, window, max_ts), None)
         except WinvizError:
@@ -169,6 +200,8 @@ class EventTimeFiring:
             raise op.user_error(exc, key, None, window) from exc
         finally:
             metrics["num_records_out"] += emitted
+            if kept:
+                sink.keep(kept)  # type: ignore[union-attr]
             if last is not None:  # the last timer taken
                 op.current_key = last_key
                 op.ctx.key, op.ctx.window = last_key, last

@@ -514,6 +514,71 @@ class TraceWriter:
             )
         )  # fmt: skip
 
+    def event_timer_emitted(
+        self,
+        proc_time: Time,
+        watermark: Time,
+        operator: str,
+        key: Any,
+        window: Any,
+        ts: int,
+        emitted_time: Time,
+        emitted_watermark: Time,
+        value: Any,
+        sink: str | None = None,
+        sink_watermark: Time = None,
+    ) -> None:
+        """``event_timer_fired`` with FIRE (the window's timer at its max_timestamp ``ts``)
+        and the ``emitted`` record of the firing's one result ``value`` (stamped ``ts``, at
+        ``emitted_time`` and the operator's ``emitted_watermark``), in one write; with the
+        ``sink`` record of the sink it goes straight into (at ``emitted_time`` and the sink's
+        ``sink_watermark``) unless ``sink`` is None."""
+        shared = self._timers.get(window)
+        if shared is None or shared[2][1].__class__ is not window.__class__:
+            shared = self._share("event", window)
+        self._extend(
+            (
+                "timer_fired", proc_time, watermark, operator, key, window, ts, shared[2],
+                "trigger", proc_time, watermark, operator, key, window, None,
+                _ON_EVENT_TIME[True],
+                "emitted", emitted_time, emitted_watermark, operator, key, None, ts, value,
+            )
+        )  # fmt: skip
+        if sink is not None:
+            detail = (sink, value)
+            self._extend(("sink", emitted_time, sink_watermark, sink, None, None, ts, detail))
+
+    def fired_and_cleared(
+        self,
+        proc_time: Time,
+        watermark: Time,
+        operator: str,
+        key: Any,
+        window: Any,
+        max_ts: int,
+        result: Any,
+        pane: int,
+        timing: str,
+        count: int | None,
+        existed: bool,
+        cleanup_time: int,
+    ) -> None:
+        """``fired`` (at ``max_ts``), then ``event_window_cleared``'s two records, in one
+        write: a firing by the timer that is also the window's cleanup timer (no allowed
+        lateness), for a window function whose ``clear`` does nothing."""
+        shared = self._timers.get(window)
+        if shared is None or shared[2][1].__class__ is not window.__class__:
+            shared = self._share("event", window)
+        self._extend(
+            (
+                "fired", proc_time, watermark, operator, key, window, max_ts,
+                (result, pane, timing, count),
+                "timer_deleted", proc_time, watermark, operator, key, window, max_ts,
+                shared[existed],
+                "cleanup", proc_time, watermark, operator, key, window, max_ts, cleanup_time,
+            )
+        )  # fmt: skip
+
     def event_window_cleared(
         self,
         proc_time: Time,
