@@ -122,6 +122,7 @@ bench: setup
 	$(PY) bench/explore_bench.py --events 20000 --changes 4
 	$(PY) bench/spark_bench.py
 	$(PY) bench/browser_bench.py
+	$(PY) bench/lines.py
 
 clean:
 	rm -rf $(VENV) $(VENV).lock build .pytest_cache .ruff_cache  # never $(LAB_DIR)/: the learner's work
