@@ -291,29 +291,7 @@ def _skew(
     if isinstance(points, tuple):  # (the elements, those read again after a restart)
         layers[1:] = points
     if vertices:
-        (at, lag), (align, baseline, dy) = _lag_label_place(
-            vertices, np.asarray(procs, dtype=np.float64), np.asarray(skew, dtype=np.float64),
-            x, y, width, height,
-        )  # fmt: skip
-        layers.append(
-            spec.layer(
-                [{"kind": "label", "x": x.clip(at)[0], "y": lag, "text": "watermark lag"}],
-                {
-                    "type": "text",
-                    "align": align,
-                    "baseline": baseline,
-                    "dy": dy,
-                    "fontSize": 11,
-                    "font": "sans-serif",
-                    "color": palette.INK,
-                },
-                {
-                    "x": axes.channel(x, "x"),
-                    "y": axes.channel(y, "y"),
-                    "text": {"field": "text", "type": "nominal"},
-                },
-            )
-        )
+        layers.append(_lag_label_layer(vertices, procs, skew, x, y, width, height))
     chart = {
         "layer": layers,
         "width": width,
@@ -321,6 +299,40 @@ def _skew(
         "title": palette.title("Event-time skew", notes),
     }
     return palette.finish(chart, name="skew_chart", notes=notes)
+
+
+def _lag_label_layer(
+    vertices: list[list[Any]],
+    procs: Any,
+    skew: Any,
+    x: TimeAxis,
+    y: TimeAxis,
+    width: int,
+    height: int,
+) -> spec.ChartDict:
+    """The "watermark lag" label, on the lag line where it is off the elements and the other
+    marks (``_lag_label_place``)."""
+    (at, lag), (align, baseline, dy) = _lag_label_place(
+        vertices, np.asarray(procs, dtype=np.float64), np.asarray(skew, dtype=np.float64),
+        x, y, width, height,
+    )  # fmt: skip
+    return spec.layer(
+        [{"kind": "label", "x": x.clip(at)[0], "y": lag, "text": "watermark lag"}],
+        {
+            "type": "text",
+            "align": align,
+            "baseline": baseline,
+            "dy": dy,
+            "fontSize": 11,
+            "font": "sans-serif",
+            "color": palette.INK,
+        },
+        {
+            "x": axes.channel(x, "x"),
+            "y": axes.channel(y, "y"),
+            "text": {"field": "text", "type": "nominal"},
+        },
+    )
 
 
 LABEL_PLACES = tuple(
