@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any
 
+import altair as alt
 import pytest
 import vl_convert as vlc
 from jobs import bounded, count_pipeline
@@ -504,6 +505,25 @@ def test_scrubber_replay_compiles_to_vega_timer(trace) -> None:
     assert signals["t"]["bind"]["input"] == "range"
     assert signals["play"]["on"] == [{"events": {"signal": "t"}, "update": "play && t < 700"}]
     assert signals["play"]["bind"] == {"input": "checkbox", "name": "play "}
+
+
+def test_scrubber_replay_handlers_in_every_to_dict_and_in_the_html_renderers_bundle(trace) -> None:
+    """Altair's renderers and a chart inside another call ``to_dict`` with a ``context``: that
+    dict, too, has the replay handlers (a lesson page draws the renderer's dict; without them
+    its "play" box does nothing)."""
+    chart = scrubber(trace)
+    expected = chart.to_dict()["params"]
+    assert chart.to_dict(context={"pre_transform": False})["params"] == expected
+    assert expected[0]["on"][0]["events"] == {"type": "timer", "throttle": 100}
+    active = alt.renderers.active
+    alt.renderers.enable("mimetype")
+    try:
+        bundle = chart._repr_mimebundle_()
+    finally:
+        alt.renderers.enable(active)
+    data_, _ = bundle if isinstance(bundle, tuple) else (bundle, None)
+    shown = data_["application/vnd.vegalite.v6.json"]
+    assert shown["params"] == expected
 
 
 def test_scrubber_data(trace) -> None:

@@ -125,15 +125,17 @@ class _CompiledCheck:
     ) -> dict[str, Any]:
         """Altair's ``to_dict``: the same dict, written by ``altair_dict`` (no copies of the
         chart; a few times faster) and checked as Altair checks it; any other call (another
-        format, ``ignore``, a ``context`` — the chart inside another) or a chart that writer
-        does not cover goes to Altair's ``to_dict``."""
+        format, ``ignore``, a ``context`` — the chart inside another, or Altair's renderers)
+        or a chart that writer does not cover goes to Altair's ``to_dict``; a Vega-Lite dict
+        gets its replay handlers either way (``with_replay``: after the schema check)."""
         if format == "vega-lite" and not ignore and context is None:
             spec = altair_dict(self, self._check if validate else None)  # type: ignore[arg-type]
             if spec is not None:
                 return spec
-        return super().to_dict(  # type: ignore[misc]
+        spec = super().to_dict(  # type: ignore[misc]
             validate=validate, format=format, ignore=ignore, context=context
         )
+        return with_replay(spec) if format == "vega-lite" else spec
 
     def _check(self, instance: dict[str, Any]) -> None:
         """``validate``, raising Altair's ``SchemaValidationError`` as its ``to_dict`` does."""
