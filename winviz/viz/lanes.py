@@ -880,16 +880,6 @@ def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartD
             )
         )
         if any(e["n"] > 1 for e in part):
-            mark = {
-                "type": "text",
-                "align": "left",
-                "dx": 6,
-                "dy": -6,
-                "fontSize": 9,
-                "font": "sans-serif",
-                **moved,
-            }
-            layers.append(
-                spec.layer(part, mark, {**base, "text": {"field": "label", "type": "nominal"}})
-            )
+            place = {"align": "left", "dx": 6, "dy": -6, **moved}
+            layers.append(spec.text_layer(part, base, text="label", size=9, **place))
     return layers

@@ -316,22 +316,13 @@ def _lag_label_layer(
         vertices, np.asarray(procs, dtype=np.float64), np.asarray(skew, dtype=np.float64),
         x, y, width, height,
     )  # fmt: skip
-    return spec.layer(
+    return spec.text_layer(
         [{"kind": "label", "x": x.clip(at)[0], "y": lag, "text": "watermark lag"}],
-        {
-            "type": "text",
-            "align": align,
-            "baseline": baseline,
-            "dy": dy,
-            "fontSize": 11,
-            "font": "sans-serif",
-            "color": palette.INK,
-        },
-        {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
-            "text": {"field": "text", "type": "nominal"},
-        },
+        axes.xy(x, y),
+        color=palette.INK,
+        align=align,
+        baseline=baseline,
+        dy=dy,
     )
 
 
@@ -447,8 +438,7 @@ def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -
         rows,
         {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.2},
         {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
+            **axes.xy(x, y),
             "order": {"field": "i", "type": "quantitative"},
             "detail": {"field": "part", "type": "nominal"},
         },
@@ -461,8 +451,7 @@ def _fate_encoding(
     """The elements' channels; ``types``: their tooltip fields' types where known
     (``spec.tooltips``)."""
     return {
-        "x": axes.channel(x, "x"),
-        "y": axes.channel(y, "y"),
+        **axes.xy(x, y),
         "color": {
             "field": "fate",
             "type": "nominal",

@@ -546,8 +546,7 @@ def _rule_layer(
         rows,
         {"type": "rule", "strokeWidth": 2.5, "xOffset": {"expr": "datum.dx"}},
         {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
+            **axes.xy(x, y),
             "y2": {"field": "y2"},
             "color": color,
             "strokeDash": _domain_dash(),
@@ -569,8 +568,7 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.C
             "xOffset": {"expr": "datum.dx"},
         },
         {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
+            **axes.xy(x, y),
             "shape": {
                 "field": "event",
                 "type": "nominal",
@@ -602,23 +600,9 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
         }
         for r in first.values()
     ]
-    mark = {
-        "type": "text",
-        "angle": 270,
-        "align": "center",
-        "baseline": "bottom",
-        "dy": -3,
-        "xOffset": {"expr": "datum.dx"},
-        "fontSize": 9,
-        "font": "sans-serif",
-        "color": palette.INK,
-    }
-    encoding = {
-        "x": axes.channel(x, "x"),
-        "y": axes.channel(y, "y"),
-        "text": {"field": "text", "type": "nominal"},
-    }
-    return [spec.layer(labels, mark, encoding)]
+    place = {"angle": 270, "align": "center", "baseline": "bottom", "dy": -3}
+    beside = {"xOffset": {"expr": "datum.dx"}}  # its timer's offset among the timestamp's
+    return [spec.text_layer(labels, axes.xy(x, y), size=9, color=palette.INK, **place, **beside)]
 
 
 def _watermark_layers(
@@ -656,8 +640,7 @@ def _watermark_layers(
         vertices,
         {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.5},
         {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
+            **axes.xy(x, y),
             "order": {"field": "i", "type": "quantitative"},
             "detail": {"field": "attempt", "type": "nominal"},  # a line per run attempt
         },
@@ -672,29 +655,19 @@ def _watermark_layers(
             "opacity": 0.6,
         },
         {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
+            **axes.xy(x, y),
             "tooltip": spec.tooltips(points, ["x", "y"]),
         },
     )
     mid = (vertices[0]["y"] + vertices[1]["y"]) / 2
-    label = spec.layer(
+    label = spec.text_layer(
         [{"kind": "label", "x": vertices[0]["x"], "y": mid, "text": "watermark"}],
-        {
-            "type": "text",
-            "angle": 270,
-            "align": "center",
-            "baseline": "top",
-            "dy": 3,
-            "fontSize": 11,
-            "font": "sans-serif",
-            "color": palette.INK,
-        },
-        {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
-            "text": {"field": "text", "type": "nominal"},
-        },
+        axes.xy(x, y),
+        color=palette.INK,
+        angle=270,
+        align="center",
+        baseline="top",
+        dy=3,
     )
     return [line, dots, label]
 
@@ -710,25 +683,17 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[spec
     line = spec.layer(
         rows,
         {"type": "line", "color": palette.GUIDE_COLOR, "strokeDash": [4, 4], "strokeWidth": 1},
-        {"x": axes.channel(x, "x"), "y": axes.channel(y, "y")},
+        axes.xy(x, y),
     )
-    label = spec.layer(
+    label = spec.text_layer(
         [{"kind": "label", "x": hi, "y": hi, "text": "processing time = timestamp"}],
-        {
-            "type": "text",
-            "align": "right",
-            "baseline": "top",
-            "dx": -6,
-            "dy": 2,
-            "fontSize": 10,
-            "font": "sans-serif",
-            "color": palette.GUIDE_COLOR,
-        },
-        {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
-            "text": {"field": "text", "type": "nominal"},
-        },
+        axes.xy(x, y),
+        size=10,
+        color=palette.GUIDE_COLOR,
+        align="right",
+        baseline="top",
+        dx=-6,
+        dy=2,
     )
     return [line, label]
 
