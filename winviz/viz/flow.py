@@ -50,6 +50,7 @@ from winviz.viz import palette, spec
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
 from winviz.viz.fates import element_fates
 from winviz.viz.firings import firings
+from winviz.viz.operator_pick import require_records
 from winviz.viz.trace_view import (
     TraceInputError,
     TraceView,
@@ -176,8 +177,7 @@ def flow_steps(trace: Any, element: int = 0, *, operator: str | None = None) -> 
 
 def pick_window_operator(view: TraceView, operator: str | None) -> str:
     """The window operator to read: ``operator`` (checked), or the trace's first."""
-    if len(view) == 0:
-        raise TraceInputError("The trace is empty. The job recorded no records at all.")
+    require_records(view)
     ops = window_operators(view)
     if operator is None:
         if not ops:
@@ -490,8 +490,8 @@ def _chart(
     ]
     if others:
         notes.append(f"other window operators (operator=…): {', '.join(map(repr, others))}")
-    chart["title"] = palette.title("The element's path through the WindowOperator", notes)
-    return palette.finish(chart, name=CHART, notes=notes)
+    heading = "The element's path through the WindowOperator"
+    return palette.finish(chart, name=CHART, notes=notes, heading=heading)
 
 
 def _cut(text: str, limit: int = 40) -> str:

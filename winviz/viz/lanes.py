@@ -142,10 +142,9 @@ def _lanes(
         "layer": layers,
         "width": width,
         "height": height,
-        "title": palette.title("Window lanes", notes),
         "resolve": {"scale": {"fill": "independent", "strokeDash": "independent"}},
     }
-    return palette.finish(chart, name="window_lanes", notes=notes)
+    return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
 
 
 MIN_BAR_PX = 4
@@ -231,14 +230,7 @@ def _aggregated(
         {
             "x": x.channel("x"),
             "x2": {"field": "x2"},
-            "y": {
-                "field": "key",
-                "type": "nominal",
-                "sort": None,
-                "scale": {"domain": keys},
-                "title": "key",
-                "axis": {"labelLimit": 160},
-            },
+            "y": _key_lanes(keys),
             "fillOpacity": {
                 "field": "share fired",
                 "type": "quantitative",
@@ -248,13 +240,18 @@ def _aggregated(
             "tooltip": spec.tooltips(rows, ["x", "x2"]),
         },
     )
-    chart = {
-        "layer": [layer],
-        "width": width,
-        "height": height,
-        "title": palette.title("Window lanes", notes),
-    }
-    return palette.finish(chart, name="window_lanes", notes=notes)
+    chart = {"layer": [layer], "width": width, "height": height}
+    return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
+
+
+def _key_lanes(keys: list[Any], *, axis: bool = True) -> dict[str, Any]:
+    """The y channel of the lanes, one per key in the order of ``keys``, titled "key" (with
+    ``axis``; the layers over the bars leave the axis to them). The order is a scale domain
+    (data), never a sort array: Vega-Lite turns a sort array into an expression holding the
+    keys, which a key can break (U+2028); and every layer orders the lanes alike (Vega-Lite
+    warns of "conflicting sort properties" when one sorts the shared key scale otherwise)."""
+    lanes = {"field": "key", "type": "nominal", "sort": None, "scale": {"domain": keys}}
+    return lanes | {"title": "key", "axis": {"labelLimit": 160}} if axis else lanes
 
 
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
@@ -407,16 +404,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> spec.ChartDict:
         {
             "x": x.channel("x"),
             "x2": {"field": "x2"},
-            # lane order as a scale domain (data), never a sort array: Vega-Lite turns a sort
-            # array into an expression holding the keys, which a key can break (U+2028)
-            "y": {
-                "field": "key",
-                "type": "nominal",
-                "sort": None,
-                "scale": {"domain": keys},
-                "title": "key",
-                "axis": {"labelLimit": 160},
-            },
+            "y": _key_lanes(keys),
             "yOffset": {
                 "field": "slot",
                 "type": "nominal",
@@ -732,14 +720,7 @@ def _horizon_layer(
             {
                 "x": x.channel("x"),
                 "x2": {"field": "x2"},
-                # the bars' lane order (sort=None, the keys as the domain): Vega-Lite warns of
-                # "conflicting sort properties" when a layer sorts the shared key scale otherwise
-                "y": {
-                    "field": "key",
-                    "type": "nominal",
-                    "sort": None,
-                    "scale": {"domain": list(dict.fromkeys(bars["key"]))},
-                },
+                "y": _key_lanes(list(dict.fromkeys(bars["key"])), axis=False),
                 "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
                 "strokeDash": {
                     "field": "line",

@@ -269,12 +269,7 @@ def format_time(value: Any, kind: Literal["epoch", "ms"] = "ms") -> str:
         return "MAX (Long.MAX_VALUE)"
     if v <= LONG_MIN:
         return "MIN (Long.MIN_VALUE)"
-    if is_off_chart(v):
-        return f"{v:,} ms (off the chart)"
-    if kind == "epoch":
-        stamp = datetime.fromtimestamp(v / 1000, tz=UTC)
-        return stamp.strftime("%Y-%m-%d %H:%M:%S.") + f"{v % 1000:03d} UTC"
-    return f"{v:,} ms"
+    return f"{v:,} ms (off the chart)"  # |v| > 2**53: is_off_chart
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -307,13 +302,6 @@ class TimeAxis:
             return self.lo, "◀ MIN" if is_off_chart(value) else "◀"
         return int(value), ""
 
-    def encoding_type(self) -> str:
-        # a date axis is a quantitative scale of epoch ms with UTC tick labels: Vega-Lite
-        # turns an explicit domain of a temporal scale into datetime signals and then warns,
-        # once per layer, that they conflict with the domain itself ("Conflicting scale
-        # property domain"); a number scale draws the same positions without a warning
-        return "quantitative"
-
     def axis(self) -> dict[str, Any]:
         """The Vega-Lite axis of this time axis: its title, tick labels."""
         if self.kind == "epoch":
@@ -328,6 +316,10 @@ class TimeAxis:
 
     def channel(self, field: str) -> dict[str, Any]:
         """The x or y channel of ``field`` on this axis as a Vega-Lite dict."""
+        # a date axis is a quantitative scale of epoch ms with UTC tick labels: Vega-Lite
+        # turns an explicit domain of a temporal scale into datetime signals and then warns,
+        # once per layer, that they conflict with the domain itself ("Conflicting scale
+        # property domain"); a number scale draws the same positions without a warning
         scale = {"domain": [self.lo, self.hi], "nice": False, "zero": False}
         return {"field": field, "type": "quantitative", "scale": scale, "axis": self.axis()}
 
@@ -531,11 +523,16 @@ AXIS_CONFIG = {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColo
 VIEW_CONFIG = {"stroke": FRAME_INK}
 
 
-def finish(chart: dict[str, Any], *, name: str, notes: list[str]) -> dict[str, Any]:
+def finish(
+    chart: dict[str, Any], *, name: str, notes: list[str], heading: str | None = None
+) -> dict[str, Any]:
     """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``) — what
     ``.properties(usermeta=...).configure_legend(...).configure_axis(...).configure_view(...)``
-    sets (the config's legend / axis / view entries replaced, other entries kept). ``chart``
-    (a chart dict) is changed in place and returned."""
+    sets (the config's legend / axis / view entries replaced, other entries kept) — and, given
+    a ``heading``, the title (``title``: the heading over the notes). ``chart`` (a chart dict)
+    is changed in place and returned."""
+    if heading is not None:
+        chart["title"] = title(heading, notes)
     chart["usermeta"] = {"winviz": {"chart": name, "status": "ok", "notes": notes}}
     chart["config"] = chart.get("config", {}) | {
         "axis": dict(AXIS_CONFIG),

@@ -164,8 +164,7 @@ def _propagation(
             "resolve": {"scale": {"color": "independent", "strokeDash": "independent"}},
             "spacing": 16,
         }  # a legend per panel
-    chart["title"] = palette.title("Watermark propagation", notes)
-    return palette.finish(chart, name=CHART, notes=notes)
+    return palette.finish(chart, name=CHART, notes=notes, heading="Watermark propagation")
 
 
 def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str, Any]:

@@ -37,8 +37,6 @@ from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
 
-LAG_LABEL = "watermark lag (processing time − watermark)"
-
 
 @spec.chart_function
 @gc_paused
@@ -292,13 +290,8 @@ def _skew(
         layers[1:] = points
     if vertices:
         layers.append(_lag_label_layer(vertices, procs, skew, x, y, width, height))
-    chart = {
-        "layer": layers,
-        "width": width,
-        "height": height,
-        "title": palette.title("Event-time skew", notes),
-    }
-    return palette.finish(chart, name="skew_chart", notes=notes)
+    chart = {"layer": layers, "width": width, "height": height}
+    return palette.finish(chart, name="skew_chart", notes=notes, heading="Event-time skew")
 
 
 def _lag_label_layer(

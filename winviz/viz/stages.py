@@ -46,6 +46,7 @@ from winviz.trace import TraceRecord, split_subtask
 from winviz.viz import palette, spec
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
 from winviz.viz.flow import trace_records
+from winviz.viz.operator_pick import require_records
 from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
 from winviz.viz.watermark_channels import grouped
 from winviz.viz.watermark_steps import is_user_operator
@@ -128,8 +129,7 @@ def stage_watermark_table(
 def _cut(view: TraceView, at: int | None, seq: int | None) -> int:
     """The position of the last record counted."""
     n = len(view)
-    if n == 0:
-        raise TraceInputError("The trace is empty. The job recorded no records at all.")
+    require_records(view)
     if at is not None and seq is not None:
         raise ValueError(f"give at (processing time) or seq, not both: at={at!r}, seq={seq!r}")
     if seq is not None:
@@ -440,8 +440,8 @@ def _chart(
         notes.append(
             "the trace does not tell what feeds " + ", ".join(map(repr, unknown)) + " (no arrow)"
         )
-    chart["title"] = palette.title("Input and output watermarks per stage", notes)
-    return palette.finish(chart, name=CHART, notes=notes)
+    heading = "Input and output watermarks per stage"
+    return palette.finish(chart, name=CHART, notes=notes, heading=heading)
 
 
 def _has_channels(table: StageWatermarks, op: str) -> bool:

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.viz import axes, palette, piles, scale, spec, timer_places, timer_roles, watermark_steps
+from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timer_records import timer_lives, timer_operators, timer_queue, timer_records
 from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
@@ -89,28 +90,15 @@ def timers_chart(
         return palette.input_card(exc, chart="timers_chart")
 
 
-def _pick(view: TraceView, operator: str | None) -> str:
-    if len(view) == 0:
-        raise TraceInputError("The trace is empty. The job recorded no records at all.")
-    candidates = timer_operators(view)
-    if not candidates:
-        raise TraceInputError(
-            "No operator registered a timer. Timers are registered by window operators with "
-            "event- or processing-time triggers and by keyed process functions; this trace has "
-            f"none (kinds: {', '.join(sorted(view.counts()))})."
-        )
-    if operator is None:
-        return candidates[0]
-    if operator not in candidates:
-        raise TraceInputError(
-            f"No operator named {operator!r} registered timers. Choose one of: "
-            f"{', '.join(map(repr, candidates))}."
-        )
-    return operator
+NO_TIMERS = (
+    "No operator registered a timer. Timers are registered by window operators with event- "
+    "or processing-time triggers and by keyed process functions; this trace has none"
+)
 
 
 def _timers(view: TraceView, operator: str | None, width: int, height: int) -> spec.ChartDict:
-    op = _pick(view, operator)
+    named = "No operator named {!r} registered timers."
+    op = pick_operator(view, operator, timer_operators(view), none=NO_TIMERS, named=named)
     records = timer_records(view, op)
     lives = timer_rows(records)
     queue = timer_queue(records)
