@@ -54,7 +54,6 @@ from winviz.viz.operator_pick import require_records
 from winviz.viz.trace_view import (
     TraceInputError,
     TraceView,
-    gc_paused,
     open_trace,
     window_operators,
 )
@@ -130,8 +129,7 @@ class ElementPath:
     steps: pd.DataFrame
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart(CHART)
 def operator_flow(
     trace: Any,
     element: int = 0,
@@ -152,11 +150,8 @@ def operator_flow(
     message card; a wrong ``element`` or ``operator`` raises ``ValueError`` naming it."""
     _check_size("width", width)
     _check_size("height", height)
-    try:
-        view = open_trace(trace)
-        op = pick_window_operator(view, operator)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart=CHART)
+    view = open_trace(trace)
+    op = pick_window_operator(view, operator)
     path = element_path(view, op, element)
     others = [o for o in window_operators(view) if o != op]
     return _chart(path, op, others, width, height)

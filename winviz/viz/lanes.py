@@ -33,7 +33,7 @@ from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_
 from winviz.viz.firings import cleanups, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, memoized, open_trace
+from winviz.viz.trace_view import TraceInputError, TraceView, memoized, open_trace
 from winviz.viz.value_texts import key_texts
 from winviz.viz.window_lives import processing_time_windows
 
@@ -59,8 +59,7 @@ HORIZON_TITLE = "allowed lateness"
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart("window_lanes")
 def window_lanes(
     trace: Any,
     *,
@@ -73,11 +72,7 @@ def window_lanes(
     like ``timeline``."""
     if max_keys < 1 or not 1 <= max_bars <= scale.ROW_LIMIT:
         raise ValueError(f"max_keys must be >= 1 and max_bars in 1..{scale.ROW_LIMIT}")
-    try:
-        view = open_trace(trace)
-        return _lanes(view, operator, max_keys, max_bars, width)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart="window_lanes")
+    return _lanes(open_trace(trace), operator, max_keys, max_bars, width)
 
 
 LANES_PARTS: dict[str, tuple[str, ...] | None] = {

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -31,6 +32,7 @@ import pandas as pd
 
 from winviz.trace import vocabulary
 from winviz.viz import spec
+from winviz.viz.trace_view import TraceInputError, gc_paused
 
 # Okabe–Ito's colours (seven of the eight: their sky blue is not used, see PROCESSING_TIME_COLOR),
 # white and two greys. Charts name the meanings below, never these.
@@ -497,6 +499,25 @@ def input_card(exc: Exception, *, chart: str) -> dict[str, Any]:
     """The message card of input a chart cannot draw (a ``TraceInputError``): its first
     sentence the headline, the whole message the detail."""
     return message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=chart)
+
+
+def public_chart(name: str) -> Callable[[Callable[..., spec.ChartDict]], Callable[..., Any]]:
+    """The decorator of the public chart function ``name`` (arguments → chart dict): its
+    Altair chart (``spec.chart_function``), drawn with the garbage collector paused
+    (``gc_paused``), and input it cannot draw (a ``TraceInputError``) given as its message
+    card (``input_card``) instead of raised; wrong arguments (``ValueError``) still raise."""
+
+    def public(fn: Callable[..., spec.ChartDict]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def drawn(*args: Any, **kwargs: Any) -> spec.ChartDict:
+            try:
+                return fn(*args, **kwargs)
+            except TraceInputError as exc:
+                return input_card(exc, chart=name)
+
+        return spec.chart_function(gc_paused(drawn))
+
+    return public
 
 
 def _wrap(text: str, width: int) -> list[str]:

@@ -59,7 +59,7 @@ from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import palette, scale, spec, watermark_steps
 from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a panel
 from winviz.viz.palette import LONG_MIN, TimeAxis
-from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.watermark_channels import (
     channel_records,
     describe,
@@ -82,8 +82,7 @@ OPERATOR_STRIP = 8  # px: the operator-idle strip along the top of a panel
 PAUSED_STRIP = 7  # px: a paused-for-alignment strip along the bottom, one row per line
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart(CHART)
 def propagation_chart(
     trace: Any,
     *,
@@ -106,11 +105,7 @@ def propagation_chart(
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     if operator is not None and not isinstance(operator, str) and not list(operator):
         raise ValueError("operator must be a name, a non-empty list of names, or None")
-    try:
-        view = open_trace(trace)
-        return _propagation(view, operator, max_points, width, height)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart=CHART)
+    return _propagation(open_trace(trace), operator, max_points, width, height)
 
 
 # -- chart --------------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ from winviz.viz import palette, spec
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
 from winviz.viz.flow import trace_records
 from winviz.viz.operator_pick import require_records
-from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.trace_view import TraceInputError, TraceView, open_trace
 from winviz.viz.watermark_channels import grouped
 from winviz.viz.watermark_steps import is_user_operator
 
@@ -89,8 +89,7 @@ class StageWatermarks:
     channels: pd.DataFrame
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart(CHART)
 def stage_watermarks(
     trace: Any,
     at: int | None = None,
@@ -109,11 +108,7 @@ def stage_watermarks(
 
     A trace that cannot be drawn (empty, no watermark) gives a message card; a wrong ``at``
     or ``seq`` raises ``ValueError`` naming it."""
-    try:
-        view = open_trace(trace)
-        table = _table(view, at, seq)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart=CHART)
+    table = _table(open_trace(trace), at, seq)
     if start is not None and start.__class__ is not int:
         raise ValueError(f"start {start!r}: expected an int time (ms) or None")
     return _chart(table, at, start, width, height)

@@ -44,7 +44,7 @@ from winviz.viz import axes, palette, piles, scale, spec, timer_places, timer_ro
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timer_records import timer_lives, timer_operators, timer_queue, timer_records
-from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.value_texts import key_texts
 from winviz.viz.watermark_steps import Restart, steps_by_attempt
 from winviz.viz.window_lives import groups
@@ -68,8 +68,7 @@ QUEUE_VIEW = "queue_points_1"  # the queue panel's points (the view of LINK_PARA
 LINK_PARAM = "queue_at"  # the queue panel's pointer: a processing time drawn across the timers
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart("timers_chart")
 def timers_chart(
     trace: Any,
     *,
@@ -83,11 +82,7 @@ def timers_chart(
     (``usermeta.winviz.status == "message"``), like ``timeline``."""
     if width < 100 or height < 60:
         raise ValueError(f"width must be >= 100 and height >= 60, got {width} and {height}")
-    try:
-        view = open_trace(trace)
-        return _timers(view, operator, width, height)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart="timers_chart")
+    return _timers(open_trace(trace), operator, width, height)
 
 
 NO_TIMERS = (
