@@ -619,29 +619,7 @@ def _watermark_layers(
                 "seq": int(r.seq),
             }
         )
-    line = spec.layer(
-        vertices,
-        {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.5},
-        {
-            **axes.xy(x, y),
-            "order": {"field": "i", "type": "quantitative"},
-            "detail": {"field": "attempt", "type": "nominal"},  # a line per run attempt
-        },
-    )
-    dots = spec.layer(
-        points,
-        {
-            "type": "point",
-            "color": palette.WATERMARK_COLOR,
-            "size": 14,
-            "filled": True,
-            "opacity": 0.6,
-        },
-        {
-            **axes.xy(x, y),
-            "tooltip": spec.tooltips(points, ["x", "y"]),
-        },
-    )
+    line, dots = palette.watermark_staircase(vertices, points, axes.xy(x, y))
     mid = (vertices[0]["y"] + vertices[1]["y"]) / 2
     label = spec.text_layer(
         [{"kind": "label", "x": vertices[0]["x"], "y": mid, "text": "watermark"}],
