@@ -404,7 +404,7 @@ def _panel(
         if part.empty:
             continue
         encoding = {
-            "x": _x(x),
+            "x": x.channel("x"),
             "y": y_channel,
             "order": {"field": "i", "type": "quantitative"},
             "color": color,
@@ -428,7 +428,7 @@ def _panel(
             _tip("also", "also here"),
         ]
         mark = {"type": "point", "filled": True} | dict(sorted(_point_style(len(pdata)).items()))
-        encoding = {"x": _x(x), "y": y_channel, "color": color, "tooltip": tooltip}
+        encoding = {"x": x.channel("x"), "y": y_channel, "color": color, "tooltip": tooltip}
         layers.append(spec.layer(_rows(pdata), mark, encoding))
     plot = Plot(x, y, width, height)
     layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
@@ -487,7 +487,7 @@ def _idle_layers(
     """The idle periods of a panel: each channel's (full height, in its colour) and the
     operator's own (a labelled grey strip along the top)."""
     layers: list[spec.ChartDict] = []
-    span = {"x": _x(x), "x2": {"field": "x2"}, "tooltip": _span_tips()}
+    span = {"x": x.channel("x"), "x2": {"field": "x2"}, "tooltip": _span_tips()}
     if chan_spans:
         # a channel's idle span: full height, in the channel's colour
         mark = {"type": "rect", "opacity": IDLE_OPACITY}
@@ -509,7 +509,7 @@ def _idle_layers(
                 "dy": OPERATOR_STRIP + 2,
                 "fontSize": 10,
             }
-            encoding = {"x": _x(x), "y": {"value": 0}, "text": {"value": "operator idle"}}
+            encoding = {"x": x.channel("x"), "y": {"value": 0}, "text": {"value": "operator idle"}}
             layers.append(spec.layer(_rows(wide), mark, encoding))
     return layers
 
@@ -594,7 +594,7 @@ def _restart_rules(
     rule = spec.layer(
         _rows(rows),
         {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2]},
-        {"x": _x(x), "tooltip": [_tip("text", "restart")]},
+        {"x": x.channel("x"), "tooltip": [_tip("text", "restart")]},
     )
     places = [
         _restart_place(plot.px(vx), text, plot, dots, steps)
@@ -611,7 +611,7 @@ def _restart_rules(
             "dx": 3 if align == "left" else -3,
             "fontSize": RESTART_FONT,
         }
-        encoding = {"x": _x(x), "y": {"value": top}, "text": _tip("text")}
+        encoding = {"x": x.channel("x"), "y": {"value": top}, "text": _tip("text")}
         labels.append(spec.layer(_rows(part), mark, encoding))
     return [rule, *labels]
 
@@ -648,7 +648,7 @@ def _paused_layer(
         _rows(data),
         {"type": "rect", "opacity": 0.75},
         {
-            "x": _x(x),
+            "x": x.channel("x"),
             "x2": {"field": "x2"},
             "y": {"axis": None, "field": "y", "scale": None, "type": "quantitative"},
             "y2": {"field": "y2"},
@@ -692,17 +692,6 @@ def _tip(field: str, title: str | None = None) -> dict[str, Any]:
             "type": "nominal",
         }
     )
-
-
-def _x(x: TimeAxis) -> dict[str, Any]:
-    """The x channel of field "x" on ``x`` (keys in Altair's order, as its ``alt.X`` writes
-    them)."""
-    return {
-        "axis": dict(sorted(x.axis().items())),
-        "field": "x",
-        "scale": _scale(x),
-        "type": "quantitative",
-    }
 
 
 def _scale(axis: TimeAxis) -> dict[str, Any]:
