@@ -34,3 +34,8 @@ def channel(axis: TimeAxis, field: str) -> dict[str, Any]:
             "labelOverlap": True,
         },
     }
+
+
+def xy(x: TimeAxis, y: TimeAxis) -> dict[str, Any]:
+    """The x and y channels (``channel``) of the fields ``x`` and ``y`` on these axes."""
+    return {"x": channel(x, "x"), "y": channel(y, "y")}

@@ -196,27 +196,33 @@ def _arrow_layers(
         labelled = [r for r in arows if r["label"] and r["right"] is right]
         if not labelled:
             continue
-        layers.append(
-            spec.layer(
-                labelled,
-                {
-                    "type": "text",
-                    "fontSize": 9,
-                    "dx": -4 if right else 4,
-                    "dy": -2,
-                    "baseline": "bottom",
-                    "align": "right" if right else "left",
-                    "fontStyle": "italic",
-                },
-                {
-                    "x": {"field": "mx", "type": q, **x},
-                    "y": {"field": "my", "type": q, **y},
-                    "text": {"field": "label", "type": "nominal"},
-                    "color": text_color,
-                },
-            )
-        )
+        mark = {"fontSize": 9, "dx": -4 if right else 4, "dy": -2, "baseline": "bottom"}
+        mark |= {"align": "right" if right else "left", "fontStyle": "italic"}
+        layers.append(_text_layer(labelled, ("mx", "my", "label"), x, y, text_color, mark))
     return layers
+
+
+def _text_layer(
+    rows: list[dict[str, Any]],
+    fields: tuple[str, str, str],
+    x: dict[str, Any],
+    y: dict[str, Any],
+    color: dict[str, Any],
+    mark: dict[str, Any],
+) -> spec.ChartDict:
+    """A text layer of the diagram: the rows' ``fields`` (x, y, text) in the text colour
+    channel ``color``, with the text ``mark``'s other properties (the diagram's own sizes)."""
+    fx, fy, text = fields
+    return spec.layer(
+        rows,
+        {"type": "text", **mark},
+        {
+            "x": {"field": fx, "type": "quantitative", **x},
+            "y": {"field": fy, "type": "quantitative", **y},
+            "text": {"field": text, "type": "nominal"},
+            "color": color,
+        },
+    )
 
 
 def _box_layers(
@@ -255,45 +261,13 @@ def _box_layers(
                 },
             )
         )
-    layers.append(
-        spec.layer(
-            brows,
-            {
-                "type": "text",
-                "fontSize": TITLE_SIZE,
-                "fontWeight": "bold",
-                "baseline": "top",
-                "dy": 3,
-            },
-            {
-                "x": {"field": "cx", "type": q, **x},
-                "y": {"field": "y", "type": q, **y},
-                "text": {"field": "title", "type": "nominal"},
-                "color": text_color,
-            },
-        )
-    )
+    title = {"fontSize": TITLE_SIZE, "fontWeight": "bold", "baseline": "top", "dy": 3}
+    layers.append(_text_layer(brows, ("cx", "y", "title"), x, y, text_color, title))
     texts = [r for r in brows if r["text"]]
     if texts:
-        layers.append(
-            spec.layer(
-                texts,
-                {
-                    "type": "text",
-                    "fontSize": LINE_SIZE,
-                    "baseline": "top",
-                    "dy": 5 + LINE_PX,
-                    "lineBreak": "\n",
-                    "lineHeight": LINE_PX,
-                },
-                {
-                    "x": {"field": "cx", "type": q, **x},
-                    "y": {"field": "y", "type": q, **y},
-                    "text": {"field": "text", "type": "nominal"},
-                    "color": text_color,
-                },
-            )
-        )
+        lines = {"fontSize": LINE_SIZE, "baseline": "top", "dy": 5 + LINE_PX}
+        lines |= {"lineBreak": "\n", "lineHeight": LINE_PX}
+        layers.append(_text_layer(texts, ("cx", "y", "text"), x, y, text_color, lines))
     return layers
 
 

@@ -50,10 +50,10 @@ from winviz.viz import palette, spec
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
 from winviz.viz.fates import element_fates
 from winviz.viz.firings import firings
+from winviz.viz.operator_pick import require_records
 from winviz.viz.trace_view import (
     TraceInputError,
     TraceView,
-    gc_paused,
     open_trace,
     window_operators,
 )
@@ -129,8 +129,7 @@ class ElementPath:
     steps: pd.DataFrame
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart(CHART)
 def operator_flow(
     trace: Any,
     element: int = 0,
@@ -151,11 +150,8 @@ def operator_flow(
     message card; a wrong ``element`` or ``operator`` raises ``ValueError`` naming it."""
     _check_size("width", width)
     _check_size("height", height)
-    try:
-        view = open_trace(trace)
-        op = pick_window_operator(view, operator)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart=CHART)
+    view = open_trace(trace)
+    op = pick_window_operator(view, operator)
     path = element_path(view, op, element)
     others = [o for o in window_operators(view) if o != op]
     return _chart(path, op, others, width, height)
@@ -176,8 +172,7 @@ def flow_steps(trace: Any, element: int = 0, *, operator: str | None = None) -> 
 
 def pick_window_operator(view: TraceView, operator: str | None) -> str:
     """The window operator to read: ``operator`` (checked), or the trace's first."""
-    if len(view) == 0:
-        raise TraceInputError("The trace is empty. The job recorded no records at all.")
+    require_records(view)
     ops = window_operators(view)
     if operator is None:
         if not ops:
@@ -490,8 +485,8 @@ def _chart(
     ]
     if others:
         notes.append(f"other window operators (operator=…): {', '.join(map(repr, others))}")
-    chart["title"] = palette.title("The element's path through the WindowOperator", notes)
-    return palette.finish(chart, name=CHART, notes=notes)
+    heading = "The element's path through the WindowOperator"
+    return palette.finish(chart, name=CHART, notes=notes, heading=heading)
 
 
 def _cut(text: str, limit: int = 40) -> str:

@@ -90,12 +90,15 @@ def idle_spans(view: TraceView) -> list[IdleSpan]:
 
 def lines_text(spans: list[IdleSpan]) -> str:
     """The subtitle's words for the strips: how many periods, and the inputs left to right."""
-    lines = list(dict.fromkeys(s.line for s in spans))
-    n = len(spans)
-    return (
-        f"{n:,} idle period{'' if n == 1 else 's'} (grey strips along the left edge, left to "
-        f"right: {', '.join(lines)})"
-    )
+    where = "grey strips along the left edge, left to right"
+    return _strips_text([s.line for s in spans], "idle period", where)
+
+
+def _strips_text(inputs: list[str], what: str, where: str) -> str:
+    """How many strips (``what``, one per input of ``inputs``), ``where`` they are drawn and
+    the inputs in column order."""
+    n = len(inputs)
+    return f"{n:,} {what}{'' if n == 1 else 's'} ({where}: {', '.join(dict.fromkeys(inputs))})"
 
 
 def strip_rows(spans: list[IdleSpan], x: TimeAxis, y: TimeAxis) -> list[dict[str, Any]]:
@@ -143,12 +146,8 @@ PAUSED_OPACITY = 0.4
 
 def paused_text(spans: list[PausedSpan]) -> str:
     """The subtitle's words for the paused strips."""
-    lines = list(dict.fromkeys(s.input for s in spans))
-    n = len(spans)
-    return (
-        f"{n:,} paused span{'' if n == 1 else 's'} (watermark alignment: dark strips along the "
-        f"right edge, right to left: {', '.join(lines)})"
-    )
+    where = "watermark alignment: dark strips along the right edge, right to left"
+    return _strips_text([s.input for s in spans], "paused span", where)
 
 
 def paused_layer(

@@ -33,7 +33,7 @@ from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_
 from winviz.viz.firings import cleanups, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, memoized, open_trace
+from winviz.viz.trace_view import TraceInputError, TraceView, memoized, open_trace
 from winviz.viz.value_texts import key_texts
 from winviz.viz.window_lives import processing_time_windows
 
@@ -59,8 +59,7 @@ HORIZON_TITLE = "allowed lateness"
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart("window_lanes")
 def window_lanes(
     trace: Any,
     *,
@@ -73,11 +72,7 @@ def window_lanes(
     like ``timeline``."""
     if max_keys < 1 or not 1 <= max_bars <= scale.ROW_LIMIT:
         raise ValueError(f"max_keys must be >= 1 and max_bars in 1..{scale.ROW_LIMIT}")
-    try:
-        view = open_trace(trace)
-        return _lanes(view, operator, max_keys, max_bars, width)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart="window_lanes")
+    return _lanes(open_trace(trace), operator, max_keys, max_bars, width)
 
 
 LANES_PARTS: dict[str, tuple[str, ...] | None] = {
@@ -142,10 +137,9 @@ def _lanes(
         "layer": layers,
         "width": width,
         "height": height,
-        "title": palette.title("Window lanes", notes),
         "resolve": {"scale": {"fill": "independent", "strokeDash": "independent"}},
     }
-    return palette.finish(chart, name="window_lanes", notes=notes)
+    return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
 
 
 MIN_BAR_PX = 4
@@ -231,14 +225,7 @@ def _aggregated(
         {
             "x": x.channel("x"),
             "x2": {"field": "x2"},
-            "y": {
-                "field": "key",
-                "type": "nominal",
-                "sort": None,
-                "scale": {"domain": keys},
-                "title": "key",
-                "axis": {"labelLimit": 160},
-            },
+            "y": _key_lanes(keys),
             "fillOpacity": {
                 "field": "share fired",
                 "type": "quantitative",
@@ -248,13 +235,18 @@ def _aggregated(
             "tooltip": spec.tooltips(rows, ["x", "x2"]),
         },
     )
-    chart = {
-        "layer": [layer],
-        "width": width,
-        "height": height,
-        "title": palette.title("Window lanes", notes),
-    }
-    return palette.finish(chart, name="window_lanes", notes=notes)
+    chart = {"layer": [layer], "width": width, "height": height}
+    return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
+
+
+def _key_lanes(keys: list[Any], *, axis: bool = True) -> dict[str, Any]:
+    """The y channel of the lanes, one per key in the order of ``keys``, titled "key" (with
+    ``axis``; the layers over the bars leave the axis to them). The order is a scale domain
+    (data), never a sort array: Vega-Lite turns a sort array into an expression holding the
+    keys, which a key can break (U+2028); and every layer orders the lanes alike (Vega-Lite
+    warns of "conflicting sort properties" when one sorts the shared key scale otherwise)."""
+    lanes = {"field": "key", "type": "nominal", "sort": None, "scale": {"domain": keys}}
+    return lanes | {"title": "key", "axis": {"labelLimit": 160}} if axis else lanes
 
 
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
@@ -407,16 +399,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> spec.ChartDict:
         {
             "x": x.channel("x"),
             "x2": {"field": "x2"},
-            # lane order as a scale domain (data), never a sort array: Vega-Lite turns a sort
-            # array into an expression holding the keys, which a key can break (U+2028)
-            "y": {
-                "field": "key",
-                "type": "nominal",
-                "sort": None,
-                "scale": {"domain": keys},
-                "title": "key",
-                "axis": {"labelLimit": 160},
-            },
+            "y": _key_lanes(keys),
             "yOffset": {
                 "field": "slot",
                 "type": "nominal",
@@ -732,14 +715,7 @@ def _horizon_layer(
             {
                 "x": x.channel("x"),
                 "x2": {"field": "x2"},
-                # the bars' lane order (sort=None, the keys as the domain): Vega-Lite warns of
-                # "conflicting sort properties" when a layer sorts the shared key scale otherwise
-                "y": {
-                    "field": "key",
-                    "type": "nominal",
-                    "sort": None,
-                    "scale": {"domain": list(dict.fromkeys(bars["key"]))},
-                },
+                "y": _key_lanes(list(dict.fromkeys(bars["key"])), axis=False),
                 "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
                 "strokeDash": {
                     "field": "line",
@@ -880,16 +856,6 @@ def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartD
             )
         )
         if any(e["n"] > 1 for e in part):
-            mark = {
-                "type": "text",
-                "align": "left",
-                "dx": 6,
-                "dy": -6,
-                "fontSize": 9,
-                "font": "sans-serif",
-                **moved,
-            }
-            layers.append(
-                spec.layer(part, mark, {**base, "text": {"field": "label", "type": "nominal"}})
-            )
+            place = {"align": "left", "dx": 6, "dy": -6, **moved}
+            layers.append(spec.text_layer(part, base, text="label", size=9, **place))
     return layers

@@ -80,7 +80,6 @@ _CSS = re.compile(
     r"""(?:@import\s+(?:url\()?\s*["']?|url\(\s*["']?)\s*((?:https?:|ftp:)?//[^"')\s]*)""",
     re.IGNORECASE,
 )
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _META_REFRESH = re.compile(r"""<meta\b[^>]*http-equiv\s*=\s*["']?refresh""", re.IGNORECASE)
 
 _TEMPLATE = """{%- extends 'index.html.j2' -%}

@@ -1,28 +1,44 @@
-"""Which operator a chart of one window operator draws: ``pick_operator``, shared by the
-timeline, the skew chart, the window lanes and the scrubber (each names the window operator
-it shows; the default is the first one in the trace)."""
+"""Which operator a chart of one operator draws: ``pick_operator``, shared by the timeline,
+the skew chart, the window lanes, the scrubber (each names the window operator it shows; the
+default is the first one in the trace) and the timers chart (an operator with timers)."""
 
 from __future__ import annotations
 
 from winviz.viz.trace_view import TraceInputError, TraceView, window_operators
 
+NO_KEYED = (
+    "No element reached a keyed operator. The timeline places elements by event time at a "
+    "window (or keyed) operator; this trace has none"
+)
 
-def pick_operator(view: TraceView, operator: str | None) -> str:
-    """The window operator to draw; raises TraceInputError naming the choices."""
+
+def require_records(view: TraceView) -> None:
+    """Raises TraceInputError when the trace holds no record at all."""
     if len(view) == 0:
         raise TraceInputError("The trace is empty. The job recorded no records at all.")
-    candidates = window_operators(view) or view.operators("element")
+
+
+def pick_operator(
+    view: TraceView,
+    operator: str | None,
+    candidates: list[str] | None = None,
+    *,
+    none: str = NO_KEYED,
+    named: str = "No window operator named {!r}.",
+) -> str:
+    """The operator to draw: ``operator``, or the first of ``candidates`` (default: the
+    window operators, else the operators elements reached). Raises TraceInputError: ``none``
+    and the trace's record kinds when there is no candidate, ``named`` (of ``operator``) and
+    the choices for a name not among them."""
+    require_records(view)
+    if candidates is None:
+        candidates = window_operators(view) or view.operators("element")
     if not candidates:
-        raise TraceInputError(
-            "No element reached a keyed operator. The timeline places elements by event time "
-            "at a window (or keyed) operator; this trace has none "
-            f"(kinds: {', '.join(sorted(view.counts()))})."
-        )
+        raise TraceInputError(f"{none} (kinds: {', '.join(sorted(view.counts()))}).")
     if operator is None:
         return candidates[0]
     if operator not in candidates:
         raise TraceInputError(
-            f"No window operator named {operator!r}. Choose one of: "
-            f"{', '.join(map(repr, candidates))}."
+            f"{named.format(operator)} Choose one of: {', '.join(map(repr, candidates))}."
         )
     return operator

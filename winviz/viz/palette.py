@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -31,6 +32,7 @@ import pandas as pd
 
 from winviz.trace import vocabulary
 from winviz.viz import spec
+from winviz.viz.trace_view import TraceInputError, gc_paused
 
 # Okabe–Ito's colours (seven of the eight: their sky blue is not used, see PROCESSING_TIME_COLOR),
 # white and two greys. Charts name the meanings below, never these.
@@ -269,12 +271,7 @@ def format_time(value: Any, kind: Literal["epoch", "ms"] = "ms") -> str:
         return "MAX (Long.MAX_VALUE)"
     if v <= LONG_MIN:
         return "MIN (Long.MIN_VALUE)"
-    if is_off_chart(v):
-        return f"{v:,} ms (off the chart)"
-    if kind == "epoch":
-        stamp = datetime.fromtimestamp(v / 1000, tz=UTC)
-        return stamp.strftime("%Y-%m-%d %H:%M:%S.") + f"{v % 1000:03d} UTC"
-    return f"{v:,} ms"
+    return f"{v:,} ms (off the chart)"  # |v| > 2**53: is_off_chart
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -307,13 +304,6 @@ class TimeAxis:
             return self.lo, "◀ MIN" if is_off_chart(value) else "◀"
         return int(value), ""
 
-    def encoding_type(self) -> str:
-        # a date axis is a quantitative scale of epoch ms with UTC tick labels: Vega-Lite
-        # turns an explicit domain of a temporal scale into datetime signals and then warns,
-        # once per layer, that they conflict with the domain itself ("Conflicting scale
-        # property domain"); a number scale draws the same positions without a warning
-        return "quantitative"
-
     def axis(self) -> dict[str, Any]:
         """The Vega-Lite axis of this time axis: its title, tick labels."""
         if self.kind == "epoch":
@@ -328,6 +318,10 @@ class TimeAxis:
 
     def channel(self, field: str) -> dict[str, Any]:
         """The x or y channel of ``field`` on this axis as a Vega-Lite dict."""
+        # a date axis is a quantitative scale of epoch ms with UTC tick labels: Vega-Lite
+        # turns an explicit domain of a temporal scale into datetime signals and then warns,
+        # once per layer, that they conflict with the domain itself ("Conflicting scale
+        # property domain"); a number scale draws the same positions without a warning
         scale = {"domain": [self.lo, self.hi], "nice": False, "zero": False}
         return {"field": field, "type": "quantitative", "scale": scale, "axis": self.axis()}
 
@@ -470,6 +464,31 @@ def title(text: str, subtitle: list[str]) -> dict[str, Any]:
     return out | {"subtitleColor": NOTE_INK, "subtitleFontSize": 11}
 
 
+def watermark_staircase(
+    vertices: list[dict[str, Any]],
+    points: list[dict[str, Any]],
+    xy: dict[str, Any],
+    dash: dict[str, Any] | None = None,
+) -> list[spec.ChartDict]:
+    """A watermark drawn as a staircase: a line through ``vertices`` in their ``i`` order, one
+    per run attempt (``attempt``), and a dot per record (``points``, their other columns as
+    the tooltip); ``xy``: the x and y channels; ``dash``: a strokeDash channel telling the
+    operators' watermarks apart."""
+    order = {"order": {"field": "i", "type": "quantitative"}}
+    dashes = {} if dash is None else {"strokeDash": dash}
+    line = spec.layer(
+        vertices,
+        {"type": "line", "color": WATERMARK_COLOR, "strokeWidth": 1.5},
+        {**xy, **order, **dashes, "detail": {"field": "attempt", "type": "nominal"}},
+    )
+    dots = spec.layer(
+        points,
+        {"type": "point", "color": WATERMARK_COLOR, "size": 14, "filled": True, "opacity": 0.6},
+        {**xy, "tooltip": spec.tooltips(points, ["x", "y"])},
+    )
+    return [line, dots]
+
+
 def message_chart(headline: str, detail: str, *, chart: str) -> dict[str, Any]:
     """The chart returned in place of a plot: a text card saying why nothing is drawn.
 
@@ -507,6 +526,25 @@ def input_card(exc: Exception, *, chart: str) -> dict[str, Any]:
     return message_chart(str(exc).split(". ")[0] + ".", str(exc), chart=chart)
 
 
+def public_chart(name: str) -> Callable[[Callable[..., spec.ChartDict]], Callable[..., Any]]:
+    """The decorator of the public chart function ``name`` (arguments → chart dict): its
+    Altair chart (``spec.chart_function``), drawn with the garbage collector paused
+    (``gc_paused``), and input it cannot draw (a ``TraceInputError``) given as its message
+    card (``input_card``) instead of raised; wrong arguments (``ValueError``) still raise."""
+
+    def public(fn: Callable[..., spec.ChartDict]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def drawn(*args: Any, **kwargs: Any) -> spec.ChartDict:
+            try:
+                return fn(*args, **kwargs)
+            except TraceInputError as exc:
+                return input_card(exc, chart=name)
+
+        return spec.chart_function(gc_paused(drawn))
+
+    return public
+
+
 def _wrap(text: str, width: int) -> list[str]:
     words, lines, line = text.split(), [], ""
     for w in words:
@@ -531,11 +569,16 @@ AXIS_CONFIG = {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColo
 VIEW_CONFIG = {"stroke": FRAME_INK}
 
 
-def finish(chart: dict[str, Any], *, name: str, notes: list[str]) -> dict[str, Any]:
+def finish(
+    chart: dict[str, Any], *, name: str, notes: list[str], heading: str | None = None
+) -> dict[str, Any]:
     """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``) — what
     ``.properties(usermeta=...).configure_legend(...).configure_axis(...).configure_view(...)``
-    sets (the config's legend / axis / view entries replaced, other entries kept). ``chart``
-    (a chart dict) is changed in place and returned."""
+    sets (the config's legend / axis / view entries replaced, other entries kept) — and, given
+    a ``heading``, the title (``title``: the heading over the notes). ``chart`` (a chart dict)
+    is changed in place and returned."""
+    if heading is not None:
+        chart["title"] = title(heading, notes)
     chart["usermeta"] = {"winviz": {"chart": name, "status": "ok", "notes": notes}}
     chart["config"] = chart.get("config", {}) | {
         "axis": dict(AXIS_CONFIG),

@@ -59,7 +59,7 @@ from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import palette, scale, spec, watermark_steps
 from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a panel
 from winviz.viz.palette import LONG_MIN, TimeAxis
-from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.watermark_channels import (
     channel_records,
     describe,
@@ -82,8 +82,7 @@ OPERATOR_STRIP = 8  # px: the operator-idle strip along the top of a panel
 PAUSED_STRIP = 7  # px: a paused-for-alignment strip along the bottom, one row per line
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart(CHART)
 def propagation_chart(
     trace: Any,
     *,
@@ -106,11 +105,7 @@ def propagation_chart(
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     if operator is not None and not isinstance(operator, str) and not list(operator):
         raise ValueError("operator must be a name, a non-empty list of names, or None")
-    try:
-        view = open_trace(trace)
-        return _propagation(view, operator, max_points, width, height)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart=CHART)
+    return _propagation(open_trace(trace), operator, max_points, width, height)
 
 
 # -- chart --------------------------------------------------------------------------------------
@@ -164,8 +159,7 @@ def _propagation(
             "resolve": {"scale": {"color": "independent", "strokeDash": "independent"}},
             "spacing": 16,
         }  # a legend per panel
-    chart["title"] = palette.title("Watermark propagation", notes)
-    return palette.finish(chart, name=CHART, notes=notes)
+    return palette.finish(chart, name=CHART, notes=notes, heading="Watermark propagation")
 
 
 def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str, Any]:
@@ -410,7 +404,7 @@ def _panel(
         if part.empty:
             continue
         encoding = {
-            "x": _x(x),
+            "x": x.channel("x"),
             "y": y_channel,
             "order": {"field": "i", "type": "quantitative"},
             "color": color,
@@ -434,7 +428,7 @@ def _panel(
             _tip("also", "also here"),
         ]
         mark = {"type": "point", "filled": True} | dict(sorted(_point_style(len(pdata)).items()))
-        encoding = {"x": _x(x), "y": y_channel, "color": color, "tooltip": tooltip}
+        encoding = {"x": x.channel("x"), "y": y_channel, "color": color, "tooltip": tooltip}
         layers.append(spec.layer(_rows(pdata), mark, encoding))
     plot = Plot(x, y, width, height)
     layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
@@ -493,7 +487,7 @@ def _idle_layers(
     """The idle periods of a panel: each channel's (full height, in its colour) and the
     operator's own (a labelled grey strip along the top)."""
     layers: list[spec.ChartDict] = []
-    span = {"x": _x(x), "x2": {"field": "x2"}, "tooltip": _span_tips()}
+    span = {"x": x.channel("x"), "x2": {"field": "x2"}, "tooltip": _span_tips()}
     if chan_spans:
         # a channel's idle span: full height, in the channel's colour
         mark = {"type": "rect", "opacity": IDLE_OPACITY}
@@ -515,7 +509,7 @@ def _idle_layers(
                 "dy": OPERATOR_STRIP + 2,
                 "fontSize": 10,
             }
-            encoding = {"x": _x(x), "y": {"value": 0}, "text": {"value": "operator idle"}}
+            encoding = {"x": x.channel("x"), "y": {"value": 0}, "text": {"value": "operator idle"}}
             layers.append(spec.layer(_rows(wide), mark, encoding))
     return layers
 
@@ -600,7 +594,7 @@ def _restart_rules(
     rule = spec.layer(
         _rows(rows),
         {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2]},
-        {"x": _x(x), "tooltip": [_tip("text", "restart")]},
+        {"x": x.channel("x"), "tooltip": [_tip("text", "restart")]},
     )
     places = [
         _restart_place(plot.px(vx), text, plot, dots, steps)
@@ -617,7 +611,7 @@ def _restart_rules(
             "dx": 3 if align == "left" else -3,
             "fontSize": RESTART_FONT,
         }
-        encoding = {"x": _x(x), "y": {"value": top}, "text": _tip("text")}
+        encoding = {"x": x.channel("x"), "y": {"value": top}, "text": _tip("text")}
         labels.append(spec.layer(_rows(part), mark, encoding))
     return [rule, *labels]
 
@@ -654,7 +648,7 @@ def _paused_layer(
         _rows(data),
         {"type": "rect", "opacity": 0.75},
         {
-            "x": _x(x),
+            "x": x.channel("x"),
             "x2": {"field": "x2"},
             "y": {"axis": None, "field": "y", "scale": None, "type": "quantitative"},
             "y2": {"field": "y2"},
@@ -698,17 +692,6 @@ def _tip(field: str, title: str | None = None) -> dict[str, Any]:
             "type": "nominal",
         }
     )
-
-
-def _x(x: TimeAxis) -> dict[str, Any]:
-    """The x channel of field "x" on ``x`` (keys in Altair's order, as its ``alt.X`` writes
-    them)."""
-    return {
-        "axis": dict(sorted(x.axis().items())),
-        "field": "x",
-        "scale": _scale(x),
-        "type": "quantitative",
-    }
 
 
 def _scale(axis: TimeAxis) -> dict[str, Any]:

@@ -35,13 +35,10 @@ from winviz.viz import axes, palette, replay, scale, spec, watermark_steps
 from winviz.viz.fates import element_detail_lists, element_fate_columns
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
-
-LAG_LABEL = "watermark lag (processing time − watermark)"
+from winviz.viz.trace_view import Columns, TraceInputError, TraceView, open_trace
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart("skew_chart")
 def skew_chart(
     trace: Any,
     *,
@@ -59,11 +56,8 @@ def skew_chart(
     (``usermeta.winviz.status == "message"``)."""
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
-    try:
-        view = open_trace(trace)
-        return _skew(view, pick_operator(view, operator), max_points, width, height)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart="skew_chart")
+    view = open_trace(trace)
+    return _skew(view, pick_operator(view, operator), max_points, width, height)
 
 
 def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd.DataFrame:
@@ -71,12 +65,8 @@ def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd
     (proc_time − ts), watermark (the one the element met), fate, key, value. Elements without
     a drawable timestamp (none, MIN, MAX) are left out. ``details=False`` leaves out key and
     value (their texts are only needed for elements drawn one by one, not binned)."""
-    fates = element_fate_columns(view, operator)
-    seqs = fates["seq"]
-    stamps, has_ts = view.ints("ts", seqs)
-    procs, has_proc = view.ints("proc_time", seqs)
-    keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
-    seqs = seqs[keep]
+    fates, procs, stamps, keep = _drawable(view, operator)
+    seqs = fates["seq"][keep]
     procs_k, stamps_k = procs[keep], stamps[keep]
     # int64 columns when every skew fits (always, unless a processing time is near the long
     # range's ends), else exact Python ints
@@ -99,6 +89,17 @@ def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd
             dtype=object,
         )
     return pd.DataFrame(columns)  # one frame (a column added to it later costs more)
+
+
+def _drawable(view: TraceView, operator: str) -> tuple[Columns, np.ndarray, np.ndarray, np.ndarray]:
+    """The elements of ``operator`` (``fates.element_fate_columns``), their processing times
+    and timestamps (int64), and which of them the chart draws: those with a processing time
+    and a drawable timestamp (not none, MIN or MAX)."""
+    fates = element_fate_columns(view, operator)
+    stamps, has_ts = view.ints("ts", fates["seq"])
+    procs, has_proc = view.ints("proc_time", fates["seq"])
+    keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
+    return fates, procs, stamps, keep
 
 
 def with_details(view: TraceView, elements: pd.DataFrame) -> None:
@@ -182,11 +183,7 @@ def _binned_elements(view: TraceView, op: str, max_points: int) -> _Binned | Non
     """The elements of ``element_skews(view, op)`` when there are more than ``max_points``
     and every skew is an int64 (processing times within ±2**62): the chart bins them, so
     their watermarks, keys and values are not read. Else None (``element_skews``' frame)."""
-    fates = element_fate_columns(view, op)
-    seqs = fates["seq"]
-    stamps, has_ts = view.ints("ts", seqs)
-    procs, has_proc = view.ints("proc_time", seqs)
-    keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
+    fates, procs, stamps, keep = _drawable(view, op)
     n = int(keep.sum())
     if n <= max_points:
         return None
@@ -292,13 +289,8 @@ def _skew(
         layers[1:] = points
     if vertices:
         layers.append(_lag_label_layer(vertices, procs, skew, x, y, width, height))
-    chart = {
-        "layer": layers,
-        "width": width,
-        "height": height,
-        "title": palette.title("Event-time skew", notes),
-    }
-    return palette.finish(chart, name="skew_chart", notes=notes)
+    chart = {"layer": layers, "width": width, "height": height}
+    return palette.finish(chart, name="skew_chart", notes=notes, heading="Event-time skew")
 
 
 def _lag_label_layer(
@@ -316,22 +308,13 @@ def _lag_label_layer(
         vertices, np.asarray(procs, dtype=np.float64), np.asarray(skew, dtype=np.float64),
         x, y, width, height,
     )  # fmt: skip
-    return spec.layer(
+    return spec.text_layer(
         [{"kind": "label", "x": x.clip(at)[0], "y": lag, "text": "watermark lag"}],
-        {
-            "type": "text",
-            "align": align,
-            "baseline": baseline,
-            "dy": dy,
-            "fontSize": 11,
-            "font": "sans-serif",
-            "color": palette.INK,
-        },
-        {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
-            "text": {"field": "text", "type": "nominal"},
-        },
+        axes.xy(x, y),
+        color=palette.INK,
+        align=align,
+        baseline=baseline,
+        dy=dy,
     )
 
 
@@ -447,8 +430,7 @@ def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -
         rows,
         {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.2},
         {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
+            **axes.xy(x, y),
             "order": {"field": "i", "type": "quantitative"},
             "detail": {"field": "part", "type": "nominal"},
         },
@@ -461,8 +443,7 @@ def _fate_encoding(
     """The elements' channels; ``types``: their tooltip fields' types where known
     (``spec.tooltips``)."""
     return {
-        "x": axes.channel(x, "x"),
-        "y": axes.channel(y, "y"),
+        **axes.xy(x, y),
         "color": {
             "field": "fate",
             "type": "nominal",

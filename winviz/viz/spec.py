@@ -9,6 +9,7 @@ Every chart function builds its chart from the rows it derives from the trace:
 * a layered or concatenated chart is a dict too — ``{"layer": [layer, …], "width": …}``,
   ``{"hconcat": [chart, …], …}`` — written by the chart function as Vega-Lite has it (a
   selection parameter already on the top-level chart, with the ``views`` it applies to);
+* ``text_layer`` — a layer of labels, in the one text style of every chart;
 * ``tooltips`` — tooltip channel dicts for the columns of some rows.
 
 Two writers finish a chart dict as Altair's ``to_dict`` would (``$schema``, the active
@@ -70,6 +71,27 @@ def layer(
     if transform:
         out["transform"] = transform
     return out
+
+
+def text_layer(
+    rows: list[dict[str, Any]],
+    encoding: dict[str, Any],
+    *,
+    text: str = "text",
+    size: int = 11,
+    color: str | None = None,
+    transform: list[dict[str, Any]] | None = None,
+    **place: Any,
+) -> ChartDict:
+    """A layer of labels in winviz's text style: the ``text`` column of each row written at
+    its position channels (``encoding``: x, y, …) in ``size`` px sans-serif, in ``color``
+    (a ``palette`` ink; None: Vega-Lite's default), placed by the other text-mark properties
+    given (``place``: align, baseline, dx, dy, angle, …)."""
+    mark = {"type": "text", **place, "fontSize": size, "font": "sans-serif"}
+    if color is not None:
+        mark["color"] = color
+    channels = {**encoding, "text": {"field": text, "type": "nominal"}}
+    return layer(rows, mark, channels, transform)
 
 
 def rows(chart: ChartDict) -> list[dict[str, Any]]:

@@ -46,7 +46,8 @@ from winviz.trace import TraceRecord, split_subtask
 from winviz.viz import palette, spec
 from winviz.viz.diagram import Arrow, Box, Frame, diagram
 from winviz.viz.flow import trace_records
-from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.operator_pick import require_records
+from winviz.viz.trace_view import TraceInputError, TraceView, open_trace
 from winviz.viz.watermark_channels import grouped
 from winviz.viz.watermark_steps import is_user_operator
 
@@ -88,8 +89,7 @@ class StageWatermarks:
     channels: pd.DataFrame
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart(CHART)
 def stage_watermarks(
     trace: Any,
     at: int | None = None,
@@ -108,11 +108,7 @@ def stage_watermarks(
 
     A trace that cannot be drawn (empty, no watermark) gives a message card; a wrong ``at``
     or ``seq`` raises ``ValueError`` naming it."""
-    try:
-        view = open_trace(trace)
-        table = _table(view, at, seq)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart=CHART)
+    table = _table(open_trace(trace), at, seq)
     if start is not None and start.__class__ is not int:
         raise ValueError(f"start {start!r}: expected an int time (ms) or None")
     return _chart(table, at, start, width, height)
@@ -128,8 +124,7 @@ def stage_watermark_table(
 def _cut(view: TraceView, at: int | None, seq: int | None) -> int:
     """The position of the last record counted."""
     n = len(view)
-    if n == 0:
-        raise TraceInputError("The trace is empty. The job recorded no records at all.")
+    require_records(view)
     if at is not None and seq is not None:
         raise ValueError(f"give at (processing time) or seq, not both: at={at!r}, seq={seq!r}")
     if seq is not None:
@@ -440,8 +435,8 @@ def _chart(
         notes.append(
             "the trace does not tell what feeds " + ", ".join(map(repr, unknown)) + " (no arrow)"
         )
-    chart["title"] = palette.title("Input and output watermarks per stage", notes)
-    return palette.finish(chart, name=CHART, notes=notes)
+    heading = "Input and output watermarks per stage"
+    return palette.finish(chart, name=CHART, notes=notes, heading=heading)
 
 
 def _has_channels(table: StageWatermarks, op: str) -> bool:

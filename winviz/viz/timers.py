@@ -41,9 +41,10 @@ import numpy as np
 import pandas as pd
 
 from winviz.viz import axes, palette, piles, scale, spec, timer_places, timer_roles, watermark_steps
+from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timer_records import timer_lives, timer_operators, timer_queue, timer_records
-from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.value_texts import key_texts
 from winviz.viz.watermark_steps import Restart, steps_by_attempt
 from winviz.viz.window_lives import groups
@@ -67,8 +68,7 @@ QUEUE_VIEW = "queue_points_1"  # the queue panel's points (the view of LINK_PARA
 LINK_PARAM = "queue_at"  # the queue panel's pointer: a processing time drawn across the timers
 
 
-@spec.chart_function
-@gc_paused
+@palette.public_chart("timers_chart")
 def timers_chart(
     trace: Any,
     *,
@@ -82,35 +82,18 @@ def timers_chart(
     (``usermeta.winviz.status == "message"``), like ``timeline``."""
     if width < 100 or height < 60:
         raise ValueError(f"width must be >= 100 and height >= 60, got {width} and {height}")
-    try:
-        view = open_trace(trace)
-        return _timers(view, operator, width, height)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart="timers_chart")
+    return _timers(open_trace(trace), operator, width, height)
 
 
-def _pick(view: TraceView, operator: str | None) -> str:
-    if len(view) == 0:
-        raise TraceInputError("The trace is empty. The job recorded no records at all.")
-    candidates = timer_operators(view)
-    if not candidates:
-        raise TraceInputError(
-            "No operator registered a timer. Timers are registered by window operators with "
-            "event- or processing-time triggers and by keyed process functions; this trace has "
-            f"none (kinds: {', '.join(sorted(view.counts()))})."
-        )
-    if operator is None:
-        return candidates[0]
-    if operator not in candidates:
-        raise TraceInputError(
-            f"No operator named {operator!r} registered timers. Choose one of: "
-            f"{', '.join(map(repr, candidates))}."
-        )
-    return operator
+NO_TIMERS = (
+    "No operator registered a timer. Timers are registered by window operators with event- "
+    "or processing-time triggers and by keyed process functions; this trace has none"
+)
 
 
 def _timers(view: TraceView, operator: str | None, width: int, height: int) -> spec.ChartDict:
-    op = _pick(view, operator)
+    named = "No operator named {!r} registered timers."
+    op = pick_operator(view, operator, timer_operators(view), none=NO_TIMERS, named=named)
     records = timer_records(view, op)
     lives = timer_rows(records)
     queue = timer_queue(records)
@@ -546,8 +529,7 @@ def _rule_layer(
         rows,
         {"type": "rule", "strokeWidth": 2.5, "xOffset": {"expr": "datum.dx"}},
         {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
+            **axes.xy(x, y),
             "y2": {"field": "y2"},
             "color": color,
             "strokeDash": _domain_dash(),
@@ -569,8 +551,7 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.C
             "xOffset": {"expr": "datum.dx"},
         },
         {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
+            **axes.xy(x, y),
             "shape": {
                 "field": "event",
                 "type": "nominal",
@@ -602,23 +583,9 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
         }
         for r in first.values()
     ]
-    mark = {
-        "type": "text",
-        "angle": 270,
-        "align": "center",
-        "baseline": "bottom",
-        "dy": -3,
-        "xOffset": {"expr": "datum.dx"},
-        "fontSize": 9,
-        "font": "sans-serif",
-        "color": palette.INK,
-    }
-    encoding = {
-        "x": axes.channel(x, "x"),
-        "y": axes.channel(y, "y"),
-        "text": {"field": "text", "type": "nominal"},
-    }
-    return [spec.layer(labels, mark, encoding)]
+    place = {"angle": 270, "align": "center", "baseline": "bottom", "dy": -3}
+    beside = {"xOffset": {"expr": "datum.dx"}}  # its timer's offset among the timestamp's
+    return [spec.text_layer(labels, axes.xy(x, y), size=9, color=palette.INK, **place, **beside)]
 
 
 def _watermark_layers(
@@ -652,49 +619,16 @@ def _watermark_layers(
                 "seq": int(r.seq),
             }
         )
-    line = spec.layer(
-        vertices,
-        {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.5},
-        {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
-            "order": {"field": "i", "type": "quantitative"},
-            "detail": {"field": "attempt", "type": "nominal"},  # a line per run attempt
-        },
-    )
-    dots = spec.layer(
-        points,
-        {
-            "type": "point",
-            "color": palette.WATERMARK_COLOR,
-            "size": 14,
-            "filled": True,
-            "opacity": 0.6,
-        },
-        {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
-            "tooltip": spec.tooltips(points, ["x", "y"]),
-        },
-    )
+    line, dots = palette.watermark_staircase(vertices, points, axes.xy(x, y))
     mid = (vertices[0]["y"] + vertices[1]["y"]) / 2
-    label = spec.layer(
+    label = spec.text_layer(
         [{"kind": "label", "x": vertices[0]["x"], "y": mid, "text": "watermark"}],
-        {
-            "type": "text",
-            "angle": 270,
-            "align": "center",
-            "baseline": "top",
-            "dy": 3,
-            "fontSize": 11,
-            "font": "sans-serif",
-            "color": palette.INK,
-        },
-        {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
-            "text": {"field": "text", "type": "nominal"},
-        },
+        axes.xy(x, y),
+        color=palette.INK,
+        angle=270,
+        align="center",
+        baseline="top",
+        dy=3,
     )
     return [line, dots, label]
 
@@ -710,25 +644,17 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[spec
     line = spec.layer(
         rows,
         {"type": "line", "color": palette.GUIDE_COLOR, "strokeDash": [4, 4], "strokeWidth": 1},
-        {"x": axes.channel(x, "x"), "y": axes.channel(y, "y")},
+        axes.xy(x, y),
     )
-    label = spec.layer(
+    label = spec.text_layer(
         [{"kind": "label", "x": hi, "y": hi, "text": "processing time = timestamp"}],
-        {
-            "type": "text",
-            "align": "right",
-            "baseline": "top",
-            "dx": -6,
-            "dy": 2,
-            "fontSize": 10,
-            "font": "sans-serif",
-            "color": palette.GUIDE_COLOR,
-        },
-        {
-            "x": axes.channel(x, "x"),
-            "y": axes.channel(y, "y"),
-            "text": {"field": "text", "type": "nominal"},
-        },
+        axes.xy(x, y),
+        size=10,
+        color=palette.GUIDE_COLOR,
+        align="right",
+        baseline="top",
+        dx=-6,
+        dy=2,
     )
     return [line, label]
 

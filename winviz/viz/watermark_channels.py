@@ -15,6 +15,7 @@ import pandas as pd
 from winviz.trace import split_subtask
 from winviz.trace.channels import CHANNEL_KINDS
 from winviz.viz import palette
+from winviz.viz.operator_pick import require_records
 from winviz.viz.trace_view import TraceInputError, TraceView
 from winviz.viz.watermark_steps import is_user_operator
 
@@ -50,8 +51,7 @@ def pick_operators(
 ) -> tuple[list[str], bool]:
     """(operators to draw, whether they have channels); raises TraceInputError naming the
     choices. Operators left out of the default choice are named in ``notes``."""
-    if len(view) == 0:
-        raise TraceInputError("The trace is empty. The job recorded no records at all.")
+    require_records(view)
     with_channels = channel_operators(view)
     with_watermarks = watermark_operators(view)
     finite = finite_watermark_operators(view)
