@@ -336,7 +336,9 @@ class JobRuntime:
             g.start(now)
 
     def restart(self) -> None:
-        """Fresh operators, opened, the clock at the run's start (after a failure)."""
+        """Fresh operators, opened, the clock at the run's start (after a failure); the old
+        ones dropped as ``close`` drops them."""
+        self._drop_parts()
         self.rebuild()
         self.start(self.origin)
 
@@ -686,6 +688,22 @@ class JobRuntime:
             if self.gc_full_collection_threshold is not None:
                 _promote_to_oldest()
             return self._run(until)
+
+    def close(self) -> None:
+        """The job is over (Flink disposes a finished task's operators): every operator, input
+        gate and exchange, and the runtime, drop what they hold. That undoes the job's
+        reference cycles (an operator and its contexts, timer services, kernel and outputs; a
+        gate and its channels; the runtime and its coordinator): the job goes by reference
+        counting alone, and a dropped result and its trace never wait for Python's cycle
+        collector (``tests/test_job_lifetime.py``). ``execute`` calls it after ``run``."""
+        self._drop_parts()
+        vars(self).clear()
+
+    def _drop_parts(self) -> None:
+        """What ``close`` does to the operators, gates and exchanges (``restart`` does it to
+        those it replaces)."""
+        for part in (*self.order, *self.gates.values(), *self.exchanges.values()):
+            vars(part).clear()
 
     def _run(self, until: int | None) -> JobExecutionResult:
         firsts = [src.records.arrivals[0] for src in self.sources if src.records]
