@@ -80,7 +80,7 @@ from winviz.keygroups import KeyRule, compute_default_max_parallelism
 from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.batch import Batch
-from winviz.operators.chaining import chain_sources, install_kernel
+from winviz.operators.chaining import chain_operators, install_kernel
 from winviz.operators.co_process import (
     CoInput,
     CoInputGate,
@@ -494,7 +494,7 @@ class JobRuntime:
                 self._wire(node, k, subs, edges, outputs, max_par)
         if not self.sources:
             raise InputError("the job has no source (use env.from_collection or from_pandas)")
-        chain_sources(self.order, lambda op: outputs[op].targets)
+        chain_operators(self.order, lambda op: outputs[op].targets)
         self.alignment: AlignedInput | None = None  # watermark alignment (aligned_input)
         # (in BATCH no watermark is generated, so no reader ever reports: no alignment)
         if AlignedInput.any_aligned(self.order) and not self.batch:
