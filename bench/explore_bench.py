@@ -150,23 +150,18 @@ def slider_steps(ex: Explorer, changes: int, only: str | None = None) -> tuple[s
 def measure(ex: Explorer, control: str, steps: list[Any], *, warm: bool) -> dict[str, Any]:
     """Time each change of ``control`` to the next of ``steps``: cold (the explorer's cache
     of runs emptied first: the run is made in front of the learner) or warm (the neighbours
-    of the shown values computed ahead first, ``Explorer.work_ahead``, untimed in the change).
-    Before each change the garbage of the runs before is collected, as the kernel does when
-    idle (``Explorer.collect``, untimed in the change: ``collect_cpu``)."""
+    of the shown values computed ahead first, ``Explorer.work_ahead``, untimed in the change)."""
     out: dict[str, Any] = {"seconds": [], "cpu": [], "stages": {}, "stages_cpu": {}}
-    out["ahead_cpu"], out["ahead_runs"], out["collect_cpu"] = [], [], []
+    out["ahead_cpu"], out["ahead_runs"] = [], []
     for value in steps:
         if warm:
             c0 = time.process_time()
-            done = ex.work_ahead()  # (its last step: collect)
+            done = ex.work_ahead()
             if done:
-                took = time.process_time() - c0 - ex.last_collect_cpu
-                out["ahead_cpu"].append(took / done)
+                out["ahead_cpu"].append((time.process_time() - c0) / done)
             out["ahead_runs"].append(done)
         else:
             ex.ahead.clear()
-            ex.collect()
-        out["collect_cpu"].append(ex.last_collect_cpu)
         runs = ex.runs
         t0, c0 = time.perf_counter(), time.process_time()
         ex.controls[control].value = value
@@ -287,10 +282,6 @@ def main() -> None:
         f"  idle work ahead: {sum(warm['ahead_runs'])} neighbour runs, CPU median "
         f"{statistics.median(ahead) * 1000:.1f} ms each"
         " (Explorer.work_ahead; off the change's path)"
-    )
-    print(
-        "  idle garbage collection before a change (Explorer.collect; off the change's path):"
-        f" CPU median {statistics.median(cold['collect_cpu']) * 1000:.1f} ms"
     )
     print(f"  summary after the last change: {ex.last_summary.text()}")
 

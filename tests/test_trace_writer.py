@@ -63,9 +63,6 @@ def test_open_window_elements_writes_what_the_kind_methods_write() -> None:
     over, against the same records written one by one."""
     w1, w2 = wv.TimeWindow(0, 10), wv.TimeWindow(10, 20)
 
-    def cleanup_time(window: wv.TimeWindow) -> int:
-        return window.max_timestamp() + 5
-
     run = {
         "proc_times": [1, 2, 3],
         "source_stamps": [4, None, 6],
@@ -75,9 +72,9 @@ def test_open_window_elements_writes_what_the_kind_methods_write() -> None:
         "windows": [w1, w1, w2],
         "deduplicated": [0, BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED],
     }
-    for cleanup in (cleanup_time, None):
+    for lateness in (5, None):
         bulk, single = Trace(), Trace()
-        bulk.writer.open_window_elements("src", 7, "win", 8, cleanup, first_index=40, **run)
+        bulk.writer.open_window_elements("src", 7, "win", 8, lateness, first_index=40, **run)
         w = single.writer
         for i in range(3):
             now, key, window = run["proc_times"][i], run["keys"][i], run["windows"][i]
@@ -88,12 +85,10 @@ def test_open_window_elements_writes_what_the_kind_methods_write() -> None:
             max_ts = window.max_timestamp()
             w.timer_registered(now, 8, "win", key, window, max_ts, "event", window, bits & 1 > 0)
             w.trigger(now, 8, "win", key, window, "on_element", "CONTINUE")
-            if cleanup is not None:
+            if lateness is not None:
                 dedup = bits & 2 > 0
-                w.timer_registered(
-                    now, 8, "win", key, window, cleanup(window), "event", window, dedup
-                )
-        assert bulk._packed_records == len(single) == (18 if cleanup else 15)
+                w.timer_registered(now, 8, "win", key, window, max_ts + 5, "event", window, dedup)
+        assert bulk._packed_records == len(single) == (18 if lateness else 15)
         assert bulk.to_json() == single.to_json()
 
 

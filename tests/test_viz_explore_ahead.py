@@ -14,7 +14,7 @@ import weakref
 
 from jobs import RECORDS, counts
 
-from winviz.viz.ahead import GARBAGE_RUNS, neighbours
+from winviz.viz.ahead import neighbours
 from winviz.viz.explore import Explorer, explore
 
 
@@ -123,10 +123,10 @@ def test_the_cache_is_bounded() -> None:
         assert ex.ahead.get(tuple_key(ex, values)) is not None
 
 
-def test_no_collector_pass_in_a_change_the_garbage_is_collected_when_idle() -> None:
-    """The cyclic collector is paused while a run is made and shown; the runs' garbage (a
-    dropped run's job and trace are cycles) is collected after the runs ahead, or before a
-    change once ``GARBAGE_RUNS`` runs were made without (a script that never idles)."""
+def test_no_collector_pass_in_a_change_and_a_dropped_run_is_freed_at_once() -> None:
+    """The cyclic collector is paused while a run is made and shown; a run the cache drops
+    is freed at once, by reference counting (a run leaves no reference cycle: nothing to
+    collect when idle either)."""
     enabled: list[bool] = []
     results: list[weakref.ref] = []
 
@@ -138,19 +138,18 @@ def test_no_collector_pass_in_a_change_the_garbage_is_collected_when_idle() -> N
 
     assert gc.isenabled()
     ex = make(run)
-    assert enabled == [False] and gc.isenabled() and ex.uncollected == 1
-    assert ex.work_ahead() == 5  # the 5 neighbours, then the collection
-    assert enabled == [False] * 6 and ex.uncollected == 0 and ex.last_collect_cpu > 0
-    ex.controls["bound"].value = 1500  # from the cache: no run, nothing to collect
-    ex.ahead.clear()  # every run dropped but the one shown (bound 1500)
-    first = results[0]
-    assert first() is not None  # a cycle: freed by a collector pass only
-    for i in range(GARBAGE_RUNS):
-        ex.controls["lateness"].value = 1000 * (i + 1)  # a run each: never computed ahead
-        assert ex.uncollected == i + 1 and not ex.last_ahead
-    assert first() is not None and len(enabled) == 6 + GARBAGE_RUNS
-    ex.controls["lateness"].value = 1000 * (GARBAGE_RUNS + 1)  # collected first, then run
-    assert first() is None and ex.uncollected == 1 and gc.isenabled()
+    assert enabled == [False] and gc.isenabled()
+    assert ex.work_ahead() == 5  # the 5 neighbours
+    assert enabled == [False] * 6 and all(r() is not None for r in results)
+    ex.controls["bound"].value = 1500  # from the cache: no run
+    gc.disable()  # (only reference counting from here on)
+    try:
+        ex.ahead.clear()  # every run dropped but the one shown (bound 1500)
+        assert [r() is not None for r in results] == [False, True, False, False, False, False]
+        ex.controls["lateness"].value = 1000  # a run, not computed ahead
+        assert len(enabled) == 7 and not ex.last_ahead
+    finally:
+        gc.enable()
     assert not any(enabled)
 
 
@@ -179,7 +178,6 @@ def test_on_the_event_loop_one_neighbour_per_callback_and_a_change_is_served_fir
         assert ex.runs == 2 and ex.ahead_runs == 1  # the change came before the 2nd neighbour
         while ex.ahead.queue or ex._ahead_handle is not None:
             await asyncio.sleep(0.01)
-        assert ex.uncollected == 0  # the last step: the garbage collected
         return ex
 
     ex = asyncio.run(scenario())

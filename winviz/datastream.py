@@ -498,7 +498,10 @@ class StreamExecutionEnvironment:
                 expected="an int >= 0 or a list of them",
             ) from None
         runtime = JobRuntime(self, job_name, fail_at=failures, restore_from=restore_from)
-        return runtime.run(until)
+        try:
+            return runtime.run(until)
+        finally:
+            runtime.close()
 
 
 def _record_cuts(at_records: Any) -> tuple[int, ...]:

@@ -80,7 +80,7 @@ from winviz.keygroups import KeyRule, compute_default_max_parallelism
 from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.batch import Batch
-from winviz.operators.chaining import chain_sources, install_kernel
+from winviz.operators.chaining import chain_operators, install_kernel
 from winviz.operators.co_process import (
     CoInput,
     CoInputGate,
@@ -336,7 +336,9 @@ class JobRuntime:
             g.start(now)
 
     def restart(self) -> None:
-        """Fresh operators, opened, the clock at the run's start (after a failure)."""
+        """Fresh operators, opened, the clock at the run's start (after a failure); the old
+        ones dropped as ``close`` drops them."""
+        self._drop_parts()
         self.rebuild()
         self.start(self.origin)
 
@@ -492,7 +494,7 @@ class JobRuntime:
                 self._wire(node, k, subs, edges, outputs, max_par)
         if not self.sources:
             raise InputError("the job has no source (use env.from_collection or from_pandas)")
-        chain_sources(self.order, lambda op: outputs[op].targets)
+        chain_operators(self.order, lambda op: outputs[op].targets)
         self.alignment: AlignedInput | None = None  # watermark alignment (aligned_input)
         # (in BATCH no watermark is generated, so no reader ever reports: no alignment)
         if AlignedInput.any_aligned(self.order) and not self.batch:
@@ -686,6 +688,22 @@ class JobRuntime:
             if self.gc_full_collection_threshold is not None:
                 _promote_to_oldest()
             return self._run(until)
+
+    def close(self) -> None:
+        """The job is over (Flink disposes a finished task's operators): every operator, input
+        gate and exchange, and the runtime, drop what they hold. That undoes the job's
+        reference cycles (an operator and its contexts, timer services, kernel and outputs; a
+        gate and its channels; the runtime and its coordinator): the job goes by reference
+        counting alone, and a dropped result and its trace never wait for Python's cycle
+        collector (``tests/test_job_lifetime.py``). ``execute`` calls it after ``run``."""
+        self._drop_parts()
+        vars(self).clear()
+
+    def _drop_parts(self) -> None:
+        """What ``close`` does to the operators, gates and exchanges (``restart`` does it to
+        those it replaces)."""
+        for part in (*self.order, *self.gates.values(), *self.exchanges.values()):
+            vars(part).clear()
 
     def _run(self, until: int | None) -> JobExecutionResult:
         firsts = [src.records.arrivals[0] for src in self.sources if src.records]

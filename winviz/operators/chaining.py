@@ -17,6 +17,9 @@ module decides, once, where a fused kernel beneath Flink's path takes over for s
   loop (one record at a time, the trace's order), and when the timestamps operator's one
   downstream is a window with a kernel, the source batch goes into the kernel
   (``WindowKernel.process_source_batch``).
+- **Sinks straight after a window kernel.** When a window with a kernel hands its records to
+  one ``SinkOperator`` only, the kernel's ``straight_sink`` is that sink: its firings keep
+  their results for it and hand them over at once (``SinkOperator.keep``).
 
 Everything decided here changes speed only: with ``WindowKernel.enabled`` off no kernel and no
 chain into a window is installed, and every record takes Flink's path with the same results
@@ -32,6 +35,7 @@ from typing import Any
 from winviz.errors import WinvizError
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch, SourceArrival
+from winviz.operators.simple import SinkOperator
 from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
 from winviz.operators.window_kernel import WindowKernel
 from winviz.operators.window_operator import WindowOperator
@@ -91,16 +95,21 @@ def install_kernel(op: StreamOperator, traced: bool) -> None:
         op.fuse(WindowKernel(op, traced))
 
 
-def chain_sources(
+def chain_operators(
     operators: Iterable[StreamOperator], downstream: Callable[[StreamOperator], list[Any]]
 ) -> None:
-    """Set each source's ``chain`` (see the module docstring); ``downstream(op)`` lists what
-    ``op``'s output hands records to (operators, input channels, exchanges)."""
-    for source in operators:
-        if not isinstance(source, SourceOperator):
+    """Set each source's ``chain`` and each window kernel's ``straight_sink`` (see the module
+    docstring); ``downstream(op)`` lists what ``op``'s output hands records to (operators,
+    input channels, exchanges)."""
+    for op in operators:
+        if isinstance(op, WindowOperator) and op.kernel is not None:
+            after = downstream(op)
+            sink = after[0] if len(after) == 1 and type(after[0]) is SinkOperator else None
+            op.kernel.straight_sink = sink
+        if not isinstance(op, SourceOperator):
             continue
-        source.chain = None
-        targets = downstream(source)
+        op.chain = None
+        targets = downstream(op)
         if len(targets) != 1 or type(targets[0]) is not TimestampsAndWatermarksOperator:
             continue
         timestamps = targets[0]
@@ -110,4 +119,4 @@ def chain_sources(
         kernel = None
         if len(after) == 1 and isinstance(after[0], WindowOperator):
             kernel = after[0].kernel
-        source.chain = SourceChain(timestamps, kernel)
+        op.chain = SourceChain(timestamps, kernel)

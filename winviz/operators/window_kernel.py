@@ -725,7 +725,7 @@ class WindowKernel(EventTimeFiring):
             bits[at] = existed
         op.trace.open_window_elements(  # type: ignore[union-attr]
             arrival.source, arrival.watermark, op.name, op.timers.current_watermark,
-            op.cleanup_time if has_cleanup else None, batch.arrivals[first:end],
+            op.allowed_lateness if has_cleanup else None, batch.arrivals[first:end],
             batch.stamps[first:end], arrival.position + first, batch.values[first:end],
             stamps[first:end], keys, windows, bits,
         )  # fmt: skip

@@ -35,20 +35,16 @@ class EventTimeFiring:
     contents_as_they_are: bool
 
     fire_traced: Callable[..., None]  # emit contents as they are, traced
+    straight_sink: SinkOperator | None = None
+    """The sink the operator's records go straight into (its output's one target), set when
+    the job is built (``winviz.operators.chaining``), else None. Firings into it keep their
+    results for it (``SinkOperator.keep``, once per watermark: nothing runs in between) and,
+    traced, write its ``sink`` records with their own."""
     kept: list[tuple[Any, int]] | None = None
-    """While the traced loop fires into a sink straight after (``straight_sink``): the
-    results kept for it, handed over at the end (``SinkOperator.keep``)."""
+    """While the traced loop fires into ``straight_sink``: the results kept for it, handed
+    over at the end (``SinkOperator.keep``)."""
     sink_record: tuple[str | None, int | None] = (None, None)
     """That sink's name and watermark (for its ``sink`` records), else (None, None)."""
-
-    def straight_sink(self) -> SinkOperator | None:
-        """The sink the operator's records go straight into — its output's one target,
-        chained: ``collect`` is the sink's ``process_element`` — or None. Firings into it
-        keep their results for it (``SinkOperator.keep``, once per watermark: nothing runs in
-        between) and, traced, write its ``sink`` records with their own."""
-        collect = getattr(self.op.output, "collect", None)
-        sink = getattr(collect, "__self__", None)
-        return sink if type(sink) is SinkOperator and collect == sink.process_element else None
 
     def fire_event_timers(self, watermark: int) -> None:
         """The timer service's ``advance_watermark`` with ``on_event_time`` for the kernel's
@@ -69,7 +65,7 @@ class EventTimeFiring:
             and type(fn) in CONTENTS_AS_THEY_ARE
             and not op.panes
         ):
-            self._fire_untraced(watermark, self.straight_sink())
+            self._fire_untraced(watermark, self.straight_sink)
             return
         timers = op.timers
         queue = timers.event_queue
@@ -81,7 +77,7 @@ class EventTimeFiring:
         name, ctx, window_ctx = op.name, op.ctx, op.window_ctx
         cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
         now = timers.current_processing_time  # (it stands still while a watermark advances)
-        sink = self.straight_sink() if as_they_are else None  # (fire_traced keeps for it)
+        sink = self.straight_sink if as_they_are else None  # (fire_traced keeps for it)
         self.kept = [] if sink is not None else None
         self.sink_record = (None, None) if sink is None else (sink.name, sink._watermark)
         key = window = shown = None

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from winviz.operators import window_rules
 from winviz.trace.coded import CodedColumn, encode, encode_runs, ints_column, object_array
 from winviz.trace.packed import Packed
 from winviz.trace.pieces import Deferred, Tuples
@@ -33,10 +34,6 @@ def shared_timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
     """A window's shared timer details: ``(domain, namespace, flag)`` with flag False and
     True (timer_registered's deduplicated, timer_deleted's existed), then timer_fired's."""
     return (("event", window, False), ("event", window, True), ("event", window))
-
-
-def _no_cleanup_timer(window: Any) -> int:
-    raise AssertionError(f"{window!r}: an entry without a cleanup timer has no cleanup time")
 
 
 class _Run:
@@ -79,15 +76,18 @@ class ElementEntry(Packed):
 
     width = 5
 
-    def __init__(
-        self, operator: str, source: str, cleanup_time: Callable[[Any], int] | None
-    ) -> None:
+    def __init__(self, operator: str, source: str, allowed_lateness: int | None) -> None:
         self.source = source
         self.name = operator
-        self.cleanup_time: Callable[[Any], int] = cleanup_time or _no_cleanup_timer
-        self.cleanup_timer = cleanup_time is not None
+        self.allowed_lateness = allowed_lateness  # None: no cleanup timer of its own
+        self.cleanup_timer = allowed_lateness is not None
         self.count = 6 if self.cleanup_timer else 5
         self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
+
+    def cleanup_time(self, window: Any) -> int:
+        """The window's cleanup time (``window_rules.cleanup_time``; the marker holds the
+        allowed lateness, not the operator: a trace keeps no job alive)."""
+        return window_rules.cleanup_time(window.max_timestamp(), self.allowed_lateness or 0)
 
     def entries(
         self,

@@ -76,6 +76,7 @@ class Trace:
     """The records of one run, in ``seq`` order (see the module docstring)."""
 
     __slots__ = (
+        "__weakref__",
         "_buffer",
         "_chunks",
         "_packed_records",

@@ -22,7 +22,8 @@ call's detail.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from winviz.trace.element_entry import ElementEntry
@@ -45,7 +46,7 @@ class TraceWriter:
     __slots__ = ("_entries", "_extend", "_timers", "_trace")
 
     def __init__(self, trace: Trace) -> None:
-        self._trace = trace
+        self._trace = weakref.proxy(trace)  # (the trace holds its writer: no cycle)
         self._extend = trace.extend  # (the store's append: ``Trace._take`` renews it)
         # namespace -> its event-time timer details: (domain, namespace, flag) with flag
         # False and True, then (domain, namespace)
@@ -611,7 +612,7 @@ class TraceWriter:
         source_watermark: int,
         operator: str,
         watermark: int,
-        cleanup_time: Callable[[Any], int] | None,
+        allowed_lateness: int | None,
         proc_times: Sequence[int],
         source_stamps: Sequence[Time],
         first_index: int,
@@ -627,26 +628,24 @@ class TraceWriter:
         ``source_stamps``, its value and input index, from ``first_index`` on), then its
         ``element`` (``stamps``, ``keys``), ``assigned`` (``windows``), ``timer_registered``
         at the window's max_timestamp, ``trigger`` (on_element CONTINUE) and, unless
-        ``cleanup_time`` is None (no cleanup timer), ``timer_registered`` at the cleanup
-        time; ``deduplicated`` the two timers' bits (``MAX_TIMESTAMP_TIMER_EXISTED``,
+        ``allowed_lateness`` is None (no cleanup timer of its own), ``timer_registered`` at
+        the cleanup time; ``deduplicated`` the two timers' bits (``MAX_TIMESTAMP_TIMER_EXISTED``,
         ``CLEANUP_TIMER_EXISTED``). Stored as one packed entry per element
         (``ElementEntry.entries``: interleaved column by column, at C speed)."""
         if not keys:
             return
-        marker = self._entry(operator, source, cleanup_time)
+        marker = self._entry(operator, source, allowed_lateness)
         entries = marker.entries(
             watermark, source_watermark, proc_times, source_stamps, first_index, values, stamps,
             keys, windows, deduplicated,
         )  # fmt: skip
         self._trace.append_run(marker, entries, len(keys))
 
-    def _entry(
-        self, operator: str, source: str, cleanup_time: Callable[[Any], int] | None
-    ) -> ElementEntry:
+    def _entry(self, operator: str, source: str, allowed_lateness: int | None) -> ElementEntry:
         """The marker of ``open_window_elements``' entries (one per operator, source and
         whether a cleanup timer: the entries of a run are read together)."""
-        at = (operator, source, cleanup_time is not None)
+        at = (operator, source, allowed_lateness is not None)
         marker = self._entries.get(at)
         if marker is None:
-            marker = self._entries[at] = ElementEntry(operator, source, cleanup_time)
+            marker = self._entries[at] = ElementEntry(operator, source, allowed_lateness)
         return marker

@@ -21,14 +21,12 @@ neighbour starts; a change empties the queue and plans the new neighbours. Witho
 loop (a script, a test, ``bench/explore_bench.py``) nothing runs by itself:
 ``Explorer.work_ahead()`` does the pending work at once.
 
-Garbage is collected there too, rather than amid a change: Python's cyclic collector is
-paused while a run is made and shown (``winviz.collector.paused``), since a full pass visits
-every object alive — the cached runs' traces among them: ~0.3-0.7 s at 100,000 events, which
-CPython would otherwise start in the middle of whichever change crossed its threshold. A
-run's job and its trace are cyclic garbage once dropped (a trace and its writer refer to
-each other, its entries to their operators), so the explorer collects them (``gc.collect``)
-as its last idle step, after the neighbours; and before a run when ``GARBAGE_RUNS`` runs were
-made since the last collection (a script, or a lesson's slider grid, that never idles).
+Python's cyclic collector is paused while a run is made and shown (``winviz.collector.paused``),
+since a full pass visits every object alive — the cached runs' traces among them: ~0.3-0.7 s
+at 100,000 events, which CPython would otherwise start in the middle of whichever change
+crossed its threshold. Nothing needs collecting afterwards: a run's job leaves no reference
+cycle and neither does its result (``JobRuntime.close``), so a run dropped from the cache is
+freed at once, by reference counting.
 """
 
 from __future__ import annotations
@@ -47,10 +45,6 @@ sockets meanwhile, so a learner's change is served before the next neighbour's r
 KEPT_RUNS = 2
 """Runs kept besides the current neighbours (the run shown and the one before it: going back
 a step is served from the cache too)."""
-
-GARBAGE_RUNS = 8
-"""Runs made since the last collection after which a run collects first (see the module
-docstring): what keeps the garbage of a script's runs bounded when nothing runs ahead."""
 
 ControlKey = tuple[tuple[str, Hashable], ...]
 

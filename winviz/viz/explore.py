@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import gc
 import html
 import inspect
 import time
@@ -77,7 +76,6 @@ from winviz.trace import Trace, vocabulary
 from winviz.viz import fates, firings, grid, pages, palette, trace_view, value_texts
 from winviz.viz.ahead import (
     AHEAD_GAP_S,
-    GARBAGE_RUNS,
     KEPT_RUNS,
     Ahead,
     ControlKey,
@@ -328,8 +326,7 @@ class Explorer:
     of a failed run, else None), ``runs`` (how many runs were shown; ``ahead_runs``: how many
     were computed ahead, ``ahead``: their cache, ``last_ahead``: whether the last run shown
     was one of them), ``last_values``
-    and ``last_seconds`` (the time from the change to the updated chart specs);
-    ``uncollected`` (runs made since the garbage was last collected, ``collect``). With a
+    and ``last_seconds`` (the time from the change to the updated chart specs). With a
     scrubber, ``at_t`` (ipywidgets.HTML) and ``last_at`` follow the browser's t
     (``state_at``)."""
 
@@ -372,8 +369,6 @@ class Explorer:
         self.ahead_error: BaseException | None = None
         self.last_ahead = False
         self.last_ahead_stages: Stages | None = None
-        self.uncollected = 0
-        self.last_collect_cpu = 0.0  # the CPU time of the last collect()
         self._uses_t = [_draws_at(c) for c in charts]
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
@@ -465,8 +460,7 @@ class Explorer:
         and redrawing a scrubber whose t moved since); then ``widget`` (setting the specs on
         the widgets) and ``at_t`` (the line under the charts at the scrubber's t). The
         neighbours of the new values are then planned to be computed ahead. The cyclic
-        garbage collector is paused meanwhile (``winviz.viz.ahead``: it collects when idle;
-        ``compute`` first after ``GARBAGE_RUNS`` runs without)."""
+        garbage collector is paused meanwhile (``winviz.viz.ahead``)."""
         start = time.perf_counter()
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = self._keep_now()
@@ -573,8 +567,7 @@ class Explorer:
         if not self.ahead.queue:
             for jc in getattr(self, "charts", []):
                 jc.done()
-            if not self.uncollected:
-                return
+            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no event loop (a script): work_ahead() does it when asked
@@ -582,14 +575,10 @@ class Explorer:
         self._ahead_handle = loop.call_later(AHEAD_GAP_S, self._ahead_step)
 
     def _ahead_step(self) -> None:
-        """One neighbour's run (one event-loop callback), then schedule the next; with none
-        left, the garbage collected (``collect``)."""
+        """One neighbour's run (one event-loop callback), then schedule the next."""
         self._ahead_handle = None
         if self.ahead.queue:
             self._compute_ahead(self.ahead.queue.pop(0))
-        elif self.uncollected:
-            self.collect()
-            return
         self._schedule_ahead()
 
     def work_ahead(self) -> int:
@@ -602,21 +591,8 @@ class Explorer:
         done = 0
         while self.ahead.queue:
             done += self._compute_ahead(self.ahead.queue.pop(0))
-        if self.uncollected:
-            self.collect()
         self._schedule_ahead()  # (tells the page it has every run ahead)
         return done
-
-    def collect(self) -> int:
-        """A full pass of Python's cyclic garbage collector (``gc.collect``): the jobs and
-        traces of the runs dropped since the last one (``winviz.viz.ahead``: the kernel does it
-        when idle, after the runs ahead). Returns the number of objects it found unreachable;
-        ``last_collect_cpu`` its CPU time."""
-        cpu = time.process_time()
-        found = gc.collect()
-        self.last_collect_cpu = time.process_time() - cpu
-        self.uncollected = 0
-        return found
 
     def _compute_ahead(self, values: dict[str, Any]) -> bool:
         """The run of ``values``, its charts and their specs, kept in the cache and sent to
@@ -674,16 +650,11 @@ class Explorer:
         chart) raised, the exception, the call that raised it and message cards. ``keep``:
         the scrub time each scrubber starts at (None: the end of the run). What a control
         change runs, and what ``make lessons`` runs for every point of the slider grid
-        (``winviz.viz.grid``). The garbage of the runs before is collected first when
-        ``GARBAGE_RUNS`` runs were made since it last was (``collect``): a script, or the
-        slider grid, that never lets the kernel idle."""
-        if self.uncollected >= GARBAGE_RUNS:
-            self.collect()
+        (``winviz.viz.grid``)."""
         values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
         call = call_text(self.pipeline, values, self.data is not NO_DATA)
         stages = Stages()
-        self.uncollected += 1  # (its job is garbage at once, its trace once dropped)
         with paused():
             return self._compute(values, keep, call, stages)
 
