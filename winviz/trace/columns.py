@@ -27,6 +27,8 @@ from winviz.trace.coded import (
 )
 from winviz.trace.pieces import Pieces
 
+_WHOLE = ("kind", "operator")  # (``TraceColumns.part``: always read whole)
+
 
 class TraceColumns:
     """A trace, column by column (see the module docstring). ``len()`` is its record count.
@@ -103,9 +105,10 @@ class TraceColumns:
         column's: read values, or compare codes of one part only). A part is kept and grows
         with the kinds asked for (in place: the records of the kinds asked for before keep
         their values; only the new kinds' records are decoded); the whole column
-        when every kind is asked for, when it is decoded already, or when the columns cannot
-        decode parts."""
-        if self._part is None or name == "kind" or getattr(self, "_" + name) is not None:
+        when every kind is asked for, when it is decoded already, when the columns cannot
+        decode parts, or for ``kind`` and ``operator`` (the packed records' are one value per
+        record slot: the whole column costs less than the parts a chart would read)."""
+        if self._part is None or name in _WHOLE or getattr(self, "_" + name) is not None:
             return getattr(self, name)
         wanted = frozenset(kinds)
         have = self._parts.get(name)

@@ -57,10 +57,10 @@ class TraceView:
     back into columns first (``winviz.trace.frame.from_pandas``): one backend.
 
     The methods that read a field of some records (``column``, ``detail``, ``ints``,
-    ``numbers``, ``codes``, ``bounds``, ``select`` by operator, ``operators``) read the
-    field's part for those records' kinds (``TraceColumns.part``): a chart decodes only the
-    records of the kinds it reads. ``c`` is the whole trace: ``c.window.codes`` go with
-    ``window_table()``, never with a part's codes."""
+    ``numbers``, ``codes``, ``bounds``) read the field's part for those records' kinds
+    (``TraceColumns.part``): a chart decodes only the records of the kinds it reads. ``c``
+    is the whole trace: ``c.window.codes`` go with ``window_table()``, never with a part's
+    codes."""
 
     def __init__(self, source: Trace | pd.DataFrame) -> None:
         self.source = source
@@ -114,7 +114,7 @@ class TraceView:
 
     def _first_operators(self, kinds: tuple[str, ...]) -> list[str]:
         first: dict[int, int] = {}  # operator code -> its first record of these kinds
-        operator = self.c.part("operator", kinds)
+        operator = self.c.operator
         for kind in kinds:
             rows = self._rows(self._code_of[kind])
             codes = operator.codes[rows]
@@ -142,7 +142,7 @@ class TraceView:
         if operator is None:
             parts = [self._rows(self._code_of[k]) for k in kinds]
         else:
-            parts = [self._rows_at(k, operator, kinds) for k in kinds]
+            parts = [self._rows_at(k, operator) for k in kinds]
         present = [k for k, p in zip(kinds, parts, strict=True) if len(p)]
         parts = [p for p in parts if len(p)]
         if not parts:
@@ -156,13 +156,12 @@ class TraceView:
         self._kinds_of[id(rows)] = (rows, present)  # (the array kept: its id stays its own)
         return rows
 
-    def _rows_at(self, kind: str, operator: str, kinds: tuple[str, ...]) -> np.ndarray:
-        """The records of one kind at one operator, found once per view (``kinds``: the
-        kinds whose operator part to read when it is not read yet)."""
+    def _rows_at(self, kind: str, operator: str) -> np.ndarray:
+        """The records of one kind at one operator, found once per view."""
         found = self._selected.get(((kind,), operator))
         if found is None:
             rows = self._rows(self._code_of[kind])
-            column = self.c.part("operator", kinds)
+            column = self.c.operator
             found = rows[column.codes[rows] == column.code_of(operator)]
             found.setflags(write=False)
             self._selected[((kind,), operator)] = found
