@@ -37,7 +37,10 @@ def _execute(self: Any, *args: Any, **kwargs: Any) -> Any:
     return result
 
 
-wv.StreamExecutionEnvironment.execute = _execute  # type: ignore[method-assign]
+def pytest_configure(config: pytest.Config) -> None:
+    """Fingerprint jobs only when loaded as a plugin (``-p trace_corpus``): a module that
+    imports ``_digest`` (tests/trace_hashes.py, and the tests importing it) changes nothing."""
+    wv.StreamExecutionEnvironment.execute = _execute  # type: ignore[method-assign]
 
 
 @pytest.hookimpl(hookwrapper=True)
