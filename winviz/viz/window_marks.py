@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -665,7 +666,7 @@ def _present_categories(layers: list[spec.ChartDict]) -> list[str]:
     """The "what happened" categories drawn, in legend order."""
     seen: set[str] = set()
     for layer in layers:
-        seen.update(r["what"] for r in spec.rows(layer) if "what" in r)
+        seen.update(map(dict.get, spec.rows(layer), repeat("what")))
     order = list(palette.FATES) + list(palette.WINDOW_EVENTS) + list(palette.JOIN_EVENTS)
     return [c for c in order if c in seen]
 
