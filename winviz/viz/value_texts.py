@@ -182,13 +182,13 @@ def key_texts(keys: Any) -> list[str]:
         keys = keys.to_numpy(dtype=object)
     elif not (isinstance(keys, np.ndarray) and keys.dtype == object and keys.ndim == 1):
         keys = np.asarray(list(keys), dtype=object)
-    if not len(keys):
-        return []
-    codes, uniques = pd.factorize(keys, use_na_sentinel=False)
-    if all(k.__class__ is str for k in uniques) or set(map(type, keys.tolist())) == {int}:
+    items = keys.tolist()
+    if set(map(type, items)) in ({str}, {int}):
         # the usual cases, str keys or int keys: == is the engine's equality
-        texts = [key_text(k) for k in uniques]
-        return [texts[c] for c in codes]
+        texts = {k: key_text(k) for k in dict.fromkeys(items)}
+        return list(map(texts.__getitem__, items))
+    if not items:
+        return []
     # each distinct object once (the engine shares its key objects), then per identity
     numbers, objects = distinct_values(keys)
     cache: dict[Any, str] = {}
