@@ -220,30 +220,35 @@ def _element_texts(
 ) -> tuple[np.ndarray, list[str], list[str], list[Any]]:
     """The operator (an object array), key and value texts and source index (int or None)
     of element records."""
-    arrivals = view.select("arrival")
     values = view.detail("element", "value", seqs).tolist()
-    source_index: list[Any] = [None] * len(values)
-    if len(arrivals):
-        pos = np.searchsorted(arrivals, seqs) - 1
-        has = (pos >= 0).tolist()
-        src_rows = arrivals[np.maximum(pos, 0)]
-        sources = view.part("detail", src_rows)[src_rows].tolist()  # (value, index) of each
-        # the engine hands the arrival's own object on: identity first, then equal JSON
-        same = list(map(is_, map(itemgetter(0), sources), values))
-        indexes = list(map(itemgetter(1), sources))
-        if all(has) and all(same) and all(i.__class__ is int for i in indexes):
-            source_index = indexes  # the usual case: every element its arrival's own object
-        else:
-            for i, (h, s) in enumerate(zip(has, same, strict=True)):
-                if h and (s or jsonable(sources[i][0]) == jsonable(values[i])):
-                    source_index[i] = int(sources[i][1])
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
     key_column = view.part("key", seqs)
-    key_codes = key_column.codes[seqs]
-    texts = {code: key_text(key_column.values[code]) for code in set(key_codes.tolist())}
+    key_codes = key_column.codes[seqs].tolist()
+    texts = {code: key_text(key_column.values[code]) for code in set(key_codes)}
     return (
         view.column("operator", seqs),
-        [texts[c] for c in key_codes.tolist()],
+        list(map(texts.__getitem__, key_codes)),
         shorts(values),
-        source_index,
+        _source_index(view, seqs, values),
     )
+
+
+def _source_index(view: TraceView, seqs: np.ndarray, values: list[Any]) -> list[Any]:
+    """The source index of element records (``values``: theirs), an int or None: see the
+    module docstring."""
+    arrivals = view.select("arrival")
+    if not len(arrivals):
+        return [None] * len(values)
+    pos = np.searchsorted(arrivals, seqs) - 1
+    has = (pos >= 0).tolist()
+    src_rows = arrivals[np.maximum(pos, 0)]
+    sources = view.part("detail", src_rows)[src_rows].tolist()  # (value, index) of each
+    # the engine hands the arrival's own object on: identity first, then equal JSON
+    if all(has) and all(map(is_, map(itemgetter(0), sources), values)):
+        indexes = list(map(itemgetter(1), sources))
+        if set(map(type, indexes)) <= {int}:
+            return indexes  # the usual case: every element its arrival's own object
+    return [
+        int(source[1]) if h and (source[0] is v or jsonable(source[0]) == jsonable(v)) else None
+        for h, source, v in zip(has, sources, values, strict=True)
+    ]

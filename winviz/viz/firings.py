@@ -123,7 +123,7 @@ def _firings(view: TraceView, operator: str) -> dict[str, Any]:
     _, timer_rows = fired_causes(view, rows)
     event = np.array([d == "event" for d in domain], dtype=bool)
     _, end, present = view.bounds(rows)
-    frame["at"] = pd.Series(firing_at(view, timer_rows, event, end, present).tolist(), dtype=object)
+    frame["at"] = object_array(firing_at(view, timer_rows, event, end, present).tolist())
     return frame
 
 

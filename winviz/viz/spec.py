@@ -117,7 +117,7 @@ def tooltips(
     if not rows:
         return []
     cols = [c for c in rows[0] if c not in skip]
-    if "note" in cols and not any(r.get("note") for r in rows):
+    if "note" in cols and not any(map(dict.get, rows, repeat("note"))):
         cols.remove("note")
     known = types or {}
     return [{"field": c, "type": known.get(c) or field_type(rows, c)} for c in cols]

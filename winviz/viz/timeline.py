@@ -737,10 +737,23 @@ def _positions(axis: TimeAxis, values: list[Any], column: Any) -> tuple[list[Any
 
 def _texts(axis: TimeAxis, values: list[Any], column: Any) -> list[str]:
     """``axis.fmt_all(values)`` (``column``: the values' TimeColumn); on a ms axis, exact ints
-    within ±2**53 written in one pass."""
-    if axis.kind == "ms" and _inside(column, -palette.EXACT, palette.EXACT):
-        return list(map("{:,} ms".format, values))
-    return axis.fmt_all(values)
+    within ±2**53 as ``_MS_TEXTS`` remembers them, those not seen yet written in one call."""
+    if axis.kind != "ms" or not _inside(column, -palette.EXACT, palette.EXACT):
+        return axis.fmt_all(values)
+    texts = list(map(_MS_TEXTS.get, values))
+    if not all(texts):  # ("{:,} ms" is never empty)
+        if len(_MS_TEXTS) > 1 << 17:
+            _MS_TEXTS.clear()
+        new = list(dict.fromkeys(v for v, t in zip(values, texts, strict=True) if t is None))
+        written = ("{:,} ms\0" * len(new)).format(*new).split("\0")  # (and "" at the end)
+        _MS_TEXTS.update(zip(new, written, strict=False))
+        texts = list(map(_MS_TEXTS.__getitem__, values))
+    return texts
+
+
+_MS_TEXTS: dict[int, str] = {}
+"""The text of each exact int time written by ``_texts`` (at most 2**17, then forgotten): an
+explorer redraws the same elements' timestamps and arrival times run after run."""
 
 
 def _binned_elements(

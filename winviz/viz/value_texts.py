@@ -35,13 +35,19 @@ def short(value: Any, limit: int = 60) -> str:
 
 def shorts(values: list[Any], limit: int = 60) -> list[str]:
     """``short`` of each value; the usual payloads — a string, an int, a (string, int) pair
-    such as ``("k3", 1200)`` — written directly (the same texts)."""
+    such as ``("k3", 1200)`` — written directly (the same texts; a pair's remembered in
+    ``_PAIR_TEXTS``)."""
     out = []
     append = out.append
+    if len(_PAIR_TEXTS) > 1 << 16:
+        _PAIR_TEXTS.clear()
+    pair_text = _PAIR_TEXTS.get
     for v in values:
         c = v.__class__
         if c is tuple and len(v) == 2 and v[0].__class__ is str and v[1].__class__ is int:
-            text = f"[{encode_basestring(v[0])},{v[1]}]"
+            text = pair_text(v)
+            if text is None:
+                text = _PAIR_TEXTS[v] = f"[{encode_basestring(v[0])},{v[1]}]"
         elif c is str:
             text = v
         elif c is int:
@@ -51,6 +57,12 @@ def shorts(values: list[Any], limit: int = 60) -> list[str]:
             continue
         append(text if len(text) <= limit else text[: limit - 1] + "…")
     return out
+
+
+_PAIR_TEXTS: dict[tuple[str, int], str] = {}
+"""The JSON text of each (str, int) pair ``shorts`` wrote (at most 2**16, then forgotten): an
+explorer shows the same elements' values run after run. Only exact str and int pairs are
+looked up, so pairs equal in Python but written differently (``("a", True)``) never meet."""
 
 
 def plain_json(value: Any) -> str | None:
@@ -170,13 +182,13 @@ def key_texts(keys: Any) -> list[str]:
         keys = keys.to_numpy(dtype=object)
     elif not (isinstance(keys, np.ndarray) and keys.dtype == object and keys.ndim == 1):
         keys = np.asarray(list(keys), dtype=object)
-    if not len(keys):
-        return []
-    codes, uniques = pd.factorize(keys, use_na_sentinel=False)
-    if all(k.__class__ is str for k in uniques) or set(map(type, keys.tolist())) == {int}:
+    items = keys.tolist()
+    if set(map(type, items)) in ({str}, {int}):
         # the usual cases, str keys or int keys: == is the engine's equality
-        texts = [key_text(k) for k in uniques]
-        return [texts[c] for c in codes]
+        texts = {k: key_text(k) for k in dict.fromkeys(items)}
+        return list(map(texts.__getitem__, items))
+    if not items:
+        return []
     # each distinct object once (the engine shares its key objects), then per identity
     numbers, objects = distinct_values(keys)
     cache: dict[Any, str] = {}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -197,12 +198,15 @@ def _firings(
         f + (", late firing" if late else "")
         for f, late in zip(cols["firing"], cols["late_firing"], strict=True)
     ]
-    keys, causes, timers, marks = cols["key"], cols["cause"], cols["timer"], cols["watermark"]
+    keys, causes, timers = cols["key"], cols["cause"], cols["timer"]
+    # each record's times written in bulk (a mark's are those of its first record)
+    marks, procs = x.fmt_all(cols["watermark"]), y.fmt_all(cols["proc_time"])
+    starts, ends = (x.fmt_all(fired[c].tolist()) for c in ("window_start", "window_end"))
     rows = []
     # a firing sits at the event time of the timer that fired it (see firings.firing_causes),
     # else at its window's end: early firings of one window are not stacked at the end
     by = ["window_start", "window_end", "at", "proc_time", "fired_by"]
-    for (start, end, at, proc, fired_by), idx in window_lives.groups(fired, by).items():
+    for (_, _, at, proc, fired_by), idx in window_lives.groups(fired, by).items():
         fx, note = x.clip(at)
         i = idx[0]
         if len(idx) == 1:
@@ -237,14 +241,14 @@ def _firings(
                 "label": label,
                 "kind": "fired",
                 "seq": seq,
-                "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+                "window": f"[{starts[i]}, {ends[i]})",
                 "key": key,
                 "result": result,
                 "pane": pane,
                 "cause": cause,
                 "count": count,
-                "proc_time": y.fmt(proc),
-                "watermark": x.fmt(marks[i]),
+                "proc_time": procs[i],
+                "watermark": marks[i],
                 "firing": timing,
                 "note": note,
             }
@@ -665,7 +669,7 @@ def _present_categories(layers: list[spec.ChartDict]) -> list[str]:
     """The "what happened" categories drawn, in legend order."""
     seen: set[str] = set()
     for layer in layers:
-        seen.update(r["what"] for r in spec.rows(layer) if "what" in r)
+        seen.update(map(dict.get, spec.rows(layer), repeat("what")))
     order = list(palette.FATES) + list(palette.WINDOW_EVENTS) + list(palette.JOIN_EVENTS)
     return [c for c in order if c in seen]
 
