@@ -296,6 +296,7 @@ def test_scrubber_draws_firings(sessions) -> None:
             "firings": 1,
             "window": "[1,000 ms, 2,500 ms)",
             "proc_time": "200 ms",
+            "firing": "first firing",  # (the one vocabulary, as the timeline's tooltip)
             "dx": 0,  # no other firing mark near it
         },
         {
@@ -307,6 +308,7 @@ def test_scrubber_draws_firings(sessions) -> None:
             "firings": 1,
             "window": "[2,000 ms, 4,500 ms)",
             "proc_time": "300 ms",
+            "firing": "first firing",  # (the one vocabulary, as the timeline's tooltip)
             "dx": 0,  # no other firing mark near it
         },
         {
@@ -318,6 +320,7 @@ def test_scrubber_draws_firings(sessions) -> None:
             "firings": 1,
             "window": "[9,000 ms, 10,500 ms)",
             "proc_time": "300 ms",
+            "firing": "first firing",  # (the one vocabulary, as the timeline's tooltip)
             "dx": 0,  # no other firing mark near it
         },
     ]

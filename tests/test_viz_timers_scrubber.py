@@ -458,8 +458,9 @@ def test_scrubber_param_and_layers(trace) -> None:
         ("point", "fired"),  # firings made by t (issue 26), under the elements
         ("point", "element"),  # future, faded
         ("point", "element"),  # arrived by t
+        ("text", "firing count"),  # "×2": a's and b's [0, 5000) fired at one point, over all
     ]
-    windows, now, wm, _, _, fut, arrived = spec["layer"]
+    windows, now, wm, _, _, fut, arrived, _ = spec["layer"]
     assert windows["transform"][0]["calculate"].startswith("t < datum.opened ? 'not yet'")
     assert now["transform"] == [{"calculate": "t", "as": "y"}]
     assert wm["transform"][0] == {"filter": "datum.proc <= t"}
@@ -467,7 +468,7 @@ def test_scrubber_param_and_layers(trace) -> None:
     assert arrived["transform"] == [{"filter": "datum.arrived <= t"}]
     assert arrived["encoding"]["color"]["field"] == "fate"
     assert scrubber(trace, at=250).to_dict()["params"][0]["value"] == 250
-    assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 6
+    assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 7
 
 
 def test_scrubber_replay_settings_and_handlers(trace) -> None:
@@ -528,7 +529,7 @@ def test_scrubber_replay_handlers_in_every_to_dict_and_in_the_html_renderers_bun
 
 def test_scrubber_data(trace) -> None:
     spec = scrubber(trace).to_dict()
-    windows, _, wm, _, _, arrived, _ = spec["layer"]  # (the last: firings)
+    windows, _, wm, _, _, arrived, _, _ = spec["layer"]  # (the last: the count badge)
     assert [
         (w["x"], w["x2"], w["opened"], w["fired"], w["closed"]) for w in data(spec, windows)
     ] == [
@@ -609,7 +610,9 @@ def test_scrubber_binned_large() -> None:
     spec = scrubber(env.execute().trace).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
     assert any("binned" in n for n in spec["usermeta"]["winviz"]["notes"])
-    assert spec["layer"][-1]["encoding"]["size"]["field"] == "count"  # (the firings: under)
+    # the binned elements over the firings, the firings' count badges (5 keys a window) last
+    assert spec["layer"][-2]["encoding"]["size"]["field"] == "count"
+    assert spec["layer"][-1]["mark"]["type"] == "text"
 
 
 def test_scrubber_message_card() -> None:

@@ -46,7 +46,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from winviz.viz import idle, palette, scale, spec
+from winviz.viz import idle, labels, palette, scale, spec
 from winviz.viz.fates import element_fate_columns
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
@@ -187,6 +187,8 @@ def _scrubber(
         elements["proc_time"], steps["proc_time"], windows["opened"], windows["closed"]
     )
     y = palette.time_axis("processing time", finite)
+    if len(view.select("fired", operator=op)):  # room for the last firings' count badges
+        y = labels._label_room(y, height)  # (as the timeline's for its labels: the same axis)
     t_lo, t_hi = (min(finite), max(finite)) if finite else (y.lo, y.hi)
     start = t_hi if at is None else int(min(max(at, t_lo), t_hi))
     span = max(1, t_hi - t_lo)
@@ -222,14 +224,22 @@ def _scrubber(
     spans = idle.idle_spans(view)
     if spans:
         notes.append(idle.lines_text(spans) + " as they stand at t")
+    element_notes: list[str] = []  # (said after the firings')
+    drawn = element_layers(view, elements, fate_codes, x, y, future, max_points, element_notes)
+    # firings under the elements: an element at a firing's point stays visible on its square;
+    # their count badges over both, off the elements
+    firings, badges = firing_layer(
+        view, op, x, y, (width, height), notes, across=across, avoid=drawn
+    )
+    notes += element_notes
     layers = [
         window_layer(windows, x, y, across),
         idle_layer(spans, x, y),
         now_layer(x, y),
         *watermark_layers(steps, x, y),
-        # firings under the elements: an element at a firing's point stays visible on its square
-        firing_layer(view, op, x, y, (width, height), notes, across=across),
-        *element_layers(view, elements, fate_codes, x, y, future, max_points, notes),
+        firings,
+        *drawn,
+        *badges,
     ]
     layers = [layer for layer in layers if layer is not None]
     if replay_seconds is not None:
@@ -293,8 +303,17 @@ def skew_scrubber(
         },
         [{"calculate": PARAM, "as": "x"}],
     )
-    firing = firing_layer(view, op, x, y, (width, height), notes, skew=True)
-    layers = [*layers, now, *([firing] if firing is not None else [])]
+    firing = firing_layer(view, op, x, y, (width, height), notes, skew=True, avoid=layers)
+    squares, badges = firing
+    # the squares under the elements (as in the timeline mode: an element at a firing's point
+    # stays in sight on its square), the badges over all
+    under = next(
+        (i for i, lay in enumerate(layers) if spec.rows(lay)[:1] and spec.rows(lay)[0].get("kind")
+         in ("element", "elements (binned)")),
+        len(layers),
+    )  # fmt: skip
+    layers = [*layers[:under], *([squares] if squares is not None else []), *layers[under:]]
+    layers = [*layers, now, *badges]
     notes[len([chosen] if chosen else [])] += (
         "; move the slider to see the run at processing time t"
     )

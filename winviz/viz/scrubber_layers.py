@@ -5,19 +5,23 @@ parameter ``PARAM`` in the browser."""
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from winviz.viz import idle, palette, piles, replay, scale, spec, watermark_steps
+from winviz.viz import idle, labels, palette, piles, replay, scale, spec, watermark_steps
 from winviz.viz.fates import element_detail_lists
-from winviz.viz.firings import firing_marks
+from winviz.viz.firings import firing_columns, firing_marks
 from winviz.viz.labels import STACK_STEPS
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceView
 from winviz.viz.window_lives import merged_text, window_life_columns, window_lives
+from winviz.viz.window_marks import DETAIL_LIMIT
 
 PARAM = "t"
 """The slider's Vega-Lite parameter: processing time *t* (``scrubber``)."""
@@ -247,15 +251,19 @@ def firing_layer(
     *,
     across: bool = False,
     skew: bool = False,
-) -> spec.ChartDict | None:
+    avoid: Sequence[Any] = (),
+) -> tuple[spec.ChartDict | None, list[spec.ChartDict]]:
     """The firings made by t (``firings.firing_marks``: at the event time of the timer that
     fired them, else the window end, and their processing time), coloured by cause as on the
-    timeline ("fired: …", ``palette.FIRED_EVENT``); firings at one point are one mark with
-    their count. ``across``: processing-time windows, drawn on the right edge. ``skew``: the
-    skew mode's axes (x: processing time, y: processing time − that event time)."""
+    timeline ("fired: …", ``palette.FIRED_EVENT``); firings of one cause at one point are one
+    mark, and a count badge "×n" beside it (``_count_layer``) shows how many: every firing
+    is in sight. ``across``: processing-time windows, drawn on the right edge. ``skew``: the
+    skew mode's axes (x: processing time, y: processing time − that event time). ``avoid``:
+    the layers drawn with them (elements, labels) whose marks a badge keeps off. Returns the
+    squares' layer (None: no firing) and the badges' layers (``_count_layer``)."""
     marks = firing_marks(view, op)
     if not len(marks):
-        return None
+        return None, []
     groups: dict[tuple[Any, Any, str], list[int]] = {}
     clipped = 0  # (skew mode) firings whose skew lies beyond the axis: drawn on its edge
     for i, (at, proc, by) in enumerate(
@@ -278,6 +286,7 @@ def firing_layer(
         groups.setdefault((*point, what), []).append(i)
     starts, ends = marks["window_start"].tolist(), marks["window_end"].tolist()
     procs = marks["proc_time"].tolist()
+    words = _firing_words(view, op, marks)
     rows = []
     for (fx, fy, what), idx in groups.items():
         windows = list(dict.fromkeys(f"[{x.fmt(starts[i])}, {x.fmt(ends[i])})" for i in idx))
@@ -292,11 +301,13 @@ def firing_layer(
                 "window": ", ".join(windows[:3])
                 + (f" … ({len(windows)})" if len(windows) > 3 else ""),
                 "proc_time": (x if skew else y).fmt(procs[idx[0]]),
+                **({} if words is None else {"firing": _counted_words(words[i] for i in idx)}),
             }
         )
     k = -(-len(rows) // scale.ROW_LIMIT)  # a regular sample of at most ROW_LIMIT marks
     rows = rows[::k]
     placed = _side_by_side(rows, x, y, size)
+    here = _firings_here(rows, placed)
     if placed.counted:
         rows = piles.count_on(rows, placed)
     n = len(marks)
@@ -310,15 +321,16 @@ def firing_layer(
             f"{clipped:,} firing(s) lie beyond the skew axis (processing time − their timer's "
             "time): drawn on its edge"
         )
+    badges = _count_layer(rows, here, labels.Plot(x, y, *size), avoid, notes)
     present = [c for c in palette.WINDOW_EVENTS if any(r["what"] == c for r in rows)]
     colours = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
-    return spec.layer(
+    squares = spec.layer(
         rows,
         {
             "type": "point",
             "filled": True,
             "shape": FIRING_SHAPE,
-            "size": 80,
+            "size": FIRING_SIZE,
             "stroke": palette.INK,
             "strokeWidth": 0.5,
             "xOffset": {"expr": "datum.dx"},
@@ -333,17 +345,202 @@ def firing_layer(
                 "scale": {"domain": present, "range": [colours[c] for c in present]},
             },
             "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
-            **_pile_outline(placed),
+            **_pile_outline(placed, any(UNCOUNTED in r for r in rows)),
         },
         [{"filter": f"datum.fired <= {PARAM}"}],
     )
+    return squares, badges
 
 
-def _pile_outline(placed: piles.Placement) -> dict[str, Any]:
-    """A thick outline on a firing mark others were counted on (``piles``), if any was."""
-    if not placed.counted:
+FIRING_SIZE = 80
+"""A firing square's area (px²)."""
+
+
+def _firing_words(view: TraceView, op: str, marks: Columns) -> list[str] | None:
+    """Each of ``marks``' firings in the one vocabulary (``firings.firing_columns``:
+    "first firing" / "re-firing", ", late firing" when it is one), in their order; None over
+    ``DETAIL_LIMIT`` firings (the words are the timeline's detail: not read for many)."""
+    if len(marks) > DETAIL_LIMIT:
+        return None
+    cols = firing_columns(view, op)
+    said = {
+        s: f + (", late firing" if late else "")
+        for s, f, late in zip(
+            cols["seq"].tolist(), cols["firing"].tolist(), cols["late_firing"].tolist(),
+            strict=True,
+        )
+    }  # fmt: skip
+    return [said[s] for s in marks["seq"].tolist()]
+
+
+def _counted_words(words: Iterable[str]) -> str:
+    """The firings of one mark in words, each once with how many: "first firing ×2;
+    re-firing, late firing"."""
+    counts = Counter(words)
+    return "; ".join(w if n == 1 else f"{w} ×{n}" for w, n in counts.items())
+
+
+def _firings_here(rows: list[dict[str, Any]], placed: piles.Placement) -> list[int]:
+    """How many firings each of ``rows``' marks stands for: its own (``firings``) and those
+    of the marks counted on it (``piles``: they are not drawn)."""
+    here = [r["firings"] for r in rows]
+    for row, on in zip(rows, placed.counted_on, strict=True):
+        if on is not None and 0 <= on - placed.first < len(rows):
+            here[on - placed.first] += row["firings"]
+    return [n for n, on in zip(here, placed.counted_on, strict=True) if on is None]
+
+
+BADGE_PLACES = tuple(
+    (align, dx if align == "left" else -dx, dy)
+    for dx, dy in ((7, 0), (7, -9), (7, 9), (7, -15), (7, 15), (19, -21), (19, 21), (31, 0),
+                   (19, -33), (19, 33), (43, 0), (31, -45), (31, 45))
+    for align in ("left", "right")
+)  # fmt: skip
+"""Where a count badge may go, in order of preference: (align, dx, dy) from its square —
+right of it, left of it, above or below (within ``labels.LABEL_REACH_PX`` of the square, so
+it is read as its), then farther out, joined to its square by a leader line
+(``labels.label_leaders``, as a firing label far from its mark)."""
+
+UNCOUNTED = "firings here (no badge)"
+"""The tooltip field of a square whose count badge found no free place: how many firings it
+stands for (a thick outline marks it, as a square others were counted on)."""
+
+COUNT_NOTE = (
+    "×n beside a firing square: n firings at that point (one cause, one processing time — "
+    "e.g. one timer firing the window of n keys); hover the square for each one's first "
+    "firing / re-firing and late firing"
+)
+"""The subtitle's words for the count badges (``_count_layer``)."""
+
+
+def _count_layer(
+    rows: list[dict[str, Any]],
+    here: list[int],
+    plot: labels.Plot,
+    avoid: Sequence[Any],
+    notes: list[str],
+) -> list[spec.ChartDict]:
+    """A count badge "×n" beside each firing mark (``rows``, drawn) that stands for n > 1
+    firings (``here``), shown once made: at the first place of ``BADGE_PLACES`` inside the
+    plot that crosses no firing mark, no point or text of the ``avoid`` layers and no other
+    badge (a text's box measured as ``labels`` measures one), with its leader line if it lies
+    farther out: the leaders' layer and the badges', none when no mark stands for several
+    or no badge found a place (the subtitle says how many did not)."""
+    badges = [
+        {"x": r["x"], "y": r["y"], "label": f"×{n}", "row": r, "firings": n}
+        for r, n in zip(rows, here, strict=True)
+        if n > 1
+    ]
+    if not badges:
+        return []
+    taken = labels._Boxes()
+    labels._taken_by_marks(taken, avoid, plot, lines=False)
+    taken.add_small(_text_boxes(avoid, plot))
+    half = math.sqrt(FIRING_SIZE) / 2 + 1
+    taken.add_small(
+        [
+            (plot.px(r["x"]) + r["dx"] - half, plot.py(r["y"]) - half,
+             plot.px(r["x"]) + r["dx"] + half, plot.py(r["y"]) + half)
+            for r in rows
+        ]
+    )  # fmt: skip
+    placed: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    hidden = 0
+    for b in sorted(badges, key=lambda b: (-b["y"], b["x"])):  # top to bottom, left to right
+        px, py, shift = plot.px(b["x"]) + b["row"]["dx"], plot.py(b["y"]), b["row"]["dx"]
+        for align, dx, dy in BADGE_PLACES:
+            box = labels._text_box(px, py, b["label"], align, dx, dy)
+            if _inside(box, plot) and not taken.hits(box):
+                taken.add(box)
+                row = {k: v for k, v in b.items() if k != "row"} | {"shift": shift}
+                row |= {"fired": b["row"]["fired"], "window": b["row"]["window"]}
+                placed.setdefault((align, dx + shift, dy), []).append(row)
+                break
+        else:
+            hidden += 1
+            b["row"][UNCOUNTED] = b["firings"]
+    notes.append(COUNT_NOTE)
+    if hidden:
+        notes.append(
+            f"{hidden} count badge(s) left out where they would cross a mark: a thick outline "
+            f"marks their square (hover it: '{UNCOUNTED}')"
+        )
+    if not placed:
+        return []
+    out = [
+        {k: v for k, v in r.items() if k != "shift"}
+        | {"kind": "firing count", "align": align, "dx": dx, "dy": dy}
+        for (align, dx, dy), rows in placed.items()
+        for r in rows
+    ]
+    shown = [{"filter": f"datum.fired <= {PARAM}"}]
+    channels = {"x": plot.x.channel("x"), "y": plot.y.channel("y")}
+    layers = []
+    fired = {(r["x"], r["y"], r["label"]): r["fired"] for r in out}
+    leaders = [
+        r | {"fired": fired[(r["x"], r["y"], r["label"])], "kind": "leader"}
+        for r in labels.label_leaders(placed, radius=math.sqrt(FIRING_SIZE) / 2)
+    ]
+    if leaders:  # from a square to its badge placed beyond reach
+        ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
+        mark = {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 0.75} | ends
+        encoding = channels | {"x2": {"field": "x"}, "y2": {"field": "y"}}
+        layers.append(spec.layer(leaders, mark, encoding, shown))
+    text = {
+        "type": "text",
+        "align": {"expr": "datum.align"},
+        "baseline": "middle",
+        "dx": {"expr": "datum.dx"},
+        "dy": {"expr": "datum.dy"},
+        "fontSize": labels.LABEL_FONT,
+        "font": "sans-serif",
+        "color": palette.INK,
+    }
+    tips = [{"field": "firings", "type": "quantitative"}, {"field": "window", "type": "nominal"}]
+    encoding = channels | {"text": {"field": "label", "type": "nominal"}, "tooltip": tips}
+    return [*layers, spec.layer(out, text, encoding, shown)]
+
+
+def _inside(box: labels.Box, plot: labels.Plot) -> bool:
+    return box[0] >= 0 and box[1] >= 0 and box[2] <= plot.width and box[3] <= plot.height
+
+
+def _text_boxes(layers: Sequence[Any], plot: labels.Plot) -> list[labels.Box]:
+    """The pixel boxes of the texts of ``layers``' text marks whose place is fixed (align,
+    baseline, dx, dy numbers: the skew chart's "watermark lag" label), as ``labels`` measures
+    a text."""
+    boxes = []
+    for layer in layers:
+        mark = layer["mark"]
+        if mark["type"] != "text" or isinstance(mark.get("align", "left"), dict):
+            continue
+        h = mark.get("fontSize", labels.LABEL_FONT) + 2
+        char = labels.CHAR_PX * h / (labels.LABEL_FONT + 2)
+        for r in spec.rows(layer):
+            text, px, py = str(r.get("text", "")), plot.px(r["x"]), plot.py(r["y"])
+            w = char * len(text)
+            left = (
+                px
+                + mark.get("dx", 0)
+                - {"left": 0, "center": w / 2, "right": w}[mark.get("align", "center")]
+            )
+            top = (
+                py
+                + mark.get("dy", 0)
+                - {"top": 0, "middle": h / 2, "bottom": h}[mark.get("baseline", "middle")]
+            )
+            boxes.append((left, top, left + w, top + h))
+    return boxes
+
+
+def _pile_outline(placed: piles.Placement, uncounted: bool) -> dict[str, Any]:
+    """A thick outline on a firing mark others were counted on (``piles``), if any was, and
+    on one whose count badge found no place (``uncounted``: any did, ``UNCOUNTED``)."""
+    tests = [f"datum[{piles.ALSO_HERE!r}] > 0"] if placed.counted else []
+    tests += [f"datum[{UNCOUNTED!r}] > 1"] if uncounted else []
+    if not tests:
         return {}
-    test = f"datum[{piles.ALSO_HERE!r}] > 0"
+    test = " || ".join(tests)
     return {"strokeWidth": {"condition": {"test": test, "value": 2.5}, "value": 0.5}}
 
 
