@@ -318,6 +318,8 @@ def walk(position: int, count: int, steps: int) -> Iterator[int]:
 
 
 def bench_lab(context, lessons: list[Path], steps: int, log) -> list[Explorer]:
+    from playwright.sync_api import Error as PlaywrightError  # (its timeouts too)
+
     results: list[Explorer] = []
     with tempfile.TemporaryDirectory(prefix="winviz-browser-bench-") as tmp:
         root = Path(tmp) / "lessons"
@@ -329,7 +331,7 @@ def bench_lab(context, lessons: list[Path], steps: int, log) -> list[Explorer]:
                 started = time.monotonic()
                 try:
                     found = lab_lesson(context, url, token, server, path, steps)
-                except (TimeoutError, RuntimeError) as exc:
+                except (TimeoutError, RuntimeError, PlaywrightError) as exc:
                     found = [Explorer("lab", path.stem, 0, "?", note=str(exc))]
                 log(
                     f"  lab   {path.stem}: {len(found)} explorer(s), "
@@ -399,7 +401,9 @@ def lab_lesson(
                     pg.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
                 else:
                     select = pg.locator(f"{box} .widget-dropdown select").first
-                    index = select.evaluate("s => s.selectedIndex") + direction
+                    at, count = select.evaluate("s => [s.selectedIndex, s.options.length]")
+                    # (a step the page did not take leaves the walk off by one: turn back)
+                    index = at + direction if 0 <= at + direction < count else at - direction
                     select.select_option(index=index)
                 step = finish_step(pg, lab=True)
                 if step is not None:
