@@ -303,6 +303,6 @@ def test_a_step_sends_the_kernel_no_report_it_has_and_a_moved_t_is_reported(
             break
         pg.wait_for_timeout(100)
     assert pg.evaluate(READ_IN_KERNEL, "[(n, sorted(s)) for n, s in updates]") == (
-        "[(1, ['_params', '_vl_selections'])]"
+        "[(1, ['_params'])]"
     )
     assert net.blocked == []
