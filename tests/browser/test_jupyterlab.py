@@ -263,11 +263,11 @@ READ_IN_KERNEL = """async (expression) => {
 def test_a_step_sends_the_kernel_no_report_it_has_and_a_moved_t_is_reported(
     lab: Lab, check_notebook: Path, page
 ) -> None:
-    """A slider step shows each chart's new view (drawn ahead); a view shown reports its
-    parameters to the kernel (``ExplorerChart``'s ``connect``) only when they differ from what
-    the kernel has: the kernel sent them with the step (each parameter's initial value), so a
-    step sends no state update at all — each would make the kernel busy and JupyterLab redraw
-    its status. Moving the scrubber's t in the page is still reported (``_params.t``)."""
+    """A slider step shows each chart's new view (drawn ahead) and sends the kernel no state
+    update: the kernel sent each parameter's value with the step, and a view shown reports
+    only what differs from the model (ipywidgets sends a state diff, none when it is empty);
+    each update would make the kernel busy and JupyterLab redraw its status. Moving the
+    scrubber's t in the page is reported (``_params.t``, ``ExplorerChart``'s ``connect``)."""
     from tests.browser.conftest import write_explorer_notebook
 
     notebook = write_explorer_notebook(check_notebook.parent / "93_explorer_reports.ipynb")

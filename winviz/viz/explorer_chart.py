@@ -150,9 +150,7 @@ async function render({ model, el }) {
   }
 
   function connect(view) {
-    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    const moved = model.get("local_tz") !== zone;
-    model.set("local_tz", zone);
+    model.set("local_tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
     const wait = model.get("debounce_wait") ?? 10;
     const maxWait = model.get("max_wait") ?? true;
     const current = () => shown !== null && shown.result.view === view;
@@ -169,12 +167,7 @@ async function render({ model, el }) {
     });
     const report = debounce(function () { if (current()) save(state()); }, wait, maxWait);
     for (const name of [...selectionNames, ...paramNames]) view.addSignalListener(name, report);
-    // a view shown reports its values, unless the kernel has them all (a message to the
-    // kernel per step would make it busy, and JupyterLab redraw its status, for nothing)
-    const now = state();
-    const had = {_vl_selections: model.get("_vl_selections") ?? {},
-                 _params: model.get("_params") ?? {}};
-    if (moved || JSON.stringify(now) !== JSON.stringify(had)) save(now);
+    save(state());
   }
 
   async function show() {
