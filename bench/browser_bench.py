@@ -74,6 +74,7 @@ from tools.browser import (  # noqa: E402  (Chromium and JupyterLab as tests/bro
 GOALS_MS = {"lab": 100.0, "pages": 80.0}
 QUIET_MS = 400  # no chart change for this long (and an idle kernel): the step is over
 STEP_TIMEOUT_S = 60.0
+AHEAD_TIMEOUT_S = 240.0  # the kernel's runs ahead and their drawing, on a loaded machine
 # Installed before any page script runs. window.__bb.mark(root) starts a step: from then on
 # every change under a chart of ``root`` (its .vega-embed / .winviz-view elements) is noted,
 # and the end of the animation frame that follows it is the step's paint time. The input
@@ -390,7 +391,7 @@ def lab_lesson(
             for direction in lab_walk(pg, box, kind, steps):
                 # a learner looking at the charts before the next step: the kernel has
                 # computed the runs next to it ahead and the page drawn them (explorer_chart)
-                wait_until(pg, LAB_AHEAD_DONE % box, STEP_TIMEOUT_S, "the runs drawn ahead")
+                wait_until(pg, LAB_AHEAD_DONE % box, AHEAD_TIMEOUT_S, "the runs drawn ahead")
                 pg.evaluate(f"window.__bb.mark(document.querySelector('{box}'))")
                 kernel_before = cpu_ms(kernel)
                 if kind == "slider":  # (focused once: focusing makes JupyterLab select the
@@ -499,7 +500,7 @@ def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
             for direction in walk(position, count_values, steps):
                 # a learner looking at the chart before the next step: the page has drawn
                 # the runs next to it ahead (pages.py), when it does
-                wait_until(pg, AHEAD_DONE % number, STEP_TIMEOUT_S, "the runs drawn ahead")
+                wait_until(pg, AHEAD_DONE % number, AHEAD_TIMEOUT_S, "the runs drawn ahead")
                 root.evaluate("e => window.__bb.mark(e)")
                 position += direction
                 if kind == "slider":
