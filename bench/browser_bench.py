@@ -74,6 +74,7 @@ from tools.browser import (  # noqa: E402  (Chromium and JupyterLab as tests/bro
 GOALS_MS = {"lab": 100.0, "pages": 80.0}
 QUIET_MS = 400  # no chart change for this long (and an idle kernel): the step is over
 STEP_TIMEOUT_S = 60.0
+AHEAD_TIMEOUT_S = 240.0  # the kernel's runs ahead and their drawing, on a loaded machine
 # Installed before any page script runs. window.__bb.mark(root) starts a step: from then on
 # every change under a chart of ``root`` (its .vega-embed / .winviz-view elements) is noted,
 # and the end of the animation frame that follows it is the step's paint time. The input
@@ -318,6 +319,8 @@ def walk(position: int, count: int, steps: int) -> Iterator[int]:
 
 
 def bench_lab(context, lessons: list[Path], steps: int, log) -> list[Explorer]:
+    from playwright.sync_api import Error as PlaywrightError  # (its timeouts too)
+
     results: list[Explorer] = []
     with tempfile.TemporaryDirectory(prefix="winviz-browser-bench-") as tmp:
         root = Path(tmp) / "lessons"
@@ -329,7 +332,7 @@ def bench_lab(context, lessons: list[Path], steps: int, log) -> list[Explorer]:
                 started = time.monotonic()
                 try:
                     found = lab_lesson(context, url, token, server, path, steps)
-                except (TimeoutError, RuntimeError) as exc:
+                except (TimeoutError, RuntimeError, PlaywrightError) as exc:
                     found = [Explorer("lab", path.stem, 0, "?", note=str(exc))]
                 log(
                     f"  lab   {path.stem}: {len(found)} explorer(s), "
@@ -388,7 +391,7 @@ def lab_lesson(
             for direction in lab_walk(pg, box, kind, steps):
                 # a learner looking at the charts before the next step: the kernel has
                 # computed the runs next to it ahead and the page drawn them (explorer_chart)
-                wait_until(pg, LAB_AHEAD_DONE % box, STEP_TIMEOUT_S, "the runs drawn ahead")
+                wait_until(pg, LAB_AHEAD_DONE % box, AHEAD_TIMEOUT_S, "the runs drawn ahead")
                 pg.evaluate(f"window.__bb.mark(document.querySelector('{box}'))")
                 kernel_before = cpu_ms(kernel)
                 if kind == "slider":  # (focused once: focusing makes JupyterLab select the
@@ -399,7 +402,9 @@ def lab_lesson(
                     pg.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
                 else:
                     select = pg.locator(f"{box} .widget-dropdown select").first
-                    index = select.evaluate("s => s.selectedIndex") + direction
+                    at, count = select.evaluate("s => [s.selectedIndex, s.options.length]")
+                    # (a step the page did not take leaves the walk off by one: turn back)
+                    index = at + direction if 0 <= at + direction < count else at - direction
                     select.select_option(index=index)
                 step = finish_step(pg, lab=True)
                 if step is not None:
@@ -495,7 +500,7 @@ def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
             for direction in walk(position, count_values, steps):
                 # a learner looking at the chart before the next step: the page has drawn
                 # the runs next to it ahead (pages.py), when it does
-                wait_until(pg, AHEAD_DONE % number, STEP_TIMEOUT_S, "the runs drawn ahead")
+                wait_until(pg, AHEAD_DONE % number, AHEAD_TIMEOUT_S, "the runs drawn ahead")
                 root.evaluate("e => window.__bb.mark(e)")
                 position += direction
                 if kind == "slider":

@@ -244,3 +244,65 @@ def test_a_slider_step_to_a_run_drawn_ahead_shows_that_runs_marks(
     bad = [m for m in console if m.startswith(("error", "warning")) and " to activate." not in m]
     assert bad == []  # (JupyterLab warns of plugins slow to start on a loaded machine)
     assert net.blocked == []
+
+
+COUNT_UPDATES = """
+updates = []
+for _jc in ex.charts:  # every state update the page sends the kernel, per chart
+    _jc.comm.on_msg(lambda msg, handle=_jc._handle_msg, n=ex.charts.index(_jc): (
+        updates.append((n, msg["content"]["data"].get("state")))
+        if msg["content"]["data"].get("method") == "update" else None, handle(msg)))
+"""
+READ_IN_KERNEL = """async (expression) => {
+  const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const reply = await k.requestExecute({code: "", user_expressions: {out: expression}}).done;
+  return reply.content.user_expressions.out.data["text/plain"];
+}"""
+
+
+def test_a_step_sends_the_kernel_no_report_it_has_and_a_moved_t_is_reported(
+    lab: Lab, check_notebook: Path, page
+) -> None:
+    """A slider step shows each chart's new view (drawn ahead) and sends the kernel no state
+    update: the kernel sent each parameter's value with the step, and a view shown reports
+    only what differs from the model (ipywidgets sends a state diff, none when it is empty);
+    each update would make the kernel busy and JupyterLab redraw its status. Moving the
+    scrubber's t in the page is reported (``_params.t``, ``ExplorerChart``'s ``connect``)."""
+    from tests.browser.conftest import write_explorer_notebook
+
+    notebook = write_explorer_notebook(check_notebook.parent / "93_explorer_reports.ipynb")
+    pg, net = page
+    pg.set_default_timeout(45_000)
+    errors = run_notebook(pg, lab, notebook.name, "reports")
+    assert errors == [], errors
+    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '3000'")
+    pg.wait_for_function(PREPARED_READY, polling=250, timeout=90_000)
+    pg.wait_for_timeout(500)  # the widget's debounce: the last report has been sent
+    pg.evaluate(RUN_IN_KERNEL, COUNT_UPDATES)
+
+    handle = pg.locator(".jp-OutputArea .widget-vbox .widget-slider .noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '2000'")
+    pg.wait_for_function(
+        f"Array.from(document.querySelectorAll('{DRAWN}')).every(el => el.dataset.drawn === "
+        "'prepared')"
+    )
+    pg.wait_for_timeout(1000)
+    assert pg.evaluate(READ_IN_KERNEL, "updates") == "[]"
+    assert pg.evaluate(READ_IN_KERNEL, "ex.last_values['bound']") == "2000"
+
+    t = float(pg.evaluate(READ_IN_KERNEL, "ex.param('t', 1)")) - 100
+    pg.evaluate(
+        f"async () => {{ const v = document.querySelectorAll('{DRAWN}')[1].winvizView;"
+        f" v.signal('t', {t}); await v.runAsync(); }}"
+    )
+    for _ in range(100):  # the report is debounced
+        if float(pg.evaluate(READ_IN_KERNEL, "ex.param('t', 1)")) == t:
+            break
+        pg.wait_for_timeout(100)
+    assert pg.evaluate(READ_IN_KERNEL, "[(n, sorted(s)) for n, s in updates]") == (
+        "[(1, ['_params'])]"
+    )
+    assert net.blocked == []
