@@ -98,14 +98,12 @@ def first_free(
 ) -> tuple[int | None, int | None]:
     """Where a mark at (px, py) goes: (its offset in steps, None), or — when no place it
     tries is free — (None, the index of the mark in its way at its own point)."""
-    in_way = grid.near(px, py)
-    if in_way is None:
-        return 0, None
     step, reach, avoid = grid.step, grid.reach or grid.step, grid.avoid
     tried = grid.tried.get((px, width, most))
     if tried is None:
-        tried = [[k, None] for k in places_tried(px, step, width, most)[1:]]
-        grid.tried[px, width, most] = tried
+        tried = grid.tried[px, width, most] = [
+            [k, None] for k in places_tried(px, step, width, most)
+        ]
     for place in tried:
         # what took this place before is asked first: marks are only added and ``avoid`` is
         # fixed, so it is in the way still while it is at this y (its x passed the test)
@@ -119,11 +117,12 @@ def first_free(
         if centre is not None:
             place[1] = (centre[1],)
             continue
-        box = avoid.hits((cx - 1, py - 1, cx + 1, py + 1)) if avoid is not None else None
+        # (a mark is not moved off its point for a mark drawn over it, but not moved under one)
+        box = avoid.hits((cx - 1, py - 1, cx + 1, py + 1)) if avoid is not None and k else None
         if not box:
             return k, None
-        place[1] = (box[1], box[3])  # (moved under another mark)
-    return None, in_way
+        place[1] = (box[1], box[3])
+    return None, grid.near(px, py)
 
 
 @dataclass(frozen=True)
