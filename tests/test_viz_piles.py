@@ -76,8 +76,9 @@ class _Marks:
     def __init__(self, boxes: list[tuple[float, float, float, float]]) -> None:
         self.boxes = boxes
 
-    def hits(self, b: tuple[float, float, float, float]) -> bool:
-        return any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3] for a in self.boxes)
+    def hits(self, b: tuple[float, float, float, float]) -> tuple[float, ...] | None:
+        crossed = (a for a in self.boxes if a[0] < b[2] and b[0] < a[2] and a[1] < b[3])
+        return next((a for a in crossed if b[1] < a[3]), None)
 
 
 def test_a_moved_mark_keeps_its_centre_off_the_marks_to_avoid() -> None:
@@ -89,35 +90,54 @@ def test_a_moved_mark_keeps_its_centre_off_the_marks_to_avoid() -> None:
 
 
 def test_first_free_is_the_first_place_tried_near_no_mark_and_off_the_marks_to_avoid() -> None:
-    """piles.first_free (the marks near the row found once, by cell column): the same place
-    as trying each of ``places_tried`` in turn against every mark placed (``near``) and every
-    box to avoid, on random piles with a reach below or at the step — the rule any faster
-    search must keep."""
+    """piles.first_free (what took a place asked first, ``Grid.tried``): the same place as
+    trying each of ``places_tried`` in turn against every mark placed and every box to
+    avoid, on random piles with a reach below or at the step — marks at one point, columns
+    of marks a fraction of a pixel apart (what took a place falls out of reach), centres and
+    boxes exactly a reach apart or touching, places exactly at the plot's edge — the rule
+    any faster search must keep."""
     import random
 
     rnd = random.Random(5)
-    for _ in range(300):
-        step, width, most = rnd.choice([10, 11.0, 7.5]), rnd.uniform(20, 200), rnd.randrange(5)
-        centres = [(rnd.uniform(0, width), rnd.uniform(0, 30)) for _ in range(rnd.randrange(12))]
-        boxes = [(x - r, y - r, x + r, y + r) for x, y in centres for r in [rnd.uniform(0.5, 6)]]
-        grid = piles.Grid(step, reach=rnd.choice([0.0, step / 2, step * 0.9]), avoid=_Marks(boxes))
-        for _ in range(rnd.randrange(1, 40)):
-            px = rnd.choice([rnd.uniform(0, width), rnd.randrange(5) * step / 2])
-            py = rnd.choice([0.0, rnd.uniform(0, 30)])
+    for _ in range(400):
+        step, most = rnd.choice([10, 11.0, 7.5, 0.1]), rnd.randrange(6)
+        width = rnd.choice([rnd.uniform(20, 200), step * rnd.randrange(3, 12)])
+        reach = rnd.choice([0.0, step / 2, step * 0.9, step])
+        xs = [rnd.uniform(0, width), step * rnd.randrange(12), width - step * rnd.randrange(4)]
+        ys = [0.0, reach or step, rnd.uniform(0, 30), 3 * (reach or step)]
+        boxes = []
+        for _ in range(rnd.randrange(12)):
+            x = rnd.choice(xs) + step * rnd.randrange(-3, 4)
+            y, r = rnd.choice(ys), rnd.choice([rnd.uniform(0.5, 6), 1.0, 2.0])
+            boxes.append((x - r, y - r, x + r, y + r))
+        grid = piles.Grid(step, reach=reach, avoid=_Marks(boxes))
+        placed: list[tuple[float, float]] = []
+        px, py = rnd.choice(xs), rnd.choice(ys)
+        for _ in range(rnd.randrange(1, 60)):
+            if rnd.random() < 0.3:  # a new point; else the same x, the same or a near y
+                px = rnd.choice([*xs, rnd.uniform(0, width), rnd.randrange(5) * step / 2])
+                py = rnd.choice(ys)
+            else:
+                py = rnd.choice([py, py - step * rnd.choice([0.017, 0.05, 0.3]), *ys])
+            r = reach or step
+
+            def free(cx: float, py: float = py, r: float = r, placed: list = placed) -> bool:
+                return not any(-r < cx - qx < r and -r < py - qy < r for qx, qy in placed)
+
             want: tuple[int | None, int | None] = (0, None)
-            in_way = grid.near(px, py)
-            if in_way is not None:
-                want = (None, in_way)
+            assert (grid.near(px, py) is None) == free(px)
+            if not free(px):
+                want = (None, grid.near(px, py))
                 for k in piles.places_tried(px, step, width, most)[1:]:
                     cx = px + k * step
-                    spot = (cx - 1, py - 1, cx + 1, py + 1)
-                    if grid.near(cx, py) is None and not _Marks(boxes).hits(spot):
+                    if free(cx) and not _Marks(boxes).hits((cx - 1, py - 1, cx + 1, py + 1)):
                         want = (k, None)
                         break
             got = piles.first_free(px, py, grid, width, most)
             assert got == want, (px, py)
             if got[0] is not None:
                 grid.add(px + got[0] * step, py)
+                placed.append((px + got[0] * step, py))
             else:
                 grid.n += 1
 
@@ -154,7 +174,9 @@ def test_boxes_answer_as_a_test_over_every_box() -> None:
         every.add(b)
     for _ in range(2000):  # past _Boxes.ASKED: the index answers most
         q = box()
-        assert every.hits(q) == any(overlaps(a, q) for a in boxes), q
+        crossed = every.hits(q)  # (one of the boxes it crosses)
+        assert (crossed is not None) == any(overlaps(a, q) for a in boxes), q
+        assert crossed is None or (crossed in boxes and overlaps(crossed, q)), q
     # touching edges do not cross; a box one ulp inside does
     touch = _Boxes()
     touch.add_array(np.asarray([(16.0, 16.0, 26.0, 26.0)] * 40))

@@ -206,10 +206,11 @@ class _Boxes:
         if all(math.isfinite(v) for v in box):
             self.loose.append(box)
 
-    def hits(self, box: Box) -> bool:
-        """Whether ``box`` crosses one of the boxes (``overlaps``)."""
-        if any(overlaps(a, box) for a in self.loose):
-            return True
+    def hits(self, box: Box) -> Box | None:
+        """A box ``box`` crosses (``overlaps``), else None."""
+        for a in self.loose:
+            if overlaps(a, box):
+                return a
         if self.index is not None:
             return self.index.hits(box)
         if self.cached is None:
@@ -263,13 +264,16 @@ class _BoxIndex:
             for row, i, j in zip(rows[starts].tolist(), starts, ends, strict=True)
         }
 
-    def hits(self, box: Box) -> bool:
+    def hits(self, box: Box) -> Box | None:
         left, top, right, bottom = box
         if self.few is None:
-            if _crossed(self.others, box):
-                return True
-        elif self.few and any(overlaps(a, box) for a in self.few):
-            return True
+            crossed = _crossed(self.others, box)
+            if crossed:
+                return crossed
+        else:
+            for a in self.few:
+                if overlaps(a, box):
+                    return a
         if not (-_FAR_PX <= left <= right <= _FAR_PX and -_FAR_PX <= top <= bottom <= _FAR_PX):
             return _crossed(self.all, box)  # (NaN, inverted or far off: all of them)
         rows = self.rows
@@ -280,15 +284,16 @@ class _BoxIndex:
                 # (overlaps, side by side)
                 for i in range(bisect_left(lefts, left - self.reach), bisect_left(lefts, right)):
                     if left < rights[i] and tops[i] < bottom and top < bottoms[i]:
-                        return True
-        return False
+                        return (lefts[i], tops[i], rights[i], bottoms[i])
+        return None
 
 
-def _crossed(a: np.ndarray, box: Box) -> bool:
-    """Whether ``box`` crosses one of the boxes ``a`` (n × 4), as ``overlaps``."""
-    return bool(
-        np.any((a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3]))
+def _crossed(a: np.ndarray, box: Box) -> Box | None:
+    """The first of the boxes ``a`` (n × 4) that ``box`` crosses (``overlaps``), else None."""
+    at = np.flatnonzero(
+        (a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3])
     )
+    return tuple(a[at[0]].tolist()) if len(at) else None
 
 
 def _point_radius(mark: dict[str, Any]) -> float:

@@ -34,52 +34,35 @@ class Grid:
     step: float
     reach: float = 0.0
     cells: dict[tuple[int, int], list[tuple[float, float, int]]] = field(default_factory=dict)
-    # the same centres by row of cells (j): (x, y, column i) — the marks near one y (``row``)
-    rows: dict[int, list[tuple[float, float, int]]] = field(default_factory=dict)
     n: int = 0  # the marks added: the next one's index
     anchors: dict[int, dict[str, Any]] = field(default_factory=dict)  # index: x, y, dx (key)
     more: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # index: rows counted
     # other marks a moved mark keeps its centre off (drawn over it: the elements), as an
-    # object whose ``hits((left, top, right, bottom))`` tells whether a box crosses one
+    # object whose ``hits((left, top, right, bottom))`` is a box it crosses, else None
     avoid: Any = None
+    # at each x a mark was moved from (with the plot's width and ``most``): each place it
+    # tries and what was found in the way there, by the part of its test that depends on
+    # the mark's y: a centre's y (a 1-tuple), or a box's top and bottom (``first_free``)
+    tried: dict[tuple[float, float, int], list[list[Any]]] = field(default_factory=dict)
 
     def near(self, px: float, py: float) -> int | None:
         """The index of a placed mark nearer than ``reach`` to (px, py), else None: the first
         found in the cells around (px, py) — its own, then the ones left, right, below, above."""
+        found = self.centre_near(px, py)
+        return None if found is None else found[2]
+
+    def centre_near(self, px: float, py: float) -> tuple[float, float, int] | None:
+        """That mark's centre and index (x, y, index), else None."""
         if not (math.isfinite(px) and math.isfinite(py)):
             return None
         step, reach = self.step, self.reach or self.step
         i, j = int(px // step), int(py // step)
         for di in (0, -1, 1):
             for dj in (0, -1, 1):
-                for qx, qy, n in self.cells.get((i + di, j + dj), ()):
-                    if -reach < px - qx < reach and -reach < py - qy < reach:
-                        return n
+                for centre in self.cells.get((i + di, j + dj), ()):
+                    if -reach < px - centre[0] < reach and -reach < py - centre[1] < reach:
+                        return centre
         return None
-
-    def row(self, py: float) -> dict[int, list[float]]:
-        """The x of the placed marks nearer than ``reach`` to ``py`` up and down, by cell
-        column: a point (px, py) has a mark near it (``near``) exactly when one of these in
-        px's column or the two beside it is nearer than ``reach`` across (``taken``)."""
-        reach = self.reach or self.step
-        j = int(py // self.step)
-        out: dict[int, list[float]] = {}
-        for dj in (0, -1, 1):
-            for qx, qy, i in self.rows.get(j + dj, ()):
-                if -reach < py - qy < reach:
-                    out.setdefault(i, []).append(qx)
-        return out
-
-    def taken(self, row: dict[int, list[float]], px: float) -> bool:
-        """Whether a placed mark of ``row`` (``row(py)``) is nearer than ``reach`` across to
-        ``px``: ``near(px, py) is not None`` for finite px, py."""
-        reach = self.reach or self.step
-        i = int(px // self.step)
-        for di in (0, -1, 1):
-            for qx in row.get(i + di, ()):
-                if -reach < px - qx < reach:
-                    return True
-        return False
 
     def add(self, px: float, py: float, anchor: dict[str, Any] | None = None) -> None:
         """Add a mark's centre (it gets the next index, ``n``); ``anchor``: its x, y (data),
@@ -88,7 +71,6 @@ class Grid:
         if math.isfinite(px) and math.isfinite(py):
             i, j = int(px // self.step), int(py // self.step)
             self.cells.setdefault((i, j), []).append((px, py, self.n))
-            self.rows.setdefault(j, []).append((px, py, i))
         if anchor is not None:
             self.anchors[self.n] = anchor
         self.n += 1
@@ -116,19 +98,31 @@ def first_free(
 ) -> tuple[int | None, int | None]:
     """Where a mark at (px, py) goes: (its offset in steps, None), or — when no place it
     tries is free — (None, the index of the mark in its way at its own point)."""
-    in_way = grid.near(px, py)
-    if in_way is None:
-        return 0, None
-    # (its own point is taken, so px and py are finite: the marks near py, once)
-    row, step, avoid = grid.row(py), grid.step, grid.avoid
-    for k in places_tried(px, step, width, most)[1:]:
-        cx = px + k * step
-        if grid.taken(row, cx):
+    step, reach, avoid = grid.step, grid.reach or grid.step, grid.avoid
+    tried = grid.tried.get((px, width, most))
+    if tried is None:
+        tried = grid.tried[px, width, most] = [
+            [k, None] for k in places_tried(px, step, width, most)
+        ]
+    for place in tried:
+        # what took this place before is asked first: marks are only added and ``avoid`` is
+        # fixed, so it is in the way still while it is at this y (its x passed the test)
+        k, was = place
+        if was is not None and (
+            -reach < py - was[0] < reach if len(was) == 1 else was[0] < py + 1 and py - 1 < was[1]
+        ):
             continue
-        if avoid is not None and avoid.hits((cx - 1, py - 1, cx + 1, py + 1)):
-            continue  # (moved under another mark)
-        return k, None
-    return None, in_way
+        cx = px + k * step
+        centre = grid.centre_near(cx, py)
+        if centre is not None:
+            place[1] = (centre[1],)
+            continue
+        # (a mark is not moved off its point for a mark drawn over it, but not moved under one)
+        box = avoid.hits((cx - 1, py - 1, cx + 1, py + 1)) if avoid is not None and k else None
+        if not box:
+            return k, None
+        place[1] = (box[1], box[3])
+    return None, grid.near(px, py)
 
 
 @dataclass(frozen=True)
