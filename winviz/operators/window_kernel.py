@@ -70,7 +70,7 @@ batch whose values are all immutable (``Batch.immutable``) skips the copies.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import length_hint
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -102,14 +102,9 @@ _UNSET: Any = object()
 _NOT_ON_THE_SHORT_WAY = 0  # between records (it is in the run of short-way records, or done)
 _SELECTING_KEY = 1  # the key selector (or the key rule) failed: the record has no key
 _KEYED = 2  # it has a key: its element record is written before the error
-# ... and on the firing way (a record into the cached window that fires at once), where the
-# record's arrival record is written first, as before ``process_element``:
-_FIRING_SELECTING_KEY = 3  # the key selector (or the key rule) failed: no element record
-_FIRING_KEYED = 4  # its element record is written; the trigger context is not yet set
-_FIRING = 5  # the trigger context is its key and window (firing, or the cleanup timer)
-# ... and on the general way (``process_element``), which sets the current key and the
-# trigger context itself: the operator's are the ones to keep
-_GENERAL = 6
+# ... and on the other ways (``one_by_one``), which set the current key and the trigger
+# context themselves, as one by one: the operator's are the ones to keep
+_GENERAL = 3
 
 
 class _FiringWindow:
@@ -271,10 +266,8 @@ class WindowKernel(EventTimeFiring):
         job, key_selector, assign = op.job, op.key_selector, op.assigner.assign_windows
         internal_key = op.key_rule.internal_key
         copies = not batch.immutable
-        slot_of, name, desc = op.state.slot, op.contents.name, op.contents
+        desc, add_timer, wm = op.contents, op.timers.event_queue.add, op.timers.current_watermark
         first, step = first_contents, contents_step(desc)  # (add_to_contents' two cases)
-        add_timer = op.timers.event_queue.add
-        wm, lateness = op.timers.current_watermark, op.allowed_lateness
         # the cached tumbling window (``batch_window``; [c_start, c_end), empty until one is
         # cached) and the one cached before it, [other_start, other_end): records out of
         # order around a window's end alternate between the two
@@ -337,36 +330,11 @@ class WindowKernel(EventTimeFiring):
                     continue
                 if ts is not None and c_start <= ts < c_end:
                     windows = c_windows
-                skipped = True
-                for window in windows:
-                    max_ts = window.max_timestamp()
-                    cleanup = op.cleanup_time(window) if lateness else max_ts
-                    if cleanup <= wm:
-                        continue  # the window is late: Flink skips it
-                    skipped = False
-                    slot = slot_of(name, window)
-                    current = slot.get(key)
-                    slot[key] = new = add_to_contents(desc, current, record)
-                    if new is None:
-                        raise op.none_result_error(key, window, value)
-                    if copies:  # the next window's function gets a copy of its own
-                        record = copy_record(value)
-                    ctx_key, ctx_window = key, window
-                    if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                        at_current()
-                        op.current_key = key
-                        ctx.key, ctx.window = key, window
-                        op.emit_window_contents(key, window, window, new)
-                        if cleanup != MAX:
-                            add_timer(key, window, cleanup)
-                    elif current is None:  # the window's first element: its two timers
-                        add_timer(key, window, max_ts)
-                        if cleanup not in (max_ts, MAX):
-                            add_timer(key, window, cleanup)
-                if skipped and op.is_element_late(ts):
-                    at_current()
-                    op.current_key = key
-                    op.late_element(key, value, ts)
+                ctx.key, ctx.window = ctx_key, ctx_window
+                try:  # (the trigger context as it leaves it, also on a failure)
+                    self.add_to_windows(key, value, record, ts, windows, copies, at_current)
+                finally:
+                    ctx_key, ctx_window = ctx.key, ctx.window
         except Exception as exc:
             at_current()
             ctx.key, ctx.window = ctx_key, ctx_window
@@ -381,6 +349,55 @@ class WindowKernel(EventTimeFiring):
                 op.current_key = last_key
         if batch:
             job.now = batch.arrivals[-1]
+
+    def add_to_windows(
+        self,
+        key: Any,
+        value: Any,
+        record: Any,
+        ts: int | None,
+        windows: Sequence[Any],
+        copies: bool,
+        at_current: Callable[[], None],
+    ) -> None:
+        """``process_batch``'s way for an element outside the open cached window:
+        ``process_element``'s steps per window without a trace — skip a late window, add to
+        state, fire at once if the watermark is already past the window's end (else the
+        window's timers, at its first element), register the cleanup timer —, then a late
+        element in no window to the side output or counted dropped. The trigger context is
+        left as the last window added to sets it; ``at_current`` sets the clock to the
+        record's where it leaves (a firing, a late element)."""
+        op = self.op
+        wm, add_timer, ctx = op.timers.current_watermark, op.timers.event_queue.add, op.ctx
+        skipped = True
+        for window in windows:
+            max_ts = window.max_timestamp()
+            cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
+            if cleanup <= wm:
+                continue  # the window is late: Flink skips it
+            skipped = False
+            slot = op.state.slot(op.contents.name, window)
+            current = slot.get(key)
+            slot[key] = new = add_to_contents(op.contents, current, record)
+            if new is None:
+                raise op.none_result_error(key, window, value)
+            if copies:  # the next window's function gets a copy of its own
+                record = copy_record(value)
+            ctx.key, ctx.window = key, window
+            if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
+                at_current()
+                op.current_key = key
+                op.emit_window_contents(key, window, window, new)
+                if cleanup != MAX:
+                    add_timer(key, window, cleanup)
+            elif current is None:  # the window's first element: its two timers
+                add_timer(key, window, max_ts)
+                if cleanup not in (max_ts, MAX):
+                    add_timer(key, window, cleanup)
+        if skipped and op.is_element_late(ts):
+            at_current()
+            op.current_key = key
+            op.late_element(key, value, ts)
 
     def process_element(self, value: Any, ts: int | None) -> None:
         """``process_element`` with a trace: the same steps and the same trace records as
@@ -591,7 +608,7 @@ class WindowKernel(EventTimeFiring):
         # the open cached window, [start, end) (empty when there is none; its contents ``slot``,
         # whether its cleanup timer is its ``own``, whether it ``has_cleanup`` timer), the one
         # before it, [other_start, other_end); the windows of the firing and the late way
-        opened, other, firing, (late_start, late_end, late_window) = self.ways(wm)
+        opened, other, firing, late = self.ways(wm)
         start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
         other_start, other_end = other[0], other[1]
         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
@@ -614,27 +631,13 @@ class WindowKernel(EventTimeFiring):
                         arrival.write(trace, now, value, source_ts, position)
                         position += 1
                         progress = _GENERAL  # each way reports its errors, as one by one
-                        was = (last_key, ctx_key, ctx_window)  # as the records before left them
-                        if firing.start <= ts < firing.end:
-                            last_key = ctx_key = self.cached_way(
-                                firing, None, value, ts, copies, was
-                            )
-                            ctx_window = firing.window
-                        elif late_start <= ts < late_end:
-                            last_key = self.cached_way(None, late_window, value, ts, copies, was)
-                        else:
-                            moved = self.general_way(value, ts, was)
-                            last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
-                            if moved:  # a new cached window: the ways into it found again
-                                new = (self.window_cache,)
-                                if (found := self.firing_way(wm, new)).start < found.end:
-                                    firing = found  # (else the one before stays)
-                                if (lw := self.late_way(wm, new))[0] < lw[1]:
-                                    late_start, late_end, late_window = lw
-                                if start < end:  # the open one becomes the one before
-                                    other, other_start, other_end = opened, start, end
-                                opened = self.open_window(self.window_cache, wm)
-                                start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
+                        op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
+                        opened, other, firing, late = self.one_by_one(
+                            value, ts, copies, wm, (opened, other, firing, late)
+                        )
+                        last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
+                        start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
+                        other_start, other_end = other[0], other[1]
                         progress = _NOT_ON_THE_SHORT_WAY
                         continue
                     # the open window before: the two swap (a run ends if its cleanup timers differ)
@@ -647,8 +650,7 @@ class WindowKernel(EventTimeFiring):
                     start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
                     other_start, other_end = other[0], other[1]
                 # the short way: into the run
-                progress = _SELECTING_KEY
-                # (a copy for the key selector, another for the function)
+                progress = _SELECTING_KEY  # (a copy for the key selector, one for the function)
                 key = key_selector(copy_record(value) if copies else value)
                 record = copy_record(value) if copies else value
                 # (winviz.keygroups: Java's rule for keys; the trace shows the user's key)
@@ -686,10 +688,8 @@ class WindowKernel(EventTimeFiring):
             ctx.key, ctx.window = ctx_key, ctx_window
             if progress == _KEYED:
                 last_key = internal
-            record = (now, value, source_ts, position, ts, key if progress == _KEYED else _UNSET)
-            if (error := self.short_way_failed(exc, arrival, *record)) is exc:
-                raise
-            raise error from exc
+            shown = key if progress == _KEYED else _UNSET
+            self.short_way_failed(exc, arrival, now, value, source_ts, position, ts, shown)
         finally:
             self.immutable_batch = False
             if keys:  # (the batch's last record ends the run)
@@ -744,12 +744,12 @@ class WindowKernel(EventTimeFiring):
         position: int,
         ts: int,
         key: Any,
-    ) -> BaseException:
-        """The error to raise for ``exc`` of a record on ``process_source_batch``'s short way,
-        as ``process_element`` reports it: the record counts in, its arrival (and, once it
-        has a ``key``, not ``_UNSET``, its element) record comes before the error; a winviz
-        error is annotated with the key (None before there is one) and raised as it is
-        (``exc``), a user function's wrapped."""
+    ) -> NoReturn:
+        """Raise ``exc`` of a record on ``process_source_batch``'s short way as
+        ``process_element`` reports it: the record counts in, its arrival (and, once it has a
+        ``key``, not ``_UNSET``, its element) record comes before the error; a winviz error is
+        annotated with the key (None before there is one) and raised as it is, a user
+        function's wrapped."""
         op = self.op
         op.metrics["num_records_in"] += 1
         trace: Any = op.trace
@@ -760,53 +760,62 @@ class WindowKernel(EventTimeFiring):
             trace.element(now, op.timers.current_watermark, op.name, key, ts, value)
         if isinstance(exc, WinvizError):
             op.annotate(exc, key)
-            return exc
-        return op.user_error(exc, key, value)
+            raise exc
+        raise op.user_error(exc, key, value) from exc
 
-    def general_way(self, value: Any, ts: int, before: tuple[Any, ...]) -> bool:
-        """``process_source_batch``'s general way: ``process_element``, the current key and
-        trigger context first set as the records before left them (``before``: packed
-        entries keep theirs in ``process_source_batch``), as one by one. True when it cached
-        a new window (the ways of the batch are then found again)."""
-        op, cache = self.op, self.window_cache
-        op.current_key, op.ctx.key, op.ctx.window = before
-        self.process_element(value, ts)
-        return self.window_cache is not cache
+    def one_by_one(
+        self, value: Any, ts: int, copies: bool, wm: int, ways: tuple[Any, Any, Any, Any]
+    ) -> tuple[Any, Any, Any, Any]:
+        """A record of ``process_source_batch`` outside the open cached windows, as one by
+        one, after its arrival record: the firing or the late way (``cached_way``) or the
+        general way (``process_element``), with the current key and trigger context the
+        records before left (the caller sets them) and as the way leaves them. Returns the
+        ``ways`` (the open window, the one before it, the firing and the late way's windows),
+        found again when the general way cached a new window (the open one becomes the one
+        before; a firing or late way stays until another is found)."""
+        opened, other, firing, late = ways
+        if firing.start <= ts < firing.end:
+            self.cached_way(firing, None, value, ts, copies)
+        elif late[0] <= ts < late[1]:
+            self.cached_way(None, late[2], value, ts, copies)
+        else:
+            cache = self.window_cache
+            self.process_element(value, ts)
+            if self.window_cache is not cache:  # a new cached window: the ways into it
+                new = (cache := self.window_cache,)
+                if (found := self.firing_way(wm, new)).start < found.end:
+                    firing = found
+                if (found_late := self.late_way(wm, new))[0] < found_late[1]:
+                    late = found_late
+                if opened[0] < opened[1]:
+                    other = opened
+                opened = self.open_window(cache, wm)
+        return opened, other, firing, late
 
     def cached_way(
-        self,
-        firing: _FiringWindow | None,
-        late_window: Any,
-        value: Any,
-        ts: int,
-        copies: bool,
-        before: tuple[Any, ...],
-    ) -> Any:
+        self, firing: _FiringWindow | None, late_window: Any, value: Any, ts: int, copies: bool
+    ) -> None:
         """The firing way (``firing``) or the late way (``firing`` None) of
         ``process_source_batch``: ``process_element``'s steps and records for an element into
         a cached window. The firing way's window fires at once (its max_timestamp <= the
         watermark < its cleanup time): the element is added, then ``fire_traced``'s and the
         cleanup timer's records. The late way's, ``late_window``, is past the lateness: it is
         skipped, and the element, late itself, goes to the side output or is dropped
-        (``skip_late``); the trigger context stays as it was. Returns the element's internal
-        key. A failure is reported as ``process_element`` reports it, the current key and
-        trigger context set as there (``before``: the ones the records before left, as (key,
-        trigger key, window))."""
+        (``skip_late``); the trigger context stays as it was. A failure is reported as
+        ``process_element`` reports it, with the current key and trigger context it leaves."""
         op = self.op
         job, wm, name, trace = op.job, op.timers.current_watermark, op.name, op.trace
         now = job.now
         window = late_window if firing is None else firing.window
-        key = internal = None
-        progress = _FIRING_SELECTING_KEY
+        key = None
         try:
             op.metrics["num_records_in"] += 1
             key = op.key_selector(copy_record(value) if copies else value)
             internal = key if key.__class__ is str else op.key_rule.internal_key(key)
             op.current_key = internal
-            progress = _FIRING_KEYED
             if firing is None:
                 self.skip_late(window, key, internal, value, ts)
-                return internal
+                return
             trace.element(now, wm, name, key, ts, value)  # type: ignore[union-attr]
             if firing.contents is None:
                 firing.contents = op.state.slot(op.contents.name, window)
@@ -816,7 +825,6 @@ class WindowKernel(EventTimeFiring):
             if new is None:
                 raise op.none_result_error(internal, window, value)
             op.ctx.key, op.ctx.window = internal, window
-            progress = _FIRING
             trace.assigned(now, wm, name, key, window, ts, value)  # type: ignore[union-attr]
             trace.trigger(now, wm, name, key, window, "on_element", "FIRE")  # type: ignore[union-attr]
             # max_timestamp <= the watermark: the pane is on time the first time, late after
@@ -826,9 +834,11 @@ class WindowKernel(EventTimeFiring):
                 trace.timer_registered(  # type: ignore[union-attr]
                     now, wm, name, key, window, firing.cleanup, "event", window, existed
                 )
+        except WinvizError as exc:
+            op.annotate(exc, key)
+            raise
         except Exception as exc:
-            self.way_failed(exc, progress, value, key, internal, window, before)
-        return internal
+            raise op.user_error(exc, key, value) from exc
 
     def skip_late(self, window: Any, key: Any, internal: Any, value: Any, ts: int) -> None:
         """The late way's records (``cached_way``) once the element has its ``key``: its
@@ -863,32 +873,3 @@ class WindowKernel(EventTimeFiring):
             value,
         )
         op.output.collect_side(tag, value, ts)
-
-    def way_failed(
-        self,
-        exc: Exception,
-        progress: int,
-        value: Any,
-        key: Any,
-        internal: Any,
-        window: Any,
-        before: tuple[Any, ...],
-    ) -> NoReturn:
-        """Raise ``exc`` of the firing or the late way as ``process_element`` reports it:
-        annotated with the record's key (None before it has one), a user function's wrapped;
-        the current key the record's once it has one, the trigger context its key and window
-        once it fires (else ``before``'s)."""
-        op, ctx = self.op, self.op.ctx
-        last_key, ctx_key, ctx_window = before
-        if progress != _FIRING_SELECTING_KEY:
-            last_key = internal
-        if progress == _FIRING:
-            ctx_key, ctx_window = internal, window
-        ctx.key, ctx.window = ctx_key, ctx_window
-        try:
-            if isinstance(exc, WinvizError):
-                op.annotate(exc, key)
-                raise exc
-            raise op.user_error(exc, key, value) from exc
-        finally:
-            op.current_key = last_key
