@@ -49,8 +49,9 @@ The loops:
 
 **The rules they share.** The loops call the operator's rules where they decide per window
 or per firing (``winviz.operators.window_rules``: ``cleanup_time`` through
-``WindowOperator.cleanup_time``, ``is_element_late``, ``add_to_contents``, ``next_pane``);
-the two short ways' per-record add to the open window's contents calls that rule's two cases
+``WindowOperator.cleanup_time``, ``is_element_late``, ``next_pane``) and the state's add
+(``winviz.state.add_to_contents``, as ``KeyedStateBackend.add`` does); the two short ways'
+per-record add to the open window's contents calls that rule's two cases
 (``first_contents``, and ``contents_step``'s step, looked up once per batch: the user's
 reduce function itself, with no frame in between — a call per record there costs
 measurably).
@@ -80,14 +81,8 @@ from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import ReduceWindowFunction
 from winviz.operators.window_kernel_timers import CONTENTS_AS_THEY_ARE, EventTimeFiring
-from winviz.operators.window_rules import (
-    add_to_contents,
-    contents_step,
-    first_contents,
-    is_element_late,
-    next_pane,
-)
-from winviz.state import ListStateDescriptor
+from winviz.operators.window_rules import is_element_late, next_pane
+from winviz.state import ListStateDescriptor, add_to_contents, contents_step, first_contents
 from winviz.time import MAX, MIN
 from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
 from winviz.windows.assigners import TumblingEventTimeWindows
