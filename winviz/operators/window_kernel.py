@@ -268,10 +268,13 @@ class WindowKernel(EventTimeFiring):
         # order around a window's end alternate between the two
         cached = other = _NOT_CACHED  # (unpacked at the first record: it is not in [0, 0))
         c_start = c_end = other_start = other_end = 0
-        key = value = None
-        last_key: Any = _UNSET  # the last key computed (Flink's path's current key)
+        c_window = value = None
+        key: Any = _UNSET  # the last key computed (Flink's path's current key)
+        keyed = True  # False when the failing record's key selector failed: it has no key
         ctx = op.ctx
         ctx_key, ctx_window = ctx.key, ctx.window  # set on the way out, as Flink's path
+        added: Any = _UNSET  # the key last added to the open cached window (with c_window,
+        # the trigger context: taken into ctx_key and ctx_window when the cache changes)
         # The loop reads two columns; the current record's arrival time and source index are
         # looked up only where a record leaves (``at_current``): its position (``position``)
         # is the number of values taken from ``remaining`` less one.
@@ -287,16 +290,17 @@ class WindowKernel(EventTimeFiring):
 
         try:
             for value, ts in zip(remaining, batch.stamps, strict=True):
-                key = None
-                if copies:  # (a copy for the key selector, another for the window's function)
-                    key = last_key = key_selector(copy_record(value))
-                    record = copy_record(value)
-                else:
-                    key = last_key = key_selector(value)
-                    record = value
+                try:  # (a copy for the key selector, another for the window's function)
+                    key = key_selector(copy_record(value) if copies else value)
+                except Exception:
+                    keyed = False
+                    raise
+                record = copy_record(value) if copies else value
                 if key.__class__ is not str:  # (winviz.keygroups: Java's rule for keys)
-                    key = last_key = internal_key(key)
+                    key = internal_key(key)
                 if ts is None or not c_start <= ts < c_end:
+                    if added is not _UNSET:
+                        ctx_key, ctx_window, added = added, c_window, _UNSET
                     if ts is not None and other_start <= ts < other_end:  # the two swap
                         cached, other = other, cached
                     else:
@@ -317,7 +321,7 @@ class WindowKernel(EventTimeFiring):
                     )
                     if new is None:
                         raise op.none_result_error(key, c_window, value)
-                    ctx_key, ctx_window = key, c_window
+                    added = key
                     if current is None:  # the window's first element: its two timers
                         add_timer(key, c_window, c_max_ts)
                         if c_own:
@@ -332,16 +336,21 @@ class WindowKernel(EventTimeFiring):
                     ctx_key, ctx_window = ctx.key, ctx.window
         except Exception as exc:
             at_current()
+            if added is not _UNSET:
+                ctx_key, ctx_window, added = added, c_window, _UNSET
             ctx.key, ctx.window = ctx_key, ctx_window
+            shown = key if keyed and key is not _UNSET else None
             if isinstance(exc, WinvizError):
-                op.annotate(exc, key)
+                op.annotate(exc, shown)
                 raise
-            raise op.user_error(exc, key, value) from exc
+            raise op.user_error(exc, shown, value) from exc
         finally:  # every record taken, the one that failed included
             op.metrics["num_records_in"] += n - length_hint(remaining)
+            if added is not _UNSET:
+                ctx_key, ctx_window = added, c_window
             ctx.key, ctx.window = ctx_key, ctx_window
-            if last_key is not _UNSET:
-                op.current_key = last_key
+            if key is not _UNSET:
+                op.current_key = key
         if batch:
             job.now = batch.arrivals[-1]
 
