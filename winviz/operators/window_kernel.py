@@ -525,51 +525,28 @@ class WindowKernel(EventTimeFiring):
             cleanup_timer and cleanup != max_ts, cleanup_timer,
         )  # fmt: skip
 
-    @staticmethod
-    def firing_window(
-        cache: tuple[int, int, Sequence[Any], int, int], wm: int
-    ) -> tuple[int, int, Any, int, int]:
-        """For ``process_source_batch``: the window of ``cache`` if, at watermark ``wm``, an
-        element into it fires it at once (``max_timestamp <= wm < cleanup time``: within the
-        allowed lateness), as (start, end, window, its max_timestamp, its cleanup time); else
-        an empty range."""
-        start, end, cached, max_ts, cleanup = cache
-        if not cached or not max_ts <= wm < cleanup:
-            return (0, 0, None, 0, 0)
-        return (start, end, cached[0], max_ts, cleanup)
-
-    @staticmethod
-    def late_window(
-        cache: tuple[int, int, Sequence[Any], int, int], wm: int
-    ) -> tuple[int, int, Any]:
-        """For ``process_source_batch``: the window of ``cache`` if, at watermark ``wm``, it is
-        past the allowed lateness (``cleanup time <= wm``: Flink skips it), as (start, end,
-        window); else an empty range."""
-        start, end, cached, _, cleanup = cache
-        if not cached or cleanup > wm:
-            return (0, 0, None)
-        return (start, end, cached[0])
-
     def firing_way(self, wm: int, caches: Sequence[Any]) -> _FiringWindow:
-        """The window of the first of ``caches`` an element fires at once at watermark ``wm``
-        (``firing_window``), kept in ``firing_cache``, when the kernel fires it itself
+        """For ``process_source_batch``: the window of the first of ``caches`` that an element
+        fires at once at watermark ``wm`` (``max_timestamp <= wm < cleanup time``: within the
+        allowed lateness), kept in ``firing_cache``, when the kernel fires it itself
         (``contents_as_they_are``: ``fire_traced``); else ``_NOT_FIRING`` (an empty range)."""
         if self.contents_as_they_are:
             for cache in caches:
-                found = self.firing_window(cache, wm)
-                if found[0] < found[1]:
+                start, end, cached, max_ts, cleanup = cache
+                if cached and max_ts <= wm < cleanup:
                     self.firing_cache = cache
-                    return _FiringWindow(*found)
+                    return _FiringWindow(start, end, cached[0], max_ts, cleanup)
         return _NOT_FIRING
 
     def late_way(self, wm: int, caches: Sequence[Any]) -> tuple[int, int, Any]:
-        """The window of the first of ``caches`` past the lateness at watermark ``wm``
-        (``late_window``), kept in ``late_cache``; else an empty range."""
+        """For ``process_source_batch``: the window of the first of ``caches`` past the
+        allowed lateness at watermark ``wm`` (``cleanup time <= wm``: Flink skips it), as
+        (start, end, window), kept in ``late_cache``; else an empty range."""
         for cache in caches:
-            found = self.late_window(cache, wm)
-            if found[0] < found[1]:
+            start, end, cached, _, cleanup = cache
+            if cached and cleanup <= wm:
                 self.late_cache = cache
-                return found
+                return (start, end, cached[0])
         return (0, 0, None)
 
     def ways(self, wm: int) -> tuple[Any, Any, _FiringWindow, tuple[int, int, Any]]:
