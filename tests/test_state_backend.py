@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from jobs import bounded, keyed_window
 
 import winviz as wv
@@ -11,6 +12,8 @@ from winviz.state import (
     KeyedStateBackend,
     ListStateDescriptor,
     ReducingStateDescriptor,
+    ValueStateDescriptor,
+    add_to_contents,
 )
 
 
@@ -67,3 +70,35 @@ def test_a_finished_window_job_leaves_no_state_behind() -> None:
     assert len(result.outputs["out"]) > 0
     window = next(op for op in runtime.order if op.name == "window")
     assert window.state.slots == {}
+
+
+class _Joined(wv.AggregateFunction[str, str, str]):
+    """An aggregate whose accumulator shows the order of its calls."""
+
+    def create_accumulator(self) -> str:
+        return "<"
+
+    def add(self, value: str, accumulator: str) -> str:
+        return f"{accumulator}+{value}"
+
+
+def test_add_to_each_kind_of_state_folds_as_flinks_heap_states() -> None:
+    """``add`` for reducing state keeps the first value as it is, then ``reduce(contents,
+    value)`` (HeapReducingState); aggregating state ``add(value, create_accumulator())``, then
+    ``add(value, accumulator)`` (HeapAggregatingState); list state appends (HeapListState);
+    value state refuses; ``add_to_contents`` is the rule it calls."""
+    state = KeyedStateBackend()
+    joined = ReducingStateDescriptor("r", lambda a, b: f"({a}.{b})")
+    agg = AggregatingStateDescriptor("g", _Joined())
+    for value in "xyz":
+        state.add(joined, "k", "w", value)
+        state.add(agg, "k", "w", value)
+        state.add(ListStateDescriptor("l"), "k", "w", value)
+    assert state.get("r", "k", "w") == "((x.y).z)"
+    assert state.get("g", "k", "w") == "<+x+y+z"
+    assert state.get("l", "k", "w") == ["x", "y", "z"]
+    assert add_to_contents(joined, None, "x") == "x"
+    assert add_to_contents(agg, "<+x", "y") == "<+x+y"
+    with pytest.raises(TypeError, match="state 'v' does not support add"):
+        state.add(ValueStateDescriptor("v"), "k", "w", 1)
+    assert ("v", "w") not in state.slots

@@ -68,6 +68,35 @@ _STATE_TYPES: dict[type, str] = {
 }
 
 
+def add_to_contents(desc: Any, current: Any, record: Any) -> Any:
+    """The contents of reducing or aggregating state after ``record`` is added to ``current``
+    (None: none yet; Flink's ``HeapReducingState`` / ``HeapAggregatingState.add``):
+    ``first_contents`` for the first record, else ``contents_step``'s step."""
+    if current is None:
+        return first_contents(desc, record)
+    return contents_step(desc)(current, record)
+
+
+def first_contents(desc: Any, record: Any) -> Any:
+    """The contents when ``record`` is the first (a window's first element): the record
+    itself in reducing state, ``add(record, create_accumulator())`` in aggregating state."""
+    if desc.__class__ is ReducingStateDescriptor:
+        return record
+    agg = desc.function
+    return agg.add(record, agg.create_accumulator())
+
+
+def contents_step(desc: Any) -> Callable[[Any, Any], Any]:
+    """How a record is added to contents there are already, as ``step(contents, record)``:
+    the reduce function itself in reducing state (``reduce(contents, record)``; a loop that
+    looks the step up once calls the user's function with no frame in between), the
+    aggregate function's ``add(record, accumulator)`` in aggregating state."""
+    if desc.__class__ is ReducingStateDescriptor:
+        return desc.reduce
+    add = desc.function.add
+    return lambda accumulator, record: add(record, accumulator)
+
+
 class KeyedStateBackend:
     """Keyed, namespaced state (Flink's heap keyed state backend): the value of state
     ``name`` for ``key`` in ``namespace`` (a window); ``None`` means empty.
@@ -108,23 +137,21 @@ class KeyedStateBackend:
         return value
 
     def add(self, desc: StateDescriptor, key: Any, namespace: Any, value: Any) -> None:
-        """``AppendingState.add`` for reducing, list and aggregating state."""
+        """``AppendingState.add`` for reducing, list and aggregating state (Flink's
+        ``HeapReducingState`` / ``HeapAggregatingState`` / ``HeapListState.add``): the new
+        contents by ``add_to_contents``, or the list with ``value`` appended."""
         if not isinstance(
             desc, ReducingStateDescriptor | ListStateDescriptor | AggregatingStateDescriptor
         ):
             raise TypeError(f"state {desc.name!r} does not support add")
         slot = self.slot(desc.name, namespace)
         current = slot.get(key)
-        if isinstance(desc, ReducingStateDescriptor):
-            slot[key] = value if current is None else desc.reduce(current, value)
-        elif isinstance(desc, ListStateDescriptor):
-            if current is None:
-                slot[key] = [value]
-            else:
-                current.append(value)
-        else:  # AggregatingStateDescriptor
-            acc = desc.function.create_accumulator() if current is None else current
-            slot[key] = desc.function.add(value, acc)
+        if not isinstance(desc, ListStateDescriptor):
+            slot[key] = add_to_contents(desc, current, value)
+        elif current is None:
+            slot[key] = [value]
+        else:
+            current.append(value)
 
     def merge_namespaces(
         self, desc: StateDescriptor, key: Any, target: Any, sources: Iterable[Any]

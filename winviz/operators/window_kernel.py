@@ -49,8 +49,9 @@ The loops:
 
 **The rules they share.** The loops call the operator's rules where they decide per window
 or per firing (``winviz.operators.window_rules``: ``cleanup_time`` through
-``WindowOperator.cleanup_time``, ``is_element_late``, ``add_to_contents``, ``next_pane``);
-the two short ways' per-record add to the open window's contents calls that rule's two cases
+``WindowOperator.cleanup_time``, ``is_element_late``, ``next_pane``) and the state's add
+(``winviz.state.add_to_contents``, as ``KeyedStateBackend.add`` does); the two short ways'
+per-record add to the open window's contents calls that rule's two cases
 (``first_contents``, and ``contents_step``'s step, looked up once per batch: the user's
 reduce function itself, with no frame in between — a call per record there costs
 measurably).
@@ -70,7 +71,7 @@ batch whose values are all immutable (``Batch.immutable``) skips the copies.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import length_hint
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -80,14 +81,8 @@ from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import ReduceWindowFunction
 from winviz.operators.window_kernel_timers import CONTENTS_AS_THEY_ARE, EventTimeFiring
-from winviz.operators.window_rules import (
-    add_to_contents,
-    contents_step,
-    first_contents,
-    is_element_late,
-    next_pane,
-)
-from winviz.state import ListStateDescriptor
+from winviz.operators.window_rules import is_element_late, next_pane
+from winviz.state import ListStateDescriptor, add_to_contents, contents_step, first_contents
 from winviz.time import MAX, MIN
 from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
 from winviz.windows.assigners import TumblingEventTimeWindows
@@ -102,14 +97,9 @@ _UNSET: Any = object()
 _NOT_ON_THE_SHORT_WAY = 0  # between records (it is in the run of short-way records, or done)
 _SELECTING_KEY = 1  # the key selector (or the key rule) failed: the record has no key
 _KEYED = 2  # it has a key: its element record is written before the error
-# ... and on the firing way (a record into the cached window that fires at once), where the
-# record's arrival record is written first, as before ``process_element``:
-_FIRING_SELECTING_KEY = 3  # the key selector (or the key rule) failed: no element record
-_FIRING_KEYED = 4  # its element record is written; the trigger context is not yet set
-_FIRING = 5  # the trigger context is its key and window (firing, or the cleanup timer)
-# ... and on the general way (``process_element``), which sets the current key and the
-# trigger context itself: the operator's are the ones to keep
-_GENERAL = 6
+# ... and on the other ways (``one_by_one``), which set the current key and the trigger
+# context themselves, as one by one: the operator's are the ones to keep
+_GENERAL = 3
 
 
 class _FiringWindow:
@@ -271,19 +261,20 @@ class WindowKernel(EventTimeFiring):
         job, key_selector, assign = op.job, op.key_selector, op.assigner.assign_windows
         internal_key = op.key_rule.internal_key
         copies = not batch.immutable
-        slot_of, name, desc = op.state.slot, op.contents.name, op.contents
+        desc, add_timer, wm = op.contents, op.timers.event_queue.add, op.timers.current_watermark
         first, step = first_contents, contents_step(desc)  # (add_to_contents' two cases)
-        add_timer = op.timers.event_queue.add
-        wm, lateness = op.timers.current_watermark, op.allowed_lateness
         # the cached tumbling window (``batch_window``; [c_start, c_end), empty until one is
         # cached) and the one cached before it, [other_start, other_end): records out of
         # order around a window's end alternate between the two
         cached = other = _NOT_CACHED  # (unpacked at the first record: it is not in [0, 0))
         c_start = c_end = other_start = other_end = 0
-        key = value = None
-        last_key: Any = _UNSET  # the last key computed (Flink's path's current key)
+        c_window = value = None
+        key: Any = _UNSET  # the last key computed (Flink's path's current key)
+        keyed = True  # False when the failing record's key selector failed: it has no key
         ctx = op.ctx
         ctx_key, ctx_window = ctx.key, ctx.window  # set on the way out, as Flink's path
+        added: Any = _UNSET  # the key last added to the open cached window (with c_window,
+        # the trigger context: taken into ctx_key and ctx_window when the cache changes)
         # The loop reads two columns; the current record's arrival time and source index are
         # looked up only where a record leaves (``at_current``): its position (``position``)
         # is the number of values taken from ``remaining`` less one.
@@ -299,16 +290,17 @@ class WindowKernel(EventTimeFiring):
 
         try:
             for value, ts in zip(remaining, batch.stamps, strict=True):
-                key = None
-                if copies:  # (a copy for the key selector, another for the window's function)
-                    key = last_key = key_selector(copy_record(value))
-                    record = copy_record(value)
-                else:
-                    key = last_key = key_selector(value)
-                    record = value
+                try:  # (a copy for the key selector, another for the window's function)
+                    key = key_selector(copy_record(value) if copies else value)
+                except Exception:
+                    keyed = False
+                    raise
+                record = copy_record(value) if copies else value
                 if key.__class__ is not str:  # (winviz.keygroups: Java's rule for keys)
-                    key = last_key = internal_key(key)
+                    key = internal_key(key)
                 if ts is None or not c_start <= ts < c_end:
+                    if added is not _UNSET:
+                        ctx_key, ctx_window, added = added, c_window, _UNSET
                     if ts is not None and other_start <= ts < other_end:  # the two swap
                         cached, other = other, cached
                     else:
@@ -329,7 +321,7 @@ class WindowKernel(EventTimeFiring):
                     )
                     if new is None:
                         raise op.none_result_error(key, c_window, value)
-                    ctx_key, ctx_window = key, c_window
+                    added = key
                     if current is None:  # the window's first element: its two timers
                         add_timer(key, c_window, c_max_ts)
                         if c_own:
@@ -337,50 +329,79 @@ class WindowKernel(EventTimeFiring):
                     continue
                 if ts is not None and c_start <= ts < c_end:
                     windows = c_windows
-                skipped = True
-                for window in windows:
-                    max_ts = window.max_timestamp()
-                    cleanup = op.cleanup_time(window) if lateness else max_ts
-                    if cleanup <= wm:
-                        continue  # the window is late: Flink skips it
-                    skipped = False
-                    slot = slot_of(name, window)
-                    current = slot.get(key)
-                    slot[key] = new = add_to_contents(desc, current, record)
-                    if new is None:
-                        raise op.none_result_error(key, window, value)
-                    if copies:  # the next window's function gets a copy of its own
-                        record = copy_record(value)
-                    ctx_key, ctx_window = key, window
-                    if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                        at_current()
-                        op.current_key = key
-                        ctx.key, ctx.window = key, window
-                        op.emit_window_contents(key, window, window, new)
-                        if cleanup != MAX:
-                            add_timer(key, window, cleanup)
-                    elif current is None:  # the window's first element: its two timers
-                        add_timer(key, window, max_ts)
-                        if cleanup not in (max_ts, MAX):
-                            add_timer(key, window, cleanup)
-                if skipped and op.is_element_late(ts):
-                    at_current()
-                    op.current_key = key
-                    op.late_element(key, value, ts)
+                ctx.key, ctx.window = ctx_key, ctx_window
+                try:  # (the trigger context as it leaves it, also on a failure)
+                    self.add_to_windows(key, value, record, ts, windows, copies, at_current)
+                finally:
+                    ctx_key, ctx_window = ctx.key, ctx.window
         except Exception as exc:
             at_current()
+            if added is not _UNSET:
+                ctx_key, ctx_window, added = added, c_window, _UNSET
             ctx.key, ctx.window = ctx_key, ctx_window
+            shown = key if keyed and key is not _UNSET else None
             if isinstance(exc, WinvizError):
-                op.annotate(exc, key)
+                op.annotate(exc, shown)
                 raise
-            raise op.user_error(exc, key, value) from exc
+            raise op.user_error(exc, shown, value) from exc
         finally:  # every record taken, the one that failed included
             op.metrics["num_records_in"] += n - length_hint(remaining)
+            if added is not _UNSET:
+                ctx_key, ctx_window = added, c_window
             ctx.key, ctx.window = ctx_key, ctx_window
-            if last_key is not _UNSET:
-                op.current_key = last_key
+            if key is not _UNSET:
+                op.current_key = key
         if batch:
             job.now = batch.arrivals[-1]
+
+    def add_to_windows(
+        self,
+        key: Any,
+        value: Any,
+        record: Any,
+        ts: int | None,
+        windows: Sequence[Any],
+        copies: bool,
+        at_current: Callable[[], None],
+    ) -> None:
+        """``process_batch``'s way for an element outside the open cached window:
+        ``process_element``'s steps per window without a trace — skip a late window, add to
+        state, fire at once if the watermark is already past the window's end (else the
+        window's timers, at its first element), register the cleanup timer —, then a late
+        element in no window to the side output or counted dropped. The trigger context is
+        left as the last window added to sets it; ``at_current`` sets the clock to the
+        record's where it leaves (a firing, a late element)."""
+        op = self.op
+        wm, add_timer, ctx = op.timers.current_watermark, op.timers.event_queue.add, op.ctx
+        skipped = True
+        for window in windows:
+            max_ts = window.max_timestamp()
+            cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
+            if cleanup <= wm:
+                continue  # the window is late: Flink skips it
+            skipped = False
+            slot = op.state.slot(op.contents.name, window)
+            current = slot.get(key)
+            slot[key] = new = add_to_contents(op.contents, current, record)
+            if new is None:
+                raise op.none_result_error(key, window, value)
+            if copies:  # the next window's function gets a copy of its own
+                record = copy_record(value)
+            ctx.key, ctx.window = key, window
+            if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
+                at_current()
+                op.current_key = key
+                op.emit_window_contents(key, window, window, new)
+                if cleanup != MAX:
+                    add_timer(key, window, cleanup)
+            elif current is None:  # the window's first element: its two timers
+                add_timer(key, window, max_ts)
+                if cleanup not in (max_ts, MAX):
+                    add_timer(key, window, cleanup)
+        if skipped and op.is_element_late(ts):
+            at_current()
+            op.current_key = key
+            op.late_element(key, value, ts)
 
     def process_element(self, value: Any, ts: int | None) -> None:
         """``process_element`` with a trace: the same steps and the same trace records as
@@ -504,51 +525,28 @@ class WindowKernel(EventTimeFiring):
             cleanup_timer and cleanup != max_ts, cleanup_timer,
         )  # fmt: skip
 
-    @staticmethod
-    def firing_window(
-        cache: tuple[int, int, Sequence[Any], int, int], wm: int
-    ) -> tuple[int, int, Any, int, int]:
-        """For ``process_source_batch``: the window of ``cache`` if, at watermark ``wm``, an
-        element into it fires it at once (``max_timestamp <= wm < cleanup time``: within the
-        allowed lateness), as (start, end, window, its max_timestamp, its cleanup time); else
-        an empty range."""
-        start, end, cached, max_ts, cleanup = cache
-        if not cached or not max_ts <= wm < cleanup:
-            return (0, 0, None, 0, 0)
-        return (start, end, cached[0], max_ts, cleanup)
-
-    @staticmethod
-    def late_window(
-        cache: tuple[int, int, Sequence[Any], int, int], wm: int
-    ) -> tuple[int, int, Any]:
-        """For ``process_source_batch``: the window of ``cache`` if, at watermark ``wm``, it is
-        past the allowed lateness (``cleanup time <= wm``: Flink skips it), as (start, end,
-        window); else an empty range."""
-        start, end, cached, _, cleanup = cache
-        if not cached or cleanup > wm:
-            return (0, 0, None)
-        return (start, end, cached[0])
-
     def firing_way(self, wm: int, caches: Sequence[Any]) -> _FiringWindow:
-        """The window of the first of ``caches`` an element fires at once at watermark ``wm``
-        (``firing_window``), kept in ``firing_cache``, when the kernel fires it itself
+        """For ``process_source_batch``: the window of the first of ``caches`` that an element
+        fires at once at watermark ``wm`` (``max_timestamp <= wm < cleanup time``: within the
+        allowed lateness), kept in ``firing_cache``, when the kernel fires it itself
         (``contents_as_they_are``: ``fire_traced``); else ``_NOT_FIRING`` (an empty range)."""
         if self.contents_as_they_are:
             for cache in caches:
-                found = self.firing_window(cache, wm)
-                if found[0] < found[1]:
+                start, end, cached, max_ts, cleanup = cache
+                if cached and max_ts <= wm < cleanup:
                     self.firing_cache = cache
-                    return _FiringWindow(*found)
+                    return _FiringWindow(start, end, cached[0], max_ts, cleanup)
         return _NOT_FIRING
 
     def late_way(self, wm: int, caches: Sequence[Any]) -> tuple[int, int, Any]:
-        """The window of the first of ``caches`` past the lateness at watermark ``wm``
-        (``late_window``), kept in ``late_cache``; else an empty range."""
+        """For ``process_source_batch``: the window of the first of ``caches`` past the
+        allowed lateness at watermark ``wm`` (``cleanup time <= wm``: Flink skips it), as
+        (start, end, window), kept in ``late_cache``; else an empty range."""
         for cache in caches:
-            found = self.late_window(cache, wm)
-            if found[0] < found[1]:
+            start, end, cached, _, cleanup = cache
+            if cached and cleanup <= wm:
                 self.late_cache = cache
-                return found
+                return (start, end, cached[0])
         return (0, 0, None)
 
     def ways(self, wm: int) -> tuple[Any, Any, _FiringWindow, tuple[int, int, Any]]:
@@ -591,7 +589,7 @@ class WindowKernel(EventTimeFiring):
         # the open cached window, [start, end) (empty when there is none; its contents ``slot``,
         # whether its cleanup timer is its ``own``, whether it ``has_cleanup`` timer), the one
         # before it, [other_start, other_end); the windows of the firing and the late way
-        opened, other, firing, (late_start, late_end, late_window) = self.ways(wm)
+        opened, other, firing, late = self.ways(wm)
         start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
         other_start, other_end = other[0], other[1]
         last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
@@ -614,27 +612,13 @@ class WindowKernel(EventTimeFiring):
                         arrival.write(trace, now, value, source_ts, position)
                         position += 1
                         progress = _GENERAL  # each way reports its errors, as one by one
-                        was = (last_key, ctx_key, ctx_window)  # as the records before left them
-                        if firing.start <= ts < firing.end:
-                            last_key = ctx_key = self.cached_way(
-                                firing, None, value, ts, copies, was
-                            )
-                            ctx_window = firing.window
-                        elif late_start <= ts < late_end:
-                            last_key = self.cached_way(None, late_window, value, ts, copies, was)
-                        else:
-                            moved = self.general_way(value, ts, was)
-                            last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
-                            if moved:  # a new cached window: the ways into it found again
-                                new = (self.window_cache,)
-                                if (found := self.firing_way(wm, new)).start < found.end:
-                                    firing = found  # (else the one before stays)
-                                if (lw := self.late_way(wm, new))[0] < lw[1]:
-                                    late_start, late_end, late_window = lw
-                                if start < end:  # the open one becomes the one before
-                                    other, other_start, other_end = opened, start, end
-                                opened = self.open_window(self.window_cache, wm)
-                                start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
+                        op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
+                        opened, other, firing, late = self.one_by_one(
+                            value, ts, copies, wm, (opened, other, firing, late)
+                        )
+                        last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
+                        start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
+                        other_start, other_end = other[0], other[1]
                         progress = _NOT_ON_THE_SHORT_WAY
                         continue
                     # the open window before: the two swap (a run ends if its cleanup timers differ)
@@ -647,8 +631,7 @@ class WindowKernel(EventTimeFiring):
                     start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
                     other_start, other_end = other[0], other[1]
                 # the short way: into the run
-                progress = _SELECTING_KEY
-                # (a copy for the key selector, another for the function)
+                progress = _SELECTING_KEY  # (a copy for the key selector, one for the function)
                 key = key_selector(copy_record(value) if copies else value)
                 record = copy_record(value) if copies else value
                 # (winviz.keygroups: Java's rule for keys; the trace shows the user's key)
@@ -686,10 +669,8 @@ class WindowKernel(EventTimeFiring):
             ctx.key, ctx.window = ctx_key, ctx_window
             if progress == _KEYED:
                 last_key = internal
-            record = (now, value, source_ts, position, ts, key if progress == _KEYED else _UNSET)
-            if (error := self.short_way_failed(exc, arrival, *record)) is exc:
-                raise
-            raise error from exc
+            shown = key if progress == _KEYED else _UNSET
+            self.short_way_failed(exc, arrival, now, value, source_ts, position, ts, shown)
         finally:
             self.immutable_batch = False
             if keys:  # (the batch's last record ends the run)
@@ -744,12 +725,12 @@ class WindowKernel(EventTimeFiring):
         position: int,
         ts: int,
         key: Any,
-    ) -> BaseException:
-        """The error to raise for ``exc`` of a record on ``process_source_batch``'s short way,
-        as ``process_element`` reports it: the record counts in, its arrival (and, once it
-        has a ``key``, not ``_UNSET``, its element) record comes before the error; a winviz
-        error is annotated with the key (None before there is one) and raised as it is
-        (``exc``), a user function's wrapped."""
+    ) -> NoReturn:
+        """Raise ``exc`` of a record on ``process_source_batch``'s short way as
+        ``process_element`` reports it: the record counts in, its arrival (and, once it has a
+        ``key``, not ``_UNSET``, its element) record comes before the error; a winviz error is
+        annotated with the key (None before there is one) and raised as it is, a user
+        function's wrapped."""
         op = self.op
         op.metrics["num_records_in"] += 1
         trace: Any = op.trace
@@ -760,53 +741,62 @@ class WindowKernel(EventTimeFiring):
             trace.element(now, op.timers.current_watermark, op.name, key, ts, value)
         if isinstance(exc, WinvizError):
             op.annotate(exc, key)
-            return exc
-        return op.user_error(exc, key, value)
+            raise exc
+        raise op.user_error(exc, key, value) from exc
 
-    def general_way(self, value: Any, ts: int, before: tuple[Any, ...]) -> bool:
-        """``process_source_batch``'s general way: ``process_element``, the current key and
-        trigger context first set as the records before left them (``before``: packed
-        entries keep theirs in ``process_source_batch``), as one by one. True when it cached
-        a new window (the ways of the batch are then found again)."""
-        op, cache = self.op, self.window_cache
-        op.current_key, op.ctx.key, op.ctx.window = before
-        self.process_element(value, ts)
-        return self.window_cache is not cache
+    def one_by_one(
+        self, value: Any, ts: int, copies: bool, wm: int, ways: tuple[Any, Any, Any, Any]
+    ) -> tuple[Any, Any, Any, Any]:
+        """A record of ``process_source_batch`` outside the open cached windows, as one by
+        one, after its arrival record: the firing or the late way (``cached_way``) or the
+        general way (``process_element``), with the current key and trigger context the
+        records before left (the caller sets them) and as the way leaves them. Returns the
+        ``ways`` (the open window, the one before it, the firing and the late way's windows),
+        found again when the general way cached a new window (the open one becomes the one
+        before; a firing or late way stays until another is found)."""
+        opened, other, firing, late = ways
+        if firing.start <= ts < firing.end:
+            self.cached_way(firing, None, value, ts, copies)
+        elif late[0] <= ts < late[1]:
+            self.cached_way(None, late[2], value, ts, copies)
+        else:
+            cache = self.window_cache
+            self.process_element(value, ts)
+            if self.window_cache is not cache:  # a new cached window: the ways into it
+                new = (cache := self.window_cache,)
+                if (found := self.firing_way(wm, new)).start < found.end:
+                    firing = found
+                if (found_late := self.late_way(wm, new))[0] < found_late[1]:
+                    late = found_late
+                if opened[0] < opened[1]:
+                    other = opened
+                opened = self.open_window(cache, wm)
+        return opened, other, firing, late
 
     def cached_way(
-        self,
-        firing: _FiringWindow | None,
-        late_window: Any,
-        value: Any,
-        ts: int,
-        copies: bool,
-        before: tuple[Any, ...],
-    ) -> Any:
+        self, firing: _FiringWindow | None, late_window: Any, value: Any, ts: int, copies: bool
+    ) -> None:
         """The firing way (``firing``) or the late way (``firing`` None) of
         ``process_source_batch``: ``process_element``'s steps and records for an element into
         a cached window. The firing way's window fires at once (its max_timestamp <= the
         watermark < its cleanup time): the element is added, then ``fire_traced``'s and the
         cleanup timer's records. The late way's, ``late_window``, is past the lateness: it is
         skipped, and the element, late itself, goes to the side output or is dropped
-        (``skip_late``); the trigger context stays as it was. Returns the element's internal
-        key. A failure is reported as ``process_element`` reports it, the current key and
-        trigger context set as there (``before``: the ones the records before left, as (key,
-        trigger key, window))."""
+        (``skip_late``); the trigger context stays as it was. A failure is reported as
+        ``process_element`` reports it, with the current key and trigger context it leaves."""
         op = self.op
         job, wm, name, trace = op.job, op.timers.current_watermark, op.name, op.trace
         now = job.now
         window = late_window if firing is None else firing.window
-        key = internal = None
-        progress = _FIRING_SELECTING_KEY
+        key = None
         try:
             op.metrics["num_records_in"] += 1
             key = op.key_selector(copy_record(value) if copies else value)
             internal = key if key.__class__ is str else op.key_rule.internal_key(key)
             op.current_key = internal
-            progress = _FIRING_KEYED
             if firing is None:
                 self.skip_late(window, key, internal, value, ts)
-                return internal
+                return
             trace.element(now, wm, name, key, ts, value)  # type: ignore[union-attr]
             if firing.contents is None:
                 firing.contents = op.state.slot(op.contents.name, window)
@@ -816,7 +806,6 @@ class WindowKernel(EventTimeFiring):
             if new is None:
                 raise op.none_result_error(internal, window, value)
             op.ctx.key, op.ctx.window = internal, window
-            progress = _FIRING
             trace.assigned(now, wm, name, key, window, ts, value)  # type: ignore[union-attr]
             trace.trigger(now, wm, name, key, window, "on_element", "FIRE")  # type: ignore[union-attr]
             # max_timestamp <= the watermark: the pane is on time the first time, late after
@@ -826,9 +815,11 @@ class WindowKernel(EventTimeFiring):
                 trace.timer_registered(  # type: ignore[union-attr]
                     now, wm, name, key, window, firing.cleanup, "event", window, existed
                 )
+        except WinvizError as exc:
+            op.annotate(exc, key)
+            raise
         except Exception as exc:
-            self.way_failed(exc, progress, value, key, internal, window, before)
-        return internal
+            raise op.user_error(exc, key, value) from exc
 
     def skip_late(self, window: Any, key: Any, internal: Any, value: Any, ts: int) -> None:
         """The late way's records (``cached_way``) once the element has its ``key``: its
@@ -863,32 +854,3 @@ class WindowKernel(EventTimeFiring):
             value,
         )
         op.output.collect_side(tag, value, ts)
-
-    def way_failed(
-        self,
-        exc: Exception,
-        progress: int,
-        value: Any,
-        key: Any,
-        internal: Any,
-        window: Any,
-        before: tuple[Any, ...],
-    ) -> NoReturn:
-        """Raise ``exc`` of the firing or the late way as ``process_element`` reports it:
-        annotated with the record's key (None before it has one), a user function's wrapped;
-        the current key the record's once it has one, the trigger context its key and window
-        once it fires (else ``before``'s)."""
-        op, ctx = self.op, self.op.ctx
-        last_key, ctx_key, ctx_window = before
-        if progress != _FIRING_SELECTING_KEY:
-            last_key = internal
-        if progress == _FIRING:
-            ctx_key, ctx_window = internal, window
-        ctx.key, ctx.window = ctx_key, ctx_window
-        try:
-            if isinstance(exc, WinvizError):
-                op.annotate(exc, key)
-                raise exc
-            raise op.user_error(exc, key, value) from exc
-        finally:
-            op.current_key = last_key
