@@ -529,15 +529,11 @@ def _element_label_layers(
     placed, hidden = _place_labels(rows, plot, taken, None, "element_label")
     if hidden:
         notes.append(f"{hidden} element label(s) left out where they would overlap (hover)")
-    text = {"field": "label", "type": "nominal"}
-    encoding = {"x": x.channel("x"), "y": y.channel("y"), "text": text}
+    xy = {"x": x.channel("x"), "y": y.channel("y")}
     return [
-        spec.layer(
-            texts,
-            {"type": "text", "align": align, "baseline": "middle", "dx": dx, "dy": dy,
-             "fontSize": LABEL_FONT + 1, "fontWeight": "bold", "color": palette.INK,
-             "font": "sans-serif"},
-            encoding,
+        spec.text_layer(
+            texts, xy, text="label", size=LABEL_FONT + 1, color=palette.INK,
+            align=align, baseline="middle", dx=dx, dy=dy, fontWeight="bold",
         )
         for (align, dx, dy), texts in placed.items()
     ]  # fmt: skip
