@@ -90,6 +90,7 @@ from winviz.viz.labels import (
     _element_label_layers,
     _label_room,
     _taken_by_marks,
+    _taken_by_rules,
 )
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
@@ -249,10 +250,13 @@ def _timeline(
     _taken_by_marks(taken, watermark_layers, plot, points=False)
     for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
+    # the allowed-lateness horizons are lines too: no label or edge text crosses one
+    horizon_layer = _horizon_layer(per_window, horizons, x, y, derived)
+    _taken_by_rules(taken, horizon_layer, plot)
     mark_plot = Plot(at_x, y, width, height) if across else plot
     layers = [
         _bands(per_window, horizons, x, y, notes, across=across),
-        _horizon_layer(per_window, horizons, x, y, derived),
+        horizon_layer,
         _idle_layer(view, x, y, notes),
         _paused_layer(view, x, y, notes),
         *_diagonal(elements, x, y, diagonal),
@@ -277,6 +281,9 @@ def _timeline(
     ]
     layers = [layer for layer in layers if layer is not None]
     points.add_small(occupied.boxes())
+    # (an edge text at its own place keeps off the marks and the lines, not off its own box)
+    _taken_by_marks(points, watermark_layers, plot, points=False)
+    _taken_by_rules(points, horizon_layer, plot)
     layers = _edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
         layers += _element_label_layers(element_layer, element_labels, x, y, plot, taken, notes)

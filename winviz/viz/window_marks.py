@@ -361,7 +361,8 @@ def _cleanups(
     return _offset_layers(
         rows,
         offsets,
-        {"type": "point", "filled": True, "size": 50},
+        # as large and outlined as a firing mark: seen on the watermark line it often sits on
+        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
 
