@@ -264,6 +264,8 @@ class _Boxes:
             return self.index.hits(box)
         if self.cached is None:
             self.cached = np.concatenate(self.parts) if self.parts else np.empty((0, 4))
+        if not len(self.cached):
+            return None  # (nothing to index)
         self.asked += 1
         if self.asked > self.ASKED:
             self.index = _BoxIndex(self.cached)
