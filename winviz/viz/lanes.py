@@ -55,6 +55,10 @@ EVENT_DX = {
     "merged": -8,
 }
 CLAIMS_TIME = ("fired: ", "cleanup")
+STEP_PX = labels.STACK_PX + 2
+"""The step between marks of one lane row set side by side: a mark (size 70, about 9.4 px
+with its outline) and a clear gap, so that a cleanup ▽, a merge ⋈ and a firing ■ side by side
+read as three marks, not one glyph (issue 26: at ``STACK_PX`` they touched)."""
 HORIZON_TITLE = "allowed lateness"
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 
@@ -239,14 +243,25 @@ def _aggregated(
     return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
 
 
-def _key_lanes(keys: list[Any], *, axis: bool = True) -> dict[str, Any]:
+# the key's tick and grid line at the top of its lane, its label on the lane's first row
+# (sub-lane 0), not mid-lane between rows (issue 26): moved from the lane's centre (where
+# Vega writes a band's label) to the centre of its row 0
+TOP_ROW_AXIS = {
+    "bandPosition": 0,
+    "labelOffset": {"expr": "scale('yOffset', 0) + bandwidth('yOffset') / 2 - bandwidth('y') / 2"},
+}
+
+
+def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dict[str, Any]:
     """The y channel of the lanes, one per key in the order of ``keys``, titled "key" (with
     ``axis``; the layers over the bars leave the axis to them). The order is a scale domain
     (data), never a sort array: Vega-Lite turns a sort array into an expression holding the
     keys, which a key can break (U+2028); and every layer orders the lanes alike (Vega-Lite
-    warns of "conflicting sort properties" when one sorts the shared key scale otherwise)."""
+    warns of "conflicting sort properties" when one sorts the shared key scale otherwise).
+    With ``rows`` (lanes of sub-lanes) the axis labels each lane at its first row."""
     lanes = {"field": "key", "type": "nominal", "sort": None, "scale": {"domain": keys}}
-    return lanes | {"title": "key", "axis": {"labelLimit": 160}} if axis else lanes
+    labels = {"labelLimit": 160, **(TOP_ROW_AXIS if rows else {})}
+    return lanes | {"title": "key", "axis": labels} if axis else lanes
 
 
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
@@ -399,7 +414,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> spec.ChartDict:
         {
             "x": x.channel("x"),
             "x2": {"field": "x2"},
-            "y": _key_lanes(keys),
+            "y": _key_lanes(keys, rows=True),
             "yOffset": {
                 "field": "slot",
                 "type": "nominal",
@@ -523,7 +538,7 @@ def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[d
     timeline's steps): each row's ``dx``, the pixels its mark is drawn beside ``x``. Returns
     the rows drawn (a mark of a pile too deep is counted on the mark at its point)."""
     lanes: dict[tuple[Any, Any], int] = {}
-    gap = 4 * labels.STACK_PX  # (lane rows never share a place)
+    gap = 4 * STEP_PX  # (lane rows never share a place)
     places = [
         (
             (r["x"] - x.lo) / max(1, x.hi - x.lo) * width,
@@ -531,7 +546,7 @@ def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[d
         )
         for r in rows
     ]
-    placed = piles.side_by_side(places, labels.STACK_PX, width, most=labels.STACK_STEPS)
+    placed = piles.side_by_side(places, STEP_PX, width, most=labels.STACK_STEPS)
     if placed.moved:  # (a column only when a mark moved)
         for r, dx in zip(rows, placed.dx, strict=True):
             r["dx"] = dx
