@@ -55,10 +55,6 @@ EVENT_DX = {
     "merged": -8,
 }
 CLAIMS_TIME = ("fired: ", "cleanup")
-STEP_PX = labels.STACK_PX + 2
-"""The step between marks of one lane row set side by side: a mark (size 70, about 9.4 px
-with its outline) and a clear gap, so that a cleanup ▽, a merge ⋈ and a firing ■ side by side
-read as three marks, not one glyph (issue 26: at ``STACK_PX`` they touched)."""
 HORIZON_TITLE = "allowed lateness"
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 
@@ -260,8 +256,8 @@ def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dic
     warns of "conflicting sort properties" when one sorts the shared key scale otherwise).
     With ``rows`` (lanes of sub-lanes) the axis labels each lane at its first row."""
     lanes = {"field": "key", "type": "nominal", "sort": None, "scale": {"domain": keys}}
-    labels = {"labelLimit": 160, **(TOP_ROW_AXIS if rows else {})}
-    return lanes | {"title": "key", "axis": labels} if axis else lanes
+    guide = {"labelLimit": 160, **(TOP_ROW_AXIS if rows else {})}
+    return lanes | {"title": "key", "axis": guide} if axis else lanes
 
 
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
@@ -538,7 +534,7 @@ def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[d
     timeline's steps): each row's ``dx``, the pixels its mark is drawn beside ``x``. Returns
     the rows drawn (a mark of a pile too deep is counted on the mark at its point)."""
     lanes: dict[tuple[Any, Any], int] = {}
-    gap = 4 * STEP_PX  # (lane rows never share a place)
+    gap = 4 * labels.STACK_PX  # (lane rows never share a place)
     places = [
         (
             (r["x"] - x.lo) / max(1, x.hi - x.lo) * width,
@@ -546,7 +542,7 @@ def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[d
         )
         for r in rows
     ]
-    placed = piles.side_by_side(places, STEP_PX, width, most=labels.STACK_STEPS)
+    placed = piles.side_by_side(places, labels.STACK_PX, width, most=labels.STACK_STEPS)
     if placed.moved:  # (a column only when a mark moved)
         for r, dx in zip(rows, placed.dx, strict=True):
             r["dx"] = dx
