@@ -7,7 +7,8 @@ page, each chart's Vega scenegraph read back. Counted over the whole gallery:
 - a point mark lying wholly under an opaque point drawn after it;
 - a data label outside the canvas or its clipping group (cut off);
 - a firing label farther than ``LABEL_REACH_PX`` from its own mark with no leader line to it;
-- a "merged" mark smaller than ``MERGE_MIN_PX`` (8 px) either way.
+- a "merged" mark smaller than ``MERGE_MIN_PX`` (8 px) either way;
+- a de-duplicated timer registration lying mid-way on a timer's rule (``gallery.on_lines``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from tests.browser.conftest import wait_until
 from tests.browser.gallery import DEFECTS, SCAN_JS, defects, gallery
 from tools.browser import open_drawn
 
-KNOWN_LEFT: dict[tuple[str, str], int] = {}
+KNOWN_LEFT: dict[tuple[str, str], int] = {
+    # de-duplicated registrations of dense timer charts: drawn right of their timestamp's
+    # rules, the rule of a neighbouring timestamp (a few px away) still runs through them
+    ("on line", "timers · sessions"): 37,
+    ("on line", "timers · late union"): 53,
+    ("on line", "timers · dense"): 375,
+}
 """Defects the gallery still shows (issue 26 left): each (kind, chart) and how many."""
 
 
@@ -53,7 +60,8 @@ def test_no_mark_hides_another_and_no_label_crosses_one(drawn, page, shots: Path
     counts = Counter((what, item.split(":")[0]) for what, items in found.items() for item in items)
     # before issue 26's fixes: 17 text/text, 556 text/point, 290 hidden, 0 cut over the gallery
     # (and, counted since, 13 firing labels far from their mark with no leader line and 84
-    # merge marks under 8 px, over the timelines);
+    # merge marks under 8 px, over the timelines; and 3 de-duplicated registrations on their
+    # own timer's rule in "timers · timers", 686 on a rule over the gallery);
     # what is left is named here, chart by chart, so a regression or a fix both show
     assert dict(counts) == KNOWN_LEFT, found
     assert (console, net.blocked) == ([], [])
