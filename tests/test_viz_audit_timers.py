@@ -62,7 +62,7 @@ def test_each_way_an_aggregated_rules_timers_ended_gets_a_mark(monkeypatch: Any)
         (e["x"], e["event"], e["y"], e["ended"])
         for rows in spec["datasets"].values()
         for e in rows
-        if e.get("kind") == "timer event" and e["event"] != "de-duplicated registration"
+        if e.get("kind") == "timer event" and e["event"] != timers.DEDUP_EVENT
     ]
     assert events == [
         (99, "registered", 0, "5 ms"),

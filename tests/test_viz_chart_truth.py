@@ -21,6 +21,7 @@ from winviz.viz import palette, piles
 from winviz.viz.fates import element_fates
 from winviz.viz.firings import firings
 from winviz.viz.timer_records import timer_operators
+from winviz.viz.timers import DEDUP_EVENT
 from winviz.viz.trace_view import open_trace, window_operators
 from winviz.viz.window_lives import window_lives
 
@@ -498,7 +499,7 @@ def check_timers(spec: dict[str, Any], f: dict[str, Any]) -> None:
     # events where too many pile up are counted on the mark there (piles.ALSO_HERE), not drawn:
     # each one drawn is where the trace says, and drawn + counted are all of them
     counted = sum(e.get(piles.ALSO_HERE, 0) for e in events)
-    dedup = Counter((e["x"], e["y"]) for e in events if e["event"] == "de-duplicated registration")
+    dedup = Counter((e["x"], e["y"]) for e in events if e["event"] == DEDUP_EVENT)
     fired = Counter(
         (e["x"], e["y"]) for e in events if e["event"] in ("fired", "deleted", "queued at the end")
     )

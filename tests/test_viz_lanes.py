@@ -45,6 +45,15 @@ def test_session_merges_are_drawn() -> None:
     spec = viz.window_lanes(trace).to_dict()
     (bar, bars), (_, fired), (_, at_end), (_, merged), (_, cleaned) = marks(spec)
     assert bar == "bar"
+    # each key's label on its lane's first row (sub-lane 0), its tick and grid line at the
+    # lane's top: not mid-lane, between a's two rows (issue 26)
+    assert spec["layer"][0]["encoding"]["y"]["axis"] == {
+        "labelLimit": 160,
+        "bandPosition": 0,
+        "labelOffset": {
+            "expr": "scale('yOffset', 0) + bandwidth('yOffset') / 2 - bandwidth('y') / 2"
+        },
+    }
     assert [(b["key"], b["x"], b["x2"], b["slot"], b["status"], b["closed"]) for b in bars] == [
         ("a", 1000, 2500, 0, "merged away", "merged into [1000, 5000)"),
         ("a", 1000, 5000, 1, "fired", "40"),

@@ -21,6 +21,8 @@ from winviz.viz.timer_records import timer_lives, timer_records
 from winviz.viz.timers import timers_chart
 from winviz.viz.trace_view import open_trace
 
+DEDUP = "registration of a timer that already existed (de-duplicated)"
+
 
 def event_job() -> wv.Trace:
     """Tumbling 5 s event-time windows, out-of-orderness 1500 ms, allowed lateness 1000 ms.
@@ -140,13 +142,14 @@ def test_timers_layers_and_encodings(trace) -> None:
         "scale": {
             "domain": [
                 "registered",
-                "de-duplicated registration",
+                DEDUP,
                 "fired",
                 "deleted",
                 "queued at the end",
             ],
             "range": ["circle", "triangle-down", "square", "cross", "triangle-up"],
         },
+        "legend": {"labelLimit": 0},
     }
     # the queue size: a panel on the same processing-time axis; its points pick the time
     line, points = panel["layer"]
@@ -245,12 +248,14 @@ def test_timers_events_and_dedup(trace) -> None:
         ("fired", "a", 9999, 0.0, 700),
         ("registered", "a", 10999, 0.0, 100),
         ("fired", "a", 10999, 0.0, 700),
-        # each on the rule of the timer it found queued
-        ("de-duplicated registration", "a", 5999, -2.0, 300),
-        ("de-duplicated registration", "a", 9999, 0.0, 400),
-        ("de-duplicated registration", "a", 10999, 0.0, 400),
+        # each at the timestamp of the timer it found queued, 8 px right of its rightmost
+        # rule (a's at -2 px, b's at +2 px at 5,999; a's alone at 9,999 and 10,999), not on
+        # the rule, where it could not be seen (issue 26)
+        (DEDUP, "a", 5999, 10.0, 300),
+        (DEDUP, "a", 9999, 8.0, 400),
+        (DEDUP, "a", 10999, 8.0, 400),
     ]
-    dedup = [e for e in rows_of(spec, "timer event") if e["event"].startswith("de-dup")]
+    dedup = [e for e in rows_of(spec, "timer event") if e["event"] == DEDUP]
     assert [e["reg_seq"] for e in dedup] == [38, 42, 44]
     queue = data(spec, spec["hconcat"][1]["layer"][0])
     assert [(q["y"], q["size"]) for q in queue] == [
@@ -292,14 +297,15 @@ def test_timers_processing_domain_and_pending() -> None:
         (data(spec, lay) or [{}])[0].get("kind") == "watermark"
         for lay in spec["hconcat"][0]["layer"]
     )
-    dedup = [e for e in rows_of(spec, "timer event") if e["event"].startswith("de-dup")]
+    dedup = [e for e in rows_of(spec, "timer event") if e["event"] == DEDUP]
     # the window's trigger and its cleanup both ask for timer 999 (a@1 at 0 ms: one
-    # de-duplicated; a@2 at 100 ms: two); b's 1999 likewise at 1,200 ms
-    assert [(e["x"], e["y"], e["reg_seq"]) for e in dedup] == [
-        (999, 0, 5),
-        (999, 100, 9),
-        (999, 100, 11),
-        (1999, 1200, 24),
+    # de-duplicated; a@2 at 100 ms: two); b's 1999 likewise at 1,200 ms; each 8 px right
+    # of its rule, the second at 100 ms beside the first (8 px further)
+    assert [(e["x"], e["y"], e["dx"], e["reg_seq"]) for e in dedup] == [
+        (999, 0, 8.0, 5),
+        (999, 100, 8.0, 9),
+        (999, 100, 16.0, 11),
+        (1999, 1200, 8.0, 24),
     ]
 
 

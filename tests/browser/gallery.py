@@ -233,7 +233,7 @@ SCAN_JS = """() => {
 
 SLACK = 1.0  # pixels two boxes may share (anti-aliasing, Vega's rounding of text bounds)
 MERGE_MIN_PX = 8.0  # a "merged" mark's box is at least this wide and high (issue 26)
-DEFECTS = ("text/text", "text/point", "text/line", "hidden", "cut", "far", "small")
+DEFECTS = ("text/text", "text/point", "text/line", "hidden", "cut", "far", "small", "on line")
 """What ``defects`` counts: see its docstring."""
 
 
@@ -277,8 +277,9 @@ def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
     guide), data text crossing a point, data text crossed by a data line or rule (a
     watermark, a horizon, a leader line — but its own), points hidden under an opaque point
     drawn later, data text outside the canvas or its clipping group, a firing label farther
-    than ``LABEL_REACH_PX`` from its own mark with no leader line joining them, and a
-    "merged" mark smaller than ``MERGE_MIN_PX`` either way."""
+    than ``LABEL_REACH_PX`` from its own mark with no leader line joining them, a
+    "merged" mark smaller than ``MERGE_MIN_PX`` either way, and a point lying mid-way on a
+    line (``on_lines``)."""
     found: dict[str, list[str]] = {kind: [] for kind in DEFECTS}
     texts = scene["texts"]
     data_texts = [t for t in texts if t["role"] == "mark"]
@@ -314,7 +315,41 @@ def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
         w, h = p["box"][2] - p["box"][0], p["box"][3] - p["box"][1]
         if p["kind"] == "merged" and min(w, h) < MERGE_MIN_PX:
             found["small"].append(f"{p['mark']} merged mark {w:.1f} × {h:.1f} px")
+    found["on line"] = on_lines(points, scene["rules"])
     return found
+
+
+ON_LINE = (
+    "registration of a timer that already existed (de-duplicated)",
+    "de-duplicated registration",  # (its name before issue 26's fix)
+)
+"""The point marks ``on_lines`` checks (their ``datum``): marks that are not a line's end."""
+
+
+def on_lines(points: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[str]:
+    """Point marks of ``ON_LINE`` lying on a vertical rule (a data mark) drawn under them:
+    the rule runs through the point's box, and the point's centre is more than its half
+    height from either end of the rule — on a line that neither starts nor ends there it
+    reads as part of the line (issue 26: a de-duplicated timer registration ▼ on its timer's
+    rule, in the rule's colour, could not be seen)."""
+    out = []
+    for p in points:
+        if p["datum"] not in ON_LINE:
+            continue
+        b = p["box"]
+        half, mid = (b[3] - b[1]) / 2, (b[1] + b[3]) / 2
+        for r in rules:
+            x1, y1, x2, y2 = r["ends"]
+            if (
+                r["role"] == "mark"
+                and r["order"] < p["order"]
+                and abs(x1 - x2) <= SLACK
+                and b[0] + SLACK < x1 < b[2] - SLACK
+                and min(y1, y2) + half < mid < max(y1, y2) - half
+            ):
+                out.append(f"{p['mark']} {p['datum']!r} on {r['mark']}")
+                break
+    return out
 
 
 def _gap(a: list[float], b: list[float]) -> float:

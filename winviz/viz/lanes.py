@@ -239,14 +239,25 @@ def _aggregated(
     return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
 
 
-def _key_lanes(keys: list[Any], *, axis: bool = True) -> dict[str, Any]:
+# the key's tick and grid line at the top of its lane, its label on the lane's first row
+# (sub-lane 0), not mid-lane between rows (issue 26): moved from the lane's centre (where
+# Vega writes a band's label) to the centre of its row 0
+TOP_ROW_AXIS = {
+    "bandPosition": 0,
+    "labelOffset": {"expr": "scale('yOffset', 0) + bandwidth('yOffset') / 2 - bandwidth('y') / 2"},
+}
+
+
+def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dict[str, Any]:
     """The y channel of the lanes, one per key in the order of ``keys``, titled "key" (with
     ``axis``; the layers over the bars leave the axis to them). The order is a scale domain
     (data), never a sort array: Vega-Lite turns a sort array into an expression holding the
     keys, which a key can break (U+2028); and every layer orders the lanes alike (Vega-Lite
-    warns of "conflicting sort properties" when one sorts the shared key scale otherwise)."""
+    warns of "conflicting sort properties" when one sorts the shared key scale otherwise).
+    With ``rows`` (lanes of sub-lanes) the axis labels each lane at its first row."""
     lanes = {"field": "key", "type": "nominal", "sort": None, "scale": {"domain": keys}}
-    return lanes | {"title": "key", "axis": {"labelLimit": 160}} if axis else lanes
+    guide = {"labelLimit": 160, **(TOP_ROW_AXIS if rows else {})}
+    return lanes | {"title": "key", "axis": guide} if axis else lanes
 
 
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
@@ -399,7 +410,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> spec.ChartDict:
         {
             "x": x.channel("x"),
             "x2": {"field": "x2"},
-            "y": _key_lanes(keys),
+            "y": _key_lanes(keys, rows=True),
             "yOffset": {
                 "field": "slot",
                 "type": "nominal",

@@ -17,7 +17,8 @@ for processing-time timers); y: **processing time**, as in ``timeline``:
 4. **timer events** — registered ●, fired ■, deleted ✕, still queued at the end ▲, and
    **de-duplicated registrations** ▼ (a registration that found the same timer — key,
    namespace, domain, timestamp — already queued, so it did nothing: ``timer_registered``
-   with ``deduplicated=True``), each in the legend.
+   with ``deduplicated=True``), each in the legend; a ▼ is drawn at its processing time just
+   right of its timestamp's rules, not on them (on a rule it could not be seen).
 
 Right panel, on the same processing-time axis: **the queue size** — timers queued per domain
 after each timer record. The two panels are linked: the pointer over the queue panel picks the
@@ -52,7 +53,9 @@ from winviz.viz.window_lives import groups
 DOMAINS = ("event", "processing")
 DOMAIN_COLORS = (palette.EVENT_TIME_COLOR, palette.PROCESSING_TIME_COLOR)
 DOMAIN_DASHES = ([1, 0], [4, 2])
-EVENTS = ("registered", "de-duplicated registration", "fired", "deleted", "queued at the end")
+# a registration that found its timer queued: named by what it is (issue 26)
+DEDUP_EVENT = "registration of a timer that already existed (de-duplicated)"
+EVENTS = ("registered", DEDUP_EVENT, "fired", "deleted", "queued at the end")
 EVENT_SHAPES = ("circle", "triangle-down", "square", "cross", "triangle-up")
 # a colour neither domain uses: the marker is about the queue
 DEDUP_COLOR = palette.DEDUP_COLOR
@@ -406,7 +409,8 @@ def _event_rows(
     notes: list[str],
 ) -> list[dict[str, Any]]:
     """The timer events: registered and ended (per rule), de-duplicated registrations (each
-    at the timer it found queued: same x and dx): ``dedup``, their positions in ``records``."""
+    at the timestamp of the timer it found queued, ``EVENT_PX`` right of that timestamp's
+    rightmost rule): ``dedup``, their positions in ``records``."""
     rows: list[dict[str, Any]] = []
     # an aggregated rule's timers may end in several ways (some fired, some deleted): a mark
     # per way, at its last time (the rule's "deleted, fired" is no shape of the legend)
@@ -436,28 +440,19 @@ def _event_rows(
         records[c].to_numpy()[dedup].tolist()
         for c in ("namespace", "domain", "ts", "proc_time", "seq")
     )
-    place = {}
+    # off the rules (issue 26: on its timer's rule, in grey on the key's colour, it could not
+    # be seen): one ``EVENT_PX`` right of the rightmost rule of its (domain, timestamp)
+    beside: dict[tuple[Any, Any], float] = {}
     if not lives.empty and "key" in (rules[0] if rules else {}):
-        place = dict(
-            zip(
-                zip(
-                    lives["key"],
-                    lives["namespace"],
-                    lives["domain"],
-                    lives["timestamp"],
-                    strict=True,
-                ),
-                spread(lives),
-                strict=True,
-            )
-        )
+        for dom, ts, d in zip(lives["domain"], lives["timestamp"], spread(lives), strict=True):
+            beside[dom, ts] = max(beside.get((dom, ts), d), d)
     marks = [
         {
             "kind": "timer event",
-            "event": "de-duplicated registration",
+            "event": DEDUP_EVENT,
             "x": tx,
             "y": py,
-            "dx": place.get((key, ns, dom, ts), 0.0),
+            "dx": beside.get((dom, ts), 0.0) + timer_places.EVENT_PX,
             "key": key,
             "namespace": ns,
             "domain": dom,
@@ -557,6 +552,7 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.C
                 "type": "nominal",
                 "title": "timer event",
                 "scale": {"domain": list(EVENTS), "range": list(EVENT_SHAPES)},
+                "legend": {"labelLimit": 0},  # (the de-duplicated one is long: not cut)
             },
             "tooltip": spec.tooltips(rows, ["x", "y", "dx", "kind"]),
         },
