@@ -19,6 +19,7 @@ from winviz.viz.labels import (
     LABEL_REACH_PX,
     Plot,
     _Boxes,
+    _place_in_order,
     _place_labels,
     _text_box,
     label_leaders,
@@ -186,7 +187,9 @@ def test_a_label_with_room_beside_its_mark_has_no_leader() -> None:
 
 def test_a_label_a_line_away_is_joined_to_its_mark() -> None:
     taken = _Boxes()
-    taken.add((470, 486, 530, 514))  # blocks the four places beside the mark
+    # blocks the four places beside the mark, not the way up from it to a line above
+    taken.add((470, 486, 495, 514))
+    taken.add((506, 490, 530, 514))
     rows = [{"x": 500, "y": 500, "label": "abc"}]
     placed, hidden = _place_labels(rows, _plot(), taken)
     assert hidden == 0
@@ -210,9 +213,38 @@ def test_a_label_a_line_away_is_joined_to_its_mark() -> None:
     assert (round(5.5 * 7 / far, 2), round(-5.5 * 15 / far, 2)) == (2.33, -4.98)
 
 
+def test_no_leader_line_crosses_a_box_taken() -> None:
+    # a box all round the mark: every place a line or two away has its leader cross it
+    taken = _Boxes()
+    taken.add((470, 486, 530, 514))
+    placed, hidden = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), taken)
+    assert (placed, hidden) == ({}, 1)
+    # a leader's way kept free: the label goes a line up, its leader's small boxes taken
+    taken = _Boxes()
+    taken.add((470, 486, 495, 514))
+    taken.add((506, 490, 530, 514))
+    placed, _ = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), taken)
+    assert list(placed) == [("left", 7, -21)]
+    assert taken.hits((503, 490, 504, 491))  # (on the leader's way)
+
+
+def test_a_crowd_s_labels_are_retried_right_to_left() -> None:
+    # four marks side by side at one height under the top edge: left to right, a label's
+    # leader a line below would cross the label of the mark right of it, and one is left
+    # out; right to left, all fit
+    rows = [{"x": 100 + 11 * i, "y": 985, "label": f"label {i} long text"} for i in range(4)]
+    order = [0, 1, 2, 3]
+    assert _place_in_order(rows, order, _plot(), _Boxes(), [0] * 4, "label")[1] == 1
+    taken = _Boxes()
+    placed, hidden = _place_labels(rows, _plot(), taken, [0] * 4)
+    assert hidden == 0
+    assert sorted(r["label"] for v in placed.values() for r in v) == [r["label"] for r in rows]
+
+
 def test_a_shifted_marks_leader_starts_at_the_shifted_mark() -> None:
     taken = _Boxes()
-    taken.add((470, 486, 545, 514))
+    taken.add((470, 486, 506, 514))
+    taken.add((517, 490, 545, 514))
     rows = [{"x": 500, "y": 500, "label": "abc"}]
     # the mark drawn 11 px right of its point (side by side): the label's dx includes it
     placed, _ = _place_labels(rows, _plot(), taken, [11])

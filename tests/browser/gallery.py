@@ -157,14 +157,15 @@ def _explorer_markup() -> str:
 # Reads every drawn chart's scenegraph (div.winviz-chart's ``winvizView``, see
 # winviz/viz/pages.py): item bounds are in their group's coordinates, so each group's x, y is
 # added on the way down. Returns per chart: its text items (data marks and guides) and its
-# symbol / rect items, in drawing order, with absolute boxes, and its canvas size.
+# symbol / rect items, in drawing order, with absolute boxes, its rules' and lines' segments
+# (absolute ends), and its canvas size.
 SCAN_JS = """() => {
   const out = [];
   const boxes = Array.from(document.querySelectorAll("div.winviz-chart"));
   boxes.forEach(function (box, chart) {
     const view = box.winvizView;
     if (!view) { out.push(null); return; }
-    const texts = [], points = [], solids = [], rules = [];
+    const texts = [], points = [], solids = [], rules = [], lines = [];
     let order = 0;
     function visible(item) {
       const o = item.opacity === undefined ? 1 : item.opacity;
@@ -172,6 +173,18 @@ SCAN_JS = """() => {
     }
     function walk(mark, ox, oy, clip, path) {
       const name = path + "/" + (mark.name || mark.marktype);
+      if (mark.marktype === "line") {  // its items are its vertices: a segment per pair
+        let last = null;
+        (mark.items || []).forEach(function (item) {
+          const o = item.opacity === undefined ? 1 : item.opacity;
+          if (item.defined === false || !(o > 0) || item.x === undefined) { last = null; return; }
+          const at = [ox + item.x, oy + (item.y || 0)];
+          if (last) lines.push({ends: [last[0], last[1], at[0], at[1]], mark: name,
+                                role: mark.role, kind: item.datum ? (item.datum.kind || "") : ""});
+          last = at;
+        });
+        return;
+      }
       (mark.items || []).forEach(function (item) {
         if (mark.marktype === "group") {
           const gx = ox + (item.x || 0), gy = oy + (item.y || 0);
@@ -210,7 +223,7 @@ SCAN_JS = """() => {
     walk(view.scenegraph().root, 0, 0, null, "");
     const svg = box.querySelector("svg");
     const origin = view.origin();
-    out.push({texts: texts, points: points, solids: solids, rules: rules,
+    out.push({texts: texts, points: points, solids: solids, rules: rules, lines: lines,
               width: svg ? Number(svg.getAttribute("width")) : 0,
               height: svg ? Number(svg.getAttribute("height")) : 0,
               origin: origin});
@@ -220,7 +233,7 @@ SCAN_JS = """() => {
 
 SLACK = 1.0  # pixels two boxes may share (anti-aliasing, Vega's rounding of text bounds)
 MERGE_MIN_PX = 8.0  # a "merged" mark's box is at least this wide and high (issue 26)
-DEFECTS = ("text/text", "text/point", "hidden", "cut", "far", "small", "on line")
+DEFECTS = ("text/text", "text/point", "text/line", "hidden", "cut", "far", "small", "on line")
 """What ``defects`` counts: see its docstring."""
 
 
@@ -235,13 +248,38 @@ def _inside(a: list[float], b: list[float]) -> bool:
     )  # fmt: skip
 
 
+def _crosses(ends: list[float], box: list[float]) -> bool:
+    """Whether the segment ``ends`` (x1, y1, x2, y2) runs through ``box`` shrunk by ``SLACK``
+    on every side (Liang–Barsky clipping)."""
+    x1, y1, x2, y2 = ends
+    left, top, right, bottom = box[0] + SLACK, box[1] + SLACK, box[2] - SLACK, box[3] - SLACK
+    if left >= right or top >= bottom:
+        return False
+    lo, hi = 0.0, 1.0
+    for p, q in (
+        (x1 - x2, x1 - left),
+        (x2 - x1, right - x1),
+        (y1 - y2, y1 - top),
+        (y2 - y1, bottom - y1),
+    ):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            lo = max(lo, q / p)
+        else:
+            hi = min(hi, q / p)
+    return lo <= hi
+
+
 def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
     """The defects of one chart's scene (``SCAN_JS``): data text crossing text (data or
-    guide), data text crossing a point, points hidden under an opaque point drawn later,
-    data text outside the canvas or its clipping group, a firing label farther than
-    ``LABEL_REACH_PX`` from its own mark with no leader line joining them, and a "merged"
-    mark smaller than ``MERGE_MIN_PX`` either way, and a point lying mid-way on a line
-    (``on_lines``)."""
+    guide), data text crossing a point, data text crossed by a data line or rule (a
+    watermark, a horizon, a leader line — but its own), points hidden under an opaque point
+    drawn later, data text outside the canvas or its clipping group, a firing label farther
+    than ``LABEL_REACH_PX`` from its own mark with no leader line joining them, a
+    "merged" mark smaller than ``MERGE_MIN_PX`` either way, and a point lying mid-way on a
+    line (``on_lines``)."""
     found: dict[str, list[str]] = {kind: [] for kind in DEFECTS}
     texts = scene["texts"]
     data_texts = [t for t in texts if t["role"] == "mark"]
@@ -254,6 +292,10 @@ def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
         for p in scene["points"]:
             if p["role"] == "mark" and _overlap(t["box"], p["box"]):
                 found["text/point"].append(f"{t['text']!r} × {p['mark']} {p['datum']!r}")
+        for seg in [*scene["rules"], *scene["lines"]]:
+            own = seg["kind"] == "leader" and seg.get("datum") == t["text"]
+            if seg["role"] == "mark" and not own and _crosses(seg["ends"], t["box"]):
+                found["text/line"].append(f"{t['text']!r} × {seg['mark']} {seg['kind']!r}")
         ox, oy = scene["origin"]
         box = t["box"]
         canvas = [-ox, -oy, scene["width"] - ox, scene["height"] - oy]

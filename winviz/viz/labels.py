@@ -40,9 +40,14 @@ LABEL_PLACES = (
     ("right", -7, -21),
     ("left", 7, 21),
     ("right", -7, 21),
+    ("left", 7, 33),
+    ("right", -7, 33),
+    ("left", 7, -33),
+    ("right", -7, -33),
 )
 """Where a firing label may go, in order of preference: (align, dx, dy) from its mark —
-right above, right below, left above, left below, then a line further away."""
+right above, right below, left above, left below, then a line further away, then two (the
+farther ones joined to their mark by a leader line, ``label_leaders``)."""
 
 
 LABEL_ROOM_PX = 28
@@ -93,22 +98,56 @@ def _place_labels(
     plot and crosses no box already ``taken`` — the marks, the watermark line and its edge
     text, the labels placed before it — so no label runs into a mark, a line, the legend
     right of the plot or another label. ``offsets``: each row's mark drawn that many pixels
-    right of its point (``_side_by_side``). Each placed label is added to ``taken``. Returns
-    the rows per place (its dx including the mark's offset) and how many labels fit nowhere
+    right of its point (``_side_by_side``). A label far from its mark (``_leader``) goes only
+    where its leader line crosses nothing ``taken`` either. Labels are placed top to bottom,
+    left to right. Each placed label (and leader) is added to ``taken``. Returns the rows per
+    place (its dx including the mark's offset) and how many labels fit nowhere
     (left to the tooltip)."""
-    placed: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
     shift = [0] * len(rows) if offsets is None else offsets
-    hidden = 0
     order = sorted(range(len(rows)), key=lambda i: (-rows[i]["y"], rows[i]["x"]))
-    for i in order:  # top to bottom, left to right
+    n = len(taken.loose)  # (labels and leader lines are added one by one: to taken.loose)
+    placed, hidden = _place_in_order(rows, order, plot, taken, shift, field)
+    if hidden:
+        # a crowd of marks at one height: their labels tried right to left instead, so the
+        # labels of the marks further left lie farther out, their leaders passing left of
+        # the nearer labels; kept when fewer labels are left out
+        first = taken.loose[n:]
+        del taken.loose[n:]
+        at = [plot.px(r["x"]) + s for r, s in zip(rows, shift, strict=True)]
+        order = sorted(range(len(rows)), key=lambda i: (-rows[i]["y"], -at[i]))
+        again, fewer = _place_in_order(rows, order, plot, taken, shift, field)
+        if fewer < hidden:
+            return again, fewer
+        taken.loose[n:] = first
+    return placed, hidden
+
+
+def _place_in_order(
+    rows: list[dict[str, Any]],
+    order: list[int],
+    plot: Plot,
+    taken: _Boxes,
+    shift: list[int],
+    field: str,
+) -> tuple[dict[tuple[str, int, int], list[dict[str, Any]]], int]:
+    """``_place_labels``, the labels placed in this ``order``."""
+    placed: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    hidden = 0
+    for i in order:
         r = rows[i]
         px, py = plot.px(r["x"]) + shift[i], plot.py(r["y"])
         for align, dx, dy in LABEL_PLACES:
             box = _text_box(px, py, r[field], align, dx, dy)
             inside = box[0] >= 0 and box[2] <= plot.width and box[1] >= 0
             inside = inside and box[3] <= plot.height
-            if inside and not taken.hits(box):
+            if not inside or taken.hits(box):
+                continue
+            line = _leader(shift[i], r[field], align, dx + shift[i], dy)
+            along = [] if line is None else _along(px - shift[i], py, line)
+            if not any(map(taken.hits, along)):  # (nor its leader line crossing anything)
                 taken.add(box)
+                for b in along:
+                    taken.add(b)
                 row = {"x": r["x"], "y": r["y"], "label": r[field], "kind": f"{_KINDS[field]}"}
                 if shift[i]:
                     row["shift"] = shift[i]
@@ -140,26 +179,36 @@ def label_leaders(
     out = []
     for (align, dx, dy), rows in placed.items():
         for r in rows:
-            cx = r.get("shift", 0)
-            left, top, right, bottom = _text_box(0, 0, r["label"], align, dx, dy)
-            nx, ny = min(max(cx, left), right), min(max(0.0, top), bottom)
-            far = math.hypot(nx - cx, ny)
-            if far <= LABEL_REACH_PX:
-                continue
-            ux, uy = (nx - cx) / far, ny / far
-            out.append(
-                {
-                    "x": r["x"],
-                    "y": r["y"],
-                    "label": r["label"],
-                    "kind": "leader",
-                    "xOffset": round(cx + ux * radius, 2),
-                    "yOffset": round(uy * radius, 2),
-                    "x2Offset": round(nx, 2),
-                    "y2Offset": round(ny, 2),
-                }
-            )
+            line = _leader(r.get("shift", 0), r["label"], align, dx, dy, radius)
+            if line is not None:
+                ends = dict(zip(("xOffset", "yOffset", "x2Offset", "y2Offset"), line, strict=True))
+                out.append({"x": r["x"], "y": r["y"], "label": r["label"], "kind": "leader"} | ends)
     return out
+
+
+def _leader(
+    cx: float, label: str, align: str, dx: float, dy: float, radius: float = 5.5
+) -> tuple[float, float, float, float] | None:
+    """The leader line of a label placed at (align, dx, dy) from its point, its mark drawn
+    ``cx`` px right of the point: from ``radius`` px off the mark's centre to the label box's
+    nearest point, as pixel offsets from the point; None when the label is within
+    ``LABEL_REACH_PX`` of its mark."""
+    left, top, right, bottom = _text_box(0, 0, label, align, dx, dy)
+    nx, ny = min(max(cx, left), right), min(max(0.0, top), bottom)
+    far = math.hypot(nx - cx, ny)
+    if far <= LABEL_REACH_PX:
+        return None
+    ux, uy = (nx - cx) / far, ny / far
+    return round(cx + ux * radius, 2), round(uy * radius, 2), round(nx, 2), round(ny, 2)
+
+
+def _along(px: float, py: float, line: tuple[float, float, float, float]) -> list[Box]:
+    """Small boxes (2 px) every 3 px along a leader line (``_leader``'s offsets from the
+    point at pixel ``px``, ``py``), its first 2 px (at its own mark) left out."""
+    x1, y1, x2, y2 = line
+    n = max(1, math.ceil(math.hypot(x2 - x1, y2 - y1) / 3))
+    steps = [(px + x1 + (x2 - x1) * k / n, py + y1 + (y2 - y1) * k / n) for k in range(1, n)]
+    return [(sx - 1, sy - 1, sx + 1, sy + 1) for sx, sy in steps]
 
 
 _ROW_PX = 16.0
@@ -215,6 +264,8 @@ class _Boxes:
             return self.index.hits(box)
         if self.cached is None:
             self.cached = np.concatenate(self.parts) if self.parts else np.empty((0, 4))
+        if not len(self.cached):
+            return None  # (nothing to index)
         self.asked += 1
         if self.asked > self.ASKED:
             self.index = _BoxIndex(self.cached)
@@ -320,6 +371,19 @@ def _taken_by_marks(
             taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
         elif kind == "line" and lines:
             _taken_by_segments(taken, rows, plot)
+
+
+def _taken_by_rules(taken: _Boxes, layer: Any, plot: Plot) -> None:
+    """Add the box (1 px wider on every side) of each vertical rule of a rule layer (rows:
+    ``x``, ``y`` and ``y2``, as the allowed-lateness horizons) to ``taken``."""
+    if layer is None:
+        return
+    boxes = []
+    for r in spec.rows(layer):
+        if None not in (r["x"], r["y"], r["y2"]):
+            px, top, bottom = plot.px(r["x"]), plot.py(r["y2"]), plot.py(r["y"])
+            boxes.append((px - 1, min(top, bottom) - 1, px + 1, max(top, bottom) + 1))
+    taken.add_small([b for b in boxes if all(map(math.isfinite, b))])
 
 
 _HALF_EXACT = 2**52
@@ -529,15 +593,11 @@ def _element_label_layers(
     placed, hidden = _place_labels(rows, plot, taken, None, "element_label")
     if hidden:
         notes.append(f"{hidden} element label(s) left out where they would overlap (hover)")
-    text = {"field": "label", "type": "nominal"}
-    encoding = {"x": x.channel("x"), "y": y.channel("y"), "text": text}
+    xy = {"x": x.channel("x"), "y": y.channel("y")}
     return [
-        spec.layer(
-            texts,
-            {"type": "text", "align": align, "baseline": "middle", "dx": dx, "dy": dy,
-             "fontSize": LABEL_FONT + 1, "fontWeight": "bold", "color": palette.INK,
-             "font": "sans-serif"},
-            encoding,
+        spec.text_layer(
+            texts, xy, text="label", size=LABEL_FONT + 1, color=palette.INK,
+            align=align, baseline="middle", dx=dx, dy=dy, fontWeight="bold",
         )
         for (align, dx, dy), texts in placed.items()
     ]  # fmt: skip

@@ -90,12 +90,13 @@ from winviz.viz.labels import (
     _element_label_layers,
     _label_room,
     _taken_by_marks,
+    _taken_by_rules,
 )
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.propagation import view_paused_spans
 from winviz.viz.skew import skew_of_view
-from winviz.viz.trace_view import TraceInputError, TraceView
+from winviz.viz.trace_view import TraceView
 from winviz.viz.window_marks import (
     _cleanups,
     _firings,
@@ -118,8 +119,7 @@ SKEW_MIN_ELEMENTS = 1000  # view="auto" never picks the skew chart for this many
 SKEW_SPREAD = 0.02  # ... nor unless their skews spread over less than this share of the run
 
 
-@spec.chart_function
-@trace_view.gc_paused
+@palette.public_chart("timeline")
 def timeline(
     trace: Any,
     *,
@@ -162,16 +162,13 @@ def timeline(
             "element_labels must be a field index (int), a key (str) or a function of the "
             f"element's value; got {element_labels!r}"
         )
-    try:
-        tv = trace_view.open_trace(trace)
-        if view != "timeline":
-            op = pick_operator(tv, operator)
-            reason = auto_view(tv, op) if view == "auto" else None
-            if view == "skew" or reason is not None:
-                return skew_of_view(tv, op, max_points, width, height, chosen=reason)
-        return _timeline(tv, operator, max_points, labels, diagonal, width, height, element_labels)
-    except TraceInputError as exc:
-        return palette.input_card(exc, chart="timeline")
+    tv = trace_view.open_trace(trace)
+    if view != "timeline":
+        op = pick_operator(tv, operator)
+        reason = auto_view(tv, op) if view == "auto" else None
+        if view == "skew" or reason is not None:
+            return skew_of_view(tv, op, max_points, width, height, chosen=reason)
+    return _timeline(tv, operator, max_points, labels, diagonal, width, height, element_labels)
 
 
 def auto_view(view: TraceView, operator: str) -> str | None:
@@ -253,10 +250,13 @@ def _timeline(
     _taken_by_marks(taken, watermark_layers, plot, points=False)
     for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
+    # the allowed-lateness horizons are lines too: no label or edge text crosses one
+    horizon_layer = _horizon_layer(per_window, horizons, x, y, derived)
+    _taken_by_rules(taken, horizon_layer, plot)
     mark_plot = Plot(at_x, y, width, height) if across else plot
     layers = [
         _bands(per_window, horizons, x, y, notes, across=across),
-        _horizon_layer(per_window, horizons, x, y, derived),
+        horizon_layer,
         _idle_layer(view, x, y, notes),
         _paused_layer(view, x, y, notes),
         *_diagonal(elements, x, y, diagonal),
@@ -281,6 +281,9 @@ def _timeline(
     ]
     layers = [layer for layer in layers if layer is not None]
     points.add_small(occupied.boxes())
+    # (an edge text at its own place keeps off the marks and the lines, not off its own box)
+    _taken_by_marks(points, watermark_layers, plot, points=False)
+    _taken_by_rules(points, horizon_layer, plot)
     layers = _edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
         layers += _element_label_layers(element_layer, element_labels, x, y, plot, taken, notes)
@@ -290,7 +293,6 @@ def _timeline(
         "layer": layers,
         "width": width,
         "height": height,
-        "title": palette.title("Timeline", notes),
         # one "what happened" legend; each reference line (watermark, ideal diagonal,
         # allowed-lateness horizon) its own dash legend
         "resolve": {
@@ -298,7 +300,7 @@ def _timeline(
             "legend": {"strokeDash": "independent"},
         },
     }
-    return palette.finish(chart, name="timeline", notes=notes)
+    return palette.finish(chart, name="timeline", notes=notes, heading="Timeline")
 
 
 def _axes(
@@ -506,46 +508,12 @@ def _watermarks(
         "title": "watermark of",
         "scale": {"domain": ops, "range": list(palette.WATERMARK_DASHES[: len(ops)])},
     }
-    line = spec.layer(
-        vertices,
-        {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.5},
-        {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "order": {"field": "i", "type": "quantitative"},
-            "strokeDash": dash,
-            "detail": {"field": "attempt", "type": "nominal"},  # a line per run attempt
-        },
-    )
-    dots = spec.layer(
-        points,
-        {
-            "type": "point",
-            "color": palette.WATERMARK_COLOR,
-            "size": 14,
-            "filled": True,
-            "opacity": 0.6,
-        },
-        {"x": x.channel("x"), "y": y.channel("y"), "tooltip": spec.tooltips(points, ["x", "y"])},
-    )
-    layers = [line, dots]
-    encoding = {
-        "x": x.channel("x"),
-        "y": y.channel("y"),
-        "text": {"field": "text", "type": "nominal"},
-    }
-    edges = _one_edge_text_per_point(edges)
-    for align, part in _edge_sides(edges):
-        mark = {
-            "type": "text",
-            "align": align,
-            "baseline": "top",
-            "dx": EDGE_DX[align],
-            "dy": 4,
-            "fontSize": 11,
-            "font": "sans-serif",
-        }
-        layers.append(spec.layer(part, mark, encoding))
+    xy = {"x": x.channel("x"), "y": y.channel("y")}
+    layers = palette.watermark_staircase(vertices, points, xy, dash)
+    for align, part in _edge_sides(_one_edge_text_per_point(edges)):
+        layers.append(
+            spec.text_layer(part, xy, align=align, baseline="top", dx=EDGE_DX[align], dy=4)
+        )
     return layers
 
 

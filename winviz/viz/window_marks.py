@@ -126,12 +126,15 @@ def _restarts(
         {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]},
         encoding,
     )
-    label = spec.layer(
+    label = spec.text_layer(
         [row for row in rows if row["end"] == 0],
-        {"type": "text", "align": "left", "baseline": "bottom", "dx": 4, "dy": -2,
-         "fontSize": 11, "font": "sans-serif", "color": palette.GUIDE_COLOR},
-        {"x": x.channel("x"), "y": y.channel("y"), "text": {"field": "text", "type": "nominal"}},
-    )  # fmt: skip
+        {"x": x.channel("x"), "y": y.channel("y")},
+        color=palette.GUIDE_COLOR,
+        align="left",
+        baseline="bottom",
+        dx=4,
+        dy=-2,
+    )
     return [rule, label]
 
 
@@ -299,22 +302,11 @@ def _firing_labels(
         encoding |= {"x2": {"field": "x"}, "y2": {"field": "y"}}
         layers.append(spec.layer(leaders, mark, encoding))
     for (align, dx, dy), texts in placed.items():
-        mark = {
-            "type": "text",
-            "align": align,
-            "baseline": "middle",
-            "dx": dx,
-            "dy": dy,
-            "fontSize": LABEL_FONT,
-            "color": palette.INK,
-            "font": "sans-serif",
-        }
-        encoding = {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "text": {"field": "label", "type": "nominal"},
-        }
-        layers.append(spec.layer(texts, mark, encoding))
+        xy = {"x": x.channel("x"), "y": y.channel("y")}
+        place = {"align": align, "baseline": "middle", "dx": dx, "dy": dy}
+        layers.append(
+            spec.text_layer(texts, xy, text="label", size=LABEL_FONT, color=palette.INK, **place)
+        )
     return layers
 
 
@@ -369,7 +361,8 @@ def _cleanups(
     return _offset_layers(
         rows,
         offsets,
-        {"type": "point", "filled": True, "size": 50},
+        # as large and outlined as a firing mark: seen on the watermark line it often sits on
+        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
 
