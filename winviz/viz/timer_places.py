@@ -38,6 +38,10 @@ def side_by_side(
     counted on the mark at their point (its ``also here``) and not drawn. Returns the rows
     drawn and the grid (``piles.ring_layer``); the subtitle says how many moved and how many
     were counted."""
+    for r in points:  # right of the rightmost rule would leave the plot: left of the leftmost
+        d = r.get("dx", 0.0)
+        if d > 0 and px.px(r["x"]) + d + EVENT_PX / 2 > px.width:
+            r["dx"] = -d
     places = [(px.px(r["x"]) + r.get("dx", 0.0), px.py(r["y"])) for r in points]
     grid = piles.Grid(EVENT_PX, reach=EVENT_PX / 2)  # (centres nearer than half a mark)
     placed = piles.side_by_side(
