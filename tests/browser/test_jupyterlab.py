@@ -219,15 +219,7 @@ def test_a_slider_step_to_a_run_drawn_ahead_shows_that_runs_marks(
     at_3000 = _charts_drawn(pg)
     assert len(at_3000) == 2  # the timeline and the scrubber
 
-    handle = pg.locator(".jp-OutputArea .widget-vbox .widget-slider .noUi-handle").first
-    handle.scroll_into_view_if_needed()
-    handle.focus()
-    pg.keyboard.press("ArrowLeft")
-    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '2000'")
-    pg.wait_for_function(
-        f"Array.from(document.querySelectorAll('{DRAWN}')).every(el => el.dataset.drawn === "
-        "'prepared')"
-    )
+    _step_bound_down_to_2000(pg)
     pg.wait_for_timeout(500)
     prepared = _charts_drawn(pg)
     assert prepared[0] != at_3000[0] and prepared[1] != at_3000[1]
@@ -245,6 +237,20 @@ def test_a_slider_step_to_a_run_drawn_ahead_shows_that_runs_marks(
     bad = [m for m in console if m.startswith(("error", "warning")) and " to activate." not in m]
     assert bad == []  # (JupyterLab warns of plugins slow to start on a loaded machine)
     assert net.blocked == []
+
+
+def _step_bound_down_to_2000(pg) -> None:
+    """One step of the explorer's slider down from 3000 (the key, as a learner steps), until
+    the readout says 2000 and every chart shows its view drawn ahead."""
+    handle = pg.locator(".jp-OutputArea .widget-vbox .widget-slider .noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '2000'")
+    pg.wait_for_function(
+        f"Array.from(document.querySelectorAll('{DRAWN}')).every(el => el.dataset.drawn === "
+        "'prepared')"
+    )
 
 
 COUNT_UPDATES = """
@@ -281,15 +287,7 @@ def test_a_step_sends_the_kernel_no_report_it_has_and_a_moved_t_is_reported(
     pg.wait_for_timeout(500)  # the widget's debounce: the last report has been sent
     pg.evaluate(RUN_IN_KERNEL, COUNT_UPDATES)
 
-    handle = pg.locator(".jp-OutputArea .widget-vbox .widget-slider .noUi-handle").first
-    handle.scroll_into_view_if_needed()
-    handle.focus()
-    pg.keyboard.press("ArrowLeft")
-    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '2000'")
-    pg.wait_for_function(
-        f"Array.from(document.querySelectorAll('{DRAWN}')).every(el => el.dataset.drawn === "
-        "'prepared')"
-    )
+    _step_bound_down_to_2000(pg)
     pg.wait_for_timeout(1000)
     assert pg.evaluate(READ_IN_KERNEL, "updates") == "[]"
     assert pg.evaluate(READ_IN_KERNEL, "ex.last_values['bound']") == "2000"
