@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.errors import TimerLoopError
+from winviz.functions import OutputTag
 from winviz.keygroups import KeyRule, user_key
 from winviz.operators.base import JobContext, StreamOperator
 from winviz.state import KeyedStateBackend
@@ -55,6 +56,25 @@ class KeyedStreamOperator(StreamOperator):
             )
         else:
             trace.timer_deleted(now, wm, self.name, shown, namespace, ts, domain, namespace, flag)
+
+    def _trace_at(self, key: Any) -> tuple[int, int, str, Any]:
+        """The first fields of this operator's trace records now: processing time, watermark,
+        name and the key (``key`` an internal key: the trace shows the user's,
+        ``winviz.keygroups.user_key``)."""
+        timers = self.timers
+        return timers.current_processing_time, timers.current_watermark, self.name, user_key(key)
+
+    def trace_element(self, key: Any, ts: int | None, value: Any) -> None:
+        """The trace's ``element`` record of a record with (the user's) ``key``."""
+        timers = self.timers
+        self.trace.element(  # type: ignore[union-attr]
+            timers.current_processing_time, timers.current_watermark, self.name, key, ts, value
+        )
+
+    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
+        if self.trace is not None:
+            self.trace.side_output(*self._trace_at(self.current_key), ts, tag.id, value)
+        self.output.collect_side(tag, value, ts)
 
     def get_internal_timer_service(self, name: str, target: Any = None) -> InternalTimerService:
         """Flink's ``getInternalTimerService(name, ...)``: a named timer service of this

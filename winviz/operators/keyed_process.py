@@ -100,14 +100,7 @@ class KeyedProcessOperator(KeyedStreamOperator):
                 else self.key_rule.internal_key(key, self.job.record_index)
             )
             if self.trace is not None:
-                self.trace.element(
-                    self.timers.current_processing_time,
-                    self.timers.current_watermark,
-                    self.name,
-                    key,
-                    ts,
-                    value,
-                )
+                self.trace_element(key, ts, value)
             self.ctx._timestamp = ts
             self.ctx._domain = None
             self.collector.timestamp = ts
@@ -164,19 +157,6 @@ class KeyedProcessOperator(KeyedStreamOperator):
 
     def on_processing_time(self, timer: InternalTimer) -> None:
         self._on_timer(timer, TimeDomain.PROCESSING_TIME, None)
-
-    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
-        if self.trace is not None:
-            self.trace.side_output(
-                self.timers.current_processing_time,
-                self.timers.current_watermark,
-                self.name,
-                user_key(self.current_key),
-                ts,
-                tag.id,
-                value,
-            )
-        self.output.collect_side(tag, value, ts)
 
 
 class RollingReduceFunction(KeyedProcessFunction):

@@ -184,16 +184,8 @@ class WindowOperator(KeyedStreamOperator):
             # the key state and timers are kept by (winviz.keygroups: Java's rule for keys)
             internal = key if key.__class__ is str else self.key_rule.internal_key(key)
             self.current_key = internal
-            trace = self.trace
-            if trace is not None:
-                trace.element(
-                    self.timers.current_processing_time,
-                    self.timers.current_watermark,
-                    self.name,
-                    key,
-                    ts,
-                    value,
-                )
+            if self.trace is not None:
+                self.trace_element(key, ts, value)
             windows = self.assigner.assign_windows(value, ts, self.timers.current_processing_time)
             if self.assigner.is_merging:
                 skipped = self._process_merging(internal, value, ts, windows)
@@ -208,49 +200,24 @@ class WindowOperator(KeyedStreamOperator):
             raise self.user_error(exc, key, value) from exc
 
     def _process_windows(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
-        """``processElement`` for a non-merging assigner: per window, skip it if late, add
-        the element to its state, ask the trigger, fire / purge, register the cleanup timer.
-        True when every window was skipped."""
+        """``processElement`` for a non-merging assigner: per window, skip it if late, else
+        ``_window_element``. True when every window was skipped."""
         skipped = True
         trace = self.trace
-        evicting = self.evictor is not None
         for window in windows:
             if self.is_window_late(window):
                 if trace is not None:
                     trace.skipped_late_window(*self._trace_at(key), window, ts, value)
                 continue
             skipped = False
-            copied = copy_record(value)  # (winviz.copies: user functions get copies)
-            self.state.add(
-                self.contents, key, window, TimestampedValue(copied, ts) if evicting else copied
-            )
-            if not evicting and self.state.get(self.contents.name, key, window) is None:
-                raise self.none_result_error(key, window, value)
-            if trace is not None:
-                trace.assigned(*self._trace_at(key), window, ts, value)
-            ctx = self.ctx
-            ctx.key, ctx.window = key, window
-            result = self._check(
-                self.trigger.on_element(self._for_trigger(value), ts, window, ctx),
-                "on_element",
-                key,
-                window,
-            )
-            if result.is_fire:
-                contents = self.state.get(self.contents.name, key, window)
-                if contents is None:
-                    continue
-                self.emit_window_contents(key, window, window, contents)
-            if result.is_purge:
-                self._purge(key, window, window, "trigger")
-            self.register_cleanup_timer(window)
+            self._window_element(key, value, ts, window, window)
         return skipped
 
     def _process_merging(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
         """``processElement`` for a merging assigner (session windows): each new window goes
         into the key's ``MergingWindowSet`` first (``_merge_function`` says what a merge
-        does), then the same steps as ``_process_windows`` on the window it became, with the
-        contents kept under its state window. True when every window was skipped."""
+        does), then ``_window_element`` on the window it became, with the contents kept
+        under its state window. True when every window was skipped."""
         skipped = True
         trace = self.trace
         merging = self.merging_sets.get(key)
@@ -267,38 +234,40 @@ class WindowOperator(KeyedStreamOperator):
             state_window = merging.get_state_window(actual)
             if state_window is None:
                 raise IllegalStateError(f"Window {window} is not in in-flight window set.")
-            copied = copy_record(value)  # (winviz.copies: user functions get copies)
-            self.state.add(
-                self.contents,
-                key,
-                state_window,
-                TimestampedValue(copied, ts) if self.evictor is not None else copied,
-            )
-            if (
-                self.evictor is None
-                and self.state.get(self.contents.name, key, state_window) is None
-            ):
-                raise self.none_result_error(key, actual, value)
-            if trace is not None:
-                trace.assigned(*self._trace_at(key), actual, ts, value)
-            ctx = self.ctx
-            ctx.key, ctx.window = key, actual
-            result = self._check(
-                self.trigger.on_element(self._for_trigger(value), ts, actual, ctx),
-                "on_element",
-                key,
-                actual,
-            )
-            if result.is_fire:
-                contents = self.state.get(self.contents.name, key, state_window)
-                if contents is None:
-                    continue
-                self.emit_window_contents(key, actual, state_window, contents)
-            if result.is_purge:
-                self._purge(key, actual, state_window, "trigger")
-            self.register_cleanup_timer(actual)
+            self._window_element(key, value, ts, actual, state_window)
         self._persist(key, merging)
         return skipped
+
+    def _window_element(
+        self, key: Any, value: Any, ts: int | None, window: Any, state_window: Any
+    ) -> None:
+        """One window's steps of ``processElement``: add the element to the contents under
+        ``state_window``, ask the trigger, fire / purge, register the cleanup timer."""
+        copied = copy_record(value)  # (winviz.copies: user functions get copies)
+        evicting = self.evictor is not None
+        self.state.add(
+            self.contents, key, state_window, TimestampedValue(copied, ts) if evicting else copied
+        )
+        if not evicting and self.state.get(self.contents.name, key, state_window) is None:
+            raise self.none_result_error(key, window, value)
+        if self.trace is not None:
+            self.trace.assigned(*self._trace_at(key), window, ts, value)
+        ctx = self.ctx
+        ctx.key, ctx.window = key, window
+        result = self._check(
+            self.trigger.on_element(self._for_trigger(value), ts, window, ctx),
+            "on_element",
+            key,
+            window,
+        )
+        if result.is_fire:
+            contents = self.state.get(self.contents.name, key, state_window)
+            if contents is None:
+                return
+            self.emit_window_contents(key, window, state_window, contents)
+        if result.is_purge:
+            self._purge(key, window, state_window, "trigger")
+        self.register_cleanup_timer(window)
 
     def _for_trigger(self, value: Any) -> Any:
         """The element as the trigger gets it: a copy for a trigger of the user's own (a
@@ -514,11 +483,6 @@ class WindowOperator(KeyedStreamOperator):
             *self._trace_at(key), window, window.max_timestamp(), result, pane, timing, count
         )
 
-    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
-        if self.trace is not None:
-            self.trace.side_output(*self._trace_at(self.current_key), ts, tag.id, value)
-        self.output.collect_side(tag, value, ts)
-
     # -- Flink's small helpers, verbatim in spirit -----------------------------------------
 
     def cleanup_time(self, window: Any) -> int:
@@ -559,13 +523,6 @@ class WindowOperator(KeyedStreamOperator):
             self.ctx.delete_processing_time_timer(t)
 
     # -- helpers ----------------------------------------------------------------------------
-
-    def _trace_at(self, key: Any) -> tuple[int, int, str, Any]:
-        """The first fields of this operator's trace records now: processing time, watermark,
-        name and the key (``key`` an internal key: the trace shows the user's,
-        ``winviz.keygroups.user_key``)."""
-        timers = self.timers
-        return timers.current_processing_time, timers.current_watermark, self.name, user_key(key)
 
     def annotate(self, exc: WinvizError, key: Any) -> None:
         """Add operator, record and key to an engine error raised while processing."""
