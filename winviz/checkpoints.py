@@ -1,97 +1,58 @@
 """Checkpoints: consistent snapshots of a whole job, and recovery from them (Flink's
 ``CheckpointCoordinator``, checkpoint barriers and operator state snapshotting).
 
-In Flink the ``CheckpointCoordinator`` (on the JobManager) triggers checkpoint *n*
-periodically (``env.enableCheckpointing(interval)``); every source puts a **barrier** into its
-stream between two records and writes down its position (a Kafka partition's offset); each
-operator, once the barrier has reached it on all inputs, writes a snapshot of its state —
-keyed state, window contents, trigger state, *both timer queues of every timer service*
-(``InternalTimerServiceSerializationProxy``) — and passes the barrier on. When every task has
-acknowledged, the checkpoint is complete. On a failure the job is restarted: every operator is
-built anew, loads its part of the latest completed checkpoint (``initializeState``), and the
-sources re-read their input from the saved positions. Timers registered before the checkpoint
-fire after the restore — Flink's promise that timers survive failures.
+In Flink the coordinator triggers checkpoint *n* periodically (``env.enableCheckpointing``);
+every source puts a **barrier** into its stream and writes down its position; each operator,
+once the barrier has reached it on all inputs, snapshots its state — keyed state, window
+contents, trigger state, both timer queues of every timer service
+(``InternalTimerServiceSerializationProxy``) — and passes the barrier on. On a failure every
+operator is built anew, loads its part of the latest completed checkpoint
+(``initializeState``) and the sources re-read from the saved positions; timers registered
+before the checkpoint fire after the restore.
 
 **Watermarks are not checkpointed** (Flink 2.3): a restored job starts with every watermark at
-MIN — each operator's (``AbstractStreamOperator``'s combined watermark status and
-``InternalTimerServiceImpl.currentWatermark`` are built anew, not restored), each input gate's
-``StatusWatermarkValve`` (every channel at MIN and active), each two-input operator's inputs,
-and each source's watermark generation: ``TimestampsAndWatermarksOperator.open()`` and
-``SourceOperator.open()`` create new generators (a ``BoundedOutOfOrdernessWatermarks`` has seen
-no timestamp), a new ``WatermarkOutputMultiplexer`` and emitter (at MIN, not idle) and register
-the first periodic emission at the current time plus the interval. The watermarks rise again
-with the replayed records. So a record that was late before the failure can be on time in the
-replay: it is added to its window (a new one, when the old one was cleaned up before the
-checkpoint) and the window fires again, where the run without a failure dropped the record or
-sent it to the late side output; and an event-time timer of the checkpoint fires only when the
-new watermark passes it.
+MIN — the operators' (``AbstractStreamOperator``, ``InternalTimerServiceImpl``), every
+``StatusWatermarkValve`` channel, both inputs of a two-input operator, and the sources'
+generators (``TimestampsAndWatermarksOperator.open()`` / ``SourceOperator.open()`` build new
+ones, with a new ``WatermarkOutputMultiplexer``, the first periodic emission one interval
+after the current time). So a record late before the failure can be on time in the replay:
+it is added to its window (a new one if the old one was cleaned up) and the window fires
+again; an event-time timer of the checkpoint fires only when the new watermark passes it.
 
-Here the engine is synchronous and the processing clock is simulated, so a barrier placed
-between two source records reaches every operator at once: a checkpoint is a snapshot of every
-operator taken at a **cut** — "after the first ``n`` source records, in arrival order, went in".
-It holds:
-
-* the source positions (per source subtask; per partition of a partitioned source),
-* every operator's metrics and own state: keyed state (window contents, trigger state),
-  merging-window sets, pane counters, both timer queues of every timer service — for every
-  parallel subtask (a keyed subtask holds the state and timers of the key groups it owns);
-  no watermark, no generator, no valve (see above),
-* the position of every rebalance exchange (Flink does not keep it: see below),
-* the simulated processing clock,
-* what the sinks and side outputs received so far. Sinks are part of the consistent state: on a
-  restore their contents roll back to the checkpoint, as with Flink's exactly-once
-  (two-phase-commit) sinks, which only commit what a completed checkpoint covers.
-
-A replay from the saved positions after a restore gives each window the contents it has in an
-uninterrupted run when no replayed record is late (in either run); firings may come later
-(the watermark starts again at MIN), and a record late before the failure may be accepted
-and fire its window again. Metrics are winviz's totals over the run: they are restored with
-the state (Flink's task metrics start again at 0 in a new attempt). One difference from
-Flink: a ``rebalance`` exchange resumes its round robin where it was (Flink's
-``RebalancePartitioner`` starts at a random channel after a restore), so the same input gives
-the same trace.
-
-The trace shows the restart: a ``restore`` record, then a ``watermark`` record at MIN (input
-``"restore"``) for every operator subtask whose watermark was above MIN before the failure
-(sinks have no watermark records).
-
-The API (``StreamExecutionEnvironment.enable_checkpointing`` and ``execute(fail_at=...)``)::
+Here the engine is synchronous and the processing clock simulated, so a barrier reaches every
+operator at once: a checkpoint is a snapshot taken at a **cut** — "after the first ``n``
+source records, in arrival order". It holds the source positions (per subtask and partition),
+every operator subtask's metrics and own state (no watermark, generator or valve), the
+position of every rebalance exchange, the simulated clock, and what the sinks and side
+outputs received so far: on a restore they roll back, as Flink's exactly-once
+(two-phase-commit) sinks commit only what a completed checkpoint covers. Metrics are restored
+with the state (winviz's totals; Flink's restart at 0). One difference from Flink: a
+``rebalance`` exchange resumes its round robin where it was (Flink's ``RebalancePartitioner``
+starts at a random channel), so the same input gives the same trace. The trace shows the
+restart: a ``restore`` record, then a ``watermark`` record at MIN (input ``"restore"``) for
+every operator subtask whose watermark was above MIN.
 
     env.enable_checkpointing(1000)               # every 1000 ms of simulated processing time
     env.enable_checkpointing(at_records=[3, 8])  # or at cuts: after 3 and after 8 records
     result = env.execute(fail_at=6)              # fail after 6 records; restore; replay
-    result.checkpoints                           # [CompletedCheckpoint(...), ...]
-    result.restores                              # [Restore(failed_at=6, checkpoint_id=1, ...)]
+    env.execute(restore_from=result.checkpoints[-1])  # Flink's ``flink run -s <path>``
 
-**Restoring a job from a snapshot** (Flink's ``flink run -s <path>``: a new execution that
-starts from a checkpoint or savepoint)::
+A restore checks that the job built anew is the one the snapshot was taken of: the format
+version (``CHECKPOINT_VERSION``), every operator subtask (name — winviz's uid —, kind, key
+groups), the sources and exchanges, and what Flink's state backend checks: a state of the
+snapshot registered again (``StreamOperator.state_descriptors``) must keep its state type and
+namespace serializer (else Flink's ``StateMigrationException``). It raises
+``SnapshotMismatchError`` listing every difference, ``DamagedSnapshotError`` naming a missing
+or unloadable part. What Flink accepts is accepted: another trigger, lateness or window size
+with the same state; a session assigner in place of tumbling windows (the merging-window set
+is operator state, restored empty). Key types are not checked (Python keys have no
+serializer). Flink could also rescale by redistributing key groups; winviz does not.
 
-    snapshot = result.checkpoints[-1]            # from an earlier run of the same job
-    env.execute(restore_from=snapshot)           # loads it, replays the input from its positions
-
-The job built anew must be the one the snapshot was taken of: winviz checks the checkpoint
-format version (``CHECKPOINT_VERSION``), every operator subtask (its name, which is winviz's
-uid, its kind and, for keyed operators, its number of key groups), the sources and the
-exchanges, and what Flink's state backend checks: every state of the snapshot that an operator
-of the job registers again (``StreamOperator.state_descriptors``: the window operator's
-``window-contents`` and ``window-timers``) must have the same state type (LIST, REDUCING,
-AGGREGATING) and namespace serializer (the window type) — Flink fails such a restore with a
-``StateMigrationException``. It raises ``SnapshotMismatchError`` listing what differs (Flink
-matches state to operators by uid and fails on state it cannot assign; it could also change
-the parallelism by redistributing key groups, which winviz does not). What Flink accepts is
-accepted: another trigger, allowed lateness or window size with the same state, a session
-assigner where the snapshot had tumbling windows with the same function (the merging-window
-set is operator state, restored empty). Key types are not checked: Python keys have no
-serializer to compare. A snapshot with missing or unloadable parts raises
-``DamagedSnapshotError`` naming the part. In the restored run the watermarks start at MIN as
-after a failure (the sinks' contents at the checkpoint are part of the snapshot); its trace
-starts with a ``restore`` record (``failed_at`` None).
-
-A periodic checkpoint triggered at processing time ``T`` (``T`` = the run's start plus a
-multiple of the interval) puts its barrier in before the first record that arrives at or after
-``T``. A failure "at ``k``" happens after the first ``k`` records went in (after a checkpoint
-planned at the same cut); the job restarts from the latest completed checkpoint, or from the
-beginning when there is none. Each planned failure happens once.
+A periodic checkpoint triggered at processing time ``T`` (the run's start plus a multiple of
+the interval) puts its barrier before the first record arriving at or after ``T``. A failure
+"at ``k``" happens after the first ``k`` records (after a checkpoint at the same cut); the job
+restarts from the latest completed checkpoint, or from the beginning. Each planned failure
+happens once.
 """
 
 from __future__ import annotations

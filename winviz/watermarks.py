@@ -109,14 +109,7 @@ class WatermarksWithIdleness(WatermarkGenerator):
         self, watermarks: WatermarkGenerator, timeout: Any, clock: Callable[[], int]
     ) -> None:
         self.watermarks = watermarks
-        self.timeout = duration_ms(timeout, what="idleness timeout")
-        if self.timeout <= 0:
-            raise InputError(
-                "idleness timeout must be > 0",
-                field="idle_timeout",
-                value=self.timeout,
-                expected="> 0",
-            )
+        self.timeout = _idle_timeout(timeout)
         self.clock = clock
         self.counter = 0
         self.last_counter = 0
@@ -238,12 +231,7 @@ class WatermarkStrategy:
         return replace(self, timestamp_assigner=assigner)
 
     def with_idleness(self, timeout: Any) -> WatermarkStrategy:
-        t = duration_ms(timeout, what="idleness timeout")
-        if t <= 0:
-            raise InputError(
-                "idleness timeout must be > 0", field="idle_timeout", value=t, expected="> 0"
-            )
-        return replace(self, idle_timeout=t)
+        return replace(self, idle_timeout=_idle_timeout(timeout))
 
     def with_watermark_alignment(
         self, group: str, max_drift: Any, update_interval: Any = DEFAULT_UPDATE_INTERVAL
@@ -275,6 +263,15 @@ class WatermarkStrategy:
         if self.idle_timeout is not None:
             gen = WatermarksWithIdleness(gen, self.idle_timeout, clock)
         return gen
+
+
+def _idle_timeout(timeout: Any) -> int:
+    t = duration_ms(timeout, what="idleness timeout")
+    if t <= 0:
+        raise InputError(
+            "idleness timeout must be > 0", field="idle_timeout", value=t, expected="> 0"
+        )
+    return t
 
 
 def _function_of(fn: Any, arity: int, what: str, field: str, expected: str) -> None:
