@@ -74,13 +74,17 @@ def duration_ms(value: Any, *, what: str = "duration") -> int:
     else:
         ms = value.to_pytimedelta() // _ONE_MS
     if not MIN <= ms <= MAX:
-        raise LongRangeError(
-            f"{what} is outside Java's long range, so Flink could not hold it",
-            field=what,
-            value=value,
-            expected="-2**63 <= ms <= 2**63-1",
-        )
+        raise _long_range_error(what, value)
     return ms
+
+
+def _long_range_error(what: str, value: Any) -> LongRangeError:
+    return LongRangeError(
+        f"{what} is outside Java's long range, so Flink could not hold it",
+        field=what,
+        value=value,
+        expected="-2**63 <= ms <= 2**63-1",
+    )
 
 
 def time_ms(value: Any, *, what: str) -> int:
@@ -96,12 +100,7 @@ def time_ms(value: Any, *, what: str) -> int:
             expected="an int in Java's long range",
         )
     if not MIN <= value <= MAX:
-        raise LongRangeError(
-            f"{what} is outside Java's long range, so Flink could not hold it",
-            field=what,
-            value=value,
-            expected="-2**63 <= ms <= 2**63-1",
-        )
+        raise _long_range_error(what, value)
     return int(value)
 
 

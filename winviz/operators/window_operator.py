@@ -149,11 +149,8 @@ class WindowOperator(KeyedStreamOperator):
         self._continuous = nested if type(nested) is ContinuousEventTimeTrigger else None
 
     def fuse(self, kernel: WindowKernel) -> None:
-        """Where the fused path plugs in: when the job is built (``winviz.operators.chaining``,
-        before it runs), a ``WindowKernel`` takes this operator's element path — with a
-        trace ``process_element``, without one ``process_batch`` — and its timer service's
-        event-time firing. It runs the same steps in tight loops and calls this module's
-        rules (``winviz.operators.window_rules``)."""
+        """Where the fused path plugs in (see the module docstring): a ``WindowKernel`` takes
+        the element path and the timer service's event-time firing."""
         self.kernel = kernel
         self.timers.fire_due_event_timers = kernel.fire_event_timers
 
@@ -169,10 +166,8 @@ class WindowOperator(KeyedStreamOperator):
             super().process_batch(batch)
 
     def process_element(self, value: Any, ts: int | None) -> None:
-        """Flink's ``processElement``: the element's key, its windows, each window's steps
-        (``_process_windows``, or ``_process_merging`` for session windows), then the late
-        side output if the element went into no window and is late itself. The fused element
-        loop instead when the job was built with a kernel and a trace (``fuse``)."""
+        """Flink's ``processElement`` (see the module docstring); the fused element loop
+        instead when the job was built with a kernel and a trace (``fuse``)."""
         kernel = self.kernel
         if kernel is not None and kernel.traced:
             kernel.process_element(value, ts)
@@ -379,11 +374,8 @@ class WindowOperator(KeyedStreamOperator):
     def clear_all_state(
         self, key: Any, window: Any, state_window: Any, merging: MergingWindowSet | None
     ) -> None:
-        """Flink's ``clearAllState`` of a window whose cleanup time has come: the contents,
-        the trigger's ``clear``, the window function's ``clear`` (``WindowContext.clear``)
-        and the merging bookkeeping. The function's per-window state (``window_state()``)
-        is not cleared here: it stays unless the function's ``clear`` clears it, as in
-        Flink."""
+        """Flink's ``clearAllState``: the contents, the trigger's and the window function's
+        ``clear`` and the merging bookkeeping (not the function's ``window_state()``)."""
         self.state.clear(self.contents.name, key, state_window)
         self.ctx.key, self.ctx.window = key, window
         self.trigger.clear(window, self.ctx)
@@ -692,15 +684,9 @@ class WindowOperator(KeyedStreamOperator):
     # -- checkpoints ------------------------------------------------------------------------
 
     def state_descriptors(self) -> dict[str, str]:
-        """The window contents (``window-contents``: LIST with a ProcessWindowFunction or an
-        evictor, REDUCING with reduce, AGGREGATING with aggregate) and the timer service
-        (``window-timers``), both with the window serializer as namespace serializer
-        (``WindowAssigner.getWindowSerializer``: ``GlobalWindow.Serializer`` for
-        ``GlobalWindows``, else ``TimeWindow.Serializer``). Flink's restore fails when a
-        state of the snapshot is registered again with another type
-        (``StateMigrationException``) or a timer service with an incompatible namespace
-        serializer. (The merging-window set of session windows is operator state: added or
-        dropped without a check.)"""
+        """The window contents (LIST, REDUCING or AGGREGATING) and the timer service, both
+        with the window serializer as namespace serializer (``getWindowSerializer``). The
+        merging-window set is operator state: not checked (``winviz.checkpoints``)."""
         windows = (
             "GlobalWindow.Serializer"
             if isinstance(self.assigner, GlobalWindows)
@@ -812,15 +798,9 @@ class WindowContext:
         self.op.side_output(tag, value, self.current_window.max_timestamp())
 
     def window_state(self) -> PartitionedState:
-        """Per-key, per-window state (Flink's ``windowState()``, a ``PerWindowStateStore``):
-        the window operator never clears it — clear it in the function's ``clear``, which
-        runs at the window's cleanup, or it stays for good (Flink's ``clearAllState`` calls
-        the function's ``clear`` and leaves the rest to it).
-
-        Merging windows (session windows) have none: Flink's ``MergingWindowStateStore``
-        throws ``UnsupportedOperationException("Per-window state is not allowed when using
-        merging windows.")`` as the function asks for the state; so does this, naming the
-        operator, key and window (the trace up to here stays on the error)."""
+        """Per-key, per-window state (Flink's ``windowState()``, a ``PerWindowStateStore``),
+        for the function's ``clear`` to clear; refused on merging windows (see the module
+        docstring)."""
         op = self.op
         if op.assigner.is_merging:
             raise per_window_state_error(op.name, op.current_key, self.current_window)
