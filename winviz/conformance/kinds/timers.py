@@ -50,24 +50,20 @@ def _timer_entries(entries: Any, where: str) -> list[tuple[int, Any]]:
 def apply_timer_ops(
     step: dict[str, Any], service: InternalTimerService, where: str, void_namespace: bool = True
 ) -> None:
-    """register_* / delete_* of a step, on the service, for its current key."""
-    ops = (
-        ("register_event_time", service.register_event_time_timer),
-        ("delete_event_time", service.delete_event_time_timer),
-        ("register_processing_time", service.register_processing_time_timer),
-        ("delete_processing_time", service.delete_processing_time_timer),
-    )
-    for field, call in ops:
+    """register_* / delete_* of a step (``_TIMER_OPS``, in that order), on the service's
+    ``<field>_timer``, for its current key."""
+    for field in _TIMER_OPS:
+        call = getattr(service, f"{field}_timer")
         for ts, ns in _timer_entries(step.get(field, []), f"{where}{field}"):
             call(None if void_namespace and ns == DEFAULT_NAMESPACE else ns, ts)
 
 
-_TIMER_OPS = {
+_TIMER_OPS = (
     "register_event_time",
     "delete_event_time",
     "register_processing_time",
     "delete_processing_time",
-}
+)
 
 
 class TimersDriver(Driver):
