@@ -370,12 +370,8 @@ class StreamExecutionEnvironment:
         order (equal arrival times: the lower partition first).
 
         ``assign_timestamps_and_watermarks`` applied right after this source generates
-        watermarks **per partition** (like ``env.fromSource(kafkaSource, strategy, name)``):
-        each partition has its own generator, and the source's watermark is the minimum over
-        the partitions that are not idle (see ``winviz.operators.split_watermarks``). A
-        partition that goes quiet holds the watermark back until ``with_idleness`` marks it
-        idle. Applied after any other operator, the strategy runs once for the whole stream.
-        A partition never finishes before the end of the whole input.
+        watermarks **per partition** (``winviz.operators.split_watermarks``); applied after
+        any other operator, once for the whole stream.
 
         With a parallelism above 1 (``set_parallelism`` on this stream or on its watermark
         assignment, or the environment's) the source has that many reader subtasks and
@@ -470,11 +466,8 @@ class StreamExecutionEnvironment:
         from the saved source positions. The outputs are those of a run without failures.
 
         ``restore_from`` starts the run from a snapshot of this job (a ``CompletedCheckpoint``
-        of an earlier run, e.g. ``result.checkpoints[-1]``), as Flink starts a job from a
-        checkpoint or savepoint: its state, timers, clock and outputs so far are loaded and the
-        input is read on from its source positions. A snapshot of another job raises
-        ``SnapshotMismatchError`` saying what differs, a damaged one ``DamagedSnapshotError``
-        (see ``winviz.checkpoints``).
+        of an earlier run), as Flink starts a job from a checkpoint or savepoint (see
+        ``winviz.checkpoints``).
 
         While the job runs, the garbage collector's oldest-generation threshold is raised
         and then restored (``JobRuntime.gc_full_collection_threshold``; None turns it off)."""
@@ -673,9 +666,8 @@ class DataStream:
     def union(self, *others: DataStream) -> DataStream:
         """Flink's ``DataStream.union``: one stream of the records of all of them. Not an
         operator: the next operator gets one input channel per stream (a stream united with
-        itself gives two channels, so every record twice) and combines the channels'
-        watermarks with a ``StatusWatermarkValve`` — its watermark is the minimum over the
-        channels that are not idle (see ``winviz.operators.inputs``)."""
+        itself gives two, so every record twice), combined by its ``InputGate``
+        (``winviz.operators.inputs``)."""
         for other in others:
             if not isinstance(other, DataStream):
                 raise ArgumentTypeError(

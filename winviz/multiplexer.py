@@ -1,13 +1,9 @@
 """Flink's ``WatermarkOutputMultiplexer`` (with ``CombinedWatermarkStatus``): how a source
 combines the watermarks of its splits (Kafka partitions) into one.
 
-Each split has its own watermark generator writing to its own *partial* output. The combined
-watermark is the minimum over the splits that are not idle, and it is emitted only when it
-increases. When every split is idle, the combined watermark is the maximum over all splits
-(flushed if it increased) and then the source is marked idle (Flink 2.3's
-``CombinedWatermarkStatus``; checked against the Flink jar by ``tests/flink``).
-A split that becomes active again counts in the minimum at once — it can hold the combined
-watermark back, though never move it backwards.
+Each split has its own watermark generator writing to its own *partial* output; the partials
+are combined by the rule of ``winviz.combined_watermark``, and when every split is idle the
+source is marked idle.
 
 Generators write either *immediately* (``on_event`` of a punctuated generator: the combined
 watermark is recomputed at once) or *deferred* (``on_periodic_emit``: all splits are asked

@@ -5,13 +5,9 @@ Records of input 1 go to ``process_element1``, records of input 2 to ``process_e
 Each input first combines its own channels with a ``StatusWatermarkValve`` (Flink's
 ``StreamTwoInputProcessor`` has one input gate and valve per input); the operator then combines
 the two inputs as Flink's ``AbstractStreamOperator.processWatermark1/2`` and
-``processWatermarkStatus1/2`` do, with an ``IndexedCombinedWatermarkStatus``:
-
-* its watermark is the **minimum of the two inputs' watermarks**, over the inputs that are not
-  idle, emitted when it increases (an input that sends a watermark counts as active again);
-* when both inputs are idle the operator is idle (no watermark is flushed, unlike a valve);
-  the first input to become active again makes it active. The status goes downstream when the
-  operator's idleness changes (Flink 2.x).
+``processWatermarkStatus1/2`` do, with an ``IndexedCombinedWatermarkStatus``
+(``winviz.combined_watermark``). The operator is idle while both inputs are; its status goes
+downstream when that changes (Flink 2.x).
 
 Trace: ``channel_watermark`` / ``channel_idle`` / ``channel_active`` with ``channel`` 0 or 1
 and ``input`` ``"input1"`` / ``"input2"`` when an input's watermark or status reaches the

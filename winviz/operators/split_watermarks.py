@@ -7,12 +7,9 @@ watermarks — ``ProgressiveTimestampsAndWatermarks`` with a split-local output 
 ``TimestampsAndWatermarksOperator``. Each partition gets its own generator instance from the
 strategy (and its own idleness timer with ``with_idleness``); a record updates only its own
 partition's generator. The partition watermarks are combined as Flink combines split
-watermarks, by a ``WatermarkOutputMultiplexer`` (``winviz.multiplexer``): the source's
-watermark is the minimum over the partitions that are not idle, emitted when it increases;
-when every partition is idle the source becomes idle. So one partition that stops sending
-records holds the watermark back (the window that "never fires") until it is marked idle — or
-until the end of the input, when the source emits the watermark MAX. A partition that comes
-back counts in the minimum at once (it cannot move the watermark backwards, but it holds it).
+watermarks, by a ``WatermarkOutputMultiplexer`` (``winviz.multiplexer``). So one partition
+that stops sending records holds the watermark back (the window that "never fires") until it
+is marked idle — or until the end of the input, when the source emits the watermark MAX.
 
 Trace: ``channel_watermark`` (channel = partition, input = ``source[p]``) when a partition's
 watermark increases, ``watermark_dropped`` for a lower one, ``channel_idle`` /
