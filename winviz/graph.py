@@ -86,10 +86,8 @@ class OperatorSpec:
     copied for every subtask (``shipped``)."""
 
     def shipped(self, operator: str) -> OperatorSpec:
-        """This spec with its own deep copy of its ``functions`` (one ``copy.deepcopy`` of
-        them together: objects shared between them stay shared within the copy), as one
-        Flink task deserializes the operator factory it was shipped. ``operator`` names the
-        node in the error raised for a function that cannot be copied."""
+        """This spec with its own deep copy of its ``functions``, taken together (see the
+        module docstring); ``operator`` names the node in the error."""
         if not self.functions:
             return self
         values = tuple(getattr(self, name) for name in self.functions)
@@ -261,32 +259,34 @@ class FlatMapSpec(OperatorSpec):
 
 
 @dataclass(frozen=True)
-class KeyedProcessSpec(OperatorSpec):
+class KeyedSpec(OperatorSpec):
+    """A one-input operator after ``key_by``: its records are routed by ``key_selector``."""
+
+    key_selector: KeySelector
+
+    def key_selector_of(self, input_index: int) -> KeySelector | None:
+        return self.key_selector
+
+
+@dataclass(frozen=True)
+class KeyedProcessSpec(KeyedSpec):
     """``key_by(...).process(function)`` (Flink's ``KeyedProcessOperator``)."""
 
     kind: ClassVar[str] = "process"
     functions: ClassVar[tuple[str, ...]] = ("key_selector", "function")
-    key_selector: KeySelector
     function: KeyedProcessFunction
-
-    def key_selector_of(self, input_index: int) -> KeySelector | None:
-        return self.key_selector
 
     def build(self, ctx: BuildContext) -> StreamOperator:
         return KeyedProcessOperator(ctx.name, self.key_selector, self.function)
 
 
 @dataclass(frozen=True)
-class RollingReduceSpec(OperatorSpec):
+class RollingReduceSpec(KeyedSpec):
     """``key_by(...).reduce(fn)``: the running reduction per key (no windows)."""
 
     kind: ClassVar[str] = "rolling_reduce"
     functions: ClassVar[tuple[str, ...]] = ("key_selector", "fn")
-    key_selector: KeySelector
     fn: Callable[[Any, Any], Any]
-
-    def key_selector_of(self, input_index: int) -> KeySelector | None:
-        return self.key_selector
 
     def build(self, ctx: BuildContext) -> StreamOperator:
         return KeyedProcessOperator(ctx.name, self.key_selector, RollingReduceFunction(self.fn))
@@ -347,7 +347,7 @@ class IntervalJoinSpec(OperatorSpec):
 
 
 @dataclass(frozen=True)
-class WindowSpec(OperatorSpec):
+class WindowSpec(KeyedSpec):
     """``key_by(...).window(assigner)`` with its trigger, evictor, allowed lateness, late
     data tag and window function (Flink's ``WindowOperator``; ``window_all``: one subtask,
     every record under one key).
@@ -366,7 +366,6 @@ class WindowSpec(OperatorSpec):
         "trigger",
         "evictor",
     )
-    key_selector: KeySelector
     assigner: WindowAssigner
     function_kind: str = "process"
     fn: Callable[[Any, Any], Any] | AggregateFunction | None = None
@@ -376,9 +375,6 @@ class WindowSpec(OperatorSpec):
     allowed_lateness: int = 0
     late_data_tag: OutputTag | None = None
     window_all: bool = False
-
-    def key_selector_of(self, input_index: int) -> KeySelector | None:
-        return self.key_selector
 
     def window_function(self) -> InternalWindowFunction:
         if self.function_kind == "reduce":
