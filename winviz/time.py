@@ -144,6 +144,11 @@ def _aware_to_ms(value: _dt.datetime) -> int:
     return (value - _EPOCH) // _ONE_MS
 
 
+def _bad_timestamp(message: str, index: int | None, field: str, value: Any) -> InputError:
+    """The ``InputError`` of a timestamp the normalizer cannot take."""
+    return InputError(message, index=index, field=field, value=value)
+
+
 @dataclass
 class TimestampNormalizer:
     """Turns user timestamps into epoch milliseconds with the module's time-zone rules.
@@ -163,19 +168,16 @@ class TimestampNormalizer:
             if self.first_kind is None:
                 self.first_kind = kind
             elif kind != self.first_kind:
-                raise InputError(
+                raise _bad_timestamp(
                     f"mixed naive and aware timestamps: this one is {kind}, earlier ones were "
                     f"{self.first_kind}; give all timestamps with an offset or none",
-                    index=index,
-                    field=field_name,
-                    value=value,
+                    index,
+                    field_name,
+                    value,
                 )
         if not in_long_range(ms):
-            raise InputError(
-                "timestamp outside Java's long range [-2**63, 2**63-1] ms",
-                index=index,
-                field=field_name,
-                value=value,
+            raise _bad_timestamp(
+                "timestamp outside Java's long range [-2**63, 2**63-1] ms", index, field_name, value
             )
         return ms
 
@@ -194,28 +196,23 @@ class TimestampNormalizer:
 
     def _convert(self, value: Any, index: int | None, field_name: str) -> tuple[int, str | None]:
         if value is None:
-            raise InputError("missing timestamp (None)", index=index, field=field_name, value=value)
+            raise _bad_timestamp("missing timestamp (None)", index, field_name, value)
         if isinstance(value, bool):
-            raise InputError(
+            raise _bad_timestamp(
                 "a bool is not a timestamp; expected int ms, datetime, pandas Timestamp or ISO "
                 "string",
-                index=index,
-                field=field_name,
-                value=value,
+                index,
+                field_name,
+                value,
             )
         if isinstance(value, int):
             return value, None
         if isinstance(value, float):
             if math.isnan(value) or math.isinf(value):
-                raise InputError(
-                    "timestamp is NaN or infinite", index=index, field=field_name, value=value
-                )
+                raise _bad_timestamp("timestamp is NaN or infinite", index, field_name, value)
             if not value.is_integer():
-                raise InputError(
-                    "timestamp must be whole milliseconds",
-                    index=index,
-                    field=field_name,
-                    value=value,
+                raise _bad_timestamp(
+                    "timestamp must be whole milliseconds", index, field_name, value
                 )
             return int(value), None
         if isinstance(value, str):
@@ -223,36 +220,33 @@ class TimestampNormalizer:
             try:
                 parsed = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
             except ValueError:
-                raise InputError(
+                raise _bad_timestamp(
                     "unparseable timestamp string; expected ISO 8601 such as "
                     "'2019-08-24 17:51:44.152' or '2019-08-24T09:51:44.152Z'",
-                    index=index,
-                    field=field_name,
-                    value=value,
+                    index,
+                    field_name,
+                    value,
                 ) from None
             return self._convert(parsed, index, field_name)
         to_pydatetime = getattr(value, "to_pydatetime", None)
         if to_pydatetime is not None and not isinstance(value, _dt.datetime):
             value = to_pydatetime()
         if type(value).__name__ == "NaTType" or value != value:  # pandas NaT
-            raise InputError("timestamp is NaT", index=index, field=field_name, value=value)
+            raise _bad_timestamp("timestamp is NaT", index, field_name, value)
         if isinstance(value, _dt.datetime):
             if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
                 return _aware_to_ms(value.replace(tzinfo=self._zone())), "naive"
             return _aware_to_ms(value), "aware"
         if isinstance(value, _dt.date):
-            raise InputError(
-                "a date has no time of day; give a datetime",
-                index=index,
-                field=field_name,
-                value=value,
+            raise _bad_timestamp(
+                "a date has no time of day; give a datetime", index, field_name, value
             )
-        raise InputError(
+        raise _bad_timestamp(
             f"unsupported timestamp type {type(value).__name__}; expected int ms, datetime, "
             "pandas Timestamp or ISO string",
-            index=index,
-            field=field_name,
-            value=value,
+            index,
+            field_name,
+            value,
         )
 
 

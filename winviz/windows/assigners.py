@@ -190,31 +190,6 @@ class SlidingProcessingTimeWindows(SlidingEventTimeWindows):
         return ProcessingTimeTrigger()
 
 
-def merge_time_windows(
-    windows: list[TimeWindow], callback: Callable[[set[TimeWindow], TimeWindow], None]
-) -> None:
-    """``TimeWindow.mergeWindows``: sort by start, sweep, and report every group of more
-    than one overlapping-or-touching window with the window that covers the group."""
-    current: TimeWindow | None = None
-    group: list[TimeWindow] = []
-    groups: list[tuple[TimeWindow, list[TimeWindow]]] = []
-    for candidate in sorted(windows, key=lambda w: w.start):
-        if current is None:
-            current, group = candidate, [candidate]
-        elif current.intersects(candidate):
-            current = current.cover(candidate)
-            group.append(candidate)
-        else:
-            groups.append((current, group))
-            current, group = candidate, [candidate]
-    if current is not None:
-        groups.append((current, group))
-    for cover, members in groups:
-        unique = list(dict.fromkeys(members))
-        if len(unique) > 1:
-            callback(unique, cover)
-
-
 class EventTimeSessionWindows(WindowAssigner):
     """Session windows: ``[ts, ts + gap)`` per element, merged when they overlap or touch."""
 
@@ -259,7 +234,26 @@ class EventTimeSessionWindows(WindowAssigner):
         return [TimeWindow(timestamp, wrap_long(timestamp + self._gap_for(element)))]
 
     def merge_windows(self, windows, callback):
-        merge_time_windows(windows, callback)
+        """``TimeWindow.mergeWindows``: sort by start, sweep, and report every group of more
+        than one overlapping-or-touching window with the window that covers the group."""
+        current: TimeWindow | None = None
+        group: list[TimeWindow] = []
+        groups: list[tuple[TimeWindow, list[TimeWindow]]] = []
+        for candidate in sorted(windows, key=lambda w: w.start):
+            if current is None:
+                current, group = candidate, [candidate]
+            elif current.intersects(candidate):
+                current = current.cover(candidate)
+                group.append(candidate)
+            else:
+                groups.append((current, group))
+                current, group = candidate, [candidate]
+        if current is not None:
+            groups.append((current, group))
+        for cover, members in groups:
+            unique = list(dict.fromkeys(members))
+            if len(unique) > 1:
+                callback(unique, cover)
 
     def default_trigger(self) -> Trigger:
         return EventTimeTrigger()
