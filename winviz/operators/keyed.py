@@ -43,19 +43,13 @@ class KeyedStreamOperator(StreamOperator):
         self, kind: str, domain: str, key: Any, namespace: Any, ts: int, flag: bool
     ) -> None:
         trace: Any = self.trace
-        now, wm, shown = (
-            self.timers.current_processing_time,
-            self.timers.current_watermark,
-            user_key(key),
-        )
+        at = self._trace_at(key)
         if kind == "timer_fired":
-            trace.timer_fired(now, wm, self.name, shown, namespace, ts, domain, namespace)
+            trace.timer_fired(*at, namespace, ts, domain, namespace)
         elif kind == "timer_registered":
-            trace.timer_registered(
-                now, wm, self.name, shown, namespace, ts, domain, namespace, flag
-            )
+            trace.timer_registered(*at, namespace, ts, domain, namespace, flag)
         else:
-            trace.timer_deleted(now, wm, self.name, shown, namespace, ts, domain, namespace, flag)
+            trace.timer_deleted(*at, namespace, ts, domain, namespace, flag)
 
     def _trace_at(self, key: Any) -> tuple[int, int, str, Any]:
         """The first fields of this operator's trace records now: processing time, watermark,

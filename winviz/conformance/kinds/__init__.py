@@ -1,11 +1,5 @@
 """One driver per transcript kind: it builds the operator from ``operator:`` and executes
-steps the way Flink's test harness for that operator does.
-
-Kinds: ``window`` (WindowOperator), ``timers`` (KeyedProcessOperator), ``timer_service``
-(InternalTimerService), ``trigger`` (TriggerTestHarness), ``assigner``,
-``merging_window_set``, ``valve`` (StatusWatermarkValve), ``bounded_out_of_orderness``,
-``watermark_generator``, ``partitioner`` (KeyGroupStreamPartitioner / RebalancePartitioner) and
-``two_input`` (KeyedCoProcessOperator with an IndexedCombinedWatermarkStatus).
+steps the way Flink's test harness for that operator does (each driver's docstring names it).
 
 One module a family: ``driver`` (the base and the shared value reading), ``windows``,
 ``timers``, ``watermarks`` and ``inputs``; ``DRIVERS`` maps each kind to its driver.
