@@ -169,7 +169,8 @@ def seattle_temps(
         limit = count_arg(limit, what="limit", minimum=0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ArgumentTypeError("seed must be an int", field="seed", value=seed, expected="an int")
-    source = resources.files("vega_datasets") / "_data" / "seattle-temps.csv"
+    name = "seattle-temps.csv"
+    source = resources.files("vega_datasets") / "_data" / name
     to_ms = TimestampNormalizer("America/Los_Angeles")
     rnd = random.Random(seed)
     rows = []
@@ -182,26 +183,18 @@ def seattle_temps(
                 ts = to_ms(row["date"].replace("/", "-"), index=line_no, field_name="date")
             except InputError:
                 raise DatasetError(
-                    "seattle-temps.csv",
-                    line_no,
-                    "date",
-                    row["date"],
-                    "a time like '2010/01/01 00:00'",
+                    name, line_no, "date", row["date"], "a time like '2010/01/01 00:00'"
                 ) from None
             try:
                 temp = float(row["temp"])
             except (TypeError, ValueError):
-                raise DatasetError(
-                    "seattle-temps.csv", line_no, "temp", row["temp"], "a number"
-                ) from None
+                raise DatasetError(name, line_no, "temp", row["temp"], "a number") from None
             if not math.isfinite(temp):
-                raise DatasetError(
-                    "seattle-temps.csv", line_no, "temp", row["temp"], "a finite number"
-                )
+                raise DatasetError(name, line_no, "temp", row["temp"], "a finite number")
             delay = round(rnd.expovariate(1 / mean_delay)) if mean_delay > 0 else 0
             if ts + delay > MAX:  # a processing time is a Java long, as every time
                 raise InputError(
-                    f"seattle-temps.csv, line {line_no}: the reading at ts {ts} would arrive "
+                    f"{name}, line {line_no}: the reading at ts {ts} would arrive "
                     f"{delay} ms later, after MAX (Long.MAX_VALUE): mean_delay "
                     f"{format_ms(mean_delay)} is too large",
                     index=len(rows),
