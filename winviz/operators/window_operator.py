@@ -347,13 +347,8 @@ class WindowOperator(KeyedStreamOperator):
                     return  # the window is gone (a trigger left a timer behind): nothing to do
             else:
                 state_window = window
-            if event_time:
-                result = self.trigger.on_event_time(time, window, ctx)
-            else:
-                result = self.trigger.on_processing_time(time, window, ctx)
-            result = self._check(
-                result, "on_event_time" if event_time else "on_processing_time", key, window
-            )
+            call = "on_event_time" if event_time else "on_processing_time"
+            result = self._check(getattr(self.trigger, call)(time, window, ctx), call, key, window)
             if result.is_fire:
                 contents = self.state.get(self.contents.name, key, state_window)
                 if contents is not None:
