@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -157,15 +157,6 @@ def _row(
                 **where,
             )
     return out
-
-
-def value_type(batches: Iterable[InputBatch]) -> str:
-    """``"long"`` when every value is an int, else ``"double"`` (the Spark column type)."""
-    for b in batches:
-        for r in b.rows:
-            if isinstance(r.get(VALUE), float):
-                return "double"
-    return "long"
 
 
 def write_batch_file(batch: InputBatch, watched: Path, staging: Path) -> Path:

@@ -33,6 +33,7 @@ Reasons (several may apply to one row, joined with ``"; "``):
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
 from winviz.errors import ArgumentTypeError
@@ -119,18 +120,19 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
     return frame.astype({c: "Int64" for c in ints} | {"same_result": bool, "reason": str})
 
 
+@dataclass
 class _Flink:
-    def __init__(self) -> None:
-        self.firings: list[tuple[int, Any, str, int]] = []  # proc_time, result, timing, wm
-        self.late: list[str] = []
-        self.late_ts: list[int] = []  # the timestamps of those late rows
+    # (proc_time, result, timing, watermark) of each firing
+    firings: list[tuple[int, Any, str, int]] = field(default_factory=list)
+    late: list[str] = field(default_factory=list)
+    late_ts: list[int] = field(default_factory=list)  # the timestamps of those late rows
 
 
+@dataclass
 class _Spark:
-    def __init__(self) -> None:
-        self.outputs: list[tuple[int, int, Any]] = []  # batch_id, proc_time, result
-        self.dropped: list[str] = []
-        self.counted: dict[int, str] = {}  # ts -> why Spark's late filter let the row in
+    outputs: list[tuple[int, int, Any]] = field(default_factory=list)  # batch_id, proc_time, result
+    dropped: list[str] = field(default_factory=list)
+    counted: dict[int, str] = field(default_factory=dict)  # ts -> why Spark's late filter let it in
 
 
 def _flink_side(trace: Any, operator: str | None) -> dict[tuple, _Flink]:
@@ -144,6 +146,23 @@ def _flink_side(trace: Any, operator: str | None) -> dict[tuple, _Flink]:
         operator = ops[0] if ops else None
     side: dict[tuple, _Flink] = defaultdict(_Flink)
     pending: list[tuple[tuple, Any]] = []  # skipped windows of the element being handled
+
+    def settle(r: Any) -> None:
+        """What became of the pending late element: ``r`` is the record after its skips."""
+        routed = r is not None and r.kind == "side_output"
+        for g, skipped in pending:
+            if routed and (r.ts, r.key) == (skipped.ts, skipped.key):
+                side[g].late.append(
+                    f"side output {r.detail[0]!r}: Flink routed late row ts {r.ts} there "
+                    f"(watermark {skipped.watermark})"
+                )
+            else:
+                side[g].late.append(
+                    f"dropped by Flink as late: ts {skipped.ts} (watermark {skipped.watermark})"
+                )
+            side[g].late_ts.append(skipped.ts)
+        pending.clear()
+
     for r in records:
         if r.operator != operator:
             continue
@@ -153,23 +172,8 @@ def _flink_side(trace: Any, operator: str | None) -> dict[tuple, _Flink]:
         elif r.kind == "skipped_late_window":
             pending.append(((r.key, r.window.start, r.window.end), r))
         elif r.kind in ("side_output", "late_dropped", "element", "arrival"):
-            for g, skipped in pending:
-                if r.kind == "side_output" and r.ts == skipped.ts and r.key == skipped.key:
-                    side[g].late.append(
-                        f"side output {r.detail[0]!r}: Flink routed late row ts {r.ts} there "
-                        f"(watermark {skipped.watermark})"
-                    )
-                else:
-                    side[g].late.append(
-                        f"dropped by Flink as late: ts {skipped.ts} (watermark {skipped.watermark})"
-                    )
-                side[g].late_ts.append(skipped.ts)
-            pending = []
-    for g, skipped in pending:
-        side[g].late.append(
-            f"dropped by Flink as late: ts {skipped.ts} (watermark {skipped.watermark})"
-        )
-        side[g].late_ts.append(skipped.ts)
+            settle(r)
+    settle(None)
     return side
 
 

@@ -80,13 +80,3 @@ def _first_lines(text: str) -> str:
         if re.match(r"^[A-Za-z_.]*(Error|Exception): ", ln) and "Traceback" not in ln:
             return ln
     return lines[0] if lines else "(no message)"
-
-
-def failing_input(
-    inputs: Sequence[InputBatch], files_written: int, data_batches_done: int
-) -> InputBatch | None:
-    """The input batch the failing micro-batch was reading: the first file not yet read, if it
-    was written; else None (a no-data batch)."""
-    if data_batches_done < files_written:
-        return inputs[data_batches_done]
-    return None

@@ -36,15 +36,7 @@ from winviz.spark.join_model import (
 from winviz.spark.readback import to_outcomes
 from winviz.spark.results import BatchOutcome
 from winviz.spark.session import get_spark
-from winviz.spark.twins import _Run, _run_query, input_stream
-
-SPARK_JOIN_TYPES = {
-    "inner": "inner",
-    "left_outer": "left_outer",
-    "right_outer": "right_outer",
-    "full_outer": "full_outer",
-    "left_semi": "left_semi",
-}
+from winviz.spark.twins import _Run, input_stream, run_query
 
 
 def run_join_twin(
@@ -63,16 +55,7 @@ def run_join_twin(
     files = [_file_batch(b) for b in inputs]
     run = _Run()
     conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
-    _run_query(
-        spark,
-        spec,
-        files,
-        lambda watched: build_join_query(spark, spec, files, watched),
-        run,
-        lambda r: JoinRow(*r),
-        join_row_order,
-        conf,
-    )
+    run_query(spark, spec, files, build_join_query, run, JoinRow, join_row_order, conf)
     outcomes = to_outcomes(run.progress, run.captured, files)
     return JoinResult(spec, explain_run(spec, inputs, outcomes), source="spark")
 
@@ -129,7 +112,7 @@ def build_join_query(
     left = side(0, "l", spec.left_delay)
     right = side(1, "r", spec.right_delay)
     condition = F.expr(join_condition(spec))
-    joined = left.join(right, condition, SPARK_JOIN_TYPES[spec.join_type])
+    joined = left.join(right, condition, spec.join_type)  # Spark names the JOIN_TYPES alike
     if spec.join_type == "left_semi":
         return joined.select(
             F.col("lkey").alias("key"),

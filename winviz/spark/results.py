@@ -11,7 +11,7 @@ before, that decides which input rows are too late (``numRowsDroppedByWatermark`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
 from winviz.spark.spec import StateSpec, TwinSpec
@@ -107,17 +107,11 @@ class TwinResult:
         """The per-batch table: one row per micro-batch (``rows`` holds its output rows)."""
         import pandas as pd
 
+        columns = [f.name for f in fields(BatchOutcome) if f.name != "rows"]
         return pd.DataFrame(
             [
                 {
-                    "batch_id": b.batch_id,
-                    "interval": b.interval,
-                    "proc_time": b.proc_time,
-                    "input_rows": b.input_rows,
-                    "max_event_time": b.max_event_time,
-                    "watermark": b.watermark,
-                    "late_watermark": b.late_watermark,
-                    "dropped": b.dropped,
+                    **{c: getattr(b, c) for c in columns},
                     "output_rows": len(b.rows),
                     "rows": [r._asdict() for r in b.rows],
                 }
