@@ -135,11 +135,7 @@ def _row(
         )
     if STREAM in out:
         stream = out[STREAM]
-        if (
-            not isinstance(stream, int)
-            or isinstance(stream, bool)
-            or not (0 <= stream < len(spec.delays))
-        ):
+        if not is_ms(stream) or not 0 <= stream < len(spec.delays):
             raise BatchInputError(
                 "a stream must be the index of one of the union's streams",
                 field=str(spec.stream_field),

@@ -4,30 +4,13 @@ for each (key, window), when, and a reason for every difference.
 The engine side is read from its trace (the window operator's ``fired``,
 ``skipped_late_window``, ``side_output`` and ``late_dropped`` records), the Spark side from a
 ``TwinResult`` (a real run or the model): its output rows per micro-batch and, recomputed from
-its ``arrival`` and ``batch`` records, the rows its late filter dropped (a window copy with
-``end <= late watermark``, a session row with ``ts + gap <= late watermark``; the late
-watermark is the previous batch's watermark, see ``winviz.spark.results``).
+its ``arrival`` and ``batch`` records, the rows its late filter dropped
+(``winviz.spark.late_filter``).
 
-Reasons (several may apply to one row, joined with ``"; "``):
-
-- ``Spark emits in append mode only once the watermark reaches the window end, one batch
-  later``: the same result, later — Spark's watermark moves after a batch, and the window is
-  output by the next (often no-data) batch, while Flink fires at the periodic watermark;
-- ``fired by Flink's end-of-input watermark (MAX); Spark's watermark stayed at W < window
-  end E, the window is still open in Spark's state``: a bounded Flink job ends with
-  ``Long.MAX_VALUE``, a streaming query has no end (``fired by Flink at watermark W'`` when
-  Flink's watermark got there otherwise — e.g. one input of a union ended with MAX);
-- ``late re-fire (allowed lateness) has no Spark equivalent``: Flink fired again (``late``);
-- ``side output 'tag': Flink routed late row ts T there (watermark W)``, followed by what Spark
-  did with that row: dropped (below) or ``counted by Spark: ts T (window end E) > watermark of
-  previous batch L (batch N)`` (Spark's late filter lags a batch behind Flink's watermark);
-- ``dropped by Flink as late: ts T (watermark W)``;
-- ``dropped by Spark's late filter: ts T (window end E) <= watermark of previous batch W
-  (batch N)`` (sessions: ``ts T + gap G <= ...``);
-- ``Spark's session for this key is [S, E) with N rows, still open ...``: a session Flink fired
-  lies inside a bigger Spark session that is still in Spark's state (``_open_sessions``);
-- ``Spark emitted nothing yet`` / ``Flink emitted nothing`` when one side has no output and
-  none of the above says why.
+Each row's ``reason`` names every rule that explains a difference, joined with ``"; "``: a
+result Spark emits later (``APPEND_LATER``), Flink's end-of-input watermark (MAX), a late
+re-fire (``LATE_REFIRE``), a side output, a row dropped as late by either side or counted by
+Spark's lagging late filter, or a Spark session still open in its state (``_open_sessions``).
 """
 
 from __future__ import annotations

@@ -15,13 +15,9 @@ i.e. a left row ``l`` and a right row ``r`` of the same key join when
 (``sql/core/.../operators/stateful/join/StreamingSymmetricHashJoinExec.scala``). Its rules,
 each checked against Spark's source and against real Spark 4.x (``tests/test_spark_join.py``):
 
-1. **Watermarks** (``WatermarkTracker``, ``MultipleWatermarkPolicy``): each ``withWatermark``
-   keeps ``max event time of its side's rows - its delay`` (0 until the side has rows); the
-   global watermark is the ``min`` (default, or ``max``) of the two and never falls. Every row
-   of a side counts, late ones included. A batch runs with the *eviction* watermark ``W``
-   computed after the batch before, and filters late rows with the *late-events* watermark
-   ``L``, the eviction watermark of the batch before (``spark.sql.streaming.statefulOperator.
-   allowMultiple``).
+1. **Watermarks**: as for a union of streams (``winviz.spark.model`` rules 1, 2 and 6), one
+   ``withWatermark`` per side: a batch runs with the *eviction* watermark ``W`` and filters
+   late rows with the *late-events* watermark ``L``, the eviction watermark of the batch before.
 2. **State watermarks** (``StreamingSymmetricHashJoinHelper.getStateWatermarkPredicates`` and
    ``StreamingJoinHelper.getStateValueWatermark``): the condition is solved for each side's time
    with the *other* side's time replaced by the watermark ``W``; a ``<=`` / ``>=`` conjunct gives
@@ -84,18 +80,11 @@ JoinType = Literal["inner", "left_outer", "right_outer", "full_outer", "left_sem
 
 @dataclass(frozen=True)
 class JoinSpec:
-    """A Spark stream-stream join of two timestamped inputs (all times in ms).
-
-    A left row ``l`` and a right row ``r`` join when their keys are equal and
-    ``l.ts + lower <= r.ts <= l.ts + upper`` (Flink's ``between(lower, upper)``);
-    ``lower_inclusive=False`` / ``upper_inclusive=False`` make that bound strict (Flink's
-    ``lower_bound_exclusive()`` / ``upper_bound_exclusive()``). ``left_delay`` /
-    ``right_delay`` are the ``withWatermark`` delays, ``watermark_policy`` Spark's
-    ``spark.sql.streaming.multipleWatermarkPolicy``. ``join_type`` is one of
-    ``JOIN_TYPES`` (Spark 4 supports all five for stream-stream joins with a time range).
-    ``key_field`` / ``ts_field`` name the record fields; ``trigger_interval`` and ``drive``
-    cut and run the micro-batches as for ``TwinSpec``.
-    """
+    """A Spark stream-stream join of two timestamped inputs (all times in ms): the condition
+    of the module docstring (``lower_inclusive=False`` / ``upper_inclusive=False``: a strict
+    bound), ``left_delay`` / ``right_delay`` the ``withWatermark`` delays, ``join_type`` one of
+    ``JOIN_TYPES`` (Spark 4 supports all five with a time range); the other fields as in
+    ``TwinSpec``."""
 
     lower: int
     upper: int

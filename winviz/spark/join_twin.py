@@ -1,14 +1,8 @@
 """The stream-stream join twin on real local Spark: ``run_join_twin(left, ..., right, ..., spec)``.
 
-The query is the one ``winviz.spark.join_model`` describes: one file source (one JSON-lines
-file per micro-batch, both sides' rows of a trigger interval in it, ``stream`` 0 = left, 1 =
-right, so one batch reads both sides' rows of an interval — two sources could split them),
-split into the two sides, each with its own ``withWatermark``, then
-``left.join(right, "lkey = rkey AND rt >= lt + INTERVAL lower MILLISECONDS AND rt <= lt +
-INTERVAL upper MILLISECONDS", join_type)`` (``StreamingSymmetricHashJoinExec``), written with
-``foreachBatch`` in append mode. It is driven as the window twins are (``winviz.spark.twins``:
-``per_batch`` or ``available_now``) and read back from ``query.recentProgress``: per batch its
-input rows, ``eventTime.watermark`` and ``numRowsDroppedByWatermark``, and the rows it output.
+The query is the one ``winviz.spark.join_model`` describes, over one file source (both sides'
+rows of a trigger interval in one file, ``stream`` 0 = left, 1 = right, so one batch reads
+both), driven and read back as the window twins are (``winviz.spark.twins``).
 
 Spark reports counts, not which rows a batch dropped or evicted; those (``JoinBatch.late`` /
 ``.evicted``, and the state watermarks) are derived by replaying the batches through

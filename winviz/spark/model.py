@@ -37,10 +37,7 @@ checked against real local Spark 4.x (``tests/test_spark_twin.py`` pins the evid
    merge with the key's sessions in state: sessions that overlap or touch (``start <= end`` of
    the one before, checked on Spark) become one. Append mode outputs and removes the sessions
    with ``end <= eviction watermark``.
-8. **Windows** (``TimeWindowing``, ``startTime`` 0): the last start is ``ts - floorMod(ts,
-   slide)`` (correct for negative times too: Spark 4 no longer uses Java's ``%`` there); the
-   candidates are it and the ``ceil(size / slide) - 1`` starts before it, kept when
-   ``start <= ts < start + size``: every window that contains ``ts``.
+8. **Windows** (``TimeWindowing``, ``startTime`` 0): ``winviz.spark.windowing.spark_windows``.
 """
 
 from __future__ import annotations

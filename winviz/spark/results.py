@@ -51,15 +51,10 @@ def timer_row_order(r: TimerRow) -> tuple:
 
 @dataclass(frozen=True)
 class BatchOutcome:
-    """One executed micro-batch.
-
-    ``interval`` is the trigger interval its input came from (None for a no-data batch),
-    ``proc_time`` when it ran on the simulated processing clock, ``watermark`` the eviction
-    watermark (progress ``eventTime.watermark``), ``late_watermark`` the late-events watermark
-    (the previous batch's ``watermark``; 0 for the first), ``max_event_time`` the largest event
-    time of its input (progress ``eventTime.max``; for a union, of the first stream with rows),
-    ``dropped`` the state operator's ``numRowsDroppedByWatermark`` and ``rows`` its output,
-    sorted (``OutputRow``s, or ``TimerRow``s for a state twin)."""
+    """One executed micro-batch: ``interval`` is the trigger interval its input came from
+    (None for a no-data batch), ``proc_time`` when it ran on the simulated processing clock,
+    ``max_event_time`` progress ``eventTime.max`` (for a union, of the first stream with rows),
+    ``dropped`` ``numRowsDroppedByWatermark`` and ``rows`` its sorted output."""
 
     batch_id: int
     interval: int | None

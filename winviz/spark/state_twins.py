@@ -26,8 +26,8 @@ wall-clock bound.
 The model of both (``StateModel``, no JVM) follows these rules, checked against Spark:
 
 1. watermarks, batches and no-data batches as for windows (``winviz.spark.model`` rules 1, 5);
-2. a row with ``ts <= late watermark`` (the previous batch's) is dropped and counted
-   (``numRowsDroppedByWatermark``: rows, there is no partial aggregation);
+2. the late filter (``winviz.spark.late_filter``) drops and counts rows (there is no
+   partial aggregation);
 3. a batch first handles its input, key by key, then fires the timers that are due against
    its eviction watermark ``wm``: ``transformWithState`` fires ``t <= wm``,
    ``applyInPandasWithState`` times out ``t < wm`` (``timeoutTimestamp < watermark``);
@@ -245,8 +245,8 @@ class StateModel(MicroBatchModel):
             if acc[2] is None or r[TS] > acc[2]:
                 acc[2], acc[4] = r[TS], i
             acc[3] = acc[2] + self.spec.timeout
-        if self.spec.api == "apply_in_pandas_with_state":
-            # FlatMapGroupsWithStateExec sorts its input by key: the first refused key fails
+        strict = self.spec.api == "apply_in_pandas_with_state"
+        if strict:  # FlatMapGroupsWithStateExec sorts by key: the first refused key fails
             for key in sorted({r[KEY] for r, _ in kept}):
                 acc = self.keys[key]
                 if acc[3] < evict:
@@ -254,7 +254,6 @@ class StateModel(MicroBatchModel):
                         f"{record_marker(acc[4])} key {key!r}: timeout {acc[3]} below the "
                         f"watermark {evict} (batch {len(self.outcomes)})"
                     )
-        strict = self.spec.api == "apply_in_pandas_with_state"
         out = []
         for key, acc in list(self.keys.items()):
             if acc[3] < evict or (not strict and acc[3] == evict):

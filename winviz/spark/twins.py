@@ -17,10 +17,12 @@ Input and checkpoint directories are fresh temporary directories, removed afterw
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +78,9 @@ def execute(
     try:
         run_query(spark, spec, inputs, build, run, row_type, order, conf)
     except Exception as exc:
-        if not _is_query_failure(exc):
+        from pyspark.errors import StreamingQueryException
+
+        if not isinstance(exc, StreamingQueryException):
             raise
         done = to_outcomes(run.progress, run.captured, inputs, complete=False)
         data_done = sum(1 for b in done if not b.is_no_data)
@@ -93,19 +97,13 @@ def execute(
     return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), source="spark")
 
 
-def _is_query_failure(exc: BaseException) -> bool:
-    from pyspark.errors import StreamingQueryException
-
-    return isinstance(exc, StreamingQueryException)
-
-
+@dataclass
 class _Run:
     """What a query run collected so far (kept when it fails)."""
 
-    def __init__(self) -> None:
-        self.progress: list[dict[str, Any]] = []
-        self.captured: dict[int, list[Any]] = {}
-        self.files_written = 0
+    progress: list[dict[str, Any]] = field(default_factory=list)
+    captured: dict[int, list[Any]] = field(default_factory=dict)
+    files_written: int = 0
 
 
 def build_query(spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], watched: Path) -> Any:
@@ -148,10 +146,7 @@ def watermarked(source: Any, spec: TwinSpec) -> Any:
         with_time.where(F.col(STREAM) == i).withWatermark(EVENT_TIME, f"{delay} milliseconds")
         for i, delay in enumerate(spec.delays)
     ]
-    union = parts[0]
-    for part in parts[1:]:
-        union = union.unionByName(part)
-    return union
+    return functools.reduce(lambda union, part: union.unionByName(part), parts)
 
 
 def input_stream(
