@@ -159,19 +159,11 @@ def build_twin(
 def _window_shape(assigner: Any, reasons: list[str]) -> dict[str, Any]:
     from winviz.windows.assigners import (
         EventTimeSessionWindows,
-        ProcessingTimeSessionWindows,
         SlidingEventTimeWindows,
-        SlidingProcessingTimeWindows,
         TumblingEventTimeWindows,
-        TumblingProcessingTimeWindows,
     )
 
-    processing = (
-        TumblingProcessingTimeWindows,
-        SlidingProcessingTimeWindows,
-        ProcessingTimeSessionWindows,
-    )
-    if isinstance(assigner, processing):
+    if not assigner.is_event_time:  # the processing-time assigners subclass these three
         reasons.append(NO_TWIN["assigner"])
     elif isinstance(assigner, SlidingEventTimeWindows):
         if assigner.offset:

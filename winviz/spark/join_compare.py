@@ -188,10 +188,7 @@ def compare_join(engine_result: Any, spark_result: JoinResult, inputs: Any) -> A
             late_in[(side, i)] = (b.batch_id, b.late_watermark)
         for side, i, _ in b.evicted:
             evicted_in.setdefault((side, i), (b.batch_id, b.state_watermarks[side], b.watermark))
-    # the batch each input row was read in: the n-th data batch reads the n-th file
-    data_batches = [b for b in spark_result.batches if not b.is_no_data]
-    for b in data_batches:
-        for side, i in b.arrived:
+        for side, i in b.arrived:  # the batch each input row was read in
             arrived_in[(side, i)] = b.batch_id
 
     def flink_reasons(lr: dict[str, Any], rr: dict[str, Any]) -> list[str]:

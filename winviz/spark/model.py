@@ -10,10 +10,8 @@ checked against real local Spark 4.x (``tests/test_spark_twin.py`` pins the evid
    batch N runs with the eviction watermark computed after batch N-1.
 2. **Late rows** (``spark.sql.streaming.statefulOperator.allowMultiple``, default since 3.4):
    batch N filters input with the *late-events* watermark = the eviction watermark of batch N-1
-   (0 for batch 0). The filter works on the state operator's input, i.e. after partial
-   aggregation: each row is expanded into its windows (``TimeWindowing``), the copies are
-   grouped by (window, key), and a group whose ``window.end <= late watermark`` is dropped and
-   counted once in ``numRowsDroppedByWatermark``.
+   (0 for batch 0), after partial aggregation: each (window, key) group of the late copies
+   (``winviz.spark.late_filter``) counts once in ``numRowsDroppedByWatermark``.
 3. **Append** (``StateStoreSaveExec``, ``OutputMode.Append``): after merging the batch,
    windows with ``end <= eviction watermark`` are output once and removed from state.
 4. **Update**: every (window, key) the batch changed is output with its new aggregate; then

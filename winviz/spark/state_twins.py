@@ -19,9 +19,9 @@ Flink terms: ``processElement`` deletes the old timer and registers the new one 
   fails, and ``SparkQueryError`` names the batch and the row.
 
 Processing-time timers (``timeMode="ProcessingTime"`` / ``ProcessingTimeTimeout``) are not
-twinned: with them ``shouldRunAnotherBatch`` is always true, Spark runs no-data batches for
-ever and ``processAllAvailable()`` never returns; ``run_processing_time_probe`` shows it with a
-wall-clock bound.
+twinned: with them ``TransformWithStateExec.shouldRunAnotherBatch`` is always true, Spark runs
+no-data batches for ever and ``processAllAvailable()`` never returns;
+``run_processing_time_probe`` shows it with a wall-clock bound.
 
 The model of both (``StateModel``, no JVM) follows these rules, checked against Spark:
 
@@ -301,12 +301,9 @@ def run_processing_time_probe(
     spark: Any = None,
 ) -> ProcessingTimeProbe:
     """The state twin with *processing-time* timers (``timeMode="ProcessingTime"``), run for
-    at most ``bound_seconds`` of wall-clock time, then stopped. ``TransformWithStateExec``'s
-    ``shouldRunAnotherBatch`` is always true in processing time, so Spark keeps running
-    no-data batches and ``processAllAvailable()`` never returns: this is why processing-time
-    timers have no deterministic twin. Every file is written before the query starts; the
-    bound starts once Spark has read them all (``processAllAvailable()`` is then called in a
-    thread, and ``query.stop()`` ends it)."""
+    at most ``bound_seconds`` of wall-clock time once Spark has read every file (written
+    before it starts), then stopped: ``processAllAvailable()`` runs in a thread, and
+    ``query.stop()`` ends it (``TransformWithStateExec.shouldRunAnotherBatch``, see above)."""
     inputs = form_batches(records, arrival_times, spec)
     spark = spark if spark is not None else get_spark()
     batches: list[int] = []
