@@ -74,6 +74,7 @@ from winviz.spark.spec import (
 JOIN_TYPES = ("inner", "left_outer", "right_outer", "full_outer", "left_semi")
 LEFT, RIGHT = 0, 1
 SIDE_NAMES = ("left", "right")
+OUTER_SIDES = {"left_outer": (LEFT,), "right_outer": (RIGHT,), "full_outer": (LEFT, RIGHT)}
 
 JoinType = Literal["inner", "left_outer", "right_outer", "full_outer", "left_semi"]
 
@@ -299,6 +300,7 @@ class JoinModel(MicroBatchModel):
             else:
                 inputs[side].append((r[KEY], index, r[TS]))
         semi = spec.join_type == "left_semi"
+        outer_sides = OUTER_SIDES.get(spec.join_type, ())  # whose unmatched rows get NULL rows
         left_state, right_state = self.state
         for key, index, ts in inputs[LEFT]:  # rule 4: left rows against the right state
             matches = [s for s in right_state.get(key, ()) if joins(spec, ts, s.ts)]
@@ -310,7 +312,6 @@ class JoinModel(MicroBatchModel):
                 out.append(JoinRow(key, index, ts, None, None))
                 continue
             left_state.setdefault(key, []).append(_Stored(index, ts, bool(matches)))
-        keep_unmatched = spec.join_type in ("right_outer", "full_outer")
         for key, index, ts in inputs[RIGHT]:  # right rows against the left state
             matches = [
                 s
@@ -323,15 +324,10 @@ class JoinModel(MicroBatchModel):
                     out.append(JoinRow(key, s.index, s.ts, None, None))
                 else:
                     out.append(JoinRow(key, s.index, s.ts, index, ts))
-            if ts > right_wm or (keep_unmatched and not matches):
+            if ts > right_wm or (RIGHT in outer_sides and not matches):
                 right_state.setdefault(key, []).append(_Stored(index, ts, bool(matches)))
             else:
                 evicted.append((RIGHT, index, bool(matches)))
-        outer_sides = {
-            "left_outer": (LEFT,),
-            "right_outer": (RIGHT,),
-            "full_outer": (LEFT, RIGHT),
-        }.get(spec.join_type, ())
         for side, wm in ((LEFT, left_wm), (RIGHT, right_wm)):  # rule 5
             for key, stored in list(self.state[side].items()):
                 kept = []

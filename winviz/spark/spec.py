@@ -147,10 +147,6 @@ class TwinSpec:
         return self.size if self.slide is None else self.slide
 
     @property
-    def is_tumbling(self) -> bool:
-        return self.size is not None and self.window_slide == self.size
-
-    @property
     def is_session(self) -> bool:
         return self.session_gap is not None
 
