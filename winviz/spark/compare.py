@@ -180,14 +180,15 @@ def _spark_side(result: TwinResult) -> dict[tuple, _Spark]:
         batch_id, _, late, _, _ = rec.detail
         for a in arrivals:
             ts = a.ts
+            dropped = late_copies(spec, ts, late)
             if not spec.is_session:
                 for start, end in spark_windows(ts, spec.size, spec.window_slide):
-                    if end > late:
+                    if (start, end) not in dropped:
                         side[(a.key, start, end)].counted[ts] = (
                             f"counted by Spark: ts {ts} (window end {end}) > watermark of "
                             f"previous batch {late} (batch {batch_id})"
                         )
-            for start, end in late_copies(spec, ts, late):
+            for start, end in dropped:
                 if spec.is_session:
                     why = f"ts {ts} + gap {spec.session_gap}"
                 else:
