@@ -59,10 +59,6 @@ class InputBatch:
     indexes: tuple[int, ...]
     arrivals: tuple[int, ...]
 
-    @property
-    def max_event_time(self) -> int | None:
-        return max((r[TS] for r in self.rows), default=None)
-
 
 def form_batches(
     records: Sequence[Any], arrival_times: Sequence[int], spec: TwinSpec
