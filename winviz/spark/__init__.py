@@ -12,17 +12,11 @@ pure-Python model of Spark's semantics, both read back as a ``winviz.trace.Trace
     plan = build_twin(env, "counts")                       # the twin of an engine pipeline
     compare(env.execute(), plan.run())                     # per (key, window): who, when, why
 
-Modules: ``spec`` (what runs: ``TwinSpec`` for windows — tumbling, sliding, sessions, a union
-of streams — and ``StateSpec``), ``session`` (the one SparkSession), ``batches`` (input ->
-micro-batches -> files), ``twins`` (the Spark query and its drive), ``state_twins`` (the
-KeyedProcessFunction analogue on transformWithStateInPandas / applyInPandasWithState, and its
-model), ``readback`` (progress -> outcomes), ``failures`` (a query failing mid-run),
-``results`` (outcomes), ``tracing`` (outcomes -> trace), ``model`` (Spark's rules in Python),
-``builder`` (engine pipeline -> twin, or why not), ``compare`` (engine vs Spark);
-``join_model`` / ``join_twin`` / ``join_compare`` / ``join_builder`` (the stream-stream
-join: Spark's rules, the real run, beside Flink's interval join, built from a pipeline).
-The engine core never imports this package; PySpark is imported only when a session
-starts.
+The path of a run: ``spec`` -> ``batches`` -> ``twins`` / ``state_twins`` / ``join_twin``
+(real Spark, ``session``) or ``model`` / ``join_model`` (no JVM) -> ``results`` and ``tracing``;
+``builder`` / ``join_builder`` make a spec from an engine pipeline, ``compare`` /
+``join_compare`` set both side by side. The engine core never imports this package; PySpark
+is imported only when a session starts.
 """
 
 from winviz.spark.batches import BatchInputError, InputBatch, form_batches

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,10 +58,6 @@ class InputBatch:
     rows: tuple[dict[str, Any], ...]
     indexes: tuple[int, ...]
     arrivals: tuple[int, ...]
-
-    @property
-    def max_event_time(self) -> int | None:
-        return max((r[TS] for r in self.rows), default=None)
 
 
 def form_batches(
@@ -135,11 +131,7 @@ def _row(
         )
     if STREAM in out:
         stream = out[STREAM]
-        if (
-            not isinstance(stream, int)
-            or isinstance(stream, bool)
-            or not (0 <= stream < len(spec.delays))
-        ):
+        if not is_ms(stream) or not 0 <= stream < len(spec.delays):
             raise BatchInputError(
                 "a stream must be the index of one of the union's streams",
                 field=str(spec.stream_field),
@@ -157,15 +149,6 @@ def _row(
                 **where,
             )
     return out
-
-
-def value_type(batches: Iterable[InputBatch]) -> str:
-    """``"long"`` when every value is an int, else ``"double"`` (the Spark column type)."""
-    for b in batches:
-        for r in b.rows:
-            if isinstance(r.get(VALUE), float):
-                return "double"
-    return "long"
 
 
 def write_batch_file(batch: InputBatch, watched: Path, staging: Path) -> Path:

@@ -19,14 +19,8 @@ What translates (the engine side -> the Spark side):
 - ``aggregate(CountAggregate())`` -> ``count(*)``; ``aggregate(SumAggregate(field))`` ->
   ``sum(value)``; the default ``EventTimeTrigger`` -> output mode ``append``.
 
-Everything else is refused with its reason (``NO_TWIN``): allowed lateness (late re-firing),
-late-data side outputs, evictors, custom triggers, other functions, processing-time or global
-windows, window offsets, other watermark generators, idleness, partitioned sources, BATCH
-runtime mode.
-
-A sink fed by an interval join (``key_by(...).interval_join(other.key_by(...)).between(lower,
-upper).process(wv.PairJoinFunction())``) gets the Spark stream-stream join twin instead: a
-``JoinTwinPlan`` (``winviz.spark.join_builder``); window joins and coGroups are refused.
+Everything else is refused with its reason (``winviz.spark.no_twin.NO_TWIN``). A sink fed by
+an interval join gets the stream-stream join twin instead (``winviz.spark.join_builder``).
 """
 
 from __future__ import annotations
@@ -165,19 +159,11 @@ def build_twin(
 def _window_shape(assigner: Any, reasons: list[str]) -> dict[str, Any]:
     from winviz.windows.assigners import (
         EventTimeSessionWindows,
-        ProcessingTimeSessionWindows,
         SlidingEventTimeWindows,
-        SlidingProcessingTimeWindows,
         TumblingEventTimeWindows,
-        TumblingProcessingTimeWindows,
     )
 
-    processing = (
-        TumblingProcessingTimeWindows,
-        SlidingProcessingTimeWindows,
-        ProcessingTimeSessionWindows,
-    )
-    if isinstance(assigner, processing):
+    if not assigner.is_event_time:  # the processing-time assigners subclass these three
         reasons.append(NO_TWIN["assigner"])
     elif isinstance(assigner, SlidingEventTimeWindows):
         if assigner.offset:

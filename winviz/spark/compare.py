@@ -4,35 +4,19 @@ for each (key, window), when, and a reason for every difference.
 The engine side is read from its trace (the window operator's ``fired``,
 ``skipped_late_window``, ``side_output`` and ``late_dropped`` records), the Spark side from a
 ``TwinResult`` (a real run or the model): its output rows per micro-batch and, recomputed from
-its ``arrival`` and ``batch`` records, the rows its late filter dropped (a window copy with
-``end <= late watermark``, a session row with ``ts + gap <= late watermark``; the late
-watermark is the previous batch's watermark, see ``winviz.spark.results``).
+its ``arrival`` and ``batch`` records, the rows its late filter dropped
+(``winviz.spark.late_filter``).
 
-Reasons (several may apply to one row, joined with ``"; "``):
-
-- ``Spark emits in append mode only once the watermark reaches the window end, one batch
-  later``: the same result, later — Spark's watermark moves after a batch, and the window is
-  output by the next (often no-data) batch, while Flink fires at the periodic watermark;
-- ``fired by Flink's end-of-input watermark (MAX); Spark's watermark stayed at W < window
-  end E, the window is still open in Spark's state``: a bounded Flink job ends with
-  ``Long.MAX_VALUE``, a streaming query has no end (``fired by Flink at watermark W'`` when
-  Flink's watermark got there otherwise — e.g. one input of a union ended with MAX);
-- ``late re-fire (allowed lateness) has no Spark equivalent``: Flink fired again (``late``);
-- ``side output 'tag': Flink routed late row ts T there (watermark W)``, followed by what Spark
-  did with that row: dropped (below) or ``counted by Spark: ts T (window end E) > watermark of
-  previous batch L (batch N)`` (Spark's late filter lags a batch behind Flink's watermark);
-- ``dropped by Flink as late: ts T (watermark W)``;
-- ``dropped by Spark's late filter: ts T (window end E) <= watermark of previous batch W
-  (batch N)`` (sessions: ``ts T + gap G <= ...``);
-- ``Spark's session for this key is [S, E) with N rows, still open ...``: a session Flink fired
-  lies inside a bigger Spark session that is still in Spark's state (``_open_sessions``);
-- ``Spark emitted nothing yet`` / ``Flink emitted nothing`` when one side has no output and
-  none of the above says why.
+Each row's ``reason`` names every rule that explains a difference, joined with ``"; "``: a
+result Spark emits later (``APPEND_LATER``), Flink's end-of-input watermark (MAX), a late
+re-fire (``LATE_REFIRE``), a side output, a row dropped as late by either side or counted by
+Spark's lagging late filter, or a Spark session still open in its state (``_open_sessions``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
 from winviz.errors import ArgumentTypeError
@@ -119,18 +103,19 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
     return frame.astype({c: "Int64" for c in ints} | {"same_result": bool, "reason": str})
 
 
+@dataclass
 class _Flink:
-    def __init__(self) -> None:
-        self.firings: list[tuple[int, Any, str, int]] = []  # proc_time, result, timing, wm
-        self.late: list[str] = []
-        self.late_ts: list[int] = []  # the timestamps of those late rows
+    # (proc_time, result, timing, watermark) of each firing
+    firings: list[tuple[int, Any, str, int]] = field(default_factory=list)
+    late: list[str] = field(default_factory=list)
+    late_ts: list[int] = field(default_factory=list)  # the timestamps of those late rows
 
 
+@dataclass
 class _Spark:
-    def __init__(self) -> None:
-        self.outputs: list[tuple[int, int, Any]] = []  # batch_id, proc_time, result
-        self.dropped: list[str] = []
-        self.counted: dict[int, str] = {}  # ts -> why Spark's late filter let the row in
+    outputs: list[tuple[int, int, Any]] = field(default_factory=list)  # batch_id, proc_time, result
+    dropped: list[str] = field(default_factory=list)
+    counted: dict[int, str] = field(default_factory=dict)  # ts -> why Spark's late filter let it in
 
 
 def _flink_side(trace: Any, operator: str | None) -> dict[tuple, _Flink]:
@@ -144,6 +129,23 @@ def _flink_side(trace: Any, operator: str | None) -> dict[tuple, _Flink]:
         operator = ops[0] if ops else None
     side: dict[tuple, _Flink] = defaultdict(_Flink)
     pending: list[tuple[tuple, Any]] = []  # skipped windows of the element being handled
+
+    def settle(r: Any) -> None:
+        """What became of the pending late element: ``r`` is the record after its skips."""
+        routed = r is not None and r.kind == "side_output"
+        for g, skipped in pending:
+            if routed and (r.ts, r.key) == (skipped.ts, skipped.key):
+                side[g].late.append(
+                    f"side output {r.detail[0]!r}: Flink routed late row ts {r.ts} there "
+                    f"(watermark {skipped.watermark})"
+                )
+            else:
+                side[g].late.append(
+                    f"dropped by Flink as late: ts {skipped.ts} (watermark {skipped.watermark})"
+                )
+            side[g].late_ts.append(skipped.ts)
+        pending.clear()
+
     for r in records:
         if r.operator != operator:
             continue
@@ -153,23 +155,8 @@ def _flink_side(trace: Any, operator: str | None) -> dict[tuple, _Flink]:
         elif r.kind == "skipped_late_window":
             pending.append(((r.key, r.window.start, r.window.end), r))
         elif r.kind in ("side_output", "late_dropped", "element", "arrival"):
-            for g, skipped in pending:
-                if r.kind == "side_output" and r.ts == skipped.ts and r.key == skipped.key:
-                    side[g].late.append(
-                        f"side output {r.detail[0]!r}: Flink routed late row ts {r.ts} there "
-                        f"(watermark {skipped.watermark})"
-                    )
-                else:
-                    side[g].late.append(
-                        f"dropped by Flink as late: ts {skipped.ts} (watermark {skipped.watermark})"
-                    )
-                side[g].late_ts.append(skipped.ts)
-            pending = []
-    for g, skipped in pending:
-        side[g].late.append(
-            f"dropped by Flink as late: ts {skipped.ts} (watermark {skipped.watermark})"
-        )
-        side[g].late_ts.append(skipped.ts)
+            settle(r)
+    settle(None)
     return side
 
 
@@ -193,14 +180,15 @@ def _spark_side(result: TwinResult) -> dict[tuple, _Spark]:
         batch_id, _, late, _, _ = rec.detail
         for a in arrivals:
             ts = a.ts
+            dropped = late_copies(spec, ts, late)
             if not spec.is_session:
                 for start, end in spark_windows(ts, spec.size, spec.window_slide):
-                    if end > late:
+                    if (start, end) not in dropped:
                         side[(a.key, start, end)].counted[ts] = (
                             f"counted by Spark: ts {ts} (window end {end}) > watermark of "
                             f"previous batch {late} (batch {batch_id})"
                         )
-            for start, end in late_copies(spec, ts, late):
+            for start, end in dropped:
                 if spec.is_session:
                     why = f"ts {ts} + gap {spec.session_gap}"
                 else:

@@ -2,12 +2,9 @@
 
 Spark stops a streaming query at the first failing task and raises ``StreamingQueryException``
 (from ``processAllAvailable()`` / ``awaitTermination()``); the batches before it were
-committed and their output already reached ``foreachBatch``. ``SparkQueryError`` names the
-batch (its ``batchId``, the next one after the last committed), the input batch it was reading
-(with ``maxFilesPerTrigger=1`` the data batches read the files in order, so it is the first file
-not yet read — or a no-data batch when every written file was read) and, when the failing code
-is winviz's own (the state twins' handlers mark the record they were handling with
-``record_marker``), the row; the completed batches are kept on ``outcomes``.
+committed and their output already reached ``foreachBatch``. The failing batch is the next
+``batchId``; with ``maxFilesPerTrigger=1`` it was reading the first file not yet read (or none:
+a no-data batch); the row is known when winviz's own code failed (``record_marker``).
 """
 
 from __future__ import annotations
@@ -80,13 +77,3 @@ def _first_lines(text: str) -> str:
         if re.match(r"^[A-Za-z_.]*(Error|Exception): ", ln) and "Traceback" not in ln:
             return ln
     return lines[0] if lines else "(no message)"
-
-
-def failing_input(
-    inputs: Sequence[InputBatch], files_written: int, data_batches_done: int
-) -> InputBatch | None:
-    """The input batch the failing micro-batch was reading: the first file not yet read, if it
-    was written; else None (a no-data batch)."""
-    if data_batches_done < files_written:
-        return inputs[data_batches_done]
-    return None

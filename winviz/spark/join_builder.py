@@ -2,27 +2,14 @@
 sink)`` returns when the sink's input is ``key_by(...).interval_join(other.key_by(...))
 .between(lower, upper)``.
 
-What translates (the engine side -> the Spark side, ``winviz.spark.join_model``):
-
-- each side's ``from_collection(values, arrival_times=...)`` [-> ``map`` / ``filter`` /
-  ``flat_map``, run here in Python] -> ``assign_timestamps_and_watermarks(
-  for_bounded_out_of_orderness(B))`` (or ``for_monotonous_timestamps()``, B = 0) -> that
-  side's ``withWatermark(ts, B)``: ``JoinSpec.left_delay`` / ``right_delay``;
-- ``key_by(f)`` on each side -> the key column ``f(value)`` (a str or an int) of that side's
-  rows, joined on equality;
-- ``between(lower, upper)`` -> ``rt >= lt + lower AND rt <= lt + upper``;
-  ``lower_bound_exclusive()`` / ``upper_bound_exclusive()`` -> ``rt > lt + lower`` /
-  ``rt < lt + upper``: the same pairs as Flink's bound moved by one, and Spark's state
-  watermark solves the strict inequality without its ``- 1``
-  (``StreamingJoinHelper.getStateValueWatermark``), so eviction is that of the moved bound too;
-- ``process(wv.PairJoinFunction())`` -> the join's output rows (one per pair): an inner join
-  (Flink's interval join is inner).
-
-Refused, with the reason (``NO_TWIN`` in ``winviz.spark.no_twin``): any other
-``ProcessJoinFunction`` (arbitrary code), late-data side outputs (unless ``approximate=True``:
-they do not change the pairs, Spark drops those rows), a union on one side, other watermark
-generators, idleness, partitioned sources, keys that are not str or int, BATCH runtime mode, and
-window joins / coGroups (``join(...).window(...)``, ``co_group(...)``).
+What translates (``winviz.spark.join_model``): each side's stream as for a window twin
+(``winviz.spark.builder``: rows, ``withWatermark`` delay, key column); ``between(lower,
+upper)`` -> ``rt >= lt + lower AND rt <= lt + upper``, an exclusive bound
+(``lower_bound_exclusive()`` / ``upper_bound_exclusive()``) as the strict inequality, whose
+state watermark Spark solves without its ``- 1`` (``StreamingJoinHelper.getStateValueWatermark``):
+the pairs and the eviction of Flink's bound moved by one; ``process(wv.PairJoinFunction())`` ->
+the inner join's rows (Flink's interval join is inner). Everything else is refused
+(``NO_TWIN``).
 
 The rows keep each side's source order (arrival order): ``left_index`` / ``right_index`` in the
 twin's output are positions in that order.

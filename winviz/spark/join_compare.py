@@ -8,19 +8,11 @@ late rows to side outputs. ``compare_join(engine_result, spark_result)`` gives o
 of rows that the condition joins (same key, ``l.ts + lower <= r.ts <= l.ts + upper``) and
 one per NULL row Spark's outer join emitted: whether each engine output it, when, and why not.
 
-Reasons (joined with ``"; "``):
-
-- ``SPARK_LATER``: both output the pair, Spark at its micro-batch's time, after Flink;
-- ``Flink dropped left row i (ts T) as late: T < watermark W`` — ``IntervalJoinOperator``
-  drops a row *below* the watermark (at it, it still joins);
-- ``Flink removed left row i from its buffer at watermark W (cleanup timer T) before right
-  row j arrived`` — the row's cleanup timer fired first;
-- ``Spark dropped left row i (ts T) as late in batch N: T <= watermark of previous batch L``;
-- ``Spark evicted left row i in batch N (ts T <= left state watermark S = W - upper - 1)
-  before right row j arrived in batch M`` (right side: ``S = W + lower - 1``; a right row
-  past the right state watermark when it arrives is not stored at all);
-- ``Spark <join type>: left row i never matched; emitted with NULLs when evicted in batch N
-  (ts T <= left state watermark S); Flink's interval join has no outer rows``.
+Each row's ``reason`` says why a side did not output the pair (joined with ``"; "``): a row
+Flink dropped as late (below its watermark) or removed from its buffer by the cleanup timer
+before the other row arrived; a row Spark dropped as late (``<=`` the previous batch's
+watermark) or evicted past its state watermark (``join_model`` rule 2) first; a NULL row of
+Spark's outer join; or ``SPARK_LATER``.
 
 The two watermarks differ by design: Flink's bounded-out-of-orderness watermark is
 ``max ts - delay - 1`` and rises every ``auto_watermark_interval`` of processing time; Spark's
@@ -196,10 +188,7 @@ def compare_join(engine_result: Any, spark_result: JoinResult, inputs: Any) -> A
             late_in[(side, i)] = (b.batch_id, b.late_watermark)
         for side, i, _ in b.evicted:
             evicted_in.setdefault((side, i), (b.batch_id, b.state_watermarks[side], b.watermark))
-    # the batch each input row was read in: the n-th data batch reads the n-th file
-    data_batches = [b for b in spark_result.batches if not b.is_no_data]
-    for b in data_batches:
-        for side, i in b.arrived:
+        for side, i in b.arrived:  # the batch each input row was read in
             arrived_in[(side, i)] = b.batch_id
 
     def flink_reasons(lr: dict[str, Any], rr: dict[str, Any]) -> list[str]:

@@ -15,13 +15,9 @@ i.e. a left row ``l`` and a right row ``r`` of the same key join when
 (``sql/core/.../operators/stateful/join/StreamingSymmetricHashJoinExec.scala``). Its rules,
 each checked against Spark's source and against real Spark 4.x (``tests/test_spark_join.py``):
 
-1. **Watermarks** (``WatermarkTracker``, ``MultipleWatermarkPolicy``): each ``withWatermark``
-   keeps ``max event time of its side's rows - its delay`` (0 until the side has rows); the
-   global watermark is the ``min`` (default, or ``max``) of the two and never falls. Every row
-   of a side counts, late ones included. A batch runs with the *eviction* watermark ``W``
-   computed after the batch before, and filters late rows with the *late-events* watermark
-   ``L``, the eviction watermark of the batch before (``spark.sql.streaming.statefulOperator.
-   allowMultiple``).
+1. **Watermarks**: as for a union of streams (``winviz.spark.model`` rules 1, 2 and 6), one
+   ``withWatermark`` per side: a batch runs with the *eviction* watermark ``W`` and filters
+   late rows with the *late-events* watermark ``L``, the eviction watermark of the batch before.
 2. **State watermarks** (``StreamingSymmetricHashJoinHelper.getStateWatermarkPredicates`` and
    ``StreamingJoinHelper.getStateValueWatermark``): the condition is solved for each side's time
    with the *other* side's time replaced by the watermark ``W``; a ``<=`` / ``>=`` conjunct gives
@@ -78,24 +74,18 @@ from winviz.spark.spec import (
 JOIN_TYPES = ("inner", "left_outer", "right_outer", "full_outer", "left_semi")
 LEFT, RIGHT = 0, 1
 SIDE_NAMES = ("left", "right")
+OUTER_SIDES = {"left_outer": (LEFT,), "right_outer": (RIGHT,), "full_outer": (LEFT, RIGHT)}
 
 JoinType = Literal["inner", "left_outer", "right_outer", "full_outer", "left_semi"]
 
 
 @dataclass(frozen=True)
 class JoinSpec:
-    """A Spark stream-stream join of two timestamped inputs (all times in ms).
-
-    A left row ``l`` and a right row ``r`` join when their keys are equal and
-    ``l.ts + lower <= r.ts <= l.ts + upper`` (Flink's ``between(lower, upper)``);
-    ``lower_inclusive=False`` / ``upper_inclusive=False`` make that bound strict (Flink's
-    ``lower_bound_exclusive()`` / ``upper_bound_exclusive()``). ``left_delay`` /
-    ``right_delay`` are the ``withWatermark`` delays, ``watermark_policy`` Spark's
-    ``spark.sql.streaming.multipleWatermarkPolicy``. ``join_type`` is one of
-    ``JOIN_TYPES`` (Spark 4 supports all five for stream-stream joins with a time range).
-    ``key_field`` / ``ts_field`` name the record fields; ``trigger_interval`` and ``drive``
-    cut and run the micro-batches as for ``TwinSpec``.
-    """
+    """A Spark stream-stream join of two timestamped inputs (all times in ms): the condition
+    of the module docstring (``lower_inclusive=False`` / ``upper_inclusive=False``: a strict
+    bound), ``left_delay`` / ``right_delay`` the ``withWatermark`` delays, ``join_type`` one of
+    ``JOIN_TYPES`` (Spark 4 supports all five with a time range); the other fields as in
+    ``TwinSpec``."""
 
     lower: int
     upper: int
@@ -310,6 +300,7 @@ class JoinModel(MicroBatchModel):
             else:
                 inputs[side].append((r[KEY], index, r[TS]))
         semi = spec.join_type == "left_semi"
+        outer_sides = OUTER_SIDES.get(spec.join_type, ())  # whose unmatched rows get NULL rows
         left_state, right_state = self.state
         for key, index, ts in inputs[LEFT]:  # rule 4: left rows against the right state
             matches = [s for s in right_state.get(key, ()) if joins(spec, ts, s.ts)]
@@ -321,7 +312,6 @@ class JoinModel(MicroBatchModel):
                 out.append(JoinRow(key, index, ts, None, None))
                 continue
             left_state.setdefault(key, []).append(_Stored(index, ts, bool(matches)))
-        keep_unmatched = spec.join_type in ("right_outer", "full_outer")
         for key, index, ts in inputs[RIGHT]:  # right rows against the left state
             matches = [
                 s
@@ -334,15 +324,10 @@ class JoinModel(MicroBatchModel):
                     out.append(JoinRow(key, s.index, s.ts, None, None))
                 else:
                     out.append(JoinRow(key, s.index, s.ts, index, ts))
-            if ts > right_wm or (keep_unmatched and not matches):
+            if ts > right_wm or (RIGHT in outer_sides and not matches):
                 right_state.setdefault(key, []).append(_Stored(index, ts, bool(matches)))
             else:
                 evicted.append((RIGHT, index, bool(matches)))
-        outer_sides = {
-            "left_outer": (LEFT,),
-            "right_outer": (RIGHT,),
-            "full_outer": (LEFT, RIGHT),
-        }.get(spec.join_type, ())
         for side, wm in ((LEFT, left_wm), (RIGHT, right_wm)):  # rule 5
             for key, stored in list(self.state[side].items()):
                 kept = []

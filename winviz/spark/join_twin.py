@@ -1,14 +1,8 @@
 """The stream-stream join twin on real local Spark: ``run_join_twin(left, ..., right, ..., spec)``.
 
-The query is the one ``winviz.spark.join_model`` describes: one file source (one JSON-lines
-file per micro-batch, both sides' rows of a trigger interval in it, ``stream`` 0 = left, 1 =
-right, so one batch reads both sides' rows of an interval — two sources could split them),
-split into the two sides, each with its own ``withWatermark``, then
-``left.join(right, "lkey = rkey AND rt >= lt + INTERVAL lower MILLISECONDS AND rt <= lt +
-INTERVAL upper MILLISECONDS", join_type)`` (``StreamingSymmetricHashJoinExec``), written with
-``foreachBatch`` in append mode. It is driven as the window twins are (``winviz.spark.twins``:
-``per_batch`` or ``available_now``) and read back from ``query.recentProgress``: per batch its
-input rows, ``eventTime.watermark`` and ``numRowsDroppedByWatermark``, and the rows it output.
+The query is the one ``winviz.spark.join_model`` describes, over one file source (both sides'
+rows of a trigger interval in one file, ``stream`` 0 = left, 1 = right, so one batch reads
+both), driven and read back as the window twins are (``winviz.spark.twins``).
 
 Spark reports counts, not which rows a batch dropped or evicted; those (``JoinBatch.late`` /
 ``.evicted``, and the state watermarks) are derived by replaying the batches through
@@ -36,15 +30,7 @@ from winviz.spark.join_model import (
 from winviz.spark.readback import to_outcomes
 from winviz.spark.results import BatchOutcome
 from winviz.spark.session import get_spark
-from winviz.spark.twins import _Run, _run_query, input_stream
-
-SPARK_JOIN_TYPES = {
-    "inner": "inner",
-    "left_outer": "left_outer",
-    "right_outer": "right_outer",
-    "full_outer": "full_outer",
-    "left_semi": "left_semi",
-}
+from winviz.spark.twins import _Run, input_stream, run_query
 
 
 def run_join_twin(
@@ -63,16 +49,7 @@ def run_join_twin(
     files = [_file_batch(b) for b in inputs]
     run = _Run()
     conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
-    _run_query(
-        spark,
-        spec,
-        files,
-        lambda watched: build_join_query(spark, spec, files, watched),
-        run,
-        lambda r: JoinRow(*r),
-        join_row_order,
-        conf,
-    )
+    run_query(spark, spec, files, build_join_query, run, JoinRow, join_row_order, conf)
     outcomes = to_outcomes(run.progress, run.captured, files)
     return JoinResult(spec, explain_run(spec, inputs, outcomes), source="spark")
 
@@ -129,7 +106,7 @@ def build_join_query(
     left = side(0, "l", spec.left_delay)
     right = side(1, "r", spec.right_delay)
     condition = F.expr(join_condition(spec))
-    joined = left.join(right, condition, SPARK_JOIN_TYPES[spec.join_type])
+    joined = left.join(right, condition, spec.join_type)  # Spark names the JOIN_TYPES alike
     if spec.join_type == "left_semi":
         return joined.select(
             F.col("lkey").alias("key"),

@@ -1,8 +1,7 @@
 """Spark's late-row filter: which input rows a micro-batch drops as late.
 
-Spark (``spark.sql.streaming.statefulOperator.allowMultiple``, default since 3.4) filters the
-input of a stateful operator with the *late-events watermark*: the eviction watermark of the
-previous batch (0 for the first). What counts as late depends on the operator:
+Spark filters the input of a stateful operator with the *late-events watermark*
+(``winviz.spark.results``); what counts as late depends on the operator:
 
 - window aggregation (``TimeWindowing`` then ``StateStoreSaveExec``): each row is expanded into
   its windows, and a copy whose ``window end <= late watermark`` is dropped — a row of a
@@ -12,10 +11,8 @@ previous batch (0 for the first). What counts as late depends on the operator:
 - the arbitrary-state APIs (``transformWithStateInPandas``, ``applyInPandasWithState``): a row
   with ``ts <= late watermark``.
 
-Spark's ``numRowsDroppedByWatermark`` counts the state operator's input after partial
-aggregation (one per dropped (window, key) group), not source rows, and does not say which they
-were; these functions derive the rows from the rules above (``winviz.spark.model`` checks them
-against real Spark batch by batch).
+Spark only counts what it drops (``numRowsDroppedByWatermark``, ``winviz.spark.model`` rule
+2); these functions derive which rows they were.
 """
 
 from __future__ import annotations
@@ -25,9 +22,8 @@ from winviz.spark.windowing import spark_windows
 
 
 def late_copies(spec: TwinSpec | StateSpec, ts: int, late_watermark: int) -> list[tuple[int, int]]:
-    """The copies of a row at ``ts`` that the late filter drops, as ``(start, end)``: windows
-    with ``end <= late_watermark``; a session ``(ts, ts + gap)`` when ``ts + gap <=
-    late_watermark``; for a state twin ``(ts, ts)`` when ``ts <= late_watermark``."""
+    """The copies of a row at ``ts`` that the late filter drops, as ``(start, end)`` of the
+    window or session (a state twin's row: ``(ts, ts)``)."""
     if isinstance(spec, StateSpec):
         return [(ts, ts)] if ts <= late_watermark else []
     if spec.is_session:

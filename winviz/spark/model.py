@@ -10,10 +10,8 @@ checked against real local Spark 4.x (``tests/test_spark_twin.py`` pins the evid
    batch N runs with the eviction watermark computed after batch N-1.
 2. **Late rows** (``spark.sql.streaming.statefulOperator.allowMultiple``, default since 3.4):
    batch N filters input with the *late-events* watermark = the eviction watermark of batch N-1
-   (0 for batch 0). The filter works on the state operator's input, i.e. after partial
-   aggregation: each row is expanded into its windows (``TimeWindowing``), the copies are
-   grouped by (window, key), and a group whose ``window.end <= late watermark`` is dropped and
-   counted once in ``numRowsDroppedByWatermark``.
+   (0 for batch 0), after partial aggregation: each (window, key) group of the late copies
+   (``winviz.spark.late_filter``) counts once in ``numRowsDroppedByWatermark``.
 3. **Append** (``StateStoreSaveExec``, ``OutputMode.Append``): after merging the batch,
    windows with ``end <= eviction watermark`` are output once and removed from state.
 4. **Update**: every (window, key) the batch changed is output with its new aggregate; then
@@ -37,10 +35,7 @@ checked against real local Spark 4.x (``tests/test_spark_twin.py`` pins the evid
    merge with the key's sessions in state: sessions that overlap or touch (``start <= end`` of
    the one before, checked on Spark) become one. Append mode outputs and removes the sessions
    with ``end <= eviction watermark``.
-8. **Windows** (``TimeWindowing``, ``startTime`` 0): the last start is ``ts - floorMod(ts,
-   slide)`` (correct for negative times too: Spark 4 no longer uses Java's ``%`` there); the
-   candidates are it and the ``ceil(size / slide) - 1`` starts before it, kept when
-   ``start <= ts < start + size``: every window that contains ``ts``.
+8. **Windows** (``TimeWindowing``, ``startTime`` 0): ``winviz.spark.windowing.spark_windows``.
 """
 
 from __future__ import annotations
@@ -113,11 +108,12 @@ class MicroBatchModel:
     """What every modelled query shares: its ``WatermarkTracker`` (rule 6), the last executed
     batch's eviction watermark (``previous``) and rule 5: a no-data batch runs when the
     watermark has moved past it. A subclass runs one batch (``run_batch``) and ends it with
-    ``_advance``; ``run_micro_batches`` drives it."""
+    ``_advance`` (or ``_record``); ``run_micro_batches`` drives it."""
 
     def __init__(self, delays: Sequence[int], policy: str) -> None:
         self.tracker = WatermarkTracker(delays, policy)
         self.previous = 0  # the last executed batch's eviction watermark
+        self.outcomes: list[BatchOutcome] = []
 
     @property
     def watermark(self) -> int:
@@ -137,6 +133,27 @@ class MicroBatchModel:
         raise the watermark for the next."""
         self.previous = evict
         self.tracker.update(rows)
+
+    def _record(
+        self, batch: InputBatch | None, proc_time: int, dropped: int, out: tuple[Any, ...]
+    ) -> BatchOutcome:
+        """End a batch (``None``: a no-data batch) run with the current watermarks: its
+        ``BatchOutcome`` is kept, and the watermark advances."""
+        rows = batch.rows if batch is not None else ()
+        outcome = BatchOutcome(
+            batch_id=len(self.outcomes),
+            interval=batch.interval if batch is not None else None,
+            proc_time=proc_time,
+            input_rows=len(rows),
+            max_event_time=reported_max_event_time(rows, len(self.tracker.delays)),
+            watermark=self.watermark,
+            late_watermark=self.previous,
+            dropped=dropped,
+            rows=out,
+        )
+        self.outcomes.append(outcome)
+        self._advance(self.watermark, rows)
+        return outcome
 
 
 def run_micro_batches(model: MicroBatchModel, inputs: Sequence[InputBatch], drive: str) -> None:
@@ -160,7 +177,6 @@ class SparkModel(MicroBatchModel):
         self.spec = spec
         self.state: dict[Group, list[Any]] = {}
         self.sessions: dict[Any, list[list[Any]]] = {}
-        self.outcomes: list[BatchOutcome] = []
 
     def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
         """Execute one micro-batch (``None``: a no-data batch) and advance the watermark."""
@@ -170,20 +186,7 @@ class SparkModel(MicroBatchModel):
             n_dropped, out = self._session_batch(rows, late, evict)
         else:
             n_dropped, out = self._window_batch(rows, late, evict)
-        outcome = BatchOutcome(
-            batch_id=len(self.outcomes),
-            interval=batch.interval if batch is not None else None,
-            proc_time=proc_time,
-            input_rows=len(rows),
-            max_event_time=reported_max_event_time(rows, len(self.spec.delays)),
-            watermark=evict,
-            late_watermark=late,
-            dropped=n_dropped,
-            rows=tuple(sorted(out, key=row_order)),
-        )
-        self.outcomes.append(outcome)
-        self._advance(evict, rows)
-        return outcome
+        return self._record(batch, proc_time, n_dropped, tuple(sorted(out, key=row_order)))
 
     def _window_batch(
         self, rows: Sequence[dict[str, Any]], late: int, evict: int
@@ -255,15 +258,14 @@ def sum_ignoring_nulls(total: Any, value: Any) -> Any:
     return value if total is None else total + value
 
 
-def model_batches(spec: TwinSpec, inputs: Sequence[InputBatch]) -> list[BatchOutcome]:
-    """Every micro-batch Spark runs for these input batches under ``spec.drive``."""
-    model = SparkModel(spec)
-    run_micro_batches(model, inputs, spec.drive)
-    return model.outcomes
-
-
 def predict(records: Sequence[Any], arrival_times: Sequence[int], spec: TwinSpec) -> TwinResult:
     """The model's answer for what ``winviz.spark.run_twin`` gets from Spark."""
-    inputs = form_batches(records, arrival_times, spec)
-    outcomes = model_batches(spec, inputs)
+    return modelled(SparkModel(spec), form_batches(records, arrival_times, spec))
+
+
+def modelled(model: Any, inputs: Sequence[InputBatch]) -> TwinResult:
+    """Every micro-batch ``model`` (a ``MicroBatchModel`` with a ``spec``) runs for these input
+    batches under ``spec.drive``, with their trace."""
+    spec, outcomes = model.spec, model.outcomes
+    run_micro_batches(model, inputs, spec.drive)
     return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), source="model")

@@ -11,7 +11,7 @@ before, that decides which input rows are too late (``numRowsDroppedByWatermark`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
 from winviz.spark.spec import StateSpec, TwinSpec
@@ -51,15 +51,10 @@ def timer_row_order(r: TimerRow) -> tuple:
 
 @dataclass(frozen=True)
 class BatchOutcome:
-    """One executed micro-batch.
-
-    ``interval`` is the trigger interval its input came from (None for a no-data batch),
-    ``proc_time`` when it ran on the simulated processing clock, ``watermark`` the eviction
-    watermark (progress ``eventTime.watermark``), ``late_watermark`` the late-events watermark
-    (the previous batch's ``watermark``; 0 for the first), ``max_event_time`` the largest event
-    time of its input (progress ``eventTime.max``; for a union, of the first stream with rows),
-    ``dropped`` the state operator's ``numRowsDroppedByWatermark`` and ``rows`` its output,
-    sorted (``OutputRow``s, or ``TimerRow``s for a state twin)."""
+    """One executed micro-batch: ``interval`` is the trigger interval its input came from
+    (None for a no-data batch), ``proc_time`` when it ran on the simulated processing clock,
+    ``max_event_time`` progress ``eventTime.max`` (for a union, of the first stream with rows),
+    ``dropped`` ``numRowsDroppedByWatermark`` and ``rows`` its sorted output."""
 
     batch_id: int
     interval: int | None
@@ -107,17 +102,11 @@ class TwinResult:
         """The per-batch table: one row per micro-batch (``rows`` holds its output rows)."""
         import pandas as pd
 
+        columns = [f.name for f in fields(BatchOutcome) if f.name != "rows"]
         return pd.DataFrame(
             [
                 {
-                    "batch_id": b.batch_id,
-                    "interval": b.interval,
-                    "proc_time": b.proc_time,
-                    "input_rows": b.input_rows,
-                    "max_event_time": b.max_event_time,
-                    "watermark": b.watermark,
-                    "late_watermark": b.late_watermark,
-                    "dropped": b.dropped,
+                    **{c: getattr(b, c) for c in columns},
                     "output_rows": len(b.rows),
                     "rows": [r._asdict() for r in b.rows],
                 }

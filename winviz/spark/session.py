@@ -105,24 +105,6 @@ def _logging_dir() -> Path:
     return _log_dir
 
 
-def _use_utc() -> None:
-    """Make the Python process's local zone UTC (``collect()`` converts timestamps with it)."""
-    os.environ["TZ"] = "UTC"
-    if hasattr(time, "tzset"):
-        time.tzset()
-
-
-def session_conf(master: str) -> dict[str, str]:
-    """Every Spark setting the winviz session uses (``SESSION_CONF`` + master, JVM, app name)."""
-    log4j = _logging_dir() / "log4j2.properties"
-    return {
-        **SESSION_CONF,
-        "spark.master": master,
-        "spark.app.name": "winviz-spark-twin",
-        "spark.driver.extraJavaOptions": f"{JVM_OPTIONS} -Dlog4j2.configurationFile=file:{log4j}",
-    }
-
-
 def get_spark(master: str | None = None) -> SparkSession:
     """The process's winviz ``SparkSession``, created on first call (later calls return it;
     a different ``master`` than the running session's is an error)."""
@@ -162,14 +144,23 @@ def _start(master: str) -> SparkSession:
     os.environ["JAVA_HOME"] = java_home
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    _use_utc()
+    os.environ["TZ"] = "UTC"  # collect() converts timestamps with the local zone
+    if hasattr(time, "tzset"):
+        time.tzset()
     # PySpark 4.x warns that it was tested with pandas 2.x only.
     warnings.filterwarnings("ignore", message=".*pandas.*", module=r"pyspark(\..*)?")
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
     from pyspark.sql import SparkSession
 
-    conf = SparkConf(loadDefaults=False).setAll(list(session_conf(master).items()))
+    log4j = _logging_dir() / "log4j2.properties"
+    settings = {
+        **SESSION_CONF,
+        "spark.master": master,
+        "spark.app.name": "winviz-spark-twin",
+        "spark.driver.extraJavaOptions": f"{JVM_OPTIONS} -Dlog4j2.configurationFile=file:{log4j}",
+    }
+    conf = SparkConf(loadDefaults=False).setAll(list(settings.items()))
     log = spark_log_path().open("ab")
     try:
         gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})

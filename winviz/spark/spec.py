@@ -147,10 +147,6 @@ class TwinSpec:
         return self.size if self.slide is None else self.slide
 
     @property
-    def is_tumbling(self) -> bool:
-        return self.size is not None and self.window_slide == self.size
-
-    @property
     def is_session(self) -> bool:
         return self.session_gap is not None
 
@@ -190,16 +186,8 @@ class StateSpec:
     seen for the key + ``timeout``* (moved on every new row); when it fires, output
     ``(key, timer, count, sum)`` and clear the key's state. All times in ms.
 
-    ``api`` picks the Spark API (``winviz.spark.state_twins``):
-
-    - ``"transform_with_state"`` — ``groupBy(key).transformWithStateInPandas(processor,
-      timeMode="EventTime")``: a ``StatefulProcessor`` whose ``handleInputRows(self, key,
-      rows, timerValues)`` moves the timer (``deleteTimer`` / ``registerTimer``) and whose
-      ``handleExpiredTimer(self, key, timerValues, expiredTimerInfo)`` outputs;
-    - ``"apply_in_pandas_with_state"`` — ``groupBy(key).applyInPandasWithState(func, ...,
-      "append", GroupStateTimeout.EventTimeTimeout)`` with ``state.setTimeoutTimestamp``.
-
-    The other fields mean what they mean in ``TwinSpec``.
+    ``api`` picks the Spark API, ``transformWithStateInPandas`` or ``applyInPandasWithState``
+    (``winviz.spark.state_twins``); the other fields mean what they mean in ``TwinSpec``.
     """
 
     timeout: int

@@ -19,15 +19,15 @@ Flink terms: ``processElement`` deletes the old timer and registers the new one 
   fails, and ``SparkQueryError`` names the batch and the row.
 
 Processing-time timers (``timeMode="ProcessingTime"`` / ``ProcessingTimeTimeout``) are not
-twinned: with them ``shouldRunAnotherBatch`` is always true, Spark runs no-data batches for
-ever and ``processAllAvailable()`` never returns; ``run_processing_time_probe`` shows it with a
-wall-clock bound.
+twinned: with them ``TransformWithStateExec.shouldRunAnotherBatch`` is always true, Spark runs
+no-data batches for ever and ``processAllAvailable()`` never returns;
+``run_processing_time_probe`` shows it with a wall-clock bound.
 
 The model of both (``StateModel``, no JVM) follows these rules, checked against Spark:
 
 1. watermarks, batches and no-data batches as for windows (``winviz.spark.model`` rules 1, 5);
-2. a row with ``ts <= late watermark`` (the previous batch's) is dropped and counted
-   (``numRowsDroppedByWatermark``: rows, there is no partial aggregation);
+2. the late filter (``winviz.spark.late_filter``) drops and counts rows (there is no
+   partial aggregation);
 3. a batch first handles its input, key by key, then fires the timers that are due against
    its eviction watermark ``wm``: ``transformWithState`` fires ``t <= wm``,
    ``applyInPandasWithState`` times out ``t < wm`` (``timeoutTimestamp < watermark``);
@@ -38,8 +38,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
-import tempfile
 import threading
 import time
 import warnings
@@ -57,13 +55,19 @@ from winviz.spark.batches import (
     form_batches,
     write_batch_file,
 )
-from winviz.spark.failures import SparkQueryError, record_marker
-from winviz.spark.model import MicroBatchModel, run_micro_batches, sum_ignoring_nulls
+from winviz.spark.failures import SparkQueryError, marked_record, record_marker
+from winviz.spark.model import MicroBatchModel, modelled, sum_ignoring_nulls
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_order
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec
-from winviz.spark.tracing import build_trace
-from winviz.spark.twins import EVENT_TIME, execute, input_schema, input_stream
+from winviz.spark.twins import (
+    EVENT_TIME,
+    execute,
+    input_schema,
+    input_stream,
+    query_dirs,
+    session_settings,
+)
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 STATE_CONF = {"spark.sql.streaming.stateStore.providerClass": ROCKSDB}
@@ -80,11 +84,7 @@ def run_state_twin(
     raises ``SparkQueryError`` naming the batch and row (completed batches kept)."""
     inputs = form_batches(records, arrival_times, spec)
     spark = spark if spark is not None else get_spark()
-
-    def build(watched: Path) -> Any:
-        return build_state_query(spark, spec, inputs, watched)
-
-    return execute(spark, spec, inputs, build, lambda r: TimerRow(*r), timer_row_order, STATE_CONF)
+    return execute(spark, spec, inputs, build_state_query, TimerRow, timer_row_order, STATE_CONF)
 
 
 def output_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
@@ -102,29 +102,36 @@ def state_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
 
 
 def build_state_query(
-    spark: Any, spec: StateSpec, inputs: Sequence[InputBatch], watched: Path
+    spark: Any,
+    spec: StateSpec,
+    inputs: Sequence[InputBatch],
+    watched: Path,
+    processing_time: bool = False,
 ) -> Any:
-    """file source -> event time -> watermark -> groupBy(key) -> the chosen state API."""
+    """file source -> event time -> watermark -> groupBy(key) -> the chosen state API; with
+    ``processing_time``: file source -> groupBy(key) -> ``transformWithStateInPandas`` with
+    processing-time timers (``run_processing_time_probe``)."""
     from pyspark.sql import functions as F
 
     stream = input_stream(spark, spec, inputs, watched, indexed=True)
-    stream = stream.withColumn(EVENT_TIME, F.timestamp_millis(TS)).withWatermark(
-        EVENT_TIME, f"{spec.watermark_delay} milliseconds"
-    )
-    columns = [KEY, TS, INDEX, EVENT_TIME] + ([VALUE] if spec.value_field is not None else [])
+    columns = [KEY, TS, INDEX]
+    if not processing_time:
+        stream = stream.withColumn(EVENT_TIME, F.timestamp_millis(TS)).withWatermark(
+            EVENT_TIME, f"{spec.watermark_delay} milliseconds"
+        )
+        columns.append(EVENT_TIME)
+    if spec.value_field is not None:
+        columns.append(VALUE)
     grouped = stream.select(*columns).groupBy(KEY)
-    out = output_schema(spec, inputs)
-    if spec.api == "transform_with_state":
-        processor = make_processor(spec.timeout, state_schema(spec, inputs))
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
-            return grouped.transformWithStateInPandas(processor, out, "Append", "EventTime")
-    func = make_timeout_function(spec.timeout)
+    out, state = output_schema(spec, inputs), state_schema(spec, inputs)
     with warnings.catch_warnings():  # PySpark 4.x: "does not yet fully support pandas >= 3"
         warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
-        return grouped.applyInPandasWithState(
-            func, out, state_schema(spec, inputs), "append", "EventTimeTimeout"
-        )
+        if processing_time or spec.api == "transform_with_state":
+            processor = make_processor(spec.timeout, state, processing_time)
+            mode = "ProcessingTime" if processing_time else "EventTime"
+            return grouped.transformWithStateInPandas(processor, out, "Append", mode)
+        func = make_timeout_function(spec.timeout)
+        return grouped.applyInPandasWithState(func, out, state, "append", "EventTimeTimeout")
 
 
 def _fold(state: tuple | None, frames: Any) -> tuple[int, Any, int, int]:
@@ -223,7 +230,6 @@ class StateModel(MicroBatchModel):
         super().__init__(spec.delays, "min")
         self.spec = spec
         self.keys: dict[Any, list[Any]] = {}  # key -> [count, sum, max_ts, timer]
-        self.outcomes: list[BatchOutcome] = []
         self.running: InputBatch | None = None  # the batch being run (None: a no-data one)
 
     def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
@@ -239,8 +245,8 @@ class StateModel(MicroBatchModel):
             if acc[2] is None or r[TS] > acc[2]:
                 acc[2], acc[4] = r[TS], i
             acc[3] = acc[2] + self.spec.timeout
-        if self.spec.api == "apply_in_pandas_with_state":
-            # FlatMapGroupsWithStateExec sorts its input by key: the first refused key fails
+        strict = self.spec.api == "apply_in_pandas_with_state"
+        if strict:  # FlatMapGroupsWithStateExec sorts by key: the first refused key fails
             for key in sorted({r[KEY] for r, _ in kept}):
                 acc = self.keys[key]
                 if acc[3] < evict:
@@ -248,26 +254,14 @@ class StateModel(MicroBatchModel):
                         f"{record_marker(acc[4])} key {key!r}: timeout {acc[3]} below the "
                         f"watermark {evict} (batch {len(self.outcomes)})"
                     )
-        strict = self.spec.api == "apply_in_pandas_with_state"
         out = []
         for key, acc in list(self.keys.items()):
             if acc[3] < evict or (not strict and acc[3] == evict):
                 out.append(TimerRow(key, acc[3], acc[0], acc[1]))
                 del self.keys[key]
-        outcome = BatchOutcome(
-            batch_id=len(self.outcomes),
-            interval=batch.interval if batch is not None else None,
-            proc_time=proc_time,
-            input_rows=len(rows),
-            max_event_time=max((r[TS] for r in rows), default=None),
-            watermark=evict,
-            late_watermark=late,
-            dropped=len(rows) - len(kept),
-            rows=tuple(sorted(out, key=timer_row_order)),
+        return self._record(
+            batch, proc_time, len(rows) - len(kept), tuple(sorted(out, key=timer_row_order))
         )
-        self.outcomes.append(outcome)
-        self._advance(evict, rows)
-        return outcome
 
 
 def predict_state(
@@ -275,13 +269,10 @@ def predict_state(
 ) -> TwinResult:
     """The model's answer for ``run_state_twin``. When Spark would fail (rule 4) it raises
     ``SparkQueryError`` naming the batch and row, as ``run_state_twin`` does."""
-    inputs = form_batches(records, arrival_times, spec)
     model = StateModel(spec)
     try:
-        run_micro_batches(model, inputs, spec.drive)
+        return modelled(model, form_batches(records, arrival_times, spec))
     except StateTimeoutRefused as exc:
-        from winviz.spark.failures import marked_record
-
         raise SparkQueryError(
             batch_id=len(model.outcomes),
             input_batch=model.running,
@@ -289,8 +280,6 @@ def predict_state(
             outcomes=model.outcomes,
             spark_message=f"StateTimeoutRefused: {exc}",
         ) from None
-    trace = build_trace(spec, inputs, model.outcomes)
-    return TwinResult(spec, model.outcomes, trace, source="model")
 
 
 @dataclass(frozen=True)
@@ -312,54 +301,38 @@ def run_processing_time_probe(
     spark: Any = None,
 ) -> ProcessingTimeProbe:
     """The state twin with *processing-time* timers (``timeMode="ProcessingTime"``), run for
-    at most ``bound_seconds`` of wall-clock time, then stopped. ``TransformWithStateExec``'s
-    ``shouldRunAnotherBatch`` is always true in processing time, so Spark keeps running
-    no-data batches and ``processAllAvailable()`` never returns: this is why processing-time
-    timers have no deterministic twin. Every file is written before the query starts; the
-    bound starts once Spark has read them all (``processAllAvailable()`` is then called in a
-    thread, and ``query.stop()`` ends it)."""
+    at most ``bound_seconds`` of wall-clock time once Spark has read every file (written
+    before it starts), then stopped: ``processAllAvailable()`` runs in a thread, and
+    ``query.stop()`` ends it (``TransformWithStateExec.shouldRunAnotherBatch``, see above)."""
     inputs = form_batches(records, arrival_times, spec)
     spark = spark if spark is not None else get_spark()
-    root = Path(tempfile.mkdtemp(prefix="winviz-probe-"))
-    watched, staging = root / "input", root / "staging"
-    watched.mkdir()
-    staging.mkdir()
     batches: list[int] = []
-    previous = spark.conf.get(_PROVIDER, None)
     query = None
-    try:
-        for batch in inputs:
-            write_batch_file(batch, watched, staging)
-        frame = _processing_time_query(spark, spec, inputs, watched)
-        spark.conf.set(_PROVIDER, ROCKSDB)
-        query = (
-            frame.writeStream.outputMode("append")
-            .foreachBatch(lambda df, batch_id: batches.append(batch_id) or df.collect())
-            .option("checkpointLocation", str(root / "checkpoint"))
-            .start()
-        )
-        _await_rows(query, sum(len(b.rows) for b in inputs), limit_seconds=300)
-        waiter = threading.Thread(target=_swallow_stop, args=(query,), daemon=True)
-        waiter.start()
-        waiter.join(bound_seconds)
-        returned = not waiter.is_alive()
-        query.stop()
-        waiter.join(30)
-        progress = [json.loads(p.json) for p in query.recentProgress]
-        ran = {p["batchId"]: p["numInputRows"] for p in progress if p["batchId"] in batches}
-    finally:
-        if previous is None:
-            spark.conf.unset(_PROVIDER)
-        else:
-            spark.conf.set(_PROVIDER, previous)
-        if query is not None:
+    with query_dirs("winviz-probe-") as root, session_settings(spark, STATE_CONF):
+        try:
+            for batch in inputs:
+                write_batch_file(batch, root / "input", root / "staging")
+            frame = build_state_query(spark, spec, inputs, root / "input", processing_time=True)
+            query = (
+                frame.writeStream.outputMode("append")
+                .foreachBatch(lambda df, batch_id: batches.append(batch_id) or df.collect())
+                .option("checkpointLocation", str(root / "checkpoint"))
+                .start()
+            )
+            _await_rows(query, sum(len(b.rows) for b in inputs), limit_seconds=300)
+            waiter = threading.Thread(target=_swallow_stop, args=(query,), daemon=True)
+            waiter.start()
+            waiter.join(bound_seconds)
+            returned = not waiter.is_alive()
             query.stop()
-        shutil.rmtree(root, ignore_errors=True)
+            waiter.join(30)
+            progress = [json.loads(p.json) for p in query.recentProgress]
+            ran = {p["batchId"]: p["numInputRows"] for p in progress if p["batchId"] in batches}
+        finally:
+            if query is not None:
+                query.stop()
     no_data = sum(1 for n in ran.values() if n == 0)
     return ProcessingTimeProbe(bound_seconds, returned, len(ran), no_data)
-
-
-_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 
 
 def _await_rows(query: Any, rows: int, limit_seconds: float) -> None:
@@ -378,20 +351,3 @@ def _swallow_stop(query: Any) -> None:
 
     with contextlib.suppress(StreamingQueryException):
         query.processAllAvailable()
-
-
-def _processing_time_query(
-    spark: Any, spec: StateSpec, inputs: Sequence[InputBatch], watched: Path
-) -> Any:
-    stream = input_stream(spark, spec, inputs, watched, indexed=True)
-    columns = [KEY, TS, INDEX] + ([VALUE] if spec.value_field is not None else [])
-    processor = make_processor(spec.timeout, state_schema(spec, inputs), processing_time=True)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
-        return (
-            stream.select(*columns)
-            .groupBy(KEY)
-            .transformWithStateInPandas(
-                processor, output_schema(spec, inputs), "Append", "ProcessingTime"
-            )
-        )

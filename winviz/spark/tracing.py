@@ -4,7 +4,7 @@ The records use the engine's schema (``winviz.trace``) and one new kind:
 
 ``batch`` — a micro-batch ran (Spark's ``MicroBatchExecution`` executing one ``batchId``).
 ``proc_time`` is when it ran, ``watermark`` its eviction watermark; detail fields are
-``BATCH_DETAIL_FIELDS``. Per batch, in this order:
+``DETAIL_FIELDS["batch"]``. Per batch, in this order:
 
 - ``arrival`` (value, index) for each input row, at its arrival time;
 - ``batch``;
@@ -34,11 +34,10 @@ from winviz.spark.batches import InputBatch
 from winviz.spark.late_filter import is_dropped
 from winviz.spark.results import BatchOutcome, TimerRow
 from winviz.spark.spec import StateSpec, TwinSpec
-from winviz.trace import DETAIL_FIELDS, Trace, TraceWriter
+from winviz.trace import Trace, TraceWriter
 from winviz.windows import TimeWindow
 
 OPERATOR = "spark"
-BATCH_DETAIL_FIELDS = DETAIL_FIELDS["batch"]
 
 
 def build_trace(
@@ -51,7 +50,7 @@ def build_trace(
     data = iter(inputs)
     panes: dict[tuple, int] = {}
     previous_wm = 0
-    arrivals = _arrival_times(inputs)
+    arrivals = {i: t for b in inputs for i, t in zip(b.indexes, b.arrivals, strict=True)}
     for b in outcomes:
         rows: Sequence[dict] = ()
         if not b.is_no_data:
@@ -94,8 +93,3 @@ def _timer_output(write: TraceWriter, b: BatchOutcome, r: TimerRow) -> None:
     """A state twin's timer firing and its output row."""
     write.timer_fired(b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, "EVENT_TIME", None)
     write.emitted(b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, r._asdict())
-
-
-def _arrival_times(inputs: Sequence[InputBatch]) -> dict[int, int]:
-    """Input index -> arrival time, as kept by the batches (``InputBatch.arrivals``)."""
-    return {i: t for b in inputs for i, t in zip(b.indexes, b.arrivals, strict=True)}

@@ -7,24 +7,22 @@ runs the streaming query over Spark's file source and captures every batch's out
 ``collect()`` — or the batch's state is not committed). Then ``winviz.spark.readback`` turns
 ``query.recentProgress`` and the captured rows into ``BatchOutcome``s and a trace.
 
-Drives (``spec.drive``):
-
-- ``"per_batch"``: the query runs with the default trigger; after each file is added,
-  ``StreamingQuery.processAllAvailable()`` waits until Spark has processed it *and* run the
-  no-data batch that a raised watermark calls for.
-- ``"available_now"``: all files are written first, then the query runs with
-  ``trigger(availableNow=True)`` (``Trigger.AvailableNow``): one batch per file
-  (``maxFilesPerTrigger=1``), back to back, and a final no-data batch; it then stops by itself.
+The drives (``spec.drive``, see ``winviz.spark.spec``): ``"per_batch"`` adds a file, then
+calls ``StreamingQuery.processAllAvailable()``; ``"available_now"`` writes every file, then
+runs the query once with ``trigger(availableNow=True)`` (``Trigger.AvailableNow``).
 
 Input and checkpoint directories are fresh temporary directories, removed afterwards.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +34,9 @@ from winviz.spark.batches import (
     VALUE,
     InputBatch,
     form_batches,
-    value_type,
     write_batch_file,
 )
-from winviz.spark.failures import SparkQueryError, failing_input, marked_record
+from winviz.spark.failures import SparkQueryError, marked_record
 from winviz.spark.readback import to_outcomes
 from winviz.spark.results import OutputRow, TwinResult, row_order
 from winviz.spark.session import get_spark
@@ -62,37 +59,36 @@ def run_twin(
     inputs = form_batches(records, arrival_times, spec)
     spark = spark if spark is not None else get_spark()
     conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
-
-    def build(watched: Path) -> Any:
-        return build_query(spark, spec, inputs, watched)
-
-    return execute(spark, spec, inputs, build, lambda r: OutputRow(*r), row_order, conf)
+    return execute(spark, spec, inputs, build_query, OutputRow, row_order, conf)
 
 
 def execute(
     spark: Any,
     spec: Any,
     inputs: Sequence[InputBatch],
-    build: Callable[[Path], Any],
-    make_row: Callable[[Any], Any],
+    build: Callable[..., Any],
+    row_type: Callable[..., Any],
     order: Callable[[Any], Any],
     conf: dict[str, str],
 ) -> TwinResult:
-    """Run the streaming DataFrame ``build(watched_dir)`` over ``inputs`` with session
-    settings ``conf`` set while it starts (restored after); ``make_row`` turns a collected row
-    into the result's row type, ``order`` sorts a batch's rows."""
+    """Run the streaming DataFrame ``build(spark, spec, inputs, watched_dir)`` over
+    ``inputs`` with session settings ``conf`` (``run_query``); ``row_type(*row)`` is a
+    collected row in the result, ``order`` sorts a batch's rows."""
     run = _Run()
     try:
-        _run_query(spark, spec, inputs, build, run, make_row, order, conf)
+        run_query(spark, spec, inputs, build, run, row_type, order, conf)
     except Exception as exc:
-        if not _is_query_failure(exc):
+        from pyspark.errors import StreamingQueryException
+
+        if not isinstance(exc, StreamingQueryException):
             raise
         done = to_outcomes(run.progress, run.captured, inputs, complete=False)
         data_done = sum(1 for b in done if not b.is_no_data)
         message = str(exc)
         raise SparkQueryError(
             batch_id=len(done),
-            input_batch=failing_input(inputs, run.files_written, data_done),
+            # the first file not yet read, if it was written; else a no-data batch
+            input_batch=inputs[data_done] if data_done < run.files_written else None,
             index=marked_record(message),
             outcomes=done,
             spark_message=message,
@@ -101,19 +97,13 @@ def execute(
     return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), source="spark")
 
 
-def _is_query_failure(exc: BaseException) -> bool:
-    from pyspark.errors import StreamingQueryException
-
-    return isinstance(exc, StreamingQueryException)
-
-
+@dataclass
 class _Run:
     """What a query run collected so far (kept when it fails)."""
 
-    def __init__(self) -> None:
-        self.progress: list[dict[str, Any]] = []
-        self.captured: dict[int, list[Any]] = {}
-        self.files_written = 0
+    progress: list[dict[str, Any]] = field(default_factory=list)
+    captured: dict[int, list[Any]] = field(default_factory=dict)
+    files_written: int = 0
 
 
 def build_query(spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], watched: Path) -> Any:
@@ -156,10 +146,7 @@ def watermarked(source: Any, spec: TwinSpec) -> Any:
         with_time.where(F.col(STREAM) == i).withWatermark(EVENT_TIME, f"{delay} milliseconds")
         for i, delay in enumerate(spec.delays)
     ]
-    union = parts[0]
-    for part in parts[1:]:
-        union = union.unionByName(part)
-    return union
+    return functools.reduce(lambda union, part: union.unionByName(part), parts)
 
 
 def input_stream(
@@ -177,7 +164,8 @@ def input_stream(
 
 def input_schema(spec: Any, inputs: Sequence[InputBatch]) -> Any:
     """The JSON files' schema: ``key`` (long if every key is an int, else string), ``ts``
-    (long ms), ``value`` (long or double) and ``stream`` where the spec has them."""
+    (long ms), ``value`` (double if a value is a float, else long) and ``stream`` where the
+    spec has them."""
     from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
 
     ints = all(isinstance(r[KEY], int) for b in inputs for r in b.rows)
@@ -186,70 +174,87 @@ def input_schema(spec: Any, inputs: Sequence[InputBatch]) -> Any:
         StructField(TS, LongType()),
     ]
     if spec.value_field is not None:
-        vtype = DoubleType() if value_type(inputs) == "double" else LongType()
-        fields.append(StructField(VALUE, vtype))
+        floats = any(isinstance(r.get(VALUE), float) for b in inputs for r in b.rows)
+        fields.append(StructField(VALUE, DoubleType() if floats else LongType()))
     if spec.stream_field is not None:
         fields.append(StructField(STREAM, LongType()))
     return StructType(fields)
 
 
-def _run_query(
-    spark: Any,
-    spec: Any,
-    inputs: Sequence[InputBatch],
-    build: Callable[[Path], Any],
-    run: _Run,
-    make_row: Callable[[Any], Any],
-    order: Callable[[Any], Any],
-    conf: dict[str, str],
-) -> None:
-    """Run the query to the end of the input in fresh directories (removed afterwards),
-    filling ``run`` with the progress reports (as dicts) and each batch's captured output
-    rows."""
-    root = Path(tempfile.mkdtemp(prefix="winviz-twin-"))
-    watched, staging, checkpoint = root / "input", root / "staging", root / "checkpoint"
+@contextlib.contextmanager
+def query_dirs(prefix: str) -> Iterator[Path]:
+    """A fresh temporary directory with ``input`` (watched) and ``staging`` made in it,
+    removed afterwards."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        (root / "input").mkdir()
+        (root / "staging").mkdir()
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
-    def capture(frame: Any, batch_id: int) -> None:
-        rows = [make_row(row) for row in frame.collect()]
-        run.captured[batch_id] = sorted(rows, key=order)
 
-    query = None
+@contextlib.contextmanager
+def session_settings(spark: Any, conf: dict[str, str]) -> Iterator[None]:
+    """Spark session settings ``conf`` set (a query reads them when it starts), then restored."""
     previous = {k: spark.conf.get(k, None) for k in conf}
     try:
-        watched.mkdir()
-        staging.mkdir()
-        writer = (
-            build(watched)
-            .writeStream.outputMode(spec.output_mode)
-            .foreachBatch(capture)
-            .option("checkpointLocation", str(checkpoint))
-        )
         for k, v in conf.items():
-            spark.conf.set(k, v)  # read when the query starts
-        if spec.drive == "per_batch":
-            query = writer.start()
-        written = 0
-        for batch in inputs:
-            write_batch_file(batch, watched, staging)
-            run.files_written += 1
-            written += len(batch.rows)
-            if query is not None:
-                _process_all(query, written)
-        if query is None:  # available_now: every file first, then one run
-            query = writer.trigger(availableNow=True).start()
-            query.awaitTermination()
-        if query.exception() is not None:
-            raise query.exception()
+            spark.conf.set(k, v)
+        yield
     finally:
         for k, v in previous.items():
             if v is None:
                 spark.conf.unset(k)
             else:
                 spark.conf.set(k, v)
-        if query is not None:
-            run.progress = [json.loads(p.json) for p in query.recentProgress]
-            query.stop()
-        shutil.rmtree(root, ignore_errors=True)
+
+
+def run_query(
+    spark: Any,
+    spec: Any,
+    inputs: Sequence[InputBatch],
+    build: Callable[..., Any],
+    run: _Run,
+    row_type: Callable[..., Any],
+    order: Callable[[Any], Any],
+    conf: dict[str, str],
+) -> None:
+    """Run the query to the end of the input in fresh directories, filling ``run`` with the
+    progress reports (as dicts) and each batch's captured output rows."""
+
+    def capture(frame: Any, batch_id: int) -> None:
+        rows = [row_type(*row) for row in frame.collect()]
+        run.captured[batch_id] = sorted(rows, key=order)
+
+    query = None
+    with query_dirs("winviz-twin-") as root, session_settings(spark, conf):
+        watched, staging = root / "input", root / "staging"
+        try:
+            writer = (
+                build(spark, spec, inputs, watched)
+                .writeStream.outputMode(spec.output_mode)
+                .foreachBatch(capture)
+                .option("checkpointLocation", str(root / "checkpoint"))
+            )
+            if spec.drive == "per_batch":
+                query = writer.start()
+            written = 0
+            for batch in inputs:
+                write_batch_file(batch, watched, staging)
+                run.files_written += 1
+                written += len(batch.rows)
+                if query is not None:
+                    _process_all(query, written)
+            if query is None:  # available_now: every file first, then one run
+                query = writer.trigger(availableNow=True).start()
+                query.awaitTermination()
+            if query.exception() is not None:
+                raise query.exception()
+        finally:
+            if query is not None:
+                run.progress = [json.loads(p.json) for p in query.recentProgress]
+                query.stop()
 
 
 def _process_all(query: Any, rows_written: int) -> None:
