@@ -6,33 +6,14 @@ unhashable keys, or keys pandas holds equal such as ``1`` and ``True``); ``proc_
 ``watermark``, ``window_start``, ``window_end`` and ``ts`` as nullable ``Int64`` (``<NA>``
 where absent; ``window_*`` are absent for the global window and for records without one);
 then one column per detail field of the kinds present, in ``DETAIL_FIELDS`` order, typed by
-its values (``detail_column``): a categorical when every value is a string, nullable
-``Int64`` when every value is an int in Java's long range or None (``index``, ``pane``,
-``count``, ``cleanup_time``, ...), nullable ``boolean`` when every value is a bool or None
-(``deduplicated``, ``existed``), else objects (element payloads, windows such as a timer's
-``namespace``, an int beyond the long range, mixed types, a field None throughout). Missing
-on the rows of other kinds: ``<NA>`` in the nullable columns, NaN in the categoricals,
-``None`` among objects; a detail categorical's categories in order of first appearance.
-Values are the engine's own objects (a namespace is a ``TimeWindow``, an element value is
-the record itself). ``frame.attrs["schema_version"]`` names the schema.
+its values (``detail_column``), missing on the rows of other kinds. Values are the engine's
+own objects (a namespace is a ``TimeWindow``). ``frame.attrs["schema_version"]`` names the
+schema.
 
-The frame is built column by column from the trace's codes and typed arrays (issue 11): the
-categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
-and their masks, the window bounds gathered from the distinct windows, and each detail field
-from ``detail_fields``, which splits a detail tuple many records have once; only the
-fields that stay objects take a full-length object array. It reads the detail in the pieces
-the trace holds it in (``TraceColumns.detail_items``): while a first read's detail column is
-not decoded, the write buffer's items (a packed entry's tuples said field by field, its coded
-tuples split once, the plain records split by kind), so the detail column itself is never
-made (the trace keeps its write buffer until a reader decodes it); once it is, the tuples the
-writer numbered still split once, the rest of the column's tuples told apart by value
-(``value_codes``). Gathers by ``int32`` codes go chunk
-by chunk (no full-length ``intp`` copy of the codes), and no other full-length temporary is
-kept that a pass can do without: memory a 1M-event frame would touch fresh. Each column owns
-its arrays: no mask is shared, and no array is the trace's own decoded column (``seq``, the
-times, the codes are copied): setting a cell changes one column of the frame, never the trace
-that the charts and later frames read.
-``pd.DataFrame(..., copy=False)`` keeps each column as made (no consolidation copy).
+The frame is built column by column from the trace's codes and typed arrays (issue 11), the
+detail from the pieces the trace holds it in (``detail_fields``: a tuple many records share
+is split once), without full-length temporaries a pass can do without. Each column owns its
+arrays: setting a cell changes the frame, never the trace.
 
 ``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way):
 each detail value as the record held it, of the same type (a missing cell as None; windows
