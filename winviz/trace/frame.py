@@ -36,7 +36,6 @@ from winviz.trace.coded import (
     CHUNK,
     CodedColumn,
     TimeColumn,
-    first_of_each,
     gather,
     is_none,
     object_array,
@@ -433,9 +432,9 @@ def _code_type(categories: int) -> type:
 def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Coded:
     """The categorical codes of a field whose values are all strings (``tables``: each piece's
     ``distinct`` values); categories in order of first appearance among all the rows (the
-    pieces' rows interleave: kinds, plain records and packed entries)."""
+    pieces' rows interleave: kinds, plain records and packed entries; a value no row refers
+    to is no category)."""
     local, uniques = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
-    local, uniques = _first_appearance(pieces, tables, local, uniques)
     local = local.astype(_code_type(len(uniques)), copy=False)
     codes = np.full(n, -1, dtype=local.dtype)
     coded: list[DetailPiece] = []
@@ -444,35 +443,12 @@ def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Cod
         coded.append(DetailPiece(p.rows, local[offset : offset + len(table)], p.codes))
         offset += len(table)
     _put_all(codes, coded)
-    return Coded(codes, uniques)
-
-
-def _first_appearance(
-    pieces: list[DetailPiece], tables: list[np.ndarray], local: np.ndarray, uniques: Any
-) -> tuple[np.ndarray, list[Any]]:
-    """``_strings``' codes of the tables' values (``local``, into ``uniques``) renumbered in
-    order of each value's first row (each piece's rows ascending; a value of a table no row
-    refers to is no category: code -1)."""
-    first: dict[int, int] = {}  # a value's code -> the first row seen holding it
-    offset = 0
-    for p, table in zip(pieces, tables, strict=True):
-        here = local[offset : offset + len(table)]
-        offset += len(table)
-        if not len(p.rows):
-            continue
-        if (here == here[0]).all():  # one value: its first row is the piece's first
-            seen = [(int(here[0]), int(p.rows[0]))]
-        else:
-            per_row = here if p.codes is None else here[p.codes]
-            _, at = first_of_each(per_row)
-            seen = list(zip(per_row[at].tolist(), p.rows[at].tolist(), strict=True))
-        for code, row in seen:
-            if code not in first or row < first[code]:
-                first[code] = row
-    order = sorted(first, key=first.__getitem__)
-    remap = np.full(len(uniques), -1, dtype=np.int64)
+    order = appearance_order(codes, len(uniques))
+    if len(order) == len(uniques) and bool((order == np.arange(len(order))).all()):
+        return Coded(codes, list(uniques))
+    remap = np.full(len(uniques) + 1, -1, dtype=codes.dtype)  # (-1 stays -1: the last)
     remap[order] = np.arange(len(order))
-    return remap[local], [uniques[i] for i in order]
+    return Coded(gather(remap, codes), [uniques[i] for i in order.tolist()])
 
 
 def _put(out: np.ndarray, rows: np.ndarray, table: np.ndarray, codes: np.ndarray | None) -> None:
