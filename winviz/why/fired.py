@@ -17,26 +17,15 @@ from winviz.trace import vocabulary as words
 from winviz.trace.causes import fired_by, firing_causes, timer_domains
 from winviz.why.answer import Answer
 from winviz.why.claims import Firing, NeverFired
-from winviz.why.reading import (
-    row_before,
-    table_frame,
-    time_text,
-    trace_of,
-    window_bounds,
-    window_operator_of,
-    window_rows,
-)
+from winviz.why.reading import row_before, table_frame, time_text, window_asked
 from winviz.why.render import cause_text, firing_watermark
 
 
 def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
     """Each firing of ``window`` for ``key``: its cause, first firing or re-firing, late
     firing or not, and the watermark advance behind it."""
-    trace = trace_of(trace)
-    bounds = window_bounds(window)
+    trace, bounds, op, fired = window_asked(trace, key, window, operator)
     question = f"Why did window [{bounds[0]}, {bounds[1]}) of key {key!r} fire when it did?"
-    op = window_operator_of(trace, key, bounds, operator)
-    fired = window_rows(trace, key, bounds, op, "fired")
     if not len(fired):
         return Answer(question, (NeverFired(op, key, bounds),), table_frame())
     claims = firings_of(trace, op, bounds[1] - 1, fired)

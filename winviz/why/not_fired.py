@@ -25,14 +25,7 @@ from winviz.why.claims import (
     TriggerDecides,
     WatermarkHeld,
 )
-from winviz.why.reading import (
-    table_frame,
-    time_text,
-    trace_of,
-    window_bounds,
-    window_operator_of,
-    window_rows,
-)
+from winviz.why.reading import table_frame, time_text, window_asked, window_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,12 +33,9 @@ if TYPE_CHECKING:
 
 def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
     """Why ``window`` has not fired for ``key`` (by the end of the trace)."""
-    trace = trace_of(trace)
-    bounds = window_bounds(window)
+    trace, bounds, op, fired = window_asked(trace, key, window, operator)
     max_ts = bounds[1] - 1
     question = f"Why has window [{bounds[0]}, {bounds[1]}) of key {key!r} not fired?"
-    op = window_operator_of(trace, key, bounds, operator)
-    fired = window_rows(trace, key, bounds, op, "fired")
     if len(fired):
         return Answer(question, (DidFire(op, len(fired)),), table_frame())
     assigned = window_rows(trace, key, bounds, op, "assigned")
