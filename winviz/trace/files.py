@@ -246,10 +246,8 @@ _TYPED = (bool, int, str, type(None))
 def _value_type(pieces: list[DetailPiece]) -> tuple[str, list[Any]]:
     """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
     else): the type of a kind's values of one field (in these pieces), None aside (all None:
-    ``str``), and each piece's values listed to tell it (kept for the writer; ints without
-    None converted), None when not listed. A piece whose first value is none of these (an
-    element payload) makes it ``json`` without building or scanning the values (on a
-    1M-event trace, each object touched is a cache miss)."""
+    ``str``), and each piece's values as listed to tell it (None: not listed, a piece whose
+    first value is none of these makes it ``json`` unscanned)."""
     for p in pieces:
         first = p.table[p.rows[0]] if p.whole else p.table[0]
         if first.__class__ not in _TYPED:
@@ -454,12 +452,9 @@ def _dense_texts(
     n: int, rows: list[np.ndarray], codes: list[np.ndarray], texts: pa.Array
 ) -> pa.StringArray:
     """A column of ``n`` strings: the records ``rows[i]`` have ``texts[codes[i]]``, the
-    others null (each piece put in place: no concatenation of millions of rows). Written
-    plain, not as a dictionary: a JSON column's texts are mostly distinct (an element payload
-    per event), and its repeats (the same payload in a record's ``arrival``, ``element`` and
-    ``assigned`` records) are a few records apart, so the file's compression stores them
-    about as compactly as a dictionary would, without hashing a million texts when the file
-    is written."""
+    others null. Plain, not a dictionary: the texts are mostly distinct (a payload per
+    event) and a payload's repeats a few records apart, so the pages' compression stores
+    them about as small (18.0 MB either way for a 1M-event run) without hashing them."""
     indices = np.zeros(n, dtype=np.int32)
     valid = np.zeros(n, dtype=bool)
     for at, code in zip(rows, codes, strict=True):

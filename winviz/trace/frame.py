@@ -203,14 +203,9 @@ def _field_names(kinds: Any) -> list[str]:
 def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
     """Each detail field of the kinds present (in ``DETAIL_FIELDS`` order; ``detail`` for a
     kind the schema lacks) as pieces, one or more per kind that has the field (kinds in
-    order of first appearance), from the detail's pieces of records
-    (``TraceColumns.detail_items``): an item of one value per record becomes its pieces as
-    it is, one of tuples said field by field (``Tuples``) gives each field's values
-    straight, a coded one (``CodedColumn``: tuples a window's records share, numbered once
-    by the writer) and one value for all are split once; the records of a piece of varying
-    kinds are split by kind, and a kind's tuples that repeat are split once per distinct
-    tuple (told apart by value: ``value_codes``). The pieces' values are the records'
-    details, whatever pieces the trace holds them in."""
+    order of first appearance), from the pieces the trace holds the detail in
+    (``TraceColumns.detail_items``); a tuple many records share is split once
+    (``_item_pieces``)."""
     kind = c.kind
     by_kind: list[tuple[str, np.ndarray, Any]] = []
     for k, rows, item in c.detail_items():
