@@ -129,9 +129,14 @@ def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
 
 # the kinds of record an element's processing at its operator writes
 _ELEMENT_KINDS = (
-    "element", "assigned", "skipped_late_window", "late_dropped", "side_output", "fired",
+    "element",
+    "assigned",
+    "skipped_late_window",
+    "late_dropped",
+    "side_output",
+    "fired",
     "buffered",
-)  # fmt: skip
+)
 
 
 def _carries(detail: Any, value: Any) -> bool:
