@@ -446,35 +446,16 @@ def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Cod
     return Coded(gather(remap, codes), [uniques[i] for i in order.tolist()])
 
 
-def _put(out: np.ndarray, rows: np.ndarray, table: np.ndarray, codes: np.ndarray | None) -> None:
-    """``out[rows] = table`` (``codes`` None) or ``table[codes]``, gathered chunk by chunk (no
-    full-length temporary of the gathered values, see ``CHUNK``; a table of one value is
-    set on every row at once: a trigger's call and result)."""
-    if codes is None or len(table) == 1:
-        out[rows] = table
-        return
-    for start in range(0, len(rows), CHUNK):
-        out[rows[start : start + CHUNK]] = table.take(codes[start : start + CHUNK])
-
-
-# ``_put_all``: an output of more bytes than this (a 1M-event run's columns: their pieces'
-# scatters, one after the other, would each miss the cache over the whole output) is written
-# in blocks of this many rows
-_BLOCKED_BYTES = 16 << 20
+# ``_put_all`` writes its output in blocks of this many rows
 _BLOCK_ROWS = 1 << 15
 
 
 def _put_all(out: np.ndarray, pieces: list[DetailPiece]) -> None:
-    """``_put`` of each piece's values (``DetailPiece.table`` at its ``codes``) on its rows.
-    Into a big output (``_BLOCKED_BYTES``), block of rows by block, each piece's
-    rows in the block in turn (each piece's rows ascending): each block is written while it
-    is in cache rather than once per piece (the pieces' rows interleave: an entry's records
-    are one after another)."""
+    """Each piece's values (``DetailPiece.table`` at its ``codes``) on its rows, block of
+    rows by block, each piece's rows in the block in turn (each piece's rows ascending):
+    each block is written while it is in cache rather than once per piece (the pieces' rows
+    interleave: an entry's records are one after another), and no gather is full-length."""
     pieces = [p for p in pieces if len(p.rows)]
-    if out.nbytes < _BLOCKED_BYTES or len(pieces) < 2:
-        for p in pieces:
-            _put(out, p.rows, p.table, p.codes)
-        return
     bounds = np.arange(0, len(out) + _BLOCK_ROWS, _BLOCK_ROWS)
     cuts = [np.searchsorted(p.rows, bounds).tolist() for p in pieces]
     for b in range(len(bounds) - 1):

@@ -476,15 +476,11 @@ def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn
     """Each record's window object, dictionary-encoded again (one object per distinct
     window: the global window and no window first, then the time windows in order of first
     appearance)."""
-    if len(kind.values) <= 8:  # a pass per value (a few): no full-length scatter
-        used = [bool((kind.codes == k).any()) for k in range(len(kind.values))]
-    else:
-        used = _present(kind.codes, len(kind.values)).tolist()
     lookup = np.zeros(len(kind.values), dtype=np.int32)  # the code of each kind's window
     values: list[Any] = []
     time_code = -1
-    for k, name in enumerate(kind.values):
-        if not used[k]:
+    for k, name in enumerate(kind.values):  # (a few: a pass each, no full-length scatter)
+        if not (kind.codes == k).any():
             continue
         if name == "time":
             time_code = k
