@@ -29,7 +29,7 @@ from winviz.trace.coded import (
     type_signature,
     value_codes,
 )
-from winviz.trace.files import _piece_texts, json_texts
+from winviz.trace.files import json_texts
 from winviz.trace.read_file import _windows, decode_texts
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
@@ -338,7 +338,6 @@ def test_a_long_run_round_trips_exactly(tmp_path: Path) -> None:
 def test_texts_written_column_by_column_are_the_texts_written_one_by_one(values: list) -> None:
     want = [codec.to_text(v) for v in values]
     assert json_texts(values).to_pylist() == want
-    assert _piece_texts(values).to_pylist() == want  # (a piece's objects: told at once)
 
 
 def test_the_columns_are_read_from_the_files_bytes_when_first_read(tmp_path: Path) -> None:

@@ -313,14 +313,12 @@ def test_a_selection_and_a_loaded_trace_read_their_decoded_details(tmp_path: Any
 def test_detail_columns_written_block_of_rows_by_block_are_the_same(
     job: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``frame._put_all`` writes a big column block of rows by block (a 1M-event run's);
-    here every column is "big" and blocks are 5 rows (pieces whose rows
-    start, end or skip within a block): the frame, from the items and from the decoded
-    column, is the same as written piece by piece."""
+    """``frame._put_all`` writes a column block of rows by block; here blocks are 5 rows
+    (pieces whose rows start, end or skip within a block): the frame, from the items and
+    from the decoded column, is the same as written in one block (piece by piece)."""
     from winviz.trace import frame as frame_module
 
     expected = JOBS[job]().trace.to_pandas()
-    monkeypatch.setattr(frame_module, "_BLOCKED_BYTES", 0)
     monkeypatch.setattr(frame_module, "_BLOCK_ROWS", 5)
     frame = _both(lambda: JOBS[job]().trace)
     pd.testing.assert_frame_equal(frame, expected, check_exact=True)
@@ -334,7 +332,6 @@ def test_mixed_traces_written_block_of_rows_by_block_are_the_reference(
 ) -> None:
     from winviz.trace import frame as frame_module
 
-    monkeypatch.setattr(frame_module, "_BLOCKED_BYTES", 0)
     monkeypatch.setattr(frame_module, "_BLOCK_ROWS", 3)
     for seed in range(3):
         frame = _both(lambda seed=seed: mixed_trace(seed))

@@ -32,7 +32,6 @@ import json
 import math
 from dataclasses import dataclass
 from itertools import chain, compress
-from json.encoder import encode_basestring
 from typing import Any
 
 import numpy as np
@@ -124,31 +123,11 @@ def from_text(text: str) -> Any:
 
 def to_texts(values: list[Any]) -> list[str]:
     """``to_text`` of each value, the same texts: a list of plain scalars (None, bool, int,
-    str, finite float) or of tuples of them — the values a trace is mostly made of — in one
-    call of the C encoder (``_flat_texts``); otherwise the scalars, the tuples of scalars and
-    windows written directly, anything else by ``to_text``."""
+    str, finite float), tuples of them and time windows — the values a trace is mostly made
+    of — by one call of the C encoder per kind (``_flat_texts``); any other list value by
+    value."""
     flat = _flat_texts(values)
-    if flat is not None:
-        return flat
-    out: list[str] = []
-    append, scalar = out.append, _SCALAR_TEXT.get
-    for v in values:
-        cls = v.__class__
-        write = scalar(cls)
-        try:
-            if write is not None:
-                append(write(v))
-                continue
-            if cls is tuple:
-                append('{"$tuple":[' + ",".join([_SCALAR_TEXT[e.__class__](e) for e in v]) + "]}")
-                continue
-        except (KeyError, ValueError):  # not plain: a non-finite float, another type inside
-            pass
-        if cls is TimeWindow and v.start.__class__ is int and v.end.__class__ is int:
-            append(f'{{"$window":[{v.start},{v.end}]}}')
-            continue
-        append(to_text(v))
-    return out
+    return [to_text(v) for v in values] if flat is None else flat
 
 
 # JSON escapes every control character inside a string, so a raw NUL or SOH in the encoder's
@@ -217,30 +196,6 @@ def _tuple_texts(values: list[tuple[Any, ...]]) -> list[str] | None:
     # between two tuples
     text = text.replace("]\x00[", ']}\x01{"$tuple":[').replace("\x00", ",")
     return ('{"$tuple":' + text + "}").split("\x01")
-
-
-def _bool_text(value: bool) -> str:
-    return "true" if value else "false"
-
-
-def _none_text(_value: None) -> str:
-    return "null"
-
-
-def _float_text(value: float) -> str:
-    if not math.isfinite(value):
-        raise ValueError(value)  # tagged: the general way
-    return float.__repr__(value)
-
-
-# what ``_JSON`` writes for these exact types (``json``'s own C string encoder and reprs)
-_SCALAR_TEXT: dict[type, Any] = {
-    str: encode_basestring,
-    int: int.__repr__,
-    bool: _bool_text,
-    type(None): _none_text,
-    float: _float_text,
-}
 
 
 def encode(value: Any) -> Any:

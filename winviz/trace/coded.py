@@ -302,46 +302,31 @@ def distinct_values(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
     return codes, values[first].tolist()
 
 
-def same_values(a: np.ndarray | list[Any], b: np.ndarray | list[Any]) -> np.ndarray:
+def same_values(
+    a: np.ndarray | list[Any], b: np.ndarray | list[Any], signature_of_a: Any = None
+) -> np.ndarray:
     """Where ``a[i]`` and ``b[i]`` are one value (``identity``'s rule), as a bool array:
     ``==`` (one C-speed pass), then ``identity`` for the pairs ``==`` holds equal unless the
-    two have one ``type_signature``."""
+    two have one ``type_signature`` (``signature_of_a``: ``a``'s, when the caller has it)."""
     a = a.tolist() if isinstance(a, np.ndarray) else a
     b = b.tolist() if isinstance(b, np.ndarray) else b
     try:
         same = np.fromiter(map(eq, a, b), dtype=bool, count=len(a))
     except (TypeError, ValueError):  # (an ``==`` that gives no bool: numpy's)
         same = np.fromiter(map(_equal, a, b), dtype=bool, count=len(a))
-    if same.any() and not _one_signature(a, b):
-        for i in np.flatnonzero(same).tolist():
-            same[i] = identity(a[i]) == identity(b[i])
+    if same.any():  # (one signature, not None: where ``==`` holds two equal, they are one)
+        mine = type_signature(a) if signature_of_a is None else signature_of_a
+        if mine is None or type_signature(b) != mine:
+            for i in np.flatnonzero(same).tolist():
+                same[i] = identity(a[i]) == identity(b[i])
     return same
 
 
 def all_same(
     a: np.ndarray | list[Any], b: np.ndarray | list[Any], signature_of_a: Any = None
 ) -> bool:
-    """Whether ``a`` and ``b`` hold one value at every position (``same_values`` of each),
-    stopping at the first pair ``==`` holds different (``signature_of_a``: ``a``'s
-    ``type_signature`` when the caller has it)."""
-    if len(a) != len(b):
-        return False
-    a = a.tolist() if isinstance(a, np.ndarray) else a
-    b = b.tolist() if isinstance(b, np.ndarray) else b
-    try:
-        if not all(map(eq, a, b)):
-            return False
-    except (TypeError, ValueError):  # (an ``==`` that gives no bool: numpy's)
-        if not all(map(_equal, a, b)):
-            return False
-    return _one_signature(a, b, signature_of_a) or all(map(_same_identity, a, b))
-
-
-def _one_signature(a: list[Any], b: list[Any], signature_of_a: Any = None) -> bool:
-    """True when ``a`` and ``b`` have one ``type_signature`` (not None): where ``==`` holds
-    ``a[i]`` and ``b[i]`` equal, they are one value."""
-    mine = type_signature(a) if signature_of_a is None else signature_of_a
-    return mine is not None and type_signature(b) == mine
+    """Whether ``a`` and ``b`` hold one value at every position (``same_values``)."""
+    return len(a) == len(b) and bool(same_values(a, b, signature_of_a).all())
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -349,10 +334,6 @@ def _equal(a: Any, b: Any) -> bool:
         return bool(a == b)
     except Exception:  # (an ``==`` that gives no bool, numpy's: told by ``identity`` instead)
         return identity(a) == identity(b)
-
-
-def _same_identity(a: Any, b: Any) -> bool:
-    return identity(a) == identity(b)
 
 
 # types whose ``==`` and ``hash`` are their values' (no two values of one such type compare

@@ -34,29 +34,15 @@ and on a kind's rows a null is the value None. Only the columns some kind uses a
 
 A value's type is its field's within a kind: ``bool``, ``int`` (all in Java's long range) or
 ``str`` when every value of that field in that kind is one (None aside); otherwise each value
-is tagged JSON text (``winviz.trace.codec``), encoded once per distinct value as far as the
-pieces tell cheaply (``value_codes``: many records have one value — an element's payload in
-its ``arrival``, ``element`` and ``assigned`` records, a window's timer namespace) and
-written as a plain
-string per record (layout 3: the texts are mostly distinct, a payload's repeats sit a few rows
-apart so the pages' compression stores them about as small as a dictionary would — 18.0 MB
-either way for a 1M-event run — and no million texts are hashed to build one). The column's
-field metadata ``winviz.encoding`` says ``plain`` or ``json``.
+is tagged JSON text (``winviz.trace.codec``), a plain string per record (layout 3; layout 2
+wrote these as dictionaries). The column's field metadata ``winviz.encoding`` says ``plain``
+or ``json``.
 
 The file is one row group with snappy pages and no column statistics; a dictionary column stays
-dictionary-encoded in Parquet (its dictionary is written once), and the int64 columns but the
-watermark are written as deltas (``DELTA_BINARY_PACKED``: a trace's times rise slowly, so a
-100k-event run's file is ~3 MB instead of ~7.4 MB, and it reads faster).
-
-Both ways work on whole columns (issue 11): a detail tuple many records have is split once
-(``winviz.trace.frame.detail_fields``: the tuples the writer numbered once, other repeated
-tuples found by a random sample of them, then told apart by value,
-``winviz.trace.coded.value_codes``; no reader looks at which objects hold the values);
-the texts of flat values (scalars and tuples of scalars) are written by one call of the JSON
-encoder — tuples of one shape of plain scalars (an element payload per event) column by
-column by Arrow (``json_texts``) — and read back by one ``json.loads`` of the texts joined
-by Arrow (``decode_texts``); arrays with nulls are built from, and read through, their validity
-bitmaps; the garbage collector is paused meanwhile (``winviz.collector``).
+dictionary-encoded in Parquet, and the int64 columns but the watermark are written as deltas
+(``DELTA_BINARY_PACKED``). Both ways work on whole columns (issue 11), never value by value
+where a column pass does, and tell values apart by value (``winviz.trace.coded``), never by
+which objects hold them.
 """
 
 from __future__ import annotations
@@ -64,7 +50,7 @@ from __future__ import annotations
 import json
 import re
 from itertools import compress, repeat
-from operator import is_, is_not, itemgetter
+from operator import is_not, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -260,10 +246,8 @@ _TYPED = (bool, int, str, type(None))
 def _value_type(pieces: list[DetailPiece]) -> tuple[str, list[Any]]:
     """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
     else): the type of a kind's values of one field (in these pieces), None aside (all None:
-    ``str``), and each piece's values listed to tell it (kept for the writer; ints without
-    None converted), None when not listed. A piece whose first value is none of these (an
-    element payload) makes it ``json`` without building or scanning the values (on a
-    1M-event trace, each object touched is a cache miss)."""
+    ``str``), and each piece's values as listed to tell it (None: not listed, a piece whose
+    first value is none of these makes it ``json`` unscanned)."""
     for p in pieces:
         first = p.table[p.rows[0]] if p.whole else p.table[0]
         if first.__class__ not in _TYPED:
@@ -445,7 +429,7 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
                 group, first = value_codes(values)
                 local = group + count
                 objects = values[first].tolist()
-            texts.append(_piece_texts(objects))
+            texts.append(json_texts(objects))
             count += len(objects)
             done.append([values, local, None])
         rows.append(p.rows)
@@ -453,25 +437,24 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
     return _dense_texts(n, rows, codes, texts[0] if len(texts) == 1 else pa.concat_arrays(texts))
 
 
-def _piece_texts(values: list[Any]) -> pa.Array:
-    """``json_texts`` of one piece's objects: all tuples (a kind's payloads) or none, mostly,
-    so told at once (``json_texts`` sorts out a mixture)."""
+def json_texts(values: list[Any]) -> pa.Array:
+    """``codec.to_texts`` of some values as an Arrow array of strings, the same texts: many
+    tuples of one shape of plain scalars (a kind's payloads) joined column by column by Arrow
+    (``_tuple_texts``), any other values by ``codec.to_texts``."""
     if len(values) >= _COLUMNWISE and set(map(type, values)) == {tuple}:
         texts = _tuple_texts(values)
-        return pa.array(codec.to_texts(values), pa.string()) if texts is None else texts
-    return json_texts(values)
+        if texts is not None:
+            return texts
+    return pa.array(codec.to_texts(values), pa.string())
 
 
 def _dense_texts(
     n: int, rows: list[np.ndarray], codes: list[np.ndarray], texts: pa.Array
 ) -> pa.StringArray:
     """A column of ``n`` strings: the records ``rows[i]`` have ``texts[codes[i]]``, the
-    others null (each piece put in place: no concatenation of millions of rows). Written
-    plain, not as a dictionary: a JSON column's texts are mostly distinct (an element payload
-    per event), and its repeats (the same payload in a record's ``arrival``, ``element`` and
-    ``assigned`` records) are a few records apart, so the file's compression stores them
-    about as compactly as a dictionary would, without hashing a million texts when the file
-    is written."""
+    others null. Plain, not a dictionary: the texts are mostly distinct (a payload per
+    event) and a payload's repeats a few records apart, so the pages' compression stores
+    them about as small (18.0 MB either way for a 1M-event run) without hashing them."""
     indices = np.zeros(n, dtype=np.int32)
     valid = np.zeros(n, dtype=bool)
     for at, code in zip(rows, codes, strict=True):
@@ -479,37 +462,6 @@ def _dense_texts(
         valid[at] = True
     # (no bounds check: the codes number the texts)
     return pc.take(texts, with_valid(indices, pa.int32(), valid), boundscheck=False)
-
-
-def json_texts(values: list[Any]) -> pa.Array:
-    """``codec.to_texts`` of some values, as an Arrow array of strings, the same texts: the
-    tuples among them (an element payload per event) written column by column by Arrow when
-    they share one shape (``_tuple_texts``), the other values by ``codec.to_texts``."""
-    texts, at = _grouped_texts(values)
-    return texts if at is None else texts.take(pa.array(at))
-
-
-def _grouped_texts(values: list[Any]) -> tuple[pa.Array, np.ndarray | None]:
-    """The texts of ``json_texts``, and where each value's text is among them: None when in
-    order, else the tuples' texts come first (``at[i]``: the position of value ``i``'s)."""
-    if len(values) < _COLUMNWISE:
-        return pa.array(codec.to_texts(values), pa.string()), None
-    tuples = np.fromiter(map(is_, map(type, values), repeat(tuple)), dtype=bool, count=len(values))
-    count = int(np.count_nonzero(tuples))
-    texts = None
-    if count >= _COLUMNWISE:
-        texts = _tuple_texts(
-            values if count == len(values) else list(compress(values, tuples.tolist()))
-        )
-    if texts is None:
-        return pa.array(codec.to_texts(values), pa.string()), None
-    if count == len(values):
-        return texts, None
-    rest = pa.array(codec.to_texts(list(compress(values, (~tuples).tolist()))), pa.string())
-    at = np.empty(len(values), dtype=np.int64)
-    at[tuples] = np.arange(count)
-    at[~tuples] = np.arange(count, len(values))
-    return pa.concat_arrays([texts, rest]), at
 
 
 # fewer values than this: written by ``codec.to_texts`` (Arrow's per-call cost would not pay)

@@ -6,33 +6,14 @@ unhashable keys, or keys pandas holds equal such as ``1`` and ``True``); ``proc_
 ``watermark``, ``window_start``, ``window_end`` and ``ts`` as nullable ``Int64`` (``<NA>``
 where absent; ``window_*`` are absent for the global window and for records without one);
 then one column per detail field of the kinds present, in ``DETAIL_FIELDS`` order, typed by
-its values (``detail_column``): a categorical when every value is a string, nullable
-``Int64`` when every value is an int in Java's long range or None (``index``, ``pane``,
-``count``, ``cleanup_time``, ...), nullable ``boolean`` when every value is a bool or None
-(``deduplicated``, ``existed``), else objects (element payloads, windows such as a timer's
-``namespace``, an int beyond the long range, mixed types, a field None throughout). Missing
-on the rows of other kinds: ``<NA>`` in the nullable columns, NaN in the categoricals,
-``None`` among objects; a detail categorical's categories in order of first appearance.
-Values are the engine's own objects (a namespace is a ``TimeWindow``, an element value is
-the record itself). ``frame.attrs["schema_version"]`` names the schema.
+its values (``detail_column``), missing on the rows of other kinds. Values are the engine's
+own objects (a namespace is a ``TimeWindow``). ``frame.attrs["schema_version"]`` names the
+schema.
 
-The frame is built column by column from the trace's codes and typed arrays (issue 11): the
-categoricals from the existing codes, the times as ``IntegerArray`` over the ``int64`` values
-and their masks, the window bounds gathered from the distinct windows, and each detail field
-from ``detail_fields``, which splits a detail tuple many records have once; only the
-fields that stay objects take a full-length object array. It reads the detail in the pieces
-the trace holds it in (``TraceColumns.detail_items``): while a first read's detail column is
-not decoded, the write buffer's items (a packed entry's tuples said field by field, its coded
-tuples split once, the plain records split by kind), so the detail column itself is never
-made (the trace keeps its write buffer until a reader decodes it); once it is, the tuples the
-writer numbered still split once, the rest of the column's tuples told apart by value
-(``value_codes``). Gathers by ``int32`` codes go chunk
-by chunk (no full-length ``intp`` copy of the codes), and no other full-length temporary is
-kept that a pass can do without: memory a 1M-event frame would touch fresh. Each column owns
-its arrays: no mask is shared, and no array is the trace's own decoded column (``seq``, the
-times, the codes are copied): setting a cell changes one column of the frame, never the trace
-that the charts and later frames read.
-``pd.DataFrame(..., copy=False)`` keeps each column as made (no consolidation copy).
+The frame is built column by column from the trace's codes and typed arrays (issue 11), the
+detail from the pieces the trace holds it in (``detail_fields``: a tuple many records share
+is split once), without full-length temporaries a pass can do without. Each column owns its
+arrays: setting a cell changes the frame, never the trace.
 
 ``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way):
 each detail value as the record held it, of the same type (a missing cell as None; windows
@@ -55,7 +36,6 @@ from winviz.trace.coded import (
     CHUNK,
     CodedColumn,
     TimeColumn,
-    first_of_each,
     gather,
     is_none,
     object_array,
@@ -223,14 +203,9 @@ def _field_names(kinds: Any) -> list[str]:
 def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
     """Each detail field of the kinds present (in ``DETAIL_FIELDS`` order; ``detail`` for a
     kind the schema lacks) as pieces, one or more per kind that has the field (kinds in
-    order of first appearance), from the detail's pieces of records
-    (``TraceColumns.detail_items``): an item of one value per record becomes its pieces as
-    it is, one of tuples said field by field (``Tuples``) gives each field's values
-    straight, a coded one (``CodedColumn``: tuples a window's records share, numbered once
-    by the writer) and one value for all are split once; the records of a piece of varying
-    kinds are split by kind, and a kind's tuples that repeat are split once per distinct
-    tuple (told apart by value: ``value_codes``). The pieces' values are the records'
-    details, whatever pieces the trace holds them in."""
+    order of first appearance), from the pieces the trace holds the detail in
+    (``TraceColumns.detail_items``); a tuple many records share is split once
+    (``_item_pieces``)."""
     kind = c.kind
     by_kind: list[tuple[str, np.ndarray, Any]] = []
     for k, rows, item in c.detail_items():
@@ -452,9 +427,9 @@ def _code_type(categories: int) -> type:
 def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Coded:
     """The categorical codes of a field whose values are all strings (``tables``: each piece's
     ``distinct`` values); categories in order of first appearance among all the rows (the
-    pieces' rows interleave: kinds, plain records and packed entries)."""
+    pieces' rows interleave: kinds, plain records and packed entries; a value no row refers
+    to is no category)."""
     local, uniques = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
-    local, uniques = _first_appearance(pieces, tables, local, uniques)
     local = local.astype(_code_type(len(uniques)), copy=False)
     codes = np.full(n, -1, dtype=local.dtype)
     coded: list[DetailPiece] = []
@@ -463,66 +438,24 @@ def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Cod
         coded.append(DetailPiece(p.rows, local[offset : offset + len(table)], p.codes))
         offset += len(table)
     _put_all(codes, coded)
-    return Coded(codes, uniques)
-
-
-def _first_appearance(
-    pieces: list[DetailPiece], tables: list[np.ndarray], local: np.ndarray, uniques: Any
-) -> tuple[np.ndarray, list[Any]]:
-    """``_strings``' codes of the tables' values (``local``, into ``uniques``) renumbered in
-    order of each value's first row (each piece's rows ascending; a value of a table no row
-    refers to is no category: code -1)."""
-    first: dict[int, int] = {}  # a value's code -> the first row seen holding it
-    offset = 0
-    for p, table in zip(pieces, tables, strict=True):
-        here = local[offset : offset + len(table)]
-        offset += len(table)
-        if not len(p.rows):
-            continue
-        if (here == here[0]).all():  # one value: its first row is the piece's first
-            seen = [(int(here[0]), int(p.rows[0]))]
-        else:
-            per_row = here if p.codes is None else here[p.codes]
-            _, at = first_of_each(per_row)
-            seen = list(zip(per_row[at].tolist(), p.rows[at].tolist(), strict=True))
-        for code, row in seen:
-            if code not in first or row < first[code]:
-                first[code] = row
-    order = sorted(first, key=first.__getitem__)
-    remap = np.full(len(uniques), -1, dtype=np.int64)
+    order = appearance_order(codes, len(uniques))
+    if len(order) == len(uniques) and bool((order == np.arange(len(order))).all()):
+        return Coded(codes, list(uniques))
+    remap = np.full(len(uniques) + 1, -1, dtype=codes.dtype)  # (-1 stays -1: the last)
     remap[order] = np.arange(len(order))
-    return remap[local], [uniques[i] for i in order]
+    return Coded(gather(remap, codes), [uniques[i] for i in order.tolist()])
 
 
-def _put(out: np.ndarray, rows: np.ndarray, table: np.ndarray, codes: np.ndarray | None) -> None:
-    """``out[rows] = table`` (``codes`` None) or ``table[codes]``, gathered chunk by chunk (no
-    full-length temporary of the gathered values, see ``CHUNK``; a table of one value is
-    set on every row at once: a trigger's call and result)."""
-    if codes is None or len(table) == 1:
-        out[rows] = table
-        return
-    for start in range(0, len(rows), CHUNK):
-        out[rows[start : start + CHUNK]] = table.take(codes[start : start + CHUNK])
-
-
-# ``_put_all``: an output of more bytes than this (a 1M-event run's columns: their pieces'
-# scatters, one after the other, would each miss the cache over the whole output) is written
-# in blocks of this many rows
-_BLOCKED_BYTES = 16 << 20
+# ``_put_all`` writes its output in blocks of this many rows
 _BLOCK_ROWS = 1 << 15
 
 
 def _put_all(out: np.ndarray, pieces: list[DetailPiece]) -> None:
-    """``_put`` of each piece's values (``DetailPiece.table`` at its ``codes``) on its rows.
-    Into a big output (``_BLOCKED_BYTES``), block of rows by block, each piece's
-    rows in the block in turn (each piece's rows ascending): each block is written while it
-    is in cache rather than once per piece (the pieces' rows interleave: an entry's records
-    are one after another)."""
+    """Each piece's values (``DetailPiece.table`` at its ``codes``) on its rows, block of
+    rows by block, each piece's rows in the block in turn (each piece's rows ascending):
+    each block is written while it is in cache rather than once per piece (the pieces' rows
+    interleave: an entry's records are one after another), and no gather is full-length."""
     pieces = [p for p in pieces if len(p.rows)]
-    if out.nbytes < _BLOCKED_BYTES or len(pieces) < 2:
-        for p in pieces:
-            _put(out, p.rows, p.table, p.codes)
-        return
     bounds = np.arange(0, len(out) + _BLOCK_ROWS, _BLOCK_ROWS)
     cuts = [np.searchsorted(p.rows, bounds).tolist() for p in pieces]
     for b in range(len(bounds) - 1):

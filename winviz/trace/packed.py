@@ -27,16 +27,11 @@ class Packed:
 
     def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
         """The records of ``n`` entries, whose values are given slot by slot (``slots[f][e]``:
-        value ``f`` of entry ``e``; ``slots[f]`` is sliced when asked for: take it where it
-        is needed), field by field: for each of the eight fields
+        value ``f`` of entry ``e``), field by field: for each of the eight fields
         (``BASE_FIELDS`` order) a tuple with one item per record of an entry — the value
-        every entry's record has, or the ``n`` entries' values: a list, or already converted
-        (a ``CodedColumn`` for kind / operator / key / window, an ``int64`` array or a
-        ``TimeColumn`` for a time, an object array, a ``CodedColumn`` or a ``Tuples`` for the
-        detail; ``winviz.trace.columns``),
-        or a ``Deferred`` that makes one of those when its field is decoded. An item several
-        records share is converted once. This default unpacks entry by entry; a subclass may
-        say it directly."""
+        every entry's record has, or the ``n`` entries' values (a list, a column of
+        ``winviz.trace.columns``, or a ``Deferred`` that makes one when its field is decoded).
+        This default unpacks entry by entry; a subclass may say it directly."""
         rows: list[Any] = []
         for values in zip(*slots, strict=True):
             self.unpack(list(values), 0, rows)

@@ -48,17 +48,12 @@ def paused_spans(records: Iterable[tuple[Any, ...]]) -> list[PausedSpan]:
     return [s for _, s in sorted(spans, key=lambda e: e[0])]
 
 
-def trace_paused_spans(trace: Any) -> list[PausedSpan]:
-    """``paused_spans`` of a ``Trace``."""
-    return paused_spans(
-        (r.kind, r.proc_time, r.operator, r.ts, *r.detail) for r in trace.records(*PAUSE_KINDS)
-    )
-
-
 def still_paused(trace: Any) -> list[PausedSpan]:
     """The spans of ``trace`` still open when it ends: what is paused for watermark alignment
     then."""
-    return [s for s in trace_paused_spans(trace) if s.end is None]
+    records = trace.records(*PAUSE_KINDS)
+    spans = paused_spans((r.kind, r.proc_time, r.operator, r.ts, *r.detail) for r in records)
+    return [s for s in spans if s.end is None]
 
 
 def paused_note(spans: Iterable[PausedSpan]) -> str:

@@ -1,16 +1,11 @@
 """Reading a trace file (``winviz.load_trace``): the columns of a file written by
 ``Trace.save`` (the layout: ``winviz.trace.files``).
 
-``load`` reads the file's bytes once and checks the metadata and every column's type at once,
-decodes ``seq`` and ``kind`` (and checks each kind's detail columns), and decodes every other
-column (from those bytes) when a reader first asks for it (``TraceColumns.pending``), as a
-run's trace decodes its columns when first read: the details — a Python object per record,
-most of a load's work — and the base columns (times, keys, windows), so ``load_trace`` then a
-chart of kinds and times never decodes the keys, windows or details. A damaged column (one
-that does not decode, a time window without bounds, a text that is not a trace value) raises
-``TraceFileError`` naming the file when it is first read. The columns' buffers are used as
-read (no copy of a column of one chunk), and the time windows are numbered by Arrow's hash
-of each record's ``(start, end)`` pair.
+``load`` reads the file's bytes once, checks the metadata and every column's type, decodes
+``seq`` and ``kind``, and decodes each other column from those bytes when a reader first asks
+for it (``TraceColumns.pending``), as a run's trace does: a chart of kinds and times never
+decodes the keys, windows or details. A damaged column raises ``TraceFileError`` naming the
+file when it is first read.
 """
 
 from __future__ import annotations
@@ -111,13 +106,8 @@ def load(path: str | Path) -> TraceColumns:
 
 
 def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Path) -> TraceColumns:
-    """The file's columns: ``seq`` and ``kind`` read now, the other columns' types, the
-    metadata and the detail columns' types checked now; every other column decoded (from the
-    file's bytes) when a reader first asks for it (``TraceColumns.pending``), as a run's trace
-    decodes its columns when first read: the details — the Python objects of every record,
-    most of a load's work — and the base columns (a chart of kinds and times never decodes
-    the keys or the windows). A damaged column then raises ``TraceFileError`` naming the
-    file."""
+    """The file's columns: ``seq`` and ``kind`` now, the others when first read (see the
+    module docstring); the metadata and the detail columns' types checked now."""
     kinds = _coded(table, "kind")
     layout = _layout_of(schema)
     used = _present(kinds.codes, len(kinds.values))
@@ -482,44 +472,15 @@ def _present(codes: np.ndarray, count: int) -> np.ndarray:
     return used
 
 
-def _time_windows(
-    starts: pa.Array, ends: pa.Array, is_time: np.ndarray, codes: np.ndarray, values: list[Any]
-) -> CodedColumn:
-    """``_windows`` of bounds valid exactly on the time windows' records: each record's
-    (start, end) as one 16-byte value, numbered by Arrow's hash table in order of first
-    appearance (nulls elsewhere), without gathering the time windows' records first."""
-    n = len(is_time)
-    pairs = np.empty((n, 2), dtype=np.int64)
-    pairs[:, 0] = _raw_values(starts, np.int64)
-    pairs[:, 1] = _raw_values(ends, np.int64)
-    bitmap = starts.buffers()[0]
-    encoded = pa.Array.from_buffers(
-        pa.binary(16), n, [bitmap, pa.py_buffer(pairs)], null_count=starts.null_count
-    ).dictionary_encode()
-    found = encoded.dictionary
-    bounds = np.frombuffer(
-        found.buffers()[1], dtype=np.int64, count=2 * (found.offset + len(found))
-    )
-    bounds = bounds[2 * found.offset :].reshape(-1, 2)
-    # (``codes`` holds the time windows' first code on their records already)
-    np.add(codes, _raw_values(encoded.indices, np.int32), out=codes, where=is_time)
-    values.extend(map(TimeWindow, bounds[:, 0].tolist(), bounds[:, 1].tolist()))
-    return CodedColumn(codes, values)
-
-
 def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn:
     """Each record's window object, dictionary-encoded again (one object per distinct
     window: the global window and no window first, then the time windows in order of first
     appearance)."""
-    if len(kind.values) <= 8:  # a pass per value (a few): no full-length scatter
-        used = [bool((kind.codes == k).any()) for k in range(len(kind.values))]
-    else:
-        used = _present(kind.codes, len(kind.values)).tolist()
     lookup = np.zeros(len(kind.values), dtype=np.int32)  # the code of each kind's window
     values: list[Any] = []
     time_code = -1
-    for k, name in enumerate(kind.values):
-        if not used[k]:
+    for k, name in enumerate(kind.values):  # (a few: a pass each, no full-length scatter)
+        if not (kind.codes == k).any():
             continue
         if name == "time":
             time_code = k
@@ -537,25 +498,29 @@ def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn
     # the time windows' records by a mask (no arrays of their positions: on a 1M-event trace,
     # each temporary array is tens of MB of fresh memory)
     is_time = kind.codes == time_code
-    if (
-        np.array_equal(valid_flags(starts), is_time)
-        and np.array_equal(valid_flags(ends), is_time)
-        and not starts.offset
-        and not ends.offset
-    ):  # bounds exactly on the time windows' records (as ``save`` writes them)
-        return _time_windows(starts, ends, is_time, codes, values)
     missing = is_time & ~(valid_flags(starts) & valid_flags(ends))
     if missing.any():
         row = int(np.argmax(missing))
         raise ValueError(f"record {row}: a time window without window_start / window_end")
-    start = _raw_values(starts, np.int64)[is_time]
-    end = _raw_values(ends, np.int64)[is_time]
-    group, first = first_of_each(start)
-    if not (end[first][group] == end).all():  # windows of one start but several ends
-        ends_of, _ = pd.factorize(end)
-        group, first = first_of_each(group.astype(np.int64) * (int(ends_of.max()) + 1) + ends_of)
-    codes[is_time] = group + len(values)
-    values.extend(map(TimeWindow, start[first].tolist(), end[first].tolist()))
+    # each time window's (start, end) as one 16-byte value (null on the other records),
+    # numbered by Arrow's hash table in order of first appearance
+    n = len(is_time)
+    pairs = np.empty((n, 2), dtype=np.int64)
+    pairs[:, 0] = _raw_values(starts, np.int64)
+    pairs[:, 1] = _raw_values(ends, np.int64)
+    bitmap = pa.py_buffer(np.packbits(is_time, bitorder="little"))
+    null_count = n - int(np.count_nonzero(is_time))
+    encoded = pa.Array.from_buffers(
+        pa.binary(16), n, [bitmap, pa.py_buffer(pairs)], null_count=null_count
+    ).dictionary_encode()
+    found = encoded.dictionary
+    bounds = np.frombuffer(
+        found.buffers()[1], dtype=np.int64, count=2 * (found.offset + len(found))
+    )
+    bounds = bounds[2 * found.offset :].reshape(-1, 2)
+    # (``codes`` holds the time windows' first code on their records already)
+    np.add(codes, _raw_values(encoded.indices, np.int32), out=codes, where=is_time)
+    values.extend(map(TimeWindow, bounds[:, 0].tolist(), bounds[:, 1].tolist()))
     return CodedColumn(codes, values)
 
 

@@ -71,15 +71,10 @@ class TriggerDecides:
 
 
 @dataclass(frozen=True)
-class NoEventTimer:
+class NoEventTimer(TriggerDecides):
     """The watermark is below the max timestamp, but the trigger registered no event-time
     timer at the max timestamp for the window (a CountTrigger, a custom trigger): the
     watermark reaching it would not fire the window; the trigger decides."""
-
-    operator: str
-    watermark: int
-    max_timestamp: int
-    calls: tuple[Any, ...]
 
 
 @dataclass(frozen=True)

@@ -63,18 +63,7 @@ def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
     if element is None:
         return Answer(question, (NotKeyed(index),), table_frame())
     op = element.operator
-    group = trace.rows_where(
-        kind=(
-            "element",
-            "assigned",
-            "skipped_late_window",
-            "late_dropped",
-            "side_output",
-            "fired",
-            "buffered",
-        ),
-        operator=op,
-    )
+    group = trace.rows_where(kind=_ELEMENT_KINDS, operator=op)
     # the element's own processing: up to its operator's next element, watermark or timer
     # firing (a firing's ProcessWindowFunction may write side outputs too: one written
     # before a fired record of this processing is not the element's late-data side output,
@@ -136,6 +125,18 @@ def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
         ]
     )
     return Answer(question, (claim,), table)
+
+
+# the kinds of record an element's processing at its operator writes
+_ELEMENT_KINDS = (
+    "element",
+    "assigned",
+    "skipped_late_window",
+    "late_dropped",
+    "side_output",
+    "fired",
+    "buffered",
+)
 
 
 def _carries(detail: Any, value: Any) -> bool:

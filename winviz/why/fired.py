@@ -17,26 +17,15 @@ from winviz.trace import vocabulary as words
 from winviz.trace.causes import fired_by, firing_causes, timer_domains
 from winviz.why.answer import Answer
 from winviz.why.claims import Firing, NeverFired
-from winviz.why.reading import (
-    row_before,
-    table_frame,
-    time_text,
-    trace_of,
-    window_bounds,
-    window_operator_of,
-    window_rows,
-)
+from winviz.why.reading import row_before, table_frame, time_text, window_asked
 from winviz.why.render import cause_text, firing_watermark
 
 
 def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
     """Each firing of ``window`` for ``key``: its cause, first firing or re-firing, late
     firing or not, and the watermark advance behind it."""
-    trace = trace_of(trace)
-    bounds = window_bounds(window)
+    trace, bounds, op, fired = window_asked(trace, key, window, operator)
     question = f"Why did window [{bounds[0]}, {bounds[1]}) of key {key!r} fire when it did?"
-    op = window_operator_of(trace, key, bounds, operator)
-    fired = window_rows(trace, key, bounds, op, "fired")
     if not len(fired):
         return Answer(question, (NeverFired(op, key, bounds),), table_frame())
     claims = firings_of(trace, op, bounds[1] - 1, fired)
@@ -120,18 +109,23 @@ def firings_of(
 
 
 _RAISERS = ("channel_watermark", "channel_idle", "channel_active", "watermark_generated")
+# how each channel record raised an operator's watermark ({}: the channel's new watermark)
+_CHANNEL_CHANGES = {
+    "channel_watermark": "advancing to {}",
+    "channel_idle": "going idle: the minimum then ignores it",
+    "channel_active": "becoming active again",
+}
 
 
-def _raised_by(trace: Trace, mark_row: int, raisers: np.ndarray | None = None) -> str:
+def _raised_by(trace: Trace, mark_row: int, raisers: np.ndarray) -> str:
     """Which input raised the watermark record at ``mark_row``: the latest channel or
     partition watermark before it at the same processing time, else the generator
-    (``raisers``: the rows of those kinds, when known)."""
+    (``raisers``: the rows of those kinds)."""
     c = trace.columns()
     proc = c.proc_time.get(mark_row)
     if c.ts.get(mark_row) == MAX:
         return "the end of input (every source emits the MAX watermark when it finishes)"
-    channels = trace.rows_where(kind=_RAISERS) if raisers is None else raisers
-    channels = channels[channels < mark_row]
+    channels = raisers[raisers < mark_row]
     if not len(channels):
         return ""
     r, *before = trace.records_at(channels[-1:-3:-1])
@@ -145,15 +139,8 @@ def _raised_by(trace: Trace, mark_row: int, raisers: np.ndarray | None = None) -
         == (r.operator, r.detail, proc)
     ):
         r = before[0]  # a record on an idle channel: it advances, then is active again
-    if r.kind == "channel_watermark":
+    if r.kind in _CHANNEL_CHANGES:
         channel, name = r.detail
-        return f"{name} (channel {channel} of {r.operator!r}) advancing to {time_text(r.ts)}"
-    if r.kind == "channel_idle":
-        channel, name = r.detail
-        return (
-            f"{name} (channel {channel} of {r.operator!r}) going idle: the minimum then ignores it"
-        )
-    if r.kind == "channel_active":
-        channel, name = r.detail
-        return f"{name} (channel {channel} of {r.operator!r}) becoming active again"
+        what = _CHANNEL_CHANGES[r.kind].format(time_text(r.ts))
+        return f"{name} (channel {channel} of {r.operator!r}) {what}"
     return f"the watermark generator of {r.operator!r} emitting {time_text(r.ts)}"

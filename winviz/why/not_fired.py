@@ -7,6 +7,7 @@ nothing back).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from winviz.time import MIN
@@ -24,14 +25,7 @@ from winviz.why.claims import (
     TriggerDecides,
     WatermarkHeld,
 )
-from winviz.why.reading import (
-    table_frame,
-    time_text,
-    trace_of,
-    window_bounds,
-    window_operator_of,
-    window_rows,
-)
+from winviz.why.reading import table_frame, time_text, window_asked, window_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,12 +33,9 @@ if TYPE_CHECKING:
 
 def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
     """Why ``window`` has not fired for ``key`` (by the end of the trace)."""
-    trace = trace_of(trace)
-    bounds = window_bounds(window)
+    trace, bounds, op, fired = window_asked(trace, key, window, operator)
     max_ts = bounds[1] - 1
     question = f"Why has window [{bounds[0]}, {bounds[1]}) of key {key!r} not fired?"
-    op = window_operator_of(trace, key, bounds, operator)
-    fired = window_rows(trace, key, bounds, op, "fired")
     if len(fired):
         return Answer(question, (DidFire(op, len(fired)),), table_frame())
     assigned = window_rows(trace, key, bounds, op, "assigned")
@@ -167,7 +158,7 @@ def _channels(trace: Trace) -> list[Channel]:
     """The last watermark and idleness of every input channel or partition in the trace: a
     channel is at MIN until its first watermark record, and a channel that wrote no record at
     all is found by ``winviz.trace.channels.unrecorded_channel``."""
-    state: dict[tuple[str, int | None], dict[str, Any]] = {}
+    state: dict[tuple[str, int | None], Channel] = {}
     per_operator: dict[str, list[tuple[Any, ...]]] = {}
     for r in trace.records(*CHANNEL_KINDS, "watermark"):
         if r.kind == "watermark":
@@ -181,25 +172,19 @@ def _channels(trace: Trace) -> list[Channel]:
         per_operator.setdefault(r.operator, []).append(
             (r.seq, r.kind, r.proc_time, value, r.watermark, channel, name)
         )
-        entry = state.setdefault(
-            (r.operator, channel),
-            {"operator": r.operator, "channel": channel, "input": name, "watermark": MIN,
-             "last_advanced": None, "idle": False, "idle_seen": False},
-        )  # fmt: skip
+        at = (r.operator, channel)
+        entry = state.get(at) or Channel(r.operator, channel, name, MIN, False, None)
         if r.kind == "channel_watermark":
-            entry["watermark"], entry["last_advanced"] = r.ts, r.proc_time
+            state[at] = replace(entry, watermark=r.ts, last_advanced=r.proc_time)
         else:
-            entry["idle"] = r.kind == "channel_idle"
-            entry["idle_seen"] = entry["idle_seen"] or entry["idle"]
+            idle = r.kind == "channel_idle"
+            state[at] = replace(entry, idle=idle, idle_seen=entry.idle_seen or idle)
     for op, records in per_operator.items():
         sink = len(trace.rows_where(kind="sink", operator=op)) > 0
         silent = unrecorded_channel(op, records, sink=sink)
         if silent is not None:
-            state[(op, None)] = {
-                "operator": op, "channel": silent.channel, "input": silent.input,
-                "watermark": MIN, "last_advanced": None, "idle": False, "idle_seen": False,
-            }  # fmt: skip
-    return [Channel(**entry) for entry in state.values()]
+            state[(op, None)] = Channel(op, silent.channel, silent.input, MIN, False, None)
+    return list(state.values())
 
 
 # the channel table's columns: a channel without records has no index nor time it advanced

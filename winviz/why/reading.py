@@ -64,18 +64,25 @@ def window_rows(
     return trace.rows_where(kind=kinds or None, operator=operator, key=key, window=window)
 
 
-def window_operator_of(
-    trace: Trace, key: Any, window: tuple[int, int], operator: str | None
-) -> str:
-    if operator is not None:
-        return operator
-    rows = window_rows(trace, key, window, None, "assigned", "fired", "skipped_late_window")
-    if len(rows):
-        return trace.records_at(rows[:1])[0].operator
-    ops = trace.operators("assigned", "fired", "late_dropped", "skipped_late_window")
-    if not ops:
-        raise ValueError("the trace has no window operator (no assigned / fired records)")
-    return ops[0]
+def window_asked(
+    source: Any, key: Any, window: Any, operator: str | None
+) -> tuple[Trace, tuple[int, int], str, np.ndarray]:
+    """What a question about ``window`` of ``key`` reads first: the trace, the window's bounds,
+    its window operator (``operator``, else the first that assigned or fired it, else the
+    first window operator) and the window's ``fired`` rows there."""
+    trace = trace_of(source)
+    bounds = window_bounds(window)
+    op = operator
+    if op is None:
+        rows = window_rows(trace, key, bounds, None, "assigned", "fired", "skipped_late_window")
+        if len(rows):
+            op = trace.records_at(rows[:1])[0].operator
+        else:
+            ops = trace.operators("assigned", "fired", "late_dropped", "skipped_late_window")
+            if not ops:
+                raise ValueError("the trace has no window operator (no assigned / fired records)")
+            op = ops[0]
+    return trace, bounds, op, window_rows(trace, key, bounds, op, "fired")
 
 
 def row_before(rows: np.ndarray, row: int) -> int:

@@ -8,33 +8,16 @@ from typing import Any
 
 from winviz.trace import vocabulary as words
 from winviz.trace.paused import paused_note
-from winviz.why.claims import (
-    Channel,
-    Claim,
-    DidFire,
-    ElementFate,
-    Firing,
-    JoinFate,
-    NeverFired,
-    NoContents,
-    NoEventTimer,
-    NotKeyed,
-    PausedForAlignment,
-    Replayed,
-    TimerDue,
-    TriggerDecides,
-    WatermarkHeld,
-    WindowOutcome,
-)
+from winviz.why import claims as cl
 from winviz.why.reading import time_text
 
 
-def firing_watermark(f: Firing) -> str:
+def firing_watermark(f: cl.Firing) -> str:
     """The watermark a firing saw, as printed (MAX by the end of a key in BATCH mode)."""
     return "MAX (end of key)" if f.cause == words.END_OF_KEY else time_text(f.watermark)
 
 
-def cause_text(f: Firing) -> str:
+def cause_text(f: cl.Firing) -> str:
     """A firing's cause in a few words (the table's "cause" column)."""
     if f.cause == "event-time timer":
         return f"event-time timer at {f.timer}"
@@ -49,17 +32,17 @@ def cause_text(f: Firing) -> str:
 FIRINGS_SPELLED = 4  # firings a sentence spells out; the table has them all
 
 
-def render(claims: tuple[Claim, ...]) -> str:
+def render(claims: tuple[cl.Claim, ...]) -> str:
     """The sentence of an answer: each claim in words, in order (nothing else is said)."""
-    firings = [c for c in claims if isinstance(c, Firing)]
+    firings = [c for c in claims if isinstance(c, cl.Firing)]
     parts = []
     if firings:
         parts.append(_render_firings(firings))
-    parts += [_RENDER[type(c)](c) for c in claims if not isinstance(c, Firing)]
+    parts += [_RENDER[type(c)](c) for c in claims if not isinstance(c, cl.Firing)]
     return " ".join(parts)
 
 
-def _render_firings(firings: list[Firing]) -> str:
+def _render_firings(firings: list[cl.Firing]) -> str:
     op_text = f"It fired {len(firings)} time(s) at {firings[0].operator!r}."
     spelled = [_render_firing(f) for f in firings[:FIRINGS_SPELLED]]
     more = len(firings) - FIRINGS_SPELLED
@@ -67,7 +50,7 @@ def _render_firings(firings: list[Firing]) -> str:
     return " ".join([op_text, *spelled, *tail])
 
 
-def _render_firing(f: Firing) -> str:
+def _render_firing(f: cl.Firing) -> str:
     what = words.firing_order(f.earlier_firings).capitalize()
     head = f"{what} at processing time {f.proc_time}"
     if f.cause == "event-time timer":
@@ -102,17 +85,17 @@ def _render_firing(f: Firing) -> str:
     return f"{head}, {body}{late}."
 
 
-def _render_never(c: NeverFired) -> str:
+def _render_never(c: cl.NeverFired) -> str:
     return (
         f"It never fired at {c.operator!r}; ask why_not_fired(trace, {c.key!r}, {list(c.window)})."
     )
 
 
-def _render_did(c: DidFire) -> str:
+def _render_did(c: cl.DidFire) -> str:
     return f"It did fire, {c.firings} time(s), at {c.operator!r}: ask why_fired."
 
 
-def _render_empty(c: NoContents) -> str:
+def _render_empty(c: cl.NoContents) -> str:
     why = (
         f"{c.skipped} element(s) came for it after it was past cleanup and were not added"
         if c.skipped
@@ -121,7 +104,7 @@ def _render_empty(c: NoContents) -> str:
     return f"It has no contents at {c.operator!r}: {why}."
 
 
-def _render_trigger(c: TriggerDecides) -> str:
+def _render_trigger(c: cl.TriggerDecides) -> str:
     return (
         f"The watermark ({time_text(c.watermark)}) is past its max timestamp {c.max_timestamp}, "
         f"but the trigger never returned FIRE (its calls: {list(c.calls)}); the trigger "
@@ -129,7 +112,7 @@ def _render_trigger(c: TriggerDecides) -> str:
     )
 
 
-def _render_no_timer(c: NoEventTimer) -> str:
+def _render_no_timer(c: cl.NoEventTimer) -> str:
     return (
         f"Its trigger registered no event-time timer at its max timestamp {c.max_timestamp} "
         f"(the watermark of {c.operator!r} is {time_text(c.watermark)}): the watermark alone "
@@ -137,7 +120,7 @@ def _render_no_timer(c: NoEventTimer) -> str:
     )
 
 
-def _channel_words(ch: Channel) -> str:
+def _channel_words(ch: cl.Channel) -> str:
     where = (
         f"channel {ch.channel} of {ch.operator!r}"
         if ch.channel is not None
@@ -146,7 +129,7 @@ def _channel_words(ch: Channel) -> str:
     return f"{ch.input} ({where}) at {time_text(ch.watermark)}"
 
 
-def _render_held(c: WatermarkHeld) -> str:
+def _render_held(c: cl.WatermarkHeld) -> str:
     if c.target == c.max_timestamp:
         out = (
             f"The watermark of {c.operator!r} is stuck at {time_text(c.watermark)}, below the "
@@ -205,7 +188,7 @@ def _render_held(c: WatermarkHeld) -> str:
     )
 
 
-def _arrival_words(c: ElementFate | JoinFate) -> str:
+def _arrival_words(c: cl.ElementFate | cl.JoinFate) -> str:
     """Where and when an element arrived: its operator, timestamp and the watermark then."""
     return (
         f"at {c.operator!r} (timestamp {time_text(c.ts)}, "
@@ -213,7 +196,7 @@ def _arrival_words(c: ElementFate | JoinFate) -> str:
     )
 
 
-def _render_fate(c: ElementFate) -> str:
+def _render_fate(c: cl.ElementFate) -> str:
     at = _arrival_words(c)
     if c.fate == words.DROPPED:
         return (
@@ -237,7 +220,7 @@ def _render_fate(c: ElementFate) -> str:
     return " ".join([head, *(_render_outcome(c, o) for o in c.windows if o.added)]).strip()
 
 
-def _render_join_fate(c: JoinFate) -> str:
+def _render_join_fate(c: cl.JoinFate) -> str:
     at = _arrival_words(c)
     if c.fate == words.BUFFERED:
         return (
@@ -254,7 +237,7 @@ def _render_join_fate(c: JoinFate) -> str:
     )
 
 
-def _render_outcome(c: ElementFate, o: WindowOutcome) -> str:
+def _render_outcome(c: cl.ElementFate, o: cl.WindowOutcome) -> str:
     f = o.next_firing
     if c.fate == words.ON_TIME and not o.fired_now:
         return ""
@@ -276,21 +259,21 @@ def _render_outcome(c: ElementFate, o: WindowOutcome) -> str:
 
 
 _RENDER: dict[type, Any] = {
-    NeverFired: _render_never,
-    DidFire: _render_did,
-    NoContents: _render_empty,
-    TriggerDecides: _render_trigger,
-    NoEventTimer: _render_no_timer,
-    TimerDue: lambda c: (
+    cl.NeverFired: _render_never,
+    cl.DidFire: _render_did,
+    cl.NoContents: _render_empty,
+    cl.TriggerDecides: _render_trigger,
+    cl.NoEventTimer: _render_no_timer,
+    cl.TimerDue: lambda c: (
         f"Its trigger's event-time timer at {c.timer} is at or below the watermark of "
         f"{c.operator!r} ({time_text(c.watermark)}): it fires on the operator's next watermark "
         "advance."
     ),
-    WatermarkHeld: _render_held,
-    ElementFate: _render_fate,
-    JoinFate: _render_join_fate,
-    PausedForAlignment: lambda c: paused_note(c.spans),
-    Replayed: lambda c: (
+    cl.WatermarkHeld: _render_held,
+    cl.ElementFate: _render_fate,
+    cl.JoinFate: _render_join_fate,
+    cl.PausedForAlignment: lambda c: paused_note(c.spans),
+    cl.Replayed: lambda c: (
         f"Source record {c.index} arrived {c.arrivals} times: a restore replayed it, with the "
         "watermarks starting again at MIN. "
         + (
@@ -299,5 +282,5 @@ _RENDER: dict[type, Any] = {
             else f"Arrival {c.shown} of {c.arrivals}, rolled back by a restore:"
         )
     ),
-    NotKeyed: lambda c: "It never reached a keyed operator.",
+    cl.NotKeyed: lambda c: "It never reached a keyed operator.",
 }
