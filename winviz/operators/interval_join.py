@@ -295,16 +295,3 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
 
     def on_processing_time(self, timer: InternalTimer) -> None:  # pragma: no cover
         """Flink's ``onProcessingTime`` does nothing (no processing-time timers here)."""
-
-    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
-        if self.trace is not None:
-            self.trace.side_output(
-                self.job.now,
-                self.timers.current_watermark,
-                self.name,
-                user_key(self.current_key),
-                ts,
-                tag.id,
-                value,
-            )
-        self.output.collect_side(tag, value, ts)
