@@ -583,19 +583,6 @@ def _bar_slots(bars: pd.DataFrame) -> dict[tuple[Any, Any, Any], int]:
     }
 
 
-def _drawn(records: pd.DataFrame, slot: dict) -> pd.DataFrame:
-    """The records (with ``key_text``) of windows that have a bar (a key in ``slot``): only
-    their marks are drawn, so only their tooltips are formatted."""
-    windows = zip(
-        records["key_text"].tolist(),
-        records["window_start"].to_numpy(dtype=np.int64).tolist(),  # Python ints, as in slot
-        records["window_end"].to_numpy(dtype=np.int64).tolist(),
-        strict=True,
-    )
-    keep = list(map(slot.__contains__, windows))
-    return records if all(keep) else records[keep]
-
-
 def _drawn_firings(view: TraceView, op: str, slot: dict) -> dict[str, list[Any]]:
     """The ``firings.firings`` columns of the firings of drawn windows (a key in ``slot``), as
     lists in seq order, with ``key_text``: where each sits (``firings.firing_marks``), then
@@ -767,30 +754,19 @@ def _event(
     result: str,
     n: int,
 ) -> dict[str, Any] | None:
-    s = slot.get((key, int(start), int(end)))
-    if s is None:
-        return None
-    seqs, procs = g.seqs, g.proc_times
-    return {
-        "x": x.clip(anchor)[0],
-        "key": key,
-        "slot": s,
-        "what": what,
-        "n": n,
-        "label": f"×{n}" if n > 1 else "",
-        "seq": str(int(seqs[0])) if len(seqs) == 1 else ", ".join([str(int(v)) for v in seqs]),
-        "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-        "detail": result,
-        "proc_time": (
-            f"{int(procs[0]):,}" if len(procs) == 1 else ", ".join([f"{int(v):,}" for v in procs])
-        ),
-        "watermark": x.fmt(g.watermark),
-    }
+    """The row of one event mark of the ``n`` records ``g`` (None for a window with no bar)."""
+    one = _one_record_event(slot, x)
+    row = one(key, start, end, what, anchor, g.seqs[0], g.proc_times[0], g.watermark, result)
+    if row is not None:
+        row["n"], row["label"] = n, f"×{n}" if n > 1 else ""
+        row["seq"] = ", ".join([str(int(v)) for v in g.seqs])
+        row["proc_time"] = ", ".join([f"{int(v):,}" for v in g.proc_times])
+    return row
 
 
 def _one_record_event(slot: dict, x: TimeAxis) -> Any:
-    """``_event`` of one record (n = 1), as a function of (key, start, end, what, anchor,
-    seq, proc_time, watermark, result): the same row, written without joining lists."""
+    """The row of one record's event mark, as a function of (key, start, end, what, anchor,
+    seq, proc_time, watermark, result) (``_event`` of n = 1, without joining lists)."""
     where, clip, fmt = slot.get, x.clip, x.fmt
     windows: dict[tuple[int, int], str] = {}  # "[start, end)" by int bounds (they repeat)
 

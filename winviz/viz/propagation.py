@@ -1,48 +1,31 @@
 """``propagation_chart``: how watermarks travel through an operator with several inputs.
 
 An operator with several input channels — a partitioned source's watermark operator (Flink's
-``WatermarkOutputMultiplexer`` over the per-split watermarks) or the operator after a
-``union`` (Flink's ``StatusWatermarkValve`` in its input gate) — can only promise what all of
-its active inputs promise: its watermark is the **minimum** over the channels that are not
-idle. This chart shows that minimum being taken. Processing time runs across, event time (the
-watermark) up; one panel per such operator, layers back to front:
+``WatermarkOutputMultiplexer``) or the operator after a ``union`` (``StatusWatermarkValve``) —
+can only promise what all of its active inputs promise: its watermark is the **minimum** over
+the channels that are not idle. Processing time runs across, the watermark up; one panel per
+such operator, layers back to front:
 
-1. **idle periods** — a shaded band over the processing-time span in which a channel was idle
-   (``channel_idle`` → the next ``channel_active`` of that channel, or the end of the trace),
-   in the channel's colour; the operator's own idle spans (``idle`` → ``active``) in grey;
-2. **channel watermarks** — one step line per input channel (its ``channel_watermark``
-   records; ``ts`` is the channel's watermark), coloured *and* dashed per channel;
-3. **the operator's watermark** — its ``watermark`` records, a thick black step line: the
-   minimum while every channel is active, the active ones' minimum otherwise;
-4. **points** — one per record, carrying the tooltips (seq, processing time, watermark);
-   where lines meet (a channel holding the operator's minimum) one dot, the operator's,
-   whose tooltip names the other lines there ("also here");
-5. **paused spans** — watermark alignment (``with_watermark_alignment``): a strip along the
-   bottom, in the line's colour, over each processing-time span in which a source reader or
-   partition was paused (``paused`` → the next ``resumed``, ``winviz.trace.paused``): a
-   partition's on its channel line, a reader's on the line of the channel it feeds (or of
-   its own watermark).
+1. **idle periods** — a band per channel idle span (``channel_idle`` → ``channel_active`` or
+   the end) in the channel's colour; the operator's own (``idle`` → ``active``) in grey;
+2. **channel watermarks** — a step line per channel (``channel_watermark``), coloured and dashed;
+3. **the operator's watermark** — its ``watermark`` records, a thick black step line;
+4. **points** — one per record with its tooltip; where lines meet, one dot (the operator's)
+   naming the others ("also here");
+5. **paused spans** — watermark alignment: a strip along the bottom in the line's colour per
+   span a reader or partition was paused (``winviz.trace.paused``).
 
-Every line is held flat to the end of the trace: a channel that stopped advancing — the
-partition that "never lets the window fire" — shows as a flat line under everything else.
-The end-of-input watermark MAX is drawn on the top edge (``palette.TimeAxis.clip``), and MIN
-(``Long.MIN_VALUE``) on the bottom edge: every channel, and the operator, is at MIN before its
-first watermark record, drawn so from the operator's first channel record on. A channel that
-wrote no record at all — a partition without elements that never went idle — holds the
-operator's watermark at MIN; the trace shows it by the operator's watermark staying below every
-channel it names (``winviz.trace.channels``, the rule ``why_not_fired`` reads too), and it is
-drawn at MIN throughout, named when the partitions' naming tells its name.
+Every line is held flat to the end: a channel that stopped advancing shows as a flat line under
+the rest. MAX is drawn on the top edge, MIN on the bottom (``palette.TimeAxis.clip``): every
+channel and the operator are at MIN before their first watermark record. A channel that wrote
+no record holds the operator at MIN (``winviz.trace.channels``, the rule ``why_not_fired``
+reads too) and is drawn at MIN throughout, named when the partitions' naming tells its name.
 
-Parallel subtasks: an operator with parallelism n > 1 runs as subtasks ``op#0`` … ``op#n-1``
-(the trace's naming), each with its own input gate and valve — each takes its own minimum, so
-each gets its own panel ("subtask 1 of 'window'"), and ``operator="window"`` selects all of
-them. Traces of jobs with parallelism 1 have no ``#``: one panel per operator.
-
-A trace without any operator with several inputs gets one panel with one line per operator
-that wrote ``watermark`` records (the watermark travelling down a chain). Over 5,000 records a
-line keeps each processing-time bucket's first and last vertex (``scale.thin_steps``) and the
-subtitle says so. Bad input gives the message card (``palette.message_chart``). The tables
-drawn (channel records, operator watermarks, idle spans) are ``watermark_channels``'.
+Subtasks ``op#0`` … ``op#n-1`` of a parallel operator each have their own valve, so each gets
+its own panel; ``operator="window"`` selects all of them. A trace without an operator with
+several inputs gets one panel with one line per operator's watermark. Over 5,000 records a line
+is thinned (``scale.thin_steps``) and the subtitle says so. The tables drawn are
+``watermark_channels``'.
 """
 
 from __future__ import annotations
