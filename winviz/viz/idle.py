@@ -1,22 +1,17 @@
 """Idle periods, as the timeline and the scrubber draw them: when an input stopped counting
-towards a watermark.
 
-Flink's ``WatermarkStatus`` (``IDLE`` / ``ACTIVE``): a source split (partition) marked idle by
+Flink's ``WatermarkStatus`` (``IDLE`` / ``ACTIVE``): a split marked idle by
 ``WatermarkStrategy.withIdleness`` no longer holds back the combined watermark
-(``WatermarksWithIdleness``, ``StatusWatermarkValve``: the minimum is taken over the active
-channels only); when every input of an operator is idle, the operator itself is idle and
-sends no watermark on. The trace records both: ``channel_idle`` / ``channel_active`` of one
-input channel (detail ``input``: e.g. ``kafka[1]``) and ``idle`` / ``active`` of an operator
-(all its inputs idle). A span runs from an idle record to the next active record of the same
-input (or to the end of the trace: still idle).
+(``StatusWatermarkValve`` takes the minimum over the active channels only); when every input
+of an operator is idle, the operator is idle itself. The trace records ``channel_idle`` /
+``channel_active`` of one input (detail ``input``: e.g. ``kafka[1]``) and ``idle`` / ``active``
+of an operator. A span runs from an idle record to the next active record of the same input
+(or to the end of the trace).
 
-On a processing-time axis (the timeline's and scrubber's y) each input's spans are drawn as a
-narrow grey strip along the left edge of the plot, one column per input, so that spans of
-several inputs never overlap into a colour no legend names; the tooltip names the input.
-
-Watermark alignment's **paused** spans (``winviz.trace.paused``: a source reader or partition
-that stopped reading because its watermark was ahead of the group's max allowed) are drawn
-the same way along the right edge, darker (``paused_layer``).
+On a processing-time axis each input's spans are a narrow grey strip along the left edge, one
+column per input, so spans of several inputs never overlap; watermark alignment's **paused**
+spans (``winviz.trace.paused``) are drawn the same way along the right edge, darker
+(``paused_layer``).
 """
 
 from __future__ import annotations

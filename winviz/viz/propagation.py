@@ -381,7 +381,12 @@ def _panel(
         layers.append(_paused_layer(paused, x, t_end, height, color))
     layers += _idle_layers(chan_spans, op_spans, x, color)
     vdata = pd.DataFrame(vertices, columns=["line", "role", "attempt", "i", "x", "y"])
-    y_channel = {"axis": y_axis, "field": "y", "scale": _scale(y), "type": "quantitative"}
+    y_channel = {
+        "axis": y_axis,
+        "field": "y",
+        "scale": {"domain": [y.lo, y.hi], "nice": False, "zero": False},
+        "type": "quantitative",
+    }
     for role, width_px in (("operator", 3.5), ("channel", 1.8)):
         part = vdata[vdata["role"] == role].drop(columns="role")
         if part.empty:
@@ -470,7 +475,11 @@ def _idle_layers(
     """The idle periods of a panel: each channel's (full height, in its colour) and the
     operator's own (a labelled grey strip along the top)."""
     layers: list[spec.ChartDict] = []
-    span = {"x": x.channel("x"), "x2": {"field": "x2"}, "tooltip": _span_tips()}
+    span = {
+        "x": x.channel("x"),
+        "x2": {"field": "x2"},
+        "tooltip": [_tip("line", "idle"), _tip("idle from"), _tip("idle until")],
+    }
     if chan_spans:
         # a channel's idle span: full height, in the channel's colour
         mark = {"type": "rect", "opacity": IDLE_OPACITY}
@@ -660,10 +669,6 @@ def _span_data(spans: list[dict[str, Any]], x: TimeAxis) -> pd.DataFrame:
     )
 
 
-def _span_tips() -> list[dict[str, Any]]:
-    return [_tip("line", "idle"), _tip("idle from"), _tip("idle until")]
-
-
 def _tip(field: str, title: str | None = None) -> dict[str, Any]:
     """A nominal tooltip channel of ``field`` (titled ``title``)."""
     return (
@@ -675,10 +680,6 @@ def _tip(field: str, title: str | None = None) -> dict[str, Any]:
             "type": "nominal",
         }
     )
-
-
-def _scale(axis: TimeAxis) -> dict[str, Any]:
-    return {"domain": [axis.lo, axis.hi], "nice": False, "zero": False}
 
 
 def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
