@@ -24,7 +24,7 @@ cell per key and event-time bin with its counts, shaded by the share that fired
 from __future__ import annotations
 
 import itertools
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -475,10 +475,8 @@ def _events(
                 row["cause"] = causes[i]
             rows.append(row)
             continue
-        shown = idx[-1:] if len(idx) > 50 else idx
-        g = _Records([seqs[i] for i in shown], [procs[i] for i in shown], marks[shown[-1]])
-        text = ", ".join(short(results[i], 40) for i in idx[:50]) + (" …" if len(idx) > 50 else "")
-        row = _event(slot, x, key, s, e, what, at, g, result=text, n=len(idx))
+        texts = [short(results[i], 40) for i in idx[:50]]
+        row = _event(one, key, s, e, what, at, idx, (seqs, procs, marks), ", ", texts)
         if row is not None:
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
         rows.append(row)
@@ -494,14 +492,13 @@ def _events(
     other = window_records(view, op, "purged", "evicted")
     other = other[other["window_start"].notna()]
     if not other.empty:
-        rows += _purges_and_evictions(view, other, slot, x)
+        rows += _purges_and_evictions(view, other, one)
     for m in window_lives.merged(view, op).itertuples():
         merged_text = ", ".join(f"[{s}, {e})" for s, e in m.merged_windows)
-        g = _Records([m.seq], [m.proc_time], m.watermark)
         rows.append(
-            _event(
-                slot, x, m.key_text, m.window_start, m.window_end, "merged",
-                m.window_start, g, result=f"merged {merged_text}", n=1,
+            one(
+                m.key_text, m.window_start, m.window_end, "merged", m.window_start, m.seq,
+                m.proc_time, m.watermark, f"merged {merged_text}",
             )
         )  # fmt: skip
     rows = [r for r in rows if r is not None]
@@ -611,9 +608,7 @@ def _drawn_firings(view: TraceView, op: str, slot: dict) -> dict[str, list[Any]]
     }
 
 
-def _purges_and_evictions(
-    view: TraceView, other: pd.DataFrame, slot: dict, x: TimeAxis
-) -> list[dict[str, Any]]:
+def _purges_and_evictions(view: TraceView, other: pd.DataFrame, one: Any) -> list[dict[str, Any]]:
     rows = []
     other = other.assign(key_text=key_texts(other["key"]))
     for kind in ("purged", "evicted"):
@@ -629,23 +624,12 @@ def _purges_and_evictions(
             info = [f"{w}: {value_texts.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
         # one mark per (key, window) and kind, as the firings: the purges (evictions) of one
         # pane all sit at its end (start), so one mark per record drew n marks on one spot
-        groups: dict[tuple[Any, Any, Any], list[int]] = {}
-        for i, k in enumerate(
-            zip(
-                part["key_text"].tolist(),
-                part["window_start"].tolist(),
-                part["window_end"].tolist(),
-                strict=True,
-            )
-        ):
-            groups.setdefault(k, []).append(i)
-        seq_l, proc_l, mark_l = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
-        for (key, start, end), idx in groups.items():
-            shown = idx[-1:] if len(idx) > 50 else idx
-            g = _Records([seq_l[i] for i in shown], [proc_l[i] for i in shown], mark_l[idx[-1]])
-            text = "; ".join(info[i] for i in idx[:50]) + (" …" if len(idx) > 50 else "")
+        columns = tuple(part[c].tolist() for c in ("seq", "proc_time", "watermark"))
+        by_window = window_lives.groups(part, ["key_text", "window_start", "window_end"])
+        for (key, start, end), idx in by_window.items():
             anchor = end if kind == "purged" else start
-            rows.append(_event(slot, x, key, start, end, kind, anchor, g, result=text, n=len(idx)))
+            texts = [info[i] for i in idx[:50]]
+            rows.append(_event(one, key, start, end, kind, anchor, idx, columns, "; ", texts))
     return rows
 
 
@@ -732,35 +716,29 @@ _CLEANUP_FIELDS = (
 )  # fmt: skip
 
 
-class _Records(NamedTuple):
-    """The records behind one event mark: their seqs and processing times, and the watermark
-    of the last one."""
-
-    seqs: list[Any]
-    proc_times: list[Any]
-    watermark: Any
-
-
 def _event(
-    slot: dict,
-    x: TimeAxis,
+    one: Any,
     key: str,
     start: Any,
     end: Any,
     what: str,
     anchor: Any,
-    g: _Records,
-    *,
-    result: str,
-    n: int,
+    idx: list[int],
+    columns: tuple[list[Any], list[Any], list[Any]],
+    sep: str,
+    texts: list[str],
 ) -> dict[str, Any] | None:
-    """The row of one event mark of the ``n`` records ``g`` (None for a window with no bar)."""
-    one = _one_record_event(slot, x)
-    row = one(key, start, end, what, anchor, g.seqs[0], g.proc_times[0], g.watermark, result)
+    """The row of one event mark of several records (``idx`` into ``columns``: seqs, processing
+    times, watermarks), ``one`` a ``_one_record_event``: the ``texts`` of the first 50 joined by
+    ``sep``, past 50 records only the last one's seq and time (None for a window with no bar)."""
+    seqs, procs, marks = columns
+    shown = idx[-1:] if len(idx) > 50 else idx
+    text = sep.join(texts) + (" …" if len(idx) > 50 else "")
+    row = one(key, start, end, what, anchor, seqs[shown[0]], procs[shown[0]], marks[idx[-1]], text)
     if row is not None:
-        row["n"], row["label"] = n, f"×{n}" if n > 1 else ""
-        row["seq"] = ", ".join([str(int(v)) for v in g.seqs])
-        row["proc_time"] = ", ".join([f"{int(v):,}" for v in g.proc_times])
+        row["n"], row["label"] = len(idx), f"×{len(idx)}" if len(idx) > 1 else ""
+        row["seq"] = ", ".join([str(int(seqs[i])) for i in shown])
+        row["proc_time"] = ", ".join([f"{int(procs[i]):,}" for i in shown])
     return row
 
 
