@@ -44,12 +44,12 @@ from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.watermark_channels import (
+    STATUS_KINDS,
     channel_records,
     describe,
     idle_spans,
     line_name,
-    operator_status,
-    operator_watermarks,
+    operator_records,
     pick_operators,
 )
 from winviz.viz.watermark_steps import Restart, steps_by_attempt
@@ -150,7 +150,7 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     columns seq, proc_time, watermark, line, role), status (idle/active records: seq, kind,
     proc_time, line)."""
     parts, status = [], []
-    wm = operator_watermarks(view, ops, per_operator)
+    wm = operator_records(view, ("watermark",), ops, per_operator)
     silent: UnrecordedChannel | None = None
     if not per_operator:
         ch = channel_records(view, ops[0])
@@ -167,7 +167,7 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     restarts = watermark_steps.restarts(view)
     if not per_operator and restarts:
         parts.append(_channels_at_min(parts[0], restarts))
-    st = operator_status(view, ops, per_operator)
+    st = operator_records(view, STATUS_KINDS, ops, per_operator)
     status.append(st.assign(role="channel" if per_operator else "operator"))
     cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
     lines = _concat([p[cols] for p in parts], cols)
