@@ -198,9 +198,8 @@ class Stages:
 
 @dataclass(frozen=True)
 class Run:
-    """One run of an explorer's pipeline (``Explorer.compute``): the values it was called
-    with, the call as text, and either its result, charts and summary, or the exception
-    (``error``) with one message card per chart."""
+    """One run of an explorer's pipeline (``Explorer.compute``): its values and call, and
+    either its result, charts and summary, or the exception (``error``) and message cards."""
 
     values: dict[str, Any]
     call: str
@@ -209,12 +208,10 @@ class Run:
     summary: Summary | None
     error: BaseException | None
     stages: Stages = field(default_factory=Stages)
-    """The time of each stage of the run: ``engine`` (the pipeline call), ``read`` (the
-    trace's first read into columns, which the first chart would otherwise do), ``charts``
-    (building the chart objects), ``summary``."""
+    """Each stage's time: ``engine`` (the pipeline call), ``read`` (the trace's first read
+    into columns), ``charts``, ``summary``."""
     view: Any = None
-    """What the named charts were drawn from (the trace's view, else the result): a chart
-    that depends on the scrubber's start time is redrawn from it (``winviz.viz.ahead``)."""
+    """What the named charts were drawn from (the trace's view, else the result)."""
 
     def status(self) -> str:
         """The line a page shows under the controls: the summary, or what raised."""
@@ -550,12 +547,10 @@ class Explorer:
         return done
 
     def _compute_ahead(self, values: dict[str, Any]) -> bool:
-        """The run of ``values``, its charts and their specs, kept in the cache and sent to
-        the page (only sent when it is in the cache already: False). An exception of the
-        pipeline or a chart is part of the run (its message cards, as ``compute``); one
-        outside them (writing a spec) is kept in ``ahead_error`` and the run is not cached:
-        the change to these values then runs them in front of the learner, who sees it
-        there."""
+        """The run of ``values`` and its specs, cached and sent to the page (only sent when
+        cached already: False). The pipeline's or a chart's exception is part of the run (as
+        in ``compute``); one writing a spec is kept in ``ahead_error`` and the run not cached
+        (a change to these values then shows it to the learner)."""
         cached = self.ahead.get(control_key(self.controls, values))
         if cached is not None:
             self._send_ahead(cached)
@@ -600,12 +595,9 @@ class Explorer:
         return None
 
     def compute(self, values: Mapping[str, Any], keep: list[int | None] | None = None) -> Run:
-        """One run for ``values`` (keyword arguments of the pipeline) without touching the
-        explorer: the pipeline's result, its charts and summary — or, when the pipeline (or a
-        chart) raised, the exception, the call that raised it and message cards. ``keep``:
-        the scrub time each scrubber starts at (None: the end of the run). What a control
-        change runs, and what ``make lessons`` runs for every point of the slider grid
-        (``winviz.viz.grid``)."""
+        """The ``Run`` of ``values`` (the pipeline's keyword arguments), leaving the explorer
+        as it is; ``keep``: the time each scrubber starts at (None: the end of the run). What a
+        control change runs, and ``make lessons`` for each point of the slider grid."""
         values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
         call = call_text(self.pipeline, values, self.data is not NO_DATA)
@@ -716,12 +708,11 @@ def explore(
     """Controls for a pipeline's parameters, re-running it and redrawing its charts on every
     change (see the module docstring).
 
-    ``pipeline``: a function called as ``pipeline(data, **values)`` (``pipeline(**values)``
-    when no ``data`` is given) that returns ``env.execute()``'s result or a Trace.
-    ``charts``: chart names (``"timeline"``, ``"window_lanes"``, ``"timers_chart"``,
-    ``"scrubber"``, ``"propagation_chart"``) or functions result → chart. ``controls``: one
-    keyword per pipeline parameter — ``(min, max, step)`` (or ``(min, max, step, value)``) for
-    a slider, a list or dict of options for a dropdown, or an ipywidgets widget.
+    ``pipeline``: called as ``pipeline(data, **values)`` (``pipeline(**values)`` without
+    ``data``), returns ``env.execute()``'s result or a Trace. ``charts``: names
+    (``CHART_NAMES``) or functions result → chart. ``controls``: one keyword per parameter —
+    ``(min, max, step)`` (or ``(min, max, step, value)``) for a slider, a list or dict of
+    options for a dropdown, or an ipywidgets widget.
 
     Bad controls (a name the pipeline does not take, an empty option list, min > max) raise
     ValueError at once; an exception *inside* the pipeline for some values is shown in place
@@ -772,10 +763,8 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int 
 
 
 def _first_read(result: Any) -> trace_view.TraceView | None:
-    """Read the run's trace into columns (``Trace.columns``, kept by the trace) before the
-    charts do, so that this engine-side cost is timed as its own stage, and return its view
-    (``trace_view.open_trace``). A result without a trace is left to the charts (which say what
-    is missing): None."""
+    """The run's trace view, read into columns before the charts so that this cost is timed
+    as its own stage; None for a result without a trace (the charts say what is missing)."""
     trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
     if isinstance(trace, Trace):
         return trace_view.TraceView(trace)
