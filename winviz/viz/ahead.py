@@ -29,6 +29,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from winviz.viz.controls import equal, is_dropdown, option_values
+
 AHEAD_GAP_S = 0.02
 """The idle gap before each neighbour's run on the kernel's event loop: the loop polls its
 sockets meanwhile, so a learner's change is served before the next neighbour's run."""
@@ -50,7 +52,7 @@ def control_key(
     key = []
     for name, widget in controls.items():
         value = values[name]
-        if _is_dropdown(widget):
+        if is_dropdown(widget):
             index = _option_index(widget, value)
             if index is None:
                 return None
@@ -90,11 +92,11 @@ _NONE: Any = object()
 
 def _step(widget: widgets.Widget, value: Any, step: int) -> Any:
     """The value of ``widget`` one step from ``value`` (``_NONE`` past an end)."""
-    if _is_dropdown(widget):
+    if is_dropdown(widget):
         index = _option_index(widget, value)
         if index is None:
             return _NONE
-        values = _option_values(widget)
+        values = option_values(widget)
         at = index + step
         return values[at] if 0 <= at < len(values) else _NONE
     if isinstance(widget, (widgets.IntSlider, widgets.FloatSlider)):
@@ -108,7 +110,7 @@ def _step(widget: widgets.Widget, value: Any, step: int) -> Any:
 def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
     """+1 when a control moved up (a larger value, a later option), else -1."""
     old, new = change.get("old"), change.get("new")
-    if widget is not None and _is_dropdown(widget):
+    if widget is not None and is_dropdown(widget):
         old, new = _option_index(widget, old) or 0, _option_index(widget, new) or 0
     try:
         return 1 if new > old else -1
@@ -116,25 +118,13 @@ def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
         return 1
 
 
-def _is_dropdown(widget: widgets.Widget) -> bool:
-    return getattr(widget, "options", None) is not None and hasattr(widget, "index")
-
-
-def _option_values(widget: widgets.Widget) -> list[Any]:
-    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in widget.options]
-
-
 def _option_index(widget: widgets.Widget, value: Any) -> int | None:
-    for i, option in enumerate(_option_values(widget)):
-        if option is value:
-            return i
-    for i, option in enumerate(_option_values(widget)):
-        try:
-            if bool(option == value):
-                return i
-        except (TypeError, ValueError):
-            continue
-    return None
+    """The index of ``value`` among a dropdown's values: the same object first, else equal."""
+    values = option_values(widget)
+    found = [i for i, o in enumerate(values) if o is value] or [
+        i for i, o in enumerate(values) if equal(o, value)
+    ]
+    return found[0] if found else None
 
 
 @dataclass

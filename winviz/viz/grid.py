@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from winviz.viz.controls import is_dropdown
 from winviz.viz.spec import chart_dict
 
 if TYPE_CHECKING:
@@ -81,8 +82,7 @@ class Control:
 
 def control_of(name: str, widget: widgets.Widget, label: str) -> Control:
     """The values a control's widget can take (module docstring: *The grid*)."""
-    options = getattr(widget, "options", None)
-    if options is not None and hasattr(widget, "index"):  # a dropdown / selection
+    if is_dropdown(widget):
         labels = tuple(str(x) for x in widget._options_labels)
         values = tuple(widget._options_values)
         index = widget.index if widget.index is not None else 0
