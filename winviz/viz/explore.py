@@ -594,20 +594,14 @@ class Explorer:
                 return int(t)
         return None
 
+    @paused()
     def compute(self, values: Mapping[str, Any], keep: list[int | None] | None = None) -> Run:
         """The ``Run`` of ``values`` (the pipeline's keyword arguments), leaving the explorer
         as it is; ``keep``: the time each scrubber starts at (None: the end of the run). What a
         control change runs, and ``make lessons`` for each point of the slider grid."""
         values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
-        call = call_text(self.pipeline, values, self.data is not NO_DATA)
-        stages = Stages()
-        with paused():
-            return self._compute(values, keep, call, stages)
-
-    def _compute(
-        self, values: dict[str, Any], keep: list[int | None], call: str, stages: Stages
-    ) -> Run:
+        call, stages = self.call(values), Stages()
         try:
             with stages.time("engine"):
                 result = (

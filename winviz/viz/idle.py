@@ -96,10 +96,18 @@ def _strips_text(inputs: list[str], what: str, where: str) -> str:
     return f"{n:,} {what}{'' if n == 1 else 's'} ({where}: {', '.join(dict.fromkeys(inputs))})"
 
 
-def strip_rows(spans: list[IdleSpan], x: TimeAxis, y: TimeAxis) -> list[dict[str, Any]]:
-    """One row per span: its strip's x / x2 (the input's column at the left edge, in the axis'
-    units), y / y2 (its processing times; a span still idle at the end reaches the axis'
-    edge), and its tooltip texts."""
+def strip_layer(
+    spans: list[IdleSpan],
+    x: TimeAxis,
+    y: TimeAxis,
+    transform: list[dict[str, Any]] | None = None,
+    y2: str = "y2",
+) -> Any:
+    """The spans as strips along the left edge, one column per input (None without any): y /
+    y2 their processing times (a span still idle at the end reaches the axis' edge), with
+    tooltips; ``transform`` / ``y2``: the scrubber shows only what happened by its ``t``."""
+    if not spans:
+        return None
     column = {line: i for i, line in enumerate(dict.fromkeys(s.line for s in spans))}
     width = (x.hi - x.lo) * STRIP_SHARE
     rows = []
@@ -117,21 +125,6 @@ def strip_rows(spans: list[IdleSpan], x: TimeAxis, y: TimeAxis) -> list[dict[str
                 "idle until": "end of trace" if s.end is None else y.fmt(s.end),
             }
         )
-    return rows
-
-
-def strip_layer(
-    spans: list[IdleSpan],
-    x: TimeAxis,
-    y: TimeAxis,
-    transform: list[dict[str, Any]] | None = None,
-    y2: str = "y2",
-) -> Any:
-    """The strips as a layer (None without idle spans); ``transform`` / ``y2``: the scrubber
-    shows only what happened by its ``t``."""
-    if not spans:
-        return None
-    rows = strip_rows(spans, x, y)
     return _strips(rows, STRIP_COLOR, STRIP_OPACITY, x, y, transform, y2)
 
 
