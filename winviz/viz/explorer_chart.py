@@ -247,16 +247,13 @@ class ExplorerChart(alt.JupyterChart):
     """The ``alt.JupyterChart`` of one of an explorer's charts, whose spec the explorer sets
     directly on a slider move (``show``).
 
-    ``JupyterChart`` turns a new chart into its spec with Altair's ``to_dict`` (which names
-    each dataset by a SHA-256 hash of its rows' JSON) and makes new ``params`` and
-    ``selections`` objects. A slider move instead writes the spec with ``spec.chart_dict`` —
-    the same content, datasets named ``rows-1``, ``rows-2``, … — and, when the new chart has
-    the same Vega parameters as the shown one (names and kinds of value; no selections, no
-    parameters made by transforms), keeps the ``params`` object and sets the parameters'
-    new initial values, as ``JupyterChart`` would. Any other change (a message card in place
-    of a chart, or back) goes through ``JupyterChart`` itself, and its spec is then
-    rewritten by ``chart_dict`` too, so every spec an explorer shows names its datasets the
-    same way. The browser redraws the chart on each new spec either way."""
+    ``JupyterChart`` writes a new chart's spec with ``to_dict`` (datasets named by a SHA-256
+    of their rows) and makes new ``params`` and ``selections`` objects. A slider move writes
+    it with ``spec.chart_dict`` (datasets ``rows-1``, ``rows-2``, …) and, when the new chart
+    has the same Vega parameters (names and kinds of value; no selections, none made by
+    transforms), keeps ``params`` and sets their new initial values. Any other change (a
+    message card, or back) goes through ``JupyterChart``, its spec then rewritten by
+    ``chart_dict`` too, so every spec an explorer shows names its datasets alike."""
 
     _quiet = False
     _key = traitlets.Unicode("").tag(sync=True)

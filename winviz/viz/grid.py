@@ -35,7 +35,7 @@ import itertools
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -69,14 +69,11 @@ class Control:
 
     def keep(self, positions: Sequence[int]) -> Control:
         """The control with only the values at ``positions`` (sorted)."""
-        values = tuple(self.values[i] for i in positions)
-        return Control(
-            self.name,
-            self.label,
-            self.kind,
-            tuple(self.labels[i] for i in positions),
-            values,
-            list(positions).index(self.initial),
+        return replace(
+            self,
+            labels=tuple(self.labels[i] for i in positions),
+            values=tuple(self.values[i] for i in positions),
+            initial=list(positions).index(self.initial),
         )
 
 

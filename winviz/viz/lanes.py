@@ -167,8 +167,8 @@ def _aggregated(
     starts = bars["window_start"].to_numpy(dtype=np.int64)
     ends = bars["window_end"].to_numpy(dtype=np.int64)
     axis = "processing time" if processing_time_windows(view, op) else "event time"
-    x = palette.time_axis(axis, [int(starts.min()), int(ends.max())])
     lo, hi = int(starts.min()), int(ends.max())
+    x = palette.time_axis(axis, [lo, hi])
     n_bins = max(1, width // AGGREGATE_BIN_PX)
     size = max(1, -(-(hi - lo) // n_bins))
     bins = (starts - lo) // size
