@@ -1,24 +1,18 @@
 """``window_lanes``: one lane per key, its windows as bars over event time.
 
-A bar is one (key, window) pair: slate when it fired, a paler slate when it never fired, pale
-brown and outlined with dashes when a session merge absorbed it (``merged`` records; windows
-that were merged away before receiving an element are drawn too). Overlapping windows of one
-key (sliding windows, sessions before a merge) stack in sub-lanes. On each bar: its firings
-at the event time of the timer that fired them (else the window's end), one mark per cause
-with the count,
-coloured by what caused them ("fired: event-time timer", "fired: element", "fired:
-processing-time timer", "fired: end of input" — the MAX watermark at the end of the input);
-its cleanup at the cleanup time (Flink's ``cleanupTime``: max timestamp + allowed lateness);
-with allowed lateness > 0, a thin line from the window's end to its allowed-lateness horizon
-(max timestamp + lateness: until the watermark passes it the window accepts late elements);
-purges at its end, evictions and session merges at its start. Tooltips give the trace
-records' fields.
+A bar is one (key, window) pair: slate when it fired, paler when it never fired, pale brown and
+dashed when a session merge absorbed it (windows merged away before receiving an element are
+drawn too). Overlapping windows of one key stack in sub-lanes. On each bar: its firings at the
+event time of the timer that fired them (else the window's end), one mark per cause with the
+count, coloured by cause; its cleanup at its cleanup time (Flink's ``cleanupTime``: max
+timestamp + allowed lateness); with allowed lateness > 0, a line from the window's end to that
+horizon (until the watermark passes it the window accepts late elements); purges at its end,
+evictions and session merges at its start. Tooltips give the records' fields.
 
-Scale: at most ``max_keys`` lanes (the keys with most elements) and at most 5,000 bars (the
-earliest windows in event time); the subtitle says what was left out. Past a readable number
-of windows (a lane with more windows than ``width // MIN_BAR_PX``) the lanes aggregate: one
-cell per key and event-time bin with its counts, shaded by the share that fired
-(``_aggregated``), and the subtitle says so.
+Scale: at most ``max_keys`` lanes (the keys with most elements) and 5,000 bars (the earliest
+windows); the subtitle says what was left out. Past ``width // MIN_BAR_PX`` windows in a lane
+the lanes aggregate (``_aggregated``): one cell per key and event-time bin with its counts,
+shaded by the share that fired.
 """
 
 from __future__ import annotations
