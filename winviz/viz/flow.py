@@ -131,15 +131,11 @@ def operator_flow(
     height: int = 560,
 ) -> spec.ChartDict:
     """The path of one element through the window operator (see the module docstring).
-
-    ``trace``: a Trace, its ``to_pandas()`` frame or a JobExecutionResult. ``element``: which
-    element, by its position among the elements that reached the operator (0 = the first, as
+    ``element``: its position among the elements that reached the operator (as
     ``trace.records("element", operator=...)`` lists them; negative counts from the end).
-    ``operator``: the window operator (default: the first in the trace; the subtitle names
-    the others).
-
-    A trace that cannot be drawn (empty, no window operator, another schema version) gives a
-    message card; a wrong ``element`` or ``operator`` raises ``ValueError`` naming it."""
+    ``operator``: the window operator (default: the first; the subtitle names the others).
+    A trace that cannot be drawn gives a message card; a wrong ``element`` or ``operator``
+    raises ``ValueError`` naming it."""
     _check_size("width", width)
     _check_size("height", height)
     view = open_trace(trace)

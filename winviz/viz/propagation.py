@@ -75,15 +75,10 @@ def propagation_chart(
     height: int = 260,
 ) -> spec.ChartDict:
     """Per-channel watermarks, the operator's minimum and idle periods (see the module
-    docstring).
-
-    ``trace``: a Trace, its ``to_pandas()`` frame, or a JobExecutionResult. ``operator``: the
-    operator(s) to draw, one panel each (default: every operator with several input channels,
-    in order of appearance). ``max_points``: rows per layer (≤ 5,000); longer lines are thinned.
-    ``height``: of each panel.
-
-    Input that cannot be drawn (empty trace, no watermarks, another schema version, an unknown
-    operator) gives a message card (``usermeta.winviz.status == "message"``)."""
+    docstring). ``operator``: the operator(s) to draw, one panel each (default: every operator
+    with several input channels). ``max_points``: rows per layer (≤ 5,000); longer lines are
+    thinned. ``height``: of each panel. Input that cannot be drawn (an unknown operator too)
+    gives a message card (``usermeta.winviz.status == "message"``)."""
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     if operator is not None and not isinstance(operator, str) and not list(operator):
