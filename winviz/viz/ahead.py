@@ -1,32 +1,23 @@
 """Drawing ahead in the kernel: the runs an explorer's learner is likely to ask for next.
 
-A learner moving a slider moves it one step at a time. After each change the explorer
-(``winviz.viz.explore``) computes, while the kernel is idle, the runs of the *neighbouring*
-control values — every slider one step down and up, every dropdown its previous and next
-option; first the control moved last, in the direction it was moved — and keeps each in a
-small cache keyed on the full control values (``Ahead``). When the learner then picks one of
-them, the explorer shows the cached run (its charts and their Vega-Lite specs made already)
-instead of running the pipeline again. This is what exported lesson pages do in the browser
-(``winviz.viz.pages``: the runs next to the shown one are drawn out of sight).
+After each change the explorer (``winviz.viz.explore``) computes, while the kernel is idle, the
+runs of the *neighbouring* control values — every slider one step down and up, every dropdown
+its previous and next option; first the control moved last, in its direction — and keeps each
+in a small cache keyed on the full control values (``Ahead``). When the learner picks one, the
+explorer shows the cached run instead of running the pipeline again (exported lesson pages do
+the same in the browser, ``winviz.viz.pages``). The result is exact: the pipeline is
+deterministic, and the one part of a chart that depends on the learner — the scrubber's
+starting time *t* — is rebuilt when it moved since (``Ready.keep``).
 
-The result is exact: a run computed ahead is the run the same values give (the pipeline is
-deterministic — the same input gives the same trace), and the one part of a chart that
-depends on the learner rather than on the values — the scrubber's starting time *t* — is
-rebuilt from the cached run when it moved since (``Ready.keep``).
+Never in the learner's way: the work runs on the kernel's event loop **one neighbour per
+callback**, each ``AHEAD_GAP_S`` after the last, so the learner's next change is handled before
+the next neighbour starts; a change empties the queue. Without a running loop (a script, a
+test) ``Explorer.work_ahead()`` does the pending work at once.
 
-Never in the learner's way: the work is done on the kernel's event loop (ipykernel's asyncio
-loop), **one neighbour per callback**, each scheduled ``AHEAD_GAP_S`` after the last, so a
-widget message arriving meanwhile (the learner's next change) is handled before the next
-neighbour starts; a change empties the queue and plans the new neighbours. Without a running
-loop (a script, a test, ``bench/explore_bench.py``) nothing runs by itself:
-``Explorer.work_ahead()`` does the pending work at once.
-
-Python's cyclic collector is paused while a run is made and shown (``winviz.collector.paused``),
-since a full pass visits every object alive — the cached runs' traces among them: ~0.3-0.7 s
-at 100,000 events, which CPython would otherwise start in the middle of whichever change
-crossed its threshold. Nothing needs collecting afterwards: a run's job leaves no reference
-cycle and neither does its result (``JobRuntime.close``), so a run dropped from the cache is
-freed at once, by reference counting.
+Python's cyclic collector is paused while a run is made and shown (``winviz.collector.paused``):
+a full pass visits every object alive — the cached runs' traces among them, ~0.3-0.7 s at
+100,000 events. A run's job and result leave no reference cycle (``JobRuntime.close``), so a
+run dropped from the cache is freed at once by reference counting.
 """
 
 from __future__ import annotations
@@ -37,6 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
+
+from winviz.viz.controls import equal, is_dropdown, option_values
 
 AHEAD_GAP_S = 0.02
 """The idle gap before each neighbour's run on the kernel's event loop: the loop polls its
@@ -59,7 +52,7 @@ def control_key(
     key = []
     for name, widget in controls.items():
         value = values[name]
-        if _is_dropdown(widget):
+        if is_dropdown(widget):
             index = _option_index(widget, value)
             if index is None:
                 return None
@@ -99,11 +92,11 @@ _NONE: Any = object()
 
 def _step(widget: widgets.Widget, value: Any, step: int) -> Any:
     """The value of ``widget`` one step from ``value`` (``_NONE`` past an end)."""
-    if _is_dropdown(widget):
+    if is_dropdown(widget):
         index = _option_index(widget, value)
         if index is None:
             return _NONE
-        values = _option_values(widget)
+        values = option_values(widget)
         at = index + step
         return values[at] if 0 <= at < len(values) else _NONE
     if isinstance(widget, (widgets.IntSlider, widgets.FloatSlider)):
@@ -117,7 +110,7 @@ def _step(widget: widgets.Widget, value: Any, step: int) -> Any:
 def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
     """+1 when a control moved up (a larger value, a later option), else -1."""
     old, new = change.get("old"), change.get("new")
-    if widget is not None and _is_dropdown(widget):
+    if widget is not None and is_dropdown(widget):
         old, new = _option_index(widget, old) or 0, _option_index(widget, new) or 0
     try:
         return 1 if new > old else -1
@@ -125,25 +118,13 @@ def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
         return 1
 
 
-def _is_dropdown(widget: widgets.Widget) -> bool:
-    return getattr(widget, "options", None) is not None and hasattr(widget, "index")
-
-
-def _option_values(widget: widgets.Widget) -> list[Any]:
-    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in widget.options]
-
-
 def _option_index(widget: widgets.Widget, value: Any) -> int | None:
-    for i, option in enumerate(_option_values(widget)):
-        if option is value:
-            return i
-    for i, option in enumerate(_option_values(widget)):
-        try:
-            if bool(option == value):
-                return i
-        except (TypeError, ValueError):
-            continue
-    return None
+    """The index of ``value`` among a dropdown's values: the same object first, else equal."""
+    values = option_values(widget)
+    found = [i for i, o in enumerate(values) if o is value] or [
+        i for i, o in enumerate(values) if equal(o, value)
+    ]
+    return found[0] if found else None
 
 
 @dataclass

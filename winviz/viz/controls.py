@@ -103,11 +103,9 @@ class ControlValueError(InputError):
 def check_control_value(name: str, widget: widgets.Widget, value: Any) -> None:
     """Raise ``ControlValueError`` naming the control, the value and the allowed range or
     options when ``widget`` (a slider or a dropdown) cannot take ``value`` as it is."""
-    options = getattr(widget, "options", None)
-    if options is not None and hasattr(widget, "index"):  # a dropdown / selection widget
-        pairs = [o if isinstance(o, tuple) and len(o) == 2 else (str(o), o) for o in options]
-        if not _among(value, [v for _, v in pairs]):
-            choices = ", ".join(repr(v) for _, v in pairs)
+    if is_dropdown(widget):
+        if not _among(value, option_values(widget)):
+            choices = ", ".join(repr(v) for v in option_values(widget))
             raise ControlValueError(
                 f"control {name!r}: value {value!r} is not among its options ({choices})"
             )
@@ -130,11 +128,24 @@ def check_control_value(name: str, widget: widgets.Widget, value: Any) -> None:
         )
 
 
+def is_dropdown(widget: widgets.Widget) -> bool:
+    """Whether ``widget`` is a dropdown / selection: its values are its ``options``."""
+    return getattr(widget, "options", None) is not None and hasattr(widget, "index")
+
+
+def option_values(widget: widgets.Widget) -> list[Any]:
+    """A dropdown's values: its options (the value of a ``(label, value)`` pair)."""
+    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in widget.options]
+
+
 def _among(value: Any, values: list[Any]) -> bool:
-    return value is not inspect.Parameter.empty and any(value is v or _eq(value, v) for v in values)
+    return value is not inspect.Parameter.empty and any(
+        value is v or equal(value, v) for v in values
+    )
 
 
-def _eq(a: Any, b: Any) -> bool:
+def equal(a: Any, b: Any) -> bool:
+    """``a == b`` as a plain bool; False when ``==`` gives none or raises."""
     try:
         return bool(a == b)
     except (TypeError, ValueError):  # == gives no plain bool (arrays...): not equal

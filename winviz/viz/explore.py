@@ -13,44 +13,29 @@
 
 Two kinds of control, by where they can be evaluated:
 
-* **engine controls** — everything that changes what the engine computes (out-of-orderness
-  bound, allowed lateness, window size / slide / gap, trigger, idleness timeout …) is an
-  ipywidgets slider or dropdown. Each change calls the pipeline function again with all the
-  current values as keyword arguments and replaces each chart's spec on its existing
-  ``alt.JupyterChart`` (the same output, updated in place; no new cell output). The new spec
-  is written by ``spec.chart_dict`` — the content of Altair's ``to_dict()``, without its
-  validation and with the datasets named ``rows-1``, ``rows-2``, … instead of by a hash of
-  their rows — and set directly on the widget (``ExplorerChart``); ``last_stages`` keeps the
-  time of each stage (engine, charts, summary, spec, widget);
-* **browser controls** — what only filters or re-colours an existing run (the scrubber's
-  processing time *t*) is a Vega parameter of the chart, evaluated in the browser with no
-  kernel round trip. ``JupyterChart`` syncs Vega parameters back to Python:
-  ``explorer.param("t")`` reads the scrubber's current *t*, a line under the charts follows it
-  (the watermark, firings and elements at *t*, computed in Python from the trace), and a
-  re-run keeps it (the new scrubber starts at the *t* the learner had scrubbed to).
+* **engine controls** (bound, lateness, window size, trigger, idleness …) are ipywidgets
+  sliders or dropdowns. A change calls the pipeline again with every current value as a keyword
+  argument and sets each chart's new spec (``spec.chart_dict``: Altair's ``to_dict()`` content,
+  unvalidated, datasets named ``rows-1``, ``rows-2``, …) on its existing ``alt.JupyterChart``
+  (``ExplorerChart``); ``last_stages`` keeps each stage's time;
+* **browser controls** (the scrubber's processing time *t*) are Vega parameters evaluated in
+  the browser. ``JupyterChart`` syncs them back: ``explorer.param("t")`` reads *t*, a line
+  under the charts follows it and a re-run starts the new scrubber at it.
 
-After each change the explorer computes, while the kernel is idle, the runs of the
-neighbouring control values (one slider step down and up, the previous and next option:
-``winviz.viz.ahead``), one per event-loop callback so that a learner's change is never kept
-waiting by them; a change to one of them shows it at once (``last_ahead``), exactly as a
-fresh run would draw it.
+While the kernel is idle the explorer computes the runs of the neighbouring control values
+(``winviz.viz.ahead``), one per event-loop callback; a change to one of them shows it at once
+(``last_ahead``), exactly as a fresh run would draw it. In JupyterLab those runs are drawn out
+of sight in the page too (``winviz.viz.explorer_chart``).
 
-A control's initial value is the pipeline function's default for that parameter when it has
-one (and it is in range / among the options), else the first. A summary line (windows fired
-by cause, elements by fate) is updated with every run. When the pipeline raises for some
-values, the explorer shows the error in place of the charts — no traceback — and keeps the
-exception (``explorer.error``); the next good values bring the charts back.
+A control starts at the pipeline's default for its parameter (when in range / among the
+options), else at the first value. A summary line (firings by cause, elements by fate) follows
+every run. When the pipeline raises, the explorer shows the error in place of the charts and
+keeps it (``explorer.error``); the next good values bring the charts back.
 
-Charts are named ("timeline", "window_lanes", "timers_chart", "scrubber", "skew_chart",
-"propagation_chart") or given as functions of the pipeline's result. Everything runs offline
-(the widget's JavaScript is bundled by vl-convert: ``ExplorerChart.bundle``). In JupyterLab
-the runs computed ahead are drawn in the page out of sight too, and a change to one of them
-moves its views into place (``winviz.viz.explorer_chart``).
-
-On a lesson page (``make lessons``, which has no kernel) an explorer displays its runs
-precomputed on a grid of its controls' values instead (``winviz.viz.grid``, through
-``Explorer.compute``: the same pipeline, data and charts, without changing the explorer), and
-the page's controls switch between them.
+Charts are named (``CHART_NAMES``) or functions of the pipeline's result. Everything runs
+offline (the widget's JavaScript is bundled by vl-convert: ``ExplorerChart.bundle``). On a
+lesson page (``make lessons``, no kernel) an explorer shows its runs precomputed on a grid of
+its controls' values (``winviz.viz.grid``, through ``Explorer.compute``).
 """
 
 from __future__ import annotations
@@ -123,12 +108,8 @@ SCRUB_PARAM = "t"  # the scrubber's Vega parameter (winviz.viz.scrubber.PARAM)
 
 @dataclass(frozen=True)
 class Summary:
-    """What a run did, from its trace: window firings by what caused them (the trigger fired
-    on an element, on an event-time timer the watermark passed, on a processing-time timer,
-    or on an event-time timer the end-of-input watermark MAX fired; ``firings.fired_by``) and
-    elements reaching window operators by fate in Flink's words (``fates.element_fates``:
-    *late* is timestamp ≤ the operator's watermark on arrival; a late element is accepted
-    while a window of it is within the allowed lateness)."""
+    """What a run did, from its trace: window firings by cause (``firings.fired_by``) and
+    elements reaching window operators by fate (``fates.element_fates``)."""
 
     fired: int
     by_element: int
@@ -141,15 +122,11 @@ class Summary:
     dropped: int
     side_output: int
     by_session_merge: int = 0
-    """Firings on a trigger's ``onMerge`` call (``firings.fired_by``'s "session merge")."""
     cause_not_traced: int = 0
-    """Firings the trace gives no trigger call or timer for ("cause not traced"): a Spark
-    twin's trace, say, whose session windows merge and are emitted per micro-batch with no
-    trigger. ``text()`` states these two only when not 0: its parts add up to ``fired``."""
+    """Firings with no traced trigger call or timer (a Spark twin's micro-batch, say).
+    ``text()`` states these two only when not 0: its parts add up to ``fired``."""
     late_firings: int = 0
-    """Firings that are *late firings* (``winviz.trace.vocabulary``: the operator's watermark
-    had already reached the window's max timestamp before the firing's cause;
-    ``firings.firing_words``), counted over every window operator."""
+    """*Late firings* (``vocabulary.LATE_FIRING``) over every window operator."""
 
     def text(self) -> str:
         rare = "".join(
@@ -175,13 +152,13 @@ def summarize(trace: Any) -> Summary:
     TraceInputError when it cannot be read."""
     view = trace_view.open_trace(trace)
     rows = view.select("fired")
-    by = _fired_by_counts(view, rows)
+    by = Counter(firings.fired_by(view, rows).tolist())  # (vocabulary.FIRED_BY's categories)
     counts = np.zeros(len(palette.FATES), dtype=np.int64)
     late_firings = 0
     for op in trace_view.window_operators(view):
         codes = fates.element_fate_columns(view, op)["fate_code"]
         counts += np.bincount(codes, minlength=len(palette.FATES))
-        late_firings += _late_firings(view, op)
+        late_firings += firings.late_firing_count(view, op)
     on_time, late_accepted, dropped, side_output = counts.tolist()
     return Summary(
         fired=len(rows),
@@ -198,20 +175,6 @@ def summarize(trace: Any) -> Summary:
         side_output=side_output,
         late_firings=late_firings,
     )
-
-
-def _late_firings(view: trace_view.TraceView, op: str) -> int:
-    """How many of ``op``'s firings are late firings (``firings.late_firing_count``; a firing
-    whose cause is not traced — a Spark twin's, emitted per micro-batch — is not counted)."""
-    return firings.late_firing_count(view, op)
-
-
-def _fired_by_counts(view: trace_view.TraceView, rows: np.ndarray) -> dict[str, int]:
-    """How many of these ``fired`` records ``firings.fired_by`` puts in each category of
-    ``vocabulary.FIRED_BY``."""
-    by = firings.fired_by(view, rows)  # (winviz.trace.causes.fired_by, the one rule)
-    counts = Counter(by.tolist())
-    return {cause: counts[cause] for cause in vocabulary.FIRED_BY}
 
 
 class Stages:
@@ -235,9 +198,8 @@ class Stages:
 
 @dataclass(frozen=True)
 class Run:
-    """One run of an explorer's pipeline (``Explorer.compute``): the values it was called
-    with, the call as text, and either its result, charts and summary, or the exception
-    (``error``) with one message card per chart."""
+    """One run of an explorer's pipeline (``Explorer.compute``): its values and call, and
+    either its result, charts and summary, or the exception (``error``) and message cards."""
 
     values: dict[str, Any]
     call: str
@@ -246,12 +208,10 @@ class Run:
     summary: Summary | None
     error: BaseException | None
     stages: Stages = field(default_factory=Stages)
-    """The time of each stage of the run: ``engine`` (the pipeline call), ``read`` (the
-    trace's first read into columns, which the first chart would otherwise do), ``charts``
-    (building the chart objects), ``summary``."""
+    """Each stage's time: ``engine`` (the pipeline call), ``read`` (the trace's first read
+    into columns), ``charts``, ``summary``."""
     view: Any = None
-    """What the named charts were drawn from (the trace's view, else the result): a chart
-    that depends on the scrubber's start time is redrawn from it (``winviz.viz.ahead``)."""
+    """What the named charts were drawn from (the trace's view, else the result)."""
 
     def status(self) -> str:
         """The line a page shows under the controls: the summary, or what raised."""
@@ -320,15 +280,11 @@ class Explorer:
     """Controls, summary line and charts of one ``explore(...)`` call (see the module
     docstring). Display it as the last expression of a cell (or ``display(explorer)``).
 
-    ``controls`` (name → widget), ``charts`` (one ``alt.JupyterChart`` each), ``summary`` and
-    ``status`` (ipywidgets.HTML) are the live widgets; ``values`` the controls' current
-    values; after each run ``result`` (what the pipeline returned), ``error`` (the exception
-    of a failed run, else None), ``runs`` (how many runs were shown; ``ahead_runs``: how many
-    were computed ahead, ``ahead``: their cache, ``last_ahead``: whether the last run shown
-    was one of them), ``last_values``
-    and ``last_seconds`` (the time from the change to the updated chart specs). With a
-    scrubber, ``at_t`` (ipywidgets.HTML) and ``last_at`` follow the browser's t
-    (``state_at``)."""
+    ``controls`` (name → widget), ``charts`` (``alt.JupyterChart``), ``summary``, ``status``
+    and ``at_t`` (ipywidgets.HTML) are the live widgets; after each run ``result``, ``error``
+    (of a failed run, else None), ``runs`` (shown), ``ahead_runs`` (computed ahead into the
+    cache ``ahead``; ``last_ahead``: the last shown was one), ``last_values``, ``last_seconds``
+    (from the change to the updated specs) and ``last_at`` (``state_at`` the scrubber's t)."""
 
     def __init__(
         self,
@@ -369,7 +325,7 @@ class Explorer:
         self.ahead_error: BaseException | None = None
         self.last_ahead = False
         self.last_ahead_stages: Stages | None = None
-        self._uses_t = [_draws_at(c) for c in charts]
+        self._uses_t = [c == "scrubber" for c in charts]  # draws the scrubber's start time
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
         self._ahead_handle: asyncio.TimerHandle | None = None
@@ -453,14 +409,10 @@ class Explorer:
     def update(self) -> None:
         """Re-run the pipeline with the current values and replace every chart's spec in
         place (what a control change does), or show the run computed ahead for them
-        (``winviz.viz.ahead``; ``last_ahead`` says which). ``last_stages`` (``Stages``) gets
-        the time of each stage: for a run computed now ``engine``, ``read``, ``charts``,
-        ``summary`` (``Run.stages``), ``spec`` (the charts' Vega-Lite dicts,
-        ``spec.chart_dict``); for a run computed ahead ``ahead`` (taking it from the cache,
-        and redrawing a scrubber whose t moved since); then ``widget`` (setting the specs on
-        the widgets) and ``at_t`` (the line under the charts at the scrubber's t). The
-        neighbours of the new values are then planned to be computed ahead. The cyclic
-        garbage collector is paused meanwhile (``winviz.viz.ahead``)."""
+        (``last_ahead``), then plan the new neighbours ahead. ``last_stages`` gets each stage's
+        time: ``Run.stages`` and ``spec`` for a run computed now, ``ahead`` (from the cache,
+        redrawing a scrubber whose t moved) for one computed ahead; then ``widget`` and
+        ``at_t``. The cyclic garbage collector is paused meanwhile (``winviz.viz.ahead``)."""
         start = time.perf_counter()
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = self._keep_now()
@@ -595,12 +547,10 @@ class Explorer:
         return done
 
     def _compute_ahead(self, values: dict[str, Any]) -> bool:
-        """The run of ``values``, its charts and their specs, kept in the cache and sent to
-        the page (only sent when it is in the cache already: False). An exception of the
-        pipeline or a chart is part of the run (its message cards, as ``compute``); one
-        outside them (writing a spec) is kept in ``ahead_error`` and the run is not cached:
-        the change to these values then runs them in front of the learner, who sees it
-        there."""
+        """The run of ``values`` and its specs, cached and sent to the page (only sent when
+        cached already: False). The pipeline's or a chart's exception is part of the run (as
+        in ``compute``); one writing a spec is kept in ``ahead_error`` and the run not cached
+        (a change to these values then shows it to the learner)."""
         cached = self.ahead.get(control_key(self.controls, values))
         if cached is not None:
             self._send_ahead(cached)
@@ -644,23 +594,14 @@ class Explorer:
                 return int(t)
         return None
 
+    @paused()
     def compute(self, values: Mapping[str, Any], keep: list[int | None] | None = None) -> Run:
-        """One run for ``values`` (keyword arguments of the pipeline) without touching the
-        explorer: the pipeline's result, its charts and summary — or, when the pipeline (or a
-        chart) raised, the exception, the call that raised it and message cards. ``keep``:
-        the scrub time each scrubber starts at (None: the end of the run). What a control
-        change runs, and what ``make lessons`` runs for every point of the slider grid
-        (``winviz.viz.grid``)."""
+        """The ``Run`` of ``values`` (the pipeline's keyword arguments), leaving the explorer
+        as it is; ``keep``: the time each scrubber starts at (None: the end of the run). What a
+        control change runs, and ``make lessons`` for each point of the slider grid."""
         values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
-        call = call_text(self.pipeline, values, self.data is not NO_DATA)
-        stages = Stages()
-        with paused():
-            return self._compute(values, keep, call, stages)
-
-    def _compute(
-        self, values: dict[str, Any], keep: list[int | None], call: str, stages: Stages
-    ) -> Run:
+        call, stages = self.call(values), Stages()
         try:
             with stages.time("engine"):
                 result = (
@@ -704,21 +645,16 @@ class Explorer:
         self.runs += 1
         self.error, self.result, self.last_summary = run.error, run.result, run.summary
         if run.error is not None:
-            exc = run.error
+            raised = f"{html.escape(run.call)} raised {html.escape(type(run.error).__name__)}"
             self.status.value = (
-                f'<div style="color:{palette.ERROR_INK}"><b>'
-                + html.escape(run.call)
-                + " raised "
-                + html.escape(type(exc).__name__)
-                + "</b>: "
-                + html.escape(str(exc))
-                + "</div>"
+                f'<div style="color:{palette.ERROR_INK}"><b>{raised}</b>: '
+                f"{html.escape(str(run.error))}</div>"
             )
             self.summary.value = ""
             self.at_t.value, self.last_at = "", None
-            return run.charts
-        self.status.value = ""
-        self.summary.value = html.escape(run.summary.text())
+        else:
+            self.status.value = ""
+            self.summary.value = html.escape(run.summary.text())
         return run.charts
 
     # -- display ----------------------------------------------------------------------------
@@ -766,12 +702,11 @@ def explore(
     """Controls for a pipeline's parameters, re-running it and redrawing its charts on every
     change (see the module docstring).
 
-    ``pipeline``: a function called as ``pipeline(data, **values)`` (``pipeline(**values)``
-    when no ``data`` is given) that returns ``env.execute()``'s result or a Trace.
-    ``charts``: chart names (``"timeline"``, ``"window_lanes"``, ``"timers_chart"``,
-    ``"scrubber"``, ``"propagation_chart"``) or functions result → chart. ``controls``: one
-    keyword per pipeline parameter — ``(min, max, step)`` (or ``(min, max, step, value)``) for
-    a slider, a list or dict of options for a dropdown, or an ipywidgets widget.
+    ``pipeline``: called as ``pipeline(data, **values)`` (``pipeline(**values)`` without
+    ``data``), returns ``env.execute()``'s result or a Trace. ``charts``: names
+    (``CHART_NAMES``) or functions result → chart. ``controls``: one keyword per parameter —
+    ``(min, max, step)`` (or ``(min, max, step, value)``) for a slider, a list or dict of
+    options for a dropdown, or an ipywidgets widget.
 
     Bad controls (a name the pipeline does not take, an empty option list, min > max) raise
     ValueError at once; an exception *inside* the pipeline for some values is shown in place
@@ -821,16 +756,9 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int 
     return lambda result, view, at: fn(view)
 
 
-def _draws_at(chart: str | Callable[..., Any]) -> bool:
-    """Whether the chart draws the scrubber's start time (``_chart_function``)."""
-    return chart == "scrubber"
-
-
 def _first_read(result: Any) -> trace_view.TraceView | None:
-    """Read the run's trace into columns (``Trace.columns``, kept by the trace) before the
-    charts do, so that this engine-side cost is timed as its own stage, and return its view
-    (``trace_view.open_trace``). A result without a trace is left to the charts (which say what
-    is missing): None."""
+    """The run's trace view, read into columns before the charts so that this cost is timed
+    as its own stage; None for a result without a trace (the charts say what is missing)."""
     trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
     if isinstance(trace, Trace):
         return trace_view.TraceView(trace)

@@ -1,34 +1,23 @@
 """The widget of one of an explorer's charts in JupyterLab (``ExplorerChart``): Altair's
-``alt.JupyterChart`` on the Python side, with a script of its own in the page that shows a
-run computed ahead without drawing it on the change.
 
-A Vega-Lite spec drawn in the page costs a compile, a dataflow run and a render
-(vega-embed: 100–200 ms of script for a lesson's timeline), which Altair's ``JupyterChart``
-pays on every new spec. The explorer computes the neighbouring runs ahead in the kernel
-(``winviz.viz.ahead``) and sends each chart's spec of them to the page as it has it
-(``prepare``: a custom widget message, keyed); the page draws each out of sight, one at a
-time when it is idle (``requestIdleCallback``), in a holder outside the notebook's output —
-as exported lesson pages draw their neighbouring runs (``winviz.viz.pages``). On a change to a
-run sent ahead the kernel sends only its key (``_key``: the page has its spec) and the page
-moves that key's view into place (``el.dataset.drawn = "prepared"``); any other run comes with
-its spec (``spec``, and ``_spec_key`` its key), which the page draws (``"embedded"``). A view
-that has neither (it started after the run was sent ahead) asks for the spec (``need``).
-``keep`` tells the page which keys are still wanted; the others' views are dropped.
+A spec drawn in the page costs a compile, a dataflow run and a render (100–200 ms for a
+lesson's timeline), which ``JupyterChart`` pays on every new spec. The explorer computes the
+neighbouring runs ahead (``winviz.viz.ahead``) and sends each chart's spec of them to the page
+(``prepare``: a keyed custom message); the page draws each out of sight when idle, as exported
+lesson pages do (``winviz.viz.pages``). On a change to a run sent ahead the kernel sends only
+its key (``_key``) and the page moves that view into place (``el.dataset.drawn =
+"prepared"``); any other run comes with its spec (``spec``, ``_spec_key``: ``"embedded"``). A
+view that started after a run was sent asks for its spec (``need``); ``keep`` names the keys
+still wanted.
 
-Vega parameters and selections are synced with the kernel as ``JupyterChart`` syncs them
-(``_params``, ``_vl_selections``, debounced by ``debounce_wait`` / ``max_wait``): a view moved
-into place reports its parameters' values then, as a freshly drawn one does. Unlike
-``JupyterChart``'s script, a report reads every value from the view when it is sent, and the
-page's own reports are not applied back to the view (only the kernel's changes are):
-``JupyterChart`` builds a report from the model's values, so a replay tick's report of ``t``
-sent just after "play" was unticked carried ``play: true`` and re-ticked it (the scrubber's
-widget is therefore an ``ExplorerChart`` too, ``ScrubberChart``). ``JupyterChart``'s
-watch plans (``_js_watch_plan``, ``_py_to_js_updates``) are not used by explorers and not
-supported here.
+Vega parameters are synced as ``JupyterChart`` syncs them (``_params``, ``_vl_selections``,
+debounced), but a report reads every value from the view when sent and the page's own reports
+are not applied back to the view: ``JupyterChart`` builds a report from the model's values, so
+a replay tick's report sent just after "play" was unticked re-ticked it (the scrubber's widget
+is therefore an ``ExplorerChart`` too). ``JupyterChart``'s watch plans are not supported.
 
-Everything is offline: the script is bundled with Vega, Vega-Lite and vega-embed by
-vl-convert (``bundle``: ``vl_convert.javascript_bundle``, as ``JupyterChart.enable_offline``
-does); nothing loads from a CDN."""
+Everything is offline: the script is bundled with Vega by vl-convert (``bundle``).
+"""
 
 from __future__ import annotations
 
@@ -258,16 +247,13 @@ class ExplorerChart(alt.JupyterChart):
     """The ``alt.JupyterChart`` of one of an explorer's charts, whose spec the explorer sets
     directly on a slider move (``show``).
 
-    ``JupyterChart`` turns a new chart into its spec with Altair's ``to_dict`` (which names
-    each dataset by a SHA-256 hash of its rows' JSON) and makes new ``params`` and
-    ``selections`` objects. A slider move instead writes the spec with ``spec.chart_dict`` —
-    the same content, datasets named ``rows-1``, ``rows-2``, … — and, when the new chart has
-    the same Vega parameters as the shown one (names and kinds of value; no selections, no
-    parameters made by transforms), keeps the ``params`` object and sets the parameters'
-    new initial values, as ``JupyterChart`` would. Any other change (a message card in place
-    of a chart, or back) goes through ``JupyterChart`` itself, and its spec is then
-    rewritten by ``chart_dict`` too, so every spec an explorer shows names its datasets the
-    same way. The browser redraws the chart on each new spec either way."""
+    ``JupyterChart`` writes a new chart's spec with ``to_dict`` (datasets named by a SHA-256
+    of their rows) and makes new ``params`` and ``selections`` objects. A slider move writes
+    it with ``spec.chart_dict`` (datasets ``rows-1``, ``rows-2``, …) and, when the new chart
+    has the same Vega parameters (names and kinds of value; no selections, none made by
+    transforms), keeps ``params`` and sets their new initial values. Any other change (a
+    message card, or back) goes through ``JupyterChart``, its spec then rewritten by
+    ``chart_dict`` too, so every spec an explorer shows names its datasets alike."""
 
     _quiet = False
     _key = traitlets.Unicode("").tag(sync=True)

@@ -1,20 +1,9 @@
 """Saving charts without the network, and notebook rendering set-up.
 
-* ``save_html`` — one self-contained page (``pages.chart_page``): Vega, Vega-Lite and
-  vega-embed inlined (vl-convert's bundle), the spec's ``$schema`` URL dropped, the spec
-  written as escaped JSON data (no value from a trace can become markup or code) and a strict
-  Content-Security-Policy (only the page's own scripts, by hash; no network); the page is
-  checked to load nothing from elsewhere (``external_urls``);
-* ``save_svg`` / ``save_png`` — static images for slides, rendered by vl-convert (offline);
-* ``setup_rendering`` — for notebooks: Altair's default renderer loads Vega from a CDN and its
-  ``mimetype`` renderer emits Vega-Lite 6, which JupyterLab 4 does not render; this switches to
-  the offline ``jupyter`` renderer (needs ``anywidget``; vega-embed's "View Source" and
-  "Open in Vega Editor" actions off) or, without it, to an offline renderer that embeds the
-  same self-contained page in a sandboxed iframe (``srcdoc``, the page HTML-escaped). With
-  the environment variable ``WINVIZ_RENDERER=export`` (set by ``winviz.viz.lessons`` when it
-  executes a lesson for ``make lessons``) it enables the "winviz-export" renderer instead:
-  each chart becomes its plain Vega-Lite spec under ``EXPORT_MIMETYPE``, which the lesson
-  page writer embeds with one inlined copy of Vega. Nothing here runs at import time.
+``save_html`` writes one self-contained page (``pages.chart_page``: Vega inlined, the spec as
+escaped JSON data, a strict Content-Security-Policy), ``save_svg`` / ``save_png`` static images
+rendered by vl-convert, and ``setup_rendering`` makes notebooks draw charts offline. Nothing
+here runs at import time.
 """
 
 from __future__ import annotations
@@ -39,9 +28,7 @@ _EXTERNAL = re.compile(
 
 def chart_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     """The chart's Vega-Lite spec as a dict, without ``$schema``."""
-    spec = chart.to_dict()
-    spec.pop("$schema", None)
-    return spec
+    return _without_schema(chart.to_dict())
 
 
 def external_urls(page: str) -> list[str]:
@@ -146,10 +133,8 @@ runs precomputed on the slider grid (``winviz.viz.grid``)."""
 
 def export_renderer(spec: dict[str, Any], **_: Any) -> dict[str, Any]:
     """The "winviz-export" renderer: the chart's spec under ``EXPORT_MIMETYPE``."""
-    spec = dict(spec)
-    spec.pop("$schema", None)
     return {
-        EXPORT_MIMETYPE: spec,
+        EXPORT_MIMETYPE: _without_schema(spec),
         "text/plain": "<Vega-Lite chart: drawn when the lesson page is built (make lessons)>",
     }
 
@@ -163,12 +148,12 @@ origin — and no "Open in Vega Editor" (a remote site)."""
 def setup_rendering() -> str:
     """Make charts render offline in JupyterLab; returns the renderer enabled.
 
-    Call once at the top of a notebook. Uses ``alt.renderers.enable("jupyter",
-    offline=True)`` when anywidget is installed, else registers and enables "winviz-offline",
-    which shows each chart as a self-contained page in a sandboxed iframe (no network).
-    When the environment variable ``WINVIZ_RENDERER`` is ``export`` (``make lessons``), it
-    enables "winviz-export": each chart's output is its Vega-Lite spec under
-    ``EXPORT_MIMETYPE``, for ``winviz.viz.lessons`` to embed in a static page."""
+    Call once at the top of a notebook. Altair's default renderer loads Vega from a CDN and
+    its ``mimetype`` one emits Vega-Lite 6, which JupyterLab 4 does not render: this enables
+    ``alt.renderers.enable("jupyter", offline=True)`` when anywidget is installed, else
+    "winviz-offline" (``iframe_renderer``: the chart's page in a sandboxed iframe). With
+    ``WINVIZ_RENDERER=export`` (``make lessons``) it enables "winviz-export": each chart's
+    output is its Vega-Lite spec under ``EXPORT_MIMETYPE``, for ``winviz.viz.lessons``."""
     mode = os.environ.get(RENDERER_ENV, "")
     if mode not in ("", "export"):
         raise ValueError(f"{RENDERER_ENV} must be 'export' or unset, got {mode!r}")

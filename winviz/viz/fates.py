@@ -1,28 +1,21 @@
 """The fate of each element reaching a window operator (``element_fates``), the details of
 elements, and the late elements sent to the side output (``late_side_outputs``).
 
-How an element's fate is derived (``element_fates``), in Flink's words. An element is **late**
-when its timestamp is at or below the window operator's current watermark when it arrives
-(``ts <= watermark`` of its ``element`` record: Flink's "late element"); it is still
-**accepted** while one of its windows is within the allowed lateness (the operator assigns it),
-and is dropped or sent to the side output only when every window of it is past its cleanup
-time. The engine writes, for one input record reaching a window operator, an ``element`` record
-followed — before that operator's next ``element`` record — by its ``assigned`` /
-``skipped_late_window`` records (one per window) and at most one ``late_dropped`` or
-``side_output`` record. Records of *other* operators may interleave (a firing's output
-travelling downstream), so the grouping is per operator: each record of kind assigned /
-skipped_late_window / late_dropped / side_output belongs to the latest ``element`` record of
-its operator in ``seq`` order. Then, per element:
+An element is **late** when its timestamp is at or below the window operator's watermark when
+it arrives (``ts <= watermark`` of its ``element`` record: Flink's "late element"); it is still
+**accepted** while one of its windows is within the allowed lateness, and is dropped or sent to
+the side output only when every window of it is past its cleanup time. Each ``assigned`` /
+``skipped_late_window`` / ``late_dropped`` / ``side_output`` record belongs to the latest
+``element`` record of its operator in ``seq`` order (records of other operators may
+interleave). Then, per element:
 
-* ``dropped`` — it has a ``late_dropped`` record (late, every window past cleanup);
-* ``side output`` — it has a ``side_output`` record (late, every window past cleanup);
-* ``late, accepted`` — ``ts <= watermark`` and it was assigned to at least one window (the
-  window may not have fired yet: lateness is about the watermark, not about firings);
+* ``dropped`` — it has a ``late_dropped`` record; ``side output`` — a ``side_output`` record;
+* ``late, accepted`` — ``ts <= watermark`` and assigned to at least one window (fired or not:
+  lateness is about the watermark, not about firings);
 * ``on time`` — otherwise (``ts > watermark``, or no timestamp / no watermark yet).
 
 ``source_index`` is the ``index`` of the nearest earlier ``arrival`` record when its value
-equals the element's value (the record that caused it; elements made by a firing upstream get
-none).
+equals the element's value (elements made by a firing upstream get none).
 """
 
 from __future__ import annotations

@@ -1,36 +1,28 @@
 """``operator_flow``: the path one element took through Flink's ``WindowOperator``.
 
-Flink's ``WindowOperator.processElement`` does, for each element (``winviz.operators.
-window_operator`` mirrors it): ask the ``WindowAssigner`` for the element's windows
-(``assignWindows``); with a merging assigner (sessions) put each into the key's
-``MergingWindowSet`` (``addWindow``, which may merge windows); skip a window that is late
-(``isWindowLate``: event time and ``cleanupTime(window) <= currentWatermark``); add the element
-to the window's state; ask the trigger (``onElement``); on FIRE emit the window's contents
-(``emitWindowContents``), on PURGE clear them; register the window's cleanup timer
-(``registerCleanupTimer``). An element that went into no window and is late itself
-(``isElementLate``: ``timestamp + allowedLateness <= currentWatermark``) goes to the late-data
-side output (``sideOutputLateData``) or is counted in ``numLateRecordsDropped``. Later the timer
-service calls back (``onEventTime`` / ``onProcessingTime``): the trigger decides again, FIRE
-emits, PURGE clears, and at the window's cleanup time (``isCleanupTime``) ``clearAllState``
-clears everything the window holds.
+Flink's ``WindowOperator.processElement`` (``winviz.operators.window_operator`` mirrors it),
+per element: ``assignWindows``; with a merging assigner, ``MergingWindowSet.addWindow`` (which
+may merge); skip a late window (``isWindowLate``: event time and ``cleanupTime(window) <=
+currentWatermark``); add the element to the window's state; ``Trigger.onElement``: on FIRE
+``emitWindowContents``, on PURGE clear; ``registerCleanupTimer``. An element no window took
+that is late itself (``isElementLate``: ``timestamp + allowedLateness <= currentWatermark``)
+goes to the late-data side output or counts in ``numLateRecordsDropped``. Later a timer calls
+``onEventTime`` / ``onProcessingTime``: the trigger decides again, and at the cleanup time
+(``isCleanupTime``) ``clearAllState`` clears the window.
 
-This chart draws those steps as boxes and arrows and marks the ones the element's own records
-in the trace show it took — a claim about the trace, read from it only (schema order rules 3
-and 4, ``winviz.trace.schema``):
+The chart draws those steps as boxes and arrows and marks the ones the element's own records
+show it took — read from the trace only (schema order rules 3 and 4, ``winviz.trace.schema``):
 
-* its ``element`` record at the operator, then, up to that operator's next ``element``,
-  ``watermark`` or ``timer_fired`` record, its ``merged``, ``assigned`` /
-  ``skipped_late_window``, ``trigger`` (``on_element``), ``fired``, ``purged`` and
-  ``timer_registered`` records, window by window (a ``timer_registered`` record after the
-  window's ``on_element`` call is ``registerCleanupTimer``: the trigger's own registrations
-  come before its call's record, which is written when the call returns; for the global
-  window, whose cleanup time is MAX, ``registerCleanupTimer`` registers nothing);
-* its fate in ``winviz.trace.vocabulary``'s words (on time / late, accepted / dropped / side
-  output: ``fates.element_fates``, the rule every chart reads);
-* for each window it was added to, the timers of that key and window that fired afterwards,
-  up to the window's ``cleanup`` record: each ``timer_fired``, the trigger call it caused and
-  its result, the ``fired`` record (with the firing's cause, first firing / re-firing and late
-  firing: ``firings.firings``), ``purged`` and ``cleanup``.
+* its ``element`` record, then, up to the operator's next ``element``, ``watermark`` or
+  ``timer_fired`` record, its ``merged``, ``assigned`` / ``skipped_late_window``, ``trigger``
+  (``on_element``), ``fired``, ``purged`` and ``timer_registered`` records, window by window
+  (a ``timer_registered`` after the window's ``on_element`` record is
+  ``registerCleanupTimer``: the trigger's own come before it; the global window's cleanup time
+  is MAX, so none is registered);
+* its fate (``fates.element_fates``, the rule every chart reads);
+* per window it was added to, the timers of that key and window that fired up to its
+  ``cleanup``: each ``timer_fired``, its trigger call and result, the ``fired`` record (cause,
+  first firing / re-firing, late firing: ``firings.firings``), ``purged`` and ``cleanup``.
 
 ``flow_steps`` gives the same as a table, one row per step taken, in seq order.
 """
@@ -139,15 +131,11 @@ def operator_flow(
     height: int = 560,
 ) -> spec.ChartDict:
     """The path of one element through the window operator (see the module docstring).
-
-    ``trace``: a Trace, its ``to_pandas()`` frame or a JobExecutionResult. ``element``: which
-    element, by its position among the elements that reached the operator (0 = the first, as
+    ``element``: its position among the elements that reached the operator (as
     ``trace.records("element", operator=...)`` lists them; negative counts from the end).
-    ``operator``: the window operator (default: the first in the trace; the subtitle names
-    the others).
-
-    A trace that cannot be drawn (empty, no window operator, another schema version) gives a
-    message card; a wrong ``element`` or ``operator`` raises ``ValueError`` naming it."""
+    ``operator``: the window operator (default: the first; the subtitle names the others).
+    A trace that cannot be drawn gives a message card; a wrong ``element`` or ``operator``
+    raises ``ValueError`` naming it."""
     _check_size("width", width)
     _check_size("height", height)
     view = open_trace(trace)

@@ -1,36 +1,29 @@
 """The slider grid: an explorer's runs precomputed for a static page (``make lessons``).
 
-A lesson page has no Python kernel, so an explorer (``wv.explore``) on it cannot re-run the
-engine. Instead, when a lesson is built, every point of a grid over its controls is run
-through the explorer's own pipeline and charts (``Explorer.compute``), and the page's
-sliders and dropdowns switch between those real engine runs (``winviz.viz.pages``' page
-script draws the run the controls point at).
+A lesson page has no kernel, so when a lesson is built every point of a grid over an
+explorer's controls is run through its own pipeline and charts (``Explorer.compute``), and the
+page's controls switch between those real engine runs (``winviz.viz.pages``' page script).
 
-**The grid.** Each control offers its values: a slider ``min, min + step, …, max`` (and the
-lesson's value if it is off that grid), a dropdown its options, any other widget only its
-current value. The grid is their product (the first control varies slowest).
+**The grid.** A slider offers ``min, min + step, …, max`` (and the lesson's value if off that
+grid), a dropdown its options, any other widget its current value; the grid is their product
+(the first control varies slowest).
 
-**Thinning** — the rule when the grid is larger than ``MAX_RUNS`` (64) runs:
+**Thinning** — when the grid is larger than ``MAX_RUNS`` (64) runs:
 
-1. dropdowns keep every option (they are the lesson's discrete choices); if they alone make
-   more than ``MAX_RUNS`` runs, the page keeps the explorer at the lesson's values, with a
-   note saying so;
-2. sliders give up values one at a time — each time the slider with the most values left
-   (the later one on a tie) — until the product is at most ``MAX_RUNS``;
-3. a slider left with ``k`` of its ``n`` values keeps ``k`` evenly spaced positions, both
-   ends included (``round(j·(n−1)/(k−1))``), with the lesson's value always among them (it
-   takes the place of the nearest position between the ends); at ``k = 1`` it is fixed at
-   the lesson's value.
+1. dropdowns keep every option; if they alone make more than ``MAX_RUNS`` runs, the page keeps
+   the explorer at the lesson's values, with a note saying so;
+2. sliders give up values one at a time — the slider with the most values left (the later one
+   on a tie) — until the product is at most ``MAX_RUNS``;
+3. a slider left with ``k`` of its ``n`` values keeps ``k`` evenly spaced positions, both ends
+   included (``round(j·(n−1)/(k−1))``), the lesson's value always among them (in place of the
+   nearest inner position); at ``k = 1`` it is fixed at the lesson's value.
 
-**Size.** Each run (its charts' Vega-Lite specs and its summary line) is JSON compressed
-with gzip and written as base64; identical runs are stored once. If the runs take more than
-``MAX_BYTES`` (3 MB) the run limit is scaled down by the overshoot (at least one run fewer)
-and the grid thinned again by the same rule; below 2 runs the page keeps the explorer at the
-lesson's values with a note giving the sizes. The first run (the lesson's values) sets the
-first limit: ``MAX_BYTES`` / its size.
-
-The page decompresses a run with the browser's ``DecompressionStream`` and ``JSON.parse``:
-the data stays data (no expression is built from it).
+**Size.** Each run (its specs and summary line) is gzip-compressed JSON in base64; identical
+runs are stored once. Past ``MAX_BYTES`` (3 MB; the first run sets the first limit,
+``MAX_BYTES`` / its size) the run limit is scaled down by the overshoot (at least one run
+fewer) and the grid thinned again; below 2 runs the page keeps the explorer at the lesson's
+values with a note giving the sizes. The page reads a run with ``DecompressionStream`` and
+``JSON.parse``: the data stays data.
 No Flink class is mirrored here: this is the kit's publishing step.
 """
 
@@ -42,11 +35,12 @@ import itertools
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from winviz.viz.controls import is_dropdown
 from winviz.viz.spec import chart_dict
 
 if TYPE_CHECKING:
@@ -75,21 +69,17 @@ class Control:
 
     def keep(self, positions: Sequence[int]) -> Control:
         """The control with only the values at ``positions`` (sorted)."""
-        values = tuple(self.values[i] for i in positions)
-        return Control(
-            self.name,
-            self.label,
-            self.kind,
-            tuple(self.labels[i] for i in positions),
-            values,
-            list(positions).index(self.initial),
+        return replace(
+            self,
+            labels=tuple(self.labels[i] for i in positions),
+            values=tuple(self.values[i] for i in positions),
+            initial=list(positions).index(self.initial),
         )
 
 
 def control_of(name: str, widget: widgets.Widget, label: str) -> Control:
     """The values a control's widget can take (module docstring: *The grid*)."""
-    options = getattr(widget, "options", None)
-    if options is not None and hasattr(widget, "index"):  # a dropdown / selection
+    if is_dropdown(widget):
         labels = tuple(str(x) for x in widget._options_labels)
         values = tuple(widget._options_values)
         index = widget.index if widget.index is not None else 0

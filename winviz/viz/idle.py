@@ -1,22 +1,17 @@
 """Idle periods, as the timeline and the scrubber draw them: when an input stopped counting
-towards a watermark.
 
-Flink's ``WatermarkStatus`` (``IDLE`` / ``ACTIVE``): a source split (partition) marked idle by
+Flink's ``WatermarkStatus`` (``IDLE`` / ``ACTIVE``): a split marked idle by
 ``WatermarkStrategy.withIdleness`` no longer holds back the combined watermark
-(``WatermarksWithIdleness``, ``StatusWatermarkValve``: the minimum is taken over the active
-channels only); when every input of an operator is idle, the operator itself is idle and
-sends no watermark on. The trace records both: ``channel_idle`` / ``channel_active`` of one
-input channel (detail ``input``: e.g. ``kafka[1]``) and ``idle`` / ``active`` of an operator
-(all its inputs idle). A span runs from an idle record to the next active record of the same
-input (or to the end of the trace: still idle).
+(``StatusWatermarkValve`` takes the minimum over the active channels only); when every input
+of an operator is idle, the operator is idle itself. The trace records ``channel_idle`` /
+``channel_active`` of one input (detail ``input``: e.g. ``kafka[1]``) and ``idle`` / ``active``
+of an operator. A span runs from an idle record to the next active record of the same input
+(or to the end of the trace).
 
-On a processing-time axis (the timeline's and scrubber's y) each input's spans are drawn as a
-narrow grey strip along the left edge of the plot, one column per input, so that spans of
-several inputs never overlap into a colour no legend names; the tooltip names the input.
-
-Watermark alignment's **paused** spans (``winviz.trace.paused``: a source reader or partition
-that stopped reading because its watermark was ahead of the group's max allowed) are drawn
-the same way along the right edge, darker (``paused_layer``).
+On a processing-time axis each input's spans are a narrow grey strip along the left edge, one
+column per input, so spans of several inputs never overlap; watermark alignment's **paused**
+spans (``winviz.trace.paused``) are drawn the same way along the right edge, darker
+(``paused_layer``).
 """
 
 from __future__ import annotations
@@ -101,10 +96,18 @@ def _strips_text(inputs: list[str], what: str, where: str) -> str:
     return f"{n:,} {what}{'' if n == 1 else 's'} ({where}: {', '.join(dict.fromkeys(inputs))})"
 
 
-def strip_rows(spans: list[IdleSpan], x: TimeAxis, y: TimeAxis) -> list[dict[str, Any]]:
-    """One row per span: its strip's x / x2 (the input's column at the left edge, in the axis'
-    units), y / y2 (its processing times; a span still idle at the end reaches the axis'
-    edge), and its tooltip texts."""
+def strip_layer(
+    spans: list[IdleSpan],
+    x: TimeAxis,
+    y: TimeAxis,
+    transform: list[dict[str, Any]] | None = None,
+    y2: str = "y2",
+) -> Any:
+    """The spans as strips along the left edge, one column per input (None without any): y /
+    y2 their processing times (a span still idle at the end reaches the axis' edge), with
+    tooltips; ``transform`` / ``y2``: the scrubber shows only what happened by its ``t``."""
+    if not spans:
+        return None
     column = {line: i for i, line in enumerate(dict.fromkeys(s.line for s in spans))}
     width = (x.hi - x.lo) * STRIP_SHARE
     rows = []
@@ -122,21 +125,6 @@ def strip_rows(spans: list[IdleSpan], x: TimeAxis, y: TimeAxis) -> list[dict[str
                 "idle until": "end of trace" if s.end is None else y.fmt(s.end),
             }
         )
-    return rows
-
-
-def strip_layer(
-    spans: list[IdleSpan],
-    x: TimeAxis,
-    y: TimeAxis,
-    transform: list[dict[str, Any]] | None = None,
-    y2: str = "y2",
-) -> Any:
-    """The strips as a layer (None without idle spans); ``transform`` / ``y2``: the scrubber
-    shows only what happened by its ``t``."""
-    if not spans:
-        return None
-    rows = strip_rows(spans, x, y)
     return _strips(rows, STRIP_COLOR, STRIP_OPACITY, x, y, transform, y2)
 
 

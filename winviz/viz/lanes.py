@@ -1,30 +1,24 @@
 """``window_lanes``: one lane per key, its windows as bars over event time.
 
-A bar is one (key, window) pair: slate when it fired, a paler slate when it never fired, pale
-brown and outlined with dashes when a session merge absorbed it (``merged`` records; windows
-that were merged away before receiving an element are drawn too). Overlapping windows of one
-key (sliding windows, sessions before a merge) stack in sub-lanes. On each bar: its firings
-at the event time of the timer that fired them (else the window's end), one mark per cause
-with the count,
-coloured by what caused them ("fired: event-time timer", "fired: element", "fired:
-processing-time timer", "fired: end of input" — the MAX watermark at the end of the input);
-its cleanup at the cleanup time (Flink's ``cleanupTime``: max timestamp + allowed lateness);
-with allowed lateness > 0, a thin line from the window's end to its allowed-lateness horizon
-(max timestamp + lateness: until the watermark passes it the window accepts late elements);
-purges at its end, evictions and session merges at its start. Tooltips give the trace
-records' fields.
+A bar is one (key, window) pair: slate when it fired, paler when it never fired, pale brown and
+dashed when a session merge absorbed it (windows merged away before receiving an element are
+drawn too). Overlapping windows of one key stack in sub-lanes. On each bar: its firings at the
+event time of the timer that fired them (else the window's end), one mark per cause with the
+count, coloured by cause; its cleanup at its cleanup time (Flink's ``cleanupTime``: max
+timestamp + allowed lateness); with allowed lateness > 0, a line from the window's end to that
+horizon (until the watermark passes it the window accepts late elements); purges at its end,
+evictions and session merges at its start. Tooltips give the records' fields.
 
-Scale: at most ``max_keys`` lanes (the keys with most elements) and at most 5,000 bars (the
-earliest windows in event time); the subtitle says what was left out. Past a readable number
-of windows (a lane with more windows than ``width // MIN_BAR_PX``) the lanes aggregate: one
-cell per key and event-time bin with its counts, shaded by the share that fired
-(``_aggregated``), and the subtitle says so.
+Scale: at most ``max_keys`` lanes (the keys with most elements) and 5,000 bars (the earliest
+windows); the subtitle says what was left out. Past ``width // MIN_BAR_PX`` windows in a lane
+the lanes aggregate (``_aggregated``): one cell per key and event-time bin with its counts,
+shaded by the share that fired.
 """
 
 from __future__ import annotations
 
 import itertools
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -167,8 +161,8 @@ def _aggregated(
     starts = bars["window_start"].to_numpy(dtype=np.int64)
     ends = bars["window_end"].to_numpy(dtype=np.int64)
     axis = "processing time" if processing_time_windows(view, op) else "event time"
-    x = palette.time_axis(axis, [int(starts.min()), int(ends.max())])
     lo, hi = int(starts.min()), int(ends.max())
+    x = palette.time_axis(axis, [lo, hi])
     n_bins = max(1, width // AGGREGATE_BIN_PX)
     size = max(1, -(-(hi - lo) // n_bins))
     bins = (starts - lo) // size
@@ -475,10 +469,8 @@ def _events(
                 row["cause"] = causes[i]
             rows.append(row)
             continue
-        shown = idx[-1:] if len(idx) > 50 else idx
-        g = _Records([seqs[i] for i in shown], [procs[i] for i in shown], marks[shown[-1]])
-        text = ", ".join(short(results[i], 40) for i in idx[:50]) + (" …" if len(idx) > 50 else "")
-        row = _event(slot, x, key, s, e, what, at, g, result=text, n=len(idx))
+        texts = [short(results[i], 40) for i in idx[:50]]
+        row = _event(one, key, s, e, what, at, idx, (seqs, procs, marks), ", ", texts)
         if row is not None:
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
         rows.append(row)
@@ -494,14 +486,13 @@ def _events(
     other = window_records(view, op, "purged", "evicted")
     other = other[other["window_start"].notna()]
     if not other.empty:
-        rows += _purges_and_evictions(view, other, slot, x)
+        rows += _purges_and_evictions(view, other, one)
     for m in window_lives.merged(view, op).itertuples():
         merged_text = ", ".join(f"[{s}, {e})" for s, e in m.merged_windows)
-        g = _Records([m.seq], [m.proc_time], m.watermark)
         rows.append(
-            _event(
-                slot, x, m.key_text, m.window_start, m.window_end, "merged",
-                m.window_start, g, result=f"merged {merged_text}", n=1,
+            one(
+                m.key_text, m.window_start, m.window_end, "merged", m.window_start, m.seq,
+                m.proc_time, m.watermark, f"merged {merged_text}",
             )
         )  # fmt: skip
     rows = [r for r in rows if r is not None]
@@ -583,19 +574,6 @@ def _bar_slots(bars: pd.DataFrame) -> dict[tuple[Any, Any, Any], int]:
     }
 
 
-def _drawn(records: pd.DataFrame, slot: dict) -> pd.DataFrame:
-    """The records (with ``key_text``) of windows that have a bar (a key in ``slot``): only
-    their marks are drawn, so only their tooltips are formatted."""
-    windows = zip(
-        records["key_text"].tolist(),
-        records["window_start"].to_numpy(dtype=np.int64).tolist(),  # Python ints, as in slot
-        records["window_end"].to_numpy(dtype=np.int64).tolist(),
-        strict=True,
-    )
-    keep = list(map(slot.__contains__, windows))
-    return records if all(keep) else records[keep]
-
-
 def _drawn_firings(view: TraceView, op: str, slot: dict) -> dict[str, list[Any]]:
     """The ``firings.firings`` columns of the firings of drawn windows (a key in ``slot``), as
     lists in seq order, with ``key_text``: where each sits (``firings.firing_marks``), then
@@ -624,9 +602,7 @@ def _drawn_firings(view: TraceView, op: str, slot: dict) -> dict[str, list[Any]]
     }
 
 
-def _purges_and_evictions(
-    view: TraceView, other: pd.DataFrame, slot: dict, x: TimeAxis
-) -> list[dict[str, Any]]:
+def _purges_and_evictions(view: TraceView, other: pd.DataFrame, one: Any) -> list[dict[str, Any]]:
     rows = []
     other = other.assign(key_text=key_texts(other["key"]))
     for kind in ("purged", "evicted"):
@@ -642,23 +618,12 @@ def _purges_and_evictions(
             info = [f"{w}: {value_texts.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
         # one mark per (key, window) and kind, as the firings: the purges (evictions) of one
         # pane all sit at its end (start), so one mark per record drew n marks on one spot
-        groups: dict[tuple[Any, Any, Any], list[int]] = {}
-        for i, k in enumerate(
-            zip(
-                part["key_text"].tolist(),
-                part["window_start"].tolist(),
-                part["window_end"].tolist(),
-                strict=True,
-            )
-        ):
-            groups.setdefault(k, []).append(i)
-        seq_l, proc_l, mark_l = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
-        for (key, start, end), idx in groups.items():
-            shown = idx[-1:] if len(idx) > 50 else idx
-            g = _Records([seq_l[i] for i in shown], [proc_l[i] for i in shown], mark_l[idx[-1]])
-            text = "; ".join(info[i] for i in idx[:50]) + (" …" if len(idx) > 50 else "")
+        columns = tuple(part[c].tolist() for c in ("seq", "proc_time", "watermark"))
+        by_window = window_lives.groups(part, ["key_text", "window_start", "window_end"])
+        for (key, start, end), idx in by_window.items():
             anchor = end if kind == "purged" else start
-            rows.append(_event(slot, x, key, start, end, kind, anchor, g, result=text, n=len(idx)))
+            texts = [info[i] for i in idx[:50]]
+            rows.append(_event(one, key, start, end, kind, anchor, idx, columns, "; ", texts))
     return rows
 
 
@@ -745,52 +710,35 @@ _CLEANUP_FIELDS = (
 )  # fmt: skip
 
 
-class _Records(NamedTuple):
-    """The records behind one event mark: their seqs and processing times, and the watermark
-    of the last one."""
-
-    seqs: list[Any]
-    proc_times: list[Any]
-    watermark: Any
-
-
 def _event(
-    slot: dict,
-    x: TimeAxis,
+    one: Any,
     key: str,
     start: Any,
     end: Any,
     what: str,
     anchor: Any,
-    g: _Records,
-    *,
-    result: str,
-    n: int,
+    idx: list[int],
+    columns: tuple[list[Any], list[Any], list[Any]],
+    sep: str,
+    texts: list[str],
 ) -> dict[str, Any] | None:
-    s = slot.get((key, int(start), int(end)))
-    if s is None:
-        return None
-    seqs, procs = g.seqs, g.proc_times
-    return {
-        "x": x.clip(anchor)[0],
-        "key": key,
-        "slot": s,
-        "what": what,
-        "n": n,
-        "label": f"×{n}" if n > 1 else "",
-        "seq": str(int(seqs[0])) if len(seqs) == 1 else ", ".join([str(int(v)) for v in seqs]),
-        "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-        "detail": result,
-        "proc_time": (
-            f"{int(procs[0]):,}" if len(procs) == 1 else ", ".join([f"{int(v):,}" for v in procs])
-        ),
-        "watermark": x.fmt(g.watermark),
-    }
+    """The row of one event mark of several records (``idx`` into ``columns``: seqs, processing
+    times, watermarks), ``one`` a ``_one_record_event``: the ``texts`` of the first 50 joined by
+    ``sep``, past 50 records only the last one's seq and time (None for a window with no bar)."""
+    seqs, procs, marks = columns
+    shown = idx[-1:] if len(idx) > 50 else idx
+    text = sep.join(texts) + (" …" if len(idx) > 50 else "")
+    row = one(key, start, end, what, anchor, seqs[shown[0]], procs[shown[0]], marks[idx[-1]], text)
+    if row is not None:
+        row["n"], row["label"] = len(idx), f"×{len(idx)}" if len(idx) > 1 else ""
+        row["seq"] = ", ".join([str(int(seqs[i])) for i in shown])
+        row["proc_time"] = ", ".join([f"{int(procs[i]):,}" for i in shown])
+    return row
 
 
 def _one_record_event(slot: dict, x: TimeAxis) -> Any:
-    """``_event`` of one record (n = 1), as a function of (key, start, end, what, anchor,
-    seq, proc_time, watermark, result): the same row, written without joining lists."""
+    """The row of one record's event mark, as a function of (key, start, end, what, anchor,
+    seq, proc_time, watermark, result) (``_event`` of n = 1, without joining lists)."""
     where, clip, fmt = slot.get, x.clip, x.fmt
     windows: dict[tuple[int, int], str] = {}  # "[start, end)" by int bounds (they repeat)
 

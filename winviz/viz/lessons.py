@@ -1,35 +1,23 @@
 """Lessons as static pages: ``make lessons`` → ``build/lessons/NN_*.html`` and an index.
 
 ``python -m winviz.viz.lessons [notebooks] [build/lessons]`` executes every lesson notebook
-(``NN_*.ipynb``) on a clean kernel (nbclient, the notebook's folder as working directory) with
-``WINVIZ_RENDERER=export``, so that ``wv.setup_rendering()`` makes each chart output its plain
-Vega-Lite spec (``export.EXPORT_MIMETYPE``) instead of a widget. Then each notebook becomes one
+(``NN_*.ipynb``) on a clean kernel in its folder with ``WINVIZ_RENDERER=export``, so each chart
+outputs its plain Vega-Lite spec (``export.EXPORT_MIMETYPE``), then writes each as one
 self-contained HTML page:
 
-* nbconvert's ``lab`` template (JupyterLab's look, its CSS inlined) with every block that
-  would load something from a CDN emptied: require.js, MathJax, mermaid, the widget manager;
-* one inlined copy of Vega, Vega-Lite and vega-embed (``vl_convert.javascript_bundle``) per
-  page, which draws every chart as SVG: tooltips work, and Vega parameters bound to inputs
-  (the scrubber's processing-time slider and its replay) run in the browser with no kernel;
-* data never becomes code (``winviz.viz.pages``): each chart's spec is written by
-  ``pages.chart_element`` (escaped JSON in a data block), notes escape what they show, and
-  the page and the index carry a strict Content-Security-Policy — only the page's own two
-  scripts run (by hash), nothing is fetched — checked (``pages.check_page``) before writing;
-* an explorer (``wv.explore``) keeps its sliders and dropdowns: while the lesson runs, its
-  output is its runs precomputed on the slider grid (``winviz.viz.grid``: at most 64 runs,
-  thinned by a stated rule, and 3 MB of runs per page), written as one data block
-  (``pages.explorer_element``) that the page script turns into controls switching between
-  those runs; an explorer whose grid does not fit is shown at the lesson's values with a
-  note saying why, with the sizes;
-* other ipywidgets outputs (they need a running kernel) become a short static note naming
-  the widget and saying how to use it (open the lesson in JupyterLab: ``make lab``);
-* a hard check (``external_resources``): a page that would fetch anything from another host —
-  a ``src``/``href``/``srcset``/``data``/``poster`` attribute, a CSS ``@import`` or ``url()``,
-  or a Vega-Lite ``data.url`` — fails the build, naming the lesson and the reference.
+* nbconvert's ``lab`` template with every block that would load from a CDN emptied
+  (require.js, MathJax, mermaid, the widget manager), and one inlined copy of Vega, Vega-Lite
+  and vega-embed that draws every chart as SVG (tooltips and the scrubber's slider work);
+* data never becomes code (``winviz.viz.pages``): specs as escaped JSON data blocks, a strict
+  Content-Security-Policy, each page checked (``pages.check_page``) before writing;
+* an explorer (``wv.explore``) keeps its controls, switching between its runs precomputed on
+  the slider grid (``winviz.viz.grid``); one whose runs do not fit is shown at the lesson's
+  values with a note saying why; other widgets become a note (they need a kernel);
+* a page that would fetch anything from another host fails the build
+  (``external_resources``), naming the lesson and the reference.
 
-A lesson cell that raises fails the build: ``LessonBuildError`` names the lesson and shows
-the cell and its traceback (nbclient's ``CellExecutionError``). ``--jobs N`` builds N lessons
-at once, each in its own process (``make lessons`` uses 2).
+A lesson cell that raises fails the build: ``LessonBuildError`` names the lesson and shows the
+cell and its traceback. ``--jobs N`` builds N lessons at once (``make lessons`` uses 2).
 No Flink class is mirrored here: this is the kit's publishing step (``jupyter nbconvert
 --execute --to html`` with the network taken out).
 """
@@ -413,16 +401,12 @@ def build_lesson(
     )
 
 
-def _charts_label(n: int) -> str:
-    return "1 chart" if n == 1 else f"{n} charts"
-
-
 def index_page(pages: Sequence[LessonPage]) -> str:
     """The index: one link per lesson page (relative links; no script — its policy allows
     none —, no external URL)."""
     items = "\n".join(
         f'<li><a href="{safe.text(p.path.name)}">{safe.text(p.lesson)}</a> — '
-        f"{safe.text(p.title)} <small>({_charts_label(p.charts)})</small></li>"
+        f"{safe.text(p.title)} <small>({_count(p.charts, 'chart', 'charts')})</small></li>"
         for p in pages
     )
     return (

@@ -4,34 +4,20 @@ A trace is untrusted input (learners exchange them, instructors publish pages ma
 them), so every value that reaches a page — a key, an operator or sink name, an OutputTag id,
 an element's payload inside a chart's data — is *data*, never markup or code:
 
-* ``script_json`` — JSON for a ``<script type="application/json">`` element: ``<``, ``>``,
-  ``&`` and every non-ASCII character (U+2028/U+2029 included) are written as ``\\uXXXX``
-  escapes, so no value can close the element (``</script>``), open a comment or become a
-  tag; ``JSON.parse`` in the page gives back the exact value;
-* ``chart_element`` — a chart's place in a page: an empty view and its spec, written by
-  ``script_json`` (the only function that writes a spec into a page);
-* ``explorer_element`` — an explorer's place in a lesson page: room for its controls and its
-  charts, and its precomputed runs (``winviz.viz.grid``) as a data block written by
-  ``script_json``; the page script builds the controls with ``textContent`` and reads a run
-  with ``DecompressionStream`` and ``JSON.parse``;
-* ``text`` — a value shown in markup (titles, notes): HTML-escaped, quotes included;
-* ``script_element`` — one of the kit's own inline scripts (the Vega bundle, the code that
-  draws the charts); it refuses a script that could end its element early;
-* ``content_security_policy`` — the policy every page carries as a ``<meta>`` tag: scripts
-  only the page's own inline ones, by their SHA-256 hash; no network at all (``default-src
-  'none'``, ``connect-src 'none'``); images and fonts only from ``data:``/``blob:`` URLs;
-  inline styles (JupyterLab's CSS, the styles Vega and vega-embed add). An injection that
-  slipped past the escaping could neither run nor fetch anything;
-* ``chart_page`` — a whole self-contained page of charts (``save_html``, the inline iframe
-  renderer); ``winviz.viz.lessons`` uses the same pieces for its lesson pages and index;
-* ``check_page`` — the problems of a page: a missing policy, an inline script the policy
-  does not allow, a script loaded from a URL. Writers call it before writing.
+* specs and an explorer's precomputed runs enter a page only as JSON data blocks written by
+  ``script_json`` (``<``, ``>``, ``&`` and every non-ASCII character as ``\\uXXXX``: no value
+  can close the element); the page script reads them with ``JSON.parse`` and builds controls
+  with ``textContent``; values in markup go through ``text`` (HTML-escaped, quotes included);
+* the kit's own inline scripts (``script_element``) are allowed by their SHA-256 hash in the
+  ``content_security_policy`` every page carries: no network at all, images and fonts only
+  from ``data:``/``blob:`` URLs, inline styles. An injection that slipped past the escaping
+  could neither run nor fetch anything. ``check_page`` names what is wrong with a page;
+  writers call it before writing.
 
-Charts are drawn by vega-embed with ``ast: true``: Vega evaluates its expressions with
-vega-embed's bundled expression *interpreter* instead of compiling them with ``Function``, so
-the policy needs no ``'unsafe-eval'``. Tooltips use vega-tooltip's default ``sanitize`` (it
-HTML-escapes every key and value); no option here changes it. The "View Source" action is
-off: vega-embed writes the spec unescaped into a new window with ``document.write``.
+Charts are drawn by vega-embed with ``ast: true`` (Vega's expression *interpreter*, not
+``Function``), so the policy needs no ``'unsafe-eval'``. Tooltips use vega-tooltip's default
+``sanitize`` (it HTML-escapes every key and value). "View Source" is off: vega-embed writes the
+spec unescaped into a new window with ``document.write``.
 
 No Flink class is mirrored here: this is the kit's publishing step.
 """
@@ -492,13 +478,15 @@ def page(body: str, *, title: str, what: str = "the page") -> str:
 class _Scripts(HTMLParser):
     """Collects a page's ``<script>`` elements and ``<meta http-equiv>`` policies in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, page: str) -> None:
         super().__init__(convert_charrefs=True)
         self.scripts: list[tuple[dict[str, str | None], str]] = []
         self.policies: list[str] = []
         self.first_script_before_policy = False
         self._open: dict[str, str | None] | None = None
         self._text: list[str] = []
+        self.feed(page)
+        self.close()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
@@ -519,29 +507,13 @@ class _Scripts(HTMLParser):
             self._open = None
 
 
-def executable_scripts(page: str) -> list[str]:
-    """The text of every inline script of the page a browser would run (no ``type`` or a
-    JavaScript one); data blocks (``application/json``) are not scripts."""
-    parser = _Scripts()
-    parser.feed(page)
-    parser.close()
-    return [
-        body
-        for attrs, body in parser.scripts
-        if (attrs.get("type") or "").strip().lower() in _JS_TYPES and "src" not in attrs
-    ]
-
-
 def data_blocks(page: str, cls: str) -> list[str]:
     """The text of every data block (``<script type="application/json">``) of class ``cls``
     in the page, in order, whatever the order of their attributes (nbconvert rewrites
     them)."""
-    parser = _Scripts()
-    parser.feed(page)
-    parser.close()
     return [
         body
-        for attrs, body in parser.scripts
+        for attrs, body in _Scripts(page).scripts
         if (attrs.get("type") or "").strip().lower() == "application/json"
         and cls in (attrs.get("class") or "").split()
     ]
@@ -551,9 +523,7 @@ def check_page(page: str) -> list[str]:
     """What is wrong with a page the kit writes, in words; empty when it is safe: exactly one
     policy, in the head before any script, with the fixed directives; every inline script
     allowed by hash (one that is not would not run); no script loaded from a URL."""
-    parser = _Scripts()
-    parser.feed(page)
-    parser.close()
+    parser = _Scripts(page)
     problems = []
     if len(parser.policies) != 1:
         problems.append(f"expected one Content-Security-Policy meta tag, found {parser.policies}")

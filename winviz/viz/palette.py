@@ -63,65 +63,36 @@ IDENTITY_COLORS: tuple[str, ...] = (
     "#AA4499",  # purple
 )
 
-# ---- One palette with meanings (issue 26) ------------------------------------------------
-# Every colour a chart draws a mark in is one of the names below, and means the same thing in
-# every chart (``COLOR_MEANINGS``; tests/test_viz_palette.py checks the charts' specs). The
-# strongest meanings take colour-blind-safe colours: the four element fates, and the firing
-# causes — element, event-time timer, processing-time timer, end of input (the watermark),
-# session merge — in hues no fate uses. Classes of one concept share one hue family
-# and are told apart by shape: a session merge (brown), removal from window state (grey), a
-# window's state (slate blue). Text and outlines are ink (``INK``), not a meaning.
-
-# the watermark: its lines and steps, the operator's minimum, and a firing by the
-# end-of-input watermark (MAX)
+# ---- One palette with meanings (issue 26): each colour means one thing in every chart ----
+# (``COLOR_MEANINGS`` says what; tests/test_viz_palette.py checks the charts' specs). Fates and
+# firing causes take colour-blind-safe hues, none shared; classes of one concept share a hue
+# family and are told apart by shape. The processing-time purple (ColorBrewer PRGn) keeps every
+# cause apart from every fate for the three colour-vision deficiencies (CIE76 distance after
+# Machado's simulation), which Okabe–Ito's sky blue beside the "on time" blue does not.
 WATERMARK_COLOR = BLACK
-# the four fates of an element (vocabulary.ELEMENT_FATES)
 ON_TIME_COLOR = BLUE
 LATE_ACCEPTED_COLOR = ORANGE
 DROPPED_COLOR = VERMILLION
 SIDE_OUTPUT_COLOR = PURPLE
-# the timer domains — a firing by that domain's timer, and the timers chart's domains; the
-# processing-time purple (ColorBrewer PRGn) keeps every cause apart from every fate for the
-# three colour-vision deficiencies (tests/test_viz_palette.py: CIE76 distance after Machado's
-# simulation), which Okabe–Ito's sky blue beside the "on time" blue does not as clearly
 EVENT_TIME_COLOR = GREEN
 PROCESSING_TIME_COLOR = "#762A83"
-# output caused by an element's arrival: a firing the trigger returned in onElement (e.g.
-# CountTrigger), and an interval join's joined pair (Flink's IntervalJoinOperator emits pairs
-# in processElement, never on a timer)
+# (an element's arrival: a trigger's FIRE in onElement, e.g. CountTrigger, and an interval
+# join's pair — Flink's IntervalJoinOperator emits pairs in processElement, never on a timer)
 ELEMENT_FIRING_COLOR = YELLOW
-# a firing no trigger record explains: drawn hollow (white, outlined)
-NOT_TRACED_COLOR = WHITE
-# session merges: a window merged into another, a firing on the merge (dark brown, ColorBrewer
-# BrBG), and a window that was merged away (its pale tint)
-MERGE_COLOR = "#543005"
+NOT_TRACED_COLOR = WHITE  # drawn hollow (outlined)
+MERGE_COLOR = "#543005"  # dark brown, ColorBrewer BrBG; merged away: its pale tint
 MERGED_AWAY_COLOR = "#E3CDB5"
-# removal from window state: cleanup (and an interval join's buffer removal), purge, evict —
-# one grey, told apart by shape; a window whose state is gone: its pale tint
-REMOVED_COLOR = GREY
+REMOVED_COLOR = GREY  # cleanup (and a join's buffer removal), purge, evict: told apart by shape
 GONE_COLOR = LIGHT_GREY
-# a window: its band (extent × life) and a window that has not fired (yet); a window that has
-# fired: a darker shade of the same hue, light enough for the firing squares drawn on it
-WINDOW_COLOR = "#8DA0CB"
+WINDOW_COLOR = "#8DA0CB"  # fired: a darker shade, light enough for the firing squares on it
 WINDOW_FIRED_COLOR = "#6676AE"
-# the allowed-lateness horizon (max timestamp + lateness): until the watermark passes it, late
-# elements are accepted — a darker shade of the "late, accepted" orange
-HORIZON_COLOR = "#B36B00"
-# guides: the processing time = event time diagonal, restarts, the scrubber's "now", the
-# timers chart's pointer link (told apart by dash and label)
-GUIDE_COLOR = "#A6A6A6"
-# what has not happened (yet) in this view: the scrubber's elements after t, the flow
-# diagram's steps off the element's path
+HORIZON_COLOR = "#B36B00"  # a darker shade of the "late, accepted" orange
+GUIDE_COLOR = "#A6A6A6"  # guides are told apart by dash and label
 FADED_COLOR = "#BBBBBB"
-# an input that is idle (marked so by the source or WatermarkStatus.IDLE)
 IDLE_COLOR = "#C4C4C4"
-# an input paused by watermark alignment
 PAUSED_COLOR = "#333333"
-# a timer registration that changed nothing (de-duplicated: the timer already existed)
 DEDUP_COLOR = "#5C5C5C"
-# the flow / stage diagrams: a step on the element's path (off it: FADED_COLOR outlines on
-# PAPER)
-PATH_FILL = "#E8E8F4"
+PATH_FILL = "#E8E8F4"  # (off the path: FADED_COLOR outlines on PAPER)
 
 # Ink: text, outlines, frames and page chrome — no meaning of their own.
 INK = BLACK
@@ -163,20 +134,14 @@ INK_COLORS: tuple[str, ...] = (INK, NOTE_INK, FADED_INK, GRID_INK, FRAME_INK, ER
 """Colours of text, outlines and frames only."""
 MEANING_COLORS: tuple[str, ...] = tuple(COLOR_MEANINGS)
 
-# An element's fate at a window operator (see fates.element_fates), in Flink's words: an
-# element is *late* when its timestamp <= the operator's current watermark on arrival; a late
-# element is still *accepted* while one of its windows is within the allowed lateness, and is
-# dropped (or sent to the side output) only when every window of it is past cleanup.
+# An element's fate at a window operator (``fates.element_fates``).
 FATES: tuple[str, ...] = vocabulary.ELEMENT_FATES
 FATE_COLORS: tuple[str, ...] = (
     ON_TIME_COLOR, LATE_ACCEPTED_COLOR, DROPPED_COLOR, SIDE_OUTPUT_COLOR
 )  # fmt: skip
 FATE_SHAPES: tuple[str, ...] = ("circle", "diamond", "cross", "triangle-up")
 
-# What made a window fire (firings.firings ``fired_by``): the trigger returned FIRE in
-# ``onElement`` (e.g. CountTrigger), in ``onEventTime`` for a timer the watermark passed, in
-# ``onProcessingTime``, or in ``onEventTime`` for a timer the end-of-input watermark (MAX)
-# fired. "cause not traced": no trigger record precedes the firing.
+# What made a window fire (``firings.fired_by``, the one rule).
 FIRED_BY: tuple[str, ...] = vocabulary.FIRED_BY
 FIRED_EVENT = {cause: f"fired: {cause}" for cause in FIRED_BY}
 

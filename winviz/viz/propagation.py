@@ -1,48 +1,31 @@
 """``propagation_chart``: how watermarks travel through an operator with several inputs.
 
 An operator with several input channels — a partitioned source's watermark operator (Flink's
-``WatermarkOutputMultiplexer`` over the per-split watermarks) or the operator after a
-``union`` (Flink's ``StatusWatermarkValve`` in its input gate) — can only promise what all of
-its active inputs promise: its watermark is the **minimum** over the channels that are not
-idle. This chart shows that minimum being taken. Processing time runs across, event time (the
-watermark) up; one panel per such operator, layers back to front:
+``WatermarkOutputMultiplexer``) or the operator after a ``union`` (``StatusWatermarkValve``) —
+can only promise what all of its active inputs promise: its watermark is the **minimum** over
+the channels that are not idle. Processing time runs across, the watermark up; one panel per
+such operator, layers back to front:
 
-1. **idle periods** — a shaded band over the processing-time span in which a channel was idle
-   (``channel_idle`` → the next ``channel_active`` of that channel, or the end of the trace),
-   in the channel's colour; the operator's own idle spans (``idle`` → ``active``) in grey;
-2. **channel watermarks** — one step line per input channel (its ``channel_watermark``
-   records; ``ts`` is the channel's watermark), coloured *and* dashed per channel;
-3. **the operator's watermark** — its ``watermark`` records, a thick black step line: the
-   minimum while every channel is active, the active ones' minimum otherwise;
-4. **points** — one per record, carrying the tooltips (seq, processing time, watermark);
-   where lines meet (a channel holding the operator's minimum) one dot, the operator's,
-   whose tooltip names the other lines there ("also here");
-5. **paused spans** — watermark alignment (``with_watermark_alignment``): a strip along the
-   bottom, in the line's colour, over each processing-time span in which a source reader or
-   partition was paused (``paused`` → the next ``resumed``, ``winviz.trace.paused``): a
-   partition's on its channel line, a reader's on the line of the channel it feeds (or of
-   its own watermark).
+1. **idle periods** — a band per channel idle span (``channel_idle`` → ``channel_active`` or
+   the end) in the channel's colour; the operator's own (``idle`` → ``active``) in grey;
+2. **channel watermarks** — a step line per channel (``channel_watermark``), coloured and dashed;
+3. **the operator's watermark** — its ``watermark`` records, a thick black step line;
+4. **points** — one per record with its tooltip; where lines meet, one dot (the operator's)
+   naming the others ("also here");
+5. **paused spans** — watermark alignment: a strip along the bottom in the line's colour per
+   span a reader or partition was paused (``winviz.trace.paused``).
 
-Every line is held flat to the end of the trace: a channel that stopped advancing — the
-partition that "never lets the window fire" — shows as a flat line under everything else.
-The end-of-input watermark MAX is drawn on the top edge (``palette.TimeAxis.clip``), and MIN
-(``Long.MIN_VALUE``) on the bottom edge: every channel, and the operator, is at MIN before its
-first watermark record, drawn so from the operator's first channel record on. A channel that
-wrote no record at all — a partition without elements that never went idle — holds the
-operator's watermark at MIN; the trace shows it by the operator's watermark staying below every
-channel it names (``winviz.trace.channels``, the rule ``why_not_fired`` reads too), and it is
-drawn at MIN throughout, named when the partitions' naming tells its name.
+Every line is held flat to the end: a channel that stopped advancing shows as a flat line under
+the rest. MAX is drawn on the top edge, MIN on the bottom (``palette.TimeAxis.clip``): every
+channel and the operator are at MIN before their first watermark record. A channel that wrote
+no record holds the operator at MIN (``winviz.trace.channels``, the rule ``why_not_fired``
+reads too) and is drawn at MIN throughout, named when the partitions' naming tells its name.
 
-Parallel subtasks: an operator with parallelism n > 1 runs as subtasks ``op#0`` … ``op#n-1``
-(the trace's naming), each with its own input gate and valve — each takes its own minimum, so
-each gets its own panel ("subtask 1 of 'window'"), and ``operator="window"`` selects all of
-them. Traces of jobs with parallelism 1 have no ``#``: one panel per operator.
-
-A trace without any operator with several inputs gets one panel with one line per operator
-that wrote ``watermark`` records (the watermark travelling down a chain). Over 5,000 records a
-line keeps each processing-time bucket's first and last vertex (``scale.thin_steps``) and the
-subtitle says so. Bad input gives the message card (``palette.message_chart``). The tables
-drawn (channel records, operator watermarks, idle spans) are ``watermark_channels``'.
+Subtasks ``op#0`` … ``op#n-1`` of a parallel operator each have their own valve, so each gets
+its own panel; ``operator="window"`` selects all of them. A trace without an operator with
+several inputs gets one panel with one line per operator's watermark. Over 5,000 records a line
+is thinned (``scale.thin_steps``) and the subtitle says so. The tables drawn are
+``watermark_channels``'.
 """
 
 from __future__ import annotations
@@ -61,12 +44,12 @@ from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.watermark_channels import (
+    STATUS_KINDS,
     channel_records,
     describe,
     idle_spans,
     line_name,
-    operator_status,
-    operator_watermarks,
+    operator_records,
     pick_operators,
 )
 from winviz.viz.watermark_steps import Restart, steps_by_attempt
@@ -92,15 +75,10 @@ def propagation_chart(
     height: int = 260,
 ) -> spec.ChartDict:
     """Per-channel watermarks, the operator's minimum and idle periods (see the module
-    docstring).
-
-    ``trace``: a Trace, its ``to_pandas()`` frame, or a JobExecutionResult. ``operator``: the
-    operator(s) to draw, one panel each (default: every operator with several input channels,
-    in order of appearance). ``max_points``: rows per layer (≤ 5,000); longer lines are thinned.
-    ``height``: of each panel.
-
-    Input that cannot be drawn (empty trace, no watermarks, another schema version, an unknown
-    operator) gives a message card (``usermeta.winviz.status == "message"``)."""
+    docstring). ``operator``: the operator(s) to draw, one panel each (default: every operator
+    with several input channels). ``max_points``: rows per layer (≤ 5,000); longer lines are
+    thinned. ``height``: of each panel. Input that cannot be drawn (an unknown operator too)
+    gives a message card (``usermeta.winviz.status == "message"``)."""
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     if operator is not None and not isinstance(operator, str) and not list(operator):
@@ -167,7 +145,7 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     columns seq, proc_time, watermark, line, role), status (idle/active records: seq, kind,
     proc_time, line)."""
     parts, status = [], []
-    wm = operator_watermarks(view, ops, per_operator)
+    wm = operator_records(view, ("watermark",), ops, per_operator)
     silent: UnrecordedChannel | None = None
     if not per_operator:
         ch = channel_records(view, ops[0])
@@ -184,7 +162,7 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     restarts = watermark_steps.restarts(view)
     if not per_operator and restarts:
         parts.append(_channels_at_min(parts[0], restarts))
-    st = operator_status(view, ops, per_operator)
+    st = operator_records(view, STATUS_KINDS, ops, per_operator)
     status.append(st.assign(role="channel" if per_operator else "operator"))
     cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
     lines = _concat([p[cols] for p in parts], cols)
@@ -398,7 +376,12 @@ def _panel(
         layers.append(_paused_layer(paused, x, t_end, height, color))
     layers += _idle_layers(chan_spans, op_spans, x, color)
     vdata = pd.DataFrame(vertices, columns=["line", "role", "attempt", "i", "x", "y"])
-    y_channel = {"axis": y_axis, "field": "y", "scale": _scale(y), "type": "quantitative"}
+    y_channel = {
+        "axis": y_axis,
+        "field": "y",
+        "scale": {"domain": [y.lo, y.hi], "nice": False, "zero": False},
+        "type": "quantitative",
+    }
     for role, width_px in (("operator", 3.5), ("channel", 1.8)):
         part = vdata[vdata["role"] == role].drop(columns="role")
         if part.empty:
@@ -487,7 +470,11 @@ def _idle_layers(
     """The idle periods of a panel: each channel's (full height, in its colour) and the
     operator's own (a labelled grey strip along the top)."""
     layers: list[spec.ChartDict] = []
-    span = {"x": x.channel("x"), "x2": {"field": "x2"}, "tooltip": _span_tips()}
+    span = {
+        "x": x.channel("x"),
+        "x2": {"field": "x2"},
+        "tooltip": [_tip("line", "idle"), _tip("idle from"), _tip("idle until")],
+    }
     if chan_spans:
         # a channel's idle span: full height, in the channel's colour
         mark = {"type": "rect", "opacity": IDLE_OPACITY}
@@ -677,10 +664,6 @@ def _span_data(spans: list[dict[str, Any]], x: TimeAxis) -> pd.DataFrame:
     )
 
 
-def _span_tips() -> list[dict[str, Any]]:
-    return [_tip("line", "idle"), _tip("idle from"), _tip("idle until")]
-
-
 def _tip(field: str, title: str | None = None) -> dict[str, Any]:
     """A nominal tooltip channel of ``field`` (titled ``title``)."""
     return (
@@ -692,10 +675,6 @@ def _tip(field: str, title: str | None = None) -> dict[str, Any]:
             "type": "nominal",
         }
     )
-
-
-def _scale(axis: TimeAxis) -> dict[str, Any]:
-    return {"domain": [axis.lo, axis.hi], "nice": False, "zero": False}
 
 
 def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -3,15 +3,9 @@
 Altair refuses to embed more than 5,000 rows per dataset (``MaxRowsError``); the limit stays
 on. Every layer a winviz chart builds is reduced to at most ``ROW_LIMIT`` rows *before* it is
 handed to Altair, and each reduction adds a sentence to the chart's subtitle saying what was
-done. The reductions:
-
-* ``bin_points`` — points become grid cells (count per cell and category), drawn at the
-  cell's mean position with size by count;
-* ``keep_extremes`` — a line keeps, per x bin, its first, last, lowest and highest vertex
-  (M4): it never draws a value the line did not have, and its peaks are the true ones;
-* ``thin_steps`` — the same rule for a monotone step line: the first and last vertex per time
-  bucket (its lowest and highest);
-* ``every_kth`` — a regular sample (window bands: neighbours look alike).
+done: ``bin_points`` (grid cells with counts), ``keep_extremes`` (M4: per x bin a line's first,
+last, lowest and highest vertex; never a value the line did not have), ``thin_steps`` (the
+same rule for step lines) and ``every_kth`` (a regular sample: window bands).
 """
 
 from __future__ import annotations

@@ -3,34 +3,26 @@
 At a chosen moment — a processing time ``at``, or a trace position ``seq`` — each operator
 (each subtask ``op#i`` of a parallel one) is a box holding:
 
-* its **input channels** (an operator with several: a union's inputs, the upstream subtasks
-  of a parallel job, a partitioned source's partitions), each with its latest watermark (the
-  ``ts`` of its last ``channel_watermark`` record; MIN before any) and whether it is idle
-  (``channel_idle`` / ``channel_active``);
-* its **input watermark**: for several channels, the combined one — Flink's
-  ``StatusWatermarkValve`` (an input gate's channels) and ``CombinedWatermarkStatus`` (a
-  source's splits, ``WatermarkOutputMultiplexer``) take the **MIN over the active (not idle)
+* its **input channels** (a union's inputs, upstream subtasks, a source's partitions), each
+  with its latest ``channel_watermark`` (MIN before any) and whether it is idle;
+* its **input watermark**: for several channels Flink's ``StatusWatermarkValve`` (an input
+  gate) and ``CombinedWatermarkStatus`` (a source's splits) take the **MIN over the active
   channels**, only ever rising; when **every** channel is idle they flush the **MAX over all
-  channels** and the operator is idle itself. The value drawn is the trace's own: the
-  operator's last ``watermark`` record, which is the valve's output; the box names the
-  channel(s) holding it. With one input, the upstream operator's output watermark;
-* its **output watermark**: what it forwards downstream. Flink's
-  ``AbstractStreamOperator.processWatermark`` first advances the operator's timers (a
-  ``WindowOperator`` fires its due windows) and then emits the same watermark: output = input.
-  A watermark assigner (``TimestampsAndWatermarksOperator``: it wrote ``watermark_generated``
-  records) emits the watermarks its generator makes instead and ignores the watermarks it
-  receives, except MAX (the end of input), which it forwards.
+  channels** and the operator is idle itself. The value drawn is the operator's last
+  ``watermark`` record (the valve's output); the box names the channel(s) holding it. With one
+  input, the upstream operator's output watermark;
+* its **output watermark**: ``AbstractStreamOperator.processWatermark`` advances the timers
+  and then emits the same watermark (output = input); a watermark assigner
+  (``TimestampsAndWatermarksOperator``: ``watermark_generated`` records) emits its generator's
+  watermarks instead and forwards only MAX.
 
 Arrows join an operator to the operators it reads from, from the trace only: a channel's
 ``input`` naming an operator (or a partition ``name[p]`` of a source ``name``; of a parallel
-source, its subtask of the same index ``name#i``: the assigner runs chained to its reader, a
-forward connection); for an operator
-with one input, the operator whose ``watermark`` record of the same value and processing time
-came last before its first one (a watermark travels down the chain in one step), for an
-assigner its first MAX record. An operator whose input the trace does not tell gets no arrow
-(the subtitle says so). MIN and MAX are printed by name.
-
-``stage_watermark_table`` gives the same as two tables (operators, channels).
+source, its subtask ``name#i``: the assigner runs chained to its reader); for one input, the
+operator whose ``watermark`` record of the same value and processing time came last before its
+first one, for an assigner its first MAX record. An operator whose input the trace does not
+tell gets no arrow (the subtitle says so). ``stage_watermark_table`` gives the same as two
+tables (operators, channels).
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
 """Readable tables for lessons: what a learner reads in a pandas frame of a trace or a Spark run.
 
-A trace frame is exact but hard to read: a column that has gaps (``None``) becomes float64 in
-pandas, so ``12710`` shows as ``12710.0``; ``Long.MIN_VALUE`` / ``Long.MAX_VALUE`` (``wv.MIN`` /
-``wv.MAX``, the watermark before any event and at the end of the input) show as 19-digit numbers;
-epoch-millisecond times mix with times relative to a lesson's ``START``; and pandas cuts long
-cells (a Spark batch's rows) with ``...``. ``readable`` returns a copy for display only — keep
-the original frame for assertions:
-
-* integer-valued float columns become integers (gaps stay empty: pandas' ``Int64``);
-* ``MIN`` / ``MAX`` are shown by name;
-* the ``times`` columns are shown relative to ``start`` (``t - start``) and their names say so,
-  e.g. ``watermark (+ms)``, so one table never mixes relative and absolute times; an absolute
-  ``0`` there (Spark's watermark before its first batch) is shown as ``epoch``.
-
-``show_full_rows()`` sets pandas' display options so that no cell or column is cut.
+A trace frame is exact but hard to read: a column with gaps becomes float64 (``12710.0``),
+``Long.MIN_VALUE`` / ``Long.MAX_VALUE`` (``wv.MIN`` / ``wv.MAX``) show as 19-digit numbers,
+epoch-millisecond times mix with times relative to a lesson's ``START``, and pandas cuts long
+cells with ``...``. ``readable`` returns a copy for display only (keep the original frame for
+assertions); an absolute ``0`` in a relative time column (Spark's watermark before its first
+batch) is shown as ``epoch``. ``show_full_rows()`` sets pandas' display options so that no
+cell or column is cut.
 """
 
 from __future__ import annotations

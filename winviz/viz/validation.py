@@ -1,24 +1,16 @@
 """Checking a chart's spec against the Vega-Lite JSON schema — Altair's check, compiled.
 
-``chart.to_dict()`` validates the finished Vega-Lite spec against the JSON schema that
-Vega-Lite publishes (Altair's ``SchemaBase.validate``, with the ``jsonschema`` package). For
-a winviz chart of eight layers that check takes about 30 ms of CPU on every display, export
-or explorer frame — longer than drawing the chart's data. The same check, against the same
-schema, compiled once per process by ``jsonschema-rs``, takes well under a millisecond:
-``compiled(ref)``. The winviz chart classes (``spec.Chart``, ``spec.LayerChart``,
-``spec.HConcatChart``, ``spec.VConcatChart``, made by ``spec.altair_chart``) ask it first:
+``chart.to_dict()`` validates a spec against Vega-Lite's JSON schema with ``jsonschema``
+(Altair's ``SchemaBase.validate``): ~30 ms of CPU for an eight-layer chart, on every display,
+export or explorer frame. ``compiled(ref)`` is the same Draft 7 schema compiled once per
+process by ``jsonschema-rs`` (well under a millisecond). The winviz chart classes
+(``spec.altair_chart``) ask it first: a spec it accepts is valid
+(``tests/test_viz_validation.py`` checks both validators agree); one it rejects goes to
+Altair's own ``validate``, which raises its usual ``SchemaValidationError`` (should Altair
+accept it — the URI grammars differ slightly — it is accepted).
 
-* a spec the compiled validator accepts is valid — both validators read the same Draft 7
-  schema (``tests/test_viz_validation.py`` checks that they agree on every chart the chart
-  tests draw and on specs broken on purpose);
-* a spec it rejects is handed to Altair's own ``validate``, which raises Altair's
-  ``SchemaValidationError`` with its usual message, naming the wrong property. (Should
-  Altair accept it — the two libraries' URI grammars differ slightly — it is accepted.)
-
-The schema's ``$ref`` pointers name definitions such as ``MarkPropDef<(Gradient|string|
-null)>``, which are not valid URI references; as Altair does for ``jsonschema``, they are
-rewritten once, here percent-encoded, before compiling. Formats are checked as Altair
-checks them (``uri``, ``uri-reference``).
+The schema's ``$ref`` pointers (``MarkPropDef<(Gradient|string|null)>``) are not valid URI
+references; as Altair does for ``jsonschema``, they are percent-encoded once before compiling.
 """
 
 from __future__ import annotations

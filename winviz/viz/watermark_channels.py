@@ -152,13 +152,17 @@ def line_name(op: str, per_operator: bool) -> str:
     return op if per_operator else f"watermark of {op!r}"
 
 
-def operator_watermarks(view: TraceView, ops: list[str], per_operator: bool) -> pd.DataFrame:
-    """The ``watermark`` records of ``ops``: seq, operator, proc_time, watermark, line
-    ("watermark of 'op'"; with ``per_operator`` the operator's name)."""
-    rows = _of_operators(view, ("watermark",), ops)
+def operator_records(
+    view: TraceView, kinds: tuple[str, ...], ops: list[str], per_operator: bool
+) -> pd.DataFrame:
+    """The records of ``kinds`` (``("watermark",)``, ``STATUS_KINDS``) of ``ops``: seq, kind,
+    operator, proc_time, watermark, line ("watermark of 'op'"; with ``per_operator`` the
+    operator's name)."""
+    rows = _of_operators(view, kinds, ops)
     frame = pd.DataFrame(
         {
             "seq": rows,
+            "kind": view.kinds[rows],
             "operator": view.column("operator", rows),
             "proc_time": view.column("proc_time", rows),
             "watermark": view.column("watermark", rows),
@@ -184,19 +188,3 @@ def idle_spans(records: pd.DataFrame, idle: str, active: str, t_end: int) -> lis
     for line, start in since.items():
         spans.append({"line": line, "start": start, "end": t_end, "open": True})
     return spans
-
-
-def operator_status(view: TraceView, ops: list[str], per_operator: bool) -> pd.DataFrame:
-    """The ``idle`` / ``active`` records of ``ops``: seq, kind, proc_time, line (as in
-    ``operator_watermarks``)."""
-    rows = _of_operators(view, STATUS_KINDS, ops)
-    frame = pd.DataFrame(
-        {
-            "seq": rows,
-            "kind": view.kinds[rows],
-            "proc_time": view.column("proc_time", rows),
-            "operator": view.column("operator", rows),
-        }
-    )
-    frame["line"] = [line_name(op, per_operator) for op in frame["operator"]]
-    return frame
