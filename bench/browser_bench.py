@@ -31,6 +31,12 @@ JupyterLab, the kernel is idle). Each step is split where the page lets us see i
 * pages: ``decode`` — input to the first ``vegaEmbed`` call (inflating the run's gzip/base64
   data and parsing it); ``embed`` — from there to the paint.
 
+Each step also counts the page's ``<svg>`` ``getBoundingClientRect`` calls up to the paint and
+the ms spent in them ("svg rects"): Vega reads it on every event of a view (its event
+extension), and a scrubber's replay timer sends its view an event every 100 ms, playing or not
+(Vega 6 starts a timer stream's interval when the view is made and stops it only in
+``finalize``); when the page's layout is not clean, each such call runs a layout.
+
 Prints each explorer's median (and the quartiles) and the goal lines of issue 30: median ≤
 100 ms in JupyterLab, ≤ 80 ms on exported pages. A bench reports; it always exits 0 (a
 missing Chromium or Playwright is reported, not raised).
@@ -83,8 +89,15 @@ AHEAD_TIMEOUT_S = 240.0  # the kernel's runs ahead and their drawing, on a loade
 # vegaEmbed is wrapped on exported pages, once their script has defined it.
 PROBE_JS = """(() => {
   const bb = window.__bb = {step: 0, input: null, specs: [], embeds: [], changes: 0,
-                            lastChange: null, paint: null, observer: null};
+                            lastChange: null, paint: null, observer: null, rects: 0, rectMs: 0};
   const now = () => performance.now();
+  // an <svg>'s getBoundingClientRect: what Vega's event extension reads on every event of a
+  // view, a replay timer's tick too (a layout, when the page's is not clean)
+  const rect = SVGSVGElement.prototype.getBoundingClientRect;
+  SVGSVGElement.prototype.getBoundingClientRect = function () {
+    const start = now();
+    try { return rect.call(this); } finally { bb.rects += 1; bb.rectMs += now() - start; }
+  };
   for (const type of ["keydown", "input", "change"]) {
     document.addEventListener(type, () => {
       if (bb.input === null) { bb.input = now(); performance.mark("bb-in-" + bb.step); }
@@ -116,13 +129,16 @@ PROBE_JS = """(() => {
     return true;
   };
   const channel = new MessageChannel();
-  channel.port1.onmessage = () => { bb.paint = now(); performance.mark("bb-paint-" + bb.step); };
+  channel.port1.onmessage = () => {
+    bb.paint = now(); bb.paintRects = [bb.rects, bb.rectMs];
+    performance.mark("bb-paint-" + bb.step);
+  };
   bb.step = 0;
   bb.mark = (root) => {
     bb.step += 1;
     if (bb.observer) bb.observer.disconnect();
     bb.input = null; bb.specs = []; bb.embeds = []; bb.changes = 0; bb.lastChange = null;
-    bb.paint = null;
+    bb.paint = null; bb.rects = 0; bb.rectMs = 0; bb.paintRects = [0, 0];
     bb.observer = new MutationObserver((records) => {
       const chart = (node) => {
         const el = node.nodeType === 1 ? node : node.parentElement;
@@ -138,7 +154,7 @@ PROBE_JS = """(() => {
   };
   bb.read = () => ({step: bb.step, input: bb.input, specs: bb.specs, embeds: bb.embeds,
                     changes: bb.changes, lastChange: bb.lastChange, paint: bb.paint,
-                    now: now()});
+                    rects: bb.paintRects, now: now()});
 })();"""
 
 # JupyterLab: every explorer of the open notebook (an explorer is a VBox whose first child
@@ -176,6 +192,8 @@ class Step:
     cpu_first: float | None = None  # … input → first spec / first vegaEmbed
     kernel_cpu: float | None = None  # ms of the kernel process's CPU during the step (lab)
     phases: dict[str, float] = field(default_factory=dict)  # ms of CPU by PHASES
+    rects: int = 0  # <svg> getBoundingClientRect calls, input → paint (Vega events, ticks)
+    rect_ms: float = 0.0  # ms in them (layouts they forced)
 
     @property
     def rest(self) -> float | None:
@@ -225,7 +243,9 @@ def finish_step(pg, *, lab: bool) -> Step | None:
         return None
     marks = r["specs"] if lab else r["embeds"]
     first = min((t for t in marks if r["input"] <= t <= r["paint"]), default=None)
-    return Step(r["step"], r["paint"] - r["input"], None if first is None else first - r["input"])
+    step = Step(r["step"], r["paint"] - r["input"], None if first is None else first - r["input"])
+    step.rects, step.rect_ms = r["rects"]
+    return step
 
 
 class MainThreadCPU:
@@ -597,6 +617,14 @@ def report(results: list[Explorer]) -> str:
                 line += f" {_ms(_col(r.steps, lambda s: s.kernel_cpu))} {_ms(both)}"
             if r.prepared:
                 line += f"  ({r.prepared} drawn ahead)"
+            line += (
+                (
+                    f"  svg rects {_col(r.steps, lambda s: s.rects):.0f}: "
+                    f"{_col(r.steps, lambda s: s.rect_ms):.1f} ms"
+                )
+                if r.steps
+                else ""
+            )
             lines.append(line + (f"  note: {r.note}" if r.note else ""))
             if median is not None and (worst is None or median > worst[0]):
                 worst = (median, name)

@@ -46,8 +46,8 @@ def test_a_badge_beside_the_square_of_two_keys_fired_by_one_timer() -> None:
             "window": "[0 ms, 5,000 ms)",
             "kind": "firing count",
             "align": "left",
-            "dx": 7,  # right of the square (its first place: nothing there)
-            "dy": 0,
+            "dx": 7,  # right of the square and below it, off the "now" rule (nothing there)
+            "dy": 9,
         }
     ]
     assert badges["transform"] == [{"filter": "datum.fired <= t"}]  # shown once made
@@ -68,10 +68,10 @@ def test_badges_of_a_dense_run_and_the_one_with_no_place() -> None:
     assert [
         (r["x"], r["y"], r["label"], r["align"], r["dx"], r["dy"]) for r in spec.rows(badges)
     ] == [
-        (2999, 2999, "×20", "right", -7, -15),  # above: elements left and below
-        (1999, 2400, "×20", "right", -7, 0),
-        (999, 1400, "×20", "right", -7, 0),
-        (-1, 400, "×20", "right", -7, 0),
+        (2999, 2999, "×20", "right", -7, -15),  # above: elements left and below (t ≤ 2999)
+        (1999, 2400, "×20", "right", -7, 9),  # below: off the "now" rule once shown
+        (999, 1400, "×20", "right", -7, 9),
+        (-1, 400, "×20", "right", -7, 9),
     ]
     skew = viz.scrubber.vega_lite(run, view="skew")
     (squares,) = layers_of(skew, "fired")
@@ -81,10 +81,12 @@ def test_badges_of_a_dense_run_and_the_one_with_no_place() -> None:
         "value": 0.5,
     }
     (badges,) = layers_of(skew, "firing count")
-    assert [(r["x"], r["y"], r["label"], r["dx"], r["dy"]) for r in spec.rows(badges)] == [
-        (400, 401, "×20", 7, 0),
-        (1400, 401, "×20", 7, 0),
-        (2400, 401, "×20", 7, 0),
+    assert [
+        (r["x"], r["y"], r["label"], r["align"], r["dx"], r["dy"]) for r in spec.rows(badges)
+    ] == [  # left of the square: the skew mode's "now" rule (x = t) has passed there
+        (400, 401, "×20", "right", -7, 0),
+        (1400, 401, "×20", "right", -7, 0),
+        (2400, 401, "×20", "right", -7, 0),
     ]
     assert (
         "1 count badge(s) left out where they would cross a mark: a thick outline marks their "

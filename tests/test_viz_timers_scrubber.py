@@ -616,9 +616,10 @@ def test_scrubber_binned_large() -> None:
     spec = scrubber(env.execute().trace).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
     assert any("binned" in n for n in spec["usermeta"]["winviz"]["notes"])
-    # the binned elements over the firings, the firings' count badges (5 keys a window) last
-    assert spec["layer"][-2]["encoding"]["size"]["field"] == "count"
-    assert spec["layer"][-1]["mark"]["type"] == "text"
+    # the binned elements over the firings, the firings' count badges (5 keys a window) last,
+    # with the leader lines of those placed beyond reach (below their squares: off "now")
+    assert spec["layer"][-3]["encoding"]["size"]["field"] == "count"
+    assert [lay["mark"]["type"] for lay in spec["layer"][-2:]] == ["rule", "text"]
 
 
 def test_scrubber_message_card() -> None:

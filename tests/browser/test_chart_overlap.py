@@ -33,9 +33,6 @@ KNOWN_LEFT: dict[tuple[str, str], int] = {
     # timers chart: "@ t" texts crossed by the timer rules / watermark line (timers.py)
     ("text/line", "timers · running example"): 2,
     ("text/line", "timers · late union"): 9,
-    # scrubber: "×n" count badges crossed by the "now" rule at the end of the run
-    ("text/line", "scrubber · restore"): 1,
-    ("text/line", "scrubber · late union"): 3,
     # skew chart: the "watermark lag" label crossed by the lag line's last vertical (skew.py)
     ("text/line", "skew · dense"): 2,
     # de-duplicated registrations of dense timer charts: drawn right of their timestamp's

@@ -321,7 +321,7 @@ def firing_layer(
             f"{clipped:,} firing(s) lie beyond the skew axis (processing time − their timer's "
             "time): drawn on its edge"
         )
-    badges = _count_layer(rows, here, labels.Plot(x, y, *size), avoid, notes)
+    badges = _count_layer(rows, here, labels.Plot(x, y, *size), avoid, notes, skew=skew)
     present = [c for c in palette.WINDOW_EVENTS if any(r["what"] == c for r in rows)]
     colours = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
     squares = spec.layer(
@@ -399,7 +399,8 @@ BADGE_PLACES = tuple(
 """Where a count badge may go, in order of preference: (align, dx, dy) from its square —
 right of it, left of it, above or below (within ``labels.LABEL_REACH_PX`` of the square, so
 it is read as its), then farther out, joined to its square by a leader line
-(``labels.label_leaders``, as a firing label far from its mark)."""
+(``labels.label_leaders``, as a firing label far from its mark) — first those on the side
+of the square the "now" rule has passed (``_behind_now``)."""
 
 UNCOUNTED = "firings here (no badge)"
 """The tooltip field of a square whose count badge found no free place: how many firings it
@@ -419,11 +420,14 @@ def _count_layer(
     plot: labels.Plot,
     avoid: Sequence[Any],
     notes: list[str],
+    *,
+    skew: bool = False,
 ) -> list[spec.ChartDict]:
     """A count badge "×n" beside each firing mark (``rows``, drawn) that stands for n > 1
     firings (``here``), shown once made: at the first place of ``BADGE_PLACES`` inside the
     plot that crosses no firing mark, no point or text of the ``avoid`` layers and no other
-    badge (a text's box measured as ``labels`` measures one), with its leader line if it lies
+    badge (a text's box measured as ``labels`` measures one; off the "now" rule first,
+    ``skew``: the skew mode's rule), with its leader line if it lies
     farther out: the leaders' layer and the badges', none when no mark stands for several
     or no badge found a place (the subtitle says how many did not)."""
     badges = [
@@ -448,8 +452,9 @@ def _count_layer(
     hidden = 0
     for b in sorted(badges, key=lambda b: (-b["y"], b["x"])):  # top to bottom, left to right
         px, py, shift = plot.px(b["x"]) + b["row"]["dx"], plot.py(b["y"]), b["row"]["dx"]
-        for align, dx, dy in BADGE_PLACES:
-            box = labels._text_box(px, py, b["label"], align, dx, dy)
+        boxes = [(p, labels._text_box(px, py, b["label"], *p)) for p in BADGE_PLACES]
+        boxes.sort(key=lambda pb: not _behind_now(pb[1], plot, b, skew))  # (stable)
+        for (align, dx, dy), box in boxes:
             if _inside(box, plot) and not taken.hits(box):
                 taken.add(box)
                 row = {k: v for k, v in b.items() if k != "row"} | {"shift": shift}
@@ -503,6 +508,17 @@ def _count_layer(
 
 def _inside(box: labels.Box, plot: labels.Plot) -> bool:
     return box[0] >= 0 and box[1] >= 0 and box[2] <= plot.width and box[3] <= plot.height
+
+
+def _behind_now(box: labels.Box, plot: labels.Plot, badge: dict[str, Any], skew: bool) -> bool:
+    """Whether a badge's ``box`` lies wholly on the side of its firing's processing time that
+    the "now" rule (``now_layer``; 1 px wide) has passed once the badge is shown (t ≥ that
+    time), so the rule never crosses it: below it (processing time runs up), or left of it in
+    the skew mode (processing time runs right). A badge goes there where it finds room (at
+    the plot's edge it may not: then the rule crosses it only while t is near its time)."""
+    if skew:
+        return box[2] < plot.px(badge["x"]) - 0.5
+    return box[1] > plot.py(badge["y"]) + 0.5
 
 
 def _text_boxes(layers: Sequence[Any], plot: labels.Plot) -> list[labels.Box]:

@@ -257,7 +257,10 @@ def chart_function(fn: Callable[..., ChartDict]) -> Callable[..., alt.TopLevelMi
 def replay_handlers(settings: dict[str, Any]) -> tuple[list[dict], list[dict]]:
     """The Vega event handlers of replay: (those of ``t``, those of ``play``). Every number
     comes from ``scrubber.replay_settings`` (ints), every name one of its constants: no
-    expression holds anything from a trace."""
+    expression holds anything from a trace. The timer ticks while paused too (Vega 6 starts a
+    timer stream's interval with the view and stops it only in ``View.finalize``; each tick
+    reads the view's position before any stream ``filter``): paused, a tick leaves ``t`` as
+    it is, so no dataflow pulse runs (a ``filter: play`` on the stream measured dearer)."""
     t, play = settings["param"], settings["switch"]
     lo, hi, inc = (int(settings[k]) for k in ("min", "max", "step"))
     tick = {"type": "timer", "throttle": int(settings["tick_ms"])}
