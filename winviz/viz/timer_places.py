@@ -72,9 +72,9 @@ def labels_off_marks(
     notes: list[str],
 ) -> list[spec.ChartDict]:
     """The timestamp labels (vertical), each at the first place — left of its timestamp's
-    leftmost rule, then right of its rightmost (``extents``: per row's ``group``, the rules'
-    least and greatest dx), at the middle of its first timer's rule (``span``: its two ends),
-    then a quarter and three quarters of the way up — where it lies on the plot and crosses
+    leftmost rule, then right of its rightmost (where the ▼ go first; ``extents``: per row's
+    ``group``, the rules' least and greatest dx); at the middle of its first timer's rule
+    (``span``: its two ends), else nearer one of its ends (``LABEL_SPOTS``) — where it lies on the plot and crosses
     no timer event (``marks``), no rule or line (``lines``) and no label kept before it; the
     others are left to the tooltip (the subtitle says how many). Rows keep their x, y, dx and
     text; the boxes of those kept are added to ``marks``."""
@@ -88,8 +88,8 @@ def labels_off_marks(
         lo, hi = extents.get(row.pop("group"), (row["dx"], row["dx"]))
         start, end = row.pop("span")
         spot = None
-        for frac in LABEL_SPOTS:
-            for dx in (lo, hi + 2 * LABEL_GAP + LABEL_FONT):
+        for dx in (lo, hi + 2 * LABEL_GAP + LABEL_FONT):
+            for frac in LABEL_SPOTS:
                 at = {**row, "dx": dx, "y": start + (end - start) * frac}
                 box = _vertical_text_box(at, px, LABEL_FONT, LABEL_GAP)
                 inside = box[0] >= 0 and box[1] >= 0 and box[2] <= px.width
@@ -318,8 +318,8 @@ def dedups_beside(
     """The ▼ rows placed beside their timestamp's rules (``dedup_places``; ``taken()``: a
     fresh ``Taken`` of what is on the plot before them), and those drawn in the row above
     the plot (``in_row_above``). A ▼ that finds no place is counted on the ▼ of its
-    timestamp placed nearest it, if that one is at most ``NEAR_PX`` up or down (its ``n``
-    and times added there); else it goes to the row above (where timers crowd, no place
+    timestamp nearest it at most ``NEAR_PX`` up or down — one placed before one that found
+    no place either — (its ``n`` and times added there); else it goes to the row above (where timers crowd, no place
     beside its rule is clear of the others'); and all are placed again, until each one has
     a place. So every registration is drawn, or counted in an "×n" (issue 26)."""
     rows, above = [dict(r) for r in rows], []
@@ -330,22 +330,24 @@ def dedups_beside(
         gone: set[int] = set()
         for i in failed:
             r, cy = rows[i], px.py(rows[i]["y"])
+            # a ▼ placed, else one that found no place either (placed again with both)
             mates = [
-                (abs(px.py(s["y"]) - cy), j)
+                (j in failed, abs(px.py(s["y"]) - cy), j)
                 for j, s in enumerate(rows)
-                if s["group"] == r["group"] and j not in gone and j not in failed
-            ]
+                if s["group"] == r["group"] and j != i and j not in gone
+                and abs(px.py(s["y"]) - cy) <= NEAR_PX
+            ]  # fmt: skip
             near = min(mates, default=None)
-            if near is not None and near[0] <= NEAR_PX:
-                _count_on(rows[near[1]], r)
+            if near is not None:
+                _count_on(rows[near[2]], r)
             else:
                 above.append(r)
             gone.add(i)
         rows = [r for i, r in enumerate(rows) if i not in gone]
 
 
-ROW_ABOVE_PX = EVENT_PX + 2
-"""The height of a line of the row above the plot (``in_row_above``)."""
+ROW_ABOVE_PX = 14
+"""The height of a line of the row above the plot (``in_row_above``): a ▼'s or a "×n"'s."""
 
 
 def in_row_above(

@@ -178,14 +178,15 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
         segs = timer_places.line_segments(spec.rows(layer[0]), px, by) if layer else []
         lines += [(seg, False) for seg in segs]
     marks = [*timer_places.boxes_of(points, px), *timer_places.ring_boxes(pile, px)]
-    # the staircase's label and the timestamps' first (a ▼ finds a place off them), then the ▼
+    # the staircase's label first (a ▼ finds a place off it), then the ▼, then the timestamps'
+    # labels where there is room (the axis has the timestamps too)
     vertices = spec.rows(staircase[0]) if staircase else []
     mark_label = timer_places.watermark_label_off_marks(staircase[2:], px, marks, lines, vertices)
+    dedups, counts = _dedup_layers(records, dedup, lives, (x, y, px), (lines, marks), notes)
     labels = _label_layers(rules, x, y)
     if labels:
         groups_at = {(d, x.clip(ts)[0]): e for (d, ts), e in _extents(lives).items()}
         labels = timer_places.labels_off_marks(labels, px, marks, lines, groups_at, notes)
-    dedups, counts = _dedup_layers(records, dedup, lives, (x, y, px), (lines, marks), notes)
     layers = [
         _link_layer(queue_rows, y),
         *staircase[:1],  # the line
