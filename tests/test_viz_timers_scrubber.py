@@ -302,8 +302,7 @@ def test_timers_processing_domain_and_pending() -> None:
     # de-duplicated; a@2 at 100 ms: two); b's 1999 likewise at 1,200 ms; each 8 px right
     # of its rule; the two at 100 ms (one ▼ would cover the other) are one ▼ "×2" (issue 26)
     assert [
-        (e["x"], e["y"], e["dx"], e["registered"], e["registrations"], e["reg_seq"])
-        for e in dedup
+        (e["x"], e["y"], e["dx"], e["registered"], e["registrations"], e["reg_seq"]) for e in dedup
     ] == [
         (999, 0, 8.0, "0 ms", 1, 5),
         (999, 100, 8.0, "100 ms", 2, 9),

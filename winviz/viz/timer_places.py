@@ -74,9 +74,10 @@ def labels_off_marks(
     """The timestamp labels (vertical), each at the first place — left of its timestamp's
     leftmost rule, then right of its rightmost (where the ▼ go first; ``extents``: per row's
     ``group``, the rules' least and greatest dx); at the middle of its first timer's rule
-    (``span``: its two ends), else nearer one of its ends (``LABEL_SPOTS``) — where it lies on the plot and crosses
-    no timer event (``marks``), no rule or line (``lines``) and no label kept before it; the
-    others are left to the tooltip (the subtitle says how many). Rows keep their x, y, dx and
+    (``span``: its two ends), else nearer one of its ends (``LABEL_SPOTS``) — where it lies
+    on the plot and crosses no timer event or ▼ (``marks``), no rule or line (``lines``) and
+    no label kept before it; the others are left to the tooltip (the subtitle says how
+    many). Rows keep their x, y, dx and
     text; the boxes of those kept are added to ``marks``."""
     taken = Taken()
     for seg, rule in lines:
@@ -319,9 +320,10 @@ def dedups_beside(
     fresh ``Taken`` of what is on the plot before them), and those drawn in the row above
     the plot (``in_row_above``). A ▼ that finds no place is counted on the ▼ of its
     timestamp nearest it at most ``NEAR_PX`` up or down — one placed before one that found
-    no place either — (its ``n`` and times added there); else it goes to the row above (where timers crowd, no place
-    beside its rule is clear of the others'); and all are placed again, until each one has
-    a place. So every registration is drawn, or counted in an "×n" (issue 26)."""
+    no place either — (its ``n`` and times added there); else it goes to the row above
+    (where timers crowd, no place beside its rule is clear of the others'); and all are
+    placed again, until each one has a place. So every registration is drawn, or counted
+    in an "×n" (issue 26)."""
     rows, above = [dict(r) for r in rows], []
     while True:
         failed = dedup_places(rows, extents, taken(), px)
