@@ -250,6 +250,13 @@ def count_text(n: int) -> str:
     return f"×{n:,}"
 
 
+def keys_text(keys: list[str]) -> str:
+    """The key of a ▼ (its registrations' keys: one, or how many and the first five)."""
+    if len(keys) == 1:
+        return keys[0]
+    return f"{len(keys)} keys: " + ", ".join(keys[:5]) + (" …" if len(keys) > 5 else "")
+
+
 def dedup_boxes(cx: float, cy: float, n: int) -> list[Box]:
     """A ▼'s box at (cx, cy) and, when it stands for ``n`` > 1 registrations, its "×n" text's
     box right of it."""

@@ -448,10 +448,10 @@ def _dedup_bins(
     stamps = records["ts"].to_numpy()[dedup].tolist()
     procs = records["proc_time"].to_numpy()[dedup].tolist()
     tx = [c for c, _ in x.clip_all(stamps)]
-    ty = np.asarray([c for c, _ in y.clip_all(procs)], dtype=np.float64)
+    ty = [c for c, _ in y.clip_all(procs)]
     domains, _ = pd.factorize(records["domain"].to_numpy()[dedup], use_na_sentinel=False)
     xs, _ = pd.factorize(np.asarray(tx, dtype=object), use_na_sentinel=False)
-    rows_px = np.nan_to_num(np.asarray([px.py(v) for v in ty.tolist()]), nan=0.0)
+    rows_px = np.asarray([0.0 if v is None else px.py(v) for v in ty])
     tall = float(timer_places.EVENT_PX)
     while True:
         frame = pd.DataFrame({"d": domains, "x": xs, "b": np.floor(rows_px / tall)})
@@ -469,7 +469,7 @@ def _dedup_bins(
             {
                 "group": (doms[i], tx[i]),
                 "x": tx[i],
-                "y": ty[i].item() if np.isfinite(ty[i]) else None,
+                "y": ty[i],
                 "n": len(members),
                 "first": min(times),
                 "last": max(times),
@@ -592,17 +592,14 @@ def _dedup_rows(
     more than one registration (``piles.ALSO_HERE``: how many besides its first)."""
     marks, counts = [], []
     for b in placed:
-        y0 = int(b["y"]) if isinstance(b["y"], float) and b["y"].is_integer() else b["y"]
-        keys = b["keys"]
+        y0 = b["y"]
         mark = {
             "kind": "timer event",
             "event": DEDUP_EVENT,
             "x": b["x"],
             "y": y0,
             "dx": b["dx"],
-            "key": keys[0]
-            if len(keys) == 1
-            else f"{len(keys)} keys: " + ", ".join(keys[:5]) + (" …" if len(keys) > 5 else ""),
+            "key": timer_places.keys_text(b["keys"]),
             "domain": b["domain"],
             "timestamp": b["timestamp"],
             "registered": y.fmt(b["first"])
