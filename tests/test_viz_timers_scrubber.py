@@ -300,12 +300,23 @@ def test_timers_processing_domain_and_pending() -> None:
     dedup = [e for e in rows_of(spec, "timer event") if e["event"] == DEDUP]
     # the window's trigger and its cleanup both ask for timer 999 (a@1 at 0 ms: one
     # de-duplicated; a@2 at 100 ms: two); b's 1999 likewise at 1,200 ms; each 8 px right
-    # of its rule, the second at 100 ms beside the first (8 px further)
-    assert [(e["x"], e["y"], e["dx"], e["reg_seq"]) for e in dedup] == [
-        (999, 0, 8.0, 5),
-        (999, 100, 8.0, 9),
-        (999, 100, 16.0, 11),
-        (1999, 1200, 8.0, 24),
+    # of its rule; the two at 100 ms (one ▼ would cover the other) are one ▼ "×2" (issue 26)
+    assert [
+        (e["x"], e["y"], e["dx"], e["registered"], e["registrations"], e["reg_seq"]) for e in dedup
+    ] == [
+        (999, 0, 8.0, "0 ms", 1, 5),
+        (999, 100, 8.0, "100 ms", 2, 9),
+        (1999, 1200, 8.0, "1,200 ms", 1, 24),
+    ]
+    assert [(t["x"], t["y"], t["dx"], t["text"]) for t in rows_of(spec, "dedup count")] == [
+        (999, 100, 13.0, "×2")  # right of its ▼ (8 px + its half, 4 px, + 1)
+    ]
+    assert notes[-2:] == [
+        "de-duplicated registrations ▼: 4 drawn as 3 ▼ at their processing time beside their "
+        "timestamp's rules (a ▼ with ×n: n of one timestamp at or near its processing time; "
+        "hover for their times)",
+        # b's rule (1,200 to 1,236 ms, at the top edge): no room on the plot for "@ 1,999 ms"
+        "1 timestamp label(s) left out where they would cross a mark",
     ]
 
 

@@ -30,16 +30,6 @@ KNOWN_LEFT: dict[tuple[str, str], int] = {
     # firing's label go (kept off it, both would be left out)
     ("text/line", "timeline · running example"): 2,
     ("text/line", "explorer timeline"): 1,
-    # timers chart: "@ t" texts crossed by the timer rules / watermark line (timers.py)
-    ("text/line", "timers · running example"): 2,
-    ("text/line", "timers · late union"): 9,
-    # skew chart: the "watermark lag" label crossed by the lag line's last vertical (skew.py)
-    ("text/line", "skew · dense"): 2,
-    # de-duplicated registrations of dense timer charts: drawn right of their timestamp's
-    # rules, the rule of a neighbouring timestamp (a few px away) still runs through them
-    ("on line", "timers · sessions"): 37,
-    ("on line", "timers · late union"): 53,
-    ("on line", "timers · dense"): 375,
 }
 """Defects the gallery still shows (issue 26 left): each (kind, chart) and how many."""
 

@@ -339,13 +339,16 @@ def _lag_label_place(
 ) -> tuple[tuple[int, int], tuple[str, str, int]]:
     """The line's "watermark lag" label: at its last vertex above the line, else the first
     place (``LABEL_PLACES``, at the last vertices backwards and the middles of the segments
-    between them) where its box crosses no element mark and stays on the plot (issue 26: it
-    lay over elements); else the place crossing the fewest. Per place tried (at most 16 × 79)
-    one vectorised test of the elements across its box (a slice of them sorted by x)."""
+    between them) where its box crosses neither the line itself nor an element mark and
+    stays on the plot (issue 26: it lay over elements, then the line's last vertical ran
+    through it); else the place crossing the fewest line segments, then elements. Per place
+    tried (at most 16 × 79) one vectorised test of the elements across its box (a slice of
+    them sorted by x) and one of the line's segments (``_segments_across``)."""
     sx, sy = width / max(1, x.hi - x.lo), height / max(1, y.hi - y.lo)
     ex, ey = (procs - x.lo) * sx, height - (skews - y.lo) * sy
+    line = _line_segments(vertices, x, y, sx, sy, height)
     w, h, r = 6.6 * len("watermark lag"), 13.0, 4.0  # 11 px sans-serif; an element's half side
-    best: tuple[int, tuple[Any, Any], tuple[str, str, int]] | None = None
+    best: tuple[tuple[int, int], tuple[Any, Any], tuple[str, str, int]] | None = None
     tail = vertices[-40:]
     # the last vertices backwards, each followed by the middle of the segment before it
     spots = [
@@ -390,13 +393,59 @@ def _lag_label_place(
                 if i < j
                 else 0
             )
-            if best is None or n < best[0]:
-                best = (n, (t, lag), (align, baseline, dy))
-            if n == 0:
+            score = (_segments_across(line, (left, top, left + w, top + h)), n)
+            if best is None or score < best[0]:
+                best = (score, (t, lag), (align, baseline, dy))
+            if score == (0, 0):
                 return best[1], best[2]
     if best is None:
         return (vertices[-1][1], vertices[-1][2]), LABEL_PLACES[0]
     return best[1], best[2]
+
+
+def _line_segments(
+    vertices: list[tuple[int, int, int]],
+    x: TimeAxis,
+    y: TimeAxis,
+    sx: float,
+    sy: float,
+    height: int,
+) -> np.ndarray:
+    """The lag line's segments in pixels, an (n, 4) array of x1, y1, x2, y2: each pair of
+    consecutive vertices of one part (the line is drawn per part, ``_lag_layer``)."""
+    if len(vertices) < 2:
+        return np.zeros((0, 4))
+    parts = np.asarray([v[0] for v in vertices])
+    px = (np.asarray([x.clip(v[1])[0] for v in vertices], dtype=np.float64) - x.lo) * sx
+    py = height - (np.asarray([v[2] for v in vertices], dtype=np.float64) - y.lo) * sy
+    same = parts[1:] == parts[:-1]
+    return np.column_stack([px[:-1], py[:-1], px[1:], py[1:]])[same]
+
+
+def _segments_across(segments: np.ndarray, box: tuple[float, float, float, float]) -> int:
+    """How many of the ``segments`` (x1, y1, x2, y2 rows) run through ``box`` (left, top,
+    right, bottom): Liang–Barsky clipping of each against it, vectorised."""
+    left, top, right, bottom = box
+    s = segments[
+        (np.minimum(segments[:, 0], segments[:, 2]) < right)
+        & (np.maximum(segments[:, 0], segments[:, 2]) > left)
+        & (np.minimum(segments[:, 1], segments[:, 3]) < bottom)
+        & (np.maximum(segments[:, 1], segments[:, 3]) > top)
+    ]
+    if not len(s):
+        return 0
+    dx, dy = s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]
+    lo, hi = np.zeros(len(s)), np.ones(len(s))
+    inside = np.ones(len(s), dtype=bool)
+    for p, q in ((-dx, s[:, 0] - left), (dx, right - s[:, 0]), (-dy, s[:, 1] - top),
+                 (dy, bottom - s[:, 1])):  # fmt: skip
+        flat = p == 0
+        inside &= ~(flat & (q < 0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(flat, 0.0, q / np.where(flat, 1.0, p))
+        lo = np.where(~flat & (p < 0), np.maximum(lo, r), lo)
+        hi = np.where(~flat & (p > 0), np.minimum(hi, r), hi)
+    return int(np.count_nonzero(inside & (lo <= hi)))
 
 
 def _before_a_step(elements: pd.DataFrame, steps: pd.DataFrame) -> int:

@@ -10,6 +10,7 @@ says how many (issue 26). Positions are computed as Vega-Lite draws the panel
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from winviz.viz import piles, spec
@@ -57,23 +58,60 @@ def boxes_of(points: list[dict[str, Any]], px: Plot) -> list[Box]:
     return [_event_box(r, px) for r in points]
 
 
+LABEL_SPOTS = tuple(k / 20 for k in sorted(range(2, 19), key=lambda k: (abs(k - 10), k)))
+"""Where along its rule (from registration, 0, to end, 1) a timestamp label tries to sit:
+the middle first, then a twentieth of the way farther each, below before above."""
+
+
 def labels_off_marks(
-    layers: list[spec.ChartDict], px: Plot, marks: list[Box], notes: list[str]
+    layers: list[spec.ChartDict],
+    px: Plot,
+    marks: list[Box],
+    lines: list[tuple[Segment, bool]],
+    extents: dict[Any, tuple[float, float]],
+    notes: list[str],
 ) -> list[spec.ChartDict]:
-    """The timestamp labels (vertical, left of their rule) that cross no timer event and no
-    label kept before them; the others are left to the tooltip (the subtitle says how many)."""
-    kept, boxes, left_out = [], [], 0
+    """The timestamp labels (vertical), each at the first place — left of its timestamp's
+    leftmost rule, then right of its rightmost (where the ▼ go first; ``extents``: per row's
+    ``group``, the rules' least and greatest dx); at the middle of its first timer's rule
+    (``span``: its two ends), else nearer one of its ends (``LABEL_SPOTS``) — where it lies
+    on the plot and crosses no timer event or ▼ (``marks``), no rule or line (``lines``) and
+    no label kept before it; the others are left to the tooltip (the subtitle says how
+    many). Rows keep their x, y, dx and
+    text; the boxes of those kept are added to ``marks``."""
+    taken = Taken()
+    for seg, rule in lines:
+        taken.add_segment(seg, rule)
+    for box in marks:
+        taken.add_box(box)
+    kept, left_out = [], 0
     for row in spec.rows(layers[0]):
-        box = _vertical_text_box(row, px, 9, 3)
-        if any(overlaps(box, b) for b in marks) or any(overlaps(box, b) for b in boxes):
+        lo, hi = extents.get(row.pop("group"), (row["dx"], row["dx"]))
+        start, end = row.pop("span")
+        spot = None
+        for dx in (lo, hi + 2 * LABEL_GAP + LABEL_FONT):
+            for frac in LABEL_SPOTS:
+                at = {**row, "dx": dx, "y": start + (end - start) * frac}
+                box = _vertical_text_box(at, px, LABEL_FONT, LABEL_GAP)
+                inside = box[0] >= 0 and box[1] >= 0 and box[2] <= px.width
+                if inside and box[3] <= px.height and taken.free(box):
+                    spot = at, box
+                    break
+            if spot:
+                break
+        if spot is None:
             left_out += 1
             continue
-        boxes.append(box)
-        kept.append(row)
+        taken.add_box(spot[1])
+        marks.append(spot[1])
+        kept.append(spot[0])
     if left_out:
         notes.append(f"{left_out} timestamp label(s) left out where they would cross a mark")
     spec.rows(layers[0])[:] = kept
     return layers if kept else []
+
+
+LABEL_FONT, LABEL_GAP = 9, 3  # the timestamp labels' size and their gap to their rule
 
 
 def _vertical_text_box(row: dict[str, Any], px: Plot, font: int, gap: int) -> Box:
@@ -84,14 +122,288 @@ def _vertical_text_box(row: dict[str, Any], px: Plot, font: int, gap: int) -> Bo
     return (cx - gap - font, cy - half, cx - gap - 1, cy + half)
 
 
+WATERMARK_STEPS_TRIED = 40
+"""How many of the staircase's vertical steps, from its first, the "watermark" label tries."""
+
+
 def watermark_label_off_marks(
-    layers: list[spec.ChartDict], px: Plot, marks: list[Box]
+    layers: list[spec.ChartDict],
+    px: Plot,
+    marks: list[Box],
+    lines: list[tuple[Segment, bool]],
+    vertices: list[dict[str, Any]],
 ) -> list[spec.ChartDict]:
-    """The staircase's "watermark" label (vertical, right of its first step) where it crosses
-    no timer event; else left out (the subtitle names the black staircase)."""
+    """The staircase's "watermark" label (vertical, right of a step: its row's x, y the
+    step's middle) at the first of its vertical steps (``vertices``: the staircase line's
+    rows, in order; at most ``WATERMARK_STEPS_TRIED``) where it crosses no timer event,
+    label or ▼ (``marks``) and no rule or line (``lines``: the staircase too, whose next step
+    may run through it), its box then added to ``marks``; else left out (the subtitle names
+    the black staircase)."""
     if not layers:
         return []
     row = spec.rows(layers[0])[0]
-    cx, cy, half = px.px(row["x"]), px.py(row["y"]), 0.3 * 11 * len(row["text"])
-    box = (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)
-    return [] if any(overlaps(box, b) for b in marks) else layers
+    taken = Taken()
+    for seg, rule in lines:
+        taken.add_segment(seg, rule)
+    for box in marks:
+        taken.add_box(box)
+    half = 0.3 * 11 * len(row["text"])
+    steps = [(a, b) for a, b in pairwise(vertices) if a["x"] == b["x"] and a["y"] != b["y"]]
+    for a, b in steps[:WATERMARK_STEPS_TRIED]:
+        if None in (a["x"], a["y"], b["y"]):
+            continue
+        mid = (a["y"] + b["y"]) / 2
+        cx, cy = px.px(a["x"]), px.py(mid)
+        box = (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)
+        if box[1] >= 0 and box[3] <= px.height and box[2] <= px.width and taken.free(box):
+            row["x"], row["y"] = a["x"], mid
+            marks.append(box)
+            return layers
+    return []
+
+
+# -- de-duplicated registrations: beside their timestamp's rules, clear of every line ----------
+
+Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
+COUNT_FONT = 9  # the "×n" of a ▼ standing for several registrations
+COUNT_CHAR_PX = 5.5  # a generous advance of a 9 px sans-serif character
+CELL_PX = 16  # the x cells the boxes and segments are filed under
+
+
+class Taken:
+    """Boxes (marks, texts) and segments (rules, lines) already on the plot, filed by x cell:
+    whether a new box overlaps a box or is crossed by a segment."""
+
+    def __init__(self) -> None:
+        self.boxes: dict[int, list[Box]] = {}
+        self.segments: dict[int, list[tuple[Segment, bool]]] = {}
+
+    def _cells(self, lo: float, hi: float) -> range:
+        return range(int(lo // CELL_PX), int(hi // CELL_PX) + 1)
+
+    def add_box(self, box: Box) -> None:
+        for c in self._cells(box[0], box[2]):
+            self.boxes.setdefault(c, []).append(box)
+
+    def add_segment(self, seg: Segment, rule: bool = True) -> None:
+        """A segment: of a timer's rule (``rule``), or of a line a mark may lie on (the
+        watermark's: a ▼ on its 1.5 px line is seen; a text crossed by it is not read)."""
+        for c in self._cells(min(seg[0], seg[2]), max(seg[0], seg[2])):
+            self.segments.setdefault(c, []).append((seg, rule))
+
+    def free(self, box: Box, mark: bool = False) -> bool:
+        """Whether ``box`` overlaps no box and is crossed by no segment (a ``mark``'s box: by
+        no rule)."""
+        for c in self._cells(box[0], box[2]):
+            if any(overlaps(box, b) for b in self.boxes.get(c, ())):
+                return False
+            if any((rule or not mark) and crosses(s, box) for s, rule in self.segments.get(c, ())):
+                return False
+        return True
+
+
+def crosses(seg: Segment, box: Box) -> bool:
+    """Whether the segment runs through the box (Liang–Barsky clipping; touching its edge is
+    crossing: a 2.5 px rule drawn along a box's edge covers it)."""
+    x1, y1, x2, y2 = seg
+    left, top, right, bottom = box
+    lo, hi = 0.0, 1.0
+    for p, q in ((x1 - x2, x1 - left), (x2 - x1, right - x1), (y1 - y2, y1 - top),
+                 (y2 - y1, bottom - y1)):  # fmt: skip
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            lo = max(lo, q / p)
+        else:
+            hi = min(hi, q / p)
+    return lo <= hi
+
+
+RULE_HALF_PX = 1.5
+"""Half a timer rule's width (2.5 px), and a little: a rule this near a box's edge touches it."""
+
+
+def rule_segments(rules: list[dict[str, Any]], px: Plot) -> list[Segment]:
+    """The timer rules drawn, in pixels: each a vertical segment, widened to a thin box's two
+    edges (``RULE_HALF_PX`` either side) so that a box it touches counts as crossed."""
+    out = []
+    for r in rules:
+        cx, top, bottom = px.px(r["x"]) + r.get("dx", 0.0), px.py(r["y2"]), px.py(r["y"])
+        out += [(cx - RULE_HALF_PX, top, cx - RULE_HALF_PX, bottom),
+                (cx + RULE_HALF_PX, top, cx + RULE_HALF_PX, bottom)]  # fmt: skip
+    return out
+
+
+def line_segments(rows: list[dict[str, Any]], px: Plot, by: str) -> list[Segment]:
+    """A line layer's segments in pixels: consecutive rows (in ``i`` order, if any) of one
+    ``by`` value (a line drawn per value)."""
+    ordered = sorted(rows, key=lambda r: (str(r.get(by, "")), r.get("i", 0)))
+    out = []
+    for a, b in pairwise(ordered):
+        if a.get(by) == b.get(by) and None not in (a["x"], a["y"], b["x"], b["y"]):
+            out.append((px.px(a["x"]), px.py(a["y"]), px.px(b["x"]), px.py(b["y"])))
+    return out
+
+
+def count_text(n: int) -> str:
+    return f"×{n:,}"
+
+
+def keys_text(keys: list[str]) -> str:
+    """The key of a ▼ (its registrations' keys: one, or how many and the first five)."""
+    if len(keys) == 1:
+        return keys[0]
+    return f"{len(keys)} keys: " + ", ".join(keys[:5]) + (" …" if len(keys) > 5 else "")
+
+
+def dedup_boxes(cx: float, cy: float, n: int) -> list[Box]:
+    """A ▼'s box at (cx, cy) and, when it stands for ``n`` > 1 registrations, its "×n" text's
+    box right of it."""
+    h = EVENT_PX / 2
+    boxes = [(cx - h, cy - h, cx + h, cy + h)]
+    if n > 1:
+        w = COUNT_CHAR_PX * len(count_text(n)) + 2
+        boxes.append((cx + h + 1, cy - COUNT_FONT * 0.7, cx + h + 1 + w, cy + COUNT_FONT * 0.7))
+    return boxes
+
+
+FINE_PX = 1
+"""The step (px) between the places a ▼ tries beside its timestamp's rules: fine, so that
+it finds a gap between two rules of other timestamps a few px wider than itself."""
+NEAR_PX = 2 * EVENT_PX
+"""How far (px, up or down) a ▼ that finds no place may be from the ▼ of its timestamp it
+is counted on (``dedups_beside``)."""
+
+
+def _tries(lo: float, hi: float, text: float) -> list[float]:
+    """The dx a ▼ tries, nearest first: from ``EVENT_PX`` right of the rightmost rule (``hi``)
+    and left of the leftmost (``lo``; and of its ``text`` px wide "×n", right of it)
+    outwards, ``FINE_PX`` apart, up to ``EVENT_STEPS`` × ``EVENT_PX`` farther (right before
+    left at one distance)."""
+    out = []
+    for k in range(EVENT_STEPS * EVENT_PX // FINE_PX):
+        out += [hi + EVENT_PX + k * FINE_PX, lo - EVENT_PX - text - k * FINE_PX]
+    return out
+
+
+def dedup_places(
+    rows: list[dict[str, Any]], extents: dict[Any, tuple[float, float]], taken: Taken, px: Plot
+) -> list[int]:
+    """Each ▼ row's ``dx`` (pixels from its timestamp) at the first place it tries
+    (``_tries``; ``extents``: per row's ``group``, its timestamp's rules' least and greatest
+    dx) where its box and its "×n" (``n`` > 1) lie on the plot, overlap no box ``taken`` (a
+    mark, a label, a ▼ placed before) and cross no segment ``taken`` (the ▼: no timer's rule;
+    its text: no line either);
+    each placed one is added to ``taken``. Returns the positions of those that found none."""
+    failed = []
+    for i, r in enumerate(rows):
+        lo, hi = extents.get(r["group"], (0.0, 0.0))
+        x0, cy, n = px.px(r["x"]), px.py(r["y"]), r["n"]
+        text = boxes[1][2] - boxes[1][0] if len(boxes := dedup_boxes(0, 0, n)) > 1 else 0
+        for dx in _tries(lo, hi, text):
+            boxes = dedup_boxes(x0 + dx, cy, n)
+            if all(
+                b[0] >= 0 and b[2] <= px.width and b[1] >= 0 and b[3] <= px.height
+                and taken.free(b, mark=k == 0)
+                for k, b in enumerate(boxes)
+            ):  # fmt: skip
+                r["dx"] = dx
+                for b in boxes:
+                    taken.add_box(b)
+                break
+        else:
+            failed.append(i)
+    return failed
+
+
+def dedups_beside(
+    rows: list[dict[str, Any]],
+    extents: dict[Any, tuple[float, float]],
+    taken: Any,
+    px: Plot,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ▼ rows placed beside their timestamp's rules (``dedup_places``; ``taken()``: a
+    fresh ``Taken`` of what is on the plot before them), and those drawn in the row above
+    the plot (``in_row_above``). A ▼ that finds no place is counted on the ▼ of its
+    timestamp nearest it at most ``NEAR_PX`` up or down — one placed before one that found
+    no place either — (its ``n`` and times added there); else it goes to the row above
+    (where timers crowd, no place beside its rule is clear of the others'); and all are
+    placed again, until each one has a place. So every registration is drawn, or counted
+    in an "×n" (issue 26)."""
+    rows, above = [dict(r) for r in rows], []
+    while True:
+        failed = dedup_places(rows, extents, taken(), px)
+        if not failed:
+            return rows, in_row_above(above, extents, px)
+        gone: set[int] = set()
+        for i in failed:
+            r, cy = rows[i], px.py(rows[i]["y"])
+            # a ▼ placed, else one that found no place either (placed again with both)
+            mates = [
+                (j in failed, abs(px.py(s["y"]) - cy), j)
+                for j, s in enumerate(rows)
+                if s["group"] == r["group"] and j != i and j not in gone
+                and abs(px.py(s["y"]) - cy) <= NEAR_PX
+            ]  # fmt: skip
+            near = min(mates, default=None)
+            if near is not None:
+                _count_on(rows[near[2]], r)
+            else:
+                above.append(r)
+            gone.add(i)
+        rows = [r for i, r in enumerate(rows) if i not in gone]
+
+
+ROW_ABOVE_PX = 14
+"""The height of a line of the row above the plot (``in_row_above``): a ▼'s or a "×n"'s."""
+
+
+def in_row_above(
+    rows: list[dict[str, Any]], extents: dict[Any, tuple[float, float]], px: Plot
+) -> list[dict[str, Any]]:
+    """The ▼ of crowded timers in a row of their own above the plot: one per timestamp (its
+    registrations counted in its ``n``), at the middle of the timestamp's rules (``dx``), in
+    the first line of the row (``above``: its centre's pixels above the plot, a line
+    ``ROW_ABOVE_PX`` higher each) where it and its "×n" overlap no ▼ of the row; in order
+    of x."""
+    by_group: dict[Any, dict[str, Any]] = {}
+    for r in rows:
+        if r["group"] in by_group:
+            _count_on(by_group[r["group"]], r)
+        else:
+            by_group[r["group"]] = dict(r)
+    placed: list[Box] = []
+    out = []
+    for r in sorted(by_group.values(), key=lambda r: (px.px(r["x"]), r["reg_seq"])):
+        lo, hi = extents.get(r["group"], (0.0, 0.0))
+        r["dx"] = (lo + hi) / 2
+        cx = px.px(r["x"]) + r["dx"]
+        line = 0
+        while True:
+            cy = -(ROW_ABOVE_PX / 2 + 2) - line * ROW_ABOVE_PX
+            boxes = dedup_boxes(cx, cy, r["n"])
+            if not any(overlaps(b, p) for b in boxes for p in placed):
+                break
+            line += 1
+        r["above"] = -cy
+        placed += boxes
+        out.append(r)
+    return out
+
+
+def _count_on(into: dict[str, Any], r: dict[str, Any]) -> None:
+    into["n"] += r["n"]
+    into["first"], into["last"] = min(into["first"], r["first"]), max(into["last"], r["last"])
+    into["keys"] = list(dict.fromkeys([*into["keys"], *r["keys"]]))
+
+
+def ring_boxes(grid: piles.Grid, px: Plot) -> list[Box]:
+    """The boxes of the rings ``piles.ring_layer`` draws around marks others were counted on
+    (three times a mark's area: ``EVENT_PX`` × √3 across)."""
+    h = EVENT_PX * 3**0.5 / 2 + 1
+    out = []
+    for row in piles.rings(grid):
+        cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
+        out.append((cx - h, cy - h, cx + h, cy + h))
+    return out

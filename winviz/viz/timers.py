@@ -159,7 +159,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     rules, k = _every_kth(rules)
     if k > 1:
         notes.append(f"timers: every {k}th rule drawn")
-    points = _event_rows(rules, records, dedup, lives, x, y, notes)
+    points = _event_rows(rules, lives, x, y)
     if len(steps) and x.clip(steps["watermark"].iloc[-1])[1] == "MAX ▶":
         notes.append(
             f"the watermark reached MAX (end of input) at {y.fmt(steps['proc_time'].iloc[-1])}: "
@@ -171,21 +171,33 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     # marks at one point drawn side by side, labels off the marks and each other (issue 26)
     px = timer_places.Plot(x, y, width, height)
     points, pile = timer_places.side_by_side(points, px, notes)
-    marks = timer_places.boxes_of(points, px)
     staircase = _watermark_layers(steps, x, y, watermark_steps.restarts(view))
+    diagonal = _diagonal_layers(lives, x, y)
+    lines = [(seg, True) for seg in timer_places.rule_segments(rules, px)]
+    for layer, by in ((staircase[:1], "attempt"), (diagonal[:1], "kind")):
+        segs = timer_places.line_segments(spec.rows(layer[0]), px, by) if layer else []
+        lines += [(seg, False) for seg in segs]
+    marks = [*timer_places.boxes_of(points, px), *timer_places.ring_boxes(pile, px)]
+    # the staircase's label first (a ▼ finds a place off it), then the ▼, then the timestamps'
+    # labels where there is room (the axis has the timestamps too)
+    vertices = spec.rows(staircase[0]) if staircase else []
+    mark_label = timer_places.watermark_label_off_marks(staircase[2:], px, marks, lines, vertices)
+    dedups, counts = _dedup_layers(records, dedup, lives, (x, y, px), (lines, marks), notes)
     labels = _label_layers(rules, x, y)
     if labels:
-        labels = timer_places.labels_off_marks(labels, px, marks, notes)
+        groups_at = {(d, x.clip(ts)[0]): e for (d, ts), e in _extents(lives).items()}
+        labels = timer_places.labels_off_marks(labels, px, marks, lines, groups_at, notes)
     layers = [
         _link_layer(queue_rows, y),
         *staircase[:1],  # the line
-        *_diagonal_layers(lives, x, y),
+        *diagonal,
         _rule_layer(rules, x, y, by_key),
-        _event_layer(points, x, y),
+        _event_layer(points + dedups, x, y),
+        *counts,
         piles.ring_layer(pile, axes.channel(x, "x"), axes.channel(y, "y"), 45),
         *staircase[1:2],  # its dots (tooltips), smaller, over the timer events
         *labels,
-        *timer_places.watermark_label_off_marks(staircase[2:], px, marks),
+        *mark_label,
     ]
     layers = [layer for layer in layers if layer is not None]
     chart = _two_panels(layers, panel, (width, height), by_key, keys, n_keys, notes)
@@ -400,17 +412,10 @@ def _every_kth(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
 
 
 def _event_rows(
-    rules: list[dict[str, Any]],
-    records: pd.DataFrame,
-    dedup: np.ndarray,
-    lives: pd.DataFrame,
-    x: TimeAxis,
-    y: TimeAxis,
-    notes: list[str],
+    rules: list[dict[str, Any]], lives: pd.DataFrame, x: TimeAxis, y: TimeAxis
 ) -> list[dict[str, Any]]:
-    """The timer events: registered and ended (per rule), de-duplicated registrations (each
-    at the timestamp of the timer it found queued, ``EVENT_PX`` right of that timestamp's
-    rightmost rule): ``dedup``, their positions in ``records``."""
+    """The timer events of each rule: registered and ended (the de-duplicated registrations:
+    ``_dedup_bins``)."""
     rows: list[dict[str, Any]] = []
     # an aggregated rule's timers may end in several ways (some fired, some deleted): a mark
     # per way, at its last time (the rule's "deleted, fired" is no shape of the legend)
@@ -426,54 +431,191 @@ def _event_rows(
             ]
         else:
             rows.append({**base, "kind": "timer event", "event": r["end"], "y": r["y2"]})
+    return rows
+
+
+def _dedup_bins(
+    records: pd.DataFrame, dedup: np.ndarray, x: TimeAxis, y: TimeAxis, px: timer_places.Plot
+) -> list[dict[str, Any]]:
+    """The de-duplicated registrations (``dedup``: their positions in ``records``) in bins:
+    those of one (domain, timestamp) whose processing times fall in one ``EVENT_PX`` row of
+    the plot (one ▼ would cover the others) — twice as tall rows while there are more bins
+    than rows a layer may hold. Per bin, in order of its first registration: its group
+    (domain, x), x, y (of its first), n, first / last processing time, keys, domain, the
+    timestamp's text and the first's seq."""
     if not len(dedup):
-        return rows
-    # thinned before formatting: only the de-duplicated registrations drawn get tooltips
-    room = scale.ROW_LIMIT - len(rows)
-    k = -(-len(dedup) // room) if len(dedup) > room else 1
-    if k > 1:
-        notes.append(f"de-duplicated registrations: every {k}th of {len(dedup):,} drawn")
-        dedup = dedup[::k]
-    # the columns drawn, at those records only (not a frame of every column: ``iloc``)
+        return []
+    stamps = records["ts"].to_numpy()[dedup].tolist()
+    procs = records["proc_time"].to_numpy()[dedup].tolist()
+    tx = [c for c, _ in x.clip_all(stamps)]
+    ty = [c for c, _ in y.clip_all(procs)]
+    domains, _ = pd.factorize(records["domain"].to_numpy()[dedup], use_na_sentinel=False)
+    xs, _ = pd.factorize(np.asarray(tx, dtype=object), use_na_sentinel=False)
+    rows_px = np.asarray([0.0 if v is None else px.py(v) for v in ty])
+    tall = float(timer_places.EVENT_PX)
+    while True:
+        frame = pd.DataFrame({"d": domains, "x": xs, "b": np.floor(rows_px / tall)})
+        bins = frame.groupby(["d", "x", "b"], sort=False).indices
+        if len(bins) <= scale.ROW_LIMIT // 2:
+            break
+        tall *= 2
     keys = key_texts(records["key"].to_numpy()[dedup])
-    namespaces, domains, stamps, procs, seqs = (
-        records[c].to_numpy()[dedup].tolist()
-        for c in ("namespace", "domain", "ts", "proc_time", "seq")
+    doms, seqs = records["domain"].to_numpy()[dedup].tolist(), records["seq"].to_numpy()[dedup]
+    out = []
+    for members in sorted(bins.values(), key=lambda m: int(m[0])):
+        i = int(members[0])
+        times = [procs[j] for j in members.tolist()]
+        out.append(
+            {
+                "group": (doms[i], tx[i]),
+                "x": tx[i],
+                "y": ty[i],
+                "n": len(members),
+                "first": min(times),
+                "last": max(times),
+                "keys": list(dict.fromkeys(keys[j] for j in members.tolist())),
+                "domain": doms[i],
+                "timestamp": x.fmt(stamps[i]),
+                "reg_seq": int(seqs[i]),
+            }
+        )
+    return out
+
+
+def _extents(lives: pd.DataFrame) -> dict[tuple[Any, Any], tuple[float, float]]:
+    """Per (domain, timestamp) of the timers, its rules' least and greatest dx (``spread``)."""
+    out: dict[tuple[Any, Any], tuple[float, float]] = {}
+    for dom, ts, d in zip(lives["domain"], lives["timestamp"], spread(lives), strict=True):
+        lo, hi = out.get((dom, ts), (d, d))
+        out[dom, ts] = (min(lo, d), max(hi, d))
+    return out
+
+
+def _dedup_layers(
+    records: pd.DataFrame,
+    dedup: np.ndarray,
+    lives: pd.DataFrame,
+    plot: tuple[TimeAxis, TimeAxis, timer_places.Plot],
+    taken: tuple[list[Any], list[Any]],
+    notes: list[str],
+) -> tuple[list[dict[str, Any]], list[spec.ChartDict]]:
+    """The de-duplicated registrations: their ▼ rows, placed beside their timestamp's rules
+    clear of every rule, line and mark (``timer_places.dedups_beside``; ``taken``: the lines'
+    segments and the marks' boxes, to which the ▼ and their texts are added), and the layers
+    of their "×n" texts and of the row above the plot; the subtitle says how they are
+    drawn."""
+    x, y, px = plot
+    lines, marks = taken
+    bins = _dedup_bins(records, dedup, x, y, px)
+    if not bins:
+        return [], []
+
+    def fresh() -> timer_places.Taken:
+        t = timer_places.Taken()
+        for seg, rule in lines:
+            t.add_segment(seg, rule)
+        for box in marks:
+            t.add_box(box)
+        return t
+
+    # the timers' (domain, timestamp) as their rules' x: the bins' groups
+    extents = {(d, x.clip(ts)[0]): e for (d, ts), e in _extents(lives).items()}
+    placed, above = timer_places.dedups_beside(bins, extents, fresh, px)
+    rows, texts = _dedup_rows(placed, y)
+    for r in placed:
+        marks += timer_places.dedup_boxes(px.px(r["x"]) + r["dx"], px.py(r["y"]), r["n"])
+    beside = sum(r["n"] for r in placed)
+    if beside > len(rows) or above:
+        notes.append(
+            f"de-duplicated registrations ▼: {beside:,} drawn as {len(rows):,} ▼ at their "
+            "processing time beside their timestamp's rules (a ▼ with ×n: n of one timestamp "
+            "at or near its processing time; hover for their times)"
+        )
+    layers = [_count_layer(texts, axes.xy(x, y))] if texts else []
+    if above:
+        notes.append(
+            f"{len(dedup) - beside:,} of timers too crowded for a ▼ beside their rule: "
+            f"{len(above):,} ▼ in a row above the plot, at their timer's timestamp (×n: n of "
+            "them; hover for their times)"
+        )
+        marks_above, texts_above = _dedup_rows(above, y)
+        for r, b in zip(marks_above, above, strict=True):
+            r["above"] = -b["above"]
+        for t, b in zip(texts_above, (b for b in above if b["n"] > 1), strict=True):
+            t["above"] = -b["above"]
+        layers += _row_above_layers(marks_above, texts_above, x)
+    return rows, layers
+
+
+def _count_layer(texts: list[dict[str, Any]], xy: dict[str, Any]) -> spec.ChartDict:
+    """The "×n" texts of the ▼ standing for n registrations, right of them."""
+    return spec.text_layer(
+        texts,
+        xy,
+        size=timer_places.COUNT_FONT,
+        color=palette.INK,
+        align="left",
+        baseline="middle",
+        xOffset={"expr": "datum.dx"},
     )
-    # off the rules (issue 26: on its timer's rule, in grey on the key's colour, it could not
-    # be seen): one ``EVENT_PX`` right of the rightmost rule of its (domain, timestamp)
-    beside: dict[tuple[Any, Any], float] = {}
-    if not lives.empty and "key" in (rules[0] if rules else {}):
-        for dom, ts, d in zip(lives["domain"], lives["timestamp"], spread(lives), strict=True):
-            beside[dom, ts] = max(beside.get((dom, ts), d), d)
-    marks = [
+
+
+def _row_above_layers(
+    marks: list[dict[str, Any]], texts: list[dict[str, Any]], x: TimeAxis
+) -> list[spec.ChartDict]:
+    """The ▼ of crowded timers in the row above the plot (``above``: pixels from the plot's
+    top, drawn as they are: no scale) and their "×n"."""
+    xy = {
+        "x": axes.channel(x, "x"),
+        "y": {"field": "above", "type": "quantitative", "scale": None, "axis": None},
+    }
+    row = spec.layer(
+        marks,
         {
+            "type": "point",
+            "shape": "triangle-down",
+            "filled": True,
+            "size": 45,
+            "color": DEDUP_COLOR,
+            "opacity": 0.9,
+            "xOffset": {"expr": "datum.dx"},
+        },
+        {**xy, "tooltip": spec.tooltips(marks, ["x", "y", "dx", "kind", "above"])},
+    )
+    return [row, *([_count_layer(texts, xy)] if texts else [])]
+
+
+def _dedup_rows(
+    placed: list[dict[str, Any]], y: TimeAxis
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ▼ rows (timer events) of the placed bins, and the "×n" text of each standing for
+    more than one registration (``piles.ALSO_HERE``: how many besides its first)."""
+    marks, counts = [], []
+    for b in placed:
+        y0 = b["y"]
+        mark = {
             "kind": "timer event",
             "event": DEDUP_EVENT,
-            "x": tx,
-            "y": py,
-            "dx": beside.get((dom, ts), 0.0) + timer_places.EVENT_PX,
-            "key": key,
-            "namespace": ns,
-            "domain": dom,
-            "timestamp": ts_text,
-            "registered": proc_text,
-            "reg_seq": int(seq),
+            "x": b["x"],
+            "y": y0,
+            "dx": b["dx"],
+            "key": timer_places.keys_text(b["keys"]),
+            "domain": b["domain"],
+            "timestamp": b["timestamp"],
+            "registered": y.fmt(b["first"])
+            + ("" if b["first"] == b["last"] else f" – {y.fmt(b['last'])}"),
+            "registrations": b["n"],
+            piles.ALSO_HERE: b["n"] - 1,
+            "reg_seq": b["reg_seq"],
         }
-        for key, ns, dom, ts, (tx, _), (py, _), ts_text, proc_text, seq in zip(
-            keys,
-            namespaces,
-            domains,
-            stamps,
-            x.clip_all(stamps),
-            y.clip_all(procs),
-            x.fmt_all(stamps),
-            y.fmt_all(procs),
-            seqs,
-            strict=True,
-        )
-    ]
-    return rows + marks
+        marks.append(mark)
+        if b["n"] > 1:
+            counts.append(
+                {"kind": "dedup count", "x": b["x"], "y": y0,
+                 "dx": b["dx"] + timer_places.EVENT_PX / 2 + 1,
+                 "text": timer_places.count_text(b["n"])}
+            )  # fmt: skip
+    return marks, counts
 
 
 def _dropdown_keys(lives: pd.DataFrame) -> list[str]:
@@ -554,7 +696,10 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.C
                 "scale": {"domain": list(EVENTS), "range": list(EVENT_SHAPES)},
                 "legend": {"labelLimit": 0},  # (the de-duplicated one is long: not cut)
             },
-            "tooltip": spec.tooltips(rows, ["x", "y", "dx", "kind"]),
+            # (the columns of the first timer's events, then the last ▼'s others)
+            "tooltip": spec.tooltips(
+                [rows[0] | rows[-1] | rows[0], *rows], ["x", "y", "dx", "kind"]
+            ),
         },
     )
 
@@ -576,12 +721,15 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
             "y": (r["y"] + r["y2"]) / 2,
             "dx": r["dx"],
             "text": "@ " + r["timestamp"],
+            "group": (r["domain"], r["x"]),  # (for ``labels_off_marks``, which drops them)
+            "span": (r["y"], r["y2"]),
         }
         for r in first.values()
     ]
-    place = {"angle": 270, "align": "center", "baseline": "bottom", "dy": -3}
-    beside = {"xOffset": {"expr": "datum.dx"}}  # its timer's offset among the timestamp's
-    return [spec.text_layer(labels, axes.xy(x, y), size=9, color=palette.INK, **place, **beside)]
+    place = {"angle": 270, "align": "center", "baseline": "bottom", "dy": -timer_places.LABEL_GAP}
+    beside = {"xOffset": {"expr": "datum.dx"}}  # its place beside its timestamp's rules
+    font = timer_places.LABEL_FONT
+    return [spec.text_layer(labels, axes.xy(x, y), size=font, color=palette.INK, **place, **beside)]
 
 
 def _watermark_layers(

@@ -1,0 +1,176 @@
+"""Where the timers chart puts its de-duplicated registrations ▼ and its labels (issue 26: "no
+mark hides another, no label crosses a mark"): clear of every timer rule, beside their
+timestamp's rules, binned into one "×n" where one ▼ would cover another, crowded timers' ▼ in
+a row above the plot — and every registration drawn or counted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from chart_jobs import late_union_job
+
+from tests.browser.gallery import running_example
+from winviz import viz
+from winviz.viz import timer_places as tp
+from winviz.viz.palette import TimeAxis
+from winviz.viz.skew import _segments_across
+
+DEDUP = "registration of a timer that already existed (de-duplicated)"
+
+
+def plot() -> tp.Plot:
+    """A 100 × 100 px plot of 0..100 ms either way (1 px a ms; y up)."""
+    return tp.Plot(TimeAxis("x", "ms", 0, 100), TimeAxis("y", "ms", 0, 100), 100, 100)
+
+
+def rows(spec: dict[str, Any], pick: Any) -> list[dict[str, Any]]:
+    return [r for data in spec["datasets"].values() for r in data if pick(r)]
+
+
+def test_a_segment_crosses_a_box_it_runs_through_or_touches() -> None:
+    box = (10.0, 10.0, 20.0, 20.0)
+    assert tp.crosses((15, 0, 15, 30), box)  # down through it
+    assert tp.crosses((10, 0, 10, 30), box)  # along its left edge
+    assert not tp.crosses((21, 0, 21, 30), box)  # a pixel right of it
+    assert not tp.crosses((15, 21, 15, 30), box)  # a rule that starts below it
+    assert tp.crosses((0, 0, 30, 30), box)  # its diagonal
+
+
+def test_a_mark_may_lie_on_the_watermark_but_not_on_a_rule_and_a_text_on_neither() -> None:
+    taken = tp.Taken()
+    taken.add_segment((0, 50, 100, 50), rule=False)  # a watermark step
+    taken.add_segment((80, 0, 80, 100))  # a timer's rule
+    assert taken.free((40, 46, 48, 54), mark=True)  # a ▼ on the 1.5 px line is seen
+    assert not taken.free((40, 46, 48, 54))  # a text crossed by it is not read
+    assert not taken.free((76, 10, 84, 18), mark=True)
+    taken.add_box((40, 10, 48, 18))
+    assert not taken.free((44, 14, 52, 22), mark=True)
+
+
+def test_the_places_a_dedup_tries_nearest_first_right_before_left() -> None:
+    tries = tp._tries(-4.0, 4.0, 0.0)
+    assert tries[:6] == [12.0, -12.0, 13.0, -13.0, 14.0, -14.0]
+    assert len(tries) == 2 * tp.EVENT_STEPS * tp.EVENT_PX  # a px apart, 4 × 8 px each way
+    assert tp._tries(-4.0, 4.0, 15.0)[:2] == [12.0, -27.0]  # its "×n" right of it, left too
+
+
+def test_a_dedup_goes_left_of_its_rule_when_a_neighbours_rule_runs_right_of_it() -> None:
+    px = plot()
+    taken = tp.Taken()
+    for seg in tp.rule_segments(
+        [{"x": 50, "dx": 0.0, "y": 0, "y2": 100}, {"x": 62, "dx": 0.0, "y": 0, "y2": 100}], px
+    ):
+        taken.add_segment(seg)
+    dedups = [{"group": "a", "x": 50, "y": 50, "n": 1}]
+    # 8 px right (centre 58, box 54..62) the rule at 62 runs through it: 8 px left is clear
+    assert tp.dedup_places(dedups, {"a": (0.0, 0.0)}, taken, px) == []
+    assert dedups[0]["dx"] == -8.0
+    # and its box is now taken: a second one at the same point goes a pixel farther left
+    second = [{"group": "a", "x": 50, "y": 50, "n": 1}]
+    assert tp.dedup_places(second, {"a": (0.0, 0.0)}, taken, px) == []
+    assert second[0]["dx"] == -16.0
+
+
+def test_dedups_with_no_place_are_counted_near_or_drawn_in_the_row_above() -> None:
+    px = plot()
+
+    def crowded() -> tp.Taken:  # rules every 6 px: no 8 px ▼ fits between two
+        taken = tp.Taken()
+        for x in range(0, 101, 6):
+            for seg in tp.rule_segments([{"x": x, "dx": 0.0, "y": 0, "y2": 100}], px):
+                taken.add_segment(seg)
+        return taken
+
+    bins = [
+        {"group": "a", "x": 48, "y": 50, "n": 2, "first": 50, "last": 50, "keys": ["k"],
+         "reg_seq": 1},
+        {"group": "a", "x": 48, "y": 55, "n": 1, "first": 55, "last": 55, "keys": ["j"],
+         "reg_seq": 2},
+        {"group": "b", "x": 50, "y": 20, "n": 1, "first": 20, "last": 20, "keys": ["k"],
+         "reg_seq": 3},
+    ]  # fmt: skip
+    beside, above = tp.dedups_beside(bins, {}, crowded, px)
+    assert beside == []
+    # "a"'s two (5 px apart) counted as one ▼ ×3 (the first on the second); "b"'s alone; in
+    # the row above at their timestamps (x 48 and 50: 2 px apart), "b" a line (14 px) higher
+    # than "a" and its "×3"
+    got = [
+        (r["group"], r["n"], r["first"], r["last"], r["keys"], r["dx"], r["above"]) for r in above
+    ]
+    assert got == [
+        ("a", 3, 50, 55, ["j", "k"], 0.0, 9.0),
+        ("b", 1, 20, 20, ["k"], 0.0, 23.0),
+    ]
+
+
+def test_the_running_examples_dedups_are_beside_their_rules_with_their_counts() -> None:
+    spec = viz.timers_chart(running_example()).to_dict()
+    dedup = rows(spec, lambda r: r.get("event") == DEDUP)
+    # each element's trigger and cleanup timer (one timer: allowed lateness 0) registered
+    # again: a's one, b's and c's two each (3,100 and 3,500 ms: 6 px apart, one ▼ "×4"),
+    # d's two, e's one, g's two, h's one — 11; h's at the plot's right edge goes left
+    assert [(r["x"], r["y"], r["dx"], r["registered"], r["registrations"]) for r in dedup] == [
+        (9999, 1200, 8.0, "1,200 ms", 1),
+        (9999, 3100, 8.0, "3,100 ms – 3,500 ms", 4),
+        (9999, 7300, 8.0, "7,300 ms", 2),
+        (19999, 12100, 8.0, "12,100 ms", 1),
+        (19999, 16200, 8.0, "16,200 ms", 2),
+        (29999, 25100, -8.0, "25,100 ms", 1),
+    ]
+    counts = rows(spec, lambda r: r.get("kind") == "dedup count")
+    assert [(r["x"], r["y"], r["dx"], r["text"]) for r in counts] == [
+        (9999, 3100, 13.0, "×4"),
+        (9999, 7300, 13.0, "×2"),
+        (19999, 16200, 13.0, "×2"),
+    ]
+    # the timestamps left of their rule, the watermark's label on its second step (its first
+    # is too short: the next step ran through it)
+    labels = rows(spec, lambda r: r.get("kind") in ("timestamp", "label"))
+    assert [(r["x"], r["y"], r.get("dx"), r["text"]) for r in labels] == [
+        (9999, 6700.0, 0.0, "@ 9,999 ms"),
+        (19999, 18600.0, 0.0, "@ 19,999 ms"),
+        (1999, 5300.0, None, "watermark"),
+    ]
+    assert spec["usermeta"]["winviz"]["notes"][-2] == (
+        "de-duplicated registrations ▼: 11 drawn as 6 ▼ at their processing time beside their "
+        "timestamp's rules (a ▼ with ×n: n of one timestamp at or near its processing time; "
+        "hover for their times)"
+    )
+
+
+def test_no_dedup_lies_on_a_rule_and_every_one_is_drawn_or_counted() -> None:
+    """On the crowded late-union job (155 de-duplicated registrations, 60 timers): no ▼'s box
+    is crossed by a timer's rule (``on line`` of the browser check, computed from the spec),
+    and the ▼' counts sum to the subtitle's 155."""
+    spec = viz.timers_chart(late_union_job()).to_dict()
+    main = spec["hconcat"][0]
+    px = tp.Plot(*_axes(main), main["width"], main["height"])
+    rules = rows(spec, lambda r: r.get("kind") == "timer")
+    dedup = rows(spec, lambda r: r.get("event") == DEDUP)
+    assert sum(r["registrations"] for r in dedup) == 155
+    assert "155 de-duplicated registrations" in spec["usermeta"]["winviz"]["notes"][0]
+    taken = tp.Taken()
+    for seg in tp.rule_segments(rules, px):
+        taken.add_segment(seg)
+    on = [r for r in dedup if "above" not in r and not taken.free(_box(r, px), mark=True)]
+    assert on == []
+
+
+def _axes(main: dict[str, Any]) -> tuple[TimeAxis, TimeAxis]:
+    enc = main["layer"][1]["encoding"]  # the staircase's line: the x and y scales
+    (x0, x1), (y0, y1) = enc["x"]["scale"]["domain"], enc["y"]["scale"]["domain"]
+    return TimeAxis("x", "ms", x0, x1), TimeAxis("y", "ms", y0, y1)
+
+
+def _box(r: dict[str, Any], px: tp.Plot) -> tp.Box:
+    cx, cy, h = px.px(r["x"]) + r["dx"], px.py(r["y"]), tp.EVENT_PX / 2
+    return (cx - h, cy - h, cx + h, cy + h)
+
+
+def test_the_lag_labels_test_counts_the_line_segments_through_a_box() -> None:
+    segments = np.array([[10, 0, 10, 100], [0, 50, 100, 50], [30, 0, 40, 10]], dtype=float)
+    assert _segments_across(segments, (5, 40, 15, 60)) == 2  # the vertical and the level one
+    assert _segments_across(segments, (20, 0, 25, 40)) == 0
+    assert _segments_across(segments, (32, 0, 38, 5)) == 1  # the diagonal's middle
+    assert _segments_across(segments, (36, 0, 40, 3)) == 0  # beside the diagonal
