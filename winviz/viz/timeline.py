@@ -163,6 +163,8 @@ def timeline(
             f"element's value; got {element_labels!r}"
         )
     tv = trace_view.open_trace(trace)
+    if view != "skew":  # (before auto_view: what it reads is among these parts)
+        tv.read_parts(TIMELINE_PARTS)
     if view != "timeline":
         op = pick_operator(tv, operator)
         reason = auto_view(tv, op) if view == "auto" else None
@@ -205,7 +207,6 @@ def _timeline(
     height: int,
     element_labels: ElementLabel | None = None,
 ) -> spec.ChartDict:
-    view.read_parts(TIMELINE_PARTS)
     op = pick_operator(view, operator)
     elements = fates.element_fate_columns(view, op)
     n = len(elements)
@@ -379,10 +380,11 @@ def _first_notes(
 TIMELINE_PARTS: dict[str, tuple[str, ...] | None] = {
     "operator": None,  # (whole: the records of nearly every kind are selected by operator)
     "proc_time": ("element", "watermark", "fired", "cleanup", "assigned"),
-    "watermark": ("element", "watermark", "fired"),
-    "ts": ("element", "timer_fired"),
+    "watermark": ("element", "watermark", "fired", "cleanup"),
+    "ts": ("element", "timer_fired", "fired", "watermark", "cleanup"),
     "window": ("fired", "cleanup", "assigned"),
-    "key": ("fired", "cleanup", "assigned"),
+    "key": ("fired", "cleanup", "assigned", "element"),
+    "detail": ("element", "arrival", "fired", "timer_fired", "cleanup"),
 }
 """The fields and kinds every timeline reads (``TraceView.read_parts``: each field's part
 read once for all its kinds, on a trace not decoded yet): the elements' and firings' times;
