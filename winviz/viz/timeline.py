@@ -163,8 +163,6 @@ def timeline(
             f"element's value; got {element_labels!r}"
         )
     tv = trace_view.open_trace(trace)
-    if view != "skew":  # (before auto_view: what it reads is among these parts)
-        tv.read_parts(TIMELINE_PARTS)
     if view != "timeline":
         op = pick_operator(tv, operator)
         reason = auto_view(tv, op) if view == "auto" else None
@@ -207,6 +205,7 @@ def _timeline(
     height: int,
     element_labels: ElementLabel | None = None,
 ) -> spec.ChartDict:
+    view.read_parts(TIMELINE_PARTS)
     op = pick_operator(view, operator)
     elements = fates.element_fate_columns(view, op)
     n = len(elements)
