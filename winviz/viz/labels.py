@@ -251,6 +251,12 @@ class _Boxes:
             self.index = self.cached = None
             self.asked = 0
 
+    def extend(self, other: _Boxes) -> None:
+        """Add the boxes of ``other`` (in its order: those added in bulk, then one by one)."""
+        for part in other.parts:
+            self.add_array(part)
+        self.loose += other.loose
+
     def add(self, box: Box) -> None:
         if all(math.isfinite(v) for v in box):
             self.loose.append(box)

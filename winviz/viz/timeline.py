@@ -246,8 +246,9 @@ def _timeline(
     occupied, points = piles.Grid(STACK_PX), _Boxes()
     _taken_by_marks(points, [element_layer, replay_layer, *watermark_layers], plot, lines=False)
     occupied.avoid = points.copy()  # (a firing or cleanup moved aside keeps off them)
-    taken = points.copy()
-    _taken_by_marks(taken, watermark_layers, plot, points=False)
+    taken, lines = points.copy(), _Boxes()
+    _taken_by_marks(lines, watermark_layers, plot, points=False)  # (once, for both)
+    taken.extend(lines)
     for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
@@ -282,7 +283,7 @@ def _timeline(
     layers = [layer for layer in layers if layer is not None]
     points.add_small(occupied.boxes())
     # (an edge text at its own place keeps off the marks and the lines, not off its own box)
-    _taken_by_marks(points, watermark_layers, plot, points=False)
+    points.extend(lines)
     _taken_by_rules(points, horizon_layer, plot)
     layers = _edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
@@ -379,10 +380,11 @@ def _first_notes(
 TIMELINE_PARTS: dict[str, tuple[str, ...] | None] = {
     "operator": None,  # (whole: the records of nearly every kind are selected by operator)
     "proc_time": ("element", "watermark", "fired", "cleanup", "assigned"),
-    "watermark": ("element", "watermark", "fired"),
-    "ts": ("element", "timer_fired"),
-    "window": ("fired", "cleanup", "assigned"),
-    "key": ("fired", "cleanup", "assigned"),
+    "watermark": ("element", "watermark", "fired", "cleanup"),
+    "ts": ("element", "timer_fired", "fired", "watermark", "cleanup"),
+    "window": ("fired", "cleanup", "assigned", "timer_fired"),
+    "key": ("fired", "cleanup", "assigned", "element", "timer_fired"),
+    "detail": ("element", "arrival", "fired", "timer_fired", "cleanup"),
 }
 """The fields and kinds every timeline reads (``TraceView.read_parts``: each field's part
 read once for all its kinds, on a trace not decoded yet): the elements' and firings' times;
