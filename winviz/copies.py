@@ -153,9 +153,8 @@ def all_immutable(values: Sequence[Any], kinds: set[type] | None = None) -> bool
 
 
 def kinds_of(values: Sequence[Any], width: int = 1) -> set[type]:
-    """``set(map(type, values))``, found without hashing each type when the types repeat
-    with period ``width`` (a column of one type; the items of tuples of one shape, laid out
-    one after another)."""
+    """``set(map(type, values))``, without hashing each type when the types repeat with
+    period ``width`` (one type; the items of tuples of one shape, one after another)."""
     types = list(map(type, values))
     head = types[:width]
     if width and len(types) % width == 0 and types == head * (len(types) // width):

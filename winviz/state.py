@@ -88,11 +88,9 @@ def first_contents(desc: Any, record: Any) -> Any:
 
 
 def contents_step(desc: Any) -> tuple[Callable[[Any, Any], Any], bool]:
-    """How a record is added to contents there are already: the user's function and whether
-    it takes the record first — the reduce function in reducing state
-    (``reduce(contents, record)``), the aggregate function's ``add(record, accumulator)`` in
-    aggregating state. A loop that looks the step up once calls the user's function with no
-    frame in between."""
+    """How a record is added to contents there are already: the user's function (a loop calls
+    it with no frame in between) and whether it takes the record first — ``reduce(contents,
+    record)`` in reducing state, ``AggregateFunction.add(record, accumulator)`` in aggregating."""
     if desc.__class__ is ReducingStateDescriptor:
         return desc.reduce, False
     return desc.function.add, True
