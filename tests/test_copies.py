@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import pytest
 
 import winviz as wv
-from winviz.copies import all_immutable, copy_record, is_immutable
+from winviz.copies import all_immutable, copy_record, is_immutable, kinds_of
 
 
 @dataclass(frozen=True)
@@ -218,3 +218,45 @@ def test_all_immutable_says_it_as_deep_as_the_values_go() -> None:
         deep = (deep,)
     with pytest.raises(RecursionError):
         all_immutable([deep])
+
+
+@pytest.mark.parametrize(
+    ("values", "width", "kinds"),
+    [
+        (["a", 1, 2, "b", 3, 4], 3, {str, int}),  # period 3: the first three
+        (["a", 1, "b", []], 2, {str, int, list}),  # breaks the period: every type
+        ([1, "a", 2], 2, {int, str}),  # length not a multiple of the width
+        ([(), ()], 1, {tuple}),
+        ([], 1, set()),
+        ([1, 2], 0, {int}),
+    ],
+)
+def test_kinds_of_is_the_set_of_types(values: list[Any], width: int, kinds: set[type]) -> None:
+    assert kinds_of(values, width) == kinds == set(map(type, values))
+
+
+def test_all_immutable_agrees_with_is_immutable_on_random_values() -> None:
+    """10,000 random batches of nested values (tuples of one or several widths, frozensets,
+    namedtuples, frozen dataclasses, now and then a mutable value at any depth): the
+    level-by-level answer is ``is_immutable``'s."""
+    import random
+
+    rnd = random.Random(3)
+    leaves = [1, "a", None, 2.5, b"x", True, 1j, Point(1, 2), Pair(1, "x"), Slotted(1, "s")]
+    mutable = [[], {}, set(), bytearray(b"x"), Counter("u", 1), Basket("u")]
+
+    def value(depth: int, width: int) -> Any:
+        roll = rnd.random()
+        if depth > 3 or roll < 0.4:
+            return rnd.choice(leaves) if rnd.random() < 0.97 else rnd.choice(mutable)
+        items = [value(depth + 1, rnd.randrange(4)) for _ in range(width)]
+        if roll < 0.8:
+            return tuple(items)
+        if roll < 0.9:
+            return frozenset(i for i in items if i.__hash__ is not None and is_immutable(i))
+        return Pair(items[0] if items else 0, tuple(items))
+
+    for _ in range(10_000):
+        width = rnd.randrange(4)  # (the batch's records mostly of one shape)
+        values = [value(0, width if rnd.random() < 0.8 else 2) for _ in range(rnd.randrange(1, 6))]
+        assert all_immutable(values) is all(map(is_immutable, values)), values

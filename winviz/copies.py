@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, repeat
+from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 _ATOMIC = frozenset({type(None), bool, int, float, str, bytes, complex})
@@ -131,25 +131,35 @@ def copy_record(value: Any) -> Any:
 def all_immutable(values: Sequence[Any], kinds: set[type] | None = None) -> bool:
     """True when ``copy_record`` would hand every value over as it is, so loops over a batch
     of such values skip the copies (``Batch.immutable``): ``is_immutable`` of each value,
-    decided a level at a time rather than value by value. Each level is one pass over its
-    values' types at C speed (a flat tuple's items are one level): atomic values are done,
-    the items of tuples, frozensets and namedtuples and the values of frozen dataclasses
+    decided a level at a time rather than value by value. Each level is a few passes over its
+    values at C speed (a flat tuple's items are one level): atomic values are done, the items
+    of tuples, frozensets and namedtuples and the values of frozen dataclasses
     (``_RECORD_FIELDS``, decided once per type) make the next level, and any other type
     makes it False. ``kinds``: the values' types, when the caller has them already
-    (``set(map(type, values))``)."""
+    (``kinds_of(values)``)."""
     level = values
     if kinds is None:
-        kinds = set(map(type, level))
+        kinds = kinds_of(level)
     for _ in range(sys.getrecursionlimit()):
         if kinds <= _ATOMIC:
             return True
         if any(_fields_of(kind) is None for kind in kinds - _ATOMIC):
             return False  # (a type whose instances are never shared)
-        if _ATOMIC.issuperset(map(type, _inside(level, kinds))):
-            return True  # (the level inside is all atomic: looked at once, not kept)
-        level = list(_inside(level, kinds))
-        kinds = set(map(type, level))
+        # (tuples of one width: their items' types repeat with that period, column by column)
+        width = len(level[0]) if len(kinds) == 1 and _fields_of(level[0].__class__) is _ITEMS else 1
+        level = _inside(level, kinds)
+        kinds = kinds_of(level, width)
     return all(map(is_immutable, values))  # (nested deeper than that: it raises as deep)
+
+
+def kinds_of(values: Sequence[Any], width: int = 1) -> set[type]:
+    """``set(map(type, values))``, without hashing each type when the types repeat with
+    period ``width`` (one type; the items of tuples of one shape, one after another)."""
+    types = list(map(type, values))
+    head = types[:width]
+    if width and len(types) % width == 0 and types == head * (len(types) // width):
+        return set(head)
+    return set(types)
 
 
 def _fields_of(kind: type) -> tuple[str, ...] | None:
@@ -158,19 +168,20 @@ def _fields_of(kind: type) -> tuple[str, ...] | None:
     return _ITEMS if kind is tuple or kind is frozenset else _record_fields(kind)
 
 
-def _inside(level: Sequence[Any], kinds: set[type]) -> Iterator[Any]:
+def _inside(level: Sequence[Any], kinds: set[type]) -> list[Any]:
     """The values inside the values of ``level`` that are not atomic (``kinds``: the types
     of ``level``'s values, none of them ``_fields_of`` None), as ``is_immutable`` looks
     into them: a tuple's, frozenset's or namedtuple's items, a frozen dataclass's
     ``__dict__`` values and slots (None for an unset slot)."""
-    parts: list[Iterable[Any]] = []
+    inside: list[Any] = []
+    extend = inside.extend  # (``any`` runs it over every value: it returns None)
     for kind in kinds - _ATOMIC:
         of_kind = level if len(kinds) == 1 else [v for v in level if v.__class__ is kind]
         for name in _fields_of(kind):  # type: ignore[union-attr]
             if name == "":  # (_ITEMS)
-                parts.append(chain.from_iterable(of_kind))
+                any(map(extend, of_kind))
             elif name == "__dict__":
-                parts.append(chain.from_iterable(map(dict.values, map(vars, of_kind))))
+                any(map(extend, map(dict.values, map(vars, of_kind))))
             else:
-                parts.append(map(getattr, of_kind, repeat(name), repeat(None)))
-    return iter(parts[0]) if len(parts) == 1 else chain.from_iterable(parts)
+                extend(map(getattr, of_kind, repeat(name), repeat(None)))
+    return inside

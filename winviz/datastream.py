@@ -45,7 +45,7 @@ from winviz.arguments import (
 from winviz.batch_execution import RuntimeExecutionMode, runtime_mode
 from winviz.checkpoints import CheckpointConfig
 from winviz.collector import paused
-from winviz.copies import all_immutable, copy_record
+from winviz.copies import all_immutable, copy_record, kinds_of
 from winviz.errors import ArgumentTypeError, InputError, NameClashError
 from winviz.functions import (
     AggregateFunction,
@@ -286,7 +286,7 @@ class StreamExecutionEnvironment:
         """The validated records as one ``Batch`` (arrival times, indices, values,
         timestamps): the form the runtime hands to operators. ``where`` (e.g. ``[1]``) names
         the partition in error fields."""
-        kinds = set(map(type, values))  # (also what all_immutable needs, found once)
+        kinds = kinds_of(values)  # (also what all_immutable needs, found once)
         if _NONE_TYPE in kinds:
             index = next(i for i, v in enumerate(values) if v is None)
             raise InputError(

@@ -74,7 +74,8 @@ def add_to_contents(desc: Any, current: Any, record: Any) -> Any:
     ``first_contents`` for the first record, else ``contents_step``'s step."""
     if current is None:
         return first_contents(desc, record)
-    return contents_step(desc)(current, record)
+    step, record_first = contents_step(desc)
+    return step(record, current) if record_first else step(current, record)
 
 
 def first_contents(desc: Any, record: Any) -> Any:
@@ -86,15 +87,13 @@ def first_contents(desc: Any, record: Any) -> Any:
     return agg.add(record, agg.create_accumulator())
 
 
-def contents_step(desc: Any) -> Callable[[Any, Any], Any]:
-    """How a record is added to contents there are already, as ``step(contents, record)``:
-    the reduce function itself in reducing state (``reduce(contents, record)``; a loop that
-    looks the step up once calls the user's function with no frame in between), the
-    aggregate function's ``add(record, accumulator)`` in aggregating state."""
+def contents_step(desc: Any) -> tuple[Callable[[Any, Any], Any], bool]:
+    """How a record is added to contents there are already: the user's function (a loop calls
+    it with no frame in between) and whether it takes the record first — ``reduce(contents,
+    record)`` in reducing state, ``AggregateFunction.add(record, accumulator)`` in aggregating."""
     if desc.__class__ is ReducingStateDescriptor:
-        return desc.reduce
-    add = desc.function.add
-    return lambda accumulator, record: add(record, accumulator)
+        return desc.reduce, False
+    return desc.function.add, True
 
 
 class KeyedStateBackend:

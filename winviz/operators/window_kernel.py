@@ -72,6 +72,7 @@ batch whose values are all immutable (``Batch.immutable``) skips the copies.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from operator import length_hint
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -262,7 +263,7 @@ class WindowKernel(EventTimeFiring):
         internal_key = op.key_rule.internal_key
         copies = not batch.immutable
         desc, add_timer, wm = op.contents, op.timers.event_queue.add, op.timers.current_watermark
-        first, step = first_contents, contents_step(desc)  # (add_to_contents' two cases)
+        first, (step, swap) = first_contents, contents_step(desc)  # (add_to_contents' two cases)
         # the cached tumbling window (``batch_window``; [c_start, c_end), empty until one is
         # cached) and the one cached before it, [other_start, other_end): records out of
         # order around a window's end alternate between the two
@@ -316,9 +317,10 @@ class WindowKernel(EventTimeFiring):
                     other_start, other_end = other[0], other[1]
                 if c_open:  # ts is in the cached window: the loop below for one window
                     current = c_slot.get(key)
-                    c_slot[key] = new = (
-                        first(desc, record) if current is None else step(current, record)
-                    )
+                    if current is None:
+                        c_slot[key] = new = first(desc, record)
+                    else:
+                        c_slot[key] = new = step(record, current) if swap else step(current, record)
                     if new is None:
                         raise op.none_result_error(key, c_window, value)
                     added = key
@@ -575,7 +577,7 @@ class WindowKernel(EventTimeFiring):
         wm = timers.current_watermark
         key_selector, internal_key = op.key_selector, op.key_rule.internal_key
         add_timer, copies, position = timers.event_queue.add, not batch.immutable, arrival.position
-        first, step = first_contents, contents_step(desc)  # (add_to_contents' two cases)
+        first, (step, swap) = first_contents, contents_step(desc)  # (add_to_contents' two cases)
         entries = 0  # short-way records written
         # the run of short-way records (``write_run``): their keys; the window at each change
         # of window (from which record on: ``run_window`` the last); the timer bits that are
@@ -638,9 +640,10 @@ class WindowKernel(EventTimeFiring):
                 internal = key if key.__class__ is str else internal_key(key)
                 progress = _KEYED
                 current = slot.get(internal)
-                slot[internal] = new = (
-                    first(desc, record) if current is None else step(current, record)
-                )
+                if current is None:
+                    slot[internal] = new = first(desc, record)
+                else:
+                    slot[internal] = new = step(record, current) if swap else step(current, record)
                 if new is None:
                     raise op.none_result_error(internal, window, value)
                 if current is None:  # the window's first element for this key
@@ -698,9 +701,9 @@ class WindowKernel(EventTimeFiring):
         keys, switches, firsts = run
         op, n = self.op, len(keys)
         first = end - n
-        windows: list[Any] = []
-        for (at, window), (until, _) in zip(switches, [*switches[1:], (n, None)], strict=True):
-            windows += [window] * (until - at)
+        windows: list[Any] = [switches[-1][1]] * (n - switches[-1][0])
+        for (at, window), (until, _) in pairwise(switches):  # (the rest, before it)
+            windows[at:at] = [window] * (until - at)
         bits = [BOTH_TIMERS_EXISTED] * n
         for at, existed in firsts:
             bits[at] = existed
