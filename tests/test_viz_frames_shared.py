@@ -296,8 +296,8 @@ def test_shorts_is_short_of_each() -> None:
 
 def _fates_by_walking(trace: wv.Trace, operator: str) -> list[tuple[int, str, int]]:
     """(seq, fate, windows) of each element record of ``operator``, read record by record
-    (the schema's order rule 3: an assigned / late_dropped record belongs to the latest
-    element record of its operator)."""
+    (the schema's order rule 3: an assigned / late_dropped / side_output record belongs to
+    the latest element record of its operator; this job's function writes no side output)."""
     out: list[list[Any]] = []
     for r in trace:
         if r.operator != operator:
@@ -309,6 +309,8 @@ def _fates_by_walking(trace: wv.Trace, operator: str) -> list[tuple[int, str, in
             out[-1][2] += 1
         elif r.kind == "late_dropped" and out:
             out[-1][1] = "dropped"
+        elif r.kind == "side_output" and out:
+            out[-1][1] = "side output"
     return [
         (
             seq,
@@ -319,21 +321,23 @@ def _fates_by_walking(trace: wv.Trace, operator: str) -> list[tuple[int, str, in
     ]
 
 
-def test_element_fates_without_side_outputs_are_the_records_fates() -> None:
-    # late elements, some accepted (allowed lateness), some dropped: no side output, so the
-    # fates are found by searching each record's element among the elements
+@pytest.mark.parametrize("late", [None, wv.OutputTag("late")])
+def test_element_fates_are_the_records_fates(late: wv.OutputTag | None) -> None:
+    # late elements, some accepted (allowed lateness), some dropped or sent to the side
+    # output: each record's element found among the elements, by one rule with or without
+    # a side output
     env = wv.StreamExecutionEnvironment()
     events = [(f"k{i % 3}", (i * 37) % 900 + (i // 10) * 100) for i in range(120)]
-    count_pipeline(env, events, 200, bounded(50), lateness=150, arrival_interval=3)
+    count_pipeline(env, events, 200, bounded(50), lateness=150, late=late, arrival_interval=3)
     trace = env.execute().trace
-    assert "side_output" not in open_trace(trace).counts()
     fates = element_fate_columns(open_trace(trace), "window")
     got = list(
         zip(fates["seq"].tolist(), fates["fate"].tolist(), fates["windows"].tolist(), strict=True)
     )
     expected = _fates_by_walking(trace, "window")
     assert got == expected
-    assert {fate for _, fate, _ in expected} == {"on time", "late, accepted", "dropped"}
+    gone = "dropped" if late is None else "side output"
+    assert {fate for _, fate, _ in expected} == {"on time", "late, accepted", gone}
 
 
 def test_select_is_found_once_and_read_only(many) -> None:

@@ -28,7 +28,6 @@ import pandas as pd
 
 from winviz.trace import jsonable, vocabulary
 from winviz.viz.trace_view import (
-    FATE_KINDS,
     Columns,
     TraceView,
     _numbers,
@@ -66,25 +65,24 @@ def _element_fates_frame(view: TraceView, operator: str) -> pd.DataFrame:
 
 
 def _element_fates(view: TraceView, operator: str) -> Columns:
-    if view.kind_code("side_output") < 0 and view.kind_code("skipped_late_window") < 0:
-        return _element_fates_searched(view, operator)
-    rows = view.select(*FATE_KINDS, operator=operator)
-    codes = view.kind_codes(rows)  # (read once: each mask below compares them)
-    is_element = codes == view.kind_code("element")
-    group = np.cumsum(is_element) - 1
-    if len(group) and group[0] < 0:  # records before the first element (group: ascending)
-        keep = slice(int(np.argmax(is_element)) if is_element.any() else len(rows), None)
-        rows, group, is_element, codes = rows[keep], group[keep], is_element[keep], codes[keep]
-
-    assigned = codes == view.kind_code("assigned")
-    erows = rows[is_element]
+    erows = view.select("element", operator=operator)
     n = len(erows)
+
+    def elements_of(kind: str) -> tuple[np.ndarray, np.ndarray]:
+        """The records of ``kind`` at the operator that follow an element of it, and the
+        element of each (the last element record before it: a binary search among them)."""
+        rows = view.select(kind, operator=operator)
+        owner = np.searchsorted(erows, rows) - 1
+        if len(owner) and owner[0] < 0:  # records before the first element (owner: ascending)
+            return rows[owner >= 0], owner[owner >= 0]
+        return rows, owner
+
     # Flink's "late element": timestamp <= the operator's watermark on arrival (exact int64
     # comparison, not float64, which would round near MIN / MAX)
     stamps, has_ts = view.ints("ts", erows)
     marks, has_mark = view.ints("watermark", erows)
     late = has_ts & has_mark & (stamps <= marks)
-    n_windows = np.bincount(group[assigned], minlength=n)
+    n_windows = np.bincount(elements_of("assigned")[1], minlength=n)
     # the fate's position in palette.FATES: late and assigned (to one window at least) is
     # "late, accepted", and so is a late element of an operator without windows (a
     # KeyedProcessFunction: it gets every element); a side output of its own (see
@@ -92,10 +90,10 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     fate = np.zeros(n, dtype=np.int64)
     fate[late & _accepted(view, operator, n_windows)] = 1
     if view.kind_code("side_output") >= 0:
-        fate[group[late_side_outputs(view, rows, group, operator)]] = 3
-    dropped = view.kind_code("late_dropped")
-    if dropped >= 0:
-        fate[group[codes == dropped]] = 2
+        side, owner = elements_of("side_output")
+        fate[owner[late_side_outputs(view, side, owner, operator)]] = 3
+    if view.kind_code("late_dropped") >= 0:
+        fate[elements_of("late_dropped")[1]] = 2
     return Columns(
         {
             "seq": erows,
@@ -104,38 +102,6 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
             "fate": _FATE_NAMES[fate],  # an object array (not pandas' str dtype)
             "windows": n_windows,
             "fate_code": fate,  # counted with bincount
-        }
-    )
-
-
-def _element_fates_searched(view: TraceView, operator: str) -> Columns:
-    """``_element_fates`` of a trace without side outputs: each assigned and late_dropped
-    record's element (the last element record of the operator before it) found by a binary
-    search among the elements, not by merging the records of all the kinds."""
-    erows = view.select("element", operator=operator)
-    n = len(erows)
-
-    def elements_of(kind: str) -> np.ndarray:
-        """The element of each record of ``kind`` at the operator that follows one."""
-        owner = np.searchsorted(erows, view.select(kind, operator=operator)) - 1
-        return owner[owner >= 0] if len(owner) and owner[0] < 0 else owner
-
-    stamps, has_ts = view.ints("ts", erows)
-    marks, has_mark = view.ints("watermark", erows)
-    late = has_ts & has_mark & (stamps <= marks)
-    n_windows = np.bincount(elements_of("assigned"), minlength=n)
-    fate = np.zeros(n, dtype=np.int64)
-    fate[late & _accepted(view, operator, n_windows)] = 1
-    if view.kind_code("late_dropped") >= 0:
-        fate[elements_of("late_dropped")] = 2
-    return Columns(
-        {
-            "seq": erows,
-            "proc_time": view.numbers("proc_time", erows),
-            "ts": _numbers(stamps, has_ts),
-            "fate": _FATE_NAMES[fate],
-            "windows": n_windows,
-            "fate_code": fate,
         }
     )
 
@@ -155,18 +121,18 @@ def _accepted(view: TraceView, operator: str, n_windows: np.ndarray) -> np.ndarr
 
 
 def late_side_outputs(
-    view: TraceView, rows: np.ndarray, group: np.ndarray, operator: str
+    view: TraceView, side: np.ndarray, owner: np.ndarray, operator: str
 ) -> np.ndarray:
-    """Which of these ``side_output`` records (rows of ``element_fates``, ``group`` = their
-    element) are the late-data side output of their element — Flink's
-    ``sideOutput(lateDataOutputTag, element)`` in ``WindowOperator.processElement``, the last
-    thing the operator does for a late element. A ProcessWindowFunction's ``ctx.output`` also
-    writes ``side_output`` records: during a firing in ``onElement`` / ``onMerge`` (before that
-    firing's ``fired`` record) or when a later watermark or timer fires a window (after a
-    ``watermark`` / ``timer_fired`` record). Those are not the element's fate."""
-    is_side = view.is_kind(rows, "side_output")
-    if not is_side.any():
-        return is_side
+    """Which of these ``side_output`` records of ``operator`` (``owner``: the element of each,
+    numbered as in ``element_fates``) are the late-data side output of their element —
+    Flink's ``sideOutput(lateDataOutputTag, element)`` in ``WindowOperator.processElement``,
+    the last thing the operator does for a late element. A ProcessWindowFunction's
+    ``ctx.output`` also writes ``side_output`` records: during a firing in ``onElement`` /
+    ``onMerge`` (before that firing's ``fired`` record) or when a later watermark or timer
+    fires a window (after a ``watermark`` / ``timer_fired`` record). Those are not the
+    element's fate."""
+    if not len(side):
+        return np.zeros(0, dtype=bool)
     # the records of the element's own processing: up to its operator's next watermark or
     # timer firing; a side output counts when no firing of that processing follows it
     marks = view.select("element", "watermark", "timer_fired", "fired", operator=operator)
@@ -186,11 +152,8 @@ def late_side_outputs(
     fired = fired[fired < end_pos[ordinal[fired]]]
     fired_last = np.full(n, -1, dtype=np.int64)
     np.maximum.at(fired_last, ordinal[fired], marks[fired])
-    side = np.flatnonzero(is_side)
-    out = np.zeros(len(rows), dtype=bool)
-    at = group[side]  # the element of each side output (elements are numbered alike)
-    out[side] = (rows[side] < own_end[at]) & (rows[side] > fired_last[at])
-    return out
+    # (elements are numbered alike in marks and in owner)
+    return (side < own_end[owner]) & (side > fired_last[owner])
 
 
 def element_detail_lists(view: TraceView, seqs: np.ndarray) -> dict[str, list[Any]]:
