@@ -29,7 +29,6 @@ R = TypeVar("R")
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
 WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
-FATE_KINDS = ("element", "assigned", "skipped_late_window", "late_dropped", "side_output")
 
 
 def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
