@@ -12,6 +12,7 @@ from jobs import aligned_job, count_pipeline
 
 import winviz as wv
 from winviz import viz
+from winviz.viz import window_lives
 from winviz.viz.firings import firings, late_firing_count
 from winviz.viz.trace_view import open_trace, window_operators
 
@@ -123,6 +124,26 @@ def test_horizon_of_a_merged_away_window(sessions) -> None:
         for r in sessions.trace.records("cleanup")
         if (r.window.start, r.window.end) == (3000, 4500)
     ]
+
+
+def test_horizons_read_once_for_the_lanes_and_the_timeline(sessions) -> None:
+    """``window_lives.horizons``: each window's cleanup time past its max timestamp, read off
+    its ``cleanup`` record (4999 = 4499 + 500 for [2000, 4500); [9000, 10500) cleaned at the
+    end of input at 10499 + 500); the merged-away [3000, 4500) has no record, so none (the
+    timeline derives its horizon, above). The lanes draw these same horizons, one per key's
+    bar, and a trace cut before a cleanup has only the earlier ones; with lateness 0, none."""
+    view = open_trace(sessions.trace)
+    expected = {(1000, 2500): 2999, (2000, 4500): 4999, (9000, 10500): 10999}
+    assert window_lives.horizons(view, "window") == expected
+    assert window_lives.allowed_lateness(view, "window") == 500
+    lanes = viz.window_lanes(sessions.trace).to_dict()
+    drawn = {(r["x"], r["x2"]) for r in rows_of(lanes, HORIZON)}
+    assert drawn == {(end, t) for (_, end), t in expected.items()}
+    cut = open_trace(sessions.trace.until(250))
+    assert window_lives.horizons(cut, "window") == {(1000, 2500): 2999}
+    # allowed lateness 0: every window is cleaned at its max timestamp, no horizon beyond it
+    trace = count_pipeline(wv.StreamExecutionEnvironment(), [("a", 1000)], 5000).execute().trace
+    assert window_lives.horizons(open_trace(trace), "window") == {}
 
 
 def test_horizon_of_a_window_still_open(sessions) -> None:

@@ -25,54 +25,16 @@ FLAT_BAND_PX = 4
 time); other bands have a 1 px outline."""
 
 
-def _horizons(lives: _Table, cleaned: _Table) -> dict[tuple[int, int], int]:
-    """The allowed-lateness horizon of each (start, end) window with lateness > 0: max
-    timestamp + allowed lateness, read off its ``cleanup`` records (Flink's
-    ``WindowOperator.cleanupTime``: ``window.maxTimestamp() + allowedLateness`` for event-time
-    windows); a window cleaned at its max timestamp (lateness 0, or processing time) has
-    none."""
-    out: dict[tuple[int, int], int] = {}
-    if cleaned.empty or lives.empty:
-        return out
-    column = cleaned["cleanup_time"]
-    times = None if _int64(column) else column.tolist()
-    if times is None or all(t.__class__ is int for t in times):  # the usual case
-        stamps = np.array(column if times is None else times, dtype=np.int64)
-        starts = np.asarray(cleaned["window_start"], dtype=np.int64)
-        ends = np.asarray(cleaned["window_end"], dtype=np.int64)
-        order = np.lexsort((stamps, ends, starts))  # per window, its latest cleanup last
-        starts, ends, stamps = starts[order], ends[order], stamps[order]
-        last = np.r_[(starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1]), True]
-        late = last & (stamps > ends - 1)
-        keys = zip(starts[late].tolist(), ends[late].tolist(), strict=True)
-        return dict(zip(keys, stamps[late].tolist(), strict=True))
-    latest: dict[tuple[int, int], int] = {}  # the last cleanup time of each window
-    for start, end, t in zip(
-        cleaned["window_start"].tolist(),
-        cleaned["window_end"].tolist(),
-        times,
-        strict=True,
-    ):
-        if _missing(t):
-            continue
-        window, t = (int(start), int(end)), int(t)
-        if t > latest.get(window, t - 1):
-            latest[window] = t
-    for window, t in latest.items():
-        if t > window[1] - 1:
-            out[window] = t
-    return out
-
-
 def _every_horizon(
     per_window: list[_Window] | None,
     horizons: dict[tuple[int, int], int],
     allowed: int | None,
 ) -> tuple[dict[tuple[int, int], int], set[tuple[int, int]]]:
-    """The horizon of every window, and which of them are derived rather than read off a
-    ``cleanup`` record: a window merged away by a session merge (Flink's ``WindowOperator``
-    deletes its cleanup timer at the merge, ``deleteCleanupTimer(m)``, and registers the
-    result window's, so it never has a ``cleanup`` record) or still open at the end of the
+    """The horizon of every window (``horizons``: ``window_lives.horizons``, read off the
+    ``cleanup`` records), and which of them are derived rather than read off a record: a window
+    merged away by a session merge (Flink's ``WindowOperator`` deletes its cleanup timer at
+    the merge, ``deleteCleanupTimer(m)``, and registers the result window's, so it never has a
+    ``cleanup`` record) or still open at the end of the
     trace gets ``cleanup_time(max timestamp, allowed lateness)`` (``window_rules``: the one
     rule), ``allowed`` read off the operator's ``cleanup`` records
     (``window_lives.allowed_lateness``). Nothing is derived when they give no single lateness."""
@@ -86,11 +48,6 @@ def _every_horizon(
             out[window] = cleanup_time(window[1] - 1, allowed)
             derived.add(window)
     return out, derived
-
-
-def _int64(column: Any) -> bool:
-    """Whether a table's column holds int64 values (numpy's, not objects)."""
-    return isinstance(column.dtype, np.dtype) and column.dtype == np.int64
 
 
 def _bands(

@@ -643,29 +643,19 @@ def _horizon_layer(
     view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis
 ) -> list[spec.ChartDict]:
     """With allowed lateness > 0: per drawn (key, window), a line on its bar's sub-lane from
-    the window's end to its horizon, max timestamp + allowed lateness — its cleanup time
-    (``cleanup`` records; a window cleaned at its max timestamp has none)."""
-    cleaned, cleaned_keys = _cleaned(view, op)
-    if cleaned.empty:
+    the window's end to its horizon (``window_lives.horizons``), drawn per ``cleanup`` record:
+    a window cleaned at its max timestamp has none."""
+    horizons = window_lives.horizons(view, op)
+    if not horizons:
         return []
-    ends, times = cleaned["window_end"].to_numpy(), cleaned["cleanup_time"].to_numpy()
-    if times.dtype.kind == "O":  # Python ints as objects (the detail column): as int64
-        values = times.tolist()  # (else, some None say, the loop below reads each)
-        if all(v.__class__ is int and -(2**63) <= v < 2**63 for v in values):
-            times = np.array(values, dtype=np.int64)
-    if ends.dtype.kind in "iu" and times.dtype.kind in "iu" and not (times > ends - 1).any():
-        return []  # every window cleaned at its max timestamp: no horizon beyond its end
+    cleaned, cleaned_keys = _cleaned(view, op)
     slot = _bar_slots(bars)
     rows = []
-    for key, s, e, t in zip(
-        cleaned_keys,
-        cleaned["window_start"].tolist(),
-        cleaned["window_end"].tolist(),
-        cleaned["cleanup_time"].tolist(),
-        strict=True,
+    for key, s, e in zip(
+        cleaned_keys, cleaned["window_start"].tolist(), cleaned["window_end"].tolist(), strict=True
     ):
-        i = slot.get((key, int(s), int(e)))
-        if i is None or t is None or int(t) <= int(e) - 1:
+        i, t = slot.get((key, int(s), int(e))), horizons.get((int(s), int(e)))
+        if i is None or t is None:
             continue
         rows.append(
             {

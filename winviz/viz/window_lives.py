@@ -291,19 +291,47 @@ def allowed_lateness(view: TraceView, operator: str) -> int | None:
     the records give no single value (no cleanup record yet)."""
 
     def build() -> int | None:
-        rows = view.select("cleanup", operator=operator)
-        if not len(rows):
-            return None
-        _, ends, present = view.bounds(rows)
-        times = view.detail("cleanup", "cleanup_time", rows).tolist()
-        found = {
-            int(t) - (int(e) - 1)
-            for t, e, p in zip(times, ends.tolist(), present.tolist(), strict=True)
-            if p and t is not None and t != LONG_MAX
-        }
+        _, ends, times = _cleanup_times(view, operator)
+        found = set((times - (ends - 1))[times != LONG_MAX].tolist())
         return found.pop() if len(found) == 1 else None
 
     return memoized(view, "allowed_lateness", operator, build)
+
+
+def horizons(view: TraceView, operator: str) -> dict[tuple[int, int], int]:
+    """The allowed-lateness horizon of each (start, end) time window of ``operator`` read off
+    its ``cleanup`` records: its cleanup time, max timestamp + allowed lateness (Flink's
+    ``WindowOperator.cleanupTime``: ``window.maxTimestamp() + allowedLateness`` for event
+    time — one time for every key of the window), where that lies past its max timestamp; a
+    window cleaned at its max timestamp (lateness 0, or processing time) has none. The lanes
+    (a line per key's bar) and the timeline's bands (a line per window) draw it."""
+
+    def build() -> dict[tuple[int, int], int]:
+        starts, ends, times = _cleanup_times(view, operator)
+        late = times > ends - 1  # (max timestamp: end - 1, wrapping as Java's long does)
+        starts, ends, times = starts[late], ends[late], times[late]
+        order = np.lexsort((times, ends, starts))  # per window, its latest cleanup last
+        windows = zip(starts[order].tolist(), ends[order].tolist(), strict=True)
+        return dict(zip(windows, times[order].tolist(), strict=True))
+
+    return memoized(view, "horizons", operator, build)
+
+
+def _cleanup_times(view: TraceView, operator: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (start, end, cleanup time) of ``operator``'s ``cleanup`` records of a time window
+    with a cleanup time, as int64 arrays (read once per view)."""
+
+    def build() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = view.select("cleanup", operator=operator)
+        starts, ends, present = view.bounds(rows)
+        times = view.detail("cleanup", "cleanup_time", rows).tolist()
+        if not all(t.__class__ is int for t in times):  # a missing time says nothing
+            present = present & np.array([t is not None and t == t for t in times], dtype=bool)
+            times = [int(t) if p else 0 for t, p in zip(times, present.tolist(), strict=True)]
+        stamps = np.array(times, dtype=np.int64)
+        return starts[present], ends[present], stamps[present]
+
+    return memoized(view, "cleanup_times", operator, build)
 
 
 def processing_time_windows(view: TraceView, operator: str) -> bool:
