@@ -15,39 +15,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from winviz.operators.window_rules import cleanup_time
-from winviz.viz import palette, spec
+from winviz.viz import palette, spec, window_lives
 from winviz.viz.palette import TimeAxis
 from winviz.viz.window_marks import _every_kth, _missing, _Table
 
 FLAT_BAND_PX = 4
 """The outline width of a window band of zero height (opened and closed at one processing
 time); other bands have a 1 px outline."""
-
-
-def _every_horizon(
-    per_window: list[_Window] | None,
-    horizons: dict[tuple[int, int], int],
-    allowed: int | None,
-) -> tuple[dict[tuple[int, int], int], set[tuple[int, int]]]:
-    """The horizon of every window (``horizons``: ``window_lives.horizons``, read off the
-    ``cleanup`` records), and which of them are derived rather than read off a record: a window
-    merged away by a session merge (Flink's ``WindowOperator`` deletes its cleanup timer at
-    the merge, ``deleteCleanupTimer(m)``, and registers the result window's, so it never has a
-    ``cleanup`` record) or still open at the end of the
-    trace gets ``cleanup_time(max timestamp, allowed lateness)`` (``window_rules``: the one
-    rule), ``allowed`` read off the operator's ``cleanup`` records
-    (``window_lives.allowed_lateness``). Nothing is derived when they give no single lateness."""
-    if not horizons or per_window is None or not allowed:
-        return horizons, set()
-    out = dict(horizons)
-    derived = set()
-    for w in per_window:
-        window = (int(w.window_start), int(w.window_end))
-        if window not in out and w.window_start < w.window_end:
-            out[window] = cleanup_time(window[1] - 1, allowed)
-            derived.add(window)
-    return out, derived
 
 
 def _bands(
@@ -144,8 +118,9 @@ def _horizon_layer(
 ) -> spec.ChartDict | None:
     """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
     allowed lateness) over its band's life in processing time (``per_window``:
-    ``_per_window(lives)``). ``derived``: the windows whose horizon ``_every_horizon``
-    derived (no ``cleanup`` record: merged away, or still open); their tooltips say so."""
+    ``_per_window(lives)``). ``derived``: the windows whose horizon
+    ``window_lives.every_horizon`` derived (no ``cleanup`` record: merged away, or still open);
+    their tooltips say so."""
     if not horizons or per_window is None:
         return None
     rows = []
@@ -187,17 +162,11 @@ def _horizon_layer(
 
 
 def _horizon_source(w: _Window, derived: set[tuple[int, int]], y: TimeAxis) -> str:
-    """Where a horizon comes from (the tooltip's "from"): the window's ``cleanup`` record, or
-    the rule, for a window merged away (its contents then wait for the result window's
-    horizon) or still open at the end of the trace."""
-    if (int(w.window_start), int(w.window_end)) not in derived:
-        return "its cleanup record"
-    if w.merged_into:
-        return (
-            f"max timestamp + the operator's allowed lateness (merged into {w.merged_into} at "
-            f"{y.fmt(w.closed)}: its contents then wait for that window's horizon)"
-        )
-    return "max timestamp + the operator's allowed lateness (still open at the end)"
+    """The tooltip's "from" of a window's horizon (``window_lives.horizon_source``)."""
+    window = (int(w.window_start), int(w.window_end))
+    return window_lives.horizon_source(
+        window in derived, w.merged_into, "" if w.closed is None else y.fmt(w.closed)
+    )
 
 
 def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:

@@ -51,6 +51,8 @@ EVENT_DX = {
 CLAIMS_TIME = ("fired: ", "cleanup")
 HORIZON_TITLE = "allowed lateness"
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
+MERGED_HORIZON_ENTRY = "merged away: its cleanup timer, deleted at the merge"
+MERGED_HORIZON_DASH = [1, 2]
 
 
 @palette.public_chart("window_lanes")
@@ -116,6 +118,12 @@ def _lanes(
         for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True)
         if k in drawn and t is not None and not palette.is_off_chart(t)
     ]
+    # and the horizons of bars without a cleanup record (merged away, or still open)
+    horizons, _ = window_lives.every_horizon(view, op)
+    if horizons:
+        bounds = zip(bars["window_start"].tolist(), bars["window_end"].tolist(), strict=True)
+        ends = (horizons.get(w) for w in bounds)
+        cleanup_times += [t for t in ends if t is not None and not palette.is_off_chart(t)]
     # a processing-time window's start, end, firings and cleanup are processing times
     axis = "processing time" if processing_time_windows(view, op) else "event time"
     if axis == "processing time":
@@ -643,13 +651,20 @@ def _horizon_layer(
     view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis
 ) -> list[spec.ChartDict]:
     """With allowed lateness > 0: per drawn (key, window), a line on its bar's sub-lane from
-    the window's end to its horizon (``window_lives.horizons``), drawn per ``cleanup`` record:
-    a window cleaned at its max timestamp has none."""
-    horizons = window_lives.horizons(view, op)
+    the window's end to its horizon (``window_lives.every_horizon``, the timeline's too): one
+    per ``cleanup`` record, then one per bar without a record — a window still open at the
+    end (its cleanup timer pending) or merged away by a session merge. A merged-away window's
+    line is its own cleanup time, max timestamp + lateness, the timer Flink's
+    ``WindowOperator`` registered for it and deleted at the merge (``deleteCleanupTimer``):
+    it has its own legend entry (``MERGED_HORIZON_ENTRY``) and its tooltip names the window
+    its contents went into, whose horizon they then wait for. A window cleaned at its max
+    timestamp has none."""
+    horizons, _ = window_lives.every_horizon(view, op)
     if not horizons:
         return []
     cleaned, cleaned_keys = _cleaned(view, op)
     slot = _bar_slots(bars)
+    drawn: set[tuple[Any, int, int]] = set()
     rows = []
     for key, s, e in zip(
         cleaned_keys, cleaned["window_start"].tolist(), cleaned["window_end"].tolist(), strict=True
@@ -657,23 +672,35 @@ def _horizon_layer(
         i, t = slot.get((key, int(s), int(e))), horizons.get((int(s), int(e)))
         if i is None or t is None:
             continue
-        rows.append(
-            {
-                "x": x.clip(e)[0],
-                "x2": x.clip(t)[0],
-                "key": key,
-                "slot": i,
-                "line": HORIZON_ENTRY,
-                "kind": "allowed-lateness horizon",
-                "window": f"[{x.fmt(s)}, {x.fmt(e)})",
-                "max timestamp": x.fmt(int(e) - 1),
-                "allowed lateness": f"{int(t) - (int(e) - 1):,} ms",
-                "horizon": x.fmt(t),
-            }
-        )
+        drawn.add((key, int(s), int(e)))
+        rows.append(_horizon_row(key, int(s), int(e), i, t, HORIZON_ENTRY, x))
+    # the bars without a cleanup record: merged away, or still open at the end
+    unrecorded = []
+    for key, s, e, i, closed, merged_into in zip(
+        *(bars[c].tolist() for c in ("key", "window_start", "window_end", "slot")),
+        bars["closed"].tolist(),
+        bars["merged_into"].tolist(),
+        strict=True,
+    ):
+        t = horizons.get((int(s), int(e)))
+        if t is None or (key, int(s), int(e)) in drawn:
+            continue
+        merged = merged_into if isinstance(merged_into, str) else None
+        line = MERGED_HORIZON_ENTRY if merged else HORIZON_ENTRY
+        row = _horizon_row(key, int(s), int(e), int(i), t, line, x)
+        at = "" if merged is None else f"{int(closed):,} ms"
+        row["from"] = window_lives.horizon_source(True, merged, at)
+        unrecorded.append(row)
+    if unrecorded:
+        for row in rows:
+            row["from"] = window_lives.horizon_source(False, None, "")
+        rows.extend(unrecorded)
     if not rows:
         return []
     tips = ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon"]
+    entries = [HORIZON_ENTRY, MERGED_HORIZON_ENTRY]
+    entries = [n for n in entries if any(r["line"] == n for r in rows)]
+    dashes = {HORIZON_ENTRY: palette.HORIZON_DASH, MERGED_HORIZON_ENTRY: MERGED_HORIZON_DASH}
     return [
         spec.layer(
             rows,
@@ -687,12 +714,32 @@ def _horizon_layer(
                     "field": "line",
                     "type": "nominal",
                     "title": HORIZON_TITLE,
-                    "scale": {"domain": [HORIZON_ENTRY], "range": [palette.HORIZON_DASH]},
+                    "scale": {"domain": entries, "range": [dashes[n] for n in entries]},
                 },
-                "tooltip": [{"field": c, "type": "nominal"} for c in tips],
+                "tooltip": [
+                    {"field": c, "type": "nominal"} for c in tips + ["from"] * bool(unrecorded)
+                ],
             },
         )
     ]
+
+
+def _horizon_row(
+    key: Any, s: int, e: int, slot: int, t: int, line: str, x: TimeAxis
+) -> dict[str, Any]:
+    """A horizon line's row: from the window's end ``e`` to its horizon ``t``."""
+    return {
+        "x": x.clip(e)[0],
+        "x2": x.clip(t)[0],
+        "key": key,
+        "slot": slot,
+        "line": line,
+        "kind": "allowed-lateness horizon",
+        "window": f"[{x.fmt(s)}, {x.fmt(e)})",
+        "max timestamp": x.fmt(e - 1),
+        "allowed lateness": f"{t - (e - 1):,} ms",
+        "horizon": x.fmt(t),
+    }
 
 
 _CLEANUP_FIELDS = (

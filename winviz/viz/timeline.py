@@ -72,7 +72,6 @@ from winviz.viz import (
 )
 from winviz.viz.bands import (
     _bands,
-    _every_horizon,
     _horizon_layer,
     _line_legend,
     _per_window,
@@ -222,11 +221,8 @@ def _timeline(
     # processing-time windows: their start, end, firing and cleanup times are processing
     # times, not event times — they give the event-time axis nothing (see _bands)
     across = bool(len(lives)) and window_lives.processing_time_windows(view, op)
-    horizons = {} if across else window_lives.horizons(view, op)
+    horizons, derived = ({}, frozenset()) if across else window_lives.every_horizon(view, op)
     per_window = _per_window(lives)  # once, for the bands and the horizons
-    horizons, derived = _every_horizon(
-        per_window, horizons, window_lives.allowed_lateness(view, op)
-    )
     x, y = _axes(elements, steps, fired, cleaned, lives, [horizons[w] for w in derived], across)
     if not fired.empty:
         y = _label_room(y, height)

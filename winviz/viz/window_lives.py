@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from winviz.operators.window_rules import cleanup_time
 from winviz.trace.coded import distinct_values, object_array
 from winviz.viz.firings import window_records
 from winviz.viz.trace_view import LONG_MAX, Columns, TraceView, memoized
@@ -315,6 +316,64 @@ def horizons(view: TraceView, operator: str) -> dict[tuple[int, int], int]:
         return dict(zip(windows, times[order].tolist(), strict=True))
 
     return memoized(view, "horizons", operator, build)
+
+
+def every_horizon(
+    view: TraceView, operator: str
+) -> tuple[dict[tuple[int, int], int], frozenset[tuple[int, int]]]:
+    """The allowed-lateness horizon of EVERY (start, end) window of ``operator`` — the one
+    rule the timeline's bands and the lanes draw — and which of them are derived rather than
+    read off a ``cleanup`` record (``horizons``).
+
+    A window without a ``cleanup`` record gets ``cleanup_time(max timestamp, allowed
+    lateness)`` (``window_rules``; ``allowed`` read off the operator's other ``cleanup``
+    records, ``allowed_lateness``): a window still open at the end of the trace (its cleanup
+    timer is pending at that time), or a session window merged away. Flink's
+    ``WindowOperator`` registers a cleanup timer at ``cleanupTime(window)`` for every window
+    that becomes a ``MergingWindowSet`` window (``registerCleanupTimer(actualWindow)``), and
+    at a merge deletes the merged-away windows' (``deleteCleanupTimer(m)`` in its
+    ``MergeFunction``), merging their state into the result window's, whose own cleanup timer
+    then governs it. So a merged-away window's horizon is TRUE over its life, from its
+    opening to the merge (the timeline draws it over that span of processing time); after
+    the merge its contents wait for the result window's horizon, never earlier (the result
+    covers it: its end, hence its cleanup time, is at least as late). Nothing is derived when
+    the records give no single lateness (none cleaned yet: no lateness is guessed), for
+    lateness 0 (cleaned at the max timestamp: no horizon past it), or for windows whose end
+    overflowed (start >= end)."""
+
+    def build() -> tuple[dict[tuple[int, int], int], frozenset[tuple[int, int]]]:
+        found = horizons(view, operator)
+        allowed = allowed_lateness(view, operator)
+        columns = _life_records(view, operator)
+        if not found or not allowed or columns is None:
+            return found, frozenset()
+        out = dict(found)
+        derived = set()
+        for window in zip(
+            columns["window_start"].tolist(), columns["window_end"].tolist(), strict=True
+        ):
+            if window not in out and window[0] < window[1]:
+                out[window] = cleanup_time(window[1] - 1, allowed)
+                derived.add(window)
+        return out, frozenset(derived)
+
+    return memoized(view, "every_horizon", operator, build)
+
+
+def horizon_source(derived: bool, merged_into: str | None, at: str) -> str:
+    """Where a drawn horizon comes from (the tooltips' "from", timeline and lanes alike): the
+    window's ``cleanup`` record, or ``every_horizon``'s rule for a window merged away (into
+    ``merged_into`` at processing time ``at``: its cleanup timer was deleted there, its
+    contents then wait for that window's horizon) or still open at the end of the trace."""
+    if not derived:
+        return "its cleanup record"
+    rule = "max timestamp + the operator's allowed lateness"
+    if merged_into:
+        return (
+            f"{rule} (merged into {merged_into} at {at}: its contents then wait for that "
+            "window's horizon)"
+        )
+    return f"{rule} (still open at the end)"
 
 
 def _cleanup_times(view: TraceView, operator: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
