@@ -129,21 +129,95 @@ def test_horizon_of_a_merged_away_window(sessions) -> None:
 def test_horizons_read_once_for_the_lanes_and_the_timeline(sessions) -> None:
     """``window_lives.horizons``: each window's cleanup time past its max timestamp, read off
     its ``cleanup`` record (4999 = 4499 + 500 for [2000, 4500); [9000, 10500) cleaned at the
-    end of input at 10499 + 500); the merged-away [3000, 4500) has no record, so none (the
-    timeline derives its horizon, above). The lanes draw these same horizons, one per key's
-    bar, and a trace cut before a cleanup has only the earlier ones; with lateness 0, none."""
+    end of input at 10499 + 500); the merged-away [3000, 4500) has no record, so none there:
+    ``every_horizon`` derives its horizon (4499 + 500), the one rule the timeline (above) and
+    the lanes (below) both draw, one line per key's bar. A trace cut before a cleanup has only
+    the earlier records; with lateness 0, none."""
     view = open_trace(sessions.trace)
     expected = {(1000, 2500): 2999, (2000, 4500): 4999, (9000, 10500): 10999}
     assert window_lives.horizons(view, "window") == expected
     assert window_lives.allowed_lateness(view, "window") == 500
+    assert window_lives.every_horizon(view, "window") == (
+        {**expected, (3000, 4500): 4999},
+        frozenset({(3000, 4500)}),
+    )
     lanes = viz.window_lanes(sessions.trace).to_dict()
-    drawn = {(r["x"], r["x2"]) for r in rows_of(lanes, HORIZON)}
-    assert drawn == {(end, t) for (_, end), t in expected.items()}
+    drawn = [(r["window"], r["x2"]) for r in rows_of(lanes, HORIZON)]
+    assert drawn == [
+        ("[1,000 ms, 2,500 ms)", 2999),
+        ("[2,000 ms, 4,500 ms)", 4999),
+        ("[9,000 ms, 10,500 ms)", 10999),
+        ("[3,000 ms, 4,500 ms)", 4999),  # merged away: no record, the rule's horizon
+    ]
+    timeline = viz.timeline(sessions.trace, view="timeline").to_dict()
+    assert sorted(drawn) == sorted((r["window"], r["x"]) for r in rows_of(timeline, HORIZON))
     cut = open_trace(sessions.trace.until(250))
     assert window_lives.horizons(cut, "window") == {(1000, 2500): 2999}
     # allowed lateness 0: every window is cleaned at its max timestamp, no horizon beyond it
     trace = count_pipeline(wv.StreamExecutionEnvironment(), [("a", 1000)], 5000).execute().trace
     assert window_lives.horizons(open_trace(trace), "window") == {}
+
+
+MERGED_ENTRY = "merged away: its cleanup timer, deleted at the merge"
+
+
+def test_lanes_horizon_of_a_merged_away_window(sessions) -> None:
+    """The lanes draw the merged-away [3000, 4500) a horizon line too (``every_horizon``, as
+    the timeline): on its own bar (key a, sub-lane 0; [2000, 4500) is on sub-lane 1) from its
+    end 4500 to its cleanup time 4999 = 4499 + 500, the cleanup timer Flink registered for it
+    and deleted at the merge (a ``timer_deleted`` record, no ``cleanup`` record), with its
+    own legend entry and a tooltip naming the window its contents went into."""
+    spec = viz.window_lanes(sessions.trace).to_dict()
+    bars = {r["window"]: (r["key"], r["slot"], r["status"]) for r in rows_of(spec, "window")}
+    assert bars["[3,000 ms, 4,500 ms)"] == ("a", 0, "merged away")
+    assert bars["[2,000 ms, 4,500 ms)"] == ("a", 1, "fired")
+    merged = [r for r in rows_of(spec, HORIZON) if r["window"] == "[3,000 ms, 4,500 ms)"]
+    assert merged == [
+        {
+            "x": 4500,
+            "x2": 4999,
+            "key": "a",
+            "slot": 0,
+            "line": MERGED_ENTRY,
+            "kind": HORIZON,
+            "window": "[3,000 ms, 4,500 ms)",
+            "max timestamp": "4,499 ms",
+            "allowed lateness": "500 ms",
+            "horizon": "4,999 ms",
+            "from": f"{RULE} (merged into [2000, 4500) at 200 ms: its contents then wait for "
+            "that window's horizon)",
+        }
+    ]
+    recorded = [r["from"] for r in rows_of(spec, HORIZON) if r is not merged[0]]
+    assert recorded == ["its cleanup record"] * 3
+    (layer,) = [lay for lay in spec["layer"] if lay["mark"]["type"] == "rule"]
+    assert layer["encoding"]["strokeDash"]["scale"] == {
+        "domain": ["accepts late elements until max timestamp + lateness", MERGED_ENTRY],
+        "range": [[3, 2], [1, 2]],
+    }
+    assert {"field": "from", "type": "nominal"} in layer["encoding"]["tooltip"]
+
+
+def test_lanes_horizon_of_a_window_still_open(sessions) -> None:
+    """Cut at 250 ms: the lanes draw [2000, 4500)'s horizon (still open: no cleanup record
+    yet) from the rule, and the axis reaches it (1000 .. 4999 padded 3 %: 120 ms)."""
+    spec = viz.window_lanes(sessions.trace.until(250)).to_dict()
+    got = [(r["window"], r["slot"], r["x"], r["x2"], r["from"]) for r in rows_of(spec, HORIZON)]
+    assert got == [
+        ("[1,000 ms, 2,500 ms)", 0, 2500, 2999, "its cleanup record"),
+        ("[2,000 ms, 4,500 ms)", 1, 4500, 4999, f"{RULE} (still open at the end)"),
+        (
+            "[3,000 ms, 4,500 ms)",
+            0,
+            4500,
+            4999,
+            f"{RULE} (merged into [2000, 4500) at 200 ms: its contents then wait for that "
+            "window's horizon)",
+        ),
+    ]
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"] == [880, 5119]
+    # cut at 150 ms: nothing cleaned yet, no lateness known, no horizon guessed
+    assert rows_of(viz.window_lanes(sessions.trace.until(150)).to_dict(), HORIZON) == []
 
 
 def test_horizon_of_a_window_still_open(sessions) -> None:
