@@ -128,7 +128,7 @@ def _horizon_layer(
         horizon = horizons.get((int(w.window_start), int(w.window_end)))
         if horizon is None:
             continue
-        closed = w.closed
+        closed, (s, e) = w.closed, (int(w.window_start), int(w.window_end))
         hx, note = x.clip(horizon)
         rows.append(
             {
@@ -136,16 +136,13 @@ def _horizon_layer(
                 "y": y.clip(w.opened)[0],
                 "y2": y.hi if closed is None else y.clip(closed)[0],
                 "line": palette.HORIZON,
-                "kind": "allowed-lateness horizon",
-                "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
-                "max timestamp": x.fmt(int(w.window_end) - 1),
-                "allowed lateness": f"{horizon - (int(w.window_end) - 1):,} ms",
-                "horizon": x.fmt(horizon),
+                **window_lives.horizon_texts(x.fmt, s, e, horizon),
                 "note": note,
             }
         )
         if derived:
-            rows[-1]["from"] = _horizon_source(w, derived, y)
+            at = "" if closed is None else y.fmt(closed)
+            rows[-1]["from"] = window_lives.horizon_source((s, e) in derived, w.merged_into, at)
     rows, _ = _every_kth(rows)
     mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
     return spec.layer(
@@ -158,14 +155,6 @@ def _horizon_layer(
             "strokeDash": _line_legend(palette.HORIZON, palette.HORIZON_DASH),
             "tooltip": spec.tooltips(rows, ["x", "y", "y2", "line"]),
         },
-    )
-
-
-def _horizon_source(w: _Window, derived: set[tuple[int, int]], y: TimeAxis) -> str:
-    """The tooltip's "from" of a window's horizon (``window_lives.horizon_source``)."""
-    window = (int(w.window_start), int(w.window_end))
-    return window_lives.horizon_source(
-        window in derived, w.merged_into, "" if w.closed is None else y.fmt(w.closed)
     )
 
 

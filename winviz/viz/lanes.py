@@ -6,8 +6,11 @@ drawn too). Overlapping windows of one key stack in sub-lanes. On each bar: its 
 event time of the timer that fired them (else the window's end), one mark per cause with the
 count, coloured by cause; its cleanup at its cleanup time (Flink's ``cleanupTime``: max
 timestamp + allowed lateness); with allowed lateness > 0, a line from the window's end to that
-horizon (until the watermark passes it the window accepts late elements); purges at its end,
-evictions and session merges at its start. Tooltips give the records' fields.
+horizon (until the watermark passes it the window accepts late elements) on every bar — a
+window still open at the end or merged away too (``window_lives.every_horizon``, the rule the
+timeline's bands draw; a merged-away window's line is the cleanup timer it had until the merge
+deleted it, its own legend entry); purges at its end, evictions and session merges at its
+start. Tooltips give the records' fields.
 
 Scale: at most ``max_keys`` lanes (the keys with most elements) and 5,000 bars (the earliest
 windows); the subtitle says what was left out. Past ``width // MIN_BAR_PX`` windows in a lane
@@ -52,7 +55,8 @@ CLAIMS_TIME = ("fired: ", "cleanup")
 HORIZON_TITLE = "allowed lateness"
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 MERGED_HORIZON_ENTRY = "merged away: its cleanup timer, deleted at the merge"
-MERGED_HORIZON_DASH = [1, 2]
+HORIZON_DASHES = {HORIZON_ENTRY: palette.HORIZON_DASH, MERGED_HORIZON_ENTRY: [1, 2]}
+"""The horizon lines' legend: a merged-away window's line (``_horizon_layer``) dotted."""
 
 
 @palette.public_chart("window_lanes")
@@ -651,56 +655,39 @@ def _horizon_layer(
     view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis
 ) -> list[spec.ChartDict]:
     """With allowed lateness > 0: per drawn (key, window), a line on its bar's sub-lane from
-    the window's end to its horizon (``window_lives.every_horizon``, the timeline's too): one
-    per ``cleanup`` record, then one per bar without a record — a window still open at the
-    end (its cleanup timer pending) or merged away by a session merge. A merged-away window's
-    line is its own cleanup time, max timestamp + lateness, the timer Flink's
+    the window's end to its horizon (``window_lives.every_horizon``, as the timeline's): one
+    per ``cleanup`` record, then one per bar without one — still open at the end (its cleanup
+    timer pending), or merged away. A merged-away window's line is the cleanup timer Flink's
     ``WindowOperator`` registered for it and deleted at the merge (``deleteCleanupTimer``):
-    it has its own legend entry (``MERGED_HORIZON_ENTRY``) and its tooltip names the window
-    its contents went into, whose horizon they then wait for. A window cleaned at its max
-    timestamp has none."""
+    its own legend entry, and a tooltip naming the window its contents went into. A window
+    cleaned at its max timestamp has none."""
     horizons, _ = window_lives.every_horizon(view, op)
     if not horizons:
         return []
     cleaned, cleaned_keys = _cleaned(view, op)
-    slot = _bar_slots(bars)
-    drawn: set[tuple[Any, int, int]] = set()
-    rows = []
-    for key, s, e in zip(
-        cleaned_keys, cleaned["window_start"].tolist(), cleaned["window_end"].tolist(), strict=True
-    ):
+    slot, drawn, rows = _bar_slots(bars), set(), []
+    starts, ends = cleaned["window_start"].tolist(), cleaned["window_end"].tolist()
+    for key, s, e in zip(cleaned_keys, starts, ends, strict=True):
         i, t = slot.get((key, int(s), int(e))), horizons.get((int(s), int(e)))
-        if i is None or t is None:
-            continue
-        drawn.add((key, int(s), int(e)))
-        rows.append(_horizon_row(key, int(s), int(e), i, t, HORIZON_ENTRY, x))
-    # the bars without a cleanup record: merged away, or still open at the end
-    unrecorded = []
-    for key, s, e, i, closed, merged_into in zip(
-        *(bars[c].tolist() for c in ("key", "window_start", "window_end", "slot")),
-        bars["closed"].tolist(),
-        bars["merged_into"].tolist(),
-        strict=True,
-    ):
+        if i is not None and t is not None:
+            drawn.add((key, int(s), int(e)))
+            rows.append(_horizon_row(key, int(s), int(e), i, t, x))
+    recorded = len(rows)
+    columns = ("key", "window_start", "window_end", "slot", "closed", "merged_into")
+    for key, s, e, i, closed, into in zip(*(bars[c].tolist() for c in columns), strict=True):
         t = horizons.get((int(s), int(e)))
-        if t is None or (key, int(s), int(e)) in drawn:
-            continue
-        merged = merged_into if isinstance(merged_into, str) else None
-        line = MERGED_HORIZON_ENTRY if merged else HORIZON_ENTRY
-        row = _horizon_row(key, int(s), int(e), int(i), t, line, x)
-        at = "" if merged is None else f"{int(closed):,} ms"
-        row["from"] = window_lives.horizon_source(True, merged, at)
-        unrecorded.append(row)
-    if unrecorded:
-        for row in rows:
-            row["from"] = window_lives.horizon_source(False, None, "")
-        rows.extend(unrecorded)
+        if t is not None and (key, int(s), int(e)) not in drawn:  # merged away, or open
+            into = into if isinstance(into, str) else None
+            at = "" if into is None else f"{int(closed):,} ms"
+            rows.append(_horizon_row(key, int(s), int(e), int(i), t, x, (into, at)))
     if not rows:
         return []
-    tips = ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon"]
-    entries = [HORIZON_ENTRY, MERGED_HORIZON_ENTRY]
-    entries = [n for n in entries if any(r["line"] == n for r in rows)]
-    dashes = {HORIZON_ENTRY: palette.HORIZON_DASH, MERGED_HORIZON_ENTRY: MERGED_HORIZON_DASH}
+    tips = ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon", "from"]
+    if len(rows) == recorded:  # (every line read off its record: nothing to tell apart)
+        tips = tips[:-1]
+        for row in rows:
+            del row["from"]
+    entries = [n for n in HORIZON_DASHES if any(r["line"] == n for r in rows)]
     return [
         spec.layer(
             rows,
@@ -714,31 +701,28 @@ def _horizon_layer(
                     "field": "line",
                     "type": "nominal",
                     "title": HORIZON_TITLE,
-                    "scale": {"domain": entries, "range": [dashes[n] for n in entries]},
+                    "scale": {"domain": entries, "range": [HORIZON_DASHES[n] for n in entries]},
                 },
-                "tooltip": [
-                    {"field": c, "type": "nominal"} for c in tips + ["from"] * bool(unrecorded)
-                ],
+                "tooltip": [{"field": c, "type": "nominal"} for c in tips],
             },
         )
     ]
 
 
 def _horizon_row(
-    key: Any, s: int, e: int, slot: int, t: int, line: str, x: TimeAxis
+    key: Any, s: int, e: int, slot: int, t: int, x: TimeAxis, derived: tuple | None = None
 ) -> dict[str, Any]:
-    """A horizon line's row: from the window's end ``e`` to its horizon ``t``."""
+    """A horizon line from the window's end ``e`` to its horizon ``t``: read off a ``cleanup``
+    record, or ``derived`` (into, at): merged into window ``into`` at ``at`` (None: open)."""
+    into, at = derived or (None, "")
     return {
         "x": x.clip(e)[0],
         "x2": x.clip(t)[0],
         "key": key,
         "slot": slot,
-        "line": line,
-        "kind": "allowed-lateness horizon",
-        "window": f"[{x.fmt(s)}, {x.fmt(e)})",
-        "max timestamp": x.fmt(e - 1),
-        "allowed lateness": f"{t - (e - 1):,} ms",
-        "horizon": x.fmt(t),
+        "line": MERGED_HORIZON_ENTRY if into else HORIZON_ENTRY,
+        **window_lives.horizon_texts(x.fmt, s, e, t),
+        "from": window_lives.horizon_source(derived is not None, into, at),
     }
 
 

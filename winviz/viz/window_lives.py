@@ -6,6 +6,7 @@ read off its records.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -374,6 +375,17 @@ def horizon_source(derived: bool, merged_into: str | None, at: str) -> str:
             "window's horizon)"
         )
     return f"{rule} (still open at the end)"
+
+
+def horizon_texts(fmt: Callable[[Any], str], start: int, end: int, horizon: int) -> dict[str, str]:
+    """The texts of a horizon line's tooltip (timeline and lanes alike), times by ``fmt``."""
+    return {
+        "kind": "allowed-lateness horizon",
+        "window": f"[{fmt(start)}, {fmt(end)})",
+        "max timestamp": fmt(end - 1),
+        "allowed lateness": f"{horizon - (end - 1):,} ms",
+        "horizon": fmt(horizon),
+    }
 
 
 def _cleanup_times(view: TraceView, operator: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
