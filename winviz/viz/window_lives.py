@@ -322,25 +322,17 @@ def horizons(view: TraceView, operator: str) -> dict[tuple[int, int], int]:
 def every_horizon(
     view: TraceView, operator: str
 ) -> tuple[dict[tuple[int, int], int], frozenset[tuple[int, int]]]:
-    """The allowed-lateness horizon of EVERY (start, end) window of ``operator`` — the one
-    rule the timeline's bands and the lanes draw — and which of them are derived rather than
-    read off a ``cleanup`` record (``horizons``).
-
-    A window without a ``cleanup`` record gets ``cleanup_time(max timestamp, allowed
-    lateness)`` (``window_rules``; ``allowed`` read off the operator's other ``cleanup``
-    records, ``allowed_lateness``): a window still open at the end of the trace (its cleanup
-    timer is pending at that time), or a session window merged away. Flink's
-    ``WindowOperator`` registers a cleanup timer at ``cleanupTime(window)`` for every window
-    that becomes a ``MergingWindowSet`` window (``registerCleanupTimer(actualWindow)``), and
-    at a merge deletes the merged-away windows' (``deleteCleanupTimer(m)`` in its
-    ``MergeFunction``), merging their state into the result window's, whose own cleanup timer
-    then governs it. So a merged-away window's horizon is TRUE over its life, from its
-    opening to the merge (the timeline draws it over that span of processing time); after
-    the merge its contents wait for the result window's horizon, never earlier (the result
-    covers it: its end, hence its cleanup time, is at least as late). Nothing is derived when
-    the records give no single lateness (none cleaned yet: no lateness is guessed), for
-    lateness 0 (cleaned at the max timestamp: no horizon past it), or for windows whose end
-    overflowed (start >= end)."""
+    """The allowed-lateness horizon of every (start, end) window of ``operator`` (the one rule
+    the timeline's bands and the lanes draw) and which are derived, not read off a ``cleanup``
+    record (``horizons``): a window still open at the end of the trace, or merged away, gets
+    ``cleanup_time(max timestamp, allowed lateness)`` (``window_rules``; the lateness read off
+    the other records, ``allowed_lateness``). Flink's ``WindowOperator`` registers that cleanup
+    timer for every window of its ``MergingWindowSet`` (``registerCleanupTimer(actualWindow)``)
+    and a merge deletes the merged-away windows' (``deleteCleanupTimer(m)``), merging their
+    state into the result window: a merged-away window's horizon is true over its life, up to
+    the merge; then its contents wait for the result's horizon, never earlier (the result
+    covers it). None derived without a single lateness in the records (none guessed), for
+    lateness 0, or for a window whose end overflowed (start >= end)."""
 
     def build() -> tuple[dict[tuple[int, int], int], frozenset[tuple[int, int]]]:
         found = horizons(view, operator)
