@@ -625,13 +625,16 @@ def _element_label_layers(
 
 
 def _edge_boxes(
-    layers: list[spec.ChartDict], plot: Plot, avoid: _Boxes
+    layers: list[spec.ChartDict], plot: Plot, marks: _Boxes, lines: _Boxes
 ) -> tuple[list[Box], dict[tuple[Any, Any, str], int]]:
     """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
-    aligned as ``EDGE_DX`` says (see ``_watermarks``), each at its own place: the first of
-    ``EDGE_PLACES`` that crosses nothing ``avoid`` holds (the marks and lines: below its
-    point, unless a line such as the ideal diagonal runs there), else the first; and that
-    place's index per text (x, y, text), for ``_edge_texts_off_marks``."""
+    aligned as ``EDGE_DX`` says (see ``_watermarks``), each at its own place; and that
+    place's ``EDGE_PLACES`` index per text (x, y, text), for ``_edge_texts_off_marks``. Its
+    own place: below its point — unless a line crosses it there (as the ideal diagonal at the
+    end of input): then the first place that crosses no mark (``marks``) and no line
+    (``lines``), so the labels placed next keep off it. (An edge text crossing only a mark
+    below its point is moved or left out after the labels are placed: it takes no label's
+    place.)"""
     boxes, own = [], {}
     for layer in layers:
         if layer["mark"]["type"] != "text":
@@ -639,7 +642,10 @@ def _edge_boxes(
         align = layer["mark"].get("align", "right")
         for e in spec.rows(layer):
             places = _edge_places(e, align, plot)
-            n = next((n for n, box in enumerate(places) if not avoid.hits(box)), 0)
+            n = 0
+            if lines.hits(places[0]):
+                free = (n for n, b in enumerate(places) if not (marks.hits(b) or lines.hits(b)))
+                n = next(free, 0)
             boxes.append(places[n])
             own[(e["x"], e["y"], e["text"])] = n
     return boxes, own

@@ -252,7 +252,7 @@ def _timeline(
     diagonal_layers = _diagonal(elements, x, y, diagonal, last)
     _taken_by_diagonal(lines, diagonal_layers, plot)  # (a guide line: kept off, as the others)
     taken.extend(lines)
-    edge_boxes, own = _edge_boxes(watermark_layers, plot, taken)
+    edge_boxes, own = _edge_boxes(watermark_layers, plot, points, lines)
     for box in edge_boxes + _restart_boxes(restarts, plot):
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
