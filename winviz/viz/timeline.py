@@ -229,7 +229,7 @@ def _timeline(
         per_window, horizons, window_lives.allowed_lateness(view, op)
     )
     x, y = _axes(elements, steps, fired, cleaned, lives, [horizons[w] for w in derived], across)
-    last = y.hi  # (the last processing time: the ideal diagonal ends there)
+    last = y.hi  # (the axis' top before the labels' room: the ideal diagonal ends there)
     if not fired.empty:
         y = _label_room(y, height)
 
@@ -429,8 +429,9 @@ def _wants_diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | Non
 
 
 def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None, last: int) -> list:
-    """The ideal diagonal (``_wants_diagonal``) over the run: up to the ``last`` processing
-    time, not into the room above it kept for the last firings' labels (``_label_room``)."""
+    """The ideal diagonal (``_wants_diagonal``) over the run: up to ``last``, the top of the
+    processing-time axis (the last processing time, padded), not into the room above it kept
+    for the last firings' labels (``_label_room``)."""
     if not _wants_diagonal(elements, x, y, want):
         return []
     lo, hi = max(x.lo, y.lo), min(x.hi, last)
