@@ -510,7 +510,7 @@ def _dedup_layers(
     if not bins:
         return [], []
 
-    def fresh() -> timer_places.Taken:
+    def new_taken() -> timer_places.Taken:
         t = timer_places.Taken()
         for seg, rule in lines:
             t.add_segment(seg, rule)
@@ -520,7 +520,7 @@ def _dedup_layers(
 
     # the timers' (domain, timestamp) as their rules' x: the bins' groups
     extents = {(d, x.clip(ts)[0]): e for (d, ts), e in _extents(lives).items()}
-    placed, above = timer_places.dedups_beside(bins, extents, fresh, px)
+    placed, above = timer_places.dedups_beside(bins, extents, new_taken, px)
     rows, texts = _dedup_rows(placed, y)
     for r in placed:
         marks += timer_places.dedup_boxes(px.px(r["x"]) + r["dx"], px.py(r["y"]), r["n"])
