@@ -392,17 +392,6 @@ def _taken_by_rules(taken: _Boxes, layer: Any, plot: Plot) -> None:
     taken.add_small([b for b in boxes if all(map(math.isfinite, b))])
 
 
-def _taken_by_diagonal(taken: _Boxes, layers: list[Any], plot: Plot) -> None:
-    """Add small boxes (2 px) every 3 px along each slanted two-point line of these layers
-    (the ideal diagonal, event time = processing time) to ``taken``: its bounding box would
-    be most of the plot."""
-    for layer in layers:
-        (a, b) = spec.rows(layer)
-        ax, ay = plot.px(a["x"]), plot.py(a["y"])
-        line = (0.0, 0.0, plot.px(b["x"]) - ax, plot.py(b["y"]) - ay)
-        taken.add_small([(ax - 1, ay - 1, ax + 1, ay + 1), *_along(ax, ay, line)])
-
-
 _HALF_EXACT = 2**52
 
 
@@ -525,19 +514,13 @@ above, a line further below, a line further above."""
 
 
 def _edge_texts_off_marks(
-    layers: list[Any],
-    plot: Plot,
-    points: _Boxes,
-    taken: _Boxes,
-    notes: list[str],
-    own: dict[tuple[Any, Any, str], int],
+    layers: list[Any], plot: Plot, points: _Boxes, taken: _Boxes, notes: list[str]
 ) -> list[Any]:
     """The watermark's edge texts ("watermark = MAX (end of input) →" right-aligned below
-    their point, "← watermark = MIN" left-aligned: ``EDGE_DX``) at their own place (``own``:
-    the ``EDGE_PLACES`` index ``_edge_boxes`` kept for them) where it crosses no mark
-    (``points``), else at the first other place that crosses no mark, line or label
-    (``taken``), and left out where none is free (the subtitle says so). Returns the layers,
-    a layer per place used."""
+    their point, "← watermark = MIN" left-aligned: ``EDGE_DX``) moved to the first of
+    ``EDGE_PLACES`` where they cross no mark (``points``; away from its place: no mark, line
+    or label, ``taken``), and left out where none is free (the subtitle says so). Returns the
+    layers, a layer per place used."""
     out = []
     for layer in layers:
         rows = spec.rows(layer) if layer["mark"]["type"] == "text" else []
@@ -547,12 +530,14 @@ def _edge_texts_off_marks(
         by: dict[tuple[str, int], list[dict[str, Any]]] = {}
         align = layer["mark"].get("align", "right")
         for e in rows:
-            boxes = _edge_places(e, align, plot)
-            first = own.get((e["x"], e["y"], e["text"]), 0)
-            for n in [first, *(n for n in range(len(boxes)) if n != first)]:
-                if not (points if n == first else taken).hits(boxes[n]):
-                    taken.add(boxes[n])
-                    by.setdefault(EDGE_PLACES[n], []).append(e)
+            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
+            py = plot.py(e["y"])
+            for n, (baseline, dy) in enumerate(EDGE_PLACES):
+                top = py + dy if baseline == "top" else py + dy - LABEL_FONT - 3
+                box = (left, top, right, top + LABEL_FONT + 3)
+                if not (points if n == 0 else taken).hits(box):
+                    taken.add(box)
+                    by.setdefault((baseline, dy), []).append(e)
                     break
             else:
                 notes.append(f"{e['text']}: its text is left out (it would cross marks)")
@@ -624,40 +609,19 @@ def _element_label_layers(
     ]  # fmt: skip
 
 
-def _edge_boxes(
-    layers: list[spec.ChartDict], plot: Plot, marks: _Boxes, lines: _Boxes
-) -> tuple[list[Box], dict[tuple[Any, Any, str], int]]:
+def _edge_boxes(layers: list[spec.ChartDict], plot: Plot) -> list[Box]:
     """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
-    aligned as ``EDGE_DX`` says (see ``_watermarks``), each at its own place; and that
-    place's ``EDGE_PLACES`` index per text (x, y, text), for ``_edge_texts_off_marks``. Its
-    own place: below its point — unless a line crosses it there (as the ideal diagonal at the
-    end of input): then the first place that crosses no mark (``marks``) and no line
-    (``lines``), so the labels placed next keep off it. (An edge text crossing only a mark
-    below its point is moved or left out after the labels are placed: it takes no label's
-    place.)"""
-    boxes, own = [], {}
+    drawn below their point, aligned as ``EDGE_DX`` says (see ``_watermarks``)."""
+    boxes = []
     for layer in layers:
         if layer["mark"]["type"] != "text":
             continue
         align = layer["mark"].get("align", "right")
         for e in spec.rows(layer):
-            places = _edge_places(e, align, plot)
-            n = 0
-            if lines.hits(places[0]):
-                free = (n for n, b in enumerate(places) if not (marks.hits(b) or lines.hits(b)))
-                n = next(free, 0)
-            boxes.append(places[n])
-            own[(e["x"], e["y"], e["text"])] = n
-    return boxes, own
-
-
-def _edge_places(e: dict[str, Any], align: str, plot: Plot) -> list[Box]:
-    """The pixel box of an edge text (row ``e``: ``x``, ``y``, ``text``) at each of
-    ``EDGE_PLACES``."""
-    left, right = _edge_span(plot.px(e["x"]), e["text"], align)
-    py = plot.py(e["y"])
-    tops = [py + dy if side == "top" else py + dy - LABEL_FONT - 3 for side, dy in EDGE_PLACES]
-    return [(left, top, right, top + LABEL_FONT + 3) for top in tops]
+            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
+            py = plot.py(e["y"])
+            boxes.append((left, py + 4, right, py + 4 + LABEL_FONT + 3))
+    return boxes
 
 
 def _edge_span(px: float, text: str, align: str) -> tuple[float, float]:

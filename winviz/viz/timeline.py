@@ -87,7 +87,6 @@ from winviz.viz.labels import (
     _edge_texts_off_marks,
     _element_label_layers,
     _label_room,
-    _taken_by_diagonal,
     _taken_by_marks,
     _taken_by_rules,
 )
@@ -225,7 +224,6 @@ def _timeline(
     horizons, derived = ({}, frozenset()) if across else window_lives.every_horizon(view, op)
     per_window = _per_window(lives)  # once, for the bands and the horizons
     x, y = _axes(elements, steps, fired, cleaned, lives, [horizons[w] for w in derived], across)
-    last = y.hi  # (the axis' top before the labels' room: the ideal diagonal ends there)
     if not fired.empty:
         y = _label_room(y, height)
 
@@ -245,11 +243,8 @@ def _timeline(
     occupied.avoid = points.copy()  # (a firing or cleanup moved aside keeps off them)
     taken, lines = points.copy(), _Boxes()
     _taken_by_marks(lines, watermark_layers, plot, points=False)  # (once, for both)
-    diagonal_layers = _diagonal(elements, x, y, diagonal, last)
-    _taken_by_diagonal(lines, diagonal_layers, plot)  # (a guide line: kept off, as the others)
     taken.extend(lines)
-    edge_boxes, own = _edge_boxes(watermark_layers, plot, points, lines)
-    for box in edge_boxes + _restart_boxes(restarts, plot):
+    for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
     horizon_layer = _horizon_layer(per_window, horizons, x, y, derived)
@@ -260,7 +255,7 @@ def _timeline(
         horizon_layer,
         _idle_layer(view, x, y, notes),
         _paused_layer(view, x, y, notes),
-        *diagonal_layers,
+        *_diagonal(elements, x, y, diagonal),
         *watermark_layers,
         element_layer,
         replay_layer,
@@ -285,7 +280,7 @@ def _timeline(
     # (an edge text at its own place keeps off the marks and the lines, not off its own box)
     points.extend(lines)
     _taken_by_rules(points, horizon_layer, plot)
-    layers = _edge_texts_off_marks(layers, plot, points, taken, notes, own)
+    layers = _edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
         layers += _element_label_layers(element_layer, element_labels, x, y, plot, taken, notes)
     layers = _drawing_order(layers)
@@ -424,13 +419,10 @@ def _wants_diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | Non
     return bool(len(elements)) and bool((elements["proc_time"] >= elements["ts"]).mean() >= 0.5)
 
 
-def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None, last: int) -> list:
-    """The ideal diagonal (``_wants_diagonal``) over the run: up to ``last``, the top of the
-    processing-time axis (the last processing time, padded), not into the room above it kept
-    for the last firings' labels (``_label_room``)."""
+def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> list:
     if not _wants_diagonal(elements, x, y, want):
         return []
-    lo, hi = max(x.lo, y.lo), min(x.hi, last)
+    lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
     rows = [{"x": v, "y": v, "line": palette.IDEAL, "kind": palette.IDEAL} for v in (lo, hi)]
     mark = {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1}
     encoding = {
