@@ -87,6 +87,24 @@ def overlaps(a: Box, b: Box) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def crosses(seg: Box, box: Box) -> bool:
+    """Whether the segment (x1, y1, x2, y2) runs through the box (Liang–Barsky clipping;
+    touching its edge is crossing: a 2.5 px rule drawn along a box's edge covers it)."""
+    x1, y1, x2, y2 = seg
+    left, top, right, bottom = box
+    lo, hi = 0.0, 1.0
+    for p, q in ((x1 - x2, x1 - left), (x2 - x1, right - x1), (y1 - y2, y1 - top),
+                 (y2 - y1, bottom - y1)):  # fmt: skip
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            lo = max(lo, q / p)
+        else:
+            hi = min(hi, q / p)
+    return lo <= hi
+
+
 def _place_labels(
     rows: list[dict[str, Any]],
     plot: Plot,

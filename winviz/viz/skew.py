@@ -33,6 +33,7 @@ import pandas as pd
 from winviz.trace.coded import object_array
 from winviz.viz import axes, palette, replay, scale, spec, watermark_steps
 from winviz.viz.fates import element_detail_lists, element_fate_columns
+from winviz.viz.labels import crosses
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceInputError, TraceView, open_trace
@@ -424,7 +425,7 @@ def _line_segments(
 
 def _segments_across(segments: np.ndarray, box: tuple[float, float, float, float]) -> int:
     """How many of the ``segments`` (x1, y1, x2, y2 rows) run through ``box`` (left, top,
-    right, bottom): Liang–Barsky clipping of each against it, vectorised."""
+    right, bottom): ``labels.crosses`` of each that its bounding box does not rule out."""
     left, top, right, bottom = box
     s = segments[
         (np.minimum(segments[:, 0], segments[:, 2]) < right)
@@ -432,20 +433,7 @@ def _segments_across(segments: np.ndarray, box: tuple[float, float, float, float
         & (np.minimum(segments[:, 1], segments[:, 3]) < bottom)
         & (np.maximum(segments[:, 1], segments[:, 3]) > top)
     ]
-    if not len(s):
-        return 0
-    dx, dy = s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]
-    lo, hi = np.zeros(len(s)), np.ones(len(s))
-    inside = np.ones(len(s), dtype=bool)
-    for p, q in ((-dx, s[:, 0] - left), (dx, right - s[:, 0]), (-dy, s[:, 1] - top),
-                 (dy, bottom - s[:, 1])):  # fmt: skip
-        flat = p == 0
-        inside &= ~(flat & (q < 0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(flat, 0.0, q / np.where(flat, 1.0, p))
-        lo = np.where(~flat & (p < 0), np.maximum(lo, r), lo)
-        hi = np.where(~flat & (p > 0), np.minimum(hi, r), hi)
-    return int(np.count_nonzero(inside & (lo <= hi)))
+    return sum(crosses(tuple(row), box) for row in s.tolist())
 
 
 def _before_a_step(elements: pd.DataFrame, steps: pd.DataFrame) -> int:

@@ -14,7 +14,7 @@ from itertools import pairwise
 from typing import Any
 
 from winviz.viz import piles, spec
-from winviz.viz.labels import Box, Plot, overlaps
+from winviz.viz.labels import Box, Plot, crosses, overlaps
 
 EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
 
@@ -200,24 +200,6 @@ class Taken:
             if any((rule or not mark) and crosses(s, box) for s, rule in self.segments.get(c, ())):
                 return False
         return True
-
-
-def crosses(seg: Segment, box: Box) -> bool:
-    """Whether the segment runs through the box (Liang–Barsky clipping; touching its edge is
-    crossing: a 2.5 px rule drawn along a box's edge covers it)."""
-    x1, y1, x2, y2 = seg
-    left, top, right, bottom = box
-    lo, hi = 0.0, 1.0
-    for p, q in ((x1 - x2, x1 - left), (x2 - x1, right - x1), (y1 - y2, y1 - top),
-                 (y2 - y1, bottom - y1)):  # fmt: skip
-        if p == 0:
-            if q < 0:
-                return False
-        elif p < 0:
-            lo = max(lo, q / p)
-        else:
-            hi = min(hi, q / p)
-    return lo <= hi
 
 
 RULE_HALF_PX = 1.5
