@@ -141,11 +141,7 @@ def test_a_live_explorer_redraws_its_charts_from_the_kernels_specs(
     pg.wait_for_timeout(500)  # the widget's debounce: let the last spec's redraw finish
     at_3000 = _timeline_svg(pg)
 
-    handle = pg.locator(".jp-OutputArea .widget-vbox .widget-slider .noUi-handle").first
-    handle.scroll_into_view_if_needed()
-    handle.focus()
-    pg.keyboard.press("ArrowLeft")
-    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '2000'")
+    handle = _press_down_to_2000(pg)
     pg.wait_for_function(
         f"document.querySelector('{EXPLORER_SVG}').outerHTML !== {json.dumps(at_3000)}"
     )
@@ -239,14 +235,21 @@ def test_a_slider_step_to_a_run_drawn_ahead_shows_that_runs_marks(
     assert net.blocked == []
 
 
-def _step_bound_down_to_2000(pg) -> None:
-    """One step of the explorer's slider down from 3000 (the key, as a learner steps), until
-    the readout says 2000 and every chart shows its view drawn ahead."""
+def _press_down_to_2000(pg):
+    """The key a learner presses on the explorer's slider at 3000, until the readout says
+    2000; returns the slider's handle."""
     handle = pg.locator(".jp-OutputArea .widget-vbox .widget-slider .noUi-handle").first
     handle.scroll_into_view_if_needed()
     handle.focus()
     pg.keyboard.press("ArrowLeft")
     pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '2000'")
+    return handle
+
+
+def _step_bound_down_to_2000(pg) -> None:
+    """One step of the explorer's slider down from 3000 (the key, as a learner steps), until
+    the readout says 2000 and every chart shows its view drawn ahead."""
+    _press_down_to_2000(pg)
     pg.wait_for_function(
         f"Array.from(document.querySelectorAll('{DRAWN}')).every(el => el.dataset.drawn === "
         "'prepared')"
