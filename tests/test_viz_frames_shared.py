@@ -64,7 +64,7 @@ def test_open_trace_keeps_a_view_and_its_tables(many) -> None:
     assert open_trace(view) is view
     fates = element_fates(view, "window")
     assert element_fates(view, "window") is fates
-    assert window_lives.window_lives(view, "window") is window_lives.window_lives(view, "window")
+    assert window_life_columns(view, "window") is window_life_columns(view, "window")
     # a new view derives its own tables: the same values
     other = element_fates(open_trace(many.trace), "window")
     assert other is not fates

@@ -47,50 +47,35 @@ def pairs_text(pairs: int, windows: int | None = None) -> str:
     return text if windows is None else f"{text} in {windows:,} windows"
 
 
-def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
-    """One row per (key, window): opened (first assigned proc_time), closed (cleanup
-    proc_time; None while still open at the end of the trace), elements assigned, firings,
-    merged_into ("[s, e)" when a session merge absorbed it, else None)."""
-    return memoized(view, "window_lives", operator, lambda: _window_lives(view, operator))
-
-
 def window_life_columns(view: TraceView, operator: str) -> Columns | None:
-    """``window_lives`` as ``Columns`` (key, merged_into and, after session merges, closed
-    object arrays); None when the operator has no window."""
-    return memoized(
-        view, "window_life_columns", operator, lambda: _window_life_columns(view, operator)
-    )
+    """One row per (key, window), session merges applied (``_apply_merges``): opened (first
+    assigned proc_time), closed (cleanup proc_time; NaN / None while still open at the end of
+    the trace), elements assigned, firings, merged_into ("[s, e)" when a session merge
+    absorbed it, else None). None when the operator has no window. The one table of window
+    lives, derived once per view (``memoized``); ``window_lives`` is its DataFrame."""
 
-
-def _window_life_columns(view: TraceView, operator: str) -> Columns | None:
-    columns = _life_records(view, operator)
-    return None if columns is None else Columns(columns)
-
-
-def _life_records(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
-    """The columns of ``window_lives``, session merges applied (None: no window)."""
-
-    def build() -> dict[str, np.ndarray] | None:
+    def build() -> Columns | None:
         columns = _life_columns(view, operator)
-        if columns is None or not len(view.select("merged", operator=operator)):
-            return columns  # (no session merge: nothing to apply)
-        return _apply_merges(columns, merged(view, operator))
+        if columns is not None and len(view.select("merged", operator=operator)):
+            columns = _apply_merges(columns, merged(view, operator))
+        return None if columns is None else Columns(columns)
 
-    return memoized(view, "window_life_records", operator, build)
+    return memoized(view, "window_life_columns", operator, build)
 
 
-def _window_lives(view: TraceView, operator: str) -> pd.DataFrame:
-    columns = _life_records(view, operator)
-    if columns is None:
+def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
+    """``window_life_columns`` as a DataFrame (``LIFE_COLUMNS``; key, merged_into and, while a
+    pane is kept after session merges, closed as objects)."""
+    lives = window_life_columns(view, operator)
+    if lives is None:
         return pd.DataFrame(columns=LIFE_COLUMNS)
+    closed = lives["closed"]
     return pd.DataFrame(
         {
-            **columns,
-            "key": columns["key"].tolist(),
-            "closed": columns["closed"]
-            if columns["closed"].dtype != object
-            else pd.Series(columns["closed"], dtype=object),
-            "merged_into": pd.Series(columns["merged_into"], dtype=object),
+            **{c: lives[c] for c in LIFE_COLUMNS},
+            "key": lives["key"].tolist(),
+            "closed": closed if closed.dtype != object else pd.Series(closed, dtype=object),
+            "merged_into": pd.Series(lives["merged_into"], dtype=object),
         }
     )
 
@@ -291,13 +276,9 @@ def allowed_lateness(view: TraceView, operator: str) -> int | None:
     + allowedLateness`` for event time, the max timestamp for processing time), the same for
     every window of the operator; cleanup times that overflowed to MAX say nothing. None when
     the records give no single value (no cleanup record yet)."""
-
-    def build() -> int | None:
-        _, ends, times = _cleanup_times(view, operator)
-        found = set((times - (ends - 1))[times != LONG_MAX].tolist())
-        return found.pop() if len(found) == 1 else None
-
-    return memoized(view, "allowed_lateness", operator, build)
+    _, ends, times = _cleanup_times(view, operator)
+    found = np.unique((times - (ends - 1))[times != LONG_MAX])
+    return int(found[0]) if len(found) == 1 else None
 
 
 def horizons(view: TraceView, operator: str) -> dict[tuple[int, int], int]:
@@ -306,17 +287,14 @@ def horizons(view: TraceView, operator: str) -> dict[tuple[int, int], int]:
     ``WindowOperator.cleanupTime``: ``window.maxTimestamp() + allowedLateness`` for event
     time — one time for every key of the window), where that lies past its max timestamp; a
     window cleaned at its max timestamp (lateness 0, or processing time) has none. The lanes
-    (a line per key's bar) and the timeline's bands (a line per window) draw it."""
-
-    def build() -> dict[tuple[int, int], int]:
-        starts, ends, times = _cleanup_times(view, operator)
-        late = times > ends - 1  # (max timestamp: end - 1, wrapping as Java's long does)
-        starts, ends, times = starts[late], ends[late], times[late]
-        order = np.lexsort((times, ends, starts))  # per window, its latest cleanup last
-        windows = zip(starts[order].tolist(), ends[order].tolist(), strict=True)
-        return dict(zip(windows, times[order].tolist(), strict=True))
-
-    return memoized(view, "horizons", operator, build)
+    (a line per key's bar) and the timeline's bands (a line per window) draw it, through
+    ``every_horizon``."""
+    starts, ends, times = _cleanup_times(view, operator)
+    late = times > ends - 1  # (max timestamp: end - 1, wrapping as Java's long does)
+    starts, ends, times = starts[late], ends[late], times[late]
+    order = np.lexsort((times, ends, starts))  # per window, its latest cleanup last
+    windows = zip(starts[order].tolist(), ends[order].tolist(), strict=True)
+    return dict(zip(windows, times[order].tolist(), strict=True))
 
 
 def every_horizon(
@@ -337,7 +315,7 @@ def every_horizon(
     def build() -> tuple[dict[tuple[int, int], int], frozenset[tuple[int, int]]]:
         found = horizons(view, operator)
         allowed = allowed_lateness(view, operator)
-        columns = _life_records(view, operator)
+        columns = window_life_columns(view, operator)
         if not found or not allowed or columns is None:
             return found, frozenset()
         out = dict(found)
