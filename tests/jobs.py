@@ -437,3 +437,25 @@ def union_all_idle() -> wv.JobExecutionResult:
     b = b.assign_timestamps_and_watermarks(s.with_idleness(500))
     a.union(b).map(lambda e: e).name("m").sink_to("out")
     return env.execute()
+
+
+MERGE_CHAIN_EVENTS = [("a", 1000), ("a", 2500), ("a", 1800), ("a", 4000), ("a", 3300)]
+MERGE_CHAIN_EVENTS += [("a", 5500), ("a", 4800)]
+
+
+def merge_chain_job() -> wv.JobExecutionResult:
+    """A session (gap 1000 ms, allowed lateness 500 ms, watermark bound 5000 ms: nothing fires
+    before the end of input) grown by three merges, elements 10 ms apart: at 20 ms a@1800 joins
+    [1000, 2000) and [2500, 3500) into [1000, 3500); at 40 ms a@3300 joins that and
+    [4000, 5000) into [1000, 5000); at 60 ms a@4800 joins that and [5500, 6500) into
+    [1000, 6500) — [1000, 2000)'s contents pass through all three merge results."""
+    env = wv.StreamExecutionEnvironment()
+    count_pipeline(
+        env,
+        MERGE_CHAIN_EVENTS,
+        wv.EventTimeSessionWindows.with_gap(1000),
+        bounded(5000),
+        lateness=500,
+        arrival_interval=10,
+    )
+    return env.execute()

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from jobs import count_pipeline
+from jobs import count_pipeline, merge_chain_job
 
 import winviz as wv
 from winviz import viz
+from winviz.viz import window_lives
+from winviz.viz.trace_view import open_trace
 
 
 def marks(spec: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -214,3 +216,155 @@ def test_max_bars_when_the_earliest_windows_all_start_together() -> None:
     spec = viz.window_lanes(trace, max_bars=4).to_dict()  # the usual cut: whole columns
     (_, bars), *_ = marks(spec)
     assert [(b["key"], b["x"]) for b in bars] == [("a", -1000), ("b", -1000), ("c", -1000)]
+
+
+def rows_of(spec: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [r for _, rows in marks(spec) for r in rows if r.get("kind") == kind]
+
+
+CHAIN_3 = "[1000, 3500) at 20 ms → [1000, 5000) at 40 ms → [1000, 6500) at 60 ms"
+CHAIN_2 = "[1000, 5000) at 40 ms → [1000, 6500) at 60 ms"
+RULE = "max timestamp + the operator's allowed lateness"
+
+
+def test_a_chain_of_merges_names_each_merge_result() -> None:
+    """``merge_chain_job``: [1000, 2000) merged into [1000, 3500) at 20 ms, which merged into
+    [1000, 5000) at 40 ms, which merged into [1000, 6500) at 60 ms — each step the merge result
+    of one ``merged`` record (Flink's ``MergingWindowSet.addWindow``), the contents ending in
+    the window that fired. The bar and its horizon line say so, not only "merged into
+    [1000, 3500)"."""
+    trace = merge_chain_job().trace
+    chains = window_lives.merge_chains(open_trace(trace), "window")
+    three = window_lives.MergeChain(
+        ((1000, 3500, 20), (1000, 5000, 40), (1000, 6500, 60)), (1000, 6500, 60), 3
+    )
+    two = window_lives.MergeChain(((1000, 5000, 40), (1000, 6500, 60)), (1000, 6500, 60), 2)
+    one = window_lives.MergeChain(((1000, 6500, 60),), (1000, 6500, 60), 1)
+    assert chains == {
+        ("a", 1000, 2000): three,
+        ("a", 2500, 3500): three,
+        ("a", 1000, 3500): two,
+        ("a", 4000, 5000): two,
+        ("a", 1000, 5000): one,
+        ("a", 5500, 6500): one,
+    }
+    spec = viz.window_lanes(trace).to_dict()
+    bars = [
+        (b["window"], b["status"], b["closed"], b["merge chain"]) for b in rows_of(spec, "window")
+    ]
+    assert bars == [
+        ("[1,000 ms, 2,000 ms)", "merged away", "merged into [1000, 3500)", CHAIN_3),
+        ("[1,000 ms, 3,500 ms)", "merged away", "merged into [1000, 5000)", CHAIN_2),
+        (
+            "[1,000 ms, 5,000 ms)",
+            "merged away",
+            "merged into [1000, 6500)",
+            "[1000, 6500) at 60 ms",
+        ),
+        ("[1,000 ms, 6,500 ms)", "fired", "60", ""),
+        ("[2,500 ms, 3,500 ms)", "merged away", "merged into [1000, 3500)", CHAIN_3),
+        ("[4,000 ms, 5,000 ms)", "merged away", "merged into [1000, 5000)", CHAIN_2),
+        (
+            "[5,500 ms, 6,500 ms)",
+            "merged away",
+            "merged into [1000, 6500)",
+            "[1000, 6500) at 60 ms",
+        ),
+    ]
+    tips = [t["field"] for t in spec["layer"][0]["encoding"]["tooltip"]]
+    assert tips[-2:] == ["merged_into", "merge chain"]
+    # each merged-away window's own horizon (its cleanup timer until the merge deleted it);
+    # its contents then wait for the last merge result's, [1000, 6500)'s 6999
+    lines = {
+        r["window"]: (r["x"], r["x2"], r["from"]) for r in rows_of(spec, "allowed-lateness horizon")
+    }
+    assert lines == {
+        "[1,000 ms, 6,500 ms)": (6500, 6999, "its cleanup record"),
+        "[1,000 ms, 2,000 ms)": (2000, 2499, via("[1000, 3500) at 20 ms", 2)),
+        "[1,000 ms, 3,500 ms)": (3500, 3999, via("[1000, 5000) at 40 ms", 1)),
+        "[1,000 ms, 5,000 ms)": (5000, 5499, via("[1000, 6500) at 60 ms", 0)),
+        "[2,500 ms, 3,500 ms)": (3500, 3999, via("[1000, 3500) at 20 ms", 2)),
+        "[4,000 ms, 5,000 ms)": (5000, 5499, via("[1000, 5000) at 40 ms", 1)),
+        "[5,500 ms, 6,500 ms)": (6500, 6999, via("[1000, 6500) at 60 ms", 0)),
+    }
+
+
+def via(first: str, more: int) -> str:
+    """The horizon tooltip's "from" of a window of ``merge_chain_job`` merged into ``first``
+    ("[s, e) at t ms"), then through ``more`` merges to [1000, 6500) at 60 ms."""
+    on = f", then on through {more} more merge(s) to [1000, 6500) at 60 ms" if more else ""
+    return f"{RULE} (merged into {first}{on}: its contents then wait for that window's horizon)"
+
+
+def test_a_long_chain_names_its_first_merges_and_its_last() -> None:
+    steps = ((0, 20, 1), (0, 30, 2), (0, 40, 3))
+    assert window_lives.chain_text(window_lives.MergeChain(steps, (0, 50, 4), 4)) == (
+        "[0, 20) at 1 ms → [0, 30) at 2 ms → [0, 40) at 3 ms → [0, 50) at 4 ms"
+    )
+    assert window_lives.chain_text(window_lives.MergeChain(steps, (0, 90, 1500), 9)) == (
+        "[0, 20) at 1 ms → [0, 30) at 2 ms → [0, 40) at 3 ms → … 5 more … → [0, 90) at 1,500 ms"
+    )
+
+
+AGGREGATED = "allowed-lateness horizons (aggregated)"
+
+
+def test_aggregated_lanes_draw_the_span_of_horizons_per_cell() -> None:
+    """Aggregated lanes (30 windows of 100 ms in a 40 px lane: 5 cells of 600 ms of window
+    starts), allowed lateness 250 ms: per cell a line from its earliest horizon (its first
+    window's max timestamp + 250) to its latest, every one read off a cleanup record; the axis
+    holds the last horizon, 3,249 ms."""
+    env = wv.StreamExecutionEnvironment()
+    events = [("a", t) for t in range(0, 3000, 100)]
+    count_pipeline(env, events, 100, arrival_interval=10, lateness=250)
+    spec = viz.window_lanes(env.execute().trace, width=40).to_dict()
+    lines = rows_of(spec, AGGREGATED)
+    assert [
+        (
+            r["x"],
+            r["x2"],
+            r["windows starting in"],
+            r["windows with a horizon"],
+            r["earliest horizon"],
+            r["latest horizon"],
+            r["derived (no cleanup record)"],
+        )
+        for r in lines
+    ] == [
+        (
+            b + 349,
+            b + 849,
+            f"[{b:,} ms, {b + 600:,} ms)",
+            6,
+            f"{b + 349:,} ms",
+            f"{b + 849:,} ms",
+            0,
+        )
+        for b in range(0, 3000, 600)
+    ]
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"] == [-97, 3346]  # 0 .. 3249, 3 %
+    assert spec["title"]["subtitle"][-1] == (
+        "allowed lateness 250 ms: per cell a line from the earliest to the latest horizon "
+        "(max timestamp + lateness) of its windows"
+    )
+    # lateness 0: no horizon, no line
+    env = wv.StreamExecutionEnvironment()
+    count_pipeline(env, events, 100, arrival_interval=10)
+    spec = viz.window_lanes(env.execute().trace, width=40).to_dict()
+    assert rows_of(spec, AGGREGATED) == [] and len(spec["layer"]) == 1
+
+
+def test_aggregated_lanes_count_the_derived_horizons_of_merged_away_windows() -> None:
+    """``merge_chain_job`` at 20 px: 7 windows > 5, two cells of 2,750 ms of starts. The first
+    holds [1000, 2000), [1000, 3500), [1000, 5000), [1000, 6500) and [2500, 3500): horizons
+    2,499 .. 6,999, four derived (merged away: no cleanup record); the second [4000, 5000) and
+    [5500, 6500), both merged away: 5,499 .. 6,999."""
+    spec = viz.window_lanes(merge_chain_job().trace, width=20).to_dict()
+    assert [
+        (r["x"], r["x2"], r["windows with a horizon"], r["derived (no cleanup record)"])
+        for r in rows_of(spec, AGGREGATED)
+    ] == [(2499, 6999, 5, 4), (5499, 6999, 2, 2)]
+    assert [(c["windows"], c["merged away"]) for c in rows_of(spec, "windows (aggregated)")] == [
+        (5, 4),
+        (2, 2),
+    ]

@@ -137,8 +137,9 @@ def _lanes(
     lanes = len(keys)
     slots = int(bars["slot"].max()) + 1
     height = max(60, min(900, lanes * max(24, 14 * slots)))
-    horizons = _horizon_layer(view, op, bars, x)
-    layers = [_bar_layer(bars, x), *horizons, *_event_layers(events, x)]
+    chains = window_lives.merge_chains(view, op)
+    horizons = _horizon_layer(view, op, bars, x, chains)
+    layers = [_bar_layer(bars, x, chains), *horizons, *_event_layers(events, x)]
     chart = {
         "layer": layers,
         "width": width,
@@ -168,13 +169,19 @@ def _aggregated(
     """Lanes past a readable number of windows: per key, one cell per event-time bin (of
     ``AGGREGATE_BIN_PX`` pixels) counting the windows that start in it — how many, how many
     fired, never fired or were merged away, their elements and firings — shaded by the share
-    that fired (the "fired" colour); the subtitle says so. Per-window marks (firings,
-    cleanups, horizons) are left to ``timeline`` and ``explore``."""
+    that fired (the "fired" colour); the subtitle says so. With allowed lateness > 0, per cell
+    a line from the earliest to the latest allowed-lateness horizon of its windows
+    (``_aggregated_horizons``). Per-window marks (firings, cleanups) are left to ``timeline``
+    and ``explore``."""
     starts = bars["window_start"].to_numpy(dtype=np.int64)
     ends = bars["window_end"].to_numpy(dtype=np.int64)
     axis = "processing time" if processing_time_windows(view, op) else "event time"
     lo, hi = int(starts.min()), int(ends.max())
-    x = palette.time_axis(axis, [lo, hi])
+    horizons, derived = window_lives.every_horizon(view, op)
+    stamps = [horizons.get(w) for w in zip(starts.tolist(), ends.tolist(), strict=True)]
+    x = palette.time_axis(
+        axis, [lo, hi, *(t for t in stamps if t is not None and not palette.is_off_chart(t))]
+    )
     n_bins = max(1, width // AGGREGATE_BIN_PX)
     size = max(1, -(-(hi - lo) // n_bins))
     bins = (starts - lo) // size
@@ -224,6 +231,15 @@ def _aggregated(
         "by the share of its windows that fired; hover for the counts (timeline / explore "
         "draw each window)"
     )
+    lines = _aggregated_horizons(table, stamps, derived, starts, ends, keys, x, lo, size)
+    if lines is not None:
+        lateness = window_lives.allowed_lateness(view, op)
+        notes.append(
+            "allowed lateness"
+            + ("" if lateness is None else f" {lateness:,} ms")
+            + ": per cell a line from the earliest to the latest horizon (max timestamp + "
+            "lateness) of its windows"
+        )
     height = max(60, min(900, len(keys) * 24))
     layer = spec.layer(
         rows,
@@ -241,8 +257,81 @@ def _aggregated(
             "tooltip": spec.tooltips(rows, ["x", "x2"]),
         },
     )
-    chart = {"layer": [layer], "width": width, "height": height}
+    chart = {"layer": [layer, *([lines] if lines else [])], "width": width, "height": height}
     return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
+
+
+AGGREGATED_HORIZON = "horizons of a cell's windows: earliest to latest"
+"""The aggregated lanes' horizon lines' legend entry (``_aggregated_horizons``)."""
+
+
+def _aggregated_horizons(
+    table: pd.DataFrame,
+    stamps: list[int | None],
+    derived: frozenset[tuple[int, int]],
+    starts: np.ndarray,
+    ends: np.ndarray,
+    keys: list[str],
+    x: TimeAxis,
+    lo: int,
+    size: int,
+) -> spec.ChartDict | None:
+    """Aggregated lanes' horizons: per cell (key, bin of window starts, rows of ``table``),
+    the span of its windows' allowed-lateness horizons (``stamps``: each bar's, from
+    ``window_lives.every_horizon``, None without one) — a line at the lane's foot from the
+    earliest to the latest, drawn with square caps so a cell of one horizon shows a dot.
+    Until the watermark passes a window's horizon it accepts late elements. The tooltip
+    counts the windows with a horizon and how many were derived (merged away, or still
+    open: no ``cleanup`` record). None when no window has a horizon."""
+    has = np.array([t is not None for t in stamps], dtype=bool)
+    if not has.any():
+        return None
+    found = table[has].assign(
+        horizon=np.array([t for t in stamps if t is not None], dtype=np.int64),
+        derived=[
+            (s, e) in derived for s, e in zip(starts[has].tolist(), ends[has].tolist(), strict=True)
+        ],
+    )
+    spans = found.groupby(["key", "bin"], sort=False).agg(
+        windows=("horizon", "size"),
+        earliest=("horizon", "min"),
+        latest=("horizon", "max"),
+        derived=("derived", "sum"),
+    )
+    rows = []
+    for (key, b), c in zip(spans.index.tolist(), spans.itertuples(index=False), strict=True):
+        b0 = lo + int(b) * size
+        rows.append(
+            {
+                "x": x.clip(int(c.earliest))[0],
+                "x2": x.clip(int(c.latest))[0],
+                "key": key,
+                "line": AGGREGATED_HORIZON,
+                "kind": "allowed-lateness horizons (aggregated)",
+                "windows starting in": f"[{x.fmt(b0)}, {x.fmt(b0 + size)})",
+                "windows with a horizon": int(c.windows),
+                "earliest horizon": x.fmt(int(c.earliest)),
+                "latest horizon": x.fmt(int(c.latest)),
+                "derived (no cleanup record)": int(c.derived),
+            }
+        )
+    mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 2}
+    return spec.layer(
+        rows,
+        {**mark, "opacity": 0.8, "strokeCap": "square"},
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
+            "y": {**_key_lanes(keys, axis=False), "bandPosition": 0.85},
+            "strokeDash": {
+                "field": "line",
+                "type": "nominal",
+                "title": HORIZON_TITLE,
+                "scale": {"domain": [AGGREGATED_HORIZON], "range": [palette.HORIZON_DASH]},
+            },
+            "tooltip": spec.tooltips(rows, ["x", "x2", "line"]),
+        },
+    )
 
 
 # the key's tick and grid line at the top of its lane, its label on the lane's first row
@@ -378,7 +467,11 @@ def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end:
     return label
 
 
-def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> spec.ChartDict:
+def _bar_layer(
+    bars: pd.DataFrame, x: TimeAxis, chains: dict[tuple[str, int, int], window_lives.MergeChain]
+) -> spec.ChartDict:
+    """The bars; a merged-away bar's tooltip names the window it merged into and, when later
+    merges passed its contents on (``window_lives.merge_chains``), each merge of the chain."""
     rows = []
     clip, fmt = x.clip, x.fmt
     windows: dict[tuple[Any, Any], str] = {}  # "[start, end)" by int bounds (they repeat)
@@ -404,6 +497,12 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> spec.ChartDict:
         )
     keys = list(dict.fromkeys(bars["key"]))
     columns = ["kind", "key", "window", "status", "elements", "firings", "opened", "closed"]
+    columns.append("merged_into")
+    if any(c.count > 1 for c in chains.values()):  # (a column only when some chain goes on)
+        columns.append("merge chain")
+        for row, key, s, e in zip(rows, *(bars[c].tolist() for c in _WINDOW), strict=True):
+            chain = chains.get((key, int(s), int(e))) if row["merged_into"] else None
+            row["merge chain"] = "" if chain is None else window_lives.chain_text(chain)
     return spec.layer(
         rows,
         {
@@ -433,7 +532,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis) -> spec.ChartDict:
                 "condition": {"test": "datum.status == 'merged away'", "value": [4, 3]},
                 "value": [1, 0],
             },
-            "tooltip": [{"field": c, "type": "nominal"} for c in [*columns, "merged_into"]],
+            "tooltip": [{"field": c, "type": "nominal"} for c in columns],
         },
     )
 
@@ -442,6 +541,9 @@ _BAR_FIELDS = (
     "window_start", "window_end", "key", "slot", "status", "elements", "firings", "opened",
     "closed", "merged_into",
 )  # fmt: skip
+
+
+_WINDOW = ("key", "window_start", "window_end")
 
 
 def _closed(closed: Any, merged_into: Any) -> str:
@@ -652,15 +754,20 @@ def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
 
 
 def _horizon_layer(
-    view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis
+    view: TraceView,
+    op: str,
+    bars: pd.DataFrame,
+    x: TimeAxis,
+    chains: dict[tuple[str, int, int], window_lives.MergeChain],
 ) -> list[spec.ChartDict]:
     """With allowed lateness > 0: per drawn (key, window), a line on its bar's sub-lane from
     the window's end to its horizon (``window_lives.every_horizon``, as the timeline's): one
     per ``cleanup`` record, then one per bar without one — still open at the end (its cleanup
     timer pending), or merged away. A merged-away window's line is the cleanup timer Flink's
     ``WindowOperator`` registered for it and deleted at the merge (``deleteCleanupTimer``):
-    its own legend entry, and a tooltip naming the window its contents went into. A window
-    cleaned at its max timestamp has none."""
+    its own legend entry, and a tooltip naming the window its contents went into (through
+    ``chains``: the last window of its merge chain). A window cleaned at its max timestamp
+    has none."""
     horizons, _ = window_lives.every_horizon(view, op)
     if not horizons:
         return []
@@ -679,7 +786,8 @@ def _horizon_layer(
         if t is not None and (key, int(s), int(e)) not in drawn:  # merged away, or open
             into = into if isinstance(into, str) else None
             at = "" if into is None else f"{int(closed):,} ms"
-            rows.append(_horizon_row(key, int(s), int(e), int(i), t, x, (into, at)))
+            chain = chains.get((key, int(s), int(e))) if into else None
+            rows.append(_horizon_row(key, int(s), int(e), int(i), t, x, (into, at, chain)))
     if not rows:
         return []
     tips = ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon", "from"]
@@ -713,8 +821,9 @@ def _horizon_row(
     key: Any, s: int, e: int, slot: int, t: int, x: TimeAxis, derived: tuple | None = None
 ) -> dict[str, Any]:
     """A horizon line from the window's end ``e`` to its horizon ``t``: read off a ``cleanup``
-    record, or ``derived`` (into, at): merged into window ``into`` at ``at`` (None: open)."""
-    into, at = derived or (None, "")
+    record, or ``derived`` (into, at, chain): merged into window ``into`` at ``at`` (None:
+    open), its ``MergeChain`` (None: open)."""
+    into, at, chain = derived or (None, "", None)
     return {
         "x": x.clip(e)[0],
         "x2": x.clip(t)[0],
@@ -722,7 +831,7 @@ def _horizon_row(
         "slot": slot,
         "line": MERGED_HORIZON_ENTRY if into else HORIZON_ENTRY,
         **window_lives.horizon_texts(x.fmt, s, e, t),
-        "from": window_lives.horizon_source(derived is not None, into, at),
+        "from": window_lives.horizon_source(derived is not None, into, at, chain),
     }
 
 

@@ -7,7 +7,7 @@ read off its records.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -261,6 +261,67 @@ def _merged(view: TraceView, operator: str) -> pd.DataFrame:
     return frame
 
 
+class MergeChain(NamedTuple):
+    """Where a merged-away window's contents went (``merge_chains``): the merges from the one
+    that absorbed it to the last, each as (result start, result end, processing time) —
+    ``steps`` the first ``CHAIN_SHOWN`` of them, ``last`` the last, ``count`` how many."""
+
+    steps: tuple[tuple[int, int, int], ...]
+    last: tuple[int, int, int]
+    count: int
+
+
+CHAIN_SHOWN = 3
+"""A merge chain's text names its first this many merges and its last (``chain_text``)."""
+
+
+def merge_chains(view: TraceView, operator: str) -> dict[tuple[str, int, int], MergeChain]:
+    """Per merged-away (key text, start, end): its ``MergeChain``. Flink's ``MergingWindowSet``
+    maps each in-flight window to a state window; ``addWindow`` merges windows into a merge
+    result that takes one merged window's state window, and ``WindowOperator``'s merge function
+    merges the others' state into it (``mergeNamespaces``) — the trace's ``merged`` record of
+    each step names that merge result. A merge result that a later merge absorbs in turn passes
+    the contents on: the chain follows each result to the next ``merged`` record (a later seq)
+    that absorbed it, to the window its contents ended in. Read from the last merge back, so
+    each merge's chain is its result's, one step longer (linear in the merges)."""
+    merges = merged(view, operator)
+    # per (key, window, seq): the merge that absorbed it (result start, end, proc) and the
+    # next merge absorbing that result (its node), filled from the last merge back
+    later: dict[tuple[str, int, int], tuple[str, int, int, int]] = {}  # next absorbing merge
+    chains: dict[tuple[str, int, int, int], MergeChain] = {}
+    last_of: dict[tuple[str, int, int], MergeChain] = {}
+    columns = ("key_text", "window_start", "window_end", "proc_time", "seq", "merged_windows")
+    for key, rs, re_, proc, seq, windows in reversed(
+        list(zip(*(merges[c].tolist() for c in columns), strict=True))
+    ):
+        step = (int(rs), int(re_), int(proc))
+        after = later.get((key, step[0], step[1]))
+        rest = None if after is None else chains[after]
+        chain = (
+            MergeChain((step,), step, 1)
+            if rest is None
+            else MergeChain(((step, *rest.steps))[:CHAIN_SHOWN], rest.last, rest.count + 1)
+        )
+        for s, e in windows:
+            if (s, e) != (step[0], step[1]):
+                node = (key, int(s), int(e), int(seq))
+                chains[node] = chain
+                later[key, int(s), int(e)] = node
+                last_of.setdefault((key, int(s), int(e)), chain)  # (its last merge: first met)
+    return last_of
+
+
+def chain_text(chain: MergeChain) -> str:
+    """A merge chain as the lanes' tooltips write it: "[s, e) at t ms → …", its first
+    ``CHAIN_SHOWN`` merges, how many more, and its last."""
+    steps = [f"[{s}, {e}) at {t:,} ms" for s, e, t in chain.steps]
+    if chain.count > len(steps):
+        hidden = chain.count - len(steps) - 1
+        more = [f"… {hidden:,} more …"] if hidden else []
+        steps += [*more, "[{}, {}) at {:,} ms".format(*chain.last)]
+    return " → ".join(steps)
+
+
 def _bounds(w: Any) -> tuple[int, int]:
     if hasattr(w, "start"):
         return (w.start, w.end)
@@ -331,14 +392,24 @@ def every_horizon(
     return memoized(view, "every_horizon", operator, build)
 
 
-def horizon_source(derived: bool, merged_into: str | None, at: str) -> str:
+def horizon_source(
+    derived: bool, merged_into: str | None, at: str, chain: MergeChain | None = None
+) -> str:
     """Where a drawn horizon comes from (the tooltips' "from", timeline and lanes alike): the
     window's ``cleanup`` record, or ``every_horizon``'s rule for a window merged away (into
     ``merged_into`` at processing time ``at``: its cleanup timer was deleted there, its
-    contents then wait for that window's horizon) or still open at the end of the trace."""
+    contents then wait for that window's horizon — or, when later merges passed them on
+    (``chain``), for the last merge result's) or still open at the end of the trace."""
     if not derived:
         return "its cleanup record"
     rule = "max timestamp + the operator's allowed lateness"
+    if merged_into and chain is not None and chain.count > 1:
+        s, e, t = chain.last
+        return (
+            f"{rule} (merged into {merged_into} at {at}, then on through {chain.count - 1:,} "
+            f"more merge(s) to [{s}, {e}) at {t:,} ms: its contents then wait for that "
+            "window's horizon)"
+        )
     if merged_into:
         return (
             f"{rule} (merged into {merged_into} at {at}: its contents then wait for that "
