@@ -287,6 +287,15 @@ def test_a_chain_of_merges_names_each_merge_result() -> None:
         "[4,000 ms, 5,000 ms)": (5000, 5499, via("[1000, 5000) at 40 ms", 1)),
         "[5,500 ms, 6,500 ms)": (6500, 6999, via("[1000, 6500) at 60 ms", 0)),
     }
+    # the timeline's horizon lines (``bands``, one per window over all keys) say the same
+    timeline = viz.timeline(trace, view="timeline").to_dict()
+    drawn = [
+        (r["window"], r["from"])
+        for lay in timeline["layer"]
+        for r in timeline["datasets"][(lay.get("data") or timeline["data"])["name"]]
+        if r.get("kind") == "allowed-lateness horizon"
+    ]
+    assert sorted(drawn) == sorted((w, f) for w, (_, _, f) in lines.items())
 
 
 def via(first: str, more: int) -> str:

@@ -115,14 +115,20 @@ def _horizon_layer(
     x: TimeAxis,
     y: TimeAxis,
     derived: set[tuple[int, int]] | None = None,
+    chains: dict[tuple[str, int, int], window_lives.MergeChain] | None = None,
 ) -> spec.ChartDict | None:
     """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
     allowed lateness) over its band's life in processing time (``per_window``:
     ``_per_window(lives)``). ``derived``: the windows whose horizon
     ``window_lives.every_horizon`` derived (no ``cleanup`` record: merged away, or still open);
-    their tooltips say so."""
+    their tooltips say so, and where every key's pane of a merged-away window went on through
+    the same later merges (``chains``: ``window_lives.merge_chains``), the last window of that
+    chain."""
     if not horizons or per_window is None:
         return None
+    chain_of: dict[tuple[int, int], set[window_lives.MergeChain]] = {}
+    for (_, s, e), chain in (chains or {}).items():
+        chain_of.setdefault((s, e), set()).add(chain)
     rows = []
     for w in per_window:
         horizon = horizons.get((int(w.window_start), int(w.window_end)))
@@ -142,7 +148,10 @@ def _horizon_layer(
         )
         if derived:
             at = "" if closed is None else y.fmt(closed)
-            rows[-1]["from"] = window_lives.horizon_source((s, e) in derived, w.merged_into, at)
+            same = chain_of.get((s, e), set())
+            chain = next(iter(same)) if len(same) == 1 else None
+            source = window_lives.horizon_source((s, e) in derived, w.merged_into, at, chain)
+            rows[-1]["from"] = source
     rows, _ = _every_kth(rows)
     mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
     return spec.layer(

@@ -247,7 +247,8 @@ def _timeline(
     for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
-    horizon_layer = _horizon_layer(per_window, horizons, x, y, derived)
+    chains = window_lives.merge_chains(view, op) if derived else None
+    horizon_layer = _horizon_layer(per_window, horizons, x, y, derived, chains)
     _taken_by_rules(taken, horizon_layer, plot)
     mark_plot = Plot(at_x, y, width, height) if across else plot
     layers = [
