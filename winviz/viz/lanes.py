@@ -13,9 +13,9 @@ deleted it, its own legend entry); purges at its end, evictions and session merg
 start. Tooltips give the records' fields.
 
 Scale: at most ``max_keys`` lanes (the keys with most elements) and 5,000 bars (the earliest
-windows); the subtitle says what was left out. Past ``width // MIN_BAR_PX`` windows in a lane
-the lanes aggregate (``_aggregated``): one cell per key and event-time bin with its counts,
-shaded by the share that fired.
+windows); the subtitle says what was left out. Past a readable number of windows in a lane the
+lanes aggregate (``lane_cells``): one cell per key and event-time bin with its counts, shaded by
+the share that fired, and the span of its windows' allowed-lateness horizons.
 """
 
 from __future__ import annotations
@@ -26,7 +26,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_lives
+from winviz.viz import (
+    labels,
+    lane_cells,
+    palette,
+    piles,
+    scale,
+    spec,
+    value_texts,
+    window_lives,
+)
 from winviz.viz.firings import cleanups, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
@@ -52,7 +61,7 @@ EVENT_DX = {
     "merged": -8,
 }
 CLAIMS_TIME = ("fired: ", "cleanup")
-HORIZON_TITLE = "allowed lateness"
+HORIZON_TITLE = lane_cells.HORIZON_TITLE
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 MERGED_HORIZON_ENTRY = "merged away: its cleanup timer, deleted at the merge"
 HORIZON_DASHES = {HORIZON_ENTRY: palette.HORIZON_DASH, MERGED_HORIZON_ENTRY: [1, 2]}
@@ -99,8 +108,8 @@ def _lanes(
     bars = _without_wrapped(bars, notes)
     keys = _lane_keys(bars, max_keys, notes)
     bars = bars[bars["key"].isin(keys)]
-    if _too_many(bars, width):
-        return _aggregated(view, op, bars, keys, width, notes)
+    if lane_cells.too_many(bars, width):
+        return lane_cells.aggregated(view, op, bars, _key_lanes(keys), width, notes)
     if len(bars) > max_bars:
         bars = bars.sort_values(["window_start", "window_end"], kind="stable")
         cutoff = int(bars["window_start"].iloc[max_bars])
@@ -147,191 +156,6 @@ def _lanes(
         "resolve": {"scale": {"fill": "independent", "strokeDash": "independent"}},
     }
     return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
-
-
-MIN_BAR_PX = 4
-"""A lane is readable while each of its windows can have this many pixels: with more windows
-than ``width // MIN_BAR_PX`` in one lane, the lanes are aggregated (``_aggregated``)."""
-AGGREGATE_BIN_PX = 8
-"""Aggregated lanes: one cell per key and event-time bin of about this many pixels."""
-
-
-def _too_many(bars: pd.DataFrame, width: int) -> bool:
-    """Whether some lane holds more windows than it can show (``MIN_BAR_PX`` each)."""
-    return bool(len(bars)) and int(bars.groupby("key", sort=False).size().max()) > max(
-        1, width // MIN_BAR_PX
-    )
-
-
-def _aggregated(
-    view: TraceView, op: str, bars: pd.DataFrame, keys: list[str], width: int, notes: list[str]
-) -> spec.ChartDict:
-    """Lanes past a readable number of windows: per key, one cell per event-time bin (of
-    ``AGGREGATE_BIN_PX`` pixels) counting the windows that start in it — how many, how many
-    fired, never fired or were merged away, their elements and firings — shaded by the share
-    that fired (the "fired" colour); the subtitle says so. With allowed lateness > 0, per cell
-    a line from the earliest to the latest allowed-lateness horizon of its windows
-    (``_aggregated_horizons``). Per-window marks (firings, cleanups) are left to ``timeline``
-    and ``explore``."""
-    starts = bars["window_start"].to_numpy(dtype=np.int64)
-    ends = bars["window_end"].to_numpy(dtype=np.int64)
-    axis = "processing time" if processing_time_windows(view, op) else "event time"
-    lo, hi = int(starts.min()), int(ends.max())
-    horizons, derived = window_lives.every_horizon(view, op)
-    stamps = [horizons.get(w) for w in zip(starts.tolist(), ends.tolist(), strict=True)]
-    x = palette.time_axis(
-        axis, [lo, hi, *(t for t in stamps if t is not None and not palette.is_off_chart(t))]
-    )
-    n_bins = max(1, width // AGGREGATE_BIN_PX)
-    size = max(1, -(-(hi - lo) // n_bins))
-    bins = (starts - lo) // size
-    status = bars["status"].to_numpy(dtype=object)
-    table = pd.DataFrame(
-        {
-            "key": bars["key"].to_numpy(dtype=object),
-            "bin": bins,
-            "fired": status == "fired",
-            "not_fired": status == "not fired",
-            "merged": status == "merged away",
-            "elements": bars["elements"].astype("int64").to_numpy(),
-            "firings": bars["firings"].astype("int64").to_numpy(),
-        }
-    )
-    cells = table.groupby(["key", "bin"], sort=False).agg(
-        windows=("fired", "size"),
-        fired=("fired", "sum"),
-        not_fired=("not_fired", "sum"),
-        merged=("merged", "sum"),
-        elements=("elements", "sum"),
-        firings=("firings", "sum"),
-    )
-    rows = []
-    for (key, b), c in zip(cells.index.tolist(), cells.itertuples(index=False), strict=True):
-        b0 = lo + int(b) * size
-        rows.append(
-            {
-                "x": x.clip(b0)[0],
-                "x2": x.clip(b0 + size)[0],
-                "key": key,
-                "kind": "windows (aggregated)",
-                "starting in": f"[{x.fmt(b0)}, {x.fmt(b0 + size)})",
-                "windows": int(c.windows),
-                "fired": int(c.fired),
-                "not fired": int(c.not_fired),
-                "merged away": int(c.merged),
-                "elements": int(c.elements),
-                "firings": int(c.firings),
-                "share fired": round(int(c.fired) / int(c.windows), 3),
-            }
-        )
-    most = int(table.groupby("key", sort=False).size().max())
-    notes.append(
-        f"aggregated: a lane holds up to {most:,} windows, more than {width // MIN_BAR_PX:,} "
-        f"({MIN_BAR_PX} px each) — one cell per key and {size:,} ms of window starts, shaded "
-        "by the share of its windows that fired; hover for the counts (timeline / explore "
-        "draw each window)"
-    )
-    lines = _aggregated_horizons(table, stamps, derived, starts, ends, keys, x, lo, size)
-    if lines is not None:
-        lateness = window_lives.allowed_lateness(view, op)
-        notes.append(
-            "allowed lateness"
-            + ("" if lateness is None else f" {lateness:,} ms")
-            + ": per cell a line from the earliest to the latest horizon (max timestamp + "
-            "lateness) of its windows"
-        )
-    height = max(60, min(900, len(keys) * 24))
-    layer = spec.layer(
-        rows,
-        {"type": "bar", "stroke": palette.INK, "strokeWidth": 0.5, "fill": STATUS_FILL[0]},
-        {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": _key_lanes(keys),
-            "fillOpacity": {
-                "field": "share fired",
-                "type": "quantitative",
-                "title": "share of windows fired",
-                "scale": {"domain": [0, 1], "range": [0.08, 0.95]},
-            },
-            "tooltip": spec.tooltips(rows, ["x", "x2"]),
-        },
-    )
-    chart = {"layer": [layer, *([lines] if lines else [])], "width": width, "height": height}
-    return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
-
-
-AGGREGATED_HORIZON = "horizons of a cell's windows: earliest to latest"
-"""The aggregated lanes' horizon lines' legend entry (``_aggregated_horizons``)."""
-
-
-def _aggregated_horizons(
-    table: pd.DataFrame,
-    stamps: list[int | None],
-    derived: frozenset[tuple[int, int]],
-    starts: np.ndarray,
-    ends: np.ndarray,
-    keys: list[str],
-    x: TimeAxis,
-    lo: int,
-    size: int,
-) -> spec.ChartDict | None:
-    """Aggregated lanes' horizons: per cell (key, bin of window starts, rows of ``table``),
-    the span of its windows' allowed-lateness horizons (``stamps``: each bar's, from
-    ``window_lives.every_horizon``, None without one) — a line at the lane's foot from the
-    earliest to the latest, drawn with square caps so a cell of one horizon shows a dot.
-    Until the watermark passes a window's horizon it accepts late elements. The tooltip
-    counts the windows with a horizon and how many were derived (merged away, or still
-    open: no ``cleanup`` record). None when no window has a horizon."""
-    has = np.array([t is not None for t in stamps], dtype=bool)
-    if not has.any():
-        return None
-    found = table[has].assign(
-        horizon=np.array([t for t in stamps if t is not None], dtype=np.int64),
-        derived=[
-            (s, e) in derived for s, e in zip(starts[has].tolist(), ends[has].tolist(), strict=True)
-        ],
-    )
-    spans = found.groupby(["key", "bin"], sort=False).agg(
-        windows=("horizon", "size"),
-        earliest=("horizon", "min"),
-        latest=("horizon", "max"),
-        derived=("derived", "sum"),
-    )
-    rows = []
-    for (key, b), c in zip(spans.index.tolist(), spans.itertuples(index=False), strict=True):
-        b0 = lo + int(b) * size
-        rows.append(
-            {
-                "x": x.clip(int(c.earliest))[0],
-                "x2": x.clip(int(c.latest))[0],
-                "key": key,
-                "line": AGGREGATED_HORIZON,
-                "kind": "allowed-lateness horizons (aggregated)",
-                "windows starting in": f"[{x.fmt(b0)}, {x.fmt(b0 + size)})",
-                "windows with a horizon": int(c.windows),
-                "earliest horizon": x.fmt(int(c.earliest)),
-                "latest horizon": x.fmt(int(c.latest)),
-                "derived (no cleanup record)": int(c.derived),
-            }
-        )
-    mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 2}
-    return spec.layer(
-        rows,
-        {**mark, "opacity": 0.8, "strokeCap": "square"},
-        {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": {**_key_lanes(keys, axis=False), "bandPosition": 0.85},
-            "strokeDash": {
-                "field": "line",
-                "type": "nominal",
-                "title": HORIZON_TITLE,
-                "scale": {"domain": [AGGREGATED_HORIZON], "range": [palette.HORIZON_DASH]},
-            },
-            "tooltip": spec.tooltips(rows, ["x", "x2", "line"]),
-        },
-    )
 
 
 # the key's tick and grid line at the top of its lane, its label on the lane's first row
