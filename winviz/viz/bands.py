@@ -218,10 +218,7 @@ def _per_window(lives: _Table) -> list[_Window] | None:
         texts = [""] * len(first)
     else:
         merged = merged_into.tolist()
-        texts = [
-            ", ".join(dict.fromkeys(group)) if all(isinstance(t, str) for t in group) else ""
-            for group in (merged[a:b] for a, b in pairwise(bounds))
-        ]
+        texts = [window_lives.merged_text(merged[a:b]) for a, b in pairwise(bounds)]
     return [
         _Window(*values)
         for values in zip(

@@ -180,39 +180,9 @@ def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dic
 
 
 def _bars(view: TraceView, op: str) -> pd.DataFrame:
-    lives = window_lives.window_lives(view, op)
-    merges = window_lives.merged(view, op)
-    known = (
-        {
-            (k, s, e)
-            for k, s, e in zip(
-                lives["key"].tolist(),
-                lives["window_start"].tolist(),
-                lives["window_end"].tolist(),
-                strict=True,
-            )
-        }
-        if len(merges)
-        else set()  # (only windows a merge names are looked up)
-    )
-    extra = []
-    for m in merges.itertuples():
-        for s, e in m.merged_windows:
-            if (m.key_text, s, e) not in known and (s, e) != (m.window_start, m.window_end):
-                known.add((m.key_text, s, e))
-                extra.append(
-                    {
-                        "key": m.key_text,
-                        "window_start": int(s),
-                        "window_end": int(e),
-                        "opened": int(m.proc_time),
-                        "closed": int(m.proc_time),
-                        "elements": 0,
-                        "firings": 0,
-                        "merged_into": f"[{m.window_start}, {m.window_end})",
-                    }
-                )
-    frame = pd.concat([lives, pd.DataFrame(extra, columns=lives.columns)], ignore_index=True)
+    """A bar per (key, window) of ``window_lives`` (windows a merge absorbed before they got an
+    element too), with its status: merged away, fired or not fired."""
+    frame = window_lives.window_lives(view, op)
     frame["status"] = [
         "merged away" if isinstance(m, str) else ("fired" if f else "not fired")
         for m, f in zip(frame["merged_into"].tolist(), frame["firings"].tolist(), strict=True)
@@ -249,7 +219,6 @@ def _lane_keys(bars: pd.DataFrame, max_keys: int, notes: list[str]) -> list[str]
     order = list(dict.fromkeys(bars["key"]))
     if len(order) <= max_keys:
         return order
-    # (the concat with the extra rows leaves ``elements`` an object column: count as ints)
     totals = bars["elements"].astype("int64").groupby(bars["key"], sort=False).sum()
     busiest = set(totals.nlargest(max_keys, keep="first").index)
     notes.append(f"lanes: the {max_keys} keys with most elements of {len(order):,}")
