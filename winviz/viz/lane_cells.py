@@ -43,7 +43,8 @@ def aggregated(
 ) -> spec.ChartDict:
     """Lanes past a readable number of windows: per key, one cell per event-time bin (of
     ``AGGREGATE_BIN_PX`` pixels) counting the windows that start in it — how many, how many
-    fired, never fired or were merged away, their elements and firings — shaded by the share
+    fired, never fired or were merged away, their elements (each counted once, in the window
+    whose pane holds it, not in a window merged away) and firings — shaded by the share
     that fired (the "fired" colour); the subtitle says so. With allowed lateness > 0, per cell
     a line from the earliest to the latest allowed-lateness horizon of its windows
     (``_horizons``). Per-window marks (firings, cleanups) are left to ``timeline``
@@ -68,7 +69,9 @@ def aggregated(
             "fired": status == "fired",
             "not_fired": status == "not fired",
             "merged": status == "merged away",
-            "elements": bars["elements"].astype("int64").to_numpy(),
+            # a merged-away window's elements are counted in the window they went into
+            # (``window_lives``: a merge result's pane holds what it absorbed), once
+            "elements": np.where(status == "merged away", 0, bars["elements"].astype("int64")),
             "firings": bars["firings"].astype("int64").to_numpy(),
         }
     )
