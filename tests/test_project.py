@@ -201,6 +201,12 @@ def test_make_lab_works_on_ignored_copies_and_allows_root_only_as_root() -> None
     (launch,) = [line for line in dry.splitlines() if "jupyter lab" in line]
     assert launch.startswith("cd lab && ") and launch.endswith("--no-browser 00_tour.ipynb")
     assert ("--allow-root" in launch) == (os.geteuid() == 0)
+    # offline, as the browser tests' server (tools.browser.jupyter_lab): no news prompt, no
+    # check of PyPI for a newer JupyterLab
+    offline = (ROOT / "tools" / "browser.py").read_text()
+    for flag in ("--LabApp.news_url=None", "--LabApp.check_for_updates_class="):
+        setting = re.search(re.escape(flag) + r"[\w.]*", offline).group()
+        assert setting in launch.split(), setting
     ignored = subprocess.run(
         ["git", "check-ignore", "-q", "lab/00_tour.ipynb"], cwd=ROOT, check=False
     )
