@@ -36,13 +36,24 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # TCP traffic is encrypted; without them every kernel start logs ipykernel's warning "Kernel is
 # running over TCP without encryption", which a learner cannot act on.
 LAB_KERNELS := --MappingKernelManager.transport_encryption=auto
+# Offline, as the kit promises: no "get notified about official Jupyter news?" prompt (its
+# "Yes" fetches jupyter.org's feed) and no check of PyPI for a newer JupyterLab (the settings
+# tools/browser.py gives the browser tests' server).
+# The prompt itself is a setting: tools/lab_overrides.json, installed as the venv's JupyterLab
+# defaults (overrides.json; a learner can still turn news on in Settings).
+LAB_OFFLINE := --LabApp.news_url=None \
+  --LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-lab: setup
+$(LAB_OVERRIDES): tools/lab_overrides.json $(LAB_STAMP)
+	@mkdir -p $(@D) && cp tools/lab_overrides.json $@
+
+lab: setup $(LAB_OVERRIDES)
 	@mkdir -p $(LAB_DIR)
 	@for f in notebooks/*.ipynb; do \
 	  [ -e "$(LAB_DIR)/$${f##*/}" ] || { cp "$$f" "$(LAB_DIR)/" && echo "copied $$f to $(LAB_DIR)/"; }; \
 	done
-	cd $(LAB_DIR) && $(abspath $(VENV))/bin/jupyter lab $(LAB_KERNELS) $(ALLOW_ROOT) $(LAB_ARGS) 00_tour.ipynb
+	cd $(LAB_DIR) && $(abspath $(VENV))/bin/jupyter lab $(LAB_KERNELS) $(LAB_OFFLINE) $(ALLOW_ROOT) $(LAB_ARGS) 00_tour.ipynb
 
 # Fresh copies of every lesson in $(LAB_DIR)/ (your edits there are lost: it asks first).
 lab-reset:

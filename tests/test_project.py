@@ -4,6 +4,7 @@ learner's install has no test tools, setup is locked, the README's first screen 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 import subprocess
@@ -201,6 +202,26 @@ def test_make_lab_works_on_ignored_copies_and_allows_root_only_as_root() -> None
     (launch,) = [line for line in dry.splitlines() if "jupyter lab" in line]
     assert launch.startswith("cd lab && ") and launch.endswith("--no-browser 00_tour.ipynb")
     assert ("--allow-root" in launch) == (os.geteuid() == 0)
+    # offline, as the browser tests' server (tools.browser.jupyter_lab): no news prompt, no
+    # check of PyPI for a newer JupyterLab
+    offline = (ROOT / "tools" / "browser.py").read_text()
+    for flag in ("--LabApp.news_url=None", "--LabApp.check_for_updates_class="):
+        setting = re.search(re.escape(flag) + r"[\w.]*", offline).group()
+        assert setting in launch.split(), setting
+    # and the news prompt is off by default (the venv's JupyterLab overrides.json)
+    installs = subprocess.run(
+        ["make", "-n", "-W", "tools/lab_overrides.json", "lab", "LAB_ARGS=--no-browser"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "cp tools/lab_overrides.json .venv/share/jupyter/lab/settings/overrides.json" in installs
+    overrides = json.loads((ROOT / "tools" / "lab_overrides.json").read_text())
+    assert overrides["@jupyterlab/apputils-extension:notification"] == {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    }
     ignored = subprocess.run(
         ["git", "check-ignore", "-q", "lab/00_tour.ipynb"], cwd=ROOT, check=False
     )

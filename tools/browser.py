@@ -3,7 +3,7 @@
 
 * the browser is the executable Debian's ``chromium`` package installs (``/usr/bin/chromium``,
   or ``$WINVIZ_CHROMIUM``), never one downloaded by ``playwright install`` (``chromium_path``),
-  launched headless in a fresh profile (``chromium``);
+  launched headless in a fresh profile, sandboxed unless run as root (``chromium``);
 * every page routes its requests through a ``Network``: anything not local is aborted and
   recorded (``new_page``); its console messages and page errors can be collected
   (``console_of``); an exported page is opened once its charts are drawn (``open_drawn``);
@@ -36,7 +36,6 @@ from typing import NamedTuple
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = [
     "--headless",
-    "--no-sandbox",
     "--disable-gpu",
     "--disable-quic",
     "--no-first-run",
@@ -77,6 +76,9 @@ def chromium(executable: str) -> Iterator[object]:
                 profile,
                 executable_path=executable,
                 args=CHROMIUM_ARGS,
+                # Chromium's sandbox cannot start as root (containers, CI): off there only; a
+                # normal user's browser keeps it (Playwright would pass --no-sandbox otherwise)
+                chromium_sandbox=os.geteuid() != 0,
                 headless=True,
                 viewport=VIEWPORT,
             )

@@ -94,9 +94,15 @@ def checked_watermark_interval(interval: Any) -> int:
 
 def check_parallelism(parallelism: Any) -> int:
     """A parallelism: an int in 1..32768 (Flink: "The parallelism of an operator must be at
-    least 1", and no more than the largest max parallelism)."""
+    least 1", and no more than the largest max parallelism); another type raises
+    ``ArgumentTypeError`` (a ``TypeError`` and an ``InputError``)."""
     if isinstance(parallelism, bool) or not isinstance(parallelism, int):
-        raise InputError("a parallelism must be an int", field="parallelism", value=parallelism)
+        raise ArgumentTypeError(
+            f"a parallelism must be an int, not {type(parallelism).__name__}",
+            field="parallelism",
+            value=parallelism,
+            expected=f"an int in 1..{UPPER_BOUND_MAX_PARALLELISM}",
+        )
     if not 1 <= parallelism <= UPPER_BOUND_MAX_PARALLELISM:
         raise InputError(
             "The parallelism of an operator must be at least 1 and at most the largest "
@@ -112,8 +118,11 @@ def check_max_parallelism(max_parallelism: Any) -> int:
     """A maximum parallelism (number of key groups): an int in 1..32768 (Flink's
     ``OperatorValidationUtils.validateMaxParallelism``)."""
     if isinstance(max_parallelism, bool) or not isinstance(max_parallelism, int):
-        raise InputError(
-            "a maximum parallelism must be an int", field="max_parallelism", value=max_parallelism
+        raise ArgumentTypeError(
+            f"a maximum parallelism must be an int, not {type(max_parallelism).__name__}",
+            field="max_parallelism",
+            value=max_parallelism,
+            expected=f"an int in 1..{UPPER_BOUND_MAX_PARALLELISM}",
         )
     if not 1 <= max_parallelism <= UPPER_BOUND_MAX_PARALLELISM:
         message = (
