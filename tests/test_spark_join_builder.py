@@ -1,4 +1,4 @@
-"""build_twin of an interval join: the Spark stream-stream join twin (winviz.spark.join_builder),
+"""build_twin of an interval join: the Spark stream-stream join twin (``build_join_twin``),
 or the precise reason there is none.
 
 The expected batches of the exclusive-bounds case are what real local Spark 4.3 produced (the
@@ -16,10 +16,11 @@ from jobs import bounded
 
 import winviz as wv
 from winviz.spark import get_spark, predict_join, run_join_twin
-from winviz.spark.builder import NO_TWIN, NoTwinError, build_twin
-from winviz.spark.join_builder import JoinTwinPlan
-from winviz.spark.join_model import LEFT, RIGHT, JoinRow, JoinSpec
+from winviz.spark.batches import LEFT, RIGHT
+from winviz.spark.builder import NO_TWIN, NoTwinError, TwinPlan, build_twin
+from winviz.spark.join_model import JoinSpec
 from winviz.spark.join_twin import join_condition
+from winviz.spark.results import JoinRow
 
 J = JoinRow
 
@@ -70,7 +71,7 @@ def join_env(
 
 def test_an_interval_join_becomes_the_join_spec_and_each_sides_rows() -> None:
     plan = build_twin(join_env(), "pairs")
-    assert isinstance(plan, JoinTwinPlan) and plan.possible
+    assert isinstance(plan, TwinPlan) and plan.possible
     assert (plan.reasons, plan.caveats) == ((), ())
     assert plan.spec == JoinSpec(lower=-500, upper=1_000, left_delay=200, right_delay=200)
     assert plan.left == tuple({"key": k, "ts": t} for k, t in ORDERS)
@@ -140,7 +141,7 @@ C_NULLS = (J("b", 1, 1000, None, None), J("c", None, None, 2, 1000))
 C_FULL_OUTER = [*C_INNER[:3], (3, 0, 1500, 0, C_NULLS)]
 
 
-def exclusive_plan() -> JoinTwinPlan:
+def exclusive_plan() -> TwinPlan:
     env = join_env(
         C_LEFT, C_LEFT_ARR, C_RIGHT, C_RIGHT_ARR, bounds=(-500, 500), delays=(0, 0),
         exclusive=(True, True),

@@ -21,6 +21,8 @@ from typing import Any
 
 from winviz.errors import ArgumentTypeError
 from winviz.spark.batches import InputBatch
+from winviz.spark.join_compare import compare_join
+from winviz.spark.join_model import JoinSpec
 from winviz.spark.late_filter import late_copies
 from winviz.spark.model import SparkModel
 from winviz.spark.results import TwinResult
@@ -52,7 +54,8 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
     fired it and how many times it fired; Spark's last output, its batch and that batch's
     processing time; whether the final results agree and why not (or why they came at
     different times). ``operator`` names the engine's window operator (default: the one
-    operator that fired windows)."""
+    operator that fired windows). A join twin's result is compared pair by pair
+    (``winviz.spark.join_compare.compare_join``)."""
     import pandas as pd
 
     if getattr(engine_result, "trace", None) is None:
@@ -69,6 +72,8 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
             value=spark_result,
             expected="a TwinResult (run_twin(...) or plan.run(...))",
         )
+    if isinstance(spark_result.spec, JoinSpec):
+        return compare_join(engine_result, spark_result)
     flink = _flink_side(engine_result.trace, operator)
     spark = _spark_side(spark_result)
     groups = sorted(set(flink) | set(spark), key=lambda g: (str(type(g[0])), g[0], g[1], g[2]))

@@ -60,6 +60,7 @@ from winviz.spark.model import MicroBatchModel, modelled, sum_ignoring_nulls
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_order
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec
+from winviz.spark.tracing import traced_result
 from winviz.spark.twins import (
     EVENT_TIME,
     execute,
@@ -84,7 +85,10 @@ def run_state_twin(
     raises ``SparkQueryError`` naming the batch and row (completed batches kept)."""
     inputs = form_batches(records, arrival_times, spec)
     spark = spark if spark is not None else get_spark()
-    return execute(spark, spec, inputs, build_state_query, TimerRow, timer_row_order, STATE_CONF)
+    outcomes = execute(
+        spark, spec, inputs, build_state_query, TimerRow, timer_row_order, STATE_CONF
+    )
+    return traced_result(spec, inputs, outcomes, "spark")
 
 
 def output_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
