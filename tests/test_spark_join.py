@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from jobs import spark_and_model
 
 from winviz.errors import InputError
 from winviz.spark import compare, get_spark
@@ -82,12 +83,7 @@ B_RIGHT_OUTER = [
 
 
 def run_and_model(inputs, join_spec):
-    ran = run_join_twin(*inputs, join_spec)
-    modelled = predict_join(*inputs, join_spec)
-    assert ran.source == "spark"
-    assert ran.summary() == modelled.summary(), join_spec
-    assert ran.batches == modelled.batches
-    return ran
+    return spark_and_model(run_join_twin, predict_join, *inputs, join_spec)
 
 
 # -- real Spark ------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from jobs import bounded
+from jobs import bounded, spark_and_model
 
 import winviz as wv
 from winviz.spark import get_spark, predict_join, run_join_twin
@@ -180,14 +180,11 @@ def test_exclusive_bounds_are_strict_inequalities_with_their_own_state_watermark
 def test_exclusive_bounds_twin_matches_real_spark_batch_by_batch() -> None:
     get_spark()
     plan = exclusive_plan()
-    ran = plan.run()
-    assert ran.source == "spark"
-    assert ran.summary() == C_INNER
-    assert ran.batches == plan.predict().batches
+    assert spark_and_model(plan.run, plan.predict).summary() == C_INNER
     full_spec = dataclasses.replace(plan.spec, join_type="full_outer")
-    full = run_join_twin(*plan.inputs, full_spec)  # the NULL rows witness the evictions
+    # the NULL rows witness the evictions
+    full = spark_and_model(run_join_twin, predict_join, *plan.inputs, full_spec)
     assert full.summary() == C_FULL_OUTER
-    assert full.batches == predict_join(*plan.inputs, full_spec).batches
 
 
 # -- no twin ------------------------------------------------------------------------------------

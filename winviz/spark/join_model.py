@@ -28,8 +28,9 @@ each checked against Spark's source and against real Spark 4.x (``tests/test_spa
    ``rt >= lt + lower`` bounds the right side: ``right state watermark = W + lower - 1``
    (``rt > lt + lower``: ``W + lower``). So an exclusive bound evicts exactly as the inclusive
    bound moved by one (Flink's ``upper - 1`` / ``lower + 1``) would.
-3. **Late rows** (``OneSideHashJoiner.storeAndJoinWithOtherSide``): a row with ``ts <= L`` is
-   dropped before it joins anything and counted in ``numRowsDroppedByWatermark``.
+3. **Late rows** (``OneSideHashJoiner.storeAndJoinWithOtherSide``): a row with ``ts <= L``
+   (``winviz.spark.late_filter``) is dropped before it joins anything and counted in
+   ``numRowsDroppedByWatermark``.
 4. **Joining** (``processPartitions``): first every left input row joins the right *state*
    (rows of earlier batches) and is stored (always — even if it is evicted at the end of this
    batch); then every right input row joins the left state (which now holds this batch's left
@@ -70,6 +71,7 @@ from winviz.spark.batches import (
     InputBatch,
     form_batches,
 )
+from winviz.spark.late_filter import is_dropped
 from winviz.spark.model import MicroBatchModel, run_micro_batches
 from winviz.spark.results import BatchOutcome, JoinRow, TwinResult, join_row_order
 from winviz.spark.spec import (
@@ -210,7 +212,7 @@ class JoinModel(MicroBatchModel):
         inputs: tuple[list[tuple[Any, int, int]], list[tuple[Any, int, int]]] = ([], [])
         for r, i in zip(rows, indexes, strict=True):
             side, index = i
-            if r[TS] <= late_wm:  # rule 3
+            if is_dropped(spec, r[TS], late_wm):  # rule 3
                 late.append((side, index))
             else:
                 inputs[side].append((r[KEY], index, r[TS]))

@@ -19,7 +19,7 @@ from typing import Any
 
 from winviz.spark.batches import INDEX, KEY, STREAM, TS, InputBatch
 from winviz.spark.join_model import JoinModel, JoinSpec, join_batches
-from winviz.spark.results import BatchOutcome, JoinRow, TwinResult, join_row_order
+from winviz.spark.results import BatchOutcome, JoinRow, TwinResult, join_row_order, with_inputs
 from winviz.spark.session import get_spark
 from winviz.spark.twins import execute, input_stream
 
@@ -54,9 +54,7 @@ def explain_run(
     """The batches Spark ran as Spark reported them, with the state watermarks and the late /
     evicted rows derived by ``JoinModel`` from Spark's watermarks."""
     model = JoinModel(spec)
-    data = iter(inputs)
-    for o in outcomes:
-        batch = next(data) if o.input_rows else None
+    for o, batch in with_inputs(outcomes, inputs):
         model.run_batch(batch, o.proc_time, watermark=o.watermark)
     return [
         dataclasses.replace(

@@ -116,6 +116,15 @@ class BatchOutcome:
         return self.input_rows == 0
 
 
+def with_inputs(
+    outcomes: Sequence[BatchOutcome], inputs: Sequence[InputBatch]
+) -> list[tuple[BatchOutcome, InputBatch | None]]:
+    """Each executed micro-batch with the input batch it read (None: a no-data batch); the
+    data batches read ``inputs`` in order, one file each."""
+    data = iter(inputs)
+    return [(o, None if o.is_no_data else next(data)) for o in outcomes]
+
+
 # a window or state twin's per-batch table: the fields every batch has but its rows (a join's
 # table: ``join_table_row``)
 TABLE_COLUMNS = [f.name for f in fields(BatchOutcome) if f.default is MISSING and f.name != "rows"]
@@ -172,13 +181,7 @@ class TwinResult:
         (without the ``sum`` column when the twin has no value field to sum)."""
         import pandas as pd
 
-        row_type = (
-            TimerRow
-            if isinstance(self.spec, StateSpec)
-            else OutputRow
-            if isinstance(self.spec, TwinSpec)
-            else JoinRow
-        )
+        row_type = {TwinSpec: OutputRow, StateSpec: TimerRow}.get(type(self.spec), JoinRow)
         columns = ["batch_id", "watermark", *row_type._fields]
         if row_type is OutputRow and getattr(self.spec, "value_field", None) is None:
             columns.remove("sum")  # no value field: every sum is None, an empty column

@@ -56,6 +56,7 @@ from winviz.spark.batches import (
     write_batch_file,
 )
 from winviz.spark.failures import SparkQueryError, marked_record, record_marker
+from winviz.spark.late_filter import is_dropped
 from winviz.spark.model import MicroBatchModel, modelled, sum_ignoring_nulls
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_order
 from winviz.spark.session import get_spark
@@ -241,7 +242,8 @@ class StateModel(MicroBatchModel):
         evict, late = self.watermark, self.previous
         rows = batch.rows if batch is not None else ()
         indexes = batch.indexes if batch is not None else ()
-        kept = [(r, i) for r, i in zip(rows, indexes, strict=True) if r[TS] > late]
+        pairs = zip(rows, indexes, strict=True)
+        kept = [(r, i) for r, i in pairs if not is_dropped(self.spec, r[TS], late)]
         for r, i in kept:
             acc = self.keys.setdefault(r[KEY], [0, None, None, None, i])
             acc[0] += 1
