@@ -51,6 +51,9 @@ def test_a_tumbling_sum_becomes_a_twin_spec_and_rows() -> None:
         {"key": "alice", "ts": 12000, "value": 5},
     )
     assert plan.arrival_times == (0, 100, 1200, 1500)
+    assert plan.inputs == (list(plan.records), list(plan.arrival_times))
+    with pytest.raises(TypeError, match="for a window twin compare the job's own run"):
+        plan.flink()  # the join twin's replay of its rows; a window job is run as it is
     assert plan.predict().summary() == [
         (0, 2, 0, 0, ()),
         (1, 0, 2000, 0, ()),  # the no-data batch after batch 0 raised the watermark

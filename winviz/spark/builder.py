@@ -99,7 +99,10 @@ class TwinPlan:
         index)``)."""
         spec = self._spec()
         if not isinstance(spec, JoinSpec):
-            raise TypeError("flink() replays a join twin's rows; run the window job itself")
+            raise TypeError(
+                "flink() replays a join twin's rows; for a window twin compare the job's own "
+                "run: compare(env.execute(), plan.run())"
+            )
         return flink_interval_join(
             *self.inputs, spec, auto_watermark_interval=self.auto_watermark_interval
         )

@@ -150,11 +150,11 @@ class TwinResult:
     def dropped(self) -> list[int]:
         return [b.dropped for b in self.batches]
 
-    def outputs(self) -> list[list[OutputRow]]:
-        """Each batch's output rows."""
+    def outputs(self) -> list[list[Any]]:
+        """Each batch's output rows (``OutputRow``, ``TimerRow`` or ``JoinRow``)."""
         return [list(b.rows) for b in self.batches]
 
-    def summary(self) -> list[tuple[int, int, int, int, tuple[OutputRow, ...]]]:
+    def summary(self) -> list[tuple[int, int, int, int, tuple[Any, ...]]]:
         """``(batch_id, input_rows, watermark, dropped, rows)`` per batch: what Spark reports,
         the thing to compare between a run and the model."""
         return [(b.batch_id, b.input_rows, b.watermark, b.dropped, b.rows) for b in self.batches]
