@@ -57,7 +57,7 @@ the model uses exact integer milliseconds, which agree for event times within ab
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from winviz.errors import InputError
@@ -324,17 +324,7 @@ def join_batches(
         error = InputError(text)
         error.index, error.field, error.value = i, exc.field, exc.value
         raise error from None
-    return [
-        InputBatch(
-            b.seq,
-            b.interval,
-            b.proc_time,
-            b.rows,
-            tuple(origin[j] for j in b.indexes),  # type: ignore[misc]
-            b.arrivals,
-        )
-        for b in batches
-    ]
+    return [replace(b, indexes=tuple(origin[j] for j in b.indexes)) for b in batches]
 
 
 def predict_join(

@@ -46,7 +46,7 @@ from typing import Any
 from winviz.spark.batches import KEY, STREAM, TS, VALUE, InputBatch, form_batches
 from winviz.spark.results import BatchOutcome, OutputRow, TwinResult, row_order
 from winviz.spark.spec import TwinSpec
-from winviz.spark.tracing import traced_result
+from winviz.spark.tracing import build_trace
 from winviz.spark.windowing import spark_windows
 
 Group = tuple[int, int, Any]  # (window_start, window_end, key)
@@ -270,5 +270,6 @@ def predict(records: Sequence[Any], arrival_times: Sequence[int], spec: TwinSpec
 def modelled(model: Any, inputs: Sequence[InputBatch]) -> TwinResult:
     """Every micro-batch ``model`` (a ``MicroBatchModel`` with a ``spec``) runs for these input
     batches under ``spec.drive``, with their trace."""
-    run_micro_batches(model, inputs, model.spec.drive)
-    return traced_result(model.spec, inputs, model.outcomes, "model")
+    spec, outcomes = model.spec, model.outcomes
+    run_micro_batches(model, inputs, spec.drive)
+    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), "model", inputs)

@@ -61,7 +61,7 @@ from winviz.spark.model import MicroBatchModel, modelled, sum_ignoring_nulls
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_order
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec
-from winviz.spark.tracing import traced_result
+from winviz.spark.tracing import build_trace
 from winviz.spark.twins import (
     EVENT_TIME,
     execute,
@@ -89,7 +89,7 @@ def run_state_twin(
     outcomes = execute(
         spark, spec, inputs, build_state_query, TimerRow, timer_row_order, STATE_CONF
     )
-    return traced_result(spec, inputs, outcomes, "spark")
+    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), "spark", inputs)
 
 
 def output_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:

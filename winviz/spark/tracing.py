@@ -32,23 +32,12 @@ from collections.abc import Sequence
 
 from winviz.spark.batches import InputBatch
 from winviz.spark.late_filter import is_dropped
-from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, with_inputs
+from winviz.spark.results import BatchOutcome, TimerRow, with_inputs
 from winviz.spark.spec import StateSpec, TwinSpec
 from winviz.trace import Trace, TraceWriter
 from winviz.windows import TimeWindow
 
 OPERATOR = "spark"
-
-
-def traced_result(
-    spec: TwinSpec | StateSpec,
-    inputs: Sequence[InputBatch],
-    outcomes: Sequence[BatchOutcome],
-    source: str,
-) -> TwinResult:
-    """A window or state twin's result (a real run's or the model's): ``outcomes`` with their
-    trace."""
-    return TwinResult(spec, list(outcomes), build_trace(spec, inputs, outcomes), source, inputs)
 
 
 def build_trace(

@@ -41,7 +41,7 @@ from winviz.spark.readback import to_outcomes
 from winviz.spark.results import BatchOutcome, OutputRow, TwinResult, row_order
 from winviz.spark.session import get_spark
 from winviz.spark.spec import TwinSpec
-from winviz.spark.tracing import traced_result
+from winviz.spark.tracing import build_trace
 
 EVENT_TIME = "event_time"
 
@@ -60,7 +60,7 @@ def run_twin(
     spark = spark if spark is not None else get_spark()
     conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
     outcomes = execute(spark, spec, inputs, build_query, OutputRow, row_order, conf)
-    return traced_result(spec, inputs, outcomes, "spark")
+    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), "spark", inputs)
 
 
 def execute(
