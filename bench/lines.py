@@ -27,12 +27,19 @@ MAX_FILE_LINES = 900
 MAX_FUNCTION_LINES = 120
 
 # Modules (paths under winviz/; a folder counts whole) that issues other than 30 added for new
-# operators after issue 30 was filed: counted apart from the goal.
+# operators after issue 30 was filed: counted apart from the goal. ``path:name`` counts one
+# definition (``name`` a function or class, dotted for a method) of a shared module apart: a
+# new operator's part of a module that serves the old features too.
 NEW_OPERATORS: dict[str, str] = {
     "pyflink/": "your PyFlink job, traced",
     "joins.py": "window and interval joins",
     "operators/interval_join.py": "window and interval joins",
-    "spark/join_builder.py": "window and interval joins (Spark twin)",
+    "spark/builder.py:build_join_twin": "window and interval joins (Spark twin)",
+    "spark/builder.py:TwinPlan.flink": "window and interval joins (Spark twin)",
+    "spark/builder.py:TwinPlan.compare": "window and interval joins (Spark twin)",
+    "spark/results.py:JoinRow": "window and interval joins (Spark twin)",
+    "spark/results.py:join_row_order": "window and interval joins (Spark twin)",
+    "spark/results.py:join_table_row": "window and interval joins (Spark twin)",
     "spark/join_compare.py": "window and interval joins (Spark twin)",
     "spark/join_model.py": "window and interval joins (Spark twin)",
     "spark/join_twin.py": "window and interval joins (Spark twin)",
@@ -69,6 +76,31 @@ def is_new_operator(relative: str) -> bool:
     return any(relative == p or (p.endswith("/") and relative.startswith(p)) for p in NEW_OPERATORS)
 
 
+def lines_apart(relative: str, source: str) -> int:
+    """How many lines of the module at ``relative`` count apart: all of them for a module in
+    ``NEW_OPERATORS``, else those of its definitions listed there as ``relative:name``
+    (decorators included)."""
+    if is_new_operator(relative):
+        return len(source.splitlines())
+    names = {p.split(":", 1)[1] for p in NEW_OPERATORS if p.startswith(f"{relative}:")}
+    found = 0
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        nonlocal found
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = f"{prefix}{child.name}"
+                if name in names:
+                    first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                    found += child.end_lineno - first + 1
+                else:
+                    visit(child, name + ".")
+
+    if names:
+        visit(ast.parse(source), "")
+    return found
+
+
 def long_functions(path: Path, limit: int = MAX_FUNCTION_LINES) -> list[tuple[str, int]]:
     """The functions and methods of ``path`` longer than ``limit`` lines, as (qualified name,
     lines)."""
@@ -100,14 +132,14 @@ def main() -> None:
     big_functions: list[tuple[str, int]] = []
     for path in python_files():
         relative = path.relative_to(PACKAGE).as_posix()
-        kinds = line_kinds(path.read_text())
+        source = path.read_text()
+        kinds = line_kinds(source)
         total = sum(kinds.values())
         package = "winviz/" + (relative.rsplit("/", 1)[0] + "/" if "/" in relative else "")
         by_package.setdefault(package, Counter()).update(kinds)
-        if is_new_operator(relative):
-            apart += total
-        else:
-            counted += total
+        new = lines_apart(relative, source)
+        apart += new
+        counted += total - new
         if total > MAX_FILE_LINES:
             big_files.append((relative, total))
         big_functions += [(f"{relative}:{n}", k) for n, k in long_functions(path)]

@@ -459,3 +459,17 @@ def merge_chain_job() -> wv.JobExecutionResult:
         arrival_interval=10,
     )
     return env.execute()
+
+
+def spark_and_model(run: Callable[..., Any], predict: Callable[..., Any], *inputs: Any) -> Any:
+    """A Spark twin run on real Spark (``run``: ``run_twin``, ``run_state_twin`` or
+    ``run_join_twin``) and on its model (``predict``) with the same ``inputs`` (rows, arrival
+    times, spec): both must give the same micro-batches, and the same trace where the twin has
+    one. Returns the real run."""
+    ran, modelled = run(*inputs), predict(*inputs)
+    assert (ran.source, modelled.source) == ("spark", "model")
+    assert ran.summary() == modelled.summary(), inputs[-1:]
+    assert ran.batches == modelled.batches
+    if ran.trace is not None:
+        assert ran.trace.to_json() == modelled.trace.to_json()
+    return ran

@@ -69,8 +69,17 @@ def test_line_kinds_tells_docstrings_comments_and_blank_lines_from_code() -> Non
     assert lines.line_kinds(source) == {"doc": 3, "blank": 1, "comment": 1, "code": 2}
 
 
-def test_the_new_operators_of_other_issues_are_counted_apart() -> None:
+def test_the_new_operators_of_other_issues_are_counted_apart(monkeypatch) -> None:
     assert lines.is_new_operator("pyflink/datastream/state.py")
     assert lines.is_new_operator("joins.py")
     assert not lines.is_new_operator("operators/window_operator.py")
-    assert all((lines.PACKAGE / p).exists() for p in lines.NEW_OPERATORS)
+    assert all((lines.PACKAGE / p.split(":")[0]).exists() for p in lines.NEW_OPERATORS)
+    # a shared module's definitions of a new operator, named path:name, count apart by name
+    source = "def f():\n    return 1\n\n\nclass C:\n    @staticmethod\n    def g():\n        pass\n"
+    for p in [p for p in lines.NEW_OPERATORS if ":" in p]:  # each named definition exists
+        path = p.split(":")[0]
+        monkeypatch.setattr(lines, "NEW_OPERATORS", {p: "x"})
+        assert lines.lines_apart(path, (lines.PACKAGE / path).read_text()) > 0, p
+    monkeypatch.setattr(lines, "NEW_OPERATORS", {"m.py:f": "x", "m.py:C.g": "x"})
+    assert lines.lines_apart("m.py", source) == 2 + 3  # f, and g with its decorator
+    assert lines.lines_apart("other.py", source) == 0

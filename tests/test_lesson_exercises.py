@@ -2,8 +2,8 @@
 
 Each lesson's code cells run in-process, in order, in one namespace per lesson (shared by its
 tests). The Spark twin runs on its pure-Python model instead of a JVM: ``run_twin`` /
-``run_state_twin`` / ``TwinPlan.run`` / ``JoinTwinPlan.run`` are replaced by ``predict`` /
-``predict_state`` / ``TwinPlan.predict`` / ``JoinTwinPlan.predict``, which the lessons
+``run_state_twin`` / ``TwinPlan.run`` are replaced by ``predict`` /
+``predict_state`` / ``TwinPlan.predict``, which the lessons
 themselves assert give the same tables as real Spark (nbval runs them on real Spark). Cells
 tagged ``jvm`` need a live ``SparkSession`` and are skipped. A cell that fails fails the test.
 
@@ -31,7 +31,6 @@ import winviz as wv
 import winviz.spark as wspark
 import winviz.spark.twins as wtwins
 from winviz.spark.builder import TwinPlan
-from winviz.spark.join_builder import JoinTwinPlan
 from winviz.spark.model import predict
 from winviz.spark.state_twins import predict_state
 
@@ -77,7 +76,6 @@ def run_lesson(prefix: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     monkeypatch.setattr(wtwins, "run_twin", model_twin)
     monkeypatch.setattr(wspark, "run_state_twin", model_state_twin)
     monkeypatch.setattr(TwinPlan, "run", lambda self, **_: self.predict())
-    monkeypatch.setattr(JoinTwinPlan, "run", lambda self, **_: self.predict())
     monkeypatch.setenv("WINVIZ_RENDERER", "")
     path = lesson_path(prefix)
     cells = json.loads(path.read_text())["cells"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from jobs import bounded, count_windows
+from jobs import bounded, count_windows, spark_and_model
 
 import winviz as wv
 from winviz.errors import InputError
@@ -51,6 +51,9 @@ def test_a_tumbling_sum_becomes_a_twin_spec_and_rows() -> None:
         {"key": "alice", "ts": 12000, "value": 5},
     )
     assert plan.arrival_times == (0, 100, 1200, 1500)
+    assert plan.inputs == (list(plan.records), list(plan.arrival_times))
+    with pytest.raises(TypeError, match="for a window twin compare the job's own run"):
+        plan.flink()  # the join twin's replay of its rows; a window job is run as it is
     assert plan.predict().summary() == [
         (0, 2, 0, 0, ()),
         (1, 0, 2000, 0, ()),  # the no-data batch after batch 0 raised the watermark
@@ -154,8 +157,7 @@ def test_the_built_twin_runs_on_spark_like_its_model() -> None:
     env = wv.StreamExecutionEnvironment()
     windowed(env).aggregate(wv.SumAggregate(lambda e: e[2])).sink_to("sums")
     plan = build_twin(env, "sums")
-    ran = plan.run()
-    assert ran.summary() == plan.predict().summary()
+    ran = spark_and_model(plan.run, plan.predict)
     assert ran.summary()[3] == (
         3,
         0,

@@ -10,20 +10,15 @@ from __future__ import annotations
 import random
 
 import pytest
+from jobs import spark_and_model
 
 from winviz.errors import InputError
-from winviz.spark import get_spark
-from winviz.spark.join_compare import compare_join, flink_interval_join
-from winviz.spark.join_model import (
-    JOIN_TYPES,
-    LEFT,
-    RIGHT,
-    JoinRow,
-    JoinSpec,
-    predict_join,
-    state_watermarks,
-)
+from winviz.spark import compare, get_spark
+from winviz.spark.batches import LEFT, RIGHT
+from winviz.spark.join_compare import flink_interval_join
+from winviz.spark.join_model import JOIN_TYPES, JoinSpec, predict_join, state_watermarks
 from winviz.spark.join_twin import run_join_twin
+from winviz.spark.results import JoinRow
 
 J = JoinRow
 
@@ -88,12 +83,7 @@ B_RIGHT_OUTER = [
 
 
 def run_and_model(inputs, join_spec):
-    ran = run_join_twin(*inputs, join_spec)
-    modelled = predict_join(*inputs, join_spec)
-    assert ran.source == "spark"
-    assert ran.summary() == modelled.summary(), join_spec
-    assert ran.batches == modelled.batches
-    return ran
+    return spark_and_model(run_join_twin, predict_join, *inputs, join_spec)
 
 
 # -- real Spark ------------------------------------------------------------------------------
@@ -253,7 +243,7 @@ def test_bad_records_and_specs_are_named() -> None:
 def test_compare_with_flinks_interval_join() -> None:
     spec = spec_a("left_outer")
     engine = flink_interval_join(*A_INPUTS, spec)
-    frame = compare_join(engine, predict_join(*A_INPUTS, spec), A_INPUTS)
+    frame = compare(engine, predict_join(*A_INPUTS, spec))
     got = [
         (r.key, r.left_index, r.right_index, r.flink_time, r.spark_batch, r.reason)
         for r in frame.astype(object).where(frame.notna(), None).itertuples()
@@ -303,7 +293,7 @@ def test_the_docs_example() -> None:
     assert list(table["late"]) == [[], [], [], [], ["right 2"], []]
     assert list(table["evicted"]) == [[], [], [], ["left 0", "left 1", "right 0"], [], []]
     assert list(table["null_rows"]) == [0, 0, 0, 1, 0, 0]
-    frame = compare_join(flink_interval_join(*inputs, spec), model, inputs)
+    frame = compare(flink_interval_join(*inputs, spec), model)
     assert list(frame["flink_time"].astype(object).where(frame["flink"], None)) == [
         0, None, 2000, 3000, None,
     ]  # fmt: skip
@@ -322,7 +312,7 @@ def test_compare_explains_a_pair_both_engines_lose_for_different_reasons() -> No
     left, right = [rec("a", 1000), rec("x", 1501)], [rec("y", 1501), rec("a", 1500)]
     inputs = (left, [0, 0], right, [0, 1000])
     spec = JoinSpec(lower=-500, upper=500)
-    frame = compare_join(flink_interval_join(*inputs, spec), predict_join(*inputs, spec), inputs)
+    frame = compare(flink_interval_join(*inputs, spec), predict_join(*inputs, spec))
     assert list(frame["reason"]) == [
         "Flink removed left row 0 (ts 1000) from its buffer at watermark 1500 before right row 1 "
         "arrived; Spark dropped right row 1 (ts 1500) as late in batch 2: 1500 <= watermark of "

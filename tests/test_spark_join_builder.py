@@ -1,4 +1,4 @@
-"""build_twin of an interval join: the Spark stream-stream join twin (winviz.spark.join_builder),
+"""build_twin of an interval join: the Spark stream-stream join twin (``build_join_twin``),
 or the precise reason there is none.
 
 The expected batches of the exclusive-bounds case are what real local Spark 4.3 produced (the
@@ -12,14 +12,15 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from jobs import bounded
+from jobs import bounded, spark_and_model
 
 import winviz as wv
 from winviz.spark import get_spark, predict_join, run_join_twin
-from winviz.spark.builder import NO_TWIN, NoTwinError, build_twin
-from winviz.spark.join_builder import JoinTwinPlan
-from winviz.spark.join_model import LEFT, RIGHT, JoinRow, JoinSpec
+from winviz.spark.batches import LEFT, RIGHT
+from winviz.spark.builder import NO_TWIN, NoTwinError, TwinPlan, build_twin
+from winviz.spark.join_model import JoinSpec
 from winviz.spark.join_twin import join_condition
+from winviz.spark.results import JoinRow
 
 J = JoinRow
 
@@ -70,7 +71,7 @@ def join_env(
 
 def test_an_interval_join_becomes_the_join_spec_and_each_sides_rows() -> None:
     plan = build_twin(join_env(), "pairs")
-    assert isinstance(plan, JoinTwinPlan) and plan.possible
+    assert isinstance(plan, TwinPlan) and plan.possible
     assert (plan.reasons, plan.caveats) == ((), ())
     assert plan.spec == JoinSpec(lower=-500, upper=1_000, left_delay=200, right_delay=200)
     assert plan.left == tuple({"key": k, "ts": t} for k, t in ORDERS)
@@ -140,7 +141,7 @@ C_NULLS = (J("b", 1, 1000, None, None), J("c", None, None, 2, 1000))
 C_FULL_OUTER = [*C_INNER[:3], (3, 0, 1500, 0, C_NULLS)]
 
 
-def exclusive_plan() -> JoinTwinPlan:
+def exclusive_plan() -> TwinPlan:
     env = join_env(
         C_LEFT, C_LEFT_ARR, C_RIGHT, C_RIGHT_ARR, bounds=(-500, 500), delays=(0, 0),
         exclusive=(True, True),
@@ -179,14 +180,11 @@ def test_exclusive_bounds_are_strict_inequalities_with_their_own_state_watermark
 def test_exclusive_bounds_twin_matches_real_spark_batch_by_batch() -> None:
     get_spark()
     plan = exclusive_plan()
-    ran = plan.run()
-    assert ran.source == "spark"
-    assert ran.summary() == C_INNER
-    assert ran.batches == plan.predict().batches
+    assert spark_and_model(plan.run, plan.predict).summary() == C_INNER
     full_spec = dataclasses.replace(plan.spec, join_type="full_outer")
-    full = run_join_twin(*plan.inputs, full_spec)  # the NULL rows witness the evictions
+    # the NULL rows witness the evictions
+    full = spark_and_model(run_join_twin, predict_join, *plan.inputs, full_spec)
     assert full.summary() == C_FULL_OUTER
-    assert full.batches == predict_join(*plan.inputs, full_spec).batches
 
 
 # -- no twin ------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from jobs import spark_and_model
 
 from winviz.errors import InputError
 from winviz.spark import (
@@ -45,11 +46,7 @@ def session_spec(gap: int, delay: int, drive: str = "per_batch") -> TwinSpec:
 
 
 def run_and_model(records, arrivals, spec):
-    ran = run_twin(records, arrivals, spec)
-    modelled = predict(records, arrivals, spec)
-    assert ran.summary() == modelled.summary(), spec
-    assert ran.trace.to_json() == modelled.trace.to_json()
-    return ran
+    return spark_and_model(run_twin, predict, records, arrivals, spec)
 
 
 # -- pure parts -------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ lesson records every call of ``run_twin`` / ``run_state_twin`` / ``run_join_twin
 (``TwinPlan.run`` calls ``run_twin``) with its input, spec and result; a cell put after it
 stops the cluster session, runs each recorded call again on ``local[*]`` and compares the two
 results: the same micro-batches (``BatchOutcome``: id, input, both watermarks, dropped rows,
-output rows, processing time; a join's ``JoinBatch``: rows, late, evicted and state watermarks)
+output rows, processing time; a join's also late, evicted and state watermarks)
 and the same trace, byte for byte (``Trace.to_json``; a join twin has none). The lesson's own
 checks run against the cluster too. It prints a line per lesson and exits 1 when a lesson fails
 or a twin differs. The cluster is stopped afterwards, also on failure or Ctrl-C.

@@ -14,8 +14,8 @@ pure-Python model of Spark's semantics, both read back as a ``winviz.trace.Trace
 
 The path of a run: ``spec`` -> ``batches`` -> ``twins`` / ``state_twins`` / ``join_twin``
 (real Spark, ``session``) or ``model`` / ``join_model`` (no JVM) -> ``results`` and ``tracing``;
-``builder`` / ``join_builder`` make a spec from an engine pipeline, ``compare`` /
-``join_compare`` set both side by side. The engine core never imports this package; PySpark
+``builder`` makes a ``TwinPlan`` from an engine pipeline, ``compare`` (``join_compare`` for a
+join) sets both side by side. The engine core never imports this package; PySpark
 is imported only when a session starts.
 """
 
@@ -23,12 +23,11 @@ from winviz.spark.batches import BatchInputError, InputBatch, form_batches
 from winviz.spark.builder import NoTwinError, TwinPlan, build_twin
 from winviz.spark.compare import compare
 from winviz.spark.failures import SparkQueryError
-from winviz.spark.join_builder import JoinTwinPlan
-from winviz.spark.join_compare import compare_join, flink_interval_join
-from winviz.spark.join_model import JoinBatch, JoinResult, JoinRow, JoinSpec, predict_join
+from winviz.spark.join_compare import flink_interval_join
+from winviz.spark.join_model import JoinSpec, predict_join
 from winviz.spark.join_twin import run_join_twin
 from winviz.spark.model import SparkModel, predict
-from winviz.spark.results import BatchOutcome, OutputRow, TimerRow, TwinResult
+from winviz.spark.results import BatchOutcome, JoinRow, OutputRow, TimerRow, TwinResult
 from winviz.spark.session import SparkUnavailableError, get_spark, stop_spark
 from winviz.spark.spec import StateSpec, TwinSpec
 from winviz.spark.state_twins import predict_state, run_processing_time_probe, run_state_twin
@@ -39,11 +38,8 @@ __all__ = [
     "BatchInputError",
     "BatchOutcome",
     "InputBatch",
-    "JoinBatch",
-    "JoinResult",
     "JoinRow",
     "JoinSpec",
-    "JoinTwinPlan",
     "NoTwinError",
     "OutputRow",
     "SparkModel",
@@ -56,7 +52,6 @@ __all__ = [
     "TwinSpec",
     "build_twin",
     "compare",
-    "compare_join",
     "flink_interval_join",
     "form_batches",
     "get_spark",

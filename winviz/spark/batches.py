@@ -30,6 +30,8 @@ from winviz.time import TimestampNormalizer
 # Spark's column names for the three fields of a row (the JSON files use them).
 KEY, TS, VALUE, STREAM = "key", "ts", "value", "stream"
 INDEX = "index"  # the record's input index, written to the files too (errors name it)
+LEFT, RIGHT = 0, 1  # a join twin's sides: the ``stream`` of their rows
+SIDE_NAMES = ("left", "right")
 BASE_MTIME = 1_000_000_000  # seconds; file k gets BASE_MTIME + k
 # Spark's TimestampType covers 0001-01-01 .. 9999-12-31 (microseconds in a long).
 MIN_SPARK_MS, MAX_SPARK_MS = -62_135_596_800_000, 253_402_300_799_999

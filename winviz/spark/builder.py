@@ -20,7 +20,7 @@ What translates (the engine side -> the Spark side):
   ``sum(value)``; the default ``EventTimeTrigger`` -> output mode ``append``.
 
 Everything else is refused with its reason (``winviz.spark.no_twin.NO_TWIN``). A sink fed by
-an interval join gets the stream-stream join twin instead (``winviz.spark.join_builder``).
+an interval join gets the stream-stream join twin instead (``build_join_twin``).
 """
 
 from __future__ import annotations
@@ -38,41 +38,82 @@ from winviz.graph import (
     WindowSpec,
 )
 from winviz.joins import UnionKeySelector
-from winviz.spark.join_builder import JoinTwinPlan, build_join_twin
+from winviz.spark import join_twin, twins
+from winviz.spark.compare import compare
+from winviz.spark.join_compare import flink_interval_join
+from winviz.spark.join_model import JoinSpec, predict_join
+from winviz.spark.model import predict
 from winviz.spark.no_twin import NO_TWIN, NoTwinError
+from winviz.spark.results import TwinResult
 from winviz.spark.spec import Drive, TwinSpec
 from winviz.spark.twin_streams import Stream, streams_of
 
 
 @dataclass(frozen=True)
 class TwinPlan:
-    """The Spark twin of one sink: ``spec`` and the rows (``{"key", "ts", "value"[,
-    "stream"]}``) with their arrival times, or ``spec`` None and ``reasons``."""
+    """The Spark twin of one sink: ``spec`` and the rows to feed it with their arrival times,
+    or ``spec`` None and ``reasons``. A window twin's rows (``{"key", "ts", "value"[,
+    "stream"]}``) are ``records``; a join twin's (``{"key", "ts"}``) are ``left`` and
+    ``right``."""
 
     sink: str
-    spec: TwinSpec | None
+    spec: TwinSpec | JoinSpec | None
     records: tuple[dict[str, Any], ...] = ()
     arrival_times: tuple[int, ...] = ()
     reasons: tuple[str, ...] = field(default=())
     caveats: tuple[str, ...] = field(default=())  # what an approximate twin leaves out
+    left: tuple[dict[str, Any], ...] = ()
+    left_arrivals: tuple[int, ...] = ()
+    right: tuple[dict[str, Any], ...] = ()
+    right_arrivals: tuple[int, ...] = ()
+    auto_watermark_interval: int = 200  # the engine env's, for a join twin's ``flink()``
 
     @property
     def possible(self) -> bool:
         return self.spec is not None
 
-    def run(self, **kw: Any) -> Any:
-        """Run the twin on Spark (``winviz.spark.run_twin``)."""
-        from winviz.spark.twins import run_twin
+    @property
+    def inputs(self) -> tuple[list[Any], ...]:
+        """The rows and arrival times as ``run_twin`` takes them (``records, arrival_times``),
+        or ``run_join_twin`` (``left, left_arrivals, right, right_arrivals``)."""
+        if isinstance(self.spec, JoinSpec):
+            sides = (self.left, self.left_arrivals, self.right, self.right_arrivals)
+        else:
+            sides = (self.records, self.arrival_times)
+        return tuple(list(s) for s in sides)
 
-        return run_twin(list(self.records), list(self.arrival_times), self._spec(), **kw)
+    def run(self, **kw: Any) -> TwinResult:
+        """Run the twin on real Spark (``run_twin`` / ``run_join_twin``)."""
+        spec = self._spec()
+        run = join_twin.run_join_twin if isinstance(spec, JoinSpec) else twins.run_twin
+        return run(*self.inputs, spec, **kw)
 
-    def predict(self) -> Any:
-        """The model's answer (``winviz.spark.predict``), no JVM."""
-        from winviz.spark.model import predict
+    def predict(self) -> TwinResult:
+        """The model's answer (``winviz.spark.predict`` / ``predict_join``), no JVM."""
+        spec = self._spec()
+        return (predict_join if isinstance(spec, JoinSpec) else predict)(*self.inputs, spec)
 
-        return predict(list(self.records), list(self.arrival_times), self._spec())
+    def flink(self) -> Any:
+        """A join twin: the engine's interval join of the twin's rows (``flink_interval_join``:
+        the same bounds, delays and watermark interval; output ``(left index, right
+        index)``)."""
+        spec = self._spec()
+        if not isinstance(spec, JoinSpec):
+            raise TypeError(
+                "flink() replays a join twin's rows; for a window twin compare the job's own "
+                "run: compare(env.execute(), plan.run())"
+            )
+        return flink_interval_join(
+            *self.inputs, spec, auto_watermark_interval=self.auto_watermark_interval
+        )
 
-    def _spec(self) -> TwinSpec:
+    def compare(self, spark_result: TwinResult | None = None) -> Any:
+        """A join twin: ``winviz.spark.compare`` of ``flink()`` and ``spark_result`` (default:
+        ``predict()``)."""
+        result = spark_result if spark_result is not None else self.predict()
+        return compare(self.flink(), result)
+
+    def _spec(self) -> TwinSpec | JoinSpec:
         if self.spec is None:
             raise NoTwinError(self.sink, self.reasons)
         return self.spec
@@ -85,12 +126,12 @@ def build_twin(
     trigger_interval: int = 1000,
     drive: Drive = "per_batch",
     approximate: bool = False,
-) -> TwinPlan | JoinTwinPlan:
+) -> TwinPlan:
     """The Spark twin of the pipeline that ends in ``sink_to(sink)`` (``TwinPlan.reasons``
     says why when there is none). ``approximate=True`` builds the nearest twin of a pipeline
     with allowed lateness or a late-data side output anyway — Spark drops those late rows —
     and lists what it leaves out in ``TwinPlan.caveats`` (for ``winviz.spark.compare``).
-    A sink fed by an interval join gets a ``JoinTwinPlan`` (``winviz.spark.join_builder``)."""
+    A sink fed by an interval join gets the join twin (``build_join_twin``)."""
     if not isinstance(env, StreamExecutionEnvironment):
         raise ArgumentTypeError(
             "build_twin needs the job's StreamExecutionEnvironment",
@@ -208,3 +249,84 @@ def _rows(
             tagged.append((arrival, row))
     tagged.sort(key=lambda t: t[0])
     return [r for _, r in tagged], [a for a, _ in tagged]
+
+
+def build_join_twin(
+    env: Any,
+    sink: str,
+    join: Any,
+    *,
+    trigger_interval: int,
+    drive: Any,
+    approximate: bool,
+    reasons: list[str],
+) -> TwinPlan:
+    """The twin of the interval join node ``join`` (``IntervalJoinSpec``) feeding ``sink``;
+    ``reasons`` holds what the caller already refused.
+
+    What translates (``winviz.spark.join_model``): each side's stream as for a window twin
+    (rows, ``withWatermark`` delay, key column); ``between(lower, upper)`` -> ``rt >= lt +
+    lower AND rt <= lt + upper``, an exclusive bound (``lower_bound_exclusive()`` /
+    ``upper_bound_exclusive()``) as the strict inequality, whose state watermark Spark solves
+    without its ``- 1`` (``StreamingJoinHelper.getStateValueWatermark``): the pairs and the
+    eviction of Flink's bound moved by one; ``process(wv.PairJoinFunction())`` -> the inner
+    join's rows (Flink's interval join is inner). Everything else is refused (``NO_TWIN``).
+    The rows keep each side's source order (arrival order): ``left_index`` / ``right_index``
+    in the twin's output are positions in that order."""
+    from winviz.functions import PairJoinFunction
+
+    spec: IntervalJoinSpec = join.spec
+    if type(spec.function) is not PairJoinFunction:
+        reasons.append(NO_TWIN["join_function"])
+    caveats = []
+    if spec.left_late_tag is not None or spec.right_late_tag is not None:
+        caveats.append(NO_TWIN["join_side_output"])
+    if not approximate:
+        reasons.extend(caveats)
+    sides = []
+    for node in join.inputs:
+        streams = streams_of(node, reasons)
+        if len(streams) > 1:
+            reasons.append(NO_TWIN["join_union"])
+        sides.append(streams[0] if len(streams) == 1 else None)
+    rows: list[list[dict[str, Any]]] = [[], []]
+    arrivals: list[list[int]] = [[], []]
+    for s, (stream, key_selector) in enumerate(zip(sides, spec.key_selectors, strict=True)):
+        if stream is None:
+            continue
+        records, _, assigner = stream
+        for i, (arrival, value, source_ts) in enumerate(records):
+            key = key_selector(value)
+            if not isinstance(key, str | int) or isinstance(key, bool):
+                reasons.append(
+                    NO_TWIN["join_key"].format(
+                        side=("left", "right")[s], index=i, value=key, kind=type(key).__name__
+                    )
+                )
+                break
+            rows[s].append({"key": key, "ts": assigner(value, source_ts)})
+            arrivals[s].append(arrival)
+    if reasons:
+        return TwinPlan(sink, None, reasons=tuple(dict.fromkeys(reasons)))
+    assert sides[0] is not None and sides[1] is not None
+    twin = JoinSpec(
+        lower=spec.lower,
+        upper=spec.upper,
+        lower_inclusive=spec.lower_inclusive,
+        upper_inclusive=spec.upper_inclusive,
+        left_delay=sides[0][1],
+        right_delay=sides[1][1],
+        join_type="inner",
+        trigger_interval=trigger_interval,
+        drive=drive,
+    )
+    return TwinPlan(
+        sink,
+        twin,
+        left=tuple(rows[0]),
+        left_arrivals=tuple(arrivals[0]),
+        right=tuple(rows[1]),
+        right_arrivals=tuple(arrivals[1]),
+        caveats=tuple(caveats),
+        auto_watermark_interval=env.auto_watermark_interval,
+    )

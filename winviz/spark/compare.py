@@ -4,8 +4,9 @@ for each (key, window), when, and a reason for every difference.
 The engine side is read from its trace (the window operator's ``fired``,
 ``skipped_late_window``, ``side_output`` and ``late_dropped`` records), the Spark side from a
 ``TwinResult`` (a real run or the model): its output rows per micro-batch and, recomputed from
-its ``arrival`` and ``batch`` records, the rows its late filter dropped
-(``winviz.spark.late_filter``).
+each batch's input rows and late-events watermark, the rows its late filter dropped
+(``winviz.spark.late_filter``). A join twin's result is compared pair by pair
+(``winviz.spark.join_compare``).
 
 Each row's ``reason`` names every rule that explains a difference, joined with ``"; "``: a
 result Spark emits later (``APPEND_LATER``), Flink's end-of-input watermark (MAX), a late
@@ -20,10 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from winviz.errors import ArgumentTypeError
-from winviz.spark.batches import InputBatch
+from winviz.spark.batches import KEY, TS
+from winviz.spark.join_compare import compare_join
+from winviz.spark.join_model import JoinSpec
 from winviz.spark.late_filter import late_copies
 from winviz.spark.model import SparkModel
-from winviz.spark.results import TwinResult
+from winviz.spark.results import TwinResult, with_inputs
 from winviz.spark.windowing import spark_windows
 from winviz.time import MAX
 
@@ -52,7 +55,8 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
     fired it and how many times it fired; Spark's last output, its batch and that batch's
     processing time; whether the final results agree and why not (or why they came at
     different times). ``operator`` names the engine's window operator (default: the one
-    operator that fired windows)."""
+    operator that fired windows). A join twin's result is compared pair by pair
+    (``winviz.spark.join_compare.compare_join``)."""
     import pandas as pd
 
     if getattr(engine_result, "trace", None) is None:
@@ -69,6 +73,8 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
             value=spark_result,
             expected="a TwinResult (run_twin(...) or plan.run(...))",
         )
+    if isinstance(spark_result.spec, JoinSpec):
+        return compare_join(engine_result, spark_result)
     flink = _flink_side(engine_result.trace, operator)
     spark = _spark_side(spark_result)
     groups = sorted(set(flink) | set(spark), key=lambda g: (str(type(g[0])), g[0], g[1], g[2]))
@@ -169,35 +175,27 @@ def _spark_side(result: TwinResult) -> dict[tuple, _Spark]:
             side[(r.key, r.window_start, r.window_end)].outputs.append(
                 (b.batch_id, b.proc_time, value)
             )
-    # late rows: the arrival records before each batch record are its input
-    arrivals: list[Any] = []
-    for rec in result.trace.records():
-        if rec.kind == "arrival":
-            arrivals.append(rec)
-            continue
-        if rec.kind != "batch":
-            continue
-        batch_id, _, late, _, _ = rec.detail
-        for a in arrivals:
-            ts = a.ts
+    for b, batch in with_inputs(result.batches, result.inputs):  # late rows
+        late = b.late_watermark
+        for row in batch.rows if batch is not None else ():
+            key, ts = row[KEY], row[TS]
             dropped = late_copies(spec, ts, late)
             if not spec.is_session:
                 for start, end in spark_windows(ts, spec.size, spec.window_slide):
                     if (start, end) not in dropped:
-                        side[(a.key, start, end)].counted[ts] = (
+                        side[(key, start, end)].counted[ts] = (
                             f"counted by Spark: ts {ts} (window end {end}) > watermark of "
-                            f"previous batch {late} (batch {batch_id})"
+                            f"previous batch {late} (batch {b.batch_id})"
                         )
             for start, end in dropped:
                 if spec.is_session:
                     why = f"ts {ts} + gap {spec.session_gap}"
                 else:
                     why = f"ts {ts} (window end {end})"
-                side[(a.key, start, end)].dropped.append(
+                side[(key, start, end)].dropped.append(
                     f"dropped by Spark's late filter: {why} <= watermark of previous batch "
-                    f"{late} (batch {batch_id})"
+                    f"{late} (batch {b.batch_id})"
                 )
-        arrivals = []
     return side
 
 
@@ -206,14 +204,8 @@ def _open_sessions(result: TwinResult) -> dict[Any, list[list[Any]]]:
     count, sum]``): the batches of ``result`` replayed through ``SparkModel``, which the tests
     check against real Spark batch by batch (a streaming query never shows its state)."""
     model = SparkModel(result.spec)
-    rows: list[dict[str, Any]] = []
-    for rec in result.trace.records():
-        if rec.kind == "arrival":
-            rows.append(rec.detail[0])
-        elif rec.kind == "batch":
-            batch = InputBatch(0, 0, rec.proc_time, tuple(rows), (), ()) if rows else None
-            model.run_batch(batch, rec.proc_time)
-            rows = []
+    for b, batch in with_inputs(result.batches, result.inputs):
+        model.run_batch(batch, b.proc_time)
     return model.sessions
 
 

@@ -4,7 +4,8 @@
 (Flink 2.3's ``IntervalJoinOperator``, ``winviz.operators.interval_join``) with the spec's
 bounds (``between(lower, upper)``, an exclusive bound as ``lower_bound_exclusive()`` /
 ``upper_bound_exclusive()``) and watermark delays (``for_bounded_out_of_orderness``),
-late rows to side outputs. ``compare_join(engine_result, spark_result)`` gives one row per pair
+late rows to side outputs. ``compare(engine_result, spark_result)`` of a join twin's result
+(``compare_join``) gives one row per pair
 of rows that the condition joins (same key, ``l.ts + lower <= r.ts <= l.ts + upper``) and
 one per NULL row Spark's outer join emitted: whether each engine output it, when, and why not.
 
@@ -25,16 +26,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from winviz.errors import InputError
-from winviz.spark.batches import KEY, TS
-from winviz.spark.join_model import (
-    LEFT,
-    RIGHT,
-    SIDE_NAMES,
-    JoinResult,
-    JoinSpec,
-    join_batches,
-    joins,
-)
+from winviz.spark.batches import KEY, LEFT, RIGHT, SIDE_NAMES, TS, InputBatch
+from winviz.spark.join_model import JoinSpec, join_batches, joins
+from winviz.spark.results import TwinResult
 
 COLUMNS = [
     "key",
@@ -56,17 +50,11 @@ SPARK_LATER = (
 )
 
 
-def _sides(
-    left: Sequence[Any],
-    left_arrivals: Sequence[int],
-    right: Sequence[Any],
-    right_arrivals: Sequence[int],
-    spec: JoinSpec,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Each side's rows as ``{side, i, key, ts, arrival}``, checked as the Spark twin checks
-    them."""
+def _sides(inputs: Sequence[InputBatch]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each side's rows as ``{side, i, key, ts, arrival}``, from the join twin's input batches
+    (``join_batches``)."""
     rows: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
-    for b in join_batches(left, left_arrivals, right, right_arrivals, spec):
+    for b in inputs:
         for r, (side, i), arrival in zip(b.rows, b.indexes, b.arrivals, strict=True):  # type: ignore[misc]
             rows[side].append(
                 {"side": side, "i": i, "key": r[KEY], "ts": r[TS], "arrival": arrival}
@@ -88,7 +76,7 @@ def flink_interval_join(
     periodic watermarks every ``auto_watermark_interval`` ms (the environment's setting)."""
     import winviz as wv
 
-    lrows, rrows = _sides(left, left_arrivals, right, right_arrivals, spec)
+    lrows, rrows = _sides(join_batches(left, left_arrivals, right, right_arrivals, spec))
     env = wv.StreamExecutionEnvironment(auto_watermark_interval=auto_watermark_interval)
 
     def stream(rows: list[dict[str, Any]], delay: int, name: str) -> Any:
@@ -160,13 +148,14 @@ class _FlinkFates:
         return None
 
 
-def compare_join(engine_result: Any, spark_result: JoinResult, inputs: Any) -> Any:
+def compare_join(engine_result: Any, spark_result: TwinResult) -> Any:
     """A pandas DataFrame (columns ``COLUMNS``): one row per pair the condition joins and per
-    NULL row Spark output, sorted by key and indexes. ``inputs`` is ``(left, left_arrivals,
-    right, right_arrivals)`` as given to both runs."""
+    NULL row Spark output, sorted by key and indexes (``winviz.spark.compare`` of a join
+    twin's result); ``engine_result`` is ``flink_interval_join`` of the same input."""
     import pandas as pd
 
     spec = spark_result.spec
+    assert isinstance(spec, JoinSpec)
     if spec.join_type == "left_semi":
         raise InputError(
             "compare_join compares pairs; a left semi join outputs left rows only",
@@ -174,7 +163,7 @@ def compare_join(engine_result: Any, spark_result: JoinResult, inputs: Any) -> A
             value=spec.join_type,
             expected="inner, left_outer, right_outer or full_outer",
         )
-    lrows, rrows = _sides(*inputs, spec)
+    lrows, rrows = _sides(spark_result.inputs)
     rows_of = (lrows, rrows)
     flink = _FlinkFates(engine_result.trace)
     spark_pairs: dict[tuple[Any, Any], tuple[int, int]] = {}

@@ -28,8 +28,9 @@ each checked against Spark's source and against real Spark 4.x (``tests/test_spa
    ``rt >= lt + lower`` bounds the right side: ``right state watermark = W + lower - 1``
    (``rt > lt + lower``: ``W + lower``). So an exclusive bound evicts exactly as the inclusive
    bound moved by one (Flink's ``upper - 1`` / ``lower + 1``) would.
-3. **Late rows** (``OneSideHashJoiner.storeAndJoinWithOtherSide``): a row with ``ts <= L`` is
-   dropped before it joins anything and counted in ``numRowsDroppedByWatermark``.
+3. **Late rows** (``OneSideHashJoiner.storeAndJoinWithOtherSide``): a row with ``ts <= L``
+   (``winviz.spark.late_filter``) is dropped before it joins anything and counted in
+   ``numRowsDroppedByWatermark``.
 4. **Joining** (``processPartitions``): first every left input row joins the right *state*
    (rows of earlier batches) and is stored (always — even if it is evicted at the end of this
    batch); then every right input row joins the left state (which now holds this batch's left
@@ -56,12 +57,23 @@ the model uses exact integer milliseconds, which agree for event times within ab
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from winviz.errors import InputError
-from winviz.spark.batches import KEY, STREAM, TS, InputBatch, form_batches
+from winviz.spark.batches import (
+    KEY,
+    LEFT,
+    RIGHT,
+    SIDE_NAMES,
+    STREAM,
+    TS,
+    InputBatch,
+    form_batches,
+)
+from winviz.spark.late_filter import is_dropped
 from winviz.spark.model import MicroBatchModel, run_micro_batches
+from winviz.spark.results import BatchOutcome, JoinRow, TwinResult, join_row_order
 from winviz.spark.spec import (
     DRIVES,
     WATERMARK_POLICIES,
@@ -72,8 +84,6 @@ from winviz.spark.spec import (
 )
 
 JOIN_TYPES = ("inner", "left_outer", "right_outer", "full_outer", "left_semi")
-LEFT, RIGHT = 0, 1
-SIDE_NAMES = ("left", "right")
 OUTER_SIDES = {"left_outer": (LEFT,), "right_outer": (RIGHT,), "full_outer": (LEFT, RIGHT)}
 
 JoinType = Literal["inner", "left_outer", "right_outer", "full_outer", "left_semi"]
@@ -164,98 +174,6 @@ def joins(spec: JoinSpec, left_ts: int, right_ts: int) -> bool:
     return above and below
 
 
-class JoinRow(NamedTuple):
-    """One output row: the key, and each side's input index and event time (None for the
-    NULL side of an outer row; a left semi row has no right side)."""
-
-    key: Any
-    left_index: int | None
-    left_ts: int | None
-    right_index: int | None
-    right_ts: int | None
-
-    @property
-    def is_outer(self) -> bool:
-        """A NULL row of an outer join (one side missing)."""
-        return self.left_index is None or self.right_index is None
-
-
-def join_row_order(r: JoinRow) -> tuple:
-    """A batch's rows in a fixed order (Spark's row order is not defined)."""
-    return (
-        str(type(r.key)),
-        r.key,
-        -1 if r.left_index is None else r.left_index,
-        -1 if r.right_index is None else r.right_index,
-    )
-
-
-@dataclass(frozen=True)
-class JoinBatch:
-    """One micro-batch of the join. ``watermark`` / ``late_watermark`` as in ``BatchOutcome``;
-    ``state_watermarks`` the (left, right) state watermarks (rule 2); ``dropped`` Spark's
-    ``numRowsDroppedByWatermark``; ``rows`` the output. Which rows were behind those numbers
-    (rules 3-5; Spark reports counts only): ``late`` — (side, input index) of the input rows
-    dropped as late; ``evicted`` — (side, input index, matched) of the state rows removed, and
-    of the right input rows not stored because the right state watermark had passed them;
-    ``arrived`` — (side, input index) of the batch's input rows."""
-
-    batch_id: int
-    proc_time: int
-    input_rows: int
-    watermark: int
-    late_watermark: int
-    state_watermarks: tuple[int, int]
-    dropped: int
-    rows: tuple[JoinRow, ...]
-    late: tuple[tuple[int, int], ...] = ()
-    evicted: tuple[tuple[int, int, bool], ...] = ()
-    arrived: tuple[tuple[int, int], ...] = ()
-
-    @property
-    def is_no_data(self) -> bool:
-        return self.input_rows == 0
-
-
-@dataclass
-class JoinResult:
-    """Every micro-batch of one join run (``source``: ``"spark"`` or ``"model"``)."""
-
-    spec: JoinSpec
-    batches: list[JoinBatch]
-    source: str = "model"
-
-    def summary(self) -> list[tuple[int, int, int, int, tuple[JoinRow, ...]]]:
-        """``(batch_id, input_rows, watermark, dropped, rows)`` per batch: what Spark itself
-        reports, the thing to compare between a run and the model."""
-        return [(b.batch_id, b.input_rows, b.watermark, b.dropped, b.rows) for b in self.batches]
-
-    def to_pandas(self):  # -> pandas.DataFrame
-        """One row per micro-batch."""
-        import pandas as pd
-
-        return pd.DataFrame(
-            [
-                {
-                    "batch_id": b.batch_id,
-                    "proc_time": b.proc_time,
-                    "input_rows": b.input_rows,
-                    "watermark": b.watermark,
-                    "late_watermark": b.late_watermark,
-                    "left_state_watermark": b.state_watermarks[0],
-                    "right_state_watermark": b.state_watermarks[1],
-                    "dropped": b.dropped,
-                    "late": [f"{SIDE_NAMES[s]} {i}" for s, i in b.late],
-                    "evicted": [f"{SIDE_NAMES[s]} {i}" for s, i, _ in b.evicted],
-                    "joined": sum(1 for r in b.rows if not r.is_outer),
-                    "null_rows": sum(1 for r in b.rows if r.is_outer),
-                    "rows": [r._asdict() for r in b.rows],
-                }
-                for b in self.batches
-            ]
-        )
-
-
 class _Stored:
     """A row in one side's join state: input index, event time, matched flag."""
 
@@ -273,14 +191,13 @@ class JoinModel(MicroBatchModel):
         super().__init__(spec.delays, spec.watermark_policy)
         self.spec = spec
         self.state: tuple[dict[Any, list[_Stored]], dict[Any, list[_Stored]]] = ({}, {})
-        self.batches: list[JoinBatch] = []
 
     def run_batch(
         self,
         batch: InputBatch | None,
         proc_time: int,
         watermark: int | None = None,
-    ) -> JoinBatch:
+    ) -> BatchOutcome:
         """One micro-batch (``None``: no data). ``watermark`` overrides the eviction watermark
         (replaying a real run with the watermarks Spark reported)."""
         spec = self.spec
@@ -295,7 +212,7 @@ class JoinModel(MicroBatchModel):
         inputs: tuple[list[tuple[Any, int, int]], list[tuple[Any, int, int]]] = ([], [])
         for r, i in zip(rows, indexes, strict=True):
             side, index = i
-            if r[TS] <= late_wm:  # rule 3
+            if is_dropped(spec, r[TS], late_wm):  # rule 3
                 late.append((side, index))
             else:
                 inputs[side].append((r[KEY], index, r[TS]))
@@ -345,22 +262,17 @@ class JoinModel(MicroBatchModel):
                     self.state[side][key] = kept
                 else:
                     del self.state[side][key]
-        result = JoinBatch(
-            batch_id=len(self.batches),
-            proc_time=proc_time,
-            input_rows=len(rows),
-            watermark=evict,
-            late_watermark=late_wm,
+        return self._record(
+            batch,
+            proc_time,
+            len(late),
+            tuple(sorted(out, key=join_row_order)),
+            evict,
             state_watermarks=(left_wm, right_wm),
-            dropped=len(late),
-            rows=tuple(sorted(out, key=join_row_order)),
             late=tuple(sorted(late)),
             evicted=tuple(sorted(evicted)),
             arrived=tuple(sorted(indexes)),
         )
-        self.batches.append(result)
-        self._advance(evict, rows)
-        return result
 
 
 def join_batches(
@@ -412,24 +324,7 @@ def join_batches(
         error = InputError(text)
         error.index, error.field, error.value = i, exc.field, exc.value
         raise error from None
-    return [
-        InputBatch(
-            b.seq,
-            b.interval,
-            b.proc_time,
-            b.rows,
-            tuple(origin[j] for j in b.indexes),  # type: ignore[misc]
-            b.arrivals,
-        )
-        for b in batches
-    ]
-
-
-def replay(spec: JoinSpec, inputs: Sequence[InputBatch]) -> list[JoinBatch]:
-    """Every micro-batch Spark runs for ``inputs`` under ``spec.drive`` (rule 6)."""
-    model = JoinModel(spec)
-    run_micro_batches(model, inputs, spec.drive)
-    return model.batches
+    return [replace(b, indexes=tuple(origin[j] for j in b.indexes)) for b in batches]
 
 
 def predict_join(
@@ -438,7 +333,10 @@ def predict_join(
     right: Sequence[Any],
     right_arrivals: Sequence[int],
     spec: JoinSpec,
-) -> JoinResult:
-    """The model's answer for what ``winviz.spark.run_join_twin`` gets from Spark."""
+) -> TwinResult:
+    """The model's answer for what ``winviz.spark.run_join_twin`` gets from Spark: every
+    micro-batch it runs under ``spec.drive`` (rule 6)."""
     inputs = join_batches(left, left_arrivals, right, right_arrivals, spec)
-    return JoinResult(spec, replay(spec, inputs), source="model")
+    model = JoinModel(spec)
+    run_micro_batches(model, inputs, spec.drive)
+    return TwinResult(spec, model.outcomes, None, source="model", inputs=inputs)

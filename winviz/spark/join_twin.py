@@ -4,7 +4,7 @@ The query is the one ``winviz.spark.join_model`` describes, over one file source
 rows of a trigger interval in one file, ``stream`` 0 = left, 1 = right, so one batch reads
 both), driven and read back as the window twins are (``winviz.spark.twins``).
 
-Spark reports counts, not which rows a batch dropped or evicted; those (``JoinBatch.late`` /
+Spark reports counts, not which rows a batch dropped or evicted; those (``BatchOutcome.late`` /
 ``.evicted``, and the state watermarks) are derived by replaying the batches through
 ``JoinModel`` with the watermarks Spark reported (``explain_run``), and the tests check the
 model against Spark batch by batch.
@@ -18,19 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from winviz.spark.batches import INDEX, KEY, STREAM, TS, InputBatch
-from winviz.spark.join_model import (
-    JoinBatch,
-    JoinModel,
-    JoinResult,
-    JoinRow,
-    JoinSpec,
-    join_batches,
-    join_row_order,
-)
-from winviz.spark.readback import to_outcomes
-from winviz.spark.results import BatchOutcome
+from winviz.spark.join_model import JoinModel, JoinSpec, join_batches
+from winviz.spark.results import BatchOutcome, JoinRow, TwinResult, join_row_order, with_inputs
 from winviz.spark.session import get_spark
-from winviz.spark.twins import _Run, input_stream, run_query
+from winviz.spark.twins import execute, input_stream
 
 
 def run_join_twin(
@@ -41,17 +32,15 @@ def run_join_twin(
     spec: JoinSpec,
     *,
     spark: Any = None,
-) -> JoinResult:
+) -> TwinResult:
     """Run the join of ``spec`` on Spark, micro-batch by micro-batch; ``spark`` defaults to
     ``get_spark()``."""
     inputs = join_batches(left, left_arrivals, right, right_arrivals, spec)
     spark = spark if spark is not None else get_spark()
     files = [_file_batch(b) for b in inputs]
-    run = _Run()
     conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
-    run_query(spark, spec, files, build_join_query, run, JoinRow, join_row_order, conf)
-    outcomes = to_outcomes(run.progress, run.captured, files)
-    return JoinResult(spec, explain_run(spec, inputs, outcomes), source="spark")
+    outcomes = execute(spark, spec, files, build_join_query, JoinRow, join_row_order, conf)
+    return TwinResult(spec, explain_run(spec, inputs, outcomes), None, "spark", inputs)
 
 
 def _file_batch(batch: InputBatch) -> InputBatch:
@@ -61,26 +50,22 @@ def _file_batch(batch: InputBatch) -> InputBatch:
 
 def explain_run(
     spec: JoinSpec, inputs: Sequence[InputBatch], outcomes: Sequence[BatchOutcome]
-) -> list[JoinBatch]:
-    """The batches Spark ran (rows, watermark and drop count as Spark reported them), with the
-    state watermarks and the late / evicted rows derived by ``JoinModel`` from Spark's
-    watermarks."""
+) -> list[BatchOutcome]:
+    """The batches Spark ran as Spark reported them, with the state watermarks and the late /
+    evicted rows derived by ``JoinModel`` from Spark's watermarks."""
     model = JoinModel(spec)
-    data = iter(inputs)
-    batches = []
-    for o in outcomes:
-        batch = next(data) if o.input_rows else None
-        derived = model.run_batch(batch, o.proc_time, watermark=o.watermark)
-        batches.append(
-            dataclasses.replace(
-                derived,
-                batch_id=o.batch_id,
-                late_watermark=o.late_watermark,
-                dropped=o.dropped,
-                rows=tuple(o.rows),
-            )
+    for o, batch in with_inputs(outcomes, inputs):
+        model.run_batch(batch, o.proc_time, watermark=o.watermark)
+    return [
+        dataclasses.replace(
+            o,
+            state_watermarks=d.state_watermarks,
+            late=d.late,
+            evicted=d.evicted,
+            arrived=d.arrived,
         )
-    return batches
+        for d, o in zip(model.outcomes, outcomes, strict=True)
+    ]
 
 
 def build_join_query(

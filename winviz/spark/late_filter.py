@@ -8,8 +8,9 @@ Spark filters the input of a stateful operator with the *late-events watermark*
   sliding window can lose some copies and keep others;
 - session windows (``SessionWindowStateStoreSaveExec``): a row whose session ``[ts, ts + gap)``
   has ``ts + gap <= late watermark``;
-- the arbitrary-state APIs (``transformWithStateInPandas``, ``applyInPandasWithState``): a row
-  with ``ts <= late watermark``.
+- the arbitrary-state APIs (``transformWithStateInPandas``, ``applyInPandasWithState``) and the
+  stream-stream join (``OneSideHashJoiner.storeAndJoinWithOtherSide``): a row with
+  ``ts <= late watermark``.
 
 Spark only counts what it drops (``numRowsDroppedByWatermark``, ``winviz.spark.model`` rule
 2); these functions derive which rows they were.
@@ -17,14 +18,16 @@ Spark only counts what it drops (``numRowsDroppedByWatermark``, ``winviz.spark.m
 
 from __future__ import annotations
 
-from winviz.spark.spec import StateSpec, TwinSpec
+from typing import Any
+
+from winviz.spark.spec import TwinSpec
 from winviz.spark.windowing import spark_windows
 
 
-def late_copies(spec: TwinSpec | StateSpec, ts: int, late_watermark: int) -> list[tuple[int, int]]:
+def late_copies(spec: Any, ts: int, late_watermark: int) -> list[tuple[int, int]]:
     """The copies of a row at ``ts`` that the late filter drops, as ``(start, end)`` of the
-    window or session (a state twin's row: ``(ts, ts)``)."""
-    if isinstance(spec, StateSpec):
+    window or session (a state or join twin's row, ``spec`` not a ``TwinSpec``: ``(ts, ts)``)."""
+    if not isinstance(spec, TwinSpec):
         return [(ts, ts)] if ts <= late_watermark else []
     if spec.is_session:
         end = ts + spec.session_gap
@@ -34,9 +37,9 @@ def late_copies(spec: TwinSpec | StateSpec, ts: int, late_watermark: int) -> lis
     ]
 
 
-def is_dropped(spec: TwinSpec | StateSpec, ts: int, late_watermark: int) -> bool:
+def is_dropped(spec: Any, ts: int, late_watermark: int) -> bool:
     """Whether the late filter drops the whole row (every copy of it is late)."""
-    if isinstance(spec, StateSpec) or spec.is_session:
+    if not isinstance(spec, TwinSpec) or spec.is_session:
         return bool(late_copies(spec, ts, late_watermark))
     return len(late_copies(spec, ts, late_watermark)) == len(
         spark_windows(ts, spec.size, spec.window_slide)

@@ -108,7 +108,7 @@ class MicroBatchModel:
     """What every modelled query shares: its ``WatermarkTracker`` (rule 6), the last executed
     batch's eviction watermark (``previous``) and rule 5: a no-data batch runs when the
     watermark has moved past it. A subclass runs one batch (``run_batch``) and ends it with
-    ``_advance`` (or ``_record``); ``run_micro_batches`` drives it."""
+    ``_record``; ``run_micro_batches`` drives it."""
 
     def __init__(self, delays: Sequence[int], policy: str) -> None:
         self.tracker = WatermarkTracker(delays, policy)
@@ -128,17 +128,19 @@ class MicroBatchModel:
     def run_batch(self, batch: InputBatch | None, proc_time: int) -> Any:
         raise NotImplementedError
 
-    def _advance(self, evict: int, rows: Sequence[dict[str, Any]]) -> None:
-        """After a batch that evicted at ``evict``: it is the previous one now, and its rows
-        raise the watermark for the next."""
-        self.previous = evict
-        self.tracker.update(rows)
-
     def _record(
-        self, batch: InputBatch | None, proc_time: int, dropped: int, out: tuple[Any, ...]
+        self,
+        batch: InputBatch | None,
+        proc_time: int,
+        dropped: int,
+        out: tuple[Any, ...],
+        evict: int | None = None,
+        **extra: Any,
     ) -> BatchOutcome:
-        """End a batch (``None``: a no-data batch) run with the current watermarks: its
-        ``BatchOutcome`` is kept, and the watermark advances."""
+        """End a batch (``None``: a no-data batch) run with eviction watermark ``evict``
+        (default: the current one): its ``BatchOutcome`` (with ``extra`` fields) is kept, and
+        the watermark advances."""
+        evict = self.watermark if evict is None else evict
         rows = batch.rows if batch is not None else ()
         outcome = BatchOutcome(
             batch_id=len(self.outcomes),
@@ -146,13 +148,15 @@ class MicroBatchModel:
             proc_time=proc_time,
             input_rows=len(rows),
             max_event_time=reported_max_event_time(rows, len(self.tracker.delays)),
-            watermark=self.watermark,
+            watermark=evict,
             late_watermark=self.previous,
             dropped=dropped,
             rows=out,
+            **extra,
         )
         self.outcomes.append(outcome)
-        self._advance(self.watermark, rows)
+        self.previous = evict  # the previous batch now; its rows raise the next watermark
+        self.tracker.update(rows)
         return outcome
 
 
@@ -268,4 +272,4 @@ def modelled(model: Any, inputs: Sequence[InputBatch]) -> TwinResult:
     batches under ``spec.drive``, with their trace."""
     spec, outcomes = model.spec, model.outcomes
     run_micro_batches(model, inputs, spec.drive)
-    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), source="model")
+    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), "model", inputs)

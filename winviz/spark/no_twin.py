@@ -1,5 +1,5 @@
 """Why a pipeline has no Spark twin: the refusal vocabulary (``NO_TWIN``, one sentence per
-obstacle) that ``winviz.spark.builder`` and ``winviz.spark.join_builder`` both give, and
+obstacle) that ``winviz.spark.builder`` gives window and join twins alike, and
 ``NoTwinError``, raised when a twin without a spec is asked to run."""
 
 from __future__ import annotations

@@ -7,15 +7,24 @@ watermarks per batch since 3.4 (``spark.sql.streaming.statefulOperator.allowMult
 windows are final (emitted in append mode, removed from state) — the value progress reports as
 ``eventTime.watermark`` — and the *late-events* watermark, the eviction watermark of the batch
 before, that decides which input rows are too late (``numRowsDroppedByWatermark``).
+
+One ``TwinResult`` type holds every twin's run: a window twin's rows are ``OutputRow``s, a state
+twin's ``TimerRow``s, a join twin's ``winviz.spark.join_model.JoinRow``s (its batches also say
+which rows were late or evicted, and the state watermarks).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from winviz.spark.batches import SIDE_NAMES, InputBatch
 from winviz.spark.spec import StateSpec, TwinSpec
 from winviz.trace import Trace
+
+if TYPE_CHECKING:
+    from winviz.spark.join_model import JoinSpec
 
 
 class OutputRow(NamedTuple):
@@ -39,6 +48,32 @@ class TimerRow(NamedTuple):
     sum: int | float | None
 
 
+class JoinRow(NamedTuple):
+    """One output row: the key, and each side's input index and event time (None for the
+    NULL side of an outer row; a left semi row has no right side)."""
+
+    key: Any
+    left_index: int | None
+    left_ts: int | None
+    right_index: int | None
+    right_ts: int | None
+
+    @property
+    def is_outer(self) -> bool:
+        """A NULL row of an outer join (one side missing)."""
+        return self.left_index is None or self.right_index is None
+
+
+def join_row_order(r: JoinRow) -> tuple:
+    """A batch's rows in a fixed order (Spark's row order is not defined)."""
+    return (
+        str(type(r.key)),
+        r.key,
+        -1 if r.left_index is None else r.left_index,
+        -1 if r.right_index is None else r.right_index,
+    )
+
+
 def row_order(r: OutputRow) -> tuple:
     """The order of a batch's rows: by window, then key (Spark's row order is not defined)."""
     return (r.window_start, r.window_end, str(type(r.key)), r.key)
@@ -54,7 +89,13 @@ class BatchOutcome:
     """One executed micro-batch: ``interval`` is the trigger interval its input came from
     (None for a no-data batch), ``proc_time`` when it ran on the simulated processing clock,
     ``max_event_time`` progress ``eventTime.max`` (for a union, of the first stream with rows),
-    ``dropped`` ``numRowsDroppedByWatermark`` and ``rows`` its sorted output."""
+    ``dropped`` ``numRowsDroppedByWatermark`` and ``rows`` its sorted output.
+
+    A join twin's batch also says what Spark does not report (``join_model`` rules 2-5):
+    ``state_watermarks`` the (left, right) state watermarks; ``late`` (side, input index) of
+    the input rows dropped as late; ``evicted`` (side, input index, matched) of the state rows
+    removed, and of the right input rows not stored because the right state watermark had
+    passed them; ``arrived`` (side, input index) of the batch's input rows."""
 
     batch_id: int
     interval: int | None
@@ -64,21 +105,41 @@ class BatchOutcome:
     watermark: int
     late_watermark: int
     dropped: int
-    rows: tuple[Any, ...]  # OutputRow (window twins) or TimerRow (state twins)
+    rows: tuple[Any, ...]  # OutputRow (window twins), TimerRow (state twins) or JoinRow (joins)
+    state_watermarks: tuple[int, int] | None = None
+    late: tuple[tuple[int, int], ...] = ()
+    evicted: tuple[tuple[int, int, bool], ...] = ()
+    arrived: tuple[tuple[int, int], ...] = ()
 
     @property
     def is_no_data(self) -> bool:
         return self.input_rows == 0
 
 
+def with_inputs(
+    outcomes: Sequence[BatchOutcome], inputs: Sequence[InputBatch]
+) -> list[tuple[BatchOutcome, InputBatch | None]]:
+    """Each executed micro-batch with the input batch it read (None: a no-data batch); the
+    data batches read ``inputs`` in order, one file each."""
+    data = iter(inputs)
+    return [(o, None if o.is_no_data else next(data)) for o in outcomes]
+
+
+# a window or state twin's per-batch table: the fields every batch has but its rows (a join's
+# table: ``join_table_row``)
+TABLE_COLUMNS = [f.name for f in fields(BatchOutcome) if f.default is MISSING and f.name != "rows"]
+
+
 @dataclass
 class TwinResult:
-    """Every micro-batch of one run, the spec it ran and its trace (``winviz.trace.Trace``)."""
+    """Every micro-batch of one run, the spec it ran, its input batches and its trace
+    (``winviz.trace.Trace``; a join twin has none)."""
 
-    spec: TwinSpec | StateSpec
+    spec: TwinSpec | StateSpec | JoinSpec
     batches: list[BatchOutcome]
-    trace: Trace = field(repr=False)
+    trace: Trace | None = field(repr=False)
     source: str = "spark"  # "spark" (a real run) or "model" (winviz.spark.model)
+    inputs: Sequence[InputBatch] = field(default=(), repr=False)
 
     @property
     def watermarks(self) -> list[int]:
@@ -89,11 +150,11 @@ class TwinResult:
     def dropped(self) -> list[int]:
         return [b.dropped for b in self.batches]
 
-    def outputs(self) -> list[list[OutputRow]]:
-        """Each batch's output rows."""
+    def outputs(self) -> list[list[Any]]:
+        """Each batch's output rows (``OutputRow``, ``TimerRow`` or ``JoinRow``)."""
         return [list(b.rows) for b in self.batches]
 
-    def summary(self) -> list[tuple[int, int, int, int, tuple[OutputRow, ...]]]:
+    def summary(self) -> list[tuple[int, int, int, int, tuple[Any, ...]]]:
         """``(batch_id, input_rows, watermark, dropped, rows)`` per batch: what Spark reports,
         the thing to compare between a run and the model."""
         return [(b.batch_id, b.input_rows, b.watermark, b.dropped, b.rows) for b in self.batches]
@@ -102,11 +163,12 @@ class TwinResult:
         """The per-batch table: one row per micro-batch (``rows`` holds its output rows)."""
         import pandas as pd
 
-        columns = [f.name for f in fields(BatchOutcome) if f.name != "rows"]
+        if not isinstance(self.spec, TwinSpec | StateSpec):
+            return pd.DataFrame([join_table_row(b) for b in self.batches])
         return pd.DataFrame(
             [
                 {
-                    **{c: getattr(b, c) for c in columns},
+                    **{c: getattr(b, c) for c in TABLE_COLUMNS},
                     "output_rows": len(b.rows),
                     "rows": [r._asdict() for r in b.rows],
                 }
@@ -119,7 +181,7 @@ class TwinResult:
         (without the ``sum`` column when the twin has no value field to sum)."""
         import pandas as pd
 
-        row_type = TimerRow if isinstance(self.spec, StateSpec) else OutputRow
+        row_type = {TwinSpec: OutputRow, StateSpec: TimerRow}.get(type(self.spec), JoinRow)
         columns = ["batch_id", "watermark", *row_type._fields]
         if row_type is OutputRow and getattr(self.spec, "value_field", None) is None:
             columns.remove("sum")  # no value field: every sum is None, an empty column
@@ -131,3 +193,23 @@ class TwinResult:
             ],
             columns=columns,
         )
+
+
+def join_table_row(b: BatchOutcome) -> dict[str, Any]:
+    """A join twin's batch as a row of ``TwinResult.to_pandas``."""
+    assert b.state_watermarks is not None
+    return {
+        "batch_id": b.batch_id,
+        "proc_time": b.proc_time,
+        "input_rows": b.input_rows,
+        "watermark": b.watermark,
+        "late_watermark": b.late_watermark,
+        "left_state_watermark": b.state_watermarks[0],
+        "right_state_watermark": b.state_watermarks[1],
+        "dropped": b.dropped,
+        "late": [f"{SIDE_NAMES[s]} {i}" for s, i in b.late],
+        "evicted": [f"{SIDE_NAMES[s]} {i}" for s, i, _ in b.evicted],
+        "joined": sum(1 for r in b.rows if not r.is_outer),
+        "null_rows": sum(1 for r in b.rows if r.is_outer),
+        "rows": [r._asdict() for r in b.rows],
+    }

@@ -56,10 +56,12 @@ from winviz.spark.batches import (
     write_batch_file,
 )
 from winviz.spark.failures import SparkQueryError, marked_record, record_marker
+from winviz.spark.late_filter import is_dropped
 from winviz.spark.model import MicroBatchModel, modelled, sum_ignoring_nulls
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_order
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec
+from winviz.spark.tracing import build_trace
 from winviz.spark.twins import (
     EVENT_TIME,
     execute,
@@ -84,7 +86,10 @@ def run_state_twin(
     raises ``SparkQueryError`` naming the batch and row (completed batches kept)."""
     inputs = form_batches(records, arrival_times, spec)
     spark = spark if spark is not None else get_spark()
-    return execute(spark, spec, inputs, build_state_query, TimerRow, timer_row_order, STATE_CONF)
+    outcomes = execute(
+        spark, spec, inputs, build_state_query, TimerRow, timer_row_order, STATE_CONF
+    )
+    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), "spark", inputs)
 
 
 def output_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
@@ -237,7 +242,8 @@ class StateModel(MicroBatchModel):
         evict, late = self.watermark, self.previous
         rows = batch.rows if batch is not None else ()
         indexes = batch.indexes if batch is not None else ()
-        kept = [(r, i) for r, i in zip(rows, indexes, strict=True) if r[TS] > late]
+        pairs = zip(rows, indexes, strict=True)
+        kept = [(r, i) for r, i in pairs if not is_dropped(self.spec, r[TS], late)]
         for r, i in kept:
             acc = self.keys.setdefault(r[KEY], [0, None, None, None, i])
             acc[0] += 1

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 from winviz.spark.batches import InputBatch
 from winviz.spark.late_filter import is_dropped
-from winviz.spark.results import BatchOutcome, TimerRow
+from winviz.spark.results import BatchOutcome, TimerRow, with_inputs
 from winviz.spark.spec import StateSpec, TwinSpec
 from winviz.trace import Trace, TraceWriter
 from winviz.windows import TimeWindow
@@ -47,19 +47,13 @@ def build_trace(
     from ``inputs`` in order."""
     trace = Trace()
     write = trace.writer
-    data = iter(inputs)
     panes: dict[tuple, int] = {}
     previous_wm = 0
-    arrivals = {i: t for b in inputs for i, t in zip(b.indexes, b.arrivals, strict=True)}
-    for b in outcomes:
-        rows: Sequence[dict] = ()
-        if not b.is_no_data:
-            batch = next(data)
-            rows = batch.rows
-            for row, index in zip(rows, batch.indexes, strict=True):
-                write.arrival(
-                    arrivals[index], previous_wm, OPERATOR, row["key"], row["ts"], row, index
-                )
+    for b, batch in with_inputs(outcomes, inputs):
+        rows: Sequence[dict] = batch.rows if batch is not None else ()
+        if batch is not None:
+            for row, index, at in zip(rows, batch.indexes, batch.arrivals, strict=True):
+                write.arrival(at, previous_wm, OPERATOR, row["key"], row["ts"], row, index)
         write.batch(
             b.proc_time, b.watermark, OPERATOR, b.batch_id, b.input_rows, b.late_watermark,
             b.max_event_time, b.dropped,

@@ -1,8 +1,8 @@
 """The input streams a Spark twin reads from the job graph: for each stream feeding a window or
 a join side, its rows (after ``map`` / ``filter`` / ``flat_map``, run here in Python), its
 watermark delay (``withWatermark(ts, delay)``) and its timestamp assigner; what has no twin is
-added to ``reasons`` (``NO_TWIN``). Shared by ``winviz.spark.builder`` and
-``winviz.spark.join_builder``."""
+added to ``reasons`` (``NO_TWIN``). Read by ``winviz.spark.builder`` for window
+and join twins alike."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ from winviz.spark.batches import (
 )
 from winviz.spark.failures import SparkQueryError, marked_record
 from winviz.spark.readback import to_outcomes
-from winviz.spark.results import OutputRow, TwinResult, row_order
+from winviz.spark.results import BatchOutcome, OutputRow, TwinResult, row_order
 from winviz.spark.session import get_spark
 from winviz.spark.spec import TwinSpec
 from winviz.spark.tracing import build_trace
@@ -59,7 +59,8 @@ def run_twin(
     inputs = form_batches(records, arrival_times, spec)
     spark = spark if spark is not None else get_spark()
     conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
-    return execute(spark, spec, inputs, build_query, OutputRow, row_order, conf)
+    outcomes = execute(spark, spec, inputs, build_query, OutputRow, row_order, conf)
+    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), "spark", inputs)
 
 
 def execute(
@@ -70,10 +71,11 @@ def execute(
     row_type: Callable[..., Any],
     order: Callable[[Any], Any],
     conf: dict[str, str],
-) -> TwinResult:
-    """Run the streaming DataFrame ``build(spark, spec, inputs, watched_dir)`` over
-    ``inputs`` with session settings ``conf`` (``run_query``); ``row_type(*row)`` is a
-    collected row in the result, ``order`` sorts a batch's rows."""
+) -> list[BatchOutcome]:
+    """Every micro-batch of the streaming DataFrame ``build(spark, spec, inputs, watched_dir)``
+    run over ``inputs`` with session settings ``conf`` (``run_query``); ``row_type(*row)`` is
+    a collected row in the result, ``order`` sorts a batch's rows. A failure mid-query raises
+    ``SparkQueryError`` (the completed batches on ``.outcomes``)."""
     run = _Run()
     try:
         run_query(spark, spec, inputs, build, run, row_type, order, conf)
@@ -93,8 +95,7 @@ def execute(
             outcomes=done,
             spark_message=message,
         ) from exc
-    outcomes = to_outcomes(run.progress, run.captured, inputs)
-    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), source="spark")
+    return to_outcomes(run.progress, run.captured, inputs)
 
 
 @dataclass
