@@ -160,7 +160,9 @@ def test_allowed_lateness_horizon_on_each_bar() -> None:
     assert [(r["key"], r["x"], r["x2"], r["slot"], r["allowed lateness"]) for r in rows] == [
         ("a", 5000, 5999, 0, "1,000 ms"),  # cleaned when a@7000 raises the watermark
         ("b", 5000, 5999, 0, "1,000 ms"),
-        ("a", 10000, 10999, 0, "1,000 ms"),  # cleaned at the end of input
+        # cleaned at the end of input; on a's second sub-lane: [0, 5000)'s horizon line and
+        # cleanup mark reach past 5000, over where [5000, 10000) starts (issue 26)
+        ("a", 10000, 10999, 1, "1,000 ms"),
     ]
     assert lay["encoding"]["strokeDash"]["scale"]["domain"] == [
         "accepts late elements until max timestamp + lateness"
@@ -380,3 +382,92 @@ def test_aggregated_lanes_count_the_derived_horizons_of_merged_away_windows() ->
         (5, 4, 7),
         (2, 2, 0),
     ]
+
+
+def _marks_on_other_bars(spec: dict[str, Any]) -> list[str]:
+    """Every event mark (drawn ``dx`` px beside its ``x``, ``MARK_HALF_PX`` either side) and
+    every horizon line lying on the bar of another window on its sub-lane, in pixels of the
+    chart's x scale (issue 26)."""
+    from winviz.viz.lanes import MARK_HALF_PX
+
+    lo, hi = spec["layer"][0]["encoding"]["x"]["scale"]["domain"]
+    px_per_ms = spec["width"] / (hi - lo)
+    bars: dict[tuple[Any, Any], list[tuple[float, float, str]]] = {}
+    found = []
+    for m, rows in marks(spec):
+        if m == "bar":
+            for r in rows:
+                span = ((r["x"] - lo) * px_per_ms, (r["x2"] - lo) * px_per_ms, r["window"])
+                bars.setdefault((r["key"], r["slot"]), []).append(span)
+    for m, rows in marks(spec):
+        for r in rows if m in ("point", "rule") else []:
+            c = (r["x"] - lo) * px_per_ms + r.get("dx", 0)
+            a, b = (
+                (c - MARK_HALF_PX, c + MARK_HALF_PX)
+                if m == "point"
+                else (c, (r["x2"] - lo) * px_per_ms)
+            )
+            what = r.get("what", "horizon")
+            for s, e, window in bars.get((r["key"], r["slot"]), []):
+                if window != r["window"] and a < e and b > s:
+                    found.append(f"{what} of {r['key']} {r['window']} on {window}")
+    return found
+
+
+def _lesson_02_runs() -> dict[str, wv.JobExecutionResult]:
+    """Lesson 02's explorers' runs as the new-user trial drew them (the clickstream's first
+    minute, 5 pages): sliding 10 s every 5 s, and sessions of gap 3 s."""
+    from winviz import datasets
+
+    clicks = datasets.clickstream()
+    first = clicks[0].event_time - clicks[0].event_time % 60_000
+    minute = [c for c in clicks if c.event_time < first + 60_000]
+
+    def run(window: Any) -> wv.JobExecutionResult:
+        env = wv.StreamExecutionEnvironment()
+        (
+            env.from_collection(minute, arrival_times=[c.arrival_time for c in minute])
+            .assign_timestamps_and_watermarks(
+                wv.WatermarkStrategy.no_watermarks().with_timestamp_assigner(
+                    lambda c, _: c.event_time
+                )
+            )
+            .key_by(lambda c: c.page)
+            .window(window)
+            .aggregate(wv.CountAggregate())
+            .sink_to("windows")
+        )
+        return env.execute()
+
+    return {
+        "sliding 10 s / 5 s": run(wv.SlidingEventTimeWindows.of(10_000, 5_000)),
+        "sessions gap 3 s": run(wv.EventTimeSessionWindows.with_gap(3_000)),
+    }
+
+
+def test_no_mark_or_horizon_lies_on_another_windows_bar() -> None:
+    """Issue 26: a cleanup mark drawn beside its window's end sat on the next window packed
+    into the sub-lane, and horizon lines crossed later bars. The sub-lanes reserve each bar's
+    marks and horizon: on lesson 02's explorers and the gallery's lane jobs no mark or horizon
+    touches another window's bar, with these sub-lane counts (rows over all keys)."""
+    from chart_jobs import late_union_job, session_job
+
+    runs = {
+        **_lesson_02_runs(),
+        "sessions (gallery)": session_job(),
+        "late union": late_union_job(),
+    }
+    rows = {}
+    for name, run in runs.items():
+        spec = viz.window_lanes(run).to_dict()
+        assert _marks_on_other_bars(spec) == [], name
+        bars = [r for m, rs in marks(spec) if m == "bar" for r in rs]
+        rows[name] = len({(r["key"], r["slot"]) for r in bars})
+    # (main before: 10, 14, 30 and 3 rows, with 94, 14, 121 and 84 marks or horizons on
+    # another window's bar)
+    assert rows == {
+        "sliding 10 s / 5 s": 15,  # 3 per page: a window's firing and cleanup reach past
+        "sessions gap 3 s": 17,  # its end, where the window after the next one starts
+        "sessions (gallery)": 39,
+        "late union": 6,
+    }

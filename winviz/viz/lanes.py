@@ -2,7 +2,9 @@
 
 A bar is one (key, window) pair: slate when it fired, paler when it never fired, pale brown and
 dashed when a session merge absorbed it (windows merged away before receiving an element are
-drawn too). Overlapping windows of one key stack in sub-lanes. On each bar: its firings at the
+drawn too). Windows of one key stack in sub-lanes: a window goes to a sub-lane only past the
+reach of the window before it there — its bar, its marks and its horizon line (``_extents``),
+so no mark or line of one window lies on another's bar. On each bar: its firings at the
 event time of the timer that fired them (else the window's end), one mark per cause with the
 count, coloured by cause; its cleanup at its cleanup time (Flink's ``cleanupTime``: max
 timestamp + allowed lateness); with allowed lateness > 0, a line from the window's end to that
@@ -122,7 +124,7 @@ def _lanes(
             notes.append(
                 f"bars: {len(bars):,} of the earliest windows (all starting at {cutoff:,})"
             )
-    bars = _stack(bars)
+    bars = bars.reset_index(drop=True)
     # the axis holds every bar, and the cleanup times (horizons) of the drawn keys' windows
     cleaned, cleaned_keys = _cleaned(view, op)
     drawn = set(keys)
@@ -133,16 +135,22 @@ def _lanes(
     ]
     # and the horizons of bars without a cleanup record (merged away, or still open)
     horizons, _ = window_lives.every_horizon(view, op)
+    reach = [None] * len(bars)
     if horizons:
         bounds = zip(bars["window_start"].tolist(), bars["window_end"].tolist(), strict=True)
-        ends = (horizons.get(w) for w in bounds)
-        cleanup_times += [t for t in ends if t is not None and not palette.is_off_chart(t)]
+        reach = [horizons.get(w) for w in bounds]
+        cleanup_times += [t for t in reach if t is not None and not palette.is_off_chart(t)]
     # a processing-time window's start, end, firings and cleanup are processing times
     axis = "processing time" if processing_time_windows(view, op) else "event time"
     if axis == "processing time":
         notes.append("processing-time windows: the axis is processing time")
     x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *cleanup_times])
-    events = _events(view, op, bars, x, width)
+    # the marks at their times first (each row's slot: its bar's row in ``bars``), then the
+    # sub-lanes, packed so no bar lies under another window's marks or horizon
+    anchored = _anchored_events(view, op, bars, x)
+    bars, events = _stacked_and_placed(
+        bars, anchored, _extents(bars, anchored, reach, x, width), x, width
+    )
     lanes = len(keys)
     slots = int(bars["slot"].max()) + 1
     height = max(60, min(900, lanes * max(24, 14 * slots)))
@@ -225,26 +233,92 @@ def _lane_keys(bars: pd.DataFrame, max_keys: int, notes: list[str]) -> list[str]
     return [k for k in order if k in busiest]
 
 
-def _stack(bars: pd.DataFrame) -> pd.DataFrame:
-    """Sub-lane (slot) per bar so overlapping windows of one key do not hide each other."""
-    bars = bars.sort_values(["key", "window_start", "window_end"], kind="stable").copy()
+MARK_HALF_PX = 5.0
+"""Half the width of an event mark (a point of size 70: a square 8.4 px wide, a circle 9.4)
+plus its 0.5 px stroke, rounded up: what a mark reaches either side of its centre."""
+
+
+def _extents(
+    bars: pd.DataFrame,
+    anchored: list[dict[str, Any]],
+    reach: list[Any],
+    x: TimeAxis,
+    width: int,
+) -> list[tuple[float, float]]:
+    """Each bar's extent in pixels along its row: the bar, its horizon line (``reach``: the
+    horizon of the bar at that row, or None), and every mark of its window as far as it can be
+    drawn — at its time moved ``EVENT_DX`` either way (``_placed`` moves a mark only when it
+    shares a pixel with another), plus ``MARK_HALF_PX``. ``_stack`` places no later window of
+    the key inside it, so no mark of one window lies on another window's bar (issue 26: a
+    cleanup mark drawn 8 px past its window's end sat on the next window's bar)."""
+    px_per_ms = width / max(1, x.hi - x.lo)
+
+    def px(t: Any) -> float:
+        return (float(x.clip(t)[0]) - x.lo) * px_per_ms
+
+    lo = [px(s) for s in bars["window_start"].tolist()]
+    hi = [px(e) for e in bars["window_end"].tolist()]
+    for i, t in enumerate(reach):
+        if t is not None:
+            hi[i] = max(hi[i], px(t))
+    for r in anchored:
+        i, at, dx = r["slot"], (r["x"] - x.lo) * px_per_ms, EVENT_DX[r["what"]]
+        lo[i] = min(lo[i], at + min(dx, 0) - MARK_HALF_PX)
+        hi[i] = max(hi[i], at + max(dx, 0) + MARK_HALF_PX)
+    return list(zip(lo, hi, strict=True))
+
+
+def _stacked_and_placed(
+    bars: pd.DataFrame,
+    anchored: list[dict[str, Any]],
+    extents: list[tuple[float, float]],
+    x: TimeAxis,
+    width: int,
+) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """The bars stacked (``_stack``) and their marks placed (``_placed``): a mark set side by
+    side with another (``piles.side_by_side``, ``labels.STACK_PX`` apart) can land farther
+    than ``_extents`` foresaw; then each bar's extent grows to where its marks were drawn and
+    the bars are stacked again (at most 4 times; the extents only grow)."""
+    px_per_ms = width / max(1, x.hi - x.lo)
+    for _ in range(4):
+        stacked = _stack(bars, extents)
+        slots = stacked["slot"].sort_index().tolist()
+        rows = [r | {"slot": slots[r["slot"]]} for r in anchored]
+        bar_of = {id(row): r["slot"] for row, r in zip(rows, anchored, strict=True)}
+        events = _placed(rows, x, width)
+        grown = list(extents)
+        for r in events:
+            i = bar_of[id(r)]
+            c = (r["x"] - x.lo) * px_per_ms + r.get("dx", 0)
+            lo, hi = grown[i]
+            grown[i] = (min(lo, c - MARK_HALF_PX), max(hi, c + MARK_HALF_PX))
+        if grown == extents:
+            break
+        extents = grown
+    return stacked, events
+
+
+def _stack(bars: pd.DataFrame, extents: list[tuple[float, float]]) -> pd.DataFrame:
+    """Sub-lane (slot) per bar so overlapping windows of one key do not hide each other: each
+    bar goes to the first sub-lane of its key whose last bar's extent (``extents``, in pixels,
+    by the row of ``bars``: its window, its marks and its horizon, ``_extents``) ends before
+    this one's begins."""
+    bars = bars.assign(_lo=[e[0] for e in extents], _hi=[e[1] for e in extents])
+    bars = bars.sort_values(["key", "window_start", "window_end"], kind="stable")
     slots = []
-    ends: dict[str, list[int]] = {}
-    for key, start, end in zip(
-        bars["key"].tolist(),
-        bars["window_start"].tolist(),
-        bars["window_end"].tolist(),
-        strict=True,
-    ):
+    ends: dict[str, list[float]] = {}
+    columns = (bars[c].tolist() for c in ("key", "_lo", "_hi"))
+    for key, lo, hi in zip(*columns, strict=True):
         free = ends.setdefault(key, [])
         for i, last in enumerate(free):
-            if last <= start:
-                free[i] = end
+            if last <= lo:
+                free[i] = hi
                 slots.append(i)
                 break
         else:
-            free.append(end)
+            free.append(hi)
             slots.append(len(free) - 1)
+    bars = bars.drop(columns=["_lo", "_hi"])
     bars["slot"] = slots
     return bars
 
@@ -345,16 +419,17 @@ def _closed(closed: Any, merged_into: Any) -> str:
     return "open at the end" if pd.isna(closed) else f"{int(closed):,}"
 
 
-def _events(
-    view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, width: int
+def _anchored_events(
+    view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis
 ) -> list[dict[str, Any]]:
-    """One row per drawn window event: firings per (key, window, cause, event time of the
-    timer that fired them — else the window end), cleanups at their cleanup time, purges,
-    evictions and merges, with the slot of their bar. Purges, evictions and merges, and
-    firings and cleanups sharing a pixel with another mark, are set apart by ``EVENT_DX``
-    pixels, converted to event time for this chart's width (Vega offsets only text marks by
-    pixels)."""
-    slot = _bar_slots(bars)
+    """One row per drawn window event at the time it claims (``x``; ``slot``: the row of its
+    bar in ``bars``, which ``_lanes`` turns into the bar's sub-lane once stacked): firings per
+    (key, window, cause, event time of the timer that fired them — else the window end),
+    cleanups at their cleanup time, purges, evictions and merges. ``_placed`` sets them apart."""
+    slot = {
+        (k, s, e): i
+        for i, (k, s, e) in enumerate(zip(*(bars[c].tolist() for c in _WINDOW), strict=True))
+    }
     rows: list[dict[str, Any]] = []
     f = _drawn_firings(view, op, slot)
     results = f["result"]  # raw values; short() only those shown
@@ -406,6 +481,14 @@ def _events(
     if any("cause" in r for r in rows):  # a column of every row (the firings' come first)
         for r in rows:
             r.setdefault("cause", "")
+    return rows
+
+
+def _placed(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[dict[str, Any]]:
+    """The event marks (``_anchored_events``, each with its bar's sub-lane) where they are
+    drawn: purges, evictions and merges, and firings and cleanups sharing a pixel with another
+    mark, are set apart by ``EVENT_DX`` pixels, converted to event time for this chart's width
+    (Vega offsets only text marks by pixels)."""
     if rows:
         ms_per_px = (x.hi - x.lo) / width
         whats = [r["what"] for r in rows]
