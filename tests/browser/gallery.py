@@ -202,6 +202,8 @@ SCAN_JS = """() => {
                      clip: clip, datum: item.datum ? (item.datum.label || item.datum.what ||
                      item.datum.event || item.datum.kind || "") : "",
                      kind: item.datum ? (item.datum.kind || "") : "",
+                     window: item.datum && item.datum.window !== undefined
+                       ? [String(item.datum.key), String(item.datum.window)] : null,
                      opaque: !!filled && fo * op >= 0.6};
         if (mark.marktype === "text") {
           const t = Array.isArray(item.text) ? item.text.join(" ") : String(item.text || "");
@@ -233,7 +235,10 @@ SCAN_JS = """() => {
 
 SLACK = 1.0  # pixels two boxes may share (anti-aliasing, Vega's rounding of text bounds)
 MERGE_MIN_PX = 8.0  # a "merged" mark's box is at least this wide and high (issue 26)
-DEFECTS = ("text/text", "text/point", "text/line", "hidden", "cut", "far", "small", "on line")
+DEFECTS = (
+    "text/text", "text/point", "text/line", "hidden", "cut", "far", "small", "on line",
+    "point/bar",
+)  # fmt: skip
 """What ``defects`` counts: see its docstring."""
 
 
@@ -316,7 +321,25 @@ def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
         if p["kind"] == "merged" and min(w, h) < MERGE_MIN_PX:
             found["small"].append(f"{p['mark']} merged mark {w:.1f} × {h:.1f} px")
     found["on line"] = on_lines(points, scene["rules"])
+    found["point/bar"] = on_other_bars(points, scene["solids"])
     return found
+
+
+def on_other_bars(points: list[dict[str, Any]], solids: list[dict[str, Any]]) -> list[str]:
+    """Point marks of one window (their datum's ``key`` and ``window``) lying on the bar of
+    another window (a rect whose datum is of kind "window", the window lanes' bars): the
+    reader cannot tell which window the mark belongs to, and it covers part of the other
+    bar (issue 26: a cleanup mark beside its window's end sat on the next window's bar)."""
+    bars = [b for b in solids if b["role"] == "mark" and b["kind"] == "window" and b["window"]]
+    out = []
+    for p in points:
+        if not p["window"]:
+            continue
+        for b in bars:
+            if b["window"] != p["window"] and _overlap(p["box"], b["box"]):
+                out.append(f"{p['mark']} {p['datum']!r} of {p['window']} on {b['window']}")
+                break
+    return out
 
 
 ON_LINE = (
