@@ -275,15 +275,20 @@ def _stacked_and_placed(
     x: TimeAxis,
     width: int,
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """The bars stacked (``_stack``) and their marks placed (``_placed``): a mark set side by
-    side with another (``piles.side_by_side``, ``labels.STACK_PX`` apart) can land farther
-    than ``_extents`` foresaw; then each bar's extent grows to where its marks were drawn and
-    the bars are stacked again (at most 4 times; the extents only grow)."""
+    """The bars by key and start with their sub-lane (``_stack``), and their marks placed
+    (``_placed``): a mark set side by side with another (``piles.side_by_side``,
+    ``labels.STACK_PX`` apart) can land farther than ``_extents`` foresaw; then each bar's
+    extent grows to where its marks were drawn and the bars are stacked again, and the marks
+    placed again if a sub-lane changed (at most 4 times; the extents only grow)."""
     px_per_ms = width / max(1, x.hi - x.lo)
-    for _ in range(4):
-        stacked = _stack(bars, extents)
-        slots = stacked["slot"].sort_index().tolist()
-        rows = [r | {"slot": slots[r["slot"]]} for r in anchored]
+    ordered = bars.sort_values(["key", "window_start", "window_end"], kind="stable")
+    order, keys = ordered.index.tolist(), ordered["key"].tolist()
+    slots = _stack(keys, [extents[i] for i in order])
+    for attempt in range(4):
+        slot_of = [0] * len(order)
+        for i, slot in zip(order, slots, strict=True):
+            slot_of[i] = slot
+        rows = [r | {"slot": slot_of[r["slot"]]} for r in anchored]
         bar_of = {id(row): r["slot"] for row, r in zip(rows, anchored, strict=True)}
         events = _placed(rows, x, width)
         grown = list(extents)
@@ -292,23 +297,23 @@ def _stacked_and_placed(
             c = (r["x"] - x.lo) * px_per_ms + r.get("dx", 0)
             lo, hi = grown[i]
             grown[i] = (min(lo, c - MARK_HALF_PX), max(hi, c + MARK_HALF_PX))
-        if grown == extents:
+        if grown == extents or attempt == 3:  # (the marks as placed on these sub-lanes)
             break
-        extents = grown
-    return stacked, events
+        extents, before = grown, slots
+        slots = _stack(keys, [extents[i] for i in order])
+        if slots == before:  # (the marks of the same sub-lanes sit where they were)
+            break
+    return ordered.assign(slot=slots), events
 
 
-def _stack(bars: pd.DataFrame, extents: list[tuple[float, float]]) -> pd.DataFrame:
-    """Sub-lane (slot) per bar so overlapping windows of one key do not hide each other: each
-    bar goes to the first sub-lane of its key whose last bar's extent (``extents``, in pixels,
-    by the row of ``bars``: its window, its marks and its horizon, ``_extents``) ends before
-    this one's begins."""
-    bars = bars.assign(_lo=[e[0] for e in extents], _hi=[e[1] for e in extents])
-    bars = bars.sort_values(["key", "window_start", "window_end"], kind="stable")
+def _stack(keys: list[Any], extents: list[tuple[float, float]]) -> list[int]:
+    """Sub-lane (slot) per bar (``keys``: each bar's key, the bars by key and start) so
+    overlapping windows of one key do not hide each other: each bar goes to the first sub-lane
+    of its key whose last bar's extent (``extents``, in pixels: its window, its marks and its
+    horizon, ``_extents``) ends before this one's begins."""
     slots = []
-    ends: dict[str, list[float]] = {}
-    columns = (bars[c].tolist() for c in ("key", "_lo", "_hi"))
-    for key, lo, hi in zip(*columns, strict=True):
+    ends: dict[Any, list[float]] = {}
+    for key, (lo, hi) in zip(keys, extents, strict=True):
         free = ends.setdefault(key, [])
         for i, last in enumerate(free):
             if last <= lo:
@@ -318,9 +323,7 @@ def _stack(bars: pd.DataFrame, extents: list[tuple[float, float]]) -> pd.DataFra
         else:
             free.append(hi)
             slots.append(len(free) - 1)
-    bars = bars.drop(columns=["_lo", "_hi"])
-    bars["slot"] = slots
-    return bars
+    return slots
 
 
 def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end: Any) -> str:
