@@ -204,6 +204,7 @@ SCAN_JS = """() => {
                      kind: item.datum ? (item.datum.kind || "") : "",
                      window: item.datum && item.datum.window !== undefined
                        ? [String(item.datum.key), String(item.datum.window)] : null,
+                     slot: item.datum && item.datum.slot !== undefined ? item.datum.slot : null,
                      opaque: !!filled && fo * op >= 0.6};
         if (mark.marktype === "text") {
           const t = Array.isArray(item.text) ? item.text.join(" ") : String(item.text || "");
@@ -327,10 +328,16 @@ def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
 
 def on_other_bars(points: list[dict[str, Any]], solids: list[dict[str, Any]]) -> list[str]:
     """Point marks of one window (their datum's ``key`` and ``window``) lying on the bar of
-    another window (a rect whose datum is of kind "window", the window lanes' bars): the
-    reader cannot tell which window the mark belongs to, and it covers part of the other
-    bar (issue 26: a cleanup mark beside its window's end sat on the next window's bar)."""
-    bars = [b for b in solids if b["role"] == "mark" and b["kind"] == "window" and b["window"]]
+    another window in a lane of windows (a rect of kind "window" on a key's sub-lane,
+    ``slot``: the window lanes' bars; the timeline's window bands, shared by every key, lie
+    under the marks of their windows by design): the reader cannot tell which window the
+    mark belongs to, and it covers part of the other bar (issue 26: a cleanup mark beside
+    its window's end sat on the next window's bar)."""
+    bars = [
+        b
+        for b in solids
+        if b["role"] == "mark" and b["kind"] == "window" and b["window"] and b["slot"] is not None
+    ]
     out = []
     for p in points:
         if not p["window"]:
