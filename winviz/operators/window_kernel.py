@@ -572,6 +572,9 @@ class WindowKernel(EventTimeFiring):
         the *firing* or *late way* (``cached_way``) or the general way (``process_element``):
         the same records, state, timers, clock and counters as one by one, a failure's arrival
         record first."""
+        if len(stamps) == 1:  # a batch of one: no run to gather, no ways to find
+            self.one_record(batch, stamps[0], arrival)
+            return
         op = self.op
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         wm = timers.current_watermark
@@ -683,6 +686,20 @@ class WindowKernel(EventTimeFiring):
             arrival.taken = done
         if done:
             job.now, job.record_index = now, index
+
+    def one_record(self, batch: Batch, ts: int, arrival: SourceArrival) -> None:
+        """``process_source_batch`` for a batch of one record, as one by one: its clock and
+        arrival record, then ``process_element`` (the general way)."""
+        now, index, value = batch.arrivals[0], batch.indices[0], batch.values[0]
+        job = self.op.job
+        job.now, job.record_index = now, index
+        arrival.write(self.op.trace, now, value, batch.stamps[0], arrival.position)  # type: ignore[arg-type]
+        arrival.taken = 1
+        self.immutable_batch = batch.immutable
+        try:
+            self.process_element(value, ts)
+        finally:
+            self.immutable_batch = False
 
     def write_run(
         self,
