@@ -38,7 +38,8 @@ the contents and, the first time for its key, registers the two timers.
 The loops:
 
 - ``process_batch``, trace off: a batch of records (``winviz.operators.batch``);
-- ``process_element``, trace on: one record, each window's records written at once;
+- ``process_element``, trace on: one record, each window's records written at once (a
+  source batch of one record takes it: ``one_record``);
 - ``process_source_batch``, trace on: a source batch chained through the timestamps
   operator straight into this window (``winviz.operators.chaining``), the elements in the
   open cached windows written a run at a time (``TraceWriter.open_window_elements``);
@@ -572,9 +573,6 @@ class WindowKernel(EventTimeFiring):
         the *firing* or *late way* (``cached_way``) or the general way (``process_element``):
         the same records, state, timers, clock and counters as one by one, a failure's arrival
         record first."""
-        if len(stamps) == 1:  # a batch of one: no run to gather, no ways to find
-            self.one_record(batch, stamps[0], arrival)
-            return
         op = self.op
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         wm = timers.current_watermark
