@@ -86,6 +86,7 @@ from winviz.viz.labels import (
     _edge_boxes,
     _edge_texts_off_marks,
     _element_label_layers,
+    _guide_lines,
     _label_room,
     _taken_by_marks,
     _taken_by_rules,
@@ -244,6 +245,8 @@ def _timeline(
     taken, lines = points.copy(), _Boxes()
     _taken_by_marks(lines, watermark_layers, plot, points=False)  # (once, for both)
     taken.extend(lines)
+    diagonal_layers = _diagonal(elements, x, y, diagonal)
+    taken.guides = _guide_lines(diagonal_layers, plot)  # (kept off where a label has a place)
     for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
@@ -255,7 +258,7 @@ def _timeline(
         horizon_layer,
         _idle_layer(view, x, y, notes),
         _paused_layer(view, x, y, notes),
-        *_diagonal(elements, x, y, diagonal),
+        *diagonal_layers,
         *watermark_layers,
         element_layer,
         replay_layer,
