@@ -386,6 +386,30 @@ class _BoxIndex:
         return None
 
 
+class _ByLeft:
+    """The boxes of a ``_Boxes`` sorted by their left edge, for many small questions (the
+    2 px boxes of the places beside a point a moved mark tries: ``Grid.avoid``): a box
+    crossing ``box`` has its left edge in [box's left − the widest box's width − 1, box's
+    right) — an interval found by bisection, its few boxes tested one by one (``overlaps``,
+    each comparison as it makes it). No index to build: one sort."""
+
+    def __init__(self, boxes: _Boxes) -> None:
+        parts = [*boxes.parts, np.asarray(boxes.loose, dtype=float).reshape(-1, 4)]
+        a = np.concatenate(parts)
+        a = a[np.argsort(a[:, 0], kind="stable")]
+        self.lefts, self.tops, self.rights, self.bottoms = (a[:, c].tolist() for c in range(4))
+        self.reach = float(np.maximum(a[:, 2] - a[:, 0], 0).max()) + 1 if len(a) else 0.0
+
+    def hits(self, box: Box) -> Box | None:
+        """A box ``box`` crosses (``overlaps``), else None."""
+        left, top, right, bottom = box
+        lefts, tops, rights, bottoms = self.lefts, self.tops, self.rights, self.bottoms
+        for i in range(bisect_left(lefts, left - self.reach), bisect_left(lefts, right)):
+            if left < rights[i] and tops[i] < bottom and top < bottoms[i]:
+                return (lefts[i], tops[i], rights[i], bottoms[i])
+        return None
+
+
 def _crossed(a: np.ndarray, box: Box) -> Box | None:
     """The first of the boxes ``a`` (n × 4) that ``box`` crosses (``overlaps``), else None."""
     at = np.flatnonzero(
