@@ -168,18 +168,22 @@ CELL_PX = 16  # the x cells the boxes and segments are filed under
 
 
 class Taken:
-    """Boxes (marks, texts) and segments (rules, lines) already on the plot, filed by x cell:
-    whether a new box overlaps a box or is crossed by a segment."""
+    """Boxes (marks, texts) and segments (rules, lines) already on the plot, filed by cell
+    (boxes by x and y cell, segments by x cell): whether a new box overlaps a box or is
+    crossed by a segment."""
 
     def __init__(self) -> None:
-        self.boxes: dict[int, list[Box]] = {}
+        self.boxes: dict[tuple[int, int], list[Box]] = {}
         self.segments: dict[int, list[tuple[Segment, bool]]] = {}
 
     def _cells(self, lo: float, hi: float) -> range:
         return range(int(lo // CELL_PX), int(hi // CELL_PX) + 1)
 
+    def _cells2(self, box: Box) -> list[tuple[int, int]]:
+        return [(i, j) for i in self._cells(box[0], box[2]) for j in self._cells(box[1], box[3])]
+
     def add_box(self, box: Box) -> None:
-        for c in self._cells(box[0], box[2]):
+        for c in self._cells2(box):
             self.boxes.setdefault(c, []).append(box)
 
     def add_segment(self, seg: Segment, rule: bool = True) -> None:
@@ -191,9 +195,10 @@ class Taken:
     def free(self, box: Box, mark: bool = False) -> bool:
         """Whether ``box`` overlaps no box and is crossed by no segment (a ``mark``'s box: by
         no rule)."""
-        for c in self._cells(box[0], box[2]):
+        for c in self._cells2(box):
             if any(overlaps(box, b) for b in self.boxes.get(c, ())):
                 return False
+        for c in self._cells(box[0], box[2]):
             if any((rule or not mark) and crosses(s, box) for s, rule in self.segments.get(c, ())):
                 return False
         return True
