@@ -14,7 +14,7 @@ import vl_convert as vlc
 from jobs import bounded, count_pipeline
 
 import winviz as wv
-from winviz.viz import scale
+from winviz.viz import scale, timers
 from winviz.viz.scrubber import replay_settings, scrubber
 from winviz.viz.spec import with_replay
 from winviz.viz.timer_records import timer_lives, timer_records
@@ -357,7 +357,9 @@ def test_timers_key_dropdown_for_many_keys() -> None:
     ]
     keep = [{"filter": "timer_key === '' || datum.key === timer_key"}]
     assert layer_of(spec, "timer")["transform"] == keep
-    assert layer_of(spec, "timer event")["transform"] == keep
+    # the timer events' layer holds ▼ placed for one dropdown value each (their ``view``)
+    by_view = "isDefined(datum.view) ? datum.view === timer_key : (" + keep[0]["filter"] + ")"
+    assert layer_of(spec, "timer event")["transform"] == [{"filter": by_view}]
     assert "transform" not in layer_of(spec, "watermark")
     assert layer_of(spec, "timer")["encoding"]["color"]["field"] == "domain"
     rules = rows_of(spec, "timer")
@@ -381,6 +383,55 @@ def test_timers_dropdown_filters_in_the_renderer() -> None:
 
     assert [re.search(r"key: (k\d+)", r).group(1) for r in rules("k3")] == ["k3"]
     assert len(rules("")) == 10
+
+
+def test_timers_dropdown_shows_each_keys_dedups() -> None:
+    """A key picked in the dropdown shows all its de-duplicated registrations, placed for its
+    view alone, and only their "×n" (issue 26): k7's four elements (arrivals 70, 170, 270,
+    370 ms) each re-register the window's timer 999 (the trigger's; the first's cleanup timer
+    is the same timer): 1, 2, 2 and 2 registrations. Before, the every-key view's ▼ of 370 –
+    380 ms (k7's and k8's, ×4) was the only one at 370 ms and was hidden for k7, and every
+    other ▼'s "×2" stayed drawn with its ▼ hidden."""
+    spec = timers_chart(many_keys_job(10, 40)).to_dict()
+    dedups = [r for r in rows_of(spec, "timer event") if r["event"] == timers.DEDUP_EVENT]
+    views = {r["view"] for r in dedups}
+    assert views == {"", *[f"k{i}" for i in range(10)]}
+    # every view counts its key's registrations once: 7 per key, 70 for every key
+    layers = [data(spec, lay) for lay in spec["hconcat"][0]["layer"]]
+    above = next(rows for rows in layers if rows and "above" in rows[0] and "text" not in rows[0])
+    for view in views:
+        n = sum(r["registrations"] for r in [*dedups, *above] if r["view"] == view)
+        assert n == (70 if view == "" else 7), view
+    k7 = [(r["key"], r["y"], r["registrations"], r["registered"]) for r in dedups
+          if r["view"] == "k7"]  # fmt: skip
+    assert k7 == [
+        ("k7", 70, 1, "70 ms"),
+        ("k7", 170, 2, "170 ms"),
+        ("k7", 270, 2, "270 ms"),
+        ("k7", 370, 2, "370 ms"),
+    ]
+
+    key = next(p for p in spec["params"] if p["name"] == "timer_key")
+
+    def drawn(value: str) -> tuple[list[tuple[str, str]], list[str]]:
+        key["value"] = value
+        svg = vlc.vegalite_to_svg(spec)
+        points = re.findall(r'aria-label="([^"]*)"[^>]*aria-roledescription="point"', svg)
+        marks = [
+            re.search(r"registered: ([^;]*);.*registrations: (\d+)", p).groups()
+            for p in points
+            if timers.DEDUP_EVENT in p
+        ]
+        return marks, re.findall(r">(×\d+)<", svg)
+
+    assert drawn("k7") == (
+        [("70 ms", "1"), ("170 ms", "2"), ("270 ms", "2"), ("370 ms", "2")],
+        ["×2", "×2", "×2"],
+    )
+    every, counts = drawn("")
+    assert (len(every), sum(int(n) for _, n in every)) == (39, 70)
+    assert every[-2:] == [("370 ms – 380 ms", "4"), ("390 ms", "2")]  # (390: the row above)
+    assert len(counts) == 29
 
 
 def test_timers_aggregate_large_traces() -> None:
