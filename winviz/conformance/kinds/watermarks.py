@@ -30,10 +30,9 @@ class ValveDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        channels = parse_int_like(spec.get("channels"), f"{where}: operator.channels")
-        if channels < 1:
-            raise TranscriptError(f"{where}: operator.channels must be >= 1, got {channels!r}")
-        self.valve = StatusWatermarkValve(channels)
+        self.valve = StatusWatermarkValve(
+            parse_int_like(spec.get("channels"), f"{where}: operator.channels")
+        )
 
     def step(self, step, index):
         channel = parse_int_like(step.get("channel"), self.at(index, "channel"))
