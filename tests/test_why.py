@@ -189,7 +189,9 @@ def test_bad_arguments_are_refused_clearly() -> None:
     trace = _lateness()
     with pytest.raises(TypeError, match="expected a winviz Trace or a job result"):
         wv.why_fired(None, "a", (0, 5_000))  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"window \('a', 'b'\): expected a TimeWindow"):
+    with pytest.raises(
+        TypeError, match=r"value \('a', 'b'\): not a window \(expected a TimeWindow"
+    ):
         wv.why_not_fired(trace, "a", ("a", "b"))
     with pytest.raises(
         TypeError, match=r"value '2': why_dropped\(\) takes a source record's index, not str"
