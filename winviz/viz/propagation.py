@@ -43,6 +43,7 @@ from winviz.viz import palette, scale, spec, watermark_steps
 from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a panel
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
+from winviz.viz.validation import check_size
 from winviz.viz.watermark_channels import (
     STATUS_KINDS,
     channel_records,
@@ -83,6 +84,7 @@ def propagation_chart(
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     if operator is not None and not isinstance(operator, str) and not list(operator):
         raise ValueError("operator must be a name, a non-empty list of names, or None")
+    check_size(width, height)
     return _propagation(open_trace(trace), operator, max_points, width, height)
 
 

@@ -63,6 +63,7 @@ from winviz.viz.scrubber_layers import (
 )
 from winviz.viz.timeline import auto_view
 from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.validation import check_size
 from winviz.viz.watermark_steps import watermark_steps
 from winviz.viz.window_lives import pairs_text, processing_time_windows
 
@@ -106,6 +107,7 @@ def scrubber(
         raise ValueError(f"replay_seconds must be a number in 0.5..3600, got {replay_seconds!r}")
     if view not in ("timeline", "skew", "auto"):
         raise ValueError(f"view must be 'timeline', 'skew' or 'auto'; got {view!r}")
+    check_size(width, height)
     mode = view
     try:
         view = open_trace(trace)

@@ -97,6 +97,7 @@ from winviz.viz.palette import TimeAxis
 from winviz.viz.propagation import view_paused_spans
 from winviz.viz.skew import skew_of_view
 from winviz.viz.trace_view import TraceView
+from winviz.viz.validation import check_size
 from winviz.viz.window_marks import (
     _cleanups,
     _firings,
@@ -162,6 +163,7 @@ def timeline(
             "element_labels must be a field index (int), a key (str) or a function of the "
             f"element's value; got {element_labels!r}"
         )
+    check_size(width, height)
     tv = trace_view.open_trace(trace)
     if view != "timeline":
         op = pick_operator(tv, operator)

@@ -57,6 +57,7 @@ from winviz.viz.palette import TimeAxis
 from winviz.viz.timer_dedups import DEDUP_EVENT
 from winviz.viz.timer_records import timer_lives, timer_operators, timer_queue, timer_records
 from winviz.viz.trace_view import TraceView, open_trace
+from winviz.viz.validation import check_size
 from winviz.viz.watermark_steps import Restart, steps_by_attempt
 from winviz.viz.window_lives import groups
 
@@ -94,8 +95,7 @@ def timers_chart(
     timestamps against processing time, the operator's watermark staircase and the queue
     size (see the module docstring). Bad input gives a message card
     (``usermeta.winviz.status == "message"``), like ``timeline``."""
-    if width < 100 or height < 60:
-        raise ValueError(f"width must be >= 100 and height >= 60, got {width} and {height}")
+    check_size(width, height, min_width=100, min_height=60)
     return _timers(open_trace(trace), operator, width, height)
 
 
