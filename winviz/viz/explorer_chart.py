@@ -29,10 +29,10 @@ import traitlets
 from altair.jupyter.jupyter_chart import Params, collect_transform_params
 from ipywidgets.widgets.widget import _remove_buffers
 
-from winviz.viz import draw_ahead
+from winviz.viz import view_script
 
 # The page's side (an anywidget ESM; vl-convert's bundle provides ``vegaEmbed``), after the
-# drawing ahead it shares with exported pages (``draw_ahead.SCRIPT``).
+# drawing ahead it shares with exported pages (``view_script.SCRIPT``).
 _WIDGET_JS = r"""
 function debounce(fn, wait, maxWait) {
   let timer = null, first = null, last = null;
@@ -169,7 +169,7 @@ async function render({ model, el }) {
 
 export default { render };
 """
-ESM = draw_ahead.SCRIPT + _WIDGET_JS
+ESM = view_script.SCRIPT + _WIDGET_JS
 """The widget's module: the shared drawing ahead, then its own side (talking to the kernel)."""
 
 _NO_SPEC: Any = object()

@@ -37,7 +37,7 @@ from typing import Any
 
 import vl_convert as vlc
 
-from winviz.viz import draw_ahead, palette
+from winviz.viz import palette, view_script
 
 SPEC_CLASS = "winviz-spec"
 EXPLORER_CLASS = "winviz-explorer-data"
@@ -71,7 +71,7 @@ code nor send anything anywhere."""
 # An explorer's data (winviz.viz.grid) is JSON: control labels are set as text, each run is
 # gzip-compressed JSON in base64, read with DecompressionStream and JSON.parse.
 # Once a run is shown, the runs next to it on the control moved last (first the one the
-# learner is moving towards) are drawn ahead (winviz.viz.draw_ahead), after the frame that
+# learner is moving towards) are drawn ahead (winviz.viz.view_script), after the frame that
 # shows it; ex.dataset.drawn says how the last run was shown ("prepared": moved into place;
 # "embedded": drawn when chosen), ex.dataset.ahead whether drawing ahead is "busy" or "done".
 # An explorer with a scrubber draws each run when chosen: its t follows the chart shown.
@@ -398,7 +398,7 @@ def embed_script(options: dict[str, Any] | None = None) -> str:
         "options": script_json(EMBED_OPTIONS if options is None else options),
         "spec_class": SPEC_CLASS,
         "explorer_class": EXPLORER_CLASS,
-        "draw_ahead": draw_ahead.SCRIPT,
+        "draw_ahead": view_script.SCRIPT,
     }
 
 

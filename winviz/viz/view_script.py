@@ -24,7 +24,7 @@ import json
 from winviz.viz import palette
 
 SCRIPT = """
-// -- winviz.viz.draw_ahead: shared by the page script and the widget ----------------------
+// -- winviz.viz.view_script: shared by the page script and the widget ---------------------
 function idle() {  // the browser is idle (or 500 ms have passed)
   return new Promise(function (resolve) {
     if (window.requestIdleCallback) window.requestIdleCallback(function () { resolve(); },
@@ -39,6 +39,48 @@ function showError(box, message) {  // a chart that could not be drawn: the mess
   p.textContent = message;
   box.appendChild(p);
   console.error(message);
+}
+// The scrubber's replay (its settings: usermeta.winviz.replay, scrubber.replay_settings):
+// while "play" is ticked, t advances by step every tick_ms ms, and "play" unticks itself when
+// t reaches the end (or was moved there); ticked at the end, it starts again at min. Signal
+// listeners only schedule ticks (a run inside one is refused: the dataflow is running).
+// Returns what stops it.
+function replay(view, spec) {
+  const s = ((spec.usermeta || {}).winviz || {}).replay;
+  if (!s) return function () {};
+  let timer = null;
+  let stopped = false;
+  let fromEnd = false;  // ticked at the end: the next tick starts again
+  function later(ms) {
+    if (!stopped && timer === null && view.signal(s.switch)) timer = setTimeout(tick, ms);
+  }
+  function tick() {
+    timer = null;
+    if (stopped || !view.signal(s.switch)) return;
+    const started = performance.now();
+    const t = view.signal(s.param);
+    const next = t < s.max ? Math.min(s.max, t + s.step) : fromEnd ? s.min : t;
+    fromEnd = false;
+    view.signal(s.param, next);
+    if (next >= s.max) view.signal(s.switch, false);
+    view.runAsync().then(function () {  // the next tick: tick_ms after this one started
+      later(Math.max(0, s.tick_ms - (performance.now() - started)));
+    });
+  }
+  view.addSignalListener(s.switch, function (name, on) {
+    if (on && timer === null) fromEnd = view.signal(s.param) >= s.max;
+    later(s.tick_ms);
+  });
+  later(s.tick_ms);
+  return function () { stopped = true; clearTimeout(timer); };
+}
+function embedView(div, spec, options) {  // vegaEmbed, and the replay of a scrubber
+  return vegaEmbed(div, spec, options).then(function (result) {
+    const stop = replay(result.view, spec);
+    const finalize = result.finalize;
+    result.finalize = function () { stop(); finalize(); };
+    return result;
+  });
 }
 function finalizeViews(views) {
   (views || []).forEach(function (v) { v.result.finalize(); v.div.remove(); });
@@ -66,7 +108,7 @@ function viewSlot(box) {
       const div = document.createElement("div");
       swap(div);
       if (spec == null) return Promise.resolve(null);
-      return vegaEmbed(div, spec, options).then(function (result) {
+      return embedView(div, spec, options).then(function (result) {
         shown = {div: div, result: result};
         box.winvizView = result.view;  // for checks reading the rendered scenegraph
         return result.view;
@@ -93,7 +135,7 @@ function aheadViews(options, settled) {
     return Promise.allSettled((specs || []).map(function (spec) {
       const div = document.createElement("div");
       holder.appendChild(div);
-      return vegaEmbed(div, spec, options()).then(function (result) {
+      return embedView(div, spec, options()).then(function (result) {
         return {div: div, result: result};
       }, function (e) { div.remove(); throw e; });
     })).then(function (all) {
