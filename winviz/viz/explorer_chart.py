@@ -3,12 +3,12 @@
 A spec drawn in the page costs a compile, a dataflow run and a render (100–200 ms for a
 lesson's timeline), which ``JupyterChart`` pays on every new spec. The explorer computes the
 neighbouring runs ahead (``winviz.viz.ahead``) and sends each chart's spec of them to the page
-(``prepare``: a keyed custom message); the page draws each out of sight when idle, as exported
-lesson pages do (``winviz.viz.pages``). On a change to a run sent ahead the kernel sends only
-its key (``_key``) and the page moves that view into place (``el.dataset.drawn =
-"prepared"``); any other run comes with its spec (``spec``, ``_spec_key``: ``"embedded"``). A
-view that started after a run was sent asks for its spec (``need``); ``keep`` names the keys
-still wanted.
+(``prepare``: a keyed custom message); the page draws each out of sight when idle with the
+script exported lesson pages run (``winviz.viz.view_script``, the scrubber's replay too). On
+a change to a run sent ahead the kernel sends only its key (``_key``) and the page moves that
+view into place (``el.dataset.drawn = "prepared"``); any other run comes with its spec
+(``spec``, ``_spec_key``: ``"embedded"``). A view that started after a run was sent asks for
+its spec (``need``); ``keep`` names the keys still wanted.
 
 Vega parameters are synced as ``JupyterChart`` syncs them (``_params``, ``_vl_selections``,
 debounced), but a report reads every value from the view when sent and the page's own reports
@@ -128,6 +128,7 @@ async function render({ model, el }) {
         if (!await slot.embed(spec, options())) return;
       } catch (error) {
         showError(slotBox, "JavaScript Error: " + error.message);
+        slotBox.lastChild.style.color = "red";  // (no page style sheet here)
         return;
       }
       el.dataset.drawn = "embedded";

@@ -77,7 +77,7 @@ code nor send anything anywhere."""
 # An explorer with a scrubber draws each run when chosen: its t follows the chart shown.
 _EMBED_JS = """(function () {
   const options = %(options)s;
-  %(draw_ahead)s
+  %(view_script)s
   const all = Array.from(document.querySelectorAll("div.winviz-chart"));
   const boxes = all.filter(function (box) { return !box.closest("div.winviz-explorer"); });
   const state = window.winvizCharts = {done: false, charts: all.length, errors: []};
@@ -398,7 +398,7 @@ def embed_script(options: dict[str, Any] | None = None) -> str:
         "options": script_json(EMBED_OPTIONS if options is None else options),
         "spec_class": SPEC_CLASS,
         "explorer_class": EXPLORER_CLASS,
-        "draw_ahead": view_script.SCRIPT,
+        "view_script": view_script.SCRIPT,
     }
 
 

@@ -1,13 +1,19 @@
-"""Drawing ahead in the browser: the one script both an exported page and a notebook widget run.
+"""The script of every view the kit draws in a browser, exported page and notebook widget alike.
 
-Drawing a spec costs a Vega-Lite compile, a dataflow run and an SVG render (100–200 ms for a
-lesson's timeline). So the runs next to the shown one are drawn *ahead*, out of sight, one at a
-time when the browser is idle (``aheadViews``: a ``div.winviz-prepared`` holder outside the
-charts, ``want`` / ``keep`` / ``take``), and choosing one of them moves its views into place
-(``viewSlot.place``: a layout and a paint) instead of drawing them (``viewSlot.embed``). A run
-whose drawing ahead failed is drawn when chosen, its error shown then (``showError``).
+Drawing ahead: drawing a spec costs a Vega-Lite compile, a dataflow run and an SVG render
+(100–200 ms for a lesson's timeline). So the runs next to the shown one are drawn *ahead*, out
+of sight, one at a time when the browser is idle (``aheadViews``: a ``div.winviz-prepared``
+holder outside the charts, ``want`` / ``keep`` / ``take``), and choosing one of them moves its
+views into place (``viewSlot.place``: a layout and a paint) instead of drawing them
+(``viewSlot.embed``). A run whose drawing ahead failed is drawn when chosen, its error shown
+then (``showError``).
 
-Two hosts run ``SCRIPT`` and keep only what is their own:
+The scrubber's replay (``replay``): while "play" is ticked the script advances ``t`` by the
+spec's settings (``usermeta.winviz.replay``, ``winviz.viz.scrubber.replay_settings``) with the
+public ``view.signal(...).runAsync()``. Not a Vega timer stream: Vega 6 runs one from the
+view's start until ``finalize``, playing or not, each tick reading the ``<svg>``'s rect.
+
+Two hosts run ``SCRIPT`` first and keep only what is their own:
 
 * the exported page (``winviz.viz.pages``): the run shown and its neighbours on the control
   moved last come from the page's embedded grid of gzip runs (``winviz.viz.grid``);
@@ -19,10 +25,6 @@ No Flink class is mirrored here: this is the kit's drawing step.
 
 from __future__ import annotations
 
-import json
-
-from winviz.viz import palette
-
 SCRIPT = """
 // -- winviz.viz.view_script: shared by the page script and the widget ---------------------
 function idle() {  // the browser is idle (or 500 ms have passed)
@@ -32,10 +34,9 @@ function idle() {  // the browser is idle (or 500 ms have passed)
     else setTimeout(resolve, 0);
   });
 }
-function showError(box, message) {  // a chart that could not be drawn: the message as text
+function showError(box, message) {  // a chart not drawn: the message as text (a <pre>)
   const p = document.createElement("pre");
   p.className = "winviz-chart-error";
-  p.style.color = ERROR_INK;
   p.textContent = message;
   box.appendChild(p);
   console.error(message);
@@ -194,6 +195,7 @@ function aheadViews(options, settled) {
   };
 }
 // -----------------------------------------------------------------------------------------
-""".replace("ERROR_INK", json.dumps(palette.ERROR_INK))
-"""The shared script: ``idle``, ``showError``, ``viewSlot`` and ``aheadViews`` (plain
-function declarations: the page's script and the widget's module each start with it)."""
+"""
+"""The shared script: ``idle``, ``showError``, ``replay``, ``embedView``, ``viewSlot`` and
+``aheadViews`` (plain function declarations: the page's script and the widget's module each
+start with it)."""
