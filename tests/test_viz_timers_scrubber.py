@@ -16,7 +16,6 @@ from jobs import bounded, count_pipeline
 import winviz as wv
 from winviz.viz import scale, timers
 from winviz.viz.scrubber import replay_settings, scrubber
-from winviz.viz.spec import with_replay
 from winviz.viz.timer_records import timer_lives, timer_records
 from winviz.viz.timers import timers_chart
 from winviz.viz.trace_view import open_trace
@@ -502,21 +501,11 @@ def test_scrubber_param_and_layers(trace) -> None:
                 "step": 1,
                 "name": "processing time t (ms) ",
             },
-            # replay: 10 s at one tick per 100 ms = 100 ticks over 700 ms → 7 ms per tick
-            "on": [
-                {
-                    "events": {"type": "timer", "throttle": 100},
-                    "update": "play ? (t >= 700 ? 0 : min(700, t + 7)) : t",
-                }
-            ],
         },
-        {
-            "name": "play",
-            "value": False,
-            "bind": {"input": "checkbox", "name": "play "},
-            "on": [{"events": {"signal": "t"}, "update": "play && t < 700"}],
-        },
+        {"name": "play", "value": False, "bind": {"input": "checkbox", "name": "play "}},
     ]
+    # replay: 10 s at one tick per 100 ms = 100 ticks over 700 ms → 7 ms per tick
+    assert spec["usermeta"]["winviz"]["replay"]["step"] == 7
     kinds = [(lay["mark"]["type"], data(spec, lay)[0]["kind"]) for lay in spec["layer"]]
     assert kinds == [
         ("rect", "window"),
@@ -550,7 +539,8 @@ def test_scrubber_replay_settings_and_handlers(trace) -> None:
         "tick_ms": 100,
         "step": 35,
     }
-    assert spec["params"][0]["on"][0]["update"] == "play ? (t >= 700 ? 0 : min(700, t + 35)) : t"
+    # no event handler in the spec: the page's script plays it (winviz.viz.view_script)
+    assert [sorted(p) for p in spec["params"]] == [["bind", "name", "value"]] * 2
     # a slider step of 10 ms: the tick is rounded up to a multiple of it
     assert replay_settings(0, 25_000, 10, 10.0)["step"] == 250
     assert replay_settings(0, 25_003, 10, 10.0)["step"] == 260
@@ -559,31 +549,24 @@ def test_scrubber_replay_settings_and_handlers(trace) -> None:
     plain = scrubber(trace, replay=False).to_dict()
     assert [p["name"] for p in plain["params"]] == ["t"] and "on" not in plain["params"][0]
     assert "replay" not in plain["usermeta"]["winviz"]
-    # Altair validated the spec without the handlers; a spec without settings is unchanged
-    assert with_replay({"params": [{"name": "t"}]}) == {"params": [{"name": "t"}]}
     for bad in (0, 0.1, True, "10", 4000):
         with pytest.raises(ValueError, match="replay_seconds"):
             scrubber(trace, replay_seconds=bad)  # type: ignore[arg-type]
 
 
-def test_scrubber_replay_compiles_to_vega_timer(trace) -> None:
-    """Vega-Lite copies the handlers into the Vega signals: a timer stream on t, t on play."""
-    vg = vlc.vegalite_to_vega(scrubber(trace).to_dict())
-    signals = {s["name"]: s for s in vg["signals"]}
-    assert signals["t"]["on"][0]["events"] == {"type": "timer", "throttle": 100}
-    assert signals["t"]["bind"]["input"] == "range"
-    assert signals["play"]["on"] == [{"events": {"signal": "t"}, "update": "play && t < 700"}]
-    assert signals["play"]["bind"] == {"input": "checkbox", "name": "play "}
-
-
-def test_scrubber_replay_handlers_in_every_to_dict_and_in_the_html_renderers_bundle(trace) -> None:
-    """Altair's renderers and a chart inside another call ``to_dict`` with a ``context``: that
-    dict, too, has the replay handlers (a lesson page draws the renderer's dict; without them
-    its "play" box does nothing)."""
+def test_scrubber_replay_compiles_to_no_vega_timer(trace) -> None:
+    """No timer stream in the Vega spec (Vega 6 ran its interval from the view's start, playing
+    or not, each tick measuring the view's <svg>): "play" and t are plain bound signals, in
+    every to_dict and in the html renderers' bundle; the page's script plays them."""
     chart = scrubber(trace)
+    vg = vlc.vegalite_to_vega(chart.to_dict())
+    signals = {s["name"]: s for s in vg["signals"]}
+    assert '"timer"' not in json.dumps(vg)
+    assert "on" not in signals["t"] and "on" not in signals["play"]
+    assert signals["t"]["bind"]["input"] == "range"
+    assert signals["play"]["bind"] == {"input": "checkbox", "name": "play "}
     expected = chart.to_dict()["params"]
     assert chart.to_dict(context={"pre_transform": False})["params"] == expected
-    assert expected[0]["on"][0]["events"] == {"type": "timer", "throttle": 100}
     active = alt.renderers.active
     alt.renderers.enable("mimetype")
     try:
@@ -593,6 +576,7 @@ def test_scrubber_replay_handlers_in_every_to_dict_and_in_the_html_renderers_bun
     data_, _ = bundle if isinstance(bundle, tuple) else (bundle, None)
     shown = data_["application/vnd.vegalite.v6.json"]
     assert shown["params"] == expected
+    assert shown["usermeta"]["winviz"]["replay"] == chart.to_dict()["usermeta"]["winviz"]["replay"]
 
 
 def test_scrubber_data(trace) -> None:
