@@ -376,12 +376,12 @@ def test_timeline_cleanups_name_their_timer(sessions) -> None:
 
 def test_scrubber_draws_firings(sessions) -> None:
     spec = viz.scrubber(sessions.trace).to_dict()
-    (layer,) = [
+    layer, end = [  # the end of input's squares over the elements (issue 26)
         lay
         for lay in spec["layer"]
         if spec["datasets"][lay["data"]["name"]][0].get("kind") == "fired"
     ]
-    assert spec["datasets"][layer["data"]["name"]] == [
+    assert spec["datasets"][layer["data"]["name"]] + spec["datasets"][end["data"]["name"]] == [
         {
             "x": 2499,  # the timer's event time, as on the timeline
             "y": 200,

@@ -260,7 +260,9 @@ def firing_layer(
     is in sight. ``across``: processing-time windows, drawn on the right edge. ``skew``: the
     skew mode's axes (x: processing time, y: processing time − that event time). ``avoid``:
     the layers drawn with them (elements, labels) whose marks a badge keeps off. Returns the
-    squares' layer (None: no firing) and the badges' layers (``_count_layer``)."""
+    squares' layer (None: no firing but the end of input's), drawn under the elements, and
+    the layers drawn over them: the end of input's squares (they lie where the run ends, among
+    its last elements, which would hide them) then the badges' (``_count_layer``)."""
     marks = firing_marks(view, op)
     if not len(marks):
         return None, []
@@ -324,32 +326,40 @@ def firing_layer(
     badges = _count_layer(rows, here, labels.Plot(x, y, *size), avoid, notes, skew=skew)
     present = [c for c in palette.WINDOW_EVENTS if any(r["what"] == c for r in rows)]
     colours = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
-    squares = spec.layer(
-        rows,
-        {
-            "type": "point",
-            "filled": True,
-            "shape": FIRING_SHAPE,
-            "size": FIRING_SIZE,
-            "stroke": palette.INK,
-            "strokeWidth": 0.5,
-            "xOffset": {"expr": "datum.dx"},
-        },
-        {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "color": {
-                "field": "what",
-                "type": "nominal",
-                "title": "firing",
-                "scale": {"domain": present, "range": [colours[c] for c in present]},
+    end = palette.FIRED_EVENT["end of input"]  # drawn over the elements (see the docstring)
+    under, over = [r for r in rows if r["what"] != end], [r for r in rows if r["what"] == end]
+    squares = [
+        spec.layer(
+            part,
+            {
+                "type": "point",
+                "filled": True,
+                "shape": FIRING_SHAPE,
+                "size": FIRING_SIZE,
+                "stroke": palette.INK,
+                "strokeWidth": 0.5,
+                "xOffset": {"expr": "datum.dx"},
             },
-            "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
-            **_pile_outline(placed, any(UNCOUNTED in r for r in rows)),
-        },
-        [{"filter": f"datum.fired <= {PARAM}"}],
-    )
-    return squares, badges
+            {
+                "x": x.channel("x"),
+                "y": y.channel("y"),
+                "color": {
+                    "field": "what",
+                    "type": "nominal",
+                    "title": "firing",
+                    "scale": {"domain": present, "range": [colours[c] for c in present]},
+                    **({"legend": None} if part is over and under else {}),  # (one legend)
+                },
+                "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
+                **_pile_outline(placed, any(UNCOUNTED in r for r in rows)),
+            },
+            [{"filter": f"datum.fired <= {PARAM}"}],
+        )
+        if part
+        else None
+        for part in (under, over)
+    ]
+    return squares[0], [s for s in squares[1:] if s is not None] + badges
 
 
 FIRING_SIZE = 80
