@@ -296,10 +296,30 @@ def test_chain_fallback_without_several_inputs() -> None:
         "no operator with several inputs: one line per operator's watermark; shaded: idle",
         "2 operator(s), 0 idle period(s)",
     ]
-    lines = steps(spec, spec["layer"][0])
-    assert list(lines) == ["watermarks", "window"]
-    assert lines["watermarks"] == lines["window"]  # one input: the window takes it directly
-    assert lines["window"][:4] == [(200, 999), (500, 999), (500, 2999), (500, 2999)]
+    # one input: the window takes the watermark directly — both lines have the same
+    # vertices, so each is drawn in alternating dashes of the two colours (issue 26: the
+    # window's line lay exactly on the watermark operator's, which could not be seen)
+    first, second, _ = spec["layer"]
+    assert [first["mark"], second["mark"]] == [
+        {
+            "type": "line",
+            "interpolate": "linear",
+            "strokeWidth": 1.8,
+            "strokeDash": [5, 5],
+            "strokeDashOffset": offset,
+        }
+        for offset in (0, 5)  # their dashes take turns
+    ]
+    assert "strokeDash" not in first["encoding"]
+    assert first["encoding"]["detail"] == {"field": "run", "type": "nominal"}
+    vertices = [(200, 999), (500, 999), (500, 2999), (500, 3059)]  # 3059: MAX on the top edge
+    assert steps(spec, first) == {"watermarks": vertices}
+    assert steps(spec, second) == {"window": vertices}
+    assert {v["run"] for v in data(spec, first) + data(spec, second)} == {"0.0"}
+    assert spec["usermeta"]["winviz"]["notes"][3] == (
+        "lines that lie on each other are drawn in alternating dashes of their colours, one "
+        "dash each (watermarks and window: the same for 300 ms of processing time)"
+    )
 
 
 def test_operator_choice_and_several_panels() -> None:
