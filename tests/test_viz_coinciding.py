@@ -38,10 +38,20 @@ def test_runs_cut_where_the_lines_part() -> None:
     assert cut.shared == {("a", "b"): 10.0}  # 5 at 0 and 5 at 5
 
 
-def test_no_runs_where_lines_only_cross_or_share_part_of_a_vertical_step() -> None:
+def test_no_runs_where_lines_only_cross_and_a_shared_part_of_a_step_up() -> None:
     assert runs({"a": [(0, 0), (1, 0)], "b": [(0, 1), (1, 1)]}) is None
-    # both step up at x 6, over [2, 6] together: each line's own steps show either side
-    assert runs({"a": [(0, 1), (6, 1), (6, 6), (9, 6)], "b": [(0, 2), (6, 2), (6, 7)]}) is None
+    assert runs({"a": [(0, 0), (2, 0), (2, 3)], "b": [(0, 3), (4, 3)]}) is None  # (a touch)
+    # both step up at x 6, over [2, 6] together: that part of the step is shared
+    cut = runs({"a": [(0, 1), (6, 1), (6, 6), (9, 6)], "b": [(0, 2), (6, 2), (6, 7)]})
+    assert cut is not None and cut.shared == {("a", "b"): 0.0}
+    assert {k: vertices(v) for k, v in cut.rows.items()} == {
+        (1, 0): [
+            ("a", 0, 0, 1), ("a", 0, 6, 1), ("a", 0, 6, 2), ("a", 2, 6, 6), ("a", 2, 9, 6),
+            ("b", 0, 0, 2), ("b", 0, 6, 2), ("b", 2, 6, 6), ("b", 2, 6, 7),
+        ],
+        (2, 0): [("a", 1, 6, 2), ("a", 1, 6, 6)],
+        (2, 1): [("b", 1, 6, 2), ("b", 1, 6, 6)],
+    }  # fmt: skip
 
 
 def test_three_lines_take_turns() -> None:

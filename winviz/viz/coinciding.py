@@ -31,7 +31,7 @@ class Runs:
     """A set of paths cut into runs: ``rows`` per (n, k) — the vertices (``path``, ``run``,
     ``i``, ``x``, ``y``) of the runs where a path is the k-th (0-based) of n paths lying on
     each other (n = 1: alone); ``shared`` — per tuple of coinciding paths, how far they run
-    together horizontally (in x units: processing time)."""
+    together horizontally (in x units: processing time; 0: they share only a step up)."""
 
     rows: dict[tuple[int, int], list[dict[str, Any]]] = field(default_factory=dict)
     shared: dict[tuple[Hashable, ...], float] = field(default_factory=dict)
@@ -64,11 +64,8 @@ def _pieces(points: Sequence[Point], cuts_h: dict[float, list[float]],
 
 def runs(paths: dict[Hashable, Sequence[Point]]) -> Runs | None:
     """``paths`` (in drawing order, each its vertices in order) cut into runs (see the module
-    docstring); None when no two paths share a horizontal piece (nothing to change). Paths
-    coincide where they share a horizontal step (the same watermark over the same stretch of
-    processing time; the vertical steps joining such stretches go with them); where only
-    their vertical steps partly overlap each path is drawn alone: its own steps show on
-    either side."""
+    docstring); None when no two paths share a piece (nothing to change): a stretch of one
+    watermark over the same processing time, or part of a step up at the same time."""
     cuts_h: dict[float, set[float]] = {}
     cuts_v: dict[float, set[float]] = {}
     for points in paths.values():
@@ -87,9 +84,9 @@ def runs(paths: dict[Hashable, Sequence[Point]]) -> Runs | None:
             on.setdefault((min(p, q), max(p, q)), set()).add(path)
     across: dict[tuple[Hashable, ...], float] = {}  # per set of paths: their shared x length
     for (p, q), who in on.items():
-        if len(who) > 1 and p[1] == q[1]:
+        if len(who) > 1:
             key = tuple(sorted(who, key=order.__getitem__))
-            across[key] = across.get(key, 0.0) + q[0] - p[0]
+            across[key] = across.get(key, 0.0) + (q[0] - p[0])  # (a vertical piece: 0)
     if not across:
         return None
     out = Runs(shared=across)
@@ -97,7 +94,6 @@ def runs(paths: dict[Hashable, Sequence[Point]]) -> Runs | None:
         stretches: list[tuple[tuple[Hashable, ...], list[Point]]] = []
         for p, q in pieces:
             who = tuple(sorted(on[(min(p, q), max(p, q))], key=order.__getitem__))
-            who = who if who in across else (path,)  # (only a vertical step shared: alone)
             if stretches and stretches[-1][0] == who and stretches[-1][1][-1] == p:
                 stretches[-1][1].append(q)
             else:

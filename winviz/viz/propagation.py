@@ -453,7 +453,8 @@ def _coinciding(part: pd.DataFrame, channels: list[str]) -> coinciding.Runs | No
 
 
 def _coinciding_text(cut: coinciding.Runs) -> str:
-    """What the alternating dashes mean, and which lines coincide for how long."""
+    """What the alternating dashes mean, and which lines coincide for how long (those that
+    share only part of a step up at one time, together)."""
     together: dict[tuple[str, ...], float] = {}
     for paths, ms in cut.shared.items():
         names = tuple(dict.fromkeys(line for line, _ in paths))
@@ -461,8 +462,11 @@ def _coinciding_text(cut: coinciding.Runs) -> str:
     said = [
         f"{', '.join(names[:-1])} and {names[-1]}: the same for {int(ms):,} ms of processing time"
         for names, ms in together.items()
-        if len(names) > 1
+        if len(names) > 1 and ms
     ]
+    steps = [n for names, ms in together.items() if len(names) > 1 and not ms for n in names]
+    if steps:
+        said.append(f"steps up at one time: {', '.join(dict.fromkeys(steps))}")
     return (
         "lines that lie on each other are drawn in alternating dashes of their colours, "
         f"one dash each ({'; '.join(said)})"
