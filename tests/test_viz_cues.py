@@ -376,12 +376,12 @@ def test_timeline_cleanups_name_their_timer(sessions) -> None:
 
 def test_scrubber_draws_firings(sessions) -> None:
     spec = viz.scrubber(sessions.trace).to_dict()
-    layer, end = [  # the end of input's squares over the elements (issue 26)
+    (layer,) = [
         lay
         for lay in spec["layer"]
         if spec["datasets"][lay["data"]["name"]][0].get("kind") == "fired"
     ]
-    assert spec["datasets"][layer["data"]["name"]] + spec["datasets"][end["data"]["name"]] == [
+    assert spec["datasets"][layer["data"]["name"]] == [
         {
             "x": 2499,  # the timer's event time, as on the timeline
             "y": 200,
@@ -447,6 +447,7 @@ def test_scrubber_skew_mode(sessions) -> None:
         "label": [{"filter": "datum.x <= t"}],
         "now": [{"calculate": "t", "as": "x"}],
         "fired": [{"filter": "datum.fired <= t"}],
+        "end of input (outline)": [{"filter": "datum.fired <= t"}],  # over the elements
     }
     fired = rows_of(spec, "fired")
     assert [(r["x"], r["y"], r["fired"]) for r in fired[:2]] == [

@@ -14,6 +14,7 @@ from winviz import viz
 from winviz.viz import palette, piles, spec
 from winviz.viz.scrubber_layers import (
     COUNT_NOTE,
+    END_OUTLINE,
     UNCOUNTED,
     _counted_words,
     _firings_here,
@@ -29,15 +30,12 @@ def test_a_badge_beside_the_square_of_two_keys_fired_by_one_timer() -> None:
     4999: one square, "×2" right of it; a@4500 (late, accepted) re-fires a's window at once:
     a late firing, by the element."""
     chart = viz.scrubber.vega_lite(event_job())
-    squares, end = layers_of(chart, "fired")  # the end of input's over the elements
-    assert [
-        (r["x"], r["y"], r["firings"], r["firing"]) for r in spec.rows(squares) + spec.rows(end)
-    ] == [
+    (squares,) = layers_of(chart, "fired")
+    assert [(r["x"], r["y"], r["firings"], r["firing"]) for r in spec.rows(squares)] == [
         (4999, 200, 2, "first firing ×2"),
         (5000, 300, 1, "re-firing, late firing"),
         (9999, 700, 1, "first firing"),
     ]
-    assert {r["what"] for r in spec.rows(end)} == {"fired: end of input"}
     (badges,) = layers_of(chart, "firing count")
     assert spec.rows(badges) == [
         {
@@ -77,17 +75,12 @@ def test_badges_of_a_dense_run_and_the_one_with_no_place() -> None:
         (-1, 400, "×20", "right", -7, 9),
     ]
     skew = viz.scrubber.vega_lite(run, view="skew")
-    squares, end = layers_of(skew, "fired")  # the end of input's over the elements
-    assert [r.get(UNCOUNTED) for r in spec.rows(squares)] == [None, None, None]
-    assert [r.get(UNCOUNTED) for r in spec.rows(end)] == [20]
-    assert (
-        squares["encoding"]["strokeWidth"]
-        == end["encoding"]["strokeWidth"]
-        == {
-            "condition": {"test": f"datum[{UNCOUNTED!r}] > 1", "value": 2.5},
-            "value": 0.5,
-        }
-    )
+    (squares,) = layers_of(skew, "fired")
+    assert [r.get(UNCOUNTED) for r in spec.rows(squares)] == [None, None, None, 20]
+    assert squares["encoding"]["strokeWidth"] == {
+        "condition": {"test": f"datum[{UNCOUNTED!r}] > 1", "value": 2.5},
+        "value": 0.5,
+    }
     (badges,) = layers_of(skew, "firing count")
     assert [
         (r["x"], r["y"], r["label"], r["align"], r["dx"], r["dy"]) for r in spec.rows(badges)
@@ -102,31 +95,33 @@ def test_badges_of_a_dense_run_and_the_one_with_no_place() -> None:
     ) in skew["title"]["subtitle"]
 
 
-def test_the_end_of_input_square_over_the_elements() -> None:
+def test_the_end_of_input_square_outlined_over_the_elements() -> None:
     """A dense run (kernel_job): the end of input fires the last windows where the run ends,
-    among its last elements — its square is drawn over them (a layer after the elements',
-    before the badges), the other firings' squares under them; one "firing" legend, the
-    same colours."""
+    among its last elements, which hid most of its square — its outline is drawn again over
+    them (a layer after the elements', before the badges; hollow: an element there stays in
+    sight), in the end of input's colour, with the square's tooltip."""
     run = kernel_job(3000)
-    for mode in ("timeline", "skew"):
+    for mode, at in (("timeline", (2999, 2999)), ("skew", (2999, 0))):
         chart = viz.scrubber.vega_lite(run, view=mode)
         kinds = [spec.rows(lay)[0]["kind"] if spec.rows(lay) else None for lay in chart["layer"]]
-        under, end = layers_of(chart, "fired")
-        assert [r["what"] for r in spec.rows(under)] == ["fired: event-time timer"] * 3
-        assert [(r["what"], r["firings"]) for r in spec.rows(end)] == [("fired: end of input", 20)]
+        (squares,) = layers_of(chart, "fired")
+        (outline,) = layers_of(chart, END_OUTLINE)
+        end = [r for r in spec.rows(squares) if r["what"] == "fired: end of input"]
+        assert [(r["x"], r["y"], r["firings"]) for r in end] == [(*at, 20)]
+        assert spec.rows(outline) == [r | {"kind": END_OUTLINE} for r in end]
+        assert outline["mark"] == {
+            "type": "point",
+            "filled": False,
+            "shape": "square",
+            "size": 80,
+            "color": palette.WATERMARK_COLOR,  # the end of input's (the watermark MAX)
+            "strokeWidth": 1.5,
+            "xOffset": {"expr": "datum.dx"},
+        }
+        assert outline["transform"] == squares["transform"]  # shown once made
         elements = [i for i, k in enumerate(kinds) if k == "element"]
-        at = [i for i, lay in enumerate(chart["layer"]) if lay is under or lay is end]
-        assert elements and at[0] < min(elements) and max(elements) < at[1]
-        assert at[1] < kinds.index("firing count")  # the badges over all
-        assert end["encoding"]["color"]["legend"] is None
-        assert (
-            end["encoding"]["color"]["scale"]
-            == under["encoding"]["color"]["scale"]
-            == {
-                "domain": ["fired: event-time timer", "fired: end of input"],
-                "range": [palette.EVENT_TIME_COLOR, palette.WATERMARK_COLOR],
-            }
-        )
+        assert kinds.index("fired") < min(elements)
+        assert max(elements) < kinds.index(END_OUTLINE) < kinds.index("firing count")
 
 
 def test_firings_here_adds_the_marks_counted_on_a_square() -> None:

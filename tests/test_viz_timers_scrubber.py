@@ -475,7 +475,7 @@ def test_scrubber_param_and_layers(trace) -> None:
         ("point", "fired"),  # firings made by t (issue 26), under the elements
         ("point", "element"),  # future, faded
         ("point", "element"),  # arrived by t
-        ("point", "fired"),  # the end of input's, over the elements (issue 26)
+        ("point", "end of input (outline)"),  # its square's outline over them (issue 26)
         ("text", "firing count"),  # "×2": a's and b's [0, 5000) fired at one point, over all
     ]
     windows, now, wm, _, _, fut, arrived, _, _ = spec["layer"]
@@ -628,11 +628,11 @@ def test_scrubber_binned_large() -> None:
     spec = scrubber(env.execute().trace).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
     assert any("binned" in n for n in spec["usermeta"]["winviz"]["notes"])
-    # the binned elements over the firings, the end of input's firing over them, the firings'
-    # count badges (5 keys a window) last, with the leader lines of those placed beyond reach
-    # (below their squares: off "now")
+    # the binned elements over the firings, the end of input's square outline over them, the
+    # firings' count badges (5 keys a window) last, with the leader lines of those placed
+    # beyond reach (below their squares: off "now")
     assert spec["layer"][-4]["encoding"]["size"]["field"] == "count"
-    assert spec["layer"][-3]["encoding"]["color"]["field"] == "what"
+    assert spec["layer"][-3]["mark"]["filled"] is False  # the end of input's outline
     assert [lay["mark"]["type"] for lay in spec["layer"][-2:]] == ["rule", "text"]
 
 

@@ -260,9 +260,9 @@ def firing_layer(
     is in sight. ``across``: processing-time windows, drawn on the right edge. ``skew``: the
     skew mode's axes (x: processing time, y: processing time − that event time). ``avoid``:
     the layers drawn with them (elements, labels) whose marks a badge keeps off. Returns the
-    squares' layer (None: no firing but the end of input's), drawn under the elements, and
-    the layers drawn over them: the end of input's squares (they lie where the run ends, among
-    its last elements, which would hide them) then the badges' (``_count_layer``)."""
+    squares' layer (None: no firing), drawn under the elements, and the layers drawn over
+    them: the end of input's square outlines (``_end_outline``) then the badges'
+    (``_count_layer``)."""
     marks = firing_marks(view, op)
     if not len(marks):
         return None, []
@@ -326,40 +326,61 @@ def firing_layer(
     badges = _count_layer(rows, here, labels.Plot(x, y, *size), avoid, notes, skew=skew)
     present = [c for c in palette.WINDOW_EVENTS if any(r["what"] == c for r in rows)]
     colours = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
-    end = palette.FIRED_EVENT["end of input"]  # drawn over the elements (see the docstring)
-    under, over = [r for r in rows if r["what"] != end], [r for r in rows if r["what"] == end]
-    squares = [
-        spec.layer(
-            part,
-            {
-                "type": "point",
-                "filled": True,
-                "shape": FIRING_SHAPE,
-                "size": FIRING_SIZE,
-                "stroke": palette.INK,
-                "strokeWidth": 0.5,
-                "xOffset": {"expr": "datum.dx"},
+    squares = spec.layer(
+        rows,
+        {
+            "type": "point",
+            "filled": True,
+            "shape": FIRING_SHAPE,
+            "size": FIRING_SIZE,
+            "stroke": palette.INK,
+            "strokeWidth": 0.5,
+            "xOffset": {"expr": "datum.dx"},
+        },
+        {
+            "x": x.channel("x"),
+            "y": y.channel("y"),
+            "color": {
+                "field": "what",
+                "type": "nominal",
+                "title": "firing",
+                "scale": {"domain": present, "range": [colours[c] for c in present]},
             },
-            {
-                "x": x.channel("x"),
-                "y": y.channel("y"),
-                "color": {
-                    "field": "what",
-                    "type": "nominal",
-                    "title": "firing",
-                    "scale": {"domain": present, "range": [colours[c] for c in present]},
-                    **({"legend": None} if part is over and under else {}),  # (one legend)
-                },
-                "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
-                **_pile_outline(placed, any(UNCOUNTED in r for r in rows)),
-            },
-            [{"filter": f"datum.fired <= {PARAM}"}],
-        )
-        if part
-        else None
-        for part in (under, over)
-    ]
-    return squares[0], [s for s in squares[1:] if s is not None] + badges
+            "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
+            **_pile_outline(placed, any(UNCOUNTED in r for r in rows)),
+        },
+        [{"filter": f"datum.fired <= {PARAM}"}],
+    )
+    return squares, [*_end_outline(rows, x, y), *badges]
+
+
+END_OUTLINE = "end of input (outline)"
+"""The kind of the end of input's square outlines (``_end_outline``)."""
+
+
+def _end_outline(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
+    """The end of input's firing squares again, as outlines drawn over the elements: it fires
+    where the run ends, among its last elements, which would hide its square (drawn under
+    them, as every firing's, so an element there stays in sight: inside the outline)."""
+    end = palette.FIRED_EVENT["end of input"]
+    out = [r | {"kind": END_OUTLINE} for r in rows if r["what"] == end]
+    if not out:
+        return []
+    mark = {
+        "type": "point",
+        "filled": False,
+        "shape": FIRING_SHAPE,
+        "size": FIRING_SIZE,
+        "color": dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))[end],
+        "strokeWidth": 1.5,
+        "xOffset": {"expr": "datum.dx"},
+    }
+    encoding = {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "tooltip": spec.tooltips(out, ["x", "y", "fired"]),
+    }
+    return [spec.layer(out, mark, encoding, [{"filter": f"datum.fired <= {PARAM}"}])]
 
 
 FIRING_SIZE = 80
