@@ -113,7 +113,7 @@ def test_the_end_of_input_square_outlined_over_the_elements() -> None:
             "type": "point",
             "filled": False,
             "shape": "square",
-            "size": 80,
+            "size": 63,  # its 1.5 px stroke within the square's edge: (√80 − 1)²
             "color": palette.WATERMARK_COLOR,  # the end of input's (the watermark MAX)
             "strokeWidth": 1.5,
             "xOffset": {"expr": "datum.dx"},

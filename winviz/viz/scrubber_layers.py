@@ -354,8 +354,12 @@ def firing_layer(
     return squares, [*_end_outline(rows, x, y), *badges]
 
 
+FIRING_SIZE = 80
+"""A firing square's area (px²)."""
 END_OUTLINE = "end of input (outline)"
 """The kind of the end of input's square outlines (``_end_outline``)."""
+END_OUTLINE_SIZE = round((FIRING_SIZE**0.5 - 1) ** 2)
+"""The outline's area (px²): its 1.5 px stroke within the 0.5 px edge of the square."""
 
 
 def _end_outline(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
@@ -370,7 +374,7 @@ def _end_outline(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[s
         "type": "point",
         "filled": False,
         "shape": FIRING_SHAPE,
-        "size": FIRING_SIZE,
+        "size": END_OUTLINE_SIZE,
         "color": dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))[end],
         "strokeWidth": 1.5,
         "xOffset": {"expr": "datum.dx"},
@@ -381,10 +385,6 @@ def _end_outline(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[s
         "tooltip": spec.tooltips(out, ["x", "y", "fired"]),
     }
     return [spec.layer(out, mark, encoding, [{"filter": f"datum.fired <= {PARAM}"}])]
-
-
-FIRING_SIZE = 80
-"""A firing square's area (px²)."""
 
 
 def _firing_words(view: TraceView, op: str, marks: Columns) -> list[str] | None:
