@@ -403,7 +403,15 @@ def _panel(
         encoding["detail"] = {"field": "run", "type": "nominal"}  # a line per run
         for (n, k), rows in sorted(cut.rows.items()):
             runs = pd.DataFrame(
-                [r | {"line": r["path"][0], "run": f"{r['path'][1]}.{r['run']}"} for r in rows]
+                [
+                    r
+                    | {
+                        "line": r["path"][0],
+                        "attempt": r["path"][1],
+                        "run": f"{r['path'][1]}.{r['run']}",
+                    }
+                    for r in rows
+                ]
             ).drop(columns="path")
             if n == 1:
                 layers.append(spec.layer(_rows(runs), mark, encoding))
