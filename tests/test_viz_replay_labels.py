@@ -106,7 +106,11 @@ def test_the_reading_again_is_hollow_around_the_first_on_every_chart(restore_run
     # the scrubber's legends are independent: the readings again have their own, of the fates
     # read again only (here the replay's on-time reading)
     spec = charts["scrubber"][0].to_dict()
-    (enc,) = [lay["encoding"] for lay in spec["layer"] if lay["mark"].get("filled") is False]
+    (enc,) = [  # (the other hollow layer: the end of input's square outline, one colour)
+        lay["encoding"]
+        for lay in spec["layer"]
+        if lay["mark"].get("filled") is False and "color" in lay["encoding"]
+    ]
     for channel, values in (("color", ["#0072B2"]), ("shape", ["circle"])):
         assert enc[channel]["title"] == "read again (replay)"
         assert enc[channel]["scale"] == {"domain": ["on time"], "range": values}

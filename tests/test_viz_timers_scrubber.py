@@ -515,9 +515,10 @@ def test_scrubber_param_and_layers(trace) -> None:
         ("point", "fired"),  # firings made by t (issue 26), under the elements
         ("point", "element"),  # future, faded
         ("point", "element"),  # arrived by t
+        ("point", "end of input (outline)"),  # its square's outline over them (issue 26)
         ("text", "firing count"),  # "×2": a's and b's [0, 5000) fired at one point, over all
     ]
-    windows, now, wm, _, _, fut, arrived, _ = spec["layer"]
+    windows, now, wm, _, _, fut, arrived, _, _ = spec["layer"]
     assert windows["transform"][0]["calculate"].startswith("t < datum.opened ? 'not yet'")
     assert now["transform"] == [{"calculate": "t", "as": "y"}]
     assert wm["transform"][0] == {"filter": "datum.proc <= t"}
@@ -525,7 +526,7 @@ def test_scrubber_param_and_layers(trace) -> None:
     assert arrived["transform"] == [{"filter": "datum.arrived <= t"}]
     assert arrived["encoding"]["color"]["field"] == "fate"
     assert scrubber(trace, at=250).to_dict()["params"][0]["value"] == 250
-    assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 7
+    assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 8
 
 
 def test_scrubber_replay_settings_and_handlers(trace) -> None:
@@ -581,7 +582,7 @@ def test_scrubber_replay_compiles_to_no_vega_timer(trace) -> None:
 
 def test_scrubber_data(trace) -> None:
     spec = scrubber(trace).to_dict()
-    windows, _, wm, _, _, arrived, _, _ = spec["layer"]  # (the last: the count badge)
+    windows, _, wm, _, _, arrived, _, _, _ = spec["layer"]  # (the last: the count badge)
     assert [
         (w["x"], w["x2"], w["opened"], w["fired"], w["closed"]) for w in data(spec, windows)
     ] == [
@@ -662,9 +663,11 @@ def test_scrubber_binned_large() -> None:
     spec = scrubber(env.execute().trace).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
     assert any("binned" in n for n in spec["usermeta"]["winviz"]["notes"])
-    # the binned elements over the firings, the firings' count badges (5 keys a window) last,
-    # with the leader lines of those placed beyond reach (below their squares: off "now")
-    assert spec["layer"][-3]["encoding"]["size"]["field"] == "count"
+    # the binned elements over the firings, the end of input's square outline over them, the
+    # firings' count badges (5 keys a window) last, with the leader lines of those placed
+    # beyond reach (below their squares: off "now")
+    assert spec["layer"][-4]["encoding"]["size"]["field"] == "count"
+    assert spec["layer"][-3]["mark"]["filled"] is False  # the end of input's outline
     assert [lay["mark"]["type"] for lay in spec["layer"][-2:]] == ["rule", "text"]
 
 

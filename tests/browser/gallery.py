@@ -175,12 +175,17 @@ SCAN_JS = """() => {
       const name = path + "/" + (mark.name || mark.marktype);
       if (mark.marktype === "line") {  // its items are its vertices: a segment per pair
         let last = null;
+        const path = order++, style = (mark.items || [])[0] || {};
         (mark.items || []).forEach(function (item) {
           const o = item.opacity === undefined ? 1 : item.opacity;
           if (item.defined === false || !(o > 0) || item.x === undefined) { last = null; return; }
           const at = [ox + item.x, oy + (item.y || 0)];
           if (last) lines.push({ends: [last[0], last[1], at[0], at[1]], mark: name,
-                                role: mark.role, kind: item.datum ? (item.datum.kind || "") : ""});
+                                role: mark.role, kind: item.datum ? (item.datum.kind || "") : "",
+                                path: path, width: style.strokeWidth === undefined ? 1 :
+                                style.strokeWidth, dash: style.strokeDash || null,
+                                offset: style.strokeDashOffset || 0,
+                                line: item.datum ? String(item.datum.line || "") : ""});
           last = at;
         });
         return;
@@ -240,7 +245,10 @@ SCAN_JS = """() => {
 
 SLACK = 1.0  # pixels two boxes may share (anti-aliasing, Vega's rounding of text bounds)
 MERGE_MIN_PX = 8.0  # a "merged" mark's box is at least this wide and high (issue 26)
-DEFECTS = ("text/text", "text/point", "text/line", "hidden", "cut", "far", "small", "on line")
+DEFECTS = (
+    "text/text", "text/point", "text/line", "hidden", "cut", "far", "small", "on line",
+    "line/line",
+)  # fmt: skip
 """What ``defects`` counts: see its docstring."""
 
 
@@ -384,7 +392,42 @@ def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
         if p["kind"] == "merged" and min(w, h) < MERGE_MIN_PX:
             found["small"].append(f"{p['mark']} merged mark {w:.1f} × {h:.1f} px")
     found["on line"] = on_lines(points, scene["rules"])
+    found["line/line"] = hidden_lines(scene["lines"])
     return found
+
+
+def _left_in_sight(under: dict[str, Any], over: dict[str, Any]) -> bool:
+    """Whether a line segment stays in sight under another drawn later on the same pixels:
+    the later is at least 1 px thinner (the earlier shows on both sides), or both are dashed
+    alike and take turns (the same dash array, other offsets: ``winviz.viz.coinciding``)."""
+    if under["width"] - over["width"] >= 1:
+        return True
+    return bool(under["dash"]) and under["dash"] == over["dash"] and (
+        under["offset"] % sum(under["dash"]) != over["offset"] % sum(over["dash"])
+    )  # fmt: skip
+
+
+def hidden_lines(lines: list[dict[str, Any]]) -> list[str]:
+    """Data line segments lying exactly under a segment of another line drawn later (the
+    same two ends, within ``SLACK``, either way round) that does not leave them in sight
+    (``_left_in_sight``): only the last drawn of coinciding lines would be seen (issue 26:
+    the propagation chart's operators with one watermark)."""
+    at: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+    for seg in lines:
+        if seg["role"] != "mark" or seg["ends"][:2] == seg["ends"][2:]:
+            continue
+        a, b = sorted([tuple(seg["ends"][:2]), tuple(seg["ends"][2:])])
+        at.setdefault(tuple(round(v / SLACK) for v in (*a, *b)), []).append(seg)
+    out = []
+    for segs in at.values():
+        for under in segs:
+            over = [
+                o for o in segs
+                if o["path"] > under["path"] and not _left_in_sight(under, o)
+            ]  # fmt: skip
+            if over:
+                out.append(f"{under['mark']} {under['line']!r} under {over[0]['line']!r}")
+    return out
 
 
 ON_LINE = (
