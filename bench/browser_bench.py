@@ -33,9 +33,9 @@ JupyterLab, the kernel is idle). Each step is split where the page lets us see i
 
 Each step also counts the page's ``<svg>`` ``getBoundingClientRect`` calls up to the paint and
 the ms spent in them ("svg rects"): Vega reads it on every event of a view (its event
-extension), and a scrubber's replay timer sends its view an event every 100 ms, playing or not
-(Vega 6 starts a timer stream's interval when the view is made and stops it only in
-``finalize``); when the page's layout is not clean, each such call runs a layout.
+extension; a scrubber's replay was a Vega timer stream that sent its view an event every
+100 ms, playing or not, until ``winviz.viz.view_script`` played it); when the page's layout is
+not clean, each such call runs a layout.
 
 Prints each explorer's median (and the quartiles) and the goal lines of issue 30: median ≤
 100 ms in JupyterLab, ≤ 80 ms on exported pages. A bench reports; it always exits 0 (a

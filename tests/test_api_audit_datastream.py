@@ -170,7 +170,9 @@ def test_from_pandas_of_no_frame_is_named(frame: Any) -> None:
     """A list raised AttributeError: 'list' object has no attribute 'to_dict'; a Series
     TypeError from Series.to_dict."""
     with pytest.raises(
-        ArgumentTypeError, match=r"field 'frame', value '(list|Series)': from_pandas"
+        ArgumentTypeError,
+        match=r"(?s)field 'frame', value .*: from_pandas takes a pandas DataFrame, not "
+        r"(list|Series)",
     ):
         wv.StreamExecutionEnvironment().from_pandas(frame)
 

@@ -107,3 +107,56 @@ def test_a_malformed_transcript_is_named_and_the_others_still_run(
         "PASS t",
         "1 passed, 0 failed, 1 could not be run",
     ]
+
+
+WINDOW = """name: w
+operator:
+  kind: window
+  assigner: {type: global}
+  trigger: {type: count, n: 2}
+  function: sum
+steps:
+  - element: {key: k, value: 1, ts: 1}
+  - element: {key: k, value: 1, ts: 2}
+    expect: [{key: k, value: 2, ts: "MAX", window: [null, null]}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            WINDOW.replace("ts: 1}", "ts: 1, bogus: 1}"),
+            "step 0: element: unknown field(s) ['bogus'] (expected key, value, ts)",
+        ),
+        (
+            WINDOW.replace("{key: k, value: 1, ts: 1}", "{value: 1, ts: 1}"),
+            "step 0: element: missing field 'key'",
+        ),
+        (
+            WINDOW.replace('ts: "MAX"', 'ts: "MAXX"'),
+            'step 1: expect.ts: expected an integer (or "MIN"/"MAX"), got \'MAXX\'',
+        ),
+        (
+            WINDOW.replace("window: [null, null]", "window: [0, x]"),
+            'step 1: expect.window: expected an integer (or "MIN"/"MAX"), got \'x\'',
+        ),
+        (
+            WINDOW.replace("n: 2", "n: 0"),
+            "operator: field 'CountTrigger max_count', value 0: CountTrigger max_count must be "
+            "at least 1 (expected an int >= 1)",
+        ),
+    ],
+)
+def test_a_window_transcript_that_cannot_run_is_an_error_not_a_failure(
+    tmp_path: Path, capsys, text: str, reason: str
+) -> None:
+    bad, good = tmp_path / "a_bad.yaml", tmp_path / "b_good.yaml"
+    bad.write_text(text)
+    good.write_text(WINDOW)
+    assert conformance(["run", str(tmp_path)]) == 2
+    assert capsys.readouterr().out.splitlines() == [
+        f"ERROR {bad}: {reason}",
+        "PASS w",
+        "1 passed, 0 failed, 1 could not be run",
+    ]

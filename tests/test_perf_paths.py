@@ -143,7 +143,7 @@ def test_the_fast_paths_are_taken() -> None:
     ]
 
 
-def _failing_job(trace: bool, fast: bool, where: str):
+def _failing_job(trace: bool, fast: bool, where: str, arrival_interval: int = 1):
     """A reduce that raises on the element with value 3 (``where="reduce"``), a key selector
     that raises on it (``where="key"``), a timestamp assigner that raises on it
     (``where="assigner"``) or gives it a timestamp that is not one (``where="timestamp"``),
@@ -176,7 +176,7 @@ def _failing_job(trace: bool, fast: bool, where: str):
             )
         ),
         key=lambda e: e[0] if where != "key" or e[2] != 3 else e[99],
-        arrival_interval=1,
+        arrival_interval=arrival_interval,
     )
     out = windowed.reduce(reduce) if where == "reduce" else windowed.aggregate(Agg(lambda e: e[2]))
     out.sink_to("out")
@@ -208,6 +208,30 @@ def test_errors_are_the_same_on_both_paths(trace: bool, where: str) -> None:
         assert "record 2" in str(fast) and "IndexError" in str(fast) and "key '" not in str(fast)
     else:
         assert "key 'b'" in str(fast) and "window [0, 50)" in str(fast)
+
+
+@pytest.mark.parametrize(("where", "records"), [("reduce", 3), ("key", 3), ("fire", 4)])
+def test_a_batch_of_one_takes_process_element_with_the_one_by_one_trace(where, records) -> None:
+    """Records 500 ms apart, watermarks every 200 ms: each source batch is one record, which
+    the kernel takes ``process_element``'s way (``WindowKernel.one_record``); the error, trace
+    and metrics are Flink's path's, up to the record that fails."""
+    taken: list[int] = []
+    one = WindowKernel.one_record
+
+    def spy(self, batch, ts, arrival):
+        taken.append(len(batch))
+        one(self, batch, ts, arrival)
+
+    WindowKernel.one_record = spy
+    try:
+        fast = _failing_job(True, True, where, arrival_interval=500)
+    finally:
+        WindowKernel.one_record = one
+    slow = _failing_job(True, False, where, arrival_interval=500)
+    assert taken == [1] * records
+    assert str(fast) == str(slow)
+    assert fast.partial_result.metrics == slow.partial_result.metrics
+    assert fast.trace.to_json() == slow.trace.to_json()
 
 
 def test_a_run_raises_the_full_collection_threshold_and_puts_it_back() -> None:

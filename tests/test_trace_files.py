@@ -305,7 +305,9 @@ def test_bad_paths_are_refused_clearly(tmp_path: Path) -> None:
     trace = _session_job()
     with pytest.raises(TypeError, match=r"path None: expected a str or pathlib\.Path"):
         trace.save(None)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"path 3: expected a str or pathlib\.Path"):
+    with pytest.raises(
+        TypeError, match=r"value 3: load_trace\(\) takes the path of a trace file, not int"
+    ):
         wv.load_trace(3)  # type: ignore[arg-type]
     target = tmp_path / "no" / "such" / "dir" / "run.parquet"
     with pytest.raises(wv.TraceFileError, match="cannot write the trace file there") as err:

@@ -447,6 +447,7 @@ def test_scrubber_skew_mode(sessions) -> None:
         "label": [{"filter": "datum.x <= t"}],
         "now": [{"calculate": "t", "as": "x"}],
         "fired": [{"filter": "datum.fired <= t"}],
+        "end of input (outline)": [{"filter": "datum.fired <= t"}],  # over the elements
     }
     fired = rows_of(spec, "fired")
     assert [(r["x"], r["y"], r["fired"]) for r in fired[:2]] == [

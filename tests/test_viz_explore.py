@@ -266,12 +266,20 @@ def test_the_scrubbers_t_is_read_back_and_kept_across_runs() -> None:
 
 def test_the_scrubbers_replay_is_in_the_widget_and_play_is_read_back() -> None:
     """Replay is on by default in an explorer's scrubber too: the JupyterChart's spec has the
-    timer handler on t and the play checkbox, and both parameters are synced back."""
+    replay's settings (its page script plays them) and the play checkbox, and both parameters
+    are synced back."""
     ex = explore(counts, RECORDS, bound=(0, 5000, 500), charts=("scrubber",))
     (jc,) = ex.charts
     t, play = ex.specs()[0]["params"]
-    assert (t["name"], t["on"][0]["events"]) == ("t", {"type": "timer", "throttle": 100})
-    assert t["on"][0]["update"] == "play ? (t >= 500 ? 0 : min(500, t + 5)) : t"
+    assert (t["name"], "on" in t, "on" in play) == ("t", False, False)  # no Vega timer
+    assert ex.specs()[0]["usermeta"]["winviz"]["replay"] == {
+        "param": "t",
+        "switch": "play",
+        "min": 0,
+        "max": 500,
+        "tick_ms": 100,
+        "step": 5,
+    }
     assert (play["name"], play["value"], play["bind"]["input"]) == ("play", False, "checkbox")
     assert ex.param("play") == 0  # JupyterChart keeps a boolean parameter as a float
     jc._params = {"t": 0, "play": True}  # the learner ticks play at t = 0 ...
@@ -283,10 +291,10 @@ def test_the_scrubbers_replay_is_in_the_widget_and_play_is_read_back() -> None:
 
 
 def test_a_scrubber_shown_by_the_jupyter_renderer_is_a_widget_with_replay(monkeypatch) -> None:
-    """Altair's "jupyter" renderer would re-validate the dict (and refuse ``on``): a winviz
-    chart hands itself to a JupyterChart with the renderer's options instead (``spec``): an
-    ``ExplorerChart``, whose page script does not re-tick "play" (explorer_chart)."""
-    from winviz.viz import scrubber
+    """Altair's "jupyter" renderer would re-validate the dict: a winviz chart hands itself to
+    a JupyterChart with the renderer's options instead (``spec``): an ``ExplorerChart``, whose
+    page script plays the replay (view_script) and does not re-tick "play" (explorer_chart)."""
+    from winviz.viz import explorer_chart, scrubber, view_script
     from winviz.viz.explorer_chart import ExplorerChart
 
     made: list[ExplorerChart] = []
@@ -308,7 +316,8 @@ def test_a_scrubber_shown_by_the_jupyter_renderer_is_a_widget_with_replay(monkey
     (widget,) = made
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.model_id
     assert widget.embed_options == {"actions": False}
-    assert widget.spec["params"][0]["on"][0]["events"] == {"type": "timer", "throttle": 100}
+    assert widget.spec["usermeta"]["winviz"]["replay"]["tick_ms"] == 100
+    assert explorer_chart.ESM.startswith(view_script.SCRIPT)  # the page's own script too
 
 
 def test_a_failing_pipeline_shows_the_error_in_place_and_recovers() -> None:

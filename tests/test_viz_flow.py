@@ -246,7 +246,7 @@ def test_bad_arguments_name_themselves() -> None:
         operator_flow(run, "1")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"operator 'windows' is not a window operator"):
         operator_flow(run, 0, operator="windows")
-    with pytest.raises(ValueError, match=r"width must be an int of at least 100 px, got 0"):
+    with pytest.raises(ValueError, match=r"field 'width', value 0: width must be at least 100 px"):
         operator_flow(run, 0, width=0)
     assert steps(run, -1) == steps(run, 2)  # from the end, as a list
 

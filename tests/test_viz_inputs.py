@@ -42,7 +42,10 @@ def test_empty_trace(chart) -> None:
 
 @pytest.mark.parametrize("chart", [viz.timeline, viz.window_lanes])
 def test_no_trace_at_all(chart) -> None:
-    m = message(chart(None))
+    assert message(chart(None))["message"] == "The trace given is None."
+    env = wv.StreamExecutionEnvironment(trace=False)
+    env.from_collection([1]).sink_to("out")
+    m = message(chart(env.execute()))
     assert m["message"] == "There is no trace: the job ran with trace=False."
 
 

@@ -74,6 +74,32 @@ def steps(spec: dict[str, Any], lay: dict[str, Any]) -> dict[str, list[tuple[int
     return out
 
 
+def channel_steps(spec: dict[str, Any]) -> dict[str, list[tuple[int, int]]]:
+    """Each channel line's vertices in drawing order, its runs joined (issue 26: cut where
+    lines lie on each other, ``coinciding.runs``), a vertex repeated in a row once."""
+    rows = [
+        r
+        for lay in spec["layer"]
+        if lay["mark"]["type"] == "line" and lay["mark"]["strokeWidth"] == 1.8
+        for r in data(spec, lay)
+    ]
+    out: dict[str, list[tuple[int, int]]] = {}
+    run = lambda r: [int(n) for n in str(r.get("run", r.get("attempt"))).split(".")]  # noqa: E731
+    for r in sorted(rows, key=lambda r: (r["line"], run(r), r["i"])):
+        line = out.setdefault(r["line"], [])
+        if not line or line[-1] != (r["x"], r["y"]):
+            line.append((r["x"], r["y"]))
+    return out
+
+
+STEP_UP = (
+    "lines that lie on each other are drawn in alternating dashes of their colours, one dash "
+    "each (steps up at one time: kafka[0], kafka[1])"
+)
+"""At 600 ms partition 0 steps up from 99 to 599 and partition 1 from 199 to 699: the lines
+lie on each other from 199 to 599."""
+
+
 def test_layers_and_encodings(fixed) -> None:
     spec = propagation_chart(fixed).to_dict()
     meta = spec["usermeta"]["winviz"]
@@ -82,9 +108,16 @@ def test_layers_and_encodings(fixed) -> None:
         "the operator's watermark (thick black) is the minimum over its active input channels "
         "(coloured); shaded: idle",
         "operator 'watermarks': 2 input channel(s), 1 channel idle period(s)",
+        f"operator 'watermarks': {STEP_UP}",
     ]
-    idle, op_line, ch_lines, points = spec["layer"]
-    assert [lay["mark"]["type"] for lay in spec["layer"]] == ["rect", "line", "line", "point"]
+    idle, op_line, ch_lines, first, second, points = spec["layer"]
+    assert [lay["mark"]["type"] for lay in spec["layer"]] == ["rect"] + ["line"] * 4 + ["point"]
+    # where they lie on each other, partitions 0 and 1 take turns, a 5 px dash each
+    assert steps(spec, first) == {"kafka[0]": [(600, 199), (600, 599)]}
+    assert steps(spec, second) == {"kafka[1]": [(600, 199), (600, 599)]}
+    assert [
+        (lay["mark"]["strokeDash"], lay["mark"]["strokeDashOffset"]) for lay in (first, second)
+    ] == [([5, 5], 0), ([5, 5], 5)]
     assert idle["mark"]["opacity"] == 0.15
     assert "y" not in idle["encoding"]  # full height
     assert op_line["mark"]["strokeWidth"] == 3.5 and ch_lines["mark"]["strokeWidth"] == 1.8
@@ -127,7 +160,7 @@ def test_layers_and_encodings(fixed) -> None:
 
 def test_lines_idle_and_points_data(fixed) -> None:
     spec = propagation_chart(fixed).to_dict()
-    idle, op_line, ch_lines, points = spec["layer"]
+    idle, op_line, *_, points = spec["layer"]
     # partition 1 is idle from 1400 ms to the end of the trace (2000 ms)
     assert data(spec, idle) == [
         {
@@ -139,13 +172,13 @@ def test_lines_idle_and_points_data(fixed) -> None:
             "idle until": "end of trace",
         }
     ]
-    assert steps(spec, ch_lines) == {
+    assert channel_steps(spec) == {
         "kafka[0]": [
-            (200, 99), (600, 99), (600, 599), (1200, 599), (1200, 1199),
-            (1600, 1199), (1600, 1799), (2000, 1799), (2000, 2499), (2000, 2499),
+            (200, 99), (600, 99), (600, 199), (600, 599), (1200, 599), (1200, 1199),
+            (1600, 1199), (1600, 1799), (2000, 1799), (2000, 2499),
         ],
         # its last watermark held flat to the end of the trace
-        "kafka[1]": [(200, 199), (600, 199), (600, 699), (2000, 699)],
+        "kafka[1]": [(200, 199), (600, 199), (600, 599), (600, 699), (2000, 699)],
     }  # fmt: skip
     # the minimum: 699 (partition 1's) until partition 1 is idle at 1400, then partition 0's;
     # MAX at the end of input is drawn on the top edge (2571)
@@ -181,22 +214,22 @@ def test_lines_idle_and_points_data(fixed) -> None:
 
 def test_the_stall_without_idleness() -> None:
     spec = propagation_chart(partitioned()).to_dict()
-    assert [lay["mark"]["type"] for lay in spec["layer"]] == ["line", "line", "point"]
-    _, ch_lines, _ = spec["layer"]
+    assert [lay["mark"]["type"] for lay in spec["layer"]] == ["line"] * 4 + ["point"]
     # the source's watermark stays at partition 1's 699 until the end of input
     assert steps(spec, spec["layer"][0])[OP][4:] == [
         (1200, 699), (2000, 699), (2000, 2571), (2000, 2571)
     ]  # fmt: skip
-    assert steps(spec, ch_lines)["kafka[1]"][-1] == (2000, 699)
-    assert spec["usermeta"]["winviz"]["notes"][1] == (
-        "operator 'watermarks': 2 input channel(s), 0 channel idle period(s)"
-    )
+    assert channel_steps(spec)["kafka[1]"][-1] == (2000, 699)
+    assert spec["usermeta"]["winviz"]["notes"][1:] == [
+        "operator 'watermarks': 2 input channel(s), 0 channel idle period(s)",
+        f"operator 'watermarks': {STEP_UP}",
+    ]
 
 
 def test_union_channels_and_operator_idle() -> None:
     spec = propagation_chart(union_all_idle()).to_dict()
     marks = [lay["mark"]["type"] for lay in spec["layer"]]
-    assert marks == ["rect", "rect", "text", "line", "line", "point"]
+    assert marks == ["rect", "rect", "text", "line", "line", "line", "line", "point"]
     chan, strip, label = spec["layer"][:3]
     assert [(d["line"], d["x"], d["x2"], d["idle until"]) for d in data(spec, chan)] == [
         ("watermarks", 800, 3000, "3,000 ms"),
@@ -260,13 +293,14 @@ def test_parallel_subtasks_get_a_panel_each() -> None:
         "subtask 1 of 'window': 2 input channel(s), 1 channel idle period(s)",
     ]
     panel = spec["vconcat"][0]
-    idle, op_line, ch_lines, _ = panel["layer"]
+    idle, op_line, *_ = panel["layer"]
     assert [(d["line"], d["x"], d["x2"]) for d in data(spec, idle)] == [
         ("watermarks#1", 1400, 2000)
     ]
-    assert steps(spec, ch_lines)["watermarks#1"][:4] == [
+    assert channel_steps({**spec, "layer": panel["layer"]})["watermarks#1"][:5] == [
         (200, 199),
         (600, 199),
+        (600, 599),  # (from 199 on watermarks#0's step up too: alternating dashes)
         (600, 699),
         (2000, 699),
     ]
@@ -296,10 +330,30 @@ def test_chain_fallback_without_several_inputs() -> None:
         "no operator with several inputs: one line per operator's watermark; shaded: idle",
         "2 operator(s), 0 idle period(s)",
     ]
-    lines = steps(spec, spec["layer"][0])
-    assert list(lines) == ["watermarks", "window"]
-    assert lines["watermarks"] == lines["window"]  # one input: the window takes it directly
-    assert lines["window"][:4] == [(200, 999), (500, 999), (500, 2999), (500, 2999)]
+    # one input: the window takes the watermark directly — both lines have the same
+    # vertices, so each is drawn in alternating dashes of the two colours (issue 26: the
+    # window's line lay exactly on the watermark operator's, which could not be seen)
+    first, second, _ = spec["layer"]
+    assert [first["mark"], second["mark"]] == [
+        {
+            "type": "line",
+            "interpolate": "linear",
+            "strokeWidth": 1.8,
+            "strokeDash": [5, 5],
+            "strokeDashOffset": offset,
+        }
+        for offset in (0, 5)  # their dashes take turns
+    ]
+    assert "strokeDash" not in first["encoding"]
+    assert first["encoding"]["detail"] == {"field": "run", "type": "nominal"}
+    vertices = [(200, 999), (500, 999), (500, 2999), (500, 3059)]  # 3059: MAX on the top edge
+    assert steps(spec, first) == {"watermarks": vertices}
+    assert steps(spec, second) == {"window": vertices}
+    assert {v["run"] for v in data(spec, first) + data(spec, second)} == {"0.0"}
+    assert spec["usermeta"]["winviz"]["notes"][3] == (
+        "lines that lie on each other are drawn in alternating dashes of their colours, one "
+        "dash each (watermarks and window: the same for 300 ms of processing time)"
+    )
 
 
 def test_operator_choice_and_several_panels() -> None:
@@ -472,15 +526,26 @@ def test_a_reader_without_partitions_is_held_at_min_until_the_end_of_input() -> 
     spec = propagation_chart(result, operator="window#0").to_dict()
     assert spec["usermeta"]["winviz"]["notes"][1:] == [
         "subtask 0 of 'window': 3 input channel(s), 0 channel idle period(s)",
+        "subtask 0 of 'window': lines that lie on each other are drawn in alternating dashes "
+        "of their colours, one dash each (steps up at one time: watermarks#0, watermarks#1, "
+        "watermarks#2)",
         MIN_NOTE,
     ]
-    op_line, ch_lines, _ = spec["layer"]
+    op_line, *_ = spec["layer"]
     # colours in channel order: the line held at MIN does not come first
     assert op_line["encoding"]["color"]["scale"]["domain"] == [
         "watermark of 'window#0'", "watermarks#0", "watermarks#1", "watermarks#2"
     ]  # fmt: skip
-    assert steps(spec, ch_lines)["watermarks#2"] == [
-        (200, 45), (1600, 45), (1600, 1953), (1600, 1953)
+    # MIN until the end of input, then MAX on the top edge (cut where watermarks#0's and #1's
+    # steps up at 1,600 ms start and end: they lie on it there)
+    assert channel_steps(spec)["watermarks#2"] == [
+        (200, 45),
+        (1600, 45),
+        (1600, 1199),
+        (1600, 1299),
+        (1600, 1799),
+        (1600, 1899),
+        (1600, 1953),
     ]  # fmt: skip
     assert steps(spec, op_line) == {
         "watermark of 'window#0'": [(200, 45), (1600, 45), (1600, 1953), (1600, 1953)]

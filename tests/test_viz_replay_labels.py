@@ -16,6 +16,7 @@ from tests.chart_jobs import session_job
 from winviz import viz
 from winviz.viz import palette, propagation, replay
 from winviz.viz.labels import (
+    LABEL_PLACES,
     LABEL_REACH_PX,
     Plot,
     _Boxes,
@@ -105,7 +106,11 @@ def test_the_reading_again_is_hollow_around_the_first_on_every_chart(restore_run
     # the scrubber's legends are independent: the readings again have their own, of the fates
     # read again only (here the replay's on-time reading)
     spec = charts["scrubber"][0].to_dict()
-    (enc,) = [lay["encoding"] for lay in spec["layer"] if lay["mark"].get("filled") is False]
+    (enc,) = [  # (the other hollow layer: the end of input's square outline, one colour)
+        lay["encoding"]
+        for lay in spec["layer"]
+        if lay["mark"].get("filled") is False and "color" in lay["encoding"]
+    ]
     for channel, values in (("color", ["#0072B2"]), ("shape", ["circle"])):
         assert enc[channel]["title"] == "read again (replay)"
         assert enc[channel]["scale"] == {"domain": ["on time"], "range": values}
@@ -275,6 +280,69 @@ def test_the_running_examples_far_labels_have_leaders() -> None:
         and abs(m["dy"]) == 9
     ]  # fmt: skip
     assert [r["label"] for rows in near for r in rows] == ["eg · event-time timer at 19999"]
+
+
+# -- the ideal diagonal: a guide, crossed only where a label has no other place -----------------
+
+DIAGONAL = ((0.0, 1000.0, 1000.0, 0.0), palette.IDEAL)  # x + y = 1000 in pixels
+
+
+def test_a_label_keeps_off_a_guide_where_another_place_is_free() -> None:
+    taken = _Boxes()
+    taken.guides = [DIAGONAL]  # through its first place, (507, 485)–(525, 497)
+    placed, hidden = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), taken)
+    # the next place, right below the mark ((507, 503)–(525, 515)), is off it
+    assert (placed, hidden) == (
+        {("left", 7, 9): [{"x": 500, "y": 500, "label": "abc", "kind": "firing label"}]},
+        0,
+    )
+    # farther away (a leader to it) rather than across the guide: the places beside the mark
+    # taken, the guide through the first place a line up (507, 473)–(525, 485), the next
+    # ones a line away have their leaders cross a box taken: two lines below
+    taken = _Boxes()
+    taken.add((470, 486, 495, 514))
+    taken.add((506, 490, 530, 514))
+    taken.guides = [((0.0, 995.0, 995.0, 0.0), palette.IDEAL)]
+    placed, _ = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), taken)
+    assert list(placed) == [("left", 7, 33)]
+    assert "across" not in placed[("left", 7, 33)][0]
+
+
+def test_a_label_crosses_a_guide_where_no_other_place_is_free() -> None:
+    # every place but the first taken, the guide through the first: the label crosses the
+    # guide (a faint line, not a mark) rather than being left out, and says so
+    taken = _Boxes()
+    for place in LABEL_PLACES[1:]:
+        taken.add(_text_box(500, 500, "abc", *place))
+    before = taken.copy()
+    taken.guides = [DIAGONAL]
+    placed, hidden = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), taken)
+    assert hidden == 0
+    assert placed == {("left", 7, -9): [
+        {"x": 500, "y": 500, "label": "abc", "kind": "firing label", "across": palette.IDEAL}
+    ]}  # fmt: skip
+    # without the guide the same place, unmarked
+    placed, _ = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), before)
+    assert "across" not in placed[("left", 7, -9)][0]
+
+
+def test_the_running_examples_texts_across_the_diagonal_say_so() -> None:
+    # at the end of input the diagonal runs through the top-right corner: the MAX text and
+    # "h · end of input" have no place off it (no mark, line or label there) and cross it,
+    # marked; every other text keeps off it
+    spec = viz.timeline(running_example().trace).to_dict()
+    texts = [
+        (r.get("label") or r["text"], r.get("across"))
+        for m, rows in layers_of(spec)
+        if m["type"] == "text"
+        for r in rows
+    ]
+    assert sorted(texts) == [
+        ("abcd · event-time timer at 9999", None),
+        ("eg · event-time timer at 19999", None),
+        ("h · end of input", palette.IDEAL),
+        ("watermark = MAX (end of input) →", palette.IDEAL),
+    ]
 
 
 # -- the merge mark -----------------------------------------------------------------------------

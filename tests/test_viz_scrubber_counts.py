@@ -11,9 +11,10 @@ from chart_jobs import kernel_job
 from test_viz_timers_scrubber import event_job
 
 from winviz import viz
-from winviz.viz import piles, spec
+from winviz.viz import palette, piles, spec
 from winviz.viz.scrubber_layers import (
     COUNT_NOTE,
+    END_OUTLINE,
     UNCOUNTED,
     _counted_words,
     _firings_here,
@@ -92,6 +93,35 @@ def test_badges_of_a_dense_run_and_the_one_with_no_place() -> None:
         "1 count badge(s) left out where they would cross a mark: a thick outline marks their "
         f"square (hover it: '{UNCOUNTED}')"
     ) in skew["title"]["subtitle"]
+
+
+def test_the_end_of_input_square_outlined_over_the_elements() -> None:
+    """A dense run (kernel_job): the end of input fires the last windows where the run ends,
+    among its last elements, which hid most of its square — its outline is drawn again over
+    them (a layer after the elements', before the badges; hollow: an element there stays in
+    sight), in the end of input's colour, with the square's tooltip."""
+    run = kernel_job(3000)
+    for mode, at in (("timeline", (2999, 2999)), ("skew", (2999, 0))):
+        chart = viz.scrubber.vega_lite(run, view=mode)
+        kinds = [spec.rows(lay)[0]["kind"] if spec.rows(lay) else None for lay in chart["layer"]]
+        (squares,) = layers_of(chart, "fired")
+        (outline,) = layers_of(chart, END_OUTLINE)
+        end = [r for r in spec.rows(squares) if r["what"] == "fired: end of input"]
+        assert [(r["x"], r["y"], r["firings"]) for r in end] == [(*at, 20)]
+        assert spec.rows(outline) == [r | {"kind": END_OUTLINE} for r in end]
+        assert outline["mark"] == {
+            "type": "point",
+            "filled": False,
+            "shape": "square",
+            "size": 63,  # its 1.5 px stroke within the square's edge: (√80 − 1)²
+            "color": palette.WATERMARK_COLOR,  # the end of input's (the watermark MAX)
+            "strokeWidth": 1.5,
+            "xOffset": {"expr": "datum.dx"},
+        }
+        assert outline["transform"] == squares["transform"]  # shown once made
+        elements = [i for i, k in enumerate(kinds) if k == "element"]
+        assert kinds.index("fired") < min(elements)
+        assert max(elements) < kinds.index(END_OUTLINE) < kinds.index("firing count")
 
 
 def test_firings_here_adds_the_marks_counted_on_a_square() -> None:

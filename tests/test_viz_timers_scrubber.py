@@ -14,9 +14,8 @@ import vl_convert as vlc
 from jobs import bounded, count_pipeline
 
 import winviz as wv
-from winviz.viz import scale
+from winviz.viz import scale, timers
 from winviz.viz.scrubber import replay_settings, scrubber
-from winviz.viz.spec import with_replay
 from winviz.viz.timer_records import timer_lives, timer_records
 from winviz.viz.timers import timers_chart
 from winviz.viz.trace_view import open_trace
@@ -357,7 +356,9 @@ def test_timers_key_dropdown_for_many_keys() -> None:
     ]
     keep = [{"filter": "timer_key === '' || datum.key === timer_key"}]
     assert layer_of(spec, "timer")["transform"] == keep
-    assert layer_of(spec, "timer event")["transform"] == keep
+    # the timer events' layer holds ▼ placed for one dropdown value each (their ``view``)
+    by_view = "isDefined(datum.view) ? datum.view === timer_key : (" + keep[0]["filter"] + ")"
+    assert layer_of(spec, "timer event")["transform"] == [{"filter": by_view}]
     assert "transform" not in layer_of(spec, "watermark")
     assert layer_of(spec, "timer")["encoding"]["color"]["field"] == "domain"
     rules = rows_of(spec, "timer")
@@ -381,6 +382,55 @@ def test_timers_dropdown_filters_in_the_renderer() -> None:
 
     assert [re.search(r"key: (k\d+)", r).group(1) for r in rules("k3")] == ["k3"]
     assert len(rules("")) == 10
+
+
+def test_timers_dropdown_shows_each_keys_dedups() -> None:
+    """A key picked in the dropdown shows all its de-duplicated registrations, placed for its
+    view alone, and only their "×n" (issue 26): k7's four elements (arrivals 70, 170, 270,
+    370 ms) each re-register the window's timer 999 (the trigger's; the first's cleanup timer
+    is the same timer): 1, 2, 2 and 2 registrations. Before, the every-key view's ▼ of 370 –
+    380 ms (k7's and k8's, ×4) was the only one at 370 ms and was hidden for k7, and every
+    other ▼'s "×2" stayed drawn with its ▼ hidden."""
+    spec = timers_chart(many_keys_job(10, 40)).to_dict()
+    dedups = [r for r in rows_of(spec, "timer event") if r["event"] == timers.DEDUP_EVENT]
+    views = {r["view"] for r in dedups}
+    assert views == {"", *[f"k{i}" for i in range(10)]}
+    # every view counts its key's registrations once: 7 per key, 70 for every key
+    layers = [data(spec, lay) for lay in spec["hconcat"][0]["layer"]]
+    above = next(rows for rows in layers if rows and "above" in rows[0] and "text" not in rows[0])
+    for view in views:
+        n = sum(r["registrations"] for r in [*dedups, *above] if r["view"] == view)
+        assert n == (70 if view == "" else 7), view
+    k7 = [(r["key"], r["y"], r["registrations"], r["registered"]) for r in dedups
+          if r["view"] == "k7"]  # fmt: skip
+    assert k7 == [
+        ("k7", 70, 1, "70 ms"),
+        ("k7", 170, 2, "170 ms"),
+        ("k7", 270, 2, "270 ms"),
+        ("k7", 370, 2, "370 ms"),
+    ]
+
+    key = next(p for p in spec["params"] if p["name"] == "timer_key")
+
+    def drawn(value: str) -> tuple[list[tuple[str, str]], list[str]]:
+        key["value"] = value
+        svg = vlc.vegalite_to_svg(spec)
+        points = re.findall(r'aria-label="([^"]*)"[^>]*aria-roledescription="point"', svg)
+        marks = [
+            re.search(r"registered: ([^;]*);.*registrations: (\d+)", p).groups()
+            for p in points
+            if timers.DEDUP_EVENT in p
+        ]
+        return marks, re.findall(r">(×\d+)<", svg)
+
+    assert drawn("k7") == (
+        [("70 ms", "1"), ("170 ms", "2"), ("270 ms", "2"), ("370 ms", "2")],
+        ["×2", "×2", "×2"],
+    )
+    every, counts = drawn("")
+    assert (len(every), sum(int(n) for _, n in every)) == (39, 70)
+    assert every[-2:] == [("370 ms – 380 ms", "4"), ("390 ms", "2")]  # (390: the row above)
+    assert len(counts) == 29
 
 
 def test_timers_aggregate_large_traces() -> None:
@@ -451,21 +501,11 @@ def test_scrubber_param_and_layers(trace) -> None:
                 "step": 1,
                 "name": "processing time t (ms) ",
             },
-            # replay: 10 s at one tick per 100 ms = 100 ticks over 700 ms → 7 ms per tick
-            "on": [
-                {
-                    "events": {"type": "timer", "throttle": 100},
-                    "update": "play ? (t >= 700 ? 0 : min(700, t + 7)) : t",
-                }
-            ],
         },
-        {
-            "name": "play",
-            "value": False,
-            "bind": {"input": "checkbox", "name": "play "},
-            "on": [{"events": {"signal": "t"}, "update": "play && t < 700"}],
-        },
+        {"name": "play", "value": False, "bind": {"input": "checkbox", "name": "play "}},
     ]
+    # replay: 10 s at one tick per 100 ms = 100 ticks over 700 ms → 7 ms per tick
+    assert spec["usermeta"]["winviz"]["replay"]["step"] == 7
     kinds = [(lay["mark"]["type"], data(spec, lay)[0]["kind"]) for lay in spec["layer"]]
     assert kinds == [
         ("rect", "window"),
@@ -475,9 +515,10 @@ def test_scrubber_param_and_layers(trace) -> None:
         ("point", "fired"),  # firings made by t (issue 26), under the elements
         ("point", "element"),  # future, faded
         ("point", "element"),  # arrived by t
+        ("point", "end of input (outline)"),  # its square's outline over them (issue 26)
         ("text", "firing count"),  # "×2": a's and b's [0, 5000) fired at one point, over all
     ]
-    windows, now, wm, _, _, fut, arrived, _ = spec["layer"]
+    windows, now, wm, _, _, fut, arrived, _, _ = spec["layer"]
     assert windows["transform"][0]["calculate"].startswith("t < datum.opened ? 'not yet'")
     assert now["transform"] == [{"calculate": "t", "as": "y"}]
     assert wm["transform"][0] == {"filter": "datum.proc <= t"}
@@ -485,7 +526,7 @@ def test_scrubber_param_and_layers(trace) -> None:
     assert arrived["transform"] == [{"filter": "datum.arrived <= t"}]
     assert arrived["encoding"]["color"]["field"] == "fate"
     assert scrubber(trace, at=250).to_dict()["params"][0]["value"] == 250
-    assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 7
+    assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 8
 
 
 def test_scrubber_replay_settings_and_handlers(trace) -> None:
@@ -499,7 +540,8 @@ def test_scrubber_replay_settings_and_handlers(trace) -> None:
         "tick_ms": 100,
         "step": 35,
     }
-    assert spec["params"][0]["on"][0]["update"] == "play ? (t >= 700 ? 0 : min(700, t + 35)) : t"
+    # no event handler in the spec: the page's script plays it (winviz.viz.view_script)
+    assert [sorted(p) for p in spec["params"]] == [["bind", "name", "value"]] * 2
     # a slider step of 10 ms: the tick is rounded up to a multiple of it
     assert replay_settings(0, 25_000, 10, 10.0)["step"] == 250
     assert replay_settings(0, 25_003, 10, 10.0)["step"] == 260
@@ -508,31 +550,24 @@ def test_scrubber_replay_settings_and_handlers(trace) -> None:
     plain = scrubber(trace, replay=False).to_dict()
     assert [p["name"] for p in plain["params"]] == ["t"] and "on" not in plain["params"][0]
     assert "replay" not in plain["usermeta"]["winviz"]
-    # Altair validated the spec without the handlers; a spec without settings is unchanged
-    assert with_replay({"params": [{"name": "t"}]}) == {"params": [{"name": "t"}]}
     for bad in (0, 0.1, True, "10", 4000):
         with pytest.raises(ValueError, match="replay_seconds"):
             scrubber(trace, replay_seconds=bad)  # type: ignore[arg-type]
 
 
-def test_scrubber_replay_compiles_to_vega_timer(trace) -> None:
-    """Vega-Lite copies the handlers into the Vega signals: a timer stream on t, t on play."""
-    vg = vlc.vegalite_to_vega(scrubber(trace).to_dict())
-    signals = {s["name"]: s for s in vg["signals"]}
-    assert signals["t"]["on"][0]["events"] == {"type": "timer", "throttle": 100}
-    assert signals["t"]["bind"]["input"] == "range"
-    assert signals["play"]["on"] == [{"events": {"signal": "t"}, "update": "play && t < 700"}]
-    assert signals["play"]["bind"] == {"input": "checkbox", "name": "play "}
-
-
-def test_scrubber_replay_handlers_in_every_to_dict_and_in_the_html_renderers_bundle(trace) -> None:
-    """Altair's renderers and a chart inside another call ``to_dict`` with a ``context``: that
-    dict, too, has the replay handlers (a lesson page draws the renderer's dict; without them
-    its "play" box does nothing)."""
+def test_scrubber_replay_compiles_to_no_vega_timer(trace) -> None:
+    """No timer stream in the Vega spec (Vega 6 ran its interval from the view's start, playing
+    or not, each tick measuring the view's <svg>): "play" and t are plain bound signals, in
+    every to_dict and in the html renderers' bundle; the page's script plays them."""
     chart = scrubber(trace)
+    vg = vlc.vegalite_to_vega(chart.to_dict())
+    signals = {s["name"]: s for s in vg["signals"]}
+    assert '"timer"' not in json.dumps(vg)
+    assert "on" not in signals["t"] and "on" not in signals["play"]
+    assert signals["t"]["bind"]["input"] == "range"
+    assert signals["play"]["bind"] == {"input": "checkbox", "name": "play "}
     expected = chart.to_dict()["params"]
     assert chart.to_dict(context={"pre_transform": False})["params"] == expected
-    assert expected[0]["on"][0]["events"] == {"type": "timer", "throttle": 100}
     active = alt.renderers.active
     alt.renderers.enable("mimetype")
     try:
@@ -542,11 +577,12 @@ def test_scrubber_replay_handlers_in_every_to_dict_and_in_the_html_renderers_bun
     data_, _ = bundle if isinstance(bundle, tuple) else (bundle, None)
     shown = data_["application/vnd.vegalite.v6.json"]
     assert shown["params"] == expected
+    assert shown["usermeta"]["winviz"]["replay"] == chart.to_dict()["usermeta"]["winviz"]["replay"]
 
 
 def test_scrubber_data(trace) -> None:
     spec = scrubber(trace).to_dict()
-    windows, _, wm, _, _, arrived, _, _ = spec["layer"]  # (the last: the count badge)
+    windows, _, wm, _, _, arrived, _, _, _ = spec["layer"]  # (the last: the count badge)
     assert [
         (w["x"], w["x2"], w["opened"], w["fired"], w["closed"]) for w in data(spec, windows)
     ] == [
@@ -627,9 +663,11 @@ def test_scrubber_binned_large() -> None:
     spec = scrubber(env.execute().trace).to_dict()
     assert all(len(rows) <= scale.ROW_LIMIT for rows in spec["datasets"].values())
     assert any("binned" in n for n in spec["usermeta"]["winviz"]["notes"])
-    # the binned elements over the firings, the firings' count badges (5 keys a window) last,
-    # with the leader lines of those placed beyond reach (below their squares: off "now")
-    assert spec["layer"][-3]["encoding"]["size"]["field"] == "count"
+    # the binned elements over the firings, the end of input's square outline over them, the
+    # firings' count badges (5 keys a window) last, with the leader lines of those placed
+    # beyond reach (below their squares: off "now")
+    assert spec["layer"][-4]["encoding"]["size"]["field"] == "count"
+    assert spec["layer"][-3]["mark"]["filled"] is False  # the end of input's outline
     assert [lay["mark"]["type"] for lay in spec["layer"][-2:]] == ["rule", "text"]
 
 

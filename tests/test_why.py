@@ -144,7 +144,7 @@ def test_why_dropped_on_time_late_accepted_and_side_output() -> None:
     assert wv.why_dropped(trace, 2).table["outcome"].tolist() == [
         "added; fired at once (re-firing, late firing)"
     ]
-    with pytest.raises(ValueError, match="no arrival record with index 99"):
+    with pytest.raises(ValueError, match="value 99: no arrival record with this index"):
         wv.why_dropped(trace, 99)
 
 
@@ -189,9 +189,13 @@ def test_bad_arguments_are_refused_clearly() -> None:
     trace = _lateness()
     with pytest.raises(TypeError, match="expected a winviz Trace or a job result"):
         wv.why_fired(None, "a", (0, 5_000))  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"window \('a', 'b'\): expected a TimeWindow"):
+    with pytest.raises(
+        TypeError, match=r"value \('a', 'b'\): not a window \(expected a TimeWindow"
+    ):
         wv.why_not_fired(trace, "a", ("a", "b"))
-    with pytest.raises(TypeError, match="index '2': expected the int index"):
+    with pytest.raises(
+        TypeError, match=r"value '2': why_dropped\(\) takes a source record's index, not str"
+    ):
         wv.why_dropped(trace, "2")  # type: ignore[arg-type]
     result_answer = wv.why_fired(
         wv.StreamExecutionEnvironment().from_collection([1]) and trace, "a", (0, 5_000)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError
-from winviz.time import MAX, MIN, duration_ms
+from winviz.time import MAX, MIN, count_arg, duration_ms
 
 DEFAULT_UPDATE_INTERVAL = 1000
 """Flink's ``withWatermarkAlignment(group, maxDrift)``: ``Duration.ofMillis(1000)``."""
@@ -92,7 +92,9 @@ class WatermarkAlignmentParams:
 
 def check_buffer_size(size: Any) -> int:
     """``pipeline.watermark-alignment.buffer-size``: an int ≥ 0."""
-    if size.__class__ is not int or size < 0:
+    if size.__class__ is not int:
+        size = count_arg(size, what="buffer_size", minimum=0)  # bool, float, str: ArgumentTypeError
+    if size < 0:
         raise InputError(
             "the watermark alignment buffer size must be an int >= 0",
             field="buffer_size",

@@ -88,6 +88,26 @@ from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger
 
 
+def _records_of(
+    data: Any,
+    what: str,
+    field: str,
+    expected: str = "an iterable of records (a list, a tuple, a generator)",
+) -> tuple[Any, ...]:
+    """The records of ``data`` as they are now (a tuple), made with the cyclic collector
+    paused: a young-generation pass would otherwise visit every record once
+    (winviz.collector). Not an iterable: ``ArgumentTypeError`` naming ``field``."""
+    try:
+        with paused():
+            return tuple(data)
+    except TypeError:
+        if isinstance(data, Iterable):
+            raise
+        raise ArgumentTypeError(
+            f"{what} takes the records", field=field, value=data, expected=expected
+        ) from None
+
+
 class StreamExecutionEnvironment:
     """Where a job is defined and executed (Flink's ``StreamExecutionEnvironment``).
 
@@ -104,6 +124,13 @@ class StreamExecutionEnvironment:
         self, *, auto_watermark_interval: int = 200, trace: bool = True, tz: str | None = None
     ) -> None:
         self.auto_watermark_interval = checked_watermark_interval(auto_watermark_interval)
+        if trace.__class__ is not bool:
+            raise ArgumentTypeError(
+                "trace turns the trace on or off",
+                field="trace",
+                value=trace,
+                expected="True (the default) or False",
+            )
         self.trace_enabled = trace
         self.tz = tz
         self.nodes: list[Node] = []
@@ -216,7 +243,12 @@ class StreamExecutionEnvironment:
         ``execute(fail_at=...)``, see ``winviz.checkpoints``."""
         ms = None if interval is None else duration_ms(interval, what="checkpoint interval")
         if ms is not None and ms <= 0:
-            raise InputError("checkpoint interval must be > 0", field="interval", value=ms)
+            raise InputError(
+                "checkpoint interval must be > 0",
+                field="interval",
+                value=interval,
+                expected="ms > 0 (or None with at_records: checkpoints at record cuts only)",
+            )
         self.checkpoint_config = CheckpointConfig(ms, _record_cuts(at_records))
         return self
 
@@ -256,20 +288,7 @@ class StreamExecutionEnvironment:
         A None record is refused, naming its index (``InputError``), as Flink's
         ``StreamExecutionEnvironment.fromCollection`` refuses a null element ("The collection
         contains a null element", ``FromElementsFunction.checkCollection``)."""
-        # the records as they are now (a tuple), made with the cyclic collector paused: a
-        # young-generation pass would otherwise visit every record once (winviz.collector)
-        try:
-            with paused():
-                values = tuple(data)
-        except TypeError:
-            if isinstance(data, Iterable):
-                raise
-            raise ArgumentTypeError(
-                "from_collection takes the records",
-                field="data",
-                value=data,
-                expected="an iterable of records (a list, a tuple, a generator)",
-            ) from None
+        values = _records_of(data, "from_collection", "data")
         records = self._records(values, arrival_times, arrival_interval, timestamps)
         node = self._add(SourceSpec(records), name, [])
         node.non_parallel = True  # Flink's fromCollection is a non-parallel source
@@ -380,8 +399,15 @@ class StreamExecutionEnvironment:
         winviz uses ``start = 0``). A reader without partitions never emits a watermark: it
         holds back everything downstream unless the strategy has ``with_idleness``, which marks
         it idle (as Flink's Kafka source docs warn)."""
-        with paused():  # (as from_collection's records)
-            parts = [tuple(p) for p in partitions]
+        partitions = _records_of(
+            partitions,
+            "from_partitions",
+            "partitions",
+            "a list of partitions, each a list of records",
+        )
+        parts = [
+            _records_of(p, "from_partitions", f"partitions[{i}]") for i, p in enumerate(partitions)
+        ]
         if not parts:
             raise InputError(
                 "a partitioned source needs at least one partition", field="partitions"
@@ -424,9 +450,9 @@ class StreamExecutionEnvironment:
         """Each row becomes a dict record; ``arrival_column`` (optional) gives arrival times."""
         if not callable(getattr(frame, "to_dict", None)) or not hasattr(frame, "columns"):
             raise ArgumentTypeError(
-                "from_pandas takes a pandas DataFrame",
+                f"from_pandas takes a pandas DataFrame, not {type(frame).__name__}",
                 field="frame",
-                value=type(frame).__name__,
+                value=frame,
                 expected="a pandas DataFrame (for a list of records: from_collection)",
             )
         rows = frame.to_dict("records")

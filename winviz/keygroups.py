@@ -33,10 +33,12 @@ the user's key and caches key groups by the internal key.
 
 from __future__ import annotations
 
+import numbers
 import struct
 from typing import Any
 
-from winviz.errors import InputError, KeySelectionError
+from winviz.errors import ArgumentTypeError, InputError, KeySelectionError
+from winviz.time import count_arg
 
 DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 128
 UPPER_BOUND_MAX_PARALLELISM = 32768
@@ -244,7 +246,20 @@ def _bit_mix(x: int) -> int:
 
 
 def murmur_hash(code: int) -> int:
-    """Flink's ``MathUtils.murmurHash(int)``: a non-negative int."""
+    """Flink's ``MathUtils.murmurHash(int)``: a non-negative int. ``code`` is a key's Java
+    ``hashCode`` (``java_hash_code(key)``), not the key: another type raises
+    ``ArgumentTypeError``."""
+    if isinstance(code, bool) or not isinstance(code, numbers.Integral):
+        raise ArgumentTypeError(
+            f"murmur_hash() takes a key's Java hashCode, not {type(code).__name__}",
+            field="code",
+            value=code,
+            expected=f"an int, e.g. java_hash_code({code!r})",
+        )
+    return _murmur(int(code))
+
+
+def _murmur(code: int) -> int:
     c = (code * 0xCC9E2D51) & _M32
     c = _rotl32(c, 15)
     c = (c * 0x1B873593) & _M32
@@ -269,6 +284,8 @@ def compute_default_max_parallelism(parallelism: int) -> int:
 
 
 def _check_parallelism(parallelism: int) -> None:
+    if parallelism.__class__ is not int:
+        count_arg(parallelism, what="parallelism")  # a bool, float or str: ArgumentTypeError
     if not 0 < parallelism <= UPPER_BOUND_MAX_PARALLELISM:
         raise InputError(
             "Operator parallelism not within bounds",
@@ -283,7 +300,7 @@ def assign_to_key_group(key: Any, max_parallelism: int) -> int:
     if key is None:
         raise InputError("Assigned key must not be null!", field="key", value=None)
     _check_parallelism(max_parallelism)
-    return murmur_hash(java_hash_code(key)) % max_parallelism
+    return _murmur(java_hash_code(key)) % max_parallelism
 
 
 def operator_index_for_key_group(max_parallelism: int, parallelism: int, key_group: int) -> int:

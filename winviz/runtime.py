@@ -302,9 +302,10 @@ class JobRuntime:
         self.result.side_outputs.clear()
         self.job.metrics.clear()  # the result's metrics: every operator registers on open
         self._build()
-        self.keyed = [op for op in self.order if op.is_keyed]
-        # the only ones that can have processing-time timers
-        self.timer_owners = [op for op in self.keyed if op.registers_processing_timers]
+        # the only ones that can have processing-time timers (the others' clock is the job's)
+        self.timer_owners = [
+            op for op in self.order if op.is_keyed and op.registers_processing_timers
+        ]
 
     # -- what the checkpoint coordinator sees (winviz.checkpoints.CheckpointedJob) --------------
 
@@ -595,7 +596,7 @@ class JobRuntime:
         self._advance_clock(target)
 
     def _advance_clock(self, target: int) -> None:
-        job, generators, keyed, next_due = self.job, self.generators, self.keyed, self._next_due
+        job, generators, next_due = self.job, self.generators, self._next_due
         while (due := next_due()) is not None and due <= target:
             now = job.now = max(due, job.now)
             for g in generators:
@@ -608,7 +609,7 @@ class JobRuntime:
                         self._skip_quiet_periods(g, target)
             if self.alignment is not None:  # reports, then announcements (aligned_input)
                 self.alignment.tick(now)
-            for op in keyed:
+            for op in self.timer_owners:
                 op.advance_processing_time(now)
         if target > job.now:
             job.now = target

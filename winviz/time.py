@@ -125,19 +125,45 @@ def count_arg(value: Any, *, what: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def _scaled(n: Any, unit_ms: int, what: str) -> int:
+    """``n`` units of ``unit_ms`` milliseconds, rounded to whole ms: ``n`` an int or a finite
+    float (no bool, str or None: ``ArgumentTypeError``), the result within Java's ``long``
+    (``LongRangeError``: ``Duration.toMillis`` throws ``ArithmeticException`` there)."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Real):
+        raise ArgumentTypeError(
+            f"{what}() takes a number, not {type(n).__name__}",
+            field="n",
+            value=n,
+            expected="an int or a finite float",
+        )
+    if isinstance(n, float) and not math.isfinite(n):
+        raise InputError(
+            f"{what}() takes a finite number", field="n", value=n, expected="a finite float"
+        )
+    ms = round(n * unit_ms)
+    if not MIN <= ms <= MAX:
+        raise LongRangeError(
+            f"{what}({n!r}) is {ms} ms, outside Java's long range, so Flink could not hold it",
+            field="n",
+            value=n,
+            expected="-2**63 <= ms <= 2**63-1",
+        )
+    return ms
+
+
 def seconds(n: float) -> int:
     """``n`` seconds in milliseconds (Flink: ``Duration.ofSeconds``)."""
-    return round(n * 1000)
+    return _scaled(n, 1000, "seconds")
 
 
 def minutes(n: float) -> int:
     """``n`` minutes in milliseconds (Flink: ``Duration.ofMinutes``)."""
-    return round(n * 60_000)
+    return _scaled(n, 60_000, "minutes")
 
 
 def hours(n: float) -> int:
     """``n`` hours in milliseconds (Flink: ``Duration.ofHours``)."""
-    return round(n * 3_600_000)
+    return _scaled(n, 3_600_000, "hours")
 
 
 def _aware_to_ms(value: _dt.datetime) -> int:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from winviz.time import MAX, MIN
+from winviz.time import MAX, MIN, count_arg
 
 _NOT_ALIGNED = MAX + 1
 """A channel's entry in ``StatusWatermarkValve._aligned`` while it is not aligned: above
@@ -45,8 +45,7 @@ class StatusWatermarkValve:
     """Feed it channel watermarks and idle/active statuses; read what it emits."""
 
     def __init__(self, num_channels: int) -> None:
-        if num_channels < 1:
-            raise ValueError("a valve needs at least one input channel")
+        count_arg(num_channels, what="num_channels")  # a valve needs an input channel
         self._watermarks = [MIN] * num_channels
         self._active = [True] * num_channels
         self._aligned = [MIN] * num_channels  # the watermark while aligned, else _NOT_ALIGNED

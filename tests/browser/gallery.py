@@ -16,8 +16,8 @@ from tests.chart_jobs import kernel_job, late_union_job, session_job
 from tests.jobs import bounded, kafka_readers
 from tests.test_checkpoints import late_after_a_firing
 from winviz import viz
-from winviz.viz import export, grid, lessons, pages
-from winviz.viz.labels import LABEL_REACH_PX
+from winviz.viz import export, grid, labels, lessons, pages, palette
+from winviz.viz.labels import EDGE_PLACES, LABEL_FONT, LABEL_PLACES, LABEL_REACH_PX
 
 RUNNING_EVENTS = [
     ("a", 1_000), ("b", 3_000), ("c", 2_000), ("d", 7_000),
@@ -175,12 +175,17 @@ SCAN_JS = """() => {
       const name = path + "/" + (mark.name || mark.marktype);
       if (mark.marktype === "line") {  // its items are its vertices: a segment per pair
         let last = null;
+        const path = order++, style = (mark.items || [])[0] || {};
         (mark.items || []).forEach(function (item) {
           const o = item.opacity === undefined ? 1 : item.opacity;
           if (item.defined === false || !(o > 0) || item.x === undefined) { last = null; return; }
           const at = [ox + item.x, oy + (item.y || 0)];
           if (last) lines.push({ends: [last[0], last[1], at[0], at[1]], mark: name,
-                                role: mark.role, kind: item.datum ? (item.datum.kind || "") : ""});
+                                role: mark.role, kind: item.datum ? (item.datum.kind || "") : "",
+                                path: path, width: style.strokeWidth === undefined ? 1 :
+                                style.strokeWidth, dash: style.strokeDash || null,
+                                offset: style.strokeDashOffset || 0,
+                                line: item.datum ? String(item.datum.line || "") : ""});
           last = at;
         });
         return;
@@ -210,6 +215,12 @@ SCAN_JS = """() => {
           const t = Array.isArray(item.text) ? item.text.join(" ") : String(item.text || "");
           if (t.trim() === "") return;
           rec.text = t;
+          // where it is drawn from, and how (for ``avoidable``: its other places)
+          rec.at = [ox + (item.x || 0), oy + (item.y || 0)];
+          rec.place = [item.align || "left", item.baseline || "alphabetic", item.dx || 0,
+                       item.dy || 0];
+          rec.across = item.datum ? (item.datum.across || "") : "";
+          rec.shift = item.datum ? (item.datum.shift || 0) : 0;
           texts.push(rec);
         } else if (mark.marktype === "symbol") {
           points.push(rec);
@@ -227,6 +238,7 @@ SCAN_JS = """() => {
     const svg = box.querySelector("svg");
     const origin = view.origin();
     out.push({texts: texts, points: points, solids: solids, rules: rules, lines: lines,
+              plot: [view.width(), view.height()],
               width: svg ? Number(svg.getAttribute("width")) : 0,
               height: svg ? Number(svg.getAttribute("height")) : 0,
               origin: origin});
@@ -238,7 +250,7 @@ SLACK = 1.0  # pixels two boxes may share (anti-aliasing, Vega's rounding of tex
 MERGE_MIN_PX = 8.0  # a "merged" mark's box is at least this wide and high (issue 26)
 DEFECTS = (
     "text/text", "text/point", "text/line", "hidden", "cut", "far", "small", "on line",
-    "point/bar",
+    "line/line", "point/bar",
 )  # fmt: skip
 """What ``defects`` counts: see its docstring."""
 
@@ -278,6 +290,61 @@ def _crosses(ends: list[float], box: list[float]) -> bool:
     return lo <= hi
 
 
+GUIDES = (palette.IDEAL,)
+"""The lines of a chart that are guides, not marks (their rows' ``kind``): a text may cross
+one only where it says so (its datum's ``across`` names it) and it had no other place
+(``avoidable``)."""
+
+
+def avoidable(t: dict[str, Any], scene: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The first other place of text ``t`` (a firing or element label: ``LABEL_PLACES``; the
+    watermark's edge text: ``EDGE_PLACES``), sized as placement sizes it, where it would be
+    free in the drawn ``scene``: inside the plot (a label), off the guides (``labels.crosses``,
+    as placement tells), crossing no other text, no point mark, no line or rule, and a
+    label's leader line (``labels._leader``) no text and no point but its own mark — a place
+    a text drawn across a guide could have taken instead; None where there is none."""
+    (ax, ay), (align, baseline, dx, dy) = t["at"], t["place"]
+    if t["kind"] in ("firing label", "element label"):
+        places = [(a, d + t["shift"], e) for a, d, e in LABEL_PLACES]
+        boxes = [labels._text_box(ax, ay, t["text"], *p) for p in places]
+        inside = [0, 0, *scene["plot"]]
+    else:
+        left, right = labels._edge_span(ax, t["text"], align)
+        places = list(EDGE_PLACES)
+        tops = [ay + d if side == "top" else ay + d - LABEL_FONT - 3 for side, d in places]
+        boxes = [(left, top, right, top + LABEL_FONT + 3) for top in tops]
+        inside = None
+    others = [u["box"] for u in scene["texts"] if u is not t]
+    points = [p["box"] for p in scene["points"] if p["role"] == "mark"]
+    segs = [
+        s["ends"]
+        for s in [*scene["rules"], *scene["lines"]]
+        if s["role"] == "mark" and s["kind"] not in GUIDES
+        and not (s["kind"] == "leader" and s.get("datum") == t["text"])
+    ]  # fmt: skip
+    guides = [s["ends"] for s in scene["lines"] if s["role"] == "mark" and s["kind"] in GUIDES]
+    for place, box in zip(places, boxes, strict=True):
+        if place in ((align, dx, dy), (baseline, dy)):
+            continue  # (its own)
+        box = list(box)
+        if inside is not None and not _inside(box, inside):
+            continue
+        if any(_overlap(box, b) for b in others + points) or any(_crosses(e, box) for e in segs):
+            continue
+        if any(labels.crosses(tuple(e), tuple(box)) for e in guides):
+            continue  # (across a guide too)
+        line = labels._leader(t["shift"], t["text"], *place) if inside is not None else None
+        if line is not None:
+            x1, y1, x2, y2 = line
+            ends = [ax - t["shift"] + x1, ay + y1, ax - t["shift"] + x2, ay + y2]
+            start = [ends[0], ends[1], ends[0], ends[1]]
+            crossed = [b for b in others + points if not _inside(start, b)]
+            if any(_crosses(ends, b) for b in crossed):
+                continue
+        return place
+    return None
+
+
 def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
     """The defects of one chart's scene (``SCAN_JS``): data text crossing text (data or
     guide), data text crossing a point, data text crossed by a data line or rule (a
@@ -301,6 +368,12 @@ def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
         for seg in [*scene["rules"], *scene["lines"]]:
             own = seg["kind"] == "leader" and seg.get("datum") == t["text"]
             if seg["role"] == "mark" and not own and _crosses(seg["ends"], t["box"]):
+                if seg["kind"] in GUIDES and t["across"] == seg["kind"]:
+                    free = avoidable(t, scene)
+                    if free is None:
+                        continue  # (across the guide: no other place was free)
+                    found["text/line"].append(f"{t['text']!r} × {seg['kind']!r}, free: {free}")
+                    continue
                 found["text/line"].append(f"{t['text']!r} × {seg['mark']} {seg['kind']!r}")
         ox, oy = scene["origin"]
         box = t["box"]
@@ -322,8 +395,43 @@ def defects(scene: dict[str, Any]) -> dict[str, list[str]]:
         if p["kind"] == "merged" and min(w, h) < MERGE_MIN_PX:
             found["small"].append(f"{p['mark']} merged mark {w:.1f} × {h:.1f} px")
     found["on line"] = on_lines(points, scene["rules"])
+    found["line/line"] = hidden_lines(scene["lines"])
     found["point/bar"] = on_other_bars(points, scene["solids"])
     return found
+
+
+def _left_in_sight(under: dict[str, Any], over: dict[str, Any]) -> bool:
+    """Whether a line segment stays in sight under another drawn later on the same pixels:
+    the later is at least 1 px thinner (the earlier shows on both sides), or both are dashed
+    alike and take turns (the same dash array, other offsets: ``winviz.viz.coinciding``)."""
+    if under["width"] - over["width"] >= 1:
+        return True
+    return bool(under["dash"]) and under["dash"] == over["dash"] and (
+        under["offset"] % sum(under["dash"]) != over["offset"] % sum(over["dash"])
+    )  # fmt: skip
+
+
+def hidden_lines(lines: list[dict[str, Any]]) -> list[str]:
+    """Data line segments lying exactly under a segment of another line drawn later (the
+    same two ends, within ``SLACK``, either way round) that does not leave them in sight
+    (``_left_in_sight``): only the last drawn of coinciding lines would be seen (issue 26:
+    the propagation chart's operators with one watermark)."""
+    at: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+    for seg in lines:
+        if seg["role"] != "mark" or seg["ends"][:2] == seg["ends"][2:]:
+            continue
+        a, b = sorted([tuple(seg["ends"][:2]), tuple(seg["ends"][2:])])
+        at.setdefault(tuple(round(v / SLACK) for v in (*a, *b)), []).append(seg)
+    out = []
+    for segs in at.values():
+        for under in segs:
+            over = [
+                o for o in segs
+                if o["path"] > under["path"] and not _left_in_sight(under, o)
+            ]  # fmt: skip
+            if over:
+                out.append(f"{under['mark']} {under['line']!r} under {over[0]['line']!r}")
+    return out
 
 
 def on_other_bars(points: list[dict[str, Any]], solids: list[dict[str, Any]]) -> list[str]:

@@ -14,6 +14,7 @@ import pytest
 
 import winviz as wv
 from tests.browser.conftest import wait_until
+from tests.jobs import RECORDS, counts
 from tools.browser import open_drawn
 from winviz.viz import save_html
 
@@ -81,5 +82,62 @@ def test_play_moves_time_and_the_marks_pause_holds_them(scrubber_page: Path, pag
     wait_until(pg, f"document.querySelectorAll('{ARRIVED}').length < 4", what="a restart")
     assert int(slider.input_value()) < 900
     play.uncheck()
+    assert net.blocked == []
+    assert console == []
+
+
+PLAYING = "div.winviz-explorer div.winviz-chart"  # the explorer's scrubber (its winvizView)
+
+
+@pytest.fixture(scope="module")
+def explorer_page(tmp_path_factory) -> Path:
+    ex = wv.explore(counts, RECORDS, bound=(0, 3000, 1000), charts=("scrubber",))
+    return wv.save_html(ex, tmp_path_factory.mktemp("replay") / "explorer.html")
+
+
+def _signals(pg) -> tuple[float, bool]:
+    return tuple(
+        pg.evaluate(
+            f"(() => {{ const v = document.querySelector('{PLAYING}').winvizView;"
+            " return [v.signal('t'), v.signal('play')]; })()"
+        )
+    )
+
+
+def test_play_on_an_explorer_page_advances_t_and_stops_at_the_end(explorer_page: Path, page):
+    """The page's script plays the replay (winviz.viz.view_script; the spec has no timer):
+    ticked, t advances by the settings' step per tick; at the end "play" unticks and t stays
+    at the slider's end; paused, nothing ticks: no layout is read from the view's <svg>
+    (Vega 6's timer stream read it 10 times a second, playing or not)."""
+    pg, net = page
+    console = open_drawn(pg, explorer_page)
+    wait_until(pg, "document.querySelector('div.winviz-explorer').dataset.state === 'ready'")
+    t_max, played = _signals(pg)  # the scrubber starts at its slider's end
+    assert (t_max, played) == (int(pg.locator(f"{PLAYING} {SLIDER}").get_attribute("max")), False)
+    pg.evaluate(  # count the <svg> rects read from here on
+        "() => { window.__rects = 0; const own = Element.prototype.getBoundingClientRect;"
+        " Element.prototype.getBoundingClientRect = function () {"
+        " if (this.tagName === 'svg') window.__rects += 1; return own.call(this); }; }"
+    )
+    pg.wait_for_timeout(600)  # paused: six ticks of the old timer
+    assert pg.evaluate("window.__rects") == 0
+
+    slider = pg.locator(f"{PLAYING} {SLIDER}")
+    slider.focus()
+    pg.keyboard.press("Home")  # t = 0
+    wait_until(pg, f"document.querySelector('{PLAYING}').winvizView.signal('t') === 0")
+    pg.locator(f"{PLAYING} {PLAY}").check()
+    wait_until(pg, f"document.querySelector('{PLAYING}').winvizView.signal('t') > 0")
+    wait_until(
+        pg,
+        f"document.querySelector('{PLAYING}').winvizView.signal('play') === false",
+        timeout=30,
+        what="the end of the replay",
+    )
+    assert _signals(pg) == (t_max, False)
+    assert not pg.locator(f"{PLAYING} {PLAY}").is_checked()
+    pg.wait_for_timeout(300)  # stopped: t stays at the end
+    assert _signals(pg) == (t_max, False)
+    assert pg.evaluate("window.winvizCharts.errors") == []
     assert net.blocked == []
     assert console == []

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.gallery import JOBS, SCAN_JS, SLACK, defects
+from tests.browser.gallery import JOBS, SCAN_JS, SLACK, _overlap, defects
 from tools.browser import open_drawn
 from winviz import viz
 from winviz.viz import export, pages
@@ -146,4 +146,19 @@ def test_every_firing_is_in_sight(drawn, page, shots: Path) -> None:
     # passed (below it; left of it in the skew mode), the skew mode's "watermark lag" label
     # off its own line (skew.py)
     assert found == []
+    # the end of input's square outlined over the elements: no element drawn after its
+    # outline covers any of it (before, the dense run's last elements hid most of its square)
+    covered, ends = [], 0
+    for name, scene in zip(names, scenes, strict=True):
+        marks = scene["points"] + scene["solids"]
+        for sq in [p for p in scene["points"] if p["kind"] == "end of input (outline)"]:
+            ends += 1
+            covered += [
+                f"{name}: {m['kind']}"
+                for m in marks
+                if m["kind"] in ("element", "elements (binned)")
+                and m["order"] > sq["order"]
+                and _overlap(sq["box"], m["box"])
+            ]
+    assert (ends, covered) == (20, [])  # 10 squares a mode (restore 2, sessions 2 / 4, …)
     assert (console, net.blocked) == ([], [])

@@ -10,11 +10,16 @@ from pathlib import Path
 import pytest
 
 import winviz as wv
+from tests.browser.gallery import SCAN_JS, defects
+from tests.chart_jobs import kernel_job
 from tests.test_viz_skew import clickstream_run, eight_events
 from tests.test_viz_timers_scrubber import event_job, many_keys_job
 from tools.browser import open_drawn
+from winviz.viz.timer_dedups import DEDUP_EVENT
 
 LINK = "g.mark-rule.role-mark.concat_0_layer_0_marks line"  # the queue panel's time, across
+DEDUPS = f"g.mark-symbol.role-mark path[aria-label*='{DEDUP_EVENT}']"
+DENSE_K05 = 52  # the ▼ drawn for key k05 of the dense job (kernel_job(3000))
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +28,7 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     charts = {
         "timers": wv.timers_chart(event_job()),
         "timers_keys": wv.timers_chart(many_keys_job(10, 40)),
+        "timers_dense": wv.timers_chart(kernel_job(3000)),
         "skew": wv.skew_chart(eight_events(1_000)),
         "skew_dates": wv.skew_chart(clickstream_run(1_000)),
     }
@@ -67,4 +73,28 @@ def test_the_key_dropdown_shows_one_keys_timers(pages, page) -> None:
     labels = [el.get_attribute("aria-label") or "" for el in pg.locator(timers).all()]
     shown = [label for label in labels if "key: " in label]
     assert shown and all("key: k3" in label for label in shown)
+    # k3's de-duplicated registrations, placed for its view (issue 26): 1 at 30 ms, 2 at each
+    # of 130, 230, 330 ms — all drawn, none hiding or hidden, no "×n" without its ▼
+    scene = pg.evaluate(SCAN_JS)[0]
+    dedups = [p for p in scene["points"] if p["datum"] == DEDUP_EVENT and p["role"] == "mark"]
+    assert len(dedups) == 4
+    assert sorted(t["text"] for t in scene["texts"] if t["kind"] == "dedup count") == ["×2"] * 3
+    assert {kind: found for kind, found in defects(scene).items() if found} == {}
+    assert (console, net.blocked) == ([], [])
+
+
+def test_a_picked_key_shows_its_dedups_on_a_dense_job(pages, page) -> None:
+    """The dense job (20 keys): every ▼ of the every-key view stands for several keys' registrations
+    (hidden for any one key before issue 26's fix); with k05 picked, its own are drawn, and
+    nothing hides or crosses anything."""
+    pg, net = page
+    console = open_drawn(pg, pages["timers_dense"])
+    pg.locator("select").select_option("k05")
+    pg.wait_for_function(
+        f"document.querySelectorAll({DEDUPS!r}).length === {DENSE_K05}", timeout=10_000
+    )
+    scene = pg.evaluate(SCAN_JS)[0]
+    dedups = [p for p in scene["points"] if p["datum"] == DEDUP_EVENT and p["role"] == "mark"]
+    assert len(dedups) == DENSE_K05
+    assert {kind: found for kind, found in defects(scene).items() if found} == {}
     assert (console, net.blocked) == ([], [])

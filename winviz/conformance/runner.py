@@ -16,7 +16,7 @@ import yaml
 from winviz.conformance.errors import TranscriptError
 from winviz.conformance.kinds import DRIVERS
 from winviz.conformance.kinds.driver import normalise_expected
-from winviz.errors import WinvizError
+from winviz.errors import InputError, WinvizError
 
 TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
 
@@ -136,7 +136,10 @@ def iter_steps(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Run the transcript, yielding what each step caused as soon as it has run."""
     driver_cls = DRIVERS[doc["operator"]["kind"]]
     where = doc.get("_file", doc["name"])
-    driver = driver_cls(doc["operator"], where)
+    try:
+        driver = driver_cls(doc["operator"], where)
+    except InputError as exc:  # an operator winviz refuses: the transcript cannot run
+        raise TranscriptError(f"{where}: operator: {exc}") from exc
     for index, step in enumerate(doc["steps"]):
         if not isinstance(step, dict):
             raise TranscriptError(f"{where}: step {index}: a step is a mapping")
@@ -166,6 +169,7 @@ def check_transcript(doc: dict[str, Any]) -> str | None:
     """
     driver_cls = DRIVERS[doc["operator"]["kind"]]
     steps = doc["steps"]
+    where = doc.get("_file", doc["name"])
     results = iter_steps(doc)
     for index, step in enumerate(steps):
         try:
@@ -186,7 +190,7 @@ def check_transcript(doc: dict[str, Any]) -> str | None:
                 f"step {index}: expect_error: expected an error containing "
                 f"{step['expect_error']!r}, nothing was raised"
             )
-        problem = _check_step(driver_cls, step, result)
+        problem = _check_step(driver_cls, step, result, f"{where}: step {index}")
         if problem:
             return f"step {index}: {problem}"
     # run the generator to its end: a transcript without steps builds its operator there
@@ -200,11 +204,13 @@ def check_transcript(doc: dict[str, Any]) -> str | None:
     return None
 
 
-def _check_step(driver_cls: Any, step: dict[str, Any], result: dict[str, Any]) -> str | None:
+def _check_step(
+    driver_cls: Any, step: dict[str, Any], result: dict[str, Any], where: str
+) -> str | None:
     for output, expect_key, mode in driver_cls.OUTPUTS:
         actual = result.get(output)
         if expect_key in step:
-            expected = normalise_expected(step[expect_key])
+            expected = normalise_expected(step[expect_key], f"{where}: {expect_key}")
         elif mode.endswith("strict"):
             expected = [] if isinstance(actual, list) or actual is None else actual
         else:

@@ -68,7 +68,9 @@ class SourceChain:
         except Exception as exc:  # the records before it go through first
             failure = exc
         try:
-            if stamps:
+            if len(stamps) == 1:  # a batch of one: as one by one (no run to gather)
+                self.window.one_record(batch, stamps[0], arrival)
+            elif stamps:
                 self.window.process_source_batch(batch, stamps, arrival)
         finally:
             timestamps.count_chained(arrival.taken, arrival.taken)

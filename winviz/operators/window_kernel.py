@@ -38,7 +38,8 @@ the contents and, the first time for its key, registers the two timers.
 The loops:
 
 - ``process_batch``, trace off: a batch of records (``winviz.operators.batch``);
-- ``process_element``, trace on: one record, each window's records written at once;
+- ``process_element``, trace on: one record, each window's records written at once (a
+  source batch of one record takes it: ``one_record``);
 - ``process_source_batch``, trace on: a source batch chained through the timestamps
   operator straight into this window (``winviz.operators.chaining``), the elements in the
   open cached windows written a run at a time (``TraceWriter.open_window_elements``);
@@ -683,6 +684,20 @@ class WindowKernel(EventTimeFiring):
             arrival.taken = done
         if done:
             job.now, job.record_index = now, index
+
+    def one_record(self, batch: Batch, ts: int, arrival: SourceArrival) -> None:
+        """``process_source_batch`` for a batch of one record, as one by one: its clock and
+        arrival record, then ``process_element`` (the general way)."""
+        now, index, value = batch.arrivals[0], batch.indices[0], batch.values[0]
+        job = self.op.job
+        job.now, job.record_index = now, index
+        arrival.write(self.op.trace, now, value, batch.stamps[0], arrival.position)  # type: ignore[arg-type]
+        arrival.taken = 1
+        self.immutable_batch = batch.immutable
+        try:
+            self.process_element(value, ts)
+        finally:
+            self.immutable_batch = False
 
     def write_run(
         self,

@@ -33,7 +33,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--html", help="write a page of each run's charts")
     parser.add_argument("job", help="the PyFlink program (a .py file)")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
-    return parser.parse_args(argv)
+    options = parser.parse_args(argv)
+    if not Path(options.job).is_file():
+        parser.error(f"{options.job}: no such file (expected the path of a .py program)")
+    return options
 
 
 def run(job: str, args: list[str]) -> list[Any]:
@@ -100,7 +103,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"winviz.pyflink: {error}\n  at {_where(error, options.job)}", file=sys.stderr)
         return 2
     if not results:
-        print("winviz.pyflink: the program ran no job (no execute() call)", file=sys.stderr)
+        asked = [
+            f"no {what} written to {path}"
+            for what, path in (("trace", options.trace), ("page", options.html))
+            if path
+        ]
+        print(
+            "winviz.pyflink: the program ran no job (no execute() call)"
+            + "".join(f"; {a}" for a in asked),
+            file=sys.stderr,
+        )
+        if asked:
+            return 1
     if options.trace and results:
         for p in save_traces(results, options.trace):
             print(f"winviz.pyflink: trace written to {p}", file=sys.stderr)

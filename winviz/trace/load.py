@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from winviz.errors import ArgumentTypeError
 from winviz.trace.store import Trace
 
 
@@ -16,5 +17,10 @@ def load_trace(path: str | Path) -> Trace:
     from winviz.trace.read_file import load  # pyarrow, imported when a file is read
 
     if not isinstance(path, (str, Path)):
-        raise TypeError(f"path {path!r}: expected a str or pathlib.Path of a trace file")
+        raise ArgumentTypeError(
+            f"load_trace() takes the path of a trace file, not {type(path).__name__}",
+            field="path",
+            value=path,
+            expected="a str or pathlib.Path of a trace file",
+        )
     return Trace.from_columns(load(path), view=True)

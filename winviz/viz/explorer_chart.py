@@ -3,12 +3,12 @@
 A spec drawn in the page costs a compile, a dataflow run and a render (100–200 ms for a
 lesson's timeline), which ``JupyterChart`` pays on every new spec. The explorer computes the
 neighbouring runs ahead (``winviz.viz.ahead``) and sends each chart's spec of them to the page
-(``prepare``: a keyed custom message); the page draws each out of sight when idle, as exported
-lesson pages do (``winviz.viz.pages``). On a change to a run sent ahead the kernel sends only
-its key (``_key``) and the page moves that view into place (``el.dataset.drawn =
-"prepared"``); any other run comes with its spec (``spec``, ``_spec_key``: ``"embedded"``). A
-view that started after a run was sent asks for its spec (``need``); ``keep`` names the keys
-still wanted.
+(``prepare``: a keyed custom message); the page draws each out of sight when idle with the
+script exported lesson pages run (``winviz.viz.view_script``, the scrubber's replay too). On
+a change to a run sent ahead the kernel sends only its key (``_key``) and the page moves that
+view into place (``el.dataset.drawn = "prepared"``); any other run comes with its spec
+(``spec``, ``_spec_key``: ``"embedded"``). A view that started after a run was sent asks for
+its spec (``need``); ``keep`` names the keys still wanted.
 
 Vega parameters are synced as ``JupyterChart`` syncs them (``_params``, ``_vl_selections``,
 debounced), but a report reads every value from the view when sent and the page's own reports
@@ -29,8 +29,11 @@ import traitlets
 from altair.jupyter.jupyter_chart import Params, collect_transform_params
 from ipywidgets.widgets.widget import _remove_buffers
 
-# The page's side (an anywidget ESM; vl-convert's bundle provides ``vegaEmbed``).
-ESM = r"""
+from winviz.viz import view_script
+
+# The page's side (an anywidget ESM; vl-convert's bundle provides ``vegaEmbed``), after the
+# drawing ahead it shares with exported pages (``view_script.SCRIPT``).
+_WIDGET_JS = r"""
 function debounce(fn, wait, maxWait) {
   let timer = null, first = null, last = null;
   const run = () => { timer = null; first = null; const a = last; last = null; fn(...a); };
@@ -48,82 +51,32 @@ function clean(value) {
   return JSON.parse(JSON.stringify(value ?? null));
 }
 
-function idle() {
-  return new Promise(function (resolve) {
-    if (window.requestIdleCallback) window.requestIdleCallback(() => resolve(), {timeout: 500});
-    else setTimeout(resolve, 0);
-  });
-}
-
 async function render({ model, el }) {
-  const slot = document.createElement("div");
-  el.appendChild(slot);
-  // views drawn ahead: out of sight, outside the notebook's output
-  const holder = document.createElement("div");
-  holder.className = "winviz-prepared";
-  holder.setAttribute("aria-hidden", "true");
-  holder.style.cssText = "position:absolute;left:0;top:0;visibility:hidden;pointer-events:none";
-  document.body.appendChild(holder);
-  const ahead = new Map();  // key -> {spec, made: null or a Promise of {div, result} or null}
-  let drawing = false;
-  let alive = true;
-  let shown = null;  // {div, result}
+  const slotBox = document.createElement("div");
+  el.appendChild(slotBox);
+  const slot = viewSlot(slotBox);
   let chain = Promise.resolve();
   let pending = 0;  // new specs still to show: a change of _params comes with them
   let kernelDone = false;  // the kernel has sent every run it computed ahead for this one
   el.dataset.ahead = "busy";
 
-  function settle() {  // data-ahead: "done" once the kernel's runs ahead are all drawn
-    const left = Array.from(ahead.values()).some((a) => a.made === null);
-    el.dataset.ahead = kernelDone && !left && !drawing ? "done" : "busy";
-  }
-
   function options() {
     const o = model.get("embed_options");
     return o == null ? undefined : structuredClone(o);
   }
-
-  async function drawAhead() {
-    if (drawing) return;
-    drawing = true;
-    try {
-      for (;;) {
-        const next = Array.from(ahead.entries()).find((e) => e[1].made === null);
-        if (!next || !alive) break;
-        await idle();
-        const [key, a] = next;
-        if (ahead.get(key) !== a || a.made !== null) continue;
-        const div = document.createElement("div");
-        holder.appendChild(div);
-        a.made = vegaEmbed(div, a.spec, options()).then(
-          (result) => ({div: div, result: result}),
-          () => { div.remove(); return null; }  // drawn (and its error shown) when shown
-        );
-        await a.made;
-      }
-    } finally {
-      drawing = false;
-      settle();
-    }
-  }
-
-  function discard(a) {
-    if (a.made) a.made.then((m) => { if (m) { m.result.finalize(); m.div.remove(); } });
-  }
+  // data-ahead: "done" once the kernel's runs ahead are all drawn
+  const ahead = aheadViews(options, function () {
+    el.dataset.ahead = kernelDone && !ahead.busy() ? "done" : "busy";
+  });
 
   model.on("msg:custom", function (msg) {
     if (msg.type === "ahead") {
-      if (!ahead.has(msg.key)) ahead.set(msg.key, {spec: msg.spec, made: null});
-      drawAhead();
-    } else if (msg.type === "keep") {
-      const keep = new Set(msg.keys);
-      const showing = model.get("_key");  // (a run to show may still be waiting its turn)
-      for (const [key, a] of Array.from(ahead.entries())) {
-        if (!keep.has(key) && key !== showing) { ahead.delete(key); discard(a); }
-      }
+      ahead.want(msg.key, () => [msg.spec]);
+    } else if (msg.type === "keep") {  // (a run to show may still be waiting its turn)
+      ahead.keep(new Set([...msg.keys, model.get("_key")]));
     } else if (msg.type === "done") {
       kernelDone = true;
-      settle();
+      el.dataset.ahead = ahead.busy() ? "busy" : "done";
     }
   });
   // what the kernel sent ahead before this view listened is lost: it sends it again
@@ -142,7 +95,7 @@ async function render({ model, el }) {
     model.set("local_tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
     const wait = model.get("debounce_wait") ?? 10;
     const maxWait = model.get("max_wait") ?? true;
-    const current = () => shown !== null && shown.result.view === view;
+    const current = () => slot.view() === view;
     // every value is read from the view when it is sent, never from the model: a debounced
     // report of one signal must not carry another's older value (it would be set back on
     // the view: e.g. a replay tick's report re-ticking "play" just unticked)
@@ -161,41 +114,27 @@ async function render({ model, el }) {
 
   async function show() {
     const key = model.get("_key");
-    const a = key ? ahead.get(key) : undefined;
-    if (a) ahead.delete(key);
+    const a = key ? ahead.take(key) : undefined;
     const made = a && a.made ? await a.made : null;
-    let spec = null;
-    if (!made) {  // not drawn ahead (or its drawing failed: drawn now, with its error)
-      if (a) spec = a.spec;
+    if (made) {
+      slot.place(made[0]);
+      el.dataset.drawn = "prepared";
+    } else {  // not drawn ahead (or its drawing failed: drawn now, with its error)
+      let spec = null;
+      if (a) spec = a.specs()[0];
       else if (model.get("_spec_key") === key) spec = structuredClone(model.get("spec"));
       else { model.send({type: "need"}); return; }  // sent ahead before this view started
-    }
-    const old = shown;
-    if (old) old.result.finalize();
-    if (made) {
-      if (old) slot.replaceChild(made.div, old.div);
-      else slot.appendChild(made.div);
-      shown = made;
-      el.dataset.drawn = "prepared";
-    } else {
-      if (old) old.div.remove();
-      shown = null;
-      if (spec == null) return;
-      const div = document.createElement("div");
-      slot.appendChild(div);
       try {
-        shown = {div: div, result: await vegaEmbed(div, spec, options())};
+        if (!await slot.embed(spec, options())) return;
       } catch (error) {
-        const p = document.createElement("p");
-        p.style.color = "red";
-        p.textContent = "JavaScript Error: " + error.message;
-        div.appendChild(p);
+        showError(slotBox, "JavaScript Error: " + error.message);
+        slotBox.lastChild.style.color = "red";  // (no page style sheet here)
         return;
       }
       el.dataset.drawn = "embedded";
     }
-    el.winvizView = shown.result.view;
-    connect(shown.result.view);
+    el.winvizView = slot.view();
+    connect(slot.view());
   }
 
   function again() {
@@ -210,8 +149,8 @@ async function render({ model, el }) {
   model.on("change:_params", function () {
     if (fromPage) return;
     Promise.resolve().then(async function () {  // after the rest of this update is set
-      if (pending || shown === null) return;
-      const view = shown.result.view;
+      const view = slot.view();
+      if (pending || !view) return;
       for (const [name, value] of Object.entries(model.get("_params") ?? {})) {
         if (view.signal(name) !== value) view.signal(name, value);
       }
@@ -224,16 +163,15 @@ async function render({ model, el }) {
   });
   await again();
   return function () {
-    alive = false;
-    for (const a of ahead.values()) discard(a);
-    ahead.clear();
-    holder.remove();
-    if (shown) shown.result.finalize();
+    ahead.close();
+    slot.clear();
   };
 }
 
 export default { render };
 """
+ESM = view_script.SCRIPT + _WIDGET_JS
+"""The widget's module: the shared drawing ahead, then its own side (talking to the kernel)."""
 
 _NO_SPEC: Any = object()
 

@@ -49,6 +49,7 @@ from winviz.viz.trace_view import (
     open_trace,
     window_operators,
 )
+from winviz.viz.validation import check_size
 from winviz.viz.value_texts import short
 
 CHART = "operator_flow"
@@ -136,18 +137,12 @@ def operator_flow(
     ``operator``: the window operator (default: the first; the subtitle names the others).
     A trace that cannot be drawn gives a message card; a wrong ``element`` or ``operator``
     raises ``ValueError`` naming it."""
-    _check_size("width", width)
-    _check_size("height", height)
+    check_size(width, height, min_width=100, min_height=100)
     view = open_trace(trace)
     op = pick_window_operator(view, operator)
     path = element_path(view, op, element)
     others = [o for o in window_operators(view) if o != op]
     return _chart(path, op, others, width, height)
-
-
-def _check_size(name: str, value: Any) -> None:
-    if value.__class__ is not int or value < 100:
-        raise ValueError(f"{name} must be an int of at least 100 px, got {value!r}")
 
 
 def flow_steps(trace: Any, element: int = 0, *, operator: str | None = None) -> pd.DataFrame:

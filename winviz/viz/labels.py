@@ -154,11 +154,12 @@ def _place_in_order(
     for i in order:
         r = rows[i]
         px, py = plot.px(r["x"]) + shift[i], plot.py(r["y"])
-        for align, dx, dy in LABEL_PLACES:
+        # off the guide lines where a place is free of them, else across one (``guides``)
+        for across, (align, dx, dy) in _PLACE_TRIES if taken.guides else _FIRST_TRIES:
             box = _text_box(px, py, r[field], align, dx, dy)
             inside = box[0] >= 0 and box[2] <= plot.width and box[1] >= 0
             inside = inside and box[3] <= plot.height
-            if not inside or taken.hits(box):
+            if not inside or taken.hits(box) or not (across or taken.off_guides(box)):
                 continue
             line = _leader(shift[i], r[field], align, dx + shift[i], dy)
             along = [] if line is None else _along(px - shift[i], py, line)
@@ -169,11 +170,19 @@ def _place_in_order(
                 row = {"x": r["x"], "y": r["y"], "label": r[field], "kind": f"{_KINDS[field]}"}
                 if shift[i]:
                     row["shift"] = shift[i]
+                if across:
+                    row["across"] = taken.guide_crossed(box)
                 placed.setdefault((align, dx + shift[i], dy), []).append(row)
                 break
         else:
             hidden += 1
     return placed, hidden
+
+
+_FIRST_TRIES = [(False, place) for place in LABEL_PLACES]
+_PLACE_TRIES = _FIRST_TRIES + [(True, place) for place in LABEL_PLACES]
+"""The places a label tries: each of ``LABEL_PLACES`` off the guide lines, then each across
+one (``_Boxes.guides``)."""
 
 
 _KINDS = {"label": "firing label", "element_label": "element label"}
@@ -250,12 +259,26 @@ class _Boxes:
         self.index: _BoxIndex | None = None
         self.cached: np.ndarray | None = None
         self.asked = 0
+        self.guides: list[tuple[Box, str]] = []
+        """Guide lines (pixel segments x1, y1, x2, y2, and their name: the ideal diagonal), not
+        marks: a text keeps off them where one of its places is free of them, else crosses
+        one (marked ``across``: ``_place_labels``, ``_edge_texts_off_marks``); ``hits``
+        ignores them."""
 
     def copy(self) -> _Boxes:
         out = _Boxes()
         out.parts, out.loose = list(self.parts), list(self.loose)
         out.index, out.cached = self.index, self.cached
+        out.guides = list(self.guides)
         return out
+
+    def off_guides(self, box: Box) -> bool:
+        """Whether no guide line runs through ``box`` (``crosses``)."""
+        return not any(crosses(seg, box) for seg, _ in self.guides)
+
+    def guide_crossed(self, box: Box) -> str:
+        """The name of the first guide line running through ``box``."""
+        return next(name for seg, name in self.guides if crosses(seg, box))
 
     def add_small(self, boxes: list[Box]) -> None:
         """Add these boxes (finite: the caller's)."""
@@ -363,6 +386,30 @@ class _BoxIndex:
         return None
 
 
+class _ByLeft:
+    """The boxes of a ``_Boxes`` sorted by their left edge, for many small questions (the
+    2 px boxes of the places beside a point a moved mark tries: ``Grid.avoid``): a box
+    crossing ``box`` has its left edge in [box's left − the widest box's width − 1, box's
+    right) — an interval found by bisection, its few boxes tested one by one (``overlaps``,
+    each comparison as it makes it). No index to build: one sort."""
+
+    def __init__(self, boxes: _Boxes) -> None:
+        parts = [*boxes.parts, np.asarray(boxes.loose, dtype=float).reshape(-1, 4)]
+        a = np.concatenate(parts)
+        a = a[np.argsort(a[:, 0], kind="stable")]
+        self.lefts, self.tops, self.rights, self.bottoms = (a[:, c].tolist() for c in range(4))
+        self.reach = float(np.maximum(a[:, 2] - a[:, 0], 0).max()) + 1 if len(a) else 0.0
+
+    def hits(self, box: Box) -> Box | None:
+        """A box ``box`` crosses (``overlaps``), else None."""
+        left, top, right, bottom = box
+        lefts, tops, rights, bottoms = self.lefts, self.tops, self.rights, self.bottoms
+        for i in range(bisect_left(lefts, left - self.reach), bisect_left(lefts, right)):
+            if left < rights[i] and tops[i] < bottom and top < bottoms[i]:
+                return (lefts[i], tops[i], rights[i], bottoms[i])
+        return None
+
+
 def _crossed(a: np.ndarray, box: Box) -> Box | None:
     """The first of the boxes ``a`` (n × 4) that ``box`` crosses (``overlaps``), else None."""
     at = np.flatnonzero(
@@ -395,6 +442,17 @@ def _taken_by_marks(
             taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
         elif kind == "line" and lines:
             _taken_by_segments(taken, rows, plot)
+
+
+def _guide_lines(layers: list[Any], plot: Plot) -> list[tuple[Box, str]]:
+    """The pixel segment and name (its rows' ``kind``) of each two-point line of these layers
+    (the ideal diagonal), for ``_Boxes.guides``."""
+    out = []
+    for layer in layers:
+        a, b = spec.rows(layer)
+        seg = (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
+        out.append((seg, a["kind"]))
+    return out
 
 
 def _taken_by_rules(taken: _Boxes, layer: Any, plot: Plot) -> None:
@@ -537,8 +595,10 @@ def _edge_texts_off_marks(
     """The watermark's edge texts ("watermark = MAX (end of input) →" right-aligned below
     their point, "← watermark = MIN" left-aligned: ``EDGE_DX``) moved to the first of
     ``EDGE_PLACES`` where they cross no mark (``points``; away from its place: no mark, line
-    or label, ``taken``), and left out where none is free (the subtitle says so). Returns the
-    layers, a layer per place used."""
+    or label, ``taken``) and no guide line (``taken.guides``, the ideal diagonal) — else the
+    first where they cross no mark (across the guide: the row's ``across`` names it) — and
+    left out where none is free (the subtitle says so). Returns the layers, a layer per place
+    used."""
     out = []
     for layer in layers:
         rows = spec.rows(layer) if layer["mark"]["type"] == "text" else []
@@ -548,15 +608,15 @@ def _edge_texts_off_marks(
         by: dict[tuple[str, int], list[dict[str, Any]]] = {}
         align = layer["mark"].get("align", "right")
         for e in rows:
-            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
-            py = plot.py(e["y"])
-            for n, (baseline, dy) in enumerate(EDGE_PLACES):
-                top = py + dy if baseline == "top" else py + dy - LABEL_FONT - 3
-                box = (left, top, right, top + LABEL_FONT + 3)
-                if not (points if n == 0 else taken).hits(box):
-                    taken.add(box)
-                    by.setdefault((baseline, dy), []).append(e)
-                    break
+            boxes = _edge_places(e, align, plot)
+            free = [n for n, box in enumerate(boxes) if not (points if n == 0 else taken).hits(box)]
+            off = [n for n in free if taken.off_guides(boxes[n])]
+            if free:
+                n = (off or free)[0]
+                taken.add(boxes[n])
+                if not off:
+                    e["across"] = taken.guide_crossed(boxes[n])
+                by.setdefault(EDGE_PLACES[n], []).append(e)
             else:
                 notes.append(f"{e['text']}: its text is left out (it would cross marks)")
         encoding = {
@@ -635,11 +695,17 @@ def _edge_boxes(layers: list[spec.ChartDict], plot: Plot) -> list[Box]:
         if layer["mark"]["type"] != "text":
             continue
         align = layer["mark"].get("align", "right")
-        for e in spec.rows(layer):
-            left, right = _edge_span(plot.px(e["x"]), e["text"], align)
-            py = plot.py(e["y"])
-            boxes.append((left, py + 4, right, py + 4 + LABEL_FONT + 3))
+        boxes += [_edge_places(e, align, plot)[0] for e in spec.rows(layer)]
     return boxes
+
+
+def _edge_places(e: dict[str, Any], align: str, plot: Plot) -> list[Box]:
+    """The pixel box of an edge text (row ``e``: ``x``, ``y``, ``text``) at each of
+    ``EDGE_PLACES``."""
+    left, right = _edge_span(plot.px(e["x"]), e["text"], align)
+    py = plot.py(e["y"])
+    tops = [py + dy if side == "top" else py + dy - LABEL_FONT - 3 for side, dy in EDGE_PLACES]
+    return [(left, top, right, top + LABEL_FONT + 3) for top in tops]
 
 
 def _edge_span(px: float, text: str, align: str) -> tuple[float, float]:

@@ -42,6 +42,7 @@ from winviz.viz.firings import cleanups, firing_causes, firing_marks, window_rec
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import TraceInputError, TraceView, memoized, open_trace
+from winviz.viz.validation import check_size
 from winviz.viz.value_texts import key_texts
 from winviz.viz.window_lives import processing_time_windows
 
@@ -83,6 +84,7 @@ def window_lanes(
     like ``timeline``."""
     if max_keys < 1 or not 1 <= max_bars <= scale.ROW_LIMIT:
         raise ValueError(f"max_keys must be >= 1 and max_bars in 1..{scale.ROW_LIMIT}")
+    check_size(width)
     return _lanes(open_trace(trace), operator, max_keys, max_bars, width)
 
 

@@ -492,6 +492,17 @@ def build_lessons(
     return pages
 
 
+def _positive(text: str) -> int:
+    """An argparse type: an int >= 1 (a count of jobs, seconds per cell)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an int (expected an int >= 1)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not >= 1 (expected an int >= 1)")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m winviz.viz.lessons",
@@ -500,8 +511,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("src", nargs="?", default="notebooks", help="lesson folder")
     parser.add_argument("out", nargs="?", default="build/lessons", help="output folder")
     parser.add_argument("--only", action="append", default=[], help="lesson stem (repeat)")
-    parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
-    parser.add_argument("--jobs", type=int, default=1, help="lessons built at once")
+    parser.add_argument("--timeout", type=_positive, default=600, help="seconds per cell")
+    parser.add_argument("--jobs", type=_positive, default=1, help="lessons built at once")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:

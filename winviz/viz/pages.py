@@ -37,7 +37,7 @@ from typing import Any
 
 import vl_convert as vlc
 
-from winviz.viz import palette
+from winviz.viz import palette, view_script
 
 SPEC_CLASS = "winviz-spec"
 EXPLORER_CLASS = "winviz-explorer-data"
@@ -70,24 +70,21 @@ code nor send anything anywhere."""
 # drawn chart's Vega view is kept on its element (``box.winvizView``: tests read its scenegraph).
 # An explorer's data (winviz.viz.grid) is JSON: control labels are set as text, each run is
 # gzip-compressed JSON in base64, read with DecompressionStream and JSON.parse.
-# Once a run is shown, the runs next to it on the control moved last are drawn ahead, out of
-# sight (div.winviz-prepared), one at a time after the frame that shows it; choosing one of
-# them moves its views into place (a step then costs a layout and a paint, not a Vega-Lite
-# compile, a dataflow run and an SVG render). An explorer with a scrubber draws each run
-# when chosen: its t follows the chart shown.
+# Once a run is shown, the runs next to it on the control moved last (first the one the
+# learner is moving towards) are drawn ahead (winviz.viz.view_script), after the frame that
+# shows it; ex.dataset.drawn says how the last run was shown ("prepared": moved into place;
+# "embedded": drawn when chosen), ex.dataset.ahead whether drawing ahead is "busy" or "done".
+# An explorer with a scrubber draws each run when chosen: its t follows the chart shown.
 _EMBED_JS = """(function () {
   const options = %(options)s;
+  %(view_script)s
   const all = Array.from(document.querySelectorAll("div.winviz-chart"));
   const boxes = all.filter(function (box) { return !box.closest("div.winviz-explorer"); });
   const state = window.winvizCharts = {done: false, charts: all.length, errors: []};
   function fail(box, what, e) {
     const msg = what + " could not be drawn: " + e;
     state.errors.push(msg);
-    const p = document.createElement("pre");
-    p.className = "winviz-chart-error";
-    p.textContent = msg;
-    box.appendChild(p);
-    console.error(msg);
+    showError(box, msg);
   }
   function inflate(text) {
     const bin = atob(text);
@@ -101,18 +98,17 @@ _EMBED_JS = """(function () {
   }
   function explorer(ex, number) {
     const data = JSON.parse(ex.querySelector("script.%(explorer_class)s").textContent);
-    const views = Array.from(ex.querySelectorAll("div.winviz-chart"));
+    const boxes = Array.from(ex.querySelectorAll("div.winviz-chart"));
+    const slots = boxes.map(viewSlot);
+    const scrubbed = boxes.map(function () { return false; });  // the view shown has a t
     const status = ex.querySelector("div.winviz-explorer-status");
     const picked = data.controls.map(function (c) { return c.initial; });
     const runs = new Map();
-    const prepared = new Map();  // run → Promise of its views drawn out of sight, or null
-    const holder = document.createElement("div");  // where they are drawn
-    holder.className = "winviz-prepared";
-    holder.setAttribute("aria-hidden", "true");
-    holder.style.cssText = "position:absolute;left:0;top:0;visibility:hidden;" +
-      "pointer-events:none;width:" + ex.clientWidth + "px";
-    document.body.appendChild(holder);
-    const shown = views.map(function () { return null; });
+    const ahead = aheadViews(function () { return options; }, function () {
+      ex.dataset.ahead = ahead.busy() ? "busy" : "done";
+    });
+    ahead.holder.style.width = ex.clientWidth + "px";
+    let moved = {control: 0, direction: 1};
     let latest = 0;
     let current = -1;
     let queue = Promise.resolve();  // one redraw at a time, in the order asked
@@ -125,37 +121,7 @@ _EMBED_JS = """(function () {
         return !param(spec, "t") && spec.width !== "container" && spec.height !== "container";
       });
     }
-    // Drawing ahead: when a run has been drawn, the runs next to it on the control moved
-    // last (first the one the learner is moving towards) are drawn one after the other into
-    // views out of sight (one per chart); choosing one of them then moves its views into
-    // place instead of drawing them. ex.dataset.drawn says which it was, ex.dataset.ahead
-    // whether drawing ahead is "busy" or "done".
-    let moved = {control: 0, direction: 1};
-    let ahead = Promise.resolve();
-    let round = 0;
-    function prepare(run) {
-      if (run === current || prepared.has(run)) return prepared.get(run);
-      const made = decode(run).then(function (r) {
-        if (!preparable(r)) return null;
-        return Promise.all(r.specs.map(function (spec) {
-          const div = document.createElement("div");
-          holder.appendChild(div);
-          return vegaEmbed(div, spec, options).then(function (result) {
-            return {div: div, result: result};
-          });
-        }));
-      }).catch(function () { return null; });  // drawn (and its error shown) when chosen
-      prepared.set(run, made);
-      return made;
-    }
-    function discard(run) {
-      const made = prepared.get(run);
-      prepared.delete(run);
-      made.then(function (views) {
-        (views || []).forEach(function (v) { v.result.finalize(); v.div.remove(); });
-      });
-    }
-    function neighbours() {
+    function neighbours() {  // on the control moved last: first towards where it moved
       const k = moved.control;
       const order = [];
       [moved.direction, -moved.direction].forEach(function (d) {
@@ -169,57 +135,43 @@ _EMBED_JS = """(function () {
     }
     function prepareAround() {
       const order = neighbours();
-      Array.from(prepared.keys()).forEach(function (run) {
-        if (order.indexOf(run) < 0) discard(run);
-      });
-      const mine = ++round;
+      ahead.keep(new Set(order));
       ex.dataset.ahead = "busy";
-      ahead = ahead.then(function () {
-        return order.reduce(function (chain, run) {
-          return chain.then(function () { return mine === round ? prepare(run) : null; });
-        }, Promise.resolve());
-      }).then(function () { if (mine === round) ex.dataset.ahead = "done"; });
-    }
-    function place(made) {
-      views.forEach(function (box, i) {
-        const old = shown[i];
-        if (old) old.result.finalize();
-        made[i].div.className = "winviz-view " + made[i].div.className;
-        box.replaceChild(made[i].div, box.querySelector("div.winviz-view"));
-        shown[i] = {result: made[i].result, view: made[i].result.view, t: false};
-        box.winvizView = made[i].result.view;
+      order.forEach(function (run) {
+        ahead.want(run, function () {
+          return decode(run).then(function (r) { return preparable(r) ? r.specs : null; });
+        });
       });
-      ex.dataset.drawn = "prepared";
     }
     function draw(run, r) {
       status.textContent = r.status;
       status.className = "winviz-explorer-status" + (r.error ? " winviz-explorer-error" : "");
       if (run === current) return null;
       current = run;
-      const ready = prepared.get(run);
-      prepared.delete(run);
-      return (ready || Promise.resolve(null)).then(function (made) {
-        if (made) return place(made);
+      const ready = ahead.take(run);
+      return (ready ? ready.made : Promise.resolve(null)).then(function (made) {
+        if (made) {
+          slots.forEach(function (slot, i) { slot.place(made[i]); scrubbed[i] = false; });
+          ex.dataset.drawn = "prepared";
+          return null;
+        }
         ex.dataset.drawn = "embedded";
         return embed(r);
       });
     }
     function embed(r) {
-      return Promise.all(views.map(function (box, i) {
+      return Promise.all(slots.map(function (slot, i) {
         const spec = JSON.parse(JSON.stringify(r.specs[i]));
-        const old = shown[i];
         const t = param(spec, "t");
-        if (old && old.t && t && t.bind) {  // the scrubber stays at the time it was at
-          t.value = Math.min(Math.max(old.view.signal("t"), t.bind.min), t.bind.max);
+        if (scrubbed[i] && t && t.bind) {  // the scrubber stays at the time it was at
+          t.value = Math.min(Math.max(slot.view().signal("t"), t.bind.min), t.bind.max);
         }
-        if (old) old.result.finalize();  // stops a replay's timer
-        shown[i] = null;
-        return vegaEmbed(box.querySelector("div.winviz-view"), spec, options)
-          .then(function (result) {
-            shown[i] = {result: result, view: result.view, t: !!t};
-            box.winvizView = result.view;  // for checks reading the rendered scenegraph
-          })
-          .catch(function (e) { fail(box, "explorer " + number + " chart " + i, e); });
+        scrubbed[i] = !!t;
+        return slot.embed(spec, options)
+          .catch(function (e) {
+            scrubbed[i] = false;
+            fail(boxes[i], "explorer " + number + " chart " + i, e);
+          });
       }));
     }
     function gridIndex(values) {
@@ -291,9 +243,7 @@ _EMBED_JS = """(function () {
   const jobs = boxes.map(function (box, i) {
     return Promise.resolve().then(function () {
       const spec = JSON.parse(box.querySelector("script.%(spec_class)s").textContent);
-      return vegaEmbed(box.querySelector("div.winviz-view"), spec, options);
-    }).then(function (result) {
-      box.winvizView = result.view;  // for checks reading the rendered scenegraph
+      return viewSlot(box).embed(spec, options);
     }).catch(function (e) { fail(box, "chart " + i, e); });
   });
   Array.from(document.querySelectorAll("div.winviz-explorer")).forEach(function (ex, n) {
@@ -448,6 +398,7 @@ def embed_script(options: dict[str, Any] | None = None) -> str:
         "options": script_json(EMBED_OPTIONS if options is None else options),
         "spec_class": SPEC_CLASS,
         "explorer_class": EXPLORER_CLASS,
+        "view_script": view_script.SCRIPT,
     }
 
 

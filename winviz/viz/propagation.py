@@ -39,10 +39,11 @@ import pandas as pd
 
 from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
-from winviz.viz import palette, scale, spec, watermark_steps
+from winviz.viz import coinciding, palette, scale, spec, watermark_steps
 from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a panel
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
+from winviz.viz.validation import check_size
 from winviz.viz.watermark_channels import (
     STATUS_KINDS,
     channel_records,
@@ -83,6 +84,7 @@ def propagation_chart(
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     if operator is not None and not isinstance(operator, str) and not list(operator):
         raise ValueError("operator must be a name, a non-empty list of names, or None")
+    check_size(width, height)
     return _propagation(open_trace(trace), operator, max_points, width, height)
 
 
@@ -395,7 +397,29 @@ def _panel(
             "detail": {"field": "attempt", "type": "nominal"},  # a line per run attempt
         }
         mark = {"type": "line", "interpolate": "linear", "strokeWidth": width_px}
-        layers.append(spec.layer(_rows(part), mark, encoding))
+        cut = _coinciding(part, channels) if role == "channel" else None
+        if cut is None:
+            layers.append(spec.layer(_rows(part), mark, encoding))
+            continue
+        notes.append(("" if d["per_operator"] else f"{d['name']}: ") + _coinciding_text(cut))
+        encoding["detail"] = {"field": "run", "type": "nominal"}  # a line per run
+        for (n, k), rows in sorted(cut.rows.items()):
+            runs = pd.DataFrame(
+                [
+                    r
+                    | {
+                        "line": r["path"][0],
+                        "attempt": r["path"][1],
+                        "run": f"{r['path'][1]}.{r['run']}",
+                    }
+                    for r in rows
+                ]
+            ).drop(columns="path")
+            if n == 1:
+                layers.append(spec.layer(_rows(runs), mark, encoding))
+            else:  # one dash in n, in turn (coinciding.dash): no strokeDash encoding
+                alone = {c: e for c, e in encoding.items() if c != "strokeDash"}
+                layers.append(spec.layer(_rows(runs), mark | coinciding.dash(n, k), alone))
     pdata = pd.DataFrame(
         points, columns=["x", "y", "line", "seq", "proc_time", "watermark", "note", "also"]
     )
@@ -416,6 +440,47 @@ def _panel(
     plot = Plot(x, y, width, height)
     layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
     return {"layer": layers, "width": width, "height": height}, sub
+
+
+def _coinciding(part: pd.DataFrame, channels: list[str]) -> coinciding.Runs | None:
+    """The channel lines' vertices (``part``) cut into runs where lines lie on each other
+    (``coinciding.runs``; paths (line, attempt) in legend order), or None where none do."""
+    if part[["x", "y"]].isna().any().any():
+        return None
+    legend = {line: i for i, line in enumerate(channels)}
+    paths: dict[tuple[str, Any], list[tuple[float, float]]] = {}
+    ordered = part.sort_values("i", kind="stable")
+    for line, attempt, px, py in zip(
+        ordered["line"].tolist(),
+        ordered["attempt"].tolist(),
+        ordered["x"].tolist(),
+        ordered["y"].tolist(),
+        strict=True,
+    ):
+        paths.setdefault((line, attempt), []).append((px, py))
+    order = sorted(paths, key=lambda p: (legend.get(p[0], len(legend)), str(p[1])))
+    return coinciding.runs({p: paths[p] for p in order})
+
+
+def _coinciding_text(cut: coinciding.Runs) -> str:
+    """What the alternating dashes mean, and which lines coincide for how long (those that
+    share only part of a step up at one time, together)."""
+    together: dict[tuple[str, ...], float] = {}
+    for paths, ms in cut.shared.items():
+        names = tuple(dict.fromkeys(line for line, _ in paths))
+        together[names] = together.get(names, 0.0) + ms
+    said = [
+        f"{', '.join(names[:-1])} and {names[-1]}: the same for {int(ms):,} ms of processing time"
+        for names, ms in together.items()
+        if len(names) > 1 and ms
+    ]
+    steps = [n for names, ms in together.items() if len(names) > 1 and not ms for n in names]
+    if steps:
+        said.append(f"steps up at one time: {', '.join(dict.fromkeys(steps))}")
+    return (
+        "lines that lie on each other are drawn in alternating dashes of their colours, "
+        f"one dash each ({'; '.join(said)})"
+    )
 
 
 def _line_encodings(

@@ -28,16 +28,11 @@ earliest element has arrived) and the subtitle says so.
 processing time, as in Akidau's streaming animations — while it is ticked, ``t`` advances by
 one step every ``TICK_MS`` and the run unfolds from the slider's position to its end in about
 ``replay_seconds``; it unticks itself at the end (tick it again to replay from the start)
-and unticking it pauses. The slider follows ``t`` and can be dragged at any time. This is a
-Vega timer event stream on the ``t`` signal (``on: [{events: {type: "timer", throttle:
-TICK_MS}, update: ...}]``) and one on the ``play`` signal (it turns off at the end), so it
-runs wherever the chart is drawn — JupyterLab's widget (``ExplorerChart``, an
-``alt.JupyterChart`` which syncs ``t`` and ``play`` back to Python), ``save_html`` pages
-and ``make lessons`` pages (no page script, so nothing to add to their
-Content-Security-Policy; expressions run under ``ast: true``).
-Vega-Lite copies a variable parameter's ``on`` into the Vega signal but its JSON schema does
-not list it: they are added to the spec after it is validated, from what
-``usermeta.winviz.replay`` says (``spec.with_replay``).
+and unticking it pauses. The slider follows ``t`` and can be dragged at any time. The spec
+carries only the settings (``usermeta.winviz.replay``, ``replay_settings``); the script that
+draws the chart plays them (``winviz.viz.view_script``: JupyterLab's widget, ``save_html``
+and ``make lessons`` pages alike), not a Vega timer stream, which Vega 6 runs from the view's
+start, playing or not, each tick measuring the view's ``<svg>``.
 """
 
 from __future__ import annotations
@@ -63,6 +58,7 @@ from winviz.viz.scrubber_layers import (
 )
 from winviz.viz.timeline import auto_view
 from winviz.viz.trace_view import TraceInputError, TraceView, gc_paused, open_trace
+from winviz.viz.validation import check_size
 from winviz.viz.watermark_steps import watermark_steps
 from winviz.viz.window_lives import pairs_text, processing_time_windows
 
@@ -106,6 +102,7 @@ def scrubber(
         raise ValueError(f"replay_seconds must be a number in 0.5..3600, got {replay_seconds!r}")
     if view not in ("timeline", "skew", "auto"):
         raise ValueError(f"view must be 'timeline', 'skew' or 'auto'; got {view!r}")
+    check_size(width, height)
     mode = view
     try:
         view = open_trace(trace)
@@ -348,9 +345,10 @@ def _time_range(layers: list[spec.ChartDict], lo: int, hi: int) -> tuple[int, in
 
 
 def replay_settings(t_lo: int, t_hi: int, step: int, seconds: float) -> dict[str, Any]:
-    """What ``with_replay`` needs (kept in ``usermeta.winviz.replay``): the parameters, the
-    slider's range, the timer's period and the step ``t`` advances per tick — a multiple of
-    the slider's step, so that ``t`` stays on the slider's grid, and at least one step."""
+    """What the replay needs (kept in ``usermeta.winviz.replay``, played by ``view_script``):
+    the parameters, the slider's range, the tick's period and the step ``t`` advances per
+    tick — a multiple of the slider's step, so that ``t`` stays on the slider's grid, and at
+    least one step."""
     frames_ = max(1, round(seconds * 1000 / TICK_MS))
     span = max(0, t_hi - t_lo)
     per_tick = max(step, -(-span // (frames_ * step)) * step)

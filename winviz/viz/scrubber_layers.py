@@ -260,7 +260,9 @@ def firing_layer(
     is in sight. ``across``: processing-time windows, drawn on the right edge. ``skew``: the
     skew mode's axes (x: processing time, y: processing time − that event time). ``avoid``:
     the layers drawn with them (elements, labels) whose marks a badge keeps off. Returns the
-    squares' layer (None: no firing) and the badges' layers (``_count_layer``)."""
+    squares' layer (None: no firing), drawn under the elements, and the layers drawn over
+    them: the end of input's square outlines (``_end_outline``) then the badges'
+    (``_count_layer``)."""
     marks = firing_marks(view, op)
     if not len(marks):
         return None, []
@@ -349,11 +351,40 @@ def firing_layer(
         },
         [{"filter": f"datum.fired <= {PARAM}"}],
     )
-    return squares, badges
+    return squares, [*_end_outline(rows, x, y), *badges]
 
 
 FIRING_SIZE = 80
 """A firing square's area (px²)."""
+END_OUTLINE = "end of input (outline)"
+"""The kind of the end of input's square outlines (``_end_outline``)."""
+END_OUTLINE_SIZE = round((FIRING_SIZE**0.5 - 1) ** 2)
+"""The outline's area (px²): its 1.5 px stroke within the 0.5 px edge of the square."""
+
+
+def _end_outline(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
+    """The end of input's firing squares again, as outlines drawn over the elements: it fires
+    where the run ends, among its last elements, which would hide its square (drawn under
+    them, as every firing's, so an element there stays in sight: inside the outline)."""
+    end = palette.FIRED_EVENT["end of input"]
+    out = [r | {"kind": END_OUTLINE} for r in rows if r["what"] == end]
+    if not out:
+        return []
+    mark = {
+        "type": "point",
+        "filled": False,
+        "shape": FIRING_SHAPE,
+        "size": END_OUTLINE_SIZE,
+        "color": dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))[end],
+        "strokeWidth": 1.5,
+        "xOffset": {"expr": "datum.dx"},
+    }
+    encoding = {
+        "x": x.channel("x"),
+        "y": y.channel("y"),
+        "tooltip": spec.tooltips(out, ["x", "y", "fired"]),
+    }
+    return [spec.layer(out, mark, encoding, [{"filter": f"datum.fired <= {PARAM}"}])]
 
 
 def _firing_words(view: TraceView, op: str, marks: Columns) -> list[str] | None:

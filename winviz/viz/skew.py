@@ -37,6 +37,7 @@ from winviz.viz.labels import crosses
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceInputError, TraceView, open_trace
+from winviz.viz.validation import check_size
 
 
 @palette.public_chart("skew_chart")
@@ -57,6 +58,7 @@ def skew_chart(
     (``usermeta.winviz.status == "message"``)."""
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
+    check_size(width, height)
     view = open_trace(trace)
     return _skew(view, pick_operator(view, operator), max_points, width, height)
 

@@ -148,16 +148,14 @@ class _CompiledCheck:
         """Altair's ``to_dict``: the same dict, written by ``altair_dict`` (no copies of the
         chart; a few times faster) and checked as Altair checks it; any other call (another
         format, ``ignore``, a ``context`` — the chart inside another, or Altair's renderers)
-        or a chart that writer does not cover goes to Altair's ``to_dict``; a Vega-Lite dict
-        gets its replay handlers either way (``with_replay``: after the schema check)."""
+        or a chart that writer does not cover goes to Altair's ``to_dict``."""
         if format == "vega-lite" and not ignore and context is None:
             spec = altair_dict(self, self._check if validate else None)  # type: ignore[arg-type]
             if spec is not None:
                 return spec
-        spec = super().to_dict(  # type: ignore[misc]
+        return super().to_dict(  # type: ignore[misc]
             validate=validate, format=format, ignore=ignore, context=context
         )
-        return with_replay(spec) if format == "vega-lite" else spec
 
     def _check(self, instance: dict[str, Any]) -> None:
         """``validate``, raising Altair's ``SchemaValidationError`` as its ``to_dict`` does."""
@@ -168,10 +166,10 @@ class _CompiledCheck:
 
     def _repr_mimebundle_(self, *args: Any, **kwargs: Any) -> Any:
         # Altair's "jupyter" renderer rebuilds the chart from its dict (``from_dict``, which
-        # validates it again and refuses a parameter's event handlers): give the widget this
-        # chart itself, with the embed options setup_rendering() enabled the renderer with.
-        # The widget is an ExplorerChart (always offline): JupyterChart's own page script can
-        # re-tick a scrubber's "play" just unticked (see winviz.viz.explorer_chart).
+        # validates it again): give the widget this chart itself, with the embed options
+        # setup_rendering() enabled the renderer with. The widget is an ExplorerChart (always
+        # offline): its page script runs a scrubber's replay (winviz.viz.view_script), and
+        # JupyterChart's own can re-tick a "play" just unticked (winviz.viz.explorer_chart).
         if alt.renderers.active == "jupyter":
             ExplorerChart.bundle()
             embed_options = alt.renderers.options.get("embed_options")
@@ -249,48 +247,6 @@ def chart_function(fn: Callable[..., ChartDict]) -> Callable[..., alt.TopLevelMi
     signature = inspect.signature(fn).replace(return_annotation="alt.TopLevelMixin")
     public.__signature__ = signature  # type: ignore[attr-defined]
     return public
-
-
-# -- the replay's event handlers, which Vega-Lite passes to Vega but its schema does not list --
-
-
-def replay_handlers(settings: dict[str, Any]) -> tuple[list[dict], list[dict]]:
-    """The Vega event handlers of replay: (those of ``t``, those of ``play``). Every number
-    comes from ``scrubber.replay_settings`` (ints), every name one of its constants: no
-    expression holds anything from a trace. The timer ticks while paused too (Vega 6 starts a
-    timer stream's interval with the view and stops it only in ``View.finalize``; each tick
-    reads the view's position before any stream ``filter``): paused, a tick leaves ``t`` as
-    it is, so no dataflow pulse runs (a ``filter: play`` on the stream measured dearer)."""
-    t, play = settings["param"], settings["switch"]
-    lo, hi, inc = (int(settings[k]) for k in ("min", "max", "step"))
-    tick = {"type": "timer", "throttle": int(settings["tick_ms"])}
-    on_t = [
-        {
-            "events": tick,
-            # a tick while playing: from the end, start again; else one step, at most to the end
-            "update": f"{play} ? ({t} >= {hi} ? {lo} : min({hi}, {t} + {inc})) : {t}",
-        }
-    ]
-    on_play = [{"events": {"signal": t}, "update": f"{play} && {t} < {hi}"}]  # off at the end
-    return on_t, on_play
-
-
-def with_replay(spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` (a scrubber's Vega-Lite dict, changed in place and returned) with the replay
-    handlers on its ``t`` and ``play`` parameters, when ``usermeta.winviz.replay`` asks for
-    them (``winviz.viz.scrubber.replay_settings``); other specs are returned as they are.
-    Added after the spec is validated (``_written``): Vega-Lite copies a variable parameter's
-    ``on`` into its Vega signal, but its schema does not list it."""
-    settings = ((spec.get("usermeta") or {}).get("winviz") or {}).get("replay")
-    if not settings:
-        return spec
-    on_t, on_play = replay_handlers(settings)
-    for param in spec.get("params", []):
-        if param.get("name") == settings["param"]:
-            param["on"] = on_t
-        elif param.get("name") == settings["switch"]:
-            param["on"] = on_play
-    return spec
 
 
 # -- the Vega-Lite dict of a chart, without Altair's to_dict ---------------------------------------
@@ -413,7 +369,6 @@ def _written(
         return None
     if check is not None:
         check(spec)
-    with_replay(spec)
     if "$schema" not in spec:
         spec["$schema"] = alt.SCHEMA_URL
     spec = alt.utils.update_nested(theme(), spec, copy=True)

@@ -82,10 +82,12 @@ from winviz.viz.labels import (
     ElementLabel,
     Plot,
     _Boxes,
+    _ByLeft,
     _drawing_order,
     _edge_boxes,
     _edge_texts_off_marks,
     _element_label_layers,
+    _guide_lines,
     _label_room,
     _taken_by_marks,
     _taken_by_rules,
@@ -95,6 +97,7 @@ from winviz.viz.palette import TimeAxis
 from winviz.viz.propagation import view_paused_spans
 from winviz.viz.skew import skew_of_view
 from winviz.viz.trace_view import TraceView
+from winviz.viz.validation import check_size
 from winviz.viz.window_marks import (
     _cleanups,
     _firings,
@@ -160,6 +163,7 @@ def timeline(
             "element_labels must be a field index (int), a key (str) or a function of the "
             f"element's value; got {element_labels!r}"
         )
+    check_size(width, height)
     tv = trace_view.open_trace(trace)
     if view != "timeline":
         op = pick_operator(tv, operator)
@@ -240,10 +244,12 @@ def _timeline(
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
     occupied, points = piles.Grid(STACK_PX), _Boxes()
     _taken_by_marks(points, [element_layer, replay_layer, *watermark_layers], plot, lines=False)
-    occupied.avoid = points.copy()  # (a firing or cleanup moved aside keeps off them)
+    occupied.avoid = _ByLeft(points)  # (a firing or cleanup moved aside keeps off them)
     taken, lines = points.copy(), _Boxes()
     _taken_by_marks(lines, watermark_layers, plot, points=False)  # (once, for both)
     taken.extend(lines)
+    diagonal_layers = _diagonal(elements, x, y, diagonal)
+    taken.guides = _guide_lines(diagonal_layers, plot)  # (kept off where a label has a place)
     for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
@@ -256,7 +262,7 @@ def _timeline(
         horizon_layer,
         _idle_layer(view, x, y, notes),
         _paused_layer(view, x, y, notes),
-        *_diagonal(elements, x, y, diagonal),
+        *diagonal_layers,
         *watermark_layers,
         element_layer,
         replay_layer,

@@ -10,6 +10,7 @@ says how many (issue 26). Positions are computed as Vega-Lite draws the panel
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
@@ -52,10 +53,6 @@ def side_by_side(
         row["dx"] = round(row.get("dx", 0.0) + d, 2)
     notes += piles.moved_note(placed, "timer event", EVENT_PX)
     return (piles.count_on(points, placed) if placed.counted else points), grid
-
-
-def boxes_of(points: list[dict[str, Any]], px: Plot) -> list[Box]:
-    return [_event_box(r, px) for r in points]
 
 
 LABEL_SPOTS = tuple(k / 20 for k in sorted(range(2, 19), key=lambda k: (abs(k - 10), k)))
@@ -171,18 +168,22 @@ CELL_PX = 16  # the x cells the boxes and segments are filed under
 
 
 class Taken:
-    """Boxes (marks, texts) and segments (rules, lines) already on the plot, filed by x cell:
-    whether a new box overlaps a box or is crossed by a segment."""
+    """Boxes (marks, texts) and segments (rules, lines) already on the plot, filed by cell
+    (boxes by x and y cell, segments by x cell): whether a new box overlaps a box or is
+    crossed by a segment."""
 
     def __init__(self) -> None:
-        self.boxes: dict[int, list[Box]] = {}
+        self.boxes: dict[tuple[int, int], list[Box]] = {}
         self.segments: dict[int, list[tuple[Segment, bool]]] = {}
 
     def _cells(self, lo: float, hi: float) -> range:
         return range(int(lo // CELL_PX), int(hi // CELL_PX) + 1)
 
+    def _cells2(self, box: Box) -> list[tuple[int, int]]:
+        return [(i, j) for i in self._cells(box[0], box[2]) for j in self._cells(box[1], box[3])]
+
     def add_box(self, box: Box) -> None:
-        for c in self._cells(box[0], box[2]):
+        for c in self._cells2(box):
             self.boxes.setdefault(c, []).append(box)
 
     def add_segment(self, seg: Segment, rule: bool = True) -> None:
@@ -194,9 +195,10 @@ class Taken:
     def free(self, box: Box, mark: bool = False) -> bool:
         """Whether ``box`` overlaps no box and is crossed by no segment (a ``mark``'s box: by
         no rule)."""
-        for c in self._cells(box[0], box[2]):
+        for c in self._cells2(box):
             if any(overlaps(box, b) for b in self.boxes.get(c, ())):
                 return False
+        for c in self._cells(box[0], box[2]):
             if any((rule or not mark) and crosses(s, box) for s, rule in self.segments.get(c, ())):
                 return False
         return True
@@ -380,12 +382,50 @@ def _count_on(into: dict[str, Any], r: dict[str, Any]) -> None:
     into["keys"] = list(dict.fromkeys([*into["keys"], *r["keys"]]))
 
 
-def ring_boxes(grid: piles.Grid, px: Plot) -> list[Box]:
+@dataclass
+class OnPlot:
+    """What the timers plot draws before its ▼ and labels, by the key whose rows they are
+    (the key dropdown shows one key's timers): the timers' ``rules``; the lines every view
+    shows (``shared``: the staircase's, the diagonal's segments); the marks' boxes with
+    their key (``keyed``: timer events, rings) and the boxes every view shows (``every``:
+    the staircase's label)."""
+
+    px: Plot
+    rules: list[dict[str, Any]]
+    shared: list[tuple[Segment, bool]]
+    keyed: list[tuple[Any, Box]]
+    every: list[Box] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls,
+        rules: list[dict[str, Any]],
+        points: list[dict[str, Any]],
+        rings: list[dict[str, Any]],
+        lines: list[tuple[list[dict[str, Any]], str]],
+        px: Plot,
+    ) -> OnPlot:
+        """From the rule rows, the timer events' and rings' rows (``piles.rings``) and the
+        line layers' rows (each with the column it draws a line per: ``line_segments``)."""
+        shared = [(seg, False) for rows, by in lines for seg in line_segments(rows, px, by)]
+        keyed = [(r.get("key"), _event_box(r, px)) for r in points]
+        keyed += [(r.get("key"), b) for r, b in zip(rings, ring_boxes(rings, px), strict=True)]
+        return cls(px, rules, shared, keyed)
+
+    def view(self, key: str) -> tuple[list[tuple[Segment, bool]], list[Box]]:
+        """The segments and boxes drawn when the dropdown shows ``key`` ("": every key)."""
+        rules = [r for r in self.rules if r["key"] == key] if key else self.rules
+        segs = [(seg, True) for seg in rule_segments(rules, self.px)]
+        boxes = [b for k, b in self.keyed if not key or k == key]
+        return segs + self.shared, boxes + self.every
+
+
+def ring_boxes(rings: list[dict[str, Any]], px: Plot) -> list[Box]:
     """The boxes of the rings ``piles.ring_layer`` draws around marks others were counted on
-    (three times a mark's area: ``EVENT_PX`` × √3 across)."""
+    (``rings``: ``piles.rings``' rows; three times a mark's area: ``EVENT_PX`` × √3 across)."""
     h = EVENT_PX * 3**0.5 / 2 + 1
     out = []
-    for row in piles.rings(grid):
+    for row in rings:
         cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
         out.append((cx - h, cy - h, cx + h, cy + h))
     return out

@@ -41,20 +41,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.viz import axes, palette, piles, scale, spec, timer_places, timer_roles, watermark_steps
+from winviz.viz import (
+    axes,
+    palette,
+    piles,
+    scale,
+    spec,
+    timer_dedups,
+    timer_places,
+    timer_roles,
+    watermark_steps,
+)
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
+from winviz.viz.timer_dedups import DEDUP_EVENT
 from winviz.viz.timer_records import timer_lives, timer_operators, timer_queue, timer_records
 from winviz.viz.trace_view import TraceView, open_trace
-from winviz.viz.value_texts import key_texts
+from winviz.viz.validation import check_size
 from winviz.viz.watermark_steps import Restart, steps_by_attempt
 from winviz.viz.window_lives import groups
 
 DOMAINS = ("event", "processing")
 DOMAIN_COLORS = (palette.EVENT_TIME_COLOR, palette.PROCESSING_TIME_COLOR)
 DOMAIN_DASHES = ([1, 0], [4, 2])
-# a registration that found its timer queued: named by what it is (issue 26)
-DEDUP_EVENT = "registration of a timer that already existed (de-duplicated)"
 EVENTS = ("registered", DEDUP_EVENT, "fired", "deleted", "queued at the end")
 EVENT_SHAPES = ("circle", "triangle-down", "square", "cross", "triangle-up")
 # a colour neither domain uses: the marker is about the queue
@@ -69,6 +78,9 @@ LABEL_LIMIT = 25  # timestamps written when there are at most this many distinct
 DX_GAP = 4  # pixels between timers of one timestamp
 QUEUE_VIEW = "queue_points_1"  # the queue panel's points (the view of LINK_PARAM)
 LINK_PARAM = "queue_at"  # the queue panel's pointer: a processing time drawn across the timers
+KEY_FILTER = f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"  # a row of the key shown
+VIEW_FILTER = f"isDefined(datum.view) ? datum.view === {KEY_PARAM} : ({KEY_FILTER})"
+"""A ▼ row placed for one dropdown value (its ``view``) is shown for it alone."""
 
 
 @palette.public_chart("timers_chart")
@@ -83,8 +95,7 @@ def timers_chart(
     timestamps against processing time, the operator's watermark staircase and the queue
     size (see the module docstring). Bad input gives a message card
     (``usermeta.winviz.status == "message"``), like ``timeline``."""
-    if width < 100 or height < 60:
-        raise ValueError(f"width must be >= 100 and height >= 60, got {width} and {height}")
+    check_size(width, height, min_width=100, min_height=60)
     return _timers(open_trace(trace), operator, width, height)
 
 
@@ -173,16 +184,22 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     points, pile = timer_places.side_by_side(points, px, notes)
     staircase = _watermark_layers(steps, x, y, watermark_steps.restarts(view))
     diagonal = _diagonal_layers(lives, x, y)
-    lines = [(seg, True) for seg in timer_places.rule_segments(rules, px)]
-    for layer, by in ((staircase[:1], "attempt"), (diagonal[:1], "kind")):
-        segs = timer_places.line_segments(spec.rows(layer[0]), px, by) if layer else []
-        lines += [(seg, False) for seg in segs]
-    marks = [*timer_places.boxes_of(points, px), *timer_places.ring_boxes(pile, px)]
+    rows_of_lines = [
+        (spec.rows(layer[0]), by)
+        for layer, by in ((staircase, "attempt"), (diagonal, "kind"))
+        if layer
+    ]
+    drawn = timer_places.OnPlot.of(rules, points, piles.rings(pile), rows_of_lines, px)
+    lines, marks = drawn.view("")
     # the staircase's label first (a ▼ finds a place off it), then the ▼, then the timestamps'
     # labels where there is room (the axis has the timestamps too)
     vertices = spec.rows(staircase[0]) if staircase else []
     mark_label = timer_places.watermark_label_off_marks(staircase[2:], px, marks, lines, vertices)
-    dedups, counts = _dedup_layers(records, dedup, lives, (x, y, px), (lines, marks), notes)
+    drawn.every += marks[len(drawn.keyed) :]  # (the label's box: every key's view shows it)
+    dedups, counts = timer_dedups.dedup_layers(
+        records, dedup, lambda key: _extents(lives, key), (x, y, px), drawn.view, keys, notes
+    )
+    marks += timer_dedups.placed_boxes(dedups, px)
     labels = _label_layers(rules, x, y)
     if labels:
         groups_at = {(d, x.clip(ts)[0]): e for (d, ts), e in _extents(lives).items()}
@@ -219,10 +236,11 @@ def _two_panels(
     width, height = size
     if keys:
         for layer in layers:
-            if spec.rows(layer) and "key" in spec.rows(layer)[0]:
-                layer["transform"] = [
-                    {"filter": f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"}
-                ]
+            rows = spec.rows(layer)
+            if any("view" in r for r in rows):  # (▼ placed for one view: ``timer_dedups``)
+                layer["transform"] = [{"filter": VIEW_FILTER}]
+            elif rows and "key" in rows[0]:
+                layer["transform"] = [{"filter": KEY_FILTER}]
     main = {"layer": layers, "width": width, "height": height}
     if not by_key:
         main["resolve"] = {"scale": {"color": "independent"}}
@@ -415,7 +433,7 @@ def _event_rows(
     rules: list[dict[str, Any]], lives: pd.DataFrame, x: TimeAxis, y: TimeAxis
 ) -> list[dict[str, Any]]:
     """The timer events of each rule: registered and ended (the de-duplicated registrations:
-    ``_dedup_bins``)."""
+    ``timer_dedups``)."""
     rows: list[dict[str, Any]] = []
     # an aggregated rule's timers may end in several ways (some fired, some deleted): a mark
     # per way, at its last time (the rule's "deleted, fired" is no shape of the legend)
@@ -434,188 +452,19 @@ def _event_rows(
     return rows
 
 
-def _dedup_bins(
-    records: pd.DataFrame, dedup: np.ndarray, x: TimeAxis, y: TimeAxis, px: timer_places.Plot
-) -> list[dict[str, Any]]:
-    """The de-duplicated registrations (``dedup``: their positions in ``records``) in bins:
-    those of one (domain, timestamp) whose processing times fall in one ``EVENT_PX`` row of
-    the plot (one ▼ would cover the others) — twice as tall rows while there are more bins
-    than rows a layer may hold. Per bin, in order of its first registration: its group
-    (domain, x), x, y (of its first), n, first / last processing time, keys, domain, the
-    timestamp's text and the first's seq."""
-    if not len(dedup):
-        return []
-    stamps = records["ts"].to_numpy()[dedup].tolist()
-    procs = records["proc_time"].to_numpy()[dedup].tolist()
-    tx = [c for c, _ in x.clip_all(stamps)]
-    ty = [c for c, _ in y.clip_all(procs)]
-    domains, _ = pd.factorize(records["domain"].to_numpy()[dedup], use_na_sentinel=False)
-    xs, _ = pd.factorize(np.asarray(tx, dtype=object), use_na_sentinel=False)
-    rows_px = np.asarray([0.0 if v is None else px.py(v) for v in ty])
-    tall = float(timer_places.EVENT_PX)
-    while True:
-        frame = pd.DataFrame({"d": domains, "x": xs, "b": np.floor(rows_px / tall)})
-        bins = frame.groupby(["d", "x", "b"], sort=False).indices
-        if len(bins) <= scale.ROW_LIMIT // 2:
-            break
-        tall *= 2
-    keys = key_texts(records["key"].to_numpy()[dedup])
-    doms, seqs = records["domain"].to_numpy()[dedup].tolist(), records["seq"].to_numpy()[dedup]
-    out = []
-    for members in sorted(bins.values(), key=lambda m: int(m[0])):
-        i = int(members[0])
-        times = [procs[j] for j in members.tolist()]
-        out.append(
-            {
-                "group": (doms[i], tx[i]),
-                "x": tx[i],
-                "y": ty[i],
-                "n": len(members),
-                "first": min(times),
-                "last": max(times),
-                "keys": list(dict.fromkeys(keys[j] for j in members.tolist())),
-                "domain": doms[i],
-                "timestamp": x.fmt(stamps[i]),
-                "reg_seq": int(seqs[i]),
-            }
-        )
-    return out
-
-
-def _extents(lives: pd.DataFrame) -> dict[tuple[Any, Any], tuple[float, float]]:
-    """Per (domain, timestamp) of the timers, its rules' least and greatest dx (``spread``)."""
+def _extents(
+    lives: pd.DataFrame, key: str | None = None
+) -> dict[tuple[Any, Any], tuple[float, float]]:
+    """Per (domain, timestamp) of the timers (of ``key`` only, if given), its rules' least
+    and greatest dx (``spread``)."""
     out: dict[tuple[Any, Any], tuple[float, float]] = {}
-    for dom, ts, d in zip(lives["domain"], lives["timestamp"], spread(lives), strict=True):
+    cols = (lives["domain"], lives["timestamp"], spread(lives), lives["key"])
+    for dom, ts, d, k in zip(*cols, strict=True):
+        if key and k != key:
+            continue
         lo, hi = out.get((dom, ts), (d, d))
         out[dom, ts] = (min(lo, d), max(hi, d))
     return out
-
-
-def _dedup_layers(
-    records: pd.DataFrame,
-    dedup: np.ndarray,
-    lives: pd.DataFrame,
-    plot: tuple[TimeAxis, TimeAxis, timer_places.Plot],
-    taken: tuple[list[Any], list[Any]],
-    notes: list[str],
-) -> tuple[list[dict[str, Any]], list[spec.ChartDict]]:
-    """The de-duplicated registrations: their ▼ rows, placed beside their timestamp's rules
-    clear of every rule, line and mark (``timer_places.dedups_beside``; ``taken``: the lines'
-    segments and the marks' boxes, to which the ▼ and their texts are added), and the layers
-    of their "×n" texts and of the row above the plot; the subtitle says how they are
-    drawn."""
-    x, y, px = plot
-    lines, marks = taken
-    bins = _dedup_bins(records, dedup, x, y, px)
-    if not bins:
-        return [], []
-
-    def new_taken() -> timer_places.Taken:
-        t = timer_places.Taken()
-        for seg, rule in lines:
-            t.add_segment(seg, rule)
-        for box in marks:
-            t.add_box(box)
-        return t
-
-    # the timers' (domain, timestamp) as their rules' x: the bins' groups
-    extents = {(d, x.clip(ts)[0]): e for (d, ts), e in _extents(lives).items()}
-    placed, above = timer_places.dedups_beside(bins, extents, new_taken, px)
-    rows, texts = _dedup_rows(placed, y)
-    for r in placed:
-        marks += timer_places.dedup_boxes(px.px(r["x"]) + r["dx"], px.py(r["y"]), r["n"])
-    beside = sum(r["n"] for r in placed)
-    if beside > len(rows) or above:
-        notes.append(
-            f"de-duplicated registrations ▼: {beside:,} drawn as {len(rows):,} ▼ at their "
-            "processing time beside their timestamp's rules (a ▼ with ×n: n of one timestamp "
-            "at or near its processing time; hover for their times)"
-        )
-    layers = [_count_layer(texts, axes.xy(x, y))] if texts else []
-    if above:
-        notes.append(
-            f"{len(dedup) - beside:,} of timers too crowded for a ▼ beside their rule: "
-            f"{len(above):,} ▼ in a row above the plot, at their timer's timestamp (×n: n of "
-            "them; hover for their times)"
-        )
-        marks_above, texts_above = _dedup_rows(above, y)
-        for r, b in zip(marks_above, above, strict=True):
-            r["above"] = -b["above"]
-        for t, b in zip(texts_above, (b for b in above if b["n"] > 1), strict=True):
-            t["above"] = -b["above"]
-        layers += _row_above_layers(marks_above, texts_above, x)
-    return rows, layers
-
-
-def _count_layer(texts: list[dict[str, Any]], xy: dict[str, Any]) -> spec.ChartDict:
-    """The "×n" texts of the ▼ standing for n registrations, right of them."""
-    return spec.text_layer(
-        texts,
-        xy,
-        size=timer_places.COUNT_FONT,
-        color=palette.INK,
-        align="left",
-        baseline="middle",
-        xOffset={"expr": "datum.dx"},
-    )
-
-
-def _row_above_layers(
-    marks: list[dict[str, Any]], texts: list[dict[str, Any]], x: TimeAxis
-) -> list[spec.ChartDict]:
-    """The ▼ of crowded timers in the row above the plot (``above``: pixels from the plot's
-    top, drawn as they are: no scale) and their "×n"."""
-    xy = {
-        "x": axes.channel(x, "x"),
-        "y": {"field": "above", "type": "quantitative", "scale": None, "axis": None},
-    }
-    row = spec.layer(
-        marks,
-        {
-            "type": "point",
-            "shape": "triangle-down",
-            "filled": True,
-            "size": 45,
-            "color": DEDUP_COLOR,
-            "opacity": 0.9,
-            "xOffset": {"expr": "datum.dx"},
-        },
-        {**xy, "tooltip": spec.tooltips(marks, ["x", "y", "dx", "kind", "above"])},
-    )
-    return [row, *([_count_layer(texts, xy)] if texts else [])]
-
-
-def _dedup_rows(
-    placed: list[dict[str, Any]], y: TimeAxis
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ▼ rows (timer events) of the placed bins, and the "×n" text of each standing for
-    more than one registration (``piles.ALSO_HERE``: how many besides its first)."""
-    marks, counts = [], []
-    for b in placed:
-        y0 = b["y"]
-        mark = {
-            "kind": "timer event",
-            "event": DEDUP_EVENT,
-            "x": b["x"],
-            "y": y0,
-            "dx": b["dx"],
-            "key": timer_places.keys_text(b["keys"]),
-            "domain": b["domain"],
-            "timestamp": b["timestamp"],
-            "registered": y.fmt(b["first"])
-            + ("" if b["first"] == b["last"] else f" – {y.fmt(b['last'])}"),
-            "registrations": b["n"],
-            piles.ALSO_HERE: b["n"] - 1,
-            "reg_seq": b["reg_seq"],
-        }
-        marks.append(mark)
-        if b["n"] > 1:
-            counts.append(
-                {"kind": "dedup count", "x": b["x"], "y": y0,
-                 "dx": b["dx"] + timer_places.EVENT_PX / 2 + 1,
-                 "text": timer_places.count_text(b["n"])}
-            )  # fmt: skip
-    return marks, counts
 
 
 def _dropdown_keys(lives: pd.DataFrame) -> list[str]:
@@ -698,7 +547,7 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.C
             },
             # (the columns of the first timer's events, then the last ▼'s others)
             "tooltip": spec.tooltips(
-                [rows[0] | rows[-1] | rows[0], *rows], ["x", "y", "dx", "kind"]
+                [rows[0] | rows[-1] | rows[0], *rows], ["x", "y", "dx", "kind", "view"]
             ),
         },
     )

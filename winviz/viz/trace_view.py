@@ -300,15 +300,19 @@ def open_trace(source: Any) -> TraceView:
     raises TraceInputError with a readable reason when the input cannot be drawn."""
     if isinstance(source, TraceView):
         return source
-    if source is not None and not isinstance(source, (Trace, pd.DataFrame)):
-        inner = getattr(source, "trace", None)
-        if isinstance(inner, Trace):
-            source = inner
     if source is None:
         raise TraceInputError(
-            "There is no trace: the job ran with trace=False. Run it with "
-            "StreamExecutionEnvironment(trace=True) (the default) and pass result.trace."
+            "The trace given is None. Pass result.trace (or the JobExecutionResult itself) of "
+            "a job run with StreamExecutionEnvironment(trace=True) (the default)."
         )
+    if not isinstance(source, (Trace, pd.DataFrame)) and hasattr(source, "trace"):
+        if source.trace is None:
+            raise TraceInputError(
+                "There is no trace: the job ran with trace=False. Run it with "
+                "StreamExecutionEnvironment(trace=True) (the default) and pass result.trace."
+            )
+        if isinstance(source.trace, Trace):
+            source = source.trace
     if isinstance(source, Trace):
         return TraceView(source)
     if isinstance(source, pd.DataFrame):

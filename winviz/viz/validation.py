@@ -22,6 +22,8 @@ from typing import Any
 import jsonschema_rs
 from altair.vegalite.v6.schema.core import load_schema
 
+from winviz.errors import ArgumentTypeError, InputError
+
 
 def _encoded_refs(node: Any) -> Any:
     """The schema with every ``$ref`` percent-encoded (``#/definitions/A<B|C>`` →
@@ -56,3 +58,26 @@ def compiled(ref: str) -> jsonschema_rs.Draft7Validator:
         "definitions": _definitions(),
     }
     return jsonschema_rs.Draft7Validator(schema, validate_formats=True)
+
+
+def check_size(width: Any, height: Any = None, *, min_width: int = 1, min_height: int = 1) -> None:
+    """A chart's ``width`` and ``height``: ints (px) of at least ``min_width`` /
+    ``min_height`` (1 unless the chart's layout needs more; ``height`` None for a chart that
+    takes none); else ``ArgumentTypeError`` / ``InputError`` naming the argument and its
+    value. Every chart entry point calls it first."""
+    sizes = (("width", width, min_width), ("height", height, min_height))
+    for name, value, minimum in sizes if height is not None else sizes[:1]:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ArgumentTypeError(
+                f"{name} must be an int (px), not {type(value).__name__}",
+                field=name,
+                value=value,
+                expected=f"an int >= {minimum} (px)",
+            )
+        if value < minimum:
+            raise InputError(
+                f"{name} must be at least {minimum} px",
+                field=name,
+                value=value,
+                expected=f"an int >= {minimum} (px)",
+            )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from winviz.errors import ArgumentTypeError, InputError
 from winviz.operators.window_rules import cleanup_time
 from winviz.time import MAX
 from winviz.trace import Trace
@@ -28,7 +29,12 @@ def why_dropped(
     keep), and the answer says how many there were."""
     trace = trace_of(trace)
     if index.__class__ is not int:
-        raise TypeError(f"index {index!r}: expected the int index of a source record")
+        raise ArgumentTypeError(
+            f"why_dropped() takes a source record's index, not {type(index).__name__}",
+            field="index",
+            value=index,
+            expected="the int index of a source record",
+        )
     arrivals = [
         r
         for r in trace.records("arrival", operator=source)
@@ -36,7 +42,7 @@ def why_dropped(
     ]
     question = f"What happened to source record {index}?"
     if not arrivals:
-        raise ValueError(f"no arrival record with index {index} in the trace")
+        raise _no_arrival(trace, index, source)
     # the same source's arrivals of the record: more than one only when a restore replayed it
     arrivals = [r for r in arrivals if r.operator == arrivals[0].operator]
     if arrival is None:
@@ -49,6 +55,23 @@ def why_dropped(
     replayed = (Replayed(index, len(arrivals), arrival + 1),) if len(arrivals) > 1 else ()
     answer = _fate_of(trace, index, arrivals[arrival], question)
     return Answer(question, replayed + answer.claims, answer.table)
+
+
+def _no_arrival(trace: Trace, index: int, source: str | None) -> InputError:
+    """The error of an index no source record has, with the indexes the trace holds."""
+    indexes = [
+        r.detail[1]
+        for r in trace.records("arrival", operator=source)
+        if isinstance(r.detail, tuple)
+    ]
+    return InputError(
+        "no arrival record with this index in the trace",
+        field="index",
+        value=index,
+        expected=f"a source record index from {min(indexes)} to {max(indexes)}"
+        if indexes
+        else "a trace with source records (this one has none)",
+    )
 
 
 def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from winviz.errors import ArgumentTypeError, InputError
 from winviz.time import MAX, format_ms
 from winviz.trace import Trace
+from winviz.windows.window import has_positive_size
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,13 +39,25 @@ def window_bounds(window: Any) -> tuple[int, int]:
         if hasattr(window, "start") and window.start is not None
         else window
     )
-    if (
+    if not (
         isinstance(bounds, (tuple, list))
         and len(bounds) == 2
         and all(b.__class__ is int for b in bounds)
     ):
-        return bounds[0], bounds[1]
-    raise TypeError(f"window {window!r}: expected a TimeWindow or a (start, end) pair of ints")
+        raise ArgumentTypeError(
+            "not a window",
+            field="window",
+            value=window,
+            expected="a TimeWindow or a (start, end) pair of ints",
+        )
+    if not has_positive_size(bounds[0], bounds[1]):  # TimeWindow itself checks nothing
+        raise InputError(
+            "a window's end must be after its start",
+            field="window",
+            value=window,
+            expected="[start, end) with end > start, as every window assigner makes",
+        )
+    return bounds[0], bounds[1]
 
 
 def trace_of(source: Any) -> Trace:

@@ -14,7 +14,12 @@ from winviz.time import MAX, MIN, wrap_long
 
 
 class TimeWindow(NamedTuple):
-    """Flink's ``TimeWindow``: ``[start, end)`` in milliseconds."""
+    """Flink's ``TimeWindow``: ``[start, end)`` in milliseconds.
+
+    Like Flink's constructor (``TimeWindow(long start, long end)`` only stores both), it
+    checks nothing: the engine makes one per assigned element, and legitimately makes windows
+    wrapped past MAX (``has_positive_size``). A window a user hands in (``why_fired``, a
+    trace file, a transcript) is checked where it comes in, by ``has_positive_size``."""
 
     start: int
     end: int

@@ -28,15 +28,25 @@ def parse_int_like(value: Any, where: str) -> int:
     return value
 
 
-def normalise_expected(value: Any) -> Any:
-    """Expected values: "MIN"/"MAX" → ints, tuples → lists, recursively."""
+def normalise_expected(value: Any, where: str = "expect") -> Any:
+    """Expected values: "MIN"/"MAX" → ints, tuples → lists, recursively. A record's ``ts``
+    and a window's bounds are times: anything but an integer, "MIN" or "MAX" there is a
+    ``TranscriptError`` naming ``where`` (the file, step and field) and the value."""
     if isinstance(value, str) and value in ("MIN", "MAX"):
         return parse_int_like(value, "")
     if isinstance(value, (list, tuple)):
-        return [normalise_expected(v) for v in value]
+        return [normalise_expected(v, where) for v in value]
     if isinstance(value, dict):
-        return {k: normalise_expected(v) for k, v in value.items()}
+        return {k: _expected_field(k, v, f"{where}.{k}") for k, v in value.items()}
     return value
+
+
+def _expected_field(name: str, value: Any, where: str) -> Any:
+    if name == "ts":
+        return parse_int_like(value, where)
+    if name == "window" and isinstance(value, list):
+        return [None if v is None else parse_int_like(v, where) for v in value]
+    return normalise_expected(value, where)
 
 
 def window_json(window: Any) -> list[int | None]:

@@ -236,10 +236,15 @@ class WindowDriver(Driver):
         if "element" in step:
             el = step["element"]
             unknown = set(el) - {"key", "value", "ts"}
-            if unknown or "key" not in el:
+            if unknown:
                 raise TranscriptError(
-                    self.at(index, f"element: needs key; unknown {sorted(unknown)}")
+                    self.at(
+                        index,
+                        f"element: unknown field(s) {sorted(unknown)} (expected key, value, ts)",
+                    )
                 )
+            if "key" not in el:
+                raise TranscriptError(self.at(index, "element: missing field 'key'"))
             ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
             value = el.get("value", 1)
             if isinstance(value, bool) or not isinstance(value, int):

@@ -1,0 +1,301 @@
+"""Bad arguments a new user's trial found raising Python's own errors, or taken without a word:
+the duration helpers, the key-group functions, the valve, load_trace, why_dropped, the
+environment's builders, chart sizes and the command lines. Each now raises a winviz.errors
+type whose message names the field and the value and says what was expected."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import winviz as wv
+from winviz.errors import ArgumentTypeError, InputError, LongRangeError
+from winviz.pyflink.runner import main as pyflink_main
+from winviz.viz.lessons import main as lessons_main
+
+
+def _fails(call: Any) -> Exception:
+    with pytest.raises(InputError) as err:
+        call()
+    return err.value
+
+
+@pytest.mark.parametrize(
+    ("call", "kind", "message"),
+    [
+        (
+            lambda: wv.seconds("5"),
+            ArgumentTypeError,
+            "field 'n', value '5': seconds() takes a number, not str (expected an int or a "
+            "finite float)",
+        ),
+        (
+            lambda: wv.hours(None),
+            ArgumentTypeError,
+            "field 'n', value None: hours() takes a number, not NoneType (expected an int or a "
+            "finite float)",
+        ),
+        (
+            lambda: wv.seconds(True),
+            ArgumentTypeError,
+            "field 'n', value True: seconds() takes a number, not bool (expected an int or a "
+            "finite float)",
+        ),
+        (
+            lambda: wv.seconds(float("nan")),
+            InputError,
+            "field 'n', value nan: seconds() takes a finite number (expected a finite float)",
+        ),
+        (
+            lambda: wv.minutes(float("inf")),
+            InputError,
+            "field 'n', value inf: minutes() takes a finite number (expected a finite float)",
+        ),
+        (
+            lambda: wv.seconds(2**70),
+            LongRangeError,
+            "field 'n', value 1180591620717411303424: seconds(1180591620717411303424) is "
+            "1180591620717411303424000 ms, outside Java's long range, so Flink could not hold "
+            "it (expected -2**63 <= ms <= 2**63-1)",
+        ),
+        (
+            lambda: wv.murmur_hash("x"),
+            ArgumentTypeError,
+            "field 'code', value 'x': murmur_hash() takes a key's Java hashCode, not str "
+            "(expected an int, e.g. java_hash_code('x'))",
+        ),
+        (
+            lambda: wv.compute_default_max_parallelism("a"),
+            ArgumentTypeError,
+            "field 'parallelism', value 'a': parallelism must be an int, got str (expected an "
+            "int >= 1)",
+        ),
+        (
+            lambda: wv.StatusWatermarkValve(0),
+            InputError,
+            "field 'num_channels', value 0: num_channels must be at least 1 (expected an int >= 1)",
+        ),
+        (
+            lambda: wv.load_trace(5),
+            ArgumentTypeError,
+            "field 'path', value 5: load_trace() takes the path of a trace file, not int "
+            "(expected a str or pathlib.Path of a trace file)",
+        ),
+    ],
+)
+def test_helpers_name_the_argument_and_what_was_expected(call, kind, message) -> None:
+    error = _fails(call)
+    assert type(error) is kind
+    assert str(error) == message
+
+
+def test_the_helpers_still_convert() -> None:
+    assert (wv.seconds(1.5), wv.minutes(2), wv.hours(0.5)) == (1_500, 120_000, 1_800_000)
+    assert wv.compute_default_max_parallelism(100) == 256
+    assert wv.murmur_hash(wv.java_hash_code("x")) == wv.murmur_hash(120)
+
+
+def _trace() -> wv.Trace:
+    env = wv.StreamExecutionEnvironment()
+    env.from_collection([("a", 1_000), ("b", 2_000), ("a", 900)]).sink_to("out")
+    return env.execute().trace
+
+
+def test_why_dropped_names_the_valid_index_range() -> None:
+    error = _fails(lambda: wv.why_dropped(_trace(), -1))
+    assert str(error) == (
+        "field 'index', value -1: no arrival record with this index in the trace (expected a "
+        "source record index from 0 to 2)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("window", "kind", "message"),
+    [
+        (
+            wv.TimeWindow(5, 1),
+            InputError,
+            "field 'window', value [5, 1): a window's end must be after its start (expected "
+            "[start, end) with end > start, as every window assigner makes)",
+        ),
+        (
+            wv.TimeWindow(0.5, 1),
+            ArgumentTypeError,
+            "field 'window', value [0.5, 1): not a window (expected a TimeWindow or a (start, "
+            "end) pair of ints)",
+        ),
+    ],
+)
+def test_a_window_asked_about_is_checked(window, kind, message) -> None:
+    error = _fails(lambda: wv.why_fired(_trace(), "a", window))
+    assert type(error) is kind
+    assert str(error) == message
+
+
+_ENV = wv.StreamExecutionEnvironment
+
+
+@pytest.mark.parametrize(
+    ("call", "kind", "message"),
+    [
+        (
+            lambda: _ENV(trace="yes"),
+            ArgumentTypeError,
+            "field 'trace', value 'yes': trace turns the trace on or off (expected True (the "
+            "default) or False)",
+        ),
+        (
+            lambda: _ENV().from_partitions(5),
+            ArgumentTypeError,
+            "field 'partitions', value 5: from_partitions takes the records (expected a list of "
+            "partitions, each a list of records)",
+        ),
+        (
+            lambda: _ENV().from_partitions([[1], 5]),
+            ArgumentTypeError,
+            "field 'partitions[1]', value 5: from_partitions takes the records (expected an "
+            "iterable of records (a list, a tuple, a generator))",
+        ),
+        (
+            lambda: _ENV().from_pandas(5),
+            ArgumentTypeError,
+            "field 'frame', value 5: from_pandas takes a pandas DataFrame, not int (expected a "
+            "pandas DataFrame (for a list of records: from_collection))",
+        ),
+        (
+            lambda: _ENV().enable_checkpointing(-1),
+            InputError,
+            "field 'interval', value -1: checkpoint interval must be > 0 (expected ms > 0 (or "
+            "None with at_records: checkpoints at record cuts only))",
+        ),
+        (
+            lambda: _ENV().set_watermark_alignment_buffer_size("x"),
+            ArgumentTypeError,
+            "field 'buffer_size', value 'x': buffer_size must be an int, got str (expected an "
+            "int >= 0)",
+        ),
+    ],
+)
+def test_the_environment_refuses_bad_arguments_at_the_call(call, kind, message) -> None:
+    error = _fails(call)
+    assert type(error) is kind
+    assert str(error) == message
+
+
+@pytest.mark.parametrize(
+    ("chart", "size", "kind", "message"),
+    [
+        (
+            wv.timeline,
+            {"width": "x"},
+            ArgumentTypeError,
+            "field 'width', value 'x': width must be an int (px), not str (expected an int >= 1 "
+            "(px))",
+        ),
+        (
+            wv.timeline,
+            {"width": -5},
+            InputError,
+            "field 'width', value -5: width must be at least 1 px (expected an int >= 1 (px))",
+        ),
+        (
+            wv.window_lanes,
+            {"width": 0},
+            InputError,
+            "field 'width', value 0: width must be at least 1 px (expected an int >= 1 (px))",
+        ),
+        (
+            wv.skew_chart,
+            {"height": 2.5},
+            ArgumentTypeError,
+            "field 'height', value 2.5: height must be an int (px), not float (expected an int "
+            ">= 1 (px))",
+        ),
+        (
+            wv.propagation_chart,
+            {"height": True},
+            ArgumentTypeError,
+            "field 'height', value True: height must be an int (px), not bool (expected an int "
+            ">= 1 (px))",
+        ),
+        (
+            wv.scrubber,
+            {"width": -1},
+            InputError,
+            "field 'width', value -1: width must be at least 1 px (expected an int >= 1 (px))",
+        ),
+        (
+            wv.timers_chart,
+            {"height": 10},
+            InputError,
+            "field 'height', value 10: height must be at least 60 px (expected an int >= 60 (px))",
+        ),
+    ],
+)
+def test_every_chart_checks_its_size_the_same_way(chart, size, kind, message) -> None:
+    error = _fails(lambda: chart(_trace(), **size))
+    assert type(error) is kind
+    assert str(error) == message
+
+
+def test_pyflink_names_a_missing_program_in_one_line(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        pyflink_main(["/nonexistent/job.py"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == (
+        "python -m winviz.pyflink: error: /nonexistent/job.py: no such file (expected the path "
+        "of a .py program)"
+    )
+    assert not any("Traceback" in line for line in err)
+
+
+def test_pyflink_says_when_an_asked_for_page_is_not_written(tmp_path: Path, capsys) -> None:
+    job = tmp_path / "no_job.py"
+    job.write_text("x = 1\n", encoding="utf-8")
+    page = tmp_path / "page.html"
+    assert pyflink_main(["--html", str(page), str(job)]) == 1
+    assert capsys.readouterr().err == (
+        f"winviz.pyflink: the program ran no job (no execute() call); no page written to {page}\n"
+    )
+    assert not page.exists()
+    assert pyflink_main([str(job)]) == 0  # nothing was asked for: only the note
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["--jobs", "0"], "argument --jobs: 0 is not >= 1 (expected an int >= 1)"),
+        (["--jobs", "x"], "argument --jobs: 'x' is not an int (expected an int >= 1)"),
+        (
+            ["--timeout", "-1", "--only", "00_tour"],
+            "argument --timeout: -1 is not >= 1 (expected an int >= 1)",
+        ),
+    ],
+)
+def test_lessons_check_their_arguments_before_building(argv, line, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        lessons_main(argv)
+    assert exit_.value.code == 2
+    assert (
+        capsys.readouterr().err.splitlines()[-1] == f"python -m winviz.viz.lessons: error: {line}"
+    )
+
+
+def test_pyflink_command_line_exits_2_without_a_traceback() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "winviz.pyflink", "/nonexistent.py"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr
+    assert run.stderr.splitlines()[-1].endswith(
+        "/nonexistent.py: no such file (expected the path of a .py program)"
+    )

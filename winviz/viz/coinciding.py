@@ -1,0 +1,112 @@
+"""Coinciding lines: where step lines lie exactly on each other, all of them in sight.
+
+Two watermark lines with the same values at the same times — a window operator that forwards
+its input's watermark, two subtasks fed by the same channels — are drawn over the same pixels:
+only the last drawn would be seen, and the legend would promise a line nobody can see. Each
+line is cut into *runs*: maximal stretches where the same set of lines coincides (``runs``:
+found from the vertices, exactly — a horizontal step is split where another line's step at
+the same watermark starts or ends, a vertical one where another's at the same time does). A
+run of one line is drawn as before; a run shared by *n* lines is drawn by each of them with the dash
+``[DASH_PX, (n − 1) · DASH_PX]`` offset by its place among them, so along the run the lines'
+colours take turns, one dash each: every line in sight, at its exact place.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+DASH_PX = 5
+"""The length of one line's dash where lines coincide."""
+
+Point = tuple[float, float]
+Piece = tuple[Point, Point]
+
+
+@dataclass
+class Runs:
+    """A set of paths cut into runs: ``rows`` per (n, k) — the vertices (``path``, ``run``,
+    ``i``, ``x``, ``y``) of the runs where a path is the k-th (0-based) of n paths lying on
+    each other (n = 1: alone); ``shared`` — per tuple of coinciding paths, how far they run
+    together horizontally (in x units: processing time; 0: they share only a step up)."""
+
+    rows: dict[tuple[int, int], list[dict[str, Any]]] = field(default_factory=dict)
+    shared: dict[tuple[Hashable, ...], float] = field(default_factory=dict)
+
+
+def _pieces(points: Sequence[Point], cuts_h: dict[float, list[float]],
+            cuts_v: dict[float, list[float]]) -> list[Piece]:  # fmt: skip
+    """A path's segments, each cut at the breakpoints of its row (a horizontal segment: the
+    x of every horizontal step at its y) or column (a vertical one: the y of every vertical
+    step at its x); a diagonal segment stays whole."""
+    out: list[Piece] = []
+    for a, b in pairwise(points):
+        if a == b:
+            continue
+        if a[1] == b[1]:
+            axis, cuts, at = 0, cuts_h[a[1]], a[1]
+        elif a[0] == b[0]:
+            axis, cuts, at = 1, cuts_v[a[0]], a[0]
+        else:
+            out.append((a, b))
+            continue
+        lo, hi = sorted((a[axis], b[axis]))
+        inner = cuts[bisect_right(cuts, lo) : bisect_right(cuts, hi)]
+        stops = [a[axis], *(inner if a[axis] < b[axis] else reversed(inner))]
+        stops = [s for s in stops if s != b[axis]] + [b[axis]]
+        ends = [(s, at) if axis == 0 else (at, s) for s in stops]
+        out += [(p, q) for p, q in pairwise(ends) if p != q]
+    return out
+
+
+def runs(paths: dict[Hashable, Sequence[Point]]) -> Runs | None:
+    """``paths`` (in drawing order, each its vertices in order) cut into runs (see the module
+    docstring); None when no two paths share a piece (nothing to change): a stretch of one
+    watermark over the same processing time, or part of a step up at the same time."""
+    cuts_h: dict[float, set[float]] = {}
+    cuts_v: dict[float, set[float]] = {}
+    for points in paths.values():
+        for a, b in pairwise(points):
+            if a[1] == b[1]:
+                cuts_h.setdefault(a[1], set()).update((a[0], b[0]))
+            elif a[0] == b[0]:
+                cuts_v.setdefault(a[0], set()).update((a[1], b[1]))
+    sorted_h = {k: sorted(v) for k, v in cuts_h.items()}
+    sorted_v = {k: sorted(v) for k, v in cuts_v.items()}
+    cut = {path: _pieces(points, sorted_h, sorted_v) for path, points in paths.items()}
+    order = {path: i for i, path in enumerate(paths)}
+    on: dict[Piece, set[Hashable]] = {}
+    for path, pieces in cut.items():
+        for p, q in pieces:
+            on.setdefault((min(p, q), max(p, q)), set()).add(path)
+    across: dict[tuple[Hashable, ...], float] = {}  # per set of paths: their shared x length
+    for (p, q), who in on.items():
+        if len(who) > 1:
+            key = tuple(sorted(who, key=order.__getitem__))
+            across[key] = across.get(key, 0.0) + (q[0] - p[0])  # (a vertical piece: 0)
+    if not across:
+        return None
+    out = Runs(shared=across)
+    for path, pieces in cut.items():
+        stretches: list[tuple[tuple[Hashable, ...], list[Point]]] = []
+        for p, q in pieces:
+            who = tuple(sorted(on[(min(p, q), max(p, q))], key=order.__getitem__))
+            if stretches and stretches[-1][0] == who and stretches[-1][1][-1] == p:
+                stretches[-1][1].append(q)
+            else:
+                stretches.append((who, [p, q]))
+        for n_run, (who, points) in enumerate(stretches):
+            out.rows.setdefault((len(who), who.index(path)), []).extend(
+                {"path": path, "run": n_run, "i": i, "x": x, "y": y}
+                for i, (x, y) in enumerate(points)
+            )
+    return out
+
+
+def dash(n: int, k: int) -> dict[str, Any]:
+    """The mark properties of the k-th (0-based) of n coinciding lines: one dash in n, its
+    turn the k-th."""
+    return {"strokeDash": [DASH_PX, (n - 1) * DASH_PX], "strokeDashOffset": (n - k) % n * DASH_PX}
