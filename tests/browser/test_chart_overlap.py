@@ -54,7 +54,8 @@ theirs was free, so they are marked ``across`` and not counted — ``gallery.avo
 
 def _scene(texts: list[dict[str, Any]], guide: list[float]) -> dict[str, Any]:
     """A drawn scene (as ``SCAN_JS`` reads one) of these texts and an ideal diagonal."""
-    line = {"ends": guide, "mark": "diag", "role": "mark", "kind": palette.IDEAL}
+    line = {"ends": guide, "mark": "diag", "role": "mark", "kind": palette.IDEAL,
+            "line": palette.IDEAL, "path": 0, "width": 1, "dash": [], "offset": 0}  # fmt: skip
     return {"texts": texts, "points": [], "solids": [], "rules": [], "lines": [line],
             "plot": [300, 300], "origin": [0, 0], "width": 300, "height": 300}  # fmt: skip
 
