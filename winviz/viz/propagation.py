@@ -384,6 +384,42 @@ def _panel(
         "scale": {"domain": [y.lo, y.hi], "nice": False, "zero": False},
         "type": "quantitative",
     }
+    layers += _line_layers(vdata, x, y_channel, color, dash, channels, d, notes)
+    pdata = pd.DataFrame(
+        points, columns=["x", "y", "line", "seq", "proc_time", "watermark", "note", "also"]
+    )
+    if not pdata.empty and pdata["seq"].isna().any():  # (a line held at MIN: ints and None)
+        pdata["seq"] = pd.array([p["seq"] for p in points], dtype="Int64")
+    if not pdata.empty:
+        tooltip = [
+            _tip("line"),
+            {"field": "seq", "type": "quantitative"},
+            _tip("proc_time", "processing time"),
+            _tip("watermark"),
+            _tip("note"),
+            _tip("also", "also here"),
+        ]
+        mark = {"type": "point", "filled": True} | dict(sorted(_point_style(len(pdata)).items()))
+        encoding = {"x": x.channel("x"), "y": y_channel, "color": color, "tooltip": tooltip}
+        layers.append(spec.layer(_rows(pdata), mark, encoding))
+    plot = Plot(x, y, width, height)
+    layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
+    return {"layer": layers, "width": width, "height": height}, sub
+
+
+def _line_layers(
+    vdata: pd.DataFrame,
+    x: TimeAxis,
+    y_channel: dict[str, Any],
+    color: dict[str, Any],
+    dash: dict[str, Any],
+    channels: list[str],
+    d: dict[str, Any],
+    notes: list[str],
+) -> list[spec.ChartDict]:
+    """The watermark lines of one panel (the operator's thick, its channels' thin), channel
+    lines that lie on each other drawn in turn (``coinciding``; a note says which)."""
+    layers: list[spec.ChartDict] = []
     for role, width_px in (("operator", 3.5), ("channel", 1.8)):
         part = vdata[vdata["role"] == role].drop(columns="role")
         if part.empty:
@@ -420,26 +456,7 @@ def _panel(
             else:  # one dash in n, in turn (coinciding.dash): no strokeDash encoding
                 alone = {c: e for c, e in encoding.items() if c != "strokeDash"}
                 layers.append(spec.layer(_rows(runs), mark | coinciding.dash(n, k), alone))
-    pdata = pd.DataFrame(
-        points, columns=["x", "y", "line", "seq", "proc_time", "watermark", "note", "also"]
-    )
-    if not pdata.empty and pdata["seq"].isna().any():  # (a line held at MIN: ints and None)
-        pdata["seq"] = pd.array([p["seq"] for p in points], dtype="Int64")
-    if not pdata.empty:
-        tooltip = [
-            _tip("line"),
-            {"field": "seq", "type": "quantitative"},
-            _tip("proc_time", "processing time"),
-            _tip("watermark"),
-            _tip("note"),
-            _tip("also", "also here"),
-        ]
-        mark = {"type": "point", "filled": True} | dict(sorted(_point_style(len(pdata)).items()))
-        encoding = {"x": x.channel("x"), "y": y_channel, "color": color, "tooltip": tooltip}
-        layers.append(spec.layer(_rows(pdata), mark, encoding))
-    plot = Plot(x, y, width, height)
-    layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
-    return {"layer": layers, "width": width, "height": height}, sub
+    return layers
 
 
 def _coinciding(part: pd.DataFrame, channels: list[str]) -> coinciding.Runs | None:
