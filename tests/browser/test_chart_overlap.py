@@ -34,7 +34,9 @@ KNOWN_LEFT: dict[tuple[str, str], int] = {
     # (found since the check reads lines too) the timeline's watermark lines where two of
     # them lie on each other: an operator's end-of-input MAX step under the merged line's
     # ("watermarks, window (same)" and "source"), the reader subtasks' lines under the window
-    # subtasks' merged line where they are its minimum
+    # subtasks' merged line where they are its minimum. Left: the timeline draws every
+    # watermark line black, told apart by dash only, so the propagation chart's dashes in
+    # turns (coinciding.dash) would still look like one line here (tried, not merged)
     ("line/line", "timeline · running example"): 1,
     ("line/line", "timeline · coinciding firings"): 1,
     ("line/line", "timeline · timers"): 1,
