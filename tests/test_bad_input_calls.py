@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jobs import union_all_idle
 
 import winviz as wv
-from winviz.errors import ArgumentTypeError, InputError, LongRangeError
+from winviz.errors import ArgumentTypeError, InputError, LongRangeError, PositionError
 from winviz.pyflink.runner import main as pyflink_main
 from winviz.viz.lessons import main as lessons_main
 
@@ -299,3 +300,18 @@ def test_pyflink_command_line_exits_2_without_a_traceback() -> None:
     assert run.stderr.splitlines()[-1].endswith(
         "/nonexistent.py: no such file (expected the path of a .py program)"
     )
+
+
+def test_a_trace_position_past_its_records_names_the_positions_there_are() -> None:
+    """``trace[i]`` out of range: still an ``IndexError`` (iteration and slicing idioms keep
+    working), and it says which positions the trace has."""
+    trace = union_all_idle().trace
+    assert (len(trace), trace[-41].seq, trace[40].seq) == (41, 0, 40)
+    for i in (41, -42):
+        with pytest.raises(PositionError) as caught:
+            trace[i]
+        assert isinstance(caught.value, IndexError)
+        assert str(caught.value) == (
+            f"field 'i', value {i}: trace[i] has no record there "
+            "(expected a position in 0..40 or -41..-1; the trace has 41 records)"
+        )

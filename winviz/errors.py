@@ -55,6 +55,11 @@ class ArgumentTypeError(InputError, TypeError):
     expected, a callable that is none, and the like."""
 
 
+class PositionError(InputError, IndexError):
+    """A position outside a sequence (``trace[i]`` past its records): an ``IndexError`` that
+    says which positions there are."""
+
+
 class NameClashError(InputError):
     """A name that is already taken (two sinks writing to ``outputs[name]``)."""
 

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from winviz.errors import ArgumentTypeError, InputError
+from winviz.errors import ArgumentTypeError, InputError, PositionError
 from winviz.trace.codec import jsonable
 from winviz.trace.columns import TraceColumns, concat, empty
 from winviz.trace.packed import Packed
@@ -286,13 +286,17 @@ class Trace:
                 expected="an int; several positions: trace.records_at(rows), a selection: "
                 "trace.where(...)",
             )
-        i = int(i)
         n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(i)
-        return next(self._records(np.array([i])))
+        if not -n <= int(i) < n:
+            raise PositionError(
+                "trace[i] has no record there",
+                field="i",
+                value=int(i),
+                expected=f"a position in 0..{n - 1} or -{n}..-1; the trace has {n} records"
+                if n
+                else "none: the trace has no records",
+            )
+        return next(self._records(np.array([int(i) % n])))
 
     def __iter__(self) -> Iterator[TraceRecord]:
         n = len(self)
