@@ -39,8 +39,9 @@ def test_lesson_runs_in_jupyterlab_with_charts_and_widgets(
     assert chart.count() == 1
     marks = chart.first.locator(".role-mark")  # Altair's JupyterChart draws SVG
     marks.first.wait_for(state="attached")
-    # windows, now, watermark line + label, firings, ×n badges, elements (2)
-    assert marks.count() == 8
+    # windows, now, watermark line + label, firings, elements (2), the end of input's
+    # outline over them, ×n badges
+    assert marks.count() == 9
     slider_t = chart.first.locator('.vega-bindings input[type="range"][name="t"]')
     assert (slider_t.get_attribute("min"), slider_t.get_attribute("max")) == ("0", "900")
 
