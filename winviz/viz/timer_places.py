@@ -192,16 +192,39 @@ class Taken:
         for c in self._cells(min(seg[0], seg[2]), max(seg[0], seg[2])):
             self.segments.setdefault(c, []).append((seg, rule))
 
+    def near(self, area: Box) -> tuple[list[Box], list[tuple[Segment, bool]]]:
+        """The boxes and segments filed in ``area``'s cells: all that a box inside it may meet
+        (``clear``)."""
+        boxes = dict.fromkeys(b for c in self._cells2(area) for b in self.boxes.get(c, ()))
+        segs = dict.fromkeys(
+            (s, rule)
+            for c in self._cells(area[0], area[2])
+            for s, rule in self.segments.get(c, ())
+            if min(s[1], s[3]) <= area[3] and max(s[1], s[3]) >= area[1]
+        )  # (filed by x: those that reach the area's height)
+        return list(boxes), list(segs)
+
     def free(self, box: Box, mark: bool = False) -> bool:
         """Whether ``box`` overlaps no box and is crossed by no segment (a ``mark``'s box: by
         no rule)."""
-        for c in self._cells2(box):
-            if any(overlaps(box, b) for b in self.boxes.get(c, ())):
-                return False
-        for c in self._cells(box[0], box[2]):
-            if any((rule or not mark) and crosses(s, box) for s, rule in self.segments.get(c, ())):
-                return False
-        return True
+        return clear(box, *self.near(box), mark=mark)
+
+
+def clear(
+    box: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], mark: bool = False
+) -> bool:
+    """Whether ``box`` overlaps none of ``boxes`` and is crossed by none of ``segments`` (a
+    ``mark``'s box: by no rule). One that meets it is moved first in its list: the next box
+    tried, a pixel on, likely meets it too."""
+    for at, b in enumerate(boxes):
+        if overlaps(box, b):
+            boxes[0], boxes[at] = b, boxes[0]
+            return False
+    for at, (s, rule) in enumerate(segments):
+        if (rule or not mark) and crosses(s, box):
+            segments[0], segments[at] = segments[at], segments[0]
+            return False
+    return True
 
 
 RULE_HALF_PX = 1.5
@@ -271,25 +294,45 @@ def _tries(lo: float, hi: float, text: float) -> list[float]:
     return out
 
 
+def _bounds(boxes: list[Box]) -> Box:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
+
+
 def dedup_places(
-    rows: list[dict[str, Any]], extents: dict[Any, tuple[float, float]], taken: Taken, px: Plot
+    rows: list[dict[str, Any]],
+    extents: dict[Any, tuple[float, float]],
+    taken: Taken,
+    px: Plot,
+    start: int = 0,
 ) -> list[int]:
     """Each ▼ row's ``dx`` (pixels from its timestamp) at the first place it tries
     (``_tries``; ``extents``: per row's ``group``, its timestamp's rules' least and greatest
     dx) where its box and its "×n" (``n`` > 1) lie on the plot, overlap no box ``taken`` (a
     mark, a label, a ▼ placed before) and cross no segment ``taken`` (the ▼: no timer's rule;
     its text: no line either);
-    each placed one is added to ``taken``. Returns the positions of those that found none."""
+    each placed one is added to ``taken``. The rows before ``start`` keep the place they have
+    (their ``dx``). Returns the positions of those that found none."""
     failed = []
     for i, r in enumerate(rows):
         lo, hi = extents.get(r["group"], (0.0, 0.0))
         x0, cy, n = px.px(r["x"]), px.py(r["y"]), r["n"]
+        if i < start:
+            for b in dedup_boxes(x0 + r["dx"], cy, n):
+                taken.add_box(b)
+            continue
         text = boxes[1][2] - boxes[1][0] if len(boxes := dedup_boxes(0, 0, n)) > 1 else 0
-        for dx in _tries(lo, hi, text):
-            boxes = dedup_boxes(x0 + dx, cy, n)
+        dxs = _tries(lo, hi, text)
+        sides = [[dx for dx in dxs if dx > hi], [dx for dx in dxs if dx <= hi]]
+        right, left = (
+            taken.near(_bounds(dedup_boxes(x0 + min(d), cy, n) + dedup_boxes(x0 + max(d), cy, n)))
+            for d in sides
+        )  # what the tries right of the rules may meet, and left
+        for dx in dxs:
+            boxes, near = dedup_boxes(x0 + dx, cy, n), right if dx > hi else left
             if all(
                 b[0] >= 0 and b[2] <= px.width and b[1] >= 0 and b[3] <= px.height
-                and taken.free(b, mark=k == 0)
+                and clear(b, *near, mark=k == 0)
                 for k, b in enumerate(boxes)
             ):  # fmt: skip
                 r["dx"] = dx
@@ -314,13 +357,15 @@ def dedups_beside(
     no place either — (its ``n`` and times added there); else it goes to the row above
     (where timers crowd, no place beside its rule is clear of the others'); and all are
     placed again, until each one has a place. So every registration is drawn, or counted
-    in an "×n" (issue 26)."""
-    rows, above = [dict(r) for r in rows], []
+    in an "×n" (issue 26). (Those before the first counted on keep their place: what lies
+    before them is as it was.)"""
+    rows, above, start = [dict(r) for r in rows], [], 0
     while True:
-        failed = dedup_places(rows, extents, taken(), px)
+        failed = dedup_places(rows, extents, taken(), px, start)
         if not failed:
             return rows, in_row_above(above, extents, px)
         gone: set[int] = set()
+        counted_on = len(rows)
         for i in failed:
             r, cy = rows[i], px.py(rows[i]["y"])
             # a ▼ placed, else one that found no place either (placed again with both)
@@ -333,9 +378,11 @@ def dedups_beside(
             near = min(mates, default=None)
             if near is not None:
                 _count_on(rows[near[2]], r)
+                counted_on = min(counted_on, near[2])
             else:
                 above.append(r)
             gone.add(i)
+        start = sum(i not in gone for i in range(counted_on))
         rows = [r for i, r in enumerate(rows) if i not in gone]
 
 
