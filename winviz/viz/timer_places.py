@@ -10,6 +10,7 @@ says how many (issue 26). Positions are computed as Vega-Lite draws the panel
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -200,8 +201,8 @@ class Taken:
             (s, rule)
             for c in self._cells(area[0], area[2])
             for s, rule in self.segments.get(c, ())
-            if min(s[1], s[3]) <= area[3] and max(s[1], s[3]) >= area[1]
-        )  # (filed by x: those that reach the area's height)
+            if _reaches(s, area)
+        )  # (filed by x cell: those that reach the area)
         return list(boxes), list(segs)
 
     def free(self, box: Box, mark: bool = False) -> bool:
@@ -294,6 +295,12 @@ def _tries(lo: float, hi: float, text: float) -> list[float]:
     return out
 
 
+def _reaches(s: Segment, area: Box) -> bool:
+    """Whether the box around the segment ``s`` overlaps or touches ``area``."""
+    return (min(s[0], s[2]) <= area[2] and max(s[0], s[2]) >= area[0]
+            and min(s[1], s[3]) <= area[3] and max(s[1], s[3]) >= area[1])  # fmt: skip
+
+
 def _bounds(boxes: list[Box]) -> Box:
     return (min(b[0] for b in boxes), min(b[1] for b in boxes),
             max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
@@ -323,25 +330,41 @@ def dedup_places(
             continue
         text = boxes[1][2] - boxes[1][0] if len(boxes := dedup_boxes(0, 0, n)) > 1 else 0
         dxs = _tries(lo, hi, text)
-        sides = [[dx for dx in dxs if dx > hi], [dx for dx in dxs if dx <= hi]]
-        right, left = (
-            taken.near(_bounds(dedup_boxes(x0 + min(d), cy, n) + dedup_boxes(x0 + max(d), cy, n)))
-            for d in sides
-        )  # what the tries right of the rules may meet, and left
-        for dx in dxs:
-            boxes, near = dedup_boxes(x0 + dx, cy, n), right if dx > hi else left
-            if all(
-                b[0] >= 0 and b[2] <= px.width and b[1] >= 0 and b[3] <= px.height
-                and clear(b, *near, mark=k == 0)
-                for k, b in enumerate(boxes)
-            ):  # fmt: skip
-                r["dx"] = dx
-                for b in boxes:
-                    taken.add_box(b)
-                break
+        right, left = [dx for dx in dxs if dx > hi], [dx for dx in dxs if dx <= hi]
+        k = _first_place(x0, cy, n, right, taken, px)
+        j = _first_place(x0, cy, n, left[:k], taken, px)  # (right first at one distance)
+        dx = left[j] if j < k else right[k] if k < len(right) else None
+        if dx is not None:
+            r["dx"] = dx
+            for b in dedup_boxes(x0 + dx, cy, n):
+                taken.add_box(b)
         else:
             failed.append(i)
     return failed
+
+
+def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, px: Plot) -> int:
+    """The position in ``dxs`` (the tries on one side of the rules, outwards) of the first
+    where the ▼ and its "×n" lie on the plot, clear of ``taken`` (``dedup_places``), else
+    ``len(dxs)``. The tries a box met still meets, a pixel on each (it lies ahead of them),
+    are passed over."""
+    if not dxs:
+        return 0
+    ends = dedup_boxes(x0 + dxs[0], cy, n) + dedup_boxes(x0 + dxs[-1], cy, n)
+    boxes, segments = taken.near(_bounds(ends))
+    out = dxs[-1] > dxs[0]  # to the right
+    k = 0
+    while k < len(dxs):
+        for m, b in enumerate(dedup_boxes(x0 + dxs[k], cy, n)):
+            if not (b[0] >= 0 and b[2] <= px.width and b[1] >= 0 and b[3] <= px.height):
+                k += 1
+                break
+            if not clear(b, boxes, segments, mark=m == 0):  # (what it met is first in its list)
+                k += _passed(b, boxes, segments, out)
+                break
+        else:
+            return k
+    return len(dxs)
 
 
 def dedups_beside(
@@ -476,3 +499,18 @@ def ring_boxes(rings: list[dict[str, Any]], px: Plot) -> list[Box]:
         cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
         out.append((cx - h, cy - h, cx + h, cy + h))
     return out
+
+
+def _passed(b: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], out: bool) -> int:
+    """How many tries on (``FINE_PX`` apart, right if ``out``, else left) the next one that
+    may be clear is, from the try whose box ``b`` met what is first in ``boxes`` (if it
+    overlaps it), else in ``segments`` (``clear``): the tries whose box still reaches a box,
+    or a straight across or up line, it met are passed over (a slanted line: none)."""
+    if boxes and overlaps(b, boxes[0]):
+        lo, hi = boxes[0][0], boxes[0][2]
+    elif (s := segments[0][0])[0] == s[2] or s[1] == s[3]:
+        lo, hi = min(s[0], s[2]), max(s[0], s[2])
+    else:
+        return 1
+    ahead = (hi - b[0] if out else b[2] - lo) / FINE_PX
+    return max(math.ceil(ahead - 1e-6), 1)
