@@ -380,11 +380,11 @@ def dedups_beside(
     no place either — (its ``n`` and times added there); else it goes to the row above
     (where timers crowd, no place beside its rule is clear of the others'); and all are
     placed again, until each one has a place. So every registration is drawn, or counted
-    in an "×n" (issue 26). (Those before the first counted on keep their place: what lies
-    before them is as it was.)"""
+    in an "×n" (issue 26). (Those before the first whose "×n" a count makes new or wider keep
+    their place: what lies before them is as it was.)"""
     rows, above, start = [dict(r) for r in rows], [], 0
     while True:
-        failed = dedup_places(rows, extents, taken(), px, start)
+        failed = dedup_places(rows, extents, taken(), px, start) if start < len(rows) else []
         if not failed:
             return rows, in_row_above(above, extents, px)
         gone: set[int] = set()
@@ -400,8 +400,10 @@ def dedups_beside(
             ]  # fmt: skip
             near = min(mates, default=None)
             if near is not None:
+                size = dedup_boxes(0, 0, rows[near[2]]["n"])
                 _count_on(rows[near[2]], r)
-                counted_on = min(counted_on, near[2])
+                if dedup_boxes(0, 0, rows[near[2]]["n"]) != size:  # a new or wider "×n"
+                    counted_on = min(counted_on, near[2])
             else:
                 above.append(r)
             gone.add(i)
