@@ -347,7 +347,7 @@ def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, p
     """The position in ``dxs`` (the tries on one side of the rules, outwards) of the first
     where the ▼ and its "×n" lie on the plot, clear of ``taken`` (``dedup_places``), else
     ``len(dxs)``. The tries a box met still meets, a pixel on each (it lies ahead of them),
-    are passed over."""
+    are passed over, and those farther off the plot."""
     if not dxs:
         return 0
     ends = dedup_boxes(x0 + dxs[0], cy, n) + dedup_boxes(x0 + dxs[-1], cy, n)
@@ -357,6 +357,8 @@ def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, p
     while k < len(dxs):
         for m, b in enumerate(dedup_boxes(x0 + dxs[k], cy, n)):
             if not (b[0] >= 0 and b[2] <= px.width and b[1] >= 0 and b[3] <= px.height):
+                if b[1] < 0 or b[3] > px.height or (b[2] > px.width if out else b[0] < 0):
+                    return len(dxs)  # (off the plot, and the tries ahead farther)
                 k += 1
                 break
             if not clear(b, boxes, segments, mark=m == 0):  # (what it met is first in its list)
