@@ -175,7 +175,7 @@ class Taken:
 
     def __init__(self) -> None:
         self.boxes: dict[tuple[int, int], list[Box]] = {}
-        self.segments: dict[int, list[tuple[Segment, bool]]] = {}
+        self.segments: dict[int, list[tuple[Segment, bool, Box]]] = {}
 
     def _cells(self, lo: float, hi: float) -> range:
         return range(int(lo // CELL_PX), int(hi // CELL_PX) + 1)
@@ -190,8 +190,14 @@ class Taken:
     def add_segment(self, seg: Segment, rule: bool = True) -> None:
         """A segment: of a timer's rule (``rule``), or of a line a mark may lie on (the
         watermark's: a ▼ on its 1.5 px line is seen; a text crossed by it is not read)."""
-        for c in self._cells(min(seg[0], seg[2]), max(seg[0], seg[2])):
-            self.segments.setdefault(c, []).append((seg, rule))
+        around = (
+            min(seg[0], seg[2]),
+            min(seg[1], seg[3]),
+            max(seg[0], seg[2]),
+            max(seg[1], seg[3]),
+        )
+        for c in self._cells(around[0], around[2]):
+            self.segments.setdefault(c, []).append((seg, rule, around))
 
     def near(self, area: Box) -> tuple[list[Box], list[tuple[Segment, bool]]]:
         """The boxes and segments filed in ``area``'s cells: all that a box inside it may meet
@@ -200,9 +206,9 @@ class Taken:
         segs = dict.fromkeys(
             (s, rule)
             for c in self._cells(area[0], area[2])
-            for s, rule in self.segments.get(c, ())
-            if _reaches(s, area)
-        )  # (filed by x cell: those that reach the area)
+            for s, rule, around in self.segments.get(c, ())
+            if _touches(around, area)
+        )  # (filed by x cell: those whose box reaches the area)
         return list(boxes), list(segs)
 
     def free(self, box: Box, mark: bool = False) -> bool:
@@ -295,10 +301,9 @@ def _tries(lo: float, hi: float, text: float) -> list[float]:
     return out
 
 
-def _reaches(s: Segment, area: Box) -> bool:
-    """Whether the box around the segment ``s`` overlaps or touches ``area``."""
-    return (min(s[0], s[2]) <= area[2] and max(s[0], s[2]) >= area[0]
-            and min(s[1], s[3]) <= area[3] and max(s[1], s[3]) >= area[1])  # fmt: skip
+def _touches(a: Box, b: Box) -> bool:
+    """Whether the boxes ``a`` and ``b`` overlap or touch."""
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
 def _bounds(boxes: list[Box]) -> Box:
