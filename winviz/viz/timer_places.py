@@ -199,6 +199,12 @@ class Taken:
         for c in self._cells(around[0], around[2]):
             self.segments.setdefault(c, []).append((seg, rule, around))
 
+    def copy(self) -> Taken:
+        out = Taken()
+        out.boxes = {c: list(boxes) for c, boxes in self.boxes.items()}
+        out.segments = {c: list(segments) for c, segments in self.segments.items()}
+        return out
+
     def near(self, area: Box) -> tuple[list[Box], list[tuple[Segment, bool]]]:
         """The boxes and segments filed in ``area``'s cells: all that a box inside it may meet
         (``clear``)."""
