@@ -120,17 +120,14 @@ def dedup_layers(
             continue
         lines, boxes = drawn_with(view)
 
-        def new_taken(lines=lines, boxes=boxes) -> Taken:
-            t = Taken()
-            for seg, rule in lines:
-                t.add_segment(seg, rule)
-            for box in boxes:
-                t.add_box(box)
-            return t
-
+        taken = Taken()
+        for seg, rule in lines:
+            taken.add_segment(seg, rule)
+        for box in boxes:
+            taken.add_box(box)
         # the timers' (domain, timestamp) as their rules' x: the bins' groups
         extents = {(d, x.clip(ts)[0]): e for (d, ts), e in extents_of(view).items()}
-        placed, above = dedups_beside(bins, extents, new_taken, px)
+        placed, above = dedups_beside(bins, extents, taken.copy, px)
         rows, counts = _dedup_rows(placed, y)
         ups, up_counts = _dedup_rows(above, y)
         for r, b in zip(ups, above, strict=True):

@@ -10,6 +10,7 @@ says how many (issue 26). Positions are computed as Vega-Lite draws the panel
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -174,7 +175,7 @@ class Taken:
 
     def __init__(self) -> None:
         self.boxes: dict[tuple[int, int], list[Box]] = {}
-        self.segments: dict[int, list[tuple[Segment, bool]]] = {}
+        self.segments: dict[int, list[tuple[Segment, bool, Box]]] = {}
 
     def _cells(self, lo: float, hi: float) -> range:
         return range(int(lo // CELL_PX), int(hi // CELL_PX) + 1)
@@ -189,19 +190,54 @@ class Taken:
     def add_segment(self, seg: Segment, rule: bool = True) -> None:
         """A segment: of a timer's rule (``rule``), or of a line a mark may lie on (the
         watermark's: a ▼ on its 1.5 px line is seen; a text crossed by it is not read)."""
-        for c in self._cells(min(seg[0], seg[2]), max(seg[0], seg[2])):
-            self.segments.setdefault(c, []).append((seg, rule))
+        around = (
+            min(seg[0], seg[2]),
+            min(seg[1], seg[3]),
+            max(seg[0], seg[2]),
+            max(seg[1], seg[3]),
+        )
+        for c in self._cells(around[0], around[2]):
+            self.segments.setdefault(c, []).append((seg, rule, around))
+
+    def copy(self) -> Taken:
+        out = Taken()
+        out.boxes = {c: list(boxes) for c, boxes in self.boxes.items()}
+        out.segments = {c: list(segments) for c, segments in self.segments.items()}
+        return out
+
+    def near(self, area: Box) -> tuple[list[Box], list[tuple[Segment, bool]]]:
+        """The boxes and segments filed in ``area``'s cells: all that a box inside it may meet
+        (``clear``)."""
+        boxes = dict.fromkeys(b for c in self._cells2(area) for b in self.boxes.get(c, ()))
+        segs = dict.fromkeys(
+            (s, rule)
+            for c in self._cells(area[0], area[2])
+            for s, rule, around in self.segments.get(c, ())
+            if _touches(around, area)
+        )  # (filed by x cell: those whose box reaches the area)
+        return list(boxes), list(segs)
 
     def free(self, box: Box, mark: bool = False) -> bool:
         """Whether ``box`` overlaps no box and is crossed by no segment (a ``mark``'s box: by
         no rule)."""
-        for c in self._cells2(box):
-            if any(overlaps(box, b) for b in self.boxes.get(c, ())):
-                return False
-        for c in self._cells(box[0], box[2]):
-            if any((rule or not mark) and crosses(s, box) for s, rule in self.segments.get(c, ())):
-                return False
-        return True
+        return clear(box, *self.near(box), mark=mark)
+
+
+def clear(
+    box: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], mark: bool = False
+) -> bool:
+    """Whether ``box`` overlaps none of ``boxes`` and is crossed by none of ``segments`` (a
+    ``mark``'s box: by no rule). One that meets it is moved first in its list: the next box
+    tried, a pixel on, likely meets it too."""
+    for at, b in enumerate(boxes):
+        if overlaps(box, b):
+            boxes[0], boxes[at] = b, boxes[0]
+            return False
+    for at, (s, rule) in enumerate(segments):
+        if (rule or not mark) and crosses(s, box):
+            segments[0], segments[at] = segments[at], segments[0]
+            return False
+    return True
 
 
 RULE_HALF_PX = 1.5
@@ -271,34 +307,77 @@ def _tries(lo: float, hi: float, text: float) -> list[float]:
     return out
 
 
+def _touches(a: Box, b: Box) -> bool:
+    """Whether the boxes ``a`` and ``b`` overlap or touch."""
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
+def _bounds(boxes: list[Box]) -> Box:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
+
+
 def dedup_places(
-    rows: list[dict[str, Any]], extents: dict[Any, tuple[float, float]], taken: Taken, px: Plot
+    rows: list[dict[str, Any]],
+    extents: dict[Any, tuple[float, float]],
+    taken: Taken,
+    px: Plot,
+    start: int = 0,
 ) -> list[int]:
     """Each ▼ row's ``dx`` (pixels from its timestamp) at the first place it tries
     (``_tries``; ``extents``: per row's ``group``, its timestamp's rules' least and greatest
     dx) where its box and its "×n" (``n`` > 1) lie on the plot, overlap no box ``taken`` (a
     mark, a label, a ▼ placed before) and cross no segment ``taken`` (the ▼: no timer's rule;
     its text: no line either);
-    each placed one is added to ``taken``. Returns the positions of those that found none."""
+    each placed one is added to ``taken``. The rows before ``start`` keep the place they have
+    (their ``dx``). Returns the positions of those that found none."""
     failed = []
     for i, r in enumerate(rows):
         lo, hi = extents.get(r["group"], (0.0, 0.0))
         x0, cy, n = px.px(r["x"]), px.py(r["y"]), r["n"]
+        if i < start:
+            for b in dedup_boxes(x0 + r["dx"], cy, n):
+                taken.add_box(b)
+            continue
         text = boxes[1][2] - boxes[1][0] if len(boxes := dedup_boxes(0, 0, n)) > 1 else 0
-        for dx in _tries(lo, hi, text):
-            boxes = dedup_boxes(x0 + dx, cy, n)
-            if all(
-                b[0] >= 0 and b[2] <= px.width and b[1] >= 0 and b[3] <= px.height
-                and taken.free(b, mark=k == 0)
-                for k, b in enumerate(boxes)
-            ):  # fmt: skip
-                r["dx"] = dx
-                for b in boxes:
-                    taken.add_box(b)
-                break
+        dxs = _tries(lo, hi, text)
+        right, left = [dx for dx in dxs if dx > hi], [dx for dx in dxs if dx <= hi]
+        k = _first_place(x0, cy, n, right, taken, px)
+        j = _first_place(x0, cy, n, left[:k], taken, px)  # (right first at one distance)
+        dx = left[j] if j < k else right[k] if k < len(right) else None
+        if dx is not None:
+            r["dx"] = dx
+            for b in dedup_boxes(x0 + dx, cy, n):
+                taken.add_box(b)
         else:
             failed.append(i)
     return failed
+
+
+def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, px: Plot) -> int:
+    """The position in ``dxs`` (the tries on one side of the rules, outwards) of the first
+    where the ▼ and its "×n" lie on the plot, clear of ``taken`` (``dedup_places``), else
+    ``len(dxs)``. The tries a box met still meets, a pixel on each (it lies ahead of them),
+    are passed over, and those farther off the plot."""
+    if not dxs:
+        return 0
+    ends = dedup_boxes(x0 + dxs[0], cy, n) + dedup_boxes(x0 + dxs[-1], cy, n)
+    boxes, segments = taken.near(_bounds(ends))
+    out = dxs[-1] > dxs[0]  # to the right
+    k = 0
+    while k < len(dxs):
+        for m, b in enumerate(dedup_boxes(x0 + dxs[k], cy, n)):
+            if not (b[0] >= 0 and b[2] <= px.width and b[1] >= 0 and b[3] <= px.height):
+                if b[1] < 0 or b[3] > px.height or (b[2] > px.width if out else b[0] < 0):
+                    return len(dxs)  # (off the plot, and the tries ahead farther)
+                k += 1
+                break
+            if not clear(b, boxes, segments, mark=m == 0):  # (what it met is first in its list)
+                k += _passed(b, boxes, segments, out)
+                break
+        else:
+            return k
+    return len(dxs)
 
 
 def dedups_beside(
@@ -314,13 +393,15 @@ def dedups_beside(
     no place either — (its ``n`` and times added there); else it goes to the row above
     (where timers crowd, no place beside its rule is clear of the others'); and all are
     placed again, until each one has a place. So every registration is drawn, or counted
-    in an "×n" (issue 26)."""
-    rows, above = [dict(r) for r in rows], []
+    in an "×n" (issue 26). (Those before the first whose "×n" a count makes new or wider keep
+    their place: what lies before them is as it was.)"""
+    rows, above, start = [dict(r) for r in rows], [], 0
     while True:
-        failed = dedup_places(rows, extents, taken(), px)
+        failed = dedup_places(rows, extents, taken(), px, start) if start < len(rows) else []
         if not failed:
             return rows, in_row_above(above, extents, px)
         gone: set[int] = set()
+        counted_on = len(rows)
         for i in failed:
             r, cy = rows[i], px.py(rows[i]["y"])
             # a ▼ placed, else one that found no place either (placed again with both)
@@ -332,10 +413,14 @@ def dedups_beside(
             ]  # fmt: skip
             near = min(mates, default=None)
             if near is not None:
+                size = dedup_boxes(0, 0, rows[near[2]]["n"])
                 _count_on(rows[near[2]], r)
+                if dedup_boxes(0, 0, rows[near[2]]["n"]) != size:  # a new or wider "×n"
+                    counted_on = min(counted_on, near[2])
             else:
                 above.append(r)
             gone.add(i)
+        start = sum(i not in gone for i in range(counted_on))
         rows = [r for i, r in enumerate(rows) if i not in gone]
 
 
@@ -429,3 +514,18 @@ def ring_boxes(rings: list[dict[str, Any]], px: Plot) -> list[Box]:
         cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
         out.append((cx - h, cy - h, cx + h, cy + h))
     return out
+
+
+def _passed(b: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], out: bool) -> int:
+    """How many tries on (``FINE_PX`` apart, right if ``out``, else left) the next one that
+    may be clear is, from the try whose box ``b`` met what is first in ``boxes`` (if it
+    overlaps it), else in ``segments`` (``clear``): the tries whose box still reaches a box,
+    or a straight across or up line, it met are passed over (a slanted line: none)."""
+    if boxes and overlaps(b, boxes[0]):
+        lo, hi = boxes[0][0], boxes[0][2]
+    elif (s := segments[0][0])[0] == s[2] or s[1] == s[3]:
+        lo, hi = min(s[0], s[2]), max(s[0], s[2])
+    else:
+        return 1
+    ahead = (hi - b[0] if out else b[2] - lo) / FINE_PX
+    return max(math.ceil(ahead - 1e-6), 1)

@@ -196,13 +196,14 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     vertices = spec.rows(staircase[0]) if staircase else []
     mark_label = timer_places.watermark_label_off_marks(staircase[2:], px, marks, lines, vertices)
     drawn.every += marks[len(drawn.keyed) :]  # (the label's box: every key's view shows it)
+    extents = _extents(lives)
     dedups, counts = timer_dedups.dedup_layers(
-        records, dedup, lambda key: _extents(lives, key), (x, y, px), drawn.view, keys, notes
+        records, dedup, lambda key: extents.get(key or "", {}), (x, y, px), drawn.view, keys, notes
     )
     marks += timer_dedups.placed_boxes(dedups, px)
     labels = _label_layers(rules, x, y)
     if labels:
-        groups_at = {(d, x.clip(ts)[0]): e for (d, ts), e in _extents(lives).items()}
+        groups_at = {(d, x.clip(ts)[0]): e for (d, ts), e in extents[""].items()}
         labels = timer_places.labels_off_marks(labels, px, marks, lines, groups_at, notes)
     layers = [
         _link_layer(queue_rows, y),
@@ -452,18 +453,15 @@ def _event_rows(
     return rows
 
 
-def _extents(
-    lives: pd.DataFrame, key: str | None = None
-) -> dict[tuple[Any, Any], tuple[float, float]]:
-    """Per (domain, timestamp) of the timers (of ``key`` only, if given), its rules' least
-    and greatest dx (``spread``)."""
-    out: dict[tuple[Any, Any], tuple[float, float]] = {}
+def _extents(lives: pd.DataFrame) -> dict[str, dict[tuple[Any, Any], tuple[float, float]]]:
+    """Per key of the timers ("": every key), per (domain, timestamp) of its timers, their
+    rules' least and greatest dx (``spread``)."""
+    out: dict[str, dict[tuple[Any, Any], tuple[float, float]]] = {"": {}}
     cols = (lives["domain"], lives["timestamp"], spread(lives), lives["key"])
     for dom, ts, d, k in zip(*cols, strict=True):
-        if key and k != key:
-            continue
-        lo, hi = out.get((dom, ts), (d, d))
-        out[dom, ts] = (min(lo, d), max(hi, d))
+        for view in (out[""], out.setdefault(k, {})):
+            lo, hi = view.get((dom, ts), (d, d))
+            view[dom, ts] = (min(lo, d), max(hi, d))
     return out
 
 
