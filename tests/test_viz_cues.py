@@ -163,13 +163,14 @@ MERGED_ENTRY = "merged away: its cleanup timer, deleted at the merge"
 
 def test_lanes_horizon_of_a_merged_away_window(sessions) -> None:
     """The lanes draw the merged-away [3000, 4500) a horizon line too (``every_horizon``, as
-    the timeline): on its own bar (key a, sub-lane 0; [2000, 4500) is on sub-lane 1) from its
+    the timeline): on its own bar (key a, sub-lane 2: sub-lane 0 is [1000, 2500)'s up to its
+    horizon and marks, [2000, 4500) is on sub-lane 1) from its
     end 4500 to its cleanup time 4999 = 4499 + 500, the cleanup timer Flink registered for it
     and deleted at the merge (a ``timer_deleted`` record, no ``cleanup`` record), with its
     own legend entry and a tooltip naming the window its contents went into."""
     spec = viz.window_lanes(sessions.trace).to_dict()
     bars = {r["window"]: (r["key"], r["slot"], r["status"]) for r in rows_of(spec, "window")}
-    assert bars["[3,000 ms, 4,500 ms)"] == ("a", 0, "merged away")
+    assert bars["[3,000 ms, 4,500 ms)"] == ("a", 2, "merged away")
     assert bars["[2,000 ms, 4,500 ms)"] == ("a", 1, "fired")
     merged = [r for r in rows_of(spec, HORIZON) if r["window"] == "[3,000 ms, 4,500 ms)"]
     assert merged == [
@@ -177,7 +178,7 @@ def test_lanes_horizon_of_a_merged_away_window(sessions) -> None:
             "x": 4500,
             "x2": 4999,
             "key": "a",
-            "slot": 0,
+            "slot": 2,
             "line": MERGED_ENTRY,
             "kind": HORIZON,
             "window": "[3,000 ms, 4,500 ms)",
@@ -208,7 +209,7 @@ def test_lanes_horizon_of_a_window_still_open(sessions) -> None:
         ("[2,000 ms, 4,500 ms)", 1, 4500, 4999, f"{RULE} (still open at the end)"),
         (
             "[3,000 ms, 4,500 ms)",
-            0,
+            2,
             4500,
             4999,
             f"{RULE} (merged into [2000, 4500) at 200 ms: its contents then wait for that "
