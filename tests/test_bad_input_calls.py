@@ -315,3 +315,34 @@ def test_a_trace_position_past_its_records_names_the_positions_there_are() -> No
             f"field 'i', value {i}: trace[i] has no record there "
             "(expected a position in 0..40 or -41..-1; the trace has 41 records)"
         )
+
+
+def test_why_arguments_are_refused_naming_field_value_and_expected() -> None:
+    """``why_*``: the source, the window operator and ``arrival`` as the other entry points."""
+    from jobs import merge_chain_job
+
+    trace = merge_chain_job().trace
+    env = wv.StreamExecutionEnvironment(trace=False)
+    env.from_collection([1]).map(lambda v: v)
+    untraced = env.execute()
+    cases = [
+        (lambda: wv.why_dropped(trace, 0, arrival=5), InputError,
+         "field 'arrival', value 5: source record 0 arrived 1 time(s) "
+         "(expected an int from 0 to 0)"),
+        (lambda: wv.why_dropped(trace, 0, arrival="0"), ArgumentTypeError,
+         "field 'arrival', value '0': source record 0 arrived 1 time(s) "
+         "(expected an int from 0 to 0)"),
+        (lambda: wv.why_fired(None, "a", (0, 5000)), ArgumentTypeError,
+         "field 'source', value 'NoneType': no trace to read "
+         "(expected a winviz Trace or a job result with .trace)"),
+        (lambda: wv.why_fired(untraced, "a", (0, 5000)), ArgumentTypeError,
+         "field 'source', value 'JobExecutionResult': no trace to read: the job ran with "
+         "trace=False (expected a winviz Trace or a job result with .trace)"),
+        (lambda: wv.why_fired(union_all_idle().trace, "a", (0, 5000)), InputError,
+         "field 'source': the trace has no window operator "
+         "(expected a trace with assigned or fired records)"),
+    ]  # fmt: skip
+    for call, kind, message in cases:
+        with pytest.raises(kind) as caught:
+            call()
+        assert str(caught.value) == message

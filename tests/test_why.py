@@ -399,7 +399,9 @@ def test_why_dropped_of_a_replayed_record_answers_its_last_arrival_and_says_so()
     # a record read once says nothing of replays
     assert [type(c).__name__ for c in wv.why_dropped(result.trace, 4).claims] == ["ElementFate"]
     for bad in (2, -1, True, "0"):
-        with pytest.raises(ValueError, match=r"arrival .*: source record 5 arrived 2 time\(s\)"):
+        with pytest.raises(
+            ValueError, match=r"field 'arrival', value .*: source record 5 arrived 2 "
+        ):
             wv.why_dropped(result.trace, 5, arrival=bad)
 
 

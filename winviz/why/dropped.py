@@ -48,9 +48,11 @@ def why_dropped(
     if arrival is None:
         arrival = len(arrivals) - 1
     elif arrival.__class__ is not int or not 0 <= arrival < len(arrivals):
-        raise ValueError(
-            f"arrival {arrival!r}: source record {index} arrived {len(arrivals)} time(s); "
-            f"expected an int from 0 to {len(arrivals) - 1}"
+        raise (InputError if arrival.__class__ is int else ArgumentTypeError)(
+            f"source record {index} arrived {len(arrivals)} time(s)",
+            field="arrival",
+            value=arrival,
+            expected=f"an int from 0 to {len(arrivals) - 1}",
         )
     replayed = (Replayed(index, len(arrivals), arrival + 1),) if len(arrivals) > 1 else ()
     answer = _fate_of(trace, index, arrivals[arrival], question)

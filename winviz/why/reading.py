@@ -65,9 +65,12 @@ def trace_of(source: Any) -> Trace:
     else."""
     trace = source if isinstance(source, Trace) else getattr(source, "trace", None)
     if not isinstance(trace, Trace):
-        raise TypeError(
-            f"expected a winviz Trace or a job result with .trace, got {type(source).__name__}"
-            + (" (the job ran with trace=False)" if hasattr(source, "trace") else "")
+        raise ArgumentTypeError(
+            "no trace to read"
+            + (": the job ran with trace=False" if hasattr(source, "trace") else ""),
+            field="source",
+            value=type(source).__name__,
+            expected="a winviz Trace or a job result with .trace",
         )
     return trace
 
@@ -94,7 +97,11 @@ def window_asked(
         else:
             ops = trace.operators("assigned", "fired", "late_dropped", "skipped_late_window")
             if not ops:
-                raise ValueError("the trace has no window operator (no assigned / fired records)")
+                raise InputError(
+                    "the trace has no window operator",
+                    field="source",
+                    expected="a trace with assigned or fired records",
+                )
             op = ops[0]
     return trace, bounds, op, window_rows(trace, key, bounds, op, "fired")
 
