@@ -1,4 +1,4 @@
-"""The Spark stream-stream join twin (winviz.spark.join_model / join_twin / join_compare).
+"""The Spark stream-stream join twin (winviz.spark.join_model / twins / join_compare).
 
 The expected batches are what real local Spark 4.x produced (the ``spark``-marked tests run it
 and check the model against it batch by batch); the model-only tests pin the rules that Spark
@@ -17,8 +17,8 @@ from winviz.spark import compare, get_spark
 from winviz.spark.batches import LEFT, RIGHT
 from winviz.spark.join_compare import flink_interval_join
 from winviz.spark.join_model import JOIN_TYPES, JoinSpec, predict_join, state_watermarks
-from winviz.spark.join_twin import run_join_twin
 from winviz.spark.results import JoinRow
+from winviz.spark.twins import run_join_twin
 
 J = JoinRow
 

@@ -19,8 +19,8 @@ from winviz.spark import get_spark, predict_join, run_join_twin
 from winviz.spark.batches import LEFT, RIGHT
 from winviz.spark.builder import NO_TWIN, NoTwinError, TwinPlan, build_twin
 from winviz.spark.join_model import JoinSpec
-from winviz.spark.join_twin import join_condition
 from winviz.spark.results import JoinRow
+from winviz.spark.twins import join_condition
 
 J = JoinRow
 

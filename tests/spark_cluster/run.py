@@ -40,13 +40,12 @@ LOCAL = "local[*]"
 
 RECORD = """
 import winviz.spark as _wcs_pkg
-import winviz.spark.join_twin as _wcs_join
 import winviz.spark.state_twins as _wcs_state
 import winviz.spark.twins as _wcs_twins
 from winviz.spark.session import get_spark as _wcs_get_spark
 
 _WCS_RUNS = []
-_WCS_MODULES = {"run_twin": _wcs_twins, "run_state_twin": _wcs_state, "run_join_twin": _wcs_join}
+_WCS_MODULES = {"run_twin": _wcs_twins, "run_state_twin": _wcs_state, "run_join_twin": _wcs_twins}
 _WCS_REAL = {name: getattr(module, name) for name, module in _WCS_MODULES.items()}
 
 

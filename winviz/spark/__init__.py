@@ -12,11 +12,11 @@ pure-Python model of Spark's semantics, both read back as a ``winviz.trace.Trace
     plan = build_twin(env, "counts")                       # the twin of an engine pipeline
     compare(env.execute(), plan.run())                     # per (key, window): who, when, why
 
-The path of a run: ``spec`` -> ``batches`` -> ``twins`` / ``state_twins`` / ``join_twin``
-(real Spark, ``session``) or ``model`` / ``join_model`` (no JVM) -> ``results`` and ``tracing``;
-``builder`` makes a ``TwinPlan`` from an engine pipeline, ``compare`` (``join_compare`` for a
-join) sets both side by side. The engine core never imports this package; PySpark
-is imported only when a session starts.
+The path of a run: ``spec`` -> ``batches`` -> ``twins`` / ``state_twins`` (real Spark,
+``session``, one runner for every twin) or ``model`` / ``join_model`` (no JVM, one driver for
+every model) -> ``results`` (with the run's trace); ``builder`` makes a ``TwinPlan`` from an
+engine pipeline, ``compare`` (``join_compare`` for a join) sets both side by side. The engine
+core never imports this package; PySpark is imported only when a session starts.
 """
 
 from winviz.spark.batches import BatchInputError, InputBatch, form_batches
@@ -25,13 +25,12 @@ from winviz.spark.compare import compare
 from winviz.spark.failures import SparkQueryError
 from winviz.spark.join_compare import flink_interval_join
 from winviz.spark.join_model import JoinSpec, predict_join
-from winviz.spark.join_twin import run_join_twin
 from winviz.spark.model import SparkModel, predict
 from winviz.spark.results import BatchOutcome, JoinRow, OutputRow, TimerRow, TwinResult
 from winviz.spark.session import SparkUnavailableError, get_spark, stop_spark
 from winviz.spark.spec import StateSpec, TwinSpec
 from winviz.spark.state_twins import predict_state, run_processing_time_probe, run_state_twin
-from winviz.spark.twins import run_twin
+from winviz.spark.twins import run_join_twin, run_twin
 from winviz.spark.windowing import spark_windows
 
 __all__ = [

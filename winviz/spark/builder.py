@@ -19,34 +19,134 @@ What translates (the engine side -> the Spark side):
 - ``aggregate(CountAggregate())`` -> ``count(*)``; ``aggregate(SumAggregate(field))`` ->
   ``sum(value)``; the default ``EventTimeTrigger`` -> output mode ``append``.
 
-Everything else is refused with its reason (``winviz.spark.no_twin.NO_TWIN``). A sink fed by
-an interval join gets the stream-stream join twin instead (``build_join_twin``).
+Everything else is refused with its reason (``NO_TWIN``, one sentence per obstacle, the
+refusal vocabulary for window and join twins alike); ``NoTwinError`` is raised when a twin
+without a spec is asked to run. A sink fed by an interval join gets the stream-stream join twin
+instead (``build_join_twin``). The input streams of a window or of a join side are read from the
+job graph by ``streams_of``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from winviz.batch_execution import RuntimeExecutionMode, runtime_mode
 from winviz.datastream import StreamExecutionEnvironment
-from winviz.errors import ArgumentTypeError, InputError
+from winviz.errors import ArgumentTypeError, InputError, WinvizError
 from winviz.graph import (
+    FilterSpec,
+    FlatMapSpec,
     IntervalJoinSpec,
     KeyedProcessSpec,
+    MapSpec,
     SinkSpec,
+    SourceSpec,
+    SplitWatermarksSpec,
+    UnionSpec,
+    WatermarksSpec,
     WindowSpec,
 )
 from winviz.joins import UnionKeySelector
-from winviz.spark import join_twin, twins
+from winviz.spark import twins
 from winviz.spark.compare import compare
 from winviz.spark.join_compare import flink_interval_join
 from winviz.spark.join_model import JoinSpec, predict_join
 from winviz.spark.model import predict
-from winviz.spark.no_twin import NO_TWIN, NoTwinError
 from winviz.spark.results import TwinResult
 from winviz.spark.spec import Drive, TwinSpec
-from winviz.spark.twin_streams import Stream, streams_of
+
+Row = tuple[int, Any, Any]  # (arrival, value, source timestamp)
+Stream = tuple[list[Row], int, Any]  # rows, watermark delay, timestamp assigner
+
+NO_TWIN = {
+    "allowed_lateness": (
+        "late re-fire (allowed lateness) has no Spark equivalent: Spark emits a window once "
+        "in append mode and drops every later row for it (there is no lateness after the "
+        "watermark)"
+    ),
+    "side_output": (
+        "side output of late data has no Spark equivalent: Spark drops late rows and only "
+        "counts them (numRowsDroppedByWatermark); it cannot route them to another stream"
+    ),
+    "evictor": (
+        "evictors have no Spark equivalent: a Spark window aggregation keeps only the running "
+        "aggregate, not the elements to evict from"
+    ),
+    "trigger": (
+        "custom triggers have no Spark equivalent: Spark outputs a window when the watermark "
+        "passes its end (append) or at every micro-batch that changed it (update), nothing else"
+    ),
+    "function": (
+        "only CountAggregate and SumAggregate have Spark twins (count(*) and sum(value)); "
+        "reduce, process and other aggregate functions are arbitrary Python code"
+    ),
+    "process": (
+        "a KeyedProcessFunction is arbitrary code; the state twin (winviz.spark.state_twins, "
+        "StateSpec) covers the count-until-event-time-timeout program only"
+    ),
+    "assigner": (
+        "only event-time tumbling, sliding and (fixed-gap) session windows have Spark twins "
+        "(window() / session_window()); processing-time and global windows do not"
+    ),
+    "offset": "window offsets are not part of the twin (Spark's window() startTime is not used)",
+    "watermarks": (
+        "only bounded-out-of-orderness and monotonous watermarks have a Spark twin "
+        "(withWatermark(ts, delay)); punctuated, custom and no watermarks do not"
+    ),
+    "idleness": (
+        "idleness has no Spark equivalent: a Spark stream without data holds its watermark "
+        "(multipleWatermarkPolicy='max' is the nearest thing)"
+    ),
+    "partitions": (
+        "partitioned sources have no twin: Spark has no per-partition watermarks "
+        "(one watermark per withWatermark)"
+    ),
+    "shape": (
+        "the twin covers source(s) -> [map/filter/flat_map] -> assign_timestamps_and_watermarks "
+        "-> [union] -> key_by -> window -> aggregate -> sink, and two such inputs (no union) "
+        "-> key_by -> interval_join -> between -> process(PairJoinFunction()) -> sink"
+    ),
+    "batch": (
+        "BATCH runtime mode has no Spark streaming twin: Flink runs a bounded job key by key "
+        "with no late data (the watermark jumps to MAX at the end of each key), while Spark "
+        "Structured Streaming drops rows behind its watermark between micro-batches"
+    ),
+    "join_function": (
+        "a ProcessJoinFunction is arbitrary code (it may emit any number of records per pair, "
+        "read its context, write side outputs, keep state or have side effects); Spark's "
+        "stream-stream join outputs the joined pairs, so the twin exists for "
+        "wv.PairJoinFunction(), which collects (left, right) for each pair"
+    ),
+    "join_side_output": (
+        "side outputs of late join input have no Spark equivalent: Spark drops late rows before "
+        "they join (numRowsDroppedByWatermark) and cannot route them to another stream"
+    ),
+    "join_union": (
+        "a union on one side of an interval join has no twin: each side of Spark's join has one "
+        "withWatermark, while Flink's side keeps one watermark per input stream (the minimum)"
+    ),
+    "join_key": (
+        "the join twin's key must be a str or an int (Spark's key column is a string or a "
+        "long): key_by gave {kind} {value!r} for {side} record {index}"
+    ),
+    "window_join": (
+        "a window join / coGroup has no Spark counterpart: Flink outputs a window's pairs (or "
+        "calls the coGroup function with both sides' elements) when the window fires, under "
+        "its trigger and allowed lateness, and pairs only elements of the same window; Spark's "
+        "stream-stream join has no window firing: it outputs a pair in the micro-batch in "
+        "which its second row arrives"
+    ),
+}
+
+
+class NoTwinError(WinvizError, ValueError):
+    """The pipeline has no Spark twin; ``reasons`` says why (one entry per obstacle)."""
+
+    def __init__(self, sink: str, reasons: Sequence[str]) -> None:
+        self.reasons = tuple(reasons)
+        super().__init__(f"no Spark twin for sink {sink!r}: " + "; ".join(self.reasons))
 
 
 @dataclass(frozen=True)
@@ -85,7 +185,7 @@ class TwinPlan:
     def run(self, **kw: Any) -> TwinResult:
         """Run the twin on real Spark (``run_twin`` / ``run_join_twin``)."""
         spec = self._spec()
-        run = join_twin.run_join_twin if isinstance(spec, JoinSpec) else twins.run_twin
+        run = twins.run_join_twin if isinstance(spec, JoinSpec) else twins.run_twin
         return run(*self.inputs, spec, **kw)
 
     def predict(self) -> TwinResult:
@@ -232,6 +332,53 @@ def _function(window: WindowSpec, reasons: list[str]) -> tuple[str, Any]:
         return "sum", (lambda v: v) if fn.field is None else fn.field
     reasons.append(NO_TWIN["function"])
     return "count", None
+
+
+def streams_of(node: Any, reasons: list[str]) -> list[Stream]:
+    """Each input stream a twin reads from the job graph at ``node`` (feeding a window or a
+    join side): its rows after ``map`` / ``filter`` / ``flat_map`` (run here, in Python), its
+    watermark delay (``withWatermark(ts, delay)``) and its timestamp assigner; what has no twin
+    is added to ``reasons`` (``NO_TWIN``)."""
+    if isinstance(node.spec, UnionSpec):
+        return [s for n in node.inputs for s in streams_of(n, reasons)]
+    if isinstance(node.spec, SplitWatermarksSpec):
+        reasons.append(NO_TWIN["partitions"])
+        return []
+    if not isinstance(node.spec, WatermarksSpec):
+        reasons.append(NO_TWIN["shape"])
+        return []
+    strategy = node.spec.strategy
+    delay = _delay(strategy, reasons)
+    rows = _source_rows(node.inputs[0], reasons)
+    return [(rows, delay, strategy.timestamp_assigner)]
+
+
+def _delay(strategy: Any, reasons: list[str]) -> int:
+    from winviz.watermarks import BoundedOutOfOrdernessWatermarks
+
+    if strategy.idle_timeout is not None:
+        reasons.append(NO_TWIN["idleness"])
+    generator = strategy.generator_factory()
+    if not isinstance(generator, BoundedOutOfOrdernessWatermarks) or (
+        strategy.timestamp_assigner is None
+    ):
+        reasons.append(NO_TWIN["watermarks"])
+        return 0
+    return generator.bound
+
+
+def _source_rows(node: Any, reasons: list[str]) -> list[Row]:
+    spec = node.spec
+    if isinstance(spec, MapSpec | FilterSpec | FlatMapSpec):  # what the operator emits
+        rows = _source_rows(node.inputs[0], reasons)
+        return [(arrival, v, ts) for arrival, value, ts in rows for v in spec.apply(value)]
+    if not isinstance(spec, SourceSpec):
+        reasons.append(NO_TWIN["shape"])
+        return []
+    if spec.partitioned:
+        reasons.append(NO_TWIN["partitions"])
+        return []
+    return [(arrival, value, ts) for arrival, _, value, ts in spec.records]
 
 
 def _rows(

@@ -1,6 +1,6 @@
 """Spark's stream-stream join with watermarks and a time-range condition, modelled batch by batch.
 
-The Spark query (``winviz.spark.join_twin`` runs it on real local Spark)::
+The Spark query (``winviz.spark.twins.run_join_twin`` runs it on real local Spark)::
 
     left  = events.where("side = 0").withWatermark("lt", f"{left_delay} milliseconds")
     right = events.where("side = 1").withWatermark("rt", f"{right_delay} milliseconds")
@@ -188,8 +188,7 @@ class JoinModel(MicroBatchModel):
     (key -> stored rows, in arrival order)."""
 
     def __init__(self, spec: JoinSpec) -> None:
-        super().__init__(spec.delays, spec.watermark_policy)
-        self.spec = spec
+        super().__init__(spec)
         self.state: tuple[dict[Any, list[_Stored]], dict[Any, list[_Stored]]] = ({}, {})
 
     def run_batch(
@@ -337,6 +336,4 @@ def predict_join(
     """The model's answer for what ``winviz.spark.run_join_twin`` gets from Spark: every
     micro-batch it runs under ``spec.drive`` (rule 6)."""
     inputs = join_batches(left, left_arrivals, right, right_arrivals, spec)
-    model = JoinModel(spec)
-    run_micro_batches(model, inputs, spec.drive)
-    return TwinResult(spec, model.outcomes, None, source="model", inputs=inputs)
+    return run_micro_batches(JoinModel(spec), inputs)

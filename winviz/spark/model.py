@@ -46,7 +46,6 @@ from typing import Any
 from winviz.spark.batches import KEY, STREAM, TS, VALUE, InputBatch, form_batches
 from winviz.spark.results import BatchOutcome, OutputRow, TwinResult, row_order
 from winviz.spark.spec import TwinSpec
-from winviz.spark.tracing import build_trace
 from winviz.spark.windowing import spark_windows
 
 Group = tuple[int, int, Any]  # (window_start, window_end, key)
@@ -105,13 +104,15 @@ class WatermarkTracker:
 
 
 class MicroBatchModel:
-    """What every modelled query shares: its ``WatermarkTracker`` (rule 6), the last executed
-    batch's eviction watermark (``previous``) and rule 5: a no-data batch runs when the
-    watermark has moved past it. A subclass runs one batch (``run_batch``) and ends it with
-    ``_record``; ``run_micro_batches`` drives it."""
+    """What every modelled query shares: its spec, its ``WatermarkTracker`` (rule 6, from the
+    spec's ``delays`` and ``watermark_policy``), the last executed batch's eviction watermark
+    (``previous``) and rule 5: a no-data batch runs when the watermark has moved past it. A
+    subclass runs one batch (``run_batch``) and ends it with ``_record``;
+    ``run_micro_batches`` drives it."""
 
-    def __init__(self, delays: Sequence[int], policy: str) -> None:
-        self.tracker = WatermarkTracker(delays, policy)
+    def __init__(self, spec: Any) -> None:
+        self.spec = spec
+        self.tracker = WatermarkTracker(spec.delays, spec.watermark_policy)
         self.previous = 0  # the last executed batch's eviction watermark
         self.outcomes: list[BatchOutcome] = []
 
@@ -160,16 +161,18 @@ class MicroBatchModel:
         return outcome
 
 
-def run_micro_batches(model: MicroBatchModel, inputs: Sequence[InputBatch], drive: str) -> None:
-    """Every micro-batch Spark runs for these input batches under ``drive``: each batch, and
-    with a per-batch trigger a no-data batch after it when the watermark moved (rule 5); with
-    ``available_now`` one no-data batch after the last."""
+def run_micro_batches(model: MicroBatchModel, inputs: Sequence[InputBatch]) -> TwinResult:
+    """The model's result: every micro-batch Spark runs for these input batches under the
+    spec's ``drive``: each batch, and with a per-batch trigger a no-data batch after it when
+    the watermark moved (rule 5); with ``available_now`` one no-data batch after the last."""
+    drive = model.spec.drive
     for batch in inputs:
         model.run_batch(batch, batch.proc_time)
         if drive == "per_batch" and model.needs_no_data_batch:
             model.run_batch(None, batch.proc_time)
     if drive == "available_now" and inputs and model.needs_no_data_batch:
         model.run_batch(None, inputs[-1].proc_time)
+    return TwinResult(model.spec, model.outcomes, "model", inputs)
 
 
 class SparkModel(MicroBatchModel):
@@ -177,8 +180,7 @@ class SparkModel(MicroBatchModel):
     the aggregation state (window, key) -> [count, sum] (sessions: key -> sessions)."""
 
     def __init__(self, spec: TwinSpec) -> None:
-        super().__init__(spec.delays, spec.watermark_policy)
-        self.spec = spec
+        super().__init__(spec)
         self.state: dict[Group, list[Any]] = {}
         self.sessions: dict[Any, list[list[Any]]] = {}
 
@@ -264,12 +266,4 @@ def sum_ignoring_nulls(total: Any, value: Any) -> Any:
 
 def predict(records: Sequence[Any], arrival_times: Sequence[int], spec: TwinSpec) -> TwinResult:
     """The model's answer for what ``winviz.spark.run_twin`` gets from Spark."""
-    return modelled(SparkModel(spec), form_batches(records, arrival_times, spec))
-
-
-def modelled(model: Any, inputs: Sequence[InputBatch]) -> TwinResult:
-    """Every micro-batch ``model`` (a ``MicroBatchModel`` with a ``spec``) runs for these input
-    batches under ``spec.drive``, with their trace."""
-    spec, outcomes = model.spec, model.outcomes
-    run_micro_batches(model, inputs, spec.drive)
-    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), "model", inputs)
+    return run_micro_batches(SparkModel(spec), form_batches(records, arrival_times, spec))

@@ -10,7 +10,9 @@ before, that decides which input rows are too late (``numRowsDroppedByWatermark`
 
 One ``TwinResult`` type holds every twin's run: a window twin's rows are ``OutputRow``s, a state
 twin's ``TimerRow``s, a join twin's ``winviz.spark.join_model.JoinRow``s (its batches also say
-which rows were late or evicted, and the state watermarks).
+which rows were late or evicted, and the state watermarks). A window or state twin's result
+also holds its run as a ``winviz.trace.Trace`` (``build_trace``), made from its batches and
+inputs, so the engine's charts can draw Spark beside Flink.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from winviz.spark.batches import SIDE_NAMES, InputBatch
+from winviz.spark.late_filter import is_dropped
 from winviz.spark.spec import StateSpec, TwinSpec
-from winviz.trace import Trace
+from winviz.trace import Trace, TraceWriter
+from winviz.windows import TimeWindow
 
 if TYPE_CHECKING:
     from winviz.spark.join_model import JoinSpec
@@ -133,13 +137,18 @@ TABLE_COLUMNS = [f.name for f in fields(BatchOutcome) if f.default is MISSING an
 @dataclass
 class TwinResult:
     """Every micro-batch of one run, the spec it ran, its input batches and its trace
-    (``winviz.trace.Trace``; a join twin has none)."""
+    (``winviz.trace.Trace``, ``build_trace`` of the batches and inputs; a join twin has
+    none)."""
 
     spec: TwinSpec | StateSpec | JoinSpec
     batches: list[BatchOutcome]
-    trace: Trace | None = field(repr=False)
     source: str = "spark"  # "spark" (a real run) or "model" (winviz.spark.model)
     inputs: Sequence[InputBatch] = field(default=(), repr=False)
+    trace: Trace | None = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        traced = isinstance(self.spec, TwinSpec | StateSpec)
+        self.trace = build_trace(self.spec, self.inputs, self.batches) if traced else None
 
     @property
     def watermarks(self) -> list[int]:
@@ -213,3 +222,81 @@ def join_table_row(b: BatchOutcome) -> dict[str, Any]:
         "null_rows": sum(1 for r in b.rows if r.is_outer),
         "rows": [r._asdict() for r in b.rows],
     }
+
+
+OPERATOR = "spark"
+
+
+def build_trace(
+    spec: TwinSpec | StateSpec, inputs: Sequence[InputBatch], outcomes: Sequence[BatchOutcome]
+) -> Trace:
+    """The trace of a run: ``outcomes`` in batch order; data batches take their input rows
+    from ``inputs`` in order.
+
+    The records use the engine's schema (``winviz.trace``) and one new kind:
+
+    ``batch`` — a micro-batch ran (Spark's ``MicroBatchExecution`` executing one ``batchId``).
+    ``proc_time`` is when it ran, ``watermark`` its eviction watermark; detail fields are
+    ``DETAIL_FIELDS["batch"]``. Per batch, in this order:
+
+    - ``arrival`` (value, index) for each input row, at its arrival time;
+    - ``batch``;
+    - ``watermark`` (input = ``"batch <id>"``) when the batch's eviction watermark is higher than
+      the previous batch's;
+    - ``element`` (value = the row) for each input row as the batch processes it (``watermark`` =
+      the batch's late-events watermark), followed by ``late_dropped`` (value = the row) when
+      Spark's late filter drops the whole row (``winviz.spark.late_filter``: Spark only counts
+      ``numRowsDroppedByWatermark``, per partial aggregate, in the ``batch`` record's ``dropped``;
+      which rows they were is derived from its rules);
+    - ``fired`` (result, pane, timing, count) and ``emitted`` (value = the row as a dict) for each
+      output row, with the row's key and window; ``timing`` is ``early`` when the window's end is
+      above the batch's watermark, else ``on_time`` for the window's first output and ``late`` for
+      later ones (Flink's ``fired`` timings); ``pane`` counts earlier outputs of the same window and
+      key.
+    - state twins (``TimerRow`` rows): ``timer_fired`` (domain ``EVENT_TIME``, namespace None) at
+      the timer's time as ``ts``, then ``emitted`` (value = the row as a dict).
+
+    Operator name: ``OPERATOR``. ``ts`` of ``fired``/``emitted`` is the window's max timestamp.
+    """
+    trace = Trace()
+    write = trace.writer
+    panes: dict[tuple, int] = {}
+    previous_wm = 0
+    for b, batch in with_inputs(outcomes, inputs):
+        rows: Sequence[dict] = batch.rows if batch is not None else ()
+        if batch is not None:
+            for row, index, at in zip(rows, batch.indexes, batch.arrivals, strict=True):
+                write.arrival(at, previous_wm, OPERATOR, row["key"], row["ts"], row, index)
+        write.batch(
+            b.proc_time, b.watermark, OPERATOR, b.batch_id, b.input_rows, b.late_watermark,
+            b.max_event_time, b.dropped,
+        )  # fmt: skip
+        if b.watermark > previous_wm:
+            write.watermark(b.proc_time, b.watermark, OPERATOR, None, None, f"batch {b.batch_id}")
+        previous_wm = b.watermark
+        for row in rows:
+            key, ts = row["key"], row["ts"]
+            write.element(b.proc_time, b.late_watermark, OPERATOR, key, ts, row)
+            if is_dropped(spec, ts, b.late_watermark):
+                write.late_dropped(b.proc_time, b.late_watermark, OPERATOR, key, ts, row)
+        for r in b.rows:
+            if isinstance(r, TimerRow):
+                _timer_output(write, b, r)
+                continue
+            window = TimeWindow(r.window_start, r.window_end)
+            pane = panes.get((r.key, window), 0)
+            panes[(r.key, window)] = pane + 1
+            timing = "early" if r.window_end > b.watermark else ("on_time" if pane == 0 else "late")
+            result = r.count if spec.aggregate == "count" else r.sum
+            ts = window.max_timestamp()
+            write.fired(
+                b.proc_time, b.watermark, OPERATOR, r.key, window, ts, result, pane, timing, r.count
+            )
+            write.emitted(b.proc_time, b.watermark, OPERATOR, r.key, window, ts, r._asdict())
+    return trace
+
+
+def _timer_output(write: TraceWriter, b: BatchOutcome, r: TimerRow) -> None:
+    """A state twin's timer firing and its output row."""
+    write.timer_fired(b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, "EVENT_TIME", None)
+    write.emitted(b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, r._asdict())

@@ -57,11 +57,10 @@ from winviz.spark.batches import (
 )
 from winviz.spark.failures import SparkQueryError, marked_record, record_marker
 from winviz.spark.late_filter import is_dropped
-from winviz.spark.model import MicroBatchModel, modelled, sum_ignoring_nulls
+from winviz.spark.model import MicroBatchModel, run_micro_batches, sum_ignoring_nulls
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_order
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec
-from winviz.spark.tracing import build_trace
 from winviz.spark.twins import (
     EVENT_TIME,
     execute,
@@ -89,7 +88,7 @@ def run_state_twin(
     outcomes = execute(
         spark, spec, inputs, build_state_query, TimerRow, timer_row_order, STATE_CONF
     )
-    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), "spark", inputs)
+    return TwinResult(spec, outcomes, "spark", inputs)
 
 
 def output_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
@@ -232,8 +231,7 @@ class StateModel(MicroBatchModel):
     """Rules 1-4 of this module for one query: watermark, per-key state and timers."""
 
     def __init__(self, spec: StateSpec) -> None:
-        super().__init__(spec.delays, "min")
-        self.spec = spec
+        super().__init__(spec)
         self.keys: dict[Any, list[Any]] = {}  # key -> [count, sum, max_ts, timer]
         self.running: InputBatch | None = None  # the batch being run (None: a no-data one)
 
@@ -277,7 +275,7 @@ def predict_state(
     ``SparkQueryError`` naming the batch and row, as ``run_state_twin`` does."""
     model = StateModel(spec)
     try:
-        return modelled(model, form_batches(records, arrival_times, spec))
+        return run_micro_batches(model, form_batches(records, arrival_times, spec))
     except StateTimeoutRefused as exc:
         raise SparkQueryError(
             batch_id=len(model.outcomes),

@@ -1,15 +1,24 @@
-"""The Spark twin: the windowed aggregation of a ``TwinSpec`` run on real (local) Spark.
+"""The Spark twins on real (local) Spark: a window twin (``run_twin``, a ``TwinSpec``'s windowed
+aggregation) and the stream-stream join twin (``run_join_twin``, a ``JoinSpec``), both run by
+``execute``, as the state twin is (``winviz.spark.state_twins``).
 
-``run_twin(records, arrival_times, spec)`` cuts the input into micro-batches
-(``winviz.spark.batches``), writes one JSON-lines file per batch into a fresh watched directory,
-runs the streaming query over Spark's file source and captures every batch's output with
-``foreachBatch`` (``ForeachBatchSink``; the function must consume its DataFrame — here with
-``collect()`` — or the batch's state is not committed). Then ``winviz.spark.readback`` turns
-``query.recentProgress`` and the captured rows into ``BatchOutcome``s and a trace.
+``execute`` cuts nothing itself: it takes the input micro-batches (``winviz.spark.batches``),
+writes one JSON-lines file per batch into a fresh watched directory, runs the streaming query
+over Spark's file source and captures every batch's output with ``foreachBatch``
+(``ForeachBatchSink``; the function must consume its DataFrame — here with ``collect()`` — or
+the batch's state is not committed). Then ``winviz.spark.readback`` turns
+``query.recentProgress`` and the captured rows into ``BatchOutcome``s.
 
 The drives (``spec.drive``, see ``winviz.spark.spec``): ``"per_batch"`` adds a file, then
 calls ``StreamingQuery.processAllAvailable()``; ``"available_now"`` writes every file, then
 runs the query once with ``trigger(availableNow=True)`` (``Trigger.AvailableNow``).
+
+The join twin's query is the one ``winviz.spark.join_model`` describes, over one file source
+(both sides' rows of a trigger interval in one file, ``stream`` 0 = left, 1 = right, so one
+batch reads both). Spark reports counts, not which rows a batch dropped or evicted; those
+(``BatchOutcome.late`` / ``.evicted``, and the state watermarks) are derived by replaying the
+batches through ``JoinModel`` with the watermarks Spark reported (``explain_run``), and the
+tests check the model against Spark batch by batch.
 
 Input and checkpoint directories are fresh temporary directories, removed afterwards.
 """
@@ -17,12 +26,12 @@ Input and checkpoint directories are fresh temporary directories, removed afterw
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +46,19 @@ from winviz.spark.batches import (
     write_batch_file,
 )
 from winviz.spark.failures import SparkQueryError, marked_record
+from winviz.spark.join_model import JoinModel, JoinSpec, join_batches
 from winviz.spark.readback import to_outcomes
-from winviz.spark.results import BatchOutcome, OutputRow, TwinResult, row_order
+from winviz.spark.results import (
+    BatchOutcome,
+    JoinRow,
+    OutputRow,
+    TwinResult,
+    join_row_order,
+    row_order,
+    with_inputs,
+)
 from winviz.spark.session import get_spark
 from winviz.spark.spec import TwinSpec
-from winviz.spark.tracing import build_trace
 
 EVENT_TIME = "event_time"
 
@@ -60,7 +77,26 @@ def run_twin(
     spark = spark if spark is not None else get_spark()
     conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
     outcomes = execute(spark, spec, inputs, build_query, OutputRow, row_order, conf)
-    return TwinResult(spec, outcomes, build_trace(spec, inputs, outcomes), "spark", inputs)
+    return TwinResult(spec, outcomes, "spark", inputs)
+
+
+def run_join_twin(
+    left: Sequence[Any],
+    left_arrivals: Sequence[int],
+    right: Sequence[Any],
+    right_arrivals: Sequence[int],
+    spec: JoinSpec,
+    *,
+    spark: Any = None,
+) -> TwinResult:
+    """Run the join of ``spec`` on Spark, micro-batch by micro-batch; ``spark`` defaults to
+    ``get_spark()``."""
+    inputs = join_batches(left, left_arrivals, right, right_arrivals, spec)
+    spark = spark if spark is not None else get_spark()
+    files = [_file_batch(b) for b in inputs]
+    conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
+    outcomes = execute(spark, spec, files, build_join_query, JoinRow, join_row_order, conf)
+    return TwinResult(spec, explain_run(spec, inputs, outcomes), "spark", inputs)
 
 
 def execute(
@@ -73,38 +109,78 @@ def execute(
     conf: dict[str, str],
 ) -> list[BatchOutcome]:
     """Every micro-batch of the streaming DataFrame ``build(spark, spec, inputs, watched_dir)``
-    run over ``inputs`` with session settings ``conf`` (``run_query``); ``row_type(*row)`` is
-    a collected row in the result, ``order`` sorts a batch's rows. A failure mid-query raises
-    ``SparkQueryError`` (the completed batches on ``.outcomes``)."""
-    run = _Run()
+    run to the end of ``inputs`` under ``spec.drive``, in fresh directories and with session
+    settings ``conf``; ``row_type(*row)`` is a collected row in the result, ``order`` sorts a
+    batch's rows. A failure mid-query raises ``SparkQueryError`` (the completed batches on
+    ``.outcomes``)."""
+    progress: list[dict[str, Any]] = []  # the query's progress reports, as dicts
+    captured: dict[int, list[Any]] = {}  # batch id -> its output rows
+    files_written = 0
+
+    def capture(frame: Any, batch_id: int) -> None:
+        rows = [row_type(*row) for row in frame.collect()]
+        captured[batch_id] = sorted(rows, key=order)
+
+    query = None
     try:
-        run_query(spark, spec, inputs, build, run, row_type, order, conf)
+        with query_dirs("winviz-twin-") as root, session_settings(spark, conf):
+            watched, staging = root / "input", root / "staging"
+            try:
+                writer = (
+                    build(spark, spec, inputs, watched)
+                    .writeStream.outputMode(spec.output_mode)
+                    .foreachBatch(capture)
+                    .option("checkpointLocation", str(root / "checkpoint"))
+                )
+                if spec.drive == "per_batch":
+                    query = writer.start()
+                written = 0
+                for batch in inputs:
+                    write_batch_file(batch, watched, staging)
+                    files_written += 1
+                    written += len(batch.rows)
+                    if query is not None:
+                        _process_all(query, written)
+                if query is None:  # available_now: every file first, then one run
+                    query = writer.trigger(availableNow=True).start()
+                    query.awaitTermination()
+                if query.exception() is not None:
+                    raise query.exception()
+            finally:
+                if query is not None:
+                    progress = [json.loads(p.json) for p in query.recentProgress]
+                    query.stop()
     except Exception as exc:
         from pyspark.errors import StreamingQueryException
 
         if not isinstance(exc, StreamingQueryException):
             raise
-        done = to_outcomes(run.progress, run.captured, inputs, complete=False)
+        done = to_outcomes(progress, captured, inputs, complete=False)
         data_done = sum(1 for b in done if not b.is_no_data)
         message = str(exc)
         raise SparkQueryError(
             batch_id=len(done),
             # the first file not yet read, if it was written; else a no-data batch
-            input_batch=inputs[data_done] if data_done < run.files_written else None,
+            input_batch=inputs[data_done] if data_done < files_written else None,
             index=marked_record(message),
             outcomes=done,
             spark_message=message,
         ) from exc
-    return to_outcomes(run.progress, run.captured, inputs)
+    return to_outcomes(progress, captured, inputs)
 
 
-@dataclass
-class _Run:
-    """What a query run collected so far (kept when it fails)."""
-
-    progress: list[dict[str, Any]] = field(default_factory=list)
-    captured: dict[int, list[Any]] = field(default_factory=dict)
-    files_written: int = 0
+def _process_all(query: Any, rows_written: int) -> None:
+    """``processAllAvailable()`` until Spark has read every row written so far, then once more:
+    a call can return on a "no new data" check that began before the newest file was renamed
+    in; the final call returns only after a check that began after the data batch, i.e. after
+    any no-data batch it called for."""
+    for _ in range(100):
+        query.processAllAvailable()
+        read = sum(p.numInputRows for p in query.recentProgress)
+        if read >= rows_written:
+            query.processAllAvailable()
+            return
+    raise TimeoutError(f"Spark read fewer than {rows_written} rows")
 
 
 def build_query(spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], watched: Path) -> Any:
@@ -148,6 +224,83 @@ def watermarked(source: Any, spec: TwinSpec) -> Any:
         for i, delay in enumerate(spec.delays)
     ]
     return functools.reduce(lambda union, part: union.unionByName(part), parts)
+
+
+def build_join_query(
+    spark: Any, spec: JoinSpec, inputs: Sequence[InputBatch], watched: Path
+) -> Any:
+    """file source -> two sides with their own watermark -> the stream-stream join, projected
+    to ``JoinRow``'s columns (event times as epoch ms)."""
+    from pyspark.sql import functions as F
+
+    source = input_stream(spark, spec, inputs, watched, indexed=True)
+
+    def side(stream: int, prefix: str, delay: int) -> Any:
+        return (
+            source.where(F.col(STREAM) == stream)
+            .select(
+                F.col(KEY).alias(f"{prefix}key"),
+                F.col(INDEX).alias(f"{prefix}idx"),
+                F.timestamp_millis(TS).alias(f"{prefix}t"),
+            )
+            .withWatermark(f"{prefix}t", f"{delay} milliseconds")
+        )
+
+    left = side(0, "l", spec.left_delay)
+    right = side(1, "r", spec.right_delay)
+    condition = F.expr(join_condition(spec))
+    joined = left.join(right, condition, spec.join_type)  # Spark names the JOIN_TYPES alike
+    if spec.join_type == "left_semi":
+        return joined.select(
+            F.col("lkey").alias("key"),
+            F.col("lidx"),
+            F.unix_millis("lt"),
+            F.lit(None).cast("long"),
+            F.lit(None).cast("long"),
+        )
+    return joined.select(
+        F.coalesce("lkey", "rkey").alias("key"),
+        F.col("lidx"),
+        F.unix_millis("lt"),
+        F.col("ridx"),
+        F.unix_millis("rt"),
+    )
+
+
+def join_condition(spec: JoinSpec) -> str:
+    """The join condition as Spark SQL: key equality and the time range (an exclusive bound
+    as a strict inequality)."""
+    above = ">=" if spec.lower_inclusive else ">"
+    below = "<=" if spec.upper_inclusive else "<"
+    return (
+        f"lkey = rkey AND rt {above} lt + INTERVAL {spec.lower} MILLISECONDS "
+        f"AND rt {below} lt + INTERVAL {spec.upper} MILLISECONDS"
+    )
+
+
+def _file_batch(batch: InputBatch) -> InputBatch:
+    """The batch as written to its file: each row's ``index`` is its index within its side."""
+    return dataclasses.replace(batch, indexes=tuple(i for _, i in batch.indexes))  # type: ignore[misc]
+
+
+def explain_run(
+    spec: JoinSpec, inputs: Sequence[InputBatch], outcomes: Sequence[BatchOutcome]
+) -> list[BatchOutcome]:
+    """The batches Spark ran as Spark reported them, with the state watermarks and the late /
+    evicted rows derived by ``JoinModel`` from Spark's watermarks."""
+    model = JoinModel(spec)
+    for o, batch in with_inputs(outcomes, inputs):
+        model.run_batch(batch, o.proc_time, watermark=o.watermark)
+    return [
+        dataclasses.replace(
+            o,
+            state_watermarks=d.state_watermarks,
+            late=d.late,
+            evicted=d.evicted,
+            arrived=d.arrived,
+        )
+        for d, o in zip(model.outcomes, outcomes, strict=True)
+    ]
 
 
 def input_stream(
@@ -209,64 +362,3 @@ def session_settings(spark: Any, conf: dict[str, str]) -> Iterator[None]:
                 spark.conf.unset(k)
             else:
                 spark.conf.set(k, v)
-
-
-def run_query(
-    spark: Any,
-    spec: Any,
-    inputs: Sequence[InputBatch],
-    build: Callable[..., Any],
-    run: _Run,
-    row_type: Callable[..., Any],
-    order: Callable[[Any], Any],
-    conf: dict[str, str],
-) -> None:
-    """Run the query to the end of the input in fresh directories, filling ``run`` with the
-    progress reports (as dicts) and each batch's captured output rows."""
-
-    def capture(frame: Any, batch_id: int) -> None:
-        rows = [row_type(*row) for row in frame.collect()]
-        run.captured[batch_id] = sorted(rows, key=order)
-
-    query = None
-    with query_dirs("winviz-twin-") as root, session_settings(spark, conf):
-        watched, staging = root / "input", root / "staging"
-        try:
-            writer = (
-                build(spark, spec, inputs, watched)
-                .writeStream.outputMode(spec.output_mode)
-                .foreachBatch(capture)
-                .option("checkpointLocation", str(root / "checkpoint"))
-            )
-            if spec.drive == "per_batch":
-                query = writer.start()
-            written = 0
-            for batch in inputs:
-                write_batch_file(batch, watched, staging)
-                run.files_written += 1
-                written += len(batch.rows)
-                if query is not None:
-                    _process_all(query, written)
-            if query is None:  # available_now: every file first, then one run
-                query = writer.trigger(availableNow=True).start()
-                query.awaitTermination()
-            if query.exception() is not None:
-                raise query.exception()
-        finally:
-            if query is not None:
-                run.progress = [json.loads(p.json) for p in query.recentProgress]
-                query.stop()
-
-
-def _process_all(query: Any, rows_written: int) -> None:
-    """``processAllAvailable()`` until Spark has read every row written so far, then once more:
-    a call can return on a "no new data" check that began before the newest file was renamed
-    in; the final call returns only after a check that began after the data batch, i.e. after
-    any no-data batch it called for."""
-    for _ in range(100):
-        query.processAllAvailable()
-        read = sum(p.numInputRows for p in query.recentProgress)
-        if read >= rows_written:
-            query.processAllAvailable()
-            return
-    raise TimeoutError(f"Spark read fewer than {rows_written} rows")
