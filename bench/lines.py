@@ -38,7 +38,6 @@ NEW_OPERATORS: dict[str, str] = {
     "spark/builder.py:TwinPlan.flink": "window and interval joins (Spark twin)",
     "spark/builder.py:TwinPlan.compare": "window and interval joins (Spark twin)",
     "spark/results.py:JoinRow": "window and interval joins (Spark twin)",
-    "spark/results.py:join_row_order": "window and interval joins (Spark twin)",
     "spark/results.py:join_table_row": "window and interval joins (Spark twin)",
     "spark/join_compare.py": "window and interval joins (Spark twin)",
     "spark/join_model.py": "window and interval joins (Spark twin)",

@@ -73,7 +73,7 @@ from winviz.spark.batches import (
 )
 from winviz.spark.late_filter import is_dropped
 from winviz.spark.model import MicroBatchModel, run_micro_batches
-from winviz.spark.results import BatchOutcome, JoinRow, TwinResult, join_row_order
+from winviz.spark.results import BatchOutcome, JoinRow, TwinResult
 from winviz.spark.spec import (
     DRIVES,
     WATERMARK_POLICIES,
@@ -265,7 +265,7 @@ class JoinModel(MicroBatchModel):
             batch,
             proc_time,
             len(late),
-            tuple(sorted(out, key=join_row_order)),
+            tuple(sorted(out, key=JoinRow.order)),
             evict,
             state_watermarks=(left_wm, right_wm),
             late=tuple(sorted(late)),

@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from winviz.spark.batches import KEY, STREAM, TS, VALUE, InputBatch, form_batches
-from winviz.spark.results import BatchOutcome, OutputRow, TwinResult, row_order
+from winviz.spark.results import BatchOutcome, OutputRow, TwinResult
 from winviz.spark.spec import TwinSpec
 from winviz.spark.windowing import spark_windows
 
@@ -192,7 +192,7 @@ class SparkModel(MicroBatchModel):
             n_dropped, out = self._session_batch(rows, late, evict)
         else:
             n_dropped, out = self._window_batch(rows, late, evict)
-        return self._record(batch, proc_time, n_dropped, tuple(sorted(out, key=row_order)))
+        return self._record(batch, proc_time, n_dropped, tuple(sorted(out, key=OutputRow.order)))
 
     def _window_batch(
         self, rows: Sequence[dict[str, Any]], late: int, evict: int

@@ -33,13 +33,20 @@ if TYPE_CHECKING:
 
 class OutputRow(NamedTuple):
     """One row a batch output: a window ``[window_start, window_end)`` of ``key`` with the
-    number of rows and the sum of their values (None without a value field)."""
+    number of rows and the sum of their values (None without a value field).
+
+    Each row type's ``order`` is the fixed order of a batch's rows (Spark's row order is not
+    defined)."""
 
     window_start: int
     window_end: int
     key: Any
     count: int
     sum: int | float | None
+
+    def order(self) -> tuple:
+        """By window, then key."""
+        return (self.window_start, self.window_end, str(type(self.key)), self.key)
 
 
 class TimerRow(NamedTuple):
@@ -50,6 +57,10 @@ class TimerRow(NamedTuple):
     timer: int
     count: int
     sum: int | float | None
+
+    def order(self) -> tuple:
+        """By timer, then key."""
+        return (self.timer, str(type(self.key)), self.key)
 
 
 class JoinRow(NamedTuple):
@@ -67,25 +78,14 @@ class JoinRow(NamedTuple):
         """A NULL row of an outer join (one side missing)."""
         return self.left_index is None or self.right_index is None
 
-
-def join_row_order(r: JoinRow) -> tuple:
-    """A batch's rows in a fixed order (Spark's row order is not defined)."""
-    return (
-        str(type(r.key)),
-        r.key,
-        -1 if r.left_index is None else r.left_index,
-        -1 if r.right_index is None else r.right_index,
-    )
-
-
-def row_order(r: OutputRow) -> tuple:
-    """The order of a batch's rows: by window, then key (Spark's row order is not defined)."""
-    return (r.window_start, r.window_end, str(type(r.key)), r.key)
-
-
-def timer_row_order(r: TimerRow) -> tuple:
-    """The order of a state twin's rows in a batch: by timer, then key."""
-    return (r.timer, str(type(r.key)), r.key)
+    def order(self) -> tuple:
+        """By key, then left and right input index (a NULL side first)."""
+        return (
+            str(type(self.key)),
+            self.key,
+            -1 if self.left_index is None else self.left_index,
+            -1 if self.right_index is None else self.right_index,
+        )
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ from winviz.spark.batches import (
 from winviz.spark.failures import SparkQueryError, marked_record, record_marker
 from winviz.spark.late_filter import is_dropped
 from winviz.spark.model import MicroBatchModel, run_micro_batches, sum_ignoring_nulls
-from winviz.spark.results import BatchOutcome, TimerRow, TwinResult, timer_row_order
+from winviz.spark.results import BatchOutcome, TimerRow, TwinResult
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec
 from winviz.spark.twins import (
@@ -84,10 +84,7 @@ def run_state_twin(
     """Run the state twin of ``spec`` on Spark; rows are ``TimerRow``s. A failure mid-query
     raises ``SparkQueryError`` naming the batch and row (completed batches kept)."""
     inputs = form_batches(records, arrival_times, spec)
-    spark = spark if spark is not None else get_spark()
-    outcomes = execute(
-        spark, spec, inputs, build_state_query, TimerRow, timer_row_order, STATE_CONF
-    )
+    outcomes = execute(spark, spec, inputs, build_state_query, TimerRow, STATE_CONF)
     return TwinResult(spec, outcomes, "spark", inputs)
 
 
@@ -264,7 +261,7 @@ class StateModel(MicroBatchModel):
                 out.append(TimerRow(key, acc[3], acc[0], acc[1]))
                 del self.keys[key]
         return self._record(
-            batch, proc_time, len(rows) - len(kept), tuple(sorted(out, key=timer_row_order))
+            batch, proc_time, len(rows) - len(kept), tuple(sorted(out, key=TimerRow.order))
         )
 
 

@@ -53,8 +53,6 @@ from winviz.spark.results import (
     JoinRow,
     OutputRow,
     TwinResult,
-    join_row_order,
-    row_order,
     with_inputs,
 )
 from winviz.spark.session import get_spark
@@ -74,9 +72,7 @@ def run_twin(
     holds every executed micro-batch and a trace. ``spark`` defaults to ``get_spark()``. A
     failure mid-query raises ``SparkQueryError`` (the completed batches on ``.outcomes``)."""
     inputs = form_batches(records, arrival_times, spec)
-    spark = spark if spark is not None else get_spark()
-    conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
-    outcomes = execute(spark, spec, inputs, build_query, OutputRow, row_order, conf)
+    outcomes = execute(spark, spec, inputs, build_query, OutputRow)
     return TwinResult(spec, outcomes, "spark", inputs)
 
 
@@ -92,10 +88,8 @@ def run_join_twin(
     """Run the join of ``spec`` on Spark, micro-batch by micro-batch; ``spark`` defaults to
     ``get_spark()``."""
     inputs = join_batches(left, left_arrivals, right, right_arrivals, spec)
-    spark = spark if spark is not None else get_spark()
     files = [_file_batch(b) for b in inputs]
-    conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy}
-    outcomes = execute(spark, spec, files, build_join_query, JoinRow, join_row_order, conf)
+    outcomes = execute(spark, spec, files, build_join_query, JoinRow)
     return TwinResult(spec, explain_run(spec, inputs, outcomes), "spark", inputs)
 
 
@@ -104,22 +98,24 @@ def execute(
     spec: Any,
     inputs: Sequence[InputBatch],
     build: Callable[..., Any],
-    row_type: Callable[..., Any],
-    order: Callable[[Any], Any],
-    conf: dict[str, str],
+    row_type: Any,
+    conf: dict[str, str] | None = None,
 ) -> list[BatchOutcome]:
     """Every micro-batch of the streaming DataFrame ``build(spark, spec, inputs, watched_dir)``
-    run to the end of ``inputs`` under ``spec.drive``, in fresh directories and with session
-    settings ``conf``; ``row_type(*row)`` is a collected row in the result, ``order`` sorts a
-    batch's rows. A failure mid-query raises ``SparkQueryError`` (the completed batches on
-    ``.outcomes``)."""
+    run on ``spark`` (default ``get_spark()``) to the end of ``inputs`` under ``spec.drive``,
+    in fresh directories, with the session setting ``multipleWatermarkPolicy`` =
+    ``spec.watermark_policy`` and the settings ``conf``; ``row_type(*row)`` is a collected
+    row in the result (a batch's rows sorted by ``row_type.order``). A failure mid-query
+    raises ``SparkQueryError`` (the completed batches on ``.outcomes``)."""
+    spark = spark if spark is not None else get_spark()
+    conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy, **(conf or {})}
     progress: list[dict[str, Any]] = []  # the query's progress reports, as dicts
     captured: dict[int, list[Any]] = {}  # batch id -> its output rows
     files_written = 0
 
     def capture(frame: Any, batch_id: int) -> None:
         rows = [row_type(*row) for row in frame.collect()]
-        captured[batch_id] = sorted(rows, key=order)
+        captured[batch_id] = sorted(rows, key=row_type.order)
 
     query = None
     try:
