@@ -28,10 +28,9 @@ from winviz.spark.join_model import JoinSpec, predict_join
 from winviz.spark.model import SparkModel, predict
 from winviz.spark.results import BatchOutcome, JoinRow, OutputRow, TimerRow, TwinResult
 from winviz.spark.session import SparkUnavailableError, get_spark, stop_spark
-from winviz.spark.spec import StateSpec, TwinSpec
+from winviz.spark.spec import StateSpec, TwinSpec, spark_windows
 from winviz.spark.state_twins import predict_state, run_processing_time_probe, run_state_twin
 from winviz.spark.twins import run_join_twin, run_twin
-from winviz.spark.windowing import spark_windows
 
 __all__ = [
     "BatchInputError",

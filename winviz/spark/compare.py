@@ -27,7 +27,7 @@ from winviz.spark.join_model import JoinSpec
 from winviz.spark.late_filter import late_copies
 from winviz.spark.model import SparkModel
 from winviz.spark.results import TwinResult, with_inputs
-from winviz.spark.windowing import spark_windows
+from winviz.spark.spec import spark_windows
 from winviz.time import MAX
 
 COLUMNS = [

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from winviz.spark.spec import TwinSpec
-from winviz.spark.windowing import spark_windows
+from winviz.spark.spec import TwinSpec, spark_windows
 
 
 def late_copies(spec: Any, ts: int, late_watermark: int) -> list[tuple[int, int]]:

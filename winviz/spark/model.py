@@ -35,7 +35,7 @@ checked against real local Spark 4.x (``tests/test_spark_twin.py`` pins the evid
    merge with the key's sessions in state: sessions that overlap or touch (``start <= end`` of
    the one before, checked on Spark) become one. Append mode outputs and removes the sessions
    with ``end <= eviction watermark``.
-8. **Windows** (``TimeWindowing``, ``startTime`` 0): ``winviz.spark.windowing.spark_windows``.
+8. **Windows** (``TimeWindowing``, ``startTime`` 0): ``winviz.spark.spec.spark_windows``.
 """
 
 from __future__ import annotations
@@ -45,8 +45,7 @@ from typing import Any
 
 from winviz.spark.batches import KEY, STREAM, TS, VALUE, InputBatch, form_batches
 from winviz.spark.results import BatchOutcome, OutputRow, TwinResult
-from winviz.spark.spec import TwinSpec
-from winviz.spark.windowing import spark_windows
+from winviz.spark.spec import TwinSpec, spark_windows
 
 Group = tuple[int, int, Any]  # (window_start, window_end, key)
 

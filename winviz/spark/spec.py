@@ -9,7 +9,8 @@ The Spark pipeline a ``TwinSpec`` stands for::
         .agg(count("*"), sum(value_field))
         .writeStream.outputMode(output_mode).foreachBatch(...))
 
-``window()`` is Spark's ``TimeWindow`` expression (tumbling when ``slide == size``), and
+``window()`` is Spark's ``TimeWindow`` expression (tumbling when ``slide == size``; the windows
+of an event time: ``spark_windows``, Spark's ``TimeWindowing``), and
 ``withWatermark`` is ``EventTimeWatermark``. With ``session_gap`` instead of ``size`` the
 grouping is ``session_window("event_time", f"{gap} milliseconds")`` (``SessionWindow``; each row
 opens ``[ts, ts + gap)`` and overlapping sessions of a key merge), append mode only.
@@ -159,6 +160,16 @@ class TwinSpec:
     @property
     def is_union(self) -> bool:
         return len(self.delays) > 1
+
+
+def spark_windows(ts: int, size: int, slide: int) -> list[tuple[int, int]]:
+    """The windows ``[start, end)`` Spark's ``window()`` puts event time ``ts`` in, earliest
+    first (``TimeWindowing`` with ``startTime`` 0: the last start is ``ts - floorMod(ts,
+    slide)``, and every window of the ``ceil(size / slide)`` candidates that contains ``ts``)."""
+    last_start = ts - ts % slide  # Python's % is floorMod
+    overlapping = -(-size // slide)
+    starts = [last_start - i * slide for i in range(overlapping)]
+    return [(s, s + size) for s in reversed(starts) if s <= ts < s + size]
 
 
 def is_ms(value: object) -> bool:
