@@ -14,7 +14,7 @@ from jobs import spark_and_model
 
 from winviz.errors import InputError
 from winviz.spark import get_spark
-from winviz.spark.failures import SparkQueryError
+from winviz.spark.readback import SparkQueryError
 from winviz.spark.results import TimerRow
 from winviz.spark.spec import StateSpec
 from winviz.spark.state_twins import predict_state, run_processing_time_probe, run_state_twin

@@ -22,10 +22,10 @@ core never imports this package; PySpark is imported only when a session starts.
 from winviz.spark.batches import BatchInputError, InputBatch, form_batches
 from winviz.spark.builder import NoTwinError, TwinPlan, build_twin
 from winviz.spark.compare import compare
-from winviz.spark.failures import SparkQueryError
 from winviz.spark.join_compare import flink_interval_join
 from winviz.spark.join_model import JoinSpec, predict_join
 from winviz.spark.model import SparkModel, predict
+from winviz.spark.readback import SparkQueryError
 from winviz.spark.results import BatchOutcome, JoinRow, OutputRow, TimerRow, TwinResult
 from winviz.spark.session import SparkUnavailableError, get_spark, stop_spark
 from winviz.spark.spec import StateSpec, TwinSpec, spark_windows

@@ -55,9 +55,9 @@ from winviz.spark.batches import (
     form_batches,
     write_batch_file,
 )
-from winviz.spark.failures import SparkQueryError, marked_record, record_marker
 from winviz.spark.late_filter import is_dropped
 from winviz.spark.model import MicroBatchModel, run_micro_batches, sum_ignoring_nulls
+from winviz.spark.readback import SparkQueryError, marked_record, record_marker
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec

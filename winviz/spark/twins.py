@@ -45,9 +45,8 @@ from winviz.spark.batches import (
     form_batches,
     write_batch_file,
 )
-from winviz.spark.failures import SparkQueryError, marked_record
 from winviz.spark.join_model import JoinModel, JoinSpec, join_batches
-from winviz.spark.readback import to_outcomes
+from winviz.spark.readback import SparkQueryError, marked_record, to_outcomes
 from winviz.spark.results import (
     BatchOutcome,
     JoinRow,
