@@ -2,8 +2,8 @@
 aggregation) and the stream-stream join twin (``run_join_twin``, a ``JoinSpec``), both run by
 ``execute``, as the state twin is (``winviz.spark.state_twins``).
 
-``execute`` cuts nothing itself: it takes the input micro-batches (``winviz.spark.batches``),
-writes one JSON-lines file per batch into a fresh watched directory, runs the streaming query
+``execute`` takes the input micro-batches (cut by ``winviz.spark.batches``), writes one
+JSON-lines file per batch into a fresh watched directory, runs the streaming query
 over Spark's file source and captures every batch's output with ``foreachBatch``
 (``ForeachBatchSink``; the function must consume its DataFrame — here with ``collect()`` — or
 the batch's state is not committed). Then ``winviz.spark.readback`` turns
