@@ -60,6 +60,7 @@ from winviz.spark.spec import Drive, TwinSpec
 Row = tuple[int, Any, Any]  # (arrival, value, source timestamp)
 Stream = tuple[list[Row], int, Any]  # rows, watermark delay, timestamp assigner
 
+# Why a pipeline has no Spark twin: the refusal vocabulary, one sentence per obstacle.
 NO_TWIN = {
     "allowed_lateness": (
         "late re-fire (allowed lateness) has no Spark equivalent: Spark emits a window once "
