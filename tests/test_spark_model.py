@@ -231,3 +231,69 @@ def test_rows_frame_has_a_sum_column_only_with_a_value_field() -> None:
         TwinSpec(size=5000, watermark_delay=0, aggregate="sum", value_field="v"),
     ).rows_frame()
     assert list(summed.columns)[-2:] == ["count", "sum"] and list(summed["sum"]) == [3]
+
+
+def test_a_twin_result_makes_its_own_trace_and_a_join_result_has_none() -> None:
+    from winviz.spark import JoinSpec, TwinResult, predict_join
+
+    spec = TwinSpec(size=5000, watermark_delay=1000)
+    records = [rec("a", 1000), rec("a", 7000), rec("b", 500)]
+    run = predict(records, [0, 1000, 2000], spec)
+    again = TwinResult(spec, run.batches, "model", run.inputs)
+    assert again.trace is not None and again.trace.to_json() == run.trace.to_json()
+    assert again.trace.kinds()["batch"] == len(run.batches) == 4
+    join = predict_join([rec("a", 1000)], [0], [rec("a", 1500)], [0], JoinSpec(lower=0, upper=900))
+    assert join.trace is None
+    assert TwinResult(join.spec, join.batches, "model", join.inputs).trace is None
+
+
+def test_each_row_type_orders_a_batchs_rows() -> None:
+    from winviz.spark import JoinRow, OutputRow, TimerRow
+
+    rows = [
+        OutputRow(0, 10, "b", 1, None),
+        OutputRow(0, 10, 2, 1, None),
+        OutputRow(0, 5, "z", 1, None),
+    ]
+    assert sorted(rows, key=OutputRow.order) == [rows[2], rows[1], rows[0]]
+    timers = [TimerRow("a", 9, 1, None), TimerRow("b", 3, 1, None), TimerRow(1, 9, 1, None)]
+    assert sorted(timers, key=TimerRow.order) == [timers[1], timers[2], timers[0]]
+    joined = [JoinRow("a", 2, 5, 1, 6), JoinRow("a", None, None, 0, 1), JoinRow("a", 2, 5, 0, 4)]
+    assert sorted(joined, key=JoinRow.order) == [joined[1], joined[2], joined[0]]
+
+
+class _Conf:
+    """A session's ``conf`` that records what a query run set and restored."""
+
+    def __init__(self) -> None:
+        self.values = {"spark.sql.streaming.multipleWatermarkPolicy": "max"}
+        self.seen: list[dict[str, str]] = []
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.values.get(key, default)
+
+    def set(self, key: str, value: str) -> None:
+        self.values[key] = value
+
+    def unset(self, key: str) -> None:
+        del self.values[key]
+
+
+def test_execute_sets_the_specs_watermark_policy_and_the_twins_settings_then_restores_them():
+    from types import SimpleNamespace
+
+    from winviz.spark import StateSpec, TimerRow
+    from winviz.spark.twins import execute
+
+    conf = _Conf()
+
+    def build(spark, spec, inputs, watched):
+        conf.seen.append(dict(conf.values))
+        raise LookupError("stop before Spark")
+
+    fake = SimpleNamespace(conf=conf)
+    spec = StateSpec(timeout=1000)
+    with pytest.raises(LookupError, match="stop before Spark"):
+        execute(fake, spec, [], build, TimerRow, {"spark.sql.x": "y"})
+    assert conf.seen == [{"spark.sql.streaming.multipleWatermarkPolicy": "min", "spark.sql.x": "y"}]
+    assert conf.values == {"spark.sql.streaming.multipleWatermarkPolicy": "max"}
