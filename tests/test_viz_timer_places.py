@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from chart_jobs import late_union_job
+from chart_jobs import kernel_job, late_union_job
 
 from tests.browser.gallery import running_example
 from winviz import viz
@@ -174,3 +174,72 @@ def test_the_lag_labels_test_counts_the_line_segments_through_a_box() -> None:
     assert _segments_across(segments, (20, 0, 25, 40)) == 0
     assert _segments_across(segments, (32, 0, 38, 5)) == 1  # the diagonal's middle
     assert _segments_across(segments, (36, 0, 40, 3)) == 0  # beside the diagonal
+
+
+def _in_view(rows: list[dict[str, Any]], view: str) -> list[dict[str, Any]]:
+    """The rows the key dropdown shows for ``view`` ("": every key): ``timers.VIEW_FILTER``."""
+    return [r for r in rows if (r["view"] == view if "view" in r else view in ("", r["key"]))]
+
+
+def _events(key: str, n: int, first: int) -> list[dict[str, Any]]:
+    return [
+        {"x": 50, "y": 50, "dx": 0.0, "key": key, "reg_seq": first + i, "event": "registered"}
+        for i in range(n)
+    ]
+
+
+def test_a_picked_key_shows_every_event_of_its_own_drawn_or_counted_on_its_own_mark() -> None:
+    """Two events of key b, then twelve of key a, all at one point of a 100 px plot: every
+    key's view draws nine side by side (its point, 4 steps right, 4 left) and counts a's
+    last five on b's mark at the point (a ring of key b). Picking a (issue 26: its five were
+    gone with b's mark and ring) shows a's seven where every key's view draws them, its five
+    others placed again among its own — two drawn at b's places, three counted on its own
+    mark at the point; picking b shows b's two and no ring (the five are not b's)."""
+    points = _events("b", 2, 0) + _events("a", 12, 2)
+    notes: list[str] = []
+    drawn, rings, boxes = tp.side_by_side(points, plot(), notes, ["a", "b"])
+    counts = {}
+    for view in ("", "a", "b"):
+        shown = _in_view(drawn, view)
+        counts[view] = (
+            [(r["key"], r["dx"], r["also here"]) for r in shown],
+            [(r["key"], r["dx"], r["also here"]) for r in _in_view(rings, view)],
+        )
+        assert len(boxes[view]) == len(shown) + len(_in_view(rings, view))
+    assert counts[""] == (
+        [("b", 0.0, 5), ("b", 8.0, 0), ("a", 16.0, 0), ("a", 24.0, 0), ("a", 32.0, 0),
+         ("a", -8.0, 0), ("a", -16.0, 0), ("a", -24.0, 0), ("a", -32.0, 0)],
+        [("b", 0.0, 5)],
+    )  # fmt: skip
+    assert counts["a"] == (
+        [("a", 16.0, 0), ("a", 24.0, 0), ("a", 32.0, 0), ("a", -8.0, 0), ("a", -16.0, 0),
+         ("a", -24.0, 0), ("a", -32.0, 0), ("a", 0.0, 3), ("a", 8.0, 0)],
+        [("a", 0.0, 3)],
+    )  # fmt: skip
+    assert counts["b"] == ([("b", 8.0, 0), ("b", 0.0, 0)], [])  # (its own row for 0.0: last)
+    # each key's events, drawn or counted in its view: all of them
+    for view, n in (("", 14), ("a", 12), ("b", 2)):
+        marks, piled = counts[view]
+        assert len(marks) + sum(c for _, _, c in piled) == n
+    assert notes == [
+        "8 timer event(s) at the point of another drawn beside it, 8 px right or left (hover "
+        "for its times)",
+        "5 timer event(s) where others pile up counted on the mark there, not drawn: a ring "
+        "marks it (hover it: 'also here')",
+    ]
+
+
+def test_every_key_of_the_dense_job_shows_each_of_its_timer_events() -> None:
+    """The dense job (kernel_job(3000): 20 keys, 4 timers each, registered and fired): every
+    key's view draws 126 of the 160 timer events and counts 34 on the marks where they pile
+    up; each key picked draws its 8 (before issue 26's fix, most keys lost some: counted on
+    another key's mark)."""
+    spec = viz.timers_chart(kernel_job(3000)).to_dict()
+    events = rows(spec, lambda r: r.get("kind") == "timer event" and r["event"] != DEDUP)
+    piles = rows(spec, lambda r: r.get("kind") == "pile")
+    keys = next(p for p in spec["params"] if p["name"] == "timer_key")["bind"]["options"]
+    got = {
+        view: (len(_in_view(events, view)), sum(r["also here"] for r in _in_view(piles, view)))
+        for view in keys
+    }
+    assert got == {"": (126, 34)} | {f"k{i:02d}": (8, 0) for i in range(20)}

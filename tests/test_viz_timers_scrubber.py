@@ -14,8 +14,9 @@ import vl_convert as vlc
 from jobs import bounded, count_pipeline
 
 import winviz as wv
-from winviz.viz import scale, timers
+from winviz.viz import palette, scale, timers
 from winviz.viz.scrubber import replay_settings, scrubber
+from winviz.viz.spec import rows as spec_rows
 from winviz.viz.timer_records import timer_lives, timer_records
 from winviz.viz.timers import timers_chart
 from winviz.viz.trace_view import open_trace
@@ -686,3 +687,17 @@ def test_frames_timer_lives_match_records(trace) -> None:
     view = open_trace(trace)
     lives = timer_lives(timer_records(view, "window"))
     assert lives["end"].tolist() == ["fired"] * 6
+
+
+def test_more_timer_events_than_a_layer_holds_are_drawn_as_layers_alike(monkeypatch: Any) -> None:
+    """A key dropdown's views may hold an event twice (``timer_places.side_by_side``): past
+    ``scale.ROW_LIMIT`` rows the events are split over layers drawn alike."""
+    monkeypatch.setattr(scale, "ROW_LIMIT", 2)
+    axis = palette.time_axis("t", [0, 10])
+    rows = [{"kind": "timer event", "event": "fired", "x": i, "y": i, "dx": 0.0} for i in range(3)]
+    layers = timers._event_layers(rows, axis, axis)
+    assert [spec_rows(layer) for layer in layers] == [rows[:2], rows[2:]]
+    assert layers[0]["mark"] == layers[1]["mark"]
+    assert layers[0]["encoding"] == layers[1]["encoding"]
+    monkeypatch.setattr(scale, "ROW_LIMIT", 5000)
+    assert [spec_rows(layer) for layer in timers._event_layers(rows, axis, axis)] == [rows]

@@ -14,7 +14,7 @@ from tests.browser.gallery import SCAN_JS, defects
 from tests.chart_jobs import kernel_job
 from tests.test_viz_skew import clickstream_run, eight_events
 from tests.test_viz_timers_scrubber import event_job, many_keys_job
-from tools.browser import open_drawn
+from tools.browser import open_drawn, wait_until
 from winviz.viz.timer_dedups import DEDUP_EVENT
 
 LINK = "g.mark-rule.role-mark.concat_0_layer_0_marks line"  # the queue panel's time, across
@@ -97,4 +97,41 @@ def test_a_picked_key_shows_its_dedups_on_a_dense_job(pages, page) -> None:
     dedups = [p for p in scene["points"] if p["datum"] == DEDUP_EVENT and p["role"] == "mark"]
     assert len(dedups) == DENSE_K05
     assert {kind: found for kind, found in defects(scene).items() if found} == {}
+    assert (console, net.blocked) == ([], [])
+
+
+# the timer events drawn (not ▼) and the events counted on the rings drawn, as Vega drew them
+EVENTS_JS = """() => {
+  const root = document.querySelector("div.winviz-chart").winvizView.scenegraph().root;
+  let drawn = 0, counted = 0;
+  (function walk(mark) {
+    (mark.items || []).forEach(function (item) {
+      const d = item.datum || {};
+      if (mark.marktype === "symbol" && d.kind === "timer event" && d.event !== DEDUP) drawn++;
+      if (mark.marktype === "symbol" && d.kind === "pile") counted += d["also here"];
+      (item.items || []).forEach(walk);
+    });
+  })(root);
+  return [drawn, counted];
+}""".replace("DEDUP", repr(DEDUP_EVENT))
+
+
+def test_a_picked_key_shows_every_timer_event_of_its_own(pages, page) -> None:
+    """The dense job (20 keys, 8 timer events each: 4 timers registered and fired): every
+    key's view draws 126 and counts 34 on the rings where they pile up; each key picked
+    draws its 8, none counted on another key's mark it hides (issue 26: before the fix most
+    keys lost some), and nothing hides or crosses anything."""
+    pg, net = page
+    console = open_drawn(pg, pages["timers_dense"])
+    assert pg.evaluate(EVENTS_JS) == [126, 34]
+    got = {}
+    for i in range(20):
+        key = f"k{i:02d}"
+        pg.locator("select").select_option(key)
+        got[key] = wait_until(
+            pg, f"() => {{ const n = ({EVENTS_JS})(); return n[0] + n[1] < 160 && n; }}"
+        )
+        scene = pg.evaluate(SCAN_JS)[0]
+        assert {kind: found for kind, found in defects(scene).items() if found} == {}, key
+    assert got == {f"k{i:02d}": [8, 0] for i in range(20)}
     assert (console, net.blocked) == ([], [])

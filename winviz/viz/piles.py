@@ -242,10 +242,13 @@ def rings(grid: Grid) -> list[dict[str, Any]]:
     return out
 
 
-def ring_layer(grid: Grid, x: dict[str, Any], y: dict[str, Any], size: float) -> Any:
-    """The rings around marks that others were counted on (``x`` / ``y``: the chart's
-    channels; ``size``: the marks' area, px²), else None."""
-    rows = rings(grid)
+def ring_layer(
+    grid: Grid | list[dict[str, Any]], x: dict[str, Any], y: dict[str, Any], size: float
+) -> Any:
+    """The rings around marks that others were counted on (``grid``'s, or the rows of
+    ``rings``; ``x`` / ``y``: the chart's channels; ``size``: the marks' area, px²), else
+    None."""
+    rows = rings(grid) if isinstance(grid, Grid) else grid
     if not rows:
         return None
     return spec.layer(

@@ -32,19 +32,53 @@ it is counted on the mark there (``piles``)."""
 
 
 def side_by_side(
-    points: list[dict[str, Any]], px: Plot, notes: list[str]
-) -> tuple[list[dict[str, Any]], piles.Grid]:
+    points: list[dict[str, Any]], px: Plot, notes: list[str], keys: list[str] = ()
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, list[Box]]]:
     """Timer events at one point (a de-duplicated registration at its timer's registration, a
     timer registered and fired at one time) drawn side by side by the charts' one rule
     (``piles.side_by_side``: a few ``EVENT_PX`` steps right, then left, on the panel; each
     row's ``dx``, its x / y stay the trace's times); events of a pile too deep for that are
-    counted on the mark at their point (its ``also here``) and not drawn. Returns the rows
-    drawn and the grid (``piles.ring_layer``); the subtitle says how many moved and how many
-    were counted."""
+    counted on the mark at their point (its ``also here``, and a ring: ``piles.rings``) and
+    not drawn. The subtitle says how many moved and how many were counted.
+
+    With a key dropdown (``keys``), a key picked shows its marks where every key's view
+    ("") draws them, and its other events — counted there on a mark of any key — placed again
+    among its own: drawn beside them, or counted on one of its own. So it shows every event
+    of its own, none counted on a mark it hides (issue 26). A row alike in both views is
+    written once; else each gets the ``view`` (dropdown value) that shows it. Returns the
+    event rows, the ring rows and, per view ("" and each key), the boxes of the events and
+    rings it draws."""
     for r in points:  # right of the rightmost rule would leave the plot: left of the leftmost
         d = r.get("dx", 0.0)
         if d > 0 and px.px(r["x"]) + d + EVENT_PX / 2 > px.width:
             r["dx"] = -d
+    wanted = set(keys)
+    own = {k: [] for k in keys}  # per key, its events not drawn in every key's view
+    for r in points:
+        if r.get("key") in wanted:
+            own[r["key"]].append(dict(r))
+    drawn, rings = _placed(points, px, notes)
+    boxes = {"": _boxes(drawn, rings, px)}
+    for key, rows in own.items():
+        shown = [
+            {k: v for k, v in r.items() if k != piles.ALSO_HERE}
+            for r in drawn
+            if r.get("key") == key
+        ]
+        seqs = {(r["reg_seq"], r["event"]) for r in shown}
+        again = [r for r in rows if (r["reg_seq"], r["event"]) not in seqs]
+        mine, mine_rings = _placed(shown + again, px, [], tally=bool(rings))
+        boxes[key] = _boxes(mine, mine_rings, px)
+        _merge_view(drawn, mine, key)
+        _merge_view(rings, mine_rings, key)
+    return drawn, rings, boxes
+
+
+def _placed(
+    points: list[dict[str, Any]], px: Plot, notes: list[str], tally: bool = False
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``points`` placed side by side on a grid of their own: the rows drawn (each with its
+    ``also here`` when some were counted, or ``tally``) and the rings'."""
     places = [(px.px(r["x"]) + r.get("dx", 0.0), px.py(r["y"])) for r in points]
     grid = piles.Grid(EVENT_PX, reach=EVENT_PX / 2)  # (centres nearer than half a mark)
     placed = piles.side_by_side(
@@ -53,7 +87,28 @@ def side_by_side(
     for row, d in zip(points, placed.dx, strict=True):
         row["dx"] = round(row.get("dx", 0.0) + d, 2)
     notes += piles.moved_note(placed, "timer event", EVENT_PX)
-    return (piles.count_on(points, placed) if placed.counted else points), grid
+    drawn = piles.count_on(points, placed) if placed.counted or tally else points
+    return drawn, piles.rings(grid)
+
+
+def _merge_view(shared: list[dict[str, Any]], own: list[dict[str, Any]], key: str) -> None:
+    """Rows of ``key``'s view (``own``) into the rows of every key's (``shared``): one placed
+    alike in both stays one row (shown in both: its ``key``); else the shared one is shown
+    for every key alone (``view`` ""), and ``key``'s own row for ``key`` (``view``)."""
+    alike = {frozenset(r.items()) for r in own}
+    same = set()
+    for r in shared:
+        if r.get("key") == key and "view" not in r:
+            if frozenset(r.items()) in alike:
+                same.add(frozenset(r.items()))
+            else:
+                r["view"] = ""
+    shared += [{**r, "view": key} for r in own if frozenset(r.items()) not in same]
+
+
+def _boxes(rows: list[dict[str, Any]], rings: list[dict[str, Any]], px: Plot) -> list[Box]:
+    """The boxes of timer events' rows and of rings' (``ring_boxes``)."""
+    return [_event_box(r, px) for r in rows] + ring_boxes(rings, px)
 
 
 LABEL_SPOTS = tuple(k / 20 for k in sorted(range(2, 19), key=lambda k: (abs(k - 10), k)))
@@ -469,40 +524,41 @@ def _count_on(into: dict[str, Any], r: dict[str, Any]) -> None:
 
 @dataclass
 class OnPlot:
-    """What the timers plot draws before its ▼ and labels, by the key whose rows they are
-    (the key dropdown shows one key's timers): the timers' ``rules``; the lines every view
-    shows (``shared``: the staircase's, the diagonal's segments); the marks' boxes with
-    their key (``keyed``: timer events, rings) and the boxes every view shows (``every``:
-    the staircase's label)."""
+    """What the timers plot draws before its ▼ and labels, per view of the key dropdown (""
+    every key; else one key): the timers' ``rules`` (a view shows its key's); the lines every
+    view shows (``shared``: the staircase's, the diagonal's segments); the boxes of the
+    timer events and rings each view draws (``boxes``: ``side_by_side``) and the boxes every
+    view shows (``every``: the staircase's label)."""
 
     px: Plot
     rules: list[dict[str, Any]]
     shared: list[tuple[Segment, bool]]
-    keyed: list[tuple[Any, Box]]
+    boxes: dict[str, list[Box]]
     every: list[Box] = field(default_factory=list)
 
     @classmethod
     def of(
         cls,
         rules: list[dict[str, Any]],
-        points: list[dict[str, Any]],
-        rings: list[dict[str, Any]],
+        boxes: dict[str, list[Box]],
         lines: list[tuple[list[dict[str, Any]], str]],
         px: Plot,
     ) -> OnPlot:
-        """From the rule rows, the timer events' and rings' rows (``piles.rings``) and the
-        line layers' rows (each with the column it draws a line per: ``line_segments``)."""
+        """From the rule rows, the boxes per view (``side_by_side``) and the line layers'
+        rows (each with the column it draws a line per: ``line_segments``)."""
         shared = [(seg, False) for rows, by in lines for seg in line_segments(rows, px, by)]
-        keyed = [(r.get("key"), _event_box(r, px)) for r in points]
-        keyed += [(r.get("key"), b) for r, b in zip(rings, ring_boxes(rings, px), strict=True)]
-        return cls(px, rules, shared, keyed)
+        return cls(px, rules, shared, boxes)
 
-    def view(self, key: str) -> tuple[list[tuple[Segment, bool]], list[Box]]:
-        """The segments and boxes drawn when the dropdown shows ``key`` ("": every key)."""
+    def view(self, key: str | None) -> tuple[list[tuple[Segment, bool]], list[Box]]:
+        """The segments and boxes drawn when the dropdown shows ``key`` ("" or None: every
+        key)."""
         rules = [r for r in self.rules if r["key"] == key] if key else self.rules
         segs = [(seg, True) for seg in rule_segments(rules, self.px)]
-        boxes = [b for k, b in self.keyed if not key or k == key]
-        return segs + self.shared, boxes + self.every
+        return segs + self.shared, self.boxes[key or ""] + self.every
+
+    def any_view(self) -> list[Box]:
+        """The boxes some view draws (a text every view shows keeps off them all)."""
+        return [b for boxes in self.boxes.values() for b in boxes] + self.every
 
 
 def ring_boxes(rings: list[dict[str, Any]], px: Plot) -> list[Box]:

@@ -181,7 +181,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     # marks at one point drawn side by side, labels off the marks and each other (issue 26)
     px = timer_places.Plot(x, y, width, height)
-    points, pile = timer_places.side_by_side(points, px, notes)
+    points, rings, boxes = timer_places.side_by_side(points, px, notes, keys)
     staircase = _watermark_layers(steps, x, y, watermark_steps.restarts(view))
     diagonal = _diagonal_layers(lives, x, y)
     rows_of_lines = [
@@ -189,13 +189,14 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
         for layer, by in ((staircase, "attempt"), (diagonal, "kind"))
         if layer
     ]
-    drawn = timer_places.OnPlot.of(rules, points, piles.rings(pile), rows_of_lines, px)
-    lines, marks = drawn.view("")
+    drawn = timer_places.OnPlot.of(rules, boxes, rows_of_lines, px)
+    lines, marks = drawn.view("")[0], drawn.any_view()
     # the staircase's label first (a ▼ finds a place off it), then the ▼, then the timestamps'
-    # labels where there is room (the axis has the timestamps too)
+    # labels where there is room (the axis has the timestamps too); the labels every view
+    # shows keep off the marks of every view
     vertices = spec.rows(staircase[0]) if staircase else []
     mark_label = timer_places.watermark_label_off_marks(staircase[2:], px, marks, lines, vertices)
-    drawn.every += marks[len(drawn.keyed) :]  # (the label's box: every key's view shows it)
+    drawn.every += marks[-1:] if mark_label else []  # (the label's box: every view shows it)
     extents = _extents(lives)
     dedups, counts = timer_dedups.dedup_layers(
         records, dedup, lambda key: extents.get(key or "", {}), (x, y, px), drawn.view, keys, notes
@@ -210,9 +211,9 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
         *staircase[:1],  # the line
         *diagonal,
         _rule_layer(rules, x, y, by_key),
-        _event_layer(points + dedups, x, y),
+        *_event_layers(points + dedups, x, y),
         *counts,
-        piles.ring_layer(pile, axes.channel(x, "x"), axes.channel(y, "y"), 45),
+        piles.ring_layer(rings, axes.channel(x, "x"), axes.channel(y, "y"), 45),
         *staircase[1:2],  # its dots (tooltips), smaller, over the timer events
         *labels,
         *mark_label,
@@ -521,6 +522,13 @@ def _rule_layer(
             **(timer_roles.role_width(rows) if rows and "set by" in rows[0] else {}),
         },
     )
+
+
+def _event_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
+    """The timer events' layer — layers alike of ``scale.ROW_LIMIT`` rows each, when more (a
+    key dropdown's views may hold an event twice: ``timer_places.side_by_side``)."""
+    step = scale.ROW_LIMIT
+    return [_event_layer(rows[i : i + step], x, y) for i in range(0, max(len(rows), 1), step)]
 
 
 def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
