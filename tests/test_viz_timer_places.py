@@ -90,7 +90,7 @@ def test_dedups_with_no_place_are_counted_near_or_drawn_in_the_row_above() -> No
         {"group": "b", "x": 50, "y": 20, "n": 1, "first": 20, "last": 20, "keys": ["k"],
          "reg_seq": 3},
     ]  # fmt: skip
-    beside, above = tp.dedups_beside(bins, {}, crowded, px)
+    beside, above = tp.dedups_beside(bins, {}, crowded(), px)
     assert beside == []
     # "a"'s two (5 px apart) counted as one ▼ ×3 (the first on the second); "b"'s alone; in
     # the row above at their timestamps (x 48 and 50: 2 px apart), "b" a line (14 px) higher

@@ -15,7 +15,7 @@ from tests.chart_jobs import kernel_job
 from tests.test_viz_skew import clickstream_run, eight_events
 from tests.test_viz_timers_scrubber import event_job, many_keys_job
 from tools.browser import open_drawn, wait_until
-from winviz.viz.timer_dedups import DEDUP_EVENT
+from winviz.viz.timer_places import DEDUP_EVENT
 
 LINK = "g.mark-rule.role-mark.concat_0_layer_0_marks line"  # the queue panel's time, across
 DEDUPS = f"g.mark-symbol.role-mark path[aria-label*='{DEDUP_EVENT}']"

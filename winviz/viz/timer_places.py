@@ -1,24 +1,233 @@
-"""Where the timers chart's marks and labels sit, in pixels (``winviz.viz.timers``).
+"""Where the timers chart's marks and labels sit, in pixels (``winviz.viz.timers``): one
+placement, in one order, each mark keeping off what is placed before it (``place_marks``):
 
-Timer events at one point are drawn side by side (``side_by_side``, by the charts' one rule,
-``piles``); the vertical timestamp labels and the
-staircase's "watermark" label are kept only where they cross no timer event (and, for the
-timestamps, no label kept before them) — the others are left to the tooltip, and the subtitle
-says how many (issue 26). Positions are computed as Vega-Lite draws the panel
-(``labels.Plot``: x across, y up), from the layers' rows.
+1. **timer events** side by side by the charts' one rule (``piles``): a few steps right, then
+   left, else counted on the mark at their point (``side_by_side``); with a key dropdown, a
+   picked key's events also among its own marks alone (``_merge_view``);
+2. **the staircase's "watermark" label**, on the first step it can be read on
+   (``watermark_label_off_marks``);
+3. **de-duplicated registrations** ▼ — a registration that found its timer (key, namespace,
+   domain, timestamp) already queued, so it did nothing (Flink's
+   ``InternalTimerServiceImpl.registerEventTimeTimer`` adds to a ``HeapPriorityQueueSet``,
+   which keeps one element per timer; the trace's ``timer_registered`` with
+   ``deduplicated=True``): beside their timestamp's rules, several near one another as one ▼
+   with "×n", where timers crowd in a row above the plot (``dedups_beside``), per key view;
+4. **the timestamp labels**, where they cross nothing (``labels_off_marks``).
+
+What cannot be placed is counted or left to the tooltip, and the subtitle says how many
+(issue 26: no mark hides another). Positions are computed as Vega-Lite draws the panel
+(``labels.Plot``: x across, y up), from the layers' rows; what is on the plot is filed in a
+``Taken``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from winviz.viz import piles, spec
+import numpy as np
+import pandas as pd
+
+from winviz.viz import axes, palette, piles, scale, spec
 from winviz.viz.labels import Box, Plot, crosses, overlaps
+from winviz.viz.palette import TimeAxis
+from winviz.viz.value_texts import key_texts
 
 EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
+
+EVENT_STEPS = 4
+"""How many places (``EVENT_PX`` apart) each way a timer event tries beside its point before
+it is counted on the mark there (``piles``)."""
+
+# a registration that found its timer queued: named by what it is (issue 26)
+DEDUP_EVENT = "registration of a timer that already existed (de-duplicated)"
+
+
+@dataclass
+class Placed:
+    """The timers plot's marks, placed (``place_marks``): the timer events' and ▼ rows
+    (``events``), the rings' rows (``rings``: ``piles.ring_layer``), the layers of the ▼'
+    "×n" and of the row above the plot (``dedup_layers``), and the label layers kept (the
+    timestamps', the staircase's)."""
+
+    events: list[dict[str, Any]]
+    rings: list[dict[str, Any]]
+    dedup_layers: list[spec.ChartDict]
+    labels: list[spec.ChartDict]
+    watermark_label: list[spec.ChartDict]
+
+
+def place_marks(
+    plot: tuple[TimeAxis, TimeAxis, Plot],
+    rules: list[dict[str, Any]],
+    points: list[dict[str, Any]],
+    lines: tuple[list[spec.ChartDict], list[spec.ChartDict]],
+    labels: list[spec.ChartDict],
+    dedups: tuple[pd.DataFrame, np.ndarray],
+    extents: dict[str, dict[Any, tuple[float, float]]],
+    keys: list[str],
+    notes: list[str],
+) -> Placed:
+    """Every mark and label of the timers plot placed, in the module's order: the timer
+    events (``points``), the staircase's label (``lines``: the staircase's layers and the
+    diagonal's), the de-duplicated registrations (``dedups``: the timer records and the
+    positions of those de-duplicated; ``extents``: per view, per (domain, x) of a timestamp,
+    its rules' least and greatest dx), the timestamp ``labels``; per view of the key
+    dropdown (``keys``; "": every key), clear of the ``rules`` and marks it draws. The
+    labels every view shows keep off the marks of every view."""
+    px = plot[2]
+    staircase, diagonal = lines
+    events, rings, boxes = side_by_side(points, px, notes, keys)
+    shared = [
+        (seg, False)
+        for layer, by in ((staircase, "attempt"), (diagonal, "kind"))
+        if layer
+        for seg in line_segments(spec.rows(layer[0]), px, by)
+    ]
+    every: list[Box] = []  # (the boxes every view shows: the staircase's label)
+
+    def drawn(key: str | None) -> tuple[list[tuple[Segment, bool]], list[Box]]:
+        """The segments and boxes drawn when the dropdown shows ``key`` (""/None: every key)."""
+        mine = [r for r in rules if r["key"] == key] if key else rules
+        return [(seg, True) for seg in rule_segments(mine, px)] + shared, boxes[key or ""] + every
+
+    on_plot, marks = drawn("")[0], [b for view in boxes.values() for b in view]
+    vertices = spec.rows(staircase[0]) if staircase else []
+    label = watermark_label_off_marks(staircase[2:], px, marks, on_plot, vertices)
+    every += marks[-1:] if label else []
+    dedup_rows, layers = dedup_layers(*dedups, extents, plot, drawn, keys, notes)
+    marks += placed_boxes(dedup_rows, px)
+    if labels:
+        labels = labels_off_marks(labels, px, marks, on_plot, extents[""], notes)
+    return Placed(events + dedup_rows, rings, layers, labels, label)
+
+
+# -- boxes and what is taken -----------------------------------------------------------------
+
+Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
+
+CELL_PX = 16  # the x cells the boxes and segments are filed under
+
+
+class Taken:
+    """Boxes (marks, texts) and segments (rules, lines) already on the plot, filed by cell
+    (boxes by x and y cell, segments by x cell): whether a new box overlaps a box or is
+    crossed by a segment."""
+
+    def __init__(self) -> None:
+        self.boxes: dict[tuple[int, int], list[Box]] = {}
+        self.segments: dict[int, list[tuple[Segment, bool, Box]]] = {}
+
+    def _cells(self, lo: float, hi: float) -> range:
+        return range(int(lo // CELL_PX), int(hi // CELL_PX) + 1)
+
+    def _cells2(self, box: Box) -> list[tuple[int, int]]:
+        return [(i, j) for i in self._cells(box[0], box[2]) for j in self._cells(box[1], box[3])]
+
+    def add_box(self, box: Box) -> None:
+        for c in self._cells2(box):
+            self.boxes.setdefault(c, []).append(box)
+
+    def add_segment(self, seg: Segment, rule: bool = True) -> None:
+        """A segment: of a timer's rule (``rule``), or of a line a mark may lie on (the
+        watermark's: a ▼ on its 1.5 px line is seen; a text crossed by it is not read)."""
+        around = (
+            min(seg[0], seg[2]),
+            min(seg[1], seg[3]),
+            max(seg[0], seg[2]),
+            max(seg[1], seg[3]),
+        )
+        for c in self._cells(around[0], around[2]):
+            self.segments.setdefault(c, []).append((seg, rule, around))
+
+    @classmethod
+    def of(cls, lines: list[tuple[Segment, bool]], boxes: list[Box]) -> Taken:
+        """What is on the plot: ``lines`` (each segment, and whether it is a rule's) and
+        ``boxes``."""
+        out = cls()
+        for seg, rule in lines:
+            out.add_segment(seg, rule)
+        for box in boxes:
+            out.add_box(box)
+        return out
+
+    def copy(self) -> Taken:
+        out = Taken()
+        out.boxes = {c: list(boxes) for c, boxes in self.boxes.items()}
+        out.segments = {c: list(segments) for c, segments in self.segments.items()}
+        return out
+
+    def near(self, area: Box) -> tuple[list[Box], list[tuple[Segment, bool]]]:
+        """The boxes and segments filed in ``area``'s cells: all that a box inside it may meet
+        (``clear``)."""
+        boxes = dict.fromkeys(b for c in self._cells2(area) for b in self.boxes.get(c, ()))
+        segs = dict.fromkeys(
+            (s, rule)
+            for c in self._cells(area[0], area[2])
+            for s, rule, around in self.segments.get(c, ())
+            if _touches(around, area)
+        )  # (filed by x cell: those whose box reaches the area)
+        return list(boxes), list(segs)
+
+    def free(self, box: Box, mark: bool = False) -> bool:
+        """Whether ``box`` overlaps no box and is crossed by no segment (a ``mark``'s box: by
+        no rule)."""
+        return clear(box, *self.near(box), mark=mark)
+
+
+def clear(
+    box: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], mark: bool = False
+) -> bool:
+    """Whether ``box`` overlaps none of ``boxes`` and is crossed by none of ``segments`` (a
+    ``mark``'s box: by no rule). One that meets it is moved first in its list: the next box
+    tried, a pixel on, likely meets it too."""
+    for at, b in enumerate(boxes):
+        if overlaps(box, b):
+            boxes[0], boxes[at] = b, boxes[0]
+            return False
+    for at, (s, rule) in enumerate(segments):
+        if (rule or not mark) and crosses(s, box):
+            segments[0], segments[at] = segments[at], segments[0]
+            return False
+    return True
+
+
+def _touches(a: Box, b: Box) -> bool:
+    """Whether the boxes ``a`` and ``b`` overlap or touch."""
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
+def _bounds(boxes: list[Box]) -> Box:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
+
+
+RULE_HALF_PX = 1.5
+"""Half a timer rule's width (2.5 px), and a little: a rule this near a box's edge touches it."""
+
+
+def rule_segments(rules: list[dict[str, Any]], px: Plot) -> list[Segment]:
+    """The timer rules drawn, in pixels: each a vertical segment, widened to a thin box's two
+    edges (``RULE_HALF_PX`` either side) so that a box it touches counts as crossed."""
+    out = []
+    for r in rules:
+        cx, top, bottom = px.px(r["x"]) + r.get("dx", 0.0), px.py(r["y2"]), px.py(r["y"])
+        out += [(cx - RULE_HALF_PX, top, cx - RULE_HALF_PX, bottom),
+                (cx + RULE_HALF_PX, top, cx + RULE_HALF_PX, bottom)]  # fmt: skip
+    return out
+
+
+def line_segments(rows: list[dict[str, Any]], px: Plot, by: str) -> list[Segment]:
+    """A line layer's segments in pixels: consecutive rows (in ``i`` order, if any) of one
+    ``by`` value (a line drawn per value)."""
+    ordered = sorted(rows, key=lambda r: (str(r.get(by, "")), r.get("i", 0)))
+    out = []
+    for a, b in pairwise(ordered):
+        if a.get(by) == b.get(by) and None not in (a["x"], a["y"], b["x"], b["y"]):
+            out.append((px.px(a["x"]), px.py(a["y"]), px.px(b["x"]), px.py(b["y"])))
+    return out
 
 
 def _event_box(row: dict[str, Any], px: Plot) -> Box:
@@ -26,9 +235,18 @@ def _event_box(row: dict[str, Any], px: Plot) -> Box:
     return (cx - h, cy - h, cx + h, cy + h)
 
 
-EVENT_STEPS = 4
-"""How many places (``EVENT_PX`` apart) each way a timer event tries beside its point before
-it is counted on the mark there (``piles``)."""
+def ring_boxes(rings: list[dict[str, Any]], px: Plot) -> list[Box]:
+    """The boxes of the rings ``piles.ring_layer`` draws around marks others were counted on
+    (``rings``: ``piles.rings``' rows; three times a mark's area: ``EVENT_PX`` × √3 across)."""
+    h = EVENT_PX * 3**0.5 / 2 + 1
+    out = []
+    for row in rings:
+        cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
+        out.append((cx - h, cy - h, cx + h, cy + h))
+    return out
+
+
+# -- 1. timer events, side by side (per view of the key dropdown) ----------------------------
 
 
 def side_by_side(
@@ -111,9 +329,49 @@ def _boxes(rows: list[dict[str, Any]], rings: list[dict[str, Any]], px: Plot) ->
     return [_event_box(r, px) for r in rows] + ring_boxes(rings, px)
 
 
+# -- 2. and 4. the labels --------------------------------------------------------------------
+
+WATERMARK_STEPS_TRIED = 40
+"""How many of the staircase's vertical steps, from its first, the "watermark" label tries."""
+
+
+def watermark_label_off_marks(
+    layers: list[spec.ChartDict],
+    px: Plot,
+    marks: list[Box],
+    lines: list[tuple[Segment, bool]],
+    vertices: list[dict[str, Any]],
+) -> list[spec.ChartDict]:
+    """The staircase's "watermark" label (vertical, right of a step: its row's x, y the
+    step's middle) at the first of its vertical steps (``vertices``: the staircase line's
+    rows, in order; at most ``WATERMARK_STEPS_TRIED``) where it crosses no timer event,
+    label or ▼ (``marks``) and no rule or line (``lines``: the staircase too, whose next step
+    may run through it), its box then added to ``marks``; else left out (the subtitle names
+    the black staircase)."""
+    if not layers:
+        return []
+    row = spec.rows(layers[0])[0]
+    taken = Taken.of(lines, marks)
+    half = 0.3 * 11 * len(row["text"])
+    steps = [(a, b) for a, b in pairwise(vertices) if a["x"] == b["x"] and a["y"] != b["y"]]
+    for a, b in steps[:WATERMARK_STEPS_TRIED]:
+        if None in (a["x"], a["y"], b["y"]):
+            continue
+        mid = (a["y"] + b["y"]) / 2
+        cx, cy = px.px(a["x"]), px.py(mid)
+        box = (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)
+        if box[1] >= 0 and box[3] <= px.height and box[2] <= px.width and taken.free(box):
+            row["x"], row["y"] = a["x"], mid
+            marks.append(box)
+            return layers
+    return []
+
+
 LABEL_SPOTS = tuple(k / 20 for k in sorted(range(2, 19), key=lambda k: (abs(k - 10), k)))
 """Where along its rule (from registration, 0, to end, 1) a timestamp label tries to sit:
 the middle first, then a twentieth of the way farther each, below before above."""
+
+LABEL_FONT, LABEL_GAP = 9, 3  # the timestamp labels' size and their gap to their rule
 
 
 def labels_off_marks(
@@ -132,11 +390,7 @@ def labels_off_marks(
     no label kept before it; the others are left to the tooltip (the subtitle says how
     many). Rows keep their x, y, dx and
     text; the boxes of those kept are added to ``marks``."""
-    taken = Taken()
-    for seg, rule in lines:
-        taken.add_segment(seg, rule)
-    for box in marks:
-        taken.add_box(box)
+    taken = Taken.of(lines, marks)
     kept, left_out = [], 0
     for row in spec.rows(layers[0]):
         lo, hi = extents.get(row.pop("group"), (row["dx"], row["dx"]))
@@ -164,9 +418,6 @@ def labels_off_marks(
     return layers if kept else []
 
 
-LABEL_FONT, LABEL_GAP = 9, 3  # the timestamp labels' size and their gap to their rule
-
-
 def _vertical_text_box(row: dict[str, Any], px: Plot, font: int, gap: int) -> Box:
     """The box of a text turned 270°, centred on its point, its baseline ``gap`` px left (the
     glyphs' extent across: the font size less a pixel of leading)."""
@@ -175,150 +426,133 @@ def _vertical_text_box(row: dict[str, Any], px: Plot, font: int, gap: int) -> Bo
     return (cx - gap - font, cy - half, cx - gap - 1, cy + half)
 
 
-WATERMARK_STEPS_TRIED = 40
-"""How many of the staircase's vertical steps, from its first, the "watermark" label tries."""
+# -- 3. de-duplicated registrations ----------------------------------------------------------
 
-
-def watermark_label_off_marks(
-    layers: list[spec.ChartDict],
-    px: Plot,
-    marks: list[Box],
-    lines: list[tuple[Segment, bool]],
-    vertices: list[dict[str, Any]],
-) -> list[spec.ChartDict]:
-    """The staircase's "watermark" label (vertical, right of a step: its row's x, y the
-    step's middle) at the first of its vertical steps (``vertices``: the staircase line's
-    rows, in order; at most ``WATERMARK_STEPS_TRIED``) where it crosses no timer event,
-    label or ▼ (``marks``) and no rule or line (``lines``: the staircase too, whose next step
-    may run through it), its box then added to ``marks``; else left out (the subtitle names
-    the black staircase)."""
-    if not layers:
-        return []
-    row = spec.rows(layers[0])[0]
-    taken = Taken()
-    for seg, rule in lines:
-        taken.add_segment(seg, rule)
-    for box in marks:
-        taken.add_box(box)
-    half = 0.3 * 11 * len(row["text"])
-    steps = [(a, b) for a, b in pairwise(vertices) if a["x"] == b["x"] and a["y"] != b["y"]]
-    for a, b in steps[:WATERMARK_STEPS_TRIED]:
-        if None in (a["x"], a["y"], b["y"]):
-            continue
-        mid = (a["y"] + b["y"]) / 2
-        cx, cy = px.px(a["x"]), px.py(mid)
-        box = (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)
-        if box[1] >= 0 and box[3] <= px.height and box[2] <= px.width and taken.free(box):
-            row["x"], row["y"] = a["x"], mid
-            marks.append(box)
-            return layers
-    return []
-
-
-# -- de-duplicated registrations: beside their timestamp's rules, clear of every line ----------
-
-Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
 COUNT_FONT = 9  # the "×n" of a ▼ standing for several registrations
+
 COUNT_CHAR_PX = 5.5  # a generous advance of a 9 px sans-serif character
-CELL_PX = 16  # the x cells the boxes and segments are filed under
 
 
-class Taken:
-    """Boxes (marks, texts) and segments (rules, lines) already on the plot, filed by cell
-    (boxes by x and y cell, segments by x cell): whether a new box overlaps a box or is
-    crossed by a segment."""
-
-    def __init__(self) -> None:
-        self.boxes: dict[tuple[int, int], list[Box]] = {}
-        self.segments: dict[int, list[tuple[Segment, bool, Box]]] = {}
-
-    def _cells(self, lo: float, hi: float) -> range:
-        return range(int(lo // CELL_PX), int(hi // CELL_PX) + 1)
-
-    def _cells2(self, box: Box) -> list[tuple[int, int]]:
-        return [(i, j) for i in self._cells(box[0], box[2]) for j in self._cells(box[1], box[3])]
-
-    def add_box(self, box: Box) -> None:
-        for c in self._cells2(box):
-            self.boxes.setdefault(c, []).append(box)
-
-    def add_segment(self, seg: Segment, rule: bool = True) -> None:
-        """A segment: of a timer's rule (``rule``), or of a line a mark may lie on (the
-        watermark's: a ▼ on its 1.5 px line is seen; a text crossed by it is not read)."""
-        around = (
-            min(seg[0], seg[2]),
-            min(seg[1], seg[3]),
-            max(seg[0], seg[2]),
-            max(seg[1], seg[3]),
+def dedup_bins(
+    records: pd.DataFrame,
+    dedup: np.ndarray,
+    x: TimeAxis,
+    y: TimeAxis,
+    px: Plot,
+    by_key: set[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The de-duplicated registrations (``dedup``: their positions in ``records``) in bins:
+    those of one (domain, timestamp) — and key, for the keys ``by_key`` only, if given —
+    whose processing times fall in one ``EVENT_PX`` row of the plot (one ▼ would cover the
+    others) — twice as tall rows while there are more bins than rows a layer may hold. Per
+    bin, in order of its first registration: its group (domain, x), x, y (of its first), n,
+    first / last processing time, keys, domain, the timestamp's text and the first's seq."""
+    if by_key is not None and len(dedup):
+        shown = [k in by_key for k in key_texts(records["key"].to_numpy()[dedup])]
+        dedup = dedup[np.asarray(shown, dtype=bool)]
+    if not len(dedup):
+        return []
+    stamps = records["ts"].to_numpy()[dedup].tolist()
+    procs = records["proc_time"].to_numpy()[dedup].tolist()
+    tx = [c for c, _ in x.clip_all(stamps)]
+    ty = [c for c, _ in y.clip_all(procs)]
+    domains, _ = pd.factorize(records["domain"].to_numpy()[dedup], use_na_sentinel=False)
+    xs, _ = pd.factorize(np.asarray(tx, dtype=object), use_na_sentinel=False)
+    rows_px = np.asarray([0.0 if v is None else px.py(v) for v in ty])
+    keys = key_texts(records["key"].to_numpy()[dedup])
+    tall = float(EVENT_PX)
+    while True:
+        frame = pd.DataFrame({"d": domains, "x": xs, "b": np.floor(rows_px / tall)})
+        if by_key is not None:
+            frame["k"] = keys
+        bins = frame.groupby(list(frame.columns), sort=False).indices
+        if len(bins) <= scale.ROW_LIMIT // 2:
+            break
+        tall *= 2
+    doms, seqs = records["domain"].to_numpy()[dedup].tolist(), records["seq"].to_numpy()[dedup]
+    out = []
+    for members in sorted(bins.values(), key=lambda m: int(m[0])):
+        i = int(members[0])
+        times = [procs[j] for j in members.tolist()]
+        out.append(
+            {
+                "group": (doms[i], tx[i]),
+                "x": tx[i],
+                "y": ty[i],
+                "n": len(members),
+                "first": min(times),
+                "last": max(times),
+                "keys": list(dict.fromkeys(keys[j] for j in members.tolist())),
+                "domain": doms[i],
+                "timestamp": x.fmt(stamps[i]),
+                "reg_seq": int(seqs[i]),
+            }
         )
-        for c in self._cells(around[0], around[2]):
-            self.segments.setdefault(c, []).append((seg, rule, around))
-
-    def copy(self) -> Taken:
-        out = Taken()
-        out.boxes = {c: list(boxes) for c, boxes in self.boxes.items()}
-        out.segments = {c: list(segments) for c, segments in self.segments.items()}
-        return out
-
-    def near(self, area: Box) -> tuple[list[Box], list[tuple[Segment, bool]]]:
-        """The boxes and segments filed in ``area``'s cells: all that a box inside it may meet
-        (``clear``)."""
-        boxes = dict.fromkeys(b for c in self._cells2(area) for b in self.boxes.get(c, ()))
-        segs = dict.fromkeys(
-            (s, rule)
-            for c in self._cells(area[0], area[2])
-            for s, rule, around in self.segments.get(c, ())
-            if _touches(around, area)
-        )  # (filed by x cell: those whose box reaches the area)
-        return list(boxes), list(segs)
-
-    def free(self, box: Box, mark: bool = False) -> bool:
-        """Whether ``box`` overlaps no box and is crossed by no segment (a ``mark``'s box: by
-        no rule)."""
-        return clear(box, *self.near(box), mark=mark)
-
-
-def clear(
-    box: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], mark: bool = False
-) -> bool:
-    """Whether ``box`` overlaps none of ``boxes`` and is crossed by none of ``segments`` (a
-    ``mark``'s box: by no rule). One that meets it is moved first in its list: the next box
-    tried, a pixel on, likely meets it too."""
-    for at, b in enumerate(boxes):
-        if overlaps(box, b):
-            boxes[0], boxes[at] = b, boxes[0]
-            return False
-    for at, (s, rule) in enumerate(segments):
-        if (rule or not mark) and crosses(s, box):
-            segments[0], segments[at] = segments[at], segments[0]
-            return False
-    return True
-
-
-RULE_HALF_PX = 1.5
-"""Half a timer rule's width (2.5 px), and a little: a rule this near a box's edge touches it."""
-
-
-def rule_segments(rules: list[dict[str, Any]], px: Plot) -> list[Segment]:
-    """The timer rules drawn, in pixels: each a vertical segment, widened to a thin box's two
-    edges (``RULE_HALF_PX`` either side) so that a box it touches counts as crossed."""
-    out = []
-    for r in rules:
-        cx, top, bottom = px.px(r["x"]) + r.get("dx", 0.0), px.py(r["y2"]), px.py(r["y"])
-        out += [(cx - RULE_HALF_PX, top, cx - RULE_HALF_PX, bottom),
-                (cx + RULE_HALF_PX, top, cx + RULE_HALF_PX, bottom)]  # fmt: skip
     return out
 
 
-def line_segments(rows: list[dict[str, Any]], px: Plot, by: str) -> list[Segment]:
-    """A line layer's segments in pixels: consecutive rows (in ``i`` order, if any) of one
-    ``by`` value (a line drawn per value)."""
-    ordered = sorted(rows, key=lambda r: (str(r.get(by, "")), r.get("i", 0)))
-    out = []
-    for a, b in pairwise(ordered):
-        if a.get(by) == b.get(by) and None not in (a["x"], a["y"], b["x"], b["y"]):
-            out.append((px.px(a["x"]), px.py(a["y"]), px.px(b["x"]), px.py(b["y"])))
-    return out
+def dedup_layers(
+    records: pd.DataFrame,
+    dedup: np.ndarray,
+    extents: dict[str, dict[Any, tuple[float, float]]],
+    plot: tuple[TimeAxis, TimeAxis, Plot],
+    drawn: Any,
+    keys: list[str],
+    notes: list[str],
+) -> tuple[list[dict[str, Any]], list[spec.ChartDict]]:
+    """The de-duplicated registrations: their ▼ rows, placed beside their timestamp's rules
+    clear of every rule, line and mark (``dedups_beside``; ``drawn(key)``:
+    the lines' segments and the marks' boxes drawn when the dropdown shows ``key``), and the
+    layers of their "×n" texts and of the row above the plot; the subtitle says how they are
+    drawn. With a key dropdown (``keys``), each key's ▼ are placed again for the view of that
+    key alone (its registrations merged only with its own, beside its own rules): each row's
+    ``view`` is the dropdown value that shows it ("": every key)."""
+    x, y, px = plot
+    views: dict[Any, list[dict[str, Any]]] = {None: dedup_bins(records, dedup, x, y, px)}
+    if keys:
+        views = {"": views[None]}
+        for b in dedup_bins(records, dedup, x, y, px, by_key=set(keys)):
+            views.setdefault(b["keys"][0], []).append(b)
+    marks: list[dict[str, Any]] = []
+    texts: list[dict[str, Any]] = []
+    above_marks: list[dict[str, Any]] = []
+    above_texts: list[dict[str, Any]] = []
+    for view, bins in views.items():
+        if not bins:
+            continue
+        placed, above = dedups_beside(bins, extents.get(view or "", {}), Taken.of(*drawn(view)), px)
+        rows, counts = _dedup_rows(placed, y)
+        ups, up_counts = _dedup_rows(above, y)
+        for r, b in zip(ups, above, strict=True):
+            r["above"] = -b["above"]
+        for t, b in zip(up_counts, (b for b in above if b["n"] > 1), strict=True):
+            t["above"] = -b["above"]
+        if view is not None:
+            for r in (*rows, *counts, *ups, *up_counts):
+                r["view"] = view
+        marks += rows
+        texts += counts
+        above_marks += ups
+        above_texts += up_counts
+        if view:
+            continue
+        beside = sum(r["n"] for r in placed)
+        if beside > len(rows) or above:
+            notes.append(
+                f"de-duplicated registrations ▼: {beside:,} drawn as {len(rows):,} ▼ at their "
+                "processing time beside their timestamp's rules (a ▼ with ×n: n of one "
+                "timestamp at or near its processing time; hover for their times)"
+            )
+        if above:
+            notes.append(
+                f"{len(dedup) - beside:,} of timers too crowded for a ▼ beside their rule: "
+                f"{len(above):,} ▼ in a row above the plot, at their timer's timestamp (×n: n "
+                "of them; hover for their times)"
+            )
+    layers = [_count_layer(texts, axes.xy(x, y))] if texts else []
+    if above_marks:
+        layers += _row_above_layers(above_marks, above_texts, x)
+    return marks, layers
 
 
 def count_text(n: int) -> str:
@@ -346,6 +580,7 @@ def dedup_boxes(cx: float, cy: float, n: int) -> list[Box]:
 FINE_PX = 1
 """The step (px) between the places a ▼ tries beside its timestamp's rules: fine, so that
 it finds a gap between two rules of other timestamps a few px wider than itself."""
+
 NEAR_PX = 2 * EVENT_PX
 """How far (px, up or down) a ▼ that finds no place may be from the ▼ of its timestamp it
 is counted on (``dedups_beside``)."""
@@ -360,16 +595,6 @@ def _tries(lo: float, hi: float, text: float) -> list[float]:
     for k in range(EVENT_STEPS * EVENT_PX // FINE_PX):
         out += [hi + EVENT_PX + k * FINE_PX, lo - EVENT_PX - text - k * FINE_PX]
     return out
-
-
-def _touches(a: Box, b: Box) -> bool:
-    """Whether the boxes ``a`` and ``b`` overlap or touch."""
-    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
-
-
-def _bounds(boxes: list[Box]) -> Box:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
 
 
 def dedup_places(
@@ -435,14 +660,29 @@ def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, p
     return len(dxs)
 
 
+def _passed(b: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], out: bool) -> int:
+    """How many tries on (``FINE_PX`` apart, right if ``out``, else left) the next one that
+    may be clear is, from the try whose box ``b`` met what is first in ``boxes`` (if it
+    overlaps it), else in ``segments`` (``clear``): the tries whose box still reaches a box,
+    or a straight across or up line, it met are passed over (a slanted line: none)."""
+    if boxes and overlaps(b, boxes[0]):
+        lo, hi = boxes[0][0], boxes[0][2]
+    elif (s := segments[0][0])[0] == s[2] or s[1] == s[3]:
+        lo, hi = min(s[0], s[2]), max(s[0], s[2])
+    else:
+        return 1
+    ahead = (hi - b[0] if out else b[2] - lo) / FINE_PX
+    return max(math.ceil(ahead - 1e-6), 1)
+
+
 def dedups_beside(
     rows: list[dict[str, Any]],
     extents: dict[Any, tuple[float, float]],
-    taken: Any,
+    taken: Taken,
     px: Plot,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ▼ rows placed beside their timestamp's rules (``dedup_places``; ``taken()``: a
-    fresh ``Taken`` of what is on the plot before them), and those drawn in the row above
+    """The ▼ rows placed beside their timestamp's rules (``dedup_places``; ``taken``: what is
+    on the plot before them), and those drawn in the row above
     the plot (``in_row_above``). A ▼ that finds no place is counted on the ▼ of its
     timestamp nearest it at most ``NEAR_PX`` up or down — one placed before one that found
     no place either — (its ``n`` and times added there); else it goes to the row above
@@ -452,7 +692,7 @@ def dedups_beside(
     their place: what lies before them is as it was.)"""
     rows, above, start = [dict(r) for r in rows], [], 0
     while True:
-        failed = dedup_places(rows, extents, taken(), px, start) if start < len(rows) else []
+        failed = dedup_places(rows, extents, taken.copy(), px, start) if start < len(rows) else []
         if not failed:
             return rows, in_row_above(above, extents, px)
         gone: set[int] = set()
@@ -522,66 +762,81 @@ def _count_on(into: dict[str, Any], r: dict[str, Any]) -> None:
     into["keys"] = list(dict.fromkeys([*into["keys"], *r["keys"]]))
 
 
-@dataclass
-class OnPlot:
-    """What the timers plot draws before its ▼ and labels, per view of the key dropdown (""
-    every key; else one key): the timers' ``rules`` (a view shows its key's); the lines every
-    view shows (``shared``: the staircase's, the diagonal's segments); the boxes of the
-    timer events and rings each view draws (``boxes``: ``side_by_side``) and the boxes every
-    view shows (``every``: the staircase's label)."""
-
-    px: Plot
-    rules: list[dict[str, Any]]
-    shared: list[tuple[Segment, bool]]
-    boxes: dict[str, list[Box]]
-    every: list[Box] = field(default_factory=list)
-
-    @classmethod
-    def of(
-        cls,
-        rules: list[dict[str, Any]],
-        boxes: dict[str, list[Box]],
-        lines: list[tuple[list[dict[str, Any]], str]],
-        px: Plot,
-    ) -> OnPlot:
-        """From the rule rows, the boxes per view (``side_by_side``) and the line layers'
-        rows (each with the column it draws a line per: ``line_segments``)."""
-        shared = [(seg, False) for rows, by in lines for seg in line_segments(rows, px, by)]
-        return cls(px, rules, shared, boxes)
-
-    def view(self, key: str | None) -> tuple[list[tuple[Segment, bool]], list[Box]]:
-        """The segments and boxes drawn when the dropdown shows ``key`` ("" or None: every
-        key)."""
-        rules = [r for r in self.rules if r["key"] == key] if key else self.rules
-        segs = [(seg, True) for seg in rule_segments(rules, self.px)]
-        return segs + self.shared, self.boxes[key or ""] + self.every
-
-    def any_view(self) -> list[Box]:
-        """The boxes some view draws (a text every view shows keeps off them all)."""
-        return [b for boxes in self.boxes.values() for b in boxes] + self.every
+def placed_boxes(rows: list[dict[str, Any]], px: Plot) -> list[Any]:
+    """The boxes of the ▼ rows placed on the plot (``dedup_layers``) and of their "×n"."""
+    return [
+        b
+        for r in rows
+        for b in dedup_boxes(px.px(r["x"]) + r["dx"], px.py(r["y"]), r["registrations"])
+    ]
 
 
-def ring_boxes(rings: list[dict[str, Any]], px: Plot) -> list[Box]:
-    """The boxes of the rings ``piles.ring_layer`` draws around marks others were counted on
-    (``rings``: ``piles.rings``' rows; three times a mark's area: ``EVENT_PX`` × √3 across)."""
-    h = EVENT_PX * 3**0.5 / 2 + 1
-    out = []
-    for row in rings:
-        cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
-        out.append((cx - h, cy - h, cx + h, cy + h))
-    return out
+def _dedup_rows(
+    placed: list[dict[str, Any]], y: TimeAxis
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ▼ rows (timer events) of the placed bins, and the "×n" text of each standing for
+    more than one registration (``piles.ALSO_HERE``: how many besides its first)."""
+    marks, counts = [], []
+    for b in placed:
+        y0 = b["y"]
+        mark = {
+            "kind": "timer event",
+            "event": DEDUP_EVENT,
+            "x": b["x"],
+            "y": y0,
+            "dx": b["dx"],
+            "key": keys_text(b["keys"]),
+            "domain": b["domain"],
+            "timestamp": b["timestamp"],
+            "registered": y.fmt(b["first"])
+            + ("" if b["first"] == b["last"] else f" – {y.fmt(b['last'])}"),
+            "registrations": b["n"],
+            piles.ALSO_HERE: b["n"] - 1,
+            "reg_seq": b["reg_seq"],
+        }
+        marks.append(mark)
+        if b["n"] > 1:
+            counts.append(
+                {"kind": "dedup count", "x": b["x"], "y": y0,
+                 "dx": b["dx"] + EVENT_PX / 2 + 1,
+                 "text": count_text(b["n"])}
+            )  # fmt: skip
+    return marks, counts
 
 
-def _passed(b: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], out: bool) -> int:
-    """How many tries on (``FINE_PX`` apart, right if ``out``, else left) the next one that
-    may be clear is, from the try whose box ``b`` met what is first in ``boxes`` (if it
-    overlaps it), else in ``segments`` (``clear``): the tries whose box still reaches a box,
-    or a straight across or up line, it met are passed over (a slanted line: none)."""
-    if boxes and overlaps(b, boxes[0]):
-        lo, hi = boxes[0][0], boxes[0][2]
-    elif (s := segments[0][0])[0] == s[2] or s[1] == s[3]:
-        lo, hi = min(s[0], s[2]), max(s[0], s[2])
-    else:
-        return 1
-    ahead = (hi - b[0] if out else b[2] - lo) / FINE_PX
-    return max(math.ceil(ahead - 1e-6), 1)
+def _count_layer(texts: list[dict[str, Any]], xy: dict[str, Any]) -> spec.ChartDict:
+    """The "×n" texts of the ▼ standing for n registrations, right of them."""
+    return spec.text_layer(
+        texts,
+        xy,
+        size=COUNT_FONT,
+        color=palette.INK,
+        align="left",
+        baseline="middle",
+        xOffset={"expr": "datum.dx"},
+    )
+
+
+def _row_above_layers(
+    marks: list[dict[str, Any]], texts: list[dict[str, Any]], x: TimeAxis
+) -> list[spec.ChartDict]:
+    """The ▼ of crowded timers in the row above the plot (``above``: pixels from the plot's
+    top, drawn as they are: no scale) and their "×n"."""
+    xy = {
+        "x": axes.channel(x, "x"),
+        "y": {"field": "above", "type": "quantitative", "scale": None, "axis": None},
+    }
+    row = spec.layer(
+        marks,
+        {
+            "type": "point",
+            "shape": "triangle-down",
+            "filled": True,
+            "size": 45,
+            "color": palette.DEDUP_COLOR,
+            "opacity": 0.9,
+            "xOffset": {"expr": "datum.dx"},
+        },
+        {**xy, "tooltip": spec.tooltips(marks, ["x", "y", "dx", "kind", "above", "view"])},
+    )
+    return [row, *([_count_layer(texts, xy)] if texts else [])]

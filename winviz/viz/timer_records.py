@@ -1,6 +1,8 @@
 """An operator's timers as tables (Flink's ``InternalTimerServiceImpl``): its timer records
 (``timer_records``), each timer's life from registration to firing or deletion
-(``timer_lives``) and the size of the timer queues after each record (``timer_queue``).
+(``timer_lives``), who set each timer of a window operator — its trigger or the operator's
+cleanup timer (``timer_roles``) — and the size of the timer queues after each record
+(``timer_queue``).
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from winviz.operators.window_rules import cleanup_time
 from winviz.trace.coded import object_array, value_codes
 from winviz.viz.trace_view import TraceView, _objects, _times
 from winviz.viz.value_texts import key_texts, short
-from winviz.viz.window_lives import _group_ids
+from winviz.viz.window_lives import _group_ids, allowed_lateness, processing_time_windows
 
 TIMER_KINDS = ("timer_registered", "timer_deleted", "timer_fired")
 TIMER_COLUMNS = [
@@ -253,3 +256,50 @@ def timer_queue(records: pd.DataFrame) -> pd.DataFrame:
             "size": size,
         }
     )
+
+
+ROLES = (TRIGGER_TIMER, CLEANUP_TIMER, BOTH_TIMER, UNKNOWN_ROLE) = (
+    "trigger timer",
+    "cleanup timer",
+    "cleanup timer at the max timestamp (the trigger's too)",
+    "trigger or cleanup (no cleanup record yet)",
+)
+ROLE_WIDTHS = (2.5, 1.0, 2.5, 2.5)
+"""A window operator's timer is either its trigger's or the operator's cleanup timer: the
+cleanup timers' rules are thin."""
+
+
+def timer_roles(view: TraceView, op: str, lives: pd.DataFrame) -> list[str] | None:
+    """Who set each timer of a window operator (None for an operator without window timers):
+    the trace does not record it, so it is derived with the one rule — Flink's
+    ``WindowOperator.registerCleanupTimer`` registers, in the assigner's domain, a timer at
+    ``cleanupTime(window)`` (``window_rules.cleanup_time``: max timestamp + allowed lateness
+    for event time, the max timestamp for processing time), the allowed lateness read off the
+    operator's cleanup records (``window_lives.allowed_lateness``); every other timer of the window
+    is its trigger's. With allowed lateness 0 an ``EventTimeTrigger``'s timer and the cleanup
+    timer are one timer (Flink's queue keeps one per key, window and time)."""
+    if lives.empty:
+        return None
+    seqs = np.asarray(lives["reg_seq"].to_numpy(), dtype=np.int64)
+    _, ends, present = view.bounds(seqs)
+    if not present.any():
+        return None
+    cleanup_domain = "processing" if processing_time_windows(view, op) else "event"
+    allowed = 0 if cleanup_domain == "processing" else allowed_lateness(view, op)
+    roles = []
+    for end, has, domain, ts in zip(
+        ends.tolist(),
+        present.tolist(),
+        lives["domain"].tolist(),
+        lives["timestamp"].tolist(),
+        strict=True,
+    ):
+        if not has or domain != cleanup_domain:
+            roles.append(TRIGGER_TIMER)
+        elif allowed is None:
+            roles.append(UNKNOWN_ROLE)
+        elif ts != cleanup_time(end - 1, allowed):
+            roles.append(TRIGGER_TIMER)
+        else:
+            roles.append(BOTH_TIMER if allowed == 0 else CLEANUP_TIMER)
+    return roles

@@ -41,21 +41,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.viz import (
-    axes,
-    palette,
-    piles,
-    scale,
-    spec,
-    timer_dedups,
-    timer_places,
-    timer_roles,
-    watermark_steps,
-)
+from winviz.viz import axes, palette, piles, scale, spec, timer_places, watermark_steps
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timer_dedups import DEDUP_EVENT
-from winviz.viz.timer_records import timer_lives, timer_operators, timer_queue, timer_records
+from winviz.viz.timer_places import DEDUP_EVENT
+from winviz.viz.timer_records import (
+    ROLE_WIDTHS,
+    ROLES,
+    timer_lives,
+    timer_operators,
+    timer_queue,
+    timer_records,
+    timer_roles,
+)
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.validation import check_size
 from winviz.viz.watermark_steps import Restart, steps_by_attempt
@@ -166,7 +164,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
         by_key = False
     rules = _rule_rows(lives, records, x, y, t_end, aggregated)
     if not aggregated:
-        timer_roles.with_roles(rules, timer_roles.timer_roles(view, op, lives), notes)
+        _with_roles(rules, timer_roles(view, op, lives), notes)
     rules, k = _every_kth(rules)
     if k > 1:
         notes.append(f"timers: every {k}th rule drawn")
@@ -179,44 +177,32 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     keys = _dropdown_keys(lives) if not by_key and not aggregated else []
 
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
-    # marks at one point drawn side by side, labels off the marks and each other (issue 26)
-    px = timer_places.Plot(x, y, width, height)
-    points, rings, boxes = timer_places.side_by_side(points, px, notes, keys)
     staircase = _watermark_layers(steps, x, y, watermark_steps.restarts(view))
     diagonal = _diagonal_layers(lives, x, y)
-    rows_of_lines = [
-        (spec.rows(layer[0]), by)
-        for layer, by in ((staircase, "attempt"), (diagonal, "kind"))
-        if layer
-    ]
-    drawn = timer_places.OnPlot.of(rules, boxes, rows_of_lines, px)
-    lines, marks = drawn.view("")[0], drawn.any_view()
-    # the staircase's label first (a ▼ finds a place off it), then the ▼, then the timestamps'
-    # labels where there is room (the axis has the timestamps too); the labels every view
-    # shows keep off the marks of every view
-    vertices = spec.rows(staircase[0]) if staircase else []
-    mark_label = timer_places.watermark_label_off_marks(staircase[2:], px, marks, lines, vertices)
-    drawn.every += marks[-1:] if mark_label else []  # (the label's box: every view shows it)
-    extents = _extents(lives)
-    dedups, counts = timer_dedups.dedup_layers(
-        records, dedup, lambda key: extents.get(key or "", {}), (x, y, px), drawn.view, keys, notes
+    # marks at one point side by side, ▼ and labels off the marks and each other (issue 26)
+    plot = (x, y, timer_places.Plot(x, y, width, height))
+    placed = timer_places.place_marks(
+        plot,
+        rules,
+        points,
+        (staircase, diagonal),
+        _label_layers(rules, x, y),
+        (records, dedup),
+        _extents(lives, x, ["", *keys]),
+        keys,
+        notes,
     )
-    marks += timer_dedups.placed_boxes(dedups, px)
-    labels = _label_layers(rules, x, y)
-    if labels:
-        groups_at = {(d, x.clip(ts)[0]): e for (d, ts), e in extents[""].items()}
-        labels = timer_places.labels_off_marks(labels, px, marks, lines, groups_at, notes)
     layers = [
         _link_layer(queue_rows, y),
         *staircase[:1],  # the line
         *diagonal,
         _rule_layer(rules, x, y, by_key),
-        *_event_layers(points + dedups, x, y),
-        *counts,
-        piles.ring_layer(rings, axes.channel(x, "x"), axes.channel(y, "y"), 45),
+        *_event_layers(placed.events, x, y),
+        *placed.dedup_layers,
+        piles.ring_layer(placed.rings, axes.channel(x, "x"), axes.channel(y, "y"), 45),
         *staircase[1:2],  # its dots (tooltips), smaller, over the timer events
-        *labels,
-        *mark_label,
+        *placed.labels,
+        *placed.watermark_label,
     ]
     layers = [layer for layer in layers if layer is not None]
     chart = _two_panels(layers, panel, (width, height), by_key, keys, n_keys, notes)
@@ -239,7 +225,7 @@ def _two_panels(
     if keys:
         for layer in layers:
             rows = spec.rows(layer)
-            if any("view" in r for r in rows):  # (▼ placed for one view: ``timer_dedups``)
+            if any("view" in r for r in rows):  # (▼ placed for one view: ``timer_places``)
                 layer["transform"] = [{"filter": VIEW_FILTER}]
             elif rows and "key" in rows[0]:
                 layer["transform"] = [{"filter": KEY_FILTER}]
@@ -435,7 +421,7 @@ def _event_rows(
     rules: list[dict[str, Any]], lives: pd.DataFrame, x: TimeAxis, y: TimeAxis
 ) -> list[dict[str, Any]]:
     """The timer events of each rule: registered and ended (the de-duplicated registrations:
-    ``timer_dedups``)."""
+    ``timer_places``)."""
     rows: list[dict[str, Any]] = []
     # an aggregated rule's timers may end in several ways (some fired, some deleted): a mark
     # per way, at its last time (the rule's "deleted, fired" is no shape of the legend)
@@ -454,16 +440,19 @@ def _event_rows(
     return rows
 
 
-def _extents(lives: pd.DataFrame) -> dict[str, dict[tuple[Any, Any], tuple[float, float]]]:
-    """Per key of the timers ("": every key), per (domain, timestamp) of its timers, their
-    rules' least and greatest dx (``spread``)."""
+def _extents(
+    lives: pd.DataFrame, x: TimeAxis, views: list[str]
+) -> dict[str, dict[tuple[Any, Any], tuple[float, float]]]:
+    """Per view of the key dropdown (``views``; "": every key), per (domain, x) of its timers'
+    timestamps, their rules' least and greatest dx (``spread``)."""
     out: dict[str, dict[tuple[Any, Any], tuple[float, float]]] = {"": {}}
     cols = (lives["domain"], lives["timestamp"], spread(lives), lives["key"])
     for dom, ts, d, k in zip(*cols, strict=True):
         for view in (out[""], out.setdefault(k, {})):
             lo, hi = view.get((dom, ts), (d, d))
             view[dom, ts] = (min(lo, d), max(hi, d))
-    return out
+    # (the timestamps as their rules' x: the ▼ bins' and labels' groups)
+    return {v: {(d, x.clip(ts)[0]): e for (d, ts), e in out.get(v, {}).items()} for v in views}
 
 
 def _dropdown_keys(lives: pd.DataFrame) -> list[str]:
@@ -519,7 +508,7 @@ def _rule_layer(
             "color": color,
             "strokeDash": _domain_dash(),
             "tooltip": spec.tooltips(rows, ["x", "y", "y2", "dx", "kind"]),
-            **(timer_roles.role_width(rows) if rows and "set by" in rows[0] else {}),
+            **(_role_width(rows) if rows and "set by" in rows[0] else {}),
         },
     )
 
@@ -557,6 +546,40 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.C
             ),
         },
     )
+
+
+def _with_roles(rules: list[dict[str, Any]], roles: list[str] | None, notes: list[str]) -> None:
+    """Each rule's "set by" (``timer_roles``, rules in ``timer_lives`` order), and the
+    subtitle's count of each role."""
+    if roles is None or len(roles) != len(rules):
+        return
+    for row, role in zip(rules, roles, strict=True):
+        row["set by"] = role
+    counts = {role: roles.count(role) for role in ROLES if role in roles}
+    notes.append(
+        "set by (derived with WindowOperator.cleanupTime: the trace does not record it): "
+        + ", ".join(
+            f"{n:,} {role}{'s' if n != 1 and role in ROLES[:2] else ''}"
+            for role, n in counts.items()
+        )
+        + "; cleanup timers are thin"
+    )
+
+
+def _role_width(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The strokeWidth channel of the timers' roles: a thin rule for a cleanup timer, with a
+    legend naming the roles drawn."""
+    drawn = [r for r in ROLES if any(row["set by"] == r for row in rows)]
+    widths = dict(zip(ROLES, ROLE_WIDTHS, strict=True))
+    return {
+        "strokeWidth": {
+            "field": "set by",
+            "type": "ordinal",  # ordered as ROLES (a nominal width: Vega-Lite warns)
+            "sort": drawn,
+            "title": "timer set by",
+            "scale": {"domain": drawn, "range": [widths[r] for r in drawn]},
+        }
+    }
 
 
 def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
