@@ -23,6 +23,7 @@ What cannot be placed is counted or left to the tooltip, and the subtitle says h
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -230,20 +231,23 @@ def line_segments(rows: list[dict[str, Any]], px: Plot, by: str) -> list[Segment
     return out
 
 
-def _event_box(row: dict[str, Any], px: Plot) -> Box:
-    cx, cy, h = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"]), EVENT_PX / 2
-    return (cx - h, cy - h, cx + h, cy + h)
+def _at(row: dict[str, Any], px: Plot) -> tuple[float, float]:
+    """Where a row's mark is drawn, in pixels: its x, y and ``dx``."""
+    return px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
 
 
-def ring_boxes(rings: list[dict[str, Any]], px: Plot) -> list[Box]:
-    """The boxes of the rings ``piles.ring_layer`` draws around marks others were counted on
-    (``rings``: ``piles.rings``' rows; three times a mark's area: ``EVENT_PX`` × √3 across)."""
-    h = EVENT_PX * 3**0.5 / 2 + 1
-    out = []
-    for row in rings:
-        cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
-        out.append((cx - h, cy - h, cx + h, cy + h))
-    return out
+def _square(centre: tuple[float, float], half: float) -> Box:
+    cx, cy = centre
+    return (cx - half, cy - half, cx + half, cy + half)
+
+
+def _inside(box: Box, px: Plot) -> bool:
+    """Whether ``box`` lies on the plot."""
+    return box[0] >= 0 and box[1] >= 0 and box[2] <= px.width and box[3] <= px.height
+
+
+RING_HALF_PX = EVENT_PX * 3**0.5 / 2 + 1
+"""Half the side of a ring's box (``piles.ring_layer``: three times a mark's area)."""
 
 
 # -- 1. timer events, side by side (per view of the key dropdown) ----------------------------
@@ -297,7 +301,7 @@ def _placed(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``points`` placed side by side on a grid of their own: the rows drawn (each with its
     ``also here`` when some were counted, or ``tally``) and the rings'."""
-    places = [(px.px(r["x"]) + r.get("dx", 0.0), px.py(r["y"])) for r in points]
+    places = [_at(r, px) for r in points]
     grid = piles.Grid(EVENT_PX, reach=EVENT_PX / 2)  # (centres nearer than half a mark)
     placed = piles.side_by_side(
         places, EVENT_PX, px.width, most=EVENT_STEPS, grid=grid, rows=points
@@ -325,8 +329,10 @@ def _merge_view(shared: list[dict[str, Any]], own: list[dict[str, Any]], key: st
 
 
 def _boxes(rows: list[dict[str, Any]], rings: list[dict[str, Any]], px: Plot) -> list[Box]:
-    """The boxes of timer events' rows and of rings' (``ring_boxes``)."""
-    return [_event_box(r, px) for r in rows] + ring_boxes(rings, px)
+    """The boxes of timer events' rows and of rings'."""
+    return [_square(_at(r, px), EVENT_PX / 2) for r in rows] + [
+        _square(_at(r, px), RING_HALF_PX) for r in rings
+    ]
 
 
 # -- 2. and 4. the labels --------------------------------------------------------------------
@@ -351,20 +357,27 @@ def watermark_label_off_marks(
     if not layers:
         return []
     row = spec.rows(layers[0])[0]
-    taken = Taken.of(lines, marks)
     half = 0.3 * 11 * len(row["text"])
     steps = [(a, b) for a, b in pairwise(vertices) if a["x"] == b["x"] and a["y"] != b["y"]]
-    for a, b in steps[:WATERMARK_STEPS_TRIED]:
-        if None in (a["x"], a["y"], b["y"]):
-            continue
-        mid = (a["y"] + b["y"]) / 2
-        cx, cy = px.px(a["x"]), px.py(mid)
-        box = (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)
-        if box[1] >= 0 and box[3] <= px.height and box[2] <= px.width and taken.free(box):
-            row["x"], row["y"] = a["x"], mid
-            marks.append(box)
-            return layers
-    return []
+    spots = (
+        ((a["x"], mid), (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half))
+        for a, b in steps[:WATERMARK_STEPS_TRIED]
+        if None not in (a["x"], a["y"], b["y"])
+        for mid in [(a["y"] + b["y"]) / 2]
+        for cx, cy in [(px.px(a["x"]), px.py(mid))]
+    )
+    spot = _first_free(spots, Taken.of(lines, marks), px)
+    if spot is None:
+        return []
+    (row["x"], row["y"]), box = spot
+    marks.append(box)
+    return layers
+
+
+def _first_free(spots: Iterable[tuple[Any, Box]], taken: Taken, px: Plot) -> Any:
+    """The first of ``spots`` (a place and its box) whose box lies on the plot and is
+    ``taken.free``, else None."""
+    return next(((at, box) for at, box in spots if _inside(box, px) and taken.free(box)), None)
 
 
 LABEL_SPOTS = tuple(k / 20 for k in sorted(range(2, 19), key=lambda k: (abs(k - 10), k)))
@@ -395,17 +408,13 @@ def labels_off_marks(
     for row in spec.rows(layers[0]):
         lo, hi = extents.get(row.pop("group"), (row["dx"], row["dx"]))
         start, end = row.pop("span")
-        spot = None
-        for dx in (lo, hi + 2 * LABEL_GAP + LABEL_FONT):
-            for frac in LABEL_SPOTS:
-                at = {**row, "dx": dx, "y": start + (end - start) * frac}
-                box = _vertical_text_box(at, px, LABEL_FONT, LABEL_GAP)
-                inside = box[0] >= 0 and box[1] >= 0 and box[2] <= px.width
-                if inside and box[3] <= px.height and taken.free(box):
-                    spot = at, box
-                    break
-            if spot:
-                break
+        spots = (
+            (at, _vertical_text_box(at, px))
+            for dx in (lo, hi + 2 * LABEL_GAP + LABEL_FONT)
+            for frac in LABEL_SPOTS
+            for at in [{**row, "dx": dx, "y": start + (end - start) * frac}]
+        )
+        spot = _first_free(spots, taken, px)
         if spot is None:
             left_out += 1
             continue
@@ -418,12 +427,12 @@ def labels_off_marks(
     return layers if kept else []
 
 
-def _vertical_text_box(row: dict[str, Any], px: Plot, font: int, gap: int) -> Box:
-    """The box of a text turned 270°, centred on its point, its baseline ``gap`` px left (the
-    glyphs' extent across: the font size less a pixel of leading)."""
-    cx, cy = px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
-    half = 0.3 * font * len(row["text"])
-    return (cx - gap - font, cy - half, cx - gap - 1, cy + half)
+def _vertical_text_box(row: dict[str, Any], px: Plot) -> Box:
+    """The box of a timestamp label (turned 270°, centred on its point, its baseline
+    ``LABEL_GAP`` px left; the glyphs' extent across: the font size less a pixel of
+    leading)."""
+    (cx, cy), half = _at(row, px), 0.3 * LABEL_FONT * len(row["text"])
+    return (cx - LABEL_GAP - LABEL_FONT, cy - half, cx - LABEL_GAP - 1, cy + half)
 
 
 # -- 3. de-duplicated registrations ----------------------------------------------------------
@@ -521,15 +530,8 @@ def dedup_layers(
         if not bins:
             continue
         placed, above = dedups_beside(bins, extents.get(view or "", {}), Taken.of(*drawn(view)), px)
-        rows, counts = _dedup_rows(placed, y)
-        ups, up_counts = _dedup_rows(above, y)
-        for r, b in zip(ups, above, strict=True):
-            r["above"] = -b["above"]
-        for t, b in zip(up_counts, (b for b in above if b["n"] > 1), strict=True):
-            t["above"] = -b["above"]
-        if view is not None:
-            for r in (*rows, *counts, *ups, *up_counts):
-                r["view"] = view
+        rows, counts = _dedup_rows(placed, y, view)
+        ups, up_counts = _dedup_rows(above, y, view)
         marks += rows
         texts += counts
         above_marks += ups
@@ -570,7 +572,7 @@ def dedup_boxes(cx: float, cy: float, n: int) -> list[Box]:
     """A ▼'s box at (cx, cy) and, when it stands for ``n`` > 1 registrations, its "×n" text's
     box right of it."""
     h = EVENT_PX / 2
-    boxes = [(cx - h, cy - h, cx + h, cy + h)]
+    boxes = [_square((cx, cy), h)]
     if n > 1:
         w = COUNT_CHAR_PX * len(count_text(n)) + 2
         boxes.append((cx + h + 1, cy - COUNT_FONT * 0.7, cx + h + 1 + w, cy + COUNT_FONT * 0.7))
@@ -647,7 +649,7 @@ def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, p
     k = 0
     while k < len(dxs):
         for m, b in enumerate(dedup_boxes(x0 + dxs[k], cy, n)):
-            if not (b[0] >= 0 and b[2] <= px.width and b[1] >= 0 and b[3] <= px.height):
+            if not _inside(b, px):
                 if b[1] < 0 or b[3] > px.height or (b[2] > px.width if out else b[0] < 0):
                     return len(dxs)  # (off the plot, and the tries ahead farther)
                 k += 1
@@ -764,26 +766,23 @@ def _count_on(into: dict[str, Any], r: dict[str, Any]) -> None:
 
 def placed_boxes(rows: list[dict[str, Any]], px: Plot) -> list[Any]:
     """The boxes of the ▼ rows placed on the plot (``dedup_layers``) and of their "×n"."""
-    return [
-        b
-        for r in rows
-        for b in dedup_boxes(px.px(r["x"]) + r["dx"], px.py(r["y"]), r["registrations"])
-    ]
+    return [b for r in rows for b in dedup_boxes(*_at(r, px), r["registrations"])]
 
 
 def _dedup_rows(
-    placed: list[dict[str, Any]], y: TimeAxis
+    placed: list[dict[str, Any]], y: TimeAxis, view: str | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The ▼ rows (timer events) of the placed bins, and the "×n" text of each standing for
-    more than one registration (``piles.ALSO_HERE``: how many besides its first)."""
+    more than one registration (``piles.ALSO_HERE``: how many besides its first); those in
+    the row above the plot with their ``above``, and each with the dropdown's ``view`` that
+    shows it, if any."""
     marks, counts = [], []
     for b in placed:
-        y0 = b["y"]
         mark = {
             "kind": "timer event",
             "event": DEDUP_EVENT,
             "x": b["x"],
-            "y": y0,
+            "y": b["y"],
             "dx": b["dx"],
             "key": keys_text(b["keys"]),
             "domain": b["domain"],
@@ -794,13 +793,13 @@ def _dedup_rows(
             piles.ALSO_HERE: b["n"] - 1,
             "reg_seq": b["reg_seq"],
         }
+        count = {"kind": "dedup count", "x": b["x"], "y": b["y"],
+                 "dx": b["dx"] + EVENT_PX / 2 + 1, "text": count_text(b["n"])}  # fmt: skip
+        for row in (mark, count):
+            row |= {"above": -b["above"]} if "above" in b else {}
+            row |= {"view": view} if view is not None else {}
         marks.append(mark)
-        if b["n"] > 1:
-            counts.append(
-                {"kind": "dedup count", "x": b["x"], "y": y0,
-                 "dx": b["dx"] + EVENT_PX / 2 + 1,
-                 "text": count_text(b["n"])}
-            )  # fmt: skip
+        counts += [count] if b["n"] > 1 else []
     return marks, counts
 
 
