@@ -61,8 +61,8 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     # objects among many records: each distinct object (by id(): alive throughout, so no id
     # is reused) is read once
     details = view.part("detail", rows)[rows]  # (an object array: its ids read in bulk)
-    at, firsts = _first_of_each(details)
-    distinct = [details[i] for i in firsts]
+    at, firsts = value_codes(details)  # (numbered in order of first appearance)
+    distinct = [details[i] for i in firsts.tolist()]
     texts, text_codes = _namespace_texts_codes(list(map(itemgetter(1), distinct)))
     columns["namespace"] = _objects(object_array(texts)[at])
     ns_codes = text_codes[at]
@@ -90,13 +90,6 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     return pd.DataFrame(columns, copy=False)  # (every column made here, for this frame only)
 
 
-def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, list[int]]:
-    """Per value of an object array, the number of the distinct value it is (``value_codes``,
-    numbered in order of first appearance), and each distinct value's first position."""
-    codes, first = value_codes(values)
-    return codes, first.tolist()
-
-
 def _identity_codes(values: list[Any]) -> np.ndarray:
     """Integer codes of some strings (or any values) telling equal ones apart: by object
     identity first (a run's domains are a few shared objects), then by value."""
@@ -110,14 +103,10 @@ def _identity_codes(values: list[Any]) -> np.ndarray:
     return by_value[codes]
 
 
-def namespace_texts(values: list[Any]) -> list[str]:
-    """A timer namespace as text: a window as "[start, end)" (from a TimeWindow or the
-    [start, end] pair of a DataFrame), anything else as ``short``."""
-    return _namespace_texts_codes(values)[0]
-
-
 def _namespace_texts_codes(values: list[Any]) -> tuple[list[str], np.ndarray]:
-    """``namespace_texts`` and an integer code per value: one per distinct text."""
+    """Timer namespaces as text — a window as "[start, end)" (from a TimeWindow or the
+    [start, end] pair of a DataFrame), anything else as ``short`` — and an integer code per
+    value: one per distinct text."""
     if not values:
         return [], np.zeros(0, dtype=np.int64)
     # a text per distinct object (by id(): the values are alive throughout, so no id is

@@ -162,7 +162,8 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
             "registration to the last end"
         )
         by_key = False
-    rules = _rule_rows(lives, records, x, y, t_end, aggregated)
+    dx = spread(lives)  # (each timer's place among those of its timestamp)
+    rules = _rule_rows(lives, dx, x, y, t_end, aggregated)
     if not aggregated:
         _with_roles(rules, timer_roles(view, op, lives), notes)
     rules, k = _every_kth(rules)
@@ -188,7 +189,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
         (staircase, diagonal),
         _label_layers(rules, x, y),
         (records, dedup),
-        _extents(lives, x, ["", *keys]),
+        _extents(lives, dx, x, ["", *keys]),
         keys,
         notes,
     )
@@ -291,7 +292,7 @@ def timer_rows(records: pd.DataFrame) -> pd.DataFrame:
 
 def _rule_rows(
     lives: pd.DataFrame,
-    records: pd.DataFrame,
+    dx: list[float],
     x: TimeAxis,
     y: TimeAxis,
     t_end: int,
@@ -299,12 +300,11 @@ def _rule_rows(
 ) -> list[dict[str, Any]]:
     """One row per timer (or per (domain, timestamp) when aggregated): x = timestamp, y =
     registered, y2 = ended (the top edge while pending), dx = its place among the timers of
-    its timestamp."""
+    its timestamp (``spread``)."""
     if lives.empty:
         return []
     if aggregated:
         return _aggregated_rows(lives, x, y, t_end)
-    dx = spread(lives)
     rows = []
     for i, r in enumerate(lives.itertuples()):
         pending = r.end == "pending"
@@ -441,12 +441,12 @@ def _event_rows(
 
 
 def _extents(
-    lives: pd.DataFrame, x: TimeAxis, views: list[str]
+    lives: pd.DataFrame, dx: list[float], x: TimeAxis, views: list[str]
 ) -> dict[str, dict[tuple[Any, Any], tuple[float, float]]]:
     """Per view of the key dropdown (``views``; "": every key), per (domain, x) of its timers'
-    timestamps, their rules' least and greatest dx (``spread``)."""
+    timestamps, their rules' least and greatest ``dx`` (``spread``)."""
     out: dict[str, dict[tuple[Any, Any], tuple[float, float]]] = {"": {}}
-    cols = (lives["domain"], lives["timestamp"], spread(lives), lives["key"])
+    cols = (lives["domain"], lives["timestamp"], dx, lives["key"])
     for dom, ts, d, k in zip(*cols, strict=True):
         for view in (out[""], out.setdefault(k, {})):
             lo, hi = view.get((dom, ts), (d, d))
@@ -474,11 +474,13 @@ def _domain_dash() -> dict[str, Any]:
     }
 
 
-def _queue_color() -> dict[str, Any]:
-    """The queue panel's colour: its timer domain, in the domain's palette colour (the panel
-    has no colour legend of its own: the dash legend names the domains)."""
+def _domain_color(title: str | None) -> dict[str, Any]:
+    """The colour of a timer domain, in the domain's palette colour, with a legend ``title``
+    (None: no legend of its own — the queue panel's, whose dash legend names the domains)."""
     scale = {"domain": list(DOMAINS), "range": list(DOMAIN_COLORS)}
-    return {"field": "domain", "type": "nominal", "scale": scale, "legend": None}
+    if title is None:
+        return {"field": "domain", "type": "nominal", "scale": scale, "legend": None}
+    return {"field": "domain", "type": "nominal", "title": title, "scale": scale}
 
 
 def _rule_layer(
@@ -493,12 +495,7 @@ def _rule_layer(
             "scale": {"domain": keys, "range": list(KEY_COLORS[: len(keys)])},
         }
     else:
-        color = {
-            "field": "domain",
-            "type": "nominal",
-            "title": "timer domain",
-            "scale": {"domain": list(DOMAINS), "range": list(DOMAIN_COLORS)},
-        }
+        color = _domain_color("timer domain")
     return spec.layer(
         rows,
         {"type": "rule", "strokeWidth": 2.5, "xOffset": {"expr": "datum.dx"}},
@@ -727,7 +724,7 @@ def _queue_panel(
             "x": x,
             "y": axes.channel(y, "y"),
             "order": {"field": "i", "type": "quantitative"},
-            "color": _queue_color(),
+            "color": _domain_color(None),
             "strokeDash": _domain_dash(),
             "detail": {"field": "domain", "type": "nominal"},
         },
@@ -740,7 +737,7 @@ def _queue_panel(
         {
             "x": x,
             "y": axes.channel(y, "y"),
-            "color": _queue_color(),
+            "color": _domain_color(None),
             "tooltip": spec.tooltips(rows, ["y", "i", "kind"]),
         },
     )
