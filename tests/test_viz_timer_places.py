@@ -217,6 +217,10 @@ def test_a_picked_key_shows_every_event_of_its_own_drawn_or_counted_on_its_own_m
         [("a", 0.0, 3)],
     )  # fmt: skip
     assert counts["b"] == ([("b", 8.0, 0), ("b", 0.0, 0)], [])  # (its own row for 0.0: last)
+    # rows alike in a key's view and every key's are written once: 9 + a's 2 + b's 1 of its
+    # own; b's ring (of a's events) is every key's view's alone
+    assert [r.get("view") for r in drawn] == [""] + [None] * 8 + ["a", "a", "b"]
+    assert [r.get("view") for r in rings] == ["", "a"]
     # each key's events, drawn or counted in its view: all of them
     for view, n in (("", 14), ("a", 12), ("b", 2)):
         marks, piled = counts[view]

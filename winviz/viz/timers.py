@@ -27,7 +27,8 @@ timers queued at that moment are the lines it crosses.
 
 Per-key scope: timers belong to the key that was current when they were registered. With at
 most ``KEY_COLORS`` keys the rules are coloured by key; with more they are coloured by domain
-and a **key** dropdown shows one key's timers (or all).
+and a **key** dropdown shows one key's timers (or all) and every timer event of that key, drawn
+or counted on a mark of its own (``timer_places.side_by_side``).
 
 Scale: above ``AGGREGATE_LIMIT`` timers, one rule per (domain, timestamp) — the earliest
 registration to the last end, with how many timers — and the subtitle says so. Every layer
