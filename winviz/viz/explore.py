@@ -44,6 +44,7 @@ import asyncio
 import dataclasses
 import html
 import inspect
+import secrets
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -329,13 +330,23 @@ class Explorer:
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
         self._ahead_handle: asyncio.TimerHandle | None = None
+        self._update_handle: asyncio.Handle | None = None  # a page's change, to show
+        self._group = secrets.token_hex(8)  # the page switches the charts together
+        self.page_changes = 0  # the controls' changes made in the page (``_on_change``)
         ExplorerChart.bundle()  # the widget's JavaScript from vl-convert, no CDN
         run = self.compute(self.values)
         first = self._show(run, run.stages)
         # the first charts are validated once, by JupyterChart's to_dict; their specs then come
         # from chart_dict like every update's (the same content, datasets named rows-N)
         self.charts = [
-            ExplorerChart(_altair(c), embed_options=JUPYTER_EMBED_OPTIONS) for c in first
+            ExplorerChart(
+                _altair(c),
+                embed_options=JUPYTER_EMBED_OPTIONS,
+                _group=self._group,
+                _run=self.runs,
+                _call=run.call,
+            )
+            for c in first
         ]
         with debug_mode(False):
             for jc, chart in zip(self.charts, first, strict=True):
@@ -381,10 +392,39 @@ class Explorer:
     # -- running ----------------------------------------------------------------------------
 
     def _on_change(self, change: dict[str, Any]) -> None:
+        """A control changed: re-run at once, or, for a change the page made (a learner's
+        key press or drag, synced by ipywidgets) on a running event loop, soon (``_later``)."""
         name = next((n for n, w in self.controls.items() if w is change.get("owner")), None)
         self._moved = (name, direction(self.controls.get(name), change))
-        if not self._holding:
-            self.update()
+        if self._holding:
+            return
+        owner = change.get("owner")
+        if getattr(owner, "_property_lock", None):  # (ipywidgets sets it while syncing)
+            self.page_changes += 1
+            if self._later():
+                return
+        self.update()
+
+    def _later(self) -> bool:
+        """Show the controls' values in one event-loop callback from now, unless one is due:
+        the latest values win. While a run is computed the page's further changes wait in
+        the kernel's sockets; each then only sets its control, and the one update shows the
+        last values (never a queue of stale ones). False without a running loop."""
+        if self._update_handle is not None:
+            return True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        if self._ahead_handle is not None:  # the change first, the runs ahead after it
+            self._ahead_handle.cancel()
+            self._ahead_handle = None
+        self._update_handle = loop.call_soon(self._update_now)
+        return True
+
+    def _update_now(self) -> None:
+        self._update_handle = None
+        self.update()
 
     def set(self, **values: Any) -> None:
         """Set several controls at once and re-run the pipeline once (setting each widget's
@@ -414,6 +454,9 @@ class Explorer:
         redrawing a scrubber whose t moved) for one computed ahead; then ``widget`` and
         ``at_t``. The cyclic garbage collector is paused meanwhile (``winviz.viz.ahead``)."""
         start = time.perf_counter()
+        if self._update_handle is not None:  # (it would show these values again)
+            self._update_handle.cancel()
+            self._update_handle = None
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = self._keep_now()
         values = self.values
@@ -429,17 +472,17 @@ class Explorer:
                 with stages.time("ahead"):
                     ready = self._at_keep(key, ready, self._kept_t)
                 charts = self._show(ready.run, stages)
-                specs = ready.specs
+                specs, call = ready.specs, ready.run.call
             else:
                 run = self.compute(values, self._kept_t)
-                charts = self._show(run, run.stages)
+                charts, call = self._show(run, run.stages), run.call
                 with self.last_stages.time("spec"):
                     specs = [chart_dict(chart) for chart in charts]
                 ready = self._remember(run, list(self._kept_t), specs)
             keys = [self._chart_key(ready, i) for i in range(len(specs))]
             with self.last_stages.time("widget"):
                 for jc, chart, spec, k in zip(self.charts, charts, specs, keys, strict=True):
-                    jc.show(_altair(chart), spec, k)
+                    jc.show(_altair(chart), spec, k, self.runs, call)
         with self.last_stages.time("at_t"):
             self._watch_scrubbers()
         self.last_seconds = time.perf_counter() - start
