@@ -43,61 +43,42 @@ def _shown(ex: Explorer) -> list[tuple[int, str]]:
     return [(jc._run, jc._call) for jc in ex.charts]
 
 
-def test_changes_from_the_page_coalesce_and_the_latest_values_win() -> None:
+def test_a_change_from_the_page_is_shown_before_the_kernel_is_idle_again() -> None:
+    """ipywidgets sends a control's next change when the kernel is idle after the last one,
+    merging those made meanwhile: so the run is computed in the change's handler (the merged
+    change then carries the latest value), not later."""
     pipeline = Counted()
     ex = make(pipeline)
-    assert pipeline.bounds == [1000] and ex.runs == 1
+    assert pipeline.bounds == [1000] and ex.runs == 1 and ex.page_changes == 0
     assert _shown(ex) == [(1, "Counted(data, bound=1000, size=5000)")] * 2
-    bound = ex.controls["bound"]
 
-    async def presses() -> None:
-        loop = asyncio.get_running_loop()
-        bound.set_state({"value": 1500})  # the page's first key press: shown soon
-        assert pipeline.bounds == [1000] and ex.runs == 1  # not yet
-        # three more arrive while it is computed (the kernel reads them after it)
-        loop.call_soon(lambda: [bound.set_state({"value": v}) for v in (2000, 2500, 3000)])
-        await asyncio.sleep(0)  # (one pass of the loop: the update, then those three)
-        assert pipeline.bounds == [1000, 1500] and ex._update_handle is not None
-        await asyncio.sleep(0)
-        assert pipeline.bounds == [1000, 1500, 3000]  # 2000 and 2500 never computed
-        assert ex.runs == 3 and ex.page_changes == 4
-        assert ex.last_values == {"bound": 3000, "size": 5000}
-        assert _shown(ex) == [(3, "Counted(data, bound=3000, size=5000)")] * 2
-        ex._ahead_handle.cancel()  # (the runs ahead are not this test's)
-
-    asyncio.run(presses())
-
-
-def test_a_burst_of_page_changes_is_one_run_and_the_kernels_own_changes_run_at_once() -> None:
-    pipeline = Counted()
-    ex = make(pipeline)
-
-    async def burst() -> None:
-        for v in (1500, 2000, 2500):
-            ex.controls["bound"].set_state({"value": v})
+    async def change() -> None:  # (in the kernel: on its running event loop)
+        ex.controls["bound"].set_state({"value": 2500})  # what the kernel's comm handler calls
+        assert pipeline.bounds == [1000, 2500] and ex.runs == 2 and ex.page_changes == 1
         ex.controls["size"].set_state({"index": 1})  # (a dropdown syncs its index)
-        await asyncio.sleep(0)
-        assert pipeline.bounds == [1000, 2500] and ex.runs == 2
-        assert ex.last_values == {"bound": 2500, "size": 10000}
-        assert _shown(ex) == [(2, "Counted(data, bound=2500, size=10000)")] * 2
-        ex.controls["bound"].value = 500  # set in the kernel (a cell): shown at once
-        assert pipeline.bounds == [1000, 2500, 500] and ex.runs == 3
-        ex.controls["bound"].set_state({"value": 0})
-        ex.set(bound=3000)  # a change due is shown by the next update, not after it
-        await asyncio.sleep(0)
-        assert pipeline.bounds == [1000, 2500, 500, 3000] and ex.runs == 4
-        assert ex.page_changes == 5 and ex._update_handle is None
-        ex._ahead_handle.cancel()
+        assert pipeline.bounds == [1000, 2500, 2500] and ex.page_changes == 2
+        ex._ahead_handle.cancel()  # (the runs ahead: the next test)
 
-    asyncio.run(burst())
+    asyncio.run(change())
+    assert ex.last_values == {"bound": 2500, "size": 10000}
+    assert _shown(ex) == [(3, "Counted(data, bound=2500, size=10000)")] * 2
+    ex.controls["bound"].value = 500  # set by the kernel (a cell): not the page's
+    assert ex.page_changes == 2 and _shown(ex)[0][0] == 4
 
 
-def test_without_an_event_loop_a_page_change_runs_at_once() -> None:
+def test_the_runs_ahead_follow_the_latest_values_only() -> None:
+    """A change empties the queue of runs ahead: none is computed for the values passed."""
     pipeline = Counted()
     ex = make(pipeline)
-    ex.controls["bound"].set_state({"value": 2000})
-    assert pipeline.bounds == [1000, 2000] and ex.page_changes == 1
-    assert _shown(ex) == [(2, "Counted(data, bound=2000, size=5000)")] * 2
+    assert ex.work_ahead() == 3 and pipeline.bounds == [1000, 1500, 500, 1000]
+    ex.controls["bound"].set_state({"value": 1500})  # drawn ahead: shown from the cache
+    assert ex.last_ahead and pipeline.bounds == [1000, 1500, 500, 1000]
+    assert [v["bound"] for v in ex.ahead.queue] == [2000, 1000, 1500]
+    ex.controls["bound"].set_state({"value": 2500})  # before any of them was computed
+    assert not ex.last_ahead
+    assert ex.work_ahead() == 3
+    assert pipeline.bounds == [1000, 1500, 500, 1000, 2500, 3000, 2000, 2500]
+    assert ex.runs == 3 and _shown(ex) == [(3, "Counted(data, bound=2500, size=5000)")] * 2
 
 
 def test_each_chart_update_names_its_run_and_the_explorer_in_one_message(monkeypatch) -> None:

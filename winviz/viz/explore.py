@@ -330,7 +330,6 @@ class Explorer:
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
         self._ahead_handle: asyncio.TimerHandle | None = None
-        self._update_handle: asyncio.Handle | None = None  # a page's change, to show
         self._group = secrets.token_hex(8)  # the page switches the charts together
         self.page_changes = 0  # the controls' changes made in the page (``_on_change``)
         ExplorerChart.bundle()  # the widget's JavaScript from vl-convert, no CDN
@@ -392,39 +391,16 @@ class Explorer:
     # -- running ----------------------------------------------------------------------------
 
     def _on_change(self, change: dict[str, Any]) -> None:
-        """A control changed: re-run at once, or, for a change the page made (a learner's
-        key press or drag, synced by ipywidgets) on a running event loop, soon (``_later``)."""
+        """A control changed: re-run now. A change the page made (a learner's key press or
+        drag) is answered before the kernel is idle again, and ipywidgets sends a control's
+        next change only then, merging those made meanwhile into one: a burst of key presses
+        is computed as its first value and its latest (never each value in turn)."""
         name = next((n for n, w in self.controls.items() if w is change.get("owner")), None)
         self._moved = (name, direction(self.controls.get(name), change))
-        if self._holding:
-            return
-        owner = change.get("owner")
-        if getattr(owner, "_property_lock", None):  # (ipywidgets sets it while syncing)
+        if getattr(change.get("owner"), "_property_lock", None):  # (set while syncing)
             self.page_changes += 1
-            if self._later():
-                return
-        self.update()
-
-    def _later(self) -> bool:
-        """Show the controls' values in one event-loop callback from now, unless one is due:
-        the latest values win. While a run is computed the page's further changes wait in
-        the kernel's sockets; each then only sets its control, and the one update shows the
-        last values (never a queue of stale ones). False without a running loop."""
-        if self._update_handle is not None:
-            return True
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return False
-        if self._ahead_handle is not None:  # the change first, the runs ahead after it
-            self._ahead_handle.cancel()
-            self._ahead_handle = None
-        self._update_handle = loop.call_soon(self._update_now)
-        return True
-
-    def _update_now(self) -> None:
-        self._update_handle = None
-        self.update()
+        if not self._holding:
+            self.update()
 
     def set(self, **values: Any) -> None:
         """Set several controls at once and re-run the pipeline once (setting each widget's
@@ -454,9 +430,6 @@ class Explorer:
         redrawing a scrubber whose t moved) for one computed ahead; then ``widget`` and
         ``at_t``. The cyclic garbage collector is paused meanwhile (``winviz.viz.ahead``)."""
         start = time.perf_counter()
-        if self._update_handle is not None:  # (it would show these values again)
-            self._update_handle.cancel()
-            self._update_handle = None
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = self._keep_now()
         values = self.values
