@@ -25,7 +25,10 @@ Two kinds of control, by where they can be evaluated:
 While the kernel is idle the explorer computes the runs of the neighbouring control values
 (``winviz.viz.ahead``), one per event-loop callback; a change to one of them shows it at once
 (``last_ahead``), exactly as a fresh run would draw it. In JupyterLab those runs are drawn out
-of sight in the page too (``winviz.viz.explorer_chart``).
+of sight in the page too (``winviz.viz.explorer_chart``). Quick changes: the latest values win
+(ipywidgets sends a control's next change once the kernel has answered the last, merging those
+made meanwhile; a change empties the queue of runs ahead; the page shows each chart's latest
+run only, all charts of the explorer together).
 
 A control starts at the pipeline's default for its parameter (when in range / among the
 options), else at the first value. A summary line (firings by cause, elements by fate) follows

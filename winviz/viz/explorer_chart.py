@@ -10,13 +10,25 @@ view into place (``el.dataset.drawn = "prepared"``); any other run comes with it
 (``spec``, ``_spec_key``: ``"embedded"``). A view that started after a run was sent asks for
 its spec (``need``); ``keep`` names the keys still wanted.
 
+Latest wins: a view makes one run ready at a time (out of sight: drawn ahead, or drawn now in
+the holder of the views ahead); runs the kernel names meanwhile are not queued, the latest is
+made ready next, and a run superseded while it was drawn is dropped unseen. The charts of one
+explorer switch together: each names its explorer (``_group``) and the run it is of (``_run``,
+``Explorer.runs``); a view offers its run when ready and the views of a group are placed in one
+task when all have the same run ready (or ``GROUP_WAIT_MS`` after the first, if one is slow or
+lacks its spec). The element then says which run it shows (``data-run``, ``data-call``: the
+pipeline call).
+
 Vega parameters are synced as ``JupyterChart`` syncs them (``_params``, ``_vl_selections``,
 debounced), but a report reads every value from the view when sent and the page's own reports
 are not applied back to the view: ``JupyterChart`` builds a report from the model's values, so
 a replay tick's report sent just after "play" was unticked re-ticked it (the scrubber's widget
 is therefore an ``ExplorerChart`` too). ``JupyterChart``'s watch plans are not supported.
 
-Everything is offline: the script is bundled with Vega by vl-convert (``bundle``).
+Everything is offline: the script is bundled with Vega by vl-convert (``bundle``), held once
+per kernel by a ``Bundle`` widget and imported once per page by each model's small module
+(``LOADER``): anywidget gives a model 2 s to load its module, and a 0.9 MB module per chart ran
+out of it on a busy machine.
 """
 
 from __future__ import annotations
@@ -368,8 +380,9 @@ class ExplorerChart(alt.JupyterChart):
 
     def __init__(self, chart: Any, **kwargs: Any) -> None:
         bundle = self.bundle()
-        kwargs.setdefault("_bundle", bundle.model_id)
-        kwargs.setdefault("_bundle_sha", self._bundled_sha)
+        if bundle is not None:  # (None: bench/explore_specs.py skips the bundling)
+            kwargs.setdefault("_bundle", bundle.model_id)
+            kwargs.setdefault("_bundle_sha", self._bundled_sha)
         super().__init__(chart, **kwargs)
         self._sent: set[str] = set()  # keys of the specs sent ahead to the page
         self.on_page: Callable[[], None] | None = None
