@@ -244,7 +244,7 @@ def test_a_run_sent_ahead_is_shown_by_its_key_alone(monkeypatch) -> None:
     assert ex.last_ahead
     tl = ex.charts[1]
     (update,) = [m["state"] for who, m in states if who == id(tl)]
-    assert update == {"_key": tl._key}
+    assert update == {"_key": tl._key, "_run": 2, "_call": tl._call}  # (explorer_chart)
     states.clear()
     tl._on_page_message(tl, {"type": "need"}, [])
     (update,) = [m["state"] for who, m in states if who == id(tl)]
@@ -253,5 +253,11 @@ def test_a_run_sent_ahead_is_shown_by_its_key_alone(monkeypatch) -> None:
     ex.ahead.clear()
     ex.controls["size"].value = 5000  # computed now: never sent
     (update,) = [m["state"] for who, m in states if who == id(tl)]
-    assert update == {"spec": tl.spec, "_spec_key": tl._key, "_key": tl._key}
+    assert update == {
+        "spec": tl.spec,
+        "_spec_key": tl._key,
+        "_key": tl._key,
+        "_run": 3,
+        "_call": tl._call,
+    }
     assert tl._key != ""

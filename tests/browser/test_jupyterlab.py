@@ -12,9 +12,11 @@ server: other requests are blocked, recorded and must not happen.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from tools.browser import Lab, jupyter_lab, run_notebook
@@ -308,4 +310,138 @@ def test_a_step_sends_the_kernel_no_report_it_has_and_a_moved_t_is_reported(
     assert pg.evaluate(READ_IN_KERNEL, "[(n, sorted(s)) for n, s in updates]") == (
         "[(1, ['_params'])]"
     )
+    assert net.blocked == []
+
+
+def write_burst_notebook(path: Path) -> Path:
+    """A lesson with one explorer whose every run takes 0.4 s (a loaded machine): conftest's
+    job, its bound a slider 0 … 10000 by 500 (starting at 1000), charts: the timeline and a
+    learner's own Altair chart. ``calls``: every bound the pipeline ran (ahead too);
+    ``shown``: the bound of every run the explorer showed."""
+    from lesson_notebook import write_lesson
+
+    return write_lesson(
+        path,
+        [
+            nbformat.v4.new_code_cell(
+                "import time\n\n"
+                "import altair as alt\n"
+                "import winviz as wv\n\n"
+                "wv.setup_rendering()\n"
+                'RECORDS = [("a", 1000), ("a", 2500), ("a", 6000), ("a", 4000), ("a", 12000),\n'
+                '           ("a", 3000)]\n'
+                "calls = []\n\n\n"
+                "def counts(records, bound=1000, size=5000):\n"
+                "    calls.append(bound)\n"
+                "    time.sleep(0.4)\n"
+                "    env = wv.StreamExecutionEnvironment()\n"
+                "    (env.from_collection(records, arrival_times=[0, 100, 200, 300, 400, 500])\n"
+                "        .assign_timestamps_and_watermarks(\n"
+                "            wv.WatermarkStrategy.for_bounded_out_of_orderness(bound)\n"
+                "            .with_timestamp_assigner(lambda e, _: e[1]))\n"
+                "        .key_by(lambda e: e[0])\n"
+                "        .window(wv.TumblingEventTimeWindows.of(size))\n"
+                "        .aggregate(wv.CountAggregate())\n"
+                '        .sink_to("counts"))\n'
+                "    return env.execute()\n\n\n"
+                "def dots(result):\n"
+                '    return alt.Chart(alt.Data(values=[{"x": 1}])).mark_point().encode(x="x:Q")'
+            ),
+            nbformat.v4.new_code_cell(
+                "ex = wv.explore(counts, RECORDS, bound=(0, 10000, 500), size=[5000, 10000],\n"
+                '                charts=("timeline", dots))\n'
+                "shown = []\n"
+                "_update = ex.update\n\n\n"
+                "def counted_update():\n"
+                "    _update()\n"
+                '    shown.append(ex.last_values["bound"])\n\n\n'
+                "ex.update = counted_update\n"
+                "ex"
+            ),
+        ],
+    )
+
+
+# every change of a chart's run in the page: [chart, data-run, data-call, time]
+WATCH_RUNS = f"""() => {{
+  window.__runs = [];
+  const charts = Array.from(document.querySelectorAll('{DRAWN}'));
+  const watch = new MutationObserver((records) => {{
+    const now = performance.now();
+    for (const r of records) {{
+      const el = r.target;
+      window.__runs.push([charts.indexOf(el), el.dataset.run, el.dataset.call, now]);
+    }}
+  }});
+  charts.forEach((el) => watch.observe(el, {{attributes: true, attributeFilter: ['data-run']}}));
+}}"""
+FINAL_CALL = "counts(data, bound=5000, size=5000)"
+ALL_SHOW_FINAL = f"""() => {{
+  const charts = Array.from(document.querySelectorAll('{DRAWN}'));
+  return charts.length === 2 && charts.every(el => el.dataset.call === {json.dumps(FINAL_CALL)});
+}}"""
+
+
+def test_quick_key_presses_show_the_last_value_on_every_chart_together(
+    lab: Lab, check_notebook: Path, page, shots: Path
+) -> None:
+    """Eight quick key presses on a slider whose runs take 0.4 s each: latest wins. The
+    kernel shows a run of the values the page has when it is free (``Explorer._later``;
+    ipywidgets sends one change at a time), not every value in turn; the page shows each
+    chart's latest run only, and the explorer's charts switch together (``_group``): every
+    run a chart showed, the other showed at the same moment. Within 15 s every chart shows
+    bound 5000 (``data-call``, the run's pipeline call); the Vega bundle was imported once
+    (``LOADER``) and no widget failed to start."""
+    notebook = write_burst_notebook(check_notebook.parent / "94_explorer_burst.ipynb")
+    pg, net = page
+    console: list[str] = []
+    pg.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    pg.set_default_timeout(45_000)
+    errors = run_notebook(pg, lab, notebook.name, "burst")
+    assert errors == [], errors
+    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '1000'")
+    pg.wait_for_function(
+        f"Array.from(document.querySelectorAll('{DRAWN}')).length === 2 && Array.from("
+        f"document.querySelectorAll('{DRAWN}')).every(el => el.dataset.ahead === 'done')",
+        polling=250,
+        timeout=90_000,
+    )
+    assert (
+        pg.evaluate(f"Array.from(document.querySelectorAll('{DRAWN}')).map(el => el.dataset.call)")
+        == ["counts(data, bound=1000, size=5000)"] * 2
+    )
+    before = json.loads(pg.evaluate(READ_IN_KERNEL, "[len(calls), ex.page_changes]"))
+    pg.evaluate(WATCH_RUNS)
+
+    handle = pg.locator(".jp-OutputArea .widget-vbox .widget-slider .noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    started = time.monotonic()
+    for _ in range(8):
+        pg.keyboard.press("ArrowRight")
+    pg.wait_for_function(f"document.querySelector('{READOUT}').textContent.trim() === '5000'")
+    pg.wait_for_function(ALL_SHOW_FINAL, polling=50, timeout=15_000)
+    settled = time.monotonic() - started
+    shown = json.loads(pg.evaluate(READ_IN_KERNEL, "shown"))
+    calls, changes = json.loads(pg.evaluate(READ_IN_KERNEL, "[calls, ex.page_changes]"))
+    pg.wait_for_timeout(1500)  # nothing older comes after it
+    assert pg.evaluate(ALL_SHOW_FINAL)
+    runs = pg.evaluate("window.__runs")
+    pg.screenshot(path=str(shots / "jupyterlab_explorer_burst.png"))
+
+    assert settled < 15
+    assert shown[-1] == 5000 and len(shown) <= 3, shown  # not eight runs in turn
+    assert changes - before[1] <= 8
+    computed = calls[before[0] :]
+    assert 5000 in computed and not {3000, 3500, 4000} <= set(computed), computed
+    # each chart showed the same runs, switching together (one task: one observer callback)
+    by_chart = [[(run, call) for i, run, call, _ in runs if i == n] for n in (0, 1)]
+    assert by_chart[0] == by_chart[1] and by_chart[0][-1][1] == FINAL_CALL, runs
+    for run in {r for _, r, _, _ in runs}:
+        times = [t for _, r, _, t in runs if r == run]
+        assert len(times) == 2 and max(times) - min(times) < 1, runs
+    assert pg.evaluate("globalThis.__winvizBundleLoads") == 1
+    assert not [m for m in console if "Failed to initialize model" in m]
+    bad = [m for m in console if m.startswith(("error", "warning")) and " to activate." not in m]
+    assert bad == []
     assert net.blocked == []

@@ -25,7 +25,10 @@ Two kinds of control, by where they can be evaluated:
 While the kernel is idle the explorer computes the runs of the neighbouring control values
 (``winviz.viz.ahead``), one per event-loop callback; a change to one of them shows it at once
 (``last_ahead``), exactly as a fresh run would draw it. In JupyterLab those runs are drawn out
-of sight in the page too (``winviz.viz.explorer_chart``).
+of sight in the page too (``winviz.viz.explorer_chart``). Quick changes: the latest values win
+(ipywidgets sends a control's next change once the kernel has answered the last, merging those
+made meanwhile; a change empties the queue of runs ahead; the page shows each chart's latest
+run only, all charts of the explorer together).
 
 A control starts at the pipeline's default for its parameter (when in range / among the
 options), else at the first value. A summary line (firings by cause, elements by fate) follows
@@ -44,6 +47,7 @@ import asyncio
 import dataclasses
 import html
 import inspect
+import secrets
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -329,13 +333,22 @@ class Explorer:
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
         self._ahead_handle: asyncio.TimerHandle | None = None
+        self._group = secrets.token_hex(8)  # the page switches the charts together
+        self.page_changes = 0  # the controls' changes made in the page (``_on_change``)
         ExplorerChart.bundle()  # the widget's JavaScript from vl-convert, no CDN
         run = self.compute(self.values)
         first = self._show(run, run.stages)
         # the first charts are validated once, by JupyterChart's to_dict; their specs then come
         # from chart_dict like every update's (the same content, datasets named rows-N)
         self.charts = [
-            ExplorerChart(_altair(c), embed_options=JUPYTER_EMBED_OPTIONS) for c in first
+            ExplorerChart(
+                _altair(c),
+                embed_options=JUPYTER_EMBED_OPTIONS,
+                _group=self._group,
+                _run=self.runs,
+                _call=run.call,
+            )
+            for c in first
         ]
         with debug_mode(False):
             for jc, chart in zip(self.charts, first, strict=True):
@@ -381,8 +394,14 @@ class Explorer:
     # -- running ----------------------------------------------------------------------------
 
     def _on_change(self, change: dict[str, Any]) -> None:
+        """A control changed: re-run now. A change the page made (a learner's key press or
+        drag) is answered before the kernel is idle again, and ipywidgets sends a control's
+        next change only then, merging those made meanwhile into one: a burst of key presses
+        is computed as its first value and its latest (never each value in turn)."""
         name = next((n for n, w in self.controls.items() if w is change.get("owner")), None)
         self._moved = (name, direction(self.controls.get(name), change))
+        if getattr(change.get("owner"), "_property_lock", None):  # (set while syncing)
+            self.page_changes += 1
         if not self._holding:
             self.update()
 
@@ -429,17 +448,17 @@ class Explorer:
                 with stages.time("ahead"):
                     ready = self._at_keep(key, ready, self._kept_t)
                 charts = self._show(ready.run, stages)
-                specs = ready.specs
+                specs, call = ready.specs, ready.run.call
             else:
                 run = self.compute(values, self._kept_t)
-                charts = self._show(run, run.stages)
+                charts, call = self._show(run, run.stages), run.call
                 with self.last_stages.time("spec"):
                     specs = [chart_dict(chart) for chart in charts]
                 ready = self._remember(run, list(self._kept_t), specs)
             keys = [self._chart_key(ready, i) for i in range(len(specs))]
             with self.last_stages.time("widget"):
                 for jc, chart, spec, k in zip(self.charts, charts, specs, keys, strict=True):
-                    jc.show(_altair(chart), spec, k)
+                    jc.show(_altair(chart), spec, k, self.runs, call)
         with self.last_stages.time("at_t"):
             self._watch_scrubbers()
         self.last_seconds = time.perf_counter() - start

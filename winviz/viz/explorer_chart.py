@@ -10,21 +10,35 @@ view into place (``el.dataset.drawn = "prepared"``); any other run comes with it
 (``spec``, ``_spec_key``: ``"embedded"``). A view that started after a run was sent asks for
 its spec (``need``); ``keep`` names the keys still wanted.
 
+Latest wins: a view makes one run ready at a time (out of sight: drawn ahead, or drawn now in
+the holder of the views ahead); runs the kernel names meanwhile are not queued, the latest is
+made ready next, and a run superseded while it was drawn is dropped unseen. The charts of one
+explorer switch together: each names its explorer (``_group``) and the run it is of (``_run``,
+``Explorer.runs``); a view offers its run when ready and the views of a group are placed in one
+task when all have the same run ready (or ``GROUP_WAIT_MS`` after the first, if one is slow or
+lacks its spec). The element then says which run it shows (``data-run``, ``data-call``: the
+pipeline call).
+
 Vega parameters are synced as ``JupyterChart`` syncs them (``_params``, ``_vl_selections``,
 debounced), but a report reads every value from the view when sent and the page's own reports
 are not applied back to the view: ``JupyterChart`` builds a report from the model's values, so
 a replay tick's report sent just after "play" was unticked re-ticked it (the scrubber's widget
 is therefore an ``ExplorerChart`` too). ``JupyterChart``'s watch plans are not supported.
 
-Everything is offline: the script is bundled with Vega by vl-convert (``bundle``).
+Everything is offline: the script is bundled with Vega by vl-convert (``bundle``), held once
+per kernel by a ``Bundle`` widget and imported once per page by each model's small module
+(``LOADER``): anywidget gives a model 2 s to load its module, and a 0.9 MB module per chart ran
+out of it on a busy machine.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import altair as alt
+import ipywidgets as widgets
 import traitlets
 from altair.jupyter.jupyter_chart import Params, collect_transform_params
 from ipywidgets.widgets.widget import _remove_buffers
@@ -51,14 +65,67 @@ function clean(value) {
   return JSON.parse(JSON.stringify(value ?? null));
 }
 
+// The charts of one explorer switch together (``_group``): each chart's view, once it has
+// the run the kernel names (``_run``) ready out of sight, offers it to the group, and the group
+// places every view when all its views have that run ready (or GROUP_WAIT_MS after the first
+// was ready, if one is slow): the charts never show different values for long.
+const GROUP_WAIT_MS = 3000;
+const groups = globalThis.__winvizGroups || (globalThis.__winvizGroups = new Map());
+function joinGroup(id, wanted) {  // wanted(): the run the view's model asks for now
+  const member = {wanted: wanted, offered: null};
+  if (!id) {  // a chart of its own: placed at once
+    return {offer: function (o) { o.commit(); }, leave: function () {}};
+  }
+  let group = groups.get(id);
+  if (!group) groups.set(id, group = {members: new Set(), timer: null, run: null});
+  group.members.add(member);
+  function ready(m) { return m.offered !== null && m.offered.run === m.wanted(); }
+  function commit(m) { const o = m.offered; m.offered = null; o.commit(); }
+  function settle() {
+    const all = Array.from(group.members);
+    const waiting = all.filter(ready);
+    if (!waiting.length) return;
+    const run = waiting[0].offered.run;
+    if (all.every(function (m) { return ready(m) && m.offered.run === run; })) {
+      clearTimeout(group.timer);
+      group.timer = null;
+      all.forEach(commit);
+      return;
+    }
+    if (group.timer !== null && group.run === run) return;
+    clearTimeout(group.timer);
+    group.run = run;
+    group.timer = setTimeout(function () {  // a slow view: the others do not wait for ever
+      group.timer = null;
+      Array.from(group.members).filter(ready).forEach(commit);
+    }, GROUP_WAIT_MS);
+  }
+  return {
+    offer: function (o) {  // o: {run, commit(), discard()}
+      if (member.offered) member.offered.discard();
+      member.offered = o;
+      settle();
+    },
+    leave: function () {
+      if (member.offered) member.offered.discard();
+      member.offered = null;
+      group.members.delete(member);
+      if (!group.members.size) { clearTimeout(group.timer); groups.delete(id); }
+      else settle();
+    },
+  };
+}
+
 async function render({ model, el }) {
   const slotBox = document.createElement("div");
   el.appendChild(slotBox);
   const slot = viewSlot(slotBox);
-  let chain = Promise.resolve();
-  let pending = 0;  // new specs still to show: a change of _params comes with them
+  let showing = false;  // a show() is running: a change of _params comes with its run
+  let again_ = false;  // another change came meanwhile: show the latest once it is done
   let kernelDone = false;  // the kernel has sent every run it computed ahead for this one
+  let shownKey = null;  // the key of the view in place
   el.dataset.ahead = "busy";
+  const group = joinGroup(model.get("_group"), function () { return model.get("_run"); });
 
   function options() {
     const o = model.get("embed_options");
@@ -112,45 +179,84 @@ async function render({ model, el }) {
     save(state());
   }
 
+  function drawOutOfSight(spec) {  // a Promise of {div, result}, in the holder of views ahead
+    const div = document.createElement("div");
+    ahead.holder.appendChild(div);
+    return embedView(div, spec, options()).then(function (result) {
+      return {div: div, result: result};
+    }, function (error) { div.remove(); throw error; });
+  }
+
+  // the run the model names, made ready out of sight and offered to the group; placed by it
   async function show() {
-    const key = model.get("_key");
+    const key = model.get("_key"), run = model.get("_run"), call = model.get("_call");
+    function shown(how) {
+      shownKey = key;
+      el.dataset.drawn = how;
+      el.dataset.run = String(run);
+      el.dataset.call = call;
+    }
+    if (key && key === shownKey && slot.view()) {  // the same view (a run shown again)
+      group.offer({run: run, commit: () => shown(el.dataset.drawn), discard: () => {}});
+      return;
+    }
     const a = key ? ahead.take(key) : undefined;
     const made = a && a.made ? await a.made : null;
-    if (made) {
-      slot.place(made[0]);
-      el.dataset.drawn = "prepared";
-    } else {  // not drawn ahead (or its drawing failed: drawn now, with its error)
+    let view = made ? made[0] : null;
+    let failed = null;
+    if (!view) {  // not drawn ahead (or its drawing failed: drawn now, with its error)
       let spec = null;
       if (a) spec = a.specs()[0];
       else if (model.get("_spec_key") === key) spec = structuredClone(model.get("spec"));
       else { model.send({type: "need"}); return; }  // sent ahead before this view started
-      try {
-        if (!await slot.embed(spec, options())) return;
-      } catch (error) {
-        showError(slotBox, "JavaScript Error: " + error.message);
-        slotBox.lastChild.style.color = "red";  // (no page style sheet here)
+      if (spec != null) {
+        try { view = await drawOutOfSight(spec); } catch (error) { failed = error; }
+      }
+    }
+    const discard = () => { if (view) finalizeViews([view]); };
+    if (model.get("_run") !== run) { discard(); return; }  // a later run came: latest wins
+    group.offer({run: run, discard: discard, commit: function () {
+      if (view) {
+        slot.place(view);
+        el.winvizView = view.result.view;
+        shown(made ? "prepared" : "embedded");
+        connect(view.result.view);
         return;
       }
-      el.dataset.drawn = "embedded";
-    }
-    el.winvizView = slot.view();
-    connect(slot.view());
+      slot.embed(null);  // no spec, or its drawing failed: its error in place of the chart
+      el.winvizView = null;
+      shown("embedded");
+      if (failed) {
+        showError(slotBox, "JavaScript Error: " + failed.message);
+        slotBox.lastChild.style.color = "red";  // (no page style sheet here)
+      }
+    }});
   }
 
-  function again() {
+  // latest wins: while a run is being made ready, further changes are not queued; the
+  // latest values are shown once it is done
+  async function again() {
     performance.mark("winviz-show");  // a new run to show (bench/browser_bench.py)
     kernelDone = false;
     el.dataset.ahead = "busy";
-    pending += 1;
-    chain = chain.then(show).catch((e) => console.error(e)).finally(() => { pending -= 1; });
-    return chain;
+    again_ = true;
+    if (showing) return;
+    showing = true;
+    try {
+      while (again_) {
+        again_ = false;
+        try { await show(); } catch (e) { console.error(e); }
+      }
+    } finally {
+      showing = false;
+    }
   }
 
   model.on("change:_params", function () {
     if (fromPage) return;
     Promise.resolve().then(async function () {  // after the rest of this update is set
       const view = slot.view();
-      if (pending || !view) return;
+      if (showing || !view) return;
       for (const [name, value] of Object.entries(model.get("_params") ?? {})) {
         if (view.signal(name) !== value) view.signal(name, value);
       }
@@ -158,20 +264,61 @@ async function render({ model, el }) {
     });
   });
   model.on("change", function (m) {  // one message may change several of them
-    const names = ["spec", "_spec_key", "_key", "embed_options"];
+    const names = ["spec", "_spec_key", "_key", "_run", "embed_options"];
     if (names.some((name) => m.hasChanged(name))) again();
   });
   await again();
   return function () {
+    group.leave();
     ahead.close();
     slot.clear();
   };
 }
 
+globalThis.__winvizBundleLoads = (globalThis.__winvizBundleLoads || 0) + 1;
 export default { render };
 """
 ESM = view_script.SCRIPT + _WIDGET_JS
-"""The widget's module: the shared drawing ahead, then its own side (talking to the kernel)."""
+"""The widget's script: the shared drawing ahead, then its own side (talking to the kernel);
+bundled with Vega (``bundle``) it is the module every view of the widget renders with."""
+
+LOADER = r"""
+// The widget's module as anywidget loads it, per model: small, so that its start-up is quick
+// (anywidget gives a model 2 s to load its module). The Vega bundle (~0.9 MB) is imported
+// once per page, from the kernel's one Bundle widget (winviz.viz.explorer_chart).
+const loaded = globalThis.__winvizBundles || (globalThis.__winvizBundles = new Map());
+function bundled(model) {
+  const sha = model.get("_bundle_sha");
+  if (!loaded.has(sha)) {
+    const module = model.widget_manager.get_model(model.get("_bundle")).then(function (b) {
+      const url = URL.createObjectURL(new Blob([b.get("code")], {type: "text/javascript"}));
+      return import(url).finally(function () { URL.revokeObjectURL(url); });
+    });
+    module.catch(function () { loaded.delete(sha); });  // (a later view tries again)
+    loaded.set(sha, module);
+  }
+  return loaded.get(sha);
+}
+export default {
+  async render(context) {
+    const module = await bundled(context.model);
+    return module.default.render(context);
+  },
+};
+"""
+"""The module of every ``ExplorerChart`` model (anywidget's ``_esm``): it renders with the
+bundle (``ESM`` with Vega) held once per kernel by a ``Bundle`` widget."""
+
+
+class Bundle(widgets.Widget):
+    """The widgets' bundled script (``ESM`` with vega-embed, Vega and Vega-Lite: ~0.9 MB),
+    held once per kernel: every ``ExplorerChart`` names it (``_bundle``) and the page imports
+    it once (``LOADER``). Sent as each model's own module, it was sent and evaluated once per
+    chart, and anywidget's 2-second limit on a model's start-up ran out on a busy machine
+    ("[anywidget] Failed to initialize model.")."""
+
+    code = traitlets.Unicode("").tag(sync=True)
+
 
 _NO_SPEC: Any = object()
 
@@ -200,22 +347,42 @@ class ExplorerChart(alt.JupyterChart):
     _spec_key = traitlets.Unicode("").tag(sync=True)
     """The key of the spec last sent to the page (``spec``): the spec of a run sent ahead is
     not sent again when it is shown (``show``), only its key."""
+    _run = traitlets.Int(0).tag(sync=True)
+    """The number of the explorer's run the spec is of (``Explorer.runs``): the page shows the
+    views of one explorer's charts together, when each has this run ready (``_group``)."""
+    _call = traitlets.Unicode("").tag(sync=True)
+    """The pipeline call of that run (``Explorer.call``): the page writes it on the chart's
+    element (``data-call``, with ``data-run``) when its view is in place."""
+    _group = traitlets.Unicode("").tag(sync=True)
+    """The explorer's id: its charts switch together ("": a chart of its own)."""
+    _bundle = traitlets.Unicode("").tag(sync=True)
+    """The model id of the ``Bundle`` widget the page renders with (``LOADER``)."""
+    _bundle_sha = traitlets.Unicode("").tag(sync=True)
+    """The bundle's SHA-256: the page imports each bundle once."""
     _unsent: frozenset[str] = frozenset()  # traits not to send (``_should_send_property``)
-    _bundled: ClassVar[bool] = False
+    _bundled: ClassVar[Bundle | None] = None
+    _bundled_sha: ClassVar[str] = ""
+    _esm = LOADER
 
     @classmethod
-    def bundle(cls) -> None:
-        """Bundle the page's script (``ESM``) with vega-embed, Vega and Vega-Lite, offline
-        (``vl_convert.javascript_bundle``, for Altair's Vega-Lite version), once per process."""
-        if cls._bundled:
-            return
-        import vl_convert
+    def bundle(cls) -> Bundle:
+        """The ``Bundle`` widget: the page's script (``ESM``) with vega-embed, Vega and
+        Vega-Lite, offline (``vl_convert.javascript_bundle``, for Altair's Vega-Lite version),
+        made once per process (again if it was closed)."""
+        if cls._bundled is None or cls._bundled.comm is None:
+            import vl_convert
 
-        version = "_".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
-        cls._esm = vl_convert.javascript_bundle(ESM, vl_version=f"v{version}")
-        cls._bundled = True
+            version = "_".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+            code = vl_convert.javascript_bundle(ESM, vl_version=f"v{version}")
+            cls._bundled = Bundle(code=code)
+            cls._bundled_sha = hashlib.sha256(code.encode()).hexdigest()
+        return cls._bundled
 
     def __init__(self, chart: Any, **kwargs: Any) -> None:
+        bundle = self.bundle()
+        if bundle is not None:  # (None: bench/explore_specs.py skips the bundling)
+            kwargs.setdefault("_bundle", bundle.model_id)
+            kwargs.setdefault("_bundle_sha", self._bundled_sha)
         super().__init__(chart, **kwargs)
         self._sent: set[str] = set()  # keys of the specs sent ahead to the page
         self.on_page: Callable[[], None] | None = None
@@ -277,16 +444,20 @@ class ExplorerChart(alt.JupyterChart):
         if not self._quiet:
             super()._on_change_chart(change)
 
-    def show(self, chart: Any, spec: dict[str, Any], key: str = "") -> bool:
+    def show(
+        self, chart: Any, spec: dict[str, Any], key: str = "", run: int = 0, call: str = ""
+    ) -> bool:
         """Show ``chart`` (whose ``chart_dict`` is ``spec``; ``key``: the key it was sent ahead
-        under, if it was, ``prepare``); True when the parameters were kept (the fast path),
-        False when ``JupyterChart`` set the chart up anew."""
+        under, if it was, ``prepare``) as the explorer's run number ``run`` (its pipeline call
+        ``call``); True when the parameters were kept (the fast path), False when
+        ``JupyterChart`` set the chart up anew."""
         initial = self._same_params(chart, spec)
         if initial is None:
             with self.hold_sync():  # one message: the page draws the final spec once
                 self.chart = chart  # (JupyterChart's to_dict: the compiled schema check)
                 self.spec = spec
                 self._spec_key = self._key = key
+                self._run, self._call = run, call
             return False
         self._quiet = True
         try:
@@ -300,6 +471,7 @@ class ExplorerChart(alt.JupyterChart):
             with self.hold_sync():
                 self.spec = spec
                 self._spec_key = self._key = key
+                self._run, self._call = run, call
                 self._params = initial  # JupyterChart._on_change_params sets self.params
         finally:
             self._unsent = frozenset()
