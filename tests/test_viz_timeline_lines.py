@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jobs import bounded, kafka_readers
+from jobs import bounded, count_pipeline, kafka_readers
 
 import winviz as wv
 from winviz import viz
@@ -150,3 +150,27 @@ def test_no_runs_for_one_line_or_a_missing_position() -> None:
     # the paths as (processing time, watermark): what they share is processing time, 10 ms
     assert cut is not None and cut.shared == {(("a", 0), ("b", 0)): 10.0}
     assert _coinciding([*two[:3], vertex("b", 1, None, 10)]) is None
+
+
+def test_lines_that_lie_on_each_other_all_along_keep_their_legend() -> None:
+    """An element at MAX: the source's end of input and the watermark operators' MAX step at
+    20 ms, both only that step up the right edge — no piece of either alone: the legend's
+    layer keeps one vertex (which draws nothing), the step is drawn by both in turn."""
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
+    count_pipeline(
+        env,
+        [("k", wv.MIN + 1), ("k", 5), ("k", wv.MAX)],
+        10,
+        wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, _: e[1]),
+        arrival_times=[0, 10, 20],
+    )
+    spec = viz.timeline(env.execute().trace).to_dict()
+    shared = "watermarks, window (same)"
+    assert line_layers(spec) == [
+        ((None, None), [("source", "", 11, 20)]),
+        (([5, 5], 0), [("source", "0.0", 11, 20), ("source", "0.0", 11, 23)]),
+        (([5, 5], 5), [(shared, "0.0", 11, 20), (shared, "0.0", 11, 23)]),
+    ]
+    line = next(lay for lay in spec["layer"] if "stroke" in lay["encoding"])
+    assert line["encoding"]["strokeDash"]["scale"]["domain"] == ["source", shared]
+    assert line["encoding"]["stroke"]["scale"]["range"] == ["#000000", "#68909C"]

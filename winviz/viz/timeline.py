@@ -567,10 +567,16 @@ def _watermark_lines(
     unnamed = base | {"stroke": by_operator(palette.WATERMARK_SHADES, legend=False)}
     for n, k in sorted(cut.rows.keys() | {(1, 0)}):  # (1, 0): the legend's, even if empty
         rows = [
-            {"operator": r["path"][0], "attempt": r["path"][1], "run": f"{r['path'][1]}.{r['run']}",
-             "i": r["i"], "x": r["y"], "y": r["x"]}  # (cut on (processing time, watermark))
+            {
+                "operator": r["path"][0],
+                "attempt": r["path"][1],
+                "run": f"{r['path'][1]}.{r['run']}",
+                "i": r["i"],
+                "x": r["y"],
+                "y": r["x"],
+            }  # (cut on (processing time, watermark))
             for r in cut.rows.get((n, k), [])
-        ]  # fmt: skip
+        ] or [vertices[0] | {"run": ""}]  # (no line alone: one vertex, which draws nothing)
         run = {"detail": {"field": "run", "type": "nominal"}}
         if n == 1:
             drawn.append(spec.layer(rows, mark, {**base, "strokeDash": dash, **run}))
