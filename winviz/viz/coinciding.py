@@ -8,7 +8,9 @@ found from the vertices, exactly — a horizontal step is split where another li
 the same watermark starts or ends, a vertical one where another's at the same time does). A
 run of one line is drawn as before; a run shared by *n* lines is drawn by each of them with the dash
 ``[DASH_PX, (n − 1) · DASH_PX]`` offset by its place among them, so along the run the lines'
-colours take turns, one dash each: every line in sight, at its exact place.
+colours take turns, one dash each: every line in sight, at its exact place — as long as their
+colours differ: the propagation chart's channels take identity colours, the timeline's
+operators each a shade of the watermark colour (``palette.WATERMARK_SHADES``).
 """
 
 from __future__ import annotations

@@ -15,8 +15,11 @@ Layers, back to front:
    sense, see ``_wants_diagonal``);
 4. **watermark** — one step line per distinct staircase: operators whose ``watermark``
    records step at exactly the same processing times to the same values share one line and
-   one legend entry ("watermarks, window (same)"); points carry the records' tooltips; the
-   end-of-input watermark MAX is drawn on the right edge and labelled;
+   one legend entry ("watermarks, window (same)"); each line in its own shade of the
+   watermark colour (``palette.WATERMARK_SHADES``) and its own dash, and where two lie on
+   each other (an operator's end-of-input MAX step on another's, a subtask's line on the
+   subtasks' minimum) dashes of their shades take turns (``coinciding``); points carry the
+   records' tooltips; the end-of-input watermark MAX is drawn on the right edge and labelled;
 5. **elements** — coloured and shaped by fate (fates.element_fates): *late* in Flink's
    sense (timestamp ≤ the operator's watermark on arrival) but assigned is "late, accepted";
 6. **firings** — at the event time of the timer that fired them (else the window end),
