@@ -84,7 +84,16 @@ KIND_COLOR: dict[str, str] = {
     "timer event": "DEDUP_COLOR",  # the timers chart's de-duplicated registrations
 }
 MEANING_NAMES = sorted(
-    n for n in vars(palette) if re.fullmatch(r"[A-Z_]+_COLOR", n) or n == "PATH_FILL"
+    n for n in vars(palette) if re.fullmatch(r"[A-Z0-9_]+_COLOR", n) or n == "PATH_FILL"
+)
+# The watermark of the n-th operator a chart draws (the timeline's "watermark of" legend, in
+# drawing order), cycling as its dashes do: one meaning per shade.
+SHADE_NAMES = (
+    "WATERMARK_COLOR",
+    "WATERMARK_2_COLOR",
+    "WATERMARK_3_COLOR",
+    "WATERMARK_4_COLOR",
+    "WATERMARK_5_COLOR",
 )
 DIAGRAMS = ("operator_flow", "stage_watermarks")  # boxes and arrows drawn in ink
 FATE_NAMES = ("ON_TIME_COLOR", "LATE_ACCEPTED_COLOR", "DROPPED_COLOR", "SIDE_OUTPUT_COLOR")
@@ -263,11 +272,18 @@ def _mark_uses(
             values.append(enc.get("value"))
             scale = enc.get("scale")
             if isinstance(scale, dict) and isinstance(scale.get("range"), list):
-                for category, value in zip(scale["domain"], scale["range"], strict=True):
+                shaded = enc.get("title") == "watermark of"  # the n-th operator drawn
+                for n, (category, value) in enumerate(
+                    zip(scale["domain"], scale["range"], strict=True)
+                ):
                     colour = _colour(value)
                     if colour is None or _ink(chart, colour, channel, mark_type):
                         continue
-                    name = _category_color(str(category))
+                    name = (
+                        SHADE_NAMES[n % len(SHADE_NAMES)]
+                        if shaded
+                        else _category_color(str(category))
+                    )
                     if name is None:
                         assert colour in palette.IDENTITY_COLORS, (chart, category, colour)
                         yield colour, "identity", f"{chart}: {channel} {category!r}"
@@ -325,6 +341,9 @@ def test_one_meaning_per_colour_across_all_charts(specs) -> None:
     # the rarer meanings were drawn too: the jobs reach every category of the legends
     drawn = {m for ms in meanings.values() for m in ms}
     assert drawn >= set(CATEGORY_COLOR.values()) | set(KIND_COLOR.values()) | {"identity"}
+    # and the watermark's shades of as many operators as a timeline of these jobs draws (the
+    # idle job's: its two watermark subtasks', its window subtasks' and its readers')
+    assert sorted(n for n in drawn if n in SHADE_NAMES) == sorted(SHADE_NAMES[:4])
 
 
 def test_every_meaning_has_one_colour_and_no_identity_has_one() -> None:
@@ -476,3 +495,52 @@ def test_the_scan_finds_colours_written_in_a_chart() -> None:
         'ok = "watermarks#2 #vg-tooltip-element # fmt: skip"\n'
     )
     assert sorted({n for n, _ in colour_literals(src)}) == [1, 2, 3, 4, 5, 6, 7, 8]
+
+
+def _luminance(hex_colour: str) -> float:
+    """WCAG 2's relative luminance of an sRGB colour."""
+
+    def linear(c: int) -> float:
+        v = c / 255
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(int(hex_colour[i : i + 2], 16)) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio of two colours (1 to 21)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_watermark_shades_one_meaning_each_apart_and_readable_on_white() -> None:
+    """Each operator's watermark line in its own shade of the watermark colour (the timeline,
+    where lines that lie on each other take turns dash by dash): the n-th operator drawn in
+    the n-th shade, each meaning written once; the shades apart from each other (ΔE ≥ 15 for
+    normal vision and each dichromacy; the first three, what most charts draw, ≥ 25) and from
+    every other colour of the palette, meanings and identities (≥ 14 for normal vision, ≥ 8
+    for each dichromacy), and each at least 3:1 against white (WCAG's contrast for graphics)."""
+    shades = palette.WATERMARK_SHADES
+    assert shades == tuple(getattr(palette, n) for n in SHADE_NAMES)
+    assert shades == ("#000000", "#68909C", "#746450", "#504028", "#2C1C00")
+    assert [palette.COLOR_MEANINGS[c] for c in shades] == [
+        "the watermark (of the 1st operator drawn; a firing by the end-of-input watermark MAX)",
+        "the watermark (of the 2nd operator drawn)",
+        "the watermark (of the 3rd operator drawn)",
+        "the watermark (of the 4th operator drawn)",
+        "the watermark (of the 5th operator drawn)",
+    ]
+    apart = {
+        (a, b): min(delta_e(a, b, v) for v in CVD) for a, b in itertools.combinations(shades, 2)
+    }
+    assert round(min(apart.values()), 1) == 15.3  # #746450 and #504028, for tritanopia
+    assert round(min(apart[p] for p in itertools.combinations(shades[:3], 2)), 1) == 27.4
+    others = [c for c in (*palette.COLOR_MEANINGS, *palette.IDENTITY_COLORS) if c not in shades]
+    assert round(min(delta_e(s, o, "normal") for s in shades for o in others), 1) == 14.7
+    nearest = min(
+        (round(delta_e(s, o, v), 1), s, o, v) for s in shades for o in others for v in CVD
+    )
+    assert nearest == (8.5, "#68909C", "#CC79A7", "deuteranopia")  # side output, drawn as ▲
+    assert [round(contrast(s, palette.WHITE), 2) for s in shades] == [21.0, 3.47, 5.7, 9.98, 16.49]
+    assert contrast("#959595", palette.WHITE) < 3  # (the measure: a grey just too light)

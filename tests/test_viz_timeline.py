@@ -90,7 +90,11 @@ def test_layers_in_order(result) -> None:
     assert [m for m, _ in layers(spec)] == [
         "rect",  # window bands
         "rule",  # allowed-lateness horizons
-        "line",  # watermark steps
+        "line",  # watermark steps, each operator's in its shade and dash (the legend's)
+        # where two lie on each other (the source's end-of-input MAX held to the top edge, on
+        # the shared line's), each in one dash of two, in turn: the shared line's, the source's
+        "line",
+        "line",
         "point",  # firings
         "point",  # cleanups
         "rule",  # a leader line: the label a line above its mark joined to it (issue 26)
@@ -108,9 +112,15 @@ def test_layers_in_order(result) -> None:
         "elements: 3 on time, 1 late, accepted, 1 side output",
     ]
     # each reference line has its own dash legend; fates and window events share one
+    # (the watermark's shades too: with its dashes, one "watermark of" legend)
     assert spec["resolve"] == {
-        "scale": {"color": "shared", "shape": "shared", "strokeDash": "independent"},
-        "legend": {"strokeDash": "independent"},
+        "scale": {
+            "color": "shared",
+            "shape": "shared",
+            "strokeDash": "independent",
+            "stroke": "independent",
+        },
+        "legend": {"strokeDash": "independent", "stroke": "independent"},
     }
 
 
@@ -249,22 +259,59 @@ def test_no_horizon_without_allowed_lateness() -> None:
     )
 
 
+def watermark_lines(spec: dict[str, Any]) -> list[tuple[dict[str, Any], list[tuple]]]:
+    """The watermark's line layers: (mark, [(operator, run, i, x, y), ...]) each."""
+    return [
+        (lay["mark"], [(r["operator"], r["run"], r["i"], r["x"], r["y"]) for r in data])
+        for lay in spec["layer"]
+        if lay["mark"]["type"] == "line" and "stroke" in lay["encoding"]
+        for data in [spec["datasets"][lay["data"]["name"]]]
+    ]
+
+
 def test_watermark_steps_and_max_clipped(result) -> None:
     spec = viz.timeline(result.trace).to_dict()
-    line = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "line")
-    data = spec["datasets"][line["data"]["name"]]
     # "watermarks", "window" and "window_2" step at the same processing times to the same
-    # watermarks: one line, one legend entry that says so; "source" (only MAX) is its own
+    # watermarks: one line, one legend entry that says so; "source" (only MAX) is its own,
+    # and lies on the shared line's last step (MAX clipped to the right edge, held to the
+    # top): that run is drawn by both, one dash of two each, in turn (coinciding.dash)
     shared = "watermarks, window, window_2 (same)"
-    assert {r["operator"] for r in data} == {shared, "source"}
-    assert [(r["x"], r["y"]) for r in data if r["operator"] == shared] == [
-        (5499, 200), (5499, 600),  # 5499 from 200 ms until 600 ms
-        (7499, 600), (7499, 700),  # then 7499 until the end of input at 700 ms
-        (11329, 700), (11329, 777),  # MAX: clipped to the right edge, held to the top
-    ]  # fmt: skip
+    alone, first, second = watermark_lines(spec)
+    assert alone == (
+        {"type": "line", "strokeWidth": 2},
+        [
+            (shared, "0.0", 0, 5499, 200), (shared, "0.0", 1, 5499, 600),  # 5499 to 600 ms
+            (shared, "0.0", 2, 7499, 600), (shared, "0.0", 3, 7499, 700),  # then 7499 to 700
+            (shared, "0.0", 4, 11329, 700),  # MAX at the end of input (700 ms): the edge
+        ],
+    )  # fmt: skip
+    assert first == (
+        {"type": "line", "strokeWidth": 2, "strokeDash": [5, 5], "strokeDashOffset": 0},
+        [(shared, "0.1", 0, 11329, 700), (shared, "0.1", 1, 11329, 777)],
+    )
+    assert second == (
+        {"type": "line", "strokeWidth": 2, "strokeDash": [5, 5], "strokeDashOffset": 5},
+        [("source", "0.0", 0, 11329, 700), ("source", "0.0", 1, 11329, 777)],
+    )
+    line = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "line")
     assert line["encoding"]["order"] == {"field": "i", "type": "quantitative"}
-    assert line["encoding"]["strokeDash"]["title"] == "watermark of"
-    assert line["encoding"]["strokeDash"]["scale"]["domain"] == [shared, "source"]
+    assert line["encoding"]["detail"] == {"field": "run", "type": "nominal"}
+    # each operator's line in its own shade of the watermark colour and its own dash: one
+    # "watermark of" legend names both (the runs in turn: no legend of their own)
+    shades = {"domain": [shared, "source"], "range": ["#000000", "#68909C"]}
+    dashes = {"domain": [shared, "source"], "range": [[1, 0], [6, 3]]}
+    assert line["encoding"]["stroke"] == {
+        "field": "operator", "type": "nominal", "title": "watermark of", "scale": shades
+    }  # fmt: skip
+    assert line["encoding"]["strokeDash"] == {
+        "field": "operator", "type": "nominal", "title": "watermark of", "scale": dashes
+    }  # fmt: skip
+    in_turn = [lay["encoding"] for lay in spec["layer"] if "strokeDash" in lay["mark"]]
+    assert [(e["stroke"]["scale"], e["stroke"]["legend"], "strokeDash" in e) for e in in_turn] == [
+        (shades, None, False),
+        (shades, None, False),
+    ]
+    assert shades["range"] == list(palette.WATERMARK_SHADES[:2])
     dots = spec["datasets"][layer(spec, "watermark")["data"]["name"]]
     # the shared line's points carry the first sharing operator's records (the watermarks
     # operator, upstream of the windows)
@@ -272,13 +319,20 @@ def test_watermark_steps_and_max_clipped(result) -> None:
         seqs(result.trace, "watermark", "watermarks"),
         seqs(result.trace, "watermark", "source"),
     )
-    assert [(d["operator"], d["seq"], d["watermark"]) for d in dots] == [
-        (shared, w[0], "5,499 ms"),
-        (shared, w[1], "7,499 ms"),
+    assert [(d["operator"], d["shade"], d["seq"], d["watermark"]) for d in dots] == [
+        (shared, shared, w[0], "5,499 ms"),
+        (shared, shared, w[1], "7,499 ms"),
         # the source's MAX is at the same point: one dot names both (issue 26: no dot under
-        # another)
-        (f"{shared}; source", w[2], "MAX (Long.MAX_VALUE)"),
+        # another), in the shade of the first
+        (f"{shared}; source", shared, w[2], "MAX (Long.MAX_VALUE)"),
     ]
+    dot_layer = layer(spec, "watermark")
+    assert dot_layer["mark"] == {"type": "point", "size": 14, "filled": True, "opacity": 0.6}
+    assert dot_layer["encoding"]["fill"] == {
+        "field": "shade", "type": "nominal", "title": "watermark of", "scale": shades,
+        "legend": None,
+    }  # fmt: skip
+    assert "shade" not in [t["field"] for t in dot_layer["encoding"]["tooltip"]]
     assert src
     edge = next(lay for lay in spec["layer"] if lay["mark"].get("align") == "right")
     assert spec["datasets"][edge["data"]["name"]] == [

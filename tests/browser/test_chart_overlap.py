@@ -30,24 +30,7 @@ from tools.browser import open_drawn
 from winviz.viz import labels, palette
 from winviz.viz.labels import LABEL_PLACES
 
-KNOWN_LEFT: dict[tuple[str, str], int] = {
-    # (found since the check reads lines too) the timeline's watermark lines where two of
-    # them lie on each other: an operator's end-of-input MAX step under the merged line's
-    # ("watermarks, window (same)" and "source"), the reader subtasks' lines under the window
-    # subtasks' merged line where they are its minimum. Left: the timeline draws every
-    # watermark line black, told apart by dash only, so the propagation chart's dashes in
-    # turns (coinciding.dash) would still look like one line here (tried, not merged)
-    ("line/line", "timeline · running example"): 1,
-    ("line/line", "timeline · coinciding firings"): 1,
-    ("line/line", "timeline · timers"): 1,
-    ("line/line", "timeline · sessions"): 1,
-    ("line/line", "timeline · idle partitions"): 8,
-    ("line/line", "timeline · parallel partitions"): 1,
-    ("line/line", "timeline · restore"): 1,
-    ("line/line", "timeline · late union"): 2,
-    ("line/line", "timeline · dense"): 1,
-    ("line/line", "explorer timeline"): 1,
-}
+KNOWN_LEFT: dict[tuple[str, str], int] = {}
 """Defects the gallery still shows (issue 26 left): each (kind, chart) and how many. (The
 running example's MAX text and "h · end of input", and the explorer timeline's MAX text and
 "1 · end of input", cross the faint ideal diagonal at the end of input: no other place of

@@ -8,7 +8,9 @@ found from the vertices, exactly — a horizontal step is split where another li
 the same watermark starts or ends, a vertical one where another's at the same time does). A
 run of one line is drawn as before; a run shared by *n* lines is drawn by each of them with the dash
 ``[DASH_PX, (n − 1) · DASH_PX]`` offset by its place among them, so along the run the lines'
-colours take turns, one dash each: every line in sight, at its exact place.
+colours take turns, one dash each: every line in sight, at its exact place — as long as their
+colours differ: the propagation chart's channels take identity colours, the timeline's
+operators each a shade of the watermark colour (``palette.WATERMARK_SHADES``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ DASH_PX = 5
 
 Point = tuple[float, float]
 Piece = tuple[Point, Point]
+Cut = tuple[Point, Point, bool]  # a piece, and whether another path may share it
 
 
 @dataclass
@@ -38,27 +41,35 @@ class Runs:
 
 
 def _pieces(points: Sequence[Point], cuts_h: dict[float, list[float]],
-            cuts_v: dict[float, list[float]]) -> list[Piece]:  # fmt: skip
+            cuts_v: dict[float, list[float]]) -> list[Cut]:  # fmt: skip
     """A path's segments, each cut at the breakpoints of its row (a horizontal segment: the
     x of every horizontal step at its y) or column (a vertical one: the y of every vertical
-    step at its x); a diagonal segment stays whole."""
-    out: list[Piece] = []
+    step at its x), each piece with whether another path may share it; a diagonal segment
+    stays whole (and may be shared), and so does one on a row or column no other path has a
+    step on (not in ``cuts_h`` / ``cuts_v``: not shared)."""
+    out: list[Cut] = []
     for a, b in pairwise(points):
         if a == b:
             continue
         if a[1] == b[1]:
+            if a[1] not in cuts_h:
+                out.append((a, b, False))
+                continue
             axis, cuts, at = 0, cuts_h[a[1]], a[1]
         elif a[0] == b[0]:
+            if a[0] not in cuts_v:
+                out.append((a, b, False))
+                continue
             axis, cuts, at = 1, cuts_v[a[0]], a[0]
         else:
-            out.append((a, b))
+            out.append((a, b, True))
             continue
         lo, hi = sorted((a[axis], b[axis]))
         inner = cuts[bisect_right(cuts, lo) : bisect_right(cuts, hi)]
         stops = [a[axis], *(inner if a[axis] < b[axis] else reversed(inner))]
         stops = [s for s in stops if s != b[axis]] + [b[axis]]
         ends = [(s, at) if axis == 0 else (at, s) for s in stops]
-        out += [(p, q) for p, q in pairwise(ends) if p != q]
+        out += [(p, q, True) for p, q in pairwise(ends) if p != q]
     return out
 
 
@@ -68,20 +79,26 @@ def runs(paths: dict[Hashable, Sequence[Point]]) -> Runs | None:
     watermark over the same processing time, or part of a step up at the same time."""
     cuts_h: dict[float, set[float]] = {}
     cuts_v: dict[float, set[float]] = {}
-    for points in paths.values():
+    on_h: dict[float, set[Hashable]] = {}  # the paths with a step on each row (column)
+    on_v: dict[float, set[Hashable]] = {}
+    for path, points in paths.items():
         for a, b in pairwise(points):
             if a[1] == b[1]:
                 cuts_h.setdefault(a[1], set()).update((a[0], b[0]))
+                on_h.setdefault(a[1], set()).add(path)
             elif a[0] == b[0]:
                 cuts_v.setdefault(a[0], set()).update((a[1], b[1]))
-    sorted_h = {k: sorted(v) for k, v in cuts_h.items()}
-    sorted_v = {k: sorted(v) for k, v in cuts_v.items()}
+                on_v.setdefault(a[0], set()).add(path)
+    # (a row or column of one path's steps only: nothing to cut, nothing shared)
+    sorted_h = {k: sorted(v) for k, v in cuts_h.items() if len(on_h[k]) > 1}
+    sorted_v = {k: sorted(v) for k, v in cuts_v.items() if len(on_v[k]) > 1}
     cut = {path: _pieces(points, sorted_h, sorted_v) for path, points in paths.items()}
     order = {path: i for i, path in enumerate(paths)}
     on: dict[Piece, set[Hashable]] = {}
     for path, pieces in cut.items():
-        for p, q in pieces:
-            on.setdefault((min(p, q), max(p, q)), set()).add(path)
+        for p, q, shared in pieces:
+            if shared:
+                on.setdefault((min(p, q), max(p, q)), set()).add(path)
     across: dict[tuple[Hashable, ...], float] = {}  # per set of paths: their shared x length
     for (p, q), who in on.items():
         if len(who) > 1:
@@ -92,8 +109,12 @@ def runs(paths: dict[Hashable, Sequence[Point]]) -> Runs | None:
     out = Runs(shared=across)
     for path, pieces in cut.items():
         stretches: list[tuple[tuple[Hashable, ...], list[Point]]] = []
-        for p, q in pieces:
-            who = tuple(sorted(on[(min(p, q), max(p, q))], key=order.__getitem__))
+        for p, q, shared in pieces:
+            who = (
+                tuple(sorted(on[(min(p, q), max(p, q))], key=order.__getitem__))
+                if shared
+                else (path,)
+            )
             if stretches and stretches[-1][0] == who and stretches[-1][1][-1] == p:
                 stretches[-1][1].append(q)
             else:

@@ -70,6 +70,21 @@ IDENTITY_COLORS: tuple[str, ...] = (
 # cause apart from every fate for the three colour-vision deficiencies (CIE76 distance after
 # Machado's simulation), which Okabe–Ito's sky blue beside the "on time" blue does not.
 WATERMARK_COLOR = BLACK
+# The watermark of each operator a chart draws a line of (the timeline): an ordered family of
+# shades of the watermark colour, the n-th operator drawn in the n-th (cycling past five, as
+# its dashes do), so that where two operators' lines lie on each other their dashes taking
+# turns (``coinciding``) show both. Greys and near-blacks told apart by lightness and a slight
+# cool or warm tint: the first three (most charts draw two or three lines) ≥ 25 ΔE apart, any
+# two ≥ 15, for normal vision and each dichromacy; the tint keeps them off the palette's plain
+# greys (≥ 14 ΔE from every other colour, ≥ 8 for each dichromacy); each ≥ 3:1 against white
+# (WCAG's contrast for graphics). tests/test_viz_palette.py checks all of it.
+WATERMARK_2_COLOR = "#68909C"  # a cool mid grey, the lightest (L* 57): the 2nd operator
+WATERMARK_3_COLOR = "#746450"  # a warm grey (L* 43)
+WATERMARK_4_COLOR = "#504028"  # a warm dark grey (L* 28)
+WATERMARK_5_COLOR = "#2C1C00"  # a warm near-black (L* 12)
+WATERMARK_SHADES: tuple[str, ...] = (
+    WATERMARK_COLOR, WATERMARK_2_COLOR, WATERMARK_3_COLOR, WATERMARK_4_COLOR, WATERMARK_5_COLOR
+)  # fmt: skip
 ON_TIME_COLOR = BLUE
 LATE_ACCEPTED_COLOR = ORANGE
 DROPPED_COLOR = VERMILLION
@@ -106,7 +121,12 @@ NOTE_BACKGROUND = "#F4F4F4"
 PAPER = "#FAFAFA"  # the fill of a plain box (a diagram's step off the path)
 
 COLOR_MEANINGS: dict[str, str] = {
-    WATERMARK_COLOR: "the watermark (and a firing by the end-of-input watermark MAX)",
+    WATERMARK_COLOR: "the watermark (of the 1st operator drawn; a firing by the end-of-input "
+    "watermark MAX)",
+    WATERMARK_2_COLOR: "the watermark (of the 2nd operator drawn)",
+    WATERMARK_3_COLOR: "the watermark (of the 3rd operator drawn)",
+    WATERMARK_4_COLOR: "the watermark (of the 4th operator drawn)",
+    WATERMARK_5_COLOR: "the watermark (of the 5th operator drawn)",
     ON_TIME_COLOR: "element on time",
     LATE_ACCEPTED_COLOR: "element late, accepted",
     DROPPED_COLOR: "element dropped",

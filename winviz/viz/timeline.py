@@ -15,8 +15,11 @@ Layers, back to front:
    sense, see ``_wants_diagonal``);
 4. **watermark** — one step line per distinct staircase: operators whose ``watermark``
    records step at exactly the same processing times to the same values share one line and
-   one legend entry ("watermarks, window (same)"); points carry the records' tooltips; the
-   end-of-input watermark MAX is drawn on the right edge and labelled;
+   one legend entry ("watermarks, window (same)"); each line in its own shade of the
+   watermark colour (``palette.WATERMARK_SHADES``) and its own dash, and where two lie on
+   each other (an operator's end-of-input MAX step on another's, a subtask's line on the
+   subtasks' minimum) dashes of their shades take turns (``coinciding``); points carry the
+   records' tooltips; the end-of-input watermark MAX is drawn on the right edge and labelled;
 5. **elements** — coloured and shaped by fate (fates.element_fates): *late* in Flink's
    sense (timestamp ≤ the operator's watermark on arrival) but assigned is "late, accepted";
 6. **firings** — at the event time of the timer that fired them (else the window end),
@@ -58,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.viz import (
+    coinciding,
     fates,
     firings,
     idle,
@@ -238,7 +242,8 @@ def _timeline(
     # cleanup time); of processing-time windows: the right edge (they have none)
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
     restarts = watermark_steps.restarts(view)
-    watermark_layers = _watermarks(steps, x, y, notes, restarts)
+    # (the watermark's shape for the labels; drawn: lines on each other cut into runs)
+    watermark_layers, watermark_drawn = _watermarks(steps, x, y, notes, restarts)
     element_layer, replay_layer = _elements(view, elements, x, y, max_points, notes, restarts)
     # what labels keep off: the marks (elements, firings, cleanups) and the watermark line;
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
@@ -263,7 +268,7 @@ def _timeline(
         _idle_layer(view, x, y, notes),
         _paused_layer(view, x, y, notes),
         *diagonal_layers,
-        *watermark_layers,
+        *watermark_drawn,
         element_layer,
         replay_layer,
         # the cleanups are placed after the firings' marks, before their labels
@@ -298,9 +303,15 @@ def _timeline(
         "height": height,
         # one "what happened" legend; each reference line (watermark, ideal diagonal,
         # allowed-lateness horizon) its own dash legend
+        # (the watermark's shades: with its dashes, one legend, see ``_watermark_lines``)
         "resolve": {
-            "scale": {"color": "shared", "shape": "shared", "strokeDash": "independent"},
-            "legend": {"strokeDash": "independent"},
+            "scale": {
+                "color": "shared",
+                "shape": "shared",
+                "strokeDash": "independent",
+                "stroke": "independent",
+            },
+            "legend": {"strokeDash": "independent", "stroke": "independent"},
         },
     }
     return palette.finish(chart, name="timeline", notes=notes, heading="Timeline")
@@ -447,13 +458,15 @@ def _watermarks(
     y: TimeAxis,
     notes: list[str],
     restarts: Sequence[watermark_steps.Restart] = (),
-) -> list:
+) -> tuple[list, list]:
     """Step vertices (w_i, t_i), (w_i, t_{i+1}), (w_{i+1}, t_{i+1}), ... per operator, the last
     one held to the top edge; plus one point per record (tooltips). A restart (``restarts``)
     ends the line where the job failed: the watermarks start a new line at MIN at the
-    restore's processing time (the clock went back to the checkpoint's)."""
+    restore's processing time (the clock went back to the checkpoint's). Each operator's line
+    in its own shade and dash (``_watermark_lines``). Returns the layers as one line (what
+    labels keep off) and as drawn (lines that lie on each other cut into runs)."""
     if steps.empty:
-        return []
+        return [], []
     seqs, operators, procs, marks = (
         steps[c].tolist() for c in ("seq", "operator", "proc_time", "watermark")
     )
@@ -493,6 +506,7 @@ def _watermarks(
             points.append(
                 {
                     "operator": op,
+                    "shade": op,
                     "x": wx,
                     "y": t0,
                     "kind": "watermark",
@@ -506,19 +520,85 @@ def _watermarks(
                 edges.append({"x": wx, "y": t0, "text": _edge_text(note)})
     points = _one_dot_per_point(points)
     ops = list(dict.fromkeys(operators))
-    dash = {
-        "field": "operator",
-        "type": "nominal",
-        "title": "watermark of",
-        "scale": {"domain": ops, "range": list(palette.WATERMARK_DASHES[: len(ops)])},
-    }
     xy = {"x": x.channel("x"), "y": y.channel("y")}
-    layers = palette.watermark_staircase(vertices, points, xy, dash)
-    for align, part in _edge_sides(_one_edge_text_per_point(edges)):
-        layers.append(
-            spec.text_layer(part, xy, align=align, baseline="top", dx=EDGE_DX[align], dy=4)
-        )
-    return layers
+    line, drawn, dots = _watermark_lines(vertices, points, ops, xy)
+    texts = [
+        spec.text_layer(part, xy, align=align, baseline="top", dx=EDGE_DX[align], dy=4)
+        for align, part in _edge_sides(_one_edge_text_per_point(edges))
+    ]
+    return [line, dots, *texts], [*drawn, dots, *texts]
+
+
+def _watermark_lines(
+    vertices: list[dict[str, Any]],
+    points: list[dict[str, Any]],
+    ops: list[Any],
+    xy: dict[str, Any],
+) -> tuple[spec.ChartDict, list[spec.ChartDict], spec.ChartDict]:
+    """The watermark's line (one per operator and run attempt, through ``vertices``), the
+    layers that draw it, and its dots (``points``). The n-th operator of ``ops`` is drawn in
+    the n-th of ``palette.WATERMARK_SHADES`` and ``palette.WATERMARK_DASHES``, one legend
+    ("watermark of") naming each with both. Where lines lie on each other (an operator's
+    end-of-input MAX step on another's, a subtask's line on the subtasks' minimum) they are
+    cut into runs (``coinciding.runs``) and a run shared by n lines is drawn by each in one
+    dash of n, in its own shade (``coinciding.dash``): both in sight, told apart by shade."""
+
+    def by_operator(values: Sequence[Any], legend: bool = True) -> dict[str, Any]:
+        encoding = {"field": "operator", "type": "nominal", "title": "watermark of"}
+        cycled = [values[n % len(values)] for n in range(len(ops))]  # (past five: again)
+        scale = {"scale": {"domain": ops, "range": cycled}}
+        return encoding | scale | ({} if legend else {"legend": None})
+
+    shade, dash = by_operator(palette.WATERMARK_SHADES), by_operator(palette.WATERMARK_DASHES)
+    base = {**xy, "order": {"field": "i", "type": "quantitative"}, "stroke": shade}
+    mark = {"type": "line", "strokeWidth": 2}
+    line = spec.layer(
+        vertices,
+        mark,
+        {**base, "strokeDash": dash, "detail": {"field": "attempt", "type": "nominal"}},
+    )
+    fill = {"fill": by_operator(palette.WATERMARK_SHADES, legend=False) | {"field": "shade"}}
+    dots = spec.layer(
+        points,
+        {"type": "point", "size": 14, "filled": True, "opacity": 0.6},
+        {**xy, **fill, "tooltip": spec.tooltips(points, ["x", "y", "shade"])},
+    )
+    cut = _coinciding(vertices)
+    if cut is None:
+        return line, [line], dots
+    drawn = []
+    unnamed = base | {"stroke": by_operator(palette.WATERMARK_SHADES, legend=False)}
+    for n, k in sorted(cut.rows.keys() | {(1, 0)}):  # (1, 0): the legend's, even if empty
+        rows = [
+            {
+                "operator": r["path"][0],
+                "attempt": r["path"][1],
+                "run": f"{r['path'][1]}.{r['run']}",
+                "i": r["i"],
+                "x": r["y"],
+                "y": r["x"],
+            }  # (cut on (processing time, watermark))
+            for r in cut.rows.get((n, k), [])
+        ] or [vertices[0] | {"run": ""}]  # (no line alone: one vertex, which draws nothing)
+        run = {"detail": {"field": "run", "type": "nominal"}}
+        if n == 1:
+            drawn.append(spec.layer(rows, mark, {**base, "strokeDash": dash, **run}))
+        else:  # one dash in n, in turn (coinciding.dash): no strokeDash encoding
+            drawn.append(spec.layer(rows, mark | coinciding.dash(n, k), {**unnamed, **run}))
+    return line, drawn, dots
+
+
+def _coinciding(vertices: list[dict[str, Any]]) -> coinciding.Runs | None:
+    """The watermark lines' ``vertices`` cut into runs where lines lie on each other
+    (``coinciding.runs``; paths (operator, attempt) in legend order, each as (processing
+    time, watermark) points: what they share is measured in processing time), or None where
+    none do (or a position is missing)."""
+    paths: dict[tuple[Any, Any], list[tuple[float, float]]] = {}
+    for v in vertices:
+        if v["x"] is None or v["y"] is None:
+            return None
+        paths.setdefault((v["operator"], v["attempt"]), []).append((v["y"], v["x"]))
+    return coinciding.runs(paths) if len(paths) > 1 else None
 
 
 def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
