@@ -535,9 +535,9 @@ LEGEND_COLUMNS = 2
 LEGEND_LABEL_PX = 290
 """The longest legend label drawn in full (px): ``LEGEND_COLUMNS`` columns of it, with their
 symbols, fit in ``FIT_WIDTH`` beside the widest left axis (the lanes' key labels)."""
-PANEL_ROOM = 120
+PANEL_ROOM = 126
 """What a side panel takes from its chart's plot (px): the panel (the timers chart's queue
-panel, 110 px) and the spacing beside it — the plots side by side share ``WIDTH``."""
+panel, 110 px) and the spacing beside it (16 px) — the plots side by side share ``WIDTH``."""
 TITLE_CHAR_PX = 6.4
 """A generous average advance of an 11-px sans-serif character (the subtitle's font): a
 title line is wrapped at ``FIT_WIDTH`` / this many characters."""
