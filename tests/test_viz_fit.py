@@ -22,11 +22,13 @@ def test_long_title_lines_are_wrapped_at_the_width_and_short_ones_kept() -> None
     assert len(LONG) == 148
     assert palette.fitted_lines(["short", LONG, "x" * 131]) == [
         "short",
-        "operator 'window': 160 elements, 128 (key, window) pairs in 128 windows; move the "
-        "slider to see the run at processing time t; tick",  # 130: with " play" 135
-        "play to replay it",
+        # two lines (it needs two at 131), of about equal length: no short last line
+        "operator 'window': 160 elements, 128 (key, window) pairs in 128 windows;",
+        "move the slider to see the run at processing time t; tick play to replay it",
         "x" * 131,
     ]
+    # 399 characters: four lines at 131 (3 × 131 = 393), so four of 99
+    assert palette.fitted_lines(["w " * 199 + "w"]) == ["w " * 49 + "w"] * 4
     # a word longer than a line stays whole, on its own line
     assert palette.fitted_lines(["a " + "y" * 140 + " b"]) == ["a", "y" * 140, "b"]
 
@@ -42,7 +44,7 @@ def test_finish_wraps_the_drawn_subtitle_and_keeps_the_notes_whole() -> None:
         "orient": "bottom",
         "direction": "horizontal",
         "columns": 2,
-        "layout": {"expr": "{bottom: {direction: 'vertical', anchor: 'start'}}"},
+        "layout": {"expr": "{bottom: {direction: 'vertical', anchor: 'start', margin: 10}}"},
         "titleFontSize": 12,
         "labelFontSize": 11,
         "symbolSize": 80,
@@ -56,7 +58,7 @@ def test_the_legend_layout_reaches_vega() -> None:
     spec = export.chart_spec(viz.window_lanes(session_job()))
     vega = vlc.vegalite_to_vega(spec)
     assert vega["config"]["legend"]["layout"] == {
-        "signal": "{bottom: {direction: 'vertical', anchor: 'start'}}"
+        "signal": "{bottom: {direction: 'vertical', anchor: 'start', margin: 10}}"
     }
     assert vega["config"]["legend"]["orient"] == "bottom"
 

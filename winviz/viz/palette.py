@@ -543,8 +543,9 @@ TITLE_CHAR_PX = 6.4
 title line is wrapped at ``FIT_WIDTH`` / this many characters."""
 # Vega's legend layout per orient (``config.legend.layout``): Vega-Lite's schema types it as
 # an expression, which Vega reads as an object — the legends under the plot stacked (not
-# side by side, which would widen the chart by each legend) and left-aligned with the plot.
-_LEGENDS_STACKED = "{bottom: {direction: 'vertical', anchor: 'start'}}"
+# side by side, which would widen the chart by each legend), left-aligned with the plot,
+# 10 px apart.
+_LEGENDS_STACKED = "{bottom: {direction: 'vertical', anchor: 'start', margin: 10}}"
 LEGEND_CONFIG = {
     "orient": "bottom",
     "direction": "horizontal",
@@ -583,7 +584,18 @@ def finish(
 
 def fitted_lines(lines: list[str]) -> list[str]:
     """Title lines as drawn: each longer than ``FIT_WIDTH`` / ``TITLE_CHAR_PX`` characters
-    wrapped at spaces into lines no longer (Vega draws a title line on one line, however
-    wide); shorter lines unchanged."""
+    wrapped at spaces into as few lines as that needs, of about equal length (no short last
+    line; Vega draws a title line on one line, however wide); shorter lines unchanged."""
     most = int(FIT_WIDTH / TITLE_CHAR_PX)
-    return [part for line in lines for part in ([line] if len(line) <= most else _wrap(line, most))]
+    out = []
+    for line in lines:
+        if len(line) <= most:
+            out.append(line)
+            continue
+        n = len(_wrap(line, most))  # (as few lines as fit), the shortest width giving n
+        out += next(
+            even
+            for width in range(-(-len(line) // n), most + 1)
+            if len(even := _wrap(line, width)) <= n
+        )
+    return out
