@@ -152,9 +152,12 @@ def _lanes(
     # the marks at their times first (each row's slot: its bar's row in ``bars``), then the
     # sub-lanes, packed so no bar lies under another window's marks or horizon; the axis
     # widened until every mark drawn beside its time fits on the plot (``_with_room``)
+    anchored: list[dict[str, Any]] = []
+    edges = (x.lo, x.hi)  # (of the axis the marks were anchored on: clipped to its edges)
     for attempt in range(ROOM_TRIES):
         last = attempt == ROOM_TRIES - 1  # (else: marks placed past the edges, for room)
-        anchored = _anchored_events(view, op, bars, x)
+        if not attempt or any(r["x"] in edges for r in anchored):
+            anchored, edges = _anchored_events(view, op, bars, x), (x.lo, x.hi)
         extents = _extents(bars, anchored, reach, x, width)
         stacked, events, times = _stacked_and_placed(bars, anchored, extents, x, width, last)
         wider = None if last else _with_room(x, times, events, width)
