@@ -31,6 +31,8 @@ def test_long_title_lines_are_wrapped_at_the_width_and_short_ones_kept() -> None
     assert palette.fitted_lines(["w " * 199 + "w"]) == ["w " * 49 + "w"] * 4
     # a word longer than a line stays whole, on its own line
     assert palette.fitted_lines(["a " + "y" * 140 + " b"]) == ["a", "y" * 140, "b"]
+    assert palette.fitted_lines(["z" * 300]) == ["z" * 300]
+    assert palette.fitted_lines(["z" * 300 + " a"]) == ["z" * 300, "a"]
 
 
 def test_finish_wraps_the_drawn_subtitle_and_keeps_the_notes_whole() -> None:

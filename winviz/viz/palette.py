@@ -585,7 +585,8 @@ def finish(
 def fitted_lines(lines: list[str]) -> list[str]:
     """Title lines as drawn: each longer than ``FIT_WIDTH`` / ``TITLE_CHAR_PX`` characters
     wrapped at spaces into as few lines as that needs, of about equal length (no short last
-    line; Vega draws a title line on one line, however wide); shorter lines unchanged."""
+    line; Vega draws a title line on one line, however wide); shorter lines unchanged; a word
+    longer than a line is not cut (it stays whole, on a line of its own)."""
     most = int(FIT_WIDTH / TITLE_CHAR_PX)
     out = []
     for line in lines:
@@ -595,7 +596,7 @@ def fitted_lines(lines: list[str]) -> list[str]:
         n = len(_wrap(line, most))  # (as few lines as fit), the shortest width giving n
         out += next(
             even
-            for width in range(-(-len(line) // n), most + 1)
+            for width in range(min(-(-len(line) // n), most), most + 1)
             if len(even := _wrap(line, width)) <= n
         )
     return out
