@@ -84,7 +84,8 @@ def test_processing_time_windows_are_on_a_processing_time_axis() -> None:
     spec = viz.timeline(trace, view="timeline").to_dict()
     assert spec["title"]["subtitle"][1].startswith("processing-time windows: [start, end) is")
     spec = viz.scrubber(trace).to_dict()
-    assert spec["title"]["subtitle"][1].startswith("processing-time windows: [start, end) is")
+    notes = spec["usermeta"]["winviz"]["notes"]
+    assert notes[1].startswith("processing-time windows: [start, end) is")
     # event-time windows keep their axis (an event-time cleanup timer each)
     event = extremes_free_event_job().trace
     assert not processing_time_windows(open_trace(event), "window")
@@ -106,7 +107,7 @@ def test_processing_time_windows_span_the_event_time_axis_in_timeline_and_scrubb
     edge."""
     trace = processing_time_job().trace
     spec = viz.timeline(trace, view="timeline").to_dict()
-    assert spec["title"]["subtitle"][1] == (
+    assert spec["usermeta"]["winviz"]["notes"][1] == (
         "processing-time windows: [start, end) is processing time — a window holds the "
         "elements that reached the operator then, whatever their timestamps: its band spans "
         "the event-time axis over its life in processing time; firings and cleanups at their "

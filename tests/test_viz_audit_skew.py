@@ -37,7 +37,7 @@ def test_an_element_before_a_step_at_its_own_processing_time_is_explained() -> N
         (10, -10, "dropped"),
     ]
     assert next((v["x"], v["y"]) for v in rows_of(spec, "watermark lag")) == (0, -5000)
-    assert spec["title"]["subtitle"][2] == (
+    assert spec["usermeta"]["winviz"]["notes"][2] == (
         "1 element(s) arrived at the processing time of a watermark step, before it: the line "
         "there is the new watermark's lag, their colour the watermark they met"
     )

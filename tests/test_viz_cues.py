@@ -339,7 +339,7 @@ def test_trigger_and_cleanup_timers_told_apart(sessions) -> None:
     assert (
         "set by (derived with WindowOperator.cleanupTime: the trace does not record it): "
         "4 trigger timers, 4 cleanup timers; cleanup timers are thin"
-    ) in spec["title"]["subtitle"]
+    ) in spec["usermeta"]["winviz"]["notes"]
     # every timer whose firing cleaned its window up is drawn as a cleanup timer
     cleaned = {(r.window.start, r.window.end, r.detail) for r in sessions.trace.records("cleanup")}
     fired_cleanups = {
@@ -495,7 +495,7 @@ def test_lanes_aggregate_past_a_readable_number_of_windows() -> None:
         "aggregated: a lane holds up to 30 windows, more than 10 (4 px each) — one cell per key "
         "and 600 ms of window starts, shaded by the share of its windows that fired; hover for "
         "the counts (timeline / explore draw each window)"
-    ) in spec["title"]["subtitle"]
+    ) in spec["usermeta"]["winviz"]["notes"]
     # at the default width every window is a bar of its own
     wide = viz.window_lanes(trace).to_dict()
     assert len(rows_of(wide, "window")) == 30 and rows_of(wide, "windows (aggregated)") == []

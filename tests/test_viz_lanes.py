@@ -10,7 +10,7 @@ from jobs import count_pipeline, merge_chain_job
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import window_lives
+from winviz.viz import lanes, palette, window_lives
 from winviz.viz.trace_view import open_trace
 
 
@@ -82,17 +82,25 @@ def test_session_merges_are_drawn() -> None:
         ("b", 10499.0, "fired: end of input", "event-time timer at 10499", "MAX (Long.MAX_VALUE)")
     ]
     # each window's cleanup at its cleanup time (lateness 0: its max timestamp), 8 px right
-    # of a firing on the same pixel: 2499 + 8 * (10785 - 715) / 640
-    assert [(c["key"], c["x"], c["detail"], c["proc_time"]) for c in cleaned] == [
-        ("b", 2624.875, "cleanup time 2,499 ms", "40"),
-        ("a", 5124.875, "cleanup time 4,999 ms", "40"),
-        ("b", 10624.875, "cleanup time 10,499 ms", "40"),
+    # of a firing on the same pixel (2499 + 8 * (10881 - 715) / 640) and one step (11 px)
+    # more, beside it (``piles.side_by_side``); the last, b's at 10,499, too: the axis ends
+    # at 10,881, not 10,785 (10,499 + 3 %), so it reaches 24 px (8 + 11 + its half, 5) right
+    # of 10,499: 715 + (10499 - 715) * 640 / (640 - 24) = 10,880.2 (issue 26: with no room
+    # it was moved 22 px left, onto its own window's bar, left of its firing)
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"] == [715, 10881]
+    assert [(c["key"], c["x"], c["dx"], c["detail"], c["proc_time"]) for c in cleaned] == [
+        ("b", 2626.075, 11, "cleanup time 2,499 ms", "40"),
+        ("a", 5126.075, 11, "cleanup time 4,999 ms", "40"),
+        ("b", 10626.075, 11, "cleanup time 10,499 ms", "40"),
     ]
+    # on the plot: its right edge (centre 615.9 + 19 px, plus 5) at 639.9 of 640 px
+    px = (10626.075 - 715) * 640 / (10881 - 715) + 11 + 5
+    assert 639.9 < px <= 640
     # lateness 0: no allowed-lateness horizon
     assert not [m for m, _ in marks(spec) if m == "rule"]
-    # merges sit 8 px left of the merged window's start: 8 * (10785 - 715) / 640 ms
+    # merges sit 8 px left of the merged window's start: 8 * (10881 - 715) / 640 ms
     assert [(m["key"], m["x"], m["slot"], m["detail"]) for m in merged] == [
-        ("a", 874.125, 1, "merged [3500, 5000), [1000, 2500)")
+        ("a", 872.925, 1, "merged [3500, 5000), [1000, 2500)")
     ]
     enc = spec["layer"][0]["encoding"]
     assert enc["y"]["field"] == "key" and enc["yOffset"]["field"] == "slot"
@@ -471,3 +479,21 @@ def test_no_mark_or_horizon_lies_on_another_windows_bar() -> None:
         "sessions (gallery)": 39,
         "late union": 6,
     }
+
+
+def test_the_axis_gives_the_marks_beside_their_times_room() -> None:
+    """``lanes._with_room``: an axis 0..1000 ms on 100 px; a mark at 1000 ms drawn 11 px right
+    of it reaches 16 px past its time (its half: 5 px): the axis ends at 1000 * 100 / 84 =
+    1190.5 → 1191 ms, where 1000 ms is at 84 px; one at 0 ms drawn 11 px left starts at
+    -191 ms; marks on the plot leave the axis as it is (None)."""
+    axis = palette.TimeAxis("event time", "ms", 0, 1000)
+    right = lanes._with_room(axis, [1000], [{"x": 1000, "dx": 11}], 100)
+    assert (right.lo, right.hi, right.kind, right.title) == (0, 1191, "ms", "event time")
+    assert 1000 * 100 / 1191 + 16 <= 100 < 1000 * 100 / 1190 + 16
+    left = lanes._with_room(axis, [0], [{"x": 0, "dx": -11}], 100)
+    assert (left.lo, left.hi) == (-191, 1000)
+    # a mark moved 8 px right in event time (its ``x``) and 11 px more (``dx``): 24 px
+    moved = lanes._with_room(axis, [1000], [{"x": 1080, "dx": 11}], 100)
+    assert (moved.lo, moved.hi) == (0, 1316)  # 1000 * 100 / 76 = 1315.8
+    fits = [{"x": 940, "dx": 0}, {"x": 60, "dx": 0}, {"x": 500, "dx": -11}]
+    assert lanes._with_room(axis, [940, 60, 500], fits, 100) is None

@@ -100,7 +100,7 @@ def test_the_reading_again_is_hollow_around_the_first_on_every_chart(restore_run
             "1 element read again after restore from checkpoint 1 (the replay): drawn hollow "
             "and larger, around the first reading where it is read at the same place"
         )
-        assert note in spec["title"]["subtitle"], name
+        assert note in spec["usermeta"]["winviz"]["notes"], name
         (tips,) = [lay["encoding"]["tooltip"] for lay in spec["layer"] if lay["mark"] is mark]
         assert replay.FIELD in [t["field"] for t in tips], name
     # the scrubber's legends are independent: the readings again have their own, of the fates

@@ -54,7 +54,7 @@ def test_a_badge_beside_the_square_of_two_keys_fired_by_one_timer() -> None:
     assert badges["transform"] == [{"filter": "datum.fired <= t"}]  # shown once made
     assert badges["mark"]["dx"] == {"expr": "datum.dx"}
     assert chart["layer"][-1] is badges  # over every mark
-    assert COUNT_NOTE in chart["title"]["subtitle"]
+    assert COUNT_NOTE in chart["usermeta"]["winviz"]["notes"]
     # the y axis has the timeline's room above the last firing for its badge
     assert chart["layer"][0]["encoding"]["y"]["scale"]["domain"] == [-21, 777]
 

@@ -19,7 +19,7 @@ from winviz.viz.timer_places import DEDUP_EVENT
 
 LINK = "g.mark-rule.role-mark.concat_0_layer_0_marks line"  # the queue panel's time, across
 DEDUPS = f"g.mark-symbol.role-mark path[aria-label*='{DEDUP_EVENT}']"
-DENSE_K05 = 52  # the ▼ drawn for key k05 of the dense job (kernel_job(3000))
+DENSE_K05 = 51  # the ▼ drawn for key k05 of the dense job (kernel_job(3000)), 514-px plot
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,9 @@ the share that fired, and the span of its windows' allowed-lateness horizons.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -148,11 +150,21 @@ def _lanes(
         notes.append("processing-time windows: the axis is processing time")
     x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *cleanup_times])
     # the marks at their times first (each row's slot: its bar's row in ``bars``), then the
-    # sub-lanes, packed so no bar lies under another window's marks or horizon
-    anchored = _anchored_events(view, op, bars, x)
-    bars, events = _stacked_and_placed(
-        bars, anchored, _extents(bars, anchored, reach, x, width), x, width
-    )
+    # sub-lanes, packed so no bar lies under another window's marks or horizon; the axis
+    # widened until every mark drawn beside its time fits on the plot (``_with_room``)
+    anchored: list[dict[str, Any]] = []
+    edges = (x.lo, x.hi)  # (of the axis the marks were anchored on: clipped to its edges)
+    for attempt in range(ROOM_TRIES):
+        last = attempt == ROOM_TRIES - 1  # (else: marks placed past the edges, for room)
+        if not attempt or any(r["x"] in edges for r in anchored):
+            anchored, edges = _anchored_events(view, op, bars, x), (x.lo, x.hi)
+        extents = _extents(bars, anchored, reach, x, width)
+        stacked, events, times = _stacked_and_placed(bars, anchored, extents, x, width, last)
+        wider = None if last else _with_room(x, times, events, width)
+        if wider is None:
+            break
+        x = wider
+    bars = stacked
     lanes = len(keys)
     slots = int(bars["slot"].max()) + 1
     height = max(60, min(900, lanes * max(24, 14 * slots)))
@@ -276,12 +288,14 @@ def _stacked_and_placed(
     extents: list[tuple[float, float]],
     x: TimeAxis,
     width: int,
-) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """The bars by key and start with their sub-lane (``_stack``), and their marks placed
-    (``_placed``): a mark set side by side with another (``piles.side_by_side``,
-    ``labels.STACK_PX`` apart) can land farther than ``_extents`` foresaw; then each bar's
-    extent grows to where its marks were drawn and the bars are stacked again, and the marks
-    placed again if a sub-lane changed (at most 4 times; the extents only grow)."""
+    edged: bool = True,
+) -> tuple[pd.DataFrame, list[dict[str, Any]], list[float]]:
+    """The bars by key and start with their sub-lane (``_stack``), their marks placed
+    (``_placed``; ``edged``: kept on the plot) and each mark's time: a mark set side by side
+    with another (``piles.side_by_side``, ``labels.STACK_PX`` apart) can land farther than
+    ``_extents`` foresaw; then each bar's extent grows to where its marks were drawn and the
+    bars are stacked again, and the marks placed again if a sub-lane changed (at most 4
+    times; the extents only grow)."""
     px_per_ms = width / max(1, x.hi - x.lo)
     ordered = bars.sort_values(["key", "window_start", "window_end"], kind="stable")
     order, keys = ordered.index.tolist(), ordered["key"].tolist()
@@ -292,7 +306,8 @@ def _stacked_and_placed(
             slot_of[i] = slot
         rows = [r | {"slot": slot_of[r["slot"]]} for r in anchored]
         bar_of = {id(row): r["slot"] for row, r in zip(rows, anchored, strict=True)}
-        events = _placed(rows, x, width)
+        time_of = {id(row): r["x"] for row, r in zip(rows, anchored, strict=True)}
+        events = _placed(rows, x, width, edged)
         grown = list(extents)
         for r in events:
             i = bar_of[id(r)]
@@ -305,7 +320,36 @@ def _stacked_and_placed(
         slots = _stack(keys, [extents[i] for i in order])
         if slots == before:  # (the marks of the same sub-lanes sit where they were)
             break
-    return ordered.assign(slot=slots), events
+    return ordered.assign(slot=slots), events, [time_of[id(r)] for r in events]
+
+
+ROOM_TRIES = 4
+"""How many times the lanes' axis is widened for the marks beside their times (``_with_room``)
+before they are kept on the plot as they are (moved in from its edges)."""
+
+
+def _with_room(
+    x: TimeAxis, times: list[float], events: list[dict[str, Any]], width: int
+) -> TimeAxis | None:
+    """``x`` widened at the end(s) where an event mark — its centre ``dx`` px beside ``x``
+    (its time, moved ``EVENT_DX`` px), ``MARK_HALF_PX`` either side — lies past the plot's
+    edge: so that at the new scale it reaches the edge (a mark's pixel offsets from its time
+    stay; its time moves in). None when every mark lies on the plot. (Kept on a plot with no
+    room, a cleanup beside a firing at the axis' last time was moved left, onto its
+    window's bar: issue 26.)"""
+    k = width / max(1, x.hi - x.lo)
+    hi, lo = x.hi, x.lo
+    for t, r in zip(times, events, strict=True):
+        at = (t - x.lo) * k  # its time's pixel, and its reach right and left of it
+        c = (r["x"] - x.lo) * k + r.get("dx", 0)
+        right, left = c + MARK_HALF_PX - at, at - c + MARK_HALF_PX
+        if c + MARK_HALF_PX > width + 1e-6 and right < width:  # (t - lo)·W / S' + right = W
+            hi = max(hi, math.ceil(x.lo + (t - x.lo) * width / (width - right)))
+        if c - MARK_HALF_PX < -1e-6 and left < width:  # (hi - t)·W / S' + left = W
+            lo = min(lo, math.floor(x.hi - (x.hi - t) * width / (width - left)))
+    if (lo, hi) == (x.lo, x.hi):
+        return None
+    return dataclasses.replace(x, lo=lo, hi=hi)
 
 
 def _stack(keys: list[Any], extents: list[tuple[float, float]]) -> list[int]:
@@ -489,11 +533,14 @@ def _anchored_events(
     return rows
 
 
-def _placed(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[dict[str, Any]]:
+def _placed(
+    rows: list[dict[str, Any]], x: TimeAxis, width: int, edged: bool = True
+) -> list[dict[str, Any]]:
     """The event marks (``_anchored_events``, each with its bar's sub-lane) where they are
     drawn: purges, evictions and merges, and firings and cleanups sharing a pixel with another
     mark, are set apart by ``EVENT_DX`` pixels, converted to event time for this chart's width
-    (Vega offsets only text marks by pixels)."""
+    (Vega offsets only text marks by pixels); ``edged``: kept on the plot (moved in from its
+    edges), else placed past them as they need (``_with_room`` then widens the axis)."""
     if rows:
         ms_per_px = (x.hi - x.lo) / width
         whats = [r["what"] for r in rows]
@@ -507,18 +554,22 @@ def _placed(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[dict[st
             dtype=bool,
         )
         shift[claims] = 0.0
-        for r, v in zip(rows, np.clip(at + shift, x.lo, x.hi).round(3).tolist(), strict=True):
+        lo, hi = (x.lo, x.hi) if edged else (-np.inf, np.inf)
+        for r, v in zip(rows, np.clip(at + shift, lo, hi).round(3).tolist(), strict=True):
             r["x"] = v
-        rows = _side_by_side(rows, x, width)
+        rows = _side_by_side(rows, x, width, width if edged else math.inf)
     return rows
 
 
-def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[dict[str, Any]]:
+def _side_by_side(
+    rows: list[dict[str, Any]], x: TimeAxis, width: int, edge: float
+) -> list[dict[str, Any]]:
     """Firings and cleanups of one lane row (key and slot) still at one point after their
     ``EVENT_DX`` — two firings of one cause, a firing replayed after a restore, two
     cleanups — drawn side by side by the charts' one rule (``piles.side_by_side``, the
     timeline's steps): each row's ``dx``, the pixels its mark is drawn beside ``x``. Returns
-    the rows drawn (a mark of a pile too deep is counted on the mark at its point)."""
+    the rows drawn (a mark of a pile too deep is counted on the mark at its point); ``edge``:
+    the farthest right a mark may be moved (the plot's width, or no limit)."""
     lanes: dict[tuple[Any, Any], int] = {}
     gap = 4 * labels.STACK_PX  # (lane rows never share a place)
     places = [
@@ -528,7 +579,7 @@ def _side_by_side(rows: list[dict[str, Any]], x: TimeAxis, width: int) -> list[d
         )
         for r in rows
     ]
-    placed = piles.side_by_side(places, labels.STACK_PX, width, most=labels.STACK_STEPS)
+    placed = piles.side_by_side(places, labels.STACK_PX, edge, most=labels.STACK_STEPS)
     if placed.moved:  # (a column only when a mark moved)
         for r, dx in zip(rows, placed.dx, strict=True):
             r["dx"] = dx

@@ -543,12 +543,38 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
+FIT_WIDTH = 840
+"""The widest a chart is drawn (px): plot, axes, legends, titles and side panels all fit in a
+container this wide. JupyterLab in a 1280-px browser window with its file browser open gives
+a cell's output about 848 px; a chart wider than that is cut off at the output's edge (a
+right-hand legend was: issue 26). The one rule that keeps every chart inside it: the legends
+go under the plot (``LEGEND_CONFIG``), the title's lines are wrapped (``finish``), and a
+plot is at most ``WIDTH`` wide, with a side panel's room taken from it (``PANEL_ROOM``)."""
+LEGEND_COLUMNS = 2
+"""A legend's entries go in rows of this many (under the plot, where width is short)."""
+LEGEND_LABEL_PX = 290
+"""The longest legend label drawn in full (px): ``LEGEND_COLUMNS`` columns of it, with their
+symbols, fit in ``FIT_WIDTH`` beside the widest left axis (the lanes' key labels)."""
+PANEL_ROOM = 126
+"""What a side panel takes from its chart's plot (px): the panel (the timers chart's queue
+panel, 110 px) and the spacing beside it (16 px) — the plots side by side share ``WIDTH``."""
+TITLE_CHAR_PX = 6.4
+"""A generous average advance of an 11-px sans-serif character (the subtitle's font): a
+title line is wrapped at ``FIT_WIDTH`` / this many characters."""
+# Vega's legend layout per orient (``config.legend.layout``): Vega-Lite's schema types it as
+# an expression, which Vega reads as an object — the legends under the plot stacked (not
+# side by side, which would widen the chart by each legend), left-aligned with the plot,
+# 10 px apart.
+_LEGENDS_STACKED = "{bottom: {direction: 'vertical', anchor: 'start', margin: 10}}"
 LEGEND_CONFIG = {
-    "orient": "right",
+    "orient": "bottom",
+    "direction": "horizontal",
+    "columns": LEGEND_COLUMNS,
+    "layout": {"expr": _LEGENDS_STACKED},
     "titleFontSize": 12,
     "labelFontSize": 11,
     "symbolSize": 80,
-    "labelLimit": 320,  # "watermarks, window, window_2 (same)" and the horizon entry in full
+    "labelLimit": LEGEND_LABEL_PX,
 }
 AXIS_CONFIG = {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColor": GRID_INK}
 VIEW_CONFIG = {"stroke": FRAME_INK}
@@ -560,10 +586,13 @@ def finish(
     """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``) — what
     ``.properties(usermeta=...).configure_legend(...).configure_axis(...).configure_view(...)``
     sets (the config's legend / axis / view entries replaced, other entries kept) — and, given
-    a ``heading``, the title (``title``: the heading over the notes). ``chart`` (a chart dict)
-    is changed in place and returned."""
+    a ``heading``, the title (``title``: the heading over the notes); the title's subtitle
+    lines (given or already there) wrapped to fit ``FIT_WIDTH`` (``fitted_lines``; the notes
+    in ``usermeta`` stay whole). ``chart`` (a chart dict) is changed in place and returned."""
     if heading is not None:
         chart["title"] = title(heading, notes)
+    if isinstance(chart.get("title"), dict) and chart["title"].get("subtitle"):
+        chart["title"]["subtitle"] = fitted_lines(chart["title"]["subtitle"])
     chart["usermeta"] = {"winviz": {"chart": name, "status": "ok", "notes": notes}}
     chart["config"] = chart.get("config", {}) | {
         "axis": dict(AXIS_CONFIG),
@@ -571,3 +600,23 @@ def finish(
         "view": dict(VIEW_CONFIG),
     }
     return chart
+
+
+def fitted_lines(lines: list[str]) -> list[str]:
+    """Title lines as drawn: each longer than ``FIT_WIDTH`` / ``TITLE_CHAR_PX`` characters
+    wrapped at spaces into as few lines as that needs, of about equal length (no short last
+    line; Vega draws a title line on one line, however wide); shorter lines unchanged; a word
+    longer than a line is not cut (it stays whole, on a line of its own)."""
+    most = int(FIT_WIDTH / TITLE_CHAR_PX)
+    out = []
+    for line in lines:
+        if len(line) <= most:
+            out.append(line)
+            continue
+        n = len(_wrap(line, most))  # (as few lines as fit), the shortest width giving n
+        out += next(
+            even
+            for width in range(min(-(-len(line) // n), most), most + 1)
+            if len(even := _wrap(line, width)) <= n
+        )
+    return out

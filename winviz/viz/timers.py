@@ -87,7 +87,7 @@ def timers_chart(
     trace: Any,
     *,
     operator: str | None = None,
-    width: int = palette.WIDTH,
+    width: int = palette.WIDTH - palette.PANEL_ROOM,
     height: int = palette.HEIGHT,
 ) -> spec.ChartDict:
     """The timers of one operator (default: the first with timer records) at their
