@@ -268,3 +268,80 @@ def test_lag_vertices_follow_the_rule_step_by_step(far: int) -> None:
         got = lag_vertices(steps, t_end)
         assert got == expected
         assert all(type(v) is int for vertex in got for v in vertex)
+
+
+def _label_place_by_every_score(
+    vertices: list[tuple[int, int, int]], procs: Any, skews: Any, x: Any, y: Any, w: int, h: int
+) -> tuple[tuple[int, int], tuple[str, str, int]]:
+    """The "watermark lag" label's place as its rule states it, with no shortcut: every place
+    at every spot scored (line segments crossed, element boxes crossed, each counted in full,
+    one by one), the first of the lowest scores kept (the first (0, 0) is one)."""
+    import numpy as np
+
+    from winviz.viz.labels import crosses
+    from winviz.viz.skew import LABEL_PLACES, _line_segments
+
+    sx, sy = w / max(1, x.hi - x.lo), h / max(1, y.hi - y.lo)
+    ex, ey = (np.asarray(procs) - x.lo) * sx, h - (np.asarray(skews) - y.lo) * sy
+    line = _line_segments(vertices, x, y, sx, sy, h).tolist()
+    tail = vertices[-40:]
+    spots = []
+    for i in range(len(tail) - 1, -1, -1):
+        spots.append((tail[i][1], tail[i][2]))
+        if i and tail[i - 1][0] == tail[i][0]:
+            spots.append(((tail[i - 1][1] + tail[i][1]) // 2, (tail[i - 1][2] + tail[i][2]) // 2))
+    bw, bh, r = 6.6 * len("watermark lag"), 13.0, 4.0
+    scored = []
+    for t, lag in spots:
+        px, py = (x.clip(t)[0] - x.lo) * sx, h - (lag - y.lo) * sy
+        for align, baseline, dy in LABEL_PLACES:
+            left = px - bw if align == "right" else px
+            top = py + dy - bh if baseline == "bottom" else py + dy
+            if left < 0 or top < 0 or left + bw > w or top + bh > h:
+                continue
+            box = (left, top, left + bw, top + bh)
+            segs = sum(
+                min(s[0], s[2]) < box[2]
+                and max(s[0], s[2]) > box[0]
+                and min(s[1], s[3]) < box[3]
+                and max(s[1], s[3]) > box[1]
+                and crosses(tuple(s), box)
+                for s in line
+            )
+            n = sum(
+                ex_ + r > box[0] and ex_ - r < box[2] and ey_ + r > box[1] and ey_ - r < box[3]
+                for ex_, ey_ in zip(ex.tolist(), ey.tolist(), strict=True)
+            )
+            scored.append(((segs, n), (t, lag), (align, baseline, dy)))
+    if not scored:
+        return (vertices[-1][1], vertices[-1][2]), LABEL_PLACES[0]
+    best = min(scored, key=lambda s: s[0])  # (the first of the lowest)
+    return best[1], best[2]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_lag_label_place_is_the_first_lowest_score(seed: int) -> None:
+    """The label search skips the line segments and elements it need not count (it stops
+    counting a place's crossings once they exceed the best place's); on random sawtooth
+    lines, parts and element clouds it picks exactly the place the full scoring picks."""
+    import random
+
+    import numpy as np
+
+    from winviz.viz.palette import TimeAxis
+    from winviz.viz.skew import _lag_label_place
+
+    rnd = random.Random(seed)
+    t, part, vertices = 0, 0, []
+    for _ in range(rnd.choice([2, 9, 60, 400])):
+        t += rnd.randrange(0, 400)
+        part += rnd.random() < 0.05
+        vertices.append((part, t, rnd.randrange(-100, 4000)))
+    n = rnd.choice([0, 30, 300])
+    procs = np.array([rnd.randrange(0, t + 1) for _ in range(n)], dtype=np.float64)
+    skews = np.array([rnd.randrange(-200, 4200) for _ in range(n)], dtype=np.float64)
+    x, y = TimeAxis("p", "ms", -10, t + 10), TimeAxis("s", "ms", -300, 4300)
+    w, h = rnd.choice([(600, 300), (200, 100)])
+    assert _lag_label_place(vertices, procs, skews, x, y, w, h) == _label_place_by_every_score(
+        vertices, procs, skews, x, y, w, h
+    )

@@ -25,6 +25,7 @@ elements per fate. The watermark generator mirrored: Flink's ``BoundedOutOfOrder
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -384,21 +385,36 @@ def _lag_label_place(
     ex, ey = ex[by_x], ey[by_x]
     ex_right, ex_left, ey_bottom, ey_top = ex + r, ex - r, ey + r, ey - r
     for (t, lag), (px, py) in zip(spots, points, strict=True):
-        for align, baseline, dy in LABEL_PLACES:
-            left = px - w if align == "right" else px
-            top = py + dy - h if baseline == "bottom" else py + dy
-            if left < 0 or top < 0 or left + w > width or top + h > height:
-                continue
+        boxes = [
+            ((left, top, left + w, top + h), (align, baseline, dy))
+            for align, baseline, dy in LABEL_PLACES
+            for left in [px - w if align == "right" else px]
+            for top in [py + dy - h if baseline == "bottom" else py + dy]
+            if not (left < 0 or top < 0 or left + w > width or top + h > height)
+        ]
+        # the line's segments within reach of any of this point's boxes (all of them when
+        # a box is not finite: no bounding box then rules a segment out for it)
+        around = _around([box for box, _ in boxes]) if boxes else None
+        near = line if around is None else _segments_near(line, around)
+        for (left, top, right, bottom), place in boxes:
             i = np.searchsorted(ex_right, left, side="right")
-            j = np.searchsorted(ex_left, left + w, side="left")
+            j = np.searchsorted(ex_left, right, side="left")
             n = (
-                int(np.count_nonzero((ey_bottom[i:j] > top) & (ey_top[i:j] < top + h)))
+                int(np.count_nonzero((ey_bottom[i:j] > top) & (ey_top[i:j] < bottom)))
                 if i < j
                 else 0
             )
-            score = (_segments_across(line, (left, top, left + w, top + h)), n)
+            # the most segments this box may cross and still beat the best so far (the
+            # count stops there: what it would be beyond cannot change the choice)
+            most = None if best is None else best[0][0] - (n >= best[0][1])
+            if most is not None and most < 0:
+                continue
+            crossed = _segments_across(near, (left, top, right, bottom), most)
+            if most is not None and crossed > most:
+                continue
+            score = (crossed, n)
             if best is None or score < best[0]:
-                best = (score, (t, lag), (align, baseline, dy))
+                best = (score, (t, lag), place)
             if score == (0, 0):
                 return best[1], best[2]
     if best is None:
@@ -425,17 +441,47 @@ def _line_segments(
     return np.column_stack([px[:-1], py[:-1], px[1:], py[1:]])[same]
 
 
-def _segments_across(segments: np.ndarray, box: tuple[float, float, float, float]) -> int:
-    """How many of the ``segments`` (x1, y1, x2, y2 rows) run through ``box`` (left, top,
-    right, bottom): ``labels.crosses`` of each that its bounding box does not rule out."""
+def _around(
+    boxes: list[tuple[float, float, float, float]],
+) -> tuple[float, float, float, float] | None:
+    """The smallest box (left, top, right, bottom) around all of ``boxes``; None when one of
+    their sides is not finite."""
+    if not all(math.isfinite(side) for box in boxes for side in box):
+        return None
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def _segments_near(segments: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
+    """The ``segments`` (x1, y1, x2, y2 rows) whose bounding box overlaps ``box`` (left, top,
+    right, bottom) — edges touching do not count — in their order."""
     left, top, right, bottom = box
-    s = segments[
+    return segments[
         (np.minimum(segments[:, 0], segments[:, 2]) < right)
         & (np.maximum(segments[:, 0], segments[:, 2]) > left)
         & (np.minimum(segments[:, 1], segments[:, 3]) < bottom)
         & (np.maximum(segments[:, 1], segments[:, 3]) > top)
     ]
-    return sum(crosses(tuple(row), box) for row in s.tolist())
+
+
+def _segments_across(
+    segments: np.ndarray, box: tuple[float, float, float, float], most: int | None = None
+) -> int:
+    """How many of the ``segments`` (x1, y1, x2, y2 rows) run through ``box`` (left, top,
+    right, bottom): ``labels.crosses`` of each that its bounding box does not rule out
+    (``_segments_near``). ``most``: stop counting past it (the count returned is then
+    ``most + 1``)."""
+    n = 0
+    for row in _segments_near(segments, box).tolist():
+        if crosses(tuple(row), box):
+            n += 1
+            if most is not None and n > most:
+                break
+    return n
 
 
 def _before_a_step(elements: pd.DataFrame, steps: pd.DataFrame) -> int:
