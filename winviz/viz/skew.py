@@ -350,7 +350,7 @@ def _lag_label_place(
     them sorted by x) and one of the line's segments (``_segments_across``)."""
     sx, sy = width / max(1, x.hi - x.lo), height / max(1, y.hi - y.lo)
     ex, ey = (procs - x.lo) * sx, height - (skews - y.lo) * sy
-    line = _line_segments(vertices, x, y, sx, sy, height)
+    line = _Segments(_line_segments(vertices, x, y, sx, sy, height))
     w, h, r = 6.6 * len("watermark lag"), 13.0, 4.0  # 11 px sans-serif; an element's half side
     best: tuple[tuple[int, int], tuple[Any, Any], tuple[str, str, int]] | None = None
     tail = vertices[-40:]
@@ -392,13 +392,14 @@ def _lag_label_place(
             for top in [py + dy - h if baseline == "bottom" else py + dy]
             if not (left < 0 or top < 0 or left + w > width or top + h > height)
         ]
-        # the line's segments within reach of any of this point's boxes (all of them when
-        # a box is not finite: no bounding box then rules a segment out for it)
-        around = _around([box for box, _ in boxes]) if boxes else None
-        near = line if around is None else _segments_near(line, around)
+        # the line's segments within reach of any of this point's boxes
+        near = line.near(_around([box for box, _ in boxes])) if boxes else line
+        # the elements whose box may meet each label's: a slice of them by x
+        sides = np.array([box for box, _ in boxes], dtype=np.float64).reshape(-1, 4)
+        firsts = ex_right.searchsorted(sides[:, 0], side="right").tolist()
+        ends = ex_left.searchsorted(sides[:, 2], side="left").tolist()
         for (left, top, right, bottom), place in boxes:
-            i = np.searchsorted(ex_right, left, side="right")
-            j = np.searchsorted(ex_left, right, side="left")
+            i, j = firsts.pop(0), ends.pop(0)
             n = (
                 int(np.count_nonzero((ey_bottom[i:j] > top) & (ey_top[i:j] < bottom)))
                 if i < j
@@ -409,7 +410,7 @@ def _lag_label_place(
             most = None if best is None else best[0][0] - (n >= best[0][1])
             if most is not None and most < 0:
                 continue
-            crossed = _segments_across(near, (left, top, right, bottom), most)
+            crossed = near.across((left, top, right, bottom), most)
             if most is not None and crossed > most:
                 continue
             score = (crossed, n)
@@ -441,13 +442,50 @@ def _line_segments(
     return np.column_stack([px[:-1], py[:-1], px[1:], py[1:]])[same]
 
 
-def _around(
-    boxes: list[tuple[float, float, float, float]],
-) -> tuple[float, float, float, float] | None:
-    """The smallest box (left, top, right, bottom) around all of ``boxes``; None when one of
-    their sides is not finite."""
+class _Segments:
+    """Line segments in pixels (x1, y1, x2, y2 rows), with their bounding boxes, in their
+    order: for counting those that run through a label's box."""
+
+    def __init__(self, rows: np.ndarray, bounds: list[np.ndarray] | None = None) -> None:
+        self.rows = rows
+        if bounds is None:  # x_lo, x_hi, y_lo, y_hi of each
+            xs, ys = rows[:, 0::2], rows[:, 1::2]
+            bounds = [xs.min(1), xs.max(1), ys.min(1), ys.max(1)]
+        self.bounds = bounds
+
+    def _meeting(self, box: tuple[float, float, float, float]) -> np.ndarray:
+        """Which ones' bounding box overlaps ``box`` (edges touching do not count)."""
+        left, top, right, bottom = box
+        x_lo, x_hi, y_lo, y_hi = self.bounds
+        return (x_lo < right) & (x_hi > left) & (y_lo < bottom) & (y_hi > top)
+
+    def near(self, box: tuple[float, float, float, float]) -> _Segments:
+        """Those whose bounding box overlaps ``box`` (left, top, right, bottom); all of them
+        when one of its sides is not finite (a first sieve for the boxes inside it,
+        ``_around``)."""
+        if not all(math.isfinite(side) for side in box):
+            return self
+        keep = self._meeting(box)
+        return _Segments(self.rows[keep], [b[keep] for b in self.bounds])
+
+    def across(self, box: tuple[float, float, float, float], most: int | None = None) -> int:
+        """How many run through ``box`` (left, top, right, bottom): ``labels.crosses`` of
+        each that its bounding box does not rule out. ``most``: stop counting past it (the
+        count returned is then ``most + 1``)."""
+        n = 0
+        for row in self.rows[self._meeting(box)].tolist():
+            if crosses(tuple(row), box):
+                n += 1
+                if most is not None and n > most:
+                    break
+        return n
+
+
+def _around(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
+    """The smallest box (left, top, right, bottom) around all of ``boxes`` (not finite when
+    one of their sides is not)."""
     if not all(math.isfinite(side) for box in boxes for side in box):
-        return None
+        return (math.nan,) * 4
     return (
         min(b[0] for b in boxes),
         min(b[1] for b in boxes),
@@ -456,32 +494,10 @@ def _around(
     )
 
 
-def _segments_near(segments: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
-    """The ``segments`` (x1, y1, x2, y2 rows) whose bounding box overlaps ``box`` (left, top,
-    right, bottom) — edges touching do not count — in their order."""
-    left, top, right, bottom = box
-    return segments[
-        (np.minimum(segments[:, 0], segments[:, 2]) < right)
-        & (np.maximum(segments[:, 0], segments[:, 2]) > left)
-        & (np.minimum(segments[:, 1], segments[:, 3]) < bottom)
-        & (np.maximum(segments[:, 1], segments[:, 3]) > top)
-    ]
-
-
-def _segments_across(
-    segments: np.ndarray, box: tuple[float, float, float, float], most: int | None = None
-) -> int:
+def _segments_across(segments: np.ndarray, box: tuple[float, float, float, float]) -> int:
     """How many of the ``segments`` (x1, y1, x2, y2 rows) run through ``box`` (left, top,
-    right, bottom): ``labels.crosses`` of each that its bounding box does not rule out
-    (``_segments_near``). ``most``: stop counting past it (the count returned is then
-    ``most + 1``)."""
-    n = 0
-    for row in _segments_near(segments, box).tolist():
-        if crosses(tuple(row), box):
-            n += 1
-            if most is not None and n > most:
-                break
-    return n
+    right, bottom): ``labels.crosses`` of each that its bounding box does not rule out."""
+    return _Segments(segments).across(box)
 
 
 def _before_a_step(elements: pd.DataFrame, steps: pd.DataFrame) -> int:
