@@ -183,6 +183,27 @@ def test_bin_points_exact_cells() -> None:
     assert cells["y_lo"].iloc[2] == pytest.approx(9.0 // (10 / 80) * (10 / 80))
 
 
+@pytest.mark.parametrize("present", [(0,), (0, 1, 2, 3), (1, 3), (2, 0)])
+def test_bin_fates_gives_bin_points_cells(present: tuple[int, ...]) -> None:
+    """``bin_fates`` (fates as their positions in FATES, not hashed) gives exactly the cells
+    ``bin_points`` gives for the fates' texts: same rows, order, values and grid, whichever
+    fates are present; 30,000 points coarsen the grid to fit the limit."""
+    import pandas as pd
+
+    from winviz.viz import palette, scale
+
+    rnd = np.random.default_rng(len(present))
+    n = 30_000
+    xs, ys = rnd.normal(0, 50, n).round(), rnd.uniform(-10, 300, n).round()
+    codes = rnd.choice(np.array(present), n)
+    fates = np.array([palette.FATES[c] for c in codes], dtype=object)
+    frame = pd.DataFrame({"x": xs, "y": ys, "fate": pd.Series(fates, dtype=object)})
+    want = scale.bin_points(frame, "x", "y", "fate", (-200, 200), (-10, 300), 2_000)
+    got = scale.bin_fates(xs, ys, codes, (-200, 200), (-10, 300), 2_000)
+    assert got[1:] == want[1:] and want[1:] != (120, 80)
+    pd.testing.assert_frame_equal(got[0], want[0])
+
+
 def test_trace_view_windows_global_and_none() -> None:
     import numpy as np
 

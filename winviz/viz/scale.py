@@ -140,13 +140,26 @@ def bin_elements(
     ys = np.clip(np.asarray(elements["proc_time"], dtype=float), *y_domain)
     if fate_codes is None:
         return _bin_arrays(xs, ys, elements["fate"], "fate", x_domain, y_domain, max_points)
+    return bin_fates(xs, ys, fate_codes, x_domain, y_domain, max_points)
+
+
+def bin_fates(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    fate_codes: np.ndarray,
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    limit: int,
+) -> tuple[pd.DataFrame, int, int]:
+    """``bin_points`` by ``fate`` of points given as float arrays, each one's fate as its
+    position in ``palette.FATES`` (the same cells, without hashing every fate text)."""
     present = np.flatnonzero(np.bincount(fate_codes, minlength=len(FATES)))
     order = sorted(present.tolist(), key=FATES.__getitem__)  # the fates present, sorted
     labels = np.array([FATES[i] for i in order], dtype=object)
     rank = np.zeros(len(FATES), dtype=np.int64)
     rank[order] = np.arange(len(order))
     codes = rank[fate_codes]
-    return _bin_codes(xs, ys, codes, labels, "fate", x_domain, y_domain, max_points)
+    return _bin_codes(xs, ys, codes, labels, "fate", x_range, y_range, limit)
 
 
 def _bin_index(offsets: np.ndarray, width: float, n: int) -> np.ndarray:

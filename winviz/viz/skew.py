@@ -285,7 +285,9 @@ def _skew(
                 "watermark they met"
             )
     if isinstance(elements, _Binned):
-        points = _binned(elements.procs, elements.skews, elements.fates, x, y, max_points, notes)
+        points = _binned(
+            elements.procs, elements.skews, elements.fates, x, y, max_points, notes, elements.codes
+        )
     else:
         points = _elements_layer(elements, x, y, max_points, notes, _read_again(view, elements))
     layers = [_lag_layer(vertices, x, y), points]
@@ -655,19 +657,19 @@ def _binned(
     y: TimeAxis,
     max_points: int,
     notes: list[str],
+    codes: np.ndarray | None = None,
 ) -> spec.ChartDict:
     """The elements' layer binned (``scale.bin_points``): their processing times and skews
-    (int64 arrays or numeric Series) and fates, the common fate first."""
-    frame = pd.DataFrame(
-        {
-            "x": np.asarray(procs).astype(float),
-            "y": np.asarray(skews).astype(float),
-            "fate": pd.Series(fates, dtype=object),
-        }
-    )
-    cells, nx, ny = scale.bin_points(
-        frame, "x", "y", "fate", (x.lo, x.hi), (y.lo, y.hi), max_points
-    )
+    (int64 arrays or numeric Series) and fates, the common fate first; ``codes``: the fates'
+    positions in ``palette.FATES`` when known (``scale.bin_fates``: the same cells)."""
+    xs, ys = np.asarray(procs).astype(float), np.asarray(skews).astype(float)
+    if codes is not None:
+        cells, nx, ny = scale.bin_fates(xs, ys, codes, (x.lo, x.hi), (y.lo, y.hi), max_points)
+    else:
+        frame = pd.DataFrame({"x": xs, "y": ys, "fate": pd.Series(fates, dtype=object)})
+        cells, nx, ny = scale.bin_points(
+            frame, "x", "y", "fate", (x.lo, x.hi), (y.lo, y.hi), max_points
+        )
     notes.append(
         f"{len(fates):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
         "of one fate, at their mean position, sized by count"
