@@ -611,8 +611,10 @@ def _elements_layer(
             max_points,
             notes,
         )
-    stamps = elements["ts"].tolist()
-    kind = palette.time_axis("event time", [min(stamps), max(stamps)]).kind  # dates or ms
+    stamps, procs = elements["ts"].tolist(), elements["proc_time"].tolist()
+    # event times and watermarks as dates or ms (the event times' extent says which), each
+    # text written once per distinct value and remembered (``TimeAxis.fmt_all``)
+    event = palette.time_axis("event time", [min(stamps), max(stamps)])
     rows = [
         {
             "kind": "element",
@@ -621,18 +623,19 @@ def _elements_layer(
             "fate": fate,
             "key": key,
             "value": value,
-            "timestamp": palette.format_time(t, kind),
-            "processing time": x.fmt(p),
+            "timestamp": t,
+            "processing time": p_text,
             "skew": f"{int(s):,} ms",
-            "watermark": palette.format_time(w, kind),
+            "watermark": w,
             "seq": int(seq),
         }
-        for seq, p, t, s, w, fate, key, value in zip(
+        for seq, p, p_text, t, s, w, fate, key, value in zip(
             elements["seq"].tolist(),
-            elements["proc_time"].tolist(),
-            elements["ts"].tolist(),
+            procs,
+            x.fmt_all(procs),
+            event.fmt_all(stamps),
             elements["skew"].tolist(),
-            elements["watermark"].tolist(),
+            event.fmt_all(elements["watermark"].tolist()),
             elements["fate"].tolist(),
             elements["key"].tolist(),
             elements["value"].tolist(),
