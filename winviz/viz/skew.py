@@ -348,8 +348,11 @@ def _lag_label_place(
     between them) where its box crosses neither the line itself nor an element mark and
     stays on the plot (issue 26: it lay over elements, then the line's last vertical ran
     through it); else the place crossing the fewest line segments, then elements. Per place
-    tried (at most 16 × 79) one vectorised test of the elements across its box (a slice of
-    them sorted by x) and one of the line's segments (``_segments_across``)."""
+    tried (at most 16 × 79) one vectorised count of the elements across its box (a slice of
+    them sorted by x), then ``labels.crosses`` of the line's segments near it
+    (``_Segments``), stopped once they are more than the best place's: a count beyond that
+    cannot change the choice (the same place as counting everything, 20–100k events: ~10×
+    faster)."""
     sx, sy = width / max(1, x.hi - x.lo), height / max(1, y.hi - y.lo)
     ex, ey = (procs - x.lo) * sx, height - (skews - y.lo) * sy
     line = _Segments(_line_segments(vertices, x, y, sx, sy, height))
