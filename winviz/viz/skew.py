@@ -106,13 +106,6 @@ def _drawable(view: TraceView, operator: str) -> tuple[Columns, np.ndarray, np.n
     return fates, procs, stamps, keep
 
 
-def with_details(view: TraceView, elements: pd.DataFrame) -> None:
-    """Adds the key and value texts (``fates.element_detail_lists``) of these elements."""
-    d = element_detail_lists(view, elements["seq"].to_numpy())
-    elements["key"] = object_array(d["key"])
-    elements["value"] = object_array(d["value"])
-
-
 def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
     """The watermark lag as (part, processing time, lag) vertices: from each finite watermark
     w_i at t_i, (t_i, t_i − w_i) rising to (t_{i+1}, t_{i+1} − w_i) just before the next
@@ -210,11 +203,12 @@ def _skew(
     chosen: str | None = None,
 ) -> spec.ChartDict:
     elements: pd.DataFrame | _Binned | None = _binned_elements(view, op, max_points)
+    details = None  # (element_detail_lists of the elements drawn one by one)
     if elements is None:
         # key and value texts only for elements drawn one by one (tooltips), not when binned
         elements = element_skews(view, op, details=False)
         if len(elements) <= max_points:
-            with_details(view, elements)
+            details = element_detail_lists(view, elements["seq"].to_numpy())
     if not len(elements):
         raise TraceInputError(
             f"No element with a timestamp reached {op!r}. The skew chart places elements by "
@@ -289,7 +283,8 @@ def _skew(
             elements.procs, elements.skews, elements.fates, x, y, max_points, notes, elements.codes
         )
     else:
-        points = _elements_layer(elements, x, y, max_points, notes, _read_again(view, elements))
+        again = _read_again(view, elements, details)
+        points = _elements_layer(elements, x, y, max_points, notes, again, details)
     layers = [_lag_layer(vertices, x, y), points]
     if isinstance(points, tuple):  # (the elements, those read again after a restart)
         layers[1:] = points
@@ -575,13 +570,16 @@ BINNED_TYPES = {
 """The types of a binned elements row's tooltip fields (``_binned``: texts, and the count)."""
 
 
-def _read_again(view: TraceView, elements: pd.DataFrame) -> list[str | None] | None:
-    """``replay.read_again`` of these elements (None: the job never restarted)."""
+def _read_again(
+    view: TraceView, elements: pd.DataFrame, details: dict[str, list[Any]] | None = None
+) -> list[str | None] | None:
+    """``replay.read_again`` of these elements (None: the job never restarted); ``details``:
+    their ``element_detail_lists`` when read already."""
     restarts = watermark_steps.restarts(view)
     if not restarts:
         return None
     seqs = elements["seq"].to_numpy()
-    d = element_detail_lists(view, seqs)
+    d = element_detail_lists(view, seqs) if details is None else details
     return replay.read_again(
         seqs.tolist(), d["source_index"], elements["ts"].tolist(), d["value"], restarts
     )
@@ -594,17 +592,20 @@ def _elements_layer(
     max_points: int,
     notes: list[str],
     again: list[str | None] | None = None,
+    details: dict[str, list[Any]] | None = None,
 ) -> spec.ChartDict | tuple[spec.ChartDict, spec.ChartDict]:
     """The elements' layer; with ``again`` (each element's ``replay.read_again``) where any
     was read again after a restart, it and the layer of those (hollow, around the first
-    reading)."""
+    reading). ``details``: the elements' ``element_detail_lists`` (their key and value
+    texts), needed when they are drawn one by one (at most ``max_points``)."""
     # the common fate first, so the rarer ones (the point of the lesson) are drawn on top
     common = (elements["fate"] == palette.FATES[0]).to_numpy()
     order = np.argsort(~common, kind="stable")
-    elements = elements.iloc[order]
+    at = order.tolist()
     if again is not None:
-        again = [again[i] for i in order.tolist()]
+        again = [again[i] for i in at]
     if len(elements) > max_points:
+        elements = elements.iloc[order]
         return _binned(
             pd.to_numeric(elements["proc_time"]),
             pd.to_numeric(elements["skew"]),
@@ -614,7 +615,15 @@ def _elements_layer(
             max_points,
             notes,
         )
-    stamps, procs = elements["ts"].tolist(), elements["proc_time"].tolist()
+    assert details is not None  # (read for elements drawn one by one)
+    # each column in drawing order (as ``elements.iloc[order]`` would give them)
+    seqs, procs, stamps, skews, marks, fates = (
+        [values[i] for i in at]
+        for values in (
+            elements[c].tolist() for c in ("seq", "proc_time", "ts", "skew", "watermark", "fate")
+        )
+    )
+    keys, values = ([d[i] for i in at] for d in (details["key"], details["value"]))
     # event times and watermarks as dates or ms (the event times' extent says which), each
     # text written once per distinct value and remembered (``TimeAxis.fmt_all``)
     event = palette.time_axis("event time", [min(stamps), max(stamps)])
@@ -633,15 +642,15 @@ def _elements_layer(
             "seq": int(seq),
         }
         for seq, p, p_text, t, s, w, fate, key, value in zip(
-            elements["seq"].tolist(),
+            seqs,
             procs,
             x.fmt_all(procs),
             event.fmt_all(stamps),
-            elements["skew"].tolist(),
-            event.fmt_all(elements["watermark"].tolist()),
-            elements["fate"].tolist(),
-            elements["key"].tolist(),
-            elements["value"].tolist(),
+            skews,
+            event.fmt_all(marks),
+            fates,
+            keys,
+            values,
             strict=True,
         )
     ]
