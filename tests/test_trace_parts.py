@@ -349,3 +349,35 @@ def test_parts_of_engine_traces_equal_their_whole_columns(job: str) -> None:
                 kind_set,
                 name,
             )
+
+
+def _typed_records(records: list[Any]) -> list[Any]:
+    """Each record's fields, each value with its type (``coded.identity``: ``1`` is not
+    ``True``)."""
+    fields = ("seq", "kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")
+    return [[identity(getattr(r, f)) for f in fields] for r in records]
+
+
+@pytest.mark.parametrize("job", ["hand", *SMALL])
+def test_records_of_some_kinds_read_only_their_parts(job: str) -> None:
+    """``trace.records(kind, ...)`` reads each field on the records of those kinds only (their
+    parts, ``TraceColumns.part``) and gives exactly the records, with their values' types,
+    that the whole decoded columns give (``records_at`` of a fully decoded trace), for each
+    kind, pairs of kinds and one operator's records; the other kinds' records stay undecoded."""
+    run = hand_trace if job == "hand" else (lambda: JOBS[job]().trace)
+    whole = run()
+    decode_all(whole)
+    kinds = list(whole.columns().kind.values)
+    operators = whole.operators()
+    for kind_set in [(k,) for k in kinds] + list(combinations(kinds, 2))[::5]:
+        trace = run()
+        got = trace.records(*kind_set)
+        want = whole.records_at(rows_of(whole, kind_set))
+        assert _typed_records(got) == _typed_records(want), kind_set
+        assert [r.seq for r in got] == rows_of(whole, kind_set).tolist()
+    if operators and len(kinds) > 1:
+        trace = run()
+        got = trace.records(kind=kinds[:2], operator=operators[-1])
+        want = whole.records_at(rows_of(whole, tuple(kinds[:2])))
+        want = [r for r in want if r.operator == operators[-1]]
+        assert _typed_records(got) == _typed_records(want)

@@ -303,19 +303,29 @@ class Trace:
         for start in range(0, n, _BLOCK):
             yield from self._records(np.arange(start, min(n, start + _BLOCK)))
 
-    def _records(self, rows: np.ndarray) -> Iterator[TraceRecord]:
+    def _records(
+        self, rows: np.ndarray, kinds: Iterable[str] | None = None
+    ) -> Iterator[TraceRecord]:
+        """The records at these positions; ``kinds``: theirs, when known — each field is then
+        read on the records of those kinds only (``TraceColumns.part``: the whole column's
+        values on them), not decoded whole."""
         c = self.columns()
+        wanted = None if kinds is None else frozenset(kinds)
+
+        def field(name: str) -> Any:
+            return getattr(c, name) if wanted is None else c.part(name, wanted)
+
         return map(
             TraceRecord,
             c.seq[rows].tolist(),
             c.kind.decode(rows).tolist(),
-            c.proc_time.take(rows).tolist(),
-            c.watermark.take(rows).tolist(),
+            field("proc_time").take(rows).tolist(),
+            field("watermark").take(rows).tolist(),
             c.operator.decode(rows).tolist(),
-            c.key.decode(rows).tolist(),
-            c.window.decode(rows).tolist(),
-            c.ts.take(rows).tolist(),
-            c.detail[rows].tolist(),
+            field("key").decode(rows).tolist(),
+            field("window").decode(rows).tolist(),
+            field("ts").take(rows).tolist(),
+            field("detail")[rows].tolist(),
         )
 
     def rows_where(
@@ -405,7 +415,7 @@ class Trace:
         ``TraceRecord`` objects."""
         wanted = [*kinds, *([kind] if isinstance(kind, str) else kind or [])]
         rows = self.rows_where(wanted or None, operator, key, window)
-        return list(self._records(rows))
+        return list(self._records(rows, wanted or None))
 
     def records_at(self, rows: np.ndarray | list[int]) -> list[TraceRecord]:
         """The records at these positions (``rows_where`` gives them; ints, a negative one
