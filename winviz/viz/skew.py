@@ -597,14 +597,14 @@ def _elements_layer(
     """The elements' layer; with ``again`` (each element's ``replay.read_again``) where any
     was read again after a restart, it and the layer of those (hollow, around the first
     reading). ``details``: the elements' ``element_detail_lists`` (their key and value
-    texts), needed when they are drawn one by one (at most ``max_points``)."""
+    texts) when they are drawn one by one (at most ``max_points``); None: they are binned."""
     # the common fate first, so the rarer ones (the point of the lesson) are drawn on top
     common = (elements["fate"] == palette.FATES[0]).to_numpy()
     order = np.argsort(~common, kind="stable")
     at = order.tolist()
     if again is not None:
         again = [again[i] for i in at]
-    if len(elements) > max_points:
+    if details is None:  # (more than max_points)
         elements = elements.iloc[order]
         return _binned(
             pd.to_numeric(elements["proc_time"]),
@@ -615,7 +615,6 @@ def _elements_layer(
             max_points,
             notes,
         )
-    assert details is not None  # (read for elements drawn one by one)
     # each column in drawing order (as ``elements.iloc[order]`` would give them)
     seqs, procs, stamps, skews, marks, fates = (
         [values[i] for i in at]
