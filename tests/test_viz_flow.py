@@ -223,7 +223,7 @@ def test_the_chart_marks_exactly_the_steps_taken() -> None:
         "skip → element_late",
         "window_late → skip",
     ]
-    assert boxes["side_output"]["text"] == "side output"
+    assert boxes["side_output"]["text"] == "side\noutput"  # (wrapped to its narrow box)
     meta = chart.to_dict()["usermeta"]["winviz"]
     assert meta["status"] == "ok"
     assert meta["notes"][0] == (
