@@ -383,5 +383,13 @@ def diagram(
         "legend": None,
     }
     colors = (fill, stroke, text_color)
-    layers = [*_arrow_layers(arows, x, y, colors), *_box_layers(brows, x, y, colors)]
-    return {"layer": layers, "width": frame.width, "height": frame.height}
+    # the boxes' stroke in the fill's legend (one legend of the two: Vega-Lite merges them)
+    outline = stroke | {"title": "step", "legend": fill["legend"]}
+    layers = [
+        *_arrow_layers(arows, x, y, colors),
+        *_box_layers(brows, x, y, (fill, outline, text_color)),
+    ]
+    # the arrows' colour and the texts' are two scales of one field (Vega-Lite would merge
+    # them into the first's range, and warn)
+    resolve = {"scale": {"color": "independent"}}
+    return {"layer": layers, "width": frame.width, "height": frame.height, "resolve": resolve}
