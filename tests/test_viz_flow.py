@@ -14,7 +14,9 @@ import pytest
 from jobs import count_pipeline, keyed_window
 
 import winviz as wv
+from winviz.viz import palette
 from winviz.viz import spec as charts
+from winviz.viz.diagram import box_px, wrapped
 from winviz.viz.fates import element_fates
 from winviz.viz.flow import EDGES, NODES, flow_steps, operator_flow
 from winviz.viz.trace_view import open_trace, window_operators
@@ -223,7 +225,7 @@ def test_the_chart_marks_exactly_the_steps_taken() -> None:
         "skip → element_late",
         "window_late → skip",
     ]
-    assert boxes["side_output"]["text"] == "side output"
+    assert boxes["side_output"]["text"] == "side\noutput"  # (wrapped to its narrow box)
     meta = chart.to_dict()["usermeta"]["winviz"]
     assert meta["status"] == "ok"
     assert meta["notes"][0] == (
@@ -340,3 +342,55 @@ def test_each_timer_call_marks_its_own_branch() -> None:
         "is_cleanup → clear",
     } <= taken
     assert "on_element → cleanup_timer" in taken and "on_element → emit" not in taken
+
+
+def test_the_chart_fits_the_output_width_and_wraps_every_text_whole() -> None:
+    # issue 26: the chart was 990 px wide (wider than palette.FIT_WIDTH) and cut its texts
+    # with "…"; now the plot is FIT_WIDTH - 20 wide and the texts wrap inside their boxes
+    run = job(
+        [("A", 1000), ("A", 3000), ("A", 2000)],
+        [0, 10, 20],
+        assigner=wv.EventTimeSessionWindows.with_gap(1500),
+    )
+    chart = operator_flow(run, 2)
+    spec = chart.to_dict()
+    assert (spec["width"], spec["height"]) == (palette.FIT_WIDTH - 20, 802)
+    boxes = {r["id"]: r for r in chart_rows(chart) if "id" in r}
+    assert (boxes["timer_emit"]["title"], boxes["timer_emit"]["text"].split("\n")) == (
+        "emitWindowContents",
+        ["[1000, 4500): first", "firing; cause: end of", "input (event-time", "timer at 4499)"],
+    )
+    assert boxes["on_timer"]["title"] == "Trigger.\nonEventTime /\nonProcessingTime"
+    # every line whole: the box's lines are the step's outcomes, wrapped at spaces
+    outcomes = {}
+    for step, outcome in flow_steps(run, 2)[["step", "outcome"]].itertuples(index=False):
+        outcomes.setdefault(step, []).append(outcome)
+    for node, box in boxes.items():
+        assert "…" not in box["title"] + box["text"]
+        assert box["text"].replace("\n", " ") == " ".join(outcomes.get(node, [])), node
+
+
+def test_more_lines_than_a_box_shows_are_counted_and_in_the_tooltip() -> None:
+    # sliding windows of 4 s every 1 s: element 0 (ts 1000) is in four windows
+    run = job(LATE_DATA, LATE_ARRIVALS, assigner=wv.SlidingEventTimeWindows.of(4000, 1000))
+    add = {r["id"]: r for r in chart_rows(operator_flow(run, 0)) if "id" in r}["add"]
+    assert add["text"].split("\n") == ["added to [1000, 5000)", "and 3 more (tooltip)"]
+    assert add["tip"].split("\n") == [
+        "added to [1000, 5000)",
+        "added to [0, 4000)",
+        "added to [-1000, 3000)",
+        "added to [-2000, 2000)",
+    ]
+
+
+def test_wrapped_breaks_at_spaces_then_after_dots_and_cuts_nothing() -> None:
+    assert wrapped("WindowAssigner.assignWindows", 130, 7.0) == ["WindowAssigner.", "assignWindows"]
+    assert wrapped("window late? (isWindowLate)", 130, 7.0) == ["window late?", "(isWindowLate)"]
+    assert wrapped("a b c", 130, 7.0) == ["a b c"]
+    # a word longer than a line with nowhere to break stays whole on its line
+    assert wrapped("x 123456789012345678901 y", 70, 7.0) == ["x", "123456789012345678901", "y"]
+    assert box_px("processElement", ["ts 1000 > watermark MIN: on time"], 140) == (
+        "processElement",
+        ("ts 1000 > watermark", "MIN: on time"),
+        4 + 13 + 2 + 2 * 13 + 6,
+    )

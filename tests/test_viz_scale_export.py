@@ -273,3 +273,40 @@ def test_thinning_keeps_every_extreme() -> None:
     keep, bins = scale.keep_extremes(np.arange(n), np.array(size), np.zeros(n), 1_000)
     assert len(keep) <= 1_000 and bins == 250
     assert max(size[i] for i in keep) == 99
+
+
+def test_the_fallback_iframe_holds_the_title_views_axes_and_legends_under_the_plot() -> None:
+    """``export.frame_size``: the width ``palette.FIT_WIDTH`` (or a wider chart's), the
+    height the title's lines, the plot, the axis under it and each legend's rows (2 entries
+    a row) — tests/browser/test_iframe_fallback.py checks it against Chromium's drawing."""
+    from winviz.viz import export, palette
+
+    page = 2 * (8 + 4 + 5)  # margins: the page's body, the chart element, Vega's padding
+    legend = {"field": "k", "type": "nominal", "scale": {"domain": ["a", "b", "c"]}}
+    spec = {
+        "title": {"text": "t", "subtitle": ["one", "two"]},
+        "width": 600,
+        "height": 300,
+        "layer": [
+            {"mark": "point", "encoding": {"x": {"field": "x"}, "color": legend}},
+            {"mark": "rule", "encoding": {"x": {"field": "x"}, "shape": {"field": "s"}}},
+        ],
+    }
+    # title 24 + 2 × 15; plot 300, axis 64; legends: 18 + 12 + 2 rows × 20 (3 entries),
+    # 18 + 12 + 4 rows × 20 (a domain not named: 8 entries)
+    assert export.frame_size(spec) == (
+        palette.FIT_WIDTH + page,
+        24 + 30 + 300 + 64 + 70 + 110 + page,
+    )
+    html_out = export.iframe_renderer(spec)["text/html"]
+    assert f"width:{palette.FIT_WIDTH + page}px;height:{598 + page}px" in html_out
+    # a wider chart: its plot and the axis room left of it; no legend drawn for legend: null
+    wide = {"width": 900, "height": 200, "encoding": {"y": {"field": "y"}, "color": {
+        "field": "k", "type": "nominal", "legend": None}}}  # fmt: skip
+    assert export.frame_size(wide) == (900 + 150 + page, 200 + 64 + page)
+    # views one under the other add up (20 px apart); a diagram (axes None) has no axis room
+    stacked = {"vconcat": [{"width": 100, "height": 100, "title": "a"}, {"height": 50}]}
+    assert export.frame_size(stacked) == (palette.FIT_WIDTH + page, 24 + 100 + 20 + 50 + page)
+    hidden = {"x": {"field": "x", "axis": None}, "y": {"field": "y", "axis": None}}
+    diagram = {"width": 820, "height": 400, "encoding": hidden}
+    assert export.frame_size(diagram) == (palette.FIT_WIDTH + page, 400 + page)

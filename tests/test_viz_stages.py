@@ -15,6 +15,7 @@ from jobs import count_pipeline
 
 import winviz as wv
 from winviz.time import MAX, MIN
+from winviz.viz import palette
 from winviz.viz import spec as charts
 from winviz.viz.stages import stage_watermark_table, stage_watermarks
 
@@ -185,7 +186,7 @@ def test_the_chart_validates_and_names_min_and_max() -> None:
         "output: 1499 (idle)",
     ]
     assert boxes["src_a"] == ["a source: no input", "output: MIN"]
-    arrows = sorted((r["edge"], r["label"]) for r in data if "edge" in r)
+    arrows = sorted({(r["edge"], r["label"]) for r in data if "edge" in r})
     assert arrows == [
         ("src_a → wm_a", "MIN"),
         ("src_b → wm_b", "MIN"),
@@ -224,3 +225,54 @@ def test_times_relative_to_a_start() -> None:
     )
     with pytest.raises(ValueError, match=r"start '0': expected an int time"):
         stage_watermarks(union(), 800, start="0")  # type: ignore[arg-type]
+
+
+def boxes_of(chart: Any) -> dict[str, dict[str, Any]]:
+    """The chart's boxes by operator (``diagram.box_rows``)."""
+    spec = chart.to_dict()
+    return {r["id"]: r for rs in spec["datasets"].values() for r in rs if "id" in r}
+
+
+def test_the_stages_go_top_down_and_fit_the_output_width() -> None:
+    # one row per stage, centred: sources, assigners, the union's window (issue 26: the
+    # stages side by side made the chart 938 px wide, wider than palette.FIT_WIDTH)
+    chart = stage_watermarks(union(), 800)
+    boxes = boxes_of(chart)
+    assert {op: (b["x"], b["x2"], b["y"], b["y2"]) for op, b in boxes.items()} == {
+        "src_a": (0.0, 250.0, 0.0, 51.0),  # title 4 + 13, gap 2, 2 lines of 13, bottom 6
+        "src_b": (280.0, 530.0, 0.0, 51.0),  # 30 px right of it
+        "wm_a": (0.0, 250.0, 111.0, 175.0),  # 60 px under the row above
+        "wm_b": (280.0, 530.0, 111.0, 175.0),
+        "counts": (140.0, 390.0, 235.0, 325.0),  # centred
+    }
+    spec = chart.to_dict()
+    assert (spec["width"], spec["height"]) == (538, 333)
+    # at most as many side by side as fit the width asked for: here one
+    narrow = boxes_of(stage_watermarks(union(), 800, width=300))
+    assert [narrow[op]["y"] for op in ("src_a", "src_b", "wm_a", "wm_b", "counts")] == [
+        0.0, 111.0, 222.0, 346.0, 470.0
+    ]  # fmt: skip
+    # the default fits palette.FIT_WIDTH: three a row (4 px edge each side)
+    assert 3 * 250 + 2 * 30 + 8 <= palette.FIT_WIDTH < 4 * 250 + 3 * 30 + 8
+
+
+def test_a_long_line_is_wrapped_never_cut() -> None:
+    # the lesson's times after a start are long: "ch 1 clicks[1]: +1,303,328, holds the MIN"
+    run = two_stages()
+    boxes = boxes_of(stage_watermarks(run, 800, start=-10_000_000))
+    assert boxes["watermarks"]["text"].split("\n") == [
+        "ch 0 clicks[0]: +10,002,999",
+        "ch 1 clicks[1]: +10,002,499, holds the MIN",
+        "input: +10,002,499",
+        "= MIN over the active channels",
+        "output: +10,002,499",
+    ]
+    for box in boxes_of(stage_watermarks(run, 800)).values():
+        assert "…" not in box["text"] + box["title"]
+    # a line too long for its box goes on as many lines as it needs, whole
+    wide = boxes_of(stage_watermarks(run, 800, start=-(10**30)))["watermarks"]["text"]
+    assert wide.split("\n")[:3] == [
+        "ch 0 clicks[0]:",
+        "+1,000,000,000,000,000,000,000,000,002,999",
+        "ch 1 clicks[1]:",
+    ]

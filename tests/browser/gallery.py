@@ -13,9 +13,10 @@ from typing import Any
 
 import winviz as wv
 from tests.chart_jobs import kernel_job, late_union_job, session_job
-from tests.jobs import bounded, kafka_readers
+from tests.jobs import bounded, count_pipeline, kafka_readers, keyed_window
 from tests.test_checkpoints import late_after_a_firing
-from winviz import viz
+from tests.test_viz_stages import PART_ARRIVALS, PARTS, strategy, union
+from winviz import datasets, viz
 from winviz.viz import export, grid, labels, lessons, pages, palette
 from winviz.viz.labels import EDGE_PLACES, LABEL_FONT, LABEL_PLACES, LABEL_REACH_PX
 
@@ -106,6 +107,113 @@ CHARTS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+def lesson_04_walk(
+    data: list[tuple[str, int]] | None = None,
+    arrivals: list[int] | None = None,
+    *,
+    assigner: Any = None,
+    lateness: int = 0,
+    late: bool = False,
+) -> wv.JobExecutionResult:
+    """Lesson 04's ``walk``: key A, 1000, 3000 and 6000 arriving at 0, 100 and 1000 ms, bound
+    0, 5 s tumbling windows, a count per window (``assigner``, ``lateness``, ``late``: the
+    tests' other jobs of ``operator_flow``, tests/test_viz_flow.py)."""
+    env = wv.StreamExecutionEnvironment()
+    windowed = keyed_window(
+        env,
+        data or [("A", 1000), ("A", 3000), ("A", 6000)],
+        assigner or wv.TumblingEventTimeWindows.of(wv.seconds(5)),
+        arrival_times=arrivals or [0, 100, 1000],
+        lateness=lateness or None,
+        late=wv.OutputTag("late") if late else None,
+    )
+    windowed.aggregate(wv.CountAggregate()).sink_to("panes")
+    return env.execute()
+
+
+def lesson_07_stages() -> wv.JobExecutionResult:
+    """Lesson 07's ``two_stages``: the clickstream's two partitions, bound 2 s, idleness
+    30 s, per-user minute counts, then the top user per 5 minutes."""
+    clicks = datasets.clickstream()
+    parts = [[c for c in clicks if c.partition == p] for p in (0, 1)]
+    arrivals = [[c.arrival_time for c in part] for part in parts]
+    strategy = (
+        wv.WatermarkStrategy.for_bounded_out_of_orderness(wv.seconds(2))
+        .with_timestamp_assigner(lambda c, _: c.event_time)
+        .with_idleness(wv.seconds(30))
+    )
+    env = wv.StreamExecutionEnvironment()
+    per_user = (
+        env.from_partitions(parts, arrival_times=arrivals, name="clicks")
+        .assign_timestamps_and_watermarks(strategy)
+        .key_by(lambda c: c.user)
+        .window(wv.TumblingEventTimeWindows.of(wv.minutes(1)))
+        .side_output_late_data(wv.OutputTag("late1"))
+        .process(lambda user, ctx, els, out: out.collect((user, len(list(els)))))
+        .name("per_user")
+    )
+    (
+        per_user.key_by(lambda r: "all")
+        .window(wv.TumblingEventTimeWindows.of(wv.minutes(5)))
+        .side_output_late_data(wv.OutputTag("late2"))
+        .process(lambda k, ctx, els, out: out.collect(max(els, key=lambda e: (e[1], e[0]))))
+        .name("top_user")
+        .sink_to("top")
+    )
+    return env.execute()
+
+
+LESSON_07_START = 1_767_603_600_000  # lesson 07's START (2026-01-05T09:00:00Z)
+LATE = [("A", 1000), ("A", 6000), ("A", 2000)]  # tests/test_viz_flow.py's LATE_DATA
+SESSION = [("A", 1000), ("A", 3000), ("A", 2000)]
+
+
+def _stage_parallel() -> wv.JobExecutionResult:
+    """tests/test_viz_stages.py's two parallel subtasks (a partitioned source)."""
+    env = wv.StreamExecutionEnvironment().set_parallelism(2)
+    count_pipeline(
+        env,
+        PARTS,
+        wv.TumblingEventTimeWindows.of(wv.seconds(2)),
+        strategy(),
+        partitioned=True,
+        arrival_times=PART_ARRIVALS,
+        name="clicks",
+    )
+    return env.execute()
+
+
+DIAGRAMS: dict[str, Callable[[], Any]] = {
+    "operator_flow · lesson 04 walk": lambda: viz.operator_flow(lesson_04_walk(), 0),
+    "operator_flow · late firing": lambda: viz.operator_flow(
+        lesson_04_walk(LATE, [0, 1000, 2000], lateness=2000), 2
+    ),
+    "operator_flow · side output": lambda: viz.operator_flow(
+        lesson_04_walk(LATE, [0, 1000, 2000], late=True), 2
+    ),
+    "operator_flow · session merge": lambda: viz.operator_flow(
+        lesson_04_walk(SESSION, [0, 10, 20], assigner=wv.EventTimeSessionWindows.with_gap(1500)),
+        2,
+    ),
+    "operator_flow · sliding": lambda: viz.operator_flow(
+        lesson_04_walk(LATE, [0, 1000, 2000], assigner=wv.SlidingEventTimeWindows.of(4000, 2000)),
+        0,
+    ),
+    "stage_watermarks · lesson 07": lambda: viz.stage_watermarks(
+        lesson_07_stages(), at=LESSON_07_START + 306_873, start=LESSON_07_START
+    ),
+    "stage_watermarks · lesson 07 end": lambda: viz.stage_watermarks(
+        lesson_07_stages(), start=LESSON_07_START
+    ),
+    "stage_watermarks · union": lambda: viz.stage_watermarks(union(), 800),
+    "stage_watermarks · parallel": lambda: viz.stage_watermarks(_stage_parallel(), 700),
+}
+"""The lesson diagrams (``operator_flow``, ``stage_watermarks``) with the jobs the lessons
+and their tests draw them with: lesson 04's walk (and the tests' late, side-output, session
+and sliding jobs: the longest box texts), lesson 07's two stages at its moment and at the
+end, the tests' union and two parallel subtasks (the widest)."""
+
+
 def _explorer() -> Any:
     """An explorer as the lessons draw one: the running example's bound, timeline and
     scrubber."""
@@ -131,7 +239,8 @@ def gallery(
     path: Path, jobs: list[str] | None = None, charts: list[str] | None = None
 ) -> tuple[Path, list[str]]:
     """Write the gallery page (all of it, or these ``jobs`` × ``charts`` only); returns it and
-    each chart's name, in page order (the explorer's two charts last)."""
+    each chart's name, in page order (the lesson diagrams, ``DIAGRAMS``, then the explorer's
+    two charts last)."""
     runs = {name: make() for name, make in JOBS.items() if jobs is None or name in jobs}
     names, elements = [], []
     for job, run in runs.items():
@@ -139,6 +248,10 @@ def gallery(
             if charts is None or kind in charts:
                 names.append(f"{kind} · {job}")
                 elements.append(pages.chart_element(export.chart_spec(chart(run))))
+    if charts is None or "diagrams" in charts:
+        for name, draw in DIAGRAMS.items():
+            names.append(name)
+            elements.append(pages.chart_element(export.chart_spec(draw())))
     markup = ""
     if charts is None or "explorer" in charts:
         markup = _explorer_markup()

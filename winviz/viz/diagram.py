@@ -27,7 +27,20 @@ OFF_STROKE = palette.FADED_COLOR
 OFF_TEXT = palette.FADED_INK
 TITLE_SIZE = 11
 LINE_SIZE = 10
-LINE_PX = 13  # px between lines of text in a box
+LINE_PX = 13  # px between lines of text in a box (a title's lines too)
+TITLE_TOP_PX = 4  # px from a box's top to its title's first line
+TEXT_GAP_PX = 2  # px between a box's title and its lines of text
+BOTTOM_PX = 6  # px under a box's last line
+SIDE_PX = 7  # px each side of a box's text (an arrow's head reaches 5 px into the box)
+FIT_PLOT = palette.FIT_WIDTH - 20
+"""A diagram's plot width (px) by default: with Vega's padding (5 px a side) and room to
+spare, the chart fits ``palette.FIT_WIDTH``."""
+TITLE_CHAR_PX = 7.0
+"""A generous average advance of a bold 11-px sans-serif character (a box's title)."""
+TEXT_CHAR_PX = 5.6
+"""A generous average advance of a 10-px sans-serif character (a box's lines of text)."""
+LABEL_CHAR_PX = 5.2
+"""A generous average advance of a 9-px italic sans-serif character (an arrow's label)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +90,53 @@ class Frame:
         """A data-unit offset in pixels."""
         return dx * self.width / (self.x1 - self.x0), dy * self.height / (self.y1 - self.y0)
 
+    def units(self, px: float) -> float:
+        """A vertical offset of ``px`` pixels in data units."""
+        return px * (self.y1 - self.y0) / self.height
+
+
+def wrapped(text: str, width_px: float, char_px: float) -> list[str]:
+    """``text`` in lines of at most ``width_px`` (at ``char_px`` a character), broken at
+    spaces, and a word wider than a line after its dots and slashes or before an opening
+    parenthesis (``WindowAssigner.`` / ``assignWindows``); nothing is cut: a part still wider
+    than a line stays whole on a line of its own."""
+    most = max(1, int(width_px // char_px))
+    parts: list[tuple[str, str]] = []  # (what joins it to the part before, the part)
+    for word in text.split(" "):
+        if len(word) <= most:
+            parts.append((" ", word))
+            continue
+        piece, glue = "", " "
+        for ch in word:
+            if ch == "(" and piece:
+                parts.append((glue, piece))
+                piece, glue = "", ""
+            piece += ch
+            if ch in "./" and len(piece) > 1:
+                parts.append((glue, piece))
+                piece, glue = "", ""
+        if piece:
+            parts.append((glue, piece))
+    lines: list[str] = []
+    for glue, part in parts:
+        if lines and len(lines[-1]) + len(glue) + len(part) <= most:
+            lines[-1] += glue + part
+        else:
+            lines.append(part)
+    return lines
+
+
+def box_px(title: str, lines: list[str], width_px: float) -> tuple[str, tuple[str, ...], float]:
+    """A box ``width_px`` wide: its title and lines of text wrapped to fit it (``wrapped``),
+    and the height (px) they take: title, gap, lines, bottom margin."""
+    inner = width_px - 2 * SIDE_PX
+    heading = wrapped(title, inner, TITLE_CHAR_PX)
+    text = [line for raw in lines for line in wrapped(raw, inner, TEXT_CHAR_PX)]
+    height = TITLE_TOP_PX + LINE_PX * len(heading) + BOTTOM_PX
+    if text:
+        height += TEXT_GAP_PX + LINE_PX * len(text)
+    return "\n".join(heading), tuple(text), height
+
 
 def _border(box: Box, tx: float, ty: float) -> tuple[float, float]:
     """Where the segment from the box's centre towards (tx, ty) leaves the box."""
@@ -115,6 +175,7 @@ def arrow_rows(boxes: dict[str, Box], arrows: list[Arrow], frame: Frame) -> list
                     "my": y + (y2 - y) * a.at,
                     "label": a.label if i == longest else "",
                     "right": a.right,
+                    "above": abs(py) < 0.5,  # a level segment: its label centred above it
                     "path": ON if a.on else OFF,
                     "dashed": a.dashed,
                     "arrow": f"{s.title} → {d.title}",
@@ -124,8 +185,10 @@ def arrow_rows(boxes: dict[str, Box], arrows: list[Arrow], frame: Frame) -> list
     return rows
 
 
-def box_rows(boxes: list[Box]) -> list[dict[str, Any]]:
-    """One row per box: its rectangle, title, text lines (joined by newlines), on / off."""
+def box_rows(boxes: list[Box], frame: Frame) -> list[dict[str, Any]]:
+    """One row per box: its rectangle, title (its lines joined by newlines), where its title
+    and its text start (``ty``, ``ly``: ``TITLE_TOP_PX`` under its top, and under the title's
+    last line), its text lines (joined by newlines), on / off."""
     return [
         {
             "id": b.id,
@@ -134,6 +197,10 @@ def box_rows(boxes: list[Box]) -> list[dict[str, Any]]:
             "y": b.y - b.h / 2,
             "y2": b.y + b.h / 2,
             "cx": b.x,
+            "ty": b.y - b.h / 2 + frame.units(TITLE_TOP_PX),
+            "ly": b.y
+            - b.h / 2
+            + frame.units(TITLE_TOP_PX + LINE_PX * (b.title.count("\n") + 1) + TEXT_GAP_PX),
             "title": b.title,
             "text": "\n".join(b.lines),
             "path": ON if b.on else OFF,
@@ -192,12 +259,17 @@ def _arrow_layers(
             },
         )
     )
-    for right in (False, True):
-        labelled = [r for r in arows if r["label"] and r["right"] is right]
+    for align, dx, dy in (("left", 4, -2), ("right", -4, -2), ("center", 0, -6)):
+        centre = align == "center"
+        labelled = [
+            r
+            for r in arows
+            if r["label"] and r["above"] is centre and (centre or r["right"] is (align == "right"))
+        ]
         if not labelled:
             continue
-        mark = {"fontSize": 9, "dx": -4 if right else 4, "dy": -2, "baseline": "bottom"}
-        mark |= {"align": "right" if right else "left", "fontStyle": "italic"}
+        mark = {"fontSize": 9, "dx": dx, "dy": dy, "baseline": "bottom"}
+        mark |= {"align": align, "fontStyle": "italic"}
         layers.append(_text_layer(labelled, ("mx", "my", "label"), x, y, text_color, mark))
     return layers
 
@@ -261,13 +333,14 @@ def _box_layers(
                 },
             )
         )
-    title = {"fontSize": TITLE_SIZE, "fontWeight": "bold", "baseline": "top", "dy": 3}
-    layers.append(_text_layer(brows, ("cx", "y", "title"), x, y, text_color, title))
+    title = {"fontSize": TITLE_SIZE, "fontWeight": "bold", "baseline": "top"}
+    title |= {"lineBreak": "\n", "lineHeight": LINE_PX}
+    layers.append(_text_layer(brows, ("cx", "ty", "title"), x, y, text_color, title))
     texts = [r for r in brows if r["text"]]
     if texts:
-        lines = {"fontSize": LINE_SIZE, "baseline": "top", "dy": 5 + LINE_PX}
+        lines = {"fontSize": LINE_SIZE, "baseline": "top"}
         lines |= {"lineBreak": "\n", "lineHeight": LINE_PX}
-        layers.append(_text_layer(texts, ("cx", "y", "text"), x, y, text_color, lines))
+        layers.append(_text_layer(texts, ("cx", "ly", "text"), x, y, text_color, lines))
     return layers
 
 
@@ -283,7 +356,7 @@ def diagram(
     shown = legend is not None
     legend = legend or (ON, OFF)
     by_id = {b.id: b for b in boxes}
-    brows, arows = box_rows(boxes), arrow_rows(by_id, arrows, frame)
+    brows, arows = box_rows(boxes, frame), arrow_rows(by_id, arrows, frame)
     words = {ON: legend[0], OFF: legend[1]}
     for r in brows + arows:
         r["path"] = words[r["path"]]
@@ -310,5 +383,13 @@ def diagram(
         "legend": None,
     }
     colors = (fill, stroke, text_color)
-    layers = [*_arrow_layers(arows, x, y, colors), *_box_layers(brows, x, y, colors)]
-    return {"layer": layers, "width": frame.width, "height": frame.height}
+    # the boxes' stroke in the fill's legend (one legend of the two: Vega-Lite merges them)
+    outline = stroke | {"title": "step", "legend": fill["legend"]}
+    layers = [
+        *_arrow_layers(arows, x, y, colors),
+        *_box_layers(brows, x, y, (fill, outline, text_color)),
+    ]
+    # the arrows' colour and the texts' are two scales of one field (Vega-Lite would merge
+    # them into the first's range, and warn)
+    resolve = {"scale": {"color": "independent"}}
+    return {"layer": layers, "width": frame.width, "height": frame.height, "resolve": resolve}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 import altair as alt
 import vl_convert as vlc
 
-from winviz.viz import pages
+from winviz.viz import pages, palette
 
 _EXTERNAL = re.compile(
     r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""",
@@ -105,19 +106,133 @@ def _without_schema(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def iframe_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
-    """The chart's page (``html_page``) in a sandboxed iframe: the whole page is the
-    ``srcdoc`` attribute, HTML-escaped (quotes too), so it cannot end the attribute."""
+    """The chart's page (``html_page``) in a sandboxed iframe ``frame_size`` big: the whole
+    page is the ``srcdoc`` attribute, HTML-escaped (quotes too), so it cannot end the
+    attribute."""
     spec = _without_schema(spec)
     page = html_page(spec)
-    width = int(spec.get("width", 640)) if isinstance(spec.get("width"), int) else 640
-    height = int(spec.get("height", 400)) if isinstance(spec.get("height"), int) else 400
+    width, height = frame_size(spec)
     return {
         "text/html": (
             f'<iframe srcdoc="{html.escape(page, quote=True)}" '
-            f'style="border:none;width:{width + 260}px;height:{height + 160}px" '
+            f'style="border:none;width:{width}px;height:{height}px" '
             'sandbox="allow-scripts"></iframe>'
         )
     }
+
+
+VIEW_PX = 300
+"""A view's width or height when the spec gives none as a number (Altair's default)."""
+CONCAT_PX = 20  # Vega-Lite's spacing between concatenated views
+PAGE_PX = 8 + 4 + 5
+"""Around the chart on each side of its page: the body's margin (``pages.page``), the chart
+element's (``pages.CHART_CSS``, above and below) and Vega's padding."""
+AXIS_ROOM = (150, 64)
+"""Room (px) for the axes: left of the plot (tick labels and title) and under it."""
+TITLE_PX, SUBTITLE_PX = 24, 15  # the title's heading line and each subtitle line
+LEGEND_TITLE_PX, LEGEND_ROW_PX, LEGEND_GAP_PX, GRADIENT_PX = 18, 20, 12, 60
+UNKNOWN_ENTRIES = 8  # a legend's entries when its scale names no domain
+_LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "size", "opacity", "strokeDash")
+
+
+def frame_size(spec: dict[str, Any]) -> tuple[int, int]:
+    """The iframe's width and height (px) that hold the chart drawn from ``spec`` whole: its
+    title's lines and its views (``_block``: each with its axes and its legends) inside the
+    page's margins (``PAGE_PX``); at least ``palette.FIT_WIDTH`` wide (a chart fits in
+    it)."""
+    width, height = _block(spec)
+    width += AXIS_ROOM[0] if _has_axes(spec) else 0
+    return max(palette.FIT_WIDTH, width) + 2 * PAGE_PX, _title_px(spec) + height + 2 * PAGE_PX
+
+
+def _has_axes(spec: Any) -> bool:
+    """Whether any view of the spec draws an x or y axis (a diagram's are ``None``)."""
+    if isinstance(spec, list):
+        return any(_has_axes(s) for s in spec)
+    if not isinstance(spec, dict):
+        return False
+    encoding = spec.get("encoding") or {}
+    for channel in ("x", "y"):
+        enc = encoding.get(channel)
+        if isinstance(enc, dict) and not ("axis" in enc and enc["axis"] is None):
+            return True
+    return any(_has_axes(spec.get(k)) for k in ("layer", "hconcat", "vconcat", "concat"))
+
+
+def _title_px(spec: dict[str, Any]) -> int:
+    """The height of a view's title: its heading and its subtitle's lines (none: 0)."""
+    title = spec.get("title")
+    if not title:
+        return 0
+    subtitle = title.get("subtitle") or [] if isinstance(title, dict) else []
+    return TITLE_PX + SUBTITLE_PX * len([subtitle] if isinstance(subtitle, str) else subtitle)
+
+
+def _block(spec: dict[str, Any]) -> tuple[int, int]:
+    """A view's extent (px) with the room around its plot: concatenated views side by side
+    or one under the other (``CONCAT_PX`` apart, each with its title), else the plot
+    (``_plot``), the room of the axis under it (``AXIS_ROOM``; the room left of the plots:
+    ``frame_size``) and the legends under it (as
+    ``palette.LEGEND_CONFIG`` lays them out: each its title and rows of
+    ``palette.LEGEND_COLUMNS`` entries, one under the other; ``_legends``)."""
+    for key, across in (("hconcat", True), ("vconcat", False), ("concat", True)):
+        parts = [p for p in spec.get(key) or [] if isinstance(p, dict)]
+        if parts:
+            sizes = [(w, h + _title_px(p)) for p in parts for w, h in [_block(p)]]
+            gaps = CONCAT_PX * (len(sizes) - 1)
+            if across:
+                return sum(w for w, _ in sizes) + gaps, max(h for _, h in sizes)
+            return max(w for w, _ in sizes), sum(h for _, h in sizes) + gaps
+    width, height = _plot(spec)
+    legends = sum(
+        LEGEND_TITLE_PX + LEGEND_GAP_PX
+        + (GRADIENT_PX if n is None else math.ceil(n / palette.LEGEND_COLUMNS) * LEGEND_ROW_PX)
+        for n in _legends(spec).values()
+    )  # fmt: skip
+    return width, height + (AXIS_ROOM[1] if _has_axes(spec) else 0) + legends
+
+
+def _plot(spec: dict[str, Any]) -> tuple[int, int]:
+    """A view's plot (px): its ``width`` × ``height``, else its layers' largest, else
+    ``VIEW_PX``."""
+    layers = [_plot(s) for s in spec.get("layer") or [] if isinstance(s, dict)]
+    out = []
+    for i, key in enumerate(("width", "height")):
+        v = spec.get(key)
+        if isinstance(v, int) and not isinstance(v, bool):
+            out.append(v)
+        else:
+            out.append(max([VIEW_PX, *(size[i] for size in layers)]) if layers else VIEW_PX)
+    return out[0], out[1]
+
+
+def _legends(
+    spec: Any, found: dict[tuple[str, str], int | None] | None = None
+) -> dict[tuple[str, str], int | None]:
+    """The legends the spec draws, one per (field, title): how many entries (its scale's
+    domain; ``UNKNOWN_ENTRIES`` if none is named), None for a gradient (a quantitative
+    scale). A channel with ``legend: null`` draws none."""
+    found = {} if found is None else found
+    if isinstance(spec, list):
+        for s in spec:
+            _legends(s, found)
+    elif isinstance(spec, dict):
+        encoding = spec.get("encoding")
+        if isinstance(encoding, dict):
+            for channel in _LEGEND_CHANNELS:
+                enc = encoding.get(channel)
+                if not isinstance(enc, dict) or "field" not in enc:
+                    continue
+                if "legend" in enc and enc["legend"] is None:
+                    continue
+                name = (str(enc["field"]), str(enc.get("title", enc["field"])))
+                domain = (enc.get("scale") or {}).get("domain")
+                n = len(domain) if isinstance(domain, list) else UNKNOWN_ENTRIES
+                gradient = enc.get("type") == "quantitative" and channel in ("color", "fill")
+                found[name] = None if gradient else max(n, found.get(name) or 0)
+        for key in ("layer", "hconcat", "vconcat", "concat"):
+            _legends(spec.get(key), found)
+    return found
 
 
 RENDERER_ENV = "WINVIZ_RENDERER"

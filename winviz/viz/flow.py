@@ -39,7 +39,7 @@ import pandas as pd
 from winviz.time import format_ms
 from winviz.trace import TraceRecord, vocabulary
 from winviz.viz import palette, spec
-from winviz.viz.diagram import Arrow, Box, Frame, diagram
+from winviz.viz.diagram import FIT_PLOT, Arrow, Box, Frame, box_px, diagram
 from winviz.viz.fates import element_fates
 from winviz.viz.firings import firings
 from winviz.viz.operator_pick import require_records
@@ -55,11 +55,11 @@ from winviz.viz.value_texts import short
 CHART = "operator_flow"
 
 # the boxes: id -> (title, column x, row y, a question?)
-LATE, MAIN, SIDE, TIMERS, TIMER_SIDE = 0.0, 2.3, 4.6, 7.0, 9.3
+LATE, MAIN, SIDE, TIMERS, TIMER_SIDE = 0.0, 2.3, 4.6, 7.15, 9.45
 NODES: dict[str, tuple[str, float, float, bool]] = {
     "element": ("processElement", MAIN, 0, False),
     "assign": ("WindowAssigner.assignWindows", MAIN, 1, False),
-    "merge": ("MergingWindowSet.addWindow", SIDE, 1.5, False),
+    "merge": ("MergingWindowSet.addWindow", SIDE, 1.75, False),
     "window_late": ("window late? (isWindowLate)", MAIN, 2, True),
     "skip": ("skip the window", LATE, 2, False),
     "add": ("add to the window's state", MAIN, 3, False),
@@ -68,10 +68,10 @@ NODES: dict[str, tuple[str, float, float, bool]] = {
     "purge": ("purge the contents", SIDE, 5.6, False),
     "cleanup_timer": ("registerCleanupTimer", MAIN, 7, False),
     "element_late": ("element late? (isElementLate)", LATE, 3.5, True),
-    "side_output": ("side output", LATE - 0.55, 5, False),
-    "dropped": ("dropped", LATE + 0.55, 5, False),
+    "side_output": ("side output", LATE - 0.5, 5, False),
+    "dropped": ("dropped", LATE + 0.5, 5, False),
     "timer": ("a timer fires", TIMERS, 3, False),
-    "on_timer": ("Trigger.onEventTime / …", TIMERS, 4, False),
+    "on_timer": ("Trigger.onEventTime / onProcessingTime", TIMERS, 4, False),
     "timer_emit": ("emitWindowContents", TIMER_SIDE, 4, False),
     "timer_purge": ("purge the contents", TIMER_SIDE, 5.6, False),
     "is_cleanup": ("cleanup time? (isCleanupTime)", TIMERS, 6.25, True),
@@ -107,9 +107,20 @@ EDGES: tuple[tuple[str, str, str], ...] = (
 STEP_COLUMNS = ("seq", "step", "window", "outcome")
 _CALLS = {"on_event_time": "onEventTime", "on_processing_time": "onProcessingTime"}
 GLOBAL = "global window"
-MAX_LINES = 2  # outcome lines per box (the tooltip has all); more are counted ("… 3 more")
-LATER = ((5.8, 7.0), (5.8, 3.0))  # the "later" arrow's bends: between the columns
-NARROW = 1.05  # the two boxes side by side under "element late?"
+MAX_LINES = 2  # outcome lines per box (the tooltip has all); more are counted ("and 3 more")
+LATER = ((6.0, 7.0), (6.0, 3.0))  # the "later" arrow's bends: right of the middle labels
+VIA: dict[tuple[str, str], tuple[tuple[float, float], ...]] = {
+    ("cleanup_timer", "timer"): LATER,
+    ("assign", "merge"): ((SIDE, 1.0),),  # level, its label above it, then down into the box
+}
+BELOW = {"merge": 1.0}  # a box whose top stays GAP_PX / 2 under that level (the arrow's bend)
+AT = {("on_element", "purge"): 0.3, ("on_timer", "timer_purge"): 0.3}
+"""Where along its arrow a label sits, where not half-way (off the arrows that cross it)."""
+WIDE = 1.95  # a box's width (data units; the columns are 2.3 apart)
+NARROW = 0.95  # the two boxes side by side under "element late?"
+X_SPAN = (-1.15, 10.8)  # the data units across the plot
+GAP_PX = 28  # px at least between two boxes one above the other (an arrow and its label)
+EDGE_PX = 6  # px above the top box and under the lowest
 
 
 @dataclass(frozen=True)
@@ -128,16 +139,19 @@ def operator_flow(
     element: int = 0,
     *,
     operator: str | None = None,
-    width: int = 980,
-    height: int = 560,
+    width: int = FIT_PLOT,
+    height: int | None = None,
 ) -> spec.ChartDict:
     """The path of one element through the window operator (see the module docstring).
     ``element``: its position among the elements that reached the operator (as
     ``trace.records("element", operator=...)`` lists them; negative counts from the end).
     ``operator``: the window operator (default: the first; the subtitle names the others).
+    ``width``: of the plot (default: what fits ``palette.FIT_WIDTH``); the boxes' titles and
+    lines are wrapped to fit their boxes, never cut, and the plot is as high as they need
+    (``height``: drawn that high instead).
     A trace that cannot be drawn gives a message card; a wrong ``element`` or ``operator``
     raises ``ValueError`` naming it."""
-    check_size(width, height, min_width=100, min_height=100)
+    check_size(width, 100 if height is None else height, min_width=100, min_height=100)
     view = open_trace(trace)
     op = pick_window_operator(view, operator)
     path = element_path(view, op, element)
@@ -414,32 +428,57 @@ def _timer_steps(
 # -- chart --------------------------------------------------------------------------------------
 
 
+def _boxes(lines: dict[str, list[str]], width: int) -> tuple[list[Box], float, tuple[float, float]]:
+    """The boxes at ``width`` px: each one's title and lines wrapped to fit it
+    (``diagram.box_px``), as high as they need; the pixels per data unit down the plot
+    (``sy``: boxes one above the other, their x ranges overlapping, ``GAP_PX`` apart at
+    least) and the top and bottom of the plot (data units)."""
+    sx = width / (X_SPAN[1] - X_SPAN[0])
+    laid = []
+    for node, (title, x, y, question) in NODES.items():
+        shown = lines.get(node, [])
+        if len(shown) > MAX_LINES:
+            shown = [*shown[: MAX_LINES - 1], f"and {len(shown) - MAX_LINES + 1} more (tooltip)"]
+        w = NARROW if node in ("side_output", "dropped") else WIDE
+        heading, text, h = box_px(title, shown, w * sx)
+        laid.append((node, x, y, w, heading, text, h, question))
+    sy = 40.0
+    for (_, xa, ya, wa, _, _, ha, _), (_, xb, yb, wb, _, _, hb, _) in itertools.combinations(
+        laid, 2
+    ):
+        if abs(xa - xb) < (wa + wb) / 2 and ya != yb:
+            sy = max(sy, ((ha + hb) / 2 + GAP_PX) / abs(ya - yb))
+    for node, _, y, _, _, _, h, _ in laid:
+        if node in BELOW:
+            sy = max(sy, (h / 2 + GAP_PX / 2) / (y - BELOW[node]))
+    top = min(y - (h / 2 + EDGE_PX) / sy for _, _, y, _, _, _, h, _ in laid)
+    bottom = max(y + (h / 2 + EDGE_PX) / sy for _, _, y, _, _, _, h, _ in laid)
+    boxes = [
+        Box(
+            node,
+            x,
+            y,
+            w,
+            h / sy,
+            heading,
+            text,
+            on=node in lines,
+            decision=question,
+            tip="\n".join(lines.get(node, [])) or "not taken by this element",
+        )
+        for node, x, y, w, heading, text, h, question in laid
+    ]
+    return boxes, sy, (top, bottom)
+
+
 def _chart(
-    path: ElementPath, operator: str, others: list[str], width: int, height: int
+    path: ElementPath, operator: str, others: list[str], width: int, height: int | None
 ) -> spec.ChartDict:
     steps = path.steps
     lines: dict[str, list[str]] = {}
     for step, outcome in zip(steps["step"], steps["outcome"], strict=True):
         lines.setdefault(step, []).append(outcome)
-    boxes = []
-    for node, (title, x, y, question) in NODES.items():
-        shown = lines.get(node, [])
-        if len(shown) > MAX_LINES:
-            shown = [*shown[: MAX_LINES - 1], f"… {len(shown) - MAX_LINES + 1} more"]
-        boxes.append(
-            Box(
-                node,
-                x,
-                y,
-                NARROW if node in ("side_output", "dropped") else 2.15,
-                0.74,
-                title,
-                tuple(_cut(s) for s in shown),
-                on=node in lines,
-                decision=question,
-                tip="\n".join(lines.get(node, [])) or "not taken by this element",
-            )
-        )
+    boxes, sy, (top, bottom) = _boxes(lines, width)
     taken = taken_edges(steps)
     arrows = [
         Arrow(
@@ -449,11 +488,14 @@ def _chart(
             on=(a, b) in taken,
             dashed=a == "cleanup_timer",
             right=b in ("side_output", "timer"),
-            via=LATER if a == "cleanup_timer" else (),
+            via=VIA.get((a, b), ()),
+            at=AT.get((a, b), 0.5),
         )
         for a, b, label in EDGES
     ]
-    frame = Frame(-1.15, 10.45, -0.5, 8.0, width, height)
+    frame = Frame(
+        *X_SPAN, top, bottom, width, round(sy * (bottom - top)) if height is None else height
+    )
     chart = diagram(boxes, arrows, frame, legend=("taken by this element", "not taken"))
     r = path.record
     head = (
@@ -470,10 +512,6 @@ def _chart(
         notes.append(f"other window operators (operator=…): {', '.join(map(repr, others))}")
     heading = "The element's path through the WindowOperator"
     return palette.finish(chart, name=CHART, notes=notes, heading=heading)
-
-
-def _cut(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def taken_edges(steps: pd.DataFrame) -> set[tuple[str, str]]:

@@ -36,7 +36,7 @@ import pandas as pd
 from winviz.time import MAX, MIN, format_ms
 from winviz.trace import TraceRecord, split_subtask
 from winviz.viz import palette, spec
-from winviz.viz.diagram import Arrow, Box, Frame, diagram
+from winviz.viz.diagram import FIT_PLOT, Arrow, Box, Frame, box_px, diagram
 from winviz.viz.flow import trace_records
 from winviz.viz.operator_pick import require_records
 from winviz.viz.trace_view import TraceInputError, TraceView, open_trace
@@ -66,7 +66,10 @@ OPERATOR_COLUMNS = (
 )
 CHANNEL_COLUMNS = ("operator", "channel", "input", "watermark", "idle", "holds_minimum")
 SOURCE_RULE = "a source: no input"
-BOX_W, COLUMN_GAP, ROW_GAP, TITLE_PX, LINE_PX, PAD = 260, 70, 18, 18, 13, 8
+BOX_W, COLUMN_GAP, ROW_GAP, EDGE, LABEL_DROP = 250, 30, 60, 4, 17
+"""A box's width, the px between boxes side by side and between rows (an arrow and its
+label), around the drawing, and from an upstream box's bottom down to its arrows' labels'
+foot (arrows that cross lower down keep their labels apart)."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,10 @@ def stage_watermarks(
     at the end of the trace (see the module docstring). ``trace``: a Trace, its
     ``to_pandas()`` frame or a JobExecutionResult. ``start``: show times as ms after it
     (``+303,328``; MIN and MAX by name), for epoch-millisecond traces. ``width`` /
-    ``height``: of the drawing (default: what the boxes need).
+    ``height``: of the drawing (default: what the boxes need). The operators go
+    top-down, one row per stage (an operator one row under its deepest upstream), as many
+    side by side as fit ``palette.FIT_WIDTH`` (or ``width``), the rest on further rows; the
+    boxes' lines are wrapped to fit them, never cut.
 
     A trace that cannot be drawn (empty, no watermark) gives a message card; a wrong ``at``
     or ``seq`` raises ``ValueError`` naming it."""
@@ -288,9 +294,9 @@ def _upstreams(
 
 
 def _depths(ops: list[str], upstream: dict[str, list[str]]) -> dict[str, int]:
-    """The column of each operator: one right of its deepest upstream; 0 with none. An
-    operator whose upstream the trace does not tell (absent from ``upstream``) goes one right
-    of the operator before it (order of first appearance), beside its own subtasks."""
+    """The stage (row) of each operator: one under its deepest upstream; 0 with none. An
+    operator whose upstream the trace does not tell (absent from ``upstream``) goes one under
+    the operator before it (order of first appearance), beside its own subtasks."""
     depth = dict.fromkeys(ops, 0)
     for _ in ops:  # longest paths: at most one pass per operator
         changed = False
@@ -358,7 +364,7 @@ def _chart(
     ops = ops_frame["operator"].tolist()
     upstream = dict(zip(ops, (list(u) for u in ops_frame["upstream"]), strict=True))
     sources = set(ops_frame.loc[ops_frame["input_rule"] == SOURCE_RULE, "operator"])
-    # (a source, and an operator whose channels name no operator, start a column of its own)
+    # (a source, and an operator whose channels name no operator, start at the top)
     depth = _depths(
         ops,
         {
@@ -367,44 +373,27 @@ def _chart(
             if upstream[op] or op in sources or _has_channels(table, op)
         },
     )
-    boxes: list[Box] = []
-    y_next: dict[int, float] = {}
-    for row in ops_frame.itertuples():
-        chans = table.channels[table.channels["operator"] == row.operator]
-        lines = [_short(s) for s in _lines(row, chans, fmt)]
-        h = TITLE_PX + LINE_PX * len(lines) + 2 * PAD
-        col = depth[row.operator]
-        top = y_next.get(col, 0.0)
-        y_next[col] = top + h + ROW_GAP
-        x = col * (BOX_W + COLUMN_GAP) + BOX_W / 2
-        title = (
-            row.operator
-            if row.subtask is None or row.subtask != row.subtask
-            else f"{row.stage} (subtask {int(row.subtask)})"
-        )
-        boxes.append(
-            Box(
-                row.operator,
-                x,
-                top + h / 2,
-                BOX_W,
-                h,
-                title,
-                tuple(lines),
-                on=True,
-                tip="\n".join(_lines(row, chans, fmt)),
-            )
-        )
+    boxes = _layout(table, depth, fmt, width)
     by_op = dict(zip(ops_frame["operator"], ops_frame["output_watermark"], strict=True))
-    arrows = [
-        Arrow(u, op, fmt(by_op[u]), on=True, at=0.3)
+    box = {b.id: b for b in boxes}
+    arrows = [  # each label just under its upstream box, left of an arrow going left
+        Arrow(
+            u,
+            op,
+            fmt(by_op[u]),
+            on=True,
+            at=min(0.5, LABEL_DROP / (box[op].y - box[op].h / 2 - box[u].y - box[u].h / 2)),
+            right=box[op].x < box[u].x,
+        )
         for op in ops
         for u in upstream[op]
         if u in by_op
     ]
-    w = (max(depth.values()) + 1) * (BOX_W + COLUMN_GAP) - COLUMN_GAP
-    h = max(y_next.values()) - ROW_GAP
-    frame = Frame(-4, w + 4, -4, h + 4, width or int(w + 8), height or int(h + 8))
+    w = max(b.x + b.w / 2 for b in boxes)
+    h = max(b.y + b.h / 2 for b in boxes)
+    frame = Frame(
+        -EDGE, w + EDGE, -EDGE, h + EDGE, width or int(w + 2 * EDGE), height or int(h + 2 * EDGE)
+    )
     chart = diagram(boxes, arrows, frame, legend=None)
     moment = (
         f"at processing time {fmt(at)}: after trace record {table.seq}"
@@ -431,9 +420,45 @@ def _chart(
     return palette.finish(chart, name=CHART, notes=notes, heading=heading)
 
 
+def _layout(
+    table: StageWatermarks, depth: dict[str, int], fmt: Any, width: int | None
+) -> list[Box]:
+    """The operators' boxes (px as data units), top-down: a row per ``depth``, the operators
+    of one depth side by side as many as fit ``width`` (default ``FIT_PLOT``), the rest on
+    further rows; each row centred, as high as its highest box (``diagram.box_px``: the lines
+    wrapped to ``BOX_W``)."""
+    per_row = max(1, int((width or FIT_PLOT) - 2 * EDGE + COLUMN_GAP) // (BOX_W + COLUMN_GAP))
+    levels: dict[int, list[Any]] = {}
+    for row in table.operators.itertuples():
+        levels.setdefault(depth[row.operator], []).append(row)
+    rows = [
+        ops[i : i + per_row]
+        for _, ops in sorted(levels.items())
+        for i in range(0, len(ops), per_row)
+    ]
+    across = max(len(r) for r in rows) * (BOX_W + COLUMN_GAP) - COLUMN_GAP
+    boxes: list[Box] = []
+    top = 0.0
+    for row_ops in rows:
+        left = (across - (len(row_ops) * (BOX_W + COLUMN_GAP) - COLUMN_GAP)) / 2
+        drawn = []
+        for row in row_ops:
+            chans = table.channels[table.channels["operator"] == row.operator]
+            full = _lines(row, chans, fmt)
+            title = (
+                row.operator
+                if row.subtask is None or row.subtask != row.subtask
+                else f"{row.stage} (subtask {int(row.subtask)})"
+            )
+            drawn.append((row.operator, full, *box_px(title, full, BOX_W)))
+        high = max(h for *_, h in drawn)
+        for i, (op, full, heading, text, h) in enumerate(drawn):
+            x = left + i * (BOX_W + COLUMN_GAP) + BOX_W / 2
+            tip = "\n".join(full)
+            boxes.append(Box(op, x, top + h / 2, BOX_W, h, heading, text, on=True, tip=tip))
+        top += high + ROW_GAP
+    return boxes
+
+
 def _has_channels(table: StageWatermarks, op: str) -> bool:
     return bool(table.channels["operator"].eq(op).any())
-
-
-def _short(text: str, limit: int = 44) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
