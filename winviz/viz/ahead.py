@@ -129,14 +129,13 @@ def _option_index(widget: widgets.Widget, value: Any) -> int | None:
 
 @dataclass
 class Ready:
-    """A run computed ahead: ``run`` (``explore.Run``), ``view`` (the trace's view its charts
+    """A run computed ahead: ``run`` (``explore.Run``, its ``view`` the trace's view its charts
     were drawn from), ``keep`` (the scrubber start time each chart was drawn with) and
     ``specs`` (each chart's Vega-Lite dict, ``spec.chart_dict``). ``number``: its place in the
     order runs were computed (the widget's key of its specs)."""
 
     number: int
     run: Any
-    view: Any
     keep: list[int | None]
     specs: list[dict[str, Any]]
 
@@ -149,7 +148,7 @@ class Ahead:
         self.limit = limit
         self.ready: OrderedDict[ControlKey, Ready] = OrderedDict()
         self.queue: list[dict[str, Any]] = []
-        self.computed = 0  # runs computed ahead so far
+        self.computed = 0  # runs put so far (the last one's ``Ready.number``)
 
     def get(self, key: ControlKey | None) -> Ready | None:
         if key is None or key not in self.ready:
@@ -157,16 +156,27 @@ class Ahead:
         self.ready.move_to_end(key)
         return self.ready[key]
 
-    def put(self, key: ControlKey, ready: Ready, keep: set[ControlKey]) -> None:
-        """Keep ``ready`` under ``key``; drop the least recently used runs not in ``keep`` (the
-        keys still wanted) while there are more than ``limit``."""
-        self.ready[key] = ready
+    def put(
+        self,
+        key: ControlKey,
+        run: Any,
+        keep: list[int | None],
+        specs: list[dict[str, Any]],
+        wanted: set[ControlKey],
+    ) -> Ready:
+        """Keep ``run`` (drawn with the scrubber start times ``keep`` as ``specs``) under
+        ``key``, numbered after the runs before it, and return its ``Ready``; drop the least
+        recently used runs not in ``wanted`` (the keys still wanted) while there are more
+        than ``limit``."""
+        self.computed += 1
+        ready = self.ready[key] = Ready(self.computed, run, keep, specs)
         self.ready.move_to_end(key)
         for old in list(self.ready):
             if len(self.ready) <= self.limit:
                 break
-            if old not in keep:
+            if old not in wanted:
                 del self.ready[old]
+        return ready
 
     def clear(self) -> None:
         self.ready.clear()

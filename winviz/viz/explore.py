@@ -480,10 +480,7 @@ class Explorer:
         key = control_key(self.controls, run.values)
         if key is None:
             return None
-        self.ahead.computed += 1
-        ready = Ready(self.ahead.computed, run, run.view, keep, specs)
-        self.ahead.put(key, ready, self._wanted | {key})
-        return ready
+        return self.ahead.put(key, run, keep, specs, self._wanted | {key})
 
     def _chart_key(self, ready: Ready | None, i: int) -> str:
         """The key of chart ``i``'s spec of a run in the page (``ExplorerChart.prepare``): the
@@ -509,10 +506,10 @@ class Explorer:
             return ready
         charts, specs = list(ready.run.charts), list(ready.specs)
         for i in redo:
-            charts[i] = self._chart_fns[i](ready.run.result, ready.view, keep[i])
+            charts[i] = self._chart_fns[i](ready.run.result, ready.run.view, keep[i])
             specs[i] = chart_dict(charts[i])
         run = dataclasses.replace(ready.run, charts=charts)
-        new = Ready(ready.number, run, ready.view, list(keep), specs)
+        new = Ready(ready.number, run, list(keep), specs)
         self.ahead.ready[key] = new
         return new
 
