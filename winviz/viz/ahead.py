@@ -29,7 +29,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from winviz.viz.controls import equal, is_dropdown, option_values
+from winviz.viz.controls import is_dropdown, option_index, option_values
 
 AHEAD_GAP_S = 0.02
 """The idle gap before each neighbour's run on the kernel's event loop: the loop polls its
@@ -53,7 +53,7 @@ def control_key(
     for name, widget in controls.items():
         value = values[name]
         if is_dropdown(widget):
-            index = _option_index(widget, value)
+            index = option_index(option_values(widget), value)
             if index is None:
                 return None
             key.append((name, ("option", index)))
@@ -93,10 +93,10 @@ _NONE: Any = object()
 def _step(widget: widgets.Widget, value: Any, step: int) -> Any:
     """The value of ``widget`` one step from ``value`` (``_NONE`` past an end)."""
     if is_dropdown(widget):
-        index = _option_index(widget, value)
+        values = option_values(widget)
+        index = option_index(values, value)
         if index is None:
             return _NONE
-        values = option_values(widget)
         at = index + step
         return values[at] if 0 <= at < len(values) else _NONE
     if isinstance(widget, (widgets.IntSlider, widgets.FloatSlider)):
@@ -111,20 +111,12 @@ def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
     """+1 when a control moved up (a larger value, a later option), else -1."""
     old, new = change.get("old"), change.get("new")
     if widget is not None and is_dropdown(widget):
-        old, new = _option_index(widget, old) or 0, _option_index(widget, new) or 0
+        values = option_values(widget)
+        old, new = option_index(values, old) or 0, option_index(values, new) or 0
     try:
         return 1 if new > old else -1
     except TypeError:
         return 1
-
-
-def _option_index(widget: widgets.Widget, value: Any) -> int | None:
-    """The index of ``value`` among a dropdown's values: the same object first, else equal."""
-    values = option_values(widget)
-    found = [i for i, o in enumerate(values) if o is value] or [
-        i for i, o in enumerate(values) if equal(o, value)
-    ]
-    return found[0] if found else None
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -88,7 +88,8 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     if not options:
         raise ValueError(f"control {name!r}: a dropdown needs at least one option")
     values = [v for _, v in options]
-    value = default if _among(default, values) else values[0]
+    among = default is not inspect.Parameter.empty and option_index(values, default) is not None
+    value = default if among else values[0]
     return widgets.Dropdown(
         options=options, value=value, description=label, style=style, layout=layout
     )
@@ -104,7 +105,7 @@ def check_control_value(name: str, widget: widgets.Widget, value: Any) -> None:
     """Raise ``ControlValueError`` naming the control, the value and the allowed range or
     options when ``widget`` (a slider or a dropdown) cannot take ``value`` as it is."""
     if is_dropdown(widget):
-        if not _among(value, option_values(widget)):
+        if option_index(option_values(widget), value) is None:
             choices = ", ".join(repr(v) for v in option_values(widget))
             raise ControlValueError(
                 f"control {name!r}: value {value!r} is not among its options ({choices})"
@@ -138,10 +139,13 @@ def option_values(widget: widgets.Widget) -> list[Any]:
     return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in widget.options]
 
 
-def _among(value: Any, values: list[Any]) -> bool:
-    return value is not inspect.Parameter.empty and any(
-        value is v or equal(value, v) for v in values
-    )
+def option_index(values: Sequence[Any], value: Any) -> int | None:
+    """The index of ``value`` among a dropdown's ``values`` (``option_values``): the same
+    object first, else an equal one (``equal``); None when it is none of them."""
+    found = [i for i, o in enumerate(values) if o is value] or [
+        i for i, o in enumerate(values) if equal(o, value)
+    ]
+    return found[0] if found else None
 
 
 def equal(a: Any, b: Any) -> bool:
