@@ -29,6 +29,11 @@ LABELS: dict[str, str] = {
 }
 
 
+def label(name: str) -> str:
+    """The readable label of control ``name`` (``LABELS``; else the name)."""
+    return LABELS.get(name, name)
+
+
 def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -> widgets.Widget:
     """The widget for one control: ``(min, max, step)`` or ``(min, max, step, value)`` → an
     integer slider (a float slider if any of them is a float); a list of values or of
@@ -36,7 +41,7 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     used as it is. ``default``: the pipeline's default for this parameter (the initial value
     when it is in range / among the options). Sliders update on release, not while dragged:
     every change re-runs the engine."""
-    label = LABELS.get(name, name)
+    description = label(name)
     style = {"description_width": "initial"}
     layout = widgets.Layout(width="420px")
     if isinstance(spec, widgets.Widget):
@@ -65,7 +70,7 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
             max=hi,
             step=step,
             value=value,
-            description=label,
+            description=description,
             continuous_update=False,
             style=style,
             layout=layout,
@@ -91,7 +96,7 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     among = default is not inspect.Parameter.empty and option_index(values, default) is not None
     value = default if among else values[0]
     return widgets.Dropdown(
-        options=options, value=value, description=label, style=style, layout=layout
+        options=options, value=value, description=description, style=style, layout=layout
     )
 
 

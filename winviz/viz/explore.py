@@ -74,7 +74,6 @@ from winviz.viz.ahead import (
     neighbours,
 )
 from winviz.viz.controls import (
-    LABELS,
     ControlValueError,  # noqa: F401 (imported from here too)
     check_control_value,
     make_control,
@@ -684,13 +683,14 @@ class Explorer:
             }
         return self.widget._repr_mimebundle_(**kwargs)
 
-    def label(self, name: str) -> str:
-        """The readable label of control ``name`` (``LABELS``; else the name)."""
-        return LABELS.get(name, name)
-
     def call(self, values: dict[str, Any]) -> str:
-        """The pipeline call a run at ``values`` stands for (``call_text``)."""
-        return call_text(self.pipeline, values, self.data is not NO_DATA)
+        """The pipeline call a run at ``values`` stands for, as the explorer shows it:
+        ``fn(data, k=v, ...)``."""
+        args = (["data"] if self.data is not NO_DATA else []) + [
+            f"{k}={option_label(v) if not isinstance(v, str) else repr(v)}"
+            for k, v in values.items()
+        ]
+        return f"{_name(self.pipeline)}({', '.join(args)})"
 
     def page(self, *, title: str = "winviz explorer") -> str:
         """The explorer on a page of its own, as a lesson page shows it
@@ -783,14 +783,6 @@ def _first_read(result: Any) -> trace_view.TraceView | None:
 
 def _name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
-
-
-def call_text(fn: Callable[..., Any], values: dict[str, Any], with_data: bool) -> str:
-    """The pipeline call a run stands for, as the explorer shows it: ``fn(data, k=v, ...)``."""
-    args = (["data"] if with_data else []) + [
-        f"{k}={option_label(v) if not isinstance(v, str) else repr(v)}" for k, v in values.items()
-    ]
-    return f"{_name(fn)}({', '.join(args)})"
 
 
 def _altair(chart: Any) -> Any:

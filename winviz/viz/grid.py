@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from winviz.viz.controls import is_dropdown
+from winviz.viz.controls import is_dropdown, label
 from winviz.viz.spec import chart_dict
 
 if TYPE_CHECKING:
@@ -219,7 +219,7 @@ def export_grid(
     explorer: Explorer, *, max_runs: int = MAX_RUNS, max_bytes: int = MAX_BYTES
 ) -> GridExport:
     """Precompute ``explorer``'s runs on its slider grid (module docstring)."""
-    controls = [control_of(name, w, explorer.label(name)) for name, w in explorer.controls.items()]
+    controls = [control_of(name, w, label(name)) for name, w in explorer.controls.items()]
     initial = {c.name: c.values[c.initial] for c in controls}
     call = explorer.call(initial)
     cache: dict[tuple[int, ...], str] = {}
