@@ -62,7 +62,16 @@ from altair.utils.schemapi import debug_mode
 
 from winviz.collector import paused
 from winviz.trace import Trace, vocabulary
-from winviz.viz import fates, firings, grid, pages, palette, trace_view, value_texts
+from winviz.viz import (
+    fates,
+    firings,
+    grid,
+    pages,
+    palette,
+    scrubber_layers,
+    trace_view,
+    value_texts,
+)
 from winviz.viz.ahead import (
     AHEAD_GAP_S,
     KEPT_RUNS,
@@ -106,7 +115,6 @@ _CHART_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "skew_chart": skew_chart,
 }
 CHART_NAMES = tuple(_CHART_FUNCTIONS)
-SCRUB_PARAM = "t"  # the scrubber's Vega parameter (winviz.viz.scrubber.PARAM)
 
 
 @dataclass(frozen=True)
@@ -300,7 +308,9 @@ class Explorer:
             raise TypeError(f"explore: the pipeline must be a function, got {pipeline!r}")
         self.pipeline = pipeline
         self.data = data
-        self._chart_fns = [_chart_function(c) for c in charts]
+        drawn = [_chart_function(c) for c in charts]
+        self._chart_fns = [fn for fn, _ in drawn]
+        self._uses_t = [uses_t for _, uses_t in drawn]  # draws the scrubber's start time
         if not self._chart_fns:
             raise ValueError("explore: charts must name at least one chart")
         defaults = _defaults(pipeline, list(controls), data is not NO_DATA)
@@ -328,7 +338,6 @@ class Explorer:
         self.ahead_error: BaseException | None = None
         self.last_ahead = False
         self.last_ahead_stages: Stages | None = None
-        self._uses_t = [c == "scrubber" for c in charts]  # draws the scrubber's start time
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
         self._ahead_handle: asyncio.TimerHandle | None = None
@@ -590,24 +599,23 @@ class Explorer:
         """Follow the scrubber's t as the browser moves it (JupyterChart makes a new
         ``params`` object for every new chart, so this runs after each update)."""
         for jc in self.charts:
-            if SCRUB_PARAM in jc.params.trait_names():
-                jc.params.observe(self._on_scrub, names=SCRUB_PARAM)
-                self._on_scrub({"new": getattr(jc.params, SCRUB_PARAM)})
+            if scrubber_layers.PARAM in jc.params.trait_names():
+                jc.params.observe(self._on_scrub, names=scrubber_layers.PARAM)
+                self._on_scrub({"new": getattr(jc.params, scrubber_layers.PARAM)})
 
     def _on_scrub(self, change: dict[str, Any]) -> None:
-        t = change["new"]
-        if self.result is None or not isinstance(t, (int, float)) or t != t:
+        t = _scrub_t(change["new"])
+        if self.result is None or t is None:
             self.at_t.value = ""
             return
-        self.last_at = state_at(self.result, int(t))
+        self.last_at = state_at(self.result, t)
         self.at_t.value = html.escape(self.last_at.text())
 
     def _scrub_time(self, jc: alt.JupyterChart) -> int | None:
-        if SCRUB_PARAM in jc.params.trait_names():
-            t = getattr(jc.params, SCRUB_PARAM)
-            if isinstance(t, (int, float)) and t == t:
-                return int(t)
-        return None
+        """The t chart ``jc``'s scrubber is at in the browser (None: it has no scrubber)."""
+        if scrubber_layers.PARAM not in jc.params.trait_names():
+            return None
+        return _scrub_t(getattr(jc.params, scrubber_layers.PARAM))
 
     @paused()
     def compute(self, values: Mapping[str, Any], keep: list[int | None] | None = None) -> Run:
@@ -756,11 +764,14 @@ def _defaults(pipeline: Callable[..., Any], names: list[str], with_data: bool) -
     return {n: by_name[n].default for n in names if n in by_name}
 
 
-def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int | None], Any]:
+def _chart_function(
+    chart: str | Callable[..., Any],
+) -> tuple[Callable[[Any, Any, int | None], Any], bool]:
     """A function (result, its trace's view or the result, scrub time) → chart for a chart
-    name (drawn from the view) or a user's function (given the result)."""
+    name (drawn from the view) or a user's function (given the result), and whether it draws
+    the scrub time (the scrubber's start)."""
     if callable(chart):
-        return lambda result, view, at: chart(result)
+        return (lambda result, view, at: chart(result)), False
     if chart not in CHART_NAMES:
         raise ValueError(
             f"explore: unknown chart {chart!r}; choose from {', '.join(CHART_NAMES)} or pass "
@@ -768,8 +779,8 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int 
         )
     fn = _CHART_FUNCTIONS[chart].vega_lite  # the chart's dict (spec.chart_function)
     if chart == "scrubber":
-        return lambda result, view, at: fn(view, at=at)
-    return lambda result, view, at: fn(view)
+        return (lambda result, view, at: fn(view, at=at)), True
+    return (lambda result, view, at: fn(view)), False
 
 
 def _first_read(result: Any) -> trace_view.TraceView | None:
@@ -779,6 +790,12 @@ def _first_read(result: Any) -> trace_view.TraceView | None:
     if isinstance(trace, Trace):
         return trace_view.TraceView(trace)
     return None
+
+
+def _scrub_t(value: Any) -> int | None:
+    """The scrubber's t as the browser synced it, a whole number; None when it is no number
+    (not set yet, NaN)."""
+    return int(value) if isinstance(value, (int, float)) and value == value else None
 
 
 def _name(fn: Callable[..., Any]) -> str:
