@@ -227,8 +227,13 @@ class Run:
     def status(self) -> str:
         """The line a page shows under the controls: the summary, or what raised."""
         if self.error is not None:
-            return f"{self.call} raised {type(self.error).__name__}: {self.error}"
+            return f"{_raised(self.call, self.error)}: {self.error}"
         return self.summary.text() if self.summary else ""
+
+    def specs(self) -> list[dict[str, Any]]:
+        """Each chart's Vega-Lite dict (``spec.chart_dict``), timed as the ``spec`` stage."""
+        with self.stages.time("spec"):
+            return [chart_dict(chart) for chart in self.charts]
 
 
 @dataclass(frozen=True)
@@ -460,8 +465,7 @@ class Explorer:
             else:
                 run = self.compute(values, self._kept_t)
                 charts, call = self._show(run, run.stages), run.call
-                with self.last_stages.time("spec"):
-                    specs = [chart_dict(chart) for chart in charts]
+                specs = run.specs()
                 ready = self._remember(run, list(self._kept_t), specs)
             keys = [self._chart_key(ready, i) for i in range(len(specs))]
             with self.last_stages.time("widget"):
@@ -583,8 +587,7 @@ class Explorer:
         try:
             with paused(), debug_mode(False):
                 run = self.compute(values, keep)
-                with run.stages.time("spec"):
-                    specs = [chart_dict(chart) for chart in run.charts]
+                specs = run.specs()
         except Exception as exc:
             self.ahead_error = exc
             return False
@@ -649,10 +652,9 @@ class Explorer:
             with stages.time("summary"):
                 summary = summarize(shared)
         except Exception as exc:  # shown in place, kept on the explorer: not swallowed
-            headline = f"{type(exc).__name__}: {exc}"
             card = palette.message_chart(
                 "The pipeline failed for these values.",
-                f"{call} raised {headline}. Change a control to try other values; the "
+                f"{_raised(call, exc)}: {exc}. Change a control to try other values; the "
                 "exception is kept in explorer.error.",
                 chart="explore",
             )
@@ -668,7 +670,7 @@ class Explorer:
         self.runs += 1
         self.error, self.result, self.last_summary = run.error, run.result, run.summary
         if run.error is not None:
-            raised = f"{html.escape(run.call)} raised {html.escape(type(run.error).__name__)}"
+            raised = html.escape(_raised(run.call, run.error))
             self.status.value = (
                 f'<div style="color:{palette.ERROR_INK}"><b>{raised}</b>: '
                 f"{html.escape(str(run.error))}</div>"
@@ -790,6 +792,11 @@ def _first_read(result: Any) -> trace_view.TraceView | None:
     if isinstance(trace, Trace):
         return trace_view.TraceView(trace)
     return None
+
+
+def _raised(call: str, error: BaseException) -> str:
+    """What a failed run's messages say first: the call and the exception's type."""
+    return f"{call} raised {type(error).__name__}"
 
 
 def _scrub_t(value: Any) -> int | None:
