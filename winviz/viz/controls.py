@@ -140,8 +140,9 @@ def is_dropdown(widget: widgets.Widget) -> bool:
 
 
 def option_values(widget: widgets.Widget) -> list[Any]:
-    """A dropdown's values: its options (the value of a ``(label, value)`` pair)."""
-    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in widget.options]
+    """A dropdown's values, as ipywidgets reads its ``options`` (the value of each
+    ``(label, value)`` pair, of each item of a dict label → value, else the option)."""
+    return list(widget._options_values)
 
 
 def option_index(values: Sequence[Any], value: Any) -> int | None:
