@@ -62,16 +62,7 @@ from altair.utils.schemapi import debug_mode
 
 from winviz.collector import paused
 from winviz.trace import Trace, vocabulary
-from winviz.viz import (
-    fates,
-    firings,
-    grid,
-    pages,
-    palette,
-    scrubber_layers,
-    trace_view,
-    value_texts,
-)
+from winviz.viz import fates, firings, grid, pages, palette, trace_view, value_texts
 from winviz.viz.ahead import (
     AHEAD_GAP_S,
     KEPT_RUNS,
@@ -95,10 +86,10 @@ from winviz.viz.export import (
     EXPORT_RENDERER,
     JUPYTER_EMBED_OPTIONS,
 )
-from winviz.viz.grid import export_grid
 from winviz.viz.lanes import window_lanes
 from winviz.viz.propagation import propagation_chart
 from winviz.viz.scrubber import scrubber
+from winviz.viz.scrubber_layers import PARAM as SCRUB_PARAM
 from winviz.viz.skew import skew_chart
 from winviz.viz.spec import altair_chart, chart_dict
 from winviz.viz.timeline import timeline
@@ -602,9 +593,9 @@ class Explorer:
         """Follow the scrubber's t as the browser moves it (JupyterChart makes a new
         ``params`` object for every new chart, so this runs after each update)."""
         for jc in self.charts:
-            if scrubber_layers.PARAM in jc.params.trait_names():
-                jc.params.observe(self._on_scrub, names=scrubber_layers.PARAM)
-                self._on_scrub({"new": getattr(jc.params, scrubber_layers.PARAM)})
+            if SCRUB_PARAM in jc.params.trait_names():
+                jc.params.observe(self._on_scrub, names=SCRUB_PARAM)
+                self._on_scrub({"new": getattr(jc.params, SCRUB_PARAM)})
 
     def _on_scrub(self, change: dict[str, Any]) -> None:
         t = _scrub_t(change["new"])
@@ -616,9 +607,9 @@ class Explorer:
 
     def _scrub_time(self, jc: alt.JupyterChart) -> int | None:
         """The t chart ``jc``'s scrubber is at in the browser (None: it has no scrubber)."""
-        if scrubber_layers.PARAM not in jc.params.trait_names():
+        if SCRUB_PARAM not in jc.params.trait_names():
             return None
-        return _scrub_t(getattr(jc.params, scrubber_layers.PARAM))
+        return _scrub_t(getattr(jc.params, SCRUB_PARAM))
 
     @paused()
     def compute(self, values: Mapping[str, Any], keep: list[int | None] | None = None) -> Run:
@@ -687,7 +678,7 @@ class Explorer:
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         if alt.renderers.active == EXPORT_RENDERER:  # make lessons: runs on the slider grid
             return {
-                EXPORT_MIMETYPE: {EXPLORER_KEY: export_grid(self).payload()},
+                EXPORT_MIMETYPE: {EXPLORER_KEY: grid.export_grid(self).payload()},
                 # plain text (the page writer escapes it), not the widget's escaped HTML
                 "text/plain": f"{self!r}: {self.last_summary.text() if self.last_summary else ''}",
             }
@@ -709,7 +700,7 @@ class Explorer:
         values with a note saying why (``save_html`` writes it)."""
         from winviz.viz.lessons import explorer_html  # nbconvert & co., only for a page
 
-        payload = export_grid(self).payload()
+        payload = grid.export_grid(self).payload()
         markup, _ = explorer_html({"text/plain": repr(self)}, payload, grid.MAX_BYTES)
         return pages.page(markup, title=title, what="the explorer page")
 
