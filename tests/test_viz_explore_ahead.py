@@ -12,6 +12,7 @@ import gc
 import json
 import weakref
 
+import ipywidgets as widgets
 from jobs import RECORDS, counts
 
 from winviz.viz.ahead import neighbours
@@ -38,6 +39,16 @@ CONTROLS = {"bound": (0, 5000, 500), "lateness": (0, 10000, 1000), "size": [2000
 
 def make(run=None, charts=("propagation_chart", "timeline")) -> Explorer:
     return explore(run or Recorder(), RECORDS, charts=charts, **CONTROLS)
+
+
+def test_a_dropdown_of_the_learners_own_offers_its_options_values() -> None:
+    """A Dropdown widget passed as a control with a dict label → value: its values are the
+    dict's values (as ipywidgets reads them), for ``set`` and for the runs ahead."""
+    size = widgets.Dropdown(options={"5 s": 5000, "10 s": 10000})
+    ex = explore(lambda records, size=5000: counts(records, 1000, 0, size), RECORDS, size=size)
+    assert neighbours(ex.controls, ex.values) == [{"size": 10000}]
+    ex.set(size=10000)
+    assert ex.values == {"size": 10000} and ex.error is None and ex.runs == 2
 
 
 def fresh_specs(values: dict, charts=("propagation_chart", "timeline"), t=None) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from winviz.viz.controls import equal, is_dropdown, option_values
+from winviz.viz.controls import is_dropdown, option_index, option_values
 
 AHEAD_GAP_S = 0.02
 """The idle gap before each neighbour's run on the kernel's event loop: the loop polls its
@@ -53,7 +53,7 @@ def control_key(
     for name, widget in controls.items():
         value = values[name]
         if is_dropdown(widget):
-            index = _option_index(widget, value)
+            index = option_index(option_values(widget), value)
             if index is None:
                 return None
             key.append((name, ("option", index)))
@@ -93,10 +93,10 @@ _NONE: Any = object()
 def _step(widget: widgets.Widget, value: Any, step: int) -> Any:
     """The value of ``widget`` one step from ``value`` (``_NONE`` past an end)."""
     if is_dropdown(widget):
-        index = _option_index(widget, value)
+        values = option_values(widget)
+        index = option_index(values, value)
         if index is None:
             return _NONE
-        values = option_values(widget)
         at = index + step
         return values[at] if 0 <= at < len(values) else _NONE
     if isinstance(widget, (widgets.IntSlider, widgets.FloatSlider)):
@@ -111,32 +111,23 @@ def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
     """+1 when a control moved up (a larger value, a later option), else -1."""
     old, new = change.get("old"), change.get("new")
     if widget is not None and is_dropdown(widget):
-        old, new = _option_index(widget, old) or 0, _option_index(widget, new) or 0
+        values = option_values(widget)
+        old, new = option_index(values, old) or 0, option_index(values, new) or 0
     try:
         return 1 if new > old else -1
     except TypeError:
         return 1
 
 
-def _option_index(widget: widgets.Widget, value: Any) -> int | None:
-    """The index of ``value`` among a dropdown's values: the same object first, else equal."""
-    values = option_values(widget)
-    found = [i for i, o in enumerate(values) if o is value] or [
-        i for i, o in enumerate(values) if equal(o, value)
-    ]
-    return found[0] if found else None
-
-
 @dataclass
 class Ready:
-    """A run computed ahead: ``run`` (``explore.Run``), ``view`` (the trace's view its charts
+    """A run computed ahead: ``run`` (``explore.Run``, its ``view`` the trace's view its charts
     were drawn from), ``keep`` (the scrubber start time each chart was drawn with) and
     ``specs`` (each chart's Vega-Lite dict, ``spec.chart_dict``). ``number``: its place in the
     order runs were computed (the widget's key of its specs)."""
 
     number: int
     run: Any
-    view: Any
     keep: list[int | None]
     specs: list[dict[str, Any]]
 
@@ -149,7 +140,7 @@ class Ahead:
         self.limit = limit
         self.ready: OrderedDict[ControlKey, Ready] = OrderedDict()
         self.queue: list[dict[str, Any]] = []
-        self.computed = 0  # runs computed ahead so far
+        self.computed = 0  # runs put so far (the last one's ``Ready.number``)
 
     def get(self, key: ControlKey | None) -> Ready | None:
         if key is None or key not in self.ready:
@@ -157,16 +148,27 @@ class Ahead:
         self.ready.move_to_end(key)
         return self.ready[key]
 
-    def put(self, key: ControlKey, ready: Ready, keep: set[ControlKey]) -> None:
-        """Keep ``ready`` under ``key``; drop the least recently used runs not in ``keep`` (the
-        keys still wanted) while there are more than ``limit``."""
-        self.ready[key] = ready
+    def put(
+        self,
+        key: ControlKey,
+        run: Any,
+        keep: list[int | None],
+        specs: list[dict[str, Any]],
+        wanted: set[ControlKey],
+    ) -> Ready:
+        """Keep ``run`` (drawn with the scrubber start times ``keep`` as ``specs``) under
+        ``key``, numbered after the runs before it, and return its ``Ready``; drop the least
+        recently used runs not in ``wanted`` (the keys still wanted) while there are more
+        than ``limit``."""
+        self.computed += 1
+        ready = self.ready[key] = Ready(self.computed, run, keep, specs)
         self.ready.move_to_end(key)
         for old in list(self.ready):
             if len(self.ready) <= self.limit:
                 break
-            if old not in keep:
+            if old not in wanted:
                 del self.ready[old]
+        return ready
 
     def clear(self) -> None:
         self.ready.clear()

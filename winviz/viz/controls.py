@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -29,6 +29,11 @@ LABELS: dict[str, str] = {
 }
 
 
+def label(name: str) -> str:
+    """The readable label of control ``name`` (``LABELS``; else the name)."""
+    return LABELS.get(name, name)
+
+
 def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -> widgets.Widget:
     """The widget for one control: ``(min, max, step)`` or ``(min, max, step, value)`` → an
     integer slider (a float slider if any of them is a float); a list of values or of
@@ -36,7 +41,7 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     used as it is. ``default``: the pipeline's default for this parameter (the initial value
     when it is in range / among the options). Sliders update on release, not while dragged:
     every change re-runs the engine."""
-    label = LABELS.get(name, name)
+    description = label(name)
     style = {"description_width": "initial"}
     layout = widgets.Layout(width="420px")
     if isinstance(spec, widgets.Widget):
@@ -65,7 +70,7 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
             max=hi,
             step=step,
             value=value,
-            description=label,
+            description=description,
             continuous_update=False,
             style=style,
             layout=layout,
@@ -88,9 +93,10 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     if not options:
         raise ValueError(f"control {name!r}: a dropdown needs at least one option")
     values = [v for _, v in options]
-    value = default if _among(default, values) else values[0]
+    among = default is not inspect.Parameter.empty and option_index(values, default) is not None
+    value = default if among else values[0]
     return widgets.Dropdown(
-        options=options, value=value, description=label, style=style, layout=layout
+        options=options, value=value, description=description, style=style, layout=layout
     )
 
 
@@ -104,7 +110,7 @@ def check_control_value(name: str, widget: widgets.Widget, value: Any) -> None:
     """Raise ``ControlValueError`` naming the control, the value and the allowed range or
     options when ``widget`` (a slider or a dropdown) cannot take ``value`` as it is."""
     if is_dropdown(widget):
-        if not _among(value, option_values(widget)):
+        if option_index(option_values(widget), value) is None:
             choices = ", ".join(repr(v) for v in option_values(widget))
             raise ControlValueError(
                 f"control {name!r}: value {value!r} is not among its options ({choices})"
@@ -134,14 +140,18 @@ def is_dropdown(widget: widgets.Widget) -> bool:
 
 
 def option_values(widget: widgets.Widget) -> list[Any]:
-    """A dropdown's values: its options (the value of a ``(label, value)`` pair)."""
-    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in widget.options]
+    """A dropdown's values, as ipywidgets reads its ``options`` (the value of each
+    ``(label, value)`` pair, of each item of a dict label → value, else the option)."""
+    return list(widget._options_values)
 
 
-def _among(value: Any, values: list[Any]) -> bool:
-    return value is not inspect.Parameter.empty and any(
-        value is v or equal(value, v) for v in values
-    )
+def option_index(values: Sequence[Any], value: Any) -> int | None:
+    """The index of ``value`` among a dropdown's ``values`` (``option_values``): the same
+    object first, else an equal one (``equal``); None when it is none of them."""
+    found = [i for i, o in enumerate(values) if o is value] or [
+        i for i, o in enumerate(values) if equal(o, value)
+    ]
+    return found[0] if found else None
 
 
 def equal(a: Any, b: Any) -> bool:

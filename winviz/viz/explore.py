@@ -74,7 +74,6 @@ from winviz.viz.ahead import (
     neighbours,
 )
 from winviz.viz.controls import (
-    LABELS,
     ControlValueError,  # noqa: F401 (imported from here too)
     check_control_value,
     make_control,
@@ -87,10 +86,10 @@ from winviz.viz.export import (
     EXPORT_RENDERER,
     JUPYTER_EMBED_OPTIONS,
 )
-from winviz.viz.grid import export_grid
 from winviz.viz.lanes import window_lanes
 from winviz.viz.propagation import propagation_chart
 from winviz.viz.scrubber import scrubber
+from winviz.viz.scrubber_layers import PARAM as SCRUB_PARAM
 from winviz.viz.skew import skew_chart
 from winviz.viz.spec import altair_chart, chart_dict
 from winviz.viz.timeline import timeline
@@ -107,7 +106,6 @@ _CHART_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "skew_chart": skew_chart,
 }
 CHART_NAMES = tuple(_CHART_FUNCTIONS)
-SCRUB_PARAM = "t"  # the scrubber's Vega parameter (winviz.viz.scrubber.PARAM)
 
 
 @dataclass(frozen=True)
@@ -220,8 +218,13 @@ class Run:
     def status(self) -> str:
         """The line a page shows under the controls: the summary, or what raised."""
         if self.error is not None:
-            return f"{self.call} raised {type(self.error).__name__}: {self.error}"
+            return f"{_raised(self.call, self.error)}: {self.error}"
         return self.summary.text() if self.summary else ""
+
+    def specs(self) -> list[dict[str, Any]]:
+        """Each chart's Vega-Lite dict (``spec.chart_dict``), timed as the ``spec`` stage."""
+        with self.stages.time("spec"):
+            return [chart_dict(chart) for chart in self.charts]
 
 
 @dataclass(frozen=True)
@@ -301,7 +304,9 @@ class Explorer:
             raise TypeError(f"explore: the pipeline must be a function, got {pipeline!r}")
         self.pipeline = pipeline
         self.data = data
-        self._chart_fns = [_chart_function(c) for c in charts]
+        drawn = [_chart_function(c) for c in charts]
+        self._chart_fns = [fn for fn, _ in drawn]
+        self._uses_t = [uses_t for _, uses_t in drawn]  # draws the scrubber's start time
         if not self._chart_fns:
             raise ValueError("explore: charts must name at least one chart")
         defaults = _defaults(pipeline, list(controls), data is not NO_DATA)
@@ -329,7 +334,6 @@ class Explorer:
         self.ahead_error: BaseException | None = None
         self.last_ahead = False
         self.last_ahead_stages: Stages | None = None
-        self._uses_t = [c == "scrubber" for c in charts]  # draws the scrubber's start time
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
         self._ahead_handle: asyncio.TimerHandle | None = None
@@ -452,8 +456,7 @@ class Explorer:
             else:
                 run = self.compute(values, self._kept_t)
                 charts, call = self._show(run, run.stages), run.call
-                with self.last_stages.time("spec"):
-                    specs = [chart_dict(chart) for chart in charts]
+                specs = run.specs()
                 ready = self._remember(run, list(self._kept_t), specs)
             keys = [self._chart_key(ready, i) for i in range(len(specs))]
             with self.last_stages.time("widget"):
@@ -480,10 +483,7 @@ class Explorer:
         key = control_key(self.controls, run.values)
         if key is None:
             return None
-        self.ahead.computed += 1
-        ready = Ready(self.ahead.computed, run, run.view, keep, specs)
-        self.ahead.put(key, ready, self._wanted | {key})
-        return ready
+        return self.ahead.put(key, run, keep, specs, self._wanted | {key})
 
     def _chart_key(self, ready: Ready | None, i: int) -> str:
         """The key of chart ``i``'s spec of a run in the page (``ExplorerChart.prepare``): the
@@ -509,10 +509,10 @@ class Explorer:
             return ready
         charts, specs = list(ready.run.charts), list(ready.specs)
         for i in redo:
-            charts[i] = self._chart_fns[i](ready.run.result, ready.view, keep[i])
+            charts[i] = self._chart_fns[i](ready.run.result, ready.run.view, keep[i])
             specs[i] = chart_dict(charts[i])
         run = dataclasses.replace(ready.run, charts=charts)
-        new = Ready(ready.number, run, ready.view, list(keep), specs)
+        new = Ready(ready.number, run, list(keep), specs)
         self.ahead.ready[key] = new
         return new
 
@@ -578,8 +578,7 @@ class Explorer:
         try:
             with paused(), debug_mode(False):
                 run = self.compute(values, keep)
-                with run.stages.time("spec"):
-                    specs = [chart_dict(chart) for chart in run.charts]
+                specs = run.specs()
         except Exception as exc:
             self.ahead_error = exc
             return False
@@ -599,19 +598,18 @@ class Explorer:
                 self._on_scrub({"new": getattr(jc.params, SCRUB_PARAM)})
 
     def _on_scrub(self, change: dict[str, Any]) -> None:
-        t = change["new"]
-        if self.result is None or not isinstance(t, (int, float)) or t != t:
+        t = _scrub_t(change["new"])
+        if self.result is None or t is None:
             self.at_t.value = ""
             return
-        self.last_at = state_at(self.result, int(t))
+        self.last_at = state_at(self.result, t)
         self.at_t.value = html.escape(self.last_at.text())
 
     def _scrub_time(self, jc: alt.JupyterChart) -> int | None:
-        if SCRUB_PARAM in jc.params.trait_names():
-            t = getattr(jc.params, SCRUB_PARAM)
-            if isinstance(t, (int, float)) and t == t:
-                return int(t)
-        return None
+        """The t chart ``jc``'s scrubber is at in the browser (None: it has no scrubber)."""
+        if SCRUB_PARAM not in jc.params.trait_names():
+            return None
+        return _scrub_t(getattr(jc.params, SCRUB_PARAM))
 
     @paused()
     def compute(self, values: Mapping[str, Any], keep: list[int | None] | None = None) -> Run:
@@ -645,10 +643,9 @@ class Explorer:
             with stages.time("summary"):
                 summary = summarize(shared)
         except Exception as exc:  # shown in place, kept on the explorer: not swallowed
-            headline = f"{type(exc).__name__}: {exc}"
             card = palette.message_chart(
                 "The pipeline failed for these values.",
-                f"{call} raised {headline}. Change a control to try other values; the "
+                f"{_raised(call, exc)}: {exc}. Change a control to try other values; the "
                 "exception is kept in explorer.error.",
                 chart="explore",
             )
@@ -664,7 +661,7 @@ class Explorer:
         self.runs += 1
         self.error, self.result, self.last_summary = run.error, run.result, run.summary
         if run.error is not None:
-            raised = f"{html.escape(run.call)} raised {html.escape(type(run.error).__name__)}"
+            raised = html.escape(_raised(run.call, run.error))
             self.status.value = (
                 f'<div style="color:{palette.ERROR_INK}"><b>{raised}</b>: '
                 f"{html.escape(str(run.error))}</div>"
@@ -681,19 +678,20 @@ class Explorer:
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         if alt.renderers.active == EXPORT_RENDERER:  # make lessons: runs on the slider grid
             return {
-                EXPORT_MIMETYPE: {EXPLORER_KEY: export_grid(self).payload()},
+                EXPORT_MIMETYPE: {EXPLORER_KEY: grid.export_grid(self).payload()},
                 # plain text (the page writer escapes it), not the widget's escaped HTML
                 "text/plain": f"{self!r}: {self.last_summary.text() if self.last_summary else ''}",
             }
         return self.widget._repr_mimebundle_(**kwargs)
 
-    def label(self, name: str) -> str:
-        """The readable label of control ``name`` (``LABELS``; else the name)."""
-        return LABELS.get(name, name)
-
     def call(self, values: dict[str, Any]) -> str:
-        """The pipeline call a run at ``values`` stands for (``call_text``)."""
-        return call_text(self.pipeline, values, self.data is not NO_DATA)
+        """The pipeline call a run at ``values`` stands for, as the explorer shows it:
+        ``fn(data, k=v, ...)``."""
+        args = (["data"] if self.data is not NO_DATA else []) + [
+            f"{k}={option_label(v) if not isinstance(v, str) else repr(v)}"
+            for k, v in values.items()
+        ]
+        return f"{_name(self.pipeline)}({', '.join(args)})"
 
     def page(self, *, title: str = "winviz explorer") -> str:
         """The explorer on a page of its own, as a lesson page shows it
@@ -702,7 +700,7 @@ class Explorer:
         values with a note saying why (``save_html`` writes it)."""
         from winviz.viz.lessons import explorer_html  # nbconvert & co., only for a page
 
-        payload = export_grid(self).payload()
+        payload = grid.export_grid(self).payload()
         markup, _ = explorer_html({"text/plain": repr(self)}, payload, grid.MAX_BYTES)
         return pages.page(markup, title=title, what="the explorer page")
 
@@ -759,11 +757,14 @@ def _defaults(pipeline: Callable[..., Any], names: list[str], with_data: bool) -
     return {n: by_name[n].default for n in names if n in by_name}
 
 
-def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int | None], Any]:
+def _chart_function(
+    chart: str | Callable[..., Any],
+) -> tuple[Callable[[Any, Any, int | None], Any], bool]:
     """A function (result, its trace's view or the result, scrub time) → chart for a chart
-    name (drawn from the view) or a user's function (given the result)."""
+    name (drawn from the view) or a user's function (given the result), and whether it draws
+    the scrub time (the scrubber's start)."""
     if callable(chart):
-        return lambda result, view, at: chart(result)
+        return (lambda result, view, at: chart(result)), False
     if chart not in CHART_NAMES:
         raise ValueError(
             f"explore: unknown chart {chart!r}; choose from {', '.join(CHART_NAMES)} or pass "
@@ -771,8 +772,8 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int 
         )
     fn = _CHART_FUNCTIONS[chart].vega_lite  # the chart's dict (spec.chart_function)
     if chart == "scrubber":
-        return lambda result, view, at: fn(view, at=at)
-    return lambda result, view, at: fn(view)
+        return (lambda result, view, at: fn(view, at=at)), True
+    return (lambda result, view, at: fn(view)), False
 
 
 def _first_read(result: Any) -> trace_view.TraceView | None:
@@ -784,16 +785,19 @@ def _first_read(result: Any) -> trace_view.TraceView | None:
     return None
 
 
+def _raised(call: str, error: BaseException) -> str:
+    """What a failed run's messages say first: the call and the exception's type."""
+    return f"{call} raised {type(error).__name__}"
+
+
+def _scrub_t(value: Any) -> int | None:
+    """The scrubber's t as the browser synced it, a whole number; None when it is no number
+    (not set yet, NaN)."""
+    return int(value) if isinstance(value, (int, float)) and value == value else None
+
+
 def _name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
-
-
-def call_text(fn: Callable[..., Any], values: dict[str, Any], with_data: bool) -> str:
-    """The pipeline call a run stands for, as the explorer shows it: ``fn(data, k=v, ...)``."""
-    args = (["data"] if with_data else []) + [
-        f"{k}={option_label(v) if not isinstance(v, str) else repr(v)}" for k, v in values.items()
-    ]
-    return f"{_name(fn)}({', '.join(args)})"
 
 
 def _altair(chart: Any) -> Any:

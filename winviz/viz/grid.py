@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from winviz.viz.controls import is_dropdown
+from winviz.viz.controls import is_dropdown, label, option_values
 from winviz.viz.spec import chart_dict
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def control_of(name: str, widget: widgets.Widget, label: str) -> Control:
     """The values a control's widget can take (module docstring: *The grid*)."""
     if is_dropdown(widget):
         labels = tuple(str(x) for x in widget._options_labels)
-        values = tuple(widget._options_values)
+        values = tuple(option_values(widget))
         index = widget.index if widget.index is not None else 0
         return Control(name, label, "dropdown", labels, values, index)
     lo, hi, step = (getattr(widget, a, None) for a in ("min", "max", "step"))
@@ -219,7 +219,7 @@ def export_grid(
     explorer: Explorer, *, max_runs: int = MAX_RUNS, max_bytes: int = MAX_BYTES
 ) -> GridExport:
     """Precompute ``explorer``'s runs on its slider grid (module docstring)."""
-    controls = [control_of(name, w, explorer.label(name)) for name, w in explorer.controls.items()]
+    controls = [control_of(name, w, label(name)) for name, w in explorer.controls.items()]
     initial = {c.name: c.values[c.initial] for c in controls}
     call = explorer.call(initial)
     cache: dict[tuple[int, ...], str] = {}
