@@ -677,9 +677,9 @@ def summary(results: list[Explorer]) -> str:
     steps, the median over the runs of the page's main-thread CPU median and of the kernel
     process's CPU median (JupyterLab), and the goal of its place (issue 30); then the load
     average at the end of each run."""
-    groups: dict[tuple[str, str, int], list[Explorer]] = {}
+    groups: dict[tuple[str, int, str], list[Explorer]] = {}
     for r in results:
-        groups.setdefault((r.lesson, r.where, r.number), []).append(r)
+        groups.setdefault((r.lesson, r.number, r.where), []).append(r)
     lines = [
         "\nsummary: a step, input → charts painted (ms). median: the median of the runs' "
         "medians (each run's after it); p90: all its steps; CPU: medians over the runs of "
@@ -687,7 +687,7 @@ def summary(results: list[Explorer]) -> str:
         f"  {'lesson #explorer (control)':<40} {'where':<5} {'runs':>4} {'steps':>5} "
         f"{'median':>6} {'p90':>6} {'page':>6} {'kernel':>6} {'goal':>5}  {'':<4} runs' medians",
     ]
-    for (lesson, where, number), runs in sorted(groups.items()):
+    for (lesson, number, where), runs in sorted(groups.items()):
         measured = [r for r in runs if r.steps]
         medians = [statistics.median(s.total for s in r.steps) for r in measured]
         every = [s.total for r in measured for s in r.steps]
