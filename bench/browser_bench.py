@@ -51,7 +51,7 @@ detailed table, at the end one line per lesson explorer and place (``summary``):
 medians and their median, the 90th percentile of all its steps, the medians of the page's
 main-thread CPU and of the kernel's CPU, and the load average at the end of each run.
 
-``--burst N`` (JupyterLab): each slider step is N key presses made at once, as a learner
+``--burst N``: each slider step is N arrow-key presses made at once, as a learner
 hurrying along; the step is timed from the first press to the paint of the charts' last
 change (the explorer shows the latest value: ``winviz.viz.explorer_chart``).
 """
@@ -337,14 +337,15 @@ PHASES = {
 }
 
 
-def walk(position: int, count: int, steps: int) -> Iterator[int]:
-    """The direction (+1 / -1) of each step from ``position`` among ``count`` values: up to
-    the end, then back down, and so on (every step a change)."""
+def walk(position: int, count: int, steps: int, stride: int = 1) -> Iterator[int]:
+    """The direction (+1 / -1) of each step from ``position`` among ``count`` values, each
+    step ``stride`` values (fewer at an end): up to the end, then back down, and so on (every
+    step a change)."""
     direction = 1 if position < count - 1 else -1
     for _ in range(steps):
         if not 0 <= position + direction < count:
             direction = -direction
-        position += direction
+        position = min(max(position + direction * stride, 0), count - 1)
         yield direction
 
 
@@ -487,7 +488,9 @@ def build_site(lessons: list[Path], out: Path, log) -> None:
     log(f"  built {len(lessons)} lesson page(s) in {time.monotonic() - started:.0f} s ({out})")
 
 
-def bench_pages(context, lessons: list[Path], site: Path, steps: int, log) -> list[Explorer]:
+def bench_pages(
+    context, lessons: list[Path], site: Path, steps: int, log, burst: int = 1
+) -> list[Explorer]:
     results = []
     for path in lessons:
         page = site / f"{path.stem}.html"
@@ -496,7 +499,7 @@ def bench_pages(context, lessons: list[Path], site: Path, steps: int, log) -> li
             continue
         started = time.monotonic()
         try:
-            found = page_lesson(context, page, path.stem, steps)
+            found = page_lesson(context, page, path.stem, steps, burst)
         except (TimeoutError, RuntimeError) as exc:
             found = [Explorer("pages", path.stem, 0, "?", note=str(exc))]
         log(f"  pages {path.stem}: {len(found)} explorer(s), {time.monotonic() - started:.0f} s")
@@ -504,7 +507,7 @@ def bench_pages(context, lessons: list[Path], site: Path, steps: int, log) -> li
     return results
 
 
-def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
+def page_lesson(context, page: Path, lesson: str, steps: int, burst: int = 1) -> list[Explorer]:
     pg, net = new_page(context)
     pg.add_init_script(PROBE_JS)
     try:
@@ -531,13 +534,18 @@ def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
                 found.append(ex)
                 continue
             cpu.start()
-            for direction in walk(position, count_values, steps):
+            stride = burst if kind == "slider" else 1
+            for direction in walk(position, count_values, steps, stride):
                 # a learner looking at the chart before the next step: the page has drawn
                 # the runs next to it ahead (pages.py), when it does
                 wait_until(pg, AHEAD_DONE % number, AHEAD_TIMEOUT_S, "the runs drawn ahead")
                 root.evaluate("e => window.__bb.mark(e)")
-                position += direction
-                if kind == "slider":
+                position = min(max(position + direction * stride, 0), count_values - 1)
+                if kind == "slider" and burst > 1:  # (--burst: quick arrow presses, one step)
+                    control.focus()
+                    for _ in range(burst):
+                        pg.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
+                elif kind == "slider":
                     control.fill(str(position))
                 else:
                     control.select_option(index=position)
@@ -730,7 +738,7 @@ def main(argv: list[str] | None = None) -> int:
         "--burst",
         type=int,
         default=1,
-        help="lab: key presses per slider step, made at once (the step: the first press → "
+        help="key presses per slider step, made at once (the step: the first press → "
         "the charts' last paint)",
     )
     parser.add_argument(
@@ -783,7 +791,7 @@ def main(argv: list[str] | None = None) -> int:
                 for place in order:
                     log(f"run {run} of {args.repeat}: {place}")
                     if place == "pages":
-                        found = bench_pages(context, lessons, site, args.steps, log)
+                        found = bench_pages(context, lessons, site, args.steps, log, args.burst)
                     else:
                         found = bench_lab(context, lessons, args.steps, log, args.burst)
                     load = os.getloadavg()[0]

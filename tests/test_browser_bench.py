@@ -62,3 +62,10 @@ def test_a_step_over_the_goal_is_marked_over() -> None:
         "pages", "07_z", 0, "slider", steps=[bench.Step(1, 81, 5), bench.Step(2, 95, 5)]
     )
     assert bench.summary([slow]).splitlines()[3].split()[-3:] == ["80", "OVER", "88"]
+
+
+def test_walk_goes_to_an_end_and_back_by_its_stride() -> None:
+    assert list(bench.walk(2, 4, 9)) == [1, -1, -1, -1, 1, 1, 1, -1, -1]
+    # 6 values by 5: 0 → 5 → 0 → …; 61 values by 5 from 10: up 9 times (to 55)
+    assert list(bench.walk(0, 6, 4, 5)) == [1, -1, 1, -1]
+    assert list(bench.walk(10, 61, 11, 5)) == [1] * 10 + [-1]
