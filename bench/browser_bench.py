@@ -43,8 +43,15 @@ missing Chromium or Playwright is reported, not raised).
 
     python bench/browser_bench.py [--steps 9] [--only 01_event_time_and_watermarks]
                                   [--where lab,pages] [--site build/lessons] [--burst 5]
+                                  [--repeat 3]
 
-``--burst N`` (JupyterLab): each slider step is N key presses made at once, as a learner
+``--repeat N``: the whole measurement N times, the two places taking turns (pages, lab,
+pages, lab, …: on a shared machine a burst of load then falls on both); after each run its
+detailed table, at the end one line per lesson explorer and place (``summary``): the runs'
+medians and their median, the 90th percentile of all its steps, the medians of the page's
+main-thread CPU and of the kernel's CPU, and the load average at the end of each run.
+
+``--burst N``: each slider step is N arrow-key presses made at once, as a learner
 hurrying along; the step is timed from the first press to the paint of the charts' last
 change (the explorer shows the latest value: ``winviz.viz.explorer_chart``).
 """
@@ -213,6 +220,8 @@ class Explorer:
     steps: list[Step] = field(default_factory=list)
     note: str = ""
     prepared: int = 0  # pages: steps that showed views drawn ahead (data-drawn="prepared")
+    run: int = 1  # which of the --repeat runs measured it
+    load: float | None = None  # the 1-minute load average when its run ended
 
 
 def explorer_lessons(only: list[str]) -> list[Path]:
@@ -328,14 +337,15 @@ PHASES = {
 }
 
 
-def walk(position: int, count: int, steps: int) -> Iterator[int]:
-    """The direction (+1 / -1) of each step from ``position`` among ``count`` values: up to
-    the end, then back down, and so on (every step a change)."""
+def walk(position: int, count: int, steps: int, stride: int = 1) -> Iterator[int]:
+    """The direction (+1 / -1) of each step from ``position`` among ``count`` values, each
+    step ``stride`` values (fewer at an end): up to the end, then back down, and so on (every
+    step a change)."""
     direction = 1 if position < count - 1 else -1
     for _ in range(steps):
         if not 0 <= position + direction < count:
             direction = -direction
-        position += direction
+        position = min(max(position + direction * stride, 0), count - 1)
         yield direction
 
 
@@ -478,7 +488,9 @@ def build_site(lessons: list[Path], out: Path, log) -> None:
     log(f"  built {len(lessons)} lesson page(s) in {time.monotonic() - started:.0f} s ({out})")
 
 
-def bench_pages(context, lessons: list[Path], site: Path, steps: int, log) -> list[Explorer]:
+def bench_pages(
+    context, lessons: list[Path], site: Path, steps: int, log, burst: int = 1
+) -> list[Explorer]:
     results = []
     for path in lessons:
         page = site / f"{path.stem}.html"
@@ -487,7 +499,7 @@ def bench_pages(context, lessons: list[Path], site: Path, steps: int, log) -> li
             continue
         started = time.monotonic()
         try:
-            found = page_lesson(context, page, path.stem, steps)
+            found = page_lesson(context, page, path.stem, steps, burst)
         except (TimeoutError, RuntimeError) as exc:
             found = [Explorer("pages", path.stem, 0, "?", note=str(exc))]
         log(f"  pages {path.stem}: {len(found)} explorer(s), {time.monotonic() - started:.0f} s")
@@ -495,7 +507,7 @@ def bench_pages(context, lessons: list[Path], site: Path, steps: int, log) -> li
     return results
 
 
-def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
+def page_lesson(context, page: Path, lesson: str, steps: int, burst: int = 1) -> list[Explorer]:
     pg, net = new_page(context)
     pg.add_init_script(PROBE_JS)
     try:
@@ -522,13 +534,18 @@ def page_lesson(context, page: Path, lesson: str, steps: int) -> list[Explorer]:
                 found.append(ex)
                 continue
             cpu.start()
-            for direction in walk(position, count_values, steps):
+            stride = burst if kind == "slider" else 1
+            for direction in walk(position, count_values, steps, stride):
                 # a learner looking at the chart before the next step: the page has drawn
                 # the runs next to it ahead (pages.py), when it does
                 wait_until(pg, AHEAD_DONE % number, AHEAD_TIMEOUT_S, "the runs drawn ahead")
                 root.evaluate("e => window.__bb.mark(e)")
-                position += direction
-                if kind == "slider":
+                position = min(max(position + direction * stride, 0), count_values - 1)
+                if kind == "slider" and burst > 1:  # (--burst: quick arrow presses, one step)
+                    control.focus()
+                    for _ in range(burst):
+                        pg.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
+                elif kind == "slider":
                     control.fill(str(position))
                 else:
                     control.select_option(index=position)
@@ -656,21 +673,91 @@ def report(results: list[Explorer]) -> str:
     return "\n".join(lines)
 
 
+def _p90(values: list[float]) -> float | None:
+    if len(values) >= 2:
+        return statistics.quantiles(values, n=10, method="inclusive")[-1]
+    return _median(values)
+
+
+def summary(results: list[Explorer]) -> str:
+    """One line per lesson explorer and place, over every run of it (ms): the median of the
+    runs' median wall clock (each run's median after it), the 90th percentile of all its
+    steps, the median over the runs of the page's main-thread CPU median and of the kernel
+    process's CPU median (JupyterLab), and the goal of its place (issue 30); then the load
+    average at the end of each run."""
+    groups: dict[tuple[str, int, str], list[Explorer]] = {}
+    for r in results:
+        groups.setdefault((r.lesson, r.number, r.where), []).append(r)
+    lines = [
+        "\nsummary: a step, input → charts painted (ms). median: the median of the runs' "
+        "medians (each run's after it); p90: all its steps; CPU: medians over the runs of "
+        "each run's median",
+        f"  {'lesson #explorer (control)':<40} {'where':<5} {'runs':>4} {'steps':>5} "
+        f"{'median':>6} {'p90':>6} {'page':>6} {'kernel':>6} {'goal':>5}  {'':<4} runs' medians",
+    ]
+    for (lesson, number, where), runs in sorted(groups.items()):
+        measured = [r for r in runs if r.steps]
+        medians = [statistics.median(s.total for s in r.steps) for r in measured]
+        every = [s.total for r in measured for s in r.steps]
+        page = _median([v for r in measured if (v := _col(r.steps, lambda s: s.cpu)) is not None])
+        kernel = _median(
+            [v for r in measured if (v := _col(r.steps, lambda s: s.kernel_cpu)) is not None]
+        )
+        median = _median(medians)
+        goal = GOALS_MS[where]
+        verdict = "–" if median is None else ("met" if median <= goal else "OVER")
+        notes = "; ".join(sorted({r.note for r in runs if r.note}))
+        lines.append(
+            f"  {f'{lesson} #{number} ({runs[0].control})':<40} {where:<5} {len(measured):>4} "
+            f"{len(every):>5} {_ms(median)} {_ms(_p90(every))} {_ms(page)} {_ms(kernel)} "
+            f"{goal:>5.0f}  {verdict:<4} {' '.join(f'{m:.0f}' for m in medians)}"
+            + (f"  note: {notes}" if notes else "")
+        )
+    loads = {}
+    for r in results:
+        loads.setdefault((r.run, r.where), r.load)
+    lines.append(
+        "  load average (1 min) at the end of each run: "
+        + ", ".join(
+            f"{where} {run}: {load:.1f}" for (run, where), load in loads.items() if load is not None
+        )
+        + f" on {os.cpu_count()} CPUs"
+    )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=9, help="steps per explorer")
     parser.add_argument("--only", action="append", default=[], help="lesson stem (repeat)")
-    parser.add_argument("--where", default="lab,pages", help="lab, pages or both")
+    parser.add_argument(
+        "--where", default="pages,lab", help="lab, pages or both (in turn, in this order)"
+    )
     parser.add_argument("--site", type=Path, help="a built lessons folder (else built anew)")
     parser.add_argument(
         "--burst",
         type=int,
         default=1,
-        help="lab: key presses per slider step, made at once (the step: the first press → "
+        help="key presses per slider step, made at once (the step: the first press → "
         "the charts' last paint)",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="the measurement this many times, the places taking turns; a summary over them",
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every lesson explorer in both places (as with no --only and no --where)",
+    )
     args = parser.parse_args(argv)
-    where = {w.strip() for w in args.where.split(",") if w.strip()}
+    if args.all:
+        args.only, args.where = [], "pages,lab"
+    # the places in turn, run after run: pages, lab, pages, lab, … (--where's order)
+    order = list(dict.fromkeys(w.strip() for w in args.where.split(",")))
+    order = [w for w in order if w in GOALS_MS]
 
     def log(line: str) -> None:
         print(line, flush=True)
@@ -692,19 +779,29 @@ def main(argv: list[str] | None = None) -> int:
     )
     results: list[Explorer] = []
     try:
-        with chromium(executable) as context:
-            if "pages" in where:
-                site = args.site
-                with tempfile.TemporaryDirectory(prefix="winviz-site-") as tmp:
-                    if site is None:
-                        site = Path(tmp)
-                        build_site(lessons, site, log)
-                    results += bench_pages(context, lessons, site, args.steps, log)
-            if "lab" in where:
-                results += bench_lab(context, lessons, args.steps, log, args.burst)
+        with (
+            chromium(executable) as context,
+            tempfile.TemporaryDirectory(prefix="winviz-site-") as tmp,
+        ):
+            site = args.site
+            if "pages" in order and site is None:
+                site = Path(tmp)
+                build_site(lessons, site, log)
+            for run in range(1, args.repeat + 1):
+                for place in order:
+                    log(f"run {run} of {args.repeat}: {place}")
+                    if place == "pages":
+                        found = bench_pages(context, lessons, site, args.steps, log, args.burst)
+                    else:
+                        found = bench_lab(context, lessons, args.steps, log, args.burst)
+                    load = os.getloadavg()[0]
+                    for ex in found:
+                        ex.run, ex.load = run, load
+                    log(report(found))
+                    results += found
     except Exception:  # a bench reports: say what stopped it, keep what was measured
         log("browser bench stopped:\n" + traceback.format_exc())
-    log(report(results))
+    log(summary(results))
     return 0
 
 

@@ -179,3 +179,21 @@ def test_the_widget_shows_the_latest_run_only_and_the_charts_switch_together(pag
     assert pg.evaluate("window.models[1].sent.filter((m) => m.type === 'need').length") == 1
     assert pg.evaluate("window.els[1].dataset.run") == "6"
     assert console == [] and net.blocked == []
+
+
+def test_quick_steps_onto_a_run_asked_ahead_but_not_yet_drawn(explorer_page: Path, page) -> None:
+    """Arrow presses quicker than drawing ahead: a step onto a run asked ahead whose drawing
+    has not started (``take`` hands over ``{made: null}``) draws it when chosen (browser_bench
+    ``--burst 5`` on the lesson pages: "explorer 0 could not be drawn: TypeError")."""
+    pg, net = page
+    console = open_drawn(pg, explorer_page)
+    assert _settled(pg, 2) == "embedded"  # bound 1000, size 5000
+    pg.locator(BOUND).focus()
+    for key in ["ArrowRight", "ArrowRight", "ArrowLeft", "ArrowLeft", "ArrowLeft"] * 2:
+        pg.keyboard.press(key)
+        pg.wait_for_timeout(40)
+    assert _settled(pg, 0) in ("embedded", "prepared")  # bound 0
+    assert pg.locator(f"{EXPLORER} div.winviz-view.vega-embed").count() == 1
+    assert pg.evaluate("window.winvizCharts.errors") == []
+    assert net.blocked == []
+    assert console == []

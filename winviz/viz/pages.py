@@ -149,7 +149,7 @@ _EMBED_JS = """(function () {
       if (run === current) return null;
       current = run;
       const ready = ahead.take(run);
-      return (ready ? ready.made : Promise.resolve(null)).then(function (made) {
+      return (ready && ready.made ? ready.made : Promise.resolve(null)).then(function (made) {
         if (made) {
           slots.forEach(function (slot, i) { slot.place(made[i]); scrubbed[i] = false; });
           ex.dataset.drawn = "prepared";
