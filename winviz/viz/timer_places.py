@@ -461,13 +461,14 @@ def dedup_bins(
         dedup = dedup[np.asarray(shown, dtype=bool)]
     if not len(dedup):
         return []
-    stamps = records["ts"].to_numpy()[dedup].tolist()
-    procs = records["proc_time"].to_numpy()[dedup].tolist()
-    tx = [c for c, _ in x.clip_all(stamps)]
-    ty = [c for c, _ in y.clip_all(procs)]
+    stamps = records["ts"].to_numpy()[dedup]
+    procs = records["proc_time"].to_numpy()[dedup]
     domains, _ = pd.factorize(records["domain"].to_numpy()[dedup], use_na_sentinel=False)
-    xs, _ = pd.factorize(np.asarray(tx, dtype=object), use_na_sentinel=False)
-    rows_px = np.asarray([0.0 if v is None else px.py(v) for v in ty])
+    # x: each distinct timestamp clipped once (a run has few)
+    at, distinct = pd.factorize(stamps, use_na_sentinel=False)
+    tx_distinct = [c for c, _ in x.clip_all(distinct.tolist())]
+    xs = pd.factorize(np.asarray(tx_distinct, dtype=object), use_na_sentinel=False)[0][at]
+    rows_px = _rows_px(procs, y, px)
     keys = key_texts(records["key"].to_numpy()[dedup])
     tall = float(EVENT_PX)
     while True:
@@ -478,26 +479,47 @@ def dedup_bins(
         if len(bins) <= scale.ROW_LIMIT // 2:
             break
         tall *= 2
-    doms, seqs = records["domain"].to_numpy()[dedup].tolist(), records["seq"].to_numpy()[dedup]
+    members_of = sorted(bins.values(), key=lambda m: int(m[0]))
+    firsts = np.asarray([m[0] for m in members_of], dtype=np.int64)
+    tx = [c for c, _ in x.clip_all(stamps[firsts].tolist())]
+    ty = [c for c, _ in y.clip_all(procs[firsts].tolist())]
+    first_stamps = stamps[firsts].tolist()
+    doms = records["domain"].to_numpy()[dedup][firsts].tolist()
+    seqs = records["seq"].to_numpy()[dedup][firsts].tolist()
+    key_array = np.asarray(keys, dtype=object)
     out = []
-    for members in sorted(bins.values(), key=lambda m: int(m[0])):
-        i = int(members[0])
-        times = [procs[j] for j in members.tolist()]
+    for b, members in enumerate(members_of):
+        times = procs[members]
         out.append(
             {
-                "group": (doms[i], tx[i]),
-                "x": tx[i],
-                "y": ty[i],
+                "group": (doms[b], tx[b]),
+                "x": tx[b],
+                "y": ty[b],
                 "n": len(members),
-                "first": min(times),
-                "last": max(times),
-                "keys": list(dict.fromkeys(keys[j] for j in members.tolist())),
-                "domain": doms[i],
-                "timestamp": x.fmt(stamps[i]),
-                "reg_seq": int(seqs[i]),
+                "first": _plain(times.min()),
+                "last": _plain(times.max()),
+                "keys": list(dict.fromkeys(key_array[members].tolist())),
+                "domain": doms[b],
+                "timestamp": x.fmt(first_stamps[b]),
+                "reg_seq": int(seqs[b]),
             }
         )
     return out
+
+
+def _rows_px(procs: np.ndarray, y: TimeAxis, px: Plot) -> np.ndarray:
+    """Each processing time's pixel row (``px.py`` of its ``y.clip``; 0 where it has none):
+    computed on the whole array at once when every one is an int inside the axis (``clip``
+    leaves it as it is; ``px.py``'s arithmetic is the same on an int64 array, element by
+    element)."""
+    if procs.dtype.kind == "i" and y.lo <= procs.min() and procs.max() <= y.hi:
+        return np.asarray(px.py(procs), dtype=float)
+    return np.asarray([0.0 if v is None else px.py(v) for v, _ in y.clip_all(procs.tolist())])
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python value it holds (a Python value as it is)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def dedup_layers(
