@@ -164,12 +164,13 @@ class Taken:
         """The boxes and segments filed in ``area``'s cells: all that a box inside it may meet
         (``clear``)."""
         boxes = dict.fromkeys(b for c in self._cells2(area) for b in self.boxes.get(c, ()))
+        left, top, right, bottom = area
         segs = dict.fromkeys(
             (s, rule)
             for c in self._cells(area[0], area[2])
             for s, rule, around in self.segments.get(c, ())
-            if _touches(around, area)
-        )  # (filed by x cell: those whose box reaches the area)
+            if around[0] <= right and left <= around[2] and around[1] <= bottom and top <= around[3]
+        )  # (filed by x cell: those whose box reaches or touches the area)
         return list(boxes), list(segs)
 
     def free(self, box: Box, mark: bool = False) -> bool:
@@ -193,11 +194,6 @@ def clear(
             segments[0], segments[at] = segments[at], segments[0]
             return False
     return True
-
-
-def _touches(a: Box, b: Box) -> bool:
-    """Whether the boxes ``a`` and ``b`` overlap or touch."""
-    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
 def _bounds(boxes: list[Box]) -> Box:
