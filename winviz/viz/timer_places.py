@@ -452,20 +452,27 @@ def dedup_bins(
     others) — twice as tall rows while there are more bins than rows a layer may hold. Per
     bin, in order of its first registration: its group (domain, x), x, y (of its first), n,
     first / last processing time, keys, domain, the timestamp's text and the first's seq."""
-    if by_key is not None and len(dedup):
-        shown = [k in by_key for k in key_texts(records["key"].to_numpy()[dedup])]
-        dedup = dedup[np.asarray(shown, dtype=bool)]
     if not len(dedup):
         return []
+    # a timer's key and domain are one (``timer_records``' timer: per identity): each read
+    # once per timer, from its first registration
+    timers, firsts = _first_of_each(records["timer"].to_numpy()[dedup])
+    firsts = dedup[firsts]  # (each timer's first registration, in records)
+    timer_keys = np.asarray(key_texts(records["key"].to_numpy()[firsts]), dtype=object)
+    timer_domains = pd.factorize(records["domain"].to_numpy()[firsts], use_na_sentinel=False)[0]
+    if by_key is not None:
+        shown = np.asarray([k in by_key for k in timer_keys[timers].tolist()], dtype=bool)
+        dedup, timers = dedup[shown], timers[shown]
+        if not len(dedup):
+            return []
+    keys, domains = timer_keys[timers], timer_domains[timers]
     stamps = records["ts"].to_numpy()[dedup]
     procs = records["proc_time"].to_numpy()[dedup]
-    domains, _ = pd.factorize(records["domain"].to_numpy()[dedup], use_na_sentinel=False)
     # x: each distinct timestamp clipped once (a run has few)
     at, distinct = pd.factorize(stamps, use_na_sentinel=False)
     tx_distinct = [c for c, _ in x.clip_all(distinct.tolist())]
     xs = pd.factorize(np.asarray(tx_distinct, dtype=object), use_na_sentinel=False)[0][at]
     rows_px = _rows_px(procs, y, px)
-    keys = key_texts(records["key"].to_numpy()[dedup])
     tall = float(EVENT_PX)
     while True:
         frame = pd.DataFrame({"d": domains, "x": xs, "b": np.floor(rows_px / tall)})
@@ -476,13 +483,12 @@ def dedup_bins(
             break
         tall *= 2
     members_of = sorted(bins.values(), key=lambda m: int(m[0]))
-    firsts = np.asarray([m[0] for m in members_of], dtype=np.int64)
-    tx = [c for c, _ in x.clip_all(stamps[firsts].tolist())]
-    ty = [c for c, _ in y.clip_all(procs[firsts].tolist())]
-    first_stamps = stamps[firsts].tolist()
-    doms = records["domain"].to_numpy()[dedup][firsts].tolist()
-    seqs = records["seq"].to_numpy()[dedup][firsts].tolist()
-    key_array = np.asarray(keys, dtype=object)
+    heads = np.asarray([m[0] for m in members_of], dtype=np.int64)  # (each bin's first)
+    tx = [c for c, _ in x.clip_all(stamps[heads].tolist())]
+    ty = [c for c, _ in y.clip_all(procs[heads].tolist())]
+    first_stamps = stamps[heads].tolist()
+    doms = records["domain"].to_numpy()[dedup[heads]].tolist()
+    seqs = records["seq"].to_numpy()[dedup[heads]].tolist()
     out = []
     for b, members in enumerate(members_of):
         times = procs[members]
@@ -494,13 +500,21 @@ def dedup_bins(
                 "n": len(members),
                 "first": _plain(times.min()),
                 "last": _plain(times.max()),
-                "keys": list(dict.fromkeys(key_array[members].tolist())),
+                "keys": list(dict.fromkeys(timer_keys[pd.unique(timers[members])].tolist())),
                 "domain": doms[b],
                 "timestamp": x.fmt(first_stamps[b]),
                 "reg_seq": int(seqs[b]),
             }
         )
     return out
+
+
+def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of ``values`` (numbered in order of first appearance) and each code's
+    first position."""
+    codes, _ = pd.factorize(values)
+    seen = np.maximum.accumulate(codes)
+    return codes, np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])
 
 
 def _rows_px(procs: np.ndarray, y: TimeAxis, px: Plot) -> np.ndarray:
