@@ -34,6 +34,7 @@ import pandas as pd
 from winviz.viz import axes, palette, piles, scale, spec
 from winviz.viz.labels import Box, Plot, crosses, overlaps
 from winviz.viz.palette import TimeAxis
+from winviz.viz.timer_records import first_of_each
 from winviz.viz.value_texts import key_texts
 
 EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
@@ -456,7 +457,7 @@ def dedup_bins(
         return []
     # a timer's key and domain are one (``timer_records``' timer: per identity): each read
     # once per timer, from its first registration
-    timers, firsts = _first_of_each(records["timer"].to_numpy()[dedup])
+    timers, firsts = first_of_each(records["timer"].to_numpy()[dedup])
     firsts = dedup[firsts]  # (each timer's first registration, in records)
     timer_keys = np.asarray(key_texts(records["key"].to_numpy()[firsts]), dtype=object)
     timer_domains = pd.factorize(records["domain"].to_numpy()[firsts], use_na_sentinel=False)[0]
@@ -507,14 +508,6 @@ def dedup_bins(
             }
         )
     return out
-
-
-def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of ``values`` (numbered in order of first appearance) and each code's
-    first position."""
-    codes, _ = pd.factorize(values)
-    seen = np.maximum.accumulate(codes)
-    return codes, np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])
 
 
 def _rows_px(procs: np.ndarray, y: TimeAxis, px: Plot) -> np.ndarray:
