@@ -15,6 +15,7 @@ from winviz import viz
 from winviz.viz import timer_places as tp
 from winviz.viz.palette import TimeAxis
 from winviz.viz.skew import _segments_across
+from winviz.viz.timer_records import first_of_each
 
 DEDUP = "registration of a timer that already existed (de-duplicated)"
 
@@ -247,3 +248,22 @@ def test_every_key_of_the_dense_job_shows_each_of_its_timer_events() -> None:
         for view in keys
     }
     assert got == {"": (126, 34)} | {f"k{i:02d}": (8, 0) for i in range(20)}
+
+
+def test_first_of_each_numbers_values_in_order_of_first_appearance() -> None:
+    codes, firsts = first_of_each(np.array([7, 3, 7, 9, 3, 9, 1], dtype=np.int64))
+    assert codes.tolist() == [0, 1, 0, 2, 1, 2, 3]
+    assert firsts.tolist() == [0, 1, 3, 6]
+    codes, firsts = first_of_each(np.zeros(0, dtype=np.int64))
+    assert (codes.tolist(), firsts.tolist()) == ([], [])
+
+
+def test_the_dedup_rows_pixel_rows_are_px_py_of_each_clipped_time() -> None:
+    p = plot()  # y: 0..100 ms on 100 px, up
+    inside = np.array([0, 3, 50, 100], dtype=np.int64)  # (on the whole array at once)
+    assert tp._rows_px(inside, p.y, p).tolist() == [100.0, 97.0, 50.0, 0.0]
+    assert tp._rows_px(inside, p.y, p).tolist() == [p.py(v) for v in inside.tolist()]
+    outside = np.array([-5, 3, 150], dtype=np.int64)  # (clipped to the axis, one by one)
+    assert tp._rows_px(outside, p.y, p).tolist() == [100.0, 97.0, 0.0]
+    absent = np.array([3, None], dtype=object)  # (no time: row 0)
+    assert tp._rows_px(absent, p.y, p).tolist() == [97.0, 0.0]

@@ -34,6 +34,7 @@ import pandas as pd
 from winviz.viz import axes, palette, piles, scale, spec
 from winviz.viz.labels import Box, Plot, crosses, overlaps
 from winviz.viz.palette import TimeAxis
+from winviz.viz.timer_records import first_of_each
 from winviz.viz.value_texts import key_texts
 
 EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
@@ -164,12 +165,13 @@ class Taken:
         """The boxes and segments filed in ``area``'s cells: all that a box inside it may meet
         (``clear``)."""
         boxes = dict.fromkeys(b for c in self._cells2(area) for b in self.boxes.get(c, ()))
+        left, top, right, bottom = area
         segs = dict.fromkeys(
             (s, rule)
             for c in self._cells(area[0], area[2])
             for s, rule, around in self.segments.get(c, ())
-            if _touches(around, area)
-        )  # (filed by x cell: those whose box reaches the area)
+            if around[0] <= right and left <= around[2] and around[1] <= bottom and top <= around[3]
+        )  # (filed by x cell: those whose box reaches or touches the area)
         return list(boxes), list(segs)
 
     def free(self, box: Box, mark: bool = False) -> bool:
@@ -193,11 +195,6 @@ def clear(
             segments[0], segments[at] = segments[at], segments[0]
             return False
     return True
-
-
-def _touches(a: Box, b: Box) -> bool:
-    """Whether the boxes ``a`` and ``b`` overlap or touch."""
-    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
 def _bounds(boxes: list[Box]) -> Box:
@@ -456,19 +453,27 @@ def dedup_bins(
     others) — twice as tall rows while there are more bins than rows a layer may hold. Per
     bin, in order of its first registration: its group (domain, x), x, y (of its first), n,
     first / last processing time, keys, domain, the timestamp's text and the first's seq."""
-    if by_key is not None and len(dedup):
-        shown = [k in by_key for k in key_texts(records["key"].to_numpy()[dedup])]
-        dedup = dedup[np.asarray(shown, dtype=bool)]
     if not len(dedup):
         return []
-    stamps = records["ts"].to_numpy()[dedup].tolist()
-    procs = records["proc_time"].to_numpy()[dedup].tolist()
-    tx = [c for c, _ in x.clip_all(stamps)]
-    ty = [c for c, _ in y.clip_all(procs)]
-    domains, _ = pd.factorize(records["domain"].to_numpy()[dedup], use_na_sentinel=False)
-    xs, _ = pd.factorize(np.asarray(tx, dtype=object), use_na_sentinel=False)
-    rows_px = np.asarray([0.0 if v is None else px.py(v) for v in ty])
-    keys = key_texts(records["key"].to_numpy()[dedup])
+    # a timer's key and domain are one (``timer_records``' timer: per identity): each read
+    # once per timer, from its first registration
+    timers, firsts = first_of_each(records["timer"].to_numpy()[dedup])
+    firsts = dedup[firsts]  # (each timer's first registration, in records)
+    timer_keys = np.asarray(key_texts(records["key"].to_numpy()[firsts]), dtype=object)
+    timer_domains = pd.factorize(records["domain"].to_numpy()[firsts], use_na_sentinel=False)[0]
+    if by_key is not None:
+        shown = np.asarray([k in by_key for k in timer_keys[timers].tolist()], dtype=bool)
+        dedup, timers = dedup[shown], timers[shown]
+        if not len(dedup):
+            return []
+    keys, domains = timer_keys[timers], timer_domains[timers]
+    stamps = records["ts"].to_numpy()[dedup]
+    procs = records["proc_time"].to_numpy()[dedup]
+    # x: each distinct timestamp clipped once (a run has few)
+    at, distinct = pd.factorize(stamps, use_na_sentinel=False)
+    tx_distinct = [c for c, _ in x.clip_all(distinct.tolist())]
+    xs = pd.factorize(np.asarray(tx_distinct, dtype=object), use_na_sentinel=False)[0][at]
+    rows_px = _rows_px(procs, y, px)
     tall = float(EVENT_PX)
     while True:
         frame = pd.DataFrame({"d": domains, "x": xs, "b": np.floor(rows_px / tall)})
@@ -478,26 +483,46 @@ def dedup_bins(
         if len(bins) <= scale.ROW_LIMIT // 2:
             break
         tall *= 2
-    doms, seqs = records["domain"].to_numpy()[dedup].tolist(), records["seq"].to_numpy()[dedup]
+    members_of = sorted(bins.values(), key=lambda m: int(m[0]))
+    heads = np.asarray([m[0] for m in members_of], dtype=np.int64)  # (each bin's first)
+    tx = [c for c, _ in x.clip_all(stamps[heads].tolist())]
+    ty = [c for c, _ in y.clip_all(procs[heads].tolist())]
+    first_stamps = stamps[heads].tolist()
+    doms = records["domain"].to_numpy()[dedup[heads]].tolist()
+    seqs = records["seq"].to_numpy()[dedup[heads]].tolist()
     out = []
-    for members in sorted(bins.values(), key=lambda m: int(m[0])):
-        i = int(members[0])
-        times = [procs[j] for j in members.tolist()]
+    for b, members in enumerate(members_of):
+        times = procs[members]
         out.append(
             {
-                "group": (doms[i], tx[i]),
-                "x": tx[i],
-                "y": ty[i],
+                "group": (doms[b], tx[b]),
+                "x": tx[b],
+                "y": ty[b],
                 "n": len(members),
-                "first": min(times),
-                "last": max(times),
-                "keys": list(dict.fromkeys(keys[j] for j in members.tolist())),
-                "domain": doms[i],
-                "timestamp": x.fmt(stamps[i]),
-                "reg_seq": int(seqs[i]),
+                "first": _plain(times.min()),
+                "last": _plain(times.max()),
+                "keys": list(dict.fromkeys(timer_keys[pd.unique(timers[members])].tolist())),
+                "domain": doms[b],
+                "timestamp": x.fmt(first_stamps[b]),
+                "reg_seq": int(seqs[b]),
             }
         )
     return out
+
+
+def _rows_px(procs: np.ndarray, y: TimeAxis, px: Plot) -> np.ndarray:
+    """Each processing time's pixel row (``px.py`` of its ``y.clip``; 0 where it has none):
+    computed on the whole array at once when every one is an int inside the axis (``clip``
+    leaves it as it is; ``px.py``'s arithmetic is the same on an int64 array, element by
+    element)."""
+    if procs.dtype.kind == "i" and y.lo <= procs.min() and procs.max() <= y.hi:
+        return np.asarray(px.py(procs), dtype=float)
+    return np.asarray([0.0 if v is None else px.py(v) for v, _ in y.clip_all(procs.tolist())])
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python value it holds (a Python value as it is)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def dedup_layers(

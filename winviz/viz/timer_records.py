@@ -61,7 +61,9 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     # objects among many records: each distinct object (by id(): alive throughout, so no id
     # is reused) is read once
     details = view.part("detail", rows)[rows]  # (an object array: its ids read in bulk)
-    at, firsts = value_codes(details)  # (numbered in order of first appearance)
+    objects, object_firsts = first_of_each(np.fromiter(map(id, details), np.int64, len(details)))
+    at, firsts = value_codes(details[object_firsts])  # (each object's value once)
+    at, firsts = at[objects], object_firsts[firsts]  # (numbered in order of first appearance)
     distinct = [details[i] for i in firsts.tolist()]
     texts, text_codes = _namespace_texts_codes(list(map(itemgetter(1), distinct)))
     columns["namespace"] = _objects(object_array(texts)[at])
@@ -88,6 +90,16 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     else:
         columns["timer"] = np.zeros(0, dtype=np.int64)
     return pd.DataFrame(columns, copy=False)  # (every column made here, for this frame only)
+
+
+def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of ``values`` (equal ones one code, numbered in order of first
+    appearance) and each code's first position."""
+    codes, _ = pd.factorize(values)
+    if not len(codes):
+        return codes, np.zeros(0, dtype=np.intp)
+    seen = np.maximum.accumulate(codes)  # (a code first seen: one more than any before it)
+    return codes, np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])
 
 
 def _identity_codes(values: list[Any]) -> np.ndarray:

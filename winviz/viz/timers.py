@@ -447,9 +447,11 @@ def _extents(
     """Per view of the key dropdown (``views``; "": every key), per (domain, x) of its timers'
     timestamps, their rules' least and greatest ``dx`` (``spread``)."""
     out: dict[str, dict[tuple[Any, Any], tuple[float, float]]] = {"": {}}
-    cols = (lives["domain"], lives["timestamp"], dx, lives["key"])
+    out.update((k, {}) for k in views)
+    cols = (lives["domain"].tolist(), lives["timestamp"].tolist(), dx, lives["key"].tolist())
     for dom, ts, d, k in zip(*cols, strict=True):
-        for view in (out[""], out.setdefault(k, {})):
+        # (a key no view shows: its timers in the view of every key only)
+        for view in (out[""], out[k]) if k in out else (out[""],):
             lo, hi = view.get((dom, ts), (d, d))
             view[dom, ts] = (min(lo, d), max(hi, d))
     # (the timestamps as their rules' x: the ▼ bins' and labels' groups)
