@@ -569,20 +569,33 @@ def _side_by_side(
     cleanups — drawn side by side by the charts' one rule (``piles.side_by_side``, the
     timeline's steps): each row's ``dx``, the pixels its mark is drawn beside ``x``. Returns
     the rows drawn (a mark of a pile too deep is counted on the mark at its point); ``edge``:
-    the farthest right a mark may be moved (the plot's width, or no limit)."""
-    lanes: dict[tuple[Any, Any], int] = {}
-    gap = 4 * labels.STACK_PX  # (lane rows never share a place)
-    places = [
-        (
-            (r["x"] - x.lo) / max(1, x.hi - x.lo) * width,
-            gap * lanes.setdefault((r["key"], r["slot"]), len(lanes)),
-        )
-        for r in rows
-    ]
-    placed = piles.side_by_side(places, labels.STACK_PX, edge, most=labels.STACK_STEPS)
+    the farthest right a mark may be moved (the plot's width, or no limit). Lane rows never
+    share a place (the rule finds a mark in the way only within a step), so each row is
+    placed on its own, and rows alike — their marks at the same pixels in the same order, as
+    in the lanes of keys whose windows fire alike — once."""
+    span = max(1, x.hi - x.lo)
+    px = [(r["x"] - x.lo) / span * width for r in rows]
+    of_row: dict[tuple[Any, Any], list[int]] = {}
+    for i, r in enumerate(rows):
+        of_row.setdefault((r["key"], r["slot"]), []).append(i)
+    dx: list[float] = [0] * len(rows)
+    counted_on: list[int | None] = [None] * len(rows)
+    alike: dict[tuple[float, ...], piles.Placement] = {}
+    for idx in of_row.values():
+        places = tuple(px[i] for i in idx)
+        row = alike.get(places)
+        if row is None:
+            row = alike[places] = piles.side_by_side(
+                [(p, 0.0) for p in places], labels.STACK_PX, edge, most=labels.STACK_STEPS
+            )
+        for i, d, on in zip(idx, row.dx, row.counted_on, strict=True):
+            dx[i] = d
+            if on is not None:  # (the index of the mark of this row it is counted on)
+                counted_on[i] = idx[on]
+    placed = piles.Placement(dx, counted_on)
     if placed.moved:  # (a column only when a mark moved)
-        for r, dx in zip(rows, placed.dx, strict=True):
-            r["dx"] = dx
+        for r, d in zip(rows, placed.dx, strict=True):
+            r["dx"] = d
     return piles.count_on(rows, placed) if placed.counted else rows
 
 
