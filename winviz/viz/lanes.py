@@ -305,12 +305,13 @@ def _stacked_and_placed(
         for i, slot in zip(order, slots, strict=True):
             slot_of[i] = slot
         rows = [r | {"slot": slot_of[r["slot"]]} for r in anchored]
-        bar_of = {id(row): r["slot"] for row, r in zip(rows, anchored, strict=True)}
-        time_of = {id(row): r["x"] for row, r in zip(rows, anchored, strict=True)}
         events = _placed(rows, x, width, edged)
+        # each drawn mark's row in ``anchored`` (the marks drawn: the rows in their order,
+        # but those counted on another)
+        drawn = _drawn_rows(rows, events)
         grown = list(extents)
-        for r in events:
-            i = bar_of[id(r)]
+        for j, r in zip(drawn, events, strict=True):
+            i = anchored[j]["slot"]
             c = (r["x"] - x.lo) * px_per_ms + r.get("dx", 0)
             lo, hi = grown[i]
             grown[i] = (min(lo, c - MARK_HALF_PX), max(hi, c + MARK_HALF_PX))
@@ -320,7 +321,19 @@ def _stacked_and_placed(
         slots = _stack(keys, [extents[i] for i in order])
         if slots == before:  # (the marks of the same sub-lanes sit where they were)
             break
-    return ordered.assign(slot=slots), events, [time_of[id(r)] for r in events]
+    return ordered.assign(slot=slots), events, [anchored[j]["x"] for j in drawn]
+
+
+def _drawn_rows(rows: list[dict[str, Any]], drawn: list[dict[str, Any]]) -> list[int]:
+    """The index in ``rows`` of each of ``drawn``, the rows drawn in their order."""
+    if len(drawn) == len(rows):
+        return list(range(len(rows)))
+    at, index = 0, []
+    for r in drawn:
+        while rows[at] is not r:
+            at += 1
+        index.append(at)
+    return index
 
 
 ROOM_TRIES = 4
