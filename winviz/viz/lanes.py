@@ -306,9 +306,7 @@ def _stacked_and_placed(
             slot_of[i] = slot
         rows = [r | {"slot": slot_of[r["slot"]]} for r in anchored]
         events = _placed(rows, x, width, edged)
-        # each drawn mark's row in ``anchored`` (the marks drawn: the rows in their order,
-        # but those counted on another)
-        drawn = _drawn_rows(rows, events)
+        drawn = _drawn_rows(rows, events)  # (each drawn mark's row in ``anchored``)
         grown = list(extents)
         for j, r in zip(drawn, events, strict=True):
             i = anchored[j]["slot"]
@@ -325,15 +323,9 @@ def _stacked_and_placed(
 
 
 def _drawn_rows(rows: list[dict[str, Any]], drawn: list[dict[str, Any]]) -> list[int]:
-    """The index in ``rows`` of each of ``drawn``, the rows drawn in their order."""
-    if len(drawn) == len(rows):
-        return list(range(len(rows)))
-    at, index = 0, []
-    for r in drawn:
-        while rows[at] is not r:
-            at += 1
-        index.append(at)
-    return index
+    """The index in ``rows`` of each of ``drawn`` (the rows drawn: all, or some counted)."""
+    at = {id(r): i for i, r in enumerate(rows)} if len(drawn) < len(rows) else None
+    return list(range(len(rows))) if at is None else [at[id(r)] for r in drawn]
 
 
 ROOM_TRIES = 4
