@@ -497,3 +497,35 @@ def test_the_axis_gives_the_marks_beside_their_times_room() -> None:
     assert (moved.lo, moved.hi) == (0, 1316)  # 1000 * 100 / 76 = 1315.8
     fits = [{"x": 940, "dx": 0}, {"x": 60, "dx": 0}, {"x": 500, "dx": -11}]
     assert lanes._with_room(axis, [940, 60, 500], fits, 100) is None
+
+
+def test_lane_rows_alike_are_placed_once_as_the_rule_places_them_all(monkeypatch: Any) -> None:
+    """``lanes._side_by_side``: five marks at 0 ms in the lanes of keys a and b (sub-lane 0),
+    two in a's sub-lane 1, interleaved; an edge 30 px in: a pile takes its point and 11, 22 px
+    right, the rest are counted on its first mark. Rows alike (a/0 and b/0) are placed once
+    (``piles.side_by_side`` called for two rows of three), and every mark where the rule
+    places the whole chart at once (its lane rows 44 px apart: they never meet)."""
+    from winviz.viz import labels, piles
+
+    axis = palette.TimeAxis("event time", "ms", 0, 1000)
+    order = [("a", 0), ("b", 0), ("a", 1), ("a", 0), ("b", 0), ("a", 1)] + [("a", 0), ("b", 0)] * 3
+
+    def rows() -> list[dict[str, Any]]:
+        return [{"x": 0.0, "key": k, "slot": s, "seq": i} for i, (k, s) in enumerate(order)]
+
+    lane = {row: i for i, row in enumerate(dict.fromkeys(order))}
+    whole = piles.side_by_side(
+        [(0.0, 44.0 * lane[row]) for row in order], 11, 30, most=labels.STACK_STEPS
+    )
+    calls = []
+    rule = piles.side_by_side
+    monkeypatch.setattr(piles, "side_by_side", lambda *a, **k: calls.append(a) or rule(*a, **k))
+    drawn = lanes._side_by_side(rows(), axis, 100, 30)
+    assert [len(c[0]) for c in calls] == [5, 2]
+    got = {r["seq"]: (r["dx"], r[piles.ALSO_HERE]) for r in drawn}
+    assert got == {
+        0: (0, 2), 1: (0, 2), 2: (0, 0), 3: (11, 0), 4: (11, 0), 5: (11, 0), 6: (22, 0),
+        7: (22, 0),
+    }  # fmt: skip
+    assert [got.get(i, (0, 0))[0] for i in range(len(order))] == whole.dx
+    assert sum(c is not None for c in whole.counted_on) == len(order) - len(drawn) == 4

@@ -305,12 +305,11 @@ def _stacked_and_placed(
         for i, slot in zip(order, slots, strict=True):
             slot_of[i] = slot
         rows = [r | {"slot": slot_of[r["slot"]]} for r in anchored]
-        bar_of = {id(row): r["slot"] for row, r in zip(rows, anchored, strict=True)}
-        time_of = {id(row): r["x"] for row, r in zip(rows, anchored, strict=True)}
         events = _placed(rows, x, width, edged)
+        drawn = _drawn_rows(rows, events)  # (each drawn mark's row in ``anchored``)
         grown = list(extents)
-        for r in events:
-            i = bar_of[id(r)]
+        for j, r in zip(drawn, events, strict=True):
+            i = anchored[j]["slot"]
             c = (r["x"] - x.lo) * px_per_ms + r.get("dx", 0)
             lo, hi = grown[i]
             grown[i] = (min(lo, c - MARK_HALF_PX), max(hi, c + MARK_HALF_PX))
@@ -320,7 +319,13 @@ def _stacked_and_placed(
         slots = _stack(keys, [extents[i] for i in order])
         if slots == before:  # (the marks of the same sub-lanes sit where they were)
             break
-    return ordered.assign(slot=slots), events, [time_of[id(r)] for r in events]
+    return ordered.assign(slot=slots), events, [anchored[j]["x"] for j in drawn]
+
+
+def _drawn_rows(rows: list[dict[str, Any]], drawn: list[dict[str, Any]]) -> list[int]:
+    """The index in ``rows`` of each of ``drawn`` (the rows drawn: all, or some counted)."""
+    at = {id(r): i for i, r in enumerate(rows)} if len(drawn) < len(rows) else None
+    return list(range(len(rows))) if at is None else [at[id(r)] for r in drawn]
 
 
 ROOM_TRIES = 4
@@ -569,20 +574,33 @@ def _side_by_side(
     cleanups — drawn side by side by the charts' one rule (``piles.side_by_side``, the
     timeline's steps): each row's ``dx``, the pixels its mark is drawn beside ``x``. Returns
     the rows drawn (a mark of a pile too deep is counted on the mark at its point); ``edge``:
-    the farthest right a mark may be moved (the plot's width, or no limit)."""
-    lanes: dict[tuple[Any, Any], int] = {}
-    gap = 4 * labels.STACK_PX  # (lane rows never share a place)
-    places = [
-        (
-            (r["x"] - x.lo) / max(1, x.hi - x.lo) * width,
-            gap * lanes.setdefault((r["key"], r["slot"]), len(lanes)),
-        )
-        for r in rows
-    ]
-    placed = piles.side_by_side(places, labels.STACK_PX, edge, most=labels.STACK_STEPS)
+    the farthest right a mark may be moved (the plot's width, or no limit). Lane rows never
+    share a place (the rule finds a mark in the way only within a step), so each row is
+    placed on its own, and rows alike — their marks at the same pixels in the same order, as
+    in the lanes of keys whose windows fire alike — once."""
+    span = max(1, x.hi - x.lo)
+    px = [(r["x"] - x.lo) / span * width for r in rows]
+    of_row: dict[tuple[Any, Any], list[int]] = {}
+    for i, r in enumerate(rows):
+        of_row.setdefault((r["key"], r["slot"]), []).append(i)
+    dx: list[float] = [0] * len(rows)
+    counted_on: list[int | None] = [None] * len(rows)
+    alike: dict[tuple[float, ...], piles.Placement] = {}
+    for idx in of_row.values():
+        places = tuple(px[i] for i in idx)
+        row = alike.get(places)
+        if row is None:
+            row = alike[places] = piles.side_by_side(
+                [(p, 0.0) for p in places], labels.STACK_PX, edge, most=labels.STACK_STEPS
+            )
+        for i, d, on in zip(idx, row.dx, row.counted_on, strict=True):
+            dx[i] = d
+            if on is not None:  # (the index of the mark of this row it is counted on)
+                counted_on[i] = idx[on]
+    placed = piles.Placement(dx, counted_on)
     if placed.moved:  # (a column only when a mark moved)
-        for r, dx in zip(rows, placed.dx, strict=True):
-            r["dx"] = dx
+        for r, d in zip(rows, placed.dx, strict=True):
+            r["dx"] = d
     return piles.count_on(rows, placed) if placed.counted else rows
 
 
