@@ -436,3 +436,155 @@ def test_a_program_imports_modules_beside_it(tmp_path, capsys):
         sys.modules.pop("helper_pf", None)
     assert capsys.readouterr().out.splitlines() == ["5", "3"]
     assert str(tmp_path) not in sys.path
+
+
+BAD_TIMESTAMP_JOB = """\
+from pyflink.common import Duration, WatermarkStrategy
+from pyflink.common.watermark_strategy import TimestampAssigner
+from pyflink.datastream import StreamExecutionEnvironment
+
+
+class EventTime(TimestampAssigner):
+    def extract_timestamp(self, value, record_timestamp):
+        return "oops" if value[1] == 3 else value[2]
+
+
+env = StreamExecutionEnvironment.get_execution_environment()
+env.set_parallelism(1)
+data = [("a", 1, 1000), ("a", 2, 2000), ("a", 3, 3000), ("a", 4, 4000)]
+strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+    Duration.of_millis(0)
+).with_timestamp_assigner(EventTime())
+env.from_collection(data).assign_timestamps_and_watermarks(strategy).map(lambda v: v[1]).print()
+env.execute("bad ts")
+"""
+
+OOPS = (
+    "record 2, field 'timestamp', value 'oops': unparseable timestamp string; expected ISO "
+    "8601 such as '2019-08-24 17:51:44.152' or '2019-08-24T09:51:44.152Z'"
+)
+
+
+def _main_fails(tmp_path, capsys, program: str, *, html: bool = True) -> tuple[Path, str]:
+    job = tmp_path / "prog.py"
+    job.write_text(program)
+    args = ["--trace", str(tmp_path / "X.parquet")]
+    args += ["--html", str(tmp_path / "X.html")] if html else []
+    try:
+        status = runner.main([*args, str(job)])
+    finally:
+        finder.uninstall()
+    assert status == 1
+    captured = capsys.readouterr()
+    return job, captured.err
+
+
+def test_runner_keeps_the_trace_of_a_run_that_failed_on_bad_input(tmp_path):
+    """A timestamp assigner that returns "oops" for the 3rd record: the CLI says which program
+    and which record/field/value, without a traceback, and still writes the trace and the
+    page of everything up to the failure (exit status 1)."""
+    job = tmp_path / "prog.py"
+    job.write_text(BAD_TIMESTAMP_JOB)
+    trace, page = tmp_path / "X.parquet", tmp_path / "X.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "winviz.pyflink", "--trace", str(trace), "--html", str(page), job],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"winviz.pyflink: {job} failed: InputError: {OOPS}",
+        f'  at {job}, line 18: env.execute("bad ts")',
+        f"winviz.pyflink: trace up to the failure written to {trace}",
+        f"winviz.pyflink: charts up to the failure written to {page}",
+    ]
+    loaded = wv.load_trace(trace)
+    assert [(r.kind, r.ts, r.detail) for r in loaded] == [
+        ("arrival", None, (("a", 1, 1000), 0)),
+        ("emitted", 1000, 1),
+        ("sink", 1000, ("print#1", 1)),
+        ("arrival", None, (("a", 2, 2000), 1)),
+        ("emitted", 2000, 2),
+        ("sink", 2000, ("print#1", 2)),
+        ("arrival", None, (("a", 3, 3000), 2)),
+        ("error", None, OOPS),
+    ]
+    from winviz.viz import pages
+
+    html = page.read_text()
+    assert pages.check_page(html) == []
+    assert html.count('class="winviz-chart"') == 3
+
+
+def test_runner_shows_the_user_function_lines_of_an_error_it_raised(tmp_path, capsys):
+    program = (
+        "from pyflink.datastream import StreamExecutionEnvironment\n"
+        "\n"
+        "\n"
+        "def half(v):\n"
+        "    return 10 // (v - 2)\n"
+        "\n"
+        "\n"
+        "env = StreamExecutionEnvironment.get_execution_environment()\n"
+        "env.from_collection([1, 2, 3]).map(half).print()\n"
+        "env.execute()\n"
+    )
+    job, err = _main_fails(tmp_path, capsys, program, html=False)
+    assert err.splitlines() == [
+        f"winviz.pyflink: {job} failed: UserFunctionError: map in operator 'map' raised "
+        "ZeroDivisionError: integer division or modulo by zero; record 1; value 2",
+        "  in the user function (most recent call last):",
+        f'    File "{job}", line 5, in half',
+        "      return 10 // (v - 2)",
+        "             ~~~^^~~~~~~~~",
+        f"winviz.pyflink: trace up to the failure written to {tmp_path / 'X.parquet'}",
+    ]
+    assert [r.kind for r in wv.load_trace(tmp_path / "X.parquet")][-1] == "error"
+
+
+def test_runner_shows_only_the_programs_frames_of_a_name_error(tmp_path, capsys):
+    program = "import os\n\nprint(undefined_name)\n"
+    job, err = _main_fails(tmp_path, capsys, program)
+    assert err.splitlines() == [
+        "Traceback (most recent call last):",
+        f'  File "{job}", line 3, in <module>',
+        "    print(undefined_name)",
+        "          ^^^^^^^^^^^^^^",
+        "NameError: name 'undefined_name' is not defined",
+        "winviz.pyflink: no job ran before the failure; nothing written",
+    ]
+    assert not (tmp_path / "X.parquet").exists() and not (tmp_path / "X.html").exists()
+
+
+def test_runner_shows_a_syntax_error_as_python_does(tmp_path, capsys):
+    job, err = _main_fails(tmp_path, capsys, "x = (\n")
+    assert err.splitlines() == [
+        f'  File "{job}", line 1',
+        "    x = (",
+        "        ^",
+        "SyntaxError: '(' was never closed",
+        "winviz.pyflink: no job ran before the failure; nothing written",
+    ]
+
+
+def test_runner_keeps_the_runs_before_a_program_error(tmp_path, capsys):
+    """A first job ran, then the program failed on its own: the first run's trace is kept."""
+    program = (
+        "from pyflink.datastream import StreamExecutionEnvironment\n"
+        "env = StreamExecutionEnvironment.get_execution_environment()\n"
+        "env.from_collection([1, 2]).print()\n"
+        "env.execute()\n"
+        "raise KeyError('late')\n"
+    )
+    job, err = _main_fails(tmp_path, capsys, program, html=False)
+    assert err.splitlines() == [
+        "Traceback (most recent call last):",
+        f'  File "{job}", line 5, in <module>',
+        "    raise KeyError('late')",
+        "KeyError: 'late'",
+        f"winviz.pyflink: trace up to the failure written to {tmp_path / 'X.parquet'}",
+    ]
+    assert [r.kind for r in wv.load_trace(tmp_path / "X.parquet")].count("sink") == 2

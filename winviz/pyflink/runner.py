@@ -7,7 +7,12 @@ JSON when the path ends in ``.json``; a program that runs several jobs (``execut
 twice) writes ``run.parquet``, ``run-2.parquet``… ``--html`` writes one offline page
 (no CDN, strict CSP: ``winviz.viz.pages``) with each run's timeline, window lanes and
 timers. A PyFlink feature winviz does not model ends the run with its message and the
-line of the program that asked for it (exit status 2), not a traceback.
+line of the program that asked for it (exit status 2), not a traceback. A run that fails
+(bad input, a user function that raised: a ``winviz.errors`` error) is reported as one short
+block — the program, the error naming the record, field and value, and the user function's
+own lines if it raised — and the trace and page of every run up to the failure are still
+written (exit status 1); an error of the program itself (a NameError, a SyntaxError…) shows
+Python's traceback with the program's frames only (exit status 1).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from winviz.errors import UserFunctionError, WinvizError
 from winviz.pyflink import _runs
 from winviz.pyflink.errors import PyFlinkFeatureNotSupported
 from winviz.pyflink.finder import install
@@ -95,6 +101,65 @@ def _where(error: BaseException, job: str) -> str:
     return f"{f.filename}, line {f.lineno}: {(f.line or '').strip()}"
 
 
+_OURS = (str(Path(__file__).resolve().parent.parent), runpy.__file__, "<frozen runpy>")
+
+
+def _user_frames(error: BaseException) -> list[str]:
+    """The traceback of ``error`` without winviz's and runpy's frames: the lines of the
+    user's program (and of what it called) that led to it."""
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if not str(Path(f.filename).resolve()).startswith(_OURS) and f.filename not in _OURS
+    ]
+    return traceback.format_list(frames)
+
+
+def _user_traceback(error: BaseException) -> str:
+    """``error`` as Python shows it, with only the user's frames (a NameError, a
+    SyntaxError, an exception of the program's own code)."""
+    frames = _user_frames(error)
+    head = ["Traceback (most recent call last):\n", *frames] if frames else []
+    return "".join(head + traceback.format_exception_only(error)).rstrip("\n")
+
+
+def _winviz_failure(error: WinvizError, job: str) -> str:
+    """A winviz error of the run (bad input, a user function that raised…) as one short
+    block: the program, the message (it names the record, field and value) and where the
+    program was; for a user function that raised, that function's own lines."""
+    lines = [f"winviz.pyflink: {job} failed: {type(error).__name__}: {error}"]
+    cause = error.__cause__
+    if isinstance(error, UserFunctionError) and cause is not None and _user_frames(cause):
+        lines.append("  in the user function (most recent call last):")
+        lines.extend("  " + "\n  ".join(f.rstrip("\n").split("\n")) for f in _user_frames(cause))
+    else:
+        lines.append(f"  at {_where(error, job)}")
+    return "\n".join(lines)
+
+
+def _save(results: list[Any], options: argparse.Namespace, what: str) -> list[str]:
+    """Write the runs' traces and page as asked; the lines that say where."""
+    said = []
+    if options.trace and results:
+        for p in save_traces(results, options.trace):
+            said.append(f"winviz.pyflink: trace{what} written to {p}")
+    if options.html and results:
+        p = save_page(results, options.html, title=Path(options.job).name)
+        said.append(f"winviz.pyflink: charts{what} written to {p}")
+    return said
+
+
+def _failed(block: str, options: argparse.Namespace) -> int:
+    """Report a failed program (``block``) and keep the trace of every run up to the
+    failure: a failed job's run is recorded with the trace written until it stopped."""
+    results = _runs.results()
+    said = _save(results, options, " up to the failure")
+    if not results and (options.trace or options.html):
+        said.append("winviz.pyflink: no job ran before the failure; nothing written")
+    print("\n".join([block, *said]), file=sys.stderr)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     options = parse(sys.argv[1:] if argv is None else argv)
     try:
@@ -102,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     except PyFlinkFeatureNotSupported as error:
         print(f"winviz.pyflink: {error}\n  at {_where(error, options.job)}", file=sys.stderr)
         return 2
+    except WinvizError as error:
+        return _failed(_winviz_failure(error, options.job), options)
+    except Exception as error:  # the program's own error (NameError, SyntaxError, ...)
+        return _failed(_user_traceback(error), options)
     if not results:
         asked = [
             f"no {what} written to {path}"
@@ -115,10 +184,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         if asked:
             return 1
-    if options.trace and results:
-        for p in save_traces(results, options.trace):
-            print(f"winviz.pyflink: trace written to {p}", file=sys.stderr)
-    if options.html and results:
-        p = save_page(results, options.html, title=Path(options.job).name)
-        print(f"winviz.pyflink: charts written to {p}", file=sys.stderr)
+    for line in _save(results, options, ""):
+        print(line, file=sys.stderr)
     return 0
