@@ -520,8 +520,7 @@ def test_a_dataset_line_that_is_a_list_is_refused(tmp_path):
     with pytest.raises(DatasetError) as info:
         late_data(tmp_path)
     assert str(info.value) == (
-        "field '<json>': seed_002_late_data.jsonl, line 2: field '<json>' = [1, 2] is not a "
-        "JSON object (a mapping)"
+        "seed_002_late_data.jsonl, line 2: field '<json>' = [1, 2] is not a JSON object (a mapping)"
     )
 
 

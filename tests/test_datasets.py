@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import itertools
 from pathlib import Path
@@ -114,3 +115,46 @@ def test_malformed_rows_name_file_line_and_field(tmp_path: Path, name, text, mes
     with pytest.raises(datasets.DatasetError) as err:
         loader(tmp_path)
     assert message in str(err.value)
+
+
+def test_a_malformed_row_names_its_field_once(tmp_path: Path) -> None:
+    (tmp_path / "clickstream.csv").write_text(
+        "user,page,event_time,arrival_time,partition\n"
+        "u1,home,5,6,0\nu1,home,6,7,0\nu1,cart,17676o3602000,8,1\n"
+    )
+    with pytest.raises(datasets.DatasetError) as err:
+        datasets.clickstream(tmp_path)
+    assert str(err.value) == (
+        "clickstream.csv, line 4: field 'event_time' = '17676o3602000' is not an integer"
+    )
+    error = err.value
+    assert (error.path, error.line, error.field, error.value) == (
+        str(tmp_path / "clickstream.csv"),
+        4,
+        "event_time",
+        "17676o3602000",
+    )
+    assert isinstance(error, ValueError) and isinstance(error, wv.InputError)
+
+
+@pytest.mark.parametrize(
+    ("loader", "name"),
+    [(datasets.clickstream, "clickstream.csv"), (datasets.late_data, "seed_002_late_data.jsonl")],
+)
+def test_a_missing_dataset_file_names_the_path_and_the_folder_expected(loader, name) -> None:
+    with pytest.raises(datasets.DatasetError) as err:
+        loader("/nonexistent")
+    assert str(err.value) == (
+        f"field 'data_dir', value '/nonexistent': no file '/nonexistent/{name}' (expected a "
+        f"folder holding {name}; data_dir=None reads the kit's data folder "
+        f"{str(datasets.DATA_DIR)!r})"
+    )
+    error = err.value
+    assert isinstance(error, FileNotFoundError) and isinstance(error, wv.InputError)
+    assert (error.errno, error.filename, error.path) == (
+        errno.ENOENT,
+        f"/nonexistent/{name}",
+        f"/nonexistent/{name}",
+    )
+    with pytest.raises(FileNotFoundError):  # old callers' except clauses still catch it
+        loader(Path("/nonexistent"))

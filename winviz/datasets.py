@@ -15,6 +15,7 @@ Loading files is I/O: this module is outside the engine core, which never import
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import math
@@ -31,15 +32,36 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
 class DatasetError(InputError):
-    """A malformed row: names the file, the line and the field."""
+    """A malformed row: names the file, the line, the field and its value, once each."""
 
     def __init__(self, path: str | Path, line: int, field: str, value: Any, expected: str) -> None:
-        self.path, self.line = str(path), line
         super().__init__(
-            f"{Path(path).name}, line {line}: field {field!r} = {value!r} is not {expected}",
-            field=field,
-            expected=None,
+            f"{Path(path).name}, line {line}: field {field!r} = {value!r} is not {expected}"
         )
+        self.path, self.line = str(path), line
+        self.field, self.value = field, value
+
+
+class DatasetFileError(DatasetError, FileNotFoundError):
+    """A dataset file that is not there: names the path looked at and the folder it was
+    looked for in (``data_dir``). A ``FileNotFoundError`` too, with ``filename`` and
+    ``errno`` set as ``open`` sets them."""
+
+    def __init__(self, path: Path, data_dir: str | Path | None) -> None:
+        InputError.__init__(
+            self,
+            f"no file {str(path)!r}",
+            field="data_dir",
+            value=None if data_dir is None else str(data_dir),
+            expected=f"a folder holding {path.name}; data_dir=None reads the kit's data "
+            f"folder {str(DATA_DIR)!r}",
+        )
+        self.path, self.line = str(path), None
+        self.errno, self.strerror, self.filename = errno.ENOENT, None, str(path)
+
+    def __str__(self) -> str:
+        """The message (``OSError`` would show ``[Errno 2] None: path`` instead)."""
+        return str(self.args[0])
 
 
 def _path(name: str, data_dir: str | Path | None) -> Path:
@@ -53,9 +75,13 @@ def _path(name: str, data_dir: str | Path | None) -> Path:
     return Path(data_dir or DATA_DIR) / name
 
 
-def _text(path: Path) -> str:
-    """The file's text; a byte that is not UTF-8 raises ``DatasetError`` naming its line."""
-    data = path.read_bytes()
+def _text(path: Path, data_dir: str | Path | None = None) -> str:
+    """The file's text; a missing file raises ``DatasetFileError`` naming the path, a byte
+    that is not UTF-8 ``DatasetError`` naming its line."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise DatasetFileError(path, data_dir) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -68,7 +94,7 @@ def late_data(data_dir: str | Path | None = None) -> list[dict[str, Any]]:
     path = _path("seed_002_late_data.jsonl", data_dir)
     to_ms = TimestampNormalizer("Asia/Shanghai")
     rows = []
-    for line_no, line in enumerate(_text(path).splitlines(), start=1):
+    for line_no, line in enumerate(_text(path, data_dir).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -117,7 +143,7 @@ def clickstream(data_dir: str | Path | None = None) -> list[Click]:
     """The clicks in arrival order (see ``data/generate_clickstream.py``)."""
     path = _path("clickstream.csv", data_dir)
     clicks = []
-    with io.StringIO(_text(path), newline="") as f:
+    with io.StringIO(_text(path, data_dir), newline="") as f:
         reader = csv.DictReader(f)
         expected = ["user", "page", "event_time", "arrival_time", "partition"]
         if reader.fieldnames != expected:
