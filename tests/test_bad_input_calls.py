@@ -346,3 +346,34 @@ def test_why_arguments_are_refused_naming_field_value_and_expected() -> None:
         with pytest.raises(kind) as caught:
             call()
         assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ((10, 0, 1), "control 'bound': expected min <= max and step > 0, got (10, 0, 1)"),
+        ((0, 10, 0), "control 'bound': expected min <= max and step > 0, got (0, 10, 0)"),
+        (
+            (0, 10),
+            "control 'bound': a slider is (min, max, step) or (min, max, step, value) of "
+            "numbers, got (0, 10)",
+        ),
+        ([], "control 'bound': a dropdown needs at least one option"),
+        (
+            "fast",
+            "control 'bound': expected (min, max, step) for a slider, a list or dict of "
+            "options for a dropdown, or an ipywidgets widget; got str 'fast'",
+        ),
+    ],
+)
+def test_a_control_spec_that_makes_no_control_is_an_input_error(spec, message):
+    from winviz.viz.controls import ControlSpecError
+    from winviz.viz.explore import explore
+
+    def job(records, bound=0):
+        raise AssertionError("never run: the controls are checked first")
+
+    with pytest.raises(ControlSpecError) as info:
+        explore(job, [wv.Record(1, "a", 1000)], bound=spec)
+    assert str(info.value) == message
+    assert isinstance(info.value, InputError) and isinstance(info.value, ValueError)

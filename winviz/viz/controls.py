@@ -1,6 +1,7 @@
 """An explorer's controls (``winviz.viz.explore``): the ipywidgets slider or dropdown made for
 each of a pipeline's parameters, their readable labels, and the check of a value a control
-is set to from Python (``ControlValueError``)."""
+is set to from Python (``ControlValueError``); a spec that makes no control is a
+``ControlSpecError``."""
 
 from __future__ import annotations
 
@@ -46,19 +47,23 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     layout = widgets.Layout(width="420px")
     if isinstance(spec, widgets.Widget):
         if not hasattr(spec, "value"):
-            raise ValueError(f"control {name!r}: a widget without a value ({type(spec).__name__})")
+            raise ControlSpecError(
+                f"control {name!r}: a widget without a value ({type(spec).__name__})"
+            )
         return spec
     if isinstance(spec, tuple):
         if len(spec) not in (3, 4) or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in spec
         ):
-            raise ValueError(
+            raise ControlSpecError(
                 f"control {name!r}: a slider is (min, max, step) or (min, max, step, value) "
                 f"of numbers, got {spec!r}"
             )
         lo, hi, step = spec[:3]
         if not lo <= hi or step <= 0:
-            raise ValueError(f"control {name!r}: expected min <= max and step > 0, got {spec!r}")
+            raise ControlSpecError(
+                f"control {name!r}: expected min <= max and step > 0, got {spec!r}"
+            )
         value = spec[3] if len(spec) == 4 else default
         if value is inspect.Parameter.empty or not isinstance(value, (int, float)):
             value = lo
@@ -85,19 +90,26 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
             for o in spec
         ]
     else:
-        raise ValueError(
+        raise ControlSpecError(
             f"control {name!r}: expected (min, max, step) for a slider, a list or dict of "
             f"options for a dropdown, or an ipywidgets widget; got {type(spec).__name__} "
             f"{spec!r}"
         )
     if not options:
-        raise ValueError(f"control {name!r}: a dropdown needs at least one option")
+        raise ControlSpecError(f"control {name!r}: a dropdown needs at least one option")
     values = [v for _, v in options]
     among = default is not inspect.Parameter.empty and option_index(values, default) is not None
     value = default if among else values[0]
     return widgets.Dropdown(
         options=options, value=value, description=description, style=style, layout=layout
     )
+
+
+class ControlSpecError(InputError):
+    """A control's spec that makes no widget (``explore(job, bound=(10, 0, 1))``: a slider
+    whose min is above its max, a step that is not positive, an empty dropdown, a widget
+    without a value…): names the control and the spec, and says what a spec is. A
+    ``ValueError`` too, as it was before this class."""
 
 
 class ControlValueError(InputError):
