@@ -465,7 +465,7 @@ OOPS = (
 )
 
 
-def _main_fails(tmp_path, capsys, program: str, *, html: bool = True) -> tuple[Path, str]:
+def _main_fails(tmp_path, capsys, program: str, *, html: bool = True) -> tuple[Path, str, str]:
     job = tmp_path / "prog.py"
     job.write_text(program)
     args = ["--trace", str(tmp_path / "X.parquet")]
@@ -476,7 +476,7 @@ def _main_fails(tmp_path, capsys, program: str, *, html: bool = True) -> tuple[P
         finder.uninstall()
     assert status == 1
     captured = capsys.readouterr()
-    return job, captured.err
+    return job, captured.out, captured.err
 
 
 def test_runner_keeps_the_trace_of_a_run_that_failed_on_bad_input(tmp_path):
@@ -495,6 +495,7 @@ def test_runner_keeps_the_trace_of_a_run_that_failed_on_bad_input(tmp_path):
         check=False,
     )
     assert done.returncode == 1
+    assert done.stdout == "1\n2\n"  # Flink's print sink printed the records before the failure
     assert done.stderr.splitlines() == [
         f"winviz.pyflink: {job} failed: InputError: {OOPS}",
         f'  at {job}, line 18: env.execute("bad ts")',
@@ -532,7 +533,8 @@ def test_runner_shows_the_user_function_lines_of_an_error_it_raised(tmp_path, ca
         "env.from_collection([1, 2, 3]).map(half).print()\n"
         "env.execute()\n"
     )
-    job, err = _main_fails(tmp_path, capsys, program, html=False)
+    job, out, err = _main_fails(tmp_path, capsys, program, html=False)
+    assert out == "-10\n"  # 10 // (1 - 2), printed before record 1 failed
     assert err.splitlines() == [
         f"winviz.pyflink: {job} failed: UserFunctionError: map in operator 'map' raised "
         "ZeroDivisionError: integer division or modulo by zero; record 1; value 2",
@@ -547,7 +549,8 @@ def test_runner_shows_the_user_function_lines_of_an_error_it_raised(tmp_path, ca
 
 def test_runner_shows_only_the_programs_frames_of_a_name_error(tmp_path, capsys):
     program = "import os\n\nprint(undefined_name)\n"
-    job, err = _main_fails(tmp_path, capsys, program)
+    job, out, err = _main_fails(tmp_path, capsys, program)
+    assert out == ""
     assert err.splitlines() == [
         "Traceback (most recent call last):",
         f'  File "{job}", line 3, in <module>',
@@ -560,7 +563,8 @@ def test_runner_shows_only_the_programs_frames_of_a_name_error(tmp_path, capsys)
 
 
 def test_runner_shows_a_syntax_error_as_python_does(tmp_path, capsys):
-    job, err = _main_fails(tmp_path, capsys, "x = (\n")
+    job, out, err = _main_fails(tmp_path, capsys, "x = (\n")
+    assert out == ""
     assert err.splitlines() == [
         f'  File "{job}", line 1',
         "    x = (",
@@ -579,7 +583,8 @@ def test_runner_keeps_the_runs_before_a_program_error(tmp_path, capsys):
         "env.execute()\n"
         "raise KeyError('late')\n"
     )
-    job, err = _main_fails(tmp_path, capsys, program, html=False)
+    job, out, err = _main_fails(tmp_path, capsys, program, html=False)
+    assert out == "1\n2\n"
     assert err.splitlines() == [
         "Traceback (most recent call last):",
         f'  File "{job}", line 5, in <module>',

@@ -306,7 +306,11 @@ class StreamExecutionEnvironment(NotModelled):
         except wv.WinvizError as error:
             partial = error.partial_result
             if partial is not None:
-                _runs.record(JobExecutionResult.of(partial, 0))
+                failed = JobExecutionResult.of(partial, 0)
+                _runs.record(failed)
+                # Flink's print sink writes each record as it comes: what reached it
+                # before the failure is printed (file sinks commit nothing, collect fails)
+                self._deliver(sinks, names, failed, only_print=True)
             raise
         end = max(
             (r.processing_time for records in result.outputs.values() for r in records),
@@ -318,10 +322,19 @@ class StreamExecutionEnvironment(NotModelled):
         return result
 
     def _deliver(
-        self, sinks: list[DataStreamSink], names: list[str], result: JobExecutionResult
+        self,
+        sinks: list[DataStreamSink],
+        names: list[str],
+        result: JobExecutionResult,
+        only_print: bool = False,
     ) -> None:
+        """Hand each sink its records: print sinks print them (in processing-time order),
+        collect sinks keep them, file sinks write them; ``only_print``: the print sinks
+        only (a run that failed)."""
         printed = []
         for i, (sink, name) in enumerate(zip(sinks, names, strict=True)):
+            if only_print and sink.kind != "print":
+                continue
             records = result.outputs.get(name, [])
             type_info = sink.stream.get_type()
             if sink.kind == "print":
