@@ -18,6 +18,7 @@ Python's traceback with the program's frames only (exit status 1).
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
 import traceback
@@ -101,7 +102,8 @@ def _where(error: BaseException, job: str) -> str:
     return f"{f.filename}, line {f.lineno}: {(f.line or '').strip()}"
 
 
-_OURS = (str(Path(__file__).resolve().parent.parent), runpy.__file__, "<frozen runpy>")
+# winviz's own files (the package folder) and runpy's: not shown in a user's traceback
+_OURS = (str(Path(__file__).resolve().parent.parent) + os.sep, runpy.__file__, "<frozen runpy>")
 
 
 def _user_frames(error: BaseException) -> list[str]:
