@@ -19,9 +19,11 @@ from winviz.viz import palette, spec, window_lives
 from winviz.viz.palette import TimeAxis
 from winviz.viz.window_marks import _every_kth, _missing, _Table
 
-FLAT_BAND_PX = 4
-"""The outline width of a window band of zero height (opened and closed at one processing
-time); other bands have a 1 px outline."""
+MIN_BAND_PX = 8
+"""The least height in pixels a window band is drawn (``_visible_span``): a window opened and
+closed at one processing time (typically the last one, its element and the end-of-input
+firing at one time) has no height and would draw nothing, or vanish under the watermark line
+along its top (issue 26)."""
 
 
 def _bands(
@@ -32,13 +34,15 @@ def _bands(
     notes: list[str],
     *,
     across: bool = False,
+    height: int = 400,
 ) -> spec.ChartDict | None:
-    """The window bands; a window opened and closed at the same processing time — typically
-    the last one, filled and cleaned up at the end of input — has no height: its outline is
-    drawn ``FLAT_BAND_PX`` thick so that it does not vanish (its data stay exact).
-    ``per_window``: ``_per_window(lives)``. ``across``: processing-time windows, whose
-    [start, end) is processing time: each band spans the whole event-time axis (the window
-    holds elements of any timestamp) over its life."""
+    """The window bands; a band is at least ``MIN_BAND_PX`` high in the chart's ``height``
+    (``_visible_span``): a window opened and closed at the same processing time — typically
+    the last one, filled and cleaned up at the end of input — is drawn as a thin band centred
+    on that time, its tooltip's "opened" and "closed" the true times. ``per_window``:
+    ``_per_window(lives)``. ``across``: processing-time windows, whose [start, end) is
+    processing time: each band spans the whole event-time axis (the window holds elements of
+    any timestamp) over its life."""
     if per_window is None:
         return None
     wrapped = sum(w.window_start >= w.window_end for w in per_window)
@@ -57,9 +61,10 @@ def _bands(
         else:
             x0, n0 = x.clip(w.window_start)
             x1, n1 = x.clip(w.window_end)
-        y0, _ = y.clip(w.opened)
         closed = w.closed
-        y1 = y.hi if closed is None else y.clip(closed)[0]
+        y0, y1 = _visible_span(
+            y.clip(w.opened)[0], y.hi if closed is None else y.clip(closed)[0], y, height
+        )
         horizon = horizons.get((int(w.window_start), int(w.window_end)))
         rows.append(
             {
@@ -91,6 +96,7 @@ def _bands(
         "fill": palette.WINDOW_FILL,
         "fillOpacity": palette.WINDOW_OPACITY,
         "stroke": palette.WINDOW_COLOR,
+        "strokeWidth": 1,
     }
     return spec.layer(
         rows,
@@ -100,13 +106,21 @@ def _bands(
             "x2": {"field": "x2"},
             "y": y.channel("y"),
             "y2": {"field": "y2"},
-            "strokeWidth": {
-                "condition": {"test": "datum.y === datum.y2", "value": FLAT_BAND_PX},
-                "value": 1,
-            },
             "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
         },
     )
+
+
+def _visible_span(y0: Any, y1: Any, y: TimeAxis, height: int) -> tuple[Any, Any]:
+    """A band's processing-time extent (``y0`` up to ``y1``, on ``y``) as drawn: itself when it
+    is at least ``MIN_BAND_PX`` high in a plot ``height`` px high, else ``MIN_BAND_PX`` high
+    centred on its middle (moved inside the axis at its ends) — the one place a band is made
+    visible; what it says (its tooltip) stays the true times."""
+    least = MIN_BAND_PX * max(1, y.hi - y.lo) / max(1, height)
+    if y0 is None or y1 is None or y1 - y0 >= least:
+        return y0, y1
+    low = min(max((y0 + y1) / 2 - least / 2, y.lo), y.hi - least)
+    return round(low, 3), round(low + least, 3)  # (µs: no float noise in the spec)
 
 
 def _horizon_layer(

@@ -263,7 +263,7 @@ def _timeline(
     _taken_by_rules(taken, horizon_layer, plot)
     mark_plot = Plot(at_x, y, width, height) if across else plot
     layers = [
-        _bands(per_window, horizons, x, y, notes, across=across),
+        _bands(per_window, horizons, x, y, notes, across=across, height=height),
         horizon_layer,
         _idle_layer(view, x, y, notes),
         _paused_layer(view, x, y, notes),
