@@ -1,7 +1,8 @@
 """The timeline's window bands and allowed-lateness horizons.
 
 A band per (start, end) window over all keys: its event-time extent across, its life in
-processing time (first element assigned → state cleaned up, or merged away) down. With
+processing time (first element assigned → state cleaned up, or merged away) down, drawn at
+least ``MIN_BAND_PX`` high (``_visible_span``; its tooltip gives the true times). With
 allowed lateness > 0, a dashed line per window at its horizon — max timestamp + allowed
 lateness, Flink's ``WindowOperator.cleanupTime`` — over the band's life: until the watermark
 passes it, the window still accepts late elements.
