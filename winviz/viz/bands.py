@@ -63,9 +63,7 @@ def _bands(
             x0, n0 = x.clip(w.window_start)
             x1, n1 = x.clip(w.window_end)
         closed = w.closed
-        y0, y1 = _visible_span(
-            y.clip(w.opened)[0], y.hi if closed is None else y.clip(closed)[0], y, height
-        )
+        y0, y1 = _drawn_life(w, y, height)
         horizon = horizons.get((int(w.window_start), int(w.window_end)))
         rows.append(
             {
@@ -112,6 +110,13 @@ def _bands(
     )
 
 
+def _drawn_life(w: _Window, y: TimeAxis, height: int) -> tuple[Any, Any]:
+    """Window ``w``'s life in processing time as its band and horizon are drawn: opened up to
+    closed (the top edge while still open), at least ``MIN_BAND_PX`` high (``_visible_span``)."""
+    closed = y.hi if w.closed is None else y.clip(w.closed)[0]
+    return _visible_span(y.clip(w.opened)[0], closed, y, height)
+
+
 def _visible_span(y0: Any, y1: Any, y: TimeAxis, height: int) -> tuple[Any, Any]:
     """A band's processing-time extent (``y0`` up to ``y1``, on ``y``) as drawn: itself when it
     is at least ``MIN_BAND_PX`` high in a plot ``height`` px high, else ``MIN_BAND_PX`` high
@@ -131,9 +136,11 @@ def _horizon_layer(
     y: TimeAxis,
     derived: set[tuple[int, int]] | None = None,
     chains: dict[tuple[str, int, int], window_lives.MergeChain] | None = None,
+    height: int = 400,
 ) -> spec.ChartDict | None:
     """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
-    allowed lateness) over its band's life in processing time (``per_window``:
+    allowed lateness) over its band's life in processing time as drawn (``_drawn_life``: at
+    least ``MIN_BAND_PX`` long in a chart ``height`` px high; ``per_window``:
     ``_per_window(lives)``). ``derived``: the windows whose horizon
     ``window_lives.every_horizon`` derived (no ``cleanup`` record: merged away, or still open);
     their tooltips say so, and where every key's pane of a merged-away window went on through
@@ -151,11 +158,12 @@ def _horizon_layer(
             continue
         closed, (s, e) = w.closed, (int(w.window_start), int(w.window_end))
         hx, note = x.clip(horizon)
+        y0, y1 = _drawn_life(w, y, height)
         rows.append(
             {
                 "x": hx,
-                "y": y.clip(w.opened)[0],
-                "y2": y.hi if closed is None else y.clip(closed)[0],
+                "y": y0,
+                "y2": y1,
                 "line": palette.HORIZON,
                 **window_lives.horizon_texts(x.fmt, s, e, horizon),
                 "note": note,

@@ -260,7 +260,7 @@ def _timeline(
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
     chains = window_lives.merge_chains(view, op) if derived else None
-    horizon_layer = _horizon_layer(per_window, horizons, x, y, derived, chains)
+    horizon_layer = _horizon_layer(per_window, horizons, x, y, derived, chains, height)
     _taken_by_rules(taken, horizon_layer, plot)
     mark_plot = Plot(at_x, y, width, height) if across else plot
     layers = [
