@@ -111,7 +111,8 @@ def test_horizon_of_a_merged_away_window(sessions) -> None:
             f"{RULE} (merged into [2000, 4500) at 200 ms: its contents then wait for that "
             "window's horizon)",
         ),
-        ("[9,000 ms, 10,500 ms)", 10999, 300, 300, "its cleanup record"),
+        # opened and closed at 300 ms: drawn over its band as drawn, 8 px (bands.MIN_BAND_PX)
+        ("[9,000 ms, 10,500 ms)", 10999, 296.58, 303.42, "its cleanup record"),
     ]
     deleted = [
         r.ts

@@ -10,8 +10,10 @@ import pytest
 from jobs import count_pipeline
 
 import winviz as wv
+from tests.browser.gallery import running_example
 from winviz import viz
 from winviz.viz import palette
+from winviz.viz.bands import MIN_BAND_PX, _visible_span
 from winviz.viz.fates import element_fates
 from winviz.viz.firings import firings
 from winviz.viz.trace_view import open_trace
@@ -624,3 +626,48 @@ def test_the_timeline_and_the_scrubber_count_windows_alike() -> None:
     scrubber = viz.scrubber(trace).to_dict()["usermeta"]["winviz"]["notes"][0]
     assert timeline == "operator 'window': 4 elements, 4 (key, window) pairs, 4 firings"
     assert scrubber.startswith("operator 'window': 4 elements, 4 (key, window) pairs in 3 windows")
+
+
+def test_a_window_opened_and_closed_at_one_time_is_drawn_min_band_px_high() -> None:
+    """Issue 26: the running example's window [20000, 30000) opens (h arrives) and closes (the
+    end-of-input firing and its cleanup) at 25,100 ms. A band of no height drew nothing (its
+    4 px outline lay under the watermark line along it): it is drawn ``MIN_BAND_PX`` (8 px)
+    high, centred on 25,100 ms, its tooltip the true times; the other bands are unchanged."""
+    spec = viz.timeline(running_example(), view="timeline").to_dict()
+    band = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "rect")
+    assert band["encoding"]["y"]["scale"]["domain"] == [483, 27724]
+    assert (spec["height"], MIN_BAND_PX) == (400, 8)
+    # 8 px of 400 px over 27,241 ms: 544.82 ms, 272.41 ms either side of 25,100
+    assert [
+        (r["window"], r["x"], r["x2"], r["y"], r["y2"], r["opened"], r["closed"])
+        for r in spec["datasets"][band["data"]["name"]]
+    ] == [
+        ("[0 ms, 10,000 ms)", 0, 10000, 1200, 12200, "1,200 ms", "12,200 ms"),
+        ("[10,000 ms, 20,000 ms)", 10000, 20000, 12100, 25100, "12,100 ms", "25,100 ms"),
+        ("[20,000 ms, 30,000 ms)", 20000, 30000, 24827.59, 25372.41, "25,100 ms", "25,100 ms"),
+    ]
+    # one outline for every band (no thick outline of a flat band any more)
+    assert band["mark"]["strokeWidth"] == 1
+    assert "strokeWidth" not in band["encoding"]
+    # twice as tall a chart: half the time, still 8 px
+    spec = viz.timeline(running_example(), view="timeline", height=800).to_dict()
+    band = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "rect")
+    assert band["encoding"]["y"]["scale"]["domain"] == [483, 26736]
+    assert [(r["y"], r["y2"]) for r in spec["datasets"][band["data"]["name"]]][2] == (
+        24968.735,
+        25231.265,
+    )
+
+
+def test_visible_span_pads_a_short_band_and_keeps_it_inside_the_axis() -> None:
+    """``_visible_span`` on an axis 0..1000 ms 100 px high (8 px: 80 ms): a band at least
+    80 ms high is itself; a shorter one is 80 ms centred on its middle, moved inside the axis
+    at its ends; a missing end stays missing."""
+    y = palette.TimeAxis("processing time", "ms", 0, 1000)
+    assert _visible_span(100, 300, y, 100) == (100, 300)
+    assert _visible_span(100, 180, y, 100) == (100, 180)
+    assert _visible_span(500, 500, y, 100) == (460.0, 540.0)
+    assert _visible_span(100, 150, y, 100) == (85.0, 165.0)
+    assert _visible_span(0, 0, y, 100) == (0, 80)
+    assert _visible_span(1000, 1000, y, 100) == (920, 1000)
+    assert _visible_span(None, 5, y, 100) == (None, 5)

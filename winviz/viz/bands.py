@@ -1,7 +1,8 @@
 """The timeline's window bands and allowed-lateness horizons.
 
 A band per (start, end) window over all keys: its event-time extent across, its life in
-processing time (first element assigned → state cleaned up, or merged away) down. With
+processing time (first element assigned → state cleaned up, or merged away) down, drawn at
+least ``MIN_BAND_PX`` high (``_visible_span``; its tooltip gives the true times). With
 allowed lateness > 0, a dashed line per window at its horizon — max timestamp + allowed
 lateness, Flink's ``WindowOperator.cleanupTime`` — over the band's life: until the watermark
 passes it, the window still accepts late elements.
@@ -19,9 +20,11 @@ from winviz.viz import palette, spec, window_lives
 from winviz.viz.palette import TimeAxis
 from winviz.viz.window_marks import _every_kth, _missing, _Table
 
-FLAT_BAND_PX = 4
-"""The outline width of a window band of zero height (opened and closed at one processing
-time); other bands have a 1 px outline."""
+MIN_BAND_PX = 8
+"""The least height in pixels a window band is drawn (``_visible_span``): a window opened and
+closed at one processing time (typically the last one, its element and the end-of-input
+firing at one time) has no height and would draw nothing, or vanish under the watermark line
+along its top (issue 26)."""
 
 
 def _bands(
@@ -32,13 +35,15 @@ def _bands(
     notes: list[str],
     *,
     across: bool = False,
+    height: int = 400,
 ) -> spec.ChartDict | None:
-    """The window bands; a window opened and closed at the same processing time — typically
-    the last one, filled and cleaned up at the end of input — has no height: its outline is
-    drawn ``FLAT_BAND_PX`` thick so that it does not vanish (its data stay exact).
-    ``per_window``: ``_per_window(lives)``. ``across``: processing-time windows, whose
-    [start, end) is processing time: each band spans the whole event-time axis (the window
-    holds elements of any timestamp) over its life."""
+    """The window bands; a band is at least ``MIN_BAND_PX`` high in the chart's ``height``
+    (``_visible_span``): a window opened and closed at the same processing time — typically
+    the last one, filled and cleaned up at the end of input — is drawn as a thin band centred
+    on that time, its tooltip's "opened" and "closed" the true times. ``per_window``:
+    ``_per_window(lives)``. ``across``: processing-time windows, whose [start, end) is
+    processing time: each band spans the whole event-time axis (the window holds elements of
+    any timestamp) over its life."""
     if per_window is None:
         return None
     wrapped = sum(w.window_start >= w.window_end for w in per_window)
@@ -57,9 +62,8 @@ def _bands(
         else:
             x0, n0 = x.clip(w.window_start)
             x1, n1 = x.clip(w.window_end)
-        y0, _ = y.clip(w.opened)
         closed = w.closed
-        y1 = y.hi if closed is None else y.clip(closed)[0]
+        y0, y1 = _drawn_life(w, y, height)
         horizon = horizons.get((int(w.window_start), int(w.window_end)))
         rows.append(
             {
@@ -91,6 +95,7 @@ def _bands(
         "fill": palette.WINDOW_FILL,
         "fillOpacity": palette.WINDOW_OPACITY,
         "stroke": palette.WINDOW_COLOR,
+        "strokeWidth": 1,
     }
     return spec.layer(
         rows,
@@ -100,13 +105,28 @@ def _bands(
             "x2": {"field": "x2"},
             "y": y.channel("y"),
             "y2": {"field": "y2"},
-            "strokeWidth": {
-                "condition": {"test": "datum.y === datum.y2", "value": FLAT_BAND_PX},
-                "value": 1,
-            },
             "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
         },
     )
+
+
+def _drawn_life(w: _Window, y: TimeAxis, height: int) -> tuple[Any, Any]:
+    """Window ``w``'s life in processing time as its band and horizon are drawn: opened up to
+    closed (the top edge while still open), at least ``MIN_BAND_PX`` high (``_visible_span``)."""
+    closed = y.hi if w.closed is None else y.clip(w.closed)[0]
+    return _visible_span(y.clip(w.opened)[0], closed, y, height)
+
+
+def _visible_span(y0: Any, y1: Any, y: TimeAxis, height: int) -> tuple[Any, Any]:
+    """A band's processing-time extent (``y0`` up to ``y1``, on ``y``) as drawn: itself when it
+    is at least ``MIN_BAND_PX`` high in a plot ``height`` px high, else ``MIN_BAND_PX`` high
+    centred on its middle (moved inside the axis at its ends) — the one place a band is made
+    visible; what it says (its tooltip) stays the true times."""
+    least = MIN_BAND_PX * max(1, y.hi - y.lo) / max(1, height)
+    if y0 is None or y1 is None or y1 - y0 >= least:
+        return y0, y1
+    low = min(max((y0 + y1) / 2 - least / 2, y.lo), y.hi - least)
+    return round(low, 3), round(low + least, 3)  # (µs: no float noise in the spec)
 
 
 def _horizon_layer(
@@ -116,9 +136,11 @@ def _horizon_layer(
     y: TimeAxis,
     derived: set[tuple[int, int]] | None = None,
     chains: dict[tuple[str, int, int], window_lives.MergeChain] | None = None,
+    height: int = 400,
 ) -> spec.ChartDict | None:
     """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
-    allowed lateness) over its band's life in processing time (``per_window``:
+    allowed lateness) over its band's life in processing time as drawn (``_drawn_life``: at
+    least ``MIN_BAND_PX`` long in a chart ``height`` px high; ``per_window``:
     ``_per_window(lives)``). ``derived``: the windows whose horizon
     ``window_lives.every_horizon`` derived (no ``cleanup`` record: merged away, or still open);
     their tooltips say so, and where every key's pane of a merged-away window went on through
@@ -136,11 +158,12 @@ def _horizon_layer(
             continue
         closed, (s, e) = w.closed, (int(w.window_start), int(w.window_end))
         hx, note = x.clip(horizon)
+        y0, y1 = _drawn_life(w, y, height)
         rows.append(
             {
                 "x": hx,
-                "y": y.clip(w.opened)[0],
-                "y2": y.hi if closed is None else y.clip(closed)[0],
+                "y": y0,
+                "y2": y1,
                 "line": palette.HORIZON,
                 **window_lives.horizon_texts(x.fmt, s, e, horizon),
                 "note": note,

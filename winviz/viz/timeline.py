@@ -4,7 +4,8 @@ Layers, back to front:
 
 1. **window bands** — one rectangle per window: its event-time extent [start, end) across,
    its life in processing time (first element assigned → state cleaned up) down; a window
-   still open at the end of the trace reaches the top edge;
+   still open at the end of the trace reaches the top edge; a band is at least
+   ``bands.MIN_BAND_PX`` high (one opened and closed at one time is drawn centred on it);
 2. **allowed-lateness horizons** — with ``allowed_lateness > 0``, a dashed vertical line per
    window at its max timestamp + allowed lateness (Flink's ``cleanupTime``) over the band's
    life: until the watermark passes it, the window still accepts late elements;
@@ -259,11 +260,11 @@ def _timeline(
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
     chains = window_lives.merge_chains(view, op) if derived else None
-    horizon_layer = _horizon_layer(per_window, horizons, x, y, derived, chains)
+    horizon_layer = _horizon_layer(per_window, horizons, x, y, derived, chains, height)
     _taken_by_rules(taken, horizon_layer, plot)
     mark_plot = Plot(at_x, y, width, height) if across else plot
     layers = [
-        _bands(per_window, horizons, x, y, notes, across=across),
+        _bands(per_window, horizons, x, y, notes, across=across, height=height),
         horizon_layer,
         _idle_layer(view, x, y, notes),
         _paused_layer(view, x, y, notes),
