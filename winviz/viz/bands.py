@@ -122,11 +122,18 @@ def _visible_span(y0: Any, y1: Any, y: TimeAxis, height: int) -> tuple[Any, Any]
     is at least ``MIN_BAND_PX`` high in a plot ``height`` px high, else ``MIN_BAND_PX`` high
     centred on its middle (moved inside the axis at its ends) — the one place a band is made
     visible; what it says (its tooltip) stays the true times."""
-    least = MIN_BAND_PX * max(1, y.hi - y.lo) / max(1, height)
+    least = least_span(y, height)
     if y0 is None or y1 is None or y1 - y0 >= least:
         return y0, y1
     low = min(max((y0 + y1) / 2 - least / 2, y.lo), y.hi - least)
     return round(low, 3), round(low + least, 3)  # (µs: no float noise in the spec)
+
+
+def least_span(y: TimeAxis, height: int) -> float:
+    """``MIN_BAND_PX`` in the units of ``y`` on a plot ``height`` px high: the least extent a
+    band is drawn (``_visible_span``; the scrubber's window layer applies the same rule in
+    Vega, since its bands grow with the slider)."""
+    return MIN_BAND_PX * max(1, y.hi - y.lo) / max(1, height)
 
 
 def _horizon_layer(

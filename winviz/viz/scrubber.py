@@ -230,7 +230,7 @@ def _scrubber(
     )
     notes += element_notes
     layers = [
-        window_layer(windows, x, y, across),
+        window_layer(windows, x, y, across, height),
         idle_layer(spans, x, y),
         now_layer(x, y),
         *watermark_layers(steps, x, y),

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.viz import idle, labels, palette, piles, replay, scale, spec, watermark_steps
+from winviz.viz import bands, idle, labels, palette, piles, replay, scale, spec, watermark_steps
 from winviz.viz.fates import element_detail_lists
 from winviz.viz.firings import firing_columns, firing_marks
 from winviz.viz.labels import STACK_STEPS
@@ -127,11 +127,16 @@ def window_rows(view: TraceView, op: str) -> pd.DataFrame:
 
 
 def window_layer(
-    windows: pd.DataFrame, x: TimeAxis, y: TimeAxis, across: bool = False
+    windows: pd.DataFrame, x: TimeAxis, y: TimeAxis, across: bool = False, height: int = 400
 ) -> spec.ChartDict | None:
-    """The windows as they stand at t. ``across``: processing-time windows, whose [start,
-    end) is processing time: each spans the whole event-time axis (it holds elements of any
-    timestamp) over its life."""
+    """The windows as they stand at t: a window from its opening (first element) to its
+    close or t, whichever comes first, once t has reached its opening. ``across``:
+    processing-time windows, whose [start, end) is processing time: each spans the whole
+    event-time axis (it holds elements of any timestamp) over its life. As the timeline's
+    bands (``bands._visible_span``), a drawn window is at least ``bands.MIN_BAND_PX`` high in
+    the plot's ``height``: shorter (one opened and fired at one time, or t just past its
+    opening), it is drawn that high centred on its middle, inside the axis (``y`` and ``y2``
+    below; its tooltip gives no times)."""
     if windows.empty:
         return None
     windows, _ = scale.every_kth(windows, scale.ROW_LIMIT)
@@ -177,11 +182,12 @@ def window_layer(
             "calculate": f"datum.closed != null && datum.closed < {PARAM} ? datum.closed : {PARAM}",
             "as": "y2",
         },
+        *_visible_span_at_t(y, height),
     ]
     encoding = {
         "x": x.channel("x"),
         "x2": {"field": "x2"},
-        "y": y.channel("opened"),
+        "y": y.channel("y"),
         "y2": {"field": "y2"},
         "color": {
             "field": "state",
@@ -202,6 +208,20 @@ def window_layer(
     }
     mark = {"type": "rect", "fillOpacity": 0.35, "strokeWidth": 1}
     return spec.layer(rows, mark, encoding, transform)
+
+
+def _visible_span_at_t(y: TimeAxis, height: int) -> list[dict[str, str]]:
+    """``bands._visible_span`` in Vega, for a window drawn from ``datum.opened`` to
+    ``datum.y2`` (its close or t): as ``y`` and ``y2``, itself when at least
+    ``bands.MIN_BAND_PX`` high, else that high centred on its middle, moved inside the axis
+    at its ends."""
+    least = bands.least_span(y, height)
+    short = f"datum.y2 - datum.opened < {least}"
+    low = f"clamp((datum.opened + datum.y2) / 2 - {least / 2}, {y.lo}, {y.hi - least})"
+    return [
+        {"calculate": f"{short} ? {low} : datum.opened", "as": "y"},
+        {"calculate": f"{short} ? datum.y + {least} : datum.y2", "as": "y2"},
+    ]
 
 
 def idle_layer(spans: list[idle.IdleSpan], x: TimeAxis, y: TimeAxis) -> spec.ChartDict | None:
