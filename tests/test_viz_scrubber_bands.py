@@ -10,12 +10,15 @@ import json
 import re
 from typing import Any
 
+import pandas as pd
 import pytest
 import vl_convert as vlc
 
 from tests.browser.gallery import running_example
 from winviz import viz
+from winviz.viz import scrubber_layers
 from winviz.viz.bands import MIN_BAND_PX
+from winviz.viz.palette import TimeAxis
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +111,38 @@ def test_a_window_is_padded_only_once_t_reaches_its_opening(scrubber_spec) -> No
     assert at["[10,000 ms, 20,000 ms)"] == ("12,100", "12700", round(600 * px, 6))
     assert at["[0 ms, 10,000 ms)"] == ("1,200", "12200", round(11000 * px, 6))
     assert round(600 * px, 2) == 8.81
+
+
+def test_a_short_window_at_an_axis_end_is_moved_inside() -> None:
+    """On an axis 0..1,000 ms 100 px high (8 px: 80 ms), as ``_visible_span``: windows opened
+    and closed at 1,000 and at 0 are drawn 920..1,000 and 0..80 (inside the axis); one from
+    500 to 500 is 460..540; one from 100 to 300 its true extent. Drawn by Vega at t = 1,000."""
+    windows = pd.DataFrame(
+        {
+            "window_start": [0, 10, 20, 30],
+            "window_end": [10, 20, 30, 40],
+            "keys": [1, 1, 1, 1],
+            "opened": [1000, 0, 500, 100],
+            "fired": [1000.0, 0.0, 500.0, 300.0],
+            "closed": [1000.0, 0.0, 500.0, 300.0],
+            "merged_into": ["", "", "", ""],
+        }
+    )
+    axis = TimeAxis("t", "ms", 0, 1000)
+    lay = scrubber_layers.window_layer(windows, TimeAxis("e", "ms", 0, 40), axis, height=100)
+    assert lay is not None
+    assert lay["transform"][-2:] == [
+        {
+            "calculate": "datum.y2 - datum.opened < 80.0 ? clamp((datum.opened + datum.y2) / 2"
+            " - 40.0, 0, 920.0) : datum.opened",
+            "as": "y",
+        },
+        {"calculate": "datum.y2 - datum.opened < 80.0 ? datum.y + 80.0 : datum.y2", "as": "y2"},
+    ]
+    spec = {"params": [{"name": "t", "value": 1000}], "width": 100, "height": 100, **lay}
+    assert drawn(spec, 1000) == {
+        "[0 ms, 10 ms)": ("920", "1000", 8.0),
+        "[10 ms, 20 ms)": ("0", "80", 8.0),
+        "[20 ms, 30 ms)": ("460", "540", 8.0),
+        "[30 ms, 40 ms)": ("100", "300", 20.0),
+    }
