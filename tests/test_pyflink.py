@@ -267,6 +267,7 @@ def test_trace_and_page_of_a_run(tmp_path, capsys):
     html = page.read_text()
     assert pages.check_page(html) == []
     assert html.count('class="winviz-chart"') == 3
+    assert 'role="note"' not in html  # a run that finished: no failure note
 
 
 def test_last_result_and_why_fired_in_a_notebook_session():
@@ -518,6 +519,12 @@ def test_runner_keeps_the_trace_of_a_run_that_failed_on_bad_input(tmp_path):
     html = page.read_text()
     assert pages.check_page(html) == []
     assert html.count('class="winviz-chart"') == 3
+    # the page says, above its charts, that the run failed and why (as text, escaped)
+    note = (
+        f"prog.py failed: InputError: {OOPS}. The charts show each run's trace up to the failure."
+    )
+    assert html.count('role="note"') == 1
+    assert f'<p role="note"><strong>{pages.text(note)}</strong></p>' in html
 
 
 def test_runner_shows_the_user_function_lines_of_an_error_it_raised(tmp_path, capsys):

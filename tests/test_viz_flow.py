@@ -346,7 +346,8 @@ def test_each_timer_call_marks_its_own_branch() -> None:
 
 def test_the_chart_fits_the_output_width_and_wraps_every_text_whole() -> None:
     # issue 26: the chart was 990 px wide (wider than palette.FIT_WIDTH) and cut its texts
-    # with "…"; now the plot is FIT_WIDTH - 20 wide and the texts wrap inside their boxes
+    # with "…"; now the plot is diagram.FIT_PLOT wide (room for the actions menu JupyterLab
+    # keeps right of a chart) and the texts wrap inside their boxes
     run = job(
         [("A", 1000), ("A", 3000), ("A", 2000)],
         [0, 10, 20],
@@ -354,11 +355,11 @@ def test_the_chart_fits_the_output_width_and_wraps_every_text_whole() -> None:
     )
     chart = operator_flow(run, 2)
     spec = chart.to_dict()
-    assert (spec["width"], spec["height"]) == (palette.FIT_WIDTH - 20, 802)
+    assert (spec["width"], spec["height"]) == (palette.FIT_WIDTH - 45, 802)
     boxes = {r["id"]: r for r in chart_rows(chart) if "id" in r}
     assert (boxes["timer_emit"]["title"], boxes["timer_emit"]["text"].split("\n")) == (
         "emitWindowContents",
-        ["[1000, 4500): first", "firing; cause: end of", "input (event-time", "timer at 4499)"],
+        ["[1000, 4500): first", "firing; cause: end", "of input (event-time", "timer at 4499)"],
     )
     assert boxes["on_timer"]["title"] == "Trigger.\nonEventTime /\nonProcessingTime"
     # every line whole: the box's lines are the step's outcomes, wrapped at spaces
@@ -374,7 +375,7 @@ def test_more_lines_than_a_box_shows_are_counted_and_in_the_tooltip() -> None:
     # sliding windows of 4 s every 1 s: element 0 (ts 1000) is in four windows
     run = job(LATE_DATA, LATE_ARRIVALS, assigner=wv.SlidingEventTimeWindows.of(4000, 1000))
     add = {r["id"]: r for r in chart_rows(operator_flow(run, 0)) if "id" in r}["add"]
-    assert add["text"].split("\n") == ["added to [1000, 5000)", "and 3 more (tooltip)"]
+    assert add["text"].split("\n") == ["added to [1000,", "5000)", "and 3 more (tooltip)"]
     assert add["tip"].split("\n") == [
         "added to [1000, 5000)",
         "added to [0, 4000)",

@@ -79,7 +79,7 @@ def save_traces(results: list[Any], path: str) -> list[Path]:
     return written
 
 
-def save_page(results: list[Any], path: str, title: str) -> Path:
+def save_page(results: list[Any], path: str, title: str, note: str | None = None) -> Path:
     import winviz as wv
     from winviz.viz import export, pages
 
@@ -87,7 +87,7 @@ def save_page(results: list[Any], path: str, title: str) -> Path:
     for result in results:
         for chart in (wv.timeline, wv.window_lanes, wv.timers_chart):
             specs.append(export.chart_spec(chart(result.trace)))
-    page = pages.chart_page(specs, title=title)
+    page = pages.chart_page(specs, title=title, note=note)
     target = Path(path)
     target.write_text(page, encoding="utf-8")
     return target
@@ -139,23 +139,32 @@ def _winviz_failure(error: WinvizError, job: str) -> str:
     return "\n".join(lines)
 
 
-def _save(results: list[Any], options: argparse.Namespace, what: str) -> list[str]:
-    """Write the runs' traces and page as asked; the lines that say where."""
+def _save(
+    results: list[Any], options: argparse.Namespace, what: str, failure: str | None = None
+) -> list[str]:
+    """Write the runs' traces and page as asked; the lines that say where. A page of a failed
+    program says so above its charts (``failure``: what the program failed with)."""
     said = []
     if options.trace and results:
         for p in save_traces(results, options.trace):
             said.append(f"winviz.pyflink: trace{what} written to {p}")
     if options.html and results:
-        p = save_page(results, options.html, title=Path(options.job).name)
+        note = None
+        if failure is not None:
+            note = (
+                f"{Path(options.job).name} failed: {failure}. The charts show each run's "
+                "trace up to the failure."
+            )
+        p = save_page(results, options.html, title=Path(options.job).name, note=note)
         said.append(f"winviz.pyflink: charts{what} written to {p}")
     return said
 
 
-def _failed(block: str, options: argparse.Namespace) -> int:
+def _failed(block: str, options: argparse.Namespace, error: BaseException) -> int:
     """Report a failed program (``block``) and keep the trace of every run up to the
     failure: a failed job's run is recorded with the trace written until it stopped."""
     results = _runs.results()
-    said = _save(results, options, " up to the failure")
+    said = _save(results, options, " up to the failure", f"{type(error).__name__}: {error}")
     if not results and (options.trace or options.html):
         said.append("winviz.pyflink: no job ran before the failure; nothing written")
     print("\n".join([block, *said]), file=sys.stderr)
@@ -170,9 +179,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"winviz.pyflink: {error}\n  at {_where(error, options.job)}", file=sys.stderr)
         return 2
     except WinvizError as error:
-        return _failed(_winviz_failure(error, options.job), options)
+        return _failed(_winviz_failure(error, options.job), options, error)
     except Exception as error:  # the program's own error (NameError, SyntaxError, ...)
-        return _failed(_user_traceback(error), options)
+        return _failed(_user_traceback(error), options, error)
     if not results:
         asked = [
             f"no {what} written to {path}"

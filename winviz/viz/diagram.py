@@ -32,9 +32,10 @@ TITLE_TOP_PX = 4  # px from a box's top to its title's first line
 TEXT_GAP_PX = 2  # px between a box's title and its lines of text
 BOTTOM_PX = 6  # px under a box's last line
 SIDE_PX = 7  # px each side of a box's text (an arrow's head reaches 5 px into the box)
-FIT_PLOT = palette.FIT_WIDTH - 20
-"""A diagram's plot width (px) by default: with Vega's padding (5 px a side) and room to
-spare, the chart fits ``palette.FIT_WIDTH``."""
+FIT_PLOT = palette.FIT_WIDTH - 45
+"""A diagram's plot width (px) by default: with Vega's padding (5 px a side) and the 38 px
+vega-embed keeps right of a chart for its actions menu, the chart fits ``palette.FIT_WIDTH``
+(a diagram, unlike a chart, fills its width)."""
 TITLE_CHAR_PX = 7.0
 """A generous average advance of a bold 11-px sans-serif character (a box's title)."""
 TEXT_CHAR_PX = 5.6

@@ -402,10 +402,15 @@ def embed_script(options: dict[str, Any] | None = None) -> str:
     }
 
 
-def chart_page(specs: Sequence[dict[str, Any]], *, title: str = "winviz chart") -> str:
+def chart_page(
+    specs: Sequence[dict[str, Any]], *, title: str = "winviz chart", note: str | None = None
+) -> str:
     """A self-contained page drawing ``specs`` (Vega-Lite dicts): one inlined copy of Vega,
-    the specs as data blocks, the strict policy. Loads nothing from anywhere."""
-    return page("\n".join(chart_element(s) for s in specs), title=title, what="the chart page")
+    the specs as data blocks, the strict policy. Loads nothing from anywhere. ``note``, if
+    given, is said above the charts as text (e.g. that the run failed, and why)."""
+    said = f'<p role="note"><strong>{text(note)}</strong></p>\n' if note else ""
+    body = said + "\n".join(chart_element(s) for s in specs)
+    return page(body, title=title, what="the chart page")
 
 
 def page(body: str, *, title: str, what: str = "the page") -> str:
