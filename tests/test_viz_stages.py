@@ -143,7 +143,8 @@ def test_a_moment_by_seq_and_the_end_of_input() -> None:
     assert end.operators["output_watermark"].tolist() == [MAX] * 5
 
 
-def test_parallel_subtasks_read_one_channel_per_upstream_subtask() -> None:
+def parallel_job() -> wv.JobExecutionResult:
+    """Two parallel subtasks reading a partitioned source (the browser gallery draws it too)."""
     env = wv.StreamExecutionEnvironment().set_parallelism(2)
     count_pipeline(
         env,
@@ -154,7 +155,11 @@ def test_parallel_subtasks_read_one_channel_per_upstream_subtask() -> None:
         arrival_times=PART_ARRIVALS,
         name="clicks",
     )
-    table = stage_watermark_table(env.execute(), 700)
+    return env.execute()
+
+
+def test_parallel_subtasks_read_one_channel_per_upstream_subtask() -> None:
+    table = stage_watermark_table(parallel_job(), 700)
     ops = table.operators
     assert list(zip(ops["operator"], ops["subtask"], ops["upstream"], strict=True)) == [
         ("clicks#0", 0, ()),

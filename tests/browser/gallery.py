@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import winviz as wv
+from tests.browser.conftest import wait_until
 from tests.chart_jobs import kernel_job, late_union_job, session_job
-from tests.jobs import bounded, count_pipeline, kafka_readers, keyed_window
+from tests.jobs import bounded, kafka_readers, keyed_window
 from tests.test_checkpoints import late_after_a_firing
-from tests.test_viz_stages import PART_ARRIVALS, PARTS, strategy, union
+from tests.test_viz_stages import parallel_job, union
+from tools.browser import open_drawn
 from winviz import datasets, viz
 from winviz.viz import export, grid, labels, lessons, pages, palette
 from winviz.viz.labels import EDGE_PLACES, LABEL_FONT, LABEL_PLACES, LABEL_REACH_PX
@@ -168,19 +170,16 @@ LATE = [("A", 1000), ("A", 6000), ("A", 2000)]  # tests/test_viz_flow.py's LATE_
 SESSION = [("A", 1000), ("A", 3000), ("A", 2000)]
 
 
-def _stage_parallel() -> wv.JobExecutionResult:
-    """tests/test_viz_stages.py's two parallel subtasks (a partitioned source)."""
-    env = wv.StreamExecutionEnvironment().set_parallelism(2)
-    count_pipeline(
-        env,
-        PARTS,
-        wv.TumblingEventTimeWindows.of(wv.seconds(2)),
-        strategy(),
-        partitioned=True,
-        arrival_times=PART_ARRIVALS,
-        name="clicks",
+def open_gallery(pg: Any, path: Path) -> list[str]:
+    """Open the drawn gallery page and wait until its explorer is ready; the console
+    messages the page gives (``tools.browser.open_drawn``)."""
+    console = open_drawn(pg, path)
+    wait_until(
+        pg,
+        "document.querySelector('div.winviz-explorer').dataset.state === 'ready'",
+        what="the explorer",
     )
-    return env.execute()
+    return console
 
 
 DIAGRAMS: dict[str, Callable[[], Any]] = {
@@ -206,7 +205,7 @@ DIAGRAMS: dict[str, Callable[[], Any]] = {
         lesson_07_stages(), start=LESSON_07_START
     ),
     "stage_watermarks · union": lambda: viz.stage_watermarks(union(), 800),
-    "stage_watermarks · parallel": lambda: viz.stage_watermarks(_stage_parallel(), 700),
+    "stage_watermarks · parallel": lambda: viz.stage_watermarks(parallel_job(), 700),
 }
 """The lesson diagrams (``operator_flow``, ``stage_watermarks``) with the jobs the lessons
 and their tests draw them with: lesson 04's walk (and the tests' late, side-output, session

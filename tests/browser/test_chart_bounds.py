@@ -20,9 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import wait_until
-from tests.browser.gallery import SLACK, _overlap, gallery
-from tools.browser import open_drawn
+from tests.browser.gallery import SLACK, _overlap, gallery, open_gallery
 
 # Per chart: every data symbol's box with the box of the group that holds it (its plot), and
 # every guide text's box; all in the canvas' coordinates (each group's x, y added on the way).
@@ -200,12 +198,7 @@ def test_only_the_timers_row_above_the_plot_may_lie_above_it() -> None:
 def test_every_point_stays_on_its_plot_and_off_the_guides(drawn, page, shots: Path) -> None:
     path, names = drawn
     pg, net = page
-    open_drawn(pg, path)
-    wait_until(
-        pg,
-        "document.querySelector('div.winviz-explorer').dataset.state === 'ready'",
-        what="the explorer",
-    )
+    open_gallery(pg, path)
     scenes = pg.evaluate(BOUNDS_JS)
     assert len(scenes) == len(names) and all(scenes)
     found: dict[str, list[str]] = {"off plot": [], "point/guide": []}
@@ -251,12 +244,7 @@ def test_every_chart_fits_an_840_px_output(drawn, page, shots: Path) -> None:
     path, names = drawn
     pg, net = page
     pg.set_viewport_size({"width": CONTAINER_PX + 16, "height": 1000})
-    open_drawn(pg, path)
-    wait_until(
-        pg,
-        "document.querySelector('div.winviz-explorer').dataset.state === 'ready'",
-        what="the explorer",
-    )
+    open_gallery(pg, path)
     scenes = pg.evaluate(FIT_JS)
     assert len(scenes) == len(names) and all(scenes)
     assert {round(s["container"][1] - s["container"][0]) for s in scenes} == {CONTAINER_PX}

@@ -24,9 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import wait_until
-from tests.browser.gallery import DEFECTS, SCAN_JS, avoidable, defects, gallery
-from tools.browser import open_drawn
+from tests.browser.gallery import DEFECTS, SCAN_JS, avoidable, defects, gallery, open_gallery
 from winviz.viz import labels, palette
 from winviz.viz.labels import LABEL_PLACES
 
@@ -80,12 +78,7 @@ def drawn(tmp_path_factory) -> tuple[Path, list[str]]:
 def test_no_mark_hides_another_and_no_label_crosses_one(drawn, page, shots: Path) -> None:
     path, names = drawn
     pg, net = page
-    console = open_drawn(pg, path)
-    wait_until(
-        pg,
-        "document.querySelector('div.winviz-explorer').dataset.state === 'ready'",
-        what="the explorer",
-    )
+    console = open_gallery(pg, path)
     assert pg.evaluate("window.winvizCharts.errors") == []
     scenes = pg.evaluate(SCAN_JS)
     assert len(scenes) == len(names)
