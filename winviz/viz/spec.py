@@ -1,36 +1,14 @@
-"""A winviz chart is a Vega-Lite dict — built one way, from plain dicts, Altair at the edge.
+"""A winviz chart is a Vega-Lite dict, built one way from plain dicts; Altair only at the edge.
 
-Every chart function builds its chart from the rows it derives from the trace:
+A chart function derives rows from the trace and returns a dict: layers (``layer``,
+``text_layer``: a mark over inline rows ``{"values": rows}`` with Vega-Lite channel dicts)
+inside ``{"layer": […]}`` / ``{"hconcat": […]}`` dicts as Vega-Lite has them. ``chart_function``
+makes that function public: it returns the dict as an Altair chart (``altair_chart``: Altair's
+classes, whose ``to_dict`` writes the dict directly and checks it with the compiled schema,
+``winviz.viz.validation``); the explorer takes the dicts themselves (``chart_dict``).
 
-* ``layer`` — one layer (a Vega-Lite unit spec): a mark (``{"type": …}``) drawn from a list
-  of JSON-ready row dicts (inline data, ``{"values": rows}``) with Vega-Lite channel dicts,
-  optionally after ``transform`` steps. The row limit of Altair's data transformer applies
-  (``limit_rows``: ``MaxRowsError`` above 5,000 rows unless the user raised it);
-* a layered or concatenated chart is a dict too — ``{"layer": [layer, …], "width": …}``,
-  ``{"hconcat": [chart, …], …}`` — written by the chart function as Vega-Lite has it (a
-  selection parameter already on the top-level chart, with the ``views`` it applies to);
-* ``text_layer`` — a layer of labels, in the one text style of every chart;
-* ``tooltips`` — tooltip channel dicts for the columns of some rows.
-
-Two writers finish a chart dict as Altair's ``to_dict`` would (``$schema``, the active
-theme, each layer's rows moved to the top-level ``datasets``):
-
-* ``chart_dict`` — datasets named ``rows-N`` by position: what an explorer sends to its
-  widget on every slider move (``winviz.viz.explore``);
-* ``altair_dict`` — datasets named as Altair names them (``data-`` and a hash of the rows):
-  the ``to_dict()`` of a winviz chart.
-
-At the public edge, ``chart_function`` makes a chart function's dict an Altair chart
-(``altair_chart``: ``Chart``, ``LayerChart``, ``HConcatChart``, ``VConcatChart`` — Altair's
-classes, whose ``to_dict`` is ``altair_dict``, checked once against the Vega-Lite schema,
-compiled: ``winviz.viz.validation``), which users display, save, configure or combine as any
-Altair chart; the explorer takes the dicts themselves (``chart_function``'s ``vega_lite``).
-
-Altair is used only through its public API: its chart and schema classes, their
-constructors and properties read and set by name (``chart["width"]``), in the order of the
-Vega-Lite class's constructor (the order Altair's ``to_dict`` writes them); ``to_dict`` for
-any other schema object; ``debug_mode``; ``limit_rows``. No private name of Altair's
-(``tests/test_viz_altair_public.py`` scans the package for them).
+Altair is used only through its public API: chart and schema classes, their properties read and
+set by name, ``to_dict``, ``debug_mode``, ``limit_rows`` (``tests/test_viz_altair_public.py``).
 """
 
 from __future__ import annotations
@@ -60,11 +38,9 @@ def layer(
     encoding: dict[str, Any],
     transform: list[dict[str, Any]] | None = None,
 ) -> ChartDict:
-    """One layer: ``mark`` (a Vega-Lite mark definition with ``type``) drawn from ``rows``,
-    after the Vega-Lite ``transform`` steps, if any. Raises Altair's ``MaxRowsError`` when
-    the rows exceed the active data transformer's ``max_rows`` (5,000 by default; winviz
-    reduces layers before this). The dicts are validated with the whole spec by
-    ``to_dict()``, not one by one as they are made."""
+    """One layer: ``mark`` (with ``type``) drawn from ``rows`` after the ``transform`` steps.
+    Raises Altair's ``MaxRowsError`` above the data transformer's ``max_rows`` (5,000 by
+    default; winviz reduces layers before this, ``winviz.viz.scale``)."""
     max_rows = alt.data_transformers.options.get("max_rows", scale.ROW_LIMIT)
     alt.limit_rows({"values": rows}, max_rows=max_rows)
     out = {"data": {"values": rows}, "mark": mark, "encoding": encoding}
@@ -83,10 +59,9 @@ def text_layer(
     transform: list[dict[str, Any]] | None = None,
     **place: Any,
 ) -> ChartDict:
-    """A layer of labels in winviz's text style: the ``text`` column of each row written at
-    its position channels (``encoding``: x, y, …) in ``size`` px sans-serif, in ``color``
-    (a ``palette`` ink; None: Vega-Lite's default), placed by the other text-mark properties
-    given (``place``: align, baseline, dx, dy, angle, …)."""
+    """A layer of labels in winviz's text style: each row's ``text`` column at its position
+    channels, ``size`` px sans-serif, in ``color`` (None: Vega-Lite's default), placed by the
+    other text-mark properties (``place``: align, baseline, dx, dy, angle, …)."""
     mark = {"type": "text", **place, "fontSize": size, "font": "sans-serif"}
     if color is not None:
         mark["color"] = color
@@ -99,36 +74,37 @@ def rows(chart: ChartDict) -> list[dict[str, Any]]:
     return chart["data"]["values"]
 
 
-def field_type(rows: list[dict[str, Any]], column: str) -> str:
-    """ "quantitative" when every present value of the column is a number (not a bool), else
-    "nominal" — as Altair infers it from a DataFrame column."""
-    types = set(map(type, map(dict.get, rows, repeat(column))))
-    types.discard(type(None))
-    numeric = bool(types) and all(issubclass(t, (int, float)) and t is not bool for t in types)
-    return "quantitative" if numeric else "nominal"
-
-
 def tooltips(
     rows: list[dict[str, Any]], skip: list[str], types: dict[str, str] | None = None
 ) -> list[dict[str, str]]:
-    """Tooltip channels for every column but ``skip``; a ``note`` column that is empty in every
-    row is left out. ``types``: the type of columns the caller knows (what ``field_type``
-    would find), the others are read off the rows."""
+    """Tooltip channels for every column but ``skip`` (a ``note`` column empty in every row
+    left out). A column's type is ``types``' if given, else "quantitative" when every present
+    value is a number (not a bool), else "nominal" — as Altair infers it from a DataFrame."""
     if not rows:
         return []
     cols = [c for c in rows[0] if c not in skip]
     if "note" in cols and not any(map(dict.get, rows, repeat("note"))):
         cols.remove("note")
     known = types or {}
-    return [{"field": c, "type": known.get(c) or field_type(rows, c)} for c in cols]
+    out = []
+    for c in cols:
+        kind = known.get(c)
+        if not kind:
+            found = set(map(type, map(dict.get, rows, repeat(c))))
+            found.discard(type(None))
+            numbers = all(issubclass(t, (int, float)) and t is not bool for t in found)
+            kind = "quantitative" if found and numbers else "nominal"
+        out.append({"field": c, "type": kind})
+    return out
 
 
 # -- the public edge: a chart dict as an Altair chart ------------------------------------------
 
 
 class _CompiledCheck:
-    """A winviz chart: ``to_dict`` writes Altair's dict directly (``altair_dict``) and
-    ``validate`` asks the compiled check first, then Altair's on a rejection."""
+    """A winviz chart: ``to_dict`` writes the dict directly (``_written``, a few times faster
+    than Altair's) and ``validate`` asks the compiled check first, then Altair's on a
+    rejection (raising Altair's error)."""
 
     @classmethod
     def validate(cls, instance: dict[str, Any], schema: dict[str, Any] | None = None) -> None:
@@ -145,12 +121,11 @@ class _CompiledCheck:
         ignore: list[str] | None = None,
         context: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Altair's ``to_dict``: the same dict, written by ``altair_dict`` (no copies of the
-        chart; a few times faster) and checked as Altair checks it; any other call (another
-        format, ``ignore``, a ``context`` — the chart inside another, or Altair's renderers)
-        or a chart that writer does not cover goes to Altair's ``to_dict``."""
+        """Altair's ``to_dict``, the same dict; any other call (another format, ``ignore``, a
+        ``context``) or a chart ``_written`` does not cover goes to Altair's own."""
         if format == "vega-lite" and not ignore and context is None:
-            spec = altair_dict(self, self._check if validate else None)  # type: ignore[arg-type]
+            check = self._check if validate else None
+            spec = _written(self, dataset_name, check)  # type: ignore[arg-type]
             if spec is not None:
                 return spec
         return super().to_dict(  # type: ignore[misc]
@@ -165,11 +140,8 @@ class _CompiledCheck:
             raise SchemaValidationError(self, err) from None  # type: ignore[arg-type]
 
     def _repr_mimebundle_(self, *args: Any, **kwargs: Any) -> Any:
-        # Altair's "jupyter" renderer rebuilds the chart from its dict (``from_dict``, which
-        # validates it again): give the widget this chart itself, with the embed options
-        # setup_rendering() enabled the renderer with. The widget is an ExplorerChart (always
-        # offline): its page script runs a scrubber's replay (winviz.viz.view_script), and
-        # JupyterChart's own can re-tick a "play" just unticked (winviz.viz.explorer_chart).
+        # with Altair's "jupyter" renderer, display this chart in winviz's widget (an
+        # alt.JupyterChart that runs a scrubber's replay: winviz.viz.explorer_chart)
         if alt.renderers.active == "jupyter":
             ExplorerChart.bundle()
             embed_options = alt.renderers.options.get("embed_options")
@@ -206,10 +178,9 @@ _KINDS: dict[str, tuple[type, type]] = {
 
 
 def altair_chart(spec: ChartDict, *, top: bool = True) -> alt.TopLevelMixin:
-    """The Altair chart of a chart dict: each (sub)chart an object of its Altair class (the
-    winviz class at the top, ``top``) with the dict's properties set by name; parameters and
-    encodings as Altair's objects (what ``alt.JupyterChart``, Altair's layering and copies
-    read). Its ``to_dict()`` is ``altair_dict`` of ``spec``."""
+    """The Altair chart of a chart dict (a winviz class at the top): each property set by
+    name, parameters and encodings as Altair's objects (what ``alt.JupyterChart``, Altair's
+    layering and copies read). Its ``to_dict()`` gives ``spec`` back."""
     kind = next((k for k in _KINDS if k in spec), None)
     cls = (Chart if top else alt.Chart) if kind is None else _KINDS[kind][top]
     with debug_mode(False):  # (validated with the whole spec by ``to_dict()``)
@@ -219,7 +190,7 @@ def altair_chart(spec: ChartDict, *, top: bool = True) -> alt.TopLevelMixin:
                 value = [altair_chart(c, top=False) for c in value]
             elif key == "params":
                 value = [_parameter(p) for p in value]
-            elif key == "encoding":  # (what Altair's layering and copies read)
+            elif key == "encoding":
                 value = alt.FacetedEncoding(**value)
             chart[key] = value
     return chart
@@ -236,8 +207,8 @@ def _parameter(param: dict[str, Any]) -> SchemaBase:
 
 
 def chart_function(fn: Callable[..., ChartDict]) -> Callable[..., alt.TopLevelMixin]:
-    """The public chart function of ``fn`` (a function → chart dict): the same arguments, the
-    Altair chart (``altair_chart``); ``fn`` itself stays its ``vega_lite`` attribute."""
+    """The public chart function of ``fn`` (→ chart dict): the same arguments, the Altair
+    chart (``altair_chart``); ``fn`` itself is its ``vega_lite`` attribute."""
 
     @functools.wraps(fn)
     def public(*args: Any, **kwargs: Any) -> alt.TopLevelMixin:
@@ -257,27 +228,15 @@ the layers' rows are first met (depth first, a chart's own data before its child
 
 
 class _Fallback(Exception):
-    """Something ``chart_dict`` does not write itself: Altair's ``to_dict`` does it."""
+    """Something ``_written`` does not write itself: Altair's ``to_dict`` does it."""
 
 
 def chart_dict(chart: ChartDict | alt.TopLevelMixin) -> dict[str, Any]:
-    """The Vega-Lite dict of ``chart`` (a chart dict or an Altair chart) — the same content as
-    ``to_dict(validate=False)`` of its Altair chart. What an explorer sends to its widget on
-    every slider move (``winviz.viz.explore``).
-
-    Altair's ``to_dict`` names every layer's inline rows by a SHA-256 hash of their JSON text
-    (``data-<hash>``: about half its time at 2,000 events). Here each distinct rows list (by
-    identity) is named by its position instead (``ROWS_PREFIX``: ``rows-1``, ``rows-2``, …;
-    deterministic for the same chart), so **the dataset names differ** from ``to_dict``'s —
-    every other key, mark, encoding, parameter and data row is the same (a chart without data
-    of its own or its parents' gets Altair's ``empty`` dataset ``[{}]``, as ``to_dict`` does).
-    Two different rows lists of equal content are two datasets here (``to_dict`` shares one):
-    resolving every ``{"name": …}`` to its rows gives the same spec.
-
-    Altair charts this does not cover — data other than inline rows (a DataFrame,
-    ``alt.Data``, a URL), a facet or repeat chart, the data transformer's dataset
-    consolidation turned off or VegaFusion on — are converted by ``to_dict(validate=False)``
-    itself (its hash names)."""
+    """The Vega-Lite dict of ``chart`` (a chart dict or an Altair chart): the content of its
+    ``to_dict(validate=False)``, but each distinct rows list (by identity) named by position
+    (``ROWS_PREFIX``) instead of by a hash of its JSON — what an explorer sends on every
+    slider move. Charts it does not cover (other data than inline rows, facets, another
+    data transformer) go through ``to_dict(validate=False)`` itself."""
     spec = _written(chart, None, None)
     if spec is None:
         if isinstance(chart, dict):
@@ -286,22 +245,9 @@ def chart_dict(chart: ChartDict | alt.TopLevelMixin) -> dict[str, Any]:
     return spec
 
 
-def altair_dict(
-    chart: ChartDict | alt.TopLevelMixin, check: Callable[[dict[str, Any]], None] | None = None
-) -> dict[str, Any] | None:
-    """Altair's ``to_dict()`` of the chart — the same dict, key for key and in the same order,
-    each dataset named as Altair names it (``data-`` and a SHA-256 of its rows' JSON:
-    ``dataset_name``) — written directly, as ``chart_dict`` writes it (no generic converter,
-    no copies of the chart). ``check``, when given, is called with the spec before
-    ``$schema``, the theme and the datasets are added, the dict Altair validates. None for a
-    chart ``chart_dict`` does not cover (then only Altair's ``to_dict`` writes it)."""
-    return _written(chart, dataset_name, check)
-
-
 def dataset_name(values: list[Any]) -> str:
-    """The name Altair's ``to_dict`` gives inline rows in the top-level ``datasets``: ``empty``
-    for ``[{}]``, else ``data-`` and the first 32 hex digits of the SHA-256 of the rows' JSON
-    (keys sorted, other values as ``str``)."""
+    """The name Altair's ``to_dict`` gives inline rows: ``empty`` for ``[{}]``, else ``data-``
+    and 32 hex digits of the SHA-256 of their JSON (keys sorted, other values as ``str``)."""
     if values == [{}]:
         return "empty"
     text = json.dumps(values, sort_keys=True, default=str)
@@ -311,23 +257,20 @@ def dataset_name(values: list[Any]) -> str:
 @functools.cache
 def _vega_lite_class(cls: type) -> type | None:
     """The Vega-Lite schema class an Altair class is built on (``alt.LayerChart`` →
-    ``TopLevelLayerSpec``): the first class of its MRO generated from the schema (None:
-    none)."""
+    ``TopLevelLayerSpec``), None if none."""
     return next((c for c in cls.__mro__ if c.__module__ == "altair.vegalite.v6.schema.core"), None)
 
 
 def _definition(cls: type) -> str:
-    """The reference to the schema's definition of a winviz chart class (``LayerChart`` →
-    ``#/definitions/TopLevelLayerSpec``), as Altair's class holds it."""
+    """The schema reference of a winviz chart class (``#/definitions/TopLevelLayerSpec``)."""
     schema_class = _vega_lite_class(cls)
     return "" if schema_class is None else f"#/definitions/{schema_class.__name__}"
 
 
 @functools.cache
 def _properties(cls: type) -> tuple[str, ...]:
-    """The Vega-Lite properties of an Altair class in the order its ``to_dict`` writes them:
-    its schema class's constructor parameters (``alt.Chart``: ``data``, ``mark``, then the
-    others in alphabetical order)."""
+    """An Altair class's Vega-Lite properties in the order its ``to_dict`` writes them (its
+    schema class's constructor parameters)."""
     schema_class = _vega_lite_class(cls)
     if schema_class is None:
         raise _Fallback
@@ -352,9 +295,10 @@ def _written(
     name_of: Callable[[list[Any]], str] | None,
     check: Callable[[dict[str, Any]], None] | None,
 ) -> dict[str, Any] | None:
-    """The chart's dict as ``to_dict`` finishes it at the top level (``$schema``, the active
-    theme, the datasets), datasets named by ``name_of`` (None: ``rows-N``); None when the
-    chart or the active data transformer is one this writer does not cover."""
+    """The chart's dict as Altair's ``to_dict`` writes it (key order, ``$schema``, the active
+    theme, the top-level datasets), datasets named by ``name_of`` (None: ``rows-N``);
+    ``check`` is called first with what Altair validates. None when the chart or the active
+    data transformer is one this writer does not cover."""
     try:
         if not alt.data_transformers.consolidate_datasets or (
             alt.data_transformers.active == "vegafusion"
@@ -416,9 +360,8 @@ class _Writer:
         return out
 
     def data(self, data: Any) -> tuple[dict[str, Any], Any]:
-        """A chart's data as ``{"name": …}`` (its rows go to the top-level datasets) and the
-        data its children and channels see (Altair's ``context["data"]``): inline rows (a
-        ``{"values": rows}`` dict or ``alt.InlineData``) as they are."""
+        """A chart's inline rows as ``{"name": …}`` (the rows go to the datasets) and the data
+        its children and channels see (Altair's ``context["data"]``)."""
         if isinstance(data, dict) and "name" not in data:
             values, fmt = data.get("values"), data.get("format", alt.Undefined)
         elif type(data) is alt.InlineData and data.name is alt.Undefined:
@@ -444,10 +387,9 @@ class _Writer:
         return out, data
 
     def value(self, obj: Any, data: Any) -> Any:
-        """Any other value, as Altair's ``to_dict`` converts it: JSON values as they are, dicts
-        and lists item by item, other schema objects by their own ``to_dict`` (given the data
-        they see, as ``to_dict`` gives it); anything else (numpy numbers, dates…) is left to
-        Altair's ``to_dict`` of the whole chart."""
+        """Any other value as Altair's ``to_dict`` converts it: JSON values as they are, dicts
+        and lists item by item, schema objects by their own ``to_dict``; anything else (numpy
+        numbers, dates…) is left to Altair's ``to_dict`` of the whole chart."""
         if obj is None or type(obj) in (str, int, float, bool):
             return obj
         if isinstance(obj, dict):
@@ -466,8 +408,8 @@ class _Writer:
 
 
 def _set_properties(obj: SchemaBase) -> dict[str, Any]:
-    """The properties set on a chart or an encoding (not ``Undefined``), read by name
-    (``obj[name]``) in the order Altair's ``to_dict`` writes them (``_properties``)."""
+    """The properties set on a chart or an encoding (not ``Undefined``), read by name, in the
+    order Altair's ``to_dict`` writes them."""
     undefined = alt.Undefined
     out: dict[str, Any] = {}
     for key in _properties(type(obj)):
@@ -481,9 +423,8 @@ def _set_properties(obj: SchemaBase) -> dict[str, Any]:
 
 
 def inline_datasets(spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` with every named dataset written in place (``"data": {"values": rows, …}``)
-    and no top-level ``datasets``: the same for two specs of equal content whatever their
-    datasets are named (``chart_dict``'s ``rows-N`` or ``to_dict``'s ``data-<hash>``)."""
+    """``spec`` with every named dataset written in place and no top-level ``datasets``: the
+    same for two specs of equal content whatever their datasets are named."""
     datasets = spec.get("datasets", {})
 
     def walk(obj: Any) -> Any:
