@@ -102,7 +102,7 @@ def test_checks_are_collapsed_cells_and_self_tests_are_gone(path: Path):
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
 def test_what_a_page_shows_of_the_exercises_names_no_answer(path: Path):
-    shown = lessons.without_answers(notebook(path))
+    shown = lessons.without_tags(notebook(path), lessons.ANSWER_TAGS)
     text = "\n".join(c.source for c in exercise_cells(shown))
     found = [
         a for a in ANSWERS[path.name[:2]] if re.search(rf"(?<![\w.-]){re.escape(a)}(?![\w])", text)
@@ -143,7 +143,9 @@ ANYWHERE = {
 @pytest.mark.parametrize("prefix", sorted(ANYWHERE))
 def test_distinctive_answers_are_nowhere_on_the_page(prefix: str):
     (path,) = [p for p in LESSONS if p.name.startswith(prefix)]
-    text = "\n".join(c.source for c in lessons.without_answers(notebook(path)).cells)
+    text = "\n".join(
+        c.source for c in lessons.without_tags(notebook(path), lessons.ANSWER_TAGS).cells
+    )
     found = [a for a in ANYWHERE[prefix] if re.search(rf"(?<![\w.-]){re.escape(a)}(?![\w])", text)]
     assert found == [], f"{path.name} shows the answers {found} outside the hidden cells"
 
@@ -156,7 +158,7 @@ def test_an_answer_shown_before_the_exercises_is_found():
         nbformat.v4.new_markdown_cell("It fired when 893's watermark arrived."),
         nbformat.v4.new_markdown_cell("## Exercises\n\n**2.** Which record's watermark?"),
     ]
-    text = "\n".join(c.source for c in lessons.without_answers(nb).cells)
+    text = "\n".join(c.source for c in lessons.without_tags(nb, lessons.ANSWER_TAGS).cells)
     assert re.search(r"(?<![\w.-])893(?![\w])", text)
     assert not re.search(r"(?<![\w.-])893(?![\w])", exercise_cells(nb)[0].source)
 
@@ -169,7 +171,7 @@ def test_without_answers_drops_check_and_solution_cells_only():
         nbformat.v4.new_code_cell("answer_1 = None\nprint(check_1(answer_1))"),
         nbformat.v4.new_code_cell("print(check_1(42))", metadata={"tags": ["solution", "x"]}),
     ]
-    out = lessons.without_answers(nb)
+    out = lessons.without_tags(nb, lessons.ANSWER_TAGS)
     assert [c.source for c in out.cells] == ["# T", "answer_1 = None\nprint(check_1(answer_1))"]
     assert len(nb.cells) == 4  # the input is not changed
 

@@ -132,9 +132,10 @@ def test_embed_options_are_csp_safe_and_keep_tooltips_sanitized() -> None:
         "actions": {"export": True, "source": False, "compiled": False, "editor": False},
         "ast": True,
     }
-    assert lessons.EMBED_OPTIONS is pages.EMBED_OPTIONS
     assert export.JUPYTER_EMBED_OPTIONS == {"actions": pages.ACTIONS}
     embed = pages.embed_script()
+    # every page, a lesson's too (lessons.render_page), draws with these options
+    assert pages.page_parts("")["embed"] == pages.script_element(embed)
     assert '"ast":true' in embed and "sanitize" not in embed and "innerHTML" not in embed
 
 

@@ -7,7 +7,7 @@ import ipywidgets as widgets
 import pytest
 from jobs import RECORDS, counts
 
-from winviz.viz import grid, lessons
+from winviz.viz import grid, lessons, pages
 from winviz.viz.explore import explore, make_control
 from winviz.viz.grid import Control, control_of, plan, thin
 
@@ -147,7 +147,7 @@ def test_a_page_holds_the_runs_or_says_why_not() -> None:
     )
     assert markup.count('<div class="winviz-chart">') == 1
     lesson = grid.decode(payload["blobs"][payload["runs"][2]])["specs"][0]
-    assert lessons.chart_html(lesson) in markup
+    assert pages.chart_element(lesson) in markup
 
 
 def test_external_resources_looks_inside_the_precomputed_runs() -> None:

@@ -45,13 +45,13 @@ def test_external_resources_allows_links_namespaces_and_local_references() -> No
 
 def test_external_resources_finds_a_vega_lite_data_url() -> None:
     spec = {"layer": [{"data": {"values": [1]}}, {"data": {"url": "https://x.org/cars.json"}}]}
-    page = lessons.chart_html(spec)
+    page = pages.chart_element(spec)
     assert lessons.external_resources(page) == ["Vega-Lite data url 'https://x.org/cars.json'"]
 
 
 def test_chart_html_escapes_the_spec_for_a_script_element() -> None:
     spec = {"title": "</script><b>", "mark": "point"}
-    html = lessons.chart_html(spec)
+    html = pages.chart_element(spec)
     assert "</script><b>" not in html
     body = html.split('class="winviz-spec">')[1].removesuffix("</script></div>")
     assert json.loads(body) == spec
@@ -84,7 +84,7 @@ def test_staticize_replaces_charts_and_widgets_and_leaves_the_input_alone() -> N
     assert (charts, widgets) == (1, 1)
     assert "widgets" not in out.metadata
     chart_html = out.cells[1].outputs[0].data["text/html"]
-    assert chart_html == lessons.chart_html({"mark": "point"})
+    assert chart_html == pages.chart_element({"mark": "point"})
     note = out.cells[2].outputs[0].data
     assert list(note) == ["text/html"]
     assert "<code>IntSlider(value=3)</code>" in note["text/html"]
@@ -192,7 +192,7 @@ def test_staticize_gives_an_explorer_its_precomputed_runs() -> None:
     assert "not precomputed on this page because its dropdowns alone make 99 combinations." in (
         page
     )
-    assert page.endswith(lessons.chart_html(specs[0]) + lessons.chart_html(specs[1]))
+    assert page.endswith(pages.chart_element(specs[0]) + pages.chart_element(specs[1]))
 
 
 def test_external_resources_reads_data_blocks_whatever_the_attribute_order() -> None:

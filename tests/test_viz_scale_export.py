@@ -11,8 +11,8 @@ from jobs import bounded, count_pipeline, explorer_job
 
 import winviz as wv
 from winviz import viz
-from winviz.viz.export import external_urls
 from winviz.viz.fates import element_fates
+from winviz.viz.pages import external_resources
 from winviz.viz.trace_view import open_trace
 
 
@@ -94,15 +94,15 @@ def small_chart():
 def test_save_html_is_self_contained(tmp_path) -> None:
     path = viz.save_html(small_chart(), tmp_path / "t.html")
     page = path.read_text(encoding="utf-8")
-    assert external_urls(page) == []
+    assert external_resources(page) == []
     assert not re.search(r"<script[^>]*src=", page)
     assert '"$schema"' not in page
     assert "vegaEmbed" in page and "fired: end of input" in page
 
 
-def test_external_urls_finds_cdn_scripts() -> None:
+def test_external_resources_finds_cdn_scripts() -> None:
     page = '<script src="https://cdn.jsdelivr.net/npm/vega@6"></script><link href="//x/y.css">'
-    assert len(external_urls(page)) == 2
+    assert len(external_resources(page)) == 2
 
 
 def test_svg_and_png_render_marks(tmp_path) -> None:

@@ -15,7 +15,7 @@ import pytest
 from tests.browser.conftest import wait_until
 from tests.browser.site_check import check_page
 from tools.browser import open_drawn
-from winviz.viz import export, lessons
+from winviz.viz import export, lessons, pages
 
 ARRIVED = ".vega-embed g.mark-symbol.layer_6_marks path"  # scrubber: elements arrived by t
 FUTURE = ".vega-embed g.mark-symbol.layer_5_marks path"  # scrubber: elements after t (4: firings)
@@ -101,7 +101,7 @@ def test_a_chart_that_cannot_be_drawn_says_so(tmp_path: Path, page) -> None:
     nb.cells = [nbformat.v4.new_code_cell("chart", outputs=[out])]
     nb, _, _ = lessons.staticize(nb)
     path = tmp_path / "bad.html"
-    path.write_text(lessons.render_page(nb, "bad", lessons.javascript_bundle()), "utf-8")
+    path.write_text(lessons.render_page(nb, "bad", pages.javascript_bundle()), "utf-8")
     pg, net = page
     open_drawn(pg, path)
     state = pg.evaluate("window.winvizCharts")

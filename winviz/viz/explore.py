@@ -695,13 +695,11 @@ class Explorer:
 
     def page(self, *, title: str = "winviz explorer") -> str:
         """The explorer on a page of its own, as a lesson page shows it
-        (``lessons.explorer_html``): its controls switch between the runs precomputed on its
+        (``pages.explorer_html``): its controls switch between the runs precomputed on its
         slider grid (``grid.export_grid``), or, when they do not fit, its charts at its current
         values with a note saying why (``save_html`` writes it)."""
-        from winviz.viz.lessons import explorer_html  # nbconvert & co., only for a page
-
         payload = grid.export_grid(self).payload()
-        markup, _ = explorer_html({"text/plain": repr(self)}, payload, grid.MAX_BYTES)
+        markup, _ = pages.explorer_html({"text/plain": repr(self)}, payload, grid.MAX_BYTES)
         return pages.page(markup, title=title, what="the explorer page")
 
     def __repr__(self) -> str:

@@ -1,30 +1,22 @@
-"""Saving charts without the network, and notebook rendering set-up.
-
-``save_html`` writes one self-contained page (``pages.chart_page``: Vega inlined, the spec as
-escaped JSON data, a strict Content-Security-Policy), ``save_svg`` / ``save_png`` static images
-rendered by vl-convert, and ``setup_rendering`` makes notebooks draw charts offline. Nothing
-here runs at import time.
+"""Saving charts without the network (``save_html``: a page of ``winviz.viz.pages``;
+``save_svg`` / ``save_png``: vl-convert), and notebook rendering set-up (``setup_rendering``).
 """
 
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
 import math
 import os
-import re
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import altair as alt
 import vl_convert as vlc
 
+from winviz.errors import ArgumentTypeError
 from winviz.viz import pages, palette
-
-_EXTERNAL = re.compile(
-    r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""",
-    re.IGNORECASE,
-)
 
 
 def chart_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
@@ -32,34 +24,25 @@ def chart_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     return _without_schema(chart.to_dict())
 
 
-def external_urls(page: str) -> list[str]:
-    """Tags of an HTML page that would fetch something from another host."""
-    return [m.group(0) for m in _EXTERNAL.finditer(page)]
-
-
 def html_page(chart: alt.TopLevelMixin | dict[str, Any], *, title: str = "winviz chart") -> str:
-    """A self-contained HTML page showing the chart (a chart or its Vega-Lite dict;
-    interactive: tooltips and sliders work), written by ``pages.chart_page``."""
+    """A self-contained HTML page showing the chart (a chart or its Vega-Lite dict)."""
     spec = chart_spec(chart) if not isinstance(chart, dict) else _without_schema(chart)
     page = pages.chart_page([spec], title=title)
-    bad = external_urls(page)
+    bad = pages.external_resources(page)
     if bad:  # pragma: no cover - guards a vl-convert change
         raise RuntimeError(f"the exported page would load external resources: {bad[:3]}")
     return page
 
 
 def save_html(chart: Any, path: str | Path, *, title: str = "winviz chart") -> Path:
-    """Write the chart (an Altair chart or its Vega-Lite dict) or an explorer
-    (``wv.explore``) as one self-contained HTML page (no external URL, strict
-    Content-Security-Policy, data shown as text); returns the path. An explorer's page is
-    the one ``make lessons`` makes of it (``Explorer.page``)."""
+    """Write the chart (an Altair chart or its Vega-Lite dict) or an explorer (``wv.explore``:
+    its ``page``, as ``make lessons`` makes it) as one self-contained HTML page; returns the
+    path."""
     if isinstance(chart, (alt.TopLevelMixin, dict)):
         page = html_page(chart, title=title)
-    elif isinstance(chart, OwnPage):
+    elif callable(getattr(chart, "page", None)):
         page = chart.page(title=title)
     else:
-        from winviz.errors import ArgumentTypeError
-
         raise ArgumentTypeError(
             "save_html writes a chart or an explorer",
             field="chart",
@@ -69,13 +52,6 @@ def save_html(chart: Any, path: str | Path, *, title: str = "winviz chart") -> P
     path = Path(path)
     path.write_text(page, encoding="utf-8")
     return path
-
-
-@runtime_checkable
-class OwnPage(Protocol):
-    """What ``save_html`` asks to write its own page: an explorer (``Explorer.page``)."""
-
-    def page(self, *, title: str) -> str: ...
 
 
 def save_svg(chart: alt.TopLevelMixin, path: str | Path) -> Path:
@@ -100,15 +76,15 @@ def save_png(chart: alt.TopLevelMixin, path: str | Path, *, scale: float = 2.0) 
 
 
 def _without_schema(spec: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``spec`` without ``$schema``."""
     spec = dict(spec)
     spec.pop("$schema", None)
     return spec
 
 
 def iframe_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
-    """The chart's page (``html_page``) in a sandboxed iframe ``frame_size`` big: the whole
-    page is the ``srcdoc`` attribute, HTML-escaped (quotes too), so it cannot end the
-    attribute."""
+    """The chart's page (``html_page``) in a sandboxed iframe ``frame_size`` big, as its
+    ``srcdoc`` attribute (HTML-escaped, quotes too)."""
     spec = _without_schema(spec)
     page = html_page(spec)
     width, height = frame_size(spec)
@@ -136,10 +112,8 @@ _LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "size", "opacity", "stro
 
 
 def frame_size(spec: dict[str, Any]) -> tuple[int, int]:
-    """The iframe's width and height (px) that hold the chart drawn from ``spec`` whole: its
-    title's lines and its views (``_block``: each with its axes and its legends) inside the
-    page's margins (``PAGE_PX``); at least ``palette.FIT_WIDTH`` wide (a chart fits in
-    it)."""
+    """The iframe's width and height (px) that hold the chart drawn from ``spec`` whole (its
+    title, views, axes and legends, the page's margins); at least ``palette.FIT_WIDTH`` wide."""
     width, height = _block(spec)
     width += AXIS_ROOM[0] if _has_axes(spec) else 0
     return max(palette.FIT_WIDTH, width) + 2 * PAGE_PX, _title_px(spec) + height + 2 * PAGE_PX
@@ -169,12 +143,9 @@ def _title_px(spec: dict[str, Any]) -> int:
 
 
 def _block(spec: dict[str, Any]) -> tuple[int, int]:
-    """A view's extent (px) with the room around its plot: concatenated views side by side
-    or one under the other (``CONCAT_PX`` apart, each with its title), else the plot
-    (``_plot``), the room of the axis under it (``AXIS_ROOM``; the room left of the plots:
-    ``frame_size``) and the legends under it (as
-    ``palette.LEGEND_CONFIG`` lays them out: each its title and rows of
-    ``palette.LEGEND_COLUMNS`` entries, one under the other; ``_legends``)."""
+    """A view's extent (px): concatenated views side by side or stacked (``CONCAT_PX`` apart,
+    each with its title), else the plot, the axis under it and the legends under that (as
+    ``palette.LEGEND_CONFIG`` lays them out)."""
     for key, across in (("hconcat", True), ("vconcat", False), ("concat", True)):
         parts = [p for p in spec.get(key) or [] if isinstance(p, dict)]
         if parts:
@@ -209,9 +180,8 @@ def _plot(spec: dict[str, Any]) -> tuple[int, int]:
 def _legends(
     spec: Any, found: dict[tuple[str, str], int | None] | None = None
 ) -> dict[tuple[str, str], int | None]:
-    """The legends the spec draws, one per (field, title): how many entries (its scale's
-    domain; ``UNKNOWN_ENTRIES`` if none is named), None for a gradient (a quantitative
-    scale). A channel with ``legend: null`` draws none."""
+    """The legends the spec draws, one per (field, title): its entries (its scale's domain;
+    else ``UNKNOWN_ENTRIES``), None for a gradient."""
     found = {} if found is None else found
     if isinstance(spec, list):
         for s in spec:
@@ -255,20 +225,14 @@ def export_renderer(spec: dict[str, Any], **_: Any) -> dict[str, Any]:
 
 
 JUPYTER_EMBED_OPTIONS: dict[str, Any] = {"actions": dict(pages.ACTIONS)}
-"""vega-embed options of charts in JupyterLab (the ``jupyter`` renderer, explorers): no
-"View Source" — vega-embed writes the spec unescaped into a new window of JupyterLab's own
-origin — and no "Open in Vega Editor" (a remote site)."""
+"""vega-embed options of charts in JupyterLab (the safe actions only)."""
 
 
 def setup_rendering() -> str:
-    """Make charts render offline in JupyterLab; returns the renderer enabled.
-
-    Call once at the top of a notebook. Altair's default renderer loads Vega from a CDN and
-    its ``mimetype`` one emits Vega-Lite 6, which JupyterLab 4 does not render: this enables
-    ``alt.renderers.enable("jupyter", offline=True)`` when anywidget is installed, else
-    "winviz-offline" (``iframe_renderer``: the chart's page in a sandboxed iframe). With
-    ``WINVIZ_RENDERER=export`` (``make lessons``) it enables "winviz-export": each chart's
-    output is its Vega-Lite spec under ``EXPORT_MIMETYPE``, for ``winviz.viz.lessons``."""
+    """Make charts render offline in JupyterLab (call once per notebook); returns the renderer
+    enabled: Altair's "jupyter" (offline) with anywidget installed, else "winviz-offline"
+    (``iframe_renderer``); with ``WINVIZ_RENDERER=export`` (``make lessons``) "winviz-export"
+    (each chart's output its spec under ``EXPORT_MIMETYPE``)."""
     mode = os.environ.get(RENDERER_ENV, "")
     if mode not in ("", "export"):
         raise ValueError(f"{RENDERER_ENV} must be 'export' or unset, got {mode!r}")
@@ -277,9 +241,7 @@ def setup_rendering() -> str:
             alt.renderers.register(EXPORT_RENDERER, export_renderer)
         alt.renderers.enable(EXPORT_RENDERER)
         return EXPORT_RENDERER
-    try:
-        import anywidget  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("anywidget") is None:
         if "winviz-offline" not in alt.renderers.names():
             alt.renderers.register("winviz-offline", iframe_renderer)
         alt.renderers.enable("winviz-offline")

@@ -1,25 +1,12 @@
 """Lessons as static pages: ``make lessons`` → ``build/lessons/NN_*.html`` and an index.
 
-``python -m winviz.viz.lessons [notebooks] [build/lessons]`` executes every lesson notebook
-(``NN_*.ipynb``) on a clean kernel in its folder with ``WINVIZ_RENDERER=export``, so each chart
-outputs its plain Vega-Lite spec (``export.EXPORT_MIMETYPE``), then writes each as one
-self-contained HTML page:
-
-* nbconvert's ``lab`` template with every block that would load from a CDN emptied
-  (require.js, MathJax, mermaid, the widget manager), and one inlined copy of Vega, Vega-Lite
-  and vega-embed that draws every chart as SVG (tooltips and the scrubber's slider work);
-* data never becomes code (``winviz.viz.pages``): specs as escaped JSON data blocks, a strict
-  Content-Security-Policy, each page checked (``pages.check_page``) before writing;
-* an explorer (``wv.explore``) keeps its controls, switching between its runs precomputed on
-  the slider grid (``winviz.viz.grid``); one whose runs do not fit is shown at the lesson's
-  values with a note saying why; other widgets become a note (they need a kernel);
-* a page that would fetch anything from another host fails the build
-  (``external_resources``), naming the lesson and the reference.
-
-A lesson cell that raises fails the build: ``LessonBuildError`` names the lesson and shows the
-cell and its traceback. ``--jobs N`` builds N lessons at once (``make lessons`` uses 2).
-No Flink class is mirrored here: this is the kit's publishing step (``jupyter nbconvert
---execute --to html`` with the network taken out).
+``python -m winviz.viz.lessons [notebooks] [build/lessons] [--jobs N]`` executes each lesson
+notebook on a clean kernel in its folder with ``WINVIZ_RENDERER=export`` (each chart outputs its
+Vega-Lite spec, ``export.EXPORT_MIMETYPE``) and writes it with nbconvert's ``lab`` template, every
+CDN block emptied, as a page of ``winviz.viz.pages`` (Vega inlined, specs as data, strict
+policy, checked). An explorer keeps its controls over its precomputed runs (``winviz.viz.grid``);
+other widgets become a note. A failing cell or a page that would fetch from another host fails
+the build (``LessonBuildError``). No Flink class is mirrored: this is the publishing step.
 """
 
 from __future__ import annotations
@@ -32,6 +19,7 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -49,30 +37,15 @@ from traitlets import CaselessStrEnum, default
 from winviz.viz import grid
 from winviz.viz import pages as safe
 from winviz.viz.export import EXPLORER_KEY, EXPORT_MIMETYPE, RENDERER_ENV
+from winviz.viz.pages import explorer_html, external_resources
 
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 """Lesson notebooks: two digits, an underscore, a name (``00_tour.ipynb``)."""
 WIDGET_MIMETYPE = "application/vnd.jupyter.widget-view+json"
-EMBED_OPTIONS: dict[str, Any] = safe.EMBED_OPTIONS
-"""vega-embed options for every chart (``pages.EMBED_OPTIONS``)."""
-
-# Resource references that make a browser fetch: tag attributes, CSS, Vega-Lite data URLs.
-# A plain link (<a href>) fetches nothing until clicked, so it is not one; nor is an XML
-# namespace or a string inside a script.
-_ATTR = re.compile(
-    r"""<(?!a\b)[a-z][a-z0-9-]*\b[^>]*?\b(?:src|href|srcset|data|poster|background|action)"""
-    r"""\s*=\s*["']?\s*((?:https?:|ftp:|wss?:)?//[^"'\s>]*)""",
-    re.IGNORECASE,
-)
-_CSS = re.compile(
-    r"""(?:@import\s+(?:url\()?\s*["']?|url\(\s*["']?)\s*((?:https?:|ftp:)?//[^"')\s]*)""",
-    re.IGNORECASE,
-)
-_META_REFRESH = re.compile(r"""<meta\b[^>]*http-equiv\s*=\s*["']?refresh""", re.IGNORECASE)
 
 _TEMPLATE = """{%- extends 'index.html.j2' -%}
 {%- block html_head -%}
-{{ resources.winviz_csp }}
+{{ resources.winviz_policy }}
 {{ super() }}
 {%- endblock html_head -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
@@ -120,17 +93,14 @@ def find_lessons(folder: str | Path) -> list[Path]:
 
 
 class IPCKernelManager(KernelManager):
-    """A kernel on this machine reached over Unix sockets (ZeroMQ's IPC transport) in the
-    Jupyter runtime folder, instead of TCP ports on localhost. With TCP, ipykernel (≥ 7)
-    warns at every start that the kernel "is running over TCP without encryption" — 11 times
-    in ``make lessons``, and a user cannot act on it; IPC is the remedy that warning names."""
+    """A kernel reached over Unix sockets in the Jupyter runtime folder, not TCP (over which
+    ipykernel ≥ 7 warns at every start that it runs without encryption)."""
 
     transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
 
     @default("ip")
     def _ip_default(self) -> str:
-        # IPC's "ip" is the sockets' path prefix; jupyter_client's default is "kernel-ipc"
-        # in the working folder (the lesson's), so name a private one in the runtime folder.
+        # the sockets' path prefix (jupyter_client's default is in the lesson's folder)
         runtime = Path(jupyter_runtime_dir())
         runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
         return str(runtime / f"winviz-kernel-{os.getpid()}-{id(self):x}-ipc")
@@ -151,43 +121,6 @@ def execute(path: str | Path, *, timeout: int = 600) -> nbformat.NotebookNode:
     return nb
 
 
-def external_resources(page: str) -> list[str]:
-    """Every reference in an HTML page that would make a browser fetch from another host:
-    tag attributes (``src``, ``href`` of ``<link>``, ``srcset``, ``data``…), CSS
-    ``@import`` / ``url()``, ``<meta http-equiv=refresh>`` and Vega-Lite ``"url"`` data
-    sources inside the chart specs. Empty for a self-contained page."""
-    found = [m.group(0) for m in _ATTR.finditer(page)]
-    found += [m.group(0) for m in _CSS.finditer(page)]
-    found += [m.group(0) for m in _META_REFRESH.finditer(page)]
-    for spec in safe.data_blocks(page, safe.SPEC_CLASS):
-        found += [f"Vega-Lite data url {u!r}" for u in _data_urls(json.loads(spec))]
-    for block in safe.data_blocks(page, safe.EXPLORER_CLASS):
-        for blob in json.loads(block)["blobs"]:  # an explorer's precomputed runs
-            specs = grid.decode(blob)["specs"]
-            found += [f"Vega-Lite data url {u!r} (explorer)" for u in _data_urls(specs)]
-    return found
-
-
-def _data_urls(node: Any) -> list[str]:
-    """The ``url`` of every data source in a Vega-Lite spec that points to another host."""
-    if isinstance(node, list):
-        return [u for item in node for u in _data_urls(item)]
-    if not isinstance(node, dict):
-        return []
-    urls = []
-    url = node.get("url")
-    if isinstance(url, str) and re.match(r"(?:[a-z][a-z0-9+.-]*:)?//", url, re.I):
-        urls.append(url)
-    for value in node.values():
-        urls += _data_urls(value)
-    return urls
-
-
-def chart_html(spec: dict[str, Any]) -> str:
-    """A chart's place in the page (``pages.chart_element``: its spec as escaped JSON)."""
-    return safe.chart_element(spec)
-
-
 def _widget_html(data: dict[str, Any]) -> str:
     """The static note standing in for an ipywidgets output."""
     shown = str(data.get("text/plain", "a widget")).strip().splitlines()[0][:120]
@@ -199,68 +132,10 @@ def _widget_html(data: dict[str, Any]) -> str:
     )
 
 
-_FROZEN = "<b>Explorer</b> at the values the lesson set"
-"""How an explorer whose runs are not on the page begins its note (``count_explorers``)."""
-
-
-def explorer_html(data: dict[str, Any], payload: dict[str, Any], room: int) -> tuple[str, int]:
-    """An explorer (``wv.explore``) on a static page and the bytes of precomputed runs it
-    adds: its controls switching between the runs ``make lessons`` precomputed on its
-    slider grid (``winviz.viz.grid``), when they fit in ``room`` bytes; else a note saying
-    why (with the sizes) and its charts at the lesson's values."""
-    shown = str(data.get("text/plain", "an explorer")).strip().splitlines()[0][:300]
-    call = safe.text(payload.get("call") or shown)
-    size = sum(len(b) for b in payload["blobs"])
-    runs = len(payload["runs"])
-    why = payload.get("fallback") or ""
-    if not why and size > room:
-        why = (
-            f"its {runs} runs take {size / 1e6:.2f} MB and the explorers above already use "
-            f"{(grid.MAX_BYTES - room) / 1e6:.2f} MB of the {grid.MAX_BYTES / 1e6:g} MB a page "
-            "may hold"
-        )
-    specs = _lesson_run(payload)["specs"]
-    if why:
-        note = (
-            f'<div class="winviz-widget-note">{_FROZEN} '
-            f"(<code>{call}</code>): its runs are not precomputed on this page because "
-            f"{safe.text(why)}. Open the lesson in JupyterLab (<code>make lab</code>) to move "
-            "its sliders.</div>"
-        )
-        return note + "".join(chart_html(spec) for spec in specs), 0
-    combinations = payload["combinations"]
-    grid_text = (
-        f"every one of its {combinations} combinations"
-        if runs == combinations
-        else f"{runs} of its {combinations} combinations (thinned evenly; the lesson's values "
-        "are among them)"
-    )
-    note = (
-        f'<div class="winviz-widget-note"><b>Explorer</b> (<code>{call}</code>): its sliders '
-        f"and dropdowns switch between engine runs precomputed when this page was built, for "
-        f"{grid_text}. Open the lesson in JupyterLab (<code>make lab</code>) to re-run the "
-        "engine for any value.</div>"
-    )
-    return note + safe.explorer_element(payload, len(specs)), size
-
-
-def _lesson_run(payload: dict[str, Any]) -> dict[str, Any]:
-    """The run at the lesson's values of an explorer's payload (decoded)."""
-    index = 0
-    for control in payload["controls"]:
-        index = index * len(control["labels"]) + control["initial"]
-    return grid.decode(payload["blobs"][payload["runs"][index]])
-
-
 ANSWER_TAGS = frozenset({"check", "solution"})
-"""Cells a lesson page leaves out: an exercise's check (its code knows the answer; the lesson
-shows it collapsed) and worked solutions (tagged ``solution``, collapsed in JupyterLab)."""
-
-
+"""Cells a lesson page leaves out: an exercise's check (it knows the answer) and solutions."""
 FACT_TAGS = frozenset({"facts"})
-"""Cells a lesson page also leaves out: the lesson's own checks of what its prose says
-(asserts over the trace, tagged ``facts``, collapsed in JupyterLab) — they run on every build
-and test, and the page shows what they check in its prose, tables and charts."""
+"""Cells a lesson page also leaves out: the lesson's asserts of what its prose says."""
 
 
 def without_tags(nb: nbformat.NotebookNode, tags: frozenset[str]) -> nbformat.NotebookNode:
@@ -268,11 +143,6 @@ def without_tags(nb: nbformat.NotebookNode, tags: frozenset[str]) -> nbformat.No
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))
     nb.cells = [c for c in nb.cells if not tags & set(c.metadata.get("tags", []))]
     return nb
-
-
-def without_answers(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of ``nb`` without the cells tagged ``check`` or ``solution`` (``ANSWER_TAGS``)."""
-    return without_tags(nb, ANSWER_TAGS)
 
 
 def count_charts(page: str) -> int:
@@ -283,7 +153,7 @@ def count_charts(page: str) -> int:
 def count_explorers(page: str) -> tuple[int, int]:
     """The explorers a built page holds: (interactive ones — their data blocks —, frozen ones
     shown at the lesson's values with a note)."""
-    return len(safe.data_blocks(page, safe.EXPLORER_CLASS)), page.count(_FROZEN)
+    return len(safe.data_blocks(page, safe.EXPLORER_CLASS)), page.count(safe.FROZEN)
 
 
 def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, int]:
@@ -306,7 +176,7 @@ def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, in
                 room -= used
                 charts += markup.count('<div class="winviz-chart">')
             elif EXPORT_MIMETYPE in data:
-                output["data"] = {"text/html": chart_html(data[EXPORT_MIMETYPE])}
+                output["data"] = {"text/html": safe.chart_element(data[EXPORT_MIMETYPE])}
                 charts += 1
             elif WIDGET_MIMETYPE in data:
                 output["data"] = {"text/html": _widget_html(data)}
@@ -315,34 +185,19 @@ def staticize(nb: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int, in
     return nb, charts, widgets
 
 
-def javascript_bundle() -> str:
-    """Vega, Vega-Lite (the version Altair writes) and vega-embed as one script that sets
-    ``window.vega``, ``window.vegaLite`` and ``window.vegaEmbed`` (built offline)."""
-    return safe.javascript_bundle()
-
-
-def _exporter() -> HTMLExporter:
-    return HTMLExporter(
+def render_page(nb: nbformat.NotebookNode, title: str, bundle: str) -> str:
+    """The HTML page of an executed, staticized notebook (see the module docstring)."""
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    nb.metadata["title"] = title
+    exporter = HTMLExporter(
         template_name="lab",
         template_file="winviz_lesson.html.j2",
         extra_loaders=[jinja2.DictLoader({"winviz_lesson.html.j2": _TEMPLATE})],
         exclude_anchor_links=True,
     )
-
-
-def render_page(nb: nbformat.NotebookNode, title: str, bundle: str) -> str:
-    """The HTML page of an executed, staticized notebook (see the module docstring)."""
-    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
-    nb.metadata["title"] = title
-    embed = safe.embed_script(EMBED_OPTIONS)
-    body, _ = _exporter().from_notebook_node(
-        nb,
-        resources={
-            "winviz_csp": safe.csp_meta([bundle, embed]),
-            "winviz_css": safe.CHART_CSS,
-            "winviz_bundle": safe.script_element(bundle),
-            "winviz_embed": safe.script_element(embed),
-        },
+    parts = safe.page_parts(bundle)
+    body, _ = exporter.from_notebook_node(
+        nb, resources={f"winviz_{name}": part for name, part in parts.items()}
     )
     return body
 
@@ -360,8 +215,8 @@ def lesson_title(nb: nbformat.NotebookNode, fallback: str) -> str:
 def build_lesson(
     path: str | Path, out: str | Path, bundle: str, *, timeout: int = 600
 ) -> LessonPage:
-    """Execute one lesson and write ``out/<lesson>.html``; raises ``LessonBuildError`` if the
-    page would load anything from another host."""
+    """Execute one lesson and write ``out/<lesson>.html`` (``LessonBuildError``: see the
+    module docstring)."""
     path, out = Path(path), Path(out)
     start = time.perf_counter()
     try:
@@ -402,8 +257,7 @@ def build_lesson(
 
 
 def index_page(pages: Sequence[LessonPage]) -> str:
-    """The index: one link per lesson page (relative links; no script — its policy allows
-    none —, no external URL)."""
+    """The index: one relative link per lesson page, no script."""
     items = "\n".join(
         f'<li><a href="{safe.text(p.path.name)}">{safe.text(p.lesson)}</a> — '
         f"{safe.text(p.title)} <small>({_count(p.charts, 'chart', 'charts')})</small></li>"
@@ -424,6 +278,7 @@ def index_page(pages: Sequence[LessonPage]) -> str:
 
 
 def _count(n: int, one: str, many: str) -> str:
+    """``n`` and the noun: "1 chart", "2 charts"."""
     return f"{n} {one if n == 1 else many}"
 
 
@@ -440,11 +295,6 @@ def report_line(page: LessonPage) -> str:
         parts.append(_count(page.widgets, "widget", "widgets") + " as a note (needs a kernel)")
     parts.append(f"{page.seconds:.1f} s")
     return "  ".join(parts)
-
-
-def _report(page: LessonPage, log: Any) -> None:
-    if log:
-        log(report_line(page))
 
 
 def build_lessons(
@@ -471,18 +321,13 @@ def build_lessons(
         raise LessonBuildError(f"no lesson notebook ({LESSON_GLOB}) in {str(src)!r}")
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
-    bundle = javascript_bundle()
-    build = partial(build_lesson, out=out, bundle=bundle, timeout=timeout)
+    build = partial(build_lesson, out=out, bundle=safe.javascript_bundle(), timeout=timeout)
     pages = []
-    if jobs == 1:
-        for path in lessons:
-            pages.append(build(path))
-            _report(pages[-1], log)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for page in pool.map(build, lessons):
-                pages.append(page)
-                _report(page, log)
+    with ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else nullcontext() as pool:
+        for page in pool.map(build, lessons) if pool else map(build, lessons):
+            pages.append(page)
+            if log:
+                log(report_line(page))
     index = index_page(pages)
     safe.require_safe(index, "index.html")
     bad = external_resources(index)

@@ -1,25 +1,13 @@
 """HTML pages the kit writes: the one place where specs and data enter a page.
 
-A trace is untrusted input (learners exchange them, instructors publish pages made from
-them), so every value that reaches a page — a key, an operator or sink name, an OutputTag id,
-an element's payload inside a chart's data — is *data*, never markup or code:
-
-* specs and an explorer's precomputed runs enter a page only as JSON data blocks written by
-  ``script_json`` (``<``, ``>``, ``&`` and every non-ASCII character as ``\\uXXXX``: no value
-  can close the element); the page script reads them with ``JSON.parse`` and builds controls
-  with ``textContent``; values in markup go through ``text`` (HTML-escaped, quotes included);
-* the kit's own inline scripts (``script_element``) are allowed by their SHA-256 hash in the
-  ``content_security_policy`` every page carries: no network at all, images and fonts only
-  from ``data:``/``blob:`` URLs, inline styles. An injection that slipped past the escaping
-  could neither run nor fetch anything. ``check_page`` names what is wrong with a page;
-  writers call it before writing.
-
-Charts are drawn by vega-embed with ``ast: true`` (Vega's expression *interpreter*, not
-``Function``), so the policy needs no ``'unsafe-eval'``. Tooltips use vega-tooltip's default
-``sanitize`` (it HTML-escapes every key and value). "View Source" is off: vega-embed writes the
-spec unescaped into a new window with ``document.write``.
-
-No Flink class is mirrored here: this is the kit's publishing step.
+A trace is untrusted input, so every value that reaches a page is *data*, never markup or
+code: specs and an explorer's runs enter only as JSON data blocks (``script_json``: no value
+can close the element), read by the page script with ``JSON.parse`` and shown with
+``textContent``; values in markup go through ``text``. The kit's own inline scripts are allowed
+by hash in the strict ``content_security_policy`` every page carries (no network; ``check_page``
+names what is wrong with a page). Charts are drawn by vega-embed with ``ast: true`` (no
+``'unsafe-eval'``), tooltips sanitized, "View Source" off. A page that would fetch from another
+host is refused (``external_resources``).
 """
 
 from __future__ import annotations
@@ -35,19 +23,18 @@ from collections.abc import Sequence
 from html.parser import HTMLParser
 from typing import Any
 
+import altair as alt
 import vl_convert as vlc
 
-from winviz.viz import palette, view_script
+from winviz.viz import grid, palette, view_script
 
 SPEC_CLASS = "winviz-spec"
 EXPLORER_CLASS = "winviz-explorer-data"
 """The class of an explorer's data block (``explorer_element``)."""
 ACTIONS: dict[str, bool] = {"export": True, "source": False, "compiled": False, "editor": False}
-"""vega-embed's action menu: "Save as SVG/PNG" only. No "View Source" (vega-embed writes the
-spec unescaped into a new window) and no "Open in Vega Editor" (a remote site)."""
+"""vega-embed's action menu: "Save as SVG/PNG" only (no unescaped source, no remote editor)."""
 EMBED_OPTIONS: dict[str, Any] = {"renderer": "svg", "actions": ACTIONS, "ast": True}
-"""vega-embed options of every chart in a page the kit writes: SVG, the safe actions, and
-``ast: true`` (expressions interpreted, not compiled: the page needs no ``'unsafe-eval'``)."""
+"""vega-embed options of every chart in a page the kit writes."""
 
 CSP_FIXED = (
     "default-src 'none'",
@@ -59,22 +46,13 @@ CSP_FIXED = (
     "form-action 'none'",
     "object-src 'none'",
 )
-"""The policy apart from ``script-src``. ``style-src 'unsafe-inline'``: nbconvert's lab
-template inlines JupyterLab's CSS and Vega, vega-embed and vega-tooltip add ``<style>``
-elements and style attributes at run time; with every fetch refused, a style can neither run
-code nor send anything anywhere."""
+"""The policy apart from ``script-src`` (inline styles: nbconvert's and Vega's; with every
+fetch refused a style can neither run code nor send anything)."""
 
-# Draws every chart of the page (div.winviz-chart: a view and its spec) and every explorer
-# (div.winviz-explorer: its controls, then the charts of the run they point at), and sets
-# window.winvizCharts = {done, charts, errors} once all have been drawn or have failed. Each
-# drawn chart's Vega view is kept on its element (``box.winvizView``: tests read its scenegraph).
-# An explorer's data (winviz.viz.grid) is JSON: control labels are set as text, each run is
-# gzip-compressed JSON in base64, read with DecompressionStream and JSON.parse.
-# Once a run is shown, the runs next to it on the control moved last (first the one the
-# learner is moving towards) are drawn ahead (winviz.viz.view_script), after the frame that
-# shows it; ex.dataset.drawn says how the last run was shown ("prepared": moved into place;
-# "embedded": drawn when chosen), ex.dataset.ahead whether drawing ahead is "busy" or "done".
-# An explorer with a scrubber draws each run when chosen: its t follows the chart shown.
+# Draws every chart (div.winviz-chart) and explorer (div.winviz-explorer: controls over the
+# runs of winviz.viz.grid), then sets window.winvizCharts = {done, charts, errors}. An
+# explorer draws the runs next to the shown one ahead (winviz.viz.view_script); its
+# dataset.drawn says "prepared" (moved into place) or "embedded", dataset.ahead "busy"/"done".
 _EMBED_JS = """(function () {
   const options = %(options)s;
   %(view_script)s
@@ -266,8 +244,7 @@ CHART_CSS = (
     "#vg-tooltip-element { font-family: sans-serif; font-size: 12px; }\n"
 )
 
-# Inside a script element the HTML parser ends the element at "</script" and treats "<!--"
-# and "<script" specially (the "escaped" states): the kit's own scripts contain none of them.
+# what ends a script element early or switches the HTML parser into its escaped states
 _SCRIPT_BREAKERS = re.compile(r"</script|<!--|<script", re.IGNORECASE)
 _JS_TYPES = {
     "",
@@ -279,17 +256,29 @@ _JS_TYPES = {
 }
 
 
+# Resource references that make a browser fetch: tag attributes, CSS, Vega-Lite data URLs.
+# A plain link (<a href>) fetches nothing until clicked, so it is not one; nor is an XML
+# namespace or a string inside a script.
+_ATTR = re.compile(
+    r"""<(?!a\b)[a-z][a-z0-9-]*\b[^>]*?\b(?:src|href|srcset|data|poster|background|action)"""
+    r"""\s*=\s*["']?\s*((?:https?:|ftp:|wss?:)?//[^"'\s>]*)""",
+    re.IGNORECASE,
+)
+_CSS = re.compile(
+    r"""(?:@import\s+(?:url\()?\s*["']?|url\(\s*["']?)\s*((?:https?:|ftp:)?//[^"')\s]*)""",
+    re.IGNORECASE,
+)
+_META_REFRESH = re.compile(r"""<meta\b[^>]*http-equiv\s*=\s*["']?refresh""", re.IGNORECASE)
+
+
 class PageError(ValueError):
     """A page or a piece of one that the kit refuses to write (names what and why)."""
 
 
 def script_json(value: Any) -> str:
-    """``value`` as JSON that is safe inside a ``<script>`` element of an HTML page.
-
-    Keys sorted, compact; ``<``, ``>``, ``&`` and every non-ASCII character (U+2028 and
-    U+2029 included) as ``\\uXXXX`` escapes, so the text contains no markup at all and
-    ``JSON.parse`` returns exactly ``value``. NaN and infinities are not JSON: a
-    ``PageError`` names the path to the first one."""
+    """``value`` as JSON safe inside a ``<script>`` element: keys sorted, compact, ``<``,
+    ``>``, ``&`` and every non-ASCII character as ``\\uXXXX``. A NaN or infinity raises
+    ``PageError`` naming its path."""
     try:
         text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
     except ValueError:
@@ -301,6 +290,7 @@ def script_json(value: Any) -> str:
 
 
 def _first_non_finite(value: Any, path: str) -> str | None:
+    """The path of the first NaN or infinity in ``value`` (None: none)."""
     if isinstance(value, float) and not math.isfinite(value):
         return f"{path} ({value!r})"
     items: Any = ()
@@ -320,20 +310,15 @@ def text(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def spec_element(spec: dict[str, Any]) -> str:
-    """A Vega-Lite spec as a data block: ``<script type="application/json">``, never run."""
-    return f'<script type="application/json" class="{SPEC_CLASS}">{script_json(spec)}</script>'
-
-
 def chart_element(spec: dict[str, Any]) -> str:
-    """A chart's place in a page: an empty view and its spec (``spec_element``)."""
-    return f'<div class="winviz-chart"><div class="winviz-view"></div>{spec_element(spec)}</div>'
+    """A chart's place in a page: an empty view and its spec as a data block."""
+    block = f'<script type="application/json" class="{SPEC_CLASS}">{script_json(spec)}</script>'
+    return f'<div class="winviz-chart"><div class="winviz-view"></div>{block}</div>'
 
 
 def explorer_element(payload: dict[str, Any], charts: int) -> str:
-    """An explorer's place in a page (``winviz.viz.grid``): room for its controls (the page
-    script makes them from ``payload``) and status line, ``charts`` empty chart views, and
-    ``payload`` as a data block written by ``script_json``."""
+    """An explorer's place in a page: room for its controls and status line, ``charts`` empty
+    views, and ``payload`` (``winviz.viz.grid``) as a data block."""
     views = '<div class="winviz-chart"><div class="winviz-view"></div></div>' * charts
     return (
         '<div class="winviz-explorer"><div class="winviz-explorer-controls"></div>'
@@ -344,8 +329,7 @@ def explorer_element(payload: dict[str, Any], charts: int) -> str:
 
 
 def script_element(code: str) -> str:
-    """One of the kit's own scripts, inline; refuses code that could end the element early
-    or switch the HTML parser into its script-escaped states."""
+    """One of the kit's own scripts, inline (``PageError`` for code that could break out)."""
     found = _SCRIPT_BREAKERS.search(code)
     if found:
         near = code[max(0, found.start() - 40) : found.end() + 40]
@@ -374,18 +358,14 @@ def csp_meta(scripts: Sequence[str] = ()) -> str:
 
 def vega_lite_version() -> str:
     """The Vega-Lite version of the installed Altair, as vl-convert names it ("6.4")."""
-    import altair as alt
-
     major, minor = alt.SCHEMA_VERSION.lstrip("v").split(".")[:2]
     return f"{major}.{minor}"
 
 
 @functools.lru_cache(maxsize=2)
 def javascript_bundle(vl_version: str | None = None) -> str:
-    """Vega, Vega-Lite (the version Altair writes) and vega-embed as one script that sets
-    ``window.vega``, ``window.vegaLite`` and ``window.vegaEmbed`` (vl-convert, offline).
-    ``</script`` inside it (in strings and regular expressions) is written ``<\\/script``,
-    the same text to JavaScript."""
+    """Vega, Vega-Lite (Altair's version) and vega-embed as one script (vl-convert, offline),
+    ``</script`` written ``<\\/script`` (the same to JavaScript)."""
     bundle = vlc.javascript_bundle(vl_version=vl_version or vega_lite_version())
     bundle = re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
     script_element(bundle)  # raises if anything else could break the element
@@ -405,26 +385,36 @@ def embed_script(options: dict[str, Any] | None = None) -> str:
 def chart_page(
     specs: Sequence[dict[str, Any]], *, title: str = "winviz chart", note: str | None = None
 ) -> str:
-    """A self-contained page drawing ``specs`` (Vega-Lite dicts): one inlined copy of Vega,
-    the specs as data blocks, the strict policy. Loads nothing from anywhere. ``note``, if
-    given, is said above the charts as text (e.g. that the run failed, and why)."""
+    """A self-contained page drawing ``specs`` (Vega-Lite dicts); ``note``, if given, said
+    above the charts as text (e.g. that the run failed, and why)."""
     said = f'<p role="note"><strong>{text(note)}</strong></p>\n' if note else ""
     body = said + "\n".join(chart_element(s) for s in specs)
     return page(body, title=title, what="the chart page")
 
 
+def page_parts(bundle: str) -> dict[str, str]:
+    """What every page the kit writes carries besides its body: the policy (``<meta>``), the
+    charts' CSS, the Vega ``bundle`` and the page script (``embed_script``) as script elements."""
+    embed = embed_script()
+    return {
+        "policy": csp_meta([bundle, embed]),
+        "css": CHART_CSS,
+        "bundle": script_element(bundle),
+        "embed": script_element(embed),
+    }
+
+
 def page(body: str, *, title: str, what: str = "the page") -> str:
-    """A self-contained page around ``body`` (chart and explorer elements, made by this
-    module): one inlined copy of Vega, the page script that draws them, the strict policy;
-    checked by ``require_safe``."""
-    bundle, embed = javascript_bundle(), embed_script()
+    """A self-contained page around ``body`` (chart and explorer elements): Vega inlined, the
+    page script, the strict policy; checked by ``require_safe``."""
+    parts = page_parts(javascript_bundle())
     written = (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"{csp_meta([bundle, embed])}\n"
+        f"{parts['policy']}\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{text(title)}</title>\n"
-        f"<style>\nbody {{ font-family: sans-serif; margin: 8px; }}\n{CHART_CSS}</style>\n"
-        f"</head>\n<body>\n{body}\n{script_element(bundle)}\n{script_element(embed)}\n"
+        f"<style>\nbody {{ font-family: sans-serif; margin: 8px; }}\n{parts['css']}</style>\n"
+        f"</head>\n<body>\n{body}\n{parts['bundle']}\n{parts['embed']}\n"
         "</body>\n</html>\n"
     )
     require_safe(written, what)
@@ -465,8 +455,7 @@ class _Scripts(HTMLParser):
 
 def data_blocks(page: str, cls: str) -> list[str]:
     """The text of every data block (``<script type="application/json">``) of class ``cls``
-    in the page, in order, whatever the order of their attributes (nbconvert rewrites
-    them)."""
+    in the page, in order."""
     return [
         body
         for attrs, body in _Scripts(page).scripts
@@ -476,9 +465,8 @@ def data_blocks(page: str, cls: str) -> list[str]:
 
 
 def check_page(page: str) -> list[str]:
-    """What is wrong with a page the kit writes, in words; empty when it is safe: exactly one
-    policy, in the head before any script, with the fixed directives; every inline script
-    allowed by hash (one that is not would not run); no script loaded from a URL."""
+    """What is wrong with a page, in words (empty: safe): not exactly one policy before any
+    script with the fixed directives, an inline script not allowed by hash, a script URL."""
     parser = _Scripts(page)
     problems = []
     if len(parser.policies) != 1:
@@ -510,3 +498,88 @@ def require_safe(page: str, what: str) -> None:
     problems = check_page(page)
     if problems:
         raise PageError(f"{what} is not safe to write: {'; '.join(problems[:3])}")
+
+
+def external_resources(page: str) -> list[str]:
+    """Every reference in an HTML page that would make a browser fetch from another host:
+    tag attributes (``src``, ``href`` of ``<link>``, ``srcset``, ``data``…), CSS
+    ``@import`` / ``url()``, ``<meta http-equiv=refresh>`` and Vega-Lite ``"url"`` data
+    sources inside the chart specs. Empty for a self-contained page."""
+    found = [m.group(0) for m in _ATTR.finditer(page)]
+    found += [m.group(0) for m in _CSS.finditer(page)]
+    found += [m.group(0) for m in _META_REFRESH.finditer(page)]
+    for spec in data_blocks(page, SPEC_CLASS):
+        found += [f"Vega-Lite data url {u!r}" for u in _data_urls(json.loads(spec))]
+    for block in data_blocks(page, EXPLORER_CLASS):
+        for blob in json.loads(block)["blobs"]:  # an explorer's precomputed runs
+            specs = grid.decode(blob)["specs"]
+            found += [f"Vega-Lite data url {u!r} (explorer)" for u in _data_urls(specs)]
+    return found
+
+
+def _data_urls(node: Any) -> list[str]:
+    """The ``url`` of every data source in a Vega-Lite spec that points to another host."""
+    if isinstance(node, list):
+        return [u for item in node for u in _data_urls(item)]
+    if not isinstance(node, dict):
+        return []
+    urls = []
+    url = node.get("url")
+    if isinstance(url, str) and re.match(r"(?:[a-z][a-z0-9+.-]*:)?//", url, re.I):
+        urls.append(url)
+    for value in node.values():
+        urls += _data_urls(value)
+    return urls
+
+
+FROZEN = "<b>Explorer</b> at the values the lesson set"
+"""How an explorer whose runs are not on the page begins its note (``count_explorers``)."""
+
+
+def explorer_html(data: dict[str, Any], payload: dict[str, Any], room: int) -> tuple[str, int]:
+    """An explorer (``wv.explore``) on a static page and the bytes of precomputed runs it
+    adds: its controls switching between the runs ``make lessons`` precomputed on its
+    slider grid (``winviz.viz.grid``), when they fit in ``room`` bytes; else a note saying
+    why (with the sizes) and its charts at the lesson's values."""
+    shown = str(data.get("text/plain", "an explorer")).strip().splitlines()[0][:300]
+    call = text(payload.get("call") or shown)
+    size = sum(len(b) for b in payload["blobs"])
+    runs = len(payload["runs"])
+    why = payload.get("fallback") or ""
+    if not why and size > room:
+        why = (
+            f"its {runs} runs take {size / 1e6:.2f} MB and the explorers above already use "
+            f"{(grid.MAX_BYTES - room) / 1e6:.2f} MB of the {grid.MAX_BYTES / 1e6:g} MB a page "
+            "may hold"
+        )
+    specs = _lesson_run(payload)["specs"]
+    if why:
+        note = (
+            f'<div class="winviz-widget-note">{FROZEN} '
+            f"(<code>{call}</code>): its runs are not precomputed on this page because "
+            f"{text(why)}. Open the lesson in JupyterLab (<code>make lab</code>) to move "
+            "its sliders.</div>"
+        )
+        return note + "".join(chart_element(spec) for spec in specs), 0
+    combinations = payload["combinations"]
+    grid_text = (
+        f"every one of its {combinations} combinations"
+        if runs == combinations
+        else f"{runs} of its {combinations} combinations (thinned evenly; the lesson's values "
+        "are among them)"
+    )
+    note = (
+        f'<div class="winviz-widget-note"><b>Explorer</b> (<code>{call}</code>): its sliders '
+        f"and dropdowns switch between engine runs precomputed when this page was built, for "
+        f"{grid_text}. Open the lesson in JupyterLab (<code>make lab</code>) to re-run the "
+        "engine for any value.</div>"
+    )
+    return note + explorer_element(payload, len(specs)), size
+
+
+def _lesson_run(payload: dict[str, Any]) -> dict[str, Any]:
+    """The run at the lesson's values of an explorer's payload (decoded)."""
+    index = 0
+    for control in payload["controls"]:
+        index = index * len(control["labels"]) + control["initial"]
+    return grid.decode(payload["blobs"][payload["runs"][index]])

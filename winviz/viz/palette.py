@@ -1,22 +1,12 @@
-"""Shared look: the colour-blind-safe palette, mark shapes, time axes, titles and the message
-card every chart returns when there is nothing it can honestly draw.
+"""Shared look: the palette, mark shapes, time axes, titles and the message card a chart returns
+when there is nothing it can honestly draw.
 
-One palette with meanings: every colour a chart draws means one thing in every chart
-(``COLOR_MEANINGS``); charts name colours from here and write none themselves. The strongest
-meanings — an element's fate, a firing's cause — take colour-blind-safe colours (mostly Okabe &
-Ito's), fates and causes in different hues; keys and channels take
-Paul Tol's ``IDENTITY_COLORS``, none of them a colour with a meaning. Every categorical colour
-is paired with a distinct shape, so no meaning rests on colour alone.
-
-Time axes. Trace times are integer milliseconds. An axis is drawn as **dates** (UTC) when
-every time on it lies in 2000-01-01 .. 2100-01-01 as epoch milliseconds, otherwise as **plain
-milliseconds** with thousands separators ("12,000"). Both are number scales of milliseconds; a
-date axis puts its ticks on UTC clock boundaries (``epoch_ticks``) and labels them with
-``utcFormat`` (a temporal scale with a fixed domain makes Vega-Lite log a warning per layer).
-Times whose magnitude exceeds 2**53 (Long.MIN_VALUE / Long.MAX_VALUE, the end-of-input
-watermark, cleanup times that overflowed) cannot be held exactly by JavaScript numbers and
-would squash every other mark into one pixel: they are clipped to the edge of the axis and
-labelled (see ``TimeAxis.clip``).
+Every colour a chart draws means one thing in every chart (``COLOR_MEANINGS``); charts name
+colours from here. Fates and firing causes take colour-blind-safe hues (mostly Okabe & Ito's),
+keys and channels Paul Tol's ``IDENTITY_COLORS``; every categorical colour is paired with a
+shape. A time axis is milliseconds, drawn as UTC dates when every time lies in 2000..2100 as
+epoch ms; times beyond 2**53 (MIN, MAX) are clipped to the axis' edge and labelled
+(``TimeAxis.clip``).
 """
 
 from __future__ import annotations
@@ -34,8 +24,7 @@ from winviz.trace import vocabulary
 from winviz.viz import spec
 from winviz.viz.trace_view import TraceInputError, gc_paused
 
-# Okabe–Ito's colours (seven of the eight: their sky blue is not used, see PROCESSING_TIME_COLOR),
-# white and two greys. Charts name the meanings below, never these.
+# Okabe–Ito's colours (not their sky blue), white and two greys: charts name the meanings below.
 BLACK = "#000000"
 ORANGE = "#E69F00"
 GREEN = "#009E73"
@@ -47,10 +36,7 @@ WHITE = "#FFFFFF"
 GREY = "#7F7F7F"
 LIGHT_GREY = "#D9D9D9"
 
-# Identities — which key, which input channel — are told apart by Paul Tol's colour-blind-safe
-# "muted" set, which shares no colour with the colours below: those carry meanings (an
-# element's fate, a firing's cause, a timer's domain, the watermark), so a colour that means
-# something in one chart never merely names a key or a channel in another.
+# Keys and input channels: Paul Tol's "muted" set, no colour of which has a meaning below.
 IDENTITY_COLORS: tuple[str, ...] = (
     "#332288",  # indigo
     "#88CCEE",  # cyan
@@ -63,21 +49,10 @@ IDENTITY_COLORS: tuple[str, ...] = (
     "#AA4499",  # purple
 )
 
-# ---- One palette with meanings (issue 26): each colour means one thing in every chart ----
-# (``COLOR_MEANINGS`` says what; tests/test_viz_palette.py checks the charts' specs). Fates and
-# firing causes take colour-blind-safe hues, none shared; classes of one concept share a hue
-# family and are told apart by shape. The processing-time purple (ColorBrewer PRGn) keeps every
-# cause apart from every fate for the three colour-vision deficiencies (CIE76 distance after
-# Machado's simulation), which Okabe–Ito's sky blue beside the "on time" blue does not.
+# Meanings (tests/test_viz_palette.py checks the distances for each colour-vision deficiency).
 WATERMARK_COLOR = BLACK
-# The watermark of each operator a chart draws a line of (the timeline): an ordered family of
-# shades of the watermark colour, the n-th operator drawn in the n-th (cycling past five, as
-# its dashes do), so that where two operators' lines lie on each other their dashes taking
-# turns (``coinciding``) show both. Greys and near-blacks told apart by lightness and a slight
-# cool or warm tint: the first three (most charts draw two or three lines) ≥ 25 ΔE apart, any
-# two ≥ 15, for normal vision and each dichromacy; the tint keeps them off the palette's plain
-# greys (≥ 14 ΔE from every other colour, ≥ 8 for each dichromacy); each ≥ 3:1 against white
-# (WCAG's contrast for graphics). tests/test_viz_palette.py checks all of it.
+# The n-th operator's watermark line (cycling past five, as its dashes do): shades told apart
+# by lightness and tint, each ≥ 3:1 against white.
 WATERMARK_2_COLOR = "#68909C"  # a cool mid grey, the lightest (L* 57): the 2nd operator
 WATERMARK_3_COLOR = "#746450"  # a warm grey (L* 43)
 WATERMARK_4_COLOR = "#504028"  # a warm dark grey (L* 28)
@@ -91,8 +66,7 @@ DROPPED_COLOR = VERMILLION
 SIDE_OUTPUT_COLOR = PURPLE
 EVENT_TIME_COLOR = GREEN
 PROCESSING_TIME_COLOR = "#762A83"
-# (an element's arrival: a trigger's FIRE in onElement, e.g. CountTrigger, and an interval
-# join's pair — Flink's IntervalJoinOperator emits pairs in processElement, never on a timer)
+# an element's arrival: a FIRE in Trigger.onElement, a pair of IntervalJoinOperator
 ELEMENT_FIRING_COLOR = YELLOW
 NOT_TRACED_COLOR = WHITE  # drawn hollow (outlined)
 MERGE_COLOR = "#543005"  # dark brown, ColorBrewer BrBG; merged away: its pale tint
@@ -186,16 +160,9 @@ WINDOW_EVENT_COLORS: tuple[str, ...] = (
     REMOVED_COLOR,  # cleanup
 )
 MERGE_SHAPE = "M-1,-1L0,0L-1,1ZM1,-1L0,0L1,1Z"
-"""The "merged" mark: two triangles meeting at its point, ▶◀ (windows merging into one), a
-Vega symbol path in the [-1, 1] square — as wide and high as a square of the same size (Vega's
-"wedge" symbol is a sliver about 2 px wide)."""
+"""The "merged" mark ▶◀: two triangles meeting at a point (a Vega symbol path)."""
 WINDOW_EVENT_SHAPES: tuple[str, ...] = (
-    "square",
-    "square",
-    "square",
-    "square",
-    "square",
-    "square",
+    *(["square"] * len(FIRED_EVENT)),
     "triangle-left",
     "triangle-right",
     MERGE_SHAPE,
@@ -235,15 +202,13 @@ def is_off_chart(value: float | int | None) -> bool:
 
 
 def _nan(value: Any) -> bool:
+    """Whether ``value`` is a float NaN."""
     return isinstance(value, float) and math.isnan(value)
 
 
 def format_time(value: Any, kind: Literal["epoch", "ms"] = "ms") -> str:
-    """A time for a tooltip: "12,000 ms", "2019-08-24 09:51:44.152 UTC", "MAX (Long.MAX_VALUE)".
-
-    Values from a DataFrame may be floats (pandas turns int columns with gaps into float64):
-    beyond 2**53 they are approximate, and MAX read as a float rounds up past Long.MAX_VALUE,
-    so it still shows as MAX."""
+    """A time for a tooltip: "12,000 ms", "2019-08-24 09:51:44.152 UTC", "MAX (Long.MAX_VALUE)"
+    (MAX read as a float rounds up past Long.MAX_VALUE: still MAX)."""
     if value is None or value != value:  # None or NaN
         return ""
     v = int(value)
@@ -261,9 +226,8 @@ def format_time(value: Any, kind: Literal["epoch", "ms"] = "ms") -> str:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _format_cached(value: Any, kind: Literal["epoch", "ms"]) -> str:
-    """``format_time`` of a hashable value, remembered: a chart writes the same window bounds,
-    watermarks and times over and over (values equal as dict keys — 5, 5.0, True — have the
-    same text, as ``format_time`` reads them as ints)."""
+    """``format_time`` of a hashable value, remembered (values equal as keys — 5, 5.0, True —
+    have the same text)."""
     return format_time(value, kind)
 
 
@@ -303,10 +267,7 @@ class TimeAxis:
 
     def channel(self, field: str) -> dict[str, Any]:
         """The x or y channel of ``field`` on this axis as a Vega-Lite dict."""
-        # a date axis is a quantitative scale of epoch ms with UTC tick labels: Vega-Lite
-        # turns an explicit domain of a temporal scale into datetime signals and then warns,
-        # once per layer, that they conflict with the domain itself ("Conflicting scale
-        # property domain"); a number scale draws the same positions without a warning
+        # (a temporal scale with a fixed domain makes Vega-Lite warn once per layer)
         scale = {"domain": [self.lo, self.hi], "nice": False, "zero": False}
         return {"field": field, "type": "quantitative", "scale": scale, "axis": self.axis()}
 
@@ -317,9 +278,7 @@ class TimeAxis:
             return format_time(value, self.kind)
 
     def fmt_all(self, values: list[Any]) -> list[str]:
-        """``fmt`` of each value: on a ms axis an int within ±2**53 written directly (the
-        usual case), anything else through ``fmt`` (which remembers its texts); when most
-        values repeat (a run's watermarks: one per element), each distinct one once."""
+        """``fmt`` of each value (when most values repeat, each distinct one once)."""
         try:
             distinct = list(dict.fromkeys(values))
         except TypeError:  # something unhashable
@@ -330,8 +289,7 @@ class TimeAxis:
         return self._fmt_each(values)
 
     def fmt_ranges(self, los: list[Any], his: list[Any]) -> list[str]:
-        """``f"{fmt(lo)} .. {fmt(hi)}"`` of each pair (a binned cell's extent): on a ms axis
-        a pair of ints within ±2**53 written in one step (the usual case; the same text)."""
+        """``f"{fmt(lo)} .. {fmt(hi)}"`` of each pair (a binned cell's extent)."""
         if self.kind != "ms":
             return [
                 f"{a} .. {b}" for a, b in zip(self.fmt_all(los), self.fmt_all(his), strict=True)
@@ -391,15 +349,13 @@ def epoch_ticks(lo: int, hi: int) -> tuple[list[int], str]:
 
 
 EDGE_ROOM = 0.06
-"""Ticks nearer than this share of the axis to an edge drawn as MIN / MAX are left out, so no
-number is printed where MIN or MAX is drawn."""
+"""Ticks nearer than this share of the axis to an edge labelled MIN / MAX are left out."""
 
 
 def edge_named_axis(axis: TimeAxis, lo_min: bool, hi_max: bool) -> dict[str, Any]:
-    """``axis`` as a Vega-Lite axis whose bottom (left) edge is labelled "MIN" when ``lo_min``
-    and whose top (right) edge "MAX" when ``hi_max`` — where ``TimeAxis.clip`` draws
-    Long.MIN_VALUE / Long.MAX_VALUE — its other ticks at round values away from those edges
-    (``EDGE_ROOM``): MIN is never drawn on a tick labelled with a number."""
+    """``axis`` as a Vega-Lite axis whose low edge is labelled "MIN" (``lo_min``) and high edge
+    "MAX" (``hi_max``), where ``TimeAxis.clip`` draws them, other ticks at round values away
+    from those edges (``EDGE_ROOM``)."""
     lo, hi = axis.lo, axis.hi
     if axis.kind == "epoch":
         ticks, fmt = epoch_ticks(lo, hi)
@@ -455,10 +411,9 @@ def watermark_staircase(
     xy: dict[str, Any],
     dash: dict[str, Any] | None = None,
 ) -> list[spec.ChartDict]:
-    """A watermark drawn as a staircase: a line through ``vertices`` in their ``i`` order, one
-    per run attempt (``attempt``), and a dot per record (``points``, their other columns as
-    the tooltip); ``xy``: the x and y channels; ``dash``: a strokeDash channel telling the
-    operators' watermarks apart."""
+    """A watermark as a staircase: a line through ``vertices`` in ``i`` order, one per run
+    ``attempt``, and a dot per record (``points``, other columns the tooltip); ``xy``: the x
+    and y channels; ``dash``: a strokeDash channel telling operators apart."""
     order = {"order": {"field": "i", "type": "quantitative"}}
     dashes = {} if dash is None else {"strokeDash": dash}
     line = spec.layer(
@@ -475,11 +430,8 @@ def watermark_staircase(
 
 
 def message_chart(headline: str, detail: str, *, chart: str) -> dict[str, Any]:
-    """The chart returned in place of a plot: a text card saying why nothing is drawn.
-
-    The headline is the title; the detail (what is wrong and what to do) the text.
-    ``usermeta.winviz`` carries ``{"chart": chart, "status": "message", "message": headline}``
-    so code can tell a message card from a plot without parsing text."""
+    """The chart returned in place of a plot: ``headline`` as title, ``detail`` (what is wrong,
+    what to do) as text; ``usermeta.winviz.status`` is "message"."""
     lines = _wrap(detail, 90)
     card = spec.layer(
         [{"line": line, "row": i} for i, line in enumerate(lines)],
@@ -512,10 +464,9 @@ def input_card(exc: Exception, *, chart: str) -> dict[str, Any]:
 
 
 def public_chart(name: str) -> Callable[[Callable[..., spec.ChartDict]], Callable[..., Any]]:
-    """The decorator of the public chart function ``name`` (arguments → chart dict): its
-    Altair chart (``spec.chart_function``), drawn with the garbage collector paused
-    (``gc_paused``), and input it cannot draw (a ``TraceInputError``) given as its message
-    card (``input_card``) instead of raised; wrong arguments (``ValueError``) still raise."""
+    """The decorator of the public chart function ``name`` (→ chart dict): its Altair chart
+    (``spec.chart_function``), drawn with the garbage collector paused, input it cannot draw
+    (``TraceInputError``) given as its message card; a ``ValueError`` still raises."""
 
     def public(fn: Callable[..., spec.ChartDict]) -> Callable[..., Any]:
         @functools.wraps(fn)
@@ -531,6 +482,7 @@ def public_chart(name: str) -> Callable[[Callable[..., spec.ChartDict]], Callabl
 
 
 def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces."""
     words, lines, line = text.split(), [], ""
     for w in words:
         if line and len(line) + 1 + len(w) > width:
@@ -544,27 +496,18 @@ def _wrap(text: str, width: int) -> list[str]:
 
 
 FIT_WIDTH = 840
-"""The widest a chart is drawn (px): plot, axes, legends, titles and side panels all fit in a
-container this wide. JupyterLab in a 1280-px browser window with its file browser open gives
-a cell's output about 848 px; a chart wider than that is cut off at the output's edge (a
-right-hand legend was: issue 26). The one rule that keeps every chart inside it: the legends
-go under the plot (``LEGEND_CONFIG``), the title's lines are wrapped (``finish``), and a
-plot is at most ``WIDTH`` wide, with a side panel's room taken from it (``PANEL_ROOM``)."""
+"""The widest a chart is drawn (px; a JupyterLab output in a 1280-px window is ~848): legends
+under the plot (``LEGEND_CONFIG``), title lines wrapped (``finish``), a plot at most ``WIDTH``
+wide with a side panel's room taken from it (``PANEL_ROOM``)."""
 LEGEND_COLUMNS = 2
 """A legend's entries go in rows of this many (under the plot, where width is short)."""
 LEGEND_LABEL_PX = 290
-"""The longest legend label drawn in full (px): ``LEGEND_COLUMNS`` columns of it, with their
-symbols, fit in ``FIT_WIDTH`` beside the widest left axis (the lanes' key labels)."""
+"""The longest legend label drawn in full (px): ``LEGEND_COLUMNS`` of them fit ``FIT_WIDTH``."""
 PANEL_ROOM = 126
-"""What a side panel takes from its chart's plot (px): the panel (the timers chart's queue
-panel, 110 px) and the spacing beside it (16 px) — the plots side by side share ``WIDTH``."""
+"""What a side panel (110 px) and its spacing (16 px) take from its chart's plot (px)."""
 TITLE_CHAR_PX = 6.4
-"""A generous average advance of an 11-px sans-serif character (the subtitle's font): a
-title line is wrapped at ``FIT_WIDTH`` / this many characters."""
-# Vega's legend layout per orient (``config.legend.layout``): Vega-Lite's schema types it as
-# an expression, which Vega reads as an object — the legends under the plot stacked (not
-# side by side, which would widen the chart by each legend), left-aligned with the plot,
-# 10 px apart.
+"""A generous average advance of an 11-px sans-serif character (a subtitle's)."""
+# Vega's legend layout (an expression in Vega-Lite's schema): legends under the plot stacked
 _LEGENDS_STACKED = "{bottom: {direction: 'vertical', anchor: 'start', margin: 10}}"
 LEGEND_CONFIG = {
     "orient": "bottom",
@@ -583,12 +526,9 @@ VIEW_CONFIG = {"stroke": FRAME_INK}
 def finish(
     chart: dict[str, Any], *, name: str, notes: list[str], heading: str | None = None
 ) -> dict[str, Any]:
-    """Common configuration: fonts, legend placement, metadata (``usermeta.winviz``) — what
-    ``.properties(usermeta=...).configure_legend(...).configure_axis(...).configure_view(...)``
-    sets (the config's legend / axis / view entries replaced, other entries kept) — and, given
-    a ``heading``, the title (``title``: the heading over the notes); the title's subtitle
-    lines (given or already there) wrapped to fit ``FIT_WIDTH`` (``fitted_lines``; the notes
-    in ``usermeta`` stay whole). ``chart`` (a chart dict) is changed in place and returned."""
+    """``chart`` (changed in place and returned) with winviz's axis, legend and view config,
+    ``usermeta.winviz`` (name, status "ok", the notes whole) and, given a ``heading``, the
+    title over the notes; the subtitle's lines wrapped to fit ``FIT_WIDTH``."""
     if heading is not None:
         chart["title"] = title(heading, notes)
     if isinstance(chart.get("title"), dict) and chart["title"].get("subtitle"):
@@ -604,9 +544,8 @@ def finish(
 
 def fitted_lines(lines: list[str]) -> list[str]:
     """Title lines as drawn: each longer than ``FIT_WIDTH`` / ``TITLE_CHAR_PX`` characters
-    wrapped at spaces into as few lines as that needs, of about equal length (no short last
-    line; Vega draws a title line on one line, however wide); shorter lines unchanged; a word
-    longer than a line is not cut (it stays whole, on a line of its own)."""
+    wrapped at spaces into as few lines of about equal length as it needs (a word is never
+    cut)."""
     most = int(FIT_WIDTH / TITLE_CHAR_PX)
     out = []
     for line in lines:
