@@ -1,12 +1,7 @@
-"""Box-and-arrow diagrams as Vega-Lite marks: the drawing under ``operator_flow`` and
-``stage_watermarks``.
-
-A diagram is a list of ``Box`` (a rectangle at data coordinates, a bold title and lines of
-text under it) and a list of ``Arrow`` (from one box's border to another's, an optional
-label, an arrowhead). Each box and arrow is either **on** the path the chart claims (drawn
-dark, filled) or **off** it (light grey): which, is decided by the chart from the trace; this
-module only draws: a chart dict of layers over inline rows (``spec.layer``), finished by the
-chart that draws it (``palette.finish``).
+"""Box-and-arrow diagrams as Vega-Lite layers: the drawing under ``operator_flow`` and
+``stage_watermarks``. Each ``Box`` and ``Arrow`` is **on** the path the chart claims (dark,
+filled) or **off** it (light grey); the chart decides which from the trace and finishes the
+chart dict (``palette.finish``).
 """
 
 from __future__ import annotations
@@ -33,15 +28,12 @@ TEXT_GAP_PX = 2  # px between a box's title and its lines of text
 BOTTOM_PX = 6  # px under a box's last line
 SIDE_PX = 7  # px each side of a box's text (an arrow's head reaches 5 px into the box)
 FIT_PLOT = palette.FIT_WIDTH - 45
-"""A diagram's plot width (px) by default: with Vega's padding (5 px a side) and the 38 px
-vega-embed keeps right of a chart for its actions menu, the chart fits ``palette.FIT_WIDTH``
-(a diagram, unlike a chart, fills its width)."""
+"""A diagram's default plot width (px): with Vega's padding and vega-embed's actions menu
+(38 px) it fits ``palette.FIT_WIDTH``."""
 TITLE_CHAR_PX = 7.0
 """A generous average advance of a bold 11-px sans-serif character (a box's title)."""
 TEXT_CHAR_PX = 5.6
 """A generous average advance of a 10-px sans-serif character (a box's lines of text)."""
-LABEL_CHAR_PX = 5.2
-"""A generous average advance of a 9-px italic sans-serif character (an arrow's label)."""
 
 
 @dataclass(frozen=True)
@@ -97,10 +89,8 @@ class Frame:
 
 
 def wrapped(text: str, width_px: float, char_px: float) -> list[str]:
-    """``text`` in lines of at most ``width_px`` (at ``char_px`` a character), broken at
-    spaces, and a word wider than a line after its dots and slashes or before an opening
-    parenthesis (``WindowAssigner.`` / ``assignWindows``); nothing is cut: a part still wider
-    than a line stays whole on a line of its own."""
+    """``text`` in lines of at most ``width_px`` (``char_px`` a character), broken at spaces
+    and, in a word wider than a line, after dots and slashes or before "("; nothing is cut."""
     most = max(1, int(width_px // char_px))
     parts: list[tuple[str, str]] = []  # (what joins it to the part before, the part)
     for word in text.split(" "):
@@ -128,8 +118,7 @@ def wrapped(text: str, width_px: float, char_px: float) -> list[str]:
 
 
 def box_px(title: str, lines: list[str], width_px: float) -> tuple[str, tuple[str, ...], float]:
-    """A box ``width_px`` wide: its title and lines of text wrapped to fit it (``wrapped``),
-    and the height (px) they take: title, gap, lines, bottom margin."""
+    """A box ``width_px`` wide: its title and lines wrapped to fit it, and its height (px)."""
     inner = width_px - 2 * SIDE_PX
     heading = wrapped(title, inner, TITLE_CHAR_PX)
     text = [line for raw in lines for line in wrapped(raw, inner, TEXT_CHAR_PX)]
@@ -151,9 +140,9 @@ def _border(box: Box, tx: float, ty: float) -> tuple[float, float]:
 
 
 def arrow_rows(boxes: dict[str, Box], arrows: list[Arrow], frame: Frame) -> list[dict[str, Any]]:
-    """One row per straight segment of each arrow: from the source box's border (through the
-    arrow's ``via`` points) to the target box's border. The last segment carries the angle of
-    the head (degrees clockwise from up, on screen); the longest one the label's place."""
+    """One row per straight segment of each arrow, box border to box border through its
+    ``via`` points; the last carries the head's angle (clockwise from up), the longest the
+    label."""
     rows = []
     for a in arrows:
         s, d = boxes[a.src], boxes[a.dst]
@@ -187,9 +176,8 @@ def arrow_rows(boxes: dict[str, Box], arrows: list[Arrow], frame: Frame) -> list
 
 
 def box_rows(boxes: list[Box], frame: Frame) -> list[dict[str, Any]]:
-    """One row per box: its rectangle, title (its lines joined by newlines), where its title
-    and its text start (``ty``, ``ly``: ``TITLE_TOP_PX`` under its top, and under the title's
-    last line), its text lines (joined by newlines), on / off."""
+    """One row per box: its rectangle, title and text (lines joined by newlines), where they
+    start (``ty``, ``ly``), on / off."""
     return [
         {
             "id": b.id,
@@ -212,139 +200,6 @@ def box_rows(boxes: list[Box], frame: Frame) -> list[dict[str, Any]]:
     ]
 
 
-def _arrow_layers(
-    arows: list[dict[str, Any]],
-    x: dict[str, Any],
-    y: dict[str, Any],
-    colors: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
-) -> list[spec.ChartDict]:
-    """The arrows (``arrow_rows``): their lines (solid, then dashed), their heads and their
-    labels (left, then right of the line); none without arrows. ``colors``: as
-    ``_box_layers``'s (the arrows use the stroke and text colours)."""
-    if not arows:
-        return []
-    _, stroke, text_color = colors
-    q = "quantitative"
-    layers = []
-    for dashed in (False, True):
-        part = [r for r in arows if r["dashed"] is dashed]
-        if not part:
-            continue
-        layers.append(
-            spec.layer(
-                part,
-                {
-                    "type": "rule",
-                    "strokeWidth": 1.6,
-                    **({"strokeDash": [5, 3]} if dashed else {}),
-                },
-                {
-                    "x": {"field": "x", "type": q, **x},
-                    "y": {"field": "y", "type": q, **y},
-                    "x2": {"field": "x2"},
-                    "y2": {"field": "y2"},
-                    "color": stroke,
-                    "tooltip": [{"field": "arrow", "type": "nominal"}],
-                },
-            )
-        )
-    layers.append(
-        spec.layer(
-            [r for r in arows if r["head"]],
-            {"type": "point", "shape": "triangle-up", "filled": True, "size": 60, "opacity": 1},
-            {
-                "x": {"field": "x2", "type": q, **x},
-                "y": {"field": "y2", "type": q, **y},
-                "angle": {"field": "angle", "type": q, "scale": None},
-                "color": stroke,
-            },
-        )
-    )
-    for align, dx, dy in (("left", 4, -2), ("right", -4, -2), ("center", 0, -6)):
-        centre = align == "center"
-        labelled = [
-            r
-            for r in arows
-            if r["label"] and r["above"] is centre and (centre or r["right"] is (align == "right"))
-        ]
-        if not labelled:
-            continue
-        mark = {"fontSize": 9, "dx": dx, "dy": dy, "baseline": "bottom"}
-        mark |= {"align": align, "fontStyle": "italic"}
-        layers.append(_text_layer(labelled, ("mx", "my", "label"), x, y, text_color, mark))
-    return layers
-
-
-def _text_layer(
-    rows: list[dict[str, Any]],
-    fields: tuple[str, str, str],
-    x: dict[str, Any],
-    y: dict[str, Any],
-    color: dict[str, Any],
-    mark: dict[str, Any],
-) -> spec.ChartDict:
-    """A text layer of the diagram: the rows' ``fields`` (x, y, text) in the text colour
-    channel ``color``, with the text ``mark``'s other properties (the diagram's own sizes)."""
-    fx, fy, text = fields
-    return spec.layer(
-        rows,
-        {"type": "text", **mark},
-        {
-            "x": {"field": fx, "type": "quantitative", **x},
-            "y": {"field": fy, "type": "quantitative", **y},
-            "text": {"field": text, "type": "nominal"},
-            "color": color,
-        },
-    )
-
-
-def _box_layers(
-    brows: list[dict[str, Any]],
-    x: dict[str, Any],
-    y: dict[str, Any],
-    colors: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
-) -> list[spec.ChartDict]:
-    """The boxes (``box_rows``): the steps' and the decisions' rectangles, their titles and
-    their lines of text. ``colors``: the fill, stroke and text colour channels."""
-    fill, stroke, text_color = colors
-    q = "quantitative"
-    layers = []
-    for kind, mark in (
-        ("step", {"type": "rect", "cornerRadius": 4, "strokeWidth": 1.5}),
-        ("decision", {"type": "rect", "strokeWidth": 1.5, "strokeDash": [4, 2]}),
-    ):
-        part = [r for r in brows if r["kind"] == kind]
-        if not part:
-            continue
-        layers.append(
-            spec.layer(
-                part,
-                mark,
-                {
-                    "x": {"field": "x", "type": q, **x},
-                    "x2": {"field": "x2"},
-                    "y": {"field": "y", "type": q, **y},
-                    "y2": {"field": "y2"},
-                    "fill": fill,
-                    "stroke": stroke,
-                    "tooltip": [
-                        {"field": "title", "type": "nominal", "title": "step"},
-                        {"field": "tip", "type": "nominal", "title": "from the trace"},
-                    ],
-                },
-            )
-        )
-    title = {"fontSize": TITLE_SIZE, "fontWeight": "bold", "baseline": "top"}
-    title |= {"lineBreak": "\n", "lineHeight": LINE_PX}
-    layers.append(_text_layer(brows, ("cx", "ty", "title"), x, y, text_color, title))
-    texts = [r for r in brows if r["text"]]
-    if texts:
-        lines = {"fontSize": LINE_SIZE, "baseline": "top"}
-        lines |= {"lineBreak": "\n", "lineHeight": LINE_PX}
-        layers.append(_text_layer(texts, ("cx", "ly", "text"), x, y, text_color, lines))
-    return layers
-
-
 def diagram(
     boxes: list[Box],
     arrows: list[Arrow],
@@ -356,41 +211,80 @@ def diagram(
     words for on / off the path in the legend (None: no legend)."""
     shown = legend is not None
     legend = legend or (ON, OFF)
-    by_id = {b.id: b for b in boxes}
-    brows, arows = box_rows(boxes, frame), arrow_rows(by_id, arrows, frame)
+    brows = box_rows(boxes, frame)
+    arows = arrow_rows({b.id: b for b in boxes}, arrows, frame)
     words = {ON: legend[0], OFF: legend[1]}
     for r in brows + arows:
         r["path"] = words[r["path"]]
     x = {"scale": {"domain": [frame.x0, frame.x1]}, "axis": None}
     y = {"scale": {"domain": [frame.y0, frame.y1], "reverse": True}, "axis": None}
-    path_domain = [legend[0], legend[1]]
-    fill = {
-        "field": "path",
-        "type": "nominal",
-        "title": "step",
-        "scale": {"domain": path_domain, "range": [ON_FILL, OFF_FILL]},
-        "legend": {"symbolStrokeColor": palette.INK, "symbolType": "square"} if shown else None,
-    }
-    stroke = {
-        "field": "path",
-        "type": "nominal",
-        "scale": {"domain": path_domain, "range": [ON_STROKE, OFF_STROKE]},
-        "legend": None,
-    }
-    text_color = {
-        "field": "path",
-        "type": "nominal",
-        "scale": {"domain": path_domain, "range": [palette.INK, OFF_TEXT]},
-        "legend": None,
-    }
-    colors = (fill, stroke, text_color)
-    # the boxes' stroke in the fill's legend (one legend of the two: Vega-Lite merges them)
-    outline = stroke | {"title": "step", "legend": fill["legend"]}
-    layers = [
-        *_arrow_layers(arows, x, y, colors),
-        *_box_layers(brows, x, y, (fill, outline, text_color)),
+    q = "quantitative"
+
+    def at(fx: str, fy: str) -> dict[str, Any]:
+        return {"x": {"field": fx, "type": q, **x}, "y": {"field": fy, "type": q, **y}}
+
+    def by_path(colors: list[str], **more: Any) -> dict[str, Any]:
+        scale = {"domain": list(legend), "range": colors}
+        return {"field": "path", "type": "nominal", **more, "scale": scale}
+
+    key = {"symbolStrokeColor": palette.INK, "symbolType": "square"} if shown else None
+    fill = by_path([ON_FILL, OFF_FILL], title="step", legend=key)
+    stroke = by_path([ON_STROKE, OFF_STROKE], legend=None)
+    ink = by_path([palette.INK, OFF_TEXT], legend=None)
+
+    def text(rows: list[dict[str, Any]], fx: str, fy: str, field: str, **mark: Any) -> Any:
+        channels = {**at(fx, fy), "text": {"field": field, "type": "nominal"}, "color": ink}
+        return spec.layer(rows, {"type": "text", **mark}, channels)
+
+    layers = []
+    for dashed in (False, True):  # the arrows' lines, heads and labels
+        part = [r for r in arows if r["dashed"] is dashed]
+        if part:
+            line = {
+                "type": "rule",
+                "strokeWidth": 1.6,
+                **({"strokeDash": [5, 3]} if dashed else {}),
+            }
+            tip = [{"field": "arrow", "type": "nominal"}]
+            ends = {"x2": {"field": "x2"}, "y2": {"field": "y2"}}
+            layers.append(
+                spec.layer(part, line, {**at("x", "y"), **ends, "color": stroke, "tooltip": tip})
+            )
+    if arows:
+        head = {"type": "point", "shape": "triangle-up", "filled": True, "size": 60, "opacity": 1}
+        angle = {"field": "angle", "type": q, "scale": None}
+        heads = [r for r in arows if r["head"]]
+        layers.append(spec.layer(heads, head, {**at("x2", "y2"), "angle": angle, "color": stroke}))
+    for align, dx, dy in (("left", 4, -2), ("right", -4, -2), ("center", 0, -6)):
+        centre = align == "center"
+        labelled = [
+            r
+            for r in arows
+            if r["label"] and r["above"] is centre and (centre or r["right"] is (align == "right"))
+        ]
+        if labelled:
+            style = {"baseline": "bottom", "align": align, "fontStyle": "italic"}
+            layers.append(text(labelled, "mx", "my", "label", fontSize=9, dx=dx, dy=dy, **style))
+    # the boxes' outline in the fill's legend (Vega-Lite merges the two into one)
+    outline = stroke | {"title": "step", "legend": key}
+    tip = [
+        {"field": "title", "type": "nominal", "title": "step"},
+        {"field": "tip", "type": "nominal", "title": "from the trace"},
     ]
-    # the arrows' colour and the texts' are two scales of one field (Vega-Lite would merge
-    # them into the first's range, and warn)
+    for kind, mark in (
+        ("step", {"type": "rect", "cornerRadius": 4, "strokeWidth": 1.5}),
+        ("decision", {"type": "rect", "strokeWidth": 1.5, "strokeDash": [4, 2]}),
+    ):
+        part = [r for r in brows if r["kind"] == kind]
+        if part:
+            ends = {"x2": {"field": "x2"}, "y2": {"field": "y2"}}
+            channels = {**at("x", "y"), **ends, "fill": fill, "stroke": outline, "tooltip": tip}
+            layers.append(spec.layer(part, mark, channels))
+    lines = {"baseline": "top", "lineBreak": "\n", "lineHeight": LINE_PX}
+    layers.append(text(brows, "cx", "ty", "title", fontSize=TITLE_SIZE, fontWeight="bold", **lines))
+    texts = [r for r in brows if r["text"]]
+    if texts:
+        layers.append(text(texts, "cx", "ly", "text", fontSize=LINE_SIZE, **lines))
+    # the arrows' colour and the texts' are two scales of one field (merged, Vega-Lite warns)
     resolve = {"scale": {"color": "independent"}}
     return {"layer": layers, "width": frame.width, "height": frame.height, "resolve": resolve}

@@ -1,30 +1,14 @@
 """``operator_flow``: the path one element took through Flink's ``WindowOperator``.
 
-Flink's ``WindowOperator.processElement`` (``winviz.operators.window_operator`` mirrors it),
-per element: ``assignWindows``; with a merging assigner, ``MergingWindowSet.addWindow`` (which
-may merge); skip a late window (``isWindowLate``: event time and ``cleanupTime(window) <=
-currentWatermark``); add the element to the window's state; ``Trigger.onElement``: on FIRE
-``emitWindowContents``, on PURGE clear; ``registerCleanupTimer``. An element no window took
-that is late itself (``isElementLate``: ``timestamp + allowedLateness <= currentWatermark``)
-goes to the late-data side output or counts in ``numLateRecordsDropped``. Later a timer calls
-``onEventTime`` / ``onProcessingTime``: the trigger decides again, and at the cleanup time
-(``isCleanupTime``) ``clearAllState`` clears the window.
-
-The chart draws those steps as boxes and arrows and marks the ones the element's own records
-show it took — read from the trace only (schema order rules 3 and 4, ``winviz.trace.schema``):
-
-* its ``element`` record, then, up to the operator's next ``element``, ``watermark`` or
-  ``timer_fired`` record, its ``merged``, ``assigned`` / ``skipped_late_window``, ``trigger``
-  (``on_element``), ``fired``, ``purged`` and ``timer_registered`` records, window by window
-  (a ``timer_registered`` after the window's ``on_element`` record is
-  ``registerCleanupTimer``: the trigger's own come before it; the global window's cleanup time
-  is MAX, so none is registered);
-* its fate (``fates.element_fates``, the rule every chart reads);
-* per window it was added to, the timers of that key and window that fired up to its
-  ``cleanup``: each ``timer_fired``, its trigger call and result, the ``fired`` record (cause,
-  first firing / re-firing, late firing: ``firings.firings``), ``purged`` and ``cleanup``.
-
-``flow_steps`` gives the same as a table, one row per step taken, in seq order.
+The boxes are ``WindowOperator.processElement``'s steps (``winviz.operators.window_operator``
+mirrors it): ``assignWindows``, ``MergingWindowSet.addWindow``, ``isWindowLate``, add to state,
+``Trigger.onElement`` (FIRE: ``emitWindowContents``, PURGE: clear), ``registerCleanupTimer``,
+``isElementLate`` (side output or dropped); then ``onEventTime`` / ``onProcessingTime``,
+``isCleanupTime`` and ``clearAllState``. Filled are the steps the element's own records show,
+read from the trace only: its ``element`` record and the operator's records up to its next
+``element``, ``watermark`` or ``timer_fired`` record; its fate (``fates.element_fates``); and,
+per window it was added to, the timer calls of that key and window up to its ``cleanup``.
+``flow_steps`` gives the same as a table.
 """
 
 from __future__ import annotations
@@ -107,15 +91,14 @@ EDGES: tuple[tuple[str, str, str], ...] = (
 STEP_COLUMNS = ("seq", "step", "window", "outcome")
 _CALLS = {"on_event_time": "onEventTime", "on_processing_time": "onProcessingTime"}
 GLOBAL = "global window"
-MAX_LINES = 2  # outcome lines per box (the tooltip has all); more are counted ("and 3 more")
+MAX_LINES = 2  # outcome lines per box (the tooltip has all)
 LATER = ((6.0, 7.0), (6.0, 3.0))  # the "later" arrow's bends: right of the middle labels
 VIA: dict[tuple[str, str], tuple[tuple[float, float], ...]] = {
     ("cleanup_timer", "timer"): LATER,
     ("assign", "merge"): ((SIDE, 1.0),),  # level, its label above it, then down into the box
 }
 BELOW = {"merge": 1.0}  # a box whose top stays GAP_PX / 2 under that level (the arrow's bend)
-AT = {("on_element", "purge"): 0.3, ("on_timer", "timer_purge"): 0.3}
-"""Where along its arrow a label sits, where not half-way (off the arrows that cross it)."""
+AT = {("on_element", "purge"): 0.3, ("on_timer", "timer_purge"): 0.3}  # labels not half-way
 WIDE = 1.95  # a box's width (data units; the columns are 2.3 apart)
 NARROW = 0.95  # the two boxes side by side under "element late?"
 X_SPAN = (-1.15, 10.8)  # the data units across the plot
@@ -143,14 +126,10 @@ def operator_flow(
     height: int | None = None,
 ) -> spec.ChartDict:
     """The path of one element through the window operator (see the module docstring).
-    ``element``: its position among the elements that reached the operator (as
-    ``trace.records("element", operator=...)`` lists them; negative counts from the end).
-    ``operator``: the window operator (default: the first; the subtitle names the others).
-    ``width``: of the plot (default: what fits ``palette.FIT_WIDTH``); the boxes' titles and
-    lines are wrapped to fit their boxes, never cut, and the plot is as high as they need
-    (``height``: drawn that high instead).
-    A trace that cannot be drawn gives a message card; a wrong ``element`` or ``operator``
-    raises ``ValueError`` naming it."""
+    ``element``: its position among the elements that reached ``operator`` (default: the
+    first window operator; negative counts from the end). ``width``: of the plot; ``height``:
+    default as high as the wrapped boxes need. A trace that cannot be drawn gives a message
+    card; a wrong ``element`` or ``operator`` raises ``ValueError``."""
     check_size(width, 100 if height is None else height, min_width=100, min_height=100)
     view = open_trace(trace)
     op = pick_window_operator(view, operator)
@@ -160,9 +139,9 @@ def operator_flow(
 
 
 def flow_steps(trace: Any, element: int = 0, *, operator: str | None = None) -> pd.DataFrame:
-    """The steps ``operator_flow`` marks, one row per step taken in seq order: seq (of the
-    record that shows it), step (a box of the chart: ``NODES``), window (``[start, end)``
-    text, None for the element's own steps) and outcome (what the trace says happened)."""
+    """The steps ``operator_flow`` marks, in seq order: seq (of the record that shows it),
+    step (a box: ``NODES``), window (``[start, end)``, None for the element's own steps) and
+    outcome (what the trace says happened)."""
     view = open_trace(trace)
     return element_path(view, pick_window_operator(view, operator), element).steps
 
@@ -304,8 +283,7 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
 
 
 def trace_records(view: TraceView, rows: np.ndarray) -> list[TraceRecord]:
-    """The records at these positions as ``TraceRecord``s, each field read from its part for
-    the records' kinds only (``TraceView.part``: the rest of the trace stays undecoded)."""
+    """The records at these positions as ``TraceRecord``s (only their parts decoded)."""
     rows = np.asarray(rows, dtype=np.int64)
     if not len(rows):
         return []
@@ -328,14 +306,14 @@ def trace_records(view: TraceView, rows: np.ndarray) -> list[TraceRecord]:
 
 
 def _first(view: TraceView, kind: str, operator: str, start: int, end: int) -> int:
+    """The seq of the operator's first ``kind`` record in (start, end), else ``start``."""
     rows = view.select(kind, operator=operator)
     rows = rows[(rows > start) & (rows < end)]
     return int(rows[0]) if len(rows) else start
 
 
 def _firing_words(view: TraceView, operator: str) -> dict[int, str]:
-    """Each ``fired`` record's seq -> "first firing, cause: event-time timer at 4999" in
-    ``vocabulary``'s words (``firings.firings``)."""
+    """Each ``fired`` record's seq -> "first firing; cause: …" (``firings.firings``)."""
     f = firings(view, operator)
     out = {}
     for seq, order, late, cause, by in zip(
@@ -360,9 +338,8 @@ def _timer_steps(
     windows: list[Any],
     firing: dict[int, str],
 ) -> list[tuple[int, str, str | None, str]]:
-    """The timer call-backs of the element's windows after it, up to each window's cleanup:
-    each ``timer_fired`` of the key and window, then the records of that call (up to the
-    operator's next ``timer_fired``, ``element`` or ``watermark`` record)."""
+    """The timer calls of the element's windows after it, up to each window's cleanup: each
+    ``timer_fired`` of the key and window and the records of that call."""
     if not windows:
         return []
     kinds = ("timer_fired", "trigger", "fired", "purged", "cleanup", "element", "watermark")
@@ -429,10 +406,9 @@ def _timer_steps(
 
 
 def _boxes(lines: dict[str, list[str]], width: int) -> tuple[list[Box], float, tuple[float, float]]:
-    """The boxes at ``width`` px: each one's title and lines wrapped to fit it
-    (``diagram.box_px``), as high as they need; the pixels per data unit down the plot
-    (``sy``: boxes one above the other, their x ranges overlapping, ``GAP_PX`` apart at
-    least) and the top and bottom of the plot (data units)."""
+    """The boxes at ``width`` px, each as high as its wrapped text; the px per data unit down
+    the plot (boxes one above another ``GAP_PX`` apart at least) and the plot's top and
+    bottom (data units)."""
     sx = width / (X_SPAN[1] - X_SPAN[0])
     laid = []
     for node, (title, x, y, question) in NODES.items():
@@ -515,10 +491,9 @@ def _chart(
 
 
 def taken_edges(steps: pd.DataFrame) -> set[tuple[str, str]]:
-    """The arrows the element's steps went along: consecutive steps of the element itself
-    (window None) and of each of its windows (in seq order) that an arrow joins, the
-    assigner's arrow to each window's first step, and "no window took it" when the element
-    was asked whether it is late."""
+    """The arrows the element's steps went along: between consecutive steps of the element
+    and of each of its windows, from the assigner to each window's first step, and "no
+    window took it" when the element was asked whether it is late."""
     edges = {(a, b) for a, b, _ in EDGES}
     chains: dict[Any, list[str]] = {}
     for window, step in zip(steps["window"], steps["step"], strict=True):

@@ -1,28 +1,14 @@
 """``stage_watermarks``: every operator's input and output watermark at one moment.
 
-At a chosen moment — a processing time ``at``, or a trace position ``seq`` — each operator
-(each subtask ``op#i`` of a parallel one) is a box holding:
-
-* its **input channels** (a union's inputs, upstream subtasks, a source's partitions), each
-  with its latest ``channel_watermark`` (MIN before any) and whether it is idle;
-* its **input watermark**: for several channels Flink's ``StatusWatermarkValve`` (an input
-  gate) and ``CombinedWatermarkStatus`` (a source's splits) take the **MIN over the active
-  channels**, only ever rising; when **every** channel is idle they flush the **MAX over all
-  channels** and the operator is idle itself. The value drawn is the operator's last
-  ``watermark`` record (the valve's output); the box names the channel(s) holding it. With one
-  input, the upstream operator's output watermark;
-* its **output watermark**: ``AbstractStreamOperator.processWatermark`` advances the timers
-  and then emits the same watermark (output = input); a watermark assigner
-  (``TimestampsAndWatermarksOperator``: ``watermark_generated`` records) emits its generator's
-  watermarks instead and forwards only MAX.
-
-Arrows join an operator to the operators it reads from, from the trace only: a channel's
-``input`` naming an operator (or a partition ``name[p]`` of a source ``name``; of a parallel
-source, its subtask ``name#i``: the assigner runs chained to its reader); for one input, the
-operator whose ``watermark`` record of the same value and processing time came last before its
-first one, for an assigner its first MAX record. An operator whose input the trace does not
-tell gets no arrow (the subtitle says so). ``stage_watermark_table`` gives the same as two
-tables (operators, channels).
+At a processing time ``at`` (or after trace record ``seq``) each operator (each subtask
+``op#i``) is a box with its input channels (latest ``channel_watermark``, idle or not), its
+input watermark — for several channels the MIN over the active ones, the MAX over all when
+every one is idle (Flink's ``StatusWatermarkValve``, ``CombinedWatermarkStatus``) — and its
+output watermark (= input, ``AbstractStreamOperator.processWatermark``; an assigner,
+``TimestampsAndWatermarksOperator``, emits its generator's and forwards only MAX). Arrows join
+an operator to those it reads from as the trace tells (a channel's ``input``, else the
+operator whose equal watermark came last before its first). ``stage_watermark_table`` gives
+the same as two tables.
 """
 
 from __future__ import annotations
@@ -67,16 +53,14 @@ OPERATOR_COLUMNS = (
 CHANNEL_COLUMNS = ("operator", "channel", "input", "watermark", "idle", "holds_minimum")
 SOURCE_RULE = "a source: no input"
 BOX_W, COLUMN_GAP, ROW_GAP, EDGE, LABEL_DROP = 250, 30, 60, 4, 17
-"""A box's width, the px between boxes side by side and between rows (an arrow and its
-label), around the drawing, and from an upstream box's bottom down to its arrows' labels'
-foot (arrows that cross lower down keep their labels apart)."""
+"""A box's width, the px between boxes and between rows, around the drawing, and from an
+upstream box's bottom to its arrows' labels' foot."""
 
 
 @dataclass(frozen=True)
 class StageWatermarks:
-    """The stages at one moment: the trace position ``seq`` (the last record counted), its
-    processing time, one row per operator (``OPERATOR_COLUMNS``) and one per input channel
-    (``CHANNEL_COLUMNS``)."""
+    """The stages after trace record ``seq``: its processing time, one row per operator
+    (``OPERATOR_COLUMNS``) and one per input channel (``CHANNEL_COLUMNS``)."""
 
     seq: int
     proc_time: int | None
@@ -95,17 +79,11 @@ def stage_watermarks(
     height: int | None = None,
 ) -> spec.ChartDict:
     """Each operator's input channels, input and output watermark at processing time ``at``
-    (every record up to and including that time) or after trace record ``seq``; neither:
-    at the end of the trace (see the module docstring). ``trace``: a Trace, its
-    ``to_pandas()`` frame or a JobExecutionResult. ``start``: show times as ms after it
-    (``+303,328``; MIN and MAX by name), for epoch-millisecond traces. ``width`` /
-    ``height``: of the drawing (default: what the boxes need). The operators go
-    top-down, one row per stage (an operator one row under its deepest upstream), as many
-    side by side as fit ``palette.FIT_WIDTH`` (or ``width``), the rest on further rows; the
-    boxes' lines are wrapped to fit them, never cut.
-
-    A trace that cannot be drawn (empty, no watermark) gives a message card; a wrong ``at``
-    or ``seq`` raises ``ValueError`` naming it."""
+    (records up to and including it), after trace record ``seq``, or at the end (see the
+    module docstring). ``start``: times shown as ms after it (``+303,328``). ``width`` /
+    ``height``: of the drawing (default: what the boxes need). Operators go top-down, one
+    row per stage, as many side by side as fit. A trace that cannot be drawn gives a message
+    card; a wrong ``at`` or ``seq`` raises ``ValueError``."""
     table = _table(open_trace(trace), at, seq)
     if start is not None and start.__class__ is not int:
         raise ValueError(f"start {start!r}: expected an int time (ms) or None")
@@ -144,6 +122,7 @@ def _cut(view: TraceView, at: int | None, seq: int | None) -> int:
 
 
 def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
+    """``stage_watermark_table`` of a trace view."""
     cut = _cut(view, at, seq)
     rows = view.select(*KINDS)
     records = trace_records(view, rows)
@@ -294,9 +273,8 @@ def _upstreams(
 
 
 def _depths(ops: list[str], upstream: dict[str, list[str]]) -> dict[str, int]:
-    """The stage (row) of each operator: one under its deepest upstream; 0 with none. An
-    operator whose upstream the trace does not tell (absent from ``upstream``) goes one under
-    the operator before it (order of first appearance), beside its own subtasks."""
+    """The stage (row) of each operator: one under its deepest upstream (0: none); one whose
+    upstream is not told one under the operator before it, beside its own subtasks."""
     depth = dict.fromkeys(ops, 0)
     for _ in ops:  # longest paths: at most one pass per operator
         changed = False
@@ -314,6 +292,7 @@ def _depths(ops: list[str], upstream: dict[str, list[str]]) -> dict[str, int]:
 
 
 def _same_stage(a: str, b: str) -> bool:
+    """Whether two operators are subtasks of one stage."""
     return split_subtask(a)[0] == split_subtask(b)[0]
 
 
@@ -341,8 +320,7 @@ def _lines(row: Any, chans: pd.DataFrame, fmt: Any = format_ms) -> list[str]:
 
 
 def relative(start: int | None) -> Any:
-    """How a time is printed: MIN / MAX by name; ``t - start`` as ``+303,328`` with a start,
-    else as it is."""
+    """How a time is printed: MIN / MAX by name, else ``t - start`` (``+303,328``) or ``t``."""
 
     def fmt(value: int | None) -> str:
         if start is None or value is None or value in (MIN, MAX):
@@ -423,10 +401,8 @@ def _chart(
 def _layout(
     table: StageWatermarks, depth: dict[str, int], fmt: Any, width: int | None
 ) -> list[Box]:
-    """The operators' boxes (px as data units), top-down: a row per ``depth``, the operators
-    of one depth side by side as many as fit ``width`` (default ``FIT_PLOT``), the rest on
-    further rows; each row centred, as high as its highest box (``diagram.box_px``: the lines
-    wrapped to ``BOX_W``)."""
+    """The operators' boxes (px as data units): a row per ``depth``, as many side by side as
+    fit ``width`` (default ``FIT_PLOT``), each row centred and as high as its highest box."""
     per_row = max(1, int((width or FIT_PLOT) - 2 * EDGE + COLUMN_GAP) // (BOX_W + COLUMN_GAP))
     levels: dict[int, list[Any]] = {}
     for row in table.operators.itertuples():
@@ -461,4 +437,5 @@ def _layout(
 
 
 def _has_channels(table: StageWatermarks, op: str) -> bool:
+    """Whether the operator has input channels."""
     return bool(table.channels["operator"].eq(op).any())
