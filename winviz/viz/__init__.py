@@ -16,15 +16,10 @@
     viz.save_svg(chart, "t.svg"); viz.save_png(chart, "t.png")   # offline, for slides
 
 Charts read only the trace (a ``Trace``, its ``to_pandas()`` frame or a result with
-``.trace``). Policy for input that cannot be drawn — an empty trace, no elements, a frame of
-another schema version, no trace at all: the chart functions return a **message card** (an
-``alt.Chart`` with a text mark saying why and what to do; ``chart.to_dict()["usermeta"]
-["winviz"]["status"] == "message"``) instead of raising. Wrong *arguments* (e.g.
-``max_points=0``) raise ``ValueError``. Every layer holds at most 5,000 rows (Altair's limit,
-never disabled): larger traces are binned or sampled and the subtitle says so.
-
-Importing this package changes no global Altair setting. In a notebook, call
-``setup_rendering()`` once.
+``.trace``). Input that cannot be drawn gives a **message card** (``usermeta.winviz.status`` is
+"message") instead of raising; wrong *arguments* raise ``ValueError``. Every layer holds at most
+5,000 rows: larger traces are binned or sampled and the subtitle says so. Importing this package
+changes no global Altair setting; in a notebook, call ``setup_rendering()`` once.
 """
 
 from __future__ import annotations

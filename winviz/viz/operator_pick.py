@@ -1,15 +1,9 @@
-"""Which operator a chart of one operator draws: ``pick_operator``, shared by the timeline,
-the skew chart, the window lanes, the scrubber (each names the window operator it shows; the
-default is the first one in the trace) and the timers chart (an operator with timers)."""
+"""Which operator a chart of one operator draws (``pick_operator``: the timeline, skew chart,
+window lanes, scrubber and timers chart)."""
 
 from __future__ import annotations
 
 from winviz.viz.trace_view import TraceInputError, TraceView, window_operators
-
-NO_KEYED = (
-    "No element reached a keyed operator. The timeline places elements by event time at a "
-    "window (or keyed) operator; this trace has none"
-)
 
 
 def require_records(view: TraceView) -> None:
@@ -23,13 +17,15 @@ def pick_operator(
     operator: str | None,
     candidates: list[str] | None = None,
     *,
-    none: str = NO_KEYED,
+    none: str = (
+        "No element reached a keyed operator. The timeline places elements by event time at "
+        "a window (or keyed) operator; this trace has none"
+    ),
     named: str = "No window operator named {!r}.",
 ) -> str:
     """The operator to draw: ``operator``, or the first of ``candidates`` (default: the
-    window operators, else the operators elements reached). Raises TraceInputError: ``none``
-    and the trace's record kinds when there is no candidate, ``named`` (of ``operator``) and
-    the choices for a name not among them."""
+    window operators, else those elements reached). ``TraceInputError``: ``none`` when there
+    is no candidate, ``named`` and the choices for a name not among them."""
     require_records(view)
     if candidates is None:
         candidates = window_operators(view) or view.operators("element")

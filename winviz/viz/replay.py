@@ -1,18 +1,11 @@
 """The replay after a restore: elements read again.
 
-When a job fails and restarts from a checkpoint (a ``restore`` record, Flink's
-``CheckpointCoordinator.restoreLatestCheckpointedStateToAll`` resetting the sources to the
-checkpoint's offsets — ``winviz.checkpoints``), the sources read every record after the
-checkpoint's offsets again: an element read before the failure is read a second time, with the
-same timestamp, often at the same processing time (the simulated clock went back to the
-checkpoint's) — and drawn exactly over its first reading. Its fate may differ: the watermark
-went back to MIN, so a reading late the first time may be on time the second.
-
-The one rule the timeline, the skew chart and the scrubber share: a reading *again* is an
-element whose source record (its ``source_index``, timestamp and value) was read before the
-latest restart preceding it; it is drawn as the same glyph hollow and larger (``mark``), so the
-first reading stays visible inside it, its tooltip says so (``FIELD``) and the chart's subtitle
-names the glyph (``note``).
+After a restore (a ``restore`` record: Flink's ``CheckpointCoordinator`` resetting the sources
+to the checkpoint's offsets, ``winviz.checkpoints``) the sources read every record after those
+offsets again, often at the same place as the first reading, maybe with another fate (the
+watermark went back to MIN). The timeline, skew chart and scrubber draw a reading *again* —
+an element whose source record was read before the latest restart preceding it — as the same
+glyph hollow and larger (``mark``), say so in its tooltip (``FIELD``) and subtitle (``note``).
 """
 
 from __future__ import annotations
@@ -25,21 +18,10 @@ from winviz.viz.watermark_steps import Restart
 
 FIELD = "read again"
 """The tooltip field of a reading again: "after restore from checkpoint 1"."""
-
 LEGEND = "read again (replay)"
 """The title of a legend of readings again, where a chart gives them their own."""
-
 SIZE_FACTOR = 2.6
-"""A reading again is drawn this many times the area of the chart's element glyph: its ring
-lies around the first reading's glyph (about 1.6 × as wide)."""
-
-
-def restart_text(r: Restart) -> str:
-    """What a reading again is read after: "restore from checkpoint 1" (or "restart from the
-    beginning")."""
-    if r.checkpoint_id is None:
-        return "restart from the beginning"
-    return f"restore from checkpoint {r.checkpoint_id}"
+"""A reading again's area, in element glyphs (a ring about 1.6 × as wide)."""
 
 
 def read_again(
@@ -49,10 +31,9 @@ def read_again(
     values: Sequence[Any],
     restarts: Sequence[Restart],
 ) -> list[str | None]:
-    """Per element (its seq, ``source_index``, timestamp and value): "after restore from
-    checkpoint N" when an element of the same source record was read before the latest
-    restart preceding it (the replay reads it again), else None. Elements without a source
-    record (made by a firing upstream) are never called read again."""
+    """Per element (seq, ``source_index``, timestamp, value): "after restore from checkpoint
+    N" (or "after restart from the beginning") when the same source record was read before
+    the latest restart preceding it, else None (always for elements without a source)."""
     if not restarts:
         return [None] * len(seqs)
     cuts = [r.seq for r in restarts]
@@ -66,7 +47,12 @@ def read_again(
         attempt = bisect_right(cuts, seq)  # restarts at or before this reading
         before = first.get((source, ts, value)) if source is not None else None
         if attempt and before is not None and before < cuts[attempt - 1]:
-            out.append("after " + restart_text(restarts[attempt - 1]))
+            checkpoint = restarts[attempt - 1].checkpoint_id
+            out.append(
+                "after restart from the beginning"
+                if checkpoint is None
+                else f"after restore from checkpoint {checkpoint}"
+            )
         else:
             out.append(None)
     return out
@@ -75,8 +61,7 @@ def read_again(
 def split(
     rows: list[dict[str, Any]], again: Sequence[str | None]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The rows of first readings, and those of readings again — each with its ``FIELD``
-    (its tooltip) — in order."""
+    """The rows of first readings, and those of readings again with their ``FIELD``."""
     first, replayed = [], []
     for row, text in zip(rows, again, strict=True):
         if text is None:
@@ -87,9 +72,8 @@ def split(
 
 
 def mark(element_mark: dict[str, Any], size: float) -> dict[str, Any]:
-    """The mark of readings again: the element mark's glyph hollow (``filled`` False),
-    ``SIZE_FACTOR`` times its area (``size``: the element glyph's), with a 1.5 px stroke
-    — drawn over a first reading at its point, that reading stays visible inside it."""
+    """The mark of readings again: the element glyph (area ``size``) hollow, ``SIZE_FACTOR``
+    times its area, so a first reading at its point stays visible inside it."""
     return element_mark | {
         "filled": False,
         "size": round(size * SIZE_FACTOR),

@@ -1,11 +1,8 @@
-"""Keeping every mark's data under Altair's inline-data limit, by design.
+"""Keeping every layer under Altair's inline-data limit (5,000 rows, never disabled).
 
-Altair refuses to embed more than 5,000 rows per dataset (``MaxRowsError``); the limit stays
-on. Every layer a winviz chart builds is reduced to at most ``ROW_LIMIT`` rows *before* it is
-handed to Altair, and each reduction adds a sentence to the chart's subtitle saying what was
-done: ``bin_points`` (grid cells with counts), ``keep_extremes`` (M4: per x bin a line's first,
-last, lowest and highest vertex; never a value the line did not have), ``thin_steps`` (the
-same rule for step lines) and ``every_kth`` (a regular sample: window bands).
+Each layer is reduced to at most ``ROW_LIMIT`` rows before it is drawn, and the chart's subtitle
+says how: ``bin_points`` (grid cells with counts), ``keep_extremes`` / ``thin_steps`` (M4: a
+line's first, last, lowest and highest vertex per bin), ``every_kth`` (a regular sample).
 """
 
 from __future__ import annotations
@@ -23,10 +20,8 @@ EXACT = 2**53  # palette.EXACT: beyond this magnitude a time is off the chart
 
 
 def extent(*columns: pd.Series) -> list[int]:
-    """The smallest and largest drawable time (|t| <= 2**53) of each column — all that
-    ``palette.time_axis`` needs of them (the same axis as from every value). Numpy int and
-    float columns are read directly, object columns of Python ints without a conversion;
-    anything else through ``pd.to_numeric`` (non-numbers ignored)."""
+    """The smallest and largest drawable time (|t| <= 2**53) of each column (non-numbers
+    ignored): all ``palette.time_axis`` needs of them."""
     out: list[int] = []
     for column in columns:
         dtype = getattr(column, "dtype", None)
@@ -73,12 +68,8 @@ def bin_points(
     y_range: tuple[float, float],
     limit: int,
 ) -> tuple[pd.DataFrame, int, int]:
-    """Count points per grid cell and ``by`` value; returns (cells, nx, ny).
-
-    The grid starts at 120 × 80 cells and is coarsened by √2 per side until the non-empty
-    cells fit ``limit``. Cells carry count, mean x / y (where they are drawn), the cell's
-    bounds x_lo, x_hi, y_lo, y_hi and the extent of its own points x_min, x_max, y_min,
-    y_max (what a tooltip says of them)."""
+    """Points counted per grid cell and ``by`` value: (cells, nx, ny). The grid starts at
+    120 × 80 and is coarsened by √2 per side until the cells fit ``limit`` (``_cells``)."""
     return _bin_arrays(
         frame[x].to_numpy(float), frame[y].to_numpy(float), frame[by], by, x_range, y_range, limit
     )
@@ -94,8 +85,7 @@ def _bin_arrays(
     limit: int,
 ) -> tuple[pd.DataFrame, int, int]:
     """``bin_points`` of coordinates and ``by`` values given as arrays."""
-    # one code per ``by`` value, in sorted order (the cells are ordered by (ix, iy, by)):
-    # found unsorted (hashing), then the few distinct values sorted
+    # one code per ``by`` value, in sorted order (the cells are ordered by (ix, iy, by))
     codes, labels = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=True)
     rank = np.argsort(np.argsort(np.asarray(labels, dtype=object), kind="stable"))
     labels = np.asarray(labels, dtype=object)[np.argsort(rank)]
@@ -132,10 +122,8 @@ def bin_elements(
     max_points: int,
     fate_codes: np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, int, int]:
-    """Elements (``ts``, ``proc_time``, ``fate``) clipped to the visible domains and binned per
-    fate with ``bin_points``: (cells, nx, ny). ``fate_codes``, when the caller has them: each
-    element's fate as its position in ``palette.FATES`` (the same cells, without hashing
-    every fate text)."""
+    """Elements (``ts``, ``proc_time``, ``fate``) clipped to the domains and binned per fate
+    (``bin_points``); ``fate_codes``, if known: each fate's position in ``palette.FATES``."""
     xs = np.clip(np.asarray(elements["ts"], dtype=float), *x_domain)
     ys = np.clip(np.asarray(elements["proc_time"], dtype=float), *y_domain)
     if fate_codes is None:
@@ -151,8 +139,7 @@ def bin_fates(
     y_range: tuple[float, float],
     limit: int,
 ) -> tuple[pd.DataFrame, int, int]:
-    """``bin_points`` by ``fate`` of points given as float arrays, each one's fate as its
-    position in ``palette.FATES`` (the same cells, without hashing every fate text)."""
+    """``bin_points`` by ``fate`` of float arrays, fates as positions in ``palette.FATES``."""
     present = np.flatnonzero(np.bincount(fate_codes, minlength=len(FATES)))
     order = sorted(present.tolist(), key=FATES.__getitem__)  # the fates present, sorted
     labels = np.array([FATES[i] for i in order], dtype=object)
@@ -163,10 +150,8 @@ def bin_fates(
 
 
 def _bin_index(offsets: np.ndarray, width: float, n: int) -> np.ndarray:
-    """``np.clip(offsets // width, 0, n - 1).astype(np.int64)``, the floor division done as
-    ``floor(offsets / width)`` (several times faster) wherever the quotient is not within
-    1e-6 of an integer — there both are the exact floor of the quotient —, and by ``//``
-    itself where it is (where the rounded quotient could be the next integer)."""
+    """``np.clip(offsets // width, 0, n - 1).astype(np.int64)``, with ``floor(offsets /
+    width)`` (faster) wherever the quotient is not within 1e-6 of an integer."""
     quotient = offsets / width
     index = np.floor(quotient)
     near = np.abs(quotient - np.rint(quotient)) < 1e-6
@@ -186,9 +171,8 @@ def _cells(
     nx: int,
     ny: int,
 ) -> pd.DataFrame:
-    """The non-empty cells of an nx × ny grid per ``by`` code: count, mean x / y, bounds
-    (x_lo, x_hi, y_lo, y_hi) and the extent of the cell's own points (x_min, x_max, y_min,
-    y_max)."""
+    """The non-empty cells of an nx × ny grid per ``by`` code: count, mean x / y (where drawn),
+    bounds (x_lo, x_hi, y_lo, y_hi), the extent of its own points (x_min … y_max)."""
     (x0, x1), (y0, y1) = x_range, y_range
     wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
     ix = _bin_index(xs - x0, wx, nx)
@@ -208,8 +192,6 @@ def _cells(
         mean_x = np.bincount(inverse, weights=xs, minlength=len(ids)) / count
         mean_y = np.bincount(inverse, weights=ys, minlength=len(ids)) / count
         at, n_at = inverse, len(ids)
-    # the extent of each cell's own points (what a tooltip may say of them; the cell's
-    # bounds can hold times no point has, e.g. a negative processing time)
     lo_x, hi_x, lo_y, hi_y = (
         _extreme(f, at, v, n_at)
         for f, v in ((np.minimum, xs), (np.maximum, xs), (np.minimum, ys), (np.maximum, ys))
@@ -252,11 +234,9 @@ KEPT = "each processing-time bucket's first, last, lowest and highest kept"
 def thin_steps(
     frame: pd.DataFrame, time: str, group: str, limit: int, value: str | None = None
 ) -> pd.DataFrame:
-    """Keep, per group, the first and the last row of each equal time bucket and, when
-    ``value`` names a column that is not monotone (a queue size), its lowest and highest row
-    too: the one thinning rule of ``keep_extremes`` (M4). Rows must be in seq order; without
-    ``value`` the values are monotone in time (watermark steps), so a bucket's first and last
-    rows are its lowest and highest. The drawn line never goes beyond the true one."""
+    """Per group, the first and last row of each equal time bucket and, given a non-monotone
+    ``value`` column (a queue size), its lowest and highest (M4, as ``keep_extremes``). Rows
+    in seq order; without ``value`` the line is monotone (watermark steps)."""
     if len(frame) <= limit:
         return frame
     groups = max(1, frame[group].nunique())
@@ -279,12 +259,10 @@ def thin_steps(
 def keep_extremes(
     xs: np.ndarray, ys: np.ndarray, parts: np.ndarray, limit: int
 ) -> tuple[np.ndarray, int]:
-    """Which vertices of a line to draw when it has more than ``limit``: per part and each of
-    ``limit // (4 × parts)`` equal x bins, its first, last, lowest and highest vertex (M4,
-    Jugel et al. 2014). The line drawn through them stays within each bin's true range and
-    reaches its true extremes: it never shows a value the line did not have. Returns the
-    sorted positions kept and the number of bins (0: nothing thinned). ``xs`` must be
-    non-decreasing within a part, parts in order."""
+    """The vertices of a line to draw when it has more than ``limit``: per part and each of
+    ``limit // (4 × parts)`` x bins, its first, last, lowest and highest (M4, Jugel et al.
+    2014: never a value the line did not have). Returns the sorted positions kept and the
+    number of bins (0: nothing thinned). ``xs`` non-decreasing within a part, parts in order."""
     n = len(xs)
     if n <= limit:
         return np.arange(n), 0

@@ -1,12 +1,9 @@
-"""Readable tables for lessons: what a learner reads in a pandas frame of a trace or a Spark run.
+"""Readable tables for lessons: a trace's or a Spark run's pandas frame as a learner reads it.
 
-A trace frame is exact but hard to read: a column with gaps becomes float64 (``12710.0``),
-``Long.MIN_VALUE`` / ``Long.MAX_VALUE`` (``wv.MIN`` / ``wv.MAX``) show as 19-digit numbers,
-epoch-millisecond times mix with times relative to a lesson's ``START``, and pandas cuts long
-cells with ``...``. ``readable`` returns a copy for display only (keep the original frame for
-assertions); an absolute ``0`` in a relative time column (Spark's watermark before its first
-batch) is shown as ``epoch``. ``show_full_rows()`` sets pandas' display options so that no
-cell or column is cut.
+``readable`` returns a display copy (keep the original for assertions): whole floats as ints,
+``Long.MIN_VALUE`` / ``Long.MAX_VALUE`` as MIN / MAX, times relative to a lesson's ``START``
+(an absolute ``0`` there, Spark's watermark before its first batch, as ``epoch``).
+``show_full_rows()`` makes pandas cut no cell or column.
 """
 
 from __future__ import annotations
@@ -51,6 +48,7 @@ def _shown(value: object, start: int | None) -> object:
 
 
 def _whole(column: pd.Series) -> bool:
+    """Whether every present value of a float column is a whole number."""
     values = column.dropna().to_numpy(dtype=float)
     return bool(np.all(np.isfinite(values)) and np.all(values == np.round(values)))
 
@@ -63,10 +61,9 @@ def readable(
     relative: Iterable[str] = (),
     label: str = RELATIVE,
 ) -> pd.DataFrame:
-    """A display copy of ``frame``: whole floats as integers (a gap as an empty cell),
-    ``MIN``/``MAX`` by name, and the ``times`` columns as ``t - start`` under the name
-    ``"<column> (<label>)"``; the ``relative`` columns already are relative to ``start`` and
-    only get the label. ``times`` without ``start`` is an error."""
+    """A display copy of ``frame``: whole floats as ints (a gap empty), ``MIN``/``MAX`` by
+    name, the ``times`` columns as ``t - start`` named ``"<column> (<label>)"``; the
+    ``relative`` columns (already relative) only renamed. ``times`` needs a ``start``."""
     times, relative = list(times), list(relative)
     if times and start is None:
         raise ValueError(f"readable(): times={times!r} need a start to be relative to")

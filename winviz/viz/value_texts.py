@@ -1,5 +1,5 @@
-"""How values and keys are written in charts: ``short`` (a value as compact JSON, cut),
-``key_text`` (a key's label, telling apart the keys Flink tells apart) and their bulk forms.
+"""How values and keys are written in charts: ``short`` (a value as compact JSON, cut) and
+``key_text`` (a key's label, telling apart the keys Flink tells apart), one by one and in bulk.
 """
 
 from __future__ import annotations
@@ -34,9 +34,7 @@ def short(value: Any, limit: int = 60) -> str:
 
 
 def shorts(values: list[Any], limit: int = 60) -> list[str]:
-    """``short`` of each value; the usual payloads — a string, an int, a (string, int) pair
-    such as ``("k3", 1200)`` — written directly (the same texts; a pair's remembered in
-    ``_PAIR_TEXTS``)."""
+    """``short`` of each value (a str, int or (str, int) pair written directly)."""
     out = []
     append = out.append
     if len(_PAIR_TEXTS) > 1 << 16:
@@ -60,15 +58,12 @@ def shorts(values: list[Any], limit: int = 60) -> list[str]:
 
 
 _PAIR_TEXTS: dict[tuple[str, int], str] = {}
-"""The JSON text of each (str, int) pair ``shorts`` wrote (at most 2**16, then forgotten): an
-explorer shows the same elements' values run after run. Only exact str and int pairs are
-looked up, so pairs equal in Python but written differently (``("a", True)``) never meet."""
+"""The JSON text of each (str, int) pair ``shorts`` wrote (at most 2**16, then forgotten)."""
 
 
 def plain_json(value: Any) -> str | None:
-    """The compact JSON ``short`` writes for a plain value — an int, a finite float, a bool,
-    None, or a tuple / list of them and of strings — written directly (the same text as
-    ``json.dumps(jsonable(value))``); None for anything else."""
+    """``short``'s JSON of an int, finite float, bool, None or a tuple / list of them and
+    strings, written directly; None for anything else."""
     write = _PLAIN_JSON.get(value.__class__)
     try:
         if write is not None:
@@ -81,12 +76,8 @@ def plain_json(value: Any) -> str | None:
 
 
 def dataclass_json(value: Any) -> str | None:
-    """The compact JSON ``short`` writes for a dataclass instance whose fields are all plain
-    values (an int, a finite float, a bool, None, a string), written directly: the same text
-    as ``json.dumps(jsonable(value))`` — the object of its fields, in the order of their
-    names — for the usual record of a lesson's data (``datasets``' clicks...); None for
-    anything else (a dataclass with a ``start`` and an ``end``, which ``jsonable`` writes as a
-    window, or with a field of another type)."""
+    """``short``'s JSON of a dataclass whose fields are all plain values (its fields by name),
+    written directly; None for anything else (a window-like one with ``start`` and ``end``)."""
     names = _FIELD_NAMES.get(value.__class__, _NOT_SEEN)
     if names is _NOT_SEEN:
         names = _field_names(value.__class__)
@@ -107,9 +98,8 @@ _FIELD_NAMES: dict[type, tuple[tuple[str, str], ...] | None] = {}
 
 
 def _field_names(cls: type) -> tuple[tuple[str, str], ...] | None:
-    """A dataclass's field names as ``jsonable`` orders them (sorted) with their JSON texts;
-    None for a class that is not a plain dataclass (``jsonable`` writes an ``OpaqueValue`` or a
-    dataclass that is also an int, a string, a list... otherwise). Remembered per class."""
+    """A plain dataclass's field names, sorted, with their JSON texts (None: not a plain
+    dataclass); remembered per class."""
     names = None
     if dataclasses.is_dataclass(cls) and not issubclass(
         cls, (OpaqueValue, int, float, str, list, tuple, dict)
@@ -121,6 +111,7 @@ def _field_names(cls: type) -> tuple[tuple[str, str], ...] | None:
 
 
 def _finite(value: float) -> str:
+    """A finite float's JSON text (``ValueError`` for NaN and infinities)."""
     if value != value or value in (float("inf"), float("-inf")):
         raise ValueError(value)
     return float.__repr__(value)
@@ -136,13 +127,10 @@ _JSON_OF: dict[type, Any] = {**_PLAIN_JSON, str: encode_basestring}
 
 
 def key_text(key: Any, limit: int = 30) -> str:
-    """A key's label in every chart (lanes, colours, tooltips): ``short`` of the key, except
-    that a str key which reads as JSON — ``"1"``, ``"true"``, ``"1.0"``, ``'["a",1]'`` — is
-    written quoted (``'"1"'``), so that it is not taken for (nor drawn in one lane with) the
-    int, bool, float or tuple key whose text it is: those are different keys in Flink and in
-    the engine (``keygroups.KeyRule``). A text longer than ``limit`` is cut and ends with
-    "…#" and 8 hex digits of a hash of the whole text, so that two long keys with the same
-    beginning keep two labels (two lanes), the same in every chart and run."""
+    """A key's label in every chart: ``short`` of the key, a str key that reads as JSON
+    (``"1"``, ``"true"``) quoted so it is not taken for the int or bool key (different keys
+    in Flink, ``keygroups.KeyRule``); longer than ``limit``: cut, ending "…#" and 8 hex
+    digits of a hash of the whole text (two long keys keep two labels)."""
     if key.__class__ is str:
         text = json.dumps(key, ensure_ascii=False) if _reads_as_json(key) else key
     else:
@@ -169,15 +157,13 @@ _JSON_START = frozenset('-0123456789"[{tfnNI')
 
 
 def _key_identity(key: Any) -> Any:
-    """What tells keys apart as the engine does (``keygroups.KeyRule``: Java's equals): the
-    class and the exact text, so 1, True and 1.0 — equal in Python — are three keys, and so
-    are the float keys 0.0 and -0.0."""
+    """What tells keys apart as the engine does (``keygroups.KeyRule``): class and exact text
+    (1, True and 1.0 are three keys, and so are 0.0 and -0.0)."""
     return (key.__class__, key if key.__class__ is str else short(key, 1 << 30))
 
 
 def key_texts(keys: Any) -> list[str]:
-    """``key_text`` of each key, computed once per distinct key (distinct as the engine
-    tells keys apart, ``_key_identity``, not by Python's ``==``: 1, True and 1.0 are three)."""
+    """``key_text`` of each key, once per distinct key (``_key_identity``)."""
     if isinstance(keys, pd.Series):
         keys = keys.to_numpy(dtype=object)
     elif not (isinstance(keys, np.ndarray) and keys.dtype == object and keys.ndim == 1):

@@ -1,26 +1,11 @@
 """The script of every view the kit draws in a browser, exported page and notebook widget alike.
 
-Drawing ahead: drawing a spec costs a Vega-Lite compile, a dataflow run and an SVG render
-(100–200 ms for a lesson's timeline). So the runs next to the shown one are drawn *ahead*, out
-of sight, one at a time when the browser is idle (``aheadViews``: a ``div.winviz-prepared``
-holder outside the charts, ``want`` / ``keep`` / ``take``), and choosing one of them moves its
-views into place (``viewSlot.place``: a layout and a paint) instead of drawing them
-(``viewSlot.embed``). A run whose drawing ahead failed is drawn when chosen, its error shown
-then (``showError``).
-
-The scrubber's replay (``replay``): while "play" is ticked the script advances ``t`` by the
-spec's settings (``usermeta.winviz.replay``, ``winviz.viz.scrubber.replay_settings``) with the
-public ``view.signal(...).runAsync()``. Not a Vega timer stream: Vega 6 runs one from the
-view's start until ``finalize``, playing or not, each tick reading the ``<svg>``'s rect.
-
-Two hosts run ``SCRIPT`` first and keep only what is their own:
-
-* the exported page (``winviz.viz.pages``): the run shown and its neighbours on the control
-  moved last come from the page's embedded grid of gzip runs (``winviz.viz.grid``);
-* the notebook widget (``winviz.viz.explorer_chart``): the kernel computes the neighbours
-  (``winviz.viz.ahead``) and sends their specs by key.
-
-No Flink class is mirrored here: this is the kit's drawing step.
+Drawing ahead (``aheadViews``): the runs next to the shown one are drawn out of sight when the
+browser is idle, and choosing one moves its views into place (``viewSlot.place``) instead of
+drawing them (``viewSlot.embed``). The scrubber's replay (``replay``): while "play" is ticked,
+``t`` advances by the spec's ``usermeta.winviz.replay`` settings (``view.signal().runAsync()``).
+The exported page (``winviz.viz.pages``) and the widget (``winviz.viz.explorer_chart``) run
+``SCRIPT`` first. No Flink class is mirrored: this is the kit's drawing step.
 """
 
 from __future__ import annotations
@@ -196,6 +181,5 @@ function aheadViews(options, settled) {
 }
 // -----------------------------------------------------------------------------------------
 """
-"""The shared script: ``idle``, ``showError``, ``replay``, ``embedView``, ``viewSlot`` and
-``aheadViews`` (plain function declarations: the page's script and the widget's module each
-start with it)."""
+"""The shared script's function declarations (the page's script and the widget's module start
+with it)."""
