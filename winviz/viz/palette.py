@@ -50,38 +50,51 @@ IDENTITY_COLORS: tuple[str, ...] = (
 )
 
 # Meanings (tests/test_viz_palette.py checks the distances for each colour-vision deficiency).
-WATERMARK_COLOR = BLACK
+COLOR_MEANINGS: dict[str, str] = {}
+"""Each colour a chart draws a mark in, and the one thing it means (identities aside)."""
+
+
+def _means(color: str, meaning: str) -> str:
+    """``color``, entered in ``COLOR_MEANINGS`` as meaning ``meaning``."""
+    COLOR_MEANINGS[color] = meaning
+    return color
+
+
+WATERMARK_COLOR = _means(
+    BLACK, "the watermark (of the 1st operator drawn; a firing by the end-of-input watermark MAX)"
+)
 # The n-th operator's watermark line (cycling past five, as its dashes do): shades told apart
 # by lightness and tint, each ≥ 3:1 against white.
-WATERMARK_2_COLOR = "#68909C"  # a cool mid grey, the lightest (L* 57): the 2nd operator
-WATERMARK_3_COLOR = "#746450"  # a warm grey (L* 43)
-WATERMARK_4_COLOR = "#504028"  # a warm dark grey (L* 28)
-WATERMARK_5_COLOR = "#2C1C00"  # a warm near-black (L* 12)
-WATERMARK_SHADES: tuple[str, ...] = (
-    WATERMARK_COLOR, WATERMARK_2_COLOR, WATERMARK_3_COLOR, WATERMARK_4_COLOR, WATERMARK_5_COLOR
-)  # fmt: skip
-ON_TIME_COLOR = BLUE
-LATE_ACCEPTED_COLOR = ORANGE
-DROPPED_COLOR = VERMILLION
-SIDE_OUTPUT_COLOR = PURPLE
-EVENT_TIME_COLOR = GREEN
-PROCESSING_TIME_COLOR = "#762A83"
+WATERMARK_2_COLOR = _means("#68909C", "the watermark (of the 2nd operator drawn)")
+WATERMARK_3_COLOR = _means("#746450", "the watermark (of the 3rd operator drawn)")
+WATERMARK_4_COLOR = _means("#504028", "the watermark (of the 4th operator drawn)")
+WATERMARK_5_COLOR = _means("#2C1C00", "the watermark (of the 5th operator drawn)")
+WATERMARK_SHADES: tuple[str, ...] = tuple(COLOR_MEANINGS)
+ON_TIME_COLOR = _means(BLUE, "element on time")
+LATE_ACCEPTED_COLOR = _means(ORANGE, "element late, accepted")
+DROPPED_COLOR = _means(VERMILLION, "element dropped")
+SIDE_OUTPUT_COLOR = _means(PURPLE, "element sent to the side output")
+EVENT_TIME_COLOR = _means(GREEN, "event-time timer")
+PROCESSING_TIME_COLOR = _means("#762A83", "processing-time timer")
 # an element's arrival: a FIRE in Trigger.onElement, a pair of IntervalJoinOperator
-ELEMENT_FIRING_COLOR = YELLOW
-NOT_TRACED_COLOR = WHITE  # drawn hollow (outlined)
-MERGE_COLOR = "#543005"  # dark brown, ColorBrewer BrBG; merged away: its pale tint
-MERGED_AWAY_COLOR = "#E3CDB5"
-REMOVED_COLOR = GREY  # cleanup (and a join's buffer removal), purge, evict: told apart by shape
-GONE_COLOR = LIGHT_GREY
-WINDOW_COLOR = "#8DA0CB"  # fired: a darker shade, light enough for the firing squares on it
-WINDOW_FIRED_COLOR = "#6676AE"
-HORIZON_COLOR = "#B36B00"  # a darker shade of the "late, accepted" orange
-GUIDE_COLOR = "#A6A6A6"  # guides are told apart by dash and label
-FADED_COLOR = "#BBBBBB"
-IDLE_COLOR = "#C4C4C4"
-PAUSED_COLOR = "#333333"
-DEDUP_COLOR = "#5C5C5C"
-PATH_FILL = "#E8E8F4"  # (off the path: FADED_COLOR outlines on PAPER)
+ELEMENT_FIRING_COLOR = _means(
+    YELLOW, "output caused by an element's arrival (a firing, a joined pair)"
+)
+NOT_TRACED_COLOR = _means(WHITE, "firing whose cause is not traced")  # drawn hollow
+MERGE_COLOR = _means("#543005", "session merge")
+MERGED_AWAY_COLOR = _means("#E3CDB5", "window merged away")  # the merge colour's pale tint
+# cleanup (and a join's buffer removal), purge, evict: told apart by shape
+REMOVED_COLOR = _means(GREY, "removed from window state (cleanup, purge, evict)")
+GONE_COLOR = _means(LIGHT_GREY, "window state gone (cleaned up)")
+WINDOW_COLOR = _means("#8DA0CB", "window (not fired yet)")
+WINDOW_FIRED_COLOR = _means("#6676AE", "window that has fired")
+HORIZON_COLOR = _means("#B36B00", "allowed-lateness horizon")  # a darker "late" orange
+GUIDE_COLOR = _means("#A6A6A6", "guide (diagonal, restart, now, pointer)")  # by dash, label
+FADED_COLOR = _means("#BBBBBB", "not (yet) happened in this view (after t, off the path)")
+IDLE_COLOR = _means("#C4C4C4", "input idle")
+PAUSED_COLOR = _means("#333333", "input paused by watermark alignment")
+DEDUP_COLOR = _means("#5C5C5C", "timer registration de-duplicated")
+PATH_FILL = _means("#E8E8F4", "step on the element's path")
 
 # Ink: text, outlines, frames and page chrome — no meaning of their own.
 INK = BLACK
@@ -94,36 +107,6 @@ NOTE_BORDER = "#999999"  # a page's widget note
 NOTE_BACKGROUND = "#F4F4F4"
 PAPER = "#FAFAFA"  # the fill of a plain box (a diagram's step off the path)
 
-COLOR_MEANINGS: dict[str, str] = {
-    WATERMARK_COLOR: "the watermark (of the 1st operator drawn; a firing by the end-of-input "
-    "watermark MAX)",
-    WATERMARK_2_COLOR: "the watermark (of the 2nd operator drawn)",
-    WATERMARK_3_COLOR: "the watermark (of the 3rd operator drawn)",
-    WATERMARK_4_COLOR: "the watermark (of the 4th operator drawn)",
-    WATERMARK_5_COLOR: "the watermark (of the 5th operator drawn)",
-    ON_TIME_COLOR: "element on time",
-    LATE_ACCEPTED_COLOR: "element late, accepted",
-    DROPPED_COLOR: "element dropped",
-    SIDE_OUTPUT_COLOR: "element sent to the side output",
-    EVENT_TIME_COLOR: "event-time timer",
-    PROCESSING_TIME_COLOR: "processing-time timer",
-    ELEMENT_FIRING_COLOR: "output caused by an element's arrival (a firing, a joined pair)",
-    NOT_TRACED_COLOR: "firing whose cause is not traced",
-    MERGE_COLOR: "session merge",
-    MERGED_AWAY_COLOR: "window merged away",
-    REMOVED_COLOR: "removed from window state (cleanup, purge, evict)",
-    GONE_COLOR: "window state gone (cleaned up)",
-    WINDOW_COLOR: "window (not fired yet)",
-    WINDOW_FIRED_COLOR: "window that has fired",
-    HORIZON_COLOR: "allowed-lateness horizon",
-    GUIDE_COLOR: "guide (diagonal, restart, now, pointer)",
-    FADED_COLOR: "not (yet) happened in this view (after t, off the path)",
-    IDLE_COLOR: "input idle",
-    PAUSED_COLOR: "input paused by watermark alignment",
-    DEDUP_COLOR: "timer registration de-duplicated",
-    PATH_FILL: "step on the element's path",
-}
-"""Each colour a chart draws a mark in, and the one thing it means (identities aside)."""
 INK_COLORS: tuple[str, ...] = (INK, NOTE_INK, FADED_INK, GRID_INK, FRAME_INK, ERROR_INK, PAPER)
 """Colours of text, outlines and frames only."""
 MEANING_COLORS: tuple[str, ...] = tuple(COLOR_MEANINGS)
