@@ -9,6 +9,7 @@ import importlib.util
 import json
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,18 +120,25 @@ def frame_size(spec: dict[str, Any]) -> tuple[int, int]:
     return max(palette.FIT_WIDTH, width) + 2 * PAGE_PX, _title_px(spec) + height + 2 * PAGE_PX
 
 
+def _views(spec: Any) -> Iterator[dict[str, Any]]:
+    """The spec (a dict or a list of them) and every layer and sub-chart in it, depth first."""
+    if isinstance(spec, list):
+        for s in spec:
+            yield from _views(s)
+    elif isinstance(spec, dict):
+        yield spec
+        for key in ("layer", "hconcat", "vconcat", "concat"):
+            yield from _views(spec.get(key))
+
+
 def _has_axes(spec: Any) -> bool:
     """Whether any view of the spec draws an x or y axis (a diagram's are ``None``)."""
-    if isinstance(spec, list):
-        return any(_has_axes(s) for s in spec)
-    if not isinstance(spec, dict):
-        return False
-    encoding = spec.get("encoding") or {}
-    for channel in ("x", "y"):
-        enc = encoding.get(channel)
-        if isinstance(enc, dict) and not ("axis" in enc and enc["axis"] is None):
-            return True
-    return any(_has_axes(spec.get(k)) for k in ("layer", "hconcat", "vconcat", "concat"))
+    return any(
+        isinstance(enc := (view.get("encoding") or {}).get(channel), dict)
+        and not ("axis" in enc and enc["axis"] is None)
+        for view in _views(spec)
+        for channel in ("x", "y")
+    )
 
 
 def _title_px(spec: dict[str, Any]) -> int:
@@ -177,31 +185,23 @@ def _plot(spec: dict[str, Any]) -> tuple[int, int]:
     return out[0], out[1]
 
 
-def _legends(
-    spec: Any, found: dict[tuple[str, str], int | None] | None = None
-) -> dict[tuple[str, str], int | None]:
+def _legends(spec: Any) -> dict[tuple[str, str], int | None]:
     """The legends the spec draws, one per (field, title): its entries (its scale's domain;
     else ``UNKNOWN_ENTRIES``), None for a gradient."""
-    found = {} if found is None else found
-    if isinstance(spec, list):
-        for s in spec:
-            _legends(s, found)
-    elif isinstance(spec, dict):
-        encoding = spec.get("encoding")
-        if isinstance(encoding, dict):
-            for channel in _LEGEND_CHANNELS:
-                enc = encoding.get(channel)
-                if not isinstance(enc, dict) or "field" not in enc:
-                    continue
-                if "legend" in enc and enc["legend"] is None:
-                    continue
-                name = (str(enc["field"]), str(enc.get("title", enc["field"])))
-                domain = (enc.get("scale") or {}).get("domain")
-                n = len(domain) if isinstance(domain, list) else UNKNOWN_ENTRIES
-                gradient = enc.get("type") == "quantitative" and channel in ("color", "fill")
-                found[name] = None if gradient else max(n, found.get(name) or 0)
-        for key in ("layer", "hconcat", "vconcat", "concat"):
-            _legends(spec.get(key), found)
+    found: dict[tuple[str, str], int | None] = {}
+    for view in _views(spec):
+        encoding = view.get("encoding")
+        for channel in _LEGEND_CHANNELS if isinstance(encoding, dict) else ():
+            enc = encoding.get(channel)
+            if not isinstance(enc, dict) or "field" not in enc:
+                continue
+            if "legend" in enc and enc["legend"] is None:
+                continue
+            name = (str(enc["field"]), str(enc.get("title", enc["field"])))
+            domain = (enc.get("scale") or {}).get("domain")
+            n = len(domain) if isinstance(domain, list) else UNKNOWN_ENTRIES
+            gradient = enc.get("type") == "quantitative" and channel in ("color", "fill")
+            found[name] = None if gradient else max(n, found.get(name) or 0)
     return found
 
 
