@@ -199,31 +199,24 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
     own = view.select(*kinds, "timer_registered", operator=operator)
     own = own[(own > seq) & (own < end)]
     records = trace_records(view, own)
-    steps: list[tuple[int, str, str | None, str]] = []
     late = vocabulary.is_late(record.ts, record.watermark)
-    steps.append(
-        (
-            seq,
-            "element",
-            None,
-            f"ts {format_ms(record.ts)} {'≤' if late else '>'} watermark "
-            f"{format_ms(record.watermark)}: {'late' if late else vocabulary.ON_TIME}"
-            if record.ts is not None
-            else f"no event timestamp: {vocabulary.ON_TIME}",
-        )
+    arrived = (
+        f"ts {format_ms(record.ts)} {'≤' if late else '>'} watermark "
+        f"{format_ms(record.watermark)}: {'late' if late else vocabulary.ON_TIME}"
+        if record.ts is not None
+        else f"no event timestamp: {vocabulary.ON_TIME}"
     )
     windows = [r for r in records if r.kind in ("assigned", "skipped_late_window")]
-    steps.append(
-        (
-            seq,
-            "assign",
-            None,
-            ", ".join(str(window_text(r.window)) for r in windows)
-            + (" (after the merge)" if any(r.kind == "merged" for r in records) else "")
-            if windows
-            else "no window",
-        )
+    assigned = (
+        ", ".join(str(window_text(r.window)) for r in windows)
+        + (" (after the merge)" if any(r.kind == "merged" for r in records) else "")
+        if windows
+        else "no window"
     )
+    steps: list[tuple[int, str, str | None, str]] = [
+        (seq, "element", None, arrived),
+        (seq, "assign", None, assigned),
+    ]
     firing = _firing_words(view, operator)
     called: set[Any] = set()  # windows whose on_element call was seen (cleanup timers follow)
     last_call: dict[Any, int] = {}  # the global window: its call's last record

@@ -281,7 +281,8 @@ def _depths(ops: list[str], upstream: dict[str, list[str]]) -> dict[str, int]:
         for i, op in enumerate(ops):
             ups = upstream.get(op)
             if ups is None:
-                new = depth[ops[i - 1]] + (0 if _same_stage(op, ops[i - 1]) else 1) if i else 0
+                stage = split_subtask(op)[0] == split_subtask(ops[i - 1])[0]  # its subtasks
+                new = depth[ops[i - 1]] + (0 if stage else 1) if i else 0
             else:
                 new = 1 + max((depth[u] for u in ups if u in depth), default=-1)
             if new != depth[op]:
@@ -289,11 +290,6 @@ def _depths(ops: list[str], upstream: dict[str, list[str]]) -> dict[str, int]:
         if not changed:
             break
     return depth
-
-
-def _same_stage(a: str, b: str) -> bool:
-    """Whether two operators are subtasks of one stage."""
-    return split_subtask(a)[0] == split_subtask(b)[0]
 
 
 def _lines(row: Any, chans: pd.DataFrame, fmt: Any = format_ms) -> list[str]:
