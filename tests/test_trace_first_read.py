@@ -67,20 +67,13 @@ def test_each_field_decoded_on_first_read_equals_the_records_unpacked_one_by_one
     assert trace.columns() is c  # read once
 
 
-def test_runs_of_entries_are_declared_where_they_stand_and_a_wrong_declaration_refused() -> None:
+def test_runs_of_entries_are_declared_where_they_stand() -> None:
     trace, pair = Trace(), _Pair()
     trace.writer.emit("first", 0, 0, "op", None, None, None, None)
-    trace.extend((pair, 1, 2, pair, 3, 4))
-    trace.packed(pair, 2)
-    trace.extend((pair, 5, 6))
-    trace.packed(pair, 1)  # the same run: no plain record in between
+    trace.append_run(pair, [pair, 1, 2, pair, 3, 4], 2)
+    trace.append_run(pair, [pair, 5, 6], 1)  # the same run: no plain record in between
     assert trace._runs == [(8, pair, 3)]
     trace.writer.emit("last", 7, 0, "op", None, None, None, None)
-    assert len(trace) == 8
-    with pytest.raises(ValueError, match=r"the last 1 entries written are not entries of this"):
-        trace.packed(pair, 1)  # the buffer ends with a plain record
-    with pytest.raises(ValueError, match=r"the last 3 entries written are not entries of this"):
-        trace.packed(pair, 3)
     assert len(trace) == 8
     assert [(r.kind, r.proc_time, r.detail) for r in trace] == [
         ("first", 0, None),
@@ -94,14 +87,12 @@ def test_runs_of_entries_are_declared_where_they_stand_and_a_wrong_declaration_r
     ]
 
 
-def test_a_marker_written_without_its_declaration_is_a_clear_error() -> None:
+def test_a_record_whose_kind_is_not_a_str_is_a_clear_error() -> None:
     trace, pair = Trace(), _Pair()
     trace.writer.emit("first", 0, 0, "op", None, None, None, None)
-    trace.extend((pair, 1, 2))
-    trace.packed(pair, 1)
-    trace.extend((pair, 3, 4))  # never declared
-    trace.writer.emit("last", 7, 0, "op", None, None, None, None)
-    with pytest.raises(ValueError, match=r"trace write buffer slot 11: <.*_Pair.*> where a record"):
+    trace.append_run(pair, [pair, 1, 2], 1)
+    trace.writer.emit(3, 7, 0, "op", None, None, None, None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"trace write buffer: a record whose kind is not a str"):
         trace.columns()
 
 
@@ -185,15 +176,15 @@ def _random_trace(seed: int) -> Trace:
                 trace.writer.emit(kind, rng.randrange(100), time, "op", key, None, time, key)
         elif what < 0.7:
             entries = rng.randrange(1, 8)
-            for _ in range(entries):
-                trace.extend((pair, rng.randrange(1000), rng.randrange(-50, 50)))
-            trace.packed(pair, entries)
+            run = [(pair, rng.randrange(1000), rng.randrange(-50, 50)) for _ in range(entries)]
+            trace.append_run(pair, [v for entry in run for v in entry], entries)
         else:
             entries = rng.randrange(1, 8)
+            run = []
             for _ in range(entries):
                 t = rng.choice([None, rng.randrange(10**6)])
-                trace.extend((triple, t, rng.choice(_KEYS), rng.choice(_KEYS)))
-            trace.packed(triple, entries)
+                run += [triple, t, rng.choice(_KEYS), rng.choice(_KEYS)]
+            trace.append_run(triple, run, entries)
     return trace
 
 
@@ -242,8 +233,7 @@ def test_random_traces_parts_equal_their_whole_columns(seed: int) -> None:
 def test_the_first_read_takes_the_write_buffer_itself_and_writing_goes_on() -> None:
     trace, pair = Trace(), _Pair()
     trace.writer.emit("first", 0, 0, "op", None, None, None, None)
-    trace.extend((pair, 1, 2, pair, 3, 4))
-    trace.packed(pair, 2)
+    trace.append_run(pair, [pair, 1, 2, pair, 3, 4], 2)
     buffer = id(trace._buffer)
     c = trace.columns()
     assert id(trace._buffer) != buffer and trace._buffer == []  # taken, not copied
@@ -265,8 +255,7 @@ def test_a_writer_holding_extend_keeps_writing_to_the_trace_after_a_read() -> No
     trace, pair = Trace(), _Pair()
     write = trace.extend  # (as a hot loop does)
     write(("first", 0, 0, "op", None, None, None, None))
-    write((pair, 1, 2))
-    trace.packed(pair, 1)
+    trace.append_run(pair, [pair, 1, 2], 1)
     buffer = trace._buffer
     assert [r.kind for r in trace] == ["first", "x", "y"]
     assert trace._buffer is buffer and buffer == []  # copied and cleared: the writer's list

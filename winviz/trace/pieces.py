@@ -1,13 +1,9 @@
 """A trace's write buffer read as columns, each decoded the first time a reader asks for it.
 
-Writers never build columns: they append whole records to the trace's write buffer (one
-``list.extend`` per record, the cheapest append CPython has; packed entries stand for several
-records, ``winviz.trace.store``). A read slices the buffer field by field (``Pieces``) and
-decodes each column the first time a reader asks for it: one C-speed pass over its slice
-for the plain records, the marker's ``Packed.fields`` for the entries. A reader of a few
-kinds' records (a chart) asks for a field's ``part`` instead (``TraceColumns.part``): only
-the plain records of those kinds and the packed record slots of those kinds are decoded,
-and the whole columns stay the same whatever parts were read first.
+A read slices the buffer field by field (``Pieces``): one C-speed pass per field over the
+plain records, the marker's ``fields`` for the packed entries. ``part`` decodes a field on
+the records of some kinds only (a chart's); the whole columns are the same whatever parts
+were read first.
 """
 
 from __future__ import annotations
@@ -62,11 +58,9 @@ def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class Tuples:
-    """A ``Packed.fields`` detail item of tuples said field by field: entry ``e``'s detail is
-    ``tuple(f[e] for f in fields)`` (each field a list or an object array, one value per
-    entry; an ``int64`` array for ints the engine made). The tuples are made only when the
-    detail column is read (``objects``); a reader of the detail's fields one by one
-    (``to_pandas``) reads ``fields`` as they are."""
+    """A packed detail item of tuples said field by field: entry ``e``'s detail is
+    ``tuple(f[e] for f in fields)`` (each a list, an object array or an ``int64`` array),
+    made only when the detail column is read; ``to_pandas`` reads ``fields`` as they are."""
 
     fields: tuple[Any, ...]
 
@@ -123,12 +117,9 @@ class Deferred:
 
 
 class Slots:
-    """A packed marker's entries value by value: ``slots[f]`` is value ``f`` of every entry,
-    a list sliced from the entries' flat values (``width`` after each marker) when it is
-    asked for, so that a field's decoding makes only the slots it reads. ``spans``: where
-    the marker's runs of entries are in ``flat`` (slot ranges ``(start, stop)``, each
-    starting at a marker; None: ``flat`` is one run): a first read slices them straight from
-    the trace's write buffer."""
+    """A marker's entries value by value: ``slots[f]`` is value ``f`` of every entry, sliced
+    from ``flat`` when asked for; ``spans``: the runs' slot ranges ``(start, stop)`` in
+    ``flat``, each starting at a marker (None: ``flat`` is one run)."""
 
     __slots__ = ("_flat", "_spans", "_step", "_width")
 
@@ -148,11 +139,8 @@ class Slots:
 
 
 class Plain:
-    """The plain records of a write buffer, in place: ``data``'s slot ranges ``spans``
-    (``(start, stop)``, whole records of ``width`` values each, in order). ``field(f)``
-    slices field ``f`` of every record (kept for ``gather`` until ``drop``), ``gather(rows,
-    f)`` picks some records' (indices among the plain records); ``kinds``: field 0 when the
-    caller has it already (a first read checks it)."""
+    """The plain records of a write buffer, in place: ``data``'s slot ranges ``spans``, whole
+    records of ``width`` values each; ``kinds``: field 0 when the caller has it already."""
 
     __slots__ = ("_data", "_fields", "_n", "_spans", "_table", "_width")
 
@@ -291,22 +279,12 @@ class _Pick:
 
 
 class Pieces:
-    """The records of a trace's write buffer, not yet decoded (``Trace.columns``): the plain
-    records, eight values each (``plain``, a ``Plain``: sliced field by field when the field
-    is decoded),
-    at record positions ``plain_at`` (None: every record is plain, in order), and the packed
-    entries of each marker slot by slot, each entry's records one after another from the
-    position of its first (``first``, entry by entry).
-    ``decode(name)`` builds one field's column, straight into its typed array (codes, int64
-    times), never through Python objects per record except the details;
-    ``TraceColumns.pending`` asks for each field the first time a reader reads it. What a
-    field alone needed is dropped once it is decoded.
-
-    ``part(name, kinds, kind)`` builds a field's column on the records of some kinds only
-    (``TraceColumns.part``): only the plain records of those kinds are read, and of the
-    packed entries only the record slots of those kinds (a slot whose kind varies from entry
-    to entry is read whole when any of its records is of one of them). Nothing a part makes
-    is dropped: the field's whole column, decoded later, reads the same items."""
+    """The records of a trace's write buffer, not yet decoded: the plain records (``plain``)
+    at positions ``plain_at`` (None: all plain, in order), and per marker its entries slot
+    by slot, each entry's records one after another from position ``first[e]``.
+    ``decode(name)`` builds a field's column straight into its typed array and drops what
+    that field alone needed; ``part(name, kinds, kind)`` builds it on the records of some
+    kinds only (a slot whose kind varies is read whole), dropping nothing."""
 
     def __init__(
         self,

@@ -1,29 +1,14 @@
-"""The trace store: written record by record while a job runs, read as columns.
+"""The trace store (``Trace``): written record by record while a job runs, read as columns.
 
-Writing (the engine's hot path) and reading (charts, lessons, questions) want different
-shapes, so the store has both, as Arrow's array builders do:
-
-* **Writing** goes through the trace's ``writer`` (``winviz.trace.writer.TraceWriter``: one
-  method per record kind), the only way records go in. Beneath it, the store's encoding:
-  plain records, ``Trace.WIDTH`` (8) values each in ``BASE_FIELDS`` order, appended to one
-  flat buffer with ``extend`` (one ``list.extend`` per record, the cheapest append CPython
-  has); and *packed entries*: a ``Packed`` marker's entry is the marker followed by its
-  ``width`` values, standing for ``count`` records at once (an element's arrival,
-  assignment, timers and trigger call are one entry: ``winviz.trace.element_entry``). After
-  a run of ``n`` entries, before anything else is written, the run is declared with
-  ``packed(marker, n)``: a read then knows where every record is without looking. Only the
-  writer (and tests of the encoding) call ``extend`` and ``packed``.
-
-* **Reading** turns what was written since the last read into a columnar chunk
-  (``winviz.trace.columns``): ``columns()`` takes the buffer's values (the list itself when
-  no writer holds it: nothing is copied), finds the plain records and each marker's runs by
-  their slot ranges and slices them field by field (C speed); each column is decoded the
-  first time a reader asks for it (packed entries through their marker's ``fields``). Then
-  ``where(...)``, ``records(...)``, ``kinds()``, ``to_pandas()``, ``to_arrow()``,
-  ``save(path)`` read the columns. A trace can be read while it is still being written (the
-  next read adds what came since); ``len()`` counts records without converting anything.
-
-The same run always gives the same trace, byte for byte: ``to_json()`` is canonical.
+Writing goes through ``trace.writer`` (``winviz.trace.writer.TraceWriter``) into one flat
+buffer: plain records of ``BASE_FIELDS`` values each, and runs of packed entries (a marker,
+then its ``width`` values, standing for ``count`` records: ``winviz.trace.element_entry``),
+each run declared as it is written, so a read knows where every record is without looking.
+A read turns what was written since the last read into a columnar chunk (``Pieces``: each
+field sliced from the buffer and decoded the first time a reader asks for it); ``where``,
+``records``, ``kinds``, ``to_pandas``, ``to_arrow`` and ``save`` read the columns. A trace
+can be read while it is still being written. ``to_json()`` is canonical: the same run gives
+the same bytes.
 """
 
 from __future__ import annotations
@@ -34,8 +19,6 @@ import reprlib
 import sys
 from collections.abc import Iterable, Iterator
 from difflib import get_close_matches
-from itertools import repeat
-from operator import is_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,32 +96,11 @@ class Trace:
 
     # -- the encoding the writer writes (module docstring) -------------------------------------
 
-    def packed(self, marker: Packed, entries: int) -> None:
-        """Declare the run of ``entries`` packed entries of ``marker`` just appended with
-        ``extend`` (each the marker, then its ``width`` values: the last slots of the
-        buffer). A writer declares each run before it writes anything else; a read then
-        knows where every record is without looking."""
-        if entries <= 0:
-            return
-        data, step = self._buffer, 1 + marker.width
-        start = len(data) - entries * step
-        if start < 0 or not all(map(is_, data[start::step], repeat(marker))):
-            raise ValueError(
-                f"trace.packed({marker!r}, {entries}): the last {entries} entries written are "
-                f"not entries of this marker (declare each run right after writing it)"
-            )
-        self._declare(marker, entries, start)
-
     def append_run(self, marker: Packed, values: list[Any], entries: int) -> None:
         """Append a run of ``entries`` packed entries of ``marker`` (``values``: each entry's
-        marker, then its ``width`` values) and declare it (the writer's: it made them)."""
-        start = len(self._buffer)
+        marker, then its ``width`` values) and declare it (where it starts, how many)."""
+        step, start = 1 + marker.width, len(self._buffer)
         self._buffer.extend(values)
-        self._declare(marker, entries, start)
-
-    def _declare(self, marker: Packed, entries: int, start: int) -> None:
-        """Count the run of ``entries`` entries of ``marker`` at buffer slot ``start``."""
-        step = 1 + marker.width
         self._packed_slots += entries * step
         self._packed_records += entries * marker.count
         runs = self._runs
@@ -197,7 +159,7 @@ class Trace:
         if any((stop - start) % width for start, stop in plain_spans) or not set(
             map(type, kinds)
         ) <= {str}:
-            raise ValueError(self._undeclared())
+            raise ValueError("trace write buffer: a record whose kind is not a str")
         del data  # (a reference of its own: ``_take`` counts them)
         data = self._take()
         plain = Plain(data, plain_spans, width, kinds)
@@ -239,25 +201,6 @@ class Trace:
     def _refs(self) -> tuple[int, int]:
         """The reference counts of the write buffer and of its ``extend`` (see ``_take``)."""
         return sys.getrefcount(self._buffer), sys.getrefcount(self.extend)
-
-    def _undeclared(self) -> str:
-        """What is wrong with a write buffer whose plain records do not read as records: the
-        first slot where a record should start and does not."""
-        data, width = self._buffer, self.WIDTH
-        runs = {start: (1 + m.width) * entries for start, m, entries in self._runs}
-        i = 0
-        while i < len(data):
-            if i in runs:
-                i += runs[i]
-            elif data[i].__class__ is str:
-                i += width
-            else:
-                break
-        return (
-            f"trace write buffer slot {i}: {data[i] if i < len(data) else 'the end'!r} where a "
-            f"record should start (a record's kind, a str); a packed entry's marker must be "
-            f"declared with trace.packed(marker, n) right after its run"
-        )
 
     def _unpacked(self) -> list[Any]:
         """Every record, eight values each, in order, the write buffer read record by record
