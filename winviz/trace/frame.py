@@ -390,11 +390,11 @@ def detail_column(n: int, pieces: list[DetailPiece], *, defer: bool = False) -> 
             coded = _strings(n, pieces, tables)
             return coded if defer else coded.categorical()
         if types - {_NONE} == {int}:
-            ints = _masked(n, pieces, tables, np.int64)
+            ints = masked(n, pieces, tables, np.int64)
             if ints is not None:
                 return pd.arrays.IntegerArray(*ints)
         if types - {_NONE} == {bool}:
-            bools = _masked(n, pieces, tables, np.bool_)
+            bools = masked(n, pieces, tables, np.bool_)
             assert bools is not None  # bools always fit
             return pd.arrays.BooleanArray(*bools)
     return _objects(n, pieces)
@@ -472,7 +472,7 @@ def _put_all(out: np.ndarray, pieces: list[DetailPiece]) -> None:
                 out[rows] = p.table.take(p.codes[lo:hi])
 
 
-def _masked(
+def masked(
     n: int, pieces: list[DetailPiece], tables: list[np.ndarray], dtype: type
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """The values and missing mask of a nullable ``Int64`` / ``boolean`` column of a field
