@@ -27,7 +27,7 @@ import numpy as np
 from winviz.errors import ArgumentTypeError, InputError, PositionError
 from winviz.trace.codec import jsonable
 from winviz.trace.columns import TraceColumns, concat, empty
-from winviz.trace.packed import Packed
+from winviz.trace.element_entry import Packed
 from winviz.trace.pieces import Pieces, Plain, Slots, sliced, spans
 from winviz.trace.schema import (
     BASE_FIELDS,

@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from winviz.trace.element_entry import ElementEntry
+from winviz.trace.element_entry import ElementEntry, shared_timer_details
 from winviz.trace.schema import DETAIL_FIELDS, KIND_BASE_FIELDS
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class TraceWriter:
         hashable: the timer service keys its timers by them)."""
         shared = self._timers.get(namespace) if domain == "event" else None
         if shared is None or shared[2][1].__class__ is not namespace.__class__:
-            shared = ((domain, namespace, False), (domain, namespace, True), (domain, namespace))
+            shared = shared_timer_details(namespace, domain)
             if domain == "event":
                 self._timers[namespace] = shared
         return shared
