@@ -64,16 +64,14 @@ class TraceWriter:
         """One record given field by field (``BASE_FIELDS``), of any kind."""
         self._extend((kind, proc_time, watermark, operator, key, window, ts, detail))
 
-    def _timer_details(self, domain: str, namespace: Any) -> tuple[tuple[Any, ...], ...]:
-        """The namespace's timer details: (domain, namespace, flag) with flag False and True,
-        then (domain, namespace); made once per event-time namespace (timer namespaces are
-        hashable: the timer service keys its timers by them)."""
-        shared = self._timers.get(namespace) if domain == "event" else None
-        if shared is None or shared[2][1].__class__ is not namespace.__class__:
-            shared = shared_timer_details(namespace, domain)
-            if domain == "event":
-                self._timers[namespace] = shared
-        return shared
+    def _share(self, domain: str, namespace: Any) -> tuple[tuple[Any, ...], ...]:
+        """The namespace's timer details (``shared_timer_details``), kept for an event-time
+        namespace (hashable: the timer service keys its timers by them). The callers look
+        them up inline (``_timers``), a hot path."""
+        made = shared_timer_details(namespace, domain)
+        if domain == "event":
+            self._timers[namespace] = made
+        return made
 
     def forget(self, namespaces: Sequence[Any]) -> None:
         """Stop sharing these namespaces' timer details (their windows are cleaned up)."""
@@ -94,7 +92,10 @@ class TraceWriter:
         namespace: Any,
         deduplicated: bool,
     ) -> None:
-        detail = self._timer_details(domain, namespace)[deduplicated]
+        shared = self._timers.get(namespace) if domain == "event" else None
+        if shared is None or shared[2][1].__class__ is not namespace.__class__:
+            shared = self._share(domain, namespace)
+        detail = shared[deduplicated]
         self._extend(("timer_registered", proc_time, watermark, operator, key, window, ts, detail))
 
     def timer_deleted(
@@ -109,7 +110,10 @@ class TraceWriter:
         namespace: Any,
         existed: bool,
     ) -> None:
-        detail = self._timer_details(domain, namespace)[existed]
+        shared = self._timers.get(namespace) if domain == "event" else None
+        if shared is None or shared[2][1].__class__ is not namespace.__class__:
+            shared = self._share(domain, namespace)
+        detail = shared[existed]
         self._extend(("timer_deleted", proc_time, watermark, operator, key, window, ts, detail))
 
     def timer_fired(
@@ -123,7 +127,10 @@ class TraceWriter:
         domain: str,
         namespace: Any,
     ) -> None:
-        detail = self._timer_details(domain, namespace)[2]
+        shared = self._timers.get(namespace) if domain == "event" else None
+        if shared is None or shared[2][1].__class__ is not namespace.__class__:
+            shared = self._share(domain, namespace)
+        detail = shared[2]
         self._extend(("timer_fired", proc_time, watermark, operator, key, window, ts, detail))
 
     def trigger(
@@ -155,7 +162,9 @@ class TraceWriter:
     ) -> None:
         """``timer_fired`` (event time, namespace ``window``) and the ``trigger`` record of
         ``EventTimeTrigger.onEventTime``: FIRE (``fire``) or CONTINUE, in one write."""
-        shared = self._timer_details("event", window)
+        shared = self._timers.get(window)
+        if shared is None or shared[2][1].__class__ is not window.__class__:
+            shared = self._share("event", window)
         self._extend(
             (
                 "timer_fired", proc_time, watermark, operator, key, window, ts, shared[2],
@@ -182,7 +191,9 @@ class TraceWriter:
         ``emitted_time`` and the operator's ``emitted_watermark``), in one write; with the
         ``sink`` record of the sink it goes straight into (at ``emitted_time`` and the sink's
         ``sink_watermark``) unless ``sink`` is None."""
-        shared = self._timer_details("event", window)
+        shared = self._timers.get(window)
+        if shared is None or shared[2][1].__class__ is not window.__class__:
+            shared = self._share("event", window)
         self._extend(
             (
                 "timer_fired", proc_time, watermark, operator, key, window, ts, shared[2],
@@ -213,7 +224,9 @@ class TraceWriter:
         """``fired`` (at ``max_ts``), then ``event_window_cleared``'s two records, in one
         write: a firing by the timer that is also the window's cleanup timer (no allowed
         lateness), for a window function whose ``clear`` does nothing."""
-        shared = self._timer_details("event", window)
+        shared = self._timers.get(window)
+        if shared is None or shared[2][1].__class__ is not window.__class__:
+            shared = self._share("event", window)
         self._extend(
             (
                 "fired", proc_time, watermark, operator, key, window, max_ts,
@@ -239,7 +252,9 @@ class TraceWriter:
         ``timer_deleted`` of ``EventTimeTrigger.clear`` (event time, namespace ``window``, the
         timer at ``max_ts``; ``existed``), then ``cleanup``, in one write — for a window
         function whose ``clear`` does nothing (nothing can happen between the two)."""
-        shared = self._timer_details("event", window)
+        shared = self._timers.get(window)
+        if shared is None or shared[2][1].__class__ is not window.__class__:
+            shared = self._share("event", window)
         self._extend(
             (
                 "timer_deleted", proc_time, watermark, operator, key, window, max_ts,
