@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from winviz.collector import paused
 from winviz.errors import ArgumentTypeError, InputError, PositionError
 from winviz.trace.codec import jsonable
 from winviz.trace.columns import TraceColumns, concat, empty
@@ -119,7 +120,8 @@ class Trace:
         """Every record as columns (``winviz.trace.columns.TraceColumns``)."""
         if self._buffer:
             first = sum(len(c) for c in self._chunks)
-            self._chunks.append(self._buffer_columns(first))
+            with paused():  # many new containers, no cycles: no collection passes over them
+                self._chunks.append(self._buffer_columns(first))
         if len(self._chunks) > 1:
             self._chunks = [concat(self._chunks)]
         return self._chunks[0] if self._chunks else empty()
