@@ -128,11 +128,8 @@ class Trace:
 
     def _buffer_columns(self, first: int) -> TraceColumns:
         """The write buffer as columns, each field decoded when a reader first asks for it
-        (``Pieces``), the buffer left empty: the plain records between the declared runs and
-        each marker's runs are found by their slot ranges, their fields sliced from the
-        buffer's values straight (C speed: a slice per range and field, when the field is
-        decoded), each piece at its records' positions. The values are the buffer list itself
-        when nothing else holds it (``_take``), else a copy."""
+        (``Pieces``: the plain records between the runs and each marker's runs found by their
+        slot ranges), the buffer left empty (``_take``)."""
         data, width = self._buffer, self.WIDTH
         # the plain records' slot ranges between the runs, and each marker's runs'
         plain_spans: list[tuple[int, int]] = []
@@ -205,9 +202,8 @@ class Trace:
         return sys.getrefcount(self._buffer), sys.getrefcount(self.extend)
 
     def _unpacked(self) -> list[Any]:
-        """Every record, eight values each, in order, the write buffer read record by record
-        (a str head is a plain record's kind, anything else a packed entry's marker, its
-        entry unpacked with ``Packed.unpack``): what the columns are checked against."""
+        """Every record, eight values each, the write buffer read record by record (packed
+        entries through ``Packed.unpack``): what the columns are checked against."""
         data, width = self._buffer, self.WIDTH
         out: list[Any] = []
         i, end = 0, len(data)
@@ -251,9 +247,8 @@ class Trace:
     def _records(
         self, rows: np.ndarray, kinds: Iterable[str] | None = None
     ) -> Iterator[TraceRecord]:
-        """The records at these positions; ``kinds``: theirs, when known — each field is then
-        read on the records of those kinds only (``TraceColumns.part``: the whole column's
-        values on them), not decoded whole."""
+        """The records at these positions; ``kinds``: theirs, when known (each field is then
+        read as the part of those kinds, ``TraceColumns.part``)."""
         c = self.columns()
         wanted = None if kinds is None else frozenset(kinds)
 
@@ -315,17 +310,12 @@ class Trace:
         key: Any = _ANY,
         window: Any = _ANY,
     ) -> Trace:
-        """A read-only trace of the records that match every filter given: ``kind`` and
-        ``operator`` a name or several, ``key`` a key (compared by type and value: ``1`` is
-        not ``True``), ``window`` a window (a ``TimeWindow``, a ``(start, end)`` pair of ints —
-        a tuple, or a list as ``to_json`` writes a window —, the ``GlobalWindow`` or None). The
-        records keep their ``seq``; nothing else is decoded.
-        A kind name that neither the trace schema nor this trace knows (a typo), an operator
-        name that no record of the run has (a typo, or ``"window"`` for its subtasks
-        ``"window#0"`` …), a key that can never be one (a list) and a window that is none of
-        those raise, naming it. The run's operators are those of the whole trace a view was
-        taken from: ``trace.until(t).where(operator="window")`` is empty, not an error, when
-        the window operator had written nothing by ``t``."""
+        """A read-only trace of the records that match every filter given (keeping their
+        ``seq``): ``kind`` and ``operator`` a name or several, ``key`` a key (by type and
+        value: ``1`` is not ``True``), ``window`` a ``TimeWindow``, a ``(start, end)`` pair of
+        ints (tuple or list), the ``GlobalWindow`` or None. A kind unknown to the schema and
+        the trace, an operator no record of the run has (a view knows its whole run's), a key
+        that can never be one (a list) and a window that is none of those raise, naming it."""
         return Trace.from_columns(
             self.columns().take(self.rows_where(kind, operator, key, window)), view=True
         )
@@ -434,10 +424,8 @@ class Trace:
         return rows
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """Canonical JSON (sorted keys, no NaN): the same run gives the same bytes. Values
-        are in ``jsonable``'s form (a dict two of whose keys have the same ``str()`` as its
-        ``[key, value]`` pairs, so no entry is lost). A record
-        with a time or window bound that JSON cannot hold (NaN, infinity) raises
+        """Canonical JSON (sorted keys, no NaN, values in ``jsonable``'s form): the same run
+        gives the same bytes. A time or window bound JSON cannot hold (NaN, infinity) raises
         ``InputError`` naming the record and the field."""
         rows = self.to_rows()
         doc = {"schema_version": SCHEMA_VERSION, "records": rows}
@@ -465,9 +453,7 @@ class Trace:
             raise
 
     def to_pandas(self) -> pd.DataFrame:
-        """One row per record: the base columns (kind, operator and key categorical, times as
-        nullable ``Int64``) and a column per detail field of the kinds present
-        (``winviz.trace.frame``)."""
+        """One row per record, a column per field (``winviz.trace.frame``)."""
         from winviz.trace.frame import to_pandas
 
         return to_pandas(self.columns())
@@ -513,9 +499,8 @@ def _names(field: str, want: Any) -> set[str]:
 
 
 def _known_kinds(want: Any, names: set[str], present: list[Any]) -> None:
-    """Refuse a kind filter naming a kind that neither the trace schema (``DETAIL_FIELDS``)
-    nor the trace itself (a hand-made trace's own kinds) has: a typo would select nothing,
-    silently (an empty chart, an empty frame)."""
+    """Refuse a kind filter naming a kind neither the schema nor the trace has (a typo would
+    select nothing, silently)."""
     known = set(DETAIL_FIELDS).union(k for k in present if isinstance(k, str))
     unknown = sorted(names - known)
     if unknown:
@@ -530,10 +515,8 @@ def _known_kinds(want: Any, names: set[str], present: list[Any]) -> None:
 
 
 def _known_operators(want: Any, names: set[str], present: list[Any]) -> None:
-    """Refuse an operator filter naming an operator that no record of the run has: a typo
-    would select nothing, silently. ``present`` is the operator column's dictionary, which a
-    view (``where``, ``until``) shares with the whole trace it was taken from, so an operator
-    of the run that has no records in the view is no error (the view is then empty)."""
+    """Refuse an operator filter naming an operator no record of the run has (``present``:
+    the operator column's dictionary, which a view shares with its whole trace)."""
     known = [o for o in present if isinstance(o, str)]
     unknown = sorted(names.difference(known))
     if not unknown:
@@ -565,9 +548,8 @@ def _hashable(value: Any) -> bool:
 
 
 def _positions(rows: Any, n: int) -> np.ndarray:
-    """``records_at``'s positions as an ``int64`` array, checked: ints (numpy's too; a
-    negative one counts from the end) within a trace of ``n`` records. A boolean mask is
-    refused: converted to ints it would read as positions 0 and 1."""
+    """``records_at``'s positions as an ``int64`` array, checked: ints (a negative one counts
+    from the end) within a trace of ``n`` records; a boolean mask is refused."""
     array = np.asarray(rows)
     if array.dtype == object and all(
         isinstance(r, numbers.Integral) and not isinstance(r, bool) for r in array.ravel()
