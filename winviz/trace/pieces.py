@@ -32,15 +32,13 @@ TIMES = ("proc_time", "watermark", "ts")
 
 
 class NotExact(Exception):
-    """A time value that is not an int in the long range: the builder's caller takes the
-    general path (object columns) instead."""
+    """A time value that is not an int in the long range: the caller builds an object column."""
 
 
 def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
-    """One field of the records of ``n`` packed entries, entry by entry, as Python objects
-    (``Packed.fields``): ``per_record[r]`` is record ``r``'s value (the same for every entry)
-    or its values (a list, one per entry, or converted: a ``CodedColumn``, a ``TimeColumn``,
-    an array)."""
+    """One field of the records of ``n`` packed entries, entry by entry, as Python objects:
+    ``per_record[r]`` is record ``r``'s item (``Packed.fields``: one value for every entry,
+    or a list, ``CodedColumn``, ``TimeColumn`` or array with one per entry)."""
     out = np.empty((n, len(per_record)), dtype=object)
     for r, values in enumerate(per_record):
         if isinstance(values, CodedColumn):
@@ -101,8 +99,7 @@ def _entry_objects(item: Any) -> np.ndarray:
 
 
 class Deferred:
-    """An item of ``Packed.fields`` made only when its field is decoded, by ``make()``, once
-    (a ``Deferred`` several fields share is made for the first)."""
+    """An item of ``Packed.fields`` made by ``make()`` when its field is first decoded, once."""
 
     __slots__ = ("_make", "_value")
 
@@ -218,11 +215,9 @@ def spans(starts: np.ndarray, lengths: np.ndarray, step: int = 1) -> np.ndarray:
 
 @dataclass(slots=True)
 class _Group:
-    """A marker's entries in a first read (``Pieces``): ``n`` entries of ``count`` records,
-    an entry's records one after another from position ``first[e]`` (record ``r`` of entry
-    ``e`` at ``first[e] + r``: ``at(r)``); ``fields`` the marker's ``Packed.fields`` (a
-    field's items dropped once that field is decoded whole), ``kinds`` the kind of each
-    record slot when it is the same for every entry (a str), else None."""
+    """A marker's entries in a first read: ``n`` entries of ``count`` records, record ``r`` of
+    entry ``e`` at position ``first[e] + r`` (``at(r)``); ``fields`` the marker's
+    ``Packed.fields``; ``kinds`` each record slot's kind when the same for every entry."""
 
     n: int
     count: int
@@ -244,10 +239,8 @@ class _Group:
         return item.get() if item.__class__ is Deferred else item
 
     def put(self, out: np.ndarray, slots: list[tuple[int, Any]]) -> None:
-        """``out[at(r)] = values`` for each ``(r, values)`` (the entries' values of record slot
-        ``r``, an array, or one value for all). Into an output bigger than the caches, entry
-        block by entry block: each block's records are one after another in ``out``, so each
-        of its cache lines is written once rather than once per slot."""
+        """``out[at(r)] = values`` for each ``(r, values)`` (an array, or one value for all);
+        into an output bigger than the caches entry block by entry block."""
         if out.nbytes < _BLOCKED_BYTES or len(slots) < 2:
             for r, values in slots:
                 out[self.at(r)] = values
@@ -269,9 +262,8 @@ _BLOCK_ENTRIES = 8192
 
 @dataclass(frozen=True, slots=True)
 class _Pick:
-    """The records a part reads (``Pieces.part``): the plain records ``plain`` (indices among
-    the plain records, in order) at positions ``plain_at``, and per marker group the record
-    slots read."""
+    """The records a part reads: the plain records ``plain`` (indices among them) at positions
+    ``plain_at``, and per marker group the record slots read."""
 
     plain: np.ndarray
     plain_at: np.ndarray
@@ -339,13 +331,9 @@ class Pieces:
         kind: CodedColumn,
         base: tuple[Collection[str], Any] | None = None,
     ) -> Any:
-        """Field ``name``'s column (a ``CodedColumn`` with a dictionary of its own, a
-        ``TimeColumn``, an object array), full length, whose values are those of the whole
-        column on the records of these ``kinds`` (``kind``: the kind column): -1 codes, absent
-        times and None details elsewhere, except where a read slot holds other kinds too.
-        ``base``: (its kinds, a part) to extend with these kinds' records, in place (the
-        values on the base's kinds stay as they are; a coded part gets a new ``CodedColumn``
-        with the dictionary extended)."""
+        """Field ``name``'s part for these ``kinds`` (``TraceColumns.part``; ``kind``: the kind
+        column); ``base``: (its kinds, a part) to extend with these kinds' records in place
+        (a coded part gets a new ``CodedColumn`` with the dictionary extended)."""
         f = BASE_NAMES.index(name)
         column = None if base is None else base[1]
         if column is not None and name in TIMES and not column.exact:
@@ -360,10 +348,8 @@ class Pieces:
                 return self.part(name, frozenset(kinds) | frozenset(base[0]), kind)
 
     def values_at(self, name: str, rows: np.ndarray, kind: CodedColumn) -> np.ndarray:
-        """Field ``name`` (coded or ``detail``, not decoded whole yet) of the records at
-        positions ``rows``, as an object array of the values as written: only these records'
-        plain values and the packed entries' items of these records are read (``kind``: the
-        kind column; record slots of other kinds are not searched)."""
+        """Field ``name`` (coded or ``detail``) of the records at positions ``rows``, as an
+        object array, reading only these records (``kind``: the kind column)."""
         f = BASE_NAMES.index(name)
         out = np.empty(len(rows), dtype=object)
         for hit, e, item in self._found(rows, kind, f):
@@ -371,13 +357,8 @@ class Pieces:
         return out
 
     def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
-        """The detail field as the buffer holds it, not decoded (for a reader that splits the
-        details into their fields itself, ``to_pandas``): per piece of records (their kind,
-        None where it varies from record to record; their positions, ascending; their
-        details: a list or an object array with one per record, a ``CodedColumn``, a
-        ``Tuples``, else one value for them all). The plain records first, then each
-        marker's record slots; nothing is kept (the column, decoded later, reads them
-        again)."""
+        """The detail field as the buffer holds it (``TraceColumns.detail_items``): the plain
+        records first, then each marker's record slots; nothing is kept."""
         f = BASE_NAMES.index("detail")
         out: list[tuple[str | None, np.ndarray, Any]] = []
         with paused():
@@ -391,11 +372,9 @@ class Pieces:
         return out
 
     def kept_details(self, column: np.ndarray) -> list[tuple[str | None, np.ndarray, Any]]:
-        """``detail_items`` once the detail column is decoded (``column``): the packed
-        details the writer numbered once (a ``CodedColumn``: a window's timer details; one
-        value for all: a trigger call's) as they were, every other record's detail read
-        from the column (one piece of records of varying kinds), so a reader splits each
-        numbered detail once without telling the records' values apart again."""
+        """``detail_items`` once the detail column is decoded (``column``): the packed details
+        that are one value or coded (timer and trigger details) as they were, every other
+        record's read from the column (one piece of varying kinds)."""
         if not self.kept:
             return [(None, np.arange(self.n), column)]
         rest = np.ones(self.n, dtype=bool)
@@ -419,9 +398,8 @@ class Pieces:
     def _found(
         self, rows: np.ndarray, kind: CodedColumn, f: int
     ) -> Iterator[tuple[np.ndarray, np.ndarray | None, Any]]:
-        """Where the records at positions ``rows`` are: (the mask of those among the plain
-        records, None, their field ``f`` values) and per packed record slot holding some
-        (their mask, their entries, the slot's item of field ``f``)."""
+        """Where the records at positions ``rows`` are: (mask, None, field ``f`` values) of the
+        plain ones, and (mask, entries, field ``f`` item) per packed record slot holding some."""
         if not len(rows):
             return
         present = np.bincount(kind.codes[rows], minlength=len(kind.values))
@@ -488,8 +466,7 @@ class Pieces:
         self, name: str, f: int, plain: list[Any] | None, pick: _Pick | None, base: Any = None
     ) -> Any:
         """Field ``f``'s column of the records picked (all when ``pick`` is None), into the
-        part ``base`` when given (``NotExact`` from a time then: the caller reads the union
-        again)."""
+        part ``base`` when given."""
         if name in CODED:
             return self._coded(plain, f, name, pick, base)
         if name in TIMES:
@@ -630,8 +607,7 @@ class Pieces:
 
 
 def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
-    """A ``Packed.fields`` item's values of some entries (a coded or object field's item:
-    a ``CodedColumn``, a list or an array, one value per entry, else one value for all)."""
+    """A coded or object field's ``Packed.fields`` item's values of some entries."""
     if isinstance(item, CodedColumn):
         return item.decode(entries)
     if isinstance(item, Tuples):
@@ -646,8 +622,7 @@ def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
 
 
 def _entry_times(item: Any) -> tuple[Any, Any]:
-    """An entry time field's (values, present) for all entries (``Packed.fields``'s item:
-    an int, a list, an ``int64`` array or a ``TimeColumn``); ``NotExact`` for a value that
+    """A time field's item's (values, present) for all entries; ``NotExact`` for a value that
     is not an int in the long range."""
     if item.__class__ is int:
         if not LONG_MIN <= item <= LONG_MAX:
