@@ -33,7 +33,7 @@ from winviz.trace.coded import (
     value_codes,
 )
 from winviz.trace.columns import TraceColumns, from_fields
-from winviz.trace.pieces import Tuples
+from winviz.trace.pieces import Tuples, entry_objects
 from winviz.trace.schema import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, detail_names
 from winviz.windows.window import TimeWindow
 
@@ -194,7 +194,7 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
         if k is not None:
             by_kind.append((k, rows, item))
             continue
-        values = _item_objects(item, len(rows))
+        values = entry_objects(item, len(rows))
         for code, at in rows_by_code(kind.codes[rows], len(kind.values)):
             by_kind.append((kind.values[code], rows[at], _Picked(values, at)))
     # the kinds in order of first appearance (each piece's rows ascending)
@@ -245,7 +245,7 @@ def _item_pieces(
         return [(rows, _typed(f), None) for f in item.fields]
     if isinstance(item, _Picked):
         item = item.values[item.at]
-    values = _item_objects(item, len(rows))
+    values = entry_objects(item, len(rows))
     if width == 1:
         return [(rows, values, None)]
     codes = None
@@ -296,20 +296,6 @@ def _objects_of(values: Any) -> np.ndarray:
     if isinstance(values, np.ndarray):
         return values if values.dtype == object else object_array(values.tolist())
     return object_array(values)
-
-
-def _item_objects(item: Any, n: int) -> np.ndarray:
-    """The details of ``n`` records as an object array, one per record (see
-    ``detail_fields``)."""
-    if isinstance(item, (list, np.ndarray)):
-        return _objects_of(item)
-    if isinstance(item, Tuples):
-        return item.objects()
-    if isinstance(item, CodedColumn):
-        return item.decode()
-    out = np.empty(n, dtype=object)
-    out.fill(item)
-    return out
 
 
 def split_fields(

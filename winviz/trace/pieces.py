@@ -85,17 +85,18 @@ def _python(values: Any) -> Any:
     return values
 
 
-def _entry_objects(item: Any) -> np.ndarray:
-    """An entry's detail values as an object array (a 0-d one for one value for all)."""
+def entry_objects(item: Any, n: int) -> np.ndarray:
+    """The values of ``n`` records given as one detail item (a list or array with one per
+    record, a ``Tuples``, a ``CodedColumn``, else one value for all) as an object array."""
     if isinstance(item, np.ndarray):
-        return item
+        return item if item.dtype == object else object_array(item.tolist())
     if isinstance(item, list):
         return object_array(item)
     if isinstance(item, (Tuples, CodedColumn)):
         return item.objects() if isinstance(item, Tuples) else item.decode()
-    one = np.empty((), dtype=object)
-    one[()] = item
-    return one
+    out = np.empty(n, dtype=object)
+    out.fill(item)
+    return out
 
 
 class Deferred:
@@ -602,7 +603,7 @@ class Pieces:
             self._put(out, object_array(plain), pick)
         for group, read in self._read(pick):
             for r, at in read:
-                out[at] = _entry_objects(group.item(f, r))
+                out[at] = entry_objects(group.item(f, r), group.n)
         return out
 
 
