@@ -90,6 +90,34 @@ class CodedColumn:
         return -1
 
 
+class Merged:
+    """One dictionary that coded columns are merged into: ``values`` in order of first
+    appearance, told apart by ``identity``."""
+
+    __slots__ = ("_index", "values")
+
+    def __init__(self, values: list[Any] | None = None) -> None:
+        self.values: list[Any] = [] if values is None else list(values)
+        self._index = {identity(v): i for i, v in enumerate(self.values)}
+
+    def code(self, value: Any) -> int:
+        """The code of ``value``, added when new."""
+        ident = identity(value)
+        code = self._index.get(ident)
+        if code is None:
+            code = self._index[ident] = len(self.values)
+            self.values.append(value)
+        return code
+
+    def remap(self, column: CodedColumn) -> np.ndarray:
+        """``column``'s codes as codes of this dictionary (its values added)."""
+        first = len(self.values)
+        table = np.fromiter(map(self.code, column.values), np.int32, len(column.values))
+        if first == 0 and len(self.values) == len(table):  # all new, in order: the same codes
+            return column.codes
+        return table[column.codes] if len(column.codes) else column.codes
+
+
 # rows gathered per chunk (``gather``): numpy's cast of int32 indices to intp stays in cache
 CHUNK = 1 << 16
 

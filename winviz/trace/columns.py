@@ -14,10 +14,10 @@ import numpy as np
 
 from winviz.trace.coded import (
     CodedColumn,
+    Merged,
     TimeColumn,
     encode,
     gather,
-    identity,
     object_array,
     time_column,
 )
@@ -264,20 +264,9 @@ def _concat_time(columns: list[TimeColumn]) -> TimeColumn:
 
 
 def _concat_coded(columns: list[CodedColumn]) -> CodedColumn:
-    code_of: dict[Any, int] = {}
-    values: list[Any] = []
-    parts = []
-    for c in columns:
-        remap = np.empty(len(c.values), dtype=np.int32)
-        for i, v in enumerate(c.values):
-            ident = identity(v)
-            code = code_of.get(ident)
-            if code is None:
-                code = code_of[ident] = len(values)
-                values.append(v)
-            remap[i] = code
-        parts.append(remap[c.codes] if len(c.codes) else c.codes)
-    return CodedColumn(np.concatenate(parts).astype(np.int32, copy=False), values)
+    merged = Merged()
+    parts = [merged.remap(c) for c in columns]
+    return CodedColumn(np.concatenate(parts).astype(np.int32, copy=False), merged.values)
 
 
 def empty() -> TraceColumns:

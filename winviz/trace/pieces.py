@@ -19,9 +19,9 @@ from winviz.trace.coded import (
     LONG_MAX,
     LONG_MIN,
     CodedColumn,
+    Merged,
     TimeColumn,
     encode,
-    identity,
     object_array,
     time_column,
 )
@@ -510,24 +510,7 @@ class Pieces:
         fast = name != "key"  # (strings; the engine's windows, whose bounds are ints)
         if not self.items and pick is None:
             return encode(plain if plain is not None else [], fast=fast)
-        values: list[Any] = [] if base is None else list(base.values)
-        index: dict[Any, int] = {identity(v): i for i, v in enumerate(values)}
-
-        def code(value: Any) -> int:
-            ident = identity(value)
-            c = index.get(ident)
-            if c is None:
-                c = index[ident] = len(values)
-                values.append(value)
-            return c
-
-        def remap(column: CodedColumn) -> np.ndarray:
-            first = len(values)  # (the codes new values get from here on)
-            table = np.fromiter(map(code, column.values), dtype=np.int32, count=len(column.values))
-            if first == 0 and len(values) == len(table):  # all new, in order: the same codes
-                return column.codes
-            return table[column.codes] if len(column.codes) else column.codes
-
+        merged = Merged(None if base is None else base.values)
         if base is not None:
             out = base.codes  # (grown in place)
         elif pick is None:  # (a whole column: every position is written below)
@@ -535,18 +518,18 @@ class Pieces:
         else:
             out = np.full(self.n, -1, dtype=np.int32)
         if plain:
-            self._put(out, remap(encode(plain, fast=fast)), pick)
+            self._put(out, merged.remap(encode(plain, fast=fast)), pick)
         for group, read in self._read(pick):
             slots: list[tuple[int, Any]] = []
             for r, _ in read:
                 item = group.item(f, r)
                 if isinstance(item, (CodedColumn, list)):
                     coded = item if isinstance(item, CodedColumn) else encode(item, fast=fast)
-                    slots.append((r, remap(coded)))
+                    slots.append((r, merged.remap(coded)))
                 else:  # the same for every entry
-                    slots.append((r, code(item)))
+                    slots.append((r, merged.code(item)))
             group.put(out, slots)
-        return CodedColumn(out, values)
+        return CodedColumn(out, merged.values)
 
     def _time(
         self, plain: list[Any] | None, f: int, pick: _Pick | None, base: TimeColumn | None = None
