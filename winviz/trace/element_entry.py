@@ -65,10 +65,8 @@ def shared_timer_details(namespace: Any, domain: str = "event") -> tuple[tuple[A
 
 
 class _Run:
-    """What the entries of one run (``ElementEntry.entries``) share: the watermarks, and the
-    run's columns as the kernel hands them over (``proc_times``, ``source_stamps``,
-    ``values``, ``stamps``; the source offsets from ``first_index`` on). Told apart by
-    identity (one object per run)."""
+    """What the entries of one run (``ElementEntry.entries``) share: the watermarks and the
+    run's columns as the kernel hands them over (source offsets from ``first_index`` on)."""
 
     __slots__ = (
         "first_index", "n", "proc_times", "source_stamps", "source_wm", "stamps", "values", "wm",
@@ -109,8 +107,7 @@ class ElementEntry(Packed):
         self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
 
     def cleanup_time(self, window: Any) -> int:
-        """The window's cleanup time (``window_rules.cleanup_time``; the marker holds the
-        allowed lateness, not the operator: a trace keeps no job alive)."""
+        """The window's cleanup time (``window_rules.cleanup_time``)."""
         return window_rules.cleanup_time(window.max_timestamp(), self.allowed_lateness or 0)
 
     def _timer_details(self, window: Any) -> tuple[tuple[Any, ...], ...]:
@@ -134,9 +131,7 @@ class ElementEntry(Packed):
         deduplicated: Sequence[int],
     ) -> list[Any]:
         """The write buffer's slots of ``len(keys)`` entries given column by column (the
-        marker, then its ``width`` values, per entry; ``TraceWriter.open_window_elements``):
-        the columns shared by the run kept once (``_Run``), the constant slots laid out at
-        once, each per-entry column put in place with one slice."""
+        marker, then its ``width`` values, per entry), laid out with one slice per column."""
         n = len(keys)
         run = _Run(
             watermark, source_watermark, n, (proc_times, source_stamps, first_index, values, stamps)
@@ -173,13 +168,10 @@ class ElementEntry(Packed):
             )  # fmt: skip
 
     def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
-        """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
-        each record's value for all entries, or its values, one per entry, made when that
-        field is decoded (``Deferred``): the keys and windows dictionary-encoded once for all
-        records, the timers' times and details looked up per distinct window."""
-        # (each slot is sliced when a field that reads it is decoded: ``slots[i]``, in order
-        # run, place in the run, key, window, existed; the run's columns joined)
-        # (windows come in runs, one per open window; the engine's are told apart by equality)
+        """``unpack`` for many entries at once, field by field (``Packed.fields``), each item
+        made when its field is decoded (``Deferred``): keys and windows coded once for all
+        records, the timers' times and details looked up per distinct window. (``slots``:
+        run, place in the run, key, window, existed.)"""
         windows = Deferred(lambda: encode_runs(slots[3], fast=True))
         bits = Deferred(lambda: np.fromiter(slots[4], dtype=np.int8))
         runs = Deferred(lambda: _whole_runs(slots[0]))
