@@ -31,7 +31,10 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass
+from itertools import chain, compress
 from typing import Any
+
+import numpy as np
 
 from winviz.windows.window import GLOBAL_WINDOW, GlobalWindow, TimeWindow
 
@@ -116,6 +119,83 @@ def to_text(value: Any) -> str:
 def from_text(text: str) -> Any:
     """The value written by ``to_text`` (``ValueError`` when the text is not such a value)."""
     return json.loads(text, object_hook=_tagged)
+
+
+def to_texts(values: list[Any]) -> list[str]:
+    """``to_text`` of each value, the same texts: a list of plain scalars (None, bool, int,
+    str, finite float), tuples of them and time windows — the values a trace is mostly made
+    of — by one call of the C encoder per kind (``_flat_texts``); any other list value by
+    value."""
+    flat = _flat_texts(values)
+    return [to_text(v) for v in values] if flat is None else flat
+
+
+# JSON escapes every control character inside a string, so a raw NUL or SOH in the encoder's
+# output can only be a separator the encoder put there
+# (no containers inside a flat value: no cycle to check for)
+_JSON_NUL = json.JSONEncoder(
+    separators=("\x00", ":"), ensure_ascii=False, allow_nan=False, check_circular=False
+).encode
+_SCALARS = frozenset(_PLAIN) | {float}
+_FLAT = _SCALARS | {tuple, TimeWindow}
+_GROUP = {**dict.fromkeys(_SCALARS, 0), tuple: 1, TimeWindow: 2}
+
+
+def _flat_texts(values: list[Any]) -> list[str] | None:
+    """The texts of a list of plain scalars, tuples of plain scalars and time windows, each
+    kind encoded at once (scalars and tuples by one call of the C encoder with NUL between
+    items, split there) and put back in order; None for any other list (or a non-finite
+    float, which is tagged)."""
+    if not values:
+        return []
+    types = list(map(type, values))  # each value touched once (a cache miss on a big trace)
+    classes = set(types)
+    if not classes <= _FLAT:
+        return None
+    if classes <= _SCALARS:
+        return _scalar_texts(values)
+    if classes == {tuple}:
+        return _tuple_texts(values)
+    group = np.fromiter(map(_GROUP.__getitem__, types), dtype=np.int8, count=len(values))
+    out = np.empty(len(values), dtype=object)
+    for g, write in enumerate((_scalar_texts, _tuple_texts, _window_texts)):
+        at = group == g
+        if at.any():
+            texts = write(list(compress(values, at.tolist())))
+            if texts is None:
+                return None
+            out[at] = texts
+    return out.tolist()
+
+
+def _window_texts(values: list[TimeWindow]) -> list[str] | None:
+    if any(w.start.__class__ is not int or w.end.__class__ is not int for w in values):
+        return None
+    return [f'{{"$window":[{w.start},{w.end}]}}' for w in values]
+
+
+def _scalar_texts(values: list[Any]) -> list[str] | None:
+    if not values:
+        return []
+    try:
+        return _JSON_NUL(values)[1:-1].split("\x00")
+    except ValueError:  # a non-finite float: the general way
+        return None
+
+
+def _tuple_texts(values: list[tuple[Any, ...]]) -> list[str] | None:
+    if not values:
+        return []
+    if not set(map(type, chain.from_iterable(values))) <= _SCALARS:
+        return None
+    try:
+        text = _JSON_NUL(values)[1:-1]
+    except ValueError:  # a non-finite float: the general way
+        return None
+    # "[a\0b]\0[c]": a tuple's items end with a scalar, never "]", so "]\0[" is always
+    # between two tuples
+    text = text.replace("]\x00[", ']}\x01{"$tuple":[').replace("\x00", ",")
+    return ('{"$tuple":' + text + "}").split("\x01")
 
 
 def encode(value: Any) -> Any:

@@ -149,7 +149,7 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
         "proc_time": _times(c, "proc_time"),
         "watermark": _times(c, "watermark"),
         "operator": _dictionary(c.operator.codes, c.operator.values),
-        "key": _dictionary(c.key.codes, list(map(codec.to_text, c.key.values))),
+        "key": _dictionary(c.key.codes, codec.to_texts(c.key.values)),
         "window_start": where_valid(starts, pa.int64(), has),
         "window_end": where_valid(ends, pa.int64(), has),
         "window": _dictionary(c.window.codes, window_kind),
@@ -396,14 +396,14 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
 
 
 def json_texts(values: list[Any]) -> pa.Array:
-    """``codec.to_text`` of each value, as an Arrow array of strings: many tuples of one
-    shape of plain scalars (a kind's payloads) joined column by column by Arrow
-    (``_tuple_texts``), any other values one by one."""
+    """``codec.to_texts`` of some values as an Arrow array of strings, the same texts: many
+    tuples of one shape of plain scalars (a kind's payloads) joined column by column by Arrow
+    (``_tuple_texts``), any other values by ``codec.to_texts``."""
     if len(values) >= _COLUMNWISE and set(map(type, values)) == {tuple}:
         texts = _tuple_texts(values)
         if texts is not None:
             return texts
-    return pa.array(list(map(codec.to_text, values)), pa.string())
+    return pa.array(codec.to_texts(values), pa.string())
 
 
 def _dense_texts(
@@ -420,7 +420,7 @@ def _dense_texts(
     return pc.take(texts, with_valid(indices, pa.int32(), valid), boundscheck=False)
 
 
-# fewer values than this: written one by one (Arrow's per-call cost would not pay)
+# fewer values than this: written by ``codec.to_texts`` (Arrow's per-call cost would not pay)
 _COLUMNWISE = 1024
 # a string JSON writes as itself between quotes (``json.encoder.encode_basestring`` escapes
 # only quotes, backslashes and control characters)
