@@ -3,6 +3,7 @@ run, columns decoded field by field when a reader first asks, times kept exactly
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 from jobs import bounded, sum_pipeline
 
 import winviz as wv
-from winviz.trace import Packed, Trace
+from winviz.trace import Packed, Trace, pieces, store
 from winviz.trace.coded import encode, encode_runs, identity, time_column
 from winviz.trace.columns import from_flat
 from winviz.trace.pieces import Deferred, Plain, Slots, sliced
@@ -327,3 +328,21 @@ def test_encode_tells_equal_values_of_other_types_apart() -> None:
     assert unhashable.values == [[1], [2], (1,)] and unhashable.codes.tolist() == [0, 1, 0, 2]
     empty = encode([])
     assert empty.values == [] and empty.codes.tolist() == []
+
+
+def test_the_first_read_runs_without_cyclic_collection_passes(monkeypatch: Any) -> None:
+    """A full collection pass over a run's objects could land in the first read (it makes
+    many containers): the write buffer is read into columns with the collector paused, as
+    its decoding is, and the collector is back on afterwards."""
+    trace = _kernel_job(n=200)
+    enabled: list[bool] = []
+
+    def sliced(*args: Any) -> Any:
+        enabled.append(gc.isenabled())
+        return pieces.sliced(*args)
+
+    monkeypatch.setattr(store, "sliced", sliced)
+    assert gc.isenabled()
+    columns = trace.columns()
+    assert enabled == [False] and len(columns) == len(trace) > 1500
+    assert gc.isenabled()
