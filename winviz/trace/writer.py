@@ -186,11 +186,10 @@ class TraceWriter:
         sink: str | None = None,
         sink_watermark: Time = None,
     ) -> None:
-        """``event_timer_fired`` with FIRE (the window's timer at its max_timestamp ``ts``)
-        and the ``emitted`` record of the firing's one result ``value`` (stamped ``ts``, at
-        ``emitted_time`` and the operator's ``emitted_watermark``), in one write; with the
-        ``sink`` record of the sink it goes straight into (at ``emitted_time`` and the sink's
-        ``sink_watermark``) unless ``sink`` is None."""
+        """``event_timer_fired`` with FIRE (the timer at max_timestamp ``ts``), then the
+        ``emitted`` record of the firing's one result (at ``emitted_time`` and
+        ``emitted_watermark``) and, unless ``sink`` is None, the ``sink`` record of the sink it
+        goes straight into (at the sink's ``sink_watermark``), in one write."""
         shared = self._timers.get(window)
         if shared is None or shared[2][1].__class__ is not window.__class__:
             shared = self._share("event", window)
@@ -221,9 +220,8 @@ class TraceWriter:
         existed: bool,
         cleanup_time: int,
     ) -> None:
-        """``fired`` (at ``max_ts``), then ``event_window_cleared``'s two records, in one
-        write: a firing by the timer that is also the window's cleanup timer (no allowed
-        lateness), for a window function whose ``clear`` does nothing."""
+        """``fired`` (at ``max_ts``), then ``event_window_cleared``'s two records, in one write
+        (the firing timer is also the cleanup timer: no allowed lateness)."""
         shared = self._timers.get(window)
         if shared is None or shared[2][1].__class__ is not window.__class__:
             shared = self._share("event", window)
@@ -249,9 +247,8 @@ class TraceWriter:
         cleanup_time: int,
     ) -> None:
         """A window's cleanup timer fired (``WindowOperator.clearAllState``): the
-        ``timer_deleted`` of ``EventTimeTrigger.clear`` (event time, namespace ``window``, the
-        timer at ``max_ts``; ``existed``), then ``cleanup``, in one write — for a window
-        function whose ``clear`` does nothing (nothing can happen between the two)."""
+        ``timer_deleted`` of ``EventTimeTrigger.clear`` (the timer at ``max_ts``), then
+        ``cleanup``, in one write, for a window function whose ``clear`` does nothing."""
         shared = self._timers.get(window)
         if shared is None or shared[2][1].__class__ is not window.__class__:
             shared = self._share("event", window)
@@ -279,16 +276,11 @@ class TraceWriter:
         windows: Sequence[Any],
         deduplicated: Sequence[int],
     ) -> None:
-        """A run of source records (``source``'s, at its ``source_watermark``) going into
-        open windows of a window ``operator`` with an ``EventTimeTrigger`` (at
-        ``watermark``): per element, given as columns, its ``arrival`` (``proc_times``,
-        ``source_stamps``, its value and input index, from ``first_index`` on), then its
-        ``element`` (``stamps``, ``keys``), ``assigned`` (``windows``), ``timer_registered``
-        at the window's max_timestamp, ``trigger`` (on_element CONTINUE) and, unless
-        ``allowed_lateness`` is None (no cleanup timer of its own), ``timer_registered`` at
-        the cleanup time; ``deduplicated`` the two timers' bits (``MAX_TIMESTAMP_TIMER_EXISTED``,
-        ``CLEANUP_TIMER_EXISTED``). Stored as one packed entry per element
-        (``ElementEntry.entries``: interleaved column by column, at C speed)."""
+        """A run of ``source``'s records going into open windows of a window ``operator`` with
+        an ``EventTimeTrigger``, given as columns: per element the records ``ElementEntry``
+        stands for (input indexes from ``first_index`` on; ``allowed_lateness`` None: no
+        cleanup timer of its own; ``deduplicated``: the two timers' bits), stored as one
+        packed entry per element."""
         if not keys:
             return
         marker = self._entry(operator, source, allowed_lateness)
@@ -300,7 +292,7 @@ class TraceWriter:
 
     def _entry(self, operator: str, source: str, allowed_lateness: int | None) -> ElementEntry:
         """The marker of ``open_window_elements``' entries (one per operator, source and
-        whether a cleanup timer: the entries of a run are read together)."""
+        whether a cleanup timer)."""
         at = (operator, source, allowed_lateness is not None)
         marker = self._entries.get(at)
         if marker is None:
