@@ -43,11 +43,9 @@ class _Pair(Packed):
 def test_packed_entries_count_before_the_first_read_and_unpack_in_order() -> None:
     trace, pair = Trace(), _Pair()
     trace.writer.emit("first", 0, 0, "op", None, None, None, None)
-    trace.extend((pair, 1, 10, pair, 2, 20))
-    trace.packed(pair, 2)
+    trace.append_run(pair, [pair, 1, 10, pair, 2, 20], 2)
     trace.writer.emit("between", 3, 0, "op", None, None, None, None)
-    trace.extend((pair, 4, 40))
-    trace.packed(pair, 1)
+    trace.append_run(pair, [pair, 4, 40], 1)
     assert len(trace) == 8  # counted without unpacking
     assert [(r.seq, r.kind, r.proc_time, r.detail) for r in trace] == [
         (0, "first", 0, None),
@@ -60,8 +58,7 @@ def test_packed_entries_count_before_the_first_read_and_unpack_in_order() -> Non
         (7, "y", 4, 41),
     ]
     assert len(trace) == 8
-    trace.extend((pair, 5, 50))  # more after a read: converted by the next read
-    trace.packed(pair, 1)
+    trace.append_run(pair, [pair, 5, 50], 1)  # more after a read: converted by the next read
     assert len(trace) == 10
     assert trace.column("detail")[-2:] == [50, 51]
     assert trace[9].kind == "y" and trace.kinds() == {"first": 1, "x": 4, "y": 4, "between": 1}
@@ -120,8 +117,7 @@ def test_a_time_that_is_not_a_long_takes_the_general_path_with_packed_entries() 
     """A plain record whose time is not an int (or beyond Java's long) next to packed
     entries: the columns hold the values exactly as written (object column)."""
     trace, pair = Trace(), _Pair()
-    trace.extend((pair, 1, 10))
-    trace.packed(pair, 1)
+    trace.append_run(pair, [pair, 1, 10], 1)
     trace.writer.emit("odd", 2**70, 0, "op", None, None, 1.5, None)
     c = trace.columns()
     assert not c.proc_time.exact and not c.ts.exact

@@ -43,11 +43,9 @@ class _EqualsAnything:
 def _write(trace: Trace, payload: Any) -> None:
     pair = _Pair()
     trace.writer.emit("first", 0, 0, "op", None, None, None, payload)
-    trace.extend((pair, 1, 10, pair, 2, payload))
-    trace.packed(pair, 2)
+    trace.append_run(pair, [pair, 1, 10, pair, 2, payload], 2)
     trace.writer.emit("between", 3, 0, "op", None, None, None, 30)
-    trace.extend((pair, 4, 40))
-    trace.packed(pair, 1)
+    trace.append_run(pair, [pair, 4, 40], 1)
 
 
 def test_packed_entries_read_the_same_when_a_value_claims_to_equal_everything() -> None:

@@ -3,6 +3,7 @@ run, columns decoded field by field when a reader first asks, times kept exactly
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 from jobs import bounded, sum_pipeline
 
 import winviz as wv
-from winviz.trace import Packed, Trace
+from winviz.trace import Packed, Trace, pieces, store
 from winviz.trace.coded import encode, encode_runs, identity, time_column
 from winviz.trace.columns import from_flat
 from winviz.trace.pieces import Deferred, Plain, Slots, sliced
@@ -67,20 +68,13 @@ def test_each_field_decoded_on_first_read_equals_the_records_unpacked_one_by_one
     assert trace.columns() is c  # read once
 
 
-def test_runs_of_entries_are_declared_where_they_stand_and_a_wrong_declaration_refused() -> None:
+def test_runs_of_entries_are_declared_where_they_stand() -> None:
     trace, pair = Trace(), _Pair()
     trace.writer.emit("first", 0, 0, "op", None, None, None, None)
-    trace.extend((pair, 1, 2, pair, 3, 4))
-    trace.packed(pair, 2)
-    trace.extend((pair, 5, 6))
-    trace.packed(pair, 1)  # the same run: no plain record in between
+    trace.append_run(pair, [pair, 1, 2, pair, 3, 4], 2)
+    trace.append_run(pair, [pair, 5, 6], 1)  # the same run: no plain record in between
     assert trace._runs == [(8, pair, 3)]
     trace.writer.emit("last", 7, 0, "op", None, None, None, None)
-    assert len(trace) == 8
-    with pytest.raises(ValueError, match=r"the last 1 entries written are not entries of this"):
-        trace.packed(pair, 1)  # the buffer ends with a plain record
-    with pytest.raises(ValueError, match=r"the last 3 entries written are not entries of this"):
-        trace.packed(pair, 3)
     assert len(trace) == 8
     assert [(r.kind, r.proc_time, r.detail) for r in trace] == [
         ("first", 0, None),
@@ -94,14 +88,12 @@ def test_runs_of_entries_are_declared_where_they_stand_and_a_wrong_declaration_r
     ]
 
 
-def test_a_marker_written_without_its_declaration_is_a_clear_error() -> None:
+def test_a_record_whose_kind_is_not_a_str_is_a_clear_error() -> None:
     trace, pair = Trace(), _Pair()
     trace.writer.emit("first", 0, 0, "op", None, None, None, None)
-    trace.extend((pair, 1, 2))
-    trace.packed(pair, 1)
-    trace.extend((pair, 3, 4))  # never declared
-    trace.writer.emit("last", 7, 0, "op", None, None, None, None)
-    with pytest.raises(ValueError, match=r"trace write buffer slot 11: <.*_Pair.*> where a record"):
+    trace.append_run(pair, [pair, 1, 2], 1)
+    trace.writer.emit(3, 7, 0, "op", None, None, None, None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"trace write buffer: a record whose kind is not a str"):
         trace.columns()
 
 
@@ -185,15 +177,15 @@ def _random_trace(seed: int) -> Trace:
                 trace.writer.emit(kind, rng.randrange(100), time, "op", key, None, time, key)
         elif what < 0.7:
             entries = rng.randrange(1, 8)
-            for _ in range(entries):
-                trace.extend((pair, rng.randrange(1000), rng.randrange(-50, 50)))
-            trace.packed(pair, entries)
+            run = [(pair, rng.randrange(1000), rng.randrange(-50, 50)) for _ in range(entries)]
+            trace.append_run(pair, [v for entry in run for v in entry], entries)
         else:
             entries = rng.randrange(1, 8)
+            run = []
             for _ in range(entries):
                 t = rng.choice([None, rng.randrange(10**6)])
-                trace.extend((triple, t, rng.choice(_KEYS), rng.choice(_KEYS)))
-            trace.packed(triple, entries)
+                run += [triple, t, rng.choice(_KEYS), rng.choice(_KEYS)]
+            trace.append_run(triple, run, entries)
     return trace
 
 
@@ -242,8 +234,7 @@ def test_random_traces_parts_equal_their_whole_columns(seed: int) -> None:
 def test_the_first_read_takes_the_write_buffer_itself_and_writing_goes_on() -> None:
     trace, pair = Trace(), _Pair()
     trace.writer.emit("first", 0, 0, "op", None, None, None, None)
-    trace.extend((pair, 1, 2, pair, 3, 4))
-    trace.packed(pair, 2)
+    trace.append_run(pair, [pair, 1, 2, pair, 3, 4], 2)
     buffer = id(trace._buffer)
     c = trace.columns()
     assert id(trace._buffer) != buffer and trace._buffer == []  # taken, not copied
@@ -265,8 +256,7 @@ def test_a_writer_holding_extend_keeps_writing_to_the_trace_after_a_read() -> No
     trace, pair = Trace(), _Pair()
     write = trace.extend  # (as a hot loop does)
     write(("first", 0, 0, "op", None, None, None, None))
-    write((pair, 1, 2))
-    trace.packed(pair, 1)
+    trace.append_run(pair, [pair, 1, 2], 1)
     buffer = trace._buffer
     assert [r.kind for r in trace] == ["first", "x", "y"]
     assert trace._buffer is buffer and buffer == []  # copied and cleared: the writer's list
@@ -338,3 +328,21 @@ def test_encode_tells_equal_values_of_other_types_apart() -> None:
     assert unhashable.values == [[1], [2], (1,)] and unhashable.codes.tolist() == [0, 1, 0, 2]
     empty = encode([])
     assert empty.values == [] and empty.codes.tolist() == []
+
+
+def test_the_first_read_runs_without_cyclic_collection_passes(monkeypatch: Any) -> None:
+    """A full collection pass over a run's objects could land in the first read (it makes
+    many containers): the write buffer is read into columns with the collector paused, as
+    its decoding is, and the collector is back on afterwards."""
+    trace = _kernel_job(n=200)
+    enabled: list[bool] = []
+
+    def sliced(*args: Any) -> Any:
+        enabled.append(gc.isenabled())
+        return pieces.sliced(*args)
+
+    monkeypatch.setattr(store, "sliced", sliced)
+    assert gc.isenabled()
+    columns = trace.columns()
+    assert enabled == [False] and len(columns) == len(trace) > 1500
+    assert gc.isenabled()

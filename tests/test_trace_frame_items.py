@@ -110,10 +110,11 @@ def mixed_trace(seed: int) -> Trace:
             else:
                 trace.writer.emit("fired", t, t, "w", "k1", W, 9, FIRED[block % 2])
         entries = rng.randrange(1, 6)
+        run = []
         for _ in range(entries):
             t += 1
-            trace.extend((marker, t, rng.choice(["k1", "k2", "k3"]), rng.randrange(7), f"e{t}"))
-        trace.packed(marker, entries)
+            run += [marker, t, rng.choice(["k1", "k2", "k3"]), rng.randrange(7), f"e{t}"]
+        trace.append_run(marker, run, entries)
     trace.writer.emit("cleanup", t + 1, t, "w", "k3", W, None, 2**70)  # beyond the long range
     return trace
 
@@ -163,9 +164,7 @@ def test_categories_in_order_of_first_appearance_across_plain_records_and_entrie
     marker = _Mixed()
     trace.writer.emit("trigger", 0, 0, "w", "k1", W, None, ("on_event_time", "FIRE"))
     trace.writer.emit("timer_registered", 0, 0, "w", "k1", W, 9, TIMERS[1])  # processing first
-    for which in (0, 1):
-        trace.extend((marker, 1 + which, "k2", which, "v"))
-    trace.packed(marker, 2)
+    trace.append_run(marker, [marker, 1, "k2", 0, "v", marker, 2, "k2", 1, "v"], 2)
     frame = _both(lambda: _copy(trace))
     assert frame["call"].cat.categories.tolist() == ["on_event_time", "on_element"]
     assert frame["domain"].cat.categories.tolist() == ["processing", "event"]
@@ -205,8 +204,7 @@ def test_a_detail_that_is_not_its_fields_is_refused_naming_its_record() -> None:
     def make() -> Trace:
         trace, bad = Trace(), _Bad()
         trace.writer.emit("trigger", 0, 0, "w", None, None, None, ("on_element", "CONTINUE"))
-        trace.extend((bad, 5, bad, 6))
-        trace.packed(bad, 2)
+        trace.append_run(bad, [bad, 5, bad, 6], 2)
         return trace
 
     with pytest.raises(ValueError) as from_items:

@@ -151,12 +151,9 @@ def hand_trace(varying: Varying | None = None) -> Trace:
             (varying, 100 * block + e, KEYS[(block + e) % len(KEYS)], block * 7 + e, f"d{e}")
             for e in range(6)
         ]
-        for entry in entries:
-            trace.extend(entry)
-        trace.packed(varying, len(entries))
-        for e in range(3):
-            trace.extend((plain, 1000 * block + e, KEYS[(block * 3 + e) % len(KEYS)]))
-        trace.packed(plain, 3)
+        trace.append_run(varying, [v for entry in entries for v in entry], len(entries))
+        run = [(plain, 1000 * block + e, KEYS[(block * 3 + e) % len(KEYS)]) for e in range(3)]
+        trace.append_run(plain, [v for entry in run for v in entry], 3)
     trace.writer.emit("zeta", 5, 5, "op", True, None, 5, None)
     return trace
 

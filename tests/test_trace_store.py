@@ -31,7 +31,8 @@ def _job(lateness: int = 0) -> wv.JobExecutionResult:
 def test_records_written_one_by_one_and_in_bulk_read_back_in_order() -> None:
     trace = Trace()
     trace.writer.emit("clock", 0, None, "op", None, None, None, "start")
-    trace.extend(("clock", 5, 7, "op", 1, None, 3, "a", "clock", 6, 7, "op", True, None, 4, "b"))
+    trace.writer.emit("clock", 5, 7, "op", 1, None, 3, "a")
+    trace.writer.emit("clock", 6, 7, "op", True, None, 4, "b")
     assert len(trace) == 3
     assert [(r.seq, r.proc_time, r.key, r.detail) for r in trace] == [
         (0, 0, None, "start"),

@@ -14,6 +14,7 @@ import pytest
 import winviz as wv
 from winviz.trace import BASE_FIELDS, DETAIL_FIELDS, Trace, TraceWriter
 from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
+from winviz.trace.schema import KIND_BASE_FIELDS
 
 FIRST = ("proc_time", "watermark", "operator")  # every kind's first parameters
 OPTIONAL = ("key", "window", "ts")  # the base fields a kind may have (in this order)
@@ -172,3 +173,23 @@ def test_fired_and_cleared_writes_what_the_kind_methods_write(existed: bool) -> 
     assert bulk.records()[1].details() == {
         "domain": "event", "namespace": window, "existed": existed,
     }  # fmt: skip
+
+
+def test_the_generated_kind_methods_take_the_schemas_fields() -> None:
+    """The methods made from ``KIND_BASE_FIELDS`` and ``DETAIL_FIELDS``, spelled out."""
+    assert {k: _parameters(k) for k in ("element", "channel_watermark", "evicted", "clock")} == {
+        "element": ["proc_time", "watermark", "operator", "key", "ts", "value"],
+        "channel_watermark": ["proc_time", "watermark", "operator", "ts", "channel", "input"],
+        "evicted": ["proc_time", "watermark", "operator", "key", "window", "when", "values"],
+        "clock": ["proc_time", "watermark", "operator", "reason"],
+    }
+    assert set(KIND_BASE_FIELDS) == set(DETAIL_FIELDS)
+    trace = Trace()
+    trace.writer.evicted(1, 2, "w", "k", wv.TimeWindow(0, 5), "before", [3, 4])
+    assert trace.to_rows() == [
+        {
+            "seq": 0, "kind": "evicted", "proc_time": 1, "watermark": 2, "operator": "w",
+            "key": "k", "window_start": 0, "window_end": 5, "ts": None, "when": "before",
+            "values": [3, 4],
+        }
+    ]  # fmt: skip

@@ -9,7 +9,7 @@ their values into JSON (the plain form ``to_json`` writes, the tagged form files
 """
 
 from winviz.trace.codec import jsonable
-from winviz.trace.packed import Packed
+from winviz.trace.element_entry import Packed
 from winviz.trace.schema import (
     BASE_FIELDS,
     DETAIL_FIELDS,

@@ -1,15 +1,10 @@
-"""Coded columns: a trace field's values as ``int32`` codes into a dictionary of its distinct
-values (``CodedColumn``: ``kind``, ``operator``, ``key``, ``window``), or as ``int64`` times with
-a mask of where a value is present (``TimeColumn``), and the encoders that build them from
-Python values (``encode``, ``encode_runs``, ``time_column``, ``ints_column``).
+"""Coded columns: a field's values as ``int32`` codes into its distinct values
+(``CodedColumn``: ``kind``, ``operator``, ``key``, ``window``) or as ``int64`` times with a mask
+of where a value is present (``TimeColumn``), and the encoders that build them.
 
-Dictionary codes tell values apart by type as well as by value, as Java would: ``1`` and
-``True`` (equal in Python) stay two keys, and so do a ``TimeWindow`` and a plain tuple; floats
-as ``Double.equals`` does (``0.0`` and ``-0.0`` are two keys, every NaN is one): ``identity``.
-The same rule codes any column of values for a reader that computes something once per
-distinct value (``value_codes``, ``distinct_values``, ``same_values``): by value, never by
-which objects hold them, so a reader's result and its work do not depend on the engine
-sharing objects between records.
+Values are told apart as Java would (``identity``): by type as well as value (``1`` and
+``True`` are two keys, a ``TimeWindow`` and a plain tuple differ), floats as ``Double.equals``
+(``0.0`` and ``-0.0`` differ, every NaN is one), and never by which objects hold them.
 """
 
 from __future__ import annotations
@@ -31,10 +26,8 @@ LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 @dataclass(frozen=True, slots=True)
 class TimeColumn:
-    """A time field: ``values`` (``int64``, 0 where absent) and ``present`` (a bool mask).
-
-    ``values`` is an object array instead when some value is not an int in Java's long range
-    (the column then holds the values exactly as written, None where absent)."""
+    """A time field: ``values`` (``int64``, 0 where absent; an object array of the values as
+    written when one is not an int in Java's long range) and ``present`` (a bool mask)."""
 
     values: np.ndarray
     present: np.ndarray
@@ -97,14 +90,40 @@ class CodedColumn:
         return -1
 
 
-# rows gathered per chunk (``gather``): numpy casts int32 indices to intp before a gather (a
-# full-length temporary); a chunk's cast stays in cache and its memory is reused
+class Merged:
+    """One dictionary that coded columns are merged into: ``values`` in order of first
+    appearance, told apart by ``identity``."""
+
+    __slots__ = ("_index", "values")
+
+    def __init__(self, values: list[Any] | None = None) -> None:
+        self.values: list[Any] = [] if values is None else list(values)
+        self._index = {identity(v): i for i, v in enumerate(self.values)}
+
+    def code(self, value: Any) -> int:
+        """The code of ``value``, added when new."""
+        ident = identity(value)
+        code = self._index.get(ident)
+        if code is None:
+            code = self._index[ident] = len(self.values)
+            self.values.append(value)
+        return code
+
+    def remap(self, column: CodedColumn) -> np.ndarray:
+        """``column``'s codes as codes of this dictionary (its values added)."""
+        first = len(self.values)
+        table = np.fromiter(map(self.code, column.values), np.int32, len(column.values))
+        if first == 0 and len(self.values) == len(table):  # all new, in order: the same codes
+            return column.codes
+        return table[column.codes] if len(column.codes) else column.codes
+
+
+# rows gathered per chunk (``gather``): numpy's cast of int32 indices to intp stays in cache
 CHUNK = 1 << 16
 
 
 def gather(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """``table[codes]`` gathered chunk by chunk (see ``CHUNK``; a code out of range is
-    refused as by ``table[codes]``)."""
+    """``table[codes]``, gathered chunk by chunk (``CHUNK``)."""
     out = np.empty(len(codes), dtype=table.dtype)
     for start in range(0, len(codes), CHUNK):
         table.take(codes[start : start + CHUNK], out=out[start : start + CHUNK])
@@ -118,9 +137,8 @@ def object_array(values: Any) -> np.ndarray:
 
 
 def time_column(values: list[Any]) -> TimeColumn:
-    """A ``TimeColumn`` of ints and Nones (one C-speed pass when every value is an int). A
-    value of another type (a float, a bool) or beyond the long range keeps the column as
-    written (an object column): nothing is rounded."""
+    """A ``TimeColumn`` of ints and Nones; a value of another type (a float, a bool) or
+    beyond the long range keeps the column as written (an object column)."""
     n = len(values)
     types = set(map(type, values))
     if types <= {int}:
@@ -165,10 +183,8 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
 
 
 def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
-    """``encode`` for values that come in runs of one value (an open window's elements):
-    only the first value of each run is looked up (neighbours ``==`` holds equal, when
-    ``fast`` says equality alone tells the values apart, have the same code); ``encode``
-    itself when runs are short, or without ``fast``."""
+    """``encode`` for values that come in runs of one value (an open window's elements): with
+    ``fast``, only the first value of each run is looked up."""
     n = len(values)
     if n < 64 or not fast:
         return encode(values, fast=fast)
@@ -189,11 +205,9 @@ def _one_per_family(types: set[type] | frozenset[type]) -> bool:
 
 
 def identity(value: Any) -> Any:
-    """A value's identity as a trace value — what tells it apart, type included, never the
-    object that holds it: ``(type, value)`` for hashable scalars, the
-    same, element by element, for tuples, and the value's canonical tagged JSON text
-    (``codec.to_text``: the text a trace file holds, so one identity is one text) for
-    unhashable ones (its ``repr`` when it contains itself and has no text)."""
+    """What tells a trace value apart, type included: ``(type, value)`` for hashable
+    scalars, element by element for tuples, the canonical tagged JSON text
+    (``codec.to_text``) for unhashable values (``repr`` when it contains itself)."""
     if isinstance(value, tuple):
         return (type(value), tuple(identity(v) for v in value))
     if value.__class__ is float:  # as Double.equals: 0.0 and -0.0 differ, every NaN is one
@@ -230,8 +244,6 @@ def _firsts(codes: np.ndarray, count: int) -> np.ndarray:
 
 
 # up to this many codes, ``rows_by_code`` finds each code's rows by a pass over the codes
-# (cheaper than the radix sort's two full-length position arrays, fresh memory at a million
-# events)
 _FEW_CODES = 16
 
 
@@ -254,16 +266,10 @@ def rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]:
 
 
 def value_codes(values: np.ndarray | list[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Dictionary codes of some values, numbered in order of first appearance, and the
-    position of each code's first value. Two values get one code exactly when ``identity``
-    says they are one value (type included: ``1`` and ``True``, a ``TimeWindow`` and a plain
-    tuple differ; floats as ``Double.equals``; an unhashable value by its canonical JSON
-    text), whatever objects hold them: a reader that computes something of a value (its
-    text, its fields) once per code gets what it would get per value.
-
-    Hashable values whose equality alone tells them apart (``equality_is_exact``: one
-    C-speed pass over their types) are looked up in one dict pass at C speed; any others
-    through ``identity``, value by value."""
+    """Dictionary codes of some values (one code exactly per ``identity``), numbered in order
+    of first appearance, and the position of each code's first value. Values whose equality
+    alone tells them apart (``equality_is_exact``) are looked up in one C-speed dict pass;
+    any others through ``identity``."""
     listed = values.tolist() if isinstance(values, np.ndarray) else values
     n = len(listed)
     codes = None
@@ -280,13 +286,9 @@ def value_codes(values: np.ndarray | list[Any]) -> tuple[np.ndarray, np.ndarray]
 
 
 def repeated(values: np.ndarray, sample: int = 1024) -> bool:
-    """True when some values repeat (``value_codes``) in a sample of them — rows drawn at
-    random by a fixed seed (the same rows every time), since an even stride can step in time
-    with the records' order (every key's timer of one window in turn: 4,004 tuples among 2M
-    ``timer_registered`` records of a 1M-event run) — or when they are few (telling them
-    apart then costs little). False: each record has its own tuple (as ``arrival``), and
-    telling them apart would not pay. (Only the work depends on it: a reader's result is
-    the same either way.)"""
+    """True when some values repeat (``value_codes``) in a sample of rows drawn by a fixed
+    seed (an even stride can step in time with the records), or when they are few: whether
+    telling them apart pays (only the work depends on it, never a result)."""
     n = len(values)
     if n < 4 * sample:
         return True
@@ -349,13 +351,11 @@ def equality_is_exact(values: list[Any]) -> bool:
 
 
 def type_signature(values: list[Any]) -> Any:
-    """The types of some values as far as ``==`` needs them to tell the values apart exactly
-    as ``identity`` does, or None when it cannot: values of one type only (its own equality,
-    whatever it is), or of the plain scalar types and tuples, at most one type per family
-    whose members compare equal across types (``1 == True == 1.0``, a ``TimeWindow`` and a
-    tuple), no float 0.0 / -0.0 or NaN, and in tuples the same at each position (per length:
-    type by type, one C-speed pass per position, no list made of it). Two lists of one
-    signature: where ``==`` holds two of their values equal, they are one value."""
+    """The types of some values as far as ``==`` needs them to tell the values apart as
+    ``identity`` does, or None when it cannot: one type only, or plain scalars and tuples
+    with at most one type per family that compares equal across types (``1 == True ==
+    1.0``), no float 0.0 / -0.0 or NaN, and tuples likewise position by position. Two lists
+    of one signature: where ``==`` holds two values equal, they are one value."""
     return _signature(lambda: iter(values), frozenset(map(type, values)), 0)
 
 

@@ -1,12 +1,8 @@
-"""The trace as columns: one typed array per base field, dictionaries for repeated values.
-
-``TraceColumns`` is what every reader of a trace reads (``Trace.columns()``): ``seq`` and the
-three time fields as ``int64`` arrays (each time field with a mask of where a value is present),
-``kind`` / ``operator`` / ``key`` / ``window`` as integer codes into a dictionary of their
-distinct values (both kinds of column: ``winviz.trace.coded``), and ``detail`` as an object
-array (element payloads stay Python objects). A record of a 1M-event run costs about 50 bytes
-here, plus its share of the detail objects. The columns of a run's trace are decoded from its
-write buffer when first read (``winviz.trace.pieces``).
+"""The trace as columns (``TraceColumns``, what every reader reads: ``Trace.columns()``):
+``seq`` and the three time fields as ``int64`` arrays (``TimeColumn``), ``kind``, ``operator``,
+``key`` and ``window`` as codes into their distinct values (``CodedColumn``), ``detail`` as an
+object array. A run's columns are decoded from its write buffer when first read
+(``winviz.trace.pieces``).
 """
 
 from __future__ import annotations
@@ -18,10 +14,10 @@ import numpy as np
 
 from winviz.trace.coded import (
     CodedColumn,
+    Merged,
     TimeColumn,
     encode,
     gather,
-    identity,
     object_array,
     time_column,
 )
@@ -31,14 +27,9 @@ _WHOLE = ("kind", "operator")  # (``TraceColumns.part``: always read whole)
 
 
 class TraceColumns:
-    """A trace, column by column (see the module docstring). ``len()`` is its record count.
-
-    The columns of a trace's first read are decoded one at a time, the first time a reader
-    asks for each (``pending``): a reader that needs the kinds and times never pays for the
-    keys or the details, and every reader gets the same values as if all were decoded at
-    once. A reader of a few kinds' records asks for a field's ``part`` instead: only those
-    records are decoded (the whole column, once decoded, is the same whatever parts were
-    read before)."""
+    """A trace, column by column (see the module docstring); ``len()`` its record count. A
+    first read's columns are decoded each the first time a reader asks for it (``pending``);
+    a reader of a few kinds' records asks for a field's ``part`` instead."""
 
     __slots__ = (
         "_decode",
@@ -97,17 +88,12 @@ class TraceColumns:
         return value
 
     def part(self, name: str, kinds: Iterable[str]) -> Any:
-        """Field ``name``'s column for a reader of the records of these ``kinds`` only: an
-        array of every record, as the field's property gives it, whose values on the records
-        of those kinds are the column's (elsewhere: -1 codes, absent times, None details).
-        When the column is not decoded yet, only those records are (``Pieces.part``): a
-        ``CodedColumn`` part has a dictionary of its own (its codes are not the whole
-        column's: read values, or compare codes of one part only). A part is kept and grows
-        with the kinds asked for (in place: the records of the kinds asked for before keep
-        their values; only the new kinds' records are decoded); the whole column
-        when every kind is asked for, when it is decoded already, when the columns cannot
-        decode parts, or for ``kind`` and ``operator`` (the packed records' are one value per
-        record slot: the whole column costs less than the parts a chart would read)."""
+        """Field ``name``'s column for a reader of the records of these ``kinds`` only: full
+        length, the column's values on those records (elsewhere -1 codes, absent times, None
+        details). Only those records are decoded (``Pieces.part``); a coded part has a
+        dictionary of its own (never compare its codes with another column's). A part is kept
+        and grows with the kinds asked for; the whole column when it is decoded already, for
+        every kind, for ``kind`` and ``operator``, or when the columns cannot decode parts."""
         if self._part is None or name in _WHOLE or getattr(self, "_" + name) is not None:
             return getattr(self, name)
         wanted = frozenset(kinds)
@@ -125,13 +111,10 @@ class TraceColumns:
     def values_at(
         self, name: str, rows: np.ndarray, kinds: Collection[str] | None = None
     ) -> np.ndarray:
-        """Field ``name`` (a coded field or ``detail``) of the records at these positions, as
-        an object array of the values as written: the same values as the whole column's
-        ``decode(rows)`` (``detail[rows]``). When the column is not decoded yet and the
-        records are few (an eighth of the trace at most), only these records are read
-        (``Pieces.values_at``) and nothing is kept; ``kinds``, the records' kinds when known:
-        the field's part for them is read instead when it is read already, or when the
-        records are many (finding each one would cost more)."""
+        """Field ``name`` (a coded field or ``detail``) of the records at these positions, as an
+        object array (the whole column's ``decode(rows)``): while the column is not decoded,
+        only these records when they are few (``Pieces.values_at``), else the part of their
+        ``kinds`` (when known)."""
         rows = np.asarray(rows, dtype=np.int64)
         pieces = getattr(self._part, "__self__", None)
         if getattr(self, "_" + name) is None and isinstance(pieces, Pieces) and pieces.left:
@@ -145,14 +128,10 @@ class TraceColumns:
         return column[rows] if name == "detail" else column.decode(rows)
 
     def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
-        """The detail field in pieces of records, as a reader splits it into its fields
-        (``winviz.trace.frame.detail_fields``): per piece its kind (None where it varies
-        from record to record), its records' positions (ascending) and their details (one
-        per record: a list or an object array; or a ``CodedColumn``, a ``Tuples``, one
-        value for all). While a first read's detail column is not decoded, as the write
-        buffer holds it (``Pieces.detail_items``); once it is, the packed details the writer
-        numbered once, and the column for the rest (``Pieces.kept_details``); else the
-        column, one piece."""
+        """The detail field in pieces of records (``winviz.trace.frame.detail_fields``): per
+        piece its kind (None where it varies), its records' positions (ascending) and their
+        details (a list or object array, a ``CodedColumn``, a ``Tuples``, or one value for all),
+        as the write buffer holds them (``Pieces.detail_items`` / ``kept_details``)."""
         pieces = getattr(self._part, "__self__", None)
         if isinstance(pieces, Pieces):
             if self._detail is None:
@@ -213,9 +192,8 @@ class TraceColumns:
         )
 
     def window_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(start, end, present) per record: ``int64`` arrays (0 where absent) and a mask of
-        the records whose window is a time window (False for none and for the global
-        window), gathered from the distinct windows (``window_table``) by their codes."""
+        """(start, end, present) per record: ``int64`` arrays (0 where absent) and a mask of the
+        records whose window is a time window (``window_table`` by their codes)."""
         codes = self.window.codes
         starts, ends, has = (gather(t, codes) for t in window_table(self.window.values))
         return starts, ends, has
@@ -235,9 +213,8 @@ def window_table(windows: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def from_flat(data: list[Any], first_seq: int = 0, width: int = 8) -> TraceColumns:
-    """Columns of the plain records in a flat buffer (record ``i`` is ``data[width*i:][:8]``:
-    kind, proc_time, watermark, operator, key, window, ts, detail), numbered from
-    ``first_seq``."""
+    """Columns of the records in a flat buffer (``width`` values each, ``BASE_FIELDS``
+    order), numbered from ``first_seq``."""
     return from_fields([data[f::width] for f in range(8)], first_seq)
 
 
@@ -287,20 +264,9 @@ def _concat_time(columns: list[TimeColumn]) -> TimeColumn:
 
 
 def _concat_coded(columns: list[CodedColumn]) -> CodedColumn:
-    code_of: dict[Any, int] = {}
-    values: list[Any] = []
-    parts = []
-    for c in columns:
-        remap = np.empty(len(c.values), dtype=np.int32)
-        for i, v in enumerate(c.values):
-            ident = identity(v)
-            code = code_of.get(ident)
-            if code is None:
-                code = code_of[ident] = len(values)
-                values.append(v)
-            remap[i] = code
-        parts.append(remap[c.codes] if len(c.codes) else c.codes)
-    return CodedColumn(np.concatenate(parts).astype(np.int32, copy=False), values)
+    merged = Merged()
+    parts = [merged.remap(c) for c in columns]
+    return CodedColumn(np.concatenate(parts).astype(np.int32, copy=False), merged.values)
 
 
 def empty() -> TraceColumns:

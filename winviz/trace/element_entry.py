@@ -1,11 +1,9 @@
-"""The packed trace entry of an element into an open window (``ElementEntry``): how the trace
-writer (``TraceWriter.open_window_elements``) stores what the window kernel's source-batch loop
-(``winviz.operators.window_kernel``) hands it, one entry for the six
-records Flink's ``WindowOperator.processElement`` writes for it — the source's ``arrival``,
-``element``, ``assigned``, ``timer_registered`` at ``maxTimestamp``, ``trigger``
-(``EventTimeTrigger.onElement``: CONTINUE) and ``timer_registered`` at the cleanup time
-(``registerCleanupTimer``). The store unpacks it (``winviz.trace.Packed``) entry by entry or
-field by field; the records are the ones the general path writes, byte for byte.
+"""Packed trace entries: a marker (``Packed``) whose ``width`` values after it in the trace's
+write buffer stand for ``count`` records — how the store keeps a run of similar records
+compactly (Flink has no such thing: it is winviz's own trace layout). ``ElementEntry`` is the
+one the writer uses (``TraceWriter.open_window_elements``): the six records Flink's
+``WindowOperator.processElement`` writes for a source record going into an open window
+with an ``EventTimeTrigger``, byte for byte those the general path writes.
 """
 
 from __future__ import annotations
@@ -18,8 +16,37 @@ import numpy as np
 
 from winviz.operators import window_rules
 from winviz.trace.coded import CodedColumn, encode, encode_runs, ints_column, object_array
-from winviz.trace.packed import Packed
 from winviz.trace.pieces import Deferred, Tuples
+from winviz.trace.schema import BASE_FIELDS
+
+
+class Packed:
+    """A marker for packed entries: the ``width`` values that follow it in the write buffer
+    stand for ``count`` records. ``unpack`` defines them (eight values per record, as the
+    writer's kind methods would have written them); ``fields`` builds the same records field
+    by field for many entries at once, which is how a read converts them."""
+
+    width: int = 0
+    count: int = 0
+
+    def unpack(self, values: list[Any], at: int, out: list[Any]) -> None:
+        """Append the records of the entry whose values start at ``values[at]`` to ``out``."""
+        raise NotImplementedError
+
+    def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
+        """The records of ``n`` entries, given slot by slot (``slots[f][e]``: value ``f`` of
+        entry ``e``), field by field: per ``BASE_FIELDS`` field a tuple with one item per
+        record of an entry — the value every entry's record has, or the ``n`` entries'
+        values (a list, a coded column, or a ``Deferred`` that makes one). This default
+        unpacks entry by entry."""
+        rows: list[Any] = []
+        for values in zip(*slots, strict=True):
+            self.unpack(list(values), 0, rows)
+        width, count = len(BASE_FIELDS), self.count
+        return [
+            tuple(rows[f + width * r :: width * count] for r in range(count)) for f in range(width)
+        ]
+
 
 # ``open_window_elements``' per-element bits: whether the window's timer at max_timestamp,
 # and its cleanup timer, already existed when the element registered them (deduplicated)
@@ -30,17 +57,16 @@ BOTH_TIMERS_EXISTED = MAX_TIMESTAMP_TIMER_EXISTED | CLEANUP_TIMER_EXISTED
 ON_ELEMENT_CONTINUE = ("on_element", "CONTINUE")  # trigger records' details (shared)
 
 
-def shared_timer_details(window: Any) -> tuple[tuple[Any, ...], ...]:
-    """A window's shared timer details: ``(domain, namespace, flag)`` with flag False and
-    True (timer_registered's deduplicated, timer_deleted's existed), then timer_fired's."""
-    return (("event", window, False), ("event", window, True), ("event", window))
+def shared_timer_details(namespace: Any, domain: str = "event") -> tuple[tuple[Any, ...], ...]:
+    """A timer namespace's details, shared by its records: ``(domain, namespace, flag)`` with
+    flag False and True (timer_registered's deduplicated, timer_deleted's existed), then
+    timer_fired's ``(domain, namespace)``."""
+    return ((domain, namespace, False), (domain, namespace, True), (domain, namespace))
 
 
 class _Run:
-    """What the entries of one run (``ElementEntry.entries``) share: the watermarks, and the
-    run's columns as the kernel hands them over (``proc_times``, ``source_stamps``,
-    ``values``, ``stamps``; the source offsets from ``first_index`` on). Told apart by
-    identity (one object per run)."""
+    """What the entries of one run (``ElementEntry.entries``) share: the watermarks and the
+    run's columns as the kernel hands them over (source offsets from ``first_index`` on)."""
 
     __slots__ = (
         "first_index", "n", "proc_times", "source_stamps", "source_wm", "stamps", "values", "wm",
@@ -63,16 +89,12 @@ def _whole_runs(runs: list[_Run]) -> list[_Run] | None:
 
 
 class ElementEntry(Packed):
-    """A packed trace entry (``winviz.trace.Packed``) for a source record that goes into an
-    open window: its ``arrival``, then the window's ``element``, ``assigned``,
-    ``timer_registered`` (``max_timestamp``), ``trigger`` (on_element CONTINUE) and, unless
-    the window has no cleanup timer, ``timer_registered`` (cleanup time) — the records
-    ``WindowKernel.process_element`` writes after the source's. Values: its run (``_Run``:
-    the watermarks, processing times, source timestamps, values, timestamps and source
-    offsets of the run's elements), its place in the run, key, window and the two timers'
-    de-duplication bits (``MAX_TIMESTAMP_TIMER_EXISTED``, ``CLEANUP_TIMER_EXISTED``). One
-    marker per operator, source and cleanup timer: the entries of a whole run are read
-    together, field by field."""
+    """The packed entry of a source record going into an open window: its ``arrival``, then
+    the window's ``element``, ``assigned``, ``timer_registered`` (max_timestamp),
+    ``trigger`` (on_element CONTINUE) and, unless the window has no cleanup timer of its
+    own, ``timer_registered`` (cleanup time). Values: its run (``_Run``), its place in the
+    run, key, window and the two timers' bits (``MAX_TIMESTAMP_TIMER_EXISTED``,
+    ``CLEANUP_TIMER_EXISTED``). One marker per operator, source and cleanup timer."""
 
     width = 5
 
@@ -85,9 +107,15 @@ class ElementEntry(Packed):
         self._details: dict[Any, tuple[tuple[Any, ...], ...]] = {}  # shared per window
 
     def cleanup_time(self, window: Any) -> int:
-        """The window's cleanup time (``window_rules.cleanup_time``; the marker holds the
-        allowed lateness, not the operator: a trace keeps no job alive)."""
+        """The window's cleanup time (``window_rules.cleanup_time``)."""
         return window_rules.cleanup_time(window.max_timestamp(), self.allowed_lateness or 0)
+
+    def _timer_details(self, window: Any) -> tuple[tuple[Any, ...], ...]:
+        """The window's timer details (``shared_timer_details``), made once per window."""
+        details = self._details.get(window)
+        if details is None:
+            details = self._details[window] = shared_timer_details(window)
+        return details
 
     def entries(
         self,
@@ -103,9 +131,7 @@ class ElementEntry(Packed):
         deduplicated: Sequence[int],
     ) -> list[Any]:
         """The write buffer's slots of ``len(keys)`` entries given column by column (the
-        marker, then its ``width`` values, per entry; ``TraceWriter.open_window_elements``):
-        the columns shared by the run kept once (``_Run``), the constant slots laid out at
-        once, each per-entry column put in place with one slice."""
+        marker, then its ``width`` values, per entry), laid out with one slice per column."""
         n = len(keys)
         run = _Run(
             watermark, source_watermark, n, (proc_times, source_stamps, first_index, values, stamps)
@@ -121,10 +147,7 @@ class ElementEntry(Packed):
         run, i, key, window, existed = values[at : at + 5]
         now, wm, ts, value = run.proc_times[i], run.wm, run.stamps[i], run.values[i]
         source_ts, source_wm, position = run.source_stamps[i], run.source_wm, run.first_index + i
-        name = self.name
-        details = self._details.get(window)
-        if details is None:
-            details = self._details[window] = shared_timer_details(window)
+        name, details = self.name, self._timer_details(window)
         out.extend(
             (
                 "arrival", now, source_wm, self.source, None, None, source_ts,
@@ -145,13 +168,10 @@ class ElementEntry(Packed):
             )  # fmt: skip
 
     def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
-        """``unpack`` for many entries at once, field by field (``Packed.fields``): per field,
-        each record's value for all entries, or its values, one per entry, made when that
-        field is decoded (``Deferred``): the keys and windows dictionary-encoded once for all
-        records, the timers' times and details looked up per distinct window."""
-        # (each slot is sliced when a field that reads it is decoded: ``slots[i]``, in order
-        # run, place in the run, key, window, existed; the run's columns joined)
-        # (windows come in runs, one per open window; the engine's are told apart by equality)
+        """``unpack`` for many entries at once, field by field (``Packed.fields``), each item
+        made when its field is decoded (``Deferred``): keys and windows coded once for all
+        records, the timers' times and details looked up per distinct window. (``slots``:
+        run, place in the run, key, window, existed.)"""
         windows = Deferred(lambda: encode_runs(slots[3], fast=True))
         bits = Deferred(lambda: np.fromiter(slots[4], dtype=np.int8))
         runs = Deferred(lambda: _whole_runs(slots[0]))
@@ -188,10 +208,7 @@ class ElementEntry(Packed):
             coded = windows.get()
             table: list[Any] = []
             for w in coded.values:
-                details = self._details.get(w)
-                if details is None:
-                    details = self._details[w] = shared_timer_details(w)
-                table.extend(details[:2])
+                table.extend(self._timer_details(w)[:2])
             codes = coded.codes * 2 + bit(bits.get())
             return CodedColumn(codes.astype(np.int32, copy=False), table)
 

@@ -1,13 +1,10 @@
 """A trace in one Parquet file: the layout, and ``Trace.save(path)`` that writes it
 (``winviz.load_trace(path)`` reads it: ``winviz.trace.read_file``).
 
-A learner can hand an instructor one file, and anyone can open it without winviz (pandas,
-DuckDB, Polars). The file holds data only — nothing in it is ever run when it is read — and
-says which schema it follows (``winviz.schema_version`` in the file's metadata) and which file
-layout (``winviz.file_layout``: 3; layout 2, whose JSON detail columns were dictionaries, is
-read as well; a file of another layout is refused, naming it).
-
-Columns (one row per record, in ``seq`` order):
+The file holds data only (nothing in it is ever run when it is read); its metadata names the
+schema (``winviz.schema_version``) and the file layout (``winviz.file_layout``: 3; layout 2,
+whose JSON detail columns were dictionaries, is read as well). Columns, one row per record in
+``seq`` order (docs/trace.md says more):
 
 | column | type | what |
 |---|---|---|
@@ -22,35 +19,19 @@ Columns (one row per record, in ``seq`` order):
 | ``detail_str``, ``detail_str_2``, … | dictionary of strings | detail values that are strings |
 | ``detail_bool`` | bool | detail values that are bools |
 
-The kinds share a few detail columns, one per type of value (issue 11: a column per field
-name made 15 mostly-null columns for a plain windowed job, each costing as much to write and
-read as the values themselves). A kind's field goes to the column of its values' type: its
-first field of that type to ``detail_<type>``, its second to ``detail_<type>_2`` (a trigger
-call's ``call`` and ``result`` strings: ``detail_str``, ``detail_str_2``). The file's metadata
-``winviz.detail_columns`` says where each field is, as JSON ``{kind: {field: column}}`` (for
-instance ``"fired": {"result": "detail_json", "pane": "detail_int", "timing": "detail_str",
-"count": "detail_str_2"}``); a column is null on the rows of the kinds without a field in it,
-and on a kind's rows a null is the value None. Only the columns some kind uses are written.
-
-A value's type is its field's within a kind: ``bool``, ``int`` (all in Java's long range) or
-``str`` when every value of that field in that kind is one (None aside); otherwise each value
-is tagged JSON text (``winviz.trace.codec``), a plain string per record (layout 3; layout 2
-wrote these as dictionaries). The column's field metadata ``winviz.encoding`` says ``plain``
-or ``json``.
-
-The file is one row group with snappy pages and no column statistics; a dictionary column stays
-dictionary-encoded in Parquet, and the int64 columns but the watermark are written as deltas
-(``DELTA_BINARY_PACKED``). Both ways work on whole columns (issue 11), never value by value
-where a column pass does, and tell values apart by value (``winviz.trace.coded``), never by
-which objects hold them.
+A kind's detail field goes to the column of its values' type within that kind (``bool``,
+``int`` in Java's long range, ``str``, else ``json``): its first field of a type to
+``detail_<type>``, its second to ``detail_<type>_2``; the metadata ``winviz.detail_columns``
+says where each field is (``{kind: {field: column}}``), and each column's field metadata
+``winviz.encoding`` says ``plain`` or ``json``. A column is null on the rows of kinds without
+a field in it; on a kind's rows a null is None.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from itertools import compress, repeat
-from operator import is_not, itemgetter
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -73,15 +54,13 @@ from winviz.trace.coded import (
     value_codes,
 )
 from winviz.trace.columns import TraceColumns
-from winviz.trace.frame import DetailPiece, detail_fields
+from winviz.trace.frame import DetailPiece, detail_fields, masked
 from winviz.trace.schema import SCHEMA_VERSION, detail_names
 
 FORMAT = "winviz-trace"
 META_FORMAT = b"winviz.format"
 META_VERSION = b"winviz.schema_version"
-# the file layout (this module's; the records' schema is ``SCHEMA_VERSION``): 2 = a few typed
-# detail columns shared by the kinds instead of one column per field name; 3 = the JSON detail
-# columns as plain strings instead of dictionaries (a layout-2 file is read as well)
+# the file layout (the records' schema is ``SCHEMA_VERSION``; see the module docstring)
 META_LAYOUT = b"winviz.file_layout"
 LAYOUT_VERSION = 3
 READS_LAYOUTS = ("2", "3")
@@ -99,15 +78,12 @@ COLUMNS = {
     "ts": pa.int64(),
 }
 ENCODING = b"winviz.encoding"
-# no column statistics (nobody filters a trace file by row group), snappy pages (as fast as lz4
-# here, and every Parquet reader has it), and dictionary pages as large as the dictionaries (an
-# element payload per event) so they stay dictionaries
+# no column statistics, snappy pages, dictionary pages as large as the dictionaries (so they
+# stay dictionaries), batches of 64k values
 WRITE_OPTIONS: dict[str, Any] = {
     "compression": "snappy",
     "write_statistics": False,
     "dictionary_pagesize_limit": 1 << 30,
-    # the writer's batches of 64k values instead of 1,024 (fewer passes of its per-batch work
-    # over a million-event trace's 6.7M records: ~5% of the write)
     "write_batch_size": 1 << 16,
 }
 
@@ -207,12 +183,8 @@ Listed = tuple[DetailPiece, Any]
 
 def _detail_layout(c: TraceColumns) -> tuple[dict[str, dict[str, str]], dict[str, list[Listed]]]:
     """Which column holds each detail field of each kind present (``{kind: {field:
-    column}}``, kinds in order of first appearance) and each column's pieces (with their
-    values as ``_value_type`` listed them).
-
-    A kind's field goes to the column of its values' type (``_value_type``): the kind's first
-    field of that type to ``detail_<type>``, its second to ``detail_<type>_2``, … Kinds share
-    the columns, so a trace has a few detail columns, whatever kinds it holds."""
+    column}}``, kinds in order of first appearance; see the module docstring) and each
+    column's pieces (with their values as ``_value_type`` listed them)."""
     kind_of = c.kind.values
     typed: dict[str, dict[str, tuple[str, list[Listed]]]] = {}  # kind -> field -> typed pieces
     for name, pieces in detail_fields(c).items():
@@ -279,20 +251,15 @@ def save(c: TraceColumns, path: Path) -> Path:
         pq.write_table(
             table,
             path,
-            # dictionary pages for the dictionary columns only (not tried on the int64 ones)
             use_dictionary=[f.name for f in table.schema if pa.types.is_dictionary(f.type)],
-            # the int64 columns (seq, times, window bounds, int details) as deltas: a trace's
-            # times rise slowly, so most deltas take a few bits (a file ~2.5x smaller, read
-            # faster); every Parquet reader decodes them (a Parquet 2 encoding). Not the
-            # watermark: it starts at Long.MIN_VALUE, and that first jump makes its deltas
-            # wide (plain is smaller and ~5x faster to write there)
+            # int64 columns as deltas (times rise slowly), but the watermark: its first jump
+            # from Long.MIN_VALUE makes its deltas wide
             column_encoding={
                 f.name: "DELTA_BINARY_PACKED"
                 for f in table.schema
                 if f.type == pa.int64() and f.name != "watermark"
             },
-            # one row group: each row group would repeat the dictionaries (an element payload
-            # per event) and a reader would merge them again
+            # one row group: each would repeat the dictionaries
             row_group_size=max(1, len(table)),
             **WRITE_OPTIONS,
         )
@@ -337,11 +304,8 @@ def _texts_array(
 ) -> pa.DictionaryArray:
     """A dictionary array of ``n`` strings: the records ``rows[i]`` have
     ``texts[codes[i]]`` (null where that is None), the others null; every record has
-    ``texts[codes]`` when ``rows`` is None. Each distinct string is once in the dictionary
-    (Parquet keeps a dictionary only when its values are distinct)."""
+    ``texts[codes]`` when ``rows`` is None. Each distinct string is once in the dictionary."""
     strings = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.string())
-    # Arrow's hash table finds equal texts (of different objects: two equal windows); one
-    # pass whether or not there are any (cheaper than checking first with a Python set)
     encoded = strings.fill_null("").dictionary_encode()
     null = null_flags(strings) if strings.null_count else None
     if null is None and len(encoded.dictionary) == len(texts):  # distinct already
@@ -349,8 +313,7 @@ def _texts_array(
     else:
         dictionary = encoded.dictionary
         remap = encoded.indices.to_numpy().astype(np.int32, copy=False)
-    # (``safe=False``: the codes index the texts already, as the columns' codes index their
-    # values; Arrow's check of every index would cost a pass over millions of them)
+    # (``safe=False``: the codes index the texts already)
     if rows is None:
         assert isinstance(codes, np.ndarray)
         local = codes.astype(np.int32, copy=False) if remap is None else remap[codes]
@@ -376,9 +339,11 @@ def _detail_array(n: int, listed: list[Listed], typ: str) -> tuple[pa.Array, byt
     pieces = [p for p, _ in listed]
     values = [v if v is not None else p.distinct().tolist() for p, v in listed]
     if typ in ("bool", "int"):
-        typed = _typed_detail(n, pieces, values, typ == "bool")
+        tables = [v if isinstance(v, np.ndarray) else p.distinct() for p, v in listed]
+        typed = masked(n, pieces, tables, np.bool_ if typ == "bool" else np.int64)
         if typed is not None:
-            return typed, b"plain"
+            data, missing = typed
+            return with_valid(data, pa.bool_() if typ == "bool" else pa.int64(), ~missing), b"plain"
         typ = "json"
     if typ == "json":
         return _json_column(n, pieces), b"json"
@@ -395,17 +360,10 @@ def _detail_array(n: int, listed: list[Listed], typ: str) -> tuple[pa.Array, byt
 
 def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
     """A JSON detail column: each record's value as tagged JSON text (null where absent),
-    each value encoded once as far as the pieces tell cheaply (the texts are written per
-    record, so a value encoded twice changes nothing in the file, only the time taken):
-
-    * a piece whose values are, row by row, those of an earlier piece (an element's payload
-      in its ``arrival``, ``element`` and ``assigned`` records; a result in its ``emitted``,
-      ``sink`` and ``fired`` records) takes that piece's texts (``all_same``: one ``==`` per
-      row, and the values' types);
-    * a piece whose sampled values do not repeat (a payload per event, ``repeated``) is
-      encoded value by value, without a hash table of a million values;
-    * any other piece (a window's timer namespace, many records' one value) is told apart
-      by its values first (``value_codes``)."""
+    each value encoded once as far as the pieces tell cheaply: a piece whose values are, row
+    by row, an earlier piece's (an element's payload in its ``arrival``, ``element`` and
+    ``assigned`` records) takes its texts; a piece whose values do not repeat (``repeated``)
+    is encoded value by value; any other is told apart by value first (``value_codes``)."""
     # (values, codes, type signature when told) of the pieces so far
     done: list[list[Any]] = []
     texts: list[pa.Array] = []  # each piece's new values' texts, in the order of their codes
@@ -451,10 +409,8 @@ def json_texts(values: list[Any]) -> pa.Array:
 def _dense_texts(
     n: int, rows: list[np.ndarray], codes: list[np.ndarray], texts: pa.Array
 ) -> pa.StringArray:
-    """A column of ``n`` strings: the records ``rows[i]`` have ``texts[codes[i]]``, the
-    others null. Plain, not a dictionary: the texts are mostly distinct (a payload per
-    event) and a payload's repeats a few records apart, so the pages' compression stores
-    them about as small (18.0 MB either way for a 1M-event run) without hashing them."""
+    """A column of ``n`` strings (plain, not a dictionary: mostly distinct): the records
+    ``rows[i]`` have ``texts[codes[i]]``, the others null."""
     indices = np.zeros(n, dtype=np.int32)
     valid = np.zeros(n, dtype=bool)
     for at, code in zip(rows, codes, strict=True):
@@ -472,9 +428,8 @@ _UNESCAPED = r'^[^"\\\x00-\x1f]*$'
 
 
 def _unescaped(strings: list[str]) -> bool:
-    """Whether JSON writes each of these strings as itself between quotes: the distinct
-    strings checked when a sample says they are few (a key per payload: each string object's
-    hash is kept, so the set costs one pass), else every string by Arrow."""
+    """Whether JSON writes each of these strings as itself between quotes (the distinct
+    strings checked when a sample says they are few, else every string by Arrow)."""
     if len(set(strings[:_SAMPLE])) * 4 <= min(len(strings), _SAMPLE):
         return all(map(_UNESCAPED_MATCH, set(strings)))
     return pc.all(pc.match_substring_regex(pa.array(strings, pa.string()), _UNESCAPED)).as_py()
@@ -522,35 +477,6 @@ def _tuple_texts(values: list[tuple[Any, ...]]) -> pa.Array | None:
     if all(isinstance(p, str) for p in parts):  # (every item None: no array to join)
         return pa.array(["".join(parts)] * len(values), pa.string())
     return pc.binary_join_element_wise(*parts, "")
-
-
-def _typed_detail(
-    n: int, pieces: list[DetailPiece], listed: list[list[Any] | np.ndarray], bools: bool
-) -> pa.Array | None:
-    """A bool or int64 detail column: each piece's records have its values (null where
-    None), the other records null; None when an int is beyond Java's long range (then it
-    is written as text)."""
-    data = np.zeros(n, dtype=bool if bools else np.int64)
-    valid = np.zeros(n, dtype=bool)
-    for p, values in zip(pieces, listed, strict=True):
-        if isinstance(values, np.ndarray):  # ints without None (``_value_type``)
-            data[p.rows] = values if p.codes is None else values[p.codes]
-            valid[p.rows] = True
-            continue
-        present = np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values))
-        table = np.zeros(len(values), dtype=np.int64)
-        try:
-            if present.all():
-                table = np.fromiter(values, dtype=np.int64, count=len(values))
-            else:
-                table[present] = np.fromiter(
-                    compress(values, present.tolist()), dtype=np.int64, count=int(present.sum())
-                )
-        except OverflowError:
-            return None
-        data[p.rows] = table if p.codes is None else table[p.codes]
-        valid[p.rows] = present if p.codes is None else present[p.codes]
-    return with_valid(data, pa.bool_() if bools else pa.int64(), valid)
 
 
 __all__ = ["save", "to_arrow"]

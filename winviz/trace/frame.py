@@ -1,23 +1,12 @@
-"""The trace as a pandas DataFrame, and back.
+"""The trace as a pandas DataFrame (``to_pandas``), and back (``from_pandas``).
 
-``to_pandas`` gives one row per record: ``seq``; ``kind``, ``operator`` and ``key`` as
-categoricals (``key`` stays an object column when its values cannot be pandas categories:
-unhashable keys, or keys pandas holds equal such as ``1`` and ``True``); ``proc_time``,
-``watermark``, ``window_start``, ``window_end`` and ``ts`` as nullable ``Int64`` (``<NA>``
-where absent; ``window_*`` are absent for the global window and for records without one);
-then one column per detail field of the kinds present, in ``DETAIL_FIELDS`` order, typed by
-its values (``detail_column``), missing on the rows of other kinds. Values are the engine's
-own objects (a namespace is a ``TimeWindow``). ``frame.attrs["schema_version"]`` names the
-schema.
-
-The frame is built column by column from the trace's codes and typed arrays (issue 11), the
-detail from the pieces the trace holds it in (``detail_fields``: a tuple many records share
-is split once), without full-length temporaries a pass can do without. Each column owns its
-arrays: setting a cell changes the frame, never the trace.
-
-``from_pandas`` reads such a frame back into columns (``winviz.viz`` accepts a frame this way):
-each detail value as the record held it, of the same type (a missing cell as None; windows
-by their bounds).
+One row per record: ``FRAME_COLUMNS`` (``kind``, ``operator``, ``key`` categorical unless the
+keys cannot be categories; times and window bounds nullable ``Int64``), then one column per
+detail field of the kinds present, in ``DETAIL_FIELDS`` order, typed by its values
+(``detail_column``), missing on the rows of other kinds; ``attrs["schema_version"]`` names
+the schema. Built column by column from the trace's codes and typed arrays, the detail from
+the pieces the trace holds it in (``detail_fields``: a tuple many records share is split
+once). Each column owns its arrays: setting a cell changes the frame, never the trace.
 """
 
 from __future__ import annotations
@@ -44,7 +33,7 @@ from winviz.trace.coded import (
     value_codes,
 )
 from winviz.trace.columns import TraceColumns, from_fields
-from winviz.trace.pieces import Tuples
+from winviz.trace.pieces import Tuples, entry_objects
 from winviz.trace.schema import DETAIL_FIELDS, FRAME_COLUMNS, SCHEMA_VERSION, detail_names
 from winviz.windows.window import TimeWindow
 
@@ -66,9 +55,7 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
             "ts": nullable_ints(c.ts),
         }
         columns.update(detail_columns(c, defer=True))
-        # the string categoricals made one after the other, after the bulk work: pandas'
-        # checks of each one's categories then run warm (~0.7 ms each when cold, after passes
-        # over the whole trace; ~0.1 ms each in a row)
+        # the string categoricals made last, one after the other (pandas' checks run warm)
         columns = {
             name: column.categorical() if isinstance(column, Coded) else column
             for name, column in columns.items()
@@ -162,14 +149,9 @@ class Coded:
 @dataclass(frozen=True, slots=True)
 class DetailPiece:
     """One kind's values of one detail field, for its records ``rows``: record ``rows[i]``
-    has ``table[codes[i]]``, or ``table[i]`` when ``codes`` is None.
-
-    For a kind with one field the values are the records' details themselves (``whole``:
-    ``table`` is then the whole detail column and record ``rows[i]`` has
-    ``table[rows[i]]``). For a kind with several fields ``table`` holds that field of each
-    distinct detail tuple (by value, ``value_codes``: many records have one tuple, a
-    window's timer details), so each tuple is split once; ``codes`` is None when the
-    records' tuples are mostly distinct (each split)."""
+    has ``table[codes[i]]``, or ``table[i]`` when ``codes`` is None, or (``whole``: ``table``
+    is the whole detail column) ``table[rows[i]]``. For a kind with several fields ``table``
+    holds that field of each distinct detail tuple (``value_codes``), each split once."""
 
     rows: np.ndarray
     table: np.ndarray
@@ -201,11 +183,9 @@ def _field_names(kinds: Any) -> list[str]:
 
 
 def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
-    """Each detail field of the kinds present (in ``DETAIL_FIELDS`` order; ``detail`` for a
-    kind the schema lacks) as pieces, one or more per kind that has the field (kinds in
-    order of first appearance), from the pieces the trace holds the detail in
-    (``TraceColumns.detail_items``); a tuple many records share is split once
-    (``_item_pieces``)."""
+    """Each detail field of the kinds present (``_field_names``) as pieces, one or more per
+    kind that has it (kinds in order of first appearance), from the pieces the trace holds
+    the detail in (``TraceColumns.detail_items``)."""
     kind = c.kind
     by_kind: list[tuple[str, np.ndarray, Any]] = []
     for k, rows, item in c.detail_items():
@@ -214,7 +194,7 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
         if k is not None:
             by_kind.append((k, rows, item))
             continue
-        values = _item_objects(item, len(rows))
+        values = entry_objects(item, len(rows))
         for code, at in rows_by_code(kind.codes[rows], len(kind.values)):
             by_kind.append((kind.values[code], rows[at], _Picked(values, at)))
     # the kinds in order of first appearance (each piece's rows ascending)
@@ -265,7 +245,7 @@ def _item_pieces(
         return [(rows, _typed(f), None) for f in item.fields]
     if isinstance(item, _Picked):
         item = item.values[item.at]
-    values = _item_objects(item, len(rows))
+    values = entry_objects(item, len(rows))
     if width == 1:
         return [(rows, values, None)]
     codes = None
@@ -318,20 +298,6 @@ def _objects_of(values: Any) -> np.ndarray:
     return object_array(values)
 
 
-def _item_objects(item: Any, n: int) -> np.ndarray:
-    """The details of ``n`` records as an object array, one per record (see
-    ``detail_fields``)."""
-    if isinstance(item, (list, np.ndarray)):
-        return _objects_of(item)
-    if isinstance(item, Tuples):
-        return item.objects()
-    if isinstance(item, CodedColumn):
-        return item.decode()
-    out = np.empty(n, dtype=object)
-    out.fill(item)
-    return out
-
-
 def split_fields(
     c: TraceColumns, kind: str, rows: np.ndarray, details: list[Any], width: int
 ) -> list[np.ndarray]:
@@ -369,20 +335,11 @@ _TYPED = frozenset({str, int, bool, _NONE})
 
 
 def detail_column(n: int, pieces: list[DetailPiece], *, defer: bool = False) -> Any:
-    """A detail field's column of ``n`` rows from its pieces (missing on the other rows):
-
-    * a Categorical when every value is a ``str`` (a domain, a trigger call, an input name);
-      categories in order of first appearance;
-    * nullable ``Int64`` when every value is an ``int`` in Java's long range or None, with at
-      least one int (an input index, a pane, a cleanup time, a count);
-    * nullable ``boolean`` when every value is a ``bool`` or None, at least one a bool
-      (``deduplicated``, ``existed``);
-    * else objects, None where missing (an int beyond the long range, mixed types, a field
-      whose values are all None, element payloads, windows: a ``TimeWindow`` is a tuple, and
-      pandas 2 cannot turn a categorical of tuples into strings, ``astype(str)``).
-
-    With ``defer`` a categorical comes as its ``Coded`` codes and categories.
-    """
+    """A detail field's column of ``n`` rows from its pieces (missing on the other rows): a
+    Categorical when every value is a ``str`` (categories in order of first appearance);
+    nullable ``Int64`` when every value is an ``int`` in Java's long range or None, at least
+    one int; nullable ``boolean`` likewise for bools; else objects, None where missing.
+    ``defer``: a categorical as its ``Coded`` codes and categories."""
     if all(_first(p).__class__ in _TYPED for p in pieces):
         tables = [p.distinct() for p in pieces]
         types = set().union(*map(_types, tables))
@@ -390,11 +347,11 @@ def detail_column(n: int, pieces: list[DetailPiece], *, defer: bool = False) -> 
             coded = _strings(n, pieces, tables)
             return coded if defer else coded.categorical()
         if types - {_NONE} == {int}:
-            ints = _masked(n, pieces, tables, np.int64)
+            ints = masked(n, pieces, tables, np.int64)
             if ints is not None:
                 return pd.arrays.IntegerArray(*ints)
         if types - {_NONE} == {bool}:
-            bools = _masked(n, pieces, tables, np.bool_)
+            bools = masked(n, pieces, tables, np.bool_)
             assert bools is not None  # bools always fit
             return pd.arrays.BooleanArray(*bools)
     return _objects(n, pieces)
@@ -426,9 +383,7 @@ def _code_type(categories: int) -> type:
 
 def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Coded:
     """The categorical codes of a field whose values are all strings (``tables``: each piece's
-    ``distinct`` values); categories in order of first appearance among all the rows (the
-    pieces' rows interleave: kinds, plain records and packed entries; a value no row refers
-    to is no category)."""
+    ``distinct`` values); categories in order of first appearance among all the rows."""
     local, uniques = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
     local = local.astype(_code_type(len(uniques)), copy=False)
     codes = np.full(n, -1, dtype=local.dtype)
@@ -452,9 +407,7 @@ _BLOCK_ROWS = 1 << 15
 
 def _put_all(out: np.ndarray, pieces: list[DetailPiece]) -> None:
     """Each piece's values (``DetailPiece.table`` at its ``codes``) on its rows, block of
-    rows by block, each piece's rows in the block in turn (each piece's rows ascending):
-    each block is written while it is in cache rather than once per piece (the pieces' rows
-    interleave: an entry's records are one after another), and no gather is full-length."""
+    rows by block (each block written while it is in cache; no full-length gather)."""
     pieces = [p for p in pieces if len(p.rows)]
     bounds = np.arange(0, len(out) + _BLOCK_ROWS, _BLOCK_ROWS)
     cuts = [np.searchsorted(p.rows, bounds).tolist() for p in pieces]
@@ -472,12 +425,12 @@ def _put_all(out: np.ndarray, pieces: list[DetailPiece]) -> None:
                 out[rows] = p.table.take(p.codes[lo:hi])
 
 
-def _masked(
+def masked(
     n: int, pieces: list[DetailPiece], tables: list[np.ndarray], dtype: type
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The values and missing mask of a nullable ``Int64`` / ``boolean`` column of a field
-    whose values are all ints (or all bools) or None (``tables``: each piece's ``distinct``
-    values); None when an int is beyond Java's long range (the column stays objects)."""
+    """The values (0 where missing) and missing mask of a field whose values are all ints
+    (or all bools) or None (``tables``: each piece's ``distinct`` values) as ``dtype``; None
+    when an int is beyond Java's long range."""
     values_of: list[DetailPiece] = []  # each piece's values, and where they are missing
     missing_of: list[DetailPiece] = []
     present = np.zeros(1, dtype=bool)  # (one value for all the rows of a piece: none missing)
@@ -518,17 +471,11 @@ def _objects(n: int, pieces: list[DetailPiece]) -> pd.Series:
 
 
 def from_pandas(frame: pd.DataFrame) -> TraceColumns:
-    """Columns of a frame made by ``to_pandas`` (or by an older winviz's ``to_pandas``, whose
-    windows were ``[start, end]`` lists and whose integer columns pandas may have widened to
-    floats).
-
-    The columns own their arrays (``seq`` is copied): a cell of the frame set afterwards
-    changes the frame only, never the trace read from it. The records are put in ``seq``
-    order, the order things happened in (a frame sorted by another column gives the same
-    trace); two rows of one ``seq`` are refused. A frame that lacks a trace column,
-    a row without a kind, or a time / window bound / ``seq`` that is not a whole number
-    raises ``InputError`` naming the frame row, its ``seq``, the column and the value (a
-    float time is never cut to an int silently)."""
+    """Columns of a frame made by ``to_pandas`` (integer columns pandas widened to floats
+    read back as ints), owning their arrays, the records in ``seq`` order (two rows of one
+    ``seq`` are refused). A missing trace column, a row without a kind, or a time, window
+    bound or ``seq`` that is no whole number raises ``InputError`` naming the frame row, its
+    ``seq``, the column and the value."""
     missing = [name for name in _NEEDED if name not in frame.columns]
     if missing:
         raise InputError(
@@ -540,9 +487,7 @@ def from_pandas(frame: pd.DataFrame) -> TraceColumns:
     seq = _seq(frame) if "seq" in frame else np.arange(n, dtype=np.int64)
     order = None
     if n > 1 and not bool((seq[1:] > seq[:-1]).all()):
-        # rows sorted by another column (a learner's sort_values("ts")): the records back in
-        # seq order, the order things happened in (the trace schema's first rule), which the
-        # charts and winviz.why read causes by
+        # rows sorted by another column: the records back in seq order
         order = np.argsort(seq, kind="stable")
         seq = seq[order]
         same = np.flatnonzero(seq[1:] == seq[:-1])

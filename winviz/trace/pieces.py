@@ -1,13 +1,9 @@
 """A trace's write buffer read as columns, each decoded the first time a reader asks for it.
 
-Writers never build columns: they append whole records to the trace's write buffer (one
-``list.extend`` per record, the cheapest append CPython has; packed entries stand for several
-records, ``winviz.trace.store``). A read slices the buffer field by field (``Pieces``) and
-decodes each column the first time a reader asks for it: one C-speed pass over its slice
-for the plain records, the marker's ``Packed.fields`` for the entries. A reader of a few
-kinds' records (a chart) asks for a field's ``part`` instead (``TraceColumns.part``): only
-the plain records of those kinds and the packed record slots of those kinds are decoded,
-and the whole columns stay the same whatever parts were read first.
+A read slices the buffer field by field (``Pieces``): one C-speed pass per field over the
+plain records, the marker's ``fields`` for the packed entries. ``part`` decodes a field on
+the records of some kinds only (a chart's); the whole columns are the same whatever parts
+were read first.
 """
 
 from __future__ import annotations
@@ -23,9 +19,9 @@ from winviz.trace.coded import (
     LONG_MAX,
     LONG_MIN,
     CodedColumn,
+    Merged,
     TimeColumn,
     encode,
-    identity,
     object_array,
     time_column,
 )
@@ -36,15 +32,13 @@ TIMES = ("proc_time", "watermark", "ts")
 
 
 class NotExact(Exception):
-    """A time value that is not an int in the long range: the builder's caller takes the
-    general path (object columns) instead."""
+    """A time value that is not an int in the long range: the caller builds an object column."""
 
 
 def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
-    """One field of the records of ``n`` packed entries, entry by entry, as Python objects
-    (``Packed.fields``): ``per_record[r]`` is record ``r``'s value (the same for every entry)
-    or its values (a list, one per entry, or converted: a ``CodedColumn``, a ``TimeColumn``,
-    an array)."""
+    """One field of the records of ``n`` packed entries, entry by entry, as Python objects:
+    ``per_record[r]`` is record ``r``'s item (``Packed.fields``: one value for every entry,
+    or a list, ``CodedColumn``, ``TimeColumn`` or array with one per entry)."""
     out = np.empty((n, len(per_record)), dtype=object)
     for r, values in enumerate(per_record):
         if isinstance(values, CodedColumn):
@@ -62,11 +56,9 @@ def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class Tuples:
-    """A ``Packed.fields`` detail item of tuples said field by field: entry ``e``'s detail is
-    ``tuple(f[e] for f in fields)`` (each field a list or an object array, one value per
-    entry; an ``int64`` array for ints the engine made). The tuples are made only when the
-    detail column is read (``objects``); a reader of the detail's fields one by one
-    (``to_pandas``) reads ``fields`` as they are."""
+    """A packed detail item of tuples said field by field: entry ``e``'s detail is
+    ``tuple(f[e] for f in fields)`` (each a list, an object array or an ``int64`` array),
+    made only when the detail column is read; ``to_pandas`` reads ``fields`` as they are."""
 
     fields: tuple[Any, ...]
 
@@ -93,22 +85,22 @@ def _python(values: Any) -> Any:
     return values
 
 
-def _entry_objects(item: Any) -> np.ndarray:
-    """An entry's detail values as an object array (a 0-d one for one value for all)."""
+def entry_objects(item: Any, n: int) -> np.ndarray:
+    """The values of ``n`` records given as one detail item (a list or array with one per
+    record, a ``Tuples``, a ``CodedColumn``, else one value for all) as an object array."""
     if isinstance(item, np.ndarray):
-        return item
+        return item if item.dtype == object else object_array(item.tolist())
     if isinstance(item, list):
         return object_array(item)
     if isinstance(item, (Tuples, CodedColumn)):
         return item.objects() if isinstance(item, Tuples) else item.decode()
-    one = np.empty((), dtype=object)
-    one[()] = item
-    return one
+    out = np.empty(n, dtype=object)
+    out.fill(item)
+    return out
 
 
 class Deferred:
-    """An item of ``Packed.fields`` made only when its field is decoded, by ``make()``, once
-    (a ``Deferred`` several fields share is made for the first)."""
+    """An item of ``Packed.fields`` made by ``make()`` when its field is first decoded, once."""
 
     __slots__ = ("_make", "_value")
 
@@ -123,12 +115,9 @@ class Deferred:
 
 
 class Slots:
-    """A packed marker's entries value by value: ``slots[f]`` is value ``f`` of every entry,
-    a list sliced from the entries' flat values (``width`` after each marker) when it is
-    asked for, so that a field's decoding makes only the slots it reads. ``spans``: where
-    the marker's runs of entries are in ``flat`` (slot ranges ``(start, stop)``, each
-    starting at a marker; None: ``flat`` is one run): a first read slices them straight from
-    the trace's write buffer."""
+    """A marker's entries value by value: ``slots[f]`` is value ``f`` of every entry, sliced
+    from ``flat`` when asked for; ``spans``: the runs' slot ranges ``(start, stop)`` in
+    ``flat``, each starting at a marker (None: ``flat`` is one run)."""
 
     __slots__ = ("_flat", "_spans", "_step", "_width")
 
@@ -148,11 +137,8 @@ class Slots:
 
 
 class Plain:
-    """The plain records of a write buffer, in place: ``data``'s slot ranges ``spans``
-    (``(start, stop)``, whole records of ``width`` values each, in order). ``field(f)``
-    slices field ``f`` of every record (kept for ``gather`` until ``drop``), ``gather(rows,
-    f)`` picks some records' (indices among the plain records); ``kinds``: field 0 when the
-    caller has it already (a first read checks it)."""
+    """The plain records of a write buffer, in place: ``data``'s slot ranges ``spans``, whole
+    records of ``width`` values each; ``kinds``: field 0 when the caller has it already."""
 
     __slots__ = ("_data", "_fields", "_n", "_spans", "_table", "_width")
 
@@ -230,11 +216,9 @@ def spans(starts: np.ndarray, lengths: np.ndarray, step: int = 1) -> np.ndarray:
 
 @dataclass(slots=True)
 class _Group:
-    """A marker's entries in a first read (``Pieces``): ``n`` entries of ``count`` records,
-    an entry's records one after another from position ``first[e]`` (record ``r`` of entry
-    ``e`` at ``first[e] + r``: ``at(r)``); ``fields`` the marker's ``Packed.fields`` (a
-    field's items dropped once that field is decoded whole), ``kinds`` the kind of each
-    record slot when it is the same for every entry (a str), else None."""
+    """A marker's entries in a first read: ``n`` entries of ``count`` records, record ``r`` of
+    entry ``e`` at position ``first[e] + r`` (``at(r)``); ``fields`` the marker's
+    ``Packed.fields``; ``kinds`` each record slot's kind when the same for every entry."""
 
     n: int
     count: int
@@ -256,10 +240,8 @@ class _Group:
         return item.get() if item.__class__ is Deferred else item
 
     def put(self, out: np.ndarray, slots: list[tuple[int, Any]]) -> None:
-        """``out[at(r)] = values`` for each ``(r, values)`` (the entries' values of record slot
-        ``r``, an array, or one value for all). Into an output bigger than the caches, entry
-        block by entry block: each block's records are one after another in ``out``, so each
-        of its cache lines is written once rather than once per slot."""
+        """``out[at(r)] = values`` for each ``(r, values)`` (an array, or one value for all);
+        into an output bigger than the caches entry block by entry block."""
         if out.nbytes < _BLOCKED_BYTES or len(slots) < 2:
             for r, values in slots:
                 out[self.at(r)] = values
@@ -281,9 +263,8 @@ _BLOCK_ENTRIES = 8192
 
 @dataclass(frozen=True, slots=True)
 class _Pick:
-    """The records a part reads (``Pieces.part``): the plain records ``plain`` (indices among
-    the plain records, in order) at positions ``plain_at``, and per marker group the record
-    slots read."""
+    """The records a part reads: the plain records ``plain`` (indices among them) at positions
+    ``plain_at``, and per marker group the record slots read."""
 
     plain: np.ndarray
     plain_at: np.ndarray
@@ -291,22 +272,12 @@ class _Pick:
 
 
 class Pieces:
-    """The records of a trace's write buffer, not yet decoded (``Trace.columns``): the plain
-    records, eight values each (``plain``, a ``Plain``: sliced field by field when the field
-    is decoded),
-    at record positions ``plain_at`` (None: every record is plain, in order), and the packed
-    entries of each marker slot by slot, each entry's records one after another from the
-    position of its first (``first``, entry by entry).
-    ``decode(name)`` builds one field's column, straight into its typed array (codes, int64
-    times), never through Python objects per record except the details;
-    ``TraceColumns.pending`` asks for each field the first time a reader reads it. What a
-    field alone needed is dropped once it is decoded.
-
-    ``part(name, kinds, kind)`` builds a field's column on the records of some kinds only
-    (``TraceColumns.part``): only the plain records of those kinds are read, and of the
-    packed entries only the record slots of those kinds (a slot whose kind varies from entry
-    to entry is read whole when any of its records is of one of them). Nothing a part makes
-    is dropped: the field's whole column, decoded later, reads the same items."""
+    """The records of a trace's write buffer, not yet decoded: the plain records (``plain``)
+    at positions ``plain_at`` (None: all plain, in order), and per marker its entries slot
+    by slot, each entry's records one after another from position ``first[e]``.
+    ``decode(name)`` builds a field's column straight into its typed array and drops what
+    that field alone needed; ``part(name, kinds, kind)`` builds it on the records of some
+    kinds only (a slot whose kind varies is read whole), dropping nothing."""
 
     def __init__(
         self,
@@ -361,13 +332,9 @@ class Pieces:
         kind: CodedColumn,
         base: tuple[Collection[str], Any] | None = None,
     ) -> Any:
-        """Field ``name``'s column (a ``CodedColumn`` with a dictionary of its own, a
-        ``TimeColumn``, an object array), full length, whose values are those of the whole
-        column on the records of these ``kinds`` (``kind``: the kind column): -1 codes, absent
-        times and None details elsewhere, except where a read slot holds other kinds too.
-        ``base``: (its kinds, a part) to extend with these kinds' records, in place (the
-        values on the base's kinds stay as they are; a coded part gets a new ``CodedColumn``
-        with the dictionary extended)."""
+        """Field ``name``'s part for these ``kinds`` (``TraceColumns.part``; ``kind``: the kind
+        column); ``base``: (its kinds, a part) to extend with these kinds' records in place
+        (a coded part gets a new ``CodedColumn`` with the dictionary extended)."""
         f = BASE_NAMES.index(name)
         column = None if base is None else base[1]
         if column is not None and name in TIMES and not column.exact:
@@ -382,10 +349,8 @@ class Pieces:
                 return self.part(name, frozenset(kinds) | frozenset(base[0]), kind)
 
     def values_at(self, name: str, rows: np.ndarray, kind: CodedColumn) -> np.ndarray:
-        """Field ``name`` (coded or ``detail``, not decoded whole yet) of the records at
-        positions ``rows``, as an object array of the values as written: only these records'
-        plain values and the packed entries' items of these records are read (``kind``: the
-        kind column; record slots of other kinds are not searched)."""
+        """Field ``name`` (coded or ``detail``) of the records at positions ``rows``, as an
+        object array, reading only these records (``kind``: the kind column)."""
         f = BASE_NAMES.index(name)
         out = np.empty(len(rows), dtype=object)
         for hit, e, item in self._found(rows, kind, f):
@@ -393,13 +358,8 @@ class Pieces:
         return out
 
     def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
-        """The detail field as the buffer holds it, not decoded (for a reader that splits the
-        details into their fields itself, ``to_pandas``): per piece of records (their kind,
-        None where it varies from record to record; their positions, ascending; their
-        details: a list or an object array with one per record, a ``CodedColumn``, a
-        ``Tuples``, else one value for them all). The plain records first, then each
-        marker's record slots; nothing is kept (the column, decoded later, reads them
-        again)."""
+        """The detail field as the buffer holds it (``TraceColumns.detail_items``): the plain
+        records first, then each marker's record slots; nothing is kept."""
         f = BASE_NAMES.index("detail")
         out: list[tuple[str | None, np.ndarray, Any]] = []
         with paused():
@@ -413,11 +373,9 @@ class Pieces:
         return out
 
     def kept_details(self, column: np.ndarray) -> list[tuple[str | None, np.ndarray, Any]]:
-        """``detail_items`` once the detail column is decoded (``column``): the packed
-        details the writer numbered once (a ``CodedColumn``: a window's timer details; one
-        value for all: a trigger call's) as they were, every other record's detail read
-        from the column (one piece of records of varying kinds), so a reader splits each
-        numbered detail once without telling the records' values apart again."""
+        """``detail_items`` once the detail column is decoded (``column``): the packed details
+        that are one value or coded (timer and trigger details) as they were, every other
+        record's read from the column (one piece of varying kinds)."""
         if not self.kept:
             return [(None, np.arange(self.n), column)]
         rest = np.ones(self.n, dtype=bool)
@@ -441,9 +399,8 @@ class Pieces:
     def _found(
         self, rows: np.ndarray, kind: CodedColumn, f: int
     ) -> Iterator[tuple[np.ndarray, np.ndarray | None, Any]]:
-        """Where the records at positions ``rows`` are: (the mask of those among the plain
-        records, None, their field ``f`` values) and per packed record slot holding some
-        (their mask, their entries, the slot's item of field ``f``)."""
+        """Where the records at positions ``rows`` are: (mask, None, field ``f`` values) of the
+        plain ones, and (mask, entries, field ``f`` item) per packed record slot holding some."""
         if not len(rows):
             return
         present = np.bincount(kind.codes[rows], minlength=len(kind.values))
@@ -510,8 +467,7 @@ class Pieces:
         self, name: str, f: int, plain: list[Any] | None, pick: _Pick | None, base: Any = None
     ) -> Any:
         """Field ``f``'s column of the records picked (all when ``pick`` is None), into the
-        part ``base`` when given (``NotExact`` from a time then: the caller reads the union
-        again)."""
+        part ``base`` when given."""
         if name in CODED:
             return self._coded(plain, f, name, pick, base)
         if name in TIMES:
@@ -554,24 +510,7 @@ class Pieces:
         fast = name != "key"  # (strings; the engine's windows, whose bounds are ints)
         if not self.items and pick is None:
             return encode(plain if plain is not None else [], fast=fast)
-        values: list[Any] = [] if base is None else list(base.values)
-        index: dict[Any, int] = {identity(v): i for i, v in enumerate(values)}
-
-        def code(value: Any) -> int:
-            ident = identity(value)
-            c = index.get(ident)
-            if c is None:
-                c = index[ident] = len(values)
-                values.append(value)
-            return c
-
-        def remap(column: CodedColumn) -> np.ndarray:
-            first = len(values)  # (the codes new values get from here on)
-            table = np.fromiter(map(code, column.values), dtype=np.int32, count=len(column.values))
-            if first == 0 and len(values) == len(table):  # all new, in order: the same codes
-                return column.codes
-            return table[column.codes] if len(column.codes) else column.codes
-
+        merged = Merged(None if base is None else base.values)
         if base is not None:
             out = base.codes  # (grown in place)
         elif pick is None:  # (a whole column: every position is written below)
@@ -579,18 +518,18 @@ class Pieces:
         else:
             out = np.full(self.n, -1, dtype=np.int32)
         if plain:
-            self._put(out, remap(encode(plain, fast=fast)), pick)
+            self._put(out, merged.remap(encode(plain, fast=fast)), pick)
         for group, read in self._read(pick):
             slots: list[tuple[int, Any]] = []
             for r, _ in read:
                 item = group.item(f, r)
                 if isinstance(item, (CodedColumn, list)):
                     coded = item if isinstance(item, CodedColumn) else encode(item, fast=fast)
-                    slots.append((r, remap(coded)))
+                    slots.append((r, merged.remap(coded)))
                 else:  # the same for every entry
-                    slots.append((r, code(item)))
+                    slots.append((r, merged.code(item)))
             group.put(out, slots)
-        return CodedColumn(out, values)
+        return CodedColumn(out, merged.values)
 
     def _time(
         self, plain: list[Any] | None, f: int, pick: _Pick | None, base: TimeColumn | None = None
@@ -647,13 +586,12 @@ class Pieces:
             self._put(out, object_array(plain), pick)
         for group, read in self._read(pick):
             for r, at in read:
-                out[at] = _entry_objects(group.item(f, r))
+                out[at] = entry_objects(group.item(f, r), group.n)
         return out
 
 
 def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
-    """A ``Packed.fields`` item's values of some entries (a coded or object field's item:
-    a ``CodedColumn``, a list or an array, one value per entry, else one value for all)."""
+    """A coded or object field's ``Packed.fields`` item's values of some entries."""
     if isinstance(item, CodedColumn):
         return item.decode(entries)
     if isinstance(item, Tuples):
@@ -668,8 +606,7 @@ def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
 
 
 def _entry_times(item: Any) -> tuple[Any, Any]:
-    """An entry time field's (values, present) for all entries (``Packed.fields``'s item:
-    an int, a list, an ``int64`` array or a ``TimeColumn``); ``NotExact`` for a value that
+    """A time field's item's (values, present) for all entries; ``NotExact`` for a value that
     is not an int in the long range."""
     if item.__class__ is int:
         if not LONG_MIN <= item <= LONG_MAX:

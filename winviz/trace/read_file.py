@@ -1,11 +1,7 @@
-"""Reading a trace file (``winviz.load_trace``): the columns of a file written by
-``Trace.save`` (the layout: ``winviz.trace.files``).
-
-``load`` reads the file's bytes once, checks the metadata and every column's type, decodes
-``seq`` and ``kind``, and decodes each other column from those bytes when a reader first asks
-for it (``TraceColumns.pending``), as a run's trace does: a chart of kinds and times never
-decodes the keys, windows or details. A damaged column raises ``TraceFileError`` naming the
-file when it is first read.
+"""Reading a trace file (``winviz.load_trace``; the layout: ``winviz.trace.files``): the
+file's bytes read once, the metadata and every column's type checked, ``seq`` and ``kind``
+decoded, each other column decoded from those bytes when a reader first asks for it
+(``TraceColumns.pending``). A damaged column raises ``TraceFileError`` when first read.
 """
 
 from __future__ import annotations
@@ -55,9 +51,6 @@ def load(path: str | Path) -> TraceColumns:
     if not path.is_file():
         raise TraceFileError(f"{path}: no such trace file")
     try:
-        # the file's bytes, read once: the base columns are decoded now, the detail columns
-        # from the same bytes when the details are first read (a file changed or removed
-        # meanwhile changes nothing)
         data = pa.py_buffer(path.read_bytes())
         file = pq.ParquetFile(pa.BufferReader(data))
         schema = file.schema_arrow
@@ -106,8 +99,8 @@ def load(path: str | Path) -> TraceColumns:
 
 
 def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Path) -> TraceColumns:
-    """The file's columns: ``seq`` and ``kind`` now, the others when first read (see the
-    module docstring); the metadata and the detail columns' types checked now."""
+    """The file's columns: ``seq`` and ``kind`` now, the others when first read; the metadata
+    and the detail columns' types checked now."""
     kinds = _coded(table, "kind")
     layout = _layout_of(schema)
     used = _present(kinds.codes, len(kinds.values))
@@ -229,8 +222,7 @@ def _layout_of(schema: pa.Schema) -> dict[str, dict[str, str]]:
 
 
 def _seq(column: pa.Array) -> np.ndarray:
-    """The records' ``seq``: present and strictly increasing (a run numbers its records 0,
-    1, 2 …; a view keeps its records' numbers, in order), else the file is refused."""
+    """The records' ``seq``: present and strictly increasing, else the file is refused."""
     if column.null_count:
         raise ValueError(f"record {int(np.argmax(null_flags(column)))} has no seq")
     seq = _raw_values(column, np.int64)
@@ -247,9 +239,8 @@ def _seq(column: pa.Array) -> np.ndarray:
 
 
 def _check_window_bounds(starts: pa.Array, ends: pa.Array) -> None:
-    """Every time window has a positive size (``winviz.windows.window.has_positive_size``,
-    here over whole columns: numpy's int64 subtraction wraps as Java's long does): swapped or
-    equal bounds are refused, naming the first such record."""
+    """Every time window has a positive size (``has_positive_size`` over whole columns, in
+    Java's long arithmetic), else the first such record is named."""
     n = len(starts)
     if not n or len(ends) != n:
         return
@@ -269,9 +260,8 @@ def _check_window_bounds(starts: pa.Array, ends: pa.Array) -> None:
 
 
 class _DetailColumn:
-    """A detail field's column as read from the file: ``values(rows)`` (an object array,
-    None where null) and ``codes(rows)`` (int64, equal exactly where the values are equal,
-    -1 where null) on some rows — each kind's rows are read, not the whole column."""
+    """A detail column as read from the file: ``values(rows)`` (an object array, None where
+    null) and ``codes(rows)`` (int64, equal where the values are, -1 where null)."""
 
     def __init__(self, column: pa.Array, table_values: np.ndarray, codes: np.ndarray) -> None:
         self.column, self.table_values, self._codes = column, table_values, codes
@@ -382,10 +372,8 @@ _TUPLE_HEAD = len('{"$tuple":')
 
 def decode_texts(texts: pa.Array) -> np.ndarray:
     """``codec.from_text`` of each of an array of texts, as an object array: the texts of flat
-    tuples (``{"$tuple":[...]}`` of plain scalars) and of plain scalars — found by a regular
-    expression over the whole array — each kind parsed by one ``json.loads`` of them all
-    (a text's strings end inside it, so no text can run into the next: the count of values
-    parsed is checked), the others one by one by ``codec.from_text``."""
+    tuples and of plain scalars (found by a regular expression) each parsed by one
+    ``json.loads`` of them all (the count of values parsed checked), the others one by one."""
     out = np.empty(len(texts), dtype=object)
     if not len(texts):
         return out
@@ -420,9 +408,7 @@ def _loads_all(texts: pa.Array) -> list[Any]:
 
 
 def _whole(column: pa.ChunkedArray) -> pa.Array:
-    """A column read from the file as one array: its one chunk itself (a file of one row group
-    reads as one; ``combine_chunks`` would copy it: 54 MB per int64 column of a
-    million-event trace), else its chunks joined."""
+    """A column read from the file as one array (its one chunk itself: no copy)."""
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
@@ -473,9 +459,8 @@ def _present(codes: np.ndarray, count: int) -> np.ndarray:
 
 
 def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn:
-    """Each record's window object, dictionary-encoded again (one object per distinct
-    window: the global window and no window first, then the time windows in order of first
-    appearance)."""
+    """Each record's window, dictionary-encoded (no window and the global window first, then
+    the time windows in order of first appearance)."""
     lookup = np.zeros(len(kind.values), dtype=np.int32)  # the code of each kind's window
     values: list[Any] = []
     time_code = -1
@@ -495,8 +480,6 @@ def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn
     codes = lookup[kind.codes]
     if time_code < 0:
         return CodedColumn(codes, values)
-    # the time windows' records by a mask (no arrays of their positions: on a 1M-event trace,
-    # each temporary array is tens of MB of fresh memory)
     is_time = kind.codes == time_code
     missing = is_time & ~(valid_flags(starts) & valid_flags(ends))
     if missing.any():

@@ -105,6 +105,31 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "resumed": ("input", "max_allowed", "group"),
 }
 
+# kind -> the base fields its records have besides proc_time, watermark and operator (the
+# others are None); with ``DETAIL_FIELDS`` the parameters of the writer's method for the kind
+KIND_BASE_FIELDS: dict[str, tuple[str, ...]] = {
+    kind: tuple(base.split())
+    for kinds, base in (
+        (
+            "element arrival watermark late_dropped side_output buffered joined "
+            "buffer_removed exchange",
+            "key ts",
+        ),
+        (
+            "assigned skipped_late_window timer_registered timer_deleted timer_fired fired "
+            "cleanup emitted",
+            "key window ts",
+        ),
+        ("trigger purged merged evicted", "key window"),
+        ("watermark_generated watermark_dropped channel_watermark sink paused resumed", "ts"),
+        (
+            "idle idleness active channel_idle channel_active clock batch checkpoint restore error",
+            "",
+        ),
+    )
+    for kind in kinds.split()
+}
+
 # the fields of a record as writers hand them over (seq is implicit: the position)
 BASE_FIELDS = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")
 

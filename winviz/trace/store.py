@@ -1,29 +1,14 @@
-"""The trace store: written record by record while a job runs, read as columns.
+"""The trace store (``Trace``): written record by record while a job runs, read as columns.
 
-Writing (the engine's hot path) and reading (charts, lessons, questions) want different
-shapes, so the store has both, as Arrow's array builders do:
-
-* **Writing** goes through the trace's ``writer`` (``winviz.trace.writer.TraceWriter``: one
-  method per record kind), the only way records go in. Beneath it, the store's encoding:
-  plain records, ``Trace.WIDTH`` (8) values each in ``BASE_FIELDS`` order, appended to one
-  flat buffer with ``extend`` (one ``list.extend`` per record, the cheapest append CPython
-  has); and *packed entries*: a ``Packed`` marker's entry is the marker followed by its
-  ``width`` values, standing for ``count`` records at once (an element's arrival,
-  assignment, timers and trigger call are one entry: ``winviz.trace.element_entry``). After
-  a run of ``n`` entries, before anything else is written, the run is declared with
-  ``packed(marker, n)``: a read then knows where every record is without looking. Only the
-  writer (and tests of the encoding) call ``extend`` and ``packed``.
-
-* **Reading** turns what was written since the last read into a columnar chunk
-  (``winviz.trace.columns``): ``columns()`` takes the buffer's values (the list itself when
-  no writer holds it: nothing is copied), finds the plain records and each marker's runs by
-  their slot ranges and slices them field by field (C speed); each column is decoded the
-  first time a reader asks for it (packed entries through their marker's ``fields``). Then
-  ``where(...)``, ``records(...)``, ``kinds()``, ``to_pandas()``, ``to_arrow()``,
-  ``save(path)`` read the columns. A trace can be read while it is still being written (the
-  next read adds what came since); ``len()`` counts records without converting anything.
-
-The same run always gives the same trace, byte for byte: ``to_json()`` is canonical.
+Writing goes through ``trace.writer`` (``winviz.trace.writer.TraceWriter``) into one flat
+buffer: plain records of ``BASE_FIELDS`` values each, and runs of packed entries (a marker,
+then its ``width`` values, standing for ``count`` records: ``winviz.trace.element_entry``),
+each run declared as it is written, so a read knows where every record is without looking.
+A read turns what was written since the last read into a columnar chunk (``Pieces``: each
+field sliced from the buffer and decoded the first time a reader asks for it); ``where``,
+``records``, ``kinds``, ``to_pandas``, ``to_arrow`` and ``save`` read the columns. A trace
+can be read while it is still being written. ``to_json()`` is canonical: the same run gives
+the same bytes.
 """
 
 from __future__ import annotations
@@ -34,17 +19,16 @@ import reprlib
 import sys
 from collections.abc import Iterable, Iterator
 from difflib import get_close_matches
-from itertools import repeat
-from operator import is_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from winviz.collector import paused
 from winviz.errors import ArgumentTypeError, InputError, PositionError
 from winviz.trace.codec import jsonable
 from winviz.trace.columns import TraceColumns, concat, empty
-from winviz.trace.packed import Packed
+from winviz.trace.element_entry import Packed
 from winviz.trace.pieces import Pieces, Plain, Slots, sliced, spans
 from winviz.trace.schema import (
     BASE_FIELDS,
@@ -113,32 +97,11 @@ class Trace:
 
     # -- the encoding the writer writes (module docstring) -------------------------------------
 
-    def packed(self, marker: Packed, entries: int) -> None:
-        """Declare the run of ``entries`` packed entries of ``marker`` just appended with
-        ``extend`` (each the marker, then its ``width`` values: the last slots of the
-        buffer). A writer declares each run before it writes anything else; a read then
-        knows where every record is without looking."""
-        if entries <= 0:
-            return
-        data, step = self._buffer, 1 + marker.width
-        start = len(data) - entries * step
-        if start < 0 or not all(map(is_, data[start::step], repeat(marker))):
-            raise ValueError(
-                f"trace.packed({marker!r}, {entries}): the last {entries} entries written are "
-                f"not entries of this marker (declare each run right after writing it)"
-            )
-        self._declare(marker, entries, start)
-
     def append_run(self, marker: Packed, values: list[Any], entries: int) -> None:
         """Append a run of ``entries`` packed entries of ``marker`` (``values``: each entry's
-        marker, then its ``width`` values) and declare it (the writer's: it made them)."""
-        start = len(self._buffer)
+        marker, then its ``width`` values) and declare it (where it starts, how many)."""
+        step, start = 1 + marker.width, len(self._buffer)
         self._buffer.extend(values)
-        self._declare(marker, entries, start)
-
-    def _declare(self, marker: Packed, entries: int, start: int) -> None:
-        """Count the run of ``entries`` entries of ``marker`` at buffer slot ``start``."""
-        step = 1 + marker.width
         self._packed_slots += entries * step
         self._packed_records += entries * marker.count
         runs = self._runs
@@ -157,18 +120,16 @@ class Trace:
         """Every record as columns (``winviz.trace.columns.TraceColumns``)."""
         if self._buffer:
             first = sum(len(c) for c in self._chunks)
-            self._chunks.append(self._buffer_columns(first))
+            with paused():  # many new containers, no cycles: no collection passes over them
+                self._chunks.append(self._buffer_columns(first))
         if len(self._chunks) > 1:
             self._chunks = [concat(self._chunks)]
         return self._chunks[0] if self._chunks else empty()
 
     def _buffer_columns(self, first: int) -> TraceColumns:
         """The write buffer as columns, each field decoded when a reader first asks for it
-        (``Pieces``), the buffer left empty: the plain records between the declared runs and
-        each marker's runs are found by their slot ranges, their fields sliced from the
-        buffer's values straight (C speed: a slice per range and field, when the field is
-        decoded), each piece at its records' positions. The values are the buffer list itself
-        when nothing else holds it (``_take``), else a copy."""
+        (``Pieces``: the plain records between the runs and each marker's runs found by their
+        slot ranges), the buffer left empty (``_take``)."""
         data, width = self._buffer, self.WIDTH
         # the plain records' slot ranges between the runs, and each marker's runs'
         plain_spans: list[tuple[int, int]] = []
@@ -197,7 +158,7 @@ class Trace:
         if any((stop - start) % width for start, stop in plain_spans) or not set(
             map(type, kinds)
         ) <= {str}:
-            raise ValueError(self._undeclared())
+            raise ValueError("trace write buffer: a record whose kind is not a str")
         del data  # (a reference of its own: ``_take`` counts them)
         data = self._take()
         plain = Plain(data, plain_spans, width, kinds)
@@ -240,29 +201,9 @@ class Trace:
         """The reference counts of the write buffer and of its ``extend`` (see ``_take``)."""
         return sys.getrefcount(self._buffer), sys.getrefcount(self.extend)
 
-    def _undeclared(self) -> str:
-        """What is wrong with a write buffer whose plain records do not read as records: the
-        first slot where a record should start and does not."""
-        data, width = self._buffer, self.WIDTH
-        runs = {start: (1 + m.width) * entries for start, m, entries in self._runs}
-        i = 0
-        while i < len(data):
-            if i in runs:
-                i += runs[i]
-            elif data[i].__class__ is str:
-                i += width
-            else:
-                break
-        return (
-            f"trace write buffer slot {i}: {data[i] if i < len(data) else 'the end'!r} where a "
-            f"record should start (a record's kind, a str); a packed entry's marker must be "
-            f"declared with trace.packed(marker, n) right after its run"
-        )
-
     def _unpacked(self) -> list[Any]:
-        """Every record, eight values each, in order, the write buffer read record by record
-        (a str head is a plain record's kind, anything else a packed entry's marker, its
-        entry unpacked with ``Packed.unpack``): what the columns are checked against."""
+        """Every record, eight values each, the write buffer read record by record (packed
+        entries through ``Packed.unpack``): what the columns are checked against."""
         data, width = self._buffer, self.WIDTH
         out: list[Any] = []
         i, end = 0, len(data)
@@ -306,9 +247,8 @@ class Trace:
     def _records(
         self, rows: np.ndarray, kinds: Iterable[str] | None = None
     ) -> Iterator[TraceRecord]:
-        """The records at these positions; ``kinds``: theirs, when known — each field is then
-        read on the records of those kinds only (``TraceColumns.part``: the whole column's
-        values on them), not decoded whole."""
+        """The records at these positions; ``kinds``: theirs, when known (each field is then
+        read as the part of those kinds, ``TraceColumns.part``)."""
         c = self.columns()
         wanted = None if kinds is None else frozenset(kinds)
 
@@ -370,17 +310,12 @@ class Trace:
         key: Any = _ANY,
         window: Any = _ANY,
     ) -> Trace:
-        """A read-only trace of the records that match every filter given: ``kind`` and
-        ``operator`` a name or several, ``key`` a key (compared by type and value: ``1`` is
-        not ``True``), ``window`` a window (a ``TimeWindow``, a ``(start, end)`` pair of ints —
-        a tuple, or a list as ``to_json`` writes a window —, the ``GlobalWindow`` or None). The
-        records keep their ``seq``; nothing else is decoded.
-        A kind name that neither the trace schema nor this trace knows (a typo), an operator
-        name that no record of the run has (a typo, or ``"window"`` for its subtasks
-        ``"window#0"`` …), a key that can never be one (a list) and a window that is none of
-        those raise, naming it. The run's operators are those of the whole trace a view was
-        taken from: ``trace.until(t).where(operator="window")`` is empty, not an error, when
-        the window operator had written nothing by ``t``."""
+        """A read-only trace of the records that match every filter given (keeping their
+        ``seq``): ``kind`` and ``operator`` a name or several, ``key`` a key (by type and
+        value: ``1`` is not ``True``), ``window`` a ``TimeWindow``, a ``(start, end)`` pair of
+        ints (tuple or list), the ``GlobalWindow`` or None. A kind unknown to the schema and
+        the trace, an operator no record of the run has (a view knows its whole run's), a key
+        that can never be one (a list) and a window that is none of those raise, naming it."""
         return Trace.from_columns(
             self.columns().take(self.rows_where(kind, operator, key, window)), view=True
         )
@@ -489,10 +424,8 @@ class Trace:
         return rows
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """Canonical JSON (sorted keys, no NaN): the same run gives the same bytes. Values
-        are in ``jsonable``'s form (a dict two of whose keys have the same ``str()`` as its
-        ``[key, value]`` pairs, so no entry is lost). A record
-        with a time or window bound that JSON cannot hold (NaN, infinity) raises
+        """Canonical JSON (sorted keys, no NaN, values in ``jsonable``'s form): the same run
+        gives the same bytes. A time or window bound JSON cannot hold (NaN, infinity) raises
         ``InputError`` naming the record and the field."""
         rows = self.to_rows()
         doc = {"schema_version": SCHEMA_VERSION, "records": rows}
@@ -520,9 +453,7 @@ class Trace:
             raise
 
     def to_pandas(self) -> pd.DataFrame:
-        """One row per record: the base columns (kind, operator and key categorical, times as
-        nullable ``Int64``) and a column per detail field of the kinds present
-        (``winviz.trace.frame``)."""
+        """One row per record, a column per field (``winviz.trace.frame``)."""
         from winviz.trace.frame import to_pandas
 
         return to_pandas(self.columns())
@@ -568,9 +499,8 @@ def _names(field: str, want: Any) -> set[str]:
 
 
 def _known_kinds(want: Any, names: set[str], present: list[Any]) -> None:
-    """Refuse a kind filter naming a kind that neither the trace schema (``DETAIL_FIELDS``)
-    nor the trace itself (a hand-made trace's own kinds) has: a typo would select nothing,
-    silently (an empty chart, an empty frame)."""
+    """Refuse a kind filter naming a kind neither the schema nor the trace has (a typo would
+    select nothing, silently)."""
     known = set(DETAIL_FIELDS).union(k for k in present if isinstance(k, str))
     unknown = sorted(names - known)
     if unknown:
@@ -585,10 +515,8 @@ def _known_kinds(want: Any, names: set[str], present: list[Any]) -> None:
 
 
 def _known_operators(want: Any, names: set[str], present: list[Any]) -> None:
-    """Refuse an operator filter naming an operator that no record of the run has: a typo
-    would select nothing, silently. ``present`` is the operator column's dictionary, which a
-    view (``where``, ``until``) shares with the whole trace it was taken from, so an operator
-    of the run that has no records in the view is no error (the view is then empty)."""
+    """Refuse an operator filter naming an operator no record of the run has (``present``:
+    the operator column's dictionary, which a view shares with its whole trace)."""
     known = [o for o in present if isinstance(o, str)]
     unknown = sorted(names.difference(known))
     if not unknown:
@@ -620,9 +548,8 @@ def _hashable(value: Any) -> bool:
 
 
 def _positions(rows: Any, n: int) -> np.ndarray:
-    """``records_at``'s positions as an ``int64`` array, checked: ints (numpy's too; a
-    negative one counts from the end) within a trace of ``n`` records. A boolean mask is
-    refused: converted to ints it would read as positions 0 and 1."""
+    """``records_at``'s positions as an ``int64`` array, checked: ints (a negative one counts
+    from the end) within a trace of ``n`` records; a boolean mask is refused."""
     array = np.asarray(rows)
     if array.dtype == object and all(
         isinstance(r, numbers.Integral) and not isinstance(r, bool) for r in array.ravel()

@@ -1,23 +1,17 @@
 """The trace writer: the one way the engine writes trace records.
 
-A ``TraceWriter`` has one method per record kind of the schema (``winviz.trace.schema``'s
-``DETAIL_FIELDS``), named as the kind, whose parameters are the base fields that kind uses —
-always ``proc_time``, ``watermark`` and ``operator``, then those of ``key``, ``window`` and
-``ts`` it has (the others are None) — and its detail fields by name; so no call site spells
-out a record's layout (``tests/test_trace_writer.py`` holds the methods to the schema). For
-the window kernel's hot loop, ``open_window_elements`` writes a whole run of elements into
-open windows from columns, which the store keeps as packed entries (``ElementEntry``): an
+A ``TraceWriter`` has one method per record kind of the schema (``DETAIL_FIELDS``), named as
+the kind and generated from the schema's field lists (``KIND_BASE_FIELDS``, ``DETAIL_FIELDS``):
+its parameters are ``proc_time``, ``watermark``, ``operator``, then the kind's base fields
+among ``key``, ``window`` and ``ts`` (the others are None), then its detail fields by name.
+For the window kernel's hot loop, ``open_window_elements`` writes a run of elements into open
+windows from columns, which the store keeps as packed entries (``ElementEntry``): an
 encoding the writer chooses, not one the operators build. ``emit`` writes one record given
 field by field, for hand-made traces (tests, lessons).
 
-Flink has no such thing: winviz's trace is its own record of what happened inside a run. The
-nearest Flink concepts are an operator's ``Output`` (what it emits) and its metric group
-(what it counts); the trace writes down, in addition, every decision in between.
-
-Details that repeat are shared, not made anew (fewer objects for the trace to hold; readers
-tell values apart by value, ``winviz.trace.coded.value_codes``, never by object): a
-namespace's event-time timer details (kept until ``forget`` drops them) and every trigger
-call's detail.
+Flink has no such thing: the nearest concepts are an operator's ``Output`` and its metric
+group; the trace writes down, in addition, every decision in between. Timer and trigger
+details that repeat are shared objects (readers tell values apart by value, never by object).
 """
 
 from __future__ import annotations
@@ -26,17 +20,19 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from winviz.trace.element_entry import ElementEntry
+from winviz.trace.element_entry import ElementEntry, shared_timer_details
+from winviz.trace.schema import DETAIL_FIELDS, KIND_BASE_FIELDS
 
 if TYPE_CHECKING:
     from winviz.trace.store import Trace
 
 Time = int | None
 
-
 # trigger details, shared: call -> result -> (call, result)
 _TRIGGER_DETAILS: dict[str, dict[str, tuple[str, str]]] = {}
 _ON_EVENT_TIME = {True: ("on_event_time", "FIRE"), False: ("on_event_time", "CONTINUE")}
+# the kinds whose methods are written out below (their details are shared objects)
+_SHARED_DETAILS = ("timer_registered", "timer_deleted", "timer_fired", "trigger")
 
 
 class TraceWriter:
@@ -48,8 +44,8 @@ class TraceWriter:
     def __init__(self, trace: Trace) -> None:
         self._trace = weakref.proxy(trace)  # (the trace holds its writer: no cycle)
         self._extend = trace.extend  # (the store's append: ``Trace._take`` renews it)
-        # namespace -> its event-time timer details: (domain, namespace, flag) with flag
-        # False and True, then (domain, namespace)
+        # event-time namespace -> its timer details: (domain, namespace, flag) with flag
+        # False and True, then (domain, namespace); kept until ``forget``
         self._timers: dict[Any, tuple[tuple[Any, ...], ...]] = {}
         # (operator, source, whether a cleanup timer) -> the marker of such packed entries
         self._entries: dict[tuple[str, str, bool], ElementEntry] = {}
@@ -68,13 +64,11 @@ class TraceWriter:
         """One record given field by field (``BASE_FIELDS``), of any kind."""
         self._extend((kind, proc_time, watermark, operator, key, window, ts, detail))
 
-    # -- shared details ---------------------------------------------------------------------
-
     def _share(self, domain: str, namespace: Any) -> tuple[tuple[Any, ...], ...]:
-        """The namespace's timer details: (domain, namespace, flag) with flag False and True,
-        then (domain, namespace); made once per namespace for event time (timer namespaces
-        are hashable: the timer service keys its timers by them)."""
-        made = ((domain, namespace, False), (domain, namespace, True), (domain, namespace))
+        """The namespace's timer details (``shared_timer_details``), kept for an event-time
+        namespace (hashable: the timer service keys its timers by them). The callers look
+        them up inline (``_timers``), a hot path."""
+        made = shared_timer_details(namespace, domain)
         if domain == "event":
             self._timers[namespace] = made
         return made
@@ -84,101 +78,7 @@ class TraceWriter:
         for namespace in namespaces:
             self._timers.pop(namespace, None)
 
-    # -- one method per kind (``DETAIL_FIELDS``' order) -------------------------------------
-
-    def element(
-        self, proc_time: Time, watermark: Time, operator: str, key: Any, ts: Time, value: Any
-    ) -> None:
-        self._extend(("element", proc_time, watermark, operator, key, None, ts, value))
-
-    def arrival(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        ts: Time,
-        value: Any,
-        index: int,
-    ) -> None:
-        self._extend(("arrival", proc_time, watermark, operator, key, None, ts, (value, index)))
-
-    def watermark(
-        self, proc_time: Time, watermark: Time, operator: str, key: Any, ts: Time, input: str
-    ) -> None:
-        self._extend(("watermark", proc_time, watermark, operator, key, None, ts, input))
-
-    def watermark_generated(
-        self, proc_time: Time, watermark: Time, operator: str, ts: Time, generator: str
-    ) -> None:
-        self._extend(
-            ("watermark_generated", proc_time, watermark, operator, None, None, ts, generator)
-        )
-
-    def watermark_dropped(
-        self, proc_time: Time, watermark: Time, operator: str, ts: Time, reason: str
-    ) -> None:
-        self._extend(("watermark_dropped", proc_time, watermark, operator, None, None, ts, reason))
-
-    def idle(self, proc_time: Time, watermark: Time, operator: str, input: str) -> None:
-        self._extend(("idle", proc_time, watermark, operator, None, None, None, input))
-
-    def idleness(
-        self, proc_time: Time, watermark: Time, operator: str, timeout: int, input: str
-    ) -> None:
-        self._extend(
-            ("idleness", proc_time, watermark, operator, None, None, None, (timeout, input))
-        )
-
-    def active(self, proc_time: Time, watermark: Time, operator: str, input: str) -> None:
-        self._extend(("active", proc_time, watermark, operator, None, None, None, input))
-
-    def channel_watermark(
-        self, proc_time: Time, watermark: Time, operator: str, ts: Time, channel: int, input: str
-    ) -> None:
-        self._extend(
-            ("channel_watermark", proc_time, watermark, operator, None, None, ts, (channel, input))
-        )
-
-    def channel_idle(
-        self, proc_time: Time, watermark: Time, operator: str, channel: int, input: str
-    ) -> None:
-        self._extend(
-            ("channel_idle", proc_time, watermark, operator, None, None, None, (channel, input))
-        )
-
-    def channel_active(
-        self, proc_time: Time, watermark: Time, operator: str, channel: int, input: str
-    ) -> None:
-        self._extend(
-            ("channel_active", proc_time, watermark, operator, None, None, None, (channel, input))
-        )
-
-    def assigned(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        window: Any,
-        ts: Time,
-        value: Any,
-    ) -> None:
-        self._extend(("assigned", proc_time, watermark, operator, key, window, ts, value))
-
-    def skipped_late_window(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        window: Any,
-        ts: Time,
-        value: Any,
-    ) -> None:
-        self._extend(
-            ("skipped_late_window", proc_time, watermark, operator, key, window, ts, value)
-        )
+    # -- the kinds with shared details (the others: ``_kind_method``) -----------------------
 
     def timer_registered(
         self,
@@ -248,249 +148,6 @@ class TraceWriter:
             detail = _TRIGGER_DETAILS[call][result] = (call, result)
         self._extend(("trigger", proc_time, watermark, operator, key, window, None, detail))
 
-    def fired(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        window: Any,
-        ts: Time,
-        result: Any,
-        pane: int,
-        timing: str,
-        count: int | None,
-    ) -> None:
-        self._extend(
-            (
-                "fired", proc_time, watermark, operator, key, window, ts,
-                (result, pane, timing, count),
-            )
-        )  # fmt: skip
-
-    def purged(
-        self, proc_time: Time, watermark: Time, operator: str, key: Any, window: Any, reason: str
-    ) -> None:
-        self._extend(("purged", proc_time, watermark, operator, key, window, None, reason))
-
-    def merged(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        window: Any,
-        merged_windows: list[Any],
-        state_window: Any,
-    ) -> None:
-        self._extend(
-            (
-                "merged", proc_time, watermark, operator, key, window, None,
-                (merged_windows, state_window),
-            )
-        )  # fmt: skip
-
-    def cleanup(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        window: Any,
-        ts: Time,
-        cleanup_time: int,
-    ) -> None:
-        self._extend(("cleanup", proc_time, watermark, operator, key, window, ts, cleanup_time))
-
-    def late_dropped(
-        self, proc_time: Time, watermark: Time, operator: str, key: Any, ts: Time, value: Any
-    ) -> None:
-        self._extend(("late_dropped", proc_time, watermark, operator, key, None, ts, value))
-
-    def side_output(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        ts: Time,
-        tag: str,
-        value: Any,
-    ) -> None:
-        self._extend(("side_output", proc_time, watermark, operator, key, None, ts, (tag, value)))
-
-    def evicted(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        window: Any,
-        when: str,
-        values: list[Any],
-    ) -> None:
-        self._extend(("evicted", proc_time, watermark, operator, key, window, None, (when, values)))
-
-    def emitted(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        window: Any,
-        ts: Time,
-        value: Any,
-    ) -> None:
-        self._extend(("emitted", proc_time, watermark, operator, key, window, ts, value))
-
-    def buffered(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        ts: Time,
-        side: str,
-        value: Any,
-    ) -> None:
-        self._extend(("buffered", proc_time, watermark, operator, key, None, ts, (side, value)))
-
-    def joined(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        ts: Time,
-        left_ts: int,
-        right_ts: int,
-    ) -> None:
-        self._extend(("joined", proc_time, watermark, operator, key, None, ts, (left_ts, right_ts)))
-
-    def buffer_removed(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        ts: Time,
-        side: str,
-        count: int,
-    ) -> None:
-        self._extend(
-            ("buffer_removed", proc_time, watermark, operator, key, None, ts, (side, count))
-        )
-
-    def exchange(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        ts: Time,
-        partitioner: str,
-        target: str,
-        channel: int,
-        key_group: int | None,
-        value: Any,
-    ) -> None:
-        self._extend(
-            (
-                "exchange", proc_time, watermark, operator, key, None, ts,
-                (partitioner, target, channel, key_group, value),
-            )
-        )  # fmt: skip
-
-    def sink(
-        self, proc_time: Time, watermark: Time, operator: str, ts: Time, sink: str, value: Any
-    ) -> None:
-        self._extend(("sink", proc_time, watermark, operator, None, None, ts, (sink, value)))
-
-    def clock(self, proc_time: Time, watermark: Time, operator: str, reason: str) -> None:
-        self._extend(("clock", proc_time, watermark, operator, None, None, None, reason))
-
-    def batch(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        batch_id: int,
-        input_rows: int,
-        late_watermark: int,
-        max_event_time: Time,
-        dropped: int,
-    ) -> None:
-        self._extend(
-            (
-                "batch", proc_time, watermark, operator, None, None, None,
-                (batch_id, input_rows, late_watermark, max_event_time, dropped),
-            )
-        )  # fmt: skip
-
-    def checkpoint(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        checkpoint_id: int,
-        source_records: int,
-        positions: dict[str, int],
-    ) -> None:
-        self._extend(
-            (
-                "checkpoint", proc_time, watermark, operator, None, None, None,
-                (checkpoint_id, source_records, positions),
-            )
-        )  # fmt: skip
-
-    def restore(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        checkpoint_id: int | None,
-        source_records: int,
-        positions: dict[str, int],
-        failed_at: Time,
-    ) -> None:
-        self._extend(
-            (
-                "restore", proc_time, watermark, operator, None, None, None,
-                (checkpoint_id, source_records, positions, failed_at),
-            )
-        )  # fmt: skip
-
-    def error(self, proc_time: Time, watermark: Time, operator: str, message: str) -> None:
-        self._extend(("error", proc_time, watermark, operator, None, None, None, message))
-
-    def paused(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        ts: Time,
-        input: str,
-        max_allowed: int,
-        group: str,
-    ) -> None:
-        self._extend(
-            ("paused", proc_time, watermark, operator, None, None, ts, (input, max_allowed, group))
-        )
-
-    def resumed(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        ts: Time,
-        input: str,
-        max_allowed: int,
-        group: str,
-    ) -> None:
-        self._extend(
-            ("resumed", proc_time, watermark, operator, None, None, ts, (input, max_allowed, group))
-        )
-
     # -- bulk: the window kernel's (``winviz.operators.window_kernel``) -----------------------
 
     def event_timer_fired(
@@ -529,11 +186,10 @@ class TraceWriter:
         sink: str | None = None,
         sink_watermark: Time = None,
     ) -> None:
-        """``event_timer_fired`` with FIRE (the window's timer at its max_timestamp ``ts``)
-        and the ``emitted`` record of the firing's one result ``value`` (stamped ``ts``, at
-        ``emitted_time`` and the operator's ``emitted_watermark``), in one write; with the
-        ``sink`` record of the sink it goes straight into (at ``emitted_time`` and the sink's
-        ``sink_watermark``) unless ``sink`` is None."""
+        """``event_timer_fired`` with FIRE (the timer at max_timestamp ``ts``), then the
+        ``emitted`` record of the firing's one result (at ``emitted_time`` and
+        ``emitted_watermark``) and, unless ``sink`` is None, the ``sink`` record of the sink it
+        goes straight into (at the sink's ``sink_watermark``), in one write."""
         shared = self._timers.get(window)
         if shared is None or shared[2][1].__class__ is not window.__class__:
             shared = self._share("event", window)
@@ -564,9 +220,8 @@ class TraceWriter:
         existed: bool,
         cleanup_time: int,
     ) -> None:
-        """``fired`` (at ``max_ts``), then ``event_window_cleared``'s two records, in one
-        write: a firing by the timer that is also the window's cleanup timer (no allowed
-        lateness), for a window function whose ``clear`` does nothing."""
+        """``fired`` (at ``max_ts``), then ``event_window_cleared``'s two records, in one write
+        (the firing timer is also the cleanup timer: no allowed lateness)."""
         shared = self._timers.get(window)
         if shared is None or shared[2][1].__class__ is not window.__class__:
             shared = self._share("event", window)
@@ -592,9 +247,8 @@ class TraceWriter:
         cleanup_time: int,
     ) -> None:
         """A window's cleanup timer fired (``WindowOperator.clearAllState``): the
-        ``timer_deleted`` of ``EventTimeTrigger.clear`` (event time, namespace ``window``, the
-        timer at ``max_ts``; ``existed``), then ``cleanup``, in one write — for a window
-        function whose ``clear`` does nothing (nothing can happen between the two)."""
+        ``timer_deleted`` of ``EventTimeTrigger.clear`` (the timer at ``max_ts``), then
+        ``cleanup``, in one write, for a window function whose ``clear`` does nothing."""
         shared = self._timers.get(window)
         if shared is None or shared[2][1].__class__ is not window.__class__:
             shared = self._share("event", window)
@@ -622,16 +276,11 @@ class TraceWriter:
         windows: Sequence[Any],
         deduplicated: Sequence[int],
     ) -> None:
-        """A run of source records (``source``'s, at its ``source_watermark``) going into
-        open windows of a window ``operator`` with an ``EventTimeTrigger`` (at
-        ``watermark``): per element, given as columns, its ``arrival`` (``proc_times``,
-        ``source_stamps``, its value and input index, from ``first_index`` on), then its
-        ``element`` (``stamps``, ``keys``), ``assigned`` (``windows``), ``timer_registered``
-        at the window's max_timestamp, ``trigger`` (on_element CONTINUE) and, unless
-        ``allowed_lateness`` is None (no cleanup timer of its own), ``timer_registered`` at
-        the cleanup time; ``deduplicated`` the two timers' bits (``MAX_TIMESTAMP_TIMER_EXISTED``,
-        ``CLEANUP_TIMER_EXISTED``). Stored as one packed entry per element
-        (``ElementEntry.entries``: interleaved column by column, at C speed)."""
+        """A run of ``source``'s records going into open windows of a window ``operator`` with
+        an ``EventTimeTrigger``, given as columns: per element the records ``ElementEntry``
+        stands for (input indexes from ``first_index`` on; ``allowed_lateness`` None: no
+        cleanup timer of its own; ``deduplicated``: the two timers' bits), stored as one
+        packed entry per element."""
         if not keys:
             return
         marker = self._entry(operator, source, allowed_lateness)
@@ -643,9 +292,37 @@ class TraceWriter:
 
     def _entry(self, operator: str, source: str, allowed_lateness: int | None) -> ElementEntry:
         """The marker of ``open_window_elements``' entries (one per operator, source and
-        whether a cleanup timer: the entries of a run are read together)."""
+        whether a cleanup timer)."""
         at = (operator, source, allowed_lateness is not None)
         marker = self._entries.get(at)
         if marker is None:
             marker = self._entries[at] = ElementEntry(operator, source, allowed_lateness)
         return marker
+
+
+def _kind_method(kind: str) -> Any:
+    """The writer's method for ``kind``: its parameters and its record's layout from the
+    schema (``KIND_BASE_FIELDS``, ``DETAIL_FIELDS``; one detail field: the detail is that
+    value, several: their tuple), compiled once as if written out."""
+    base, details = KIND_BASE_FIELDS[kind], DETAIL_FIELDS[kind]
+    params = ["proc_time: Time", "watermark: Time", "operator: str"]
+    params += [f"{f}: {'Time' if f == 'ts' else 'Any'}" for f in base]
+    params += [f"{f}: Any" for f in details]
+    detail = details[0] if len(details) == 1 else f"({', '.join(details)},)"
+    record = ", ".join(
+        [repr(kind), "proc_time", "watermark", "operator"]
+        + [f if f in base else "None" for f in ("key", "window", "ts")]
+        + [detail]
+    )
+    source = f"def {kind}(self, {', '.join(params)}) -> None:\n    self._extend(({record}))\n"
+    namespace: dict[str, Any] = {"Any": Any, "Time": Time}
+    exec(source, namespace)  # (the schema's own names only: no outside text is compiled)
+    method = namespace[kind]
+    method.__qualname__ = f"TraceWriter.{kind}"
+    method.__doc__ = f"One ``{kind}`` record (detail: {', '.join(details)})."
+    return method
+
+
+for _kind in DETAIL_FIELDS:
+    if _kind not in _SHARED_DETAILS:
+        setattr(TraceWriter, _kind, _kind_method(_kind))

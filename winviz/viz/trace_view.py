@@ -20,23 +20,18 @@ import pandas as pd
 
 from winviz.collector import paused
 from winviz.trace import FRAME_COLUMNS, SCHEMA_VERSION, Trace, detail_names
-from winviz.trace.coded import object_array
+from winviz.trace.coded import LONG_MAX, LONG_MIN, object_array
 from winviz.trace.columns import window_table
 from winviz.trace.frame import from_pandas
 
 P = ParamSpec("P")
 R = TypeVar("R")
-LONG_MIN = -(2**63)
-LONG_MAX = 2**63 - 1
 WINDOW_KINDS = ("assigned", "skipped_late_window", "fired", "late_dropped")
 
 
 def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
-    """``fn`` with Python's cyclic garbage collector paused while it runs
-    (``winviz.collector.paused``), as ``Trace.columns`` does for its bulk conversion: a chart
-    of a large trace makes hundreds of thousands of short-lived containers and no cycles, and
-    every collection pass they trigger would also walk all the objects the trace keeps alive.
-    Reference counting still frees everything as usual."""
+    """``fn`` with the cyclic garbage collector paused while it runs
+    (``winviz.collector.paused``): a chart makes many containers and no cycles."""
 
     @functools.wraps(fn)
     def with_collector_paused(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -51,15 +46,11 @@ class TraceInputError(ValueError):
 
 
 class TraceView:
-    """Read-only access to a trace's columns (``winviz.trace.columns.TraceColumns``) by
-    record position, for the frame builders below. A DataFrame made by ``to_pandas`` is read
-    back into columns first (``winviz.trace.frame.from_pandas``): one backend.
-
-    The methods that read a field of some records (``column``, ``detail``, ``ints``,
-    ``numbers``, ``codes``, ``bounds``) read the field's part for those records' kinds
-    (``TraceColumns.part``): a chart decodes only the records of the kinds it reads. ``c``
-    is the whole trace: ``c.window.codes`` go with ``window_table()``, never with a part's
-    codes."""
+    """Read-only access to a trace's columns (``TraceColumns``) by record position, for the
+    charts' tables (a ``to_pandas`` DataFrame is read back into columns first). The methods
+    that read a field of some records read the field's part for those records' kinds
+    (``TraceColumns.part``). ``c`` is the whole trace: ``c.window.codes`` go with
+    ``window_table()``, never with a part's codes."""
 
     def __init__(self, source: Trace | pd.DataFrame) -> None:
         self.source = source
@@ -104,7 +95,7 @@ class TraceView:
 
     def operators(self, *kinds: str) -> list[str]:
         """Operators that wrote records of these kinds, in order of first appearance (found
-        once per view and kinds: every chart and the summary ask for the window operators)."""
+        once per view and kinds)."""
         kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
         found = self._operators.get(kinds)
         if found is None:
@@ -131,9 +122,8 @@ class TraceView:
         return {k: int(n[i]) for k, i in self._code_of.items()}
 
     def select(self, *kinds: str, operator: str | None = None) -> np.ndarray:
-        """The positions of records of these kinds, in seq order (read-only: found once per
-        view, kinds and operator, and shared; the kinds present among them are remembered
-        for ``part``)."""
+        """The positions of records of these kinds (of one operator), in seq order (read-only:
+        found once per view and shared)."""
         kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
         found = self._selected.get((kinds, operator))
         if found is not None:
@@ -176,11 +166,8 @@ class TraceView:
         return rows
 
     def read_parts(self, parts: dict[str, tuple[str, ...] | None]) -> None:
-        """Read each field's part for these kinds at once (``TraceColumns.part``), the kinds
-        that have records only (None: the whole column): a chart that will read a field of
-        several kinds one after another asks for their union first, and each later read
-        finds its records decoded (one pass over the write buffer per field instead of one
-        per kind). Nothing changes when the columns are decoded already."""
+        """Read each field's part for these kinds at once (``TraceColumns.part``; None: the
+        whole column), so that later reads of single kinds find their records decoded."""
         for name, kinds in parts.items():
             if kinds is None:
                 getattr(self.c, name)
@@ -197,9 +184,8 @@ class TraceView:
         return self.c.part(name, self._kinds_in(rows))
 
     def _kinds_in(self, rows: np.ndarray) -> list[str]:
-        """The kinds of these records, remembered for the last array asked about (a frame
-        reads several fields of the same records in a row; the array is kept, so it is that
-        very array, and frames never change an array of positions in place)."""
+        """The kinds of these records, remembered for the last array asked about and for the
+        arrays ``select`` made (position arrays are never changed in place)."""
         last = self._last_kinds
         if last is not None and last[0] is rows:
             return last[1]
@@ -255,7 +241,7 @@ class TraceView:
             return column.values, column.present
         out = np.zeros(len(rows), dtype=np.int64)
         out[column.present] = [
-            min(max(int(v), LONG_MIN), 2**63 - 1) for v in column.values[column.present]
+            min(max(int(v), LONG_MIN), LONG_MAX) for v in column.values[column.present]
         ]
         return out, column.present
 
@@ -345,10 +331,9 @@ def _check_frame(frame: pd.DataFrame) -> None:
 
 
 class Columns:
-    """A table as named numpy arrays of equal length, without a pandas DataFrame: what a chart
-    that turns a few hundred rows into Vega-Lite rows reads (a DataFrame costs more to build and
-    to read a column of than the chart's own work at that size). ``table[name]`` is a column,
-    ``len(table)`` its row count; ``frame()`` the DataFrame."""
+    """A table as named numpy arrays of equal length (cheaper than a DataFrame for a chart's
+    few hundred rows): ``table[name]`` a column, ``len(table)`` its row count, ``frame()``
+    the DataFrame."""
 
     __slots__ = ("_data", "_n")
 
@@ -386,9 +371,8 @@ class Columns:
 
 
 def memoized(view: TraceView, name: str, operator: str, build: Any) -> Any:
-    """``build()`` once per view, table name and operator: the derived tables that several
-    charts (and an explorer's summary) of one trace read are derived once per view. The
-    table is shared: callers never change it in place."""
+    """``build()`` once per view, table name and operator (shared: never changed in
+    place)."""
     key = (name, operator)
     if key not in view.memo:
         view.memo[key] = build()
@@ -410,6 +394,5 @@ def _times(view: TraceView, name: str, rows: np.ndarray) -> pd.Series:
 
 
 def _objects(values: Any) -> pd.Series:
-    """A column of Python objects as they are (not converted to pandas' Arrow-backed str
-    dtype, which costs a conversion each way for columns only read back as objects)."""
+    """A column of Python objects as they are (not pandas' Arrow-backed str dtype)."""
     return pd.Series(values, dtype=object)
