@@ -307,27 +307,12 @@ class JobRuntime:
             op for op in self.order if op.is_keyed and op.registers_processing_timers
         ]
 
-    # -- what the checkpoint coordinator sees (winviz.checkpoints.CheckpointedJob) --------------
-
-    def operator_subtasks(self) -> list[StreamOperator]:
-        return self.order
-
-    def exchange_participants(self) -> dict[str, Exchange]:
-        return self.exchanges
-
-    def source_subtasks(self) -> list[SourceOperator]:
-        return self.sources
+    # -- what the checkpoint coordinator calls (winviz.checkpoints) ---------------------------
 
     def manifest(self) -> dict[str, str]:
         return job_manifest(
             (subs, self._max_parallelism(node, len(subs))) for node, subs in self.subtasks.items()
         )
-
-    def side_outputs(self) -> dict[str, list[Record]]:
-        return self.result.side_outputs
-
-    def clock(self) -> int:
-        return self.job.now
 
     def set_clock(self, now: int) -> None:
         """The clock of a restored job: the watermark generators (built anew, at MIN) start
