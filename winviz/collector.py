@@ -1,28 +1,27 @@
 """CPython's cyclic garbage collector around winviz's bulk work.
 
-Reference counting frees almost everything winviz makes the moment it is no longer used; the
-cyclic collector exists for reference cycles, and winviz's hot paths make none. Its passes
-still visit objects: a young-generation pass visits every container made since the last pass,
-and a full pass visits every container alive — a 1M-event trace's millions of slots, or a
-collection's million records, again and again. Two tools keep those passes off winviz's
-bulk work, and both put the collector back as they found it:
+winviz's hot paths make no reference cycles, but the collector's passes still visit objects: a
+young pass every container made since the last, a full pass every container alive (a 1M-event
+trace's slots, again and again). Both tools below put the collector back as they found it, and
+results and traces never depend on them:
 
-* ``paused()`` — no pass while a bulk step runs (turning a 1M-record collection into a
-  tuple, a trace's first read, a conversion to pandas or Parquet). What the step made then
-  joins the oldest generation at once (``gc.freeze`` then ``gc.unfreeze``: constant time)
-  instead of being visited by the next young pass, unless something else keeps objects frozen
-  (then nothing is moved). A cycle made meanwhile is collected by a later full pass.
+* ``paused()`` — no pass while a bulk step runs; what it made then joins the oldest generation.
 * ``fewer_full_collections(threshold)`` — while a job runs, full passes come after at least
-  ``threshold`` young passes instead of CPython's 10.
-
-Results and traces never depend on either.
-"""
+  ``threshold`` young passes instead of CPython's 10."""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+
+def promote_to_oldest() -> None:
+    """Move every tracked object to the oldest generation (``gc.freeze`` then ``gc.unfreeze``:
+    constant time), unless something else keeps objects frozen (then nothing moves)."""
+    if not gc.get_freeze_count():
+        gc.freeze()
+        gc.unfreeze()
 
 
 @contextmanager
@@ -34,9 +33,7 @@ def paused() -> Iterator[None]:
     try:
         yield
     finally:
-        if not gc.get_freeze_count():
-            gc.freeze()
-            gc.unfreeze()
+        promote_to_oldest()
         if enabled:
             gc.enable()
 

@@ -1,52 +1,28 @@
 """The simulated-clock executor: builds operators from the job graph, replays the sources'
 records in arrival order and writes the trace.
 
-The processing clock is simulated and deterministic. Before a record is handed over at its
-arrival time, the clock steps through every earlier moment at which something was due — a
-periodic watermark emission of a ``TimestampsAndWatermarksOperator`` or a processing-time
-timer of an operator — in time order (at equal times: sources' emissions first, then operators
-upstream to downstream). At the end of the input every source emits the watermark MAX.
+The processing clock is simulated and deterministic: before a record is handed over at its
+arrival time, the clock steps through every earlier moment something was due (a periodic
+watermark emission, a processing-time timer), in time order; at equal times sources first, then
+operators upstream to downstream. At the end of the input every source emits the watermark MAX.
 
-Parallel operators (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``): every
-operator runs as ``n`` subtasks (``op#0`` … ``op#n-1``; with ``n = 1`` just ``op``), each a
-separate operator instance with its own state, timers and watermark. Between two operators
-records cross an exchange (``winviz.operators.exchange``): ``key_by`` routes by key group
-(the consuming operator's max parallelism), ``rebalance()`` round-robin, ``forward()`` (the
-default for equal parallelisms) subtask ``i`` to subtask ``i``; watermarks and idle/active
-statuses are broadcast to every downstream subtask. A subtask with more than one input
-channel (one per upstream subtask that can send to it, per input stream) combines them with
-an ``InputGate`` and its ``StatusWatermarkValve``; a two-input operator (``connect``) has one
-per input and takes the minimum of the two. A partitioned source with ``n`` subtasks has
-``n`` readers; partition ``p`` is read by reader ``p % n``.
+An operator of parallelism ``n`` runs as subtasks ``op#0`` … ``op#n-1`` (``op`` when ``n = 1``),
+each with its own state, timers and watermark. Records cross exchanges
+(``winviz.operators.exchange``: ``key_by`` by key group, ``rebalance()`` round-robin,
+``forward()`` ``i`` to ``i``); watermarks and statuses are broadcast. A subtask with several
+input channels combines them with an ``InputGate`` and its ``StatusWatermarkValve``. Partition
+``p`` of a partitioned source is read by reader ``p % n``.
 
-The simulation's interleaving rule (Flink runs subtasks concurrently; winviz runs them one
-event at a time, so that the same input always gives the same trace): source records are
-handed over one at a time in arrival order (equal arrival times: sources in definition order,
-a partitioned source's records by partition), and each record travels depth-first through the
-job — through every exchange and every operator it reaches — before the next one starts. A
-watermark or status goes to the downstream subtasks in subtask order, each one processing it
-(and passing on what it causes) before the next subtask gets it. Periodic emissions and
-timers due at the same time go sources first, then operators upstream to downstream, subtasks
-in order. So the records of a parallel sink arrive in a fixed order, and that is the order of
-``result.outputs[name]`` (all subtasks of a sink append to one list).
+Interleaving (Flink runs subtasks concurrently; winviz one event at a time, so the same input
+gives the same trace): source records go one at a time in arrival order (equal arrivals: sources
+in definition order, then by partition), each travelling depth-first through the job before the
+next; a watermark or status goes to the downstream subtasks in subtask order. So a parallel
+sink's records, ``result.outputs[name]``, come in a fixed order.
 
-Garbage collection: while a job runs, CPython's oldest-generation GC threshold is raised
-(``JobRuntime.gc_full_collection_threshold``; ``winviz.collector``) and restored when the run
-ends, failed or not; full collections would otherwise visit the whole trace again and again.
-When the run starts, what exists joins the oldest generation (``_promote_to_oldest``): the
-trace's buffer and the sources' columns, made just before, are not visited again by the
-young passes while they grow.
-
-With checkpointing (``env.enable_checkpointing``) the ``CheckpointCoordinator``
-(``winviz.checkpoints``) is asked at every cut between two source records; a planned failure
-(``env.execute(fail_at=...)``) makes the runtime rebuild every operator, restore the latest
-checkpoint and replay the sources from their saved positions; every watermark starts again at
-MIN, as in Flink.
-"""
+Checkpoints and planned failures: ``winviz.checkpoints``."""
 
 from __future__ import annotations
 
-import gc
 import heapq
 from bisect import bisect_left
 from collections import defaultdict
@@ -63,7 +39,7 @@ from winviz.checkpoints import (
     SimulatedFailure,
     job_manifest,
 )
-from winviz.collector import fewer_full_collections
+from winviz.collector import fewer_full_collections, promote_to_oldest
 from winviz.errors import InputError
 from winviz.functions import OutputTag
 from winviz.graph import (
@@ -142,20 +118,6 @@ def _frame(records: list[Record]):
         row["processing_time"] = r.processing_time
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def _promote_to_oldest() -> None:
-    """Move every object the collector tracks to its oldest generation (``gc.freeze`` then
-    ``gc.unfreeze``: constant time, as ``winviz.collector.paused`` does after a bulk step),
-    unless something else keeps objects frozen (then nothing is moved). A young pass visits
-    every container in the young generations, and the containers a run fills (the trace's
-    buffer, a sink's records, the sources' columns) are made just before it starts: left
-    young, the first passes of the run would visit every slot they hold by then (at 20,000
-    events, 2-10 ms of a 50 ms run). Only where objects live changes; a cycle among them is
-    collected by a later full pass."""
-    if not gc.get_freeze_count():
-        gc.freeze()
-        gc.unfreeze()
 
 
 class _FanOut(Output):
@@ -249,14 +211,9 @@ class JobRuntime:
     check the two against each other, trace byte for byte."""
 
     gc_full_collection_threshold: int | None = 100
-    """During ``run`` CPython's third GC threshold (``gc.get_threshold()[2]``, 10 by default:
-    how many young-generation collections come before a full one) is raised to at least
-    this, and put back when the run ends (unless something else changed it meanwhile). A
-    full collection visits every object alive, the trace's millions of slots among them,
-    and a job that keeps its results (sink records, windows) in memory triggers them
-    again and again: at 1M events with the trace on they took ~45% of the run. Young
-    collections are unchanged; reference cycles in the old generation are collected later.
-    None leaves the collector alone. Results and traces do not depend on it."""
+    """During ``run`` CPython's third GC threshold (young collections between two full ones) is
+    raised to at least this, then put back (``winviz.collector.fewer_full_collections``): full
+    collections would visit the whole trace again and again. None leaves the collector alone."""
 
     def __init__(
         self,
@@ -416,12 +373,9 @@ class JobRuntime:
         return edges
 
     def _build(self) -> None:
-        """Expand the job graph into subtasks and wire them (Flink's ``ExecutionGraph``):
-        operator ``op`` with parallelism ``n > 1`` runs as subtasks ``op#0`` … ``op#n-1``;
-        an operator with parallelism 1 keeps its name. Each subtask has one input channel per
-        upstream subtask that can send to it (forward: one; rebalance / key_by: every
-        upstream subtask); with more than one channel an ``InputGate`` and its valve combine
-        them, with one the upstream calls the subtask directly."""
+        """Expand the job graph into subtasks and wire them (Flink's ``ExecutionGraph``): each
+        subtask has one input channel per upstream subtask that can send to it; with more than one
+        an ``InputGate`` combines them, with one the upstream calls the subtask directly."""
         self.parallelism: dict[Node, int] = {}
         self.subtasks: dict[Node, list[StreamOperator]] = {}
         self.exchanges: dict[str, Exchange] = {}
@@ -666,22 +620,17 @@ class JobRuntime:
             yield self.sources[current], start, end
 
     def run(self, until: int | None = None) -> JobExecutionResult:
-        """Run the job; while it runs, the garbage collector's oldest-generation threshold
-        is at least ``gc_full_collection_threshold`` (see there), restored afterwards, and
-        the objects that exist when it starts are in the oldest generation
-        (``_promote_to_oldest``); None for the threshold leaves the collector alone."""
+        """Run the job with fewer full GC passes (``gc_full_collection_threshold``) and what exists
+        now moved to the oldest generation (``winviz.collector.promote_to_oldest``)."""
         with fewer_full_collections(self.gc_full_collection_threshold):
             if self.gc_full_collection_threshold is not None:
-                _promote_to_oldest()
+                promote_to_oldest()
             return self._run(until)
 
     def close(self) -> None:
-        """The job is over (Flink disposes a finished task's operators): every operator, input
-        gate and exchange, and the runtime, drop what they hold. That undoes the job's
-        reference cycles (an operator and its contexts, timer services, kernel and outputs; a
-        gate and its channels; the runtime and its coordinator): the job goes by reference
-        counting alone, and a dropped result and its trace never wait for Python's cycle
-        collector (``tests/test_job_lifetime.py``). ``execute`` calls it after ``run``."""
+        """The job is over: every operator, gate and exchange, and the runtime, drop what they hold,
+        undoing the job's reference cycles so that a dropped result and its trace go by reference
+        counting alone (``tests/test_job_lifetime.py``). ``execute`` calls it after ``run``."""
         self._drop_parts()
         vars(self).clear()
 
@@ -788,11 +737,9 @@ class JobRuntime:
             coordinator.at_cut(consumed, None)
 
     def _read_steady_batches(self, positions: dict[str, int] | None) -> None:
-        """``_read_input``'s loop when records go in batches, without checkpointing and
-        without processing-time timers: only the generators' periodic emissions are due on
-        the processing clock, and only ``advance_clock`` moves them, so the next due time is
-        looked up once per step of the clock. The same batches, in the same order, as the
-        general loop (tests/test_batching.py compares the two)."""
+        """``_read_input``'s loop for batches without checkpointing and processing-time timers: only
+        ``advance_clock`` moves the next due time, so it is looked up once per clock step. The same
+        batches as the general loop (tests/test_batching.py compares the two)."""
         job = self.job
         advance_clock, next_due = self.advance_clock, self._next_due
         due_at = next_due()
