@@ -1,24 +1,12 @@
-"""Records handed to user functions are copies (Flink's default: object reuse disabled).
+"""Records handed to user functions are copies (Flink's default: object reuse disabled, each chained
+operator gets a copy from ``CopyingChainingOutput``), so a function that changes its input changes
+nothing upstream, nor the trace.
 
-With ``ExecutionConfig.enableObjectReuse()`` off — Flink's default — every chained operator
-gets its own copy of a record (``CopyingChainingOutput`` copies it with the type's
-serializer), so a user function that changes its input changes nothing upstream. winviz
-keeps the records it traces as they were: a map, filter, flat_map, KeyedProcessFunction or
-window function gets a copy of a record that could be changed in place (a dict, a list, an
-object), and the first record of a window's reduce state is a copy too. Immutable records —
-None, bool, int, float, str, bytes and tuples (or frozensets) of those, nested to any depth —
-are handed over as they are (no copy, no cost): a copy of a value that cannot be changed is
-unobservable. So are *immutable records*: instances of a frozen dataclass or of a
-namedtuple whose every attribute is itself immutable (``Click(user="u1", ...)``; a frozen
-dataclass holding a list is copied). Whether a type can be such a record is decided once
-and cached (``_record_fields``): the class itself is a ``@dataclass(frozen=True)`` or a
-tuple subclass whose instances have no ``__dict__`` (a namedtuple), and it does not take
-over copying (no ``__deepcopy__``, ``__copy__``, ``__reduce__``, ``__reduce_ex__``,
-``__getstate__`` or ``__setstate__`` of its own, but a dataclass's own slot state); each
-instance's values are then looked into as a tuple's items are. Mutable dataclasses, lists,
-dicts, sets and any other object are copied. ``copy_record`` copies dicts and lists of
-immutable values at C speed and anything else with ``copy.deepcopy``.
-"""
+Immutable records are handed over as they are: None, bool, int, float, str, bytes, tuples and
+frozensets of those, and instances of a frozen dataclass or namedtuple whose attributes are
+immutable (decided once per class, ``_record_fields``: no copying hooks of its own). Anything else
+is copied: ``copy_record`` copies dicts and lists of immutable values at C speed, the rest with
+``copy.deepcopy``."""
 
 from __future__ import annotations
 
@@ -129,14 +117,9 @@ def copy_record(value: Any) -> Any:
 
 
 def all_immutable(values: Sequence[Any], kinds: set[type] | None = None) -> bool:
-    """True when ``copy_record`` would hand every value over as it is, so loops over a batch
-    of such values skip the copies (``Batch.immutable``): ``is_immutable`` of each value,
-    decided a level at a time rather than value by value. Each level is a few passes over its
-    values at C speed (a flat tuple's items are one level): atomic values are done, the items
-    of tuples, frozensets and namedtuples and the values of frozen dataclasses
-    (``_RECORD_FIELDS``, decided once per type) make the next level, and any other type
-    makes it False. ``kinds``: the values' types, when the caller has them already
-    (``kinds_of(values)``)."""
+    """True when ``copy_record`` would hand every value over as it is (``Batch.immutable``):
+    ``is_immutable`` of each value, decided a level at a time with a few passes at C speed per
+    level. ``kinds``: the values' types, when the caller has them (``kinds_of(values)``)."""
     level = values
     if kinds is None:
         kinds = kinds_of(level)
@@ -169,10 +152,8 @@ def _fields_of(kind: type) -> tuple[str, ...] | None:
 
 
 def _inside(level: Sequence[Any], kinds: set[type]) -> list[Any]:
-    """The values inside the values of ``level`` that are not atomic (``kinds``: the types
-    of ``level``'s values, none of them ``_fields_of`` None), as ``is_immutable`` looks
-    into them: a tuple's, frozenset's or namedtuple's items, a frozen dataclass's
-    ``__dict__`` values and slots (None for an unset slot)."""
+    """The values inside the non-atomic values of ``level`` (``kinds``: their types), as
+    ``is_immutable`` looks into them (None for an unset slot)."""
     inside: list[Any] = []
     extend = inside.extend  # (``any`` runs it over every value: it returns None)
     for kind in kinds - _ATOMIC:

@@ -1,8 +1,6 @@
-"""The fluent API: Flink's DataStream API in snake_case.
-
-Calls build a job graph of ``Node``s, each holding the frozen spec of its operator
-(``winviz.graph``); nothing runs until ``env.execute()``, which builds fresh operators from the
-specs (so one pipeline can be executed again and again, e.g. by a slider) and runs them::
+"""The fluent API: Flink's DataStream API in snake_case. Calls build a job graph (``winviz.graph``);
+nothing runs until ``env.execute()``, which builds fresh operators, so one pipeline can be executed
+again and again::
 
     env = StreamExecutionEnvironment()
     (env.from_collection(events, arrival_times=arrivals)
@@ -14,12 +12,7 @@ specs (so one pipeline can be executed again and again, e.g. by a slider) and ru
         .side_output_late_data(late)
         .reduce(lambda a, b: {**a, "n": a["n"] + b["n"]})
         .sink_to("totals"))
-    result = env.execute()
-
-Parallelism (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``,
-``set_max_parallelism``), the exchanges ``key_by`` / ``rebalance()`` / ``forward()`` and
-``a.connect(b).process(...)`` build parallel jobs; ``winviz.runtime`` says how they run.
-"""
+    result = env.execute()"""
 
 from __future__ import annotations
 
@@ -94,9 +87,8 @@ def _records_of(
     field: str,
     expected: str = "an iterable of records (a list, a tuple, a generator)",
 ) -> tuple[Any, ...]:
-    """The records of ``data`` as they are now (a tuple), made with the cyclic collector
-    paused: a young-generation pass would otherwise visit every record once
-    (winviz.collector). Not an iterable: ``ArgumentTypeError`` naming ``field``."""
+    """The records of ``data`` as a tuple, made with the cyclic collector paused; not an iterable:
+    ``ArgumentTypeError`` naming ``field``."""
     try:
         with paused():
             return tuple(data)
@@ -110,15 +102,8 @@ def _records_of(
 
 class StreamExecutionEnvironment:
     """Where a job is defined and executed (Flink's ``StreamExecutionEnvironment``).
-
-    ``auto_watermark_interval`` — ms of simulated processing time between periodic watermark
-    emissions (0 turns periodic emission off). ``trace`` — record a trace (on by default).
-    ``tz`` — the time zone naive timestamps are read in (UTC when None).
-
-    ``set_parallelism(n)`` is the default number of parallel subtasks of every operator (1 by
-    default), ``set_max_parallelism(m)`` the default number of key groups; see
-    ``winviz.runtime`` for how subtasks, exchanges and valves are built.
-    """
+    ``auto_watermark_interval``: ms of processing time between periodic watermarks (0: none);
+    ``trace``: record a trace; ``tz``: the zone naive timestamps are read in (UTC when None)."""
 
     def __init__(
         self, *, auto_watermark_interval: int = 200, trace: bool = True, tz: str | None = None
@@ -173,10 +158,9 @@ class StreamExecutionEnvironment:
         return self.max_parallelism
 
     def set_timer_firing_budget(self, budget: int) -> StreamExecutionEnvironment:
-        """How many timers of one key and window (or namespace), each registered by an
-        earlier firing of the same advance, one advance of the watermark or processing time
-        may fire before the run ends with ``TimerLoopError`` (``winviz.timers``; default
-        ``DEFAULT_FIRING_BUDGET``). Not a Flink setting: Flink would keep firing."""
+        """How many timers of one key and namespace, each registered by an earlier firing of the
+        same advance, one advance may fire before ``TimerLoopError`` (``winviz.timers``). Not a
+        Flink setting: Flink would keep firing."""
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InputError(
                 "a timer firing budget must be a positive int",
@@ -236,11 +220,9 @@ class StreamExecutionEnvironment:
     def enable_checkpointing(
         self, interval: Any = None, *, at_records: Iterable[int] = ()
     ) -> StreamExecutionEnvironment:
-        """Take checkpoints of the whole job (Flink's ``enableCheckpointing(interval)``, on
-        the simulated clock): every ``interval`` ms of processing time — the barrier goes in
-        before the first record arriving at or after each trigger time — and/or at the cuts
-        ``at_records`` (after that many source records, in arrival order). Together with
-        ``execute(fail_at=...)``, see ``winviz.checkpoints``."""
+        """Flink's ``enableCheckpointing(interval)`` on the simulated clock: every ``interval`` ms
+        of processing time and/or at the cuts ``at_records`` (after that many source records); see
+        ``winviz.checkpoints``."""
         ms = None if interval is None else duration_ms(interval, what="checkpoint interval")
         if ms is not None and ms <= 0:
             raise InputError(
@@ -277,17 +259,10 @@ class StreamExecutionEnvironment:
         name: str = "source",
     ) -> DataStream:
         """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (processing time,
-        non-decreasing), or at ``i * arrival_interval`` when no arrival times are given.
-        ``timestamps`` optionally gives each record a source timestamp (like Kafka's).
-
-        The records are taken as they are now, as Flink's ``FromElementsFunction`` serializes
-        its elements when the source is made: a record that can be changed in place (a dict,
-        a list) is copied, so changing the caller's data afterwards — before ``execute`` or
-        after it — changes neither the job nor its trace and outputs.
-
-        A None record is refused, naming its index (``InputError``), as Flink's
-        ``StreamExecutionEnvironment.fromCollection`` refuses a null element ("The collection
-        contains a null element", ``FromElementsFunction.checkCollection``)."""
+        non-decreasing), or at ``i * arrival_interval``; ``timestamps`` optionally gives source
+        timestamps (like Kafka's). The records are copied as they are now, as Flink's
+        ``FromElementsFunction`` serializes them; a None record is refused, naming its index
+        (``FromElementsFunction.checkCollection``)."""
         values = _records_of(data, "from_collection", "data")
         records = self._records(values, arrival_times, arrival_interval, timestamps)
         node = self._add(SourceSpec(records), name, [])
@@ -381,24 +356,13 @@ class StreamExecutionEnvironment:
         timestamps: Sequence[Sequence[Any]] | None = None,
         name: str = "source",
     ) -> DataStream:
-        """A bounded source with several partitions (Flink's source splits, e.g. the
-        partitions of a Kafka topic). ``partitions[p]`` holds partition ``p``'s records;
-        ``arrival_times[p]`` / ``timestamps[p]`` are given per partition as in
-        ``from_collection`` (record ``i`` of a partition arrives at ``i * arrival_interval``
-        when no arrival times are given). Records of all partitions enter the job in arrival
-        order (equal arrival times: the lower partition first).
-
-        ``assign_timestamps_and_watermarks`` applied right after this source generates
-        watermarks **per partition** (``winviz.operators.split_watermarks``); applied after
-        any other operator, once for the whole stream.
-
-        With a parallelism above 1 (``set_parallelism`` on this stream or on its watermark
-        assignment, or the environment's) the source has that many reader subtasks and
-        partition ``p`` is read by subtask ``p % parallelism`` (Flink's Kafka enumerator
-        assigns ``(start + p) % parallelism`` with ``start`` from the topic name's hash;
-        winviz uses ``start = 0``). A reader without partitions never emits a watermark: it
-        holds back everything downstream unless the strategy has ``with_idleness``, which marks
-        it idle (as Flink's Kafka source docs warn)."""
+        """A bounded source with several partitions (Flink's source splits, e.g. Kafka partitions):
+        ``partitions[p]``, ``arrival_times[p]`` and ``timestamps[p]`` as in ``from_collection``.
+        Records of all partitions enter in arrival order (ties: the lower partition first).
+        ``assign_timestamps_and_watermarks`` right after it generates watermarks per partition. With
+        parallelism ``n`` partition ``p`` is read by subtask ``p % n`` (Flink's Kafka enumerator,
+        with ``start = 0``); a reader without partitions holds back everything downstream unless the
+        strategy has ``with_idleness``."""
         partitions = _records_of(
             partitions,
             "from_partitions",
@@ -481,22 +445,11 @@ class StreamExecutionEnvironment:
         restore_from: Any = None,
     ):
         """Run the job to the end of its bounded input; returns a ``JobExecutionResult``.
-
-        ``until_processing_time`` moves the simulated clock on to that time before the end of
-        input (processing-time timers due by then fire; Flink never fires processing-time
-        timers that are still pending when a bounded job ends).
-
-        ``fail_at`` injects a failure after that many source records (or one after each of
-        several counts): the job restarts from the latest completed checkpoint
-        (``enable_checkpointing``), or from the beginning without one, and replays the input
-        from the saved source positions. The outputs are those of a run without failures.
-
-        ``restore_from`` starts the run from a snapshot of this job (a ``CompletedCheckpoint``
-        of an earlier run), as Flink starts a job from a checkpoint or savepoint (see
-        ``winviz.checkpoints``).
-
-        While the job runs, the garbage collector's oldest-generation threshold is raised
-        and then restored (``JobRuntime.gc_full_collection_threshold``; None turns it off)."""
+        ``until_processing_time``: move the clock on to that time before the end of input (Flink
+        never fires processing-time timers still pending at the end of a bounded job). ``fail_at``:
+        fail after that many source records (or each of several counts), restart from the latest
+        checkpoint and replay. ``restore_from``: start from a ``CompletedCheckpoint`` of an earlier
+        run (see ``winviz.checkpoints``)."""
         from winviz.runtime import JobRuntime
 
         until = None
@@ -595,10 +548,8 @@ class DataStream:
         return node
 
     def set_parallelism(self, parallelism: int) -> DataStream:
-        """Flink's ``setParallelism``: how many parallel subtasks run this operator. On
-        ``assign_timestamps_and_watermarks`` right after a partitioned source it sets the
-        source's (the watermarks are generated inside the source reader, as Flink's
-        ``env.fromSource(source, strategy, name).setParallelism(n)``)."""
+        """Flink's ``setParallelism``; on ``assign_timestamps_and_watermarks`` right after a
+        partitioned source it sets the source's (the watermarks are made in the reader)."""
         node = self._operator_node("parallelism")
         n = check_parallelism(parallelism)
         if node.non_parallel and n != 1:
@@ -690,10 +641,8 @@ class DataStream:
         return self._then(WatermarksSpec(strategy), "watermarks")
 
     def union(self, *others: DataStream) -> DataStream:
-        """Flink's ``DataStream.union``: one stream of the records of all of them. Not an
-        operator: the next operator gets one input channel per stream (a stream united with
-        itself gives two, so every record twice), combined by its ``InputGate``
-        (``winviz.operators.inputs``)."""
+        """Flink's ``DataStream.union``: not an operator; the next operator gets one input channel
+        per stream (a stream united with itself: every record twice)."""
         for other in others:
             if not isinstance(other, DataStream):
                 raise ArgumentTypeError(
@@ -825,9 +774,8 @@ class WindowedStream:
         )
 
     def process(self, process_function: Any) -> DataStream:
-        if process_function is None:
-            checked_window_function(None, "process", required=True)
-        return self._function("process", None, checked_window_function(process_function, "process"))
+        fn = checked_window_function(process_function, "process", required=True)
+        return self._function("process", None, fn)
 
     def apply(self, fn: Callable[[Any, Any, list[Any], Any], None]) -> DataStream:
         fn = checked_function(fn, "apply", "fn", "a function (key, window, elements, out)")

@@ -1,21 +1,8 @@
-"""The user functions a pipeline is built from, named as Flink names them.
-
-* ``ReduceFunction`` — ``reduce(a, b)``: incremental, state holds one value per window.
-* ``AggregateFunction`` — ``create_accumulator / add / get_result / merge``: incremental,
-  state holds one accumulator per window.
-* ``ProcessWindowFunction`` — ``process(key, context, elements, out)``: sees every element
-  (state holds the full list), or, combined with a reduce/aggregate, the single pre-aggregate.
-* ``KeyedProcessFunction`` — ``process_element(value, ctx, out)`` and
-  ``on_timer(timestamp, ctx, out)``: per-key logic with timers.
-* ``CoProcessFunction`` / ``KeyedCoProcessFunction`` — ``process_element1`` /
-  ``process_element2`` for the two inputs of ``a.connect(b)`` (plus ``on_timer`` when keyed).
-* ``ProcessJoinFunction`` — ``process_element(left, right, ctx, out)`` per pair of an interval
-  join; ``JoinFunction`` / ``FlatJoinFunction`` / ``CoGroupFunction`` for window joins
-  (``winviz.joins``).
-
-Plain Python callables are accepted where Flink accepts a lambda (a reduce function, a key
-selector, a map function).
-"""
+"""The user functions a pipeline is built from, named as Flink names them: ``ReduceFunction``,
+``AggregateFunction``, ``ProcessWindowFunction``, ``KeyedProcessFunction``, ``CoProcessFunction`` /
+``KeyedCoProcessFunction``, ``ProcessJoinFunction`` and the window joins' ``JoinFunction`` /
+``FlatJoinFunction`` / ``CoGroupFunction`` (``winviz.joins``). Plain callables are accepted where
+Flink accepts a lambda."""
 
 from __future__ import annotations
 

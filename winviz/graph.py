@@ -1,27 +1,12 @@
-"""The job graph: Flink's ``StreamGraph`` of ``StreamNode``s, each with the spec of its operator.
-
-The fluent API (``winviz.datastream``) only records what the job is: every call adds a
-``Node`` holding a frozen **operator spec** — the counterpart of Flink's
-``StreamOperatorFactory`` — and the node's inputs, name and parallelism. Nothing runs until
-``env.execute()``; the runtime (``winviz.runtime``) then asks each spec to ``build`` one fresh
-operator per subtask (Flink's ``StreamingJobGraphGenerator`` → ``ExecutionGraph`` → tasks),
-so one pipeline can be executed again and again, e.g. by a slider. The Spark twin
+"""The job graph: Flink's ``StreamGraph`` of nodes, each holding a frozen operator spec (Flink's
+``StreamOperatorFactory``). Nothing runs until ``env.execute()``, which asks each spec to ``build``
+one fresh operator per subtask, so one pipeline can run again and again; the Spark twin
 (``winviz.spark.builder``) reads the same specs.
 
-**Functions as Flink ships them.** Flink serializes the job's functions with the job graph and
-every task deserializes its own copy, so each subtask — in each execution, after each restart
-— has its own function objects. ``OperatorSpec.shipped`` does the same: the runtime builds
-every subtask's operator from a spec whose user functions (``OperatorSpec.functions``: map /
-filter / flat_map functions, process and window functions, aggregate and reduce functions,
-key selectors, assigners, triggers, evictors, watermark strategies) are a deep copy taken when
-the job starts; the caller's objects are never changed. A function that cannot be copied (it
-holds a lock, an open file, a generator) raises ``FunctionNotSerializableError`` naming it.
-
-Two kinds of node are no operators (Flink's "virtual" nodes): a ``UnionSpec`` (the next
-operator gets one input channel per united stream) and a ``PartitionSpec`` (``rebalance()`` /
-``forward()``: how records travel to the next operator). A ``SideOutputSpec`` node stands for
-``get_side_output(tag)``: a pass-through fed by its producer's side output ``tag``.
-"""
+As Flink ships each task its own deserialized copy of the job's functions, the runtime builds every
+subtask from ``OperatorSpec.shipped``: a deep copy of the spec's user functions, the caller's never
+changed; one that cannot be copied raises ``FunctionNotSerializableError``. ``UnionSpec`` and
+``PartitionSpec`` nodes are no operators (Flink's virtual nodes)."""
 
 from __future__ import annotations
 

@@ -1,35 +1,18 @@
-"""Key → key group → subtask, exactly as Flink assigns them (KeyGroupRangeAssignment).
+"""Key → key group → subtask, exactly as Flink assigns them (``KeyGroupRangeAssignment``):
+``murmur(hashCode(key)) % max_parallelism`` picks a key group, and each subtask owns a contiguous
+range of key groups.
 
-Flink never hashes a key straight onto a subtask. It hashes the key's Java ``hashCode()`` with
-murmur hash onto one of ``max_parallelism`` *key groups*, and each subtask owns a contiguous
-range of key groups. State and timers move between subtasks by whole key groups, which is why
-the maximum parallelism cannot change after a job starts.
+Java ``hashCode`` rules: ``str`` → ``String.hashCode`` (UTF-16 units); ``int`` →
+``Integer.hashCode`` in 32 bits, else ``Long.hashCode``; ``bool`` → ``Boolean.hashCode``; ``float``
+→ ``Double.hashCode`` of ``doubleToLongBits`` (-0.0 its own bits, every NaN the canonical one);
+``tuple`` → ``TupleN.hashCode`` (a None field → 0).
 
-Java ``hashCode`` rules used here: ``str`` → ``String.hashCode`` (UTF-16 code units);
-``int`` → ``Integer.hashCode`` when it fits 32 bits, else ``Long.hashCode``; ``bool`` →
-``Boolean.hashCode``; ``float`` → ``Double.hashCode`` (``bits ^ (bits >>> 32)`` of
-``doubleToLongBits``: -0.0 has its own bits, every NaN the canonical NaN's); ``tuple`` →
-Flink's ``TupleN.hashCode`` (a None field → 0). A None key is refused, as Flink refuses a
-null key.
-
-**One rule for keys at every parallelism** (``KeyRule``): a keyed operator's subtasks share
-one rule, which checks every key that is not a str, at parallelism 1 too (where no key group
-is computed). It refuses None (Flink's "Assigned key must not be null!"), unhashable values
-and types without a Java ``hashCode`` rule here, and keeps apart what Java's ``equals``
-keeps apart although Python's ``==`` does not: Integer ``1`` and Boolean ``true``, Integer
-``2`` and Double ``2.0``, Double ``0.0`` and ``-0.0`` (``Double.equals`` compares the bits of
-``doubleToLongBits``), also as fields of tuples; and, as Java, it takes every NaN for one key.
-
-**Internal keys.** The engine keys its state, window contents, timers and merging sets by a
-key's *internal key* (``KeyRule.internal_key``): the key itself when it is a str, an int or a
-tuple of str, int and None (Python's equality is Java's there: the common, fast case), else a
-``JavaKey`` — the user's key with its Java identity (type and bits per field), which compares
-and hashes by that identity. Whatever the user sees (the trace, ``get_current_key()``, the
-key a window function gets, errors) is the user's own key: ``user_key`` unwraps it. A
-checkpoint holds the internal keys (as Flink's snapshot holds each key with its type), and a
-restore gets them back as they were. A ``key_by`` exchange routes by the Java ``hashCode`` of
-the user's key and caches key groups by the internal key.
-"""
+``KeyRule`` (one per keyed operator, at every parallelism) refuses None ("Assigned key must not be
+null!"), unhashable keys and types without a Java ``hashCode`` rule, and keeps apart what Java's
+``equals`` does although Python's ``==`` does not (``1`` / ``True``, ``2`` / ``2.0``, ``0.0`` /
+``-0.0``, also inside tuples). The engine keys state and timers by the *internal key*: the key
+itself for a str, an int or a tuple of str, int and None, else a ``JavaKey`` carrying its Java
+identity. Whatever the user sees is the user's key (``user_key``)."""
 
 from __future__ import annotations
 

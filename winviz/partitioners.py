@@ -1,27 +1,15 @@
-"""Stream partitioners: which downstream subtask (channel) a record goes to when it crosses an
-exchange between two operators (Flink's ``StreamPartitioner`` and its subclasses in
-``org.apache.flink.streaming.runtime.partitioner``).
+"""Stream partitioners: which downstream subtask (channel) a record goes to across an exchange
+(Flink's ``StreamPartitioner`` subclasses):
 
-* ``ForwardPartitioner`` — upstream subtask ``i`` sends everything to downstream subtask ``i``
-  (a POINTWISE edge with one channel). Flink refuses it when the two parallelisms differ:
-  "Forward partitioning does not allow change of parallelism".
-* ``RebalancePartitioner`` — round-robin over all downstream subtasks. Flink starts each
-  upstream subtask at a *random* channel (``ThreadLocalRandom.nextInt(n)`` in ``setup``, the
-  first record going to the channel after it); winviz starts deterministically: upstream
-  subtask ``i`` sends its first record to channel ``i mod n``, then ``i+1``, ``i+2``, …
-  (the same rotation, a fixed start).
-* ``KeyGroupStreamPartitioner`` — ``key_by``: the key's key group
-  (``murmur(hashCode(key)) % max_parallelism``) decides the subtask
-  (``key_group * parallelism // max_parallelism``), where ``max_parallelism`` is the
-  *downstream* operator's (``KeyGroupRangeAssignment.assignKeyToParallelOperator``).
+* ``forward`` — subtask ``i`` to subtask ``i``; refused when the parallelisms differ.
+* ``RebalancePartitioner`` — round-robin. Flink starts each upstream subtask at a random channel;
+  winviz's subtask ``i`` starts at channel ``i mod n``.
+* ``KeyGroupStreamPartitioner`` — ``key_by``: the key's key group with the *downstream* operator's
+  max parallelism decides the subtask (``assignKeyToParallelOperator``).
 
-Watermarks and watermark statuses are not partitioned: Flink's ``RecordWriterOutput``
-broadcasts them to every channel (``broadcastEmit``).
-
-When neither side names a partitioner, Flink's ``StreamGraph.addEdgeInternal`` picks
-``forward`` for equal parallelisms and ``rebalance`` otherwise; ``default_partitioner`` does
-the same.
-"""
+Watermarks and statuses are broadcast to every channel. Without a partitioner named, Flink's
+``StreamGraph.addEdgeInternal`` picks forward for equal parallelisms, else rebalance
+(``default_partitioner``)."""
 
 from __future__ import annotations
 
@@ -91,10 +79,9 @@ class KeyGroupStreamPartitioner:
     _cache: dict[Any, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def route(self, key: Any, internal: Any = None) -> tuple[int, int]:
-        """``(key_group, channel)`` of a key; ``internal`` its internal key when it is not the
-        key itself (the cache's key). Without one, only a str or int key is cached: Python's
-        equality merges keys that Java keeps apart (``1`` and ``True``, ``0.0`` and
-        ``-0.0``)."""
+        """``(key_group, channel)`` of a key; ``internal`` its internal key when it is not the key
+        itself (the cache's key). Without one only a str or int key is cached (Python's ``==``
+        merges ``1`` and ``True``, which Java keeps apart)."""
         cached = internal is not None or key.__class__ is str or key.__class__ is int
         cache_key = key if internal is None else internal
         hit = self._cache.get(cache_key) if cached else None

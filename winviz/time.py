@@ -1,21 +1,12 @@
-"""Time as Flink sees it: integer milliseconds in Java's ``long`` range.
+"""Time as Flink sees it: integer milliseconds in Java's ``long`` range, ``Long.MIN_VALUE`` for "no
+timestamp" (and the initial watermark), ``Long.MAX_VALUE`` for the end of input; Java's wrapping
+``long`` arithmetic; and the normalisation of user timestamps:
 
-Flink stamps every record with a ``long`` millisecond timestamp; ``Long.MIN_VALUE`` means
-"no timestamp" (and is the initial watermark), ``Long.MAX_VALUE`` is the end-of-input
-watermark. This module holds those sentinels, Java's wrapping ``long`` arithmetic (Flink's
-formulas overflow the way Java does, and the kit reproduces that), and the normalisation of
-user timestamps.
-
-Time-zone rules (explicit, so a lesson never depends on the machine's zone):
-
-* ``int`` — already epoch milliseconds (``bool`` is rejected).
-* aware ``datetime`` / ``pandas.Timestamp`` — converted exactly to epoch milliseconds
-  (sub-millisecond parts are floored, as ``Instant.toEpochMilli`` does).
-* naive ``datetime`` / ``Timestamp`` / ISO string without an offset — read as wall-clock time in
-  the ``tz`` given (an IANA name such as ``"Asia/Shanghai"``), **UTC when none is given**.
-* ISO strings with an offset or ``Z`` — exact.
-* A stream must not mix naive and aware values (``TimestampNormalizer`` checks it).
-"""
+* ``int`` — epoch milliseconds (``bool`` is rejected).
+* aware ``datetime`` / ``pandas.Timestamp`` / ISO string with an offset or ``Z`` — exact (sub-ms
+  parts floored, as ``Instant.toEpochMilli``).
+* naive ones — wall-clock time in the ``tz`` given (an IANA name), **UTC when none is given**.
+* A stream must not mix naive and aware values (``TimestampNormalizer`` checks it)."""
 
 from __future__ import annotations
 

@@ -1,23 +1,14 @@
 """Flink's ``StatusWatermarkValve``: one watermark out of many input channels.
 
-An operator with several inputs (channels) can only promise what *all* of them promise: its
-watermark is the **minimum** over its channels, emitted only when it increases. Idle channels
-drop out of the minimum, so one silent partition does not hold everything back; when every
-channel is idle the valve flushes the largest watermark it has seen and reports IDLE itself. A
-channel that becomes active again only rejoins the minimum ("is aligned") once its watermark
-has caught up with the valve's output.
+The output is the **minimum** over the aligned active channels, emitted only when it increases. Idle
+channels drop out of the minimum; when every channel is idle the valve flushes the largest watermark
+seen and reports IDLE. A channel active again rejoins the minimum ("is aligned") once its watermark
+has caught up with the output.
 
-Cost: at parallelism ``p`` every watermark crosses ``p * p`` channels, so a channel
-watermark must not cost a pass over all channels (Flink keeps the aligned channels in a heap
-by watermark, ``alignedSubpartitionStatuses``). This valve keeps the minimum of the aligned
-channels and how many of them are at it: a channel watermark costs O(1), and only when the
-last channel at the minimum moves on (or goes idle) is the minimum looked for again, in one
-pass at C speed over the list of aligned watermarks. A broadcast — every channel moving from
-one watermark to the next, all of them tied — costs one such pass per valve, where a heap
-would pay O(log p) for every channel. Channel states are kept in lists, not objects (a valve
-of ``p`` channels per subtask makes ``p * p`` of them); ``channels`` gives them as
-``InputChannelStatus`` records.
-"""
+At parallelism ``p`` a watermark crosses ``p * p`` channels, so a channel watermark costs O(1): the
+valve keeps the minimum of the aligned channels and how many are at it, and looks for the minimum
+again (one pass at C speed) only when the last channel at it moves on. Channel states are lists;
+``channels`` gives them as ``InputChannelStatus`` records."""
 
 from __future__ import annotations
 
