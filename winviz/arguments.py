@@ -1,10 +1,6 @@
-"""The checks the DataStream API makes of its arguments when the pipeline is built, not when the
-first record fails at run time (Flink's Java API checks them in the builder: ``checkNotNull``
-of a function, ``OperatorValidationUtils`` for parallelisms): functions and function objects,
-window functions, output tags, the auto-watermark interval and (max) parallelisms. Each raises
-``ArgumentTypeError`` / ``InputError`` naming the field, the value and what was expected. The
-windowed stream's own checks are in ``winviz.windows.arguments``.
-"""
+"""The checks the DataStream API makes of its arguments when the pipeline is built (Flink's
+builders: ``checkNotNull``, ``OperatorValidationUtils``), each raising ``ArgumentTypeError`` /
+``InputError`` naming the field, the value and what was expected."""
 
 from __future__ import annotations
 
@@ -19,10 +15,8 @@ from winviz.time import duration_ms
 
 
 def checked_function(fn: Any, what: str, field: str, expected: str) -> Any:
-    """``fn`` when it can be called; else ``ArgumentTypeError`` when the pipeline is built,
-    not a failure of the first record at run time (Flink's Java API cannot take a
-    non-function there, and refuses null: ``ReducingStateDescriptor``'s
-    ``checkNotNull(reduceFunction)``, ``KeyedStream``'s ``checkNotNull(keySelector)``)."""
+    """``fn`` when it can be called, else ``ArgumentTypeError`` (Flink's ``checkNotNull`` of a
+    function or key selector)."""
     if not callable(fn):
         raise ArgumentTypeError(
             f"{what}() takes a function; {type(fn).__name__} is not callable",

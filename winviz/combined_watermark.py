@@ -1,19 +1,8 @@
-"""Flink's ``CombinedWatermarkStatus``: one watermark out of several partial ones.
-
-Wherever Flink combines the watermarks of several inputs that may each go idle — the splits
-(Kafka partitions) of one source reader (``WatermarkOutputMultiplexer``) and the two inputs of
-a two-input operator (``IndexedCombinedWatermarkStatus``) — it keeps one ``PartialWatermark``
-per input and computes, in ``updateCombinedWatermark``:
-
-* the **minimum over the partial watermarks that are not idle**;
-* when **every** partial is idle, the **maximum over all** of them, so that what was seen is
-  flushed before the whole goes idle (Flink 2.3; checked against the Flink jar by
-  ``tests/flink``);
-
-and the combined watermark only ever rises. A partial that receives a watermark is active
-again at once: it counts in the minimum, so it can hold the combined watermark back, though
-never move it backwards.
-"""
+"""Flink's ``CombinedWatermarkStatus``: one watermark out of several partial ones that may each go
+idle (a source's splits, the two inputs of a two-input operator). ``updateCombinedWatermark`` takes
+the **minimum over the active partials**, or, when every partial is idle, the **maximum over all**
+(Flink 2.3), and keeps it only when it rises. A partial that receives a watermark is active again at
+once."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Errors that name what went wrong and keep what happened before it.
-
-Every error the engine raises for bad input names the record (index), the field and the value,
-and says what was expected. Errors raised while a job runs carry the trace written up to the
-failure (``error.trace``) and the outputs collected so far (``error.partial_result``), so a
-learner can still look at everything that happened before it.
-"""
+"""Errors that name the record (index), field and value and say what was expected. An error raised
+while a job runs carries the trace so far (``error.trace``) and the outputs collected
+(``error.partial_result``)."""
 
 from __future__ import annotations
 
@@ -76,11 +72,8 @@ class StateCopyError(WinvizError, TypeError):
 
 
 class FunctionNotSerializableError(WinvizError, TypeError):
-    """A user function (or trigger, assigner, watermark strategy …) that cannot be copied for
-    the subtasks of a job: Flink serializes the job's functions and ships every subtask its
-    own deserialized copy, and refuses a function that is not serializable
-    (``InvalidProgramException``: "... is not serializable"). Names the operator, the
-    function and the cause."""
+    """A user function (or trigger, assigner, strategy …) that cannot be copied for the subtasks:
+    Flink refuses a function that is not serializable (``InvalidProgramException``)."""
 
 
 class FunctionResultError(WinvizError, TypeError):
@@ -135,12 +128,9 @@ def returned_value_error(
     index: int | None = None,
     record: Any = ...,
 ) -> FunctionResultError:
-    """A process function (``ProcessWindowFunction.process``, a ``WindowFunction`` of
-    ``apply``, ``KeyedProcessFunction.process_element`` / ``on_timer``, a
-    ``(Keyed)CoProcessFunction``) returned something other than None. In Flink these methods
-    are ``void``: results go only through the ``Collector``; winviz refuses the value rather
-    than drop it silently. ``when`` says what was being processed (e.g. " when window [0, 1000)
-    fired")."""
+    """A process function (``process``, ``apply``, ``process_element``, ``on_timer``) returned
+    something other than None: Flink's are ``void``, results go through the ``Collector``. ``when``
+    says what was being processed (e.g. " when window [0, 1000) fired")."""
     return FunctionResultError(
         f"returned a value{when}, which Flink never reads",
         function=function,
@@ -192,10 +182,8 @@ class IllegalStateError(WinvizError, RuntimeError):
 
 
 class TimerLoopError(IllegalStateError):
-    """A timer that re-registers itself at the time it fires, with nothing changing: the run
-    could never end (``winviz.timers`` gives the exact criterion; Flink hangs, see
-    FLINK-35069). ``key``, ``namespace`` (the window), ``timestamp``, ``domain`` and
-    ``operator`` say which timer."""
+    """A timer that re-registers itself at the time it fires, with nothing changing
+    (``winviz.timers``; Flink hangs, FLINK-35069); the attributes say which timer."""
 
     def __init__(
         self,
@@ -242,7 +230,5 @@ class DamagedSnapshotError(SnapshotRestoreError):
 
 
 class AlignmentStallError(WinvizError):
-    """Every record left is held back by watermark alignment and nothing can release it: the
-    group's minimum is held by a source (or partition) that sends no more watermarks. Real
-    Flink would wait forever here; ``with_idleness`` lets the quiet one be left out
-    (``winviz.alignment``)."""
+    """Every record left is held back by watermark alignment and nothing can release it (Flink would
+    wait forever; ``with_idleness`` leaves the quiet source out)."""

@@ -18,11 +18,8 @@ OUT = TypeVar("OUT")
 
 @dataclass(frozen=True)
 class OutputTag:
-    """Names a side output (Flink's ``org.apache.flink.util.OutputTag``); tags with the same
-    id are the same. The id is a non-empty str: Flink's constructor refuses null ("OutputTag
-    id cannot be null.") and an empty id ("OutputTag id must not be empty."); here None or
-    another type raises ``ArgumentTypeError`` (a TypeError) and ``""`` ``InputError`` (a
-    ValueError, Flink's IllegalArgumentException)."""
+    """Names a side output (Flink's ``OutputTag``); tags with the same id are the same. None or a
+    non-str id raises ``ArgumentTypeError``, ``""`` ``InputError``, as Flink's constructor."""
 
     id: str
 
@@ -147,11 +144,9 @@ class KeyedCoProcessFunction(CoProcessFunction[IN, OUT]):
 
 
 class ProcessJoinFunction(Generic[IN, OUT]):
-    """Flink's ``ProcessJoinFunction``: called by an interval join
-    (``a.key_by(k).interval_join(b.key_by(k)).between(lo, hi).process(fn)``) once per joined
-    pair, ``process_element(left, right, ctx, out)``. ``ctx.left_timestamp`` /
-    ``ctx.right_timestamp`` are the pair's timestamps, ``ctx.timestamp`` the output's (the larger
-    of the two); ``ctx.output(tag, value)`` writes to a side output at that timestamp."""
+    """Flink's ``ProcessJoinFunction``: an interval join calls ``process_element(left, right, ctx,
+    out)`` per joined pair; ``ctx.left_timestamp`` / ``right_timestamp`` / ``timestamp`` (the
+    larger) and ``ctx.output(tag, value)``."""
 
     def open(self, ctx: Any) -> None:
         """Called once before the first pair."""
@@ -163,11 +158,8 @@ class ProcessJoinFunction(Generic[IN, OUT]):
 
 
 class PairJoinFunction(ProcessJoinFunction[Any, tuple[Any, Any]]):
-    """A ``ProcessJoinFunction`` that collects ``(left, right)`` for each joined pair, nothing
-    else. winviz-only: Flink ships no such class (in Java it is ``out.collect(Tuple2.of(left,
-    right))`` in your own ``ProcessJoinFunction``). Its output is exactly the pairs a Spark
-    stream-stream join outputs, so ``winviz.spark.build_twin`` can build the twin of an
-    interval join that uses it (any other function is arbitrary code)."""
+    """A ``ProcessJoinFunction`` collecting ``(left, right)`` per pair (winviz-only): its output is
+    a Spark stream-stream join's, so ``winviz.spark.build_twin`` can twin it."""
 
     def process_element(self, left: Any, right: Any, ctx: Any, out: Collector) -> None:
         out.collect((left, right))

@@ -1,14 +1,6 @@
-"""Flink's ``WatermarkOutputMultiplexer`` (with ``CombinedWatermarkStatus``): how a source
-combines the watermarks of its splits (Kafka partitions) into one.
-
-Each split has its own watermark generator writing to its own *partial* output; the partials
-are combined by the rule of ``winviz.combined_watermark``, and when every split is idle the
-source is marked idle.
-
-Generators write either *immediately* (``on_event`` of a punctuated generator: the combined
-watermark is recomputed at once) or *deferred* (``on_periodic_emit``: all splits are asked
-first, then ``update_combined()`` recomputes once, as Flink's ``onPeriodicEmit()`` does).
-"""
+"""Flink's ``WatermarkOutputMultiplexer``: a source combines its splits' watermarks with a
+``CombinedWatermarkStatus``, and is marked idle when every split is. Generators write at once
+(``on_event``) or deferred (``on_periodic_emit``: every split first, then ``update_combined()``)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Keyed, namespaced state — the part of Flink's heap state backend the operators use.
-
-In Flink every piece of keyed state is addressed by (state name, current key, namespace). The
-WindowOperator uses the *window* as namespace: the window contents of key "a" in window
-[0, 5000) live under ("window-contents", "a", [0, 5000)). Triggers keep their own small states
-(a count, a next fire time) the same way. ``merge_namespaces`` is what happens to state when
-session windows merge.
-"""
+"""Keyed, namespaced state — the part of Flink's heap state backend the operators use: state is
+addressed by (state name, key, namespace); the WindowOperator's namespace is the window, and
+``merge_namespaces`` is what happens to state when session windows merge."""
 
 from __future__ import annotations
 
@@ -97,12 +92,9 @@ def contents_step(desc: Any) -> tuple[Callable[[Any, Any], Any], bool]:
 
 
 class KeyedStateBackend:
-    """Keyed, namespaced state (Flink's heap keyed state backend): the value of state
-    ``name`` for ``key`` in ``namespace`` (a window); ``None`` means empty.
-
-    Stored per (state name, namespace) as a dict key → value (``slots``), so that all the
-    keys' state of one window is one dict: the window operator's hot loops look it up once
-    per window, not once per element. A slot that becomes empty is removed."""
+    """Keyed, namespaced state (Flink's heap keyed state backend): stored per (state name,
+    namespace) as a dict key → value (``slots``), so the window operator looks a window up once, not
+    once per element; ``None`` means empty, and an empty slot is removed."""
 
     def __init__(self) -> None:
         self.slots: dict[tuple[str, Any], dict[Any, Any]] = {}

@@ -168,11 +168,8 @@ def _bad_timestamp(message: str, index: int | None, field: str, value: Any) -> I
 
 @dataclass
 class TimestampNormalizer:
-    """Turns user timestamps into epoch milliseconds with the module's time-zone rules.
-
-    One normalizer serves one stream, so it can refuse a stream that mixes naive and aware
-    values (``first_kind`` remembers which kind came first).
-    """
+    """Turns one stream's user timestamps into epoch ms by the module's rules, refusing a mix of
+    naive and aware values (``first_kind``)."""
 
     tz: str | None = None
     first_kind: str | None = field(default=None, init=False)

@@ -1,15 +1,8 @@
-"""Window assigners: which windows an element belongs to (Flink's ``WindowAssigner``s).
-
-* Tumbling — one window per element: ``start = getWindowStartWithOffset(ts, offset, size)``.
-* Sliding — ``size / slide`` windows per element, the last starting at
-  ``getWindowStartWithOffset(ts, offset, slide)``.
-* Session — ``[ts, ts + gap)`` per element; overlapping or touching windows then *merge*.
-* Global — everything in one window, which only a custom trigger ever fires.
-
-The processing-time variants use the operator's current processing time instead of the
-element's timestamp. ``is_event_time`` decides whether the WindowOperator applies lateness at
-all (global windows are *not* event time, so nothing is ever late in them).
-"""
+"""Window assigners (Flink's ``WindowAssigner``s): tumbling (``getWindowStartWithOffset(ts, offset,
+size)``), sliding (``size / slide`` windows, the last from ``getWindowStartWithOffset(ts, offset,
+slide)``), session (``[ts, ts + gap)``, merging) and global (one window, fired only by a custom
+trigger). Processing-time variants use the current processing time; ``is_event_time`` decides
+whether lateness applies (global windows: never late)."""
 
 from __future__ import annotations
 
