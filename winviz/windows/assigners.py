@@ -52,7 +52,8 @@ class WindowAssigner:
         raise NotImplementedError
 
     def default_trigger(self) -> Trigger:
-        raise NotImplementedError
+        """Flink's: ``EventTimeTrigger`` for event time, else ``ProcessingTimeTrigger``."""
+        return EventTimeTrigger() if self.is_event_time else ProcessingTimeTrigger()
 
     def merge_windows(
         self, windows: list[TimeWindow], callback: Callable[[set[TimeWindow], TimeWindow], None]
@@ -99,9 +100,6 @@ class TumblingEventTimeWindows(WindowAssigner):
             _check_timestamp(timestamp)
         return self._window_for(timestamp)
 
-    def default_trigger(self) -> Trigger:
-        return EventTimeTrigger()
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}(size={self.size}, offset={self.offset})"
 
@@ -113,9 +111,6 @@ class TumblingProcessingTimeWindows(TumblingEventTimeWindows):
 
     def assign_windows(self, element, timestamp, current_processing_time):
         return self._window_for(current_processing_time)
-
-    def default_trigger(self) -> Trigger:
-        return ProcessingTimeTrigger()
 
 
 class SlidingEventTimeWindows(WindowAssigner):
@@ -164,9 +159,6 @@ class SlidingEventTimeWindows(WindowAssigner):
     def assign_windows(self, element, timestamp, current_processing_time):
         return self._windows_for(_check_timestamp(timestamp))
 
-    def default_trigger(self) -> Trigger:
-        return EventTimeTrigger()
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}(size={self.size}, slide={self.slide}, offset={self.offset})"
 
@@ -178,9 +170,6 @@ class SlidingProcessingTimeWindows(SlidingEventTimeWindows):
 
     def assign_windows(self, element, timestamp, current_processing_time):
         return self._windows_for(current_processing_time)
-
-    def default_trigger(self) -> Trigger:
-        return ProcessingTimeTrigger()
 
 
 class EventTimeSessionWindows(WindowAssigner):
@@ -248,9 +237,6 @@ class EventTimeSessionWindows(WindowAssigner):
             if len(unique) > 1:
                 callback(unique, cover)
 
-    def default_trigger(self) -> Trigger:
-        return EventTimeTrigger()
-
     def __repr__(self) -> str:
         gap = "dynamic" if self.gap_extractor else self.gap
         return f"{type(self).__name__}(gap={gap})"
@@ -264,9 +250,6 @@ class ProcessingTimeSessionWindows(EventTimeSessionWindows):
     def assign_windows(self, element, timestamp, current_processing_time):
         now = current_processing_time
         return [TimeWindow(now, wrap_long(now + self._gap_for(element)))]
-
-    def default_trigger(self) -> Trigger:
-        return ProcessingTimeTrigger()
 
 
 class GlobalWindows(WindowAssigner):
