@@ -115,16 +115,23 @@ class Driver:
     def at(self, index: int, field: str) -> str:
         return f"{self.where}: step {index}: {field}"
 
+    def int_in(
+        self, index: int, values: dict[str, Any], name: str, default: Any = None, field: str = ""
+    ) -> Any:
+        """``values[name]`` read by ``parse_int_like`` (errors name step ``index`` and ``field``,
+        else ``name``), or ``default`` when it is not there."""
+        if name not in values:
+            return default
+        return parse_int_like(values[name], self.at(index, field or name))
+
     def time_step(self, op: Any, step: dict[str, Any], index: int) -> None:
         """A step of ``TIME_STEPS`` on an operator as its test harness runs it: a
         ``watermark`` (``processWatermark``), a ``processing_time`` (the harness's
         ``setProcessingTime``) or the ``end`` of input (the MAX watermark); else nothing."""
         if "watermark" in step:
-            op.process_watermark(parse_int_like(step["watermark"], self.at(index, "watermark")))
+            op.process_watermark(self.int_in(index, step, "watermark"))
         elif "processing_time" in step:
-            op.advance_processing_time(
-                parse_int_like(step["processing_time"], self.at(index, "processing_time"))
-            )
+            op.advance_processing_time(self.int_in(index, step, "processing_time"))
         elif step.get("end"):
             op.process_watermark(MAX)
 

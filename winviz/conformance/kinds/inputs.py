@@ -169,12 +169,11 @@ class TwoInputDriver(Driver):
             raise TranscriptError(self.at(index, "timers are registered by an element step"))
         if "element" in step:
             el = step["element"]
-            ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
+            ts = self.int_in(index, el, "ts", field="element.ts")
             method = self.op.process_element1 if which == 1 else self.op.process_element2
             method((str(el["key"]), el.get("value", 1)), ts)
         elif "watermark" in step:
-            watermark = parse_int_like(step["watermark"], self.at(index, "watermark"))
-            gate.channel_watermark(channel, watermark)
+            gate.channel_watermark(channel, self.int_in(index, step, "watermark"))
         else:
             gate.channel_status(channel, bool(step.get("idle")))
         result: dict[str, Any] = {

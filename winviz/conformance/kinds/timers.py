@@ -85,7 +85,7 @@ class TimersDriver(Driver):
         fn.step = step
         if "element" in step:
             el = step["element"]
-            ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
+            ts = self.int_in(index, el, "ts", field="element.ts")
             op.process_element((str(el["key"]), el.get("value", 1)), ts)
         elif "key" in step:
             op.current_key = str(step["key"])
@@ -138,13 +138,9 @@ class TimerServiceDriver(Driver):
             self.keys.current_key = str(step["key"])
             apply_timer_ops(step, self.service, self.at(index, ""), void_namespace=False)
         if "watermark" in step:
-            self.service.advance_watermark(
-                parse_int_like(step["watermark"], self.at(index, "watermark"))
-            )
+            self.service.advance_watermark(self.int_in(index, step, "watermark"))
         if "processing_time" in step:
-            self.service.advance_processing_time(
-                parse_int_like(step["processing_time"], self.at(index, "processing_time"))
-            )
+            self.service.advance_processing_time(self.int_in(index, step, "processing_time"))
         s = self.service
         counts = {
             "all": {

@@ -39,9 +39,7 @@ class ValveDriver(Driver):
         if not 0 <= channel < len(self.valve.channels):
             raise TranscriptError(self.at(index, f"channel {channel} does not exist"))
         if "watermark" in step:
-            self.valve.input_watermark(
-                parse_int_like(step["watermark"], self.at(index, "watermark")), channel
-            )
+            self.valve.input_watermark(self.int_in(index, step, "watermark"), channel)
         if step.get("idle"):
             self.valve.input_idle(channel)
         if step.get("active"):
@@ -104,12 +102,9 @@ class BoundedOutOfOrdernessDriver(Driver):
     def drive(self, step, index, out: _GeneratorOutput) -> None:
         """One step on the generator: the processing time first (idleness reads it), then
         an event (``onEvent``), then a periodic emit (``onPeriodicEmit``)."""
-        if "processing_time" in step:
-            self.clock = parse_int_like(step["processing_time"], self.at(index, "processing_time"))
+        self.clock = self.int_in(index, step, "processing_time", self.clock)
         if "event_ts" in step:
-            self.generator.on_event(
-                None, parse_int_like(step["event_ts"], self.at(index, "event_ts")), out
-            )
+            self.generator.on_event(None, self.int_in(index, step, "event_ts"), out)
         if step.get("periodic_emit"):
             self.generator.on_periodic_emit(out)
 
